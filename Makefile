@@ -1,0 +1,109 @@
+# hetplan — capacity planner for LLM training on heterogeneous GPU clusters.
+# Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+#
+#   make            build ./hetplan
+#   make run        install missing packages, build, open the TUI
+#   make check      install missing packages, build, run every test
+#   make asan       the test suite under AddressSanitizer + UBSan
+#   make bench      timings of the engine's hot paths
+#   make install    PREFIX=/usr/local DESTDIR=
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
+BUILD   ?= build
+
+WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-unused-parameter
+CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+OPT     ?= -O2 -g
+INCS     = -Isrc -Iui -I$(BUILD) -I/usr/include/ncursesw
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(INCS)
+LDLIBS  += -lncursesw -lcurl -lcjson -lglpk -lcsv -lpthread -lm
+
+ifneq ($(SANITIZE),)
+CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+ENGINE_SRC = $(filter-out src/main.c,$(wildcard src/*.c))
+UI_SRC     = $(wildcard ui/*.c)
+ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/embed.o
+UI_OBJ     = $(UI_SRC:%.c=$(BUILD)/%.o)
+EMBED      = data/gpus.json data/models.json $(wildcard data/prices.csv)
+TEST_SRC   = $(wildcard tests/test_*.c)
+TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all run check test asan bench install uninstall clean deps deps-test fit
+
+all: hetplan
+
+hetplan: $(BUILD)/src/main.o $(UI_OBJ) $(BUILD)/libhetplan.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libhetplan.a: $(ENGINE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/%.o: %.c $(wildcard src/*.h ui/*.h) | $(BUILD)/embed.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The catalogs are compiled into the binary so hetplan runs with no files
+# installed. tests/embed.sh writes one C array per file.
+$(BUILD)/embed.c $(BUILD)/embed.h: $(EMBED) tests/embed.sh
+	@mkdir -p $(BUILD)
+	sh tests/embed.sh $(BUILD)/embed $(EMBED)
+
+$(BUILD)/embed.o: $(BUILD)/embed.c
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
+
+$(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/libhetplan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
+
+# Missing build or test packages are installed with apt-get when we are root,
+# otherwise the exact command is printed and make stops.
+deps:
+	@sh tests/deps.sh build
+deps-test:
+	@sh tests/deps.sh test
+
+run: deps
+	@$(MAKE) --no-print-directory hetplan
+	./hetplan
+
+check: deps deps-test
+	@$(MAKE) --no-print-directory hetplan $(TEST_BIN)
+	@sh tests/run.sh $(BUILD)
+
+test: check
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined OPT="-O1 -g" check
+
+bench: deps
+	@$(MAKE) --no-print-directory hetplan $(BUILD)/tests/bench
+	@$(BUILD)/tests/bench
+
+$(BUILD)/tests/bench: tests/bench.c tests/t.h $(BUILD)/libhetplan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
+
+install: hetplan
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 hetplan $(DESTDIR)$(BINDIR)/hetplan
+	install -m 644 man/hetplan.1 $(DESTDIR)$(MANDIR)/man1/hetplan.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/hetplan $(DESTDIR)$(MANDIR)/man1/hetplan.1
+
+clean:
+	rm -rf build build-asan hetplan
+
+# Refit the performance model's constants (prints them; see tests/tools/fit.c).
+fit: $(BUILD)/libhetplan.a
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS) -Itests -o $(BUILD)/tests/fit tests/tools/fit.c $(BUILD)/libhetplan.a $(LDLIBS)
+	$(BUILD)/tests/fit

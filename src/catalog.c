@@ -1,0 +1,493 @@
+/* catalog.c — the GPU and model catalogs: embedded JSON, user overrides,
+ * name resolution with aliases and "did you mean". */
+#include "catalog.h"
+#include "jsonx.h"
+#include "embed.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const dtype_names[HP_DTYPE_COUNT] = {
+	"fp32", "tf32", "bf16", "fp16", "fp8",
+};
+
+const char *hp_dtype_name(enum hp_dtype d) { return dtype_names[d]; }
+
+int hp_dtype_parse(const char *s, enum hp_dtype *out)
+{
+	for (int i = 0; i < HP_DTYPE_COUNT; i++)
+		if (hp_strieq(s, dtype_names[i])) {
+			*out = (enum hp_dtype)i;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *const intra_names[] = { "nvswitch", "nvlink", "pcie" };
+
+const char *hp_intra_name(enum hp_intra i) { return intra_names[i]; }
+
+int hp_intra_parse(const char *s, enum hp_intra *out)
+{
+	for (size_t i = 0; i < HP_ARRAY_LEN(intra_names); i++)
+		if (hp_strieq(s, intra_names[i])) {
+			*out = (enum hp_intra)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *hp_gen_name(enum hp_gen g)
+{
+	static const char *const n[] = { "other", "volta", "turing", "ampere", "ada",
+					 "hopper", "blackwell", "cdna", "gaudi" };
+	return n[g];
+}
+
+static enum hp_gen gen_from_arch(const char *arch)
+{
+	static const struct { const char *word; enum hp_gen gen; } m[] = {
+		{ "Volta", GEN_VOLTA }, { "Turing", GEN_TURING },
+		{ "Ampere", GEN_AMPERE }, { "Ada", GEN_ADA },
+		{ "Hopper", GEN_HOPPER }, { "Blackwell", GEN_BLACKWELL },
+		{ "CDNA", GEN_CDNA }, { "Gaudi", GEN_GAUDI },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(m); i++)
+		if (strstr(arch, m[i].word))
+			return m[i].gen;
+	return GEN_OTHER;
+}
+
+/* Name comparison key: separators dropped, lower case, "gb" folded to "g"
+ * so "A100-80GB" and "a100_80g" meet. */
+static void gpu_key(char *dst, size_t n, const char *src)
+{
+	char tmp[64];
+	hp_name_key(tmp, sizeof tmp, src);
+	size_t j = 0;
+	for (size_t i = 0; tmp[i] && j + 1 < n; i++) {
+		if (tmp[i] == 'g' && tmp[i + 1] == 'b' && i > 0 &&
+		    tmp[i - 1] >= '0' && tmp[i - 1] <= '9') {
+			dst[j++] = 'g';
+			i++;
+			continue;
+		}
+		dst[j++] = tmp[i];
+	}
+	dst[j] = '\0';
+}
+
+int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
+		      struct gpu_spec *g, struct hp_err *err)
+{
+	struct jx_ctx c = { file, path, err };
+	int bad;
+	memset(g, 0, sizeof *g);
+	if (!cJSON_IsObject(o))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object",
+				  file, path);
+	if (jx_str(&c, o, "name", 1, g->name, sizeof g->name) < 0)
+		return -1;
+	const cJSON *al = jx_arr(&c, o, "aliases", 0, &bad);
+	if (bad)
+		return -1;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, al) {
+		if (!cJSON_IsString(it) || strlen(it->valuestring) >= 32)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s.aliases: expected strings of at most 31 characters",
+					  file, path);
+		if (g->n_aliases < GPU_MAX_ALIASES)
+			hp_strlcpy(g->aliases[g->n_aliases++], it->valuestring, 32);
+	}
+	if (jx_str(&c, o, "vendor", 0, g->vendor, sizeof g->vendor) < 0 ||
+	    jx_str(&c, o, "arch", 0, g->arch, sizeof g->arch) < 0 ||
+	    jx_str(&c, o, "variant", 0, g->variant, sizeof g->variant) < 0 ||
+	    jx_str(&c, o, "form_factor", 0, g->form, sizeof g->form) < 0 ||
+	    jx_str(&c, o, "scaleup", 0, g->scaleup, sizeof g->scaleup) < 0 ||
+	    jx_str(&c, o, "source", 0, g->source, sizeof g->source) < 0 ||
+	    jx_str(&c, o, "reference_price_source", 0, g->ref_price_source,
+		   sizeof g->ref_price_source) < 0 ||
+	    jx_num(&c, o, "reference_usd_per_gpu_hour", 0, 0, 1e6,
+		   &g->ref_usd_per_gpu_h) < 0)
+		return -1;
+	g->gen = gen_from_arch(g->arch);
+	double mem_gb = 0, bw_tbps = 0, link = 0, tdp = 0;
+	if (jx_num(&c, o, "memory_gb", 1, 0.001, 1e5, &mem_gb) < 0)
+		return -1;
+	if (jx_num(&c, o, "memory_bw_tbps", 0, 0.001, 1e3, &bw_tbps) < 0 ||
+	    jx_num(&c, o, "scaleup_gbyte_s_per_dir", 0, 0, 1e5, &link) < 0 ||
+	    jx_num(&c, o, "tdp_w", 0, 0, 1e5, &tdp) < 0)
+		return -1;
+	/* A cJSON null (unknown) is not a number: treat it as absent. */
+	g->mem_bytes = mem_gb * 1e9;
+	g->hbm_Bps = bw_tbps * 1e12;
+	g->link_Bps = link * 1e9;
+	g->tdp_w = tdp;
+	g->domain = 1;
+	g->pcie_gen = 4;
+	if (jx_int(&c, o, "scaleup_domain", 0, 1, 100000, &g->domain) < 0 ||
+	    jx_int(&c, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0)
+		return -1;
+	const cJSON *tf = jx_obj(&c, o, "tflops", 0, &bad);
+	if (bad)
+		return -1;
+	if (tf) {
+		char sub[96];
+		snprintf(sub, sizeof sub, "%s.tflops", path);
+		struct jx_ctx ct = { file, sub, err };
+		for (int d = 0; d < HP_DTYPE_COUNT; d++) {
+			double v = 0;
+			if (jx_num(&ct, tf, dtype_names[d], 0, 0, 1e6, &v) < 0)
+				return -1;
+			g->flops[d] = v * 1e12;
+		}
+		/* fp16 and bf16 tensor peaks are equal on every part that has
+		 * both; fill one from the other where a source lists one. */
+		if (!g->flops[HP_BF16])
+			g->flops[HP_BF16] = g->flops[HP_FP16];
+		if (!g->flops[HP_FP16])
+			g->flops[HP_FP16] = g->flops[HP_BF16];
+	}
+	g->def_gpus_per_node = 8;
+	g->def_intra = g->link_Bps > 0 ? INTRA_NVLINK : INTRA_PCIE;
+	g->def_nics = 1;
+	g->def_nic_gbps = 100;
+	const cJSON *df = jx_obj(&c, o, "defaults", 0, &bad);
+	if (bad)
+		return -1;
+	if (df) {
+		char sub[96], intra[16] = "";
+		snprintf(sub, sizeof sub, "%s.defaults", path);
+		struct jx_ctx cd = { file, sub, err };
+		if (jx_int(&cd, df, "gpus_per_node", 0, 1, 1024, &g->def_gpus_per_node) < 0 ||
+		    jx_int(&cd, df, "nics", 0, 0, 64, &g->def_nics) < 0 ||
+		    jx_num(&cd, df, "nic_gbps", 0, 1, 1e5, &g->def_nic_gbps) < 0 ||
+		    jx_str(&cd, df, "intra", 0, intra, sizeof intra) < 0)
+			return -1;
+		if (*intra && hp_intra_parse(intra, &g->def_intra))
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s.intra: expected nvswitch, nvlink or pcie, got \"%s\"",
+					  file, sub, intra);
+	}
+	return 0;
+}
+
+int catalog_parse_model(const cJSON *o, const char *file, const char *path,
+			struct model_spec *m, struct hp_err *err)
+{
+	static const char *const known[] = {
+		"name", "display", "layers", "hidden", "heads", "kv_heads", "head_dim",
+		"ffn", "gated_mlp", "vocab", "seq_len", "tied_embeddings", "norm",
+		"bias", "qkv_bias", "position", "dropout", "embedding_norm", "moe",
+		"mla", "published_params", "published_active_params", "source", NULL,
+	};
+	struct jx_ctx c = { file, path, err };
+	int bad;
+	memset(m, 0, sizeof *m);
+	if (!cJSON_IsObject(o))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s%sexpected a model object",
+				  file, path, *path ? ": " : "");
+	if (jx_check_keys(&c, o, known) < 0)
+		return -1;
+	if (jx_str(&c, o, "name", 1, m->name, sizeof m->name) < 0 ||
+	    jx_str(&c, o, "display", 0, m->display, sizeof m->display) < 0 ||
+	    jx_str(&c, o, "source", 0, m->source, sizeof m->source) < 0)
+		return -1;
+	if (!*m->display)
+		hp_strlcpy(m->display, m->name, sizeof m->display);
+	if (jx_int(&c, o, "layers", 1, 1, 100000, &m->layers) < 0 ||
+	    jx_int(&c, o, "hidden", 1, 1, 10000000, &m->hidden) < 0 ||
+	    jx_int(&c, o, "heads", 1, 1, 100000, &m->heads) < 0 ||
+	    jx_int(&c, o, "ffn", 1, 1, 100000000, &m->ffn) < 0 ||
+	    jx_int(&c, o, "vocab", 1, 1, 100000000, &m->vocab) < 0)
+		return -1;
+	m->kv_heads = m->heads;
+	m->seq_len = 4096;
+	m->gated_mlp = 1;
+	m->dropout = 0;
+	if (jx_int(&c, o, "kv_heads", 0, 1, 100000, &m->kv_heads) < 0 ||
+	    jx_int(&c, o, "head_dim", 0, 1, 100000, &m->head_dim) < 0 ||
+	    jx_int(&c, o, "seq_len", 0, 1, 100000000, &m->seq_len) < 0 ||
+	    jx_bool(&c, o, "gated_mlp", 0, &m->gated_mlp) < 0 ||
+	    jx_bool(&c, o, "tied_embeddings", 0, &m->tied_embeddings) < 0 ||
+	    jx_bool(&c, o, "bias", 0, &m->bias) < 0 ||
+	    jx_bool(&c, o, "qkv_bias", 0, &m->qkv_bias) < 0 ||
+	    jx_bool(&c, o, "dropout", 0, &m->dropout) < 0 ||
+	    jx_bool(&c, o, "embedding_norm", 0, &m->embedding_norm) < 0 ||
+	    jx_num(&c, o, "published_params", 0, 0, 1e16, &m->published_params) < 0 ||
+	    jx_num(&c, o, "published_active_params", 0, 0, 1e16,
+		   &m->published_active_params) < 0)
+		return -1;
+	if (!m->head_dim) {
+		if (m->hidden % m->heads)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s%sheads: %d does not divide hidden %d (give head_dim)",
+					  file, path, *path ? "." : "", m->heads, m->hidden);
+		m->head_dim = m->hidden / m->heads;
+	}
+	if (m->heads % m->kv_heads)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s%skv_heads: %d must divide heads %d",
+				  file, path, *path ? "." : "", m->kv_heads, m->heads);
+	char s[16] = "";
+	if (jx_str(&c, o, "norm", 0, s, sizeof s) < 0)
+		return -1;
+	m->norm = NORM_RMS;
+	if (!strcmp(s, "layernorm"))
+		m->norm = NORM_LAYER;
+	else if (*s && strcmp(s, "rmsnorm"))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s%snorm: expected \"rmsnorm\" or \"layernorm\", got \"%s\"",
+				  file, path, *path ? "." : "", s);
+	*s = '\0';
+	if (jx_str(&c, o, "position", 0, s, sizeof s) < 0)
+		return -1;
+	m->position = POS_ROPE;
+	if (!strcmp(s, "learned"))
+		m->position = POS_LEARNED;
+	else if (!strcmp(s, "alibi"))
+		m->position = POS_ALIBI;
+	else if (*s && strcmp(s, "rope"))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s%sposition: expected \"rope\", \"learned\" or \"alibi\", got \"%s\"",
+				  file, path, *path ? "." : "", s);
+
+	char sub[128];
+	const cJSON *moe = jx_obj(&c, o, "moe", 0, &bad);
+	if (bad)
+		return -1;
+	if (moe) {
+		static const char *const mk[] = { "experts", "top_k", "expert_ffn",
+						  "shared_experts", "dense_layers", NULL };
+		snprintf(sub, sizeof sub, "%s%smoe", path, *path ? "." : "");
+		struct jx_ctx cm = { file, sub, err };
+		if (jx_check_keys(&cm, moe, mk) < 0 ||
+		    jx_int(&cm, moe, "experts", 1, 1, 100000, &m->moe.experts) < 0 ||
+		    jx_int(&cm, moe, "top_k", 1, 1, 100000, &m->moe.top_k) < 0 ||
+		    jx_int(&cm, moe, "expert_ffn", 1, 1, 100000000, &m->moe.expert_ffn) < 0 ||
+		    jx_int(&cm, moe, "shared_experts", 0, 0, 1000, &m->moe.shared_experts) < 0 ||
+		    jx_int(&cm, moe, "dense_layers", 0, 0, 100000, &m->moe.dense_layers) < 0)
+			return -1;
+		if (m->moe.top_k > m->moe.experts)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s.top_k: %d exceeds experts %d", file, sub,
+					  m->moe.top_k, m->moe.experts);
+		if (m->moe.dense_layers > m->layers)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s.dense_layers: %d exceeds layers %d", file,
+					  sub, m->moe.dense_layers, m->layers);
+	}
+	const cJSON *mla = jx_obj(&c, o, "mla", 0, &bad);
+	if (bad)
+		return -1;
+	if (mla) {
+		snprintf(sub, sizeof sub, "%s%smla", path, *path ? "." : "");
+		struct jx_ctx cl = { file, sub, err };
+		if (jx_int(&cl, mla, "q_lora_rank", 0, 0, 1000000, &m->mla.q_lora_rank) < 0 ||
+		    jx_int(&cl, mla, "kv_lora_rank", 1, 1, 1000000, &m->mla.kv_lora_rank) < 0 ||
+		    jx_int(&cl, mla, "qk_nope_dim", 1, 1, 100000, &m->mla.qk_nope_dim) < 0 ||
+		    jx_int(&cl, mla, "qk_rope_dim", 1, 1, 100000, &m->mla.qk_rope_dim) < 0 ||
+		    jx_int(&cl, mla, "v_dim", 1, 1, 100000, &m->mla.v_dim) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Merge the "gpus" or "models" array of one JSON document into the catalog. */
+static int merge_doc(struct catalog *cat, const char *text, size_t len,
+		     const char *file, struct hp_err *err)
+{
+	cJSON *root = jx_parse(text, len, file, err);
+	if (!root)
+		return -1;
+	int rc = 0;
+	const cJSON *gpus = cJSON_GetObjectItemCaseSensitive(root, "gpus");
+	const cJSON *models = cJSON_GetObjectItemCaseSensitive(root, "models");
+	if ((gpus && !cJSON_IsArray(gpus)) || (models && !cJSON_IsArray(models)) ||
+	    (!gpus && !models)) {
+		rc = hp_err_set(err, HP_EXIT_INPUT,
+				"%s: expected an object with a \"gpus\" or \"models\" array",
+				file);
+		goto out;
+	}
+	int i = 0;
+	const cJSON *it;
+	cJSON_ArrayForEach(it, gpus) {
+		char path[32];
+		snprintf(path, sizeof path, "gpus[%d]", i++);
+		struct gpu_spec g;
+		if ((rc = catalog_parse_gpu(it, file, path, &g, err)) < 0)
+			goto out;
+		const struct gpu_spec *old = catalog_gpu(cat, g.name);
+		if (old) {
+			cat->gpus[old - cat->gpus] = g;
+		} else {
+			cat->gpus = xrealloc(cat->gpus, (size_t)(cat->n_gpus + 1) * sizeof g);
+			cat->gpus[cat->n_gpus++] = g;
+		}
+	}
+	i = 0;
+	cJSON_ArrayForEach(it, models) {
+		char path[32];
+		snprintf(path, sizeof path, "models[%d]", i++);
+		struct model_spec m;
+		if ((rc = catalog_parse_model(it, file, path, &m, err)) < 0)
+			goto out;
+		const struct model_spec *old = catalog_model(cat, m.name);
+		if (old) {
+			cat->models[old - cat->models] = m;
+		} else {
+			cat->models = xrealloc(cat->models,
+					       (size_t)(cat->n_models + 1) * sizeof m);
+			cat->models[cat->n_models++] = m;
+		}
+	}
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+static int merge_user_file(struct catalog *cat, const char *dir, const char *name,
+			   struct hp_err *err)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	struct stat st;
+	int rc = 0;
+	if (stat(path, &st) == 0) {
+		size_t len;
+		char *text = hp_read_file(path, &len, err);
+		rc = text ? merge_doc(cat, text, len, path, err) : -1;
+		free(text);
+	}
+	free(path);
+	return rc;
+}
+
+int catalog_load(struct catalog *cat, const char *config_dir, struct hp_err *err)
+{
+	memset(cat, 0, sizeof *cat);
+	if (merge_doc(cat, embed_gpus_json, embed_gpus_json_len, "data/gpus.json", err) ||
+	    merge_doc(cat, embed_models_json, embed_models_json_len,
+		      "data/models.json", err)) {
+		catalog_done(cat);
+		return -1;
+	}
+	char *dir = NULL;
+	if (config_dir) {
+		dir = xstrdup(config_dir);
+	} else {
+		const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+		if (x && *x)
+			dir = xasprintf("%s/hetplan", x);
+		else if (home && *home)
+			dir = xasprintf("%s/.config/hetplan", home);
+	}
+	int rc = 0;
+	if (dir && (merge_user_file(cat, dir, "gpus.json", err) ||
+		    merge_user_file(cat, dir, "models.json", err))) {
+		catalog_done(cat);
+		rc = -1;
+	}
+	free(dir);
+	return rc;
+}
+
+void catalog_done(struct catalog *cat)
+{
+	free(cat->gpus);
+	free(cat->models);
+	memset(cat, 0, sizeof *cat);
+}
+
+const struct gpu_spec *catalog_gpu(const struct catalog *cat, const char *name)
+{
+	char key[64], k2[64];
+	gpu_key(key, sizeof key, name);
+	for (int i = 0; i < cat->n_gpus; i++) {
+		const struct gpu_spec *g = &cat->gpus[i];
+		gpu_key(k2, sizeof k2, g->name);
+		if (!strcmp(key, k2))
+			return g;
+		for (int a = 0; a < g->n_aliases; a++) {
+			gpu_key(k2, sizeof k2, g->aliases[a]);
+			if (!strcmp(key, k2))
+				return g;
+		}
+	}
+	return NULL;
+}
+
+const struct model_spec *catalog_model(const struct catalog *cat, const char *name)
+{
+	char key[64], k2[64];
+	hp_name_key(key, sizeof key, name);
+	for (int i = 0; i < cat->n_models; i++) {
+		hp_name_key(k2, sizeof k2, cat->models[i].name);
+		if (!strcmp(key, k2))
+			return &cat->models[i];
+	}
+	return NULL;
+}
+
+/* The three candidates closest to `name` by edit distance, prefix matches
+ * first. */
+static void closest(const char *name, const char *const *cands, int n,
+		    char *out, size_t outsize)
+{
+	int best[3] = { -1, -1, -1 }, bd[3] = { 1 << 30, 1 << 30, 1 << 30 };
+	char key[64], ck[64];
+	hp_name_key(key, sizeof key, name);
+	for (int i = 0; i < n; i++) {
+		hp_name_key(ck, sizeof ck, cands[i]);
+		int d = hp_edit_distance(key, ck);
+		if (*key && !strncmp(ck, key, strlen(key)))
+			d = 0;
+		for (int j = 0; j < 3; j++)
+			if (d < bd[j]) {
+				for (int k = 2; k > j; k--) {
+					bd[k] = bd[k - 1];
+					best[k] = best[k - 1];
+				}
+				bd[j] = d;
+				best[j] = i;
+				break;
+			}
+	}
+	out[0] = '\0';
+	for (int j = 0; j < 3 && best[j] >= 0; j++) {
+		if (j)
+			strncat(out, ", ", outsize - strlen(out) - 1);
+		strncat(out, cands[best[j]], outsize - strlen(out) - 1);
+	}
+}
+
+int catalog_gpu_unknown(const struct catalog *cat, const char *name,
+			const char *where, struct hp_err *err)
+{
+	const char **c = xcalloc((size_t)cat->n_gpus, sizeof *c);
+	for (int i = 0; i < cat->n_gpus; i++)
+		c[i] = cat->gpus[i].name;
+	char list[160];
+	closest(name, c, cat->n_gpus, list, sizeof list);
+	free(c);
+	return hp_err_set(err, HP_EXIT_INPUT,
+			  "%s: unknown GPU '%s' (closest: %s; 'hetplan gpus' lists all)",
+			  where, name, list);
+}
+
+int catalog_model_unknown(const struct catalog *cat, const char *name,
+			  const char *where, struct hp_err *err)
+{
+	const char **c = xcalloc((size_t)cat->n_models, sizeof *c);
+	for (int i = 0; i < cat->n_models; i++)
+		c[i] = cat->models[i].name;
+	char list[160];
+	closest(name, c, cat->n_models, list, sizeof list);
+	free(c);
+	return hp_err_set(err, HP_EXIT_INPUT,
+			  "%s: unknown model '%s' (closest: %s; 'hetplan models' lists all, or give a JSON file)",
+			  where, name, list);
+}

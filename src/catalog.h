@@ -1,0 +1,115 @@
+/* catalog.h — GPU specs and model presets.
+ *
+ * The catalog starts from the JSON embedded in the binary (data/gpus.json,
+ * data/models.json) and then merges the user's files from the config
+ * directory ($XDG_CONFIG_HOME/hetplan/gpus.json and models.json): an entry
+ * whose name matches replaces the embedded one, a new name is added.
+ * The catalog owns its arrays; catalog_done() frees them. */
+#ifndef HP_CATALOG_H
+#define HP_CATALOG_H
+
+#include "util.h"
+
+enum hp_dtype { HP_FP32, HP_TF32, HP_BF16, HP_FP16, HP_FP8, HP_DTYPE_COUNT };
+
+/* GPU generation, as far as the communication and efficiency models care. */
+enum hp_gen { GEN_OTHER, GEN_VOLTA, GEN_TURING, GEN_AMPERE, GEN_ADA, GEN_HOPPER,
+	      GEN_BLACKWELL, GEN_CDNA, GEN_GAUDI };
+
+enum hp_intra { INTRA_NVSWITCH, INTRA_NVLINK, INTRA_PCIE };
+
+#define GPU_MAX_ALIASES 10
+
+struct gpu_spec {
+	char name[32];                        /* canonical: "H100-SXM" */
+	char aliases[GPU_MAX_ALIASES][32];
+	int n_aliases;
+	char vendor[24], arch[48], variant[48], form[32];
+	enum hp_gen gen;
+	double mem_bytes;                     /* HBM capacity, bytes (GB = 1e9) */
+	double hbm_Bps;                       /* memory bandwidth, bytes/s */
+	double flops[HP_DTYPE_COUNT];         /* dense peak FLOP/s, 0 = unknown */
+	double link_Bps;                      /* scale-up per GPU per direction */
+	int domain;                           /* scale-up domain size (GPUs) */
+	int pcie_gen;
+	double tdp_w;
+	/* What a node of this GPU usually looks like. */
+	int def_gpus_per_node;
+	enum hp_intra def_intra;
+	int def_nics;
+	double def_nic_gbps;
+	char scaleup[64];
+	char source[200];
+	/* Reference on-demand price of one GPU-hour (host share included) and
+	 * where it came from; 0 when the catalog has none. */
+	double ref_usd_per_gpu_h;
+	char ref_price_source[96];
+};
+
+struct moe_spec {
+	int experts;          /* routed experts; 0 = dense model */
+	int top_k;
+	int expert_ffn;
+	int shared_experts;
+	int dense_layers;     /* the first N layers are dense (DeepSeek-V3: 3) */
+};
+
+struct mla_spec {         /* multi-head latent attention; kv_lora_rank 0 = none */
+	int q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_dim;
+};
+
+enum hp_norm { NORM_RMS, NORM_LAYER };
+enum hp_pos { POS_ROPE, POS_LEARNED, POS_ALIBI };
+
+struct model_spec {
+	char name[48];            /* preset key: "llama3.1-70b" */
+	char display[64];
+	int layers, hidden, heads, kv_heads, head_dim, ffn, vocab, seq_len;
+	int gated_mlp, tied_embeddings, bias, qkv_bias, dropout, embedding_norm;
+	enum hp_norm norm;
+	enum hp_pos position;
+	struct moe_spec moe;
+	struct mla_spec mla;
+	double published_params, published_active_params;   /* 0 = unknown */
+	char source[200];
+};
+
+struct catalog {
+	struct gpu_spec *gpus;
+	int n_gpus;
+	struct model_spec *models;
+	int n_models;
+};
+
+/* Load the embedded catalogs, then the user's overrides from config_dir
+ * (NULL: $XDG_CONFIG_HOME/hetplan or ~/.config/hetplan; a missing directory
+ * or file is fine). Returns 0, or -1 with err naming the bad file and field. */
+int catalog_load(struct catalog *cat, const char *config_dir, struct hp_err *err);
+void catalog_done(struct catalog *cat);
+
+/* Resolve a name the user typed: canonical names and aliases, ignoring case,
+ * '-', '_', ' ', '.', and "GB" vs "G". NULL if unknown. */
+const struct gpu_spec *catalog_gpu(const struct catalog *cat, const char *name);
+const struct model_spec *catalog_model(const struct catalog *cat, const char *name);
+
+/* Fill err with "unknown GPU 'X' (closest: A, B, C)". Returns -1. */
+int catalog_gpu_unknown(const struct catalog *cat, const char *name,
+			const char *where, struct hp_err *err);
+int catalog_model_unknown(const struct catalog *cat, const char *name,
+			  const char *where, struct hp_err *err);
+
+/* Parse one GPU or model object (the catalog schema; also used for -m FILE).
+ * file/path name the source in messages. */
+struct cJSON;
+int catalog_parse_gpu(const struct cJSON *o, const char *file, const char *path,
+		      struct gpu_spec *g, struct hp_err *err);
+int catalog_parse_model(const struct cJSON *o, const char *file, const char *path,
+			struct model_spec *m, struct hp_err *err);
+
+const char *hp_dtype_name(enum hp_dtype d);
+int hp_dtype_parse(const char *s, enum hp_dtype *out);
+const char *hp_intra_name(enum hp_intra i);
+int hp_intra_parse(const char *s, enum hp_intra *out);
+const char *hp_gen_name(enum hp_gen g);
+
+#endif

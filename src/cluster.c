@@ -1,0 +1,330 @@
+/* cluster.c — pools from JSON or --pool specs, with defaults per GPU type. */
+#include "cluster.h"
+#include "jsonx.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cluster_init(struct cluster *c)
+{
+	memset(c, 0, sizeof *c);
+	c->oversub = 1.0;
+	c->inter_pool_gbps = 100;
+	c->inter_pool_latency_us = 1000;
+}
+
+void pool_apply_defaults(struct pool *p)
+{
+	const struct gpu_spec *g = &p->gpu;
+	/* A PCIe part's scale-up link is its x16 slot (per direction). */
+	static const double pcie_x16_Bps[] = { 0, 4e9, 8e9, 15.75e9, 31.5e9,
+					       63e9, 121e9, 242e9 };
+	int gen = g->pcie_gen > 0 && g->pcie_gen < 8 ? g->pcie_gen : 4;
+	if (p->intra == INTRA_PCIE || g->link_Bps <= 0)
+		p->intra_Bps = pcie_x16_Bps[gen];
+	else
+		p->intra_Bps = g->link_Bps;
+	if (!p->usd_per_node_h && g->ref_usd_per_gpu_h > 0) {
+		p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
+		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
+			 g->ref_price_source);
+	}
+	if (!*p->site)
+		snprintf(p->site, sizeof p->site, "%.23s%s%.23s", p->provider,
+			 *p->region ? "/" : "", p->region);
+}
+
+int cluster_pool_index(const struct cluster *c, const char *name)
+{
+	for (int i = 0; i < c->n_pools; i++)
+		if (!strcmp(c->pools[i].name, name))
+			return i;
+	return -1;
+}
+
+int cluster_total_gpus(const struct cluster *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->n_pools; i++)
+		n += c->pools[i].nodes * c->pools[i].gpus_per_node;
+	return n;
+}
+
+int cluster_same_site(const struct cluster *c, int a, int b)
+{
+	return a == b || !strcmp(c->pools[a].site, c->pools[b].site);
+}
+
+/* A default pool name from the GPU name, made unique in the cluster. */
+static void default_name(const struct cluster *c, struct pool *p)
+{
+	char base[20];
+	size_t j = 0;
+	for (const char *s = p->gpu.name; *s && j + 1 < sizeof base; s++)
+		base[j++] = (char)tolower((unsigned char)*s);
+	base[j] = '\0';
+	hp_strlcpy(p->name, base, sizeof p->name);
+	for (int k = 2; cluster_pool_index(c, p->name) >= 0; k++)
+		snprintf(p->name, sizeof p->name, "%.19s-%d", base, k % 1000);
+}
+
+static void pool_from_gpu(struct pool *p, const struct gpu_spec *g)
+{
+	memset(p, 0, sizeof *p);
+	p->gpu = *g;
+	p->gpus_per_node = g->def_gpus_per_node;
+	p->intra = g->def_intra;
+	p->nics = g->def_nics;
+	p->nic_gbps = g->def_nic_gbps;
+}
+
+static int check_pool(const struct cluster *c, const struct pool *p,
+		      const char *where, struct hp_err *err)
+{
+	if (cluster_pool_index(c, p->name) >= 0)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s.name: pool '%s' is defined twice",
+				  where, p->name);
+	if (p->intra != INTRA_PCIE && p->gpu.link_Bps <= 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.intra: %s has no NVLink; expected \"pcie\"", where,
+				  p->gpu.name);
+	if (p->gpus_per_node > 1024)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.gpus_per_node: expected at most 1024, got %d", where,
+				  p->gpus_per_node);
+	return 0;
+}
+
+static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int idx,
+		      const struct catalog *cat, struct hp_err *err)
+{
+	static const char *const known[] = {
+		"name", "gpu", "gpus_per_node", "nodes", "intra", "nics", "nic_gbps",
+		"provider", "region", "site", "price_per_node_hour", "spot", NULL,
+	};
+	char path[32], where[160];
+	snprintf(path, sizeof path, "pools[%d]", idx);
+	snprintf(where, sizeof where, "%s: %s", file, path);
+	struct jx_ctx jc = { file, path, err };
+	if (!cJSON_IsObject(o))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: expected an object", where);
+	if (jx_check_keys(&jc, o, known) < 0)
+		return -1;
+	char gpu[48];
+	if (jx_str(&jc, o, "gpu", 1, gpu, sizeof gpu) < 0)
+		return -1;
+	const struct gpu_spec *g = catalog_gpu(cat, gpu);
+	if (!g) {
+		char w[200];
+		snprintf(w, sizeof w, "%s.gpu", where);
+		return catalog_gpu_unknown(cat, gpu, w, err);
+	}
+	struct pool p;
+	pool_from_gpu(&p, g);
+	if (jx_str(&jc, o, "name", 0, p.name, sizeof p.name) < 0 ||
+	    jx_int(&jc, o, "gpus_per_node", 0, 1, 1000000, &p.gpus_per_node) < 0 ||
+	    jx_int(&jc, o, "nics", 0, 0, 64, &p.nics) < 0 ||
+	    jx_num(&jc, o, "nic_gbps", 0, 1, 1e5, &p.nic_gbps) < 0 ||
+	    jx_str(&jc, o, "provider", 0, p.provider, sizeof p.provider) < 0 ||
+	    jx_str(&jc, o, "region", 0, p.region, sizeof p.region) < 0 ||
+	    jx_str(&jc, o, "site", 0, p.site, sizeof p.site) < 0 ||
+	    jx_num(&jc, o, "price_per_node_hour", 0, 0, 1e6, &p.usd_per_node_h) < 0 ||
+	    jx_bool(&jc, o, "spot", 0, &p.spot) < 0)
+		return -1;
+	if (cJSON_GetObjectItemCaseSensitive(o, "price_per_node_hour"))
+		snprintf(p.price_source, sizeof p.price_source, "%s", file);
+	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(o, "nodes");
+	if (cJSON_IsObject(nodes)) {
+		char sub[48];
+		snprintf(sub, sizeof sub, "%s.nodes", path);
+		struct jx_ctx jn = { file, sub, err };
+		if (jx_int(&jn, nodes, "max", 1, 1, 1000000, &p.nodes_max) < 0)
+			return -1;
+		p.nodes = p.nodes_max;
+	} else if (jx_int(&jc, o, "nodes", 1, 1, 1000000, &p.nodes) < 0) {
+		return -1;
+	}
+	char intra[16] = "";
+	if (jx_str(&jc, o, "intra", 0, intra, sizeof intra) < 0)
+		return -1;
+	if (*intra && hp_intra_parse(intra, &p.intra))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.intra: expected \"nvswitch\", \"nvlink\" or \"pcie\", got \"%s\"",
+				  where, intra);
+	if (!*p.name)
+		default_name(c, &p);
+	if (check_pool(c, &p, where, err) < 0)
+		return -1;
+	pool_apply_defaults(&p);
+	c->pools[c->n_pools++] = p;
+	return 0;
+}
+
+int cluster_parse_json(struct cluster *c, const char *text, size_t len,
+		       const char *file, const struct catalog *cat,
+		       struct hp_err *err)
+{
+	static const char *const known[] = { "name", "pools", "fabric", NULL };
+	static const char *const fknown[] = { "oversubscription", "inter_pool_gbps",
+					      "inter_pool_latency_us", NULL };
+	cJSON *root = jx_parse(text, len, file, err);
+	if (!root)
+		return -1;
+	struct jx_ctx jc = { file, "", err };
+	int rc = -1, bad;
+	if (!cJSON_IsObject(root)) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: expected a JSON object with \"pools\"", file);
+		goto out;
+	}
+	if (jx_check_keys(&jc, root, known) < 0 ||
+	    jx_str(&jc, root, "name", 0, c->name, sizeof c->name) < 0)
+		goto out;
+	const cJSON *pools = jx_arr(&jc, root, "pools", 1, &bad);
+	if (bad)
+		goto out;
+	int n = cJSON_GetArraySize(pools);
+	if (n == 0) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: pools: expected at least one pool", file);
+		goto out;
+	}
+	if (n + c->n_pools > HP_MAX_POOLS) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: pools: at most %d pools, got %d", file,
+			   HP_MAX_POOLS, n);
+		goto out;
+	}
+	for (int i = 0; i < n; i++)
+		if (parse_pool(c, cJSON_GetArrayItem(pools, i), file, i, cat, err) < 0)
+			goto out;
+	const cJSON *fab = jx_obj(&jc, root, "fabric", 0, &bad);
+	if (bad)
+		goto out;
+	if (fab) {
+		struct jx_ctx jf = { file, "fabric", err };
+		if (jx_check_keys(&jf, fab, fknown) < 0 ||
+		    jx_num(&jf, fab, "oversubscription", 0, 1, 1000, &c->oversub) < 0 ||
+		    jx_num(&jf, fab, "inter_pool_gbps", 0, 0.001, 1e6, &c->inter_pool_gbps) < 0 ||
+		    jx_num(&jf, fab, "inter_pool_latency_us", 0, 0, 1e7,
+			   &c->inter_pool_latency_us) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
+		 struct hp_err *err)
+{
+	size_t len;
+	char *text = hp_read_file(path, &len, err);
+	if (!text)
+		return -1;
+	int rc = cluster_parse_json(c, text, len, path, cat, err);
+	free(text);
+	return rc;
+}
+
+int cluster_add_pool_spec(struct cluster *c, const char *spec,
+			  const struct catalog *cat, struct hp_err *err)
+{
+	if (c->n_pools >= HP_MAX_POOLS)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool: at most %d pools",
+				  HP_MAX_POOLS);
+	char buf[256];
+	if (hp_strlcpy(buf, spec, sizeof buf) >= sizeof buf)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool: spec too long");
+	char *opts = strchr(buf, ',');
+	if (opts)
+		*opts++ = '\0';
+	/* NODESxGPUSxGPU: the GPU name may itself hold an 'x' (MI300X), so
+	 * split on the first two. */
+	char *x1 = strchr(buf, 'x');
+	char *x2 = x1 ? strchr(x1 + 1, 'x') : NULL;
+	int nodes, gpn;
+	if (!x1 || !x2)
+		goto usage;
+	*x1 = *x2 = '\0';
+	if (hp_parse_int(buf, &nodes) || hp_parse_int(x1 + 1, &gpn) || !x2[1])
+		goto usage;
+	const struct gpu_spec *g = catalog_gpu(cat, x2 + 1);
+	if (!g) {
+		catalog_gpu_unknown(cat, x2 + 1, "--pool", err);
+		err->code = HP_EXIT_INPUT;
+		return -1;
+	}
+	struct pool p;
+	pool_from_gpu(&p, g);
+	p.nodes = nodes;
+	p.gpus_per_node = gpn;
+	if (gpn != g->def_gpus_per_node && g->def_intra == INTRA_NVSWITCH && gpn == 1)
+		p.intra = INTRA_PCIE;
+	for (char *kv = opts ? strtok(opts, ",") : NULL; kv; kv = strtok(NULL, ",")) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: expected key=value, got '%s'", spec, kv);
+		*eq++ = '\0';
+		double v;
+		int iv;
+		if (!strcmp(kv, "name")) {
+			hp_strlcpy(p.name, eq, sizeof p.name);
+		} else if (!strcmp(kv, "intra")) {
+			if (hp_intra_parse(eq, &p.intra))
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: intra: expected nvswitch, nvlink or pcie, got '%s'",
+						  spec, eq);
+		} else if (!strcmp(kv, "nics")) {
+			if (hp_parse_int(eq, &iv) || iv > 64)
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: nics: expected 1 to 64, got '%s'", spec, eq);
+			p.nics = iv;
+		} else if (!strcmp(kv, "nic_gbps")) {
+			if (hp_parse_quantity(eq, &v) || v <= 0 || v > 1e5)
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: nic_gbps: expected a positive number, got '%s'",
+						  spec, eq);
+			p.nic_gbps = v;
+		} else if (!strcmp(kv, "provider")) {
+			hp_strlcpy(p.provider, eq, sizeof p.provider);
+		} else if (!strcmp(kv, "region")) {
+			hp_strlcpy(p.region, eq, sizeof p.region);
+		} else if (!strcmp(kv, "site")) {
+			hp_strlcpy(p.site, eq, sizeof p.site);
+		} else if (!strcmp(kv, "price")) {
+			if (hp_parse_quantity(eq, &v) || v > 1e6)
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: price: expected USD per node-hour, got '%s'",
+						  spec, eq);
+			p.usd_per_node_h = v;
+			snprintf(p.price_source, sizeof p.price_source, "--pool");
+		} else if (!strcmp(kv, "spot")) {
+			p.spot = !strcmp(eq, "1") || !strcmp(eq, "true") || !strcmp(eq, "yes");
+		} else if (!strcmp(kv, "max")) {
+			if (hp_parse_int(eq, &iv))
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: max: expected a positive integer, got '%s'",
+						  spec, eq);
+			p.nodes_max = iv;
+		} else {
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, provider, region, site, price, spot, max)",
+					  spec, kv);
+		}
+	}
+	if (!*p.name)
+		default_name(c, &p);
+	if (check_pool(c, &p, "--pool", err) < 0) {
+		err->code = HP_EXIT_USAGE;
+		return -1;
+	}
+	pool_apply_defaults(&p);
+	c->pools[c->n_pools++] = p;
+	return 0;
+usage:
+	return hp_err_set(err, HP_EXIT_USAGE,
+			  "--pool: expected NODESxGPUSxGPU[,key=value...] like 16x8xH100-SXM,nics=8, got '%s'",
+			  spec);
+}

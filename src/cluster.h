@@ -1,0 +1,65 @@
+/* cluster.h — node pools and the fabric between them.
+ *
+ * A pool is a set of identical nodes: GPU type, GPUs per node, intra-node
+ * fabric, NICs, where it lives and what a node-hour costs. nodes_max > 0
+ * marks a pool whose nodes are available to rent up to that count (capacity
+ * questions); for evaluating a plan it counts as nodes_max nodes.
+ * Pools with the same site share one spine (oversubscription); pools on
+ * different sites are joined by a WAN link. */
+#ifndef HP_CLUSTER_H
+#define HP_CLUSTER_H
+
+#include "catalog.h"
+
+#define HP_MAX_POOLS 16
+
+struct pool {
+	char name[32];
+	struct gpu_spec gpu;
+	int gpus_per_node;
+	int nodes;            /* nodes owned (or nodes_max when renting) */
+	int nodes_max;        /* 0: a fixed pool */
+	enum hp_intra intra;
+	double intra_Bps;     /* scale-up per GPU per direction */
+	int nics;
+	double nic_gbps;
+	char provider[24], region[32], site[48];
+	double usd_per_node_h;     /* 0 = unknown */
+	char price_source[96];
+	int spot;
+};
+
+struct cluster {
+	char name[64];
+	int n_pools;
+	struct pool pools[HP_MAX_POOLS];
+	double oversub;                /* spine oversubscription, >= 1 */
+	double inter_pool_gbps;        /* WAN between sites, per direction */
+	double inter_pool_latency_us;
+};
+
+void cluster_init(struct cluster *c);
+
+/* Parse cluster JSON (schema in README). file names it in messages. */
+int cluster_parse_json(struct cluster *c, const char *text, size_t len,
+		       const char *file, const struct catalog *cat,
+		       struct hp_err *err);
+/* Read and parse a cluster file. */
+int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
+		 struct hp_err *err);
+
+/* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
+ * nics, nic_gbps, provider, region, site, price (USD per node-hour), spot,
+ * max. */
+int cluster_add_pool_spec(struct cluster *c, const char *spec,
+			  const struct catalog *cat, struct hp_err *err);
+
+int cluster_pool_index(const struct cluster *c, const char *name);
+int cluster_total_gpus(const struct cluster *c);
+/* Same site: pools share a spine. */
+int cluster_same_site(const struct cluster *c, int a, int b);
+
+/* Fill a pool's defaults from its GPU (nodes shape, links, price). */
+void pool_apply_defaults(struct pool *p);
+
+#endif

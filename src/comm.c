@@ -1,0 +1,734 @@
+/* comm.c — time of one collective over a group of GPUs, after NCCL's tuner.
+ * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+ *
+ * How the model works
+ * -------------------
+ * For every (algorithm, protocol) pair that NCCL would enable for the
+ * collective, the GPU generation and the topology, we form
+ *
+ *     t = latency(algorithm, protocol, hops) + bytes / algbw(algorithm, protocol)
+ *
+ * and keep the smallest t, as NCCL's tuner does. The latency constants (base
+ * cost per algorithm and protocol, per-hop cost for NVLink, PCIe and the
+ * network) and the bandwidth derates and per-channel caps are NCCL's own
+ * default tables (tuning.cc, NCCL 2.2x), indexed by architecture (Volta,
+ * Ampere, Hopper, Blackwell) and by node count (1, 2, 3+). Bandwidths are
+ * handled as nccl-tests "bus bandwidths" and converted to algorithm
+ * bandwidth with the same factors nccl-tests prints (comm_busbw_factor).
+ *
+ * Simplifications (where this differs from NCCL or from a real cluster)
+ * ----------------------------------------------------------------------
+ *  - The topology is not searched. A node is summarised by one per-GPU
+ *    scale-up bandwidth, one PCIe bandwidth and k identical NICs. NCCL's
+ *    per-link constants give the effective scale-up bandwidth (comm_fabric_init).
+ *  - Multi-node ring and tree bandwidth is min(scale-up, node NIC total):
+ *    channels are assumed rail-aligned (PXN), so inter-node traffic of a node
+ *    spreads over all its NICs. NIC efficiency is fixed at 0.96 of line rate.
+ *  - Tree all-reduce across nodes gets the fan-out bonus of a double binary
+ *    tree on 2 or 3 nodes (2x and 4/3 of the NIC bound, as SimAI's formula);
+ *    NVLS-tree doubles the NIC bound only on 2 nodes (as NCCL's tuner).
+ *  - NVLS bandwidth uses the measured ratio to the ring bound (1.29x on
+ *    Hopper, 1.15x on Blackwell) instead of NCCL's optimistic 2 * 0.85.
+ *    Multi-node NVLS and CollNet (SHARP in the network) are not modelled;
+ *    NVLS-tree is.
+ *  - NCCL's tree correction factors for mid-size messages are not applied.
+ *  - Channel scaling for small messages follows NCCL's thread thresholds
+ *    (ring/tree) and the 128 KiB NVLS chunk; thread-count halving is ignored.
+ *  - A host/launch overhead (HOST_LAT_S) is added to every collective: NCCL's
+ *    tables leave it out, but nccl-tests timings include it.
+ *  - Groups of 32 nodes or more lose 10% of network bandwidth to congestion
+ *    across the spine (the reference's default for large jobs; AWS p5 shows
+ *    a -10% step at 32 nodes).
+ *  - Spine oversubscription r slows the tree-like algorithms and all-to-all
+ *    (their upper levels cross the spine) by 1/r; rings are taken to be
+ *    placement-aware and unaffected.
+ *  - A group spanning sites joined by a WAN: every algorithm is capped by the
+ *    WAN link (bus bandwidth <= wan_Bps, the cross edge of a ring carries the
+ *    full bus traffic), and pays the WAN latency once per ring step (rings
+ *    advance in lock step), twice for trees, once for all-to-all/send-recv.
+ *  - All-to-all has its own bisection model (reference notes §6): the per
+ *    GPU bytes that stay in the node go over scale-up, the rest over the
+ *    GPU's share of the node NICs, at an efficiency of 0.88 (fitted on
+ *    AWS p5 measurements), plus a per-peer issue cost. Skewed routing,
+ *    incast and DeepEP-style kernels are not modelled.
+ *  - Send/recv is one point-to-point transfer; across nodes it runs at the
+ *    GPU's share of the node NICs (all GPUs of a pipeline stage send at once).
+ *  - A mixed group runs at its slowest member (comm_fabric_min), link by link.
+ *  - Non-NVIDIA GPUs (RCCL, HCCL) reuse NCCL's Ampere tables.
+ */
+#include "comm.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- constants --------------------------------------------------------- */
+
+enum { ARCH_VOLTA, ARCH_AMPERE, ARCH_HOPPER, ARCH_BLACKWELL, ARCH_N };
+enum { HW_NVLINK, HW_PCI, HW_NET };
+/* Internal algorithm rows for the latency tables. */
+enum { A_TREE, A_RING, A_NVLS, A_NVLS_TREE, A_PAT, A_N };
+enum { P_LL, P_LL128, P_SIMPLE, P_N };
+
+#define US 1e-6
+#define GBPS 1e9
+
+/* Base latency per algorithm and protocol, µs (NCCL tuning.cc). */
+static const double base_lat[A_N][P_N] = {
+	[A_TREE] = { 6.8, 14.0, 8.4 },
+	[A_RING] = { 6.6, 14.0, 8.4 },
+	[A_NVLS] = { 0, 0, 0 },
+	[A_NVLS_TREE] = { 0, 0, 0 },
+	[A_PAT] = { 8.0, 8.0, 8.0 },
+};
+
+/* Latency per hop by link class, µs (NCCL tuning.cc hwLat). */
+static const double hw_lat[3][A_N][P_N] = {
+	[HW_NVLINK] = {
+		[A_TREE] = { 0.6, 1.25, 4.0 },
+		[A_RING] = { 0.6, 1.9, 3.4 },
+		[A_NVLS] = { 0, 0, 25.0 },
+		[A_NVLS_TREE] = { 0, 0, 25.0 },
+		[A_PAT] = { 0, 0, 4.0 },
+	},
+	[HW_PCI] = {
+		[A_TREE] = { 1.0, 1.9, 4.0 },
+		[A_RING] = { 1.0, 2.5, 5.7 },
+		[A_NVLS] = { 0, 0, 0 },
+		[A_NVLS_TREE] = { 0, 0, 0 },
+		[A_PAT] = { 0, 0, 4.0 },
+	},
+	[HW_NET] = {
+		[A_TREE] = { 5.0, 8.5, 14.0 },
+		[A_RING] = { 2.7, 4.0, 14.0 },
+		[A_NVLS] = { 0, 0, 18.0 },
+		[A_NVLS_TREE] = { 0, 0, 20.9 },
+		[A_PAT] = { 0, 0, 14.0 },
+	},
+};
+
+/* LL bus-bandwidth ceilings, GB/s: one node by architecture; across nodes
+ * NCCL's Intel-host row (2 nodes, 3+ nodes). */
+static const double ll_max_1node[ARCH_N] = { 39.0, 87.7, 141.0, 282.0 };
+static const double ll_max_multi[2] = { 39.0, 20.4 };
+
+/* Per-channel caps, GB/s, by architecture and node-count index (1, 2, 3+). */
+static const double perch_ring_ll128[ARCH_N][3] = {
+	{ 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 36.7 }, { 40, 40, 40 } };
+static const double perch_tree_ll128[ARCH_N][3] = {
+	{ 20, 20, 20 }, { 20, 20, 20 }, { 36.7, 36.7, 29.0 }, { 55.6, 31.67, 20.0 } };
+static const double perch_tree[ARCH_N][3] = {
+	{ 26.5, 18.5, 10.0 }, { 24.0, 23.6, 17.8 }, { 38.7, 41.4, 36.0 },
+	{ 70.0, 42.8, 24.0 } };
+static const double perch_nvls_tree[ARCH_N][3] = {
+	{ 0, 0, 0 }, { 0, 0, 0 }, { 0, 57.7, 45.5 }, { 0, 96.0, 80.0 } };
+
+/* NVLS all-reduce bus bandwidth over the ring (scale-up) bound, measured:
+ * H100 479/370.8, B200 830/721.8. */
+static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
+
+#define NIC_EFF 0.96            /* NCCL: 12 GB/s per 100 Gb/s of NIC */
+#define LL128_EFF 0.92
+#define TREE_EFF 0.92
+#define PAT_EFF 0.75
+#define NET_OVERHEAD_US 1.0     /* NCCL netOverhead, Intel/other hosts */
+#define RING_PLATEAU 1.4        /* ring+Simple multi-node AR latency factor */
+#define RING_PLATEAU_OLD 1.9    /* the same before Ampere */
+#define MAX_CH 32
+#define MIN_CH 2
+#define CH_BW (12.0 * GBPS)     /* bus bandwidth one channel carries */
+#define NVLS_CH 16
+#define NVLS_CHUNK 131072.0
+#define P2P_LL_MAX 16384.0      /* NCCL's P2P LL threshold */
+#define A2A_EFF 0.88
+#define A2A_PEER_US 1.0         /* issue cost per peer of an all-to-all */
+#define HOST_LAT_S (4.0 * US)
+#define FABRIC_BIG_NODES 32     /* from here the fabric loses ~10% */
+#define FABRIC_BIG_EFF 0.9
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const coll_names[COMM_COLL_COUNT] = {
+	"allreduce", "allgather", "reducescatter", "alltoall", "broadcast",
+	"sendrecv" };
+static const char *const algo_names[COMM_ALGO_COUNT] = {
+	"auto", "ring", "tree", "nvls", "nvls_tree", "pat", "p2p" };
+static const char *const proto_names[COMM_PROTO_COUNT] = {
+	"auto", "ll", "ll128", "simple" };
+
+const char *comm_coll_name(enum comm_coll c)
+{
+	return (unsigned)c < COMM_COLL_COUNT ? coll_names[c] : "?";
+}
+
+const char *comm_algo_name(enum comm_algo a)
+{
+	return (unsigned)a < COMM_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+const char *comm_proto_name(enum comm_proto p)
+{
+	return (unsigned)p < COMM_PROTO_COUNT ? proto_names[p] : "?";
+}
+
+/* Lower-case s without '_', '-', ' ' into a short key ("all_reduce" ->
+ * "allreduce"). Returns -1 if it does not fit. */
+static int name_key(const char *s, char *k, size_t n)
+{
+	size_t j = 0;
+	if (!s)
+		return -1;
+	for (; *s; s++) {
+		char c = *s;
+		if (c == '_' || c == '-' || c == ' ')
+			continue;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		if (j + 1 >= n)
+			return -1;
+		k[j++] = c;
+	}
+	k[j] = 0;
+	return j ? 0 : -1;
+}
+
+static int parse_in(const char *s, const char *const *names, int count,
+		    int *out)
+{
+	char k[32], nk[32];
+	if (name_key(s, k, sizeof k))
+		return -1;
+	for (int i = 0; i < count; i++) {
+		name_key(names[i], nk, sizeof nk);
+		if (!strcmp(k, nk)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int comm_coll_parse(const char *s, enum comm_coll *out)
+{
+	int v;
+	if (parse_in(s, coll_names, COMM_COLL_COUNT, &v))
+		return -1;
+	*out = (enum comm_coll)v;
+	return 0;
+}
+
+int comm_algo_parse(const char *s, enum comm_algo *out)
+{
+	int v;
+	if (parse_in(s, algo_names, COMM_ALGO_COUNT, &v))
+		return -1;
+	*out = (enum comm_algo)v;
+	return 0;
+}
+
+int comm_proto_parse(const char *s, enum comm_proto *out)
+{
+	int v;
+	if (parse_in(s, proto_names, COMM_PROTO_COUNT, &v))
+		return -1;
+	*out = (enum comm_proto)v;
+	return 0;
+}
+
+/* ---- fabric ------------------------------------------------------------ */
+
+static int arch_of(enum hp_gen g)
+{
+	switch (g) {
+	case GEN_HOPPER: return ARCH_HOPPER;
+	case GEN_BLACKWELL: return ARCH_BLACKWELL;
+	case GEN_AMPERE: case GEN_ADA: case GEN_CDNA: case GEN_GAUDI:
+		return ARCH_AMPERE;
+	default: return ARCH_VOLTA;
+	}
+}
+
+/* Effective PCIe x16 bandwidth per direction: NCCL's 12 GB/s for Gen3,
+ * SimAI's 25.6 / 51.2 GB/s for Gen4 / Gen5, doubling after that. */
+static double pcie_eff_Bps(int gen)
+{
+	if (gen <= 3)
+		return 12.0 * GBPS;
+	double b = 25.6 * GBPS;
+	for (int i = 4; i < gen && i < 8; i++)
+		b *= 2;
+	return b;
+}
+
+void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
+		      enum hp_intra intra, int nics, double nic_gbps)
+{
+	memset(f, 0, sizeof *f);
+	f->gen = gpu->gen;
+	f->pcie_Bps = pcie_eff_Bps(gpu->pcie_gen);
+	f->intra = intra;
+	if (intra != INTRA_PCIE && gpu->link_Bps > 0) {
+		/* NCCL counts 20.6 GB/s per NVLink4 link (line 25), 40.1 per
+		 * NVLink5 link (line 50) and 20 per older link (line 25). */
+		double eff = gpu->gen == GEN_HOPPER ? 20.6 / 25.0
+			   : gpu->gen == GEN_BLACKWELL ? 40.1 / 50.0 : 0.8;
+		f->intra_Bps = gpu->link_Bps * eff;
+	} else {
+		f->intra = INTRA_PCIE;
+		f->intra_Bps = f->pcie_Bps;
+	}
+	f->nics = nics > 0 ? nics : 0;
+	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
+	f->nvls = f->intra == INTRA_NVSWITCH &&
+		  (gpu->gen == GEN_HOPPER || gpu->gen == GEN_BLACKWELL);
+	f->net_lat_s = 0;
+	f->net_simple_only = 0;
+}
+
+void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
+		     const struct comm_fabric *b)
+{
+	struct comm_fabric r;
+	/* NCCL picks its tables from the lowest compute capability. */
+	int aa = arch_of(a->gen), ab = arch_of(b->gen);
+	r.gen = aa < ab ? a->gen : ab < aa ? b->gen
+	      : (a->gen < b->gen ? a->gen : b->gen);
+	r.intra = a->intra > b->intra ? a->intra : b->intra; /* PCIe worst */
+	r.intra_Bps = HP_MIN(a->intra_Bps, b->intra_Bps);
+	r.pcie_Bps = HP_MIN(a->pcie_Bps, b->pcie_Bps);
+	/* Keep the fewer rails and the smaller node total. */
+	double ta = a->nics * a->nic_Bps, tb = b->nics * b->nic_Bps;
+	r.nics = HP_MIN(a->nics, b->nics);
+	r.nic_Bps = r.nics > 0 ? HP_MIN(ta, tb) / r.nics : 0;
+	r.nvls = a->nvls && b->nvls;
+	r.net_lat_s = HP_MAX(a->net_lat_s, b->net_lat_s);
+	r.net_simple_only = a->net_simple_only || b->net_simple_only;
+	*out = r;
+}
+
+double comm_busbw_factor(enum comm_coll c, int n)
+{
+	if (n < 1)
+		return 0;
+	switch (c) {
+	case COMM_ALLREDUCE: return 2.0 * (n - 1) / n;
+	case COMM_ALLGATHER:
+	case COMM_REDUCESCATTER:
+	case COMM_ALLTOALL: return (double)(n - 1) / n;
+	default: return 1.0;
+	}
+}
+
+/* ---- the model --------------------------------------------------------- */
+
+struct ctx {
+	const struct comm_group *g;
+	enum comm_coll c;
+	double S;               /* bytes */
+	int n, ppn, N;          /* ranks, ranks per node, nodes */
+	int arch, idx2;         /* table indexes */
+	int hw;                 /* HW_NVLINK or HW_PCI for intra hops */
+	double b_up;            /* per-GPU scale-up, bytes/s */
+	double b_net;           /* node NIC total (effective), bytes/s */
+	double r;               /* oversubscription >= 1 */
+	double wan_B, wan_lat;  /* 0 when not cross-site */
+	double net_lat_us;      /* extra per network hop */
+	int ll128_ok;
+	int nch;                /* channels for ring/tree at full size */
+};
+
+static int ilog2(int v)
+{
+	int l = 0;
+	while (v > 1) {
+		v >>= 1;
+		l++;
+	}
+	return l;
+}
+
+/* Channels NCCL keeps for a message: it drops channels while each would get
+ * fewer than nthreads * per-thread-threshold bytes. */
+static double chan_frac(const struct ctx *x, int proto, int ring)
+{
+	double thr, nt;
+	switch (proto) {
+	case P_LL: thr = 8.0 * (ring ? x->n : 1); nt = 512; break;
+	case P_LL128: thr = 8.0; nt = 640; break;
+	default: thr = 64.0; nt = 512; break;
+	}
+	double nc = floor(x->S / (thr * nt));
+	if (nc < 1)
+		nc = 1;
+	if (nc > x->nch)
+		nc = x->nch;
+	return nc / x->nch;
+}
+
+/* Inter-node hop latency, µs, NCCL-style (net plugin latency counted twice
+ * for Simple). */
+static double inter_lat(const struct ctx *x, int a, int p)
+{
+	double l = hw_lat[HW_NET][a][p];
+	if (x->ppn == 1 && a == A_RING)
+		l = hw_lat[HW_NET][A_TREE][p];
+	return l + x->net_lat_us * (p == P_SIMPLE ? 2 : 1);
+}
+
+/* One candidate: bus bandwidth (bytes/s) and latency (s) -> time. */
+static double cand_time(const struct ctx *x, double lat_s, double busbw,
+			double factor)
+{
+	if (busbw <= 0)
+		return INFINITY;
+	if (x->wan_B > 0 && busbw > x->wan_B)
+		busbw = x->wan_B;
+	return HOST_LAT_S + lat_s + x->S * factor / busbw;
+}
+
+static double ring_time(const struct ctx *x, int p)
+{
+	int n = x->n, N = x->N;
+	double bus = N > 1 ? HP_MIN(x->b_up, x->b_net) : x->b_up;
+	if (x->ppn == 1 && N > 1)
+		bus = x->b_net;
+	if (p == P_LL)
+		bus = HP_MIN((N == 1 ? ll_max_1node[x->arch]
+				    : ll_max_multi[N > 2]) * GBPS, bus * 0.5);
+	else if (p == P_LL128)
+		bus = HP_MIN(bus * LL128_EFF,
+			     x->nch * perch_ring_ll128[x->arch][x->idx2] * GBPS);
+	bus *= chan_frac(x, p, 1);
+
+	double intra = hw_lat[x->hw][A_RING][p];
+	double lat, factor;
+	if (x->c == COMM_BROADCAST) {
+		/* Pipelined chain: n - N NVLink/PCIe hops, N - 1 network hops;
+		 * Simple uses the tree per-hop figure. */
+		int a = p == P_SIMPLE ? A_TREE : A_RING;
+		lat = base_lat[A_RING][p] + (n - N) * hw_lat[x->hw][a][p] +
+		      (N - 1) * inter_lat(x, a, p);
+		factor = 1.0;
+		if (x->wan_lat > 0)
+			lat += x->wan_lat / US;
+	} else {
+		int ar = x->c == COMM_ALLREDUCE;
+		int nsteps = ar ? 2 * (n - 1) : n - 1;
+		int ninter = N > 1 ? (ar ? 2 * (N - 1) : N - 1) : 0;
+		if (N > 1) {
+			double ovh = NET_OVERHEAD_US * (p == P_SIMPLE ? 3 : 1);
+			if (intra < ovh)
+				intra = ovh;
+		}
+		lat = base_lat[A_RING][p] + (nsteps - ninter) * intra +
+		      ninter * inter_lat(x, A_RING, p);
+		if (ar && N > 1 && p == P_SIMPLE &&
+		    x->S / ((double)x->nch * n) >= 64)
+			lat *= x->arch >= ARCH_AMPERE ? RING_PLATEAU
+						      : RING_PLATEAU_OLD;
+		if (x->wan_lat > 0)
+			lat += nsteps * x->wan_lat / US;
+		factor = comm_busbw_factor(x->c, n);
+	}
+	return cand_time(x, lat * US, bus, factor);
+}
+
+static double tree_time(const struct ctx *x, int p)
+{
+	int N = x->N;
+	double bus;
+	if (N == 1) {
+		bus = x->b_up;
+	} else {
+		double fan = N == 2 ? 2.0 : N == 3 ? 4.0 / 3.0 : 1.0;
+		double net = x->b_net * fan / x->r;
+		bus = x->ppn > 1 ? HP_MIN(x->b_up, net) : net;
+	}
+	bus = HP_MIN(bus * TREE_EFF, x->nch * perch_tree[x->arch][x->idx2] * GBPS);
+	if (p == P_LL)
+		bus = HP_MIN(bus / 3.8, (N == 1 ? ll_max_1node[x->arch]
+					       : ll_max_multi[N > 2]) * GBPS);
+	else if (p == P_LL128)
+		bus = HP_MIN(bus * (N == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+			     x->nch * perch_tree_ll128[x->arch][x->idx2] * GBPS);
+	bus *= chan_frac(x, p, 0);
+	double lat = base_lat[A_TREE][p] +
+		     2 * ((x->ppn - 1) * hw_lat[x->hw][A_TREE][p] +
+			  ilog2(N) * inter_lat(x, A_TREE, p));
+	if (x->wan_lat > 0)
+		lat += 2 * x->wan_lat / US;
+	/* NCCL: tree all-reduce algbw is half its bus figure; expressed as
+	 * nccl-tests busbw that is bus * 2(n-1)/n / 2. */
+	double busbw = bus * comm_busbw_factor(COMM_ALLREDUCE, x->n) * 0.5;
+	return cand_time(x, lat * US, busbw, comm_busbw_factor(x->c, x->n));
+}
+
+static double nvls_chan_frac(const struct ctx *x)
+{
+	double nc = ceil(x->S / NVLS_CHUNK);
+	if (nc > NVLS_CH)
+		nc = NVLS_CH;
+	if (nc < 1)
+		nc = 1;
+	return nc / NVLS_CH;
+}
+
+static double nvls_time(const struct ctx *x)
+{
+	double bus = nvls_ratio[x->arch] * x->b_up;
+	if (x->c != COMM_ALLREDUCE)
+		bus *= 0.5 * (x->ppn - 1) / x->ppn;
+	bus *= nvls_chan_frac(x);
+	double lat = hw_lat[HW_NVLINK][A_NVLS][P_SIMPLE];
+	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+}
+
+static double nvls_tree_time(const struct ctx *x)
+{
+	int N = x->N;
+	double intra = nvls_ratio[x->arch] * x->b_up;
+	double inter = x->b_net * (N <= 2 ? 2.0 : 1.0) / x->r;
+	double cap = NVLS_CH * perch_nvls_tree[x->arch][x->idx2] * GBPS;
+	double bus = HP_MIN(HP_MIN(intra, inter), cap) * nvls_chan_frac(x);
+	double lat = hw_lat[HW_NVLINK][A_NVLS_TREE][P_SIMPLE] +
+		     2 * ilog2(N) * inter_lat(x, A_NVLS_TREE, P_SIMPLE);
+	if (x->wan_lat > 0)
+		lat += 2 * x->wan_lat / US;
+	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+}
+
+static double pat_time(const struct ctx *x)
+{
+	double bus = x->b_net / x->r * PAT_EFF * chan_frac(x, P_SIMPLE, 0);
+	double lat = base_lat[A_PAT][P_SIMPLE] +
+		     ilog2(x->N) * inter_lat(x, A_PAT, P_SIMPLE) / 3.5 +
+		     2.8 * x->n;
+	if (x->wan_lat > 0)
+		lat += ilog2(x->N) * x->wan_lat / US;
+	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+}
+
+/* Point-to-point: one send of S bytes. */
+static double p2p_time(const struct ctx *x, int p)
+{
+	double bus, lat;
+	if (x->N == 1) {
+		bus = x->b_up;
+		lat = base_lat[A_RING][p] + hw_lat[x->hw][A_RING][p];
+	} else {
+		bus = HP_MIN(x->b_up, x->b_net / x->ppn);
+		lat = base_lat[A_RING][p] + inter_lat(x, A_TREE, p);
+	}
+	if (p == P_LL)
+		bus *= 0.5;
+	if (x->wan_lat > 0)
+		lat += x->wan_lat / US;
+	return cand_time(x, lat * US, bus, 1.0);
+}
+
+/* All-to-all: per GPU, S(g-1)/n bytes stay in the node, S(n-g)/n leave it
+ * through the GPU's share of the node NICs. */
+static double a2a_time(const struct ctx *x)
+{
+	int n = x->n, g = x->ppn;
+	double S = x->S;
+	double t_up = S * (g - 1) / n / x->b_up;
+	double t_net = 0;
+	if (x->N > 1) {
+		double share = x->b_net / g / x->r;
+		t_net = S * (n - g) / n / share;
+		if (x->wan_B > 0) {
+			/* Two equal halves: n/2 * n/2 * S/n bytes cross. */
+			double t_wan = n * S / 4.0 / x->wan_B;
+			if (t_wan > t_net)
+				t_net = t_wan;
+		}
+	}
+	double t_bw = HP_MAX(t_up, t_net) / A2A_EFF;
+	double lat = base_lat[A_RING][P_SIMPLE] + (n - 1) * A2A_PEER_US +
+		     (x->N > 1 ? inter_lat(x, A_TREE, P_SIMPLE)
+			       : hw_lat[x->hw][A_RING][P_SIMPLE]);
+	if (x->wan_lat > 0)
+		lat += x->wan_lat / US;
+	return HOST_LAT_S + lat * US + t_bw;
+}
+
+static int proto_row(enum comm_proto p)
+{
+	return p == COMM_LL ? P_LL : p == COMM_LL128 ? P_LL128 : P_SIMPLE;
+}
+
+static enum comm_proto proto_enum(int p)
+{
+	return p == P_LL ? COMM_LL : p == P_LL128 ? COMM_LL128 : COMM_SIMPLE;
+}
+
+int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
+	      enum comm_algo algo, enum comm_proto proto,
+	      struct comm_result *out, struct hp_err *err)
+{
+	if (!g || !out || (unsigned)c >= COMM_COLL_COUNT ||
+	    (unsigned)algo >= COMM_ALGO_COUNT ||
+	    (unsigned)proto >= COMM_PROTO_COUNT)
+		return hp_err_set(err, HP_EXIT_INPUT, "comm: bad arguments");
+	if (g->ranks < 1 || g->ranks_per_node < 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: a group needs at least one rank and one rank per node (got %d ranks, %d per node)",
+				  g->ranks, g->ranks_per_node);
+	if (!(bytes >= 0) || !isfinite(bytes))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: message size must be a finite number of bytes >= 0");
+
+	struct ctx x;
+	x.g = g;
+	x.c = c;
+	x.S = bytes;
+	x.n = g->ranks;
+	x.ppn = g->ranks_per_node < g->ranks ? g->ranks_per_node : g->ranks;
+	x.N = (x.n + x.ppn - 1) / x.ppn;
+	x.arch = arch_of(g->fab.gen);
+	x.idx2 = x.N == 1 ? 0 : x.N == 2 ? 1 : 2;
+	x.hw = g->fab.intra == INTRA_PCIE ? HW_PCI : HW_NVLINK;
+	x.b_up = g->fab.intra_Bps > 0 ? g->fab.intra_Bps : g->fab.pcie_Bps;
+	x.b_net = g->fab.nics * g->fab.nic_Bps * NIC_EFF;
+	if (x.N >= FABRIC_BIG_NODES)
+		x.b_net *= FABRIC_BIG_EFF;
+	x.r = g->oversub > 1 ? g->oversub : 1;
+	x.wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
+	x.wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
+	x.net_lat_us = g->fab.net_lat_s > 0 ? g->fab.net_lat_s / US : 0;
+	x.ll128_ok = x.hw == HW_NVLINK || x.ppn == 1;
+	double top = x.N > 1 ? HP_MIN(x.b_up, x.b_net) : x.b_up;
+	x.nch = (int)ceil(top / CH_BW);
+	if (x.nch < MIN_CH)
+		x.nch = MIN_CH;
+	if (x.nch > MAX_CH)
+		x.nch = MAX_CH;
+
+	if (x.b_up <= 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: the fabric has no scale-up or PCIe bandwidth");
+	if (x.N > 1 && x.b_net <= 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: a group over %d nodes needs NICs (the fabric has none)",
+				  x.N);
+
+	int p2p = c == COMM_ALLTOALL || c == COMM_SENDRECV;
+	if (p2p && algo != COMM_ALGO_AUTO && algo != COMM_P2P)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: %s is point-to-point; algorithm %s does not apply",
+				  comm_coll_name(c), comm_algo_name(algo));
+	if (!p2p && algo == COMM_P2P)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: %s does not run as point-to-point transfers",
+				  comm_coll_name(c));
+
+	double best = INFINITY;
+	enum comm_algo best_a = COMM_RING;
+	enum comm_proto best_p = COMM_SIMPLE;
+
+	if (x.n == 1 || bytes == 0) {
+		/* Nothing moves. */
+		best = 0;
+		best_a = p2p ? COMM_P2P : algo != COMM_ALGO_AUTO ? algo : COMM_RING;
+		best_p = proto != COMM_PROTO_AUTO ? proto : COMM_SIMPLE;
+		goto done;
+	}
+
+	if (c == COMM_ALLTOALL) {
+		if (proto != COMM_PROTO_AUTO && proto != COMM_SIMPLE)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "comm: alltoall is modelled with the simple protocol only");
+		best = a2a_time(&x);
+		best_a = COMM_P2P;
+		best_p = COMM_SIMPLE;
+		goto done;
+	}
+	if (c == COMM_SENDRECV) {
+		int net_simple = x.N > 1 && g->fab.net_simple_only;
+		int p = proto == COMM_PROTO_AUTO
+			? (bytes <= P2P_LL_MAX && !net_simple ? P_LL : P_SIMPLE)
+			: proto_row(proto);
+		if (p == P_LL128)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "comm: sendrecv uses ll or simple, not ll128");
+		if (p == P_LL && net_simple)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "comm: this network carries only the simple protocol");
+		best = p2p_time(&x, p);
+		best_a = COMM_P2P;
+		best_p = proto_enum(p);
+		goto done;
+	}
+
+	/* Which algorithms NCCL would consider here. */
+	int ok[COMM_ALGO_COUNT] = { 0 };
+	ok[COMM_RING] = 1;
+	if (c == COMM_ALLREDUCE) {
+		ok[COMM_TREE] = 1;
+		ok[COMM_NVLS] = g->fab.nvls && x.N == 1 && x.ppn > 1 &&
+				x.arch >= ARCH_HOPPER;
+		ok[COMM_NVLS_TREE] = g->fab.nvls && x.N > 1 && x.ppn > 1 &&
+				     x.arch >= ARCH_HOPPER;
+	} else if (c == COMM_ALLGATHER || c == COMM_REDUCESCATTER) {
+		ok[COMM_PAT] = x.ppn == 1 && x.N > 1;
+		ok[COMM_NVLS] = g->fab.nvls && x.N == 1 && x.ppn > 1 &&
+				x.arch >= ARCH_HOPPER;
+	}
+	if (algo != COMM_ALGO_AUTO && !ok[algo])
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: algorithm %s is not available for %s on this group (%d ranks, %d nodes%s)",
+				  comm_algo_name(algo), comm_coll_name(c), x.n,
+				  x.N, g->fab.nvls ? "" : ", no NVLink SHARP");
+	int simple_only = algo == COMM_NVLS || algo == COMM_NVLS_TREE ||
+			  algo == COMM_PAT;
+	if (simple_only && proto != COMM_PROTO_AUTO && proto != COMM_SIMPLE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: algorithm %s runs only with the simple protocol",
+				  comm_algo_name(algo));
+	if (proto == COMM_LL128 && !x.ll128_ok)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: ll128 needs NVLink between the GPUs of a node");
+
+	for (int a = COMM_RING; a <= COMM_PAT; a++) {
+		if (!ok[a] || (algo != COMM_ALGO_AUTO && algo != (enum comm_algo)a))
+			continue;
+		for (int p = P_LL; p < P_N; p++) {
+			if (proto != COMM_PROTO_AUTO && proto_row(proto) != p)
+				continue;
+			if (p == P_LL128 && !x.ll128_ok)
+				continue;
+			if (p != P_SIMPLE && x.N > 1 && g->fab.net_simple_only)
+				continue;
+			double t;
+			switch (a) {
+			case COMM_RING: t = ring_time(&x, p); break;
+			case COMM_TREE: t = tree_time(&x, p); break;
+			case COMM_NVLS:
+				t = p == P_SIMPLE ? nvls_time(&x) : INFINITY;
+				break;
+			case COMM_NVLS_TREE:
+				t = p == P_SIMPLE ? nvls_tree_time(&x) : INFINITY;
+				break;
+			default:
+				t = p == P_SIMPLE ? pat_time(&x) : INFINITY;
+				break;
+			}
+			if (t < best) {
+				best = t;
+				best_a = (enum comm_algo)a;
+				best_p = proto_enum(p);
+			}
+		}
+	}
+	if (!(best < INFINITY))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: no algorithm/protocol combination fits %s here",
+				  comm_coll_name(c));
+done:
+	out->time_s = best;
+	out->algbw_Bps = best > 0 ? bytes / best : 0;
+	out->busbw_Bps = out->algbw_Bps * comm_busbw_factor(c, x.n);
+	out->algo = best_a;
+	out->proto = best_p;
+	return 0;
+}

@@ -1,0 +1,84 @@
+/* comm.h — cost of collectives over a group of GPUs (NCCL-like model).
+ *
+ * time = latency(algorithm, protocol, hops) + bytes / algbw(...), minimised
+ * over the algorithms and protocols NCCL would enable for that collective,
+ * GPU generation and topology. Bandwidths follow the nccl-tests conventions:
+ * algbw = bytes / time; busbw = algbw * factor(collective, n).
+ * All units SI: bytes, seconds, bytes/s. */
+#ifndef HP_COMM_H
+#define HP_COMM_H
+
+#include "catalog.h"
+
+enum comm_coll { COMM_ALLREDUCE, COMM_ALLGATHER, COMM_REDUCESCATTER,
+		 COMM_ALLTOALL, COMM_BROADCAST, COMM_SENDRECV, COMM_COLL_COUNT };
+/* COMM_P2P: grouped point-to-point transfers (all-to-all, send/recv), the
+ * only "algorithm" those two have. */
+enum comm_algo { COMM_ALGO_AUTO, COMM_RING, COMM_TREE, COMM_NVLS,
+		 COMM_NVLS_TREE, COMM_PAT, COMM_P2P, COMM_ALGO_COUNT };
+enum comm_proto { COMM_PROTO_AUTO, COMM_LL, COMM_LL128, COMM_SIMPLE,
+		  COMM_PROTO_COUNT };
+
+/* The links one member of a group has. A group that spans several kinds of
+ * node is described by its slowest member (comm_fabric_min). */
+struct comm_fabric {
+	enum hp_gen gen;          /* selects NCCL's per-generation tables */
+	enum hp_intra intra;      /* NVSwitch, NVLink mesh/bridge, PCIe */
+	double intra_Bps;         /* scale-up bandwidth per GPU per direction */
+	double pcie_Bps;          /* per GPU per direction */
+	int nics;                 /* NICs per node */
+	double nic_Bps;           /* per NIC per direction (Gb/s * 1e9 / 8) */
+	int nvls;                 /* NVLink SHARP available (H100/B200 NVSwitch) */
+	double net_lat_s;         /* transport latency per network hop on top of
+				   * NCCL's table (a net plugin's latencyInter;
+				   * 0 from comm_fabric_init, i.e. IB/RoCE) */
+	int net_simple_only;      /* the network transport cannot carry LL/LL128
+				   * (no in-order delivery, e.g. AWS EFA/SRD):
+				   * multi-node groups use the Simple protocol */
+};
+
+struct comm_group {
+	int ranks;                /* n: GPUs in the group */
+	int ranks_per_node;       /* g: of them in one node (n = nodes * g) */
+	struct comm_fabric fab;
+	double oversub;           /* spine oversubscription (>= 1) */
+	int cross_site;           /* spans pools joined by a WAN link */
+	double wan_Bps;           /* that link, per direction, shared by the group */
+	double wan_latency_s;
+};
+
+struct comm_result {
+	double time_s;
+	double algbw_Bps;
+	double busbw_Bps;
+	enum comm_algo algo;
+	enum comm_proto proto;
+};
+
+/* Time of one collective moving `bytes` (the nccl-tests "size": the full
+ * buffer for all-reduce/broadcast, the gathered output for all-gather, the
+ * input for reduce-scatter, the per-rank send buffer for all-to-all, the
+ * message for send/recv). algo/proto AUTO = NCCL's choice. Returns 0, or -1
+ * with err when the combination is impossible (NVLS without NVSwitch, ...). */
+int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
+	      enum comm_algo algo, enum comm_proto proto,
+	      struct comm_result *out, struct hp_err *err);
+
+/* Fabric of a node of this GPU with the given node settings. */
+void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
+		      enum hp_intra intra, int nics, double nic_gbps);
+/* The slowest of a and b, link by link. */
+void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
+		     const struct comm_fabric *b);
+
+/* busbw / algbw for collective c over n ranks (nccl-tests). */
+double comm_busbw_factor(enum comm_coll c, int n);
+
+const char *comm_coll_name(enum comm_coll c);
+const char *comm_algo_name(enum comm_algo a);
+const char *comm_proto_name(enum comm_proto p);
+int comm_coll_parse(const char *s, enum comm_coll *out);
+int comm_algo_parse(const char *s, enum comm_algo *out);
+int comm_proto_parse(const char *s, enum comm_proto *out);
+
+#endif

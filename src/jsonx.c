@@ -1,0 +1,193 @@
+/* jsonx.c — typed, path-aware field access over cJSON. */
+#include "jsonx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+cJSON *jx_parse(const char *text, size_t len, const char *file,
+		struct hp_err *err)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root)
+		return root;
+	if (!end || end < text || end > text + len)
+		end = text + len;
+	int line = 1, col = 1;
+	for (const char *p = text; p < end; p++) {
+		if (*p == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	if (len == 0)
+		hp_err_set(err, HP_EXIT_INPUT, "%s: empty file, expected JSON", file);
+	else
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: line %d, column %d: malformed JSON", file, line, col);
+	return NULL;
+}
+
+void jx_describe(const cJSON *v, char *buf, size_t n)
+{
+	if (!v)
+		snprintf(buf, n, "nothing");
+	else if (cJSON_IsNumber(v))
+		snprintf(buf, n, "%.15g", v->valuedouble);
+	else if (cJSON_IsString(v))
+		snprintf(buf, n, "\"%.60s\"", v->valuestring);
+	else if (cJSON_IsBool(v))
+		snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
+	else if (cJSON_IsNull(v))
+		snprintf(buf, n, "null");
+	else if (cJSON_IsArray(v))
+		snprintf(buf, n, "an array");
+	else
+		snprintf(buf, n, "an object");
+}
+
+static int fail(const struct jx_ctx *c, const char *key, const cJSON *v,
+		const char *expected)
+{
+	char got[96];
+	jx_describe(v, got, sizeof got);
+	return hp_err_set(c->err, HP_EXIT_INPUT, "%s: %s%s%s: expected %s, got %s",
+			  c->file, c->path, *c->path ? "." : "", key, expected, got);
+}
+
+static int missing(const struct jx_ctx *c, const char *key, const char *expected)
+{
+	return hp_err_set(c->err, HP_EXIT_INPUT, "%s: %s%s%s: missing, expected %s",
+			  c->file, c->path, *c->path ? "." : "", key, expected);
+}
+
+int jx_int(const struct jx_ctx *c, const cJSON *o, const char *key,
+	   int required, long lo, long hi, int *out)
+{
+	char what[96];
+	if (lo == 1 && hi >= 1000000)
+		snprintf(what, sizeof what, "a positive integer");
+	else if (lo == 0 && hi >= 1000000)
+		snprintf(what, sizeof what, "a non-negative integer");
+	else
+		snprintf(what, sizeof what, "an integer from %ld to %ld", lo, hi);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return required ? missing(c, key, what) : 1;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    v->valuedouble != floor(v->valuedouble) ||
+	    v->valuedouble < (double)lo || v->valuedouble > (double)hi)
+		return fail(c, key, v, what);
+	*out = (int)v->valuedouble;
+	return 0;
+}
+
+int jx_num(const struct jx_ctx *c, const cJSON *o, const char *key,
+	   int required, double lo, double hi, double *out)
+{
+	char what[96];
+	if (lo == 0 && hi >= 1e300)
+		snprintf(what, sizeof what, "a non-negative number");
+	else
+		snprintf(what, sizeof what, "a number from %g to %g", lo, hi);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return required ? missing(c, key, what) : 1;
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
+	    v->valuedouble < lo || v->valuedouble > hi)
+		return fail(c, key, v, what);
+	*out = v->valuedouble;
+	return 0;
+}
+
+int jx_bool(const struct jx_ctx *c, const cJSON *o, const char *key,
+	    int required, int *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return required ? missing(c, key, "true or false") : 1;
+	if (!cJSON_IsBool(v))
+		return fail(c, key, v, "true or false");
+	*out = cJSON_IsTrue(v);
+	return 0;
+}
+
+int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
+	   int required, char *out, size_t size)
+{
+	char what[64];
+	snprintf(what, sizeof what, "a string of at most %zu characters", size - 1);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!v)
+		return required ? missing(c, key, "a string") : 1;
+	if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
+		return fail(c, key, v, what);
+	hp_strlcpy(out, v->valuestring, size);
+	return 0;
+}
+
+const cJSON *jx_obj(const struct jx_ctx *c, const cJSON *o, const char *key,
+		    int required, int *bad)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	*bad = 0;
+	if (!v) {
+		if (required)
+			*bad = missing(c, key, "an object") ? 1 : 1;
+		return NULL;
+	}
+	if (!cJSON_IsObject(v)) {
+		fail(c, key, v, "an object");
+		*bad = 1;
+		return NULL;
+	}
+	return v;
+}
+
+const cJSON *jx_arr(const struct jx_ctx *c, const cJSON *o, const char *key,
+		    int required, int *bad)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	*bad = 0;
+	if (!v) {
+		if (required) {
+			missing(c, key, "an array");
+			*bad = 1;
+		}
+		return NULL;
+	}
+	if (!cJSON_IsArray(v)) {
+		fail(c, key, v, "an array");
+		*bad = 1;
+		return NULL;
+	}
+	return v;
+}
+
+int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
+		  const char *const *known)
+{
+	const cJSON *it;
+	cJSON_ArrayForEach(it, o) {
+		int ok = 0;
+		for (const char *const *k = known; *k; k++)
+			if (it->string && !strcmp(it->string, *k))
+				ok = 1;
+		if (!ok) {
+			char list[256] = "";
+			for (const char *const *k = known; *k; k++) {
+				strncat(list, *k, sizeof list - strlen(list) - 3);
+				if (k[1])
+					strncat(list, ", ", sizeof list - strlen(list) - 1);
+			}
+			return hp_err_set(c->err, HP_EXIT_INPUT,
+					  "%s: %s%s%s: unknown key (known: %s)",
+					  c->file, c->path, *c->path ? "." : "",
+					  it->string ? it->string : "?", list);
+		}
+	}
+	return 0;
+}

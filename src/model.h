@@ -1,0 +1,79 @@
+/* model.h — the arithmetic of a decoder-only transformer: parameters,
+ * FLOPs, activation memory and model-state bytes.
+ *
+ * Conventions (see README "Model" and reference perf-model.md):
+ * - Parameters count every weight and bias, norms included.
+ * - "Model FLOPs" follow Megatron-LM 2024 / PaLM: 3 passes (forward plus a
+ *   backward of twice the forward), every matmul with active weights, the
+ *   attention scores over the full s x s matrix (no causal discount), the
+ *   output logits; no recomputation. The input embedding lookup is free.
+ * - "Hardware FLOPs" add what recomputation executes again: one forward of
+ *   every layer under full recompute (logits are not recomputed), the
+ *   attention core under selective recompute. */
+#ifndef HP_MODEL_H
+#define HP_MODEL_H
+
+#include "catalog.h"
+
+enum hp_recompute { RC_NONE, RC_SELECTIVE, RC_FULL };
+
+struct param_count {
+	double total;         /* every parameter */
+	double active;        /* those one token uses (top-k experts) */
+	double embedding;     /* input embedding (+ learned positions) */
+	double output;        /* output layer (0 when tied) */
+	double layers;        /* all transformer blocks */
+	double final_norm;
+};
+
+/* Is layer i (0-based) a mixture-of-experts layer? */
+int model_layer_is_moe(const struct model_spec *m, int layer);
+
+/* Parameters of layer i: total, active, and the expert part of total. */
+void model_layer_params(const struct model_spec *m, int layer, double *total,
+			double *active, double *experts);
+void model_params(const struct model_spec *m, struct param_count *pc);
+
+/* Forward FLOPs of layer i per token at sequence length s (full s^2
+ * attention): matmul part (2 x active matmul weights) and attention core. */
+void model_layer_fwd_flops(const struct model_spec *m, int layer, double s,
+			   double *matmul, double *attn);
+/* Forward FLOPs of the output logits per token (2 V h). */
+double model_logits_fwd_flops(const struct model_spec *m);
+
+/* FLOPs of one training step over `tokens` tokens at sequence length s.
+ * model: no recompute. hardware: with what `rc` executes again. */
+double model_step_flops(const struct model_spec *m, double tokens, double s);
+double model_step_hw_flops(const struct model_spec *m, double tokens, double s,
+			   enum hp_recompute rc);
+
+/* Attention query width (heads x qk head dim) and KV width. */
+double model_q_dim(const struct model_spec *m);
+double model_kv_dim(const struct model_spec *m);
+
+/* KV-cache bytes per token for the whole model at bytes_per_elem. */
+double model_kv_cache_bytes_per_token(const struct model_spec *m,
+				      double bytes_per_elem);
+
+struct act_opts {
+	double b;             /* micro-batch, sequences */
+	double s;             /* sequence length on this GPU (s / cp) */
+	int tp;
+	int sp;               /* sequence parallel (activations split by tp) */
+	int flash;            /* fused flash attention: no s x s tensors */
+	enum hp_recompute rc;
+	int ep;               /* expert parallel degree */
+};
+
+/* Bytes of activations layer i keeps for the backward pass of one
+ * micro-batch on one GPU (Korthikanti et al. 2022, Table 2, generalised to
+ * GQA, gated MLPs, MoE and no dropout; see model.c). Under full recompute
+ * this is the layer input alone. */
+double model_layer_act_bytes(const struct model_spec *m, int layer,
+			     const struct act_opts *o);
+/* Bytes one layer's activations take while it is recomputed (full), i.e.
+ * the transient working set on top of the stored inputs. */
+double model_layer_act_bytes_norc(const struct model_spec *m, int layer,
+				  const struct act_opts *o);
+
+#endif

@@ -1,0 +1,105 @@
+/* perf.h — estimate one plan: step time and its breakdown, memory per
+ * stage, communication per parallel dimension, throughput, MFU, cost and
+ * energy. The planner's inner loop: no I/O, a few small allocations.
+ *
+ * The model (perf.c's header comment has the details):
+ *   per micro-batch and stage: GEMMs at peak x efficiency(GPU, dtype, shape)
+ *   + attention core + memory-bound element-wise traffic + exposed TP/CP/EP
+ *   communication + pipeline p2p; pipeline of unequal stages:
+ *     T = m * max_i t_i + (sum_i t_i - max_i t_i) / v;
+ *   replicas run concurrently and the slowest sets the pace; then exposed
+ *   data-parallel synchronisation and the optimizer step. */
+#ifndef HP_PERF_H
+#define HP_PERF_H
+
+#include "plan.h"
+#include "comm.h"
+
+enum perf_dim { DIM_TP, DIM_PP, DIM_DP, DIM_CP, DIM_EP, DIM_COUNT };
+
+/* Calibrated constants; perf_calib_default() holds the fitted values. */
+struct perf_gen_eff {
+	double gemm16;        /* best bf16/fp16 GEMM efficiency (fraction of peak) */
+	double gemm8;         /* best fp8 GEMM efficiency */
+	double attn;          /* flash-attention efficiency vs bf16 peak */
+	double hbm;           /* achieved / nominal HBM bandwidth */
+};
+
+struct perf_calib {
+	struct perf_gen_eff gen[GEN_GAUDI + 1];
+	double gemm_dim_half;     /* x/(x + c): GEMM dimension at half efficiency */
+	double ew_passes;         /* element-wise traffic per activation byte, fwd */
+	double ew_passes_unfused; /* the same for an unfused (pre-flash) kernel stack */
+	double fp8_ew_extra;      /* extra element-wise traffic under fp8 (casts) */
+	double dp_overlap;        /* share of the last backward that hides DP comm */
+	double mem_overhead_bytes;/* CUDA context, workspaces, NCCL buffers */
+	double mem_frag;          /* allocator fragmentation factor on activations */
+	double step_overhead_s;   /* per step: launch, data loader, logging */
+};
+
+const struct perf_calib *perf_calib_default(void);
+
+struct perf_comm {
+	int used;
+	enum comm_coll coll;
+	double bytes;             /* per call */
+	double calls;             /* per step on the critical path */
+	int group;                /* ranks */
+	int group_nodes;
+	char link[48];            /* "NVSwitch", "8x400G IB", "WAN 100G", ... */
+	enum comm_algo algo;
+	enum comm_proto proto;
+	double time_s;            /* per step */
+	double exposed_s;         /* of which on the critical path */
+};
+
+struct perf_stage {
+	int group, index;         /* replica group, stage within the pipeline */
+	int pool, tp, layers, first_layer, last_layer;
+	/* per micro-batch, seconds */
+	double t_fwd, t_bwd, t_recompute, t_tp, t_pp, t_cp, t_ep, t_total;
+	/* memory per GPU, bytes */
+	double weights, grads, optimizer, activations, other, total, capacity;
+	int fits;
+};
+
+struct perf_breakdown {
+	double compute, recompute, tp_comm, pp_comm, dp_comm, ep_comm, cp_comm,
+		bubble, optimizer, overhead;
+};
+
+struct estimate {
+	double step_time_s, tokens_per_s, mfu, hfu;
+	double model_flops, hw_flops;             /* per step, whole job */
+	double model_tflops_per_gpu;
+	double peak_flops;                        /* sum over used GPUs */
+	int n_gpus;
+	int seq_len;
+	struct perf_breakdown bd;
+	int n_stages;
+	struct perf_stage *stages;                /* every stage of every group */
+	struct perf_comm comm[DIM_COUNT];
+	double usd_per_hour, usd_per_mtok;
+	int price_known;
+	double power_kw, joules_per_token;
+	int fits;                                 /* every stage fits */
+	double worst_over_bytes;                  /* largest overflow, if not */
+	int worst_stage;
+	int slowest_group;
+};
+
+/* Estimate plan p of model m on cluster c. calib NULL = defaults. The plan
+ * must have passed plan_validate(). Returns 0, or -1 with err. Call
+ * estimate_free() on success. */
+int perf_estimate(const struct cluster *c, const struct model_spec *m,
+		  const struct plan *p, const struct perf_calib *calib,
+		  struct estimate *e, struct hp_err *err);
+void estimate_free(struct estimate *e);
+
+const char *perf_dim_name(enum perf_dim d);
+
+/* Efficiency of one GEMM (M x K) * (K x N) on gpu at dtype. */
+double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
+		     enum hp_dtype dt, double M, double N, double K);
+
+#endif

@@ -1,0 +1,435 @@
+/* plan.c — building, parsing, validating and printing plans. */
+#include "plan.h"
+#include "jsonx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void plan_init(struct plan *p)
+{
+	memset(p, 0, sizeof *p);
+	p->mbs = 1;
+	p->gbs = 0;
+	p->precision = HP_BF16;
+	p->recompute = RC_NONE;
+	p->zero = 1;
+	p->schedule = SCHED_1F1B;
+	p->vpp = 1;
+	p->cp = p->ep = 1;
+	p->sp = 1;
+	p->flash = 1;
+}
+
+void plan_free(struct plan *p)
+{
+	for (int i = 0; i < p->n_replicas; i++)
+		free(p->replicas[i].stages);
+	free(p->replicas);
+	p->replicas = NULL;
+	p->n_replicas = 0;
+}
+
+void plan_copy(struct plan *dst, const struct plan *src)
+{
+	*dst = *src;
+	dst->replicas = xcalloc((size_t)src->n_replicas, sizeof *dst->replicas);
+	for (int i = 0; i < src->n_replicas; i++) {
+		dst->replicas[i] = src->replicas[i];
+		size_t n = (size_t)src->replicas[i].n_stages * sizeof(struct stage);
+		dst->replicas[i].stages = xmalloc(n);
+		memcpy(dst->replicas[i].stages, src->replicas[i].stages, n);
+	}
+}
+
+const char *plan_recompute_name(enum hp_recompute r)
+{
+	static const char *const n[] = { "none", "selective", "full" };
+	return n[r];
+}
+
+int plan_recompute_parse(const char *s, enum hp_recompute *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (hp_strieq(s, plan_recompute_name((enum hp_recompute)i))) {
+			*out = (enum hp_recompute)i;
+			return 0;
+		}
+	return -1;
+}
+
+int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp)
+{
+	if (hp_strieq(s, "1f1b")) {
+		*sched = SCHED_1F1B;
+		*vpp = 1;
+		return 0;
+	}
+	if (!strncmp(s, "interleaved:", 12)) {
+		int v;
+		if (hp_parse_int(s + 12, &v) || v < 2 || v > 64)
+			return -1;
+		*sched = SCHED_INTERLEAVED;
+		*vpp = v;
+		return 0;
+	}
+	return -1;
+}
+
+int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spec *m,
+		 int pool, int tp, int pp, int dp, struct hp_err *err)
+{
+	if (pp > m->layers)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "--pp: %d pipeline stages for a model of %d layers; expected at most %d",
+				  pp, m->layers, m->layers);
+	plan_free(p);
+	p->n_replicas = 1;
+	p->replicas = xcalloc(1, sizeof *p->replicas);
+	struct replica *r = &p->replicas[0];
+	r->count = dp;
+	r->batch_share = 1.0 / dp;
+	r->n_stages = pp;
+	r->stages = xcalloc((size_t)pp, sizeof *r->stages);
+	int base = m->layers / pp, extra = m->layers % pp, next = 0;
+	for (int s = 0; s < pp; s++) {
+		int n = base + (s < extra);
+		r->stages[s] = (struct stage){ pool, tp, next, next + n - 1 };
+		next += n;
+	}
+	(void)c;
+	return 0;
+}
+
+int plan_dp(const struct plan *p)
+{
+	int n = 0;
+	for (int i = 0; i < p->n_replicas; i++)
+		n += p->replicas[i].count;
+	return n;
+}
+
+int plan_gpus(const struct plan *p, int *per_pool)
+{
+	int total = 0;
+	if (per_pool)
+		memset(per_pool, 0, HP_MAX_POOLS * sizeof *per_pool);
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		for (int s = 0; s < r->n_stages; s++) {
+			int n = r->count * r->stages[s].tp * p->cp;
+			total += n;
+			if (per_pool)
+				per_pool[r->stages[s].pool] += n;
+		}
+	}
+	return total;
+}
+
+double plan_replica_seqs(const struct plan *p, int r)
+{
+	return p->replicas[r].batch_share * p->gbs;
+}
+
+int plan_replica_microbatches(const struct plan *p, int r)
+{
+	return (int)lround(plan_replica_seqs(p, r) / p->mbs);
+}
+
+static int parse_stage(struct stage *st, const cJSON *o, const char *file,
+		       const char *path, const struct cluster *c, struct hp_err *err)
+{
+	static const char *const known[] = { "pool", "tp", "first_layer", "last_layer",
+					     "gpu", "nodes", NULL };
+	struct jx_ctx jc = { file, path, err };
+	if (!cJSON_IsObject(o))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object", file, path);
+	if (jx_check_keys(&jc, o, known) < 0)
+		return -1;
+	char pool[32];
+	if (jx_str(&jc, o, "pool", 1, pool, sizeof pool) < 0)
+		return -1;
+	st->pool = cluster_pool_index(c, pool);
+	if (st->pool < 0) {
+		char names[200] = "";
+		for (int i = 0; i < c->n_pools; i++) {
+			if (i)
+				strncat(names, ", ", sizeof names - strlen(names) - 1);
+			strncat(names, c->pools[i].name, sizeof names - strlen(names) - 1);
+		}
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s.pool: no pool named \"%s\" in the cluster (pools: %s)",
+				  file, path, pool, names);
+	}
+	st->tp = 1;
+	if (jx_int(&jc, o, "tp", 0, 1, 1024, &st->tp) < 0 ||
+	    jx_int(&jc, o, "first_layer", 1, 0, 1000000, &st->first_layer) < 0 ||
+	    jx_int(&jc, o, "last_layer", 1, 0, 1000000, &st->last_layer) < 0)
+		return -1;
+	return 0;
+}
+
+int plan_parse_json(struct plan *p, const char *text, size_t len, const char *file,
+		    const struct cluster *c, struct hp_err *err)
+{
+	static const char *const known[] = {
+		"mbs", "gbs", "seq_len", "precision", "recompute", "zero", "schedule",
+		"cp", "ep", "sp", "flash", "replicas",
+		/* keys the planner prints beside the plan, ignored here */
+		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
+		"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s",
+		"memory", "comm", "optimality", "hfu", NULL,
+	};
+	cJSON *root = jx_parse(text, len, file, err);
+	if (!root)
+		return -1;
+	struct jx_ctx jc = { file, "", err };
+	int rc = -1, bad;
+	char s[32];
+	if (!cJSON_IsObject(root)) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: expected a plan object", file);
+		goto out;
+	}
+	if (jx_check_keys(&jc, root, known) < 0 ||
+	    jx_int(&jc, root, "mbs", 0, 1, 1000000, &p->mbs) < 0 ||
+	    jx_int(&jc, root, "gbs", 0, 1, 100000000, &p->gbs) < 0 ||
+	    jx_int(&jc, root, "seq_len", 0, 1, 100000000, &p->seq_len) < 0 ||
+	    jx_int(&jc, root, "zero", 0, 0, 3, &p->zero) < 0 ||
+	    jx_int(&jc, root, "cp", 0, 1, 1024, &p->cp) < 0 ||
+	    jx_int(&jc, root, "ep", 0, 1, 4096, &p->ep) < 0 ||
+	    jx_bool(&jc, root, "sp", 0, &p->sp) < 0 ||
+	    jx_bool(&jc, root, "flash", 0, &p->flash) < 0)
+		goto out;
+	*s = '\0';
+	if (jx_str(&jc, root, "precision", 0, s, sizeof s) < 0)
+		goto out;
+	if (*s && (hp_dtype_parse(s, &p->precision) || p->precision == HP_FP32 ||
+		   p->precision == HP_TF32)) {
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: precision: expected \"bf16\", \"fp16\" or \"fp8\", got \"%s\"",
+			   file, s);
+		goto out;
+	}
+	*s = '\0';
+	if (jx_str(&jc, root, "recompute", 0, s, sizeof s) < 0)
+		goto out;
+	if (*s && plan_recompute_parse(s, &p->recompute)) {
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: recompute: expected \"none\", \"selective\" or \"full\", got \"%s\"",
+			   file, s);
+		goto out;
+	}
+	*s = '\0';
+	if (jx_str(&jc, root, "schedule", 0, s, sizeof s) < 0)
+		goto out;
+	if (*s && plan_schedule_parse(s, &p->schedule, &p->vpp)) {
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: schedule: expected \"1f1b\" or \"interleaved:V\" with V from 2 to 64, got \"%s\"",
+			   file, s);
+		goto out;
+	}
+	const cJSON *reps = jx_arr(&jc, root, "replicas", 1, &bad);
+	if (bad)
+		goto out;
+	int n = cJSON_GetArraySize(reps);
+	if (n == 0 || n > 100000) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: replicas: expected 1 to 100000 replicas, got %d",
+			   file, n);
+		goto out;
+	}
+	plan_free(p);
+	p->replicas = xcalloc((size_t)n, sizeof *p->replicas);
+	p->n_replicas = n;
+	for (int i = 0; i < n; i++) {
+		static const char *const rk[] = { "count", "batch_share", "stages", NULL };
+		const cJSON *ro = cJSON_GetArrayItem(reps, i);
+		struct replica *r = &p->replicas[i];
+		char path[48];
+		snprintf(path, sizeof path, "replicas[%d]", i);
+		struct jx_ctx jr = { file, path, err };
+		if (!cJSON_IsObject(ro)) {
+			hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object", file, path);
+			goto out;
+		}
+		r->count = 1;
+		r->batch_share = -1;
+		if (jx_check_keys(&jr, ro, rk) < 0 ||
+		    jx_int(&jr, ro, "count", 0, 1, 1000000, &r->count) < 0 ||
+		    jx_num(&jr, ro, "batch_share", 0, 1e-9, 1, &r->batch_share) < 0)
+			goto out;
+		const cJSON *sts = jx_arr(&jr, ro, "stages", 1, &bad);
+		if (bad)
+			goto out;
+		int ns = cJSON_GetArraySize(sts);
+		if (ns == 0 || ns > 100000) {
+			hp_err_set(err, HP_EXIT_INPUT, "%s: %s.stages: expected at least one stage",
+				   file, path);
+			goto out;
+		}
+		r->n_stages = ns;
+		r->stages = xcalloc((size_t)ns, sizeof *r->stages);
+		for (int k = 0; k < ns; k++) {
+			char sp[80];
+			snprintf(sp, sizeof sp, "%s.stages[%d]", path, k);
+			if (parse_stage(&r->stages[k], cJSON_GetArrayItem(sts, k), file, sp, c,
+					err) < 0)
+				goto out;
+		}
+	}
+	/* Missing shares: split the batch evenly. */
+	int total = plan_dp(p), missing = 0;
+	for (int i = 0; i < n; i++)
+		missing += p->replicas[i].batch_share < 0;
+	if (missing == n)
+		for (int i = 0; i < n; i++)
+			p->replicas[i].batch_share = 1.0 / total;
+	else if (missing) {
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: replicas: give batch_share for every replica or for none", file);
+		goto out;
+	}
+	rc = 0;
+out:
+	cJSON_Delete(root);
+	return rc;
+}
+
+int plan_validate(const struct plan *p, const struct cluster *c,
+		  const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	if (p->gbs <= 0)
+		return hp_err_set(err, HP_EXIT_USAGE, "%s: global batch missing (--gbs)", ctx);
+	if (p->mbs <= 0 || p->mbs > p->gbs)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: micro-batch %d must be between 1 and the global batch %d",
+				  ctx, p->mbs, p->gbs);
+	int seq = p->seq_len ? p->seq_len : m->seq_len;
+	if (seq % p->cp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: cp %d does not divide the sequence length %d", ctx, p->cp,
+				  seq);
+	if (m->moe.experts) {
+		if (m->moe.experts % p->ep)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: ep %d does not divide the %d experts", ctx, p->ep,
+					  m->moe.experts);
+	} else if (p->ep > 1) {
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: ep %d given for a dense model (no experts)", ctx, p->ep);
+	}
+	int dp = plan_dp(p);
+	if ((dp * p->cp) % p->ep)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: ep %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
+				  ctx, p->ep, dp * p->cp);
+	double share_sum = 0;
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		share_sum += r->batch_share * r->count;
+		double seqs = plan_replica_seqs(p, i);
+		double mb = seqs / p->mbs;
+		if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
+					  ctx, i, seqs, p->mbs, p->gbs, dp);
+		int next = 0;
+		int pp = r->n_stages;
+		for (int s = 0; s < pp; s++) {
+			const struct stage *st = &r->stages[s];
+			const struct pool *pl = &c->pools[st->pool];
+			if (st->first_layer != next || st->last_layer < st->first_layer)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: replicas[%d].stages[%d]: layers %d-%d; expected a range starting at %d",
+						  ctx, i, s, st->first_layer, st->last_layer, next);
+			next = st->last_layer + 1;
+			if (m->heads % st->tp)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: tp %d does not divide the %d attention heads of %s",
+						  ctx, st->tp, m->heads, m->name);
+			if (st->tp > m->kv_heads && st->tp % m->kv_heads)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
+						  ctx, st->tp, m->kv_heads);
+			if (st->tp > pl->gpus_per_node)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: tp %d exceeds the %d GPUs per node of pool '%s' (TP stays inside a node)",
+						  ctx, st->tp, pl->gpus_per_node, pl->name);
+			if (p->schedule == SCHED_INTERLEAVED &&
+			    (st->last_layer - st->first_layer + 1) % p->vpp)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d; stage %d has %d",
+						  ctx, p->vpp, p->vpp, s,
+						  st->last_layer - st->first_layer + 1);
+		}
+		if (next != m->layers) {
+			if (next > m->layers)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: replicas[%d] has layers up to %d but %s has %d (0 to %d)",
+						  ctx, i, next - 1, m->name, m->layers, m->layers - 1);
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: replicas[%d] covers layers 0-%d; %s has %d",
+					  ctx, i, next - 1, m->name, m->layers);
+		}
+		if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: the interleaved schedule needs the micro-batch count (%ld) to be a multiple of pp %d",
+					  ctx, lround(mb), pp);
+	}
+	if (fabs(share_sum - 1) > 1e-6)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: batch shares add up to %.6g; expected 1", ctx, share_sum);
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++) {
+		int have = c->pools[i].nodes * c->pools[i].gpus_per_node;
+		if (used[i] > have)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: the plan needs %d GPUs of pool '%s', which has %d (%d nodes x %d)",
+					  ctx, used[i], c->pools[i].name, have, c->pools[i].nodes,
+					  c->pools[i].gpus_per_node);
+	}
+	return 0;
+}
+
+cJSON *plan_to_json(const struct plan *p, const struct cluster *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "mbs", p->mbs);
+	cJSON_AddNumberToObject(o, "gbs", p->gbs);
+	if (p->seq_len)
+		cJSON_AddNumberToObject(o, "seq_len", p->seq_len);
+	cJSON_AddStringToObject(o, "precision", hp_dtype_name(p->precision));
+	cJSON_AddStringToObject(o, "recompute", plan_recompute_name(p->recompute));
+	cJSON_AddNumberToObject(o, "zero", p->zero);
+	char sched[24];
+	if (p->schedule == SCHED_INTERLEAVED)
+		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);
+	else
+		snprintf(sched, sizeof sched, "1f1b");
+	cJSON_AddStringToObject(o, "schedule", sched);
+	cJSON_AddNumberToObject(o, "cp", p->cp);
+	cJSON_AddNumberToObject(o, "ep", p->ep);
+	cJSON_AddBoolToObject(o, "sp", p->sp);
+	cJSON_AddBoolToObject(o, "flash", p->flash);
+	cJSON *reps = cJSON_AddArrayToObject(o, "replicas");
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		cJSON *ro = cJSON_CreateObject();
+		cJSON_AddNumberToObject(ro, "count", r->count);
+		cJSON_AddNumberToObject(ro, "batch_share", r->batch_share);
+		cJSON *sts = cJSON_AddArrayToObject(ro, "stages");
+		for (int s = 0; s < r->n_stages; s++) {
+			const struct stage *st = &r->stages[s];
+			cJSON *so = cJSON_CreateObject();
+			cJSON_AddStringToObject(so, "pool", c->pools[st->pool].name);
+			cJSON_AddStringToObject(so, "gpu", c->pools[st->pool].gpu.name);
+			cJSON_AddNumberToObject(so, "tp", st->tp);
+			cJSON_AddNumberToObject(so, "first_layer", st->first_layer);
+			cJSON_AddNumberToObject(so, "last_layer", st->last_layer);
+			cJSON_AddItemToArray(sts, so);
+		}
+		cJSON_AddItemToArray(reps, ro);
+	}
+	return o;
+}

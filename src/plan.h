@@ -1,0 +1,91 @@
+/* plan.h — a training parallelization plan.
+ *
+ * A plan is a set of data-parallel replicas; each replica is a pipeline of
+ * stages; each stage is tp x cp GPUs of one pool holding a contiguous range
+ * of transformer blocks. Replicas with the same layout are kept as one
+ * group with a count, so a uniform plan of DP 1536 is one group. Each
+ * replica takes batch_share of the global batch (shares of all replicas sum
+ * to 1), so faster replicas can take more.
+ *
+ * JSON (the `estimate --plan` schema, also printed by the planner):
+ *   {"mbs","gbs","precision","recompute","zero","schedule","cp","ep",
+ *    "replicas":[{"count","batch_share",
+ *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
+ * layers are 0-based and inclusive; "count" is optional (default 1). */
+#ifndef HP_PLAN_H
+#define HP_PLAN_H
+
+#include "cluster.h"
+#include "model.h"
+
+struct cJSON;
+
+enum hp_schedule { SCHED_1F1B, SCHED_INTERLEAVED };
+
+struct stage {
+	int pool;             /* index into cluster.pools */
+	int tp;
+	int first_layer, last_layer;
+};
+
+struct replica {
+	int count;            /* identical replicas in this group */
+	double batch_share;   /* fraction of the global batch, per replica */
+	int n_stages;
+	struct stage *stages;
+};
+
+struct plan {
+	int mbs;              /* micro-batch, sequences */
+	int gbs;              /* global batch, sequences */
+	int seq_len;          /* 0: the model's */
+	enum hp_dtype precision;
+	enum hp_recompute recompute;
+	int zero;             /* 0 DDP, 1 distributed optimizer/ZeRO-1, 2, 3 */
+	enum hp_schedule schedule;
+	int vpp;              /* model chunks per stage (interleaved) */
+	int cp, ep;
+	int sp;               /* sequence parallel with TP (default on) */
+	int flash;            /* fused flash attention (default on) */
+	int n_replicas;       /* groups */
+	struct replica *replicas;
+};
+
+void plan_init(struct plan *p);
+void plan_free(struct plan *p);
+void plan_copy(struct plan *dst, const struct plan *src);
+
+/* A homogeneous plan on one pool: dp replicas of pp stages with tp each,
+ * layers split as evenly as possible (earlier stages take the remainder). */
+int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spec *m,
+		 int pool, int tp, int pp, int dp, struct hp_err *err);
+
+/* Parse the plan JSON; file names it in messages. Options already set in p
+ * (mbs, gbs, ...) are overridden by keys present in the file. */
+int plan_parse_json(struct plan *p, const char *text, size_t len, const char *file,
+		    const struct cluster *c, struct hp_err *err);
+
+/* Check the plan against the cluster and model: divisibility, layer
+ * coverage, GPUs available per pool, batch shares. Messages name the field
+ * or flag (ctx: "--plan plan.json" or "--tp"). */
+int plan_validate(const struct plan *p, const struct cluster *c,
+		  const struct model_spec *m, const char *ctx, struct hp_err *err);
+
+/* Total replicas, GPUs, and GPUs used per pool (array of HP_MAX_POOLS). */
+int plan_dp(const struct plan *p);
+int plan_gpus(const struct plan *p, int *per_pool);
+
+/* Sequences of the global batch replica group r runs per step, and its
+ * micro-batches. */
+double plan_replica_seqs(const struct plan *p, int r);
+int plan_replica_microbatches(const struct plan *p, int r);
+
+/* The plan as JSON (same schema), with pool names from c. */
+struct cJSON *plan_to_json(const struct plan *p, const struct cluster *c);
+
+const char *plan_recompute_name(enum hp_recompute r);
+int plan_recompute_parse(const char *s, enum hp_recompute *out);
+/* "1f1b" or "interleaved:V". */
+int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp);
+
+#endif

@@ -1,0 +1,393 @@
+/* util.c — allocation with one out-of-memory policy, error messages, and the
+ * number and size parsers every front end shares. */
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+static void (*fatal_hook)(void);
+
+void hp_set_fatal_hook(void (*hook)(void)) { fatal_hook = hook; }
+
+static void oom(size_t n)
+{
+	if (fatal_hook)
+		fatal_hook();
+	fprintf(stderr, "hetplan: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xmalloc(n), s, n);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(0);
+	char *s = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
+{
+	if (!err)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	err->code = code;
+	return -1;
+}
+
+void hp_err_prefix(struct hp_err *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	char pre[256], old[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof pre, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof old);
+	size_t n = hp_strlcpy(err->msg, pre, sizeof err->msg);
+	if (n + 2 < sizeof err->msg) {
+		memcpy(err->msg + n, ": ", 3);
+		hp_strlcpy(err->msg + n + 2, old, sizeof err->msg - n - 2);
+	}
+}
+
+size_t hp_strlcpy(char *dst, const char *src, size_t dstsize)
+{
+	size_t n = strlen(src);
+	if (dstsize) {
+		size_t c = n < dstsize - 1 ? n : dstsize - 1;
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
+int hp_strieq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+			return 0;
+	return *a == *b;
+}
+
+void hp_name_key(char *dst, size_t dstsize, const char *src)
+{
+	size_t j = 0;
+	for (; *src && j + 1 < dstsize; src++) {
+		unsigned char c = (unsigned char)*src;
+		if (c == '-' || c == '_' || c == ' ' || c == '.')
+			continue;
+		dst[j++] = (char)tolower(c);
+	}
+	if (dstsize)
+		dst[j] = '\0';
+}
+
+int hp_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 63 || lb > 63)
+		return 99;
+	int row[64];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int cost = tolower((unsigned char)a[i - 1]) !=
+				   tolower((unsigned char)b[j - 1]);
+			int v = diag + cost;
+			if (row[j] + 1 < v)
+				v = row[j] + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Parse the leading finite, non-negative decimal number of s; *end points
+ * past it. */
+static int parse_number(const char *s, double *v, const char **end)
+{
+	char *e;
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtod(s, &e);
+	if (e == s || errno || !isfinite(*v) || *v < 0)
+		return -1;
+	/* strtod accepts hex and "inf"/"nan"; a user typing those meant
+	 * something else. */
+	if (strpbrk(s, "xXnN") && strpbrk(s, "xXnN") < e)
+		return -1;
+	*end = e;
+	return 0;
+}
+
+int hp_parse_quantity(const char *s, double *out)
+{
+	double v;
+	const char *e;
+	if (parse_number(s, &v, &e))
+		return -1;
+	double mul = 1;
+	switch (*e) {
+	case '\0': break;
+	case 'k': case 'K': mul = 1e3; e++; break;
+	case 'm': case 'M': mul = 1e6; e++; break;
+	case 'b': case 'B': case 'g': case 'G': mul = 1e9; e++; break;
+	case 't': case 'T': mul = 1e12; e++; break;
+	case 'p': case 'P': mul = 1e15; e++; break;
+	default: return -1;
+	}
+	if (*e)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+int hp_parse_bytes(const char *s, double *out)
+{
+	double v;
+	const char *e;
+	if (parse_number(s, &v, &e))
+		return -1;
+	static const struct { const char *suffix; double mul; } units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "K", 1024.0 }, { "KiB", 1024.0 }, { "KB", 1e3 }, { "kB", 1e3 },
+		{ "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1e6 },
+		{ "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1e9 },
+		{ "T", 1099511627776.0 }, { "TiB", 1099511627776.0 }, { "TB", 1e12 },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(units); i++)
+		if (!strcmp(e, units[i].suffix)) {
+			*out = v * units[i].mul;
+			return 0;
+		}
+	return -1;
+}
+
+int hp_parse_duration(const char *s, double *seconds)
+{
+	double v;
+	const char *e;
+	if (parse_number(s, &v, &e))
+		return -1;
+	double mul;
+	if (!strcmp(e, "") || !strcmp(e, "s"))
+		mul = 1;
+	else if (!strcmp(e, "m") || !strcmp(e, "min"))
+		mul = 60;
+	else if (!strcmp(e, "h"))
+		mul = 3600;
+	else if (!strcmp(e, "d"))
+		mul = 86400;
+	else if (!strcmp(e, "w"))
+		mul = 7 * 86400;
+	else
+		return -1;
+	*seconds = v * mul;
+	return 0;
+}
+
+int hp_parse_int(const char *s, int *out)
+{
+	char *e;
+	if (!s || !*s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	long v = strtol(s, &e, 10);
+	if (*e || errno || v <= 0 || v > INT_MAX)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+char *hp_read_file(const char *path, size_t *len, struct hp_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap > ((size_t)256 << 20)) {
+				fclose(f);
+				free(buf);
+				hp_err_set(err, HP_EXIT_INPUT,
+					   "%s: file larger than 256 MiB", path);
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		hp_err_set(err, HP_EXIT_INPUT, "%s: read error", path);
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int hp_write_file_atomic(const char *path, const void *data, size_t len,
+			 struct hp_err *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+double hp_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+char *hp_fmt_bytes(char *buf, size_t n, double b)
+{
+	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	size_t i = 0;
+	double v = b < 0 ? -b : b;
+	while (v >= 1024 && i + 1 < HP_ARRAY_LEN(u)) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, n, "%s%.*f %s", b < 0 ? "-" : "", i ? 1 : 0, v, u[i]);
+	return buf;
+}
+
+char *hp_fmt_duration(char *buf, size_t n, double s)
+{
+	if (!isfinite(s))
+		snprintf(buf, n, "-");
+	else if (s < 1e-3)
+		snprintf(buf, n, "%.1f us", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, n, "%.1f ms", s * 1e3);
+	else if (s < 120)
+		snprintf(buf, n, "%.2f s", s);
+	else if (s < 7200)
+		snprintf(buf, n, "%.1f min", s / 60);
+	else if (s < 172800)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else
+		snprintf(buf, n, "%.1f d", s / 86400);
+	return buf;
+}
+
+char *hp_fmt_count(char *buf, size_t n, double v)
+{
+	static const struct { double d; const char *s; } u[] = {
+		{ 1e15, "P" }, { 1e12, "T" }, { 1e9, "B" }, { 1e6, "M" }, { 1e3, "K" },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(u); i++)
+		if (v >= u[i].d) {
+			snprintf(buf, n, "%.*f%s", v / u[i].d < 10 ? 2 : 1,
+				 v / u[i].d, u[i].s);
+			return buf;
+		}
+	snprintf(buf, n, "%.0f", v);
+	return buf;
+}

@@ -1,0 +1,94 @@
+/* util.h — memory, errors and small string helpers shared by the engine.
+ *
+ * Out-of-memory policy: the x* allocators never return NULL. On failure they
+ * call the fatal hook (the TUI installs one that restores the terminal) and
+ * abort, so callers carry no NULL checks for memory.
+ *
+ * Errors a user can cause are reported through struct hp_err: the engine
+ * fills msg with a sentence naming the file, JSON path or flag and what was
+ * expected; front ends print it and choose the exit code from code. */
+#ifndef HP_UTIL_H
+#define HP_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+/* Exit codes (documented in the man page). */
+enum {
+	HP_EXIT_OK = 0,
+	HP_EXIT_FAIL = 1,     /* runtime failure: I/O, network, infeasible */
+	HP_EXIT_USAGE = 2,    /* bad flags or arguments */
+	HP_EXIT_INPUT = 3,    /* a file or value is invalid (bad JSON, unknown GPU) */
+	HP_EXIT_NOFIT = 4,    /* the plan or model does not fit in memory */
+};
+
+struct hp_err {
+	int code;             /* one of HP_EXIT_*, 0 when no error */
+	char msg[512];
+};
+
+/* Fill err (if not NULL) with a printf-style message and code; returns -1 so
+ * callers can write `return hp_err_set(err, ...)`. */
+int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prepend "prefix: " to an existing message. */
+void hp_err_prefix(struct hp_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Called before abort() on out-of-memory; the TUI uses it to end curses. */
+void hp_set_fatal_hook(void (*hook)(void));
+
+/* Copy at most dstsize-1 bytes and always NUL-terminate. Returns strlen(src). */
+size_t hp_strlcpy(char *dst, const char *src, size_t dstsize);
+
+/* Case-insensitive equality. */
+int hp_strieq(const char *a, const char *b);
+
+/* Lower-case src without '-', '_', ' ', '.' into dst (a comparison key). */
+void hp_name_key(char *dst, size_t dstsize, const char *src);
+
+/* Edit distance between two short strings (for "did you mean"). */
+int hp_edit_distance(const char *a, const char *b);
+
+/* Parse a count with an optional SI suffix: "2T" = 2e12, "1.5M", "300B",
+ * "4k". Returns 0 on success, -1 if s is not such a number. */
+int hp_parse_quantity(const char *s, double *out);
+
+/* Parse a byte size: "8", "64K" (KiB), "1MiB", "4GB" (1e9), "2G" (GiB).
+ * K/M/G/T alone and KiB/MiB/GiB/TiB are powers of two; KB/MB/GB/TB are
+ * powers of ten. Returns 0 or -1. */
+int hp_parse_bytes(const char *s, double *out);
+
+/* Parse a duration: "30d", "12h", "90m", "3600s", "2w". Returns 0 or -1. */
+int hp_parse_duration(const char *s, double *seconds);
+
+/* Parse a strictly positive integer that fits in int. Returns 0 or -1. */
+int hp_parse_int(const char *s, int *out);
+
+/* Read a whole file into a NUL-terminated heap buffer (caller frees).
+ * Fails with HP_EXIT_INPUT naming the path. */
+char *hp_read_file(const char *path, size_t *len, struct hp_err *err);
+
+/* Write data to path atomically (temp file in the same directory, fsync,
+ * rename). The old file stays intact on any failure. Returns 0 or -1. */
+int hp_write_file_atomic(const char *path, const void *data, size_t len,
+			 struct hp_err *err);
+
+/* Monotonic clock in seconds. */
+double hp_now(void);
+
+/* Human formats into caller buffers; return buf. */
+char *hp_fmt_bytes(char *buf, size_t n, double bytes);     /* "38.2 GiB" */
+char *hp_fmt_duration(char *buf, size_t n, double s);      /* "3.4 d" */
+char *hp_fmt_count(char *buf, size_t n, double v);         /* "1.2T" */
+
+#define HP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define HP_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define HP_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif

@@ -1,0 +1,342 @@
+/* calib_rows.h — turn the measured training runs in tests/data/training.csv
+ * into hetplan inputs (cluster, model, plan) and a measured step time or
+ * peak memory. Shared by tests/test_accuracy.c and tests/tools/fit.c.
+ *
+ * The measured step time of each row comes from the source's own numbers,
+ * never from hetplan's FLOP counting: a step time as logged, the "implied
+ * step time" the notes derive with the source's formula, or tokens per
+ * second per GPU (B * s / (tokens/s/GPU * n)). */
+#ifndef HP_CALIB_ROWS_H
+#define HP_CALIB_ROWS_H
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "cluster.h"
+#include "perf.h"
+#include "plan.h"
+
+enum row_kind { ROW_TIME, ROW_MEMORY };
+
+struct calib_row {
+	char id[24], conf[16], model_name[64];
+	enum row_kind kind;
+	double measured;          /* seconds per step, or bytes per GPU */
+	int usable;
+	char skip[160];
+	struct cluster cluster;
+	struct model_spec model;
+	struct plan plan;
+};
+
+/* A small RFC 4180 reader: fields with quotes, commas and doubled quotes. */
+static int csv_next_record(FILE *f, char fields[][1200], int maxf)
+{
+	int n = 0, c, q = 0;
+	size_t len = 0;
+	char *cur = fields[0];
+	c = fgetc(f);
+	if (c == EOF)
+		return -1;
+	for (;; c = fgetc(f)) {
+		if (c == EOF || (!q && (c == '\n' || c == ','))) {
+			cur[len] = '\0';
+			n++;
+			if (c != ',' || n >= maxf)
+				break;
+			cur = fields[n];
+			len = 0;
+			continue;
+		}
+		if (c == '"') {
+			if (q) {
+				int d = fgetc(f);
+				if (d == '"') {
+					if (len < 1199)
+						cur[len++] = '"';
+				} else {
+					q = 0;
+					ungetc(d, f);
+				}
+			} else {
+				q = 1;
+			}
+			continue;
+		}
+		if (c == '\r' && !q)
+			continue;
+		if (len < 1199)
+			cur[len++] = (char)c;
+	}
+	return n;
+}
+
+static const char *field(char fields[][1200], char names[][1200], int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return fields[i];
+	return "";
+}
+
+static int ival(const char *s) { return *s ? atoi(s) : 0; }
+
+/* First number following `key` in s, or 0. */
+static double num_after(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (*p && !isdigit((unsigned char)*p))
+		p++;
+	return atof(p);
+}
+
+/* Number immediately before `key` (e.g. "1007 tokens/s/GPU"). */
+static double num_before(const char *s, const char *key)
+{
+	const char *p = strstr(s, key);
+	if (!p)
+		return 0;
+	while (p > s && p[-1] == ' ')
+		p--;
+	const char *e = p;
+	while (p > s && (isdigit((unsigned char)p[-1]) || p[-1] == '.'))
+		p--;
+	return p < e ? atof(p) : 0;
+}
+
+static int starts(const char *s, const char *pre) { return !strncmp(s, pre, strlen(pre)); }
+
+static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec *g)
+{
+	const char *name = "H100-SXM";
+	if (strstr(gpu, "A100-40GB"))
+		name = "A100-SXM4-40GB";
+	else if (strstr(gpu, "A100"))
+		name = "A100-SXM4-80GB";
+	else if (strstr(gpu, "GB200"))
+		name = "GB200";
+	else if (strstr(gpu, "B200"))
+		name = "B200";
+	*g = *catalog_gpu(cat, name);
+	if (strstr(gpu, "96GB HBM2e")) {
+		/* torchtitan's Grand Teton H100: 96 GB HBM2e, 500 W cap. */
+		g->mem_bytes = 96e9;
+		g->tdp_w = 500;
+	}
+}
+
+/* Fill r from one CSV record; r->usable says whether hetplan can run it. */
+static void row_build(const struct catalog *cat, char f[][1200], char names[][1200],
+		      int n, struct calib_row *r)
+{
+	memset(r, 0, sizeof *r);
+#define F(x) field(f, names, n, x)
+	hp_strlcpy(r->id, F("id"), sizeof r->id);
+	hp_strlcpy(r->model_name, F("model"), sizeof r->model_name);
+	const char *notes = F("notes");
+	const char *c0 = strstr(notes, "CONF:");
+	if (c0) {
+		size_t k = 0;
+		for (c0 += 5; *c0 && *c0 != ';' && k < sizeof r->conf - 1; c0++)
+			r->conf[k++] = *c0;
+		r->conf[k] = '\0';
+	}
+	const char *metric = F("metric");
+	r->kind = !strcmp(metric, "peak_memory_per_gpu") ? ROW_MEMORY : ROW_TIME;
+
+	struct model_spec *m = &r->model;
+	hp_strlcpy(m->name, r->id, sizeof m->name);
+	hp_strlcpy(m->display, F("model"), sizeof m->display);
+	m->layers = ival(F("n_layers"));
+	m->hidden = ival(F("hidden"));
+	m->heads = ival(F("n_heads"));
+	m->kv_heads = ival(F("n_kv_heads"));
+	m->ffn = ival(F("ffn_hidden"));
+	m->vocab = ival(F("vocab"));
+	m->seq_len = ival(F("seq_len"));
+	const char *mn = F("model");
+	int llama = strstr(mn, "LLAMA") || strstr(mn, "Llama");
+	int bloom = starts(r->id, "BL-");
+	int megatron2021 = starts(r->id, "N21") || starts(r->id, "K22") || bloom;
+	m->gated_mlp = llama;
+	m->tied_embeddings = !llama && !strstr(mn, "Nemotron");
+	m->bias = !llama && !strstr(mn, "Nemotron");
+	m->norm = llama ? NORM_RMS : NORM_LAYER;
+	m->position = llama || strstr(mn, "Nemotron") ? POS_ROPE : bloom ? POS_ALIBI : POS_LEARNED;
+	m->dropout = megatron2021;
+	if (bloom) {
+		if (!m->heads)
+			m->heads = 112;
+		if (!m->kv_heads)
+			m->kv_heads = m->heads;
+		if (!m->vocab)
+			m->vocab = 250880;
+		m->embedding_norm = 1;
+	}
+	if (!m->seq_len && strstr(notes, "seq_len=8192"))
+		m->seq_len = 8192;   /* torchtitan's llama3 default, stated in notes */
+	if (!m->vocab && strstr(mn, "GPT3"))
+		m->vocab = 51200;
+	if (!m->layers || !m->hidden || !m->heads || !m->ffn || !m->vocab || !m->seq_len) {
+		snprintf(r->skip, sizeof r->skip, "model shape incomplete");
+		return;
+	}
+	if (!m->kv_heads)
+		m->kv_heads = m->heads;
+	m->head_dim = m->hidden / m->heads;
+
+	int tp = ival(F("tp")), pp = ival(F("pp")), dp = ival(F("dp")), cp = ival(F("cp"));
+	int ep = ival(F("ep")), gbs = ival(F("global_batch")), mbs = ival(F("micro_batch"));
+	int ngpu = ival(F("n_gpus"));
+	if (!cp)
+		cp = 1;
+	if (!ep)
+		ep = 1;
+	if (!mbs && strstr(notes, "local batch") && pp == 1)
+		mbs = (int)num_after(notes, "local batch");
+	if (!tp || !pp || !dp || !gbs || !mbs || !ngpu) {
+		snprintf(r->skip, sizeof r->skip, "parallel config incomplete (tp %d pp %d dp %d gbs %d mbs %d)",
+			 tp, pp, dp, gbs, mbs);
+		return;
+	}
+
+	struct gpu_spec g;
+	row_gpu(cat, F("gpu"), &g);
+	struct cluster *c = &r->cluster;
+	cluster_init(c);
+	struct pool *p = &c->pools[0];
+	c->n_pools = 1;
+	memset(p, 0, sizeof *p);
+	hp_strlcpy(p->name, "pool", sizeof p->name);
+	p->gpu = g;
+	p->gpus_per_node = ngpu < 8 ? ngpu : (g.gen == GEN_BLACKWELL && strstr(F("gpu"), "GB200") ? 4 : 8);
+	p->nodes = (ngpu + p->gpus_per_node - 1) / p->gpus_per_node;
+	p->intra = g.def_intra;
+	p->nics = g.def_nics;
+	p->nic_gbps = g.def_nic_gbps;
+	const char *ic = F("interconnect");
+	if (strstr(ic, "8x200Gb/s")) {
+		p->nics = 8;
+		p->nic_gbps = 200;
+	} else if (strstr(ic, "Omni-Path")) {
+		p->nics = 4;
+		p->nic_gbps = 100;
+		p->intra = INTRA_NVLINK;
+	} else if (strstr(ic, "400Gb/s per GPU")) {
+		p->nics = 8;
+		p->nic_gbps = 400;
+	}
+	pool_apply_defaults(p);
+
+	struct plan *pl = &r->plan;
+	plan_init(pl);
+	pl->mbs = mbs;
+	pl->gbs = gbs;
+	pl->cp = cp;
+	pl->ep = ep;
+	pl->flash = !megatron2021;
+	pl->sp = !megatron2021 || starts(r->id, "K22");
+	const char *prec = F("precision");
+	pl->precision = strstr(prec, "fp8") || strstr(prec, "float8") ? HP_FP8
+			: strstr(prec, "fp16")                         ? HP_FP16
+								       : HP_BF16;
+	if (starts(r->id, "N21"))
+		pl->precision = HP_FP16;
+	const char *rc = F("recompute");
+	pl->recompute = starts(rc, "full") ? RC_FULL : starts(rc, "selective") ? RC_SELECTIVE : RC_NONE;
+	if (starts(r->id, "N21-T2"))
+		pl->recompute = RC_FULL;   /* notes: the Table-1 runs' settings */
+	if (bloom && !*rc)
+		pl->recompute = RC_FULL;
+	const char *z = F("zero_stage");
+	pl->zero = *z ? atoi(z) : (starts(r->id, "K22") ? 0 : 1);
+	if (bloom)
+		pl->zero = 1;
+	const char *sc = F("schedule");
+	int v = (int)num_after(sc, "v=");
+	if (!v)
+		v = (int)num_after(sc, "VP=");
+	if (strstr(sc, "interleaved") && v >= 2 && pp > 1) {
+		pl->schedule = SCHED_INTERLEAVED;
+		pl->vpp = v;
+		if ((m->layers / pp) % v)
+			pl->schedule = SCHED_1F1B, pl->vpp = 1;
+	}
+	struct hp_err err = { 0 };
+	if (plan_uniform(pl, c, m, 0, tp, pp, dp, &err) < 0) {
+		snprintf(r->skip, sizeof r->skip, "%.150s", err.msg);
+		return;
+	}
+	if (plan_validate(pl, c, m, r->id, &err) < 0) {
+		snprintf(r->skip, sizeof r->skip, "%.150s", err.msg);
+		return;
+	}
+
+	double value = atof(F("value"));
+	double tokens = (double)gbs * m->seq_len;
+	if (r->kind == ROW_MEMORY) {
+		r->measured = value * 1073741824.0;   /* GiB, or GB as reported ~ GiB */
+	} else if (!strcmp(metric, "step_time")) {
+		r->measured = value;
+	} else if (!strcmp(metric, "tokens_per_sec_per_gpu")) {
+		r->measured = tokens / (value * ngpu);
+	} else if (num_after(notes, "implied step time") > 0) {
+		r->measured = num_after(notes, "implied step time");
+	} else if (num_before(notes, "tokens/s/GPU") > 0) {
+		r->measured = tokens / (num_before(notes, "tokens/s/GPU") * ngpu);
+	} else {
+		snprintf(r->skip, sizeof r->skip, "no step time derivable from metric %s", metric);
+		return;
+	}
+	r->usable = 1;
+#undef F
+}
+
+/* Load every row of path. Returns the count; *rows is malloc'd. */
+static int rows_load(const struct catalog *cat, const char *path, struct calib_row **rows)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	static char names[40][1200], fields[40][1200];
+	int nn = csv_next_record(f, names, 40);
+	int cap = 128, n = 0;
+	*rows = calloc((size_t)cap, sizeof **rows);
+	int k;
+	while ((k = csv_next_record(f, fields, 40)) > 0) {
+		if (k < nn)
+			continue;
+		if (n == cap)
+			*rows = realloc(*rows, (size_t)(cap *= 2) * sizeof **rows);
+		row_build(cat, fields, names, nn, &(*rows)[n++]);
+	}
+	fclose(f);
+	return n;
+}
+
+/* Predicted value of a usable row (step seconds, or peak bytes). */
+static double row_predict(const struct calib_row *r, const struct perf_calib *k)
+{
+	struct estimate e;
+	struct hp_err err = { 0 };
+	if (perf_estimate(&r->cluster, &r->model, &r->plan, k, &e, &err) < 0)
+		return NAN;
+	double v = e.step_time_s;
+	if (r->kind == ROW_MEMORY) {
+		v = 0;
+		for (int i = 0; i < e.n_stages; i++)
+			if (e.stages[i].total > v)
+				v = e.stages[i].total;
+	}
+	estimate_free(&e);
+	return v;
+}
+
+#endif

@@ -1,0 +1,349 @@
+/* test_comm.c — unit tests of the communication model.
+ * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+ *
+ * Every expected value below comes from a hand calculation written next to
+ * it (NCCL's published constants, nccl-tests' formulas) or from a measured
+ * nccl-tests row (tests/data/comm.csv id given). */
+#include "t.h"
+#include "comm.h"
+
+static struct gpu_spec gpu(enum hp_gen gen, double link_Bps, int pcie_gen)
+{
+	struct gpu_spec g;
+	memset(&g, 0, sizeof g);
+	g.gen = gen;
+	g.link_Bps = link_Bps;
+	g.pcie_gen = pcie_gen;
+	return g;
+}
+
+/* n ranks, g per node, H100 SXM nodes with 8 x 400G NICs. */
+static struct comm_group h100(int n, int g)
+{
+	struct comm_group cg;
+	memset(&cg, 0, sizeof cg);
+	struct gpu_spec s = gpu(GEN_HOPPER, 450e9, 5);
+	cg.ranks = n;
+	cg.ranks_per_node = g;
+	comm_fabric_init(&cg.fab, &s, INTRA_NVSWITCH, 8, 400);
+	cg.oversub = 1;
+	return cg;
+}
+
+static double t_of(const struct comm_group *g, enum comm_coll c, double S,
+		   enum comm_algo a, enum comm_proto p)
+{
+	struct comm_result r;
+	struct hp_err e = { 0 };
+	if (comm_time(g, c, S, a, p, &r, &e))
+		return -1;
+	return r.time_s;
+}
+
+static double busbw_of(const struct comm_group *g, enum comm_coll c, double S,
+		       enum comm_algo a)
+{
+	struct comm_result r;
+	struct hp_err e = { 0 };
+	if (comm_time(g, c, S, a, COMM_PROTO_AUTO, &r, &e))
+		return -1;
+	return r.busbw_Bps;
+}
+
+TEST(busbw_factors)
+{
+	/* nccl-tests: all-reduce 2(n-1)/n, 8 ranks: 2*7/8 = 1.75. */
+	CHECK_NEAR(comm_busbw_factor(COMM_ALLREDUCE, 8), 1.75, 1e-12);
+	/* all-gather / reduce-scatter / all-to-all (n-1)/n: 7/8, 15/16. */
+	CHECK_NEAR(comm_busbw_factor(COMM_ALLGATHER, 8), 0.875, 1e-12);
+	CHECK_NEAR(comm_busbw_factor(COMM_REDUCESCATTER, 8), 0.875, 1e-12);
+	CHECK_NEAR(comm_busbw_factor(COMM_ALLTOALL, 16), 0.9375, 1e-12);
+	/* broadcast and send/recv: 1. */
+	CHECK_NEAR(comm_busbw_factor(COMM_BROADCAST, 64), 1.0, 1e-12);
+	CHECK_NEAR(comm_busbw_factor(COMM_SENDRECV, 2), 1.0, 1e-12);
+	/* one rank: 2*0/1 = 0, nothing on the bus. */
+	CHECK_NEAR(comm_busbw_factor(COMM_ALLREDUCE, 1), 0.0, 1e-12);
+}
+
+TEST(fabric_from_gpu)
+{
+	struct comm_fabric f;
+	/* NCCL: 18 NVLink4 links x 20.6 GB/s = 370.8 GB/s on H100 (450 line). */
+	struct gpu_spec h = gpu(GEN_HOPPER, 450e9, 5);
+	comm_fabric_init(&f, &h, INTRA_NVSWITCH, 8, 400);
+	CHECK_NEAR(f.intra_Bps, 370.8e9, 1e-9);
+	/* 400 Gb/s = 400e9 / 8 = 50e9 bytes/s per NIC. */
+	CHECK_NEAR(f.nic_Bps, 50e9, 1e-12);
+	CHECK_EQ_INT(f.nics, 8);
+	CHECK(f.nvls);
+	/* A100: 12 links x 20 = 240 GB/s (line 300). */
+	struct gpu_spec a = gpu(GEN_AMPERE, 300e9, 4);
+	comm_fabric_init(&f, &a, INTRA_NVSWITCH, 8, 200);
+	CHECK_NEAR(f.intra_Bps, 240e9, 1e-9);
+	CHECK(!f.nvls);                 /* no NVLink SHARP before Hopper */
+	/* B200: 18 x 40.1 = 721.8 GB/s (NCCL logs "maxBw 721.8"). */
+	struct gpu_spec b = gpu(GEN_BLACKWELL, 900e9, 6);
+	comm_fabric_init(&f, &b, INTRA_NVSWITCH, 8, 400);
+	CHECK_NEAR(f.intra_Bps, 721.8e9, 1e-9);
+	/* An NVSwitch H100 node wired as PCIe only: PCIe Gen5 51.2 GB/s. */
+	comm_fabric_init(&f, &h, INTRA_PCIE, 2, 200);
+	CHECK_NEAR(f.intra_Bps, 51.2e9, 1e-9);
+	CHECK(!f.nvls);
+	/* No NVLink on an L40S: asking for NVSwitch falls back to PCIe Gen4
+	 * (25.6 GB/s). */
+	struct gpu_spec l = gpu(GEN_ADA, 0, 4);
+	comm_fabric_init(&f, &l, INTRA_NVSWITCH, 4, 100);
+	CHECK_EQ_INT(f.intra, INTRA_PCIE);
+	CHECK_NEAR(f.intra_Bps, 25.6e9, 1e-9);
+}
+
+TEST(ring_latency_single_node)
+{
+	/* 8 H100 on one NVSwitch, all-reduce of 8 bytes, ring + LL.
+	 * NCCL: base 6.6 us + 2(n-1) = 14 hops x 0.6 us = 15.0 us; plus the
+	 * 4 us launch overhead the model adds = 19.0 us. The bytes term is
+	 * 8 * 1.75 / (a few GB/s) = a few ns. */
+	struct comm_group g = h100(8, 8);
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_RING, COMM_LL), 19.0e-6, 0.01);
+	/* ring + Simple: 8.4 + 14 x 3.4 = 56.0 us, + 4 = 60.0 us. */
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_RING, COMM_SIMPLE), 60.0e-6, 0.01);
+	/* NVLS: 25 us flat (no base), + 4 = 29 us. */
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_NVLS, COMM_SIMPLE), 29.0e-6, 0.01);
+	/* auto picks the cheapest of them: ring LL. */
+	struct comm_result r;
+	CHECK(comm_time(&g, COMM_ALLREDUCE, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_EQ_INT(r.algo, COMM_RING);
+	CHECK_EQ_INT(r.proto, COMM_LL);
+}
+
+TEST(ring_and_tree_latency_multi_node)
+{
+	/* 16 nodes x 8 GPUs, 8-byte all-reduce.
+	 * Ring + LL: base 6.6 + (254 - 30) intra hops x max(0.6, 1.0 net
+	 * overhead) + 30 network hops x 2.7 = 6.6 + 224 + 81 = 311.6 us; +4. */
+	struct comm_group g = h100(128, 8);
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_RING, COMM_LL), 315.6e-6, 0.01);
+	/* Tree + LL: 6.8 + 2 x (7 x 0.6 + log2(16) x 5.0) = 6.8 + 2 x 24.2
+	 * = 55.2 us; + 4 = 59.2 us. */
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_TREE, COMM_LL), 59.2e-6, 0.01);
+	/* 2 nodes x 1 GPU, tree + LL: 6.8 + 2 x 5.0 = 16.8 us; + 4 = 20.8 us.
+	 * Measured 8-byte all-reduce on 2x A100 over HDR: 19.9 us (V108). */
+	struct comm_group p;
+	memset(&p, 0, sizeof p);
+	struct gpu_spec a = gpu(GEN_AMPERE, 300e9, 4);
+	p.ranks = 2;
+	p.ranks_per_node = 1;
+	comm_fabric_init(&p.fab, &a, INTRA_NVSWITCH, 1, 200);
+	CHECK_NEAR(t_of(&p, COMM_ALLREDUCE, 8, COMM_TREE, COMM_LL), 20.8e-6, 0.01);
+	double t = t_of(&p, COMM_ALLREDUCE, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO);
+	CHECK(t > 19.9e-6 / 2 && t < 19.9e-6 * 2);
+}
+
+TEST(large_message_bandwidth)
+{
+	double S = 8.0 * 1073741824.0;
+	/* One H100 node, ring: busbw -> scale-up 370.8 GB/s (measured 360-370,
+	 * nccl-tests#212, V085/V086). */
+	struct comm_group g = h100(8, 8);
+	CHECK_NEAR(busbw_of(&g, COMM_ALLREDUCE, S, COMM_RING), 370.8e9, 0.01);
+	/* NVLS all-reduce: measured 478.87 GB/s at 8 GiB (Azure ND H100 v5,
+	 * V056). */
+	CHECK_NEAR(busbw_of(&g, COMM_ALLREDUCE, S, COMM_ALGO_AUTO), 478.87e9, 0.03);
+	/* p5 all-to-all, 2 nodes x 8: per-GPU NIC share 8 x 50 x 0.96 / 8 =
+	 * 48 GB/s; bytes leaving the GPU S*8/16; busbw = 0.88 x 48 x 15/8 =
+	 * 79.2 GB/s. Measured 79.25 GB/s at 2 GiB (V038). */
+	struct comm_group a = h100(16, 8);
+	CHECK_NEAR(busbw_of(&a, COMM_ALLTOALL, S, COMM_ALGO_AUTO), 79.25e9, 0.03);
+	/* Send/recv across nodes, one 400G NIC per GPU: 50 x 0.96 = 48 GB/s;
+	 * NVIDIA: "46-48 GB/s per NIC" for NDR 400 (V088). */
+	struct comm_group p = h100(2, 1);
+	p.fab.nics = 1;
+	CHECK_NEAR(busbw_of(&p, COMM_SENDRECV, S, COMM_ALGO_AUTO), 47e9, 0.03);
+}
+
+TEST(slowest_link_across_pools)
+{
+	/* One H100 NVSwitch node (8 x 400G) and one L40S PCIe Gen4 node
+	 * (4 x 100G) in the same group. Link by link the slower one wins:
+	 * scale-up becomes PCIe Gen4 25.6 GB/s, NICs 4 x 12.5 GB/s (node total
+	 * min(400, 50) = 50 GB/s), no NVLS, Ada tables. */
+	struct gpu_spec h = gpu(GEN_HOPPER, 450e9, 5), l = gpu(GEN_ADA, 0, 4);
+	struct comm_fabric fh, fl, m;
+	comm_fabric_init(&fh, &h, INTRA_NVSWITCH, 8, 400);
+	comm_fabric_init(&fl, &l, INTRA_PCIE, 4, 100);
+	comm_fabric_min(&m, &fh, &fl);
+	CHECK_EQ_INT(m.intra, INTRA_PCIE);
+	CHECK_NEAR(m.intra_Bps, 25.6e9, 1e-9);
+	CHECK_EQ_INT(m.nics, 4);
+	CHECK_NEAR(m.nic_Bps, 12.5e9, 1e-9);
+	CHECK(!m.nvls);
+	CHECK_EQ_INT(m.gen, GEN_ADA);
+	/* Order does not matter. */
+	struct comm_fabric m2;
+	comm_fabric_min(&m2, &fl, &fh);
+	CHECK_NEAR(m2.intra_Bps, m.intra_Bps, 1e-12);
+	CHECK_NEAR(m2.nic_Bps * m2.nics, m.nic_Bps * m.nics, 1e-12);
+	/* A 2 x 8 all-reduce of 8 GiB over that group: ring bound
+	 * min(25.6 PCIe, 4 x 12.5 x 0.96 = 48 NIC) = 25.6 GB/s. */
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	g.ranks = 16;
+	g.ranks_per_node = 8;
+	g.fab = m;
+	g.oversub = 1;
+	CHECK_NEAR(busbw_of(&g, COMM_ALLREDUCE, 8.0 * 1073741824.0, COMM_ALGO_AUTO),
+		   25.6e9, 0.02);
+	/* NVLink SHARP is gone with the L40S. */
+	struct comm_result r;
+	struct hp_err e = { 0 };
+	CHECK(comm_time(&g, COMM_ALLREDUCE, 1e9, COMM_NVLS_TREE, COMM_PROTO_AUTO, &r, &e) == -1);
+	CHECK_CONTAINS(e.msg, "nvls_tree");
+}
+
+TEST(wan_and_oversubscription)
+{
+	double S = 8.0 * 1073741824.0;
+	/* Two sites joined by a 10 GB/s WAN with 5 ms latency: the ring's
+	 * cross edge carries the whole bus traffic, so busbw <= 10 GB/s. */
+	struct comm_group g = h100(32, 8);
+	g.cross_site = 1;
+	g.wan_Bps = 10e9;
+	g.wan_latency_s = 5e-3;
+	double bw = busbw_of(&g, COMM_ALLREDUCE, S, COMM_RING);
+	CHECK(bw > 0 && bw <= 10e9);
+	/* Ring: every one of the 2(n-1) = 62 lock-step ring steps waits for
+	 * the WAN hop: >= 62 x 5 ms = 310 ms of latency. Tree crosses twice:
+	 * >= 10 ms. */
+	CHECK(t_of(&g, COMM_ALLREDUCE, 8, COMM_RING, COMM_SIMPLE) >= 0.310);
+	double tt = t_of(&g, COMM_ALLREDUCE, 8, COMM_TREE, COMM_SIMPLE);
+	CHECK(tt >= 0.010 && tt < 0.050);
+	/* Spine oversubscription 2:1 halves the all-to-all network share:
+	 * 16 x 8 GPUs, per-GPU share 48 -> 24 GB/s. */
+	struct comm_group a = h100(128, 8), b = h100(128, 8);
+	b.oversub = 2;
+	double ba = busbw_of(&a, COMM_ALLTOALL, S, COMM_ALGO_AUTO);
+	double bb = busbw_of(&b, COMM_ALLTOALL, S, COMM_ALGO_AUTO);
+	CHECK_NEAR(bb, ba / 2, 0.02);
+}
+
+TEST(enablement_rules)
+{
+	struct comm_result r;
+	struct hp_err e = { 0 };
+	/* NVLS needs Hopper+ NVSwitch. */
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	struct gpu_spec a = gpu(GEN_AMPERE, 300e9, 4);
+	g.ranks = 8;
+	g.ranks_per_node = 8;
+	comm_fabric_init(&g.fab, &a, INTRA_NVSWITCH, 8, 200);
+	CHECK(comm_time(&g, COMM_ALLREDUCE, 1e6, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == -1);
+	CHECK_CONTAINS(e.msg, "nvls");
+	/* Broadcast is ring-only in NCCL. */
+	CHECK(comm_time(&g, COMM_BROADCAST, 1e6, COMM_TREE, COMM_PROTO_AUTO, &r, &e) == -1);
+	/* PAT: all-gather with one GPU per node only. */
+	CHECK(comm_time(&g, COMM_ALLGATHER, 1e6, COMM_PAT, COMM_PROTO_AUTO, &r, &e) == -1);
+	struct comm_group p = h100(16, 1);
+	CHECK(comm_time(&p, COMM_ALLGATHER, 1e6, COMM_PAT, COMM_PROTO_AUTO, &r, &e) == 0);
+	CHECK_EQ_INT(r.algo, COMM_PAT);
+	/* PAT latency: 8 + log2(16) x 14 / 3.5 + 2.8 x 16 = 8 + 16 + 44.8 =
+	 * 68.8 us; + 4 = 72.8 us at a tiny size. */
+	CHECK_NEAR(t_of(&p, COMM_ALLGATHER, 16, COMM_PAT, COMM_SIMPLE), 72.8e-6, 0.01);
+	/* LL128 needs NVLink inside the node. */
+	struct comm_group q;
+	memset(&q, 0, sizeof q);
+	struct gpu_spec l = gpu(GEN_ADA, 0, 4);
+	q.ranks = 8;
+	q.ranks_per_node = 8;
+	comm_fabric_init(&q.fab, &l, INTRA_PCIE, 4, 100);
+	CHECK(comm_time(&q, COMM_ALLREDUCE, 1e6, COMM_RING, COMM_LL128, &r, &e) == -1);
+	/* A multi-node group needs NICs. */
+	q.ranks = 16;
+	q.fab.nics = 0;
+	CHECK(comm_time(&q, COMM_ALLREDUCE, 1e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == -1);
+	CHECK_CONTAINS(e.msg, "NIC");
+	/* All-to-all and send/recv are point-to-point. */
+	struct comm_group h = h100(16, 8);
+	CHECK(comm_time(&h, COMM_ALLTOALL, 1e6, COMM_RING, COMM_PROTO_AUTO, &r, &e) == -1);
+	CHECK(comm_time(&h, COMM_ALLTOALL, 1e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == 0);
+	CHECK_EQ_INT(r.algo, COMM_P2P);
+	/* A transport without in-order delivery keeps multi-node groups on
+	 * Simple. */
+	h.fab.net_simple_only = 1;
+	CHECK(comm_time(&h, COMM_ALLREDUCE, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == 0);
+	CHECK_EQ_INT(r.proto, COMM_SIMPLE);
+}
+
+TEST(conventions_and_edges)
+{
+	struct comm_group g = h100(64, 8);
+	struct comm_result r;
+	/* algbw = bytes / time, busbw = algbw x factor (nccl-tests). */
+	CHECK(comm_time(&g, COMM_REDUCESCATTER, 3e8, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_NEAR(r.algbw_Bps, 3e8 / r.time_s, 1e-12);
+	CHECK_NEAR(r.busbw_Bps, r.algbw_Bps * 63.0 / 64.0, 1e-12);
+	/* Time never falls as the size grows, for every collective (it can stay
+	 * flat where NCCL adds channels in step with the size). */
+	for (int c = 0; c < COMM_COLL_COUNT; c++) {
+		double prev = 0;
+		for (double S = 8; S <= 1e10; S *= 4) {
+			double t = t_of(&g, (enum comm_coll)c, S, COMM_ALGO_AUTO, COMM_PROTO_AUTO);
+			CHECK(t >= prev);
+			prev = t;
+		}
+	}
+	/* One rank moves nothing. */
+	struct comm_group one = h100(1, 1);
+	CHECK(comm_time(&one, COMM_ALLREDUCE, 1e9, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_NEAR(r.time_s, 0, 1e-12);
+	/* Bad input. */
+	struct hp_err e = { 0 };
+	struct comm_group bad = h100(0, 8);
+	CHECK(comm_time(&bad, COMM_ALLREDUCE, 1e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == -1);
+	CHECK(comm_time(&g, COMM_ALLREDUCE, -1, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == -1);
+}
+
+TEST(names)
+{
+	enum comm_coll c;
+	enum comm_algo a;
+	enum comm_proto p;
+	for (int i = 0; i < COMM_COLL_COUNT; i++) {
+		CHECK(comm_coll_parse(comm_coll_name((enum comm_coll)i), &c) == 0);
+		CHECK_EQ_INT(c, i);
+	}
+	for (int i = 0; i < COMM_ALGO_COUNT; i++) {
+		CHECK(comm_algo_parse(comm_algo_name((enum comm_algo)i), &a) == 0);
+		CHECK_EQ_INT(a, i);
+	}
+	for (int i = 0; i < COMM_PROTO_COUNT; i++) {
+		CHECK(comm_proto_parse(comm_proto_name((enum comm_proto)i), &p) == 0);
+		CHECK_EQ_INT(p, i);
+	}
+	/* nccl-tests spellings and case. */
+	CHECK(comm_coll_parse("all_reduce", &c) == 0 && c == COMM_ALLREDUCE);
+	CHECK(comm_coll_parse("Reduce-Scatter", &c) == 0 && c == COMM_REDUCESCATTER);
+	CHECK(comm_algo_parse("NVLS-Tree", &a) == 0 && a == COMM_NVLS_TREE);
+	CHECK(comm_proto_parse("LL128", &p) == 0 && p == COMM_LL128);
+	CHECK(comm_coll_parse("allreduc", &c) == -1);
+	CHECK(comm_algo_parse("", &a) == -1);
+	CHECK(comm_proto_parse(NULL, &p) == -1);
+	CHECK_STR(comm_coll_name(COMM_ALLTOALL), "alltoall");
+	CHECK_STR(comm_algo_name(COMM_NVLS_TREE), "nvls_tree");
+	CHECK_STR(comm_proto_name(COMM_SIMPLE), "simple");
+}
+
+int main(void)
+{
+	RUN(busbw_factors);
+	RUN(fabric_from_gpu);
+	RUN(ring_latency_single_node);
+	RUN(ring_and_tree_latency_multi_node);
+	RUN(large_message_bandwidth);
+	RUN(slowest_link_across_pools);
+	RUN(wan_and_oversubscription);
+	RUN(enablement_rules);
+	RUN(conventions_and_edges);
+	RUN(names);
+	return t_done("comm");
+}

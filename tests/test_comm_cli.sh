@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_comm_cli.sh — `hetplan comm` from the outside: exit codes, JSON keys,
+# messages. Run from the repository root after `make` built ./hetplan.
+# Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+set -u
+bin=./hetplan
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
+
+# expect NAME RC [GREP_STDERR] -- ARGS...: run, check the exit code and that
+# stderr mentions the text.
+expect() {
+	name=$1 want=$2 text=$3
+	shift 4
+	"$bin" comm "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name: exit $rc, want $want; stderr: $(cat "$tmp/err")"
+		return
+	fi
+	if [ -n "$text" ] && ! grep -q -- "$text" "$tmp/err"; then
+		bad "$name: stderr lacks '$text': $(cat "$tmp/err")"
+		return
+	fi
+	ok
+}
+
+base="--gpu H100 --gpus-per-node 8 --nodes 2"
+
+# A plain run.
+expect table 0 "" -- --collective allreduce --bytes 1MiB $base
+grep -q busbw "$tmp/out" && ok || bad "table: no busbw line"
+
+# JSON has every documented key, with sane values.
+expect json 0 "" -- --collective allgather --bytes 64M $base --format json
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ["time_us", "algbw_GBps", "busbw_GBps", "algorithm", "protocol",
+        "collective", "bytes", "ranks"]
+missing = [k for k in keys if k not in d]
+assert not missing, missing
+assert d["ranks"] == 16 and d["bytes"] == 64 * 2**20, d
+assert d["collective"] == "allgather"
+assert d["time_us"] > 0 and d["busbw_GBps"] > 0
+# nccl-tests: busbw = algbw * (n-1)/n for all-gather
+assert abs(d["busbw_GBps"] - d["algbw_GBps"] * 15 / 16) < 1e-6 * d["busbw_GBps"]
+' "$tmp/out"; then ok; else bad "json: keys or values"; fi
+
+# A sweep in JSON is an array, one entry per power of two: 8 .. 1K = 8 sizes.
+expect sweep_json 0 "" -- --collective reducescatter $base --sweep 8:1K --format json
+if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d, list) and len(d) == 8, len(d)
+assert [e["bytes"] for e in d] == [2**i for i in range(3, 11)]
+' "$tmp/out"; then ok; else bad "sweep_json: not 8 entries"; fi
+
+# Sweep table: header plus 8 rows.
+expect sweep_table 0 "" -- --collective broadcast $base --sweep 8:1K
+[ "$(grep -c '^ *[0-9]' "$tmp/out")" -eq 8 ] && ok || bad "sweep_table: rows"
+
+# Forced algorithm and protocol.
+expect forced 0 "" -- --collective allreduce --bytes 4K $base --algo ring --proto ll --format json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["algorithm"]=="ring" and d["protocol"]=="ll"' "$tmp/out" && ok || bad "forced: algo/proto"
+
+# --help goes to stdout and exits 0.
+"$bin" comm --help >"$tmp/out" 2>"$tmp/err" && grep -q "usage: hetplan comm" "$tmp/out" && ok || bad "help"
+
+# Errors.
+expect unknown_gpu 3 "H999" -- --collective allreduce --bytes 1M --gpu H999 --gpus-per-node 8 --nodes 1
+expect bad_size 2 "--bytes: expected a size like 64K, 1MiB or 4GB, got 'abc'" -- --collective allreduce --bytes abc $base
+expect missing_bytes 2 "--bytes" -- --collective allreduce $base
+expect bad_coll 2 "--collective" -- --collective allreduc --bytes 1M $base
+expect bad_algo 2 "--algo" -- --collective allreduce --bytes 1M $base --algo fast
+expect bad_nodes 2 "--nodes" -- --collective allreduce --bytes 1M --gpu H100 --gpus-per-node 8 --nodes -1
+expect bad_sweep 2 "--sweep" -- --collective allreduce $base --sweep 1G:8
+expect bad_format 2 "--format" -- --collective allreduce --bytes 1M $base --format xml
+expect unknown_flag 2 "--frobnicate" -- --collective allreduce --bytes 1M $base --frobnicate
+# NVLS needs NVLink SHARP: an A100 cannot (invalid input, names the algorithm).
+expect nvls_a100 3 "nvls" -- --collective allreduce --bytes 1M --gpu A100 --gpus-per-node 8 --nodes 1 --algo nvls
+
+echo "comm_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

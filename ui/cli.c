@@ -1,0 +1,275 @@
+/* cli.c — subcommand dispatch, the catalog listings, shared CLI helpers. */
+#include "cli.h"
+#include "cmd_comm.h"
+#include "jsonx.h"
+#include "model.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv, const struct catalog *cat);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "estimate", cmd_estimate, "evaluate one plan: step time, memory, comm, cost" },
+	{ "comm", cmd_comm, "time one collective on a given system" },
+	{ "gpus", cmd_gpus, "list the GPU catalog" },
+	{ "models", cmd_models, "list the model presets" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: hetplan [--no-color] [--ascii] [--no-mouse]   open the TUI\n"
+		"       hetplan COMMAND [options]                     batch mode\n"
+		"       hetplan --help | --version\n\ncommands:\n");
+	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'hetplan COMMAND --help' describes each; 'man hetplan' has the rest.\n");
+}
+
+int cli_fail(const struct hp_err *err, int fallback)
+{
+	fprintf(stderr, "hetplan: %s\n", err->msg);
+	return err->code ? err->code : fallback;
+}
+
+int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
+{
+	static const char *const names[] = { "table", "json", "csv", "md" };
+	for (unsigned i = 0; i < HP_ARRAY_LEN(names); i++)
+		if ((allowed & (1u << i)) && !strcmp(s, names[i])) {
+			*f = (enum cli_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+int cli_load_model(const struct catalog *cat, const char *arg,
+		   struct model_spec *out, struct hp_err *err)
+{
+	const struct model_spec *m = catalog_model(cat, arg);
+	struct stat st;
+	if (m && stat(arg, &st) != 0) {
+		*out = *m;
+		return 0;
+	}
+	if (stat(arg, &st) != 0) {
+		if (strchr(arg, '/') || strstr(arg, ".json"))
+			return hp_err_set(err, HP_EXIT_INPUT, "-m %s: no such file", arg);
+		return catalog_model_unknown(cat, arg, "-m", err);
+	}
+	size_t len;
+	char *text = hp_read_file(arg, &len, err);
+	if (!text)
+		return -1;
+	cJSON *root = jx_parse(text, len, arg, err);
+	free(text);
+	if (!root)
+		return -1;
+	int rc = catalog_parse_model(root, arg, "", out, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int cmd_gpus(int argc, char **argv, const struct catalog *cat)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, 0, 'f' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	enum cli_format fmt = FMT_TABLE;
+	int o;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		if (o == 'h') {
+			printf("usage: hetplan gpus [--format table|json|csv]\n");
+			return 0;
+		}
+		if (o == 'f' && !cli_parse_format(optarg, &fmt, 7))
+			continue;
+		if (o == 'f')
+			fprintf(stderr, "hetplan gpus: --format: expected table, json or csv, got '%s'\n",
+				optarg);
+		else
+			fprintf(stderr, "hetplan gpus: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+		return HP_EXIT_USAGE;
+	}
+	if (fmt == FMT_JSON) {
+		cJSON *arr = cJSON_CreateArray();
+		for (int i = 0; i < cat->n_gpus; i++) {
+			const struct gpu_spec *g = &cat->gpus[i];
+			cJSON *o2 = cJSON_CreateObject();
+			cJSON_AddStringToObject(o2, "name", g->name);
+			cJSON *al = cJSON_AddArrayToObject(o2, "aliases");
+			for (int a = 0; a < g->n_aliases; a++)
+				cJSON_AddItemToArray(al, cJSON_CreateString(g->aliases[a]));
+			cJSON_AddStringToObject(o2, "vendor", g->vendor);
+			cJSON_AddStringToObject(o2, "arch", g->arch);
+			cJSON_AddNumberToObject(o2, "memory_bytes", g->mem_bytes);
+			cJSON_AddNumberToObject(o2, "hbm_bytes_per_s", g->hbm_Bps);
+			cJSON *fl = cJSON_AddObjectToObject(o2, "dense_flops");
+			for (int d = 0; d < HP_DTYPE_COUNT; d++)
+				cJSON_AddNumberToObject(fl, hp_dtype_name((enum hp_dtype)d), g->flops[d]);
+			cJSON_AddNumberToObject(o2, "scaleup_bytes_per_s_per_dir", g->link_Bps);
+			cJSON_AddNumberToObject(o2, "scaleup_domain", g->domain);
+			cJSON_AddNumberToObject(o2, "tdp_w", g->tdp_w);
+			cJSON_AddStringToObject(o2, "source", g->source);
+			cJSON_AddItemToArray(arr, o2);
+		}
+		char *s = cJSON_Print(arr);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(arr);
+		return 0;
+	}
+	if (fmt == FMT_CSV)
+		printf("name,arch,memory_gb,hbm_tbps,bf16_tflops,fp8_tflops,scaleup_gbps_per_dir,domain,tdp_w\n");
+	else
+		printf("%-16s %-10s %7s %7s %8s %8s %9s %6s %6s\n", "GPU", "ARCH", "MEM GB",
+		       "HBM TB/s", "BF16 TF", "FP8 TF", "LINK GB/s", "DOMAIN", "TDP W");
+	for (int i = 0; i < cat->n_gpus; i++) {
+		const struct gpu_spec *g = &cat->gpus[i];
+		char arch[16];
+		hp_strlcpy(arch, hp_gen_name(g->gen), sizeof arch);
+		if (fmt == FMT_CSV)
+			printf("%s,%s,%g,%g,%g,%g,%g,%d,%g\n", g->name, arch, g->mem_bytes / 1e9,
+			       g->hbm_Bps / 1e12, g->flops[HP_BF16] / 1e12, g->flops[HP_FP8] / 1e12,
+			       g->link_Bps / 1e9, g->domain, g->tdp_w);
+		else
+			printf("%-16s %-10s %7.0f %8.2f %8.1f %8.1f %9.0f %6d %6.0f\n", g->name, arch,
+			       g->mem_bytes / 1e9, g->hbm_Bps / 1e12, g->flops[HP_BF16] / 1e12,
+			       g->flops[HP_FP8] / 1e12, g->link_Bps / 1e9, g->domain, g->tdp_w);
+	}
+	return 0;
+}
+
+int cmd_models(int argc, char **argv, const struct catalog *cat)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, 0, 'f' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	enum cli_format fmt = FMT_TABLE;
+	int o;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		if (o == 'h') {
+			printf("usage: hetplan models [--format table|json|csv]\n");
+			return 0;
+		}
+		if (o == 'f' && !cli_parse_format(optarg, &fmt, 7))
+			continue;
+		if (o == 'f')
+			fprintf(stderr, "hetplan models: --format: expected table, json or csv, got '%s'\n",
+				optarg);
+		else
+			fprintf(stderr, "hetplan models: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+		return HP_EXIT_USAGE;
+	}
+	cJSON *arr = fmt == FMT_JSON ? cJSON_CreateArray() : NULL;
+	if (fmt == FMT_CSV)
+		printf("name,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,experts,top_k,params,active_params\n");
+	else if (fmt == FMT_TABLE)
+		printf("%-16s %6s %6s %5s %4s %6s %7s %6s %8s %9s %9s\n", "MODEL", "LAYERS",
+		       "HIDDEN", "HEADS", "KV", "FFN", "VOCAB", "SEQ", "EXPERTS", "PARAMS",
+		       "ACTIVE");
+	for (int i = 0; i < cat->n_models; i++) {
+		const struct model_spec *m = &cat->models[i];
+		struct param_count pc;
+		model_params(m, &pc);
+		char tot[16], act[16];
+		hp_fmt_count(tot, sizeof tot, pc.total);
+		hp_fmt_count(act, sizeof act, pc.active);
+		if (fmt == FMT_JSON) {
+			cJSON *o2 = cJSON_CreateObject();
+			cJSON_AddStringToObject(o2, "name", m->name);
+			cJSON_AddStringToObject(o2, "display", m->display);
+			cJSON_AddNumberToObject(o2, "layers", m->layers);
+			cJSON_AddNumberToObject(o2, "hidden", m->hidden);
+			cJSON_AddNumberToObject(o2, "heads", m->heads);
+			cJSON_AddNumberToObject(o2, "kv_heads", m->kv_heads);
+			cJSON_AddNumberToObject(o2, "ffn", m->ffn);
+			cJSON_AddBoolToObject(o2, "gated_mlp", m->gated_mlp);
+			cJSON_AddNumberToObject(o2, "vocab", m->vocab);
+			cJSON_AddNumberToObject(o2, "seq_len", m->seq_len);
+			cJSON_AddBoolToObject(o2, "tied_embeddings", m->tied_embeddings);
+			if (m->moe.experts) {
+				cJSON *mo = cJSON_AddObjectToObject(o2, "moe");
+				cJSON_AddNumberToObject(mo, "experts", m->moe.experts);
+				cJSON_AddNumberToObject(mo, "top_k", m->moe.top_k);
+				cJSON_AddNumberToObject(mo, "expert_ffn", m->moe.expert_ffn);
+				cJSON_AddNumberToObject(mo, "shared_experts", m->moe.shared_experts);
+				cJSON_AddNumberToObject(mo, "dense_layers", m->moe.dense_layers);
+			}
+			cJSON_AddNumberToObject(o2, "params", pc.total);
+			cJSON_AddNumberToObject(o2, "active_params", pc.active);
+			cJSON_AddStringToObject(o2, "source", m->source);
+			cJSON_AddItemToArray(arr, o2);
+		} else if (fmt == FMT_CSV) {
+			printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m->name, m->layers,
+			       m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq_len,
+			       m->moe.experts, m->moe.top_k, pc.total, pc.active);
+		} else {
+			printf("%-16s %6d %6d %5d %4d %6d %7d %6d %8s %9s %9s\n", m->name, m->layers,
+			       m->hidden, m->heads, m->kv_heads,
+			       m->moe.experts ? m->moe.expert_ffn : m->ffn, m->vocab, m->seq_len,
+			       m->moe.experts ? "" : "-", tot, act);
+			if (m->moe.experts)
+				printf("%-16s %6s %6s %5s %4s %6s %7s %6s %4dx%-3d\n", "", "", "", "",
+				       "", "", "", "", m->moe.experts, m->moe.top_k);
+		}
+	}
+	if (arr) {
+		char *s = cJSON_Print(arr);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(arr);
+	}
+	return 0;
+}
+
+int cli_main(int argc, char **argv)
+{
+	struct catalog cat;
+	struct hp_err err = { 0 };
+	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("hetplan %s\n", HETPLAN_VERSION);
+		return 0;
+	}
+	if (catalog_load(&cat, NULL, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	int rc;
+	if (argc < 2 || argv[1][0] == '-') {
+		rc = tui_main(argc, argv, &cat);
+	} else {
+		const struct command *cmd = NULL;
+		for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
+			if (!strcmp(argv[1], commands[i].name))
+				cmd = &commands[i];
+		if (!cmd) {
+			fprintf(stderr, "hetplan: unknown command '%s'\n", argv[1]);
+			usage(stderr);
+			rc = HP_EXIT_USAGE;
+		} else {
+			rc = cmd->run(argc - 1, argv + 1, &cat);
+		}
+	}
+	catalog_done(&cat);
+	return rc;
+}

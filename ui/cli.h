@@ -1,0 +1,31 @@
+/* cli.h — the batch front end: subcommand dispatch and shared helpers.
+ * Everything here may print; the engine in src/ never does. */
+#ifndef HP_CLI_H
+#define HP_CLI_H
+
+#include <stdio.h>
+#include "catalog.h"
+#include "cluster.h"
+#include "plan.h"
+
+#define HETPLAN_VERSION "0.1.0"
+
+int cli_main(int argc, char **argv);
+
+/* Print "hetplan: msg" to stderr and return err->code (or fallback). */
+int cli_fail(const struct hp_err *err, int fallback);
+
+/* Resolve -m: a preset name, or a JSON file holding one model object. */
+int cli_load_model(const struct catalog *cat, const char *arg,
+		   struct model_spec *out, struct hp_err *err);
+
+/* Output formats. */
+enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD };
+int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
+
+int cmd_estimate(int argc, char **argv, const struct catalog *cat);
+int cmd_gpus(int argc, char **argv, const struct catalog *cat);
+int cmd_models(int argc, char **argv, const struct catalog *cat);
+int tui_main(int argc, char **argv, const struct catalog *cat);
+
+#endif

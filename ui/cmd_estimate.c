@@ -1,0 +1,418 @@
+/* cmd_estimate.c — `hetplan estimate`: evaluate one plan. */
+#include "cli.h"
+#include "jsonx.h"
+#include "perf.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char estimate_usage[] =
+	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
+	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full]\n"
+	"         [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
+	"         [--no-sp] [--format table|json]\n"
+	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+	"\n"
+	"  -c, --cluster FILE   cluster JSON (pools, fabric)\n"
+	"      --pool SPEC      NODESxGPUSxGPU[,key=value...], e.g. 16x8xH100-SXM,nics=8,nic_gbps=400\n"
+	"  -m, --model M        preset name ('hetplan models') or a model JSON file\n"
+	"      --on POOL        pool for a --tp/--pp/--dp plan (default: the first)\n"
+	"      --dp N           data-parallel replicas (default: all GPUs of the pool)\n"
+	"      --plan FILE      any plan, heterogeneous ones included (JSON schema in the man page)\n"
+	"\n"
+	"Exit status: 0 fits, 4 does not fit in memory, 2 usage, 3 invalid input.\n";
+
+enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
+       O_ZERO, O_SCHED, O_PLAN, O_FORMAT, O_ON, O_ATTN, O_NOSP };
+
+static const struct option estimate_opts[] = {
+	{ "cluster", required_argument, 0, 'c' },
+	{ "pool", required_argument, 0, O_POOL },
+	{ "model", required_argument, 0, 'm' },
+	{ "tp", required_argument, 0, O_TP },
+	{ "pp", required_argument, 0, O_PP },
+	{ "dp", required_argument, 0, O_DP },
+	{ "cp", required_argument, 0, O_CP },
+	{ "ep", required_argument, 0, O_EP },
+	{ "mbs", required_argument, 0, O_MBS },
+	{ "gbs", required_argument, 0, O_GBS },
+	{ "seq-len", required_argument, 0, O_SEQ },
+	{ "precision", required_argument, 0, O_PREC },
+	{ "recompute", required_argument, 0, O_RC },
+	{ "zero", required_argument, 0, O_ZERO },
+	{ "schedule", required_argument, 0, O_SCHED },
+	{ "attention", required_argument, 0, O_ATTN },
+	{ "no-sp", no_argument, 0, O_NOSP },
+	{ "plan", required_argument, 0, O_PLAN },
+	{ "on", required_argument, 0, O_ON },
+	{ "format", required_argument, 0, O_FORMAT },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int bad_int(const char *flag, const char *v, const char *what)
+{
+	fprintf(stderr, "hetplan estimate: --%s: expected %s, got '%s'\n", flag, what, v);
+	return HP_EXIT_USAGE;
+}
+
+static cJSON *estimate_json(const struct estimate *e, const struct cluster *c,
+			    const struct plan *p, const struct model_spec *m)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "model", m->name);
+	cJSON_AddNumberToObject(o, "seq_len", e->seq_len);
+	cJSON_AddNumberToObject(o, "gpus", e->n_gpus);
+	cJSON_AddNumberToObject(o, "step_time_s", e->step_time_s);
+	cJSON_AddNumberToObject(o, "tokens_per_s", e->tokens_per_s);
+	cJSON_AddNumberToObject(o, "mfu", e->mfu);
+	cJSON_AddNumberToObject(o, "hfu", e->hfu);
+	cJSON_AddNumberToObject(o, "model_tflops_per_gpu", e->model_tflops_per_gpu);
+	cJSON_AddNumberToObject(o, "model_flops_per_step", e->model_flops);
+	cJSON_AddNumberToObject(o, "hardware_flops_per_step", e->hw_flops);
+	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
+	cJSON_AddNumberToObject(bd, "compute", e->bd.compute);
+	cJSON_AddNumberToObject(bd, "recompute", e->bd.recompute);
+	cJSON_AddNumberToObject(bd, "tp_comm", e->bd.tp_comm);
+	cJSON_AddNumberToObject(bd, "pp_comm", e->bd.pp_comm);
+	cJSON_AddNumberToObject(bd, "dp_comm", e->bd.dp_comm);
+	cJSON_AddNumberToObject(bd, "ep_comm", e->bd.ep_comm);
+	cJSON_AddNumberToObject(bd, "cp_comm", e->bd.cp_comm);
+	cJSON_AddNumberToObject(bd, "bubble", e->bd.bubble);
+	cJSON_AddNumberToObject(bd, "optimizer", e->bd.optimizer);
+	cJSON_AddNumberToObject(bd, "overhead", e->bd.overhead);
+	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *s = &e->stages[i];
+		cJSON *so = cJSON_CreateObject();
+		cJSON_AddNumberToObject(so, "replica_group", s->group);
+		cJSON_AddNumberToObject(so, "stage", s->index);
+		cJSON_AddStringToObject(so, "pool", c->pools[s->pool].name);
+		cJSON_AddStringToObject(so, "gpu", c->pools[s->pool].gpu.name);
+		cJSON_AddNumberToObject(so, "tp", s->tp);
+		cJSON_AddNumberToObject(so, "first_layer", s->first_layer);
+		cJSON_AddNumberToObject(so, "last_layer", s->last_layer);
+		cJSON_AddNumberToObject(so, "weights_bytes", s->weights);
+		cJSON_AddNumberToObject(so, "grads_bytes", s->grads);
+		cJSON_AddNumberToObject(so, "optimizer_bytes", s->optimizer);
+		cJSON_AddNumberToObject(so, "activations_bytes", s->activations);
+		cJSON_AddNumberToObject(so, "other_bytes", s->other);
+		cJSON_AddNumberToObject(so, "total_bytes", s->total);
+		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
+		cJSON_AddBoolToObject(so, "fits", s->fits);
+		cJSON_AddNumberToObject(so, "time_per_microbatch_s", s->t_total);
+		cJSON_AddItemToArray(mem, so);
+	}
+	cJSON_AddBoolToObject(o, "fits", e->fits);
+	if (!e->fits)
+		cJSON_AddNumberToObject(o, "memory_over_bytes", e->worst_over_bytes);
+	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddStringToObject(co, "dim", perf_dim_name((enum perf_dim)d));
+		cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
+		cJSON_AddNumberToObject(co, "bytes", pc->bytes);
+		cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
+		cJSON_AddNumberToObject(co, "group", pc->group);
+		cJSON_AddNumberToObject(co, "group_nodes", pc->group_nodes);
+		cJSON_AddStringToObject(co, "link", pc->link);
+		cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
+		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
+		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
+		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
+		cJSON_AddItemToArray(cm, co);
+	}
+	cJSON *cost = cJSON_AddObjectToObject(o, "cost");
+	if (e->price_known) {
+		cJSON_AddNumberToObject(cost, "usd_per_hour", e->usd_per_hour);
+		cJSON_AddNumberToObject(cost, "usd_per_million_tokens", e->usd_per_mtok);
+	} else {
+		cJSON_AddNullToObject(cost, "usd_per_hour");
+		cJSON_AddNullToObject(cost, "usd_per_million_tokens");
+	}
+	cJSON *src = cJSON_AddArrayToObject(cost, "price_sources");
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i]) {
+			cJSON *ps = cJSON_CreateObject();
+			cJSON_AddStringToObject(ps, "pool", c->pools[i].name);
+			if (c->pools[i].usd_per_node_h > 0)
+				cJSON_AddNumberToObject(ps, "usd_per_node_hour", c->pools[i].usd_per_node_h);
+			else
+				cJSON_AddNullToObject(ps, "usd_per_node_hour");
+			cJSON_AddStringToObject(ps, "source", c->pools[i].price_source);
+			cJSON_AddItemToArray(src, ps);
+		}
+	cJSON *en = cJSON_AddObjectToObject(o, "energy");
+	cJSON_AddNumberToObject(en, "power_kw", e->power_kw);
+	cJSON_AddNumberToObject(en, "joules_per_token", e->joules_per_token);
+	cJSON_AddStringToObject(en, "method",
+				"board TDP x (0.4 + 0.6 x compute share of the step) x 1.35 for host, NICs and fans");
+	cJSON_AddItemToObject(o, "plan", plan_to_json(p, c));
+	return o;
+}
+
+static void print_table(const struct estimate *e, const struct cluster *c,
+			const struct plan *p, const struct model_spec *m)
+{
+	char a[32], b[32];
+	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d\n",
+	       m->display, e->n_gpus, e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
+	       plan_recompute_name(p->recompute), p->zero);
+	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
+	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
+	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
+	printf("  model TFLOP/s    %.1f per GPU\n", e->model_tflops_per_gpu);
+	if (e->price_known)
+		printf("  cost             $%.2f/h, $%.3f per 1M tokens\n", e->usd_per_hour,
+		       e->usd_per_mtok);
+	else
+		printf("  cost             unknown (a pool has no price)\n");
+	printf("  power            %.1f kW, %.2f J/token (estimate)\n", e->power_kw,
+	       e->joules_per_token);
+	printf("\n  breakdown (s)    compute %.3f  recompute %.3f  bubble %.3f  optimizer %.3f\n",
+	       e->bd.compute, e->bd.recompute, e->bd.bubble, e->bd.optimizer);
+	printf("                   tp %.3f  pp %.3f  dp %.3f  cp %.3f  ep %.3f  other %.3f\n",
+	       e->bd.tp_comm, e->bd.pp_comm, e->bd.dp_comm, e->bd.cp_comm, e->bd.ep_comm,
+	       e->bd.overhead);
+	printf("\n  %-5s %-5s %-14s %3s %-9s %10s %10s %10s %10s %10s %s\n", "GROUP", "STAGE",
+	       "POOL", "TP", "LAYERS", "WEIGHTS", "GRADS", "OPTIM", "ACTS", "TOTAL", "FITS");
+	int shown = 0;
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *s = &e->stages[i];
+		if (shown >= 12 && i != e->worst_stage && i != e->n_stages - 1)
+			continue;
+		char w[16], g[16], op[16], ac[16], tt[16], cap[16], ly[16];
+		snprintf(ly, sizeof ly, "%d-%d", s->first_layer, s->last_layer);
+		hp_fmt_bytes(w, sizeof w, s->weights);
+		hp_fmt_bytes(g, sizeof g, s->grads);
+		hp_fmt_bytes(op, sizeof op, s->optimizer);
+		hp_fmt_bytes(ac, sizeof ac, s->activations);
+		hp_fmt_bytes(tt, sizeof tt, s->total);
+		hp_fmt_bytes(cap, sizeof cap, s->capacity);
+		printf("  %-5d %-5d %-14s %3d %-9s %10s %10s %10s %10s %10s %s of %s\n", s->group,
+		       s->index, c->pools[s->pool].name, s->tp, ly, w, g, op, ac, tt,
+		       s->fits ? "yes" : "NO", cap);
+		shown++;
+	}
+	if (shown < e->n_stages)
+		printf("  (%d more stages)\n", e->n_stages - shown);
+	printf("\n  %-4s %-14s %10s %6s %-22s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
+	       "BYTES", "GROUP", "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		hp_fmt_bytes(a, sizeof a, pc->bytes);
+		char t1[24], t2[24];
+		printf("  %-4s %-14s %10s %6d %-22s %-9s %-7s %10s %10s\n",
+		       perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), a, pc->group,
+		       pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
+		       hp_fmt_duration(t1, sizeof t1, pc->time_s),
+		       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
+	}
+	if (!e->fits) {
+		const struct perf_stage *s = &e->stages[e->worst_stage];
+		printf("\n  DOES NOT FIT: stage %d on %s needs %s, %s more than its %s\n",
+		       s->index, c->pools[s->pool].gpu.name, hp_fmt_bytes(a, sizeof a, s->total),
+		       hp_fmt_bytes(b, sizeof b, e->worst_over_bytes),
+		       hp_fmt_bytes((char[32]){ 0 }, 32, s->capacity));
+	}
+}
+
+int cmd_estimate(int argc, char **argv, const struct catalog *cat)
+{
+	struct cluster c;
+	struct plan p;
+	struct model_spec m;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	plan_init(&p);
+	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *on = NULL;
+	const char *pools[HP_MAX_POOLS];
+	int n_pools = 0, tp = 0, pp = 0, dp = 0, have_mbs = 0;
+	enum cli_format fmt = FMT_TABLE;
+	int rc = HP_EXIT_USAGE, o, v;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":c:m:h", estimate_opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(estimate_usage, stdout);
+			rc = 0;
+			goto out;
+		case 'c': cluster_file = optarg; break;
+		case 'm': model_arg = optarg; break;
+		case O_POOL:
+			if (n_pools == HP_MAX_POOLS) {
+				fprintf(stderr, "hetplan estimate: --pool: at most %d pools\n", HP_MAX_POOLS);
+				goto out;
+			}
+			pools[n_pools++] = optarg;
+			break;
+		case O_TP: if (hp_parse_int(optarg, &tp)) { rc = bad_int("tp", optarg, "a positive integer"); goto out; } break;
+		case O_PP: if (hp_parse_int(optarg, &pp)) { rc = bad_int("pp", optarg, "a positive integer"); goto out; } break;
+		case O_DP: if (hp_parse_int(optarg, &dp)) { rc = bad_int("dp", optarg, "a positive integer"); goto out; } break;
+		case O_CP: if (hp_parse_int(optarg, &p.cp)) { rc = bad_int("cp", optarg, "a positive integer"); goto out; } break;
+		case O_EP: if (hp_parse_int(optarg, &p.ep)) { rc = bad_int("ep", optarg, "a positive integer"); goto out; } break;
+		case O_MBS: if (hp_parse_int(optarg, &p.mbs)) { rc = bad_int("mbs", optarg, "a positive integer"); goto out; } have_mbs = 1; break;
+		case O_GBS: if (hp_parse_int(optarg, &p.gbs)) { rc = bad_int("gbs", optarg, "a positive integer"); goto out; } break;
+		case O_SEQ: if (hp_parse_int(optarg, &p.seq_len)) { rc = bad_int("seq-len", optarg, "a positive integer"); goto out; } break;
+		case O_ZERO:
+			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3) {
+				rc = bad_int("zero", optarg, "0, 1, 2 or 3");
+				goto out;
+			}
+			p.zero = strcmp(optarg, "0") ? v : 0;
+			break;
+		case O_PREC:
+			if (hp_dtype_parse(optarg, &p.precision) || p.precision == HP_FP32 ||
+			    p.precision == HP_TF32) {
+				rc = bad_int("precision", optarg, "bf16, fp16 or fp8");
+				goto out;
+			}
+			break;
+		case O_RC:
+			if (plan_recompute_parse(optarg, &p.recompute)) {
+				rc = bad_int("recompute", optarg, "none, selective or full");
+				goto out;
+			}
+			break;
+		case O_SCHED:
+			if (plan_schedule_parse(optarg, &p.schedule, &p.vpp)) {
+				rc = bad_int("schedule", optarg, "1f1b or interleaved:V (V from 2 to 64)");
+				goto out;
+			}
+			break;
+		case O_ATTN:
+			if (!strcmp(optarg, "flash"))
+				p.flash = 1;
+			else if (!strcmp(optarg, "unfused"))
+				p.flash = 0;
+			else {
+				rc = bad_int("attention", optarg, "flash or unfused");
+				goto out;
+			}
+			break;
+		case O_NOSP: p.sp = 0; break;
+		case O_PLAN: plan_file = optarg; break;
+		case O_ON: on = optarg; break;
+		case O_FORMAT:
+			if (cli_parse_format(optarg, &fmt, 3)) {
+				rc = bad_int("format", optarg, "table or json");
+				goto out;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "hetplan estimate: %s: missing value\n", argv[optind - 1]);
+			goto out;
+		default:
+			fprintf(stderr, "hetplan estimate: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hetplan estimate: unexpected argument '%s'\n", argv[optind]);
+		goto out;
+	}
+	if (!model_arg) {
+		fprintf(stderr, "hetplan estimate: -m MODEL is required (a preset or a JSON file)\n");
+		goto out;
+	}
+	if (!cluster_file && !n_pools) {
+		fprintf(stderr, "hetplan estimate: give a cluster: -c CLUSTER.json or --pool SPEC\n");
+		goto out;
+	}
+	if (cluster_file && cluster_load(&c, cluster_file, cat, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_INPUT);
+		goto out;
+	}
+	for (int i = 0; i < n_pools; i++)
+		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_USAGE);
+			goto out;
+		}
+	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_INPUT);
+		goto out;
+	}
+	const char *ctx;
+	if (plan_file) {
+		size_t len;
+		char *text = hp_read_file(plan_file, &len, &err);
+		if (!text || plan_parse_json(&p, text, len, plan_file, &c, &err) < 0) {
+			free(text);
+			rc = cli_fail(&err, HP_EXIT_INPUT);
+			goto out;
+		}
+		free(text);
+		ctx = plan_file;
+	} else {
+		if (!tp || !pp) {
+			fprintf(stderr, "hetplan estimate: --tp and --pp are required (or --plan FILE)\n");
+			goto out;
+		}
+		if (!have_mbs || !p.gbs) {
+			fprintf(stderr, "hetplan estimate: --mbs and --gbs are required\n");
+			goto out;
+		}
+		int pool = 0;
+		if (on && (pool = cluster_pool_index(&c, on)) < 0) {
+			fprintf(stderr, "hetplan estimate: --on: no pool named '%s'\n", on);
+			rc = HP_EXIT_INPUT;
+			goto out;
+		}
+		if (!dp) {
+			int have = c.pools[pool].nodes * c.pools[pool].gpus_per_node;
+			dp = have / (tp * pp * p.cp);
+			if (dp < 1) {
+				fprintf(stderr,
+					"hetplan estimate: tp %d x pp %d x cp %d = %d GPUs; pool '%s' has %d\n",
+					tp, pp, p.cp, tp * pp * p.cp, c.pools[pool].name, have);
+				rc = HP_EXIT_INPUT;
+				goto out;
+			}
+		}
+		if (plan_uniform(&p, &c, &m, pool, tp, pp, dp, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_INPUT);
+			goto out;
+		}
+		ctx = "plan flags";
+	}
+	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_INPUT);
+		goto out;
+	}
+	struct estimate e;
+	if (perf_estimate(&c, &m, &p, NULL, &e, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_FAIL);
+		goto out;
+	}
+	if (fmt == FMT_JSON) {
+		cJSON *j = estimate_json(&e, &c, &p, &m);
+		char *s = cJSON_Print(j);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(j);
+	} else {
+		print_table(&e, &c, &p, &m);
+	}
+	if (!e.fits) {
+		char a[32];
+		fprintf(stderr, "hetplan: the plan does not fit in GPU memory (%s over on the fullest stage)\n",
+			hp_fmt_bytes(a, sizeof a, e.worst_over_bytes));
+	}
+	rc = e.fits ? 0 : HP_EXIT_NOFIT;
+	estimate_free(&e);
+out:
+	plan_free(&p);
+	return rc;
+}
