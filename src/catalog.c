@@ -467,12 +467,38 @@ static void closest(const char *name, const char *const *cands, int n,
 int catalog_gpu_unknown(const struct catalog *cat, const char *name,
 			const char *where, struct hp_err *err)
 {
-	const char **c = xcalloc((size_t)cat->n_gpus, sizeof *c);
-	for (int i = 0; i < cat->n_gpus; i++)
-		c[i] = cat->gpus[i].name;
-	char list[160];
-	closest(name, c, cat->n_gpus, list, sizeof list);
-	free(c);
+	/* Rank GPUs by the closest of their name and aliases, so "H1000"
+	 * lands next to "H100" rather than "A10". */
+	int best[3] = { -1, -1, -1 }, bd[3] = { 1 << 30, 1 << 30, 1 << 30 };
+	char key[64], ck[64];
+	gpu_key(key, sizeof key, name);
+	for (int i = 0; i < cat->n_gpus; i++) {
+		const struct gpu_spec *g = &cat->gpus[i];
+		gpu_key(ck, sizeof ck, g->name);
+		int d = hp_edit_distance(key, ck);
+		for (int a = 0; a < g->n_aliases; a++) {
+			gpu_key(ck, sizeof ck, g->aliases[a]);
+			int da = hp_edit_distance(key, ck);
+			if (da < d)
+				d = da;
+		}
+		for (int j = 0; j < 3; j++)
+			if (d < bd[j]) {
+				for (int k = 2; k > j; k--) {
+					bd[k] = bd[k - 1];
+					best[k] = best[k - 1];
+				}
+				bd[j] = d;
+				best[j] = i;
+				break;
+			}
+	}
+	char list[160] = "";
+	for (int j = 0; j < 3 && best[j] >= 0; j++) {
+		if (j)
+			strncat(list, ", ", sizeof list - strlen(list) - 1);
+		strncat(list, cat->gpus[best[j]].name, sizeof list - strlen(list) - 1);
+	}
 	return hp_err_set(err, HP_EXIT_INPUT,
 			  "%s: unknown GPU '%s' (closest: %s; 'hetplan gpus' lists all)",
 			  where, name, list);

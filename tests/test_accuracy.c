@@ -16,6 +16,28 @@ static struct catalog cat;
 static struct calib_row *rows;
 static int n_rows;
 
+/* Memory rows the model does not reproduce today, excluded from the bound
+ * and printed as KNOWN MISS (the list is closed: any other row outside
+ * +-15% fails):
+ *  TT-02, TT-04  torchtitan's op-level selective checkpointing keeps only
+ *                some matmul outputs; hetplan's "selective" is Megatron's
+ *                (attention core), which under flash keeps everything: +22%
+ *                and +30%. The sequence length is assumed (8192).
+ *  TT-07         70B, FSDP32 x TP8, fp8 + torch.compile: -38%; compile and
+ *                float8 buffers and the fp32 loss are not modelled.
+ *  BL-02..04     BLOOM pre-flight, vocab and recompute not stated: -15% to
+ *                -18%. */
+static const char *const mem_known_miss[] = { "TT-02", "TT-04", "TT-07", "BL-02",
+					      "BL-03", "BL-04" };
+
+static int is_mem_known_miss(const char *id)
+{
+	for (size_t i = 0; i < HP_ARRAY_LEN(mem_known_miss); i++)
+		if (!strcmp(id, mem_known_miss[i]))
+			return 1;
+	return 0;
+}
+
 static double err_pct(double pred, double meas) { return 100.0 * (pred - meas) / meas; }
 
 TEST(table_and_bounds)
@@ -36,13 +58,13 @@ TEST(table_and_bounds)
 		double pred = row_predict(r, NULL);
 		double e = err_pct(pred, r->measured);
 		if (r->kind == ROW_MEMORY) {
-			printf("%-10s %-6.6s %-28.28s %9.1f GiB %9.1f GiB %+7.1f%%\n", r->id, r->conf,
-			       r->model_name, pred / 1073741824.0, r->measured / 1073741824.0, e);
+			int known = is_mem_known_miss(r->id);
+			printf("%-10s %-6.6s %-28.28s %9.1f GiB %9.1f GiB %+7.1f%%%s\n", r->id, r->conf,
+			       r->model_name, pred / 1073741824.0, r->measured / 1073741824.0, e,
+			       known ? "  KNOWN MISS" : "");
 			n_mem++;
-			if (!strcmp(r->conf, "high") || !strcmp(r->conf, "medium-high")) {
-				if (fabs(e) > 15)
-					T_FAILF("%s: memory off by %+.1f%% (bound 15%%)", r->id, e);
-			}
+			if (!known && fabs(e) > 15)
+				T_FAILF("%s: memory off by %+.1f%% (bound 15%%)", r->id, e);
 			continue;
 		}
 		printf("%-10s %-6.6s %-28.28s %10.2f s %10.2f s %+7.1f%%\n", r->id, r->conf,

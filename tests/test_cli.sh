@@ -1,0 +1,115 @@
+#!/bin/sh
+# test_cli.sh — the batch CLI as a user meets it: exit codes, messages that
+# name the file/field/flag, JSON keys, heterogeneous plans. Run from the
+# repository root after `make`.
+set -u
+H=./hetplan
+D=tests/data/cli
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE 'stderr substring' -- command...
+expect() {
+	code=$1 want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
+	if [ -n "$want" ] && ! grep -qF -- "$want" "$T/err"; then
+		bad "$* -> stderr lacks '$want': $(head -c 300 "$T/err")"; return; fi
+	ok
+}
+json() { python3 -c "import json,sys; d=json.load(open('$T/out')); $1" 2>"$T/pyerr" || { bad "json check: $1 ($(cat "$T/pyerr" | tail -1))"; return 1; }; ok; }
+
+E="$H estimate --pool 2x8xH100-SXM -m llama3.1-8b"
+
+# --- good runs -------------------------------------------------------------
+expect 0 "" $H --version
+expect 0 "" $H --help
+expect 0 "" $H gpus
+expect 0 "" $H gpus --format json
+json "assert len(d) == 27 and any(g['name'] == 'H100-SXM' for g in d)"
+expect 0 "" $H models --format json
+json "m = {x['name']: x for x in d}; assert m['llama3.1-405b']['params'] == 405853388800"
+expect 0 "" $H models --format csv
+expect 0 "" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full --format json
+json "
+for k in ('step_time_s','tokens_per_s','mfu','hfu','model_tflops_per_gpu','breakdown_s','memory','cost','energy','comm','plan'):
+    assert k in d, k
+for k in ('compute','recompute','tp_comm','pp_comm','dp_comm','ep_comm','cp_comm','bubble','optimizer'):
+    assert k in d['breakdown_s'], k
+for k in ('weights_bytes','grads_bytes','optimizer_bytes','activations_bytes','total_bytes','capacity_bytes','fits'):
+    assert k in d['memory'][0], k
+assert 'usd_per_hour' in d['cost'] and 'usd_per_million_tokens' in d['cost']
+assert 'power_kw' in d['energy'] and 'joules_per_token' in d['energy']
+# 16 GPUs, gbs 64 x 8192 tokens: tokens/s * step = 524288 exactly
+assert abs(d['tokens_per_s'] * d['step_time_s'] - 64 * 8192) < 1e-3
+assert d['gpus'] == 16 and d['plan']['replicas'][0]['count'] == 16
+"
+# The printed plan feeds back into --plan and gives the same step time.
+python3 -c "import json; d=json.load(open('$T/out')); json.dump(d['plan'], open('$T/plan.json','w'))"
+cp "$T/out" "$T/first.json"
+expect 0 "" $E --plan "$T/plan.json" --format json
+json "a=json.load(open('$T/first.json')); assert a['step_time_s'] == d['step_time_s'], (a['step_time_s'], d['step_time_s'])"
+
+# Heterogeneous plan: H100 replicas run the whole model on TP8; A100-40GB
+# replicas need two stages; shares 0.3125 x 2 + 0.1875 x 2 = 1.
+expect 0 "" $H estimate -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json --format json
+json "
+assert d['gpus'] == 16 + 32, d['gpus']
+st = d['memory']; assert len(st) == 6
+assert st[0]['gpu'] == 'H100-SXM' and st[2]['gpu'] == 'A100-SXM4-40GB'
+assert st[2]['last_layer'] == 19 and st[5]['first_layer'] == 60
+assert [s['replica_group'] for s in st] == [0, 0, 1, 1, 1, 1]
+# capacity is the GPU's: 40 GB A100 vs 80 GB H100
+assert st[2]['capacity_bytes'] < st[0]['capacity_bytes']
+"
+# Does not fit: 70B on one node with no sharding -> exit 4 with the overflow.
+expect 4 "does not fit" $H estimate --pool 1x8xH100 -m llama3.1-70b --tp 1 --pp 1 --mbs 1 --gbs 8 --zero 0
+
+# --- bad input -------------------------------------------------------------
+expect 2 "-m MODEL is required" $H estimate --pool 1x8xH100 --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "--tp: expected a positive integer, got '-2'" $E --tp -2 --pp 1 --mbs 1 --gbs 8
+expect 2 "--tp: expected a positive integer, got '1e99'" $E --tp 1e99 --pp 1 --mbs 1 --gbs 8
+expect 2 "--gbs: expected a positive integer, got '99999999999999'" $E --tp 1 --pp 1 --mbs 1 --gbs 99999999999999
+expect 2 "--precision: expected bf16, fp16 or fp8" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp64
+expect 2 "--schedule: expected 1f1b or interleaved:V" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --schedule zigzag
+expect 2 "unknown option" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --frobnicate
+expect 2 "--pool: expected NODESxGPUSxGPU" $H estimate --pool 16xH100 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 "unknown GPU 'H1000' (closest: H100" $H estimate --pool 2x8xH1000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 "unknown model 'llama9-70b'" $E -m llama9-70b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 "tp 3 does not divide the 32 attention heads" $E --tp 3 --pp 1 --dp 1 --mbs 1 --gbs 8
+expect 3 "--pp: 40 pipeline stages for a model of 32 layers" $E --tp 1 --pp 40 --dp 1 --mbs 1 --gbs 8
+expect 3 "tp 16 exceeds the 8 GPUs per node" $E --tp 16 --pp 1 --dp 1 --mbs 1 --gbs 8
+expect 3 "needs 32 GPUs of pool" $E --tp 8 --pp 4 --dp 1 --mbs 1 --gbs 8
+expect 3 "not a positive multiple of the micro-batch" $E --tp 1 --pp 1 --dp 16 --mbs 3 --gbs 64
+
+printf '{"pools": [{"gpu": "H100", "nodes": -4}]}' >"$T/c1.json"
+expect 3 "c1.json: pools[0].nodes: expected a positive integer, got -4" $H estimate -c "$T/c1.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"pools": [{"gpu": "H100", "nodes": 2}, {"gpu": "A100", "nodes": 1e12}]}' >"$T/c2.json"
+expect 3 "pools[1].nodes: expected a positive integer, got 1000000000000" $H estimate -c "$T/c2.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"pools": [{"gpu": "H100", "nodes": 2,}]}' >"$T/c3.json"
+expect 3 "c3.json: line 1, column" $H estimate -c "$T/c3.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"pools": [{"nodes": 2}]}' >"$T/c4.json"
+expect 3 "pools[0].gpu: missing, expected a string" $H estimate -c "$T/c4.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"pools": [{"gpu": "L40S", "nodes": 2, "intra": "nvswitch"}]}' >"$T/c5.json"
+expect 3 "L40S has no NVLink" $H estimate -c "$T/c5.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+: >"$T/empty.json"
+expect 3 "empty file" $H estimate -c "$T/empty.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 "No such file" $H estimate -c "$T/missing.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"name": "x", "layers": 0, "hidden": 4096, "heads": 32, "ffn": 11008, "vocab": 32000}' >"$T/m1.json"
+expect 3 "m1.json: layers: expected an integer from 1 to 100000, got 0" $H estimate --pool 1x8xH100 -m "$T/m1.json" --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"name": "x", "layers": 2, "hidden": 4096, "heads": 30, "ffn": 11008, "vocab": 32000}' >"$T/m2.json"
+expect 3 "heads: 30 does not divide hidden 4096" $H estimate --pool 1x8xH100 -m "$T/m2.json" --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"mbs": 1, "gbs": 8, "replicas": [{"stages": [{"pool": "nope", "first_layer": 0, "last_layer": 31}]}]}' >"$T/p1.json"
+expect 3 "replicas[0].stages[0].pool: no pool named \"nope\"" $E --plan "$T/p1.json"
+printf '{"mbs": 1, "gbs": 8, "replicas": [{"stages": [{"pool": "h100-sxm", "first_layer": 0, "last_layer": 20}]}]}' >"$T/p2.json"
+expect 3 "covers layers 0-20" $E --plan "$T/p2.json"
+expect 3 "covers layers" $E --plan "$T/p2.json"
+printf '{"mbs": 1, "gbs": 8, "replicas": [{"batch_share": 0.5, "stages": [{"pool": "h100-sxm", "first_layer": 0, "last_layer": 31}]}]}' >"$T/p3.json"
+expect 3 "batch shares add up to 0.5" $E --plan "$T/p3.json"
+expect 2 "unknown command 'plann'" $H plann
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]

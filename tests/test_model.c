@@ -1,0 +1,171 @@
+/* test_model.c — parameter counts, FLOPs and memory arithmetic against
+ * published numbers and hand calculations. */
+#include "t.h"
+#include "catalog.h"
+#include "model.h"
+
+static struct catalog cat;
+
+static const struct model_spec *M(const char *name)
+{
+	const struct model_spec *m = catalog_model(&cat, name);
+	if (!m)
+		T_FAILF("preset %s missing", name);
+	return m;
+}
+
+static double total(const char *name)
+{
+	struct param_count pc;
+	model_params(M(name), &pc);
+	return pc.total;
+}
+
+static double active(const char *name)
+{
+	struct param_count pc;
+	model_params(M(name), &pc);
+	return pc.active;
+}
+
+/* Exact counts from the released Hugging Face configs / logs. */
+TEST(exact_published_counts)
+{
+	CHECK_NEAR(total("llama3.1-8b"), 8030261248.0, 0);
+	CHECK_NEAR(total("llama3.1-70b"), 70553706496.0, 0);
+	CHECK_NEAR(total("llama3.1-405b"), 405853388800.0, 0);
+	CHECK_NEAR(total("llama2-70b"), 68976648192.0, 0);
+	CHECK_NEAR(total("llama2-7b"), 6738415616.0, 0);
+	/* BLOOM's training log: 176,247,271,424 parameters. */
+	CHECK_NEAR(total("bloom-176b"), 176247271424.0, 0);
+}
+
+/* Rounded published sizes, to the precision they are published with. */
+TEST(rounded_published_counts)
+{
+	CHECK_NEAR(total("gpt3-175b"), 174.6e9, 0.001);      /* Narayanan Table 2 */
+	CHECK_NEAR(total("gpt-1t"), 1008e9, 0.001);          /* Narayanan Table 1 */
+	CHECK_NEAR(total("gpt-529.6b"), 529.6e9, 0.001);
+	CHECK_NEAR(total("gpt-1.7b"), 1.7e9, 0.03);
+	CHECK_NEAR(total("mixtral-8x7b"), 46.7e9, 0.002);    /* 46.7B total */
+	CHECK_NEAR(active("mixtral-8x7b"), 12.9e9, 0.005);   /* 12.9B active */
+	CHECK_NEAR(total("mixtral-8x22b"), 141e9, 0.005);
+	CHECK_NEAR(active("mixtral-8x22b"), 39e9, 0.01);
+	CHECK_NEAR(total("deepseek-v3"), 671e9, 0.001);      /* 671B total */
+	CHECK_NEAR(active("deepseek-v3"), 37e9, 0.02);       /* 37B active */
+	CHECK_NEAR(total("nemotron4-340b"), 340e9, 0.005);
+	CHECK_NEAR(total("qwen2.5-72b"), 72.7e9, 0.001);
+	CHECK_NEAR(total("llama2-13b"), 13.0e9, 0.002);
+}
+
+/* Every preset matches the size it states within 1%. */
+TEST(every_preset_has_its_size)
+{
+	for (int i = 0; i < cat.n_models; i++) {
+		const struct model_spec *m = &cat.models[i];
+		struct param_count pc;
+		model_params(m, &pc);
+		CHECK(m->published_params > 0);
+		if (fabs(pc.total - m->published_params) > 0.03 * m->published_params)
+			T_FAILF("%s: %.4g params, published %.4g", m->name, pc.total,
+				m->published_params);
+	}
+}
+
+/* Narayanan et al. 2021 Eq. 3 by hand for GPT 1.7B (L=24, h=2304, V=51200,
+ * s=2048), B=512: 96*B*s*L*h^2*(1 + s/(6h) + V/(16*L*h)) = 1.5555e17 FLOPs
+ * (with 137 TFLOP/s on 32 GPUs this is the paper's 3.55 s step). The model
+ * counts biases and norms as free, as the paper does. */
+TEST(hardware_flops_eq3)
+{
+	const struct model_spec *m = M("gpt-1.7b");
+	double B = 512, s = 2048, L = 24, h = 2304, V = 51200;
+	double eq3 = 96 * B * s * L * h * h * (1 + s / (6 * h) + V / (16 * L * h));
+	CHECK_NEAR(model_step_hw_flops(m, B * s, s, RC_FULL), eq3, 1e-9);
+	/* Without recompute: 72 B s L h^2 (1 + s/6h + V/12Lh) (Korthikanti). */
+	double k22 = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+	CHECK_NEAR(model_step_flops(m, B * s, s), k22, 1e-9);
+}
+
+/* Megatron 2024 formula for Llama-3 8B, as NeMo's tables use it: FLOPs per
+ * token 5.7913e10 at s = 8192 (reference §9: reported 5.7910e10). */
+TEST(flops_per_token_llama3_8b)
+{
+	const struct model_spec *m = M("llama3.1-8b");
+	CHECK_NEAR(model_step_flops(m, 1, 8192), 5.7913e10, 0.001);
+}
+
+/* Korthikanti Table 2 example: 175B, s=2048, b=1, t=8, with dropout and no
+ * flash: TP only 552 MiB per layer, TP+SP 342, TP+selective 312,
+ * TP+SP+selective 102, full recompute 6 (MiB). */
+TEST(activation_bytes_korthikanti)
+{
+	struct model_spec m = *M("gpt3-175b");
+	m.dropout = 1;
+	struct act_opts o = { 1, 2048, 8, 0, 0, RC_NONE, 1 };
+	double mib = 1048576.0;
+	CHECK_NEAR(model_layer_act_bytes(&m, 0, &o) / mib, 552, 0.005);
+	o.sp = 1;
+	CHECK_NEAR(model_layer_act_bytes(&m, 0, &o) / mib, 342, 0.005);
+	o.sp = 0;
+	o.rc = RC_SELECTIVE;
+	CHECK_NEAR(model_layer_act_bytes(&m, 0, &o) / mib, 312, 0.005);
+	o.sp = 1;
+	CHECK_NEAR(model_layer_act_bytes(&m, 0, &o) / mib, 102, 0.005);
+	o.rc = RC_FULL;
+	CHECK_NEAR(model_layer_act_bytes(&m, 0, &o) / mib, 6, 0.005);
+}
+
+/* KV cache per token at bf16 (reference §3.3): Llama-3 8B 131072 B,
+ * 70B 327680 B, 405B 516096 B; DeepSeek-V3 MLA (512+64)*61*2 = 70272 B. */
+TEST(kv_cache)
+{
+	CHECK_NEAR(model_kv_cache_bytes_per_token(M("llama3.1-8b"), 2), 131072, 0);
+	CHECK_NEAR(model_kv_cache_bytes_per_token(M("llama3.1-70b"), 2), 327680, 0);
+	CHECK_NEAR(model_kv_cache_bytes_per_token(M("llama3.1-405b"), 2), 516096, 0);
+	CHECK_NEAR(model_kv_cache_bytes_per_token(M("deepseek-v3"), 2), 70272, 0);
+}
+
+TEST(gpu_names_resolve)
+{
+	const char *h100[] = { "H100", "h100", "H100-SXM", "h100_sxm5", "H100-80GB" };
+	for (size_t i = 0; i < sizeof h100 / sizeof *h100; i++) {
+		const struct gpu_spec *g = catalog_gpu(&cat, h100[i]);
+		CHECK(g && !strcmp(g->name, "H100-SXM"));
+	}
+	const struct gpu_spec *g = catalog_gpu(&cat, "a100_80g");
+	CHECK(g && !strcmp(g->name, "A100-SXM4-80GB"));
+	g = catalog_gpu(&cat, "A100-40GB");
+	CHECK(g && !strcmp(g->name, "A100-SXM4-40GB"));
+	g = catalog_gpu(&cat, "A100");   /* a bare name is the SXM part */
+	CHECK(g && !strcmp(g->name, "A100-SXM4-80GB"));
+	CHECK(catalog_gpu(&cat, "L40S") && catalog_gpu(&cat, "H20") && catalog_gpu(&cat, "GB200"));
+	CHECK(catalog_gpu(&cat, "H1000") == NULL);
+	CHECK_EQ_INT(cat.n_gpus, 27);
+	/* Datasheet dense peaks (gpu-specs.csv). */
+	CHECK_NEAR(catalog_gpu(&cat, "H100")->flops[HP_BF16], 989.4e12, 0);
+	CHECK_NEAR(catalog_gpu(&cat, "A100")->flops[HP_BF16], 312e12, 0);
+	struct hp_err err = { 0 };
+	catalog_gpu_unknown(&cat, "H1000", "--gpu", &err);
+	CHECK_CONTAINS(err.msg, "unknown GPU 'H1000'");
+	CHECK_CONTAINS(err.msg, "H100");
+}
+
+int main(void)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent", &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	RUN(exact_published_counts);
+	RUN(rounded_published_counts);
+	RUN(every_preset_has_its_size);
+	RUN(hardware_flops_eq3);
+	RUN(flops_per_token_llama3_8b);
+	RUN(activation_bytes_korthikanti);
+	RUN(kv_cache);
+	RUN(gpu_names_resolve);
+	catalog_done(&cat);
+	return t_done("model");
+}
