@@ -34,12 +34,15 @@ UI_OBJ     = $(UI_SRC:%.c=$(BUILD)/%.o)
 EMBED      = data/gpus.json data/models.json $(wildcard data/prices.csv)
 TEST_SRC   = $(wildcard tests/test_*.c)
 TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# The program: ./hetplan, or inside the build folder for sanitizer builds so
+# `make asan` never leaves an instrumented ./hetplan behind.
+BIN       ?= hetplan
 
 .PHONY: all run check test asan bench install uninstall clean deps deps-test fit
 
-all: hetplan
+all: $(BIN)
 
-hetplan: $(BUILD)/src/main.o $(UI_OBJ) $(BUILD)/libhetplan.a
+$(BIN): $(BUILD)/src/main.o $(UI_OBJ) $(BUILD)/libhetplan.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libhetplan.a: $(ENGINE_OBJ)
@@ -75,13 +78,14 @@ run: deps
 	./hetplan
 
 check: deps deps-test
-	@$(MAKE) --no-print-directory hetplan $(TEST_BIN)
-	@sh tests/run.sh $(BUILD)
+	@$(MAKE) --no-print-directory $(BIN) $(TEST_BIN)
+	@HETPLAN=./$(BIN) sh tests/run.sh $(BUILD)
 
 test: check
 
 asan:
-	@$(MAKE) --no-print-directory BUILD=build-asan SANITIZE=address,undefined OPT="-O1 -g" check
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/hetplan \
+		SANITIZE=address,undefined OPT="-O1 -g" check
 
 bench: deps
 	@$(MAKE) --no-print-directory hetplan $(BUILD)/tests/bench

@@ -3,7 +3,7 @@
 # name the file/field/flag, JSON keys, heterogeneous plans. Run from the
 # repository root after `make`.
 set -u
-H=./hetplan
+H=${HETPLAN:-./hetplan}
 D=tests/data/cli
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -3,7 +3,7 @@
 # messages. Run from the repository root after `make` built ./hetplan.
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
-bin=./hetplan
+bin=${HETPLAN:-./hetplan}
 pass=0
 fail=0
 tmp=$(mktemp -d)

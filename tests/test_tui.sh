@@ -10,7 +10,7 @@ S="hetplan-test-$$"
 T="tmux -L $S -f /dev/null"
 cleanup() { $T kill-server 2>/dev/null; }
 trap cleanup EXIT
-$T new-session -d -x 80 -y 24 "./hetplan; echo EXITED:\$?; sleep 30"
+$T new-session -d -x 80 -y 24 "${HETPLAN:-./hetplan}; echo EXITED:\$?; sleep 30"
 i=0
 while [ $i -lt 50 ]; do
 	$T capture-pane -p | grep -q "hetplan" && break
