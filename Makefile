@@ -55,9 +55,14 @@ $(BUILD)/%.o: %.c $(wildcard src/*.h ui/*.h) | $(BUILD)/embed.h
 
 # The catalogs are compiled into the binary so hetplan runs with no files
 # installed. tests/embed.sh writes one C array per file.
-$(BUILD)/embed.c $(BUILD)/embed.h: $(EMBED) tests/embed.sh
+$(BUILD)/embed.c: $(EMBED) tests/embed.sh
 	@mkdir -p $(BUILD)
 	sh tests/embed.sh $(BUILD)/embed $(EMBED)
+
+# One recipe writes both files; the header just follows the C file, so a
+# parallel make never runs the generator twice at once.
+$(BUILD)/embed.h: $(BUILD)/embed.c
+	@test -f $@ || { rm -f $<; $(MAKE) --no-print-directory $<; }
 
 $(BUILD)/embed.o: $(BUILD)/embed.c
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
