@@ -77,32 +77,43 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 	return rc;
 }
 
-int cmd_gpus(int argc, char **argv, const struct catalog *cat)
+/* Options of the listing commands: --format table|json|csv and --help.
+ * Returns -1 to go on, or the exit status to return. */
+static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fmt)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, 0, 'f' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
-	enum cli_format fmt = FMT_TABLE;
 	int o;
+	*fmt = FMT_TABLE;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		if (o == 'h') {
-			printf("usage: hetplan gpus [--format table|json|csv]\n");
+			printf("usage: hetplan %s [--format table|json|csv]\n", cmd);
 			return 0;
 		}
-		if (o == 'f' && !cli_parse_format(optarg, &fmt, 7))
+		if (o == 'f' && !cli_parse_format(optarg, fmt, 7))
 			continue;
 		if (o == 'f')
-			fprintf(stderr, "hetplan gpus: --format: expected table, json or csv, got '%s'\n",
-				optarg);
+			fprintf(stderr, "hetplan %s: --format: expected table, json or csv, got '%s'\n",
+				cmd, optarg);
 		else
-			fprintf(stderr, "hetplan gpus: unknown option '%s' (try --help)\n",
+			fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
 				argv[optind - 1]);
 		return HP_EXIT_USAGE;
 	}
+	return -1;
+}
+
+int cmd_gpus(int argc, char **argv, const struct catalog *cat)
+{
+	enum cli_format fmt;
+	int rc = list_opts(argc, argv, "gpus", &fmt);
+	if (rc >= 0)
+		return rc;
 	if (fmt == FMT_JSON) {
 		cJSON *arr = cJSON_CreateArray();
 		for (int i = 0; i < cat->n_gpus; i++) {
@@ -154,30 +165,10 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 
 int cmd_models(int argc, char **argv, const struct catalog *cat)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, 0, 'f' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
-	enum cli_format fmt = FMT_TABLE;
-	int o;
-	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-		if (o == 'h') {
-			printf("usage: hetplan models [--format table|json|csv]\n");
-			return 0;
-		}
-		if (o == 'f' && !cli_parse_format(optarg, &fmt, 7))
-			continue;
-		if (o == 'f')
-			fprintf(stderr, "hetplan models: --format: expected table, json or csv, got '%s'\n",
-				optarg);
-		else
-			fprintf(stderr, "hetplan models: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
-		return HP_EXIT_USAGE;
-	}
+	enum cli_format fmt;
+	int rc = list_opts(argc, argv, "models", &fmt);
+	if (rc >= 0)
+		return rc;
 	cJSON *arr = fmt == FMT_JSON ? cJSON_CreateArray() : NULL;
 	if (fmt == FMT_CSV)
 		printf("name,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,experts,top_k,params,active_params\n");

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Print the accuracy tables for README.md from the test runners' output.
+
+    python3 tests/tools/accuracy_md.py training  < <(build/tests/test_accuracy)
+    python3 tests/tools/accuracy_md.py comm      < <(build/tests/test_comm_accuracy)
+"""
+import re, sys
+
+def training(lines):
+    print("| row | conf | model | predicted | measured | error |")
+    print("|---|---|---|---:|---:|---:|")
+    for l in lines:
+        m = re.match(r"(\S+)\s+(\S+)\s+(.{28})\s+([\d.]+ (?:s|GiB))\s+([\d.]+ (?:s|GiB))\s+([+-][\d.]+%)(.*)", l)
+        if m:
+            note = " (known miss)" if "KNOWN" in m.group(7) else ""
+            print("| %s | %s | %s | %s | %s | %s%s |" % (m.group(1), m.group(2), m.group(3).strip(),
+                  m.group(4), m.group(5), m.group(6), note))
+        elif "skipped" in l:
+            p = l.split("skipped:")
+            print("| %s | | | skipped: %s | | |" % (p[0].split()[0], p[1].strip()))
+    for l in lines:
+        if l.startswith(("CONF:high", "other step-time")):
+            print("\n" + l.strip() + "  ")
+
+def comm(lines):
+    out = [l for l in lines if re.match(r"V\d+ ", l) and "skipped" not in l]
+    print("```")
+    for l in lines:
+        if l.startswith(("id ", "ID ", "row ")):
+            print(l.rstrip())
+    for l in out:
+        print(l.rstrip())
+    print("```")
+    for l in lines:
+        if l.startswith(("summary", "  >=64", "  1-64", "  8-byte", "  1K")):
+            print(l.rstrip() + "  ")
+
+lines = sys.stdin.read().splitlines()
+{"training": training, "comm": comm}[sys.argv[1]](lines)
