@@ -145,9 +145,9 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 			g->flops[d] = v * 1e12;
 		}
 		/* fp16 and bf16 tensor peaks are equal on every part that has
-		 * both; fill one from the other where a source lists one. */
-		if (!g->flops[HP_BF16])
-			g->flops[HP_BF16] = g->flops[HP_FP16];
+		 * both; a part listing only bf16 runs fp16 at that rate. A part
+		 * without bf16 (V100, T4) keeps 0 there and bf16 plans fall back
+		 * to its fp16 rate in perf.c. */
 		if (!g->flops[HP_FP16])
 			g->flops[HP_FP16] = g->flops[HP_BF16];
 	}

@@ -308,6 +308,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 						  "--pool %s: max: expected a positive integer, got '%s'",
 						  spec, eq);
 			p.nodes_max = iv;
+			p.nodes = iv;   /* as in cluster JSON: available up to max */
 		} else {
 			return hp_err_set(err, HP_EXIT_USAGE,
 					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, provider, region, site, price, spot, max)",

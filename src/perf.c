@@ -258,6 +258,8 @@ static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 		      double time_s, double exposed_s)
 {
 	struct perf_comm *pc = &e->comm[d];
+	if (g->ranks <= 1 && op != COMM_SENDRECV)
+		return;
 	/* Keep the dimension's most expensive instance (the critical one). */
 	if (pc->used && pc->time_s >= time_s)
 		return;

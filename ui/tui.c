@@ -28,7 +28,8 @@ static void on_fatal(int sig)
 
 int tui_main(int argc, char **argv, const struct catalog *cat)
 {
-	int color = !getenv("NO_COLOR");
+	const char *nc = getenv("NO_COLOR");
+	int color = !(nc && *nc);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-color"))
 			color = 0;
