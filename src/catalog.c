@@ -432,6 +432,22 @@ const struct model_spec *catalog_model(const struct catalog *cat, const char *na
 	return NULL;
 }
 
+/* Keep the three smallest distances seen, in order: best[] holds their
+ * indices (-1 while empty). */
+static void rank3_add(int best[3], int bd[3], int i, int d)
+{
+	for (int j = 0; j < 3; j++)
+		if (best[j] < 0 || d < bd[j]) {
+			for (int k = 2; k > j; k--) {
+				bd[k] = bd[k - 1];
+				best[k] = best[k - 1];
+			}
+			bd[j] = d;
+			best[j] = i;
+			return;
+		}
+}
+
 /* The three candidates closest to `name` by edit distance, prefix matches
  * first. */
 static void closest(const char *name, const char *const *cands, int n,
@@ -445,16 +461,7 @@ static void closest(const char *name, const char *const *cands, int n,
 		int d = hp_edit_distance(key, ck);
 		if (*key && !strncmp(ck, key, strlen(key)))
 			d = 0;
-		for (int j = 0; j < 3; j++)
-			if (d < bd[j]) {
-				for (int k = 2; k > j; k--) {
-					bd[k] = bd[k - 1];
-					best[k] = best[k - 1];
-				}
-				bd[j] = d;
-				best[j] = i;
-				break;
-			}
+		rank3_add(best, bd, i, d);
 	}
 	out[0] = '\0';
 	for (int j = 0; j < 3 && best[j] >= 0; j++) {
@@ -482,16 +489,7 @@ int catalog_gpu_unknown(const struct catalog *cat, const char *name,
 			if (da < d)
 				d = da;
 		}
-		for (int j = 0; j < 3; j++)
-			if (d < bd[j]) {
-				for (int k = 2; k > j; k--) {
-					bd[k] = bd[k - 1];
-					best[k] = best[k - 1];
-				}
-				bd[j] = d;
-				best[j] = i;
-				break;
-			}
+		rank3_add(best, bd, i, d);
 	}
 	char list[160] = "";
 	for (int j = 0; j < 3 && best[j] >= 0; j++) {
