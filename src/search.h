@@ -1,0 +1,114 @@
+/* search.h — the planner: the best ways to train a model on a cluster.
+ *
+ * enumerate -> score -> prune -> solve -> map -> verify:
+ *   enumerate  global settings (micro-batch, recompute, ZeRO, schedule, CP,
+ *              EP) and replica layouts: a pipeline on one pool (TP x PP) or
+ *              a pipeline whose stages sit on two or more pools;
+ *   score      every layout's stage times and memory with the performance
+ *              model (perf.c), probing it so the layer split is exact;
+ *   prune      layouts that do not fit in memory, and dominated ones;
+ *   solve      layer partition across unequal stages (exact dynamic
+ *              programme: minimise the slowest stage under each stage's
+ *              memory limit), the batch split across unequal replicas
+ *              (exact: integer micro-batches so all finish together), and
+ *              for capacity questions how many replicas of each layout to
+ *              rent (MILP through lp.c, GLPK);
+ *   map        dispatch.c places the plan on nodes;
+ *   verify     every reported plan is re-scored with perf_estimate(), so
+ *              any printed plan fed to `hetplan estimate --plan` gives the
+ *              same numbers.
+ * Deterministic: the same input gives the same output, byte for byte. */
+#ifndef HP_SEARCH_H
+#define HP_SEARCH_H
+
+#include "perf.h"
+
+enum search_objective {
+	OBJ_THROUGHPUT,   /* tokens per second */
+	OBJ_COST,         /* USD per token */
+	OBJ_DEADLINE,     /* cheapest plan that trains `tokens` by `deadline_s` */
+	OBJ_BUDGET,       /* fastest plan that trains `tokens` within `budget_usd` */
+};
+
+enum search_optimality {
+	OPTIMAL_PROVEN,   /* optimal within the searched plan space */
+	OPTIMAL_GAP,      /* within `gap` of the best bound */
+	OPTIMAL_HEURISTIC,/* no bound: a good plan, not proven */
+};
+
+struct search_opts {
+	int gbs;                  /* global batch, sequences (required) */
+	int seq_len;              /* 0: the model's */
+	double tokens;            /* tokens to train (0: 1T default for time/cost) */
+	enum search_objective objective;
+	double deadline_s;        /* OBJ_DEADLINE */
+	double budget_usd;        /* OBJ_BUDGET */
+	enum hp_dtype precision;  /* default HP_BF16 */
+	int top_k;                /* plans to return (default 10) */
+	/* Restrictions (0 / -1: free). */
+	int fix_tp, fix_pp, fix_mbs, fix_zero;   /* fix_zero: -1 free */
+	int fix_recompute;                        /* -1 free, else enum hp_recompute */
+	int no_hetero;            /* only single-pool plans */
+	/* Interactive use: set *cancel non-zero to stop early (the result then
+	 * holds the best found so far, marked heuristic); progress in [0,1]. */
+	volatile int *cancel;
+	void (*progress)(void *arg, double done);
+	void *progress_arg;
+};
+
+void search_opts_init(struct search_opts *o);
+
+struct search_plan {
+	struct plan plan;
+	struct estimate est;          /* perf_estimate() of plan */
+	int gpus_used[HP_MAX_POOLS];
+	int nodes_used[HP_MAX_POOLS];
+	double time_to_train_s;       /* tokens / tokens_per_s */
+	double cost_to_train_usd;     /* 0 when a price is unknown */
+	double score;                 /* the objective's value (lower is better) */
+	enum search_optimality optimality;
+	double gap;                   /* relative, for OPTIMAL_GAP */
+	int pareto;                   /* on the (time, cost) Pareto front */
+	int single_pool;              /* -1: uses several pools */
+	char label[64];               /* "h100: TP4 PP2 DP8", "mixed: a100+l40s" */
+};
+
+struct search_stats {
+	long candidates;      /* plans considered */
+	long evaluated;       /* perf_estimate() calls */
+	long pruned;          /* dropped by memory or dominance */
+	int lp_solves;
+	double seconds;
+	int cancelled;
+};
+
+struct search_result {
+	int n_plans;
+	struct search_plan *plans;            /* ranked, best first */
+	int n_pareto;
+	struct search_plan *pareto;           /* by time to train, ascending */
+	/* The best plan confined to each pool (for comparison); has_single[i]
+	 * is 0 when nothing fits on pool i alone. */
+	int has_single[HP_MAX_POOLS];
+	struct search_plan single[HP_MAX_POOLS];
+	struct search_stats stats;
+	/* When nothing meets the constraints: why, and the nearest miss. */
+	char why[512];
+	int has_nearest;
+	struct search_plan nearest;
+};
+
+/* Plan model m on cluster c. Returns 0 with at least one plan; or -1 with
+ * err: HP_EXIT_USAGE/INPUT for bad options, HP_EXIT_NOFIT when nothing fits
+ * or the deadline/budget cannot be met (res->why and res->nearest then say
+ * how close the nearest miss came; call search_result_free anyway). */
+int search_run(const struct cluster *c, const struct model_spec *m,
+	       const struct search_opts *o, struct search_result *res,
+	       struct hp_err *err);
+void search_result_free(struct search_result *res);
+
+const char *search_objective_name(enum search_objective o);
+int search_objective_parse(const char *s, enum search_objective *o);
+const char *search_optimality_name(enum search_optimality o);
+
+#endif

@@ -1,0 +1,41 @@
+/* workspace.h — what a user is planning: a cluster, a model and the
+ * training workload. The TUI saves and opens it; `hetplan report` reads it.
+ *
+ * JSON:
+ *   {"version": 1,
+ *    "cluster":  <the cluster schema: {"name","pools":[...],"fabric":{...}}>,
+ *    "model":    "llama3.1-70b" | <the model schema object>,
+ *    "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12,
+ *                 "precision": "bf16", "objective": "throughput",
+ *                 "deadline_s": 0, "budget_usd": 0, "top": 10}}
+ * "workload" and every key in it are optional. */
+#ifndef HP_WORKSPACE_H
+#define HP_WORKSPACE_H
+
+#include "search.h"
+
+struct workspace {
+	struct cluster cluster;
+	struct model_spec model;
+	int model_is_preset;       /* saved by name */
+	struct search_opts opts;   /* gbs, seq_len, tokens, precision, objective,
+				      deadline_s, budget_usd, top_k */
+};
+
+/* The embedded default: 4x8 H100 + 8x8 A100-80GB, Llama-3.1 70B, 2T
+ * tokens, global batch 1024 sequences of 8192. */
+int workspace_default(struct workspace *w, const struct catalog *cat, struct hp_err *err);
+
+int workspace_parse(struct workspace *w, const char *text, size_t len, const char *file,
+		    const struct catalog *cat, struct hp_err *err);
+int workspace_load(struct workspace *w, const char *path, const struct catalog *cat,
+		   struct hp_err *err);
+/* Serialise (caller frees with free()); save writes atomically. */
+char *workspace_to_string(const struct workspace *w);
+int workspace_save(const struct workspace *w, const char *path, struct hp_err *err);
+
+/* The cluster and model as JSON in their input schemas. */
+struct cJSON *cluster_to_json(const struct cluster *c);
+struct cJSON *model_to_json(const struct model_spec *m);
+
+#endif
