@@ -1,0 +1,105 @@
+/* report.h — plan reports: Markdown, a self-contained HTML page, JSON and
+ * CSV, rendered from one planner result into a memory buffer.
+ *
+ * The engine side: no printing, no files, no curses. `hetplan report`,
+ * `hetplan plan -o FILE` and the TUI's export key all call report_render()
+ * and write the buffer themselves (ui/cmd_report.h: report_write_file).
+ *
+ * What every format carries: the inputs (cluster with each pool's price and
+ * where it came from, model, workload), the ranked plans, the Pareto front
+ * of time vs cost, the best plan confined to each pool, the search
+ * statistics, and for the chosen plan its layout, step-time and memory
+ * breakdowns, communication table and cost to train; Markdown and HTML add
+ * the assumptions, the model's limits and its measured accuracy.
+ *
+ * JSON (schema_version 1; keys are stable, new keys may be added):
+ *   {"schema_version":1, "generator":{"name","version"}, "generated_at",
+ *    "inputs":{"cluster":<cluster schema>, "model":<model schema>,
+ *              "workload":{"gbs","seq_len","tokens","precision","objective",
+ *                          "deadline_s","budget_usd","top"},
+ *              "prices":[{"pool","gpu","usd_per_node_hour","usd_per_gpu_hour",
+ *                         "source","date"}]},
+ *    "chosen": RANK or null,
+ *    "plans":[PLAN...], "pareto":[PLAN...],
+ *    "single_pool":[{"pool", "plan": PLAN or null}],
+ *    "search":{"candidates","evaluated","pruned","lp_solves","seconds","cancelled"},
+ *    "why": "..." (only when nothing fits), "nearest": PLAN (likewise),
+ *    "accuracy":[{"what","rows","mean_abs_err_pct","median_abs_err_pct",
+ *                 "max_abs_err_pct","measured_by"}]}
+ * PLAN is report_plan_json()'s object, see below.
+ *
+ * CSV: a header line, then one row per ranked plan; the columns are
+ * REPORT_CSV_COLUMNS, in that order. */
+#ifndef HP_REPORT_H
+#define HP_REPORT_H
+
+#include <time.h>
+#include "search.h"
+
+struct cJSON;
+
+enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FORMAT_COUNT };
+
+#define REPORT_SCHEMA_VERSION 1
+
+#define REPORT_CSV_COLUMNS                                                     \
+	"rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"       \
+	"recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"            \
+	"usd_per_hour,usd_per_million_tokens,time_to_train_s,"                 \
+	"cost_to_train_usd,optimality,pareto,fits"
+
+struct report_input {
+	const struct cluster *cluster;
+	const struct model_spec *model;
+	const struct search_opts *opts;        /* the workload */
+	const struct search_result *res;       /* n_plans may be 0 (nothing fits) */
+	int chosen;                            /* index into res->plans */
+	time_t generated;                      /* wall-clock time of the run */
+	const char *version;                   /* hetplan's version */
+};
+
+/* Render in into fmt. On success returns 0 and *out holds a NUL-terminated
+ * heap string of *len bytes (caller frees). Fails with -1 and err
+ * (HP_EXIT_USAGE) when chosen is out of range or an input is missing. */
+int report_render(const struct report_input *in, enum report_format fmt,
+		  char **out, size_t *len, struct hp_err *err);
+
+/* One plan as the `hetplan plan` JSON contract has it: plan_to_json()'s
+ * keys (so the object is a valid `hetplan estimate --plan` input; stages
+ * gain "gpu" and "nodes", the node indices within the pool the stage's
+ * replicas occupy under an in-order placement) plus
+ *   "rank" (1-based, or null when the plan is not in the ranked list),
+ *   "step_time_s","tokens_per_s","mfu","hfu","usd_per_hour",
+ *   "time_to_train_s","cost_to_train_usd" (null when a price is unknown),
+ *   "gpus_used":{POOL:COUNT}, "breakdown_s":{compute,recompute,tp_comm,
+ *   pp_comm,dp_comm,ep_comm,cp_comm,bubble,optimizer,overhead},
+ *   "memory":[{replica_group,stage,pool,gpu,tp,first_layer,last_layer,
+ *              weights_bytes,grads_bytes,optimizer_bytes,activations_bytes,
+ *              other_bytes,total_bytes,capacity_bytes,fits}],
+ *   "comm":[{dim,collective,bytes,calls_per_step,group,group_nodes,link,
+ *            algorithm,protocol,time_s,exposed_s}],
+ *   "optimality":"optimal"|"within-gap"|"heuristic".
+ * Caller owns the result (cJSON_Delete). */
+struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
+			       const struct cluster *c);
+
+const char *report_format_name(enum report_format f);
+/* "md" (or "markdown"), "html", "json", "csv". Returns 0 or -1. */
+int report_format_parse(const char *s, enum report_format *f);
+/* From a file name's extension: .md .markdown .html .htm .json .csv.
+ * Returns 0, or -1 when the extension says nothing. */
+int report_format_from_path(const char *path, enum report_format *f);
+
+/* The model's measured accuracy as the README states it (one table, used
+ * by every report format). */
+struct report_accuracy {
+	const char *what;          /* "step time, CONF:high training runs" */
+	int rows;
+	double mean_abs_pct;       /* < 0: not stated */
+	double median_abs_pct;
+	double max_abs_pct;
+	const char *measured_by;   /* the test that measures it */
+};
+const struct report_accuracy *report_accuracy_table(int *n);
+
+#endif

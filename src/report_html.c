@@ -1,0 +1,884 @@
+/* report_html.c — the plan report as one self-contained HTML page.
+ *
+ * Nothing is fetched: the CSS is inline, the fonts are the reader's system
+ * fonts, and the four charts are inline SVG drawn here (step-time
+ * breakdown per plan, time vs cost with the Pareto front, the chosen
+ * plan's replica x stage layout, its memory per stage against capacity).
+ * Every string that came from a user (pool, cluster and model names, price
+ * sources, link names) goes through sbuf_add_html(). The page prints on A4
+ * or Letter: @media print drops shadows and keeps sections whole. */
+#include "report_priv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char css[] =
+	":root{--ink:#1d2330;--muted:#5d6778;--line:#dde2ea;--bg:#f5f7fa;--card:#fff;"
+	"--accent:#3b6ea8;--good:#2e7d4f;--bad:#b3402a}\n"
+	"*{box-sizing:border-box}\n"
+	"body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.5 system-ui,"
+	"-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,'Liberation Sans',sans-serif}\n"
+	"main{max-width:1120px;margin:0 auto;padding:32px 28px 48px}\n"
+	"header.top{border-bottom:3px solid var(--accent);padding-bottom:14px;margin-bottom:22px}\n"
+	".kicker{text-transform:uppercase;letter-spacing:.08em;font-size:12px;color:var(--accent);"
+	"font-weight:600}\n"
+	"h1{font-size:28px;margin:4px 0 6px;font-weight:650}\n"
+	"h2{font-size:19px;margin:0 0 12px;font-weight:650}\n"
+	"h3{font-size:15px;margin:18px 0 8px;color:var(--muted);font-weight:600}\n"
+	".meta{color:var(--muted);font-size:13.5px}\n"
+	".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:12px;"
+	"margin-bottom:22px}\n"
+	".card{background:var(--card);border:1px solid var(--line);border-radius:8px;"
+	"padding:12px 14px;box-shadow:0 1px 2px rgba(20,30,50,.05)}\n"
+	".card .k{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}\n"
+	".card .v{font-size:22px;font-weight:650;margin:2px 0;font-variant-numeric:tabular-nums}\n"
+	".card .s{font-size:12.5px;color:var(--muted)}\n"
+	".card.hero{border-left:4px solid var(--accent)}\n"
+	".good{color:var(--good)}.bad{color:var(--bad)}\n"
+	"section{background:var(--card);border:1px solid var(--line);border-radius:8px;"
+	"padding:18px 20px;margin-bottom:18px;box-shadow:0 1px 2px rgba(20,30,50,.05)}\n"
+	"p{margin:6px 0 10px}\n"
+	"table{border-collapse:collapse;width:100%;font-size:13.5px;margin:6px 0 4px;"
+	"font-variant-numeric:tabular-nums}\n"
+	"th,td{padding:5px 8px;border-bottom:1px solid var(--line);text-align:left;"
+	"vertical-align:top}\n"
+	"th{font-weight:600;color:var(--muted);font-size:12px;text-transform:uppercase;"
+	"letter-spacing:.03em;border-bottom:2px solid var(--line)}\n"
+	"td.n,th.n{text-align:right}\n"
+	"tr.chosen td{background:#eef4fb;font-weight:600}\n"
+	".tag{display:inline-block;font-size:11px;padding:1px 6px;border-radius:9px;"
+	"background:#e7edf5;color:var(--accent);margin-left:4px}\n"
+	"svg{display:block;width:100%;height:auto;margin:4px 0 8px}\n"
+	"svg text{font-family:inherit;fill:var(--ink)}\n"
+	".note{font-size:12.5px;color:var(--muted)}\n"
+	"ul{margin:6px 0;padding-left:20px}li{margin:3px 0}\n"
+	"code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12.5px}\n"
+	"footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:18px}\n"
+	".two{display:grid;grid-template-columns:1fr 1fr;gap:18px}\n"
+	"@media (max-width:800px){.two{grid-template-columns:1fr}}\n"
+	"@media print{body{background:#fff;font-size:11pt}main{max-width:none;padding:0}"
+	"section,.card{box-shadow:none;break-inside:avoid;page-break-inside:avoid}"
+	"section{border:none;border-top:1px solid var(--line);border-radius:0;padding:12px 0}"
+	"tr.chosen td{background:#eef4fb;-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+	"svg{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static void h(struct sbuf *b, const char *s)
+{
+	sbuf_add_html(b, s);
+}
+
+/* A round step near range / target (1, 2 or 5 x 10^k). */
+static double nice_step(double range, int target)
+{
+	if (!(range > 0))
+		return 1;
+	double raw = range / target;
+	double mag = pow(10, floor(log10(raw)));
+	double f = raw / mag;
+	return (f < 1.5 ? 1 : f < 3 ? 2 : f < 7 ? 5 : 10) * mag;
+}
+
+/* Tick label without trailing zeros: 0, 2.5, 40, 1200. */
+static void tick_label(char *buf, size_t n, double v)
+{
+	snprintf(buf, n, "%.4g", fabs(v) < 1e-12 ? 0 : v);
+}
+
+/* USD on an axis: $0, $50k, $1.5M. */
+static void usd_tick(char *buf, size_t n, double v)
+{
+	if (v >= 1e6)
+		snprintf(buf, n, "$%.4gM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, n, "$%.4gk", v / 1e3);
+	else
+		snprintf(buf, n, "$%.4g", v);
+}
+
+static void legend_item(struct sbuf *b, double x, double y, const char *color,
+			const char *label)
+{
+	sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" rx=\"2\" "
+		  "fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">", x, y - 9, color,
+		  x + 16, y);
+	h(b, label);
+	sbuf_add(b, "</text>");
+}
+
+/* ---- chart: step-time breakdown per plan --------------------------------- */
+
+static void chart_breakdown(struct sbuf *b, const struct report_input *in)
+{
+	const struct search_result *r = in->res;
+	int np;
+	const struct report_part *parts = report_time_parts(&np);
+	int n = HP_MIN(r->n_plans, 12);
+	double maxt = 0;
+	int used[16] = { 0 };
+	for (int i = 0; i < n; i++) {
+		maxt = HP_MAX(maxt, r->plans[i].est.step_time_s);
+		for (int k = 0; k < np; k++)
+			used[k] |= report_part_value(&parts[k], &r->plans[i].est.bd) > 0;
+	}
+	const double W = 1000, L = 250, R = 70, top = 44, row = 30, barh = 20;
+	double step = nice_step(maxt, 6), axis = ceil(maxt / step) * step;
+	if (!(axis > 0))
+		axis = 1;
+	double plot_w = W - L - R, H = top + n * row + 46;
+	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Step time "
+		  "breakdown of each ranked plan\">", W, H);
+	/* legend */
+	double lx = L;
+	for (int k = 0; k < np; k++) {
+		if (!used[k])
+			continue;
+		legend_item(b, lx, 18, parts[k].color, parts[k].label);
+		lx += 26 + 7.2 * (double)strlen(parts[k].label);
+	}
+	/* grid and axis */
+	for (double v = 0; v <= axis + step / 2; v += step) {
+		double x = L + plot_w * v / axis;
+		char t[24];
+		tick_label(t, sizeof t, v);
+		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+			  "fill=\"#5d6778\">%s</text>", x, top - 8, x, top + n * row, x,
+			  top + n * row + 16, t);
+	}
+	sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
+		  "fill=\"#5d6778\">seconds per training step</text>", L + plot_w / 2, H - 6);
+	for (int i = 0; i < n; i++) {
+		const struct search_plan *sp = &r->plans[i];
+		double y = top + i * row + (row - barh) / 2;
+		char label[96];
+		report_plan_label(sp, in->cluster, label, sizeof label);
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" text-anchor=\"end\"%s>"
+			  "%d. ", L - 10, y + barh - 5, i == in->chosen ? " font-weight=\"700\"" : "",
+			  i + 1);
+		h(b, label);
+		sbuf_add(b, "</text>");
+		double x = L;
+		for (int k = 0; k < np; k++) {
+			double v = report_part_value(&parts[k], &sp->est.bd);
+			if (v <= 0)
+				continue;
+			double w = plot_w * v / axis;
+			sbuf_addf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" "
+				  "fill=\"%s\"><title>%s: %.3f s</title></rect>", x, y, w, barh,
+				  parts[k].color, parts[k].label, v);
+			x += w;
+		}
+		char t[32];
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#5d6778\">%s</text>",
+			  L + plot_w * sp->est.step_time_s / axis + 6, y + barh - 5,
+			  hp_fmt_duration(t, sizeof t, sp->est.step_time_s));
+	}
+	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>",
+		  L, top - 8, L, top + n * row);
+	sbuf_add(b, "</svg>\n");
+}
+
+/* ---- chart: time vs cost, Pareto front ----------------------------------- */
+
+static int priced(const struct search_plan *sp)
+{
+	return sp->est.price_known && sp->cost_to_train_usd > 0;
+}
+
+static void chart_pareto(struct sbuf *b, const struct report_input *in,
+			 const struct report_summary *s)
+{
+	const struct search_result *r = in->res;
+	const struct cluster *c = in->cluster;
+	double tmax = 0, cmax = 0;
+	int any = 0;
+#define SEE(sp) do { if (priced(sp)) { any = 1;                                   \
+		tmax = HP_MAX(tmax, (sp)->time_to_train_s / 86400);                \
+		cmax = HP_MAX(cmax, (sp)->cost_to_train_usd); } } while (0)
+	for (int i = 0; i < r->n_plans; i++)
+		SEE(&r->plans[i]);
+	for (int i = 0; i < r->n_pareto; i++)
+		SEE(&r->pareto[i]);
+	for (int i = 0; i < c->n_pools; i++)
+		if (r->has_single[i])
+			SEE(&r->single[i]);
+#undef SEE
+	if (!any) {
+		sbuf_add(b, "<p class=\"note\">No plan has a known price, so there is no time vs "
+			    "cost chart.</p>\n");
+		return;
+	}
+	const double W = 1000, H = 380, L = 86, R = 30, T = 20, B = 52;
+	double pw = W - L - R, ph = H - T - B;
+	double xs = nice_step(tmax, 6), ys = nice_step(cmax, 5);
+	double xa = ceil(tmax * 1.05 / xs) * xs, ya = ceil(cmax * 1.08 / ys) * ys;
+	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Time to train "
+		  "against cost to train, with the Pareto front\">", W, H);
+	for (double v = 0; v <= xa + xs / 2; v += xs) {
+		double x = L + pw * v / xa;
+		char t[24];
+		tick_label(t, sizeof t, v);
+		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+			  "fill=\"#5d6778\">%s</text>", x, T, x, T + ph, x, T + ph + 16, t);
+	}
+	for (double v = 0; v <= ya + ys / 2; v += ys) {
+		double y = T + ph - ph * v / ya;
+		char t[24];
+		usd_tick(t, sizeof t, v);
+		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" "
+			  "fill=\"#5d6778\">%s</text>", L, y, L + pw, y, L - 8, y + 4, t);
+	}
+	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>"
+		  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>",
+		  L, T, L, T + ph, L, T + ph, L + pw, T + ph);
+	sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
+		  "fill=\"#5d6778\">time to train %s tokens (days)</text>", L + pw / 2, H - 10,
+		  hp_fmt_count((char[32]){ 0 }, 32, s->tokens));
+	sbuf_addf(b, "<text transform=\"translate(16 %.1f) rotate(-90)\" font-size=\"12\" "
+		  "text-anchor=\"middle\" fill=\"#5d6778\">cost to train (USD)</text>", T + ph / 2);
+#define PX(sp) (L + pw * ((sp)->time_to_train_s / 86400) / xa)
+#define PY(sp) (T + ph - ph * (sp)->cost_to_train_usd / ya)
+	/* the front, as a staircase from fastest to cheapest */
+	int first = 1;
+	for (int i = 0; i < r->n_pareto; i++) {
+		const struct search_plan *sp = &r->pareto[i];
+		if (!priced(sp))
+			continue;
+		sbuf_addf(b, "%s%.1f %.1f", first ? "<polyline fill=\"none\" stroke=\"#3b6ea8\" "
+			  "stroke-width=\"2\" stroke-dasharray=\"5 3\" points=\"" : " ", PX(sp), PY(sp));
+		first = 0;
+	}
+	if (!first)
+		sbuf_add(b, "\"/>");
+	for (int i = 0; i < r->n_plans; i++) {
+		const struct search_plan *sp = &r->plans[i];
+		if (!priced(sp))
+			continue;
+		char label[96];
+		report_plan_label(sp, c, label, sizeof label);
+		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.8\">"
+			  "<title>%d. ", PX(sp), PY(sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
+		h(b, label);
+		sbuf_add(b, "</title></circle>");
+	}
+	for (int i = 0; i < r->n_pareto; i++) {
+		const struct search_plan *sp = &r->pareto[i];
+		if (priced(sp))
+			sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/>", PX(sp),
+				  PY(sp));
+	}
+	for (int i = 0; i < c->n_pools; i++) {
+		const struct search_plan *sp = &r->single[i];
+		if (!r->has_single[i] || !priced(sp))
+			continue;
+		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" "
+			  "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
+			  "font-size=\"12\">best on ", PX(sp) - 5.5, PY(sp) - 5.5, report_pool_color(i),
+			  PX(sp) + 10, PY(sp) + 16);
+		h(b, c->pools[i].name);
+		sbuf_add(b, " alone</text>");
+	}
+	if (s->chosen && priced(s->chosen)) {
+		const struct search_plan *sp = s->chosen;
+		char label[96];
+		report_plan_label(sp, c, label, sizeof label);
+		int right = PX(sp) > L + pw * 0.6;
+		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#1d2330\" "
+			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" "
+			  "font-weight=\"700\" text-anchor=\"%s\">chosen: ", PX(sp), PY(sp),
+			  PX(sp) + (right ? -6 : 6), PY(sp) - 16, right ? "end" : "start");
+		h(b, label);
+		sbuf_add(b, "</text>");
+	}
+#undef PX
+#undef PY
+	/* legend */
+	sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/><text x=\"%.1f\" "
+		  "y=\"%.1f\" font-size=\"12\">Pareto front</text><circle cx=\"%.1f\" cy=\"%.1f\" "
+		  "r=\"5\" fill=\"#aab2bf\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">other "
+		  "ranked plans</text>", L + pw - 250, T + 12, L + pw - 240, T + 16, L + pw - 140,
+		  T + 12, L + pw - 130, T + 16);
+	sbuf_add(b, "</svg>\n");
+}
+
+/* ---- chart: replica x stage layout --------------------------------------- */
+
+static void chart_layout(struct sbuf *b, const struct report_input *in,
+			 const struct search_plan *sp)
+{
+	const struct cluster *c = in->cluster;
+	const struct plan *p = &sp->plan;
+	int layers = in->model->layers;
+	int ng = HP_MIN(p->n_replicas, 12);
+	const double W = 1000, L = 250, R = 20, top = 36, row = 64, bh = 40;
+	double pw = W - L - R, H = top + ng * row + 8;
+	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Replica and "
+		  "pipeline stage layout of the chosen plan\">", W, H);
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	double lx = L;
+	for (int i = 0; i < c->n_pools; i++) {
+		if (!used[i])
+			continue;
+		char t[80];
+		snprintf(t, sizeof t, "%.31s (%.31s)", c->pools[i].name, c->pools[i].gpu.name);
+		legend_item(b, lx, 16, report_pool_color(i), t);
+		lx += 30 + 7.0 * (double)strlen(t);
+	}
+	sbuf_addf(b, "<text x=\"%.1f\" y=\"16\" font-size=\"12\" text-anchor=\"end\" "
+		  "fill=\"#5d6778\">layers 0 to %d, left to right</text>", W - R, layers - 1);
+	for (int g = 0; g < ng; g++) {
+		const struct replica *r = &p->replicas[g];
+		double y = top + g * row;
+		sbuf_addf(b, "<text x=\"0\" y=\"%.1f\" font-size=\"13\" font-weight=\"600\">"
+			  "replica group %d</text><text x=\"0\" y=\"%.1f\" font-size=\"12\" "
+			  "fill=\"#5d6778\">%d replica%s, each %.1f%% of the batch</text>",
+			  y + 16, g, y + 33, r->count, r->count == 1 ? "" : "s", 100 * r->batch_share);
+		/* stacked shadows say "this row stands for count replicas" */
+		for (int k = r->count > 2 ? 2 : r->count - 1; k > 0; k--)
+			sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" rx=\"3\" "
+				  "fill=\"#fff\" stroke=\"#c3cad5\"/>", L + 4 * k, y - 4 * k + 4, pw - 8,
+				  bh);
+		for (int s = 0; s < r->n_stages; s++) {
+			const struct stage *st = &r->stages[s];
+			double x0 = L + pw * st->first_layer / layers;
+			double w = pw * (st->last_layer - st->first_layer + 1) / layers;
+			sbuf_addf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.0f\" rx=\"3\" "
+				  "fill=\"%s\" stroke=\"#fff\" stroke-width=\"1.5\"><title>stage %d: ",
+				  x0, y + 4, w, bh, report_pool_color(st->pool), s);
+			h(b, c->pools[st->pool].name);
+			sbuf_addf(b, ", TP%d, layers %d-%d</title></rect>", st->tp, st->first_layer,
+				  st->last_layer);
+			/* labels only where they fit */
+			if (w >= 58)
+				sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11.5\" "
+					  "text-anchor=\"middle\" style=\"fill:#fff\" font-weight=\"600\">"
+					  "TP%d</text><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+					  "text-anchor=\"middle\" style=\"fill:#fff\">L%d-%d</text>",
+					  x0 + w / 2, y + 20, st->tp, x0 + w / 2, y + 35, st->first_layer,
+					  st->last_layer);
+		}
+	}
+	sbuf_add(b, "</svg>\n");
+	if (p->n_replicas > ng)
+		sbuf_addf(b, "<p class=\"note\">%d more replica groups are listed in the JSON "
+			  "report.</p>\n", p->n_replicas - ng);
+}
+
+/* ---- chart: memory per stage --------------------------------------------- */
+
+static void chart_memory(struct sbuf *b, const struct report_input *in,
+			 const struct search_plan *sp)
+{
+	const struct estimate *e = &sp->est;
+	int nm;
+	const struct report_part *parts = report_mem_parts(&nm);
+	int n = HP_MIN(e->n_stages, 48);
+	double gib = 1024.0 * 1024 * 1024, maxv = 0;
+	for (int i = 0; i < n; i++)
+		maxv = HP_MAX(maxv, HP_MAX(e->stages[i].total, e->stages[i].capacity) / gib);
+	const double W = 1000, H = 330, L = 64, R = 20, T = 34, B = 52;
+	double pw = W - L - R, ph = H - T - B;
+	double ys = nice_step(maxv, 5), ya = ceil(maxv * 1.02 / ys) * ys;
+	double slot = pw / n, bw = HP_MIN(slot * 0.7, 70);
+	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Memory per GPU "
+		  "of each pipeline stage against its capacity\">", W, H);
+	double lx = L;
+	for (int k = 0; k < nm; k++) {
+		legend_item(b, lx, 14, parts[k].color, parts[k].label);
+		lx += 28 + 7.2 * (double)strlen(parts[k].label);
+	}
+	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"9\" x2=\"%.1f\" y2=\"9\" stroke=\"#1d2330\" "
+		  "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"14\" font-size=\"12\">GPU memory</text>",
+		  lx, lx + 16, lx + 22);
+	for (double v = 0; v <= ya + ys / 2; v += ys) {
+		double y = T + ph - ph * v / ya;
+		char t[24];
+		tick_label(t, sizeof t, v);
+		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
+			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" "
+			  "fill=\"#5d6778\">%s</text>", L, y, L + pw, y, L - 8, y + 4, t);
+	}
+	sbuf_addf(b, "<text transform=\"translate(16 %.1f) rotate(-90)\" font-size=\"12\" "
+		  "text-anchor=\"middle\" fill=\"#5d6778\">GiB per GPU</text>", T + ph / 2);
+	sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
+		  "fill=\"#5d6778\">pipeline stage (replica group / stage)</text>", L + pw / 2, H - 8);
+	int label_every = n > 24 ? 4 : n > 12 ? 2 : 1;
+	for (int i = 0; i < n; i++) {
+		const struct perf_stage *st = &e->stages[i];
+		double x = L + slot * i + (slot - bw) / 2, y = T + ph;
+		for (int k = 0; k < nm; k++) {
+			double v = report_part_value(&parts[k], st) / gib;
+			double hgt = ph * v / ya;
+			if (hgt <= 0)
+				continue;
+			y -= hgt;
+			sbuf_addf(b, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+				  "fill=\"%s\"><title>%s: %.1f GiB</title></rect>", x, y, bw, hgt,
+				  parts[k].color, parts[k].label, v);
+		}
+		double cy = T + ph - ph * (st->capacity / gib) / ya;
+		sbuf_addf(b, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
+			  "stroke-width=\"2.5\"><title>capacity %.1f GiB</title></line>", x - 3, cy,
+			  x + bw + 3, cy, st->fits ? "#1d2330" : "#b3402a", st->capacity / gib);
+		if (i % label_every == 0)
+			sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
+				  "fill=\"#5d6778\">%d/%d</text>", x + bw / 2, T + ph + 16, st->group,
+				  st->index);
+	}
+	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>",
+		  L, T + ph, L + pw, T + ph);
+	sbuf_add(b, "</svg>\n");
+	if (e->n_stages > n)
+		sbuf_addf(b, "<p class=\"note\">The first %d of %d stages are drawn.</p>\n", n,
+			  e->n_stages);
+}
+
+/* ---- sections ------------------------------------------------------------ */
+
+static void card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
+{
+	sbuf_addf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
+	h(b, k);
+	sbuf_add(b, "</div><div class=\"v\">");
+	h(b, v);
+	sbuf_add(b, "</div><div class=\"s\">");
+	h(b, s);
+	sbuf_add(b, "</div></div>\n");
+}
+
+static void summary_cards(struct sbuf *b, const struct report_input *in,
+			  const struct report_summary *s)
+{
+	const struct search_plan *sp = s->chosen;
+	const struct cluster *c = in->cluster;
+	char v[128], t[256], x[32], y[32], z[32];
+	sbuf_add(b, "<div class=\"cards\">\n");
+	report_plan_label(sp, c, v, sizeof v);
+	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
+		 search_optimality_name(sp->optimality), sp->est.n_gpus);
+	card(b, "hero", "Best plan", v, t);
+	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
+	snprintf(t, sizeof t, "step %s, MFU %.1f%%", hp_fmt_duration(y, sizeof y,
+		 sp->est.step_time_s), 100 * sp->est.mfu);
+	card(b, "", "Throughput", v, t);
+	snprintf(t, sizeof t, "%s tokens", hp_fmt_count(x, sizeof x, s->tokens));
+	card(b, "", "Time to train", hp_fmt_duration(y, sizeof y, sp->time_to_train_s), t);
+	if (sp->est.price_known) {
+		snprintf(t, sizeof t, "%s/h, %s per 1M tokens",
+			 report_fmt_usd(x, sizeof x, sp->est.usd_per_hour),
+			 report_fmt_usd(y, sizeof y, sp->est.usd_per_mtok));
+		card(b, "", "Cost to train", report_fmt_usd(z, sizeof z, sp->cost_to_train_usd), t);
+	} else {
+		card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
+	}
+	if (s->single) {
+		char lbl[96];
+		double ratio = sp->est.tokens_per_s / s->single->est.tokens_per_s;
+		report_plan_label(s->single, c, lbl, sizeof lbl);
+		snprintf(v, sizeof v, "%.2fx throughput", ratio);
+		if (sp->est.price_known && s->single->est.price_known &&
+		    s->single->cost_to_train_usd > 0)
+			snprintf(t, sizeof t, "%+.1f%% cost to train vs %s",
+				 100 * (sp->cost_to_train_usd / s->single->cost_to_train_usd - 1), lbl);
+		else
+			snprintf(t, sizeof t, "vs %s", lbl);
+		card(b, "", "vs best single pool", v, t);
+	}
+	sbuf_add(b, "</div>\n");
+}
+
+static void td_num(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, "<td class=\"n\">");
+	h(b, s);
+	sbuf_add(b, "</td>");
+}
+
+static void plans_table(struct sbuf *b, const struct report_input *in)
+{
+	const struct search_result *r = in->res;
+	sbuf_add(b, "<table><tr><th class=\"n\">#</th><th>plan</th><th class=\"n\">GPUs</th>"
+		    "<th class=\"n\">step</th><th class=\"n\">tokens/s</th><th class=\"n\">MFU</th>"
+		    "<th class=\"n\">$/h</th><th class=\"n\">time to train</th>"
+		    "<th class=\"n\">cost to train</th><th>optimality</th></tr>\n");
+	for (int i = 0; i < r->n_plans; i++) {
+		const struct search_plan *sp = &r->plans[i];
+		const struct estimate *e = &sp->est;
+		char label[96], x[32];
+		report_plan_label(sp, in->cluster, label, sizeof label);
+		sbuf_addf(b, "<tr%s><td class=\"n\">%d</td><td>", i == in->chosen ? " class=\"chosen\"" : "",
+			  i + 1);
+		h(b, label);
+		if (sp->pareto)
+			sbuf_add(b, "<span class=\"tag\">Pareto</span>");
+		sbuf_addf(b, "</td><td class=\"n\">%d</td>", e->n_gpus);
+		td_num(b, hp_fmt_duration(x, sizeof x, e->step_time_s));
+		td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
+		sbuf_addf(b, "<td class=\"n\">%.1f%%</td>", 100 * e->mfu);
+		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
+		td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
+		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
+		sbuf_addf(b, "<td>%s</td></tr>\n", search_optimality_name(sp->optimality));
+	}
+	sbuf_add(b, "</table>\n");
+}
+
+static void chosen_section(struct sbuf *b, const struct report_input *in,
+			   const struct report_summary *s)
+{
+	const struct cluster *c = in->cluster;
+	const struct search_plan *sp = s->chosen;
+	const struct plan *p = &sp->plan;
+	const struct estimate *e = &sp->est;
+	char label[96], x[32], y[32];
+	report_plan_label(sp, c, label, sizeof label);
+	sbuf_addf(b, "<section><h2>Chosen plan: rank %d, ", in->chosen + 1);
+	h(b, label);
+	sbuf_addf(b, "</h2><p>Micro-batch %d, global batch %d sequences, %s, recompute %s, "
+		  "ZeRO-%d, ", p->mbs, p->gbs, hp_dtype_name(p->precision),
+		  plan_recompute_name(p->recompute), p->zero);
+	if (p->schedule == SCHED_INTERLEAVED)
+		sbuf_addf(b, "interleaved schedule (%d chunks per stage)", p->vpp);
+	else
+		sbuf_add(b, "1F1B schedule");
+	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.</p>\n", p->cp, p->ep, p->sp ? "on" : "off");
+	sbuf_add(b, "<h3>Layout: replicas x pipeline stages</h3>\n");
+	chart_layout(b, in, sp);
+	sbuf_add(b, "<table><tr><th class=\"n\">group</th><th class=\"n\">replicas</th>"
+		    "<th class=\"n\">batch share</th><th class=\"n\">micro-batches</th>"
+		    "<th class=\"n\">stage</th><th>pool</th><th>GPU</th><th class=\"n\">TP</th>"
+		    "<th>layers</th><th>nodes</th></tr>\n");
+	int rows = 0;
+	for (int g = 0; g < p->n_replicas && rows < 64; g++) {
+		const struct replica *r = &p->replicas[g];
+		for (int k = 0; k < r->n_stages && rows < 64; k++, rows++) {
+			const struct stage *st = &r->stages[k];
+			char nodes[64];
+			report_stage_nodes(p, c, g, k, nodes, sizeof nodes);
+			if (k == 0)
+				sbuf_addf(b, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td>"
+					  "<td class=\"n\">%.2f%%</td><td class=\"n\">%d</td>", g,
+					  r->count, 100 * r->batch_share, plan_replica_microbatches(p, g));
+			else
+				sbuf_add(b, "<tr><td></td><td></td><td></td><td></td>");
+			sbuf_addf(b, "<td class=\"n\">%d</td><td>", k);
+			h(b, c->pools[st->pool].name);
+			sbuf_add(b, "</td><td>");
+			h(b, c->pools[st->pool].gpu.name);
+			sbuf_addf(b, "</td><td class=\"n\">%d</td><td>%d-%d</td><td>%s</td></tr>\n",
+				  st->tp, st->first_layer, st->last_layer, nodes);
+		}
+	}
+	sbuf_add(b, "</table>\n");
+
+	/* step time and cost side by side */
+	int np;
+	const struct report_part *tp = report_time_parts(&np);
+	sbuf_addf(b, "<div class=\"two\"><div><h3>Step time: %s</h3><table><tr><th>part</th>"
+		  "<th class=\"n\">seconds</th><th class=\"n\">share</th></tr>\n",
+		  hp_fmt_duration(x, sizeof x, e->step_time_s));
+	for (int i = 0; i < np; i++) {
+		double v = report_part_value(&tp[i], &e->bd);
+		if (v <= 0)
+			continue;
+		sbuf_addf(b, "<tr><td><span style=\"color:%s\">&#9632;</span> %s</td>"
+			  "<td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td></tr>\n", tp[i].color,
+			  tp[i].label, v, 100 * v / e->step_time_s);
+	}
+	sbuf_add(b, "</table></div><div><h3>Cost to train</h3><table>\n");
+	sbuf_addf(b, "<tr><td>tokens to train</td>");
+	td_num(b, hp_fmt_count(x, sizeof x, s->tokens));
+	sbuf_add(b, "</tr><tr><td>tokens per second</td>");
+	td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
+	sbuf_add(b, "</tr><tr><td>time to train</td>");
+	td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
+	sbuf_add(b, "</tr><tr><td>price per hour</td>");
+	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
+	sbuf_add(b, "</tr><tr><td>per million tokens</td>");
+	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
+	sbuf_add(b, "</tr><tr><td><b>cost to train</b></td>");
+	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
+	sbuf_addf(b, "</tr><tr><td>MFU / HFU</td><td class=\"n\">%.1f%% / %.1f%%</td></tr>"
+		  "<tr><td>power (estimate)</td><td class=\"n\">%.1f kW</td></tr></table></div>"
+		  "</div>\n", 100 * e->mfu, 100 * e->hfu, e->power_kw);
+
+	sbuf_add(b, "<h3>Memory per GPU, by stage</h3>\n");
+	chart_memory(b, in, sp);
+	int nm;
+	const struct report_part *mp = report_mem_parts(&nm);
+	sbuf_add(b, "<table><tr><th class=\"n\">group/stage</th><th>pool</th><th>layers</th>");
+	for (int k = 0; k < nm; k++)
+		sbuf_addf(b, "<th class=\"n\">%s</th>", mp[k].label);
+	sbuf_add(b, "<th class=\"n\">total</th><th class=\"n\">capacity</th>"
+		    "<th class=\"n\">headroom</th></tr>\n");
+	int shown = 0;
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *st = &e->stages[i];
+		if (shown >= 16 && i != e->worst_stage && i != e->n_stages - 1)
+			continue;
+		sbuf_addf(b, "<tr><td class=\"n\">%d/%d</td><td>", st->group, st->index);
+		h(b, c->pools[st->pool].name);
+		sbuf_addf(b, "</td><td>%d-%d</td>", st->first_layer, st->last_layer);
+		for (int k = 0; k < nm; k++)
+			td_num(b, hp_fmt_bytes(x, sizeof x, report_part_value(&mp[k], st)));
+		td_num(b, hp_fmt_bytes(x, sizeof x, st->total));
+		td_num(b, hp_fmt_bytes(x, sizeof x, st->capacity));
+		sbuf_addf(b, "<td class=\"n %s\">%s</td></tr>\n", st->fits ? "good" : "bad",
+			  hp_fmt_bytes(y, sizeof y, st->capacity - st->total));
+		shown++;
+	}
+	sbuf_add(b, "</table>\n");
+	if (shown < e->n_stages)
+		sbuf_addf(b, "<p class=\"note\">%d more stages are left out; the JSON report lists "
+			  "every one.</p>\n", e->n_stages - shown);
+
+	sbuf_add(b, "<h3>Communication</h3><table><tr><th>dim</th><th>collective</th>"
+		    "<th class=\"n\">bytes per call</th><th class=\"n\">calls per step</th>"
+		    "<th class=\"n\">group</th><th>link</th><th>algorithm / protocol</th>"
+		    "<th class=\"n\">time per step</th><th class=\"n\">exposed</th></tr>\n");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		sbuf_addf(b, "<tr><td>%s</td><td>%s</td>", perf_dim_name((enum perf_dim)d),
+			  comm_coll_name(pc->coll));
+		td_num(b, hp_fmt_bytes(x, sizeof x, pc->bytes));
+		sbuf_addf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%d on %d node%s</td><td>",
+			  pc->calls, pc->group, pc->group_nodes, pc->group_nodes == 1 ? "" : "s");
+		h(b, pc->link);
+		sbuf_addf(b, "</td><td>%s / %s</td>", comm_algo_name(pc->algo),
+			  comm_proto_name(pc->proto));
+		td_num(b, hp_fmt_duration(x, sizeof x, pc->time_s));
+		td_num(b, hp_fmt_duration(x, sizeof x, pc->exposed_s));
+		sbuf_add(b, "</tr>\n");
+	}
+	sbuf_add(b, "</table></section>\n");
+}
+
+static void inputs_section(struct sbuf *b, const struct report_input *in,
+			   const struct report_summary *s)
+{
+	const struct cluster *c = in->cluster;
+	const struct model_spec *m = in->model;
+	const struct search_opts *o = in->opts;
+	char x[32], y[32];
+	sbuf_add(b, "<section><h2>Inputs</h2><h3>Cluster");
+	if (*c->name) {
+		sbuf_add(b, ": ");
+		h(b, c->name);
+	}
+	sbuf_add(b, "</h3><table><tr><th>pool</th><th>GPU</th><th class=\"n\">nodes x GPUs</th>"
+		    "<th>intra-node</th><th>network</th><th>provider / region</th>"
+		    "<th class=\"n\">$/node-h</th><th class=\"n\">$/GPU-h</th><th>price source</th>"
+		    "<th>price date</th></tr>\n");
+	for (int i = 0; i < c->n_pools; i++) {
+		const struct pool *p = &c->pools[i];
+		sbuf_addf(b, "<tr><td><span style=\"color:%s\">&#9632;</span> ", report_pool_color(i));
+		h(b, p->name);
+		sbuf_add(b, "</td><td>");
+		h(b, p->gpu.name);
+		sbuf_addf(b, "</td><td class=\"n\">%d%s x %d</td><td>%s</td><td>%d x %.0f Gb/s</td><td>",
+			  p->nodes, p->nodes_max > 0 ? " (max)" : "", p->gpus_per_node,
+			  hp_intra_name(p->intra), p->nics, p->nic_gbps);
+		h(b, *p->provider ? p->provider : "-");
+		sbuf_add(b, " / ");
+		h(b, *p->region ? p->region : "-");
+		sbuf_add(b, "</td>");
+		if (p->usd_per_node_h > 0)
+			sbuf_addf(b, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>", p->usd_per_node_h,
+				  p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
+		else
+			sbuf_add(b, "<td class=\"n\">unknown</td><td class=\"n\">unknown</td>");
+		sbuf_add(b, "<td>");
+		h(b, *p->price_source ? p->price_source : "-");
+		sbuf_add(b, "</td><td>not recorded</td></tr>\n");
+	}
+	sbuf_add(b, "</table>\n");
+	if (c->n_pools > 1) {
+		char f[256];
+		report_fabric_text(c, f, sizeof f);
+		sbuf_add(b, "<p class=\"note\">");
+		h(b, f);
+		sbuf_add(b, "</p>\n");
+	}
+	if (!s->all_priced)
+		sbuf_add(b, "<p class=\"note\">A pool without a price makes every cost that uses "
+			    "it unknown.</p>\n");
+	struct param_count pc;
+	model_params(m, &pc);
+	sbuf_add(b, "<div class=\"two\"><div><h3>Model: ");
+	h(b, *m->display ? m->display : m->name);
+	sbuf_addf(b, "</h3><table><tr><td>layers, hidden, FFN</td><td class=\"n\">%d, %d, %d%s</td>"
+		  "</tr><tr><td>heads (KV heads)</td><td class=\"n\">%d (%d)</td></tr>"
+		  "<tr><td>vocabulary, sequence</td><td class=\"n\">%d, %d</td></tr>"
+		  "<tr><td>parameters (active)</td><td class=\"n\">%s (%s)</td></tr>",
+		  m->layers, m->hidden, m->ffn, m->gated_mlp ? " gated" : "", m->heads, m->kv_heads,
+		  m->vocab, m->seq_len, hp_fmt_count(x, sizeof x, pc.total),
+		  hp_fmt_count(y, sizeof y, pc.active));
+	if (m->moe.experts)
+		sbuf_addf(b, "<tr><td>experts</td><td class=\"n\">%d, top-%d</td></tr>",
+			  m->moe.experts, m->moe.top_k);
+	sbuf_addf(b, "</table></div><div><h3>Workload</h3><table>"
+		  "<tr><td>global batch</td><td class=\"n\">%d sequences of %d tokens</td></tr>"
+		  "<tr><td>tokens to train</td><td class=\"n\">%s</td></tr>"
+		  "<tr><td>precision</td><td class=\"n\">%s</td></tr>"
+		  "<tr><td>objective</td><td class=\"n\">%s</td></tr>",
+		  o->gbs, o->seq_len ? o->seq_len : m->seq_len, hp_fmt_count(x, sizeof x, s->tokens),
+		  hp_dtype_name(o->precision), search_objective_name(o->objective));
+	if (o->objective == OBJ_DEADLINE)
+		sbuf_addf(b, "<tr><td>deadline</td><td class=\"n\">%s</td></tr>",
+			  hp_fmt_duration(x, sizeof x, o->deadline_s));
+	if (o->objective == OBJ_BUDGET)
+		sbuf_addf(b, "<tr><td>budget</td><td class=\"n\">%s</td></tr>",
+			  report_fmt_usd(x, sizeof x, o->budget_usd));
+	sbuf_add(b, "</table></div></div></section>\n");
+}
+
+static void singles_section(struct sbuf *b, const struct report_input *in)
+{
+	const struct cluster *c = in->cluster;
+	const struct search_result *r = in->res;
+	char label[96], x[32];
+	sbuf_add(b, "<section><h2>Best plan on each pool alone</h2><table><tr><th>pool</th>"
+		    "<th>plan</th><th class=\"n\">tokens/s</th><th class=\"n\">time to train</th>"
+		    "<th class=\"n\">cost to train</th></tr>\n");
+	for (int i = 0; i < c->n_pools; i++) {
+		sbuf_add(b, "<tr><td>");
+		h(b, c->pools[i].name);
+		if (!r->has_single[i]) {
+			sbuf_add(b, "</td><td colspan=\"4\">nothing fits on this pool alone</td></tr>\n");
+			continue;
+		}
+		const struct search_plan *sp = &r->single[i];
+		report_plan_label(sp, c, label, sizeof label);
+		sbuf_add(b, "</td><td>");
+		h(b, label);
+		sbuf_add(b, "</td>");
+		td_num(b, hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
+		td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
+		td_num(b, report_fmt_usd(x, sizeof x, sp->est.price_known ? sp->cost_to_train_usd : 0));
+		sbuf_add(b, "</tr>\n");
+	}
+	sbuf_add(b, "</table></section>\n");
+}
+
+static void trust_section(struct sbuf *b)
+{
+	int na, nacc;
+	const char *const *as = report_assumptions(&na);
+	const struct report_accuracy *acc = report_accuracy_table(&nacc);
+	sbuf_add(b, "<section><h2>Accuracy of the model against measured runs</h2><table><tr>"
+		    "<th>measured against</th><th class=\"n\">rows</th><th class=\"n\">mean |error|"
+		    "</th><th class=\"n\">median |error|</th><th class=\"n\">max |error|</th>"
+		    "<th>measured by</th></tr>\n");
+	for (int i = 0; i < nacc; i++) {
+		const double v[3] = { acc[i].mean_abs_pct, acc[i].median_abs_pct, acc[i].max_abs_pct };
+		sbuf_add(b, "<tr><td>");
+		h(b, acc[i].what);
+		sbuf_addf(b, "</td><td class=\"n\">%d</td>", acc[i].rows);
+		for (int k = 0; k < 3; k++) {
+			if (v[k] >= 0)
+				sbuf_addf(b, "<td class=\"n\">%.1f%%</td>", v[k]);
+			else
+				sbuf_add(b, "<td class=\"n\">-</td>");
+		}
+		sbuf_add(b, "<td><code>");
+		h(b, acc[i].measured_by);
+		sbuf_add(b, "</code></td></tr>\n");
+	}
+	sbuf_add(b, "</table><p class=\"note\">Every figure in this report is an estimate; "
+		    "measure a few steps on the real cluster before committing to a plan.</p>"
+		    "</section>\n<section><h2>Assumptions and limits</h2><ul>\n");
+	for (int i = 0; i < na; i++) {
+		sbuf_add(b, "<li>");
+		h(b, as[i]);
+		sbuf_add(b, "</li>\n");
+	}
+	sbuf_add(b, "</ul></section>\n");
+}
+
+int report_render_html(const struct report_input *in, const struct report_summary *s,
+		       struct sbuf *b)
+{
+	const struct cluster *c = in->cluster;
+	const struct search_result *r = in->res;
+	const char *mname = *in->model->display ? in->model->display : in->model->name;
+	char t[40], x[32];
+	sbuf_add(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+		    "<meta name=\"generator\" content=\"hetplan\"><title>Training plan: ");
+	h(b, mname);
+	if (*c->name) {
+		sbuf_add(b, " on ");
+		h(b, c->name);
+	}
+	sbuf_addf(b, "</title>\n<style>\n%s</style></head>\n<body><main>\n", css);
+	sbuf_add(b, "<header class=\"top\"><div class=\"kicker\">hetplan training plan report"
+		    "</div><h1>");
+	h(b, mname);
+	sbuf_add(b, " on ");
+	if (*c->name)
+		h(b, c->name);
+	else
+		sbuf_addf(b, "%d GPUs", cluster_total_gpus(c));
+	sbuf_add(b, "</h1><div class=\"meta\">");
+	for (int i = 0; i < c->n_pools; i++) {
+		const struct pool *p = &c->pools[i];
+		sbuf_addf(b, "%s%d x %d ", i ? " + " : "", p->nodes, p->gpus_per_node);
+		h(b, p->gpu.name);
+	}
+	sbuf_addf(b, " &middot; %s tokens, global batch %d &middot; objective %s &middot; "
+		  "generated %s by hetplan ", hp_fmt_count(x, sizeof x, s->tokens), in->opts->gbs,
+		  search_objective_name(in->opts->objective),
+		  report_fmt_time(t, sizeof t, in->generated));
+	h(b, in->version ? in->version : "");
+	sbuf_add(b, "</div></header>\n");
+
+	if (s->chosen) {
+		summary_cards(b, in, s);
+		sbuf_add(b, "<section><h2>Ranked plans and where each step's time goes</h2>\n");
+		chart_breakdown(b, in);
+		plans_table(b, in);
+		sbuf_add(b, "</section>\n");
+	} else {
+		sbuf_add(b, "<section><h2>No plan fits</h2><p>");
+		h(b, r->why);
+		sbuf_add(b, "</p>");
+		if (r->has_nearest) {
+			char label[96];
+			report_plan_label(&r->nearest, c, label, sizeof label);
+			sbuf_add(b, "<p>Nearest miss: ");
+			h(b, label);
+			if (!r->nearest.est.fits)
+				sbuf_addf(b, ", %s over GPU memory on its fullest stage",
+					  hp_fmt_bytes(x, sizeof x, r->nearest.est.worst_over_bytes));
+			sbuf_add(b, ".</p>");
+		}
+		sbuf_add(b, "</section>\n");
+	}
+	if (r->n_plans || r->n_pareto) {
+		sbuf_add(b, "<section><h2>Time against cost to train</h2><p class=\"note\">Each "
+			    "point is a plan; the dashed line joins the plans no other plan beats "
+			    "on both time and cost.</p>\n");
+		chart_pareto(b, in, s);
+		sbuf_add(b, "</section>\n");
+	}
+	if (s->chosen)
+		chosen_section(b, in, s);
+	inputs_section(b, in, s);
+	singles_section(b, in);
+	trust_section(b);
+	sbuf_addf(b, "<footer>Search: %ld candidate plans, %ld estimated, %ld pruned, %d LP "
+		  "solves, %.2f s%s. hetplan is free software (GPL-3.0-or-later).</footer>\n",
+		  r->stats.candidates, r->stats.evaluated, r->stats.pruned, r->stats.lp_solves,
+		  r->stats.seconds, r->stats.cancelled ? " (cancelled early)" : "");
+	sbuf_add(b, "</main></body></html>\n");
+	return 0;
+}

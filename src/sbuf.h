@@ -1,0 +1,32 @@
+/* sbuf.h — a growing text buffer for renderers that build a whole document
+ * in memory (reports, launch scripts) before anything is written.
+ *
+ * Memory follows util.h's policy: appends never fail (xrealloc aborts on
+ * out-of-memory). The buffer is always NUL-terminated once anything was
+ * appended. sbuf_take() hands the text to the caller, who frees it. */
+#ifndef HP_SBUF_H
+#define HP_SBUF_H
+
+#include <stddef.h>
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+void sbuf_init(struct sbuf *b);
+void sbuf_done(struct sbuf *b);
+void sbuf_add(struct sbuf *b, const char *s);
+void sbuf_addn(struct sbuf *b, const char *s, size_t n);
+void sbuf_addc(struct sbuf *b, char c);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s with & < > " ' replaced by entities (HTML text and attributes, SVG). */
+void sbuf_add_html(struct sbuf *b, const char *s);
+/* s for a Markdown table cell: | escaped, newlines as spaces. */
+void sbuf_add_md(struct sbuf *b, const char *s);
+/* s as one CSV field (RFC 4180): quoted when it holds , " CR or LF. */
+void sbuf_add_csv(struct sbuf *b, const char *s);
+/* Detach the text (never NULL; "" when empty); the buffer is reset. */
+char *sbuf_take(struct sbuf *b, size_t *len);
+
+#endif

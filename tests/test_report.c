@@ -1,0 +1,401 @@
+/* test_report.c — the report renderers on a planner result built by hand.
+ *
+ * The result is put together from plan_uniform()/hand-written plans and
+ * perf_estimate(), the way search_run() fills it, so these tests do not
+ * depend on the planner. The facts checked are the formats' contracts
+ * (keys, columns, escaping, no external resources) and placements worked
+ * out by hand in the comments.
+ *
+ *   test_report              run the tests
+ *   test_report --write DIR  also write DIR/report.{md,html,json,csv} (the
+ *                            screenshot test in tests/test_report.sh uses
+ *                            them when the planner is not available) */
+#include "t.h"
+#include "report.h"
+#include "workspace.h"
+#include "jsonx.h"
+
+#include <stdlib.h>
+
+static struct catalog cat;
+static struct workspace ws;
+static struct search_result res;
+
+/* Cluster: pool 0 "h100" 4 x 8 H100-SXM, pool 1 "a100" 8 x 8 A100-80GB
+ * (the default workspace), Llama-3.1 70B, gbs 1024 x 8192. */
+static void add_plan(struct search_plan *sp, const struct plan *p)
+{
+	struct hp_err err = { 0 };
+	memset(sp, 0, sizeof *sp);
+	plan_copy(&sp->plan, p);
+	if (plan_validate(&sp->plan, &ws.cluster, &ws.model, "test", &err) < 0 ||
+	    perf_estimate(&ws.cluster, &ws.model, &sp->plan, NULL, &sp->est, &err) < 0) {
+		fprintf(stderr, "fixture: %s\n", err.msg);
+		exit(2);
+	}
+	plan_gpus(&sp->plan, sp->gpus_used);
+	sp->time_to_train_s = ws.opts.tokens / sp->est.tokens_per_s;
+	sp->cost_to_train_usd = sp->est.usd_per_hour * sp->time_to_train_s / 3600;
+	sp->optimality = OPTIMAL_HEURISTIC;
+	sp->single_pool = -1;
+}
+
+static void uniform(struct plan *p, int pool, int tp, int pp, int dp, int mbs)
+{
+	struct hp_err err = { 0 };
+	plan_init(p);
+	p->gbs = ws.opts.gbs;
+	p->mbs = mbs;
+	p->recompute = RC_SELECTIVE;
+	if (plan_uniform(p, &ws.cluster, &ws.model, pool, tp, pp, dp, &err) < 0)
+		exit(2);
+}
+
+static int by_speed(const void *a, const void *b)
+{
+	const struct search_plan *x = a, *y = b;
+	return (x->est.tokens_per_s < y->est.tokens_per_s) - (x->est.tokens_per_s > y->est.tokens_per_s);
+}
+
+static void build_fixture(const char *pool0_name)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent", &err) < 0 || workspace_default(&ws, &cat, &err) < 0) {
+		fprintf(stderr, "fixture: %s\n", err.msg);
+		exit(2);
+	}
+	if (pool0_name)
+		hp_strlcpy(ws.cluster.pools[0].name, pool0_name, sizeof ws.cluster.pools[0].name);
+	struct plan p;
+	memset(&res, 0, sizeof res);
+	res.plans = xcalloc(4, sizeof *res.plans);
+	uniform(&p, 0, 8, 4, 1, 1);       /* 32 H100 */
+	add_plan(&res.plans[res.n_plans++], &p);
+	plan_free(&p);
+	uniform(&p, 1, 8, 4, 2, 1);       /* 64 A100 */
+	add_plan(&res.plans[res.n_plans++], &p);
+	plan_free(&p);
+	/* Both pools: one H100 pipeline and two A100 pipelines, TP8 PP4 each,
+	 * the H100 replica taking a larger share of the batch. */
+	uniform(&p, 0, 8, 4, 1, 1);
+	p.replicas = xrealloc(p.replicas, 2 * sizeof *p.replicas);
+	p.n_replicas = 2;
+	p.replicas[1] = p.replicas[0];
+	p.replicas[1].stages = xmalloc(4 * sizeof(struct stage));
+	memcpy(p.replicas[1].stages, p.replicas[0].stages, 4 * sizeof(struct stage));
+	for (int s = 0; s < 4; s++)
+		p.replicas[1].stages[s].pool = 1;
+	p.replicas[0].batch_share = 0.375;
+	p.replicas[1].count = 2;
+	p.replicas[1].batch_share = 0.3125;
+	add_plan(&res.plans[res.n_plans++], &p);
+	plan_free(&p);
+	qsort(res.plans, (size_t)res.n_plans, sizeof *res.plans, by_speed);
+	for (int i = 0; i < res.n_plans; i++) {
+		struct search_plan *sp = &res.plans[i];
+		/* on the front unless a faster plan is also no dearer */
+		sp->pareto = 1;
+		for (int k = 0; k < i; k++)
+			if (res.plans[k].cost_to_train_usd <= sp->cost_to_train_usd)
+				sp->pareto = 0;
+		int used = -1, n = 0;
+		for (int k = 0; k < ws.cluster.n_pools; k++)
+			if (sp->gpus_used[k]) {
+				used = k;
+				n++;
+			}
+		if (n == 1) {
+			sp->single_pool = used;
+			res.has_single[used] = 1;
+			add_plan(&res.single[used], &sp->plan);
+			res.single[used].single_pool = used;
+		}
+	}
+	res.pareto = xcalloc((size_t)res.n_plans, sizeof *res.pareto);
+	for (int i = 0; i < res.n_plans; i++)
+		if (res.plans[i].pareto) {
+			add_plan(&res.pareto[res.n_pareto], &res.plans[i].plan);
+			res.pareto[res.n_pareto++].pareto = 1;
+		}
+	res.plans[0].optimality = OPTIMAL_PROVEN;
+	res.stats = (struct search_stats){ 1200, 950, 250, 3, 0.42, 0 };
+}
+
+static char *render(enum report_format f, int chosen)
+{
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, chosen,
+				   (time_t)1795996800 /* 2026-11-30 00:00 UTC */, "0.1.0" };
+	struct hp_err err = { 0 };
+	char *out = NULL;
+	size_t len;
+	if (report_render(&in, f, &out, &len, &err) < 0)
+		return NULL;
+	CHECK(strlen(out) == len);
+	return out;
+}
+
+TEST(fixture_is_sane)
+{
+	CHECK_EQ_INT(res.n_plans, 3);
+	for (int i = 0; i < res.n_plans; i++)
+		CHECK(res.plans[i].est.fits);
+	/* the mixed plan uses all 96 GPUs, so it is the fastest */
+	CHECK_EQ_INT(res.plans[0].est.n_gpus, 96);
+}
+
+TEST(json_keys_and_schema)
+{
+	char *s = render(REPORT_JSON, 0);
+	struct hp_err err = { 0 };
+	cJSON *o = jx_parse(s, strlen(s), "report.json", &err);
+	CHECK(o != NULL);
+	if (!o) {
+		free(s);
+		return;
+	}
+	static const char *const top[] = { "schema_version", "generator", "generated_at", "inputs",
+					   "chosen", "plans", "pareto", "single_pool", "search",
+					   "accuracy" };
+	for (size_t i = 0; i < HP_ARRAY_LEN(top); i++)
+		CHECK(cJSON_GetObjectItemCaseSensitive(o, top[i]) != NULL);
+	CHECK_EQ_INT(cJSON_GetObjectItem(o, "schema_version")->valueint, 1);
+	CHECK_STR(cJSON_GetObjectItem(o, "generated_at")->valuestring, "2026-11-30T00:00:00Z");
+	cJSON *plans = cJSON_GetObjectItem(o, "plans");
+	CHECK_EQ_INT(cJSON_GetArraySize(plans), 3);
+	/* The plan-entry contract of `hetplan plan --format json`, key for key. */
+	static const char *const keys[] = {
+		"rank", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
+		"time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
+		"recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "replicas",
+		"breakdown_s", "memory", "comm", "optimality",
+	};
+	cJSON *p0 = cJSON_GetArrayItem(plans, 0);
+	int n = 0;
+	for (cJSON *k = p0->child; k; k = k->next)
+		n++;
+	CHECK_EQ_INT(n, (int)HP_ARRAY_LEN(keys));
+	for (size_t i = 0; i < HP_ARRAY_LEN(keys); i++)
+		if (!cJSON_GetObjectItemCaseSensitive(p0, keys[i]))
+			T_FAILF("plan entry lacks \"%s\"", keys[i]);
+	CHECK_EQ_INT(cJSON_GetObjectItem(p0, "rank")->valueint, 1);
+	CHECK_STR(cJSON_GetObjectItem(p0, "optimality")->valuestring, "optimal");
+	cJSON *gu = cJSON_GetObjectItem(p0, "gpus_used");
+	CHECK_EQ_INT(cJSON_GetObjectItem(gu, "h100")->valueint, 32);
+	CHECK_EQ_INT(cJSON_GetObjectItem(gu, "a100")->valueint, 64);
+	cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(p0, "replicas"), 0), "stages"), 0);
+	static const char *const sk[] = { "pool", "gpu", "tp", "first_layer", "last_layer", "nodes" };
+	for (size_t i = 0; i < HP_ARRAY_LEN(sk); i++)
+		CHECK(cJSON_GetObjectItemCaseSensitive(st, sk[i]) != NULL);
+	cJSON *search = cJSON_GetObjectItem(o, "search");
+	CHECK_EQ_INT(cJSON_GetObjectItem(search, "candidates")->valueint, 1200);
+	CHECK_EQ_INT(cJSON_GetObjectItem(search, "evaluated")->valueint, 950);
+	CHECK_EQ_INT(cJSON_GetObjectItem(search, "pruned")->valueint, 250);
+	cJSON *pr = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "inputs"), "prices"), 0);
+	CHECK(cJSON_GetObjectItem(pr, "source") && cJSON_GetObjectItem(pr, "usd_per_node_hour"));
+	cJSON_Delete(o);
+	free(s);
+}
+
+/* Every plan entry feeds back into `estimate --plan` and gives the same
+ * step time. */
+TEST(json_plan_entry_is_an_estimate_input)
+{
+	for (int i = 0; i < res.n_plans; i++) {
+		cJSON *j = report_plan_json(&res.plans[i], i + 1, &ws.cluster);
+		char *s = cJSON_PrintUnformatted(j);
+		struct plan p;
+		struct estimate e;
+		struct hp_err err = { 0 };
+		plan_init(&p);
+		int ok = plan_parse_json(&p, s, strlen(s), "entry", &ws.cluster, &err) == 0 &&
+			 plan_validate(&p, &ws.cluster, &ws.model, "entry", &err) == 0 &&
+			 perf_estimate(&ws.cluster, &ws.model, &p, NULL, &e, &err) == 0;
+		if (!ok)
+			T_FAILF("plan %d: %s", i + 1, err.msg);
+		else {
+			CHECK_NEAR(e.step_time_s, res.plans[i].est.step_time_s, 1e-12);
+			estimate_free(&e);
+		}
+		plan_free(&p);
+		free(s);
+		cJSON_Delete(j);
+	}
+}
+
+/* In-order placement, by hand: the mixed plan's H100 replica has four TP8
+ * stages on 8-GPU nodes, one node each: stage k on node k. Its two A100
+ * replicas likewise take A100 nodes 0-3 and 4-7, so A100 stage k sits on
+ * nodes k and k + 4. */
+TEST(json_nodes_in_order)
+{
+	const struct search_plan *mixed = &res.plans[0];
+	cJSON *j = report_plan_json(mixed, 1, &ws.cluster);
+	cJSON *reps = cJSON_GetObjectItem(j, "replicas");
+	for (int s = 0; s < 4; s++) {
+		cJSON *n0 = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(reps, 0), "stages"), s), "nodes");
+		cJSON *n1 = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(reps, 1), "stages"), s), "nodes");
+		CHECK_EQ_INT(cJSON_GetArraySize(n0), 1);
+		CHECK_EQ_INT(cJSON_GetArrayItem(n0, 0)->valueint, s);
+		CHECK_EQ_INT(cJSON_GetArraySize(n1), 2);
+		CHECK_EQ_INT(cJSON_GetArrayItem(n1, 0)->valueint, s);
+		CHECK_EQ_INT(cJSON_GetArrayItem(n1, 1)->valueint, s + 4);
+	}
+	cJSON_Delete(j);
+}
+
+static int count_fields(const char *line)
+{
+	int n = 1, q = 0;
+	for (; *line && *line != '\n'; line++) {
+		if (*line == '"')
+			q = !q;
+		else if (*line == ',' && !q)
+			n++;
+	}
+	return n;
+}
+
+TEST(csv_one_row_per_plan)
+{
+	char *s = render(REPORT_CSV, 0);
+	int lines = 0;
+	for (char *p = s; *p; p++)
+		lines += *p == '\n';
+	CHECK_EQ_INT(lines, 1 + res.n_plans);
+	CHECK(!strncmp(s, REPORT_CSV_COLUMNS "\n", strlen(REPORT_CSV_COLUMNS) + 1));
+	int want = count_fields(REPORT_CSV_COLUMNS);
+	CHECK_EQ_INT(want, 26);
+	for (char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		CHECK_EQ_INT(count_fields(p), want);
+	free(s);
+}
+
+TEST(markdown_sections)
+{
+	char *s = render(REPORT_MD, 1);
+	static const char *const want[] = {
+		"# Training plan: Llama-3.1 70B on default", "## Summary", "## Inputs",
+		"### Cluster", "price source", "catalog reference", "### Workload", "## Top plans",
+		"## Chosen plan: rank 2", "### Layout", "### Step time", "### Memory per GPU",
+		"### Communication", "### Cost to train", "## Pareto front",
+		"## Best plan on each pool alone", "## Assumptions and limits",
+		"## Accuracy of the model", "| 28 | 6.5% | - | 14.2% |", "| 45 | - | 4.2% | 14.9% |",
+		"Generated 2026-11-30 00:00 UTC by hetplan 0.1.0",
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(want); i++)
+		CHECK_CONTAINS(s, want[i]);
+	free(s);
+}
+
+TEST(html_self_contained)
+{
+	char *s = render(REPORT_HTML, 0);
+	CHECK(!strncmp(s, "<!DOCTYPE html>", 15));
+	CHECK_CONTAINS(s, "</html>");
+	CHECK_CONTAINS(s, "@media print");
+	/* four charts */
+	int svgs = 0;
+	for (const char *p = s; (p = strstr(p, "<svg")); p++)
+		svgs++;
+	CHECK_EQ_INT(svgs, 4);
+	static const char *const banned[] = { "src=", "href=", "url(", "@import", "<link",
+					      "<script", "http://", "https://" };
+	for (size_t i = 0; i < HP_ARRAY_LEN(banned); i++)
+		if (strstr(s, banned[i]))
+			T_FAILF("HTML contains %s", banned[i]);
+	free(s);
+}
+
+/* User strings are text, never markup. */
+TEST(html_escapes_user_strings)
+{
+	search_result_free(&res);
+	catalog_done(&cat);
+	build_fixture("<b>x&y\"</b>");
+	char *s = render(REPORT_HTML, 0);
+	CHECK(!strstr(s, "<b>x&y"));
+	CHECK_CONTAINS(s, "&lt;b&gt;x&amp;y&quot;&lt;/b&gt;");
+	free(s);
+	s = render(REPORT_MD, 0);
+	CHECK_CONTAINS(s, "<b>x&y\"</b>");      /* Markdown keeps text as typed */
+	free(s);
+	s = render(REPORT_CSV, 0);
+	CHECK_CONTAINS(s, "\"<b>x&y\"\"</b>:32");  /* RFC 4180 quoting */
+	free(s);
+}
+
+TEST(bad_chosen_index)
+{
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, 7, 0, "0.1.0" };
+	struct hp_err err = { 0 };
+	char *out = NULL;
+	size_t len;
+	CHECK(report_render(&in, REPORT_MD, &out, &len, &err) == -1);
+	CHECK_CONTAINS(err.msg, "chosen plan 8 is out of range (the result has 3 plans)");
+	CHECK(out == NULL);
+}
+
+TEST(nothing_fits)
+{
+	struct search_result empty = { 0 };
+	snprintf(empty.why, sizeof empty.why, "no layout of Llama-3.1 70B fits in 80 GB");
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &empty, 0, 0, "0.1.0" };
+	struct hp_err err = { 0 };
+	char *out;
+	size_t len;
+	for (int f = 0; f < REPORT_FORMAT_COUNT; f++) {
+		CHECK(report_render(&in, (enum report_format)f, &out, &len, &err) == 0);
+		if (f != REPORT_CSV)
+			CHECK_CONTAINS(out, "fits in 80 GB");
+		free(out);
+	}
+}
+
+TEST(format_names)
+{
+	enum report_format f;
+	CHECK(report_format_from_path("out/Plan.HTML", &f) == 0 && f == REPORT_HTML);
+	CHECK(report_format_from_path("r.markdown", &f) == 0 && f == REPORT_MD);
+	CHECK(report_format_from_path("r.csv", &f) == 0 && f == REPORT_CSV);
+	CHECK(report_format_from_path("r.txt", &f) == -1);
+	CHECK(report_format_from_path("dir.d/report", &f) == -1);
+	CHECK(report_format_parse("json", &f) == 0 && f == REPORT_JSON);
+	CHECK(report_format_parse("pdf", &f) == -1);
+}
+
+static void write_all(const char *dir)
+{
+	static const char *const ext[] = { "md", "html", "json", "csv" };
+	for (int f = 0; f < REPORT_FORMAT_COUNT; f++) {
+		char *s = render((enum report_format)f, 0), path[512];
+		struct hp_err err = { 0 };
+		snprintf(path, sizeof path, "%s/report.%s", dir, ext[f]);
+		if (!s || hp_write_file_atomic(path, s, strlen(s), &err) < 0)
+			fprintf(stderr, "test_report: %s\n", err.msg);
+		free(s);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	build_fixture(NULL);
+	if (argc == 3 && !strcmp(argv[1], "--write"))
+		write_all(argv[2]);
+	RUN(fixture_is_sane);
+	RUN(json_keys_and_schema);
+	RUN(json_plan_entry_is_an_estimate_input);
+	RUN(json_nodes_in_order);
+	RUN(csv_one_row_per_plan);
+	RUN(markdown_sections);
+	RUN(html_self_contained);
+	RUN(bad_chosen_index);
+	RUN(nothing_fits);
+	RUN(format_names);
+	RUN(html_escapes_user_strings);
+	search_result_free(&res);
+	catalog_done(&cat);
+	return t_done("report");
+}
