@@ -1,6 +1,8 @@
 /* cli.c — subcommand dispatch, the catalog listings, shared CLI helpers. */
 #include "cli.h"
 #include "cmd_comm.h"
+#include "cmd_launch.h"
+#include "cmd_report.h"
 #include "jsonx.h"
 #include "model.h"
 
@@ -20,6 +22,8 @@ static const struct command commands[] = {
 	{ "comm", cmd_comm, "time one collective on a given system" },
 	{ "gpus", cmd_gpus, "list the GPU catalog" },
 	{ "models", cmd_models, "list the model presets" },
+	{ "report", cmd_report, "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
+	{ "launch", cmd_launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
 };
 
 static void usage(FILE *f)
@@ -79,13 +83,15 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 
 /* Options of the listing commands: --format table|json|csv and --help.
  * Returns -1 to go on, or the exit status to return. */
+static const struct option list_options[] = {
+	{ "format", required_argument, 0, 'f' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
 static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fmt)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, 0, 'f' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
+	const struct option *opts = list_options;
 	int o;
 	*fmt = FMT_TABLE;
 	optind = 1;
@@ -231,6 +237,92 @@ int cmd_models(int argc, char **argv, const struct catalog *cat)
 	return 0;
 }
 
+/* ---- introspection: the option and key tables, for the man page check -- */
+
+static const struct option *list_options_table(void)
+{
+	return list_options;
+}
+
+/* Options the program takes before any command (the TUI's included). */
+static const struct option global_options[] = {
+	{ "help", no_argument, 0, 'h' },
+	{ "version", no_argument, 0, 0 },
+	{ "no-color", no_argument, 0, 0 },
+	{ "ascii", no_argument, 0, 0 },
+	{ "no-mouse", no_argument, 0, 0 },
+	{ "list-options", no_argument, 0, 0 },
+	{ "list-keys", no_argument, 0, 0 },
+	{ 0, 0, 0, 0 },
+};
+
+/* Each command's getopt table, by command name. A command missing here
+ * makes --list-options fail, so the man page check notices it. */
+static const struct {
+	const char *cmd;
+	const struct option *(*options)(void);
+} command_options[] = {
+	{ "estimate", cmd_estimate_options },
+	{ "comm", cmd_comm_options },
+	{ "gpus", list_options_table },
+	{ "models", list_options_table },
+	{ "report", cmd_report_options },
+	{ "launch", cmd_launch_options },
+};
+
+static void print_options(const char *cmd, const struct option *o)
+{
+	for (; o->name; o++) {
+		printf("%s --%s\n", cmd, o->name);
+		if (!o->flag && o->val > ' ' && o->val < 127)
+			printf("%s -%c\n", cmd, o->val);
+	}
+}
+
+/* `hetplan --list-options`: one "COMMAND --option" line per option, from
+ * the same tables the parsers use ("hetplan" for the global ones). */
+static int list_all_options(void)
+{
+	int rc = 0;
+	print_options("hetplan", global_options);
+	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++) {
+		const struct option *o = NULL;
+		for (size_t k = 0; k < HP_ARRAY_LEN(command_options); k++)
+			if (!strcmp(command_options[k].cmd, commands[i].name))
+				o = command_options[k].options();
+		if (o)
+			print_options(commands[i].name, o);
+		else if (strcmp(commands[i].name, "tui")) {
+			fprintf(stderr, "hetplan: command '%s' has no option table\n", commands[i].name);
+			rc = HP_EXIT_FAIL;
+		}
+	}
+	return rc;
+}
+
+/* `hetplan --list-keys`: "VIEW<TAB>KEYS<TAB>DESCRIPTION" per TUI binding,
+ * from the TUI's own key tables. */
+#if __has_include("tui.h")
+#include "tui.h"
+static int list_all_keys(void)
+{
+	for (int v = TV_GLOBAL; v < TV_COUNT; v++) {
+		int n;
+		const struct tui_key *k = tui_keys(v, &n);
+		for (int i = 0; i < n; i++)
+			printf("%s\t%s\t%s\n", v == TV_GLOBAL ? "global" : tui_view_name(v), k[i].keys,
+			       k[i].desc);
+	}
+	return 0;
+}
+#else
+static int list_all_keys(void)
+{
+	fprintf(stderr, "hetplan: no key table in this build\n");
+	return HP_EXIT_FAIL;
+}
+#endif
+
 int cli_main(int argc, char **argv)
 {
 	struct catalog cat;
@@ -239,6 +331,10 @@ int cli_main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "--list-options"))
+		return list_all_options();
+	if (argc == 2 && !strcmp(argv[1], "--list-keys"))
+		return list_all_keys();
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("hetplan %s\n", HETPLAN_VERSION);
 		return 0;

@@ -24,6 +24,9 @@ enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD };
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
 
 int cmd_estimate(int argc, char **argv, const struct catalog *cat);
+/* getopt table of `estimate` (for --list-options). */
+struct option;
+const struct option *cmd_estimate_options(void);
 int cmd_gpus(int argc, char **argv, const struct catalog *cat);
 int cmd_models(int argc, char **argv, const struct catalog *cat);
 int tui_main(int argc, char **argv, const struct catalog *cat);

@@ -52,6 +52,11 @@ static const struct option comm_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+const struct option *cmd_comm_options(void)
+{
+	return comm_opts;
+}
+
 static int usage_err(const char *flag, const char *what, const char *got)
 {
 	fprintf(stderr, "hetplan comm: --%s: expected %s, got '%s'\n", flag, what, got);

@@ -7,5 +7,8 @@
 /* argv[0] is "comm". Returns the exit status: 0 ok, 2 usage, 3 invalid
  * input (unknown GPU, a combination the model refuses). */
 int cmd_comm(int argc, char **argv, const struct catalog *cat);
+/* Its getopt table (for --list-options). */
+struct option;
+const struct option *cmd_comm_options(void);
 
 #endif

@@ -53,6 +53,11 @@ static const struct option estimate_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+const struct option *cmd_estimate_options(void)
+{
+	return estimate_opts;
+}
+
 static int bad_int(const char *flag, const char *v, const char *what)
 {
 	fprintf(stderr, "hetplan estimate: --%s: expected %s, got '%s'\n", flag, what, v);

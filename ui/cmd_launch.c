@@ -1,0 +1,315 @@
+/* cmd_launch.c — `hetplan launch`: the plan given by flags or a plan file
+ * as Megatron-LM arguments, a Slurm + torchrun script or a DeepSpeed
+ * config (src/launch.c renders them). */
+#include "cmd_launch.h"
+#include "cli.h"
+#include "jsonx.h"
+#include "launch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char launch_usage[] =
+	"usage: hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
+	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full]\n"
+	"         [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
+	"         [--no-sp] [--format megatron|slurm|deepspeed] [-o FILE]\n"
+	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+	"         [--rank N] [--format megatron|slurm|deepspeed] [-o FILE]\n"
+	"\n"
+	"  --format megatron    Megatron-LM arguments (default)\n"
+	"  --format slurm       a Slurm batch script running them under torchrun\n"
+	"  --format deepspeed   a DeepSpeed config (JSON)\n"
+	"  --plan FILE          a plan, or a `hetplan plan`/report JSON with \"plans\"\n"
+	"  --rank N             which of those plans (default 1)\n"
+	"  -o, --output FILE    write atomically instead of to standard output\n"
+	"\n"
+	"Heterogeneous plans give one piece per replica group and say what stock\n"
+	"frameworks cannot express (on standard error, and in the output's comments).\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid input, 1 I/O failure.\n";
+
+enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
+       O_ZERO, O_SCHED, O_PLAN, O_ON, O_ATTN, O_NOSP, O_RANK };
+
+static const struct option launch_opts[] = {
+	{ "cluster", required_argument, 0, 'c' },
+	{ "pool", required_argument, 0, O_POOL },
+	{ "model", required_argument, 0, 'm' },
+	{ "tp", required_argument, 0, O_TP },
+	{ "pp", required_argument, 0, O_PP },
+	{ "dp", required_argument, 0, O_DP },
+	{ "cp", required_argument, 0, O_CP },
+	{ "ep", required_argument, 0, O_EP },
+	{ "mbs", required_argument, 0, O_MBS },
+	{ "gbs", required_argument, 0, O_GBS },
+	{ "seq-len", required_argument, 0, O_SEQ },
+	{ "precision", required_argument, 0, O_PREC },
+	{ "recompute", required_argument, 0, O_RC },
+	{ "zero", required_argument, 0, O_ZERO },
+	{ "schedule", required_argument, 0, O_SCHED },
+	{ "attention", required_argument, 0, O_ATTN },
+	{ "no-sp", no_argument, 0, O_NOSP },
+	{ "plan", required_argument, 0, O_PLAN },
+	{ "rank", required_argument, 0, O_RANK },
+	{ "on", required_argument, 0, O_ON },
+	{ "format", required_argument, 0, 'f' },
+	{ "output", required_argument, 0, 'o' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+const struct option *cmd_launch_options(void)
+{
+	return launch_opts;
+}
+
+static int usage_err(const char *flag, const char *want, const char *got)
+{
+	fprintf(stderr, "hetplan launch: --%s: expected %s, got '%s'\n", flag, want, got);
+	return HP_EXIT_USAGE;
+}
+
+/* Read the plan file: a plan object, or an object with "plans" (the
+ * planner's and the report's JSON), from which plan `rank` is taken. */
+static int load_plan(struct plan *p, const char *path, int rank, const struct cluster *c,
+		     struct hp_err *err)
+{
+	size_t len;
+	char *text = hp_read_file(path, &len, err);
+	if (!text)
+		return -1;
+	cJSON *root = jx_parse(text, len, path, err);
+	if (!root) {
+		free(text);
+		return -1;
+	}
+	const cJSON *plans = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "plans")
+						  : NULL;
+	int rc;
+	if (plans) {
+		int n = cJSON_IsArray(plans) ? cJSON_GetArraySize(plans) : -1;
+		if (n < 0)
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: plans: expected an array", path);
+		else if (rank > n)
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
+					path, rank, n, n == 1 ? "" : "s");
+		else {
+			char *one = cJSON_PrintUnformatted(cJSON_GetArrayItem(plans, rank - 1));
+			char where[300];
+			snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
+			rc = plan_parse_json(p, one, strlen(one), where, c, err);
+			free(one);
+		}
+	} else {
+		rc = plan_parse_json(p, text, len, path, c, err);
+	}
+	cJSON_Delete(root);
+	free(text);
+	return rc;
+}
+
+int cmd_launch(int argc, char **argv, const struct catalog *cat)
+{
+	struct cluster c;
+	struct plan p;
+	struct model_spec m;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	plan_init(&p);
+	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *on = NULL,
+		   *out_path = NULL;
+	const char *pools[HP_MAX_POOLS];
+	int n_pools = 0, tp = 0, pp = 0, dp = 0, have_mbs = 0, rank = 1, o, v;
+	enum launch_format fmt = LAUNCH_MEGATRON;
+	int rc = HP_EXIT_USAGE;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":c:m:f:o:h", launch_opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(launch_usage, stdout);
+			rc = 0;
+			goto out;
+		case 'c': cluster_file = optarg; break;
+		case 'm': model_arg = optarg; break;
+		case 'o': out_path = optarg; break;
+		case O_POOL:
+			if (n_pools == HP_MAX_POOLS) {
+				fprintf(stderr, "hetplan launch: --pool: at most %d pools\n", HP_MAX_POOLS);
+				goto out;
+			}
+			pools[n_pools++] = optarg;
+			break;
+#define INTFLAG(code, name, dst) case code: \
+			if (hp_parse_int(optarg, dst)) { rc = usage_err(name, "a positive integer", optarg); goto out; } \
+			break;
+		INTFLAG(O_TP, "tp", &tp)
+		INTFLAG(O_PP, "pp", &pp)
+		INTFLAG(O_DP, "dp", &dp)
+		INTFLAG(O_CP, "cp", &p.cp)
+		INTFLAG(O_EP, "ep", &p.ep)
+		INTFLAG(O_GBS, "gbs", &p.gbs)
+		INTFLAG(O_SEQ, "seq-len", &p.seq_len)
+		INTFLAG(O_RANK, "rank", &rank)
+#undef INTFLAG
+		case O_MBS:
+			if (hp_parse_int(optarg, &p.mbs)) {
+				rc = usage_err("mbs", "a positive integer", optarg);
+				goto out;
+			}
+			have_mbs = 1;
+			break;
+		case O_ZERO:
+			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3) {
+				rc = usage_err("zero", "0, 1, 2 or 3", optarg);
+				goto out;
+			}
+			p.zero = strcmp(optarg, "0") ? v : 0;
+			break;
+		case O_PREC:
+			if (hp_dtype_parse(optarg, &p.precision) || p.precision == HP_FP32 ||
+			    p.precision == HP_TF32) {
+				rc = usage_err("precision", "bf16, fp16 or fp8", optarg);
+				goto out;
+			}
+			break;
+		case O_RC:
+			if (plan_recompute_parse(optarg, &p.recompute)) {
+				rc = usage_err("recompute", "none, selective or full", optarg);
+				goto out;
+			}
+			break;
+		case O_SCHED:
+			if (plan_schedule_parse(optarg, &p.schedule, &p.vpp)) {
+				rc = usage_err("schedule", "1f1b or interleaved:V (V from 2 to 64)", optarg);
+				goto out;
+			}
+			break;
+		case O_ATTN:
+			if (strcmp(optarg, "flash") && strcmp(optarg, "unfused")) {
+				rc = usage_err("attention", "flash or unfused", optarg);
+				goto out;
+			}
+			p.flash = !strcmp(optarg, "flash");
+			break;
+		case O_NOSP: p.sp = 0; break;
+		case O_PLAN: plan_file = optarg; break;
+		case O_ON: on = optarg; break;
+		case 'f':
+			if (launch_format_parse(optarg, &fmt)) {
+				rc = usage_err("format", "megatron, slurm or deepspeed", optarg);
+				goto out;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "hetplan launch: %s: missing value\n", argv[optind - 1]);
+			goto out;
+		default:
+			fprintf(stderr, "hetplan launch: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hetplan launch: unexpected argument '%s'\n", argv[optind]);
+		goto out;
+	}
+	if (!model_arg) {
+		fprintf(stderr, "hetplan launch: -m MODEL is required (a preset or a JSON file)\n");
+		goto out;
+	}
+	if (!cluster_file && !n_pools) {
+		fprintf(stderr, "hetplan launch: give a cluster: -c CLUSTER.json or --pool SPEC\n");
+		goto out;
+	}
+	if (cluster_file && cluster_load(&c, cluster_file, cat, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_INPUT);
+		goto out;
+	}
+	for (int i = 0; i < n_pools; i++)
+		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_USAGE);
+			goto out;
+		}
+	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_INPUT);
+		goto out;
+	}
+	const char *ctx = "plan flags";
+	if (plan_file) {
+		if (load_plan(&p, plan_file, rank, &c, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_INPUT);
+			goto out;
+		}
+		ctx = plan_file;
+	} else {
+		if (!tp || !pp) {
+			fprintf(stderr, "hetplan launch: --tp and --pp are required (or --plan FILE)\n");
+			goto out;
+		}
+		if (!have_mbs || !p.gbs) {
+			fprintf(stderr, "hetplan launch: --mbs and --gbs are required\n");
+			goto out;
+		}
+		int pool = 0;
+		if (on && (pool = cluster_pool_index(&c, on)) < 0) {
+			fprintf(stderr, "hetplan launch: --on: no pool named '%s'\n", on);
+			rc = HP_EXIT_INPUT;
+			goto out;
+		}
+		if (!dp) {
+			int have = c.pools[pool].nodes * c.pools[pool].gpus_per_node;
+			dp = have / (tp * pp * p.cp);
+			if (dp < 1) {
+				fprintf(stderr, "hetplan launch: tp %d x pp %d x cp %d = %d GPUs; pool "
+					"'%s' has %d\n", tp, pp, p.cp, tp * pp * p.cp, c.pools[pool].name,
+					have);
+				rc = HP_EXIT_INPUT;
+				goto out;
+			}
+		}
+		if (plan_uniform(&p, &c, &m, pool, tp, pp, dp, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_INPUT);
+			goto out;
+		}
+	}
+	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_INPUT);
+		goto out;
+	}
+	/* Megatron needs the layers to split evenly into virtual stages. */
+	if (p.schedule == SCHED_INTERLEAVED) {
+		int stages = p.replicas[0].n_stages;
+		if (m.layers % (stages * p.vpp)) {
+			fprintf(stderr, "hetplan launch: --schedule interleaved:%d: %d layers do not "
+				"split into %d stages x %d chunks\n", p.vpp, m.layers, stages, p.vpp);
+			rc = HP_EXIT_INPUT;
+			goto out;
+		}
+	}
+	char *text, *notes;
+	size_t len;
+	if (launch_render(&c, &m, &p, fmt, HETPLAN_VERSION, &text, &len, &notes, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_FAIL);
+		goto out;
+	}
+	for (const char *s = notes; *s;) {
+		const char *e = strchr(s, '\n');
+		int n = e ? (int)(e - s) : (int)strlen(s);
+		fprintf(stderr, "hetplan launch: %.*s\n", n, s);
+		s += n + (e != NULL);
+	}
+	rc = 0;
+	if (out_path) {
+		if (hp_write_file_atomic(out_path, text, len, &err) < 0)
+			rc = cli_fail(&err, HP_EXIT_FAIL);
+	} else {
+		fwrite(text, 1, len, stdout);
+	}
+	free(text);
+	free(notes);
+out:
+	plan_free(&p);
+	return rc;
+}

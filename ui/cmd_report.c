@@ -1,0 +1,138 @@
+/* cmd_report.c — `hetplan report WORKSPACE.json -o FILE`: plan the
+ * workspace and write the report; and report_write_file() for the other
+ * front ends. */
+#include "cmd_report.h"
+#include "cli.h"
+#include "workspace.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char report_usage[] =
+	"usage: hetplan report WORKSPACE.json -o FILE [--format md|html|json|csv] [--rank N]\n"
+	"\n"
+	"Plan the workspace (cluster, model, workload) and write a report.\n"
+	"  -o, --output FILE    where to write it (atomically)\n"
+	"  -f, --format F       md, html, json or csv (default: from FILE's extension)\n"
+	"      --rank N         the plan the report details (default 1, the best)\n"
+	"\n"
+	"Exit status: 0 written, 4 nothing fits (the report says why), 2 usage,\n"
+	"3 invalid workspace, 1 planner or I/O failure (nothing written).\n";
+
+enum { O_RANK = 256 };
+
+static const struct option report_opts[] = {
+	{ "output", required_argument, 0, 'o' },
+	{ "format", required_argument, 0, 'f' },
+	{ "rank", required_argument, 0, O_RANK },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+const struct option *cmd_report_options(void)
+{
+	return report_opts;
+}
+
+int report_write_file(const char *path, enum report_format fmt,
+		      const struct report_input *in, struct hp_err *err)
+{
+	if (fmt == REPORT_FORMAT_AUTO && report_format_from_path(path, &fmt) < 0)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "%s: cannot tell the format from the name; use .md, .html, .json "
+				  "or .csv, or give --format", path);
+	char *text;
+	size_t len;
+	if (report_render(in, fmt, &text, &len, err) < 0)
+		return -1;
+	int rc = hp_write_file_atomic(path, text, len, err);
+	free(text);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv, const struct catalog *cat)
+{
+	const char *out = NULL, *ws_path = NULL;
+	enum report_format fmt = REPORT_FORMAT_AUTO;
+	int rank = 1, o;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":o:f:h", report_opts, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(report_usage, stdout);
+			return 0;
+		case 'o': out = optarg; break;
+		case 'f':
+			if (report_format_parse(optarg, &fmt) < 0) {
+				fprintf(stderr, "hetplan report: --format: expected md, html, json or "
+					"csv, got '%s'\n", optarg);
+				return HP_EXIT_USAGE;
+			}
+			break;
+		case O_RANK:
+			if (hp_parse_int(optarg, &rank)) {
+				fprintf(stderr, "hetplan report: --rank: expected a positive integer, "
+					"got '%s'\n", optarg);
+				return HP_EXIT_USAGE;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "hetplan report: %s: missing value\n", argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		default:
+			fprintf(stderr, "hetplan report: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		ws_path = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "hetplan report: unexpected argument '%s'\n", argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if (!ws_path) {
+		fprintf(stderr, "hetplan report: give a workspace: hetplan report WORKSPACE.json -o FILE\n");
+		return HP_EXIT_USAGE;
+	}
+	if (!out) {
+		fprintf(stderr, "hetplan report: -o FILE is required\n");
+		return HP_EXIT_USAGE;
+	}
+	enum report_format probe;
+	if (fmt == REPORT_FORMAT_AUTO && report_format_from_path(out, &probe) < 0) {
+		fprintf(stderr, "hetplan report: -o %s: cannot tell the format from the name; use "
+			".md, .html, .json or .csv, or give --format\n", out);
+		return HP_EXIT_USAGE;
+	}
+	struct workspace ws;
+	struct hp_err err = { 0 };
+	if (workspace_load(&ws, ws_path, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	struct search_result res;
+	int rc = 0;
+	if (search_run(&ws.cluster, &ws.model, &ws.opts, &res, &err) < 0) {
+		if (err.code != HP_EXIT_NOFIT) {
+			rc = cli_fail(&err, HP_EXIT_FAIL);
+			search_result_free(&res);
+			return rc;
+		}
+		/* Nothing fits: the report says why and how close the nearest came. */
+		fprintf(stderr, "hetplan: %s\n", err.msg);
+		rc = HP_EXIT_NOFIT;
+	}
+	if (res.n_plans && rank > res.n_plans) {
+		fprintf(stderr, "hetplan report: --rank %d: the planner found %d plan%s\n", rank,
+			res.n_plans, res.n_plans == 1 ? "" : "s");
+		search_result_free(&res);
+		return HP_EXIT_USAGE;
+	}
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res,
+				   res.n_plans ? rank - 1 : 0, time(NULL), HETPLAN_VERSION };
+	if (report_write_file(out, fmt, &in, &err) < 0)
+		rc = cli_fail(&err, HP_EXIT_FAIL);
+	search_result_free(&res);
+	return rc;
+}
