@@ -1,0 +1,183 @@
+#!/bin/sh
+# test_launch.sh — `hetplan launch` against published configurations.
+#
+# The Megatron-LM runs of Narayanan et al. 2021, "Efficient Large-Scale
+# Language Model Training on GPU Clusters Using Megatron-LM" (SC21,
+# arXiv:2104.04473), Table 1, with the micro-batch sizes and interleaving of
+# the paper's script examples/sc21/run_table_1.sh (Megatron-LM @6985e58938);
+# the rows are N21-T1-01..10 of tests/data/training.csv. Each is given to
+# hetplan as published and the generated arguments must say the same
+# numbers. Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# Published, typed from the table and the script (not from hetplan):
+# model layers hidden heads TP PP DP GPUs micro-batch global-batch
+# layers-per-virtual-stage (- = no interleaving) chunks-per-stage v, where
+# v = layers / (PP x layers-per-virtual-stage): 60/(4x5)=3, 80/(8x5)=2,
+# 96/(16x3)=2, 105/(35x1)=3.
+TABLE1='gpt-1.7b    24  2304  24 1  1 32   32 16  512 - 1
+gpt-3.6b    30  3072  32 2  1 32   64 16  512 - 1
+gpt-7.5b    36  4096  32 4  1 32  128 16  512 - 1
+gpt-18.4b   40  6144  48 8  1 32  256  8 1024 - 1
+gpt-39.1b   48  8192  64 8  2 32  512  4 1536 - 1
+gpt-76.1b   60 10240  80 8  4 32 1024  2 1792 5 3
+gpt-145.6b  80 12288  96 8  8 24 1536  2 2304 5 2
+gpt-310.1b  96 16384 128 8 16 15 1920  1 2160 3 2
+gpt-529.6b 105 20480 128 8 35  9 2520  1 2520 1 3
+gpt-1t     128 25600 160 8 64  6 3072  1 3072 - 1'
+
+# check FILE 'flag=value ...' — every flag has that value in the Megatron
+# arguments of FILE ('flag=-' : the flag is absent; 'flag' : present, no value).
+check() {
+	python3 - "$1" "$2" <<'PY' || return 1
+import sys, shlex
+text = open(sys.argv[1]).read()
+toks = shlex.split(" ".join(l.rstrip("\\").strip() for l in text.splitlines()
+                            if l.strip() and not l.lstrip().startswith("#")))
+args = {}
+for i, t in enumerate(toks):
+    if t.startswith("--"):
+        nxt = toks[i + 1] if i + 1 < len(toks) and not toks[i + 1].startswith("--") else None
+        args[t] = nxt
+for want in sys.argv[2].split():
+    k, _, v = want.partition("=")
+    k = "--" + k
+    if v == "-":
+        assert k not in args, f"{k} present: {args.get(k)}"
+    elif v == "":
+        assert k in args and args[k] is None, f"{k} should be a bare flag"
+    else:
+        assert args.get(k) == v, f"{k} = {args.get(k)}, published {v}"
+PY
+}
+
+echo "$TABLE1" | while read -r model L hid heads tp pp dp gpus mbs gbs lpvs v; do
+	nodes=$((gpus / 8))
+	sched=1f1b
+	[ "$lpvs" != - ] && sched=interleaved:$v
+	# The 2021 runs: fp16, full recomputation, no sequence parallelism (it
+	# came later), local DDP without a distributed optimizer.
+	if ! $H launch --pool "${nodes}x8xA100-SXM4-80GB" -m "$model" --tp "$tp" --pp "$pp" \
+		--mbs "$mbs" --gbs "$gbs" --schedule "$sched" --recompute full --precision fp16 \
+		--no-sp --zero 0 --attention unfused >"$T/$model.args" 2>"$T/err"; then
+		echo "FAIL: launch $model: $(cat "$T/err")"; echo x >>"$T/failed"; continue
+	fi
+	vflag="num-layers-per-virtual-pipeline-stage=$lpvs"
+	[ "$lpvs" = - ] && vflag="num-layers-per-virtual-pipeline-stage=-"
+	if check "$T/$model.args" "num-layers=$L hidden-size=$hid num-attention-heads=$heads
+		tensor-model-parallel-size=$tp pipeline-model-parallel-size=$pp $vflag
+		micro-batch-size=$mbs global-batch-size=$gbs recompute-granularity=full
+		recompute-method=uniform recompute-num-layers=1 fp16= sequence-parallel=-
+		use-distributed-optimizer=-" 2>"$T/err"; then echo . >>"$T/passed"
+	else echo "FAIL: $model: $(tail -1 "$T/err")"; echo x >>"$T/failed"; fi
+	# data-parallel size and GPU count, as published
+	if grep -q "x DP $dp = $gpus GPUs on $nodes nodes" "$T/$model.args"; then echo . >>"$T/passed"
+	else echo "FAIL: $model: no 'DP $dp = $gpus GPUs': $(grep '^# TP' "$T/$model.args")"; echo x >>"$T/failed"; fi
+done
+pass=$((pass + $(cat "$T/passed" 2>/dev/null | wc -l)))
+fail=$((fail + $(cat "$T/failed" 2>/dev/null | wc -l)))
+
+# The same 145.6B configuration as a plan file (from `estimate --format
+# json`) gives the same published arguments.
+$H estimate --pool 192x8xA100-SXM4-80GB -m gpt-145.6b --tp 8 --pp 8 --mbs 2 --gbs 2304 \
+	--schedule interleaved:2 --recompute full --precision fp16 --format json >"$T/est.json" 2>/dev/null
+python3 -c "import json; json.dump(json.load(open('$T/est.json'))['plan'], open('$T/plan.json', 'w'))" &&
+	ok || bad "estimate gave no plan"
+$H launch --pool 192x8xA100-SXM4-80GB -m gpt-145.6b --plan "$T/plan.json" >"$T/p.args" 2>"$T/err" &&
+	ok || bad "launch --plan: $(cat "$T/err")"
+check "$T/p.args" "tensor-model-parallel-size=8 pipeline-model-parallel-size=8
+	num-layers-per-virtual-pipeline-stage=5 micro-batch-size=2 global-batch-size=2304" 2>"$T/err" &&
+	ok || bad "launch --plan 145.6B: $(tail -1 "$T/err")"
+# ... and wrapped in a planner-style {"plans": [...]}, picked by --rank.
+python3 -c "import json; p=json.load(open('$T/plan.json')); json.dump({'plans': [p, p]}, open('$T/plans.json', 'w'))"
+$H launch --pool 192x8xA100-SXM4-80GB -m gpt-145.6b --plan "$T/plans.json" --rank 2 >"$T/p2.args" 2>"$T/err" &&
+	cmp -s "$T/p.args" "$T/p2.args" && ok || bad "launch --plan {plans} --rank 2 differs"
+
+# Slurm: 1T on 384 nodes of 8, a script bash accepts.
+$H launch --pool 384x8xA100-SXM4-80GB -m gpt-1t --tp 8 --pp 64 --mbs 1 --gbs 3072 \
+	--recompute full --format slurm -o "$T/job.sh" 2>"$T/err" && ok || bad "slurm: $(cat "$T/err")"
+grep -q '^#SBATCH --nodes=384$' "$T/job.sh" && grep -q '^#SBATCH --gpus-per-node=8$' "$T/job.sh" &&
+	grep -q -- '--nproc-per-node 8' "$T/job.sh" && ok || bad "slurm header: $(head -5 "$T/job.sh")"
+bash -n "$T/job.sh" && ok || bad "slurm script does not parse"
+check "$T/job.sh" "pipeline-model-parallel-size=64 global-batch-size=3072" 2>/dev/null && ok ||
+	bad "slurm ARGS"
+
+# DeepSpeed: batch = micro-batch x accumulation x DP. 1T: 3072 = 1 x 512 x 6;
+# 1.7B: 512 = 16 x 1 x 32.
+$H launch --pool 384x8xA100-SXM4-80GB -m gpt-1t --tp 8 --pp 64 --mbs 1 --gbs 3072 \
+	--precision fp16 --zero 1 --format deepspeed >"$T/ds.json" 2>"$T/err" && ok || bad "deepspeed"
+python3 -c "
+import json; d = json.load(open('$T/ds.json'))
+assert d['train_batch_size'] == 3072 and d['train_micro_batch_size_per_gpu'] == 1
+assert d['gradient_accumulation_steps'] == 512, d
+assert d['fp16']['enabled'] is True and d['zero_optimization']['stage'] == 1
+" && ok || bad "deepspeed 1T keys"
+grep -q 'TP 8 and PP 64 are set where the model is built' "$T/err" && ok || bad "deepspeed note: $(cat "$T/err")"
+$H launch --pool 4x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 16 --gbs 512 --format deepspeed >"$T/ds2.json" 2>/dev/null
+python3 -c "
+import json; d = json.load(open('$T/ds2.json'))
+assert (d['train_batch_size'], d['train_micro_batch_size_per_gpu'], d['gradient_accumulation_steps']) == (512, 16, 1), d
+assert d['bf16']['enabled'] is True
+" && ok || bad "deepspeed 1.7B keys"
+
+# Llama-style models: GQA, SwiGLU, RMSNorm, RoPE, untied embeddings.
+$H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 512 --recompute selective >"$T/l.args" 2>"$T/err"
+check "$T/l.args" "group-query-attention= num-query-groups=8 swiglu= normalization=RMSNorm
+	position-embedding-type=rope untie-embeddings-and-output-weights= disable-bias-linear=
+	recompute-granularity=selective recompute-method=- sequence-parallel= use-distributed-optimizer=
+	bf16= ffn-hidden-size=28672" 2>"$T/err" && ok || bad "llama args: $(tail -1 "$T/err")"
+# 80 layers over PP 3: 27, 27, 26 -> the last stage is given its own size.
+$H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 3 --dp 2 --mbs 1 --gbs 512 >"$T/u.args" 2>"$T/err"
+check "$T/u.args" "decoder-first-pipeline-num-layers=- decoder-last-pipeline-num-layers=26" 2>"$T/err" &&
+	ok || bad "uneven split: $(tail -1 "$T/err")"
+
+# A heterogeneous plan: H100 replica on 2 stages, A100 replica on 4, shares
+# 0.625 / 0.375. Pieces per group, and a plain statement of what stock
+# frameworks cannot express.
+D=tests/data/cli
+$H launch -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json >"$T/h.args" 2>"$T/err" && ok || bad "hetero: $(cat "$T/err")"
+grep -q 'cannot run as one job on stock Megatron-LM' "$T/h.args" && ok || bad "hetero statement missing"
+grep -q 'GPU types: the plan runs on H100-SXM on h100, A100-SXM4-40GB on a100' "$T/err" && ok || bad "GPU types note: $(cat "$T/err")"
+grep -q 'Batch shares: replicas take 62.5% and 37.5%' "$T/err" && ok || bad "batch share note"
+grep -q 'Piece: replica group 0 alone, 1 replica on pool h100' "$T/h.args" &&
+	grep -q 'Piece: replica group 1 alone, 1 replica on pool a100' "$T/h.args" && ok || bad "pieces"
+# 64 x 0.625 = 40 and 64 x 0.375 = 24 sequences per step
+check "$T/h.args" "global-batch-size=40" 2>/dev/null; python3 - "$T/h.args" <<'PY' && ok || bad "piece batches"
+import sys, re
+t = open(sys.argv[1]).read()
+assert re.findall(r"--global-batch-size (\d+)", t) == ["40", "24"], re.findall(r"--global-batch-size (\d+)", t)
+assert re.findall(r"--pipeline-model-parallel-size (\d+)", t) == ["2", "4"]
+PY
+$H launch -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json --format deepspeed >"$T/h.json" 2>/dev/null
+python3 -c "
+import json; d = json.load(open('$T/h.json'))
+assert [p['pool'] for p in d['pieces']] == ['h100', 'a100']
+assert [p['config']['train_batch_size'] for p in d['pieces']] == [40, 24]
+assert len(d['cannot_express']) >= 3, d['cannot_express']
+" && ok || bad "hetero deepspeed"
+
+# Bad input: clear messages, documented codes, nothing written.
+L="$H launch --pool 2x8xH100-SXM -m llama3.1-8b"
+expect() {
+	code=$1 want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"; rc=$?
+	[ "$rc" = "$code" ] && grep -qF -- "$want" "$T/err" && ok ||
+		bad "$* -> exit $rc, want $code with '$want': $(head -c 300 "$T/err")"
+}
+expect 2 "--format: expected megatron, slurm or deepspeed, got 'yaml'" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --format yaml
+expect 2 "--tp and --pp are required" $L --mbs 1 --gbs 16
+expect 2 "-m MODEL is required" $H launch --pool 2x8xH100-SXM --tp 1 --pp 1 --mbs 1 --gbs 16
+expect 3 "interleaved:2 needs each stage's layer count to be a multiple of 2" $L --tp 1 --pp 3 --dp 1 --mbs 1 --gbs 16 --schedule interleaved:2
+expect 3 "No such file" $L --plan "$T/none.json"
+expect 3 "--rank 3: the file has 2 plans" $H launch --pool 192x8xA100-SXM4-80GB -m gpt-145.6b --plan "$T/plans.json" --rank 3
+expect 1 "" $L --tp 1 --pp 1 --mbs 1 --gbs 16 -o "$T/no/such/dir/x.sh"
+[ ! -e "$T/no/such/dir/x.sh" ] && ok || bad "a file was written"
+
+echo "launch: $pass passed, $fail failed"
+[ "$fail" = 0 ]
