@@ -6,7 +6,7 @@ set -u
 what=${1:-build}
 pkgs="gcc make libncurses-dev libcurl4-openssl-dev libcjson-dev libglpk-dev libcsv-dev"
 if [ "$what" = test ]; then
-  pkgs="$pkgs tmux python3 groff-base"
+  pkgs="$pkgs tmux python3 groff-base chromium"
 fi
 missing=""
 if command -v dpkg-query >/dev/null 2>&1; then

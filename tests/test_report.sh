@@ -1,0 +1,167 @@
+#!/bin/sh
+# test_report.sh — `hetplan report` as a user meets it: every format from a
+# workspace, the documented JSON keys and CSV columns, an HTML page that
+# fetches nothing and renders in headless Chromium to a picture that is not
+# blank, bad input, and the accuracy figures the reports quote. Run from the
+# repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+W=tests/data/report/workspace.json
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect() {
+	code=$1 want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"; rc=$?
+	[ "$rc" = "$code" ] && grep -qF -- "$want" "$T/err" && ok ||
+		bad "$* -> exit $rc, want $code with '$want': $(head -c 300 "$T/err")"
+}
+
+for f in md html json csv; do
+	expect 0 "" $H report $W -o "$T/r.$f"
+done
+expect 0 "" $H report $W -o "$T/r.out" --format json --rank 2
+
+# --- JSON: the documented keys, exactly --------------------------------------
+python3 - "$T/r.json" "$T/r.out" <<'PY' && ok || bad "JSON keys"
+import json, sys
+d = json.load(open(sys.argv[1]))
+top = {"schema_version", "generator", "generated_at", "inputs", "chosen", "plans", "pareto",
+       "single_pool", "search", "accuracy"}
+assert top <= set(d) <= top | {"why", "nearest"}, set(d) ^ top
+assert d["schema_version"] == 1 and d["generator"]["name"] == "hetplan"
+assert set(d["inputs"]) == {"cluster", "model", "workload", "prices"}
+assert set(d["inputs"]["workload"]) == {"gbs", "seq_len", "tokens", "precision", "objective",
+                                        "deadline_s", "budget_usd", "top"}
+assert d["inputs"]["workload"]["gbs"] == 1024 and d["inputs"]["workload"]["tokens"] == 2e12
+for p in d["inputs"]["prices"]:
+    assert set(p) == {"pool", "gpu", "usd_per_node_hour", "usd_per_gpu_hour", "source", "date"}
+assert set(d["search"]) == {"candidates", "evaluated", "pruned", "lp_solves", "seconds", "cancelled"}
+plan_keys = {"rank", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour", "time_to_train_s",
+             "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision", "recompute", "zero",
+             "schedule", "cp", "ep", "sp", "flash", "replicas", "breakdown_s", "memory", "comm",
+             "optimality"}
+assert 1 <= len(d["plans"]) <= 8
+for i, p in enumerate(d["plans"]):
+    assert set(p) == plan_keys, set(p) ^ plan_keys
+    assert p["rank"] == i + 1
+    for r in p["replicas"]:
+        assert {"batch_share", "stages"} <= set(r)
+        for s in r["stages"]:
+            assert set(s) == {"pool", "gpu", "tp", "first_layer", "last_layer", "nodes"}, s
+    assert set(p["breakdown_s"]) == {"compute", "recompute", "tp_comm", "pp_comm", "dp_comm",
+                                     "ep_comm", "cp_comm", "bubble", "optimizer", "overhead"}
+    assert abs(p["tokens_per_s"] * p["step_time_s"] - 1024 * 8192) < 1e-3 * 1024 * 8192
+    assert p["optimality"] in ("optimal", "within-gap", "heuristic")
+for p in d["pareto"]:
+    assert set(p) == plan_keys
+assert d["chosen"] == 1
+assert json.load(open(sys.argv[2]))["chosen"] == 2
+assert len(d["accuracy"]) >= 3
+PY
+python3 -m json.tool "$T/r.json" >/dev/null && ok || bad "json.tool rejects the report"
+
+# Every plan entry is an `estimate --plan` input (cluster and model from the
+# report's own inputs) and gives the same step time.
+python3 - "$T" <<'PY' && ok || bad "could not split the report"
+import json, sys
+t = sys.argv[1]; d = json.load(open(t + "/r.json"))
+json.dump(d["inputs"]["cluster"], open(t + "/cluster.json", "w"))
+json.dump(d["inputs"]["model"], open(t + "/model.json", "w"))
+json.dump(d["plans"][0], open(t + "/plan1.json", "w"))
+open(t + "/step1", "w").write(repr(d["plans"][0]["step_time_s"]))
+PY
+$H estimate -c "$T/cluster.json" -m "$T/model.json" --plan "$T/plan1.json" --format json >"$T/est.json" 2>"$T/err" &&
+	python3 -c "import json; e=json.load(open('$T/est.json')); s=float(open('$T/step1').read()); assert abs(e['step_time_s']-s) <= 1e-9*s, (e['step_time_s'], s)" &&
+	ok || bad "plan 1 through estimate: $(head -c 300 "$T/err")"
+
+# --- CSV: the documented header, one row per plan ----------------------------
+python3 - "$T/r.csv" "$T/r.json" <<'PY' && ok || bad "CSV rows"
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+cols = ("rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,schedule,"
+        "step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,usd_per_million_tokens,time_to_train_s,"
+        "cost_to_train_usd,optimality,pareto,fits").split(",")
+assert rows[0] == cols, rows[0]
+plans = json.load(open(sys.argv[2]))["plans"]
+assert len(rows) == 1 + len(plans), (len(rows), len(plans))
+for r, p in zip(rows[1:], plans):
+    assert len(r) == len(cols)
+    assert int(r[0]) == p["rank"] and abs(float(r[15]) - p["step_time_s"]) <= 1e-5 * p["step_time_s"]
+PY
+
+# --- Markdown: the sections a reader needs -----------------------------------
+for s in '## Summary' '## Inputs' 'price source' '## Top plans' '### Layout' '### Step time' \
+	'### Memory per GPU' '### Communication' '### Cost to train' '## Assumptions and limits' \
+	'## Accuracy of the model'; do
+	grep -qF -- "$s" "$T/r.md" && ok || bad "Markdown lacks '$s'"
+done
+
+# --- HTML: self-contained, escaped, renders -----------------------------------
+if grep -Eiq "(src|href)[[:space:]]*=[[:space:]]*[\"']?[[:space:]]*(https?:)?//|url\\(|@import|<link|<script" "$T/r.html"; then
+	bad "HTML references an outside resource: $(grep -Eio "(src|href)=[^ >]*|url\\([^)]*\\)|@import[^;]*|<link[^>]*|<script" "$T/r.html" | head -3)"
+else ok; fi
+grep -qF 'Lab &lt;east&gt; &amp; &quot;west&quot;' "$T/r.html" && ok || bad "cluster name not escaped"
+grep -qF 'Lab <east>' "$T/r.html" && bad "raw cluster name in HTML" || ok
+grep -qF '@media print' "$T/r.html" && ok || bad "no print styles"
+[ "$(grep -o '<svg' "$T/r.html" | wc -l)" -ge 4 ] && ok || bad "fewer than 4 charts"
+
+CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$CHROME" ]; then
+	echo "skipped: no chromium (tests/deps.sh installs it on Debian)"
+else
+	# No network: in a network namespace of its own when the system allows
+	# one, and in any case every host resolves to nothing and the proxy is a
+	# closed port, so a page that needed a fetch would render without it.
+	NET=""
+	if command -v unshare >/dev/null 2>&1 && unshare -rn true 2>/dev/null; then
+		NET="unshare -rn"
+	fi
+	HOME="$T" $NET "$CHROME" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$T/chrome" --no-first-run --disable-background-networking \
+		--host-resolver-rules="MAP * ~NOTFOUND" --proxy-server="127.0.0.1:9" \
+		--screenshot="$T/shot.png" --window-size=1280,2000 "file://$T/r.html" \
+		>"$T/chrome.log" 2>&1
+	if [ -s "$T/shot.png" ]; then
+		ok
+		set -- $(python3 tests/tools/png_stats.py "$T/shot.png")
+		# A blank page has one or two colours and no ink; the report has text,
+		# four charts in a dozen colours and tables.
+		[ "$1" = 1280 ] && [ "$2" = 2000 ] && ok || bad "screenshot is ${1}x$2"
+		[ "$3" -ge 50 ] && ok || bad "screenshot has only $3 distinct colours"
+		python3 -c "import sys; sys.exit(0 if float('$4') > 0.03 else 1)" && ok ||
+			bad "screenshot is nearly blank ($4 of pixels have ink)"
+		[ -n "${HETPLAN_SHOT:-}" ] && cp "$T/shot.png" "$HETPLAN_SHOT"
+	else
+		bad "chromium wrote no screenshot: $(tail -3 "$T/chrome.log")"
+	fi
+fi
+
+# --- the accuracy figures the reports quote are the README's ----------------
+grep -qF 'CONF:high step-time rows: 28, mean |error| 6.5%, max 14.2%' README.md && ok || bad "README step accuracy changed: update src/report.c"
+grep -qF 'other step-time rows: 37, mean |error| 19.3%' README.md && ok || bad "README other-rows accuracy changed"
+grep -qF '>=64MiB busbw: 45 rows, median |err| 4.2%, max |err| 14.9%' README.md && ok || bad "README comm accuracy changed"
+grep -qF '1-64MiB:       23 rows, median |err| 16.1%' README.md && ok || bad "README 1-64MiB accuracy changed"
+grep -qF '| 28 | 6.5% | - | 14.2% |' "$T/r.md" && grep -qF '| 45 | - | 4.2% | 14.9% |' "$T/r.md" && ok ||
+	bad "report accuracy table differs from the README"
+
+# --- bad input: messages, codes, nothing half-written ------------------------
+expect 2 "give a workspace" $H report -o "$T/x.md"
+expect 2 "-o FILE is required" $H report $W
+expect 2 "cannot tell the format from the name" $H report $W -o "$T/x.txt"
+expect 2 "--format: expected md, html, json or csv, got 'pdf'" $H report $W -o "$T/x.md" --format pdf
+expect 2 "--rank: expected a positive integer" $H report $W -o "$T/x.md" --rank 0
+expect 2 "--rank 99: the planner found" $H report $W -o "$T/x.md" --rank 99
+expect 3 "No such file" $H report "$T/none.json" -o "$T/x.md"
+printf '{"cluster": {"pools": [{"gpu": "H100", "nodes": 2}]}, "model": "llama3.1-8b",}' >"$T/bad.json"
+expect 3 "bad.json: line 1, column" $H report "$T/bad.json" -o "$T/x.md"
+echo "keep me" >"$T/keep.md"
+expect 3 "" $H report "$T/bad.json" -o "$T/keep.md"
+[ "$(cat "$T/keep.md")" = "keep me" ] && ok || bad "a failed run touched the old file"
+expect 1 "" $H report $W -o "$T/no/such/dir/r.md"
+[ ! -e "$T/no/such/dir/r.md" ] && [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "half-written file left"
+
+echo "report_cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]
