@@ -103,7 +103,7 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 		if (first < 0)
 			first = i;
 		size_t l = strlen(gpus);
-		snprintf(gpus + l, sizeof gpus - l, "%s%.31s on %.31s", l ? ", " : "",
+		snprintf(gpus + l, sizeof gpus - l, "%s%.31s (pool %.31s)", l ? ", " : "",
 			 c->pools[i].gpu.name, c->pools[i].name);
 		if (strcmp(c->pools[i].gpu.name, c->pools[first].gpu.name))
 			n = -1;
@@ -312,6 +312,32 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	sbuf_addf(b, "# Vocabulary %d comes from the tokenizer arguments.\n", m->vocab);
 }
 
+/* text as comment lines of at most 78 columns: first line after first,
+ * the rest after cont. */
+static void comment_wrapped(struct sbuf *b, const char *first, const char *cont,
+			    const char *text, size_t n)
+{
+	const char *pre = first;
+	while (n) {
+		size_t room = 78 - strlen(pre), take = n;
+		if (n > room) {
+			take = room;
+			while (take > 0 && text[take] != ' ')
+				take--;
+			if (!take)
+				take = room;
+		}
+		sbuf_add(b, pre);
+		sbuf_addn(b, text, take);
+		sbuf_addc(b, '\n');
+		while (take < n && text[take] == ' ')
+			take++;
+		text += take;
+		n -= take;
+		pre = cont;
+	}
+}
+
 static void header(struct sbuf *b, const char *what, const struct cluster *c,
 		   const struct model_spec *m, const char *version, const char *notes, int hetero)
 {
@@ -324,9 +350,7 @@ static void header(struct sbuf *b, const char *what, const struct cluster *c,
 		for (const char *s = notes; *s;) {
 			const char *e = strchr(s, '\n');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
-			sbuf_add(b, "#   - ");
-			sbuf_addn(b, s, n);
-			sbuf_addc(b, '\n');
+			comment_wrapped(b, "#   - ", "#     ", s, n);
 			s += n + (e != NULL);
 		}
 		sbuf_add(b, "# Below, one piece per replica group: each runs that group alone "

@@ -48,7 +48,7 @@ static const char *const pool_colors[] = {
 /* The model's accuracy against measured runs. These are the figures of the
  * README's "Accuracy" section; tests/test_accuracy.c (training step time)
  * and tests/test_comm_accuracy.c (collectives) measure them, and
- * tests/test_report.sh checks that the README still states them. Update all
+ * tests/test_report_cli.sh checks that the README still states them. Update all
  * three together when the model is refitted. */
 static const struct report_accuracy accuracy[] = {
 	{ "Step time, CONF:high training runs (Megatron-LM, BLOOM, MPT)", 28, 6.5, -1, 14.2,

@@ -143,7 +143,7 @@ check "$T/u.args" "decoder-first-pipeline-num-layers=- decoder-last-pipeline-num
 D=tests/data/cli
 $H launch -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json >"$T/h.args" 2>"$T/err" && ok || bad "hetero: $(cat "$T/err")"
 grep -q 'cannot run as one job on stock Megatron-LM' "$T/h.args" && ok || bad "hetero statement missing"
-grep -q 'GPU types: the plan runs on H100-SXM on h100, A100-SXM4-40GB on a100' "$T/err" && ok || bad "GPU types note: $(cat "$T/err")"
+grep -q 'GPU types: the plan runs on H100-SXM (pool h100), A100-SXM4-40GB (pool a100)' "$T/err" && ok || bad "GPU types note: $(cat "$T/err")"
 grep -q 'Batch shares: replicas take 62.5% and 37.5%' "$T/err" && ok || bad "batch share note"
 grep -q 'Piece: replica group 0 alone, 1 replica on pool h100' "$T/h.args" &&
 	grep -q 'Piece: replica group 1 alone, 1 replica on pool a100' "$T/h.args" && ok || bad "pieces"

@@ -8,7 +8,7 @@
  *
  *   test_report              run the tests
  *   test_report --write DIR  also write DIR/report.{md,html,json,csv} (the
- *                            screenshot test in tests/test_report.sh uses
+ *                            screenshot test in tests/test_report_cli.sh used
  *                            them when the planner is not available) */
 #include "t.h"
 #include "report.h"

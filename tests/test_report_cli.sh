@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_report.sh — `hetplan report` as a user meets it: every format from a
+# test_report_cli.sh — `hetplan report` as a user meets it: every format from a
 # workspace, the documented JSON keys and CSV columns, an HTML page that
 # fetches nothing and renders in headless Chromium to a picture that is not
 # blank, bad input, and the accuracy figures the reports quote. Run from the
