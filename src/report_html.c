@@ -28,12 +28,12 @@ static const char css[] =
 	"h2{font-size:19px;margin:0 0 12px;font-weight:650}\n"
 	"h3{font-size:15px;margin:18px 0 8px;color:var(--muted);font-weight:600}\n"
 	".meta{color:var(--muted);font-size:13.5px}\n"
-	".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:12px;"
+	".cards{display:grid;grid-template-columns:1.45fr 1fr 1fr 1fr 1.25fr;gap:12px;"
 	"margin-bottom:22px}\n"
 	".card{background:var(--card);border:1px solid var(--line);border-radius:8px;"
 	"padding:12px 14px;box-shadow:0 1px 2px rgba(20,30,50,.05)}\n"
 	".card .k{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}\n"
-	".card .v{font-size:22px;font-weight:650;margin:2px 0;font-variant-numeric:tabular-nums}\n"
+	".card .v{font-size:20px;white-space:nowrap;font-weight:650;margin:2px 0;font-variant-numeric:tabular-nums}\n"
 	".card .s{font-size:12.5px;color:var(--muted)}\n"
 	".card.hero{border-left:4px solid var(--accent)}\n"
 	".good{color:var(--good)}.bad{color:var(--bad)}\n"
@@ -57,7 +57,8 @@ static const char css[] =
 	"code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12.5px}\n"
 	"footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:18px}\n"
 	".two{display:grid;grid-template-columns:1fr 1fr;gap:18px}\n"
-	"@media (max-width:800px){.two{grid-template-columns:1fr}}\n"
+	"@media (max-width:800px){.two{grid-template-columns:1fr}"
+	".cards{grid-template-columns:repeat(2,1fr)}}\n"
 	"@media print{body{background:#fff;font-size:11pt}main{max-width:none;padding:0}"
 	"section,.card{box-shadow:none;break-inside:avoid;page-break-inside:avoid}"
 	"section{border:none;border-top:1px solid var(--line);border-radius:0;padding:12px 0}"
@@ -99,6 +100,17 @@ static void usd_tick(char *buf, size_t n, double v)
 		snprintf(buf, n, "$%.4g", v);
 }
 
+/* Rough width of s in the page's sans-serif at 12 px, for laying out
+ * legends (SVG cannot measure text without a script). */
+static double text_w(const char *s)
+{
+	double w = 0;
+	for (; *s; s++)
+		w += *s == ' ' ? 3.6 : (*s >= 'A' && *s <= 'Z') ? 8.2 : strchr("ijlt.,:()'", *s) ? 3.9
+		   : strchr("mw", *s) ? 10.2 : 7.0;
+	return w;
+}
+
 static void legend_item(struct sbuf *b, double x, double y, const char *color,
 			const char *label)
 {
@@ -137,7 +149,7 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 		if (!used[k])
 			continue;
 		legend_item(b, lx, 18, parts[k].color, parts[k].label);
-		lx += 26 + 7.2 * (double)strlen(parts[k].label);
+		lx += 32 + text_w(parts[k].label);
 	}
 	/* grid and axis */
 	for (double v = 0; v <= axis + step / 2; v += step) {
@@ -329,7 +341,7 @@ static void chart_layout(struct sbuf *b, const struct report_input *in,
 		char t[80];
 		snprintf(t, sizeof t, "%.31s (%.31s)", c->pools[i].name, c->pools[i].gpu.name);
 		legend_item(b, lx, 16, report_pool_color(i), t);
-		lx += 30 + 7.0 * (double)strlen(t);
+		lx += 34 + text_w(t);
 	}
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"16\" font-size=\"12\" text-anchor=\"end\" "
 		  "fill=\"#5d6778\">layers 0 to %d, left to right</text>", W - R, layers - 1);
@@ -392,7 +404,7 @@ static void chart_memory(struct sbuf *b, const struct report_input *in,
 	double lx = L;
 	for (int k = 0; k < nm; k++) {
 		legend_item(b, lx, 14, parts[k].color, parts[k].label);
-		lx += 28 + 7.2 * (double)strlen(parts[k].label);
+		lx += 32 + text_w(parts[k].label);
 	}
 	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"9\" x2=\"%.1f\" y2=\"9\" stroke=\"#1d2330\" "
 		  "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"14\" font-size=\"12\">GPU memory</text>",
@@ -482,13 +494,13 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 		char lbl[96];
 		double ratio = sp->est.tokens_per_s / s->single->est.tokens_per_s;
 		report_plan_label(s->single, c, lbl, sizeof lbl);
-		snprintf(v, sizeof v, "%.2fx throughput", ratio);
+		snprintf(v, sizeof v, "%.2fx", ratio);
 		if (sp->est.price_known && s->single->est.price_known &&
 		    s->single->cost_to_train_usd > 0)
-			snprintf(t, sizeof t, "%+.1f%% cost to train vs %s",
+			snprintf(t, sizeof t, "the throughput, %+.1f%% cost to train, vs %s",
 				 100 * (sp->cost_to_train_usd / s->single->cost_to_train_usd - 1), lbl);
 		else
-			snprintf(t, sizeof t, "vs %s", lbl);
+			snprintf(t, sizeof t, "the throughput of %s", lbl);
 		card(b, "", "vs best single pool", v, t);
 	}
 	sbuf_add(b, "</div>\n");
