@@ -16,6 +16,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "plan", cmd_plan, "find the best plans for a model on a cluster" },
 	{ "estimate", cmd_estimate, "evaluate one plan: step time, memory, comm, cost" },
 	{ "comm", cmd_comm, "time one collective on a given system" },
 	{ "gpus", cmd_gpus, "list the GPU catalog" },

@@ -59,7 +59,7 @@ static int bad_int(const char *flag, const char *v, const char *what)
 	return HP_EXIT_USAGE;
 }
 
-static cJSON *estimate_json(const struct estimate *e, const struct cluster *c,
+cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 			    const struct plan *p, const struct model_spec *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -397,7 +397,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		goto out;
 	}
 	if (fmt == FMT_JSON) {
-		cJSON *j = estimate_json(&e, &c, &p, &m);
+		cJSON *j = cli_estimate_json(&e, &c, &p, &m);
 		char *s = cJSON_Print(j);
 		printf("%s\n", s);
 		free(s);
