@@ -26,6 +26,7 @@ int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
 int cmd_estimate(int argc, char **argv, const struct catalog *cat);
 int cmd_gpus(int argc, char **argv, const struct catalog *cat);
 int cmd_models(int argc, char **argv, const struct catalog *cat);
+int cmd_prices(int argc, char **argv, const struct catalog *cat);
 int tui_main(int argc, char **argv, const struct catalog *cat);
 
 #endif
