@@ -1380,9 +1380,30 @@ int pricing_load_embedded(struct price_book *pb, const struct catalog *cat,
 	return 0;
 }
 
+/* Later layers win: SkyPilot catalogs, then Azure's own API, then the
+ * user's json feeds; by name within a kind. */
+static int cache_rank(const char *name)
+{
+	return !strncmp(name, "prices-json-", 12) ? 2 : !strncmp(name, "prices-azure", 12) ? 1 : 0;
+}
+
 static int name_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int r = cache_rank(x) - cache_rank(y);
+	return r ? r : strcmp(x, y);
+}
+
+void pricing_fmt_age(double s, char *buf, size_t n)
+{
+	if (s < 60)
+		snprintf(buf, n, "%.0f s", s < 0 ? 0 : s);
+	else if (s < 3600)
+		snprintf(buf, n, "%.0f min", s / 60);
+	else if (s < 2 * 86400)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else
+		snprintf(buf, n, "%.1f d", s / 86400);
 }
 
 int pricing_load(struct price_book *pb, const struct price_config *cfg,
@@ -1857,7 +1878,7 @@ void pricing_describe_age(const struct price_source_info *s, double now, char *b
 	}
 	char day[32], age[32];
 	fmt_day(s->fetched_at, day, sizeof day);
-	hp_fmt_duration(age, sizeof age, HP_MAX(0.0, now - s->fetched_at));
+	pricing_fmt_age(now - s->fetched_at, age, sizeof age);
 	snprintf(buf, n, "%s %s (%s old)", s->origin == PRICE_LIVE ? "fetched" : "cached", day,
 		 age);
 }

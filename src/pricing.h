@@ -201,6 +201,9 @@ int pricing_apply(const struct price_book *pb, struct cluster *c);
 void pricing_describe_age(const struct price_source_info *s, double now,
 			  char *buf, size_t n);
 
+/* An age in words: "40 s", "12 min", "3.2 h", "4.0 d". */
+void pricing_fmt_age(double seconds, char *buf, size_t n);
+
 /* GPU specs from json feeds join the catalog (same name: replaced). */
 void pricing_extend_catalog(const struct price_book *pb, struct catalog *cat);
 

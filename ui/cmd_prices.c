@@ -116,7 +116,7 @@ static void age_text(double fetched_at, double now, char *buf, size_t n)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(day, sizeof day, "%Y-%m-%d %H:%M UTC", &tm);
-	hp_fmt_duration(age, sizeof age, HP_MAX(0.0, now - fetched_at));
+	pricing_fmt_age(now - fetched_at, age, sizeof age);
 	snprintf(buf, n, "data from %s (%s old)", day, age);
 }
 
