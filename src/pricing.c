@@ -564,8 +564,7 @@ static void gcp_pair(struct csv_ctx *x)
 			hp_strlcpy(o.zone, acc->zone, sizeof o.zone);
 			o.mem_mib_reported = acc->mib;
 			o.flags = PF_GPU_ONLY;
-			snprintf(o.note, sizeof o.note, "GPUs only: no host VM row in %.32s",
-				 acc->zone);
+			snprintf(o.note, sizeof o.note, "GPUs only, no host VM row");
 			emit(x->pb, x->cat, &o, acc->count, acc->od, acc->spot);
 		}
 	}
@@ -958,10 +957,12 @@ void pricing_finish(struct price_book *pb)
 			    !strcmp(d->instance, o.instance) && !strcmp(d->gpu, o.gpu) &&
 			    o.usd_per_instance_h >= d->usd_per_instance_h) {
 				o.flags |= PF_NO_DISCOUNT;
-				if (!*o.note)
-					snprintf(o.note, sizeof o.note, "no spot discount (%s)",
-						 o.usd_per_instance_h > d->usd_per_instance_h
-							 ? "spot above on-demand" : "same as on-demand");
+				size_t l = strlen(o.note);
+				if (!strstr(o.note, "no spot discount"))
+					snprintf(o.note + l, sizeof o.note - l, "%sno spot discount (%s)",
+					 l ? "; " : "",
+					 o.usd_per_instance_h > d->usd_per_instance_h
+						 ? "spot above on-demand" : "same as on-demand");
 			}
 		}
 		pb->offers[m++] = o;
