@@ -940,7 +940,8 @@ void pricing_finish(struct price_book *pb)
 		r[i].o = pb->offers[i];
 		r[i].idx = i;
 	}
-	qsort(r, (size_t)n, sizeof *r, rank_cmp);
+	if (n > 1)
+		qsort(r, (size_t)n, sizeof *r, rank_cmp);
 	for (int s = 0; s < pb->n_src; s++)
 		pb->src[s].n_offers = 0;
 	int m = 0;
@@ -971,7 +972,8 @@ void pricing_finish(struct price_book *pb)
 	}
 	free(r);
 	pb->n = m;
-	qsort(pb->offers, (size_t)m, sizeof *pb->offers, order_cmp);
+	if (m > 1)
+		qsort(pb->offers, (size_t)m, sizeof *pb->offers, order_cmp);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1431,7 +1433,8 @@ int pricing_load(struct price_book *pb, const struct price_config *cfg,
 		}
 		closedir(d);
 	}
-	qsort(names, (size_t)nn, sizeof *names, name_cmp);
+	if (nn > 1)
+		qsort(names, (size_t)nn, sizeof *names, name_cmp);
 	/* Providers whose snapshot rows a cached catalog replaces. */
 	char covered[PRICE_MAX_SOURCES][24];
 	int nc = 0;
