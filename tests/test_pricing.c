@@ -6,6 +6,7 @@
 #include "pricing.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static struct catalog cat;
 
@@ -480,6 +481,49 @@ TEST(sources_and_config)
 	unsetenv("HETPLAN_SKYPILOT_URL");
 }
 
+static int progress_calls;
+static int count_progress(void *ud, const struct price_progress *p)
+{
+	(void)ud;
+	CHECK(p->of == 2 && p->done <= 2);
+	progress_calls++;
+	return 0;
+}
+
+/* The worker-thread API: a cancel flag set before the call stops every
+ * source without touching the network; a refused connection is reported
+ * per source, with progress calls for each finished one. */
+TEST(update_cancel_and_progress)
+{
+	char dir[] = "/tmp/hetplan-test-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	struct price_config cfg;
+	struct hp_err err = { 0 };
+	memset(&cfg, 0, sizeof cfg);
+	http_opts_default(&cfg.http);
+	cfg.http.connect_timeout_ms = 1000;
+	cfg.max_parallel = 2;
+	snprintf(cfg.cache_dir, sizeof cfg.cache_dir, "%s", dir);
+	snprintf(cfg.skypilot_url, sizeof cfg.skypilot_url, "http://127.0.0.1:1/v8");
+	const char *src[] = { "skypilot:aws", "json:http://127.0.0.1:1/p.json" };
+	struct price_update up[2];
+	atomic_int cancel;
+	atomic_init(&cancel, 1);
+	CHECK_EQ_INT(pricing_update(&cfg, &cat, src, 2, NULL, NULL, &cancel, up, &err), 2);
+	CHECK(up[0].result == PRICE_CANCELLED && up[1].result == PRICE_CANCELLED);
+	atomic_store(&cancel, 0);
+	progress_calls = 0;
+	CHECK_EQ_INT(pricing_update(&cfg, &cat, src, 2, count_progress, NULL, &cancel, up, &err), 2);
+	CHECK(up[0].result == PRICE_FAILED);
+	CHECK_CONTAINS(up[0].msg, "http://127.0.0.1:1/v8/aws/vms.csv: could not connect");
+	CHECK_CONTAINS(up[1].msg, "http://127.0.0.1:1/p.json: could not connect");
+	CHECK(progress_calls >= 2);
+	const char *dup[] = { "azure", "azure" };
+	CHECK(pricing_update(&cfg, &cat, dup, 2, NULL, NULL, NULL, up, &err) < 0);
+	CHECK_CONTAINS(err.msg, "given twice");
+	rmdir(dir);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -503,6 +547,7 @@ int main(void)
 	RUN(apply_to_cluster);
 	RUN(queries);
 	RUN(sources_and_config);
+	RUN(update_cancel_and_progress);
 	catalog_done(&cat);
 	return t_done("pricing");
 }
