@@ -213,7 +213,7 @@ static CURLcode attempt(const char *url, const char *etag, const char *last_modi
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "hetplan (capacity planner; +https://hetplan.invalid)");
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "hetplan (GPU capacity planner)");
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR,
 			 strncmp(url, "https:", 6) ? "http,https" : "https");
