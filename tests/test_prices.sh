@@ -115,6 +115,14 @@ assert any(o['gpu'] == 'MI300X' and o['provider'] == 'runpod' for o in d['offers
 expect 0 "not modified" --update --source skypilot:aws
 grep -q 'GET /v8/aws/vms.csv if-none-match="' "$T/log" && ok || bad "no If-None-Match sent: $(cat "$T/log")"
 
+# --- progress: a line redrawn on a terminal, nothing otherwise -------------
+if command -v script >/dev/null 2>&1; then
+	XDG_CACHE_HOME="$T/c4" timeout 20 script -qec "$H prices --update --source skypilot:gcp" /dev/null >"$T/tty" 2>&1
+	grep -q "$(printf '\r\033')\[K  0/1  skypilot:gcp" "$T/tty" && ok || bad "no progress line on a terminal: $(od -c "$T/tty" | head -3)"
+fi
+XDG_CACHE_HOME="$T/c4" expect 0 "not modified" --update --source skypilot:gcp
+[ ! -s "$T/err" ] && ok || bad "stderr not silent off a terminal: $(cat "$T/err")"
+
 # --- a plan's cost follows the price book ---------------------------------
 est() {
 	timeout 20 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \

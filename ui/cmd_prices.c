@@ -86,7 +86,9 @@ static int show_progress(void *ud, const struct price_progress *p)
 	hp_fmt_bytes(a, sizeof a, p->now_bytes);
 	if (p->page)
 		snprintf(page, sizeof page, " page %d", p->page);
-	if (p->total_bytes > 0)
+	if (p->now_bytes <= 0 && p->total_bytes <= 0)
+		fprintf(stderr, "\r\033[K  %d/%d  %.60s%s", p->done, p->of, p->source, page);
+	else if (p->total_bytes > 0)
 		fprintf(stderr, "\r\033[K  %d/%d  %.60s%s  %s of %s", p->done, p->of, p->source, page,
 			a, hp_fmt_bytes(b, sizeof b, p->total_bytes));
 	else
