@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "comm", cmd_comm, "time one collective on a given system" },
 	{ "gpus", cmd_gpus, "list the GPU catalog" },
 	{ "models", cmd_models, "list the model presets" },
+	{ "prices", cmd_prices, "GPU prices: embedded, cached, or fetched with --update" },
 };
 
 static void usage(FILE *f)

@@ -36,6 +36,7 @@ struct cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank,
 				  const struct cluster *c, const struct model_spec *m);
 int cmd_gpus(int argc, char **argv, const struct catalog *cat);
 int cmd_models(int argc, char **argv, const struct catalog *cat);
+int cmd_prices(int argc, char **argv, const struct catalog *cat);
 int tui_main(int argc, char **argv, const struct catalog *cat);
 
 #endif
