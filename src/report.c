@@ -3,12 +3,13 @@
  *
  * A report restates the planner's result; it computes nothing the planner
  * did not, except presentation: labels, the best single-pool plan to
- * compare against, and an in-order node placement. The placement puts
- * replica groups in order, each replica's stages in order, each stage on
- * the next tp x cp GPUs of its pool without splitting a TP group across
- * nodes; it says which of a pool's nodes a stage needs, not which ones are
- * best (that is dispatch's job). */
+ * compare against, and the nodes of each stage, which come from the
+ * dispatcher (dispatch.c). Should dispatching fail, an in-order placement
+ * stands in: replica groups in order, each replica's stages in order, each
+ * stage on the next tp x cp GPUs of its pool without splitting a TP group
+ * across nodes. */
 #include "report_priv.h"
+#include "dispatch.h"
 #include "jsonx.h"
 #include "workspace.h"
 
@@ -79,9 +80,8 @@ static const char *const assumptions[] = {
 	"estimated optimistically.",
 	"The accuracy figures below hold for GPU generations with measured runs (Ampere, "
 	"Hopper); other generations rest on datasheet figures.",
-	"Node numbers follow an in-order placement (stages in pipeline order, TP groups "
-	"inside one node); they say how many and which of a pool's nodes a stage needs, "
-	"not the best physical placement.",
+	"Node numbers are indices within each pool from hetplan's dispatcher: TP groups "
+	"inside one node, consecutive stages and data-parallel peers on neighbouring nodes.",
 };
 
 const struct report_part *report_time_parts(int *n)
@@ -233,9 +233,15 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 	const struct search_result *r = in->res;
 	memset(s, 0, sizeof *s);
 	s->single_pool = -1;
-	s->tokens = in->opts->tokens > 0 ? in->opts->tokens : 1e12;
 	if (r->n_plans > 0)
 		s->chosen = &r->plans[in->chosen];
+	/* Tokens to train: the workload's, or what the planner assumed (its
+	 * time to train is tokens / tokens per second). */
+	s->tokens = in->opts->tokens;
+	if (!(s->tokens > 0) && s->chosen)
+		s->tokens = s->chosen->time_to_train_s * s->chosen->est.tokens_per_s;
+	if (!(s->tokens > 0))
+		s->tokens = 1e12;
 	/* The single-pool plan to compare against: by the objective's measure
 	 * (throughput or time for the speed objectives, cost otherwise). */
 	int by_cost = in->opts->objective == OBJ_COST || in->opts->objective == OBJ_DEADLINE;
@@ -315,31 +321,25 @@ static int *stage_nodes(const struct plan *p, const struct cluster *c, int group
 	return out;
 }
 
-void report_stage_nodes(const struct plan *p, const struct cluster *c, int group,
-			int stage, char *buf, size_t n)
+void report_place(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  struct dispatch *d)
 {
-	int cnt, *nodes = stage_nodes(p, c, group, stage, &cnt);
-	struct sbuf b;
-	sbuf_init(&b);
-	for (int i = 0; i < cnt;) {
-		int j = i;
-		while (j + 1 < cnt && nodes[j + 1] == nodes[j] + 1)
-			j++;
-		if (b.len)
-			sbuf_add(&b, ", ");
-		if (j > i)
-			sbuf_addf(&b, "%d-%d", nodes[i], nodes[j]);
-		else
-			sbuf_addf(&b, "%d", nodes[i]);
-		i = j + 1;
-	}
-	free(nodes);
-	char *s = sbuf_take(&b, NULL);
-	if (strlen(s) >= n && n > 4)
-		snprintf(buf, n, "%.*s...", (int)(n - 4), s);
-	else
-		snprintf(buf, n, "%s", s);
-	free(s);
+	struct hp_err err = { 0 };
+	if (dispatch_plan(c, m, p, d, &err) == 0)
+		return;
+	memset(d, 0, sizeof *d);
+	for (int g = 0; g < p->n_replicas; g++)
+		d->n_stages += p->replicas[g].n_stages;
+	d->st = xcalloc((size_t)d->n_stages, sizeof *d->st);
+	int k = 0;
+	for (int g = 0; g < p->n_replicas; g++)
+		for (int s = 0; s < p->replicas[g].n_stages; s++, k++) {
+			struct dispatch_stage *ds = &d->st[k];
+			ds->group = g;
+			ds->stage = s;
+			ds->pool = p->replicas[g].stages[s].pool;
+			ds->nodes = stage_nodes(p, c, g, s, &ds->n_nodes);
+		}
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -349,12 +349,16 @@ static cJSON *num_or_null(double v, int known)
 	return known && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
-cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct cluster *c)
+cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct cluster *c,
+			const struct model_spec *m)
 {
 	const struct estimate *e = &sp->est;
 	const struct plan *p = &sp->plan;
 	cJSON *o = cJSON_CreateObject();
+	char label[96];
+	report_plan_label(sp, c, label, sizeof label);
 	cJSON_AddItemToObject(o, "rank", rank > 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "label", label);
 	cJSON_AddNumberToObject(o, "step_time_s", e->step_time_s);
 	cJSON_AddNumberToObject(o, "tokens_per_s", e->tokens_per_s);
 	cJSON_AddNumberToObject(o, "mfu", e->mfu);
@@ -372,22 +376,27 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 			cJSON_AddNumberToObject(gu, c->pools[i].name, used[i]);
 
 	/* The plan itself, in the estimate --plan schema, with node lists. */
+	struct dispatch pl;
+	report_place(c, m, p, &pl);
 	cJSON *pj = plan_to_json(p, c);
 	cJSON *reps = cJSON_GetObjectItemCaseSensitive(pj, "replicas");
+	int ks = 0;
 	for (int g = 0; g < p->n_replicas; g++) {
 		cJSON *sts = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(reps, g), "stages");
-		for (int s = 0; s < p->replicas[g].n_stages; s++) {
-			int cnt, *nodes = stage_nodes(p, c, g, s, &cnt);
+		for (int s = 0; s < p->replicas[g].n_stages && ks < pl.n_stages; s++, ks++)
 			cJSON_AddItemToObject(cJSON_GetArrayItem(sts, s), "nodes",
-					      cJSON_CreateIntArray(nodes, cnt));
-			free(nodes);
-		}
+					      cJSON_CreateIntArray(pl.st[ks].nodes, pl.st[ks].n_nodes));
 	}
 	while (pj->child) {
 		cJSON *item = cJSON_DetachItemViaPointer(pj, pj->child);
 		cJSON_AddItemToObject(o, item->string, item);
 	}
 	cJSON_Delete(pj);
+	cJSON *links = cJSON_AddObjectToObject(o, "links");
+	for (int i = 0; i < DIM_COUNT; i++)
+		if (pl.links[i][0])
+			cJSON_AddStringToObject(links, perf_dim_name((enum perf_dim)i), pl.links[i]);
+	dispatch_free(&pl);
 
 	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
 	for (size_t i = 0; i < HP_ARRAY_LEN(time_parts); i++)
@@ -431,7 +440,11 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
 		cJSON_AddItemToArray(cm, co);
 	}
-	cJSON_AddStringToObject(o, "optimality", search_optimality_name(sp->optimality));
+	cJSON *op = cJSON_AddObjectToObject(o, "optimality");
+	cJSON_AddStringToObject(op, "status", search_optimality_name(sp->optimality));
+	if (sp->optimality == OPTIMAL_GAP)
+		cJSON_AddNumberToObject(op, "gap", sp->gap);
+	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
 	return o;
 }
 
@@ -513,17 +526,17 @@ static char *render_json(const struct report_input *in, const struct report_summ
 						       : cJSON_CreateNull());
 	cJSON *plans = cJSON_AddArrayToObject(o, "plans");
 	for (int i = 0; i < r->n_plans; i++)
-		cJSON_AddItemToArray(plans, report_plan_json(&r->plans[i], i + 1, c));
+		cJSON_AddItemToArray(plans, report_plan_json(&r->plans[i], i + 1, c, in->model));
 	cJSON *par = cJSON_AddArrayToObject(o, "pareto");
 	for (int i = 0; i < r->n_pareto; i++)
 		cJSON_AddItemToArray(par, report_plan_json(&r->pareto[i],
-							   rank_of(r, &r->pareto[i]), c));
+							   rank_of(r, &r->pareto[i]), c, in->model));
 	cJSON *sg = cJSON_AddArrayToObject(o, "single_pool");
 	for (int i = 0; i < c->n_pools; i++) {
 		cJSON *so = cJSON_CreateObject();
 		cJSON_AddStringToObject(so, "pool", c->pools[i].name);
 		cJSON_AddItemToObject(so, "plan", r->has_single[i]
-				      ? report_plan_json(&r->single[i], rank_of(r, &r->single[i]), c)
+				      ? report_plan_json(&r->single[i], rank_of(r, &r->single[i]), c, in->model)
 				      : cJSON_CreateNull());
 		cJSON_AddItemToArray(sg, so);
 	}
@@ -537,7 +550,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 	if (!r->n_plans) {
 		cJSON_AddStringToObject(o, "why", r->why);
 		if (r->has_nearest)
-			cJSON_AddItemToObject(o, "nearest", report_plan_json(&r->nearest, 0, c));
+			cJSON_AddItemToObject(o, "nearest", report_plan_json(&r->nearest, 0, c, in->model));
 	}
 	cJSON *acc = cJSON_AddArrayToObject(o, "accuracy");
 	for (size_t i = 0; i < HP_ARRAY_LEN(accuracy); i++) {
@@ -764,6 +777,9 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 		sbuf_add(b, "1F1B");
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.\n\n", p->cp, p->ep, p->sp ? "on" : "off");
 
+	struct dispatch pl;
+	report_place(c, in->model, p, &pl);
+	int k0 = 0;
 	sbuf_add(b, "### Layout\n\n| replica group | replicas | batch share each | micro-batches "
 		    "| stage | pool | GPU | TP | layers | nodes |\n"
 		    "|---:|---:|---:|---:|---:|---|---|---:|---|---|\n");
@@ -771,8 +787,9 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 		const struct replica *r = &p->replicas[g];
 		for (int k = 0; k < r->n_stages; k++) {
 			const struct stage *st = &r->stages[k];
-			char nodes[64];
-			report_stage_nodes(p, c, g, k, nodes, sizeof nodes);
+			char nodes[64] = "";
+			if (k0 < pl.n_stages)
+				dispatch_nodes_text(&pl.st[k0++], nodes, sizeof nodes);
 			if (k == 0)
 				sbuf_addf(b, "| %d | %d | %.4f | %d ", g, r->count, r->batch_share,
 					  plan_replica_microbatches(p, g));
@@ -786,6 +803,7 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 				  nodes);
 		}
 	}
+	dispatch_free(&pl);
 
 	int np;
 	const struct report_part *tparts = report_time_parts(&np);

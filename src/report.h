@@ -64,11 +64,13 @@ struct report_input {
 int report_render(const struct report_input *in, enum report_format fmt,
 		  char **out, size_t *len, struct hp_err *err);
 
-/* One plan as the `hetplan plan` JSON contract has it: plan_to_json()'s
- * keys (so the object is a valid `hetplan estimate --plan` input; stages
- * gain "gpu" and "nodes", the node indices within the pool the stage's
- * replicas occupy under an in-order placement) plus
+/* One plan as the `hetplan plan` JSON contract has it (cmd_plan.c uses
+ * this builder too): plan_to_json()'s keys (so the object is a valid
+ * `hetplan estimate --plan` input; stages gain "gpu" and "nodes", the node
+ * indices within the pool the stage's replicas occupy, from dispatch.c)
+ * plus
  *   "rank" (1-based, or null when the plan is not in the ranked list),
+ *   "label" ("h100: TP8 PP2 DP4"),
  *   "step_time_s","tokens_per_s","mfu","hfu","usd_per_hour",
  *   "time_to_train_s","cost_to_train_usd" (null when a price is unknown),
  *   "gpus_used":{POOL:COUNT}, "breakdown_s":{compute,recompute,tp_comm,
@@ -78,10 +80,13 @@ int report_render(const struct report_input *in, enum report_format fmt,
  *              other_bytes,total_bytes,capacity_bytes,fits}],
  *   "comm":[{dim,collective,bytes,calls_per_step,group,group_nodes,link,
  *            algorithm,protocol,time_s,exposed_s}],
- *   "optimality":"optimal"|"within-gap"|"heuristic".
+ *   "links":{DIM:"the links its collectives cross"},
+ *   "optimality":{"status":"optimal"|"within-gap"|"heuristic","gap"},
+ *     ("gap" only for within-gap),
+ *   "pareto": true when the plan is on the time/cost Pareto front.
  * Caller owns the result (cJSON_Delete). */
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
-			       const struct cluster *c);
+			       const struct cluster *c, const struct model_spec *m);
 
 const char *report_format_name(enum report_format f);
 /* "md" (or "markdown"), "html", "json", "csv". Returns 0 or -1. */

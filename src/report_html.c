@@ -8,6 +8,7 @@
  * sources, link names) goes through sbuf_add_html(). The page prints on A4
  * or Letter: @media print drops shadows and keeps sections whole. */
 #include "report_priv.h"
+#include "dispatch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ static const char css[] =
 	"vertical-align:top}\n"
 	"th{font-weight:600;color:var(--muted);font-size:12px;text-transform:uppercase;"
 	"letter-spacing:.03em;border-bottom:2px solid var(--line)}\n"
-	"td.n,th.n{text-align:right}\n"
+	"td.n,th.n{text-align:right}\ntd.n{white-space:nowrap}\n"
 	"tr.chosen td{background:#eef4fb;font-weight:600}\n"
 	".tag{display:inline-block;font-size:11px;padding:1px 6px;border-radius:9px;"
 	"background:#e7edf5;color:var(--accent);margin-left:4px}\n"
@@ -289,10 +290,12 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		const struct search_plan *sp = &r->single[i];
 		if (!r->has_single[i] || !priced(sp))
 			continue;
+		int right = PX(sp) > L + pw * 0.7;
 		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" "
 			  "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
-			  "font-size=\"12\">best on ", PX(sp) - 5.5, PY(sp) - 5.5, report_pool_color(i),
-			  PX(sp) + 10, PY(sp) + 16);
+			  "font-size=\"12\" text-anchor=\"%s\">best on ", PX(sp) - 5.5, PY(sp) - 5.5,
+			  report_pool_color(i), PX(sp) + (right ? -10 : 10), PY(sp) + 18,
+			  right ? "end" : "start");
 		h(b, c->pools[i].name);
 		sbuf_add(b, " alone</text>");
 	}
@@ -567,13 +570,16 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 		    "<th class=\"n\">batch share</th><th class=\"n\">micro-batches</th>"
 		    "<th class=\"n\">stage</th><th>pool</th><th>GPU</th><th class=\"n\">TP</th>"
 		    "<th>layers</th><th>nodes</th></tr>\n");
-	int rows = 0;
+	int rows = 0, k0 = 0;
+	struct dispatch pl;
+	report_place(c, in->model, p, &pl);
 	for (int g = 0; g < p->n_replicas && rows < 64; g++) {
 		const struct replica *r = &p->replicas[g];
 		for (int k = 0; k < r->n_stages && rows < 64; k++, rows++) {
 			const struct stage *st = &r->stages[k];
-			char nodes[64];
-			report_stage_nodes(p, c, g, k, nodes, sizeof nodes);
+			char nodes[64] = "";
+			if (k0 < pl.n_stages)
+				dispatch_nodes_text(&pl.st[k0++], nodes, sizeof nodes);
 			if (k == 0)
 				sbuf_addf(b, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td>"
 					  "<td class=\"n\">%.2f%%</td><td class=\"n\">%d</td>", g,
@@ -588,6 +594,7 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 				  st->tp, st->first_layer, st->last_layer, nodes);
 		}
 	}
+	dispatch_free(&pl);
 	sbuf_add(b, "</table>\n");
 
 	/* step time and cost side by side */

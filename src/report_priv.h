@@ -39,10 +39,12 @@ int report_plan_uniform(const struct plan *p, int *tp, int *pp);
 char *report_fmt_usd(char *buf, size_t n, double v);
 /* "2026-11-30 14:05 UTC" */
 char *report_fmt_time(char *buf, size_t n, time_t t);
-/* Nodes of pool the stage occupies, e.g. "0-3" or "4, 6-7" (in-order
- * placement, see report.c). */
-void report_stage_nodes(const struct plan *p, const struct cluster *c, int group,
-			int stage, char *buf, size_t n);
+/* The nodes of every stage of p (group-major, stage order): the
+ * dispatcher's placement, or an in-order one when it fails (report.c).
+ * Free with dispatch_free(). */
+struct dispatch;
+void report_place(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  struct dispatch *d);
 
 /* One sentence on how the pools are connected. */
 void report_fabric_text(const struct cluster *c, char *buf, size_t n);

@@ -167,7 +167,7 @@ L="$H launch --pool 2x8xH100-SXM -m llama3.1-8b"
 expect() {
 	code=$1 want=$2; shift 2
 	"$@" >"$T/out" 2>"$T/err"; rc=$?
-	[ "$rc" = "$code" ] && grep -qF -- "$want" "$T/err" && ok ||
+	[ "$rc" = "$code" ] && { [ -z "$want" ] || grep -qF -- "$want" "$T/err"; } && ok ||
 		bad "$* -> exit $rc, want $code with '$want': $(head -c 300 "$T/err")"
 }
 expect 2 "--format: expected megatron, slurm or deepspeed, got 'yaml'" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --format yaml
