@@ -267,6 +267,29 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 			s->all_priced = 0;
 }
 
+void report_price_parts(const struct pool *p, char *src, size_t ns, char *date, size_t nd)
+{
+	/* The price book writes "offer; when" (pricing_apply); other sources
+	 * (a cluster file, --pool, the catalog reference) carry no date. */
+	const char *semi = strrchr(p->price_source, ';');
+	if (!*p->price_source) {
+		snprintf(src, ns, "-");
+		snprintf(date, nd, "not recorded");
+	} else if (semi) {
+		snprintf(src, ns, "%.*s", (int)(semi - p->price_source), p->price_source);
+		const char *d = semi + 1;
+		while (*d == ' ')
+			d++;
+		if (!strcmp(d, "embedded snapshot"))
+			snprintf(date, nd, "embedded snapshot, date unknown");
+		else
+			snprintf(date, nd, "%s", *d ? d : "not recorded");
+	} else {
+		snprintf(src, ns, "%s", p->price_source);
+		snprintf(date, nd, "not recorded");
+	}
+}
+
 void report_fabric_text(const struct cluster *c, char *buf, size_t n)
 {
 	int split = 0;
@@ -517,8 +540,13 @@ static char *render_json(const struct report_input *in, const struct report_summ
 		cJSON_AddItemToObject(po, "usd_per_gpu_hour",
 				      num_or_null(p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1),
 						  known));
-		cJSON_AddStringToObject(po, "source", p->price_source);
-		cJSON_AddNullToObject(po, "date");
+		char src[128], date[96];
+		report_price_parts(p, src, sizeof src, date, sizeof date);
+		cJSON_AddStringToObject(po, "source", src);
+		if (strcmp(date, "not recorded"))
+			cJSON_AddStringToObject(po, "date", date);
+		else
+			cJSON_AddNullToObject(po, "date");
 		cJSON_AddItemToArray(pr, po);
 	}
 
@@ -722,8 +750,12 @@ static void md_inputs(const struct report_input *in, const struct report_summary
 				  p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
 		else
 			sbuf_add(b, " | unknown | unknown | ");
-		sbuf_add_md(b, *p->price_source ? p->price_source : "-");
-		sbuf_add(b, " | not recorded |\n");
+		char src[128], date[96];
+		report_price_parts(p, src, sizeof src, date, sizeof date);
+		sbuf_add_md(b, src);
+		sbuf_add(b, " | ");
+		sbuf_add_md(b, date);
+		sbuf_add(b, " |\n");
 	}
 	if (c->n_pools > 1) {
 		char f[256];

@@ -715,9 +715,13 @@ static void inputs_section(struct sbuf *b, const struct report_input *in,
 				  p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
 		else
 			sbuf_add(b, "<td class=\"n\">unknown</td><td class=\"n\">unknown</td>");
+		char src[128], date[96];
+		report_price_parts(p, src, sizeof src, date, sizeof date);
 		sbuf_add(b, "<td>");
-		h(b, *p->price_source ? p->price_source : "-");
-		sbuf_add(b, "</td><td>not recorded</td></tr>\n");
+		h(b, src);
+		sbuf_add(b, "</td><td>");
+		h(b, date);
+		sbuf_add(b, "</td></tr>\n");
 	}
 	sbuf_add(b, "</table>\n");
 	if (c->n_pools > 1) {

@@ -46,6 +46,10 @@ struct dispatch;
 void report_place(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  struct dispatch *d);
 
+/* A pool's price source split into where it came from and when ("not
+ * recorded" when the source carries no date). */
+void report_price_parts(const struct pool *p, char *src, size_t ns, char *date, size_t nd);
+
 /* One sentence on how the pools are connected. */
 void report_fabric_text(const struct cluster *c, char *buf, size_t n);
 

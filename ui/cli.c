@@ -264,7 +264,9 @@ static const struct {
 	const char *cmd;
 	const struct option *(*options)(void);
 } command_options[] = {
+	{ "plan", cmd_plan_options },
 	{ "estimate", cmd_estimate_options },
+	{ "prices", cmd_prices_options },
 	{ "comm", cmd_comm_options },
 	{ "gpus", list_options_table },
 	{ "models", list_options_table },

@@ -27,6 +27,8 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat);
 /* getopt table of `estimate` (for --list-options). */
 struct option;
 const struct option *cmd_estimate_options(void);
+const struct option *cmd_plan_options(void);
+const struct option *cmd_prices_options(void);
 int cmd_plan(int argc, char **argv, const struct catalog *cat);
 
 /* The estimate's JSON (hetplan estimate --format json), and one plan of

@@ -65,6 +65,11 @@ static const struct option plan_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+const struct option *cmd_plan_options(void)
+{
+	return plan_opts;
+}
+
 static int bad(const char *flag, const char *v, const char *what)
 {
 	fprintf(stderr, "hetplan plan: --%s: expected %s, got '%s'\n", flag, what, v);

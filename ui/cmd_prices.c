@@ -63,6 +63,11 @@ static const struct option prices_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+const struct option *cmd_prices_options(void)
+{
+	return prices_opts;
+}
+
 static int usage_err(const char *flag, const char *want, const char *got)
 {
 	fprintf(stderr, "hetplan prices: --%s: expected %s, got '%s'\n", flag, want, got);

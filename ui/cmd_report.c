@@ -3,6 +3,7 @@
  * front ends. */
 #include "cmd_report.h"
 #include "cli.h"
+#include "pricing.h"
 #include "workspace.h"
 
 #include <stdlib.h>
@@ -111,6 +112,16 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	if (workspace_load(&ws, ws_path, cat, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
+	/* Pools without a price of their own take the price book's cheapest
+	 * matching offer, as estimate does (snapshot + cache, no network). */
+	struct price_config pc;
+	struct price_book pb;
+	if (pricing_config_load(&pc, NULL, &err) < 0 || pricing_load(&pb, &pc, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	if (*pb.warnings)
+		fprintf(stderr, "hetplan report: warning: %s\n", pb.warnings);
+	pricing_apply(&pb, &ws.cluster);
+	pricing_free(&pb);
 	struct search_result res;
 	int rc = 0;
 	if (search_run(&ws.cluster, &ws.model, &ws.opts, &res, &err) < 0) {
