@@ -93,6 +93,8 @@ static void tick_label(char *buf, size_t n, double v)
 /* USD on an axis: $0, $50k, $1.5M. */
 static void usd_tick(char *buf, size_t n, double v)
 {
+	if (fabs(v) < 1e-6)
+		v = 0;
 	if (v >= 1e6)
 		snprintf(buf, n, "$%.4gM", v / 1e6);
 	else if (v >= 1e3)
@@ -207,10 +209,12 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_result *r = in->res;
 	const struct cluster *c = in->cluster;
-	double tmax = 0, cmax = 0;
+	double tmin = 1e300, tmax = 0, cmin = 1e300, cmax = 0;
 	int any = 0;
 #define SEE(sp) do { if (priced(sp)) { any = 1;                                   \
+		tmin = HP_MIN(tmin, (sp)->time_to_train_s / 86400);                \
 		tmax = HP_MAX(tmax, (sp)->time_to_train_s / 86400);                \
+		cmin = HP_MIN(cmin, (sp)->cost_to_train_usd);                      \
 		cmax = HP_MAX(cmax, (sp)->cost_to_train_usd); } } while (0)
 	for (int i = 0; i < r->n_plans; i++)
 		SEE(&r->plans[i]);
@@ -227,14 +231,19 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 	}
 	const double W = 1000, H = 380, L = 86, R = 30, T = 20, B = 52;
 	double pw = W - L - R, ph = H - T - B;
-	double xs = nice_step(tmax, 6), ys = nice_step(cmax, 5);
-	double xa = ceil(tmax * 1.05 / xs) * xs, ya = ceil(cmax * 1.08 / ys) * ys;
+	/* Axes span the points, not zero to the largest: plans often differ by
+	 * a few percent, and that difference is the point of the chart. */
+	double xr = HP_MAX(tmax - tmin, 0.02 * tmax), yr = HP_MAX(cmax - cmin, 0.02 * cmax);
+	double xs = nice_step(xr * 1.2, 6), ys = nice_step(yr * 1.25, 5);
+	double x0 = HP_MAX(0, floor((tmin - 0.08 * xr) / xs) * xs);
+	double y0 = HP_MAX(0, floor((cmin - 0.1 * yr) / ys) * ys);
+	double xa = ceil((tmax + 0.08 * xr) / xs) * xs - x0, ya = ceil((cmax + 0.18 * yr) / ys) * ys - y0;
 	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Time to train "
 		  "against cost to train, with the Pareto front\">", W, H);
 	for (double v = 0; v <= xa + xs / 2; v += xs) {
 		double x = L + pw * v / xa;
 		char t[24];
-		tick_label(t, sizeof t, v);
+		tick_label(t, sizeof t, x0 + v);
 		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
 			  "fill=\"#5d6778\">%s</text>", x, T, x, T + ph, x, T + ph + 16, t);
@@ -242,7 +251,7 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 	for (double v = 0; v <= ya + ys / 2; v += ys) {
 		double y = T + ph - ph * v / ya;
 		char t[24];
-		usd_tick(t, sizeof t, v);
+		usd_tick(t, sizeof t, y0 + v);
 		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" "
 			  "fill=\"#5d6778\">%s</text>", L, y, L + pw, y, L - 8, y + 4, t);
@@ -255,8 +264,8 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		  hp_fmt_count((char[32]){ 0 }, 32, s->tokens));
 	sbuf_addf(b, "<text transform=\"translate(16 %.1f) rotate(-90)\" font-size=\"12\" "
 		  "text-anchor=\"middle\" fill=\"#5d6778\">cost to train (USD)</text>", T + ph / 2);
-#define PX(sp) (L + pw * ((sp)->time_to_train_s / 86400) / xa)
-#define PY(sp) (T + ph - ph * (sp)->cost_to_train_usd / ya)
+#define PX(sp) (L + pw * ((sp)->time_to_train_s / 86400 - x0) / xa)
+#define PY(sp) (T + ph - ph * ((sp)->cost_to_train_usd - y0) / ya)
 	/* the front, as a staircase from fastest to cheapest */
 	int first = 1;
 	for (int i = 0; i < r->n_pareto; i++) {
