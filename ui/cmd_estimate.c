@@ -12,8 +12,8 @@
 static const char estimate_usage[] =
 	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full]\n"
-	"         [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
+	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
+	"         [--loss fused|eager] [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
 	"         [--no-sp] [--no-price-book] [--format table|json]\n"
 	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"\n"
@@ -28,7 +28,7 @@ static const char estimate_usage[] =
 	"Exit status: 0 fits, 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
 enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
-       O_ZERO, O_SCHED, O_PLAN, O_FORMAT, O_ON, O_ATTN, O_NOSP, O_NOBOOK };
+       O_ZERO, O_SCHED, O_PLAN, O_FORMAT, O_ON, O_ATTN, O_NOSP, O_NOBOOK, O_LOSS };
 
 static const struct option estimate_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -44,6 +44,7 @@ static const struct option estimate_opts[] = {
 	{ "seq-len", required_argument, 0, O_SEQ },
 	{ "precision", required_argument, 0, O_PREC },
 	{ "recompute", required_argument, 0, O_RC },
+	{ "loss", required_argument, 0, O_LOSS },
 	{ "zero", required_argument, 0, O_ZERO },
 	{ "schedule", required_argument, 0, O_SCHED },
 	{ "attention", required_argument, 0, O_ATTN },
@@ -171,9 +172,10 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m)
 {
 	char a[32], b[32];
-	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d\n",
+	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s\n",
 	       m->display, e->n_gpus, e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
-	       plan_recompute_name(p->recompute), p->zero);
+	       plan_recompute_name(p->recompute), p->zero,
+	       p->loss == LOSS_EAGER ? ", eager loss" : "");
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
@@ -297,7 +299,13 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_RC:
 			if (plan_recompute_parse(optarg, &p.recompute)) {
-				rc = bad_int("recompute", optarg, "none, selective or full");
+				rc = bad_int("recompute", optarg, "none, selective, full or selective-op");
+				goto out;
+			}
+			break;
+		case O_LOSS:
+			if (plan_loss_parse(optarg, &p.loss)) {
+				rc = bad_int("loss", optarg, "fused or eager");
 				goto out;
 			}
 			break;
