@@ -455,6 +455,15 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	sbuf_init(&b);
 	sbuf_init(&nb);
 	int hetero = limits(c, p, &nb) > 0;
+	/* Settings a framework lacks but that do not split the job. */
+	if (p->recompute == RC_SELECTIVE_OP)
+		sbuf_add(&nb, "Recomputation: op-level selective checkpointing (torchtitan's) has "
+			      "no Megatron-LM or DeepSpeed switch; no recompute flags are given. "
+			      "The nearest are --recompute-granularity selective or full: check "
+			      "memory with hetplan estimate --recompute selective|full.\n");
+	if (p->loss == LOSS_EAGER)
+		sbuf_add(&nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
+			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");

@@ -137,6 +137,12 @@ $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 3 --dp 2 --mbs 1 --gbs
 check "$T/u.args" "decoder-first-pipeline-num-layers=- decoder-last-pipeline-num-layers=26" 2>"$T/err" &&
 	ok || bad "uneven split: $(tail -1 "$T/err")"
 
+# torchtitan's op-level selective checkpointing has no Megatron switch: no
+# recompute flags, and a note that says so.
+$H launch --pool 8x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute selective-op >"$T/op.args" 2>"$T/err"
+check "$T/op.args" "recompute-granularity=- recompute-method=-" 2>/dev/null &&
+	grep -q 'op-level selective checkpointing' "$T/err" && ok || bad "selective-op: $(cat "$T/err")"
+
 # A heterogeneous plan: H100 replica on 2 stages, A100 replica on 4, shares
 # 0.625 / 0.375. Pieces per group, and a plain statement of what stock
 # frameworks cannot express.

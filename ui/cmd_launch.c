@@ -12,7 +12,8 @@
 static const char launch_usage[] =
 	"usage: hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full]\n"
+	"         [--seq-len N] [--precision bf16|fp16|fp8]\n"
+	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
 	"         [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
 	"         [--no-sp] [--format megatron|slurm|deepspeed] [-o FILE]\n"
 	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
@@ -30,7 +31,7 @@ static const char launch_usage[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid input, 1 I/O failure.\n";
 
 enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
-       O_ZERO, O_SCHED, O_PLAN, O_ON, O_ATTN, O_NOSP, O_RANK };
+       O_ZERO, O_SCHED, O_PLAN, O_ON, O_ATTN, O_NOSP, O_RANK, O_LOSS };
 
 static const struct option launch_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -46,6 +47,7 @@ static const struct option launch_opts[] = {
 	{ "seq-len", required_argument, 0, O_SEQ },
 	{ "precision", required_argument, 0, O_PREC },
 	{ "recompute", required_argument, 0, O_RC },
+	{ "loss", required_argument, 0, O_LOSS },
 	{ "zero", required_argument, 0, O_ZERO },
 	{ "schedule", required_argument, 0, O_SCHED },
 	{ "attention", required_argument, 0, O_ATTN },
@@ -177,6 +179,12 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 		case O_RC:
 			if (plan_recompute_parse(optarg, &p.recompute)) {
 				rc = usage_err("recompute", "none, selective or full", optarg);
+				goto out;
+			}
+			break;
+		case O_LOSS:
+			if (plan_loss_parse(optarg, &p.loss)) {
+				rc = usage_err("loss", "fused or eager", optarg);
 				goto out;
 			}
 			break;
