@@ -148,6 +148,15 @@ grep -qF '1-64MiB:       23 rows, median |err| 16.1%' README.md && ok || bad "RE
 grep -qF '| 28 | 6.5% | - | 14.2% |' "$T/r.md" && grep -qF '| 45 | - | 4.2% | 14.9% |' "$T/r.md" && ok ||
 	bad "report accuracy table differs from the README"
 
+# --- nothing fits: exit 4, and the report says why ---------------------------
+expect 4 "no plan fits" $H report tests/data/report/nofit.json -o "$T/nofit.html"
+grep -q '<h2>No plan fits</h2>' "$T/nofit.html" && ok || bad "no-fit HTML lacks its heading"
+expect 4 "" $H report tests/data/report/nofit.json -o "$T/nofit.json"
+python3 -c "
+import json; d = json.load(open('$T/nofit.json'))
+assert d['plans'] == [] and d['chosen'] is None and 'GPU memory' in d['why'], d['why']
+" && ok || bad "no-fit JSON"
+
 # --- bad input: messages, codes, nothing half-written ------------------------
 expect 2 "give a workspace" $H report -o "$T/x.md"
 expect 2 "-o FILE is required" $H report $W
