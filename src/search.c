@@ -41,6 +41,7 @@ void search_opts_init(struct search_opts *o)
 	o->top_k = 10;
 	o->fix_zero = -1;
 	o->fix_recompute = -1;
+	o->fix_sched = -1;
 	o->objective = OBJ_THROUGHPUT;
 }
 
@@ -130,6 +131,7 @@ struct ctx {
 	double tokens;
 	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
 	int exhaustive;
+	int max_dp;               /* most replicas any plan can have */
 	/* the ranked list kept while searching */
 	struct search_plan *top;
 	int n_top, keep;
@@ -160,6 +162,7 @@ static void plan_globals(struct plan *p, const struct ctx *x, const struct gset 
 	p->vpp = g->vpp;
 	p->cp = g->cp;
 	p->ep = g->ep;
+	p->flash = !x->o->unfused_attention;
 }
 
 static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
@@ -268,7 +271,11 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	L->fits = 0;
 	if (S * v > layers || layers % v)
 		return;
-	int count = HP_MAX(1, L->max_count);
+	/* Memory is probed at the largest data-parallel degree the cluster
+	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
+	 * that fits beside other pools' replicas; every plan is checked at
+	 * its real degree afterwards. */
+	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
 	struct fit f[MAX_STAGES];
 	int moe = m->moe.experts > 0;
@@ -1003,48 +1010,68 @@ static void layout_size(const struct ctx *x, const struct gset *g, struct layout
 	layout_price(x->c, L);
 }
 
-/* LP bound on tokens/s for one global setting: replica counts relaxed to
- * real numbers, pools' GPUs and the micro-batch count as the only limits,
- * every layout at its pipeline's asymptotic rate. */
+/* LP bound on tokens/s for one global setting. With n_L replicas of
+ * layout L taking m_L micro-batches each, the step is at least
+ * A_L + B_L m_L for every L (fill/drain plus the bottleneck stage), and
+ * sum n_L m_L = M, so T >= (M + sum n_L A_L / B_L) / sum (n_L / B_L).
+ * Minimising that ratio over real n_L >= 0 within each pool's GPUs and M
+ * replicas is a linear-fractional programme; with y_L = n_L t and
+ * t = 1 / sum(n_L / B_L) (Charnes-Cooper) it is the LP
+ *   min M t + sum y_L A_L / B_L
+ *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L <= M t.
+ * Synchronisation, optimizer and integrality only add time, so the bound
+ * holds for every plan of this setting the planner can build. */
 static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 {
-	struct lp *lp = lp_new(1);
+	struct lp *lp = lp_new(0);
 	int n = 0;
+	double M = (double)(x->o->gbs / g->mbs);
 	int *col = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *col);
+	int tcol = lp_add_col(lp, 0, -1, M, 0);
 	for (int i = 0; i < ls->n; i++) {
 		struct layout *L = &ls->v[i];
 		col[i] = -1;
 		if (!L->fits || L->max_count < 1)
 			continue;
-		/* objective in micro-batches per millisecond: keeps coefficients
-		 * near 1 */
-		col[i] = lp_add_col(lp, 0, L->max_count, 1e-3 / L->B, 0);
+		col[i] = lp_add_col(lp, 0, -1, L->A / L->B, 0);
 		n++;
 	}
 	double val = 0;
 	if (n) {
-		int *idx = xmalloc((size_t)n * sizeof *idx);
-		double *cf = xmalloc((size_t)n * sizeof *cf);
+		int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
+		double *cf = xmalloc((size_t)(n + 1) * sizeof *cf);
+		int k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = 1.0 / ls->v[i].B;
+			}
+		lp_add_row(lp, k, idx, cf, 1, 1);
 		for (int p = 0; p < x->c->n_pools; p++) {
-			int k = 0;
+			k = 0;
 			for (int i = 0; i < ls->n; i++)
 				if (col[i] >= 0 && ls->v[i].gpus[p]) {
 					idx[k] = col[i];
 					cf[k++] = ls->v[i].gpus[p];
 				}
-			if (k)
-				lp_add_row(lp, k, idx, cf, -HUGE_VAL, x->cap[p]);
+			if (k) {
+				idx[k] = tcol;
+				cf[k++] = -x->cap[p];
+				lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+			}
 		}
-		int k = 0;
+		k = 0;
 		for (int i = 0; i < ls->n; i++)
 			if (col[i] >= 0) {
 				idx[k] = col[i];
 				cf[k++] = 1;
 			}
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
+		idx[k] = tcol;
+		cf[k++] = -M;
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		struct lp_result r;
-		if (lp_solve(lp, 0, &r) == 0)
-			val = r.obj * 1e3 * g->mbs * x->seq;
+		if (lp_solve(lp, 0, &r) == 0 && r.obj > 0)
+			val = M * g->mbs * x->seq / r.obj;
 		else
 			val = HUGE_VAL;   /* no bound from this setting */
 		x->res->stats.lp_solves++;
@@ -1214,8 +1241,45 @@ static void search_gset(struct ctx *x, const struct gset *g)
 		else
 			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
 		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
-		if (n_pp[p] > keep_h)
-			n_pp[p] = keep_h;
+		if (n_pp[p] > keep_h) {
+			/* the best by rate per GPU, plus the best when the batch
+			 * limits the replicas (wider layouts win when there are
+			 * fewer micro-batches than replicas), plus the best of each
+			 * TP degree */
+			long M = o->gbs / g->mbs;
+			const struct layout **all = per_pool[p];
+			int n_all = n_pp[p], k = keep_h;
+			const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
+			memcpy(sel, all, (size_t)keep_h * sizeof *sel);
+			for (int pass = 0; pass < 2; pass++) {
+				for (int rank = 0; rank < (pass ? 4 : 3); rank++) {
+					const struct layout *best = NULL;
+					double bv = -1;
+					for (int i = 0; i < n_all; i++) {
+						const struct layout *L = all[i];
+						int dup = 0;
+						for (int j = 0; j < k; j++)
+							dup |= sel[j] == L;
+						if (dup)
+							continue;
+						if (pass && L->seg[0].tp != (1 << rank))
+							continue;
+						double v = HP_MIN(L->max_count, M) / L->B;
+						if (pass)
+							v = L->rate;
+						if (v > bv) {
+							bv = v;
+							best = L;
+						}
+					}
+					if (best && (pass || rank < 3))
+						sel[k++] = best;
+				}
+			}
+			free(per_pool[p]);
+			per_pool[p] = sel;
+			n_pp[p] = k;
+		}
 	}
 	int n_het = ls.n - first_hetero;
 	const struct layout **het = xmalloc((size_t)(n_het + 1) * sizeof *het);
@@ -1298,12 +1362,17 @@ static int enum_gsets(const struct ctx *x, struct gset *out, int max)
 				for (int s = 0; s < 2; s++)
 					for (int cpi = 0; cpi < n_cp; cpi++)
 						for (int e = 0; e < n_ep; e++) {
+							int v = s ? (o->fix_sched >= 2 ? o->fix_sched : 2) : 1;
+							if (o->fix_sched == 0 && s)
+								continue;
+							if (o->fix_sched >= 2 && !s)
+								continue;
 							if (n == max)
 								return n;
 							out[n++] = (struct gset){
 								mbs, (enum hp_recompute)rcs[r], zeros[z],
-								s ? SCHED_INTERLEAVED : SCHED_1F1B,
-								s ? 2 : 1, cps[cpi], eps[e] };
+								s ? SCHED_INTERLEAVED : SCHED_1F1B, v,
+								cps[cpi], eps[e] };
 						}
 	}
 	if (o->fix_mbs && !n)
@@ -1389,6 +1458,7 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 		total += x.cap[i];
 	}
 	x.exhaustive = total <= 16;
+	x.max_dp = total;
 	x.keep = HP_MAX(o->top_k > 0 ? o->top_k : 10, 1);
 	x.top = xcalloc((size_t)x.keep + 1, sizeof *x.top);
 
