@@ -743,6 +743,15 @@ static int cmp_rate(const void *a, const void *b)
 	return (*x)->pp - (*y)->pp;
 }
 
+static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
+			  const int *limit, const int *cap, int *counts);
+
+static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, const int *limit,
+		       int *counts)
+{
+	return fill_counts_in(x, Ls, n, limit, x->cap, counts);
+}
+
 /* Replicas of L that fit in the GPUs left. */
 static int fit_count(const struct ctx *x, const struct layout *L, const int *left)
 {
@@ -755,11 +764,11 @@ static int fit_count(const struct ctx *x, const struct layout *L, const int *lef
 
 /* Fill the layouts in order, each as many replicas as fit (or limit[i]
  * when >= 0). Returns 0 if every layout gets at least one. */
-static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, const int *limit,
-		       int *counts)
+static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
+			  const int *limit, const int *cap, int *counts)
 {
 	int left[HP_MAX_POOLS];
-	memcpy(left, x->cap, sizeof left);
+	memcpy(left, cap, sizeof left);
 	for (int i = 0; i < n; i++) {
 		int k = fit_count(x, Ls[i], left);
 		if (limit && limit[i] >= 0)
@@ -774,7 +783,7 @@ static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, con
 }
 
 struct count_list {
-	int v[64][HP_MAX_POOLS + 1];
+	int v[320][HP_MAX_POOLS + 1];
 	int n, width;
 };
 
@@ -804,46 +813,71 @@ static void all_counts(struct ctx *x, const struct gset *g, const struct layout 
 	}
 }
 
-/* Capacity MILP over the replica counts of one layout set (lp.c):
- *   deadline: min sum n_i u_i  s.t.  sum n_i / B_i >= R
- *   budget:   max sum n_i / B_i s.t. sum n_i (u_i - lambda / B_i) <= 0
- * with n_i integer in [1, fit], each pool's GPUs and at most one replica
- * per micro-batch. u_i: USD per second of a replica (GPU share of its
- * nodes); B_i: its pipeline's seconds per micro-batch. */
+/* Capacity MILP over the replica counts of one layout set (lp.c). Integer
+ * n_i replicas of layout i and N_p nodes of pool p (billed whole):
+ *   deadline: min sum N_p P_p - lambda sum n_i r_i   s.t. sum n_i r_i >= R
+ *             (Dinkelbach: lambda is moved to the ratio of the last answer,
+ *             so the optimum minimises USD per micro-batch, i.e. the cost
+ *             to train, among mixes fast enough for the deadline)
+ *   budget:   max sum n_i r_i   s.t. sum N_p P_p / 3600 <= lambda sum n_i r_i
+ *             (cost to train within the budget, exactly linear)
+ * with sum_i n_i gpus_ip <= gpn_p N_p, N_p <= nodes_p, n_i >= 1 and at
+ * most one replica per micro-batch. r_i = 1/B_i: micro-batches per second
+ * of a replica; P_p: USD per node-hour. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       double param, int *counts)
+		       double R, double lambda, int *counts)
 {
 	int deadline = x->o->objective == OBJ_DEADLINE;
+	const struct cluster *c = x->c;
 	struct lp *lp = lp_new(!deadline);
-	int col[HP_MAX_POOLS + 1], idx[HP_MAX_POOLS + 1];
-	double cf[HP_MAX_POOLS + 1];
-	int cap_i[HP_MAX_POOLS + 1];
+	int col[HP_MAX_POOLS + 1], ncol[HP_MAX_POOLS];
+	int idx[2 * HP_MAX_POOLS + 2];
+	double cf[2 * HP_MAX_POOLS + 2];
 	for (int i = 0; i < n; i++) {
-		cap_i[i] = fit_count(x, Ls[i], x->cap);
-		/* objective scaled to about 1: USD per hour, or micro-batches/s */
-		col[i] = lp_add_col(lp, 1, cap_i[i], deadline ? Ls[i]->usd_h : 1.0 / Ls[i]->B, 1);
-		idx[i] = col[i];
+		int cap = fit_count(x, Ls[i], x->cap);
+		double r = 1.0 / Ls[i]->B;
+		col[i] = lp_add_col(lp, 1, cap, deadline ? -lambda * r : r, 1);
 	}
-	for (int i = 0; i < n; i++)
-		cf[i] = deadline ? 1.0 / Ls[i]->B : Ls[i]->usd_h / 3600 - param / Ls[i]->B;
-	if (deadline)
-		lp_add_row(lp, n, idx, cf, param, HUGE_VAL);
-	else
-		lp_add_row(lp, n, idx, cf, -HUGE_VAL, 0);
-	for (int p = 0; p < x->c->n_pools; p++) {
+	for (int p = 0; p < c->n_pools; p++) {
+		ncol[p] = -1;
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		ncol[p] = lp_add_col(lp, 0, c->pools[p].nodes,
+				     deadline ? c->pools[p].usd_per_node_h : 0, 1);
 		int k = 0;
-		int id2[HP_MAX_POOLS + 1];
-		double c2[HP_MAX_POOLS + 1];
 		for (int i = 0; i < n; i++)
 			if (Ls[i]->gpus[p]) {
-				id2[k] = col[i];
-				c2[k++] = Ls[i]->gpus[p];
+				idx[k] = col[i];
+				cf[k++] = Ls[i]->gpus[p];
 			}
-		if (k)
-			lp_add_row(lp, k, id2, c2, -HUGE_VAL, x->cap[p]);
+		idx[k] = ncol[p];
+		cf[k++] = -c->pools[p].gpus_per_node;
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 	}
-	for (int i = 0; i < n; i++)
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		idx[k] = col[i];
+		cf[k++] = 1.0 / Ls[i]->B;
+	}
+	if (deadline) {
+		lp_add_row(lp, k, idx, cf, R, HUGE_VAL);
+	} else {
+		for (int i = 0; i < k; i++)
+			cf[i] *= -lambda;
+		for (int p = 0; p < c->n_pools; p++)
+			if (ncol[p] >= 0) {
+				idx[k] = ncol[p];
+				cf[k++] = c->pools[p].usd_per_node_h / 3600;
+			}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int i = 0; i < n; i++) {
+		idx[i] = col[i];
 		cf[i] = 1;
+	}
 	lp_add_row(lp, n, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
 	struct lp_result r;
 	int rc = lp_solve(lp, 5000, &r);
@@ -936,6 +970,52 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 					cl_add(&cl, counts);
 			}
 	}
+	if (o->objective != OBJ_THROUGHPUT) {
+		/* Whole-node mixes: for each pool the set uses, a ladder of node
+		 * counts, the layouts filled inside them. Costs are billed by
+		 * the node, and integer micro-batches make some mixes finish
+		 * together where the linear model cannot see it. */
+		int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
+		for (int p = 0; p < x->c->n_pools; p++) {
+			int used = 0;
+			for (int i = 0; i < n; i++)
+				used |= Ls[i]->gpus[p] > 0;
+			if (!used)
+				continue;
+			int N = x->c->pools[p].nodes, k = 0;
+			int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
+			if (N <= 6)
+				for (int v = N; v >= 1; v--)
+					lv[np][k++] = v;
+			else
+				for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
+					int dup = 0;
+					for (int q = 0; q < k; q++)
+						dup |= lv[np][q] == lad[j];
+					if (lad[j] >= 1 && !dup)
+						lv[np][k++] = lad[j];
+				}
+			nl[np] = k;
+			pools[np++] = p;
+		}
+		int at[HP_MAX_POOLS] = { 0 };
+		for (;;) {
+			int cap[HP_MAX_POOLS];
+			memcpy(cap, x->cap, sizeof cap);
+			for (int q = 0; q < np; q++)
+				cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
+			if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+				cl_add(&cl, counts);
+			int q = 0;
+			for (; q < np; q++) {
+				if (++at[q] < nl[q])
+					break;
+				at[q] = 0;
+			}
+			if (q == np)
+				break;
+		}
+	}
 	for (int i = 0; i < cl.n; i++)
 		try_combo(x, g, Ls, cl.v[i], n, NULL, NULL);
 
@@ -945,10 +1025,10 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 		if (!Ls[i]->price_known)
 			return;
 	double tok_mb = (double)g->mbs * x->seq;
-	double param = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb
-						    : o->budget_usd * tok_mb / x->tokens;
-	for (int round = 0; round < 6; round++) {
-		if (milp_counts(x, g, Ls, n, param, counts) < 0)
+	double R = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb : 0;
+	double lambda = o->objective == OBJ_BUDGET ? o->budget_usd * tok_mb / x->tokens : 0;
+	for (int round = 0; round < 8; round++) {
+		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
@@ -965,13 +1045,23 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 		if (rc < 0)
 			return;
 		if (o->objective == OBJ_DEADLINE) {
-			if (t <= o->deadline_s)
+			if (t > o->deadline_s) {
+				/* slower than the linear model said: ask for more */
+				R *= t / o->deadline_s * 1.0005;
+				continue;
+			}
+			/* Dinkelbach step: USD/h per micro-batch/s of this answer */
+			double rate = 0, usd_h = cost / t * 3600;
+			for (int i = 0; i < n; i++)
+				rate += counts[i] / Ls[i]->B;
+			double next = usd_h / rate;
+			if (fabs(next - lambda) <= 1e-6 * next)
 				return;
-			param *= t / o->deadline_s * 1.0005;
+			lambda = next;
 		} else {
 			if (cost <= o->budget_usd)
 				return;
-			param *= o->budget_usd / cost * 0.9995;
+			lambda *= o->budget_usd / cost * 0.9995;
 		}
 	}
 }

@@ -331,13 +331,24 @@ static void print_table(struct out *o, const struct search_result *res, const st
 				continue;
 			}
 			const struct search_plan *sp = &res->single[i];
-			char tok[32], t[32];
+			const struct search_plan *b = &res->plans[0];
+			char tok[32], t[32], cost[32];
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
-			double gain = res->plans[0].est.tokens_per_s / sp->est.tokens_per_s - 1;
-			outf(o, "%s%-10s  %-30s %8s tokens/s, %s to train; the best plan is %+.0f%% %s\n",
-			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, 100 * fabs(gain),
+			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
+			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
+			outf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
+			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
 			     gain >= 0 ? "faster" : "slower");
+			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
+				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
+				outf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
+			}
+			if (so->objective == OBJ_DEADLINE && sp->time_to_train_s > so->deadline_s)
+				outf(o, " (alone it misses the deadline)");
+			if (so->objective == OBJ_BUDGET && sp->cost_to_train_usd > so->budget_usd)
+				outf(o, " (alone it is over budget)");
+			outf(o, "\n");
 		}
 		outf(o, "\n");
 	}
