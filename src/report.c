@@ -442,6 +442,7 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 		cJSON_AddNumberToObject(so, "total_bytes", s->total);
 		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
 		cJSON_AddBoolToObject(so, "fits", s->fits);
+		cJSON_AddNumberToObject(so, "time_per_microbatch_s", s->t_total);
 		cJSON_AddItemToArray(mem, so);
 	}
 	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
@@ -465,7 +466,7 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	}
 	cJSON *op = cJSON_AddObjectToObject(o, "optimality");
 	cJSON_AddStringToObject(op, "status", search_optimality_name(sp->optimality));
-	if (sp->optimality == OPTIMAL_GAP)
+	if (sp->optimality != OPTIMAL_HEURISTIC)
 		cJSON_AddNumberToObject(op, "gap", sp->gap);
 	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
 	return o;
