@@ -1321,7 +1321,11 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	/* candidates per pool, best rate first */
 	const struct layout **per_pool[HP_MAX_POOLS];
 	int n_pp[HP_MAX_POOLS];
-	int keep_h = x->exhaustive ? 1 << 20 : 3, keep_m = x->exhaustive ? 1 << 20 : 4;
+	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
+	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
+	int keep_h = x->exhaustive ? 1 << 20
+				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
+	int keep_m = x->exhaustive ? 1 << 20 : 4;
 	for (int p = 0; p < c->n_pools; p++) {
 		per_pool[p] = xmalloc((size_t)(first_hetero + 1) * sizeof **per_pool);
 		n_pp[p] = 0;
@@ -1332,39 +1336,42 @@ static void search_gset(struct ctx *x, const struct gset *g)
 			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
 		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
 		if (n_pp[p] > keep_h) {
-			/* the best by rate per GPU, plus the best when the batch
-			 * limits the replicas (wider layouts win when there are
-			 * fewer micro-batches than replicas), plus the best of each
-			 * TP degree */
+			/* Keep, in this order until keep_h: the best by rate per
+			 * GPU and the best when the batch limits the replicas
+			 * (wider layouts win when there are fewer micro-batches
+			 * than replicas), alternately; then the best of each TP
+			 * degree. */
 			long M = o->gbs / g->mbs;
 			const struct layout **all = per_pool[p];
-			int n_all = n_pp[p], k = keep_h;
+			int n_all = n_pp[p], k = 0;
 			const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
-			memcpy(sel, all, (size_t)keep_h * sizeof *sel);
-			for (int pass = 0; pass < 2; pass++) {
-				for (int rank = 0; rank < (pass ? 4 : 3); rank++) {
-					const struct layout *best = NULL;
-					double bv = -1;
-					for (int i = 0; i < n_all; i++) {
-						const struct layout *L = all[i];
-						int dup = 0;
+			for (int step = 0; step < 3 * n_all && k < keep_h; step++) {
+				int kind = step < 2 * n_all ? step % 2 : 2;
+				const struct layout *best = NULL;
+				double bv = -1;
+				for (int i = 0; i < n_all; i++) {
+					const struct layout *L = all[i];
+					int dup = 0;
+					for (int j = 0; j < k; j++)
+						dup |= sel[j] == L;
+					if (dup)
+						continue;
+					double v = kind == 0 ? L->rate : HP_MIN(L->max_count, M) / L->B;
+					if (kind == 2) {
+						int have_tp = 0;
 						for (int j = 0; j < k; j++)
-							dup |= sel[j] == L;
-						if (dup)
+							have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
+						if (have_tp)
 							continue;
-						if (pass && L->seg[0].tp != (1 << rank))
-							continue;
-						double v = HP_MIN(L->max_count, M) / L->B;
-						if (pass)
-							v = L->rate;
-						if (v > bv) {
-							bv = v;
-							best = L;
-						}
+						v = L->rate;
 					}
-					if (best && (pass || rank < 3))
-						sel[k++] = best;
+					if (v > bv) {
+						bv = v;
+						best = L;
+					}
 				}
+				if (best)
+					sel[k++] = best;
 			}
 			free(per_pool[p]);
 			per_pool[p] = sel;
