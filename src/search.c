@@ -131,6 +131,8 @@ struct ctx {
 	double tokens;
 	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
 	int exhaustive;
+	double mem_miss;          /* nearest memory miss: need / capacity */
+	char mem_desc[200];
 	int max_dp;               /* most replicas any plan can have */
 	/* the ranked list kept while searching */
 	struct search_plan *top;
@@ -262,6 +264,38 @@ static int fill(const struct fit *f, int S, int layers, int dense, int v, double
 	return 0;
 }
 
+/* Nothing fits on this layout: remember how close an even split came, so
+ * a cluster where nothing fits can say what was nearest. */
+static void note_memory_miss(struct ctx *x, const struct gset *g, const struct layout *L,
+			     const struct fit *f, int S, int layers, int dense)
+{
+	double worst = 0, need = 0, cap = 0;
+	int a = 0;
+	for (int s = 0; s < S; s++) {
+		int k = layers / S + (s < layers % S);
+		double mem = fit_mem(&f[s], a, a + k - 1, dense);
+		if (mem / f[s].cap > worst) {
+			worst = mem / f[s].cap;
+			need = mem;
+			cap = f[s].cap;
+		}
+		a += k;
+	}
+	if (x->mem_miss > 0 && worst >= x->mem_miss)
+		return;
+	x->mem_miss = worst;
+	char nb[32], cb[32];
+	const struct pool *pa = &x->c->pools[L->seg[0].pool];
+	int n = snprintf(x->mem_desc, sizeof x->mem_desc, "%.16s tp%d", pa->name, L->seg[0].tp);
+	if (L->nseg > 1)
+		n += snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n, " + %.16s tp%d",
+			      x->c->pools[L->seg[1].pool].name, L->seg[1].tp);
+	snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n,
+		 " pp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
+		 S, plan_recompute_name(g->rc), g->zero, g->mbs,
+		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+}
+
 /* Solve the layer partition of layout L under global settings g. */
 static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 {
@@ -309,8 +343,10 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 		}
 	}
 	int k[MAX_STAGES];
-	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
+	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
+		note_memory_miss(x, g, L, f, S, layers, dense);
 		return;
+	}
 	double hi = 0;
 	for (int s = 0; s < S; s++)
 		hi = fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
@@ -1492,9 +1528,14 @@ static void explain_miss(struct ctx *x)
 	const struct search_opts *o = x->o;
 	char b1[32], b2[32];
 	if (!res->has_nearest) {
-		snprintf(res->why, sizeof res->why,
-			 "no plan fits in memory: %s needs more GPU memory than any layout of this cluster offers (tried TP up to a node, PP up to %d, full recompute, ZeRO-3)",
-			 x->m->name, HP_MIN(x->m->layers, 128));
+		if (x->mem_miss > 0)
+			snprintf(res->why, sizeof res->why,
+				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s (%.0f%% over)",
+				 x->m->name, x->mem_desc, 100 * (x->mem_miss - 1));
+		else
+			snprintf(res->why, sizeof res->why,
+				 "no plan fits: %s has no layout on this cluster within the fixed choices (TP must divide the %d heads and stay in a node)",
+				 x->m->name, x->m->heads);
 		return;
 	}
 	const struct search_plan *n = &res->nearest;
