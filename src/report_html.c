@@ -451,10 +451,15 @@ static void chart_memory(struct sbuf *b, const struct report_input *in,
 		sbuf_addf(b, "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%s\" "
 			  "stroke-width=\"2.5\"><title>capacity %.1f GiB</title></line>", x - 3, cy,
 			  x + bw + 3, cy, st->fits ? "#1d2330" : "#b3402a", st->capacity / gib);
-		if (i % label_every == 0)
+		if (i % label_every == 0) {
 			sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
-				  "fill=\"#5d6778\">%d/%d</text>", x + bw / 2, T + ph + 16, st->group,
-				  st->index);
+				  "fill=\"#5d6778\">%d/%d", x + bw / 2, T + ph + 16, st->group, st->index);
+			if (n <= 16) {
+				sbuf_add(b, " ");
+				h(b, in->cluster->pools[st->pool].name);
+			}
+			sbuf_add(b, "</text>");
+		}
 	}
 	sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>",
 		  L, T + ph, L + pw, T + ph);
