@@ -1631,7 +1631,7 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
 		}
 	}
-	if (x.n_front)   /* x.front is NULL when nothing fits (UBSan) */
+	if (x.n_front)
 		qsort(x.front, (size_t)x.n_front, sizeof *x.front, cmp_front);
 	res->pareto = x.front;
 	res->n_pareto = x.n_front;

@@ -231,15 +231,11 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan launch: give a cluster: -c CLUSTER.json or --pool SPEC\n");
 		goto out;
 	}
-	if (cluster_file && cluster_load(&c, cluster_file, cat, &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_INPUT);
+	/* Launch configs need no prices. */
+	rc = cli_build_cluster("launch", cluster_file, pools, n_pools, 0, cat, &c);
+	if (rc)
 		goto out;
-	}
-	for (int i = 0; i < n_pools; i++)
-		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0) {
-			rc = cli_fail(&err, HP_EXIT_USAGE);
-			goto out;
-		}
+	rc = HP_EXIT_USAGE;   /* for the usage errors below */
 	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;
