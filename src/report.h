@@ -1,9 +1,10 @@
 /* report.h — plan reports: Markdown, a self-contained HTML page, JSON and
  * CSV, rendered from one planner result into a memory buffer.
  *
- * The engine side: no printing, no files, no curses. `hetplan report`,
- * `hetplan plan -o FILE` and the TUI's export key all call report_render()
- * and write the buffer themselves (ui/cmd_report.h: report_write_file).
+ * The engine side: no printing, no files, no curses. `hetplan report` and
+ * `hetplan plan -o FILE.html` call report_render() through
+ * report_write_file() (ui/cmd_report.h), which front ends use to write a
+ * report file; `hetplan plan --format json` prints report_plan_json().
  *
  * What every format carries: the inputs (cluster with each pool's price and
  * where it came from, model, workload), the ranked plans, the Pareto front
