@@ -42,7 +42,7 @@ static const struct field pool_fields[] = {
 	{ PF_NODES, F_INT, "Nodes", "", NULL },
 	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL },
 	{ PF_INTRA, F_CHOICE, "Scale-up", "", NULL },
-	{ PF_INTRA_BW, F_NUM, "Scale-up", "GB/s", "per GPU and direction" },
+	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction" },
 	{ PF_NICS, F_INT0, "NICs per node", "", NULL },
 	{ PF_NIC_GBPS, F_NUM, "NIC speed", "Gb/s", NULL },
 	{ PF_PROVIDER, F_TEXT, "Provider", "", NULL },
@@ -579,14 +579,14 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 {
 	const struct cluster *c = &t->ws.cluster;
 	int wide = COLS >= 120;
-	int side = wide ? 46 : 0;               /* editor to the right when wide */
+	int side = wide ? 42 : 0;               /* editor to the right when wide */
 	int tw = COLS - side;
 	/* Pools table. */
-	int rows_avail = wide ? h - 3 : HP_MIN(c->n_pools, HP_MAX(2, h - 12));
+	int rows_avail = wide ? HP_MIN(c->n_pools, h - 4) : HP_MIN(c->n_pools, HP_MAX(2, h - 12));
 	int y = y0;
 	int show_where = tw >= 100;
 	char hdr[200];
-	snprintf(hdr, sizeof hdr, "%-10s %-16s %5s %5s %-8s %-8s %s%8s  %-9s", "POOL", "GPU",
+	snprintf(hdr, sizeof hdr, "%-10s %-16s %5s %5s %-8s %-7s %s%8s  %-8s", "POOL", "GPU",
 		 "NODES", "GPU/N", "SCALE-UP", "NICS", show_where ? "WHERE                " : "",
 		 "$/H", "AVAIL");
 	tui_put(y++, 1, tw - 2, tui_attr(t, C_TITLE), hdr);
@@ -606,7 +606,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 			snprintf(avail, sizeof avail, "fixed");
 		snprintf(where, sizeof where, "%.10s%s%.10s%s", *p->provider ? p->provider : "own",
 			 *p->region ? "/" : "", p->region, p->spot ? " spot" : "");
-		snprintf(line, sizeof line, "%-10.10s %-16.16s %5d %5d %-8.8s %-8.8s %s%-*s%8s  %-9s",
+		snprintf(line, sizeof line, "%-10.10s %-16.16s %5d %5d %-8.8s %-7.7s %s%-*s%8s  %-8s",
 			 p->name, p->gpu.name, p->nodes, p->gpus_per_node, hp_intra_name(p->intra),
 			 nics, show_where ? "" : "", show_where ? 21 : 0, show_where ? where : "",
 			 price, avail);
@@ -622,10 +622,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		t->mouse_y0 = y0 + 1;
 		t->mouse_rows = rows_avail;
 	}
-	if (wide)
-		y = y0 + h - 2;
-	else
-		y = y0 + 1 + rows_avail;
+	y = y0 + 1 + rows_avail;
 	/* Totals. */
 	double gpus = 0, flops = 0, mem = 0, usd = 0;
 	int unpriced = 0;
