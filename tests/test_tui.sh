@@ -84,6 +84,12 @@ golden() {
 }
 ms() { date +%s%N | cut -c1-13; }
 
+# ---- 0. the man page's KEYS section is the key tables, word for word
+python3 tests/tools/man_keys.py "$HP" >"$tmp/keys.man" 2>&1
+awk '/^\.SH KEYS/ { p = 1; print; next } /^\.SH / { p = 0 } p' man/hetplan.1 >"$tmp/man.keys"
+cmp -s "$tmp/keys.man" "$tmp/man.keys" && ok ||
+	bad "man/hetplan.1 KEYS differs from the key tables (python3 tests/tools/man_keys.py ./hetplan)"
+
 # ---- 1. start, plans within a second, detail, edit, re-plan, export, save
 t0=$(ms)
 start flow 80 24

@@ -838,6 +838,19 @@ static void loop(struct tui *t)
 	}
 }
 
+/* Every key binding, one per line: VIEW<TAB>KEYS<TAB>DESCRIPTION (the man
+ * page's KEYS section is checked against this). */
+static void list_keys(void)
+{
+	for (int v = 0; v <= TV_COUNT; v++) {
+		int n, view = v == TV_COUNT ? TV_GLOBAL : v;
+		const struct tui_key *k = tui_keys(view, &n);
+		for (int i = 0; i < n; i++)
+			printf("%s\t%s\t%s\n", view == TV_GLOBAL ? "any" : views[v].name, k[i].keys,
+			       k[i].desc);
+	}
+}
+
 static const char tui_usage[] =
 	"usage: hetplan [tui] [WORKSPACE.json] [-w WORKSPACE.json] [--no-color] [--ascii]\n"
 	"               [--no-mouse] [--price-url URL]\n"
@@ -859,6 +872,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		{ "no-mouse", no_argument, 0, 'M' },
 		{ "price-url", required_argument, 0, 'U' },
 		{ "bench", no_argument, 0, 'B' },
+		{ "list-keys", no_argument, 0, 'K' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -875,6 +889,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		case 'M': mouse = 0; break;
 		case 'U': url = optarg; break;
 		case 'B': return tui_bench(cat);
+		case 'K': list_keys(); return 0;
 		case 'h': fputs(tui_usage, stdout); return 0;
 		case ':':
 			fprintf(stderr, "hetplan: %s: missing value\n", argv[optind - 1]);
