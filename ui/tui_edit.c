@@ -726,7 +726,7 @@ int view_cluster_key(struct tui *t, int action, int ch)
 		}
 		struct pool np = *p;
 		for (int k = 2; k < 100; k++) {
-			snprintf(np.name, sizeof np.name, "%.24s-%d", p->name, k);
+			snprintf(np.name, sizeof np.name, "%.24s-%d", p->name, k % 100);
 			if (cluster_pool_index(c, np.name) < 0)
 				break;
 		}
