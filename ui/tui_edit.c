@@ -21,7 +21,9 @@ enum field_id {
 	CF_SEP, CF_OVERSUB, CF_WAN, CF_WAN_LAT,
 	/* model */
 	MF_PRESET, MF_LAYERS, MF_HIDDEN, MF_HEADS, MF_KV, MF_HEAD_DIM, MF_FFN, MF_GATED,
-	MF_VOCAB, MF_SEQ, MF_TIED, MF_EXPERTS, MF_TOPK, MF_EXPERT_FFN, MF_SHARED, MF_DENSE,
+	MF_VOCAB, MF_SEQ, MF_TIED, MF_NORM, MF_POS, MF_BIAS, MF_QKV_BIAS, MF_DROPOUT,
+	MF_EMB_NORM, MF_EXPERTS, MF_TOPK, MF_EXPERT_FFN, MF_SHARED, MF_DENSE, MF_KV_LORA,
+	MF_Q_LORA,
 	/* workload */
 	WF_GBS, WF_SEQ, WF_TOKENS, WF_PRECISION, WF_OBJECTIVE, WF_DEADLINE, WF_BUDGET,
 	WF_TOP, WF_SEP, WF_TP, WF_PP, WF_MBS, WF_HETERO,
@@ -68,11 +70,19 @@ static const struct field model_fields[] = {
 	{ MF_VOCAB, F_INT, "Vocabulary", "", NULL },
 	{ MF_SEQ, F_INT, "Context", "tokens", NULL },
 	{ MF_TIED, F_CHOICE, "Tied embeddings", "", NULL },
+	{ MF_NORM, F_CHOICE, "Norm", "", NULL },
+	{ MF_POS, F_CHOICE, "Positions", "", NULL },
+	{ MF_BIAS, F_CHOICE, "Linear biases", "", NULL },
+	{ MF_QKV_BIAS, F_CHOICE, "QKV bias", "", NULL },
+	{ MF_DROPOUT, F_CHOICE, "Dropout", "", NULL },
+	{ MF_EMB_NORM, F_CHOICE, "Embedding norm", "", NULL },
 	{ MF_EXPERTS, F_INT0, "Experts", "", "0 for a dense model" },
 	{ MF_TOPK, F_INT0, "Experts per token", "", NULL },
 	{ MF_EXPERT_FFN, F_INT0, "Expert FFN", "", NULL },
 	{ MF_SHARED, F_INT0, "Shared experts", "", NULL },
 	{ MF_DENSE, F_INT0, "Dense layers", "", "the first N layers are dense" },
+	{ MF_KV_LORA, F_INT0, "MLA KV rank", "", "0 without latent attention" },
+	{ MF_Q_LORA, F_INT0, "MLA Q rank", "", "0 without latent attention" },
 };
 
 static const struct field work_fields[] = {
@@ -175,6 +185,17 @@ static void field_get(struct tui *t, enum field_id id, char *buf, size_t n)
 	case MF_VOCAB: snprintf(buf, n, "%d", m->vocab); break;
 	case MF_SEQ: snprintf(buf, n, "%d", m->seq_len); break;
 	case MF_TIED: snprintf(buf, n, "%s", m->tied_embeddings ? "yes" : "no"); break;
+	case MF_NORM: snprintf(buf, n, "%s", m->norm == NORM_LAYER ? "layernorm" : "rmsnorm"); break;
+	case MF_POS:
+		snprintf(buf, n, "%s", m->position == POS_LEARNED ? "learned" :
+				       m->position == POS_ALIBI ? "alibi" : "rope");
+		break;
+	case MF_BIAS: snprintf(buf, n, "%s", m->bias ? "yes" : "no"); break;
+	case MF_QKV_BIAS: snprintf(buf, n, "%s", m->qkv_bias ? "yes" : "no"); break;
+	case MF_DROPOUT: snprintf(buf, n, "%s", m->dropout ? "yes" : "no"); break;
+	case MF_EMB_NORM: snprintf(buf, n, "%s", m->embedding_norm ? "yes" : "no"); break;
+	case MF_KV_LORA: snprintf(buf, n, "%d", m->mla.kv_lora_rank); break;
+	case MF_Q_LORA: snprintf(buf, n, "%d", m->mla.q_lora_rank); break;
 	case MF_EXPERTS: snprintf(buf, n, "%d", m->moe.experts); break;
 	case MF_TOPK: snprintf(buf, n, "%d", m->moe.top_k); break;
 	case MF_EXPERT_FFN: snprintf(buf, n, "%d", m->moe.expert_ffn); break;
@@ -375,6 +396,8 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	case MF_EXPERT_FFN: m->moe.expert_ffn = iv; break;
 	case MF_SHARED: m->moe.shared_experts = iv; break;
 	case MF_DENSE: m->moe.dense_layers = iv; break;
+	case MF_KV_LORA: m->mla.kv_lora_rank = iv; break;
+	case MF_Q_LORA: m->mla.q_lora_rank = iv; break;
 	case WF_GBS: o->gbs = iv; break;
 	case WF_SEQ: o->seq_len = iv; break;
 	case WF_TOKENS: o->tokens = dv; break;
@@ -393,10 +416,15 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	default:
 		return -1;
 	}
-	if (f->id >= MF_LAYERS && f->id <= MF_DENSE)
+	if (f->id >= MF_LAYERS && f->id <= MF_Q_LORA)
 		t->ws.model_is_preset = 0;
 	tui_edited(t);
 	return 0;
+}
+
+static void flip(int *v)
+{
+	*v = !*v;
 }
 
 /* Step a choice field by dir (+1/-1). Returns 1 if it was one. */
@@ -416,8 +444,17 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 		break;
 	case PF_SPOT: p->spot = !p->spot; break;
 	case MF_GATED: t->ws.model.gated_mlp = !t->ws.model.gated_mlp; t->ws.model_is_preset = 0; break;
-	case MF_TIED:
-		t->ws.model.tied_embeddings = !t->ws.model.tied_embeddings;
+	case MF_TIED: flip(&t->ws.model.tied_embeddings); t->ws.model_is_preset = 0; break;
+	case MF_BIAS: flip(&t->ws.model.bias); t->ws.model_is_preset = 0; break;
+	case MF_QKV_BIAS: flip(&t->ws.model.qkv_bias); t->ws.model_is_preset = 0; break;
+	case MF_DROPOUT: flip(&t->ws.model.dropout); t->ws.model_is_preset = 0; break;
+	case MF_EMB_NORM: flip(&t->ws.model.embedding_norm); t->ws.model_is_preset = 0; break;
+	case MF_NORM:
+		t->ws.model.norm = t->ws.model.norm == NORM_RMS ? NORM_LAYER : NORM_RMS;
+		t->ws.model_is_preset = 0;
+		break;
+	case MF_POS:
+		t->ws.model.position = (enum hp_pos)(((int)t->ws.model.position + dir + 3) % 3);
 		t->ws.model_is_preset = 0;
 		break;
 	case MF_PRESET: {
@@ -584,18 +621,20 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 	/* Pools table. */
 	int rows_avail = wide ? HP_MIN(c->n_pools, h - 4) : HP_MIN(c->n_pools, HP_MAX(2, h - 12));
 	int y = y0;
-	int show_where = tw >= 100;
+	/* 78 columns: the fabric is scale-up plus NICs, "NVS+8x400G". */
+	int gw = tw >= 100 ? 16 : 14, ww = tw >= 100 ? 20 : 12;
 	char hdr[200];
-	snprintf(hdr, sizeof hdr, "%-10s %-16s %5s %5s %-8s %-7s %s%8s  %-8s", "POOL", "GPU",
-		 "NODES", "GPU/N", "SCALE-UP", "NICS", show_where ? "WHERE                " : "",
-		 "$/H", "AVAIL");
+	snprintf(hdr, sizeof hdr, "%-8s %-*s %5s %5s %-11s %-*s %8s %-8s", "POOL", gw, "GPU",
+		 "NODES", "GPU/N", "FABRIC", ww, "WHERE", "$/H", "AVAIL");
 	tui_put(y++, 1, tw - 2, tui_attr(t, C_TITLE), hdr);
 	tui_list_fix(&t->lpools, c->n_pools, rows_avail);
 	for (int r = 0; r < rows_avail && t->lpools.top + r < c->n_pools; r++) {
 		int i = t->lpools.top + r;
 		const struct pool *p = &c->pools[i];
-		char nics[24], price[24], avail[24], where[48], line[256];
-		snprintf(nics, sizeof nics, "%dx%.0fG", p->nics, p->nic_gbps);
+		static const char *const intra_short[] = { "NVS", "NVL", "PCIe" };
+		char nics[32], price[24], avail[24], where[48], line[256];
+		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
+			 p->nic_gbps);
 		if (p->usd_per_node_h > 0)
 			snprintf(price, sizeof price, "%.2f", p->usd_per_node_h * p->nodes);
 		else
@@ -604,12 +643,11 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
 		else
 			snprintf(avail, sizeof avail, "fixed");
-		snprintf(where, sizeof where, "%.10s%s%.10s%s", *p->provider ? p->provider : "own",
-			 *p->region ? "/" : "", p->region, p->spot ? " spot" : "");
-		snprintf(line, sizeof line, "%-10.10s %-16.16s %5d %5d %-8.8s %-7.7s %s%-*s%8s  %-8s",
-			 p->name, p->gpu.name, p->nodes, p->gpus_per_node, hp_intra_name(p->intra),
-			 nics, show_where ? "" : "", show_where ? 21 : 0, show_where ? where : "",
-			 price, avail);
+		snprintf(where, sizeof where, "%s%.12s%s%.16s", p->spot ? "spot " : "",
+			 *p->provider ? p->provider : "-", *p->region ? "/" : "", p->region);
+		snprintf(line, sizeof line, "%-8.8s %-*.*s %5d %5d %-11.11s %-*.*s %8s %-8s",
+			 p->name, gw, gw, p->gpu.name, p->nodes, p->gpus_per_node, nics, ww, ww,
+			 where, price, avail);
 		int sel = i == t->lpools.sel;
 		int a = sel ? tui_attr(t, t->cluster_pane == 0 ? C_SEL : C_SEL_DIM) : 0;
 		if (sel)
