@@ -850,11 +850,31 @@ void view_model_draw(struct tui *t, int y0, int h)
 		    t->model_pane == 1);
 	const struct search_opts *o = &t->ws.opts;
 	int seq = o->seq_len ? o->seq_len : m->seq_len;
-	double tok = (double)o->gbs * seq;
+	double tok = (double)o->gbs * seq, train = o->tokens > 0 ? o->tokens : 1e12;
 	hp_fmt_count(a, sizeof a, tok);
-	hp_fmt_count(b, sizeof b, (o->tokens > 0 ? o->tokens : 1e12) / tok);
+	hp_fmt_count(b, sizeof b, train / tok);
 	tui_putf(y0 + h - 1, w + 1, COLS - w - 2, tui_attr(t, C_DIM), "%s tokens per step, %s steps",
 		 a, b);
+	/* What follows from the fields, when there is room under them. */
+	int y = y0 + 1 + nw + 1;
+	if (y + 6 < y0 + h - 1) {
+		double fpt = model_step_flops(m, tok, seq) / tok;
+		char c1[24], c2[24];
+		tui_section(t, y++, w, COLS - w, "Derived");
+		hp_fmt_count(c1, sizeof c1, pc.total);
+		hp_fmt_count(c2, sizeof c2, pc.active);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s total, %s active", "Parameters", c1, c2);
+		hp_fmt_count(c1, sizeof c1, fpt);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s per token, forward and backward",
+			 "Model FLOPs", c1);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %.3g FLOPs for %s tokens", "Training compute",
+			 fpt * train, (hp_fmt_count(c2, sizeof c2, train), c2));
+		hp_fmt_bytes(c1, sizeof c1, 16 * pc.total);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s (16 bytes per parameter)",
+			 "Weights + Adam", c1);
+		hp_fmt_count(c1, sizeof c1, tok);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s tokens, %s steps", "Per step", c1, b);
+	}
 }
 
 int view_model_key(struct tui *t, int action, int ch)
