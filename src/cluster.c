@@ -133,8 +133,10 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	    jx_num(&jc, o, "price_per_node_hour", 0, 0, 1e6, &p.usd_per_node_h) < 0 ||
 	    jx_bool(&jc, o, "spot", 0, &p.spot) < 0)
 		return -1;
-	if (cJSON_GetObjectItemCaseSensitive(o, "price_per_node_hour"))
+	if (cJSON_GetObjectItemCaseSensitive(o, "price_per_node_hour")) {
 		snprintf(p.price_source, sizeof p.price_source, "%s", file);
+		p.price_set = 1;
+	}
 	const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(o, "nodes");
 	if (cJSON_IsObject(nodes)) {
 		char sub[48];
@@ -300,6 +302,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 						  spec, eq);
 			p.usd_per_node_h = v;
 			snprintf(p.price_source, sizeof p.price_source, "--pool");
+			p.price_set = 1;
 		} else if (!strcmp(kv, "spot")) {
 			p.spot = !strcmp(eq, "1") || !strcmp(eq, "true") || !strcmp(eq, "yes");
 		} else if (!strcmp(kv, "max")) {

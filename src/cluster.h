@@ -26,6 +26,8 @@ struct pool {
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[96];
+	int price_set;             /* price given by the cluster file or --pool:
+				    * the price book leaves it alone */
 	int spot;
 };
 

@@ -18,7 +18,17 @@
  * inputs and the dropout masks (10sbh) are replicated across TP ranks; all
  * the rest is split. MoE layers keep their expert activations for each of
  * the top-k routed copies of a token. Simplification: activations are 2
- * bytes (bf16/fp16) whatever the matmul precision. */
+ * bytes (bf16/fp16) whatever the matmul precision.
+ *
+ * Op-level selective checkpointing (RC_SELECTIVE_OP, torchtitan's "op"
+ * policy) keeps, per layer: the layer input; the output of every other
+ * matmul in forward order (Q, V, gate and down for a gated Llama block;
+ * K, output projection and up are recomputed); the attention kernel's
+ * output and row statistics; and, under TP with SP, the reduce-scatter
+ * outputs. A row-parallel matmul (output projection, down) produces a full
+ * b x s x h partial sum on every TP rank, so its kept output is not split.
+ * MoE layers are taken as top-k copies of that sequence; MLA as plain Q/K/V
+ * of its q and kv widths (simplifications). */
 #include "model.h"
 
 #include <math.h>
@@ -183,10 +193,18 @@ double model_step_hw_flops(const struct model_spec *m, double tokens, double s,
 	double mm, at;
 	step_fwd(m, s, &mm, &at);
 	double f = 3 * (mm + at + model_logits_fwd_flops(m));
-	if (rc == RC_FULL)
+	if (rc == RC_FULL) {
 		f += mm + at;
-	else if (rc == RC_SELECTIVE)
+	} else if (rc == RC_SELECTIVE) {
 		f += at;
+	} else if (rc == RC_SELECTIVE_OP) {
+		for (int i = 0; i < m->layers; i++) {
+			double a, b;
+			model_layer_fwd_flops(m, i, s, &a, &b);
+			f += a * model_layer_op_sac_recompute_frac(m, i);
+			(void)b;   /* the attention output is kept */
+		}
+	}
 	return tokens * f;
 }
 
@@ -234,6 +252,62 @@ static void layer_act_terms(const struct model_spec *m, int layer,
 	}
 }
 
+/* The matmuls of one layer in forward order: output width per token, whether
+ * TP splits that output, and weights (for FLOP shares). */
+struct mm_op {
+	double out, w;
+	int split;
+};
+
+static int layer_mm_ops(const struct model_spec *m, int layer, struct mm_op *op)
+{
+	double h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
+	double ffn = m->ffn, copies = 1;
+	if (model_layer_is_moe(m, layer)) {
+		ffn = m->moe.expert_ffn;
+		copies = m->moe.top_k + m->moe.shared_experts;
+	}
+	int n = 0;
+	op[n++] = (struct mm_op){ q, h * q, 1 };
+	op[n++] = (struct mm_op){ kv, h * kv, 1 };
+	op[n++] = (struct mm_op){ kv, h * kv, 1 };
+	op[n++] = (struct mm_op){ h, q * h, 0 };
+	if (m->gated_mlp)
+		op[n++] = (struct mm_op){ ffn * copies, h * ffn * copies, 1 };
+	op[n++] = (struct mm_op){ ffn * copies, h * ffn * copies, 1 };
+	op[n++] = (struct mm_op){ h * copies, ffn * h * copies, 0 };
+	return n;
+}
+
+double model_layer_op_sac_recompute_frac(const struct model_spec *m, int layer)
+{
+	struct mm_op op[8];
+	int n = layer_mm_ops(m, layer, op);
+	double all = 0, again = 0;
+	for (int i = 0; i < n; i++) {
+		all += op[i].w;
+		if (i % 2)
+			again += op[i].w;
+	}
+	return all > 0 ? again / all : 0;
+}
+
+/* Bytes op-level selective checkpointing keeps for one layer. */
+static double op_sac_bytes(const struct model_spec *m, int layer, const struct act_opts *o)
+{
+	double T = o->s * o->b, h = m->hidden, t = o->tp > 0 ? o->tp : 1;
+	struct mm_op op[8];
+	int n = layer_mm_ops(m, layer, op);
+	double kept = 2 * T * h / (o->sp ? t : 1);          /* layer input */
+	for (int i = 0; i < n; i += 2)
+		kept += 2 * T * op[i].out / (op[i].split ? t : 1);
+	if (o->flash)
+		kept += 2 * T * model_q_dim(m) / t + 4.0 * m->heads * T / t;
+	if (o->sp && t > 1)
+		kept += 2 * 2 * T * h / t;                   /* reduce-scatter outputs */
+	return kept;
+}
+
 double model_layer_act_bytes_norc(const struct model_spec *m, int layer,
 				  const struct act_opts *o)
 {
@@ -257,6 +331,8 @@ double model_layer_act_bytes(const struct model_spec *m, int layer,
 		/* The attention core is recomputed: the score tensors go. */
 		return (o->sp ? rep / t : rep) + split / t +
 		       (o->flash ? scores / t : 0);
+	case RC_SELECTIVE_OP:
+		return op_sac_bytes(m, layer, o);
 	case RC_NONE:
 	default:
 		return (o->sp ? rep / t : rep) + split / t + scores / t;

@@ -9,13 +9,19 @@
  *   output logits; no recomputation. The input embedding lookup is free.
  * - "Hardware FLOPs" add what recomputation executes again: one forward of
  *   every layer under full recompute (logits are not recomputed), the
- *   attention core under selective recompute. */
+ *   attention core under selective recompute, the matmuls whose outputs
+ *   are not kept under op-level selective (the attention output is kept). */
 #ifndef HP_MODEL_H
 #define HP_MODEL_H
 
 #include "catalog.h"
 
-enum hp_recompute { RC_NONE, RC_SELECTIVE, RC_FULL };
+/* RC_SELECTIVE: Megatron's selective recomputation (the attention core).
+ * RC_SELECTIVE_OP: op-level selective checkpointing as torchtitan's
+ * "selective op" policy: every layer is checkpointed, but the outputs of
+ * every other matmul (1st, 3rd, ... in forward order) and of the flash
+ * attention kernel are kept; the rest of the layer is recomputed. */
+enum hp_recompute { RC_NONE, RC_SELECTIVE, RC_FULL, RC_SELECTIVE_OP, RC_COUNT };
 
 struct param_count {
 	double total;         /* every parameter */
@@ -75,5 +81,9 @@ double model_layer_act_bytes(const struct model_spec *m, int layer,
  * the transient working set on top of the stored inputs. */
 double model_layer_act_bytes_norc(const struct model_spec *m, int layer,
 				  const struct act_opts *o);
+
+/* Under RC_SELECTIVE_OP: the share of layer i's matmul FLOPs that runs
+ * again in the backward pass (the matmuls whose outputs are not kept). */
+double model_layer_op_sac_recompute_frac(const struct model_spec *m, int layer);
 
 #endif

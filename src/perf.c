@@ -125,6 +125,7 @@ struct layer_cost {
 	double ew_scores; /* s, the part of ew spent on s x s tensors */
 	double act;       /* bytes kept for backward (with the plan's recompute) */
 	double act_norc;  /* bytes without recompute (working set) */
+	double rc_frac;   /* op-level selective: share of GEMM time run again */
 	double params;    /* non-expert params on this GPU */
 	double expert_params;
 };
@@ -172,6 +173,7 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 		}
 	}
 	lc->gemm = gm;
+	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 
 	/* Attention core: queries of this CP rank against the whole sequence. */
 	double mm, attn_tok;
@@ -325,6 +327,9 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 			const struct gpu_spec *g = &pl->gpu;
 			struct perf_stage *ps = &e->stages[si++];
 			int tp = st->tp, cp = p->cp;
+			/* Layers checkpointed whole (full, or op-level selective):
+			 * their forward runs again before the backward. */
+			int ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
 			double T = p->mbs * s / cp;
 			ps->group = r;
 			ps->index = i;
@@ -361,6 +366,8 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 					rc += n * (L->gemm + L->attn + L->ew);
 				else if (p->recompute == RC_SELECTIVE && !p->flash)
 					rc += n * (L->attn + L->ew_scores);
+				else if (p->recompute == RC_SELECTIVE_OP)
+					rc += n * (L->rc_frac * L->gemm + L->ew);
 				act += n * L->act;
 				if (L->act_norc > act_work)
 					act_work = L->act_norc;
@@ -393,7 +400,11 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 				double one = p->sp ? coll(&gt, COMM_ALLGATHER, bytes, &cr) +
 							     coll(&gt, COMM_REDUCESCATTER, bytes, NULL)
 						   : coll(&gt, COMM_ALLREDUCE, bytes, &cr);
-				double per_layer = (p->recompute == RC_FULL ? 6 : 4);
+				/* Full recompute runs the layer's collectives again;
+				 * op-level selective keeps the reduce-scatter outputs
+				 * and redoes the gathers (about half of them). */
+				double per_layer = p->recompute == RC_FULL ? 6
+						   : p->recompute == RC_SELECTIVE_OP ? 5 : 4;
 				t_tp = one * per_layer * ps->layers;
 				note_comm(e, DIM_TP, p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes,
 					  per_layer * ps->layers * mb * (p->sp ? 2 : 1), &gt, &cr, c,
@@ -413,7 +424,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 				double per_layer_attn = attn_sum / ps->layers;
 				double exp_f = fmax(0, f - per_layer_attn);
 				double exp_b = fmax(0, b2 - attn_bwd * per_layer_attn);
-				double n_f = p->recompute == RC_FULL ? 2 : 1;
+				double n_f = ckpt ? 2 : 1;
 				t_cp = ps->layers * (n_f * exp_f + exp_b);
 				note_comm(e, DIM_CP, COMM_ALLGATHER, bytes, 3.0 * ps->layers * mb, &gc, &cr,
 					  c, st->pool, ps->layers * (n_f * f + b2) * mb, t_cp * mb);
@@ -427,7 +438,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 				make_group(c, st->pool, other_pool, p->ep, per_node, &ge);
 				double bytes = T * m->moe.top_k * h * 2 / tp;
 				double one = coll(&ge, COMM_ALLTOALL, bytes, &cr);
-				double n = p->recompute == RC_FULL ? 6 : 4;
+				double n = ckpt ? 6 : 4;
 				t_ep = one * n * count[1];
 				note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * count[1] * mb, &ge, &cr, c,
 					  st->pool, t_ep * mb, t_ep * mb);
@@ -534,10 +545,21 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 			if (inflight > mb)
 				inflight = mb;
 			double acts = act * inflight;
-			if (p->recompute == RC_FULL)
+			if (ckpt) {
+				/* One layer's full activations while it is recomputed
+				 * and run backward; under SP that includes the two
+				 * all-gathered (full-sequence) inputs of the QKV and
+				 * MLP matmuls, of which act_work counts a 1/tp shard. */
 				acts += act_work;
-			if (last)
-				acts += 4 * T * (h + V) / tp;
+				if (p->sp && tp > 1)
+					acts += 2 * 2 * T * h * (1 - 1.0 / tp);
+			}
+			if (last) {
+				/* fp32 hidden state and logits; the eager loss holds
+				 * three fp32 copies of the logits in its backward. */
+				double copies = p->loss == LOSS_EAGER ? 3 : 1;
+				acts += 4 * T * (h + copies * V) / tp;
+			}
 			if (first)
 				acts += inflight * (8 * T + (m->dropout ? 3 : 2) * T * h / (p->sp ? tp : 1));
 			acts *= k->mem_frag;

@@ -45,17 +45,39 @@ void plan_copy(struct plan *dst, const struct plan *src)
 
 const char *plan_recompute_name(enum hp_recompute r)
 {
-	static const char *const n[] = { "none", "selective", "full" };
-	return n[r];
+	static const char *const n[] = { "none", "selective", "full", "selective-op" };
+	return (unsigned)r < RC_COUNT ? n[r] : "?";
 }
 
 int plan_recompute_parse(const char *s, enum hp_recompute *out)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < RC_COUNT; i++)
 		if (hp_strieq(s, plan_recompute_name((enum hp_recompute)i))) {
 			*out = (enum hp_recompute)i;
 			return 0;
 		}
+	if (hp_strieq(s, "op") || hp_strieq(s, "selective_op")) {
+		*out = RC_SELECTIVE_OP;
+		return 0;
+	}
+	return -1;
+}
+
+const char *plan_loss_name(enum hp_loss l)
+{
+	return l == LOSS_EAGER ? "eager" : "fused";
+}
+
+int plan_loss_parse(const char *s, enum hp_loss *out)
+{
+	if (hp_strieq(s, "fused")) {
+		*out = LOSS_FUSED;
+		return 0;
+	}
+	if (hp_strieq(s, "eager")) {
+		*out = LOSS_EAGER;
+		return 0;
+	}
 	return -1;
 }
 
@@ -174,7 +196,7 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 		    const struct cluster *c, struct hp_err *err)
 {
 	static const char *const known[] = {
-		"mbs", "gbs", "seq_len", "precision", "recompute", "zero", "schedule",
+		"mbs", "gbs", "seq_len", "precision", "recompute", "loss", "zero", "schedule",
 		"cp", "ep", "sp", "flash", "replicas",
 		/* keys the planner prints beside the plan, ignored here */
 		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
@@ -216,8 +238,16 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 		goto out;
 	if (*s && plan_recompute_parse(s, &p->recompute)) {
 		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: recompute: expected \"none\", \"selective\" or \"full\", got \"%s\"",
+			   "%s: recompute: expected \"none\", \"selective\", \"full\" or \"selective-op\", got \"%s\"",
 			   file, s);
+		goto out;
+	}
+	*s = '\0';
+	if (jx_str(&jc, root, "loss", 0, s, sizeof s) < 0)
+		goto out;
+	if (*s && plan_loss_parse(s, &p->loss)) {
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: loss: expected \"fused\" or \"eager\", got \"%s\"", file, s);
 		goto out;
 	}
 	*s = '\0';
@@ -401,6 +431,8 @@ cJSON *plan_to_json(const struct plan *p, const struct cluster *c)
 		cJSON_AddNumberToObject(o, "seq_len", p->seq_len);
 	cJSON_AddStringToObject(o, "precision", hp_dtype_name(p->precision));
 	cJSON_AddStringToObject(o, "recompute", plan_recompute_name(p->recompute));
+	if (p->loss != LOSS_FUSED)
+		cJSON_AddStringToObject(o, "loss", plan_loss_name(p->loss));
 	cJSON_AddNumberToObject(o, "zero", p->zero);
 	char sched[24];
 	if (p->schedule == SCHED_INTERLEAVED)

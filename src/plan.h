@@ -8,7 +8,7 @@
  * to 1), so faster replicas can take more.
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
- *   {"mbs","gbs","precision","recompute","zero","schedule","cp","ep",
+ *   {"mbs","gbs","precision","recompute","loss","zero","schedule","cp","ep",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -21,6 +21,14 @@
 struct cJSON;
 
 enum hp_schedule { SCHED_1F1B, SCHED_INTERLEAVED };
+
+/* The cross-entropy over the vocabulary. LOSS_FUSED: a fused, in-place
+ * kernel (Megatron's vocab-parallel cross-entropy): about one fp32 copy of
+ * the logits. LOSS_EAGER: PyTorch's log_softmax + nll_loss on fp32 logits
+ * (torchtitan, plain FSDP scripts): the log-softmax output is kept for
+ * backward, and its backward holds it, the incoming gradient and the
+ * outgoing gradient at once, three fp32 copies of the logits. */
+enum hp_loss { LOSS_FUSED, LOSS_EAGER };
 
 struct stage {
 	int pool;             /* index into cluster.pools */
@@ -47,6 +55,7 @@ struct plan {
 	int cp, ep;
 	int sp;               /* sequence parallel with TP (default on) */
 	int flash;            /* fused flash attention (default on) */
+	enum hp_loss loss;    /* how the cross-entropy is computed (default fused) */
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -84,7 +93,10 @@ int plan_replica_microbatches(const struct plan *p, int r);
 struct cJSON *plan_to_json(const struct plan *p, const struct cluster *c);
 
 const char *plan_recompute_name(enum hp_recompute r);
+/* "none", "selective", "full", "selective-op" (alias "op"). */
 int plan_recompute_parse(const char *s, enum hp_recompute *out);
+const char *plan_loss_name(enum hp_loss l);
+int plan_loss_parse(const char *s, enum hp_loss *out);
 /* "1f1b" or "interleaved:V". */
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp);
 

@@ -1,10 +1,38 @@
-/* search.c — the planner (see search.h). */
+/* search.c — the planner (see search.h for the pipeline).
+ *
+ * Plan space searched (stated in README "Planner"):
+ *   global settings  micro-batch 1,2,4,8 (dividing the global batch);
+ *                    recompute none/full (selective too when attention is
+ *                    unfused: with flash attention it changes nothing in
+ *                    the model); ZeRO 1 (distributed optimizer) and 3
+ *                    (ZeRO 0 and 2 only when asked: in the model ZeRO-1
+ *                    moves fewer bytes than 0, and 2 is 1 with sharded
+ *                    gradients); 1F1B, and interleaved with 2 chunks;
+ *                    CP 1..8 for sequences of 16K and longer; EP over the
+ *                    divisors of the expert count for MoE models.
+ *   replica layouts  a pipeline on one pool (TP a power of two inside a
+ *                    node, PP from a fixed ladder up to 128), or a pipeline
+ *                    whose first stages sit on one pool and the rest on
+ *                    another (two pools per pipeline at most);
+ *   plans            up to one single-pool layout per pool plus up to one
+ *                    two-pool layout, each with a replica count.
+ * Layer partition: per stage, time and memory are affine in the layers it
+ * holds (exactly so in perf.c), probed from two or three perf_estimate()
+ * calls; a bisection on the bottleneck with a greedy fill is exact for
+ * ordered stages. Batch split: bisection on the step's pipeline time with
+ * integer micro-batches per replica. Every ranked plan is re-scored with
+ * perf_estimate(). The LP bound (lp.c) relaxes the replica counts and
+ * drops the data-parallel and optimizer terms, so it never under-states
+ * what the searched space can reach; the gap of the best plan to it is
+ * what "optimality" reports. */
 #include "search.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lp.h"
 
 void search_opts_init(struct search_opts *o)
 {
@@ -38,28 +66,1292 @@ const char *search_optimality_name(enum search_optimality o)
 	return n[o];
 }
 
+static void sp_free(struct search_plan *s)
+{
+	plan_free(&s->plan);
+	estimate_free(&s->est);
+}
+
 void search_result_free(struct search_result *res)
 {
-	for (int i = 0; i < res->n_plans; i++) {
-		plan_free(&res->plans[i].plan);
-		estimate_free(&res->plans[i].est);
-	}
+	for (int i = 0; i < res->n_plans; i++)
+		sp_free(&res->plans[i]);
 	free(res->plans);
-	for (int i = 0; i < res->n_pareto; i++) {
-		plan_free(&res->pareto[i].plan);
-		estimate_free(&res->pareto[i].est);
-	}
+	for (int i = 0; i < res->n_pareto; i++)
+		sp_free(&res->pareto[i]);
 	free(res->pareto);
 	for (int i = 0; i < HP_MAX_POOLS; i++)
-		if (res->has_single[i]) {
-			plan_free(&res->single[i].plan);
-			estimate_free(&res->single[i].est);
-		}
-	if (res->has_nearest) {
-		plan_free(&res->nearest.plan);
-		estimate_free(&res->nearest.est);
-	}
+		if (res->has_single[i])
+			sp_free(&res->single[i]);
+	if (res->has_nearest)
+		sp_free(&res->nearest);
 	memset(res, 0, sizeof *res);
+}
+
+/* ------------------------------------------------------------------ */
+
+#define MAX_STAGES 128
+
+struct gset {
+	int mbs;
+	enum hp_recompute rc;
+	int zero;
+	enum hp_schedule sched;
+	int vpp;
+	int cp, ep;
+};
+
+struct seg {
+	int pool, tp, stages;
+};
+
+struct layout {
+	int nseg;
+	struct seg seg[2];
+	int pp;
+	int gpus[HP_MAX_POOLS];   /* per replica */
+	int size;
+	int max_count;            /* replicas that fit on the cluster alone */
+	/* solved for the current global settings */
+	int fits;
+	int k[MAX_STAGES];        /* layers per stage */
+	double B, A;              /* pipeline time = m*B + A per step */
+	double rate;              /* micro-batches per second per GPU */
+	double usd_h;             /* per replica (GPU share of node prices) */
+	int price_known;
+};
+
+struct ctx {
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct search_opts *o;
+	struct search_result *res;
+	int seq;
+	double tokens;
+	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
+	int exhaustive;
+	/* the ranked list kept while searching */
+	struct search_plan *top;
+	int n_top, keep;
+	/* every scored plan's (time, cost) for the Pareto front */
+	struct search_plan *front;
+	int n_front, cap_front;
+	int any_fit;
+	double best_miss;         /* nearest miss: how far over the limit */
+	double bound;             /* objective bound over the searched space */
+	int have_bound;
+};
+
+static int layout_dense_layers(const struct model_spec *m)
+{
+	return m->moe.experts ? m->moe.dense_layers : m->layers;
+}
+
+static void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
+{
+	plan_init(p);
+	p->mbs = g->mbs;
+	p->gbs = x->o->gbs;
+	p->seq_len = x->o->seq_len;
+	p->precision = x->o->precision;
+	p->recompute = g->rc;
+	p->zero = g->zero;
+	p->schedule = g->sched;
+	p->vpp = g->vpp;
+	p->cp = g->cp;
+	p->ep = g->ep;
+}
+
+static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
+{
+	if (s < L->seg[0].stages) {
+		*pool = L->seg[0].pool;
+		*tp = L->seg[0].tp;
+	} else {
+		*pool = L->seg[1].pool;
+		*tp = L->seg[1].tp;
+	}
+}
+
+/* Per stage: time and memory as alpha + dense*bd + moe*bm. */
+struct fit {
+	double ta, tbd, tbm;
+	double ma, mbd, mbm;
+	double cap;
+};
+
+static double fit_time(const struct fit *f, int a, int b, int dense)
+{
+	int nd = dense > a ? HP_MIN(b, dense - 1) - a + 1 : 0;
+	int nm = b - a + 1 - nd;
+	return f->ta + nd * f->tbd + nm * f->tbm;
+}
+
+static double fit_mem(const struct fit *f, int a, int b, int dense)
+{
+	int nd = dense > a ? HP_MIN(b, dense - 1) - a + 1 : 0;
+	int nm = b - a + 1 - nd;
+	return f->ma + nd * f->mbd + nm * f->mbm;
+}
+
+/* One probe: every stage holds layers [a, b] (ranges may overlap; perf
+ * only looks at the layer kinds). */
+static int probe_once(struct ctx *x, const struct gset *g, const struct layout *L, int count,
+		      int a, int b, double *t, double *mem, double *cap)
+{
+	struct plan p;
+	plan_globals(&p, x, g);
+	int mb = 4 * L->pp;           /* enough micro-batches for a full pipeline */
+	p.gbs = g->mbs * count * mb;
+	p.n_replicas = 1;
+	struct replica rep = { count, 1.0 / count, L->pp, NULL };
+	struct stage st[MAX_STAGES];
+	for (int s = 0; s < L->pp; s++) {
+		layout_stage(L, s, &st[s].pool, &st[s].tp);
+		st[s].first_layer = a;
+		st[s].last_layer = b;
+	}
+	rep.stages = st;
+	p.replicas = &rep;
+	struct estimate e;
+	struct hp_err err = { 0 };
+	if (perf_estimate(x->c, x->m, &p, NULL, &e, &err) < 0)
+		return -1;
+	x->res->stats.evaluated++;
+	for (int s = 0; s < L->pp; s++) {
+		t[s] = e.stages[s].t_total;
+		mem[s] = e.stages[s].total;
+		cap[s] = e.stages[s].capacity;
+	}
+	estimate_free(&e);
+	return 0;
+}
+
+/* Greedy fill at bottleneck C: each stage takes as many layers as fit
+ * (time <= C, memory <= capacity), leaving v per later stage. */
+static int fill(const struct fit *f, int S, int layers, int dense, int v, double C, int *k)
+{
+	int a = 0;
+	for (int s = 0; s < S; s++) {
+		int left = S - 1 - s;
+		int limit = layers - a - left * v;
+		if (limit < v)
+			return -1;
+		int take = 0;
+		if (s == S - 1) {
+			take = limit;
+			if (fit_time(&f[s], a, a + take - 1, dense) > C ||
+			    fit_mem(&f[s], a, a + take - 1, dense) > f[s].cap)
+				return -1;
+		} else {
+			for (int n = v; n <= limit; n += v) {
+				if (fit_time(&f[s], a, a + n - 1, dense) > C ||
+				    fit_mem(&f[s], a, a + n - 1, dense) > f[s].cap)
+					break;
+				take = n;
+			}
+			if (!take)
+				return -1;
+		}
+		k[s] = take;
+		a += take;
+	}
+	return 0;
+}
+
+/* Solve the layer partition of layout L under global settings g. */
+static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
+{
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
+	L->fits = 0;
+	if (S * v > layers || layers % v)
+		return;
+	int count = HP_MAX(1, L->max_count);
+	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
+	struct fit f[MAX_STAGES];
+	int moe = m->moe.experts > 0;
+	/* Probe with MoE layers at the end (or dense ones for a dense model). */
+	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, m1, cap) < 0)
+		return;
+	if (layers >= 2) {
+		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, m2, cap) < 0)
+			return;
+	} else {
+		memcpy(t2, t1, sizeof t1);
+		memcpy(m2, m1, sizeof m1);
+		for (int s = 0; s < S; s++)
+			t2[s] *= 2, m2[s] *= 2;
+	}
+	for (int s = 0; s < S; s++) {
+		double bt = t2[s] - t1[s], bm = m2[s] - m1[s];
+		f[s].ta = t1[s] - bt;
+		f[s].ma = m1[s] - bm;
+		f[s].tbm = f[s].tbd = bt;
+		f[s].mbm = f[s].mbd = bm;
+		f[s].cap = cap[s];
+	}
+	if (moe && dense > 0 && dense < layers) {
+		double t3[MAX_STAGES], m3[MAX_STAGES];
+		if (probe_once(x, g, L, count, 0, 0, t3, m3, cap) < 0)
+			return;
+		for (int s = 0; s < S; s++) {
+			f[s].tbd = t3[s] - f[s].ta;
+			f[s].mbd = m3[s] - f[s].ma;
+		}
+	}
+	int k[MAX_STAGES];
+	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
+		return;
+	double hi = 0;
+	for (int s = 0; s < S; s++)
+		hi = fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
+	double lo = 0;
+	for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; it++) {
+		double mid = 0.5 * (lo + hi);
+		if (fill(f, S, layers, dense, v, mid, k) == 0)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	if (fill(f, S, layers, dense, v, hi, k) < 0 &&
+	    fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
+		return;
+	double sum = 0, mx = 0;
+	int a = 0;
+	for (int s = 0; s < S; s++) {
+		L->k[s] = k[s];
+		double t = fit_time(&f[s], a, a + k[s] - 1, dense);
+		sum += t;
+		mx = fmax(mx, t);
+		a += k[s];
+	}
+	L->B = mx;
+	L->A = (sum - mx) / v;
+	L->rate = 1.0 / (mx * L->size);
+	L->fits = 1;
+}
+
+static void layout_price(const struct cluster *c, struct layout *L)
+{
+	L->usd_h = 0;
+	L->price_known = 1;
+	for (int i = 0; i < c->n_pools; i++) {
+		if (!L->gpus[i])
+			continue;
+		const struct pool *p = &c->pools[i];
+		if (p->usd_per_node_h <= 0)
+			L->price_known = 0;
+		L->usd_h += L->gpus[i] * p->usd_per_node_h / p->gpus_per_node;
+	}
+}
+
+static int tp_ok(const struct model_spec *m, const struct pool *p, int tp)
+{
+	if (tp > p->gpus_per_node || p->gpus_per_node % tp)
+		return 0;
+	if (m->heads % tp)
+		return 0;
+	if (tp > m->kv_heads && tp % m->kv_heads)
+		return 0;
+	return 1;
+}
+
+static const int pp_ladder[] = { 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 18, 20, 24, 28,
+				 32, 36, 40, 48, 56, 64, 72, 80, 96, 112, 128 };
+
+/* ------------------------------------------------------------------ */
+/* Scoring and keeping plans */
+
+static double objective_score(const struct ctx *x, const struct search_plan *sp, int *ok,
+			      double *miss)
+{
+	const struct search_opts *o = x->o;
+	*ok = 1;
+	*miss = 0;
+	switch (o->objective) {
+	case OBJ_THROUGHPUT:
+		return sp->est.step_time_s / ((double)o->gbs * x->seq);
+	case OBJ_COST:
+		if (!sp->est.price_known) {
+			*ok = 0;
+			*miss = HUGE_VAL;
+			return HUGE_VAL;
+		}
+		return sp->est.usd_per_mtok;
+	case OBJ_DEADLINE:
+		if (!sp->est.price_known) {
+			*ok = 0;
+			*miss = HUGE_VAL;
+			return HUGE_VAL;
+		}
+		if (sp->time_to_train_s > o->deadline_s) {
+			*ok = 0;
+			*miss = sp->time_to_train_s / o->deadline_s - 1;
+		}
+		return sp->cost_to_train_usd;
+	case OBJ_BUDGET:
+		if (!sp->est.price_known) {
+			*ok = 0;
+			*miss = HUGE_VAL;
+			return HUGE_VAL;
+		}
+		if (sp->cost_to_train_usd > o->budget_usd) {
+			*ok = 0;
+			*miss = sp->cost_to_train_usd / o->budget_usd - 1;
+		}
+		return sp->time_to_train_s;
+	}
+	return HUGE_VAL;
+}
+
+/* Deterministic order: score, then fewer GPUs, then the plan's text. */
+static int sp_better(const struct search_plan *a, const struct search_plan *b)
+{
+	if (a->score != b->score)
+		return a->score < b->score;
+	if (a->est.n_gpus != b->est.n_gpus)
+		return a->est.n_gpus < b->est.n_gpus;
+	return strcmp(a->label, b->label) < 0;
+}
+
+static void sp_move(struct search_plan *dst, struct search_plan *src)
+{
+	*dst = *src;
+	memset(src, 0, sizeof *src);
+}
+
+static void sp_clone(struct search_plan *dst, const struct search_plan *src)
+{
+	*dst = *src;
+	plan_copy(&dst->plan, &src->plan);
+	dst->est.stages = xmalloc((size_t)src->est.n_stages * sizeof *src->est.stages);
+	memcpy(dst->est.stages, src->est.stages,
+	       (size_t)src->est.n_stages * sizeof *src->est.stages);
+}
+
+static void make_label(const struct ctx *x, struct search_plan *sp)
+{
+	const struct plan *p = &sp->plan;
+	char buf[64];
+	int n = 0;
+	buf[0] = '\0';
+	for (int r = 0; r < p->n_replicas && n < (int)sizeof buf - 1; r++) {
+		const struct replica *rep = &p->replicas[r];
+		/* subgroups of one layout share the first stage's pool/tp */
+		if (r > 0 && rep->n_stages == p->replicas[r - 1].n_stages &&
+		    rep->stages[0].pool == p->replicas[r - 1].stages[0].pool &&
+		    rep->stages[0].tp == p->replicas[r - 1].stages[0].tp &&
+		    rep->stages[rep->n_stages - 1].pool ==
+			    p->replicas[r - 1].stages[rep->n_stages - 1].pool)
+			continue;
+		int pa = rep->stages[0].pool, pb = rep->stages[rep->n_stages - 1].pool;
+		if (pa == pb)
+			n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%.12s tp%d pp%d",
+				      n ? " + " : "", x->c->pools[pa].name, rep->stages[0].tp,
+				      rep->n_stages);
+		else
+			n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%.10s>%.10s pp%d",
+				      n ? " + " : "", x->c->pools[pa].name,
+				      x->c->pools[pb].name, rep->n_stages);
+	}
+	hp_strlcpy(sp->label, buf, sizeof sp->label);
+}
+
+static void finish_plan(const struct ctx *x, struct search_plan *sp)
+{
+	int used[HP_MAX_POOLS];
+	plan_gpus(&sp->plan, used);
+	int pools = 0, last = -1;
+	for (int i = 0; i < HP_MAX_POOLS; i++) {
+		sp->gpus_used[i] = used[i];
+		sp->nodes_used[i] = i < x->c->n_pools
+			? (used[i] + x->c->pools[i].gpus_per_node - 1) / x->c->pools[i].gpus_per_node
+			: 0;
+		if (used[i]) {
+			pools++;
+			last = i;
+		}
+	}
+	sp->single_pool = pools == 1 ? last : -1;
+	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
+	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
+						       sp->time_to_train_s / 3600 : 0;
+	make_label(x, sp);
+}
+
+/* The Pareto front of (time to train, cost to train) over every plan that
+ * fits; kept small by construction. */
+static void front_add(struct ctx *x, const struct search_plan *sp)
+{
+	if (!sp->est.price_known)
+		return;
+	double t = sp->time_to_train_s, c = sp->cost_to_train_usd;
+	for (int i = 0; i < x->n_front; i++) {
+		const struct search_plan *f = &x->front[i];
+		if (f->time_to_train_s <= t && f->cost_to_train_usd <= c)
+			return;   /* dominated (or equal) */
+	}
+	int w = 0;
+	for (int i = 0; i < x->n_front; i++) {
+		struct search_plan *f = &x->front[i];
+		if (t <= f->time_to_train_s && c <= f->cost_to_train_usd)
+			sp_free(f);
+		else
+			x->front[w++] = *f;
+	}
+	x->n_front = w;
+	if (x->n_front == x->cap_front) {
+		x->cap_front = x->cap_front ? 2 * x->cap_front : 16;
+		x->front = xrealloc(x->front, (size_t)x->cap_front * sizeof *x->front);
+	}
+	sp_clone(&x->front[x->n_front++], sp);
+}
+
+static void keep_plan(struct ctx *x, struct search_plan *sp)
+{
+	struct search_result *res = x->res;
+	int ok;
+	double miss;
+	sp->score = objective_score(x, sp, &ok, &miss);
+	front_add(x, sp);
+	/* best confined to one pool, by the same objective (throughput when
+	 * the objective cannot be scored) */
+	if (sp->single_pool >= 0) {
+		int i = sp->single_pool;
+		struct search_plan *cur = &res->single[i];
+		double s = ok ? sp->score : HUGE_VAL;
+		double cs = res->has_single[i] ? cur->score : HUGE_VAL;
+		int better = !res->has_single[i] || s < cs ||
+			     (s == cs && sp->est.step_time_s < cur->est.step_time_s);
+		if (better) {
+			if (res->has_single[i])
+				sp_free(cur);
+			sp_clone(cur, sp);
+			cur->score = s;
+			res->has_single[i] = 1;
+		}
+	}
+	if (!ok) {
+		if (!res->has_nearest || miss < x->best_miss ||
+		    (miss == x->best_miss && sp_better(sp, &res->nearest))) {
+			if (res->has_nearest)
+				sp_free(&res->nearest);
+			sp_clone(&res->nearest, sp);
+			res->has_nearest = 1;
+			x->best_miss = miss;
+		}
+		sp_free(sp);
+		return;
+	}
+	x->any_fit = 1;
+	if (x->n_top == x->keep && !sp_better(sp, &x->top[x->n_top - 1])) {
+		sp_free(sp);
+		return;
+	}
+	if (x->n_top == x->keep)
+		sp_free(&x->top[--x->n_top]);
+	int i = x->n_top;
+	while (i > 0 && sp_better(sp, &x->top[i - 1])) {
+		x->top[i] = x->top[i - 1];
+		i--;
+	}
+	sp_move(&x->top[i], sp);
+	x->n_top++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Batch split: integer micro-batches per replica, all finishing together. */
+
+struct group_in {
+	const struct layout *L;
+	int count;
+	int q;              /* micro-batch granularity (pp when interleaved) */
+	/* out */
+	int m, n_lo;        /* count - n_lo replicas run m, n_lo run m - q */
+};
+
+static long groups_capacity(struct group_in *g, int n, double T)
+{
+	long tot = 0;
+	for (int i = 0; i < n; i++) {
+		double f = (T - g[i].L->A) / g[i].L->B;
+		long k = f < 0 ? 0 : (long)floor(f + 1e-9);
+		k -= k % g[i].q;
+		if (k < g[i].q)
+			return -1;
+		tot += k * g[i].count;
+	}
+	return tot;
+}
+
+static int split_batch(struct group_in *g, int n, long M)
+{
+	long need = 0;
+	double lo = 0, hi = 0;
+	for (int i = 0; i < n; i++) {
+		need += (long)g[i].q * g[i].count;
+		lo = fmax(lo, g[i].L->A + g[i].L->B * g[i].q);
+		hi = fmax(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
+	}
+	if (need > M)
+		return -1;
+	if (groups_capacity(g, n, lo) >= M) {
+		hi = lo;
+	} else {
+		for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
+			double mid = 0.5 * (lo + hi);
+			if (groups_capacity(g, n, mid) >= M)
+				hi = mid;
+			else
+				lo = mid;
+		}
+	}
+	long tot = 0;
+	for (int i = 0; i < n; i++) {
+		double f = (hi - g[i].L->A) / g[i].L->B;
+		long k = (long)floor(f + 1e-9);
+		k -= k % g[i].q;
+		g[i].m = (int)k;
+		g[i].n_lo = 0;
+		tot += k * g[i].count;
+	}
+	long excess = tot - M;
+	/* Take the excess from the replicas that finish last. */
+	while (excess > 0) {
+		int best = -1;
+		double bt = -1;
+		for (int i = 0; i < n; i++) {
+			int cur_hi = g[i].count - g[i].n_lo;
+			int mm = cur_hi > 0 ? g[i].m : g[i].m - g[i].q;
+			if (mm - g[i].q < g[i].q || g[i].q > excess)
+				continue;
+			double t = g[i].L->A + g[i].L->B * mm;
+			if (t > bt) {
+				bt = t;
+				best = i;
+			}
+		}
+		if (best < 0)
+			return -1;
+		struct group_in *b = &g[best];
+		if (b->n_lo == b->count) {
+			b->m -= b->q;
+			b->n_lo = 0;
+		}
+		b->n_lo++;
+		excess -= b->q;
+	}
+	return 0;
+}
+
+static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
+			int gbs)
+{
+	p->replicas = xrealloc(p->replicas, (size_t)(p->n_replicas + 1) * sizeof *p->replicas);
+	struct replica *r = &p->replicas[p->n_replicas++];
+	r->count = count;
+	r->batch_share = (double)m * mbs / gbs;
+	r->n_stages = L->pp;
+	r->stages = xcalloc((size_t)L->pp, sizeof *r->stages);
+	int a = 0;
+	for (int s = 0; s < L->pp; s++) {
+		layout_stage(L, s, &r->stages[s].pool, &r->stages[s].tp);
+		r->stages[s].first_layer = a;
+		r->stages[s].last_layer = a + L->k[s] - 1;
+		a += L->k[s];
+	}
+}
+
+/* Score one combination of layouts and counts. */
+static int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
+		     const int *counts, int n, double *time_s, double *cost_usd)
+{
+	struct group_in gi[HP_MAX_POOLS + 1];
+	int k = 0;
+	int dp = 0;
+	for (int i = 0; i < n; i++)
+		if (counts[i] > 0) {
+			gi[k].L = Ls[i];
+			gi[k].count = counts[i];
+			gi[k].q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
+			dp += counts[i];
+			k++;
+		}
+	if (!k)
+		return -1;
+	x->res->stats.candidates++;
+	if ((dp * g->cp) % g->ep) {
+		x->res->stats.pruned++;
+		return -1;
+	}
+	long M = x->o->gbs / g->mbs;
+	if (split_batch(gi, k, M) < 0) {
+		x->res->stats.pruned++;
+		return -1;
+	}
+	struct search_plan sp;
+	memset(&sp, 0, sizeof sp);
+	plan_globals(&sp.plan, x, g);
+	for (int i = 0; i < k; i++) {
+		int hi_n = gi[i].count - gi[i].n_lo;
+		if (hi_n > 0)
+			add_replica(&sp.plan, gi[i].L, hi_n, gi[i].m, g->mbs, x->o->gbs);
+		if (gi[i].n_lo > 0)
+			add_replica(&sp.plan, gi[i].L, gi[i].n_lo, gi[i].m - gi[i].q, g->mbs,
+				    x->o->gbs);
+	}
+	struct hp_err err = { 0 };
+	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
+	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+		plan_free(&sp.plan);
+		x->res->stats.pruned++;
+		return -1;
+	}
+	x->res->stats.evaluated++;
+	if (!sp.est.fits) {
+		x->res->stats.pruned++;
+		sp_free(&sp);
+		return -1;
+	}
+	finish_plan(x, &sp);
+	if (time_s)
+		*time_s = sp.time_to_train_s;
+	if (cost_usd)
+		*cost_usd = sp.est.price_known ? sp.cost_to_train_usd : HUGE_VAL;
+	keep_plan(x, &sp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+static int cmp_rate(const void *a, const void *b)
+{
+	const struct layout *const *x = a, *const *y = b;
+	if ((*x)->rate != (*y)->rate)
+		return (*x)->rate > (*y)->rate ? -1 : 1;
+	if ((*x)->size != (*y)->size)
+		return (*x)->size < (*y)->size ? -1 : 1;
+	return (*x)->pp - (*y)->pp;
+}
+
+/* Replicas of L that fit in the GPUs left. */
+static int fit_count(const struct ctx *x, const struct layout *L, const int *left)
+{
+	int n = 1 << 30;
+	for (int p = 0; p < x->c->n_pools; p++)
+		if (L->gpus[p])
+			n = HP_MIN(n, left[p] / L->gpus[p]);
+	return n;
+}
+
+/* Fill the layouts in order, each as many replicas as fit (or limit[i]
+ * when >= 0). Returns 0 if every layout gets at least one. */
+static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, const int *limit,
+		       int *counts)
+{
+	int left[HP_MAX_POOLS];
+	memcpy(left, x->cap, sizeof left);
+	for (int i = 0; i < n; i++) {
+		int k = fit_count(x, Ls[i], left);
+		if (limit && limit[i] >= 0)
+			k = HP_MIN(k, limit[i]);
+		if (k < 1)
+			return -1;
+		counts[i] = k;
+		for (int p = 0; p < x->c->n_pools; p++)
+			left[p] -= k * Ls[i]->gpus[p];
+	}
+	return 0;
+}
+
+struct count_list {
+	int v[64][HP_MAX_POOLS + 1];
+	int n, width;
+};
+
+static void cl_add(struct count_list *cl, const int *counts)
+{
+	for (int i = 0; i < cl->n; i++)
+		if (!memcmp(cl->v[i], counts, (size_t)cl->width * sizeof *counts))
+			return;
+	if (cl->n < (int)HP_ARRAY_LEN(cl->v))
+		memcpy(cl->v[cl->n++], counts, (size_t)cl->width * sizeof *counts);
+}
+
+static void all_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		       int i, int *left, int *counts)
+{
+	if (i == n) {
+		try_combo(x, g, Ls, counts, n, NULL, NULL);
+		return;
+	}
+	for (int k = fit_count(x, Ls[i], left); k >= 1; k--) {
+		counts[i] = k;
+		for (int p = 0; p < x->c->n_pools; p++)
+			left[p] -= k * Ls[i]->gpus[p];
+		all_counts(x, g, Ls, n, i + 1, left, counts);
+		for (int p = 0; p < x->c->n_pools; p++)
+			left[p] += k * Ls[i]->gpus[p];
+	}
+}
+
+/* Capacity MILP over the replica counts of one layout set (lp.c):
+ *   deadline: min sum n_i u_i  s.t.  sum n_i / B_i >= R
+ *   budget:   max sum n_i / B_i s.t. sum n_i (u_i - lambda / B_i) <= 0
+ * with n_i integer in [1, fit], each pool's GPUs and at most one replica
+ * per micro-batch. u_i: USD per second of a replica (GPU share of its
+ * nodes); B_i: its pipeline's seconds per micro-batch. */
+static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		       double param, int *counts)
+{
+	int deadline = x->o->objective == OBJ_DEADLINE;
+	struct lp *lp = lp_new(!deadline);
+	int col[HP_MAX_POOLS + 1], idx[HP_MAX_POOLS + 1];
+	double cf[HP_MAX_POOLS + 1];
+	int cap_i[HP_MAX_POOLS + 1];
+	for (int i = 0; i < n; i++) {
+		cap_i[i] = fit_count(x, Ls[i], x->cap);
+		/* objective scaled to about 1: USD per hour, or micro-batches/s */
+		col[i] = lp_add_col(lp, 1, cap_i[i], deadline ? Ls[i]->usd_h : 1.0 / Ls[i]->B, 1);
+		idx[i] = col[i];
+	}
+	for (int i = 0; i < n; i++)
+		cf[i] = deadline ? 1.0 / Ls[i]->B : Ls[i]->usd_h / 3600 - param / Ls[i]->B;
+	if (deadline)
+		lp_add_row(lp, n, idx, cf, param, HUGE_VAL);
+	else
+		lp_add_row(lp, n, idx, cf, -HUGE_VAL, 0);
+	for (int p = 0; p < x->c->n_pools; p++) {
+		int k = 0;
+		int id2[HP_MAX_POOLS + 1];
+		double c2[HP_MAX_POOLS + 1];
+		for (int i = 0; i < n; i++)
+			if (Ls[i]->gpus[p]) {
+				id2[k] = col[i];
+				c2[k++] = Ls[i]->gpus[p];
+			}
+		if (k)
+			lp_add_row(lp, k, id2, c2, -HUGE_VAL, x->cap[p]);
+	}
+	for (int i = 0; i < n; i++)
+		cf[i] = 1;
+	lp_add_row(lp, n, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
+	struct lp_result r;
+	int rc = lp_solve(lp, 5000, &r);
+	x->res->stats.lp_solves++;
+	if (rc == 0)
+		for (int i = 0; i < n; i++)
+			counts[i] = (int)lround(lp_value(lp, col[i]));
+	lp_free(lp);
+	return rc;
+}
+
+/* Branch and bound over layout sets: a bound on the set's best score
+ * (every layout at its asymptotic rate, as many replicas as fit, no
+ * fill/drain, synchronisation or optimizer time). Sets that cannot beat
+ * the last of the kept plans are skipped; single-pool sets never are, so
+ * the per-pool comparison stays exact. */
+static int set_pruned(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+		      int n, const int *full)
+{
+	if (x->n_top < x->keep || (n == 1 && Ls[0]->nseg == 1))
+		return 0;
+	double worst = x->top[x->n_top - 1].score;
+	double tok_mb = (double)g->mbs * x->seq, rate = 0, best_cost = HUGE_VAL;
+	for (int i = 0; i < n; i++) {
+		rate += full[i] / Ls[i]->B;
+		if (Ls[i]->price_known)
+			best_cost = fmin(best_cost, Ls[i]->usd_h / 3600 * Ls[i]->B / tok_mb);
+	}
+	double tok_s = rate * tok_mb, bound;
+	switch (x->o->objective) {
+	case OBJ_THROUGHPUT: bound = 1.0 / tok_s; break;
+	case OBJ_COST: bound = best_cost * 1e6; break;
+	case OBJ_DEADLINE: bound = best_cost * x->tokens; break;
+	default: bound = x->tokens / tok_s; break;
+	}
+	return bound >= worst;
+}
+
+static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	const struct search_opts *o = x->o;
+	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
+	if (x->exhaustive) {
+		int left[HP_MAX_POOLS];
+		memcpy(left, x->cap, sizeof left);
+		all_counts(x, g, Ls, n, 0, left, counts);
+		return;
+	}
+	if (fill_counts(x, Ls, n, NULL, full) < 0)
+		return;
+	if (set_pruned(x, g, Ls, n, full)) {
+		x->res->stats.pruned++;
+		return;
+	}
+	struct count_list cl;
+	cl.n = 0;
+	cl.width = n;
+	cl_add(&cl, full);
+	long M = o->gbs / g->mbs, total = 0;
+	for (int i = 0; i < n; i++)
+		total += full[i];
+	for (int j = 0; j < n; j++) {
+		/* one replica fewer of each layout; fractions of the first (the
+		 * two-pool layout when the set has one) */
+		int fr[] = { full[j] - 1, (3 * full[j]) / 4, full[j] / 2, full[j] / 4, 1 };
+		for (size_t f = 0; f < HP_ARRAY_LEN(fr); f++) {
+			if (fr[f] < 1 || (f > 0 && j > 0))
+				continue;
+			for (int i = 0; i < n; i++)
+				limit[i] = -1;
+			limit[j] = fr[f];
+			if (fill_counts(x, Ls, n, limit, counts) == 0)
+				cl_add(&cl, counts);
+		}
+	}
+	if (total > M) {
+		/* more replicas than micro-batches: scale every layout down */
+		for (int i = 0; i < n; i++)
+			limit[i] = (int)HP_MAX(1, full[i] * M / total);
+		if (fill_counts(x, Ls, n, limit, counts) == 0)
+			cl_add(&cl, counts);
+	}
+	if (o->objective == OBJ_COST) {
+		/* per token, few replicas waste least on bubbles and syncs */
+		for (int a = 1; a <= 4; a *= 2)
+			for (int i = 0; i < n; i++) {
+				for (int k = 0; k < n; k++)
+					limit[k] = k == i ? a : 1;
+				if (fill_counts(x, Ls, n, limit, counts) == 0)
+					cl_add(&cl, counts);
+			}
+	}
+	for (int i = 0; i < cl.n; i++)
+		try_combo(x, g, Ls, cl.v[i], n, NULL, NULL);
+
+	if (o->objective != OBJ_DEADLINE && o->objective != OBJ_BUDGET)
+		return;
+	for (int i = 0; i < n; i++)
+		if (!Ls[i]->price_known)
+			return;
+	double tok_mb = (double)g->mbs * x->seq;
+	double param = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb
+						    : o->budget_usd * tok_mb / x->tokens;
+	for (int round = 0; round < 6; round++) {
+		if (milp_counts(x, g, Ls, n, param, counts) < 0)
+			return;
+		/* the optimum and its neighbours (integer rounding of the
+		 * step's fill/drain and synchronisation) */
+		double t = 0, cost = 0;
+		int rc = try_combo(x, g, Ls, counts, n, &t, &cost);
+		for (int i = 0; i < n; i++)
+			for (int d = -1; d <= 1; d += 2) {
+				int save = counts[i];
+				counts[i] += d;
+				if (counts[i] >= 1)
+					try_combo(x, g, Ls, counts, n, NULL, NULL);
+				counts[i] = save;
+			}
+		if (rc < 0)
+			return;
+		if (o->objective == OBJ_DEADLINE) {
+			if (t <= o->deadline_s)
+				return;
+			param *= t / o->deadline_s * 1.0005;
+		} else {
+			if (cost <= o->budget_usd)
+				return;
+			param *= o->budget_usd / cost * 0.9995;
+		}
+	}
+}
+
+struct layouts {
+	struct layout *v;
+	int n, cap;
+};
+
+static struct layout *layouts_push(struct layouts *ls)
+{
+	if (ls->n == ls->cap) {
+		ls->cap = ls->cap ? 2 * ls->cap : 64;
+		ls->v = xrealloc(ls->v, (size_t)ls->cap * sizeof *ls->v);
+	}
+	struct layout *L = &ls->v[ls->n++];
+	memset(L, 0, sizeof *L);
+	return L;
+}
+
+static void layout_size(const struct ctx *x, const struct gset *g, struct layout *L)
+{
+	memset(L->gpus, 0, sizeof L->gpus);
+	L->pp = 0;
+	for (int i = 0; i < L->nseg; i++) {
+		L->gpus[L->seg[i].pool] += L->seg[i].tp * g->cp * L->seg[i].stages;
+		L->pp += L->seg[i].stages;
+	}
+	L->size = 0;
+	L->max_count = 1 << 30;
+	for (int i = 0; i < x->c->n_pools; i++)
+		if (L->gpus[i]) {
+			L->size += L->gpus[i];
+			L->max_count = HP_MIN(L->max_count, x->cap[i] / L->gpus[i]);
+		}
+	layout_price(x->c, L);
+}
+
+/* LP bound on tokens/s for one global setting: replica counts relaxed to
+ * real numbers, pools' GPUs and the micro-batch count as the only limits,
+ * every layout at its pipeline's asymptotic rate. */
+static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+{
+	struct lp *lp = lp_new(1);
+	int n = 0;
+	int *col = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *col);
+	for (int i = 0; i < ls->n; i++) {
+		struct layout *L = &ls->v[i];
+		col[i] = -1;
+		if (!L->fits || L->max_count < 1)
+			continue;
+		/* objective in micro-batches per millisecond: keeps coefficients
+		 * near 1 */
+		col[i] = lp_add_col(lp, 0, L->max_count, 1e-3 / L->B, 0);
+		n++;
+	}
+	double val = 0;
+	if (n) {
+		int *idx = xmalloc((size_t)n * sizeof *idx);
+		double *cf = xmalloc((size_t)n * sizeof *cf);
+		for (int p = 0; p < x->c->n_pools; p++) {
+			int k = 0;
+			for (int i = 0; i < ls->n; i++)
+				if (col[i] >= 0 && ls->v[i].gpus[p]) {
+					idx[k] = col[i];
+					cf[k++] = ls->v[i].gpus[p];
+				}
+			if (k)
+				lp_add_row(lp, k, idx, cf, -HUGE_VAL, x->cap[p]);
+		}
+		int k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = 1;
+			}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
+		struct lp_result r;
+		if (lp_solve(lp, 0, &r) == 0)
+			val = r.obj * 1e3 * g->mbs * x->seq;
+		else
+			val = HUGE_VAL;   /* no bound from this setting */
+		x->res->stats.lp_solves++;
+		free(idx);
+		free(cf);
+	}
+	free(col);
+	lp_free(lp);
+	return val;
+}
+
+/* Lower bound on USD per token for one setting: the cheapest layout's cost
+ * rate over its asymptotic token rate (node rounding only adds cost). */
+static double cost_bound(const struct ctx *x, const struct gset *g, const struct layouts *ls)
+{
+	double best = HUGE_VAL;
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		if (!L->fits || L->max_count < 1 || !L->price_known)
+			continue;
+		double tok_s = g->mbs * (double)x->seq / L->B;
+		best = fmin(best, L->usd_h / 3600 / tok_s);
+	}
+	return best;
+}
+
+static void search_gset(struct ctx *x, const struct gset *g)
+{
+	const struct cluster *c = x->c;
+	const struct model_spec *m = x->m;
+	const struct search_opts *o = x->o;
+	struct layouts ls = { 0 };
+	int first_hetero;
+
+	/* single-pool layouts */
+	for (int p = 0; p < c->n_pools; p++) {
+		for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2) {
+			if (!tp_ok(m, &c->pools[p], tp) || (o->fix_tp && tp != o->fix_tp))
+				continue;
+			int since_fit = -1;
+			for (size_t j = 0; j < HP_ARRAY_LEN(pp_ladder); j++) {
+				int pp = pp_ladder[j];
+				if (pp > m->layers || (long)pp * tp * g->cp > x->cap[p])
+					break;
+				/* deeper pipelines than the shallowest that fits only add
+				 * bubble and p2p; two more rungs are kept for memory and
+				 * batch-split effects */
+				if (!x->exhaustive && !o->fix_pp && since_fit >= 2)
+					break;
+				if (o->fix_pp && pp != o->fix_pp)
+					continue;
+				if (g->sched == SCHED_INTERLEAVED && pp < 2)
+					continue;
+				struct layout *L = layouts_push(&ls);
+				L->nseg = 1;
+				L->seg[0] = (struct seg){ p, tp, pp };
+				layout_size(x, g, L);
+				solve_layout(x, g, L);
+				if (since_fit >= 0 || L->fits)
+					since_fit++;
+			}
+		}
+	}
+	first_hetero = ls.n;
+
+	/* each pool's TP in two-pool layouts: that of its fastest single-pool
+	 * layout, or the largest valid one when nothing fits on it alone
+	 * (every TP when the cluster is small enough to search exhaustively) */
+	int best_tp[HP_MAX_POOLS];
+	for (int p = 0; p < c->n_pools; p++) {
+		double br = -1;
+		best_tp[p] = 0;
+		for (int i = 0; i < first_hetero; i++)
+			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1 &&
+			    ls.v[i].rate > br) {
+				br = ls.v[i].rate;
+				best_tp[p] = ls.v[i].seg[0].tp;
+			}
+		if (!best_tp[p])
+			for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2)
+				if (tp_ok(m, &c->pools[p], tp) && (!o->fix_tp || tp == o->fix_tp))
+					best_tp[p] = tp;
+	}
+
+	/* two-pool layouts: for each ordered pair, the pools' two best TP
+	 * degrees (by single-pool rate, or all when none fits alone) */
+	if (!o->no_hetero && c->n_pools > 1) {
+		for (int a = 0; a < c->n_pools; a++)
+			for (int b = 0; b < c->n_pools; b++) {
+				if (a == b)
+					continue;
+				for (int ta = 1; ta <= c->pools[a].gpus_per_node; ta *= 2) {
+					if (!tp_ok(m, &c->pools[a], ta) || (o->fix_tp && ta != o->fix_tp))
+						continue;
+					for (int tb = 1; tb <= c->pools[b].gpus_per_node; tb *= 2) {
+						if (!tp_ok(m, &c->pools[b], tb) ||
+						    (o->fix_tp && tb != o->fix_tp))
+							continue;
+						if (!x->exhaustive &&
+						    (ta != best_tp[a] || tb != best_tp[b]))
+							continue;
+						int since_fit = -1;
+						for (size_t j = 1; j < HP_ARRAY_LEN(pp_ladder); j++) {
+							int pp = pp_ladder[j];
+							if (pp > m->layers)
+								break;
+							if (!x->exhaustive && !o->fix_pp && since_fit >= 2)
+								break;
+							int fit_here = 0;
+							if (o->fix_pp && pp != o->fix_pp)
+								continue;
+							int step = x->exhaustive || pp <= 4 ? 1 : (pp + 3) / 4;
+							for (int sa = 1; sa < pp; sa += step) {
+								int sb = pp - sa;
+								if ((long)sa * ta * g->cp > x->cap[a] ||
+								    (long)sb * tb * g->cp > x->cap[b])
+									continue;
+								struct layout *L = layouts_push(&ls);
+								L->nseg = 2;
+								L->seg[0] = (struct seg){ a, ta, sa };
+								L->seg[1] = (struct seg){ b, tb, sb };
+								layout_size(x, g, L);
+								solve_layout(x, g, L);
+								if (!L->fits)
+									ls.n--;
+								else
+									fit_here = 1;
+							}
+							if (since_fit >= 0 || fit_here)
+								since_fit++;
+						}
+					}
+				}
+			}
+	}
+
+	/* bounds over this setting's layouts */
+	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
+		double r = lp_rate_bound(x, g, &ls);
+		if (r > 0) {
+			double b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+			if (isfinite(r) && (!x->have_bound || b < x->bound))
+				x->bound = b;
+			if (isfinite(r))
+				x->have_bound = 1;
+		}
+	} else {
+		double cb = cost_bound(x, g, &ls);
+		if (isfinite(cb)) {
+			double b = o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
+			if (!x->have_bound || b < x->bound)
+				x->bound = b;
+			x->have_bound = 1;
+		}
+	}
+
+	/* candidates per pool, best rate first */
+	const struct layout **per_pool[HP_MAX_POOLS];
+	int n_pp[HP_MAX_POOLS];
+	int keep_h = x->exhaustive ? 1 << 20 : 3, keep_m = x->exhaustive ? 1 << 20 : 4;
+	for (int p = 0; p < c->n_pools; p++) {
+		per_pool[p] = xmalloc((size_t)(first_hetero + 1) * sizeof **per_pool);
+		n_pp[p] = 0;
+		for (int i = 0; i < first_hetero; i++)
+			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1)
+				per_pool[p][n_pp[p]++] = &ls.v[i];
+		else
+			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
+		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
+		if (n_pp[p] > keep_h)
+			n_pp[p] = keep_h;
+	}
+	int n_het = ls.n - first_hetero;
+	const struct layout **het = xmalloc((size_t)(n_het + 1) * sizeof *het);
+	for (int i = 0; i < n_het; i++)
+		het[i] = &ls.v[first_hetero + i];
+	qsort(het, (size_t)n_het, sizeof *het, cmp_rate);
+	if (n_het > keep_m)
+		n_het = keep_m;
+
+	/* Layout sets: each pool one of its layouts or none, plus one
+	 * two-pool layout or none; counts per set from counts_for_set(). */
+	for (int h = -1; h < n_het; h++) {
+		int choice[HP_MAX_POOLS] = { 0 };
+		for (;;) {
+			const struct layout *Ls[HP_MAX_POOLS + 1];
+			int n = 0;
+			if (h >= 0)
+				Ls[n++] = het[h];
+			for (int p = 0; p < c->n_pools; p++)
+				if (choice[p])
+					Ls[n++] = per_pool[p][choice[p] - 1];
+			if (n)
+				counts_for_set(x, g, Ls, n);
+			int p = 0;
+			for (; p < c->n_pools; p++) {
+				if (++choice[p] <= n_pp[p])
+					break;
+				choice[p] = 0;
+			}
+			if (p == c->n_pools)
+				break;
+		}
+	}
+	for (int p = 0; p < c->n_pools; p++)
+		free(per_pool[p]);
+	free(het);
+	free(ls.v);
+}
+
+/* ------------------------------------------------------------------ */
+
+static int enum_gsets(const struct ctx *x, struct gset *out, int max)
+{
+	const struct search_opts *o = x->o;
+	const struct model_spec *m = x->m;
+	int n = 0;
+	static const int mbs_v[] = { 1, 2, 4, 8 };
+	int rcs[3], n_rc = 0;
+	if (o->fix_recompute >= 0) {
+		rcs[n_rc++] = o->fix_recompute;
+	} else {
+		rcs[n_rc++] = RC_NONE;
+		rcs[n_rc++] = RC_FULL;
+	}
+	int zeros[4], n_z = 0;
+	if (o->fix_zero >= 0) {
+		zeros[n_z++] = o->fix_zero;
+	} else {
+		zeros[n_z++] = 1;
+		zeros[n_z++] = 3;
+	}
+	int cps[4] = { 1 }, n_cp = 1;
+	if (x->seq >= 16384)
+		for (int v = 2; v <= 8; v *= 2)
+			if (x->seq % v == 0)
+				cps[n_cp++] = v;
+	int eps[16] = { 1 }, n_ep = 1;
+	if (m->moe.experts)
+		for (int v = 2; v <= 64 && v <= m->moe.experts && n_ep < 16; v *= 2)
+			if (m->moe.experts % v == 0)
+				eps[n_ep++] = v;
+	for (size_t a = 0; a < HP_ARRAY_LEN(mbs_v); a++) {
+		int mbs = mbs_v[a];
+		if (o->fix_mbs && mbs != o->fix_mbs)
+			continue;
+		if (o->gbs % mbs)
+			continue;
+		for (int r = 0; r < n_rc; r++)
+			for (int z = 0; z < n_z; z++)
+				for (int s = 0; s < 2; s++)
+					for (int cpi = 0; cpi < n_cp; cpi++)
+						for (int e = 0; e < n_ep; e++) {
+							if (n == max)
+								return n;
+							out[n++] = (struct gset){
+								mbs, (enum hp_recompute)rcs[r], zeros[z],
+								s ? SCHED_INTERLEAVED : SCHED_1F1B,
+								s ? 2 : 1, cps[cpi], eps[e] };
+						}
+	}
+	if (o->fix_mbs && !n)
+		(void)0;
+	return n;
+}
+
+static int cmp_front(const void *a, const void *b)
+{
+	const struct search_plan *x = a, *y = b;
+	if (x->time_to_train_s != y->time_to_train_s)
+		return x->time_to_train_s < y->time_to_train_s ? -1 : 1;
+	return x->cost_to_train_usd < y->cost_to_train_usd ? -1 :
+	       x->cost_to_train_usd > y->cost_to_train_usd;
+}
+
+static void explain_miss(struct ctx *x)
+{
+	struct search_result *res = x->res;
+	const struct search_opts *o = x->o;
+	char b1[32], b2[32];
+	if (!res->has_nearest) {
+		snprintf(res->why, sizeof res->why,
+			 "no plan fits in memory: %s needs more GPU memory than any layout of this cluster offers (tried TP up to a node, PP up to %d, full recompute, ZeRO-3)",
+			 x->m->name, HP_MIN(x->m->layers, 128));
+		return;
+	}
+	const struct search_plan *n = &res->nearest;
+	switch (o->objective) {
+	case OBJ_DEADLINE:
+		snprintf(res->why, sizeof res->why,
+			 "no plan trains %.3g tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %.0f tokens/s",
+			 x->tokens, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
+			 hp_fmt_duration(b2, sizeof b2, n->time_to_train_s),
+			 100 * (n->time_to_train_s / o->deadline_s - 1), n->est.n_gpus,
+			 n->est.tokens_per_s);
+		break;
+	case OBJ_BUDGET:
+		snprintf(res->why, sizeof res->why,
+			 "no plan trains %.3g tokens within USD %.0f: the cheapest costs USD %.0f (%.0f%% over), on %d GPUs",
+			 x->tokens, o->budget_usd, n->cost_to_train_usd,
+			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus);
+		break;
+	default:
+		snprintf(res->why, sizeof res->why,
+			 "plans fit, but none has a known price for every pool it uses (set price_per_node_hour in the cluster file or --pool ...,price=USD)");
+		break;
+	}
 }
 
 int search_run(const struct cluster *c, const struct model_spec *m,
@@ -67,6 +1359,84 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 	       struct hp_err *err)
 {
 	memset(res, 0, sizeof *res);
-	(void)c; (void)m; (void)o;
-	return hp_err_set(err, HP_EXIT_FAIL, "the planner is being built (interim)");
+	double t0 = hp_now();
+	if (o->gbs <= 0)
+		return hp_err_set(err, HP_EXIT_USAGE, "--gbs: a global batch (sequences) is required");
+	if (o->objective == OBJ_DEADLINE && o->deadline_s <= 0)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--objective deadline needs --deadline (e.g. 30d)");
+	if (o->objective == OBJ_BUDGET && o->budget_usd <= 0)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--objective budget needs --budget (e.g. 2.5M)");
+	if (c->n_pools < 1)
+		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER.json or --pool");
+
+	struct ctx x;
+	memset(&x, 0, sizeof x);
+	x.c = c;
+	x.m = m;
+	x.o = o;
+	x.res = res;
+	x.seq = o->seq_len ? o->seq_len : m->seq_len;
+	if (x.seq % 1)
+		(void)0;
+	struct param_count pc;
+	model_params(m, &pc);
+	x.tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;
+	int total = 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		x.cap[i] = c->pools[i].nodes * c->pools[i].gpus_per_node;
+		total += x.cap[i];
+	}
+	x.exhaustive = total <= 16;
+	x.keep = HP_MAX(o->top_k > 0 ? o->top_k : 10, 1);
+	x.top = xcalloc((size_t)x.keep + 1, sizeof *x.top);
+
+	struct gset gs[512];
+	int ng = enum_gsets(&x, gs, 512);
+	if (!ng) {
+		free(x.top);
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--gbs %d: no micro-batch of 1, 2, 4 or 8 divides it%s", o->gbs,
+				  o->fix_mbs ? " (or --mbs does not divide it)" : "");
+	}
+	for (int i = 0; i < ng; i++) {
+		if (o->cancel && *o->cancel) {
+			res->stats.cancelled = 1;
+			break;
+		}
+		search_gset(&x, &gs[i]);
+		if (o->progress)
+			o->progress(o->progress_arg, (double)(i + 1) / ng);
+	}
+
+	/* results */
+	res->n_plans = x.n_top;
+	res->plans = x.top;
+	for (int i = 0; i < res->n_plans; i++) {
+		struct search_plan *sp = &res->plans[i];
+		if (res->stats.cancelled || !x.have_bound) {
+			sp->optimality = OPTIMAL_HEURISTIC;
+		} else {
+			double gap = sp->score > 0 ? (sp->score - x.bound) / sp->score : 0;
+			sp->gap = gap < 0 ? 0 : gap;
+			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
+		}
+	}
+	qsort(x.front, (size_t)x.n_front, sizeof *x.front, cmp_front);
+	res->pareto = x.front;
+	res->n_pareto = x.n_front;
+	for (int i = 0; i < res->n_plans; i++)
+		for (int j = 0; j < res->n_pareto; j++)
+			if (res->plans[i].time_to_train_s == res->pareto[j].time_to_train_s &&
+			    res->plans[i].cost_to_train_usd == res->pareto[j].cost_to_train_usd)
+				res->plans[i].pareto = res->pareto[j].pareto = 1;
+	for (int j = 0; j < res->n_pareto; j++)
+		res->pareto[j].pareto = 1;
+	res->stats.seconds = hp_now() - t0;
+	if (!res->n_plans) {
+		explain_miss(&x);
+		return hp_err_set(err, HP_EXIT_NOFIT, "%s", res->why);
+	}
+	return 0;
 }

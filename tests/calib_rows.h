@@ -28,6 +28,7 @@ struct calib_row {
 	double measured;          /* seconds per step, or bytes per GPU */
 	int usable;
 	char skip[160];
+	char guessed[96];         /* columns the CSV leaves blank that we fill */
 	struct cluster cluster;
 	struct model_spec model;
 	struct plan plan;
@@ -113,6 +114,14 @@ static double num_before(const char *s, const char *key)
 
 static int starts(const char *s, const char *pre) { return !strncmp(s, pre, strlen(pre)); }
 
+/* Note a column the CSV leaves blank and the test fills in. */
+static void guess(char *list, const char *col, size_t n)
+{
+	size_t l = strlen(list);
+	if (l < n)
+		snprintf(list + l, n - l, "%s", col);
+}
+
 static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec *g)
 {
 	const char *name = "H100-SXM";
@@ -172,12 +181,16 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	m->position = llama || strstr(mn, "Nemotron") ? POS_ROPE : bloom ? POS_ALIBI : POS_LEARNED;
 	m->dropout = megatron2021;
 	if (bloom) {
-		if (!m->heads)
+		if (!m->heads) {
 			m->heads = 112;
+			guess(r->guessed, " n_heads", sizeof r->guessed);
+		}
 		if (!m->kv_heads)
 			m->kv_heads = m->heads;
-		if (!m->vocab)
+		if (!m->vocab) {
 			m->vocab = 250880;
+			guess(r->guessed, " vocab", sizeof r->guessed);
+		}
 		m->embedding_norm = 1;
 	}
 	if (!m->seq_len && strstr(notes, "seq_len=8192"))
@@ -250,11 +263,20 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	if (starts(r->id, "N21"))
 		pl->precision = HP_FP16;
 	const char *rc = F("recompute");
-	pl->recompute = starts(rc, "full") ? RC_FULL : starts(rc, "selective") ? RC_SELECTIVE : RC_NONE;
+	pl->recompute = starts(rc, "full")                       ? RC_FULL
+			: starts(rc, "selective") && strstr(rc, "op-level") ? RC_SELECTIVE_OP
+			: starts(rc, "selective")                    ? RC_SELECTIVE
+								     : RC_NONE;
+	/* torchtitan computes the loss with PyTorch's eager cross_entropy on
+	 * fp32 logits (loss parallel under TP), not a fused kernel. */
+	if (strstr(F("source"), "torchtitan"))
+		pl->loss = LOSS_EAGER;
 	if (starts(r->id, "N21-T2"))
 		pl->recompute = RC_FULL;   /* notes: the Table-1 runs' settings */
-	if (bloom && !*rc)
+	if (bloom && !*rc) {
 		pl->recompute = RC_FULL;
+		guess(r->guessed, " recompute", sizeof r->guessed);
+	}
 	const char *z = F("zero_stage");
 	pl->zero = *z ? atoi(z) : (starts(r->id, "K22") ? 0 : 1);
 	if (bloom)

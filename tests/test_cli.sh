@@ -53,6 +53,19 @@ cp "$T/out" "$T/first.json"
 expect 0 "" $E --plan "$T/plan.json" --format json
 json "a=json.load(open('$T/first.json')); assert a['step_time_s'] == d['step_time_s'], (a['step_time_s'], d['step_time_s'])"
 
+# Op-level selective checkpointing and the eager loss round-trip through the
+# printed plan; bad values are refused with the accepted ones.
+expect 0 "" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute selective-op --loss eager --zero 3 --format json
+json "assert d['plan']['recompute'] == 'selective-op' and d['plan']['loss'] == 'eager'"
+python3 -c "import json; d=json.load(open('$T/out')); json.dump(d['plan'], open('$T/plan_op.json','w'))"
+cp "$T/out" "$T/op.json"
+expect 0 "" $E --plan "$T/plan_op.json" --format json
+json "a=json.load(open('$T/op.json')); assert a['memory'][0]['total_bytes'] == d['memory'][0]['total_bytes']"
+expect 2 "--loss: expected fused or eager" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --loss chunked
+expect 2 "selective-op" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute some
+printf '{"loss":"chunked","replicas":[{"count":16,"stages":[{"pool":"h100-sxm","tp":1,"first_layer":0,"last_layer":31}]}]}' >"$T/badloss.json"
+expect 3 'loss: expected "fused" or "eager"' $E --mbs 1 --gbs 64 --plan "$T/badloss.json"
+
 # Heterogeneous plan: H100 replicas run the whole model on TP8; A100-40GB
 # replicas need two stages; shares 0.3125 x 2 + 0.1875 x 2 = 1.
 expect 0 "" $H estimate -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json --format json

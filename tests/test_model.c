@@ -3,6 +3,7 @@
 #include "t.h"
 #include "catalog.h"
 #include "model.h"
+#include "plan.h"
 
 static struct catalog cat;
 
@@ -116,6 +117,29 @@ TEST(activation_bytes_korthikanti)
 	CHECK_NEAR(model_layer_act_bytes(&m, 0, &o) / mib, 6, 0.005);
 }
 
+/* torchtitan's op-level selective checkpointing on a Llama-3.1 8B block
+ * (h 4096, 8 KV heads, F 14336), no TP: kept are the input 2sbh, Q 2sbh,
+ * V 0.5sbh, the attention output 2sbh (+ fp32 row stats 4*32*sb), gate
+ * 2sbF = 7sbh and down 2sbh: 15.5 sbh + 128 sb bytes. The recomputed
+ * matmuls (K, output projection, up) carry h*1024 + h*h + h*F of the
+ * h*(4096+2*1024+4096+3*F) weights. */
+TEST(activation_bytes_op_sac)
+{
+	const struct model_spec *m = M("llama3.1-8b");
+	double sb = 8192.0 * 2, h = 4096;
+	struct act_opts o = { 2, 8192, 1, 0, 1, RC_SELECTIVE_OP, 1 };
+	CHECK_NEAR(model_layer_act_bytes(m, 0, &o), 15.5 * sb * h + 128 * sb, 1e-12);
+	double again = 1024 + 4096 + 14336.0, all = 4096 + 2 * 1024 + 4096 + 3 * 14336.0;
+	CHECK_NEAR(model_layer_op_sac_recompute_frac(m, 0), again / all, 1e-12);
+	enum hp_recompute rc;
+	CHECK(plan_recompute_parse("selective-op", &rc) == 0 && rc == RC_SELECTIVE_OP);
+	CHECK(plan_recompute_parse("op", &rc) == 0 && rc == RC_SELECTIVE_OP);
+	CHECK_STR(plan_recompute_name(RC_SELECTIVE_OP), "selective-op");
+	enum hp_loss l;
+	CHECK(plan_loss_parse("eager", &l) == 0 && l == LOSS_EAGER);
+	CHECK(plan_loss_parse("chunked", &l) < 0);
+}
+
 /* KV cache per token at bf16 (reference §3.3): Llama-3 8B 131072 B,
  * 70B 327680 B, 405B 516096 B; DeepSeek-V3 MLA (512+64)*61*2 = 70272 B. */
 TEST(kv_cache)
@@ -164,6 +188,7 @@ int main(void)
 	RUN(hardware_flops_eq3);
 	RUN(flops_per_token_llama3_8b);
 	RUN(activation_bytes_korthikanti);
+	RUN(activation_bytes_op_sac);
 	RUN(kv_cache);
 	RUN(gpu_names_resolve);
 	catalog_done(&cat);

@@ -16,10 +16,12 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "plan", cmd_plan, "find the best plans for a model on a cluster" },
 	{ "estimate", cmd_estimate, "evaluate one plan: step time, memory, comm, cost" },
 	{ "comm", cmd_comm, "time one collective on a given system" },
 	{ "gpus", cmd_gpus, "list the GPU catalog" },
 	{ "models", cmd_models, "list the model presets" },
+	{ "prices", cmd_prices, "GPU prices: embedded, cached, or fetched with --update" },
 	{ "tui", tui_main, "the interactive planner (also with no command)" },
 };
 

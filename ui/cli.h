@@ -24,8 +24,19 @@ enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD };
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
 
 int cmd_estimate(int argc, char **argv, const struct catalog *cat);
+int cmd_plan(int argc, char **argv, const struct catalog *cat);
+
+/* The estimate's JSON (hetplan estimate --format json), and one plan of
+ * the planner in the `hetplan plan` contract. */
+struct estimate;
+struct search_plan;
+struct cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
+				const struct plan *p, const struct model_spec *m);
+struct cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank,
+				  const struct cluster *c, const struct model_spec *m);
 int cmd_gpus(int argc, char **argv, const struct catalog *cat);
 int cmd_models(int argc, char **argv, const struct catalog *cat);
+int cmd_prices(int argc, char **argv, const struct catalog *cat);
 int tui_main(int argc, char **argv, const struct catalog *cat);
 
 #endif

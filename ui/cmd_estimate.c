@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "jsonx.h"
 #include "perf.h"
+#include "pricing.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -11,9 +12,9 @@
 static const char estimate_usage[] =
 	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full]\n"
-	"         [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
-	"         [--no-sp] [--format table|json]\n"
+	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
+	"         [--loss fused|eager] [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
+	"         [--no-sp] [--no-price-book] [--format table|json]\n"
 	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON (pools, fabric)\n"
@@ -22,11 +23,12 @@ static const char estimate_usage[] =
 	"      --on POOL        pool for a --tp/--pp/--dp plan (default: the first)\n"
 	"      --dp N           data-parallel replicas (default: all GPUs of the pool)\n"
 	"      --plan FILE      any plan, heterogeneous ones included (JSON schema in the man page)\n"
+	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"\n"
 	"Exit status: 0 fits, 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
 enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
-       O_ZERO, O_SCHED, O_PLAN, O_FORMAT, O_ON, O_ATTN, O_NOSP };
+       O_ZERO, O_SCHED, O_PLAN, O_FORMAT, O_ON, O_ATTN, O_NOSP, O_NOBOOK, O_LOSS };
 
 static const struct option estimate_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -42,10 +44,12 @@ static const struct option estimate_opts[] = {
 	{ "seq-len", required_argument, 0, O_SEQ },
 	{ "precision", required_argument, 0, O_PREC },
 	{ "recompute", required_argument, 0, O_RC },
+	{ "loss", required_argument, 0, O_LOSS },
 	{ "zero", required_argument, 0, O_ZERO },
 	{ "schedule", required_argument, 0, O_SCHED },
 	{ "attention", required_argument, 0, O_ATTN },
 	{ "no-sp", no_argument, 0, O_NOSP },
+	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "plan", required_argument, 0, O_PLAN },
 	{ "on", required_argument, 0, O_ON },
 	{ "format", required_argument, 0, O_FORMAT },
@@ -59,7 +63,7 @@ static int bad_int(const char *flag, const char *v, const char *what)
 	return HP_EXIT_USAGE;
 }
 
-static cJSON *estimate_json(const struct estimate *e, const struct cluster *c,
+cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 			    const struct plan *p, const struct model_spec *m)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -163,9 +167,10 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m)
 {
 	char a[32], b[32];
-	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d\n",
+	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s\n",
 	       m->display, e->n_gpus, e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
-	       plan_recompute_name(p->recompute), p->zero);
+	       plan_recompute_name(p->recompute), p->zero,
+	       p->loss == LOSS_EAGER ? ", eager loss" : "");
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
@@ -175,6 +180,14 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		       e->usd_per_mtok);
 	else
 		printf("  cost             unknown (a pool has no price)\n");
+	int used[HP_MAX_POOLS], first = 1;
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i] && c->pools[i].usd_per_node_h > 0) {
+			printf("  %-16s %s $%.2f/node-h from %s\n", first ? "prices" : "",
+			       c->pools[i].name, c->pools[i].usd_per_node_h, c->pools[i].price_source);
+			first = 0;
+		}
 	printf("  power            %.1f kW, %.2f J/token (estimate)\n", e->power_kw,
 	       e->joules_per_token);
 	printf("\n  breakdown (s)    compute %.3f  recompute %.3f  bubble %.3f  optimizer %.3f\n",
@@ -237,7 +250,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	plan_init(&p);
 	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *on = NULL;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, tp = 0, pp = 0, dp = 0, have_mbs = 0;
+	int n_pools = 0, tp = 0, pp = 0, dp = 0, have_mbs = 0, no_book = 0;
 	enum cli_format fmt = FMT_TABLE;
 	int rc = HP_EXIT_USAGE, o, v;
 	optind = 1;
@@ -281,7 +294,13 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_RC:
 			if (plan_recompute_parse(optarg, &p.recompute)) {
-				rc = bad_int("recompute", optarg, "none, selective or full");
+				rc = bad_int("recompute", optarg, "none, selective, full or selective-op");
+				goto out;
+			}
+			break;
+		case O_LOSS:
+			if (plan_loss_parse(optarg, &p.loss)) {
+				rc = bad_int("loss", optarg, "fused or eager");
 				goto out;
 			}
 			break;
@@ -302,6 +321,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			}
 			break;
 		case O_NOSP: p.sp = 0; break;
+		case O_NOBOOK: no_book = 1; break;
 		case O_PLAN: plan_file = optarg; break;
 		case O_ON: on = optarg; break;
 		case O_FORMAT:
@@ -340,6 +360,20 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			rc = cli_fail(&err, HP_EXIT_USAGE);
 			goto out;
 		}
+	/* Pools without an explicit price take the price book's cheapest
+	 * matching offer (snapshot + cache; never the network). */
+	if (!no_book) {
+		struct price_config pc;
+		struct price_book pb;
+		if (pricing_config_load(&pc, NULL, &err) < 0 || pricing_load(&pb, &pc, cat, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_INPUT);
+			goto out;
+		}
+		if (*pb.warnings)
+			fprintf(stderr, "hetplan estimate: warning: %s\n", pb.warnings);
+		pricing_apply(&pb, &c);
+		pricing_free(&pb);
+	}
 	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;
@@ -397,7 +431,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		goto out;
 	}
 	if (fmt == FMT_JSON) {
-		cJSON *j = estimate_json(&e, &c, &p, &m);
+		cJSON *j = cli_estimate_json(&e, &c, &p, &m);
 		char *s = cJSON_Print(j);
 		printf("%s\n", s);
 		free(s);

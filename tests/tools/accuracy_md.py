@@ -13,13 +13,15 @@ def training(lines):
         m = re.match(r"(\S+)\s+(\S+)\s+(.{28})\s+([\d.]+ (?:s|GiB))\s+([\d.]+ (?:s|GiB))\s+([+-][\d.]+%)(.*)", l)
         if m:
             note = " (known miss)" if "KNOWN" in m.group(7) else ""
+            if "EXCLUDED" in m.group(7):
+                note = " (excluded: %s)" % m.group(7).split("EXCLUDED:")[1].strip()
             print("| %s | %s | %s | %s | %s | %s%s |" % (m.group(1), m.group(2), m.group(3).strip(),
                   m.group(4), m.group(5), m.group(6), note))
         elif "skipped" in l:
             p = l.split("skipped:")
             print("| %s | | | skipped: %s | | |" % (p[0].split()[0], p[1].strip()))
     for l in lines:
-        if l.startswith(("CONF:high", "other step-time")):
+        if l.startswith(("CONF:high", "other step-time", "memory rows")):
             print("\n" + l.strip() + "  ")
 
 def comm(lines):

@@ -1,0 +1,189 @@
+/* dispatch.c — plans onto nodes (see dispatch.h). */
+#include "dispatch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dispatch_free(struct dispatch *d)
+{
+	for (int i = 0; i < d->n_stages; i++)
+		free(d->st[i].nodes);
+	free(d->st);
+	memset(d, 0, sizeof *d);
+}
+
+static void add_node(struct dispatch_stage *s, int node, int *cap)
+{
+	for (int i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i] == node)
+			return;
+	if (s->n_nodes == *cap) {
+		*cap = *cap ? 2 * *cap : 8;
+		s->nodes = xrealloc(s->nodes, (size_t)*cap * sizeof *s->nodes);
+	}
+	s->nodes[s->n_nodes++] = node;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int dispatch_plan(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  struct dispatch *d, struct hp_err *err)
+{
+	memset(d, 0, sizeof *d);
+	int total = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		total += p->replicas[r].n_stages;
+	d->st = xcalloc((size_t)(total ? total : 1), sizeof *d->st);
+	d->n_stages = total;
+	int *caps = xcalloc((size_t)(total ? total : 1), sizeof *caps);
+
+	/* Which dimension goes inward: bytes per step of PP vs DP. */
+	double s = p->seq_len ? p->seq_len : m->seq_len;
+	double act = (double)p->mbs * s / p->cp * m->hidden * 2;
+	double pp_bytes = 2.0 * act * ((double)p->gbs / p->mbs) / (plan_dp(p) ? plan_dp(p) : 1);
+	struct param_count pc;
+	model_params(m, &pc);
+	int max_pp = 1, max_tp = 1;
+	for (int r = 0; r < p->n_replicas; r++) {
+		max_pp = HP_MAX(max_pp, p->replicas[r].n_stages);
+		for (int k = 0; k < p->replicas[r].n_stages; k++)
+			max_tp = HP_MAX(max_tp, p->replicas[r].stages[k].tp);
+	}
+	double dp_bytes = pc.total / max_pp / max_tp * 4;
+	d->dp_inner = dp_bytes > pp_bytes;
+
+	int next_gpu[HP_MAX_POOLS] = { 0 };
+	int base = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		for (int k = 0; k < rep->n_stages; k++) {
+			d->st[base + k].group = r;
+			d->st[base + k].stage = k;
+			d->st[base + k].pool = rep->stages[k].pool;
+			d->st[base + k].first_gpu = -1;
+		}
+		int outer = d->dp_inner ? rep->n_stages : rep->count;
+		int inner = d->dp_inner ? rep->count : rep->n_stages;
+		for (int a = 0; a < outer; a++)
+			for (int b = 0; b < inner; b++) {
+				int k = d->dp_inner ? a : b;
+				const struct stage *st = &rep->stages[k];
+				const struct pool *pl = &c->pools[st->pool];
+				int need = st->tp * p->cp;
+				int have = pl->nodes * pl->gpus_per_node;
+				/* a TP group never straddles a node */
+				int g = next_gpu[st->pool];
+				if (g % pl->gpus_per_node + st->tp > pl->gpus_per_node)
+					g += pl->gpus_per_node - g % pl->gpus_per_node;
+				if (g + need > have) {
+					free(caps);
+					dispatch_free(d);
+					return hp_err_set(err, HP_EXIT_INPUT,
+							  "dispatch: pool '%s' runs out of GPUs placing replica group %d stage %d (%d GPUs)",
+							  pl->name, r, k, have);
+				}
+				struct dispatch_stage *ds = &d->st[base + k];
+				if (ds->first_gpu < 0)
+					ds->first_gpu = g;
+				for (int q = g; q < g + need; q += pl->gpus_per_node)
+					add_node(ds, q / pl->gpus_per_node, &caps[base + k]);
+				add_node(ds, (g + need - 1) / pl->gpus_per_node, &caps[base + k]);
+				next_gpu[st->pool] = g + need;
+			}
+		base += rep->n_stages;
+	}
+	for (int i = 0; i < total; i++)
+		qsort(d->st[i].nodes, (size_t)d->st[i].n_nodes, sizeof *d->st[i].nodes, cmp_int);
+	free(caps);
+
+	/* Links per dimension. */
+	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	int sites = 0, multi_node_pp = 0, cross_pool_pp = 0, first = -1;
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i]) {
+			if (first < 0)
+				first = i;
+			if (!cluster_same_site(c, first, i))
+				sites = 1;
+		}
+	base = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		for (int k = 0; k + 1 < rep->n_stages; k++) {
+			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
+			if (a->pool != b->pool) {
+				cross_pool_pp = cluster_same_site(c, a->pool, b->pool) ? 1 : 2;
+				if (cross_pool_pp == 2)
+					break;
+			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
+				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
+				multi_node_pp = 1;
+			}
+		}
+		base += rep->n_stages;
+	}
+	const struct pool *pf = &c->pools[first < 0 ? 0 : first];
+	char nic[48];
+	snprintf(nic, sizeof nic, "%dx%gG NIC", pf->nics, pf->nic_gbps);
+	int tp_used = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int k = 0; k < p->replicas[r].n_stages; k++)
+			tp_used |= p->replicas[r].stages[k].tp > 1;
+	if (tp_used)
+		snprintf(d->links[DIM_TP], sizeof d->links[DIM_TP], "%s (inside a node)",
+			 intra[pf->intra]);
+	if (max_pp > 1) {
+		if (cross_pool_pp == 2)
+			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP],
+				 "WAN %gG between sites", c->inter_pool_gbps);
+		else if (cross_pool_pp || multi_node_pp)
+			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP], "%.40s, leaf%s",
+				 nic, cross_pool_pp ? " and spine between pools" : "");
+		else
+			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP], "%s (same node)",
+				 intra[pf->intra]);
+	}
+	int dp = plan_dp(p) * p->cp;
+	if (dp > 1) {
+		if (sites)
+			snprintf(d->links[DIM_DP], sizeof d->links[DIM_DP],
+				 "%.40s, spine%s, WAN %gG between sites", nic,
+				 c->oversub > 1 ? " (oversubscribed)" : "", c->inter_pool_gbps);
+		else
+			snprintf(d->links[DIM_DP], sizeof d->links[DIM_DP], "%s%.40s, leaf and spine%s",
+				 d->dp_inner ? "" : "", nic, c->oversub > 1 ? " (oversubscribed)" : "");
+	}
+	if (p->cp > 1)
+		snprintf(d->links[DIM_CP], sizeof d->links[DIM_CP], "%s",
+			 max_tp * p->cp <= pf->gpus_per_node ? intra[pf->intra] : nic);
+	if (p->ep > 1)
+		snprintf(d->links[DIM_EP], sizeof d->links[DIM_EP], "%s",
+			 max_tp * p->ep <= pf->gpus_per_node ? intra[pf->intra] : nic);
+	return 0;
+}
+
+char *dispatch_nodes_text(const struct dispatch_stage *s, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < s->n_nodes && len + 1 < n;) {
+		int j = i;
+		while (j + 1 < s->n_nodes && s->nodes[j + 1] == s->nodes[j] + 1)
+			j++;
+		int w = j > i ? snprintf(buf + len, n - len, "%s%d-%d", len ? "," : "", s->nodes[i],
+					 s->nodes[j])
+			      : snprintf(buf + len, n - len, "%s%d", len ? "," : "", s->nodes[i]);
+		if (w < 0 || (size_t)w >= n - len)
+			break;
+		len += (size_t)w;
+		i = j + 1;
+	}
+	return buf;
+}

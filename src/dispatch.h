@@ -1,0 +1,38 @@
+/* dispatch.h — place a plan on concrete nodes.
+ *
+ * Each pool's nodes are numbered 0..nodes-1 and each node's GPUs
+ * 0..gpus_per_node-1. TP groups always sit inside one node (TP divides
+ * the node). The next dimension inward is the one that moves more bytes
+ * per step: pipeline neighbours (activations every micro-batch) or
+ * data-parallel peers (gradients once a step); the other goes outside.
+ * Nodes are taken in index order, so replicas and consecutive stages land
+ * on neighbouring nodes (on a leaf/spine fabric, nearby indices share a
+ * leaf). The result names, per parallel dimension, the links its
+ * collectives cross. */
+#ifndef HP_DISPATCH_H
+#define HP_DISPATCH_H
+
+#include "perf.h"
+
+struct dispatch_stage {
+	int group, stage, pool;
+	int first_gpu;            /* GPU index within the pool of the first replica */
+	int n_nodes;
+	int *nodes;               /* node indices (ascending) over all replicas */
+};
+
+struct dispatch {
+	int n_stages;
+	struct dispatch_stage *st;    /* group-major, stage order */
+	int dp_inner;                 /* 1: DP peers placed before PP neighbours */
+	char links[DIM_COUNT][128];    /* "" when the dimension is not used */
+};
+
+int dispatch_plan(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  struct dispatch *d, struct hp_err *err);
+void dispatch_free(struct dispatch *d);
+
+/* Node list as text, ranges compressed: "0-3,6". */
+char *dispatch_nodes_text(const struct dispatch_stage *s, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,246 @@
+/* lp.c — GLPK behind lp.h. */
+#include "lp.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+struct lp {
+	glp_prob *P;
+	int n_cols, n_rows, n_int;
+	/* the matrix, 1-based as GLPK wants it */
+	int *ia, *ja;
+	double *ar;
+	int ne, cap;
+	double *x;            /* solution, 0-based */
+};
+
+struct lp *lp_new(int maximise)
+{
+	struct lp *lp = xcalloc(1, sizeof *lp);
+	lp->P = glp_create_prob();
+	glp_set_obj_dir(lp->P, maximise ? GLP_MAX : GLP_MIN);
+	lp->cap = 64;
+	lp->ia = xmalloc((size_t)(lp->cap + 1) * sizeof *lp->ia);
+	lp->ja = xmalloc((size_t)(lp->cap + 1) * sizeof *lp->ja);
+	lp->ar = xmalloc((size_t)(lp->cap + 1) * sizeof *lp->ar);
+	return lp;
+}
+
+void lp_free(struct lp *lp)
+{
+	if (!lp)
+		return;
+	if (lp->P)
+		glp_delete_prob(lp->P);
+	free(lp->ia);
+	free(lp->ja);
+	free(lp->ar);
+	free(lp->x);
+	free(lp);
+}
+
+int lp_add_col(struct lp *lp, double lo, double hi, double obj, int integer)
+{
+	int j = glp_add_cols(lp->P, 1);
+	if (hi < 0)
+		glp_set_col_bnds(lp->P, j, GLP_LO, lo, 0);
+	else if (hi == lo)
+		glp_set_col_bnds(lp->P, j, GLP_FX, lo, lo);
+	else
+		glp_set_col_bnds(lp->P, j, GLP_DB, lo, hi);
+	glp_set_obj_coef(lp->P, j, isfinite(obj) ? obj : 0);
+	if (integer) {
+		glp_set_col_kind(lp->P, j, GLP_IV);
+		lp->n_int++;
+	}
+	return lp->n_cols++;
+}
+
+int lp_add_row(struct lp *lp, int n, const int *idx, const double *coef, double lo,
+	       double hi)
+{
+	for (int k = 0; k < n; k++)
+		if (!isfinite(coef[k]) || idx[k] < 0 || idx[k] >= lp->n_cols)
+			return -1;
+	int i = glp_add_rows(lp->P, 1);
+	int lo_inf = !isfinite(lo), hi_inf = !isfinite(hi);
+	if (lo_inf && hi_inf)
+		glp_set_row_bnds(lp->P, i, GLP_FR, 0, 0);
+	else if (lo_inf)
+		glp_set_row_bnds(lp->P, i, GLP_UP, 0, hi);
+	else if (hi_inf)
+		glp_set_row_bnds(lp->P, i, GLP_LO, lo, 0);
+	else if (lo == hi)
+		glp_set_row_bnds(lp->P, i, GLP_FX, lo, lo);
+	else
+		glp_set_row_bnds(lp->P, i, GLP_DB, lo, hi);
+	for (int k = 0; k < n; k++) {
+		if (coef[k] == 0)
+			continue;
+		if (lp->ne == lp->cap) {
+			lp->cap *= 2;
+			lp->ia = xrealloc(lp->ia, (size_t)(lp->cap + 1) * sizeof *lp->ia);
+			lp->ja = xrealloc(lp->ja, (size_t)(lp->cap + 1) * sizeof *lp->ja);
+			lp->ar = xrealloc(lp->ar, (size_t)(lp->cap + 1) * sizeof *lp->ar);
+		}
+		lp->ne++;
+		lp->ia[lp->ne] = i;
+		lp->ja[lp->ne] = idx[k] + 1;
+		lp->ar[lp->ne] = coef[k];
+	}
+	return lp->n_rows++;
+}
+
+/* GLPK reports a fatal error through the hook; jump back to lp_solve. The
+ * environment is then unusable and is freed (every GLPK object of this
+ * thread with it), so the problem pointer is dropped. */
+struct guard {
+	jmp_buf env;
+};
+static _Thread_local struct guard *active_guard;
+
+static void on_glpk_error(void *info)
+{
+	(void)info;
+	if (active_guard)
+		longjmp(active_guard->env, 1);
+}
+
+static int term_hook(void *info, const char *s)
+{
+	(void)info;
+	(void)s;
+	return 1;     /* swallow GLPK's terminal output */
+}
+
+struct mip_ctl {
+	int node_budget;
+	int nodes;
+};
+
+static void mip_callback(glp_tree *T, void *info)
+{
+	struct mip_ctl *c = info;
+	if (glp_ios_reason(T) == GLP_ISELECT) {
+		int a, n, t;
+		glp_ios_tree_size(T, &a, &n, &t);
+		c->nodes = t;
+		if (t >= c->node_budget)
+			glp_ios_terminate(T);
+	}
+}
+
+int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
+{
+	memset(r, 0, sizeof *r);
+	if (!lp->P) {
+		r->status = LP_ERROR;
+		snprintf(r->msg, sizeof r->msg, "the solver failed earlier on this model");
+		return -1;
+	}
+	struct guard g;
+	struct mip_ctl ctl = { node_budget > 0 ? node_budget : 20000, 0 };
+	glp_term_hook(term_hook, NULL);
+	active_guard = &g;
+	glp_error_hook(on_glpk_error, NULL);
+	if (setjmp(g.env)) {
+		active_guard = NULL;
+		glp_error_hook(NULL, NULL);
+		lp->P = NULL;
+		glp_free_env();
+		r->status = LP_ERROR;
+		snprintf(r->msg, sizeof r->msg, "GLPK stopped with an internal error");
+		return -1;
+	}
+	if (lp->ne)
+		glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
+	lp->ne = 0;      /* loaded: a second solve must not load again */
+	glp_scale_prob(lp->P, GLP_SF_AUTO);
+	glp_smcp sp;
+	glp_init_smcp(&sp);
+	sp.msg_lev = GLP_MSG_OFF;
+	sp.meth = GLP_DUALP;
+	sp.it_lim = 100000;
+	int rc = glp_simplex(lp->P, &sp);
+	int st = glp_get_status(lp->P);
+	int ok = 0;
+	if (rc != 0 && rc != GLP_EITLIM) {
+		r->status = LP_ERROR;
+		snprintf(r->msg, sizeof r->msg, "simplex failed (GLPK code %d)", rc);
+	} else if (st == GLP_NOFEAS) {
+		r->status = LP_INFEASIBLE;
+		snprintf(r->msg, sizeof r->msg, "no feasible solution");
+	} else if (st == GLP_UNBND) {
+		r->status = LP_UNBOUNDED;
+		snprintf(r->msg, sizeof r->msg, "unbounded");
+	} else if (st != GLP_OPT) {
+		r->status = LP_ERROR;
+		snprintf(r->msg, sizeof r->msg, "simplex ended without an optimum (status %d)", st);
+	} else {
+		ok = 1;
+	}
+	free(lp->x);
+	lp->x = xcalloc((size_t)(lp->n_cols ? lp->n_cols : 1), sizeof *lp->x);
+	if (ok && lp->n_int == 0) {
+		r->status = LP_OPTIMAL;
+		r->obj = r->bound = glp_get_obj_val(lp->P);
+		for (int j = 0; j < lp->n_cols; j++)
+			lp->x[j] = glp_get_col_prim(lp->P, j + 1);
+	} else if (ok) {
+		double root = glp_get_obj_val(lp->P);
+		glp_iocp ip;
+		glp_init_iocp(&ip);
+		ip.msg_lev = GLP_MSG_OFF;
+		ip.presolve = GLP_OFF;
+		ip.cb_func = mip_callback;
+		ip.cb_info = &ctl;
+		ip.mip_gap = 0;
+		glp_intopt(lp->P, &ip);
+		int ms = glp_mip_status(lp->P);
+		if (ms == GLP_OPT || ms == GLP_FEAS) {
+			r->obj = glp_mip_obj_val(lp->P);
+			r->bound = ms == GLP_OPT ? r->obj : root;
+			r->status = ms == GLP_OPT ? LP_OPTIMAL : LP_FEASIBLE;
+			for (int j = 0; j < lp->n_cols; j++)
+				lp->x[j] = glp_mip_col_val(lp->P, j + 1);
+		} else if (ms == GLP_NOFEAS) {
+			r->status = LP_INFEASIBLE;
+			snprintf(r->msg, sizeof r->msg, "no integer solution");
+		} else {
+			r->status = LP_ERROR;
+			snprintf(r->msg, sizeof r->msg, "no integer solution within %d nodes",
+				 ctl.node_budget);
+		}
+		r->nodes = ctl.nodes;
+	}
+	if (r->status == LP_OPTIMAL || r->status == LP_FEASIBLE)
+		r->gap = fabs(r->obj) > 0 ? fabs(r->obj - r->bound) / fabs(r->obj) : 0;
+	active_guard = NULL;
+	glp_error_hook(NULL, NULL);
+	glp_term_hook(NULL, NULL);
+	return r->status == LP_OPTIMAL || r->status == LP_FEASIBLE ? 0 : -1;
+}
+
+double lp_value(const struct lp *lp, int col)
+{
+	return lp->x && col >= 0 && col < lp->n_cols ? lp->x[col] : 0;
+}
+
+int lp_n_cols(const struct lp *lp) { return lp->n_cols; }
+
+int lp_write(struct lp *lp, const char *path)
+{
+	if (!lp->P)
+		return -1;
+	if (lp->ne) {
+		glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
+		lp->ne = 0;
+	}
+	return glp_write_lp(lp->P, NULL, path) ? -1 : 0;
+}

@@ -1,0 +1,52 @@
+/* lp.h — a thin layer over GLPK for the planner's small LPs and MILPs.
+ *
+ * Models are built column by column in a fixed order (deterministic),
+ * solved with terminal output off, an error hook installed (a GLPK fatal
+ * error becomes a status, never an abort), a branch-and-bound node budget
+ * instead of a wall-clock limit (same input, same answer), and the status
+ * and gap recorded. Coefficients must be finite; callers scale units so
+ * they stay within about [1e-3, 1e4]. */
+#ifndef HP_LP_H
+#define HP_LP_H
+
+enum lp_status {
+	LP_OPTIMAL,       /* proven optimal (MILP: gap closed) */
+	LP_FEASIBLE,      /* MILP stopped by the node budget: incumbent + gap */
+	LP_INFEASIBLE,
+	LP_UNBOUNDED,
+	LP_ERROR,         /* GLPK failed; msg says why */
+};
+
+struct lp;
+
+/* maximise != 0: maximise the objective. */
+struct lp *lp_new(int maximise);
+void lp_free(struct lp *lp);
+
+/* Add a column with bounds [lo, hi] (hi < 0: no upper bound), objective
+ * coefficient, integer or not. Returns its 0-based index. */
+int lp_add_col(struct lp *lp, double lo, double hi, double obj, int integer);
+/* Add a row sum_j coef[j] * x[idx[j]] in [lo, hi]; use -HUGE_VAL/HUGE_VAL
+ * for a free side. Returns its index, or -1 on a non-finite coefficient. */
+int lp_add_row(struct lp *lp, int n, const int *idx, const double *coef, double lo,
+	       double hi);
+
+struct lp_result {
+	enum lp_status status;
+	double obj;
+	double bound;         /* best bound (MILP), = obj when optimal */
+	double gap;           /* relative |obj - bound| / |obj| */
+	int nodes;            /* branch-and-bound nodes */
+	char msg[128];
+};
+
+/* Solve; the primal values are read with lp_value(). node_budget <= 0:
+ * a default of 20000 nodes. */
+int lp_solve(struct lp *lp, int node_budget, struct lp_result *r);
+double lp_value(const struct lp *lp, int col);
+int lp_n_cols(const struct lp *lp);
+
+/* Write the model in CPLEX LP format (debugging: HETPLAN_LP_DUMP=dir). */
+int lp_write(struct lp *lp, const char *path);
+
+#endif

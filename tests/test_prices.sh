@@ -1,0 +1,216 @@
+#!/bin/sh
+# test_prices.sh — `hetplan prices` against a fixture HTTP server on
+# 127.0.0.1 (tests/fixture_server.py): fetching every source, conditional
+# GET, the price book row by row, a plan's cost before and after an
+# update, and the faults a network brings, each of which must end in a
+# clear message with the last good cache left byte for byte. Every command
+# runs under `timeout`, and libcurl's limits are shortened through the
+# environment, so nothing here can hang. Run from the repository root.
+# Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+SRV=
+cleanup() {
+	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# Never the internet: no proxies, caches and config in the temp dir.
+unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy NO_PROXY \
+	HETPLAN_PRICES_CACHE HETPLAN_HTTP_MAX_BYTES
+export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config"
+export HETPLAN_HTTP_TIMEOUT=1 HETPLAN_HTTP_RETRY_MAX=2
+C="$T/cache/hetplan"
+
+python3 tests/fixture_server.py "$T/port" "$T/mode" "$T/log" &
+SRV=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$T/port" ] || { echo "prices: fixture server did not start"; echo "prices: 0 passed, 1 failed"; exit 1; }
+P=$(cat "$T/port")
+U="http://127.0.0.1:$P"
+export HETPLAN_SKYPILOT_URL="$U/v8" HETPLAN_AZURE_URL="$U/azure/prices"
+# A port nothing listens on: bind, read the number, close.
+DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+mode() { echo "$1" >"$T/mode"; }
+
+# expect CODE 'text in stdout or stderr' -- args to `hetplan prices`
+expect() {
+	code=$1 want=$2; shift 2
+	start=$(date +%s)
+	timeout 20 "$H" prices "$@" >"$T/out" 2>"$T/err"; rc=$?
+	took=$(( $(date +%s) - start ))
+	[ -n "${TIMING:-}" ] && echo "  ${took}s prices $*" >&2
+	if [ "$rc" != "$code" ]; then
+		bad "prices $* -> exit $rc, want $code ($(head -c 400 "$T/err"))"; return 1; fi
+	if [ -n "$want" ] && ! grep -qF -- "$want" "$T/out" "$T/err"; then
+		bad "prices $* -> output lacks '$want': $(head -c 400 "$T/err") $(head -c 300 "$T/out")"; return 1; fi
+	if [ "$took" -gt 10 ]; then bad "prices $* took ${took}s"; return 1; fi
+	ok
+}
+has() {   # has 'exact line' FILE
+	if grep -qxF -- "$1" "$2"; then ok; else bad "missing line: $1"; sed 's/^/    /' "$2" | head -20; fi
+}
+lacks() {
+	if grep -qF -- "$1" "$2"; then bad "unexpected: $1"; else ok; fi
+}
+
+# --- no network, nothing cached: the embedded snapshot, said so ----------
+mode ok
+expect 0 "using the embedded snapshot only"
+expect 0 "embedded snapshot: SkyPilot catalog rows of unknown date"
+# Updating with nothing reachable: each source fails, the snapshot stays.
+HETPLAN_SKYPILOT_URL="http://127.0.0.1:$DEAD/v8" expect 1 "could not connect" --update
+grep -q "using the embedded snapshot only" "$T/out" && ok || bad "offline update: no snapshot notice"
+[ "$(grep -c 'failed: .*could not connect.*nothing cached' "$T/err")" = 5 ] && ok || bad "offline update: want 5 failures: $(cat "$T/err")"
+
+# --- every source, fetched in parallel ------------------------------------
+expect 0 "fetched" --update --source skypilot:aws --source skypilot:gcp --source skypilot:azure \
+	--source skypilot:lambda --source skypilot:runpod --source azure --source "json:$U/prices.json"
+[ "$(grep -c ' fetched ' "$T/out")" = 7 ] && ok || bad "want 7 fetched: $(cat "$T/out")"
+grep -q '^azure .*fetched.*4 pages' "$T/out" && ok || bad "azure: want 4 pages: $(cat "$T/out")"
+[ -f "$C/prices-skypilot-aws.cache" ] && [ -f "$C/prices-azure.cache" ] && ok || bad "cache files missing: $(ls "$C")"
+
+# The book row by row (values from the fixture lines, worked by hand):
+expect 0 "" --all --format csv
+# aws p5.48xlarge us-east-1 use1-az2: 55.04 / 8 = 6.88
+has "H100-SXM,aws,us-east-1,use1-az2,p5.48xlarge,8,on-demand,6.88,55.04,skypilot:aws," "$T/out"
+# gcp a2-ultragpu-1g host 1.09962 + A100-80GB x1 1.8462 = 2.94582
+has "A100-SXM4-80GB,gcp,us-central1,us-central1-a,a2-ultragpu-1g,1,on-demand,2.94582,2.94582,skypilot:gcp," "$T/out"
+# runpod 4x_MI300X_SECURE 9.56 / 4 = 2.39
+has "MI300X,runpod,US,US-TX-1,4x_MI300X_SECURE,4,on-demand,2.39,9.56,skypilot:runpod," "$T/out"
+# lambda gpu_8x_h100_sxm5 23.92 / 8 = 2.99
+has "H100-SXM,lambda,us-east-1,,gpu_8x_h100_sxm5,8,on-demand,2.99,23.92,skypilot:lambda," "$T/out"
+# Azure API: ND96isr H100 v5 98.32 / 8 = 12.29 (this source outranks the catalog's row)
+has "H100-SXM,azure,eastus,,Standard_ND96isr_H100_v5,8,on-demand,12.29,98.32,azure," "$T/out"
+# Azure API: a sixth of an A10 at 0.454 -> 2.724 per GPU-hour
+has "A10,azure,westus,,Standard_NV6ads_A10_v5,0.166667,on-demand,2.724,0.454,azure," "$T/out"
+# The feed: 32 / 8 = 4, and a GPU the feed itself defines
+has "H100-SXM,labcloud,eu-north,,hgx-h100-8,8,on-demand,4,32,json:$U/prices.json," "$T/out"
+has "MI355X,labcloud,eu-north,,mi355x-8,8,on-demand,2.5,20,json:$U/prices.json,list price" "$T/out"
+# Dropped Azure rows: Windows 104.9, reservation 540000, low priority 0.9, dev/test 5.0
+lacks ",104.9," "$T/out"; lacks ",540000," "$T/out"; lacks ",0.9,azure" "$T/out"; lacks ",5,azure" "$T/out"
+expect 0 "" --all --spot --format csv --provider azure
+# Azure API spot 24.58 / 8 = 3.0725
+has "H100-SXM,azure,eastus,,Standard_ND96isr_H100_v5,8,spot,3.0725,24.58,azure," "$T/out"
+expect 0 "" --gpu MI355X-288GB --format csv
+has "MI355X,labcloud,eu-north,,mi355x-8,8,on-demand,2.5,20,json:$U/prices.json,list price" "$T/out"
+expect 0 "" --format json
+python3 -c "
+import json; d = json.load(open('$T/out'))
+s = {x['name']: x for x in d['sources']}
+assert s['embedded']['origin'] == 'embedded' and s['embedded']['fetched_at'] is None
+assert s['skypilot:aws']['origin'] == 'cache' and s['skypilot:aws']['age_s'] < 60
+assert s['skypilot:aws']['url'] == '$U/v8/aws/vms.csv'
+assert any(o['gpu'] == 'MI300X' and o['provider'] == 'runpod' for o in d['offers'])
+" && ok || bad "json output"
+
+# --- conditional GET: the second fetch is a 304 ----------------------------
+: >"$T/log"
+expect 0 "not modified" --update --source skypilot:aws
+grep -q 'GET /v8/aws/vms.csv if-none-match="' "$T/log" && ok || bad "no If-None-Match sent: $(cat "$T/log")"
+
+# --- progress: a line redrawn on a terminal, nothing otherwise -------------
+if command -v script >/dev/null 2>&1; then
+	XDG_CACHE_HOME="$T/c4" timeout 20 script -qec "$H prices --update --source skypilot:gcp" /dev/null >"$T/tty" 2>&1
+	grep -q "$(printf '\r\033')\[K  0/1  skypilot:gcp" "$T/tty" && ok || bad "no progress line on a terminal: $(od -c "$T/tty" | head -3)"
+fi
+XDG_CACHE_HOME="$T/c4" expect 0 "not modified" --update --source skypilot:gcp
+[ ! -s "$T/err" ] && ok || bad "stderr not silent off a terminal: $(cat "$T/err")"
+
+# --- a plan's cost follows the price book ---------------------------------
+est() {
+	timeout 20 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
+		--format json >"$T/est" 2>"$T/esterr" || bad "estimate failed: $(cat "$T/esterr")"
+	python3 -c "import json; d=json.load(open('$T/est'))['cost']; print(d['usd_per_hour'], d['price_sources'][0]['source'])"
+}
+XDG_CACHE_HOME="$T/c2"
+before=$(est)
+# snapshot: cheapest 8-GPU H100-SXM node is aws p5.48xlarge at 55.04; 2 nodes
+case "$before" in "110.08 aws p5.48xlarge us-east-1 on-demand; embedded snapshot") ok ;; *) bad "before: $before" ;; esac
+expect 0 "fetched" --update --source "json:$U/prices.json"
+after=$(est)
+# the feed's labcloud hgx-h100-8 at 32 a node: 2 x 32 = 64
+case "$after" in "64 labcloud hgx-h100-8 eu-north on-demand; json:http"*) ok ;; *) bad "after: $after" ;; esac
+# An explicit price is never replaced.
+timeout 20 "$H" estimate --pool 2x8xH100-SXM,price=50 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
+	--format json >"$T/est" 2>&1
+python3 -c "import json; d=json.load(open('$T/est'))['cost']; assert d['usd_per_hour'] == 100 and d['price_sources'][0]['source'] == '--pool'" \
+	&& ok || bad "explicit price replaced: $(head -c 300 "$T/est")"
+XDG_CACHE_HOME="$T/cache"
+
+# --- Azure: an empty NextPageLink on a full page ---------------------------
+mode azure-emptylink
+: >"$T/log"
+expect 0 'continued at $skip=6' --update --source azure
+grep -q 'skip=6' "$T/log" && ok || bad "no \$skip=6 request: $(cat "$T/log")"
+mode ok
+
+# --- faults: clear message, cache byte for byte, no hang -------------------
+mkdir -p "$T/saved"
+cp "$C"/prices-*.cache "$T/saved/"
+same_cache() {
+	for f in "$T/saved"/*.cache; do
+		cmp -s "$f" "$C/$(basename "$f")" || { bad "$1: cache $(basename "$f") changed"; return; }
+	done
+	ok
+}
+fault() {   # fault NAME MODE 'message' -- args
+	name=$1; mode "$2"; want=$3; shift 3
+	expect 1 "$want" --update "$@" && same_cache "$name"
+	grep -q "keeping the cached copy" "$T/err" && ok || bad "$name: no 'keeping the cached copy'"
+	mode ok
+}
+JS="json:$U/prices.json"
+HETPLAN_SKYPILOT_URL="http://127.0.0.1:$DEAD/v8" fault refused ok "could not connect" --source skypilot:aws
+fault 404 404 "HTTP 404 Not Found" --source skypilot:aws
+fault 500 500 "HTTP 500 Internal Server Error (after a retry)" --source skypilot:aws
+fault 429-short 429:1 "asks to wait 1 s again; try again after" --source skypilot:aws
+fault 429-long 429:3600 "asks to wait 3600 s (longer than hetplan waits); try again after" --source skypilot:aws
+fault trickle trickle "transfer stalled" --source skypilot:aws
+fault big big "larger than the size cap of 100.0 KiB" --source skypilot:aws --max-bytes 100K
+fault bigstream bigstream "larger than the size cap of 100.0 KiB" --source skypilot:aws --max-bytes 100K
+fault truncated truncated "response truncated" --source skypilot:aws
+fault badcsv badcsv "malformed CSV" --source skypilot:aws
+fault wrongheader wrongheader "not a SkyPilot catalog CSV: the header lacks InstanceType, AcceleratorName" --source skypilot:aws
+fault badjson badjson "malformed JSON" --source "$JS"
+fault azure-emptylink azure-emptylink-fail 'empty NextPageLink; continued at $skip=6' --source azure
+fault loop loop "more than 5 redirects (a redirect loop?)" --source skypilot:aws
+# After all that the book still reads the last good data, with its age.
+expect 0 "cached" --provider aws
+grep -q '^skypilot:aws .*cached .* old), ' "$T/out" && ok || bad "no age shown: $(tail -5 "$T/out")"
+# A 429 whose Retry-After is short is waited out, then the fetch works.
+mode 429once:1
+expect 0 "skypilot:aws" --update --source skypilot:aws
+mode ok
+
+# --- a damaged cache file is skipped with a warning ------------------------
+printf 'hetplan-cache 1\n{"source":"skypilot:gcp","format":"skypilot-csv","fetched_at":1,"bytes":99}\nshort' \
+	>"$C/prices-skypilot-gcp.cache"
+expect 0 "ignoring a cache file" --provider gcp
+grep -q "damaged" "$T/err" && ok || bad "damaged cache: $(cat "$T/err")"
+
+# --- config file, flags, usage errors --------------------------------------
+mkdir -p "$T/config/hetplan"
+printf '{"theme": "other keys are not ours", "prices": {"skypilot_url": "%s/v8", "sources": ["skypilot:runpod"], "timeout_s": 2}}\n' "$U" \
+	>"$T/config/hetplan/config.json"
+HETPLAN_SKYPILOT_URL= expect 0 "skypilot:runpod        fetched" --update --cache-dir "$T/c3"
+[ -f "$T/c3/prices-skypilot-runpod.cache" ] && ok || bad "--cache-dir not used"
+printf '{"prices": {"timeout_s": "soon"}}\n' >"$T/config/hetplan/config.json"
+expect 3 "config.json: prices.timeout_s" 
+rm "$T/config/hetplan/config.json"
+expect 2 "unknown price source 'vast'" --update --source vast
+expect 2 "--source needs --update" --source skypilot:aws
+expect 3 "unknown GPU 'H999'" --gpu H999
+expect 2 "--format: expected table, json or csv" --format xml
+expect 2 "--max-bytes" --max-bytes lots
+HETPLAN_HTTP_TIMEOUT=later expect 3 "HETPLAN_HTTP_TIMEOUT" 
+expect 0 "usage: hetplan prices" --help
+
+echo "prices: $pass passed, $fail failed"
+[ "$fail" = 0 ]

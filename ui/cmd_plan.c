@@ -1,0 +1,590 @@
+/* cmd_plan.c — `hetplan plan`: the best plans for a model on a cluster. */
+#include "cli.h"
+#include "dispatch.h"
+#include "search.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char plan_usage[] =
+	"usage: hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
+	"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
+	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision bf16|fp16|fp8]\n"
+	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
+	"         [--no-hetero] [--format table|json|csv|md] [-o FILE]\n"
+	"\n"
+	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} are available to rent\n"
+	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
+	"  -m, --model M        preset name ('hetplan models') or a model JSON file\n"
+	"      --gbs N          global batch in sequences\n"
+	"      --tokens N       tokens to train (default: 20 per parameter); 2T, 300B\n"
+	"      --objective O    throughput (default), cost (USD per token), deadline (cheapest\n"
+	"                       plan that trains --tokens by --deadline), budget (fastest\n"
+	"                       plan that trains --tokens within --budget USD)\n"
+	"      --top K          plans to list (default 10)\n"
+	"      --tp/--pp/--mbs/--zero/--recompute  fix that choice instead of searching it\n"
+	"      --no-hetero      only plans on a single pool\n"
+	"  -o, --output FILE    write there (atomically) instead of standard output; the\n"
+	"                       format follows the extension (.json .csv .md) unless --format\n"
+	"\n"
+	"Exit status: 0 plans found, 4 nothing fits or meets the deadline/budget (the\n"
+	"nearest miss is explained), 2 usage, 3 invalid input.\n";
+
+enum { O_POOL = 256, O_GBS, O_SEQ, O_TOKENS, O_OBJ, O_DEADLINE, O_BUDGET, O_TOP, O_PREC,
+       O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT };
+
+static const struct option plan_opts[] = {
+	{ "cluster", required_argument, 0, 'c' },
+	{ "pool", required_argument, 0, O_POOL },
+	{ "model", required_argument, 0, 'm' },
+	{ "gbs", required_argument, 0, O_GBS },
+	{ "seq-len", required_argument, 0, O_SEQ },
+	{ "tokens", required_argument, 0, O_TOKENS },
+	{ "objective", required_argument, 0, O_OBJ },
+	{ "deadline", required_argument, 0, O_DEADLINE },
+	{ "budget", required_argument, 0, O_BUDGET },
+	{ "top", required_argument, 0, O_TOP },
+	{ "precision", required_argument, 0, O_PREC },
+	{ "tp", required_argument, 0, O_TP },
+	{ "pp", required_argument, 0, O_PP },
+	{ "mbs", required_argument, 0, O_MBS },
+	{ "zero", required_argument, 0, O_ZERO },
+	{ "recompute", required_argument, 0, O_RC },
+	{ "no-hetero", no_argument, 0, O_NOHET },
+	{ "format", required_argument, 0, O_FORMAT },
+	{ "output", required_argument, 0, 'o' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static int bad(const char *flag, const char *v, const char *what)
+{
+	fprintf(stderr, "hetplan plan: --%s: expected %s, got '%s'\n", flag, what, v);
+	return HP_EXIT_USAGE;
+}
+
+/* A growing text buffer: the output goes to stdout or, atomically, to -o. */
+struct out {
+	char *s;
+	size_t n, cap;
+};
+
+static void outf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		size_t room = o->cap - o->n;
+		va_start(ap, fmt);
+		int w = vsnprintf(o->s ? o->s + o->n : NULL, o->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (w < 0)
+			return;
+		if (o->s && (size_t)w < room) {
+			o->n += (size_t)w;
+			return;
+		}
+		o->cap = (o->cap + (size_t)w + 1) * 2;
+		o->s = xrealloc(o->s, o->cap);
+	}
+}
+
+static const char *pool_gpu(const struct cluster *c, int i) { return c->pools[i].gpu.name; }
+
+/* The plan entry of the JSON contract: the estimate --plan schema plus
+ * the planner's numbers, placement and optimality. */
+cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank, const struct cluster *c,
+			   const struct model_spec *m)
+{
+	cJSON *o = plan_to_json(&sp->plan, c);
+	cJSON_AddNumberToObject(o, "rank", rank);
+	cJSON_AddStringToObject(o, "label", sp->label);
+	cJSON_AddNumberToObject(o, "step_time_s", sp->est.step_time_s);
+	cJSON_AddNumberToObject(o, "tokens_per_s", sp->est.tokens_per_s);
+	cJSON_AddNumberToObject(o, "mfu", sp->est.mfu);
+	if (sp->est.price_known) {
+		cJSON_AddNumberToObject(o, "usd_per_hour", sp->est.usd_per_hour);
+		cJSON_AddNumberToObject(o, "cost_to_train_usd", sp->cost_to_train_usd);
+	} else {
+		cJSON_AddNullToObject(o, "usd_per_hour");
+		cJSON_AddNullToObject(o, "cost_to_train_usd");
+	}
+	cJSON_AddNumberToObject(o, "time_to_train_s", sp->time_to_train_s);
+	cJSON *gu = cJSON_AddObjectToObject(o, "gpus_used");
+	for (int i = 0; i < c->n_pools; i++)
+		if (sp->gpus_used[i])
+			cJSON_AddNumberToObject(gu, c->pools[i].name, sp->gpus_used[i]);
+	/* placement: nodes per stage, GPU type per stage */
+	struct dispatch d;
+	struct hp_err err = { 0 };
+	if (dispatch_plan(c, m, &sp->plan, &d, &err) == 0) {
+		cJSON *reps = cJSON_GetObjectItemCaseSensitive(o, "replicas");
+		int k = 0;
+		for (int r = 0; r < cJSON_GetArraySize(reps); r++) {
+			cJSON *sts = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(reps, r),
+								      "stages");
+			for (int s = 0; s < cJSON_GetArraySize(sts); s++, k++) {
+				cJSON *so = cJSON_GetArrayItem(sts, s);
+				const struct dispatch_stage *ds = &d.st[k];
+				cJSON_AddStringToObject(so, "gpu", pool_gpu(c, ds->pool));
+				cJSON *nodes = cJSON_AddArrayToObject(so, "nodes");
+				for (int i = 0; i < ds->n_nodes; i++)
+					cJSON_AddItemToArray(nodes, cJSON_CreateNumber(ds->nodes[i]));
+			}
+		}
+		cJSON *links = cJSON_AddObjectToObject(o, "links");
+		for (int i = 0; i < DIM_COUNT; i++)
+			if (d.links[i][0])
+				cJSON_AddStringToObject(links, perf_dim_name((enum perf_dim)i), d.links[i]);
+		dispatch_free(&d);
+	}
+	cJSON *ej = cli_estimate_json(&sp->est, c, &sp->plan, m);
+	static const char *const take[] = { "breakdown_s", "memory", "comm" };
+	for (size_t i = 0; i < HP_ARRAY_LEN(take); i++)
+		cJSON_AddItemToObject(o, take[i], cJSON_DetachItemFromObject(ej, take[i]));
+	cJSON_Delete(ej);
+	cJSON *op = cJSON_AddObjectToObject(o, "optimality");
+	cJSON_AddStringToObject(op, "status", search_optimality_name(sp->optimality));
+	if (sp->optimality != OPTIMAL_HEURISTIC)
+		cJSON_AddNumberToObject(op, "gap", sp->gap);
+	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
+	return o;
+}
+
+static cJSON *result_json(const struct search_result *res, const struct cluster *c,
+			  const struct model_spec *m, const struct search_opts *so, double tokens)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "schema_version", 1);
+	cJSON_AddStringToObject(o, "model", m->name);
+	cJSON_AddStringToObject(o, "objective", search_objective_name(so->objective));
+	cJSON_AddNumberToObject(o, "tokens", tokens);
+	cJSON *pl = cJSON_AddArrayToObject(o, "plans");
+	for (int i = 0; i < res->n_plans; i++)
+		cJSON_AddItemToArray(pl, cli_plan_entry_json(&res->plans[i], i + 1, c, m));
+	cJSON *pa = cJSON_AddArrayToObject(o, "pareto");
+	for (int i = 0; i < res->n_pareto; i++) {
+		const struct search_plan *sp = &res->pareto[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "label", sp->label);
+		cJSON_AddNumberToObject(e, "time_to_train_s", sp->time_to_train_s);
+		cJSON_AddNumberToObject(e, "cost_to_train_usd", sp->cost_to_train_usd);
+		cJSON_AddNumberToObject(e, "tokens_per_s", sp->est.tokens_per_s);
+		cJSON_AddNumberToObject(e, "gpus", sp->est.n_gpus);
+		cJSON_AddItemToObject(e, "plan", plan_to_json(&sp->plan, c));
+		cJSON_AddItemToArray(pa, e);
+	}
+	cJSON *sg = cJSON_AddArrayToObject(o, "single_pool");
+	for (int i = 0; i < c->n_pools; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "pool", c->pools[i].name);
+		if (res->has_single[i]) {
+			const struct search_plan *sp = &res->single[i];
+			cJSON_AddStringToObject(e, "label", sp->label);
+			cJSON_AddNumberToObject(e, "tokens_per_s", sp->est.tokens_per_s);
+			cJSON_AddNumberToObject(e, "time_to_train_s", sp->time_to_train_s);
+			if (sp->est.price_known)
+				cJSON_AddNumberToObject(e, "cost_to_train_usd", sp->cost_to_train_usd);
+			if (res->n_plans)
+				cJSON_AddNumberToObject(e, "best_vs_this",
+							res->plans[0].est.tokens_per_s /
+								sp->est.tokens_per_s - 1);
+		} else {
+			cJSON_AddStringToObject(e, "note", "the model does not fit on this pool alone");
+		}
+		cJSON_AddItemToArray(sg, e);
+	}
+	cJSON *s = cJSON_AddObjectToObject(o, "search");
+	cJSON_AddNumberToObject(s, "candidates", (double)res->stats.candidates);
+	cJSON_AddNumberToObject(s, "evaluated", (double)res->stats.evaluated);
+	cJSON_AddNumberToObject(s, "pruned", (double)res->stats.pruned);
+	cJSON_AddNumberToObject(s, "lp_solves", res->stats.lp_solves);
+	cJSON_AddNumberToObject(s, "seconds", res->stats.seconds);
+	if (!res->n_plans) {
+		cJSON_AddStringToObject(o, "why", res->why);
+		if (res->has_nearest)
+			cJSON_AddItemToObject(o, "nearest_miss",
+					      cli_plan_entry_json(&res->nearest, 0, c, m));
+	}
+	return o;
+}
+
+static void fmt_usd(char *b, size_t n, double v, int known)
+{
+	if (!known)
+		snprintf(b, n, "-");
+	else if (v >= 1e6)
+		snprintf(b, n, "$%.2fM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(b, n, "$%.0fk", v / 1e3);
+	else
+		snprintf(b, n, "$%.2f", v);
+}
+
+static void print_row(struct out *o, const struct search_plan *sp, int rank, int md)
+{
+	char t[32], cost[32], uh[32], um[32], tok[32];
+	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
+	fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
+	fmt_usd(uh, sizeof uh, sp->est.usd_per_hour, sp->est.price_known);
+	fmt_usd(um, sizeof um, sp->est.usd_per_mtok, sp->est.price_known);
+	hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
+	char opt[24];
+	if (sp->optimality == OPTIMAL_GAP)
+		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
+	else
+		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
+	if (md)
+		outf(o, "| %d%s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
+		     sp->pareto ? "*" : "", sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
+		     um, t, cost, opt);
+	else
+		outf(o, "%3d%c %-34.34s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
+		     sp->pareto ? '*' : ' ', sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
+		     um, t, cost, opt);
+}
+
+static void print_layout(struct out *o, const struct search_plan *sp, const struct cluster *c,
+			 const struct model_spec *m)
+{
+	const struct plan *p = &sp->plan;
+	struct dispatch d;
+	struct hp_err err = { 0 };
+	int have_d = dispatch_plan(c, m, p, &d, &err) == 0;
+	char sched[24];
+	if (p->schedule == SCHED_INTERLEAVED)
+		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);
+	else
+		snprintf(sched, sizeof sched, "1f1b");
+	outf(o, "  micro-batch %d, %s, recompute %s, ZeRO-%d%s, cp %d, ep %d\n", p->mbs, sched,
+	     plan_recompute_name(p->recompute), p->zero, p->zero == 1 ? " (distributed optimizer)" : "",
+	     p->cp, p->ep);
+	int k = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		outf(o, "  %d x replica, %d micro-batches each (%.2f%% of the batch per replica):\n",
+		     rep->count, plan_replica_microbatches(p, r), 100 * rep->batch_share);
+		for (int s = 0; s < rep->n_stages; s++, k++) {
+			const struct stage *st = &rep->stages[s];
+			char nodes[96] = "";
+			if (have_d)
+				dispatch_nodes_text(&d.st[k], nodes, sizeof nodes);
+			outf(o, "    stage %-2d %-10.10s %-10.10s tp %-2d layers %3d-%-3d (%2d)  nodes %s\n", s,
+			     c->pools[st->pool].name, c->pools[st->pool].gpu.name, st->tp,
+			     st->first_layer, st->last_layer, st->last_layer - st->first_layer + 1,
+			     nodes);
+		}
+	}
+	const struct perf_breakdown *b = &sp->est.bd;
+	outf(o, "  step %.3f s: compute %.3f, recompute %.3f, tp %.3f, pp %.3f, dp %.3f, cp %.3f, ep %.3f, bubble %.3f, optimizer %.3f\n",
+	     sp->est.step_time_s, b->compute, b->recompute, b->tp_comm, b->pp_comm, b->dp_comm,
+	     b->cp_comm, b->ep_comm, b->bubble, b->optimizer);
+	double worst = 0;
+	for (int i = 0; i < sp->est.n_stages; i++)
+		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);
+	outf(o, "  memory: fullest stage at %.0f%% of its GPU\n", 100 * worst);
+	if (have_d) {
+		for (int i = 0; i < DIM_COUNT; i++)
+			if (d.links[i][0])
+				outf(o, "  %s links: %s\n", perf_dim_name((enum perf_dim)i), d.links[i]);
+		dispatch_free(&d);
+	}
+}
+
+static void print_table(struct out *o, const struct search_result *res, const struct cluster *c,
+			const struct model_spec *m, const struct search_opts *so, double tokens,
+			int md)
+{
+	char tk[32];
+	hp_fmt_count(tk, sizeof tk, tokens);
+	int gpus = cluster_total_gpus(c);
+	if (md)
+		outf(o, "# hetplan plan: %s\n\n", m->name);
+	outf(o, "%s on %s (%d GPUs in %d pool%s), batch %d x %d, %s tokens, objective %s\n\n",
+	     m->name, *c->name ? c->name : "the cluster", gpus, c->n_pools,
+	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
+	     search_objective_name(so->objective));
+	if (md)
+		outf(o, "| # | plan | GPUs | tokens/s | MFU | $/h | $/1M tok | time to train | cost to train | optimality |\n"
+			"|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+	else
+		outf(o, "  # plan                                GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
+	for (int i = 0; i < res->n_plans; i++)
+		print_row(o, &res->plans[i], i + 1, md);
+	outf(o, "%s(* on the Pareto front of time and cost to train)\n\n", md ? "\n" : "");
+
+	if (c->n_pools > 1 && res->n_plans) {
+		outf(o, "%sBest plan on each pool alone:\n%s", md ? "## " : "", md ? "\n" : "");
+		for (int i = 0; i < c->n_pools; i++) {
+			if (!res->has_single[i]) {
+				outf(o, "%s%-10s  nothing fits on this pool alone\n", md ? "- " : "  ",
+				     c->pools[i].name);
+				continue;
+			}
+			const struct search_plan *sp = &res->single[i];
+			char tok[32], t[32];
+			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
+			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
+			double gain = res->plans[0].est.tokens_per_s / sp->est.tokens_per_s - 1;
+			outf(o, "%s%-10s  %-30s %8s tokens/s, %s to train; the best plan is %+.0f%% %s\n",
+			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, 100 * fabs(gain),
+			     gain >= 0 ? "faster" : "slower");
+		}
+		outf(o, "\n");
+	}
+	if (res->n_plans) {
+		outf(o, "%sPlan 1 in detail:\n%s", md ? "## " : "", md ? "\n```\n" : "");
+		print_layout(o, &res->plans[0], c, m);
+		outf(o, "%s\n", md ? "```\n" : "");
+	}
+	if (res->n_pareto > 1) {
+		outf(o, "%sPareto front (time vs cost to train):\n%s", md ? "## " : "", md ? "\n" : "");
+		for (int i = 0; i < res->n_pareto; i++) {
+			char t[32], cost[32];
+			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
+			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
+			outf(o, "%s%9s %9s  %s (%d GPUs)\n", md ? "- " : "  ", t, cost,
+			     res->pareto[i].label, res->pareto[i].est.n_gpus);
+		}
+		outf(o, "\n");
+	}
+	outf(o, "search: %ld candidates, %ld model evaluations, %ld pruned, %d LP solves, %.2f s\n",
+	     res->stats.candidates, res->stats.evaluated, res->stats.pruned, res->stats.lp_solves,
+	     res->stats.seconds);
+}
+
+static void csv_field(struct out *o, const char *s, int last)
+{
+	outf(o, "\"");
+	for (; *s; s++)
+		outf(o, *s == '"' ? "\"\"" : "%c", *s);
+	outf(o, "\"%s", last ? "\n" : ",");
+}
+
+static void print_csv(struct out *o, const struct search_result *res, const struct cluster *c)
+{
+	outf(o, "rank,label,gpus,");
+	for (int i = 0; i < c->n_pools; i++)
+		outf(o, "gpus_%s,", c->pools[i].name);
+	outf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto\n");
+	for (int i = 0; i < res->n_plans; i++) {
+		const struct search_plan *sp = &res->plans[i];
+		outf(o, "%d,", i + 1);
+		csv_field(o, sp->label, 0);
+		outf(o, "%d,", sp->est.n_gpus);
+		for (int p = 0; p < c->n_pools; p++)
+			outf(o, "%d,", sp->gpus_used[p]);
+		char sched[24];
+		if (sp->plan.schedule == SCHED_INTERLEAVED)
+			snprintf(sched, sizeof sched, "interleaved:%d", sp->plan.vpp);
+		else
+			snprintf(sched, sizeof sched, "1f1b");
+		outf(o, "%.6g,%.6g,%.4f,", sp->est.step_time_s, sp->est.tokens_per_s, sp->est.mfu);
+		if (sp->est.price_known)
+			outf(o, "%.2f,%.4f,", sp->est.usd_per_hour, sp->est.usd_per_mtok);
+		else
+			outf(o, ",,");
+		outf(o, "%.0f,", sp->time_to_train_s);
+		if (sp->est.price_known)
+			outf(o, "%.0f,", sp->cost_to_train_usd);
+		else
+			outf(o, ",");
+		outf(o, "%d,%s,%d,%s,%s,%.4f,%d\n", sp->plan.mbs,
+		     plan_recompute_name(sp->plan.recompute), sp->plan.zero, sched,
+		     search_optimality_name(sp->optimality), sp->gap, sp->pareto);
+	}
+}
+
+int cmd_plan(int argc, char **argv, const struct catalog *cat)
+{
+	struct cluster c;
+	struct model_spec m;
+	struct search_opts so;
+	struct search_result res;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	search_opts_init(&so);
+	memset(&res, 0, sizeof res);
+	const char *cluster_file = NULL, *model_arg = NULL, *out_file = NULL;
+	const char *pools[HP_MAX_POOLS];
+	int n_pools = 0, have_fmt = 0, v;
+	enum cli_format fmt = FMT_TABLE;
+	int rc = HP_EXIT_USAGE, opt;
+	double d;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:m:o:h", plan_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(plan_usage, stdout);
+			return 0;
+		case 'c': cluster_file = optarg; break;
+		case 'm': model_arg = optarg; break;
+		case 'o': out_file = optarg; break;
+		case O_POOL:
+			if (n_pools == HP_MAX_POOLS) {
+				fprintf(stderr, "hetplan plan: --pool: at most %d pools\n", HP_MAX_POOLS);
+				return HP_EXIT_USAGE;
+			}
+			pools[n_pools++] = optarg;
+			break;
+		case O_GBS:
+			if (hp_parse_int(optarg, &so.gbs))
+				return bad("gbs", optarg, "a positive integer (sequences)");
+			break;
+		case O_SEQ:
+			if (hp_parse_int(optarg, &so.seq_len))
+				return bad("seq-len", optarg, "a positive integer");
+			break;
+		case O_TOKENS:
+			if (hp_parse_quantity(optarg, &so.tokens) || so.tokens < 1 || so.tokens > 1e18)
+				return bad("tokens", optarg, "a token count such as 2T or 300B");
+			break;
+		case O_OBJ:
+			if (search_objective_parse(optarg, &so.objective))
+				return bad("objective", optarg, "throughput, cost, deadline or budget");
+			break;
+		case O_DEADLINE:
+			if (hp_parse_duration(optarg, &so.deadline_s) || so.deadline_s <= 0)
+				return bad("deadline", optarg, "a duration such as 30d, 12h or 90m");
+			break;
+		case O_BUDGET:
+			if (hp_parse_quantity(optarg, &d) || d <= 0 || d > 1e13)
+				return bad("budget", optarg, "USD such as 2.5M or 800k");
+			so.budget_usd = d;
+			break;
+		case O_TOP:
+			if (hp_parse_int(optarg, &so.top_k) || so.top_k > 1000)
+				return bad("top", optarg, "an integer from 1 to 1000");
+			break;
+		case O_PREC:
+			if (hp_dtype_parse(optarg, &so.precision) || so.precision == HP_FP32 ||
+			    so.precision == HP_TF32)
+				return bad("precision", optarg, "bf16, fp16 or fp8");
+			break;
+		case O_TP:
+			if (hp_parse_int(optarg, &so.fix_tp))
+				return bad("tp", optarg, "a positive integer");
+			break;
+		case O_PP:
+			if (hp_parse_int(optarg, &so.fix_pp))
+				return bad("pp", optarg, "a positive integer");
+			break;
+		case O_MBS:
+			if (hp_parse_int(optarg, &so.fix_mbs))
+				return bad("mbs", optarg, "a positive integer");
+			break;
+		case O_ZERO:
+			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3)
+				return bad("zero", optarg, "0, 1, 2 or 3");
+			so.fix_zero = strcmp(optarg, "0") ? v : 0;
+			break;
+		case O_RC: {
+			enum hp_recompute r;
+			if (plan_recompute_parse(optarg, &r))
+				return bad("recompute", optarg, "none, selective or full");
+			so.fix_recompute = r;
+			break;
+		}
+		case O_NOHET: so.no_hetero = 1; break;
+		case O_FORMAT:
+			if (cli_parse_format(optarg, &fmt, 15))
+				return bad("format", optarg, "table, json, csv or md");
+			have_fmt = 1;
+			break;
+		case ':':
+			fprintf(stderr, "hetplan plan: %s: missing value\n", argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		default:
+			fprintf(stderr, "hetplan plan: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hetplan plan: unexpected argument '%s'\n", argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if (!model_arg) {
+		fprintf(stderr, "hetplan plan: -m MODEL is required (a preset or a JSON file)\n");
+		return HP_EXIT_USAGE;
+	}
+	if (!cluster_file && !n_pools) {
+		fprintf(stderr, "hetplan plan: give a cluster: -c CLUSTER.json or --pool SPEC\n");
+		return HP_EXIT_USAGE;
+	}
+	if (!so.gbs) {
+		fprintf(stderr, "hetplan plan: --gbs N is required (global batch, sequences)\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so.objective == OBJ_DEADLINE && so.deadline_s <= 0) {
+		fprintf(stderr, "hetplan plan: --objective deadline needs --deadline (e.g. 30d)\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so.objective == OBJ_BUDGET && so.budget_usd <= 0) {
+		fprintf(stderr, "hetplan plan: --objective budget needs --budget (e.g. 2.5M)\n");
+		return HP_EXIT_USAGE;
+	}
+	if (out_file && !have_fmt) {
+		const char *dot = strrchr(out_file, '.');
+		if (dot && !strcmp(dot, ".json"))
+			fmt = FMT_JSON;
+		else if (dot && !strcmp(dot, ".csv"))
+			fmt = FMT_CSV;
+		else if (dot && !strcmp(dot, ".md"))
+			fmt = FMT_MD;
+	}
+	if (cluster_file && cluster_load(&c, cluster_file, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	for (int i = 0; i < n_pools; i++)
+		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0)
+			return cli_fail(&err, HP_EXIT_USAGE);
+	if (cli_load_model(cat, model_arg, &m, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	if (so.fix_tp && (so.fix_tp & (so.fix_tp - 1)))
+		return bad("tp", argv[0], "a power of two");
+
+	int src = search_run(&c, &m, &so, &res, &err);
+	struct param_count pc;
+	model_params(&m, &pc);
+	double tokens = so.tokens > 0 ? so.tokens : 20 * pc.total;
+	if (src < 0 && !res.why[0] && !res.has_nearest) {
+		rc = cli_fail(&err, HP_EXIT_USAGE);
+		search_result_free(&res);
+		return rc;
+	}
+	struct out o = { 0 };
+	if (fmt == FMT_JSON) {
+		cJSON *j = result_json(&res, &c, &m, &so, tokens);
+		char *s = cJSON_Print(j);
+		outf(&o, "%s\n", s);
+		free(s);
+		cJSON_Delete(j);
+	} else if (fmt == FMT_CSV) {
+		print_csv(&o, &res, &c);
+	} else if (res.n_plans) {
+		print_table(&o, &res, &c, &m, &so, tokens, fmt == FMT_MD);
+	}
+	rc = 0;
+	if (out_file) {
+		if (o.n && hp_write_file_atomic(out_file, o.s, o.n, &err) < 0)
+			rc = cli_fail(&err, HP_EXIT_FAIL);
+	} else if (o.n) {
+		fwrite(o.s, 1, o.n, stdout);
+	}
+	if (src < 0) {
+		fprintf(stderr, "hetplan: %s\n", res.why[0] ? res.why : err.msg);
+		if (res.has_nearest && fmt == FMT_TABLE) {
+			fprintf(stderr, "nearest miss: %s, %d GPUs, %.0f tokens/s\n",
+				res.nearest.label, res.nearest.est.n_gpus,
+				res.nearest.est.tokens_per_s);
+		}
+		rc = err.code ? err.code : HP_EXIT_NOFIT;
+	}
+	free(o.s);
+	search_result_free(&res);
+	return rc;
+}
