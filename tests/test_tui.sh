@@ -37,10 +37,11 @@ mkdir -p "$tmp/cfg"
 
 # start NAME W H [ENV [ARGS]]: the program in a new tmux session of W x H,
 # with environment assignments ENV and arguments ARGS. The catalog's user
-# overrides point at an empty directory, so screens match on every machine.
+# overrides and the price cache point at empty directories, so screens match
+# on every machine and the price book is the embedded snapshot.
 start() {
 	$T new-session -d -s "$1" -x "$2" -y "$3" \
-		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
+		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
 }
 screen() { $T capture-pane -p -t "$1"; }
 # wait_for NAME TEXT [TENTHS]: until the screen shows TEXT (fixed string).
@@ -112,6 +113,7 @@ golden detail-80x24 flow
 keys flow G
 wait_for flow "Communication per step" && ok || bad "G did not scroll to the end of the detail"
 screen flow | grep -qE '^  (tp|pp|dp) ' && ok || bad "no communication rows"
+golden detail-80x24-end flow
 # Cluster view: pool h100 (the first), field Nodes (the fourth), set 8.
 keys flow 1 Enter j j j Enter
 wait_for flow "Nodes:" && ok || bad "Enter on Nodes did not prompt"
@@ -162,8 +164,11 @@ start big 120 40
 wait_ready big || bad "no plans at 120x40"
 golden plans-120x40 big
 keys big Enter
-wait_for big "Communication per step" && ok || bad "detail at 120x40 does not reach the comm table"
+wait_for big "Layout: replicas x pipeline stages" && ok || bad "no detail at 120x40"
 golden detail-120x40 big
+keys big G
+wait_for big "Communication per step" && ok || bad "detail at 120x40 does not reach the comm table"
+golden detail-120x40-end big
 keys big 1
 wait_for big "Between pools" && ok || bad "cluster view at 120x40"
 golden cluster-120x40 big
@@ -213,38 +218,44 @@ screen col | non_ascii && ok || bad "the default UTF-8 screen has no UTF-8 glyph
 start nocol 80 24 NO_COLOR=1
 wait_ready nocol || bad "NO_COLOR run"
 keys nocol Enter
-wait_for nocol "Step time" || bad "NO_COLOR detail"
+wait_for nocol "Layout: replicas" || bad "NO_COLOR detail"
 $T capture-pane -e -p -t nocol | has_colour && bad "colour codes with NO_COLOR=1" || ok
 start ascii 80 24 "" "--ascii --no-color"
 wait_ready ascii || bad "--ascii run"
 screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (plans)" || ok
 keys ascii Enter
-wait_for ascii "Step time" || bad "--ascii detail"
+wait_for ascii "Layout: replicas" || bad "--ascii detail"
 screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (detail)" || ok
 golden detail-80x24-ascii ascii
+keys ascii NPage NPage
+wait_for ascii "Memory per GPU" || bad "--ascii detail scrolled"
+screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (bars)" || ok
+golden detail-80x24-ascii-bars ascii
 $T capture-pane -e -p -t ascii | has_colour && bad "colour codes with --no-color" || ok
 start clocale 80 24 "LANG=C LC_ALL=C"
 wait_ready clocale || bad "C locale run"
 keys clocale 4
-wait_for clocale "Step time" || bad "C locale detail"
+wait_for clocale "Layout: replicas" || bad "C locale detail"
 screen clocale | non_ascii && bad "non-ASCII bytes in the C locale" || ok
 
-# ---- 5. responsive while a price download trickles; then a real one
-mkdir -p "$tmp/www"
-cp tests/data/skypilot-v8-aws-vms.sample.csv "$tmp/www/vms.csv"
+# ---- 5. responsive while a price update trickles in; then a real one
+# Never the internet: no proxies; every source is on 127.0.0.1.
+unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY
+mkdir -p "$tmp/www/lambda"
+cp tests/data/fixtures/skypilot-v8-lambda-vms.constructed.csv "$tmp/www/lambda/vms.csv"
 python3 tests/tools/fixture_http.py "$tmp/www" "$tmp/port" &
 srv=$!
 i=0
 while [ ! -s "$tmp/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 port=$(cat "$tmp/port" 2>/dev/null)
-start slow 80 24 "HETPLAN_PRICES_URL=http://127.0.0.1:$port/slow/catalogs/v8/aws/vms.csv"
+start slow 80 24 "HETPLAN_HTTP_TIMEOUT=30" "--skypilot-url http://127.0.0.1:$port/slow"
 wait_ready slow || bad "slow run"
 keys slow 5 r
-wait_for slow "fetching prices 1/1" && ok || bad "r did not start a download: $(screen slow | tail -1)"
+wait_for slow "fetching prices 0/5" && ok || bad "r did not start an update: $(screen slow | tail -1)"
 sleep 1
 # View switches while bytes trickle in: the new view's header appears
 # within 200 ms of the key. Each time includes starting tmux clients on a
-# shared machine, so the median of three switches is what is judged.
+# shared machine, so the median of five switches is what is judged.
 switch_ms() {
 	t0=$(ms)
 	keys slow "$1"
@@ -255,29 +266,42 @@ switch_ms() {
 	done
 	echo $(($(ms) - t0))
 }
-a=$(switch_ms 1 "^ POOL ")
-b=$(switch_ms 3 "PLAN")
-c=$(switch_ms 1 "^ POOL ")
-med=$(printf '%s\n' "$a" "$b" "$c" | sort -n | sed -n 2p)
-[ "$med" -le 200 ] && ok || bad "view switches during the download took $a, $b, $c ms"
-screen slow | tail -1 | grep -q "fetching prices" && ok || bad "the download ended early: $(screen slow | tail -1)"
-keys slow 3 j 4
-wait_for slow "Layout: replicas" && ok || bad "keys after the switch"
+all=""
+for v in 1 3 1 3 1; do
+	case $v in 1) all="$all $(switch_ms 1 "^ POOL ")" ;; *) all="$all $(switch_ms 3 "PLAN")" ;; esac
+done
+med=$(printf '%s\n' $all | sort -n | sed -n 3p)
+[ "$med" -le 200 ] && ok || bad "view switches during the update took$all ms"
+screen slow | tail -1 | grep -q "fetching prices" && ok || bad "the update ended early: $(screen slow | tail -1)"
+keys slow 3 4
+wait_for slow "Layout: replicas" && ok || bad "keys after the switches"
 keys slow Escape 5
-wait_for slow "download cancelled" && ok || bad "Esc did not cancel the download: $(screen slow | sed -n 4,6p)"
+wait_for slow "update cancelled" && ok || bad "Esc did not cancel the update: $(screen slow | sed -n 3,5p)"
 keys slow q
-wait_for slow "EXITED:0" && ok || bad "quit after a cancelled download"
-start fast 120 40 "" "--price-url http://127.0.0.1:$port/catalogs/v8/aws/vms.csv"
+wait_for slow "EXITED:0" 30 && ok || bad "quit after a cancelled update"
+
+start fast 120 40 "" "--skypilot-url http://127.0.0.1:$port/fast"
 wait_ready fast || bad "fast run"
-keys fast 5 r
-wait_for fast "offers, fetched just now" && ok || bad "the fixture catalog was not read: $(screen fast | sed -n 4,6p)"
-# The fixture's H100 rows: p5.48xlarge at $55.04 for 8 GPUs and p5.4xlarge
-# at $6.88 for 1 are both $6.88 per GPU-hour; the cheapest spot row is
-# $10.2397 for 8 = $1.28. A100-80GB: p4de.24xlarge $27.44705 / 8 = $3.43.
-screen fast | grep -E '^ H100-SXM ' | grep -qE ' 6\.88 +1\.28 +aws ' && ok || bad "H100 offer: $(screen fast | grep -E '^ H100-SXM ')"
-screen fast | grep -E '^ A100-SXM4-80GB ' | grep -q ' 3\.43 ' && ok || bad "A100-80GB offer: $(screen fast | grep -E '^ A100-SXM4-80GB ')"
+keys fast 5
+wait_for fast "embedded snapshot" && ok || bad "Prices view without sources"
+# The snapshot (data/prices.csv): the cheapest H100-SXM on-demand is GCP's
+# a3-highgpu-1g, host 1.18251 + GPU 4.20076 = 5.38 per GPU-hour; the h100
+# pool (8 GPUs a node) is priced from an 8-GPU instance, AWS p5.48xlarge
+# at 55.04 / 8 = 6.88.
+screen fast | grep -E '^ H100-SXM ' | grep -qE ' 5\.38 .*gcp a3-highgpu-1g .*h100 6\.88' && ok ||
+	bad "snapshot H100 row: $(screen fast | grep -E '^ H100-SXM ')"
+keys fast r
+wait_for fast "skypilot:lambda  cache" 100 && ok || bad "lambda source not cached: $(screen fast | sed -n 3,8p)"
+# The Lambda fixture: gpu_8x_h100_sxm5 at 23.92 / 8 = 2.99 and
+# gpu_8x_a100_80gb_sxm4 at 14.32 / 8 = 1.79; the other four clouds are 404s.
+screen fast | grep -E '^ H100-SXM ' | grep -qE ' 2\.99 .*lambda gpu_8x_h100_sxm5 .*h100 2\.99' && ok ||
+	bad "H100 after the update: $(screen fast | grep -E '^ H100-SXM ')"
+screen fast | grep -q "1 fetched or current, 4 failed" && ok || bad "update summary: $(screen fast | sed -n 4p)"
+# The pools are repriced: 4 nodes x 23.92 + 8 nodes x 14.32 = 210.24 an hour.
+keys fast 1
+wait_for fast '$210.24/h' && ok || bad "cluster not repriced: $(screen fast | grep GPUs | head -2)"
 keys fast q
-wait_for fast "EXITED:0" && ok || bad "quit after a download"
+wait_for fast "EXITED:0" && ok || bad "quit after an update"
 
 echo "tui: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -263,6 +263,7 @@ void tui_plan_label(const struct tui *t, int id, char *buf, size_t n)
 
 void tui_edited(struct tui *t)
 {
+	tui_prices_apply(t);
 	t->dirty = 1;
 	t->quit_armed = 0;
 	t->gen++;
@@ -535,7 +536,7 @@ static void open_from(struct tui *t, const char *path)
 	} else {
 		t->ws = *w;
 		hp_strlcpy(t->path, path, sizeof t->path);
-		tui_edited(t);
+		tui_edited(t);   /* prices the pools too */
 		t->dirty = 0;
 		t->lpools.sel = t->lplans.sel = 0;
 		tui_message(t, 0, "opened %s", path);
@@ -778,7 +779,7 @@ static void tui_teardown(struct tui *t)
 	fetch_free(t->fetch);
 	tui_result_free(t->cur);
 	free(t->order);
-	free(t->offers);
+	tui_prices_done(t);
 	free(t->pick_idx);
 	for (int i = 0; i < 2; i++)
 		if (t->wake[i] >= 0)
@@ -793,7 +794,7 @@ static int start_workers(struct tui *t)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	t->pl = planner_new(t->wake[1]);
-	t->fetch = fetch_new(t->wake[1], t->cat);
+	t->fetch = fetch_new(t->wake[1], t->cat, &t->pcfg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return t->pl && t->fetch ? 0 : -1;
 }
@@ -819,7 +820,13 @@ static void loop(struct tui *t)
 			while (read(t->wake[0], buf, sizeof buf) > 0)
 				;
 			take_result(t);
-			tui_prices_poll(t);
+			if (tui_prices_poll(t)) {
+				/* New prices: reprice the pools and plan again; the
+				 * workspace itself did not change. */
+				tui_prices_apply(t);
+				t->gen++;
+				planner_submit(t->pl, &t->ws, t->gen);
+			}
 			need_draw = 1;
 		}
 		if (busy)
@@ -855,14 +862,14 @@ static void list_keys(void)
 
 static const char tui_usage[] =
 	"usage: hetplan [tui] [WORKSPACE.json] [-w WORKSPACE.json] [--no-color] [--ascii]\n"
-	"               [--no-mouse] [--price-url URL]\n"
+	"               [--no-mouse] [--skypilot-url URL]\n"
 	"\n"
 	"  -w, --workspace FILE  open a saved workspace (default: the built-in one)\n"
 	"      --no-color        monochrome (also when NO_COLOR is set and not empty)\n"
 	"      --ascii           ASCII bars and lines (also in a non-UTF-8 locale)\n"
 	"      --no-mouse        leave the mouse to the terminal\n"
-	"      --price-url URL   the price list 'r' downloads in the Prices view\n"
-	"                        (also HETPLAN_PRICES_URL; a SkyPilot catalog CSV)\n";
+	"      --skypilot-url URL  where 'r' in the Prices view finds SkyPilot catalogs\n"
+	"                        (URL/CLOUD/vms.csv; also HETPLAN_SKYPILOT_URL)\n";
 
 int tui_main(int argc, char **argv, const struct catalog *cat)
 {
@@ -872,7 +879,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		{ "no-colour", no_argument, 0, 'C' },
 		{ "ascii", no_argument, 0, 'A' },
 		{ "no-mouse", no_argument, 0, 'M' },
-		{ "price-url", required_argument, 0, 'U' },
+		{ "skypilot-url", required_argument, 0, 'U' },
 		{ "bench", no_argument, 0, 'B' },
 		{ "list-keys", no_argument, 0, 'K' },
 		{ "help", no_argument, 0, 'h' },
@@ -880,7 +887,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 	};
 	const char *nc = getenv("NO_COLOR");
 	int color = !(nc && *nc), ascii = 0, mouse = 1, o;
-	const char *ws_path = NULL, *url = getenv("HETPLAN_PRICES_URL");
+	const char *ws_path = NULL, *url = NULL;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":w:h", opts, NULL)) != -1) {
@@ -919,8 +926,9 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 	}
 	if (ws_path)
 		hp_strlcpy(t->path, ws_path, sizeof t->path);
+	tui_prices_init(t);
 	if (url)
-		hp_strlcpy(t->price_url, url, sizeof t->price_url);
+		hp_strlcpy(t->pcfg.skypilot_url, url, sizeof t->pcfg.skypilot_url);
 	if (!isatty(0) || !isatty(1)) {
 		fprintf(stderr, "hetplan: the TUI needs a terminal; for batch use see 'hetplan --help'\n");
 		free(t);
@@ -1035,6 +1043,7 @@ int tui_bench(const struct catalog *cat)
 		free(t);
 		return cli_fail(&err, HP_EXIT_FAIL);
 	}
+	tui_prices_init(t);
 	/* Re-plan: the same job the worker runs after an edit. */
 	enum { R = 7 };
 	double sec[R];

@@ -232,16 +232,6 @@ static void field_get(struct tui *t, enum field_id id, char *buf, size_t n)
 	}
 }
 
-/* The catalog reference price follows the node shape; a user's price stays. */
-static void pool_reprice(struct pool *p)
-{
-	if (!*p->price_source || !strncmp(p->price_source, "catalog reference", 17)) {
-		p->usd_per_node_h = 0;
-		*p->price_source = 0;
-		pool_apply_defaults(p);
-	}
-}
-
 /* A pool of GPU g shaped as the catalog says, named uniquely in c. */
 static int pool_make(const struct catalog *cat, const struct cluster *c,
 		     const struct gpu_spec *g, struct pool *out, struct hp_err *err)
@@ -347,8 +337,7 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 			tui_message(t, 1, "GPUs per node: at most 72");
 			return -1;
 		}
-		p->gpus_per_node = iv;
-		pool_reprice(p);
+		p->gpus_per_node = iv;   /* tui_edited() reprices it */
 		break;
 	case PF_NODES:
 		p->nodes = iv;
@@ -368,11 +357,11 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	case PF_REGION: hp_strlcpy(p->region, s, sizeof p->region); break;
 	case PF_SITE: hp_strlcpy(p->site, s, sizeof p->site); break;
 	case PF_PRICE:
+		/* 0 hands the pool back to the price book. */
 		p->usd_per_node_h = dv;
+		p->price_set = dv > 0;
 		if (dv > 0)
 			snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
-		else
-			pool_reprice(p);
 		break;
 	case CF_OVERSUB:
 		if (dv < 1) {
@@ -1034,7 +1023,6 @@ static void pick_apply(struct tui *t, int idx)
 		np.nodes = p->nodes;
 		np.nodes_max = p->nodes_max;
 		np.spot = p->spot;
-		pool_reprice(&np);
 		*p = np;
 	}
 	tui_edited(t);

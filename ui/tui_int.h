@@ -17,6 +17,7 @@
 #define HP_TUI_INT_H
 
 #include <curses.h>
+#include "pricing.h"
 #include "tui.h"
 #include "workspace.h"
 
@@ -68,35 +69,32 @@ void planner_free(struct tui_planner *pl);
 void tui_plan_sync(const struct workspace *w, struct tui_result *r);
 void tui_result_free(struct tui_result *r);
 
-/* ---- the price download (tui_fetch.c) */
-struct price_offer {
-	char gpu[32];            /* catalog name */
-	char cloud[16], instance[48], region[32];
-	int count;               /* GPUs in the instance */
-	double usd_per_gpu_h, spot_usd_per_gpu_h;   /* 0 = unknown */
-};
-
+/* ---- the price book update (tui_fetch.c) */
 enum fetch_state { FETCH_IDLE, FETCH_RUNNING, FETCH_DONE, FETCH_FAILED, FETCH_CANCELLED };
 
 struct fetch_status {
 	enum fetch_state state;
-	int source, n_sources;   /* which URL now, of how many */
-	double bytes, total;     /* of the current URL; total 0 = unknown */
-	long rows;               /* price rows read so far */
-	char url[256];
-	char err[256];
+	int source, n_sources;   /* sources finished, of how many */
+	double bytes, total;     /* of the source moving; total 0 = unknown */
+	int n_fetched, n_failed; /* when it ended */
+	char url[256];           /* the source moving ("skypilot:aws") */
+	char err[256];           /* the first failure */
 	double started, finished;    /* hp_now() */
 };
 
 struct tui_fetch;
-struct tui_fetch *fetch_new(int wake_fd, const struct catalog *cat);
-/* Download and parse the SkyPilot catalog CSVs at urls (n of them) on a
- * worker. Returns -1 if a download is already running. */
-int fetch_start(struct tui_fetch *f, const char *const *urls, int n);
+/* A fetcher of cfg's sources; wake_fd gets a byte when an update ends. */
+struct tui_fetch *fetch_new(int wake_fd, const struct catalog *cat,
+			    const struct price_config *cfg);
+/* Run pricing_update() on a worker. Returns -1 if one is running. */
+int fetch_start(struct tui_fetch *f);
 void fetch_cancel(struct tui_fetch *f);
 void fetch_status(struct tui_fetch *f, struct fetch_status *st);
-/* Take the offers of a finished download (caller frees *out), or 0. */
-int fetch_take(struct tui_fetch *f, struct price_offer **out);
+/* 1 once after each update ends (time to reload the book), else 0. */
+int fetch_finished(struct tui_fetch *f);
+/* The last update's result for source, if it had one. */
+int fetch_result(struct tui_fetch *f, const char *source, struct price_update *out);
+/* Cancel, join and free. NULL is fine. */
 void fetch_free(struct tui_fetch *f);
 
 /* ---- application state */
@@ -151,10 +149,11 @@ struct tui {
 	int msg_bad;
 	/* prices */
 	struct tui_fetch *fetch;
-	struct price_offer *offers;
-	int n_offers;
-	double offers_at;            /* hp_now() when they arrived */
-	char price_url[256];
+	struct price_config pcfg;
+	struct price_book pb;
+	int have_pb;
+	const struct price_offer **cheap, **cheap_spot;   /* per catalog GPU */
+	int *n_offers_gpu;
 	/* bench and tests */
 	int bench;
 };
@@ -232,8 +231,15 @@ int view_prices_rows(struct tui *t);
 
 void view_prices_draw(struct tui *t, int y0, int h);
 int view_prices_key(struct tui *t, int action, int ch);
+/* Load the price book (snapshot and cache, no network) and price the pools. */
+void tui_prices_init(struct tui *t);
+void tui_prices_done(struct tui *t);
+/* Price every pool whose price the user did not set: the price book's
+ * cheapest matching offer, else the catalog's reference. */
+void tui_prices_apply(struct tui *t);
 void tui_prices_start(struct tui *t);
-void tui_prices_poll(struct tui *t);
+/* After a wake: reload the book if an update ended; 1 if it did. */
+int tui_prices_poll(struct tui *t);
 /* Footer text for a running download, or "" . */
 void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac);
 

@@ -17,10 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int tui_interim_search(const struct cluster *c, const struct model_spec *m,
-		       const struct search_opts *o, struct search_result *res,
-		       struct hp_err *err);
-
 struct tui_planner {
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -56,11 +52,6 @@ static void plan_into(const struct workspace *w, struct tui_result *r,
 	memset(&r->err, 0, sizeof r->err);
 	double t0 = hp_now();
 	r->rc = search_run(&r->c, &r->m, &r->o, &r->res, &r->err);
-	if (r->rc < 0 && strstr(r->err.msg, "(interim)")) {
-		search_result_free(&r->res);
-		memset(&r->err, 0, sizeof r->err);
-		r->rc = tui_interim_search(&r->c, &r->m, &r->o, &r->res, &r->err);
-	}
 	r->seconds = hp_now() - t0;
 	r->o.cancel = NULL;
 	r->o.progress = NULL;

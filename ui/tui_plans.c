@@ -393,9 +393,10 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 	for (int g = 0; g < p->n_replicas; g++) {
 		const struct replica *rep = &p->replicas[g];
 		int y = cv_y(cv);
-		tui_putf(y, 2, w - 4, A_BOLD, "Replica group %d: %d replica%s x %d stage%s, %.1f%% of the batch each",
+		tui_putf(y, 2, w - 4, A_BOLD, "Replica group %d: %d replica%s x %d stage%s, %.1f%% of the batch%s",
 			 g + 1, rep->count, rep->count == 1 ? "" : "s", rep->n_stages,
-			 rep->n_stages == 1 ? "" : "s", 100 * rep->batch_share);
+			 rep->n_stages == 1 ? "" : "s", 100 * rep->batch_share,
+			 rep->count == 1 ? "" : " each");
 		cv->row++;
 		for (int s0 = 0; s0 < rep->n_stages; s0 += per_row) {
 			int n = HP_MIN(per_row, rep->n_stages - s0);
@@ -425,6 +426,8 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 					else if (line == 2)
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);
+					else if (gpus < pl->gpus_per_node)
+						snprintf(txt, sizeof txt, "%.8s %d GPUs", pl->name, gpus);
 					else
 						snprintf(txt, sizeof txt, "%.8s %d node%s", pl->name, nodes,
 							 nodes == 1 ? "" : "s");
@@ -641,7 +644,7 @@ void view_detail_draw(struct tui *t, int y0, int h)
 		char s[32];
 		snprintf(s, sizeof s, " %d-%d of %d ", t->ldetail.top + 1,
 			 HP_MIN(detail_total, t->ldetail.top + h), detail_total);
-		tui_putr(y0, COLS - 16, 15, tui_attr(t, C_SEL_DIM), s);
+		tui_putr(y0 - 1, COLS - 16, 15, tui_attr(t, C_DIM), s);   /* on the tab bar */
 	}
 }
 

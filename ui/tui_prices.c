@@ -1,62 +1,134 @@
-/* tui_prices.c — the Prices view: where prices come from, how old they
- * are, and the cheapest offer per GPU. The catalog's reference prices are
- * always there; `r` downloads the live SkyPilot catalogs in the background
- * (tui_fetch.c) and the cheapest offers appear beside the reference. */
+/* tui_prices.c — the Prices view and the pools' prices.
+ *
+ * The price book (src/pricing.h) is the embedded SkyPilot snapshot plus
+ * whatever the cache holds; it is loaded at start without touching the
+ * network. Pools whose price the user did not set take the book's
+ * cheapest matching offer, else the catalog's reference price. `r` updates
+ * the book in the background (tui_fetch.c); when that ends the book is
+ * reloaded, the pools repriced and the plans recomputed. The view lists
+ * the sources with their age, then each catalog GPU with its reference
+ * price, the cheapest on-demand and spot offers, and what the cluster's
+ * pools pay. */
 #include "tui_int.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* The default live sources: SkyPilot's hosted catalogs, schema v8. */
-static const char *const default_urls[] = {
-	"https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/aws/vms.csv",
-	"https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/gcp/vms.csv",
-	"https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/azure/vms.csv",
-	"https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master/catalogs/v8/runpod/vms.csv",
-};
-
-/* The URLs to fetch: --price-url / HETPLAN_PRICES_URL (space or comma
- * separated), else the defaults. Returns the count; urls point into buf. */
-static int price_urls(const struct tui *t, char *buf, size_t n, const char **urls, int max)
+/* The cheapest on-demand and spot offer per catalog GPU, and counts. */
+static void index_offers(struct tui *t)
 {
-	if (!*t->price_url) {
-		int k = (int)HP_ARRAY_LEN(default_urls);
-		for (int i = 0; i < k && i < max; i++)
-			urls[i] = default_urls[i];
-		return HP_MIN(k, max);
+	int n = t->cat->n_gpus;
+	free(t->cheap);
+	free(t->cheap_spot);
+	free(t->n_offers_gpu);
+	t->cheap = xcalloc((size_t)n + 1, sizeof *t->cheap);
+	t->cheap_spot = xcalloc((size_t)n + 1, sizeof *t->cheap_spot);
+	t->n_offers_gpu = xcalloc((size_t)n + 1, sizeof *t->n_offers_gpu);
+	if (!t->have_pb)
+		return;
+	for (int k = 0; k < t->pb.n; k++) {
+		const struct price_offer *o = &t->pb.offers[k];
+		if (o->flags & PF_GPU_ONLY)
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (strcmp(o->gpu, t->cat->gpus[i].name))
+				continue;
+			const struct price_offer **best = o->spot ? &t->cheap_spot[i] : &t->cheap[i];
+			if (!*best || o->usd_per_gpu_h < (*best)->usd_per_gpu_h)
+				*best = o;
+			t->n_offers_gpu[i]++;
+		}
 	}
-	hp_strlcpy(buf, t->price_url, n);
-	int k = 0;
-	for (char *s = strtok(buf, " ,"); s && k < max; s = strtok(NULL, " ,"))
-		urls[k++] = s;
-	return k;
+}
+
+void tui_prices_init(struct tui *t)
+{
+	struct hp_err err = { 0 };
+	if (pricing_config_load(&t->pcfg, NULL, &err) < 0) {
+		tui_message(t, 1, "prices: %s", err.msg);
+		memset(&t->pcfg, 0, sizeof t->pcfg);
+	} else if (pricing_load(&t->pb, &t->pcfg, t->cat, &err) < 0) {
+		tui_message(t, 1, "prices: %s", err.msg);
+	} else {
+		t->have_pb = 1;
+		if (*t->pb.warnings)
+			tui_message(t, 1, "prices: %s", t->pb.warnings);
+	}
+	index_offers(t);
+	tui_prices_apply(t);
+}
+
+void tui_prices_done(struct tui *t)
+{
+	if (t->have_pb)
+		pricing_free(&t->pb);
+	t->have_pb = 0;
+	free(t->cheap);
+	free(t->cheap_spot);
+	free(t->n_offers_gpu);
+	t->cheap = t->cheap_spot = NULL;
+	t->n_offers_gpu = NULL;
+}
+
+void tui_prices_apply(struct tui *t)
+{
+	struct cluster *c = &t->ws.cluster;
+	for (int i = 0; i < c->n_pools; i++) {
+		struct pool *p = &c->pools[i];
+		if (p->price_set)
+			continue;
+		const struct gpu_spec *g = &p->gpu;
+		p->usd_per_node_h = 0;
+		*p->price_source = 0;
+		if (g->ref_usd_per_gpu_h > 0) {
+			p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
+			snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
+				 g->ref_price_source);
+		}
+	}
+	if (t->have_pb)
+		pricing_apply(&t->pb, c);
 }
 
 void tui_prices_start(struct tui *t)
 {
-	char buf[256];
-	const char *urls[8];
-	int n = price_urls(t, buf, sizeof buf, urls, 8);
-	if (fetch_start(t->fetch, urls, n) < 0)
-		tui_message(t, 1, "a price download is already running (Esc cancels it)");
+	if (!t->pcfg.n_sources) {
+		tui_message(t, 1, "prices: no sources configured");
+		return;
+	}
+	if (fetch_start(t->fetch) < 0)
+		tui_message(t, 1, "a price update is already running (Esc cancels it)");
 }
 
-void tui_prices_poll(struct tui *t)
+int tui_prices_poll(struct tui *t)
 {
-	struct price_offer *o;
-	int n = fetch_take(t->fetch, &o);
-	if (n >= 0) {
-		free(t->offers);
-		t->offers = o;
-		t->n_offers = n;
-		t->offers_at = hp_now();
-		tui_message(t, 0, "prices: %d offers for catalog GPUs", n);
-	} else {
-		struct fetch_status st;
-		fetch_status(t->fetch, &st);
-		if (st.state == FETCH_FAILED && st.finished > t->offers_at && !*t->msg)
-			tui_message(t, 1, "prices: %s", st.err);
+	if (!t->fetch || !fetch_finished(t->fetch))
+		return 0;
+	struct fetch_status st;
+	fetch_status(t->fetch, &st);
+	if (st.state == FETCH_CANCELLED) {
+		tui_message(t, 0, "price update cancelled; the cache is unchanged");
+		return 1;
 	}
+	struct hp_err err = { 0 };
+	struct price_book nb;
+	if (pricing_load(&nb, &t->pcfg, t->cat, &err) < 0) {
+		tui_message(t, 1, "prices: %s", err.msg);
+		return 1;
+	}
+	if (t->have_pb)
+		pricing_free(&t->pb);
+	t->pb = nb;
+	t->have_pb = 1;
+	index_offers(t);
+	if (st.n_failed)
+		tui_message(t, 1, "prices: %d source%s updated, %d failed (%s)", st.n_fetched,
+			    st.n_fetched == 1 ? "" : "s", st.n_failed, st.err);
+	else
+		tui_message(t, 0, "prices: %d source%s updated", st.n_fetched,
+			    st.n_fetched == 1 ? "" : "s");
+	return 1;
 }
 
 void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac)
@@ -68,8 +140,9 @@ void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac)
 		return;
 	char b[16];
 	hp_fmt_bytes(b, sizeof b, st.bytes);
-	snprintf(buf, n, "fetching prices %d/%d, %s, Esc cancels", st.source + 1, st.n_sources, b);
-	*frac = st.total > 0 ? st.bytes / st.total : (double)st.source / (st.n_sources ? st.n_sources : 1);
+	snprintf(buf, n, "fetching prices %d/%d, %s, Esc cancels", st.source, st.n_sources, b);
+	*frac = st.n_sources ? (st.source + (st.total > 0 ? st.bytes / st.total : 0)) / st.n_sources
+			     : 0;
 }
 
 int view_prices_rows(struct tui *t)
@@ -83,29 +156,9 @@ void prices_row_text(struct tui *t, int row, char *buf, size_t n)
 	snprintf(buf, n, "%s %s %s", g->name, g->vendor, g->arch);
 }
 
-/* The cheapest live on-demand offer for gpu, or NULL. */
-static const struct price_offer *cheapest(const struct tui *t, const char *gpu, int spot)
+static const char *origin_name(enum price_origin o)
 {
-	const struct price_offer *best = NULL;
-	for (int i = 0; i < t->n_offers; i++) {
-		const struct price_offer *o = &t->offers[i];
-		double v = spot ? o->spot_usd_per_gpu_h : o->usd_per_gpu_h;
-		if (strcmp(o->gpu, gpu) || v <= 0)
-			continue;
-		if (!best || v < (spot ? best->spot_usd_per_gpu_h : best->usd_per_gpu_h))
-			best = o;
-	}
-	return best;
-}
-
-static void fmt_age(char *buf, size_t n, double s)
-{
-	if (s < 60)
-		snprintf(buf, n, "just now");
-	else if (s < 7200)
-		snprintf(buf, n, "%.0f min ago", s / 60);
-	else
-		snprintf(buf, n, "%.1f h ago", s / 3600);
+	return o == PRICE_EMBEDDED ? "built in" : o == PRICE_CACHE ? "cache" : "live";
 }
 
 void view_prices_draw(struct tui *t, int y0, int h)
@@ -113,46 +166,45 @@ void view_prices_draw(struct tui *t, int y0, int h)
 	struct fetch_status st;
 	fetch_status(t->fetch, &st);
 	int y = y0;
+	int wide = COLS >= 120;
 	tui_section(t, y++, 0, COLS, "Sources");
-	tui_putf(y++, 2, COLS - 4, 0, "%-22s %s", "catalog reference",
-		 "built in: on-demand $/GPU-h per GPU type");
-	char buf[256], age[32] = "";
-	const char *urls[8];
-	int nu = price_urls(t, buf, sizeof buf, urls, 8);
-	char live[200];
 	if (st.state == FETCH_RUNNING) {
+		double frac = st.n_sources ? (st.source + (st.total > 0 ? st.bytes / st.total : 0)) /
+						     st.n_sources : 0;
 		char b[16];
 		hp_fmt_bytes(b, sizeof b, st.bytes);
-		snprintf(live, sizeof live, "fetching %d/%d: %s", st.source + 1, st.n_sources, b);
-	} else if (t->offers_at > 0) {
-		fmt_age(age, sizeof age, hp_now() - t->offers_at);
-		snprintf(live, sizeof live, "%d offers, fetched %s", t->n_offers, age);
-	} else if (st.state == FETCH_FAILED) {
-		snprintf(live, sizeof live, "failed: %.180s", st.err);
+		tui_putf(y, 2, 20, tui_attr(t, C_WARN), "updating %d/%d", st.source, st.n_sources);
+		tui_bar(t, y, 18, 24, frac, tui_attr(t, C_WARN));
+		tui_putf(y++, 44, COLS - 45, 0, "%.40s %s, Esc cancels", st.url, b);
 	} else if (st.state == FETCH_CANCELLED) {
-		snprintf(live, sizeof live, "download cancelled");
+		tui_put(y++, 2, COLS - 4, tui_attr(t, C_WARN), "update cancelled; the cache is unchanged");
+	} else if (st.state == FETCH_DONE || st.state == FETCH_FAILED) {
+		tui_putf(y++, 2, COLS - 4, tui_attr(t, st.n_failed ? C_WARN : C_GOOD),
+			 "last update: %d fetched or current, %d failed", st.n_fetched, st.n_failed);
 	} else {
-		snprintf(live, sizeof live, "not fetched yet: r downloads %d catalog%s", nu,
-			 nu == 1 ? "" : "s");
+		tui_putf(y++, 2, COLS - 4, tui_attr(t, C_DIM), "r updates %d source%s in the background",
+			 t->pcfg.n_sources, t->pcfg.n_sources == 1 ? "" : "s");
 	}
-	int x = 2 + tui_putf(y, 2, 24, 0, "%-22s ", "SkyPilot catalogs");
-	if (st.state == FETCH_RUNNING) {
-		double frac = st.total > 0 ? st.bytes / st.total
-					   : (double)st.source / (st.n_sources ? st.n_sources : 1);
-		tui_bar(t, y, x, 20, frac, tui_attr(t, C_WARN));
-		x += 22;
+	int ns = t->have_pb ? t->pb.n_src : 0;
+	int src_rows = HP_MIN(ns, wide ? 8 : 3);
+	time_t now = time(NULL);
+	for (int i = 0; i < src_rows; i++) {
+		const struct price_source_info *s = &t->pb.src[i];
+		char age[96], res[160] = "";
+		pricing_describe_age(s, (double)now, age, sizeof age);
+		struct price_update u;
+		if (fetch_result(t->fetch, s->name, &u) && u.result == PRICE_FAILED)
+			snprintf(res, sizeof res, "failed: %.140s", u.msg);
+		tui_putf(y++, 2, COLS - 4, 0, "%-16.16s %-8s %5d offers  %-40.40s %s", s->name,
+			 origin_name(s->origin), s->n_offers, age, res);
 	}
-	tui_put(y++, x, COLS - x - 1,
-		tui_attr(t, st.state == FETCH_FAILED && t->offers_at <= 0 ? C_BAD : C_NORMAL), live);
-	tui_putf(y++, 25, COLS - 26, tui_attr(t, C_DIM), "%.200s%s", nu ? urls[0] : "",
-		 nu > 1 ? " ..." : "");
+	if (ns > src_rows)
+		tui_putf(y++, 2, COLS - 4, tui_attr(t, C_DIM), "and %d more sources", ns - src_rows);
 	y++;
-	/* GPUs: reference, cheapest live offer, and what the cluster pays. */
-	int wide = COLS >= 120;
-	tui_section(t, y++, 0, COLS, "Price per GPU-hour");
+	tui_section(t, y++, 0, COLS, "Price per GPU-hour, USD");
 	char hdr[256];
-	snprintf(hdr, sizeof hdr, "%-16s %6s %9s %9s %9s  %-*s%s", "GPU", "MEM", "CATALOG",
-		 "CHEAPEST", "SPOT", wide ? 44 : 26, "WHERE", wide ? "YOUR POOLS" : "");
+	snprintf(hdr, sizeof hdr, "%-16s %6s %8s %8s %6s  %-*s%s", "GPU", "OFFERS", "CATALOG",
+		 "CHEAPEST", "SPOT", wide ? 46 : 30, "WHERE", wide ? "YOUR POOLS" : "");
 	tui_put(y++, 1, COLS - 2, tui_attr(t, C_TITLE), hdr);
 	int n = t->cat->n_gpus, lh = y0 + h - y;
 	tui_list_fix(&t->lprices, n, lh);
@@ -162,16 +214,18 @@ void view_prices_draw(struct tui *t, int y0, int h)
 	for (int r = 0; r < lh && t->lprices.top + r < n; r++, y++) {
 		int i = t->lprices.top + r;
 		const struct gpu_spec *g = &t->cat->gpus[i];
-		const struct price_offer *o = cheapest(t, g->name, 0), *sp = cheapest(t, g->name, 1);
-		char ref[16] = "-", ch[16] = "-", spot[16] = "-", where[96] = "", pools[96] = "";
+		const struct price_offer *o = t->cheap ? t->cheap[i] : NULL;
+		const struct price_offer *sp = t->cheap_spot ? t->cheap_spot[i] : NULL;
+		char ref[16] = "-", ch[16] = "-", spot[16] = "-", where[128] = "", pools[128] = "";
 		if (g->ref_usd_per_gpu_h > 0)
 			snprintf(ref, sizeof ref, "%.2f", g->ref_usd_per_gpu_h);
 		if (o) {
 			snprintf(ch, sizeof ch, "%.2f", o->usd_per_gpu_h);
-			snprintf(where, sizeof where, "%.8s %.20s %.14s", o->cloud, o->instance, o->region);
+			snprintf(where, sizeof where, "%.8s %.22s %.14s", o->provider, o->instance,
+				 o->region);
 		}
 		if (sp)
-			snprintf(spot, sizeof spot, "%.2f", sp->spot_usd_per_gpu_h);
+			snprintf(spot, sizeof spot, "%.2f", sp->usd_per_gpu_h);
 		for (int k = 0; k < t->ws.cluster.n_pools; k++) {
 			const struct pool *p = &t->ws.cluster.pools[k];
 			if (strcmp(p->gpu.name, g->name) || p->usd_per_node_h <= 0)
@@ -181,9 +235,9 @@ void view_prices_draw(struct tui *t, int y0, int h)
 				 p->usd_per_node_h / p->gpus_per_node);
 		}
 		char line[320];
-		snprintf(line, sizeof line, "%-16.16s %6.0f %9s %9s %9s  %-*.*s%s", g->name,
-			 g->mem_bytes / 1e9, ref, ch, spot, wide ? 44 : 26, wide ? 44 : 26, where,
-			 wide ? pools : "");
+		snprintf(line, sizeof line, "%-16.16s %6d %8s %8s %6s  %-*.*s%s", g->name,
+			 t->n_offers_gpu ? t->n_offers_gpu[i] : 0, ref, ch, spot, wide ? 46 : 30,
+			 wide ? 46 : 30, where, wide ? pools : "");
 		int sel = i == t->lprices.sel;
 		int a = sel ? tui_attr(t, C_SEL) : *pools ? (int)A_BOLD : 0;
 		if (sel)
@@ -195,7 +249,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 int view_prices_key(struct tui *t, int action, int ch)
 {
 	int n = view_prices_rows(t);
-	int h = tui_view_rows() - 8;
+	int h = tui_view_rows() - 9;
 	if (action == ACT_NONE) {
 		tui_list_fix(&t->lprices, n, h);
 		return R_DRAW;

@@ -4,7 +4,7 @@
 Binds 127.0.0.1 on a free port and writes the port to PORTFILE.
   GET /slow/...   sends headers promising 100000 bytes, then one byte every
                   0.5 s (a server that trickles), until the client goes away
-  GET /NAME       serves DIR/NAME whole
+  GET /.../CLOUD/vms.csv  serves DIR/CLOUD/vms.csv whole (404 if absent)
 Runs until killed."""
 import http.server, os, socketserver, sys, time
 
@@ -28,7 +28,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             return
-        path = os.path.join(root, os.path.basename(self.path))
+        parts = self.path.strip("/").split("/")
+        path = os.path.join(root, *parts[-2:])
         if not os.path.isfile(path):
             self.send_error(404)
             return
