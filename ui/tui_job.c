@@ -12,6 +12,7 @@
 #include "tui_int.h"
 
 #include <errno.h>
+#include <glpk.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,9 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_unlock(&pl->mu);
 	free(w);
+	/* The planner's LPs leave GLPK's environment in this thread's
+	 * storage; it goes with the thread. */
+	glp_free_env();
 	return NULL;
 }
 

@@ -172,6 +172,23 @@ static int col_pad(void)
 	return COLS >= 120 ? 2 : 0;
 }
 
+/* GPU counts make room for the plan's label below 100 columns. */
+static int col_shown(size_t c)
+{
+	return c != 0 || COLS >= 100;
+}
+
+/* Text in w columns, with an ellipsis when it is cut. */
+static void put_cut(const struct tui *t, int y, int x, int w, int attr, const char *s)
+{
+	if (tui_width(s) <= w) {
+		tui_put(y, x, w, attr, s);
+		return;
+	}
+	tui_put(y, x, w - 1, attr, s);
+	tui_put(y, x + w - 1, 1, attr, tui_glyph(t, G_MID));
+}
+
 static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
 		     int sel, int lw)
 {
@@ -184,7 +201,7 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 	x += 4;
 	if (sp->pareto)
 		tui_put(y, x, 1, sel ? a : tui_attr(t, C_PARETO), tui_glyph(t, G_PARETO));
-	x += 2;
+	x += 1;
 	char mark[4] = "  ";
 	if (id == t->cmp[0])
 		mark[0] = 'A';
@@ -192,11 +209,13 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		mark[1] = 'B';
 	tui_put(y, x, 2, sel ? a : tui_attr(t, C_DIM), mark);
 	x += 3;
-	tui_put(y, x, lw, a, sp->label);
+	put_cut(t, y, x, lw, a, sp->label);
 	x += lw + 1;
 	char cells[HP_ARRAY_LEN(plan_cols)][24];
 	plan_cells(sp, cells);
 	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
+		if (!col_shown(c))
+			continue;
 		int ca = a;
 		if (!sel && c == 7)
 			ca = headroom(&sp->est) < 0.05 ? tui_attr(t, C_WARN) : 0;
@@ -207,9 +226,10 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 
 static int plans_label_w(void)
 {
-	int fixed = 4 + 2 + 3 + 1;
+	int fixed = 4 + 1 + 3 + 1;
 	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
-		fixed += plan_cols[c].w + col_pad() + 1;
+		if (col_shown(c))
+			fixed += plan_cols[c].w + col_pad() + 1;
 	return HP_MAX(12, COLS - fixed - 1);
 }
 
@@ -225,10 +245,12 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	int x = 0;
 	int ha = tui_attr(t, C_TITLE);
 	tui_put(y0, x, 3, t->sort == SK_RANK ? ha | (int)A_UNDERLINE : ha, "  #");
-	x += 6;
-	tui_put(y0, x + 3, lw, ha, "PLAN");
-	x += 3 + lw + 1;
+	x += 8;
+	tui_put(y0, x, lw, ha, "PLAN");
+	x += lw + 1;
 	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
+		if (!col_shown(c))
+			continue;
 		char name[16];
 		int on = plan_cols[c].sort == t->sort;
 		snprintf(name, sizeof name, "%s%s", on ? tui_glyph(t, t->sort_rev ? G_UP : G_DOWN) : "",

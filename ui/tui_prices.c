@@ -82,9 +82,11 @@ void tui_prices_apply(struct tui *t)
 		p->usd_per_node_h = 0;
 		*p->price_source = 0;
 		if (g->ref_usd_per_gpu_h > 0) {
+			/* The GPU lives inside the pool: copy before formatting. */
+			char ref[80];
+			hp_strlcpy(ref, g->ref_price_source, sizeof ref);
 			p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
-			snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
-				 g->ref_price_source);
+			snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s", ref);
 		}
 	}
 	if (t->have_pb)
