@@ -63,20 +63,20 @@ static const struct perf_calib calib_default = {
 		[GEN_OTHER]     = { 0.60, 0.45, 0.40, 0.75 },
 		[GEN_VOLTA]     = { 0.75, 0.00, 0.40, 0.80 },
 		[GEN_TURING]    = { 0.60, 0.00, 0.35, 0.75 },
-		[GEN_AMPERE] = { 0.651, 0.000, 0.796, 0.946 },
+		[GEN_AMPERE] = { 0.6612, 0.000, 0.7969, 0.9496 },
 		[GEN_ADA]       = { 0.65, 0.50, 0.45, 0.80 },
-		[GEN_HOPPER] = { 0.563, 0.859, 0.171, 0.822 },
+		[GEN_HOPPER] = { 0.5656, 0.9469, 0.1705, 0.8816 },
 		[GEN_BLACKWELL] = { 0.70, 0.55, 0.50, 0.85 },
 		[GEN_CDNA]      = { 0.55, 0.40, 0.35, 0.75 },
 		[GEN_GAUDI]     = { 0.60, 0.45, 0.40, 0.75 },
 	},
-	.gemm_dim_half = 103.5,
-	.ew_passes = 1.636,
-	.ew_passes_unfused = 1.368,
-	.fp8_ew_extra = 1.905,
-	.dp_overlap = 0.4968,
+	.gemm_dim_half = 92.91,
+	.ew_passes = 1.901,
+	.ew_passes_unfused = 1.414,
+	.fp8_ew_extra = 1.784,
+	.dp_overlap = 0.9991,
 	.mem_overhead_bytes = 6 * 1073741824.0,
-	.mem_frag = 1.035,
+	.mem_frag = 1.085,
 	.step_overhead_s = 2.338e-07,
 };
 
@@ -223,6 +223,17 @@ static void make_group(const struct cluster *c, int a, int b, int ranks, int per
 	g->ranks = ranks < 1 ? 1 : ranks;
 	g->ranks_per_node = per_node < 1 ? 1 : (per_node > g->ranks ? g->ranks : per_node);
 	g->oversub = c->oversub;
+	/* The other GPUs of the node run the same collective in their own
+	 * groups at the same time (one DP group per TP rank, one p2p per GPU
+	 * of a stage), so a group that leaves the node gets its share of the
+	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
+	int gpn = pa->gpus_per_node;
+	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
+		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
+		int n = g->fab.nics * g->ranks_per_node / gpn;
+		g->fab.nics = n < 1 ? 1 : n;
+		g->fab.nic_Bps = total / g->fab.nics;
+	}
 }
 
 static double coll(const struct comm_group *g, enum comm_coll op, double bytes,

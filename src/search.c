@@ -41,6 +41,7 @@ void search_opts_init(struct search_opts *o)
 	o->top_k = 10;
 	o->fix_zero = -1;
 	o->fix_recompute = -1;
+	o->fix_sched = -1;
 	o->objective = OBJ_THROUGHPUT;
 }
 
@@ -130,6 +131,7 @@ struct ctx {
 	double tokens;
 	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
 	int exhaustive;
+	int max_dp;               /* most replicas any plan can have */
 	/* the ranked list kept while searching */
 	struct search_plan *top;
 	int n_top, keep;
@@ -160,6 +162,7 @@ static void plan_globals(struct plan *p, const struct ctx *x, const struct gset 
 	p->vpp = g->vpp;
 	p->cp = g->cp;
 	p->ep = g->ep;
+	p->flash = !x->o->unfused_attention;
 }
 
 static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
@@ -268,7 +271,11 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	L->fits = 0;
 	if (S * v > layers || layers % v)
 		return;
-	int count = HP_MAX(1, L->max_count);
+	/* Memory is probed at the largest data-parallel degree the cluster
+	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
+	 * that fits beside other pools' replicas; every plan is checked at
+	 * its real degree afterwards. */
+	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
 	struct fit f[MAX_STAGES];
 	int moe = m->moe.experts > 0;
@@ -736,6 +743,15 @@ static int cmp_rate(const void *a, const void *b)
 	return (*x)->pp - (*y)->pp;
 }
 
+static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
+			  const int *limit, const int *cap, int *counts);
+
+static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, const int *limit,
+		       int *counts)
+{
+	return fill_counts_in(x, Ls, n, limit, x->cap, counts);
+}
+
 /* Replicas of L that fit in the GPUs left. */
 static int fit_count(const struct ctx *x, const struct layout *L, const int *left)
 {
@@ -748,11 +764,11 @@ static int fit_count(const struct ctx *x, const struct layout *L, const int *lef
 
 /* Fill the layouts in order, each as many replicas as fit (or limit[i]
  * when >= 0). Returns 0 if every layout gets at least one. */
-static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, const int *limit,
-		       int *counts)
+static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
+			  const int *limit, const int *cap, int *counts)
 {
 	int left[HP_MAX_POOLS];
-	memcpy(left, x->cap, sizeof left);
+	memcpy(left, cap, sizeof left);
 	for (int i = 0; i < n; i++) {
 		int k = fit_count(x, Ls[i], left);
 		if (limit && limit[i] >= 0)
@@ -767,7 +783,7 @@ static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, con
 }
 
 struct count_list {
-	int v[64][HP_MAX_POOLS + 1];
+	int v[320][HP_MAX_POOLS + 1];
 	int n, width;
 };
 
@@ -797,46 +813,71 @@ static void all_counts(struct ctx *x, const struct gset *g, const struct layout 
 	}
 }
 
-/* Capacity MILP over the replica counts of one layout set (lp.c):
- *   deadline: min sum n_i u_i  s.t.  sum n_i / B_i >= R
- *   budget:   max sum n_i / B_i s.t. sum n_i (u_i - lambda / B_i) <= 0
- * with n_i integer in [1, fit], each pool's GPUs and at most one replica
- * per micro-batch. u_i: USD per second of a replica (GPU share of its
- * nodes); B_i: its pipeline's seconds per micro-batch. */
+/* Capacity MILP over the replica counts of one layout set (lp.c). Integer
+ * n_i replicas of layout i and N_p nodes of pool p (billed whole):
+ *   deadline: min sum N_p P_p - lambda sum n_i r_i   s.t. sum n_i r_i >= R
+ *             (Dinkelbach: lambda is moved to the ratio of the last answer,
+ *             so the optimum minimises USD per micro-batch, i.e. the cost
+ *             to train, among mixes fast enough for the deadline)
+ *   budget:   max sum n_i r_i   s.t. sum N_p P_p / 3600 <= lambda sum n_i r_i
+ *             (cost to train within the budget, exactly linear)
+ * with sum_i n_i gpus_ip <= gpn_p N_p, N_p <= nodes_p, n_i >= 1 and at
+ * most one replica per micro-batch. r_i = 1/B_i: micro-batches per second
+ * of a replica; P_p: USD per node-hour. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       double param, int *counts)
+		       double R, double lambda, int *counts)
 {
 	int deadline = x->o->objective == OBJ_DEADLINE;
+	const struct cluster *c = x->c;
 	struct lp *lp = lp_new(!deadline);
-	int col[HP_MAX_POOLS + 1], idx[HP_MAX_POOLS + 1];
-	double cf[HP_MAX_POOLS + 1];
-	int cap_i[HP_MAX_POOLS + 1];
+	int col[HP_MAX_POOLS + 1], ncol[HP_MAX_POOLS];
+	int idx[2 * HP_MAX_POOLS + 2];
+	double cf[2 * HP_MAX_POOLS + 2];
 	for (int i = 0; i < n; i++) {
-		cap_i[i] = fit_count(x, Ls[i], x->cap);
-		/* objective scaled to about 1: USD per hour, or micro-batches/s */
-		col[i] = lp_add_col(lp, 1, cap_i[i], deadline ? Ls[i]->usd_h : 1.0 / Ls[i]->B, 1);
-		idx[i] = col[i];
+		int cap = fit_count(x, Ls[i], x->cap);
+		double r = 1.0 / Ls[i]->B;
+		col[i] = lp_add_col(lp, 1, cap, deadline ? -lambda * r : r, 1);
 	}
-	for (int i = 0; i < n; i++)
-		cf[i] = deadline ? 1.0 / Ls[i]->B : Ls[i]->usd_h / 3600 - param / Ls[i]->B;
-	if (deadline)
-		lp_add_row(lp, n, idx, cf, param, HUGE_VAL);
-	else
-		lp_add_row(lp, n, idx, cf, -HUGE_VAL, 0);
-	for (int p = 0; p < x->c->n_pools; p++) {
+	for (int p = 0; p < c->n_pools; p++) {
+		ncol[p] = -1;
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		ncol[p] = lp_add_col(lp, 0, c->pools[p].nodes,
+				     deadline ? c->pools[p].usd_per_node_h : 0, 1);
 		int k = 0;
-		int id2[HP_MAX_POOLS + 1];
-		double c2[HP_MAX_POOLS + 1];
 		for (int i = 0; i < n; i++)
 			if (Ls[i]->gpus[p]) {
-				id2[k] = col[i];
-				c2[k++] = Ls[i]->gpus[p];
+				idx[k] = col[i];
+				cf[k++] = Ls[i]->gpus[p];
 			}
-		if (k)
-			lp_add_row(lp, k, id2, c2, -HUGE_VAL, x->cap[p]);
+		idx[k] = ncol[p];
+		cf[k++] = -c->pools[p].gpus_per_node;
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 	}
-	for (int i = 0; i < n; i++)
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		idx[k] = col[i];
+		cf[k++] = 1.0 / Ls[i]->B;
+	}
+	if (deadline) {
+		lp_add_row(lp, k, idx, cf, R, HUGE_VAL);
+	} else {
+		for (int i = 0; i < k; i++)
+			cf[i] *= -lambda;
+		for (int p = 0; p < c->n_pools; p++)
+			if (ncol[p] >= 0) {
+				idx[k] = ncol[p];
+				cf[k++] = c->pools[p].usd_per_node_h / 3600;
+			}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int i = 0; i < n; i++) {
+		idx[i] = col[i];
 		cf[i] = 1;
+	}
 	lp_add_row(lp, n, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
 	struct lp_result r;
 	int rc = lp_solve(lp, 5000, &r);
@@ -929,6 +970,52 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 					cl_add(&cl, counts);
 			}
 	}
+	if (o->objective != OBJ_THROUGHPUT) {
+		/* Whole-node mixes: for each pool the set uses, a ladder of node
+		 * counts, the layouts filled inside them. Costs are billed by
+		 * the node, and integer micro-batches make some mixes finish
+		 * together where the linear model cannot see it. */
+		int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
+		for (int p = 0; p < x->c->n_pools; p++) {
+			int used = 0;
+			for (int i = 0; i < n; i++)
+				used |= Ls[i]->gpus[p] > 0;
+			if (!used)
+				continue;
+			int N = x->c->pools[p].nodes, k = 0;
+			int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
+			if (N <= 6)
+				for (int v = N; v >= 1; v--)
+					lv[np][k++] = v;
+			else
+				for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
+					int dup = 0;
+					for (int q = 0; q < k; q++)
+						dup |= lv[np][q] == lad[j];
+					if (lad[j] >= 1 && !dup)
+						lv[np][k++] = lad[j];
+				}
+			nl[np] = k;
+			pools[np++] = p;
+		}
+		int at[HP_MAX_POOLS] = { 0 };
+		for (;;) {
+			int cap[HP_MAX_POOLS];
+			memcpy(cap, x->cap, sizeof cap);
+			for (int q = 0; q < np; q++)
+				cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
+			if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+				cl_add(&cl, counts);
+			int q = 0;
+			for (; q < np; q++) {
+				if (++at[q] < nl[q])
+					break;
+				at[q] = 0;
+			}
+			if (q == np)
+				break;
+		}
+	}
 	for (int i = 0; i < cl.n; i++)
 		try_combo(x, g, Ls, cl.v[i], n, NULL, NULL);
 
@@ -938,10 +1025,10 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 		if (!Ls[i]->price_known)
 			return;
 	double tok_mb = (double)g->mbs * x->seq;
-	double param = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb
-						    : o->budget_usd * tok_mb / x->tokens;
-	for (int round = 0; round < 6; round++) {
-		if (milp_counts(x, g, Ls, n, param, counts) < 0)
+	double R = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb : 0;
+	double lambda = o->objective == OBJ_BUDGET ? o->budget_usd * tok_mb / x->tokens : 0;
+	for (int round = 0; round < 8; round++) {
+		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
@@ -958,13 +1045,23 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 		if (rc < 0)
 			return;
 		if (o->objective == OBJ_DEADLINE) {
-			if (t <= o->deadline_s)
+			if (t > o->deadline_s) {
+				/* slower than the linear model said: ask for more */
+				R *= t / o->deadline_s * 1.0005;
+				continue;
+			}
+			/* Dinkelbach step: USD/h per micro-batch/s of this answer */
+			double rate = 0, usd_h = cost / t * 3600;
+			for (int i = 0; i < n; i++)
+				rate += counts[i] / Ls[i]->B;
+			double next = usd_h / rate;
+			if (fabs(next - lambda) <= 1e-6 * next)
 				return;
-			param *= t / o->deadline_s * 1.0005;
+			lambda = next;
 		} else {
 			if (cost <= o->budget_usd)
 				return;
-			param *= o->budget_usd / cost * 0.9995;
+			lambda *= o->budget_usd / cost * 0.9995;
 		}
 	}
 }
@@ -1003,48 +1100,68 @@ static void layout_size(const struct ctx *x, const struct gset *g, struct layout
 	layout_price(x->c, L);
 }
 
-/* LP bound on tokens/s for one global setting: replica counts relaxed to
- * real numbers, pools' GPUs and the micro-batch count as the only limits,
- * every layout at its pipeline's asymptotic rate. */
+/* LP bound on tokens/s for one global setting. With n_L replicas of
+ * layout L taking m_L micro-batches each, the step is at least
+ * A_L + B_L m_L for every L (fill/drain plus the bottleneck stage), and
+ * sum n_L m_L = M, so T >= (M + sum n_L A_L / B_L) / sum (n_L / B_L).
+ * Minimising that ratio over real n_L >= 0 within each pool's GPUs and M
+ * replicas is a linear-fractional programme; with y_L = n_L t and
+ * t = 1 / sum(n_L / B_L) (Charnes-Cooper) it is the LP
+ *   min M t + sum y_L A_L / B_L
+ *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L <= M t.
+ * Synchronisation, optimizer and integrality only add time, so the bound
+ * holds for every plan of this setting the planner can build. */
 static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 {
-	struct lp *lp = lp_new(1);
+	struct lp *lp = lp_new(0);
 	int n = 0;
+	double M = (double)(x->o->gbs / g->mbs);
 	int *col = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *col);
+	int tcol = lp_add_col(lp, 0, -1, M, 0);
 	for (int i = 0; i < ls->n; i++) {
 		struct layout *L = &ls->v[i];
 		col[i] = -1;
 		if (!L->fits || L->max_count < 1)
 			continue;
-		/* objective in micro-batches per millisecond: keeps coefficients
-		 * near 1 */
-		col[i] = lp_add_col(lp, 0, L->max_count, 1e-3 / L->B, 0);
+		col[i] = lp_add_col(lp, 0, -1, L->A / L->B, 0);
 		n++;
 	}
 	double val = 0;
 	if (n) {
-		int *idx = xmalloc((size_t)n * sizeof *idx);
-		double *cf = xmalloc((size_t)n * sizeof *cf);
+		int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
+		double *cf = xmalloc((size_t)(n + 1) * sizeof *cf);
+		int k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = 1.0 / ls->v[i].B;
+			}
+		lp_add_row(lp, k, idx, cf, 1, 1);
 		for (int p = 0; p < x->c->n_pools; p++) {
-			int k = 0;
+			k = 0;
 			for (int i = 0; i < ls->n; i++)
 				if (col[i] >= 0 && ls->v[i].gpus[p]) {
 					idx[k] = col[i];
 					cf[k++] = ls->v[i].gpus[p];
 				}
-			if (k)
-				lp_add_row(lp, k, idx, cf, -HUGE_VAL, x->cap[p]);
+			if (k) {
+				idx[k] = tcol;
+				cf[k++] = -x->cap[p];
+				lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+			}
 		}
-		int k = 0;
+		k = 0;
 		for (int i = 0; i < ls->n; i++)
 			if (col[i] >= 0) {
 				idx[k] = col[i];
 				cf[k++] = 1;
 			}
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
+		idx[k] = tcol;
+		cf[k++] = -M;
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		struct lp_result r;
-		if (lp_solve(lp, 0, &r) == 0)
-			val = r.obj * 1e3 * g->mbs * x->seq;
+		if (lp_solve(lp, 0, &r) == 0 && r.obj > 0)
+			val = M * g->mbs * x->seq / r.obj;
 		else
 			val = HUGE_VAL;   /* no bound from this setting */
 		x->res->stats.lp_solves++;
@@ -1214,8 +1331,45 @@ static void search_gset(struct ctx *x, const struct gset *g)
 		else
 			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
 		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
-		if (n_pp[p] > keep_h)
-			n_pp[p] = keep_h;
+		if (n_pp[p] > keep_h) {
+			/* the best by rate per GPU, plus the best when the batch
+			 * limits the replicas (wider layouts win when there are
+			 * fewer micro-batches than replicas), plus the best of each
+			 * TP degree */
+			long M = o->gbs / g->mbs;
+			const struct layout **all = per_pool[p];
+			int n_all = n_pp[p], k = keep_h;
+			const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
+			memcpy(sel, all, (size_t)keep_h * sizeof *sel);
+			for (int pass = 0; pass < 2; pass++) {
+				for (int rank = 0; rank < (pass ? 4 : 3); rank++) {
+					const struct layout *best = NULL;
+					double bv = -1;
+					for (int i = 0; i < n_all; i++) {
+						const struct layout *L = all[i];
+						int dup = 0;
+						for (int j = 0; j < k; j++)
+							dup |= sel[j] == L;
+						if (dup)
+							continue;
+						if (pass && L->seg[0].tp != (1 << rank))
+							continue;
+						double v = HP_MIN(L->max_count, M) / L->B;
+						if (pass)
+							v = L->rate;
+						if (v > bv) {
+							bv = v;
+							best = L;
+						}
+					}
+					if (best && (pass || rank < 3))
+						sel[k++] = best;
+				}
+			}
+			free(per_pool[p]);
+			per_pool[p] = sel;
+			n_pp[p] = k;
+		}
 	}
 	int n_het = ls.n - first_hetero;
 	const struct layout **het = xmalloc((size_t)(n_het + 1) * sizeof *het);
@@ -1298,12 +1452,17 @@ static int enum_gsets(const struct ctx *x, struct gset *out, int max)
 				for (int s = 0; s < 2; s++)
 					for (int cpi = 0; cpi < n_cp; cpi++)
 						for (int e = 0; e < n_ep; e++) {
+							int v = s ? (o->fix_sched >= 2 ? o->fix_sched : 2) : 1;
+							if (o->fix_sched == 0 && s)
+								continue;
+							if (o->fix_sched >= 2 && !s)
+								continue;
 							if (n == max)
 								return n;
 							out[n++] = (struct gset){
 								mbs, (enum hp_recompute)rcs[r], zeros[z],
-								s ? SCHED_INTERLEAVED : SCHED_1F1B,
-								s ? 2 : 1, cps[cpi], eps[e] };
+								s ? SCHED_INTERLEAVED : SCHED_1F1B, v,
+								cps[cpi], eps[e] };
 						}
 	}
 	if (o->fix_mbs && !n)
@@ -1389,6 +1548,7 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 		total += x.cap[i];
 	}
 	x.exhaustive = total <= 16;
+	x.max_dp = total;
 	x.keep = HP_MAX(o->top_k > 0 ? o->top_k : 10, 1);
 	x.top = xcalloc((size_t)x.keep + 1, sizeof *x.top);
 

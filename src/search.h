@@ -48,7 +48,9 @@ struct search_opts {
 	/* Restrictions (0 / -1: free). */
 	int fix_tp, fix_pp, fix_mbs, fix_zero;   /* fix_zero: -1 free */
 	int fix_recompute;                        /* -1 free, else enum hp_recompute */
+	int fix_sched;                            /* -1 free, 0 1F1B, V>=2 interleaved:V */
 	int no_hetero;            /* only single-pool plans */
+	int unfused_attention;    /* plans without flash attention (older stacks) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then
 	 * holds the best found so far, marked heuristic); progress in [0,1]. */
 	volatile int *cancel;

@@ -1,6 +1,7 @@
 /* cmd_plan.c — `hetplan plan`: the best plans for a model on a cluster. */
 #include "cli.h"
 #include "dispatch.h"
+#include "pricing.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -15,7 +16,8 @@ static const char plan_usage[] =
 	"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
 	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
-	"         [--no-hetero] [--format table|json|csv|md] [-o FILE]\n"
+	"         [--schedule 1f1b|interleaved:V]\n"
+	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} are available to rent\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
@@ -26,8 +28,10 @@ static const char plan_usage[] =
 	"                       plan that trains --tokens by --deadline), budget (fastest\n"
 	"                       plan that trains --tokens within --budget USD)\n"
 	"      --top K          plans to list (default 10)\n"
-	"      --tp/--pp/--mbs/--zero/--recompute  fix that choice instead of searching it\n"
+	"      --tp/--pp/--mbs/--zero/--recompute/--schedule  fix that choice instead of\n"
+	"                       searching it\n"
 	"      --no-hetero      only plans on a single pool\n"
+	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"  -o, --output FILE    write there (atomically) instead of standard output; the\n"
 	"                       format follows the extension (.json .csv .md) unless --format\n"
 	"\n"
@@ -35,7 +39,7 @@ static const char plan_usage[] =
 	"nearest miss is explained), 2 usage, 3 invalid input.\n";
 
 enum { O_POOL = 256, O_GBS, O_SEQ, O_TOKENS, O_OBJ, O_DEADLINE, O_BUDGET, O_TOP, O_PREC,
-       O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT };
+       O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT, O_NOBOOK, O_SCHED };
 
 static const struct option plan_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -54,7 +58,9 @@ static const struct option plan_opts[] = {
 	{ "mbs", required_argument, 0, O_MBS },
 	{ "zero", required_argument, 0, O_ZERO },
 	{ "recompute", required_argument, 0, O_RC },
+	{ "schedule", required_argument, 0, O_SCHED },
 	{ "no-hetero", no_argument, 0, O_NOHET },
+	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "output", required_argument, 0, 'o' },
 	{ "help", no_argument, 0, 'h' },
@@ -325,13 +331,24 @@ static void print_table(struct out *o, const struct search_result *res, const st
 				continue;
 			}
 			const struct search_plan *sp = &res->single[i];
-			char tok[32], t[32];
+			const struct search_plan *b = &res->plans[0];
+			char tok[32], t[32], cost[32];
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
-			double gain = res->plans[0].est.tokens_per_s / sp->est.tokens_per_s - 1;
-			outf(o, "%s%-10s  %-30s %8s tokens/s, %s to train; the best plan is %+.0f%% %s\n",
-			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, 100 * fabs(gain),
+			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
+			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
+			outf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
+			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
 			     gain >= 0 ? "faster" : "slower");
+			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
+				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
+				outf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
+			}
+			if (so->objective == OBJ_DEADLINE && sp->time_to_train_s > so->deadline_s)
+				outf(o, " (alone it misses the deadline)");
+			if (so->objective == OBJ_BUDGET && sp->cost_to_train_usd > so->budget_usd)
+				outf(o, " (alone it is over budget)");
+			outf(o, "\n");
 		}
 		outf(o, "\n");
 	}
@@ -410,7 +427,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	memset(&res, 0, sizeof res);
 	const char *cluster_file = NULL, *model_arg = NULL, *out_file = NULL;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, have_fmt = 0, v;
+	int n_pools = 0, have_fmt = 0, v, no_book = 0;
 	enum cli_format fmt = FMT_TABLE;
 	int rc = HP_EXIT_USAGE, opt;
 	double d;
@@ -489,7 +506,16 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			so.fix_recompute = r;
 			break;
 		}
+		case O_SCHED: {
+			enum hp_schedule sc;
+			int vpp;
+			if (plan_schedule_parse(optarg, &sc, &vpp))
+				return bad("schedule", optarg, "1f1b or interleaved:V (V from 2 to 64)");
+			so.fix_sched = sc == SCHED_INTERLEAVED ? vpp : 0;
+			break;
+		}
 		case O_NOHET: so.no_hetero = 1; break;
+		case O_NOBOOK: no_book = 1; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 15))
 				return bad("format", optarg, "table, json, csv or md");
@@ -542,6 +568,19 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	for (int i = 0; i < n_pools; i++)
 		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0)
 			return cli_fail(&err, HP_EXIT_USAGE);
+	/* Pools without an explicit price take the price book's cheapest
+	 * matching offer (snapshot + cache; never the network). */
+	if (!no_book) {
+		struct price_config pcfg;
+		struct price_book pb;
+		if (pricing_config_load(&pcfg, NULL, &err) < 0 ||
+		    pricing_load(&pb, &pcfg, cat, &err) < 0)
+			return cli_fail(&err, HP_EXIT_INPUT);
+		if (*pb.warnings)
+			fprintf(stderr, "hetplan plan: warning: %s\n", pb.warnings);
+		pricing_apply(&pb, &c);
+		pricing_free(&pb);
+	}
 	if (cli_load_model(cat, model_arg, &m, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	if (so.fix_tp && (so.fix_tp & (so.fix_tp - 1)))

@@ -1,0 +1,185 @@
+#!/bin/sh
+# test_plan.sh — `hetplan plan` as a user runs it: the mixed-cluster
+# comparison, uneven splits, the JSON contract and its round trip through
+# `estimate --plan`, determinism, output files, capacity (deadline) against
+# planning every mix of nodes, infeasible inputs and bad flags.
+# Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config"
+py() { python3 -c "$@"; }
+
+# --- the mixed cluster of the issue: 8x8 H100 + 16x8 A100-40GB + 8x8 L40S
+MIX="--pool 8x8xH100-SXM,name=h100 --pool 16x8xA100-40GB,name=a100 --pool 8x8xL40S,name=l40s"
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 > "$T/mix.txt" 2>"$T/err"
+rc=$?
+[ $rc = 0 ] && ok || bad "mixed plan exit $rc: $(cat "$T/err")"
+grep -q "Best plan on each pool alone" "$T/mix.txt" && ok || bad "no single-pool comparison"
+n=$(sed -n '/Best plan on each pool alone/,/^$/p' "$T/mix.txt" | grep -cE '^  (h100|a100|l40s) ')
+[ "$n" = 3 ] && ok || bad "expected 3 single-pool lines, got $n"
+sed -n '/Best plan on each pool alone/,/^$/p' "$T/mix.txt" | grep -q "faster" && ok || bad "no gain stated"
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json > "$T/mix.json" 2>/dev/null
+py "
+import json, sys
+d = json.load(open('$T/mix.json'))
+p = d['plans'][0]
+# the best plan uses more than one GPU type, and every pool has its own best
+assert len(p['gpus_used']) >= 2, p['gpus_used']
+s = {e['pool']: e for e in d['single_pool']}
+assert set(s) == {'h100', 'a100', 'l40s'}, s
+for e in s.values():
+    assert 'tokens_per_s' in e and e['best_vs_this'] > 0, e
+# uneven batch split: replicas on different GPU types take different
+# shares of the batch (per replica)
+share = {}
+for r in p['replicas']:
+    share.setdefault(r['stages'][0]['gpu'], set()).add(round(r['batch_share'], 9))
+assert len(share) >= 2 and len(set.union(*share.values())) >= 2, share
+# shares add up to the whole batch
+tot = sum(r['count'] * r['batch_share'] for r in p['replicas'])
+assert abs(tot - 1) < 1e-9, tot
+" && ok || bad "mixed cluster JSON checks"
+
+# --- uneven layer split across unequal stages: one A100 node and two V100
+# nodes, Llama-3.1 8B; the pipeline's stage holding the output layer takes
+# fewer transformer layers than the one holding the embedding.
+$H plan --pool 1x8xA100-80GB,name=a100 --pool 2x8xV100,name=v100 -m llama3.1-8b --gbs 128 \
+	--zero 1 --top 5 --format json > "$T/uneven.json" 2>"$T/err" && ok || bad "uneven run: $(cat "$T/err")"
+py "
+import json
+d = json.load(open('$T/uneven.json'))
+found = False
+for p in d['plans']:
+    for r in p['replicas']:
+        n = [s['last_layer'] - s['first_layer'] + 1 for s in r['stages']]
+        if len(n) > 1 and len(set(n)) > 1:
+            found = True
+assert found, 'no uneven layer split in the top plans'
+" && ok || bad "no uneven layer split"
+
+# --- the JSON contract
+py "
+import json
+d = json.load(open('$T/mix.json'))
+keys = ['rank','step_time_s','tokens_per_s','mfu','usd_per_hour','time_to_train_s',
+        'cost_to_train_usd','gpus_used','replicas','breakdown_s','memory','comm','optimality',
+        'mbs','gbs','precision','recompute','zero','schedule','cp','ep']
+for i, p in enumerate(d['plans']):
+    for k in keys:
+        assert k in p, (i, k)
+    assert p['rank'] == i + 1
+    for r in p['replicas']:
+        assert 'batch_share' in r
+        for s in r['stages']:
+            for k in ['pool','gpu','tp','first_layer','last_layer','nodes']:
+                assert k in s, k
+            assert isinstance(s['nodes'], list) and s['nodes']
+    assert p['optimality']['status'] in ('optimal','within-gap','heuristic')
+for k in ['candidates','evaluated','pruned','seconds']:
+    assert k in d['search'], k
+assert isinstance(d['pareto'], list) and d['pareto']
+# ranked best first by the objective (throughput)
+tps = [p['tokens_per_s'] for p in d['plans']]
+assert tps == sorted(tps, reverse=True), tps
+" && ok || bad "JSON contract keys"
+
+# --- any printed plan fed to estimate --plan gives the same numbers
+for k in 0 2; do
+	py "
+import json
+d = json.load(open('$T/mix.json'))
+json.dump(d['plans'][$k], open('$T/plan$k.json', 'w'))
+print(repr(d['plans'][$k]['step_time_s']), repr(d['plans'][$k]['usd_per_hour']))
+" > "$T/want$k"
+	$H estimate $MIX -m llama3.1-70b --plan "$T/plan$k.json" --format json 2>/dev/null |
+		py "
+import json, sys
+e = json.load(sys.stdin)
+print(repr(e['step_time_s']), repr(e['cost']['usd_per_hour']))" > "$T/got$k"
+	cmp -s "$T/want$k" "$T/got$k" && ok || bad "plan $k round trip: want $(cat "$T/want$k") got $(cat "$T/got$k")"
+done
+
+# --- same input, same output (the search's wall time aside)
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json 2>/dev/null > "$T/mix2.json"
+strip() { grep -v '"seconds"' "$1"; }
+[ "$(strip "$T/mix.json")" = "$(strip "$T/mix2.json")" ] && ok || bad "two runs differ"
+
+# --- output files: format from the extension, written whole
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 4 -o "$T/out.csv" 2>/dev/null && ok || bad "-o csv"
+[ "$(wc -l < "$T/out.csv")" = 5 ] && ok || bad "csv: expected a header and 4 rows, got $(wc -l < "$T/out.csv") lines"
+head -1 "$T/out.csv" | grep -q '^rank,label,gpus,' && ok || bad "csv header"
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 3 -o "$T/out.json" 2>/dev/null &&
+	py "import json; d = json.load(open('$T/out.json')); assert len(d['plans']) == 3" && ok || bad "-o json"
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 3 -o "$T/out.md" 2>/dev/null &&
+	grep -q '^| # | plan |' "$T/out.md" && ok || bad "-o md"
+ls "$T" | grep -q 'tmp' && bad "temporary file left behind" || ok
+
+# --- capacity: pools available to rent; the deadline answer is the
+# cheapest plan that meets it, checked against planning every mix of nodes
+CAP="-m llama3.1-8b --gbs 128 --tokens 50B --objective deadline --deadline 4d --top 1 --format json"
+$H plan --pool 3x8xH100-SXM,name=h100,max=3 --pool 4x8xA100-80GB,name=a100,max=4 $CAP \
+	> "$T/cap.json" 2>"$T/err" && ok || bad "capacity run: $(cat "$T/err")"
+: > "$T/mixes"
+for nh in 0 1 2 3; do
+	for na in 0 1 2 3 4; do
+		[ $nh = 0 ] && [ $na = 0 ] && continue
+		pools=""
+		[ $nh -gt 0 ] && pools="$pools --pool ${nh}x8xH100-SXM,name=h100"
+		[ $na -gt 0 ] && pools="$pools --pool ${na}x8xA100-80GB,name=a100"
+		# shellcheck disable=SC2086
+		$H plan $pools $CAP 2>/dev/null > "$T/m.json" &&
+			py "
+import json; d = json.load(open('$T/m.json')); p = d['plans'][0]
+print($nh, $na, repr(p['cost_to_train_usd']), repr(p['time_to_train_s']))" >> "$T/mixes"
+	done
+done
+py "
+import json
+best = min((float(l.split()[2]), l) for l in open('$T/mixes'))
+d = json.load(open('$T/cap.json')); p = d['plans'][0]
+assert p['time_to_train_s'] <= 4 * 86400, p['time_to_train_s']
+assert p['cost_to_train_usd'] <= best[0] * 1.005, (p['cost_to_train_usd'], best)
+print('  capacity: %d mixes feasible, cheapest by enumeration %.0f (%s), planner %.0f' %
+      (sum(1 for _ in open('$T/mixes')), best[0], best[1].split()[:2], p['cost_to_train_usd']))
+" && ok || bad "capacity answer worse than the cheapest mix: $(cat "$T/mixes" | sort -k3 -g | head -2)"
+
+# --- infeasible inputs explain the nearest miss
+$H plan --pool 1x4xL4 -m llama3.1-405b --gbs 64 > "$T/o" 2>"$T/err"
+rc=$?
+[ $rc = 4 ] && ok || bad "model that fits nowhere: exit $rc, want 4"
+grep -q "no plan fits in memory" "$T/err" && ok || bad "no-fit message: $(cat "$T/err")"
+$H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --tokens 2T --objective deadline \
+	--deadline 30d > "$T/o" 2>"$T/err"
+rc=$?
+[ $rc = 4 ] && ok || bad "impossible deadline: exit $rc, want 4"
+grep -q "no plan trains 2e+12 tokens within 30.0 d: the fastest reaches" "$T/err" && ok ||
+	bad "deadline miss message: $(cat "$T/err")"
+$H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --tokens 2T --objective budget \
+	--budget 1000 > "$T/o" 2>"$T/err"
+[ $? = 4 ] && grep -q "the cheapest costs" "$T/err" && ok || bad "budget miss: $(cat "$T/err")"
+
+# --- bad flags: a clear message and exit 2
+chk() { # want-rc message args...
+	want=$1 msg=$2; shift 2
+	$H plan "$@" > /dev/null 2> "$T/err"
+	rc=$?
+	[ $rc = "$want" ] && grep -q -- "$msg" "$T/err" && ok ||
+		bad "plan $*: exit $rc (want $want), stderr: $(cat "$T/err")"
+}
+chk 2 "--gbs N is required" --pool 1x8xH100 -m llama3.1-8b
+chk 2 "--objective: expected throughput, cost, deadline or budget, got 'fast'" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective fast
+chk 2 "needs --deadline" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective deadline
+chk 2 "--deadline: expected a duration" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --deadline soon
+chk 2 "--tokens: expected a token count" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --tokens -5
+chk 2 "--budget: expected USD" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --budget 0
+chk 2 "--top: expected an integer" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --top 0
+chk 3 "unknown GPU" --pool 1x8xH900 -m llama3.1-8b --gbs 8
+chk 3 "unknown model" --pool 1x8xH100 -m llama9-8b --gbs 8
+
+echo "plan: $pass passed, $fail failed"
+[ "$fail" = 0 ]
