@@ -91,6 +91,10 @@ awk '/^\.SH KEYS/ { p = 1; print; next } /^\.SH / { p = 0 } p' man/hetplan.1 >"$
 cmp -s "$tmp/keys.man" "$tmp/man.keys" && ok ||
 	bad "man/hetplan.1 KEYS differs from the key tables (python3 tests/tools/man_keys.py ./hetplan)"
 
+# ---- the bench mode draws every view at two sizes on /dev/null
+"$HP" tui --bench >"$tmp/bench" 2>&1 && grep -q "view switch 200x60" "$tmp/bench" && ok ||
+	bad "hetplan tui --bench: $(tail -3 "$tmp/bench")"
+
 # ---- 1. start, plans within a second, detail, edit, re-plan, export, save
 t0=$(ms)
 start flow 80 24

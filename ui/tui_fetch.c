@@ -150,6 +150,8 @@ void fetch_status(struct tui_fetch *f, struct fetch_status *st)
 
 int fetch_finished(struct tui_fetch *f)
 {
+	if (!f)
+		return 0;
 	pthread_mutex_lock(&f->mu);
 	int r = f->finished_unseen;
 	f->finished_unseen = 0;
@@ -160,6 +162,8 @@ int fetch_finished(struct tui_fetch *f)
 int fetch_result(struct tui_fetch *f, const char *source, struct price_update *out)
 {
 	int found = 0;
+	if (!f)
+		return 0;
 	pthread_mutex_lock(&f->mu);
 	for (int i = 0; i < f->n_out; i++)
 		if (!strcmp(f->out[i].source, source)) {
