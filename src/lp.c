@@ -242,5 +242,8 @@ int lp_write(struct lp *lp, const char *path)
 		glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
 		lp->ne = 0;
 	}
-	return glp_write_lp(lp->P, NULL, path) ? -1 : 0;
+	glp_term_hook(term_hook, NULL);
+	int rc = glp_write_lp(lp->P, NULL, path) ? -1 : 0;
+	glp_term_hook(NULL, NULL);
+	return rc;
 }

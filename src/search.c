@@ -131,6 +131,8 @@ struct ctx {
 	double tokens;
 	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
 	int exhaustive;
+	double mem_miss;          /* nearest memory miss: need / capacity */
+	char mem_desc[200];
 	int max_dp;               /* most replicas any plan can have */
 	/* the ranked list kept while searching */
 	struct search_plan *top;
@@ -262,6 +264,38 @@ static int fill(const struct fit *f, int S, int layers, int dense, int v, double
 	return 0;
 }
 
+/* Nothing fits on this layout: remember how close an even split came, so
+ * a cluster where nothing fits can say what was nearest. */
+static void note_memory_miss(struct ctx *x, const struct gset *g, const struct layout *L,
+			     const struct fit *f, int S, int layers, int dense)
+{
+	double worst = 0, need = 0, cap = 0;
+	int a = 0;
+	for (int s = 0; s < S; s++) {
+		int k = layers / S + (s < layers % S);
+		double mem = fit_mem(&f[s], a, a + k - 1, dense);
+		if (mem / f[s].cap > worst) {
+			worst = mem / f[s].cap;
+			need = mem;
+			cap = f[s].cap;
+		}
+		a += k;
+	}
+	if (x->mem_miss > 0 && worst >= x->mem_miss)
+		return;
+	x->mem_miss = worst;
+	char nb[32], cb[32];
+	const struct pool *pa = &x->c->pools[L->seg[0].pool];
+	int n = snprintf(x->mem_desc, sizeof x->mem_desc, "%.16s tp%d", pa->name, L->seg[0].tp);
+	if (L->nseg > 1)
+		n += snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n, " + %.16s tp%d",
+			      x->c->pools[L->seg[1].pool].name, L->seg[1].tp);
+	snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n,
+		 " pp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
+		 S, plan_recompute_name(g->rc), g->zero, g->mbs,
+		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+}
+
 /* Solve the layer partition of layout L under global settings g. */
 static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 {
@@ -309,8 +343,10 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 		}
 	}
 	int k[MAX_STAGES];
-	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
+	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
+		note_memory_miss(x, g, L, f, S, layers, dense);
 		return;
+	}
 	double hi = 0;
 	for (int s = 0; s < S; s++)
 		hi = fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
@@ -1321,7 +1357,11 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	/* candidates per pool, best rate first */
 	const struct layout **per_pool[HP_MAX_POOLS];
 	int n_pp[HP_MAX_POOLS];
-	int keep_h = x->exhaustive ? 1 << 20 : 3, keep_m = x->exhaustive ? 1 << 20 : 4;
+	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
+	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
+	int keep_h = x->exhaustive ? 1 << 20
+				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
+	int keep_m = x->exhaustive ? 1 << 20 : 4;
 	for (int p = 0; p < c->n_pools; p++) {
 		per_pool[p] = xmalloc((size_t)(first_hetero + 1) * sizeof **per_pool);
 		n_pp[p] = 0;
@@ -1332,39 +1372,42 @@ static void search_gset(struct ctx *x, const struct gset *g)
 			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
 		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
 		if (n_pp[p] > keep_h) {
-			/* the best by rate per GPU, plus the best when the batch
-			 * limits the replicas (wider layouts win when there are
-			 * fewer micro-batches than replicas), plus the best of each
-			 * TP degree */
+			/* Keep, in this order until keep_h: the best by rate per
+			 * GPU and the best when the batch limits the replicas
+			 * (wider layouts win when there are fewer micro-batches
+			 * than replicas), alternately; then the best of each TP
+			 * degree. */
 			long M = o->gbs / g->mbs;
 			const struct layout **all = per_pool[p];
-			int n_all = n_pp[p], k = keep_h;
+			int n_all = n_pp[p], k = 0;
 			const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
-			memcpy(sel, all, (size_t)keep_h * sizeof *sel);
-			for (int pass = 0; pass < 2; pass++) {
-				for (int rank = 0; rank < (pass ? 4 : 3); rank++) {
-					const struct layout *best = NULL;
-					double bv = -1;
-					for (int i = 0; i < n_all; i++) {
-						const struct layout *L = all[i];
-						int dup = 0;
+			for (int step = 0; step < 3 * n_all && k < keep_h; step++) {
+				int kind = step < 2 * n_all ? step % 2 : 2;
+				const struct layout *best = NULL;
+				double bv = -1;
+				for (int i = 0; i < n_all; i++) {
+					const struct layout *L = all[i];
+					int dup = 0;
+					for (int j = 0; j < k; j++)
+						dup |= sel[j] == L;
+					if (dup)
+						continue;
+					double v = kind == 0 ? L->rate : HP_MIN(L->max_count, M) / L->B;
+					if (kind == 2) {
+						int have_tp = 0;
 						for (int j = 0; j < k; j++)
-							dup |= sel[j] == L;
-						if (dup)
+							have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
+						if (have_tp)
 							continue;
-						if (pass && L->seg[0].tp != (1 << rank))
-							continue;
-						double v = HP_MIN(L->max_count, M) / L->B;
-						if (pass)
-							v = L->rate;
-						if (v > bv) {
-							bv = v;
-							best = L;
-						}
+						v = L->rate;
 					}
-					if (best && (pass || rank < 3))
-						sel[k++] = best;
+					if (v > bv) {
+						bv = v;
+						best = L;
+					}
 				}
+				if (best)
+					sel[k++] = best;
 			}
 			free(per_pool[p]);
 			per_pool[p] = sel;
@@ -1485,9 +1528,14 @@ static void explain_miss(struct ctx *x)
 	const struct search_opts *o = x->o;
 	char b1[32], b2[32];
 	if (!res->has_nearest) {
-		snprintf(res->why, sizeof res->why,
-			 "no plan fits in memory: %s needs more GPU memory than any layout of this cluster offers (tried TP up to a node, PP up to %d, full recompute, ZeRO-3)",
-			 x->m->name, HP_MIN(x->m->layers, 128));
+		if (x->mem_miss > 0)
+			snprintf(res->why, sizeof res->why,
+				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s (%.0f%% over)",
+				 x->m->name, x->mem_desc, 100 * (x->mem_miss - 1));
+		else
+			snprintf(res->why, sizeof res->why,
+				 "no plan fits: %s has no layout on this cluster within the fixed choices (TP must divide the %d heads and stay in a node)",
+				 x->m->name, x->m->heads);
 		return;
 	}
 	const struct search_plan *n = &res->nearest;
@@ -1583,7 +1631,8 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
 		}
 	}
-	qsort(x.front, (size_t)x.n_front, sizeof *x.front, cmp_front);
+	if (x.n_front)
+		qsort(x.front, (size_t)x.n_front, sizeof *x.front, cmp_front);
 	res->pareto = x.front;
 	res->n_pareto = x.n_front;
 	for (int i = 0; i < res->n_plans; i++)

@@ -6,6 +6,7 @@
 #include "comm.h"
 #include "perf.h"
 #include "plan.h"
+#include "search.h"
 
 static volatile double sink;
 
@@ -95,6 +96,50 @@ int main(void)
 	}
 	printf("comm_time, 512 ranks, 1 B - 512 MiB:      %8.3f us   target < 2 us   (%.1fx under)\n",
 	       best * 1e6, 2e-6 / best);
+
+	/* The planner: best of 3 full searches each. */
+	printf("\n");
+	struct {
+		const char *what, *model;
+		const char *pools[4];
+		int gbs;
+		double target;
+	} cases[] = {
+		{ "plan, 70B on 64 GPUs of 2 types", "llama3.1-70b",
+		  { "4x8xH100-SXM,name=h100", "4x8xA100-80GB,name=a100" }, 512, 0.2 },
+		{ "plan, 70B on 1,024 GPUs of 3 types", "llama3.1-70b",
+		  { "32x8xH100-SXM,name=h100", "64x8xA100-80GB,name=a100", "32x8xL40S,name=l40s" },
+		  1024, 1.0 },
+		{ "plan, 405B on 16,384 GPUs of 4 types", "llama3.1-405b",
+		  { "512x8xH100-SXM,name=h100", "768x8xA100-80GB,name=a100", "512x8xH200,name=h200",
+		    "256x8xB200,name=b200" }, 2048, 10.0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct cluster cc;
+		cluster_init(&cc);
+		for (int i = 0; i < 4 && cases[k].pools[i]; i++)
+			cluster_add_pool_spec(&cc, cases[k].pools[i], &cat, &err);
+		const struct model_spec *mm = catalog_model(&cat, cases[k].model);
+		struct search_opts o;
+		search_opts_init(&o);
+		o.gbs = cases[k].gbs;
+		double bt = 1e9;
+		long cand = 0, ev = 0;
+		for (int r = 0; r < 3; r++) {
+			struct search_result res;
+			double t0 = hp_now();
+			search_run(&cc, mm, &o, &res, &err);
+			double t = hp_now() - t0;
+			if (t < bt) {
+				bt = t;
+				cand = res.stats.candidates;
+				ev = res.stats.evaluated;
+			}
+			search_result_free(&res);
+		}
+		printf("%-38s %8.3f s    target < %4.1f s (%.1fx under); %ld candidates, %.0f model evaluations/s\n",
+		       cases[k].what, bt, cases[k].target, cases[k].target / bt, cand, ev / bt);
+	}
 	plan_free(&p);
 	catalog_done(&cat);
 	return 0;

@@ -3,6 +3,7 @@
 #include "cmd_comm.h"
 #include "jsonx.h"
 #include "model.h"
+#include "pricing.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -52,6 +53,31 @@ int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 			return 0;
 		}
 	return -1;
+}
+
+int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
+		      int n_pools, int use_price_book, const struct catalog *cat,
+		      struct cluster *c)
+{
+	struct hp_err err = { 0 };
+	if (cluster_file && cluster_load(c, cluster_file, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	for (int i = 0; i < n_pools; i++)
+		if (cluster_add_pool_spec(c, pools[i], cat, &err) < 0)
+			return cli_fail(&err, HP_EXIT_USAGE);
+	if (!use_price_book)
+		return 0;
+	/* Pools without an explicit price take the price book's cheapest
+	 * matching offer (snapshot + cache; never the network). */
+	struct price_config pc;
+	struct price_book pb;
+	if (pricing_config_load(&pc, NULL, &err) < 0 || pricing_load(&pb, &pc, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	if (*pb.warnings)
+		fprintf(stderr, "hetplan %s: warning: %s\n", cmd, pb.warnings);
+	pricing_apply(&pb, c);
+	pricing_free(&pb);
+	return 0;
 }
 
 int cli_load_model(const struct catalog *cat, const char *arg,

@@ -15,6 +15,13 @@ int cli_main(int argc, char **argv);
 /* Print "hetplan: msg" to stderr and return err->code (or fallback). */
 int cli_fail(const struct hp_err *err, int fallback);
 
+/* Build the cluster from -c FILE and --pool specs, then price the pools
+ * that have no explicit price from the price book (embedded snapshot and
+ * cache). Returns 0, or the exit status after printing the error. */
+int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
+		      int n_pools, int use_price_book, const struct catalog *cat,
+		      struct cluster *c);
+
 /* Resolve -m: a preset name, or a JSON file holding one model object. */
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err);

@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "jsonx.h"
 #include "perf.h"
-#include "pricing.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -351,29 +350,9 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan estimate: give a cluster: -c CLUSTER.json or --pool SPEC\n");
 		goto out;
 	}
-	if (cluster_file && cluster_load(&c, cluster_file, cat, &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_INPUT);
+	if ((rc = cli_build_cluster("estimate", cluster_file, pools, n_pools, !no_book, cat, &c)))
 		goto out;
-	}
-	for (int i = 0; i < n_pools; i++)
-		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0) {
-			rc = cli_fail(&err, HP_EXIT_USAGE);
-			goto out;
-		}
-	/* Pools without an explicit price take the price book's cheapest
-	 * matching offer (snapshot + cache; never the network). */
-	if (!no_book) {
-		struct price_config pc;
-		struct price_book pb;
-		if (pricing_config_load(&pc, NULL, &err) < 0 || pricing_load(&pb, &pc, cat, &err) < 0) {
-			rc = cli_fail(&err, HP_EXIT_INPUT);
-			goto out;
-		}
-		if (*pb.warnings)
-			fprintf(stderr, "hetplan estimate: warning: %s\n", pb.warnings);
-		pricing_apply(&pb, &c);
-		pricing_free(&pb);
-	}
+	rc = HP_EXIT_USAGE;
 	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;

@@ -1,7 +1,6 @@
 /* cmd_plan.c — `hetplan plan`: the best plans for a model on a cluster. */
 #include "cli.h"
 #include "dispatch.h"
-#include "pricing.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -563,24 +562,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		else if (dot && !strcmp(dot, ".md"))
 			fmt = FMT_MD;
 	}
-	if (cluster_file && cluster_load(&c, cluster_file, cat, &err) < 0)
-		return cli_fail(&err, HP_EXIT_INPUT);
-	for (int i = 0; i < n_pools; i++)
-		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0)
-			return cli_fail(&err, HP_EXIT_USAGE);
-	/* Pools without an explicit price take the price book's cheapest
-	 * matching offer (snapshot + cache; never the network). */
-	if (!no_book) {
-		struct price_config pcfg;
-		struct price_book pb;
-		if (pricing_config_load(&pcfg, NULL, &err) < 0 ||
-		    pricing_load(&pb, &pcfg, cat, &err) < 0)
-			return cli_fail(&err, HP_EXIT_INPUT);
-		if (*pb.warnings)
-			fprintf(stderr, "hetplan plan: warning: %s\n", pb.warnings);
-		pricing_apply(&pb, &c);
-		pricing_free(&pb);
-	}
+	if ((rc = cli_build_cluster("plan", cluster_file, pools, n_pools, !no_book, cat, &c)))
+		return rc;
 	if (cli_load_model(cat, model_arg, &m, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	if (so.fix_tp && (so.fix_tp & (so.fix_tp - 1)))

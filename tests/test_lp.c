@@ -1,0 +1,130 @@
+/* test_lp.c — the GLPK layer on problems solved by hand (in comments). */
+#include "t.h"
+#include "lp.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* max 3x + 2y  s.t. x + y <= 4, x + 3y <= 6, 0 <= x <= 3, y >= 0.
+ * Vertices: (0,0) 0, (3,0) 9, (3,1) 11, (1.5,1.5) 7.5, (0,2) 4: the
+ * optimum is 11 at (3, 1). */
+TEST(lp_by_hand)
+{
+	struct lp *lp = lp_new(1);
+	int x = lp_add_col(lp, 0, 3, 3, 0), y = lp_add_col(lp, 0, -1, 2, 0);
+	int idx[2] = { x, y };
+	double r1[2] = { 1, 1 }, r2[2] = { 1, 3 };
+	CHECK(lp_add_row(lp, 2, idx, r1, -HUGE_VAL, 4) >= 0);
+	CHECK(lp_add_row(lp, 2, idx, r2, -HUGE_VAL, 6) >= 0);
+	struct lp_result r;
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_EQ_INT(r.status, LP_OPTIMAL);
+	CHECK_NEAR(r.obj, 11, 1e-9);
+	CHECK_NEAR(lp_value(lp, x), 3, 1e-9);
+	CHECK_NEAR(lp_value(lp, y), 1, 1e-9);
+	lp_free(lp);
+}
+
+/* 0-1 knapsack: max 5a + 4b + 3c, 2a + 3b + c <= 5. Feasible sets and
+ * values: {a,b} 9, {a,c} 8, {b,c} 7, {a,b,c} weighs 6: the optimum is 9. */
+TEST(knapsack_by_hand)
+{
+	struct lp *lp = lp_new(1);
+	int a = lp_add_col(lp, 0, 1, 5, 1), b = lp_add_col(lp, 0, 1, 4, 1),
+	    c = lp_add_col(lp, 0, 1, 3, 1);
+	int idx[3] = { a, b, c };
+	double w[3] = { 2, 3, 1 };
+	lp_add_row(lp, 3, idx, w, -HUGE_VAL, 5);
+	struct lp_result r;
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_EQ_INT(r.status, LP_OPTIMAL);
+	CHECK_NEAR(r.obj, 9, 1e-9);
+	CHECK_NEAR(lp_value(lp, a), 1, 1e-9);
+	CHECK_NEAR(lp_value(lp, b), 1, 1e-9);
+	CHECK_NEAR(lp_value(lp, c), 0, 1e-9);
+	CHECK(r.gap <= 1e-12);
+	lp_free(lp);
+}
+
+/* Integer cover, the shape of the capacity question: min 3 n1 + 5 n2 with
+ * 2 n1 + 4 n2 >= 7. (4,0) 12, (2,1) 11, (0,2) 10, (1,2) 13: optimum 10,
+ * where the LP relaxation would say 8.75 (n2 = 1.75). */
+TEST(cover_by_hand)
+{
+	struct lp *lp = lp_new(0);
+	int n1 = lp_add_col(lp, 0, 100, 3, 1), n2 = lp_add_col(lp, 0, 100, 5, 1);
+	int idx[2] = { n1, n2 };
+	double cf[2] = { 2, 4 };
+	lp_add_row(lp, 2, idx, cf, 7, HUGE_VAL);
+	struct lp_result r;
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_NEAR(r.obj, 10, 1e-9);
+	CHECK_NEAR(lp_value(lp, n2), 2, 1e-9);
+	lp_free(lp);
+}
+
+TEST(infeasible_unbounded_bad_input)
+{
+	struct lp_result r;
+	/* x in [0, 1] and x >= 2 */
+	struct lp *lp = lp_new(0);
+	int x = lp_add_col(lp, 0, 1, 1, 0);
+	double one = 1;
+	lp_add_row(lp, 1, &x, &one, 2, HUGE_VAL);
+	CHECK(lp_solve(lp, 0, &r) < 0);
+	CHECK_EQ_INT(r.status, LP_INFEASIBLE);
+	lp_free(lp);
+	/* max x with x >= 0 unbounded above */
+	lp = lp_new(1);
+	x = lp_add_col(lp, 0, -1, 1, 0);
+	lp_add_row(lp, 1, &x, &one, 0, HUGE_VAL);
+	CHECK(lp_solve(lp, 0, &r) < 0);
+	CHECK_EQ_INT(r.status, LP_UNBOUNDED);
+	lp_free(lp);
+	/* a NaN coefficient or an unknown column never reaches GLPK */
+	lp = lp_new(0);
+	x = lp_add_col(lp, 0, 1, 1, 0);
+	double nan = NAN;
+	CHECK_EQ_INT(lp_add_row(lp, 1, &x, &nan, 0, 1), -1);
+	int bad = 7;
+	CHECK_EQ_INT(lp_add_row(lp, 1, &bad, &one, 0, 1), -1);
+	lp_free(lp);
+}
+
+/* The model can be written out for glpsol or any LP reader. */
+TEST(write_lp_file)
+{
+	struct lp *lp = lp_new(1);
+	int x = lp_add_col(lp, 0, 3, 1, 1);
+	double one = 1;
+	lp_add_row(lp, 1, &x, &one, -HUGE_VAL, 2.5);
+	char path[] = "/tmp/hetplan-lp-XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ_INT(lp_write(lp, path), 0);
+	struct hp_err err = { 0 };
+	size_t len;
+	char *text = hp_read_file(path, &len, &err);
+	CHECK_CONTAINS(text, "Maximize");
+	CHECK_CONTAINS(text, "Generals");
+	free(text);
+	unlink(path);
+	struct lp_result r;
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_NEAR(r.obj, 2, 1e-9);   /* x integer <= 2.5 */
+	lp_free(lp);
+}
+
+int main(void)
+{
+	RUN(lp_by_hand);
+	RUN(knapsack_by_hand);
+	RUN(cover_by_hand);
+	RUN(infeasible_unbounded_bad_input);
+	RUN(write_lp_file);
+	return t_done("lp");
+}
