@@ -23,12 +23,14 @@ static const struct command commands[] = {
 	{ "gpus", cmd_gpus, "list the GPU catalog" },
 	{ "models", cmd_models, "list the model presets" },
 	{ "prices", cmd_prices, "GPU prices: embedded, cached, or fetched with --update" },
+	{ "tui", tui_main, "the interactive planner (also with no command)" },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hetplan [--no-color] [--ascii] [--no-mouse]   open the TUI\n"
+		"usage: hetplan [tui] [WORKSPACE.json] [--no-color] [--ascii] [--no-mouse]\n"
+		"                                                     open the TUI\n"
 		"       hetplan COMMAND [options]                     batch mode\n"
 		"       hetplan --help | --version\n\ncommands:\n");
 	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
