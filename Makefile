@@ -5,7 +5,8 @@
 #   make run        install missing packages, build, open the TUI
 #   make check      install missing packages, build, run every test
 #   make asan       the test suite under AddressSanitizer + UBSan
-#   make bench      timings of the engine's hot paths
+#   make bench      timings of the engine's hot paths and the TUI
+#   make golden     rewrite the TUI's golden screens (tests/golden/)
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC      ?= cc
@@ -38,7 +39,7 @@ TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # `make asan` never leaves an instrumented ./hetplan behind.
 BIN       ?= hetplan
 
-.PHONY: all run check test asan bench install uninstall clean deps deps-test fit
+.PHONY: all run check test asan bench golden install uninstall clean deps deps-test fit
 
 all: $(BIN)
 
@@ -95,6 +96,12 @@ asan:
 bench: deps
 	@$(MAKE) --no-print-directory hetplan $(BUILD)/tests/bench
 	@$(BUILD)/tests/bench
+	@./hetplan tui --bench
+
+# Read the diff before committing: a golden screen is a promise to users.
+golden: deps deps-test
+	@$(MAKE) --no-print-directory hetplan
+	@UPDATE_GOLDEN=1 HETPLAN=./hetplan sh tests/test_tui.sh
 
 $(BUILD)/tests/bench: tests/bench.c tests/t.h $(BUILD)/libhetplan.a
 	@mkdir -p $(dir $@)

@@ -102,7 +102,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 {
 	static const char *const known[] = {
 		"name", "gpu", "gpus_per_node", "nodes", "intra", "nics", "nic_gbps",
-		"provider", "region", "site", "price_per_node_hour", "spot", NULL,
+		"transport", "provider", "region", "site", "price_per_node_hour", "spot", NULL,
 	};
 	char path[32], where[160];
 	snprintf(path, sizeof path, "pools[%d]", idx);
@@ -155,6 +155,13 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.intra: expected \"nvswitch\", \"nvlink\" or \"pcie\", got \"%s\"",
 				  where, intra);
+	char transport[16] = "";
+	if (jx_str(&jc, o, "transport", 0, transport, sizeof transport) < 0)
+		return -1;
+	if (*transport && comm_transport_parse(transport, &p.transport))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.transport: expected \"ib\" or \"efa\", got \"%s\"",
+				  where, transport);
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, where, err) < 0)
@@ -289,6 +296,11 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 						  "--pool %s: nic_gbps: expected a positive number, got '%s'",
 						  spec, eq);
 			p.nic_gbps = v;
+		} else if (!strcmp(kv, "transport")) {
+			if (comm_transport_parse(eq, &p.transport))
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: transport: expected ib or efa, got '%s'",
+						  spec, eq);
 		} else if (!strcmp(kv, "provider")) {
 			hp_strlcpy(p.provider, eq, sizeof p.provider);
 		} else if (!strcmp(kv, "region")) {
@@ -314,7 +326,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			p.nodes = iv;   /* as in cluster JSON: available up to max */
 		} else {
 			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, provider, region, site, price, spot, max)",
+					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, transport, provider, region, site, price, spot, max)",
 					  spec, kv);
 		}
 	}

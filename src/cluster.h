@@ -10,6 +10,7 @@
 #define HP_CLUSTER_H
 
 #include "catalog.h"
+#include "comm.h"
 
 #define HP_MAX_POOLS 16
 
@@ -23,6 +24,7 @@ struct pool {
 	double intra_Bps;     /* scale-up per GPU per direction */
 	int nics;
 	double nic_gbps;
+	enum comm_transport transport;  /* network: IB/RoCE (default) or EFA */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[96];
@@ -51,8 +53,8 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
- * nics, nic_gbps, provider, region, site, price (USD per node-hour), spot,
- * max. */
+ * nics, nic_gbps, transport (ib|efa), provider, region, site, price (USD per
+ * node-hour), spot, max. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err);
 

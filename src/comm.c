@@ -55,6 +55,38 @@
  *    GPU's share of the node NICs (all GPUs of a pipeline stage send at once).
  *  - A mixed group runs at its slowest member (comm_fabric_min), link by link.
  *  - Non-NVIDIA GPUs (RCCL, HCCL) reuse NCCL's Ampere tables.
+ *
+ * AWS EFA (comm_fabric_set_transport, COMM_TRANSPORT_EFA)
+ * -------------------------------------------------------
+ * EFA carries NCCL through the aws-ofi-nccl plugin over SRD, which sprays
+ * the packets of one message over many paths and delivers them out of order.
+ * Its own tuner plugin replaces NCCL's tables but still picks the fastest
+ * algorithm for its costs, so we keep "minimum over algorithms" and change
+ * the costs:
+ *  - Simple protocol only across nodes (LL/LL128 rely on in-order 8/128-byte
+ *    stores), and 30 us more per network hop than IB (the plugin's
+ *    completion path; fitted on the p5 32 MiB all-gather rows, 4-32 nodes).
+ *  - Tree depth (EFA_TREE_DEPTH): an inner tree node forwards a Simple step
+ *    only once every packet of it has completed, and with unordered
+ *    multipath delivery that waits for the slowest path. Each level beyond
+ *    the first adds that wait to the pipeline step, so tree and NVLS-tree
+ *    network bandwidth is b_net / (1 + d (log2 N - 1)). d = 0.28 is fitted
+ *    on the p5 all-reduce 256 MiB rows at 4-32 nodes, where NVLS-tree wins;
+ *    the window is narrow: 0.26-0.28 keeps all four within 15% (0.25 puts
+ *    16 nodes at +16%, 0.29 puts 8 nodes at -15.3%): the measured loss
+ *    steps between 8 and 16 nodes more than this smooth form does. 2 nodes
+ *    (one level) are unaffected.
+ *  - Ring all-reduce fill (EFA_BUFFSIZE): the ring is credit-limited by the
+ *    NCCL_BUFFSIZE receive buffer of each channel (8 MiB on p5); before the
+ *    steady state each channel must push one buffer through the node's NICs
+ *    in each of the two passes (reduce-scatter, all-gather), so the fixed
+ *    cost of a big ring is 2 * min(S, nch * BUFFSIZE) / b_net (1.4 ms for 32
+ *    channels at 384 GB/s). Large messages overlap the per-step latencies
+ *    with transfers, so the fixed cost is the larger of that fill and the
+ *    summed per-step latency (without NCCL's IB ring plateau factor), not
+ *    their sum. Measured p5 rings: 1.6-3.5 ms of fixed cost at 4-32 nodes.
+ *  Not modelled on EFA: the 2-node all-gather dip at 256 MiB and the
+ *  all-to-all fixed cost that grows with the peer count at 256 MiB.
  */
 #include "comm.h"
 
@@ -144,6 +176,9 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
 #define HOST_LAT_S (4.0 * US)
 #define FABRIC_BIG_NODES 32     /* from here the fabric loses ~10% */
 #define FABRIC_BIG_EFF 0.9
+#define EFA_HOP_S 30e-6         /* extra per network hop on EFA, see top */
+#define EFA_TREE_DEPTH 0.28    /* tree bandwidth loss per extra level */
+#define EFA_BUFFSIZE 8388608.0  /* NCCL_BUFFSIZE the p5 runs use (8 MiB) */
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -154,6 +189,13 @@ static const char *const algo_names[COMM_ALGO_COUNT] = {
 	"auto", "ring", "tree", "nvls", "nvls_tree", "pat", "p2p" };
 static const char *const proto_names[COMM_PROTO_COUNT] = {
 	"auto", "ll", "ll128", "simple" };
+static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
+	"ib", "efa" };
+
+const char *comm_transport_name(enum comm_transport t)
+{
+	return (unsigned)t < COMM_TRANSPORT_COUNT ? transport_names[t] : "?";
+}
 
 const char *comm_coll_name(enum comm_coll c)
 {
@@ -225,6 +267,15 @@ int comm_algo_parse(const char *s, enum comm_algo *out)
 	return 0;
 }
 
+int comm_transport_parse(const char *s, enum comm_transport *out)
+{
+	int v;
+	if (parse_in(s, transport_names, COMM_TRANSPORT_COUNT, &v))
+		return -1;
+	*out = (enum comm_transport)v;
+	return 0;
+}
+
 int comm_proto_parse(const char *s, enum comm_proto *out)
 {
 	int v;
@@ -280,8 +331,15 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
 	f->nvls = f->intra == INTRA_NVSWITCH &&
 		  (gpu->gen == GEN_HOPPER || gpu->gen == GEN_BLACKWELL);
-	f->net_lat_s = 0;
-	f->net_simple_only = 0;
+	comm_fabric_set_transport(f, COMM_TRANSPORT_IB);
+}
+
+void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t)
+{
+	f->transport = t == COMM_TRANSPORT_EFA ? COMM_TRANSPORT_EFA
+					       : COMM_TRANSPORT_IB;
+	f->net_lat_s = f->transport == COMM_TRANSPORT_EFA ? EFA_HOP_S : 0;
+	f->net_simple_only = f->transport == COMM_TRANSPORT_EFA;
 }
 
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
@@ -302,6 +360,7 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 	r.nvls = a->nvls && b->nvls;
 	r.net_lat_s = HP_MAX(a->net_lat_s, b->net_lat_s);
 	r.net_simple_only = a->net_simple_only || b->net_simple_only;
+	r.transport = a->transport > b->transport ? a->transport : b->transport;
 	*out = r;
 }
 
@@ -332,6 +391,7 @@ struct ctx {
 	double r;               /* oversubscription >= 1 */
 	double wan_B, wan_lat;  /* 0 when not cross-site */
 	double net_lat_us;      /* extra per network hop */
+	int efa;                /* EFA/SRD terms apply (multi-node, EFA) */
 	int ll128_ok;
 	int nch;                /* channels for ring/tree at full size */
 };
@@ -372,6 +432,13 @@ static double inter_lat(const struct ctx *x, int a, int p)
 	if (x->ppn == 1 && a == A_RING)
 		l = hw_lat[HW_NET][A_TREE][p];
 	return l + x->net_lat_us * (p == P_SIMPLE ? 2 : 1);
+}
+
+/* EFA: divisor of tree network bandwidth for its depth (see top). */
+static double efa_depth(const struct ctx *x)
+{
+	int levels = ilog2(x->N);
+	return x->efa && levels > 1 ? 1 + EFA_TREE_DEPTH * (levels - 1) : 1;
 }
 
 /* One candidate: bus bandwidth (bytes/s) and latency (s) -> time. */
@@ -421,10 +488,21 @@ static double ring_time(const struct ctx *x, int p)
 		}
 		lat = base_lat[A_RING][p] + (nsteps - ninter) * intra +
 		      ninter * inter_lat(x, A_RING, p);
-		if (ar && N > 1 && p == P_SIMPLE &&
-		    x->S / ((double)x->nch * n) >= 64)
+		if (ar && x->efa) {
+			/* Full pipeline: the send completion of one step
+			 * overlaps the next, so the plugin latency counts once
+			 * per hop, not twice; and the buffer-limited fill of
+			 * both passes is a floor (see top). */
+			double fill = 2 * HP_MIN(x->S, x->nch * EFA_BUFFSIZE) /
+				      x->b_net / US;
+			lat -= ninter * x->net_lat_us;
+			if (fill > lat)
+				lat = fill;
+		} else if (ar && N > 1 && p == P_SIMPLE &&
+			   x->S / ((double)x->nch * n) >= 64) {
 			lat *= x->arch >= ARCH_AMPERE ? RING_PLATEAU
 						      : RING_PLATEAU_OLD;
+		}
 		if (x->wan_lat > 0)
 			lat += nsteps * x->wan_lat / US;
 		factor = comm_busbw_factor(x->c, n);
@@ -440,7 +518,7 @@ static double tree_time(const struct ctx *x, int p)
 		bus = x->b_up;
 	} else {
 		double fan = N == 2 ? 2.0 : N == 3 ? 4.0 / 3.0 : 1.0;
-		double net = x->b_net * fan / x->r;
+		double net = x->b_net * fan / x->r / efa_depth(x);
 		bus = x->ppn > 1 ? HP_MIN(x->b_up, net) : net;
 	}
 	bus = HP_MIN(bus * TREE_EFF, x->nch * perch_tree[x->arch][x->idx2] * GBPS);
@@ -486,7 +564,7 @@ static double nvls_tree_time(const struct ctx *x)
 {
 	int N = x->N;
 	double intra = nvls_ratio[x->arch] * x->b_up;
-	double inter = x->b_net * (N <= 2 ? 2.0 : 1.0) / x->r;
+	double inter = x->b_net * (N <= 2 ? 2.0 : 1.0) / x->r / efa_depth(x);
 	double cap = NVLS_CH * perch_nvls_tree[x->arch][x->idx2] * GBPS;
 	double bus = HP_MIN(HP_MIN(intra, inter), cap) * nvls_chan_frac(x);
 	double lat = hw_lat[HW_NVLINK][A_NVLS_TREE][P_SIMPLE] +
@@ -597,6 +675,7 @@ int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 	x.wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
 	x.net_lat_us = g->fab.net_lat_s > 0 ? g->fab.net_lat_s / US : 0;
 	x.ll128_ok = x.hw == HW_NVLINK || x.ppn == 1;
+	x.efa = x.N > 1 && g->fab.transport == COMM_TRANSPORT_EFA;
 	double top = x.N > 1 ? HP_MIN(x.b_up, x.b_net) : x.b_up;
 	x.nch = (int)ceil(top / CH_BW);
 	if (x.nch < MIN_CH)

@@ -18,6 +18,12 @@ enum comm_algo { COMM_ALGO_AUTO, COMM_RING, COMM_TREE, COMM_NVLS,
 		 COMM_NVLS_TREE, COMM_PAT, COMM_P2P, COMM_ALGO_COUNT };
 enum comm_proto { COMM_PROTO_AUTO, COMM_LL, COMM_LL128, COMM_SIMPLE,
 		  COMM_PROTO_COUNT };
+/* The network transport between nodes. IB covers InfiniBand and RoCE (NCCL's
+ * own net transport, reliable in-order delivery). EFA is AWS's Elastic
+ * Fabric Adapter: SRD, unordered multipath delivery, through the
+ * aws-ofi-nccl plugin (see comm.c for the terms it adds). */
+enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA,
+		      COMM_TRANSPORT_COUNT };
 
 /* The links one member of a group has. A group that spans several kinds of
  * node is described by its slowest member (comm_fabric_min). */
@@ -35,6 +41,8 @@ struct comm_fabric {
 	int net_simple_only;      /* the network transport cannot carry LL/LL128
 				   * (no in-order delivery, e.g. AWS EFA/SRD):
 				   * multi-node groups use the Simple protocol */
+	enum comm_transport transport; /* IB from comm_fabric_init; set with
+				   * comm_fabric_set_transport */
 };
 
 struct comm_group {
@@ -67,7 +75,10 @@ int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 /* Fabric of a node of this GPU with the given node settings. */
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps);
-/* The slowest of a and b, link by link. */
+/* Network transport of the fabric; sets net_lat_s and net_simple_only to
+ * the transport's values (EFA: 30 us per hop, Simple only; IB: 0, all). */
+void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t);
+/* The slowest of a and b, link by link (EFA is slower than IB). */
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 		     const struct comm_fabric *b);
 
@@ -80,5 +91,7 @@ const char *comm_proto_name(enum comm_proto p);
 int comm_coll_parse(const char *s, enum comm_coll *out);
 int comm_algo_parse(const char *s, enum comm_algo *out);
 int comm_proto_parse(const char *s, enum comm_proto *out);
+const char *comm_transport_name(enum comm_transport t);
+int comm_transport_parse(const char *s, enum comm_transport *out);
 
 #endif

@@ -209,10 +209,12 @@ static void make_group(const struct cluster *c, int a, int b, int ranks, int per
 	const struct pool *pa = &c->pools[a];
 	memset(g, 0, sizeof *g);
 	comm_fabric_init(&g->fab, &pa->gpu, pa->intra, pa->nics, pa->nic_gbps);
+	comm_fabric_set_transport(&g->fab, pa->transport);
 	if (b >= 0 && b != a) {
 		const struct pool *pb = &c->pools[b];
 		struct comm_fabric fb;
 		comm_fabric_init(&fb, &pb->gpu, pb->intra, pb->nics, pb->nic_gbps);
+		comm_fabric_set_transport(&fb, pb->transport); /* min: EFA wins */
 		comm_fabric_min(&g->fab, &g->fab, &fb);
 		if (!cluster_same_site(c, a, b)) {
 			g->cross_site = 1;

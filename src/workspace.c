@@ -40,6 +40,9 @@ cJSON *cluster_to_json(const struct cluster *c)
 		cJSON_AddStringToObject(j, "intra", hp_intra_name(p->intra));
 		cJSON_AddNumberToObject(j, "nics", p->nics);
 		cJSON_AddNumberToObject(j, "nic_gbps", p->nic_gbps);
+		if (p->transport != COMM_TRANSPORT_IB)
+			cJSON_AddStringToObject(j, "transport",
+						comm_transport_name(p->transport));
 		if (*p->provider)
 			cJSON_AddStringToObject(j, "provider", p->provider);
 		if (*p->region)

@@ -303,6 +303,65 @@ TEST(conventions_and_edges)
 	CHECK(comm_time(&g, COMM_ALLREDUCE, -1, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == -1);
 }
 
+/* AWS EFA terms (comm.c, "AWS EFA"), H100 SXM nodes with 8 x 400G:
+ * b_up = 450e9 * 20.6/25 = 370.8e9, b_net = 8 * 50e9 * 0.96 = 384e9. */
+TEST(efa_transport)
+{
+	struct comm_group ib = h100(32, 8), efa = h100(32, 8);
+	comm_fabric_set_transport(&efa.fab, COMM_TRANSPORT_EFA);
+	CHECK_EQ_INT(efa.fab.transport, COMM_TRANSPORT_EFA);
+	CHECK_NEAR(efa.fab.net_lat_s, 30e-6, 1e-12);
+	CHECK_EQ_INT(efa.fab.net_simple_only, 1);
+	CHECK_EQ_INT(ib.fab.transport, COMM_TRANSPORT_IB);
+	CHECK_NEAR(ib.fab.net_lat_s, 0, 1e-12);
+
+	/* Ring all-reduce, 4 nodes x 8, 1 GiB, EFA. Channels: ceil(min(370.8,
+	 * 384) / 12) = 31. Fill: 2 * min(2^30, 31 * 8 MiB = 260046848) / 384e9
+	 * = 1354.41 us. Per-step latency with the plugin latency once per hop:
+	 * 8.4 + 56 steps * 3.4 + 6 hops * (14 + 30) = 462.8 us < fill, so the
+	 * fixed cost is the fill. Transfer: 2^30 * 62/32 / 370.8e9 = 5610.50 us;
+	 * plus 4 us host: 6968.91 us. */
+	double S = 1073741824.0;
+	double fill = 2 * 260046848.0 / 384e9;
+	double want = 4e-6 + fill + S * 62.0 / 32.0 / 370.8e9;
+	CHECK_NEAR(t_of(&efa, COMM_ALLREDUCE, S, COMM_RING, COMM_SIMPLE), want, 1e-9);
+	CHECK_NEAR(want, 6968.91e-6, 1e-5);
+
+	/* Tree depth: NVLS-tree all-reduce over 8 nodes (3 levels). The network
+	 * bound 384e9 is divided by 1 + 0.28 * (3 - 1) = 1.56: 246.15e9, below
+	 * NVLS's 1.29 * 370.8e9 and the 16 * 45.5e9 cap. At 1e13 bytes the
+	 * latency is negligible, so busbw = 246.15e9 (IB: 384e9). */
+	struct comm_group ib8 = h100(64, 8), efa8 = h100(64, 8);
+	comm_fabric_set_transport(&efa8.fab, COMM_TRANSPORT_EFA);
+	struct comm_result r;
+	CHECK(comm_time(&efa8, COMM_ALLREDUCE, 1e13, COMM_NVLS_TREE, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_NEAR(r.busbw_Bps / 1e9, 384.0 / 1.56, 1e-4);
+	CHECK(comm_time(&ib8, COMM_ALLREDUCE, 1e13, COMM_NVLS_TREE, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_NEAR(r.busbw_Bps / 1e9, 384.0, 1e-4);
+	/* Two nodes are one level: no depth loss, EFA = IB bandwidth. */
+	struct comm_group ib2 = h100(16, 8), efa2 = h100(16, 8);
+	comm_fabric_set_transport(&efa2.fab, COMM_TRANSPORT_EFA);
+	double t_ib2 = t_of(&ib2, COMM_ALLREDUCE, 1e13, COMM_NVLS_TREE, COMM_PROTO_AUTO);
+	double t_efa2 = t_of(&efa2, COMM_ALLREDUCE, 1e13, COMM_NVLS_TREE, COMM_PROTO_AUTO);
+	CHECK(fabs(t_efa2 / t_ib2 - 1) < 1e-4);
+	/* One node never touches the network: EFA changes nothing. */
+	struct comm_group ib1 = h100(8, 8), efa1 = h100(8, 8);
+	comm_fabric_set_transport(&efa1.fab, COMM_TRANSPORT_EFA);
+	CHECK_NEAR(t_of(&efa1, COMM_ALLREDUCE, 1e9, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
+		   t_of(&ib1, COMM_ALLREDUCE, 1e9, COMM_ALGO_AUTO, COMM_PROTO_AUTO), 1e-12);
+	/* A mixed group takes the slower transport. */
+	struct comm_fabric m;
+	comm_fabric_min(&m, &ib.fab, &efa.fab);
+	CHECK_EQ_INT(m.transport, COMM_TRANSPORT_EFA);
+	CHECK_EQ_INT(m.net_simple_only, 1);
+	/* Names. */
+	enum comm_transport tr;
+	CHECK(comm_transport_parse("EFA", &tr) == 0 && tr == COMM_TRANSPORT_EFA);
+	CHECK(comm_transport_parse("ib", &tr) == 0 && tr == COMM_TRANSPORT_IB);
+	CHECK(comm_transport_parse("roce", &tr) == -1);
+	CHECK_STR(comm_transport_name(COMM_TRANSPORT_EFA), "efa");
+}
+
 TEST(names)
 {
 	enum comm_coll c;
@@ -344,6 +403,7 @@ int main(void)
 	RUN(wan_and_oversubscription);
 	RUN(enablement_rules);
 	RUN(conventions_and_edges);
+	RUN(efa_transport);
 	RUN(names);
 	return t_done("comm");
 }

@@ -31,15 +31,21 @@ enum { ID, SOURCE, SYSTEM, GPU, INTERCONNECT, COLL, ALGO, PROTO, NGPUS,
 
 /* One CSV record (RFC 4180 quoting) from f; 0 at end of file. */
 /* Rows outside the +-15% band that the model does not represent today, all
- * AWS p5 (EFA) runs at 256 MiB - 1 GiB where the OFI tuner plugin picks
- * algorithms and switch points NCCL's own cost model would not (e.g. a ring
- * with a flat ~280 GB/s at 4 nodes where tree would be faster; the 2-node
- * all-gather dip at 256 MiB; all-to-all ramping up at 256 MiB). They are
- * printed with their error and excluded from the bound; the list is closed,
- * so any other row drifting outside still fails. Removing an entry is the
- * goal of the next round on the communication model. */
+ * AWS p5 (EFA) runs at 256 MiB. The EFA model (comm.c: tree depth loss,
+ * buffer-limited ring fill) reproduces the all-reduce rows at 4-32 nodes;
+ * what it still misses:
+ *  - V022: 2-node all-gather at 256 MiB runs at 216 GB/s between 131 (32 MiB)
+ *    and 329 (2 GiB); the ring model gives 310. A fill term large enough to
+ *    reach it breaks the 4-node row (253 GB/s at the same size).
+ *  - V031, V034: all-gather at 256 MiB on 16/32 nodes is 17-19% faster than
+ *    the per-step ring latency (30 us extra per EFA hop) allows; the same
+ *    latency holds the 32 MiB and 2 GiB rows, so it stays.
+ *  - V046, V049: all-to-all at 256 MiB on 16/32 nodes carries a fixed cost
+ *    of ~2-2.6 ms (about 10 us per peer) that is absent at 2 GiB scale; not
+ *    modelled.
+ * They are printed with their error and excluded from the bound; the list is
+ * closed, so any other row drifting outside still fails. */
 static const char *const known_miss[] = {
-	"V007", "V010", "V011", "V014", "V015", "V018", "V019",
 	"V022", "V031", "V034", "V046", "V049",
 };
 
@@ -253,14 +259,11 @@ TEST(accuracy_rows)
 		g.ranks_per_node = gpn;
 		comm_fabric_init(&g.fab, &gs, INTRA_NVSWITCH, nics, gbps);
 		g.oversub = 1;
-		if (has(r.f[INTERCONNECT], "EFA")) {
-			/* AWS EFA (SRD): delivery is unordered, so only the
-			 * Simple protocol crosses the network, and each network
-			 * hop costs more than IB. 30 us extra per hop is fitted
-			 * on the p5 32 MiB rows (all-gather 4-32 nodes). */
-			g.fab.net_lat_s = 30e-6;
-			g.fab.net_simple_only = 1;
-		}
+		/* The network transport, as a user gives it (pool key
+		 * "transport", hetplan comm --transport): rows on AWS EFA run
+		 * the EFA/SRD model (comm.c). */
+		if (has(r.f[INTERCONNECT], "EFA"))
+			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_EFA);
 
 		enum comm_algo algo = COMM_ALGO_AUTO;
 		if (!strcmp(r.f[ALGO], "Ring") || !strcmp(m, "busbw_per_nic"))
@@ -312,7 +315,7 @@ TEST(accuracy_rows)
 		       x->id, comm_coll_name(c), m, n, N, sz,
 		       comm_algo_name(out.algo), comm_proto_name(out.proto),
 		       pred, meas, 100 * x->err, cls_name[cls],
-		       known ? " (KNOWN MISS: tuner switch point, see top comment)"
+		       known ? " (KNOWN MISS: see known_miss)"
 		       : flagged ? " (flagged: old/underperforming stack)" : "",
 		       (cls == CL_BIG && !flagged && fabs(x->err) > 0.15) ||
 		       (cls == CL_LAT && (x->err > 1.0 || x->err < -0.5))

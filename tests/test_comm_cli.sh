@@ -84,6 +84,14 @@ expect bad_format 2 "--format" -- --collective allreduce --bytes 1M $base --form
 expect unknown_flag 2 "--frobnicate" -- --collective allreduce --bytes 1M $base --frobnicate
 # NVLS needs NVLink SHARP: an A100 cannot (invalid input, names the algorithm).
 expect nvls_a100 3 "nvls" -- --collective allreduce --bytes 1M --gpu A100 --gpus-per-node 8 --nodes 1 --algo nvls
+# --transport efa: AWS EFA/SRD model; a 16-node 256 MiB all-reduce is slower
+# than on IB (tree bandwidth falls with depth); a bad value is a usage error.
+expect efa 0 "" -- --collective allreduce --bytes 256M --gpu H100 --gpus-per-node 8 --nodes 16 --transport efa --format json
+efa_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+expect ib 0 "" -- --collective allreduce --bytes 256M --gpu H100 --gpus-per-node 8 --nodes 16 --transport ib --format json
+ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
+expect transport_bad 2 "--transport: expected ib or efa, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 
 echo "comm_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,31 +1,311 @@
 #!/bin/sh
-# test_tui.sh — start the real binary in a private tmux server, read the
-# screen, quit with q, and check that the program ended and the terminal
-# came back. Run from the repository root after `make`.
+# test_tui.sh — drive the real binary in a private tmux server (send-keys,
+# capture-pane) and check what a user would see.
+#
+#   start -> plans within a second -> a plan's detail -> edit a pool's node
+#   count -> the plans change -> export JSON and Markdown -> save -> reopen;
+#   golden screens at 80x24 and 120x40; resize below 80x24 and back;
+#   NO_COLOR, --ascii and a C locale without colour codes or non-ASCII bytes;
+#   the screen answers keys while a price download trickles in; Ctrl-C
+#   restores the terminal.
+#
+# Golden screens live in tests/golden/*.txt. After an intended change to a
+# screen, regenerate them with `make golden` (UPDATE_GOLDEN=1 sh
+# tests/test_tui.sh) and read the diff before committing. They hold no
+# clock and no timings, so they only change when the screen does.
+#
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
 set -u
+HP=${HETPLAN:-./hetplan}
+case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-S="hetplan-test-$$"
+S="hetplan-tui-$$"
 T="tmux -L $S -f /dev/null"
-cleanup() { $T kill-server 2>/dev/null; }
+tmp=$(mktemp -d)
+srv=""
+cleanup() {
+	$T kill-server 2>/dev/null
+	[ -n "$srv" ] && kill "$srv" 2>/dev/null
+	rm -rf "$tmp"
+}
 trap cleanup EXIT
-$T new-session -d -x 80 -y 24 "${HETPLAN:-./hetplan}; echo EXITED:\$?; sleep 30"
+trap 'exit 1' INT TERM
+G=tests/golden
+mkdir -p "$tmp/cfg"
+
+# start NAME W H [ENV [ARGS]]: the program in a new tmux session of W x H,
+# with environment assignments ENV and arguments ARGS. The catalog's user
+# overrides and the price cache point at empty directories, so screens match
+# on every machine and the price book is the embedded snapshot.
+start() {
+	$T new-session -d -s "$1" -x "$2" -y "$3" \
+		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
+}
+screen() { $T capture-pane -p -t "$1"; }
+# wait_for NAME TEXT [TENTHS]: until the screen shows TEXT (fixed string).
+wait_for() {
+	i=0
+	while [ $i -lt "${3:-50}" ]; do
+		screen "$1" | grep -qF -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+# The planner's answer is on screen: the footer ends in "N plans".
+wait_ready() {
+	i=0
+	while [ $i -lt "${2:-50}" ]; do
+		screen "$1" | tail -1 | grep -qE ' [0-9]+ plans *$' && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
+# golden NAME SESSION: compare the screen with tests/golden/NAME.txt.
+golden() {
+	f=$G/$1.txt
+	screen "$2" >"$tmp/$1.txt"
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		mkdir -p $G
+		cp "$tmp/$1.txt" "$f"
+		echo "updated $f"
+		ok
+	elif [ ! -f "$f" ]; then
+		bad "golden $f missing (make golden writes it)"
+	elif cmp -s "$f" "$tmp/$1.txt"; then
+		ok
+	else
+		bad "screen $1 differs from $f:"
+		diff "$f" "$tmp/$1.txt" | head -20
+	fi
+}
+ms() { date +%s%N | cut -c1-13; }
+
+# ---- 0. the man page's KEYS section is the key tables, word for word
+python3 tests/tools/man_keys.py "$HP" >"$tmp/keys.man" 2>&1
+awk '/^\.SH KEYS/ { p = 1; print; next } /^\.SH / { p = 0 } p' man/hetplan.1 >"$tmp/man.keys"
+cmp -s "$tmp/keys.man" "$tmp/man.keys" && ok ||
+	bad "man/hetplan.1 KEYS differs from the key tables (python3 tests/tools/man_keys.py ./hetplan)"
+
+# ---- the bench mode draws every view at two sizes on /dev/null
+"$HP" tui --bench >"$tmp/bench" 2>&1 && grep -q "view switch 200x60" "$tmp/bench" && ok ||
+	bad "hetplan tui --bench: $(tail -3 "$tmp/bench")"
+
+# ---- 1. start, plans within a second, detail, edit, re-plan, export, save
+t0=$(ms)
+start flow 80 24
+if wait_ready flow 30; then
+	t1=$(ms)
+	# Under the sanitizers everything is several times slower.
+	limit=1000
+	case $HP in *asan*) limit=4000 ;; esac
+	[ $((t1 - t0)) -le $limit ] && ok || bad "plans took $((t1 - t0)) ms to appear (limit $limit)"
+else
+	bad "no plans: $(screen flow)"
+fi
+screen flow | grep -q '^  1 ' && ok || bad "no ranked plan row 1"
+golden plans-80x24 flow
+before=$(screen flow | sed -n 4p)
+keys flow Enter
+wait_for flow "Layout: replicas x pipeline stages" && ok || bad "Enter did not open the detail view"
+golden detail-80x24 flow
+# Scroll to the communication table.
+keys flow G
+wait_for flow "Communication per step" && ok || bad "G did not scroll to the end of the detail"
+screen flow | grep -qE '^  (tp|pp|dp) ' && ok || bad "no communication rows"
+golden detail-80x24-end flow
+# Cluster view: pool h100 (the first), field Nodes (the fourth), set 8.
+keys flow 1 Enter j j j Enter
+wait_for flow "Nodes:" && ok || bad "Enter on Nodes did not prompt"
+keys flow C-u 8 Enter
+# 8x8 H100 + 8x8 A100 = 128 GPUs.
+wait_for flow "128 GPUs" && ok || bad "the header does not count 128 GPUs"
+keys flow 3
+wait_ready flow || bad "no plans after the edit"
+after=$(screen flow | sed -n 4p)
+[ "$before" != "$after" ] && ok || bad "the best plan did not change after adding 4 H100 nodes: $after"
+screen flow | grep -q 'default workspace \[+\]' && ok || bad "the header does not mark unsaved changes"
+# Export the selected plan as JSON, then Markdown.
+keys flow e
+wait_for flow "Export plan to" && ok || bad "e did not ask where to export"
+keys flow C-u "$tmp/plan.json" Enter
+wait_for flow "exported" && ok || bad "no export message: $(screen flow | tail -1)"
+python3 -m json.tool "$tmp/plan.json" >/dev/null 2>&1 && ok || bad "exported JSON is not valid"
+python3 - "$tmp/plan.json" <<'EOF' && ok || bad "exported JSON lacks the edited cluster or the plan"
+import json, sys
+d = json.load(open(sys.argv[1]))
+pools = {p["name"]: p for p in d["cluster"]["pools"]}
+assert pools["h100"]["nodes"] == 8, pools["h100"]
+assert pools["a100"]["nodes"] == 8
+assert d["model"]["layers"] == 80          # Llama-3.1 70B
+assert d["workload"]["gbs"] == 1024 and d["workload"]["seq_len"] == 8192
+assert d["plan"]["gbs"] == 1024 and d["plan"]["replicas"]
+assert d["estimate"]["tokens_per_s"] > 0
+EOF
+keys flow e C-u "$tmp/plan.md" Enter
+wait_for flow "exported $tmp/plan.md" && ok || bad "no Markdown export"
+head -1 "$tmp/plan.md" 2>/dev/null | grep -q '^# hetplan plan: ' && ok || bad "Markdown export has no title"
+grep -q '^| tokens/s | ' "$tmp/plan.md" 2>/dev/null && ok || bad "Markdown export has no metrics table"
+# Save, then quit: no unsaved-changes warning after a save.
+keys flow w C-u "$tmp/ws.json" Enter
+wait_for flow "saved $tmp/ws.json" && ok || bad "w did not save"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["cluster"]["pools"][0]["nodes"] == 8' \
+	"$tmp/ws.json" 2>/dev/null && ok || bad "saved workspace lacks the edit"
+keys flow q
+wait_for flow "EXITED:0" && ok || bad "q did not quit with status 0"
+# Reopen the saved workspace.
+start reopen 80 24 "" "tui $tmp/ws.json"
+wait_for reopen "ws.json" && wait_for reopen "128 GPUs" && ok || bad "reopening the workspace: $(screen reopen | head -1)"
+keys reopen q
+wait_for reopen "EXITED:0" && ok || bad "q after reopening"
+
+# ---- 2. golden screens at 120x40: plans, detail, cluster, model
+start big 120 40
+wait_ready big || bad "no plans at 120x40"
+golden plans-120x40 big
+keys big Enter
+wait_for big "Layout: replicas x pipeline stages" && ok || bad "no detail at 120x40"
+golden detail-120x40 big
+keys big G
+wait_for big "Communication per step" && ok || bad "detail at 120x40 does not reach the comm table"
+golden detail-120x40-end big
+keys big 1
+wait_for big "Between pools" && ok || bad "cluster view at 120x40"
+golden cluster-120x40 big
+keys big 2
+wait_for big "Training workload" && ok || bad "model view"
+golden model-120x40 big
+keys big '?'
+wait_for big "Keys in the Model view" && ok || bad "? did not open help"
+screen big | grep -qE '^ +p +Pick a model preset' && ok || bad "help lacks the model view's p key"
+keys big q
+wait_for big "Training workload" && ok || bad "q did not close the help"
+keys big q
+wait_for big "EXITED:0" && ok || bad "quit at 120x40"
+
+# ---- 3. resize below 80x24 and back
+start rs 80 24
+wait_ready rs || bad "no plans before resizing"
+$T resize-window -t rs -x 70 -y 20
+wait_for rs "Terminal too small" && ok || bad "no too-small screen at 70x20: $(screen rs)"
+screen rs | grep -q "70x20; hetplan needs 80x24" && ok || bad "too-small screen does not give the sizes"
+$T resize-window -t rs -x 80 -y 24
+wait_for rs "Pareto (time, cost)" && ok || bad "the plans did not come back at 80x24"
+screen rs | grep -q "Terminal too small" && bad "too-small screen stayed" || ok
+keys rs C-c
+wait_for rs "EXITED:130" && ok || bad "Ctrl-C did not end the program with SIGINT"
+# The terminal is back to normal: the shell's output is on the main screen.
+[ "$($T display -p -t rs '#{alternate_on}')" = 0 ] && ok || bad "alternate screen still on after Ctrl-C"
+
+# ---- 4. no colour, no non-ASCII
+# any SGR colour parameter (30-49, 90-107) in capture-pane -e output?
+has_colour() {
+	python3 -c '
+import re, sys
+s = sys.stdin.read()
+for m in re.finditer(r"\x1b\[([0-9;]*)m", s):
+    for p in m.group(1).split(";"):
+        # 39 and 49 only reset to the default colours
+        if p.isdigit() and (30 <= int(p) <= 48 or 90 <= int(p) <= 107) and int(p) != 39:
+            sys.exit(0)
+sys.exit(1)'
+}
+non_ascii() { python3 -c 'import sys; sys.exit(0 if any(b > 127 for b in sys.stdin.buffer.read()) else 1)'; }
+start col 80 24
+wait_ready col || bad "colour run"
+$T capture-pane -e -p -t col | has_colour && ok || bad "the default screen has no colour (the check would prove nothing)"
+screen col | non_ascii && ok || bad "the default UTF-8 screen has no UTF-8 glyphs"
+start nocol 80 24 NO_COLOR=1
+wait_ready nocol || bad "NO_COLOR run"
+keys nocol Enter
+wait_for nocol "Layout: replicas" || bad "NO_COLOR detail"
+$T capture-pane -e -p -t nocol | has_colour && bad "colour codes with NO_COLOR=1" || ok
+start ascii 80 24 "" "--ascii --no-color"
+wait_ready ascii || bad "--ascii run"
+screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (plans)" || ok
+keys ascii Enter
+wait_for ascii "Layout: replicas" || bad "--ascii detail"
+screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (detail)" || ok
+golden detail-80x24-ascii ascii
+keys ascii NPage NPage
+wait_for ascii "Memory per GPU" || bad "--ascii detail scrolled"
+screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (bars)" || ok
+golden detail-80x24-ascii-bars ascii
+$T capture-pane -e -p -t ascii | has_colour && bad "colour codes with --no-color" || ok
+start clocale 80 24 "LANG=C LC_ALL=C"
+wait_ready clocale || bad "C locale run"
+keys clocale 4
+wait_for clocale "Layout: replicas" || bad "C locale detail"
+screen clocale | non_ascii && bad "non-ASCII bytes in the C locale" || ok
+
+# ---- 5. responsive while a price update trickles in; then a real one
+# Never the internet: no proxies; every source is on 127.0.0.1.
+unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY
+mkdir -p "$tmp/www/lambda"
+cp tests/data/fixtures/skypilot-v8-lambda-vms.constructed.csv "$tmp/www/lambda/vms.csv"
+python3 tests/tools/fixture_http.py "$tmp/www" "$tmp/port" &
+srv=$!
 i=0
-while [ $i -lt 50 ]; do
-	$T capture-pane -p | grep -q "hetplan" && break
-	sleep 0.1; i=$((i + 1))
+while [ ! -s "$tmp/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+port=$(cat "$tmp/port" 2>/dev/null)
+start slow 80 24 "HETPLAN_HTTP_TIMEOUT=30" "--skypilot-url http://127.0.0.1:$port/slow"
+wait_ready slow || bad "slow run"
+keys slow 5 r
+wait_for slow "fetching prices 0/5" && ok || bad "r did not start an update: $(screen slow | tail -1)"
+sleep 1
+# View switches while bytes trickle in: the new view's header appears
+# within 200 ms of the key. Each time includes starting tmux clients on a
+# shared machine, so the median of five switches is what is judged.
+switch_ms() {
+	t0=$(ms)
+	keys slow "$1"
+	i=0
+	while [ $i -lt 100 ]; do
+		screen slow | sed -n 3p | grep -q "$2" && break
+		i=$((i + 1))
+	done
+	echo $(($(ms) - t0))
+}
+all=""
+for v in 1 3 1 3 1; do
+	case $v in 1) all="$all $(switch_ms 1 "^ POOL ")" ;; *) all="$all $(switch_ms 3 "PLAN")" ;; esac
 done
-screen=$($T capture-pane -p)
-echo "$screen" | grep -q "hetplan 0" && ok || bad "header missing: $screen"
-echo "$screen" | grep -q "27 GPU types and 23 model presets" && ok || bad "catalog line missing"
-echo "$screen" | grep -q "q quit" && ok || bad "footer missing"
-$T send-keys q
-i=0
-while [ $i -lt 50 ]; do
-	$T capture-pane -p | grep -q "EXITED:" && break
-	sleep 0.1; i=$((i + 1))
-done
-$T capture-pane -p | grep -q "EXITED:0" && ok || bad "q did not quit with status 0: $($T capture-pane -p | tail -3)"
+med=$(printf '%s\n' $all | sort -n | sed -n 3p)
+[ "$med" -le 200 ] && ok || bad "view switches during the update took$all ms"
+screen slow | tail -1 | grep -q "fetching prices" && ok || bad "the update ended early: $(screen slow | tail -1)"
+keys slow 3 4
+wait_for slow "Layout: replicas" && ok || bad "keys after the switches"
+keys slow Escape 5
+wait_for slow "update cancelled" && ok || bad "Esc did not cancel the update: $(screen slow | sed -n 3,5p)"
+keys slow q
+wait_for slow "EXITED:0" 30 && ok || bad "quit after a cancelled update"
+
+start fast 120 40 "" "--skypilot-url http://127.0.0.1:$port/fast"
+wait_ready fast || bad "fast run"
+keys fast 5
+wait_for fast "embedded snapshot" && ok || bad "Prices view without sources"
+# The snapshot (data/prices.csv): the cheapest H100-SXM on-demand is GCP's
+# a3-highgpu-1g, host 1.18251 + GPU 4.20076 = 5.38 per GPU-hour; the h100
+# pool (8 GPUs a node) is priced from an 8-GPU instance, AWS p5.48xlarge
+# at 55.04 / 8 = 6.88.
+screen fast | grep -E '^ H100-SXM ' | grep -qE ' 5\.38 .*gcp a3-highgpu-1g .*h100 6\.88' && ok ||
+	bad "snapshot H100 row: $(screen fast | grep -E '^ H100-SXM ')"
+keys fast r
+wait_for fast "skypilot:lambda  cache" 100 && ok || bad "lambda source not cached: $(screen fast | sed -n 3,8p)"
+# The Lambda fixture: gpu_8x_h100_sxm5 at 23.92 / 8 = 2.99 and
+# gpu_8x_a100_80gb_sxm4 at 14.32 / 8 = 1.79; the other four clouds are 404s.
+screen fast | grep -E '^ H100-SXM ' | grep -qE ' 2\.99 .*lambda gpu_8x_h100_sxm5 .*h100 2\.99' && ok ||
+	bad "H100 after the update: $(screen fast | grep -E '^ H100-SXM ')"
+screen fast | grep -q "1 fetched or current, 4 failed" && ok || bad "update summary: $(screen fast | sed -n 4p)"
+# The pools are repriced: 4 nodes x 23.92 + 8 nodes x 14.32 = 210.24 an hour.
+keys fast 1
+wait_for fast '$210.24/h' && ok || bad "cluster not repriced: $(screen fast | grep GPUs | head -2)"
+keys fast q
+wait_for fast "EXITED:0" && ok || bad "quit after an update"
+
 echo "tui: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -4,6 +4,7 @@
 #include "cmd_launch.h"
 #include "cmd_report.h"
 #include "jsonx.h"
+#include "tui.h"
 #include "model.h"
 #include "pricing.h"
 
@@ -27,12 +28,14 @@ static const struct command commands[] = {
 	{ "prices", cmd_prices, "GPU prices: embedded, cached, or fetched with --update" },
 	{ "report", cmd_report, "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
 	{ "launch", cmd_launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
+	{ "tui", tui_main, "the interactive planner (also with no command)" },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: hetplan [--no-color] [--ascii] [--no-mouse]   open the TUI\n"
+		"usage: hetplan [tui] [WORKSPACE.json] [--no-color] [--ascii] [--no-mouse]\n"
+		"                                                     open the TUI\n"
 		"       hetplan COMMAND [options]                     batch mode\n"
 		"       hetplan --help | --version\n\ncommands:\n");
 	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
@@ -298,13 +301,16 @@ static const struct {
 	{ "models", list_options_table },
 	{ "report", cmd_report_options },
 	{ "launch", cmd_launch_options },
+	{ "tui", tui_options },
 };
 
 static void print_options(const char *cmd, const struct option *o)
 {
 	for (; o->name; o++) {
 		printf("%s --%s\n", cmd, o->name);
-		if (!o->flag && o->val > ' ' && o->val < 127)
+		/* The parsers' convention: a lower-case val is also the short
+		 * option; other vals (upper case, >= 256) are internal codes. */
+		if (!o->flag && o->val >= 'a' && o->val <= 'z')
 			printf("%s -%c\n", cmd, o->val);
 	}
 }
@@ -322,7 +328,7 @@ static int list_all_options(void)
 				o = command_options[k].options();
 		if (o)
 			print_options(commands[i].name, o);
-		else if (strcmp(commands[i].name, "tui")) {
+		else {
 			fprintf(stderr, "hetplan: command '%s' has no option table\n", commands[i].name);
 			rc = HP_EXIT_FAIL;
 		}
@@ -332,8 +338,6 @@ static int list_all_options(void)
 
 /* `hetplan --list-keys`: "VIEW<TAB>KEYS<TAB>DESCRIPTION" per TUI binding,
  * from the TUI's own key tables. */
-#if __has_include("tui.h")
-#include "tui.h"
 static int list_all_keys(void)
 {
 	for (int v = TV_GLOBAL; v < TV_COUNT; v++) {
@@ -345,13 +349,6 @@ static int list_all_keys(void)
 	}
 	return 0;
 }
-#else
-static int list_all_keys(void)
-{
-	fprintf(stderr, "hetplan: no key table in this build\n");
-	return HP_EXIT_FAIL;
-}
-#endif
 
 int cli_main(int argc, char **argv)
 {

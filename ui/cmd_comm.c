@@ -12,7 +12,7 @@
 
 static const char comm_usage[] =
 	"usage: hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
-	"         [--nics N --nic-gbps G] [--intra nvswitch|nvlink|pcie]\n"
+	"         [--nics N --nic-gbps G] [--intra nvswitch|nvlink|pcie] [--transport ib|efa]\n"
 	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
 	"         [--format table|json] [--sweep MIN:MAX]\n"
 	"\n"
@@ -24,6 +24,7 @@ static const char comm_usage[] =
 	"  --nics N           NICs per node (default: the GPU's usual node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
 	"  --intra KIND       link inside a node (default: the GPU's usual node)\n"
+	"  --transport T      network transport: ib (InfiniBand/RoCE, default) or efa (AWS EFA/SRD)\n"
 	"  --algo A           force an algorithm (default auto: NCCL's choice)\n"
 	"  --proto P          force a protocol (default auto)\n"
 	"  --format F         table (default) or json\n"
@@ -33,7 +34,7 @@ static const char comm_usage[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid input.\n";
 
 enum { O_COLL = 256, O_BYTES, O_GPU, O_GPN, O_NODES, O_NICS, O_NICGBPS,
-       O_INTRA, O_ALGO, O_PROTO, O_FORMAT, O_SWEEP };
+       O_INTRA, O_ALGO, O_PROTO, O_FORMAT, O_SWEEP, O_TRANSPORT };
 
 static const struct option comm_opts[] = {
 	{ "collective", required_argument, 0, O_COLL },
@@ -44,6 +45,7 @@ static const struct option comm_opts[] = {
 	{ "nics", required_argument, 0, O_NICS },
 	{ "nic-gbps", required_argument, 0, O_NICGBPS },
 	{ "intra", required_argument, 0, O_INTRA },
+	{ "transport", required_argument, 0, O_TRANSPORT },
 	{ "algo", required_argument, 0, O_ALGO },
 	{ "proto", required_argument, 0, O_PROTO },
 	{ "format", required_argument, 0, O_FORMAT },
@@ -108,6 +110,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	enum comm_algo algo = COMM_ALGO_AUTO;
 	enum comm_proto proto = COMM_PROTO_AUTO;
 	enum hp_intra intra = INTRA_NVSWITCH;
+	enum comm_transport transport = COMM_TRANSPORT_IB;
 	int opt, rc;
 
 	optind = 1;
@@ -157,6 +160,10 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			if (hp_intra_parse(optarg, &intra))
 				return usage_err("intra", "nvswitch, nvlink or pcie", optarg);
 			have_intra = 1;
+			break;
+		case O_TRANSPORT:
+			if (comm_transport_parse(optarg, &transport))
+				return usage_err("transport", "ib or efa", optarg);
 			break;
 		case O_ALGO:
 			if (comm_algo_parse(optarg, &algo))
@@ -247,6 +254,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	g.ranks_per_node = gpn;
 	g.oversub = 1;
 	comm_fabric_init(&g.fab, gpu, intra, nics, nic_gbps);
+	comm_fabric_set_transport(&g.fab, transport);
 
 	struct comm_result r;
 	struct hp_err err = { 0 };

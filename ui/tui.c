@@ -1,21 +1,188 @@
-/* tui.c — the ncurses front end (first cut: a status screen; the full
- * what-if views arrive with the TUI work). Restores the terminal on q,
- * Ctrl-C and crash signals. */
+/* tui.c — the interactive planner: the loop, the key tables, and the frame
+ * around the views (header, tab bar, footer, help, prompts).
+ *
+ * The loop sleeps in poll() on the terminal and a wake pipe. Keys are
+ * looked up in the current view's table, then the global one; the action
+ * goes to the view's handler, which changes state and returns R_DRAW or
+ * R_QUIT; drawing happens once per batch of input. The planner and the
+ * price download run on worker threads (tui_job.c, tui_fetch.c) and write
+ * to the wake pipe when they finish; while either runs, the loop also wakes
+ * ten times a second to move the progress bar. Every edit bumps a
+ * generation counter and re-plans; only the newest generation's answer is
+ * shown.
+ *
+ * The terminal is restored on q, on Ctrl-C (SIGINT), SIGTERM and crash
+ * signals, and before an out-of-memory abort (hp_set_fatal_hook). stderr is
+ * parked in a temporary file while the screen is in use and replayed after. */
 #include "cli.h"
+#include "tui_int.h"
 
-#include <curses.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <langinfo.h>
 #include <locale.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* ---- key tables: the one source of the dispatcher, footer, help, man */
+
+#define K(...) { __VA_ARGS__ }
+static const struct tui_key keys_global[] = {
+	{ K('q', KEY_F(10)), "q F10", "quit", "Quit; with unsaved changes press it twice", ACT_QUIT, 1 },
+	{ K('?', KEY_F(1)), "? F1", "help", "Show the keys of this view", ACT_HELP, 1 },
+	{ K('1', KEY_F(2)), "1 F2", "cluster", "Cluster view: the node pools", ACT_VIEW1, 0 },
+	{ K('2', KEY_F(3)), "2 F3", "model", "Model and workload view", ACT_VIEW2, 0 },
+	{ K('3', KEY_F(4)), "3 F4", "plans", "Plans view: the ranked plans", ACT_VIEW3, 0 },
+	{ K('4', KEY_F(5)), "4 F5", "detail", "Detail view of the selected plan", ACT_VIEW4, 0 },
+	{ K('5', KEY_F(6)), "5 F6", "prices", "Prices view: sources and cheapest offers", ACT_VIEW5, 0 },
+	{ K('6', KEY_F(7)), "6 F7", "compare", "Compare two plans side by side", ACT_VIEW6, 0 },
+	{ K(27), "Esc", "cancel", "Cancel the running plan or price download", ACT_CANCEL, 0 },
+	{ K('w', 19), "w C-s", "save", "Save the workspace to a file (asks for the name)", ACT_SAVE, 1 },
+	{ K('o'), "o", "open", "Open a workspace file", ACT_OPEN, 0 },
+	{ K('e'), "e", "export", "Export the selected plan: .md for Markdown, .json for JSON", ACT_EXPORT, 1 },
+	{ K('R'), "R", "replan", "Plan again now", ACT_REPLAN, 0 },
+	{ K(12), "C-l", "redraw", "Redraw the screen", ACT_REDRAW, 0 },
+};
+
+#define NAV_KEYS                                                                          \
+	{ K('k', KEY_UP, 16), "k Up", "up", "Move up", ACT_UP, 0 },                         \
+	{ K('j', KEY_DOWN, 14), "j Down", "down", "Move down", ACT_DOWN, 0 },               \
+	{ K(KEY_PPAGE, 2), "PgUp C-b", "page up", "Move up one page", ACT_PGUP, 0 },        \
+	{ K(KEY_NPAGE, 6), "PgDn C-f", "page down", "Move down one page", ACT_PGDN, 0 },    \
+	{ K('g', KEY_HOME), "g Home", "top", "Go to the first row", ACT_TOP, 0 },           \
+	{ K('G', KEY_END), "G End", "bottom", "Go to the last row", ACT_BOTTOM, 0 }
+
+static const struct tui_key keys_cluster[] = {
+	NAV_KEYS,
+	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected pool, or the selected field", ACT_ENTER, 1 },
+	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the pools and the field editor", ACT_PANE, 0 },
+	{ K('h', KEY_LEFT), "h Left", "prev", "In the editor: previous choice of a field", ACT_LEFT, 0 },
+	{ K('l', KEY_RIGHT), "l Right", "next", "In the editor: next choice of a field", ACT_RIGHT, 0 },
+	{ K(27), "Esc", "back", "Leave the field editor", ACT_BACK, 0 },
+	{ K('a', KEY_IC), "a Ins", "add", "Add a pool (pick its GPU from the catalog)", ACT_ADD, 1 },
+	{ K('c'), "c", "duplicate", "Duplicate the selected pool", ACT_DUP, 1 },
+	{ K('x', KEY_DC), "x Del", "delete", "Delete the selected pool (asks first)", ACT_DELETE, 1 },
+	{ K('+', '='), "+", "node", "One more node in the selected pool", ACT_MORE, 1 },
+	{ K('-', '_'), "-", "node", "One node fewer in the selected pool", ACT_LESS, 1 },
+	{ K('/'), "/", "search", "Find a pool by name", ACT_SEARCH, 0 },
+	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
+	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+};
+
+static const struct tui_key keys_model[] = {
+	NAV_KEYS,
+	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected field", ACT_ENTER, 1 },
+	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the model and the workload", ACT_PANE, 1 },
+	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", ACT_LEFT, 0 },
+	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
+	{ K('p'), "p", "preset", "Pick a model preset from the catalog", ACT_PRESET, 1 },
+};
+
+static const struct tui_key keys_plans[] = {
+	NAV_KEYS,
+	{ K('\n', '\r', KEY_ENTER), "Enter", "detail", "Open the selected plan in the detail view", ACT_ENTER, 1 },
+	{ K('s'), "s", "sort", "Sort by the next column", ACT_SORT, 1 },
+	{ K('S'), "S", "reverse", "Reverse the sort order", ACT_SORT_REV, 0 },
+	{ K('/'), "/", "search", "Find a plan by its label", ACT_SEARCH, 1 },
+	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
+	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	{ K('a'), "a", "mark A", "Mark the selected plan as A for compare", ACT_MARK_A, 0 },
+	{ K('b'), "b", "mark B", "Mark the selected plan as B for compare", ACT_MARK_B, 0 },
+	{ K('c'), "c", "compare", "Compare the selected plan with the best one", ACT_COMPARE, 1 },
+};
+
+static const struct tui_key keys_detail[] = {
+	{ K('k', KEY_UP, 16), "k Up", "scroll", "Scroll up", ACT_UP, 0 },
+	{ K('j', KEY_DOWN, 14), "j Down", "scroll", "Scroll down", ACT_DOWN, 1 },
+	{ K(KEY_PPAGE, 2), "PgUp C-b", "page up", "Scroll up one page", ACT_PGUP, 0 },
+	{ K(KEY_NPAGE, 6, ' '), "PgDn Space", "page down", "Scroll down one page", ACT_PGDN, 0 },
+	{ K('g', KEY_HOME), "g Home", "top", "Scroll to the top", ACT_TOP, 0 },
+	{ K('G', KEY_END), "G End", "bottom", "Scroll to the bottom", ACT_BOTTOM, 0 },
+	{ K('[', 'p'), "[ p", "prev plan", "Show the previous plan", ACT_LEFT, 1 },
+	{ K(']', 'n'), "] n", "next plan", "Show the next plan", ACT_RIGHT, 1 },
+	{ K('h', KEY_LEFT, KEY_BACKSPACE, 127), "h Left Bksp", "back", "Back to the plans", ACT_BACK, 1 },
+	{ K('a'), "a", "mark A", "Mark this plan as A for compare", ACT_MARK_A, 0 },
+	{ K('b'), "b", "mark B", "Mark this plan as B for compare", ACT_MARK_B, 0 },
+};
+
+static const struct tui_key keys_prices[] = {
+	NAV_KEYS,
+	{ K('r'), "r", "refresh", "Download the live price lists in the background", ACT_REFRESH, 1 },
+	{ K('/'), "/", "search", "Find a GPU", ACT_SEARCH, 1 },
+	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
+	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+};
+
+static const struct tui_key keys_compare[] = {
+	{ K('x'), "x", "swap", "Swap plans A and B", ACT_SWAP, 1 },
+	{ K('[', 'h', KEY_LEFT), "[ h Left", "B prev", "Plan B: the previous plan", ACT_LEFT, 1 },
+	{ K(']', 'l', KEY_RIGHT), "] l Right", "B next", "Plan B: the next plan", ACT_RIGHT, 1 },
+	{ K('{'), "{", "A prev", "Plan A: the previous plan", ACT_UP, 0 },
+	{ K('}'), "}", "A next", "Plan A: the next plan", ACT_DOWN, 0 },
+};
+
+static const struct {
+	const char *name;
+	const struct tui_key *keys;
+	int n;
+} views[TV_COUNT] = {
+	[TV_CLUSTER] = { "Cluster", keys_cluster, (int)HP_ARRAY_LEN(keys_cluster) },
+	[TV_MODEL] = { "Model", keys_model, (int)HP_ARRAY_LEN(keys_model) },
+	[TV_PLANS] = { "Plans", keys_plans, (int)HP_ARRAY_LEN(keys_plans) },
+	[TV_DETAIL] = { "Detail", keys_detail, (int)HP_ARRAY_LEN(keys_detail) },
+	[TV_PRICES] = { "Prices", keys_prices, (int)HP_ARRAY_LEN(keys_prices) },
+	[TV_COMPARE] = { "Compare", keys_compare, (int)HP_ARRAY_LEN(keys_compare) },
+};
+
+const struct tui_key *tui_keys(int v, int *n)
+{
+	if (v < 0 || v >= TV_COUNT) {
+		*n = (int)HP_ARRAY_LEN(keys_global);
+		return keys_global;
+	}
+	*n = views[v].n;
+	return views[v].keys;
+}
+
+const char *tui_view_name(int v)
+{
+	return v >= 0 && v < TV_COUNT ? views[v].name : "";
+}
+
+static const struct tui_key *key_find(int v, int ch)
+{
+	int n;
+	const struct tui_key *k = tui_keys(v, &n);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < TUI_KEY_CODES && k[i].codes[j]; j++)
+			if (k[i].codes[j] == ch)
+				return &k[i];
+	return NULL;
+}
+
+/* ---- terminal lifetime */
 
 static volatile sig_atomic_t tui_active;
+static int saved_stderr = -1;
+static FILE *parked;
 
 static void tui_restore(void)
 {
 	if (tui_active) {
 		tui_active = 0;
 		endwin();
+		if (saved_stderr >= 0) {
+			dup2(saved_stderr, 2);
+			close(saved_stderr);
+			saved_stderr = -1;
+		}
 	}
 }
 
@@ -26,56 +193,897 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
+/* Park stderr in a temporary file while curses owns the screen. */
+static void stderr_park(void)
+{
+	parked = tmpfile();
+	if (!parked)
+		return;
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (saved_stderr < 0 || dup2(fileno(parked), 2) < 0) {
+		if (saved_stderr >= 0)
+			close(saved_stderr);
+		saved_stderr = -1;
+		fclose(parked);
+		parked = NULL;
+	}
+}
+
+static void stderr_replay(void)
+{
+	if (!parked)
+		return;
+	char buf[4096];
+	size_t n;
+	rewind(parked);
+	while ((n = fread(buf, 1, sizeof buf, parked)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(parked);
+	parked = NULL;
+}
+
+/* ---- shared helpers */
+
+void tui_message(struct tui *t, int bad, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+	va_end(ap);
+	t->msg_bad = bad;
+}
+
+int tui_view_rows(void)
+{
+	return LINES - 3;
+}
+
+const struct search_plan *tui_plan_get(const struct tui *t, int id)
+{
+	if (!t->cur || t->cur->rc < 0)
+		return NULL;
+	const struct search_result *r = &t->cur->res;
+	if (id >= 0)
+		return id < r->n_plans ? &r->plans[id] : NULL;
+	int pool = -1 - id;
+	return pool < HP_MAX_POOLS && r->has_single[pool] ? &r->single[pool] : NULL;
+}
+
+void tui_plan_label(const struct tui *t, int id, char *buf, size_t n)
+{
+	const struct search_plan *sp = tui_plan_get(t, id);
+	if (!sp)
+		snprintf(buf, n, "-");
+	else if (id >= 0)
+		snprintf(buf, n, "#%d %s", id + 1, sp->label);
+	else
+		snprintf(buf, n, "best on %s: %s", t->cur->c.pools[-1 - id].name, sp->label);
+}
+
+void tui_edited(struct tui *t)
+{
+	tui_prices_apply(t);
+	t->dirty = 1;
+	t->quit_armed = 0;
+	t->gen++;
+	if (t->pl)
+		planner_submit(t->pl, &t->ws, t->gen);
+}
+
+void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title, const char *init)
+{
+	t->prompt = k;
+	hp_strlcpy(t->prompt_title, title, sizeof t->prompt_title);
+	lineedit_set(&t->edit, init);
+}
+
+void tui_search(struct tui *t, int dir)
+{
+	struct tui_list *l;
+	int n;
+	void (*text)(struct tui *, int, char *, size_t);
+	switch (t->view) {
+	case TV_CLUSTER: l = &t->lpools; n = t->ws.cluster.n_pools; text = cluster_row_text; break;
+	case TV_PLANS:
+		l = &t->lplans;
+		n = t->n_order;
+		text = plans_row_text;
+		break;
+	case TV_PRICES: l = &t->lprices; n = view_prices_rows(t); text = prices_row_text; break;
+	default: return;
+	}
+	if (!*t->search || n <= 0)
+		return;
+	char buf[256];
+	for (int k = 0; k < n; k++) {
+		int i = dir >= 0 ? l->sel + (dir ? 1 : 0) + k : l->sel - 1 - k;
+		i = ((i % n) + n) % n;
+		text(t, i, buf, sizeof buf);
+		if (tui_match(buf, t->search)) {
+			l->sel = i;
+			return;
+		}
+	}
+	tui_message(t, 1, "no match for '%s'", t->search);
+}
+
+/* A new answer from the planner: keep it if it is for the newest edit. */
+static void take_result(struct tui *t)
+{
+	struct tui_result *r;
+	while ((r = t->pl ? planner_take(t->pl) : NULL)) {
+		if (r->gen != t->gen) {
+			tui_result_free(r);
+			continue;
+		}
+		tui_result_free(t->cur);
+		t->cur = r;
+		tui_plans_sort(t);
+		if (r->rc < 0)
+			tui_message(t, 1, "%s", r->err.msg);
+		else if (r->res.stats.cancelled)
+			tui_message(t, 0, "planning cancelled: the best plans found so far");
+	}
+}
+
+/* ---- the frame */
+
+static int tab_x[TV_COUNT + 1];
+
+static void draw_header(struct tui *t)
+{
+	int a = tui_attr(t, C_HEADER);
+	tui_fill(0, 0, COLS, a);
+	char where[96], what[160];
+	const char *slash = strrchr(t->path, '/');
+	snprintf(where, sizeof where, "%.60s%s", *t->path ? (slash ? slash + 1 : t->path)
+			 : "default workspace", t->dirty ? " [+]" : "");
+	snprintf(what, sizeof what, "%.40s, %d GPUs, %d pool%s", t->ws.model.display,
+		 cluster_total_gpus(&t->ws.cluster), t->ws.cluster.n_pools,
+		 t->ws.cluster.n_pools == 1 ? "" : "s");
+	const char *bar = tui_glyph(t, G_VLINE);
+	int x = 1;
+	x += tui_putf(0, x, COLS - x, a | (int)A_BOLD, "hetplan %s", HETPLAN_VERSION);
+	x += tui_putf(0, x, COLS - x - 8, a, " %s %s %s ", bar, where, bar);
+	if (tui_width(what) > COLS - x - 9)      /* narrow: drop the pool count */
+		*strrchr(what, ',') = 0;
+	tui_put(0, x, COLS - x - 9, a, what);
+	tui_putr(0, COLS - 9, 8, a, "? help");
+}
+
+static void draw_tabs(struct tui *t)
+{
+	int x = 1;
+	for (int v = 0; v < TV_COUNT; v++) {
+		tab_x[v] = x;
+		char s[32];
+		snprintf(s, sizeof s, " %d %s ", v + 1, views[v].name);
+		int w = tui_width(s);
+		tui_put(1, x, w, tui_attr(t, v == t->view ? C_TAB_ON : C_TAB), s);
+		x += w + 1;
+	}
+	tab_x[TV_COUNT] = x;
+}
+
+/* Footer: hints from the tables on the left, work and messages on the right. */
+static void draw_footer(struct tui *t)
+{
+	int y = LINES - 1;
+	tui_fill(y, 0, COLS, 0);
+	if (t->prompt) {
+		int x = tui_putf(y, 0, COLS, tui_attr(t, C_KEY), "%s", t->prompt_title);
+		x++;
+		tui_put(y, x, COLS - x - 1, 0, t->edit.buf);
+		curs_set(1);
+		move(y, x + t->edit.cur < COLS ? x + t->edit.cur : COLS - 1);
+		return;
+	}
+	char right[160] = "";
+	double frac = -1, pf = 0, el = 0;
+	int busy = t->pl && planner_busy(t->pl, &pf, &el);
+	int ra = tui_attr(t, C_DIM);
+	if (*t->msg) {
+		snprintf(right, sizeof right, "%.150s", t->msg);
+		ra = tui_attr(t, t->msg_bad ? C_BAD : C_GOOD);
+		frac = -1;
+	} else if (busy) {
+		snprintf(right, sizeof right, "planning %.1f s, Esc cancels", el);
+		frac = pf;
+		ra = tui_attr(t, C_WARN);
+	} else {
+		tui_prices_status(t, right, sizeof right, &frac);
+		if (*right)
+			ra = tui_attr(t, C_WARN);
+		else if (t->cur && t->cur->rc == 0)
+			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
+		else if (t->cur)
+			snprintf(right, sizeof right, "no plan");
+	}
+	/* Hints: the view's, then the global ones, as many as fit. */
+	int rw = tui_width(right) + (frac >= 0 ? 12 : 0);
+	int limit = COLS - rw - 2, x = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		int n;
+		const struct tui_key *k = tui_keys(pass ? TV_GLOBAL : t->view, &n);
+		for (int i = 0; i < n; i++) {
+			if (!k[i].hint)
+				continue;
+			char key[16];
+			snprintf(key, sizeof key, "%.15s", k[i].keys);
+			char *sp = strchr(key, ' ');
+			if (sp)
+				*sp = 0;
+			int need = tui_width(key) + tui_width(k[i].name) + 2;
+			if (x + need > limit)
+				break;
+			x += tui_put(y, x, need, tui_attr(t, C_KEY), key);
+			x += tui_putf(y, x, need, tui_attr(t, C_HINT), " %s ", k[i].name);
+		}
+	}
+	int rx = COLS - rw - 1;
+	if (frac >= 0 && rx > x) {
+		tui_bar(t, y, rx, 10, frac, tui_attr(t, C_WARN));
+		rx += 12;
+	}
+	if (rx > x)
+		tui_put(y, rx, COLS - rx, ra, right);
+}
+
+static void draw_help(struct tui *t)
+{
+	int y0 = 2, h = LINES - 3;
+	for (int y = y0; y < y0 + h; y++)
+		tui_fill(y, 0, COLS, 0);
+	int row = 0, maxrow = 0;
+	char title[64];
+	for (int pass = 0; pass < 2; pass++) {
+		int n;
+		const struct tui_key *k = tui_keys(pass ? TV_GLOBAL : t->view, &n);
+		snprintf(title, sizeof title, pass ? "Keys in every view" : "Keys in the %s view",
+			 views[t->view].name);
+		if (row - t->help_top >= 0 && row - t->help_top < h)
+			tui_section(t, y0 + row - t->help_top, 1, COLS - 2, title);
+		row++;
+		for (int i = 0; i < n; i++, row++) {
+			int y = y0 + row - t->help_top;
+			if (y < y0 || y >= y0 + h)
+				continue;
+			tui_put(y, 3, 14, tui_attr(t, C_TITLE), k[i].keys);
+			tui_put(y, 19, COLS - 20, 0, k[i].desc);
+		}
+		row++;
+	}
+	maxrow = row;
+	if (t->help_top > maxrow - h)
+		t->help_top = HP_MAX(0, maxrow - h);
+}
+
+static void draw_too_small(struct tui *t)
+{
+	erase();
+	const char *l1 = "Terminal too small";
+	char l2[96];
+	snprintf(l2, sizeof l2, "%dx%d; hetplan needs %dx%d.", COLS, LINES, TUI_MIN_COLS,
+		 TUI_MIN_ROWS);
+	const char *l3 = "Resize it, or press i to ignore, q to quit.";
+	int y = LINES / 2 - 1;
+	tui_put(y, HP_MAX(0, (COLS - tui_width(l1)) / 2), COLS, tui_attr(t, C_BAD), l1);
+	tui_put(y + 1, HP_MAX(0, (COLS - tui_width(l2)) / 2), COLS, 0, l2);
+	tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3)) / 2), COLS, 0, l3);
+}
+
+static int too_small(const struct tui *t)
+{
+	return !t->ignore_small && (COLS < TUI_MIN_COLS || LINES < TUI_MIN_ROWS);
+}
+
+static void draw(struct tui *t)
+{
+	curs_set(0);
+	if (too_small(t)) {
+		draw_too_small(t);
+		wnoutrefresh(stdscr);
+		doupdate();
+		return;
+	}
+	erase();
+	t->mouse_list = NULL;
+	draw_header(t);
+	draw_tabs(t);
+	int y0 = 2, h = tui_view_rows();
+	if (t->help) {
+		draw_help(t);
+	} else {
+		switch (t->view) {
+		case TV_CLUSTER: view_cluster_draw(t, y0, h); break;
+		case TV_MODEL: view_model_draw(t, y0, h); break;
+		case TV_PLANS: view_plans_draw(t, y0, h); break;
+		case TV_DETAIL: view_detail_draw(t, y0, h); break;
+		case TV_PRICES: view_prices_draw(t, y0, h); break;
+		case TV_COMPARE: view_compare_draw(t, y0, h); break;
+		}
+		if (t->picker)
+			tui_picker_draw(t);
+	}
+	draw_footer(t);
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+/* ---- actions */
+
+static int save_to(struct tui *t, const char *path)
+{
+	struct hp_err err = { 0 };
+	if (workspace_save(&t->ws, path, &err) < 0) {
+		tui_message(t, 1, "%s", err.msg);
+		return -1;
+	}
+	if (path != t->path)
+		hp_strlcpy(t->path, path, sizeof t->path);
+	t->dirty = 0;
+	tui_message(t, 0, "saved %s", path);
+	return 0;
+}
+
+static void open_from(struct tui *t, const char *path)
+{
+	struct hp_err err = { 0 };
+	struct workspace *w = xmalloc(sizeof *w);
+	if (workspace_load(w, path, t->cat, &err) < 0) {
+		tui_message(t, 1, "%s", err.msg);
+	} else {
+		t->ws = *w;
+		hp_strlcpy(t->path, path, sizeof t->path);
+		tui_edited(t);   /* prices the pools too */
+		t->dirty = 0;
+		t->lpools.sel = t->lplans.sel = 0;
+		tui_message(t, 0, "opened %s", path);
+	}
+	free(w);
+}
+
+static int export_id(const struct tui *t)
+{
+	if (t->view == TV_DETAIL)
+		return t->detail_id;
+	if (t->view == TV_PLANS && t->lplans.sel < t->n_order)
+		return t->order[t->lplans.sel];
+	return t->detail_id;
+}
+
+static int prompt_key(struct tui *t, int ch)
+{
+	int r = lineedit_key(&t->edit, ch);
+	if (t->prompt == P_CONFIRM_DEL) {
+		r = ch == 'y' || ch == 'Y' ? 1 : -1;
+	}
+	if (r == 0) {
+		if (t->prompt == P_SEARCH) {
+			hp_strlcpy(t->search, t->edit.buf, sizeof t->search);
+			tui_search(t, 0);
+		}
+		return R_DRAW;
+	}
+	enum prompt_kind k = t->prompt;
+	t->prompt = P_NONE;
+	if (r < 0) {
+		if (k == P_SEARCH)
+			*t->search = 0;
+		return R_DRAW;
+	}
+	const char *s = t->edit.buf;
+	switch (k) {
+	case P_SAVE:
+		if (*s)
+			save_to(t, s);
+		break;
+	case P_OPEN:
+		if (*s)
+			open_from(t, s);
+		break;
+	case P_EXPORT:
+		if (*s) {
+			struct hp_err err = { 0 };
+			if (tui_export(t, export_id(t), s, &err) < 0)
+				tui_message(t, 1, "%s", err.msg);
+			else
+				tui_message(t, 0, "exported %s", s);
+		}
+		break;
+	case P_SEARCH:
+		hp_strlcpy(t->search, s, sizeof t->search);
+		tui_search(t, 0);
+		break;
+	case P_FIELD:
+		tui_field_commit(t, s);
+		break;
+	case P_CONFIRM_DEL:
+		view_cluster_key(t, ACT_DELETE, 'y');
+		break;
+	default:
+		break;
+	}
+	return R_DRAW;
+}
+
+static void set_view(struct tui *t, int v)
+{
+	t->view = v;
+	t->help = 0;
+}
+
+static int global_action(struct tui *t, int action)
+{
+	switch (action) {
+	case ACT_QUIT:
+		if (t->dirty && !t->quit_armed && !t->bench) {
+			t->quit_armed = 1;
+			tui_message(t, 1, "unsaved changes: w saves, q again quits");
+			return R_DRAW;
+		}
+		return R_QUIT;
+	case ACT_HELP:
+		t->help = !t->help;
+		t->help_top = 0;
+		return R_DRAW;
+	case ACT_VIEW1: case ACT_VIEW2: case ACT_VIEW3: case ACT_VIEW4: case ACT_VIEW5: case ACT_VIEW6:
+		set_view(t, action - ACT_VIEW1);
+		return R_DRAW;
+	case ACT_CANCEL: {
+		double f, e;
+		if (t->pl && planner_busy(t->pl, &f, &e)) {
+			planner_cancel(t->pl);
+			tui_message(t, 0, "cancelling the plan");
+		} else {
+			struct fetch_status st;
+			fetch_status(t->fetch, &st);
+			if (st.state == FETCH_RUNNING) {
+				fetch_cancel(t->fetch);
+				tui_message(t, 0, "cancelling the price download");
+			}
+		}
+		t->help = 0;
+		return R_DRAW;
+	}
+	case ACT_SAVE:
+		tui_start_prompt(t, P_SAVE, "Save workspace to:",
+				 *t->path ? t->path : "hetplan-workspace.json");
+		return R_DRAW;
+	case ACT_OPEN:
+		tui_start_prompt(t, P_OPEN, "Open workspace:", *t->path ? t->path : "");
+		return R_DRAW;
+	case ACT_EXPORT:
+		if (!tui_plan_get(t, export_id(t))) {
+			tui_message(t, 1, "no plan to export yet");
+			return R_DRAW;
+		}
+		tui_start_prompt(t, P_EXPORT, "Export plan to (.md or .json):", "hetplan-plan.md");
+		return R_DRAW;
+	case ACT_REPLAN:
+		t->gen++;
+		planner_submit(t->pl, &t->ws, t->gen);
+		return R_DRAW;
+	case ACT_REDRAW:
+		clearok(curscr, TRUE);
+		return R_DRAW;
+	}
+	return R_NONE;
+}
+
+static int view_action(struct tui *t, int action, int ch)
+{
+	switch (t->view) {
+	case TV_CLUSTER: return view_cluster_key(t, action, ch);
+	case TV_MODEL: return view_model_key(t, action, ch);
+	case TV_PLANS: return view_plans_key(t, action, ch);
+	case TV_DETAIL: return view_detail_key(t, action, ch);
+	case TV_PRICES: return view_prices_key(t, action, ch);
+	case TV_COMPARE: return view_compare_key(t, action, ch);
+	}
+	return R_NONE;
+}
+
+#define R_PASS 4
+
+static int mouse_key(struct tui *t)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return R_NONE;
+	if (ev.y == 1 && (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED))) {
+		for (int v = 0; v < TV_COUNT; v++)
+			if (ev.x >= tab_x[v] && ev.x < tab_x[v + 1] - 1) {
+				set_view(t, v);
+				return R_DRAW;
+			}
+		return R_NONE;
+	}
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & BUTTON5_PRESSED)
+		return view_action(t, ACT_DOWN, 0) | R_DRAW;
+#endif
+	if (ev.bstate & BUTTON4_PRESSED)
+		return view_action(t, ACT_UP, 0) | R_DRAW;
+	struct tui_list *l = t->mouse_list;
+	if (l && ev.y >= t->mouse_y0 && ev.y < t->mouse_y0 + t->mouse_rows &&
+	    (ev.bstate & (BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON1_PRESSED))) {
+		l->sel = l->top + ev.y - t->mouse_y0;
+		/* Let the view clamp the selection. */
+		view_action(t, ACT_NONE, 0);
+		if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+			view_action(t, ACT_ENTER, '\n');
+		return R_DRAW;
+	}
+	return R_NONE;
+}
+
+static int handle_key(struct tui *t, int ch)
+{
+	if (ch == KEY_RESIZE)
+		return R_DRAW;
+	if (t->prompt)
+		return prompt_key(t, ch);
+	*t->msg = 0;
+	if (ch != 'q' && ch != KEY_F(10))
+		t->quit_armed = 0;
+	if (too_small(t)) {
+		if (ch == 'i')
+			t->ignore_small = 1;
+		return ch == 'q' ? R_QUIT : R_DRAW;
+	}
+	if (t->picker)
+		return tui_picker_key(t, ch);
+	if (ch == KEY_MOUSE)
+		return mouse_key(t);
+	if (t->help) {
+		if (ch == 'j' || ch == KEY_DOWN)
+			t->help_top++;
+		else if ((ch == 'k' || ch == KEY_UP) && t->help_top > 0)
+			t->help_top--;
+		else if (ch == 'q' || ch == 27 || ch == '?' || ch == KEY_F(1))
+			t->help = 0;
+		else {
+			const struct tui_key *g = key_find(TV_GLOBAL, ch);
+			if (g && g->action >= ACT_VIEW1 && g->action <= ACT_VIEW6)
+				return global_action(t, g->action);
+		}
+		return R_DRAW;
+	}
+	const struct tui_key *k = key_find(t->view, ch);
+	if (k) {
+		int r = view_action(t, k->action, ch);
+		if (r != R_PASS)
+			return r;
+	}
+	k = key_find(TV_GLOBAL, ch);
+	return k ? global_action(t, k->action) : R_NONE;
+}
+
+/* ---- setup and the loop */
+
+static void tui_setup(struct tui *t, const struct catalog *cat)
+{
+	memset(t, 0, sizeof *t);
+	t->cat = cat;
+	t->view = TV_PLANS;
+	t->wake[0] = t->wake[1] = -1;
+	t->cmp[0] = 0;
+	t->cmp[1] = 1;
+}
+
+static void tui_teardown(struct tui *t)
+{
+	planner_free(t->pl);
+	fetch_free(t->fetch);
+	tui_result_free(t->cur);
+	free(t->order);
+	tui_prices_done(t);
+	free(t->pick_idx);
+	for (int i = 0; i < 2; i++)
+		if (t->wake[i] >= 0)
+			close(t->wake[i]);
+}
+
+/* Start both workers with the terminal signals blocked, so SIGINT and
+ * SIGWINCH are always taken by the main thread. */
+static int start_workers(struct tui *t)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	t->pl = planner_new(t->wake[1]);
+	t->fetch = fetch_new(t->wake[1], t->cat, &t->pcfg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return t->pl && t->fetch ? 0 : -1;
+}
+
+static void loop(struct tui *t)
+{
+	int need_draw = 1;
+	for (;;) {
+		if (need_draw) {
+			draw(t);
+			need_draw = 0;
+		}
+		double f, e;
+		struct fetch_status st;
+		fetch_status(t->fetch, &st);
+		int busy = planner_busy(t->pl, &f, &e) || st.state == FETCH_RUNNING;
+		struct pollfd fds[2] = { { 0, POLLIN, 0 }, { t->wake[0], POLLIN, 0 } };
+		int n = poll(fds, 2, busy ? 100 : -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0 && (fds[1].revents & POLLIN)) {
+			char buf[64];
+			while (read(t->wake[0], buf, sizeof buf) > 0)
+				;
+			take_result(t);
+			if (tui_prices_poll(t)) {
+				/* New prices: reprice the pools and plan again; the
+				 * workspace itself did not change. */
+				tui_prices_apply(t);
+				t->gen++;
+				planner_submit(t->pl, &t->ws, t->gen);
+			}
+			need_draw = 1;
+		}
+		if (busy)
+			need_draw = 1;
+		int ch, quit = 0;
+		while ((ch = getch()) != ERR) {
+			int r = handle_key(t, ch);
+			if (r & R_QUIT) {
+				quit = 1;
+				break;
+			}
+			need_draw = 1;
+		}
+		if (quit)
+			break;
+		if (n < 0)
+			need_draw = 1;   /* a signal: most likely SIGWINCH */
+	}
+}
+
+/* Every key binding, one per line: VIEW<TAB>KEYS<TAB>DESCRIPTION (the man
+ * page's KEYS section is checked against this). */
+static void list_keys(void)
+{
+	for (int v = 0; v <= TV_COUNT; v++) {
+		int n, view = v == TV_COUNT ? TV_GLOBAL : v;
+		const struct tui_key *k = tui_keys(view, &n);
+		for (int i = 0; i < n; i++)
+			printf("%s\t%s\t%s\n", view == TV_GLOBAL ? "any" : views[v].name, k[i].keys,
+			       k[i].desc);
+	}
+}
+
+static const char tui_usage[] =
+	"usage: hetplan [tui] [WORKSPACE.json] [-w WORKSPACE.json] [--no-color] [--ascii]\n"
+	"               [--no-mouse] [--skypilot-url URL]\n"
+	"\n"
+	"  -w, --workspace FILE  open a saved workspace (default: the built-in one)\n"
+	"      --no-color        monochrome (also when NO_COLOR is set and not empty)\n"
+	"      --ascii           ASCII bars and lines (also in a non-UTF-8 locale)\n"
+	"      --no-mouse        leave the mouse to the terminal\n"
+	"      --skypilot-url URL  where 'r' in the Prices view finds SkyPilot catalogs\n"
+	"                        (URL/CLOUD/vms.csv; also HETPLAN_SKYPILOT_URL)\n";
+
+static const struct option opts[] = {
+	{ "workspace", required_argument, 0, 'w' },
+	{ "no-color", no_argument, 0, 'C' },
+	{ "no-colour", no_argument, 0, 'C' },
+	{ "ascii", no_argument, 0, 'A' },
+	{ "no-mouse", no_argument, 0, 'M' },
+	{ "skypilot-url", required_argument, 0, 'U' },
+	{ "bench", no_argument, 0, 'B' },
+	{ "list-keys", no_argument, 0, 'K' },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+const struct option *tui_options(void)
+{
+	return opts;
+}
+
 int tui_main(int argc, char **argv, const struct catalog *cat)
 {
 	const char *nc = getenv("NO_COLOR");
-	int color = !(nc && *nc);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-color"))
-			color = 0;
-		else if (!strcmp(argv[i], "--ascii") || !strcmp(argv[i], "--no-mouse"))
-			;
-		else {
-			fprintf(stderr, "hetplan: unknown option '%s' (try --help)\n", argv[i]);
+	int color = !(nc && *nc), ascii = 0, mouse = 1, o;
+	const char *ws_path = NULL, *url = NULL;
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":w:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'w': ws_path = optarg; break;
+		case 'C': color = 0; break;
+		case 'A': ascii = 1; break;
+		case 'M': mouse = 0; break;
+		case 'U': url = optarg; break;
+		case 'B': return tui_bench(cat);
+		case 'K': list_keys(); return 0;
+		case 'h': fputs(tui_usage, stdout); return 0;
+		case ':':
+			fprintf(stderr, "hetplan: %s: missing value\n", argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		default:
+			fprintf(stderr, "hetplan: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
 			return HP_EXIT_USAGE;
 		}
 	}
+	if (optind < argc && !ws_path)
+		ws_path = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "hetplan: unexpected argument '%s'\n", argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	struct tui *t = xmalloc(sizeof *t);
+	tui_setup(t, cat);
+	struct hp_err err = { 0 };
+	int rc = ws_path ? workspace_load(&t->ws, ws_path, cat, &err)
+			 : workspace_default(&t->ws, cat, &err);
+	if (rc < 0) {
+		free(t);
+		return cli_fail(&err, HP_EXIT_INPUT);
+	}
+	if (ws_path)
+		hp_strlcpy(t->path, ws_path, sizeof t->path);
+	tui_prices_init(t);
+	if (url)
+		hp_strlcpy(t->pcfg.skypilot_url, url, sizeof t->pcfg.skypilot_url);
+	if (!isatty(0) || !isatty(1)) {
+		fprintf(stderr, "hetplan: the TUI needs a terminal; for batch use see 'hetplan --help'\n");
+		free(t);
+		return HP_EXIT_USAGE;
+	}
 	setlocale(LC_ALL, "");
+	t->utf8 = !ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (pipe(t->wake) < 0) {
+		fprintf(stderr, "hetplan: pipe: %s\n", strerror(errno));
+		free(t);
+		return HP_EXIT_FAIL;
+	}
+	for (int i = 0; i < 2; i++) {
+		int fl = fcntl(t->wake[i], F_GETFL);
+		fcntl(t->wake[i], F_SETFL, fl | O_NONBLOCK);
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (start_workers(t) < 0) {
+		fprintf(stderr, "hetplan: cannot start the worker threads\n");
+		tui_teardown(t);
+		free(t);
+		curl_global_cleanup();
+		return HP_EXIT_FAIL;
+	}
+	/* Plan before curses starts so the first frame usually has plans. */
+	planner_submit(t->pl, &t->ws, t->gen);
+	set_escdelay(25);
 	if (!newterm(NULL, stdout, stdin)) {
 		fprintf(stderr, "hetplan: cannot open the terminal (TERM=%s)\n",
 			getenv("TERM") ? getenv("TERM") : "");
+		tui_teardown(t);
+		free(t);
+		curl_global_cleanup();
 		return HP_EXIT_FAIL;
 	}
 	tui_active = 1;
 	hp_set_fatal_hook(tui_restore);
 	signal(SIGINT, on_fatal);
 	signal(SIGTERM, on_fatal);
+	signal(SIGHUP, on_fatal);
 	signal(SIGSEGV, on_fatal);
+	signal(SIGBUS, on_fatal);
+	signal(SIGFPE, on_fatal);
 	signal(SIGABRT, on_fatal);
+	stderr_park();
 	cbreak();
 	noecho();
+	nonl();
 	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
 	curs_set(0);
-	if (color && has_colors()) {
-		start_color();
-		use_default_colors();
-		init_pair(1, COLOR_BLACK, COLOR_CYAN);
+	t->color = color && has_colors();
+	tui_theme_init(t);
+	if (mouse) {
+		t->mouse = 1;
+		mousemask(BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+			  | BUTTON5_PRESSED
+#endif
+			  , NULL);
+		mouseinterval(200);
 	}
-	for (;;) {
-		erase();
-		attron(color ? COLOR_PAIR(1) : A_REVERSE);
-		mvhline(0, 0, ' ', COLS);
-		mvprintw(0, 1, "hetplan %s", HETPLAN_VERSION);
-		attroff(color ? COLOR_PAIR(1) : A_REVERSE);
-		mvprintw(2, 2, "%d GPU types and %d model presets loaded.", cat->n_gpus,
-			 cat->n_models);
-		mvprintw(3, 2, "Batch mode works today: hetplan estimate --help");
-		mvprintw(LINES - 1, 1, "q quit");
-		refresh();
-		int ch = getch();
-		if (ch == 'q' || ch == 'Q')
+	/* Give the first plan a moment so the first frame is complete. */
+	for (int i = 0; i < 50; i++) {
+		double f, e;
+		if (!planner_busy(t->pl, &f, &e))
 			break;
+		usleep(10000);
 	}
+	take_result(t);
+	loop(t);
 	tui_restore();
+	stderr_replay();
+	tui_teardown(t);
+	free(t);
+	curl_global_cleanup();
+	return 0;
+}
+
+/* ---- bench: frames rendered to a terminal on /dev/null */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void bench_switch(struct tui *t, int rows, int cols)
+{
+	enum { N = 240 };
+	static double ms[N];
+	resizeterm(rows, cols);
+	for (int i = 0; i < N; i++) {
+		int v = i % TV_COUNT;
+		double t0 = hp_now();
+		handle_key(t, '1' + v);
+		draw(t);
+		ms[i] = (hp_now() - t0) * 1e3;
+	}
+	qsort(ms, N, sizeof ms[0], cmp_double);
+	printf("tui view switch %3dx%-3d keypress to redraw: median %6.2f ms  p95 %6.2f ms"
+	       "  target median < 16 ms\n", cols, rows, ms[N / 2], ms[N * 95 / 100]);
+}
+
+int tui_bench(const struct catalog *cat)
+{
+	struct tui *t = xmalloc(sizeof *t);
+	tui_setup(t, cat);
+	t->bench = 1;
+	struct hp_err err = { 0 };
+	if (workspace_default(&t->ws, cat, &err) < 0) {
+		free(t);
+		return cli_fail(&err, HP_EXIT_FAIL);
+	}
+	tui_prices_init(t);
+	/* Re-plan: the same job the worker runs after an edit. */
+	enum { R = 7 };
+	double sec[R];
+	for (int i = 0; i < R; i++) {
+		struct tui_result *r = xcalloc(1, sizeof *r);
+		tui_plan_sync(&t->ws, r);
+		sec[i] = r->seconds * 1e3;
+		if (i == R - 1)
+			t->cur = r;
+		else
+			tui_result_free(r);
+	}
+	qsort(sec, R, sizeof sec[0], cmp_double);
+	printf("tui re-plan, default workspace (%d plans):   median %6.1f ms  worst %6.1f ms"
+	       "  target < 150 ms\n", t->cur->res.n_plans, sec[R / 2], sec[R - 1]);
+	tui_plans_sort(t);
+	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+	SCREEN *scr = out && in ? newterm("xterm-256color", out, in) : NULL;
+	if (!scr) {
+		printf("tui view switch: no terminal description for xterm-256color\n");
+	} else {
+		t->utf8 = 1;
+		t->color = has_colors();
+		tui_theme_init(t);
+		bench_switch(t, 24, 80);
+		bench_switch(t, 60, 200);
+		endwin();
+		delscreen(scr);
+	}
+	if (out)
+		fclose(out);
+	if (in)
+		fclose(in);
+	tui_teardown(t);
+	free(t);
 	return 0;
 }

@@ -1,0 +1,67 @@
+/* tui.h — the interactive front end's public face: its views and key tables.
+ *
+ * Every key the TUI answers is a row in one static table per view (plus one
+ * global table). The dispatcher, the footer hints, the help overlay and the
+ * man page's KEYS section all come from these rows, so they cannot drift:
+ * a key that is not in a table does nothing.
+ *
+ * tui_main() (declared in cli.h) runs the program; tui_bench() renders to a
+ * terminal on /dev/null and prints the timings `make bench` reports. */
+#ifndef HP_TUI_H
+#define HP_TUI_H
+
+#include "catalog.h"
+
+enum tui_view {
+	TV_CLUSTER, TV_MODEL, TV_PLANS, TV_DETAIL, TV_PRICES, TV_COMPARE,
+	TV_COUNT,
+	TV_GLOBAL = -1,       /* tui_keys(TV_GLOBAL, ...): keys every view answers */
+};
+
+/* What a key does; the view's handler switches on it. */
+enum tui_action {
+	ACT_NONE,
+	/* global */
+	ACT_QUIT, ACT_HELP, ACT_VIEW1, ACT_VIEW2, ACT_VIEW3, ACT_VIEW4, ACT_VIEW5, ACT_VIEW6,
+	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_CANCEL, ACT_SAVE, ACT_OPEN, ACT_EXPORT, ACT_REDRAW,
+	ACT_REPLAN,
+	/* lists */
+	ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_TOP, ACT_BOTTOM, ACT_ENTER, ACT_BACK, ACT_PANE,
+	ACT_SEARCH, ACT_SEARCH_NEXT, ACT_SEARCH_PREV, ACT_SORT, ACT_SORT_REV,
+	/* cluster */
+	ACT_ADD, ACT_DUP, ACT_DELETE, ACT_MORE, ACT_LESS, ACT_FABRIC,
+	/* model */
+	ACT_PRESET, ACT_LEFT, ACT_RIGHT,
+	/* plans, detail, compare */
+	ACT_MARK_A, ACT_MARK_B, ACT_COMPARE, ACT_SWAP,
+	/* prices */
+	ACT_REFRESH,
+};
+
+#define TUI_KEY_CODES 4
+
+struct tui_key {
+	int codes[TUI_KEY_CODES];   /* curses key codes, 0-terminated */
+	const char *keys;           /* as shown: "j Down" */
+	const char *name;           /* footer word: "down" */
+	const char *desc;           /* help and man page sentence */
+	enum tui_action action;
+	int hint;                   /* shown in the footer */
+};
+
+/* The key table of view v (TV_GLOBAL for the keys every view answers);
+ * *n receives its length. Static storage; never NULL. */
+const struct tui_key *tui_keys(int v, int *n);
+
+/* "Cluster", "Model", ... for v in [0, TV_COUNT). */
+const char *tui_view_name(int v);
+
+/* Render every view and re-plan the default workspace on a terminal opened
+ * on /dev/null; print the timings to stdout. Returns an exit status. */
+int tui_bench(const struct catalog *cat);
+
+/* The interface's getopt table (`hetplan --list-options` prints it). */
+struct option;
+const struct option *tui_options(void);
+
+#endif

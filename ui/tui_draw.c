@@ -1,0 +1,260 @@
+/* tui_draw.c — the TUI's drawing vocabulary: a theme table (each meaning
+ * has a colour pair and a monochrome attribute, so NO_COLOR loses nothing
+ * but colour), glyph tables for UTF-8 and plain ASCII, clipped text, bars,
+ * list scrolling and a one-line editor. Only the main thread calls these. */
+#include "tui_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const struct {
+	short fg, bg;
+	int attr;          /* added in colour */
+	int mono;          /* used alone without colour */
+} theme[C_COUNT] = {
+	[C_NORMAL]  = { -1, -1, 0, 0 },
+	[C_HEADER]  = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+	[C_TAB]     = { -1, -1, 0, 0 },
+	[C_TAB_ON]  = { COLOR_BLACK, COLOR_CYAN, A_BOLD, A_REVERSE | A_BOLD },
+	[C_KEY]     = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+	[C_HINT]    = { -1, -1, 0, 0 },
+	[C_SEL]     = { COLOR_BLACK, COLOR_CYAN, 0, A_REVERSE },
+	[C_SEL_DIM] = { -1, -1, A_REVERSE, A_UNDERLINE },
+	[C_TITLE]   = { COLOR_CYAN, -1, A_BOLD, A_BOLD },
+	[C_GOOD]    = { COLOR_GREEN, -1, 0, 0 },
+	[C_BAD]     = { COLOR_RED, -1, A_BOLD, A_BOLD },
+	[C_WARN]    = { COLOR_YELLOW, -1, 0, A_BOLD },
+	[C_DIM]     = { COLOR_BLUE, -1, A_BOLD, 0 },
+	[C_PARETO]  = { COLOR_YELLOW, -1, A_BOLD, A_BOLD },
+	[C_BUSY]    = { COLOR_BLACK, COLOR_YELLOW, 0, A_REVERSE },
+	/* step-time segments: compute first, comm in cool colours, waste warm */
+	[C_SEG0]    = { COLOR_GREEN, -1, 0, 0 },
+	[C_SEG1]    = { COLOR_CYAN, -1, 0, 0 },
+	[C_SEG2]    = { COLOR_BLUE, -1, A_BOLD, 0 },
+	[C_SEG3]    = { COLOR_MAGENTA, -1, 0, 0 },
+	[C_SEG4]    = { COLOR_YELLOW, -1, 0, 0 },
+	[C_SEG5]    = { COLOR_RED, -1, 0, 0 },
+	[C_SEG6]    = { COLOR_WHITE, -1, 0, 0 },
+	[C_SEG7]    = { COLOR_CYAN, -1, A_BOLD, 0 },
+	[C_SEG8]    = { COLOR_YELLOW, -1, A_BOLD, 0 },
+	[C_SEG9]    = { COLOR_BLACK, -1, A_BOLD, 0 },
+};
+
+/* Glyphs: UTF-8 and ASCII side by side. Bar segments (step time, memory)
+ * are solid blocks told apart by colour; without colour each needs a shape
+ * of its own, so they take the ASCII letters in either set. */
+static const char *const glyph_utf8[G_COUNT] = {
+	[G_BAR] = "\xe2\x96\x88", [G_BAR_EMPTY] = "\xc2\xb7", [G_PARETO] = "\xe2\x98\x85",
+	[G_MARK] = "\xe2\x97\x8f", [G_HLINE] = "\xe2\x94\x80", [G_VLINE] = "\xe2\x94\x82",
+	[G_ARROW] = "\xe2\x96\xb6", [G_DOT] = "\xc2\xb7", [G_UP] = "\xe2\x96\xb2",
+	[G_DOWN] = "\xe2\x96\xbc", [G_MID] = "\xe2\x80\xa6",
+	[G_TL] = "\xe2\x94\x8c", [G_TR] = "\xe2\x94\x90", [G_BL] = "\xe2\x94\x94",
+	[G_BR] = "\xe2\x94\x98",
+};
+static const char *const glyph_ascii[G_COUNT] = {
+	[G_BAR] = "#", [G_BAR_EMPTY] = ".", [G_PARETO] = "*", [G_MARK] = "o",
+	[G_HLINE] = "-", [G_VLINE] = "|", [G_ARROW] = ">", [G_DOT] = ".",
+	[G_UP] = "^", [G_DOWN] = "v", [G_MID] = "~",
+	[G_SEG0] = "#", [G_SEG1] = "=", [G_SEG2] = "%", [G_SEG3] = "+",
+	[G_SEG4] = "@", [G_SEG5] = "x", [G_SEG6] = "o", [G_SEG7] = "~",
+	[G_SEG8] = "&", [G_SEG9] = ":",
+	[G_TL] = "+", [G_TR] = "+", [G_BL] = "+", [G_BR] = "+",
+};
+
+void tui_theme_init(struct tui *t)
+{
+	if (!t->color)
+		return;
+	start_color();
+	use_default_colors();
+	for (int i = 1; i < C_COUNT; i++)
+		init_pair((short)i, theme[i].fg, theme[i].bg);
+}
+
+int tui_attr(const struct tui *t, enum tui_color c)
+{
+	if (!t->color)
+		return theme[c].mono;
+	return c == C_NORMAL ? 0 : (int)COLOR_PAIR(c) | theme[c].attr;
+}
+
+const char *tui_glyph(const struct tui *t, enum tui_glyph g)
+{
+	if (g >= G_SEG0 && g <= G_SEG9)
+		return t->color && t->utf8 ? glyph_utf8[G_BAR] : glyph_ascii[g];
+	return t->utf8 ? glyph_utf8[g] : glyph_ascii[g];
+}
+
+int tui_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+int tui_put(int y, int x, int w, int attr, const char *s)
+{
+	if (w <= 0 || y < 0 || y >= LINES || x >= COLS)
+		return 0;
+	if (x + w > COLS)
+		w = COLS - x;
+	int cols = 0;
+	const char *p = s;
+	while (*p && cols < w) {
+		p++;
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+		cols++;
+	}
+	if (attr)
+		attron(attr);
+	mvaddnstr(y, x, s, (int)(p - s));
+	if (attr)
+		attroff(attr);
+	return cols;
+}
+
+int tui_putf(int y, int x, int w, int attr, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	return tui_put(y, x, w, attr, buf);
+}
+
+void tui_putr(int y, int x, int w, int attr, const char *s)
+{
+	int n = tui_width(s);
+	if (n > w)
+		n = w;
+	tui_put(y, x + w - n, n, attr, s);
+}
+
+void tui_fill(int y, int x, int w, int attr)
+{
+	if (w <= 0 || y < 0 || y >= LINES)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	if (attr)
+		attron(attr);
+	mvhline(y, x, ' ', w);
+	if (attr)
+		attroff(attr);
+}
+
+void tui_section(const struct tui *t, int y, int x, int w, const char *title)
+{
+	const char *h = tui_glyph(t, G_HLINE);
+	int a = tui_attr(t, C_DIM);
+	tui_put(y, x, 2, a, h);
+	tui_put(y, x + 1, 1, a, h);
+	int n = tui_putf(y, x + 3, w - 3, tui_attr(t, C_TITLE), "%s", title);
+	for (int i = x + 4 + n; i < x + w; i++)
+		tui_put(y, i, 1, a, h);
+}
+
+void tui_bar(const struct tui *t, int y, int x, int w, double frac, int attr)
+{
+	if (frac < 0)
+		frac = 0;
+	int full = (int)(frac * w + 0.5);
+	if (full > w)
+		full = w;
+	for (int i = 0; i < w; i++)
+		tui_put(y, x + i, 1, i < full ? attr : tui_attr(t, C_DIM),
+			tui_glyph(t, i < full ? G_BAR : G_BAR_EMPTY));
+}
+
+void tui_list_fix(struct tui_list *l, int n, int h)
+{
+	if (l->sel >= n)
+		l->sel = n - 1;
+	if (l->sel < 0)
+		l->sel = 0;
+	if (h < 1)
+		h = 1;
+	if (l->top > l->sel)
+		l->top = l->sel;
+	if (l->sel >= l->top + h)
+		l->top = l->sel - h + 1;
+	if (l->top > n - h)
+		l->top = n - h;
+	if (l->top < 0)
+		l->top = 0;
+}
+
+int tui_list_move(struct tui_list *l, int action, int n, int h)
+{
+	switch (action) {
+	case ACT_UP: l->sel--; break;
+	case ACT_DOWN: l->sel++; break;
+	case ACT_PGUP: l->sel -= h > 1 ? h - 1 : 1; break;
+	case ACT_PGDN: l->sel += h > 1 ? h - 1 : 1; break;
+	case ACT_TOP: l->sel = 0; break;
+	case ACT_BOTTOM: l->sel = n - 1; break;
+	default: return 0;
+	}
+	tui_list_fix(l, n, h);
+	return 1;
+}
+
+int tui_match(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return n == 0;
+}
+
+void lineedit_set(struct lineedit *e, const char *s)
+{
+	hp_strlcpy(e->buf, s, sizeof e->buf);
+	e->len = (int)strlen(e->buf);
+	e->cur = e->len;
+}
+
+int lineedit_key(struct lineedit *e, int ch)
+{
+	switch (ch) {
+	case '\n': case '\r': case KEY_ENTER:
+		return 1;
+	case 27:
+		return -1;
+	case KEY_LEFT: if (e->cur > 0) e->cur--; break;
+	case KEY_RIGHT: if (e->cur < e->len) e->cur++; break;
+	case KEY_HOME: case 1: e->cur = 0; break;
+	case KEY_END: case 5: e->cur = e->len; break;
+	case 21:   /* C-u: clear */
+		e->len = e->cur = 0;
+		e->buf[0] = 0;
+		break;
+	case KEY_BACKSPACE: case 127: case 8:
+		if (e->cur > 0) {
+			memmove(e->buf + e->cur - 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
+			e->cur--;
+			e->len--;
+		}
+		break;
+	case KEY_DC:
+		if (e->cur < e->len) {
+			memmove(e->buf + e->cur, e->buf + e->cur + 1, (size_t)(e->len - e->cur));
+			e->len--;
+		}
+		break;
+	default:
+		if (ch >= 32 && ch < 127 && e->len + 1 < (int)sizeof e->buf) {
+			memmove(e->buf + e->cur + 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
+			e->buf[e->cur++] = (char)ch;
+			e->len++;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,1076 @@
+/* tui_edit.c — the Cluster and Model views: what the user plans for.
+ *
+ * Both are lists of fields described by static tables (label, kind, unit).
+ * A field is read and written through one switch on its id, so the pool
+ * editor, the fabric settings, the model and the workload share the field
+ * list, the prompt and the choice cycling. Every committed change goes
+ * through tui_edited(), which re-plans on the worker; nothing waits. */
+#include "tui_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum field_kind { F_TEXT, F_INT, F_INT0, F_NUM, F_QTY, F_DUR, F_CHOICE, F_GPU, F_SEP };
+
+enum field_id {
+	/* pool */
+	PF_NAME, PF_GPU, PF_GPN, PF_NODES, PF_AVAIL, PF_INTRA, PF_INTRA_BW, PF_NICS,
+	PF_NIC_GBPS, PF_PROVIDER, PF_REGION, PF_SITE, PF_PRICE, PF_SPOT,
+	/* fabric between pools */
+	CF_SEP, CF_OVERSUB, CF_WAN, CF_WAN_LAT,
+	/* model */
+	MF_PRESET, MF_LAYERS, MF_HIDDEN, MF_HEADS, MF_KV, MF_HEAD_DIM, MF_FFN, MF_GATED,
+	MF_VOCAB, MF_SEQ, MF_TIED, MF_NORM, MF_POS, MF_BIAS, MF_QKV_BIAS, MF_DROPOUT,
+	MF_EMB_NORM, MF_EXPERTS, MF_TOPK, MF_EXPERT_FFN, MF_SHARED, MF_DENSE, MF_KV_LORA,
+	MF_Q_LORA,
+	/* workload */
+	WF_GBS, WF_SEQ, WF_TOKENS, WF_PRECISION, WF_OBJECTIVE, WF_DEADLINE, WF_BUDGET,
+	WF_TOP, WF_SEP, WF_TP, WF_PP, WF_MBS, WF_HETERO,
+};
+
+struct field {
+	enum field_id id;
+	enum field_kind kind;
+	const char *label;
+	const char *unit;        /* shown after the value */
+	const char *hint;        /* shown in the prompt */
+};
+
+static const struct field pool_fields[] = {
+	{ PF_NAME, F_TEXT, "Name", "", NULL },
+	{ PF_GPU, F_GPU, "GPU", "", NULL },
+	{ PF_GPN, F_INT, "GPUs per node", "", NULL },
+	{ PF_NODES, F_INT, "Nodes", "", NULL },
+	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL },
+	{ PF_INTRA, F_CHOICE, "Scale-up", "", NULL },
+	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction" },
+	{ PF_NICS, F_INT0, "NICs per node", "", NULL },
+	{ PF_NIC_GBPS, F_NUM, "NIC speed", "Gb/s", NULL },
+	{ PF_PROVIDER, F_TEXT, "Provider", "", NULL },
+	{ PF_REGION, F_TEXT, "Region", "", NULL },
+	{ PF_SITE, F_TEXT, "Site", "", "pools on one site share a spine" },
+	{ PF_PRICE, F_NUM, "Price", "$/node-h", "USD per node-hour; 0 for the catalog's" },
+	{ PF_SPOT, F_CHOICE, "Spot", "", NULL },
+	{ CF_SEP, F_SEP, "Between pools", "", NULL },
+	{ CF_OVERSUB, F_NUM, "Oversubscription", ":1", "spine, 1 = non-blocking" },
+	{ CF_WAN, F_NUM, "WAN link", "Gb/s", NULL },
+	{ CF_WAN_LAT, F_NUM, "WAN latency", "us", NULL },
+};
+
+static const struct field model_fields[] = {
+	{ MF_PRESET, F_CHOICE, "Preset", "", NULL },
+	{ MF_LAYERS, F_INT, "Layers", "", NULL },
+	{ MF_HIDDEN, F_INT, "Hidden", "", NULL },
+	{ MF_HEADS, F_INT, "Heads", "", NULL },
+	{ MF_KV, F_INT, "KV heads", "", NULL },
+	{ MF_HEAD_DIM, F_INT, "Head dim", "", NULL },
+	{ MF_FFN, F_INT, "FFN", "", NULL },
+	{ MF_GATED, F_CHOICE, "Gated MLP", "", NULL },
+	{ MF_VOCAB, F_INT, "Vocabulary", "", NULL },
+	{ MF_SEQ, F_INT, "Context", "tokens", NULL },
+	{ MF_TIED, F_CHOICE, "Tied embeddings", "", NULL },
+	{ MF_NORM, F_CHOICE, "Norm", "", NULL },
+	{ MF_POS, F_CHOICE, "Positions", "", NULL },
+	{ MF_BIAS, F_CHOICE, "Linear biases", "", NULL },
+	{ MF_QKV_BIAS, F_CHOICE, "QKV bias", "", NULL },
+	{ MF_DROPOUT, F_CHOICE, "Dropout", "", NULL },
+	{ MF_EMB_NORM, F_CHOICE, "Embedding norm", "", NULL },
+	{ MF_EXPERTS, F_INT0, "Experts", "", "0 for a dense model" },
+	{ MF_TOPK, F_INT0, "Experts per token", "", NULL },
+	{ MF_EXPERT_FFN, F_INT0, "Expert FFN", "", NULL },
+	{ MF_SHARED, F_INT0, "Shared experts", "", NULL },
+	{ MF_DENSE, F_INT0, "Dense layers", "", "the first N layers are dense" },
+	{ MF_KV_LORA, F_INT0, "MLA KV rank", "", "0 without latent attention" },
+	{ MF_Q_LORA, F_INT0, "MLA Q rank", "", "0 without latent attention" },
+};
+
+static const struct field work_fields[] = {
+	{ WF_GBS, F_INT, "Global batch", "sequences", NULL },
+	{ WF_SEQ, F_INT0, "Sequence length", "tokens", "0 for the model's context" },
+	{ WF_TOKENS, F_QTY, "Tokens to train", "", "like 2T or 300B" },
+	{ WF_PRECISION, F_CHOICE, "Precision", "", NULL },
+	{ WF_OBJECTIVE, F_CHOICE, "Objective", "", NULL },
+	{ WF_DEADLINE, F_DUR, "Deadline", "", "like 30d, 12h or 2w; none" },
+	{ WF_BUDGET, F_QTY, "Budget", "", "USD, like 2.5M; none" },
+	{ WF_TOP, F_INT, "Plans to show", "", NULL },
+	{ WF_SEP, F_SEP, "Restrictions", "", NULL },
+	{ WF_TP, F_INT0, "Fix TP", "", "0 or free lets the planner choose" },
+	{ WF_PP, F_INT0, "Fix PP", "", "0 or free lets the planner choose" },
+	{ WF_MBS, F_INT0, "Fix micro-batch", "", "0 or free lets the planner choose" },
+	{ WF_HETERO, F_CHOICE, "Mixed pools", "", NULL },
+};
+
+static const enum hp_dtype precisions[] = { HP_BF16, HP_FP16, HP_FP8 };
+
+/* The field list the current view edits. */
+static const struct field *fields_of(const struct tui *t, int *n)
+{
+	if (t->view == TV_CLUSTER) {
+		*n = (int)HP_ARRAY_LEN(pool_fields);
+		return pool_fields;
+	}
+	if (t->model_pane == 0) {
+		*n = (int)HP_ARRAY_LEN(model_fields);
+		return model_fields;
+	}
+	*n = (int)HP_ARRAY_LEN(work_fields);
+	return work_fields;
+}
+
+static struct tui_list *field_list(struct tui *t)
+{
+	return t->view == TV_CLUSTER ? &t->lfields : &t->lmodel[t->model_pane];
+}
+
+static struct pool *cur_pool(struct tui *t)
+{
+	struct cluster *c = &t->ws.cluster;
+	if (c->n_pools == 0)
+		return NULL;
+	if (t->lpools.sel >= c->n_pools)
+		t->lpools.sel = c->n_pools - 1;
+	return &c->pools[t->lpools.sel];
+}
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+/* The text of field id; "" when it has no value. */
+static void field_get(struct tui *t, enum field_id id, char *buf, size_t n)
+{
+	struct pool *p = cur_pool(t);
+	const struct cluster *c = &t->ws.cluster;
+	const struct model_spec *m = &t->ws.model;
+	const struct search_opts *o = &t->ws.opts;
+	*buf = 0;
+	if (id <= PF_SPOT && !p)
+		return;
+	switch (id) {
+	case PF_NAME: snprintf(buf, n, "%s", p->name); break;
+	case PF_GPU: snprintf(buf, n, "%s", p->gpu.name); break;
+	case PF_GPN: snprintf(buf, n, "%d", p->gpus_per_node); break;
+	case PF_NODES: snprintf(buf, n, "%d", p->nodes); break;
+	case PF_AVAIL: snprintf(buf, n, p->nodes_max ? "rent up to %d" : "fixed %d", p->nodes); break;
+	case PF_INTRA: snprintf(buf, n, "%s", hp_intra_name(p->intra)); break;
+	case PF_INTRA_BW: fmt_num(buf, n, p->intra_Bps / 1e9); break;
+	case PF_NICS: snprintf(buf, n, "%d", p->nics); break;
+	case PF_NIC_GBPS: fmt_num(buf, n, p->nic_gbps); break;
+	case PF_PROVIDER: snprintf(buf, n, "%s", p->provider); break;
+	case PF_REGION: snprintf(buf, n, "%s", p->region); break;
+	case PF_SITE: snprintf(buf, n, "%s", p->site); break;
+	case PF_PRICE:
+		if (p->usd_per_node_h > 0)
+			snprintf(buf, n, "%.2f", p->usd_per_node_h);
+		break;
+	case PF_SPOT: snprintf(buf, n, "%s", p->spot ? "spot" : "on-demand"); break;
+	case CF_OVERSUB: fmt_num(buf, n, c->oversub); break;
+	case CF_WAN: fmt_num(buf, n, c->inter_pool_gbps); break;
+	case CF_WAN_LAT: fmt_num(buf, n, c->inter_pool_latency_us); break;
+	case MF_PRESET:
+		snprintf(buf, n, "%s%s", m->name, t->ws.model_is_preset ? "" : " (edited)");
+		break;
+	case MF_LAYERS: snprintf(buf, n, "%d", m->layers); break;
+	case MF_HIDDEN: snprintf(buf, n, "%d", m->hidden); break;
+	case MF_HEADS: snprintf(buf, n, "%d", m->heads); break;
+	case MF_KV: snprintf(buf, n, "%d", m->kv_heads); break;
+	case MF_HEAD_DIM: snprintf(buf, n, "%d", m->head_dim); break;
+	case MF_FFN: snprintf(buf, n, "%d", m->ffn); break;
+	case MF_GATED: snprintf(buf, n, "%s", m->gated_mlp ? "yes" : "no"); break;
+	case MF_VOCAB: snprintf(buf, n, "%d", m->vocab); break;
+	case MF_SEQ: snprintf(buf, n, "%d", m->seq_len); break;
+	case MF_TIED: snprintf(buf, n, "%s", m->tied_embeddings ? "yes" : "no"); break;
+	case MF_NORM: snprintf(buf, n, "%s", m->norm == NORM_LAYER ? "layernorm" : "rmsnorm"); break;
+	case MF_POS:
+		snprintf(buf, n, "%s", m->position == POS_LEARNED ? "learned" :
+				       m->position == POS_ALIBI ? "alibi" : "rope");
+		break;
+	case MF_BIAS: snprintf(buf, n, "%s", m->bias ? "yes" : "no"); break;
+	case MF_QKV_BIAS: snprintf(buf, n, "%s", m->qkv_bias ? "yes" : "no"); break;
+	case MF_DROPOUT: snprintf(buf, n, "%s", m->dropout ? "yes" : "no"); break;
+	case MF_EMB_NORM: snprintf(buf, n, "%s", m->embedding_norm ? "yes" : "no"); break;
+	case MF_KV_LORA: snprintf(buf, n, "%d", m->mla.kv_lora_rank); break;
+	case MF_Q_LORA: snprintf(buf, n, "%d", m->mla.q_lora_rank); break;
+	case MF_EXPERTS: snprintf(buf, n, "%d", m->moe.experts); break;
+	case MF_TOPK: snprintf(buf, n, "%d", m->moe.top_k); break;
+	case MF_EXPERT_FFN: snprintf(buf, n, "%d", m->moe.expert_ffn); break;
+	case MF_SHARED: snprintf(buf, n, "%d", m->moe.shared_experts); break;
+	case MF_DENSE: snprintf(buf, n, "%d", m->moe.dense_layers); break;
+	case WF_GBS: snprintf(buf, n, "%d", o->gbs); break;
+	case WF_SEQ:
+		if (o->seq_len)
+			snprintf(buf, n, "%d", o->seq_len);
+		else
+			snprintf(buf, n, "model's (%d)", m->seq_len);
+		break;
+	case WF_TOKENS: hp_fmt_count(buf, n, o->tokens > 0 ? o->tokens : 1e12); break;
+	case WF_PRECISION: snprintf(buf, n, "%s", hp_dtype_name(o->precision)); break;
+	case WF_OBJECTIVE: snprintf(buf, n, "%s", search_objective_name(o->objective)); break;
+	case WF_DEADLINE:
+		if (o->deadline_s > 0)
+			hp_fmt_duration(buf, n, o->deadline_s);
+		else
+			snprintf(buf, n, "none");
+		break;
+	case WF_BUDGET:
+		if (o->budget_usd > 0)
+			snprintf(buf, n, "$%.0f", o->budget_usd);
+		else
+			snprintf(buf, n, "none");
+		break;
+	case WF_TOP: snprintf(buf, n, "%d", o->top_k); break;
+	case WF_TP: snprintf(buf, n, o->fix_tp ? "%d" : "free", o->fix_tp); break;
+	case WF_PP: snprintf(buf, n, o->fix_pp ? "%d" : "free", o->fix_pp); break;
+	case WF_MBS: snprintf(buf, n, o->fix_mbs ? "%d" : "free", o->fix_mbs); break;
+	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
+	default: break;
+	}
+}
+
+/* A pool of GPU g shaped as the catalog says, named uniquely in c. */
+static int pool_make(const struct catalog *cat, const struct cluster *c,
+		     const struct gpu_spec *g, struct pool *out, struct hp_err *err)
+{
+	struct cluster *tmp = xmalloc(sizeof *tmp);
+	*tmp = *c;
+	char spec[96];
+	snprintf(spec, sizeof spec, "1x%dx%.40s", g->def_gpus_per_node > 0 ? g->def_gpus_per_node : 8,
+		 g->name);
+	if (tmp->n_pools == HP_MAX_POOLS) {
+		free(tmp);
+		return hp_err_set(err, HP_EXIT_USAGE, "at most %d pools", HP_MAX_POOLS);
+	}
+	int rc = cluster_add_pool_spec(tmp, spec, cat, err);
+	if (rc == 0)
+		*out = tmp->pools[tmp->n_pools - 1];
+	free(tmp);
+	return rc;
+}
+
+static int parse_int0(const char *s, int *v)
+{
+	if (!strcmp(s, "0") || !strcmp(s, "free") || !*s) {
+		*v = 0;
+		return 0;
+	}
+	return hp_parse_int(s, v);
+}
+
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+	*v = strtod(s, &end);
+	return end == s || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+/* Apply text to field id. Returns 0, or -1 with a message. */
+static int field_set(struct tui *t, const struct field *f, const char *s)
+{
+	struct pool *p = cur_pool(t);
+	struct cluster *c = &t->ws.cluster;
+	struct model_spec *m = &t->ws.model;
+	struct search_opts *o = &t->ws.opts;
+	int iv = 0;
+	double dv = 0;
+	switch (f->kind) {
+	case F_INT:
+		if (hp_parse_int(s, &iv)) {
+			tui_message(t, 1, "%s: expected a positive whole number, got '%s'", f->label, s);
+			return -1;
+		}
+		break;
+	case F_INT0:
+		if (parse_int0(s, &iv)) {
+			tui_message(t, 1, "%s: expected 0 or a positive whole number, got '%s'",
+				    f->label, s);
+			return -1;
+		}
+		break;
+	case F_NUM:
+		if (parse_num(s, &dv)) {
+			tui_message(t, 1, "%s: expected a number, got '%s'", f->label, s);
+			return -1;
+		}
+		break;
+	case F_QTY:
+		if (!strcmp(s, "none") || !*s)
+			dv = 0;
+		else if (hp_parse_quantity(*s == '$' ? s + 1 : s, &dv) || dv < 0) {
+			tui_message(t, 1, "%s: expected a number like 2T or 1.5M, got '%s'", f->label, s);
+			return -1;
+		}
+		break;
+	case F_DUR:
+		if (!strcmp(s, "none") || !strcmp(s, "0") || !*s)
+			dv = 0;
+		else if (hp_parse_duration(s, &dv)) {
+			tui_message(t, 1, "%s: expected a duration like 30d, 12h or 2w, got '%s'",
+				    f->label, s);
+			return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	if (f->id <= PF_SPOT && !p)
+		return -1;
+	switch (f->id) {
+	case PF_NAME:
+		if (!*s) {
+			tui_message(t, 1, "Name: a pool needs a name");
+			return -1;
+		}
+		for (int i = 0; i < c->n_pools; i++)
+			if (&c->pools[i] != p && !strcmp(c->pools[i].name, s)) {
+				tui_message(t, 1, "Name: pool '%s' exists already", s);
+				return -1;
+			}
+		hp_strlcpy(p->name, s, sizeof p->name);
+		break;
+	case PF_GPN:
+		if (iv > 72) {
+			tui_message(t, 1, "GPUs per node: at most 72");
+			return -1;
+		}
+		p->gpus_per_node = iv;   /* tui_edited() reprices it */
+		break;
+	case PF_NODES:
+		p->nodes = iv;
+		if (p->nodes_max)
+			p->nodes_max = iv;
+		break;
+	case PF_INTRA_BW: p->intra_Bps = dv * 1e9; break;
+	case PF_NICS:
+		if (iv > 64) {
+			tui_message(t, 1, "NICs per node: at most 64");
+			return -1;
+		}
+		p->nics = iv;
+		break;
+	case PF_NIC_GBPS: p->nic_gbps = dv; break;
+	case PF_PROVIDER: hp_strlcpy(p->provider, s, sizeof p->provider); break;
+	case PF_REGION: hp_strlcpy(p->region, s, sizeof p->region); break;
+	case PF_SITE: hp_strlcpy(p->site, s, sizeof p->site); break;
+	case PF_PRICE:
+		/* 0 hands the pool back to the price book. */
+		p->usd_per_node_h = dv;
+		p->price_set = dv > 0;
+		if (dv > 0)
+			snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
+		break;
+	case CF_OVERSUB:
+		if (dv < 1) {
+			tui_message(t, 1, "Oversubscription: 1 or more (1 = non-blocking)");
+			return -1;
+		}
+		c->oversub = dv;
+		break;
+	case CF_WAN: c->inter_pool_gbps = dv; break;
+	case CF_WAN_LAT: c->inter_pool_latency_us = dv; break;
+	case MF_LAYERS: m->layers = iv; break;
+	case MF_HIDDEN: m->hidden = iv; break;
+	case MF_HEADS: m->heads = iv; break;
+	case MF_KV: m->kv_heads = iv; break;
+	case MF_HEAD_DIM: m->head_dim = iv; break;
+	case MF_FFN: m->ffn = iv; break;
+	case MF_VOCAB: m->vocab = iv; break;
+	case MF_SEQ: m->seq_len = iv; break;
+	case MF_EXPERTS: m->moe.experts = iv; break;
+	case MF_TOPK: m->moe.top_k = iv; break;
+	case MF_EXPERT_FFN: m->moe.expert_ffn = iv; break;
+	case MF_SHARED: m->moe.shared_experts = iv; break;
+	case MF_DENSE: m->moe.dense_layers = iv; break;
+	case MF_KV_LORA: m->mla.kv_lora_rank = iv; break;
+	case MF_Q_LORA: m->mla.q_lora_rank = iv; break;
+	case WF_GBS: o->gbs = iv; break;
+	case WF_SEQ: o->seq_len = iv; break;
+	case WF_TOKENS: o->tokens = dv; break;
+	case WF_DEADLINE: o->deadline_s = dv; break;
+	case WF_BUDGET: o->budget_usd = dv; break;
+	case WF_TOP:
+		if (iv > 100) {
+			tui_message(t, 1, "Plans to show: at most 100");
+			return -1;
+		}
+		o->top_k = iv;
+		break;
+	case WF_TP: o->fix_tp = iv; break;
+	case WF_PP: o->fix_pp = iv; break;
+	case WF_MBS: o->fix_mbs = iv; break;
+	default:
+		return -1;
+	}
+	if (f->id >= MF_LAYERS && f->id <= MF_Q_LORA)
+		t->ws.model_is_preset = 0;
+	tui_edited(t);
+	return 0;
+}
+
+static void flip(int *v)
+{
+	*v = !*v;
+}
+
+/* Step a choice field by dir (+1/-1). Returns 1 if it was one. */
+static int field_cycle(struct tui *t, const struct field *f, int dir)
+{
+	struct pool *p = cur_pool(t);
+	struct search_opts *o = &t->ws.opts;
+	if (f->id <= PF_SPOT && !p)
+		return 0;
+	switch (f->id) {
+	case PF_AVAIL:
+		p->nodes_max = p->nodes_max ? 0 : p->nodes;
+		break;
+	case PF_INTRA:
+		p->intra = (enum hp_intra)(((int)p->intra + dir + 3) % 3);
+		pool_apply_defaults(p);
+		break;
+	case PF_SPOT: p->spot = !p->spot; break;
+	case MF_GATED: t->ws.model.gated_mlp = !t->ws.model.gated_mlp; t->ws.model_is_preset = 0; break;
+	case MF_TIED: flip(&t->ws.model.tied_embeddings); t->ws.model_is_preset = 0; break;
+	case MF_BIAS: flip(&t->ws.model.bias); t->ws.model_is_preset = 0; break;
+	case MF_QKV_BIAS: flip(&t->ws.model.qkv_bias); t->ws.model_is_preset = 0; break;
+	case MF_DROPOUT: flip(&t->ws.model.dropout); t->ws.model_is_preset = 0; break;
+	case MF_EMB_NORM: flip(&t->ws.model.embedding_norm); t->ws.model_is_preset = 0; break;
+	case MF_NORM:
+		t->ws.model.norm = t->ws.model.norm == NORM_RMS ? NORM_LAYER : NORM_RMS;
+		t->ws.model_is_preset = 0;
+		break;
+	case MF_POS:
+		t->ws.model.position = (enum hp_pos)(((int)t->ws.model.position + dir + 3) % 3);
+		t->ws.model_is_preset = 0;
+		break;
+	case MF_PRESET: {
+		int cur = 0;
+		for (int i = 0; i < t->cat->n_models; i++)
+			if (!strcmp(t->cat->models[i].name, t->ws.model.name))
+				cur = i;
+		cur = (cur + dir + t->cat->n_models) % t->cat->n_models;
+		t->ws.model = t->cat->models[cur];
+		t->ws.model_is_preset = 1;
+		break;
+	}
+	case WF_PRECISION: {
+		int cur = 0, np = (int)HP_ARRAY_LEN(precisions);
+		for (int i = 0; i < np; i++)
+			if (precisions[i] == o->precision)
+				cur = i;
+		o->precision = precisions[(cur + dir + np) % np];
+		break;
+	}
+	case WF_OBJECTIVE:
+		o->objective = (enum search_objective)(((int)o->objective + dir + 4) % 4);
+		if (o->objective == OBJ_DEADLINE && o->deadline_s <= 0)
+			o->deadline_s = 30 * 86400.0;
+		if (o->objective == OBJ_BUDGET && o->budget_usd <= 0)
+			o->budget_usd = 5e6;
+		break;
+	case WF_HETERO: o->no_hetero = !o->no_hetero; break;
+	default:
+		return 0;
+	}
+	tui_edited(t);
+	return 1;
+}
+
+int tui_field_commit(struct tui *t, const char *text)
+{
+	int n;
+	const struct field *fs = fields_of(t, &n);
+	if (t->field < 0 || t->field >= n)
+		return -1;
+	return field_set(t, &fs[t->field], text);
+}
+
+/* Enter on a field: cycle a choice, pick a GPU, or prompt for text. */
+static int field_enter(struct tui *t)
+{
+	int n;
+	const struct field *fs = fields_of(t, &n);
+	struct tui_list *l = field_list(t);
+	const struct field *f = &fs[l->sel];
+	if (f->kind == F_SEP)
+		return R_NONE;
+	if (f->id == MF_PRESET) {
+		tui_picker_open(t, PK_MODEL);
+		return R_DRAW;
+	}
+	if (f->kind == F_GPU) {
+		t->pick_add = 0;
+		tui_picker_open(t, PK_GPU);
+		return R_DRAW;
+	}
+	if (f->kind == F_CHOICE) {
+		field_cycle(t, f, 1);
+		return R_DRAW;
+	}
+	char cur[96], title[96];
+	field_get(t, f->id, cur, sizeof cur);
+	if (f->id == WF_SEQ && !t->ws.opts.seq_len)
+		*cur = 0;
+	if ((f->id == WF_DEADLINE || f->id == WF_BUDGET) && !strcmp(cur, "none"))
+		*cur = 0;
+	if (f->id == WF_BUDGET && *cur == '$')
+		memmove(cur, cur + 1, strlen(cur));
+	const char *hint = f->hint ? f->hint : f->unit;
+	snprintf(title, sizeof title, "%s%s%s%s:", f->label, *hint ? " (" : "", hint,
+		 *hint ? ")" : "");
+	t->field = l->sel;
+	tui_start_prompt(t, P_FIELD, title, cur);
+	return R_DRAW;
+}
+
+/* Moving in a field list skips the separators. */
+static int fields_move(struct tui *t, int action, int h)
+{
+	int n;
+	const struct field *fs = fields_of(t, &n);
+	struct tui_list *l = field_list(t);
+	int before = l->sel;
+	if (!tui_list_move(l, action, n, h))
+		return 0;
+	if (fs[l->sel].kind == F_SEP) {
+		int d = l->sel < before || action == ACT_BOTTOM ? -1 : 1;
+		if (l->sel + d >= 0 && l->sel + d < n)
+			l->sel += d;
+		else
+			l->sel -= d;
+		tui_list_fix(l, n, h);
+	}
+	return 1;
+}
+
+static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui_list *l,
+			int y0, int x, int w, int h, int active)
+{
+	tui_list_fix(l, n, h);
+	int lw = w < 44 ? 18 : 19;
+	for (int r = 0; r < h && l->top + r < n; r++) {
+		int i = l->top + r, y = y0 + r;
+		const struct field *f = &fs[i];
+		if (f->kind == F_SEP) {
+			tui_section(t, y, x, w, f->label);
+			continue;
+		}
+		int sel = i == l->sel;
+		int a = sel ? tui_attr(t, active ? C_SEL : C_SEL_DIM) : 0;
+		if (sel)
+			tui_fill(y, x, w, a);
+		char v[96];
+		field_get(t, f->id, v, sizeof v);
+		tui_put(y, x + 1, lw - 1, a, f->label);
+		int vx = x + lw + 1;
+		int vw = tui_put(y, vx, w - lw - 1, a | A_BOLD, *v ? v : "-");
+		if (f->kind == F_CHOICE || f->kind == F_GPU)
+			tui_put(y, vx + vw + 1, 2, a | (sel ? 0 : tui_attr(t, C_DIM)),
+				f->kind == F_GPU ? "..." : tui_glyph(t, G_ARROW));
+		else if (*f->unit && vx + vw + 2 + tui_width(f->unit) < x + w)
+			tui_put(y, vx + vw + 1, w - (vx + vw + 1 - x), a | (sel ? 0 : tui_attr(t, C_DIM)),
+				f->unit);
+	}
+	if (active) {
+		t->mouse_list = l;
+		t->mouse_y0 = y0;
+		t->mouse_rows = h;
+	}
+}
+
+/* ---- Cluster view */
+
+void cluster_row_text(struct tui *t, int row, char *buf, size_t n)
+{
+	const struct pool *p = &t->ws.cluster.pools[row];
+	snprintf(buf, n, "%s %s %s %s", p->name, p->gpu.name, p->provider, p->region);
+}
+
+static void fmt_money(char *buf, size_t n, double usd)
+{
+	if (usd <= 0)
+		snprintf(buf, n, "?");
+	else if (usd >= 1e6)
+		snprintf(buf, n, "$%.2fM", usd / 1e6);
+	else if (usd >= 1e4)
+		snprintf(buf, n, "$%.1fK", usd / 1e3);
+	else
+		snprintf(buf, n, "$%.2f", usd);
+}
+
+void view_cluster_draw(struct tui *t, int y0, int h)
+{
+	const struct cluster *c = &t->ws.cluster;
+	int wide = COLS >= 120;
+	int side = wide ? 42 : 0;               /* editor to the right when wide */
+	int tw = COLS - side;
+	/* Pools table. */
+	int rows_avail = wide ? HP_MIN(c->n_pools, h - 4) : HP_MIN(c->n_pools, HP_MAX(2, h - 12));
+	int y = y0;
+	/* 78 columns: the fabric is scale-up plus NICs, "NVS+8x400G". */
+	int gw = tw >= 100 ? 16 : 14, ww = tw >= 100 ? 20 : 12;
+	char hdr[200];
+	snprintf(hdr, sizeof hdr, "%-8s %-*s %5s %5s %-11s %-*s %8s %-8s", "POOL", gw, "GPU",
+		 "NODES", "GPU/N", "FABRIC", ww, "WHERE", "$/H", "AVAIL");
+	tui_put(y++, 1, tw - 2, tui_attr(t, C_TITLE), hdr);
+	tui_list_fix(&t->lpools, c->n_pools, rows_avail);
+	for (int r = 0; r < rows_avail && t->lpools.top + r < c->n_pools; r++) {
+		int i = t->lpools.top + r;
+		const struct pool *p = &c->pools[i];
+		static const char *const intra_short[] = { "NVS", "NVL", "PCIe" };
+		char nics[32], price[24], avail[24], where[48], line[256];
+		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
+			 p->nic_gbps);
+		if (p->usd_per_node_h > 0)
+			snprintf(price, sizeof price, "%.2f", p->usd_per_node_h * p->nodes);
+		else
+			snprintf(price, sizeof price, "?");
+		if (p->nodes_max)
+			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
+		else
+			snprintf(avail, sizeof avail, "fixed");
+		snprintf(where, sizeof where, "%s%.12s%s%.16s", p->spot ? "spot " : "",
+			 *p->provider ? p->provider : "-", *p->region ? "/" : "", p->region);
+		snprintf(line, sizeof line, "%-8.8s %-*.*s %5d %5d %-11.11s %-*.*s %8s %-8s",
+			 p->name, gw, gw, p->gpu.name, p->nodes, p->gpus_per_node, nics, ww, ww,
+			 where, price, avail);
+		int sel = i == t->lpools.sel;
+		int a = sel ? tui_attr(t, t->cluster_pane == 0 ? C_SEL : C_SEL_DIM) : 0;
+		if (sel)
+			tui_fill(y, 0, tw, a);
+		tui_put(y, 1, tw - 2, a, line);
+		y++;
+	}
+	if (t->cluster_pane == 0) {
+		t->mouse_list = &t->lpools;
+		t->mouse_y0 = y0 + 1;
+		t->mouse_rows = rows_avail;
+	}
+	y = y0 + 1 + rows_avail;
+	/* Totals. */
+	double gpus = 0, flops = 0, mem = 0, usd = 0;
+	int unpriced = 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		const struct pool *p = &c->pools[i];
+		double g = (double)p->nodes * p->gpus_per_node;
+		gpus += g;
+		flops += g * p->gpu.flops[t->ws.opts.precision];
+		mem += g * p->gpu.mem_bytes;
+		if (p->usd_per_node_h > 0)
+			usd += p->usd_per_node_h * p->nodes;
+		else
+			unpriced++;
+	}
+	char mb[32], pr[32];
+	hp_fmt_bytes(mb, sizeof mb, mem);
+	fmt_money(pr, sizeof pr, usd);
+	tui_section(t, y++, 0, tw, "Totals");
+	tui_putf(y, 1, tw - 2, A_BOLD, "%.0f GPUs  %.1f PFLOP/s %s peak  %s memory  %s/h%s", gpus,
+		 flops / 1e15, hp_dtype_name(t->ws.opts.precision), mb, pr,
+		 unpriced ? " + unpriced pools" : "");
+	y++;
+	/* Field editor: below when narrow, to the right when wide. */
+	int fx = wide ? tw : 0, fy = wide ? y0 : y + 1, fw = wide ? side : COLS;
+	int fh = wide ? h : y0 + h - fy;
+	if (wide)
+		for (int yy = y0; yy < y0 + h; yy++)
+			tui_put(yy, fx, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
+	const struct pool *p = c->n_pools ? &c->pools[t->lpools.sel] : NULL;
+	char title[64];
+	snprintf(title, sizeof title, "Pool %.30s", p ? p->name : "-");
+	tui_section(t, fy, fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), title);
+	draw_fields(t, pool_fields, (int)HP_ARRAY_LEN(pool_fields), &t->lfields, fy + 1,
+		    fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), fh - 1, t->cluster_pane == 1);
+}
+
+static int cluster_fields_rows(void)
+{
+	return COLS >= 120 ? tui_view_rows() - 1 : 8;
+}
+
+int view_cluster_key(struct tui *t, int action, int ch)
+{
+	struct cluster *c = &t->ws.cluster;
+	int h = cluster_fields_rows();
+	if (action == ACT_NONE) {
+		tui_list_fix(&t->lpools, c->n_pools, tui_view_rows());
+		return R_DRAW;
+	}
+	if (t->cluster_pane == 1) {
+		int n;
+		const struct field *fs = fields_of(t, &n);
+		switch (action) {
+		case ACT_ENTER: return field_enter(t);
+		case ACT_PANE: t->cluster_pane = 0; return R_DRAW;
+		case ACT_BACK: t->cluster_pane = 0; return R_DRAW;
+		case ACT_LEFT:
+		case ACT_RIGHT:
+			if (!field_cycle(t, &fs[t->lfields.sel], action == ACT_RIGHT ? 1 : -1) &&
+			    action == ACT_LEFT)
+				t->cluster_pane = 0;
+			return R_DRAW;
+		default:
+			if (fields_move(t, action, h))
+				return R_DRAW;
+		}
+	} else {
+		if (tui_list_move(&t->lpools, action, c->n_pools, tui_view_rows() - 4))
+			return R_DRAW;
+		switch (action) {
+		case ACT_ENTER:
+		case ACT_PANE:
+		case ACT_RIGHT:
+			if (c->n_pools)
+				t->cluster_pane = 1;
+			return R_DRAW;
+		case ACT_BACK:
+		case ACT_LEFT:
+			return 4;   /* R_PASS: Esc cancels work instead */
+		default:
+			break;
+		}
+	}
+	struct pool *p = cur_pool(t);
+	struct hp_err err = { 0 };
+	switch (action) {
+	case ACT_ADD:
+		if (c->n_pools == HP_MAX_POOLS) {
+			tui_message(t, 1, "at most %d pools", HP_MAX_POOLS);
+			return R_DRAW;
+		}
+		t->pick_add = 1;
+		tui_picker_open(t, PK_GPU);
+		return R_DRAW;
+	case ACT_DUP: {
+		if (!p)
+			return R_NONE;
+		if (c->n_pools == HP_MAX_POOLS) {
+			tui_message(t, 1, "at most %d pools", HP_MAX_POOLS);
+			return R_DRAW;
+		}
+		struct pool np = *p;
+		for (int k = 2; k < 100; k++) {
+			snprintf(np.name, sizeof np.name, "%.24s-%d", p->name, k % 100);
+			if (cluster_pool_index(c, np.name) < 0)
+				break;
+		}
+		c->pools[c->n_pools++] = np;
+		t->lpools.sel = c->n_pools - 1;
+		tui_message(t, 0, "added pool %s", np.name);
+		tui_edited(t);
+		return R_DRAW;
+	}
+	case ACT_DELETE:
+		if (!p)
+			return R_NONE;
+		if (ch != 'y') {
+			if (c->n_pools == 1) {
+				tui_message(t, 1, "the last pool stays; add another first");
+				return R_DRAW;
+			}
+			char q[96];
+			snprintf(q, sizeof q, "Delete pool %.40s? (y/n)", p->name);
+			tui_start_prompt(t, P_CONFIRM_DEL, q, "");
+			return R_DRAW;
+		}
+		{
+			char gone[32];
+			hp_strlcpy(gone, p->name, sizeof gone);
+			int i = t->lpools.sel;
+			memmove(&c->pools[i], &c->pools[i + 1],
+				(size_t)(c->n_pools - i - 1) * sizeof c->pools[0]);
+			c->n_pools--;
+			tui_list_fix(&t->lpools, c->n_pools, tui_view_rows());
+			tui_message(t, 0, "deleted pool %s", gone);
+			tui_edited(t);
+		}
+		return R_DRAW;
+	case ACT_MORE:
+	case ACT_LESS:
+		if (!p)
+			return R_NONE;
+		if (action == ACT_LESS && p->nodes <= 1) {
+			tui_message(t, 1, "a pool has at least one node; x deletes it");
+			return R_DRAW;
+		}
+		p->nodes += action == ACT_MORE ? 1 : -1;
+		if (p->nodes_max)
+			p->nodes_max = p->nodes;
+		tui_edited(t);
+		return R_DRAW;
+	case ACT_SEARCH:
+		tui_start_prompt(t, P_SEARCH, "Find pool:", t->search);
+		return R_DRAW;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		tui_search(t, action == ACT_SEARCH_NEXT ? 1 : -1);
+		return R_DRAW;
+	}
+	(void)err;
+	return R_NONE;
+}
+
+/* ---- Model view */
+
+void view_model_draw(struct tui *t, int y0, int h)
+{
+	int w = COLS / 2;
+	const struct model_spec *m = &t->ws.model;
+	struct param_count pc;
+	model_params(m, &pc);
+	char a[24], b[24], title[96];
+	snprintf(title, sizeof title, "Model: %.60s", m->display);
+	tui_section(t, y0, 0, w - 1, title);
+	int nm = (int)HP_ARRAY_LEN(model_fields), nw = (int)HP_ARRAY_LEN(work_fields);
+	draw_fields(t, model_fields, nm, &t->lmodel[0], y0 + 1, 0, w - 1, h - 3,
+		    t->model_pane == 0);
+	hp_fmt_count(a, sizeof a, pc.total);
+	hp_fmt_count(b, sizeof b, pc.active);
+	tui_putf(y0 + h - 1, 1, w - 2, tui_attr(t, C_DIM), "%s parameters%s%s%s", a,
+		 pc.active < pc.total ? ", " : "", pc.active < pc.total ? b : "",
+		 pc.active < pc.total ? " active" : "");
+	for (int y = y0; y < y0 + h; y++)
+		tui_put(y, w - 1, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
+	tui_section(t, y0, w, COLS - w, "Training workload");
+	draw_fields(t, work_fields, nw, &t->lmodel[1], y0 + 1, w, COLS - w, h - 3,
+		    t->model_pane == 1);
+	const struct search_opts *o = &t->ws.opts;
+	int seq = o->seq_len ? o->seq_len : m->seq_len;
+	double tok = (double)o->gbs * seq, train = o->tokens > 0 ? o->tokens : 1e12;
+	hp_fmt_count(a, sizeof a, tok);
+	hp_fmt_count(b, sizeof b, train / tok);
+	tui_putf(y0 + h - 1, w + 1, COLS - w - 2, tui_attr(t, C_DIM), "%s tokens per step, %s steps",
+		 a, b);
+	/* What follows from the fields, when there is room under them. */
+	int y = y0 + 1 + nw + 1;
+	if (y + 6 < y0 + h - 1) {
+		double fpt = model_step_flops(m, tok, seq) / tok;
+		char c1[24], c2[24];
+		tui_section(t, y++, w, COLS - w, "Derived");
+		hp_fmt_count(c1, sizeof c1, pc.total);
+		hp_fmt_count(c2, sizeof c2, pc.active);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s total, %s active", "Parameters", c1, c2);
+		hp_fmt_count(c1, sizeof c1, fpt);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s per token, forward and backward",
+			 "Model FLOPs", c1);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %.3g FLOPs for %s tokens", "Training compute",
+			 fpt * train, (hp_fmt_count(c2, sizeof c2, train), c2));
+		hp_fmt_bytes(c1, sizeof c1, 16 * pc.total);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s (16 bytes per parameter)",
+			 "Weights + Adam", c1);
+		hp_fmt_count(c1, sizeof c1, tok);
+		tui_putf(y++, w + 1, COLS - w - 2, 0, "%-18s %s tokens, %s steps", "Per step", c1, b);
+	}
+}
+
+int view_model_key(struct tui *t, int action, int ch)
+{
+	int n;
+	const struct field *fs = fields_of(t, &n);
+	struct tui_list *l = field_list(t);
+	int h = tui_view_rows() - 3;
+	if (action == ACT_NONE) {
+		tui_list_fix(l, n, h);
+		if (fs[l->sel].kind == F_SEP)
+			l->sel++;
+		return R_DRAW;
+	}
+	if (fields_move(t, action, h))
+		return R_DRAW;
+	switch (action) {
+	case ACT_ENTER: return field_enter(t);
+	case ACT_PANE: t->model_pane = !t->model_pane; return R_DRAW;
+	case ACT_LEFT:
+	case ACT_RIGHT:
+		if (!field_cycle(t, &fs[l->sel], action == ACT_RIGHT ? 1 : -1))
+			t->model_pane = action == ACT_RIGHT;
+		return R_DRAW;
+	case ACT_PRESET:
+		tui_picker_open(t, PK_MODEL);
+		return R_DRAW;
+	}
+	return R_NONE;
+}
+
+/* ---- picker: a filtered list of catalog GPUs or model presets */
+
+static void pick_text(const struct tui *t, int i, char *buf, size_t n)
+{
+	if (t->picker == PK_GPU) {
+		const struct gpu_spec *g = &t->cat->gpus[i];
+		char price[24] = "";
+		if (g->ref_usd_per_gpu_h > 0)
+			snprintf(price, sizeof price, "$%.2f/GPU-h", g->ref_usd_per_gpu_h);
+		snprintf(buf, n, "%-16.16s %4.0f GB %6.0f TF %-10.10s %s", g->name, g->mem_bytes / 1e9,
+			 g->flops[HP_BF16] / 1e12, hp_gen_name(g->gen), price);
+	} else {
+		const struct model_spec *m = &t->cat->models[i];
+		struct param_count pc;
+		model_params(m, &pc);
+		char p[16];
+		hp_fmt_count(p, sizeof p, pc.total);
+		snprintf(buf, n, "%-16.16s %-26.26s %7s", m->name, m->display, p);
+	}
+}
+
+static void pick_filter(struct tui *t)
+{
+	int total = t->picker == PK_GPU ? t->cat->n_gpus : t->cat->n_models;
+	free(t->pick_idx);
+	t->pick_idx = xcalloc((size_t)total + 1, sizeof *t->pick_idx);
+	t->n_pick = 0;
+	char buf[160];
+	for (int i = 0; i < total; i++) {
+		pick_text(t, i, buf, sizeof buf);
+		if (tui_match(buf, t->pick_filter))
+			t->pick_idx[t->n_pick++] = i;
+	}
+	tui_list_fix(&t->lpick, t->n_pick, 10);
+}
+
+void tui_picker_open(struct tui *t, enum picker_kind k)
+{
+	t->picker = k;
+	*t->pick_filter = 0;
+	t->lpick.sel = t->lpick.top = 0;
+	pick_filter(t);
+	const char *cur = k == PK_GPU ? (cur_pool(t) && !t->pick_add ? cur_pool(t)->gpu.name : "")
+				      : t->ws.model.name;
+	for (int i = 0; i < t->n_pick; i++) {
+		const char *name = k == PK_GPU ? t->cat->gpus[t->pick_idx[i]].name
+					       : t->cat->models[t->pick_idx[i]].name;
+		if (!strcmp(name, cur))
+			t->lpick.sel = i;
+	}
+}
+
+static int picker_rows(void)
+{
+	return HP_MAX(3, HP_MIN(20, LINES - 10));
+}
+
+void tui_picker_draw(struct tui *t)
+{
+	int h = picker_rows(), w = HP_MIN(COLS - 4, 72);
+	int x0 = (COLS - w) / 2, y0 = 3;
+	tui_list_fix(&t->lpick, t->n_pick, h);
+	int box = tui_attr(t, C_NORMAL);
+	for (int y = y0; y < y0 + h + 4; y++)
+		tui_fill(y, x0, w, box);
+	const char *hl = tui_glyph(t, G_HLINE), *vl = tui_glyph(t, G_VLINE);
+	for (int x = x0; x < x0 + w; x++) {
+		tui_put(y0, x, 1, tui_attr(t, C_DIM), hl);
+		tui_put(y0 + h + 3, x, 1, tui_attr(t, C_DIM), hl);
+	}
+	for (int y = y0 + 1; y < y0 + h + 3; y++) {
+		tui_put(y, x0, 1, tui_attr(t, C_DIM), vl);
+		tui_put(y, x0 + w - 1, 1, tui_attr(t, C_DIM), vl);
+	}
+	tui_putf(y0, x0 + 2, w - 4, tui_attr(t, C_TITLE), " %s ",
+		 t->picker == PK_GPU ? (t->pick_add ? "Add a pool: pick its GPU" : "GPU")
+				     : "Model preset");
+	tui_putf(y0 + 1, x0 + 2, w - 4, 0, "Filter: %s_", t->pick_filter);
+	tui_putf(y0 + 1, x0 + w - 30, 28, tui_attr(t, C_DIM), "%28s", "Enter picks, Esc cancels");
+	for (int r = 0; r < h && t->lpick.top + r < t->n_pick; r++) {
+		int i = t->lpick.top + r;
+		char buf[160];
+		pick_text(t, t->pick_idx[i], buf, sizeof buf);
+		int a = i == t->lpick.sel ? tui_attr(t, C_SEL) : 0;
+		if (a)
+			tui_fill(y0 + 2 + r, x0 + 1, w - 2, a);
+		tui_put(y0 + 2 + r, x0 + 2, w - 4, a, buf);
+	}
+	if (!t->n_pick)
+		tui_put(y0 + 2, x0 + 2, w - 4, tui_attr(t, C_DIM), "nothing matches");
+	t->mouse_list = &t->lpick;
+	t->mouse_y0 = y0 + 2;
+	t->mouse_rows = h;
+}
+
+static void pick_apply(struct tui *t, int idx)
+{
+	if (t->picker == PK_MODEL) {
+		t->ws.model = t->cat->models[idx];
+		t->ws.model_is_preset = 1;
+		tui_edited(t);
+		return;
+	}
+	const struct gpu_spec *g = &t->cat->gpus[idx];
+	struct cluster *c = &t->ws.cluster;
+	struct pool np;
+	struct hp_err err = { 0 };
+	if (pool_make(t->cat, c, g, &np, &err) < 0) {
+		tui_message(t, 1, "%s", err.msg);
+		return;
+	}
+	if (t->pick_add) {
+		c->pools[c->n_pools++] = np;
+		t->lpools.sel = c->n_pools - 1;
+		t->cluster_pane = 1;
+		t->lfields.sel = 0;
+		tui_message(t, 0, "added pool %s: Enter edits its fields", np.name);
+	} else {
+		struct pool *p = cur_pool(t);
+		if (!p)
+			return;
+		hp_strlcpy(np.name, p->name, sizeof np.name);
+		hp_strlcpy(np.provider, p->provider, sizeof np.provider);
+		hp_strlcpy(np.region, p->region, sizeof np.region);
+		hp_strlcpy(np.site, p->site, sizeof np.site);
+		np.nodes = p->nodes;
+		np.nodes_max = p->nodes_max;
+		np.spot = p->spot;
+		*p = np;
+	}
+	tui_edited(t);
+}
+
+int tui_picker_key(struct tui *t, int ch)
+{
+	int h = picker_rows();
+	switch (ch) {
+	case 27:
+		t->picker = PK_NONE;
+		return R_DRAW;
+	case '\n': case '\r': case KEY_ENTER:
+		if (t->n_pick)
+			pick_apply(t, t->pick_idx[t->lpick.sel]);
+		t->picker = PK_NONE;
+		return R_DRAW;
+	case KEY_UP: tui_list_move(&t->lpick, ACT_UP, t->n_pick, h); return R_DRAW;
+	case KEY_DOWN: tui_list_move(&t->lpick, ACT_DOWN, t->n_pick, h); return R_DRAW;
+	case KEY_PPAGE: tui_list_move(&t->lpick, ACT_PGUP, t->n_pick, h); return R_DRAW;
+	case KEY_NPAGE: tui_list_move(&t->lpick, ACT_PGDN, t->n_pick, h); return R_DRAW;
+	case KEY_MOUSE: {
+		MEVENT ev;
+		if (getmouse(&ev) == OK && ev.y >= t->mouse_y0 && ev.y < t->mouse_y0 + h) {
+			t->lpick.sel = t->lpick.top + ev.y - t->mouse_y0;
+			tui_list_fix(&t->lpick, t->n_pick, h);
+			if ((ev.bstate & BUTTON1_DOUBLE_CLICKED) && t->n_pick) {
+				pick_apply(t, t->pick_idx[t->lpick.sel]);
+				t->picker = PK_NONE;
+			}
+		}
+		return R_DRAW;
+	}
+	case KEY_BACKSPACE: case 127: case 8: {
+		size_t n = strlen(t->pick_filter);
+		if (n)
+			t->pick_filter[n - 1] = 0;
+		pick_filter(t);
+		return R_DRAW;
+	}
+	default:
+		if (ch >= 32 && ch < 127 && strlen(t->pick_filter) + 1 < sizeof t->pick_filter) {
+			size_t n = strlen(t->pick_filter);
+			t->pick_filter[n] = (char)ch;
+			t->pick_filter[n + 1] = 0;
+			t->lpick.sel = 0;
+			pick_filter(t);
+		}
+		return R_DRAW;
+	}
+}

@@ -1,0 +1,225 @@
+/* tui_export.c — `e`: write the selected plan's report to a file.
+ *
+ * JSON: the workspace inputs (cluster, model and workload in their input
+ * schemas), the plan in the `estimate --plan` schema, and the estimate's
+ * numbers (SI units). Markdown: the same for people. Written atomically.
+ * This is the TUI's own small writer until the shared report renderer
+ * lands; the JSON keys follow `hetplan estimate --format json`. */
+#include "cli.h"
+#include "tui_int.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *estimate_to_json(const struct search_plan *sp, const struct cluster *c)
+{
+	const struct estimate *e = &sp->est;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "label", sp->label);
+	cJSON_AddNumberToObject(o, "gpus", e->n_gpus);
+	cJSON_AddNumberToObject(o, "seq_len", e->seq_len);
+	cJSON_AddNumberToObject(o, "step_time_s", e->step_time_s);
+	cJSON_AddNumberToObject(o, "tokens_per_s", e->tokens_per_s);
+	cJSON_AddNumberToObject(o, "mfu", e->mfu);
+	cJSON_AddNumberToObject(o, "hfu", e->hfu);
+	cJSON_AddNumberToObject(o, "model_tflops_per_gpu", e->model_tflops_per_gpu);
+	if (e->price_known) {
+		cJSON_AddNumberToObject(o, "usd_per_hour", e->usd_per_hour);
+		cJSON_AddNumberToObject(o, "usd_per_million_tokens", e->usd_per_mtok);
+	} else {
+		cJSON_AddNullToObject(o, "usd_per_hour");
+		cJSON_AddNullToObject(o, "usd_per_million_tokens");
+	}
+	cJSON_AddNumberToObject(o, "time_to_train_s", sp->time_to_train_s);
+	if (sp->cost_to_train_usd > 0)
+		cJSON_AddNumberToObject(o, "cost_to_train_usd", sp->cost_to_train_usd);
+	else
+		cJSON_AddNullToObject(o, "cost_to_train_usd");
+	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
+	cJSON_AddStringToObject(o, "optimality", search_optimality_name(sp->optimality));
+	cJSON_AddNumberToObject(o, "power_kw", e->power_kw);
+	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
+	cJSON_AddNumberToObject(bd, "compute", e->bd.compute);
+	cJSON_AddNumberToObject(bd, "recompute", e->bd.recompute);
+	cJSON_AddNumberToObject(bd, "tp_comm", e->bd.tp_comm);
+	cJSON_AddNumberToObject(bd, "pp_comm", e->bd.pp_comm);
+	cJSON_AddNumberToObject(bd, "dp_comm", e->bd.dp_comm);
+	cJSON_AddNumberToObject(bd, "ep_comm", e->bd.ep_comm);
+	cJSON_AddNumberToObject(bd, "cp_comm", e->bd.cp_comm);
+	cJSON_AddNumberToObject(bd, "bubble", e->bd.bubble);
+	cJSON_AddNumberToObject(bd, "optimizer", e->bd.optimizer);
+	cJSON_AddNumberToObject(bd, "overhead", e->bd.overhead);
+	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *s = &e->stages[i];
+		cJSON *so = cJSON_CreateObject();
+		cJSON_AddNumberToObject(so, "replica_group", s->group);
+		cJSON_AddNumberToObject(so, "stage", s->index);
+		cJSON_AddStringToObject(so, "pool", c->pools[s->pool].name);
+		cJSON_AddNumberToObject(so, "tp", s->tp);
+		cJSON_AddNumberToObject(so, "first_layer", s->first_layer);
+		cJSON_AddNumberToObject(so, "last_layer", s->last_layer);
+		cJSON_AddNumberToObject(so, "total_bytes", s->total);
+		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
+		cJSON_AddBoolToObject(so, "fits", s->fits);
+		cJSON_AddItemToArray(mem, so);
+	}
+	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddStringToObject(co, "dim", perf_dim_name((enum perf_dim)d));
+		cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
+		cJSON_AddNumberToObject(co, "bytes", pc->bytes);
+		cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
+		cJSON_AddNumberToObject(co, "group", pc->group);
+		cJSON_AddStringToObject(co, "link", pc->link);
+		cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
+		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
+		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
+		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
+		cJSON_AddItemToArray(cm, co);
+	}
+	return o;
+}
+
+static char *export_json(const struct tui_result *r, const struct search_plan *sp)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "generator", "hetplan " HETPLAN_VERSION);
+	cJSON_AddItemToObject(o, "cluster", cluster_to_json(&r->c));
+	cJSON_AddItemToObject(o, "model", model_to_json(&r->m));
+	cJSON *w = cJSON_AddObjectToObject(o, "workload");
+	cJSON_AddNumberToObject(w, "gbs", r->o.gbs);
+	cJSON_AddNumberToObject(w, "seq_len", r->o.seq_len ? r->o.seq_len : r->m.seq_len);
+	cJSON_AddNumberToObject(w, "tokens", r->o.tokens > 0 ? r->o.tokens : 1e12);
+	cJSON_AddStringToObject(w, "precision", hp_dtype_name(r->o.precision));
+	cJSON_AddStringToObject(w, "objective", search_objective_name(r->o.objective));
+	cJSON_AddItemToObject(o, "plan", plan_to_json(&sp->plan, &r->c));
+	cJSON_AddItemToObject(o, "estimate", estimate_to_json(sp, &r->c));
+	char *s = cJSON_Print(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* A growing string. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (b->len + (size_t)n + 1 > b->cap) {
+		b->cap = (b->len + (size_t)n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+static char *export_md(const struct tui_result *r, const struct search_plan *sp)
+{
+	const struct estimate *e = &sp->est;
+	const struct plan *p = &sp->plan;
+	struct sbuf b = { 0 };
+	char x1[32], x2[32], x3[32];
+	sb_printf(&b, "# hetplan plan: %s\n\n", sp->label);
+	sb_printf(&b, "%s on %d GPUs of cluster \"%s\"; global batch %d x %d tokens, %s, "
+		  "objective %s.\n\n", r->m.display, e->n_gpus, r->c.name, p->gbs, e->seq_len,
+		  hp_dtype_name(p->precision), search_objective_name(r->o.objective));
+	sb_printf(&b, "| metric | value |\n|---|---:|\n");
+	sb_printf(&b, "| tokens/s | %s |\n", hp_fmt_count(x1, sizeof x1, e->tokens_per_s));
+	sb_printf(&b, "| MFU | %.1f%% |\n", 100 * e->mfu);
+	sb_printf(&b, "| step time | %s |\n", hp_fmt_duration(x1, sizeof x1, e->step_time_s));
+	if (e->price_known) {
+		sb_printf(&b, "| $/hour | %.2f |\n", e->usd_per_hour);
+		sb_printf(&b, "| $ per 1M tokens | %.3f |\n", e->usd_per_mtok);
+	}
+	sb_printf(&b, "| tokens to train | %s |\n",
+		  hp_fmt_count(x1, sizeof x1, r->o.tokens > 0 ? r->o.tokens : 1e12));
+	sb_printf(&b, "| time to train | %s |\n", hp_fmt_duration(x1, sizeof x1, sp->time_to_train_s));
+	if (sp->cost_to_train_usd > 0)
+		sb_printf(&b, "| cost to train | $%.0f |\n", sp->cost_to_train_usd);
+	sb_printf(&b, "| Pareto (time, cost) | %s |\n\n", sp->pareto ? "yes" : "no");
+	sb_printf(&b, "## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d, %s, CP %d, EP %d.\n\n",
+		  p->mbs, plan_recompute_name(p->recompute), p->zero,
+		  p->schedule == SCHED_INTERLEAVED ? "interleaved 1F1B" : "1F1B", p->cp ? p->cp : 1,
+		  p->ep ? p->ep : 1);
+	sb_printf(&b, "## Layout\n\n| group | replicas | batch share | stage | pool | GPU | TP | layers |\n"
+		  "|---:|---:|---:|---:|---|---|---:|---|\n");
+	for (int g = 0; g < p->n_replicas; g++)
+		for (int s = 0; s < p->replicas[g].n_stages; s++) {
+			const struct stage *st = &p->replicas[g].stages[s];
+			sb_printf(&b, "| %d | %d | %.2f%% | %d | %s | %s | %d | %d-%d |\n", g + 1,
+				  p->replicas[g].count, 100 * p->replicas[g].batch_share, s,
+				  r->c.pools[st->pool].name, r->c.pools[st->pool].gpu.name, st->tp,
+				  st->first_layer, st->last_layer);
+		}
+	static const char *const bdn[] = { "compute", "recompute", "TP comm", "PP comm", "DP comm",
+					   "EP comm", "CP comm", "bubble", "optimizer", "overhead" };
+	double bdv[] = { e->bd.compute, e->bd.recompute, e->bd.tp_comm, e->bd.pp_comm, e->bd.dp_comm,
+			 e->bd.ep_comm, e->bd.cp_comm, e->bd.bubble, e->bd.optimizer, e->bd.overhead };
+	double sum = 0;
+	for (int i = 0; i < 10; i++)
+		sum += bdv[i];
+	sb_printf(&b, "\n## Step time\n\n| part | time | share |\n|---|---:|---:|\n");
+	for (int i = 0; i < 10; i++)
+		if (bdv[i] > 0)
+			sb_printf(&b, "| %s | %s | %.1f%% |\n", bdn[i],
+				  hp_fmt_duration(x1, sizeof x1, bdv[i]), sum > 0 ? 100 * bdv[i] / sum : 0);
+	sb_printf(&b, "\n## Memory per GPU\n\n| group | stage | pool | TP | layers | used | capacity | fits |\n"
+		  "|---:|---:|---|---:|---|---:|---:|---|\n");
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *s = &e->stages[i];
+		sb_printf(&b, "| %d | %d | %s | %d | %d-%d | %s | %s | %s |\n", s->group + 1, s->index,
+			  r->c.pools[s->pool].name, s->tp, s->first_layer, s->last_layer,
+			  hp_fmt_bytes(x1, sizeof x1, s->total), hp_fmt_bytes(x2, sizeof x2, s->capacity),
+			  s->fits ? "yes" : "no");
+	}
+	sb_printf(&b, "\n## Communication per step\n\n| dim | collective | bytes | group | links | algorithm | time | exposed |\n"
+		  "|---|---|---:|---:|---|---|---:|---:|\n");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		sb_printf(&b, "| %s | %s | %s | %d | %s | %s/%s | %s | %s |\n",
+			  perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll),
+			  hp_fmt_bytes(x1, sizeof x1, pc->bytes), pc->group, pc->link,
+			  comm_algo_name(pc->algo), comm_proto_name(pc->proto),
+			  hp_fmt_duration(x2, sizeof x2, pc->time_s),
+			  hp_fmt_duration(x3, sizeof x3, pc->exposed_s));
+	}
+	cJSON *pj = plan_to_json(p, &r->c);
+	char *ps = cJSON_Print(pj);
+	cJSON_Delete(pj);
+	sb_printf(&b, "\n## Plan (for `hetplan estimate --plan`)\n\n```json\n%s\n```\n", ps);
+	free(ps);
+	return b.s;
+}
+
+int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err)
+{
+	const struct search_plan *sp = tui_plan_get(t, id);
+	if (!sp)
+		return hp_err_set(err, HP_EXIT_FAIL, "no plan to export yet");
+	size_t n = strlen(path);
+	int json = n > 5 && !strcmp(path + n - 5, ".json");
+	char *s = json ? export_json(t->cur, sp) : export_md(t->cur, sp);
+	int rc = hp_write_file_atomic(path, s, strlen(s), err);
+	free(s);
+	return rc;
+}

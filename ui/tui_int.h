@@ -1,0 +1,250 @@
+/* tui_int.h — what the TUI's files share: the application state, the
+ * drawing helpers, the planner job and the price fetch job.
+ *
+ * Layers, top to bottom:
+ *   tui.c          the loop: keys -> actions -> a view's key handler, which
+ *                  changes state and returns what to do (redraw, quit); then
+ *                  the one draw function paints header, tabs, view, footer.
+ *   tui_*.c views  cluster/model editors (tui_edit.c), plans, detail and
+ *                  compare (tui_plans.c), prices (tui_prices.c).
+ *   tui_draw.c     colours, glyph tables (UTF-8 and ASCII side by side),
+ *                  clipped text, bars, the line editor and the picker.
+ *   tui_job.c      the planner on a worker thread; tui_fetch.c the price
+ *                  download on another. Both post to a wake pipe, never
+ *                  touch curses, and own copies of everything they read.
+ * Only the main thread calls curses. */
+#ifndef HP_TUI_INT_H
+#define HP_TUI_INT_H
+
+#include <curses.h>
+#include "pricing.h"
+#include "tui.h"
+#include "workspace.h"
+
+#define TUI_MIN_COLS 80
+#define TUI_MIN_ROWS 24
+
+/* ---- theme: one entry per meaning; colour and monochrome side by side */
+enum tui_color {
+	C_NORMAL, C_HEADER, C_TAB, C_TAB_ON, C_KEY, C_HINT, C_SEL, C_SEL_DIM,
+	C_TITLE, C_GOOD, C_BAD, C_WARN, C_DIM, C_PARETO, C_BUSY,
+	C_SEG0, C_SEG1, C_SEG2, C_SEG3, C_SEG4, C_SEG5, C_SEG6, C_SEG7, C_SEG8, C_SEG9,
+	C_COUNT
+};
+
+enum tui_glyph {
+	G_BAR, G_BAR_EMPTY, G_PARETO, G_MARK, G_HLINE, G_VLINE, G_ARROW, G_DOT,
+	G_UP, G_DOWN, G_MID, G_SEG0, G_SEG1, G_SEG2, G_SEG3, G_SEG4, G_SEG5,
+	G_SEG6, G_SEG7, G_SEG8, G_SEG9, G_TL, G_TR, G_BL, G_BR, G_COUNT
+};
+
+/* ---- the planner job (tui_job.c) */
+struct tui_result {              /* one answer, with the inputs it answers */
+	struct cluster c;
+	struct model_spec m;
+	struct search_opts o;
+	struct search_result res;
+	int rc;                  /* search_run's return */
+	struct hp_err err;
+	unsigned gen;            /* the edit generation it was started for */
+	double seconds;
+};
+
+struct tui_planner;
+
+/* Start the worker; it writes one byte to wake_fd when a result is ready. */
+struct tui_planner *planner_new(int wake_fd);
+/* Plan a copy of w for generation gen. A running job is cancelled and its
+ * answer dropped: the newest edit wins. */
+void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned gen);
+/* Ask the running job to stop early (it still answers, marked cancelled). */
+void planner_cancel(struct tui_planner *pl);
+/* 1 while a job runs or waits; *progress in [0,1], *elapsed seconds. */
+int planner_busy(struct tui_planner *pl, double *progress, double *elapsed);
+/* The newest finished answer (caller owns; tui_result_free), or NULL. */
+struct tui_result *planner_take(struct tui_planner *pl);
+/* Cancel, join the worker and free everything. NULL is fine. */
+void planner_free(struct tui_planner *pl);
+/* Plan on the calling thread (bench); fills r. */
+void tui_plan_sync(const struct workspace *w, struct tui_result *r);
+void tui_result_free(struct tui_result *r);
+
+/* ---- the price book update (tui_fetch.c) */
+enum fetch_state { FETCH_IDLE, FETCH_RUNNING, FETCH_DONE, FETCH_FAILED, FETCH_CANCELLED };
+
+struct fetch_status {
+	enum fetch_state state;
+	int source, n_sources;   /* sources finished, of how many */
+	double bytes, total;     /* of the source moving; total 0 = unknown */
+	int n_fetched, n_failed; /* when it ended */
+	char url[256];           /* the source moving ("skypilot:aws") */
+	char err[256];           /* the first failure */
+	double started, finished;    /* hp_now() */
+};
+
+struct tui_fetch;
+/* A fetcher of cfg's sources; wake_fd gets a byte when an update ends. */
+struct tui_fetch *fetch_new(int wake_fd, const struct catalog *cat,
+			    const struct price_config *cfg);
+/* Run pricing_update() on a worker. Returns -1 if one is running. */
+int fetch_start(struct tui_fetch *f);
+void fetch_cancel(struct tui_fetch *f);
+void fetch_status(struct tui_fetch *f, struct fetch_status *st);
+/* 1 once after each update ends (time to reload the book), else 0. */
+int fetch_finished(struct tui_fetch *f);
+/* The last update's result for source, if it had one. */
+int fetch_result(struct tui_fetch *f, const char *source, struct price_update *out);
+/* Cancel, join and free. NULL is fine. */
+void fetch_free(struct tui_fetch *f);
+
+/* ---- application state */
+struct tui_list { int sel, top; };
+
+struct lineedit {
+	char buf[256];
+	int len, cur;
+};
+
+enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL };
+
+enum picker_kind { PK_NONE, PK_GPU, PK_MODEL };
+
+struct tui {
+	const struct catalog *cat;
+	struct workspace ws;
+	char path[512];              /* workspace file; "" until saved */
+	int dirty;
+	int view;
+	int color, utf8, mouse;
+	int quit_armed;
+	int ignore_small;
+	int help, help_top;
+	int wake[2];
+	/* planner */
+	struct tui_planner *pl;
+	unsigned gen;
+	struct tui_result *cur;      /* the answer shown */
+	int *order, n_order;         /* plans in display order */
+	int sort, sort_rev;
+	/* views */
+	struct tui_list lpools, lfields, lplans, lprices, lmodel[2], ldetail;
+	int cluster_pane, model_pane;
+	int detail_id;               /* see tui_plan_get() */
+	int cmp[2];
+	/* the list under the mouse: first screen row and the list */
+	int mouse_y0, mouse_rows;
+	struct tui_list *mouse_list;
+	/* overlays */
+	enum prompt_kind prompt;
+	char prompt_title[96];
+	struct lineedit edit;
+	int field;                   /* P_FIELD: which field */
+	enum picker_kind picker;
+	struct tui_list lpick;
+	char pick_filter[48];
+	int *pick_idx, n_pick;
+	int pick_add;                /* PK_GPU: add a pool rather than change one */
+	char search[64];
+	char msg[256];
+	int msg_bad;
+	/* prices */
+	struct tui_fetch *fetch;
+	struct price_config pcfg;
+	struct price_book pb;
+	int have_pb;
+	const struct price_offer **cheap, **cheap_spot;   /* per catalog GPU */
+	int *n_offers_gpu;
+	/* bench and tests */
+	int bench;
+};
+
+/* Actions a view's handler returns. */
+enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2 };
+
+/* ---- tui.c */
+void tui_edited(struct tui *t);          /* the workspace changed: re-plan */
+void tui_message(struct tui *t, int bad, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A plan by id: >= 0 a ranked plan, <= -1 the best plan of pool -1-id. */
+const struct search_plan *tui_plan_get(const struct tui *t, int id);
+void tui_plan_label(const struct tui *t, int id, char *buf, size_t n);
+int tui_view_rows(void);                 /* rows between tabs and footer */
+void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title,
+		      const char *init);
+/* Find t->search in the current view's list: dir 0 from the selection on,
+ * 1 the next match, -1 the previous. Shows a message when none matches. */
+void tui_search(struct tui *t, int dir);
+
+/* ---- tui_draw.c */
+void tui_theme_init(struct tui *t);
+int tui_attr(const struct tui *t, enum tui_color c);
+const char *tui_glyph(const struct tui *t, enum tui_glyph g);
+/* Text clipped to w columns at (y, x); returns the columns written. */
+int tui_put(int y, int x, int w, int attr, const char *s);
+int tui_putf(int y, int x, int w, int attr, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Right-aligned in w columns. */
+void tui_putr(int y, int x, int w, int attr, const char *s);
+void tui_fill(int y, int x, int w, int attr);
+/* "── Title ─────" across w columns. */
+void tui_section(const struct tui *t, int y, int x, int w, const char *title);
+/* A bar of frac (0..1) of w columns; the rest is empty bar glyphs. */
+void tui_bar(const struct tui *t, int y, int x, int w, double frac, int attr);
+/* Columns that s takes (UTF-8 code points). */
+int tui_width(const char *s);
+/* Keep sel visible in a list of n rows shown in h rows. */
+void tui_list_fix(struct tui_list *l, int n, int h);
+/* Move sel by an action (ACT_UP, ACT_PGDN, ...); returns 1 if it was one. */
+int tui_list_move(struct tui_list *l, int action, int n, int h);
+
+/* Case-insensitive substring test. */
+int tui_match(const char *hay, const char *needle);
+
+void lineedit_set(struct lineedit *e, const char *s);
+/* Returns 1 on Enter, -1 on Esc, 0 otherwise. */
+int lineedit_key(struct lineedit *e, int ch);
+
+/* ---- views */
+void view_cluster_draw(struct tui *t, int y0, int h);
+int view_cluster_key(struct tui *t, int action, int ch);
+void view_model_draw(struct tui *t, int y0, int h);
+int view_model_key(struct tui *t, int action, int ch);
+/* Apply the text of field t->field of the active editor. Returns 0 or -1
+ * with a message shown. */
+int tui_field_commit(struct tui *t, const char *text);
+void tui_picker_open(struct tui *t, enum picker_kind k);
+void tui_picker_draw(struct tui *t);
+int tui_picker_key(struct tui *t, int ch);
+
+void tui_plans_sort(struct tui *t);
+void view_plans_draw(struct tui *t, int y0, int h);
+int view_plans_key(struct tui *t, int action, int ch);
+void view_detail_draw(struct tui *t, int y0, int h);
+int view_detail_key(struct tui *t, int action, int ch);
+void view_compare_draw(struct tui *t, int y0, int h);
+int view_compare_key(struct tui *t, int action, int ch);
+/* Row text the / search matches, per list view. */
+void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
+void plans_row_text(struct tui *t, int row, char *buf, size_t n);
+void prices_row_text(struct tui *t, int row, char *buf, size_t n);
+int view_prices_rows(struct tui *t);
+
+void view_prices_draw(struct tui *t, int y0, int h);
+int view_prices_key(struct tui *t, int action, int ch);
+/* Load the price book (snapshot and cache, no network) and price the pools. */
+void tui_prices_init(struct tui *t);
+void tui_prices_done(struct tui *t);
+/* Price every pool whose price the user did not set: the price book's
+ * cheapest matching offer, else the catalog's reference. */
+void tui_prices_apply(struct tui *t);
+void tui_prices_start(struct tui *t);
+/* After a wake: reload the book if an update ended; 1 if it did. */
+int tui_prices_poll(struct tui *t);
+/* Footer text for a running download, or "" . */
+void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac);
+
+/* ---- tui_export.c: the plan report. Format from the path's extension
+ * (.json, .md; anything else is Markdown). Returns 0 or -1 with err. */
+int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err);
+
+#endif

@@ -1,0 +1,846 @@
+/* tui_plans.c — the Plans, Detail and Compare views: what the planner said.
+ *
+ * All three read t->cur, the newest answer, which owns copies of the
+ * cluster and model it was computed for (pool indices in its plans refer to
+ * that cluster, not to the one being edited). Plans are named by id: >= 0
+ * a ranked plan, <= -1 the best plan confined to pool -1-id. */
+#include "tui_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- formatting */
+
+static void fmt_usd(char *buf, size_t n, double usd, int known)
+{
+	if (!known || usd <= 0)
+		snprintf(buf, n, "?");
+	else if (usd >= 1e6)
+		snprintf(buf, n, "$%.2fM", usd / 1e6);
+	else if (usd >= 1e4)
+		snprintf(buf, n, "$%.0fK", usd / 1e3);
+	else if (usd >= 100)
+		snprintf(buf, n, "$%.0f", usd);
+	else
+		snprintf(buf, n, "$%.2f", usd);
+}
+
+/* hp_fmt_duration, with years for multi-year runs. */
+static char *fmt_dur(char *buf, size_t n, double s)
+{
+	if (s >= 365 * 86400.0 && s < 1e12)
+		snprintf(buf, n, "%.1f y", s / (365 * 86400.0));
+	else
+		hp_fmt_duration(buf, n, s);
+	return buf;
+}
+
+/* Free memory on the fullest GPU, as a fraction of its capacity. */
+static double headroom(const struct estimate *e)
+{
+	double h = 1;
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *s = &e->stages[i];
+		if (s->capacity > 0 && (s->capacity - s->total) / s->capacity < h)
+			h = (s->capacity - s->total) / s->capacity;
+	}
+	return h;
+}
+
+/* ---- sorting */
+
+enum sort_key { SK_RANK, SK_RATE, SK_MFU, SK_USD_H, SK_USD_TOK, SK_TIME, SK_COST, SK_FREE,
+		SK_GPUS, SK_COUNT };
+static const char *const sort_names[SK_COUNT] = {
+	"rank", "tokens/s", "MFU", "$/h", "$/1M tok", "time", "cost", "headroom", "GPUs",
+};
+
+static const struct tui *sort_t;
+
+static double sort_val(const struct search_plan *p, int k)
+{
+	switch (k) {
+	case SK_RATE: return -p->est.tokens_per_s;
+	case SK_MFU: return -p->est.mfu;
+	case SK_USD_H: return p->est.price_known ? p->est.usd_per_hour : INFINITY;
+	case SK_USD_TOK: return p->est.price_known ? p->est.usd_per_mtok : INFINITY;
+	case SK_TIME: return p->time_to_train_s;
+	case SK_COST: return p->cost_to_train_usd > 0 ? p->cost_to_train_usd : INFINITY;
+	case SK_FREE: return -headroom(&p->est);
+	case SK_GPUS: return p->est.n_gpus;
+	default: return 0;
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	const struct search_plan *p = &sort_t->cur->res.plans[i], *q = &sort_t->cur->res.plans[j];
+	double x = sort_val(p, sort_t->sort), y = sort_val(q, sort_t->sort);
+	int c = x < y ? -1 : x > y ? 1 : 0;
+	if (sort_t->sort_rev)
+		c = -c;
+	return c ? c : i - j;   /* ties keep the planner's rank */
+}
+
+void tui_plans_sort(struct tui *t)
+{
+	int n = t->cur && t->cur->rc == 0 ? t->cur->res.n_plans : 0;
+	free(t->order);
+	t->order = xcalloc((size_t)n + 1, sizeof *t->order);
+	t->n_order = n;
+	for (int i = 0; i < n; i++)
+		t->order[i] = i;
+	sort_t = t;
+	if (n > 1)
+		qsort(t->order, (size_t)n, sizeof *t->order, by_key);
+	if (t->detail_id >= n)
+		t->detail_id = n ? 0 : 0;
+	for (int k = 0; k < 2; k++)
+		if (t->cmp[k] >= n)
+			t->cmp[k] = n > k ? k : 0;
+}
+
+/* ---- Plans view */
+
+static int single_pools(const struct tui *t, int *pools)
+{
+	int n = 0;
+	if (!t->cur || t->cur->rc < 0)
+		return 0;
+	for (int i = 0; i < t->cur->c.n_pools; i++)
+		if (t->cur->res.has_single[i])
+			pools[n++] = i;
+	return n;
+}
+
+/* List row -> plan id. */
+static int row_id(const struct tui *t, int row)
+{
+	if (row < t->n_order)
+		return t->order[row];
+	int pools[HP_MAX_POOLS];
+	int n = single_pools(t, pools);
+	row -= t->n_order;
+	return row < n ? -1 - pools[row] : 0;
+}
+
+static int plans_rows(const struct tui *t)
+{
+	int pools[HP_MAX_POOLS];
+	return t->n_order + single_pools(t, pools);
+}
+
+void plans_row_text(struct tui *t, int row, char *buf, size_t n)
+{
+	const struct search_plan *sp = tui_plan_get(t, row_id(t, row));
+	snprintf(buf, n, "%s", sp ? sp->label : "");
+}
+
+struct col {
+	const char *name;
+	int w;
+	int sort;
+};
+
+static const struct col plan_cols[] = {
+	{ "GPUS", 4, SK_GPUS }, { "TOK/S", 6, SK_RATE }, { "MFU", 5, SK_MFU },
+	{ "$/H", 6, SK_USD_H }, { "$/1M", 5, SK_USD_TOK }, { "TIME", 7, SK_TIME },
+	{ "COST", 6, SK_COST }, { "FREE", 4, SK_FREE },
+};
+
+static void plan_cells(const struct search_plan *sp, char cells[][24])
+{
+	const struct estimate *e = &sp->est;
+	snprintf(cells[0], 24, "%d", e->n_gpus);
+	hp_fmt_count(cells[1], 24, e->tokens_per_s);
+	snprintf(cells[2], 24, "%.1f%%", 100 * e->mfu);
+	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known);
+	if (e->price_known)
+		snprintf(cells[4], 24, "%.2f", e->usd_per_mtok);
+	else
+		snprintf(cells[4], 24, "?");
+	fmt_dur(cells[5], 24, sp->time_to_train_s);
+	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
+	snprintf(cells[7], 24, "%.0f%%", 100 * headroom(e));
+}
+
+/* Extra columns per number column on wide screens. */
+static int col_pad(void)
+{
+	return COLS >= 120 ? 2 : 0;
+}
+
+/* GPU counts make room for the plan's label below 100 columns. */
+static int col_shown(size_t c)
+{
+	return c != 0 || COLS >= 100;
+}
+
+/* Text in w columns, with an ellipsis when it is cut. */
+static void put_cut(const struct tui *t, int y, int x, int w, int attr, const char *s)
+{
+	if (tui_width(s) <= w) {
+		tui_put(y, x, w, attr, s);
+		return;
+	}
+	tui_put(y, x, w - 1, attr, s);
+	tui_put(y, x + w - 1, 1, attr, tui_glyph(t, G_MID));
+}
+
+static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
+		     int sel, int lw)
+{
+	int a = sel ? tui_attr(t, C_SEL) : 0;
+	if (sel)
+		tui_fill(y, 0, COLS, a);
+	int x = 0;
+	if (rank > 0)
+		tui_putf(y, x, 3, a, "%3d", rank);
+	x += 4;
+	if (sp->pareto)
+		tui_put(y, x, 1, sel ? a : tui_attr(t, C_PARETO), tui_glyph(t, G_PARETO));
+	x += 1;
+	char mark[4] = "  ";
+	if (id == t->cmp[0])
+		mark[0] = 'A';
+	if (id == t->cmp[1])
+		mark[1] = 'B';
+	tui_put(y, x, 2, sel ? a : tui_attr(t, C_DIM), mark);
+	x += 3;
+	put_cut(t, y, x, lw, a, sp->label);
+	x += lw + 1;
+	char cells[HP_ARRAY_LEN(plan_cols)][24];
+	plan_cells(sp, cells);
+	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
+		if (!col_shown(c))
+			continue;
+		int ca = a;
+		if (!sel && c == 7)
+			ca = headroom(&sp->est) < 0.05 ? tui_attr(t, C_WARN) : 0;
+		tui_putr(y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
+		x += plan_cols[c].w + col_pad() + 1;
+	}
+}
+
+static int plans_label_w(void)
+{
+	int fixed = 4 + 1 + 3 + 1;
+	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
+		if (col_shown(c))
+			fixed += plan_cols[c].w + col_pad() + 1;
+	return HP_MAX(12, COLS - fixed - 1);
+}
+
+void view_plans_draw(struct tui *t, int y0, int h)
+{
+	int lw = plans_label_w();
+	const struct tui_result *r = t->cur;
+	if (!r) {
+		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM), "planning...");
+		return;
+	}
+	/* Column header with the sort marker. */
+	int x = 0;
+	int ha = tui_attr(t, C_TITLE);
+	tui_put(y0, x, 3, t->sort == SK_RANK ? ha | (int)A_UNDERLINE : ha, "  #");
+	x += 8;
+	tui_put(y0, x, lw, ha, "PLAN");
+	x += lw + 1;
+	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
+		if (!col_shown(c))
+			continue;
+		char name[16];
+		int on = plan_cols[c].sort == t->sort;
+		snprintf(name, sizeof name, "%s%s", on ? tui_glyph(t, t->sort_rev ? G_UP : G_DOWN) : "",
+			 plan_cols[c].name);
+		tui_putr(y0, x, plan_cols[c].w + col_pad(), on ? ha | (int)A_UNDERLINE : ha, name);
+		x += plan_cols[c].w + col_pad() + 1;
+	}
+	if (r->rc < 0) {
+		tui_put(y0 + 2, 2, COLS - 4, tui_attr(t, C_BAD), "No plan:");
+		tui_put(y0 + 3, 4, COLS - 6, 0, r->err.msg);
+		if (*r->res.why)
+			tui_put(y0 + 4, 4, COLS - 6, 0, r->res.why);
+		if (r->res.has_nearest) {
+			char lab[96];
+			snprintf(lab, sizeof lab, "nearest miss: %.80s", r->res.nearest.label);
+			tui_put(y0 + 5, 4, COLS - 6, tui_attr(t, C_WARN), lab);
+		}
+		return;
+	}
+	int pools[HP_MAX_POOLS];
+	int ns = single_pools(t, pools);
+	int n = t->n_order + ns;
+	/* Ranked rows, then a heading and the single-pool rows, in one list. */
+	int extra = ns ? 1 : 0;
+	int list_h = h - 1 - extra - 1;
+	tui_list_fix(&t->lplans, n, list_h);
+	int y = y0 + 1;
+	for (int row = t->lplans.top; row < n && y < y0 + 1 + list_h + extra; row++) {
+		if (row == t->n_order && ns) {
+			tui_section(t, y++, 0, COLS, "Best plan on one pool, for comparison");
+			if (y >= y0 + 1 + list_h + extra)
+				break;
+		}
+		int id = row_id(t, row);
+		const struct search_plan *sp = tui_plan_get(t, id);
+		if (sp)
+			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw);
+		y++;
+	}
+	t->mouse_list = t->lplans.top < t->n_order ? &t->lplans : NULL;
+	t->mouse_y0 = y0 + 1;
+	t->mouse_rows = HP_MIN(list_h, t->n_order - t->lplans.top);
+	/* A legend line at the bottom. */
+	const struct search_stats *st = &r->res.stats;
+	char leg[200];
+	snprintf(leg, sizeof leg, "%s Pareto (time, cost)  A/B compare marks  sorted by %s%s  %ld candidates%s%s",
+		 tui_glyph(t, G_PARETO), sort_names[t->sort], t->sort_rev ? ", reversed" : "",
+		 st->candidates, COLS >= 120 ? ", objective " : "",
+		 COLS >= 120 ? search_objective_name(r->o.objective) : "");
+	tui_put(y0 + h - 1, 1, COLS - 2, tui_attr(t, C_DIM), leg);
+}
+
+int view_plans_key(struct tui *t, int action, int ch)
+{
+	int n = plans_rows(t);
+	int h = tui_view_rows() - 3;
+	if (action == ACT_NONE) {
+		tui_list_fix(&t->lplans, n, h);
+		return R_DRAW;
+	}
+	if (tui_list_move(&t->lplans, action, n, h))
+		return R_DRAW;
+	int id = n ? row_id(t, t->lplans.sel) : 0;
+	switch (action) {
+	case ACT_ENTER:
+		if (!n)
+			return R_NONE;
+		t->detail_id = id;
+		t->ldetail.top = 0;
+		t->view = TV_DETAIL;
+		return R_DRAW;
+	case ACT_SORT:
+		t->sort = (t->sort + 1) % SK_COUNT;
+		tui_plans_sort(t);
+		return R_DRAW;
+	case ACT_SORT_REV:
+		t->sort_rev = !t->sort_rev;
+		tui_plans_sort(t);
+		return R_DRAW;
+	case ACT_SEARCH:
+		tui_start_prompt(t, P_SEARCH, "Find plan:", t->search);
+		return R_DRAW;
+	case ACT_SEARCH_NEXT:
+	case ACT_SEARCH_PREV:
+		tui_search(t, action == ACT_SEARCH_NEXT ? 1 : -1);
+		return R_DRAW;
+	case ACT_MARK_A:
+	case ACT_MARK_B:
+		if (n)
+			t->cmp[action == ACT_MARK_B] = id;
+		return R_DRAW;
+	case ACT_COMPARE:
+		if (!n)
+			return R_NONE;
+		t->cmp[0] = id == 0 && t->n_order > 1 ? 1 : 0;
+		t->cmp[1] = id;
+		if (t->cmp[0] == 1 && id == 0) {
+			t->cmp[0] = 0;
+			t->cmp[1] = 1;
+		}
+		t->view = TV_COMPARE;
+		return R_DRAW;
+	}
+	return R_NONE;
+}
+
+/* ---- Detail view: a scrolled canvas of sections */
+
+struct canvas {
+	int y0, h, top, row;
+};
+
+static int cv_y(const struct canvas *cv)
+{
+	int r = cv->row - cv->top;
+	return r >= 0 && r < cv->h ? cv->y0 + r : -1;
+}
+
+static const struct {
+	const char *name;
+	enum tui_color color;
+	enum tui_glyph glyph;
+} segs[] = {
+	{ "compute", C_SEG0, G_SEG0 }, { "recompute", C_SEG4, G_SEG1 },
+	{ "TP comm", C_SEG1, G_SEG2 }, { "PP comm", C_SEG2, G_SEG3 },
+	{ "DP comm", C_SEG3, G_SEG4 }, { "CP comm", C_SEG7, G_SEG5 },
+	{ "EP comm", C_SEG6, G_SEG6 }, { "bubble", C_SEG5, G_SEG7 },
+	{ "optimizer", C_SEG8, G_SEG8 }, { "overhead", C_SEG9, G_SEG9 },
+};
+
+static void seg_values(const struct perf_breakdown *b, double v[10])
+{
+	v[0] = b->compute; v[1] = b->recompute; v[2] = b->tp_comm; v[3] = b->pp_comm;
+	v[4] = b->dp_comm; v[5] = b->cp_comm; v[6] = b->ep_comm; v[7] = b->bubble;
+	v[8] = b->optimizer; v[9] = b->overhead;
+}
+
+/* A stacked bar of the step time; columns rounded so the parts add up. */
+static void step_bar(const struct tui *t, int y, int x, int w, const struct perf_breakdown *b)
+{
+	double v[10], sum = 0, acc = 0;
+	seg_values(b, v);
+	for (int i = 0; i < 10; i++)
+		sum += v[i];
+	if (sum <= 0 || y < 0)
+		return;
+	int col = 0;
+	for (int i = 0; i < 10; i++) {
+		acc += v[i];
+		int end = (int)(acc / sum * w + 0.5);
+		for (; col < end; col++)
+			tui_put(y, x + col, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
+	}
+}
+
+static void draw_layout(struct tui *t, struct canvas *cv, const struct search_plan *sp,
+			const struct cluster *c, int w)
+{
+	const struct plan *p = &sp->plan;
+	int cell = 20, gap = 3;
+	int per_row = HP_MAX(1, (w - 4 + gap) / (cell + gap));
+	for (int g = 0; g < p->n_replicas; g++) {
+		const struct replica *rep = &p->replicas[g];
+		int y = cv_y(cv);
+		tui_putf(y, 2, w - 4, A_BOLD, "Replica group %d: %d replica%s x %d stage%s, %.1f%% of the batch%s",
+			 g + 1, rep->count, rep->count == 1 ? "" : "s", rep->n_stages,
+			 rep->n_stages == 1 ? "" : "s", 100 * rep->batch_share,
+			 rep->count == 1 ? "" : " each");
+		cv->row++;
+		for (int s0 = 0; s0 < rep->n_stages; s0 += per_row) {
+			int n = HP_MIN(per_row, rep->n_stages - s0);
+			for (int line = 0; line < 5; line++, cv->row++) {
+				y = cv_y(cv);
+				if (y < 0)
+					continue;
+				for (int k = 0; k < n; k++) {
+					const struct stage *st = &rep->stages[s0 + k];
+					const struct pool *pl = &c->pools[st->pool];
+					int x = 4 + k * (cell + gap);
+					int ba = tui_attr(t, (enum tui_color)(C_SEG0 + st->pool % 4));
+					if (line == 0 || line == 4) {
+						tui_put(y, x, 1, ba, tui_glyph(t, line ? G_BL : G_TL));
+						for (int i = 1; i < cell - 1; i++)
+							tui_put(y, x + i, 1, ba, tui_glyph(t, G_HLINE));
+						tui_put(y, x + cell - 1, 1, ba, tui_glyph(t, line ? G_BR : G_TR));
+						continue;
+					}
+					tui_put(y, x, 1, ba, tui_glyph(t, G_VLINE));
+					tui_put(y, x + cell - 1, 1, ba, tui_glyph(t, G_VLINE));
+					int gpus = st->tp * (p->cp > 0 ? p->cp : 1);
+					int nodes = (gpus + pl->gpus_per_node - 1) / pl->gpus_per_node;
+					char txt[64];
+					if (line == 1)
+						snprintf(txt, sizeof txt, "S%d %.9s TP%d", s0 + k, pl->gpu.name, st->tp);
+					else if (line == 2)
+						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
+							 st->last_layer);
+					else if (gpus < pl->gpus_per_node)
+						snprintf(txt, sizeof txt, "%.8s %d GPUs", pl->name, gpus);
+					else
+						snprintf(txt, sizeof txt, "%.8s %d node%s", pl->name, nodes,
+							 nodes == 1 ? "" : "s");
+					tui_put(y, x + 2, cell - 3, line == 1 ? A_BOLD : 0, txt);
+					if (line == 2 && k + 1 < n)
+						tui_put(y, x + cell + 1, 1, tui_attr(t, C_DIM), tui_glyph(t, G_ARROW));
+				}
+			}
+		}
+	}
+}
+
+static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate *e,
+			const struct cluster *c, int w)
+{
+	static const struct {
+		const char *name;
+		enum tui_color color;
+		enum tui_glyph glyph;
+	} parts[] = {
+		{ "weights", C_SEG1, G_SEG2 }, { "grads", C_SEG2, G_SEG3 },
+		{ "optimizer", C_SEG3, G_SEG4 }, { "activations", C_SEG0, G_SEG0 },
+		{ "other", C_SEG6, G_SEG6 },
+	};
+	int y = cv_y(cv);
+	int x = 2;
+	for (size_t i = 0; i < HP_ARRAY_LEN(parts); i++) {
+		tui_put(y, x, 1, tui_attr(t, parts[i].color), tui_glyph(t, parts[i].glyph));
+		x += 2 + tui_put(y, x + 2, w - x - 2, 0, parts[i].name) + 1;
+	}
+	tui_put(y, x, w - x, tui_attr(t, C_DIM), "| capacity");
+	cv->row++;
+	int bw = HP_MAX(10, w - 52);
+	for (int i = 0; i < e->n_stages; i++, cv->row++) {
+		const struct perf_stage *s = &e->stages[i];
+		y = cv_y(cv);
+		if (y < 0)
+			continue;
+		tui_putf(y, 2, 20, 0, "G%d S%-2d %.8s TP%d", s->group + 1, s->index, c->pools[s->pool].name,
+			 s->tp);
+		double v[5] = { s->weights, s->grads, s->optimizer, s->activations, s->other };
+		double scale = s->capacity > 0 ? bw / s->capacity : 0, acc = 0;
+		int col = 0;
+		for (int k = 0; k < 5; k++) {
+			acc += v[k];
+			int end = HP_MIN(bw, (int)(acc * scale + 0.5));
+			for (; col < end; col++)
+				tui_put(y, 23 + col, 1, tui_attr(t, parts[k].color), tui_glyph(t, parts[k].glyph));
+		}
+		for (; col < bw; col++)
+			tui_put(y, 23 + col, 1, tui_attr(t, C_DIM), tui_glyph(t, G_BAR_EMPTY));
+		tui_put(y, 23 + bw, 1, tui_attr(t, s->fits ? C_DIM : C_BAD), tui_glyph(t, G_VLINE));
+		char a[16], b[16];
+		hp_fmt_bytes(a, sizeof a, s->total);
+		hp_fmt_bytes(b, sizeof b, s->capacity);
+		tui_putf(y, 25 + bw, w - 25 - bw, s->fits ? 0 : tui_attr(t, C_BAD), "%9s / %-9s %3.0f%%", a, b,
+			 s->capacity > 0 ? 100 * s->total / s->capacity : 0);
+	}
+}
+
+/* One row per dimension; on narrow screens the links go on a second row. */
+static void draw_comm(struct tui *t, struct canvas *cv, const struct estimate *e, int w)
+{
+	int wide = w >= 110;
+	int y = cv_y(cv);
+	if (wide)
+		tui_putf(y, 2, w - 4, tui_attr(t, C_TITLE), "%-3s %-13s %9s %5s  %-26s %-9s %-6s %9s %9s %6s",
+			 "DIM", "COLLECTIVE", "BYTES", "GROUP", "LINKS CROSSED", "ALGORITHM", "PROTO",
+			 "TIME", "EXPOSED", "CALLS");
+	else
+		tui_putf(y, 2, w - 4, tui_attr(t, C_TITLE), "%-3s %-13s %9s %5s  %-9s %9s %9s",
+			 "DIM", "COLLECTIVE", "BYTES", "GROUP", "ALGORITHM", "TIME", "EXPOSED");
+	cv->row++;
+	int any = 0;
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		any = 1;
+		char b[16], t1[16], t2[16], calls[16];
+		hp_fmt_bytes(b, sizeof b, pc->bytes);
+		hp_fmt_duration(t1, sizeof t1, pc->time_s);
+		hp_fmt_duration(t2, sizeof t2, pc->exposed_s);
+		hp_fmt_count(calls, sizeof calls, pc->calls);
+		y = cv_y(cv);
+		if (wide) {
+			tui_putf(y, 2, w - 4, 0, "%-3s %-13s %9s %5d  %-26.26s %-9s %-6s %9s %9s %6s",
+				 perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), b, pc->group,
+				 pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto), t1, t2,
+				 calls);
+		} else {
+			tui_putf(y, 2, w - 4, 0, "%-3s %-13s %9s %5d  %-9s %9s %9s",
+				 perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), b, pc->group,
+				 comm_algo_name(pc->algo), t1, t2);
+			cv->row++;
+			tui_putf(cv_y(cv), 6, w - 8, tui_attr(t, C_DIM), "over %s, %s protocol, %s call%s",
+				 pc->link, comm_proto_name(pc->proto), calls, pc->calls < 1.5 ? "" : "s");
+		}
+		cv->row++;
+	}
+	if (!any) {
+		tui_put(cv_y(cv), 2, w - 4, tui_attr(t, C_DIM), "no communication on the critical path");
+		cv->row++;
+	}
+}
+
+static int detail_draw_all(struct tui *t, int y0, int h)
+{
+	struct canvas cv = { y0, h, t->ldetail.top, 0 };
+	const struct search_plan *sp = tui_plan_get(t, t->detail_id);
+	if (!sp) {
+		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM),
+			t->cur ? "No plan: see the Plans view." : "planning...");
+		return 0;
+	}
+	const struct estimate *e = &sp->est;
+	const struct plan *p = &sp->plan;
+	const struct cluster *c = &t->cur->c;
+	int w = COLS;
+	char lab[128], a[24], b[24], d1[24], d2[24], u1[24], u2[24];
+	tui_plan_label(t, t->detail_id, lab, sizeof lab);
+	int y = cv_y(&cv);
+	int x = tui_put(y, 1, w - 2, tui_attr(t, C_TITLE), lab) + 2;
+	if (sp->pareto)
+		x += tui_putf(y, x, w - x, tui_attr(t, C_PARETO), "%s Pareto  ", tui_glyph(t, G_PARETO));
+	tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
+	cv.row++;
+	hp_fmt_count(a, sizeof a, e->tokens_per_s);
+	hp_fmt_duration(b, sizeof b, e->step_time_s);
+	fmt_dur(d1, sizeof d1, sp->time_to_train_s);
+	fmt_usd(d2, sizeof d2, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
+	fmt_usd(u1, sizeof u1, e->usd_per_hour, e->price_known);
+	if (e->price_known)
+		snprintf(u2, sizeof u2, "$%.3f", e->usd_per_mtok);
+	else
+		snprintf(u2, sizeof u2, "?");
+	tui_putf(cv_y(&cv), 2, w - 4, A_BOLD,
+		 "%s tokens/s  MFU %.1f%%  step %s  %s/h  %s per 1M tokens", a, 100 * e->mfu, b, u1, u2);
+	cv.row++;
+	char tok[24], vpp[16] = "";
+	if (p->schedule == SCHED_INTERLEAVED)
+		snprintf(vpp, sizeof vpp, "%d", p->vpp);
+	hp_fmt_count(tok, sizeof tok, t->cur->o.tokens > 0 ? t->cur->o.tokens : 1e12);
+	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPUs, %.1f kW", tok, d1, d2,
+		 e->n_gpus, e->power_kw);
+	cv.row++;
+	tui_putf(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM),
+		 "gbs %d x %d, micro-batch %d, %s, recompute %s, ZeRO-%d, %s%s, CP %d, EP %d", p->gbs,
+		 e->seq_len, p->mbs, hp_dtype_name(p->precision), plan_recompute_name(p->recompute),
+		 p->zero, p->schedule == SCHED_INTERLEAVED ? "interleaved:" : "1F1B",
+		 vpp, p->cp ? p->cp : 1,
+		 p->ep ? p->ep : 1);
+	cv.row += 2;
+
+	tui_section(t, cv_y(&cv), 0, w, "Layout: replicas x pipeline stages");
+	cv.row++;
+	draw_layout(t, &cv, sp, c, w);
+	cv.row++;
+
+	tui_section(t, cv_y(&cv), 0, w, "Step time");
+	cv.row++;
+	step_bar(t, cv_y(&cv), 2, w - 4, &e->bd);
+	cv.row++;
+	double v[10], sum = 0;
+	seg_values(&e->bd, v);
+	for (int i = 0; i < 10; i++)
+		sum += v[i];
+	int colw = 25, per = HP_MAX(1, (w - 4) / colw), k = 0;
+	for (int i = 0; i < 10; i++) {
+		if (v[i] <= 0 && i != 0)
+			continue;
+		if (k % per == 0 && k)
+			cv.row++;
+		y = cv_y(&cv);
+		int cx = 2 + (k % per) * colw;
+		tui_put(y, cx, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
+		char dv[16];
+		hp_fmt_duration(dv, sizeof dv, v[i]);
+		tui_putf(y, cx + 2, colw - 3, 0, "%-9s%8s%4.0f%%", segs[i].name, dv,
+			 sum > 0 ? 100 * v[i] / sum : 0);
+		k++;
+	}
+	cv.row += 2;
+
+	tui_section(t, cv_y(&cv), 0, w, "Memory per GPU, by stage");
+	cv.row++;
+	draw_memory(t, &cv, e, c, w);
+	if (!e->fits) {
+		hp_fmt_bytes(a, sizeof a, e->worst_over_bytes);
+		tui_putf(cv_y(&cv), 2, w - 4, tui_attr(t, C_BAD), "does not fit: %s over on stage %d", a,
+			 e->worst_stage);
+		cv.row++;
+	}
+	cv.row++;
+
+	tui_section(t, cv_y(&cv), 0, w, "Communication per step");
+	cv.row++;
+	draw_comm(t, &cv, e, w);
+	return cv.row;
+}
+
+static int detail_total;
+
+void view_detail_draw(struct tui *t, int y0, int h)
+{
+	detail_total = detail_draw_all(t, y0, h);
+	if (t->ldetail.top > 0 && t->ldetail.top > detail_total - h) {
+		t->ldetail.top = HP_MAX(0, detail_total - h);
+		for (int y = y0; y < y0 + h; y++)
+			tui_fill(y, 0, COLS, 0);
+		detail_total = detail_draw_all(t, y0, h);
+	}
+	if (detail_total > h) {
+		char s[32];
+		snprintf(s, sizeof s, " %d-%d of %d ", t->ldetail.top + 1,
+			 HP_MIN(detail_total, t->ldetail.top + h), detail_total);
+		tui_putr(y0 - 1, COLS - 16, 15, tui_attr(t, C_DIM), s);   /* on the tab bar */
+	}
+}
+
+static int step_plan(const struct tui *t, int id, int dir)
+{
+	/* Walk the Plans list order: ranked rows, then the single-pool rows. */
+	int n = plans_rows(t);
+	if (!n)
+		return id;
+	int row = 0;
+	for (int r = 0; r < n; r++)
+		if (row_id(t, r) == id)
+			row = r;
+	row = (row + dir + n) % n;
+	return row_id(t, row);
+}
+
+int view_detail_key(struct tui *t, int action, int ch)
+{
+	int h = tui_view_rows();
+	int max = HP_MAX(0, detail_total - h);
+	switch (action) {
+	case ACT_UP: t->ldetail.top--; break;
+	case ACT_DOWN: t->ldetail.top++; break;
+	case ACT_PGUP: t->ldetail.top -= h - 1; break;
+	case ACT_PGDN: t->ldetail.top += h - 1; break;
+	case ACT_TOP: t->ldetail.top = 0; break;
+	case ACT_BOTTOM: t->ldetail.top = max; break;
+	case ACT_LEFT:
+	case ACT_RIGHT:
+		t->detail_id = step_plan(t, t->detail_id, action == ACT_RIGHT ? 1 : -1);
+		return R_DRAW;
+	case ACT_BACK:
+		t->view = TV_PLANS;
+		return R_DRAW;
+	case ACT_MARK_A:
+	case ACT_MARK_B:
+		t->cmp[action == ACT_MARK_B] = t->detail_id;
+		return R_DRAW;
+	default:
+		return R_NONE;
+	}
+	if (t->ldetail.top > max)
+		t->ldetail.top = max;
+	if (t->ldetail.top < 0)
+		t->ldetail.top = 0;
+	return R_DRAW;
+}
+
+/* ---- Compare view */
+
+struct metric {
+	const char *name;
+	int better;          /* +1 higher is better, -1 lower is better, 0 neither */
+};
+
+static const struct metric metrics[] = {
+	{ "GPUs", 0 }, { "tokens/s", 1 }, { "MFU", 1 }, { "step time", -1 },
+	{ "$/hour", -1 }, { "$ per 1M tokens", -1 }, { "time to train", -1 },
+	{ "cost to train", -1 }, { "memory headroom", 1 }, { "bubble", -1 },
+	{ "exposed comm", -1 }, { "power", -1 },
+};
+
+static double metric_val(const struct search_plan *sp, int i, char *buf, size_t n)
+{
+	const struct estimate *e = &sp->est;
+	double v = 0;
+	switch (i) {
+	case 0: v = e->n_gpus; snprintf(buf, n, "%d", e->n_gpus); break;
+	case 1: v = e->tokens_per_s; hp_fmt_count(buf, n, v); break;
+	case 2: v = e->mfu; snprintf(buf, n, "%.1f%%", 100 * v); break;
+	case 3: v = e->step_time_s; hp_fmt_duration(buf, n, v); break;
+	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known); break;
+	case 5:
+		v = e->price_known ? e->usd_per_mtok : 0;
+		if (e->price_known)
+			snprintf(buf, n, "$%.3f", v);
+		else
+			snprintf(buf, n, "?");
+		break;
+	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
+	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0); break;
+	case 8: v = headroom(e); snprintf(buf, n, "%.0f%%", 100 * v); break;
+	case 9: v = e->bd.bubble; hp_fmt_duration(buf, n, v); break;
+	case 10:
+		v = e->bd.tp_comm + e->bd.pp_comm + e->bd.dp_comm + e->bd.cp_comm + e->bd.ep_comm;
+		hp_fmt_duration(buf, n, v);
+		break;
+	case 11: v = e->power_kw; snprintf(buf, n, "%.1f kW", v); break;
+	}
+	return v;
+}
+
+void view_compare_draw(struct tui *t, int y0, int h)
+{
+	const struct search_plan *pa = tui_plan_get(t, t->cmp[0]), *pb = tui_plan_get(t, t->cmp[1]);
+	if (!pa || !pb) {
+		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM),
+			"Mark two plans with a and b in the Plans view (or press c there).");
+		return;
+	}
+	char la[128], lb[128];
+	tui_plan_label(t, t->cmp[0], la, sizeof la);
+	tui_plan_label(t, t->cmp[1], lb, sizeof lb);
+	int y = y0;
+	tui_putf(y++, 1, COLS - 2, A_BOLD, "A  %s", la);
+	tui_putf(y++, 1, COLS - 2, A_BOLD, "B  %s", lb);
+	/* metric | A | B | B vs A, centred in the width */
+	int lw = 18, cw = 14, dw = 12;
+	int x0 = HP_MAX(1, (COLS - (lw + 2 * cw + dw + 3)) / 2);
+	int xa = x0 + lw + 1, xb = xa + cw + 1, xd = xb + cw + 1;
+	y++;
+	int ha = tui_attr(t, C_TITLE);
+	tui_putr(y, xa, cw, ha, "A");
+	tui_putr(y, xb, cw, ha, "B");
+	tui_putr(y, xd, dw, ha, "B vs A");
+	y++;
+	for (size_t i = 0; i < HP_ARRAY_LEN(metrics) && y < y0 + h - 5; i++, y++) {
+		char va[32], vb[32];
+		double a = metric_val(pa, (int)i, va, sizeof va);
+		double b = metric_val(pb, (int)i, vb, sizeof vb);
+		int pct = i == 2 || i == 8;      /* MFU and headroom: points, not ratios */
+		tui_put(y, x0, lw, 0, metrics[i].name);
+		tui_putr(y, xa, cw, A_BOLD, va);
+		tui_putr(y, xb, cw, A_BOLD, vb);
+		if (a > 0 && b > 0 && fabs(b - a) > 1e-9 * fabs(a)) {
+			double d = pct ? 100 * (b - a) : (b - a) / a;
+			int good = metrics[i].better * (d > 0 ? 1 : -1);
+			char ds[32];
+			if (pct)
+				snprintf(ds, sizeof ds, "%+.1f pts", d);
+			else
+				snprintf(ds, sizeof ds, "%+.1f%%", 100 * d);
+			tui_putr(y, xd, dw, tui_attr(t, good > 0 ? C_GOOD : good < 0 ? C_BAD : C_NORMAL), ds);
+		} else if (a > 0 && b > 0) {
+			tui_putr(y, xd, dw, tui_attr(t, C_DIM), "same");
+		}
+	}
+	y++;
+	tui_section(t, y++, 0, COLS, "Step time, to scale");
+	double sa = pa->est.step_time_s, sb = pb->est.step_time_s, mx = HP_MAX(sa, sb);
+	int bw = COLS - 8;
+	if (mx > 0) {
+		tui_put(y, 1, 2, A_BOLD, "A");
+		step_bar(t, y++, 4, HP_MAX(1, (int)(bw * sa / mx + 0.5)), &pa->est.bd);
+		tui_put(y, 1, 2, A_BOLD, "B");
+		step_bar(t, y++, 4, HP_MAX(1, (int)(bw * sb / mx + 0.5)), &pb->est.bd);
+	}
+	int x = 4;
+	for (int i = 0; i < 10 && y < y0 + h; i++) {
+		if (x + 14 > COLS)
+			break;
+		tui_put(y, x, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
+		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), segs[i].name) + 1;
+	}
+}
+
+int view_compare_key(struct tui *t, int action, int ch)
+{
+	switch (action) {
+	case ACT_SWAP: {
+		int k = t->cmp[0];
+		t->cmp[0] = t->cmp[1];
+		t->cmp[1] = k;
+		return R_DRAW;
+	}
+	case ACT_LEFT:
+	case ACT_RIGHT:
+		t->cmp[1] = step_plan(t, t->cmp[1], action == ACT_RIGHT ? 1 : -1);
+		return R_DRAW;
+	case ACT_UP:
+	case ACT_DOWN:
+		t->cmp[0] = step_plan(t, t->cmp[0], action == ACT_DOWN ? 1 : -1);
+		return R_DRAW;
+	}
+	return R_NONE;
+}
