@@ -3,15 +3,18 @@
  * JSON: the workspace inputs (cluster, model and workload in their input
  * schemas), the plan in the `estimate --plan` schema, and the estimate's
  * numbers (SI units). Markdown: the same for people. Written atomically.
- * This is the TUI's own small writer until the shared report renderer
- * lands; the JSON keys follow `hetplan estimate --format json`. */
+ * A path ending in .html or .csv gets the shared report (report.c) with
+ * this plan detailed; .json and .md keep this small writer, whose JSON keys
+ * follow `hetplan estimate --format json`. */
 #include "cli.h"
+#include "cmd_report.h"
 #include "tui_int.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static cJSON *estimate_to_json(const struct search_plan *sp, const struct cluster *c)
 {
@@ -216,6 +219,19 @@ int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err
 	const struct search_plan *sp = tui_plan_get(t, id);
 	if (!sp)
 		return hp_err_set(err, HP_EXIT_FAIL, "no plan to export yet");
+	enum report_format rf;
+	if (report_format_from_path(path, &rf) == 0 && (rf == REPORT_HTML || rf == REPORT_CSV)) {
+		/* .html and .csv: the shared report (report.c) detailing this plan */
+		const struct search_result *r = &t->cur->res;
+		int chosen = 0;
+		for (int i = 0; i < r->n_plans; i++)
+			if (&r->plans[i] == sp || (!strcmp(r->plans[i].label, sp->label) &&
+						   r->plans[i].est.step_time_s == sp->est.step_time_s))
+				chosen = i;
+		struct report_input in = { &t->cur->c, &t->cur->m, &t->cur->o, r, chosen, time(NULL),
+					   HETPLAN_VERSION };
+		return report_write_file(path, rf, &in, err);
+	}
 	size_t n = strlen(path);
 	int json = n > 5 && !strcmp(path + n - 5, ".json");
 	char *s = json ? export_json(t->cur, sp) : export_md(t->cur, sp);
