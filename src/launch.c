@@ -116,7 +116,7 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 	for (int g = 0; g < p->n_replicas; g++)
 		for (int s = 1; s < p->replicas[g].n_stages; s++)
 			if (p->replicas[g].stages[s].pool != p->replicas[g].stages[0].pool) {
-				sbuf_addf(notes, "Pipelines across pools: replica group %d puts its stages "
+				sbuf_addf(notes, "Pipelines across pools: replica group %d places its stages "
 					  "on more than one pool; a stock pipeline cannot place stage k on "
 					  "a named pool.\n", g);
 				n++;
