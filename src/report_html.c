@@ -29,14 +29,15 @@ static const char css[] =
 	"h2{font-size:19px;margin:0 0 12px;font-weight:650}\n"
 	"h3{font-size:15px;margin:18px 0 8px;color:var(--muted);font-weight:600}\n"
 	".meta{color:var(--muted);font-size:13.5px}\n"
-	".cards{display:grid;grid-template-columns:1.45fr 1fr 1fr 1fr 1.25fr;gap:12px;"
+	".cards{display:grid;grid-template-columns:1.5fr 1fr 1fr 1fr 1.3fr;align-items:start;gap:12px;"
 	"margin-bottom:22px}\n"
 	".card{background:var(--card);border:1px solid var(--line);border-radius:8px;"
-	"padding:12px 14px;box-shadow:0 1px 2px rgba(20,30,50,.05)}\n"
+	"padding:12px 14px;box-shadow:0 1px 2px rgba(20,30,50,.05);min-width:0}\n"
 	".card .k{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}\n"
 	".card .v{font-size:20px;white-space:nowrap;font-weight:650;margin:2px 0;font-variant-numeric:tabular-nums}\n"
 	".card .s{font-size:12.5px;color:var(--muted)}\n"
 	".card.hero{border-left:4px solid var(--accent)}\n"
+	".card.hero .v{white-space:normal;font-size:18px}\n"
 	".good{color:var(--good)}.bad{color:var(--bad)}\n"
 	"section{background:var(--card);border:1px solid var(--line);border-radius:8px;"
 	"padding:18px 20px;margin-bottom:18px;box-shadow:0 1px 2px rgba(20,30,50,.05)}\n"
@@ -139,15 +140,27 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 		for (int k = 0; k < np; k++)
 			used[k] |= report_part_value(&parts[k], &r->plans[i].est.bd) > 0;
 	}
-	const double W = 1000, L = 250, R = 70, top = 44, row = 30, barh = 20;
+	/* room on the left for the longest "N. label" (12.5 px text) */
+	double lw = 0;
+	for (int i = 0; i < n; i++) {
+		char label[96];
+		report_plan_label(&r->plans[i], in->cluster, label, sizeof label);
+		lw = HP_MAX(lw, text_w(label) * 1.2 + 44);
+	}
+	const double W = 1000, L = HP_MIN(HP_MAX(250, lw + 16), 520), R = 70, top = 44,
+		     row = 30, barh = 20;
 	double step = nice_step(maxt, 6), axis = ceil(maxt / step) * step;
 	if (!(axis > 0))
 		axis = 1;
 	double plot_w = W - L - R, H = top + n * row + 46;
 	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Step time "
 		  "breakdown of each ranked plan\">", W, H);
-	/* legend */
-	double lx = L;
+	/* legend, from the left when the labels leave it too little room */
+	double lw_leg = 0;
+	for (int k = 0; k < np; k++)
+		if (used[k])
+			lw_leg += 32 + text_w(parts[k].label);
+	double lx = L + lw_leg <= W ? L : HP_MAX(10, W - lw_leg);
 	for (int k = 0; k < np; k++) {
 		if (!used[k])
 			continue;
