@@ -373,6 +373,56 @@ static cJSON *num_or_null(double v, int known)
 	return known && isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+/* The estimate's breakdown, memory per stage and communication per
+ * dimension, under the keys of `hetplan estimate --format json`; shared by
+ * the plan entries, the estimate command and the TUI's export. */
+void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct cluster *c)
+{
+	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
+	for (size_t i = 0; i < HP_ARRAY_LEN(time_parts); i++)
+		cJSON_AddNumberToObject(bd, time_parts[i].key,
+					report_part_value(&time_parts[i], &e->bd));
+	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *s = &e->stages[i];
+		cJSON *so = cJSON_CreateObject();
+		cJSON_AddNumberToObject(so, "replica_group", s->group);
+		cJSON_AddNumberToObject(so, "stage", s->index);
+		cJSON_AddStringToObject(so, "pool", c->pools[s->pool].name);
+		cJSON_AddStringToObject(so, "gpu", c->pools[s->pool].gpu.name);
+		cJSON_AddNumberToObject(so, "tp", s->tp);
+		cJSON_AddNumberToObject(so, "first_layer", s->first_layer);
+		cJSON_AddNumberToObject(so, "last_layer", s->last_layer);
+		for (size_t k = 0; k < HP_ARRAY_LEN(mem_parts); k++)
+			cJSON_AddNumberToObject(so, mem_parts[k].key,
+						report_part_value(&mem_parts[k], s));
+		cJSON_AddNumberToObject(so, "total_bytes", s->total);
+		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
+		cJSON_AddBoolToObject(so, "fits", s->fits);
+		cJSON_AddNumberToObject(so, "time_per_microbatch_s", s->t_total);
+		cJSON_AddItemToArray(mem, so);
+	}
+	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
+	for (int d = 0; d < DIM_COUNT; d++) {
+		const struct perf_comm *pc = &e->comm[d];
+		if (!pc->used)
+			continue;
+		cJSON *co = cJSON_CreateObject();
+		cJSON_AddStringToObject(co, "dim", perf_dim_name((enum perf_dim)d));
+		cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
+		cJSON_AddNumberToObject(co, "bytes", pc->bytes);
+		cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
+		cJSON_AddNumberToObject(co, "group", pc->group);
+		cJSON_AddNumberToObject(co, "group_nodes", pc->group_nodes);
+		cJSON_AddStringToObject(co, "link", pc->link);
+		cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
+		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
+		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
+		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
+		cJSON_AddItemToArray(cm, co);
+	}
+}
+
 cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct cluster *c,
 			const struct model_spec *m)
 {
@@ -422,49 +472,7 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 			cJSON_AddStringToObject(links, perf_dim_name((enum perf_dim)i), pl.links[i]);
 	dispatch_free(&pl);
 
-	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
-	for (size_t i = 0; i < HP_ARRAY_LEN(time_parts); i++)
-		cJSON_AddNumberToObject(bd, time_parts[i].key,
-					report_part_value(&time_parts[i], &e->bd));
-	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
-	for (int i = 0; i < e->n_stages; i++) {
-		const struct perf_stage *s = &e->stages[i];
-		cJSON *so = cJSON_CreateObject();
-		cJSON_AddNumberToObject(so, "replica_group", s->group);
-		cJSON_AddNumberToObject(so, "stage", s->index);
-		cJSON_AddStringToObject(so, "pool", c->pools[s->pool].name);
-		cJSON_AddStringToObject(so, "gpu", c->pools[s->pool].gpu.name);
-		cJSON_AddNumberToObject(so, "tp", s->tp);
-		cJSON_AddNumberToObject(so, "first_layer", s->first_layer);
-		cJSON_AddNumberToObject(so, "last_layer", s->last_layer);
-		for (size_t k = 0; k < HP_ARRAY_LEN(mem_parts); k++)
-			cJSON_AddNumberToObject(so, mem_parts[k].key,
-						report_part_value(&mem_parts[k], s));
-		cJSON_AddNumberToObject(so, "total_bytes", s->total);
-		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
-		cJSON_AddBoolToObject(so, "fits", s->fits);
-		cJSON_AddNumberToObject(so, "time_per_microbatch_s", s->t_total);
-		cJSON_AddItemToArray(mem, so);
-	}
-	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		cJSON *co = cJSON_CreateObject();
-		cJSON_AddStringToObject(co, "dim", perf_dim_name((enum perf_dim)d));
-		cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
-		cJSON_AddNumberToObject(co, "bytes", pc->bytes);
-		cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
-		cJSON_AddNumberToObject(co, "group", pc->group);
-		cJSON_AddNumberToObject(co, "group_nodes", pc->group_nodes);
-		cJSON_AddStringToObject(co, "link", pc->link);
-		cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
-		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
-		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
-		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
-		cJSON_AddItemToArray(cm, co);
-	}
+	report_estimate_json_parts(o, e, c);
 	cJSON *op = cJSON_AddObjectToObject(o, "optimality");
 	cJSON_AddStringToObject(op, "status", search_optimality_name(sp->optimality));
 	if (sp->optimality != OPTIMAL_HEURISTIC)

@@ -86,6 +86,9 @@ int report_render(const struct report_input *in, enum report_format fmt,
  *     ("gap" unless heuristic),
  *   "pareto": true when the plan is on the time/cost Pareto front.
  * Caller owns the result (cJSON_Delete). */
+/* Add "breakdown_s", "memory" and "comm" of e to the object o. */
+void report_estimate_json_parts(struct cJSON *o, const struct estimate *e,
+				const struct cluster *c);
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
 			       const struct cluster *c, const struct model_spec *m);
 

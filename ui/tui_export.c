@@ -43,50 +43,7 @@ static cJSON *estimate_to_json(const struct search_plan *sp, const struct cluste
 	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
 	cJSON_AddStringToObject(o, "optimality", search_optimality_name(sp->optimality));
 	cJSON_AddNumberToObject(o, "power_kw", e->power_kw);
-	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
-	cJSON_AddNumberToObject(bd, "compute", e->bd.compute);
-	cJSON_AddNumberToObject(bd, "recompute", e->bd.recompute);
-	cJSON_AddNumberToObject(bd, "tp_comm", e->bd.tp_comm);
-	cJSON_AddNumberToObject(bd, "pp_comm", e->bd.pp_comm);
-	cJSON_AddNumberToObject(bd, "dp_comm", e->bd.dp_comm);
-	cJSON_AddNumberToObject(bd, "ep_comm", e->bd.ep_comm);
-	cJSON_AddNumberToObject(bd, "cp_comm", e->bd.cp_comm);
-	cJSON_AddNumberToObject(bd, "bubble", e->bd.bubble);
-	cJSON_AddNumberToObject(bd, "optimizer", e->bd.optimizer);
-	cJSON_AddNumberToObject(bd, "overhead", e->bd.overhead);
-	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
-	for (int i = 0; i < e->n_stages; i++) {
-		const struct perf_stage *s = &e->stages[i];
-		cJSON *so = cJSON_CreateObject();
-		cJSON_AddNumberToObject(so, "replica_group", s->group);
-		cJSON_AddNumberToObject(so, "stage", s->index);
-		cJSON_AddStringToObject(so, "pool", c->pools[s->pool].name);
-		cJSON_AddNumberToObject(so, "tp", s->tp);
-		cJSON_AddNumberToObject(so, "first_layer", s->first_layer);
-		cJSON_AddNumberToObject(so, "last_layer", s->last_layer);
-		cJSON_AddNumberToObject(so, "total_bytes", s->total);
-		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
-		cJSON_AddBoolToObject(so, "fits", s->fits);
-		cJSON_AddItemToArray(mem, so);
-	}
-	cJSON *cm = cJSON_AddArrayToObject(o, "comm");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		cJSON *co = cJSON_CreateObject();
-		cJSON_AddStringToObject(co, "dim", perf_dim_name((enum perf_dim)d));
-		cJSON_AddStringToObject(co, "collective", comm_coll_name(pc->coll));
-		cJSON_AddNumberToObject(co, "bytes", pc->bytes);
-		cJSON_AddNumberToObject(co, "calls_per_step", pc->calls);
-		cJSON_AddNumberToObject(co, "group", pc->group);
-		cJSON_AddStringToObject(co, "link", pc->link);
-		cJSON_AddStringToObject(co, "algorithm", comm_algo_name(pc->algo));
-		cJSON_AddStringToObject(co, "protocol", comm_proto_name(pc->proto));
-		cJSON_AddNumberToObject(co, "time_s", pc->time_s);
-		cJSON_AddNumberToObject(co, "exposed_s", pc->exposed_s);
-		cJSON_AddItemToArray(cm, co);
-	}
+	report_estimate_json_parts(o, e, c);
 	return o;
 }
 
