@@ -85,6 +85,96 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 	return 0;
 }
 
+static int plan_flag_bad(const char *cmd, const char *flag, const char *want, const char *got)
+{
+	fprintf(stderr, "hetplan %s: --%s: expected %s, got '%s'\n", cmd, flag, want, got);
+	return -1;
+}
+
+int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
+		  struct cli_plan_flags *f)
+{
+	int v = 0, *dst = NULL;
+	const char *name = NULL;
+	switch (opt) {
+	case CLI_PF_TP: dst = &f->tp; name = "tp"; break;
+	case CLI_PF_PP: dst = &f->pp; name = "pp"; break;
+	case CLI_PF_DP: dst = &f->dp; name = "dp"; break;
+	case CLI_PF_CP: dst = &p->cp; name = "cp"; break;
+	case CLI_PF_EP: dst = &p->ep; name = "ep"; break;
+	case CLI_PF_MBS: dst = &p->mbs; name = "mbs"; f->have_mbs = 1; break;
+	case CLI_PF_GBS: dst = &p->gbs; name = "gbs"; break;
+	case CLI_PF_SEQ: dst = &p->seq_len; name = "seq-len"; break;
+	case CLI_PF_ZERO:
+		if ((hp_parse_int(arg, &v) && strcmp(arg, "0")) || v > 3)
+			return plan_flag_bad(cmd, "zero", "0, 1, 2 or 3", arg);
+		p->zero = strcmp(arg, "0") ? v : 0;
+		return 1;
+	case CLI_PF_PREC:
+		if (hp_dtype_parse(arg, &p->precision) || p->precision == HP_FP32 ||
+		    p->precision == HP_TF32)
+			return plan_flag_bad(cmd, "precision", "bf16, fp16 or fp8", arg);
+		return 1;
+	case CLI_PF_RC:
+		if (plan_recompute_parse(arg, &p->recompute))
+			return plan_flag_bad(cmd, "recompute", "none, selective, full or selective-op",
+					     arg);
+		return 1;
+	case CLI_PF_LOSS:
+		if (plan_loss_parse(arg, &p->loss))
+			return plan_flag_bad(cmd, "loss", "fused or eager", arg);
+		return 1;
+	case CLI_PF_SCHED:
+		if (plan_schedule_parse(arg, &p->schedule, &p->vpp))
+			return plan_flag_bad(cmd, "schedule", "1f1b or interleaved:V (V from 2 to 64)",
+					     arg);
+		return 1;
+	case CLI_PF_ATTN:
+		if (strcmp(arg, "flash") && strcmp(arg, "unfused"))
+			return plan_flag_bad(cmd, "attention", "flash or unfused", arg);
+		p->flash = !strcmp(arg, "flash");
+		return 1;
+	case CLI_PF_NOSP: p->sp = 0; return 1;
+	case CLI_PF_ON: f->on = arg; return 1;
+	default: return 0;
+	}
+	if (hp_parse_int(arg, dst))
+		return plan_flag_bad(cmd, name, "a positive integer", arg);
+	return 1;
+}
+
+int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const struct cluster *c,
+		     const struct model_spec *m, struct plan *p)
+{
+	struct hp_err err = { 0 };
+	if (!f->tp || !f->pp) {
+		fprintf(stderr, "hetplan %s: --tp and --pp are required (or --plan FILE)\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	if (!f->have_mbs || !p->gbs) {
+		fprintf(stderr, "hetplan %s: --mbs and --gbs are required\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	int pool = 0, dp = f->dp;
+	if (f->on && (pool = cluster_pool_index(c, f->on)) < 0) {
+		fprintf(stderr, "hetplan %s: --on: no pool named '%s'\n", cmd, f->on);
+		return HP_EXIT_INPUT;
+	}
+	if (!dp) {
+		int have = c->pools[pool].nodes * c->pools[pool].gpus_per_node;
+		dp = have / (f->tp * f->pp * p->cp);
+		if (dp < 1) {
+			fprintf(stderr, "hetplan %s: tp %d x pp %d x cp %d = %d GPUs; pool '%s' has %d\n",
+				cmd, f->tp, f->pp, p->cp, f->tp * f->pp * p->cp, c->pools[pool].name,
+				have);
+			return HP_EXIT_INPUT;
+		}
+	}
+	if (plan_uniform(p, c, m, pool, f->tp, f->pp, dp, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	return 0;
+}
+
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err)
 {

@@ -27,31 +27,15 @@ static const char estimate_usage[] =
 	"\n"
 	"Exit status: 0 fits, 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
-enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
-       O_ZERO, O_SCHED, O_PLAN, O_FORMAT, O_ON, O_ATTN, O_NOSP, O_NOBOOK, O_LOSS };
+enum { O_POOL = 256, O_PLAN, O_FORMAT, O_NOBOOK };
 
 static const struct option estimate_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
 	{ "pool", required_argument, 0, O_POOL },
 	{ "model", required_argument, 0, 'm' },
-	{ "tp", required_argument, 0, O_TP },
-	{ "pp", required_argument, 0, O_PP },
-	{ "dp", required_argument, 0, O_DP },
-	{ "cp", required_argument, 0, O_CP },
-	{ "ep", required_argument, 0, O_EP },
-	{ "mbs", required_argument, 0, O_MBS },
-	{ "gbs", required_argument, 0, O_GBS },
-	{ "seq-len", required_argument, 0, O_SEQ },
-	{ "precision", required_argument, 0, O_PREC },
-	{ "recompute", required_argument, 0, O_RC },
-	{ "loss", required_argument, 0, O_LOSS },
-	{ "zero", required_argument, 0, O_ZERO },
-	{ "schedule", required_argument, 0, O_SCHED },
-	{ "attention", required_argument, 0, O_ATTN },
-	{ "no-sp", no_argument, 0, O_NOSP },
+	CLI_PLAN_FLAG_OPTIONS,
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "plan", required_argument, 0, O_PLAN },
-	{ "on", required_argument, 0, O_ON },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -202,11 +186,12 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	plan_init(&p);
-	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *on = NULL;
+	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, tp = 0, pp = 0, dp = 0, have_mbs = 0, no_book = 0;
+	int n_pools = 0, no_book = 0;
+	struct cli_plan_flags pf = { 0 };
 	enum cli_format fmt = FMT_TABLE;
-	int rc = HP_EXIT_USAGE, o, v;
+	int rc = HP_EXIT_USAGE, o;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":c:m:h", estimate_opts, NULL)) != -1) {
@@ -224,60 +209,8 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			}
 			pools[n_pools++] = optarg;
 			break;
-		case O_TP: if (hp_parse_int(optarg, &tp)) { rc = bad_int("tp", optarg, "a positive integer"); goto out; } break;
-		case O_PP: if (hp_parse_int(optarg, &pp)) { rc = bad_int("pp", optarg, "a positive integer"); goto out; } break;
-		case O_DP: if (hp_parse_int(optarg, &dp)) { rc = bad_int("dp", optarg, "a positive integer"); goto out; } break;
-		case O_CP: if (hp_parse_int(optarg, &p.cp)) { rc = bad_int("cp", optarg, "a positive integer"); goto out; } break;
-		case O_EP: if (hp_parse_int(optarg, &p.ep)) { rc = bad_int("ep", optarg, "a positive integer"); goto out; } break;
-		case O_MBS: if (hp_parse_int(optarg, &p.mbs)) { rc = bad_int("mbs", optarg, "a positive integer"); goto out; } have_mbs = 1; break;
-		case O_GBS: if (hp_parse_int(optarg, &p.gbs)) { rc = bad_int("gbs", optarg, "a positive integer"); goto out; } break;
-		case O_SEQ: if (hp_parse_int(optarg, &p.seq_len)) { rc = bad_int("seq-len", optarg, "a positive integer"); goto out; } break;
-		case O_ZERO:
-			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3) {
-				rc = bad_int("zero", optarg, "0, 1, 2 or 3");
-				goto out;
-			}
-			p.zero = strcmp(optarg, "0") ? v : 0;
-			break;
-		case O_PREC:
-			if (hp_dtype_parse(optarg, &p.precision) || p.precision == HP_FP32 ||
-			    p.precision == HP_TF32) {
-				rc = bad_int("precision", optarg, "bf16, fp16 or fp8");
-				goto out;
-			}
-			break;
-		case O_RC:
-			if (plan_recompute_parse(optarg, &p.recompute)) {
-				rc = bad_int("recompute", optarg, "none, selective, full or selective-op");
-				goto out;
-			}
-			break;
-		case O_LOSS:
-			if (plan_loss_parse(optarg, &p.loss)) {
-				rc = bad_int("loss", optarg, "fused or eager");
-				goto out;
-			}
-			break;
-		case O_SCHED:
-			if (plan_schedule_parse(optarg, &p.schedule, &p.vpp)) {
-				rc = bad_int("schedule", optarg, "1f1b or interleaved:V (V from 2 to 64)");
-				goto out;
-			}
-			break;
-		case O_ATTN:
-			if (!strcmp(optarg, "flash"))
-				p.flash = 1;
-			else if (!strcmp(optarg, "unfused"))
-				p.flash = 0;
-			else {
-				rc = bad_int("attention", optarg, "flash or unfused");
-				goto out;
-			}
-			break;
-		case O_NOSP: p.sp = 0; break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_PLAN: plan_file = optarg; break;
-		case O_ON: on = optarg; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 3)) {
 				rc = bad_int("format", optarg, "table or json");
@@ -287,10 +220,15 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		case ':':
 			fprintf(stderr, "hetplan estimate: %s: missing value\n", argv[optind - 1]);
 			goto out;
-		default:
-			fprintf(stderr, "hetplan estimate: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+		default: {
+			int r = cli_plan_flag("estimate", o, optarg, &p, &pf);
+			if (r > 0)
+				break;
+			if (r == 0)
+				fprintf(stderr, "hetplan estimate: unknown option '%s' (try --help)\n",
+					argv[optind - 1]);
 			goto out;
+		}
 		}
 	}
 	if (optind < argc) {
@@ -324,35 +262,9 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		free(text);
 		ctx = plan_file;
 	} else {
-		if (!tp || !pp) {
-			fprintf(stderr, "hetplan estimate: --tp and --pp are required (or --plan FILE)\n");
+		if ((rc = cli_uniform_plan("estimate", &pf, &c, &m, &p)))
 			goto out;
-		}
-		if (!have_mbs || !p.gbs) {
-			fprintf(stderr, "hetplan estimate: --mbs and --gbs are required\n");
-			goto out;
-		}
-		int pool = 0;
-		if (on && (pool = cluster_pool_index(&c, on)) < 0) {
-			fprintf(stderr, "hetplan estimate: --on: no pool named '%s'\n", on);
-			rc = HP_EXIT_INPUT;
-			goto out;
-		}
-		if (!dp) {
-			int have = c.pools[pool].nodes * c.pools[pool].gpus_per_node;
-			dp = have / (tp * pp * p.cp);
-			if (dp < 1) {
-				fprintf(stderr,
-					"hetplan estimate: tp %d x pp %d x cp %d = %d GPUs; pool '%s' has %d\n",
-					tp, pp, p.cp, tp * pp * p.cp, c.pools[pool].name, have);
-				rc = HP_EXIT_INPUT;
-				goto out;
-			}
-		}
-		if (plan_uniform(&p, &c, &m, pool, tp, pp, dp, &err) < 0) {
-			rc = cli_fail(&err, HP_EXIT_INPUT);
-			goto out;
-		}
+		rc = HP_EXIT_USAGE;
 		ctx = "plan flags";
 	}
 	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {

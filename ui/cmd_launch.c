@@ -30,31 +30,15 @@ static const char launch_usage[] =
 	"frameworks cannot express (on standard error, and in the output's comments).\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid input, 1 I/O failure.\n";
 
-enum { O_POOL = 256, O_TP, O_PP, O_DP, O_CP, O_EP, O_MBS, O_GBS, O_SEQ, O_PREC, O_RC,
-       O_ZERO, O_SCHED, O_PLAN, O_ON, O_ATTN, O_NOSP, O_RANK, O_LOSS };
+enum { O_POOL = 256, O_PLAN, O_RANK };
 
 static const struct option launch_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
 	{ "pool", required_argument, 0, O_POOL },
 	{ "model", required_argument, 0, 'm' },
-	{ "tp", required_argument, 0, O_TP },
-	{ "pp", required_argument, 0, O_PP },
-	{ "dp", required_argument, 0, O_DP },
-	{ "cp", required_argument, 0, O_CP },
-	{ "ep", required_argument, 0, O_EP },
-	{ "mbs", required_argument, 0, O_MBS },
-	{ "gbs", required_argument, 0, O_GBS },
-	{ "seq-len", required_argument, 0, O_SEQ },
-	{ "precision", required_argument, 0, O_PREC },
-	{ "recompute", required_argument, 0, O_RC },
-	{ "loss", required_argument, 0, O_LOSS },
-	{ "zero", required_argument, 0, O_ZERO },
-	{ "schedule", required_argument, 0, O_SCHED },
-	{ "attention", required_argument, 0, O_ATTN },
-	{ "no-sp", no_argument, 0, O_NOSP },
+	CLI_PLAN_FLAG_OPTIONS,
 	{ "plan", required_argument, 0, O_PLAN },
 	{ "rank", required_argument, 0, O_RANK },
-	{ "on", required_argument, 0, O_ON },
 	{ "format", required_argument, 0, 'f' },
 	{ "output", required_argument, 0, 'o' },
 	{ "help", no_argument, 0, 'h' },
@@ -119,10 +103,10 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	plan_init(&p);
-	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *on = NULL,
-		   *out_path = NULL;
+	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *out_path = NULL;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, tp = 0, pp = 0, dp = 0, have_mbs = 0, rank = 1, o, v;
+	int n_pools = 0, rank = 1, o;
+	struct cli_plan_flags pf = { 0 };
 	enum launch_format fmt = LAUNCH_MEGATRON;
 	int rc = HP_EXIT_USAGE;
 	optind = 1;
@@ -143,67 +127,13 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 			}
 			pools[n_pools++] = optarg;
 			break;
-#define INTFLAG(code, name, dst) case code: \
-			if (hp_parse_int(optarg, dst)) { rc = usage_err(name, "a positive integer", optarg); goto out; } \
-			break;
-		INTFLAG(O_TP, "tp", &tp)
-		INTFLAG(O_PP, "pp", &pp)
-		INTFLAG(O_DP, "dp", &dp)
-		INTFLAG(O_CP, "cp", &p.cp)
-		INTFLAG(O_EP, "ep", &p.ep)
-		INTFLAG(O_GBS, "gbs", &p.gbs)
-		INTFLAG(O_SEQ, "seq-len", &p.seq_len)
-		INTFLAG(O_RANK, "rank", &rank)
-#undef INTFLAG
-		case O_MBS:
-			if (hp_parse_int(optarg, &p.mbs)) {
-				rc = usage_err("mbs", "a positive integer", optarg);
-				goto out;
-			}
-			have_mbs = 1;
-			break;
-		case O_ZERO:
-			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3) {
-				rc = usage_err("zero", "0, 1, 2 or 3", optarg);
-				goto out;
-			}
-			p.zero = strcmp(optarg, "0") ? v : 0;
-			break;
-		case O_PREC:
-			if (hp_dtype_parse(optarg, &p.precision) || p.precision == HP_FP32 ||
-			    p.precision == HP_TF32) {
-				rc = usage_err("precision", "bf16, fp16 or fp8", optarg);
+		case O_RANK:
+			if (hp_parse_int(optarg, &rank)) {
+				rc = usage_err("rank", "a positive integer", optarg);
 				goto out;
 			}
 			break;
-		case O_RC:
-			if (plan_recompute_parse(optarg, &p.recompute)) {
-				rc = usage_err("recompute", "none, selective or full", optarg);
-				goto out;
-			}
-			break;
-		case O_LOSS:
-			if (plan_loss_parse(optarg, &p.loss)) {
-				rc = usage_err("loss", "fused or eager", optarg);
-				goto out;
-			}
-			break;
-		case O_SCHED:
-			if (plan_schedule_parse(optarg, &p.schedule, &p.vpp)) {
-				rc = usage_err("schedule", "1f1b or interleaved:V (V from 2 to 64)", optarg);
-				goto out;
-			}
-			break;
-		case O_ATTN:
-			if (strcmp(optarg, "flash") && strcmp(optarg, "unfused")) {
-				rc = usage_err("attention", "flash or unfused", optarg);
-				goto out;
-			}
-			p.flash = !strcmp(optarg, "flash");
-			break;
-		case O_NOSP: p.sp = 0; break;
 		case O_PLAN: plan_file = optarg; break;
-		case O_ON: on = optarg; break;
 		case 'f':
 			if (launch_format_parse(optarg, &fmt)) {
 				rc = usage_err("format", "megatron, slurm or deepspeed", optarg);
@@ -213,10 +143,15 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 		case ':':
 			fprintf(stderr, "hetplan launch: %s: missing value\n", argv[optind - 1]);
 			goto out;
-		default:
-			fprintf(stderr, "hetplan launch: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+		default: {
+			int r = cli_plan_flag("launch", o, optarg, &p, &pf);
+			if (r > 0)
+				break;
+			if (r == 0)
+				fprintf(stderr, "hetplan launch: unknown option '%s' (try --help)\n",
+					argv[optind - 1]);
 			goto out;
+		}
 		}
 	}
 	if (optind < argc) {
@@ -248,35 +183,9 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 		}
 		ctx = plan_file;
 	} else {
-		if (!tp || !pp) {
-			fprintf(stderr, "hetplan launch: --tp and --pp are required (or --plan FILE)\n");
+		if ((rc = cli_uniform_plan("launch", &pf, &c, &m, &p)))
 			goto out;
-		}
-		if (!have_mbs || !p.gbs) {
-			fprintf(stderr, "hetplan launch: --mbs and --gbs are required\n");
-			goto out;
-		}
-		int pool = 0;
-		if (on && (pool = cluster_pool_index(&c, on)) < 0) {
-			fprintf(stderr, "hetplan launch: --on: no pool named '%s'\n", on);
-			rc = HP_EXIT_INPUT;
-			goto out;
-		}
-		if (!dp) {
-			int have = c.pools[pool].nodes * c.pools[pool].gpus_per_node;
-			dp = have / (tp * pp * p.cp);
-			if (dp < 1) {
-				fprintf(stderr, "hetplan launch: tp %d x pp %d x cp %d = %d GPUs; pool "
-					"'%s' has %d\n", tp, pp, p.cp, tp * pp * p.cp, c.pools[pool].name,
-					have);
-				rc = HP_EXIT_INPUT;
-				goto out;
-			}
-		}
-		if (plan_uniform(&p, &c, &m, pool, tp, pp, dp, &err) < 0) {
-			rc = cli_fail(&err, HP_EXIT_INPUT);
-			goto out;
-		}
+		rc = HP_EXIT_USAGE;
 	}
 	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
