@@ -72,8 +72,8 @@
  *    the first adds that wait to the pipeline step, so tree and NVLS-tree
  *    network bandwidth is b_net / (1 + d (log2 N - 1)). d = 0.28 is fitted
  *    on the p5 all-reduce 256 MiB rows at 4-32 nodes, where NVLS-tree wins;
- *    the window is narrow: 0.26-0.28 keeps all four within 15% (0.25 puts
- *    16 nodes at +16%, 0.29 puts 8 nodes at -15.3%): the measured loss
+ *    the window is narrow: 0.26-0.28 keeps all four within 15% (0.25 leaves
+ *    16 nodes at +16%, 0.29 takes 8 nodes at -15.3%): the measured loss
  *    steps between 8 and 16 nodes more than this smooth form does. 2 nodes
  *    (one level) are unaffected.
  *  - Ring all-reduce fill (EFA_BUFFSIZE): the ring is credit-limited by the

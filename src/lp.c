@@ -234,6 +234,11 @@ double lp_value(const struct lp *lp, int col)
 
 int lp_n_cols(const struct lp *lp) { return lp->n_cols; }
 
+void lp_thread_done(void)
+{
+	glp_free_env();
+}
+
 int lp_write(struct lp *lp, const char *path)
 {
 	if (!lp->P)

@@ -46,6 +46,10 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r);
 double lp_value(const struct lp *lp, int col);
 int lp_n_cols(const struct lp *lp);
 
+/* Release the solver's per-thread memory; call before a thread that
+ * planned exits (the main thread's is released at process exit). */
+void lp_thread_done(void);
+
 /* Write the model in CPLEX LP format (debugging: HETPLAN_LP_DUMP=dir). */
 int lp_write(struct lp *lp, const char *path);
 

@@ -10,9 +10,9 @@
  * is posted in `done` and announced with one byte on the wake pipe, so the
  * main loop's poll() wakes at once. The worker never touches curses. */
 #include "tui_int.h"
+#include "lp.h"
 
 #include <errno.h>
-#include <glpk.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +110,7 @@ static void *worker(void *arg)
 	free(w);
 	/* The planner's LPs leave GLPK's environment in this thread's
 	 * storage; it goes with the thread. */
-	glp_free_env();
+	lp_thread_done();
 	return NULL;
 }
 
