@@ -364,7 +364,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 				}
 				count[kind]++;
 			}
-			double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0;
+			double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0;
 			double params = 0, eparams = 0, attn_sum = 0;
 			double attn_bwd = p->flash ? 2.5 : 2.0;
 			for (int kind = 0; kind < 2; kind++) {
@@ -386,11 +386,13 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 					act_work = L->act_norc;
 				params += n * L->params;
 				eparams += n * L->expert_params;
+				unit = fmax(unit, L->params + L->expert_params);
 			}
 			int first = i == 0, last = i == pp - 1;
 			double bwh = g->hbm_Bps * k->gen[g->gen].hbm;
 			if (first) {
 				params += pc.embedding / tp;
+				unit = fmax(unit, pc.embedding / tp);
 				fwd += 3 * T * h * 2 / bwh;
 				bwd += 3 * T * h * 2 / bwh;
 			}
@@ -401,6 +403,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 				bwd += 2 * lg + ew;
 				params += (pc.output ? pc.output : (pp > 1 ? pc.embedding : 0)) / tp +
 					  pc.final_norm;
+				unit = fmax(unit, (pc.output ? pc.output : pc.embedding) / tp);
 			}
 
 			/* Tensor parallelism, inside the node. */
@@ -548,8 +551,11 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 						     : 2 * (params / sh + eparams / she);
 			double obytes = p->zero == 0 ? 12 * (params + eparams)
 						     : 12 * (params / sh + eparams / she);
+			/* ZeRO-3 holds the unit being computed and the one being
+			 * prefetched unsharded: the largest of a layer and the
+			 * embedding or output matrix, twice, in 16 bits. */
 			if (p->zero == 3)
-				wbytes += 2 * 2 * (params + eparams) / ps->layers;
+				wbytes += 2 * 2 * unit;
 			double inflight;
 			if (p->schedule == SCHED_INTERLEAVED && pp > 1)
 				inflight = ((pp - i - 1) * 2.0 + (v - 1) * pp + 1) / v;
