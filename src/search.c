@@ -1485,9 +1485,9 @@ static int enum_gsets(const struct ctx *x, struct gset *out, int max)
 			if (m->moe.experts % v == 0)
 				eps[n_ep++] = v;
 	for (size_t a = 0; a < HP_ARRAY_LEN(mbs_v); a++) {
-		int mbs = mbs_v[a];
-		if (o->fix_mbs && mbs != o->fix_mbs)
-			continue;
+		int mbs = o->fix_mbs ? o->fix_mbs : mbs_v[a];
+		if (o->fix_mbs && a > 0)
+			break;
 		if (o->gbs % mbs)
 			continue;
 		for (int r = 0; r < n_rc; r++)
@@ -1508,8 +1508,6 @@ static int enum_gsets(const struct ctx *x, struct gset *out, int max)
 								cps[cpi], eps[e] };
 						}
 	}
-	if (o->fix_mbs && !n)
-		(void)0;
 	return n;
 }
 
@@ -1577,6 +1575,13 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 				  "--objective budget needs --budget (e.g. 2.5M)");
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER.json or --pool");
+	if (o->fix_pp > m->layers)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--pp %d: more pipeline stages than the %d layers of %s", o->fix_pp,
+				  m->layers, m->name);
+	if (o->fix_mbs && o->gbs % o->fix_mbs)
+		return hp_err_set(err, HP_EXIT_USAGE, "--mbs %d does not divide --gbs %d",
+				  o->fix_mbs, o->gbs);
 
 	struct ctx x;
 	memset(&x, 0, sizeof x);
@@ -1585,8 +1590,6 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 	x.o = o;
 	x.res = res;
 	x.seq = o->seq_len ? o->seq_len : m->seq_len;
-	if (x.seq % 1)
-		(void)0;
 	struct param_count pc;
 	model_params(m, &pc);
 	x.tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;

@@ -178,6 +178,9 @@ chk 2 "--deadline: expected a duration" --pool 1x8xH100 -m llama3.1-8b --gbs 8 -
 chk 2 "--tokens: expected a token count" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --tokens -5
 chk 2 "--budget: expected USD" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --budget 0
 chk 2 "--top: expected an integer" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --top 0
+chk 2 "--tp: expected a power of two, got 3" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --tp 3
+chk 2 "--pp 1000: more pipeline stages than the 32 layers" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --pp 1000
+chk 2 "--mbs 3 does not divide --gbs 8" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --mbs 3
 chk 3 "unknown GPU" --pool 1x8xH900 -m llama3.1-8b --gbs 8
 chk 3 "unknown model" --pool 1x8xH100 -m llama9-8b --gbs 8
 

@@ -525,8 +525,10 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		return rc;
 	if (cli_load_model(cat, model_arg, &m, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
-	if (so.fix_tp && (so.fix_tp & (so.fix_tp - 1)))
-		return bad("tp", argv[0], "a power of two");
+	if (so.fix_tp && (so.fix_tp & (so.fix_tp - 1))) {
+		fprintf(stderr, "hetplan plan: --tp: expected a power of two, got %d\n", so.fix_tp);
+		return HP_EXIT_USAGE;
+	}
 
 	int src = search_run(&c, &m, &so, &res, &err);
 	struct param_count pc;
