@@ -124,6 +124,29 @@ int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spe
 	return 0;
 }
 
+int plan_equal(const struct plan *a, const struct plan *b)
+{
+	if (a->mbs != b->mbs || a->gbs != b->gbs || a->seq_len != b->seq_len ||
+	    a->precision != b->precision || a->recompute != b->recompute ||
+	    a->loss != b->loss || a->zero != b->zero || a->schedule != b->schedule ||
+	    a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep || a->sp != b->sp ||
+	    a->flash != b->flash || a->n_replicas != b->n_replicas)
+		return 0;
+	for (int g = 0; g < a->n_replicas; g++) {
+		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
+		if (x->count != y->count || x->n_stages != y->n_stages ||
+		    fabs(x->batch_share - y->batch_share) > 1e-12)
+			return 0;
+		for (int s = 0; s < x->n_stages; s++) {
+			const struct stage *u = &x->stages[s], *v = &y->stages[s];
+			if (u->pool != v->pool || u->tp != v->tp || u->first_layer != v->first_layer ||
+			    u->last_layer != v->last_layer)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 int plan_dp(const struct plan *p)
 {
 	int n = 0;

@@ -80,6 +80,9 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err);
 
+/* Same settings and the same replica groups and stages. */
+int plan_equal(const struct plan *a, const struct plan *b);
+
 /* Total replicas, GPUs, and GPUs used per pool (array of HP_MAX_POOLS). */
 int plan_dp(const struct plan *p);
 int plan_gpus(const struct plan *p, int *per_pool);

@@ -481,29 +481,11 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	return o;
 }
 
-/* Two plans are the same when their settings and stages are. */
-static int plan_same(const struct plan *a, const struct plan *b)
-{
-	if (a->mbs != b->mbs || a->gbs != b->gbs || a->precision != b->precision ||
-	    a->recompute != b->recompute || a->zero != b->zero || a->schedule != b->schedule ||
-	    a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
-	    a->n_replicas != b->n_replicas)
-		return 0;
-	for (int g = 0; g < a->n_replicas; g++) {
-		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
-		if (x->count != y->count || x->n_stages != y->n_stages ||
-		    fabs(x->batch_share - y->batch_share) > 1e-12 ||
-		    memcmp(x->stages, y->stages, (size_t)x->n_stages * sizeof *x->stages))
-			return 0;
-	}
-	return 1;
-}
-
 /* 1-based rank of sp in the ranked list, 0 when it is not there. */
 static int rank_of(const struct search_result *r, const struct search_plan *sp)
 {
 	for (int i = 0; i < r->n_plans; i++)
-		if (&r->plans[i] == sp || plan_same(&r->plans[i].plan, &sp->plan))
+		if (&r->plans[i] == sp || plan_equal(&r->plans[i].plan, &sp->plan))
 			return i + 1;
 	return 0;
 }

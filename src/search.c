@@ -589,6 +589,12 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 		return;
 	}
 	x->any_fit = 1;
+	/* the same plan can come from two routes (a fill and the MILP) */
+	for (int i = 0; i < x->n_top; i++)
+		if (x->top[i].score == sp->score && plan_equal(&x->top[i].plan, &sp->plan)) {
+			sp_free(sp);
+			return;
+		}
 	if (x->n_top == x->keep && !sp_better(sp, &x->top[x->n_top - 1])) {
 		sp_free(sp);
 		return;
@@ -1195,6 +1201,21 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 		idx[k] = tcol;
 		cf[k++] = -M;
 		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+		if (x->o->objective == OBJ_BUDGET) {
+			/* within the budget: USD per second <= lambda x micro-batches
+			 * per second, homogeneous in n, so it stays linear in y; GPU
+			 * shares of node prices make it a relaxation */
+			double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
+			k = 0;
+			for (int i = 0; i < ls->n; i++)
+				if (col[i] >= 0) {
+					idx[k] = col[i];
+					cf[k++] = ls->v[i].price_known
+						? ls->v[i].usd_h / 3600 - lambda / ls->v[i].B
+						: 1e3;   /* unpriced: cannot be used */
+				}
+			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+		}
 		struct lp_result r;
 		if (lp_solve(lp, 0, &r) == 0 && r.obj > 0)
 			val = M * g->mbs * x->seq / r.obj;
