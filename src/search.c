@@ -995,6 +995,28 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 				cl_add(&cl, counts);
 		}
 	}
+	{
+		/* Fewer replicas so the micro-batches divide evenly: the
+		 * largest R <= total (down to half) with M % R == 0, every
+		 * layout scaled alike, the remainder handed out in order. */
+		long R = HP_MIN(total, M);
+		while (R > total / 2 && M % R)
+			R--;
+		if (R >= 1 && R < total && M % R == 0) {
+			long given = 0;
+			for (int i = 0; i < n; i++) {
+				limit[i] = (int)HP_MAX(1, full[i] * R / total);
+				given += limit[i];
+			}
+			for (int i = 0; i < n && given < R; i++) {
+				long add = HP_MIN(full[i] - limit[i], R - given);
+				limit[i] += (int)add;
+				given += add;
+			}
+			if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
+				cl_add(&cl, counts);
+		}
+	}
 	if (total > M) {
 		/* more replicas than micro-batches: scale every layout down */
 		for (int i = 0; i < n; i++)
@@ -1245,6 +1267,22 @@ static double cost_bound(const struct ctx *x, const struct gset *g, const struct
 	return best;
 }
 
+/* Score one layout set: the two-pool layout H (or none) and, per pool,
+ * choice[p] - 1 into its kept layouts (0: the pool is not used). */
+static void try_set(struct ctx *x, const struct gset *g, const struct layout *H,
+		    const struct layout **const *per_pool, const int *choice, int n_pools)
+{
+	const struct layout *Ls[HP_MAX_POOLS + 1];
+	int n = 0;
+	if (H)
+		Ls[n++] = H;
+	for (int p = 0; p < n_pools; p++)
+		if (choice[p])
+			Ls[n++] = per_pool[p][choice[p] - 1];
+	if (n)
+		counts_for_set(x, g, Ls, n);
+}
+
 static void search_gset(struct ctx *x, const struct gset *g)
 {
 	const struct cluster *c = x->c;
@@ -1444,27 +1482,60 @@ static void search_gset(struct ctx *x, const struct gset *g)
 		n_het = keep_m;
 
 	/* Layout sets: each pool one of its layouts or none, plus one
-	 * two-pool layout or none; counts per set from counts_for_set(). */
+	 * two-pool layout or none; counts per set from counts_for_set().
+	 * Every combination while there are few; with many pools, a
+	 * neighbourhood of "every pool on its best layout": each pool alone,
+	 * all but one pool, and each pool switched to one of its other
+	 * layouts. */
+	double n_sets = 1;
+	for (int p = 0; p < c->n_pools; p++)
+		n_sets *= n_pp[p] + 1;
 	for (int h = -1; h < n_het; h++) {
-		int choice[HP_MAX_POOLS] = { 0 };
-		for (;;) {
-			const struct layout *Ls[HP_MAX_POOLS + 1];
-			int n = 0;
-			if (h >= 0)
-				Ls[n++] = het[h];
-			for (int p = 0; p < c->n_pools; p++)
-				if (choice[p])
-					Ls[n++] = per_pool[p][choice[p] - 1];
-			if (n)
-				counts_for_set(x, g, Ls, n);
-			int p = 0;
-			for (; p < c->n_pools; p++) {
-				if (++choice[p] <= n_pp[p])
+		if (n_sets <= 4096) {
+			int choice[HP_MAX_POOLS] = { 0 };
+			for (;;) {
+				try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
+				int p = 0;
+				for (; p < c->n_pools; p++) {
+					if (++choice[p] <= n_pp[p])
+						break;
+					choice[p] = 0;
+				}
+				if (p == c->n_pools)
 					break;
-				choice[p] = 0;
 			}
-			if (p == c->n_pools)
-				break;
+			continue;
+		}
+		int best[HP_MAX_POOLS], choice[HP_MAX_POOLS], most = 0;
+		for (int p = 0; p < c->n_pools; p++) {
+			best[p] = n_pp[p] ? 1 : 0;
+			most = HP_MAX(most, n_pp[p]);
+		}
+		/* every pool on its j-th layout at once */
+		for (int j = 1; j <= most; j++) {
+			for (int p = 0; p < c->n_pools; p++)
+				choice[p] = HP_MIN(j, n_pp[p]);
+			try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
+		}
+		if (h < 0) {
+			for (int q = 0; q < c->n_pools; q++) {
+				if (!n_pp[q])
+					continue;
+				memset(choice, 0, sizeof choice);
+				choice[q] = 1;
+				try_set(x, g, NULL, per_pool, choice, c->n_pools);
+			}
+		}
+		for (int q = 0; q < c->n_pools; q++) {
+			if (!n_pp[q])
+				continue;
+			memcpy(choice, best, sizeof choice);
+			choice[q] = 0;
+			try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
+			for (int j = 2; j <= n_pp[q]; j++) {
+				choice[q] = j;
+				try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
+			}
 		}
 	}
 	for (int p = 0; p < c->n_pools; p++)
