@@ -60,6 +60,24 @@ int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 	return -1;
 }
 
+int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,
+		     const char *cluster_file, int n_pools)
+{
+	if (optind < argc) {
+		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if (!model_arg) {
+		fprintf(stderr, "hetplan %s: -m MODEL is required (a preset or a JSON file)\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	if (!cluster_file && !n_pools) {
+		fprintf(stderr, "hetplan %s: give a cluster: -c CLUSTER.json or --pool SPEC\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
 		      int n_pools, int use_price_book, const struct catalog *cat,
 		      struct cluster *c)

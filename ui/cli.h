@@ -16,6 +16,11 @@ int cli_main(int argc, char **argv);
 /* Print "hetplan: msg" to stderr and return err->code (or fallback). */
 int cli_fail(const struct hp_err *err, int fallback);
 
+/* After option parsing: no stray arguments, a model and a cluster given.
+ * Returns 0, or HP_EXIT_USAGE after printing what is missing. */
+int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,
+		     const char *cluster_file, int n_pools);
+
 /* Build the cluster from -c FILE and --pool specs, then price the pools
  * that have no explicit price from the price book (embedded snapshot and
  * cache). Returns 0, or the exit status after printing the error. */

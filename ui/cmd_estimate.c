@@ -231,18 +231,8 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		}
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan estimate: unexpected argument '%s'\n", argv[optind]);
+	if ((rc = cli_check_inputs("estimate", argc, argv, model_arg, cluster_file, n_pools)))
 		goto out;
-	}
-	if (!model_arg) {
-		fprintf(stderr, "hetplan estimate: -m MODEL is required (a preset or a JSON file)\n");
-		goto out;
-	}
-	if (!cluster_file && !n_pools) {
-		fprintf(stderr, "hetplan estimate: give a cluster: -c CLUSTER.json or --pool SPEC\n");
-		goto out;
-	}
 	if ((rc = cli_build_cluster("estimate", cluster_file, pools, n_pools, !no_book, cat, &c)))
 		goto out;
 	rc = HP_EXIT_USAGE;

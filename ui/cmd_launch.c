@@ -154,18 +154,8 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 		}
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan launch: unexpected argument '%s'\n", argv[optind]);
+	if ((rc = cli_check_inputs("launch", argc, argv, model_arg, cluster_file, n_pools)))
 		goto out;
-	}
-	if (!model_arg) {
-		fprintf(stderr, "hetplan launch: -m MODEL is required (a preset or a JSON file)\n");
-		goto out;
-	}
-	if (!cluster_file && !n_pools) {
-		fprintf(stderr, "hetplan launch: give a cluster: -c CLUSTER.json or --pool SPEC\n");
-		goto out;
-	}
 	/* Launch configs need no prices. */
 	rc = cli_build_cluster("launch", cluster_file, pools, n_pools, 0, cat, &c);
 	if (rc)

@@ -484,18 +484,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			return HP_EXIT_USAGE;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan plan: unexpected argument '%s'\n", argv[optind]);
-		return HP_EXIT_USAGE;
-	}
-	if (!model_arg) {
-		fprintf(stderr, "hetplan plan: -m MODEL is required (a preset or a JSON file)\n");
-		return HP_EXIT_USAGE;
-	}
-	if (!cluster_file && !n_pools) {
-		fprintf(stderr, "hetplan plan: give a cluster: -c CLUSTER.json or --pool SPEC\n");
-		return HP_EXIT_USAGE;
-	}
+	if ((rc = cli_check_inputs("plan", argc, argv, model_arg, cluster_file, n_pools)))
+		return rc;
 	if (!so.gbs) {
 		fprintf(stderr, "hetplan plan: --gbs N is required (global batch, sequences)\n");
 		return HP_EXIT_USAGE;
