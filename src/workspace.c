@@ -10,13 +10,11 @@
 #include "jsonx.h"
 
 /* A pool's price is saved only when the user set it (cluster file, --pool,
- * an edit); catalog and price-book prices are looked up again on load. */
+ * an edit: pool.price_set); catalog and price-book prices are looked up
+ * again on load. */
 static int price_is_users(const struct pool *p)
 {
-	if (p->usd_per_node_h <= 0 || !*p->price_source)
-		return 0;
-	return strncmp(p->price_source, "catalog reference", 17) != 0 &&
-	       strncmp(p->price_source, "price book", 10) != 0;
+	return p->price_set && p->usd_per_node_h > 0;
 }
 
 cJSON *cluster_to_json(const struct cluster *c)
