@@ -103,13 +103,10 @@ int lp_add_row(struct lp *lp, int n, const int *idx, const double *coef, double 
 struct guard {
 	jmp_buf env;
 };
-static _Thread_local struct guard *active_guard;
 
 static void on_glpk_error(void *info)
 {
-	(void)info;
-	if (active_guard)
-		longjmp(active_guard->env, 1);
+	longjmp(((struct guard *)info)->env, 1);
 }
 
 static int term_hook(void *info, const char *s)
@@ -147,10 +144,8 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 	struct guard g;
 	struct mip_ctl ctl = { node_budget > 0 ? node_budget : 20000, 0 };
 	glp_term_hook(term_hook, NULL);
-	active_guard = &g;
-	glp_error_hook(on_glpk_error, NULL);
+	glp_error_hook(on_glpk_error, &g);
 	if (setjmp(g.env)) {
-		active_guard = NULL;
 		glp_error_hook(NULL, NULL);
 		lp->P = NULL;
 		glp_free_env();
@@ -221,7 +216,6 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 	}
 	if (r->status == LP_OPTIMAL || r->status == LP_FEASIBLE)
 		r->gap = fabs(r->obj) > 0 ? fabs(r->obj - r->bound) / fabs(r->obj) : 0;
-	active_guard = NULL;
 	glp_error_hook(NULL, NULL);
 	glp_term_hook(NULL, NULL);
 	return r->status == LP_OPTIMAL || r->status == LP_FEASIBLE ? 0 : -1;

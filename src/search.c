@@ -140,7 +140,6 @@ struct ctx {
 	/* every scored plan's (time, cost) for the Pareto front */
 	struct search_plan *front;
 	int n_front, cap_front;
-	int any_fit;
 	double best_miss;         /* nearest miss: how far over the limit */
 	double bound;             /* objective bound over the searched space */
 	int have_bound;
@@ -588,7 +587,6 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 		sp_free(sp);
 		return;
 	}
-	x->any_fit = 1;
 	/* the same plan can come from two routes (a fill and the MILP) */
 	for (int i = 0; i < x->n_top; i++)
 		if (x->top[i].score == sp->score && plan_equal(&x->top[i].plan, &sp->plan)) {
