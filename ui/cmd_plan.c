@@ -3,12 +3,12 @@
 #include "dispatch.h"
 #include "cmd_report.h"
 #include "report.h"
+#include "sbuf.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -79,31 +79,6 @@ static int bad(const char *flag, const char *v, const char *what)
 {
 	fprintf(stderr, "hetplan plan: --%s: expected %s, got '%s'\n", flag, what, v);
 	return HP_EXIT_USAGE;
-}
-
-/* A growing text buffer: the output goes to stdout or, atomically, to -o. */
-struct out {
-	char *s;
-	size_t n, cap;
-};
-
-static void outf(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	for (;;) {
-		size_t room = o->cap - o->n;
-		va_start(ap, fmt);
-		int w = vsnprintf(o->s ? o->s + o->n : NULL, o->s ? room : 0, fmt, ap);
-		va_end(ap);
-		if (w < 0)
-			return;
-		if (o->s && (size_t)w < room) {
-			o->n += (size_t)w;
-			return;
-		}
-		o->cap = (o->cap + (size_t)w + 1) * 2;
-		o->s = xrealloc(o->s, o->cap);
-	}
 }
 
 /* The plan entry of the JSON contract: one builder for `plan` and the
@@ -184,7 +159,7 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.2f", v);
 }
 
-static void print_row(struct out *o, const struct search_plan *sp, int rank, int md)
+static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, int md)
 {
 	char t[32], cost[32], uh[32], um[32], tok[32];
 	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
@@ -198,16 +173,16 @@ static void print_row(struct out *o, const struct search_plan *sp, int rank, int
 	else
 		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
 	if (md)
-		outf(o, "| %d%s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
+		sbuf_addf(o, "| %d%s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
 		     sp->pareto ? "*" : "", sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
 		     um, t, cost, opt);
 	else
-		outf(o, "%3d%c %-34.34s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
+		sbuf_addf(o, "%3d%c %-34.34s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
 		     sp->pareto ? '*' : ' ', sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
 		     um, t, cost, opt);
 }
 
-static void print_layout(struct out *o, const struct search_plan *sp, const struct cluster *c,
+static void print_layout(struct sbuf *o, const struct search_plan *sp, const struct cluster *c,
 			 const struct model_spec *m)
 {
 	const struct plan *p = &sp->plan;
@@ -219,42 +194,42 @@ static void print_layout(struct out *o, const struct search_plan *sp, const stru
 		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);
 	else
 		snprintf(sched, sizeof sched, "1f1b");
-	outf(o, "  micro-batch %d, %s, recompute %s, ZeRO-%d%s, cp %d, ep %d\n", p->mbs, sched,
+	sbuf_addf(o, "  micro-batch %d, %s, recompute %s, ZeRO-%d%s, cp %d, ep %d\n", p->mbs, sched,
 	     plan_recompute_name(p->recompute), p->zero, p->zero == 1 ? " (distributed optimizer)" : "",
 	     p->cp, p->ep);
 	int k = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
-		outf(o, "  %d x replica, %d micro-batches each (%.2f%% of the batch per replica):\n",
+		sbuf_addf(o, "  %d x replica, %d micro-batches each (%.2f%% of the batch per replica):\n",
 		     rep->count, plan_replica_microbatches(p, r), 100 * rep->batch_share);
 		for (int s = 0; s < rep->n_stages; s++, k++) {
 			const struct stage *st = &rep->stages[s];
 			char nodes[96] = "";
 			if (have_d)
 				dispatch_nodes_text(&d.st[k], nodes, sizeof nodes);
-			outf(o, "    stage %-2d %-10.10s %-10.10s tp %-2d layers %3d-%-3d (%2d)  nodes %s\n", s,
+			sbuf_addf(o, "    stage %-2d %-10.10s %-10.10s tp %-2d layers %3d-%-3d (%2d)  nodes %s\n", s,
 			     c->pools[st->pool].name, c->pools[st->pool].gpu.name, st->tp,
 			     st->first_layer, st->last_layer, st->last_layer - st->first_layer + 1,
 			     nodes);
 		}
 	}
 	const struct perf_breakdown *b = &sp->est.bd;
-	outf(o, "  step %.3f s: compute %.3f, recompute %.3f, tp %.3f, pp %.3f, dp %.3f, cp %.3f, ep %.3f, bubble %.3f, optimizer %.3f\n",
+	sbuf_addf(o, "  step %.3f s: compute %.3f, recompute %.3f, tp %.3f, pp %.3f, dp %.3f, cp %.3f, ep %.3f, bubble %.3f, optimizer %.3f\n",
 	     sp->est.step_time_s, b->compute, b->recompute, b->tp_comm, b->pp_comm, b->dp_comm,
 	     b->cp_comm, b->ep_comm, b->bubble, b->optimizer);
 	double worst = 0;
 	for (int i = 0; i < sp->est.n_stages; i++)
 		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);
-	outf(o, "  memory: fullest stage at %.0f%% of its GPU\n", 100 * worst);
+	sbuf_addf(o, "  memory: fullest stage at %.0f%% of its GPU\n", 100 * worst);
 	if (have_d) {
 		for (int i = 0; i < DIM_COUNT; i++)
 			if (d.links[i][0])
-				outf(o, "  %s links: %s\n", perf_dim_name((enum perf_dim)i), d.links[i]);
+				sbuf_addf(o, "  %s links: %s\n", perf_dim_name((enum perf_dim)i), d.links[i]);
 		dispatch_free(&d);
 	}
 }
 
-static void print_table(struct out *o, const struct search_result *res, const struct cluster *c,
+static void print_table(struct sbuf *o, const struct search_result *res, const struct cluster *c,
 			const struct model_spec *m, const struct search_opts *so, double tokens,
 			int md)
 {
@@ -262,25 +237,25 @@ static void print_table(struct out *o, const struct search_result *res, const st
 	hp_fmt_count(tk, sizeof tk, tokens);
 	int gpus = cluster_total_gpus(c);
 	if (md)
-		outf(o, "# hetplan plan: %s\n\n", m->name);
-	outf(o, "%s on %s (%d GPUs in %d pool%s), batch %d x %d, %s tokens, objective %s\n\n",
+		sbuf_addf(o, "# hetplan plan: %s\n\n", m->name);
+	sbuf_addf(o, "%s on %s (%d GPUs in %d pool%s), batch %d x %d, %s tokens, objective %s\n\n",
 	     m->name, *c->name ? c->name : "the cluster", gpus, c->n_pools,
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
 	if (md)
-		outf(o, "| # | plan | GPUs | tokens/s | MFU | $/h | $/1M tok | time to train | cost to train | optimality |\n"
+		sbuf_addf(o, "| # | plan | GPUs | tokens/s | MFU | $/h | $/1M tok | time to train | cost to train | optimality |\n"
 			"|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	else
-		outf(o, "  # plan                                GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
+		sbuf_addf(o, "  # plan                                GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
 	for (int i = 0; i < res->n_plans; i++)
 		print_row(o, &res->plans[i], i + 1, md);
-	outf(o, "%s(* on the Pareto front of time and cost to train)\n\n", md ? "\n" : "");
+	sbuf_addf(o, "%s(* on the Pareto front of time and cost to train)\n\n", md ? "\n" : "");
 
 	if (c->n_pools > 1 && res->n_plans) {
-		outf(o, "%sBest plan on each pool alone:\n%s", md ? "## " : "", md ? "\n" : "");
+		sbuf_addf(o, "%sBest plan on each pool alone:\n%s", md ? "## " : "", md ? "\n" : "");
 		for (int i = 0; i < c->n_pools; i++) {
 			if (!res->has_single[i]) {
-				outf(o, "%s%-10s  nothing fits on this pool alone\n", md ? "- " : "  ",
+				sbuf_addf(o, "%s%-10s  nothing fits on this pool alone\n", md ? "- " : "  ",
 				     c->pools[i].name);
 				continue;
 			}
@@ -291,79 +266,82 @@ static void print_table(struct out *o, const struct search_result *res, const st
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
 			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
-			outf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
+			sbuf_addf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
 			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
 			     gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
-				outf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
+				sbuf_addf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
 			}
 			if (so->objective == OBJ_DEADLINE && sp->time_to_train_s > so->deadline_s)
-				outf(o, " (alone it misses the deadline)");
+				sbuf_addf(o, " (alone it misses the deadline)");
 			if (so->objective == OBJ_BUDGET && sp->cost_to_train_usd > so->budget_usd)
-				outf(o, " (alone it is over budget)");
-			outf(o, "\n");
+				sbuf_addf(o, " (alone it is over budget)");
+			sbuf_addf(o, "\n");
 		}
-		outf(o, "\n");
+		sbuf_addf(o, "\n");
 	}
 	if (res->n_plans) {
-		outf(o, "%sPlan 1 in detail:\n%s", md ? "## " : "", md ? "\n```\n" : "");
+		sbuf_addf(o, "%sPlan 1 in detail:\n%s", md ? "## " : "", md ? "\n```\n" : "");
 		print_layout(o, &res->plans[0], c, m);
-		outf(o, "%s\n", md ? "```\n" : "");
+		sbuf_addf(o, "%s\n", md ? "```\n" : "");
 	}
 	if (res->n_pareto > 1) {
-		outf(o, "%sPareto front (time vs cost to train):\n%s", md ? "## " : "", md ? "\n" : "");
+		sbuf_addf(o, "%sPareto front (time vs cost to train):\n%s", md ? "## " : "", md ? "\n" : "");
 		for (int i = 0; i < res->n_pareto; i++) {
 			char t[32], cost[32];
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
-			outf(o, "%s%9s %9s  %s (%d GPUs)\n", md ? "- " : "  ", t, cost,
+			sbuf_addf(o, "%s%9s %9s  %s (%d GPUs)\n", md ? "- " : "  ", t, cost,
 			     res->pareto[i].label, res->pareto[i].est.n_gpus);
 		}
-		outf(o, "\n");
+		sbuf_addf(o, "\n");
 	}
-	outf(o, "search: %ld candidates, %ld model evaluations, %ld pruned, %d LP solves, %.2f s\n",
+	sbuf_addf(o, "search: %ld candidates, %ld model evaluations, %ld pruned, %d LP solves, %.2f s\n",
 	     res->stats.candidates, res->stats.evaluated, res->stats.pruned, res->stats.lp_solves,
 	     res->stats.seconds);
 }
 
-static void csv_field(struct out *o, const char *s, int last)
+static void csv_field(struct sbuf *o, const char *s, int last)
 {
-	outf(o, "\"");
-	for (; *s; s++)
-		outf(o, *s == '"' ? "\"\"" : "%c", *s);
-	outf(o, "\"%s", last ? "\n" : ",");
+	sbuf_addc(o, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			sbuf_addc(o, '"');
+		sbuf_addc(o, *s);
+	}
+	sbuf_add(o, last ? "\"\n" : "\",");
 }
 
-static void print_csv(struct out *o, const struct search_result *res, const struct cluster *c)
+static void print_csv(struct sbuf *o, const struct search_result *res, const struct cluster *c)
 {
-	outf(o, "rank,label,gpus,");
+	sbuf_addf(o, "rank,label,gpus,");
 	for (int i = 0; i < c->n_pools; i++)
-		outf(o, "gpus_%s,", c->pools[i].name);
-	outf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto\n");
+		sbuf_addf(o, "gpus_%s,", c->pools[i].name);
+	sbuf_addf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto\n");
 	for (int i = 0; i < res->n_plans; i++) {
 		const struct search_plan *sp = &res->plans[i];
-		outf(o, "%d,", i + 1);
+		sbuf_addf(o, "%d,", i + 1);
 		csv_field(o, sp->label, 0);
-		outf(o, "%d,", sp->est.n_gpus);
+		sbuf_addf(o, "%d,", sp->est.n_gpus);
 		for (int p = 0; p < c->n_pools; p++)
-			outf(o, "%d,", sp->gpus_used[p]);
+			sbuf_addf(o, "%d,", sp->gpus_used[p]);
 		char sched[24];
 		if (sp->plan.schedule == SCHED_INTERLEAVED)
 			snprintf(sched, sizeof sched, "interleaved:%d", sp->plan.vpp);
 		else
 			snprintf(sched, sizeof sched, "1f1b");
-		outf(o, "%.6g,%.6g,%.4f,", sp->est.step_time_s, sp->est.tokens_per_s, sp->est.mfu);
+		sbuf_addf(o, "%.6g,%.6g,%.4f,", sp->est.step_time_s, sp->est.tokens_per_s, sp->est.mfu);
 		if (sp->est.price_known)
-			outf(o, "%.2f,%.4f,", sp->est.usd_per_hour, sp->est.usd_per_mtok);
+			sbuf_addf(o, "%.2f,%.4f,", sp->est.usd_per_hour, sp->est.usd_per_mtok);
 		else
-			outf(o, ",,");
-		outf(o, "%.0f,", sp->time_to_train_s);
+			sbuf_addf(o, ",,");
+		sbuf_addf(o, "%.0f,", sp->time_to_train_s);
 		if (sp->est.price_known)
-			outf(o, "%.0f,", sp->cost_to_train_usd);
+			sbuf_addf(o, "%.0f,", sp->cost_to_train_usd);
 		else
-			outf(o, ",");
-		outf(o, "%d,%s,%d,%s,%s,%.4f,%d\n", sp->plan.mbs,
+			sbuf_addf(o, ",");
+		sbuf_addf(o, "%d,%s,%d,%s,%s,%.4f,%d\n", sp->plan.mbs,
 		     plan_recompute_name(sp->plan.recompute), sp->plan.zero, sched,
 		     search_optimality_name(sp->optimality), sp->gap, sp->pareto);
 	}
@@ -529,7 +507,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		search_result_free(&res);
 		return rc;
 	}
-	struct out o = { 0 };
+	struct sbuf o;
+	sbuf_init(&o);
 	if (html) {
 		/* -o FILE.html: the full report page, as `hetplan report` writes it */
 		struct search_opts ro = so;
@@ -541,7 +520,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	} else if (fmt == FMT_JSON) {
 		cJSON *j = result_json(&res, &c, &m, &so, tokens);
 		char *s = cJSON_Print(j);
-		outf(&o, "%s\n", s);
+		sbuf_addf(&o, "%s\n", s);
 		free(s);
 		cJSON_Delete(j);
 	} else if (fmt == FMT_CSV) {
@@ -552,10 +531,10 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	if (!html)
 		rc = 0;
 	if (out_file) {
-		if (o.n && hp_write_file_atomic(out_file, o.s, o.n, &err) < 0)
+		if (o.len && hp_write_file_atomic(out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
-	} else if (o.n) {
-		fwrite(o.s, 1, o.n, stdout);
+	} else if (o.len) {
+		fwrite(o.s, 1, o.len, stdout);
 	}
 	if (src < 0) {
 		fprintf(stderr, "hetplan: %s\n", res.why[0] ? res.why : err.msg);
@@ -566,7 +545,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		}
 		rc = err.code ? err.code : HP_EXIT_NOFIT;
 	}
-	free(o.s);
+	sbuf_done(&o);
 	search_result_free(&res);
 	return rc;
 }
