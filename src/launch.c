@@ -464,6 +464,11 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(&nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
+	if (p->master == MASTER_REPLICATED)
+		sbuf_add(&nb, "Optimizer: the plan assumes fp32 master weights whole on every "
+			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
+			      "distributed optimizer and current DeepSpeed shard them and need less "
+			      "memory than estimated.\n");
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");

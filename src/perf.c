@@ -551,6 +551,14 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 						     : 2 * (params / sh + eparams / she);
 			double obytes = p->zero == 0 ? 12 * (params + eparams)
 						     : 12 * (params / sh + eparams / she);
+			if (p->master == MASTER_REPLICATED) {
+				/* bf16 gradients kept beside the fp32 ones; the
+				 * fp32 master whole, only the moments sharded. */
+				gbytes = 6 * (params + eparams);
+				obytes = 4 * (params + eparams) +
+					 (p->zero == 0 ? 8 * (params + eparams)
+						       : 8 * (params / sh + eparams / she));
+			}
 			/* ZeRO-3 holds the unit being computed and the one being
 			 * prefetched unsharded: the largest of a layer and the
 			 * embedding or output matrix, twice, in 16 bits. */

@@ -63,6 +63,24 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 	return -1;
 }
 
+const char *plan_master_name(enum hp_master m)
+{
+	return m == MASTER_REPLICATED ? "replicated" : "sharded";
+}
+
+int plan_master_parse(const char *s, enum hp_master *out)
+{
+	if (hp_strieq(s, "sharded")) {
+		*out = MASTER_SHARDED;
+		return 0;
+	}
+	if (hp_strieq(s, "replicated")) {
+		*out = MASTER_REPLICATED;
+		return 0;
+	}
+	return -1;
+}
+
 const char *plan_loss_name(enum hp_loss l)
 {
 	return l == LOSS_EAGER ? "eager" : "fused";
@@ -128,7 +146,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 {
 	if (a->mbs != b->mbs || a->gbs != b->gbs || a->seq_len != b->seq_len ||
 	    a->precision != b->precision || a->recompute != b->recompute ||
-	    a->loss != b->loss || a->zero != b->zero || a->schedule != b->schedule ||
+	    a->loss != b->loss || a->master != b->master || a->zero != b->zero || a->schedule != b->schedule ||
 	    a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep || a->sp != b->sp ||
 	    a->flash != b->flash || a->n_replicas != b->n_replicas)
 		return 0;
@@ -219,7 +237,7 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 		    const struct cluster *c, struct hp_err *err)
 {
 	static const char *const known[] = {
-		"mbs", "gbs", "seq_len", "precision", "recompute", "loss", "zero", "schedule",
+		"mbs", "gbs", "seq_len", "precision", "recompute", "loss", "master", "zero", "schedule",
 		"cp", "ep", "sp", "flash", "replicas",
 		/* keys the planner prints beside the plan, ignored here */
 		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
@@ -271,6 +289,14 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 	if (*s && plan_loss_parse(s, &p->loss)) {
 		hp_err_set(err, HP_EXIT_INPUT,
 			   "%s: loss: expected \"fused\" or \"eager\", got \"%s\"", file, s);
+		goto out;
+	}
+	*s = '\0';
+	if (jx_str(&jc, root, "master", 0, s, sizeof s) < 0)
+		goto out;
+	if (*s && plan_master_parse(s, &p->master)) {
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: master: expected \"sharded\" or \"replicated\", got \"%s\"", file, s);
 		goto out;
 	}
 	*s = '\0';
@@ -357,6 +383,10 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: micro-batch %d must be between 1 and the global batch %d",
 				  ctx, p->mbs, p->gbs);
+	if (p->master == MASTER_REPLICATED && p->zero >= 2)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
+				  ctx, p->zero);
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	if (seq % p->cp)
 		return hp_err_set(err, HP_EXIT_INPUT,
@@ -457,6 +487,8 @@ cJSON *plan_to_json(const struct plan *p, const struct cluster *c)
 	if (p->loss != LOSS_FUSED)
 		cJSON_AddStringToObject(o, "loss", plan_loss_name(p->loss));
 	cJSON_AddNumberToObject(o, "zero", p->zero);
+	if (p->master != MASTER_SHARDED)
+		cJSON_AddStringToObject(o, "master", plan_master_name(p->master));
 	char sched[24];
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);

@@ -8,7 +8,7 @@
  * to 1), so faster replicas can take more.
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
- *   {"mbs","gbs","precision","recompute","loss","zero","schedule","cp","ep",
+ *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -29,6 +29,18 @@ enum hp_schedule { SCHED_1F1B, SCHED_INTERLEAVED };
  * backward, and its backward holds it, the incoming gradient and the
  * outgoing gradient at once, three fp32 copies of the logits. */
 enum hp_loss { LOSS_FUSED, LOSS_EAGER };
+
+/* Where the fp32 master weights and gradients live under ZeRO 0/1.
+ * MASTER_SHARDED (Megatron's distributed optimizer, DeepSpeed ZeRO-1 and
+ * later BF16 optimizers): fp32 gradients whole on every rank (4 B/param),
+ * fp32 master weights and Adam's two moments sharded over data parallel
+ * (12 B/param / dp). MASTER_REPLICATED (DeepSpeed's first BF16_Optimizer,
+ * early 2022, as BLOOM's pre-flight runs used it): the bf16 gradients stay
+ * allocated beside the fp32 ones (2 + 4 B/param), the fp32 master copy is
+ * whole on every rank (4 B/param), and only the moments are sharded
+ * (8 B/param / dp). ZeRO 2 and 3 shard gradients and master weights, so
+ * only MASTER_SHARDED applies there. */
+enum hp_master { MASTER_SHARDED, MASTER_REPLICATED };
 
 struct stage {
 	int pool;             /* index into cluster.pools */
@@ -56,6 +68,7 @@ struct plan {
 	int sp;               /* sequence parallel with TP (default on) */
 	int flash;            /* fused flash attention (default on) */
 	enum hp_loss loss;    /* how the cross-entropy is computed (default fused) */
+	enum hp_master master; /* fp32 master layout (default sharded) */
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -100,6 +113,8 @@ const char *plan_recompute_name(enum hp_recompute r);
 int plan_recompute_parse(const char *s, enum hp_recompute *out);
 const char *plan_loss_name(enum hp_loss l);
 int plan_loss_parse(const char *s, enum hp_loss *out);
+const char *plan_master_name(enum hp_master m);
+int plan_master_parse(const char *s, enum hp_master *out);
 /* "1f1b" or "interleaved:V". */
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp);
 

@@ -122,6 +122,19 @@ static void guess(char *list, const char *col, size_t n)
 		snprintf(list + l, n - l, "%s", col);
 }
 
+/* Does Eq. 3 with activation checkpointing (factor 4) and the model's
+ * vocab reproduce the TFLOP/s a BLOOM row logs beside its s/it ("same
+ * run: 143.31 s/it and 112.49 TFLOPs")? */
+static int bloom_eq3_matches(const char *notes, const struct model_spec *m, int gbs, int ngpu)
+{
+	double t = num_after(notes, "same run:"), logged = num_before(notes, "TFLOPs");
+	if (t <= 0 || logged <= 0 || ngpu <= 0)
+		return 0;
+	double B = gbs, s = m->seq_len, l = m->layers, h = m->hidden, V = m->vocab;
+	double eq3 = 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h)) / (t * ngpu) / 1e12;
+	return fabs(eq3 - logged) <= 0.001 * logged;
+}
+
 static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec *g)
 {
 	const char *name = "H100-SXM";
@@ -180,17 +193,43 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	m->norm = llama ? NORM_RMS : NORM_LAYER;
 	m->position = llama || strstr(mn, "Nemotron") ? POS_ROPE : bloom ? POS_ALIBI : POS_LEARNED;
 	m->dropout = megatron2021;
+	/* BLOOM's pre-flight rows (BL-02..08) leave columns blank that the
+	 * source (bigscience-workshop/bigscience,
+	 * train/tr11-176B-ml/chronicles-prequel.md) or the row's own logged
+	 * numbers settle:
+	 *  - BL-05..08 (2022-02-21): NHEADS=64, stated under "Final round
+	 *    comparison" ("all NHEADS=64 (above too)"). Vocab 250880 and full
+	 *    recompute: the logged TFLOPs are Eq. 3,
+	 *    96 B s l h^2 (1 + s/6h + V/16lh) / (t n), whose leading factor is
+	 *    4 with activation checkpointing and 3 without; with V = 250880 it
+	 *    gives the logged value (BL-05: 143.31 s/it, 384 GPUs -> 112.49).
+	 *    bloom_eq3_matches checks that below; a row it does not hold for
+	 *    counts its columns as guessed.
+	 *  - BL-02..04 (2022-02-17): "VOCAB_LENGTH=250k" in the source, i.e.
+	 *    BLOOM's padded 250880 (BL-01). Full recompute: bigscience's
+	 *    Megatron-DeepSpeed states checkpointing is always on for the 200B
+	 *    runs, and BL-03 without it would keep 10 micro-batches x 8 layers
+	 *    of activations (~37 GB) beside ~55 GiB of model state, more than
+	 *    the GPU has. Their TFLOPs come from the older 8 N tokens formula,
+	 *    which carries no recompute factor, so it cannot be checked.
+	 *    Optimizer: DeepSpeed's first BF16_Optimizer (its code of early
+	 *    2022) keeps the fp32 master weights and the fp32 and bf16
+	 *    gradients whole on every rank and shards only Adam's moments:
+	 *    plan master "replicated". Four days later (BL-05..08) the runs
+	 *    were on a build that shards the master as well; with a replicated
+	 *    master those rows would be ~40% over their measured memory. */
 	if (bloom) {
-		if (!m->heads) {
-			m->heads = 112;
-			guess(r->guessed, " n_heads", sizeof r->guessed);
-		}
+		int feb17 = strstr(F("table_or_figure"), "Best TFLOPs") != NULL;
+		int blank = !m->heads || !m->vocab;
+		if (!m->heads)
+			m->heads = 64;
 		if (!m->kv_heads)
 			m->kv_heads = m->heads;
-		if (!m->vocab) {
+		if (!m->vocab)
 			m->vocab = 250880;
-			guess(r->guessed, " vocab", sizeof r->guessed);
-		}
+		if (blank && !feb17 &&
+		    !bloom_eq3_matches(notes, m, ival(F("global_batch")), ival(F("n_gpus"))))
+			guess(r->guessed, " n_heads vocab recompute", sizeof r->guessed);
 		m->embedding_norm = 1;
 	}
 	if (!m->seq_len && strstr(notes, "seq_len=8192"))
@@ -273,10 +312,10 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 		pl->loss = LOSS_EAGER;
 	if (starts(r->id, "N21-T2"))
 		pl->recompute = RC_FULL;   /* notes: the Table-1 runs' settings */
-	if (bloom && !*rc) {
-		pl->recompute = RC_FULL;
-		guess(r->guessed, " recompute", sizeof r->guessed);
-	}
+	if (bloom && !*rc)
+		pl->recompute = RC_FULL;   /* see the BLOOM note above */
+	if (bloom && strstr(F("table_or_figure"), "Best TFLOPs"))
+		pl->master = MASTER_REPLICATED;
 	const char *z = F("zero_stage");
 	pl->zero = *z ? atoi(z) : (starts(r->id, "K22") ? 0 : 1);
 	if (bloom)

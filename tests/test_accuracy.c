@@ -17,14 +17,13 @@ static struct catalog cat;
 static struct calib_row *rows;
 static int n_rows;
 
-/* Memory rows are held to +-15% when the CSV states every column that
- * sets the memory. A row whose memory-relevant columns are blank and not
- * stated in its notes (calib_rows.h fills them with guesses and lists them
- * in r->guessed) is printed with its error and marked EXCLUDED with the
- * blank columns; the rule is mechanical, the same for a row that happens
- * to land inside the band and one that does not. Today that is the BLOOM
- * pre-flight rows BL-02..08 (vocab, recompute, and heads for BL-05..08
- * are not stated; CONF:low-medium). */
+/* Memory rows are held to +-15% when every column that sets the memory is
+ * known: stated in the CSV, or settled by the source or the row's own
+ * logged numbers as calib_rows.h documents row by row (the BLOOM pre-flight
+ * rows BL-02..08: vocab, recompute, heads and the optimizer build). A row
+ * with a column still unknown (r->guessed) is printed with its error and
+ * marked EXCLUDED with the columns; the rule is mechanical, the same for a
+ * row that happens to land inside the band and one that does not. */
 
 static double err_pct(double pred, double meas) { return 100.0 * (pred - meas) / meas; }
 

@@ -66,6 +66,31 @@ expect 2 "selective-op" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute some
 printf '{"loss":"chunked","replicas":[{"count":16,"stages":[{"pool":"h100-sxm","tp":1,"first_layer":0,"last_layer":31}]}]}' >"$T/badloss.json"
 expect 3 'loss: expected "fused" or "eager"' $E --mbs 1 --gbs 64 --plan "$T/badloss.json"
 
+# DeepSpeed's first BF16 optimizer (master "replicated"): Llama-3.1 8B has
+# P = 8,030,261,248 parameters, all on one stage at tp1/pp1, dp 16. Sharded
+# (default): grads 4P, optimizer 12P/16 = 0.75P. Replicated: bf16 + fp32
+# grads 6P, fp32 master 4P + moments 8P/16 = 4.5P: 12.5P = 93 GiB with the
+# weights, more than an H100 holds (exit 4, the JSON still printed).
+expect 4 "does not fit" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full --master replicated --format json
+json "
+P = 8030261248; s = d['memory'][0]
+assert s['grads_bytes'] == 6 * P and s['optimizer_bytes'] == 4.5 * P, (s['grads_bytes'], s['optimizer_bytes'])
+assert d['plan']['master'] == 'replicated'
+"
+python3 -c "import json; d=json.load(open('$T/out')); json.dump(d['plan'], open('$T/plan_rep.json','w'))"
+cp "$T/out" "$T/rep.json"
+expect 4 "" $E --plan "$T/plan_rep.json" --format json
+json "a=json.load(open('$T/rep.json')); assert a['memory'][0]['total_bytes'] == d['memory'][0]['total_bytes']"
+expect 0 "" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full --format json
+json "
+P = 8030261248; s = d['memory'][0]
+assert s['grads_bytes'] == 4 * P and s['optimizer_bytes'] == 0.75 * P and 'master' not in d['plan']
+"
+expect 2 "--master: expected sharded or replicated" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --master full
+expect 3 'master "replicated" needs zero 0 or 1' $E --tp 1 --pp 1 --mbs 1 --gbs 64 --master replicated --zero 2
+printf '{"master":"whole","replicas":[{"count":16,"stages":[{"pool":"h100-sxm","tp":1,"first_layer":0,"last_layer":31}]}]}' >"$T/badmaster.json"
+expect 3 'master: expected "sharded" or "replicated"' $E --mbs 1 --gbs 64 --plan "$T/badmaster.json"
+
 # Heterogeneous plan: H100 replicas run the whole model on TP8; A100-40GB
 # replicas need two stages; shares 0.3125 x 2 + 0.1875 x 2 = 1.
 expect 0 "" $H estimate -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json --format json

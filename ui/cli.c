@@ -142,6 +142,10 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		if (plan_loss_parse(arg, &p->loss))
 			return plan_flag_bad(cmd, "loss", "fused or eager", arg);
 		return 1;
+	case CLI_PF_MASTER:
+		if (plan_master_parse(arg, &p->master))
+			return plan_flag_bad(cmd, "master", "sharded or replicated", arg);
+		return 1;
 	case CLI_PF_SCHED:
 		if (plan_schedule_parse(arg, &p->schedule, &p->vpp))
 			return plan_flag_bad(cmd, "schedule", "1f1b or interleaved:V (V from 2 to 64)",

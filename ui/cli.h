@@ -30,10 +30,10 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 
 /* The flags that describe a plan on one pool, shared by estimate and
  * launch: --tp --pp --dp --cp --ep --mbs --gbs --seq-len --precision
- * --recompute --loss --zero --schedule --attention --no-sp --on. */
+ * --recompute --loss --zero --master --schedule --attention --no-sp --on. */
 enum { CLI_PF_TP = 400, CLI_PF_PP, CLI_PF_DP, CLI_PF_CP, CLI_PF_EP, CLI_PF_MBS, CLI_PF_GBS,
        CLI_PF_SEQ, CLI_PF_PREC, CLI_PF_RC, CLI_PF_LOSS, CLI_PF_ZERO, CLI_PF_SCHED,
-       CLI_PF_ATTN, CLI_PF_NOSP, CLI_PF_ON };
+       CLI_PF_ATTN, CLI_PF_NOSP, CLI_PF_ON, CLI_PF_MASTER };
 #define CLI_PLAN_FLAG_OPTIONS                                            \
 	{ "tp", required_argument, 0, CLI_PF_TP },                       \
 	{ "pp", required_argument, 0, CLI_PF_PP },                       \
@@ -47,6 +47,7 @@ enum { CLI_PF_TP = 400, CLI_PF_PP, CLI_PF_DP, CLI_PF_CP, CLI_PF_EP, CLI_PF_MBS, 
 	{ "recompute", required_argument, 0, CLI_PF_RC },                \
 	{ "loss", required_argument, 0, CLI_PF_LOSS },                   \
 	{ "zero", required_argument, 0, CLI_PF_ZERO },                   \
+	{ "master", required_argument, 0, CLI_PF_MASTER },               \
 	{ "schedule", required_argument, 0, CLI_PF_SCHED },              \
 	{ "attention", required_argument, 0, CLI_PF_ATTN },              \
 	{ "no-sp", no_argument, 0, CLI_PF_NOSP },                        \

@@ -13,8 +13,9 @@ static const char estimate_usage[] =
 	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
 	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
-	"         [--loss fused|eager] [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
-	"         [--no-sp] [--no-price-book] [--format table|json]\n"
+	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
+	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
+	"         [--no-price-book] [--format table|json]\n"
 	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON (pools, fabric)\n"
@@ -105,9 +106,10 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m)
 {
 	char a[32], b[32];
-	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s\n",
+	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s\n",
 	       m->display, e->n_gpus, e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
 	       plan_recompute_name(p->recompute), p->zero,
+	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
 	       p->loss == LOSS_EAGER ? ", eager loss" : "");
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));

@@ -14,7 +14,7 @@ static const char launch_usage[] =
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
 	"         [--seq-len N] [--precision bf16|fp16|fp8]\n"
 	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
-	"         [--zero 0|1|2|3] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
+	"         [--zero 0|1|2|3] [--master sharded|replicated] [--schedule 1f1b|interleaved:V] [--attention flash|unfused]\n"
 	"         [--no-sp] [--format megatron|slurm|deepspeed] [-o FILE]\n"
 	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"         [--rank N] [--format megatron|slurm|deepspeed] [-o FILE]\n"
