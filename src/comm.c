@@ -48,9 +48,18 @@
  *    advance in lock step), twice for trees, once for all-to-all/send-recv.
  *  - All-to-all has its own bisection model (reference notes §6): the per
  *    GPU bytes that stay in the node go over scale-up, the rest over the
- *    GPU's share of the node NICs, at an efficiency of 0.88 (fitted on
- *    AWS p5 measurements), plus a per-peer issue cost. Skewed routing,
- *    incast and DeepEP-style kernels are not modelled.
+ *    GPU's share of the node NICs, at an efficiency of 0.94, plus a per-peer
+ *    issue cost. Across nodes NCCL runs the n-1 sends and receives in rounds
+ *    of A2A_ROUND_PEERS peers at once (its point-to-point channels, two per
+ *    peer), and each round ends with a tail: a start cost A2A_ROUND_S plus
+ *    one peer's message, up to A2A_TAIL_BYTES, at a single connection's
+ *    A2A_TAIL_BPS. So t = bulk + ceil((n-1)/16) (40 us + min(S/n, 2 MB) /
+ *    8 GB/s). The four constants are fitted on the fifteen AWS p5 (EFA)
+ *    all-to-all rows, 2-32 nodes, 32 MiB-2 GiB: all within 7% (without the
+ *    rounds the 256 MiB rows at 16-32 nodes were 23-24% fast and every 32
+ *    MiB row 32-42% fast). No InfiniBand all-to-all was measured; the same
+ *    constants are used there. Skewed routing, incast and DeepEP-style
+ *    kernels are not modelled.
  *  - Send/recv is one point-to-point transfer; across nodes it runs at the
  *    GPU's share of the node NICs (all GPUs of a pipeline stage send at once).
  *  - A mixed group runs at its slowest member (comm_fabric_min), link by link.
@@ -64,18 +73,25 @@
  * algorithm for its costs, so we keep "minimum over algorithms" and change
  * the costs:
  *  - Simple protocol only across nodes (LL/LL128 rely on in-order 8/128-byte
- *    stores), and 30 us more per network hop than IB (the plugin's
- *    completion path; fitted on the p5 32 MiB all-gather rows, 4-32 nodes).
+ *    stores). This is a simplification: the aws-ofi-nccl tuner (1.16) does
+ *    pick tree and ring LL128 for p5 all-reduce below ~1-2 GB, so for EFA
+ *    all-reduce the algorithm and protocol hetplan names can differ from
+ *    what runs; the times are fitted to the measured rows either way.
+ *  - 25 us more per network hop than IB (the plugin's
+ *    completion path; fitted on the p5 all-gather rings, 4-32 nodes, 32 MiB
+ *    to 2 GiB, whose fixed cost is 0.3 ms at 4 nodes and 2.4-2.7 ms at 32:
+ *    ~57 us per network hop with IB's 14 us per-hop base and the Simple
+ *    protocol's two network latencies).
  *  - Tree depth (EFA_TREE_DEPTH): an inner tree node forwards a Simple step
  *    only once every packet of it has completed, and with unordered
  *    multipath delivery that waits for the slowest path. Each level beyond
  *    the first adds that wait to the pipeline step, so tree and NVLS-tree
- *    network bandwidth is b_net / (1 + d (log2 N - 1)). d = 0.28 is fitted
+ *    network bandwidth is b_net / (1 + d (log2 N - 1)). d = 0.29 is fitted
  *    on the p5 all-reduce 256 MiB rows at 4-32 nodes, where NVLS-tree wins;
- *    the window is narrow: 0.26-0.28 keeps all four within 15% (0.25 leaves
- *    16 nodes at +16%, 0.29 takes 8 nodes at -15.3%): the measured loss
- *    steps between 8 and 16 nodes more than this smooth form does. 2 nodes
- *    (one level) are unaffected.
+ *    the window is narrow: 0.27-0.31 keeps all four within 15% (8 nodes
+ *    measure 13% faster than the model, 16 nodes 13% slower): the measured
+ *    loss steps between 8 and 16 nodes more than this smooth form does.
+ *    2 nodes (one level) are unaffected.
  *  - Ring all-reduce fill (EFA_BUFFSIZE): the ring is credit-limited by the
  *    NCCL_BUFFSIZE receive buffer of each channel (8 MiB on p5); before the
  *    steady state each channel must push one buffer through the node's NICs
@@ -85,8 +101,7 @@
  *    with transfers, so the fixed cost is the larger of that fill and the
  *    summed per-step latency (without NCCL's IB ring plateau factor), not
  *    their sum. Measured p5 rings: 1.6-3.5 ms of fixed cost at 4-32 nodes.
- *  Not modelled on EFA: the 2-node all-gather dip at 256 MiB and the
- *  all-to-all fixed cost that grows with the peer count at 256 MiB.
+ *  Not modelled on EFA: the 2-node all-gather dip at 256 MiB.
  */
 #include "comm.h"
 
@@ -171,13 +186,17 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
 #define NVLS_CH 16
 #define NVLS_CHUNK 131072.0
 #define P2P_LL_MAX 16384.0      /* NCCL's P2P LL threshold */
-#define A2A_EFF 0.88
+#define A2A_EFF 0.94
 #define A2A_PEER_US 1.0         /* issue cost per peer of an all-to-all */
+#define A2A_ROUND_PEERS 16      /* peers served at once across nodes */
+#define A2A_ROUND_S (40.0 * US) /* start of each round */
+#define A2A_TAIL_BYTES 2e6      /* a round's tail: one peer's message, */
+#define A2A_TAIL_BPS 8e9        /* up to 2 MB, over one connection */
 #define HOST_LAT_S (4.0 * US)
 #define FABRIC_BIG_NODES 32     /* from here the fabric loses ~10% */
 #define FABRIC_BIG_EFF 0.9
-#define EFA_HOP_S 30e-6         /* extra per network hop on EFA, see top */
-#define EFA_TREE_DEPTH 0.28    /* tree bandwidth loss per extra level */
+#define EFA_HOP_S 25e-6         /* extra per network hop on EFA, see top */
+#define EFA_TREE_DEPTH 0.29     /* tree bandwidth loss per extra level */
 #define EFA_BUFFSIZE 8388608.0  /* NCCL_BUFFSIZE the p5 runs use (8 MiB) */
 
 /* ---- names ------------------------------------------------------------- */
@@ -622,6 +641,12 @@ static double a2a_time(const struct ctx *x)
 		}
 	}
 	double t_bw = HP_MAX(t_up, t_net) / A2A_EFF;
+	if (x->N > 1) {
+		/* Rounds of A2A_ROUND_PEERS peers, each ending in a tail. */
+		double rounds = ceil((n - 1) / (double)A2A_ROUND_PEERS);
+		double tail = HP_MIN(S / n, A2A_TAIL_BYTES) / A2A_TAIL_BPS;
+		t_bw += rounds * (A2A_ROUND_S + tail);
+	}
 	double lat = base_lat[A_RING][P_SIMPLE] + (n - 1) * A2A_PEER_US +
 		     (x->N > 1 ? inter_lat(x, A_TREE, P_SIMPLE)
 			       : hw_lat[x->hw][A_RING][P_SIMPLE]);

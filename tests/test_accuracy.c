@@ -33,6 +33,7 @@ TEST(table_and_bounds)
 	int n_high = 0;
 	double sum_other = 0;
 	int n_other = 0, n_mem = 0, n_mem_excl = 0;
+	double sum_mem = 0, max_mem = 0;
 	printf("%-10s %-6s %-28s %12s %12s %8s\n", "row", "conf", "model", "predicted",
 	       "measured", "error");
 	for (int i = 0; i < n_rows; i++) {
@@ -56,6 +57,9 @@ TEST(table_and_bounds)
 			}
 			printf("\n");
 			n_mem++;
+			sum_mem += fabs(e);
+			if (fabs(e) > max_mem)
+				max_mem = fabs(e);
 			if (!(fabs(e) <= 15))
 				T_FAILF("%s: memory off by %+.1f%% (bound 15%%)", r->id, e);
 			continue;
@@ -78,8 +82,8 @@ TEST(table_and_bounds)
 	       n_high ? sum_high / n_high : 0, max_high);
 	printf("other step-time rows: %d, mean |error| %.1f%%\n", n_other,
 	       n_other ? sum_other / n_other : 0);
-	printf("memory rows: %d held to +-15%%, %d excluded (configuration incomplete)\n", n_mem,
-	       n_mem_excl);
+	printf("memory rows: %d held to +-15%%, mean |error| %.1f%%, max %.1f%%, %d excluded (configuration incomplete)\n",
+	       n_mem, n_mem ? sum_mem / n_mem : 0, max_mem, n_mem_excl);
 	CHECK(n_high >= 25);
 	CHECK(n_mem >= 3);
 	CHECK(n_high && sum_high / n_high <= 10.0);

@@ -154,6 +154,8 @@ n, mean, mx = num(r"CONF:high step-time rows: (\d+), mean \|error\| ([\d.]+)%, m
 assert f"| {n} | {mean}% | - | {mx}% |" in md, ("CONF:high", n, mean, mx)
 n, mean = num(r"other step-time rows: (\d+), mean \|error\| ([\d.]+)%")
 assert f"| {n} | {mean}% | - | - |" in md, ("other", n, mean)
+n, mean, mx = num(r"memory rows: (\d+) held to \+-15%, mean \|error\| ([\d.]+)%, max ([\d.]+)%")
+assert f"| {n} | {mean}% | - | {mx}% |" in md, ("memory", n, mean, mx)
 n, med, mx = num(r">=64MiB busbw: (\d+) rows, median \|err\| ([\d.]+)%, max \|err\| ([\d.]+)%")
 assert f"| {n} | - | {med}% | {mx}% |" in md, (">=64MiB", n, med, mx)
 n, med = num(r"1-64MiB: +(\d+) rows, median \|err\| ([\d.]+)%")
