@@ -8,10 +8,10 @@
  * follow `hetplan estimate --format json`. */
 #include "cli.h"
 #include "cmd_report.h"
+#include "sbuf.h"
 #include "tui_int.h"
 
 #include <cjson/cJSON.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -66,65 +66,42 @@ static char *export_json(const struct tui_result *r, const struct search_plan *s
 	return s;
 }
 
-/* A growing string. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (b->len + (size_t)n + 1 > b->cap) {
-		b->cap = (b->len + (size_t)n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 static char *export_md(const struct tui_result *r, const struct search_plan *sp)
 {
 	const struct estimate *e = &sp->est;
 	const struct plan *p = &sp->plan;
-	struct sbuf b = { 0 };
+	struct sbuf b;
+	sbuf_init(&b);
 	char x1[32], x2[32], x3[32];
-	sb_printf(&b, "# hetplan plan: %s\n\n", sp->label);
-	sb_printf(&b, "%s on %d GPUs of cluster \"%s\"; global batch %d x %d tokens, %s, "
+	sbuf_addf(&b, "# hetplan plan: %s\n\n", sp->label);
+	sbuf_addf(&b, "%s on %d GPUs of cluster \"%s\"; global batch %d x %d tokens, %s, "
 		  "objective %s.\n\n", r->m.display, e->n_gpus, r->c.name, p->gbs, e->seq_len,
 		  hp_dtype_name(p->precision), search_objective_name(r->o.objective));
-	sb_printf(&b, "| metric | value |\n|---|---:|\n");
-	sb_printf(&b, "| tokens/s | %s |\n", hp_fmt_count(x1, sizeof x1, e->tokens_per_s));
-	sb_printf(&b, "| MFU | %.1f%% |\n", 100 * e->mfu);
-	sb_printf(&b, "| step time | %s |\n", hp_fmt_duration(x1, sizeof x1, e->step_time_s));
+	sbuf_addf(&b, "| metric | value |\n|---|---:|\n");
+	sbuf_addf(&b, "| tokens/s | %s |\n", hp_fmt_count(x1, sizeof x1, e->tokens_per_s));
+	sbuf_addf(&b, "| MFU | %.1f%% |\n", 100 * e->mfu);
+	sbuf_addf(&b, "| step time | %s |\n", hp_fmt_duration(x1, sizeof x1, e->step_time_s));
 	if (e->price_known) {
-		sb_printf(&b, "| $/hour | %.2f |\n", e->usd_per_hour);
-		sb_printf(&b, "| $ per 1M tokens | %.3f |\n", e->usd_per_mtok);
+		sbuf_addf(&b, "| $/hour | %.2f |\n", e->usd_per_hour);
+		sbuf_addf(&b, "| $ per 1M tokens | %.3f |\n", e->usd_per_mtok);
 	}
-	sb_printf(&b, "| tokens to train | %s |\n",
+	sbuf_addf(&b, "| tokens to train | %s |\n",
 		  hp_fmt_count(x1, sizeof x1, r->o.tokens > 0 ? r->o.tokens : 1e12));
-	sb_printf(&b, "| time to train | %s |\n", hp_fmt_duration(x1, sizeof x1, sp->time_to_train_s));
+	sbuf_addf(&b, "| time to train | %s |\n", hp_fmt_duration(x1, sizeof x1, sp->time_to_train_s));
 	if (sp->cost_to_train_usd > 0)
-		sb_printf(&b, "| cost to train | $%.0f |\n", sp->cost_to_train_usd);
-	sb_printf(&b, "| Pareto (time, cost) | %s |\n\n", sp->pareto ? "yes" : "no");
-	sb_printf(&b, "## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d, %s, CP %d, EP %d.\n\n",
+		sbuf_addf(&b, "| cost to train | $%.0f |\n", sp->cost_to_train_usd);
+	sbuf_addf(&b, "| Pareto (time, cost) | %s |\n\n", sp->pareto ? "yes" : "no");
+	sbuf_addf(&b, "## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d%s, %s, CP %d, EP %d.\n\n",
 		  p->mbs, plan_recompute_name(p->recompute), p->zero,
+		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
 		  p->schedule == SCHED_INTERLEAVED ? "interleaved 1F1B" : "1F1B", p->cp ? p->cp : 1,
 		  p->ep ? p->ep : 1);
-	sb_printf(&b, "## Layout\n\n| group | replicas | batch share | stage | pool | GPU | TP | layers |\n"
+	sbuf_addf(&b, "## Layout\n\n| group | replicas | batch share | stage | pool | GPU | TP | layers |\n"
 		  "|---:|---:|---:|---:|---|---|---:|---|\n");
 	for (int g = 0; g < p->n_replicas; g++)
 		for (int s = 0; s < p->replicas[g].n_stages; s++) {
 			const struct stage *st = &p->replicas[g].stages[s];
-			sb_printf(&b, "| %d | %d | %.2f%% | %d | %s | %s | %d | %d-%d |\n", g + 1,
+			sbuf_addf(&b, "| %d | %d | %.2f%% | %d | %s | %s | %d | %d-%d |\n", g + 1,
 				  p->replicas[g].count, 100 * p->replicas[g].batch_share, s,
 				  r->c.pools[st->pool].name, r->c.pools[st->pool].gpu.name, st->tp,
 				  st->first_layer, st->last_layer);
@@ -136,27 +113,27 @@ static char *export_md(const struct tui_result *r, const struct search_plan *sp)
 	double sum = 0;
 	for (int i = 0; i < 10; i++)
 		sum += bdv[i];
-	sb_printf(&b, "\n## Step time\n\n| part | time | share |\n|---|---:|---:|\n");
+	sbuf_addf(&b, "\n## Step time\n\n| part | time | share |\n|---|---:|---:|\n");
 	for (int i = 0; i < 10; i++)
 		if (bdv[i] > 0)
-			sb_printf(&b, "| %s | %s | %.1f%% |\n", bdn[i],
+			sbuf_addf(&b, "| %s | %s | %.1f%% |\n", bdn[i],
 				  hp_fmt_duration(x1, sizeof x1, bdv[i]), sum > 0 ? 100 * bdv[i] / sum : 0);
-	sb_printf(&b, "\n## Memory per GPU\n\n| group | stage | pool | TP | layers | used | capacity | fits |\n"
+	sbuf_addf(&b, "\n## Memory per GPU\n\n| group | stage | pool | TP | layers | used | capacity | fits |\n"
 		  "|---:|---:|---|---:|---|---:|---:|---|\n");
 	for (int i = 0; i < e->n_stages; i++) {
 		const struct perf_stage *s = &e->stages[i];
-		sb_printf(&b, "| %d | %d | %s | %d | %d-%d | %s | %s | %s |\n", s->group + 1, s->index,
+		sbuf_addf(&b, "| %d | %d | %s | %d | %d-%d | %s | %s | %s |\n", s->group + 1, s->index,
 			  r->c.pools[s->pool].name, s->tp, s->first_layer, s->last_layer,
 			  hp_fmt_bytes(x1, sizeof x1, s->total), hp_fmt_bytes(x2, sizeof x2, s->capacity),
 			  s->fits ? "yes" : "no");
 	}
-	sb_printf(&b, "\n## Communication per step\n\n| dim | collective | bytes | group | links | algorithm | time | exposed |\n"
+	sbuf_addf(&b, "\n## Communication per step\n\n| dim | collective | bytes | group | links | algorithm | time | exposed |\n"
 		  "|---|---|---:|---:|---|---|---:|---:|\n");
 	for (int d = 0; d < DIM_COUNT; d++) {
 		const struct perf_comm *pc = &e->comm[d];
 		if (!pc->used)
 			continue;
-		sb_printf(&b, "| %s | %s | %s | %d | %s | %s/%s | %s | %s |\n",
+		sbuf_addf(&b, "| %s | %s | %s | %d | %s | %s/%s | %s | %s |\n",
 			  perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll),
 			  hp_fmt_bytes(x1, sizeof x1, pc->bytes), pc->group, pc->link,
 			  comm_algo_name(pc->algo), comm_proto_name(pc->proto),
@@ -166,9 +143,9 @@ static char *export_md(const struct tui_result *r, const struct search_plan *sp)
 	cJSON *pj = plan_to_json(p, &r->c);
 	char *ps = cJSON_Print(pj);
 	cJSON_Delete(pj);
-	sb_printf(&b, "\n## Plan (for `hetplan estimate --plan`)\n\n```json\n%s\n```\n", ps);
+	sbuf_addf(&b, "\n## Plan (for `hetplan estimate --plan`)\n\n```json\n%s\n```\n", ps);
 	free(ps);
-	return b.s;
+	return sbuf_take(&b, NULL);
 }
 
 int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err)
