@@ -545,19 +545,17 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 
 			/* Memory per GPU. */
 			double sh = d, she = de;
-			double wbytes = p->zero == 3 ? 2 * (params / sh + eparams / she)
-						     : 2 * (params + eparams);
-			double gbytes = p->zero <= 1 ? 4 * (params + eparams)
-						     : 2 * (params / sh + eparams / she);
-			double obytes = p->zero == 0 ? 12 * (params + eparams)
-						     : 12 * (params / sh + eparams / she);
+			double whole = params + eparams, shard = params / sh + eparams / she;
+			double wbytes = 2 * (p->zero == 3 ? shard : whole);
+			double gbytes, obytes;
 			if (p->master == MASTER_REPLICATED) {
 				/* bf16 gradients kept beside the fp32 ones; the
 				 * fp32 master whole, only the moments sharded. */
-				gbytes = 6 * (params + eparams);
-				obytes = 4 * (params + eparams) +
-					 (p->zero == 0 ? 8 * (params + eparams)
-						       : 8 * (params / sh + eparams / she));
+				gbytes = 6 * whole;
+				obytes = 4 * whole + 8 * (p->zero == 0 ? whole : shard);
+			} else {
+				gbytes = p->zero <= 1 ? 4 * whole : 2 * shard;
+				obytes = 12 * (p->zero == 0 ? whole : shard);
 			}
 			/* ZeRO-3 holds the unit being computed and the one being
 			 * prefetched unsharded: the largest of a layer and the

@@ -146,9 +146,9 @@ int plan_equal(const struct plan *a, const struct plan *b)
 {
 	if (a->mbs != b->mbs || a->gbs != b->gbs || a->seq_len != b->seq_len ||
 	    a->precision != b->precision || a->recompute != b->recompute ||
-	    a->loss != b->loss || a->master != b->master || a->zero != b->zero || a->schedule != b->schedule ||
-	    a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep || a->sp != b->sp ||
-	    a->flash != b->flash || a->n_replicas != b->n_replicas)
+	    a->loss != b->loss || a->master != b->master || a->zero != b->zero ||
+	    a->schedule != b->schedule || a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
+	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas)
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
