@@ -128,6 +128,11 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	g->tdp_w = tdp;
 	g->domain = 1;
 	g->pcie_gen = 4;
+	double usable_mib = 0;
+	if (jx_num(&c, o, "memory_usable_mib", 0, 1, 1e8, &usable_mib) < 0 ||
+	    jx_int(&c, o, "sm_count", 0, 1, 100000, &g->sms) < 0)
+		return -1;
+	g->mem_usable_bytes = usable_mib * 1048576.0;
 	if (jx_int(&c, o, "scaleup_domain", 0, 1, 100000, &g->domain) < 0 ||
 	    jx_int(&c, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0)
 		return -1;
@@ -173,6 +178,11 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 					  file, sub, intra);
 	}
 	return 0;
+}
+
+double gpu_usable_bytes(const struct gpu_spec *g)
+{
+	return g->mem_usable_bytes > 0 ? g->mem_usable_bytes : g->mem_bytes;
 }
 
 int catalog_parse_model(const cJSON *o, const char *file, const char *path,

@@ -27,6 +27,11 @@ struct gpu_spec {
 	char vendor[24], arch[48], variant[48], form[32];
 	enum hp_gen gen;
 	double mem_bytes;                     /* HBM capacity, bytes (GB = 1e9) */
+	/* What the driver reports as total memory (nvidia-smi memory.total,
+	 * "memory_usable_mib" in the catalog), bytes; 0 = not in the catalog,
+	 * use gpu_usable_bytes() which falls back to mem_bytes. */
+	double mem_usable_bytes;
+	int sms;                              /* SMs (CUs on AMD); 0 = unknown */
 	double hbm_Bps;                       /* memory bandwidth, bytes/s */
 	double flops[HP_DTYPE_COUNT];         /* dense peak FLOP/s, 0 = unknown */
 	double link_Bps;                      /* scale-up per GPU per direction */
@@ -105,6 +110,11 @@ int catalog_parse_gpu(const struct cJSON *o, const char *file, const char *path,
 		      struct gpu_spec *g, struct hp_err *err);
 int catalog_parse_model(const struct cJSON *o, const char *file, const char *path,
 			struct model_spec *m, struct hp_err *err);
+
+/* Memory a program can allocate on g, before hetplan's own overhead
+ * terms: the driver-reported total when the catalog has it, else the
+ * label capacity. */
+double gpu_usable_bytes(const struct gpu_spec *g);
 
 const char *hp_dtype_name(enum hp_dtype d);
 int hp_dtype_parse(const char *s, enum hp_dtype *out);

@@ -20,6 +20,24 @@ void plan_init(struct plan *p)
 	p->cp = p->ep = 1;
 	p->sp = 1;
 	p->flash = 1;
+	p->framework = FW_ANY;
+	p->tp_overlap = p->grad_overlap = p->param_overlap = -1;
+}
+
+int plan_tp_overlap(const struct plan *p)
+{
+	return p->tp_overlap >= 0 ? p->tp_overlap : framework_get(p->framework)->tp_overlap;
+}
+
+int plan_grad_overlap(const struct plan *p)
+{
+	return p->grad_overlap >= 0 ? p->grad_overlap : framework_get(p->framework)->grad_overlap;
+}
+
+int plan_param_overlap(const struct plan *p)
+{
+	return p->param_overlap >= 0 ? p->param_overlap
+				     : framework_get(p->framework)->param_overlap;
 }
 
 void plan_free(struct plan *p)
@@ -148,7 +166,10 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    a->precision != b->precision || a->recompute != b->recompute ||
 	    a->loss != b->loss || a->master != b->master || a->zero != b->zero ||
 	    a->schedule != b->schedule || a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
-	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas)
+	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas ||
+	    a->framework != b->framework || plan_tp_overlap(a) != plan_tp_overlap(b) ||
+	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
+	    plan_param_overlap(a) != plan_param_overlap(b))
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -233,12 +254,27 @@ static int parse_stage(struct stage *st, const cJSON *o, const char *file,
 	return 0;
 }
 
+/* The three overlap booleans; an absent key keeps p's value. */
+static int plan_parse_overlaps(struct jx_ctx *jc, const cJSON *root, struct plan *p)
+{
+	static const char *const keys[] = { "tp_overlap", "grad_overlap", "param_overlap" };
+	int *dst[] = { &p->tp_overlap, &p->grad_overlap, &p->param_overlap };
+	for (int i = 0; i < 3; i++) {
+		if (!cJSON_GetObjectItemCaseSensitive(root, keys[i]))
+			continue;
+		if (jx_bool(jc, root, keys[i], 1, dst[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int plan_parse_json(struct plan *p, const char *text, size_t len, const char *file,
 		    const struct cluster *c, struct hp_err *err)
 {
 	static const char *const known[] = {
 		"mbs", "gbs", "seq_len", "precision", "recompute", "loss", "master", "zero", "schedule",
-		"cp", "ep", "sp", "flash", "replicas",
+		"cp", "ep", "sp", "flash", "replicas", "framework", "tp_overlap", "grad_overlap",
+		"param_overlap",
 		/* keys the planner prints beside the plan, ignored here */
 		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
 		"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s",
@@ -262,8 +298,17 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 	    jx_int(&jc, root, "cp", 0, 1, 1024, &p->cp) < 0 ||
 	    jx_int(&jc, root, "ep", 0, 1, 4096, &p->ep) < 0 ||
 	    jx_bool(&jc, root, "sp", 0, &p->sp) < 0 ||
-	    jx_bool(&jc, root, "flash", 0, &p->flash) < 0)
+	    jx_bool(&jc, root, "flash", 0, &p->flash) < 0 ||
+	    plan_parse_overlaps(&jc, root, p) < 0)
 		goto out;
+	*s = '\0';
+	if (jx_str(&jc, root, "framework", 0, s, sizeof s) < 0)
+		goto out;
+	if (*s && framework_parse(s, &p->framework)) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: framework: expected one of %s, got \"%s\"",
+			   file, framework_list(), s);
+		goto out;
+	}
 	*s = '\0';
 	if (jx_str(&jc, root, "precision", 0, s, sizeof s) < 0)
 		goto out;
@@ -499,6 +544,10 @@ cJSON *plan_to_json(const struct plan *p, const struct cluster *c)
 	cJSON_AddNumberToObject(o, "ep", p->ep);
 	cJSON_AddBoolToObject(o, "sp", p->sp);
 	cJSON_AddBoolToObject(o, "flash", p->flash);
+	cJSON_AddStringToObject(o, "framework", framework_name(p->framework));
+	cJSON_AddBoolToObject(o, "tp_overlap", plan_tp_overlap(p));
+	cJSON_AddBoolToObject(o, "grad_overlap", plan_grad_overlap(p));
+	cJSON_AddBoolToObject(o, "param_overlap", plan_param_overlap(p));
 	cJSON *reps = cJSON_AddArrayToObject(o, "replicas");
 	for (int i = 0; i < p->n_replicas; i++) {
 		const struct replica *r = &p->replicas[i];

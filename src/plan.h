@@ -17,6 +17,7 @@
 
 #include "cluster.h"
 #include "model.h"
+#include "framework.h"
 
 struct cJSON;
 
@@ -69,6 +70,13 @@ struct plan {
 	int flash;            /* fused flash attention (default on) */
 	enum hp_loss loss;    /* how the cross-entropy is computed (default fused) */
 	enum hp_master master; /* fp32 master layout (default sharded) */
+	enum hp_framework framework; /* what runs it (default FW_ANY) */
+	/* Overlaps: -1 = the framework's default, 0 off, 1 on. Read them
+	 * through plan_tp_overlap() and friends. */
+	int tp_overlap;       /* TP collectives behind GEMMs (--tp-comm-overlap) */
+	int grad_overlap;     /* DP gradient reduce behind backward (--overlap-grad-reduce) */
+	int param_overlap;    /* DP parameter gather behind forward (--overlap-param-gather,
+			       * ZeRO-3 / FSDP prefetch) */
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -115,6 +123,12 @@ const char *plan_loss_name(enum hp_loss l);
 int plan_loss_parse(const char *s, enum hp_loss *out);
 const char *plan_master_name(enum hp_master m);
 int plan_master_parse(const char *s, enum hp_master *out);
+/* The overlap settings in force: the explicit key, else the framework's
+ * default (framework.h). */
+int plan_tp_overlap(const struct plan *p);
+int plan_grad_overlap(const struct plan *p);
+int plan_param_overlap(const struct plan *p);
+
 /* "1f1b" or "interleaved:V". */
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp);
 

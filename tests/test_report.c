@@ -166,7 +166,8 @@ TEST(json_keys_and_schema)
 	static const char *const keys[] = {
 		"rank", "label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
 		"time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
-		"recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "replicas", "links",
+		"recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework",
+		"tp_overlap", "grad_overlap", "param_overlap", "replicas", "links",
 		"breakdown_s", "memory", "comm", "optimality", "pareto",
 	};
 	cJSON *p0 = cJSON_GetArrayItem(plans, 0);

@@ -41,7 +41,8 @@ for p in d["inputs"]["prices"]:
 assert set(d["search"]) == {"candidates", "evaluated", "pruned", "lp_solves", "seconds", "cancelled"}
 plan_keys = {"rank", "label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
              "time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
-             "recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "replicas", "links",
+             "recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework", "tp_overlap",
+             "grad_overlap", "param_overlap", "replicas", "links",
              "breakdown_s", "memory", "comm", "optimality", "pareto"}
 assert 1 <= len(d["plans"]) <= 8
 for i, p in enumerate(d["plans"]):

@@ -1,0 +1,46 @@
+/* framework.h — the training frameworks hetplan plans for, as data.
+ *
+ * A framework is a row of settings: which overlaps it turns on by default,
+ * the dtype its data-parallel gradients are reduced in, where its fp32
+ * master weights live, and where each default comes from. The plan keys
+ * "framework", "tp_overlap", "grad_overlap" and "param_overlap" (plan.h)
+ * start from the row; an explicit key in a plan overrides it.
+ *
+ * FW_ANY is "no framework chosen": the planner may pick any row; a plan
+ * carrying FW_ANY is estimated with the megatron-core row. */
+#ifndef HP_FRAMEWORK_H
+#define HP_FRAMEWORK_H
+
+enum hp_framework {
+	FW_ANY,
+	FW_MEGATRON_CORE,   /* Megatron-Core as NVIDIA's performance recipes run it */
+	FW_MEGATRON_LM,     /* Megatron-LM of 2021-22 (no overlaps, fp32 grads) */
+	FW_DEEPSPEED,       /* DeepSpeed ZeRO (Megatron-DeepSpeed or HF) */
+	FW_TORCHTITAN,      /* torchtitan: FSDP2 + TP + PP (+ CP) */
+	FW_COUNT
+};
+
+struct framework_info {
+	enum hp_framework id;
+	const char *name;          /* "megatron-core": the key, flag and JSON value */
+	const char *display;       /* "Megatron-Core" */
+	int tp_overlap;            /* TP collectives overlapped with GEMMs by default */
+	int grad_overlap;          /* DP gradient reduce overlapped with backward */
+	int param_overlap;         /* DP parameter gather overlapped with forward */
+	int grad_reduce_fp32;      /* gradients reduced in fp32 (else 16-bit) */
+	const char *source;        /* where the defaults come from */
+};
+
+/* The row for f (f < FW_COUNT; FW_ANY gives the megatron-core row's
+ * settings under the name "any"). Never NULL. */
+const struct framework_info *framework_get(enum hp_framework f);
+
+/* "any", "megatron-core" (aliases "mcore", "megatron"), "megatron-lm",
+ * "deepspeed", "torchtitan". Returns 0, or -1 for an unknown name. */
+int framework_parse(const char *s, enum hp_framework *out);
+const char *framework_name(enum hp_framework f);
+
+/* "megatron-core, megatron-lm, deepspeed, torchtitan" for messages. */
+const char *framework_list(void);
+
+#endif
