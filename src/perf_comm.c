@@ -1,0 +1,251 @@
+/* perf_comm.c — the communication of one pipeline stage: tensor, context
+ * and expert parallelism inside each micro-batch, the pipeline's p2p, and
+ * the data-parallel synchronisation after the last backward (the model is
+ * described at the top of perf.c). Collective times come from comm.c. */
+#include "perf_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
+ * `per_node` of them in each node. */
+static void make_group(const struct cluster *c, int a, int b, int ranks, int per_node,
+		       struct comm_group *g)
+{
+	const struct pool *pa = &c->pools[a];
+	memset(g, 0, sizeof *g);
+	comm_fabric_init(&g->fab, &pa->gpu, pa->intra, pa->nics, pa->nic_gbps);
+	comm_fabric_set_transport(&g->fab, pa->transport);
+	if (b >= 0 && b != a) {
+		const struct pool *pb = &c->pools[b];
+		struct comm_fabric fb;
+		comm_fabric_init(&fb, &pb->gpu, pb->intra, pb->nics, pb->nic_gbps);
+		comm_fabric_set_transport(&fb, pb->transport); /* min: EFA wins */
+		comm_fabric_min(&g->fab, &g->fab, &fb);
+		if (!cluster_same_site(c, a, b)) {
+			g->cross_site = 1;
+			g->wan_Bps = c->inter_pool_gbps * 1e9 / 8;
+			g->wan_latency_s = c->inter_pool_latency_us * 1e-6;
+		}
+	}
+	g->ranks = ranks < 1 ? 1 : ranks;
+	g->ranks_per_node = per_node < 1 ? 1 : (per_node > g->ranks ? g->ranks : per_node);
+	g->oversub = c->oversub;
+	/* The other GPUs of the node run the same collective in their own
+	 * groups at the same time (one DP group per TP rank, one p2p per GPU
+	 * of a stage), so a group that leaves the node gets its share of the
+	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
+	int gpn = pa->gpus_per_node;
+	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
+		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
+		int n = g->fab.nics * g->ranks_per_node / gpn;
+		g->fab.nics = n < 1 ? 1 : n;
+		g->fab.nic_Bps = total / g->fab.nics;
+	}
+}
+
+static double coll(const struct comm_group *g, enum comm_coll op, double bytes,
+		   struct comm_result *r)
+{
+	struct comm_result tmp;
+	if (!r)
+		r = &tmp;
+	memset(r, 0, sizeof *r);
+	if (g->ranks <= 1 && op != COMM_SENDRECV)
+		return 0;
+	if (bytes <= 0)
+		return 0;
+	if (comm_time(g, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL) < 0)
+		return 0;
+	return r->time_s;
+}
+
+static void link_name(const struct comm_group *g, const struct cluster *c, int pool,
+		      char *buf, size_t n)
+{
+	const struct pool *p = &c->pools[pool];
+	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
+	if (g->cross_site)
+		snprintf(buf, n, "WAN %gG", c->inter_pool_gbps);
+	else if (g->ranks <= g->ranks_per_node)
+		snprintf(buf, n, "%s", intra[g->fab.intra]);
+	else
+		snprintf(buf, n, "%s + %dx%gG NIC", intra[g->fab.intra], p->nics, p->nic_gbps);
+}
+
+static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
+		      double bytes, double calls, const struct comm_group *g,
+		      const struct comm_result *r, const struct cluster *c, int pool,
+		      double time_s, double exposed_s)
+{
+	struct perf_comm *pc = &e->comm[d];
+	if (g->ranks <= 1 && op != COMM_SENDRECV)
+		return;
+	/* Keep the dimension's most expensive instance (the critical one). */
+	if (pc->used && pc->time_s >= time_s)
+		return;
+	pc->used = 1;
+	pc->coll = op;
+	pc->bytes = bytes;
+	pc->calls = calls;
+	pc->group = g->ranks;
+	pc->group_nodes = (g->ranks + g->ranks_per_node - 1) / g->ranks_per_node;
+	link_name(g, c, pool, pc->link, sizeof pc->link);
+	pc->algo = r->algo;
+	pc->proto = r->proto;
+	pc->time_s = time_s;
+	pc->exposed_s = exposed_s;
+}
+
+/* Tensor parallelism, inside the node: per micro-batch. */
+double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
+{
+	const struct plan *p = x->p;
+	const struct stage *st = &x->rep->stages[x->index];
+	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
+	if (tp <= 1)
+		return 0;
+	struct comm_group gt;
+	struct comm_result cr;
+	make_group(x->c, st->pool, -1, tp, tp, &gt);
+	double bytes = x->T * x->m->hidden * 2;
+	double one = p->sp ? coll(&gt, COMM_ALLGATHER, bytes, &cr) +
+				     coll(&gt, COMM_REDUCESCATTER, bytes, NULL)
+			   : coll(&gt, COMM_ALLREDUCE, bytes, &cr);
+	/* Full recompute runs the layer's collectives again; op-level
+	 * selective keeps the reduce-scatter outputs and redoes the gathers
+	 * (about half of them). */
+	double per_layer = p->recompute == RC_FULL ? 6 : p->recompute == RC_SELECTIVE_OP ? 5 : 4;
+	double t_tp = one * per_layer * layers;
+	note_comm(e, DIM_TP, p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes,
+		  per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr, x->c, st->pool,
+		  t_tp * x->mb, t_tp * x->mb);
+	return t_tp;
+}
+
+/* Context parallelism: K/V gathered around the CP group, hidden behind
+ * the attention core where it can be. Per micro-batch. */
+double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
+{
+	const struct stage *st = &x->rep->stages[x->index];
+	int cp = x->cp, tp = x->tp, layers = st->last_layer - st->first_layer + 1;
+	if (cp <= 1)
+		return 0;
+	struct comm_group gc;
+	struct comm_result cr;
+	int per_node = x->pl->gpus_per_node / tp;
+	make_group(x->c, st->pool, -1, cp, per_node, &gc);
+	double kvw = fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
+	double bytes = cp * 2 * x->T * kvw * 2;
+	double f = coll(&gc, COMM_ALLGATHER, bytes, &cr);
+	double b2 = f + coll(&gc, COMM_REDUCESCATTER, bytes, NULL);
+	double per_layer_attn = x->attn_fwd / layers;
+	double exp_f = fmax(0, f - per_layer_attn);
+	double exp_b = fmax(0, b2 - x->attn_bwd_ratio * per_layer_attn);
+	double n_f = x->ckpt ? 2 : 1;
+	double t_cp = layers * (n_f * exp_f + exp_b);
+	note_comm(e, DIM_CP, COMM_ALLGATHER, bytes, 3.0 * layers * x->mb, &gc, &cr, x->c,
+		  st->pool, layers * (n_f * f + b2) * x->mb, t_cp * x->mb);
+	return t_cp;
+}
+
+/* Expert parallelism: dispatch and combine all-to-alls. Per micro-batch. */
+double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
+{
+	const struct plan *p = x->p;
+	const struct stage *st = &x->rep->stages[x->index];
+	if (p->ep <= 1 || !x->moe_layers)
+		return 0;
+	struct comm_group ge;
+	struct comm_result cr;
+	int per_node = x->pl->gpus_per_node / (x->tp * x->cp);
+	make_group(x->c, st->pool, x->other_pool, p->ep, per_node, &ge);
+	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
+	double one = coll(&ge, COMM_ALLTOALL, bytes, &cr);
+	double n = x->ckpt ? 6 : 4;
+	double t_ep = one * n * x->moe_layers;
+	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr, x->c,
+		  st->pool, t_ep * x->mb, t_ep * x->mb);
+	return t_ep;
+}
+
+/* Pipeline p2p: each stage waits for its neighbours' activations and
+ * gradients. Per micro-batch. */
+double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
+{
+	const struct plan *p = x->p;
+	const struct stage *st = &x->rep->stages[x->index];
+	double t_pp = 0;
+	for (int nb = -1; nb <= 1; nb += 2) {
+		int j = x->index + nb;
+		if (j < 0 || j >= x->pp)
+			continue;
+		struct comm_group gp;
+		struct comm_result cr;
+		int same_node = x->tp * x->cp * x->dp < x->pl->gpus_per_node &&
+				x->rep->stages[j].pool == st->pool;
+		make_group(x->c, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
+		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
+		double one = coll(&gp, COMM_SENDRECV, bytes, &cr);
+		t_pp += x->v * one;
+		note_comm(e, DIM_PP, COMM_SENDRECV, bytes, 2 * x->v * x->mb, &gp, &cr, x->c,
+			  st->pool, 2 * x->v * one * x->mb, x->v * one * x->mb);
+	}
+	return t_pp;
+}
+
+/* Data-parallel synchronisation: all-reduce (ZeRO-0), reduce-scatter +
+ * all-gather (ZeRO-1/2), hidden behind the last backward as far as it can
+ * be; or ZeRO-3's per-layer gathers, prefetched behind compute. */
+double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
+{
+	const struct plan *p = x->p;
+	const struct stage *st = &x->rep->stages[x->index];
+	int layers = st->last_layer - st->first_layer + 1;
+	double params = x->params, eparams = x->eparams;
+	int d = x->dp * x->cp;
+	int de = d / p->ep > 0 ? d / p->ep : 1;
+	struct comm_group gd, gde;
+	struct comm_result cr;
+	int per_node = x->pl->gpus_per_node / (x->tp * x->cp);
+	make_group(x->c, st->pool, x->other_pool, d, per_node, &gd);
+	make_group(x->c, st->pool, x->other_pool, de, per_node, &gde);
+	double t_dp = 0, exposed = 0;
+	enum comm_coll dop = COMM_ALLREDUCE;
+	double dbytes = 0;
+	if (p->zero == 0) {
+		dbytes = params * 4;
+		t_dp = coll(&gd, COMM_ALLREDUCE, dbytes, &cr) +
+		       coll(&gde, COMM_ALLREDUCE, eparams * 4, NULL);
+	} else if (p->zero <= 2) {
+		double gb = p->zero == 1 ? 4 : 2;
+		dbytes = params * gb;
+		dop = COMM_REDUCESCATTER;
+		t_dp = coll(&gd, COMM_REDUCESCATTER, dbytes, &cr) +
+		       coll(&gd, COMM_ALLGATHER, params * 2, NULL) +
+		       coll(&gde, COMM_REDUCESCATTER, eparams * gb, NULL) +
+		       coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
+	}
+	if (p->zero <= 2) {
+		double hide = x->k->dp_overlap * (x->bwd + x->rc);
+		exposed = fmax(0, t_dp - hide);
+	} else {
+		/* ZeRO-3: gather each layer's weights before its forward and
+		 * backward, reduce-scatter its gradients after; prefetch hides
+		 * them behind the layer's compute, except the first. */
+		dop = COMM_ALLGATHER;
+		dbytes = (params + eparams) * 2;
+		double ag = coll(&gd, COMM_ALLGATHER, params * 2, &cr) +
+			    coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
+		double rs = coll(&gd, COMM_REDUCESCATTER, params * 2, NULL) +
+			    coll(&gde, COMM_REDUCESCATTER, eparams * 2, NULL);
+		double f_exp = fmax(0, ag - x->fwd) + ag / layers;
+		double b_exp = fmax(0, ag + rs - (x->bwd + x->rc)) + rs / layers;
+		t_dp = (2 * ag + rs) * x->mb;
+		exposed = (f_exp + b_exp) * x->mb;
+	}
+	note_comm(e, DIM_DP, dop, dbytes, p->zero == 3 ? 3.0 * x->mb : 1, &gd, &cr, x->c,
+		  st->pool, t_dp, exposed);
+	return exposed;
+}
