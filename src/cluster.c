@@ -31,6 +31,12 @@ void pool_apply_defaults(struct pool *p)
 		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
 			 g->ref_price_source);
 	}
+	if (p->nvl_domain <= 0)
+		p->nvl_domain = g->domain > p->gpus_per_node && p->intra != INTRA_PCIE
+					? g->domain
+					: p->gpus_per_node;
+	if (p->nvl_domain < p->gpus_per_node)
+		p->nvl_domain = p->gpus_per_node;
 	if (!*p->site)
 		snprintf(p->site, sizeof p->site, "%.23s%s%.23s", p->provider,
 			 *p->region ? "/" : "", p->region);
@@ -102,7 +108,8 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 {
 	static const char *const known[] = {
 		"name", "gpu", "gpus_per_node", "nodes", "intra", "nics", "nic_gbps",
-		"transport", "provider", "region", "site", "price_per_node_hour", "spot", NULL,
+		"transport", "provider", "region", "site", "price_per_node_hour", "spot",
+		"nvl_domain", NULL,
 	};
 	char path[32], where[160];
 	snprintf(path, sizeof path, "pools[%d]", idx);
@@ -131,7 +138,8 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	    jx_str(&jc, o, "region", 0, p.region, sizeof p.region) < 0 ||
 	    jx_str(&jc, o, "site", 0, p.site, sizeof p.site) < 0 ||
 	    jx_num(&jc, o, "price_per_node_hour", 0, 0, 1e6, &p.usd_per_node_h) < 0 ||
-	    jx_bool(&jc, o, "spot", 0, &p.spot) < 0)
+	    jx_bool(&jc, o, "spot", 0, &p.spot) < 0 ||
+	    jx_int(&jc, o, "nvl_domain", 0, 1, 100000, &p.nvl_domain) < 0)
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(o, "price_per_node_hour")) {
 		snprintf(p.price_source, sizeof p.price_source, "%s", file);
@@ -296,6 +304,12 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 						  "--pool %s: nic_gbps: expected a positive number, got '%s'",
 						  spec, eq);
 			p.nic_gbps = v;
+		} else if (!strcmp(kv, "nvl_domain")) {
+			if (hp_parse_int(eq, &iv) || iv < 1 || iv > 100000)
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: nvl_domain: expected 1 to 100000 GPUs, got '%s'",
+						  spec, eq);
+			p.nvl_domain = iv;
 		} else if (!strcmp(kv, "transport")) {
 			if (comm_transport_parse(eq, &p.transport))
 				return hp_err_set(err, HP_EXIT_USAGE,

@@ -22,6 +22,8 @@ struct pool {
 	int nodes_max;        /* 0: a fixed pool */
 	enum hp_intra intra;
 	double intra_Bps;     /* scale-up per GPU per direction */
+	int nvl_domain;       /* GPUs on one NVLink fabric, >= gpus_per_node: 72 on
+			       * GB200/GB300 NVL72 racks of 4-GPU trays; else a node */
 	int nics;
 	double nic_gbps;
 	enum comm_transport transport;  /* network: IB/RoCE (default) or EFA */
@@ -63,7 +65,9 @@ int cluster_total_gpus(const struct cluster *c);
 /* Same site: pools share a spine. */
 int cluster_same_site(const struct cluster *c, int a, int b);
 
-/* Fill a pool's defaults from its GPU (nodes shape, links, price). */
+/* Fill a pool's defaults from its GPU (nodes shape, links, NVLink domain,
+ * price). The NVLink domain defaults to the GPU's scale-up domain when
+ * that is larger than a node (GB200: 72) and the node is not PCIe-only. */
 void pool_apply_defaults(struct pool *p);
 
 #endif

@@ -19,23 +19,27 @@
  *  - torchtitan: FSDP2 prefetches the next layer's all-gather and overlaps
  *    the reduce-scatter with the backward; async TP is opt-in
  *    (experimental.enable_async_tensor_parallel); reduce dtype fp32
- *    (mixed_precision_reduce = "float32"). */
+ *    (mixed_precision_reduce = "float32").
+ *  - Attention kernels on Hopper and later: Megatron-Core runs Transformer
+ *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
+ *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class
+ *    kernels, about half as fast there. */
 #include "framework.h"
 
 #include <string.h>
 #include <strings.h>
 
 static const struct framework_info rows[FW_COUNT] = {
-	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, 1,
+	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, 1, 1,
 		     "estimated as megatron-core" },
-	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1, 1,
+	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1, 1, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags" },
-	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0, 1,
+	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0, 1, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward" },
-	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", 0, 1, 1, 0,
+	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", 0, 1, 1, 0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm" },
-	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", 0, 1, 1, 1,
+	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce" },
 };
 

@@ -28,6 +28,8 @@ struct framework_info {
 	int grad_overlap;          /* DP gradient reduce overlapped with backward */
 	int param_overlap;         /* DP parameter gather overlapped with forward */
 	int grad_reduce_fp32;      /* gradients reduced in fp32 (else 16-bit) */
+	int attn_gen3;             /* Hopper+ attention through cuDNN / FlashAttention-3
+				    * class kernels (else FlashAttention-2 class) */
 	const char *source;        /* where the defaults come from */
 };
 

@@ -1,53 +1,48 @@
-/* perf.c — the training performance model.
+/* perf.c — the training performance model: the orchestrator over its
+ * stages (perf_compute.c, perf_comm.c, perf_mem.c) and its constants.
  *
- * Per micro-batch and pipeline stage on one GPU (b sequences, s/cp tokens
- * each, TP degree t):
- *   GEMMs      every matmul of the layer as (M x K)(K x N) at
- *              peak(dtype) x eff, eff = gemm_max(gen, dtype) * f(M) f(N) f(K),
- *              f(x) = x / (x + c): small or skinny shapes lose efficiency.
- *              MoE experts run as E/ep GEMMs of (tokens*k*ep/E) rows.
- *   attention  flash attention: causal, so half the s x s FLOPs execute, at
- *              the generation's flash efficiency; backward 2.5x forward.
- *              Unfused (Megatron 2021): two batched GEMMs over the full
- *              s x s matrix, shapes (s, s, d) and (s, d, s).
- *   memory     element-wise work (norms, activations, dropout, softmax,
- *              residuals) moves ~ew_passes x the layer's activation bytes
- *              over HBM forward, twice that backward.
- *   backward   2x the forward GEMMs and element-wise traffic.
- *   recompute  full: one more forward of every layer; selective: the
- *              attention core again (free with flash, which recomputes
- *              anyway).
- *   TP         2 all-reduces forward and 2 backward per layer (+2 under
- *              full recompute), all-gather + reduce-scatter pairs under SP,
- *              of b*s*h bf16 values, inside the node; exposed.
- *   CP         K/V all-gather forward, all-gather + reduce-scatter
- *              backward per layer; hidden behind attention where it can be.
- *   EP         2 all-to-alls forward, 2 backward per MoE layer of
- *              b*s*k*h bf16 values per rank; exposed.
- *   PP         per micro-batch, each stage waits for its inputs: activation
- *              forward, gradient backward, b*s*h/t values per GPU (Megatron's
- *              scatter/gather), v times under interleaving.
- * Pipeline of p stages with per-micro-batch times t_i and m micro-batches:
- *   T = m * max t_i + (sum t_i - max t_i) / v
- * (exact for equal stages: (m + (p-1)/v) t; for unequal ones the warm-up
- * and drain cross every other stage once). Replicas run concurrently; the
- * slowest sets the step. Then data-parallel synchronisation (all-reduce for
- * ZeRO-0; reduce-scatter + all-gather for ZeRO-1/2; per-micro-batch
- * gathers under ZeRO-3, hidden behind compute where it can be), partly
- * hidden behind the last backward, and the optimizer step (Adam: ~30 bytes
- * of HBM traffic per local parameter).
+ * perf_estimate reads as its stages. For every replica group and every
+ * pipeline stage, per micro-batch on one GPU:
+ *   compute    (perf_compute.c) every kernel of the stage's layers:
+ *              GEMMs     max(FLOPs / (peak x eff), bytes / HBM), with
+ *                        eff = ceiling(generation, dtype) x wave(M, N, SMs)
+ *                        x K / (K + k_half): tile and wave quantisation on
+ *                        the GPU's SMs and the main loop's pipeline fill;
+ *              attention flash attention at the generation's published
+ *                        forward and backward efficiency, ramping with the
+ *                        sequence length (s / (s + s_half)); causal, so half
+ *                        the s x s FLOPs run. Unfused attention (Megatron
+ *                        2021) is two batched GEMMs and a softmax;
+ *              memory-bound ops (norms, residual adds, dropout, activation,
+ *                        rotary, softmax, loss): their bytes, op by op, over
+ *                        the achieved HBM bandwidth; backward moves twice;
+ *              kernels   each kernel leaves the GPU idle kernel_gap_s; the
+ *                        host needs host_op_s to issue it, and when it is
+ *                        slower than the GPU the GPU waits (small models,
+ *                        short GEMMs).
+ *   comm       (perf_comm.c) TP all-gather/reduce-scatter (or all-reduce)
+ *              per layer, behind the GEMMs when the plan overlaps TP
+ *              (Megatron-Core --tp-comm-overlap), else exposed; CP K/V
+ *              exchange behind attention; EP all-to-alls; PP p2p.
+ *   pipeline   T = m x max_i t_i + (sum_i t_i - max_i t_i) / v for stages of
+ *              per-micro-batch time t_i, m micro-batches, v chunks;
+ *              replicas run concurrently and the slowest sets the step.
+ *   DP sync    (perf_comm.c) gradient reduce and parameter gather; an
+ *              overlapped reduce hides behind the last micro-batch's
+ *              backward bucket by bucket (the last bucket stays exposed),
+ *              an overlapped gather behind the first forward; ZeRO-3
+ *              gathers per layer with prefetch. Overlapped traffic slows
+ *              the compute it runs beside by dp_overlap_slowdown.
+ *   optimizer  Adam: ~30 bytes of HBM traffic per local parameter.
+ *   memory     (perf_mem.c) weights, gradients and optimizer state under
+ *              ZeRO and the master layout; activations of the micro-batches
+ *              in flight; CUDA context and runtime buffers; allocator
+ *              fragmentation; against the driver-reported capacity.
+ *   totals     throughput, MFU/HFU, cost, energy.
  *
- * Memory per GPU: bf16 weights; fp32 gradients (ZeRO 0/1, Megatron's
- * default) or bf16 gradients (ZeRO 2/3); fp32 master, momentum and variance
- * (12 bytes) sharded over dp*cp from ZeRO-1 on; activations per layer from
- * model.c times the micro-batches in flight on that stage (1F1B: p - i;
- * interleaved: Megatron's warm-up count / v); logits on the last stage; a
- * fixed runtime overhead.
- *
- * Simplifications, stated: no kernel-launch or CPU overheads beyond a
- * constant per step; the TP and EP collectives are never overlapped; GEMM
- * efficiency has no wave-quantisation steps; activations are 16-bit under
- * fp8; energy is an estimate from board power (see perf_estimate). */
+ * Simplifications, stated: one host thread issues every kernel (no CUDA
+ * graphs); the TP overlap is modelled for sequence-parallel TP only, as
+ * Megatron-Core implements it; energy is an estimate from board power. */
 #include "perf_int.h"
 
 #include <math.h>
@@ -55,32 +50,103 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Fitted against tests/data/training.csv (tests/test_accuracy.c prints the
- * table); generations without measured rows are set from their datasheet
- * class and say so in the README. */
+/* The shipped constants. Fitted ones are written by `make fit`
+ * (tests/tools/fit.c) against tests/data/training.csv and
+ * tests/data/vtrain-a100-single.csv; the others are set from the
+ * sources in perf_const_table(). Generations without measured rows
+ * take datasheet-class values and say so there. */
 static const struct perf_calib calib_default = {
 	.gen = {
-		[GEN_OTHER]     = { 0.60, 0.45, 0.40, 0.75 },
-		[GEN_VOLTA]     = { 0.75, 0.00, 0.40, 0.80 },
-		[GEN_TURING]    = { 0.60, 0.00, 0.35, 0.75 },
-		[GEN_AMPERE] = { 0.6612, 0.000, 0.7969, 0.9496 },
-		[GEN_ADA]       = { 0.65, 0.50, 0.45, 0.80 },
-		[GEN_HOPPER] = { 0.5656, 0.9469, 0.1705, 0.8816 },
-		[GEN_BLACKWELL] = { 0.70, 0.55, 0.50, 0.85 },
-		[GEN_CDNA]      = { 0.55, 0.40, 0.35, 0.75 },
-		[GEN_GAUDI]     = { 0.60, 0.45, 0.40, 0.75 },
+		/*                 gemm16 gemm8 gemm32 attn_f attn_b  hbm */
+		[GEN_OTHER]     = { 0.60, 0.45, 0.60, 0.40, 0.30, 0.80 },
+		[GEN_VOLTA]     = { 0.75, 0.00, 0.85, 0.30, 0.25, 0.85 },
+		[GEN_TURING]    = { 0.60, 0.00, 0.80, 0.30, 0.25, 0.80 },
+		[GEN_AMPERE]    = { 0.711, 0.00, 0.75, 0.75, 0.354, 0.95 },
+		[GEN_ADA]       = { 0.70, 0.60, 0.60, 0.50, 0.40, 0.85 },
+		[GEN_HOPPER]    = { 0.55, 0.543, 0.70, 0.25, 0.20, 0.75, 0.455, 0.602 },
+		[GEN_BLACKWELL] = { 0.75, 0.70, 0.70, 0.40, 0.30, 0.85, 0.60, 0.45 },
+		[GEN_CDNA]      = { 0.55, 0.45, 0.50, 0.35, 0.25, 0.80 },
+		[GEN_GAUDI]     = { 0.60, 0.50, 0.50, 0.40, 0.30, 0.80 },
 	},
-	.gemm_dim_half = 92.91,
-	.ew_passes = 1.901,
-	.ew_passes_unfused = 1.414,
-	.fp8_ew_extra = 1.784,
-	.dp_overlap = 0.9991,
-	.mem_overhead_bytes = 6 * 1073741824.0,
-	.mem_frag = 1.085,
-	.step_overhead_s = 2.338e-07,
+	.gemm_k_half = 119,
+	.attn_s_half = 1024,
+	.kernel_gap_s = 0.5e-6,
+	.host_op_s = 42.9e-6,
+	.host_coll_s = 10e-6,
+	.tp_overlap_slowdown = 0.0,
+	.dp_overlap_slowdown = 0.0,
+	.cuda_context_bytes = 0.5 * 1073741824.0,
+	.runtime_bytes = 5.59 * 1073741824.0,
+	.mem_frag = 1.073,
+	.step_overhead_s = 0.0149,
 };
 
 const struct perf_calib *perf_calib_default(void) { return &calib_default; }
+
+#define GEN_K(g_, f_) offsetof(struct perf_calib, gen[g_].f_)
+#define K(field) offsetof(struct perf_calib, field)
+
+/* Every constant, once: name, place, unit, physical range, fitted or set,
+ * and where the range comes from. docs/model.md is the long form. */
+static const struct perf_const const_table[] = {
+	{ "ampere.gemm16", GEN_K(GEN_AMPERE, gemm16), "of peak", 0.70, 0.90, 1,
+	  "A100 SXM bf16 cuBLAS, best shapes: 268 TFLOP/s of 312 (86%), ml-engineering MAMF table" },
+	{ "ampere.attn_fwd", GEN_K(GEN_AMPERE, attn_fwd), "of peak", 0.45, 0.75, 1,
+	  "FlashAttention-2 paper (Dao 2023) Fig. 4-6: A100 forward 150-230 TFLOP/s, hdim 64-128" },
+	{ "ampere.attn_bwd", GEN_K(GEN_AMPERE, attn_bwd), "of peak", 0.35, 0.65, 1,
+	  "FlashAttention-2 paper: A100 backward 110-200 TFLOP/s" },
+	{ "ampere.hbm", GEN_K(GEN_AMPERE, hbm), "of nominal", 0.75, 0.95, 1,
+	  "BabelStream / STREAM on A100: 1.3-1.4 TB/s of 1.55 (40GB), 1.7-1.8 of 2.04 (80GB)" },
+	{ "hopper.gemm16", GEN_K(GEN_HOPPER, gemm16), "of peak", 0.55, 0.85, 1,
+	  "H100 SXM bf16 cuBLAS: 795 TFLOP/s of 989 (80%) at the best shapes (ml-engineering MAMF "
+	  "table); 550-700 on training shapes under sustained power (clocks below boost)" },
+	{ "hopper.gemm8", GEN_K(GEN_HOPPER, gemm8), "of fp8 peak", 0.50, 0.80, 1,
+	  "H100 fp8 cuBLASLt / Transformer Engine GEMMs: 1,200-1,500 TFLOP/s of 1,979" },
+	{ "hopper.attn_fwd", GEN_K(GEN_HOPPER, attn_fwd), "of peak", 0.25, 0.45, 1,
+	  "FlashAttention-2 on H100: 300-380 TFLOP/s forward (FlashAttention-3 paper, Fig. 5 baseline)" },
+	{ "hopper.attn_bwd", GEN_K(GEN_HOPPER, attn_bwd), "of peak", 0.20, 0.40, 1,
+	  "FlashAttention-2 on H100: 250-330 TFLOP/s backward (FlashAttention-3 paper, Fig. 6 baseline)" },
+	{ "hopper.attn3_fwd", GEN_K(GEN_HOPPER, attn3_fwd), "of peak", 0.45, 0.78, 1,
+	  "FlashAttention-3 paper Fig. 5: H100 bf16 forward 500-740 TFLOP/s, hdim 128, causal" },
+	{ "hopper.attn3_bwd", GEN_K(GEN_HOPPER, attn3_bwd), "of peak", 0.35, 0.62, 1,
+	  "FlashAttention-3 paper Fig. 6: H100 bf16 backward 420-600 TFLOP/s" },
+	{ "hopper.hbm", GEN_K(GEN_HOPPER, hbm), "of nominal", 0.75, 0.95, 1,
+	  "BabelStream on H100 SXM: 2.8-3.0 TB/s of 3.35" },
+	{ "gemm_k_half", K(gemm_k_half), "elements", 16, 256, 1,
+	  "CUTLASS multistage main loop: 3-4 stages of 32-64 K elements fill before steady state" },
+	{ "attn_s_half", K(attn_s_half), "tokens", 64, 1024, 1,
+	  "FlashAttention-2 paper: seq 512 runs at ~2/3 of seq 16k throughput" },
+	{ "kernel_gap_s", K(kernel_gap_s), "s", 0.5e-6, 5e-6, 1,
+	  "back-to-back CUDA kernel launch latency 2-5 us; ~1 us with a full queue" },
+	{ "host_op_s", K(host_op_s), "s", 3e-6, 50e-6, 1,
+	  "eager PyTorch op dispatch + launch 5-20 us (PyTorch CUDA Graphs blog); Python modules add more" },
+	{ "host_coll_s", K(host_coll_s), "s", 10e-6, 300e-6, 1,
+	  "NCCL launch through torch.distributed: 10-50 us host time; autograd-wrapped TP regions more" },
+	{ "tp_overlap_slowdown", K(tp_overlap_slowdown), "fraction", 0, 0.30, 1,
+	  "Transformer Engine userbuffers overlap: comm kernels take SMs from the GEMM (5-20%)" },
+	{ "dp_overlap_slowdown", K(dp_overlap_slowdown), "fraction", 0, 0.30, 1,
+	  "NCCL kernels beside compute: 2-16 SMs and HBM traffic; measured 0-20% slowdowns" },
+	{ "cuda_context_gib", K(cuda_context_bytes), "bytes", 0.3 * 1073741824.0,
+	  1.0 * 1073741824.0, 0,
+	  "nvidia-smi of an idle PyTorch process on A100/H100: 400-600 MiB" },
+	{ "runtime_gib", K(runtime_bytes), "bytes", 0.5 * 1073741824.0, 6 * 1073741824.0, 1,
+	  "NCCL buffers (4 MiB x channels x peers per communicator), cuBLAS workspaces, allocator pools" },
+	{ "mem_frag", K(mem_frag), "factor", 1.0, 1.3, 1,
+	  "PyTorch caching allocator: reserved / allocated 1.0-1.3 in training logs" },
+	{ "step_overhead_s", K(step_overhead_s), "s", 0, 0.2, 1,
+	  "per-step gradient-norm all-reduce, loss-scale check, logging: milliseconds to tens of ms" },
+};
+
+const struct perf_const *perf_const_table(int *n)
+{
+	*n = (int)(sizeof const_table / sizeof *const_table);
+	return const_table;
+}
+
+double *perf_const_ptr(struct perf_calib *k, const struct perf_const *c)
+{
+	return (double *)((char *)k + c->offset);
+}
 
 const char *perf_dim_name(enum perf_dim d)
 {
@@ -109,6 +175,10 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct perf_stag
 	ps->t_pp = perf_stage_pp(x, e);
 	ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp + ps->t_cp + ps->t_ep +
 		      ps->t_pp;
+	/* The host issues every kernel in order; when it needs longer than
+	 * the GPU runs them, the GPU waits for it. */
+	ps->t_host_stall = x->host_stall;
+	ps->t_total += ps->t_host_stall;
 	*dp_exposed = perf_stage_dp(x, e);
 	/* Adam: ~30 bytes of HBM traffic per local parameter. */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
@@ -260,10 +330,11 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		bd->cp_comm = crit_m * crit->t_cp;
 		bd->ep_comm = crit_m * crit->t_ep;
 		bd->bubble = crit_bubble;
+		bd->overhead = crit_m * crit->t_host_stall;
 	}
 	bd->dp_comm = worst_dp;
 	bd->optimizer = worst_opt;
-	bd->overhead = k->step_overhead_s;
+	bd->overhead += k->step_overhead_s;
 	e->step_time_s = worst_pipe + worst_dp + worst_opt + k->step_overhead_s;
 	totals(c, m, p, used, x.s, e);
 	(void)err;

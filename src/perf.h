@@ -12,30 +12,58 @@
 #ifndef HP_PERF_H
 #define HP_PERF_H
 
+#include <stddef.h>
+
 #include "plan.h"
 #include "comm.h"
 
 enum perf_dim { DIM_TP, DIM_PP, DIM_DP, DIM_CP, DIM_EP, DIM_COUNT };
 
-/* Calibrated constants; perf_calib_default() holds the fitted values. */
+/* The model's constants. Each has a physical meaning, a range and a
+ * source, listed once in perf_const_table() (perf.c); `make fit` moves
+ * the fitted ones inside their ranges and reports any left on a bound. */
 struct perf_gen_eff {
-	double gemm16;        /* best bf16/fp16 GEMM efficiency (fraction of peak) */
-	double gemm8;         /* best fp8 GEMM efficiency */
-	double attn;          /* flash-attention efficiency vs bf16 peak */
+	double gemm16;        /* best dense bf16/fp16 GEMM, fraction of peak */
+	double gemm8;         /* best dense fp8 GEMM, fraction of fp8 peak */
+	double gemm32;        /* best tf32/fp32 GEMM, fraction of that peak */
+	double attn_fwd;      /* flash attention forward, fraction of 16-bit peak */
+	double attn_bwd;      /* flash attention backward, fraction of 16-bit peak */
 	double hbm;           /* achieved / nominal HBM bandwidth */
+	double attn3_fwd;     /* cuDNN / FlashAttention-3 class forward (Hopper+) */
+	double attn3_bwd;     /* ... backward */
 };
 
 struct perf_calib {
 	struct perf_gen_eff gen[GEN_GAUDI + 1];
-	double gemm_dim_half;     /* x/(x + c): GEMM dimension at half efficiency */
-	double ew_passes;         /* element-wise traffic per activation byte, fwd */
-	double ew_passes_unfused; /* the same for an unfused (pre-flash) kernel stack */
-	double fp8_ew_extra;      /* extra element-wise traffic under fp8 (casts) */
-	double dp_overlap;        /* share of the last backward that hides DP comm */
-	double mem_overhead_bytes;/* CUDA context, workspaces, NCCL buffers */
-	double mem_frag;          /* allocator fragmentation factor on activations */
-	double step_overhead_s;   /* per step: launch, data loader, logging */
+	double gemm_k_half;       /* K at which a GEMM's main loop runs at half speed */
+	double attn_s_half;       /* sequence at which flash attention runs at half speed */
+	double kernel_gap_s;      /* GPU idle between two back-to-back kernels */
+	double host_op_s;         /* host time to issue one kernel (eager PyTorch) */
+	double host_coll_s;       /* host time to issue one NCCL collective */
+	double tp_overlap_slowdown; /* GEMM slowdown while a TP collective shares the SMs */
+	double dp_overlap_slowdown; /* compute slowdown while DP traffic runs beside it */
+	double cuda_context_bytes;  /* CUDA context and module images, per GPU */
+	double runtime_bytes;       /* NCCL buffers, cuBLAS workspaces, allocator pools */
+	double mem_frag;          /* caching-allocator fragmentation on activations */
+	double step_overhead_s;   /* per step: gradient clipping, loss scaling, logging */
 };
+
+/* One constant: where it lives in struct perf_calib, its unit, the
+ * physical range it must stay in, whether `make fit` moves it, and its
+ * source. */
+struct perf_const {
+	const char *name;
+	size_t offset;            /* offsetof(struct perf_calib, ...) */
+	const char *unit;
+	double lo, hi;
+	int fitted;
+	const char *source;
+};
+
+/* The table of every constant, and its length. */
+const struct perf_const *perf_const_table(int *n);
+/* The value of constant c in k (a pointer into k). */
+double *perf_const_ptr(struct perf_calib *k, const struct perf_const *c);
 
 const struct perf_calib *perf_calib_default(void);
 
@@ -58,6 +86,7 @@ struct perf_stage {
 	int pool, tp, layers, first_layer, last_layer;
 	/* per micro-batch, seconds */
 	double t_fwd, t_bwd, t_recompute, t_tp, t_pp, t_cp, t_ep, t_total;
+	double t_host_stall;      /* GPU idle waiting for the host to issue kernels */
 	/* memory per GPU, bytes */
 	double weights, grads, optimizer, activations, other, total, capacity;
 	int fits;

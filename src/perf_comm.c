@@ -8,6 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
+ * collectives treat the domain as their "node": NVLink inside it, the
+ * domain's NICs (every tray's) across domains. */
+static int domain_gpus(const struct pool *p)
+{
+	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
+}
+
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
  * `per_node` of them in each node. */
 static void make_group(const struct cluster *c, int a, int b, int ranks, int per_node,
@@ -36,7 +44,9 @@ static void make_group(const struct cluster *c, int a, int b, int ranks, int per
 	 * groups at the same time (one DP group per TP rank, one p2p per GPU
 	 * of a stage), so a group that leaves the node gets its share of the
 	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
-	int gpn = pa->gpus_per_node;
+	int gpn = domain_gpus(pa);
+	if (gpn > pa->gpus_per_node)
+		g->fab.nics *= gpn / pa->gpus_per_node;
 	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
 		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
 		int n = g->fab.nics * g->ranks_per_node / gpn;
@@ -98,7 +108,25 @@ static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 	pc->exposed_s = exposed_s;
 }
 
-/* Tensor parallelism, inside the node: per micro-batch. */
+/* Exposed time of communication C issued beside compute G in one pass:
+ * overlapped, C hides behind G except its first chunk (1/chunks of it)
+ * and whatever G cannot cover, and G slows by `slow` for as long as both
+ * run; not overlapped, C is exposed in full. */
+static double overlap_exposed(double C, double G, double chunks, double slow, int overlap)
+{
+	if (!overlap || C <= 0)
+		return C;
+	if (chunks < 1)
+		chunks = 1;
+	return fmax(C / chunks, C - G) + slow * fmin(C, G);
+}
+
+/* Tensor parallelism, inside the node (or the NVLink domain): per
+ * micro-batch. Under sequence parallelism each layer all-gathers before
+ * the QKV and MLP-up GEMMs and reduce-scatters after the projection and
+ * MLP-down GEMMs, forward and backward; without it, two all-reduces each
+ * way. Megatron-Core's --tp-comm-overlap (Transformer Engine userbuffers,
+ * SP only) splits each into tp chunks that run beside the GEMM. */
 double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -108,19 +136,27 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 		return 0;
 	struct comm_group gt;
 	struct comm_result cr;
-	make_group(x->c, st->pool, -1, tp, tp, &gt);
+	/* TP may span nodes (estimate allows it): then its ring leaves the
+	 * NVLink domain and pays the NICs. */
+	make_group(x->c, st->pool, -1, tp, tp < domain_gpus(x->pl) ? tp : domain_gpus(x->pl), &gt);
 	double bytes = x->T * x->m->hidden * 2;
 	double one = p->sp ? coll(&gt, COMM_ALLGATHER, bytes, &cr) +
 				     coll(&gt, COMM_REDUCESCATTER, bytes, NULL)
 			   : coll(&gt, COMM_ALLREDUCE, bytes, &cr);
-	/* Full recompute runs the layer's collectives again; op-level
-	 * selective keeps the reduce-scatter outputs and redoes the gathers
-	 * (about half of them). */
-	double per_layer = p->recompute == RC_FULL ? 6 : p->recompute == RC_SELECTIVE_OP ? 5 : 4;
-	double t_tp = one * per_layer * layers;
+	/* Per pass: two units forward, two backward; full recompute runs
+	 * the forward's again; op-level selective keeps the reduce-scatter
+	 * outputs and redoes the gathers (about one unit). */
+	double rc_units = p->recompute == RC_FULL ? 2 : p->recompute == RC_SELECTIVE_OP ? 1 : 0;
+	int ov = plan_tp_overlap(p) && p->sp;
+	double sl = x->k->tp_overlap_slowdown;
+	double cf = 2 * one * layers, cb = 2 * one * layers, cr_ = rc_units * one * layers;
+	double gf = x->gemm_fwd;
+	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
+		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov);
+	double per_layer = 4 + rc_units;
 	note_comm(e, DIM_TP, p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes,
 		  per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr, x->c, st->pool,
-		  t_tp * x->mb, t_tp * x->mb);
+		  one * per_layer * layers * x->mb, t_tp * x->mb);
 	return t_tp;
 }
 
@@ -134,7 +170,7 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 		return 0;
 	struct comm_group gc;
 	struct comm_result cr;
-	int per_node = x->pl->gpus_per_node / tp;
+	int per_node = domain_gpus(x->pl) / tp;
 	make_group(x->c, st->pool, -1, cp, per_node, &gc);
 	double kvw = fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
 	double bytes = cp * 2 * x->T * kvw * 2;
@@ -159,7 +195,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 		return 0;
 	struct comm_group ge;
 	struct comm_result cr;
-	int per_node = x->pl->gpus_per_node / (x->tp * x->cp);
+	int per_node = domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x->c, st->pool, x->other_pool, p->ep, per_node, &ge);
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
 	double one = coll(&ge, COMM_ALLTOALL, bytes, &cr);
@@ -183,7 +219,7 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 			continue;
 		struct comm_group gp;
 		struct comm_result cr;
-		int same_node = x->tp * x->cp * x->dp < x->pl->gpus_per_node &&
+		int same_node = x->tp * x->cp * x->dp < domain_gpus(x->pl) &&
 				x->rep->stages[j].pool == st->pool;
 		make_group(x->c, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
@@ -195,9 +231,17 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 	return t_pp;
 }
 
-/* Data-parallel synchronisation: all-reduce (ZeRO-0), reduce-scatter +
- * all-gather (ZeRO-1/2), hidden behind the last backward as far as it can
- * be; or ZeRO-3's per-layer gathers, prefetched behind compute. */
+/* Data-parallel synchronisation after the pipeline drains, per step.
+ * ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the
+ * gradients and all-gather of the updated parameters. An overlapped
+ * gradient reduce (--overlap-grad-reduce, DeepSpeed overlap_comm, FSDP)
+ * runs bucket by bucket beside the last micro-batch's backward, the last
+ * bucket exposed; an overlapped parameter gather (--overlap-param-gather)
+ * runs beside the next step's first forward. Buckets: Megatron-Core's
+ * default max(40M, 1M x dp) parameters (megatron/core/distributed/
+ * distributed_data_parallel.py). ZeRO-3 gathers each layer's weights
+ * before its forward and backward and reduce-scatters its gradients;
+ * prefetch (param_overlap) hides them behind the previous layer. */
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -208,40 +252,43 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	int de = d / p->ep > 0 ? d / p->ep : 1;
 	struct comm_group gd, gde;
 	struct comm_result cr;
-	int per_node = x->pl->gpus_per_node / (x->tp * x->cp);
+	int per_node = domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x->c, st->pool, x->other_pool, d, per_node, &gd);
 	make_group(x->c, st->pool, x->other_pool, de, per_node, &gde);
-	double t_dp = 0, exposed = 0;
+	double sl = x->k->dp_overlap_slowdown;
+	int gov = plan_grad_overlap(p), pov = plan_param_overlap(p);
+	double gb = framework_get(p->framework)->grad_reduce_fp32 ? 4 : 2;
+	double buckets = fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
+	double t_dp = 0, exposed = 0, dbytes = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;
-	double dbytes = 0;
-	if (p->zero == 0) {
-		dbytes = params * 4;
-		t_dp = coll(&gd, COMM_ALLREDUCE, dbytes, &cr) +
-		       coll(&gde, COMM_ALLREDUCE, eparams * 4, NULL);
-	} else if (p->zero <= 2) {
-		double gb = p->zero == 1 ? 4 : 2;
-		dbytes = params * gb;
-		dop = COMM_REDUCESCATTER;
-		t_dp = coll(&gd, COMM_REDUCESCATTER, dbytes, &cr) +
-		       coll(&gd, COMM_ALLGATHER, params * 2, NULL) +
-		       coll(&gde, COMM_REDUCESCATTER, eparams * gb, NULL) +
-		       coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
-	}
 	if (p->zero <= 2) {
-		double hide = x->k->dp_overlap * (x->bwd + x->rc);
-		exposed = fmax(0, t_dp - hide);
+		double red, gat = 0;
+		if (p->zero == 0) {
+			dbytes = params * gb;
+			red = coll(&gd, COMM_ALLREDUCE, dbytes, &cr) +
+			      coll(&gde, COMM_ALLREDUCE, eparams * gb, NULL);
+		} else {
+			if (p->zero == 2)
+				gb = 2;
+			dbytes = params * gb;
+			dop = COMM_REDUCESCATTER;
+			red = coll(&gd, COMM_REDUCESCATTER, dbytes, &cr) +
+			      coll(&gde, COMM_REDUCESCATTER, eparams * gb, NULL);
+			gat = coll(&gd, COMM_ALLGATHER, params * 2, NULL) +
+			      coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
+		}
+		t_dp = red + gat;
+		exposed = overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
+			  overlap_exposed(gat, x->fwd, buckets, sl, pov);
 	} else {
-		/* ZeRO-3: gather each layer's weights before its forward and
-		 * backward, reduce-scatter its gradients after; prefetch hides
-		 * them behind the layer's compute, except the first. */
 		dop = COMM_ALLGATHER;
 		dbytes = (params + eparams) * 2;
 		double ag = coll(&gd, COMM_ALLGATHER, params * 2, &cr) +
 			    coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
 		double rs = coll(&gd, COMM_REDUCESCATTER, params * 2, NULL) +
 			    coll(&gde, COMM_REDUCESCATTER, eparams * 2, NULL);
-		double f_exp = fmax(0, ag - x->fwd) + ag / layers;
-		double b_exp = fmax(0, ag + rs - (x->bwd + x->rc)) + rs / layers;
+		double f_exp = overlap_exposed(ag, x->fwd, layers, sl, pov);
+		double b_exp = overlap_exposed(ag + rs, x->bwd + x->rc, layers, sl, pov && gov);
 		t_dp = (2 * ag + rs) * x->mb;
 		exposed = (f_exp + b_exp) * x->mb;
 	}

@@ -1,6 +1,10 @@
 /* perf_compute.c — the time of the stage's kernels on one GPU, per
  * micro-batch, and the activations and parameters it holds (the model is
- * described at the top of perf.c). */
+ * described at the top of perf.c).
+ *
+ * Simplified, and said so: the GEMM tile menu is four CUTLASS-like shapes
+ * with estimated relative speeds, not cuBLAS's heuristic; the kernel count
+ * of a layer is written down per op below, not profiled. */
 #include "perf_int.h"
 
 #include <math.h>
@@ -9,39 +13,82 @@
 double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
 {
 	double f = g->flops[dt];
-	if (f <= 0 && dt == HP_FP8)
-		f = g->flops[HP_BF16];   /* no fp8 units: runs at bf16 */
 	if (f <= 0 && dt == HP_BF16)
 		f = g->flops[HP_FP16];
+	if (f <= 0 && dt == HP_TF32)
+		f = g->flops[HP_FP32];
 	if (f <= 0)
 		f = g->flops[HP_FP32];
 	return f;
 }
 
+static int dtype_bytes(enum hp_dtype dt)
+{
+	return dt == HP_FP32 || dt == HP_TF32 ? 4 : dt == HP_FP8 ? 1 : 2;
+}
+
+/* The best output tile for an M x N result (count of them batched) on the
+ * GPU's SMs: tiles that leave SMs idle in the last wave lose their share.
+ * Relative speeds of the smaller tiles are estimates from their operand
+ * reuse (arithmetic intensity 85, 64, 43, 32 FLOP/byte per k-step). */
+static double wave_eff(double M, double N, double count, int sms)
+{
+	static const struct { double m, n, speed; } tiles[] = {
+		{ 256, 128, 1.00 }, { 128, 128, 0.92 }, { 128, 64, 0.80 }, { 64, 64, 0.62 },
+	};
+	if (sms <= 0)
+		return 1;
+	double best = 0;
+	for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++) {
+		double t = ceil(M / tiles[i].m) * ceil(N / tiles[i].n) * count;
+		double waves = ceil(t / sms);
+		/* Partial tiles at the edges compute padding. */
+		double fill = (M * N * count) / (t * tiles[i].m * tiles[i].n);
+		double e = tiles[i].speed * fill * t / (waves * sms);
+		if (e > best)
+			best = e;
+	}
+	return best;
+}
 
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
 		     enum hp_dtype dt, double M, double N, double K)
 {
 	const struct perf_gen_eff *ge = &k->gen[gpu->gen];
-	double top = dt == HP_FP8 && gpu->flops[HP_FP8] > 0 ? ge->gemm8 : ge->gemm16;
-	double c = k->gemm_dim_half;
-	return top * (M / (M + c)) * (N / (N + c)) * (K / (K + c));
+	double top = dt == HP_FP8 && gpu->flops[HP_FP8] > 0	   ? ge->gemm8
+		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
+						      : ge->gemm16;
+	return top * wave_eff(M, N, 1, gpu->sms) * K / (K + k->gemm_k_half);
 }
 
+/* count GEMMs of (M x K)(K x N): the longer of the math at the achievable
+ * rate and the operands' trip through HBM. */
 static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 			enum hp_dtype dt, double M, double N, double K, double count)
 {
-	if (M <= 0 || N <= 0 || K <= 0)
+	if (M <= 0 || N <= 0 || K <= 0 || count <= 0)
 		return 0;
-	return count * 2 * M * N * K / (perf_peak(g, dt) * perf_gemm_eff(k, g, dt, M, N, K));
+	const struct perf_gen_eff *ge = &k->gen[g->gen];
+	double top = dt == HP_FP8 && g->flops[HP_FP8] > 0	   ? ge->gemm8
+		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
+						      : ge->gemm16;
+	double eff = top * wave_eff(M, N, count, g->sms) * K / (K + k->gemm_k_half);
+	double math = count * 2 * M * N * K / (perf_peak(g, dt) * eff);
+	double eb = dtype_bytes(dt) < 2 ? 1 : dtype_bytes(dt);
+	double bytes = count * eb * (M * K + K * N) + count * 2 * M * N * (eb > 2 ? 2 : 1);
+	double mem = bytes / (g->hbm_Bps * ge->hbm);
+	return fmax(math, mem);
 }
 
 /* Forward costs of one layer of one kind on one GPU, per micro-batch. */
 struct layer_cost {
-	double gemm;      /* s */
-	double attn;      /* s, attention core */
-	double ew;        /* s, element-wise traffic */
+	double gemm;      /* s, forward GEMMs */
+	double attn_f;    /* s, attention core forward */
+	double attn_b;    /* s, attention core backward */
+	double ew;        /* s, memory-bound ops forward */
 	double ew_scores; /* s, the part of ew spent on s x s tensors */
+	double kernels;   /* kernels launched forward */
+	double colls;     /* of which NCCL collectives */
 	double act;       /* bytes kept for backward (with the plan's recompute) */
 	double act_norc;  /* bytes without recompute (working set) */
 	double rc_frac;   /* op-level selective: share of GEMM time run again */
@@ -49,75 +96,168 @@ struct layer_cost {
 	double expert_params;
 };
 
-static void layer_cost(const struct model_spec *m, int layer, const struct gpu_spec *g,
-		       const struct plan *p, int tp, double s, const struct perf_calib *k,
-		       struct layer_cost *lc)
+/* The layer's GEMMs, forward. */
+static double layer_gemms(const struct model_spec *m, int layer, const struct gpu_spec *g,
+			  const struct plan *p, int tp, double T, double s,
+			  const struct perf_calib *k)
 {
-	double t = tp, b = p->mbs, sl = s / p->cp, T = b * sl, h = m->hidden;
-	double q = model_q_dim(m), kv = model_kv_dim(m);
+	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
 	enum hp_dtype dt = p->precision;
-	int moe = model_layer_is_moe(m, layer);
-	double up = m->gated_mlp ? 2 : 1;
-	double total, active, experts;
-	model_layer_params(m, layer, &total, &active, &experts);
-	lc->params = (total - experts) / t;
-	lc->expert_params = experts / (t * p->ep);
-
-	double gm = 0;
+	double up = m->gated_mlp ? 2 : 1, gm = 0;
 	if (m->mla.kv_lora_rank) {
 		double mm, at;
 		model_layer_fwd_flops(m, layer, s, &mm, &at);
-		double ffn_w = moe ? (m->moe.top_k + m->moe.shared_experts) * (up + 1) * h *
-					     m->moe.expert_ffn + h * m->moe.experts
-				   : (up + 1) * h * m->ffn;
+		double ffn_w = model_layer_is_moe(m, layer)
+				       ? (m->moe.top_k + m->moe.shared_experts) * (up + 1) * h *
+						 m->moe.expert_ffn + h * m->moe.experts
+				       : (up + 1) * h * m->ffn;
 		double attn_w = mm / 2 - ffn_w;
 		gm += gemm_time(k, g, dt, T, attn_w / (h * t), h, 1);
 	} else {
 		gm += gemm_time(k, g, dt, T, (q + 2 * kv) / t, h, 1);
 		gm += gemm_time(k, g, dt, T, h, q / t, 1);
 	}
-	if (!moe) {
+	if (!model_layer_is_moe(m, layer)) {
 		gm += gemm_time(k, g, dt, T, up * m->ffn / t, h, 1);
 		gm += gemm_time(k, g, dt, T, h, m->ffn / t, 1);
-	} else {
-		const struct moe_spec *e = &m->moe;
-		double local = (double)e->experts / p->ep;
-		double rows = T * e->top_k * p->ep / e->experts;
-		gm += gemm_time(k, g, dt, rows, up * e->expert_ffn / t, h, local);
-		gm += gemm_time(k, g, dt, rows, h, e->expert_ffn / t, local);
-		if (e->shared_experts) {
-			double f = (double)e->shared_experts * e->expert_ffn;
-			gm += gemm_time(k, g, dt, T, up * f / t, h, 1);
-			gm += gemm_time(k, g, dt, T, h, f / t, 1);
-		}
+		return gm;
 	}
-	lc->gemm = gm;
+	const struct moe_spec *e = &m->moe;
+	double local = (double)e->experts / p->ep;
+	double rows = T * e->top_k * p->ep / e->experts;
+	gm += gemm_time(k, g, dt, T, e->experts, h, 1);   /* router */
+	gm += gemm_time(k, g, dt, rows, up * e->expert_ffn / t, h, local);
+	gm += gemm_time(k, g, dt, rows, h, e->expert_ffn / t, local);
+	if (e->shared_experts) {
+		double f = (double)e->shared_experts * e->expert_ffn;
+		gm += gemm_time(k, g, dt, T, up * f / t, h, 1);
+		gm += gemm_time(k, g, dt, T, h, f / t, 1);
+	}
+	return gm;
+}
+
+/* Bytes the layer's memory-bound ops move forward on one GPU, op by op
+ * (activations in 16 bits, 4 bytes under fp32/tf32; under sequence
+ * parallelism the norms, dropouts and residuals see T/tp tokens). Each
+ * op's backward reads its saved input and the incoming gradient and
+ * writes the outgoing one: about twice its forward bytes. */
+static double layer_ew_bytes(const struct model_spec *m, int layer, const struct plan *p,
+			     int tp, double T, double s, double *scores)
+{
+	double eb = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
+	double Th = T * h / (p->sp ? t : 1);
+	double ffn = m->ffn, copies = 1;
+	if (model_layer_is_moe(m, layer)) {
+		ffn = m->moe.expert_ffn;
+		copies = m->moe.top_k + m->moe.shared_experts;
+	}
+	double b = 0;
+	b += 2 * 2 * eb * Th;                      /* two norms: read x, write y */
+	b += 2 * 3 * eb * Th;                      /* two residual adds: read 2, write 1 */
+	if (m->dropout)
+		b += 2 * (2 * eb + 1) * Th;        /* two dropouts: read, write, 1-byte mask */
+	if (m->position == POS_ROPE)
+		b += 2 * eb * T * (q + kv) / t;    /* rotary on q and k: read, write */
+	/* Activation: GeLU reads and writes f; SwiGLU reads 2f, writes f. */
+	b += copies * eb * T * ffn / t * (m->gated_mlp ? 3 : 2);
+	if (copies > 1)
+		b += 2 * 2 * eb * T * h * copies;  /* MoE permute and unpermute */
+	if (p->precision == HP_FP8) {
+		/* Transformer Engine casts each GEMM's activation input to fp8
+		 * (read 16-bit, write fp8 and its transpose for the weight
+		 * gradient): the inputs of QKV, projection, MLP up and down. */
+		double in = T * (h + q + h + ffn * copies) / t;
+		b += 4 * in;
+	}
+	*scores = 0;
+	if (!p->flash) {
+		/* Unfused attention: scale-mask-softmax reads and writes the
+		 * s x s scores, dropout reads, writes and masks them. */
+		double n = (double)m->heads / t * T * s;
+		*scores = n * (2 * eb + (m->dropout ? 2 * eb + 1 : 0));
+		b += *scores;
+	}
+	return b;
+}
+
+/* Kernels one layer launches forward on one GPU, op by op. The backward
+ * launches about twice as many (a data and a weight gradient per GEMM, a
+ * backward per memory-bound op). */
+static double layer_kernels(const struct model_spec *m, int layer, const struct plan *p, int tp)
+{
+	double n = 0;
+	n += 2;                                /* norms */
+	n += 4;                                /* QKV, projection, MLP up, MLP down */
+	n += 2;                                /* residual adds (bias/dropout fused) */
+	n += 1;                                /* activation */
+	if (m->bias)
+		n += 2;                        /* bias adds not fused into a GEMM */
+	if (m->position == POS_ROPE)
+		n += 2;                        /* rotary on q and k */
+	if (m->dropout)
+		n += 2;                        /* dropout masks */
+	if (p->flash)
+		n += 1;
+	else
+		n += 6;                        /* 2 batched GEMMs, softmax, dropout, 2 copies */
+	if (tp > 1)
+		n += p->sp ? 4 : 2;            /* TP collectives */
+	if (p->precision == HP_FP8)
+		n += 6;                        /* fp8 casts and amax updates */
+	if (model_layer_is_moe(m, layer))
+		n += 10;                       /* router, top-k, softmax, permute, 2 grouped GEMMs,
+						* unpermute, all-to-all x2, combine */
+	return n;
+}
+
+static void layer_cost(const struct model_spec *m, int layer, const struct gpu_spec *g,
+		       const struct plan *p, int tp, double s, const struct perf_calib *k,
+		       struct layer_cost *lc)
+{
+	double t = tp, b = p->mbs, sl = s / p->cp, T = b * sl;
+	double total, active, experts;
+	model_layer_params(m, layer, &total, &active, &experts);
+	lc->params = (total - experts) / t;
+	lc->expert_params = experts / (t * p->ep);
+	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k);
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
+	lc->kernels = layer_kernels(m, layer, p, tp);
+	lc->colls = (tp > 1 ? (p->sp ? 4 : 2) : 0) + (model_layer_is_moe(m, layer) && p->ep > 1 ? 2 : 0);
 
 	/* Attention core: queries of this CP rank against the whole sequence. */
 	double mm, attn_tok;
 	model_layer_fwd_flops(m, layer, s, &mm, &attn_tok);
 	double attn_flops = T * attn_tok / t;
-	enum hp_dtype adt = dt == HP_FP8 ? HP_BF16 : dt;
+	enum hp_dtype adt = p->precision == HP_FP8 ? HP_BF16 : p->precision;
+	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	if (p->flash) {
-		lc->attn = 0.5 * attn_flops / (perf_peak(g, adt) * k->gen[g->gen].attn);
+		/* Causal: half the blocks run. Backward: 2.5x the forward
+		 * FLOPs (five matmuls to the forward's two). */
+		double ramp = s / (s + k->attn_s_half);
+		double pk = perf_peak(g, adt == HP_FP32 || adt == HP_TF32 ? HP_BF16 : adt);
+		double f = 0.5 * attn_flops;
+		int gen3 = framework_get(p->framework)->attn_gen3 && ge->attn3_fwd > 0;
+		lc->attn_f = f / (pk * (gen3 ? ge->attn3_fwd : ge->attn_fwd) * ramp);
+		lc->attn_b = 2.5 * f / (pk * (gen3 ? ge->attn3_bwd : ge->attn_bwd) * ramp);
 	} else {
 		double heads = (double)m->heads / t, d = m->head_dim;
-		lc->attn = gemm_time(k, g, adt, sl, s, d, b * heads) +
-			   gemm_time(k, g, adt, sl, d, s, b * heads);
+		lc->attn_f = gemm_time(k, g, adt, sl, s, d, b * heads) +
+			     gemm_time(k, g, adt, sl, d, s, b * heads);
+		lc->attn_b = 2 * lc->attn_f;
 	}
 
 	struct act_opts ao = { b, sl, tp, p->sp && tp > 1, p->flash, p->recompute, p->ep };
 	lc->act = model_layer_act_bytes(m, layer, &ao);
 	lc->act_norc = model_layer_act_bytes_norc(m, layer, &ao);
-	struct act_opts ao_flash = ao;
-	ao_flash.flash = 1;
-	double scores = p->flash ? 0 : lc->act_norc - model_layer_act_bytes_norc(m, layer, &ao_flash);
-	double bw = g->hbm_Bps * k->gen[g->gen].hbm;
-	double ew_mult = (p->flash ? k->ew_passes : k->ew_passes_unfused) *
-			 (dt == HP_FP8 ? 1 + k->fp8_ew_extra : 1);
-	lc->ew = ew_mult * lc->act_norc / bw;
-	lc->ew_scores = ew_mult * scores / bw;
+	double scores;
+	double bw = g->hbm_Bps * ge->hbm;
+	lc->ew = layer_ew_bytes(m, layer, p, tp, T, s, &scores) / bw;
+	lc->ew_scores = scores / bw;
+	if (p->precision == HP_FP32 || p->precision == HP_TF32) {
+		lc->act *= 2;
+		lc->act_norc *= 2;
+	}
 }
 
 /* The stage's layers, costed once per layer kind (dense, MoE), plus the
@@ -139,24 +279,35 @@ void perf_stage_compute(struct stage_ctx *x)
 		}
 		count[kind]++;
 	}
-	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0;
+	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0, stall = 0;
 	double params = 0, eparams = 0, attn_sum = 0, gemm_sum = 0;
-	double attn_bwd = p->flash ? 2.5 : 2.0;
+	double gap = k->kernel_gap_s;
 	for (int kind = 0; kind < 2; kind++) {
 		if (!count[kind])
 			continue;
 		const struct layer_cost *L = &lc[kind];
 		double n = count[kind];
-		fwd += n * (L->gemm + L->attn + L->ew);
-		bwd += n * (2 * L->gemm + attn_bwd * L->attn + 2 * L->ew);
-		attn_sum += n * L->attn;
+		/* The host issues the layer's kernels (NCCL calls cost more);
+		 * when it needs longer than the GPU runs them, the GPU waits.
+		 * Per layer, so a stage's time stays affine in its layers. */
+		double host = (L->kernels - L->colls) * k->host_op_s + L->colls * k->host_coll_s;
+		double f = L->gemm + L->attn_f + L->ew + L->kernels * gap;
+		double b = 2 * L->gemm + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
+		fwd += n * f;
+		bwd += n * b;
+		stall += n * (fmax(0, host - f) + fmax(0, 2 * host - b));
+		attn_sum += n * L->attn_f;
 		gemm_sum += n * L->gemm;
-		if (p->recompute == RC_FULL)
-			rc += n * (L->gemm + L->attn + L->ew);
-		else if (p->recompute == RC_SELECTIVE && !p->flash)
-			rc += n * (L->attn + L->ew_scores);
-		else if (p->recompute == RC_SELECTIVE_OP)
-			rc += n * (L->rc_frac * L->gemm + L->ew);
+		if (p->recompute == RC_FULL) {
+			rc += n * f;
+			stall += n * fmax(0, host - f);
+		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
+			rc += n * (L->attn_f + L->ew_scores);
+		} else if (p->recompute == RC_SELECTIVE_OP) {
+			double r = L->rc_frac * L->gemm + L->ew;
+			rc += n * r;
+			stall += n * fmax(0, 0.6 * host - r);
+		}
 		act += n * L->act;
 		if (L->act_norc > act_work)
 			act_work = L->act_norc;
@@ -168,16 +319,19 @@ void perf_stage_compute(struct stage_ctx *x)
 	int tp = x->tp;
 	double bwh = g->hbm_Bps * k->gen[g->gen].hbm;
 	if (x->first) {
+		/* Embedding lookup: gather and write T x h; backward scatters. */
 		params += x->pc.embedding / tp;
 		unit = fmax(unit, x->pc.embedding / tp);
-		fwd += 3 * T * h * 2 / bwh;
-		bwd += 3 * T * h * 2 / bwh;
+		fwd += 3 * T * h * 2 / bwh + gap;
+		bwd += 3 * T * h * 2 / bwh + gap;
 	}
 	if (x->last) {
+		/* Final norm, logits GEMM, fp32 softmax cross-entropy (read,
+		 * write and read back the T x V/tp logits). */
 		double lg = gemm_time(k, g, p->precision, T, V / tp, h, 1);
 		double ew = 3 * T * V / tp * 4 / bwh;
-		fwd += lg + ew;
-		bwd += 2 * lg + ew;
+		fwd += lg + ew + 4 * gap;
+		bwd += 2 * lg + ew + 8 * gap;
 		params += (x->pc.output ? x->pc.output : (x->pp > 1 ? x->pc.embedding : 0)) / tp +
 			  x->pc.final_norm;
 		unit = fmax(unit, (x->pc.output ? x->pc.output : x->pc.embedding) / tp);
@@ -185,8 +339,10 @@ void perf_stage_compute(struct stage_ctx *x)
 	x->fwd = fwd;
 	x->bwd = bwd;
 	x->rc = rc;
+	x->host_stall = stall;
 	x->attn_fwd = attn_sum;
-	x->attn_bwd_ratio = attn_bwd;
+	x->attn_bwd_ratio = lc[0].attn_f > 0 ? lc[0].attn_b / lc[0].attn_f
+			    : lc[1].attn_f > 0 ? lc[1].attn_b / lc[1].attn_f : 2.5;
 	x->gemm_fwd = gemm_sum;
 	x->moe_layers = count[1];
 	x->act = act;

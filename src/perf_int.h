@@ -32,6 +32,7 @@ struct stage_ctx {
 
 	/* perf_stage_compute: per micro-batch on one GPU */
 	double fwd, bwd, rc;     /* s */
+	double host_stall;       /* s, GPU idle waiting for the host, per micro-batch */
 	double attn_fwd;         /* s, attention core forward, all layers */
 	double attn_bwd_ratio;   /* attention backward / forward */
 	double gemm_fwd;         /* s, GEMM forward, all layers (hides TP overlap) */

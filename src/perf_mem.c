@@ -18,7 +18,13 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	double whole = x->params + x->eparams, shard = x->params / sh + x->eparams / she;
 	double wbytes = 2 * (p->zero == 3 ? shard : whole);
 	double gbytes, obytes;
-	if (p->master == MASTER_REPLICATED) {
+	if (p->precision == HP_FP32 || p->precision == HP_TF32) {
+		/* fp32 training: fp32 weights and gradients, Adam's two fp32
+		 * moments, no separate master copy. */
+		wbytes *= 2;
+		gbytes = 4 * (p->zero <= 1 ? whole : shard);
+		obytes = 8 * (p->zero == 0 ? whole : shard);
+	} else if (p->master == MASTER_REPLICATED) {
 		/* bf16 gradients kept beside the fp32 ones; the fp32 master
 		 * whole, only the moments sharded. */
 		gbytes = 6 * whole;
@@ -62,9 +68,11 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	ps->grads = gbytes;
 	ps->optimizer = obytes;
 	ps->activations = acts;
-	ps->other = k->mem_overhead_bytes;
+	/* The CUDA context and the runtime's own buffers (NCCL, cuBLAS
+	 * workspaces, allocator pools) come before any tensor. */
+	ps->other = k->cuda_context_bytes + k->runtime_bytes;
 	ps->total = wbytes + gbytes + obytes + acts + ps->other;
-	ps->capacity = x->g->mem_bytes / 1e9 * 1073741824.0;
+	ps->capacity = gpu_usable_bytes(x->g);
 	ps->fits = ps->total <= ps->capacity;
 	return ps->fits;
 }

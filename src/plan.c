@@ -312,10 +312,9 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 	*s = '\0';
 	if (jx_str(&jc, root, "precision", 0, s, sizeof s) < 0)
 		goto out;
-	if (*s && (hp_dtype_parse(s, &p->precision) || p->precision == HP_FP32 ||
-		   p->precision == HP_TF32)) {
+	if (*s && hp_dtype_parse(s, &p->precision)) {
 		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: precision: expected \"bf16\", \"fp16\" or \"fp8\", got \"%s\"",
+			   "%s: precision: expected \"fp32\", \"tf32\", \"bf16\", \"fp16\" or \"fp8\", got \"%s\"",
 			   file, s);
 		goto out;
 	}
@@ -419,6 +418,24 @@ out:
 	return rc;
 }
 
+int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
+			 const char *ctx, struct hp_err *err)
+{
+	const struct gpu_spec *g = &c->pools[pool].gpu;
+	if (g->flops[dt] > 0)
+		return 0;
+	char have[64] = "";
+	size_t n = 0;
+	for (int d = 0; d < HP_DTYPE_COUNT; d++)
+		if (g->flops[d] > 0 && n + 8 < sizeof have)
+			n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "",
+					      hp_dtype_name((enum hp_dtype)d));
+	return hp_err_set(err, HP_EXIT_INPUT,
+			  "%s: precision %s: pool '%s' (%s) has no %s units (it has: %s)", ctx,
+			  hp_dtype_name(dt), c->pools[pool].name, g->name, hp_dtype_name(dt),
+			  n ? have : "no listed peaks");
+}
+
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err)
 {
@@ -479,10 +496,13 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 				return hp_err_set(err, HP_EXIT_INPUT,
 						  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
 						  ctx, st->tp, m->kv_heads);
-			if (st->tp > pl->gpus_per_node)
+			/* TP beyond a node (or an NVL72 domain) is allowed: its
+			 * collectives then cross the NICs, and perf.c charges
+			 * them; it must still tile the nodes evenly. */
+			if (st->tp > pl->gpus_per_node && st->tp % pl->gpus_per_node)
 				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d exceeds the %d GPUs per node of pool '%s' (TP stays inside a node)",
-						  ctx, st->tp, pl->gpus_per_node, pl->name);
+						  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
+						  ctx, st->tp, pl->name, pl->gpus_per_node);
 			if (p->schedule == SCHED_INTERLEAVED &&
 			    (st->last_layer - st->first_layer + 1) % p->vpp)
 				return hp_err_set(err, HP_EXIT_INPUT,
@@ -516,6 +536,8 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 					  "%s: the plan needs %d GPUs of pool '%s', which has %d (%d nodes x %d)",
 					  ctx, used[i], c->pools[i].name, have, c->pools[i].nodes,
 					  c->pools[i].gpus_per_node);
+		if (used[i] && plan_check_precision(c, i, p->precision, ctx, err) < 0)
+			return -1;
 	}
 	return 0;
 }

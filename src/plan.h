@@ -101,6 +101,15 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err);
 
+/* Can a GPU of pool `pool` run the plan's arithmetic in dtype dt? fp8
+ * needs FP8 tensor cores (Hopper, Ada, Blackwell, MI300), bf16 needs
+ * bf16 units (not V100 or T4), tf32 needs Ampere or later; fp16 and fp32
+ * run everywhere the catalog lists a peak. Returns 0, or -1 with err
+ * naming the pool, its GPU and the dtypes it has (ctx names the flag or
+ * file). Never falls back silently. */
+int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
+			 const char *ctx, struct hp_err *err);
+
 /* Same settings and the same replica groups and stages. */
 int plan_equal(const struct plan *a, const struct plan *b);
 

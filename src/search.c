@@ -1665,6 +1665,9 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 				  "--objective budget needs --budget (e.g. 2.5M)");
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER.json or --pool");
+	for (int i = 0; i < c->n_pools; i++)
+		if (plan_check_precision(c, i, o->precision, "--precision", err) < 0)
+			return -1;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE,
 				  "--pp %d: more pipeline stages than the %d layers of %s", o->fix_pp,

@@ -1,92 +1,155 @@
-/* test_accuracy.c — hetplan's predictions against measured training runs.
+/* test_accuracy.c — hetplan's predictions against measured training runs,
+ * in sample and cross-validated by source.
  *
- * Rows: tests/data/training.csv (a copy of the team's calibration set: 82
- * runs from papers and vendor tables, each graded CONF:high ... low). Each
- * row with a complete configuration is run through perf_estimate and
- * compared with its measured step time or peak memory (see calib_rows.h
- * for how the measured value is derived from the source's own numbers).
+ * Rows: tests/data/training.csv (82 runs from papers and vendor tables,
+ * graded CONF:high ... low) and tests/data/vtrain-a100-single.csv (320
+ * small GPT models on 2-8 A100s). calib_rows.h turns each into a cluster,
+ * a model and a plan, and derives the measured step time or peak memory
+ * from the source's own numbers.
  *
- * Asserted (issue acceptance): every CONF:high step-time row within +-15%,
- * mean absolute error over them <= 10%; every memory row with a complete
- * configuration within +-15% (see below for the rule on incomplete ones). The
- * table of every row is printed and copied into README.md. */
+ * Printed: every row with a prediction, then the rows skipped and why,
+ * then per source group the in-sample error and the leave-one-source-out
+ * error: the constants refitted without the group (tests/fit_core.h), the
+ * group predicted with them. That second figure is the one that says how
+ * hetplan does on runs it never saw.
+ *
+ * Asserted (issue acceptance, the numbers in README's Accuracy table):
+ *  - cross-validated step-time MAPE over the CONF:high rows <= 12%, with
+ *    no source group's CONF:high rows above 20%;
+ *  - the vTrain single-node rows within 12% MAPE with the shipped
+ *    constants;
+ *  - every memory row with a complete configuration within +-15%. */
 #include "t.h"
-#include "calib_rows.h"
+#include "fit_core.h"
 
 static struct catalog cat;
 static struct calib_row *rows;
 static int n_rows;
 
-/* Memory rows are held to +-15% when every column that sets the memory is
- * known: stated in the CSV, or settled by the source or the row's own
- * logged numbers as calib_rows.h documents row by row (the BLOOM pre-flight
- * rows BL-02..08: vocab, recompute, heads and the optimizer build). A row
- * with a column still unknown (r->guessed) is printed with its error and
- * marked EXCLUDED with the columns; the rule is mechanical, the same for a
- * row that happens to land inside the band and one that does not. */
-
 static double err_pct(double pred, double meas) { return 100.0 * (pred - meas) / meas; }
 
-TEST(table_and_bounds)
+/* Print one row; returns its signed error. */
+static double print_row(const struct calib_row *r)
 {
-	double sum_high = 0, max_high = 0;
-	int n_high = 0;
-	double sum_other = 0;
-	int n_other = 0, n_mem = 0, n_mem_excl = 0;
-	double sum_mem = 0, max_mem = 0;
+	double pred = row_predict(r, NULL);
+	double e = err_pct(pred, r->measured);
+	if (r->kind == ROW_MEMORY)
+		printf("%-10s %-6.6s %-28.28s %9.1f GiB %9.1f GiB %+7.1f%%%s\n", r->id, r->conf,
+		       r->model_name, pred / 1073741824.0, r->measured / 1073741824.0, e,
+		       r->guessed[0] ? "  EXCLUDED: configuration incomplete" : "");
+	else
+		printf("%-10s %-6.6s %-28.28s %10.3f s %10.3f s %+7.1f%%\n", r->id, r->conf,
+		       r->model_name, pred, r->measured, e);
+	return e;
+}
+
+TEST(rows_and_memory)
+{
+	double sum_high = 0, max_high = 0, sum_mem = 0, max_mem = 0, sum_other = 0;
+	int n_high = 0, n_mem = 0, n_other = 0;
 	printf("%-10s %-6s %-28s %12s %12s %8s\n", "row", "conf", "model", "predicted",
 	       "measured", "error");
 	for (int i = 0; i < n_rows; i++) {
-		struct calib_row *r = &rows[i];
-		if (!r->usable) {
-			printf("%-10s %-6.6s %-28.28s skipped: %s\n", r->id, r->conf, r->model_name,
-			       r->skip);
-			continue;
-		}
-		double pred = row_predict(r, NULL);
-		double e = err_pct(pred, r->measured);
+		const struct calib_row *r = &rows[i];
+		if (!r->usable || (!strncmp(r->id, "VT-", 3) && i % 8))
+			continue;   /* every eighth vTrain row is printed */
+		double e = fabs(print_row(r));
 		if (r->kind == ROW_MEMORY) {
-			int excluded = r->guessed[0] != '\0';
-			printf("%-10s %-6.6s %-28.28s %9.1f GiB %9.1f GiB %+7.1f%%", r->id, r->conf,
-			       r->model_name, pred / 1073741824.0, r->measured / 1073741824.0, e);
-			if (excluded) {
-				printf("  EXCLUDED: configuration incomplete (not stated:%s)\n",
-				       r->guessed);
-				n_mem_excl++;
+			if (r->guessed[0])
 				continue;
-			}
-			printf("\n");
 			n_mem++;
-			sum_mem += fabs(e);
-			if (fabs(e) > max_mem)
-				max_mem = fabs(e);
-			if (!(fabs(e) <= 15))
-				T_FAILF("%s: memory off by %+.1f%% (bound 15%%)", r->id, e);
-			continue;
-		}
-		printf("%-10s %-6.6s %-28.28s %10.2f s %10.2f s %+7.1f%%\n", r->id, r->conf,
-		       r->model_name, pred, r->measured, e);
-		if (!strcmp(r->conf, "high")) {
+			sum_mem += e;
+			max_mem = fmax(max_mem, e);
+			if (!(e <= 15))
+				T_FAILF("%s: memory off by %.1f%% (bound 15%%)", r->id, e);
+		} else if (!strcmp(r->conf, "high") && strncmp(r->id, "VT-", 3)) {
 			n_high++;
-			sum_high += fabs(e);
-			if (fabs(e) > max_high)
-				max_high = fabs(e);
-			if (fabs(e) > 15)
-				T_FAILF("%s: step time off by %+.1f%% (bound 15%%)", r->id, e);
-		} else {
+			sum_high += e;
+			max_high = fmax(max_high, e);
+		} else if (strncmp(r->id, "VT-", 3)) {
 			n_other++;
-			sum_other += fabs(e);
+			sum_other += e;
 		}
 	}
+	printf("\nskipped rows (no prediction):\n");
+	for (int i = 0; i < n_rows; i++)
+		if (!rows[i].usable)
+			printf("  %-10s %s\n", rows[i].id, rows[i].skip);
 	printf("\nCONF:high step-time rows: %d, mean |error| %.1f%%, max %.1f%%\n", n_high,
 	       n_high ? sum_high / n_high : 0, max_high);
 	printf("other step-time rows: %d, mean |error| %.1f%%\n", n_other,
 	       n_other ? sum_other / n_other : 0);
-	printf("memory rows: %d held to +-15%%, mean |error| %.1f%%, max %.1f%%, %d excluded (configuration incomplete)\n",
-	       n_mem, n_mem ? sum_mem / n_mem : 0, max_mem, n_mem_excl);
+	printf("memory rows: %d held to +-15%%, mean |error| %.1f%%, max %.1f%%\n", n_mem,
+	       n_mem ? sum_mem / n_mem : 0, max_mem);
 	CHECK(n_high >= 25);
 	CHECK(n_mem >= 3);
-	CHECK(n_high && sum_high / n_high <= 10.0);
+}
+
+/* In sample and leave-one-source-out, per source group. */
+TEST(cross_validated_by_source)
+{
+	struct fit_set fs;
+	fit_set_init(&fs, rows, n_rows);
+	const struct perf_calib *k0 = perf_calib_default();
+	double cv_sum_high = 0, worst_group_high = 0;
+	int cv_n_high = 0;
+	double vt_in = -1;
+	printf("\n%-6s %5s %10s %10s %10s %12s\n", "group", "rows", "in-sample", "held-out",
+	       "max(held)", "high(held)");
+	for (int g = 0; g < fs.n_groups; g++) {
+		if (!strcmp(fs.group[g], "MEM"))
+			continue;
+		double mx_in, mx_out, mx_h;
+		int cnt, cnt_h;
+		double in = fit_group_mape(&fs, k0, g, 0, &mx_in, &cnt);
+		struct perf_calib kg = *k0;
+		fit_run(&fs, &kg, g, 8);
+		double out = fit_group_mape(&fs, &kg, g, 0, &mx_out, &cnt);
+		double out_h = fit_group_mape(&fs, &kg, g, 1, &mx_h, &cnt_h);
+		printf("%-6s %5d %9.1f%% %9.1f%% %9.1f%%", fs.group[g], cnt, in, out, mx_out);
+		if (cnt_h)
+			printf(" %5.1f%% (%d)", out_h, cnt_h);
+		printf("\n");
+		fflush(stdout);
+		if (!strcmp(fs.group[g], "VT")) {
+			vt_in = in;
+			continue;   /* judged on its own below */
+		}
+		if (cnt_h) {
+			cv_sum_high += out_h * cnt_h;
+			cv_n_high += cnt_h;
+			worst_group_high = fmax(worst_group_high, out_h);
+		}
+	}
+	double cv = cv_n_high ? cv_sum_high / cv_n_high : 0;
+	printf("\ncross-validated CONF:high step time: %d rows, MAPE %.1f%%, worst group %.1f%%\n",
+	       cv_n_high, cv, worst_group_high);
+	printf("vTrain single-node rows, shipped constants: MAPE %.1f%%\n", vt_in);
+	CHECK(cv_n_high >= 25);
+	if (!(cv <= 12))
+		T_FAILF("cross-validated CONF:high MAPE %.1f%% (bound 12%%)", cv);
+	if (!(worst_group_high <= 20))
+		T_FAILF("a source group's CONF:high rows held out: %.1f%% (bound 20%%)",
+			worst_group_high);
+	if (!(vt_in >= 0 && vt_in <= 12))
+		T_FAILF("vTrain rows MAPE %.1f%% (bound 12%%)", vt_in);
+	fit_set_done(&fs);
+}
+
+/* Every constant inside its range, and the table complete. */
+TEST(constants_in_range)
+{
+	int nc;
+	const struct perf_const *ct = perf_const_table(&nc);
+	struct perf_calib k = *perf_calib_default();
+	CHECK(nc >= 15);
+	for (int i = 0; i < nc; i++) {
+		double v = *perf_const_ptr(&k, &ct[i]);
+		if (!(v >= ct[i].lo && v <= ct[i].hi))
+			T_FAILF("%s = %g outside [%g, %g]", ct[i].name, v, ct[i].lo, ct[i].hi);
+		if (!ct[i].source || strlen(ct[i].source) < 20)
+			T_FAILF("%s has no source", ct[i].name);
+	}
 }
 
 int main(void)
@@ -96,12 +159,14 @@ int main(void)
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
-	n_rows = rows_load(&cat, "tests/data/training.csv", &rows);
+	n_rows = rows_load_all(&cat, &rows);
 	if (n_rows <= 0) {
-		fprintf(stderr, "tests/data/training.csv: cannot read\n");
+		fprintf(stderr, "tests/data/*.csv: cannot read (run from the repository root)\n");
 		return 1;
 	}
-	RUN(table_and_bounds);
+	RUN(rows_and_memory);
+	RUN(cross_validated_by_source);
+	RUN(constants_in_range);
 	for (int i = 0; i < n_rows; i++)
 		plan_free(&rows[i].plan);
 	free(rows);

@@ -111,7 +111,14 @@ expect 2 "-m MODEL is required" $H estimate --pool 1x8xH100 --tp 1 --pp 1 --mbs 
 expect 2 "--tp: expected a positive integer, got '-2'" $E --tp -2 --pp 1 --mbs 1 --gbs 8
 expect 2 "--tp: expected a positive integer, got '1e99'" $E --tp 1e99 --pp 1 --mbs 1 --gbs 8
 expect 2 "--gbs: expected a positive integer, got '99999999999999'" $E --tp 1 --pp 1 --mbs 1 --gbs 99999999999999
-expect 2 "--precision: expected bf16, fp16 or fp8" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp64
+expect 2 "--precision: expected fp32, tf32, bf16, fp16 or fp8" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp64
+# A precision the GPU has no units for is an error naming the GPU, never a
+# silent fallback (A100 has no FP8 tensor cores; V100 has no bf16).
+expect 3 "pool 'a100-sxm4-80gb' (A100-SXM4-80GB) has no fp8 units" $H estimate --pool 1x8xA100-80GB -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --precision fp8
+expect 3 "(V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16)" $H estimate --pool 1x8xV100 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --precision bf16
+expect 3 "has no bf16 units" $H plan --pool 1x8xV100 -m llama3.1-8b --gbs 8 --precision bf16
+expect 0 "" $H estimate --pool 1x8xA100-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --precision tf32
+expect 0 "" $H estimate --pool 1x8xV100 -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp32
 expect 2 "--schedule: expected 1f1b or interleaved:V" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --schedule zigzag
 expect 2 "unknown option" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --frobnicate
 expect 2 "--pool: expected NODESxGPUSxGPU" $H estimate --pool 16xH100 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
@@ -119,7 +126,9 @@ expect 3 "unknown GPU 'H1000' (closest: H100" $H estimate --pool 2x8xH1000 -m ll
 expect 3 "unknown model 'llama9-70b'" $E -m llama9-70b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 3 "tp 3 does not divide the 32 attention heads" $E --tp 3 --pp 1 --dp 1 --mbs 1 --gbs 8
 expect 3 "--pp: 40 pipeline stages for a model of 32 layers" $E --tp 1 --pp 40 --dp 1 --mbs 1 --gbs 8
-expect 3 "tp 16 exceeds the 8 GPUs per node" $E --tp 16 --pp 1 --dp 1 --mbs 1 --gbs 8
+# TP may span nodes (its collectives then cross the NICs) but must tile them.
+expect 0 "" $E --tp 16 --pp 1 --dp 1 --mbs 1 --gbs 8
+expect 3 "tp 12 spans nodes of pool" $H estimate --pool 3x8xH100-SXM -m gpt-1.7b --tp 12 --pp 1 --dp 1 --mbs 1 --gbs 8
 expect 3 "needs 32 GPUs of pool" $E --tp 8 --pp 4 --dp 1 --mbs 1 --gbs 8
 expect 3 "not a positive multiple of the micro-batch" $E --tp 1 --pp 1 --dp 16 --mbs 3 --gbs 64
 

@@ -49,7 +49,7 @@ assert abs(tot - 1) < 1e-9, tot
 # nodes, Llama-3.1 8B; the pipeline's stage holding the output layer takes
 # fewer transformer layers than the one holding the embedding.
 $H plan --pool 1x8xA100-80GB,name=a100 --pool 2x8xV100,name=v100 -m llama3.1-8b --gbs 128 \
-	--zero 1 --top 5 --format json > "$T/uneven.json" 2>"$T/err" && ok || bad "uneven run: $(cat "$T/err")"
+	--zero 1 --top 5 --precision fp16 --format json > "$T/uneven.json" 2>"$T/err" && ok || bad "uneven run: $(cat "$T/err")"
 py "
 import json
 d = json.load(open('$T/uneven.json'))

@@ -129,9 +129,8 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		p->zero = strcmp(arg, "0") ? v : 0;
 		return 1;
 	case CLI_PF_PREC:
-		if (hp_dtype_parse(arg, &p->precision) || p->precision == HP_FP32 ||
-		    p->precision == HP_TF32)
-			return plan_flag_bad(cmd, "precision", "bf16, fp16 or fp8", arg);
+		if (hp_dtype_parse(arg, &p->precision))
+			return plan_flag_bad(cmd, "precision", "fp32, tf32, bf16, fp16 or fp8", arg);
 		return 1;
 	case CLI_PF_RC:
 		if (plan_recompute_parse(arg, &p->recompute))

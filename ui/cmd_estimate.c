@@ -12,7 +12,7 @@
 static const char estimate_usage[] =
 	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
+	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
 	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
 	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
 	"         [--no-price-book] [--format table|json]\n"

@@ -12,7 +12,7 @@
 static const char launch_usage[] =
 	"usage: hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision bf16|fp16|fp8]\n"
+	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
 	"         [--zero 0|1|2|3] [--master sharded|replicated] [--schedule 1f1b|interleaved:V]\n"
 	"         [--attention flash|unfused] [--no-sp] [--format megatron|slurm|deepspeed] [-o FILE]\n"

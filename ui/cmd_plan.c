@@ -16,7 +16,7 @@
 static const char plan_usage[] =
 	"usage: hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
 	"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
-	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision bf16|fp16|fp8]\n"
+	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
 	"         [--schedule 1f1b|interleaved:V]\n"
 	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
@@ -410,9 +410,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 				return bad("top", optarg, "an integer from 1 to 1000");
 			break;
 		case O_PREC:
-			if (hp_dtype_parse(optarg, &so.precision) || so.precision == HP_FP32 ||
-			    so.precision == HP_TF32)
-				return bad("precision", optarg, "bf16, fp16 or fp8");
+			if (hp_dtype_parse(optarg, &so.precision))
+				return bad("precision", optarg, "fp32, tf32, bf16, fp16 or fp8");
 			break;
 		case O_TP:
 			if (hp_parse_int(optarg, &so.fix_tp))
