@@ -58,6 +58,7 @@ struct perf_const {
 	double lo, hi;
 	int fitted;
 	const char *source;
+	const char *on_bound;      /* why the fit leaves it on a bound, or NULL */
 };
 
 /* The table of every constant, and its length. */

@@ -503,12 +503,19 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 				return hp_err_set(err, HP_EXIT_INPUT,
 						  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
 						  ctx, st->tp, pl->name, pl->gpus_per_node);
-			if (p->schedule == SCHED_INTERLEAVED &&
-			    (st->last_layer - st->first_layer + 1) % p->vpp)
+			/* Interleaving: each stage holds vpp chunks of equal
+			 * layers; the first and last stage may hold one layer
+			 * less, their embedding or loss standing in for it
+			 * (Megatron-Core's account_for_embedding_in_pipeline_split
+			 * and account_for_loss_in_pipeline_split, as Llama 3.1
+			 * 405B ran 126 layers on 16 x 8 chunks). */
+			int nl = st->last_layer - st->first_layer + 1;
+			int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
+			if (p->schedule == SCHED_INTERLEAVED && nl % p->vpp &&
+			    !(edge && (nl + 1) % p->vpp == 0))
 				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d; stage %d has %d",
-						  ctx, p->vpp, p->vpp, s,
-						  st->last_layer - st->first_layer + 1);
+						  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
+						  ctx, p->vpp, p->vpp, s, nl);
 		}
 		if (next != m->layers) {
 			if (next > m->layers)

@@ -46,10 +46,11 @@ assert abs(tot - 1) < 1e-9, tot
 " && ok || bad "mixed cluster JSON checks"
 
 # --- uneven layer split across unequal stages: one A100 node and two V100
-# nodes, Llama-3.1 8B; the pipeline's stage holding the output layer takes
-# fewer transformer layers than the one holding the embedding.
+# nodes, Llama-3.1 8B, two-stage pipelines; the pipeline's stage holding the
+# output layer takes fewer transformer layers than the one holding the
+# embedding (the output layer and loss cost more than the embedding).
 $H plan --pool 1x8xA100-80GB,name=a100 --pool 2x8xV100,name=v100 -m llama3.1-8b --gbs 128 \
-	--zero 1 --top 5 --precision fp16 --format json > "$T/uneven.json" 2>"$T/err" && ok || bad "uneven run: $(cat "$T/err")"
+	--zero 1 --top 5 --precision fp16 --pp 2 --format json > "$T/uneven.json" 2>"$T/err" && ok || bad "uneven run: $(cat "$T/err")"
 py "
 import json
 d = json.load(open('$T/uneven.json'))

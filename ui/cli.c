@@ -157,6 +157,21 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		return 1;
 	case CLI_PF_NOSP: p->sp = 0; return 1;
 	case CLI_PF_ON: f->on = arg; return 1;
+	case CLI_PF_FW:
+		if (framework_parse(arg, &p->framework))
+			return plan_flag_bad(cmd, "framework", framework_list(), arg);
+		return 1;
+	case CLI_PF_TPOV:
+	case CLI_PF_GRADOV:
+	case CLI_PF_PARAMOV: {
+		static const char *const names[] = { "tp-overlap", "grad-overlap", "param-overlap" };
+		int *dst3[] = { &p->tp_overlap, &p->grad_overlap, &p->param_overlap };
+		int i = opt - CLI_PF_TPOV;
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			return plan_flag_bad(cmd, names[i], "on or off", arg);
+		*dst3[i] = !strcmp(arg, "on");
+		return 1;
+	}
 	default: return 0;
 	}
 	if (hp_parse_int(arg, dst))

@@ -33,7 +33,8 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
  * --recompute --loss --zero --master --schedule --attention --no-sp --on. */
 enum { CLI_PF_TP = 400, CLI_PF_PP, CLI_PF_DP, CLI_PF_CP, CLI_PF_EP, CLI_PF_MBS, CLI_PF_GBS,
        CLI_PF_SEQ, CLI_PF_PREC, CLI_PF_RC, CLI_PF_LOSS, CLI_PF_ZERO, CLI_PF_SCHED,
-       CLI_PF_ATTN, CLI_PF_NOSP, CLI_PF_ON, CLI_PF_MASTER };
+       CLI_PF_ATTN, CLI_PF_NOSP, CLI_PF_ON, CLI_PF_MASTER, CLI_PF_FW, CLI_PF_TPOV,
+       CLI_PF_GRADOV, CLI_PF_PARAMOV };
 #define CLI_PLAN_FLAG_OPTIONS                                            \
 	{ "tp", required_argument, 0, CLI_PF_TP },                       \
 	{ "pp", required_argument, 0, CLI_PF_PP },                       \
@@ -51,6 +52,10 @@ enum { CLI_PF_TP = 400, CLI_PF_PP, CLI_PF_DP, CLI_PF_CP, CLI_PF_EP, CLI_PF_MBS, 
 	{ "schedule", required_argument, 0, CLI_PF_SCHED },              \
 	{ "attention", required_argument, 0, CLI_PF_ATTN },              \
 	{ "no-sp", no_argument, 0, CLI_PF_NOSP },                        \
+	{ "framework", required_argument, 0, CLI_PF_FW },                \
+	{ "tp-overlap", required_argument, 0, CLI_PF_TPOV },             \
+	{ "grad-overlap", required_argument, 0, CLI_PF_GRADOV },         \
+	{ "param-overlap", required_argument, 0, CLI_PF_PARAMOV },       \
 	{ "on", required_argument, 0, CLI_PF_ON }
 
 struct cli_plan_flags {

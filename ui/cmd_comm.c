@@ -12,7 +12,7 @@
 
 static const char comm_usage[] =
 	"usage: hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
-	"         [--nics N --nic-gbps G] [--intra nvswitch|nvlink|pcie] [--transport ib|efa]\n"
+	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport ib|efa]\n"
 	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
 	"         [--format table|json] [--sweep MIN:MAX]\n"
 	"\n"
@@ -22,6 +22,8 @@ static const char comm_usage[] =
 	"  --gpus-per-node N  ranks per node\n"
 	"  --nodes N          nodes (ranks = nodes x gpus-per-node)\n"
 	"  --nics N           NICs per node (default: the GPU's usual node)\n"
+	"  --nvl-domain N     GPUs per NVLink domain, a multiple of --gpus-per-node\n"
+	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
 	"  --intra KIND       link inside a node (default: the GPU's usual node)\n"
 	"  --transport T      network transport: ib (InfiniBand/RoCE, default) or efa (AWS EFA/SRD)\n"
@@ -33,7 +35,7 @@ static const char comm_usage[] =
 	"Bandwidths follow nccl-tests: algbw = bytes / time, busbw = algbw x factor.\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid input.\n";
 
-enum { O_COLL = 256, O_BYTES, O_GPU, O_GPN, O_NODES, O_NICS, O_NICGBPS,
+enum { O_COLL = 256, O_BYTES, O_GPU, O_GPN, O_NODES, O_NICS, O_NVL, O_NICGBPS,
        O_INTRA, O_ALGO, O_PROTO, O_FORMAT, O_SWEEP, O_TRANSPORT };
 
 static const struct option comm_opts[] = {
@@ -43,6 +45,7 @@ static const struct option comm_opts[] = {
 	{ "gpus-per-node", required_argument, 0, O_GPN },
 	{ "nodes", required_argument, 0, O_NODES },
 	{ "nics", required_argument, 0, O_NICS },
+	{ "nvl-domain", required_argument, 0, O_NVL },
 	{ "nic-gbps", required_argument, 0, O_NICGBPS },
 	{ "intra", required_argument, 0, O_INTRA },
 	{ "transport", required_argument, 0, O_TRANSPORT },
@@ -104,7 +107,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 {
 	const char *gpu_name = NULL;
 	int have_coll = 0, have_bytes = 0, have_sweep = 0, gpn = 0, nodes = 0;
-	int nics = -1, have_intra = 0, json = 0;
+	int nics = -1, have_intra = 0, json = 0, nvl_domain = 0;
 	double bytes = 0, nic_gbps = -1, smin = 0, smax = 0;
 	enum comm_coll coll = COMM_ALLREDUCE;
 	enum comm_algo algo = COMM_ALGO_AUTO;
@@ -126,6 +129,10 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 						 "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv",
 						 optarg);
 			have_coll = 1;
+			break;
+		case O_NVL:
+			if (hp_parse_int(optarg, &nvl_domain) || nvl_domain < 1 || nvl_domain > 100000)
+				return usage_err("nvl-domain", "GPUs per NVLink domain (1 to 100000)", optarg);
 			break;
 		case O_BYTES:
 			if ((rc = parse_size("bytes", optarg, &bytes)))
@@ -253,6 +260,15 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	g.ranks = gpn * nodes;
 	g.ranks_per_node = gpn;
 	g.oversub = 1;
+	/* Nodes on one NVLink fabric larger than a node (GB200 NVL72: 18
+	 * trays of 4): the domain is the collective's "node", NVLink inside
+	 * it and every tray's NICs across domains. */
+	if (nvl_domain <= 0)
+		nvl_domain = gpu->domain > gpn && intra != INTRA_PCIE ? gpu->domain : gpn;
+	if (nvl_domain > gpn && nvl_domain % gpn == 0) {
+		g.ranks_per_node = nvl_domain < g.ranks ? nvl_domain : g.ranks;
+		nics *= nvl_domain / gpn;
+	}
 	comm_fabric_init(&g.fab, gpu, intra, nics, nic_gbps);
 	comm_fabric_set_transport(&g.fab, transport);
 

@@ -15,6 +15,7 @@ static const char estimate_usage[] =
 	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
 	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
 	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
+	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
 	"         [--no-price-book] [--format table|json]\n"
 	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"\n"

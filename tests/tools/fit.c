@@ -31,13 +31,20 @@ int main(int argc, char **argv)
 	int nc;
 	const struct perf_const *ct = perf_const_table(&nc);
 	printf("%-22s %12s %12s %12s  %s\n", "constant", "value", "lo", "hi", "note");
+	int n_bound = 0;
 	for (int i = 0; i < nc; i++) {
 		double v = *perf_const_ptr(&k, &ct[i]);
 		int on_lo = ct[i].fitted && v <= ct[i].lo * (1 + 1e-9);
 		int on_hi = ct[i].fitted && v >= ct[i].hi * (1 - 1e-9);
 		printf("%-22s %12.5g %12.5g %12.5g  %s\n", ct[i].name, v, ct[i].lo, ct[i].hi,
 		       !ct[i].fitted ? "set" : on_lo ? "ON LOWER BOUND" : on_hi ? "ON UPPER BOUND" : "fitted");
+		if (on_lo || on_hi) {
+			n_bound++;
+			printf("%24s why: %s\n", "", ct[i].on_bound ? ct[i].on_bound
+					      : "NO REASON WRITTEN (add one to perf_const_table)");
+		}
 	}
+	printf("%d constants on a bound\n", n_bound);
 	printf("\n%-6s %5s %10s %10s %10s\n", "group", "rows", "in-sample", "held-out", "max(held)");
 	for (int g = 0; g < fs.n_groups; g++) {
 		if (!strcmp(fs.group[g], "MEM"))
