@@ -83,6 +83,7 @@ static const struct tui_key keys_model[] = {
 	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", ACT_LEFT, 0 },
 	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
 	{ K('p'), "p", "preset", "Pick a model preset from the catalog", ACT_PRESET, 1 },
+	{ K('C'), "C", "clamp", "Clamp the sequence length to the model's context", ACT_CLAMP, 0 },
 };
 
 static const struct tui_key keys_plans[] = {
