@@ -454,6 +454,17 @@ static void draw_help(struct tui *t)
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;
+		if (pass == 0 && t->view == TV_PLANS) {
+			int nn;
+			const char *const *notes = tui_plans_notes(&nn);
+			if (row - t->help_top >= 0 && row - t->help_top < h)
+				tui_section(t, y0 + row - t->help_top, 1, COLS - 2, "Plan labels");
+			row++;
+			for (int i = 0; i < nn; i++, row++)
+				if (row - t->help_top >= 0 && row - t->help_top < h)
+					tui_put(y0 + row - t->help_top, 3, COLS - 4, 0, notes[i]);
+			row++;
+		}
 	}
 	maxrow = row;
 	if (t->help_top > maxrow - h)
