@@ -3,6 +3,7 @@
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
+#include "completion.h"
 #include "jsonx.h"
 #include "tui.h"
 #include "model.h"
@@ -19,6 +20,8 @@ struct command {
 	const char *summary;
 };
 
+static int cmd_completion(int argc, char **argv, const struct catalog *cat);
+
 static const struct command commands[] = {
 	{ "plan", cmd_plan, "find the best plans for a model on a cluster" },
 	{ "estimate", cmd_estimate, "evaluate one plan: step time, memory, comm, cost" },
@@ -29,6 +32,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
 	{ "launch", cmd_launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
 	{ "tui", tui_main, "the interactive planner (also with no command)" },
+	{ "completion", cmd_completion, "print a bash, zsh or fish completion script" },
 };
 
 static void usage(FILE *f)
@@ -445,6 +449,16 @@ static const struct option *list_options_table(void)
 	return list_options;
 }
 
+static const struct option completion_options[] = {
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static const struct option *list_options_table_help(void)
+{
+	return completion_options;
+}
+
 /* Options the program takes before any command (the TUI's included). */
 static const struct option global_options[] = {
 	{ "help", no_argument, 0, 'h' },
@@ -472,6 +486,7 @@ static const struct {
 	{ "report", cmd_report_options },
 	{ "launch", cmd_launch_options },
 	{ "tui", tui_options },
+	{ "completion", list_options_table_help },
 };
 
 static void print_options(const char *cmd, const struct option *o)
@@ -504,6 +519,37 @@ static int list_all_options(void)
 		}
 	}
 	return rc;
+}
+
+/* `hetplan completion bash|zsh|fish`: the script, from the same tables
+ * --list-options reads, with the catalog's presets and GPU names. */
+static int cmd_completion(int argc, char **argv, const struct catalog *cat)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: hetplan completion bash|zsh|fish\n");
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "hetplan completion: expected one shell: bash, zsh or fish\n");
+		return HP_EXIT_USAGE;
+	}
+	struct completion_cmd cc[HP_ARRAY_LEN(commands)];
+	int n = 0;
+	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++) {
+		cc[n].name = commands[i].name;
+		cc[n].summary = commands[i].summary;
+		cc[n].opts = NULL;
+		for (size_t k = 0; k < HP_ARRAY_LEN(command_options); k++)
+			if (!strcmp(command_options[k].cmd, commands[i].name))
+				cc[n].opts = command_options[k].options();
+		n++;
+	}
+	if (completion_write(stdout, argv[1], cc, n, global_options, cat) < 0) {
+		fprintf(stderr, "hetplan completion: unknown shell '%s' (bash, zsh or fish)\n",
+			argv[1]);
+		return HP_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* `hetplan --list-keys`: "VIEW<TAB>KEYS<TAB>DESCRIPTION" per TUI binding,
