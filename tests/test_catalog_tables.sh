@@ -75,5 +75,29 @@ PY
 "$H" gpus | grep -E '^V100-SXM2-32GB ' | grep -qE ' 125\.0 fp16 ' && ok || bad "V100 row: $("$H" gpus | grep '^V100-SXM2-32GB')"
 "$H" gpus | grep -E '^A10G ' | grep -qE ' 0\.00 | 0\.0 | 0 *$' && bad "A10G shows 0: $("$H" gpus | grep '^A10G ')" || ok
 
+# Every catalog reference price names an offer ("aws p5.48xlarge ..."):
+# where the price book has that instance, it is the same catalog part,
+# form factor included (an SXM row must not cite a PCIe offer).
+"$H" prices --all --format csv >"$T/offers.csv" 2>/dev/null && ok || bad "prices --all --format csv"
+python3 - data/gpus.json "$T/offers.csv" <<'PY' && ok || bad "a reference price cites another part (above)"
+import csv, json, sys
+gpus = json.load(open(sys.argv[1]))["gpus"]
+offers = list(csv.DictReader(open(sys.argv[2])))
+bad = checked = 0
+for g in gpus:
+    src = g.get("reference_price_source", "").split()
+    if len(src) < 2:
+        continue
+    rows = [o for o in offers if o["provider"] == src[0] and o["instance"] == src[1]]
+    for o in rows:
+        if o["gpu"] != g["name"]:
+            print("  %s: reference %s %s is a %s offer" % (g["name"], src[0], src[1], o["gpu"]))
+            bad = 1
+    checked += bool(rows)
+if checked < 5:
+    print("  only %d reference prices found in the book" % checked); bad = 1
+sys.exit(bad)
+PY
+
 echo "catalog_tables: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -620,6 +620,28 @@ static void step_bar(const struct tui *t, int y, int x, int w, const struct perf
 	}
 }
 
+/* name in at most w columns without cutting a word in half: whole, or
+ * its first and last '-' parts around an ellipsis ("A100-SXM4-80GB" ->
+ * "A100…80GB", so the 40 and 80 GB parts stay apart), or its first part
+ * and an ellipsis. */
+static void fit_name(const struct tui *t, const char *name, int w, char *buf, size_t n)
+{
+	const char *mid = tui_glyph(t, G_MID);
+	int len = (int)strlen(name);
+	const char *dash = strchr(name, '-'), *last = strrchr(name, '-');
+	if (len <= w || !dash) {
+		snprintf(buf, n, "%.*s", len <= w ? len : w, name);
+		return;
+	}
+	int first = (int)(dash - name), tail = (int)strlen(last + 1);
+	if (first + 1 + tail <= w && tail > 0)
+		snprintf(buf, n, "%.*s%s%s", first, name, mid, last + 1);
+	else if (first + 1 <= w)
+		snprintf(buf, n, "%.*s%s", first, name, mid);
+	else
+		snprintf(buf, n, "%.*s", w, name);
+}
+
 static void draw_layout(struct tui *t, struct canvas *cv, const struct search_plan *sp,
 			const struct cluster *c, int w)
 {
@@ -657,8 +679,11 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 					int gpus = st->tp * (p->cp > 0 ? p->cp : 1);
 					int nodes = (gpus + pl->gpus_per_node - 1) / pl->gpus_per_node;
 					char txt[64];
-					if (line == 1)
-						snprintf(txt, sizeof txt, "S%d %.9s TP%d", s0 + k, pl->gpu.name, st->tp);
+					if (line == 1) {
+						char gn[40];
+						fit_name(t, pl->gpu.name, 9, gn, sizeof gn);
+						snprintf(txt, sizeof txt, "S%d %s TP%d", s0 + k, gn, st->tp);
+					}
 					else if (line == 2)
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);
