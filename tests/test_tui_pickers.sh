@@ -142,6 +142,21 @@ keys p80 '?'
 wait_for p80 "Plan labels" && ok || bad "? has no Plan labels section"
 screen p80 | grep -q 'a100>h100 pp3  one 3-stage pipeline' && ok || bad "help lacks the a>b note"
 
+# ---- an infeasible deadline: the reason once, not twice. Llama-3.1 70B
+# on the default 96 GPUs runs at about 53K tokens/s (the plans above), so
+# 2e12 tokens need over a year: one day cannot be met.
+cat >"$tmp/dl.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 4},
+                                      {"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "tokens": 2e12, "objective": "deadline", "deadline_s": 86400}}
+JSON
+start dl 80 24 "" "tui $tmp/dl.json"
+wait_for dl "0 plans" 100 && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
+n=$(screen dl | grep -ci 'no plan')
+[ "$n" = 1 ] && ok || bad "'no plan' shown $n times: $(screen dl | sed -n 3,8p)"
+
 # ---- the CLI's progress line: on a terminal it is erased at the end
 # (whether or not the plan ran long enough to show it); with stderr not a
 # terminal there is none.

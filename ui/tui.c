@@ -321,8 +321,10 @@ static void take_result(struct tui *t)
 		tui_result_free(t->cur);
 		t->cur = r;
 		tui_plans_sort(t);
-		if (r->rc < 0)
-			tui_message(t, 1, "%s", r->err.msg);
+		/* The Plans view prints the planner's message; elsewhere the
+		 * footer says where to read it. */
+		if (r->rc < 0 && t->view != TV_PLANS)
+			tui_message(t, 1, "no plan: the Plans view (3) says why");
 		else if (r->res.stats.cancelled)
 			tui_message(t, 0, "planning cancelled: the best plans found so far");
 	}
@@ -399,7 +401,7 @@ static void draw_footer(struct tui *t)
 		else if (t->cur && t->cur->rc == 0)
 			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
 		else if (t->cur)
-			snprintf(right, sizeof right, "no plan");
+			snprintf(right, sizeof right, "0 plans");
 	}
 	/* Hints: the view's, then the global ones, as many as fit. */
 	int rw = tui_width(right) + (frac >= 0 ? 12 : 0);

@@ -467,7 +467,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		if (strncasecmp(r->err.msg, "no plan", 7))
 			tui_put(y++, 2, COLS - 4, tui_attr(t, C_BAD), "No plan:");
 		y += put_wrapped(y, 2, COLS - 4, 4, tui_attr(t, C_BAD), r->err.msg);
-		if (*r->res.why)
+		if (*r->res.why && strcmp(r->res.why, r->err.msg))   /* often the same text */
 			y += put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
 		if (r->res.has_nearest) {
 			char lab[96];
