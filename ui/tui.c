@@ -387,7 +387,8 @@ static void draw_footer(struct tui *t)
 	int busy = t->pl && planner_busy(t->pl, &pf, &el);
 	int ra = tui_attr(t, C_DIM);
 	if (*t->msg) {
-		snprintf(right, sizeof right, "%.150s", t->msg);
+		/* A message longer than the footer keeps its start. */
+		snprintf(right, sizeof right, "%.*s", HP_MAX(8, HP_MIN(150, COLS - 4)), t->msg);
 		ra = tui_attr(t, t->msg_bad ? C_BAD : C_GOOD);
 		frac = -1;
 	} else if (busy) {

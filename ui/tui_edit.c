@@ -1093,8 +1093,8 @@ static void pick_apply(struct tui *t, int idx)
 		tui_edited(t);
 		int seq = t->ws.opts.seq_len;
 		if (seq > t->ws.model.seq_len)
-			tui_message(t, 1, "%s's context is %d, shorter than the sequence length %d: "
-				    "press C to clamp it", t->ws.model.name, t->ws.model.seq_len, seq);
+			tui_message(t, 1, "%.20s: context %d < sequence %d; C clamps",
+				    t->ws.model.name, t->ws.model.seq_len, seq);
 		return;
 	}
 	const struct gpu_spec *g = &t->cat->gpus[idx];
