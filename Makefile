@@ -107,13 +107,24 @@ $(BUILD)/tests/bench: tests/bench.c tests/t.h $(BUILD)/libhetplan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
 
+# Shell completions are written by the program from its own tables.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+
 install: hetplan
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 hetplan $(DESTDIR)$(BINDIR)/hetplan
 	install -m 644 man/hetplan.1 $(DESTDIR)$(MANDIR)/man1/hetplan.1
+	./hetplan completion bash >$(DESTDIR)$(BASHCOMPDIR)/hetplan
+	./hetplan completion zsh >$(DESTDIR)$(ZSHCOMPDIR)/_hetplan
+	./hetplan completion fish >$(DESTDIR)$(FISHCOMPDIR)/hetplan.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/hetplan $(DESTDIR)$(MANDIR)/man1/hetplan.1
+	rm -f $(DESTDIR)$(BINDIR)/hetplan $(DESTDIR)$(MANDIR)/man1/hetplan.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/hetplan $(DESTDIR)$(ZSHCOMPDIR)/_hetplan \
+		$(DESTDIR)$(FISHCOMPDIR)/hetplan.fish
 
 clean:
 	rm -rf build build-asan hetplan

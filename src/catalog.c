@@ -185,6 +185,33 @@ double gpu_usable_bytes(const struct gpu_spec *g)
 	return g->mem_usable_bytes > 0 ? g->mem_usable_bytes : g->mem_bytes;
 }
 
+int gpu_best_dtype(const struct gpu_spec *g)
+{
+	int best = -1;
+	for (int d = 0; d < HP_DTYPE_COUNT; d++)
+		if (g->flops[d] > 0 && (best < 0 || g->flops[d] > g->flops[best]))
+			best = d;
+	return best;
+}
+
+const char *gpu_dtypes(const struct gpu_spec *g, const char *sep, char *buf, size_t n)
+{
+	size_t len = 0;
+	if (n)
+		*buf = '\0';
+	for (int d = 0; d < HP_DTYPE_COUNT && n; d++) {
+		if (!(g->flops[d] > 0))
+			continue;
+		int w = snprintf(buf + len, n - len, "%s%s", len ? sep : "", dtype_names[d]);
+		if (w < 0 || (size_t)w >= n - len) {
+			buf[len] = '\0';
+			break;
+		}
+		len += (size_t)w;
+	}
+	return buf;
+}
+
 int catalog_parse_model(const cJSON *o, const char *file, const char *path,
 			struct model_spec *m, struct hp_err *err)
 {

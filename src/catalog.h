@@ -116,6 +116,17 @@ int catalog_parse_model(const struct cJSON *o, const char *file, const char *pat
  * label capacity. */
 double gpu_usable_bytes(const struct gpu_spec *g);
 
+/* The dtype with the highest dense peak on g (on a tie the one listed
+ * first: fp32, tf32, bf16, fp16, fp8), or -1 when the catalog gives g no
+ * peak at all. Listings show this peak so a part without bf16 (V100, T4)
+ * does not read as 0 TF. */
+int gpu_best_dtype(const struct gpu_spec *g);
+
+/* The dtypes g has a peak for, as "fp32 tf32 bf16 fp16 fp8" (sep between
+ * names), into buf of n bytes (truncated to fit). Returns buf; "" when
+ * there is none. */
+const char *gpu_dtypes(const struct gpu_spec *g, const char *sep, char *buf, size_t n);
+
 const char *hp_dtype_name(enum hp_dtype d);
 int hp_dtype_parse(const char *s, enum hp_dtype *out);
 const char *hp_intra_name(enum hp_intra i);

@@ -29,7 +29,7 @@ expect 0 "" $H --version
 expect 0 "" $H --help
 expect 0 "" $H gpus
 expect 0 "" $H gpus --format json
-json "assert len(d) == 27 and any(g['name'] == 'H100-SXM' for g in d)"
+json "assert len(d) == 37 and any(g['name'] == 'H100-SXM' for g in d)"
 expect 0 "" $H models --format json
 json "m = {x['name']: x for x in d}; assert m['llama3.1-405b']['params'] == 405853388800"
 expect 0 "" $H models --format csv

@@ -82,9 +82,10 @@ TEST(aws_rows)
 	CHECK(o && fabs(o->usd_per_gpu_h - 1.1504) < 1e-9 && !strcmp(o->gpu, "L4"));
 	/* a1.large has no GPU: not an offer, not counted as skipped. */
 	CHECK(find(&pb, "a1.large", "us-east-1", "", 0) == NULL);
-	/* p6-b300: B300 is not in the catalog, so the row is skipped. */
-	CHECK(find(&pb, "p6-b300.48xlarge", "us-west-2", "", 0) == NULL);
-	CHECK(pb.src[0].n_skipped >= 2);   /* B300 and the p5e row with no prices */
+	/* p6-b300,B300,8.0,...,142.416,...: 142.416 / 8 = 17.802 per GPU-h. */
+	o = find(&pb, "p6-b300.48xlarge", "us-west-2", "", 0);
+	CHECK(o && fabs(o->usd_per_gpu_h - 17.802) < 1e-9 && !strcmp(o->gpu, "B300"));
+	CHECK(pb.src[0].n_skipped >= 1);   /* the p5e row with no prices */
 	pricing_free(&pb);
 }
 
@@ -445,8 +446,8 @@ TEST(queries)
 	free(v);
 	f.gpu = NULL;
 	n = pricing_cheapest(&pb, &f, &v);
-	/* one per GPU type: T4 A10G L4 L40S V100 A100-80 H100 H200 B200 */
-	CHECK_EQ_INT(n, 9);
+	/* one per GPU type: T4 A10G L4 L40S V100 A100-80 H100 H200 B200 B300 */
+	CHECK_EQ_INT(n, 10);
 	free(v);
 	char buf[64];
 	struct price_source_info s = { .origin = PRICE_CACHE, .fetched_at = 1e9 };

@@ -3,6 +3,7 @@
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
+#include "completion.h"
 #include "jsonx.h"
 #include "tui.h"
 #include "model.h"
@@ -19,6 +20,8 @@ struct command {
 	const char *summary;
 };
 
+static int cmd_completion(int argc, char **argv, const struct catalog *cat);
+
 static const struct command commands[] = {
 	{ "plan", cmd_plan, "find the best plans for a model on a cluster" },
 	{ "estimate", cmd_estimate, "evaluate one plan: step time, memory, comm, cost" },
@@ -29,6 +32,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
 	{ "launch", cmd_launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
 	{ "tui", tui_main, "the interactive planner (also with no command)" },
+	{ "completion", cmd_completion, "print a bash, zsh or fish completion script" },
 };
 
 static void usage(FILE *f)
@@ -271,6 +275,26 @@ static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fm
 	return -1;
 }
 
+/* A catalog figure, or "-" when the part lacks it: a listing never shows
+ * an unknown as 0. */
+static const char *gpu_cell(char *buf, size_t n, const char *fmt, double v)
+{
+	if (v > 0)
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/* A JSON number, or null for a figure the catalog lacks. */
+static void json_num_or_null(cJSON *o, const char *key, double v)
+{
+	if (v > 0)
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
 int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 {
 	enum cli_format fmt;
@@ -289,13 +313,25 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 			cJSON_AddStringToObject(o2, "vendor", g->vendor);
 			cJSON_AddStringToObject(o2, "arch", g->arch);
 			cJSON_AddNumberToObject(o2, "memory_bytes", g->mem_bytes);
-			cJSON_AddNumberToObject(o2, "hbm_bytes_per_s", g->hbm_Bps);
+			json_num_or_null(o2, "memory_usable_bytes", g->mem_usable_bytes);
+			json_num_or_null(o2, "sm_count", g->sms);
+			json_num_or_null(o2, "hbm_bytes_per_s", g->hbm_Bps);
 			cJSON *fl = cJSON_AddObjectToObject(o2, "dense_flops");
-			for (int d = 0; d < HP_DTYPE_COUNT; d++)
-				cJSON_AddNumberToObject(fl, hp_dtype_name((enum hp_dtype)d), g->flops[d]);
+			cJSON *dt = cJSON_AddArrayToObject(o2, "dtypes");
+			for (int d = 0; d < HP_DTYPE_COUNT; d++) {
+				json_num_or_null(fl, hp_dtype_name((enum hp_dtype)d), g->flops[d]);
+				if (g->flops[d] > 0)
+					cJSON_AddItemToArray(dt, cJSON_CreateString(
+						hp_dtype_name((enum hp_dtype)d)));
+			}
+			int best = gpu_best_dtype(g);
+			if (best >= 0)
+				cJSON_AddStringToObject(o2, "best_dtype", hp_dtype_name((enum hp_dtype)best));
+			else
+				cJSON_AddNullToObject(o2, "best_dtype");
 			cJSON_AddNumberToObject(o2, "scaleup_bytes_per_s_per_dir", g->link_Bps);
 			cJSON_AddNumberToObject(o2, "scaleup_domain", g->domain);
-			cJSON_AddNumberToObject(o2, "tdp_w", g->tdp_w);
+			json_num_or_null(o2, "tdp_w", g->tdp_w);
 			cJSON_AddStringToObject(o2, "source", g->source);
 			cJSON_AddItemToArray(arr, o2);
 		}
@@ -305,23 +341,49 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 		cJSON_Delete(arr);
 		return 0;
 	}
+	/* PEAK is the dense peak of the part's best dtype (named beside it),
+	 * so a part without bf16 shows its fp16 rate; "-" marks a figure the
+	 * catalog lacks (and LINK "-" no scale-up link). */
 	if (fmt == FMT_CSV)
-		printf("name,arch,memory_gb,hbm_tbps,bf16_tflops,fp8_tflops,scaleup_gbps_per_dir,domain,tdp_w\n");
+		printf("name,arch,memory_gb,hbm_tbps,peak_tflops,peak_dtype,fp32_tflops,tf32_tflops,"
+		       "bf16_tflops,fp16_tflops,fp8_tflops,scaleup_gbps_per_dir,domain,tdp_w,"
+		       "sm_count,memory_usable_mib\n");
 	else
-		printf("%-16s %-10s %7s %7s %8s %8s %9s %6s %6s\n", "GPU", "ARCH", "MEM GB",
-		       "HBM TB/s", "BF16 TF", "FP8 TF", "LINK GB/s", "DOMAIN", "TDP W");
+		printf("%-16s %-10s %6s %8s %8s %-5s %9s %6s %6s  %s\n", "GPU", "ARCH", "MEM GB",
+		       "HBM TB/s", "PEAK TF", "DTYPE", "LINK GB/s", "DOMAIN", "TDP W", "DTYPES");
 	for (int i = 0; i < cat->n_gpus; i++) {
 		const struct gpu_spec *g = &cat->gpus[i];
-		char arch[16];
-		hp_strlcpy(arch, hp_gen_name(g->gen), sizeof arch);
-		if (fmt == FMT_CSV)
-			printf("%s,%s,%g,%g,%g,%g,%g,%d,%g\n", g->name, arch, g->mem_bytes / 1e9,
-			       g->hbm_Bps / 1e12, g->flops[HP_BF16] / 1e12, g->flops[HP_FP8] / 1e12,
-			       g->link_Bps / 1e9, g->domain, g->tdp_w);
-		else
-			printf("%-16s %-10s %7.0f %8.2f %8.1f %8.1f %9.0f %6d %6.0f\n", g->name, arch,
-			       g->mem_bytes / 1e9, g->hbm_Bps / 1e12, g->flops[HP_BF16] / 1e12,
-			       g->flops[HP_FP8] / 1e12, g->link_Bps / 1e9, g->domain, g->tdp_w);
+		int best = gpu_best_dtype(g);
+		double peak = best >= 0 ? g->flops[best] : 0;
+		const char *bname = best >= 0 ? hp_dtype_name((enum hp_dtype)best) : "-";
+		char dts[48];
+		if (fmt == FMT_CSV) {
+			char c[7][24];
+			printf("%s,%s,%g,%s,%s,%s", g->name, hp_gen_name(g->gen), g->mem_bytes / 1e9,
+			       g->hbm_Bps > 0 ? gpu_cell(c[0], 24, "%g", g->hbm_Bps / 1e12) : "",
+			       peak > 0 ? gpu_cell(c[1], 24, "%g", peak / 1e12) : "",
+			       best >= 0 ? bname : "");
+			for (int d = 0; d < HP_DTYPE_COUNT; d++) {
+				char v[24] = "";
+				if (g->flops[d] > 0)
+					snprintf(v, sizeof v, "%g", g->flops[d] / 1e12);
+				printf(",%s", v);
+			}
+			printf(",%g,%d,%s,%s,%s\n", g->link_Bps / 1e9, g->domain,
+			       g->tdp_w > 0 ? gpu_cell(c[2], 24, "%g", g->tdp_w) : "",
+			       g->sms > 0 ? gpu_cell(c[3], 24, "%g", g->sms) : "",
+			       g->mem_usable_bytes > 0
+				       ? gpu_cell(c[4], 24, "%g", g->mem_usable_bytes / 1048576.0) : "");
+		} else {
+			char hbm[16], pk[16], link[16], tdp[16];
+			printf("%-16s %-10s %6.0f %8s %8s %-5s %9s %6d %6s  %s\n", g->name,
+			       hp_gen_name(g->gen), g->mem_bytes / 1e9,
+			       gpu_cell(hbm, sizeof hbm, "%.2f", g->hbm_Bps / 1e12),
+			       gpu_cell(pk, sizeof pk, "%.1f", peak / 1e12), bname,
+			       gpu_cell(link, sizeof link, "%.0f", g->link_Bps / 1e9), g->domain,
+			       gpu_cell(tdp, sizeof tdp, "%.0f", g->tdp_w),
+			       gpu_dtypes(g, " ", dts, sizeof dts));
+		}
 	}
 	return 0;
 }
@@ -376,13 +438,13 @@ int cmd_models(int argc, char **argv, const struct catalog *cat)
 			       m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq_len,
 			       m->moe.experts, m->moe.top_k, pc.total, pc.active);
 		} else {
+			char ex[24] = "-";
+			if (m->moe.experts)
+				snprintf(ex, sizeof ex, "%dx%d", m->moe.experts, m->moe.top_k);
 			printf("%-16s %6d %6d %5d %4d %6d %7d %6d %8s %9s %9s\n", m->name, m->layers,
 			       m->hidden, m->heads, m->kv_heads,
 			       m->moe.experts ? m->moe.expert_ffn : m->ffn, m->vocab, m->seq_len,
-			       m->moe.experts ? "" : "-", tot, act);
-			if (m->moe.experts)
-				printf("%-16s %6s %6s %5s %4s %6s %7s %6s %4dx%-3d\n", "", "", "", "",
-				       "", "", "", "", m->moe.experts, m->moe.top_k);
+			       ex, tot, act);
 		}
 	}
 	if (arr) {
@@ -399,6 +461,16 @@ int cmd_models(int argc, char **argv, const struct catalog *cat)
 static const struct option *list_options_table(void)
 {
 	return list_options;
+}
+
+static const struct option completion_options[] = {
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+static const struct option *list_options_table_help(void)
+{
+	return completion_options;
 }
 
 /* Options the program takes before any command (the TUI's included). */
@@ -428,6 +500,7 @@ static const struct {
 	{ "report", cmd_report_options },
 	{ "launch", cmd_launch_options },
 	{ "tui", tui_options },
+	{ "completion", list_options_table_help },
 };
 
 static void print_options(const char *cmd, const struct option *o)
@@ -460,6 +533,37 @@ static int list_all_options(void)
 		}
 	}
 	return rc;
+}
+
+/* `hetplan completion bash|zsh|fish`: the script, from the same tables
+ * --list-options reads, with the catalog's presets and GPU names. */
+static int cmd_completion(int argc, char **argv, const struct catalog *cat)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: hetplan completion bash|zsh|fish\n");
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "hetplan completion: expected one shell: bash, zsh or fish\n");
+		return HP_EXIT_USAGE;
+	}
+	struct completion_cmd cc[HP_ARRAY_LEN(commands)];
+	int n = 0;
+	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++) {
+		cc[n].name = commands[i].name;
+		cc[n].summary = commands[i].summary;
+		cc[n].opts = NULL;
+		for (size_t k = 0; k < HP_ARRAY_LEN(command_options); k++)
+			if (!strcmp(command_options[k].cmd, commands[i].name))
+				cc[n].opts = command_options[k].options();
+		n++;
+	}
+	if (completion_write(stdout, argv[1], cc, n, global_options, cat) < 0) {
+		fprintf(stderr, "hetplan completion: unknown shell '%s' (bash, zsh or fish)\n",
+			argv[1]);
+		return HP_EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* `hetplan --list-keys`: "VIEW<TAB>KEYS<TAB>DESCRIPTION" per TUI binding,

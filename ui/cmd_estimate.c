@@ -136,23 +136,27 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	printf("                   tp %.3f  pp %.3f  dp %.3f  cp %.3f  ep %.3f  other %.3f\n",
 	       e->bd.tp_comm, e->bd.pp_comm, e->bd.dp_comm, e->bd.cp_comm, e->bd.ep_comm,
 	       e->bd.overhead);
-	printf("\n  %-5s %-5s %-14s %3s %-9s %10s %10s %10s %10s %10s %s\n", "GROUP", "STAGE",
-	       "POOL", "TP", "LAYERS", "WEIGHTS", "GRADS", "OPTIM", "ACTS", "TOTAL", "FITS");
+	/* OTHER is every byte of TOTAL not in the four columns before it
+	 * (buffers, workspace, the CUDA context), so the row adds up. */
+	printf("\n  %-5s %-5s %-14s %3s %-9s %10s %10s %10s %10s %10s %10s %s\n", "GROUP", "STAGE",
+	       "POOL", "TP", "LAYERS", "WEIGHTS", "GRADS", "OPTIM", "ACTS", "OTHER", "TOTAL", "FITS");
 	int shown = 0;
 	for (int i = 0; i < e->n_stages; i++) {
 		const struct perf_stage *s = &e->stages[i];
 		if (shown >= 12 && i != e->worst_stage && i != e->n_stages - 1)
 			continue;
-		char w[16], g[16], op[16], ac[16], tt[16], cap[16], ly[16];
+		char w[16], g[16], op[16], ac[16], ot[16], tt[16], cap[16], ly[16];
 		snprintf(ly, sizeof ly, "%d-%d", s->first_layer, s->last_layer);
 		hp_fmt_bytes(w, sizeof w, s->weights);
 		hp_fmt_bytes(g, sizeof g, s->grads);
 		hp_fmt_bytes(op, sizeof op, s->optimizer);
 		hp_fmt_bytes(ac, sizeof ac, s->activations);
+		hp_fmt_bytes(ot, sizeof ot,
+			     fmax(0, s->total - s->weights - s->grads - s->optimizer - s->activations));
 		hp_fmt_bytes(tt, sizeof tt, s->total);
 		hp_fmt_bytes(cap, sizeof cap, s->capacity);
-		printf("  %-5d %-5d %-14s %3d %-9s %10s %10s %10s %10s %10s %s of %s\n", s->group,
-		       s->index, c->pools[s->pool].name, s->tp, ly, w, g, op, ac, tt,
+		printf("  %-5d %-5d %-14s %3d %-9s %10s %10s %10s %10s %10s %10s %s of %s\n", s->group,
+		       s->index, c->pools[s->pool].name, s->tp, ly, w, g, op, ac, ot, tt,
 		       s->fits ? "yes" : "NO", cap);
 		shown++;
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char plan_usage[] =
 	"usage: hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
@@ -347,6 +348,29 @@ static void print_csv(struct sbuf *o, const struct search_result *res, const str
 	}
 }
 
+/* The stderr progress line of a long plan (only on a terminal): nothing
+ * for the first half second, so quick plans print nothing, then at most
+ * ten updates a second; erased when the search returns. */
+#define PLAN_PROGRESS_AFTER_S 0.5
+#define PLAN_PROGRESS_EVERY_S 0.1
+
+struct plan_progress {
+	double start, last;
+	int shown;
+};
+
+static void plan_progress_cb(void *arg, double done)
+{
+	struct plan_progress *pp = arg;
+	double now = hp_now();
+	if (now - pp->start < PLAN_PROGRESS_AFTER_S || now - pp->last < PLAN_PROGRESS_EVERY_S)
+		return;
+	pp->last = now;
+	pp->shown = 1;
+	fprintf(stderr, "\rhetplan: planning %3.0f%%  %.1f s", 100 * done, now - pp->start);
+	fflush(stderr);
+}
+
 int cmd_plan(int argc, char **argv, const struct catalog *cat)
 {
 	struct cluster c;
@@ -497,7 +521,14 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		return HP_EXIT_USAGE;
 	}
 
+	struct plan_progress prog = { hp_now(), 0, 0 };
+	if (isatty(STDERR_FILENO)) {
+		so.progress = plan_progress_cb;
+		so.progress_arg = &prog;
+	}
 	int src = search_run(&c, &m, &so, &res, &err);
+	if (prog.shown)
+		fputs("\r\033[K", stderr);   /* erase the progress line */
 	struct param_count pc;
 	model_params(&m, &pc);
 	double tokens = so.tokens > 0 ? so.tokens : 20 * pc.total;

@@ -83,6 +83,7 @@ static const struct tui_key keys_model[] = {
 	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", ACT_LEFT, 0 },
 	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
 	{ K('p'), "p", "preset", "Pick a model preset from the catalog", ACT_PRESET, 1 },
+	{ K('C'), "C", "clamp", "Clamp the sequence length to the model's context", ACT_CLAMP, 0 },
 };
 
 static const struct tui_key keys_plans[] = {
@@ -320,8 +321,10 @@ static void take_result(struct tui *t)
 		tui_result_free(t->cur);
 		t->cur = r;
 		tui_plans_sort(t);
-		if (r->rc < 0)
-			tui_message(t, 1, "%s", r->err.msg);
+		/* The Plans view prints the planner's message; elsewhere the
+		 * footer says where to read it. */
+		if (r->rc < 0 && t->view != TV_PLANS)
+			tui_message(t, 1, "no plan: the Plans view (3) says why");
 		else if (r->res.stats.cancelled)
 			tui_message(t, 0, "planning cancelled: the best plans found so far");
 	}
@@ -384,7 +387,8 @@ static void draw_footer(struct tui *t)
 	int busy = t->pl && planner_busy(t->pl, &pf, &el);
 	int ra = tui_attr(t, C_DIM);
 	if (*t->msg) {
-		snprintf(right, sizeof right, "%.150s", t->msg);
+		/* A message longer than the footer keeps its start. */
+		snprintf(right, sizeof right, "%.*s", HP_MAX(8, HP_MIN(150, COLS - 4)), t->msg);
 		ra = tui_attr(t, t->msg_bad ? C_BAD : C_GOOD);
 		frac = -1;
 	} else if (busy) {
@@ -398,7 +402,7 @@ static void draw_footer(struct tui *t)
 		else if (t->cur && t->cur->rc == 0)
 			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
 		else if (t->cur)
-			snprintf(right, sizeof right, "no plan");
+			snprintf(right, sizeof right, "0 plans");
 	}
 	/* Hints: the view's, then the global ones, as many as fit. */
 	int rw = tui_width(right) + (frac >= 0 ? 12 : 0);
@@ -453,6 +457,17 @@ static void draw_help(struct tui *t)
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;
+		if (pass == 0 && t->view == TV_PLANS) {
+			int nn;
+			const char *const *notes = tui_plans_notes(&nn);
+			if (row - t->help_top >= 0 && row - t->help_top < h)
+				tui_section(t, y0 + row - t->help_top, 1, COLS - 2, "Plan labels");
+			row++;
+			for (int i = 0; i < nn; i++, row++)
+				if (row - t->help_top >= 0 && row - t->help_top < h)
+					tui_put(y0 + row - t->help_top, 3, COLS - 4, 0, notes[i]);
+			row++;
+		}
 	}
 	maxrow = row;
 	if (t->help_top > maxrow - h)

@@ -31,7 +31,7 @@ enum tui_action {
 	/* cluster */
 	ACT_ADD, ACT_DUP, ACT_DELETE, ACT_MORE, ACT_LESS, ACT_FABRIC,
 	/* model */
-	ACT_PRESET, ACT_LEFT, ACT_RIGHT,
+	ACT_PRESET, ACT_LEFT, ACT_RIGHT, ACT_CLAMP,
 	/* plans, detail, compare */
 	ACT_MARK_A, ACT_MARK_B, ACT_COMPARE, ACT_SWAP,
 	/* prices */

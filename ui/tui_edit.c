@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum field_kind { F_TEXT, F_INT, F_INT0, F_NUM, F_QTY, F_DUR, F_CHOICE, F_GPU, F_SEP };
 
@@ -842,8 +843,12 @@ void view_model_draw(struct tui *t, int y0, int h)
 	double tok = (double)o->gbs * seq, train = o->tokens > 0 ? o->tokens : 1e12;
 	hp_fmt_count(a, sizeof a, tok);
 	hp_fmt_count(b, sizeof b, train / tok);
-	tui_putf(y0 + h - 1, w + 1, COLS - w - 2, tui_attr(t, C_DIM), "%s tokens per step, %s steps",
-		 a, b);
+	if (o->seq_len > m->seq_len)
+		tui_putf(y0 + h - 1, w + 1, COLS - w - 2, tui_attr(t, C_WARN),
+			 "sequence %d > context %d: C clamps", o->seq_len, m->seq_len);
+	else
+		tui_putf(y0 + h - 1, w + 1, COLS - w - 2, tui_attr(t, C_DIM),
+			 "%s tokens per step, %s steps", a, b);
 	/* What follows from the fields, when there is room under them. */
 	int y = y0 + 1 + nw + 1;
 	if (y + 6 < y0 + h - 1) {
@@ -891,6 +896,17 @@ int view_model_key(struct tui *t, int action, int ch)
 	case ACT_PRESET:
 		tui_picker_open(t, PK_MODEL);
 		return R_DRAW;
+	case ACT_CLAMP:
+		if (t->ws.opts.seq_len > t->ws.model.seq_len) {
+			int was = t->ws.opts.seq_len;
+			t->ws.opts.seq_len = t->ws.model.seq_len;
+			tui_edited(t);
+			tui_message(t, 0, "sequence length %d -> %d, the model's context", was,
+				    t->ws.opts.seq_len);
+		} else {
+			tui_message(t, 0, "the sequence length fits the model's context");
+		}
+		return R_DRAW;
 	}
 	return R_NONE;
 }
@@ -901,11 +917,17 @@ static void pick_text(const struct tui *t, int i, char *buf, size_t n)
 {
 	if (t->picker == PK_GPU) {
 		const struct gpu_spec *g = &t->cat->gpus[i];
-		char price[24] = "";
+		char price[24] = "", peak[24] = "-";
 		if (g->ref_usd_per_gpu_h > 0)
 			snprintf(price, sizeof price, "$%.2f/GPU-h", g->ref_usd_per_gpu_h);
-		snprintf(buf, n, "%-16.16s %4.0f GB %6.0f TF %-10.10s %s", g->name, g->mem_bytes / 1e9,
-			 g->flops[HP_BF16] / 1e12, hp_gen_name(g->gen), price);
+		/* The best dtype's peak, named: a part without bf16 (V100, T4)
+		 * shows its fp16 rate rather than 0. */
+		int best = gpu_best_dtype(g);
+		if (best >= 0)
+			snprintf(peak, sizeof peak, "%5.0f TF %-4s", g->flops[best] / 1e12,
+				 hp_dtype_name((enum hp_dtype)best));
+		snprintf(buf, n, "%-16.16s %4.0f GB %12s %-9.9s %s", g->name, g->mem_bytes / 1e9,
+			 peak, hp_gen_name(g->gen), price);
 	} else {
 		const struct model_spec *m = &t->cat->models[i];
 		struct param_count pc;
@@ -916,18 +938,80 @@ static void pick_text(const struct tui *t, int i, char *buf, size_t n)
 	}
 }
 
+/* 1 if f occurs in s at the start of a word (after '-', '.', '_', ' ' or
+ * '/'), ignoring case. */
+static int match_at_word(const char *s, const char *f)
+{
+	size_t fl = strlen(f);
+	for (const char *p = s; *p; p++)
+		if ((p == s || strchr("-._ /", p[-1])) && !strncasecmp(p, f, fl))
+			return 1;
+	return 0;
+}
+
+/* How well filter f names entry i, best 0: 0 an exact name, alias or
+ * display name; 1 the start of one; 2 a word inside a name or alias
+ * ("8b" in "llama3.1-8b"); 3 anywhere inside one; 4 inside the display
+ * name ("GPT 1T (1008B)"); 5 elsewhere in the row (an architecture, a
+ * size); -1 not at all. Case is ignored. */
+static int pick_rank(const struct tui *t, int i, const char *f)
+{
+	const char *names[GPU_MAX_ALIASES + 2];
+	int nn = 0;
+	const char *display = NULL;
+	if (t->picker == PK_GPU) {
+		const struct gpu_spec *g = &t->cat->gpus[i];
+		names[nn++] = g->name;
+		for (int a = 0; a < g->n_aliases; a++)
+			names[nn++] = g->aliases[a];
+	} else {
+		names[nn++] = t->cat->models[i].name;
+		display = t->cat->models[i].display;
+	}
+	size_t fl = strlen(f);
+	int best = 6;
+	for (int k = 0; k < nn; k++) {
+		if (!strcasecmp(names[k], f))
+			best = HP_MIN(best, 0);
+		else if (!strncasecmp(names[k], f, fl))
+			best = HP_MIN(best, 1);
+		else if (match_at_word(names[k], f))
+			best = HP_MIN(best, 2);
+		else if (tui_match(names[k], f))
+			best = HP_MIN(best, 3);
+	}
+	if (display && best > 0) {
+		if (!strcasecmp(display, f))
+			best = 0;
+		else if (!strncasecmp(display, f, fl))
+			best = HP_MIN(best, 1);
+		else if (tui_match(display, f))
+			best = HP_MIN(best, 4);
+	}
+	if (best == 6) {
+		char buf[160];
+		pick_text(t, i, buf, sizeof buf);
+		best = tui_match(buf, f) ? 5 : -1;
+	}
+	return best;
+}
+
+/* The entries the filter names, best first (exact, prefix, substring,
+ * display name, elsewhere in the row), catalog order within a rank. */
 static void pick_filter(struct tui *t)
 {
 	int total = t->picker == PK_GPU ? t->cat->n_gpus : t->cat->n_models;
 	free(t->pick_idx);
 	t->pick_idx = xcalloc((size_t)total + 1, sizeof *t->pick_idx);
 	t->n_pick = 0;
-	char buf[160];
-	for (int i = 0; i < total; i++) {
-		pick_text(t, i, buf, sizeof buf);
-		if (tui_match(buf, t->pick_filter))
-			t->pick_idx[t->n_pick++] = i;
-	}
+	int *rank = xcalloc((size_t)total + 1, sizeof *rank);
+	for (int i = 0; i < total; i++)
+		rank[i] = *t->pick_filter ? pick_rank(t, i, t->pick_filter) : 0;
+	for (int r = 0; r <= 5; r++)
+		for (int i = 0; i < total; i++)
+			if (rank[i] == r)
+				t->pick_idx[t->n_pick++] = i;
+	free(rank);
 	tui_list_fix(&t->lpick, t->n_pick, 10);
 }
 
@@ -985,6 +1069,17 @@ void tui_picker_draw(struct tui *t)
 	}
 	if (!t->n_pick)
 		tui_put(y0 + 2, x0 + 2, w - 4, tui_attr(t, C_DIM), "nothing matches");
+	else if (t->picker == PK_GPU && t->lpick.sel < t->n_pick) {
+		/* The highlighted part's dtypes and their dense peaks. */
+		const struct gpu_spec *g = &t->cat->gpus[t->pick_idx[t->lpick.sel]];
+		char line[160];
+		int len = snprintf(line, sizeof line, "dense TF:");
+		for (int d = 0; d < HP_DTYPE_COUNT && len > 0 && len < (int)sizeof line; d++)
+			if (g->flops[d] > 0)
+				len += snprintf(line + len, sizeof line - (size_t)len, " %s %.4g",
+						hp_dtype_name((enum hp_dtype)d), g->flops[d] / 1e12);
+		tui_put(y0 + h + 2, x0 + 2, w - 4, tui_attr(t, C_DIM), line);
+	}
 	t->mouse_list = &t->lpick;
 	t->mouse_y0 = y0 + 2;
 	t->mouse_rows = h;
@@ -996,6 +1091,10 @@ static void pick_apply(struct tui *t, int idx)
 		t->ws.model = t->cat->models[idx];
 		t->ws.model_is_preset = 1;
 		tui_edited(t);
+		int seq = t->ws.opts.seq_len;
+		if (seq > t->ws.model.seq_len)
+			tui_message(t, 1, "%.20s: context %d < sequence %d; C clamps",
+				    t->ws.model.name, t->ws.model.seq_len, seq);
 		return;
 	}
 	const struct gpu_spec *g = &t->cat->gpus[idx];

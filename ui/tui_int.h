@@ -145,6 +145,7 @@ struct tui {
 	int *pick_idx, n_pick;
 	int pick_add;                /* PK_GPU: add a pool rather than change one */
 	char search[64];
+	char plans_filter[64];       /* the / text the plans list is filtered by */
 	char msg[256];
 	int msg_bad;
 	/* prices */
@@ -226,6 +227,8 @@ int view_compare_key(struct tui *t, int action, int ch);
 /* Row text the / search matches, per list view. */
 void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
 void plans_row_text(struct tui *t, int row, char *buf, size_t n);
+/* The Plans view's notes on its label notation, for the help screen. */
+const char *const *tui_plans_notes(int *n);
 void prices_row_text(struct tui *t, int row, char *buf, size_t n);
 int view_prices_rows(struct tui *t);
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- formatting */
 
@@ -84,17 +85,29 @@ static int by_key(const void *a, const void *b)
 	return c ? c : i - j;   /* ties keep the planner's rank */
 }
 
+/* The plans the list shows: each distinct plan once (a repeat of an
+ * earlier plan, equal in every setting and group, is dropped) and, while
+ * a / filter is set, only those whose label contains it. */
 void tui_plans_sort(struct tui *t)
 {
-	int n = t->cur && t->cur->rc == 0 ? t->cur->res.n_plans : 0;
+	int total = t->cur && t->cur->rc == 0 ? t->cur->res.n_plans : 0;
 	free(t->order);
-	t->order = xcalloc((size_t)n + 1, sizeof *t->order);
+	t->order = xcalloc((size_t)total + 1, sizeof *t->order);
+	int n = 0;
+	for (int i = 0; i < total; i++) {
+		const struct search_plan *sp = &t->cur->res.plans[i];
+		int dup = 0;
+		for (int k = 0; k < n && !dup; k++)
+			dup = plan_equal(&t->cur->res.plans[t->order[k]].plan, &sp->plan);
+		if (dup || (*t->plans_filter && !tui_match(sp->label, t->plans_filter)))
+			continue;
+		t->order[n++] = i;
+	}
 	t->n_order = n;
-	for (int i = 0; i < n; i++)
-		t->order[i] = i;
+	n = total;
 	sort_t = t;
-	if (n > 1)
-		qsort(t->order, (size_t)n, sizeof *t->order, by_key);
+	if (t->n_order > 1)
+		qsort(t->order, (size_t)t->n_order, sizeof *t->order, by_key);
 	if (t->detail_id >= n)
 		t->detail_id = n ? 0 : 0;
 	for (int k = 0; k < 2; k++)
@@ -110,7 +123,8 @@ static int single_pools(const struct tui *t, int *pools)
 	if (!t->cur || t->cur->rc < 0)
 		return 0;
 	for (int i = 0; i < t->cur->c.n_pools; i++)
-		if (t->cur->res.has_single[i])
+		if (t->cur->res.has_single[i] &&
+		    (!*t->plans_filter || tui_match(t->cur->res.single[i].label, t->plans_filter)))
 			pools[n++] = i;
 	return n;
 }
@@ -132,10 +146,129 @@ static int plans_rows(const struct tui *t)
 	return t->n_order + single_pools(t, pools);
 }
 
+/* ---- labels: the planner's label, made unique in the list
+ *
+ * The planner names a plan by its layouts ("h100 tp4 pp2 + a100>h100
+ * pp3"). Groups of one layout that differ only in their share of the
+ * batch are one layout there; the list adds their micro-batch counts
+ * ("366/365 micro-batches"), and when two plans still read the same it
+ * names the settings that tell them apart (mbs, recompute, ZeRO, ...). */
+
+static const char *const label_notes[] = {
+	"h100 tp4 pp2   replicas on pool h100: TP 4 inside a node, 2 stages",
+	"a100>h100 pp3  one 3-stage pipeline from pool a100 into pool h100",
+	"A + B          replica groups training side by side (data parallel)",
+	"366/365 mb     one layout; its replicas run 366 and 365 micro-batches",
+	"mbs2 rc-sel z1 what tells two plans of one layout apart: micro-batch,",
+	"               recompute, ZeRO stage, vpp, CP, EP, precision",
+	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST;",
+	"a label that still does not fit ends in an ellipsis between words.",
+};
+
+const char *const *tui_plans_notes(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(label_notes);
+	return label_notes;
+}
+
+static int same_layout(const struct replica *a, const struct replica *b)
+{
+	return a->n_stages == b->n_stages && a->stages[0].pool == b->stages[0].pool &&
+	       a->stages[0].tp == b->stages[0].tp &&
+	       a->stages[a->n_stages - 1].pool == b->stages[b->n_stages - 1].pool;
+}
+
+/* " 366/365 micro-batches" for runs of groups of one layout whose
+ * replicas run different micro-batch counts; "" when there is none. */
+static void split_note(const struct plan *p, int brief, char *buf, size_t n)
+{
+	size_t len = 0;
+	*buf = '\0';
+	for (int r = 1; r < p->n_replicas && p->mbs > 0; r++) {
+		if (!same_layout(&p->replicas[r], &p->replicas[r - 1]) ||
+		    (r > 1 && same_layout(&p->replicas[r - 1], &p->replicas[r - 2])))
+			continue;
+		/* r - 1 starts a run of one layout: list its counts. */
+		char run[64] = "";
+		size_t rl = 0;
+		for (int k = r - 1; k < p->n_replicas && (k == r - 1 ||
+		     same_layout(&p->replicas[k], &p->replicas[r - 1])); k++) {
+			long mb = lround(plan_replica_seqs(p, k) / p->mbs);
+			int w = snprintf(run + rl, sizeof run - rl, "%s%ld", rl ? "/" : "", mb);
+			if (w < 0 || (size_t)w >= sizeof run - rl)
+				break;
+			rl += (size_t)w;
+		}
+		int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : " ", run);
+		if (w < 0 || (size_t)w >= n - len)
+			break;
+		len += (size_t)w;
+	}
+	if (len && len + 16 < n)
+		snprintf(buf + len, n - len, "%s", brief ? " mb" : " micro-batches");
+}
+
+static void base_label(const struct search_plan *sp, int brief, char *buf, size_t n)
+{
+	char note[96];
+	split_note(&sp->plan, brief, note, sizeof note);
+	snprintf(buf, n, "%s%s", sp->label, note);
+}
+
+/* The settings of a that differ from b, appended to buf. */
+static void setting_diffs(const struct plan *a, const struct plan *b, unsigned *mask)
+{
+	if (a->mbs != b->mbs) *mask |= 1u;
+	if (a->recompute != b->recompute) *mask |= 2u;
+	if (a->zero != b->zero) *mask |= 4u;
+	if (a->schedule != b->schedule || a->vpp != b->vpp) *mask |= 8u;
+	if (a->cp != b->cp) *mask |= 16u;
+	if (a->ep != b->ep) *mask |= 32u;
+	if (a->precision != b->precision) *mask |= 64u;
+}
+
+/* The label a list row shows for plan id (see the block comment above). */
+static void row_label(const struct tui *t, int id, int brief, char *buf, size_t n)
+{
+	const struct search_plan *sp = tui_plan_get(t, id);
+	if (!sp) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	base_label(sp, brief, buf, n);
+	if (id < 0)
+		return;
+	unsigned mask = 0;
+	char other[160];
+	for (int k = 0; k < t->n_order; k++) {
+		const struct search_plan *q = &t->cur->res.plans[t->order[k]];
+		if (t->order[k] == id)
+			continue;
+		base_label(q, brief, other, sizeof other);
+		if (!strcmp(other, buf))
+			setting_diffs(&sp->plan, &q->plan, &mask);
+	}
+	const struct plan *p = &sp->plan;
+	size_t len = strlen(buf);
+	char add[96] = "";
+	size_t al = 0;
+#define ADD(...) do { int w_ = snprintf(add + al, sizeof add - al, __VA_ARGS__); \
+		if (w_ > 0 && (size_t)w_ < sizeof add - al) al += (size_t)w_; } while (0)
+	if (mask & 1u) ADD(" mbs%d", p->mbs);
+	if (mask & 2u) ADD(" rc-%.4s", plan_recompute_name(p->recompute));
+	if (mask & 4u) ADD(" z%d", p->zero);
+	if (mask & 8u) ADD(" vpp%d", p->schedule == SCHED_INTERLEAVED ? p->vpp : 1);
+	if (mask & 16u) ADD(" cp%d", p->cp);
+	if (mask & 32u) ADD(" ep%d", p->ep);
+	if (mask & 64u) ADD(" %s", hp_dtype_name(p->precision));
+#undef ADD
+	if (al && len + al < n)
+		memcpy(buf + len, add, al + 1);
+}
+
 void plans_row_text(struct tui *t, int row, char *buf, size_t n)
 {
-	const struct search_plan *sp = tui_plan_get(t, row_id(t, row));
-	snprintf(buf, n, "%s", sp ? sp->label : "");
+	row_label(t, row_id(t, row), 0, buf, n);
 }
 
 struct col {
@@ -149,6 +282,10 @@ static const struct col plan_cols[] = {
 	{ "$/H", 6, SK_USD_H }, { "$/1M", 5, SK_USD_TOK }, { "TIME", 7, SK_TIME },
 	{ "COST", 6, SK_COST }, { "FREE", 4, SK_FREE },
 };
+
+/* The order in which columns give way to the label on a narrow screen
+ * (indices into plan_cols); TOK/S, $/1M and TIME always stay. */
+static const int col_drop_order[] = { 0, 7, 3, 2, 6 };
 
 static void plan_cells(const struct search_plan *sp, char cells[][24])
 {
@@ -172,25 +309,57 @@ static int col_pad(void)
 	return COLS >= 120 ? 2 : 0;
 }
 
-/* GPU counts make room for the plan's label below 100 columns. */
-static int col_shown(size_t c)
+/* Which columns show (bit c for plan_cols[c]) and how wide the label is:
+ * columns give way in col_drop_order until the widest label fits or only
+ * the three kept ones are left. */
+static unsigned plan_layout(const struct tui *t, int n_rows, int *lw)
 {
-	return c != 0 || COLS >= 100;
+	int want = 12;
+	char buf[160];
+	for (int row = 0; row < n_rows; row++) {
+		row_label(t, row_id(t, row), COLS < 120, buf, sizeof buf);
+		want = HP_MAX(want, tui_width(buf));
+	}
+	/* Past about 45% of the screen a label is cut between words rather
+	 * than costing more columns. */
+	want = HP_MIN(want, COLS * 45 / 100);
+	unsigned shown = (1u << HP_ARRAY_LEN(plan_cols)) - 1;
+	for (size_t d = 0;; d++) {
+		int fixed = 4 + 1 + 3 + 1;
+		for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
+			if (shown & (1u << c))
+				fixed += plan_cols[c].w + col_pad() + 1;
+		*lw = HP_MAX(12, COLS - fixed - 1);
+		if (*lw >= want || d >= HP_ARRAY_LEN(col_drop_order))
+			return shown;
+		shown &= ~(1u << col_drop_order[d]);
+	}
 }
 
-/* Text in w columns, with an ellipsis when it is cut. */
-static void put_cut(const struct tui *t, int y, int x, int w, int attr, const char *s)
+/* Text in w columns; a text too long is cut at the last word boundary
+ * that fits (a space; a dangling "+" goes too) and ends in an ellipsis. */
+static void put_words(const struct tui *t, int y, int x, int w, int attr, const char *s)
 {
 	if (tui_width(s) <= w) {
 		tui_put(y, x, w, attr, s);
 		return;
 	}
-	tui_put(y, x, w - 1, attr, s);
-	tui_put(y, x + w - 1, 1, attr, tui_glyph(t, G_MID));
+	char buf[160];
+	hp_strlcpy(buf, s, sizeof buf);
+	int cut = HP_MIN(w - 1, (int)sizeof buf - 1);
+	while (cut > 0 && buf[cut] != ' ')
+		cut--;
+	while (cut > 0 && (buf[cut - 1] == ' ' || buf[cut - 1] == '+'))
+		cut--;
+	if (cut <= 0)
+		cut = w - 1;   /* one long word: cut it */
+	buf[cut] = '\0';
+	int used = tui_put(y, x, w - 1, attr, buf);
+	tui_put(y, x + used, 1, attr, tui_glyph(t, G_MID));
 }
 
 static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
-		     int sel, int lw)
+		     int sel, int lw, unsigned shown)
 {
 	int a = sel ? tui_attr(t, C_SEL) : 0;
 	if (sel)
@@ -209,12 +378,14 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		mark[1] = 'B';
 	tui_put(y, x, 2, sel ? a : tui_attr(t, C_DIM), mark);
 	x += 3;
-	put_cut(t, y, x, lw, a, sp->label);
+	char label[160];
+	row_label(t, id, COLS < 120, label, sizeof label);
+	put_words(t, y, x, lw, a, label);
 	x += lw + 1;
 	char cells[HP_ARRAY_LEN(plan_cols)][24];
 	plan_cells(sp, cells);
 	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
-		if (!col_shown(c))
+		if (!(shown & (1u << c)))
 			continue;
 		int ca = a;
 		if (!sel && c == 7)
@@ -224,23 +395,54 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 	}
 }
 
-static int plans_label_w(void)
+/* Text over up to maxl lines of w columns, broken at spaces. Returns the
+ * lines used. */
+static int put_wrapped(int y, int x, int w, int maxl, int attr, const char *s)
 {
-	int fixed = 4 + 1 + 3 + 1;
-	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
-		if (col_shown(c))
-			fixed += plan_cols[c].w + col_pad() + 1;
-	return HP_MAX(12, COLS - fixed - 1);
+	int lines = 0;
+	while (*s && lines < maxl && w > 0) {
+		int len = (int)strlen(s), cut = len;
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = w;
+		}
+		char buf[256];
+		snprintf(buf, sizeof buf, "%.*s", HP_MIN(cut, (int)sizeof buf - 1), s);
+		tui_put(y + lines++, x, w, attr, buf);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return lines;
+}
+
+/* The list is filtered by the / search text (Esc in the prompt, or an
+ * empty search, clears it); typing narrows it as it goes. */
+static void plans_follow_filter(struct tui *t)
+{
+	if (strcmp(t->search, t->plans_filter)) {
+		hp_strlcpy(t->plans_filter, t->search, sizeof t->plans_filter);
+		tui_plans_sort(t);
+		t->lplans.sel = t->lplans.top = 0;
+	}
 }
 
 void view_plans_draw(struct tui *t, int y0, int h)
 {
-	int lw = plans_label_w();
 	const struct tui_result *r = t->cur;
 	if (!r) {
 		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM), "planning...");
 		return;
 	}
+	plans_follow_filter(t);
+	int pools[HP_MAX_POOLS];
+	int ns = single_pools(t, pools);
+	int n = t->n_order + ns;
+	int lw;
+	unsigned shown = plan_layout(t, n, &lw);
 	/* Column header with the sort marker. */
 	int x = 0;
 	int ha = tui_attr(t, C_TITLE);
@@ -249,7 +451,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	tui_put(y0, x, lw, ha, "PLAN");
 	x += lw + 1;
 	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
-		if (!col_shown(c))
+		if (!(shown & (1u << c)))
 			continue;
 		char name[16];
 		int on = plan_cols[c].sort == t->sort;
@@ -259,25 +461,31 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		x += plan_cols[c].w + col_pad() + 1;
 	}
 	if (r->rc < 0) {
-		tui_put(y0 + 2, 2, COLS - 4, tui_attr(t, C_BAD), "No plan:");
-		tui_put(y0 + 3, 4, COLS - 6, 0, r->err.msg);
-		if (*r->res.why)
-			tui_put(y0 + 4, 4, COLS - 6, 0, r->res.why);
+		/* The planner's message starts with "no plan ..." itself; the
+		 * heading only when it does not. */
+		int y = y0 + 2;
+		if (strncasecmp(r->err.msg, "no plan", 7))
+			tui_put(y++, 2, COLS - 4, tui_attr(t, C_BAD), "No plan:");
+		y += put_wrapped(y, 2, COLS - 4, 4, tui_attr(t, C_BAD), r->err.msg);
+		if (*r->res.why && strcmp(r->res.why, r->err.msg))   /* often the same text */
+			y += put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
 		if (r->res.has_nearest) {
 			char lab[96];
 			snprintf(lab, sizeof lab, "nearest miss: %.80s", r->res.nearest.label);
-			tui_put(y0 + 5, 4, COLS - 6, tui_attr(t, C_WARN), lab);
+			tui_put(y, 4, COLS - 6, tui_attr(t, C_WARN), lab);
 		}
 		return;
 	}
-	int pools[HP_MAX_POOLS];
-	int ns = single_pools(t, pools);
-	int n = t->n_order + ns;
-	/* Ranked rows, then a heading and the single-pool rows, in one list. */
+	/* Ranked rows, then a heading and the single-pool rows, in one list;
+	 * two legend lines at the bottom. */
 	int extra = ns ? 1 : 0;
-	int list_h = h - 1 - extra - 1;
+	int list_h = h - 1 - extra - 2;
 	tui_list_fix(&t->lplans, n, list_h);
 	int y = y0 + 1;
+	if (!n && *t->plans_filter)
+		tui_putf(y, 2, COLS - 4, tui_attr(t, C_BAD),
+			 "no match for '%s' among %d plans; / then Enter on an empty line shows all",
+			 t->plans_filter, r->res.n_plans);
 	for (int row = t->lplans.top; row < n && y < y0 + 1 + list_h + extra; row++) {
 		if (row == t->n_order && ns) {
 			tui_section(t, y++, 0, COLS, "Best plan on one pool, for comparison");
@@ -287,26 +495,32 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		int id = row_id(t, row);
 		const struct search_plan *sp = tui_plan_get(t, id);
 		if (sp)
-			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw);
+			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw, shown);
 		y++;
 	}
 	t->mouse_list = t->lplans.top < t->n_order ? &t->lplans : NULL;
 	t->mouse_y0 = y0 + 1;
 	t->mouse_rows = HP_MIN(list_h, t->n_order - t->lplans.top);
-	/* A legend line at the bottom. */
+	tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
+		"tp4 pp2: TP 4, 2 stages  a>b pp3: pipeline a into b  + side by side  ? more");
 	const struct search_stats *st = &r->res.stats;
-	char leg[200];
-	snprintf(leg, sizeof leg, "%s Pareto (time, cost)  A/B compare marks  sorted by %s%s  %ld candidates%s%s",
-		 tui_glyph(t, G_PARETO), sort_names[t->sort], t->sort_rev ? ", reversed" : "",
-		 st->candidates, COLS >= 120 ? ", objective " : "",
+	char leg[200], what[96];
+	if (*t->plans_filter)
+		snprintf(what, sizeof what, "filter '%.20s': %d shown", t->plans_filter, t->n_order);
+	else
+		snprintf(what, sizeof what, "%ld candidates", st->candidates);
+	snprintf(leg, sizeof leg, "%s Pareto (time, cost)  %ssorted by %s%s  %s%s%s",
+		 tui_glyph(t, G_PARETO), *t->plans_filter ? "" : "A/B compare marks  ",
+		 sort_names[t->sort], t->sort_rev ? ", reversed" : "",
+		 what, COLS >= 120 ? ", objective " : "",
 		 COLS >= 120 ? search_objective_name(r->o.objective) : "");
-	tui_put(y0 + h - 1, 1, COLS - 2, tui_attr(t, C_DIM), leg);
+	tui_put(y0 + h - 1, 1, COLS - 2, tui_attr(t, *t->plans_filter ? C_WARN : C_DIM), leg);
 }
 
 int view_plans_key(struct tui *t, int action, int ch)
 {
 	int n = plans_rows(t);
-	int h = tui_view_rows() - 3;
+	int h = tui_view_rows() - 4;
 	if (action == ACT_NONE) {
 		tui_list_fix(&t->lplans, n, h);
 		return R_DRAW;
@@ -406,6 +620,28 @@ static void step_bar(const struct tui *t, int y, int x, int w, const struct perf
 	}
 }
 
+/* name in at most w columns without cutting a word in half: whole, or
+ * its first and last '-' parts around an ellipsis ("A100-SXM4-80GB" ->
+ * "A100…80GB", so the 40 and 80 GB parts stay apart), or its first part
+ * and an ellipsis. */
+static void fit_name(const struct tui *t, const char *name, int w, char *buf, size_t n)
+{
+	const char *mid = tui_glyph(t, G_MID);
+	int len = (int)strlen(name);
+	const char *dash = strchr(name, '-'), *last = strrchr(name, '-');
+	if (len <= w || !dash) {
+		snprintf(buf, n, "%.*s", len <= w ? len : w, name);
+		return;
+	}
+	int first = (int)(dash - name), tail = (int)strlen(last + 1);
+	if (first + 1 + tail <= w && tail > 0)
+		snprintf(buf, n, "%.*s%s%s", first, name, mid, last + 1);
+	else if (first + 1 <= w)
+		snprintf(buf, n, "%.*s%s", first, name, mid);
+	else
+		snprintf(buf, n, "%.*s", w, name);
+}
+
 static void draw_layout(struct tui *t, struct canvas *cv, const struct search_plan *sp,
 			const struct cluster *c, int w)
 {
@@ -443,8 +679,11 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 					int gpus = st->tp * (p->cp > 0 ? p->cp : 1);
 					int nodes = (gpus + pl->gpus_per_node - 1) / pl->gpus_per_node;
 					char txt[64];
-					if (line == 1)
-						snprintf(txt, sizeof txt, "S%d %.9s TP%d", s0 + k, pl->gpu.name, st->tp);
+					if (line == 1) {
+						char gn[40];
+						fit_name(t, pl->gpu.name, 9, gn, sizeof gn);
+						snprintf(txt, sizeof txt, "S%d %s TP%d", s0 + k, gn, st->tp);
+					}
 					else if (line == 2)
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);

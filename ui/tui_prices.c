@@ -11,6 +11,8 @@
  * pools pay. */
 #include "tui_int.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -163,12 +165,55 @@ static const char *origin_name(enum price_origin o)
 	return o == PRICE_EMBEDDED ? "built in" : o == PRICE_CACHE ? "cache" : "live";
 }
 
+/* The line under the list: for the selected GPU, where its CATALOG
+ * reference and its CHEAPEST offer come from and, when they differ, why
+ * (another provider, another instance size, another region). Both always
+ * name the same catalog part, form factor included (test_catalog_tables). */
+static void prices_why(struct tui *t, int y)
+{
+	int i = t->lprices.sel;
+	if (i < 0 || i >= t->cat->n_gpus)
+		return;
+	const struct gpu_spec *g = &t->cat->gpus[i];
+	const struct price_offer *o = t->cheap ? t->cheap[i] : NULL;
+	char line[320];
+	if (g->ref_usd_per_gpu_h <= 0 && !o) {
+		snprintf(line, sizeof line, "%s: no reference price and no offer in the book",
+			 g->name);
+	} else if (g->ref_usd_per_gpu_h <= 0) {
+		snprintf(line, sizeof line, "%s: no catalog reference; pools pay the cheapest offer",
+			 g->name);
+	} else if (!o) {
+		snprintf(line, sizeof line, "%s: catalog %.2f is %.80s; the book has no offer",
+			 g->name, g->ref_usd_per_gpu_h, g->ref_price_source);
+	} else {
+		char prov[24] = "", inst[64] = "";
+		sscanf(g->ref_price_source, "%23s %63s", prov, inst);
+		const char *why = fabs(o->usd_per_gpu_h - g->ref_usd_per_gpu_h) < 0.005
+			? NULL
+			: strcmp(prov, o->provider) ? "another provider"
+			: strcmp(inst, o->instance) ? "another instance size"
+			: "another region, zone or snapshot";
+		if (!why)
+			snprintf(line, sizeof line, "%s: catalog = cheapest %.2f, %.80s", g->name,
+				 o->usd_per_gpu_h, g->ref_price_source);
+		else
+			snprintf(line, sizeof line, "%s: cheapest is %s. catalog %.2f = %.50s; "
+				 "cheapest %.2f = %.12s %.24s %.16s", g->name, why,
+				 g->ref_usd_per_gpu_h, g->ref_price_source, o->usd_per_gpu_h,
+				 o->provider, o->instance, o->region);
+	}
+	tui_put(y, 1, COLS - 2, tui_attr(t, C_DIM), line);
+}
+
 void view_prices_draw(struct tui *t, int y0, int h)
 {
 	struct fetch_status st;
 	fetch_status(t->fetch, &st);
 	int y = y0;
 	int wide = COLS >= 120;
+	/* WHERE: 46 columns beside YOUR POOLS, else what the screen leaves. */
+	int wcol = wide ? 46 : HP_MAX(10, COLS - 2 - 52);
 	tui_section(t, y++, 0, COLS, "Sources");
 	if (st.state == FETCH_RUNNING) {
 		double frac = st.n_sources ? (st.source + (st.total > 0 ? st.bytes / st.total : 0)) /
@@ -206,9 +251,9 @@ void view_prices_draw(struct tui *t, int y0, int h)
 	tui_section(t, y++, 0, COLS, "Price per GPU-hour, USD");
 	char hdr[256];
 	snprintf(hdr, sizeof hdr, "%-16s %6s %8s %8s %6s  %-*s%s", "GPU", "OFFERS", "CATALOG",
-		 "CHEAPEST", "SPOT", wide ? 46 : 30, "WHERE", wide ? "YOUR POOLS" : "");
+		 "CHEAPEST", "SPOT", wcol, "WHERE", wide ? "YOUR POOLS" : "");
 	tui_put(y++, 1, COLS - 2, tui_attr(t, C_TITLE), hdr);
-	int n = t->cat->n_gpus, lh = y0 + h - y;
+	int n = t->cat->n_gpus, lh = y0 + h - y - 1;
 	tui_list_fix(&t->lprices, n, lh);
 	t->mouse_list = &t->lprices;
 	t->mouse_y0 = y;
@@ -223,8 +268,25 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			snprintf(ref, sizeof ref, "%.2f", g->ref_usd_per_gpu_h);
 		if (o) {
 			snprintf(ch, sizeof ch, "%.2f", o->usd_per_gpu_h);
-			snprintf(where, sizeof where, "%.8s %.22s %.14s", o->provider, o->instance,
+			/* Whole words in the WHERE column: the region goes first,
+			 * then the instance ends in an ellipsis. */
+			int ww = wcol;
+			snprintf(where, sizeof where, "%.12s %.60s %.20s", o->provider, o->instance,
 				 o->region);
+			if ((int)strlen(where) > ww)
+				snprintf(where, sizeof where, "%.12s %.60s", o->provider, o->instance);
+			if ((int)strlen(where) > ww) {
+				/* at the last '_', '-' or '.' that fits */
+				int cut = ww - 1;
+				while (cut > 0 && !strchr("_-. ", where[cut]))
+					cut--;
+				if (cut < ww / 2)
+					cut = ww - 1;
+				where[cut] = '\0';
+				ww = cut + 1;
+				snprintf(where + ww - 1, sizeof where - (size_t)(ww - 1), "%s",
+					 tui_glyph(t, G_MID));
+			}
 		}
 		if (sp)
 			snprintf(spot, sizeof spot, "%.2f", sp->usd_per_gpu_h);
@@ -237,21 +299,24 @@ void view_prices_draw(struct tui *t, int y0, int h)
 				 p->usd_per_node_h / p->gpus_per_node);
 		}
 		char line[320];
+		/* Pad by columns, not bytes: the ellipsis may be 3 bytes. */
+		int ww = wcol + (int)strlen(where) - tui_width(where);
 		snprintf(line, sizeof line, "%-16.16s %6d %8s %8s %6s  %-*.*s%s", g->name,
-			 t->n_offers_gpu ? t->n_offers_gpu[i] : 0, ref, ch, spot, wide ? 46 : 30,
-			 wide ? 46 : 30, where, wide ? pools : "");
+			 t->n_offers_gpu ? t->n_offers_gpu[i] : 0, ref, ch, spot, ww, ww, where,
+			 wide ? pools : "");
 		int sel = i == t->lprices.sel;
 		int a = sel ? tui_attr(t, C_SEL) : *pools ? (int)A_BOLD : 0;
 		if (sel)
 			tui_fill(y, 0, COLS, a);
 		tui_put(y, 1, COLS - 2, a, line);
 	}
+	prices_why(t, y0 + h - 1);
 }
 
 int view_prices_key(struct tui *t, int action, int ch)
 {
 	int n = view_prices_rows(t);
-	int h = tui_view_rows() - 9;
+	int h = tui_view_rows() - 10;
 	if (action == ACT_NONE) {
 		tui_list_fix(&t->lprices, n, h);
 		return R_DRAW;

@@ -1,0 +1,153 @@
+/* test_catalog.c — the embedded GPU catalog: every part has the figures a
+ * plan needs, and the added parts carry their datasheet values. */
+#include "t.h"
+#include "catalog.h"
+
+static struct catalog cat;
+
+static const struct gpu_spec *G(const char *name)
+{
+	const struct gpu_spec *g = catalog_gpu(&cat, name);
+	if (!g)
+		T_FAILF("GPU %s missing from the catalog", name);
+	return g;
+}
+
+/* A part with no peak at all, no memory bandwidth or no TDP would make the
+ * planner divide by zero or print 0 TF / 0 W. */
+TEST(no_part_lacks_peak_bandwidth_or_tdp)
+{
+	CHECK(cat.n_gpus > 0);
+	for (int i = 0; i < cat.n_gpus; i++) {
+		const struct gpu_spec *g = &cat.gpus[i];
+		int any = 0;
+		for (int d = 0; d < HP_DTYPE_COUNT; d++)
+			any |= g->flops[d] > 0;
+		if (!any)
+			T_FAILF("%s: no dense peak for any dtype", g->name);
+		if (!(g->hbm_Bps > 0))
+			T_FAILF("%s: no memory bandwidth", g->name);
+		if (!(g->tdp_w > 0))
+			T_FAILF("%s: no TDP", g->name);
+		if (!(g->mem_bytes > 0))
+			T_FAILF("%s: no memory capacity", g->name);
+		if (!*g->source)
+			T_FAILF("%s: no source", g->name);
+		/* The driver reports less than the label (ECC, reserved). */
+		if (g->mem_usable_bytes > 0 && g->mem_usable_bytes > g->mem_bytes * 1.1)
+			T_FAILF("%s: driver-reported memory %.0f above the label %.0f", g->name,
+				g->mem_usable_bytes, g->mem_bytes);
+	}
+}
+
+/* The list of parts users asked for, by the names they type. */
+TEST(requested_parts_present)
+{
+	static const char *const want[] = {
+		"H800", "A800", "GB300", "B300", "MI355X", "RTX-4090", "RTX 3090",
+		"A6000", "RTX-6000-Ada", "L20", "A10G",
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(want); i++)
+		G(want[i]);
+}
+
+/* Datasheet figures, restated here from the sources named in gpus.json. */
+TEST(export_parts_have_reduced_nvlink)
+{
+	/* H800 and A800: NVLink 400 GB/s bidirectional = 200 GB/s per
+	 * direction (H100 900 -> 450, A100 600 -> 300). */
+	const struct gpu_spec *h800 = G("H800"), *a800 = G("A800");
+	if (!h800 || !a800)
+		return;
+	CHECK_NEAR(h800->link_Bps, 200e9, 0);
+	CHECK_NEAR(a800->link_Bps, 200e9, 0);
+	/* Compute is the unrestricted part's: H100 SXM BF16 989.4 TF dense
+	 * (1979 with sparsity / 2), A100 312 TF. */
+	CHECK_NEAR(h800->flops[HP_BF16], 989.4e12, 0);
+	CHECK_NEAR(a800->flops[HP_BF16], 312e12, 0);
+	/* nvidia-smi on A800-SXM4-80GB reports 81920 MiB. */
+	CHECK_NEAR(a800->mem_usable_bytes, 81920.0 * 1048576, 0);
+}
+
+TEST(rack_scale_domains)
+{
+	/* NVL72: 72 GPUs in one NVLink domain. */
+	const struct gpu_spec *gb200 = G("GB200"), *gb300 = G("GB300");
+	if (gb200)
+		CHECK_EQ_INT(gb200->domain, 72);
+	if (gb300)
+		CHECK_EQ_INT(gb300->domain, 72);
+	/* GB300 NVL72 rack: 360 PF BF16 with sparsity / 72 / 2 = 2.5 PF. */
+	if (gb300)
+		CHECK_NEAR(gb300->flops[HP_BF16], 2.5e15, 0);
+}
+
+TEST(consumer_and_workstation_parts)
+{
+	/* Ada whitepaper, RTX 4090: 82.6 TF FP32, 1008 GB/s, 450 W, 128 SMs;
+	 * nvidia-smi 24564 MiB. */
+	const struct gpu_spec *g = G("RTX-4090");
+	if (g) {
+		CHECK_NEAR(g->flops[HP_FP32], 82.6e12, 0);
+		CHECK_NEAR(g->hbm_Bps, 1008e9, 0);
+		CHECK_NEAR(g->tdp_w, 450, 0);
+		CHECK_EQ_INT(g->sms, 128);
+		CHECK_NEAR(g->mem_usable_bytes, 24564.0 * 1048576, 0);
+	}
+	/* MI355X: 256 CUs (ROCm GPU specs table), 288 GB, 8 TB/s. */
+	g = G("MI355X");
+	if (g) {
+		CHECK_EQ_INT(g->sms, 256);
+		CHECK_NEAR(g->mem_bytes, 288e9, 0);
+		CHECK_NEAR(g->hbm_Bps, 8e12, 0);
+	}
+}
+
+/* A10G: 80 SMs x 1710 MHz; 128 FP32 lanes x 2 = 35.0 TF; 600 GB/s. */
+TEST(a10g_filled)
+{
+	const struct gpu_spec *g = G("A10G");
+	if (!g)
+		return;
+	CHECK_NEAR(g->flops[HP_FP32], 80 * 128 * 2 * 1.71e9, 0.01);
+	CHECK_NEAR(g->hbm_Bps, 600e9, 0);
+	CHECK_NEAR(g->tdp_w, 300, 0);
+}
+
+/* V100 and T4 have no bf16: their best dtype is fp16 (V100 datasheet:
+ * 125 TF tensor FP16), so listings show 125 TF, not 0. */
+TEST(best_dtype_of_parts_without_bf16)
+{
+	const struct gpu_spec *v = G("V100"), *t4 = G("T4");
+	if (!v || !t4)
+		return;
+	CHECK_EQ_INT(gpu_best_dtype(v), HP_FP16);
+	CHECK_NEAR(v->flops[gpu_best_dtype(v)], 125e12, 0);
+	CHECK_EQ_INT(gpu_best_dtype(t4), HP_FP16);
+	char buf[48];
+	CHECK(!strcmp(gpu_dtypes(v, " ", buf, sizeof buf), "fp32 fp16"));
+	/* Truncation keeps whole names. */
+	CHECK(!strcmp(gpu_dtypes(v, " ", buf, 8), "fp32"));
+	struct gpu_spec none;
+	memset(&none, 0, sizeof none);
+	CHECK_EQ_INT(gpu_best_dtype(&none), -1);
+	CHECK(!strcmp(gpu_dtypes(&none, " ", buf, sizeof buf), ""));
+}
+
+int main(void)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
+		fprintf(stderr, "catalog_load: %s\n", err.msg);
+		return 1;
+	}
+	RUN(no_part_lacks_peak_bandwidth_or_tdp);
+	RUN(requested_parts_present);
+	RUN(export_parts_have_reduced_nvlink);
+	RUN(rack_scale_domains);
+	RUN(consumer_and_workstation_parts);
+	RUN(a10g_filled);
+	RUN(best_dtype_of_parts_without_bf16);
+	catalog_done(&cat);
+	return t_done("catalog");
+}

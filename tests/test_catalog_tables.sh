@@ -1,0 +1,103 @@
+#!/bin/sh
+# test_catalog_tables.sh — the tables a user reads add up and show no
+# unknown as 0:
+#   - every memory table in README.md (the `hetplan estimate` examples):
+#     WEIGHTS + GRADS + OPTIM + ACTS + OTHER = TOTAL on each row, within
+#     the rounding of the printed one-decimal GiB figures (5 x 0.05);
+#   - the same for the program's own output on those examples;
+#   - `hetplan gpus --format csv` has no 0 in a peak, bandwidth or TDP cell
+#     (an unknown is empty), and `hetplan gpus` shows V100's 125 TF fp16
+#     (datasheet) rather than 0.
+# Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+case $H in /*) ;; *) H=$PWD/$H ;; esac
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# rows FILE: check every memory table row in FILE; prints "N rows".
+check_rows() {
+	python3 - "$1" <<'PY'
+import re, sys
+unit = {"B": 1 / 2**30, "KiB": 1 / 2**20, "MiB": 1 / 2**10, "GiB": 1, "TiB": 2**10}
+rows = bad = 0
+head = None
+for line in open(sys.argv[1]):
+    if line.startswith("  GROUP STAGE POOL"):
+        head = line.split()
+        continue
+    if head and re.match(r"  \d+\s+\d+\s", line):
+        vals = re.findall(r"([\d.]+) (B|KiB|MiB|GiB|TiB)", line)
+        if "OTHER" not in head:
+            print("  table without OTHER:", " ".join(head)); bad += 1; continue
+        if len(vals) < 6:
+            print("  short row:", line.rstrip()); bad += 1; continue
+        g = [float(v) * unit[u] for v, u in vals[:6]]
+        if abs(sum(g[:5]) - g[5]) > 5 * 0.05 + 1e-9:
+            print("  parts %.2f != total %.2f GiB: %s" % (sum(g[:5]), g[5], line.rstrip()))
+            bad += 1
+        rows += 1
+        continue
+    head = None if not line.strip() else head
+print(rows, "rows")
+sys.exit(1 if bad or rows == 0 else 0)
+PY
+}
+
+out=$(check_rows README.md) && ok || bad "README memory tables: $out"
+echo "$out" | grep -q '^[3-9][0-9]* rows\|^[1-9][0-9]\+ rows' && ok || bad "README: fewer than 3 memory rows ($out)"
+
+"$H" estimate --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 2 --mbs 1 --gbs 256 \
+	--recompute selective >"$T/est1" 2>&1
+"$H" estimate --pool 2x8xL40S -m llama3.1-70b --tp 8 --pp 2 --mbs 1 --gbs 64 >"$T/est2" 2>&1
+"$H" estimate --pool 4x8xA100-SXM4-80GB -m mixtral-8x7b --tp 4 --pp 2 --mbs 1 --gbs 64 \
+	--recompute full >"$T/est3" 2>&1
+for f in est1 est2 est3; do
+	out=$(check_rows "$T/$f") && ok || bad "$f: $out"
+done
+
+"$H" gpus --format csv >"$T/gpus.csv" && ok || bad "gpus --format csv"
+python3 - "$T/gpus.csv" <<'PY' && ok || bad "gpus csv shows a 0 for a figure"
+import csv, sys
+bad = 0
+for r in csv.DictReader(open(sys.argv[1])):
+    for k in ("hbm_tbps", "peak_tflops", "fp32_tflops", "tf32_tflops", "bf16_tflops",
+              "fp16_tflops", "fp8_tflops", "tdp_w"):
+        if r[k] != "" and float(r[k]) == 0:
+            print("  %s: %s = 0" % (r["name"], k)); bad = 1
+    if r["peak_tflops"] == "" or r["hbm_tbps"] == "" or r["tdp_w"] == "":
+        print("  %s: no peak, bandwidth or TDP" % r["name"]); bad = 1
+sys.exit(bad)
+PY
+"$H" gpus | grep -E '^V100-SXM2-32GB ' | grep -qE ' 125\.0 fp16 ' && ok || bad "V100 row: $("$H" gpus | grep '^V100-SXM2-32GB')"
+"$H" gpus | grep -E '^A10G ' | grep -qE ' 0\.00 | 0\.0 | 0 *$' && bad "A10G shows 0: $("$H" gpus | grep '^A10G ')" || ok
+
+# Every catalog reference price names an offer ("aws p5.48xlarge ..."):
+# where the price book has that instance, it is the same catalog part,
+# form factor included (an SXM row must not cite a PCIe offer).
+"$H" prices --all --format csv >"$T/offers.csv" 2>/dev/null && ok || bad "prices --all --format csv"
+python3 - data/gpus.json "$T/offers.csv" <<'PY' && ok || bad "a reference price cites another part (above)"
+import csv, json, sys
+gpus = json.load(open(sys.argv[1]))["gpus"]
+offers = list(csv.DictReader(open(sys.argv[2])))
+bad = checked = 0
+for g in gpus:
+    src = g.get("reference_price_source", "").split()
+    if len(src) < 2:
+        continue
+    rows = [o for o in offers if o["provider"] == src[0] and o["instance"] == src[1]]
+    for o in rows:
+        if o["gpu"] != g["name"]:
+            print("  %s: reference %s %s is a %s offer" % (g["name"], src[0], src[1], o["gpu"]))
+            bad = 1
+    checked += bool(rows)
+if checked < 5:
+    print("  only %d reference prices found in the book" % checked); bad = 1
+sys.exit(bad)
+PY
+
+echo "catalog_tables: $pass passed, $fail failed"
+[ "$fail" = 0 ]

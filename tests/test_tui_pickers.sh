@@ -1,0 +1,174 @@
+#!/bin/sh
+# test_tui_pickers.sh — the pickers, the plans list's labels and filter, in
+# the real binary under a private tmux server (send-keys, capture-pane):
+#   - `8b` + Enter in the model picker loads Llama-3.1 8B (the preset whose
+#     name has the word "8b"), not GPT 1T, whose display name "(1008B)"
+#     merely contains it; the top match is highlighted before Enter;
+#   - that preset's context (8192) fits; GPT 1T's (2048) does not, and the
+#     Model view says so and C clamps the sequence length to 2048;
+#   - the GPU picker shows V100's fp16 peak (125 TF, datasheet), not 0;
+#   - /h100 filters the plans list to plans with h100 in their label, and
+#     a text nothing matches says "no match";
+#   - no two rows of the default workspace's plans list read the same;
+#   - at 80x24 and 120x40 no plan label is cut inside a word.
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
+set -u
+HP=${HETPLAN:-./hetplan}
+case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+S="hetplan-pick-$$"
+T="tmux -L $S -f /dev/null"
+tmp=$(mktemp -d)
+cleanup() {
+	$T kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+mkdir -p "$tmp/cfg"
+
+# The helpers of test_tui.sh: a session of W x H with empty user config
+# and price cache; the screen; waiting for text or for the plans.
+start() {
+	$T new-session -d -s "$1" -x "$2" -y "$3" \
+		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
+}
+screen() { $T capture-pane -p -t "$1"; }
+wait_for() {
+	i=0
+	while [ $i -lt "${3:-50}" ]; do
+		screen "$1" | grep -qF -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+wait_ready() {
+	i=0
+	while [ $i -lt "${2:-50}" ]; do
+		screen "$1" | tail -1 | grep -qE ' [0-9]+ plans *$' && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
+# The plan labels of the ranked rows on screen (below the header): the
+# text from column 9 to the first double space (labels have single ones);
+# the Pareto star is one column but three bytes, so it becomes '*'.
+labels() {
+	screen "$1" | sed 's/★/*/' | awk 'NR >= 4 && /^ *[0-9]+ / { s = substr($0, 9); sub(/  .*/, "", s); print s }'
+}
+
+# ---- model picker: 8b + Enter
+start m 80 24
+wait_ready m 50 || bad "no plans at start: $(screen m | tail -2)"
+keys m 2 p
+wait_for m "Model preset" && ok || bad "p did not open the model picker"
+keys m 8 b
+wait_for m "Filter: 8b_" && ok || bad "the filter does not show 8b"
+# The first row under the filter is the highlighted one.
+first=$(screen m | grep -A1 'Filter: 8b_' | tail -1)
+echo "$first" | grep -q 'llama3.1-8b' && ok || bad "top match for 8b is not llama3.1-8b: $first"
+keys m Enter
+wait_for m "Model: Llama-3.1 8B" && ok || bad "8b + Enter did not load Llama-3.1 8B: $(screen m | sed -n 3p)"
+# llama3.1-8b's context is 8192 = the default sequence length: no warning
+screen m | grep -q 'C clamps' && bad "a warning for a context that fits" || ok
+# gpt-1t: context 2048 < 8192: warned, C clamps
+keys m p g p t - 1 t Enter
+wait_for m "Model: GPT 1T" && ok || bad "gpt-1t did not load"
+wait_for m "sequence 8192 > context 2048: C clamps" && ok || bad "no clamp offer: $(screen m | tail -3)"
+keys m C
+wait_for m "8192 -> 2048" && ok || bad "C did not clamp: $(screen m | tail -1)"
+screen m | grep -q 'Sequence length   2048 tokens' && ok || bad "the field does not read 2048"
+
+# ---- GPU picker: V100 shows its fp16 peak
+keys m 1 a
+wait_for m "Add a pool: pick its GPU" && ok || bad "a did not open the GPU picker"
+keys m V 1 0 0 - S X M 2 - 3
+wait_for m "V100-SXM2-32GB" && ok || bad "no V100-SXM2-32GB in the picker"
+screen m | grep 'V100-SXM2-32GB' | grep -q '125 TF fp16' && ok ||
+	bad "V100 row: $(screen m | grep 'V100-SXM2-32GB')"
+screen m | grep -q 'dense TF: fp32 15.7 fp16 125' && ok || bad "no dtype line for V100"
+keys m Escape
+
+# ---- plans: filter, no match, unique rows, no label cut mid-word
+for size in 80x24 120x40; do
+	w=${size%x*} h=${size#*x}
+	start "p$w" "$w" "$h"
+	wait_ready "p$w" 50 || bad "$size: no plans"
+	labels "p$w" >"$tmp/labels$w"
+	[ -s "$tmp/labels$w" ] && ok || bad "$size: no plan rows"
+	# unique
+	n=$(wc -l <"$tmp/labels$w"); u=$(sort -u "$tmp/labels$w" | wc -l)
+	[ "$n" = "$u" ] && ok || bad "$size: duplicate labels: $(sort "$tmp/labels$w" | uniq -d)"
+	# the notation legend is on screen
+	screen "p$w" | grep -q 'tp4 pp2: TP 4, 2 stages' && ok || bad "$size: no notation legend"
+done
+# Cut only between words: the text before an ellipsis at 80 columns is a
+# whole-word prefix of a full label at 120 columns.
+python3 - "$tmp/labels80" "$tmp/labels120" <<'PY' && ok || bad "a label cut mid-word (above)"
+import sys
+cut = [l.rstrip("\n") for l in open(sys.argv[1]) if "\u2026" in l]
+full = [l.rstrip("\n") for l in open(sys.argv[2])]
+bad = 0
+for c in cut:
+    head = c.split("\u2026")[0]
+    if not any(f.startswith(head) and f[len(head):len(head) + 1] == " " for f in full):
+        print("  cut mid-word:", c); bad = 1
+sys.exit(bad)
+PY
+# /a100> keeps only pipelines that start on a100
+keys p80 / a 1 0 0 '>' Enter
+wait_for p80 "filter 'a100>'" && ok || bad "/a100> shows no filter line: $(screen p80 | tail -2)"
+labels p80 >"$tmp/f"
+[ -s "$tmp/f" ] && ! grep -qv 'a100>' "$tmp/f" && ok || bad "/a100> left other rows: $(cat "$tmp/f")"
+# /h100: every ranked row names h100; the single-pool a100 row is gone
+keys p80 / C-u h 1 0 0 Enter
+wait_for p80 "filter 'h100'" && ok || bad "/h100: no filter line"
+labels p80 >"$tmp/f"
+[ -s "$tmp/f" ] && ! grep -qv 'h100' "$tmp/f" && ok || bad "/h100 left other rows: $(cat "$tmp/f")"
+screen p80 | grep -qE '^ +a100 tp[0-9]+ pp[0-9]+ ' && bad "/h100 kept the a100-only row" || ok
+# nothing matches: says so
+keys p80 / C-u z z z Enter
+wait_for p80 "no match for 'zzz'" && ok || bad "no 'no match' for zzz: $(screen p80 | sed -n 4p)"
+# an empty search shows all again
+keys p80 / C-u Enter
+wait_ready p80 && labels p80 | grep -q . && ok || bad "an empty search did not restore the list"
+# help explains the notation
+keys p80 '?'
+wait_for p80 "Plan labels" && ok || bad "? has no Plan labels section"
+screen p80 | grep -q 'a100>h100 pp3  one 3-stage pipeline' && ok || bad "help lacks the a>b note"
+
+# ---- an infeasible deadline: the reason once, not twice. Llama-3.1 70B
+# on the default 96 GPUs runs at about 53K tokens/s (the plans above), so
+# 2e12 tokens need over a year: one day cannot be met.
+cat >"$tmp/dl.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 4},
+                                      {"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "tokens": 2e12, "objective": "deadline", "deadline_s": 86400}}
+JSON
+start dl 80 24 "" "tui $tmp/dl.json"
+wait_for dl "0 plans" 100 && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
+n=$(screen dl | grep -ci 'no plan')
+[ "$n" = 1 ] && ok || bad "'no plan' shown $n times: $(screen dl | sed -n 3,8p)"
+
+# ---- the CLI's progress line: on a terminal it is erased at the end
+# (whether or not the plan ran long enough to show it); with stderr not a
+# terminal there is none.
+plan_args="--pool 8x8xH100-SXM --pool 8x8xA100-SXM4-80GB -m llama3.1-70b --gbs 256 --top 3"
+"$HP" plan $plan_args >"$tmp/plan.out" 2>"$tmp/plan.err"
+[ $? = 0 ] && [ ! -s "$tmp/plan.err" ] && ok || bad "plan wrote to a non-terminal stderr: $(head -2 "$tmp/plan.err")"
+$T new-session -d -s prog -x 100 -y 10 "cd '$PWD' && '$HP' plan $plan_args >'$tmp/plan2.out'; echo EXITED:\$?; sleep 30"
+wait_for prog "EXITED:0" 300 && ok || bad "plan in a terminal did not finish: $(screen prog)"
+screen prog | grep -q 'planning' && bad "the progress line was left on the screen" || ok
+# the same plans either way (the search's own timing line aside)
+grep -v '^search:' "$tmp/plan.out" >"$tmp/p1"; grep -v '^search:' "$tmp/plan2.out" >"$tmp/p2"
+[ -s "$tmp/p1" ] && cmp -s "$tmp/p1" "$tmp/p2" && ok || bad "plan output differs on a terminal"
+
+echo "tui_pickers: $pass passed, $fail failed"
+[ "$fail" = 0 ]
