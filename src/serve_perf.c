@@ -74,16 +74,21 @@ static const struct serve_calib calib_default = {
 	/* Large bf16/fp8 GEMMs reach 0.6-0.85 of dense peak (cuBLAS/CUTLASS on
 	 * A100/H100; the training model's fitted GEMM table in perf.c spans
 	 * 0.57-0.66 for bf16 on Ampere/Hopper). */
-	.gemm_eff = 0.60,
+	.gemm_eff = 0.65,
 	/* FP8 GEMMs on Hopper reach a smaller share of their doubled peak
 	 * (activation quantisation, scaling epilogues): ~0.5-0.7 of 1979 TF
 	 * in cuBLASLt FP8 benchmarks; NVFP4 on Blackwell likewise. Range
 	 * 0.35-0.8. */
-	.gemm_eff_lowp = 0.46,
+	.gemm_eff_lowp = 0.575,
+	/* Narrow GEMMs lose efficiency (tile quantisation, too few CTAs to
+	 * fill the SMs): factor N/(N + c) x K/(K + c) on each matmul's per-GPU
+	 * widths. The training model fits c = 93 for its shapes (perf.c);
+	 * serving's TP shards are narrower. Range 64-1024. */
+	.gemm_dim_half = 304,
 	/* Grouped expert GEMMs over uneven per-expert batches plus the
 	 * router, top-k and token permutation kernels: 0.3-1.0 of a dense
 	 * GEMM's efficiency. */
-	.moe_eff = 0.70,
+	.moe_eff = 0.825,
 	/* FlashAttention-2 forward: 0.50-0.73 of A100 bf16 peak (Dao 2023,
 	 * arXiv:2307.08691 sec. 4.1); FlashAttention-3: ~0.75 of H100 bf16
 	 * (Shah et al. 2024, arXiv:2407.08608). Range 0.35-0.75. */
@@ -92,6 +97,11 @@ static const struct serve_calib calib_default = {
 	 * fitted OPT-13B/A100 profile, reference optimizers.md sec. 2.4) to
 	 * ~0.9 (STREAM-like copies). Range 0.6-0.92. */
 	.hbm_eff = 0.64,
+	/* A batch of decode and prefill tokens is not an ideal roofline: the
+	 * weight stream and the tensor cores overlap only in part (kernels
+	 * alternate between memory- and compute-bound phases). t = max(c, m)
+	 * + (1 - overlap) min(c, m). Range 0-1. */
+	.overlap = 0.5,
 	/* HTTP request, tokenisation, first-token detokenisation and SSE
 	 * streaming in front of the engine: the TensorRT-LLM/Triton online
 	 * rows at QPS 2 show 17-23 ms TTFT for 8B prompts whose prefill takes
@@ -348,6 +358,12 @@ static double pp_send(const struct pool *p, int inside, double bytes)
 	return r.time_s;
 }
 
+/* Roofline of a kernel group with partial overlap of compute and memory. */
+static double roof(const struct serve_calib *k, double compute, double memory)
+{
+	return fmax(compute, memory) + (1 - k->overlap) * fmin(compute, memory);
+}
+
 double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
 			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,
 			const struct serve_iter *it, const struct serve_calib *k,
@@ -365,6 +381,8 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double pk_att = peak16(g) * k->attn_eff;
 	double lin_flops = 0, lin_bytes = 0;
 	int nl = l1 - l0;
+	double c = k->gemm_dim_half;
+#define SHAPE(n, kk) (((n) / ((n) + c)) * ((kk) / ((kk) + c)))
 	for (int i = l0; i < l1; i++) {
 		double tot, act, exp;
 		model_layer_params(m, i, &tot, &act, &exp);
@@ -377,12 +395,21 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 		}
 		/* expert FLOPs count 1/moe_eff times: they run slower */
 		double act_exp = act - nonexp;
-		lin_flops += 2 * T * (nonexp + (act_exp > 0 ? act_exp / k->moe_eff : 0));
-		lin_bytes += (nonexp + touched) * wb;
 		double ffn = model_layer_is_moe(m, i) ? m->moe.expert_ffn * m->moe.top_k : m->ffn;
+		double up = m->gated_mlp ? 2 : 1;
+		double eff_ffn = model_layer_is_moe(m, i) ? m->moe.expert_ffn : m->ffn;
+		/* shape factors: QKV and output projections, MLP up and down */
+		double f_attn = 0.5 * (SHAPE((q + 2 * kvd) / tp, h) + SHAPE(h, q / tp));
+		double f_mlp = 0.5 * (SHAPE(up * eff_ffn / tp, h) + SHAPE(h, eff_ffn / tp));
+		double attn_p = h * (2 * q + 2 * kvd);
+		double mlp_p = nonexp - attn_p > 0 ? nonexp - attn_p : 0;
+		lin_flops += 2 * T * (attn_p / f_attn + mlp_p / f_mlp +
+				      (act_exp > 0 ? act_exp / (k->moe_eff * f_mlp) : 0));
+		lin_bytes += (nonexp + touched) * wb;
 		/* activations read and written by the linear layers, 16-bit */
 		lin_bytes += T * 2 * (4 * h + 2 * (q + 2 * kvd) + 3 * ffn);
 	}
+#undef SHAPE
 	if (head) {
 		double seqs = it->n_dec + it->n_pre_seqs;
 		lin_flops += 2 * seqs * h * m->vocab;
@@ -390,7 +417,7 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	}
 	lin_flops /= tp;
 	lin_bytes /= tp;
-	double tg = T > 0 ? fmax(lin_flops / pk_lin, lin_bytes / bw) : 0;
+	double tg = T > 0 ? roof(k, lin_flops / pk_lin, lin_bytes / bw) : 0;
 	/* attention: decode tokens read their whole context of KV */
 	double kv_tok = serve_stage_kv_bytes_per_token(m, l0, l1, tp, kv);
 	double qd = q / tp < 1 ? 1 : q / tp;
@@ -398,7 +425,7 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double dec_bytes = it->n_dec * it->ctx * kv_tok;
 	double pre_flops = 4 * it->n_pre * it->pre_ctx * qd * nl;
 	double pre_bytes = it->n_pre * kv_tok * 2;   /* write K/V, read them back */
-	double ta = fmax(dec_flops / pk_att, dec_bytes / bw) + fmax(pre_flops / pk_att, pre_bytes / bw);
+	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw) + roof(k, pre_flops / pk_att, pre_bytes / bw);
 	double tc = 2.0 * nl * tp_allreduce(p, tp, T * h * 2);
 	if (t_gemm)
 		*t_gemm = tg;
@@ -593,7 +620,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		ffn = m->ffn;
 	/* peak activations of one forward over `chunk` tokens (16-bit; the
 	 * widest layer's live tensors) and the fp32 logits of the sampled rows */
-	double act = chunk * 2.0 * (4 * h + 3 * ffn / tp + 3 * model_q_dim(m) / tp) +
+	double act = chunk * 2.0 * (2 * h + 2 * ffn / tp + model_q_dim(m) / tp) +
 		     (double)max_batch * m->vocab * 4 / tp;
 	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
 	double mem = p->gpu.mem_bytes;

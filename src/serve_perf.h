@@ -71,10 +71,15 @@ double serve_kvprec_bytes(enum serve_kvprec k);
 struct serve_calib {
 	double gemm_eff;      /* large 16-bit GEMM share of dense peak */
 	double gemm_eff_lowp; /* FP8/FP4 GEMM share of the FP8/FP4 peak */
+	double gemm_dim_half; /* GEMM width (per GPU) at which efficiency halves:
+			       * narrow TP shards run below peak, x/(x + c) */
 	double moe_eff;       /* expert (grouped) GEMMs relative to dense ones:
 			       * routing, permutation, uneven expert loads */
 	double attn_eff;      /* prefill (flash) attention share of 16-bit peak */
 	double hbm_eff;       /* share of nominal HBM bandwidth a decode step gets */
+	double overlap;       /* share of the smaller of a kernel group's compute
+			       * and memory times hidden under the larger
+			       * (1: ideal roofline max; 0: they add up) */
 	double frontend_s;    /* fixed part of TTFT: HTTP, tokenisation, first
 			       * detokenisation and streaming */
 	double mem_fixed_bytes; /* per GPU outside weights/KV/activations:
