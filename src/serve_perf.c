@@ -303,14 +303,32 @@ double serve_stage_kv_bytes_per_token(const struct model_spec *m, int l0, int l1
 	return 2 * n * per * m->head_dim * b;
 }
 
+/* Layers [l0, l1) come in at most two kinds, dense then MoE (the first
+ * moe.dense_layers layers are dense): their counts and one index of each.
+ * The per-layer sums below run over kinds, not layers. */
+static void layer_kinds(const struct model_spec *m, int l0, int l1, int idx[2], int cnt[2])
+{
+	int dense_end = l1;
+	if (m->moe.experts > 0)
+		dense_end = m->moe.dense_layers < l0 ? l0 : (m->moe.dense_layers > l1 ? l1 : m->moe.dense_layers);
+	idx[0] = l0;
+	cnt[0] = dense_end - l0;
+	idx[1] = dense_end;
+	cnt[1] = l1 - dense_end;
+}
+
 double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int embed,
 				int head, int tp, enum serve_wprec w)
 {
 	double lin = 0;
-	for (int i = l0; i < l1; i++) {
+	int idx[2], cnt[2];
+	layer_kinds(m, l0, l1, idx, cnt);
+	for (int j = 0; j < 2; j++) {
 		double t, a, x;
-		model_layer_params(m, i, &t, &a, &x);
-		lin += t;
+		if (!cnt[j])
+			continue;
+		model_layer_params(m, idx[j], &t, &a, &x);
+		lin += cnt[j] * t;
 	}
 	double vh = (double)m->vocab * m->hidden;
 	double rest = 0;
@@ -383,7 +401,13 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	int nl = l1 - l0;
 	double c = k->gemm_dim_half;
 #define SHAPE(n, kk) (((n) / ((n) + c)) * ((kk) / ((kk) + c)))
-	for (int i = l0; i < l1; i++) {
+	int idx[2], cnt[2];
+	layer_kinds(m, l0, l1, idx, cnt);
+	for (int j = 0; j < 2; j++) {
+		if (!cnt[j])
+			continue;
+		int i = idx[j];
+		double nk = cnt[j];
 		double tot, act, exp;
 		model_layer_params(m, i, &tot, &act, &exp);
 		double nonexp = tot - exp;
@@ -403,11 +427,11 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 		double f_mlp = 0.5 * (SHAPE(up * eff_ffn / tp, h) + SHAPE(h, eff_ffn / tp));
 		double attn_p = h * (2 * q + 2 * kvd);
 		double mlp_p = nonexp - attn_p > 0 ? nonexp - attn_p : 0;
-		lin_flops += 2 * T * (attn_p / f_attn + mlp_p / f_mlp +
-				      (act_exp > 0 ? act_exp / (k->moe_eff * f_mlp) : 0));
-		lin_bytes += (nonexp + touched) * wb;
+		lin_flops += nk * 2 * T * (attn_p / f_attn + mlp_p / f_mlp +
+					   (act_exp > 0 ? act_exp / (k->moe_eff * f_mlp) : 0));
+		lin_bytes += nk * (nonexp + touched) * wb;
 		/* activations read and written by the linear layers, 16-bit */
-		lin_bytes += T * 2 * (4 * h + 2 * (q + 2 * kvd) + 3 * ffn);
+		lin_bytes += nk * T * 2 * (4 * h + 2 * (q + 2 * kvd) + 3 * ffn);
 	}
 #undef SHAPE
 	if (head) {
@@ -499,7 +523,7 @@ static double iter_at(const struct inst *in, double n, double isl, double osl, d
 		if (pre > cap)
 			pre = cap;
 		double t2 = inst_iter(in, n, ctx, pre, isl / 2, pre / isl, NULL, NULL, NULL);
-		if (fabs(t2 - t) < 1e-9 * t)
+		if (fabs(t2 - t) < 1e-5 * t)
 			return t2;
 		t = t2;
 	}
@@ -702,7 +726,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
 		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq;
 		double n2 = lam * (ttft - k->frontend_s + osl * t);
-		if (fabs(n2 - n) < 1e-6 * (n + 1)) {
+		if (fabs(n2 - n) < 1e-4 * (n + 1)) {
 			n = n2;
 			break;
 		}
