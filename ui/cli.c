@@ -3,6 +3,7 @@
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
+#include "cmd_serve.h"
 #include "jsonx.h"
 #include "tui.h"
 #include "model.h"
@@ -28,6 +29,7 @@ static const struct command commands[] = {
 	{ "prices", cmd_prices, "GPU prices: embedded, cached, or fetched with --update" },
 	{ "report", cmd_report, "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
 	{ "launch", cmd_launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
+	{ "serve", cmd_serve, "size and place LLM serving: instances, fleet, latency SLOs" },
 	{ "tui", tui_main, "the interactive planner (also with no command)" },
 };
 
@@ -413,6 +415,7 @@ static const struct {
 	{ "models", list_options_table },
 	{ "report", cmd_report_options },
 	{ "launch", cmd_launch_options },
+	{ "serve", cmd_serve_options },
 	{ "tui", tui_options },
 };
 
