@@ -394,7 +394,9 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 				sq[S] = q;
 				sa[S] = a;
 				sl[S] = len;
-				ncol[S] = lp_add_col(lp, 0, pc->count, 0, 1);
+				/* a machine costs 1e-6 of a token/s: idle ones are
+				 * left out, never at the expense of flow */
+				ncol[S] = lp_add_col(lp, 0, pc->count, -1e-6, 1);
 				fcol[S] = lp_add_col(lp, 0, -1, 0, 0);
 				S++;
 			}
@@ -668,7 +670,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 		k = serve_calib_default();
 	double isl = serve_dist_mean(&o->isl), osl = serve_dist_mean(&o->osl);
 	int L = m->layers;
-	int B = o->place_blocks > 0 ? o->place_blocks : (L < 20 ? L : 20);
+	int B = o->place_blocks > 0 ? o->place_blocks : L;
 	if (B > PLACE_MAX_BLOCKS)
 		B = PLACE_MAX_BLOCKS;
 	if (B > L)
@@ -676,12 +678,28 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	struct place_problem pp;
 	memset(&pp, 0, sizeof pp);
 	pp.n_blocks = B;
-	pp.node_budget = 3000;
+	pp.node_budget = 2000;
 	/* class meta: pool and tp of each class */
 	int cpool[PLACE_MAX_CLASSES], ctp[PLACE_MAX_CLASSES];
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
 	int Q = 0;
 	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
+	/* Helix's rule (optimizers.md §2.1): half of a machine's memory for
+	 * weights, half for the KV cache. A sequence's KV lives on every
+	 * machine of its pipeline, and a pipeline of D machines keeps D
+	 * micro-batches in flight, so a machine's batch is its KV tokens /
+	 * (ISL + OSL) / D. D is estimated before the solve as the model's
+	 * weights over the mean per-GPU weight half of the cluster. */
+	double wtot = serve_stage_weight_bytes(m, 0, L, 1, 1, 1, o->base.wprec);
+	double memsum = 0;
+	int gsum = 0;
+	for (int pi = 0; pi < c->n_pools; pi++) {
+		memsum += c->pools[pi].gpu.mem_bytes * pool_gpus(&c->pools[pi]);
+		gsum += pool_gpus(&c->pools[pi]);
+	}
+	double depth = gsum > 0 ? ceil(wtot / (0.5 * e->mem_util * memsum / gsum)) : 1;
+	if (depth < 1)
+		depth = 1;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		const struct pool *p = &c->pools[pi];
 		if (serve_wprec_supported(&p->gpu, o->base.wprec, NULL) < 0)
@@ -698,14 +716,15 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 			 * per token cross to the next machine */
 			double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
 			double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+			double half = 0.5 * p->gpu.mem_bytes * e->mem_util - k->mem_fixed_bytes / 2;
 			for (int len = 1; len <= B; len++) {
 				int layers = (int)ceil((double)L * len / B);
 				double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) +
 					    vh2 / tp;
 				double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
-				double usable = p->gpu.mem_bytes * e->mem_util - wb - k->mem_fixed_bytes -
-						2048.0 * 2 * (2 * m->hidden + 2.0 * m->ffn / tp);
-				double batch = usable > 0 && kvt > 0 ? floor(usable / kvt / (isl + osl)) : 0;
+				if (wb > half)
+					break;
+				double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / depth) : 0;
 				if (batch > e->max_batch)
 					batch = e->max_batch;
 				if (batch < 1)
@@ -766,7 +785,8 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 							   o->base.kvprec);
 		double wb = serve_stage_weight_bytes(m, in->first_layer, in->last_layer + 1, 0, 0, in->tp,
 						     o->base.wprec) + vh2 / in->tp;
-		double usable = p->gpu.mem_bytes * e->mem_util - wb - k->mem_fixed_bytes;
+		double usable = 0.5 * p->gpu.mem_bytes * e->mem_util - k->mem_fixed_bytes / 2;
+		(void)wb;
 		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
@@ -779,9 +799,9 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 		resid[s] = ps.seg[s].flow;
 	double worst_tpot = 0, sum_tpot = 0, wsum = 0;
 	while (pl->n_paths < 8) {
-		int path[16], np = 0, bd = 0;
+		int path[64], np = 0, bd = 0;
 		double bott = HUGE_VAL;
-		while (bd < B && np < 16) {
+		while (bd < B && np < 64) {
 			int best = -1;
 			for (int s = 0; s < ps.n_segs; s++)
 				if (ps.seg[s].first == bd && resid[s] > 1e-6 * ps.flow &&

@@ -173,7 +173,7 @@ struct serve_opts {
 	int n_isl_buckets, n_osl_buckets;   /* default 4 x 5 for distributions */
 	int top_k;
 	int place;                   /* Helix-style placement across pools */
-	int place_blocks;            /* layer blocks (default: min(layers, 20)) */
+	int place_blocks;            /* layer blocks (default: min(layers, 40)) */
 };
 
 void serve_opts_init(struct serve_opts *o);
@@ -205,7 +205,7 @@ struct serve_plan {
 	double gap;
 	/* placement: flow paths (per-request routing weights) */
 	int n_paths;
-	struct { int seg[16]; int n; double weight; } path[8];
+	struct { int seg[64]; int n; double weight; } path[8];
 };
 
 struct serve_plan_result {
