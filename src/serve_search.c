@@ -921,7 +921,10 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	int top = o->top_k > 0 ? o->top_k : 5;
 	if (o->place) {
 		struct serve_plan pl;
-		if (place_plan(c, m, o, k, &pl, err) < 0) {
+		double tp0 = hp_now();
+		int prc = place_plan(c, m, o, k, &pl, err);
+		res->ilp_seconds = hp_now() - tp0;
+		if (prc < 0) {
 			hp_strlcpy(res->why, err->msg, sizeof res->why);
 			return -1;
 		}
@@ -1012,6 +1015,7 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 			rc = -1;
 			break;
 		}
+		res->ilp_seconds += fs->seconds;
 		if (fs->status != LP_OPTIMAL && fs->status != LP_FEASIBLE)
 			continue;
 		fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl);

@@ -215,7 +215,8 @@ struct serve_plan_result {
 	struct serve_plan nearest;
 	char why[320];
 	int n_cands, n_buckets;
-	double seconds;
+	double seconds;               /* in all */
+	double ilp_seconds;           /* of which in the fleet ILPs / placement MILP */
 };
 
 /* Plan serving of m on c. Returns 0 with at least one plan, or -1: err set

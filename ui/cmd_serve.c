@@ -318,8 +318,12 @@ static void print_table(struct sbuf *o, const struct serve_plan_result *res, con
 	}
 	sbuf_addf(o, "%sTTFT mean %.1f ms, p50 %.1f ms; TPOT mean %.2f ms\n", md ? "\n" : "  ",
 		  pl->ttft.mean * 1e3, pl->ttft.p50 * 1e3, pl->tpot.mean * 1e3);
-	sbuf_addf(o, "%s%d candidate instance configurations, %d request buckets, %.2f s\n",
-		  md ? "\n" : "", res->n_cands, res->n_buckets, res->seconds);
+	if (!strcmp(pl->how ? pl->how : "", "placement"))
+		sbuf_addf(o, "%splacement MILP %.2f s\n", md ? "\n" : "", res->seconds);
+	else
+		sbuf_addf(o, "%s%d candidate instance configurations, %d request buckets, %.2f s "
+			  "(ILP %.3f s)\n", md ? "\n" : "", res->n_cands, res->n_buckets, res->seconds,
+			  res->ilp_seconds);
 }
 
 static void print_csv(struct sbuf *o, const struct serve_plan_result *res)
@@ -560,6 +564,7 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			cJSON_AddNumberToObject(s, "candidates", res->n_cands);
 			cJSON_AddNumberToObject(s, "buckets", res->n_buckets);
 			cJSON_AddNumberToObject(s, "seconds", res->seconds);
+			cJSON_AddNumberToObject(s, "solver_seconds", res->ilp_seconds);
 			if (src < 0) {
 				cJSON_AddStringToObject(j, "why", res->why);
 				if (res->has_nearest)
