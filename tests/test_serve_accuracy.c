@@ -499,5 +499,5 @@ int main(void)
 	RUN(bounds);
 	RUN(saturation);
 	catalog_done(&cat);
-	return t_done("test_serve_accuracy");
+	return t_done("serve_accuracy");
 }

@@ -154,5 +154,5 @@ for r in p["routes"]:
     assert nxt == 32, nxt
 PY
 
-echo "test_serve_cli: $pass passed, $fail failed"
+echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

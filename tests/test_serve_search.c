@@ -414,5 +414,5 @@ int main(void)
 	RUN(placement_helix_cluster);
 	RUN(fleet_six_types);
 	catalog_done(&cat);
-	return t_done("test_serve_search");
+	return t_done("serve_search");
 }
