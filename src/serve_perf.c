@@ -66,14 +66,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Fitted in tests/test_serve_accuracy.c against tests/data/serving.csv with
- * leave-one-source-out cross-validation (the table is in docs/serving.md).
- * Ranges are what the constant can physically be; the value must stay
- * inside them. */
+/* gemm_eff, gemm_eff_lowp, gemm_dim_half, moe_eff, hbm_eff and overlap are
+ * fitted in tests/test_serve_accuracy.c against tests/data/serving.csv
+ * (coordinate descent inside each range; leave-one-source-out
+ * cross-validation; the table is in docs/serving.md). The others are set
+ * from their sources. Ranges are what the constant can physically be; a
+ * value must stay inside them. */
 static const struct serve_calib calib_default = {
-	/* Large bf16/fp8 GEMMs reach 0.6-0.85 of dense peak (cuBLAS/CUTLASS on
+	/* Large 16-bit GEMMs reach 0.6-0.85 of dense peak (cuBLAS/CUTLASS on
 	 * A100/H100; the training model's fitted GEMM table in perf.c spans
-	 * 0.57-0.66 for bf16 on Ampere/Hopper). */
+	 * 0.57-0.66 for bf16 on Ampere/Hopper). Range 0.45-0.85. */
 	.gemm_eff = 0.65,
 	/* FP8 GEMMs on Hopper reach a smaller share of their doubled peak
 	 * (activation quantisation, scaling epilogues): ~0.5-0.7 of 1979 TF
@@ -598,7 +600,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	if (pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: the model has %d layers", pp,
 				  m->layers);
-	if (!(ld->isl >= 1 && ld->osl >= 1 && ld->isl < 1e7 && ld->osl < 1e7))
+	if (!(ld->isl >= 1 && ld->osl >= 1 && ld->isl <= 1e7 && ld->osl <= 1e7))
 		return hp_err_set(err, HP_EXIT_USAGE, "--isl/--osl: expected 1 to 1e7 tokens");
 	if (serve_wprec_supported(&p->gpu, cfg->wprec, err) < 0)
 		return -1;

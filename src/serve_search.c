@@ -348,9 +348,18 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 		sol->obj = 0;
 		for (int k = 0; k < K; k++) {
 			sol->count[k] = (int)llround(lp_value(lp, ycol[k]));
-			sol->obj += fp->cost[k] * sol->count[k];
-			for (int r = 0; r < R; r++)
+			double load = 0;
+			for (int r = 0; r < R; r++) {
 				sol->route[k][r] = zcol[k * R + r] >= 0 ? lp_value(lp, zcol[k * R + r]) : 0;
+				if (sol->route[k][r] > 0)
+					load += sol->route[k][r] / fp->mu[k * R + r];
+			}
+			/* GLPK takes y within 1e-5 of an integer as integral, so a
+			 * configuration loaded to 1e-6 of one copy (a tiny rate on a
+			 * fast instance) can come back with y = 0: it needs one */
+			if (load > sol->count[k] + 1e-9)
+				sol->count[k] = (int)ceil(load - 1e-9);
+			sol->obj += fp->cost[k] * sol->count[k];
 		}
 		if (thr)
 			sol->obj = sol->alpha;
@@ -919,6 +928,19 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	if (!o->offline && !(o->rate > 0))
 		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
 	int top = o->top_k > 0 ? o->top_k : 5;
+	if (o->fix_pp > m->layers)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,
+				  m->layers);
+	if (o->fix_tp) {
+		int widest = 0;
+		for (int i = 0; i < c->n_pools; i++)
+			if (c->pools[i].gpus_per_node > widest)
+				widest = c->pools[i].gpus_per_node;
+		if (o->fix_tp > widest)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--tp %d: no pool has nodes of %d GPUs (TP stays inside a node)",
+					  o->fix_tp, o->fix_tp);
+	}
 	if (o->place) {
 		struct serve_plan pl;
 		double tp0 = hp_now();

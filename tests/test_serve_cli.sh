@@ -41,6 +41,8 @@ expect engine 2 "--engine" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --
 expect isl-dist 2 "--isl" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl weibull:1:2 --osl 1
 expect tp 2 "--tp" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 3
 expect rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --rate -4 --isl 1 --osl 1
+expect pp-layers 2 "32 layers" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --pp 64
+expect tp-node 2 "inside a node" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 16
 expect stray 2 "unexpected" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 extra
 # invalid input: exit 3
 expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
