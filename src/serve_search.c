@@ -301,13 +301,31 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 	int acol = thr ? lp_add_col(lp, 0, -1, 1, 0) : -1;
 	int *idx = xmalloc((size_t)(K + R + 2) * sizeof *idx);
 	double *cf = xmalloc((size_t)(K + R + 2) * sizeof *cf);
+	int any_split = 0;
+	for (int k = 0; k < K; k++)
+		any_split |= fp->role && fp->role[k] != ROLE_BOTH;
 	for (int r = 0; r < R; r++) {
 		int n = 0;
 		for (int k = 0; k < K; k++)
-			if (zcol[k * R + r] >= 0) {
+			if (zcol[k * R + r] >= 0 && (!fp->role || fp->role[k] != ROLE_DECODE)) {
 				idx[n] = zcol[k * R + r];
 				cf[n++] = 1;
 			}
+		if (any_split) {
+			/* what prefill instances take, decode instances take too */
+			int nb = 0;
+			int *ib = xmalloc((size_t)(K + 1) * sizeof *ib);
+			double *cb = xmalloc((size_t)(K + 1) * sizeof *cb);
+			for (int k = 0; k < K; k++)
+				if (zcol[k * R + r] >= 0 && fp->role[k] != ROLE_BOTH) {
+					ib[nb] = zcol[k * R + r];
+					cb[nb++] = fp->role[k] == ROLE_PREFILL ? 1 : -1;
+				}
+			if (nb)
+				lp_add_row(lp, nb, ib, cb, 0, 0);
+			free(ib);
+			free(cb);
+		}
 		if (thr) {
 			idx[n] = acol;
 			cf[n++] = -fp->rate[r];
@@ -543,9 +561,10 @@ static void plan_label(struct serve_plan *pl, const struct cluster *c)
 	pl->label[0] = 0;
 	for (int i = 0; i < pl->n_inst && o < sizeof pl->label - 1; i++) {
 		const struct serve_plan_inst *in = &pl->inst[i];
-		int w = snprintf(pl->label + o, sizeof pl->label - o, "%s%dx %s tp%d%s", i ? " + " : "",
-				 in->count, c->pools[in->pool].gpu.name, in->tp,
-				 in->pp > 1 ? "pp" : "");
+		int w = snprintf(pl->label + o, sizeof pl->label - o, "%s%dx %s%s tp%d%s", i ? " + " : "",
+				 in->count, c->pools[in->pool].gpu.name,
+				 in->role == ROLE_PREFILL ? " P" : in->role == ROLE_DECODE ? " D" : "",
+				 in->tp, in->pp > 1 ? "pp" : "");
 		if (w < 0)
 			break;
 		o += (size_t)w;
@@ -559,12 +578,221 @@ static void plan_label(struct serve_plan *pl, const struct cluster *c)
 		pl->label[sizeof pl->label - 1] = 0;
 }
 
+/* --- disaggregated prefill / decode ------------------------------------------ */
+
+/* Bandwidth a prefill instance ships its KV caches with: its GPUs' share
+ * of the node's NICs (decode instances sit on other nodes), else the
+ * scale-up fabric. */
+static double kv_link_Bps(const struct pool *p, int tp)
+{
+	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / (p->gpus_per_node > 0 ? p->gpus_per_node : 1);
+	return nic > 0 ? nic : p->intra_Bps * tp;
+}
+
+struct pd_prefill {
+	double S;           /* one prefill iteration, s */
+	double n;           /* prompts per iteration */
+	double kvx;         /* KV transfer of one prompt, s */
+	double mu_max;      /* prompts/s at full load */
+	double mu_link;     /* prompts/s the link carries */
+};
+
+/* A prefill-only instance: iterations of floor(chunk / ISL) whole prompts
+ * (a longer prompt takes ceil(ISL / chunk) iterations). */
+static void pd_prefill_eval(const struct pool *p, const struct model_spec *m,
+			    const struct serve_config *cfg, double isl, const struct serve_calib *k,
+			    struct pd_prefill *o)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	double chunk = cfg->chunk_tokens > 0 ? cfg->chunk_tokens : e->chunk_tokens;
+	double n = floor(chunk / isl), iters = 1, tok = isl;
+	if (n < 1) {
+		n = 1;
+		iters = ceil(isl / chunk);
+		tok = isl / iters;
+	}
+	struct serve_iter it = { 0, 0, n * tok, isl / 2, n };
+	double t = serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k,
+				    NULL, NULL, NULL) + e->step_overhead_s + e->per_seq_s * n;
+	o->S = t * iters;
+	o->n = n;
+	double bytes = isl * serve_kv_bytes_per_token(m, cfg->kvprec);
+	double bw = kv_link_Bps(p, cfg->tp);
+	o->kvx = bw > 0 ? bytes / bw : 0;
+	o->mu_max = n / o->S;
+	o->mu_link = bytes > 0 && bw > 0 ? bw / bytes : HUGE_VAL;
+}
+
+/* TTFT of a prefill instance at `rate` prompts/s: an M/D/1 queue of
+ * iterations (service S, utilisation rate / mu_max); the p99 of the wait
+ * is taken as ln(100) x its mean (an exponential tail). */
+static void pd_prefill_ttft(const struct pd_prefill *o, double rate, double frontend,
+			    struct serve_quantiles *q)
+{
+	double rho = rate / o->mu_max;
+	if (rho >= 1 || rate >= o->mu_link) {
+		q->mean = q->p50 = q->p99 = HUGE_VAL;
+		return;
+	}
+	double w = rho * o->S / (2 * (1 - rho));
+	double base = frontend + o->S + o->kvx;
+	q->mean = base + w;
+	q->p50 = base + w * log(2);
+	q->p99 = base + w * log(100);
+}
+
+/* Largest prompts/s within the TTFT target. */
+static double pd_prefill_mu(const struct pd_prefill *o, const struct serve_slo *slo, double frontend)
+{
+	double rho;
+	if (slo->ttft_p99_s > 0) {
+		double a = slo->ttft_p99_s - frontend - o->S - o->kvx;
+		if (a <= 0)
+			return 0;
+		/* base + ln(100) rho S / (2 (1 - rho)) <= slo */
+		double g = log(100) * o->S / 2;
+		rho = a / (a + g);
+		if (rho > 0.999)
+			rho = 0.999;
+	} else {
+		rho = SERVE_MAX_UTIL;
+	}
+	double mu = rho * o->mu_max;
+	return mu < 0.999 * o->mu_link ? mu : 0.999 * o->mu_link;
+}
+
+/* Decode-only iteration time at batch B. */
+static double pd_decode_t(const struct pool *p, const struct model_spec *m,
+			  const struct serve_config *cfg, double B, double isl, double osl,
+			  const struct serve_calib *k)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0 };
+	return serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k, NULL,
+				NULL, NULL) + e->step_overhead_s + e->per_seq_s * B;
+}
+
+/* The decode batch limit: the engine's running-sequence limit and the KV
+ * cache holding ISL + OSL per sequence (the whole prompt arrives at once). */
+static double pd_decode_bmax(const struct pool *p, const struct serve_config *cfg,
+			     const struct serve_result *res, double isl, double osl)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	double lim = cfg->max_batch > 0 ? cfg->max_batch : e->max_batch;
+	if (!(cfg->max_batch > 0) && cfg->engine == ENGINE_VLLM &&
+	    p->gpu.mem_bytes >= 70 * 1073741824.0 && p->gpu.gen != GEN_AMPERE)
+		lim = 1024;
+	double kvb = floor(res->kv_capacity_tokens / (isl + osl));
+	return kvb < lim ? kvb : lim;
+}
+
+/* Largest requests/s a decode-only instance serves within the TPOT
+ * target: the largest batch whose iteration meets it (bisection), at
+ * SERVE_MAX_UTIL of that batch's rate. */
+static double pd_decode_mu(const struct pool *p, const struct model_spec *m,
+			   const struct serve_config *cfg, const struct serve_result *res, double isl,
+			   double osl, const struct serve_slo *slo, const struct serve_calib *k)
+{
+	double bmax = pd_decode_bmax(p, cfg, res, isl, osl);
+	if (bmax < 1)
+		return 0;
+	double b = bmax;
+	if (slo->tpot_p99_s > 0 && pd_decode_t(p, m, cfg, bmax, isl, osl, k) > slo->tpot_p99_s) {
+		if (pd_decode_t(p, m, cfg, 1, isl, osl, k) > slo->tpot_p99_s)
+			return 0;
+		double lo = 1, hi = bmax;
+		while (hi - lo > 1) {
+			double mid = floor((lo + hi) / 2);
+			if (pd_decode_t(p, m, cfg, mid, isl, osl, k) <= slo->tpot_p99_s)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		b = lo;
+	}
+	return SERVE_MAX_UTIL * b / (osl * pd_decode_t(p, m, cfg, b, isl, osl, k));
+}
+
+/* TPOT of a decode instance at `rate` requests/s: the batch from Little's
+ * law (fixed point), its p99 at the Poisson p99 of the batch. */
+static void pd_decode_tpot(const struct pool *p, const struct model_spec *m,
+			   const struct serve_config *cfg, const struct serve_result *res, double rate,
+			   double isl, double osl, const struct serve_calib *k, struct serve_quantiles *q)
+{
+	double bmax = pd_decode_bmax(p, cfg, res, isl, osl);
+	double b = 1, t = pd_decode_t(p, m, cfg, 1, isl, osl, k);
+	for (int i = 0; i < 50; i++) {
+		double b2 = rate * osl * t;
+		if (b2 < 1)
+			b2 = 1;
+		if (b2 > bmax) {
+			q->mean = q->p50 = q->p99 = HUGE_VAL;
+			return;
+		}
+		double t2 = pd_decode_t(p, m, cfg, b2, isl, osl, k);
+		if (fabs(b2 - b) < 1e-4 * b) {
+			b = b2;
+			t = t2;
+			break;
+		}
+		b = 0.5 * (b + b2);
+		t = t2;
+	}
+	q->mean = q->p50 = t;
+	double b99 = b + 2.326 * sqrt(b);
+	q->p99 = pd_decode_t(p, m, cfg, b99 < bmax ? b99 : bmax, isl, osl, k);
+}
+
+/* Add prefill-only and decode-only copies of every colocated candidate
+ * with pp = 1. Returns the new count. */
+static int pd_candidates(const struct cluster *c, const struct model_spec *m,
+			 const struct serve_bucket *b, int R, const struct serve_slo *slo,
+			 const struct serve_calib *k, struct serve_cand *cand, int K)
+{
+	const struct serve_calib *kk = k ? k : serve_calib_default();
+	int n = K;
+	for (int i = 0; i < K && n + 2 <= SERVE_MAX_CANDS; i++) {
+		if (cand[i].role != ROLE_BOTH || cand[i].cfg.pp != 1)
+			continue;
+		struct pool p = c->pools[cand[i].pool];
+		if (p.nodes_max > 0)
+			p.nodes = p.nodes_max;
+		struct serve_cand pc = cand[i], dc = cand[i];
+		pc.role = ROLE_PREFILL;
+		dc.role = ROLE_DECODE;
+		int anyp = 0, anyd = 0;
+		for (int r = 0; r < R; r++) {
+			struct pd_prefill o;
+			pd_prefill_eval(&p, m, &cand[i].cfg, b[r].isl, kk, &o);
+			pc.mu[r] = pd_prefill_mu(&o, slo, kk->frontend_s);
+			/* the KV capacity at this bucket's lengths */
+			struct serve_load ld = { b[r].isl, b[r].osl, 0 };
+			struct serve_result res;
+			if (serve_evaluate(&p, m, &cand[i].cfg, &ld, k, &res, NULL) < 0 || !res.fits)
+				dc.mu[r] = 0;
+			else
+				dc.mu[r] = pd_decode_mu(&p, m, &cand[i].cfg, &res, b[r].isl, b[r].osl, slo, kk);
+			anyp |= pc.mu[r] > 0;
+			anyd |= dc.mu[r] > 0;
+		}
+		if (anyp && anyd) {
+			cand[n++] = pc;
+			cand[n++] = dc;
+		}
+	}
+	return n;
+}
+
 /* Turn a fleet solution into a plan. */
+/* viol (may be NULL) gets 1 for each candidate whose instances miss a
+ * latency target at their routed load. */
 static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 		       const struct serve_cand *cand, int K, const struct serve_bucket *b, int R,
 		       const double *rate, const struct fleet_solution *fs, const struct serve_opts *o,
-		       const struct serve_calib *k, struct serve_plan *pl)
+		       const struct serve_calib *k, struct serve_plan *pl, int *viol)
 {
+	if (viol)
+		memset(viol, 0, sizeof(int) * (size_t)K);
 	memset(pl, 0, sizeof *pl);
 	pl->lp_status = fs->status;
 	pl->gap = fs->gap;
@@ -588,9 +816,27 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 			osl = b[0].osl;
 		}
 		struct serve_result lr;
-		inst_latency(c, m, cd, rr / fs->count[kk], isl, osl, k, &lr);
+		inst_latency(c, m, cd, cd->role == ROLE_BOTH ? rr / fs->count[kk] : 0, isl, osl, k, &lr);
+		struct serve_quantiles ttft = lr.ttft_s, tpot = lr.tpot_s;
+		if (cd->role != ROLE_BOTH) {
+			const struct serve_calib *kc = k ? k : serve_calib_default();
+			struct pool p = c->pools[cd->pool];
+			if (p.nodes_max > 0)
+				p.nodes = p.nodes_max;
+			if (cd->role == ROLE_PREFILL) {
+				struct pd_prefill pf;
+				pd_prefill_eval(&p, m, &cd->cfg, isl, kc, &pf);
+				pd_prefill_ttft(&pf, rr / fs->count[kk], kc->frontend_s, &ttft);
+				memset(&tpot, 0, sizeof tpot);
+			} else {
+				pd_decode_tpot(&p, m, &cd->cfg, &lr, rr / fs->count[kk], isl, osl, kc, &tpot);
+				memset(&ttft, 0, sizeof ttft);
+				lr.max_batch = (int)pd_decode_bmax(&p, &cd->cfg, &lr, isl, osl);
+			}
+		}
 		struct serve_plan_inst *in = &pl->inst[pl->n_inst++];
 		in->pool = cd->pool;
+		in->role = cd->role;
 		in->tp = cd->cfg.tp;
 		in->pp = cd->cfg.pp;
 		in->count = fs->count[kk];
@@ -600,20 +846,32 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 		in->last_layer = m->layers - 1;
 		in->rate = rr;
 		in->tokens_per_s = rr * osl;
-		tot_rate += rr;
-		tot_out += rr * osl;
+		/* a request counts once: at its prefill side (or its only one) */
+		if (cd->role != ROLE_DECODE) {
+			tot_rate += rr;
+			tot_out += rr * osl;
+		}
 		usd += cd->usd_per_hour * fs->count[kk];
 		if (c->pools[cd->pool].usd_per_node_h <= 0)
 			pl->price_known = 0;
 		pl->gpus += cd->gpus * fs->count[kk];
+		if (viol && ((o->slo.ttft_p99_s > 0 && cd->role != ROLE_DECODE &&
+			      !(ttft.p99 <= o->slo.ttft_p99_s * 1.0001)) ||
+			     (o->slo.tpot_p99_s > 0 && cd->role != ROLE_PREFILL &&
+			      !(tpot.p99 <= o->slo.tpot_p99_s * 1.0001))))
+			viol[kk] = 1;
 		if (rr > 0) {
-			w_ttft += rr * lr.ttft_s.mean;
-			w_ttft50 += rr * lr.ttft_s.p50;
-			w_tpot += rr * lr.tpot_s.mean;
-			if (lr.ttft_s.p99 > pl->ttft.p99)
-				pl->ttft.p99 = lr.ttft_s.p99;
-			if (lr.tpot_s.p99 > pl->tpot.p99)
-				pl->tpot.p99 = lr.tpot_s.p99;
+			if (cd->role != ROLE_DECODE) {
+				w_ttft += rr * ttft.mean;
+				w_ttft50 += rr * ttft.p50;
+				if (ttft.p99 > pl->ttft.p99)
+					pl->ttft.p99 = ttft.p99;
+			}
+			if (cd->role != ROLE_PREFILL) {
+				w_tpot += rr * tpot.mean;
+				if (tpot.p99 > pl->tpot.p99)
+					pl->tpot.p99 = tpot.p99;
+			}
 		}
 	}
 	(void)rate;
@@ -980,6 +1238,8 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	memset(&near_cand, 0, sizeof near_cand);
 	int K = serve_enumerate(c, m, &o->base, o->fix_tp, o->fix_pp, b, R, &o->slo, k, cand,
 				SERVE_MAX_CANDS, &near, &near_cand);
+	if (o->disagg && K > 0)
+		K = pd_candidates(c, m, b, R, &o->slo, k, cand, K);
 	res->n_cands = K;
 	int rc = 0;
 	if (K == 0) {
@@ -1011,8 +1271,9 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	for (int r = 0; r < R; r++)
 		rate[r] = (o->offline ? 1 : o->rate) * b[r].share;
 	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
-	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS];
+	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
 	for (int kk = 0; kk < K; kk++) {
+		role[kk] = cand[kk].role;
 		cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
 		gp[kk] = cand[kk].gpus;
 		pool[kk] = cand[kk].pool;
@@ -1022,7 +1283,7 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	for (int p = 0; p < c->n_pools; p++)
 		lim[p] = pool_gpus(&c->pools[p]);
 	struct fleet_problem fp = { K, R, c->n_pools, cost, gp, pool, mu, rate, lim,
-				    thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST };
+				    thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST, role };
 	struct fleet_solution *fs = xmalloc(sizeof *fs);
 	struct serve_plan pl;
 	/* every pool together, then each pool alone */
@@ -1033,14 +1294,41 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 		for (int p = 0; p < c->n_pools; p++)
 			lim2[p] = only < 0 || p == only ? lim[p] : 0;
 		fp.pool_gpus = lim2;
-		if (serve_fleet_solve(&fp, fs, err) < 0) {
-			rc = -1;
-			break;
+		/* The SLO loop of the reference (optimizers.md §5.2): mu comes
+		 * from each bucket alone; a copy carrying a mix may miss a
+		 * target, so the capacities of the copies that miss shrink by
+		 * 10% and the ILP runs again, at most 3 more times. */
+		double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+		memcpy(mu2, mu, sizeof(double) * (size_t)(K * R));
+		fp.mu = mu2;
+		int viol[SERVE_MAX_CANDS], solved = 0;
+		for (int round = 0; round < 4; round++) {
+			if (serve_fleet_solve(&fp, fs, err) < 0) {
+				rc = -1;
+				break;
+			}
+			res->ilp_seconds += fs->seconds;
+			if (fs->status != LP_OPTIMAL && fs->status != LP_FEASIBLE)
+				break;
+			solved = 1;
+			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, viol);
+			if (pl.fits)
+				break;
+			int any = 0;
+			for (int kk = 0; kk < K; kk++)
+				if (viol[kk] && fs->count[kk] > 0) {
+					any = 1;
+					for (int r = 0; r < R; r++)
+						mu2[kk * R + r] *= 0.9;
+				}
+			if (!any)
+				break;
 		}
-		res->ilp_seconds += fs->seconds;
-		if (fs->status != LP_OPTIMAL && fs->status != LP_FEASIBLE)
+		fp.mu = mu;
+		if (rc < 0)
+			break;
+		if (!solved)
 			continue;
-		fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl);
 		pl.how = only < 0 ? "fleet ILP" : "single pool";
 		if (thr && !o->offline)
 			pl.fits = pl.fits && pl.req_s >= o->rate * 0.999;
@@ -1055,7 +1343,7 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 			rate[r] = b[r].share;
 		if (serve_fleet_solve(&fp, fs, err) == 0 &&
 		    (fs->status == LP_OPTIMAL || fs->status == LP_FEASIBLE)) {
-			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl);
+			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, NULL);
 			pl.how = "nearest miss";
 			pl.fits = 0;
 			res->has_nearest = 1;

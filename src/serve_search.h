@@ -62,8 +62,14 @@ struct serve_slo {
 
 #define SERVE_MAX_CANDS 256
 
+/* Roles of an instance: both phases, or one side of a disaggregated
+ * prefill/decode pair (DistServe / Splitwise; the KV cache of each prompt
+ * moves from the prefill instance to a decode instance over the network). */
+enum serve_role { ROLE_BOTH, ROLE_PREFILL, ROLE_DECODE };
+
 struct serve_cand {
 	int pool;
+	int role;                     /* enum serve_role */
 	struct serve_config cfg;
 	int gpus;
 	double usd_per_hour;          /* the instance's GPUs at the pool's price */
@@ -102,6 +108,9 @@ struct fleet_problem {
 	const double *rate;          /* [r] req/s demanded */
 	const int *pool_gpus;        /* [p] GPUs available; < 0: unlimited */
 	enum serve_objective objective;
+	const int *role;             /* [k] enum serve_role; NULL: all ROLE_BOTH.
+				      * Demand is met by BOTH + PREFILL instances,
+				      * and what PREFILL takes DECODE takes too */
 };
 
 struct fleet_solution {
@@ -173,6 +182,7 @@ struct serve_opts {
 	int n_isl_buckets, n_osl_buckets;   /* default 4 x 5 for distributions */
 	int top_k;
 	int place;                   /* Helix-style placement across pools */
+	int disagg;                  /* also prefill-only and decode-only instances */
 	int place_blocks;            /* layer blocks (default: min(layers, 40)) */
 };
 
@@ -182,6 +192,7 @@ void serve_opts_init(struct serve_opts *o);
 
 struct serve_plan_inst {
 	int pool;
+	int role;                    /* enum serve_role */
 	int tp, pp;
 	int count;
 	int max_batch;

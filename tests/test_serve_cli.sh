@@ -113,6 +113,31 @@ for w in line.split():
         assert w in known, "unknown vLLM flag " + w
 PY
 
+# disaggregated prefill/decode: roles in the JSON, prefill and decode take
+# the same rate, and their vLLM lines carry only known flags
+expect disagg 0 "" -- --pool 2x8xH100-SXM,max=8 --pool 2x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
+	--rate 10 --isl 8000 --osl 500 --ttft-p99 3 --tpot-p99 0.03 --disagg --format json
+python3 - "$tmp/out" tests/data/serving_vllm_flags.txt <<'PY' && ok || bad "disagg json (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+known = {l.strip() for l in open(sys.argv[2]) if l.startswith("--")}
+p = d["plans"][0]
+assert p["fits"] is True
+roles = {i["role"] for i in p["instances"]}
+assert roles <= {"both", "prefill", "decode"}, roles
+pre = sum(i["requests_per_s"] for i in p["instances"] if i["role"] == "prefill")
+dec = sum(i["requests_per_s"] for i in p["instances"] if i["role"] == "decode")
+assert abs(pre - dec) < 1e-6 * (pre + 1), (pre, dec)
+both = sum(i["requests_per_s"] for i in p["instances"] if i["role"] == "both")
+assert abs(both + pre - 10) < 1e-3, (both, pre)
+for pl in d["plans"]:
+    for i in pl["instances"]:
+        for w in i["launch"].split():
+            if w.startswith("--"):
+                assert w in known, "unknown vLLM flag " + w
+PY
+expect disagg-place 2 "--disagg" -- --pool 1x8xH100 -m llama3.1-8b --offline --isl 1 --osl 1 --place --disagg
+
 # --estimate prints one plan object
 expect estimate 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --rate 5 \
 	--isl 1000 --osl 200 --format json

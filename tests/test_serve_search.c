@@ -161,7 +161,7 @@ TEST(fleet_brute_force)
 					if (v < best)
 						best = v;
 				}
-		struct fleet_problem fp = { 3, 1, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST };
+		struct fleet_problem fp = { 3, 1, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL };
 		struct fleet_solution fs;
 		struct hp_err err = { 0 };
 		CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
@@ -186,7 +186,7 @@ TEST(fleet_two_buckets)
 	int gpus[3] = { 1, 2, 1 }, pool[3] = { 0, 0, 1 }, lim[2] = { 100, 100 };
 	/* part 0: min 3a + 5b s.t. 2a + 3b >= 7: (2,1) = 11, (4,0) = 12,
 	 * (0,3) = 15, (1,2) = 13 -> 11; part 1: c >= 4/1.5 -> c = 3, cost 6 */
-	struct fleet_problem fp = { 3, 2, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST };
+	struct fleet_problem fp = { 3, 2, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL };
 	struct fleet_solution fs;
 	struct hp_err err = { 0 };
 	CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
@@ -199,6 +199,46 @@ TEST(fleet_two_buckets)
 	fp.objective = SERVE_OBJ_THROUGHPUT;
 	CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
 	CHECK_NEAR(fs.alpha, 0.75, 1e-6);
+}
+
+TEST(fleet_disaggregated)
+{
+	/* A colocated candidate, a prefill-only and a decode-only one, one
+	 * pool, one bucket. z_co + z_P = lambda, z_P = z_D, z <= y mu: a
+	 * fleet is feasible iff y_co mu_co + min(y_P mu_P, y_D mu_D) >= lambda. */
+	for (int trial = 0; trial < 40; trial++) {
+		double cost[3], mu[3], rate[1];
+		int gpus[3], pool[3] = { 0, 0, 0 }, lim[1], role[3] = { ROLE_BOTH, ROLE_PREFILL, ROLE_DECODE };
+		for (int k = 0; k < 3; k++) {
+			cost[k] = 1 + 20 * urand();
+			mu[k] = 0.5 + 10 * urand();
+			gpus[k] = 1 << (int)(3 * urand());
+		}
+		lim[0] = 8 + (int)(24 * urand());
+		rate[0] = 2 + 30 * urand();
+		double best = HUGE_VAL;
+		for (int a = 0; a * gpus[0] <= lim[0]; a++)
+			for (int b = 0; a * gpus[0] + b * gpus[1] <= lim[0]; b++)
+				for (int c = 0; a * gpus[0] + b * gpus[1] + c * gpus[2] <= lim[0]; c++) {
+					double pd = fmin(b * mu[1], c * mu[2]);
+					if (a * mu[0] + pd < rate[0] - 1e-9)
+						continue;
+					double v = a * cost[0] + b * cost[1] + c * cost[2];
+					if (v < best)
+						best = v;
+				}
+		struct fleet_problem fp = { 3, 1, 1, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, role };
+		struct fleet_solution fs;
+		struct hp_err err = { 0 };
+		CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
+		if (isinf(best)) {
+			CHECK(fs.status == 2);
+			continue;
+		}
+		CHECK_EQ_INT(fs.status, 0);
+		CHECK_NEAR(fs.obj, best, 1e-6);
+		CHECK_NEAR(fs.route[1][0], fs.route[2][0], 1e-6);
+	}
 }
 
 /* --- placement: brute force ------------------------------------------------ */
@@ -410,6 +450,7 @@ int main(void)
 	RUN(buckets);
 	RUN(fleet_brute_force);
 	RUN(fleet_two_buckets);
+	RUN(fleet_disaggregated);
 	RUN(placement_brute_force);
 	RUN(placement_helix_cluster);
 	RUN(fleet_six_types);

@@ -15,7 +15,7 @@ static const char serve_usage[] =
 	"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
-	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--place]\n"
+	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--place] [--disagg]\n"
 	"         [--estimate] [--top K] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} can be rented up to N\n"
@@ -37,6 +37,8 @@ static const char serve_usage[] =
 	"      --gpu-util F     memory share the engine may use (default: the engine's)\n"
 	"      --place          place contiguous layer ranges over every GPU of the cluster\n"
 	"                       (Helix-style max-flow MILP) instead of whole-model replicas\n"
+	"      --disagg         also consider separate prefill and decode instances, the KV\n"
+	"                       cache shipped between them over the network\n"
 	"      --estimate       evaluate one instance (--tp, --pp) on the first pool\n"
 	"      --top K          plans to list (default 5)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
@@ -47,7 +49,7 @@ static const char serve_usage[] =
 
 enum { O_POOL = 256, O_ISL, O_OSL, O_RATE, O_OFFLINE, O_TTFT, O_TPOT, O_OBJ, O_ENGINE, O_PREC,
        O_KVPREC, O_TP, O_PP, O_MAXB, O_CHUNK, O_UTIL, O_PLACE, O_EST, O_TOP, O_NOBOOK,
-       O_FORMAT };
+       O_FORMAT, O_DISAGG };
 
 static const struct option serve_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -69,6 +71,7 @@ static const struct option serve_opts[] = {
 	{ "chunk", required_argument, 0, O_CHUNK },
 	{ "gpu-util", required_argument, 0, O_UTIL },
 	{ "place", no_argument, 0, O_PLACE },
+	{ "disagg", no_argument, 0, O_DISAGG },
 	{ "estimate", no_argument, 0, O_EST },
 	{ "top", required_argument, 0, O_TOP },
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
@@ -123,6 +126,9 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
 	double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
 	sbuf_addf(o, " --max-model-len %d", (int)ceil(need));
+	/* disaggregated prefill/decode: vLLM's KV connector (NIXL) */
+	if (in->role == ROLE_PREFILL || in->role == ROLE_DECODE)
+		sbuf_addf(o, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
 }
 
 /* SGLang (python -m sglang.launch_server) and TensorRT-LLM (trtllm-serve)
@@ -205,6 +211,8 @@ static cJSON *plan_json(const struct serve_plan *pl, const struct cluster *c,
 		cJSON_AddStringToObject(e, "pool", c->pools[in->pool].name);
 		cJSON_AddStringToObject(e, "gpu", c->pools[in->pool].gpu.name);
 		cJSON_AddNumberToObject(e, "count", in->count);
+		cJSON_AddStringToObject(e, "role", in->role == ROLE_PREFILL ? "prefill"
+						   : in->role == ROLE_DECODE ? "decode" : "both");
 		cJSON_AddNumberToObject(e, "tp", in->tp);
 		cJSON_AddNumberToObject(e, "pp", in->pp);
 		cJSON_AddNumberToObject(e, "max_batch", in->max_batch);
@@ -452,6 +460,7 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			so.base.mem_util = d;
 			break;
 		case O_PLACE: so.place = 1; break;
+		case O_DISAGG: so.disagg = 1; break;
 		case O_EST: estimate = 1; break;
 		case O_TOP:
 			if (hp_parse_int(optarg, &v) || v > 16)
@@ -485,6 +494,10 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 	}
 	if (!so.offline && !(so.rate > 0)) {
 		fprintf(stderr, "hetplan serve: give --rate R (requests/s) or --offline\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so.disagg && (so.place || estimate)) {
+		fprintf(stderr, "hetplan serve: --disagg applies to fleet sizing, not --place or --estimate\n");
 		return HP_EXIT_USAGE;
 	}
 	if (so.place && estimate) {
