@@ -11,6 +11,9 @@
  *   weighted by rate.
  * - Without SLOs an instance is loaded to at most SERVE_MAX_UTIL of its
  *   saturation rate, so its queue stays finite.
+ * - Disaggregated prefill/decode (DistServe/Splitwise): PP 1 only; prefill
+ *   and decode instances always on different nodes (the KV crosses the
+ *   NICs); the prefill wait is M/D/1 with an exponential tail for the p99.
  * - Placement: every machine's memory also holds the embedding and output
  *   matrices (only the first and last stage need them: conservative), the
  *   logits' compute is not charged, and layer blocks are equal (dense
