@@ -168,6 +168,9 @@ static const struct serve_engine_profile engines[ENGINE_COUNT] = {
 		 * per-sequence cost dominates, see docs/serving.md). */
 		.step_overhead_s = 1.0e-3,
 		.per_seq_s = 10e-6,
+		/* trtllm-serve: free_gpu_memory_fraction 0.9 and
+		 * CapacitySchedulerPolicy.GUARANTEED_NO_EVICT
+		 * (tensorrt_llm/commands/serve.py, TensorRT-LLM @ 4c05a74) */
 		.mem_util = 0.90,
 		.util_of_free = 1,
 		.max_batch = 2048,

@@ -138,6 +138,23 @@ for pl in d["plans"]:
 PY
 expect disagg-place 2 "--disagg" -- --pool 1x8xH100 -m llama3.1-8b --offline --isl 1 --osl 1 --place --disagg
 
+# trtllm-serve lines: every flag in TensorRT-LLM's option list (4c05a74)
+for eng in tensorrt-llm tensorrt-llm-engine; do
+	expect "trtllm-$eng" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-70b --estimate --tp 4 \
+		--engine $eng --chunk 8192 --rate 2 --isl 1000 --osl 200 --format json
+	python3 - "$tmp/out" tests/data/serving_trtllm_flags.txt <<'PY' && ok || bad "trtllm flags (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+known = {l.strip() for l in open(sys.argv[2]) if l.startswith("--")}
+line = d["instances"][0]["launch"]
+assert line.split()[0] == "trtllm-serve", line
+for w in line.split():
+    if w.startswith("--"):
+        assert w in known, "unknown trtllm-serve flag " + w
+assert "--tp_size 4" in line, line
+PY
+done
+
 # --estimate prints one plan object
 expect estimate 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --rate 5 \
 	--isl 1000 --osl 200 --format json

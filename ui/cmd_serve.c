@@ -131,8 +131,9 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 		sbuf_addf(o, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
 }
 
-/* SGLang (python -m sglang.launch_server) and TensorRT-LLM (trtllm-serve)
- * equivalents; their flag names are not checked against a pinned list. */
+/* SGLang (python -m sglang.launch_server; its flag names are not checked
+ * against a pinned list) and TensorRT-LLM (trtllm-serve; checked by
+ * tests/test_serve_cli.sh against tests/data/serving_trtllm_flags.txt). */
 static void launch_other(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
 			 const struct serve_plan_inst *in)
 {
@@ -148,10 +149,16 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 		if (so->base.wprec == SW_FP8)
 			sbuf_add(o, " --quantization fp8");
 	} else {
-		sbuf_addf(o, "trtllm-serve %s --tp_size %d --pp_size %d", m->name, in->tp, in->pp);
+		/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
+		sbuf_addf(o, "trtllm-serve %s --backend %s --tp_size %d --pp_size %d", m->name,
+			  so->base.engine == ENGINE_TRTLLM_ENGINE ? "tensorrt" : "pytorch", in->tp, in->pp);
 		if (in->max_batch > 0)
 			sbuf_addf(o, " --max_batch_size %d", in->max_batch);
+		if (so->base.chunk_tokens > 0)
+			sbuf_addf(o, " --max_num_tokens %d --enable_chunked_prefill", so->base.chunk_tokens);
 		sbuf_addf(o, " --kv_cache_free_gpu_memory_fraction %.2f", util);
+		double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
+		sbuf_addf(o, " --max_seq_len %d", (int)ceil(need));
 	}
 }
 
