@@ -333,6 +333,8 @@ static void print_table(struct sbuf *o, const struct serve_plan_result *res, con
 	}
 	sbuf_addf(o, "%sTTFT mean %.1f ms, p50 %.1f ms; TPOT mean %.2f ms\n", md ? "\n" : "  ",
 		  pl->ttft.mean * 1e3, pl->ttft.p50 * 1e3, pl->tpot.mean * 1e3);
+	if (!strcmp(pl->how ? pl->how : "", "estimate"))
+		return;
 	if (!strcmp(pl->how ? pl->how : "", "placement"))
 		sbuf_addf(o, "%splacement MILP %.2f s\n", md ? "\n" : "", res->seconds);
 	else
