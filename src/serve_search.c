@@ -948,7 +948,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	struct place_problem pp;
 	memset(&pp, 0, sizeof pp);
 	pp.n_blocks = B;
-	pp.node_budget = 2000;
+	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
 	/* class meta: pool and tp of each class */
 	int cpool[PLACE_MAX_CLASSES], ctp[PLACE_MAX_CLASSES];
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
