@@ -607,6 +607,10 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		return hp_err_set(err, HP_EXIT_USAGE, "--isl/--osl: expected 1 to 1e7 tokens");
 	if (serve_wprec_supported(&p->gpu, cfg->wprec, err) < 0)
 		return -1;
+	if (!(p->gpu.hbm_Bps > 0) ||
+	    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0 || p->gpu.flops[HP_FP32] > 0))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "GPU %s: the catalog has no FLOP/s or memory bandwidth for it", p->gpu.name);
 	int total_gpus = p->gpus_per_node * p->nodes;
 	if (tp * pp > total_gpus && total_gpus > 0)
 		return hp_err_set(err, HP_EXIT_NOFIT,

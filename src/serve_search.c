@@ -972,8 +972,9 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 		depth = 1;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		const struct pool *p = &c->pools[pi];
-		if (serve_wprec_supported(&p->gpu, o->base.wprec, NULL) < 0)
-			continue;
+		if (serve_wprec_supported(&p->gpu, o->base.wprec, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
+		    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0))
+			continue;   /* no figures to score it with */
 		pp.group_cap[pi] = pool_gpus(p);
 		for (int tp = 1; tp <= p->gpus_per_node && Q < PLACE_MAX_CLASSES; tp *= 2) {
 			if (o->fix_tp && tp != o->fix_tp)

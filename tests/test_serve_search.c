@@ -406,7 +406,7 @@ TEST(fleet_six_types)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	const char *pools[] = { "2x8xH100-SXM,max=8", "2x8xH200-SXM,max=8", "2x8xA100-SXM4-80GB,max=8",
-				"2x8xL40S,max=8", "2x8xB200,max=8", "2x8xA10G,max=8" };
+				"2x8xL40S,max=8", "2x8xB200,max=8", "2x8xH20,max=8" };
 	for (int i = 0; i < 6; i++)
 		CHECK(cluster_add_pool_spec(&c, pools[i], &cat, &err) == 0);
 	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
