@@ -384,7 +384,7 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 		}
 		if (thr)
 			sol->obj = sol->alpha;
-		sol->bound = thr ? lr.bound : lr.bound;
+		sol->bound = lr.bound;
 	}
 	free(idx);
 	free(cf);
@@ -877,7 +877,6 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 			}
 		}
 	}
-	(void)rate;
 	pl->req_s = tot_rate;
 	pl->out_tps = tot_out;
 	pl->usd_per_hour = usd;
@@ -1054,10 +1053,8 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 		in->max_batch = (int)(th * ct[q][len] + 0.5);
 		double kvt = serve_stage_kv_bytes_per_token(m, in->first_layer, in->last_layer + 1, in->tp,
 							   o->base.kvprec);
-		double wb = serve_stage_weight_bytes(m, in->first_layer, in->last_layer + 1, 0, 0, in->tp,
-						     o->base.wprec) + vh2 / in->tp;
+		/* Helix's half of the memory for the KV cache */
 		double usable = 0.5 * p->gpu.mem_bytes * e->mem_util - k->mem_fixed_bytes / 2;
-		(void)wb;
 		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
