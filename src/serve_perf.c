@@ -465,6 +465,17 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	return tg + ta + tc;
 }
 
+/* HBM capacities are sold in binary gigabytes: an "80GB" H100 or A100
+ * shows 81,559 / 81,920 MiB in nvidia-smi (85.5e9 / 85.9e9 bytes), an
+ * "141GB" H200 143,771 MiB, while the catalog stores GB as 1e9 bytes. The
+ * GDDR parts (L40S "48GB": 46,068 MiB = 48.3e9 bytes) match their decimal
+ * figure. HBM is told apart by its bandwidth: above 1 TB/s no GDDR part of
+ * the catalog reaches (the fastest, L40S, has 0.86 TB/s). */
+double serve_gpu_mem_bytes(const struct gpu_spec *g)
+{
+	return g->hbm_Bps > 1e12 ? g->mem_bytes * 1.073741824 : g->mem_bytes;
+}
+
 /* --- one instance ------------------------------------------------------ */
 
 struct inst {
@@ -621,7 +632,8 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 			   tp * pp <= p->gpus_per_node };
 	int max_batch = e->max_batch, chunk = e->chunk_tokens;
 	double gib = 1073741824.0;
-	if (cfg->engine == ENGINE_VLLM && p->gpu.mem_bytes >= 70 * gib && p->gpu.gen != GEN_AMPERE) {
+	if (cfg->engine == ENGINE_VLLM && serve_gpu_mem_bytes(&p->gpu) >= 70 * gib &&
+	    p->gpu.gen != GEN_AMPERE) {
 		max_batch = 1024;   /* get_batch_defaults, >= 70 GiB and not A100 */
 		chunk = 8192;
 	}
@@ -656,7 +668,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	double act = chunk * 2.0 * (2 * h + 2 * ffn / tp + model_q_dim(m) / tp) +
 		     (double)max_batch * m->vocab * 4 / tp;
 	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
-	double mem = p->gpu.mem_bytes;
+	double mem = serve_gpu_mem_bytes(&p->gpu);
 	double kv_gpu;
 	if (e->util_of_free)
 		kv_gpu = (mem - wmax - act - k->mem_fixed_bytes) * util;

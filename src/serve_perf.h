@@ -93,6 +93,11 @@ const struct serve_calib *serve_calib_default(void);
  * (kv_lora_rank + qk_rope_dim) x bytes for MLA (the compressed latent). */
 double serve_kv_bytes_per_token(const struct model_spec *m, enum serve_kvprec kv);
 
+/* Memory capacity in bytes as the serving model reads it: the catalog's
+ * figure, in binary gigabytes for HBM parts (how they are sold; see
+ * serve_perf.c). */
+double serve_gpu_mem_bytes(const struct gpu_spec *g);
+
 /* Can this GPU run this weight precision? 0, or -1 with err naming the GPU. */
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err);
 

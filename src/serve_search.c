@@ -683,7 +683,7 @@ static double pd_decode_bmax(const struct pool *p, const struct serve_config *cf
 	const struct serve_engine_profile *e = serve_engine(cfg->engine);
 	double lim = cfg->max_batch > 0 ? cfg->max_batch : e->max_batch;
 	if (!(cfg->max_batch > 0) && cfg->engine == ENGINE_VLLM &&
-	    p->gpu.mem_bytes >= 70 * 1073741824.0 && p->gpu.gen != GEN_AMPERE)
+	    serve_gpu_mem_bytes(&p->gpu) >= 70 * 1073741824.0 && p->gpu.gen != GEN_AMPERE)
 		lim = 1024;
 	double kvb = floor(res->kv_capacity_tokens / (isl + osl));
 	return kvb < lim ? kvb : lim;
@@ -963,7 +963,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	double memsum = 0;
 	int gsum = 0;
 	for (int pi = 0; pi < c->n_pools; pi++) {
-		memsum += c->pools[pi].gpu.mem_bytes * pool_gpus(&c->pools[pi]);
+		memsum += serve_gpu_mem_bytes(&c->pools[pi].gpu) * pool_gpus(&c->pools[pi]);
 		gsum += pool_gpus(&c->pools[pi]);
 	}
 	double depth = gsum > 0 ? ceil(wtot / (0.5 * e->mem_util * memsum / gsum)) : 1;
@@ -986,7 +986,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 			 * per token cross to the next machine */
 			double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
 			double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
-			double half = 0.5 * p->gpu.mem_bytes * e->mem_util - k->mem_fixed_bytes / 2;
+			double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
 			for (int len = 1; len <= B; len++) {
 				int layers = (int)ceil((double)L * len / B);
 				double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) +
@@ -1054,7 +1054,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 		double kvt = serve_stage_kv_bytes_per_token(m, in->first_layer, in->last_layer + 1, in->tp,
 							   o->base.kvprec);
 		/* Helix's half of the memory for the KV cache */
-		double usable = 0.5 * p->gpu.mem_bytes * e->mem_util - k->mem_fixed_bytes / 2;
+		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
 		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
