@@ -3,6 +3,7 @@
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
+#include "cmd_serve.h"
 #include "completion.h"
 #include "jsonx.h"
 #include "tui.h"
@@ -31,6 +32,7 @@ static const struct command commands[] = {
 	{ "prices", cmd_prices, "GPU prices: embedded, cached, or fetched with --update" },
 	{ "report", cmd_report, "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
 	{ "launch", cmd_launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
+	{ "serve", cmd_serve, "size and place LLM serving: instances, fleet, latency SLOs" },
 	{ "tui", tui_main, "the interactive planner (also with no command)" },
 	{ "completion", cmd_completion, "print a bash, zsh or fish completion script" },
 };
@@ -499,6 +501,7 @@ static const struct {
 	{ "models", list_options_table },
 	{ "report", cmd_report_options },
 	{ "launch", cmd_launch_options },
+	{ "serve", cmd_serve_options },
 	{ "tui", tui_options },
 	{ "completion", list_options_table_help },
 };

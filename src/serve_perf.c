@@ -1,0 +1,780 @@
+/* serve_perf.c — the serving performance model of one instance.
+ *
+ * One engine iteration on one GPU of a pipeline stage (tp GPUs, layers
+ * [l0, l1)), with T = n_dec + n_pre tokens in the batch:
+ *   GEMMs      FLOPs 2 x T x active matmul parameters / tp, at the peak of
+ *              the compute precision x gemm_eff; bytes: the weights the
+ *              batch touches (an MoE layer reads E(1 - (1 - k/E)^T) of its
+ *              E experts) + activations in and out; time = max of the two
+ *              (roofline per group of kernels, LLM-Viewer's method).
+ *   attention  decode: 4 x ctx x q_dim FLOPs per token per layer, KV bytes
+ *              ctx x kv_bytes_per_token_per_layer per token; prefill: 4 x
+ *              pre_ctx x q_dim per token (causal: keys average half the
+ *              chunk plus the prefix) at the 16-bit peak x attn_eff.
+ *   logits     on the last stage: 2 h V per sequence that samples.
+ *   TP         two all-reduces per layer of T x h 16-bit values (attention
+ *              and MLP outputs), timed by comm.c over the pool's scale-up
+ *              fabric (NCCL ring/tree/NVLS: the engines' custom one-shot
+ *              all-reduce for small messages is faster; simplification).
+ *   PP         pp stages each hold a micro-batch of batch/pp sequences; a
+ *              full round (every sequence one token) takes pp x t_stage
+ *              plus the activation sends (comm.c send/recv).
+ * Engine overhead per iteration: step_overhead_s + per_seq_s x sequences
+ * (profiles below).
+ *
+ * Memory per GPU: weights of the stage (quantised linear layers, 16-bit
+ * embedding/output and norms); an activation workspace for chunk_tokens
+ * tokens; mem_fixed_bytes; the KV pool takes what the engine's memory
+ * fraction leaves. KV capacity in tokens = pool / KV bytes per token per
+ * GPU; the running batch at saturation is min(engine limit, capacity /
+ * tokens each sequence holds): ISL + OSL when the engine reserves the whole
+ * sequence on admission (TensorRT-LLM's GUARANTEED_NO_EVICT), ISL + OSL/2
+ * (the mean over a sequence's life) when it allocates blocks on demand.
+ *
+ * Offline throughput (continuous batching, steady state): B sequences run;
+ * over OSL iterations each is replaced once, so the iterations also carry
+ * B x ISL prefill tokens, at most chunk_tokens - B per iteration; what does
+ * not fit runs in extra prefill-only iterations. Output tokens/s =
+ * B x OSL / (time of those iterations).
+ *
+ * Online at Poisson rate lambda below saturation mu:
+ *   the running batch n = lambda x (TTFT + OSL x TPOT) (Little's law),
+ *   solved by fixed-point iteration with TPOT = t_iter(n, prefill tokens
+ *   lambda x t_iter x ISL per iteration);
+ *   TTFT = frontend + t_iter/2 (arrival in the middle of an iteration) +
+ *   ceil(ISL / chunk) iterations carrying the prompt + the wait for a batch
+ *   slot. The slots form an M/D/c queue (c = the saturated batch, service D
+ *   = OSL x TPOT): the wait is approximated by half the M/M/c wait (Erlang
+ *   C), the usual M/D/c correction (Cosmetatos 1976, exact in heavy
+ *   traffic); its tail P(W > x) = C exp(-2 (c/D - lambda) x) (the M/M/c
+ *   tail with the decay doubled for deterministic service; an
+ *   approximation) gives the p50/p99 of TTFT. The p99 TPOT is the TPOT at
+ *   the p99 number of running sequences, Poisson around its mean (an
+ *   M/G/inf population below saturation).
+ *
+ * Simplifications, stated: fixed ISL/OSL per request class (the fleet
+ * optimiser splits distributions into buckets); no prefix caching, no
+ * speculative decoding; EP inside an instance is taken as TP for the
+ * experts (weights and FLOPs split tp ways); PP stages are even (the last
+ * holds the output layer); one efficiency per kernel class, not per shape.
+ */
+#include "serve_perf.h"
+#include "cluster.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* gemm_eff, gemm_eff_lowp, gemm_dim_half, moe_eff, hbm_eff and overlap are
+ * fitted in tests/test_serve_accuracy.c against tests/data/serving.csv
+ * (coordinate descent inside each range; leave-one-source-out
+ * cross-validation; the table is in docs/serving.md). The others are set
+ * from their sources. Ranges are what the constant can physically be; a
+ * value must stay inside them. */
+static const struct serve_calib calib_default = {
+	/* Large 16-bit GEMMs reach 0.6-0.85 of dense peak (cuBLAS/CUTLASS on
+	 * A100/H100; the training model's fitted GEMM table in perf.c spans
+	 * 0.57-0.66 for bf16 on Ampere/Hopper). Range 0.45-0.85. */
+	.gemm_eff = 0.65,
+	/* FP8 GEMMs on Hopper reach a smaller share of their doubled peak
+	 * (activation quantisation, scaling epilogues): ~0.5-0.7 of 1979 TF
+	 * in cuBLASLt FP8 benchmarks; NVFP4 on Blackwell likewise. Range
+	 * 0.35-0.8. */
+	.gemm_eff_lowp = 0.575,
+	/* Narrow GEMMs lose efficiency (tile quantisation, too few CTAs to
+	 * fill the SMs): factor N/(N + c) x K/(K + c) on each matmul's per-GPU
+	 * widths. The training model fits c = 93 for its shapes (perf.c);
+	 * serving's TP shards are narrower. Range 64-1024. */
+	.gemm_dim_half = 304,
+	/* Grouped expert GEMMs over uneven per-expert batches plus the
+	 * router, top-k and token permutation kernels: 0.3-1.0 of a dense
+	 * GEMM's efficiency. */
+	.moe_eff = 0.825,
+	/* FlashAttention-2 forward: 0.50-0.73 of A100 bf16 peak (Dao 2023,
+	 * arXiv:2307.08691 sec. 4.1); FlashAttention-3: ~0.75 of H100 bf16
+	 * (Shah et al. 2024, arXiv:2407.08608). Range 0.35-0.75. */
+	.attn_eff = 0.50,
+	/* Decode GEMV/attention achieved HBM bandwidth: 0.65 (DistServe's
+	 * fitted OPT-13B/A100 profile, reference optimizers.md sec. 2.4) to
+	 * ~0.9 (STREAM-like copies). Range 0.6-0.92. */
+	.hbm_eff = 0.64,
+	/* A batch of decode and prefill tokens is not an ideal roofline: the
+	 * weight stream and the tensor cores overlap only in part (kernels
+	 * alternate between memory- and compute-bound phases). t = max(c, m)
+	 * + (1 - overlap) min(c, m). Range 0-1. */
+	.overlap = 0.5,
+	/* HTTP request, tokenisation, first-token detokenisation and SSE
+	 * streaming in front of the engine: the TensorRT-LLM/Triton online
+	 * rows at QPS 2 show 17-23 ms TTFT for 8B prompts whose prefill takes
+	 * 5-11 ms. Range 1-20 ms. */
+	.frontend_s = 0.008,
+	/* CUDA context (~0.5 GiB), cuBLAS/NCCL workspaces, CUDA graphs of the
+	 * decode batch sizes (vLLM logs ~0.3-1 GiB). Range 1-3 GiB. */
+	.mem_fixed_bytes = 1.5 * 1073741824.0,
+};
+
+const struct serve_calib *serve_calib_default(void) { return &calib_default; }
+
+/* Engine profiles. Overheads per iteration are with CUDA graphs for
+ * decode (the default of all three engines). */
+static const struct serve_engine_profile engines[ENGINE_COUNT] = {
+	[ENGINE_VLLM] = {
+		.name = "vllm",
+		/* vLLM v0.5.3 left the GPU idle ~60% of the time on Llama-3 8B /
+		 * H100 to CPU work (vLLM blog 2024-09-05, "vLLM v0.6.0: 2.7x
+		 * throughput"); v0.6 overlaps output processing, V1 schedules
+		 * asynchronously. Left: ~1 ms per step, 10 us per sequence
+		 * (input preparation, sampling bookkeeping, detokenisation).
+		 * Range 0.3-5 ms and 2-40 us. */
+		.step_overhead_s = 1.0e-3,
+		.per_seq_s = 10e-6,
+		/* CacheConfig.gpu_memory_utilization = 0.9 (vllm/config/cache.py) */
+		.mem_util = 0.90,
+		.util_of_free = 0,
+		/* vllm/engine/arg_utils.py get_batch_defaults: `vllm serve` uses
+		 * max_num_seqs 256 and max_num_batched_tokens 2048, or 1024 and
+		 * 8192 on GPUs of >= 70 GiB other than A100 (serve_evaluate
+		 * applies the second pair). */
+		.max_batch = 256,
+		.chunk_tokens = 2048,
+		.kv_reserve_full = 0,      /* blocks on demand, preemption */
+	},
+	[ENGINE_SGLANG] = {
+		.name = "sglang",
+		/* SGLang v0.4 "zero-overhead batch scheduler" (LMSYS blog
+		 * 2024-12-04): CPU scheduling of the next batch overlaps the
+		 * GPU's current one, leaving ~0.3 ms. Range 0.1-2 ms. */
+		.step_overhead_s = 0.3e-3,
+		.per_seq_s = 3e-6,
+		/* server_args.py: mem_fraction_static 0.79-0.88 by GPU memory
+		 * (covers weights and KV); 0.85 for 80 GB class GPUs. */
+		.mem_util = 0.85,
+		.util_of_free = 0,
+		/* max_running_requests is derived from the KV pool; the
+		 * scheduler caps the CUDA-graph batch at a few hundred and runs
+		 * larger batches without graphs: 1024 as a practical limit.
+		 * chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). */
+		.max_batch = 1024,
+		.chunk_tokens = 8192,
+		.kv_reserve_full = 0,      /* retraction when the pool is full */
+	},
+	[ENGINE_TRTLLM] = {
+		.name = "tensorrt-llm",
+		/* PyTorch backend (TensorRT-LLM >= 1.0, trtllm-serve): a Python
+		 * scheduler and executor loop like vLLM's, CUDA graphs for
+		 * decode; taken at vLLM's values (an estimate; the measured
+		 * 1.0 tables include runs of small MoE models where the
+		 * per-sequence cost dominates, see docs/serving.md). */
+		.step_overhead_s = 1.0e-3,
+		.per_seq_s = 10e-6,
+		/* trtllm-serve: free_gpu_memory_fraction 0.9 and
+		 * CapacitySchedulerPolicy.GUARANTEED_NO_EVICT
+		 * (tensorrt_llm/commands/serve.py, TensorRT-LLM @ 4c05a74) */
+		.mem_util = 0.90,
+		.util_of_free = 1,
+		.max_batch = 2048,
+		.chunk_tokens = 8192,
+		.kv_reserve_full = 1,
+	},
+	[ENGINE_TRTLLM_ENGINE] = {
+		.name = "tensorrt-llm-engine",
+		/* C++ executor with in-flight batching and CUDA graphs: ~0.3 ms
+		 * per iteration; the Triton online rows (8B, H200, QPS 2: ITL 5-6
+		 * ms vs a 3.4 ms weight read) bound it above. Range 0.1-2 ms. */
+		.step_overhead_s = 0.3e-3,
+		.per_seq_s = 1e-6,
+		/* KvCacheConfig.free_gpu_memory_fraction: 0.9 default; the
+		 * published trtllm-bench tables use 0.95 (perf-overview.md). */
+		.mem_util = 0.95,
+		.util_of_free = 1,
+		/* trtllm-build defaults max_batch_size 2048, max_num_tokens 8192
+		 * (TensorRT-LLM docs, "trtllm-build" and "Tuning Max Batch Size
+		 * and Max Num Tokens"). */
+		.max_batch = 2048,
+		.chunk_tokens = 8192,
+		/* CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default */
+		.kv_reserve_full = 1,
+	},
+};
+
+const struct serve_engine_profile *serve_engine(enum serve_engine e)
+{
+	return &engines[e < 0 || e >= ENGINE_COUNT ? ENGINE_VLLM : e];
+}
+
+const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
+
+int serve_engine_parse(const char *s, enum serve_engine *out)
+{
+	for (int i = 0; i < ENGINE_COUNT; i++)
+		if (hp_strieq(s, engines[i].name)) {
+			*out = (enum serve_engine)i;
+			return 0;
+		}
+	if (hp_strieq(s, "trtllm") || hp_strieq(s, "trt-llm")) {
+		*out = ENGINE_TRTLLM;
+		return 0;
+	}
+	return -1;
+}
+
+static const char *const wprec_names[SW_COUNT] = { "bf16", "fp16", "fp8", "int4", "fp4" };
+static const char *const kvprec_names[SKV_COUNT] = { "bf16", "fp16", "fp8" };
+
+const char *serve_wprec_name(enum serve_wprec w) { return wprec_names[w]; }
+const char *serve_kvprec_name(enum serve_kvprec k) { return kvprec_names[k]; }
+
+int serve_wprec_parse(const char *s, enum serve_wprec *out)
+{
+	for (int i = 0; i < SW_COUNT; i++)
+		if (hp_strieq(s, wprec_names[i])) {
+			*out = (enum serve_wprec)i;
+			return 0;
+		}
+	if (hp_strieq(s, "nvfp4")) {
+		*out = SW_FP4;
+		return 0;
+	}
+	return -1;
+}
+
+int serve_kvprec_parse(const char *s, enum serve_kvprec *out)
+{
+	for (int i = 0; i < SKV_COUNT; i++)
+		if (hp_strieq(s, kvprec_names[i])) {
+			*out = (enum serve_kvprec)i;
+			return 0;
+		}
+	return -1;
+}
+
+/* INT4 (AWQ/GPTQ): one 16-bit scale per group of 128 weights -> 0.5 +
+ * 2/128 bytes. NVFP4: one FP8 (E4M3) scale per 16 values -> 0.5 + 1/16
+ * (NVIDIA, "Introducing NVFP4", 2025). */
+double serve_wprec_bytes(enum serve_wprec w)
+{
+	static const double b[SW_COUNT] = { 2, 2, 1, 0.5 + 2.0 / 128, 0.5 + 1.0 / 16 };
+	return b[w];
+}
+
+double serve_kvprec_bytes(enum serve_kvprec k) { return k == SKV_FP8 ? 1 : 2; }
+
+int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err)
+{
+	if (w == SW_FP4 && g->gen != GEN_BLACKWELL)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "--precision fp4: %s has no FP4 tensor cores (Blackwell has)",
+				  g->name);
+	return 0;
+}
+
+/* Dense peak of the precision the linear layers compute in. FP4 runs at
+ * twice the FP8 rate on Blackwell (B200 datasheet: 9 PFLOPS dense FP4 vs
+ * 4.5 FP8). Weight-only INT4 and FP8 without FP8 units compute at 16 bits. */
+static double peak16(const struct gpu_spec *g)
+{
+	if (g->flops[HP_BF16] > 0)
+		return g->flops[HP_BF16];
+	if (g->flops[HP_FP16] > 0)
+		return g->flops[HP_FP16];
+	return g->flops[HP_FP32] > 0 ? g->flops[HP_FP32] : 1e12;
+}
+
+static double peak_linear(const struct gpu_spec *g, enum serve_wprec w)
+{
+	if ((w == SW_FP8 || w == SW_FP4) && g->flops[HP_FP8] > 0)
+		return g->flops[HP_FP8] * (w == SW_FP4 && g->gen == GEN_BLACKWELL ? 2 : 1);
+	if (w == SW_FP16 && g->flops[HP_FP16] > 0)
+		return g->flops[HP_FP16];
+	return peak16(g);
+}
+
+double serve_kv_bytes_per_token(const struct model_spec *m, enum serve_kvprec kv)
+{
+	return model_kv_cache_bytes_per_token(m, serve_kvprec_bytes(kv));
+}
+
+double serve_stage_kv_bytes_per_token(const struct model_spec *m, int l0, int l1, int tp,
+				      enum serve_kvprec kv)
+{
+	double n = l1 - l0, b = serve_kvprec_bytes(kv);
+	if (n <= 0)
+		return 0;
+	if (m->mla.kv_lora_rank)   /* the latent is not split by heads */
+		return n * (m->mla.kv_lora_rank + m->mla.qk_rope_dim) * b;
+	double heads = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double per = ceil(heads / tp);  /* replicated when tp > KV heads */
+	return 2 * n * per * m->head_dim * b;
+}
+
+/* Layers [l0, l1) come in at most two kinds, dense then MoE (the first
+ * moe.dense_layers layers are dense): their counts and one index of each.
+ * The per-layer sums below run over kinds, not layers. */
+static void layer_kinds(const struct model_spec *m, int l0, int l1, int idx[2], int cnt[2])
+{
+	int dense_end = l1;
+	if (m->moe.experts > 0)
+		dense_end = m->moe.dense_layers < l0 ? l0 : (m->moe.dense_layers > l1 ? l1 : m->moe.dense_layers);
+	idx[0] = l0;
+	cnt[0] = dense_end - l0;
+	idx[1] = dense_end;
+	cnt[1] = l1 - dense_end;
+}
+
+double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int embed,
+				int head, int tp, enum serve_wprec w)
+{
+	double lin = 0;
+	int idx[2], cnt[2];
+	layer_kinds(m, l0, l1, idx, cnt);
+	for (int j = 0; j < 2; j++) {
+		double t, a, x;
+		if (!cnt[j])
+			continue;
+		model_layer_params(m, idx[j], &t, &a, &x);
+		lin += cnt[j] * t;
+	}
+	double vh = (double)m->vocab * m->hidden;
+	double rest = 0;
+	if (embed)
+		rest += vh;
+	if (head && (!m->tied_embeddings || !embed))
+		rest += vh;
+	return (lin * serve_wprec_bytes(w) + rest * 2) / tp;
+}
+
+/* TP all-reduce of `bytes` over tp GPUs of pool p's node. */
+static double tp_allreduce(const struct pool *p, int tp, double bytes)
+{
+	if (tp <= 1 || bytes <= 0)
+		return 0;
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
+	comm_fabric_set_transport(&g.fab, p->transport);
+	g.ranks = tp;
+	g.ranks_per_node = tp <= p->gpus_per_node ? tp : p->gpus_per_node;
+	g.oversub = 1;
+	struct comm_result r;
+	if (comm_time(&g, COMM_ALLREDUCE, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
+		return 0;
+	return r.time_s;
+}
+
+/* Send/recv of `bytes` between two pipeline stages: inside the node when
+ * both fit in it, else over the network. */
+static double pp_send(const struct pool *p, int inside, double bytes)
+{
+	if (bytes <= 0)
+		return 0;
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
+	comm_fabric_set_transport(&g.fab, p->transport);
+	g.ranks = 2;
+	g.ranks_per_node = inside ? 2 : 1;
+	g.oversub = 1;
+	struct comm_result r;
+	if (comm_time(&g, COMM_SENDRECV, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
+		return 0;
+	return r.time_s;
+}
+
+/* Roofline of a kernel group with partial overlap of compute and memory. */
+static double roof(const struct serve_calib *k, double compute, double memory)
+{
+	return fmax(compute, memory) + (1 - k->overlap) * fmin(compute, memory);
+}
+
+double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
+			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,
+			const struct serve_iter *it, const struct serve_calib *k,
+			double *t_gemm, double *t_attn, double *t_comm)
+{
+	const struct gpu_spec *g = &p->gpu;
+	if (!k)
+		k = &calib_default;
+	double T = it->n_dec + it->n_pre;
+	double h = m->hidden, q = model_q_dim(m), kvd = model_kv_dim(m);
+	double wb = serve_wprec_bytes(w);
+	double bw = g->hbm_Bps * k->hbm_eff;
+	double pk_lin = peak_linear(g, w) *
+			(peak_linear(g, w) > peak16(g) ? k->gemm_eff_lowp : k->gemm_eff);
+	double pk_att = peak16(g) * k->attn_eff;
+	double lin_flops = 0, lin_bytes = 0;
+	int nl = l1 - l0;
+	double c = k->gemm_dim_half;
+#define SHAPE(n, kk) (((n) / ((n) + c)) * ((kk) / ((kk) + c)))
+	int idx[2], cnt[2];
+	layer_kinds(m, l0, l1, idx, cnt);
+	for (int j = 0; j < 2; j++) {
+		if (!cnt[j])
+			continue;
+		int i = idx[j];
+		double nk = cnt[j];
+		double tot, act, exp;
+		model_layer_params(m, i, &tot, &act, &exp);
+		double nonexp = tot - exp;
+		double touched = 0;
+		if (exp > 0 && m->moe.experts > 0) {
+			double E = m->moe.experts, kk = m->moe.top_k;
+			double frac = 1 - pow(1 - kk / E, T);
+			touched = exp * frac;
+		}
+		/* expert FLOPs count 1/moe_eff times: they run slower */
+		double act_exp = act - nonexp;
+		double ffn = model_layer_is_moe(m, i) ? m->moe.expert_ffn * m->moe.top_k : m->ffn;
+		double up = m->gated_mlp ? 2 : 1;
+		double eff_ffn = model_layer_is_moe(m, i) ? m->moe.expert_ffn : m->ffn;
+		/* shape factors: QKV and output projections, MLP up and down */
+		double f_attn = 0.5 * (SHAPE((q + 2 * kvd) / tp, h) + SHAPE(h, q / tp));
+		double f_mlp = 0.5 * (SHAPE(up * eff_ffn / tp, h) + SHAPE(h, eff_ffn / tp));
+		double attn_p = h * (2 * q + 2 * kvd);
+		double mlp_p = nonexp - attn_p > 0 ? nonexp - attn_p : 0;
+		lin_flops += nk * 2 * T * (attn_p / f_attn + mlp_p / f_mlp +
+					   (act_exp > 0 ? act_exp / (k->moe_eff * f_mlp) : 0));
+		lin_bytes += nk * (nonexp + touched) * wb;
+		/* activations read and written by the linear layers, 16-bit */
+		lin_bytes += nk * T * 2 * (4 * h + 2 * (q + 2 * kvd) + 3 * ffn);
+	}
+#undef SHAPE
+	if (head) {
+		double seqs = it->n_dec + it->n_pre_seqs;
+		lin_flops += 2 * seqs * h * m->vocab;
+		lin_bytes += h * (double)m->vocab * 2 + seqs * m->vocab * 4;
+	}
+	lin_flops /= tp;
+	lin_bytes /= tp;
+	double tg = T > 0 ? roof(k, lin_flops / pk_lin, lin_bytes / bw) : 0;
+	/* attention: decode tokens read their whole context of KV */
+	double kv_tok = serve_stage_kv_bytes_per_token(m, l0, l1, tp, kv);
+	double qd = q / tp < 1 ? 1 : q / tp;
+	double dec_flops = 4 * it->n_dec * it->ctx * qd * nl;
+	double dec_bytes = it->n_dec * it->ctx * kv_tok;
+	double pre_flops = 4 * it->n_pre * it->pre_ctx * qd * nl;
+	double pre_bytes = it->n_pre * kv_tok * 2;   /* write K/V, read them back */
+	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw) + roof(k, pre_flops / pk_att, pre_bytes / bw);
+	double tc = 2.0 * nl * tp_allreduce(p, tp, T * h * 2);
+	if (t_gemm)
+		*t_gemm = tg;
+	if (t_attn)
+		*t_attn = ta;
+	if (t_comm)
+		*t_comm = tc;
+	return tg + ta + tc;
+}
+
+/* The memory a serving engine sees: the driver-reported total from the
+ * catalog (memory_usable_mib: an "80GB" H100 shows 81,559 MiB = 85.5e9
+ * bytes, an L40S 46,068 MiB) when it has one. Otherwise HBM capacities are
+ * taken as sold in binary gigabytes (the catalog stores GB as 1e9 bytes),
+ * HBM told apart by its bandwidth: above 1 TB/s no GDDR part reaches. */
+double serve_gpu_mem_bytes(const struct gpu_spec *g)
+{
+	if (g->mem_usable_bytes > 0)
+		return g->mem_usable_bytes;
+	return g->hbm_Bps > 1e12 ? g->mem_bytes * 1.073741824 : g->mem_bytes;
+}
+
+/* --- one instance ------------------------------------------------------ */
+
+struct inst {
+	const struct pool *p;
+	const struct model_spec *m;
+	const struct serve_calib *k;
+	const struct serve_engine_profile *e;
+	int tp, pp;
+	enum serve_wprec w;
+	enum serve_kvprec kv;
+	int chunk;
+	int inside;               /* the whole instance in one node */
+};
+
+/* Time of one round of the whole instance: every running sequence moves
+ * one iteration. n_dec decode sequences at context ctx, plus n_pre prefill
+ * tokens of n_pre_seqs sequences (keys reaching back pre_ctx). */
+static double inst_iter(const struct inst *in, double n_dec, double ctx, double n_pre,
+			double pre_ctx, double n_pre_seqs, double *tg, double *ta, double *tc)
+{
+	int pp = in->pp, L = in->m->layers;
+	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp };
+	double worst = 0, g = 0, a = 0, c = 0;
+	for (int s = 0; s < pp; s++) {
+		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
+		double sg, sa, sc;
+		double t = serve_stage_time(in->p, in->m, l0, l1, s == pp - 1, in->tp, in->w, in->kv,
+					    &it, in->k, &sg, &sa, &sc);
+		if (t > worst) {
+			worst = t;
+			g = sg;
+			a = sa;
+			c = sc;
+		}
+	}
+	double send = 0;
+	if (pp > 1)
+		send = pp_send(in->p, in->inside, (n_dec + n_pre) / pp * in->m->hidden * 2 / in->tp);
+	double ovh = in->e->step_overhead_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
+	if (tg) {
+		*tg = pp * g;
+		*ta = pp * a;
+		*tc = pp * (c + send);
+	}
+	return pp * (worst + send) + ovh;
+}
+
+/* One iteration at running batch n with a prefill stream of `rate`
+ * requests/s: the iteration carries rate x t x ISL prefill tokens (at most
+ * chunk - n); solved for t by fixed point (the map is a contraction: the
+ * prefill share grows slower than t). */
+static double iter_at(const struct inst *in, double n, double isl, double osl, double rate)
+{
+	double ctx = isl + osl / 2;
+	double t = inst_iter(in, n, ctx, 0, 0, 0, NULL, NULL, NULL);
+	for (int i = 0; i < 40; i++) {
+		double pre = rate * t * isl;
+		double cap = in->chunk - n;
+		if (cap < 0)
+			cap = 0;
+		if (pre > cap)
+			pre = cap;
+		double t2 = inst_iter(in, n, ctx, pre, isl / 2, pre / isl, NULL, NULL, NULL);
+		if (fabs(t2 - t) < 1e-5 * t)
+			return t2;
+		t = t2;
+	}
+	return t;
+}
+
+/* Offline: B sequences in steady state. Time of one cycle of OSL
+ * iterations, during which each sequence is replaced once. */
+static double cycle_time(const struct inst *in, double B, double isl, double osl)
+{
+	double ctx = isl + osl / 2;
+	double per_iter = B * isl / osl;
+	double cap = in->chunk - B;
+	if (cap < 0)
+		cap = 0;
+	double ride = per_iter < cap ? per_iter : cap;
+	double t = osl * inst_iter(in, B, ctx, ride, isl / 2, ride / isl, NULL, NULL, NULL);
+	double left = B * isl - ride * osl;
+	if (left > 0.5) {
+		double full = in->chunk;
+		double n = ceil(left / full);
+		t += n * inst_iter(in, 0, 0, left / n, isl / 2, left / n / isl, NULL, NULL, NULL);
+	}
+	return t;
+}
+
+void serve_pool_from_gpu(struct pool *p, const struct gpu_spec *g, int nodes)
+{
+	memset(p, 0, sizeof *p);
+	hp_strlcpy(p->name, g->name, sizeof p->name);
+	p->gpu = *g;
+	p->gpus_per_node = g->def_gpus_per_node > 0 ? g->def_gpus_per_node : 8;
+	p->nodes = nodes > 0 ? nodes : 1;
+	p->intra = g->def_intra;
+	p->nics = g->def_nics;
+	p->nic_gbps = g->def_nic_gbps;
+	pool_apply_defaults(p);
+}
+
+double serve_erlang_c(int c, double a)
+{
+	if (c <= 0 || a <= 0)
+		return 0;
+	if (a >= c)
+		return 1;
+	/* Erlang B by the stable recursion, then C = B / (1 - rho (1 - B)). */
+	double b = 1;
+	for (int i = 1; i <= c; i++)
+		b = a * b / (i + a * b);
+	double rho = a / c;
+	return b / (1 - rho * (1 - b));
+}
+
+/* Quantile z of the standard normal for p = 0.5 and 0.99. */
+#define Z99 2.326
+
+int serve_evaluate(const struct pool *p, const struct model_spec *m,
+		   const struct serve_config *cfg, const struct serve_load *ld,
+		   const struct serve_calib *calib, struct serve_result *r,
+		   struct hp_err *err)
+{
+	memset(r, 0, sizeof *r);
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	const struct serve_calib *k = calib ? calib : &calib_default;
+	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
+	if (tp & (tp - 1))
+		return hp_err_set(err, HP_EXIT_USAGE, "--tp: expected a power of two, got %d", tp);
+	if (tp > p->gpus_per_node)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--tp %d: a node of pool '%s' has %d GPUs (TP stays inside a node)",
+				  tp, p->name, p->gpus_per_node);
+	if (pp > m->layers)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: the model has %d layers", pp,
+				  m->layers);
+	if (!(ld->isl >= 1 && ld->osl >= 1 && ld->isl <= 1e7 && ld->osl <= 1e7))
+		return hp_err_set(err, HP_EXIT_USAGE, "--isl/--osl: expected 1 to 1e7 tokens");
+	if (serve_wprec_supported(&p->gpu, cfg->wprec, err) < 0)
+		return -1;
+	if (!(p->gpu.hbm_Bps > 0) ||
+	    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0 || p->gpu.flops[HP_FP32] > 0))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "GPU %s: the catalog has no FLOP/s or memory bandwidth for it", p->gpu.name);
+	int total_gpus = p->gpus_per_node * p->nodes;
+	if (tp * pp > total_gpus && total_gpus > 0)
+		return hp_err_set(err, HP_EXIT_NOFIT,
+				  "tp %d x pp %d needs %d GPUs; pool '%s' has %d", tp, pp,
+				  tp * pp, p->name, total_gpus);
+
+	struct inst in = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
+			   tp * pp <= p->gpus_per_node };
+	int max_batch = e->max_batch, chunk = e->chunk_tokens;
+	double gib = 1073741824.0;
+	if (cfg->engine == ENGINE_VLLM && serve_gpu_mem_bytes(&p->gpu) >= 70 * gib &&
+	    p->gpu.gen != GEN_AMPERE) {
+		max_batch = 1024;   /* get_batch_defaults, >= 70 GiB and not A100 */
+		chunk = 8192;
+	}
+	if (cfg->max_batch > 0)
+		max_batch = cfg->max_batch;
+	if (cfg->chunk_tokens > 0)
+		chunk = cfg->chunk_tokens;
+	if (chunk < max_batch)
+		chunk = max_batch;   /* every running sequence decodes each step */
+	in.chunk = chunk;
+	r->chunk_tokens = chunk;
+	r->n_gpus = tp * pp;
+
+	/* memory of the worst stage */
+	int L = m->layers;
+	double wmax = 0, kvmin_tok = 0;
+	for (int s = 0; s < pp; s++) {
+		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
+		double wb = serve_stage_weight_bytes(m, l0, l1, s == 0, s == pp - 1, tp, cfg->wprec);
+		if (wb > wmax)
+			wmax = wb;
+		double kt = serve_stage_kv_bytes_per_token(m, l0, l1, tp, cfg->kvprec);
+		if (kt > kvmin_tok)
+			kvmin_tok = kt;
+	}
+	double h = m->hidden;
+	double ffn = m->moe.experts ? (double)m->moe.expert_ffn * m->moe.top_k : m->ffn;
+	if (m->moe.experts && m->ffn > ffn)
+		ffn = m->ffn;
+	/* peak activations of one forward over `chunk` tokens (16-bit; the
+	 * widest layer's live tensors) and the fp32 logits of the sampled rows */
+	double act = chunk * 2.0 * (2 * h + 2 * ffn / tp + model_q_dim(m) / tp) +
+		     (double)max_batch * m->vocab * 4 / tp;
+	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
+	double mem = serve_gpu_mem_bytes(&p->gpu);
+	double kv_gpu;
+	if (e->util_of_free)
+		kv_gpu = (mem - wmax - act - k->mem_fixed_bytes) * util;
+	else
+		kv_gpu = mem * util - wmax - act - k->mem_fixed_bytes;
+	r->weights_bytes_gpu = wmax;
+	r->act_bytes_gpu = act;
+	r->capacity_bytes_gpu = mem;
+	r->kv_bytes_per_token = serve_kv_bytes_per_token(m, cfg->kvprec);
+	r->kv_bytes_gpu = kv_gpu > 0 ? kv_gpu : 0;
+	double cap_tok = kv_gpu > 0 && kvmin_tok > 0 ? floor(kv_gpu / kvmin_tok) : 0;
+	r->kv_capacity_tokens = cap_tok;
+	double isl = ld->isl, osl = ld->osl;
+	double per_seq = e->kv_reserve_full ? isl + osl : isl + osl / 2;
+	double B = floor(cap_tok / per_seq);
+	if (B > max_batch)
+		B = max_batch;
+	char b1[32], b2[32];
+	if (kv_gpu <= 0 || cap_tok < isl + osl) {
+		hp_fmt_bytes(b1, sizeof b1, wmax + act + k->mem_fixed_bytes);
+		hp_fmt_bytes(b2, sizeof b2, mem * (e->util_of_free ? 1 : util));
+		if (kv_gpu <= 0)
+			snprintf(r->why, sizeof r->why,
+				 "weights and workspace need %s per GPU of %s usable on %s (tp %d, pp %d)",
+				 b1, b2, p->gpu.name, tp, pp);
+		else
+			snprintf(r->why, sizeof r->why,
+				 "the KV cache holds %.0f tokens, less than one %.0f-token request (tp %d, pp %d on %s)",
+				 cap_tok, isl + osl, tp, pp, p->gpu.name);
+		r->fits = 0;
+		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
+		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = HUGE_VAL;
+		return 0;
+	}
+	if (B < 1)
+		B = 1;
+	r->fits = 1;
+	r->max_batch = (int)B;
+
+	/* saturation */
+	double cyc = cycle_time(&in, B, isl, osl);
+	r->out_tps_max = B * osl / cyc;
+	r->req_s_max = r->out_tps_max / osl;
+	double ctx = isl + osl / 2;
+	r->tpot_sat_s = inst_iter(&in, B, ctx, 0, 0, 0, &r->t_gemm, &r->t_attn, &r->t_comm);
+	r->t_overhead = e->step_overhead_s + e->per_seq_s * B;
+	/* unloaded */
+	double n_chunks = ceil(isl / chunk);
+	double t_pre1 = inst_iter(&in, 0, 0, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
+	r->tpot_min_s = inst_iter(&in, 1, ctx, 0, 0, 0, NULL, NULL, NULL);
+	r->ttft_min_s = k->frontend_s + n_chunks * t_pre1;
+
+	double lam = ld->rate;
+	if (!(lam > 0) || lam >= r->req_s_max) {
+		/* offline, or at/above saturation: the batch is full */
+		r->rate = r->req_s_max;
+		r->out_tps = r->out_tps_max;
+		r->batch = B;
+		r->utilisation = lam > 0 ? lam / r->req_s_max : 1;
+		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = cyc / osl;
+		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
+		return 0;
+	}
+	/* below saturation: fixed point on the running batch */
+	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
+	double wq = 0, C = 0, D = 0;
+	for (int i = 0; i < 60; i++) {
+		if (n > B)
+			n = B;
+		t = iter_at(&in, n, isl, osl, lam);
+		/* the prompt rides ceil(isl/chunk) iterations with the batch */
+		double t_pf = inst_iter(&in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
+		D = osl * t;
+		double a = lam * D;
+		C = a < B ? serve_erlang_c((int)B, a) : 1;
+		wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
+		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq;
+		double n2 = lam * (ttft - k->frontend_s + osl * t);
+		if (fabs(n2 - n) < 1e-4 * (n + 1)) {
+			n = n2;
+			break;
+		}
+		n = 0.5 * (n + n2);
+	}
+	if (n > B)
+		n = B;
+	r->rate = lam;
+	r->out_tps = lam * osl;
+	r->batch = n;
+	r->utilisation = lam / r->req_s_max;
+	r->tpot_s.mean = r->tpot_s.p50 = t;
+	double n99 = n + Z99 * sqrt(n);
+	if (n99 > B)
+		n99 = B;
+	r->tpot_s.p99 = iter_at(&in, n99, isl, osl, lam);
+	if (r->tpot_s.p99 < t)
+		r->tpot_s.p99 = t;
+	r->ttft_s.mean = ttft;
+	double base = ttft - wq;
+	double theta = 2 * (B / D - lam);
+	double w50 = C > 0.5 && theta > 0 ? log(C / 0.5) / theta : 0;
+	double w99 = C > 0.01 && theta > 0 ? log(C / 0.01) / theta : 0;
+	r->ttft_s.p50 = base + w50;
+	r->ttft_s.p99 = base + w99;
+	if (!isfinite(r->ttft_s.mean))
+		r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
+	return 0;
+}

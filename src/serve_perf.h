@@ -1,0 +1,195 @@
+/* serve_perf.h — how fast one LLM serving instance runs: a group of
+ * tp x pp GPUs of one pool holding one copy of the model, under continuous
+ * batching, at a given request rate.
+ *
+ * The model (serve_perf.c's header comment has the formulas and sources):
+ *   one engine iteration = decode tokens of the running sequences + a chunk
+ *   of prefill tokens, per pipeline stage
+ *     t_stage = max(GEMM FLOPs / (peak x eff), weight + activation bytes /
+ *               (HBM x eff)) + max(attention FLOPs / (peak x eff),
+ *               KV bytes / (HBM x eff)) + TP all-reduces (comm.c)
+ *     t_iter  = pp x t_stage(batch / pp) + engine overhead per step
+ *   offline: as many sequences run at once as the KV cache (paged, from the
+ *   memory left after weights and activations) and the engine's batch limit
+ *   allow; output tokens/s = batch x OSL / time of OSL iterations plus the
+ *   prefill work of the batch;
+ *   online at rate lambda: the running batch from Little's law (fixed point),
+ *   TPOT = the iteration time at that batch, TTFT = front-end + half an
+ *   iteration + the prefill iteration(s) + an M/D/c wait for a batch slot.
+ *
+ * Units SI: bytes, seconds, FLOP/s, requests/s. Nothing here prints. */
+#ifndef HP_SERVE_PERF_H
+#define HP_SERVE_PERF_H
+
+#include "catalog.h"
+#include "comm.h"
+
+struct pool;
+
+/* Weight precision. INT4 is weight-only (W4A16, AWQ/GPTQ-style, computed at
+ * 16 bits); FP8 computes at FP8 where the GPU has FP8 units, else it is
+ * weight-only; FP4 (NVFP4) needs FP4 units (Blackwell). */
+enum serve_wprec { SW_BF16, SW_FP16, SW_FP8, SW_INT4, SW_FP4, SW_COUNT };
+/* KV-cache precision. */
+enum serve_kvprec { SKV_BF16, SKV_FP16, SKV_FP8, SKV_COUNT };
+
+/* ENGINE_TRTLLM is TensorRT-LLM's PyTorch backend (the default from 1.0);
+ * ENGINE_TRTLLM_ENGINE its earlier TensorRT-engine runtime (C++ executor). */
+enum serve_engine { ENGINE_VLLM, ENGINE_SGLANG, ENGINE_TRTLLM, ENGINE_TRTLLM_ENGINE,
+		    ENGINE_COUNT };
+
+/* What differs between serving engines, each value cited in serve_perf.c. */
+struct serve_engine_profile {
+	const char *name;            /* "vllm", "sglang", "tensorrt-llm", ... */
+	double step_overhead_s;      /* per iteration: scheduler, launch, sampling
+				      * (with CUDA graphs for decode) */
+	double per_seq_s;            /* per running sequence per iteration (CPU:
+				      * input preparation, detokenisation) */
+	double mem_util;             /* share of memory the engine may use */
+	int util_of_free;            /* 1: mem_util applies to the memory left
+				      * after weights (TensorRT-LLM's
+				      * kv_cache_free_gpu_mem_fraction) */
+	int max_batch;               /* default running-sequence limit */
+	int chunk_tokens;            /* default tokens per iteration */
+	int kv_reserve_full;         /* 1: a request reserves ISL+OSL of KV on
+				      * admission (no eviction); 0: blocks on
+				      * demand, preemption when full */
+};
+
+const struct serve_engine_profile *serve_engine(enum serve_engine e);
+int serve_engine_parse(const char *s, enum serve_engine *out);
+const char *serve_engine_name(enum serve_engine e);
+int serve_wprec_parse(const char *s, enum serve_wprec *out);
+const char *serve_wprec_name(enum serve_wprec w);
+int serve_kvprec_parse(const char *s, enum serve_kvprec *out);
+const char *serve_kvprec_name(enum serve_kvprec k);
+/* Bytes per weight (quantisation scales included) and per KV element. */
+double serve_wprec_bytes(enum serve_wprec w);
+double serve_kvprec_bytes(enum serve_kvprec k);
+
+/* Fitted efficiencies (serve_calib_default(): values, ranges, sources). */
+struct serve_calib {
+	double gemm_eff;      /* large 16-bit GEMM share of dense peak */
+	double gemm_eff_lowp; /* FP8/FP4 GEMM share of the FP8/FP4 peak */
+	double gemm_dim_half; /* GEMM width (per GPU) at which efficiency halves:
+			       * narrow TP shards run below peak, x/(x + c) */
+	double moe_eff;       /* expert (grouped) GEMMs relative to dense ones:
+			       * routing, permutation, uneven expert loads */
+	double attn_eff;      /* prefill (flash) attention share of 16-bit peak */
+	double hbm_eff;       /* share of nominal HBM bandwidth a decode step gets */
+	double overlap;       /* share of the smaller of a kernel group's compute
+			       * and memory times hidden under the larger
+			       * (1: ideal roofline max; 0: they add up) */
+	double frontend_s;    /* fixed part of TTFT: HTTP, tokenisation, first
+			       * detokenisation and streaming */
+	double mem_fixed_bytes; /* per GPU outside weights/KV/activations:
+			       * CUDA context, cuBLAS workspace, CUDA graphs,
+			       * NCCL buffers */
+};
+const struct serve_calib *serve_calib_default(void);
+
+/* KV-cache bytes per token of the whole model (all layers, all KV heads):
+ * 2 x layers x kv_heads x head_dim x bytes for MHA/GQA; layers x
+ * (kv_lora_rank + qk_rope_dim) x bytes for MLA (the compressed latent). */
+double serve_kv_bytes_per_token(const struct model_spec *m, enum serve_kvprec kv);
+
+/* Memory capacity in bytes as the serving model reads it: the catalog's
+ * figure, in binary gigabytes for HBM parts (how they are sold; see
+ * serve_perf.c). */
+double serve_gpu_mem_bytes(const struct gpu_spec *g);
+
+/* Can this GPU run this weight precision? 0, or -1 with err naming the GPU. */
+int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err);
+
+/* One instance configuration. */
+struct serve_config {
+	int tp, pp;
+	enum serve_wprec wprec;
+	enum serve_kvprec kvprec;
+	enum serve_engine engine;
+	int max_batch;        /* 0: the engine's default */
+	int chunk_tokens;     /* 0: the engine's default */
+	double mem_util;      /* 0: the engine's default */
+};
+
+/* The requests: mean prompt and output lengths, and the arrival rate
+ * (Poisson; rate <= 0 means offline: every request queued at once). */
+struct serve_load {
+	double isl, osl;
+	double rate;
+};
+
+struct serve_quantiles { double mean, p50, p99; };
+
+struct serve_result {
+	int fits;                    /* weights + one sequence's KV fit */
+	char why[320];               /* when it does not: what overflows */
+	int n_gpus;
+	double weights_bytes_gpu;    /* worst stage, per GPU */
+	double act_bytes_gpu;        /* activation workspace per GPU */
+	double kv_bytes_gpu;         /* KV pool per GPU */
+	double capacity_bytes_gpu;
+	double kv_bytes_per_token;   /* whole model */
+	double kv_capacity_tokens;   /* the instance's KV pool in tokens */
+	int max_batch;               /* running sequences at saturation */
+	int chunk_tokens;
+	/* saturation (offline) */
+	double out_tps_max;          /* output tokens/s */
+	double req_s_max;            /* requests/s */
+	double tpot_sat_s;           /* time per output token at saturation */
+	/* at the requested rate (online); equal to saturation when offline */
+	double rate;                 /* requests/s served */
+	double out_tps;
+	double batch;                /* mean running sequences */
+	double utilisation;          /* rate / req_s_max */
+	struct serve_quantiles ttft_s, tpot_s;  /* +inf when rate >= saturation */
+	/* unloaded latencies (one request alone) */
+	double ttft_min_s, tpot_min_s;
+	/* time split of one saturated iteration, seconds */
+	double t_gemm, t_attn, t_comm, t_overhead;
+};
+
+/* Evaluate config cfg of model m on pool p (its GPU and node fabric).
+ * calib NULL: defaults. Returns 0 (also when it does not fit: r->fits 0 and
+ * r->why say why), or -1 with err for an impossible configuration (tp not a
+ * power of two, more GPUs than a node holds for tp, pp beyond the layers,
+ * fp4 on a GPU without FP4 units). */
+int serve_evaluate(const struct pool *p, const struct model_spec *m,
+		   const struct serve_config *cfg, const struct serve_load *ld,
+		   const struct serve_calib *calib, struct serve_result *r,
+		   struct hp_err *err);
+
+/* Time of one iteration of one pipeline stage holding layers [l0, l1) of
+ * m (head: it also computes the logits) on tp GPUs of pool p:
+ * n_dec decode tokens over a mean context ctx, and n_pre prefill tokens of
+ * n_pre_seqs sequences whose keys reach back pre_ctx tokens on average.
+ * The engine overhead is not included. Used by the placement optimiser. */
+struct serve_iter {
+	double n_dec, ctx;
+	double n_pre, pre_ctx, n_pre_seqs;
+};
+double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
+			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,
+			const struct serve_iter *it, const struct serve_calib *k,
+			double *t_gemm, double *t_attn, double *t_comm);
+
+/* Weight bytes of layers [l0, l1) (+ embedding if first, + output layer if
+ * head) per GPU of a tp group. */
+double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int embed,
+				int head, int tp, enum serve_wprec w);
+/* KV bytes per token of layers [l0, l1) on one GPU of a tp group (KV heads
+ * split over tp, replicated when tp exceeds them; an MLA latent is
+ * replicated). */
+double serve_stage_kv_bytes_per_token(const struct model_spec *m, int l0, int l1, int tp,
+				      enum serve_kvprec kv);
+
+/* A pool of `nodes` nodes of GPU g in its usual node shape (the catalog's
+ * defaults: GPUs per node, intra-node fabric, NICs), priced from the
+ * catalog reference. For tests and quick estimates. */
+void serve_pool_from_gpu(struct pool *p, const struct gpu_spec *g, int nodes);
+
+/* Erlang C: probability that an arrival waits in an M/M/c queue with
+ * offered load a = lambda / mu (a < c). */
+double serve_erlang_c(int c, double a);
+
+#endif

@@ -1,0 +1,1364 @@
+/* serve_search.c — instance enumeration, the fleet ILP and the placement
+ * MILP for serving (the formulations are in serve_search.h and reference
+ * optimizers.md §5.2-5.3).
+ *
+ * Simplifications, stated:
+ * - An instance's capacity for a mix of buckets is linear in the routed
+ *   rates (sum_r z_kr / mu_kr <= 1 per copy, Mélange's load model); mu_kr
+ *   is measured alone, at the SLO, by bisection on the rate.
+ * - The plan's p99 TTFT/TPOT is the worst over its instances at their
+ *   routed loads (each copy gets an equal share); the mean and p50 are
+ *   weighted by rate.
+ * - Without SLOs an instance is loaded to at most SERVE_MAX_UTIL of its
+ *   saturation rate, so its queue stays finite.
+ * - Disaggregated prefill/decode (DistServe/Splitwise): PP 1 only; prefill
+ *   and decode instances always on different nodes (the KV crosses the
+ *   NICs); the prefill wait is M/D/1 with an exponential tail for the p99.
+ * - Placement: every machine's memory also holds the embedding and output
+ *   matrices (only the first and last stage need them: conservative), the
+ *   logits' compute is not charged, and layer blocks are equal (dense
+ *   layers; an MoE model's first dense layers are averaged in). Machines
+ *   of a pool are interchangeable (one integer count per class and
+ *   segment, no symmetry), and the cross-machine activation traffic is
+ *   bounded by each machine's share of its node's NICs. */
+#include "serve_search.h"
+#include "lp.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Highest utilisation of an instance when no SLO bounds it: an M/D/c
+ * queue at 0.9 of its slots waits a fraction of a service time (Erlang C
+ * for c >= 8 slots); a choice, stated in the man page. */
+#define SERVE_MAX_UTIL 0.9
+
+/* --- distributions ---------------------------------------------------------- */
+
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+	double d = strtod(s, &end);
+	if (end == s || (*end && *end != ':') || !isfinite(d))
+		return -1;
+	*v = d;
+	return 0;
+}
+
+int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
+{
+	memset(d, 0, sizeof *d);
+	const char *c = strchr(s, ':');
+	double a = 0, b = 0;
+	if (!c) {
+		if (parse_num(s, &a) || a < 1 || a > 1e7)
+			goto bad;
+		d->kind = DIST_FIXED;
+		d->a = a;
+		return 0;
+	}
+	size_t n = (size_t)(c - s);
+	const char *c2 = strchr(c + 1, ':');
+	if (n == 9 && !strncmp(s, "lognormal", n)) {
+		if (!c2 || parse_num(c + 1, &a) || parse_num(c2 + 1, &b) || a < 1 || a > 1e7 ||
+		    b <= 0 || b > 10)
+			goto bad;
+		d->kind = DIST_LOGNORMAL;
+	} else if (n == 7 && !strncmp(s, "uniform", n)) {
+		if (!c2 || parse_num(c + 1, &a) || parse_num(c2 + 1, &b) || a < 1 || b < a ||
+		    b > 1e7)
+			goto bad;
+		d->kind = DIST_UNIFORM;
+	} else if (n == 3 && !strncmp(s, "exp", n)) {
+		if (c2 || parse_num(c + 1, &a) || a < 1 || a > 1e7)
+			goto bad;
+		d->kind = DIST_EXP;
+	} else {
+		goto bad;
+	}
+	d->a = a;
+	d->b = b;
+	return 0;
+bad:
+	return hp_err_set(err, HP_EXIT_USAGE,
+			  "expected a token count from 1 to 1e7, lognormal:MEAN:CV, "
+			  "uniform:LO:HI or exp:MEAN, got '%s'", s);
+}
+
+double serve_dist_mean(const struct serve_dist *d)
+{
+	switch (d->kind) {
+	case DIST_UNIFORM: return 0.5 * (d->a + d->b);
+	default: return d->a;
+	}
+}
+
+/* Inverse of the standard normal CDF: Abramowitz & Stegun 26.2.23
+ * (absolute error < 4.5e-4). */
+static double norm_inv(double p)
+{
+	double q = p < 0.5 ? p : 1 - p;
+	double t = sqrt(-2 * log(q));
+	double x = t - (2.515517 + 0.802853 * t + 0.010328 * t * t) /
+			       (1 + 1.432788 * t + 0.189269 * t * t + 0.001308 * t * t * t);
+	return p < 0.5 ? -x : x;
+}
+
+double serve_dist_quantile(const struct serve_dist *d, double p)
+{
+	switch (d->kind) {
+	case DIST_FIXED: return d->a;
+	case DIST_UNIFORM: return d->a + p * (d->b - d->a);
+	case DIST_EXP: return -d->a * log(1 - p);
+	case DIST_LOGNORMAL: {
+		double s2 = log(1 + d->b * d->b), mu = log(d->a) - s2 / 2;
+		return exp(mu + sqrt(s2) * norm_inv(p));
+	}
+	}
+	return d->a;
+}
+
+int serve_buckets(const struct serve_dist *isl, const struct serve_dist *osl, int n_isl,
+		  int n_osl, struct serve_bucket *out)
+{
+	if (isl->kind == DIST_FIXED || n_isl < 1)
+		n_isl = 1;
+	if (osl->kind == DIST_FIXED || n_osl < 1)
+		n_osl = 1;
+	while (n_isl * n_osl > SERVE_MAX_BUCKETS) {
+		if (n_isl >= n_osl)
+			n_isl--;
+		else
+			n_osl--;
+	}
+	int n = 0;
+	for (int i = 0; i < n_isl; i++)
+		for (int j = 0; j < n_osl; j++) {
+			double a = serve_dist_quantile(isl, (i + 0.5) / n_isl);
+			double b = serve_dist_quantile(osl, (j + 0.5) / n_osl);
+			out[n].isl = fmax(1, round(a));
+			out[n].osl = fmax(1, round(b));
+			out[n].share = 1.0 / (n_isl * n_osl);
+			n++;
+		}
+	return n;
+}
+
+/* --- candidates -------------------------------------------------------------- */
+
+static int slo_met(const struct serve_result *r, const struct serve_slo *slo)
+{
+	if (slo->ttft_p99_s > 0 && !(r->ttft_s.p99 <= slo->ttft_p99_s))
+		return 0;
+	if (slo->tpot_p99_s > 0 && !(r->tpot_s.p99 <= slo->tpot_p99_s))
+		return 0;
+	return 1;
+}
+
+double serve_max_rate(const struct pool *p, const struct model_spec *m,
+		      const struct serve_config *cfg, double isl, double osl,
+		      const struct serve_slo *slo, const struct serve_calib *k)
+{
+	struct serve_load ld = { isl, osl, 0 };
+	struct serve_result r;
+	if (serve_evaluate(p, m, cfg, &ld, k, &r, NULL) < 0 || !r.fits)
+		return 0;
+	double sat = r.req_s_max;
+	if (slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0)
+		return SERVE_MAX_UTIL * sat;
+	double lo = 0, hi = 0.999 * sat;
+	ld.rate = hi;
+	if (serve_evaluate(p, m, cfg, &ld, k, &r, NULL) == 0 && slo_met(&r, slo))
+		return hi;
+	ld.rate = 1e-3 * sat;
+	if (serve_evaluate(p, m, cfg, &ld, k, &r, NULL) < 0 || !slo_met(&r, slo))
+		return 0;
+	lo = ld.rate;
+	for (int i = 0; i < 14; i++) {
+		double mid = 0.5 * (lo + hi);
+		ld.rate = mid;
+		if (serve_evaluate(p, m, cfg, &ld, k, &r, NULL) == 0 && slo_met(&r, slo))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int pool_gpus(const struct pool *p)
+{
+	return p->gpus_per_node * (p->nodes_max > 0 ? p->nodes_max : p->nodes);
+}
+
+int serve_enumerate(const struct cluster *c, const struct model_spec *m,
+		    const struct serve_config *base, int fix_tp, int fix_pp,
+		    const struct serve_bucket *b, int nb, const struct serve_slo *slo,
+		    const struct serve_calib *k, struct serve_cand *out, int max_out,
+		    struct serve_result *nearest, struct serve_cand *nearest_cand)
+{
+	int n = 0;
+	double best_near = -1;
+	double isl = 0, osl = 0;
+	for (int r = 0; r < nb; r++) {
+		isl += b[r].share * b[r].isl;
+		osl += b[r].share * b[r].osl;
+	}
+	if (nearest)
+		memset(nearest, 0, sizeof *nearest);
+	for (int pi = 0; pi < c->n_pools; pi++) {
+		const struct pool *p = &c->pools[pi];
+		int total = pool_gpus(p);
+		for (int tp = 1; tp <= p->gpus_per_node; tp *= 2) {
+			if (fix_tp && tp != fix_tp)
+				continue;
+			for (int pp = 1; pp <= 8; pp *= 2) {
+				if (fix_pp && pp != fix_pp)
+					continue;
+				if (tp * pp > total || pp > m->layers)
+					break;
+				struct serve_config cfg = *base;
+				cfg.tp = tp;
+				cfg.pp = pp;
+				struct serve_load ld = { isl, osl, 0 };
+				struct serve_result r;
+				struct pool pc = *p;
+				if (pc.nodes_max > 0)
+					pc.nodes = pc.nodes_max;
+				if (serve_evaluate(&pc, m, &cfg, &ld, k, &r, NULL) < 0)
+					continue;
+				if (!r.fits) {
+					/* nearest miss: the most memory per instance */
+					double mem = r.capacity_bytes_gpu * tp * pp;
+					if (nearest && mem > best_near) {
+						best_near = mem;
+						*nearest = r;
+						if (nearest_cand) {
+							memset(nearest_cand, 0, sizeof *nearest_cand);
+							nearest_cand->pool = pi;
+							nearest_cand->cfg = cfg;
+							nearest_cand->gpus = tp * pp;
+						}
+					}
+					continue;
+				}
+				if (n == max_out)
+					return n;
+				struct serve_cand *cd = &out[n];
+				memset(cd, 0, sizeof *cd);
+				cd->pool = pi;
+				cd->cfg = cfg;
+				cd->gpus = tp * pp;
+				cd->usd_per_hour = p->usd_per_node_h / p->gpus_per_node * tp * pp;
+				cd->res = r;
+				int any = 0;
+				for (int j = 0; j < nb; j++) {
+					cd->mu[j] = serve_max_rate(&pc, m, &cfg, b[j].isl, b[j].osl,
+								   slo, k);
+					any |= cd->mu[j] > 0;
+				}
+				if (any)
+					n++;
+				/* a larger pp for the same tp only adds GPUs to an
+				 * instance that already fits */
+				if (!fix_pp)
+					break;
+			}
+		}
+	}
+	return n;
+}
+
+/* --- fleet ILP --------------------------------------------------------------- */
+
+int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol,
+		      struct hp_err *err)
+{
+	memset(sol, 0, sizeof *sol);
+	int K = fp->n_cands, R = fp->n_buckets;
+	if (K < 1 || K > SERVE_MAX_CANDS || R < 1 || R > SERVE_MAX_BUCKETS)
+		return hp_err_set(err, HP_EXIT_USAGE, "fleet: %d candidates, %d buckets (limits %d, %d)",
+				  K, R, SERVE_MAX_CANDS, SERVE_MAX_BUCKETS);
+	double t0 = hp_now();
+	int thr = fp->objective == SERVE_OBJ_THROUGHPUT;
+	struct lp *lp = lp_new(thr);
+	int *ycol = xcalloc((size_t)K, sizeof *ycol);
+	int *zcol = xmalloc((size_t)K * R * sizeof *zcol);
+	double cost_sum = 0;
+	for (int k = 0; k < K; k++)
+		cost_sum += fp->cost[k];
+	/* throughput: max alpha, cost a tie-break worth less than 1e-4 of a
+	 * unit of alpha over the whole candidate list */
+	double eps = cost_sum > 0 ? 1e-4 / cost_sum : 0;
+	for (int k = 0; k < K; k++) {
+		double hi = -1;
+		int pl = fp->pool[k];
+		if (pl >= 0 && pl < fp->n_pools && fp->pool_gpus[pl] >= 0)
+			hi = fp->pool_gpus[pl] / (fp->gpus[k] > 0 ? fp->gpus[k] : 1);
+		ycol[k] = lp_add_col(lp, 0, hi, thr ? -eps * fp->cost[k] : fp->cost[k], 1);
+	}
+	for (int k = 0; k < K; k++)
+		for (int r = 0; r < R; r++)
+			zcol[k * R + r] = fp->mu[k * R + r] > 0 ? lp_add_col(lp, 0, -1, 0, 0) : -1;
+	int acol = thr ? lp_add_col(lp, 0, -1, 1, 0) : -1;
+	int *idx = xmalloc((size_t)(K + R + 2) * sizeof *idx);
+	double *cf = xmalloc((size_t)(K + R + 2) * sizeof *cf);
+	int any_split = 0;
+	for (int k = 0; k < K; k++)
+		any_split |= fp->role && fp->role[k] != ROLE_BOTH;
+	for (int r = 0; r < R; r++) {
+		int n = 0;
+		for (int k = 0; k < K; k++)
+			if (zcol[k * R + r] >= 0 && (!fp->role || fp->role[k] != ROLE_DECODE)) {
+				idx[n] = zcol[k * R + r];
+				cf[n++] = 1;
+			}
+		if (any_split) {
+			/* what prefill instances take, decode instances take too */
+			int nb = 0;
+			int *ib = xmalloc((size_t)(K + 1) * sizeof *ib);
+			double *cb = xmalloc((size_t)(K + 1) * sizeof *cb);
+			for (int k = 0; k < K; k++)
+				if (zcol[k * R + r] >= 0 && fp->role[k] != ROLE_BOTH) {
+					ib[nb] = zcol[k * R + r];
+					cb[nb++] = fp->role[k] == ROLE_PREFILL ? 1 : -1;
+				}
+			if (nb)
+				lp_add_row(lp, nb, ib, cb, 0, 0);
+			free(ib);
+			free(cb);
+		}
+		if (thr) {
+			idx[n] = acol;
+			cf[n++] = -fp->rate[r];
+			lp_add_row(lp, n, idx, cf, 0, 0);
+		} else {
+			lp_add_row(lp, n, idx, cf, fp->rate[r], fp->rate[r]);
+		}
+	}
+	for (int k = 0; k < K; k++) {
+		int n = 0;
+		for (int r = 0; r < R; r++)
+			if (zcol[k * R + r] >= 0) {
+				idx[n] = zcol[k * R + r];
+				cf[n++] = 1 / fp->mu[k * R + r];
+			}
+		idx[n] = ycol[k];
+		cf[n++] = -1;
+		lp_add_row(lp, n, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int p = 0; p < fp->n_pools; p++) {
+		if (fp->pool_gpus[p] < 0)
+			continue;
+		int n = 0;
+		for (int k = 0; k < K && n < K; k++)
+			if (fp->pool[k] == p) {
+				idx[n] = ycol[k];
+				cf[n++] = fp->gpus[k];
+			}
+		if (n)
+			lp_add_row(lp, n, idx, cf, -HUGE_VAL, fp->pool_gpus[p]);
+	}
+	struct lp_result lr;
+	lp_solve(lp, 50000, &lr);
+	sol->status = lr.status;
+	sol->gap = lr.gap;
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
+		sol->alpha = thr ? lp_value(lp, acol) : 1;
+		sol->obj = 0;
+		for (int k = 0; k < K; k++) {
+			sol->count[k] = (int)llround(lp_value(lp, ycol[k]));
+			double load = 0;
+			for (int r = 0; r < R; r++) {
+				sol->route[k][r] = zcol[k * R + r] >= 0 ? lp_value(lp, zcol[k * R + r]) : 0;
+				if (sol->route[k][r] > 0)
+					load += sol->route[k][r] / fp->mu[k * R + r];
+			}
+			/* GLPK takes y within 1e-5 of an integer as integral, so a
+			 * configuration loaded to 1e-6 of one copy (a tiny rate on a
+			 * fast instance) can come back with y = 0: it needs one */
+			if (load > sol->count[k] + 1e-9)
+				sol->count[k] = (int)ceil(load - 1e-9);
+			sol->obj += fp->cost[k] * sol->count[k];
+		}
+		if (thr)
+			sol->obj = sol->alpha;
+		sol->bound = lr.bound;
+	}
+	free(idx);
+	free(cf);
+	free(ycol);
+	free(zcol);
+	lp_free(lp);
+	sol->seconds = hp_now() - t0;
+	return 0;
+}
+
+/* --- placement MILP -------------------------------------------------------- */
+
+int serve_place_solve(const struct place_problem *pp, struct place_solution *sol,
+		      struct hp_err *err)
+{
+	memset(sol, 0, sizeof *sol);
+	int Q = pp->n_classes, B = pp->n_blocks;
+	if (Q < 1 || Q > PLACE_MAX_CLASSES || B < 1 || B > PLACE_MAX_BLOCKS)
+		return hp_err_set(err, HP_EXIT_USAGE, "placement: %d classes, %d blocks (limits %d, %d)",
+				  Q, B, PLACE_MAX_CLASSES, PLACE_MAX_BLOCKS);
+	double t0 = hp_now();
+	struct lp *lp = lp_new(1);
+	/* segments of each class: [a, a + len - 1] */
+	int cap = Q * B * B;
+	int *sq = xmalloc((size_t)cap * sizeof *sq), *sa = xmalloc((size_t)cap * sizeof *sa),
+	    *sl = xmalloc((size_t)cap * sizeof *sl), *ncol = xmalloc((size_t)cap * sizeof *ncol),
+	    *fcol = xmalloc((size_t)cap * sizeof *fcol);
+	int S = 0;
+	for (int q = 0; q < Q; q++) {
+		const struct place_class *pc = &pp->cls[q];
+		if (pc->count <= 0)
+			continue;
+		for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
+			if (!(pc->theta[len] > 0))
+				continue;
+			for (int a = 0; a + len <= B; a++) {
+				sq[S] = q;
+				sa[S] = a;
+				sl[S] = len;
+				/* a machine costs 1e-6 of a token/s: idle ones are
+				 * left out, never at the expense of flow */
+				ncol[S] = lp_add_col(lp, 0, pc->count, -1e-6, 1);
+				fcol[S] = lp_add_col(lp, 0, -1, 0, 0);
+				S++;
+			}
+		}
+	}
+	int Fcol = lp_add_col(lp, 0, -1, 1, 0);
+	int *idx = xmalloc((size_t)(S + 2) * sizeof *idx);
+	double *cf = xmalloc((size_t)(S + 2) * sizeof *cf);
+	int n;
+	/* machines per class, and per shared inventory group */
+	for (int q = 0; q < Q; q++) {
+		n = 0;
+		for (int s = 0; s < S; s++)
+			if (sq[s] == q) {
+				idx[n] = ncol[s];
+				cf[n++] = 1;
+			}
+		if (n)
+			lp_add_row(lp, n, idx, cf, -HUGE_VAL, pp->cls[q].count);
+	}
+	for (int g = 0; g < PLACE_MAX_CLASSES; g++) {
+		if (pp->group_cap[g] <= 0)
+			continue;
+		n = 0;
+		for (int s = 0; s < S; s++)
+			if (pp->cls[sq[s]].group == g) {
+				idx[n] = ncol[s];
+				cf[n++] = pp->cls[sq[s]].units > 0 ? pp->cls[sq[s]].units : 1;
+			}
+		if (n)
+			lp_add_row(lp, n, idx, cf, -HUGE_VAL, pp->group_cap[g]);
+	}
+	/* capacity */
+	for (int s = 0; s < S; s++) {
+		int id2[2] = { fcol[s], ncol[s] };
+		double c2[2] = { 1, -pp->cls[sq[s]].theta[sl[s]] };
+		lp_add_row(lp, 2, id2, c2, -HUGE_VAL, 0);
+	}
+	/* conservation at boundaries 0..B: into boundary b = segments ending
+	 * at b-1 (or the source at 0), out = segments starting at b (or the
+	 * sink at B) */
+	for (int bd = 0; bd <= B; bd++) {
+		n = 0;
+		for (int s = 0; s < S; s++) {
+			if (sa[s] + sl[s] == bd) {
+				idx[n] = fcol[s];
+				cf[n++] = 1;
+			}
+			if (sa[s] == bd) {
+				idx[n] = fcol[s];
+				cf[n++] = -1;
+			}
+		}
+		if (bd == 0 || bd == B) {
+			idx[n] = Fcol;
+			cf[n++] = bd == 0 ? 1 : -1;
+		}
+		lp_add_row(lp, n, idx, cf, 0, 0);
+	}
+	/* cover: every block is held by some machine (valid once F > 0) */
+	for (int bl = 0; bl < B; bl++) {
+		n = 0;
+		for (int s = 0; s < S; s++)
+			if (sa[s] <= bl && bl < sa[s] + sl[s]) {
+				idx[n] = ncol[s];
+				cf[n++] = 1;
+			}
+		lp_add_row(lp, n, idx, cf, 1, HUGE_VAL);
+	}
+	struct lp_result lr;
+	lp_solve(lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
+	sol->status = lr.status;
+	sol->nodes = lr.nodes;
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
+		sol->flow = lp_value(lp, Fcol);
+		sol->bound = lr.bound;
+		sol->gap = lr.gap;
+		for (int s = 0; s < S && sol->n_segs < PLACE_MAX_SEGS; s++) {
+			int cnt = (int)llround(lp_value(lp, ncol[s]));
+			double f = lp_value(lp, fcol[s]);
+			if (cnt <= 0)
+				continue;
+			struct place_seg *g = &sol->seg[sol->n_segs++];
+			g->cls = sq[s];
+			g->first = sa[s];
+			g->last = sa[s] + sl[s] - 1;
+			g->count = cnt;
+			g->flow = f > 0 ? f : 0;
+		}
+	}
+	free(idx);
+	free(cf);
+	free(sq);
+	free(sa);
+	free(sl);
+	free(ncol);
+	free(fcol);
+	lp_free(lp);
+	sol->seconds = hp_now() - t0;
+	return 0;
+}
+
+/* --- plans ------------------------------------------------------------------ */
+
+void serve_opts_init(struct serve_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->isl.kind = o->osl.kind = DIST_FIXED;
+	o->isl.a = 1024;
+	o->osl.a = 256;
+	o->base.engine = ENGINE_VLLM;
+	o->base.wprec = SW_BF16;
+	o->base.kvprec = SKV_BF16;
+	o->n_isl_buckets = 4;
+	o->n_osl_buckets = 5;
+	o->top_k = 5;
+}
+
+/* Latencies of instance copy k carrying `rate` req/s of the routed mix. */
+static void inst_latency(const struct cluster *c, const struct model_spec *m,
+			 const struct serve_cand *cd, double rate, double isl, double osl,
+			 const struct serve_calib *k, struct serve_result *r)
+{
+	struct pool p = c->pools[cd->pool];
+	if (p.nodes_max > 0)
+		p.nodes = p.nodes_max;
+	struct serve_load ld = { isl, osl, rate };
+	if (serve_evaluate(&p, m, &cd->cfg, &ld, k, r, NULL) < 0)
+		memset(r, 0, sizeof *r);
+}
+
+static void plan_label(struct serve_plan *pl, const struct cluster *c)
+{
+	size_t o = 0;
+	pl->label[0] = 0;
+	for (int i = 0; i < pl->n_inst && o < sizeof pl->label - 1; i++) {
+		const struct serve_plan_inst *in = &pl->inst[i];
+		int w = snprintf(pl->label + o, sizeof pl->label - o, "%s%dx %s%s tp%d%s", i ? " + " : "",
+				 in->count, c->pools[in->pool].gpu.name,
+				 in->role == ROLE_PREFILL ? " P" : in->role == ROLE_DECODE ? " D" : "",
+				 in->tp, in->pp > 1 ? "pp" : "");
+		if (w < 0)
+			break;
+		o += (size_t)w;
+		if (o < sizeof pl->label - 1 && in->pp > 1) {
+			w = snprintf(pl->label + o, sizeof pl->label - o, "%d", in->pp);
+			if (w > 0)
+				o += (size_t)w;
+		}
+	}
+	if (o >= sizeof pl->label)
+		pl->label[sizeof pl->label - 1] = 0;
+}
+
+/* --- disaggregated prefill / decode ------------------------------------------ */
+
+/* Bandwidth a prefill instance ships its KV caches with: its GPUs' share
+ * of the node's NICs (decode instances sit on other nodes), else the
+ * scale-up fabric. */
+static double kv_link_Bps(const struct pool *p, int tp)
+{
+	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / (p->gpus_per_node > 0 ? p->gpus_per_node : 1);
+	return nic > 0 ? nic : p->intra_Bps * tp;
+}
+
+struct pd_prefill {
+	double S;           /* one prefill iteration, s */
+	double n;           /* prompts per iteration */
+	double kvx;         /* KV transfer of one prompt, s */
+	double mu_max;      /* prompts/s at full load */
+	double mu_link;     /* prompts/s the link carries */
+};
+
+/* A prefill-only instance: iterations of floor(chunk / ISL) whole prompts
+ * (a longer prompt takes ceil(ISL / chunk) iterations). */
+static void pd_prefill_eval(const struct pool *p, const struct model_spec *m,
+			    const struct serve_config *cfg, double isl, const struct serve_calib *k,
+			    struct pd_prefill *o)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	double chunk = cfg->chunk_tokens > 0 ? cfg->chunk_tokens : e->chunk_tokens;
+	double n = floor(chunk / isl), iters = 1, tok = isl;
+	if (n < 1) {
+		n = 1;
+		iters = ceil(isl / chunk);
+		tok = isl / iters;
+	}
+	struct serve_iter it = { 0, 0, n * tok, isl / 2, n };
+	double t = serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k,
+				    NULL, NULL, NULL) + e->step_overhead_s + e->per_seq_s * n;
+	o->S = t * iters;
+	o->n = n;
+	double bytes = isl * serve_kv_bytes_per_token(m, cfg->kvprec);
+	double bw = kv_link_Bps(p, cfg->tp);
+	o->kvx = bw > 0 ? bytes / bw : 0;
+	o->mu_max = n / o->S;
+	o->mu_link = bytes > 0 && bw > 0 ? bw / bytes : HUGE_VAL;
+}
+
+/* TTFT of a prefill instance at `rate` prompts/s: an M/D/1 queue of
+ * iterations (service S, utilisation rate / mu_max); the p99 of the wait
+ * is taken as ln(100) x its mean (an exponential tail). */
+static void pd_prefill_ttft(const struct pd_prefill *o, double rate, double frontend,
+			    struct serve_quantiles *q)
+{
+	double rho = rate / o->mu_max;
+	if (rho >= 1 || rate >= o->mu_link) {
+		q->mean = q->p50 = q->p99 = HUGE_VAL;
+		return;
+	}
+	double w = rho * o->S / (2 * (1 - rho));
+	double base = frontend + o->S + o->kvx;
+	q->mean = base + w;
+	q->p50 = base + w * log(2);
+	q->p99 = base + w * log(100);
+}
+
+/* Largest prompts/s within the TTFT target. */
+static double pd_prefill_mu(const struct pd_prefill *o, const struct serve_slo *slo, double frontend)
+{
+	double rho;
+	if (slo->ttft_p99_s > 0) {
+		double a = slo->ttft_p99_s - frontend - o->S - o->kvx;
+		if (a <= 0)
+			return 0;
+		/* base + ln(100) rho S / (2 (1 - rho)) <= slo */
+		double g = log(100) * o->S / 2;
+		rho = a / (a + g);
+		if (rho > 0.999)
+			rho = 0.999;
+	} else {
+		rho = SERVE_MAX_UTIL;
+	}
+	double mu = rho * o->mu_max;
+	return mu < 0.999 * o->mu_link ? mu : 0.999 * o->mu_link;
+}
+
+/* Decode-only iteration time at batch B. */
+static double pd_decode_t(const struct pool *p, const struct model_spec *m,
+			  const struct serve_config *cfg, double B, double isl, double osl,
+			  const struct serve_calib *k)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0 };
+	return serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k, NULL,
+				NULL, NULL) + e->step_overhead_s + e->per_seq_s * B;
+}
+
+/* The decode batch limit: the engine's running-sequence limit and the KV
+ * cache holding ISL + OSL per sequence (the whole prompt arrives at once). */
+static double pd_decode_bmax(const struct pool *p, const struct serve_config *cfg,
+			     const struct serve_result *res, double isl, double osl)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	double lim = cfg->max_batch > 0 ? cfg->max_batch : e->max_batch;
+	if (!(cfg->max_batch > 0) && cfg->engine == ENGINE_VLLM &&
+	    serve_gpu_mem_bytes(&p->gpu) >= 70 * 1073741824.0 && p->gpu.gen != GEN_AMPERE)
+		lim = 1024;
+	double kvb = floor(res->kv_capacity_tokens / (isl + osl));
+	return kvb < lim ? kvb : lim;
+}
+
+/* Largest requests/s a decode-only instance serves within the TPOT
+ * target: the largest batch whose iteration meets it (bisection), at
+ * SERVE_MAX_UTIL of that batch's rate. */
+static double pd_decode_mu(const struct pool *p, const struct model_spec *m,
+			   const struct serve_config *cfg, const struct serve_result *res, double isl,
+			   double osl, const struct serve_slo *slo, const struct serve_calib *k)
+{
+	double bmax = pd_decode_bmax(p, cfg, res, isl, osl);
+	if (bmax < 1)
+		return 0;
+	double b = bmax;
+	if (slo->tpot_p99_s > 0 && pd_decode_t(p, m, cfg, bmax, isl, osl, k) > slo->tpot_p99_s) {
+		if (pd_decode_t(p, m, cfg, 1, isl, osl, k) > slo->tpot_p99_s)
+			return 0;
+		double lo = 1, hi = bmax;
+		while (hi - lo > 1) {
+			double mid = floor((lo + hi) / 2);
+			if (pd_decode_t(p, m, cfg, mid, isl, osl, k) <= slo->tpot_p99_s)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		b = lo;
+	}
+	return SERVE_MAX_UTIL * b / (osl * pd_decode_t(p, m, cfg, b, isl, osl, k));
+}
+
+/* TPOT of a decode instance at `rate` requests/s: the batch from Little's
+ * law (fixed point), its p99 at the Poisson p99 of the batch. */
+static void pd_decode_tpot(const struct pool *p, const struct model_spec *m,
+			   const struct serve_config *cfg, const struct serve_result *res, double rate,
+			   double isl, double osl, const struct serve_calib *k, struct serve_quantiles *q)
+{
+	double bmax = pd_decode_bmax(p, cfg, res, isl, osl);
+	double b = 1, t = pd_decode_t(p, m, cfg, 1, isl, osl, k);
+	for (int i = 0; i < 50; i++) {
+		double b2 = rate * osl * t;
+		if (b2 < 1)
+			b2 = 1;
+		if (b2 > bmax) {
+			q->mean = q->p50 = q->p99 = HUGE_VAL;
+			return;
+		}
+		double t2 = pd_decode_t(p, m, cfg, b2, isl, osl, k);
+		if (fabs(b2 - b) < 1e-4 * b) {
+			b = b2;
+			t = t2;
+			break;
+		}
+		b = 0.5 * (b + b2);
+		t = t2;
+	}
+	q->mean = q->p50 = t;
+	double b99 = b + 2.326 * sqrt(b);
+	q->p99 = pd_decode_t(p, m, cfg, b99 < bmax ? b99 : bmax, isl, osl, k);
+}
+
+/* Add prefill-only and decode-only copies of every colocated candidate
+ * with pp = 1. Returns the new count. */
+static int pd_candidates(const struct cluster *c, const struct model_spec *m,
+			 const struct serve_bucket *b, int R, const struct serve_slo *slo,
+			 const struct serve_calib *k, struct serve_cand *cand, int K)
+{
+	const struct serve_calib *kk = k ? k : serve_calib_default();
+	int n = K;
+	for (int i = 0; i < K && n + 2 <= SERVE_MAX_CANDS; i++) {
+		if (cand[i].role != ROLE_BOTH || cand[i].cfg.pp != 1)
+			continue;
+		struct pool p = c->pools[cand[i].pool];
+		if (p.nodes_max > 0)
+			p.nodes = p.nodes_max;
+		struct serve_cand pc = cand[i], dc = cand[i];
+		pc.role = ROLE_PREFILL;
+		dc.role = ROLE_DECODE;
+		int anyp = 0, anyd = 0;
+		for (int r = 0; r < R; r++) {
+			struct pd_prefill o;
+			pd_prefill_eval(&p, m, &cand[i].cfg, b[r].isl, kk, &o);
+			pc.mu[r] = pd_prefill_mu(&o, slo, kk->frontend_s);
+			/* the KV capacity at this bucket's lengths */
+			struct serve_load ld = { b[r].isl, b[r].osl, 0 };
+			struct serve_result res;
+			if (serve_evaluate(&p, m, &cand[i].cfg, &ld, k, &res, NULL) < 0 || !res.fits)
+				dc.mu[r] = 0;
+			else
+				dc.mu[r] = pd_decode_mu(&p, m, &cand[i].cfg, &res, b[r].isl, b[r].osl, slo, kk);
+			anyp |= pc.mu[r] > 0;
+			anyd |= dc.mu[r] > 0;
+		}
+		if (anyp && anyd) {
+			cand[n++] = pc;
+			cand[n++] = dc;
+		}
+	}
+	return n;
+}
+
+/* Turn a fleet solution into a plan. */
+/* viol (may be NULL) gets 1 for each candidate whose instances miss a
+ * latency target at their routed load. */
+static void fleet_plan(const struct cluster *c, const struct model_spec *m,
+		       const struct serve_cand *cand, int K, const struct serve_bucket *b, int R,
+		       const double *rate, const struct fleet_solution *fs, const struct serve_opts *o,
+		       const struct serve_calib *k, struct serve_plan *pl, int *viol)
+{
+	if (viol)
+		memset(viol, 0, sizeof(int) * (size_t)K);
+	memset(pl, 0, sizeof *pl);
+	pl->lp_status = fs->status;
+	pl->gap = fs->gap;
+	pl->price_known = 1;
+	double tot_rate = 0, tot_out = 0, usd = 0, w_ttft = 0, w_ttft50 = 0, w_tpot = 0;
+	for (int kk = 0; kk < K && pl->n_inst < SERVE_MAX_INST; kk++) {
+		if (fs->count[kk] <= 0)
+			continue;
+		const struct serve_cand *cd = &cand[kk];
+		double rr = 0, isl = 0, osl = 0;
+		for (int r = 0; r < R; r++) {
+			rr += fs->route[kk][r];
+			isl += fs->route[kk][r] * b[r].isl;
+			osl += fs->route[kk][r] * b[r].osl;
+		}
+		if (rr > 0) {
+			isl /= rr;
+			osl /= rr;
+		} else {
+			isl = cd->res.kv_capacity_tokens > 0 ? b[0].isl : 1;
+			osl = b[0].osl;
+		}
+		struct serve_result lr;
+		inst_latency(c, m, cd, cd->role == ROLE_BOTH ? rr / fs->count[kk] : 0, isl, osl, k, &lr);
+		struct serve_quantiles ttft = lr.ttft_s, tpot = lr.tpot_s;
+		if (cd->role != ROLE_BOTH) {
+			const struct serve_calib *kc = k ? k : serve_calib_default();
+			struct pool p = c->pools[cd->pool];
+			if (p.nodes_max > 0)
+				p.nodes = p.nodes_max;
+			if (cd->role == ROLE_PREFILL) {
+				struct pd_prefill pf;
+				pd_prefill_eval(&p, m, &cd->cfg, isl, kc, &pf);
+				pd_prefill_ttft(&pf, rr / fs->count[kk], kc->frontend_s, &ttft);
+				memset(&tpot, 0, sizeof tpot);
+			} else {
+				pd_decode_tpot(&p, m, &cd->cfg, &lr, rr / fs->count[kk], isl, osl, kc, &tpot);
+				memset(&ttft, 0, sizeof ttft);
+				lr.max_batch = (int)pd_decode_bmax(&p, &cd->cfg, &lr, isl, osl);
+			}
+		}
+		struct serve_plan_inst *in = &pl->inst[pl->n_inst++];
+		in->pool = cd->pool;
+		in->role = cd->role;
+		in->tp = cd->cfg.tp;
+		in->pp = cd->cfg.pp;
+		in->count = fs->count[kk];
+		in->max_batch = lr.max_batch;
+		in->kv_capacity_tokens = lr.kv_capacity_tokens;
+		in->first_layer = 0;
+		in->last_layer = m->layers - 1;
+		in->rate = rr;
+		in->tokens_per_s = rr * osl;
+		/* a request counts once: at its prefill side (or its only one) */
+		if (cd->role != ROLE_DECODE) {
+			tot_rate += rr;
+			tot_out += rr * osl;
+		}
+		usd += cd->usd_per_hour * fs->count[kk];
+		if (c->pools[cd->pool].usd_per_node_h <= 0)
+			pl->price_known = 0;
+		pl->gpus += cd->gpus * fs->count[kk];
+		if (viol && ((o->slo.ttft_p99_s > 0 && cd->role != ROLE_DECODE &&
+			      !(ttft.p99 <= o->slo.ttft_p99_s * 1.0001)) ||
+			     (o->slo.tpot_p99_s > 0 && cd->role != ROLE_PREFILL &&
+			      !(tpot.p99 <= o->slo.tpot_p99_s * 1.0001))))
+			viol[kk] = 1;
+		if (rr > 0) {
+			if (cd->role != ROLE_DECODE) {
+				w_ttft += rr * ttft.mean;
+				w_ttft50 += rr * ttft.p50;
+				if (ttft.p99 > pl->ttft.p99)
+					pl->ttft.p99 = ttft.p99;
+			}
+			if (cd->role != ROLE_PREFILL) {
+				w_tpot += rr * tpot.mean;
+				if (tpot.p99 > pl->tpot.p99)
+					pl->tpot.p99 = tpot.p99;
+			}
+		}
+	}
+	pl->req_s = tot_rate;
+	pl->out_tps = tot_out;
+	pl->usd_per_hour = usd;
+	pl->usd_per_mtok = tot_out > 0 ? usd / (tot_out * 3600) * 1e6 : 0;
+	if (tot_rate > 0) {
+		pl->ttft.mean = w_ttft / tot_rate;
+		pl->ttft.p50 = w_ttft50 / tot_rate;
+		pl->tpot.mean = pl->tpot.p50 = w_tpot / tot_rate;
+	}
+	pl->fits = pl->n_inst > 0 && (o->offline || fs->alpha >= 0.999) &&
+		   (o->slo.ttft_p99_s <= 0 || pl->ttft.p99 <= o->slo.ttft_p99_s * 1.0001) &&
+		   (o->slo.tpot_p99_s <= 0 || pl->tpot.p99 <= o->slo.tpot_p99_s * 1.0001);
+	plan_label(pl, c);
+}
+
+static int plan_better(const struct serve_plan *a, const struct serve_plan *b, int thr)
+{
+	if (a->fits != b->fits)
+		return a->fits > b->fits;
+	if (thr)
+		return a->out_tps > b->out_tps * (1 + 1e-9);
+	return a->usd_per_hour < b->usd_per_hour * (1 - 1e-9);
+}
+
+static int plan_same(const struct serve_plan *a, const struct serve_plan *b)
+{
+	if (a->n_inst != b->n_inst)
+		return 0;
+	for (int i = 0; i < a->n_inst; i++)
+		if (a->inst[i].pool != b->inst[i].pool || a->inst[i].tp != b->inst[i].tp ||
+		    a->inst[i].pp != b->inst[i].pp || a->inst[i].count != b->inst[i].count)
+			return 0;
+	return 1;
+}
+
+static void add_plan(struct serve_plan_result *res, const struct serve_plan *pl, int thr, int top)
+{
+	for (int i = 0; i < res->n_plans; i++)
+		if (plan_same(&res->plans[i], pl))
+			return;
+	int cap = top < 16 ? top : 16;
+	int pos = res->n_plans;
+	while (pos > 0 && plan_better(pl, &res->plans[pos - 1], thr))
+		pos--;
+	if (pos >= cap)
+		return;
+	int last = res->n_plans < cap ? res->n_plans : cap - 1;
+	memmove(&res->plans[pos + 1], &res->plans[pos], (size_t)(last - pos) * sizeof *pl);
+	res->plans[pos] = *pl;
+	if (res->n_plans < cap)
+		res->n_plans++;
+}
+
+/* Placement plan over every pool's GPUs (Helix-style). */
+static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
+{
+	const struct serve_engine_profile *e = serve_engine(o->base.engine);
+	if (!k)
+		k = serve_calib_default();
+	double isl = serve_dist_mean(&o->isl), osl = serve_dist_mean(&o->osl);
+	int L = m->layers;
+	int B = o->place_blocks > 0 ? o->place_blocks : L;
+	if (B > PLACE_MAX_BLOCKS)
+		B = PLACE_MAX_BLOCKS;
+	if (B > L)
+		B = L;
+	struct place_problem pp;
+	memset(&pp, 0, sizeof pp);
+	pp.n_blocks = B;
+	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
+	/* class meta: pool and tp of each class */
+	int cpool[PLACE_MAX_CLASSES], ctp[PLACE_MAX_CLASSES];
+	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
+	int Q = 0;
+	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
+	/* Helix's rule (optimizers.md §2.1): half of a machine's memory for
+	 * weights, half for the KV cache. A sequence's KV lives on every
+	 * machine of its pipeline, and a pipeline of D machines keeps D
+	 * micro-batches in flight, so a machine's batch is its KV tokens /
+	 * (ISL + OSL) / D. D is estimated before the solve as the model's
+	 * weights over the mean per-GPU weight half of the cluster. */
+	double wtot = serve_stage_weight_bytes(m, 0, L, 1, 1, 1, o->base.wprec);
+	double memsum = 0;
+	int gsum = 0;
+	for (int pi = 0; pi < c->n_pools; pi++) {
+		memsum += serve_gpu_mem_bytes(&c->pools[pi].gpu) * pool_gpus(&c->pools[pi]);
+		gsum += pool_gpus(&c->pools[pi]);
+	}
+	double depth = gsum > 0 ? ceil(wtot / (0.5 * e->mem_util * memsum / gsum)) : 1;
+	if (depth < 1)
+		depth = 1;
+	for (int pi = 0; pi < c->n_pools; pi++) {
+		const struct pool *p = &c->pools[pi];
+		if (serve_wprec_supported(&p->gpu, o->base.wprec, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
+		    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0))
+			continue;   /* no figures to score it with */
+		pp.group_cap[pi] = pool_gpus(p);
+		for (int tp = 1; tp <= p->gpus_per_node && Q < PLACE_MAX_CLASSES; tp *= 2) {
+			if (o->fix_tp && tp != o->fix_tp)
+				continue;
+			struct place_class *pc = &pp.cls[Q];
+			pc->count = pool_gpus(p) / tp;
+			pc->group = pi;
+			pc->units = tp;
+			/* NIC share of one machine: activations of h 16-bit values
+			 * per token cross to the next machine */
+			double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
+			double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+			double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
+			for (int len = 1; len <= B; len++) {
+				int layers = (int)ceil((double)L * len / B);
+				double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) +
+					    vh2 / tp;
+				double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
+				if (wb > half)
+					break;
+				double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / depth) : 0;
+				if (batch > e->max_batch)
+					batch = e->max_batch;
+				if (batch < 1)
+					break;
+				struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2,
+							 batch / osl };
+				double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec,
+							    o->base.kvprec, &it, k, NULL, NULL, NULL) +
+					   e->step_overhead_s + e->per_seq_s * batch;
+				double th = batch / t;
+				if (th > nic_tok)
+					th = nic_tok;
+				pc->theta[len] = th;
+				pc->max_blocks = len;
+				ct[Q][len] = t;
+			}
+			if (pc->max_blocks > 0) {
+				cpool[Q] = pi;
+				ctp[Q] = tp;
+				Q++;
+			}
+		}
+	}
+	if (!Q)
+		return hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
+	pp.n_classes = Q;
+	struct place_solution ps;
+	if (serve_place_solve(&pp, &ps, err) < 0)
+		return -1;
+	memset(pl, 0, sizeof *pl);
+	pl->how = "placement";
+	pl->lp_status = ps.status;
+	pl->gap = ps.gap;
+	if (!(ps.status == LP_OPTIMAL || ps.status == LP_FEASIBLE) || ps.flow <= 0)
+		return hp_err_set(err, HP_EXIT_NOFIT,
+				  "the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
+	pl->price_known = 1;
+	double usd = 0;
+	for (int s = 0; s < ps.n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
+		const struct place_seg *g = &ps.seg[s];
+		int q = g->cls;
+		const struct pool *p = &c->pools[cpool[q]];
+		struct serve_plan_inst *in = &pl->inst[pl->n_inst++];
+		in->pool = cpool[q];
+		in->tp = ctp[q];
+		in->pp = 1;
+		in->count = g->count;
+		in->first_layer = (int)((double)L * g->first / B);
+		in->last_layer = (int)ceil((double)L * (g->last + 1) / B) - 1;
+		if (in->last_layer >= L)
+			in->last_layer = L - 1;
+		in->tokens_per_s = g->flow;
+		in->rate = g->flow / osl;
+		int len = g->last - g->first + 1;
+		double th = pp.cls[q].theta[len];
+		in->max_batch = (int)(th * ct[q][len] + 0.5);
+		double kvt = serve_stage_kv_bytes_per_token(m, in->first_layer, in->last_layer + 1, in->tp,
+							   o->base.kvprec);
+		/* Helix's half of the memory for the KV cache */
+		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
+		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
+		pl->gpus += in->tp * g->count;
+		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
+		if (p->usd_per_node_h <= 0)
+			pl->price_known = 0;
+	}
+	/* flow decomposition into paths: per-request routing weights */
+	double resid[PLACE_MAX_SEGS];
+	for (int s = 0; s < ps.n_segs; s++)
+		resid[s] = ps.seg[s].flow;
+	double worst_tpot = 0, sum_tpot = 0, wsum = 0;
+	while (pl->n_paths < 8) {
+		int path[64], np = 0, bd = 0;
+		double bott = HUGE_VAL;
+		while (bd < B && np < 64) {
+			int best = -1;
+			for (int s = 0; s < ps.n_segs; s++)
+				if (ps.seg[s].first == bd && resid[s] > 1e-6 * ps.flow &&
+				    (best < 0 || resid[s] > resid[best]))
+					best = s;
+			if (best < 0)
+				break;
+			path[np++] = best;
+			if (resid[best] < bott)
+				bott = resid[best];
+			bd = ps.seg[best].last + 1;
+		}
+		if (bd < B || np == 0)
+			break;
+		double tpot = 0;
+		for (int i = 0; i < np; i++) {
+			resid[path[i]] -= bott;
+			const struct place_seg *g = &ps.seg[path[i]];
+			tpot += ct[g->cls][g->last - g->first + 1];
+		}
+		/* one network hop between consecutive machines (~10 us) */
+		tpot += (np - 1) * 10e-6;
+		int w = pl->n_paths++;
+		memcpy(pl->path[w].seg, path, sizeof(int) * (size_t)np);
+		for (int i = 0; i < np; i++)
+			if (path[i] >= pl->n_inst)
+				pl->path[w].seg[i] = -1;   /* beyond the listed instances */
+		pl->path[w].n = np;
+		pl->path[w].weight = bott / ps.flow;
+		if (tpot > worst_tpot)
+			worst_tpot = tpot;
+		sum_tpot += bott * tpot;
+		wsum += bott;
+	}
+	/* the path index refers to plan instances in segment order */
+	pl->out_tps = ps.flow;
+	pl->req_s = ps.flow / osl;
+	pl->usd_per_hour = usd;
+	pl->usd_per_mtok = ps.flow > 0 ? usd / (ps.flow * 3600) * 1e6 : 0;
+	pl->tpot.mean = pl->tpot.p50 = wsum > 0 ? sum_tpot / wsum : worst_tpot;
+	pl->tpot.p99 = worst_tpot;
+	/* TTFT: the prompt through the slowest path, one machine at a time */
+	double ttft = k->frontend_s;
+	if (pl->n_paths) {
+		for (int i = 0; i < pl->path[0].n; i++) {
+			const struct place_seg *g = &ps.seg[pl->path[0].seg[i]];
+			int q = g->cls;
+			int l0 = (int)((double)L * g->first / B), l1 = (int)ceil((double)L * (g->last + 1) / B);
+			if (l1 > L)
+				l1 = L;
+			struct serve_iter it = { 0, 0, isl, isl / 2, 1 };
+			ttft += serve_stage_time(&c->pools[cpool[q]], m, l0, l1, g->last == B - 1, ctp[q],
+						 o->base.wprec, o->base.kvprec, &it, k, NULL, NULL, NULL);
+		}
+	}
+	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = ttft;
+	pl->fits = 1;
+	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
+	return 0;
+}
+
+int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
+			const struct serve_opts *o, const struct serve_calib *k,
+			struct serve_plan *pl, struct serve_result *r, struct hp_err *err)
+{
+	if (c->n_pools < 1)
+		return hp_err_set(err, HP_EXIT_USAGE, "--estimate needs a pool");
+	struct pool p = c->pools[0];
+	if (p.nodes_max > 0)
+		p.nodes = p.nodes_max;
+	struct serve_config cfg = o->base;
+	cfg.tp = o->fix_tp > 0 ? o->fix_tp : 1;
+	cfg.pp = o->fix_pp > 0 ? o->fix_pp : 1;
+	struct serve_load ld = { serve_dist_mean(&o->isl), serve_dist_mean(&o->osl),
+				 o->offline ? 0 : o->rate };
+	if (serve_evaluate(&p, m, &cfg, &ld, k, r, err) < 0)
+		return -1;
+	memset(pl, 0, sizeof *pl);
+	pl->how = "estimate";
+	pl->n_inst = 1;
+	struct serve_plan_inst *in = &pl->inst[0];
+	in->pool = 0;
+	in->tp = cfg.tp;
+	in->pp = cfg.pp;
+	in->count = 1;
+	in->max_batch = r->max_batch;
+	in->kv_capacity_tokens = r->kv_capacity_tokens;
+	in->first_layer = 0;
+	in->last_layer = m->layers - 1;
+	in->rate = r->rate;
+	in->tokens_per_s = r->out_tps;
+	pl->gpus = cfg.tp * cfg.pp;
+	pl->out_tps = r->out_tps;
+	pl->req_s = r->rate;
+	pl->price_known = p.usd_per_node_h > 0;
+	pl->usd_per_hour = p.usd_per_node_h / p.gpus_per_node * pl->gpus;
+	pl->usd_per_mtok = pl->out_tps > 0 ? pl->usd_per_hour / (pl->out_tps * 3600) * 1e6 : 0;
+	pl->ttft = r->ttft_s;
+	pl->tpot = r->tpot_s;
+	pl->fits = r->fits && (o->offline || o->rate < r->req_s_max) &&
+		   (o->slo.ttft_p99_s <= 0 || r->ttft_s.p99 <= o->slo.ttft_p99_s) &&
+		   (o->slo.tpot_p99_s <= 0 || r->tpot_s.p99 <= o->slo.tpot_p99_s);
+	plan_label(pl, c);
+	return 0;
+}
+
+int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err)
+{
+	memset(res, 0, sizeof *res);
+	double t0 = hp_now();
+	int thr = o->offline || o->objective == SERVE_OBJ_THROUGHPUT;
+	if (c->n_pools < 1)
+		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
+	if (!o->offline && !(o->rate > 0))
+		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
+	int top = o->top_k > 0 ? o->top_k : 5;
+	if (o->fix_pp > m->layers)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,
+				  m->layers);
+	if (o->fix_tp) {
+		int widest = 0;
+		for (int i = 0; i < c->n_pools; i++)
+			if (c->pools[i].gpus_per_node > widest)
+				widest = c->pools[i].gpus_per_node;
+		if (o->fix_tp > widest)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--tp %d: no pool has nodes of %d GPUs (TP stays inside a node)",
+					  o->fix_tp, o->fix_tp);
+	}
+	if (o->place) {
+		struct serve_plan pl;
+		double tp0 = hp_now();
+		int prc = place_plan(c, m, o, k, &pl, err);
+		res->ilp_seconds = hp_now() - tp0;
+		if (prc < 0) {
+			hp_strlcpy(res->why, err->msg, sizeof res->why);
+			return -1;
+		}
+		if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
+			pl.fits = 0;
+		if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s)
+			pl.fits = 0;
+		if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s)
+			pl.fits = 0;
+		res->plans[0] = pl;
+		res->n_plans = 1;
+		res->seconds = hp_now() - t0;
+		if (!pl.fits) {
+			res->has_nearest = 1;
+			res->nearest = pl;
+			res->n_plans = 0;
+			snprintf(res->why, sizeof res->why,
+				 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
+				 pl.req_s, pl.tpot.p99 * 1e3);
+			err->code = HP_EXIT_NOFIT;
+			return -1;
+		}
+		return 0;
+	}
+	struct serve_bucket b[SERVE_MAX_BUCKETS];
+	int R = serve_buckets(&o->isl, &o->osl, o->n_isl_buckets, o->n_osl_buckets, b);
+	res->n_buckets = R;
+	struct serve_cand *cand = xcalloc(SERVE_MAX_CANDS, sizeof *cand);
+	struct serve_result near;
+	struct serve_cand near_cand;
+	memset(&near_cand, 0, sizeof near_cand);
+	int K = serve_enumerate(c, m, &o->base, o->fix_tp, o->fix_pp, b, R, &o->slo, k, cand,
+				SERVE_MAX_CANDS, &near, &near_cand);
+	if (o->disagg && K > 0)
+		K = pd_candidates(c, m, b, R, &o->slo, k, cand, K);
+	res->n_cands = K;
+	int rc = 0;
+	if (K == 0) {
+		if (near.why[0]) {
+			snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near.why);
+			res->has_nearest = 1;
+			struct serve_plan *pl = &res->nearest;
+			memset(pl, 0, sizeof *pl);
+			pl->how = "nearest miss";
+			pl->n_inst = 1;
+			pl->inst[0].pool = near_cand.pool;
+			pl->inst[0].tp = near_cand.cfg.tp;
+			pl->inst[0].pp = near_cand.cfg.pp;
+			pl->inst[0].count = 1;
+			pl->inst[0].last_layer = m->layers - 1;
+			pl->gpus = near_cand.gpus;
+			pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = HUGE_VAL;
+			pl->tpot = pl->ttft;
+			plan_label(pl, c);
+		} else {
+			snprintf(res->why, sizeof res->why,
+				 "no configuration of %s meets the SLOs on any pool", m->name);
+		}
+		err->code = HP_EXIT_NOFIT;
+		free(cand);
+		return -1;
+	}
+	double rate[SERVE_MAX_BUCKETS];
+	for (int r = 0; r < R; r++)
+		rate[r] = (o->offline ? 1 : o->rate) * b[r].share;
+	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
+	for (int kk = 0; kk < K; kk++) {
+		role[kk] = cand[kk].role;
+		cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
+		gp[kk] = cand[kk].gpus;
+		pool[kk] = cand[kk].pool;
+		for (int r = 0; r < R; r++)
+			mu[kk * R + r] = cand[kk].mu[r];
+	}
+	for (int p = 0; p < c->n_pools; p++)
+		lim[p] = pool_gpus(&c->pools[p]);
+	struct fleet_problem fp = { K, R, c->n_pools, cost, gp, pool, mu, rate, lim,
+				    thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST, role };
+	struct fleet_solution *fs = xmalloc(sizeof *fs);
+	struct serve_plan pl;
+	/* every pool together, then each pool alone */
+	for (int only = -1; only < c->n_pools; only++) {
+		if (only >= 0 && c->n_pools == 1)
+			break;
+		int lim2[HP_MAX_POOLS];
+		for (int p = 0; p < c->n_pools; p++)
+			lim2[p] = only < 0 || p == only ? lim[p] : 0;
+		fp.pool_gpus = lim2;
+		/* The SLO loop of the reference (optimizers.md §5.2): mu comes
+		 * from each bucket alone; a copy carrying a mix may miss a
+		 * target, so the capacities of the copies that miss shrink by
+		 * 10% and the ILP runs again, at most 3 more times. */
+		double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+		memcpy(mu2, mu, sizeof(double) * (size_t)(K * R));
+		fp.mu = mu2;
+		int viol[SERVE_MAX_CANDS], solved = 0;
+		for (int round = 0; round < 4; round++) {
+			if (serve_fleet_solve(&fp, fs, err) < 0) {
+				rc = -1;
+				break;
+			}
+			res->ilp_seconds += fs->seconds;
+			if (fs->status != LP_OPTIMAL && fs->status != LP_FEASIBLE)
+				break;
+			solved = 1;
+			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, viol);
+			if (pl.fits)
+				break;
+			int any = 0;
+			for (int kk = 0; kk < K; kk++)
+				if (viol[kk] && fs->count[kk] > 0) {
+					any = 1;
+					for (int r = 0; r < R; r++)
+						mu2[kk * R + r] *= 0.9;
+				}
+			if (!any)
+				break;
+		}
+		fp.mu = mu;
+		if (rc < 0)
+			break;
+		if (!solved)
+			continue;
+		pl.how = only < 0 ? "fleet ILP" : "single pool";
+		if (thr && !o->offline)
+			pl.fits = pl.fits && pl.req_s >= o->rate * 0.999;
+		if (pl.n_inst)
+			add_plan(res, &pl, thr, top);
+	}
+	/* in cost mode with nothing feasible: the most the cluster can serve */
+	if (rc == 0 && (res->n_plans == 0 || !res->plans[0].fits)) {
+		fp.pool_gpus = lim;
+		fp.objective = SERVE_OBJ_THROUGHPUT;
+		for (int r = 0; r < R; r++)
+			rate[r] = b[r].share;
+		if (serve_fleet_solve(&fp, fs, err) == 0 &&
+		    (fs->status == LP_OPTIMAL || fs->status == LP_FEASIBLE)) {
+			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, NULL);
+			pl.how = "nearest miss";
+			pl.fits = 0;
+			res->has_nearest = 1;
+			res->nearest = pl;
+		}
+		snprintf(res->why, sizeof res->why,
+			 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", o->rate,
+			 res->has_nearest ? "" : " (no configuration meets them)");
+		res->n_plans = 0;
+		err->code = HP_EXIT_NOFIT;
+		rc = -1;
+	}
+	free(fs);
+	free(cand);
+	res->seconds = hp_now() - t0;
+	return rc;
+}

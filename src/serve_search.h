@@ -1,0 +1,244 @@
+/* serve_search.h — serving plans: which instances, how many, where.
+ *
+ * Three layers, each usable alone:
+ *   1. serve_enumerate: per pool, every feasible instance configuration
+ *      (TP inside a node, PP when the model needs it), each scored by
+ *      serve_perf for every request bucket: the largest rate it sustains
+ *      within the SLOs (bisection on the rate).
+ *   2. serve_fleet_solve (Mélange-style, reference optimizers.md §5.2):
+ *      integer instance counts y_k, continuous routing z_kr of bucket r to
+ *      configuration k; min sum cost_k y_k (or max the served share alpha)
+ *      s.t. sum_k z_kr = alpha lambda_r, sum_r z_kr / mu_kr <= y_k,
+ *      per-pool GPU limits. GLPK MILP.
+ *   3. serve_place_solve (Helix-style, optimizers.md §5.3, the class-
+ *      aggregated boundary-flow MILP): owned machines of each class hold
+ *      contiguous ranges of layer blocks; n_qs machines of class q hold
+ *      segment s and carry flow f_qs <= theta_q(|s|) n_qs; flow is
+ *      conserved at every block boundary; max the flow F from the first
+ *      block to the last. GLPK MILP with its LP-relaxation bound.
+ * serve_plan() runs them for the CLI and the TUI.
+ * Nothing here prints. */
+#ifndef HP_SERVE_SEARCH_H
+#define HP_SERVE_SEARCH_H
+
+#include "cluster.h"
+#include "serve_perf.h"
+
+/* --- request buckets ------------------------------------------------------ */
+
+enum serve_dist_kind { DIST_FIXED, DIST_LOGNORMAL, DIST_UNIFORM, DIST_EXP };
+
+/* A length distribution: "1500" (fixed), "lognormal:MEAN:CV",
+ * "uniform:LO:HI", "exp:MEAN". */
+struct serve_dist {
+	enum serve_dist_kind kind;
+	double a, b;          /* fixed: a; lognormal: mean, cv; uniform: lo, hi;
+			       * exp: mean */
+};
+int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err);
+double serve_dist_mean(const struct serve_dist *d);
+/* Quantile p (0 < p < 1). */
+double serve_dist_quantile(const struct serve_dist *d, double p);
+
+#define SERVE_MAX_BUCKETS 64
+
+struct serve_bucket {
+	double isl, osl;      /* representative lengths (bin medians) */
+	double share;         /* of the requests */
+};
+
+/* Split independent ISL and OSL distributions into n_isl x n_osl
+ * equal-probability bins (a fixed length gives one bin). Returns the
+ * number of buckets (at most SERVE_MAX_BUCKETS). */
+int serve_buckets(const struct serve_dist *isl, const struct serve_dist *osl, int n_isl,
+		  int n_osl, struct serve_bucket *out);
+
+/* --- instance candidates -------------------------------------------------- */
+
+struct serve_slo {
+	double ttft_p99_s;    /* 0: none */
+	double tpot_p99_s;    /* 0: none */
+};
+
+#define SERVE_MAX_CANDS 256
+
+/* Roles of an instance: both phases, or one side of a disaggregated
+ * prefill/decode pair (DistServe / Splitwise; the KV cache of each prompt
+ * moves from the prefill instance to a decode instance over the network). */
+enum serve_role { ROLE_BOTH, ROLE_PREFILL, ROLE_DECODE };
+
+struct serve_cand {
+	int pool;
+	int role;                     /* enum serve_role */
+	struct serve_config cfg;
+	int gpus;
+	double usd_per_hour;          /* the instance's GPUs at the pool's price */
+	struct serve_result res;      /* at the mean lengths, offline */
+	double mu[SERVE_MAX_BUCKETS]; /* max req/s of each bucket within the SLOs */
+};
+
+/* Every feasible configuration of m on c: per pool, TP in 1, 2, 4, 8 (up to
+ * the node), PP from 1 up to what the model needs to fit (at most 8), or
+ * only fix_tp/fix_pp when > 0. Scored for each bucket. Returns the number
+ * of candidates (0: nothing fits anywhere; *nearest gets the configuration
+ * that came closest, with its why). */
+int serve_enumerate(const struct cluster *c, const struct model_spec *m,
+		    const struct serve_config *base, int fix_tp, int fix_pp,
+		    const struct serve_bucket *b, int nb, const struct serve_slo *slo,
+		    const struct serve_calib *k, struct serve_cand *out, int max_out,
+		    struct serve_result *nearest, struct serve_cand *nearest_cand);
+
+/* Largest rate of one bucket that configuration cfg sustains on pool p
+ * within the SLOs (0 if none; bisection to 0.5%). */
+double serve_max_rate(const struct pool *p, const struct model_spec *m,
+		      const struct serve_config *cfg, double isl, double osl,
+		      const struct serve_slo *slo, const struct serve_calib *k);
+
+/* --- fleet ILP ------------------------------------------------------------ */
+
+enum serve_objective { SERVE_OBJ_COST, SERVE_OBJ_THROUGHPUT };
+
+/* The abstract problem, so tests can pose it by hand. */
+struct fleet_problem {
+	int n_cands, n_buckets, n_pools;
+	const double *cost;          /* [k] USD/h per instance */
+	const int *gpus;             /* [k] GPUs per instance */
+	const int *pool;             /* [k] pool index */
+	const double *mu;            /* [k * n_buckets + r] req/s, 0 = cannot */
+	const double *rate;          /* [r] req/s demanded */
+	const int *pool_gpus;        /* [p] GPUs available; < 0: unlimited */
+	enum serve_objective objective;
+	const int *role;             /* [k] enum serve_role; NULL: all ROLE_BOTH.
+				      * Demand is met by BOTH + PREFILL instances,
+				      * and what PREFILL takes DECODE takes too */
+};
+
+struct fleet_solution {
+	int status;                  /* enum lp_status */
+	double obj, bound, gap;
+	double alpha;                /* served share of the demand */
+	int count[SERVE_MAX_CANDS];  /* y_k */
+	double route[SERVE_MAX_CANDS][SERVE_MAX_BUCKETS]; /* z_kr, req/s */
+	double seconds;
+};
+
+/* Solve; returns 0 (sol->status says optimal/feasible/infeasible) or -1
+ * with err on a malformed problem. */
+int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol,
+		      struct hp_err *err);
+
+/* --- placement MILP ------------------------------------------------------- */
+
+#define PLACE_MAX_CLASSES 16
+#define PLACE_MAX_BLOCKS 40
+
+struct place_class {
+	int count;                   /* machines */
+	int max_blocks;              /* most blocks one machine holds (memory) */
+	double theta[PLACE_MAX_BLOCKS + 1]; /* tokens/s of one machine holding
+					     * k blocks, k = 1..max_blocks */
+	int group;                   /* machines of classes with the same group
+				      * share an inventory of group_cap units */
+	int units;                   /* units of the group one machine uses */
+};
+
+struct place_problem {
+	int n_classes, n_blocks;
+	struct place_class cls[PLACE_MAX_CLASSES];
+	int group_cap[PLACE_MAX_CLASSES];   /* < 0 or 0 unused: no group limit */
+	int node_budget;
+};
+
+#define PLACE_MAX_SEGS 512
+
+struct place_seg {
+	int cls, first, last;        /* blocks [first, last] */
+	int count;
+	double flow;                 /* tokens/s */
+};
+
+struct place_solution {
+	int status;                  /* enum lp_status */
+	double flow, bound, gap;     /* F, LP-relaxation bound, relative gap */
+	int n_segs;
+	struct place_seg seg[PLACE_MAX_SEGS];
+	int nodes;
+	double seconds;
+};
+
+int serve_place_solve(const struct place_problem *pp, struct place_solution *sol,
+		      struct hp_err *err);
+
+/* --- plans for the front ends ---------------------------------------------- */
+
+struct serve_opts {
+	struct serve_dist isl, osl;
+	double rate;                 /* req/s; 0 with offline */
+	int offline;                 /* max throughput of what the cluster has */
+	struct serve_slo slo;
+	enum serve_objective objective;
+	struct serve_config base;    /* precisions, engine, limits */
+	int fix_tp, fix_pp;
+	int n_isl_buckets, n_osl_buckets;   /* default 4 x 5 for distributions */
+	int top_k;
+	int place;                   /* Helix-style placement across pools */
+	int disagg;                  /* also prefill-only and decode-only instances */
+	int place_blocks;            /* layer blocks (default: min(layers, 40)) */
+};
+
+void serve_opts_init(struct serve_opts *o);
+
+#define SERVE_MAX_INST 32
+
+struct serve_plan_inst {
+	int pool;
+	int role;                    /* enum serve_role */
+	int tp, pp;
+	int count;
+	int max_batch;
+	double kv_capacity_tokens;
+	int first_layer, last_layer; /* layers held (placement), else all */
+	double rate;                 /* req/s routed here (all copies) */
+	double tokens_per_s;         /* placement: flow through these machines */
+};
+
+struct serve_plan {
+	char label[96];
+	int n_inst;
+	struct serve_plan_inst inst[SERVE_MAX_INST];
+	double out_tps, req_s, usd_per_hour, usd_per_mtok;
+	int price_known;
+	struct serve_quantiles ttft, tpot;
+	int fits;                    /* meets the rate and the SLOs */
+	int gpus;
+	const char *how;             /* "fleet ILP", "single pool", "placement" */
+	int lp_status;
+	double gap;
+	/* placement: flow paths (per-request routing weights) */
+	int n_paths;
+	struct { int seg[64]; int n; double weight; } path[8];
+};
+
+struct serve_plan_result {
+	int n_plans;
+	struct serve_plan plans[16];
+	int has_nearest;
+	struct serve_plan nearest;
+	char why[320];
+	int n_cands, n_buckets;
+	double seconds;               /* in all */
+	double ilp_seconds;           /* of which in the fleet ILPs / placement MILP */
+};
+
+/* Plan serving of m on c. Returns 0 with at least one plan, or -1: err set
+ * (usage/input problem) or res->why set (nothing fits or meets the SLOs:
+ * HP_EXIT_NOFIT, res->nearest the closest miss when there is one). */
+int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err);
+
+/* Evaluate one configuration on the first pool as a plan (--estimate). */
+int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
+			const struct serve_opts *o, const struct serve_calib *k,
+			struct serve_plan *plan, struct serve_result *r, struct hp_err *err);
+
+#endif

@@ -1,0 +1,504 @@
+/* test_serve_accuracy.c — the serving model against measured results.
+ *
+ * Rows: tests/data/serving.csv, every row of the team's measured serving
+ * set (../shared/data/serving/measured.csv) with its id, normalised to one
+ * GPU and model name per row (the names as the source spelt them are kept
+ * in the last two columns). Four sources:
+ *   trtllm-0.17         TensorRT-LLM perf-overview, offline max throughput
+ *   trtllm-1.0          the same page at a later commit (PyTorch backend)
+ *   trtllm-0.14-online  the same page, online serving through Triton at
+ *                       2-32 QPS and unlimited (500 requests)
+ *   vllm-lambda         Lambda Labs' vLLM 0.5.4/0.6.0 benchmark (ShareGPT,
+ *                       bursts of 320 prompts)
+ * Models missing from the presets are in tests/data/serving_models.json
+ * (from their Hugging Face config.json files).
+ *
+ * Scenarios and what is compared:
+ *   offline   output tokens/s at saturation (trtllm-bench);
+ *   online    mean TTFT and mean ITL below saturation, i.e. at a rate at
+ *             most 0.8 x the rate the source itself measured at unlimited
+ *             QPS (a rule on the measured data, not on the prediction);
+ *   sat       the saturation rate: requests/s at unlimited QPS;
+ *   burst     vLLM output tokens/s and ITL of a 320-prompt burst,
+ *             predicted as saturated throughput with ISL 202 / OSL 214
+ *             (an assumption: ShareGPT's lengths are not in the source;
+ *             these are the lengths of the TensorRT-LLM online table's
+ *             ShareGPT-like pair), max_num_seqs 256 as the runs set.
+ * Constants fitted: gemm_eff and hbm_eff (serve_perf.c) by grid search.
+ * Leave-one-source-out: for each source, the two are fitted on the other
+ * sources and that source is predicted with them; the table prints the
+ * in-sample error (the shipped constants) and the cross-validated one.
+ * Rows that cannot be run are listed with the reason (GPU not in the
+ * catalog, a model the preset schema cannot express). */
+#include "t.h"
+#include "cluster.h"
+#include "jsonx.h"
+#include "serve_perf.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#define MAX_ROWS 1300
+
+struct row {
+	char id[16], source[24], scen[16], model[32], w[8], kv[8], engine[16], gpu[24];
+	char load[16], metric[16], conf[8];
+	int tp, pp;
+	double isl, osl, value;
+	/* filled */
+	const struct model_spec *m;
+	int pool;           /* index into pools[] */
+	char skip[80];
+	int use;            /* scenario class, below */
+	double qps;         /* online rate */
+};
+
+enum { U_NONE, U_OFFLINE, U_TTFT, U_ITL, U_SAT, U_BURST_TPS, U_BURST_ITL, U_COUNT };
+static const char *const use_name[U_COUNT] = { "", "offline tok/s", "TTFT <sat", "ITL <sat",
+					      "saturation", "burst tok/s", "burst ITL" };
+
+static struct catalog cat;
+static struct model_spec extra[16];
+static int n_extra;
+static struct row rows[MAX_ROWS];
+static int n_rows;
+static struct pool pools[16];
+static int n_pools;
+
+static const char *const sources[] = { "trtllm-0.17", "trtllm-1.0", "trtllm-0.14-online",
+				       "vllm-lambda" };
+#define N_SRC 4
+
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *s = line;
+	while (n < max) {
+		f[n++] = s;
+		char *c = strchr(s, ',');
+		if (!c)
+			break;
+		*c = 0;
+		s = c + 1;
+	}
+	char *nl = strchr(f[n - 1], '\n');
+	if (nl)
+		*nl = 0;
+	return n;
+}
+
+static const struct model_spec *find_model(const char *name)
+{
+	for (int i = 0; i < n_extra; i++)
+		if (!strcmp(extra[i].name, name))
+			return &extra[i];
+	return catalog_model(&cat, name);
+}
+
+static int find_pool(const char *gpu)
+{
+	for (int i = 0; i < n_pools; i++)
+		if (!strcmp(pools[i].name, gpu))
+			return i;
+	const struct gpu_spec *g = catalog_gpu(&cat, gpu);
+	if (!g || n_pools == 16)
+		return -1;
+	serve_pool_from_gpu(&pools[n_pools], g, 1);
+	hp_strlcpy(pools[n_pools].name, gpu, sizeof pools[n_pools].name);
+	return n_pools++;
+}
+
+static void load(void)
+{
+	struct hp_err err = { 0 };
+	CHECK(catalog_load(&cat, "/nonexistent", &err) == 0);
+	size_t len;
+	char *txt = hp_read_file("tests/data/serving_models.json", &len, &err);
+	CHECK(txt != NULL);
+	cJSON *a = txt ? cJSON_Parse(txt) : NULL;
+	cJSON *o;
+	cJSON_ArrayForEach(o, a)
+	{
+		if (n_extra < 16 &&
+		    catalog_parse_model(o, "serving_models.json", "[]", &extra[n_extra], &err) == 0)
+			n_extra++;
+		else
+			T_FAILF("serving_models.json: %s", err.msg);
+	}
+	cJSON_Delete(a);
+	free(txt);
+	FILE *f = fopen("tests/data/serving.csv", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char line[1024];
+	if (!fgets(line, sizeof line, f))
+		return;
+	while (fgets(line, sizeof line, f) && n_rows < MAX_ROWS) {
+		char *c[20];
+		if (split(line, c, 20) < 16)
+			continue;
+		struct row *r = &rows[n_rows++];
+		memset(r, 0, sizeof *r);
+		hp_strlcpy(r->id, c[0], sizeof r->id);
+		hp_strlcpy(r->source, c[1], sizeof r->source);
+		hp_strlcpy(r->scen, c[2], sizeof r->scen);
+		hp_strlcpy(r->model, c[3], sizeof r->model);
+		hp_strlcpy(r->w, c[4], sizeof r->w);
+		hp_strlcpy(r->kv, c[5], sizeof r->kv);
+		hp_strlcpy(r->engine, c[6], sizeof r->engine);
+		hp_strlcpy(r->gpu, c[7], sizeof r->gpu);
+		r->tp = atoi(c[8]);
+		r->pp = atoi(c[9]);
+		r->isl = strcmp(c[10], "sharegpt") ? atof(c[10]) : 202;
+		r->osl = strcmp(c[11], "sharegpt") ? atof(c[11]) : 214;
+		hp_strlcpy(r->load, c[12], sizeof r->load);
+		hp_strlcpy(r->metric, c[13], sizeof r->metric);
+		r->value = atof(c[14]);
+		hp_strlcpy(r->conf, c[15], sizeof r->conf);
+		r->m = find_model(r->model);
+		r->pool = find_pool(r->gpu);
+		char why[80];
+		if (!r->m)
+			snprintf(why, sizeof why,
+				 "model %s: interleaved MoE layers, not in the preset schema", c[3]);
+		else if (r->pool < 0)
+			snprintf(why, sizeof why, "GPU %s not in the catalog", c[7]);
+		else
+			why[0] = 0;
+		hp_strlcpy(r->skip, why, sizeof r->skip);
+	}
+	fclose(f);
+}
+
+/* Measured saturation (req/s at unlimited QPS) of the row's online group. */
+static double measured_sat(const struct row *r)
+{
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *q = &rows[i];
+		if (!strcmp(q->source, r->source) && !strcmp(q->model, r->model) &&
+		    !strcmp(q->gpu, r->gpu) && q->tp == r->tp && q->isl == r->isl &&
+		    q->osl == r->osl && !strcmp(q->load, "inf") && !strcmp(q->metric, "req_s"))
+			return q->value;
+	}
+	return 0;
+}
+
+static void classify(void)
+{
+	for (int i = 0; i < n_rows; i++) {
+		struct row *r = &rows[i];
+		if (r->skip[0])
+			continue;
+		if (!strcmp(r->scen, "offline") && !strcmp(r->metric, "out_tps"))
+			r->use = U_OFFLINE;
+		else if (!strcmp(r->scen, "online")) {
+			r->qps = atof(r->load);
+			double sat = measured_sat(r);
+			if (sat > 0 && r->qps <= 0.8 * sat) {
+				if (!strcmp(r->metric, "ttft_ms"))
+					r->use = U_TTFT;
+				else if (!strcmp(r->metric, "itl_ms"))
+					r->use = U_ITL;
+			}
+		} else if (!strcmp(r->scen, "online-inf") && !strcmp(r->metric, "req_s")) {
+			if (r->isl == 467)
+				r->use = U_SAT;
+			else
+				hp_strlcpy(r->skip, "saturation of the 202/214 pair: see docs/serving.md",
+					   sizeof r->skip);
+		}
+		else if (!strcmp(r->scen, "burst") && !strcmp(r->load, "burst320")) {
+			if (!strcmp(r->metric, "out_tps"))
+				r->use = U_BURST_TPS;
+			else if (!strcmp(r->metric, "itl_ms"))
+				r->use = U_BURST_ITL;
+		}
+	}
+}
+
+/* Prediction for a row under calibration k; NAN when it does not fit. */
+static double predict(const struct row *r, const struct serve_calib *k)
+{
+	struct serve_config cfg = { 0 };
+	cfg.tp = r->tp;
+	cfg.pp = r->pp;
+	if (serve_wprec_parse(r->w, &cfg.wprec))
+		return NAN;
+	if (serve_kvprec_parse(r->kv, &cfg.kvprec))
+		return NAN;
+	/* the 1.0 tables ran the PyTorch backend, the older ones TensorRT engines */
+	if (!strcmp(r->engine, "vllm"))
+		cfg.engine = ENGINE_VLLM;
+	else
+		cfg.engine = strcmp(r->source, "trtllm-1.0") ? ENGINE_TRTLLM_ENGINE : ENGINE_TRTLLM;
+	if (cfg.engine == ENGINE_VLLM)
+		cfg.max_batch = 256;     /* the runs' max-num-seqs */
+	struct pool p = pools[r->pool];
+	int need = r->tp * r->pp;
+	if (need > p.gpus_per_node)
+		p.nodes = (need + p.gpus_per_node - 1) / p.gpus_per_node;
+	struct serve_load ld = { r->isl, r->osl, 0 };
+	if (r->use == U_TTFT || r->use == U_ITL)
+		ld.rate = r->qps;
+	struct serve_result res;
+	struct hp_err err = { 0 };
+	if (serve_evaluate(&p, r->m, &cfg, &ld, k, &res, &err) < 0 || !res.fits)
+		return NAN;
+	switch (r->use) {
+	case U_OFFLINE:
+	case U_BURST_TPS: return res.out_tps_max;
+	case U_TTFT: return res.ttft_s.mean * 1e3;
+	case U_ITL: return res.tpot_s.mean * 1e3;
+	case U_SAT: return res.req_s_max;
+	case U_BURST_ITL: return res.tpot_sat_s * 1e3;
+	}
+	return NAN;
+}
+
+struct acc {
+	double sum;
+	int n, miss;    /* miss: the model says it does not fit */
+};
+
+static double mape(const struct acc *a) { return a->n ? a->sum / a->n : 0; }
+
+/* Error sums per (source, use) for calibration k over rows whose source is
+ * (or, with exclude, is not) src; src NULL: all rows. */
+static void score(const struct serve_calib *k, const char *src, int exclude,
+		  struct acc out[N_SRC][U_COUNT])
+{
+	memset(out, 0, sizeof(struct acc) * N_SRC * U_COUNT);
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		if (!r->use)
+			continue;
+		if (src && (strcmp(r->source, src) == 0) == exclude)
+			continue;
+		int s = 0;
+		while (s < N_SRC && strcmp(sources[s], r->source))
+			s++;
+		if (s == N_SRC)
+			continue;
+		double p = predict(r, k);
+		if (isnan(p)) {
+			out[s][r->use].miss++;
+			continue;
+		}
+		out[s][r->use].sum += 100 * fabs(p - r->value) / r->value;
+		out[s][r->use].n++;
+	}
+}
+
+/* The fit objective: the mean over the scenario classes offline, TTFT,
+ * ITL and saturation (ISL-467 groups) of each class's MAPE over the
+ * training rows, a row predicted not to fit counting 100%. Classes weigh
+ * the same, so 12 saturation rows count as much as 558 offline ones. */
+static double objective(const struct serve_calib *k, const char *held_out)
+{
+	struct acc a[N_SRC][U_COUNT];
+	score(k, held_out, held_out != NULL, a);
+	double tot = 0;
+	int classes = 0;
+	for (int u = U_OFFLINE; u <= U_SAT; u++) {
+		double sum = 0;
+		int n = 0;
+		for (int s = 0; s < N_SRC; s++) {
+			sum += a[s][u].sum + 100 * a[s][u].miss;
+			n += a[s][u].n + a[s][u].miss;
+		}
+		if (n) {
+			tot += sum / n;
+			classes++;
+		}
+	}
+	return classes ? tot / classes : 0;
+}
+
+/* The fitted constants and the physical range each is searched in (the
+ * ranges of serve_perf.c's comments). */
+static const struct {
+	const char *name;
+	size_t off;
+	double lo, hi;
+} fitted[] = {
+	{ "gemm_eff", offsetof(struct serve_calib, gemm_eff), 0.45, 0.85 },
+	{ "gemm_eff_lowp", offsetof(struct serve_calib, gemm_eff_lowp), 0.35, 0.80 },
+	{ "hbm_eff", offsetof(struct serve_calib, hbm_eff), 0.60, 0.92 },
+	{ "moe_eff", offsetof(struct serve_calib, moe_eff), 0.30, 1.00 },
+	{ "gemm_dim_half", offsetof(struct serve_calib, gemm_dim_half), 64, 1024 },
+	{ "overlap", offsetof(struct serve_calib, overlap), 0, 1 },
+};
+#define N_FIT 6
+#define FIT_STEPS 8
+
+/* Coordinate descent from the middle of every range (not from the shipped
+ * values, so a fold never sees them): each constant in turn over
+ * FIT_STEPS + 1 points of its range, three rounds. */
+static void fit(const char *held_out, struct serve_calib *best)
+{
+	*best = *serve_calib_default();
+	for (int f = 0; f < N_FIT; f++)
+		*(double *)((char *)best + fitted[f].off) = 0.5 * (fitted[f].lo + fitted[f].hi);
+	double bo = objective(best, held_out);
+	for (int round = 0; round < 3; round++)
+		for (int f = 0; f < N_FIT; f++)
+			for (int i = 0; i <= FIT_STEPS; i++) {
+				struct serve_calib k = *best;
+				double v = fitted[f].lo + (fitted[f].hi - fitted[f].lo) * i / FIT_STEPS;
+				*(double *)((char *)&k + fitted[f].off) = v;
+				double o = objective(&k, held_out);
+				if (o < bo) {
+					bo = o;
+					*best = k;
+				}
+			}
+}
+
+static struct acc insample[N_SRC][U_COUNT], cv[N_SRC][U_COUNT];
+static void dump(void);
+
+TEST(table)
+{
+	load();
+	classify();
+	dump();
+	int skipped = 0;
+	for (int i = 0; i < n_rows; i++)
+		if (rows[i].skip[0]) {
+			if (skipped < 3 || strcmp(rows[i].skip, rows[i - 1].skip))
+				printf("skipped %s: %s\n", rows[i].id, rows[i].skip);
+			skipped++;
+		}
+	printf("%d rows, %d skipped (GPU or model not expressible)\n\n", n_rows, skipped);
+	score(NULL, NULL, 0, insample);
+	if (getenv("HETPLAN_SERVE_FIT")) {
+		struct serve_calib k;
+		fit(NULL, &k);
+		printf("fitted on every source:");
+		for (int f = 0; f < N_FIT; f++)
+			printf(" %s %.3f", fitted[f].name, *(double *)((char *)&k + fitted[f].off));
+		printf("\n");
+	}
+	for (int s = 0; s < N_SRC; s++) {
+		struct serve_calib k;
+		fit(sources[s], &k);
+		printf("fold %-20s fitted on the others:", sources[s]);
+		for (int f = 0; f < N_FIT; f++)
+			printf(" %s %.3f", fitted[f].name, *(double *)((char *)&k + fitted[f].off));
+		printf("\n");
+		struct acc a[N_SRC][U_COUNT];
+		score(&k, sources[s], 0, a);
+		for (int u = 0; u < U_COUNT; u++)
+			cv[s][u] = a[s][u];
+	}
+	printf("\n%-20s %-14s %5s %6s %12s %12s\n", "source", "scenario", "rows", "nofit",
+	       "MAPE shipped", "MAPE LOSO-CV");
+	for (int s = 0; s < N_SRC; s++)
+		for (int u = 1; u < U_COUNT; u++) {
+			if (!insample[s][u].n && !insample[s][u].miss)
+				continue;
+			printf("%-20s %-14s %5d %6d %11.1f%% %11.1f%%\n", sources[s], use_name[u],
+			       insample[s][u].n, insample[s][u].miss, mape(&insample[s][u]),
+			       mape(&cv[s][u]));
+		}
+}
+
+/* HETPLAN_SERVE_DUMP=1: every compared row with its prediction (for
+ * studying the errors; not part of the test). */
+static void dump(void)
+{
+	if (!getenv("HETPLAN_SERVE_DUMP"))
+		return;
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		if (!r->use)
+			continue;
+		printf("DUMP,%s,%s,%s,%s,%s,%s,%s,%d,%d,%.0f,%.0f,%s,%s,%g,%g\n", r->id, r->source,
+		       use_name[r->use], r->model, r->w, r->kv, r->gpu, r->tp, r->pp, r->isl, r->osl,
+		       r->load, r->metric, r->value, predict(r, NULL));
+	}
+}
+
+/* Per-row listing of the online rows (small) for the docs. */
+TEST(online_rows)
+{
+	const struct serve_calib *k = serve_calib_default();
+	printf("\nonline rows below saturation (TensorRT-LLM 0.14 + Triton):\n");
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		if (r->use != U_TTFT && r->use != U_ITL && r->use != U_SAT)
+			continue;
+		double p = predict(r, k);
+		printf("  %s %-13s %-9s tp%d %4.0f/%-4.0f qps %-4s %-7s measured %8.1f predicted %8.1f %+6.1f%%\n",
+		       r->id, r->model, r->gpu, r->tp, r->isl, r->osl, r->load, r->metric, r->value,
+		       p, 100 * (p - r->value) / r->value);
+	}
+}
+
+/* The bounds the model holds, cross-validated by source. They are set at
+ * the errors measured when this test was written (docs/serving.md) plus a
+ * small margin, so a change that makes the model worse fails here. */
+TEST(bounds)
+{
+	struct acc off = { 0 }, ttft = { 0 }, itl = { 0 }, sat = { 0 };
+	for (int s = 0; s < N_SRC; s++) {
+		off.sum += cv[s][U_OFFLINE].sum;
+		off.n += cv[s][U_OFFLINE].n;
+		off.miss += cv[s][U_OFFLINE].miss;
+		ttft.sum += cv[s][U_TTFT].sum;
+		ttft.n += cv[s][U_TTFT].n;
+		itl.sum += cv[s][U_ITL].sum;
+		itl.n += cv[s][U_ITL].n;
+		sat.sum += cv[s][U_SAT].sum;
+		sat.n += cv[s][U_SAT].n;
+	}
+	printf("\ncross-validated: offline %.1f%% (%d rows, %d predicted not to fit), TTFT %.1f%% "
+	       "(%d), ITL %.1f%% (%d), saturation %.1f%% (%d)\n",
+	       mape(&off), off.n, off.miss, mape(&ttft), ttft.n, mape(&itl), itl.n, mape(&sat),
+	       sat.n);
+	CHECK(off.n > 500);
+	CHECK(ttft.n >= 20 && itl.n >= 20);
+	/* The issue's targets: 20% / 25% / 25%. Cross-validated when this
+	 * was written: offline 18.8% (trtllm-0.17 17.2%, trtllm-1.0 21.9%),
+	 * TTFT 13.2%, ITL 21.2%. */
+	CHECK(mape(&off) <= 20);
+	CHECK(mape(&ttft) <= 25);
+	CHECK(mape(&itl) <= 25);
+	CHECK(off.miss == 0);
+	/* every vLLM row runs too (70B FP8 on one A100-80GB fits) */
+	CHECK(cv[3][U_BURST_TPS].miss == 0);
+}
+
+/* Saturation: requests/s at unlimited QPS. Held to +-20% for the
+ * ISL-467 groups (8 rows; within 12% when written). The ISL 202 / OSL 214
+ * groups measure 16-17 req/s for 70B, the same as 467/256, although their
+ * prompts are less than half as long; the model predicts 30 and the rows
+ * are reported, not asserted (docs/serving.md discusses them). These rows
+ * take no part in the fit. */
+TEST(saturation)
+{
+	int n = 0;
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		if (r->use != U_SAT || r->isl != 467)
+			continue;
+		double p = predict(r, NULL);
+		n++;
+		if (!(fabs(p - r->value) <= 0.2 * r->value))
+			T_FAILF("%s: saturation %.1f req/s predicted, %.1f measured", r->id, p,
+				r->value);
+	}
+	CHECK_EQ_INT(n, 8);
+}
+
+int main(void)
+{
+	RUN(table);
+	RUN(online_rows);
+	RUN(bounds);
+	RUN(saturation);
+	catalog_done(&cat);
+	return t_done("serve_accuracy");
+}

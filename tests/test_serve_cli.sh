@@ -1,0 +1,202 @@
+#!/bin/sh
+# test_serve_cli.sh — `hetplan serve` from the outside: exit codes, the JSON
+# contract (issue 16), and the generated `vllm serve` flags against vLLM's
+# own argument list at a pinned commit (tests/data/serving_vllm_flags.txt).
+# Run from the repository root after `make` built ./hetplan.
+# Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+set -u
+bin=${HETPLAN:-./hetplan}
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
+
+# expect NAME RC [GREP_STDERR] -- ARGS...
+expect() {
+	name=$1 want=$2 text=$3
+	shift 4
+	"$bin" serve "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name: exit $rc, want $want; stderr: $(cat "$tmp/err")"
+		return
+	fi
+	if [ -n "$text" ] && ! grep -q -- "$text" "$tmp/err"; then
+		bad "$name: stderr lacks '$text': $(cat "$tmp/err")"
+		return
+	fi
+	ok
+}
+
+# usage errors: exit 2, naming the flag
+expect help 0 "" -- --help
+grep -q "usage: hetplan serve" "$tmp/out" && ok || bad "help: no usage line"
+expect no-rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --isl 100 --osl 100
+expect no-isl 2 "--isl" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --osl 100
+expect both 2 "exclude" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --offline --isl 1 --osl 1
+expect engine 2 "--engine" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --engine foo
+expect isl-dist 2 "--isl" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl weibull:1:2 --osl 1
+expect tp 2 "--tp" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 3
+expect rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --rate -4 --isl 1 --osl 1
+expect pp-layers 2 "32 layers" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --pp 64
+expect tp-node 2 "inside a node" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 16
+expect stray 2 "unexpected" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 extra
+# invalid input: exit 3
+expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
+# fp4 on Hopper is refused with a reason (invalid input: exit 3)
+expect fp4 3 "FP4" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --estimate --precision fp4
+
+# the JSON contract: {"plans": [...]}, each with the documented keys
+expect json 0 "" -- --pool 2x8xH100-SXM,max=4 --pool 4x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
+	--rate 20 --isl 1500 --osl 300 --ttft-p99 2 --tpot-p99 0.05 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "json contract (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["plans"]
+assert len(p) >= 1, "no plans"
+for pl in p:
+    for k in ("output_tokens_per_s", "requests_per_s", "usd_per_hour",
+              "usd_per_million_output_tokens", "ttft_s", "tpot_s", "instances", "fits"):
+        assert k in pl, "missing " + k
+    for q in ("ttft_s", "tpot_s"):
+        assert set(("mean", "p50", "p99")) <= set(pl[q]), q
+    for i in pl["instances"]:
+        for k in ("pool", "gpu", "count", "tp", "pp", "max_batch", "kv_capacity_tokens", "layers"):
+            assert k in i, "instance missing " + k
+        assert i["layers"] == [0, 79], i["layers"]
+best = p[0]
+assert best["fits"] is True
+# the rate is met and the SLOs hold at p99
+assert best["requests_per_s"] >= 20 * 0.999, best["requests_per_s"]
+assert best["ttft_s"]["p99"] <= 2 and best["tpot_s"]["p99"] <= 0.05
+# output tokens/s = requests/s x 300 output tokens (fixed lengths)
+assert abs(best["output_tokens_per_s"] - best["requests_per_s"] * 300) < 1e-6 * best["output_tokens_per_s"]
+# $ per million output tokens = $/h / (tokens/s x 3600) x 1e6
+exp = best["usd_per_hour"] / (best["output_tokens_per_s"] * 3600) * 1e6
+assert abs(best["usd_per_million_output_tokens"] - exp) < 1e-9 * exp
+# best first: the cheapest plan that fits comes first
+fits = [x["usd_per_hour"] for x in p if x["fits"]]
+assert fits[0] == min(fits), fits
+PY
+
+# every flag of every generated `vllm serve` line is in vLLM's argument list
+python3 - "$tmp/out" tests/data/serving_vllm_flags.txt <<'PY' && ok || bad "vllm flags (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+known = {l.strip() for l in open(sys.argv[2]) if l.startswith("--")}
+seen = 0
+for pl in d["plans"]:
+    for i in pl["instances"]:
+        words = i["launch"].split()
+        assert words[:2] == ["vllm", "serve"], words
+        for w in words:
+            if w.startswith("--"):
+                seen += 1
+                assert w in known, "unknown vLLM flag " + w
+assert seen >= 4, seen
+PY
+# the flags of a fp8 / pipeline-parallel line too
+expect launch-fp8 0 "" -- --pool 2x8xH100-SXM -m llama3.1-405b --estimate --tp 8 --pp 2 \
+	--precision fp8 --kv-precision fp8 --rate 1 --isl 1000 --osl 200 --chunk 4096 --format json
+python3 - "$tmp/out" tests/data/serving_vllm_flags.txt <<'PY' && ok || bad "vllm fp8 flags (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+known = {l.strip() for l in open(sys.argv[2]) if l.startswith("--")}
+line = d["instances"][0]["launch"]
+for f in ("--pipeline-parallel-size", "--quantization", "--kv-cache-dtype", "--max-num-batched-tokens"):
+    assert f in line, f + " not in " + line
+for w in line.split():
+    if w.startswith("--"):
+        assert w in known, "unknown vLLM flag " + w
+PY
+
+# disaggregated prefill/decode: roles in the JSON, prefill and decode take
+# the same rate, and their vLLM lines carry only known flags
+expect disagg 0 "" -- --pool 2x8xH100-SXM,max=8 --pool 2x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
+	--rate 10 --isl 8000 --osl 500 --ttft-p99 3 --tpot-p99 0.03 --disagg --format json
+python3 - "$tmp/out" tests/data/serving_vllm_flags.txt <<'PY' && ok || bad "disagg json (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+known = {l.strip() for l in open(sys.argv[2]) if l.startswith("--")}
+p = d["plans"][0]
+assert p["fits"] is True
+roles = {i["role"] for i in p["instances"]}
+assert roles <= {"both", "prefill", "decode"}, roles
+pre = sum(i["requests_per_s"] for i in p["instances"] if i["role"] == "prefill")
+dec = sum(i["requests_per_s"] for i in p["instances"] if i["role"] == "decode")
+assert abs(pre - dec) < 1e-6 * (pre + 1), (pre, dec)
+both = sum(i["requests_per_s"] for i in p["instances"] if i["role"] == "both")
+assert abs(both + pre - 10) < 1e-3, (both, pre)
+for pl in d["plans"]:
+    for i in pl["instances"]:
+        for w in i["launch"].split():
+            if w.startswith("--"):
+                assert w in known, "unknown vLLM flag " + w
+PY
+expect disagg-place 2 "--disagg" -- --pool 1x8xH100 -m llama3.1-8b --offline --isl 1 --osl 1 --place --disagg
+
+# trtllm-serve lines: every flag in TensorRT-LLM's option list (4c05a74)
+for eng in tensorrt-llm tensorrt-llm-engine; do
+	expect "trtllm-$eng" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-70b --estimate --tp 4 \
+		--engine $eng --chunk 8192 --rate 2 --isl 1000 --osl 200 --format json
+	python3 - "$tmp/out" tests/data/serving_trtllm_flags.txt <<'PY' && ok || bad "trtllm flags (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+known = {l.strip() for l in open(sys.argv[2]) if l.startswith("--")}
+line = d["instances"][0]["launch"]
+assert line.split()[0] == "trtllm-serve", line
+for w in line.split():
+    if w.startswith("--"):
+        assert w in known, "unknown trtllm-serve flag " + w
+assert "--tp_size 4" in line, line
+PY
+done
+
+# --estimate prints one plan object
+expect estimate 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --rate 5 \
+	--isl 1000 --osl 200 --format json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['instances'][0]['tp']==1 and d['fits'] is True" \
+	"$tmp/out" && ok || bad "estimate json"
+
+# nothing fits: exit 4 with the nearest miss named
+expect nofit 4 "nearest miss" -- --pool 1x1xL4 -m llama3.1-405b --rate 1 --isl 100 --osl 100
+grep -q "fits nowhere" "$tmp/err" && ok || bad "nofit: no reason: $(cat "$tmp/err")"
+# a rate the pool limits cannot reach: exit 4, the most the cluster serves
+expect norate 4 "nearest miss" -- --pool 1x8xL40S -m llama3.1-8b --rate 100000 --isl 1000 --osl 200
+expect nofit-json 4 "" -- --pool 1x1xL4 -m llama3.1-405b --rate 1 --isl 100 --osl 100 --format json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['plans']==[] and 'why' in d" \
+	"$tmp/out" && ok || bad "nofit json"
+
+# other formats and -o
+expect csv 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 --format csv
+head -1 "$tmp/out" | grep -q "^rank,label,how,gpus,output_tokens_per_s" && ok || bad "csv header"
+expect md 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 --format md
+grep -q "^| # | plan |" "$tmp/out" && ok || bad "md table"
+expect out 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 -o "$tmp/p.json"
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/p.json" && ok || bad "-o .json"
+expect out-bad 1 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 \
+	-o /nonexistent/dir/p.json
+
+# offline placement over mixed GPUs: every route covers all layers
+expect place 0 "" -- --pool 2x1xA100-SXM4-40GB --pool 4x1xL4 -m llama3.1-8b --offline \
+	--isl 512 --osl 128 --place --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "placement routes (above)"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+inst = p["instances"]
+assert p["routes"], "no routes"
+assert abs(sum(r["weight"] for r in p["routes"]) - 1) < 1e-6
+for r in p["routes"]:
+    nxt = 0
+    for s in r["instances"]:
+        a, b = inst[s]["layers"]
+        assert a == nxt, (a, nxt)
+        nxt = b + 1
+    assert nxt == 32, nxt
+PY
+
+echo "serve_cli: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,460 @@
+/* test_serve_search.c — the serving model's arithmetic and the two
+ * optimisers against hand calculations and brute force.
+ *
+ * Facts used (each independent of the code under test):
+ * - KV bytes per token from the architectures' config values, computed by
+ *   hand in the comments.
+ * - Erlang C values from the closed form for small c.
+ * - Physics: a decode step cannot read the weights faster than the HBM
+ *   bandwidth of the datasheet.
+ * - Brute force: every integer fleet within small bounds, every
+ *   assignment of machines to layer segments with an exact max-flow. */
+#include "t.h"
+#include "model.h"
+#include "serve_search.h"
+
+#include <stdlib.h>
+
+static struct catalog cat;
+
+TEST(kv_bytes)
+{
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	/* 2 (K, V) x 80 layers x 8 KV heads x 128 dims x 2 bytes = 327,680 */
+	CHECK_NEAR(serve_kv_bytes_per_token(m, SKV_BF16), 327680, 1e-12);
+	CHECK_NEAR(serve_kv_bytes_per_token(m, SKV_FP8), 163840, 1e-12);
+	/* TP 8: one KV head per GPU: 2 x 80 x 1 x 128 x 2 = 40,960 */
+	CHECK_NEAR(serve_stage_kv_bytes_per_token(m, 0, 80, 8, SKV_BF16), 40960, 1e-12);
+	/* TP 16 > 8 KV heads: each head is replicated, still one per GPU */
+	CHECK_NEAR(serve_stage_kv_bytes_per_token(m, 0, 80, 16, SKV_BF16), 40960, 1e-12);
+	const struct model_spec *d = catalog_model(&cat, "deepseek-v3");
+	CHECK(d != NULL);
+	if (d) /* MLA: 61 layers x (512 latent + 64 rope) x 2 bytes = 70,272 */
+		CHECK_NEAR(serve_kv_bytes_per_token(d, SKV_BF16), 70272, 1e-12);
+}
+
+TEST(weights)
+{
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	/* Llama-3.1-8B has 8,030,261,248 parameters (Hugging Face model card
+	 * / safetensors index): 16.06 GB in bf16 */
+	CHECK_NEAR(serve_stage_weight_bytes(m, 0, 32, 1, 1, 1, SW_BF16), 16060522496.0, 0.005);
+	/* fp8 linear layers, 16-bit embedding and output (2 x 128256 x 4096) */
+	double emb = 2.0 * 128256 * 4096;
+	CHECK_NEAR(serve_stage_weight_bytes(m, 0, 32, 1, 1, 1, SW_FP8),
+		   (8030261248.0 - emb) * 1 + emb * 2, 0.005);
+}
+
+TEST(erlang_c)
+{
+	/* c = 1: P(wait) = rho */
+	CHECK_NEAR(serve_erlang_c(1, 0.7), 0.7, 1e-12);
+	/* c = 2, a = 1: B = (1/2)/(1 + 1 + 1/2) = 0.2, C = 0.2/(1 - 0.5*0.8) = 1/3 */
+	CHECK_NEAR(serve_erlang_c(2, 1.0), 1.0 / 3, 1e-12);
+	/* far below capacity the wait probability vanishes */
+	CHECK(serve_erlang_c(1000, 100) < 1e-12);
+}
+
+TEST(decode_physics)
+{
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
+	const struct gpu_spec *g = catalog_gpu(&cat, "H100-SXM");
+	CHECK(m && g);
+	if (!m || !g)
+		return;
+	struct pool p;
+	serve_pool_from_gpu(&p, g, 1);
+	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+	struct serve_load ld = { 1000, 200, 0 };
+	struct serve_result r;
+	struct hp_err err = { 0 };
+	CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0);
+	CHECK(r.fits);
+	/* 16.06 GB of weights over 3.35 TB/s (datasheet) = 4.79 ms per token
+	 * at batch 1: no model may beat it, and a sane one stays within 2x */
+	CHECK(r.tpot_min_s >= 16.06e9 / 3.35e12);
+	CHECK(r.tpot_min_s <= 2 * 16.06e9 / 3.35e12);
+	/* 81,559 MiB (nvidia-smi on an H100 SXM 80GB) = 85.5e9 bytes, 16 GB
+	 * of weights, 128 KiB of KV per token (2 x 32 x 8 x 128 x 2): fewer
+	 * than (85.5e9 - 16.06e9) / 131072 = 530k tokens fit */
+	CHECK(r.kv_capacity_tokens > 0 && r.kv_capacity_tokens < (85.5e9 - 16.06e9) / 131072);
+	/* a 405B model in bf16 (810 GB) does not fit on 8 x 80 GB */
+	const struct model_spec *big = catalog_model(&cat, "llama3.1-405b");
+	cfg.tp = 8;
+	serve_pool_from_gpu(&p, g, 1);
+	CHECK(big && serve_evaluate(&p, big, &cfg, &ld, NULL, &r, &err) == 0);
+	CHECK(!r.fits);
+	CHECK(r.why[0] != 0);
+	/* fp4 needs Blackwell */
+	cfg.wprec = SW_FP4;
+	cfg.tp = 1;
+	CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0);
+	CHECK_CONTAINS(err.msg, "FP4");
+}
+
+TEST(buckets)
+{
+	struct serve_dist d;
+	struct hp_err err = { 0 };
+	CHECK(serve_dist_parse("1500", &d, &err) == 0 && d.kind == DIST_FIXED && d.a == 1500);
+	CHECK(serve_dist_parse("lognormal:1000:1", &d, &err) == 0);
+	/* lognormal median = mean / sqrt(1 + cv^2) = 1000 / sqrt(2) = 707.1 */
+	CHECK_NEAR(serve_dist_quantile(&d, 0.5), 707.107, 1e-3);
+	CHECK(serve_dist_parse("uniform:100:300", &d, &err) == 0);
+	CHECK_NEAR(serve_dist_quantile(&d, 0.25), 150, 1e-12);
+	CHECK(serve_dist_parse("exp:200", &d, &err) == 0);
+	/* exponential median = mean ln 2 */
+	CHECK_NEAR(serve_dist_quantile(&d, 0.5), 200 * log(2), 1e-12);
+	CHECK(serve_dist_parse("0", &d, &err) < 0);
+	CHECK(serve_dist_parse("lognormal:100", &d, &err) < 0);
+	CHECK(serve_dist_parse("uniform:300:100", &d, &err) < 0);
+	CHECK(serve_dist_parse("weibull:1:2", &d, &err) < 0);
+	CHECK(serve_dist_parse("1e99", &d, &err) < 0);
+	struct serve_dist a, b;
+	serve_dist_parse("uniform:100:300", &a, &err);
+	serve_dist_parse("500", &b, &err);
+	struct serve_bucket bk[SERVE_MAX_BUCKETS];
+	int n = serve_buckets(&a, &b, 4, 5, bk);
+	CHECK_EQ_INT(n, 4);   /* a fixed OSL gives one OSL bin */
+	/* bin midpoints of U(100, 300) in quarters: 125, 175, 225, 275 */
+	CHECK_NEAR(bk[0].isl, 125, 1e-12);
+	CHECK_NEAR(bk[3].isl, 275, 1e-12);
+	CHECK_NEAR(bk[2].share, 0.25, 1e-12);
+}
+
+/* --- fleet: brute force ---------------------------------------------------- */
+
+static unsigned rng = 12345;
+static double urand(void)
+{
+	rng = rng * 1103515245u + 12345u;
+	return ((rng >> 8) & 0xffff) / 65536.0;
+}
+
+TEST(fleet_brute_force)
+{
+	/* 3 candidates on 2 pools, one bucket: a fleet is feasible iff
+	 * sum_k y_k mu_k >= lambda within the pools' GPUs. */
+	for (int trial = 0; trial < 40; trial++) {
+		double cost[3], mu[3], rate[1];
+		int gpus[3], pool[3] = { 0, 0, 1 }, lim[2];
+		for (int k = 0; k < 3; k++) {
+			cost[k] = 1 + 20 * urand();
+			mu[k] = 0.5 + 10 * urand();
+			gpus[k] = 1 << (int)(3 * urand());
+		}
+		lim[0] = 8 + (int)(16 * urand());
+		lim[1] = 4 + (int)(8 * urand());
+		rate[0] = 5 + 40 * urand();
+		double best = HUGE_VAL;
+		for (int a = 0; a * gpus[0] <= lim[0]; a++)
+			for (int b = 0; a * gpus[0] + b * gpus[1] <= lim[0]; b++)
+				for (int c = 0; c * gpus[2] <= lim[1]; c++) {
+					if (a * mu[0] + b * mu[1] + c * mu[2] < rate[0] - 1e-9)
+						continue;
+					double v = a * cost[0] + b * cost[1] + c * cost[2];
+					if (v < best)
+						best = v;
+				}
+		struct fleet_problem fp = { 3, 1, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL };
+		struct fleet_solution fs;
+		struct hp_err err = { 0 };
+		CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
+		if (isinf(best)) {
+			CHECK(fs.status == 2 /* LP_INFEASIBLE */);
+			continue;
+		}
+		CHECK_EQ_INT(fs.status, 0);
+		CHECK_NEAR(fs.obj, best, 1e-6);
+		/* and the routed rates respect every copy's capacity */
+		for (int k = 0; k < 3; k++)
+			CHECK(fs.route[k][0] <= fs.count[k] * mu[k] + 1e-6);
+	}
+}
+
+TEST(fleet_two_buckets)
+{
+	/* Bucket 0 only on candidates 0/1, bucket 1 only on candidate 2 (mu 0
+	 * elsewhere): the problem splits, and each part is brute-forced. */
+	double cost[3] = { 3, 5, 2 }, rate[2] = { 7, 4 };
+	double mu[6] = { 2, 0, 3, 0, 0, 1.5 };
+	int gpus[3] = { 1, 2, 1 }, pool[3] = { 0, 0, 1 }, lim[2] = { 100, 100 };
+	/* part 0: min 3a + 5b s.t. 2a + 3b >= 7: (2,1) = 11, (4,0) = 12,
+	 * (0,3) = 15, (1,2) = 13 -> 11; part 1: c >= 4/1.5 -> c = 3, cost 6 */
+	struct fleet_problem fp = { 3, 2, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL };
+	struct fleet_solution fs;
+	struct hp_err err = { 0 };
+	CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
+	CHECK_EQ_INT(fs.status, 0);
+	CHECK_NEAR(fs.obj, 17, 1e-9);
+	CHECK_EQ_INT(fs.count[2], 3);
+	/* throughput mode with pool 1 capped at 2 GPUs: bucket 1 limits
+	 * alpha to 2 x 1.5 / 4 = 0.75 */
+	lim[1] = 2;
+	fp.objective = SERVE_OBJ_THROUGHPUT;
+	CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
+	CHECK_NEAR(fs.alpha, 0.75, 1e-6);
+}
+
+TEST(fleet_disaggregated)
+{
+	/* A colocated candidate, a prefill-only and a decode-only one, one
+	 * pool, one bucket. z_co + z_P = lambda, z_P = z_D, z <= y mu: a
+	 * fleet is feasible iff y_co mu_co + min(y_P mu_P, y_D mu_D) >= lambda. */
+	for (int trial = 0; trial < 40; trial++) {
+		double cost[3], mu[3], rate[1];
+		int gpus[3], pool[3] = { 0, 0, 0 }, lim[1], role[3] = { ROLE_BOTH, ROLE_PREFILL, ROLE_DECODE };
+		for (int k = 0; k < 3; k++) {
+			cost[k] = 1 + 20 * urand();
+			mu[k] = 0.5 + 10 * urand();
+			gpus[k] = 1 << (int)(3 * urand());
+		}
+		lim[0] = 8 + (int)(24 * urand());
+		rate[0] = 2 + 30 * urand();
+		double best = HUGE_VAL;
+		for (int a = 0; a * gpus[0] <= lim[0]; a++)
+			for (int b = 0; a * gpus[0] + b * gpus[1] <= lim[0]; b++)
+				for (int c = 0; a * gpus[0] + b * gpus[1] + c * gpus[2] <= lim[0]; c++) {
+					double pd = fmin(b * mu[1], c * mu[2]);
+					if (a * mu[0] + pd < rate[0] - 1e-9)
+						continue;
+					double v = a * cost[0] + b * cost[1] + c * cost[2];
+					if (v < best)
+						best = v;
+				}
+		struct fleet_problem fp = { 3, 1, 1, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, role };
+		struct fleet_solution fs;
+		struct hp_err err = { 0 };
+		CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
+		if (isinf(best)) {
+			CHECK(fs.status == 2);
+			continue;
+		}
+		CHECK_EQ_INT(fs.status, 0);
+		CHECK_NEAR(fs.obj, best, 1e-6);
+		CHECK_NEAR(fs.route[1][0], fs.route[2][0], 1e-6);
+	}
+}
+
+/* --- placement: brute force ------------------------------------------------ */
+
+/* Max flow from boundary 0 to boundary B over edges a -> b + 1 of
+ * capacity cap[a][b] (Edmonds-Karp on at most 7 nodes). */
+static double maxflow(int B, double cap[8][8])
+{
+	double r[8][8];
+	memcpy(r, cap, sizeof r);
+	double total = 0;
+	for (;;) {
+		int prev[8], q[8], h = 0, t = 0;
+		for (int i = 0; i < 8; i++)
+			prev[i] = -1;
+		prev[0] = 0;
+		q[t++] = 0;
+		while (h < t) {
+			int u = q[h++];
+			for (int v = 0; v <= B; v++)
+				if (prev[v] < 0 && r[u][v] > 1e-12) {
+					prev[v] = u;
+					q[t++] = v;
+				}
+		}
+		if (prev[B] < 0)
+			return total;
+		double f = HUGE_VAL;
+		for (int v = B; v; v = prev[v])
+			f = fmin(f, r[prev[v]][v]);
+		for (int v = B; v; v = prev[v]) {
+			r[prev[v]][v] -= f;
+			r[v][prev[v]] += f;
+		}
+		total += f;
+	}
+}
+
+TEST(placement_brute_force)
+{
+	for (int trial = 0; trial < 30; trial++) {
+		struct place_problem pp;
+		memset(&pp, 0, sizeof pp);
+		int B = 2 + (int)(3 * urand());    /* 2..4 blocks */
+		pp.n_blocks = B;
+		pp.n_classes = 2;
+		pp.node_budget = 100000;
+		int cnt[2] = { 1 + (int)(2 * urand()), 1 + (int)(2 * urand()) };
+		for (int q = 0; q < 2; q++) {
+			pp.cls[q].count = cnt[q];
+			pp.cls[q].max_blocks = 1 + (int)(B * urand());
+			pp.cls[q].group = q;
+			pp.cls[q].units = 1;
+			double base = 50 + 200 * urand();
+			/* holding more blocks is slower per token */
+			for (int k = 1; k <= pp.cls[q].max_blocks; k++)
+				pp.cls[q].theta[k] = base / k * (0.8 + 0.4 * urand());
+		}
+		/* brute force: each machine holds one segment [a, b] or nothing */
+		int segs_a[16], segs_b[16], ns = 0;
+		for (int a = 0; a < B; a++)
+			for (int b = a; b < B; b++) {
+				segs_a[ns] = a;
+				segs_b[ns] = b;
+				ns++;
+			}
+		int machines = cnt[0] + cnt[1];
+		int mcls[4];
+		for (int i = 0; i < machines; i++)
+			mcls[i] = i < cnt[0] ? 0 : 1;
+		long combos = 1;
+		for (int i = 0; i < machines; i++)
+			combos *= ns + 1;
+		double best = 0;
+		for (long c = 0; c < combos; c++) {
+			double cap[8][8] = { { 0 } };
+			long x = c;
+			int ok = 1;
+			for (int i = 0; i < machines; i++) {
+				int s = (int)(x % (ns + 1));
+				x /= ns + 1;
+				if (s == ns)
+					continue;
+				int len = segs_b[s] - segs_a[s] + 1;
+				if (len > pp.cls[mcls[i]].max_blocks) {
+					ok = 0;
+					break;
+				}
+				cap[segs_a[s]][segs_b[s] + 1] += pp.cls[mcls[i]].theta[len];
+			}
+			if (!ok)
+				continue;
+			double f = maxflow(B, cap);
+			if (f > best)
+				best = f;
+		}
+		struct place_solution ps;
+		struct hp_err err = { 0 };
+		CHECK(serve_place_solve(&pp, &ps, &err) == 0);
+		if (best <= 0) {
+			CHECK(ps.status == 2 /* infeasible: blocks cannot be covered */ || ps.flow <= 1e-9);
+			continue;
+		}
+		CHECK_EQ_INT(ps.status, 0);
+		CHECK_NEAR(ps.flow, best, 1e-6);
+		/* the solution's flows respect its machine counts */
+		for (int s = 0; s < ps.n_segs; s++) {
+			const struct place_seg *g = &ps.seg[s];
+			CHECK(g->flow <= g->count * pp.cls[g->cls].theta[g->last - g->first + 1] + 1e-6);
+		}
+	}
+}
+
+/* The issue's example: 4 x A100-40GB + 8 x L4 + 12 x T4 serving a 70B
+ * model in fp16 completes with a placement covering every layer. */
+TEST(placement_helix_cluster)
+{
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	CHECK(cluster_add_pool_spec(&c, "4x1xA100-SXM4-40GB", &cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(&c, "8x1xL4", &cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(&c, "12x1xT4", &cat, &err) == 0);
+	const struct model_spec *m = catalog_model(&cat, "llama2-70b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	struct serve_opts o;
+	serve_opts_init(&o);
+	o.offline = 1;
+	o.place = 1;
+	o.base.wprec = SW_FP16;
+	o.base.kvprec = SKV_FP16;
+	o.isl.a = 512;
+	o.osl.a = 128;
+	struct serve_plan_result *res = xcalloc(1, sizeof *res);
+	CHECK(serve_plan(&c, m, &o, NULL, res, &err) == 0);
+	CHECK_EQ_INT(res->n_plans, 1);
+	const struct serve_plan *pl = &res->plans[0];
+	CHECK(pl->out_tps > 0);
+	CHECK(pl->n_paths >= 1);
+	/* every route covers layers 0..79 contiguously */
+	for (int i = 0; i < pl->n_paths; i++) {
+		int next = 0;
+		for (int j = 0; j < pl->path[i].n; j++) {
+			int s = pl->path[i].seg[j];
+			CHECK(s >= 0);
+			if (s < 0)
+				break;
+			CHECK_EQ_INT(pl->inst[s].first_layer, next);
+			next = pl->inst[s].last_layer + 1;
+		}
+		CHECK_EQ_INT(next, 80);
+	}
+	printf("helix cluster, llama2-70b fp16: %.0f output tok/s, TPOT %.0f ms, %d segments, gap %.1f%%\n",
+	       pl->out_tps, pl->tpot.mean * 1e3, pl->n_inst, 100 * pl->gap);
+	free(res);
+}
+
+/* Six GPU types, their instance configurations, 4 x 5 request buckets:
+ * prints the solve time (timings are not asserted: `make bench`). */
+TEST(fleet_six_types)
+{
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	const char *pools[] = { "2x8xH100-SXM,max=8", "2x8xH200-SXM,max=8", "2x8xA100-SXM4-80GB,max=8",
+				"2x8xL40S,max=8", "2x8xB200,max=8", "2x8xH20,max=8" };
+	for (int i = 0; i < 6; i++)
+		CHECK(cluster_add_pool_spec(&c, pools[i], &cat, &err) == 0);
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	struct serve_opts o;
+	serve_opts_init(&o);
+	o.rate = 40;
+	serve_dist_parse("lognormal:1500:0.8", &o.isl, &err);
+	serve_dist_parse("lognormal:300:0.8", &o.osl, &err);
+	o.slo.ttft_p99_s = 2;
+	o.slo.tpot_p99_s = 0.05;
+	struct serve_plan_result *res = xcalloc(1, sizeof *res);
+	int rc = serve_plan(&c, m, &o, NULL, res, &err);
+	CHECK(rc == 0);
+	CHECK_EQ_INT(res->n_buckets, 20);
+	CHECK(res->n_cands >= 6);
+	if (rc == 0) {
+		CHECK(res->plans[0].fits);
+		CHECK(res->plans[0].req_s >= 40 * 0.999);
+		/* the mixed fleet is never dearer than any single pool's */
+		for (int i = 1; i < res->n_plans; i++)
+			CHECK(res->plans[0].usd_per_hour <= res->plans[i].usd_per_hour * (1 + 1e-9) ||
+			      !res->plans[i].fits);
+	}
+	printf("fleet: %d candidates x %d buckets, plan 1 %s at $%.2f/h, %.2f s in all, "
+	       "ILPs %.3f s\n", res->n_cands, res->n_buckets, res->plans[0].label,
+	       res->plans[0].usd_per_hour, res->seconds, res->ilp_seconds);
+	free(res);
+}
+
+int main(void)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent", &err) < 0) {
+		fprintf(stderr, "catalog: %s\n", err.msg);
+		return 1;
+	}
+	RUN(kv_bytes);
+	RUN(weights);
+	RUN(erlang_c);
+	RUN(decode_physics);
+	RUN(buckets);
+	RUN(fleet_brute_force);
+	RUN(fleet_two_buckets);
+	RUN(fleet_disaggregated);
+	RUN(placement_brute_force);
+	RUN(placement_helix_cluster);
+	RUN(fleet_six_types);
+	catalog_done(&cat);
+	return t_done("serve_search");
+}
