@@ -7,6 +7,21 @@
 import re, sys
 
 def training(lines):
+    skipped = []
+    # Cross-validated table first: the figure that says how hetplan does on
+    # runs it never saw.
+    print("| source group | rows | in-sample MAPE | held-out MAPE | worst held-out row | CONF:high held-out |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for l in lines:
+        m = re.match(r"(\S+)\s+(\d+)\s+([\d.]+)%\s+([\d.]+)%\s+([\d.]+)%(?:\s+([\d.]+)% \((\d+)\))?\s*$", l)
+        if m and int(m.group(2)) > 0:
+            hi = "%s%% (%s rows)" % (m.group(6), m.group(7)) if m.group(6) else "-"
+            print("| %s | %s | %s%% | %s%% | %s%% | %s |" % (m.group(1), m.group(2), m.group(3),
+                  m.group(4), m.group(5), hi))
+    for l in lines:
+        if l.startswith(("cross-validated", "vTrain")):
+            print("\n" + l.strip() + "  ")
+    print()
     print("| row | conf | model | predicted | measured | error |")
     print("|---|---|---|---:|---:|---:|")
     for l in lines:
@@ -17,12 +32,16 @@ def training(lines):
                 note = " (excluded: %s)" % m.group(7).split("EXCLUDED:")[1].strip()
             print("| %s | %s | %s | %s | %s | %s%s |" % (m.group(1), m.group(2), m.group(3).strip(),
                   m.group(4), m.group(5), m.group(6), note))
-        elif "skipped" in l:
-            p = l.split("skipped:")
-            print("| %s | | | skipped: %s | | |" % (p[0].split()[0], p[1].strip()))
+        elif re.match(r"  \S+\s{2,}\S", l) and not l.startswith("  tests/"):
+            skipped.append(l.strip())
     for l in lines:
         if l.startswith(("CONF:high", "other step-time", "memory rows")):
             print("\n" + l.strip() + "  ")
+    if skipped:
+        print("\nRows with no prediction, and why:\n")
+        for s_ in skipped:
+            i, why = s_.split(None, 1)
+            print("- %s: %s" % (i, why))
 
 def comm(lines):
     out = [l for l in lines if re.match(r"V\d+ ", l) and "skipped" not in l]
