@@ -1321,12 +1321,20 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	first_hetero = ls.n;
 
 	/* each pool's TP in two-pool layouts: that of its fastest single-pool
-	 * layout, or the largest valid one when nothing fits on it alone
-	 * (every TP when the cluster is small enough to search exhaustively) */
-	int best_tp[HP_MAX_POOLS];
+	 * layout, or the largest valid one when nothing fits on it alone, and
+	 * the largest valid one besides (every TP when the cluster is small
+	 * enough to search exhaustively). A layout's rate leaves out the
+	 * data-parallel terms, which fall with the number of replicas: under
+	 * ZeRO-3 every micro-batch gathers the weights across the replicas,
+	 * and a single wide pipeline over both pools (no DP group at all) can
+	 * beat many narrow replicas that each run faster per GPU. */
+	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
 	for (int p = 0; p < c->n_pools; p++) {
 		double br = -1;
-		best_tp[p] = 0;
+		best_tp[p] = wide_tp[p] = 0;
+		for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2)
+			if (tp_ok(m, &c->pools[p], tp) && (!o->fix_tp || tp == o->fix_tp))
+				wide_tp[p] = tp;
 		for (int i = 0; i < first_hetero; i++)
 			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1 &&
 			    ls.v[i].rate > br) {
@@ -1334,13 +1342,11 @@ static void search_gset(struct ctx *x, const struct gset *g)
 				best_tp[p] = ls.v[i].seg[0].tp;
 			}
 		if (!best_tp[p])
-			for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2)
-				if (tp_ok(m, &c->pools[p], tp) && (!o->fix_tp || tp == o->fix_tp))
-					best_tp[p] = tp;
+			best_tp[p] = wide_tp[p];
 	}
 
-	/* two-pool layouts: for each ordered pair, the pools' two best TP
-	 * degrees (by single-pool rate, or all when none fits alone) */
+	/* two-pool layouts: for each ordered pair, the pools' TP degrees
+	 * above (best_tp, wide_tp; all when exhaustive) */
 	if (!o->no_hetero && c->n_pools > 1) {
 		for (int a = 0; a < c->n_pools; a++)
 			for (int b = 0; b < c->n_pools; b++) {
@@ -1354,7 +1360,8 @@ static void search_gset(struct ctx *x, const struct gset *g)
 						    (o->fix_tp && tb != o->fix_tp))
 							continue;
 						if (!x->exhaustive &&
-						    (ta != best_tp[a] || tb != best_tp[b]))
+						    ((ta != best_tp[a] && ta != wide_tp[a]) ||
+						     (tb != best_tp[b] && tb != wide_tp[b])))
 							continue;
 						int since_fit = -1;
 						for (size_t j = 1; j < HP_ARRAY_LEN(pp_ladder); j++) {
@@ -1476,8 +1483,26 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	for (int i = 0; i < n_het; i++)
 		het[i] = &ls.v[first_hetero + i];
 	qsort(het, (size_t)n_het, sizeof *het, cmp_rate);
-	if (n_het > keep_m)
+	if (n_het > keep_m) {
+		/* the best by rate, and of those with the widest TP on both
+		 * pools (fewest replicas: least DP traffic, see wide_tp) the
+		 * best when the batch limits the replicas, as for one pool */
+		long M = o->gbs / g->mbs;
+		int wide = -1;
+		double bv = -1;
+		for (int i = 0; i < n_het; i++) {
+			const struct layout *L = het[i];
+			double v = HP_MIN(L->max_count, M) / L->B;
+			if (L->seg[0].tp == wide_tp[L->seg[0].pool] &&
+			    L->seg[1].tp == wide_tp[L->seg[1].pool] && v > bv) {
+				bv = v;
+				wide = i;
+			}
+		}
+		if (wide >= keep_m)
+			het[keep_m++] = het[wide];
 		n_het = keep_m;
+	}
 
 	/* Layout sets: each pool one of its layouts or none, plus one
 	 * two-pool layout or none; counts per set from counts_for_set().
