@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "lp.h"
+#include "runs_on.h"
 
 void search_opts_init(struct search_opts *o)
 {
@@ -43,6 +44,11 @@ void search_opts_init(struct search_opts *o)
 	o->fix_recompute = -1;
 	o->fix_sched = -1;
 	o->objective = OBJ_THROUGHPUT;
+	o->framework = FW_ANY;
+	/* 5% of usable memory kept free: PyTorch's caching allocator and NCCL
+	 * grow past a steady-state estimate (fragmentation, late workspaces);
+	 * a range of 0-0.5 is accepted (cmd_plan.c). */
+	o->mem_headroom = 0.05;
 }
 
 const char *search_objective_name(enum search_objective o)
@@ -67,6 +73,43 @@ const char *search_optimality_name(enum search_optimality o)
 	return n[o];
 }
 
+enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
+				 double *cap)
+{
+	enum search_mem st = MEM_FITS;
+	double worst = -1, nb = 0, cb = 0;
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *ps = &e->stages[i];
+		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			nb = ps->total;
+			cb = ps->capacity;
+		}
+		if (ps->total > ps->capacity)
+			st = MEM_NOFIT;
+		else if (st == MEM_FITS && ps->total > (1 - headroom) * ps->capacity)
+			st = MEM_RISKY;
+	}
+	if (need)
+		*need = nb;
+	if (cap)
+		*cap = cb;
+	return st;
+}
+
+const char *search_mem_name(enum search_mem s)
+{
+	static const char *const n[] = { "fits", "fits-with-risk", "does-not-fit" };
+	return n[s];
+}
+
+static void search_plan_memory(struct search_plan *sp, double headroom)
+{
+	sp->risky = search_mem_state(&sp->est, headroom, &sp->mem_need_bytes,
+				     &sp->mem_capacity_bytes) == MEM_RISKY;
+}
+
 static void sp_free(struct search_plan *s)
 {
 	plan_free(&s->plan);
@@ -86,6 +129,10 @@ void search_result_free(struct search_result *res)
 			sp_free(&res->single[i]);
 	if (res->has_nearest)
 		sp_free(&res->nearest);
+	if (res->has_stock)
+		sp_free(&res->stock);
+	if (res->has_mem_miss)
+		sp_free(&res->mem_miss);
 	memset(res, 0, sizeof *res);
 }
 
@@ -164,6 +211,7 @@ static void plan_globals(struct plan *p, const struct ctx *x, const struct gset 
 	p->cp = g->cp;
 	p->ep = g->ep;
 	p->flash = !x->o->unfused_attention;
+	p->framework = x->o->framework;
 }
 
 static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
@@ -263,26 +311,64 @@ static int fill(const struct fit *f, int S, int layers, int dense, int v, double
 	return 0;
 }
 
-/* Nothing fits on this layout: remember how close an even split came, so
- * a cluster where nothing fits can say what was nearest. */
+static int fit_count(const struct ctx *x, const struct layout *L, const int *left);
+static void sp_move(struct search_plan *dst, struct search_plan *src);
+static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
+			int gbs);
+static void finish_plan(const struct ctx *x, struct search_plan *sp);
+
+/* Nothing fits on this layout: remember how close it came. The probe's
+ * memory (at the largest DP degree, where ZeRO shards are smallest) is a
+ * lower bound; a layout that could beat the nearest miss so far is
+ * estimated as the plan it would really be (as many replicas as the
+ * cluster holds with an even batch split, layers split evenly), so the
+ * nearest miss names a plan whose memory `estimate --plan` confirms. */
 static void note_memory_miss(struct ctx *x, const struct gset *g, const struct layout *L,
 			     const struct fit *f, int S, int layers, int dense)
 {
-	double worst = 0, need = 0, cap = 0;
+	double worst = 0;
 	int a = 0;
+	struct layout E = *L;
 	for (int s = 0; s < S; s++) {
 		int k = layers / S + (s < layers % S);
-		double mem = fit_mem(&f[s], a, a + k - 1, dense);
-		if (mem / f[s].cap > worst) {
-			worst = mem / f[s].cap;
-			need = mem;
-			cap = f[s].cap;
-		}
+		E.k[s] = k;
+		worst = fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
 		a += k;
 	}
 	if (x->mem_miss > 0 && worst >= x->mem_miss)
 		return;
-	x->mem_miss = worst;
+	long M = x->o->gbs / g->mbs;
+	int count = HP_MAX(1, (int)HP_MIN((long)fit_count(x, L, x->cap), M));
+	int q = g->sched == SCHED_INTERLEAVED ? S : 1;
+	while (count > 1 && (M % count || (M / count) % q))
+		count--;
+	if ((M / count) % q)
+		return;
+	struct search_plan sp;
+	memset(&sp, 0, sizeof sp);
+	plan_globals(&sp.plan, x, g);
+	add_replica(&sp.plan, &E, count, (int)(M / count), g->mbs, x->o->gbs);
+	struct hp_err err = { 0 };
+	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
+	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+		plan_free(&sp.plan);
+		return;
+	}
+	x->res->stats.evaluated++;
+	double need, cap;
+	search_mem_state(&sp.est, x->o->mem_headroom, &need, &cap);
+	double ratio = cap > 0 ? need / cap : HUGE_VAL;
+	if (x->mem_miss > 0 && ratio >= x->mem_miss) {
+		sp_free(&sp);
+		return;
+	}
+	x->mem_miss = ratio;
+	finish_plan(x, &sp);
+	struct search_result *res = x->res;
+	if (res->has_mem_miss)
+		sp_free(&res->mem_miss);
+	sp_move(&res->mem_miss, &sp);
+	res->has_mem_miss = 1;
 	char nb[32], cb[32];
 	const struct pool *pa = &x->c->pools[L->seg[0].pool];
 	int n = snprintf(x->mem_desc, sizeof x->mem_desc, "%.16s tp%d", pa->name, L->seg[0].tp);
@@ -290,8 +376,8 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 		n += snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n, " + %.16s tp%d",
 			      x->c->pools[L->seg[1].pool].name, L->seg[1].tp);
 	snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n,
-		 " pp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
-		 S, plan_recompute_name(g->rc), g->zero, g->mbs,
+		 " pp%d dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
+		 S, count, plan_recompute_name(g->rc), g->zero, g->mbs,
 		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
 }
 
@@ -451,6 +537,12 @@ static double objective_score(const struct ctx *x, const struct search_plan *sp,
 /* Deterministic order: score, then fewer GPUs, then the plan's text. */
 static int sp_better(const struct search_plan *a, const struct search_plan *b)
 {
+	/* scores within a part in 1e9 are equal: then a plan with its memory
+	 * headroom intact ranks above a risky one */
+	if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))
+		return a->score < b->score;
+	if (a->risky != b->risky)
+		return b->risky;
 	if (a->score != b->score)
 		return a->score < b->score;
 	if (a->est.n_gpus != b->est.n_gpus)
@@ -517,6 +609,8 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 		}
 	}
 	sp->single_pool = pools == 1 ? last : -1;
+	sp->runs_on = runs_on_mask(&sp->plan, x->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	search_plan_memory(sp, x->o->mem_headroom);
 	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
 						       sp->time_to_train_s / 3600 : 0;
@@ -574,6 +668,12 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 			cur->score = s;
 			res->has_single[i] = 1;
 		}
+	}
+	if (ok && sp->runs_on && (!res->has_stock || sp_better(sp, &res->stock))) {
+		if (res->has_stock)
+			sp_free(&res->stock);
+		sp_clone(&res->stock, sp);
+		res->has_stock = 1;
 	}
 	if (!ok) {
 		if (!res->has_nearest || miss < x->best_miss ||
@@ -750,8 +850,23 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 				    x->o->gbs);
 	}
 	struct hp_err err = { 0 };
-	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
-	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
+		plan_free(&sp.plan);
+		x->res->stats.pruned++;
+		return -1;
+	}
+	/* --framework: only plans it runs; else the plan names the framework
+	 * that runs it (Megatron-Core first, whose row FW_ANY estimates with,
+	 * so the numbers do not move), or stays FW_ANY when none does */
+	unsigned fw = runs_on_mask(&sp.plan, x->c, NULL, 0);
+	if (x->o->framework != FW_ANY && !(fw & (1u << x->o->framework))) {
+		plan_free(&sp.plan);
+		x->res->stats.pruned++;
+		return -1;
+	}
+	if (x->o->framework == FW_ANY)
+		sp.plan.framework = runs_on_pick(fw);
+	if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
@@ -1614,7 +1729,8 @@ static void explain_miss(struct ctx *x)
 {
 	struct search_result *res = x->res;
 	const struct search_opts *o = x->o;
-	char b1[32], b2[32];
+	char b1[32], b2[32], tk[32], rate[32], usd[32], usd2[32];
+	hp_fmt_count(tk, sizeof tk, x->tokens);
 	if (!res->has_nearest) {
 		if (x->mem_miss > 0)
 			snprintf(res->why, sizeof res->why,
@@ -1630,16 +1746,17 @@ static void explain_miss(struct ctx *x)
 	switch (o->objective) {
 	case OBJ_DEADLINE:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %.3g tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %.0f tokens/s",
-			 x->tokens, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
+			 "no plan trains %s tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %s tokens/s",
+			 tk, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
 			 hp_fmt_duration(b2, sizeof b2, n->time_to_train_s),
 			 100 * (n->time_to_train_s / o->deadline_s - 1), n->est.n_gpus,
-			 n->est.tokens_per_s);
+			 hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
 		break;
 	case OBJ_BUDGET:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %.3g tokens within USD %.0f: the cheapest costs USD %.0f (%.0f%% over), on %d GPUs",
-			 x->tokens, o->budget_usd, n->cost_to_train_usd,
+			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs",
+			 tk, hp_fmt_count(usd, sizeof usd, o->budget_usd),
+			 hp_fmt_count(usd2, sizeof usd2, n->cost_to_train_usd),
 			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus);
 		break;
 	default:
@@ -1649,9 +1766,74 @@ static void explain_miss(struct ctx *x)
 	}
 }
 
+static int search_inner(const struct cluster *c, const struct model_spec *m,
+			const struct search_opts *o, struct search_result *res,
+			struct hp_err *err, int sub);
+
+/* The best plan on pool i alone, planned on a cluster of that pool only,
+ * so that it depends on the pool alone (the shared search keeps fewer
+ * layouts per pool as pools are added, and probes memory at the whole
+ * cluster's DP degree). Re-scored on the full cluster. */
+static void single_pool_best(struct ctx *x, int i)
+{
+	struct search_result *res = x->res;
+	struct cluster *sc = xmalloc(sizeof *sc);
+	*sc = *x->c;
+	sc->n_pools = 1;
+	sc->pools[0] = x->c->pools[i];
+	struct search_opts so = *x->o;
+	so.top_k = 1;
+	so.progress = NULL;
+	struct search_result sr;
+	struct hp_err err = { 0 };
+	search_inner(sc, x->m, &so, &sr, &err, 1);
+	free(sc);
+	res->stats.evaluated += sr.stats.evaluated;
+	res->stats.lp_solves += sr.stats.lp_solves;
+	const struct search_plan *src = sr.n_plans ? &sr.plans[0] : sr.has_nearest ? &sr.nearest : NULL;
+	if (res->has_single[i]) {
+		sp_free(&res->single[i]);
+		res->has_single[i] = 0;
+	}
+	if (src) {
+		struct search_plan sp;
+		memset(&sp, 0, sizeof sp);
+		plan_copy(&sp.plan, &src->plan);
+		for (int r = 0; r < sp.plan.n_replicas; r++)
+			for (int s = 0; s < sp.plan.replicas[r].n_stages; s++)
+				sp.plan.replicas[r].stages[s].pool = i;
+		if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) == 0) {
+			finish_plan(x, &sp);
+			int ok;
+			double miss;
+			sp.score = objective_score(x, &sp, &ok, &miss);
+			if (!ok)
+				sp.score = HUGE_VAL;
+			sp.optimality = src->optimality;
+			sp.gap = src->gap;
+			sp_move(&res->single[i], &sp);
+			res->has_single[i] = 1;
+			/* it may beat what the shared search kept */
+			struct search_plan cp;
+			sp_clone(&cp, &res->single[i]);
+			keep_plan(x, &cp);
+		} else {
+			plan_free(&sp.plan);
+		}
+	}
+	search_result_free(&sr);
+}
+
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err)
+{
+	return search_inner(c, m, o, res, err, 0);
+}
+
+static int search_inner(const struct cluster *c, const struct model_spec *m,
+			const struct search_opts *o, struct search_result *res,
+			struct hp_err *err, int sub)
 {
 	memset(res, 0, sizeof *res);
 	double t0 = hp_now();
@@ -1710,6 +1892,10 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 		if (o->progress)
 			o->progress(o->progress_arg, (double)(i + 1) / ng);
 	}
+
+	if (!sub && c->n_pools > 1 && !res->stats.cancelled)
+		for (int i = 0; i < c->n_pools; i++)
+			single_pool_best(&x, i);
 
 	/* results */
 	res->n_plans = x.n_top;
