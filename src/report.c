@@ -480,6 +480,17 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	if (sp->optimality != OPTIMAL_HEURISTIC)
 		cJSON_AddNumberToObject(op, "gap", sp->gap);
 	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
+	/* which stock frameworks run it as one job (runs_on.h), and the
+	 * memory verdict under the planner's headroom */
+	cJSON *ro = cJSON_AddArrayToObject(o, "runs_on");
+	for (int f = 1; f < FW_COUNT; f++)
+		if (sp->runs_on & (1u << f))
+			cJSON_AddItemToArray(ro, cJSON_CreateString(framework_name((enum hp_framework)f)));
+	cJSON_AddStringToObject(o, "runs_on_why", sp->runs_on_why);
+	cJSON_AddStringToObject(o, "memory", sp->est.fits ? sp->risky ? "fits-with-risk" : "fits"
+							 : "does-not-fit");
+	cJSON_AddNumberToObject(o, "mem_need_bytes", sp->mem_need_bytes);
+	cJSON_AddNumberToObject(o, "mem_capacity_bytes", sp->mem_capacity_bytes);
 	return o;
 }
 

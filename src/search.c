@@ -1928,3 +1928,95 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	}
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Capacity answers */
+
+/* Does the fastest plan on c train the tokens by the deadline? */
+static int meets_deadline(const struct cluster *c, const struct model_spec *m,
+			  const struct search_opts *o)
+{
+	struct search_opts so = *o;
+	so.objective = OBJ_THROUGHPUT;
+	so.top_k = 1;
+	so.progress = NULL;
+	struct search_result r;
+	struct hp_err err = { 0 };
+	int ok = search_inner(c, m, &so, &r, &err, 1) == 0 && r.n_plans &&
+		 r.plans[0].time_to_train_s <= o->deadline_s;
+	search_result_free(&r);
+	return ok;
+}
+
+int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
+			   const struct search_opts *o, const struct search_result *res,
+			   int *add_nodes, char *text, size_t n)
+{
+	int answers = 0;
+	size_t k = 0;
+	text[0] = '\0';
+	if (o->deadline_s <= 0 || c->n_pools < 1)
+		return 0;
+	struct param_count pc;
+	model_params(m, &pc);
+	double tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;
+	double need_rate = tokens / o->deadline_s;
+	double have_rate = res->has_nearest ? res->nearest.est.tokens_per_s
+			   : res->n_plans ? res->plans[0].est.tokens_per_s : 0;
+	int total_nodes = 0;
+	for (int i = 0; i < c->n_pools; i++)
+		total_nodes += c->pools[i].nodes;
+	struct cluster *g = xmalloc(sizeof *g);
+	for (int i = 0; i < c->n_pools; i++) {
+		add_nodes[i] = 0;
+		/* first guess: the missing rate at this pool's best rate per GPU,
+		 * then grow by a quarter until the grown cluster meets the
+		 * deadline, and bisect back down to the fewest nodes */
+		const struct pool *p = &c->pools[i];
+		/* (nothing fits on the pool alone: the nearest plan's rate per GPU) */
+		double per_gpu = res->has_single[i] && res->single[i].est.n_gpus > 0
+			? res->single[i].est.tokens_per_s / res->single[i].est.n_gpus
+			: res->has_nearest && res->nearest.est.n_gpus > 0
+			? res->nearest.est.tokens_per_s / res->nearest.est.n_gpus : 0;
+		if (!(per_gpu > 0))
+			continue;
+		double guess = (need_rate - have_rate) / per_gpu / p->gpus_per_node;
+		int lo = 0, hi = HP_MAX(1, (int)ceil(guess));
+		int limit = 64 * HP_MAX(total_nodes, 1);
+		*g = *c;
+		for (;;) {
+			g->pools[i].nodes = p->nodes + hi;
+			if (g->pools[i].nodes_max)
+				g->pools[i].nodes_max = g->pools[i].nodes;
+			if (meets_deadline(g, m, o))
+				break;
+			lo = hi;
+			if (hi >= limit) {
+				hi = 0;
+				break;
+			}
+			hi = HP_MIN(limit, hi + HP_MAX(1, hi / 4));
+		}
+		if (!hi)
+			continue;
+		for (int it = 0; it < 40 && hi - lo > 1; it++) {
+			int mid = lo + (hi - lo) / 2;
+			g->pools[i].nodes = p->nodes + mid;
+			if (g->pools[i].nodes_max)
+				g->pools[i].nodes_max = g->pools[i].nodes;
+			if (meets_deadline(g, m, o))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		add_nodes[i] = hi;
+		int w = snprintf(text + k, n - k, "%s%d %s%s (%d node%s)",
+				 answers ? " or " : "needs ", hi * p->gpus_per_node,
+				 p->nodes ? "more " : "", p->gpu.name, hi, hi == 1 ? "" : "s");
+		if (w > 0 && (size_t)w < n - k)
+			k += (size_t)w;
+		answers++;
+	}
+	free(g);
+	return answers;
+}

@@ -137,11 +137,14 @@ enum search_mem search_mem_state(const struct estimate *e, double headroom, doub
 				 double *cap);
 const char *search_mem_name(enum search_mem s);   /* "fits", "fits-with-risk", "does-not-fit" */
 
-/* When res missed the deadline (OBJ_DEADLINE, or OBJ_THROUGHPUT with
- * o->deadline_s set): for each pool, the fewest whole nodes to add to it
- * alone so that the fastest plan trains o->tokens within o->deadline_s,
- * each verified by planning the grown cluster. add_nodes[i] = 0 where no
- * number up to 64 times the cluster does it (or nothing fits on pool i).
+/* When res missed the deadline (o->deadline_s set): for each pool, the
+ * fewest whole nodes to add to it alone so that the fastest plan trains
+ * o->tokens within o->deadline_s. Found by growing a first guess (the
+ * missing rate at the pool's best rate per GPU) by quarters and bisecting
+ * back; every answer is a cluster the planner verified. add_nodes[i] = 0
+ * where nothing up to 64 times the cluster's nodes does it (or nothing
+ * fits on pool i). The planner is not monotone in nodes in every corner
+ * (batch divisibility), so "fewest" is fewest along that bisection.
  * Returns how many pools have an answer; text (n bytes) gets
  * "needs 208 more H100-SXM (26 nodes) or 416 A100-SXM4-80GB (52 nodes)". */
 int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
