@@ -487,11 +487,21 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 		if (sp->runs_on & (1u << f))
 			cJSON_AddItemToArray(ro, cJSON_CreateString(framework_name((enum hp_framework)f)));
 	cJSON_AddStringToObject(o, "runs_on_why", sp->runs_on_why);
-	cJSON_AddStringToObject(o, "memory", sp->est.fits ? sp->risky ? "fits-with-risk" : "fits"
+	cJSON_AddStringToObject(o, "memory_verdict", sp->est.fits ? sp->risky ? "fits-with-risk" : "fits"
 							 : "does-not-fit");
 	cJSON_AddNumberToObject(o, "mem_need_bytes", sp->mem_need_bytes);
 	cJSON_AddNumberToObject(o, "mem_capacity_bytes", sp->mem_capacity_bytes);
 	return o;
+}
+
+void report_plan_strip_extras(cJSON *entry)
+{
+	static const char *const extras[] = { "runs_on", "runs_on_why", "memory_verdict",
+					      "mem_need_bytes", "mem_capacity_bytes" };
+	if (!cJSON_IsObject(entry))
+		return;
+	for (size_t i = 0; i < HP_ARRAY_LEN(extras); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(entry, extras[i]);
 }
 
 /* 1-based rank of sp in the ranked list, 0 when it is not there. */

@@ -261,6 +261,15 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	if (plan_file) {
 		size_t len;
 		char *text = hp_read_file(plan_file, &len, &err);
+		/* a plan entry of `plan --format json` carries report-only keys */
+		cJSON *pj = text ? cJSON_ParseWithLength(text, len) : NULL;
+		if (cJSON_GetObjectItemCaseSensitive(pj, "runs_on")) {
+			report_plan_strip_extras(pj);
+			free(text);
+			text = cJSON_PrintUnformatted(pj);
+			len = strlen(text);
+		}
+		cJSON_Delete(pj);
 		if (!text || plan_parse_json(&p, text, len, plan_file, &c, &err) < 0) {
 			free(text);
 			rc = cli_fail(&err, HP_EXIT_INPUT);

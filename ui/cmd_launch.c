@@ -6,6 +6,7 @@
 #include "jsonx.h"
 #include "launch.h"
 #include "perf.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,9 @@ static int load_plan(struct plan *p, const char *path, int rank, const struct cl
 			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
 					path, rank, n, n == 1 ? "" : "s");
 		else {
-			char *one = cJSON_PrintUnformatted(cJSON_GetArrayItem(plans, rank - 1));
+			cJSON *entry = cJSON_GetArrayItem(plans, rank - 1);
+			report_plan_strip_extras(entry);
+			char *one = cJSON_PrintUnformatted(entry);
 			char where[300];
 			snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
 			rc = plan_parse_json(p, one, strlen(one), where, c, err);
