@@ -142,16 +142,9 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 	for (int g = 0; g < p->n_replicas; g++) {
 		const struct replica *r = &p->replicas[g];
 		int f, l;
-		if (!layer_split(r, &f, &l)) {
-			sbuf_add(notes, "Layer split: stages hold");
-			for (int s = 0; s < r->n_stages && s < 12; s++)
-				sbuf_addf(notes, " %d", r->stages[s].last_layer - r->stages[s].first_layer + 1);
-			sbuf_addf(notes, "%s layers; Megatron-LM can only make the first and last "
-				  "stage differ.\n", r->n_stages > 12 ? " ..." : "");
-			n++;
-			break;
-		}
-		if (p->schedule == SCHED_INTERLEAVED && (f || l)) {
+		/* Any other split is --pipeline-model-parallel-layout (megatron_args) */
+		int even = layer_split(r, &f, &l);
+		if (p->schedule == SCHED_INTERLEAVED && (f || l || !even)) {
 			sbuf_add(notes, "Interleaving: an uneven first or last stage cannot be "
 				    "combined with virtual pipeline stages in Megatron-LM.\n");
 			n++;
@@ -325,7 +318,21 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 	}
 	ARG("--tensor-model-parallel-size %d", pc->tp);
 	ARG("--pipeline-model-parallel-size %d", pc->pp);
-	if (pc->first_layers)
+	if (!pc->even) {
+		/* arguments.py --pipeline-model-parallel-layout: stages split by
+		 * "|", E the embedding, t a decoder layer, L the loss */
+		sbuf_add(b, pre);
+		sbuf_add(b, "--pipeline-model-parallel-layout \"E");
+		for (int s = 0; s < pc->r->n_stages; s++) {
+			const struct stage *st = &pc->r->stages[s];
+			if (s)
+				sbuf_addc(b, '|');
+			for (int k = st->first_layer; k <= st->last_layer; k++)
+				sbuf_addc(b, 't');
+		}
+		sbuf_add(b, "L\"");
+		sbuf_add(b, sep);
+	} else if (pc->first_layers)
 		ARG("--decoder-first-pipeline-num-layers %d", pc->first_layers);
 	if (pc->last_layers)
 		ARG("--decoder-last-pipeline-num-layers %d", pc->last_layers);
