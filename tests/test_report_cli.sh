@@ -189,5 +189,10 @@ expect 3 "" $H report "$T/bad.json" -o "$T/keep.md"
 expect 1 "" $H report $W -o "$T/no/such/dir/r.md"
 [ ! -e "$T/no/such/dir/r.md" ] && [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "half-written file left"
 
+# --- RUNS ON in both human reports (a column and its legend)
+grep -q "| rank | plan | runs on |" "$T/r.md" && grep -q "needs a heterogeneity-aware runtime" "$T/r.md" &&
+	ok || bad "Markdown report lacks the runs-on column"
+grep -q "<th>runs on</th>" "$T/r.html" && ok || bad "HTML report lacks the runs-on column"
+
 echo "report_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
