@@ -216,6 +216,23 @@ TEST(context_parallel)
 	CHECK(strstr(why, "deepspeed: ring context parallelism") != NULL);
 }
 
+TEST(expert_parallel)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xH100-SXM,name=h", NULL);
+	char why[512];
+	/* EP 8: Megatron-LM 2021-22 has no MoE layers; Megatron-Core
+	 * --expert-model-parallel-size, DeepSpeed-MoE ep_size and torchtitan
+	 * expert_parallel_degree run it (ZeRO-3: torchtitan needs FSDP). */
+	unsigned m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+			     "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
+	CHECK_EQ_INT(m, MC | DS | TT);
+	m = mask_of(&c, "{\"zero\":1,\"ep\":8,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
+	CHECK_EQ_INT(m, MC | DS);
+	CHECK(strstr(why, "megatron-lm: expert parallelism (EP 8)") != NULL);
+}
+
 TEST(interleaved_schedule)
 {
 	struct cluster c;
@@ -296,6 +313,7 @@ int main(void)
 	RUN(zero3_with_pipeline);
 	RUN(ddp_in_torchtitan_is_one_dimensional);
 	RUN(context_parallel);
+	RUN(expert_parallel);
 	RUN(interleaved_schedule);
 	RUN(recompute_kinds);
 	RUN(fp8);
