@@ -1754,10 +1754,12 @@ static void explain_miss(struct ctx *x)
 		break;
 	case OBJ_BUDGET:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs",
+			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs; "
+			 "a budget of USD %s, or %s tokens within this one, would be met by it",
 			 tk, hp_fmt_count(usd, sizeof usd, o->budget_usd),
 			 hp_fmt_count(usd2, sizeof usd2, n->cost_to_train_usd),
-			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus);
+			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus, usd2,
+			 hp_fmt_count(b2, sizeof b2, x->tokens * o->budget_usd / n->cost_to_train_usd));
 		break;
 	default:
 		snprintf(res->why, sizeof res->why,
@@ -1942,8 +1944,9 @@ static int meets_deadline(const struct cluster *c, const struct model_spec *m,
 	so.progress = NULL;
 	struct search_result r;
 	struct hp_err err = { 0 };
+	/* no deadline: a plan that fits in memory is enough */
 	int ok = search_inner(c, m, &so, &r, &err, 1) == 0 && r.n_plans &&
-		 r.plans[0].time_to_train_s <= o->deadline_s;
+		 (o->deadline_s <= 0 || r.plans[0].time_to_train_s <= o->deadline_s);
 	search_result_free(&r);
 	return ok;
 }
@@ -1955,12 +1958,12 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 	int answers = 0;
 	size_t k = 0;
 	text[0] = '\0';
-	if (o->deadline_s <= 0 || c->n_pools < 1)
+	if (c->n_pools < 1 || (o->deadline_s <= 0 && res->n_plans))
 		return 0;
 	struct param_count pc;
 	model_params(m, &pc);
 	double tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;
-	double need_rate = tokens / o->deadline_s;
+	double need_rate = o->deadline_s > 0 ? tokens / o->deadline_s : 0;
 	double have_rate = res->has_nearest ? res->nearest.est.tokens_per_s
 			   : res->n_plans ? res->plans[0].est.tokens_per_s : 0;
 	int total_nodes = 0;
@@ -1978,9 +1981,11 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			? res->single[i].est.tokens_per_s / res->single[i].est.n_gpus
 			: res->has_nearest && res->nearest.est.n_gpus > 0
 			? res->nearest.est.tokens_per_s / res->nearest.est.n_gpus : 0;
-		if (!(per_gpu > 0))
+		if (o->deadline_s > 0 && !(per_gpu > 0))
 			continue;
-		double guess = (need_rate - have_rate) / per_gpu / p->gpus_per_node;
+		/* nothing fits in memory: start from one node more */
+		double guess = o->deadline_s > 0
+			? (need_rate - have_rate) / per_gpu / p->gpus_per_node : 1;
 		int lo = 0, hi = HP_MAX(1, (int)ceil(guess));
 		int limit = 64 * HP_MAX(total_nodes, 1);
 		*g = *c;

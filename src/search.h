@@ -139,7 +139,8 @@ const char *search_mem_name(enum search_mem s);   /* "fits", "fits-with-risk", "
 
 /* When res missed the deadline (o->deadline_s set): for each pool, the
  * fewest whole nodes to add to it alone so that the fastest plan trains
- * o->tokens within o->deadline_s. Found by growing a first guess (the
+ * o->tokens within o->deadline_s; with no deadline and no plan (nothing
+ * fits in memory), the fewest so that a plan fits. Found by growing a first guess (the
  * missing rate at the pool's best rate per GPU) by quarters and bisecting
  * back; every answer is a cluster the planner verified. add_nodes[i] = 0
  * where nothing up to 64 times the cluster's nodes does it (or nothing

@@ -121,6 +121,17 @@ worst = max(e['memory'], key=lambda s: s['total_bytes'] / s['capacity_bytes'])
 assert abs(worst['total_bytes'] - need) <= 0.01 * need, (worst['total_bytes'], need)
 " && ok || bad "nearest_miss need_bytes differs from estimate --plan by more than 1%"
 
+# --- nothing fits: the GPUs to add for a plan that fits, verified by
+# planning with them and with one node fewer
+$H plan --pool 1x8xA100-40GB -m llama3.1-70b --gbs 64 --seq-len 4096 > /dev/null 2>"$T/err"
+add=$(sed -n 's/.*needs [0-9]* more A100-SXM4-40GB (\([0-9]*\) nodes\{0,1\}).*/\1/p' "$T/err")
+[ -n "$add" ] && ok || bad "no capacity answer for a model that does not fit: $(cat "$T/err")"
+$H plan --pool "$((1 + ${add:-0}))x8xA100-40GB" -m llama3.1-70b --gbs 64 --seq-len 4096 --top 1 \
+	> /dev/null 2>&1 && ok || bad "with $add nodes added nothing fits"
+$H plan --pool "${add:-1}x8xA100-40GB" -m llama3.1-70b --gbs 64 --seq-len 4096 --top 1 \
+	> /dev/null 2>&1
+[ $? = 4 ] && ok || bad "one node fewer than answered also fits"
+
 # --- single-pool bests depend on the pool alone
 base="--pool 2x8xH100-SXM,name=h100 -m llama3.1-8b --gbs 512 --format json"
 # shellcheck disable=SC2086

@@ -607,10 +607,14 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	}
 	struct capacity cap;
 	memset(&cap, 0, sizeof cap);
-	if (src < 0 && err.code == HP_EXIT_NOFIT && so.deadline_s > 0 && res.has_nearest &&
-	    so.objective == OBJ_DEADLINE && !res.stats.cancelled) {
+	int deadline_miss = so.deadline_s > 0 && res.has_nearest && so.objective == OBJ_DEADLINE;
+	int memory_miss = !res.has_nearest && res.has_mem_miss;
+	if (src < 0 && err.code == HP_EXIT_NOFIT && (deadline_miss || memory_miss) &&
+	    !res.stats.cancelled) {
 		struct search_opts co = so;
 		co.tokens = tokens;
+		if (memory_miss)
+			co.deadline_s = 0;   /* what makes a plan fit at all */
 		cap.n = search_capacity_answer(&c, &m, &co, &res, cap.add_nodes, cap.text,
 					       sizeof cap.text);
 	}
@@ -652,7 +656,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 				hp_fmt_count(tok, sizeof tok, res.nearest.est.tokens_per_s));
 		}
 		if (cap.n)
-			fprintf(stderr, "to meet the deadline: %s\n", cap.text);
+			fprintf(stderr, "%s: %s\n", res.has_nearest ? "to meet the deadline"
+				: "for a plan that fits", cap.text);
 		rc = err.code ? err.code : HP_EXIT_NOFIT;
 	}
 	sbuf_done(&o);
