@@ -317,6 +317,33 @@ static void add_replica(struct plan *p, const struct layout *L, int count, int m
 			int gbs);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
 
+/* A plan that does not fit in memory (sp, estimated; taken over): keep it
+ * as the nearest memory miss when its fullest stage, as a share of its
+ * GPU, comes closer than the nearest so far. */
+static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
+{
+	double need, cap;
+	search_mem_state(&sp->est, x->o->mem_headroom, &need, &cap);
+	double ratio = cap > 0 ? need / cap : HUGE_VAL;
+	if (x->mem_miss > 0 && ratio >= x->mem_miss) {
+		sp_free(sp);
+		return;
+	}
+	x->mem_miss = ratio;
+	finish_plan(x, sp);
+	struct search_result *res = x->res;
+	if (res->has_mem_miss)
+		sp_free(&res->mem_miss);
+	sp_move(&res->mem_miss, sp);
+	res->has_mem_miss = 1;
+	const struct plan *p = &res->mem_miss.plan;
+	char nb[32], cb[32];
+	snprintf(x->mem_desc, sizeof x->mem_desc,
+		 "%.60s, dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
+		 res->mem_miss.label, plan_dp(p), plan_recompute_name(p->recompute), p->zero, p->mbs,
+		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+}
+
 /* Nothing fits on this layout: remember how close it came. The probe's
  * memory (at the largest DP degree, where ZeRO shards are smallest) is a
  * lower bound; a layout that could beat the nearest miss so far is
@@ -355,30 +382,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 		return;
 	}
 	x->res->stats.evaluated++;
-	double need, cap;
-	search_mem_state(&sp.est, x->o->mem_headroom, &need, &cap);
-	double ratio = cap > 0 ? need / cap : HUGE_VAL;
-	if (x->mem_miss > 0 && ratio >= x->mem_miss) {
-		sp_free(&sp);
-		return;
-	}
-	x->mem_miss = ratio;
-	finish_plan(x, &sp);
-	struct search_result *res = x->res;
-	if (res->has_mem_miss)
-		sp_free(&res->mem_miss);
-	sp_move(&res->mem_miss, &sp);
-	res->has_mem_miss = 1;
-	char nb[32], cb[32];
-	const struct pool *pa = &x->c->pools[L->seg[0].pool];
-	int n = snprintf(x->mem_desc, sizeof x->mem_desc, "%.16s tp%d", pa->name, L->seg[0].tp);
-	if (L->nseg > 1)
-		n += snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n, " + %.16s tp%d",
-			      x->c->pools[L->seg[1].pool].name, L->seg[1].tp);
-	snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n,
-		 " pp%d dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
-		 S, count, plan_recompute_name(g->rc), g->zero, g->mbs,
-		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+	mem_miss_offer(x, &sp);
 }
 
 /* Solve the layer partition of layout L under global settings g. */
@@ -873,8 +877,9 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 	}
 	x->res->stats.evaluated++;
 	if (!sp.est.fits) {
+		/* fitted at the probe's DP degree, not at this one's */
 		x->res->stats.pruned++;
-		sp_free(&sp);
+		mem_miss_offer(x, &sp);
 		return -1;
 	}
 	finish_plan(x, &sp);
