@@ -132,13 +132,22 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 	const struct pool *pf = &c->pools[first < 0 ? 0 : first];
 	char nic[48];
 	snprintf(nic, sizeof nic, "%dx%gG NIC", pf->nics, pf->nic_gbps);
-	int tp_used = 0;
+	/* TP links: each pool's own scale-up link (PCIe on L40S) */
+	int tp_intra[3] = { 0 };
 	for (int r = 0; r < p->n_replicas; r++)
 		for (int k = 0; k < p->replicas[r].n_stages; k++)
-			tp_used |= p->replicas[r].stages[k].tp > 1;
-	if (tp_used)
-		snprintf(d->links[DIM_TP], sizeof d->links[DIM_TP], "%s (inside a node)",
-			 intra[pf->intra]);
+			if (p->replicas[r].stages[k].tp > 1)
+				tp_intra[c->pools[p->replicas[r].stages[k].pool].intra] = 1;
+	for (int i = 0; i < 3; i++)
+		if (tp_intra[i]) {
+			size_t l = strlen(d->links[DIM_TP]);
+			snprintf(d->links[DIM_TP] + l, sizeof d->links[DIM_TP] - l, "%s%s",
+				 l ? " or " : "", intra[i]);
+		}
+	if (d->links[DIM_TP][0]) {
+		size_t l = strlen(d->links[DIM_TP]);
+		snprintf(d->links[DIM_TP] + l, sizeof d->links[DIM_TP] - l, " (inside a node)");
+	}
 	if (max_pp > 1) {
 		if (cross_pool_pp == 2)
 			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP],

@@ -179,9 +179,14 @@ int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
 		if (!ok) {
 			char list[256] = "";
 			for (const char *const *k = known; *k; k++) {
-				strncat(list, *k, sizeof list - strlen(list) - 3);
+				/* room is unsigned: stop before it could wrap */
+				if (strlen(list) + strlen(*k) + 6 >= sizeof list) {
+					strcat(list, "...");
+					break;
+				}
+				strcat(list, *k);
 				if (k[1])
-					strncat(list, ", ", sizeof list - strlen(list) - 1);
+					strcat(list, ", ");
 			}
 			return hp_err_set(c->err, HP_EXIT_INPUT,
 					  "%s: %s%s%s: unknown key (known: %s)",

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const format_names[] = { "megatron", "slurm", "deepspeed" };
+static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan" };
 
 const char *launch_format_name(enum launch_format f)
 {
@@ -142,16 +142,9 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 	for (int g = 0; g < p->n_replicas; g++) {
 		const struct replica *r = &p->replicas[g];
 		int f, l;
-		if (!layer_split(r, &f, &l)) {
-			sbuf_add(notes, "Layer split: stages hold");
-			for (int s = 0; s < r->n_stages && s < 12; s++)
-				sbuf_addf(notes, " %d", r->stages[s].last_layer - r->stages[s].first_layer + 1);
-			sbuf_addf(notes, "%s layers; Megatron-LM can only make the first and last "
-				  "stage differ.\n", r->n_stages > 12 ? " ..." : "");
-			n++;
-			break;
-		}
-		if (p->schedule == SCHED_INTERLEAVED && (f || l)) {
+		/* Any other split is --pipeline-model-parallel-layout (megatron_args) */
+		int even = layer_split(r, &f, &l);
+		if (p->schedule == SCHED_INTERLEAVED && (f || l || !even)) {
 			sbuf_add(notes, "Interleaving: an uneven first or last stage cannot be "
 				    "combined with virtual pipeline stages in Megatron-LM.\n");
 			n++;
@@ -184,7 +177,8 @@ static int make_pieces(const struct plan *p, int hetero, struct piece *out, int 
 	}
 	int n = 0;
 	for (int g = 0; g < p->n_replicas && n < max; g++) {
-		int seqs = (int)lround(p->gbs * p->replicas[g].batch_share * p->replicas[g].count);
+		/* whole micro-batches, so the pieces' batches add up to gbs */
+		int seqs = plan_replica_microbatches(p, g) * p->mbs * p->replicas[g].count;
 		fill_piece(&out[n++], p, g, p->replicas[g].count, seqs > 0 ? seqs : 1);
 	}
 	return n;
@@ -195,12 +189,60 @@ static const char *mname(const struct model_spec *m)
 	return *m->display ? m->display : m->name;
 }
 
-/* Megatron-LM arguments of one piece as "--flag value" items; sep goes
- * between items ("\n" for an array in a script, " \\\n" for a command). */
-static void megatron_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
-			  const struct piece *pc, const char *pre, const char *sep)
+/* What a model family's published config sets that model_spec does not
+ * carry: RoPE base and scaling, the norm epsilon, MoE router details.
+ * Sources: the Hugging Face config.json of each family's release
+ * (rope_theta, rope_scaling, rms_norm_eps, router_aux_loss_coef; for
+ * DeepSeek-V3 also scoring_func "sigmoid", routed_scaling_factor 2.5,
+ * n_group 8, topk_group 4 and its auxiliary-loss-free expert bias). */
+struct family {
+	const char *prefix;        /* model name prefix */
+	int rope_base;             /* 0: Megatron's default (10000) */
+	int llama3_scaling;        /* rope_scaling type "llama3", factor 8 */
+	double norm_eps;
+	double aux_loss;           /* MoE load-balancing loss coefficient, 0: none */
+	int sigmoid_router;        /* DeepSeek-V3 router: sigmoid, expert bias, groups */
+};
+
+static const struct family families[] = {
+	{ "llama3.1", 500000, 1, 1e-5, 0, 0 },
+	{ "llama3", 500000, 0, 1e-5, 0, 0 },
+	{ "llama2", 10000, 0, 1e-5, 0, 0 },
+	{ "mixtral", 1000000, 0, 1e-5, 0.02, 0 },
+	{ "deepseek-v3", 10000, 0, 1e-6, 0, 1 },
+	{ "qwen2.5", 1000000, 0, 1e-6, 0, 0 },
+	{ "nemotron4", 10000, 0, 1e-5, 0, 0 },
+};
+
+static const struct family *model_family(const struct model_spec *m)
+{
+	for (size_t i = 0; i < HP_ARRAY_LEN(families); i++)
+		if (!strncmp(m->name, families[i].prefix, strlen(families[i].prefix)))
+			return &families[i];
+	return NULL;
+}
+
+/* Sequences to train: tokens / sequence length, rounded up. */
+static long long train_samples(const struct model_spec *m, const struct plan *p, double tokens)
 {
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
+	if (tokens <= 0) {
+		struct param_count pc;
+		model_params(m, &pc);
+		tokens = 20 * pc.total;   /* as `plan`: 20 tokens per parameter */
+	}
+	return (long long)ceil(tokens / seq);
+}
+
+/* Megatron-LM arguments of one piece as "--flag value" items; sep goes
+ * between items ("\n" for an array in a script, " \\\n" for a command).
+ * Every flag name is one of megatron/training/arguments.py's at the commit
+ * in tests/data/megatron_args.txt (tests/test_launch_args.sh checks). */
+static void megatron_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
+			  const struct piece *pc, double tokens, const char *pre, const char *sep)
+{
+	int seq = p->seq_len ? p->seq_len : m->seq_len;
+	const struct family *fam = model_family(m);
 #define ARG(...) do { sbuf_add(b, pre); sbuf_addf(b, __VA_ARGS__); sbuf_add(b, sep); } while (0)
 	ARG("--num-layers %d", m->layers);
 	ARG("--hidden-size %d", m->hidden);
@@ -214,26 +256,56 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--kv-channels %d", m->head_dim);
 	ARG("--seq-length %d", seq);
 	ARG("--max-position-embeddings %d", HP_MAX(seq, m->seq_len));
-	if (m->position == POS_ROPE)
+	if (m->position == POS_ROPE) {
 		ARG("--position-embedding-type rope");
+		if (fam && fam->rope_base)
+			ARG("--rotary-base %d", fam->rope_base);
+		if (fam && fam->llama3_scaling) {
+			ARG("--use-rope-scaling");
+			ARG("--rope-scaling-factor 8");
+		}
+	}
 	if (m->norm == NORM_RMS)
 		ARG("--normalization RMSNorm");
+	if (fam)
+		ARG("--norm-epsilon %g", fam->norm_eps);
 	if (m->gated_mlp)
 		ARG("--swiglu");
 	if (!m->tied_embeddings)
 		ARG("--untie-embeddings-and-output-weights");
 	if (!m->bias)
 		ARG("--disable-bias-linear");
+	if (m->qkv_bias)
+		ARG("--add-qkv-bias");
+	if (!m->dropout) {
+		/* Megatron's default dropout is 0.1; current LLMs train without */
+		ARG("--attention-dropout 0");
+		ARG("--hidden-dropout 0");
+	}
 	if (m->moe.experts) {
 		ARG("--num-experts %d", m->moe.experts);
 		ARG("--moe-router-topk %d", m->moe.top_k);
 		ARG("--moe-ffn-hidden-size %d", m->moe.expert_ffn);
+		ARG("--moe-grouped-gemm");
+		ARG("--moe-token-dispatcher-type alltoall");
 		if (m->moe.shared_experts)
 			ARG("--moe-shared-expert-intermediate-size %d",
 			    m->moe.shared_experts * m->moe.expert_ffn);
 		if (m->moe.dense_layers)
 			ARG("--moe-layer-freq '([0]*%d+[1]*%d)'", m->moe.dense_layers,
 			    m->layers - m->moe.dense_layers);
+		if (fam && fam->sigmoid_router) {
+			ARG("--moe-router-score-function sigmoid");
+			ARG("--moe-router-enable-expert-bias");
+			ARG("--moe-router-topk-scaling-factor 2.5");
+			ARG("--moe-router-num-groups 8");
+			ARG("--moe-router-group-topk 4");
+			ARG("--moe-router-load-balancing-type seq_aux_loss");
+			ARG("--moe-aux-loss-coeff 0.0001");
+		} else {
+			ARG("--moe-router-load-balancing-type aux_loss");
+			ARG("--moe-aux-loss-coeff %g", fam && fam->aux_loss ? fam->aux_loss : 0.01);
+		}
 	}
 	if (m->mla.kv_lora_rank) {
 		ARG("--multi-latent-attention");
@@ -246,12 +318,33 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 	}
 	ARG("--tensor-model-parallel-size %d", pc->tp);
 	ARG("--pipeline-model-parallel-size %d", pc->pp);
-	if (pc->first_layers)
+	if (!pc->even) {
+		/* arguments.py --pipeline-model-parallel-layout: stages split by
+		 * "|", E the embedding, t a decoder layer, L the loss */
+		sbuf_add(b, pre);
+		sbuf_add(b, "--pipeline-model-parallel-layout \"E");
+		for (int s = 0; s < pc->r->n_stages; s++) {
+			const struct stage *st = &pc->r->stages[s];
+			if (s)
+				sbuf_addc(b, '|');
+			for (int k = st->first_layer; k <= st->last_layer; k++)
+				sbuf_addc(b, 't');
+		}
+		sbuf_add(b, "L\"");
+		sbuf_add(b, sep);
+	} else if (pc->first_layers)
 		ARG("--decoder-first-pipeline-num-layers %d", pc->first_layers);
 	if (pc->last_layers)
 		ARG("--decoder-last-pipeline-num-layers %d", pc->last_layers);
-	if (p->schedule == SCHED_INTERLEAVED && p->vpp > 1)
-		ARG("--num-layers-per-virtual-pipeline-stage %d", m->layers / (pc->pp * p->vpp));
+	if (p->schedule == SCHED_INTERLEAVED && p->vpp > 1) {
+		/* arguments.py: with an uneven first/last stage the virtual
+		 * degree is given as stages per rank, else as layers per stage */
+		if (pc->first_layers || pc->last_layers)
+			ARG("--num-virtual-stages-per-pipeline-rank %d", p->vpp);
+		else
+			ARG("--num-layers-per-virtual-pipeline-stage %d",
+			    m->layers / (pc->pp * p->vpp));
+	}
 	if (p->cp > 1)
 		ARG("--context-parallel-size %d", p->cp);
 	if (p->ep > 1)
@@ -260,6 +353,7 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--sequence-parallel");
 	ARG("--micro-batch-size %d", p->mbs);
 	ARG("--global-batch-size %d", pc->gbs);
+	ARG("--train-samples %lld", train_samples(m, p, tokens));
 	if (p->recompute == RC_SELECTIVE)
 		ARG("--recompute-granularity selective");
 	else if (p->recompute == RC_FULL) {
@@ -267,19 +361,49 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--recompute-method uniform");
 		ARG("--recompute-num-layers 1");
 	}
+	if (p->zero >= 2) {
+		/* Megatron-FSDP: ZeRO-2 shards optimizer and gradients, ZeRO-3
+		 * parameters too (--data-parallel-sharding-strategy choices) */
+		ARG("--use-megatron-fsdp");
+		ARG("--data-parallel-sharding-strategy %s",
+		    p->zero == 2 ? "optim_grads" : "optim_grads_params");
+	}
 	if (p->zero >= 1)
 		ARG("--use-distributed-optimizer");
 	if (p->precision == HP_FP16)
 		ARG("--fp16");
 	else
 		ARG("--bf16");
+	if (framework_get(p->framework)->grad_reduce_fp32)
+		ARG("--accumulate-allreduce-grads-in-fp32");
 	if (p->precision == HP_FP8) {
 		ARG("--fp8-format hybrid");
 		ARG("--transformer-impl transformer_engine");
 	}
 	if (p->flash)
 		ARG("--use-flash-attn");
+	/* overlaps from the plan (framework defaults unless set); arguments.py
+	 * accepts --overlap-param-gather only with --overlap-grad-reduce and
+	 * a distributed optimizer */
+	if (plan_tp_overlap(p) && pc->tp > 1 && p->sp)
+		ARG("--tp-comm-overlap");
+	if (plan_grad_overlap(p))
+		ARG("--overlap-grad-reduce");
+	if (plan_param_overlap(p) && plan_grad_overlap(p) && p->zero >= 1)
+		ARG("--overlap-param-gather");
 #undef ARG
+}
+
+/* GPUs per node for a job of `world` ranks: the most the pool's nodes
+ * hold that divides the world and keeps TP groups inside a node, so that
+ * nodes x GPUs per node is exactly the world (torchrun starts the same
+ * --nproc-per-node on every node). */
+static int launch_gpn(int gpus_per_node, int world, int tp)
+{
+	for (int g = HP_MIN(gpus_per_node, world); g > 1; g--)
+		if (world % g == 0 && g % tp == 0)
+			return g;
+	return 1;
 }
 
 /* Comment lines that say what a piece is. */
@@ -297,9 +421,9 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	sbuf_addf(b, "# TP %d x PP %d", pc->tp, pc->pp);
 	if (p->cp > 1)
 		sbuf_addf(b, " x CP %d", p->cp);
-	sbuf_addf(b, " x DP %d = %d GPUs on %d node%s\n", pc->dp, world,
-		  (world + pl->gpus_per_node - 1) / pl->gpus_per_node,
-		  world > pl->gpus_per_node ? "s" : "");
+	int gpn = launch_gpn(pl->gpus_per_node, world, pc->tp);
+	sbuf_addf(b, " x DP %d = %d GPUs on %d node%s x %d\n", pc->dp, world, world / gpn,
+		  world / gpn > 1 ? "s" : "", gpn);
 	int mb = pc->gbs / HP_MAX(p->mbs * pc->dp, 1);
 	sbuf_addf(b, "# %d sequences of %d tokens per step = micro-batch %d x %d micro-batches x "
 		  "DP %d\n", pc->gbs, p->seq_len ? p->seq_len : m->seq_len, p->mbs, mb, pc->dp);
@@ -370,12 +494,13 @@ static void job_name(char *buf, size_t n, const struct model_spec *m)
 }
 
 static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
-			const struct plan *p, const struct piece *pc, const char *version)
+			const struct plan *p, const struct piece *pc, double tokens,
+			const char *version)
 {
 	const struct pool *pl = &c->pools[pc->pool];
 	int world = pc->tp * pc->pp * p->cp * pc->dp;
-	int gpn = HP_MIN(pl->gpus_per_node, world);
-	int nodes = (world + gpn - 1) / gpn;
+	int gpn = launch_gpn(pl->gpus_per_node, world, pc->tp);
+	int nodes = world / gpn;
 	char jn[64];
 	job_name(jn, sizeof jn, m);
 	sbuf_addf(b, "#!/bin/bash\n#SBATCH --job-name=%s\n#SBATCH --nodes=%d\n"
@@ -390,7 +515,7 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n"
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\nARGS=(\n");
-	megatron_args(b, m, p, pc, "\t", "\n");
+	megatron_args(b, m, p, pc, tokens, "\t", "\n");
 	sbuf_addf(b, ")\n\nsrun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
 		  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
 		  "\t--rdzv-backend c10d \\\n\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
@@ -445,9 +570,113 @@ static void deepspeed_notes(struct sbuf *n, const struct plan *p, const struct p
 			    "config says bf16.\n");
 }
 
+/* torchtitan's model for m: name and flavor of its model registry
+ * (torchtitan/models/llama3 flavors "8B", "70B", "405B"; deepseek_v3
+ * "671B"), or NULL when torchtitan has no definition of the model. */
+static int titan_model(const struct model_spec *m, const char **name, const char **flavor)
+{
+	static const struct { const char *hetplan, *name, *flavor; } map[] = {
+		{ "llama3.1-8b", "llama3", "8B" },
+		{ "llama3.1-70b", "llama3", "70B" },
+		{ "llama3.1-405b", "llama3", "405B" },
+		{ "deepseek-v3", "deepseek_v3", "671B" },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(map); i++)
+		if (!strcmp(m->name, map[i].hetplan)) {
+			*name = map[i].name;
+			*flavor = map[i].flavor;
+			return 1;
+		}
+	return 0;
+}
+
+/* A torchtitan job config (TOML) for one piece, in the schema of
+ * torchtitan/config/job_config.py at commit 8a2686c4 (2025-09-30), the
+ * last release line configured by TOML files (later torchtitan takes the
+ * same fields as Python config / command-line overrides). Data-parallel
+ * sharding: ZeRO-0 replicates (data_parallel_replicate_degree), ZeRO-2
+ * and 3 shard with FSDP2 (reshard_after_forward "never" is ZeRO-2). */
+static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const struct plan *p,
+			    const struct piece *pc, double tokens, struct sbuf *notes)
+{
+	const char *name = NULL, *flavor = NULL;
+	int seq = p->seq_len ? p->seq_len : m->seq_len;
+	sbuf_add(b, "[job]\ndump_folder = \"./outputs\"\n");
+	sbuf_addf(b, "description = \"%s, planned by hetplan\"\n\n", mname(m));
+	sbuf_add(b, "[model]\n");
+	if (titan_model(m, &name, &flavor)) {
+		sbuf_addf(b, "name = \"%s\"\nflavor = \"%s\"\n", name, flavor);
+	} else {
+		sbuf_addf(b, "# torchtitan has no model definition for %s: add one and name it here\n"
+			  "name = \"%s\"\nflavor = \"custom\"\n", mname(m), m->name);
+		sbuf_addf(notes, "torchtitan: no model definition for %s in its registry.\n",
+			  mname(m));
+	}
+	if (p->precision == HP_FP8)
+		sbuf_add(b, "converters = [\"float8\"]\n");
+	long long samples = train_samples(m, p, tokens);
+	sbuf_addf(b, "\n[training]\nlocal_batch_size = %d\nglobal_batch_size = %d\nseq_len = %d\n"
+		  "steps = %lld\nmax_norm = 1.0\nmixed_precision_param = \"%s\"\n"
+		  "mixed_precision_reduce = \"float32\"\n\n", p->mbs, pc->gbs, seq,
+		  (samples + pc->gbs - 1) / pc->gbs,
+		  p->precision == HP_FP16 ? "float32" : "bfloat16");
+	if (p->precision == HP_FP16)
+		sbuf_add(notes, "torchtitan: its mixed precision is bfloat16 or float32; the plan's "
+			    "fp16 has no switch.\n");
+	int replicate = p->zero == 0 ? pc->dp : 1, shard = p->zero == 0 ? 1 : pc->dp;
+	if (p->zero == 1)
+		sbuf_add(notes, "torchtitan: no optimizer-only sharding (ZeRO-1); FSDP2 with "
+			    "reshard_after_forward = \"never\" (ZeRO-2) is the nearest.\n");
+	sbuf_addf(b, "[parallelism]\ndata_parallel_replicate_degree = %d\n"
+		  "data_parallel_shard_degree = %d\n", replicate, shard);
+	if (p->zero >= 1)
+		sbuf_addf(b, "fsdp_reshard_after_forward = \"%s\"\n",
+			  p->zero == 3 ? "default" : "never");
+	sbuf_addf(b, "tensor_parallel_degree = %d\n", pc->tp);
+	if (pc->tp > 1 && plan_tp_overlap(p))
+		sbuf_add(b, "enable_async_tensor_parallel = true\n");
+	sbuf_addf(b, "pipeline_parallel_degree = %d\n", pc->pp);
+	if (pc->pp > 1) {
+		int v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
+		sbuf_addf(b, "pipeline_parallel_schedule = \"%s\"\n",
+			  v > 1 ? "Interleaved1F1B" : "1F1B");
+		sbuf_addf(b, "pipeline_parallel_microbatch_size = %d\n", p->mbs);
+		const struct replica *r = pc->r;
+		int k0 = r->stages[0].last_layer - r->stages[0].first_layer + 1, even = 1;
+		for (int s = 1; s < r->n_stages; s++)
+			even &= r->stages[s].last_layer - r->stages[s].first_layer + 1 == k0;
+		if (even && k0 % v == 0) {
+			sbuf_addf(b, "pipeline_parallel_layers_per_stage = %d\n", k0 / v);
+		} else {
+			/* one split point per stage boundary (first layer of stage s) */
+			sbuf_add(b, "pipeline_parallel_split_points = [");
+			for (int s = 1; s < r->n_stages; s++)
+				sbuf_addf(b, "%s\"layers.%d\"", s > 1 ? ", " : "",
+					  r->stages[s].first_layer);
+			sbuf_add(b, "]\n");
+		}
+	}
+	sbuf_addf(b, "context_parallel_degree = %d\n", p->cp);
+	if (p->ep > 1)
+		sbuf_addf(b, "expert_parallel_degree = %d\n", p->ep);
+	sbuf_add(b, "\n[activation_checkpoint]\n");
+	switch (p->recompute) {
+	case RC_NONE: sbuf_add(b, "mode = \"none\"\n"); break;
+	case RC_FULL: sbuf_add(b, "mode = \"full\"\n"); break;
+	case RC_SELECTIVE_OP:
+		sbuf_add(b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
+		break;
+	default:
+		sbuf_add(b, "# Megatron's attention-only recomputation has no torchtitan mode; "
+			    "op-level selective is the nearest\nmode = \"selective\"\n"
+			    "selective_ac_option = \"op\"\n");
+		break;
+	}
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
-		  enum launch_format f, const char *version, char **out, size_t *len,
-		  char **notes, struct hp_err *err)
+		  enum launch_format f, double tokens, const char *version, char **out,
+		  size_t *len, char **notes, struct hp_err *err)
 {
 	if ((int)f < 0 || f >= LAUNCH_FORMAT_COUNT)
 		return hp_err_set(err, HP_EXIT_USAGE, "launch: unknown format %d", (int)f);
@@ -478,7 +707,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		for (int i = 0; i < np; i++) {
 			sbuf_add(&b, "\n");
 			piece_header(&b, c, m, p, &pcs[i]);
-			megatron_args(&b, m, p, &pcs[i], "", " \\\n");
+			megatron_args(&b, m, p, &pcs[i], tokens, "", " \\\n");
 			b.len -= 3;   /* no continuation after the last argument */
 			sbuf_add(&b, "\n");
 		}
@@ -491,7 +720,19 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		for (int i = 0; i < np; i++) {
 			if (hetero)
 				sbuf_addf(&b, "\n# ---- piece %d of %d ----\n", i + 1, np);
-			slurm_piece(&b, c, m, p, &pcs[i], version);
+			slurm_piece(&b, c, m, p, &pcs[i], tokens, version);
+		}
+		break;
+	case LAUNCH_TORCHTITAN:
+		header(&b, "torchtitan job config (TOML)", c, m, version, lim, hetero);
+		for (int i = 0; i < np; i++) {
+			if (hetero)
+				sbuf_addf(&b, "\n# ---- piece %d of %d: save from here as its own file "
+					  "----\n", i + 1, np);
+			else
+				sbuf_add(&b, "\n");
+			piece_header(&b, c, m, p, &pcs[i]);
+			torchtitan_toml(&b, m, p, &pcs[i], tokens, &nb);
 		}
 		break;
 	case LAUNCH_DEEPSPEED: {

@@ -1,6 +1,6 @@
 /* launch.h — turn a plan into what starts the training job: Megatron-LM
- * arguments, a Slurm batch script that runs them under torchrun, or a
- * DeepSpeed config.
+ * arguments, a Slurm batch script that runs them under torchrun, a
+ * DeepSpeed config, or a torchtitan TOML job config.
  *
  * Stock frameworks run one pipeline layout on one kind of GPU with the
  * global batch split evenly, so a heterogeneous plan does not map onto one
@@ -14,20 +14,24 @@
 
 #include "plan.h"
 
-enum launch_format { LAUNCH_MEGATRON, LAUNCH_SLURM, LAUNCH_DEEPSPEED, LAUNCH_FORMAT_COUNT };
+enum launch_format { LAUNCH_MEGATRON, LAUNCH_SLURM, LAUNCH_DEEPSPEED, LAUNCH_TORCHTITAN,
+		     LAUNCH_FORMAT_COUNT };
 
-/* The plan p (which passed plan_validate) as format f. Returns 0 with *out
+/* The plan p (which passed plan_validate) as format f; tokens (0: 20 per
+ * parameter, as `plan`) sets Megatron's --train-samples and torchtitan's
+ * training.steps. Returns 0 with *out
  * (NUL-terminated, *len bytes) and *notes (one line per thing the format
  * cannot express, "" when none); the caller frees both. version goes into
  * the generated comments. Fails with -1 and err only on a bad format. The
  * DeepSpeed output is JSON: the config itself, or for a heterogeneous plan
  * {"pieces":[{"replica_group","pool","replicas","config"}],"cannot_express":[...]}. */
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
-		  enum launch_format f, const char *version, char **out, size_t *len,
-		  char **notes, struct hp_err *err);
+		  enum launch_format f, double tokens, const char *version, char **out,
+		  size_t *len, char **notes, struct hp_err *err);
 
 const char *launch_format_name(enum launch_format f);
-/* "megatron", "slurm" (alias "torchrun"), "deepspeed". Returns 0 or -1. */
+/* "megatron", "slurm" (alias "torchrun"), "deepspeed", "torchtitan".
+ * Returns 0 or -1. */
 int launch_format_parse(const char *s, enum launch_format *f);
 
 #endif

@@ -278,7 +278,8 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 		/* keys the planner prints beside the plan, ignored here */
 		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
 		"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s",
-		"memory", "comm", "optimality", "hfu", "label", "links", "pareto", NULL,
+		"memory", "comm", "optimality", "hfu", "label", "links", "pareto", "runs_on",
+		"runs_on_why", "memory_verdict", "mem_need_bytes", "mem_capacity_bytes", NULL,
 	};
 	cJSON *root = jx_parse(text, len, file, err);
 	if (!root)

@@ -12,6 +12,7 @@
 #include "dispatch.h"
 #include "jsonx.h"
 #include "workspace.h"
+#include "runs_on.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -480,7 +481,28 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	if (sp->optimality != OPTIMAL_HEURISTIC)
 		cJSON_AddNumberToObject(op, "gap", sp->gap);
 	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
+	/* which stock frameworks run it as one job (runs_on.h), and the
+	 * memory verdict under the planner's headroom */
+	cJSON *ro = cJSON_AddArrayToObject(o, "runs_on");
+	for (int f = 1; f < FW_COUNT; f++)
+		if (sp->runs_on & (1u << f))
+			cJSON_AddItemToArray(ro, cJSON_CreateString(framework_name((enum hp_framework)f)));
+	cJSON_AddStringToObject(o, "runs_on_why", sp->runs_on_why);
+	cJSON_AddStringToObject(o, "memory_verdict", sp->est.fits ? sp->risky ? "fits-with-risk" : "fits"
+							 : "does-not-fit");
+	cJSON_AddNumberToObject(o, "mem_need_bytes", sp->mem_need_bytes);
+	cJSON_AddNumberToObject(o, "mem_capacity_bytes", sp->mem_capacity_bytes);
 	return o;
+}
+
+void report_plan_strip_extras(cJSON *entry)
+{
+	static const char *const extras[] = { "runs_on", "runs_on_why", "memory_verdict",
+					      "mem_need_bytes", "mem_capacity_bytes" };
+	if (!cJSON_IsObject(entry))
+		return;
+	for (size_t i = 0; i < HP_ARRAY_LEN(extras); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(entry, extras[i]);
 }
 
 /* 1-based rank of sp in the ranked list, 0 when it is not there. */
@@ -656,7 +678,9 @@ static void md_plan_row(struct sbuf *b, const struct search_plan *sp, int rank,
 	/* the chosen plan's rank and name in bold */
 	sbuf_addf(b, chosen ? "| **%d** | **" : "| %d | ", rank);
 	sbuf_add_md(b, label);
-	sbuf_addf(b, "%s | %d |", chosen ? "**" : "", e->n_gpus);
+	char ro[96];
+	sbuf_addf(b, "%s%s | %s | %d |", chosen ? "**" : "", sp->risky ? " (!)" : "",
+		  runs_on_names(sp->runs_on, ro, sizeof ro), e->n_gpus);
 	sbuf_addf(b, " %s | %s | %.1f%% | %s | %s | %s | %s | %s |\n",
 		  hp_fmt_duration(a, sizeof a, e->step_time_s),
 		  hp_fmt_count(t, sizeof t, e->tokens_per_s), 100 * e->mfu,
@@ -917,12 +941,28 @@ static void md_render(const struct report_input *in, const struct report_summary
 	md_summary(in, s, b);
 	md_inputs(in, s, b);
 	if (r->n_plans) {
-		sbuf_add(b, "## Top plans\n\n| rank | plan | GPUs | step | tokens/s | MFU | $/h "
+		sbuf_add(b, "## Top plans\n\n| rank | plan | runs on | GPUs | step | tokens/s | MFU | $/h "
 			    "| time to train | cost to train | optimality | Pareto |\n"
-			    "|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+			    "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
 		for (int i = 0; i < r->n_plans; i++)
 			md_plan_row(b, &r->plans[i], i + 1, c, i == in->chosen);
-		sbuf_add(b, "\n");
+		sbuf_add(b, "\n*runs on*: stock frameworks that run the plan as one job (none: it "
+			    "needs a heterogeneity-aware runtime); (!): over the memory headroom.\n\n");
+		if (!r->plans[0].runs_on) {
+			sbuf_add(b, "Plan 1 runs on no stock framework: ");
+			sbuf_add_md(b, r->plans[0].runs_on_why);
+			sbuf_add(b, ".");
+			if (r->has_stock) {
+				char sl[96], st[32], sr[96];
+				report_plan_label(&r->stock, c, sl, sizeof sl);
+				sbuf_add(b, " The best plan a stock framework runs: ");
+				sbuf_add_md(b, sl);
+				sbuf_addf(b, ", %s tokens/s on %d GPUs (%s).",
+					  hp_fmt_count(st, sizeof st, r->stock.est.tokens_per_s),
+					  r->stock.est.n_gpus, runs_on_names(r->stock.runs_on, sr, sizeof sr));
+			}
+			sbuf_add(b, "\n\n");
+		}
 		md_chosen(in, s, b);
 	} else if (r->has_nearest) {
 		report_plan_label(&r->nearest, c, label, sizeof label);

@@ -84,13 +84,23 @@ int report_render(const struct report_input *in, enum report_format fmt,
  *   "links":{DIM:"the links its collectives cross"},
  *   "optimality":{"status":"optimal"|"within-gap"|"heuristic","gap"},
  *     ("gap" unless heuristic),
- *   "pareto": true when the plan is on the time/cost Pareto front.
+ *   "pareto": true when the plan is on the time/cost Pareto front,
+ *   "runs_on": ["megatron-core", ...] (stock frameworks that run it as one
+ *     job, runs_on.h), "runs_on_why": why the others cannot,
+ *   "memory_verdict": "fits"|"fits-with-risk"|"does-not-fit" under the
+ *     planner's headroom, "mem_need_bytes"/"mem_capacity_bytes": the
+ *     fullest stage and its GPU.
  * Caller owns the result (cJSON_Delete). */
 /* Add "breakdown_s", "memory" and "comm" of e to the object o. */
 void report_estimate_json_parts(struct cJSON *o, const struct estimate *e,
 				const struct cluster *c);
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
 			       const struct cluster *c, const struct model_spec *m);
+
+/* Remove from a plan entry the keys report_plan_json() adds that
+ * plan_parse_json() does not know yet (runs_on ... mem_capacity_bytes),
+ * so an entry stays an `estimate --plan` input. */
+void report_plan_strip_extras(struct cJSON *entry);
 
 const char *report_format_name(enum report_format f);
 /* "md" (or "markdown"), "html", "json", "csv". Returns 0 or -1. */

@@ -8,6 +8,7 @@
  * sources, link names) goes through sbuf_add_html(). The page prints on A4
  * or Letter: @media print drops shadows and keeps sections whole. */
 #include "report_priv.h"
+#include "runs_on.h"
 #include "dispatch.h"
 
 #include <math.h>
@@ -546,7 +547,8 @@ static void td_num(struct sbuf *b, const char *s)
 static void plans_table(struct sbuf *b, const struct report_input *in)
 {
 	const struct search_result *r = in->res;
-	sbuf_add(b, "<table><tr><th class=\"n\">#</th><th>plan</th><th class=\"n\">GPUs</th>"
+	sbuf_add(b, "<table><tr><th class=\"n\">#</th><th>plan</th><th>runs on</th>"
+		    "<th class=\"n\">GPUs</th>"
 		    "<th class=\"n\">step</th><th class=\"n\">tokens/s</th><th class=\"n\">MFU</th>"
 		    "<th class=\"n\">$/h</th><th class=\"n\">time to train</th>"
 		    "<th class=\"n\">cost to train</th><th>optimality</th></tr>\n");
@@ -560,6 +562,13 @@ static void plans_table(struct sbuf *b, const struct report_input *in)
 		h(b, label);
 		if (sp->pareto)
 			sbuf_add(b, "<span class=\"tag\">Pareto</span>");
+		if (sp->risky)
+			sbuf_add(b, "<span class=\"tag\">over memory headroom</span>");
+		char ro[96];
+		sbuf_add(b, "</td><td title=\"");
+		h(b, sp->runs_on_why);
+		sbuf_add(b, "\">");
+		h(b, runs_on_names(sp->runs_on, ro, sizeof ro));
 		sbuf_addf(b, "</td><td class=\"n\">%d</td>", e->n_gpus);
 		td_num(b, hp_fmt_duration(x, sizeof x, e->step_time_s));
 		td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
@@ -569,7 +578,25 @@ static void plans_table(struct sbuf *b, const struct report_input *in)
 		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
 		sbuf_addf(b, "<td>%s</td></tr>\n", search_optimality_name(sp->optimality));
 	}
-	sbuf_add(b, "</table>\n");
+	sbuf_add(b, "</table>\n<p class=\"note\">Runs on: stock frameworks that run the plan as one "
+		    "job; none: it needs a heterogeneity-aware runtime.");
+	if (r->n_plans && !r->plans[0].runs_on) {
+		sbuf_add(b, " Plan 1 runs on none (");
+		h(b, r->plans[0].runs_on_why);
+		sbuf_add(b, ").");
+		if (r->has_stock) {
+			char sl[96], st[32], sr[96];
+			report_plan_label(&r->stock, in->cluster, sl, sizeof sl);
+			sbuf_add(b, " The best plan a stock framework runs: ");
+			h(b, sl);
+			sbuf_addf(b, ", %s tokens/s on %d GPUs (",
+				  hp_fmt_count(st, sizeof st, r->stock.est.tokens_per_s),
+				  r->stock.est.n_gpus);
+			h(b, runs_on_names(r->stock.runs_on, sr, sizeof sr));
+			sbuf_add(b, ").");
+		}
+	}
+	sbuf_add(b, "</p>\n");
 }
 
 static void chosen_section(struct sbuf *b, const struct report_input *in,
@@ -685,10 +712,15 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 		sbuf_addf(b, "<p class=\"note\">%d more stages are left out; the JSON report lists "
 			  "every one.</p>\n", e->n_stages - shown);
 
-	sbuf_add(b, "<h3>Communication</h3><table><tr><th>dim</th><th>collective</th>"
-		    "<th class=\"n\">bytes per call</th><th class=\"n\">calls per step</th>"
-		    "<th class=\"n\">group</th><th>link</th><th>algorithm / protocol</th>"
-		    "<th class=\"n\">time per step</th><th class=\"n\">exposed</th></tr>\n");
+	sbuf_addf(b, "<h3>Communication</h3><p class=\"note\">One row per dimension. The step "
+		  "time above is replica group %d's, the group that sets the pace%s.</p>"
+		  "<table><tr><th>dim</th><th>collective</th>"
+		  "<th class=\"n\">bytes per call</th><th class=\"n\">calls per step</th>"
+		  "<th class=\"n\">group</th><th>link</th><th>algorithm / protocol</th>"
+		  "<th class=\"n\">time per step</th><th class=\"n\">exposed</th></tr>\n",
+		  e->slowest_group,
+		  p->n_replicas > 1 ? "; with several groups the rows may describe another "
+				      "group (hetplan's model keeps one row per dimension)" : "");
 	for (int d = 0; d < DIM_COUNT; d++) {
 		const struct perf_comm *pc = &e->comm[d];
 		if (!pc->used)

@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "lp.h"
+#include "runs_on.h"
 
 void search_opts_init(struct search_opts *o)
 {
@@ -43,6 +44,11 @@ void search_opts_init(struct search_opts *o)
 	o->fix_recompute = -1;
 	o->fix_sched = -1;
 	o->objective = OBJ_THROUGHPUT;
+	o->framework = FW_ANY;
+	/* 5% of usable memory kept free: PyTorch's caching allocator and NCCL
+	 * grow past a steady-state estimate (fragmentation, late workspaces);
+	 * a range of 0-0.5 is accepted (cmd_plan.c). */
+	o->mem_headroom = 0.05;
 }
 
 const char *search_objective_name(enum search_objective o)
@@ -67,6 +73,43 @@ const char *search_optimality_name(enum search_optimality o)
 	return n[o];
 }
 
+enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
+				 double *cap)
+{
+	enum search_mem st = MEM_FITS;
+	double worst = -1, nb = 0, cb = 0;
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *ps = &e->stages[i];
+		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			nb = ps->total;
+			cb = ps->capacity;
+		}
+		if (ps->total > ps->capacity)
+			st = MEM_NOFIT;
+		else if (st == MEM_FITS && ps->total > (1 - headroom) * ps->capacity)
+			st = MEM_RISKY;
+	}
+	if (need)
+		*need = nb;
+	if (cap)
+		*cap = cb;
+	return st;
+}
+
+const char *search_mem_name(enum search_mem s)
+{
+	static const char *const n[] = { "fits", "fits-with-risk", "does-not-fit" };
+	return n[s];
+}
+
+static void search_plan_memory(struct search_plan *sp, double headroom)
+{
+	sp->risky = search_mem_state(&sp->est, headroom, &sp->mem_need_bytes,
+				     &sp->mem_capacity_bytes) == MEM_RISKY;
+}
+
 static void sp_free(struct search_plan *s)
 {
 	plan_free(&s->plan);
@@ -86,6 +129,10 @@ void search_result_free(struct search_result *res)
 			sp_free(&res->single[i]);
 	if (res->has_nearest)
 		sp_free(&res->nearest);
+	if (res->has_stock)
+		sp_free(&res->stock);
+	if (res->has_mem_miss)
+		sp_free(&res->mem_miss);
 	memset(res, 0, sizeof *res);
 }
 
@@ -164,6 +211,7 @@ static void plan_globals(struct plan *p, const struct ctx *x, const struct gset 
 	p->cp = g->cp;
 	p->ep = g->ep;
 	p->flash = !x->o->unfused_attention;
+	p->framework = x->o->framework;
 }
 
 static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
@@ -263,36 +311,78 @@ static int fill(const struct fit *f, int S, int layers, int dense, int v, double
 	return 0;
 }
 
-/* Nothing fits on this layout: remember how close an even split came, so
- * a cluster where nothing fits can say what was nearest. */
+static int fit_count(const struct ctx *x, const struct layout *L, const int *left);
+static void sp_move(struct search_plan *dst, struct search_plan *src);
+static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
+			int gbs);
+static void finish_plan(const struct ctx *x, struct search_plan *sp);
+
+/* A plan that does not fit in memory (sp, estimated; taken over): keep it
+ * as the nearest memory miss when its fullest stage, as a share of its
+ * GPU, comes closer than the nearest so far. */
+static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
+{
+	double need, cap;
+	search_mem_state(&sp->est, x->o->mem_headroom, &need, &cap);
+	double ratio = cap > 0 ? need / cap : HUGE_VAL;
+	if (x->mem_miss > 0 && ratio >= x->mem_miss) {
+		sp_free(sp);
+		return;
+	}
+	x->mem_miss = ratio;
+	finish_plan(x, sp);
+	struct search_result *res = x->res;
+	if (res->has_mem_miss)
+		sp_free(&res->mem_miss);
+	sp_move(&res->mem_miss, sp);
+	res->has_mem_miss = 1;
+	const struct plan *p = &res->mem_miss.plan;
+	char nb[32], cb[32];
+	snprintf(x->mem_desc, sizeof x->mem_desc,
+		 "%.60s, dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
+		 res->mem_miss.label, plan_dp(p), plan_recompute_name(p->recompute), p->zero, p->mbs,
+		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+}
+
+/* Nothing fits on this layout: remember how close it came. The probe's
+ * memory (at the largest DP degree, where ZeRO shards are smallest) is a
+ * lower bound; a layout that could beat the nearest miss so far is
+ * estimated as the plan it would really be (as many replicas as the
+ * cluster holds with an even batch split, layers split evenly), so the
+ * nearest miss names a plan whose memory `estimate --plan` confirms. */
 static void note_memory_miss(struct ctx *x, const struct gset *g, const struct layout *L,
 			     const struct fit *f, int S, int layers, int dense)
 {
-	double worst = 0, need = 0, cap = 0;
+	double worst = 0;
 	int a = 0;
+	struct layout E = *L;
 	for (int s = 0; s < S; s++) {
 		int k = layers / S + (s < layers % S);
-		double mem = fit_mem(&f[s], a, a + k - 1, dense);
-		if (mem / f[s].cap > worst) {
-			worst = mem / f[s].cap;
-			need = mem;
-			cap = f[s].cap;
-		}
+		E.k[s] = k;
+		worst = fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
 		a += k;
 	}
 	if (x->mem_miss > 0 && worst >= x->mem_miss)
 		return;
-	x->mem_miss = worst;
-	char nb[32], cb[32];
-	const struct pool *pa = &x->c->pools[L->seg[0].pool];
-	int n = snprintf(x->mem_desc, sizeof x->mem_desc, "%.16s tp%d", pa->name, L->seg[0].tp);
-	if (L->nseg > 1)
-		n += snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n, " + %.16s tp%d",
-			      x->c->pools[L->seg[1].pool].name, L->seg[1].tp);
-	snprintf(x->mem_desc + n, sizeof x->mem_desc - (size_t)n,
-		 " pp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
-		 S, plan_recompute_name(g->rc), g->zero, g->mbs,
-		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+	long M = x->o->gbs / g->mbs;
+	int count = HP_MAX(1, (int)HP_MIN((long)fit_count(x, L, x->cap), M));
+	int q = g->sched == SCHED_INTERLEAVED ? S : 1;
+	while (count > 1 && (M % count || (M / count) % q))
+		count--;
+	if ((M / count) % q)
+		return;
+	struct search_plan sp;
+	memset(&sp, 0, sizeof sp);
+	plan_globals(&sp.plan, x, g);
+	add_replica(&sp.plan, &E, count, (int)(M / count), g->mbs, x->o->gbs);
+	struct hp_err err = { 0 };
+	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
+	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+		plan_free(&sp.plan);
+		return;
+	}
+	x->res->stats.evaluated++;
+	mem_miss_offer(x, &sp);
 }
 
 /* Solve the layer partition of layout L under global settings g. */
@@ -451,6 +541,12 @@ static double objective_score(const struct ctx *x, const struct search_plan *sp,
 /* Deterministic order: score, then fewer GPUs, then the plan's text. */
 static int sp_better(const struct search_plan *a, const struct search_plan *b)
 {
+	/* scores within a part in 1e9 are equal: then a plan with its memory
+	 * headroom intact ranks above a risky one */
+	if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))
+		return a->score < b->score;
+	if (a->risky != b->risky)
+		return b->risky;
 	if (a->score != b->score)
 		return a->score < b->score;
 	if (a->est.n_gpus != b->est.n_gpus)
@@ -517,6 +613,8 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 		}
 	}
 	sp->single_pool = pools == 1 ? last : -1;
+	sp->runs_on = runs_on_mask(&sp->plan, x->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	search_plan_memory(sp, x->o->mem_headroom);
 	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
 						       sp->time_to_train_s / 3600 : 0;
@@ -574,6 +672,12 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 			cur->score = s;
 			res->has_single[i] = 1;
 		}
+	}
+	if (ok && sp->runs_on && (!res->has_stock || sp_better(sp, &res->stock))) {
+		if (res->has_stock)
+			sp_free(&res->stock);
+		sp_clone(&res->stock, sp);
+		res->has_stock = 1;
 	}
 	if (!ok) {
 		if (!res->has_nearest || miss < x->best_miss ||
@@ -750,16 +854,32 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 				    x->o->gbs);
 	}
 	struct hp_err err = { 0 };
-	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
-	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
+		plan_free(&sp.plan);
+		x->res->stats.pruned++;
+		return -1;
+	}
+	/* --framework: only plans it runs; else the plan names the framework
+	 * that runs it (Megatron-Core first, whose row FW_ANY estimates with,
+	 * so the numbers do not move), or stays FW_ANY when none does */
+	unsigned fw = runs_on_mask(&sp.plan, x->c, NULL, 0);
+	if (x->o->framework != FW_ANY && !(fw & (1u << x->o->framework))) {
+		plan_free(&sp.plan);
+		x->res->stats.pruned++;
+		return -1;
+	}
+	if (x->o->framework == FW_ANY)
+		sp.plan.framework = runs_on_pick(fw);
+	if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
 	}
 	x->res->stats.evaluated++;
 	if (!sp.est.fits) {
+		/* fitted at the probe's DP degree, not at this one's */
 		x->res->stats.pruned++;
-		sp_free(&sp);
+		mem_miss_offer(x, &sp);
 		return -1;
 	}
 	finish_plan(x, &sp);
@@ -1639,7 +1759,8 @@ static void explain_miss(struct ctx *x)
 {
 	struct search_result *res = x->res;
 	const struct search_opts *o = x->o;
-	char b1[32], b2[32];
+	char b1[32], b2[32], tk[32], rate[32], usd[32], usd2[32];
+	hp_fmt_count(tk, sizeof tk, x->tokens);
 	if (!res->has_nearest) {
 		if (x->mem_miss > 0)
 			snprintf(res->why, sizeof res->why,
@@ -1655,17 +1776,20 @@ static void explain_miss(struct ctx *x)
 	switch (o->objective) {
 	case OBJ_DEADLINE:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %.3g tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %.0f tokens/s",
-			 x->tokens, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
+			 "no plan trains %s tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %s tokens/s",
+			 tk, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
 			 hp_fmt_duration(b2, sizeof b2, n->time_to_train_s),
 			 100 * (n->time_to_train_s / o->deadline_s - 1), n->est.n_gpus,
-			 n->est.tokens_per_s);
+			 hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
 		break;
 	case OBJ_BUDGET:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %.3g tokens within USD %.0f: the cheapest costs USD %.0f (%.0f%% over), on %d GPUs",
-			 x->tokens, o->budget_usd, n->cost_to_train_usd,
-			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus);
+			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs; "
+			 "a budget of USD %s, or %s tokens within this one, would be met by it",
+			 tk, hp_fmt_count(usd, sizeof usd, o->budget_usd),
+			 hp_fmt_count(usd2, sizeof usd2, n->cost_to_train_usd),
+			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus, usd2,
+			 hp_fmt_count(b2, sizeof b2, x->tokens * o->budget_usd / n->cost_to_train_usd));
 		break;
 	default:
 		snprintf(res->why, sizeof res->why,
@@ -1674,9 +1798,74 @@ static void explain_miss(struct ctx *x)
 	}
 }
 
+static int search_inner(const struct cluster *c, const struct model_spec *m,
+			const struct search_opts *o, struct search_result *res,
+			struct hp_err *err, int sub);
+
+/* The best plan on pool i alone, planned on a cluster of that pool only,
+ * so that it depends on the pool alone (the shared search keeps fewer
+ * layouts per pool as pools are added, and probes memory at the whole
+ * cluster's DP degree). Re-scored on the full cluster. */
+static void single_pool_best(struct ctx *x, int i)
+{
+	struct search_result *res = x->res;
+	struct cluster *sc = xmalloc(sizeof *sc);
+	*sc = *x->c;
+	sc->n_pools = 1;
+	sc->pools[0] = x->c->pools[i];
+	struct search_opts so = *x->o;
+	so.top_k = 1;
+	so.progress = NULL;
+	struct search_result sr;
+	struct hp_err err = { 0 };
+	search_inner(sc, x->m, &so, &sr, &err, 1);
+	free(sc);
+	res->stats.evaluated += sr.stats.evaluated;
+	res->stats.lp_solves += sr.stats.lp_solves;
+	const struct search_plan *src = sr.n_plans ? &sr.plans[0] : sr.has_nearest ? &sr.nearest : NULL;
+	if (res->has_single[i]) {
+		sp_free(&res->single[i]);
+		res->has_single[i] = 0;
+	}
+	if (src) {
+		struct search_plan sp;
+		memset(&sp, 0, sizeof sp);
+		plan_copy(&sp.plan, &src->plan);
+		for (int r = 0; r < sp.plan.n_replicas; r++)
+			for (int s = 0; s < sp.plan.replicas[r].n_stages; s++)
+				sp.plan.replicas[r].stages[s].pool = i;
+		if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) == 0) {
+			finish_plan(x, &sp);
+			int ok;
+			double miss;
+			sp.score = objective_score(x, &sp, &ok, &miss);
+			if (!ok)
+				sp.score = HUGE_VAL;
+			sp.optimality = src->optimality;
+			sp.gap = src->gap;
+			sp_move(&res->single[i], &sp);
+			res->has_single[i] = 1;
+			/* it may beat what the shared search kept */
+			struct search_plan cp;
+			sp_clone(&cp, &res->single[i]);
+			keep_plan(x, &cp);
+		} else {
+			plan_free(&sp.plan);
+		}
+	}
+	search_result_free(&sr);
+}
+
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err)
+{
+	return search_inner(c, m, o, res, err, 0);
+}
+
+static int search_inner(const struct cluster *c, const struct model_spec *m,
+			const struct search_opts *o, struct search_result *res,
+			struct hp_err *err, int sub)
 {
 	memset(res, 0, sizeof *res);
 	double t0 = hp_now();
@@ -1739,6 +1928,10 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 			o->progress(o->progress_arg, (double)(i + 1) / ng);
 	}
 
+	if (!sub && c->n_pools > 1 && !res->stats.cancelled)
+		for (int i = 0; i < c->n_pools; i++)
+			single_pool_best(&x, i);
+
 	/* results */
 	res->n_plans = x.n_top;
 	res->plans = x.top;
@@ -1769,4 +1962,99 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 		return hp_err_set(err, HP_EXIT_NOFIT, "%s", res->why);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Capacity answers */
+
+/* Does the fastest plan on c train the tokens by the deadline? */
+static int meets_deadline(const struct cluster *c, const struct model_spec *m,
+			  const struct search_opts *o)
+{
+	struct search_opts so = *o;
+	so.objective = OBJ_THROUGHPUT;
+	so.top_k = 1;
+	so.progress = NULL;
+	struct search_result r;
+	struct hp_err err = { 0 };
+	/* no deadline: a plan that fits in memory is enough */
+	int ok = search_inner(c, m, &so, &r, &err, 1) == 0 && r.n_plans &&
+		 (o->deadline_s <= 0 || r.plans[0].time_to_train_s <= o->deadline_s);
+	search_result_free(&r);
+	return ok;
+}
+
+int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
+			   const struct search_opts *o, const struct search_result *res,
+			   int *add_nodes, char *text, size_t n)
+{
+	int answers = 0;
+	size_t k = 0;
+	text[0] = '\0';
+	if (c->n_pools < 1 || (o->deadline_s <= 0 && res->n_plans))
+		return 0;
+	struct param_count pc;
+	model_params(m, &pc);
+	double tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;
+	double need_rate = o->deadline_s > 0 ? tokens / o->deadline_s : 0;
+	double have_rate = res->has_nearest ? res->nearest.est.tokens_per_s
+			   : res->n_plans ? res->plans[0].est.tokens_per_s : 0;
+	int total_nodes = 0;
+	for (int i = 0; i < c->n_pools; i++)
+		total_nodes += c->pools[i].nodes;
+	struct cluster *g = xmalloc(sizeof *g);
+	for (int i = 0; i < c->n_pools; i++) {
+		add_nodes[i] = 0;
+		/* first guess: the missing rate at this pool's best rate per GPU,
+		 * then grow by a quarter until the grown cluster meets the
+		 * deadline, and bisect back down to the fewest nodes */
+		const struct pool *p = &c->pools[i];
+		/* (nothing fits on the pool alone: the nearest plan's rate per GPU) */
+		double per_gpu = res->has_single[i] && res->single[i].est.n_gpus > 0
+			? res->single[i].est.tokens_per_s / res->single[i].est.n_gpus
+			: res->has_nearest && res->nearest.est.n_gpus > 0
+			? res->nearest.est.tokens_per_s / res->nearest.est.n_gpus : 0;
+		if (o->deadline_s > 0 && !(per_gpu > 0))
+			continue;
+		/* nothing fits in memory: start from one node more */
+		double guess = o->deadline_s > 0
+			? (need_rate - have_rate) / per_gpu / p->gpus_per_node : 1;
+		int lo = 0, hi = HP_MAX(1, (int)ceil(guess));
+		int limit = 64 * HP_MAX(total_nodes, 1);
+		*g = *c;
+		for (;;) {
+			g->pools[i].nodes = p->nodes + hi;
+			if (g->pools[i].nodes_max)
+				g->pools[i].nodes_max = g->pools[i].nodes;
+			if (meets_deadline(g, m, o))
+				break;
+			lo = hi;
+			if (hi >= limit) {
+				hi = 0;
+				break;
+			}
+			hi = HP_MIN(limit, hi + HP_MAX(1, hi / 4));
+		}
+		if (!hi)
+			continue;
+		for (int it = 0; it < 40 && hi - lo > 1; it++) {
+			int mid = lo + (hi - lo) / 2;
+			g->pools[i].nodes = p->nodes + mid;
+			if (g->pools[i].nodes_max)
+				g->pools[i].nodes_max = g->pools[i].nodes;
+			if (meets_deadline(g, m, o))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		add_nodes[i] = hi;
+		int w = snprintf(text + k, n - k, "%s%d %s%s (%d node%s)",
+				 answers ? " or " : "needs ", hi * p->gpus_per_node,
+				 p->nodes ? "more " : "", p->gpu.name, hi, hi == 1 ? "" : "s");
+		if (w > 0 && (size_t)w < n - k)
+			k += (size_t)w;
+		answers++;
+	}
+	free(g);
+	return answers;
 }

@@ -51,6 +51,10 @@ struct search_opts {
 	int fix_sched;                            /* -1 free, 0 1F1B, V>=2 interleaved:V */
 	int no_hetero;            /* only single-pool plans */
 	int unfused_attention;    /* plans without flash attention (older stacks) */
+	enum hp_framework framework;  /* FW_ANY: any; else only plans it runs as one job
+				       * (runs_on.h), estimated with its defaults */
+	double mem_headroom;      /* fraction of each GPU's usable memory kept free;
+				   * plans above 1 - headroom are "risky" (default 0.05) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then
 	 * holds the best found so far, marked heuristic); progress in [0,1]. */
 	volatile int *cancel;
@@ -73,6 +77,11 @@ struct search_plan {
 	int pareto;                   /* on the (time, cost) Pareto front */
 	int single_pool;              /* -1: uses several pools */
 	char label[64];               /* "h100: TP4 PP2 DP8", "mixed: a100+l40s" */
+	unsigned runs_on;             /* frameworks that run it as one job (runs_on.h) */
+	char runs_on_why[320];        /* why the others cannot; "" when all can */
+	int risky;                    /* a stage uses more than 1 - headroom of its GPU */
+	double mem_need_bytes;        /* the fullest stage (by share of its GPU): need */
+	double mem_capacity_bytes;    /* and that GPU's capacity */
 };
 
 struct search_stats {
@@ -94,10 +103,19 @@ struct search_result {
 	int has_single[HP_MAX_POOLS];
 	struct search_plan single[HP_MAX_POOLS];
 	struct search_stats stats;
-	/* When nothing meets the constraints: why, and the nearest miss. */
+	/* The best plan a stock framework runs as one job (runs_on != 0);
+	 * has_stock is 0 when no kept plan qualifies. */
+	int has_stock;
+	struct search_plan stock;
+	/* When nothing meets the constraints: why, and the nearest miss. A
+	 * deadline/budget miss is a plan that fits (nearest); when nothing
+	 * fits in memory, mem_miss is the plan whose fullest stage came
+	 * closest to its GPU's capacity, estimated at its real DP degree. */
 	char why[512];
 	int has_nearest;
 	struct search_plan nearest;
+	int has_mem_miss;
+	struct search_plan mem_miss;
 };
 
 /* Plan model m on cluster c. Returns 0 with at least one plan; or -1 with
@@ -108,6 +126,31 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err);
 void search_result_free(struct search_result *res);
+
+/* Memory verdict of an estimate under a headroom (fraction of each GPU's
+ * capacity kept free): MEM_FITS, MEM_RISKY (fits, but some stage uses
+ * more than 1 - headroom of its GPU) or MEM_NOFIT. need/cap (may be NULL)
+ * get the fullest stage's bytes and its GPU's capacity, the stage with
+ * the largest need / capacity. */
+enum search_mem { MEM_FITS, MEM_RISKY, MEM_NOFIT };
+enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
+				 double *cap);
+const char *search_mem_name(enum search_mem s);   /* "fits", "fits-with-risk", "does-not-fit" */
+
+/* When res missed the deadline (o->deadline_s set): for each pool, the
+ * fewest whole nodes to add to it alone so that the fastest plan trains
+ * o->tokens within o->deadline_s; with no deadline and no plan (nothing
+ * fits in memory), the fewest so that a plan fits. Found by growing a first guess (the
+ * missing rate at the pool's best rate per GPU) by quarters and bisecting
+ * back; every answer is a cluster the planner verified. add_nodes[i] = 0
+ * where nothing up to 64 times the cluster's nodes does it (or nothing
+ * fits on pool i). The planner is not monotone in nodes in every corner
+ * (batch divisibility), so "fewest" is fewest along that bisection.
+ * Returns how many pools have an answer; text (n bytes) gets
+ * "needs 208 more H100-SXM (26 nodes) or 416 A100-SXM4-80GB (52 nodes)". */
+int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
+			   const struct search_opts *o, const struct search_result *res,
+			   int *add_nodes, char *text, size_t n);
 
 const char *search_objective_name(enum search_objective o);
 int search_objective_parse(const char *s, enum search_objective *o);

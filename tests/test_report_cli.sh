@@ -43,7 +43,8 @@ plan_keys = {"rank", "label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_
              "time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
              "recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework", "tp_overlap",
              "grad_overlap", "param_overlap", "replicas", "links",
-             "breakdown_s", "memory", "comm", "optimality", "pareto"}
+             "breakdown_s", "memory", "comm", "optimality", "pareto", "runs_on", "runs_on_why",
+             "memory_verdict", "mem_need_bytes", "mem_capacity_bytes"}
 assert 1 <= len(d["plans"]) <= 8
 for i, p in enumerate(d["plans"]):
     # seq_len and loss are there when the plan states them
@@ -187,6 +188,11 @@ expect 3 "" $H report "$T/bad.json" -o "$T/keep.md"
 [ "$(cat "$T/keep.md")" = "keep me" ] && ok || bad "a failed run touched the old file"
 expect 1 "" $H report $W -o "$T/no/such/dir/r.md"
 [ ! -e "$T/no/such/dir/r.md" ] && [ -z "$(ls "$T" | grep '\.tmp\.')" ] && ok || bad "half-written file left"
+
+# --- RUNS ON in both human reports (a column and its legend)
+grep -q "| rank | plan | runs on |" "$T/r.md" && grep -q "needs a heterogeneity-aware runtime" "$T/r.md" &&
+	ok || bad "Markdown report lacks the runs-on column"
+grep -q "<th>runs on</th>" "$T/r.html" && ok || bad "HTML report lacks the runs-on column"
 
 echo "report_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -3,6 +3,7 @@
 #include "jsonx.h"
 #include "perf.h"
 #include "report.h"
+#include "search.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +17,7 @@ static const char estimate_usage[] =
 	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
 	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
 	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
-	"         [--no-price-book] [--format table|json]\n"
+	"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
 	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON (pools, fabric)\n"
@@ -26,10 +27,12 @@ static const char estimate_usage[] =
 	"      --dp N           data-parallel replicas (default: all GPUs of the pool)\n"
 	"      --plan FILE      any plan, heterogeneous ones included (JSON schema in the man page)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
+	"      --mem-headroom F share of each GPU's memory to keep free (default 0.05): above\n"
+	"                       it the plan fits-with-risk\n"
 	"\n"
-	"Exit status: 0 fits, 4 does not fit in memory, 2 usage, 3 invalid input.\n";
+	"Exit status: 0 fits (with or without risk), 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
-enum { O_POOL = 256, O_PLAN, O_FORMAT, O_NOBOOK };
+enum { O_POOL = 256, O_PLAN, O_FORMAT, O_NOBOOK, O_HEADROOM };
 
 static const struct option estimate_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -37,6 +40,7 @@ static const struct option estimate_opts[] = {
 	{ "model", required_argument, 0, 'm' },
 	CLI_PLAN_FLAG_OPTIONS,
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
+	{ "mem-headroom", required_argument, 0, O_HEADROOM },
 	{ "plan", required_argument, 0, O_PLAN },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "help", no_argument, 0, 'h' },
@@ -196,6 +200,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL;
 	const char *pools[HP_MAX_POOLS];
 	int n_pools = 0, no_book = 0;
+	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
 	struct cli_plan_flags pf = { 0 };
 	enum cli_format fmt = FMT_TABLE;
 	int rc = HP_EXIT_USAGE, o;
@@ -217,6 +222,16 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			pools[n_pools++] = optarg;
 			break;
 		case O_NOBOOK: no_book = 1; break;
+		case O_HEADROOM: {
+			char *end;
+			headroom = strtod(optarg, &end);
+			if (end == optarg || *end || !(headroom >= 0 && headroom <= 0.5)) {
+				rc = bad_int("mem-headroom", optarg,
+					     "a fraction from 0 to 0.5 (0.05 = 5%)");
+				goto out;
+			}
+			break;
+		}
 		case O_PLAN: plan_file = optarg; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 3)) {
@@ -251,6 +266,15 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	if (plan_file) {
 		size_t len;
 		char *text = hp_read_file(plan_file, &len, &err);
+		/* a plan entry of `plan --format json` carries report-only keys */
+		cJSON *pj = text ? cJSON_ParseWithLength(text, len) : NULL;
+		if (cJSON_GetObjectItemCaseSensitive(pj, "runs_on")) {
+			report_plan_strip_extras(pj);
+			free(text);
+			text = cJSON_PrintUnformatted(pj);
+			len = strlen(text);
+		}
+		cJSON_Delete(pj);
 		if (!text || plan_parse_json(&p, text, len, plan_file, &c, &err) < 0) {
 			free(text);
 			rc = cli_fail(&err, HP_EXIT_INPUT);
@@ -273,14 +297,24 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		rc = cli_fail(&err, HP_EXIT_FAIL);
 		goto out;
 	}
+	double need, capb;
+	enum search_mem ms = search_mem_state(&e, headroom, &need, &capb);
 	if (fmt == FMT_JSON) {
 		cJSON *j = cli_estimate_json(&e, &c, &p, &m);
+		cJSON_AddStringToObject(j, "memory_verdict", search_mem_name(ms));
+		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
+		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
+		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
 		char *s = cJSON_Print(j);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(j);
 	} else {
 		print_table(&e, &c, &p, &m);
+		char nb[32], cb[32];
+		printf("\n  memory: %s (fullest stage %s of %s, %.0f%% headroom kept)\n",
+		       search_mem_name(ms), hp_fmt_bytes(nb, sizeof nb, need),
+		       hp_fmt_bytes(cb, sizeof cb, capb), 100 * headroom);
 	}
 	if (!e.fits) {
 		char a[32];

@@ -5,6 +5,8 @@
 #include "cli.h"
 #include "jsonx.h"
 #include "launch.h"
+#include "perf.h"
+#include "report.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +17,30 @@ static const char launch_usage[] =
 	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
 	"         [--zero 0|1|2|3] [--master sharded|replicated] [--schedule 1f1b|interleaved:V]\n"
-	"         [--attention flash|unfused] [--no-sp]\n"
-	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off] [--format megatron|slurm|deepspeed] [-o FILE]\n"
+	"         [--attention flash|unfused] [--no-sp] [--tokens N] [--force]\n"
+	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
+	"         [--format megatron|slurm|deepspeed|torchtitan] [-o FILE]\n"
 	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
-	"         [--rank N] [--format megatron|slurm|deepspeed] [-o FILE]\n"
+	"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+	"         [-o FILE]\n"
 	"\n"
 	"  --format megatron    Megatron-LM arguments (default)\n"
 	"  --format slurm       a Slurm batch script running them under torchrun\n"
 	"  --format deepspeed   a DeepSpeed config (JSON)\n"
+	"  --format torchtitan  a torchtitan job config (TOML)\n"
+	"  --tokens N           tokens to train, for --train-samples / steps (default: 20 per\n"
+	"                       parameter, or the \"tokens\" of a `hetplan plan` JSON)\n"
+	"  --force              write configs for a plan that does not fit in GPU memory\n"
 	"  --plan FILE          a plan, or a `hetplan plan`/report JSON with \"plans\"\n"
 	"  --rank N             which of those plans (default 1)\n"
 	"  -o, --output FILE    write atomically instead of to standard output\n"
 	"\n"
 	"Heterogeneous plans give one piece per replica group and say what stock\n"
 	"frameworks cannot express (on standard error, and in the output's comments).\n"
-	"Exit status: 0 ok, 2 usage, 3 invalid input, 1 I/O failure.\n";
+	"Exit status: 0 ok, 2 usage, 3 invalid input, 4 the plan does not fit in GPU memory\n"
+	"(without --force), 1 I/O failure.\n";
 
-enum { O_POOL = 256, O_PLAN, O_RANK };
+enum { O_POOL = 256, O_PLAN, O_RANK, O_TOKENS, O_FORCE };
 
 static const struct option launch_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -40,6 +49,8 @@ static const struct option launch_opts[] = {
 	CLI_PLAN_FLAG_OPTIONS,
 	{ "plan", required_argument, 0, O_PLAN },
 	{ "rank", required_argument, 0, O_RANK },
+	{ "tokens", required_argument, 0, O_TOKENS },
+	{ "force", no_argument, 0, O_FORCE },
 	{ "format", required_argument, 0, 'f' },
 	{ "output", required_argument, 0, 'o' },
 	{ "help", no_argument, 0, 'h' },
@@ -60,7 +71,7 @@ static int usage_err(const char *flag, const char *want, const char *got)
 /* Read the plan file: a plan object, or an object with "plans" (the
  * planner's and the report's JSON), from which plan `rank` is taken. */
 static int load_plan(struct plan *p, const char *path, int rank, const struct cluster *c,
-		     struct hp_err *err)
+		     double *tokens, struct hp_err *err)
 {
 	size_t len;
 	char *text = hp_read_file(path, &len, err);
@@ -74,6 +85,10 @@ static int load_plan(struct plan *p, const char *path, int rank, const struct cl
 	const cJSON *plans = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "plans")
 						  : NULL;
 	int rc;
+	const cJSON *tk = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "tokens")
+					      : NULL;
+	if (cJSON_IsNumber(tk) && tk->valuedouble > 0 && *tokens <= 0)
+		*tokens = tk->valuedouble;
 	if (plans) {
 		int n = cJSON_IsArray(plans) ? cJSON_GetArraySize(plans) : -1;
 		if (n < 0)
@@ -82,7 +97,9 @@ static int load_plan(struct plan *p, const char *path, int rank, const struct cl
 			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
 					path, rank, n, n == 1 ? "" : "s");
 		else {
-			char *one = cJSON_PrintUnformatted(cJSON_GetArrayItem(plans, rank - 1));
+			cJSON *entry = cJSON_GetArrayItem(plans, rank - 1);
+			report_plan_strip_extras(entry);
+			char *one = cJSON_PrintUnformatted(entry);
 			char where[300];
 			snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
 			rc = plan_parse_json(p, one, strlen(one), where, c, err);
@@ -106,7 +123,8 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	plan_init(&p);
 	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *out_path = NULL;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, rank = 1, o;
+	int n_pools = 0, rank = 1, o, force = 0;
+	double tokens = 0;
 	struct cli_plan_flags pf = { 0 };
 	enum launch_format fmt = LAUNCH_MEGATRON;
 	int rc = HP_EXIT_USAGE;
@@ -135,9 +153,16 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 			}
 			break;
 		case O_PLAN: plan_file = optarg; break;
+		case O_TOKENS:
+			if (hp_parse_quantity(optarg, &tokens) || tokens < 1 || tokens > 1e18) {
+				rc = usage_err("tokens", "a token count such as 2T or 300B", optarg);
+				goto out;
+			}
+			break;
+		case O_FORCE: force = 1; break;
 		case 'f':
 			if (launch_format_parse(optarg, &fmt)) {
-				rc = usage_err("format", "megatron, slurm or deepspeed", optarg);
+				rc = usage_err("format", "megatron, slurm, deepspeed or torchtitan", optarg);
 				goto out;
 			}
 			break;
@@ -168,7 +193,7 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	}
 	const char *ctx = "plan flags";
 	if (plan_file) {
-		if (load_plan(&p, plan_file, rank, &c, &err) < 0) {
+		if (load_plan(&p, plan_file, rank, &c, &tokens, &err) < 0) {
 			rc = cli_fail(&err, HP_EXIT_INPUT);
 			goto out;
 		}
@@ -192,9 +217,34 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 			goto out;
 		}
 	}
+	/* Configs for a plan that runs out of memory help no one: say by how
+	 * much, and write them only when asked to. */
+	struct estimate est;
+	if (perf_estimate(&c, &m, &p, NULL, &est, &err) < 0) {
+		rc = cli_fail(&err, HP_EXIT_FAIL);
+		goto out;
+	}
+	if (!est.fits) {
+		const struct perf_stage *ws = &est.stages[est.worst_stage];
+		char nb[32], cb[32], ob[32];
+		fprintf(stderr, "hetplan launch: the plan does not fit in GPU memory: stage %d of "
+			"replica group %d on %s needs %s per GPU, %s more than its %s%s\n",
+			ws->index, ws->group, c.pools[ws->pool].gpu.name,
+			hp_fmt_bytes(nb, sizeof nb, ws->total),
+			hp_fmt_bytes(ob, sizeof ob, est.worst_over_bytes),
+			hp_fmt_bytes(cb, sizeof cb, ws->capacity),
+			force ? " (--force: writing it anyway)" : "; --force writes it anyway");
+		if (!force) {
+			estimate_free(&est);
+			rc = HP_EXIT_NOFIT;
+			goto out;
+		}
+	}
+	estimate_free(&est);
 	char *text, *notes;
 	size_t len;
-	if (launch_render(&c, &m, &p, fmt, HETPLAN_VERSION, &text, &len, &notes, &err) < 0) {
+	if (launch_render(&c, &m, &p, fmt, tokens, HETPLAN_VERSION, &text, &len, &notes,
+			  &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_FAIL);
 		goto out;
 	}

@@ -4,6 +4,7 @@
 #include "cmd_report.h"
 #include "report.h"
 #include "sbuf.h"
+#include "runs_on.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -19,7 +20,7 @@ static const char plan_usage[] =
 	"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
 	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
-	"         [--schedule 1f1b|interleaved:V]\n"
+	"         [--schedule 1f1b|interleaved:V] [--framework NAME|any] [--mem-headroom FRAC]\n"
 	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} are available to rent\n"
@@ -34,6 +35,11 @@ static const char plan_usage[] =
 	"      --tp/--pp/--mbs/--zero/--recompute/--schedule  fix that choice instead of\n"
 	"                       searching it\n"
 	"      --no-hetero      only plans on a single pool\n"
+	"      --framework F    only plans F runs as one job: megatron-core (megatron),\n"
+	"                       megatron-lm, deepspeed, torchtitan; any (default) ranks all\n"
+	"                       and shows RUNS ON\n"
+	"      --mem-headroom F share of each GPU's memory kept free (default 0.05); plans\n"
+	"                       above it are marked risky (!) and rank below safe ones\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"  -o, --output FILE    write there (atomically) instead of standard output; the\n"
 	"                       format follows the extension (.json .csv .md) unless --format;\n"
@@ -43,7 +49,8 @@ static const char plan_usage[] =
 	"nearest miss is explained), 2 usage, 3 invalid input.\n";
 
 enum { O_POOL = 256, O_GBS, O_SEQ, O_TOKENS, O_OBJ, O_DEADLINE, O_BUDGET, O_TOP, O_PREC,
-       O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT, O_NOBOOK, O_SCHED };
+       O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT, O_NOBOOK, O_SCHED, O_FW,
+       O_HEADROOM };
 
 static const struct option plan_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -64,6 +71,8 @@ static const struct option plan_opts[] = {
 	{ "recompute", required_argument, 0, O_RC },
 	{ "schedule", required_argument, 0, O_SCHED },
 	{ "no-hetero", no_argument, 0, O_NOHET },
+	{ "framework", required_argument, 0, O_FW },
+	{ "mem-headroom", required_argument, 0, O_HEADROOM },
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "output", required_argument, 0, 'o' },
@@ -74,6 +83,17 @@ static const struct option plan_opts[] = {
 const struct option *cmd_plan_options(void)
 {
 	return plan_opts;
+}
+
+/* A fraction from 0 to 1 ("0.05"); returns 0, or -1 for anything else. */
+static int parse_frac(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0 && v <= 1))
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static int bad(const char *flag, const char *v, const char *what)
@@ -90,8 +110,16 @@ cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank, const struct 
 	return report_plan_json(sp, rank, c, m);
 }
 
+/* What would meet a missed deadline (search_capacity_answer). */
+struct capacity {
+	int n;
+	int add_nodes[HP_MAX_POOLS];
+	char text[512];
+};
+
 static cJSON *result_json(const struct search_result *res, const struct cluster *c,
-			  const struct model_spec *m, const struct search_opts *so, double tokens)
+			  const struct model_spec *m, const struct search_opts *so, double tokens,
+			  const struct capacity *cap)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "schema_version", 1);
@@ -139,11 +167,41 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 	cJSON_AddNumberToObject(s, "pruned", (double)res->stats.pruned);
 	cJSON_AddNumberToObject(s, "lp_solves", res->stats.lp_solves);
 	cJSON_AddNumberToObject(s, "seconds", res->stats.seconds);
+	cJSON_AddNumberToObject(o, "mem_headroom", so->mem_headroom);
+	cJSON_AddStringToObject(o, "framework", framework_name(so->framework));
+	if (res->has_stock)
+		cJSON_AddItemToObject(o, "best_stock", cli_plan_entry_json(&res->stock, 0, c, m));
 	if (!res->n_plans) {
 		cJSON_AddStringToObject(o, "why", res->why);
-		if (res->has_nearest)
-			cJSON_AddItemToObject(o, "nearest_miss",
-					      cli_plan_entry_json(&res->nearest, 0, c, m));
+		/* the nearest miss: the plan (estimate --plan schema), the
+		 * memory of its fullest stage and that GPU's capacity */
+		const struct search_plan *nm = res->has_nearest ? &res->nearest
+					       : res->has_mem_miss ? &res->mem_miss : NULL;
+		if (nm) {
+			cJSON *n = cJSON_AddObjectToObject(o, "nearest_miss");
+			cJSON_AddItemToObject(n, "plan", plan_to_json(&nm->plan, c));
+			cJSON_AddStringToObject(n, "label", nm->label);
+			cJSON_AddNumberToObject(n, "need_bytes", nm->mem_need_bytes);
+			cJSON_AddNumberToObject(n, "capacity_bytes", nm->mem_capacity_bytes);
+			cJSON_AddNumberToObject(n, "tokens_per_s", nm->est.tokens_per_s);
+			cJSON_AddNumberToObject(n, "time_to_train_s", nm->time_to_train_s);
+			cJSON_AddStringToObject(n, "why", res->why);
+		}
+		if (cap->n) {
+			cJSON *ca = cJSON_AddObjectToObject(o, "capacity");
+			cJSON_AddStringToObject(ca, "text", cap->text);
+			cJSON *arr = cJSON_AddArrayToObject(ca, "add");
+			for (int i = 0; i < c->n_pools; i++)
+				if (cap->add_nodes[i]) {
+					cJSON *e = cJSON_CreateObject();
+					cJSON_AddStringToObject(e, "pool", c->pools[i].name);
+					cJSON_AddStringToObject(e, "gpu", c->pools[i].gpu.name);
+					cJSON_AddNumberToObject(e, "nodes", cap->add_nodes[i]);
+					cJSON_AddNumberToObject(e, "gpus",
+								cap->add_nodes[i] * c->pools[i].gpus_per_node);
+					cJSON_AddItemToArray(arr, e);
+				}
+		}
 	}
 	return o;
 }
@@ -173,14 +231,16 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, in
 		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
 	else
 		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
+	char ro[48];
+	runs_on_short(sp->runs_on, ro, sizeof ro);
 	if (md)
-		sbuf_addf(o, "| %d%s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
-		     sp->pareto ? "*" : "", sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
-		     um, t, cost, opt);
+		sbuf_addf(o, "| %d%s%s | %s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
+		     sp->pareto ? "*" : "", sp->risky ? "!" : "", sp->label, ro, sp->est.n_gpus, tok,
+		     100 * sp->est.mfu, uh, um, t, cost, opt);
 	else
-		sbuf_addf(o, "%3d%c %-34.34s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
-		     sp->pareto ? '*' : ' ', sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
-		     um, t, cost, opt);
+		sbuf_addf(o, "%3d%c%c%-28.28s %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
+		     sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ', sp->label, ro, sp->est.n_gpus,
+		     tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
 }
 
 static void print_layout(struct sbuf *o, const struct search_plan *sp, const struct cluster *c,
@@ -221,7 +281,8 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	double worst = 0;
 	for (int i = 0; i < sp->est.n_stages; i++)
 		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);
-	sbuf_addf(o, "  memory: fullest stage at %.0f%% of its GPU\n", 100 * worst);
+	sbuf_addf(o, "  memory: fullest stage at %.0f%% of its GPU%s\n", 100 * worst,
+		  sp->risky ? " (under the memory headroom: risky)" : "");
 	if (have_d) {
 		for (int i = 0; i < DIM_COUNT; i++)
 			if (d.links[i][0])
@@ -244,13 +305,34 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
 	if (md)
-		sbuf_addf(o, "| # | plan | GPUs | tokens/s | MFU | $/h | $/1M tok | time to train | cost to train | optimality |\n"
-			"|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+		sbuf_addf(o, "| # | plan | runs on | GPUs | tokens/s | MFU | $/h | $/1M tok | time to train | cost to train | optimality |\n"
+			"|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
 	else
-		sbuf_addf(o, "  # plan                                GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
+		sbuf_addf(o, "  #  plan                         RUNS ON             GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
 	for (int i = 0; i < res->n_plans; i++)
 		print_row(o, &res->plans[i], i + 1, md);
-	sbuf_addf(o, "%s(* on the Pareto front of time and cost to train)\n\n", md ? "\n" : "");
+	sbuf_addf(o, "%s(* on the Pareto front of time and cost to train; ! under the %.0f%% memory "
+		  "headroom; RUNS ON: stock frameworks that run the plan as one job, mcore = "
+		  "Megatron-Core, mlm = Megatron-LM 2021-22, ds = DeepSpeed, titan = torchtitan, "
+		  "none = needs a heterogeneity-aware runtime)\n\n", md ? "\n" : "",
+		  100 * so->mem_headroom);
+	if (res->n_plans && !res->plans[0].runs_on) {
+		char why[400];
+		snprintf(why, sizeof why, "%s", res->plans[0].runs_on_why);
+		sbuf_addf(o, "%sPlan 1 runs on no stock framework (%s).\n", md ? "" : "", why);
+		if (res->has_stock) {
+			const struct search_plan *sp = &res->stock;
+			char tok[32], ro[96];
+			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
+			runs_on_names(sp->runs_on, ro, sizeof ro);
+			sbuf_addf(o, "Best plan a stock framework runs: %s, %d GPUs, %s tokens/s "
+				  "(%.0f%% slower than plan 1), on %s.\n", sp->label, sp->est.n_gpus, tok,
+				  100 * (1 - sp->est.tokens_per_s / res->plans[0].est.tokens_per_s), ro);
+		} else {
+			sbuf_add(o, "No plan found runs on a stock framework; try --framework megatron.\n");
+		}
+		sbuf_add(o, "\n");
+	}
 
 	if (c->n_pools > 1 && res->n_plans) {
 		sbuf_addf(o, "%sBest plan on each pool alone:\n%s", md ? "## " : "", md ? "\n" : "");
@@ -319,7 +401,7 @@ static void print_csv(struct sbuf *o, const struct search_result *res, const str
 	sbuf_addf(o, "rank,label,gpus,");
 	for (int i = 0; i < c->n_pools; i++)
 		sbuf_addf(o, "gpus_%s,", c->pools[i].name);
-	sbuf_addf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto\n");
+	sbuf_addf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto,runs_on,memory\n");
 	for (int i = 0; i < res->n_plans; i++) {
 		const struct search_plan *sp = &res->plans[i];
 		sbuf_addf(o, "%d,", i + 1);
@@ -342,9 +424,16 @@ static void print_csv(struct sbuf *o, const struct search_result *res, const str
 			sbuf_addf(o, "%.0f,", sp->cost_to_train_usd);
 		else
 			sbuf_addf(o, ",");
-		sbuf_addf(o, "%d,%s,%d,%s,%s,%.4f,%d\n", sp->plan.mbs,
+		char ro[96];
+		runs_on_names(sp->runs_on, ro, sizeof ro);
+		for (char *q = ro; *q; q++)
+			if (*q == ',')
+				*q = ';';
+		sbuf_addf(o, "%d,%s,%d,%s,%s,%.4f,%d,", sp->plan.mbs,
 		     plan_recompute_name(sp->plan.recompute), sp->plan.zero, sched,
 		     search_optimality_name(sp->optimality), sp->gap, sp->pareto);
+		csv_field(o, ro, 0);
+		sbuf_addf(o, "%s\n", sp->risky ? "fits-with-risk" : "fits");
 	}
 }
 
@@ -470,6 +559,15 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			break;
 		}
 		case O_NOHET: so.no_hetero = 1; break;
+		case O_FW:
+			if (framework_parse(optarg, &so.framework))
+				return bad("framework", optarg, framework_list());
+			break;
+		case O_HEADROOM:
+			if (parse_frac(optarg, &d) || d > 0.5)
+				return bad("mem-headroom", optarg, "a fraction from 0 to 0.5 (0.05 = 5%)");
+			so.mem_headroom = d;
+			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 15))
@@ -537,6 +635,19 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		search_result_free(&res);
 		return rc;
 	}
+	struct capacity cap;
+	memset(&cap, 0, sizeof cap);
+	int deadline_miss = so.deadline_s > 0 && res.has_nearest && so.objective == OBJ_DEADLINE;
+	int memory_miss = !res.has_nearest && res.has_mem_miss;
+	if (src < 0 && err.code == HP_EXIT_NOFIT && (deadline_miss || memory_miss) &&
+	    !res.stats.cancelled) {
+		struct search_opts co = so;
+		co.tokens = tokens;
+		if (memory_miss)
+			co.deadline_s = 0;   /* what makes a plan fit at all */
+		cap.n = search_capacity_answer(&c, &m, &co, &res, cap.add_nodes, cap.text,
+					       sizeof cap.text);
+	}
 	struct sbuf o;
 	sbuf_init(&o);
 	if (html) {
@@ -548,7 +659,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			     ? cli_fail(&err, HP_EXIT_FAIL) : 0;
 		out_file = NULL;
 	} else if (fmt == FMT_JSON) {
-		cJSON *j = result_json(&res, &c, &m, &so, tokens);
+		cJSON *j = result_json(&res, &c, &m, &so, tokens, &cap);
 		char *s = cJSON_Print(j);
 		sbuf_addf(&o, "%s\n", s);
 		free(s);
@@ -569,10 +680,14 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	if (src < 0) {
 		fprintf(stderr, "hetplan: %s\n", res.why[0] ? res.why : err.msg);
 		if (res.has_nearest && fmt == FMT_TABLE) {
-			fprintf(stderr, "nearest miss: %s, %d GPUs, %.0f tokens/s\n",
+			char tok[32];
+			fprintf(stderr, "nearest miss: %s, %d GPUs, %s tokens/s\n",
 				res.nearest.label, res.nearest.est.n_gpus,
-				res.nearest.est.tokens_per_s);
+				hp_fmt_count(tok, sizeof tok, res.nearest.est.tokens_per_s));
 		}
+		if (cap.n)
+			fprintf(stderr, "%s: %s\n", res.has_nearest ? "to meet the deadline"
+				: "for a plan that fits", cap.text);
 		rc = err.code ? err.code : HP_EXIT_NOFIT;
 	}
 	sbuf_done(&o);

@@ -4,6 +4,7 @@
  * cluster and model it was computed for (pool indices in its plans refer to
  * that cluster, not to the one being edited). Plans are named by id: >= 0
  * a ranked plan, <= -1 the best plan confined to pool -1-id. */
+#include "runs_on.h"
 #include "tui_int.h"
 
 #include <math.h>
@@ -281,11 +282,13 @@ static const struct col plan_cols[] = {
 	{ "GPUS", 4, SK_GPUS }, { "TOK/S", 6, SK_RATE }, { "MFU", 5, SK_MFU },
 	{ "$/H", 6, SK_USD_H }, { "$/1M", 5, SK_USD_TOK }, { "TIME", 7, SK_TIME },
 	{ "COST", 6, SK_COST }, { "FREE", 4, SK_FREE },
+	/* stock frameworks that run the plan as one job (runs_on.h); no sort */
+	{ "RUNS ON", 10, -1 },
 };
 
 /* The order in which columns give way to the label on a narrow screen
  * (indices into plan_cols); TOK/S, $/1M and TIME always stay. */
-static const int col_drop_order[] = { 0, 7, 3, 2, 6 };
+static const int col_drop_order[] = { 8, 0, 7, 3, 2, 6 };
 
 static void plan_cells(const struct search_plan *sp, char cells[][24])
 {
@@ -301,6 +304,7 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 	fmt_dur(cells[5], 24, sp->time_to_train_s);
 	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
 	snprintf(cells[7], 24, "%.0f%%", 100 * headroom(e));
+	runs_on_short(sp->runs_on, cells[8], 24);
 }
 
 /* Extra columns per number column on wide screens. */

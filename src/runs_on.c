@@ -1,0 +1,285 @@
+/* runs_on.c — which stock frameworks run a plan as one job (runs_on.h).
+ *
+ * Each rule below names the frameworks it rules out and where the limit
+ * is written down. Frameworks and the versions the rules describe:
+ *   megatron-core  Megatron-LM main with Megatron-Core, as pinned in
+ *                  tests/data/megatron_args.txt (commit d98e8a64, 2026-08);
+ *                  "arguments.py" below is megatron/training/arguments.py
+ *                  there, function validate_args.
+ *   megatron-lm    Megatron-LM of 2021-22 (the SC21 code base and the
+ *                  2022 selective-recomputation release), framework.h's row.
+ *   deepspeed      DeepSpeed's engine and pipeline engine
+ *                  (deepspeed/runtime/pipe/), with the model's TP coming
+ *                  from Megatron-DeepSpeed.
+ *   torchtitan     torchtitan main (FSDP2 + TP + PP + CP + EP).
+ * Rules that every framework shares (one program on identical ranks with
+ * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
+#include "runs_on.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define B(f) (1u << (f))
+#define MCORE B(FW_MEGATRON_CORE)
+#define MLM B(FW_MEGATRON_LM)
+#define DS B(FW_DEEPSPEED)
+#define TITAN B(FW_TORCHTITAN)
+
+struct verdict {
+	unsigned mask;
+	char reason[FW_COUNT][160];
+	char all[200];        /* a rule that rules out every framework */
+};
+
+static void deny(struct verdict *v, unsigned fws, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if ((fws & RUNS_ON_ALL) == RUNS_ON_ALL && !v->all[0] && v->mask == RUNS_ON_ALL)
+		hp_strlcpy(v->all, msg, sizeof v->all);
+	for (int f = 1; f < FW_COUNT; f++)
+		if ((fws & B(f)) && (v->mask & B(f))) {
+			hp_strlcpy(v->reason[f], msg, sizeof v->reason[f]);
+			v->mask &= ~B(f);
+		}
+}
+
+static int stage_layers(const struct stage *s)
+{
+	return s->last_layer - s->first_layer + 1;
+}
+
+static int same_layout(const struct replica *a, const struct replica *b)
+{
+	if (a->n_stages != b->n_stages)
+		return 0;
+	for (int i = 0; i < a->n_stages; i++)
+		if (a->stages[i].tp != b->stages[i].tp ||
+		    a->stages[i].first_layer != b->stages[i].first_layer ||
+		    a->stages[i].last_layer != b->stages[i].last_layer)
+			return 0;
+	return 1;
+}
+
+/* Rules every framework shares: one SPMD program. */
+static void rules_shared(struct verdict *v, const struct plan *p, const struct cluster *c)
+{
+	/* Mixed GPU types. Megatron's, DeepSpeed's and torchtitan's launchers
+	 * start one program with one set of degrees on every rank and size
+	 * every stage and replica alike; none has a per-rank device model,
+	 * so a plan that gives a faster GPU more work cannot be expressed. */
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		for (int s = 1; s < rep->n_stages; s++) {
+			const struct pool *a = &c->pools[rep->stages[0].pool];
+			const struct pool *b = &c->pools[rep->stages[s].pool];
+			if (strcmp(a->gpu.name, b->gpu.name)) {
+				deny(v, RUNS_ON_ALL, "mixed GPU types in one pipeline (%.24s and %.24s)",
+				     a->gpu.name, b->gpu.name);
+				return;
+			}
+		}
+	}
+	for (int r = 1; r < p->n_replicas; r++) {
+		const struct pool *a = &c->pools[p->replicas[0].stages[0].pool];
+		const struct pool *b = &c->pools[p->replicas[r].stages[0].pool];
+		if (strcmp(a->gpu.name, b->gpu.name)) {
+			deny(v, RUNS_ON_ALL, "mixed GPU types across replicas (%.24s and %.24s)",
+			     a->gpu.name, b->gpu.name);
+			return;
+		}
+	}
+	/* Mixed TP degrees in a pipeline: one --tensor-model-parallel-size
+	 * (arguments.py), one mp size in Megatron-DeepSpeed, one
+	 * parallelism.tensor_parallel_degree in torchtitan's device mesh. */
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		for (int s = 1; s < rep->n_stages; s++)
+			if (rep->stages[s].tp != rep->stages[0].tp) {
+				deny(v, RUNS_ON_ALL, "mixed TP degrees in one pipeline (TP %d and %d)",
+				     rep->stages[0].tp, rep->stages[s].tp);
+				return;
+			}
+	}
+	/* Replicas of different layouts: data parallelism in all four
+	 * replicates one model partition on every DP rank. */
+	for (int r = 1; r < p->n_replicas; r++)
+		if (!same_layout(&p->replicas[r], &p->replicas[0])) {
+			deny(v, RUNS_ON_ALL, "replica groups with different pipeline layouts");
+			return;
+		}
+	/* Uneven DP batch shares: every framework derives the per-rank batch
+	 * as global / (micro x DP) — Megatron's num_microbatches_calculator
+	 * asserts global_batch_size % (micro_batch_size x data_parallel_size)
+	 * == 0; DeepSpeed's train_batch_size = micro x gas x world; torchtitan
+	 * global_batch_size / (local_batch_size x dp degree). */
+	for (int r = 1; r < p->n_replicas; r++)
+		if (fabs(p->replicas[r].batch_share - p->replicas[0].batch_share) >
+		    1e-9 * p->replicas[0].batch_share) {
+			deny(v, RUNS_ON_ALL, "uneven DP batch shares (%.3g%% and %.3g%%)",
+			     100 * p->replicas[0].batch_share, 100 * p->replicas[r].batch_share);
+			return;
+		}
+}
+
+/* Layer split, schedule, ZeRO, CP, EP, recomputation, precision. */
+static void rules_framework(struct verdict *v, const struct plan *p)
+{
+	const struct replica *rep = &p->replicas[0];
+	int pp = rep->n_stages, mn = 1 << 30, mx = 0;
+	for (int s = 0; s < pp; s++) {
+		mn = HP_MIN(mn, stage_layers(&rep->stages[s]));
+		mx = HP_MAX(mx, stage_layers(&rep->stages[s]));
+	}
+	int interleaved = p->schedule == SCHED_INTERLEAVED && p->vpp > 1;
+
+	/* Layer split. Megatron-LM 2021-22: "Number of layers should be
+	 * divisible by the pipeline-model-parallel size" (even split only).
+	 * Megatron-Core: any split through --pipeline-model-parallel-layout
+	 * (arguments.py; first/last stages alone through
+	 * --decoder-first/last-pipeline-num-layers). DeepSpeed's
+	 * PipelineModule partitions "uniform" or "type:transformer"
+	 * (balanced): stage sizes differ by at most one layer. torchtitan:
+	 * any split through parallelism.pipeline_parallel_split_points. */
+	if (mn != mx)
+		deny(v, MLM, "uneven layer split (%d to %d layers per stage)", mn, mx);
+	if (mx - mn > 1)
+		deny(v, DS, "layer split beyond +-1 layer (%d to %d per stage)", mn, mx);
+	/* Interleaved schedule. DeepSpeed's pipe/schedule.py has one training
+	 * schedule (TrainSchedule, 1F1B). Megatron-LM 2021-22 asserts
+	 * pipeline size > 2 with interleaving and an integer
+	 * --num-layers-per-virtual-pipeline-stage. */
+	if (interleaved) {
+		deny(v, DS, "interleaved schedule (its pipeline engine runs 1F1B only)");
+		if (pp <= 2)
+			deny(v, MLM, "interleaved schedule with PP %d (needs PP > 2)", pp);
+		else if (mn != mx || mn % p->vpp)
+			deny(v, MLM, "interleaved stages of %d layers do not split into %d chunks",
+			     mn, p->vpp);
+	}
+	/* ZeRO. DeepSpeed's PipelineEngine asserts zero stage < 2 ("ZeRO-2
+	 * and ZeRO-3 are incompatible with pipeline parallelism"). Megatron-LM
+	 * 2021-22 has only --use-distributed-optimizer (ZeRO-1). Megatron-Core
+	 * reaches ZeRO-2/3 through --use-megatron-fsdp
+	 * --data-parallel-sharding-strategy optim_grads|optim_grads_params.
+	 * torchtitan shards with FSDP2 (ZeRO-3, or ZeRO-2 with
+	 * reshard_after_forward off) and has no optimizer-only sharding;
+	 * its DDP (ZeRO-0) "has not supported > 1D parallelism". */
+	if (p->zero >= 2 && pp > 1)
+		deny(v, DS, "ZeRO-%d with PP %d (its pipeline engine accepts ZeRO 0-1)", p->zero,
+		     pp);
+	if (p->zero >= 2)
+		deny(v, MLM, "ZeRO-%d (only the distributed optimizer, ZeRO-1)", p->zero);
+	if (p->zero == 1)
+		deny(v, TITAN, "ZeRO-1 (FSDP2 shards parameters too: ZeRO-2 or 3)");
+	if (p->zero == 0 && (rep->stages[0].tp > 1 || pp > 1 || p->cp > 1))
+		deny(v, TITAN, "ZeRO-0 (DDP) with TP, PP or CP (its DDP is 1-D only)");
+	/* Context parallelism: --context-parallel-size arrived with
+	 * Megatron-Core in 2023; DeepSpeed has Ulysses sequence parallelism
+	 * (all-to-all over heads), not ring attention; torchtitan has
+	 * context_parallel_degree. */
+	if (p->cp > 1) {
+		deny(v, MLM, "context parallelism (CP %d)", p->cp);
+		deny(v, DS, "ring context parallelism (CP %d; DeepSpeed has Ulysses only)", p->cp);
+	}
+	/* Expert parallelism: Megatron-LM 2021-22 has no MoE layers;
+	 * Megatron-Core --expert-model-parallel-size, DeepSpeed-MoE ep_size,
+	 * torchtitan parallelism.expert_parallel_degree
+	 * (torchtitan/distributed/expert_parallel.py). */
+	if (p->ep > 1)
+		deny(v, MLM, "expert parallelism (EP %d)", p->ep);
+	/* Recomputation. Megatron's selective recomputation (attention core,
+	 * --recompute-granularity selective) is Megatron's alone; torchtitan's
+	 * op-level selective checkpointing (activation_checkpoint.mode
+	 * "selective", selective_ac_option "op") is torchtitan's alone;
+	 * DeepSpeed's activation checkpointing is whole-layer (full). */
+	if (p->recompute == RC_SELECTIVE)
+		deny(v, DS | TITAN, "Megatron's selective recomputation");
+	if (p->recompute == RC_SELECTIVE_OP)
+		deny(v, MCORE | MLM | DS, "op-level selective recomputation (torchtitan's)");
+	/* Overlap settings are not rules: a framework without a switch runs
+	 * the plan with its own default (framework.c), which the estimate
+	 * uses once the plan names that framework. */
+	/* FP8: Transformer Engine's --fp8-format (Megatron-Core) and
+	 * torchtitan's float8 converters; Megatron-LM 2021-22 predates FP8,
+	 * DeepSpeed's config has no FP8 switch. */
+	if (p->precision == HP_FP8)
+		deny(v, MLM | DS, "FP8 training");
+}
+
+unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n)
+{
+	struct verdict v;
+	memset(&v, 0, sizeof v);
+	v.mask = RUNS_ON_ALL;
+	if (p->n_replicas < 1 || p->replicas[0].n_stages < 1) {
+		if (why && n)
+			snprintf(why, n, "empty plan");
+		return 0;
+	}
+	rules_shared(&v, p, c);
+	if (v.mask)
+		rules_framework(&v, p);
+	if (why && n) {
+		why[0] = '\0';
+		if (v.all[0]) {
+			snprintf(why, n, "needs a heterogeneity-aware runtime: %s", v.all);
+		} else {
+			size_t k = 0;
+			for (int f = 1; f < FW_COUNT && k < n; f++)
+				if (!(v.mask & B(f)) && v.reason[f][0]) {
+					int w = snprintf(why + k, n - k, "%s%s: %s", k ? "; " : "",
+							 framework_name((enum hp_framework)f), v.reason[f]);
+					if (w < 0)
+						break;
+					k += (size_t)w;
+				}
+		}
+	}
+	return v.mask;
+}
+
+enum hp_framework runs_on_pick(unsigned mask)
+{
+	static const enum hp_framework order[] = { FW_MEGATRON_CORE, FW_TORCHTITAN, FW_DEEPSPEED,
+						   FW_MEGATRON_LM };
+	for (size_t i = 0; i < HP_ARRAY_LEN(order); i++)
+		if (mask & B(order[i]))
+			return order[i];
+	return FW_ANY;
+}
+
+static char *names(unsigned mask, char *buf, size_t n, const char *const *nm, const char *sep)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int f = 1; f < FW_COUNT && k < n; f++)
+		if (mask & B(f)) {
+			int w = snprintf(buf + k, n - k, "%s%s", k ? sep : "", nm[f]);
+			if (w < 0)
+				break;
+			k += (size_t)w;
+		}
+	if (!buf[0])
+		snprintf(buf, n, "none");
+	return buf;
+}
+
+char *runs_on_names(unsigned mask, char *buf, size_t n)
+{
+	static const char *const nm[FW_COUNT] = { "any", "megatron-core", "megatron-lm",
+						  "deepspeed", "torchtitan" };
+	return names(mask, buf, n, nm, ", ");
+}
+
+char *runs_on_short(unsigned mask, char *buf, size_t n)
+{
+	static const char *const nm[FW_COUNT] = { "any", "mcore", "mlm", "ds", "titan" };
+	return names(mask, buf, n, nm, "+");
+}

@@ -1,0 +1,38 @@
+/* runs_on.h — which stock training frameworks run a plan as one job.
+ *
+ * A framework runs a plan "as one job" when one launch of its unmodified
+ * code, with its own flags or config keys, reproduces the plan: the same
+ * parallel degrees, layer split, ZeRO level, schedule and recomputation.
+ * Heterogeneous plans (several GPU types, unequal batch shares, replicas of
+ * different layouts, mixed TP degrees) run on none of them; they need a
+ * heterogeneity-aware runtime. Each rule and its source is in runs_on.c. */
+#ifndef HP_RUNS_ON_H
+#define HP_RUNS_ON_H
+
+#include "plan.h"
+
+#include <stddef.h>
+
+/* Every concrete framework's bit (1u << FW_x, FW_ANY excluded). */
+#define RUNS_ON_ALL (((1u << FW_COUNT) - 1) & ~1u)
+
+/* The frameworks that run p on c as one job, as a mask of 1u << FW_x
+ * (never FW_ANY's bit). why (n bytes, may be NULL) receives the reasons
+ * the others cannot, one clause per framework or one for all, "" when
+ * every framework runs it. The plan's own `framework` and overlap keys
+ * are ignored (this is what could run it; a framework without an overlap
+ * switch runs with its own default). Never fails. */
+unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n);
+
+/* The framework a plan with this mask is best given: Megatron-Core first
+ * (hetplan's default estimates are Megatron-Core's), then torchtitan,
+ * DeepSpeed, Megatron-LM; FW_ANY for an empty mask. */
+enum hp_framework runs_on_pick(unsigned mask);
+
+/* "megatron-core, torchtitan" or "none" into buf (n bytes); returns buf. */
+char *runs_on_names(unsigned mask, char *buf, size_t n);
+
+/* Short form for tables: "mcore+titan", "none". */
+char *runs_on_short(unsigned mask, char *buf, size_t n);
+
+#endif

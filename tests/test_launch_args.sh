@@ -1,0 +1,184 @@
+#!/bin/sh
+# test_launch_args.sh — `hetplan launch` output against the frameworks' own
+# argument and key lists, and against the models' published configs.
+#   - every Megatron flag hetplan writes is in tests/data/megatron_args.txt
+#     (megatron/training/arguments.py at the commit named in its header);
+#   - every DeepSpeed key is in tests/data/deepspeed_keys.txt (the
+#     "DeepSpeed Configuration JSON" page at the commit in its header);
+#   - every torchtitan section.key is in tests/data/torchtitan_keys.txt;
+#   - Llama 3.1 70B and Mixtral 8x7B argument sets hold the values of
+#     their Hugging Face config.json, typed in below;
+#   - a plan that does not fit is refused with exit 4 unless --force;
+#   - a heterogeneous plan's pieces add up to the plan's GPUs and batch.
+# Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# flags FILE — the --flags of a Megatron argument file, one a line
+flags() {
+	grep -v '^#' "$1" | tr ' \t' '\n\n' | grep '^--' | sed 's/\\$//' | sort -u
+}
+
+# every generated flag exists in the pinned arguments.py list
+known_flags() { # FILE what
+	flags "$1" > "$T/flags"
+	missing=$(grep -vxF -f tests/data/megatron_args.txt "$T/flags")
+	[ -z "$missing" ] && ok || bad "$2: flags not in Megatron-LM arguments.py: $missing"
+}
+
+# value FILE FLAG — the value after FLAG (empty for a bare flag)
+value() {
+	python3 - "$1" "$2" <<'PY'
+import sys, shlex
+text = open(sys.argv[1]).read()
+toks = shlex.split(" ".join(l.rstrip("\\").strip() for l in text.splitlines()
+                            if l.strip() and not l.lstrip().startswith("#")))
+for i, t in enumerate(toks):
+    if t == sys.argv[2]:
+        nxt = toks[i + 1] if i + 1 < len(toks) and not toks[i + 1].startswith("--") else ""
+        print(nxt)
+        sys.exit(0)
+print("<absent>")
+PY
+}
+
+expect() { # FILE 'flag=value ...' what ; flag= for a bare flag
+	for kv in $2; do
+		k=${kv%%=*} v=${kv#*=}
+		got=$(value "$1" "--$k")
+		[ "$got" = "$v" ] && ok || bad "$3: --$k = '$got', published '$v'"
+	done
+}
+
+# --- Llama 3.1 70B (meta-llama/Llama-3.1-70B config.json: 80 layers,
+# hidden 8192, intermediate 28672, 64 heads, 8 KV heads, rope_theta
+# 500000, rope_scaling llama3 factor 8, rms_norm_eps 1e-5, untied
+# embeddings, no biases, attention_dropout 0). 2T tokens at 8192 per
+# sequence: 2e12 / 8192 = 244140625 samples.
+$H launch --pool 4x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 64 --tokens 2T \
+	> "$T/l70" 2>"$T/err" && ok || bad "llama 70b launch: $(cat "$T/err")"
+known_flags "$T/l70" "llama3.1-70b"
+expect "$T/l70" "num-layers=80 hidden-size=8192 ffn-hidden-size=28672 num-attention-heads=64
+	group-query-attention= num-query-groups=8 rotary-base=500000 use-rope-scaling=
+	rope-scaling-factor=8 normalization=RMSNorm norm-epsilon=1e-05 swiglu=
+	untie-embeddings-and-output-weights= disable-bias-linear= attention-dropout=0
+	hidden-dropout=0 position-embedding-type=rope seq-length=8192 train-samples=244140625
+	tensor-model-parallel-size=8 pipeline-model-parallel-size=4 bf16=" "llama3.1-70b"
+
+# --- Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 config.json: 32 layers,
+# hidden 4096, intermediate 14336, 32 heads, 8 KV heads, 8 local experts,
+# 2 per token, rope_theta 1e6, rms_norm_eps 1e-5, router_aux_loss_coef
+# 0.02, untied embeddings).
+$H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --ep 8 --mbs 1 --gbs 64 \
+	> "$T/mx" 2>"$T/err" && ok || bad "mixtral launch: $(cat "$T/err")"
+known_flags "$T/mx" "mixtral-8x7b"
+expect "$T/mx" "num-layers=32 hidden-size=4096 num-attention-heads=32 num-query-groups=8
+	num-experts=8 moe-router-topk=2 moe-ffn-hidden-size=14336 rotary-base=1000000
+	norm-epsilon=1e-05 moe-aux-loss-coeff=0.02 moe-router-load-balancing-type=aux_loss
+	expert-model-parallel-size=8 swiglu= untie-embeddings-and-output-weights=
+	attention-dropout=0 hidden-dropout=0 use-rope-scaling=<absent>" "mixtral-8x7b"
+
+# --- more settings: every flag still in the list
+i=0
+for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zero 3 --recompute full" \
+	"-m llama3.1-8b --tp 4 --pp 4 --dp 2 --mbs 1 --gbs 64 --schedule interleaved:2 --precision fp8" \
+	"-m llama3.1-8b --tp 2 --pp 1 --cp 2 --dp 4 --seq-len 16384 --mbs 1 --gbs 64 --zero 2 --recompute selective" \
+	"-m qwen2.5-72b --tp 8 --pp 8 --dp 1 --mbs 1 --gbs 64" \
+	"-m gpt3-175b --tp 8 --pp 8 --dp 1 --mbs 1 --gbs 64 --precision fp16 --zero 0"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	$H launch --pool 64x8xH100-SXM $args --force > "$T/m$i" 2>"$T/err" ||
+		bad "launch $args: $(cat "$T/err")"
+	known_flags "$T/m$i" "launch $args"
+	# shellcheck disable=SC2086
+	$H launch --pool 64x8xH100-SXM $args --force --format deepspeed > "$T/d$i" 2>"$T/err" ||
+		bad "deepspeed $args: $(cat "$T/err")"
+	python3 - "$T/d$i" <<'PY' && ok || bad "DeepSpeed keys not in its config documentation ($args)"
+import json, sys
+known = {l.strip() for l in open("tests/data/deepspeed_keys.txt") if l.strip() and not l.startswith("#")}
+bad = []
+def walk(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k not in known:
+                bad.append(k)
+            walk(v)
+    elif isinstance(o, list):
+        for v in o:
+            walk(v)
+d = json.load(open(sys.argv[1]))
+# a heterogeneous plan: hetplan's own wrapper around one config per piece
+for cfg in [p["config"] for p in d["pieces"]] if "pieces" in d else [d]:
+    walk(cfg)
+if bad:
+    print("unknown:", bad)
+    sys.exit(1)
+PY
+	# shellcheck disable=SC2086
+	$H launch --pool 64x8xH100-SXM $args --force --format torchtitan > "$T/t$i" 2>"$T/err" ||
+		bad "torchtitan $args: $(cat "$T/err")"
+	python3 - "$T/t$i" <<'PY' && ok || bad "torchtitan keys not in its job config ($args)"
+import sys, tomllib
+known = {l.strip() for l in open("tests/data/torchtitan_keys.txt") if l.strip() and not l.startswith("#")}
+d = tomllib.load(open(sys.argv[1], "rb"))
+bad = [f"{s}.{k}" for s, kv in d.items() for k in kv if f"{s}.{k}" not in known]
+if bad:
+    print("unknown:", bad)
+    sys.exit(1)
+PY
+done
+
+# --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
+# 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
+# per GPU against 40 GiB.
+$H launch --pool 1x8xA100-40GB -m llama3.1-70b --tp 8 --pp 1 --zero 0 --mbs 1 --gbs 64 \
+	> "$T/o" 2>"$T/err"
+rc=$?
+[ $rc = 4 ] && grep -q "does not fit in GPU memory" "$T/err" && grep -q "GiB" "$T/err" && ok ||
+	bad "non-fitting plan: exit $rc, $(cat "$T/err")"
+[ ! -s "$T/o" ] && ok || bad "non-fitting plan wrote a config"
+$H launch --pool 1x8xA100-40GB -m llama3.1-70b --tp 8 --pp 1 --zero 0 --mbs 1 --gbs 64 --force \
+	> "$T/o" 2>"$T/err" && [ -s "$T/o" ] && ok || bad "--force: $(cat "$T/err")"
+
+# --- heterogeneous: pieces add up. TP 4 x PP 5 x DP 7 = 140 GPUs on
+# 8-GPU nodes cannot fill whole nodes with 8 each: the script asks for
+# 35 nodes x 4 (35 x 4 = 140).
+cat > "$T/het.json" <<'J'
+{"mbs":1,"gbs":96,"zero":1,"replicas":[
+ {"count":7,"batch_share":0.08333333333333333,"stages":[
+  {"pool":"h","tp":4,"first_layer":0,"last_layer":15},{"pool":"h","tp":4,"first_layer":16,"last_layer":31},
+  {"pool":"h","tp":4,"first_layer":32,"last_layer":47},{"pool":"h","tp":4,"first_layer":48,"last_layer":63},
+  {"pool":"h","tp":4,"first_layer":64,"last_layer":79}]},
+ {"count":5,"batch_share":0.0833333333333333,"stages":[
+  {"pool":"a","tp":8,"first_layer":0,"last_layer":39},{"pool":"a","tp":8,"first_layer":40,"last_layer":79}]}]}
+J
+$H launch --pool 18x8xH100-SXM,name=h --pool 10x8xA100-80GB,name=a -m llama3.1-70b \
+	--plan "$T/het.json" --format slurm > "$T/het.sh" 2>"$T/err" && ok || bad "hetero launch: $(cat "$T/err")"
+python3 - "$T/het.sh" <<'PY' && ok || bad "hetero pieces do not add up (above)"
+import re, sys
+text = open(sys.argv[1]).read()
+pieces = text.split("\n#!/bin/bash")[1:]
+assert len(pieces) == 2, len(pieces)
+worlds, batches = [], []
+for p in pieces:
+    nodes = int(re.search(r"#SBATCH --nodes=(\d+)", p).group(1))
+    gpn = int(re.search(r"#SBATCH --gpus-per-node=(\d+)", p).group(1))
+    tp = int(re.search(r"--tensor-model-parallel-size (\d+)", p).group(1))
+    pp = int(re.search(r"--pipeline-model-parallel-size (\d+)", p).group(1))
+    dp = int(re.search(r"x DP (\d+) =", p).group(1))
+    gbs = int(re.search(r"--global-batch-size (\d+)", p).group(1))
+    assert nodes * gpn == tp * pp * dp, (nodes, gpn, tp, pp, dp)
+    worlds.append(tp * pp * dp)
+    batches.append(gbs)
+# 7 x 4 x 5 = 140 and 5 x 8 x 2 = 80; 96 sequences = 7 x 8 + 5 x 8
+assert worlds == [140, 80], worlds
+assert sum(batches) == 96, batches
+PY
+
+echo "launch_args: $pass passed, $fail failed"
+[ "$fail" = 0 ]
