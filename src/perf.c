@@ -172,7 +172,8 @@ const char *perf_dim_name(enum perf_dim d)
 
 /* The stage's share of the step: compute, communication inside each
  * micro-batch, DP synchronisation after the drain, memory. */
-static void stage_eval(struct stage_ctx *x, struct estimate *e, struct perf_stage *ps,
+static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate *notes,
+		       struct perf_stage *ps,
 		       double *dp_exposed, double *opt_s)
 {
 	const struct stage *st = &x->rep->stages[x->index];
@@ -185,17 +186,17 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct perf_stag
 	ps->t_fwd = x->fwd;
 	ps->t_bwd = x->bwd;
 	ps->t_recompute = x->rc;
-	ps->t_tp = perf_stage_tp(x, e);
-	ps->t_cp = perf_stage_cp(x, e);
-	ps->t_ep = perf_stage_ep(x, e);
-	ps->t_pp = perf_stage_pp(x, e);
+	ps->t_tp = perf_stage_tp(x, notes);
+	ps->t_cp = perf_stage_cp(x, notes);
+	ps->t_ep = perf_stage_ep(x, notes);
+	ps->t_pp = perf_stage_pp(x, notes);
 	ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp + ps->t_cp + ps->t_ep +
 		      ps->t_pp;
 	/* The host issues every kernel in order; when it needs longer than
 	 * the GPU runs them, the GPU waits for it. */
 	ps->t_host_stall = x->host_stall;
 	ps->t_total += ps->t_host_stall;
-	*dp_exposed = perf_stage_dp(x, e);
+	*dp_exposed = perf_stage_dp(x, notes);
 	/* Adam: ~30 bytes of HBM traffic per local parameter. */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
 	*opt_s = 30 * opt_params / x->bw_hbm;
@@ -299,6 +300,13 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	int si = 0;
 	struct perf_stage *crit = NULL;
 	double crit_m = 0, crit_bubble = 0;
+	/* The communication table describes what the breakdown does: the
+	 * pace-setting group's slowest stage for TP/CP/EP/PP, and the stage
+	 * with the most exposed DP time. Each stage notes its collectives in
+	 * a scratch estimate first. */
+	struct estimate notes;
+	struct perf_comm group_comm[DIM_COUNT];
+	double dp_seen = -1;
 	for (int r = 0; r < p->n_replicas; r++) {
 		x.rep = &p->replicas[r];
 		x.pp = x.rep->n_stages;
@@ -316,11 +324,17 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 			ps->group = r;
 			ps->index = i;
 			double dpx, opt;
-			stage_eval(&x, e, ps, &dpx, &opt);
+			memset(notes.comm, 0, sizeof notes.comm);
+			stage_eval(&x, e, &notes, ps, &dpx, &opt);
 			sum_t += ps->t_total;
 			if (ps->t_total > max_t) {
 				max_t = ps->t_total;
 				max_st = ps;
+				memcpy(group_comm, notes.comm, sizeof group_comm);
+			}
+			if (dpx > dp_seen) {
+				dp_seen = dpx;
+				e->comm[DIM_DP] = notes.comm[DIM_DP];
 			}
 			worst_dp = fmax(worst_dp, dpx);
 			worst_opt = fmax(worst_opt, opt);
@@ -334,6 +348,9 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 			crit = max_st;
 			crit_m = x.mb;
 			crit_bubble = (sum_t - max_t) / x.v;
+			for (int d = 0; d < DIM_COUNT; d++)
+				if (d != DIM_DP)
+					e->comm[d] = group_comm[d];
 		}
 	}
 

@@ -277,7 +277,7 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 		"param_overlap",
 		/* keys the planner prints beside the plan, ignored here */
 		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
-		"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s",
+		"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s", "breakdown_group",
 		"memory", "comm", "optimality", "hfu", "label", "links", "pareto", "runs_on",
 		"runs_on_why", "memory_verdict", "mem_need_bytes", "mem_capacity_bytes", NULL,
 	};

@@ -381,6 +381,10 @@ static cJSON *num_or_null(double v, int known)
  * the plan entries, the estimate command and the TUI's export. */
 void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct cluster *c)
 {
+	/* The replica group whose pipeline sets the step: the breakdown and
+	 * the comm table's tp/cp/ep/pp rows describe it (dp: the stage with
+	 * the most exposed synchronisation). */
+	cJSON_AddNumberToObject(o, "breakdown_group", e->slowest_group);
 	cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_s");
 	for (size_t i = 0; i < HP_ARRAY_LEN(time_parts); i++)
 		cJSON_AddNumberToObject(bd, time_parts[i].key,

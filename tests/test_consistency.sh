@@ -58,13 +58,20 @@ def plan_checks(name, d, pools_pcie):
                                  f"table, {share:.4g} s in the breakdown")
                 else:
                     check(ok, "")
+        # The breakdown and the comm table's tp/cp/ep/pp rows are the
+        # pace-setting replica group's (breakdown_group): its bubble is
+        # non-zero exactly when it has more than one stage, and the table
+        # has a pp row exactly then.
         pps = [len(r["stages"]) for r in p["replicas"]]
-        if min(pps) > 1:
-            check(bd["bubble"] > 0, f"{tag}: PP {min(pps)} with a zero bubble")
-        elif max(pps) > 1 and bd["bubble"] == 0:
-            # perf.c: the breakdown is the pace-setting group's alone; when
-            # that group has one stage, the other groups' bubbles vanish
-            xfail.append(f"{tag}: PP {max(pps)} in some group, zero bubble in the breakdown")
+        g = p["breakdown_group"]
+        check(0 <= g < len(pps), f"{tag}: breakdown_group {g} of {len(pps)} groups")
+        pp_rows = [c for c in p["comm"] if c["dim"] == "pp"]
+        if pps[g] > 1:
+            check(bd["bubble"] > 0, f"{tag}: PP {pps[g]} in the pace-setting group, zero bubble")
+            check(len(pp_rows) == 1, f"{tag}: PP {pps[g]} but no pp row in the comm table")
+        else:
+            check(bd["bubble"] == 0 and not pp_rows,
+                  f"{tag}: one-stage pace-setting group with a bubble or a pp row")
         tp_pools = {s["pool"] for r in p["replicas"] for s in r["stages"] if s["tp"] > 1}
         if tp_pools and tp_pools <= pools_pcie:
             link = p.get("links", {}).get("tp", "")
