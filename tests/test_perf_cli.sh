@@ -130,5 +130,26 @@ expect 0 "" $H estimate --pool 18x4xGB200,nvl_domain=4 -m llama3.1-8b --tp 1 --p
 json "c=[c for c in d['comm'] if c['dim']=='dp'][0]; assert 'NIC' in c['link'], c"
 expect 2 "nvl_domain: expected 1 to 100000 GPUs" $H estimate --pool 18x4xGB200,nvl_domain=x -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64
 
+# --- the interface says the same, naming the GPU (run as a person would:
+# `hetplan WORKSPACE.json` in tmux, then the Plans view).
+if command -v tmux >/dev/null 2>&1; then
+	cat > "$T/fp8.json" <<'JSON'
+{"version": 1, "cluster": {"name": "a100 lab", "pools": [{"name": "a100", "gpu": "A100-80GB", "nodes": 2}]},
+ "model": "llama3.1-8b", "workload": {"gbs": 64, "seq_len": 4096, "tokens": 1e11, "objective": "throughput", "top": 5, "precision": "fp8"}}
+JSON
+	S=hp-perf-$$
+	tmux -L "$S" new-session -d -x 100 -y 30 "$H $T/fp8.json"
+	found=0
+	for _ in $(seq 1 60); do
+		sleep 0.5
+		tmux -L "$S" send-keys 3 2>/dev/null
+		if tmux -L "$S" capture-pane -p 2>/dev/null | grep -q "(A100-SXM4-80GB) has no fp8 units"; then
+			found=1; break
+		fi
+	done
+	tmux -L "$S" kill-server 2>/dev/null
+	[ "$found" = 1 ] && ok || bad "the interface does not show the fp8-on-A100 error"
+fi
+
 echo "perf_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

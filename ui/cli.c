@@ -602,7 +602,11 @@ int cli_main(int argc, char **argv)
 	if (catalog_load(&cat, NULL, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	int rc;
-	if (argc < 2 || argv[1][0] == '-') {
+	/* No command, an option, or a workspace file (the usage's
+	 * `hetplan WORKSPACE.json`): the interface. */
+	size_t a1 = argc >= 2 ? strlen(argv[1]) : 0;
+	if (argc < 2 || argv[1][0] == '-' ||
+	    (a1 > 5 && !strcmp(argv[1] + a1 - 5, ".json"))) {
 		rc = tui_main(argc, argv, &cat);
 	} else {
 		const struct command *cmd = NULL;

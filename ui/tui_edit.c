@@ -102,7 +102,7 @@ static const struct field work_fields[] = {
 	{ WF_HETERO, F_CHOICE, "Mixed pools", "", NULL },
 };
 
-static const enum hp_dtype precisions[] = { HP_BF16, HP_FP16, HP_FP8 };
+static const enum hp_dtype precisions[] = { HP_BF16, HP_FP16, HP_FP8, HP_TF32, HP_FP32 };
 
 /* The field list the current view edits. */
 static const struct field *fields_of(const struct tui *t, int *n)
