@@ -1,5 +1,6 @@
 /* jsonx.c — typed, path-aware field access over cJSON. */
 #include "jsonx.h"
+#include "sbuf.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -176,18 +177,37 @@ int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
 		for (const char *const *k = known; *k; k++)
 			if (it->string && !strcmp(it->string, *k))
 				ok = 1;
-		if (!ok) {
-			char list[256] = "";
-			for (const char *const *k = known; *k; k++) {
-				strncat(list, *k, sizeof list - strlen(list) - 3);
-				if (k[1])
-					strncat(list, ", ", sizeof list - strlen(list) - 1);
+		if (ok)
+			continue;
+		/* The list of known keys has no fixed length (a plan has 30
+		 * of them), so it is built in a growing buffer; hp_err_set
+		 * then truncates the whole sentence to the message size. */
+		const char *best = NULL;
+		int best_d = 3;  /* "did you mean" only within 2 edits */
+		struct sbuf list;
+		sbuf_init(&list);
+		for (const char *const *k = known; *k; k++) {
+			sbuf_add(&list, *k);
+			if (k[1])
+				sbuf_add(&list, ", ");
+			if (it->string) {
+				int d = hp_edit_distance(it->string, *k);
+				if (d < best_d) {
+					best_d = d;
+					best = *k;
+				}
 			}
-			return hp_err_set(c->err, HP_EXIT_INPUT,
-					  "%s: %s%s%s: unknown key (known: %s)",
-					  c->file, c->path, *c->path ? "." : "",
-					  it->string ? it->string : "?", list);
 		}
+		char hint[96] = "";
+		if (best)
+			snprintf(hint, sizeof hint, "did you mean \"%s\"? ", best);
+		hp_err_set(c->err, HP_EXIT_INPUT,
+			   "%s: %s%s%.80s: unknown key (%sknown: %s)",
+			   c->file, c->path, *c->path ? "." : "",
+			   it->string ? it->string : "?", hint,
+			   list.s ? list.s : "");
+		sbuf_done(&list);
+		return -1;
 	}
 	return 0;
 }
