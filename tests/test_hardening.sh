@@ -31,5 +31,19 @@ E="$H estimate --pool 1x8xH100-SXM -m llama3.1-8b"
 expect 3 "typo: unknown key" $E --plan $D/plan_typo.json
 grep -qF "links, pareto)" "$T/err" && ok || bad "plan key list truncated: $(cat "$T/err")"
 
+# 3. Names in launch scripts: a model display name and a pool name with
+# $(), backticks and quotes went into # comments raw; the names are now one
+# shell word each. The script parses, and running it in an empty PATH (so
+# srun and scontrol fail at once) creates no PWNED file. The newline case
+# is in test_escape.c (the parsers refuse control characters).
+mkdir -p "$T/run"
+expect 0 "" $H launch -c $D/cluster_evil.json -m $D/model_evil.json --tp 8 --pp 1 \
+	--mbs 1 --gbs 16 --format slurm -o "$T/run/job.sh"
+bash -n "$T/run/job.sh" && ok || bad "launch script does not parse"
+(cd "$T/run" && PATH=/nonexistent /bin/bash job.sh >/dev/null 2>&1)
+ls "$T/run" | grep -q PWNED && bad "launch script ran a name: $(ls "$T/run")" || ok
+grep -qF "# Pool 'p\$(/usr/bin/touch PWNED3)'\''\`x\`' (H100-SXM" "$T/run/job.sh" && ok ||
+	bad "pool name not quoted: $(grep Pool "$T/run/job.sh")"
+
 echo "hardening: $pass passed, $fail failed"
 [ "$fail" = 0 ]
