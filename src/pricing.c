@@ -1059,7 +1059,7 @@ static int config_file_load(struct price_config *cfg, const char *path, int must
 		return 0;
 	}
 	size_t len;
-	char *text = hp_read_file(path, &len, err);
+	char *text = hp_read_regular_file(path, &len, err);
 	if (!text)
 		return -1;
 	cJSON *root = jx_parse(text, len, path, err);
@@ -1285,8 +1285,10 @@ static int cache_read(const char *path, struct cache_entry *e, struct hp_err *er
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return 1;
+	/* Regular files only, checked on the descriptor: a FIFO named like a
+	 * cache file would block every command that loads prices. */
 	size_t len;
-	char *t = hp_read_file(path, &len, err);
+	char *t = hp_read_regular_file(path, &len, err);
 	if (!t)
 		return -1;
 	size_t ml = strlen(CACHE_MAGIC);

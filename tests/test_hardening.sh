@@ -45,5 +45,35 @@ ls "$T/run" | grep -q PWNED && bad "launch script ran a name: $(ls "$T/run")" ||
 grep -qF "# Pool 'p\$(/usr/bin/touch PWNED3)'\''\`x\`' (H100-SXM" "$T/run/job.sh" && ok ||
 	bad "pool name not quoted: $(grep Pool "$T/run/job.sh")"
 
+# 4. Atomic writes. The temporary file is a fresh O_EXCL|O_NOFOLLOW name, so
+# a symlink planted next to the output is never followed; the mode of the
+# file replaced is kept (it became 0644); a temporary file left by a killed
+# process (pid 2^22+1 cannot exist: Linux's pid_max is at most 2^22) is
+# removed; -o onto a symlink replaces the link, never its target.
+L="launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8"
+mkdir -p "$T/w"
+echo keep >"$T/victim"
+for i in 0 1 2 3 4 5 6 7 8 9; do ln -s "$T/victim" "$T/w/.out.sh.hp-tmp.$i"; done
+echo old >"$T/w/out.sh"; chmod 600 "$T/w/out.sh"
+echo stale >"$T/w/.out.sh.hp-tmp.4194305.0badf00d"
+expect 0 "" $H $L -o "$T/w/out.sh"
+[ "$(stat -c %a "$T/w/out.sh")" = 600 ] && ok || bad "mode not kept: $(stat -c %a "$T/w/out.sh")"
+[ "$(cat "$T/victim")" = keep ] && ok || bad "symlink target overwritten"
+[ -e "$T/w/.out.sh.hp-tmp.4194305.0badf00d" ] && bad "stale temporary file left" || ok
+[ "$(ls -A "$T/w" | grep -vc '^\.out\.sh\.hp-tmp\.[0-9]$')" = 1 ] && ok || bad "files left: $(ls -A "$T/w")"
+ln -s "$T/victim" "$T/w/link.sh"
+expect 0 "" $H $L -o "$T/w/link.sh"
+[ "$(cat "$T/victim")" = keep ] && [ ! -L "$T/w/link.sh" ] && ok || bad "-o followed a symlink"
+
+# 6. A FIFO named like a cache file blocked every command that loads the
+# price book (stat, then fopen, which waits for a writer). It is skipped
+# with a warning; 60 s is a generous bound for a command that takes well
+# under a second, so only a hang fails it.
+mkdir -p "$T/cache/hetplan"
+mkfifo "$T/cache/hetplan/prices-evil.cache"
+XDG_CACHE_HOME="$T/cache" timeout 60 $H prices >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && grep -qF "prices-evil.cache: not a regular file" "$T/err" && ok ||
+	bad "FIFO cache file: exit $rc, $(head -c 300 "$T/err")"
+
 echo "hardening: $pass passed, $fail failed"
 [ "$fail" = 0 ]
