@@ -226,7 +226,7 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--group-query-attention");
 		ARG("--num-query-groups %d", m->kv_heads);
 	}
-	if (m->head_dim && m->head_dim * m->heads != m->hidden)
+	if (m->head_dim && (long long)m->head_dim * m->heads != m->hidden)
 		ARG("--kv-channels %d", m->head_dim);
 	ARG("--seq-length %d", seq);
 	ARG("--max-position-embeddings %d", HP_MAX(seq, m->seq_len));

@@ -2,6 +2,7 @@
 #include "plan.h"
 #include "jsonx.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,19 +176,22 @@ int plan_dp(const struct plan *p)
 
 int plan_gpus(const struct plan *p, int *per_pool)
 {
-	int total = 0;
-	if (per_pool)
-		memset(per_pool, 0, HP_MAX_POOLS * sizeof *per_pool);
+	/* 64-bit sums saturating at INT_MAX: a plan file may ask for 1e6
+	 * replicas x TP 1024 x CP 1024, which must fail the pool-size check
+	 * rather than wrap to a negative count. */
+	long long total = 0, pp[HP_MAX_POOLS] = { 0 };
 	for (int i = 0; i < p->n_replicas; i++) {
 		const struct replica *r = &p->replicas[i];
 		for (int s = 0; s < r->n_stages; s++) {
-			int n = r->count * r->stages[s].tp * p->cp;
-			total += n;
-			if (per_pool)
-				per_pool[r->stages[s].pool] += n;
+			long long n = (long long)r->count * r->stages[s].tp * p->cp;
+			total = HP_MIN(total + n, (long long)INT_MAX);
+			pp[r->stages[s].pool] = HP_MIN(pp[r->stages[s].pool] + n, (long long)INT_MAX);
 		}
 	}
-	return total;
+	if (per_pool)
+		for (int i = 0; i < HP_MAX_POOLS; i++)
+			per_pool[i] = (int)pp[i];
+	return (int)total;
 }
 
 double plan_replica_seqs(const struct plan *p, int r)

@@ -199,6 +199,8 @@ int hp_parse_quantity(const char *s, double *out)
 	}
 	if (*e)
 		return -1;
+	if (!isfinite(v * mul))
+		return -1;
 	*out = v * mul;
 	return 0;
 }
@@ -218,6 +220,8 @@ int hp_parse_bytes(const char *s, double *out)
 	};
 	for (size_t i = 0; i < HP_ARRAY_LEN(units); i++)
 		if (!strcmp(e, units[i].suffix)) {
+			if (!isfinite(v * units[i].mul))
+				return -1;
 			*out = v * units[i].mul;
 			return 0;
 		}
@@ -242,6 +246,8 @@ int hp_parse_duration(const char *s, double *seconds)
 	else if (!strcmp(e, "w"))
 		mul = 7 * 86400;
 	else
+		return -1;
+	if (!(v * mul <= HP_MAX_DURATION_S))
 		return -1;
 	*seconds = v * mul;
 	return 0;

@@ -56,7 +56,7 @@ void hp_name_key(char *dst, size_t dstsize, const char *src);
 int hp_edit_distance(const char *a, const char *b);
 
 /* Parse a count with an optional SI suffix: "2T" = 2e12, "1.5M", "300B",
- * "4k". Returns 0 on success, -1 if s is not such a number. */
+ * "4k". Returns 0 on success, -1 if s is not such a finite number. */
 int hp_parse_quantity(const char *s, double *out);
 
 /* Parse a byte size: "8", "64K" (KiB), "1MiB", "4GB" (1e9), "2G" (GiB).
@@ -64,7 +64,12 @@ int hp_parse_quantity(const char *s, double *out);
  * powers of ten. Returns 0 or -1. */
 int hp_parse_bytes(const char *s, double *out);
 
-/* Parse a duration: "30d", "12h", "90m", "3600s", "2w". Returns 0 or -1. */
+/* The longest duration hetplan accepts: 100 years (3.156e9 s), far beyond
+ * any training run; longer values are typing mistakes (--deadline 1e306w). */
+#define HP_MAX_DURATION_S (100 * 365.25 * 86400)
+
+/* Parse a duration: "30d", "12h", "90m", "3600s", "2w", at most
+ * HP_MAX_DURATION_S. Returns 0 or -1. */
 int hp_parse_duration(const char *s, double *seconds);
 
 /* Parse a strictly positive integer that fits in int. Returns 0 or -1. */

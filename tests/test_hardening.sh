@@ -75,5 +75,22 @@ XDG_CACHE_HOME="$T/cache" timeout 60 $H prices >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" = 0 ] && grep -qF "prices-evil.cache: not a regular file" "$T/err" && ok ||
 	bad "FIFO cache file: exit $rc, $(head -c 300 "$T/err")"
 
+# 2. Counts that multiply. 1e6 replicas x TP 8 x CP 1024 = 8,192,000,000
+# GPUs does not fit in int: it printed "on -397934592 GPUs" and passed the
+# pool-size check. 2^31-1 nodes x 8, and 3 pools of 1e6 x 1024 GPUs, wrapped
+# the cluster's total; --gbs 2^31-1 wrapped the batch split in the search.
+expect 3 "the plan needs" $E --plan $D/plan_huge.json
+expect 2 "expected at most 1000000, got 2147483647" $H plan --pool 2147483647x8xH100-SXM -m llama3.1-8b --gbs 64
+expect 2 "more than hetplan's limit of 16777216" $H plan --pool 1000x1024xH100-SXM \
+	--pool 1000x1024xH100-SXM --pool 1000000x1024xH100-SXM -m llama3.1-8b --gbs 64
+expect 2 "--gbs: expected an integer from 1 to 100000000" $H plan --pool 8x8xH100-SXM -m llama3.1-8b --gbs 2147483647
+expect 2 "--gbs: expected an integer from 1 to 100000000" $E --tp 8 --pp 1 --mbs 1 --gbs 2147483647
+
+# 7. Numeric flags have ranges: a line rate of 1e-300 Gb/s and a deadline
+# of 1e306 weeks were accepted.
+expect 2 "--nic-gbps: expected a line rate from 1 to 100000" $H comm --nic-gbps 1e-300
+expect 2 "--deadline: expected a duration up to 100 years" $H plan --pool 8x8xH100-SXM \
+	-m llama3.1-8b --gbs 64 --objective deadline --deadline 1e306w
+
 echo "hardening: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -112,17 +112,19 @@ static int plan_flag_bad(const char *cmd, const char *flag, const char *want, co
 int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		  struct cli_plan_flags *f)
 {
-	int v = 0, *dst = NULL;
+	int v = 0, *dst = NULL, max = 0;
 	const char *name = NULL;
+	/* The same ranges as the plan file's keys (plan.c) and the man page;
+	 * TP, PP and DP are bounded by HP_MAX_GPUS in any cluster. */
 	switch (opt) {
-	case CLI_PF_TP: dst = &f->tp; name = "tp"; break;
-	case CLI_PF_PP: dst = &f->pp; name = "pp"; break;
-	case CLI_PF_DP: dst = &f->dp; name = "dp"; break;
-	case CLI_PF_CP: dst = &p->cp; name = "cp"; break;
-	case CLI_PF_EP: dst = &p->ep; name = "ep"; break;
-	case CLI_PF_MBS: dst = &p->mbs; name = "mbs"; f->have_mbs = 1; break;
-	case CLI_PF_GBS: dst = &p->gbs; name = "gbs"; break;
-	case CLI_PF_SEQ: dst = &p->seq_len; name = "seq-len"; break;
+	case CLI_PF_TP: dst = &f->tp; name = "tp"; max = HP_MAX_GPUS; break;
+	case CLI_PF_PP: dst = &f->pp; name = "pp"; max = HP_MAX_GPUS; break;
+	case CLI_PF_DP: dst = &f->dp; name = "dp"; max = HP_MAX_GPUS; break;
+	case CLI_PF_CP: dst = &p->cp; name = "cp"; max = 1024; break;
+	case CLI_PF_EP: dst = &p->ep; name = "ep"; max = 4096; break;
+	case CLI_PF_MBS: dst = &p->mbs; name = "mbs"; max = 1000000; f->have_mbs = 1; break;
+	case CLI_PF_GBS: dst = &p->gbs; name = "gbs"; max = 100000000; break;
+	case CLI_PF_SEQ: dst = &p->seq_len; name = "seq-len"; max = 100000000; break;
 	case CLI_PF_ZERO:
 		if ((hp_parse_int(arg, &v) && strcmp(arg, "0")) || v > 3)
 			return plan_flag_bad(cmd, "zero", "0, 1, 2 or 3", arg);
@@ -160,8 +162,12 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	case CLI_PF_ON: f->on = arg; return 1;
 	default: return 0;
 	}
-	if (hp_parse_int(arg, dst))
-		return plan_flag_bad(cmd, name, "a positive integer", arg);
+	if (hp_parse_int(arg, &v) || v > max) {
+		char want[48];
+		snprintf(want, sizeof want, "an integer from 1 to %d", max);
+		return plan_flag_bad(cmd, name, want, arg);
+	}
+	*dst = v;
 	return 1;
 }
 

@@ -136,12 +136,12 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			gpu_name = optarg;
 			break;
 		case O_GPN:
-			if (hp_parse_int(optarg, &gpn))
-				return usage_err("gpus-per-node", "a positive integer", optarg);
+			if (hp_parse_int(optarg, &gpn) || gpn > 1024)
+				return usage_err("gpus-per-node", "an integer from 1 to 1024", optarg);
 			break;
 		case O_NODES:
-			if (hp_parse_int(optarg, &nodes))
-				return usage_err("nodes", "a positive integer", optarg);
+			if (hp_parse_int(optarg, &nodes) || nodes > HP_MAX_NODES)
+				return usage_err("nodes", "an integer from 1 to 1000000", optarg);
 			break;
 		case O_NICS:
 			if (!strcmp(optarg, "0"))
@@ -152,8 +152,10 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 		case O_NICGBPS: {
 			char *e;
 			nic_gbps = strtod(optarg, &e);
-			if (e == optarg || *e || !(nic_gbps > 0) || !isfinite(nic_gbps))
-				return usage_err("nic-gbps", "a positive line rate in Gb/s, e.g. 400", optarg);
+			/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
+			if (e == optarg || *e || !(nic_gbps >= 1 && nic_gbps <= 1e5))
+				return usage_err("nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400",
+						 optarg);
 			break;
 		}
 		case O_INTRA:

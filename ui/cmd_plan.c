@@ -381,8 +381,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			pools[n_pools++] = optarg;
 			break;
 		case O_GBS:
-			if (hp_parse_int(optarg, &so.gbs))
-				return bad("gbs", optarg, "a positive integer (sequences)");
+			if (hp_parse_int(optarg, &so.gbs) || so.gbs > 100000000)
+				return bad("gbs", optarg, "an integer from 1 to 100000000 (sequences)");
 			break;
 		case O_SEQ:
 			if (hp_parse_int(optarg, &so.seq_len))
@@ -398,7 +398,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_DEADLINE:
 			if (hp_parse_duration(optarg, &so.deadline_s) || so.deadline_s <= 0)
-				return bad("deadline", optarg, "a duration such as 30d, 12h or 90m");
+				return bad("deadline", optarg, "a duration up to 100 years, such as 30d, 12h or 90m");
 			break;
 		case O_BUDGET:
 			if (hp_parse_quantity(optarg, &d) || d <= 0 || d > 1e13)
