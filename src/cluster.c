@@ -110,13 +110,16 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 				  "of %d", where, total, HP_MAX_GPUS);
 	/* Names are shown on terminals and written into scripts and CSV:
 	 * printable UTF-8 only (escape.h). */
-	if (!esc_is_printable(p->name, sizeof p->name - 1) ||
-	    !esc_is_printable(p->provider, sizeof p->provider - 1) ||
-	    !esc_is_printable(p->region, sizeof p->region - 1) ||
-	    !esc_is_printable(p->site, sizeof p->site - 1))
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: names must be printable UTF-8 (no control characters)",
-				  where);
+	const struct { const char *key, *val; } names[] = {
+		{ "name", p->name }, { "provider", p->provider },
+		{ "region", p->region }, { "site", p->site },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(names); i++)
+		if (!esc_is_printable(names[i].val, 63))
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s.%s: expected printable UTF-8 text (no control "
+					  "characters), got \"%s\"", where, names[i].key,
+					  names[i].val);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  * (U+0080..U+009F), the ranges ECMA-48 gives meaning to on a terminal. */
 #include "escape.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,20 @@ int esc_is_printable(const char *s, size_t max_bytes)
 			return 0;
 	}
 	return 1;
+}
+
+void esc_scrub(char *s)
+{
+	while (*s) {
+		unsigned cp;
+		int n = esc_utf8_len(s, &cp);
+		if (!n || is_control(cp)) {
+			for (int i = 0; i < (n ? n : 1); i++)
+				s[i] = '?';
+			n = n ? n : 1;
+		}
+		s += n;
+	}
 }
 
 static void add_hex(struct sbuf *b, unsigned char c)
@@ -230,4 +245,14 @@ void esc_json(struct sbuf *b, const char *s)
 			s++;
 		}
 	}
+}
+
+char *esc_json_print(const struct cJSON *o)
+{
+	char *raw = cJSON_Print(o);
+	struct sbuf b;
+	sbuf_init(&b);
+	esc_json(&b, raw ? raw : "null");
+	free(raw);
+	return sbuf_take(&b, NULL);
 }

@@ -24,6 +24,10 @@ int esc_utf8_len(const char *s, unsigned *cp);
  * invalid sequences) of at most max_bytes bytes; 0 otherwise. */
 int esc_is_printable(const char *s, size_t max_bytes);
 
+/* Input: replace each control character and each byte that is not valid
+ * UTF-8 in s with '?', in place (for text from remote price feeds). */
+void esc_scrub(char *s);
+
 /* Terminal: C0 controls and DEL as caret notation (ESC -> ^[, LF -> ^J,
  * DEL -> ^?); C1 controls (U+0080..U+009F) and bytes that are not valid
  * UTF-8 as \xNN, one per byte. Everything else is copied. */
@@ -56,5 +60,9 @@ void esc_md(struct sbuf *b, const char *s);
  * valid UTF-8 becomes U+FFFD, so the document stays valid JSON (RFC 8259
  * section 8.1). */
 void esc_json(struct sbuf *b, const char *s);
+/* cJSON_Print(o) through esc_json: the JSON sink for whole documents.
+ * Caller frees. */
+struct cJSON;
+char *esc_json_print(const struct cJSON *o);
 
 #endif

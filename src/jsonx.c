@@ -1,6 +1,7 @@
 /* jsonx.c — typed, path-aware field access over cJSON. */
 #include "jsonx.h"
 #include "sbuf.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -126,6 +127,9 @@ int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 		return required ? missing(c, key, "a string") : 1;
 	if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
 		return fail(c, key, v, what);
+	/* Names go to terminals, scripts, CSV and JSON: printable UTF-8 only. */
+	if (!esc_is_printable(v->valuestring, size - 1))
+		return fail(c, key, v, "printable UTF-8 text (no control characters)");
 	hp_strlcpy(out, v->valuestring, size);
 	return 0;
 }

@@ -543,7 +543,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		}
 		for (int i = 0; i < np; i++)
 			deepspeed_notes(&nb, p, &pcs[i]);
-		char *s = cJSON_Print(o);
+		char *s = esc_json_print(o);
 		cJSON_Delete(o);
 		sbuf_add(&b, s);
 		sbuf_add(&b, "\n");

@@ -1,6 +1,7 @@
 /* util.c — allocation with one out-of-memory policy, error messages, and the
  * number and size parsers every front end shares. */
 #include "util.h"
+#include "escape.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -78,10 +79,15 @@ int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
+	/* Messages echo values from files and feeds and are shown on a
+	 * terminal or in the TUI: control characters go through the terminal
+	 * sink (escape.h) here, once for every message. */
+	char raw[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	esc_term_buf(err->msg, sizeof err->msg, raw);
 	err->code = code;
 	return -1;
 }

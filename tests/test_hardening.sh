@@ -92,5 +92,34 @@ expect 2 "--nic-gbps: expected a line rate from 1 to 100000" $H comm --nic-gbps 
 expect 2 "--deadline: expected a duration up to 100 years" $H plan --pool 8x8xH100-SXM \
 	-m llama3.1-8b --gbs 64 --objective deadline --deadline 1e306w
 
+# 5. Output injection.
+# Terminal: ESC ] 0 ; ... BEL retitles a terminal, ESC [ 2 J clears it. A
+# cluster file's pool name with them is refused, and the message shows
+# them in caret notation (ESC = ^[, BEL = ^G), never raw.
+esc=$(printf '\033')
+expect 3 'expected printable UTF-8 text' $H estimate -c $D/cluster_esc.json -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8
+grep -qF '^[]0;pwn^G^[[2J' "$T/err" && ok || bad "escape not shown as ^[: $(cat -v "$T/err")"
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\033[2J')" -m llama3.1-8b --gbs 64
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+# Invalid UTF-8 (a lone 0xFF byte) in a name would make --format json
+# output invalid JSON; it is refused and shown as \xFF.
+expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\377')" -m llama3.1-8b --gbs 64
+grep -qF 'got "a\xFF"' "$T/err" && ok || bad "0xFF not shown as \\xFF: $(cat -v "$T/err")"
+# CSV: a pool name with a comma split the plan --format csv header into
+# one more column than the rows have (RFC 4180 quoting was missing).
+expect 0 "" $H plan -c $D/cluster_comma.json -m llama3.1-8b --gbs 64 --top 2 --format csv
+python3 -c "
+import csv, sys
+rows = list(csv.reader(open('$T/out')))
+assert rows[0][3] == 'gpus_a,b', rows[0]
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+" && ok || bad "CSV header: $(head -2 "$T/out")"
+# Markdown: renderers pass raw HTML through; a pool name is text.
+expect 0 "" $H plan --pool '1x8xH100-SXM,name=<img src=x onerror=alert(1)>' -m llama3.1-8b \
+	--gbs 64 --top 1 --format md
+grep '^|' "$T/out" | grep -q '<img' && bad "raw HTML in a Markdown table: $(grep img "$T/out")" || ok
+grep -qF '| &lt;img src=x o tp1' "$T/out" && ok || bad "Markdown cell not escaped"
+
 echo "hardening: $pass passed, $fail failed"
 [ "$fail" = 0 ]

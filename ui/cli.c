@@ -1,5 +1,6 @@
 /* cli.c — subcommand dispatch, the catalog listings, shared CLI helpers. */
 #include "cli.h"
+#include "escape.h"
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
@@ -162,7 +163,9 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	case CLI_PF_ON: f->on = arg; return 1;
 	default: return 0;
 	}
-	if (hp_parse_int(arg, &v) || v > max) {
+	if (hp_parse_int(arg, &v))
+		return plan_flag_bad(cmd, name, "a positive integer", arg);
+	if (v > max) {
 		char want[48];
 		snprintf(want, sizeof want, "an integer from 1 to %d", max);
 		return plan_flag_bad(cmd, name, want, arg);
@@ -291,7 +294,7 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 			cJSON_AddStringToObject(o2, "source", g->source);
 			cJSON_AddItemToArray(arr, o2);
 		}
-		char *s = cJSON_Print(arr);
+		char *s = esc_json_print(arr);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(arr);
@@ -378,7 +381,7 @@ int cmd_models(int argc, char **argv, const struct catalog *cat)
 		}
 	}
 	if (arr) {
-		char *s = cJSON_Print(arr);
+		char *s = esc_json_print(arr);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(arr);

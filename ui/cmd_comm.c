@@ -1,6 +1,7 @@
 /* cmd_comm.c — `hetplan comm`: time one collective on a given system.
  * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later. */
 #include "cmd_comm.h"
+#include "escape.h"
 #include "cli.h"
 #include "comm.h"
 
@@ -89,7 +90,7 @@ static cJSON *result_json(enum comm_coll c, double bytes, int ranks,
 
 static int print_json(cJSON *o)
 {
-	char *s = cJSON_Print(o);
+	char *s = esc_json_print(o);
 	cJSON_Delete(o);
 	if (!s) {
 		fprintf(stderr, "hetplan comm: out of memory\n");

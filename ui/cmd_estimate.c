@@ -1,5 +1,6 @@
 /* cmd_estimate.c — `hetplan estimate`: evaluate one plan. */
 #include "cli.h"
+#include "escape.h"
 #include "jsonx.h"
 #include "perf.h"
 #include "report.h"
@@ -270,7 +271,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	}
 	if (fmt == FMT_JSON) {
 		cJSON *j = cli_estimate_json(&e, &c, &p, &m);
-		char *s = cJSON_Print(j);
+		char *s = esc_json_print(j);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(j);

@@ -1,5 +1,6 @@
 /* cmd_plan.c — `hetplan plan`: the best plans for a model on a cluster. */
 #include "cli.h"
+#include "escape.h"
 #include "dispatch.h"
 #include "cmd_report.h"
 #include "report.h"
@@ -159,6 +160,19 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.2f", v);
 }
 
+/* s as Markdown text (escape.h) when md, else s itself. */
+static const char *md_text(char *buf, size_t n, const char *s, int md)
+{
+	if (!md)
+		return s;
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_add_md(&b, s);
+	hp_strlcpy(buf, b.s ? b.s : "", n);
+	sbuf_done(&b);
+	return buf;
+}
+
 static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, int md)
 {
 	char t[32], cost[32], uh[32], um[32], tok[32];
@@ -172,10 +186,11 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, in
 		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
 	else
 		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
+	char lab[256];
 	if (md)
 		sbuf_addf(o, "| %d%s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
-		     sp->pareto ? "*" : "", sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
-		     um, t, cost, opt);
+		     sp->pareto ? "*" : "", md_text(lab, sizeof lab, sp->label, md), sp->est.n_gpus,
+		     tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
 	else
 		sbuf_addf(o, "%3d%c %-34.34s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
 		     sp->pareto ? '*' : ' ', sp->label, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh,
@@ -266,8 +281,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
 			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
+			char pn[256], lab[256];
 			sbuf_addf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
-			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
+			     md ? "- " : "  ", md_text(pn, sizeof pn, c->pools[i].name, md),
+			     md_text(lab, sizeof lab, sp->label, md), tok, t, cost, 100 * fabs(gain),
 			     gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
@@ -292,8 +309,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			char t[32], cost[32];
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
+			char lab[256];
 			sbuf_addf(o, "%s%9s %9s  %s (%d GPUs)\n", md ? "- " : "  ", t, cost,
-			     res->pareto[i].label, res->pareto[i].est.n_gpus);
+			     md_text(lab, sizeof lab, res->pareto[i].label, md),
+			     res->pareto[i].est.n_gpus);
 		}
 		sbuf_addf(o, "\n");
 	}
@@ -304,20 +323,18 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 
 static void csv_field(struct sbuf *o, const char *s, int last)
 {
-	sbuf_addc(o, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sbuf_addc(o, '"');
-		sbuf_addc(o, *s);
-	}
-	sbuf_add(o, last ? "\"\n" : "\",");
+	sbuf_add_csv(o, s);
+	sbuf_add(o, last ? "\n" : ",");
 }
 
 static void print_csv(struct sbuf *o, const struct search_result *res, const struct cluster *c)
 {
 	sbuf_addf(o, "rank,label,gpus,");
-	for (int i = 0; i < c->n_pools; i++)
-		sbuf_addf(o, "gpus_%s,", c->pools[i].name);
+	for (int i = 0; i < c->n_pools; i++) {
+		char h[48];
+		snprintf(h, sizeof h, "gpus_%s", c->pools[i].name);
+		csv_field(o, h, 0);
+	}
 	sbuf_addf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto\n");
 	for (int i = 0; i < res->n_plans; i++) {
 		const struct search_plan *sp = &res->plans[i];
@@ -519,7 +536,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		out_file = NULL;
 	} else if (fmt == FMT_JSON) {
 		cJSON *j = result_json(&res, &c, &m, &so, tokens);
-		char *s = cJSON_Print(j);
+		char *s = esc_json_print(j);
 		sbuf_addf(&o, "%s\n", s);
 		free(s);
 		cJSON_Delete(j);
