@@ -16,7 +16,7 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 		return root;
 	if (!end || end < text || end > text + len)
 		end = text + len;
-	int line = 1, col = 1;
+	int line = 1, col = 1, depth = 0, in_str = 0;
 	for (const char *p = text; p < end; p++) {
 		if (*p == '\n') {
 			line++;
@@ -24,8 +24,26 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 		} else {
 			col++;
 		}
+		/* Track nesting outside strings to tell cJSON's depth limit
+		 * from a syntax error. */
+		if (in_str) {
+			if (*p == '\\' && p + 1 < end)
+				p++, col++;
+			else if (*p == '"')
+				in_str = 0;
+		} else if (*p == '"') {
+			in_str = 1;
+		} else if (*p == '[' || *p == '{') {
+			depth++;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
 	}
-	if (len == 0)
+	if (depth >= CJSON_NESTING_LIMIT)
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: line %d, column %d: JSON nested deeper than %d levels",
+			   file, line, col, CJSON_NESTING_LIMIT);
+	else if (len == 0)
 		hp_err_set(err, HP_EXIT_INPUT, "%s: empty file, expected JSON", file);
 	else
 		hp_err_set(err, HP_EXIT_INPUT,

@@ -1702,7 +1702,7 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 				  o->fix_mbs ? " (or --mbs does not divide it)" : "");
 	}
 	for (int i = 0; i < ng; i++) {
-		if (o->cancel && *o->cancel) {
+		if (o->cancel && atomic_load(o->cancel)) {
 			res->stats.cancelled = 1;
 			break;
 		}

@@ -6,6 +6,7 @@
 # binary, so a memory error aborts the command and the exit code check fails.
 set -u
 H=${HETPLAN:-./hetplan}
+case $H in /*) HA=$H ;; *) HA=$PWD/$H ;; esac
 D=tests/data/hardening
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -120,6 +121,42 @@ expect 0 "" $H plan --pool '1x8xH100-SXM,name=<img src=x onerror=alert(1)>' -m l
 	--gbs 64 --top 1 --format md
 grep '^|' "$T/out" | grep -q '<img' && bad "raw HTML in a Markdown table: $(grep img "$T/out")" || ok
 grep -qF '| &lt;img src=x o tp1' "$T/out" && ok || bad "Markdown cell not escaped"
+
+# 7. JSON nested 1001 levels (cJSON's limit is 1000) was "malformed JSON,
+# column 1001".
+expect 3 "deep.json: line 1, column 1001: JSON nested deeper than 1000 levels" \
+	$H estimate -c $D/deep.json -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+
+# 7. -o - is standard output (it created a file named "-").
+mkdir -p "$T/dash"
+(cd "$T/dash" && "$HA" $L -o - >out 2>err) && ok || bad "launch -o -: $(cat "$T/dash/err")"
+[ -e "$T/dash/-" ] && bad "launch -o - created a file named -" || ok
+head -1 "$T/dash/out" | grep -q '^# Megatron-LM arguments for' && ok || bad "launch -o - wrote nothing"
+(cd "$T/dash" && "$HA" report "$OLDPWD/tests/data/report/workspace.json" -o - --format json >r.json 2>err) &&
+	python3 -c "import json; d=json.load(open('$T/dash/r.json')); assert 'plans' in d" && ok ||
+	bad "report -o -: $(cat "$T/dash/err")"
+[ -e "$T/dash/-" ] && bad "report -o - created a file named -" || ok
+
+# 7/8. HTTP. Retry-After: 99999999999999999999 overflowed curl's parser and
+# read as "no Retry-After"; it is a wait of 1e20 s. An ETag with a bare CR
+# was stored and replayed in If-None-Match; it is dropped instead.
+(
+unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy NO_PROXY
+export XDG_CACHE_HOME="$T/hc" XDG_CONFIG_HOME="$T/hcfg" HETPLAN_HTTP_TIMEOUT=5
+python3 $D/server.py "$T/port" "$T/srvlog" &
+SRV=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+export HETPLAN_SKYPILOT_URL="http://127.0.0.1:$(cat "$T/port")/v8"
+expect 1 "asks to wait 100000000000000000000 s (longer than hetplan waits); try again after more than 100 years" \
+	$H prices --update --source skypilot:gcp
+expect 0 "" $H prices --update --source skypilot:aws
+expect 0 "" $H prices --update --source skypilot:aws
+grep -c "aws/vms.csv inm=None" "$T/srvlog" | grep -qx 2 && ok || bad "ETag with CR replayed: $(cat "$T/srvlog")"
+kill $SRV
+echo "sub: $pass $fail" >"$T/sub"
+)
+read -r _ p2 f2 <"$T/sub"; pass=$p2 fail=$f2
 
 echo "hardening: $pass passed, $fail failed"
 [ "$fail" = 0 ]

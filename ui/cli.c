@@ -9,6 +9,7 @@
 #include "model.h"
 #include "pricing.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,4 +508,13 @@ int cli_main(int argc, char **argv)
 	}
 	catalog_done(&cat);
 	return rc;
+}
+
+int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
+{
+	if (strcmp(path, "-"))
+		return hp_write_file_atomic(path, data, len, err);
+	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s", strerror(errno));
+	return 0;
 }

@@ -548,7 +548,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	if (!html)
 		rc = 0;
 	if (out_file) {
-		if (o.len && hp_write_file_atomic(out_file, o.s, o.len, &err) < 0)
+		if (o.len && cli_write_output(out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else if (o.len) {
 		fwrite(o.s, 1, o.len, stdout);
