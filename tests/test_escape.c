@@ -8,6 +8,7 @@
 #include "cluster.h"
 #include "launch.h"
 #include "plan.h"
+#include "pricing.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -144,6 +145,34 @@ TEST(launch_names)
 	catalog_done(&cat);
 }
 
+/* pricing_add_source on a full table: it returned the last source's
+ * index, so a 17th cached source silently took over the 16th's offers. The
+ * table holds PRICE_MAX_SOURCES + 1 = 17 (pricing.h). */
+TEST(price_sources_full)
+{
+	struct price_book pb;
+	memset(&pb, 0, sizeof pb);
+	for (int i = 0; i < PRICE_MAX_SOURCES + 1; i++)
+		CHECK_EQ_INT(pricing_add_source(&pb, "s", "", PRICE_LIVE, 1), i);
+	CHECK_EQ_INT(pricing_add_source(&pb, "one too many", "", PRICE_LIVE, 1), -1);
+	CHECK_EQ_INT(pb.n_src, PRICE_MAX_SOURCES + 1);
+	pricing_free(&pb);
+}
+
+/* Checked ranges of the shared parsers: 1e306 weeks and an overflowing
+ * quantity are refused; 100 years (3,155,760,000 s) is the longest
+ * duration. */
+TEST(parser_ranges)
+{
+	double v = 0;
+	CHECK(hp_parse_duration("1e306w", &v) < 0);
+	CHECK(hp_parse_duration("100000000000000000000s", &v) < 0);
+	CHECK(hp_parse_duration("36525d", &v) == 0 && v == 3155760000.0);
+	CHECK(hp_parse_duration("36526d", &v) < 0);
+	CHECK(hp_parse_quantity("1e308T", &v) < 0);
+	CHECK(hp_parse_bytes("1e308TiB", &v) < 0);
+}
+
 int main(void)
 {
 	RUN(terminal);
@@ -153,5 +182,7 @@ int main(void)
 	RUN(markdown_html);
 	RUN(json);
 	RUN(launch_names);
+	RUN(price_sources_full);
+	RUN(parser_ranges);
 	return t_done("escape");
 }
