@@ -122,6 +122,11 @@ expect 0 "" $H plan --pool '1x8xH100-SXM,name=<img src=x onerror=alert(1)>' -m l
 grep '^|' "$T/out" | grep -q '<img' && bad "raw HTML in a Markdown table: $(grep img "$T/out")" || ok
 grep -qF '| &lt;img src=x o tp1' "$T/out" && ok || bad "Markdown cell not escaped"
 
+# 7. A file without end: -c /dev/zero read 512 MiB before saying "larger
+# than 256 MiB"; the limit is now checked while reading.
+expect 3 "/dev/zero: file larger than 256 MiB" $H estimate -c /dev/zero -m llama3.1-8b \
+	--tp 1 --pp 1 --mbs 1 --gbs 8
+
 # 7. JSON nested 1001 levels (cJSON's limit is 1000) was "malformed JSON,
 # column 1001".
 expect 3 "deep.json: line 1, column 1001: JSON nested deeper than 1000 levels" \
