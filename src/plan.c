@@ -358,6 +358,16 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 			if (parse_stage(&r->stages[k], cJSON_GetArrayItem(sts, k), file, sp, c,
 					err) < 0)
 				goto out;
+			/* count x tp x cp in 64 bits: no cluster has more
+			 * than HP_MAX_GPUS, so a larger group is a typo. */
+			long long g = (long long)r->count * r->stages[k].tp * p->cp;
+			if (g > HP_MAX_GPUS) {
+				hp_err_set(err, HP_EXIT_INPUT,
+					   "%s: %s: count %d x tp %d x cp %d = %lld GPUs, more "
+					   "than hetplan's limit of %d", file, sp, r->count,
+					   r->stages[k].tp, p->cp, g, HP_MAX_GPUS);
+				goto out;
+			}
 		}
 	}
 	/* Missing shares: split the batch evenly. */

@@ -80,7 +80,7 @@ XDG_CACHE_HOME="$T/cache" timeout 60 $H prices >"$T/out" 2>"$T/err"; rc=$?
 # GPUs does not fit in int: it printed "on -397934592 GPUs" and passed the
 # pool-size check. 2^31-1 nodes x 8, and 3 pools of 1e6 x 1024 GPUs, wrapped
 # the cluster's total; --gbs 2^31-1 wrapped the batch split in the search.
-expect 3 "the plan needs" $E --plan $D/plan_huge.json
+expect 3 "count 1000000 x tp 8 x cp 1024 = 8192000000 GPUs, more than hetplan's limit of 16777216" $E --plan $D/plan_huge.json
 expect 2 "expected at most 1000000, got 2147483647" $H plan --pool 2147483647x8xH100-SXM -m llama3.1-8b --gbs 64
 expect 2 "more than hetplan's limit of 16777216" $H plan --pool 1000x1024xH100-SXM \
 	--pool 1000x1024xH100-SXM --pool 1000000x1024xH100-SXM -m llama3.1-8b --gbs 64
