@@ -103,6 +103,8 @@ grep -qF '^[]0;pwn^G^[[2J' "$T/err" && ok || bad "escape not shown as ^[: $(cat 
 grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
 expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\033[2J')" -m llama3.1-8b --gbs 64
 grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+expect 2 "--tp: expected a positive integer, got 'a^[[2J'" $E --tp "a$(printf '\033[2J')" --pp 1 --mbs 1 --gbs 8
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
 # Invalid UTF-8 (a lone 0xFF byte) in a name would make --format json
 # output invalid JSON; it is refused and shown as \xFF.
 expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\377')" -m llama3.1-8b --gbs 64

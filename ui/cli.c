@@ -107,7 +107,9 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 
 static int plan_flag_bad(const char *cmd, const char *flag, const char *want, const char *got)
 {
-	fprintf(stderr, "hetplan %s: --%s: expected %s, got '%s'\n", cmd, flag, want, got);
+	char shown[128];   /* the value as typed, through the terminal sink */
+	fprintf(stderr, "hetplan %s: --%s: expected %s, got '%s'\n", cmd, flag, want,
+		esc_term_buf(shown, sizeof shown, got));
 	return -1;
 }
 
