@@ -5,6 +5,7 @@
 #   make run        install missing packages, build, open the TUI
 #   make check      install missing packages, build, run every test
 #   make asan       the test suite under AddressSanitizer + UBSan
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang; tests/fuzz/)
 #   make bench      timings of the engine's hot paths and the TUI
 #   make golden     rewrite the TUI's golden screens (tests/golden/)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -20,7 +21,8 @@ WARN     = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 CSTD     = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT     ?= -O2 -g
 INCS     = -Isrc -Iui -I$(BUILD) -I/usr/include/ncursesw
-CFLAGS  += $(CSTD) $(WARN) $(OPT) $(INCS)
+# -MMD -MP: each object's header dependencies go to a .d file next to it.
+CFLAGS  += $(CSTD) $(WARN) $(OPT) $(INCS) -MMD -MP
 LDLIBS  += -lncursesw -lcurl -lcjson -lglpk -lcsv -lpthread -lm
 
 ifneq ($(SANITIZE),)
@@ -39,7 +41,8 @@ TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # `make asan` never leaves an instrumented ./hetplan behind.
 BIN       ?= hetplan
 
-.PHONY: all run check test asan bench golden install uninstall clean deps deps-test fit
+.PHONY: all run check test asan bench golden install uninstall clean deps deps-test fit \
+	fuzz fuzz-run
 
 all: $(BIN)
 
@@ -50,9 +53,11 @@ $(BUILD)/libhetplan.a: $(ENGINE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h ui/*.h) | $(BUILD)/embed.h
+# An object whose .d file is missing (a build from before -MMD) is rebuilt.
+$(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/embed.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
+	@touch $@   # clang writes the .d after the .o; keep the object newer
 
 # The catalogs are compiled into the binary so hetplan runs with no files
 # installed. tests/embed.sh writes one C array per file.
@@ -68,7 +73,7 @@ $(BUILD)/embed.h: $(BUILD)/embed.c
 $(BUILD)/embed.o: $(BUILD)/embed.c
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/libhetplan.a
+$(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/tests/%.d $(BUILD)/libhetplan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
 
@@ -93,10 +98,43 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/hetplan \
 		SANITIZE=address,undefined OPT="-O1 -g" check
 
-bench: deps
+bench: deps deps-test
 	@$(MAKE) --no-print-directory hetplan $(BUILD)/tests/bench
 	@$(BUILD)/tests/bench
 	@./hetplan tui --bench
+	@sh tests/bench_tui.sh
+
+# libFuzzer: the library and each tests/fuzz/fuzz_NAME.c built with clang
+# under ASan + UBSan, then run for FUZZ_SECONDS each, starting from the
+# committed seeds in tests/fuzz/corpus/NAME (new inputs go to
+# build-fuzz/corpus/NAME; a crash is written to build-fuzz/crash-NAME-*:
+# fix it and commit the input to tests/fuzz/corpus/NAME). 2 s per input
+# is a hang.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_TARGETS  = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz needs clang (apt-get install clang)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) SANITIZE=address,undefined \
+		OPT="-O1 -g -fsanitize=fuzzer-no-link" fuzz-run
+
+fuzz-run: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(BUILD)/corpus/$$t; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+		$(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=2 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=$(BUILD)/crash-$$t- \
+			$(BUILD)/corpus/$$t tests/fuzz/corpus/$$t 2>&1 | \
+			grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|Test unit written' \
+			|| true; \
+	done
+	@if ls $(BUILD)/crash-* >/dev/null 2>&1; then \
+		echo "make fuzz: crash inputs in $(BUILD)/ (see above)" >&2; exit 1; fi
+
+$(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c $(BUILD)/libhetplan.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
 
 # Read the diff before committing: a golden screen is a promise to users.
 golden: deps deps-test
@@ -127,10 +165,18 @@ uninstall:
 		$(DESTDIR)$(FISHCOMPDIR)/hetplan.fish
 
 clean:
-	rm -rf build build-asan hetplan
+	rm -rf build build-asan build-fuzz hetplan
 
 # Refit the performance model's constants (prints them; see tests/tools/fit.c).
 fit: $(BUILD)/libhetplan.a
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) -Itests -o $(BUILD)/tests/fit tests/tools/fit.c $(BUILD)/libhetplan.a $(LDLIBS)
 	$(BUILD)/tests/fit
+
+# Header dependencies written by -MMD (absent before the first build).
+# Named explicitly so that a missing one counts as out of date (a pattern
+# would make them intermediate files, which never force a rebuild).
+DEPFILES = $(filter-out $(BUILD)/embed.d,$(ENGINE_OBJ:.o=.d)) $(UI_OBJ:.o=.d) \
+	   $(BUILD)/src/main.d $(TEST_BIN:=.d)
+$(DEPFILES): ;
+-include $(wildcard $(BUILD)/src/*.d $(BUILD)/ui/*.d $(BUILD)/tests/*.d $(BUILD)/fuzz/*.d)

@@ -395,7 +395,7 @@ static int merge_user_file(struct catalog *cat, const char *dir, const char *nam
 	int rc = 0;
 	if (stat(path, &st) == 0) {
 		size_t len;
-		char *text = hp_read_file(path, &len, err);
+		char *text = hp_read_regular_file(path, &len, err);
 		rc = text ? merge_doc(cat, text, len, path, err) : -1;
 		free(text);
 	}

@@ -1,8 +1,10 @@
 /* cluster.c — pools from JSON or --pool specs, with defaults per GPU type. */
 #include "cluster.h"
 #include "jsonx.h"
+#include "escape.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,10 +54,12 @@ int cluster_pool_index(const struct cluster *c, const char *name)
 
 int cluster_total_gpus(const struct cluster *c)
 {
-	int n = 0;
+	/* check_pool keeps the sum at most HP_MAX_GPUS; a cluster built by
+	 * hand is summed in 64 bits and saturates instead of wrapping. */
+	long long n = 0;
 	for (int i = 0; i < c->n_pools; i++)
-		n += c->pools[i].nodes * c->pools[i].gpus_per_node;
-	return n;
+		n += (long long)c->pools[i].nodes * c->pools[i].gpus_per_node;
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 int cluster_same_site(const struct cluster *c, int a, int b)
@@ -100,6 +104,28 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.gpus_per_node: expected at most 1024, got %d", where,
 				  p->gpus_per_node);
+	if (p->nodes > HP_MAX_NODES || p->nodes_max > HP_MAX_NODES)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s.nodes: expected at most %d, got %d",
+				  where, HP_MAX_NODES, HP_MAX(p->nodes, p->nodes_max));
+	long long total = (long long)p->nodes * p->gpus_per_node;
+	for (int i = 0; i < c->n_pools; i++)
+		total += (long long)c->pools[i].nodes * c->pools[i].gpus_per_node;
+	if (total > HP_MAX_GPUS)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: the cluster would have %lld GPUs, more than hetplan's limit "
+				  "of %d", where, total, HP_MAX_GPUS);
+	/* Names are shown on terminals and written into scripts and CSV:
+	 * printable UTF-8 only (escape.h). */
+	const struct { const char *key, *val; } names[] = {
+		{ "name", p->name }, { "provider", p->provider },
+		{ "region", p->region }, { "site", p->site },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(names); i++)
+		if (!esc_is_printable(names[i].val, 63))
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s.%s: expected printable UTF-8 text (no control "
+					  "characters), got \"%s\"", where, names[i].key,
+					  names[i].val);
 	return 0;
 }
 
@@ -278,7 +304,10 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 	p.gpus_per_node = gpn;
 	if (gpn != g->def_gpus_per_node && g->def_intra == INTRA_NVSWITCH && gpn == 1)
 		p.intra = INTRA_PCIE;
-	for (char *kv = opts ? strtok(opts, ",") : NULL; kv; kv = strtok(NULL, ",")) {
+	/* strtok_r: the TUI's pool editor calls this from its own thread. */
+	char *save = NULL;
+	for (char *kv = opts ? strtok_r(opts, ",", &save) : NULL; kv;
+	     kv = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(kv, '=');
 		if (!eq)
 			return hp_err_set(err, HP_EXIT_USAGE,

@@ -13,6 +13,12 @@
 #include "comm.h"
 
 #define HP_MAX_POOLS 16
+/* Limits on a cluster, so that GPU counts and their products with
+ * parallel degrees stay far inside int: at most 1,000,000 nodes per pool
+ * and 2^24 = 16,777,216 GPUs in all, 16 times the largest cluster
+ * announced (1M GPUs, 2025); a pool has at most 1024 GPUs per node. */
+#define HP_MAX_NODES 1000000
+#define HP_MAX_GPUS (1 << 24)
 
 struct pool {
 	char name[32];

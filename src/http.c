@@ -1,6 +1,7 @@
 /* http.c — a careful GET: timeouts, stall and size limits, conditional
  * requests, bounded Retry-After, progress and cancellation. */
 #include "http.h"
+#include "escape.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -67,6 +68,7 @@ struct xfer {
 	double max_bytes;
 	int over_cap;
 	char etag[256], last_modified[64];
+	double retry_after_s;   /* delay-seconds form of Retry-After; -1 none */
 	double content_length;    /* -1 when not announced */
 	http_progress_fn fn;
 	void *ud;
@@ -117,14 +119,30 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
 		x->etag[0] = x->last_modified[0] = '\0';
 		x->content_length = -1;
+		x->retry_after_s = -1;
 	} else if (n > 5 && !strncasecmp(data, "ETag:", 5)) {
 		header_value(x->etag, sizeof x->etag, data + 5, n - 5);
+		if (!esc_is_printable(x->etag, sizeof x->etag - 1))
+			x->etag[0] = '\0';   /* never stored, never replayed */
 	} else if (n > 14 && !strncasecmp(data, "Last-Modified:", 14)) {
 		header_value(x->last_modified, sizeof x->last_modified, data + 14, n - 14);
+		if (!esc_is_printable(x->last_modified, sizeof x->last_modified - 1))
+			x->last_modified[0] = '\0';
 	} else if (n > 15 && !strncasecmp(data, "Content-Length:", 15)) {
 		char v[32];
 		header_value(v, sizeof v, data + 15, n - 15);
 		x->content_length = atof(v);
+	} else if (n > 12 && !strncasecmp(data, "Retry-After:", 12)) {
+		/* RFC 9110 10.2.3: delay-seconds is 1*DIGIT, with no upper
+		 * bound. curl reads it into a curl_off_t and reports 0 ("none")
+		 * on overflow, so the digits are read here as a double, which
+		 * holds any such value (20 digits -> 1e20 s); HTTP-dates are
+		 * left to curl. */
+		char v[64];
+		header_value(v, sizeof v, data + 12, n - 12);
+		size_t d = strspn(v, "0123456789");
+		if (d && !v[d])
+			x->retry_after_s = strtod(v, NULL);
 	}
 	return n;
 }
@@ -184,6 +202,12 @@ static int nap(double s, atomic_int *cancel)
 /* "14:03:07 UTC" for now + s seconds. */
 static void when(char *buf, size_t n, double s)
 {
+	/* Retry-After has no upper bound; past 100 years a date means
+	 * nothing (and would overflow time_t's conversion). */
+	if (!(s <= HP_MAX_DURATION_S)) {
+		snprintf(buf, n, "more than 100 years");
+		return;
+	}
 	time_t t = time(NULL) + (time_t)(s + 0.999);
 	struct tm tm;
 	gmtime_r(&t, &tm);
@@ -199,12 +223,15 @@ static CURLcode attempt(const char *url, const char *etag, const char *last_modi
 	if (!h)
 		return CURLE_FAILED_INIT;
 	struct curl_slist *hdrs = NULL;
-	if (etag && *etag) {
+	/* Validators come from a server and a cache file: one with a CR, LF
+	 * or other control character would add a header line of its own,
+	 * so it is not sent (the request is then unconditional). */
+	if (etag && *etag && esc_is_printable(etag, 255)) {
 		char *s = xasprintf("If-None-Match: %s", etag);
 		hdrs = curl_slist_append(hdrs, s);
 		free(s);
 	}
-	if (last_modified && *last_modified) {
+	if (last_modified && *last_modified && esc_is_printable(last_modified, 63)) {
 		char *s = xasprintf("If-Modified-Since: %s", last_modified);
 		hdrs = curl_slist_append(hdrs, s);
 		free(s);
@@ -245,7 +272,9 @@ static CURLcode attempt(const char *url, const char *etag, const char *last_modi
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	r->status = status;
 	curl_off_t ra = 0;
-	if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK)
+	if (x->retry_after_s >= 0)
+		r->retry_after_s = x->retry_after_s;
+	else if (curl_easy_getinfo(h, CURLINFO_RETRY_AFTER, &ra) == CURLE_OK)
 		r->retry_after_s = (double)ra;
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(h);
@@ -264,6 +293,7 @@ int http_get(const char *url, const char *etag, const char *last_modified,
 		struct xfer x = { 0 };
 		x.max_bytes = o->max_bytes;
 		x.content_length = -1;
+		x.retry_after_s = -1;
 		x.fn = fn;
 		x.ud = ud;
 		x.cancel = cancel;

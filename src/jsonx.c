@@ -1,5 +1,7 @@
 /* jsonx.c — typed, path-aware field access over cJSON. */
 #include "jsonx.h"
+#include "sbuf.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +16,7 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 		return root;
 	if (!end || end < text || end > text + len)
 		end = text + len;
-	int line = 1, col = 1;
+	int line = 1, col = 1, depth = 0, in_str = 0;
 	for (const char *p = text; p < end; p++) {
 		if (*p == '\n') {
 			line++;
@@ -22,8 +24,26 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 		} else {
 			col++;
 		}
+		/* Track nesting outside strings to tell cJSON's depth limit
+		 * from a syntax error. */
+		if (in_str) {
+			if (*p == '\\' && p + 1 < end)
+				p++, col++;
+			else if (*p == '"')
+				in_str = 0;
+		} else if (*p == '"') {
+			in_str = 1;
+		} else if (*p == '[' || *p == '{') {
+			depth++;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
 	}
-	if (len == 0)
+	if (depth >= CJSON_NESTING_LIMIT)
+		hp_err_set(err, HP_EXIT_INPUT,
+			   "%s: line %d, column %d: JSON nested deeper than %d levels",
+			   file, line, col, CJSON_NESTING_LIMIT);
+	else if (len == 0)
 		hp_err_set(err, HP_EXIT_INPUT, "%s: empty file, expected JSON", file);
 	else
 		hp_err_set(err, HP_EXIT_INPUT,
@@ -125,6 +145,9 @@ int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 		return required ? missing(c, key, "a string") : 1;
 	if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
 		return fail(c, key, v, what);
+	/* Names go to terminals, scripts, CSV and JSON: printable UTF-8 only. */
+	if (!esc_is_printable(v->valuestring, size - 1))
+		return fail(c, key, v, "printable UTF-8 text (no control characters)");
 	hp_strlcpy(out, v->valuestring, size);
 	return 0;
 }
@@ -176,23 +199,37 @@ int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
 		for (const char *const *k = known; *k; k++)
 			if (it->string && !strcmp(it->string, *k))
 				ok = 1;
-		if (!ok) {
-			char list[256] = "";
-			for (const char *const *k = known; *k; k++) {
-				/* room is unsigned: stop before it could wrap */
-				if (strlen(list) + strlen(*k) + 6 >= sizeof list) {
-					strcat(list, "...");
-					break;
+		if (ok)
+			continue;
+		/* The list of known keys has no fixed length (a plan has 30
+		 * of them), so it is built in a growing buffer; hp_err_set
+		 * then truncates the whole sentence to the message size. */
+		const char *best = NULL;
+		int best_d = 3;  /* "did you mean" only within 2 edits */
+		struct sbuf list;
+		sbuf_init(&list);
+		for (const char *const *k = known; *k; k++) {
+			sbuf_add(&list, *k);
+			if (k[1])
+				sbuf_add(&list, ", ");
+			if (it->string) {
+				int d = hp_edit_distance(it->string, *k);
+				if (d < best_d) {
+					best_d = d;
+					best = *k;
 				}
-				strcat(list, *k);
-				if (k[1])
-					strcat(list, ", ");
 			}
-			return hp_err_set(c->err, HP_EXIT_INPUT,
-					  "%s: %s%s%s: unknown key (known: %s)",
-					  c->file, c->path, *c->path ? "." : "",
-					  it->string ? it->string : "?", list);
 		}
+		char hint[96] = "";
+		if (best)
+			snprintf(hint, sizeof hint, "did you mean \"%s\"? ", best);
+		hp_err_set(c->err, HP_EXIT_INPUT,
+			   "%s: %s%s%.80s: unknown key (%sknown: %s)",
+			   c->file, c->path, *c->path ? "." : "",
+			   it->string ? it->string : "?", hint,
+			   list.s ? list.s : "");
+		sbuf_done(&list);
+		return -1;
 	}
 	return 0;
 }

@@ -29,7 +29,8 @@ int jx_num(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, double lo, double hi, double *out);
 int jx_bool(const struct jx_ctx *c, const cJSON *o, const char *key,
 	    int required, int *out);
-/* Copies at most size-1 bytes; a longer string is an error. */
+/* Copies at most size-1 bytes; a longer string is an error, and so is one
+ * that is not printable UTF-8 (control characters, invalid sequences). */
 int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, char *out, size_t size);
 /* An object or array member that must have a given type when present. */

@@ -2,6 +2,7 @@
 #include "plan.h"
 #include "jsonx.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,19 +197,22 @@ int plan_dp(const struct plan *p)
 
 int plan_gpus(const struct plan *p, int *per_pool)
 {
-	int total = 0;
-	if (per_pool)
-		memset(per_pool, 0, HP_MAX_POOLS * sizeof *per_pool);
+	/* 64-bit sums saturating at INT_MAX: a plan file may ask for 1e6
+	 * replicas x TP 1024 x CP 1024, which must fail the pool-size check
+	 * rather than wrap to a negative count. */
+	long long total = 0, pp[HP_MAX_POOLS] = { 0 };
 	for (int i = 0; i < p->n_replicas; i++) {
 		const struct replica *r = &p->replicas[i];
 		for (int s = 0; s < r->n_stages; s++) {
-			int n = r->count * r->stages[s].tp * p->cp;
-			total += n;
-			if (per_pool)
-				per_pool[r->stages[s].pool] += n;
+			long long n = (long long)r->count * r->stages[s].tp * p->cp;
+			total = HP_MIN(total + n, (long long)INT_MAX);
+			pp[r->stages[s].pool] = HP_MIN(pp[r->stages[s].pool] + n, (long long)INT_MAX);
 		}
 	}
-	return total;
+	if (per_pool)
+		for (int i = 0; i < HP_MAX_POOLS; i++)
+			per_pool[i] = (int)pp[i];
+	return (int)total;
 }
 
 double plan_replica_seqs(const struct plan *p, int r)
@@ -399,6 +403,16 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 			if (parse_stage(&r->stages[k], cJSON_GetArrayItem(sts, k), file, sp, c,
 					err) < 0)
 				goto out;
+			/* count x tp x cp in 64 bits: no cluster has more
+			 * than HP_MAX_GPUS, so a larger group is a typo. */
+			long long g = (long long)r->count * r->stages[k].tp * p->cp;
+			if (g > HP_MAX_GPUS) {
+				hp_err_set(err, HP_EXIT_INPUT,
+					   "%s: %s: count %d x tp %d x cp %d = %lld GPUs, more "
+					   "than hetplan's limit of %d", file, sp, r->count,
+					   r->stages[k].tp, p->cp, g, HP_MAX_GPUS);
+				goto out;
+			}
 		}
 	}
 	/* Missing shares: split the batch evenly. */

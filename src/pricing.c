@@ -3,6 +3,7 @@
 #include "pricing.h"
 #include "embed.h"
 #include "jsonx.h"
+#include "escape.h"
 
 #include <csv.h>
 #include <dirent.h>
@@ -88,7 +89,7 @@ int pricing_add_source(struct price_book *pb, const char *name, const char *url,
 		       enum price_origin origin, double fetched_at)
 {
 	if (pb->n_src >= (int)HP_ARRAY_LEN(pb->src))
-		return pb->n_src - 1;
+		return -1;   /* full: never hand out another source's slot */
 	struct price_source_info *s = &pb->src[pb->n_src];
 	memset(s, 0, sizeof *s);
 	hp_strlcpy(s->name, name, sizeof s->name);
@@ -100,11 +101,21 @@ int pricing_add_source(struct price_book *pb, const char *name, const char *url,
 
 static void add_offer(struct price_book *pb, const struct price_offer *o)
 {
+	/* Feed text reaches terminals, CSV and scripts: control characters
+	 * and invalid UTF-8 from a remote feed become '?' here. */
+	struct price_offer w = *o;
+	esc_scrub(w.provider);
+	esc_scrub(w.region);
+	esc_scrub(w.zone);
+	esc_scrub(w.instance);
+	esc_scrub(w.gpu);
+	esc_scrub(w.label);
+	esc_scrub(w.note);
 	if (pb->n == pb->cap) {
 		pb->cap = pb->cap ? 2 * pb->cap : 256;
 		pb->offers = xrealloc(pb->offers, (size_t)pb->cap * sizeof *o);
 	}
-	pb->offers[pb->n++] = *o;
+	pb->offers[pb->n++] = w;
 	if (o->source >= 0 && o->source < pb->n_src)
 		pb->src[o->source].n_offers++;
 }
@@ -1059,7 +1070,7 @@ static int config_file_load(struct price_config *cfg, const char *path, int must
 		return 0;
 	}
 	size_t len;
-	char *text = hp_read_file(path, &len, err);
+	char *text = hp_read_regular_file(path, &len, err);
 	if (!text)
 		return -1;
 	cJSON *root = jx_parse(text, len, path, err);
@@ -1285,8 +1296,10 @@ static int cache_read(const char *path, struct cache_entry *e, struct hp_err *er
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return 1;
+	/* Regular files only, checked on the descriptor: a FIFO named like a
+	 * cache file would block every command that loads prices. */
 	size_t len;
-	char *t = hp_read_file(path, &len, err);
+	char *t = hp_read_regular_file(path, &len, err);
 	if (!t)
 		return -1;
 	size_t ml = strlen(CACHE_MAGIC);
@@ -1443,13 +1456,14 @@ int pricing_load(struct price_book *pb, const struct price_config *cfg,
 		struct cache_entry e;
 		struct hp_err e2 = { 0 };
 		int rc = cache_read(path, &e, &e2);
-		if (rc == 0 && pb->n_src > PRICE_MAX_SOURCES) {
+		int src = rc == 0 ? pricing_add_source(pb, e.source, e.url, PRICE_CACHE,
+						       e.fetched_at) : -1;
+		if (rc == 0 && src < 0) {
 			hp_err_set(&e2, HP_EXIT_INPUT, "%s: more than %d cached sources; ignored",
 				   path, PRICE_MAX_SOURCES);
 			rc = -1;
 		}
 		if (rc == 0) {
-			int src = pricing_add_source(pb, e.source, e.url, PRICE_CACHE, e.fetched_at);
 			pb->src[src].checked_at = e.checked_at;
 			char what[700];
 			snprintf(what, sizeof what, "%.160s (cache %.500s)", e.source, path);

@@ -160,7 +160,8 @@ int pricing_parse_azure_page(struct price_book *pb, int src, const char *text,
 			     size_t len, const struct catalog *cat, const char *what,
 			     int *count, char *next, size_t next_size, int *next_null,
 			     struct hp_err *err);
-/* Add a source entry; returns its index. */
+/* Add a source entry; returns its index, or -1 when the book already holds
+ * PRICE_MAX_SOURCES + 1 sources (the embedded one and 16 more). */
 int pricing_add_source(struct price_book *pb, const char *name, const char *url,
 		       enum price_origin origin, double fetched_at);
 /* Drop duplicates (newest layer wins) and sort by GPU, price. */

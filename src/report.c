@@ -9,6 +9,7 @@
  * stage on the next tp x cp GPUs of its pool without splitting a TP group
  * across nodes. */
 #include "report_priv.h"
+#include "escape.h"
 #include "dispatch.h"
 #include "jsonx.h"
 #include "workspace.h"
@@ -611,7 +612,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 		cJSON_AddStringToObject(ao, "measured_by", accuracy[i].measured_by);
 		cJSON_AddItemToArray(acc, ao);
 	}
-	char *s = cJSON_Print(o);
+	char *s = esc_json_print(o);
 	cJSON_Delete(o);
 	char *out = xasprintf("%s\n", s);
 	free(s);

@@ -20,11 +20,12 @@ void sbuf_add(struct sbuf *b, const char *s);
 void sbuf_addn(struct sbuf *b, const char *s, size_t n);
 void sbuf_addc(struct sbuf *b, char c);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The output sinks of escape.h under their older names: */
 /* s with & < > " ' replaced by entities (HTML text and attributes, SVG). */
 void sbuf_add_html(struct sbuf *b, const char *s);
-/* s for a Markdown table cell: | escaped, newlines as spaces. */
+/* s for a Markdown table cell: HTML-escaped, | escaped, newlines as spaces. */
 void sbuf_add_md(struct sbuf *b, const char *s);
-/* s as one CSV field (RFC 4180): quoted when it holds , " CR or LF. */
+/* s as one CSV field (RFC 4180), with a leading ' before = + - @ (esc_csv). */
 void sbuf_add_csv(struct sbuf *b, const char *s);
 /* Detach the text (never NULL; "" when empty); the buffer is reset. */
 char *sbuf_take(struct sbuf *b, size_t *len);

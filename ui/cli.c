@@ -1,5 +1,6 @@
 /* cli.c — subcommand dispatch, the catalog listings, shared CLI helpers. */
 #include "cli.h"
+#include "escape.h"
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
@@ -10,6 +11,7 @@
 #include "model.h"
 #include "pricing.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,24 +113,28 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 
 static int plan_flag_bad(const char *cmd, const char *flag, const char *want, const char *got)
 {
-	fprintf(stderr, "hetplan %s: --%s: expected %s, got '%s'\n", cmd, flag, want, got);
+	char shown[128];   /* the value as typed, through the terminal sink */
+	fprintf(stderr, "hetplan %s: --%s: expected %s, got '%s'\n", cmd, flag, want,
+		esc_term_buf(shown, sizeof shown, got));
 	return -1;
 }
 
 int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		  struct cli_plan_flags *f)
 {
-	int v = 0, *dst = NULL;
+	int v = 0, *dst = NULL, max = 0;
 	const char *name = NULL;
+	/* The same ranges as the plan file's keys (plan.c) and the man page;
+	 * TP, PP and DP are bounded by HP_MAX_GPUS in any cluster. */
 	switch (opt) {
-	case CLI_PF_TP: dst = &f->tp; name = "tp"; break;
-	case CLI_PF_PP: dst = &f->pp; name = "pp"; break;
-	case CLI_PF_DP: dst = &f->dp; name = "dp"; break;
-	case CLI_PF_CP: dst = &p->cp; name = "cp"; break;
-	case CLI_PF_EP: dst = &p->ep; name = "ep"; break;
-	case CLI_PF_MBS: dst = &p->mbs; name = "mbs"; f->have_mbs = 1; break;
-	case CLI_PF_GBS: dst = &p->gbs; name = "gbs"; break;
-	case CLI_PF_SEQ: dst = &p->seq_len; name = "seq-len"; break;
+	case CLI_PF_TP: dst = &f->tp; name = "tp"; max = HP_MAX_GPUS; break;
+	case CLI_PF_PP: dst = &f->pp; name = "pp"; max = HP_MAX_GPUS; break;
+	case CLI_PF_DP: dst = &f->dp; name = "dp"; max = HP_MAX_GPUS; break;
+	case CLI_PF_CP: dst = &p->cp; name = "cp"; max = 1024; break;
+	case CLI_PF_EP: dst = &p->ep; name = "ep"; max = 4096; break;
+	case CLI_PF_MBS: dst = &p->mbs; name = "mbs"; max = 1000000; f->have_mbs = 1; break;
+	case CLI_PF_GBS: dst = &p->gbs; name = "gbs"; max = 100000000; break;
+	case CLI_PF_SEQ: dst = &p->seq_len; name = "seq-len"; max = 100000000; break;
 	case CLI_PF_ZERO:
 		if ((hp_parse_int(arg, &v) && strcmp(arg, "0")) || v > 3)
 			return plan_flag_bad(cmd, "zero", "0, 1, 2 or 3", arg);
@@ -180,8 +186,14 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	}
 	default: return 0;
 	}
-	if (hp_parse_int(arg, dst))
+	if (hp_parse_int(arg, &v))
 		return plan_flag_bad(cmd, name, "a positive integer", arg);
+	if (v > max) {
+		char want[48];
+		snprintf(want, sizeof want, "an integer from 1 to %d", max);
+		return plan_flag_bad(cmd, name, want, arg);
+	}
+	*dst = v;
 	return 1;
 }
 
@@ -337,7 +349,7 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 			cJSON_AddStringToObject(o2, "source", g->source);
 			cJSON_AddItemToArray(arr, o2);
 		}
-		char *s = cJSON_Print(arr);
+		char *s = esc_json_print(arr);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(arr);
@@ -450,7 +462,7 @@ int cmd_models(int argc, char **argv, const struct catalog *cat)
 		}
 	}
 	if (arr) {
-		char *s = cJSON_Print(arr);
+		char *s = esc_json_print(arr);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(arr);
@@ -623,4 +635,13 @@ int cli_main(int argc, char **argv)
 	}
 	catalog_done(&cat);
 	return rc;
+}
+
+int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
+{
+	if (strcmp(path, "-"))
+		return hp_write_file_atomic(path, data, len, err);
+	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s", strerror(errno));
+	return 0;
 }

@@ -104,4 +104,9 @@ int cmd_models(int argc, char **argv, const struct catalog *cat);
 int cmd_prices(int argc, char **argv, const struct catalog *cat);
 int tui_main(int argc, char **argv, const struct catalog *cat);
 
+/* Write a command's output to path atomically (hp_write_file_atomic), or
+ * to standard output when path is "-" (the usual Unix convention for -o).
+ * Returns 0 or -1 with err filled. */
+int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err);
+
 #endif

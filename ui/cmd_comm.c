@@ -1,6 +1,7 @@
 /* cmd_comm.c — `hetplan comm`: time one collective on a given system.
  * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later. */
 #include "cmd_comm.h"
+#include "escape.h"
 #include "cli.h"
 #include "comm.h"
 
@@ -92,7 +93,7 @@ static cJSON *result_json(enum comm_coll c, double bytes, int ranks,
 
 static int print_json(cJSON *o)
 {
-	char *s = cJSON_Print(o);
+	char *s = esc_json_print(o);
 	cJSON_Delete(o);
 	if (!s) {
 		fprintf(stderr, "hetplan comm: out of memory\n");
@@ -143,12 +144,12 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			gpu_name = optarg;
 			break;
 		case O_GPN:
-			if (hp_parse_int(optarg, &gpn))
-				return usage_err("gpus-per-node", "a positive integer", optarg);
+			if (hp_parse_int(optarg, &gpn) || gpn > 1024)
+				return usage_err("gpus-per-node", "an integer from 1 to 1024", optarg);
 			break;
 		case O_NODES:
-			if (hp_parse_int(optarg, &nodes))
-				return usage_err("nodes", "a positive integer", optarg);
+			if (hp_parse_int(optarg, &nodes) || nodes > HP_MAX_NODES)
+				return usage_err("nodes", "an integer from 1 to 1000000", optarg);
 			break;
 		case O_NICS:
 			if (!strcmp(optarg, "0"))
@@ -159,8 +160,10 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 		case O_NICGBPS: {
 			char *e;
 			nic_gbps = strtod(optarg, &e);
-			if (e == optarg || *e || !(nic_gbps > 0) || !isfinite(nic_gbps))
-				return usage_err("nic-gbps", "a positive line rate in Gb/s, e.g. 400", optarg);
+			/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
+			if (e == optarg || *e || !(nic_gbps >= 1 && nic_gbps <= 1e5))
+				return usage_err("nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400",
+						 optarg);
 			break;
 		}
 		case O_INTRA:

@@ -1,5 +1,6 @@
 /* cmd_estimate.c — `hetplan estimate`: evaluate one plan. */
 #include "cli.h"
+#include "escape.h"
 #include "jsonx.h"
 #include "perf.h"
 #include "report.h"
@@ -305,7 +306,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
 		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
 		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
-		char *s = cJSON_Print(j);
+		char *s = esc_json_print(j);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(j);

@@ -256,7 +256,7 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	}
 	rc = 0;
 	if (out_path) {
-		if (hp_write_file_atomic(out_path, text, len, &err) < 0)
+		if (cli_write_output(out_path, text, len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else {
 		fwrite(text, 1, len, stdout);

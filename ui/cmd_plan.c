@@ -1,5 +1,6 @@
 /* cmd_plan.c — `hetplan plan`: the best plans for a model on a cluster. */
 #include "cli.h"
+#include "escape.h"
 #include "dispatch.h"
 #include "cmd_report.h"
 #include "report.h"
@@ -218,6 +219,19 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.2f", v);
 }
 
+/* s as Markdown text (escape.h) when md, else s itself. */
+static const char *md_text(char *buf, size_t n, const char *s, int md)
+{
+	if (!md)
+		return s;
+	struct sbuf b;
+	sbuf_init(&b);
+	sbuf_add_md(&b, s);
+	hp_strlcpy(buf, b.s ? b.s : "", n);
+	sbuf_done(&b);
+	return buf;
+}
+
 static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, int md)
 {
 	char t[32], cost[32], uh[32], um[32], tok[32];
@@ -231,12 +245,12 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, in
 		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
 	else
 		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
-	char ro[48];
+	char ro[48], lab[256];
 	runs_on_short(sp->runs_on, ro, sizeof ro);
 	if (md)
 		sbuf_addf(o, "| %d%s%s | %s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
-		     sp->pareto ? "*" : "", sp->risky ? "!" : "", sp->label, ro, sp->est.n_gpus, tok,
-		     100 * sp->est.mfu, uh, um, t, cost, opt);
+		     sp->pareto ? "*" : "", sp->risky ? "!" : "", md_text(lab, sizeof lab, sp->label, md),
+		     ro, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
 	else
 		sbuf_addf(o, "%3d%c%c%-28.28s %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
 		     sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ', sp->label, ro, sp->est.n_gpus,
@@ -349,8 +363,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
 			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
+			char pn[256], lab[256];
 			sbuf_addf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
-			     md ? "- " : "  ", c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
+			     md ? "- " : "  ", md_text(pn, sizeof pn, c->pools[i].name, md),
+			     md_text(lab, sizeof lab, sp->label, md), tok, t, cost, 100 * fabs(gain),
 			     gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
@@ -375,8 +391,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			char t[32], cost[32];
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
+			char lab[256];
 			sbuf_addf(o, "%s%9s %9s  %s (%d GPUs)\n", md ? "- " : "  ", t, cost,
-			     res->pareto[i].label, res->pareto[i].est.n_gpus);
+			     md_text(lab, sizeof lab, res->pareto[i].label, md),
+			     res->pareto[i].est.n_gpus);
 		}
 		sbuf_addf(o, "\n");
 	}
@@ -387,20 +405,18 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 
 static void csv_field(struct sbuf *o, const char *s, int last)
 {
-	sbuf_addc(o, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sbuf_addc(o, '"');
-		sbuf_addc(o, *s);
-	}
-	sbuf_add(o, last ? "\"\n" : "\",");
+	sbuf_add_csv(o, s);
+	sbuf_add(o, last ? "\n" : ",");
 }
 
 static void print_csv(struct sbuf *o, const struct search_result *res, const struct cluster *c)
 {
 	sbuf_addf(o, "rank,label,gpus,");
-	for (int i = 0; i < c->n_pools; i++)
-		sbuf_addf(o, "gpus_%s,", c->pools[i].name);
+	for (int i = 0; i < c->n_pools; i++) {
+		char h[48];
+		snprintf(h, sizeof h, "gpus_%s", c->pools[i].name);
+		csv_field(o, h, 0);
+	}
 	sbuf_addf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto,runs_on,memory\n");
 	for (int i = 0; i < res->n_plans; i++) {
 		const struct search_plan *sp = &res->plans[i];
@@ -494,8 +510,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			pools[n_pools++] = optarg;
 			break;
 		case O_GBS:
-			if (hp_parse_int(optarg, &so.gbs))
-				return bad("gbs", optarg, "a positive integer (sequences)");
+			if (hp_parse_int(optarg, &so.gbs) || so.gbs > 100000000)
+				return bad("gbs", optarg, "an integer from 1 to 100000000 (sequences)");
 			break;
 		case O_SEQ:
 			if (hp_parse_int(optarg, &so.seq_len))
@@ -511,7 +527,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_DEADLINE:
 			if (hp_parse_duration(optarg, &so.deadline_s) || so.deadline_s <= 0)
-				return bad("deadline", optarg, "a duration such as 30d, 12h or 90m");
+				return bad("deadline", optarg, "a duration up to 100 years, such as 30d, 12h or 90m");
 			break;
 		case O_BUDGET:
 			if (hp_parse_quantity(optarg, &d) || d <= 0 || d > 1e13)
@@ -660,7 +676,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		out_file = NULL;
 	} else if (fmt == FMT_JSON) {
 		cJSON *j = result_json(&res, &c, &m, &so, tokens, &cap);
-		char *s = cJSON_Print(j);
+		char *s = esc_json_print(j);
 		sbuf_addf(&o, "%s\n", s);
 		free(s);
 		cJSON_Delete(j);
@@ -672,7 +688,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	if (!html)
 		rc = 0;
 	if (out_file) {
-		if (o.len && hp_write_file_atomic(out_file, o.s, o.len, &err) < 0)
+		if (o.len && cli_write_output(out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else if (o.len) {
 		fwrite(o.s, 1, o.len, stdout);

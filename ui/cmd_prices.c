@@ -1,5 +1,6 @@
 /* cmd_prices.c — `hetplan prices`: the price book, and updating it. */
 #include "cli.h"
+#include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
 
@@ -367,7 +368,7 @@ int cmd_prices(int argc, char **argv, const struct catalog *cat)
 			}
 		}
 		cJSON_AddStringToObject(root, "cache_dir", pb.cache_dir);
-		char *s = cJSON_Print(root);
+		char *s = esc_json_print(root);
 		printf("%s\n", s);
 		free(s);
 		cJSON_Delete(root);

@@ -47,7 +47,7 @@ int report_write_file(const char *path, enum report_format fmt,
 	size_t len;
 	if (report_render(in, fmt, &text, &len, err) < 0)
 		return -1;
-	int rc = hp_write_file_atomic(path, text, len, err);
+	int rc = cli_write_output(path, text, len, err);
 	free(text);
 	return rc;
 }

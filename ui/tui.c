@@ -16,6 +16,7 @@
  * parked in a temporary file while the screen is in use and replayed after. */
 #include "cli.h"
 #include "tui_int.h"
+#include "escape.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <termios.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -187,9 +189,51 @@ static void tui_restore(void)
 	}
 }
 
+/* What on_fatal needs, prepared while curses is running: the terminal's
+ * modes from before curses, and the bytes that undo curses' changes
+ * (attributes off, cursor shown, keypad and mouse reporting off, the
+ * normal screen back). */
+static struct termios saved_tio;
+static int have_tio;
+static char reset_seq[256];
+static size_t reset_len;
+
+static void reset_add(const char *s)
+{
+	if (!s || s == (char *)-1)
+		return;
+	size_t n = strlen(s);
+	if (reset_len + n < sizeof reset_seq) {
+		memcpy(reset_seq + reset_len, s, n);
+		reset_len += n;
+	}
+}
+
+static void reset_prepare(int mouse)
+{
+	reset_len = 0;
+	reset_add(tigetstr("sgr0"));
+	reset_add(tigetstr("cnorm"));
+	reset_add(tigetstr("rmkx"));
+	if (mouse)  /* xterm mouse modes that ncurses may have turned on */
+		reset_add("\033[?1000l\033[?1002l\033[?1003l\033[?1006l");
+	reset_add(tigetstr("rmcup"));
+}
+
+/* On a crash or a kill signal. endwin() is not async-signal-safe (it
+ * allocates and writes through stdio), so the handler uses only calls
+ * POSIX lists as safe (2.4.3): write, tcsetattr, dup2, signal, raise. */
 static void on_fatal(int sig)
 {
-	tui_restore();
+	if (tui_active) {
+		tui_active = 0;
+		if (reset_len && write(STDOUT_FILENO, reset_seq, reset_len) < 0)
+			reset_len = 0;
+		if (have_tio)
+			tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+		if (saved_stderr >= 0)
+			dup2(saved_stderr, 2);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -589,6 +633,16 @@ static int prompt_key(struct tui *t, int ch)
 		return R_DRAW;
 	}
 	const char *s = t->edit.buf;
+	/* A file name from the prompt (typed, pasted or prefilled from a
+	 * path) must be printable: a newline or escape in a name breaks
+	 * every listing and script that later shows it. */
+	if ((k == P_SAVE || k == P_OPEN || k == P_EXPORT) &&
+	    !esc_is_printable(s, sizeof t->edit.buf - 1)) {
+		char shown[128];
+		tui_message(t, 1, "file name has control characters: %s",
+			    esc_term_buf(shown, sizeof shown, s));
+		return R_DRAW;
+	}
 	switch (k) {
 	case P_SAVE:
 		if (*s)
@@ -977,6 +1031,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 	/* Plan before curses starts so the first frame usually has plans. */
 	planner_submit(t->pl, &t->ws, t->gen);
 	set_escdelay(25);
+	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 	if (!newterm(NULL, stdout, stdin)) {
 		fprintf(stderr, "hetplan: cannot open the terminal (TERM=%s)\n",
 			getenv("TERM") ? getenv("TERM") : "");
@@ -1012,6 +1067,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 			  , NULL);
 		mouseinterval(200);
 	}
+	reset_prepare(t->mouse);
 	/* Give the first plan a moment so the first frame is complete. */
 	for (int i = 0; i < 50; i++) {
 		double f, e;

@@ -3,6 +3,7 @@
  * but colour), glyph tables for UTF-8 and plain ASCII, clipped text, bars,
  * list scrolling and a one-line editor. Only the main thread calls these. */
 #include "tui_int.h"
+#include "escape.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,6 +103,11 @@ int tui_put(int y, int x, int w, int attr, const char *s)
 		return 0;
 	if (x + w > COLS)
 		w = COLS - x;
+	/* Text from files and feeds: a newline or escape would move the
+	 * cursor and spoof other rows, so it is drawn as ^J, ^[ (escape.h). */
+	char safe[1024];
+	if (!esc_is_printable(s, (size_t)-1))
+		s = esc_term_buf(safe, sizeof safe, s);
 	int cols = 0;
 	const char *p = s;
 	while (*p && cols < w) {

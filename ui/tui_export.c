@@ -7,6 +7,7 @@
  * this plan detailed; .json and .md keep this small writer, whose JSON keys
  * follow `hetplan estimate --format json`. */
 #include "cli.h"
+#include "escape.h"
 #include "cmd_report.h"
 #include "sbuf.h"
 #include "tui_int.h"
@@ -61,7 +62,7 @@ static char *export_json(const struct tui_result *r, const struct search_plan *s
 	cJSON_AddStringToObject(w, "objective", search_objective_name(r->o.objective));
 	cJSON_AddItemToObject(o, "plan", plan_to_json(&sp->plan, &r->c));
 	cJSON_AddItemToObject(o, "estimate", estimate_to_json(sp, &r->c));
-	char *s = cJSON_Print(o);
+	char *s = esc_json_print(o);
 	cJSON_Delete(o);
 	return s;
 }
@@ -141,7 +142,7 @@ static char *export_md(const struct tui_result *r, const struct search_plan *sp)
 			  hp_fmt_duration(x3, sizeof x3, pc->exposed_s));
 	}
 	cJSON *pj = plan_to_json(p, &r->c);
-	char *ps = cJSON_Print(pj);
+	char *ps = esc_json_print(pj);
 	cJSON_Delete(pj);
 	sbuf_addf(&b, "\n## Plan (for `hetplan estimate --plan`)\n\n```json\n%s\n```\n", ps);
 	free(ps);

@@ -28,7 +28,7 @@ struct tui_planner {
 	struct workspace pending;
 	unsigned pending_gen;
 	int running;
-	volatile int cancel;
+	atomic_int cancel;   /* set by the UI thread, read by the planner */
 	double started, progress;
 	struct tui_result *done;
 };
@@ -42,7 +42,7 @@ static void on_progress(void *arg, double done)
 }
 
 static void plan_into(const struct workspace *w, struct tui_result *r,
-		      volatile int *cancel, void (*progress)(void *, double), void *arg)
+		      atomic_int *cancel, void (*progress)(void *, double), void *arg)
 {
 	r->c = w->cluster;
 	r->m = w->model;
@@ -87,7 +87,7 @@ static void *worker(void *arg)
 		unsigned gen = pl->pending_gen;
 		pl->has_pending = 0;
 		pl->running = 1;
-		pl->cancel = 0;
+		atomic_store(&pl->cancel, 0);
 		pl->progress = 0;
 		pl->started = hp_now();
 		pthread_mutex_unlock(&pl->mu);
@@ -136,7 +136,7 @@ void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned 
 	pl->pending_gen = gen;
 	pl->has_pending = 1;
 	if (pl->running)
-		pl->cancel = 1;
+		atomic_store(&pl->cancel, 1);
 	pthread_cond_signal(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -145,7 +145,7 @@ void planner_cancel(struct tui_planner *pl)
 {
 	pthread_mutex_lock(&pl->mu);
 	if (pl->running)
-		pl->cancel = 1;
+		atomic_store(&pl->cancel, 1);
 	pl->has_pending = 0;
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -175,7 +175,7 @@ void planner_free(struct tui_planner *pl)
 		return;
 	pthread_mutex_lock(&pl->mu);
 	pl->quit = 1;
-	pl->cancel = 1;
+	atomic_store(&pl->cancel, 1);
 	pthread_cond_signal(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
 	pthread_join(pl->th, NULL);

@@ -1,0 +1,18 @@
+/* fuzz_feed.c — hetplan's JSON price feed (json:URL sources). */
+#include "fuzz.h"
+#include "pricing.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_text(data, size);
+	struct price_book pb;
+	struct hp_err err = { 0 };
+	memset(&pb, 0, sizeof pb);
+	int src = pricing_add_source(&pb, "json:fuzz", "", PRICE_LIVE, 1);
+	if (pricing_parse_feed(&pb, src, s, size, fuzz_catalog(), "fuzz feed", &err) == 0)
+		pricing_finish(&pb);
+	pricing_free(&pb);
+	free(s);
+	return 0;
+}

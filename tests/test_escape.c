@@ -1,0 +1,188 @@
+/* test_escape.c — the output sinks of escape.h and the launch scripts that
+ * use them. Every expected string is written out by hand from the rule it
+ * tests (caret notation: ESC = 0x1B = '[' - 0x40; RFC 4180 quoting; HTML
+ * entities; U+FFFD = EF BF BD in UTF-8, RFC 3629). */
+#include "t.h"
+#include "escape.h"
+#include "catalog.h"
+#include "cluster.h"
+#include "launch.h"
+#include "plan.h"
+#include "pricing.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define SINK(fn, in, want)                                               \
+	do {                                                             \
+		struct sbuf b_;                                          \
+		sbuf_init(&b_);                                          \
+		fn(&b_, in);                                             \
+		const char *g_ = b_.s ? b_.s : "";                       \
+		if (strcmp(g_, want))                                    \
+			T_FAILF("%s(%s) = [%s], want [%s]", #fn, #in, g_, want); \
+		sbuf_done(&b_);                                          \
+	} while (0)
+
+TEST(terminal)
+{
+	/* The review's payloads: a title change (ESC ] 0 ; ... BEL) and a
+	 * screen clear (ESC [ 2 J). */
+	SINK(esc_term, "a\x1b]0;pwn\x07z", "a^[]0;pwn^Gz");
+	SINK(esc_term, "\x1b[2J", "^[[2J");
+	SINK(esc_term, "a\nb\rc\x7f", "a^Jb^Mc^?");
+	/* C1 CSI (U+009B, C2 9B) and a lone 0xFF byte. */
+	SINK(esc_term, "x\xc2\x9b" "2J\xff", "x\\xC2\\x9B2J\\xFF");
+	SINK(esc_term, "H100 \xe2\x80\x94 80 GB", "H100 \xe2\x80\x94 80 GB");
+	char small[8];
+	/* "ab^[cdef" cut to 7 bytes; a 3-byte dash is never cut in two. */
+	CHECK(!strcmp(esc_term_buf(small, sizeof small, "ab\x1b" "cdef"), "ab^[cde"));
+	CHECK(!strcmp(esc_term_buf(small, 6, "abcd\xe2\x80\x94"), "abcd"));
+}
+
+TEST(printable)
+{
+	CHECK(esc_is_printable("Llama-3.1 8B", 64));
+	CHECK(esc_is_printable("Gr\xc3\xb6\xc3\x9f" "e", 64));
+	CHECK(!esc_is_printable("a\nb", 64));
+	CHECK(!esc_is_printable("\xc0\xaf", 64));          /* overlong '/' */
+	CHECK(!esc_is_printable("\xed\xa0\x80", 64));      /* surrogate D800 */
+	CHECK(!esc_is_printable("\xf4\x90\x80\x80", 64));  /* U+110000 */
+	CHECK(!esc_is_printable("\xe2\x80", 64));          /* cut sequence */
+	CHECK(!esc_is_printable("abcde", 4));
+}
+
+TEST(shell)
+{
+	SINK(esc_shell, "h100-sxm_2", "h100-sxm_2");
+	SINK(esc_shell, "", "''");
+	SINK(esc_shell, "$(touch x)", "'$(touch x)'");
+	SINK(esc_shell, "it's", "'it'\\''s'");
+	SINK(esc_shell, "a\nb'\\", "$'a\\x0Ab\\'\\\\'");
+}
+
+TEST(csv)
+{
+	SINK(esc_csv, "h100", "h100");
+	SINK(esc_csv, "a,b", "\"a,b\"");
+	SINK(esc_csv, "say \"hi\"", "\"say \"\"hi\"\"\"");
+	SINK(esc_csv, "=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"");
+	SINK(esc_csv, "@SUM(A1)", "\"'@SUM(A1)\"");
+	SINK(esc_csv, "+1+cmd", "\"'+1+cmd\"");
+	SINK(esc_csv, "-4", "-4");
+	SINK(esc_csv, "-1.5e3", "-1.5e3");
+}
+
+TEST(markdown_html)
+{
+	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
+	SINK(esc_md, "a|b\nc", "a\\|b c");
+	SINK(esc_md, "x\x1b[2J", "x^[[2J");
+	SINK(esc_html, "\"&'", "&quot;&amp;&#39;");
+}
+
+TEST(json)
+{
+	SINK(esc_json, "ok \xc3\xa9", "ok \xc3\xa9");
+	SINK(esc_json, "a\xff" "b", "a\xef\xbf\xbd" "b");
+	SINK(esc_json, "\xe2\x80", "\xef\xbf\xbd\xef\xbf\xbd");
+}
+
+/* A Slurm script for names holding $(), backticks, quotes and newlines:
+ * bash -n accepts it and running its comment block runs nothing. */
+TEST(launch_names)
+{
+	struct catalog cat;
+	struct hp_err err = {0};
+	CHECK(catalog_load(&cat, "/nonexistent", &err) == 0);
+	struct cluster c;
+	cluster_init(&c);
+	CHECK(cluster_add_pool_spec(&c, "2x8xH100-SXM", &cat, &err) == 0);
+	hp_strlcpy(c.pools[0].name, "p\n/usr/bin/touch PWNED1\n#", sizeof c.pools[0].name);
+	hp_strlcpy(c.pools[0].gpu.name, "g`touch PWNED2`'\"\r", sizeof c.pools[0].gpu.name);
+	struct model_spec m = *catalog_model(&cat, "llama3.1-8b");
+	hp_strlcpy(m.display, "Evil\n$(/usr/bin/touch PWNED3)\n", sizeof m.display);
+	struct plan p;
+	plan_init(&p);
+	p.mbs = 1;
+	p.gbs = 16;
+	CHECK(plan_uniform(&p, &c, &m, 0, 8, 1, 2, &err) == 0);
+	char *out = NULL, *notes = NULL;
+	size_t len = 0;
+	CHECK(launch_render(&c, &m, &p, LAUNCH_SLURM, "test", &out, &len, &notes, &err) == 0);
+	char dir[] = "/tmp/hp-escape-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char path[64], cmd[256];
+	snprintf(path, sizeof path, "%s/job.sh", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f && out) {
+		/* Everything up to "set -euo pipefail" is the comment block. */
+		char *end = strstr(out, "set -euo pipefail");
+		CHECK(end != NULL);
+		fwrite(out, 1, end ? (size_t)(end - out) : len, f);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof cmd, "bash -n %s/job.sh", dir);
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof cmd, "cd %s && bash job.sh && test ! -e PWNED1 && "
+		 "test ! -e PWNED2 && test ! -e PWNED3", dir);
+	CHECK(system(cmd) == 0);
+	/* The whole script parses too. */
+	if (out && (f = fopen(path, "w"))) {
+		fwrite(out, 1, len, f);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof cmd, "bash -n %s/job.sh", dir);
+	CHECK(system(cmd) == 0);
+	CHECK(out && strstr(out, "# Pool $'p\\x0A/usr/bin/touch PWNED1\\x0A#' "));
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	free(out);
+	free(notes);
+	plan_free(&p);
+	catalog_done(&cat);
+}
+
+/* pricing_add_source on a full table: it returned the last source's
+ * index, so a 17th cached source silently took over the 16th's offers. The
+ * table holds PRICE_MAX_SOURCES + 1 = 17 (pricing.h). */
+TEST(price_sources_full)
+{
+	struct price_book pb;
+	memset(&pb, 0, sizeof pb);
+	for (int i = 0; i < PRICE_MAX_SOURCES + 1; i++)
+		CHECK_EQ_INT(pricing_add_source(&pb, "s", "", PRICE_LIVE, 1), i);
+	CHECK_EQ_INT(pricing_add_source(&pb, "one too many", "", PRICE_LIVE, 1), -1);
+	CHECK_EQ_INT(pb.n_src, PRICE_MAX_SOURCES + 1);
+	pricing_free(&pb);
+}
+
+/* Checked ranges of the shared parsers: 1e306 weeks and an overflowing
+ * quantity are refused; 100 years (3,155,760,000 s) is the longest
+ * duration. */
+TEST(parser_ranges)
+{
+	double v = 0;
+	CHECK(hp_parse_duration("1e306w", &v) < 0);
+	CHECK(hp_parse_duration("100000000000000000000s", &v) < 0);
+	CHECK(hp_parse_duration("36525d", &v) == 0 && v == 3155760000.0);
+	CHECK(hp_parse_duration("36526d", &v) < 0);
+	CHECK(hp_parse_quantity("1e308T", &v) < 0);
+	CHECK(hp_parse_bytes("1e308TiB", &v) < 0);
+}
+
+int main(void)
+{
+	RUN(terminal);
+	RUN(printable);
+	RUN(shell);
+	RUN(csv);
+	RUN(markdown_html);
+	RUN(json);
+	RUN(launch_names);
+	RUN(price_sources_full);
+	RUN(parser_ranges);
+	return t_done("escape");
+}

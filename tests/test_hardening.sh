@@ -1,0 +1,169 @@
+#!/bin/sh
+# test_hardening.sh — hostile input, files and terminals (issue 14). Each
+# block is a reproducer from the review: it failed (crash, hang, wrong output
+# or a file touched outside -o) before the fix. Run from the repository root
+# after `make`; under `make asan` the same cases run on the instrumented
+# binary, so a memory error aborts the command and the exit code check fails.
+set -u
+H=${HETPLAN:-./hetplan}
+case $H in /*) HA=$H ;; *) HA=$PWD/$H ;; esac
+D=tests/data/hardening
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect CODE 'stderr substring' -- command...
+expect() {
+	code=$1 want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
+	if [ -n "$want" ] && ! grep -qF -- "$want" "$T/err"; then
+		bad "$* -> stderr lacks '$want': $(head -c 300 "$T/err")"; return; fi
+	ok
+}
+
+E="$H estimate --pool 1x8xH100-SXM -m llama3.1-8b"
+
+# 1. An unknown key in a plan file: the list of the plan's 30 known keys
+# (263 characters) overflowed a 256-byte stack buffer. The message must end
+# with the last key of plan.c's list, "pareto".
+expect 3 "typo: unknown key" $E --plan $D/plan_typo.json
+grep -qF "links, pareto)" "$T/err" && ok || bad "plan key list truncated: $(cat "$T/err")"
+
+# 3. Names in launch scripts: a model display name and a pool name with
+# $(), backticks and quotes went into # comments raw; the names are now one
+# shell word each. The script parses, and running it in an empty PATH (so
+# srun and scontrol fail at once) creates no PWNED file. The newline case
+# is in test_escape.c (the parsers refuse control characters).
+mkdir -p "$T/run"
+expect 0 "" $H launch -c $D/cluster_evil.json -m $D/model_evil.json --tp 8 --pp 1 \
+	--mbs 1 --gbs 16 --format slurm -o "$T/run/job.sh"
+bash -n "$T/run/job.sh" && ok || bad "launch script does not parse"
+(cd "$T/run" && PATH=/nonexistent /bin/bash job.sh >/dev/null 2>&1)
+ls "$T/run" | grep -q PWNED && bad "launch script ran a name: $(ls "$T/run")" || ok
+grep -qF "# Pool 'p\$(/usr/bin/touch PWNED3)'\''\`x\`' (H100-SXM" "$T/run/job.sh" && ok ||
+	bad "pool name not quoted: $(grep Pool "$T/run/job.sh")"
+
+# 4. Atomic writes. The temporary file is a fresh O_EXCL|O_NOFOLLOW name, so
+# a symlink planted next to the output is never followed; the mode of the
+# file replaced is kept (it became 0644); a temporary file left by a killed
+# process (pid 2^22+1 cannot exist: Linux's pid_max is at most 2^22) is
+# removed; -o onto a symlink replaces the link, never its target.
+L="launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8"
+mkdir -p "$T/w"
+echo keep >"$T/victim"
+for i in 0 1 2 3 4 5 6 7 8 9; do ln -s "$T/victim" "$T/w/.out.sh.hp-tmp.$i"; done
+echo old >"$T/w/out.sh"; chmod 600 "$T/w/out.sh"
+echo stale >"$T/w/.out.sh.hp-tmp.4194305.0badf00d"
+expect 0 "" $H $L -o "$T/w/out.sh"
+[ "$(stat -c %a "$T/w/out.sh")" = 600 ] && ok || bad "mode not kept: $(stat -c %a "$T/w/out.sh")"
+[ "$(cat "$T/victim")" = keep ] && ok || bad "symlink target overwritten"
+[ -e "$T/w/.out.sh.hp-tmp.4194305.0badf00d" ] && bad "stale temporary file left" || ok
+[ "$(ls -A "$T/w" | grep -vc '^\.out\.sh\.hp-tmp\.[0-9]$')" = 1 ] && ok || bad "files left: $(ls -A "$T/w")"
+ln -s "$T/victim" "$T/w/link.sh"
+expect 0 "" $H $L -o "$T/w/link.sh"
+[ "$(cat "$T/victim")" = keep ] && [ ! -L "$T/w/link.sh" ] && ok || bad "-o followed a symlink"
+
+# 6. A FIFO named like a cache file blocked every command that loads the
+# price book (stat, then fopen, which waits for a writer). It is skipped
+# with a warning; 60 s is a generous bound for a command that takes well
+# under a second, so only a hang fails it.
+mkdir -p "$T/cache/hetplan"
+mkfifo "$T/cache/hetplan/prices-evil.cache"
+XDG_CACHE_HOME="$T/cache" timeout 60 $H prices >"$T/out" 2>"$T/err"; rc=$?
+[ "$rc" = 0 ] && grep -qF "prices-evil.cache: not a regular file" "$T/err" && ok ||
+	bad "FIFO cache file: exit $rc, $(head -c 300 "$T/err")"
+
+# 2. Counts that multiply. 1e6 replicas x TP 8 x CP 1024 = 8,192,000,000
+# GPUs does not fit in int: it printed "on -397934592 GPUs" and passed the
+# pool-size check. 2^31-1 nodes x 8, and 3 pools of 1e6 x 1024 GPUs, wrapped
+# the cluster's total; --gbs 2^31-1 wrapped the batch split in the search.
+expect 3 "count 1000000 x tp 8 x cp 1024 = 8192000000 GPUs, more than hetplan's limit of 16777216" $E --plan $D/plan_huge.json
+expect 2 "expected at most 1000000, got 2147483647" $H plan --pool 2147483647x8xH100-SXM -m llama3.1-8b --gbs 64
+expect 2 "more than hetplan's limit of 16777216" $H plan --pool 1000x1024xH100-SXM \
+	--pool 1000x1024xH100-SXM --pool 1000000x1024xH100-SXM -m llama3.1-8b --gbs 64
+expect 2 "--gbs: expected an integer from 1 to 100000000" $H plan --pool 8x8xH100-SXM -m llama3.1-8b --gbs 2147483647
+expect 2 "--gbs: expected an integer from 1 to 100000000" $E --tp 8 --pp 1 --mbs 1 --gbs 2147483647
+
+# 7. Numeric flags have ranges: a line rate of 1e-300 Gb/s and a deadline
+# of 1e306 weeks were accepted.
+expect 2 "--nic-gbps: expected a line rate from 1 to 100000" $H comm --nic-gbps 1e-300
+expect 2 "--deadline: expected a duration up to 100 years" $H plan --pool 8x8xH100-SXM \
+	-m llama3.1-8b --gbs 64 --objective deadline --deadline 1e306w
+
+# 5. Output injection.
+# Terminal: ESC ] 0 ; ... BEL retitles a terminal, ESC [ 2 J clears it. A
+# cluster file's pool name with them is refused, and the message shows
+# them in caret notation (ESC = ^[, BEL = ^G), never raw.
+esc=$(printf '\033')
+expect 3 'expected printable UTF-8 text' $H estimate -c $D/cluster_esc.json -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8
+grep -qF '^[]0;pwn^G^[[2J' "$T/err" && ok || bad "escape not shown as ^[: $(cat -v "$T/err")"
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\033[2J')" -m llama3.1-8b --gbs 64
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+expect 2 "--tp: expected a positive integer, got 'a^[[2J'" $E --tp "a$(printf '\033[2J')" --pp 1 --mbs 1 --gbs 8
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+# Invalid UTF-8 (a lone 0xFF byte) in a name would make --format json
+# output invalid JSON; it is refused and shown as \xFF.
+expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\377')" -m llama3.1-8b --gbs 64
+grep -qF 'got "a\xFF"' "$T/err" && ok || bad "0xFF not shown as \\xFF: $(cat -v "$T/err")"
+# CSV: a pool name with a comma split the plan --format csv header into
+# one more column than the rows have (RFC 4180 quoting was missing).
+expect 0 "" $H plan -c $D/cluster_comma.json -m llama3.1-8b --gbs 64 --top 2 --format csv
+python3 -c "
+import csv, sys
+rows = list(csv.reader(open('$T/out')))
+assert rows[0][3] == 'gpus_a,b', rows[0]
+assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+" && ok || bad "CSV header: $(head -2 "$T/out")"
+# Markdown: renderers pass raw HTML through; a pool name is text.
+expect 0 "" $H plan --pool '1x8xH100-SXM,name=<img src=x onerror=alert(1)>' -m llama3.1-8b \
+	--gbs 64 --top 1 --format md
+grep '^|' "$T/out" | grep -q '<img' && bad "raw HTML in a Markdown table: $(grep img "$T/out")" || ok
+grep -qF '| &lt;img src=x o tp1' "$T/out" && ok || bad "Markdown cell not escaped"
+
+# 7. A file without end: -c /dev/zero read 512 MiB before saying "larger
+# than 256 MiB"; the limit is now checked while reading.
+expect 3 "/dev/zero: file larger than 256 MiB" $H estimate -c /dev/zero -m llama3.1-8b \
+	--tp 1 --pp 1 --mbs 1 --gbs 8
+
+# 7. JSON nested 1001 levels (cJSON's limit is 1000) was "malformed JSON,
+# column 1001".
+expect 3 "deep.json: line 1, column 1001: JSON nested deeper than 1000 levels" \
+	$H estimate -c $D/deep.json -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+
+# 7. -o - is standard output (it created a file named "-").
+mkdir -p "$T/dash"
+(cd "$T/dash" && "$HA" $L -o - >out 2>err) && ok || bad "launch -o -: $(cat "$T/dash/err")"
+[ -e "$T/dash/-" ] && bad "launch -o - created a file named -" || ok
+head -1 "$T/dash/out" | grep -q '^# Megatron-LM arguments for' && ok || bad "launch -o - wrote nothing"
+(cd "$T/dash" && "$HA" report "$OLDPWD/tests/data/report/workspace.json" -o - --format json >r.json 2>err) &&
+	python3 -c "import json; d=json.load(open('$T/dash/r.json')); assert 'plans' in d" && ok ||
+	bad "report -o -: $(cat "$T/dash/err")"
+[ -e "$T/dash/-" ] && bad "report -o - created a file named -" || ok
+
+# 7/8. HTTP. Retry-After: 99999999999999999999 overflowed curl's parser and
+# read as "no Retry-After"; it is a wait of 1e20 s. An ETag with a bare CR
+# was stored and replayed in If-None-Match; it is dropped instead.
+(
+unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy NO_PROXY
+export XDG_CACHE_HOME="$T/hc" XDG_CONFIG_HOME="$T/hcfg" HETPLAN_HTTP_TIMEOUT=5
+python3 $D/server.py "$T/port" "$T/srvlog" &
+SRV=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+export HETPLAN_SKYPILOT_URL="http://127.0.0.1:$(cat "$T/port")/v8"
+expect 1 "asks to wait 100000000000000000000 s (longer than hetplan waits); try again after more than 100 years" \
+	$H prices --update --source skypilot:gcp
+expect 0 "" $H prices --update --source skypilot:aws
+expect 0 "" $H prices --update --source skypilot:aws
+grep -c "aws/vms.csv inm=None" "$T/srvlog" | grep -qx 2 && ok || bad "ETag with CR replayed: $(cat "$T/srvlog")"
+kill $SRV
+echo "sub: $pass $fail" >"$T/sub"
+)
+read -r _ p2 f2 <"$T/sub"; pass=$p2 fail=$f2
+
+echo "hardening: $pass passed, $fail failed"
+[ "$fail" = 0 ]
