@@ -110,7 +110,7 @@ TEST(launch_names)
 	CHECK(plan_uniform(&p, &c, &m, 0, 8, 1, 2, &err) == 0);
 	char *out = NULL, *notes = NULL;
 	size_t len = 0;
-	CHECK(launch_render(&c, &m, &p, LAUNCH_SLURM, "test", &out, &len, &notes, &err) == 0);
+	CHECK(launch_render(&c, &m, &p, LAUNCH_SLURM, 0, "test", &out, &len, &notes, &err) == 0);
 	char dir[] = "/tmp/hp-escape-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	char path[64], cmd[256];
