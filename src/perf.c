@@ -57,16 +57,17 @@
  * take datasheet-class values and say so there. */
 static const struct perf_calib calib_default = {
 	.gen = {
-		/*                 gemm16 gemm8 gemm32 attn_f attn_b  hbm */
-		[GEN_OTHER]     = { 0.60, 0.45, 0.60, 0.40, 0.30, 0.80 },
-		[GEN_VOLTA]     = { 0.588, 0.00, 0.85, 0.30, 0.25, 0.85 },
-		[GEN_TURING]    = { 0.60, 0.00, 0.80, 0.30, 0.25, 0.80 },
-		[GEN_AMPERE]    = { 0.70, 0.00, 0.75, 0.75, 0.412, 0.797 },
-		[GEN_ADA]       = { 0.70, 0.60, 0.60, 0.50, 0.40, 0.85 },
+		/* gemm16 gemm8 gemm32 attn_f attn_b hbm, then cuDNN/FA3-class attn_f attn_b
+		 * (0: the generation has none; FA2-class figures apply) */
+		[GEN_OTHER]     = { 0.60, 0.45, 0.60, 0.40, 0.30, 0.80, 0, 0 },
+		[GEN_VOLTA]     = { 0.588, 0.00, 0.85, 0.30, 0.25, 0.85, 0, 0 },
+		[GEN_TURING]    = { 0.60, 0.00, 0.80, 0.30, 0.25, 0.80, 0, 0 },
+		[GEN_AMPERE]    = { 0.70, 0.00, 0.75, 0.75, 0.412, 0.797, 0, 0 },
+		[GEN_ADA]       = { 0.70, 0.60, 0.60, 0.50, 0.40, 0.85, 0, 0 },
 		[GEN_HOPPER]    = { 0.611, 0.546, 0.70, 0.25, 0.20, 0.75, 0.479, 0.551 },
 		[GEN_BLACKWELL] = { 0.50, 0.484, 0.70, 0.40, 0.30, 0.85, 0.60, 0.45 },
-		[GEN_CDNA]      = { 0.55, 0.45, 0.50, 0.35, 0.25, 0.80 },
-		[GEN_GAUDI]     = { 0.60, 0.50, 0.50, 0.40, 0.30, 0.80 },
+		[GEN_CDNA]      = { 0.55, 0.45, 0.50, 0.35, 0.25, 0.80, 0, 0 },
+		[GEN_GAUDI]     = { 0.60, 0.50, 0.50, 0.40, 0.30, 0.80, 0, 0 },
 	},
 	.gemm_k_half = 16.4,
 	.attn_s_half = 1024,
