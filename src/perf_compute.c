@@ -51,14 +51,22 @@ static double wave_eff(double M, double N, double count, int sms)
 	return best;
 }
 
+/* Efficiency of count batched (M x K)(K x N) GEMMs: the generation's
+ * ceiling for the dtype, tile and wave quantisation, main-loop fill. */
+static double gemm_eff_n(const struct perf_calib *k, const struct gpu_spec *g,
+			 enum hp_dtype dt, double M, double N, double K, double count)
+{
+	const struct perf_gen_eff *ge = &k->gen[g->gen];
+	double top = dt == HP_FP8 && g->flops[HP_FP8] > 0	   ? ge->gemm8
+		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
+						      : ge->gemm16;
+	return top * wave_eff(M, N, count, g->sms) * K / (K + k->gemm_k_half);
+}
+
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
 		     enum hp_dtype dt, double M, double N, double K)
 {
-	const struct perf_gen_eff *ge = &k->gen[gpu->gen];
-	double top = dt == HP_FP8 && gpu->flops[HP_FP8] > 0	   ? ge->gemm8
-		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
-						      : ge->gemm16;
-	return top * wave_eff(M, N, 1, gpu->sms) * K / (K + k->gemm_k_half);
+	return gemm_eff_n(k, gpu, dt, M, N, K, 1);
 }
 
 /* count GEMMs of (M x K)(K x N): the longer of the math at the achievable
@@ -69,10 +77,7 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 	if (M <= 0 || N <= 0 || K <= 0 || count <= 0)
 		return 0;
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
-	double top = dt == HP_FP8 && g->flops[HP_FP8] > 0	   ? ge->gemm8
-		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
-						      : ge->gemm16;
-	double eff = top * wave_eff(M, N, count, g->sms) * K / (K + k->gemm_k_half);
+	double eff = gemm_eff_n(k, g, dt, M, N, K, count);
 	double math = count * 2 * M * N * K / (perf_peak(g, dt) * eff);
 	double eb = dtype_bytes(dt) < 2 ? 1 : dtype_bytes(dt);
 	double bytes = count * eb * (M * K + K * N) + count * 2 * M * N * (eb > 2 ? 2 : 1);
