@@ -107,6 +107,8 @@ for size in 80x24 120x40; do
 	# the notation legend is on screen
 	screen "p$w" | grep -q 'tp4 pp2: TP 4, 2 stages' && ok || bad "$size: no notation legend"
 done
+# RUNS ON (issue 18) shows at 120 columns: $/H gives way first.
+screen p120 | grep -q 'RUNS ON' && ok || bad "120x40: no RUNS ON column"
 # Cut only between words: the text before an ellipsis at 80 columns is a
 # whole-word prefix of a full label at 120 columns.
 python3 - "$tmp/labels80" "$tmp/labels120" <<'PY' && ok || bad "a label cut mid-word (above)"

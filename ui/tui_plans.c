@@ -162,8 +162,9 @@ static const char *const label_notes[] = {
 	"366/365 mb     one layout; its replicas run 366 and 365 micro-batches",
 	"mbs2 rc-sel z1 what tells two plans of one layout apart: micro-batch,",
 	"               recompute, ZeRO stage, vpp, CP, EP, precision",
-	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST;",
-	"a label that still does not fit ends in an ellipsis between words.",
+	"Narrow screens drop columns in this order: GPUS, FREE, $/H, RUNS ON,",
+	"MFU, COST; a label that still does not fit ends in an ellipsis between",
+	"words.",
 };
 
 const char *const *tui_plans_notes(int *n)
@@ -288,7 +289,7 @@ static const struct col plan_cols[] = {
 
 /* The order in which columns give way to the label on a narrow screen
  * (indices into plan_cols); TOK/S, $/1M and TIME always stay. */
-static const int col_drop_order[] = { 8, 0, 7, 3, 2, 6 };
+static const int col_drop_order[] = { 0, 7, 3, 8, 2, 6 };
 
 static void plan_cells(const struct search_plan *sp, char cells[][24])
 {
