@@ -812,8 +812,9 @@ int pricing_parse_azure_page(struct price_book *pb, int src, const char *text,
 			   what);
 		goto out;
 	}
-	if (cnt && !cJSON_IsNumber(cnt)) {
-		hp_err_set(err, HP_EXIT_INPUT, "%s: Count: expected a number", what);
+	if (cnt && (!cJSON_IsNumber(cnt) || !(cnt->valuedouble >= 0 && cnt->valuedouble <= 1e9) ||
+		    cnt->valuedouble != floor(cnt->valuedouble))) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: Count: expected a whole number from 0 to 1e9", what);
 		goto out;
 	}
 	if (nl && !cJSON_IsNull(nl) && !cJSON_IsString(nl)) {
