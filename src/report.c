@@ -68,10 +68,11 @@ static const struct report_accuracy accuracy[] = {
 };
 
 static const char *const assumptions[] = {
-	"Step time is the performance model's estimate (README \"The model\"): GEMMs at a "
-	"calibrated share of peak, flash attention, exposed TP/CP/EP communication, the "
-	"pipeline bubble of the slowest stage, data-parallel sync partly hidden behind the "
-	"last backward pass, and the optimizer step.",
+	"Step time is the performance model's estimate (docs/model.md): GEMMs with wave "
+	"quantisation and an HBM roofline, flash attention per kernel class, memory-bound "
+	"ops by their bytes, host issue time per kernel, TP/CP/EP communication with the "
+	"framework's overlaps, the pipeline bubble, data-parallel sync hidden bucket by "
+	"bucket where the framework overlaps it, and the optimizer step.",
 	"Memory per GPU counts weights, gradients, optimizer state (sharded by ZeRO or the "
 	"distributed optimizer), activations (Korthikanti et al. 2022, with the chosen "
 	"recomputation) with an allocator allowance, and a fixed per-GPU overhead.",
@@ -79,12 +80,12 @@ static const char *const assumptions[] = {
 	"evaluation, restarts after failures and data-loading stalls are not included.",
 	"Cost is GPU node-hours at the listed price for the whole run; storage, egress, "
 	"spot preemption and idle time are not included.",
-	"TP and EP communication is never overlapped with compute, so plans that rely on "
-	"overlapping it are estimated pessimistically.",
-	"GEMM efficiency has no wave quantisation; shapes that fill the GPU badly are "
-	"estimated optimistically.",
-	"The accuracy figures below hold for GPU generations with measured runs (Ampere, "
-	"Hopper); other generations rest on datasheet figures.",
+	"TP overlap is modelled as Megatron-Core does it (sequence parallelism only, per "
+	"the plan's framework); EP all-to-alls are never overlapped.",
+	"GEMM tiles and per-layer kernel counts are written-down estimates, not profiles; "
+	"there is no power or clock model.",
+	"The accuracy figures below hold for GPU generations with measured runs (Volta, "
+	"Ampere, Hopper, Blackwell); other generations rest on datasheet figures.",
 	"Node numbers are indices within each pool from hetplan's dispatcher: TP groups "
 	"inside one node, consecutive stages and data-parallel peers on neighbouring nodes.",
 };
