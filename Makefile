@@ -30,7 +30,7 @@ CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
 
-ENGINE_SRC = $(filter-out src/main.c,$(wildcard src/*.c))
+ENGINE_SRC = $(wildcard src/*.c)
 UI_SRC     = $(wildcard ui/*.c)
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/embed.o
 UI_OBJ     = $(UI_SRC:%.c=$(BUILD)/%.o)
@@ -46,7 +46,7 @@ BIN       ?= hetplan
 
 all: $(BIN)
 
-$(BIN): $(BUILD)/src/main.o $(UI_OBJ) $(BUILD)/libhetplan.a
+$(BIN): $(UI_OBJ) $(BUILD)/libhetplan.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libhetplan.a: $(ENGINE_OBJ)
@@ -177,6 +177,6 @@ fit: $(BUILD)/libhetplan.a
 # Named explicitly so that a missing one counts as out of date (a pattern
 # would make them intermediate files, which never force a rebuild).
 DEPFILES = $(filter-out $(BUILD)/embed.d,$(ENGINE_OBJ:.o=.d)) $(UI_OBJ:.o=.d) \
-	   $(BUILD)/src/main.d $(TEST_BIN:=.d)
+	   $(TEST_BIN:=.d)
 $(DEPFILES): ;
 -include $(wildcard $(BUILD)/src/*.d $(BUILD)/ui/*.d $(BUILD)/tests/*.d $(BUILD)/fuzz/*.d)

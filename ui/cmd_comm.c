@@ -63,16 +63,10 @@ const struct option *cmd_comm_options(void)
 	return comm_opts;
 }
 
-static int usage_err(const char *flag, const char *what, const char *got)
-{
-	fprintf(stderr, "hetplan comm: --%s: expected %s, got '%s'\n", flag, what, got);
-	return HP_EXIT_USAGE;
-}
-
 static int parse_size(const char *flag, const char *s, double *out)
 {
 	if (hp_parse_bytes(s, out) || !(*out >= 0) || !isfinite(*out))
-		return usage_err(flag, "a size like 64K, 1MiB or 4GB", s);
+		return usage_error("comm", flag, "a size like 64K, 1MiB or 4GB", s);
 	return 0;
 }
 
@@ -126,14 +120,12 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			return HP_EXIT_OK;
 		case O_COLL:
 			if (comm_coll_parse(optarg, &coll))
-				return usage_err("collective",
-						 "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv",
-						 optarg);
+				return usage_error("comm", "collective", "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv", optarg);
 			have_coll = 1;
 			break;
 		case O_NVL:
 			if (hp_parse_int(optarg, &nvl_domain) || nvl_domain < 1 || nvl_domain > 100000)
-				return usage_err("nvl-domain", "GPUs per NVLink domain (1 to 100000)", optarg);
+				return usage_error("comm", "nvl-domain", "GPUs per NVLink domain (1 to 100000)", optarg);
 			break;
 		case O_BYTES:
 			if ((rc = parse_size("bytes", optarg, &bytes)))
@@ -145,43 +137,42 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_GPN:
 			if (hp_parse_int(optarg, &gpn) || gpn > 1024)
-				return usage_err("gpus-per-node", "an integer from 1 to 1024", optarg);
+				return usage_error("comm", "gpus-per-node", "an integer from 1 to 1024", optarg);
 			break;
 		case O_NODES:
 			if (hp_parse_int(optarg, &nodes) || nodes > HP_MAX_NODES)
-				return usage_err("nodes", "an integer from 1 to 1000000", optarg);
+				return usage_error("comm", "nodes", "an integer from 1 to 1000000", optarg);
 			break;
 		case O_NICS:
 			if (!strcmp(optarg, "0"))
 				nics = 0;
 			else if (hp_parse_int(optarg, &nics))
-				return usage_err("nics", "a whole number of NICs per node", optarg);
+				return usage_error("comm", "nics", "a whole number of NICs per node", optarg);
 			break;
 		case O_NICGBPS: {
 			char *e;
 			nic_gbps = strtod(optarg, &e);
 			/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
 			if (e == optarg || *e || !(nic_gbps >= 1 && nic_gbps <= 1e5))
-				return usage_err("nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400",
-						 optarg);
+				return usage_error("comm", "nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400", optarg);
 			break;
 		}
 		case O_INTRA:
 			if (hp_intra_parse(optarg, &intra))
-				return usage_err("intra", "nvswitch, nvlink or pcie", optarg);
+				return usage_error("comm", "intra", "nvswitch, nvlink or pcie", optarg);
 			have_intra = 1;
 			break;
 		case O_TRANSPORT:
 			if (comm_transport_parse(optarg, &transport))
-				return usage_err("transport", "ib or efa", optarg);
+				return usage_error("comm", "transport", "ib or efa", optarg);
 			break;
 		case O_ALGO:
 			if (comm_algo_parse(optarg, &algo))
-				return usage_err("algo", "auto, ring, tree, nvls, nvls_tree or pat", optarg);
+				return usage_error("comm", "algo", "auto, ring, tree, nvls, nvls_tree or pat", optarg);
 			break;
 		case O_PROTO:
 			if (comm_proto_parse(optarg, &proto))
-				return usage_err("proto", "auto, ll, ll128 or simple", optarg);
+				return usage_error("comm", "proto", "auto, ll, ll128 or simple", optarg);
 			break;
 		case O_FORMAT:
 			if (!strcmp(optarg, "table"))
@@ -189,7 +180,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			else if (!strcmp(optarg, "json"))
 				json = 1;
 			else
-				return usage_err("format", "table or json", optarg);
+				return usage_error("comm", "format", "table or json", optarg);
 			break;
 		case O_SWEEP: {
 			const char *colon = strchr(optarg, ':');
@@ -200,8 +191,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			if (!lo[0] || hp_parse_bytes(lo, &smin) ||
 			    hp_parse_bytes(colon + 1, &smax) || !(smin >= 1) ||
 			    !(smax >= smin) || !isfinite(smax))
-				return usage_err("sweep",
-						 "MIN:MAX sizes with 1 <= MIN <= MAX, like 8:1G", optarg);
+				return usage_error("comm", "sweep", "MIN:MAX sizes with 1 <= MIN <= MAX, like 8:1G", optarg);
 			have_sweep = 1;
 			break;
 		}

@@ -1,5 +1,6 @@
 /* cmd_estimate.c — `hetplan estimate`: evaluate one plan. */
 #include "cli.h"
+#include "plan_flags.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "perf.h"
@@ -51,12 +52,6 @@ static const struct option estimate_opts[] = {
 const struct option *cmd_estimate_options(void)
 {
 	return estimate_opts;
-}
-
-static int bad_int(const char *flag, const char *v, const char *what)
-{
-	fprintf(stderr, "hetplan estimate: --%s: expected %s, got '%s'\n", flag, what, v);
-	return HP_EXIT_USAGE;
 }
 
 cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
@@ -227,8 +222,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			char *end;
 			headroom = strtod(optarg, &end);
 			if (end == optarg || *end || !(headroom >= 0 && headroom <= 0.5)) {
-				rc = bad_int("mem-headroom", optarg,
-					     "a fraction from 0 to 0.5 (0.05 = 5%)");
+				rc = usage_error("estimate", "mem-headroom", "a fraction from 0 to 0.5 (0.05 = 5%)", optarg);
 				goto out;
 			}
 			break;
@@ -236,7 +230,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		case O_PLAN: plan_file = optarg; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 3)) {
-				rc = bad_int("format", optarg, "table or json");
+				rc = usage_error("estimate", "format", "table or json", optarg);
 				goto out;
 			}
 			break;

@@ -3,6 +3,7 @@
  * config (src/launch.c renders them). */
 #include "cmd_launch.h"
 #include "cli.h"
+#include "plan_flags.h"
 #include "jsonx.h"
 #include "launch.h"
 #include "perf.h"
@@ -60,12 +61,6 @@ static const struct option launch_opts[] = {
 const struct option *cmd_launch_options(void)
 {
 	return launch_opts;
-}
-
-static int usage_err(const char *flag, const char *want, const char *got)
-{
-	fprintf(stderr, "hetplan launch: --%s: expected %s, got '%s'\n", flag, want, got);
-	return HP_EXIT_USAGE;
 }
 
 /* Read the plan file: a plan object, or an object with "plans" (the
@@ -148,21 +143,21 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_RANK:
 			if (hp_parse_int(optarg, &rank)) {
-				rc = usage_err("rank", "a positive integer", optarg);
+				rc = usage_error("launch", "rank", "a positive integer", optarg);
 				goto out;
 			}
 			break;
 		case O_PLAN: plan_file = optarg; break;
 		case O_TOKENS:
 			if (hp_parse_quantity(optarg, &tokens) || tokens < 1 || tokens > 1e18) {
-				rc = usage_err("tokens", "a token count such as 2T or 300B", optarg);
+				rc = usage_error("launch", "tokens", "a token count such as 2T or 300B", optarg);
 				goto out;
 			}
 			break;
 		case O_FORCE: force = 1; break;
 		case 'f':
 			if (launch_format_parse(optarg, &fmt)) {
-				rc = usage_err("format", "megatron, slurm, deepspeed or torchtitan", optarg);
+				rc = usage_error("launch", "format", "megatron, slurm, deepspeed or torchtitan", optarg);
 				goto out;
 			}
 			break;

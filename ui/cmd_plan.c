@@ -97,12 +97,6 @@ static int parse_frac(const char *s, double *out)
 	return 0;
 }
 
-static int bad(const char *flag, const char *v, const char *what)
-{
-	fprintf(stderr, "hetplan plan: --%s: expected %s, got '%s'\n", flag, what, v);
-	return HP_EXIT_USAGE;
-}
-
 /* The plan entry of the JSON contract: one builder for `plan` and the
  * reports (report.c), so both print the same keys. */
 cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank, const struct cluster *c,
@@ -511,58 +505,58 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_GBS:
 			if (hp_parse_int(optarg, &so.gbs) || so.gbs > 100000000)
-				return bad("gbs", optarg, "an integer from 1 to 100000000 (sequences)");
+				return usage_error("plan", "gbs", "an integer from 1 to 100000000 (sequences)", optarg);
 			break;
 		case O_SEQ:
 			if (hp_parse_int(optarg, &so.seq_len))
-				return bad("seq-len", optarg, "a positive integer");
+				return usage_error("plan", "seq-len", "a positive integer", optarg);
 			break;
 		case O_TOKENS:
 			if (hp_parse_quantity(optarg, &so.tokens) || so.tokens < 1 || so.tokens > 1e18)
-				return bad("tokens", optarg, "a token count such as 2T or 300B");
+				return usage_error("plan", "tokens", "a token count such as 2T or 300B", optarg);
 			break;
 		case O_OBJ:
 			if (search_objective_parse(optarg, &so.objective))
-				return bad("objective", optarg, "throughput, cost, deadline or budget");
+				return usage_error("plan", "objective", "throughput, cost, deadline or budget", optarg);
 			break;
 		case O_DEADLINE:
 			if (hp_parse_duration(optarg, &so.deadline_s) || so.deadline_s <= 0)
-				return bad("deadline", optarg, "a duration up to 100 years, such as 30d, 12h or 90m");
+				return usage_error("plan", "deadline", "a duration up to 100 years, such as 30d, 12h or 90m", optarg);
 			break;
 		case O_BUDGET:
 			if (hp_parse_quantity(optarg, &d) || d <= 0 || d > 1e13)
-				return bad("budget", optarg, "USD such as 2.5M or 800k");
+				return usage_error("plan", "budget", "USD such as 2.5M or 800k", optarg);
 			so.budget_usd = d;
 			break;
 		case O_TOP:
 			if (hp_parse_int(optarg, &so.top_k) || so.top_k > 1000)
-				return bad("top", optarg, "an integer from 1 to 1000");
+				return usage_error("plan", "top", "an integer from 1 to 1000", optarg);
 			break;
 		case O_PREC:
 			if (hp_dtype_parse(optarg, &so.precision))
-				return bad("precision", optarg, "fp32, tf32, bf16, fp16 or fp8");
+				return usage_error("plan", "precision", "fp32, tf32, bf16, fp16 or fp8", optarg);
 			break;
 		case O_TP:
 			if (hp_parse_int(optarg, &so.fix_tp))
-				return bad("tp", optarg, "a positive integer");
+				return usage_error("plan", "tp", "a positive integer", optarg);
 			break;
 		case O_PP:
 			if (hp_parse_int(optarg, &so.fix_pp))
-				return bad("pp", optarg, "a positive integer");
+				return usage_error("plan", "pp", "a positive integer", optarg);
 			break;
 		case O_MBS:
 			if (hp_parse_int(optarg, &so.fix_mbs))
-				return bad("mbs", optarg, "a positive integer");
+				return usage_error("plan", "mbs", "a positive integer", optarg);
 			break;
 		case O_ZERO:
 			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3)
-				return bad("zero", optarg, "0, 1, 2 or 3");
+				return usage_error("plan", "zero", "0, 1, 2 or 3", optarg);
 			so.fix_zero = strcmp(optarg, "0") ? v : 0;
 			break;
 		case O_RC: {
 			enum hp_recompute r;
 			if (plan_recompute_parse(optarg, &r))
-				return bad("recompute", optarg, "none, selective or full");
+				return usage_error("plan", "recompute", "none, selective or full", optarg);
 			so.fix_recompute = r;
 			break;
 		}
@@ -570,24 +564,24 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			enum hp_schedule sc;
 			int vpp;
 			if (plan_schedule_parse(optarg, &sc, &vpp))
-				return bad("schedule", optarg, "1f1b or interleaved:V (V from 2 to 64)");
+				return usage_error("plan", "schedule", "1f1b or interleaved:V (V from 2 to 64)", optarg);
 			so.fix_sched = sc == SCHED_INTERLEAVED ? vpp : 0;
 			break;
 		}
 		case O_NOHET: so.no_hetero = 1; break;
 		case O_FW:
 			if (framework_parse(optarg, &so.framework))
-				return bad("framework", optarg, framework_list());
+				return usage_error("plan", "framework", framework_list(), optarg);
 			break;
 		case O_HEADROOM:
 			if (parse_frac(optarg, &d) || d > 0.5)
-				return bad("mem-headroom", optarg, "a fraction from 0 to 0.5 (0.05 = 5%)");
+				return usage_error("plan", "mem-headroom", "a fraction from 0 to 0.5 (0.05 = 5%)", optarg);
 			so.mem_headroom = d;
 			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 15))
-				return bad("format", optarg, "table, json, csv or md");
+				return usage_error("plan", "format", "table, json, csv or md", optarg);
 			have_fmt = 1;
 			break;
 		case ':':

@@ -69,12 +69,6 @@ const struct option *cmd_prices_options(void)
 	return prices_opts;
 }
 
-static int usage_err(const char *flag, const char *want, const char *got)
-{
-	fprintf(stderr, "hetplan prices: --%s: expected %s, got '%s'\n", flag, want, got);
-	return HP_EXIT_USAGE;
-}
-
 /* The progress line: one line on stderr, redrawn in place. */
 struct progress_line {
 	int on;
@@ -186,11 +180,11 @@ int cmd_prices(int argc, char **argv, const struct catalog *cat)
 		case O_ALL: all = 1; break;
 		case O_GPUS:
 			if (hp_parse_int(optarg, &gpus))
-				return usage_err("gpus", "a positive integer", optarg);
+				return usage_error("prices", "gpus", "a positive integer", optarg);
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 7))
-				return usage_err("format", "table, json or csv", optarg);
+				return usage_error("prices", "format", "table, json or csv", optarg);
 			break;
 		case O_TIMEOUT: timeout = optarg; break;
 		case O_MAXB: maxb = optarg; break;
@@ -221,33 +215,33 @@ int cmd_prices(int argc, char **argv, const struct catalog *cat)
 	double v;
 	if (timeout) {
 		if (hp_parse_duration(timeout, &v) && (hp_parse_quantity(timeout, &v) || v <= 0))
-			return usage_err("timeout", "seconds like 20 or 1.5", timeout);
+			return usage_error("prices", "timeout", "seconds like 20 or 1.5", timeout);
 		if (v < 0.1 || v > 3600)
-			return usage_err("timeout", "0.1 to 3600 seconds", timeout);
+			return usage_error("prices", "timeout", "0.1 to 3600 seconds", timeout);
 		cfg.http.connect_timeout_ms = (long)(v * 1000);
 		cfg.http.low_speed_s = HP_MAX(1L, (long)ceil(v));
 		cfg.http.timeout_ms = (long)(HP_MAX(60.0, 15 * v) * 1000);
 	}
 	if (maxb) {
 		if (hp_parse_bytes(maxb, &v) || v < 1024 || v > 16e9)
-			return usage_err("max-bytes", "a size from 1K to 16G like 64M", maxb);
+			return usage_error("prices", "max-bytes", "a size from 1K to 16G like 64M", maxb);
 		cfg.http.max_bytes = v;
 	}
 	if (retry) {
 		if (hp_parse_duration(retry, &v) && strcmp(retry, "0"))
-			return usage_err("retry-wait", "seconds like 5", retry);
+			return usage_error("prices", "retry-wait", "seconds like 5", retry);
 		cfg.http.retry_wait_max_s = strcmp(retry, "0") ? v : 0;
 	}
 	if (cache)
 		hp_strlcpy(cfg.cache_dir, cache, sizeof cfg.cache_dir);
 	if (sky) {
 		if (strncmp(sky, "http://", 7) && strncmp(sky, "https://", 8))
-			return usage_err("skypilot-url", "an http(s):// URL", sky);
+			return usage_error("prices", "skypilot-url", "an http(s):// URL", sky);
 		hp_strlcpy(cfg.skypilot_url, sky, sizeof cfg.skypilot_url);
 	}
 	if (az) {
 		if (strncmp(az, "http://", 7) && strncmp(az, "https://", 8))
-			return usage_err("azure-url", "an http(s):// URL", az);
+			return usage_error("prices", "azure-url", "an http(s):// URL", az);
 		hp_strlcpy(cfg.azure_url, az, sizeof cfg.azure_url);
 	}
 

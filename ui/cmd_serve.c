@@ -86,12 +86,6 @@ const struct option *cmd_serve_options(void)
 	return serve_opts;
 }
 
-static int bad(const char *flag, const char *v, const char *what)
-{
-	fprintf(stderr, "hetplan serve: --%s: expected %s, got '%s'\n", flag, what, v);
-	return HP_EXIT_USAGE;
-}
-
 /* A positive number of seconds (or requests/s) below max. */
 static int parse_pos(const char *s, double max, double *out)
 {
@@ -414,16 +408,16 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_RATE:
 			if (parse_pos(optarg, 1e7, &so.rate))
-				return bad("rate", optarg, "requests/s above 0");
+				return usage_error("serve", "rate", "requests/s above 0", optarg);
 			break;
 		case O_OFFLINE: so.offline = 1; break;
 		case O_TTFT:
 			if (parse_pos(optarg, 3600, &so.slo.ttft_p99_s))
-				return bad("ttft-p99", optarg, "seconds above 0 (e.g. 2 or 0.5)");
+				return usage_error("serve", "ttft-p99", "seconds above 0 (e.g. 2 or 0.5)", optarg);
 			break;
 		case O_TPOT:
 			if (parse_pos(optarg, 60, &so.slo.tpot_p99_s))
-				return bad("tpot-p99", optarg, "seconds above 0 (e.g. 0.05)");
+				return usage_error("serve", "tpot-p99", "seconds above 0 (e.g. 0.05)", optarg);
 			break;
 		case O_OBJ:
 			if (!strcmp(optarg, "cost"))
@@ -431,41 +425,41 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			else if (!strcmp(optarg, "throughput"))
 				so.objective = SERVE_OBJ_THROUGHPUT;
 			else
-				return bad("objective", optarg, "cost or throughput");
+				return usage_error("serve", "objective", "cost or throughput", optarg);
 			have_obj = 1;
 			break;
 		case O_ENGINE:
 			if (serve_engine_parse(optarg, &so.base.engine))
-				return bad("engine", optarg, "vllm, sglang, tensorrt-llm or tensorrt-llm-engine");
+				return usage_error("serve", "engine", "vllm, sglang, tensorrt-llm or tensorrt-llm-engine", optarg);
 			break;
 		case O_PREC:
 			if (serve_wprec_parse(optarg, &so.base.wprec))
-				return bad("precision", optarg, "bf16, fp16, fp8, int4 or fp4");
+				return usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", optarg);
 			break;
 		case O_KVPREC:
 			if (serve_kvprec_parse(optarg, &so.base.kvprec))
-				return bad("kv-precision", optarg, "bf16, fp16 or fp8");
+				return usage_error("serve", "kv-precision", "bf16, fp16 or fp8", optarg);
 			break;
 		case O_TP:
 			if (hp_parse_int(optarg, &so.fix_tp) || (so.fix_tp & (so.fix_tp - 1)) ||
 			    so.fix_tp > 64)
-				return bad("tp", optarg, "a power of two from 1 to 64");
+				return usage_error("serve", "tp", "a power of two from 1 to 64", optarg);
 			break;
 		case O_PP:
 			if (hp_parse_int(optarg, &so.fix_pp) || so.fix_pp > 64)
-				return bad("pp", optarg, "an integer from 1 to 64");
+				return usage_error("serve", "pp", "an integer from 1 to 64", optarg);
 			break;
 		case O_MAXB:
 			if (hp_parse_int(optarg, &so.base.max_batch) || so.base.max_batch > 65536)
-				return bad("max-batch", optarg, "an integer from 1 to 65536");
+				return usage_error("serve", "max-batch", "an integer from 1 to 65536", optarg);
 			break;
 		case O_CHUNK:
 			if (hp_parse_int(optarg, &so.base.chunk_tokens) || so.base.chunk_tokens > 1048576)
-				return bad("chunk", optarg, "tokens from 1 to 1048576");
+				return usage_error("serve", "chunk", "tokens from 1 to 1048576", optarg);
 			break;
 		case O_UTIL:
 			if (parse_pos(optarg, 1, &d) || d < 0.1)
-				return bad("gpu-util", optarg, "a share from 0.1 to 1");
+				return usage_error("serve", "gpu-util", "a share from 0.1 to 1", optarg);
 			so.base.mem_util = d;
 			break;
 		case O_PLACE: so.place = 1; break;
@@ -473,13 +467,13 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 		case O_EST: estimate = 1; break;
 		case O_TOP:
 			if (hp_parse_int(optarg, &v) || v > 16)
-				return bad("top", optarg, "an integer from 1 to 16");
+				return usage_error("serve", "top", "an integer from 1 to 16", optarg);
 			so.top_k = v;
 			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 15))
-				return bad("format", optarg, "table, json, csv or md");
+				return usage_error("serve", "format", "table, json, csv or md", optarg);
 			have_fmt = 1;
 			break;
 		case ':':

@@ -14,7 +14,7 @@
  * The terminal is restored on q, on Ctrl-C (SIGINT), SIGTERM and crash
  * signals, and before an out-of-memory abort (hp_set_fatal_hook). stderr is
  * parked in a temporary file while the screen is in use and replayed after. */
-#include "cli.h"
+#include "common.h"
 #include "tui_int.h"
 #include "escape.h"
 

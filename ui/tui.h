@@ -5,7 +5,7 @@
  * man page's KEYS section all come from these rows, so they cannot drift:
  * a key that is not in a table does nothing.
  *
- * tui_main() (declared in cli.h) runs the program; tui_bench() renders to a
+ * tui_main() runs the program; tui_bench() renders to a
  * terminal on /dev/null and prints the timings `make bench` reports. */
 #ifndef HP_TUI_H
 #define HP_TUI_H
@@ -63,5 +63,9 @@ int tui_bench(const struct catalog *cat);
 /* The interface's getopt table (`hetplan --list-options` prints it). */
 struct option;
 const struct option *tui_options(void);
+
+/* The interactive planner: `hetplan [tui] [WORKSPACE.json] [options]`.
+ * Returns the process exit status. */
+int tui_main(int argc, char **argv, const struct catalog *cat);
 
 #endif

@@ -6,7 +6,7 @@
  * A path ending in .html or .csv gets the shared report (report.c) with
  * this plan detailed; .json and .md keep this small writer, whose JSON keys
  * follow `hetplan estimate --format json`. */
-#include "cli.h"
+#include "common.h"
 #include "escape.h"
 #include "cmd_report.h"
 #include "sbuf.h"

@@ -1,0 +1,117 @@
+/* common.c — what every command and the TUI share: error printing, input
+ * checks, building the cluster and loading the model, the plan flags,
+ * output formats and writing -o files. Nothing here knows of a command. */
+#include "common.h"
+#include "escape.h"
+#include "jsonx.h"
+#include "pricing.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int cli_fail(const struct hp_err *err, int fallback)
+{
+	fprintf(stderr, "hetplan: %s\n", err->msg);
+	return err->code ? err->code : fallback;
+}
+
+int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
+{
+	static const char *const names[] = { "table", "json", "csv", "md" };
+	for (unsigned i = 0; i < HP_ARRAY_LEN(names); i++)
+		if ((allowed & (1u << i)) && !strcmp(s, names[i])) {
+			*f = (enum cli_format)i;
+			return 0;
+		}
+	return -1;
+}
+
+int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,
+		     const char *cluster_file, int n_pools)
+{
+	if (optind < argc) {
+		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if (!model_arg) {
+		fprintf(stderr, "hetplan %s: -m MODEL is required (a preset or a JSON file)\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	if (!cluster_file && !n_pools) {
+		fprintf(stderr, "hetplan %s: give a cluster: -c CLUSTER.json or --pool SPEC\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
+		      int n_pools, int use_price_book, const struct catalog *cat,
+		      struct cluster *c)
+{
+	struct hp_err err = { 0 };
+	if (cluster_file && cluster_load(c, cluster_file, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	for (int i = 0; i < n_pools; i++)
+		if (cluster_add_pool_spec(c, pools[i], cat, &err) < 0)
+			return cli_fail(&err, HP_EXIT_USAGE);
+	if (!use_price_book)
+		return 0;
+	/* Pools without an explicit price take the price book's cheapest
+	 * matching offer (snapshot + cache; never the network). */
+	struct price_config pc;
+	struct price_book pb;
+	if (pricing_config_load(&pc, NULL, &err) < 0 || pricing_load(&pb, &pc, cat, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	if (*pb.warnings)
+		fprintf(stderr, "hetplan %s: warning: %s\n", cmd, pb.warnings);
+	pricing_apply(&pb, c);
+	pricing_free(&pb);
+	return 0;
+}
+
+int usage_error(const char *cmd, const char *flag, const char *want, const char *got)
+{
+	char shown[128];   /* the value as typed, through the terminal sink */
+	fprintf(stderr, "hetplan %s: --%s: expected %s, got '%s'\n", cmd, flag, want,
+		esc_term_buf(shown, sizeof shown, got));
+	return HP_EXIT_USAGE;
+}
+
+int cli_load_model(const struct catalog *cat, const char *arg,
+		   struct model_spec *out, struct hp_err *err)
+{
+	const struct model_spec *m = catalog_model(cat, arg);
+	struct stat st;
+	if (m && stat(arg, &st) != 0) {
+		*out = *m;
+		return 0;
+	}
+	if (stat(arg, &st) != 0) {
+		if (strchr(arg, '/') || strstr(arg, ".json"))
+			return hp_err_set(err, HP_EXIT_INPUT, "-m %s: no such file", arg);
+		return catalog_model_unknown(cat, arg, "-m", err);
+	}
+	size_t len;
+	char *text = hp_read_file(arg, &len, err);
+	if (!text)
+		return -1;
+	cJSON *root = jx_parse(text, len, arg, err);
+	free(text);
+	if (!root)
+		return -1;
+	int rc = catalog_parse_model(root, arg, "", out, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
+{
+	if (strcmp(path, "-"))
+		return hp_write_file_atomic(path, data, len, err);
+	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s", strerror(errno));
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* common.h — helpers shared by the batch commands and the TUI (ui/common.c).
+ * Everything here may print; the engine in src/ never does. */
+#ifndef HP_COMMON_H
+#define HP_COMMON_H
+
+#include <getopt.h>
+#include <stdio.h>
+#include "catalog.h"
+#include "cluster.h"
+#include "plan.h"
+
+#define HETPLAN_VERSION "0.1.0"
+
+/* Print "hetplan: msg" to stderr and return err->code (or fallback). */
+int cli_fail(const struct hp_err *err, int fallback);
+
+/* Print "hetplan CMD: --FLAG: expected WANT, got 'GOT'" to stderr (GOT
+ * through the terminal escaper) and return HP_EXIT_USAGE (2). The one
+ * message for a bad flag value in every command. */
+int usage_error(const char *cmd, const char *flag, const char *want, const char *got);
+
+/* After option parsing: no stray arguments, a model and a cluster given.
+ * Returns 0, or HP_EXIT_USAGE after printing what is missing. */
+int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,
+		     const char *cluster_file, int n_pools);
+
+/* Build the cluster from -c FILE and --pool specs, then price the pools
+ * that have no explicit price from the price book (embedded snapshot and
+ * cache). Returns 0, or the exit status after printing the error. */
+int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
+		      int n_pools, int use_price_book, const struct catalog *cat,
+		      struct cluster *c);
+
+/* Resolve -m: a preset name, or a JSON file holding one model object. */
+int cli_load_model(const struct catalog *cat, const char *arg,
+		   struct model_spec *out, struct hp_err *err);
+
+/* Output formats. */
+enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD };
+int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
+
+/* Write a command's output to path atomically (hp_write_file_atomic), or
+ * to standard output when path is "-" (the usual Unix convention for -o).
+ * Returns 0 or -1 with err filled. */
+int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err);
+
+/* The estimate's JSON (hetplan estimate --format json; built in
+ * ui/cmd_estimate.c), and one plan of
+ * the planner in the `hetplan plan` contract (ui/cmd_plan.c); the TUI exports them too. */
+struct estimate;
+struct search_plan;
+struct cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
+				const struct plan *p, const struct model_spec *m);
+struct cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank,
+				  const struct cluster *c, const struct model_spec *m);
+
+#endif
