@@ -47,7 +47,8 @@ sys.exit(1 if bad or rows == 0 else 0)
 PY
 }
 
-out=$(check_rows README.md) && ok || bad "README memory tables: $out"
+cat README.md docs/usage.md >"$T/docs.md"
+out=$(check_rows "$T/docs.md") && ok || bad "README and docs/usage.md memory tables: $out"
 echo "$out" | grep -q '^[3-9][0-9]* rows\|^[1-9][0-9]\+ rows' && ok || bad "README: fewer than 3 memory rows ($out)"
 
 "$H" estimate --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 2 --mbs 1 --gbs 256 \
