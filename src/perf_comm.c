@@ -242,6 +242,24 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
  * distributed_data_parallel.py). ZeRO-3 gathers each layer's weights
  * before its forward and backward and reduce-scatters its gradients;
  * prefetch (param_overlap) hides them behind the previous layer. */
+/* Collectives per ZeRO-3 pass over the stage's layers. PyTorch FSDP (and
+ * torchtitan's FSDP2, Megatron-Core's FSDP) gathers a transformer block's
+ * flat parameter in one call. DeepSpeed's ZeRO-3 gathers module by module,
+ * one call per parameter tensor of a layer (deepspeed/runtime/zero/
+ * partition_parameters.py, 2021-22: all_gather per param, coalesced only
+ * in later releases): the projection weights (QKV, output, the MLP's
+ * first and, gated, its second input projection, and its output), their
+ * biases, and the two norms' weights (and biases under LayerNorm). */
+static double zero3_calls(const struct stage_ctx *x, int layers)
+{
+	if (x->p->framework != FW_DEEPSPEED)
+		return fmax(1, layers);
+	const struct model_spec *m = x->m;
+	int w = 4 + (m->gated_mlp ? 1 : 0);
+	int per = w + (m->bias ? w : 0) + 2 * (m->norm == NORM_LAYER ? 2 : 1);
+	return fmax(1, (double)layers * per);
+}
+
 /* Tied input and output embeddings on a pipeline of two or more stages:
  * the first stage holds the embedding, the last a copy of it for the output
  * layer, and after the backward the two copies' gradients are summed over
@@ -318,9 +336,12 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	} else {
 		dop = COMM_ALLGATHER;
 		dbytes = (params + eparams) * 2;
-		double ag = coll(&gd, COMM_ALLGATHER, params * 2, &cr) +
+		/* One collective per gathered unit, each paying its latency:
+		 * at a thousand ranks a ring's n - 1 steps cost milliseconds. */
+		double calls = zero3_calls(x, layers);
+		double ag = calls * coll(&gd, COMM_ALLGATHER, params * 2 / calls, &cr) +
 			    coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
-		double rs = coll(&gd, COMM_REDUCESCATTER, params * 2, NULL) +
+		double rs = calls * coll(&gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) +
 			    coll(&gde, COMM_REDUCESCATTER, eparams * 2, NULL);
 		double f_exp = overlap_exposed(ag, x->fwd, layers, sl, pov);
 		double b_exp = overlap_exposed(ag + rs, x->bwd + x->rc, layers, sl, pov && gov);

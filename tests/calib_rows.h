@@ -437,6 +437,8 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	 * Megatron-DeepSpeed runs reduced gradients after the backward. */
 	if (starts(r->id, "MLM19"))
 		pl->framework = FW_MEGATRON_LM;
+	else if (strstr(notes, "ZeRO-3 without model parallelism (DeepSpeed)"))
+		pl->framework = FW_DEEPSPEED;   /* N21 Table 2's ZeRO-3 rows */
 	else if (starts(r->id, "NEMO") || starts(r->id, "MLL") || starts(r->id, "MLM") ||
 	    starts(r->id, "MB-") || starts(r->id, "DGXC"))
 		pl->framework = FW_MEGATRON_CORE;
