@@ -61,7 +61,7 @@ static const struct perf_calib calib_default = {
 		 * (0: the generation has none; FA2-class figures apply) */
 		[GEN_OTHER]     = { 0.60, 0.45, 0.60, 0.40, 0.30, 0.80, 0, 0 },
 		[GEN_VOLTA]     = { 0.588, 0.00, 0.85, 0.30, 0.25, 0.85, 0, 0 },
-		[GEN_TURING]    = { 0.60, 0.00, 0.80, 0.30, 0.25, 0.80, 0, 0 },
+		[GEN_TURING]    = { 0.37, 0.00, 0.80, 0.185, 0.154, 0.80, 0, 0 },
 		[GEN_AMPERE]    = { 0.70, 0.00, 0.75, 0.75, 0.412, 0.797, 0, 0 },
 		[GEN_ADA]       = { 0.70, 0.60, 0.60, 0.50, 0.40, 0.85, 0, 0 },
 		[GEN_HOPPER]    = { 0.611, 0.546, 0.70, 0.25, 0.20, 0.75, 0.479, 0.551 },
@@ -123,6 +123,15 @@ static const struct perf_const const_table[] = {
 	{ "hopper.hbm", GEN_K(GEN_HOPPER, hbm), "of nominal", 0.75, 0.95, 1,
 	  "BabelStream on H100 SXM: 2.8-3.0 TB/s of 3.35",
 	  "the memory-bound op list is a lower bound (layout copies and fp8 transposes beyond the listed ones are not counted); the fit lowers the bandwidth instead" },
+	{ "turing.gemm16", GEN_K(GEN_TURING, gemm16), "of peak", 0.30, 0.60, 0,
+	  "T4 fp16 cuBLAS HGEMM 4096^3: ~24 TFLOP/s of 65 sustained, the 70 W power cap lowering the "
+	  "clock from the 1,590 MHz boost the peak assumes (NVIDIA developer forum 264462; Jia et al. "
+	  "2019, Dissecting the Turing T4, clock throttling)", NULL },
+	{ "turing.attn_fwd", GEN_K(GEN_TURING, attn_fwd), "of peak", 0.10, 0.35, 0,
+	  "the FlashAttention-2-class rate of Ampere scaled by the T4's power-capped GEMM rate "
+	  "(0.30 x 0.37/0.60); no T4 attention row is measured", NULL },
+	{ "turing.attn_bwd", GEN_K(GEN_TURING, attn_bwd), "of peak", 0.08, 0.30, 0,
+	  "as turing.attn_fwd (0.25 x 0.37/0.60)", NULL },
 	{ "volta.gemm16", GEN_K(GEN_VOLTA, gemm16), "of peak", 0.55, 0.85, 1,
 	  "V100 SXM2 fp16 cuBLAS HGEMM: 85-105 TFLOP/s of 125 (NVIDIA Volta whitepaper, DeepBench)", NULL },
 	{ "gemm_k_half", K(gemm_k_half), "elements", 16, 256, 1,

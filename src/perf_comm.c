@@ -242,6 +242,54 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
  * distributed_data_parallel.py). ZeRO-3 gathers each layer's weights
  * before its forward and backward and reduce-scatters its gradients;
  * prefetch (param_overlap) hides them behind the previous layer. */
+/* Collectives per ZeRO-3 pass over the stage's layers. PyTorch FSDP (and
+ * torchtitan's FSDP2, Megatron-Core's FSDP) gathers a transformer block's
+ * flat parameter in one call. DeepSpeed's ZeRO-3 gathers module by module,
+ * one call per parameter tensor of a layer (deepspeed/runtime/zero/
+ * partition_parameters.py, 2021-22: all_gather per param, coalesced only
+ * in later releases): the projection weights (QKV, output, the MLP's
+ * first and, gated, its second input projection, and its output), their
+ * biases, and the two norms' weights (and biases under LayerNorm). */
+static double zero3_calls(const struct stage_ctx *x, int layers)
+{
+	if (x->p->framework != FW_DEEPSPEED)
+		return fmax(1, layers);
+	const struct model_spec *m = x->m;
+	int w = 4 + (m->gated_mlp ? 1 : 0);
+	int per = w + (m->bias ? w : 0) + 2 * (m->norm == NORM_LAYER ? 2 : 1);
+	return fmax(1, (double)layers * per);
+}
+
+/* Tied input and output embeddings on a pipeline of two or more stages:
+ * the first stage holds the embedding, the last a copy of it for the output
+ * layer, and after the backward the two copies' gradients are summed over
+ * a group of two GPUs (the same TP and DP rank on the first and the last
+ * stage), every TP and DP rank at once, before the optimizer step: nothing
+ * to hide it behind. Megatron-LM: _allreduce_word_embedding_grads
+ * (finalize_model_grads, in the gradients' main dtype); DeepSpeed's
+ * PipelineEngine: ReduceTiedGrads after the last backward, in the
+ * gradients' dtype (deepspeed/runtime/pipe/schedule.py, TrainSchedule).
+ * Returns the exposed seconds per step for the first and the last stage. */
+static double tied_embedding_sync(struct stage_ctx *x, struct estimate *e, double gb)
+{
+	if (!x->m->tied_embeddings || x->pp < 2 || (!x->first && !x->last))
+		return 0;
+	const struct plan *p = x->p;
+	int me = x->rep->stages[x->index].pool;
+	int peer = x->rep->stages[x->first ? x->pp - 1 : 0].pool;
+	if (p->framework == FW_DEEPSPEED)
+		gb = 2;
+	/* The two ends share a node only when the whole pipeline does. */
+	int same_node = me == peer && x->pp * x->tp * x->cp <= domain_gpus(x->pl);
+	struct comm_group g;
+	struct comm_result cr;
+	make_group(x->c, me, peer, 2, same_node ? 2 : 1, &g);
+	double bytes = x->pc.embedding / x->tp * gb;
+	double t = coll(&g, COMM_ALLREDUCE, bytes, &cr);
+	note_comm(e, DIM_PP, COMM_ALLREDUCE, bytes, 1, &g, &cr, x->c, me, t, t);
+	return t;
+}
+
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -257,6 +305,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	make_group(x->c, st->pool, x->other_pool, de, per_node, &gde);
 	double sl = x->k->dp_overlap_slowdown;
 	int gov = plan_grad_overlap(p), pov = plan_param_overlap(p);
+	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline
+	 * drains (ReduceGrads follows the last backward in TrainSchedule):
+	 * overlap_comm applies to its ZeRO optimizer without pipelining. */
+	if (p->framework == FW_DEEPSPEED && x->pp > 1)
+		gov = 0;
 	double gb = framework_get(p->framework)->grad_reduce_fp32 ? 4 : 2;
 	double buckets = fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
 	double t_dp = 0, exposed = 0, dbytes = 0;
@@ -283,9 +336,12 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	} else {
 		dop = COMM_ALLGATHER;
 		dbytes = (params + eparams) * 2;
-		double ag = coll(&gd, COMM_ALLGATHER, params * 2, &cr) +
+		/* One collective per gathered unit, each paying its latency:
+		 * at a thousand ranks a ring's n - 1 steps cost milliseconds. */
+		double calls = zero3_calls(x, layers);
+		double ag = calls * coll(&gd, COMM_ALLGATHER, params * 2 / calls, &cr) +
 			    coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
-		double rs = coll(&gd, COMM_REDUCESCATTER, params * 2, NULL) +
+		double rs = calls * coll(&gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) +
 			    coll(&gde, COMM_REDUCESCATTER, eparams * 2, NULL);
 		double f_exp = overlap_exposed(ag, x->fwd, layers, sl, pov);
 		double b_exp = overlap_exposed(ag + rs, x->bwd + x->rc, layers, sl, pov && gov);
@@ -294,5 +350,5 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	}
 	note_comm(e, DIM_DP, dop, dbytes, p->zero == 3 ? 3.0 * x->mb : 1, &gd, &cr, x->c,
 		  st->pool, t_dp, exposed);
-	return exposed;
+	return exposed + tied_embedding_sync(x, e, gb);
 }

@@ -162,6 +162,91 @@ static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec 
 }
 
 /* Fill r from one CSV record; r->usable says whether hetplan can run it. */
+/* AMP's heterogeneous trials (tests/data/holdout.csv, AMPHET-*): 3 AWS
+ * p3.8xlarge nodes (4 V100-SXM2-16GB, NVLink, 10 Gb/s) and 1 g4dn.12xlarge
+ * (4 T4, PCIe, 50 Gb/s), GPT-2 medium on Megatron-LM 1.1.5 + DeepSpeed's
+ * PipelineEngine, fp16, ZeRO 0. DeepSpeed's topology orders ranks
+ * (pipe, data, model), so the stage of rank g is g / (dp x tp) and the T4s
+ * (ranks 12-15) hold the last stage, or whole replicas when pp is 1. The
+ * partition in the row's label splits the 30 PipelineModule entries:
+ * 0 embedding, 1 a transpose, 2-25 the 24 layers, 26-29 transpose, final
+ * norm, tied output embedding and the loss. fp32_allreduce (ds_config) is
+ * not expressible in a plan yet: gradients are reduced in fp16. */
+static void row_build_amphet(const struct catalog *cat, struct calib_row *r, const char *label,
+			     int tp, int pp, int dp, int mbs, int gbs)
+{
+	static const char cl[] =
+		"{\"name\": \"amp\", \"pools\": ["
+		"{\"name\": \"v100\", \"gpu\": \"V100-SXM2-16GB\", \"nodes\": 3, \"gpus_per_node\": 4,"
+		" \"intra\": \"nvlink\", \"nics\": 1, \"nic_gbps\": 10},"
+		"{\"name\": \"t4\", \"gpu\": \"T4\", \"nodes\": 1, \"gpus_per_node\": 4,"
+		" \"intra\": \"pcie\", \"nics\": 1, \"nic_gbps\": 50}]}";
+	struct hp_err err = { 0 };
+	cluster_init(&r->cluster);
+	if (cluster_parse_json(&r->cluster, cl, sizeof cl - 1, "amp", cat, &err) < 0) {
+		snprintf(r->skip, sizeof r->skip, "%.150s", err.msg);
+		return;
+	}
+	int part[20], np = 0;
+	const char *q = strstr(label, "partition [");
+	for (q = q ? q + 11 : NULL; q && np < 20 && *q && *q != ']'; q++)
+		if (*q >= '0' && *q <= '9') {
+			part[np++] = atoi(q);
+			while (q[1] >= '0' && q[1] <= '9')
+				q++;
+		}
+	if (np != pp + 1 || tp * pp * dp != 16) {
+		snprintf(r->skip, sizeof r->skip, "AMP partition of %d entries for pp %d", np, pp);
+		return;
+	}
+	char js[4096];
+	size_t n = (size_t)snprintf(js, sizeof js,
+		"{\"mbs\": %d, \"gbs\": %d, \"precision\": \"fp16\", \"zero\": 0,"
+		" \"framework\": \"deepspeed\", \"flash\": false, \"sp\": false,"
+		" \"replicas\": [", mbs, gbs);
+	/* Replicas with the same pools stage by stage form one group. */
+	char sig[16][20];
+	int groups = 0;
+	for (int d = 0; d < dp; d++) {
+		for (int st = 0; st < pp && st < 20; st++) {
+			int rank = st * dp * tp + d * tp;
+			if ((rank >= 12) != (rank + tp - 1 >= 12)) {
+				snprintf(r->skip, sizeof r->skip, "a TP group spans V100 and T4");
+				return;
+			}
+			sig[d][st] = rank >= 12 ? 't' : 'v';
+		}
+		if (d > 0 && !memcmp(sig[d], sig[d - 1], (size_t)pp))
+			continue;
+		int count = 1;
+		while (d + count < dp) {
+			int same = 1;
+			for (int st = 0; st < pp; st++)
+				same &= ((st * dp * tp + (d + count) * tp) >= 12) == (sig[d][st] == 't');
+			if (!same)
+				break;
+			count++;
+		}
+		n += (size_t)snprintf(js + n, sizeof js - n, "%s{\"count\": %d, \"stages\": [",
+				      groups++ ? ", " : "", count);
+		for (int st = 0; st < pp; st++) {
+			int lo = part[st] < 2 ? 0 : part[st] - 2;
+			int hi = (part[st + 1] > 26 ? 26 : part[st + 1]) - 3;
+			n += (size_t)snprintf(js + n, sizeof js - n,
+					      "%s{\"pool\": \"%s\", \"tp\": %d, \"first_layer\": %d,"
+					      " \"last_layer\": %d}", st ? ", " : "",
+					      sig[d][st] == 't' ? "t4" : "v100", tp, lo, hi);
+		}
+		n += (size_t)snprintf(js + n, sizeof js - n, "]}");
+	}
+	snprintf(js + n, sizeof js - n, "]}");
+	struct plan *pl = &r->plan;
+	plan_init(pl);
+	if (plan_parse_json(pl, js, strlen(js), r->id, &r->cluster, &err) < 0 ||
+	    plan_validate(pl, &r->cluster, &r->model, r->id, &err) < 0)
+		snprintf(r->skip, sizeof r->skip, "%.150s", err.msg);
+}
+
 static void row_build(const struct catalog *cat, char f[][1200], char names[][1200],
 		      int n, struct calib_row *r)
 {
@@ -278,7 +363,15 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	}
 
 	if (starts(F("gpu"), "HETEROGENEOUS")) {
-		snprintf(r->skip, sizeof r->skip, "heterogeneous row: two pools and the notes' layer partition (not loaded yet)");
+		if (!starts(r->id, "AMPHET")) {
+			snprintf(r->skip, sizeof r->skip, "heterogeneous row of an unknown cluster");
+			return;
+		}
+		row_build_amphet(cat, r, F("table_or_figure"), tp, pp, dp, mbs, gbs);
+		if (!r->skip[0]) {
+			r->measured = atof(F("value"));
+			r->usable = 1;
+		}
 		return;
 	}
 	struct gpu_spec g;
@@ -344,6 +437,8 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	 * Megatron-DeepSpeed runs reduced gradients after the backward. */
 	if (starts(r->id, "MLM19"))
 		pl->framework = FW_MEGATRON_LM;
+	else if (strstr(notes, "ZeRO-3 without model parallelism (DeepSpeed)"))
+		pl->framework = FW_DEEPSPEED;   /* N21 Table 2's ZeRO-3 rows */
 	else if (starts(r->id, "NEMO") || starts(r->id, "MLL") || starts(r->id, "MLM") ||
 	    starts(r->id, "MB-") || starts(r->id, "DGXC"))
 		pl->framework = FW_MEGATRON_CORE;

@@ -57,6 +57,10 @@ static void fit_set_init(struct fit_set *fs, struct calib_row *rows, int n)
 		 * not fitted (README, Accuracy). */
 		if (rows[i].kind == ROW_MEMORY && rows[i].extra)
 			fs->w[i] = 0;
+		/* The heterogeneous trials (AMP's V100 + T4 cluster) are a blind
+		 * test of the model on mixed pools: reported, never fitted. */
+		if (!strncmp(rows[i].id, "AMPHET", 6))
+			fs->w[i] = 0;
 		gw[fs->gi[i]] += fs->w[i];
 	}
 	for (int i = 0; i < n; i++)

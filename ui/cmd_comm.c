@@ -257,7 +257,8 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	 * trays of 4): the domain is the collective's "node", NVLink inside
 	 * it and every tray's NICs across domains. */
 	if (nvl_domain <= 0)
-		nvl_domain = gpu->domain > gpn && intra != INTRA_PCIE ? gpu->domain : gpn;
+		nvl_domain = gpu->domain > gpn && gpu->domain > gpu->def_gpus_per_node &&
+			     intra != INTRA_PCIE ? gpu->domain : gpn;   /* see pool_defaults() */
 	if (nvl_domain > gpn && nvl_domain % gpn == 0) {
 		g.ranks_per_node = nvl_domain < g.ranks ? nvl_domain : g.ranks;
 		nics *= nvl_domain / gpn;
