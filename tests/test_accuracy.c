@@ -43,6 +43,9 @@ static double print_row(const struct calib_row *r)
 	return e;
 }
 
+/* The five summary lines, as printed (docs_state_the_measurement). */
+static char summary[5][160];
+
 TEST(rows_and_memory)
 {
 	double sum_high = 0, max_high = 0, sum_mem = 0, max_mem = 0, sum_other = 0;
@@ -75,12 +78,15 @@ TEST(rows_and_memory)
 	for (int i = 0; i < n_rows; i++)
 		if (!rows[i].usable)
 			printf("  %-10s %s\n", rows[i].id, rows[i].skip);
-	printf("\nCONF:high step-time rows: %d, mean |error| %.1f%%, max %.1f%%\n", n_high,
-	       n_high ? sum_high / n_high : 0, max_high);
-	printf("other step-time rows: %d, mean |error| %.1f%%\n", n_other,
-	       n_other ? sum_other / n_other : 0);
-	printf("memory rows: %d held to +-15%%, mean |error| %.1f%%, max %.1f%%\n", n_mem,
-	       n_mem ? sum_mem / n_mem : 0, max_mem);
+	snprintf(summary[0], sizeof summary[0],
+		 "CONF:high step-time rows: %d, mean |error| %.1f%%, max %.1f%%", n_high,
+		 n_high ? sum_high / n_high : 0, max_high);
+	snprintf(summary[1], sizeof summary[1], "other step-time rows: %d, mean |error| %.1f%%",
+		 n_other, n_other ? sum_other / n_other : 0);
+	snprintf(summary[2], sizeof summary[2],
+		 "memory rows: %d held to +-15%%, mean |error| %.1f%%, max %.1f%%", n_mem,
+		 n_mem ? sum_mem / n_mem : 0, max_mem);
+	printf("\n%s\n%s\n%s\n", summary[0], summary[1], summary[2]);
 	CHECK(n_high >= 25);
 	CHECK(n_mem >= 3);
 }
@@ -122,9 +128,12 @@ TEST(cross_validated_by_source)
 		}
 	}
 	double cv = cv_n_high ? cv_sum_high / cv_n_high : 0;
-	printf("\ncross-validated CONF:high step time: %d rows, MAPE %.1f%%, worst group %.1f%%\n",
-	       cv_n_high, cv, worst_group_high);
-	printf("vTrain single-node rows, shipped constants: MAPE %.1f%%\n", vt_in);
+	snprintf(summary[3], sizeof summary[3],
+		 "cross-validated CONF:high step time: %d rows, MAPE %.1f%%, worst group %.1f%%",
+		 cv_n_high, cv, worst_group_high);
+	snprintf(summary[4], sizeof summary[4],
+		 "vTrain single-node rows, shipped constants: MAPE %.1f%%", vt_in);
+	printf("\n%s\n%s\n", summary[3], summary[4]);
 	CHECK(cv_n_high >= 25);
 	if (!(cv <= 12))
 		T_FAILF("cross-validated CONF:high MAPE %.1f%% (bound 12%%)", cv);
@@ -134,6 +143,27 @@ TEST(cross_validated_by_source)
 	if (!(vt_in >= 0 && vt_in <= 12))
 		T_FAILF("vTrain rows MAPE %.1f%% (bound 12%%)", vt_in);
 	fit_set_done(&fs);
+}
+
+/* What README.md and docs/accuracy.md say is what was just measured:
+ * tools/accuracy_update.py writes them from this program's output. */
+TEST(docs_state_the_measurement)
+{
+	static const char *const files[] = { "README.md", "docs/accuracy.md" };
+	for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+		size_t len;
+		struct hp_err err = { 0 };
+		char *text = hp_read_file(files[f], &len, &err);
+		if (!text) {
+			T_FAILF("%s", err.msg);
+			continue;
+		}
+		for (int i = 0; i < 5; i++)
+			if (!summary[i][0] || !strstr(text, summary[i]))
+				T_FAILF("%s lacks \"%s\" (run: build/tests/test_accuracy | "
+					"python3 tools/accuracy_update.py)", files[f], summary[i]);
+		free(text);
+	}
 }
 
 /* Every constant inside its range, and the table complete. */
@@ -167,6 +197,7 @@ int main(void)
 	RUN(rows_and_memory);
 	RUN(cross_validated_by_source);
 	RUN(constants_in_range);
+	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)
 		plan_free(&rows[i].plan);
 	free(rows);
