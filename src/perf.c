@@ -45,8 +45,8 @@
  * Megatron-Core implements it; energy is an estimate from board power. */
 #include "perf_int.h"
 
+#include <assert.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,6 +168,7 @@ double *perf_const_ptr(struct perf_calib *k, const struct perf_const *c)
 const char *perf_dim_name(enum perf_dim d)
 {
 	static const char *const n[] = { "tp", "pp", "dp", "cp", "ep" };
+	assert((unsigned)d < DIM_COUNT);
 	return n[d];
 }
 
@@ -230,13 +231,12 @@ static void plan_pools(const struct cluster *c, const int *used, int *other)
  * spent computing, and 35% on top for host, NICs and fans (an estimate;
  * no measured rows yet). Cost: whole nodes of every pool the plan
  * touches. */
-static void totals(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+static void totals(const struct cluster *c, struct perf_memo *mo, const struct plan *p,
 		   const int *used, double s, struct estimate *e)
 {
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
-	e->model_flops = model_step_flops(m, tokens, s);
-	e->hw_flops = model_step_hw_flops(m, tokens, s, p->recompute);
+	perf_memo_step_flops(mo, tokens, s, p->recompute, &e->model_flops, &e->hw_flops);
 	e->tokens_per_s = tokens / e->step_time_s;
 	for (int i = 0; i < c->n_pools; i++)
 		e->peak_flops += used[i] * perf_peak(&c->pools[i].gpu, p->precision);
@@ -262,6 +262,43 @@ static void totals(const struct cluster *c, const struct model_spec *m, const st
 	e->joules_per_token = watts / e->tokens_per_s;
 }
 
+/* What would index out of range or divide by zero in the estimate:
+ * degrees and batches below 1, no replicas or stages, a stage on a pool
+ * the cluster lacks or on layers the model lacks. plan_validate() checks
+ * the rest (divisibility, coverage, pool sizes); these checks are cheap
+ * enough for every call. Returns 0, or -1 with err. */
+static int check_plan(const struct cluster *c, const struct model_spec *m,
+		      const struct plan *p, struct hp_err *err)
+{
+	assert((unsigned)p->precision < HP_DTYPE_COUNT && (unsigned)p->recompute < RC_COUNT &&
+	       (unsigned)p->framework < FW_COUNT && p->zero >= 0 && p->zero <= 3);
+	if (p->mbs < 1 || p->gbs < 1 || p->cp < 1 || p->ep < 1 ||
+	    (p->schedule == SCHED_INTERLEAVED && p->vpp < 1))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "estimate: mbs, gbs, cp, ep and vpp must be at least 1 (got %d, %d, %d, %d, %d)",
+				  p->mbs, p->gbs, p->cp, p->ep, p->vpp);
+	if (p->n_replicas < 1 || !p->replicas)
+		return hp_err_set(err, HP_EXIT_INPUT, "estimate: the plan has no replicas");
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rp = &p->replicas[r];
+		if (rp->count < 0 || rp->n_stages < 1 || !rp->stages)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "estimate: replicas[%d] has %d stages and count %d",
+					  r, rp->n_stages, rp->count);
+		for (int i = 0; i < rp->n_stages; i++) {
+			const struct stage *st = &rp->stages[i];
+			if (st->pool < 0 || st->pool >= c->n_pools || st->tp < 1 ||
+			    st->first_layer < 0 || st->last_layer < st->first_layer ||
+			    st->last_layer >= m->layers)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "estimate: replicas[%d].stages[%d]: pool %d of %d, tp %d, layers %d-%d of %d",
+						  r, i, st->pool, c->n_pools, st->tp,
+						  st->first_layer, st->last_layer, m->layers);
+		}
+	}
+	return 0;
+}
+
 int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		  const struct plan *p, const struct perf_calib *k,
 		  struct estimate *e, struct hp_err *err)
@@ -269,6 +306,8 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	if (!k)
 		k = &calib_default;
 	memset(e, 0, sizeof *e);
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
 	int total_stages = 0;
 	for (int r = 0; r < p->n_replicas; r++)
 		total_stages += p->replicas[r].n_stages;
@@ -283,6 +322,8 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	x.m = m;
 	x.p = p;
 	x.k = k;
+	x.memo = perf_memo_open(c, m, k);
+	x.pc = perf_memo_params(x.memo);
 	x.dp = plan_dp(p);
 	x.cp = p->cp;
 	x.s = p->seq_len ? p->seq_len : m->seq_len;
@@ -292,7 +333,6 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	 * forward runs again before the backward. */
 	x.ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
 	e->seq_len = (int)x.s;
-	model_params(m, &x.pc);
 	int used[HP_MAX_POOLS];
 	e->n_gpus = plan_gpus(p, used);
 	plan_pools(c, used, &x.other_pool);
@@ -370,8 +410,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	bd->optimizer = worst_opt;
 	bd->overhead += k->step_overhead_s;
 	e->step_time_s = worst_pipe + worst_dp + worst_opt + k->step_overhead_s;
-	totals(c, m, p, used, x.s, e);
-	(void)err;
+	totals(c, x.memo, p, used, x.s, e);
 	return 0;
 }
 

@@ -11,6 +11,69 @@
 
 #include "perf.h"
 
+/* Forward costs of one layer of one kind on one GPU, per micro-batch
+ * (perf_compute.c fills it; perf_memo.c keeps it). */
+struct layer_cost {
+	double gemm;      /* s, forward GEMMs */
+	double attn_f;    /* s, attention core forward */
+	double attn_b;    /* s, attention core backward */
+	double ew;        /* s, memory-bound ops forward */
+	double ew_scores; /* s, the part of ew spent on s x s tensors */
+	double kernels;   /* kernels launched forward */
+	double colls;     /* of which NCCL collectives */
+	double act;       /* bytes kept for backward (with the plan's recompute) */
+	double act_norc;  /* bytes without recompute (working set) */
+	double rc_frac;   /* op-level selective: share of GEMM time run again */
+	double params;    /* non-expert params on this GPU */
+	double expert_params;
+};
+
+/* What a layer's cost depends on besides the cluster, model and
+ * constants: the layer kind, the stage's pool and TP, and the plan's
+ * settings. All fields are set (unused ones 0) so equal keys compare
+ * equal byte for byte. kind: 0 dense layer, 1 MoE layer, 2 the output
+ * layer's logits GEMM (only pool, tp, precision, mbs, cp and s). */
+struct layer_key {
+	int kind, pool, tp;
+	int precision, mbs, cp, ep, sp, flash, recompute, framework;
+	double s;
+};
+
+/* A communication group of one pool (b == a) or two pools, with what
+ * the memo needs to find its collectives again. */
+struct perf_group {
+	struct comm_group g;
+	int a, b;
+	const char *name_in;     /* link name when the group stays in a node */
+	const char *name_out;    /* ... when it leaves the node */
+};
+
+/* perf_memo.c: what perf_estimate computes again and again for the same
+ * cluster, model and constants, kept per thread (_Thread_local: no lock,
+ * several threads may estimate at once). perf_memo_open compares the
+ * inputs' contents with the ones the memo was filled for and starts over
+ * when they differ, so a cluster edited in place is never served stale
+ * values. Never fails; the memo is never freed (static per thread). */
+struct perf_memo;
+struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
+				 const struct perf_calib *k);
+/* Whole-model parameter counts. */
+const struct param_count *perf_memo_params(struct perf_memo *mo);
+/* model_step_flops and model_step_hw_flops for this step. */
+void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
+			  double *model, double *hw);
+/* The links of pools a and b (b < 0 or b == a: a alone) with ranks and
+ * per_node 0: fabric, site, WAN, link names. Built once per pool pair. */
+const struct perf_group *perf_memo_link(struct perf_memo *mo, int a, int b);
+/* comm_time(g, op, bytes, AUTO, AUTO) of group g built on the links of
+ * g->a, g->b. Returns comm_time's status; r is filled on 0. */
+int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
+		   double bytes, struct comm_result *r);
+/* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
+const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
+void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
+			 const struct layer_cost *lc);
+
 struct stage_ctx {
 	/* inputs */
 	const struct cluster *c;
@@ -20,7 +83,8 @@ struct stage_ctx {
 	const struct replica *rep;
 	const struct pool *pl;
 	const struct gpu_spec *g;
-	struct param_count pc;   /* whole-model parameter counts */
+	struct perf_memo *memo;  /* this thread's memo for c, m, k */
+	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
 	int tp, cp, dp;
 	int first, last;         /* first / last stage of the pipeline */
