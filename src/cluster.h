@@ -10,7 +10,20 @@
 #define HP_CLUSTER_H
 
 #include "catalog.h"
-#include "comm.h"
+
+/* The network transport between a pool's nodes. IB covers InfiniBand and
+ * RoCE (NCCL's own net transport, reliable in-order delivery). EFA is
+ * AWS's Elastic Fabric Adapter: SRD, unordered multipath delivery, through
+ * the aws-ofi-nccl plugin (comm.c models the terms it adds). A property of
+ * the cluster, so it lives here; the collective model (comm.h) reads it. */
+enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA,
+		      COMM_TRANSPORT_COUNT };
+
+/* "ib" or "efa"; "?" for a value out of range. Never NULL, static. */
+const char *comm_transport_name(enum comm_transport t);
+/* "ib" or "efa", ignoring case and '-', '_', ' ', '.'. Returns 0 and sets
+ * *out, or -1 for any other name (*out untouched). */
+int comm_transport_parse(const char *s, enum comm_transport *out);
 
 #define HP_MAX_POOLS 16
 /* Limits on a cluster, so that GPU counts and their products with

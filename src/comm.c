@@ -208,13 +208,6 @@ static const char *const algo_names[COMM_ALGO_COUNT] = {
 	"auto", "ring", "tree", "nvls", "nvls_tree", "pat", "p2p" };
 static const char *const proto_names[COMM_PROTO_COUNT] = {
 	"auto", "ll", "ll128", "simple" };
-static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
-	"ib", "efa" };
-
-const char *comm_transport_name(enum comm_transport t)
-{
-	return (unsigned)t < COMM_TRANSPORT_COUNT ? transport_names[t] : "?";
-}
 
 const char *comm_coll_name(enum comm_coll c)
 {
@@ -231,35 +224,16 @@ const char *comm_proto_name(enum comm_proto p)
 	return (unsigned)p < COMM_PROTO_COUNT ? proto_names[p] : "?";
 }
 
-/* Lower-case s without '_', '-', ' ' into a short key ("all_reduce" ->
- * "allreduce"). Returns -1 if it does not fit. */
-static int name_key(const char *s, char *k, size_t n)
-{
-	size_t j = 0;
-	if (!s)
-		return -1;
-	for (; *s; s++) {
-		char c = *s;
-		if (c == '_' || c == '-' || c == ' ')
-			continue;
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (j + 1 >= n)
-			return -1;
-		k[j++] = c;
-	}
-	k[j] = 0;
-	return j ? 0 : -1;
-}
-
-static int parse_in(const char *s, const char *const *names, int count,
-		    int *out)
+/* The index of s among names (compared as hp_name_key keys: "All_Reduce"
+ * is "allreduce"), or -1. */
+static int parse_in(const char *s, const char *const *names, int count, int *out)
 {
 	char k[32], nk[32];
-	if (name_key(s, k, sizeof k))
+	if (!s)
 		return -1;
+	hp_name_key(k, sizeof k, s);
 	for (int i = 0; i < count; i++) {
-		name_key(names[i], nk, sizeof nk);
+		hp_name_key(nk, sizeof nk, names[i]);
 		if (!strcmp(k, nk)) {
 			*out = i;
 			return 0;
@@ -283,15 +257,6 @@ int comm_algo_parse(const char *s, enum comm_algo *out)
 	if (parse_in(s, algo_names, COMM_ALGO_COUNT, &v))
 		return -1;
 	*out = (enum comm_algo)v;
-	return 0;
-}
-
-int comm_transport_parse(const char *s, enum comm_transport *out)
-{
-	int v;
-	if (parse_in(s, transport_names, COMM_TRANSPORT_COUNT, &v))
-		return -1;
-	*out = (enum comm_transport)v;
 	return 0;
 }
 

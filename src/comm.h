@@ -8,7 +8,7 @@
 #ifndef HP_COMM_H
 #define HP_COMM_H
 
-#include "catalog.h"
+#include "cluster.h"
 
 enum comm_coll { COMM_ALLREDUCE, COMM_ALLGATHER, COMM_REDUCESCATTER,
 		 COMM_ALLTOALL, COMM_BROADCAST, COMM_SENDRECV, COMM_COLL_COUNT };
@@ -18,12 +18,7 @@ enum comm_algo { COMM_ALGO_AUTO, COMM_RING, COMM_TREE, COMM_NVLS,
 		 COMM_NVLS_TREE, COMM_PAT, COMM_P2P, COMM_ALGO_COUNT };
 enum comm_proto { COMM_PROTO_AUTO, COMM_LL, COMM_LL128, COMM_SIMPLE,
 		  COMM_PROTO_COUNT };
-/* The network transport between nodes. IB covers InfiniBand and RoCE (NCCL's
- * own net transport, reliable in-order delivery). EFA is AWS's Elastic
- * Fabric Adapter: SRD, unordered multipath delivery, through the
- * aws-ofi-nccl plugin (see comm.c for the terms it adds). */
-enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA,
-		      COMM_TRANSPORT_COUNT };
+/* enum comm_transport (IB or EFA) is the cluster's: cluster.h. */
 
 /* The links one member of a group has. A group that spans several kinds of
  * node is described by its slowest member (comm_fabric_min). */
@@ -91,7 +86,5 @@ const char *comm_proto_name(enum comm_proto p);
 int comm_coll_parse(const char *s, enum comm_coll *out);
 int comm_algo_parse(const char *s, enum comm_algo *out);
 int comm_proto_parse(const char *s, enum comm_proto *out);
-const char *comm_transport_name(enum comm_transport t);
-int comm_transport_parse(const char *s, enum comm_transport *out);
 
 #endif
