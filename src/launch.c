@@ -8,6 +8,7 @@
  * which is the same thing. The DeepSpeed keys are those of its JSON config
  * (train_batch_size = micro-batch x accumulation x data-parallel size). */
 #include "launch.h"
+#include "runs_on.h"
 #include "sbuf.h"
 #include "escape.h"
 
@@ -78,18 +79,6 @@ static int layer_split(const struct replica *r, int *first, int *last)
 	return 1;
 }
 
-static int same_layout(const struct replica *a, const struct replica *b)
-{
-	if (a->n_stages != b->n_stages)
-		return 0;
-	for (int i = 0; i < a->n_stages; i++)
-		if (a->stages[i].tp != b->stages[i].tp ||
-		    a->stages[i].first_layer != b->stages[i].first_layer ||
-		    a->stages[i].last_layer != b->stages[i].last_layer)
-			return 0;
-	return 1;
-}
-
 /* A name from a file as one shell word (escape.h), so a comment holding it
  * stays one line. Names are at most 63 bytes, 4 bytes each at worst. */
 #define SHQ_MAX 300
@@ -140,7 +129,7 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 				break;
 			}
 	for (int g = 1; g < p->n_replicas; g++)
-		if (!same_layout(&p->replicas[g], &p->replicas[0])) {
+		if (!runs_on_same_layout(&p->replicas[g], &p->replicas[0])) {
 			sbuf_addf(notes, "Layouts: replica group %d has a different pipeline layout "
 				  "(stages, TP or layer ranges) from group 0; stock data parallelism "
 				  "needs every replica identical.\n", g);
