@@ -3,6 +3,7 @@
 #include "jsonx.h"
 #include "escape.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -66,6 +67,7 @@ static const char *const transport_names[COMM_TRANSPORT_COUNT] = { "ib", "efa" }
 
 const char *comm_transport_name(enum comm_transport t)
 {
+	assert((unsigned)t < COMM_TRANSPORT_COUNT);
 	return (unsigned)t < COMM_TRANSPORT_COUNT ? transport_names[t] : "?";
 }
 

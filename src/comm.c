@@ -105,6 +105,7 @@
  */
 #include "comm.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -211,16 +212,19 @@ static const char *const proto_names[COMM_PROTO_COUNT] = {
 
 const char *comm_coll_name(enum comm_coll c)
 {
+	assert((unsigned)c < COMM_COLL_COUNT);
 	return (unsigned)c < COMM_COLL_COUNT ? coll_names[c] : "?";
 }
 
 const char *comm_algo_name(enum comm_algo a)
 {
+	assert((unsigned)a < COMM_ALGO_COUNT);
 	return (unsigned)a < COMM_ALGO_COUNT ? algo_names[a] : "?";
 }
 
 const char *comm_proto_name(enum comm_proto p)
 {
+	assert((unsigned)p < COMM_PROTO_COUNT);
 	return (unsigned)p < COMM_PROTO_COUNT ? proto_names[p] : "?";
 }
 

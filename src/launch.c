@@ -20,11 +20,6 @@
 
 static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan" };
 
-const char *launch_format_name(enum launch_format f)
-{
-	return format_names[f];
-}
-
 int launch_format_parse(const char *s, enum launch_format *f)
 {
 	for (int i = 0; i < LAUNCH_FORMAT_COUNT; i++)
