@@ -39,6 +39,11 @@ struct param_count {
 /* 1 when layer i (0-based) is a mixture-of-experts layer, else 0. */
 int model_layer_is_moe(const struct model_spec *m, int layer);
 
+/* How many of layers first..last (inclusive) are MoE layers. MoE layers
+ * are every layer from moe.dense_layers on, so they are the last ones of
+ * any range. */
+int model_moe_layers_in(const struct model_spec *m, int first, int last);
+
 /* Parameters of layer i into *total, *active (one token's: top-k experts)
  * and *experts (the expert part of total, 0 for a dense layer). */
 void model_layer_params(const struct model_spec *m, int layer, double *total,

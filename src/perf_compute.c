@@ -314,15 +314,16 @@ void perf_stage_compute(struct stage_ctx *x)
 	 * unset, and the attention ratio below reads lc[0] first. */
 	struct layer_cost lc[2];
 	memset(lc, 0, sizeof lc);
-	int have[2] = { 0, 0 }, count[2] = { 0, 0 };
-	for (int l = st->first_layer; l <= st->last_layer; l++) {
-		int kind = model_layer_is_moe(m, l);
-		if (!have[kind]) {
-			stage_layer_cost(x, l, kind, &lc[kind]);
-			have[kind] = 1;
-		}
-		count[kind]++;
-	}
+	/* Dense layers come first (model_layer_is_moe): the stage's first
+	 * layer is dense when it holds any, its first MoE layer is the later
+	 * of its first layer and the model's first MoE layer. */
+	int count[2];
+	count[1] = model_moe_layers_in(m, st->first_layer, st->last_layer);
+	count[0] = st->last_layer - st->first_layer + 1 - count[1];
+	if (count[0])
+		stage_layer_cost(x, st->first_layer, 0, &lc[0]);
+	if (count[1])
+		stage_layer_cost(x, st->last_layer - count[1] + 1, 1, &lc[1]);
 	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0, stall = 0;
 	double params = 0, eparams = 0, attn_sum = 0, gemm_sum = 0;
 	double gap = k->kernel_gap_s;
