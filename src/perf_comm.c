@@ -21,25 +21,11 @@ static int domain_gpus(const struct pool *p)
 static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_node,
 		       struct perf_group *pg)
 {
-	const struct pool *pa = &x->c->pools[a];
-	*pg = *perf_memo_link(x->memo, a, b);
-	struct comm_group *g = &pg->g;
-	g->ranks = ranks < 1 ? 1 : ranks;
-	g->ranks_per_node = per_node < 1 ? 1 : (per_node > g->ranks ? g->ranks : per_node);
-	g->oversub = x->c->oversub;
-	/* The other GPUs of the node run the same collective in their own
-	 * groups at the same time (one DP group per TP rank, one p2p per GPU
-	 * of a stage), so a group that leaves the node gets its share of the
-	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
-	int gpn = domain_gpus(pa);
-	if (gpn > pa->gpus_per_node)
-		g->fab.nics *= gpn / pa->gpus_per_node;
-	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
-		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
-		int n = g->fab.nics * g->ranks_per_node / gpn;
-		g->fab.nics = n < 1 ? 1 : n;
-		g->fab.nic_Bps = total / g->fab.nics;
-	}
+	pg->a = a;
+	pg->b = b < 0 ? a : b;
+	pg->ranks = ranks < 1 ? 1 : ranks;
+	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
+	pg->link = perf_memo_link(x->memo, pg->a, pg->b);
 }
 
 /* Time of one collective on group g (0 when nothing moves or the
@@ -51,7 +37,7 @@ static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_co
 	if (!r)
 		r = &tmp;
 	memset(r, 0, sizeof *r);
-	if (g->g.ranks <= 1 && op != COMM_SENDRECV)
+	if (g->ranks <= 1 && op != COMM_SENDRECV)
 		return 0;
 	if (bytes <= 0)
 		return 0;
@@ -69,7 +55,7 @@ static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 		      const struct comm_result *r, double time_s, double exposed_s)
 {
 	struct perf_comm *pc = &e->comm[d];
-	const struct comm_group *g = &pg->g;
+	const struct perf_group *g = pg;
 	if (g->ranks <= 1 && op != COMM_SENDRECV)
 		return;
 	/* Keep the dimension's most expensive instance (the critical one). */
@@ -81,7 +67,7 @@ static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 	pc->calls = calls;
 	pc->group = g->ranks;
 	pc->group_nodes = (g->ranks + g->ranks_per_node - 1) / g->ranks_per_node;
-	memcpy(pc->link, g->ranks <= g->ranks_per_node ? pg->name_in : pg->name_out,
+	memcpy(pc->link, g->ranks <= g->ranks_per_node ? pg->link->name_in : pg->link->name_out,
 	       sizeof pc->link);
 	pc->algo = r->algo;
 	pc->proto = r->proto;

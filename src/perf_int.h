@@ -39,13 +39,23 @@ struct layer_key {
 	double s;
 };
 
-/* A communication group of one pool (b == a) or two pools, with what
- * the memo needs to find its collectives again. */
-struct perf_group {
-	struct comm_group g;
-	int a, b;
-	const char *name_in;     /* link name when the group stays in a node */
+/* The links of one pool (b == a) or of two pools: the fabric, site and
+ * WAN as a comm_group with no ranks yet, and the link names the
+ * communication table shows. Built once per pool pair (perf_memo_link). */
+struct perf_link {
+	struct comm_group base;
+	const char *name_in;     /* link name when a group stays in a node */
 	const char *name_out;    /* ... when it leaves the node */
+};
+
+/* A communication group: `ranks` GPUs on the links of pools a and b,
+ * ranks_per_node of them in each node (both clamped to >= 1, per_node <=
+ * ranks). Its comm_group is only built when a collective on it is not in
+ * the memo (perf_memo_coll). */
+struct perf_group {
+	int a, b;
+	int ranks, ranks_per_node;
+	const struct perf_link *link;
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same
@@ -62,11 +72,12 @@ const struct param_count *perf_memo_params(struct perf_memo *mo);
 /* model_step_flops and model_step_hw_flops for this step. */
 void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
 			  double *model, double *hw);
-/* The links of pools a and b (b < 0 or b == a: a alone) with ranks and
- * per_node 0: fabric, site, WAN, link names. Built once per pool pair. */
-const struct perf_group *perf_memo_link(struct perf_memo *mo, int a, int b);
-/* comm_time(g, op, bytes, AUTO, AUTO) of group g built on the links of
- * g->a, g->b. Returns comm_time's status; r is filled on 0. */
+/* The links of pools a and b (b == a: a alone). Built once per pool
+ * pair; valid until the next perf_memo_open on this thread. */
+const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
+/* comm_time(group, op, bytes, AUTO, AUTO) of group g (the comm_group is
+ * built from g's links and the NIC share of its pool a's nodes). Returns
+ * comm_time's status; r is filled on 0. */
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */

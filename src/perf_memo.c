@@ -31,7 +31,7 @@
 
 struct memo_link {
 	unsigned gen;
-	struct perf_group grp;
+	struct perf_link link;
 	char in[48], out[48];    /* sizeof(struct perf_comm.link) */
 };
 
@@ -128,7 +128,7 @@ void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp
 static void build_link(const struct cluster *c, int a, int b, struct memo_link *l)
 {
 	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
-	struct comm_group *g = &l->grp.g;
+	struct comm_group *g = &l->link.base;
 	const struct pool *pa = &c->pools[a];
 	memset(g, 0, sizeof *g);
 	comm_fabric_init(&g->fab, &pa->gpu, pa->intra, pa->nics, pa->nic_gbps);
@@ -145,8 +145,6 @@ static void build_link(const struct cluster *c, int a, int b, struct memo_link *
 			g->wan_latency_s = c->inter_pool_latency_us * 1e-6;
 		}
 	}
-	l->grp.a = a;
-	l->grp.b = b;
 	/* The communication table's link column: the WAN when the group
 	 * crosses sites, else the scale-up fabric, and the stage pool's NICs
 	 * when the group leaves the node. Zeroed first, so that the bytes
@@ -161,20 +159,50 @@ static void build_link(const struct cluster *c, int a, int b, struct memo_link *
 		snprintf(l->out, sizeof l->out, "%s + %dx%gG NIC", intra[g->fab.intra], pa->nics,
 			 pa->nic_gbps);
 	}
-	l->grp.name_in = l->in;
-	l->grp.name_out = l->out;
+	l->link.name_in = l->in;
+	l->link.name_out = l->out;
 }
 
-const struct perf_group *perf_memo_link(struct perf_memo *mo, int a, int b)
+const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b)
 {
-	if (b < 0)
-		b = a;
 	struct memo_link *l = &mo->link[a][b];
 	if (l->gen != mo->gen) {
 		build_link(&mo->c, a, b, l);
 		l->gen = mo->gen;
 	}
-	return &l->grp;
+	return &l->link;
+}
+
+/* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
+ * collectives treat the domain as their "node": NVLink inside it, the
+ * domain's NICs (every tray's) across domains. */
+static int domain_gpus(const struct pool *p)
+{
+	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
+}
+
+/* The comm_group of g: its links, its ranks, and its share of the NICs. */
+static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
+			struct comm_group *g)
+{
+	const struct pool *pa = &mo->c.pools[pg->a];
+	*g = pg->link->base;
+	g->ranks = pg->ranks;
+	g->ranks_per_node = pg->ranks_per_node;
+	g->oversub = mo->c.oversub;
+	/* The other GPUs of the node run the same collective in their own
+	 * groups at the same time (one DP group per TP rank, one p2p per GPU
+	 * of a stage), so a group that leaves the node gets its share of the
+	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
+	int gpn = domain_gpus(pa);
+	if (gpn > pa->gpus_per_node)
+		g->fab.nics *= gpn / pa->gpus_per_node;
+	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
+		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
+		int n = g->fab.nics * g->ranks_per_node / gpn;
+		g->fab.nics = n < 1 ? 1 : n;
+		g->fab.nic_Bps = total / g->fab.nics;
+	}
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -188,21 +216,23 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 {
 	uint64_t bits;
 	memcpy(&bits, &bytes, sizeof bits);
-	uint64_t h = mix(mix(mix(mix((uint64_t)g->a, (uint64_t)g->b), (uint64_t)g->g.ranks),
-			     ((uint64_t)g->g.ranks_per_node << 8) | (uint64_t)op), bits);
+	uint64_t h = mix(mix(mix((uint64_t)g->a << 32 | (uint32_t)g->b, (uint64_t)g->ranks),
+			     ((uint64_t)g->ranks_per_node << 8) | (uint64_t)op), bits);
 	struct memo_coll *e = &mo->coll[(h ^ (h >> 29)) & (MEMO_COLL - 1)];
-	if (e->gen == mo->gen && e->a == g->a && e->b == g->b && e->ranks == g->g.ranks &&
-	    e->per_node == g->g.ranks_per_node && e->op == (int)op && e->bytes == bytes) {
+	if (e->gen == mo->gen && e->a == g->a && e->b == g->b && e->ranks == g->ranks &&
+	    e->per_node == g->ranks_per_node && e->op == (int)op && e->bytes == bytes) {
 		*r = e->r;
 		return e->rc;
 	}
+	struct comm_group cg;
+	build_group(mo, g, &cg);
 	memset(r, 0, sizeof *r);
-	int rc = comm_time(&g->g, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
+	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
 	e->gen = mo->gen;
 	e->a = g->a;
 	e->b = g->b;
-	e->ranks = g->g.ranks;
-	e->per_node = g->g.ranks_per_node;
+	e->ranks = g->ranks;
+	e->per_node = g->ranks_per_node;
 	e->op = (int)op;
 	e->bytes = bytes;
 	e->rc = rc;
