@@ -59,11 +59,12 @@ struct perf_group {
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same
- * cluster, model and constants, kept per thread (_Thread_local: no lock,
- * several threads may estimate at once). perf_memo_open compares the
- * inputs' contents with the ones the memo was filled for and starts over
- * when they differ, so a cluster edited in place is never served stale
- * values. Never fails; the memo is never freed (static per thread). */
+ * cluster, model and constants, kept per thread (no lock: several threads
+ * may estimate at once). perf_memo_open compares the inputs' contents
+ * with the ones the memo was filled for and starts over when they differ,
+ * so a cluster edited in place is never served stale values. It returns
+ * this thread's memo (allocated on first use, freed when the thread
+ * exits; out of memory aborts) and never fails. */
 struct perf_memo;
 struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
 				 const struct perf_calib *k);

@@ -5,8 +5,10 @@
  * collective (per group shape, links, collective and bytes) and the cost
  * of each layer kind per stage shape and plan settings.
  *
- * One memo per thread (_Thread_local), so threads estimating at once
- * share nothing and take no lock. It is keyed by content, not by
+ * One memo per thread, so threads estimating at once share nothing and
+ * take no lock: a _Thread_local pointer to a heap block allocated on the
+ * thread's first estimate and freed when the thread exits (a pthread key
+ * destructor; the main thread's lives until the process ends). It is keyed by content, not by
  * pointer: perf_memo_open compares the cluster's pools and network, the
  * model and the constants with copies of the ones it was filled for, and
  * starts a new generation when anything differs (entries of older
@@ -19,8 +21,10 @@
  * 0.25 MB per thread) however long a search runs. */
 #include "perf_int.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Slots of the collective and layer tables (powers of two). A search
@@ -66,7 +70,36 @@ struct perf_memo {
 	struct memo_layer layer[MEMO_LAYER];
 };
 
-static _Thread_local struct perf_memo memo;
+static _Thread_local struct perf_memo *memo;
+static pthread_key_t memo_key;
+static int memo_key_ok;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_free(void *p)
+{
+	free(p);
+}
+
+/* The key whose destructor frees a thread's memo when the thread exits.
+ * Should it fail (no keys left), memos of exited threads are not freed;
+ * nothing else changes. */
+static void memo_key_init(void)
+{
+	memo_key_ok = pthread_key_create(&memo_key, memo_free) == 0;
+}
+
+/* This thread's memo, allocated zeroed (gen 0: empty) on first use. Out
+ * of memory aborts (xcalloc). */
+static struct perf_memo *memo_get(void)
+{
+	if (!memo) {
+		memo = xcalloc(1, sizeof *memo);
+		pthread_once(&memo_once, memo_key_init);
+		if (memo_key_ok)
+			pthread_setspecific(memo_key, memo);
+	}
+	return memo;
+}
 
 static int same_inputs(const struct perf_memo *mo, const struct cluster *c,
 		       const struct model_spec *m, const struct perf_calib *k)
@@ -86,7 +119,7 @@ static int same_inputs(const struct perf_memo *mo, const struct cluster *c,
 struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
 				 const struct perf_calib *k)
 {
-	struct perf_memo *mo = &memo;
+	struct perf_memo *mo = memo_get();
 	if (same_inputs(mo, c, m, k))
 		return mo;
 	if (++mo->gen == 0) {
