@@ -299,6 +299,117 @@ static int check_plan(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* The inputs every stage shares; used[] gets the GPUs per pool. */
+static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
+		     const struct plan *p, const struct perf_calib *k, int *used,
+		     struct estimate *e)
+{
+	memset(x, 0, sizeof *x);
+	x->c = c;
+	x->m = m;
+	x->p = p;
+	x->k = k;
+	x->memo = perf_memo_open(c, m, k);
+	x->pc = perf_memo_params(x->memo);
+	x->dp = plan_dp(p);
+	x->cp = p->cp;
+	x->s = p->seq_len ? p->seq_len : m->seq_len;
+	x->T = p->mbs * x->s / p->cp;
+	x->v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
+	/* Layers checkpointed whole (full, or op-level selective): their
+	 * forward runs again before the backward. */
+	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
+	e->seq_len = (int)x->s;
+	e->n_gpus = plan_gpus(p, used);
+	plan_pools(c, used, &x->other_pool);
+}
+
+/* What sets the step's pace across replica groups. */
+struct pace {
+	double worst_pipe, worst_dp, worst_opt;
+	double dp_seen;                 /* most exposed DP time of a stage */
+	struct perf_stage *crit;        /* the slowest group's slowest stage */
+	double crit_m, crit_bubble;
+};
+
+/* Replica group r: every stage, then its pipeline. The communication
+ * table describes what the breakdown does: the pace-setting group's
+ * slowest stage for TP/CP/EP/PP, and the stage with the most exposed DP
+ * time. Each stage notes its collectives in a scratch estimate first. */
+static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si,
+			 struct pace *pc)
+{
+	const struct plan *p = x->p;
+	struct estimate notes;
+	struct perf_comm group_comm[DIM_COUNT];
+	x->rep = &p->replicas[r];
+	x->pp = x->rep->n_stages;
+	x->mb = plan_replica_microbatches(p, r);
+	double sum_t = 0, max_t = 0;
+	struct perf_stage *max_st = NULL;
+	for (int i = 0; i < x->pp; i++) {
+		struct perf_stage *ps = &e->stages[(*si)++];
+		x->index = i;
+		x->first = i == 0;
+		x->last = i == x->pp - 1;
+		x->pl = &x->c->pools[x->rep->stages[i].pool];
+		x->g = &x->pl->gpu;
+		x->tp = x->rep->stages[i].tp;
+		ps->group = r;
+		ps->index = i;
+		double dpx, opt;
+		memset(notes.comm, 0, sizeof notes.comm);
+		stage_eval(x, e, &notes, ps, &dpx, &opt);
+		sum_t += ps->t_total;
+		if (ps->t_total > max_t) {
+			max_t = ps->t_total;
+			max_st = ps;
+			memcpy(group_comm, notes.comm, sizeof group_comm);
+		}
+		if (dpx > pc->dp_seen) {
+			pc->dp_seen = dpx;
+			e->comm[DIM_DP] = notes.comm[DIM_DP];
+		}
+		pc->worst_dp = fmax(pc->worst_dp, dpx);
+		pc->worst_opt = fmax(pc->worst_opt, opt);
+	}
+	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
+	 * drain through the others. */
+	double pipe = x->mb * max_t + (sum_t - max_t) / x->v;
+	if (pipe > pc->worst_pipe) {
+		pc->worst_pipe = pipe;
+		e->slowest_group = r;
+		pc->crit = max_st;
+		pc->crit_m = x->mb;
+		pc->crit_bubble = (sum_t - max_t) / x->v;
+		for (int d = 0; d < DIM_COUNT; d++)
+			if (d != DIM_DP)
+				e->comm[d] = group_comm[d];
+	}
+}
+
+/* The step's breakdown and time from what set its pace. */
+static void breakdown(const struct pace *pc, const struct perf_calib *k, struct estimate *e)
+{
+	struct perf_breakdown *bd = &e->bd;
+	const struct perf_stage *crit = pc->crit;
+	double crit_m = pc->crit_m;
+	if (crit) {
+		bd->compute = crit_m * (crit->t_fwd + crit->t_bwd);
+		bd->recompute = crit_m * crit->t_recompute;
+		bd->tp_comm = crit_m * crit->t_tp;
+		bd->pp_comm = crit_m * crit->t_pp;
+		bd->cp_comm = crit_m * crit->t_cp;
+		bd->ep_comm = crit_m * crit->t_ep;
+		bd->bubble = pc->crit_bubble;
+		bd->overhead = crit_m * crit->t_host_stall;
+	}
+	bd->dp_comm = pc->worst_dp;
+	bd->optimizer = pc->worst_opt;
+	bd->overhead += k->step_overhead_s;
+	e->step_time_s = pc->worst_pipe + pc->worst_dp + pc->worst_opt + k->step_overhead_s;
+}
+
 int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		  const struct plan *p, const struct perf_calib *k,
 		  struct estimate *e, struct hp_err *err)
@@ -315,101 +426,14 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	e->n_stages = total_stages;
 	e->fits = 1;
 	e->worst_stage = -1;
-
 	struct stage_ctx x;
-	memset(&x, 0, sizeof x);
-	x.c = c;
-	x.m = m;
-	x.p = p;
-	x.k = k;
-	x.memo = perf_memo_open(c, m, k);
-	x.pc = perf_memo_params(x.memo);
-	x.dp = plan_dp(p);
-	x.cp = p->cp;
-	x.s = p->seq_len ? p->seq_len : m->seq_len;
-	x.T = p->mbs * x.s / p->cp;
-	x.v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
-	/* Layers checkpointed whole (full, or op-level selective): their
-	 * forward runs again before the backward. */
-	x.ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
-	e->seq_len = (int)x.s;
 	int used[HP_MAX_POOLS];
-	e->n_gpus = plan_gpus(p, used);
-	plan_pools(c, used, &x.other_pool);
-
-	double worst_pipe = 0, worst_dp = 0, worst_opt = 0;
+	ctx_init(&x, c, m, p, k, used, e);
+	struct pace pc = { .dp_seen = -1 };
 	int si = 0;
-	struct perf_stage *crit = NULL;
-	double crit_m = 0, crit_bubble = 0;
-	/* The communication table describes what the breakdown does: the
-	 * pace-setting group's slowest stage for TP/CP/EP/PP, and the stage
-	 * with the most exposed DP time. Each stage notes its collectives in
-	 * a scratch estimate first. */
-	struct estimate notes;
-	struct perf_comm group_comm[DIM_COUNT];
-	double dp_seen = -1;
-	for (int r = 0; r < p->n_replicas; r++) {
-		x.rep = &p->replicas[r];
-		x.pp = x.rep->n_stages;
-		x.mb = plan_replica_microbatches(p, r);
-		double sum_t = 0, max_t = 0;
-		struct perf_stage *max_st = NULL;
-		for (int i = 0; i < x.pp; i++) {
-			struct perf_stage *ps = &e->stages[si++];
-			x.index = i;
-			x.first = i == 0;
-			x.last = i == x.pp - 1;
-			x.pl = &c->pools[x.rep->stages[i].pool];
-			x.g = &x.pl->gpu;
-			x.tp = x.rep->stages[i].tp;
-			ps->group = r;
-			ps->index = i;
-			double dpx, opt;
-			memset(notes.comm, 0, sizeof notes.comm);
-			stage_eval(&x, e, &notes, ps, &dpx, &opt);
-			sum_t += ps->t_total;
-			if (ps->t_total > max_t) {
-				max_t = ps->t_total;
-				max_st = ps;
-				memcpy(group_comm, notes.comm, sizeof group_comm);
-			}
-			if (dpx > dp_seen) {
-				dp_seen = dpx;
-				e->comm[DIM_DP] = notes.comm[DIM_DP];
-			}
-			worst_dp = fmax(worst_dp, dpx);
-			worst_opt = fmax(worst_opt, opt);
-		}
-		/* Pipeline of unequal stages: m x the slowest, plus warm-up
-		 * and drain through the others. */
-		double pipe = x.mb * max_t + (sum_t - max_t) / x.v;
-		if (pipe > worst_pipe) {
-			worst_pipe = pipe;
-			e->slowest_group = r;
-			crit = max_st;
-			crit_m = x.mb;
-			crit_bubble = (sum_t - max_t) / x.v;
-			for (int d = 0; d < DIM_COUNT; d++)
-				if (d != DIM_DP)
-					e->comm[d] = group_comm[d];
-		}
-	}
-
-	struct perf_breakdown *bd = &e->bd;
-	if (crit) {
-		bd->compute = crit_m * (crit->t_fwd + crit->t_bwd);
-		bd->recompute = crit_m * crit->t_recompute;
-		bd->tp_comm = crit_m * crit->t_tp;
-		bd->pp_comm = crit_m * crit->t_pp;
-		bd->cp_comm = crit_m * crit->t_cp;
-		bd->ep_comm = crit_m * crit->t_ep;
-		bd->bubble = crit_bubble;
-		bd->overhead = crit_m * crit->t_host_stall;
-	}
-	bd->dp_comm = worst_dp;
-	bd->optimizer = worst_opt;
-	bd->overhead += k->step_overhead_s;
-	e->step_time_s = worst_pipe + worst_dp + worst_opt + k->step_overhead_s;
+	for (int r = 0; r < p->n_replicas; r++)
+		replica_eval(&x, r, e, &si, &pc);
+	breakdown(&pc, k, e);
 	totals(c, x.memo, p, used, x.s, e);
 	return 0;
 }
