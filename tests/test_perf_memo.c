@@ -42,6 +42,7 @@ static int same_estimate(const struct estimate *a, const struct estimate *b)
 
 struct cold_arg {
 	const struct est_case *k;
+	const struct perf_calib *calib;
 	struct estimate *out;
 	int rc;
 };
@@ -50,19 +51,26 @@ static void *cold_main(void *v)
 {
 	struct cold_arg *a = v;
 	struct hp_err err = { 0 };
-	a->rc = perf_estimate(&a->k->c, a->k->m, &a->k->p, NULL, a->out, &err);
+	a->rc = perf_estimate(&a->k->c, a->k->m, &a->k->p, a->calib, a->out, &err);
 	return NULL;
 }
 
-/* The estimate of case k by a new thread (an empty memo). */
-static int cold_estimate(const struct est_case *k, struct estimate *out)
+/* The estimate of case k with constants calib (NULL: the shipped ones)
+ * by a new thread (an empty memo). */
+static int cold_estimate_with(const struct est_case *k, const struct perf_calib *calib,
+			      struct estimate *out)
 {
 	pthread_t th;
-	struct cold_arg a = { k, out, -1 };
+	struct cold_arg a = { k, calib, out, -1 };
 	if (pthread_create(&th, NULL, cold_main, &a))
 		return -1;
 	pthread_join(th, NULL);
 	return a.rc;
+}
+
+static int cold_estimate(const struct est_case *k, struct estimate *out)
+{
+	return cold_estimate_with(k, NULL, out);
 }
 
 static int add_pool(struct cluster *c, const char *spec)
@@ -177,6 +185,38 @@ TEST(memo_follows_an_edited_cluster)
 	estimate_free(&cold);
 }
 
+/* The same for a model and for constants edited in place (a model file
+ * re-read into the same struct; `make fit` moving one constant): a
+ * narrower MLP (ffn 28672 -> 14336) makes the step shorter, a slower
+ * Hopper GEMM (0.611 -> 0.5 of peak) longer, and each estimate equals a
+ * cold one of the edited inputs. */
+TEST(memo_follows_an_edited_model_and_constants)
+{
+	struct est_case k = cases[0];
+	struct model_spec m = *k.m;
+	struct perf_calib calib = *perf_calib_default();
+	struct estimate e0, e1, e2, cold;
+	struct hp_err err = { 0 };
+	k.m = &m;
+	CHECK(perf_estimate(&k.c, &m, &k.p, &calib, &e0, &err) == 0);
+	CHECK(same_estimate(&e0, &cases[0].ref));
+	m.ffn = 14336;
+	CHECK(perf_estimate(&k.c, &m, &k.p, &calib, &e1, &err) == 0);
+	CHECK(cold_estimate_with(&k, &calib, &cold) == 0);
+	CHECK(same_estimate(&e1, &cold));
+	CHECK(e1.step_time_s < e0.step_time_s);
+	estimate_free(&cold);
+	calib.gen[GEN_HOPPER].gemm16 = 0.5;
+	CHECK(perf_estimate(&k.c, &m, &k.p, &calib, &e2, &err) == 0);
+	CHECK(cold_estimate_with(&k, &calib, &cold) == 0);
+	CHECK(same_estimate(&e2, &cold));
+	CHECK(e2.step_time_s > e1.step_time_s);
+	estimate_free(&cold);
+	estimate_free(&e0);
+	estimate_free(&e1);
+	estimate_free(&e2);
+}
+
 /* The link names are formatted once per pool pair; they must read as
  * before: the pipeline of case 2 crosses from site east to site west over
  * the cluster's WAN (the --pool default: cluster.c). */
@@ -232,6 +272,7 @@ int main(void)
 	}
 	RUN(threads_agree_with_cold_estimates);
 	RUN(memo_follows_an_edited_cluster);
+	RUN(memo_follows_an_edited_model_and_constants);
 	RUN(link_names);
 	RUN(malformed_plans_fail);
 	for (int i = 0; i < N_CASES; i++) {
