@@ -173,10 +173,10 @@ const char *perf_dim_name(enum perf_dim d)
 }
 
 /* The stage's share of the step: compute, communication inside each
- * micro-batch, DP synchronisation after the drain, memory. */
-static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate *notes,
-		       struct perf_stage *ps,
-		       double *dp_exposed, double *opt_s)
+ * micro-batch (noted in notes), DP synchronisation after the drain,
+ * memory. */
+static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
+			      struct perf_stage *ps, double *dp_exposed, double *opt_s)
 {
 	const struct stage *st = &x->rep->stages[x->index];
 	ps->pool = st->pool;
@@ -202,7 +202,71 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate 
 	/* Adam: ~30 bytes of HBM traffic per local parameter. */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
 	*opt_s = 30 * opt_params / x->bw_hbm;
-	if (!perf_stage_memory(x, ps)) {
+	perf_stage_memory(x, ps);
+}
+
+/* The memo key of the stage x is at (struct stage_key). */
+static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
+{
+	const struct plan *p = x->p;
+	const struct stage *st = &x->rep->stages[x->index];
+	memset(key, 0, sizeof *key);
+	key->mbs = p->mbs;
+	key->precision = p->precision;
+	key->recompute = p->recompute;
+	key->zero = p->zero;
+	key->schedule = p->schedule;
+	key->vpp = p->vpp;
+	key->cp = p->cp;
+	key->ep = p->ep;
+	key->sp = p->sp;
+	key->flash = p->flash;
+	key->loss = p->loss;
+	key->master = p->master;
+	key->framework = p->framework;
+	key->tp_overlap = p->tp_overlap;
+	key->grad_overlap = p->grad_overlap;
+	key->param_overlap = p->param_overlap;
+	key->dp = x->dp;
+	key->other_pool = x->other_pool;
+	key->pp = x->pp;
+	key->mb = x->mb;
+	key->index = x->index;
+	key->pool = st->pool;
+	key->tp = st->tp;
+	key->first_layer = st->first_layer;
+	key->last_layer = st->last_layer;
+	key->prev_pool = x->index > 0 ? x->rep->stages[x->index - 1].pool : -1;
+	key->next_pool = x->index + 1 < x->pp ? x->rep->stages[x->index + 1].pool : -1;
+	key->s = x->s;
+}
+
+/* stage_compute_all, from the memo when this stage was evaluated before
+ * for the same inputs; then the estimate's fit and worst overflow. */
+static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate *notes,
+		       struct perf_stage *ps, double *dp_exposed, double *opt_s)
+{
+	struct stage_key key;
+	stage_key_of(x, &key);
+	const struct stage_val *hit = perf_memo_stage(x->memo, &key);
+	if (hit) {
+		int group = ps->group, index = ps->index;
+		*ps = hit->ps;
+		ps->group = group;
+		ps->index = index;
+		*dp_exposed = hit->dp_exposed;
+		*opt_s = hit->opt_s;
+		memcpy(notes->comm, hit->comm, sizeof notes->comm);
+	} else {
+		struct stage_val v;
+		stage_compute_all(x, notes, ps, dp_exposed, opt_s);
+		v.ps = *ps;
+		v.dp_exposed = *dp_exposed;
+		v.opt_s = *opt_s;
+		memcpy(v.comm, notes->comm, sizeof v.comm);
+		perf_memo_stage_put(x->memo, &key, &v);
+	}
+	if (!ps->fits) {
 		e->fits = 0;
 		if (ps->total - ps->capacity > e->worst_over_bytes) {
 			e->worst_over_bytes = ps->total - ps->capacity;

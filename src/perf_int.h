@@ -58,6 +58,28 @@ struct perf_group {
 	const struct perf_link *link;
 };
 
+/* Everything one pipeline stage's evaluation depends on besides the
+ * cluster, model and constants: the plan's settings, the replica's depth
+ * and micro-batches, the stage and its neighbours' pools. Set every
+ * field (memset first): keys compare as bytes. */
+struct stage_key {
+	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
+	int framework, tp_overlap, grad_overlap, param_overlap;
+	int dp, other_pool, pp, mb, index, pool, tp, first_layer, last_layer;
+	int prev_pool, next_pool;     /* -1: none */
+	int spare;                    /* 0: keeps s 8-byte aligned without padding */
+	double s;
+};
+
+/* What a stage's evaluation yields: the stage (its group and index are
+ * the caller's), the exposed DP time and optimizer time per step, and the
+ * collectives it noted. */
+struct stage_val {
+	struct perf_stage ps;
+	double dp_exposed, opt_s;
+	struct perf_comm comm[DIM_COUNT];
+};
+
 /* perf_memo.c: what perf_estimate computes again and again for the same
  * cluster, model and constants, kept per thread (no lock: several threads
  * may estimate at once). perf_memo_open compares the inputs' contents
@@ -81,6 +103,10 @@ const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
  * comm_time's status; r is filled on 0. */
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
+/* The cached stage for key, or NULL; perf_memo_stage_put stores one. */
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key);
+void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+			 const struct stage_val *v);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,

@@ -32,6 +32,9 @@
  * 2048 and 512 slots keep collisions rare at about 0.25 MB a thread. */
 #define MEMO_COLL 2048
 #define MEMO_LAYER 512
+/* Stages: a search step evaluates a few hundred stage shapes; 256 slots
+ * of about 1 KB. */
+#define MEMO_STAGE 256
 
 struct memo_link {
 	unsigned gen;
@@ -52,6 +55,12 @@ struct memo_layer {
 	struct layer_cost lc;
 };
 
+struct memo_stage {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_val v;
+};
+
 struct perf_memo {
 	unsigned gen;                     /* 0: never filled */
 	/* the inputs this generation was filled for */
@@ -68,6 +77,7 @@ struct perf_memo {
 	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
 	struct memo_coll coll[MEMO_COLL];
 	struct memo_layer layer[MEMO_LAYER];
+	struct memo_stage stage[MEMO_STAGE];
 };
 
 static _Thread_local struct perf_memo *memo;
@@ -299,4 +309,31 @@ void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 	e->gen = mo->gen;
 	e->key = *key;
 	e->lc = *lc;
+}
+
+_Static_assert(sizeof(struct stage_key) == 28 * sizeof(int) + sizeof(double),
+	       "struct stage_key has padding: keys would not compare as bytes");
+
+static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_key *key)
+{
+	uint64_t w[sizeof *key / sizeof(uint64_t)], h = 0;
+	memcpy(w, key, sizeof w);
+	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+		h = mix(h, w[i]);
+	return &mo->stage[(h ^ (h >> 29)) & (MEMO_STAGE - 1)];
+}
+
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key)
+{
+	const struct memo_stage *e = stage_slot(mo, key);
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+			 const struct stage_val *v)
+{
+	struct memo_stage *e = stage_slot(mo, key);
+	e->gen = mo->gen;
+	e->key = *key;
+	e->v = *v;
 }
