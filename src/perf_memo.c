@@ -18,7 +18,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 0.25 MB per thread) however long a search runs. */
+ * 0.5 MB per thread) however long a search runs. */
 #include "perf_int.h"
 
 #include <pthread.h>
@@ -33,7 +33,7 @@
 #define MEMO_COLL 2048
 #define MEMO_LAYER 512
 /* Stages: a search step evaluates a few hundred stage shapes; 256 slots
- * of about 1 KB. */
+ * of about 0.8 KB (0.2 MB). */
 #define MEMO_STAGE 256
 
 struct memo_link {
