@@ -10,7 +10,7 @@
 /* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
  * collectives treat the domain as their "node": NVLink inside it, the
  * domain's NICs (every tray's) across domains. */
-static int domain_gpus(const struct pool *p)
+int perf_domain_gpus(const struct pool *p)
 {
 	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
 }
@@ -105,7 +105,8 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	/* TP may span nodes (estimate allows it): then its ring leaves the
 	 * NVLink domain and pays the NICs. */
-	make_group(x, st->pool, -1, tp, tp < domain_gpus(x->pl) ? tp : domain_gpus(x->pl), &gt);
+	int dom = perf_domain_gpus(x->pl);
+	make_group(x, st->pool, -1, tp, tp < dom ? tp : dom, &gt);
 	double bytes = x->T * x->m->hidden * 2;
 	double one = p->sp ? coll(x, &gt, COMM_ALLGATHER, bytes, &cr) +
 				     coll(x, &gt, COMM_REDUCESCATTER, bytes, NULL)
@@ -137,7 +138,7 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 		return 0;
 	struct perf_group gc;
 	struct comm_result cr;
-	int per_node = domain_gpus(x->pl) / tp;
+	int per_node = perf_domain_gpus(x->pl) / tp;
 	make_group(x, st->pool, -1, cp, per_node, &gc);
 	double kvw = fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
 	double bytes = cp * 2 * x->T * kvw * 2;
@@ -162,7 +163,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 		return 0;
 	struct perf_group ge;
 	struct comm_result cr;
-	int per_node = domain_gpus(x->pl) / (x->tp * x->cp);
+	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
 	double one = coll(x, &ge, COMM_ALLTOALL, bytes, &cr);
@@ -186,7 +187,7 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 			continue;
 		struct perf_group gp;
 		struct comm_result cr;
-		int same_node = x->tp * x->cp * x->dp < domain_gpus(x->pl) &&
+		int same_node = x->tp * x->cp * x->dp < perf_domain_gpus(x->pl) &&
 				x->rep->stages[j].pool == st->pool;
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
@@ -219,7 +220,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	int de = d / p->ep > 0 ? d / p->ep : 1;
 	struct perf_group gd, gde;
 	struct comm_result cr;
-	int per_node = domain_gpus(x->pl) / (x->tp * x->cp);
+	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x, st->pool, x->other_pool, d, per_node, &gd);
 	make_group(x, st->pool, x->other_pool, de, per_node, &gde);
 	double sl = x->k->dp_overlap_slowdown;

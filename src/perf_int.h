@@ -150,6 +150,10 @@ struct stage_ctx {
  * last stage). */
 void perf_stage_compute(struct stage_ctx *x);
 
+/* perf_comm.c: GPUs of pool p on one NVLink fabric (a node, or an NVL72
+ * rack): the collectives' "node". */
+int perf_domain_gpus(const struct pool *p);
+
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes
  * its most expensive collective in e->comm. */

@@ -216,14 +216,6 @@ const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b)
 	return &l->link;
 }
 
-/* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
- * collectives treat the domain as their "node": NVLink inside it, the
- * domain's NICs (every tray's) across domains. */
-static int domain_gpus(const struct pool *p)
-{
-	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
-}
-
 /* The comm_group of g: its links, its ranks, and its share of the NICs. */
 static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 			struct comm_group *g)
@@ -237,7 +229,7 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	 * groups at the same time (one DP group per TP rank, one p2p per GPU
 	 * of a stage), so a group that leaves the node gets its share of the
 	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
-	int gpn = domain_gpus(pa);
+	int gpn = perf_domain_gpus(pa);
 	if (gpn > pa->gpus_per_node)
 		g->fab.nics *= gpn / pa->gpus_per_node;
 	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
