@@ -3,6 +3,7 @@
 #include "jsonx.h"
 #include "escape.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
@@ -66,6 +67,28 @@ int cluster_total_gpus(const struct cluster *c)
 	for (int i = 0; i < c->n_pools; i++)
 		n += (long long)c->pools[i].nodes * c->pools[i].gpus_per_node;
 	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+static const char *const transport_names[COMM_TRANSPORT_COUNT] = { "ib", "efa" };
+
+const char *comm_transport_name(enum comm_transport t)
+{
+	assert((unsigned)t < COMM_TRANSPORT_COUNT);
+	return (unsigned)t < COMM_TRANSPORT_COUNT ? transport_names[t] : "?";
+}
+
+int comm_transport_parse(const char *s, enum comm_transport *out)
+{
+	char k[32];
+	if (!s)
+		return -1;
+	hp_name_key(k, sizeof k, s);
+	for (int i = 0; i < COMM_TRANSPORT_COUNT; i++)
+		if (!strcmp(k, transport_names[i])) {
+			*out = (enum comm_transport)i;
+			return 0;
+		}
+	return -1;
 }
 
 int cluster_same_site(const struct cluster *c, int a, int b)

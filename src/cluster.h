@@ -10,7 +10,21 @@
 #define HP_CLUSTER_H
 
 #include "catalog.h"
-#include "comm.h"
+
+/* The network transport between a pool's nodes. IB covers InfiniBand and
+ * RoCE (NCCL's own net transport, reliable in-order delivery). EFA is
+ * AWS's Elastic Fabric Adapter: SRD, unordered multipath delivery, through
+ * the aws-ofi-nccl plugin (comm.c models the terms it adds). A property of
+ * the cluster, so it lives here; the collective model (comm.h) reads it. */
+enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA,
+		      COMM_TRANSPORT_COUNT };
+
+/* "ib" or "efa" (static). t must be in range (assert; "?" when asserts
+ * are off). */
+const char *comm_transport_name(enum comm_transport t);
+/* "ib" or "efa", ignoring case and '-', '_', ' ', '.'. Returns 0 and sets
+ * *out, or -1 for any other name (*out untouched). */
+int comm_transport_parse(const char *s, enum comm_transport *out);
 
 #define HP_MAX_POOLS 16
 /* Limits on a cluster, so that GPU counts and their products with
@@ -50,30 +64,40 @@ struct cluster {
 	double inter_pool_latency_us;
 };
 
+/* An empty cluster: no pools, oversubscription 1, the default WAN.
+ * Never fails; a cluster owns no memory (nothing to free). */
 void cluster_init(struct cluster *c);
 
-/* Parse cluster JSON (schema in README). file names it in messages. */
+/* Parse cluster JSON (schema in docs/formats.md). file names it in
+ * messages. Returns 0, or -1 with err (HP_EXIT_INPUT) naming the file and
+ * field; c is then partly filled and should not be used. */
 int cluster_parse_json(struct cluster *c, const char *text, size_t len,
 		       const char *file, const struct catalog *cat,
 		       struct hp_err *err);
-/* Read and parse a cluster file. */
+/* Read and parse a cluster file. Returns 0, or -1 with err (an unreadable
+ * file or cluster_parse_json's errors). */
 int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
  * nics, nic_gbps, transport (ib|efa), provider, region, site, price (USD per
- * node-hour), spot, max. */
+ * node-hour), spot, max. Returns 0, or -1 with err naming the key (c
+ * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err);
 
+/* The index of the pool called name, or -1. */
 int cluster_pool_index(const struct cluster *c, const char *name);
+/* GPUs in every pool (nodes_max for rented pools), at most INT_MAX. */
 int cluster_total_gpus(const struct cluster *c);
-/* Same site: pools share a spine. */
+/* 1 when pools a and b are at the same site (they share a spine), else
+ * 0. a and b must be pool indexes of c. */
 int cluster_same_site(const struct cluster *c, int a, int b);
 
 /* Fill a pool's defaults from its GPU (nodes shape, links, NVLink domain,
  * price). The NVLink domain defaults to the GPU's scale-up domain when
- * that is larger than a node (GB200: 72) and the node is not PCIe-only. */
+ * that is larger than a node (GB200: 72) and the node is not PCIe-only.
+ * Never fails. */
 void pool_apply_defaults(struct pool *p);
 
 #endif

@@ -105,6 +105,7 @@
  */
 #include "comm.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -208,58 +209,35 @@ static const char *const algo_names[COMM_ALGO_COUNT] = {
 	"auto", "ring", "tree", "nvls", "nvls_tree", "pat", "p2p" };
 static const char *const proto_names[COMM_PROTO_COUNT] = {
 	"auto", "ll", "ll128", "simple" };
-static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
-	"ib", "efa" };
-
-const char *comm_transport_name(enum comm_transport t)
-{
-	return (unsigned)t < COMM_TRANSPORT_COUNT ? transport_names[t] : "?";
-}
 
 const char *comm_coll_name(enum comm_coll c)
 {
+	assert((unsigned)c < COMM_COLL_COUNT);
 	return (unsigned)c < COMM_COLL_COUNT ? coll_names[c] : "?";
 }
 
 const char *comm_algo_name(enum comm_algo a)
 {
+	assert((unsigned)a < COMM_ALGO_COUNT);
 	return (unsigned)a < COMM_ALGO_COUNT ? algo_names[a] : "?";
 }
 
 const char *comm_proto_name(enum comm_proto p)
 {
+	assert((unsigned)p < COMM_PROTO_COUNT);
 	return (unsigned)p < COMM_PROTO_COUNT ? proto_names[p] : "?";
 }
 
-/* Lower-case s without '_', '-', ' ' into a short key ("all_reduce" ->
- * "allreduce"). Returns -1 if it does not fit. */
-static int name_key(const char *s, char *k, size_t n)
-{
-	size_t j = 0;
-	if (!s)
-		return -1;
-	for (; *s; s++) {
-		char c = *s;
-		if (c == '_' || c == '-' || c == ' ')
-			continue;
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		if (j + 1 >= n)
-			return -1;
-		k[j++] = c;
-	}
-	k[j] = 0;
-	return j ? 0 : -1;
-}
-
-static int parse_in(const char *s, const char *const *names, int count,
-		    int *out)
+/* The index of s among names (compared as hp_name_key keys: "All_Reduce"
+ * is "allreduce"), or -1. */
+static int parse_in(const char *s, const char *const *names, int count, int *out)
 {
 	char k[32], nk[32];
-	if (name_key(s, k, sizeof k))
+	if (!s)
 		return -1;
+	hp_name_key(k, sizeof k, s);
 	for (int i = 0; i < count; i++) {
-		name_key(names[i], nk, sizeof nk);
+		hp_name_key(nk, sizeof nk, names[i]);
 		if (!strcmp(k, nk)) {
 			*out = i;
 			return 0;
@@ -283,15 +261,6 @@ int comm_algo_parse(const char *s, enum comm_algo *out)
 	if (parse_in(s, algo_names, COMM_ALGO_COUNT, &v))
 		return -1;
 	*out = (enum comm_algo)v;
-	return 0;
-}
-
-int comm_transport_parse(const char *s, enum comm_transport *out)
-{
-	int v;
-	if (parse_in(s, transport_names, COMM_TRANSPORT_COUNT, &v))
-		return -1;
-	*out = (enum comm_transport)v;
 	return 0;
 }
 
@@ -665,6 +634,163 @@ static enum comm_proto proto_enum(int p)
 	return p == P_LL ? COMM_LL : p == P_LL128 ? COMM_LL128 : COMM_SIMPLE;
 }
 
+/* The model's view of group g moving `bytes` in collective c. Returns 0,
+ * or -1 with err when the group cannot carry anything (no ranks, no
+ * scale-up bandwidth, several nodes without NICs) or bytes is not a size. */
+static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c, double bytes,
+		    struct hp_err *err)
+{
+	if (g->ranks < 1 || g->ranks_per_node < 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: a group needs at least one rank and one rank per node (got %d ranks, %d per node)",
+				  g->ranks, g->ranks_per_node);
+	if (!(bytes >= 0) || !isfinite(bytes))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: message size must be a finite number of bytes >= 0");
+	x->g = g;
+	x->c = c;
+	x->S = bytes;
+	x->n = g->ranks;
+	x->ppn = g->ranks_per_node < g->ranks ? g->ranks_per_node : g->ranks;
+	x->N = (x->n + x->ppn - 1) / x->ppn;
+	x->arch = arch_of(g->fab.gen);
+	x->idx2 = x->N == 1 ? 0 : x->N == 2 ? 1 : 2;
+	x->hw = g->fab.intra == INTRA_PCIE ? HW_PCI : HW_NVLINK;
+	x->b_up = g->fab.intra_Bps > 0 ? g->fab.intra_Bps : g->fab.pcie_Bps;
+	x->b_net = g->fab.nics * g->fab.nic_Bps * NIC_EFF;
+	if (x->N >= FABRIC_BIG_NODES)
+		x->b_net *= FABRIC_BIG_EFF;
+	x->r = g->oversub > 1 ? g->oversub : 1;
+	x->wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
+	x->wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
+	x->net_lat_us = g->fab.net_lat_s > 0 ? g->fab.net_lat_s / US : 0;
+	x->ll128_ok = x->hw == HW_NVLINK || x->ppn == 1;
+	x->efa = x->N > 1 && g->fab.transport == COMM_TRANSPORT_EFA;
+	double top = x->N > 1 ? HP_MIN(x->b_up, x->b_net) : x->b_up;
+	x->nch = (int)ceil(top / CH_BW);
+	if (x->nch < MIN_CH)
+		x->nch = MIN_CH;
+	if (x->nch > MAX_CH)
+		x->nch = MAX_CH;
+	if (x->b_up <= 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: the fabric has no scale-up or PCIe bandwidth");
+	if (x->N > 1 && x->b_net <= 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: a group over %d nodes needs NICs (the fabric has none)",
+				  x->N);
+	return 0;
+}
+
+/* All-to-all and send/recv: point-to-point transfers, one algorithm; the
+ * protocol is Simple for all-to-all, LL for small sends (not over a
+ * network that carries Simple only). Returns 0 with *out, or -1 with err
+ * for a protocol that does not apply. */
+static int p2p_best(const struct ctx *x, enum comm_proto proto, struct comm_result *out,
+		    struct hp_err *err)
+{
+	out->algo = COMM_P2P;
+	out->proto = COMM_SIMPLE;
+	if (x->c == COMM_ALLTOALL) {
+		if (proto != COMM_PROTO_AUTO && proto != COMM_SIMPLE)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "comm: alltoall is modelled with the simple protocol only");
+		out->time_s = a2a_time(x);
+		return 0;
+	}
+	int net_simple = x->N > 1 && x->g->fab.net_simple_only;
+	int p = proto == COMM_PROTO_AUTO
+		? (x->S <= P2P_LL_MAX && !net_simple ? P_LL : P_SIMPLE)
+		: proto_row(proto);
+	if (p == P_LL128)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: sendrecv uses ll or simple, not ll128");
+	if (p == P_LL && net_simple)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: this network carries only the simple protocol");
+	out->time_s = p2p_time(x, p);
+	out->proto = proto_enum(p);
+	return 0;
+}
+
+/* Which algorithms NCCL would consider for the collective on this group. */
+static void algos_allowed(const struct ctx *x, int ok[COMM_ALGO_COUNT])
+{
+	const struct comm_group *g = x->g;
+	memset(ok, 0, COMM_ALGO_COUNT * sizeof *ok);
+	ok[COMM_RING] = 1;
+	if (x->c == COMM_ALLREDUCE) {
+		ok[COMM_TREE] = 1;
+		ok[COMM_NVLS] = g->fab.nvls && x->N == 1 && x->ppn > 1 &&
+				x->arch >= ARCH_HOPPER;
+		ok[COMM_NVLS_TREE] = g->fab.nvls && x->N > 1 && x->ppn > 1 &&
+				     x->arch >= ARCH_HOPPER;
+	} else if (x->c == COMM_ALLGATHER || x->c == COMM_REDUCESCATTER) {
+		ok[COMM_PAT] = x->ppn == 1 && x->N > 1;
+		ok[COMM_NVLS] = g->fab.nvls && x->N == 1 && x->ppn > 1 &&
+				x->arch >= ARCH_HOPPER;
+	}
+}
+
+/* Time of algorithm a with protocol row p (INFINITY: not offered). */
+static double algo_time(const struct ctx *x, int a, int p)
+{
+	switch (a) {
+	case COMM_RING: return ring_time(x, p);
+	case COMM_TREE: return tree_time(x, p);
+	case COMM_NVLS: return p == P_SIMPLE ? nvls_time(x) : INFINITY;
+	case COMM_NVLS_TREE: return p == P_SIMPLE ? nvls_tree_time(x) : INFINITY;
+	default: return p == P_SIMPLE ? pat_time(x) : INFINITY;
+	}
+}
+
+/* The fastest (algorithm, protocol) NCCL would run for a ring/tree class
+ * collective, or the one the caller forced. Returns 0 with *out, or -1
+ * with err for a forced combination the group does not offer. */
+static int coll_best(const struct ctx *x, enum comm_algo algo, enum comm_proto proto,
+		     struct comm_result *out, struct hp_err *err)
+{
+	int ok[COMM_ALGO_COUNT];
+	algos_allowed(x, ok);
+	if (algo != COMM_ALGO_AUTO && !ok[algo])
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: algorithm %s is not available for %s on this group (%d ranks, %d nodes%s)",
+				  comm_algo_name(algo), comm_coll_name(x->c), x->n,
+				  x->N, x->g->fab.nvls ? "" : ", no NVLink SHARP");
+	int simple_only = algo == COMM_NVLS || algo == COMM_NVLS_TREE ||
+			  algo == COMM_PAT;
+	if (simple_only && proto != COMM_PROTO_AUTO && proto != COMM_SIMPLE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: algorithm %s runs only with the simple protocol",
+				  comm_algo_name(algo));
+	if (proto == COMM_LL128 && !x->ll128_ok)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: ll128 needs NVLink between the GPUs of a node");
+	double best = INFINITY;
+	for (int a = COMM_RING; a <= COMM_PAT; a++) {
+		if (!ok[a] || (algo != COMM_ALGO_AUTO && algo != (enum comm_algo)a))
+			continue;
+		for (int p = P_LL; p < P_N; p++) {
+			if ((proto != COMM_PROTO_AUTO && proto_row(proto) != p) ||
+			    (p == P_LL128 && !x->ll128_ok) ||
+			    (p != P_SIMPLE && x->N > 1 && x->g->fab.net_simple_only))
+				continue;
+			double t = algo_time(x, a, p);
+			if (t < best) {
+				best = t;
+				out->algo = (enum comm_algo)a;
+				out->proto = proto_enum(p);
+			}
+		}
+	}
+	if (!(best < INFINITY))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "comm: no algorithm/protocol combination fits %s here",
+				  comm_coll_name(x->c));
+	out->time_s = best;
+	return 0;
+}
+
 int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 	      enum comm_algo algo, enum comm_proto proto,
 	      struct comm_result *out, struct hp_err *err)
@@ -673,49 +799,9 @@ int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 	    (unsigned)algo >= COMM_ALGO_COUNT ||
 	    (unsigned)proto >= COMM_PROTO_COUNT)
 		return hp_err_set(err, HP_EXIT_INPUT, "comm: bad arguments");
-	if (g->ranks < 1 || g->ranks_per_node < 1)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: a group needs at least one rank and one rank per node (got %d ranks, %d per node)",
-				  g->ranks, g->ranks_per_node);
-	if (!(bytes >= 0) || !isfinite(bytes))
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: message size must be a finite number of bytes >= 0");
-
-	struct ctx x;
-	x.g = g;
-	x.c = c;
-	x.S = bytes;
-	x.n = g->ranks;
-	x.ppn = g->ranks_per_node < g->ranks ? g->ranks_per_node : g->ranks;
-	x.N = (x.n + x.ppn - 1) / x.ppn;
-	x.arch = arch_of(g->fab.gen);
-	x.idx2 = x.N == 1 ? 0 : x.N == 2 ? 1 : 2;
-	x.hw = g->fab.intra == INTRA_PCIE ? HW_PCI : HW_NVLINK;
-	x.b_up = g->fab.intra_Bps > 0 ? g->fab.intra_Bps : g->fab.pcie_Bps;
-	x.b_net = g->fab.nics * g->fab.nic_Bps * NIC_EFF;
-	if (x.N >= FABRIC_BIG_NODES)
-		x.b_net *= FABRIC_BIG_EFF;
-	x.r = g->oversub > 1 ? g->oversub : 1;
-	x.wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
-	x.wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
-	x.net_lat_us = g->fab.net_lat_s > 0 ? g->fab.net_lat_s / US : 0;
-	x.ll128_ok = x.hw == HW_NVLINK || x.ppn == 1;
-	x.efa = x.N > 1 && g->fab.transport == COMM_TRANSPORT_EFA;
-	double top = x.N > 1 ? HP_MIN(x.b_up, x.b_net) : x.b_up;
-	x.nch = (int)ceil(top / CH_BW);
-	if (x.nch < MIN_CH)
-		x.nch = MIN_CH;
-	if (x.nch > MAX_CH)
-		x.nch = MAX_CH;
-
-	if (x.b_up <= 0)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: the fabric has no scale-up or PCIe bandwidth");
-	if (x.N > 1 && x.b_net <= 0)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: a group over %d nodes needs NICs (the fabric has none)",
-				  x.N);
-
+	struct ctx x = { 0 };
+	if (ctx_init(&x, g, c, bytes, err) < 0)
+		return -1;
 	int p2p = c == COMM_ALLTOALL || c == COMM_SENDRECV;
 	if (p2p && algo != COMM_ALGO_AUTO && algo != COMM_P2P)
 		return hp_err_set(err, HP_EXIT_INPUT,
@@ -725,114 +811,18 @@ int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "comm: %s does not run as point-to-point transfers",
 				  comm_coll_name(c));
-
-	double best = INFINITY;
-	enum comm_algo best_a = COMM_RING;
-	enum comm_proto best_p = COMM_SIMPLE;
-
+	struct comm_result r = { 0 };
 	if (x.n == 1 || bytes == 0) {
 		/* Nothing moves. */
-		best = 0;
-		best_a = p2p ? COMM_P2P : algo != COMM_ALGO_AUTO ? algo : COMM_RING;
-		best_p = proto != COMM_PROTO_AUTO ? proto : COMM_SIMPLE;
-		goto done;
+		r.algo = p2p ? COMM_P2P : algo != COMM_ALGO_AUTO ? algo : COMM_RING;
+		r.proto = proto != COMM_PROTO_AUTO ? proto : COMM_SIMPLE;
+	} else if ((p2p ? p2p_best(&x, proto, &r, err) : coll_best(&x, algo, proto, &r, err)) < 0) {
+		return -1;
 	}
-
-	if (c == COMM_ALLTOALL) {
-		if (proto != COMM_PROTO_AUTO && proto != COMM_SIMPLE)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "comm: alltoall is modelled with the simple protocol only");
-		best = a2a_time(&x);
-		best_a = COMM_P2P;
-		best_p = COMM_SIMPLE;
-		goto done;
-	}
-	if (c == COMM_SENDRECV) {
-		int net_simple = x.N > 1 && g->fab.net_simple_only;
-		int p = proto == COMM_PROTO_AUTO
-			? (bytes <= P2P_LL_MAX && !net_simple ? P_LL : P_SIMPLE)
-			: proto_row(proto);
-		if (p == P_LL128)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "comm: sendrecv uses ll or simple, not ll128");
-		if (p == P_LL && net_simple)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "comm: this network carries only the simple protocol");
-		best = p2p_time(&x, p);
-		best_a = COMM_P2P;
-		best_p = proto_enum(p);
-		goto done;
-	}
-
-	/* Which algorithms NCCL would consider here. */
-	int ok[COMM_ALGO_COUNT] = { 0 };
-	ok[COMM_RING] = 1;
-	if (c == COMM_ALLREDUCE) {
-		ok[COMM_TREE] = 1;
-		ok[COMM_NVLS] = g->fab.nvls && x.N == 1 && x.ppn > 1 &&
-				x.arch >= ARCH_HOPPER;
-		ok[COMM_NVLS_TREE] = g->fab.nvls && x.N > 1 && x.ppn > 1 &&
-				     x.arch >= ARCH_HOPPER;
-	} else if (c == COMM_ALLGATHER || c == COMM_REDUCESCATTER) {
-		ok[COMM_PAT] = x.ppn == 1 && x.N > 1;
-		ok[COMM_NVLS] = g->fab.nvls && x.N == 1 && x.ppn > 1 &&
-				x.arch >= ARCH_HOPPER;
-	}
-	if (algo != COMM_ALGO_AUTO && !ok[algo])
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: algorithm %s is not available for %s on this group (%d ranks, %d nodes%s)",
-				  comm_algo_name(algo), comm_coll_name(c), x.n,
-				  x.N, g->fab.nvls ? "" : ", no NVLink SHARP");
-	int simple_only = algo == COMM_NVLS || algo == COMM_NVLS_TREE ||
-			  algo == COMM_PAT;
-	if (simple_only && proto != COMM_PROTO_AUTO && proto != COMM_SIMPLE)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: algorithm %s runs only with the simple protocol",
-				  comm_algo_name(algo));
-	if (proto == COMM_LL128 && !x.ll128_ok)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: ll128 needs NVLink between the GPUs of a node");
-
-	for (int a = COMM_RING; a <= COMM_PAT; a++) {
-		if (!ok[a] || (algo != COMM_ALGO_AUTO && algo != (enum comm_algo)a))
-			continue;
-		for (int p = P_LL; p < P_N; p++) {
-			if (proto != COMM_PROTO_AUTO && proto_row(proto) != p)
-				continue;
-			if (p == P_LL128 && !x.ll128_ok)
-				continue;
-			if (p != P_SIMPLE && x.N > 1 && g->fab.net_simple_only)
-				continue;
-			double t;
-			switch (a) {
-			case COMM_RING: t = ring_time(&x, p); break;
-			case COMM_TREE: t = tree_time(&x, p); break;
-			case COMM_NVLS:
-				t = p == P_SIMPLE ? nvls_time(&x) : INFINITY;
-				break;
-			case COMM_NVLS_TREE:
-				t = p == P_SIMPLE ? nvls_tree_time(&x) : INFINITY;
-				break;
-			default:
-				t = p == P_SIMPLE ? pat_time(&x) : INFINITY;
-				break;
-			}
-			if (t < best) {
-				best = t;
-				best_a = (enum comm_algo)a;
-				best_p = proto_enum(p);
-			}
-		}
-	}
-	if (!(best < INFINITY))
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "comm: no algorithm/protocol combination fits %s here",
-				  comm_coll_name(c));
-done:
-	out->time_s = best;
-	out->algbw_Bps = best > 0 ? bytes / best : 0;
+	out->time_s = r.time_s;
+	out->algbw_Bps = r.time_s > 0 ? bytes / r.time_s : 0;
 	out->busbw_Bps = out->algbw_Bps * comm_busbw_factor(c, x.n);
-	out->algo = best_a;
-	out->proto = best_p;
+	out->algo = r.algo;
+	out->proto = r.proto;
 	return 0;
 }

@@ -8,7 +8,7 @@
 #ifndef HP_COMM_H
 #define HP_COMM_H
 
-#include "catalog.h"
+#include "cluster.h"
 
 enum comm_coll { COMM_ALLREDUCE, COMM_ALLGATHER, COMM_REDUCESCATTER,
 		 COMM_ALLTOALL, COMM_BROADCAST, COMM_SENDRECV, COMM_COLL_COUNT };
@@ -18,12 +18,7 @@ enum comm_algo { COMM_ALGO_AUTO, COMM_RING, COMM_TREE, COMM_NVLS,
 		 COMM_NVLS_TREE, COMM_PAT, COMM_P2P, COMM_ALGO_COUNT };
 enum comm_proto { COMM_PROTO_AUTO, COMM_LL, COMM_LL128, COMM_SIMPLE,
 		  COMM_PROTO_COUNT };
-/* The network transport between nodes. IB covers InfiniBand and RoCE (NCCL's
- * own net transport, reliable in-order delivery). EFA is AWS's Elastic
- * Fabric Adapter: SRD, unordered multipath delivery, through the
- * aws-ofi-nccl plugin (see comm.c for the terms it adds). */
-enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA,
-		      COMM_TRANSPORT_COUNT };
+/* enum comm_transport (IB or EFA) is the cluster's: cluster.h. */
 
 /* The links one member of a group has. A group that spans several kinds of
  * node is described by its slowest member (comm_fabric_min). */
@@ -66,32 +61,39 @@ struct comm_result {
 /* Time of one collective moving `bytes` (the nccl-tests "size": the full
  * buffer for all-reduce/broadcast, the gathered output for all-gather, the
  * input for reduce-scatter, the per-rank send buffer for all-to-all, the
- * message for send/recv). algo/proto AUTO = NCCL's choice. Returns 0, or -1
- * with err when the combination is impossible (NVLS without NVSwitch, ...). */
+ * message for send/recv). algo/proto AUTO = NCCL's choice. Returns 0 with
+ * *out filled, or -1 with err (HP_EXIT_INPUT; *out untouched) when the
+ * combination is impossible (NVLS without NVSwitch, ...), the group has no
+ * ranks or links, or bytes is not a finite size >= 0. Allocates nothing;
+ * pure (thread-safe). */
 int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 	      enum comm_algo algo, enum comm_proto proto,
 	      struct comm_result *out, struct hp_err *err);
 
-/* Fabric of a node of this GPU with the given node settings. */
+/* Fabric of a node of this GPU with the given node settings (nics <= 0:
+ * none; nic_gbps <= 0: no network), transport IB. Fills *f; never fails. */
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps);
 /* Network transport of the fabric; sets net_lat_s and net_simple_only to
  * the transport's values (EFA: 30 us per hop, Simple only; IB: 0, all). */
 void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t);
-/* The slowest of a and b, link by link (EFA is slower than IB). */
+/* The slowest of a and b, link by link (EFA is slower than IB), into
+ * *out (which may be a or b). Never fails. */
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 		     const struct comm_fabric *b);
 
-/* busbw / algbw for collective c over n ranks (nccl-tests). */
+/* busbw / algbw for collective c over n ranks (nccl-tests); 0 for n < 1. */
 double comm_busbw_factor(enum comm_coll c, int n);
 
+/* Names ("allreduce", "ring", "ll128", ...): static strings. The value
+ * must be in its enum's range (assert; "?" when asserts are off). */
 const char *comm_coll_name(enum comm_coll c);
 const char *comm_algo_name(enum comm_algo a);
 const char *comm_proto_name(enum comm_proto p);
+/* Parse a name (case, '-', '_', ' ' and '.' ignored: "all_reduce").
+ * Return 0 and set *out, or -1 for an unknown name (*out untouched). */
 int comm_coll_parse(const char *s, enum comm_coll *out);
 int comm_algo_parse(const char *s, enum comm_algo *out);
 int comm_proto_parse(const char *s, enum comm_proto *out);
-const char *comm_transport_name(enum comm_transport t);
-int comm_transport_parse(const char *s, enum comm_transport *out);
 
 #endif

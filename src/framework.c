@@ -26,6 +26,7 @@
  *    kernels, about half as fast there. */
 #include "framework.h"
 
+#include <assert.h>
 #include <string.h>
 #include <strings.h>
 
@@ -45,7 +46,8 @@ static const struct framework_info rows[FW_COUNT] = {
 
 const struct framework_info *framework_get(enum hp_framework f)
 {
-	if ((unsigned)f >= FW_COUNT)
+	assert((unsigned)f < FW_COUNT);
+	if ((unsigned)f >= FW_COUNT)   /* asserts off: the documented default */
 		f = FW_ANY;
 	return &rows[f];
 }

@@ -33,16 +33,20 @@ struct framework_info {
 	const char *source;        /* where the defaults come from */
 };
 
-/* The row for f (f < FW_COUNT; FW_ANY gives the megatron-core row's
- * settings under the name "any"). Never NULL. */
+/* The row for f (static, never NULL). f must be below FW_COUNT (assert;
+ * FW_ANY's row when asserts are off). FW_ANY gives the megatron-core
+ * row's settings under the name "any". */
 const struct framework_info *framework_get(enum hp_framework f);
 
 /* "any", "megatron-core" (aliases "mcore", "megatron"), "megatron-lm",
- * "deepspeed", "torchtitan". Returns 0, or -1 for an unknown name. */
+ * "deepspeed", "torchtitan" (aliases "titan", "ds"), ignoring case.
+ * Returns 0 and sets *out, or -1 for an unknown name (*out untouched). */
 int framework_parse(const char *s, enum hp_framework *out);
+/* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 
-/* "megatron-core, megatron-lm, deepspeed, torchtitan" for messages. */
+/* "any, megatron-core, megatron-lm, deepspeed, torchtitan" for messages
+ * (static). */
 const char *framework_list(void);
 
 #endif

@@ -8,6 +8,7 @@
  * which is the same thing. The DeepSpeed keys are those of its JSON config
  * (train_batch_size = micro-batch x accumulation x data-parallel size). */
 #include "launch.h"
+#include "runs_on.h"
 #include "sbuf.h"
 #include "escape.h"
 
@@ -18,11 +19,6 @@
 #include <string.h>
 
 static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan" };
-
-const char *launch_format_name(enum launch_format f)
-{
-	return format_names[f];
-}
 
 int launch_format_parse(const char *s, enum launch_format *f)
 {
@@ -78,18 +74,6 @@ static int layer_split(const struct replica *r, int *first, int *last)
 	return 1;
 }
 
-static int same_layout(const struct replica *a, const struct replica *b)
-{
-	if (a->n_stages != b->n_stages)
-		return 0;
-	for (int i = 0; i < a->n_stages; i++)
-		if (a->stages[i].tp != b->stages[i].tp ||
-		    a->stages[i].first_layer != b->stages[i].first_layer ||
-		    a->stages[i].last_layer != b->stages[i].last_layer)
-			return 0;
-	return 1;
-}
-
 /* A name from a file as one shell word (escape.h), so a comment holding it
  * stays one line. Names are at most 63 bytes, 4 bytes each at worst. */
 #define SHQ_MAX 300
@@ -140,7 +124,7 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 				break;
 			}
 	for (int g = 1; g < p->n_replicas; g++)
-		if (!same_layout(&p->replicas[g], &p->replicas[0])) {
+		if (!runs_on_same_layout(&p->replicas[g], &p->replicas[0])) {
 			sbuf_addf(notes, "Layouts: replica group %d has a different pipeline layout "
 				  "(stages, TP or layer ranges) from group 0; stock data parallelism "
 				  "needs every replica identical.\n", g);
@@ -250,16 +234,14 @@ static long long train_samples(const struct model_spec *m, const struct plan *p,
 	return (long long)ceil(tokens / seq);
 }
 
-/* Megatron-LM arguments of one piece as "--flag value" items; sep goes
- * between items ("\n" for an array in a script, " \\\n" for a command).
- * Every flag name is one of megatron/training/arguments.py's at the commit
- * in tests/data/megatron_args.txt (tests/test_launch_args.sh checks). */
-static void megatron_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
-			  const struct piece *pc, double tokens, const char *pre, const char *sep)
-{
-	int seq = p->seq_len ? p->seq_len : m->seq_len;
-	const struct family *fam = model_family(m);
+/* One "--flag value" item of a Megatron-LM argument list: pre before it,
+ * sep after it ("\n" for an array in a script, " \\\n" for a command). */
 #define ARG(...) do { sbuf_add(b, pre); sbuf_addf(b, __VA_ARGS__); sbuf_add(b, sep); } while (0)
+
+/* The model's architecture. */
+static void megatron_arch_args(struct sbuf *b, const struct model_spec *m, int seq,
+			       const struct family *fam, const char *pre, const char *sep)
+{
 	ARG("--num-layers %d", m->layers);
 	ARG("--hidden-size %d", m->hidden);
 	ARG("--ffn-hidden-size %d", m->ffn);
@@ -298,6 +280,12 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--attention-dropout 0");
 		ARG("--hidden-dropout 0");
 	}
+}
+
+/* Mixture of experts and multi-latent attention. */
+static void megatron_moe_args(struct sbuf *b, const struct model_spec *m,
+			      const struct family *fam, const char *pre, const char *sep)
+{
 	if (m->moe.experts) {
 		ARG("--num-experts %d", m->moe.experts);
 		ARG("--moe-router-topk %d", m->moe.top_k);
@@ -332,6 +320,13 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--qk-pos-emb-head-dim %d", m->mla.qk_rope_dim);
 		ARG("--v-head-dim %d", m->mla.v_dim);
 	}
+}
+
+/* Parallel degrees and the pipeline's layout. */
+static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
+				   const struct plan *p, const struct piece *pc,
+				   const char *pre, const char *sep)
+{
 	ARG("--tensor-model-parallel-size %d", pc->tp);
 	ARG("--pipeline-model-parallel-size %d", pc->pp);
 	if (!pc->even) {
@@ -367,6 +362,13 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--expert-model-parallel-size %d", p->ep);
 	if (p->sp && pc->tp > 1)
 		ARG("--sequence-parallel");
+}
+
+/* Batch, recompute, optimizer sharding, precision and overlaps. */
+static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
+				const struct plan *p, const struct piece *pc, double tokens,
+				const char *pre, const char *sep)
+{
 	ARG("--micro-batch-size %d", p->mbs);
 	ARG("--global-batch-size %d", pc->gbs);
 	ARG("--train-samples %lld", train_samples(m, p, tokens));
@@ -407,7 +409,22 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 		ARG("--overlap-grad-reduce");
 	if (plan_param_overlap(p) && plan_grad_overlap(p) && p->zero >= 1)
 		ARG("--overlap-param-gather");
+}
 #undef ARG
+
+/* Megatron-LM arguments of one piece as "--flag value" items; sep goes
+ * between items ("\n" for an array in a script, " \\\n" for a command).
+ * Every flag name is one of megatron/training/arguments.py's at the commit
+ * in tests/data/megatron_args.txt (tests/test_launch_args.sh checks). */
+static void megatron_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
+			  const struct piece *pc, double tokens, const char *pre, const char *sep)
+{
+	int seq = p->seq_len ? p->seq_len : m->seq_len;
+	const struct family *fam = model_family(m);
+	megatron_arch_args(b, m, seq, fam, pre, sep);
+	megatron_moe_args(b, m, fam, pre, sep);
+	megatron_parallel_args(b, m, p, pc, pre, sep);
+	megatron_train_args(b, m, p, pc, tokens, pre, sep);
 }
 
 /* GPUs per node for a job of `world` ranks: the most the pool's nodes

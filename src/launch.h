@@ -29,9 +29,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err);
 
-const char *launch_format_name(enum launch_format f);
-/* "megatron", "slurm" (alias "torchrun"), "deepspeed", "torchtitan".
- * Returns 0 or -1. */
+/* "megatron", "slurm" (alias "torchrun"), "deepspeed", "torchtitan",
+ * ignoring case. Returns 0 and sets *f, or -1 for any other name. */
 int launch_format_parse(const char *s, enum launch_format *f);
 
 #endif

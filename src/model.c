@@ -38,6 +38,14 @@ int model_layer_is_moe(const struct model_spec *m, int layer)
 	return m->moe.experts > 0 && layer >= m->moe.dense_layers;
 }
 
+int model_moe_layers_in(const struct model_spec *m, int first, int last)
+{
+	if (m->moe.experts <= 0 || last < first)
+		return 0;
+	int from = first > m->moe.dense_layers ? first : m->moe.dense_layers;
+	return last >= from ? last - from + 1 : 0;
+}
+
 double model_q_dim(const struct model_spec *m)
 {
 	if (m->mla.kv_lora_rank)

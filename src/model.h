@@ -10,7 +10,11 @@
  * - "Hardware FLOPs" add what recomputation executes again: one forward of
  *   every layer under full recompute (logits are not recomputed), the
  *   attention core under selective recompute, the matmuls whose outputs
- *   are not kept under op-level selective (the attention output is kept). */
+ *   are not kept under op-level selective (the attention output is kept).
+ *
+ * Contract for every function here: pure arithmetic on the model (and the
+ * options given), nothing allocated, never fails, safe from any thread.
+ * Layer indexes are 0-based and must be below m->layers. */
 #ifndef HP_MODEL_H
 #define HP_MODEL_H
 
@@ -32,12 +36,19 @@ struct param_count {
 	double final_norm;
 };
 
-/* Is layer i (0-based) a mixture-of-experts layer? */
+/* 1 when layer i (0-based) is a mixture-of-experts layer, else 0. */
 int model_layer_is_moe(const struct model_spec *m, int layer);
 
-/* Parameters of layer i: total, active, and the expert part of total. */
+/* How many of layers first..last (inclusive) are MoE layers. MoE layers
+ * are every layer from moe.dense_layers on, so they are the last ones of
+ * any range. */
+int model_moe_layers_in(const struct model_spec *m, int first, int last);
+
+/* Parameters of layer i into *total, *active (one token's: top-k experts)
+ * and *experts (the expert part of total, 0 for a dense layer). */
 void model_layer_params(const struct model_spec *m, int layer, double *total,
 			double *active, double *experts);
+/* Whole-model parameter counts into *pc. */
 void model_params(const struct model_spec *m, struct param_count *pc);
 
 /* Forward FLOPs of layer i per token at sequence length s (full s^2
@@ -53,11 +64,12 @@ double model_step_flops(const struct model_spec *m, double tokens, double s);
 double model_step_hw_flops(const struct model_spec *m, double tokens, double s,
 			   enum hp_recompute rc);
 
-/* Attention query width (heads x qk head dim) and KV width. */
+/* Attention query width (heads x qk head dim) and KV width, elements. */
 double model_q_dim(const struct model_spec *m);
 double model_kv_dim(const struct model_spec *m);
 
-/* KV-cache bytes per token for the whole model at bytes_per_elem. */
+/* KV-cache bytes per token for the whole model at bytes_per_elem
+ * (MLA: the compressed latent and the rope key). */
 double model_kv_cache_bytes_per_token(const struct model_spec *m,
 				      double bytes_per_elem);
 

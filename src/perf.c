@@ -45,8 +45,8 @@
  * Megatron-Core implements it; energy is an estimate from board power. */
 #include "perf_int.h"
 
+#include <assert.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,14 +177,15 @@ double *perf_const_ptr(struct perf_calib *k, const struct perf_const *c)
 const char *perf_dim_name(enum perf_dim d)
 {
 	static const char *const n[] = { "tp", "pp", "dp", "cp", "ep" };
+	assert((unsigned)d < DIM_COUNT);
 	return n[d];
 }
 
 /* The stage's share of the step: compute, communication inside each
- * micro-batch, DP synchronisation after the drain, memory. */
-static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate *notes,
-		       struct perf_stage *ps,
-		       double *dp_exposed, double *opt_s)
+ * micro-batch (noted in notes), DP synchronisation after the drain,
+ * memory. */
+static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
+			      struct perf_stage *ps, double *dp_exposed, double *opt_s)
 {
 	const struct stage *st = &x->rep->stages[x->index];
 	ps->pool = st->pool;
@@ -210,7 +211,71 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate 
 	/* Adam: ~30 bytes of HBM traffic per local parameter. */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
 	*opt_s = 30 * opt_params / x->bw_hbm;
-	if (!perf_stage_memory(x, ps)) {
+	perf_stage_memory(x, ps);
+}
+
+/* The memo key of the stage x is at (struct stage_key). */
+static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
+{
+	const struct plan *p = x->p;
+	const struct stage *st = &x->rep->stages[x->index];
+	memset(key, 0, sizeof *key);
+	key->mbs = p->mbs;
+	key->precision = p->precision;
+	key->recompute = p->recompute;
+	key->zero = p->zero;
+	key->schedule = p->schedule;
+	key->vpp = p->vpp;
+	key->cp = p->cp;
+	key->ep = p->ep;
+	key->sp = p->sp;
+	key->flash = p->flash;
+	key->loss = p->loss;
+	key->master = p->master;
+	key->framework = p->framework;
+	key->tp_overlap = p->tp_overlap;
+	key->grad_overlap = p->grad_overlap;
+	key->param_overlap = p->param_overlap;
+	key->dp = x->dp;
+	key->other_pool = x->other_pool;
+	key->pp = x->pp;
+	key->mb = x->mb;
+	key->index = x->index;
+	key->pool = st->pool;
+	key->tp = st->tp;
+	key->first_layer = st->first_layer;
+	key->last_layer = st->last_layer;
+	key->prev_pool = x->index > 0 ? x->rep->stages[x->index - 1].pool : -1;
+	key->next_pool = x->index + 1 < x->pp ? x->rep->stages[x->index + 1].pool : -1;
+	key->s = x->s;
+}
+
+/* stage_compute_all, from the memo when this stage was evaluated before
+ * for the same inputs; then the estimate's fit and worst overflow. */
+static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate *notes,
+		       struct perf_stage *ps, double *dp_exposed, double *opt_s)
+{
+	struct stage_key key;
+	stage_key_of(x, &key);
+	const struct stage_val *hit = perf_memo_stage(x->memo, &key);
+	if (hit) {
+		int group = ps->group, index = ps->index;
+		*ps = hit->ps;
+		ps->group = group;
+		ps->index = index;
+		*dp_exposed = hit->dp_exposed;
+		*opt_s = hit->opt_s;
+		memcpy(notes->comm, hit->comm, sizeof notes->comm);
+	} else {
+		struct stage_val v;
+		stage_compute_all(x, notes, ps, dp_exposed, opt_s);
+		v.ps = *ps;
+		v.dp_exposed = *dp_exposed;
+		v.opt_s = *opt_s;
+		memcpy(v.comm, notes->comm, sizeof v.comm);
+		perf_memo_stage_put(x->memo, &key, &v);
+	}
+	if (!ps->fits) {
 		e->fits = 0;
 		if (ps->total - ps->capacity > e->worst_over_bytes) {
 			e->worst_over_bytes = ps->total - ps->capacity;
@@ -239,13 +304,12 @@ static void plan_pools(const struct cluster *c, const int *used, int *other)
  * spent computing, and 35% on top for host, NICs and fans (an estimate;
  * no measured rows yet). Cost: whole nodes of every pool the plan
  * touches. */
-static void totals(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+static void totals(const struct cluster *c, struct perf_memo *mo, const struct plan *p,
 		   const int *used, double s, struct estimate *e)
 {
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
-	e->model_flops = model_step_flops(m, tokens, s);
-	e->hw_flops = model_step_hw_flops(m, tokens, s, p->recompute);
+	perf_memo_step_flops(mo, tokens, s, p->recompute, &e->model_flops, &e->hw_flops);
 	e->tokens_per_s = tokens / e->step_time_s;
 	for (int i = 0; i < c->n_pools; i++)
 		e->peak_flops += used[i] * perf_peak(&c->pools[i].gpu, p->precision);
@@ -271,100 +335,138 @@ static void totals(const struct cluster *c, const struct model_spec *m, const st
 	e->joules_per_token = watts / e->tokens_per_s;
 }
 
-int perf_estimate(const struct cluster *c, const struct model_spec *m,
-		  const struct plan *p, const struct perf_calib *k,
-		  struct estimate *e, struct hp_err *err)
+/* What would index out of range or divide by zero in the estimate:
+ * degrees and batches below 1, no replicas or stages, a stage on a pool
+ * the cluster lacks or on layers the model lacks. plan_validate() checks
+ * the rest (divisibility, coverage, pool sizes); these checks are cheap
+ * enough for every call. Returns 0, or -1 with err. */
+static int check_plan(const struct cluster *c, const struct model_spec *m,
+		      const struct plan *p, struct hp_err *err)
 {
-	if (!k)
-		k = &calib_default;
-	memset(e, 0, sizeof *e);
-	int total_stages = 0;
-	for (int r = 0; r < p->n_replicas; r++)
-		total_stages += p->replicas[r].n_stages;
-	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
-	e->n_stages = total_stages;
-	e->fits = 1;
-	e->worst_stage = -1;
-
-	struct stage_ctx x;
-	memset(&x, 0, sizeof x);
-	x.c = c;
-	x.m = m;
-	x.p = p;
-	x.k = k;
-	x.dp = plan_dp(p);
-	x.cp = p->cp;
-	x.s = p->seq_len ? p->seq_len : m->seq_len;
-	x.T = p->mbs * x.s / p->cp;
-	x.v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
-	/* Layers checkpointed whole (full, or op-level selective): their
-	 * forward runs again before the backward. */
-	x.ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
-	e->seq_len = (int)x.s;
-	model_params(m, &x.pc);
-	int used[HP_MAX_POOLS];
-	e->n_gpus = plan_gpus(p, used);
-	plan_pools(c, used, &x.other_pool);
-
-	double worst_pipe = 0, worst_dp = 0, worst_opt = 0;
-	int si = 0;
-	struct perf_stage *crit = NULL;
-	double crit_m = 0, crit_bubble = 0;
-	/* The communication table describes what the breakdown does: the
-	 * pace-setting group's slowest stage for TP/CP/EP/PP, and the stage
-	 * with the most exposed DP time. Each stage notes its collectives in
-	 * a scratch estimate first. */
-	struct estimate notes;
-	struct perf_comm group_comm[DIM_COUNT];
-	double dp_seen = -1;
+	assert((unsigned)p->precision < HP_DTYPE_COUNT && (unsigned)p->recompute < RC_COUNT &&
+	       (unsigned)p->framework < FW_COUNT && p->zero >= 0 && p->zero <= 3);
+	if (p->mbs < 1 || p->gbs < 1 || p->cp < 1 || p->ep < 1 ||
+	    (p->schedule == SCHED_INTERLEAVED && p->vpp < 1))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "estimate: mbs, gbs, cp, ep and vpp must be at least 1 (got %d, %d, %d, %d, %d)",
+				  p->mbs, p->gbs, p->cp, p->ep, p->vpp);
+	if (p->n_replicas < 1 || !p->replicas)
+		return hp_err_set(err, HP_EXIT_INPUT, "estimate: the plan has no replicas");
 	for (int r = 0; r < p->n_replicas; r++) {
-		x.rep = &p->replicas[r];
-		x.pp = x.rep->n_stages;
-		x.mb = plan_replica_microbatches(p, r);
-		double sum_t = 0, max_t = 0;
-		struct perf_stage *max_st = NULL;
-		for (int i = 0; i < x.pp; i++) {
-			struct perf_stage *ps = &e->stages[si++];
-			x.index = i;
-			x.first = i == 0;
-			x.last = i == x.pp - 1;
-			x.pl = &c->pools[x.rep->stages[i].pool];
-			x.g = &x.pl->gpu;
-			x.tp = x.rep->stages[i].tp;
-			ps->group = r;
-			ps->index = i;
-			double dpx, opt;
-			memset(notes.comm, 0, sizeof notes.comm);
-			stage_eval(&x, e, &notes, ps, &dpx, &opt);
-			sum_t += ps->t_total;
-			if (ps->t_total > max_t) {
-				max_t = ps->t_total;
-				max_st = ps;
-				memcpy(group_comm, notes.comm, sizeof group_comm);
-			}
-			if (dpx > dp_seen) {
-				dp_seen = dpx;
-				e->comm[DIM_DP] = notes.comm[DIM_DP];
-			}
-			worst_dp = fmax(worst_dp, dpx);
-			worst_opt = fmax(worst_opt, opt);
-		}
-		/* Pipeline of unequal stages: m x the slowest, plus warm-up
-		 * and drain through the others. */
-		double pipe = x.mb * max_t + (sum_t - max_t) / x.v;
-		if (pipe > worst_pipe) {
-			worst_pipe = pipe;
-			e->slowest_group = r;
-			crit = max_st;
-			crit_m = x.mb;
-			crit_bubble = (sum_t - max_t) / x.v;
-			for (int d = 0; d < DIM_COUNT; d++)
-				if (d != DIM_DP)
-					e->comm[d] = group_comm[d];
+		const struct replica *rp = &p->replicas[r];
+		if (rp->count < 0 || rp->n_stages < 1 || !rp->stages)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "estimate: replicas[%d] has %d stages and count %d",
+					  r, rp->n_stages, rp->count);
+		for (int i = 0; i < rp->n_stages; i++) {
+			const struct stage *st = &rp->stages[i];
+			if (st->pool < 0 || st->pool >= c->n_pools || st->tp < 1 ||
+			    st->first_layer < 0 || st->last_layer < st->first_layer ||
+			    st->last_layer >= m->layers)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "estimate: replicas[%d].stages[%d]: pool %d of %d, tp %d, layers %d-%d of %d",
+						  r, i, st->pool, c->n_pools, st->tp,
+						  st->first_layer, st->last_layer, m->layers);
 		}
 	}
+	return 0;
+}
 
+/* The inputs every stage shares; used[] gets the GPUs per pool. */
+static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
+		     const struct plan *p, const struct perf_calib *k, int *used,
+		     struct estimate *e)
+{
+	memset(x, 0, sizeof *x);
+	x->c = c;
+	x->m = m;
+	x->p = p;
+	x->k = k;
+	x->memo = perf_memo_open(c, m, k);
+	x->pc = perf_memo_params(x->memo);
+	x->dp = plan_dp(p);
+	x->cp = p->cp;
+	x->s = p->seq_len ? p->seq_len : m->seq_len;
+	x->T = p->mbs * x->s / p->cp;
+	x->v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
+	/* Layers checkpointed whole (full, or op-level selective): their
+	 * forward runs again before the backward. */
+	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
+	e->seq_len = (int)x->s;
+	e->n_gpus = plan_gpus(p, used);
+	plan_pools(c, used, &x->other_pool);
+}
+
+/* What sets the step's pace across replica groups. */
+struct pace {
+	double worst_pipe, worst_dp, worst_opt;
+	double dp_seen;                 /* most exposed DP time of a stage */
+	struct perf_stage *crit;        /* the slowest group's slowest stage */
+	double crit_m, crit_bubble;
+};
+
+/* Replica group r: every stage, then its pipeline. The communication
+ * table describes what the breakdown does: the pace-setting group's
+ * slowest stage for TP/CP/EP/PP, and the stage with the most exposed DP
+ * time. Each stage notes its collectives in a scratch estimate first. */
+static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si,
+			 struct pace *pc)
+{
+	const struct plan *p = x->p;
+	struct estimate notes;
+	struct perf_comm group_comm[DIM_COUNT];
+	x->rep = &p->replicas[r];
+	x->pp = x->rep->n_stages;
+	x->mb = plan_replica_microbatches(p, r);
+	double sum_t = 0, max_t = 0;
+	struct perf_stage *max_st = NULL;
+	for (int i = 0; i < x->pp; i++) {
+		struct perf_stage *ps = &e->stages[(*si)++];
+		x->index = i;
+		x->first = i == 0;
+		x->last = i == x->pp - 1;
+		x->pl = &x->c->pools[x->rep->stages[i].pool];
+		x->g = &x->pl->gpu;
+		x->tp = x->rep->stages[i].tp;
+		ps->group = r;
+		ps->index = i;
+		double dpx, opt;
+		memset(notes.comm, 0, sizeof notes.comm);
+		stage_eval(x, e, &notes, ps, &dpx, &opt);
+		sum_t += ps->t_total;
+		if (ps->t_total > max_t) {
+			max_t = ps->t_total;
+			max_st = ps;
+			memcpy(group_comm, notes.comm, sizeof group_comm);
+		}
+		if (dpx > pc->dp_seen) {
+			pc->dp_seen = dpx;
+			e->comm[DIM_DP] = notes.comm[DIM_DP];
+		}
+		pc->worst_dp = fmax(pc->worst_dp, dpx);
+		pc->worst_opt = fmax(pc->worst_opt, opt);
+	}
+	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
+	 * drain through the others. */
+	double pipe = x->mb * max_t + (sum_t - max_t) / x->v;
+	if (pipe > pc->worst_pipe) {
+		pc->worst_pipe = pipe;
+		e->slowest_group = r;
+		pc->crit = max_st;
+		pc->crit_m = x->mb;
+		pc->crit_bubble = (sum_t - max_t) / x->v;
+		for (int d = 0; d < DIM_COUNT; d++)
+			if (d != DIM_DP)
+				e->comm[d] = group_comm[d];
+	}
+}
+
+/* The step's breakdown and time from what set its pace. */
+static void breakdown(const struct pace *pc, const struct perf_calib *k, struct estimate *e)
+{
 	struct perf_breakdown *bd = &e->bd;
+	const struct perf_stage *crit = pc->crit;
+	double crit_m = pc->crit_m;
 	if (crit) {
 		bd->compute = crit_m * (crit->t_fwd + crit->t_bwd);
 		bd->recompute = crit_m * crit->t_recompute;
@@ -372,15 +474,40 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		bd->pp_comm = crit_m * crit->t_pp;
 		bd->cp_comm = crit_m * crit->t_cp;
 		bd->ep_comm = crit_m * crit->t_ep;
-		bd->bubble = crit_bubble;
+		bd->bubble = pc->crit_bubble;
 		bd->overhead = crit_m * crit->t_host_stall;
 	}
-	bd->dp_comm = worst_dp;
-	bd->optimizer = worst_opt;
+	bd->dp_comm = pc->worst_dp;
+	bd->optimizer = pc->worst_opt;
 	bd->overhead += k->step_overhead_s;
-	e->step_time_s = worst_pipe + worst_dp + worst_opt + k->step_overhead_s;
-	totals(c, m, p, used, x.s, e);
-	(void)err;
+	e->step_time_s = pc->worst_pipe + pc->worst_dp + pc->worst_opt + k->step_overhead_s;
+}
+
+int perf_estimate(const struct cluster *c, const struct model_spec *m,
+		  const struct plan *p, const struct perf_calib *k,
+		  struct estimate *e, struct hp_err *err)
+{
+	if (!k)
+		k = &calib_default;
+	memset(e, 0, sizeof *e);
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	int total_stages = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		total_stages += p->replicas[r].n_stages;
+	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
+	e->n_stages = total_stages;
+	e->fits = 1;
+	e->worst_stage = -1;
+	struct stage_ctx x;
+	int used[HP_MAX_POOLS];
+	ctx_init(&x, c, m, p, k, used, e);
+	struct pace pc = { .dp_seen = -1 };
+	int si = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		replica_eval(&x, r, e, &si, &pc);
+	breakdown(&pc, k, e);
+	totals(c, x.memo, p, used, x.s, e);
 	return 0;
 }
 

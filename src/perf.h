@@ -61,11 +61,14 @@ struct perf_const {
 	const char *on_bound;      /* why the fit leaves it on a bound, or NULL */
 };
 
-/* The table of every constant, and its length. */
+/* The table of every constant (static, never freed) and its length in
+ * *n. Never fails. */
 const struct perf_const *perf_const_table(int *n);
-/* The value of constant c in k (a pointer into k). */
+/* The value of constant c in k: a pointer into k, valid as long as k.
+ * Never fails. */
 double *perf_const_ptr(struct perf_calib *k, const struct perf_const *c);
 
+/* The shipped constants (static, read-only, never freed). */
 const struct perf_calib *perf_calib_default(void);
 
 struct perf_comm {
@@ -119,16 +122,32 @@ struct estimate {
 };
 
 /* Estimate plan p of model m on cluster c. calib NULL = defaults. The plan
- * must have passed plan_validate(). Returns 0, or -1 with err. Call
- * estimate_free() on success. */
+ * should have passed plan_validate(); what would break the arithmetic is
+ * checked on every call: degrees, micro- and global batch below 1, no
+ * replicas or stages, a stage on a pool c lacks or on layers m lacks make
+ * it return -1 with err (HP_EXIT_INPUT) and e->stages NULL. Enum fields
+ * out of range are a caller's bug (assert). Returns 0 with e filled;
+ * e->stages is allocated: call estimate_free(). Out of memory aborts
+ * (xcalloc).
+ *
+ * Thread-safe: several threads may estimate at once, on the same or
+ * different inputs. Each thread keeps a memo (perf_memo.c: fabrics per
+ * pool pair, link names, collective times, layer costs, model counts),
+ * keyed by the contents of c, m and calib, so repeated estimates for one
+ * cluster and model skip that work and an input edited in place is never
+ * served stale values; results are bit for bit those of a cold call. */
 int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		  const struct plan *p, const struct perf_calib *calib,
 		  struct estimate *e, struct hp_err *err);
+/* Free e's stages (e itself is the caller's); e may be reused. Safe on
+ * an estimate perf_estimate failed on or already freed. */
 void estimate_free(struct estimate *e);
 
+/* "tp", "pp", "dp", "cp", "ep" (static). d must be a perf_dim (assert). */
 const char *perf_dim_name(enum perf_dim d);
 
-/* Efficiency of one GEMM (M x K) * (K x N) on gpu at dtype. */
+/* Efficiency of one GEMM (M x K) * (K x N) on gpu at dtype: the fraction
+ * of perf_peak the model credits, in (0, 1]. Never fails. */
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
 		     enum hp_dtype dt, double M, double N, double K);
 

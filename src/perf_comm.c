@@ -5,58 +5,33 @@
 #include "perf_int.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 /* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
  * collectives treat the domain as their "node": NVLink inside it, the
  * domain's NICs (every tray's) across domains. */
-static int domain_gpus(const struct pool *p)
+int perf_domain_gpus(const struct pool *p)
 {
 	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
 }
 
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
- * `per_node` of them in each node. */
-static void make_group(const struct cluster *c, int a, int b, int ranks, int per_node,
-		       struct comm_group *g)
+ * `per_node` of them in each node, on the links the memo built once for
+ * the pool pair. */
+static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_node,
+		       struct perf_group *pg)
 {
-	const struct pool *pa = &c->pools[a];
-	memset(g, 0, sizeof *g);
-	comm_fabric_init(&g->fab, &pa->gpu, pa->intra, pa->nics, pa->nic_gbps);
-	comm_fabric_set_transport(&g->fab, pa->transport);
-	if (b >= 0 && b != a) {
-		const struct pool *pb = &c->pools[b];
-		struct comm_fabric fb;
-		comm_fabric_init(&fb, &pb->gpu, pb->intra, pb->nics, pb->nic_gbps);
-		comm_fabric_set_transport(&fb, pb->transport); /* min: EFA wins */
-		comm_fabric_min(&g->fab, &g->fab, &fb);
-		if (!cluster_same_site(c, a, b)) {
-			g->cross_site = 1;
-			g->wan_Bps = c->inter_pool_gbps * 1e9 / 8;
-			g->wan_latency_s = c->inter_pool_latency_us * 1e-6;
-		}
-	}
-	g->ranks = ranks < 1 ? 1 : ranks;
-	g->ranks_per_node = per_node < 1 ? 1 : (per_node > g->ranks ? g->ranks : per_node);
-	g->oversub = c->oversub;
-	/* The other GPUs of the node run the same collective in their own
-	 * groups at the same time (one DP group per TP rank, one p2p per GPU
-	 * of a stage), so a group that leaves the node gets its share of the
-	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
-	int gpn = domain_gpus(pa);
-	if (gpn > pa->gpus_per_node)
-		g->fab.nics *= gpn / pa->gpus_per_node;
-	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
-		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
-		int n = g->fab.nics * g->ranks_per_node / gpn;
-		g->fab.nics = n < 1 ? 1 : n;
-		g->fab.nic_Bps = total / g->fab.nics;
-	}
+	pg->a = a;
+	pg->b = b < 0 ? a : b;
+	pg->ranks = ranks < 1 ? 1 : ranks;
+	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
+	pg->link = perf_memo_link(x->memo, pg->a, pg->b);
 }
 
-static double coll(const struct comm_group *g, enum comm_coll op, double bytes,
-		   struct comm_result *r)
+/* Time of one collective on group g (0 when nothing moves or the
+ * combination is impossible); r, when given, gets the algorithm. */
+static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_coll op,
+		   double bytes, struct comm_result *r)
 {
 	struct comm_result tmp;
 	if (!r)
@@ -66,30 +41,21 @@ static double coll(const struct comm_group *g, enum comm_coll op, double bytes,
 		return 0;
 	if (bytes <= 0)
 		return 0;
-	if (comm_time(g, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL) < 0)
+	if (perf_memo_coll(x->memo, g, op, bytes, r) < 0) {
+		memset(r, 0, sizeof *r);
 		return 0;
+	}
 	return r->time_s;
 }
 
-static void link_name(const struct comm_group *g, const struct cluster *c, int pool,
-		      char *buf, size_t n)
-{
-	const struct pool *p = &c->pools[pool];
-	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
-	if (g->cross_site)
-		snprintf(buf, n, "WAN %gG", c->inter_pool_gbps);
-	else if (g->ranks <= g->ranks_per_node)
-		snprintf(buf, n, "%s", intra[g->fab.intra]);
-	else
-		snprintf(buf, n, "%s + %dx%gG NIC", intra[g->fab.intra], p->nics, p->nic_gbps);
-}
-
+/* Note the collective in e->comm[d] when it is the dimension's most
+ * expensive so far. The link name was formatted once, with the links. */
 static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
-		      double bytes, double calls, const struct comm_group *g,
-		      const struct comm_result *r, const struct cluster *c, int pool,
-		      double time_s, double exposed_s)
+		      double bytes, double calls, const struct perf_group *pg,
+		      const struct comm_result *r, double time_s, double exposed_s)
 {
 	struct perf_comm *pc = &e->comm[d];
+	const struct perf_group *g = pg;
 	if (g->ranks <= 1 && op != COMM_SENDRECV)
 		return;
 	/* Keep the dimension's most expensive instance (the critical one). */
@@ -101,7 +67,8 @@ static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 	pc->calls = calls;
 	pc->group = g->ranks;
 	pc->group_nodes = (g->ranks + g->ranks_per_node - 1) / g->ranks_per_node;
-	link_name(g, c, pool, pc->link, sizeof pc->link);
+	memcpy(pc->link, g->ranks <= g->ranks_per_node ? pg->link->name_in : pg->link->name_out,
+	       sizeof pc->link);
 	pc->algo = r->algo;
 	pc->proto = r->proto;
 	pc->time_s = time_s;
@@ -134,15 +101,16 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
 	if (tp <= 1)
 		return 0;
-	struct comm_group gt;
+	struct perf_group gt;
 	struct comm_result cr;
 	/* TP may span nodes (estimate allows it): then its ring leaves the
 	 * NVLink domain and pays the NICs. */
-	make_group(x->c, st->pool, -1, tp, tp < domain_gpus(x->pl) ? tp : domain_gpus(x->pl), &gt);
+	int dom = perf_domain_gpus(x->pl);
+	make_group(x, st->pool, -1, tp, tp < dom ? tp : dom, &gt);
 	double bytes = x->T * x->m->hidden * 2;
-	double one = p->sp ? coll(&gt, COMM_ALLGATHER, bytes, &cr) +
-				     coll(&gt, COMM_REDUCESCATTER, bytes, NULL)
-			   : coll(&gt, COMM_ALLREDUCE, bytes, &cr);
+	double one = p->sp ? coll(x, &gt, COMM_ALLGATHER, bytes, &cr) +
+				     coll(x, &gt, COMM_REDUCESCATTER, bytes, NULL)
+			   : coll(x, &gt, COMM_ALLREDUCE, bytes, &cr);
 	/* Per pass: two units forward, two backward; full recompute runs
 	 * the forward's again; op-level selective keeps the reduce-scatter
 	 * outputs and redoes the gathers (about one unit). */
@@ -155,7 +123,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov);
 	double per_layer = 4 + rc_units;
 	note_comm(e, DIM_TP, p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes,
-		  per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr, x->c, st->pool,
+		  per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
 		  one * per_layer * layers * x->mb, t_tp * x->mb);
 	return t_tp;
 }
@@ -168,21 +136,21 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 	int cp = x->cp, tp = x->tp, layers = st->last_layer - st->first_layer + 1;
 	if (cp <= 1)
 		return 0;
-	struct comm_group gc;
+	struct perf_group gc;
 	struct comm_result cr;
-	int per_node = domain_gpus(x->pl) / tp;
-	make_group(x->c, st->pool, -1, cp, per_node, &gc);
+	int per_node = perf_domain_gpus(x->pl) / tp;
+	make_group(x, st->pool, -1, cp, per_node, &gc);
 	double kvw = fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
 	double bytes = cp * 2 * x->T * kvw * 2;
-	double f = coll(&gc, COMM_ALLGATHER, bytes, &cr);
-	double b2 = f + coll(&gc, COMM_REDUCESCATTER, bytes, NULL);
+	double f = coll(x, &gc, COMM_ALLGATHER, bytes, &cr);
+	double b2 = f + coll(x, &gc, COMM_REDUCESCATTER, bytes, NULL);
 	double per_layer_attn = x->attn_fwd / layers;
 	double exp_f = fmax(0, f - per_layer_attn);
 	double exp_b = fmax(0, b2 - x->attn_bwd_ratio * per_layer_attn);
 	double n_f = x->ckpt ? 2 : 1;
 	double t_cp = layers * (n_f * exp_f + exp_b);
-	note_comm(e, DIM_CP, COMM_ALLGATHER, bytes, 3.0 * layers * x->mb, &gc, &cr, x->c,
-		  st->pool, layers * (n_f * f + b2) * x->mb, t_cp * x->mb);
+	note_comm(e, DIM_CP, COMM_ALLGATHER, bytes, 3.0 * layers * x->mb, &gc, &cr,
+		  layers * (n_f * f + b2) * x->mb, t_cp * x->mb);
 	return t_cp;
 }
 
@@ -193,16 +161,16 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	const struct stage *st = &x->rep->stages[x->index];
 	if (p->ep <= 1 || !x->moe_layers)
 		return 0;
-	struct comm_group ge;
+	struct perf_group ge;
 	struct comm_result cr;
-	int per_node = domain_gpus(x->pl) / (x->tp * x->cp);
-	make_group(x->c, st->pool, x->other_pool, p->ep, per_node, &ge);
+	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
+	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
-	double one = coll(&ge, COMM_ALLTOALL, bytes, &cr);
+	double one = coll(x, &ge, COMM_ALLTOALL, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
 	double t_ep = one * n * x->moe_layers;
-	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr, x->c,
-		  st->pool, t_ep * x->mb, t_ep * x->mb);
+	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
+		  t_ep * x->mb, t_ep * x->mb);
 	return t_ep;
 }
 
@@ -217,16 +185,16 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		int j = x->index + nb;
 		if (j < 0 || j >= x->pp)
 			continue;
-		struct comm_group gp;
+		struct perf_group gp;
 		struct comm_result cr;
-		int same_node = x->tp * x->cp * x->dp < domain_gpus(x->pl) &&
+		int same_node = x->tp * x->cp * x->dp < perf_domain_gpus(x->pl) &&
 				x->rep->stages[j].pool == st->pool;
-		make_group(x->c, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
+		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
-		double one = coll(&gp, COMM_SENDRECV, bytes, &cr);
+		double one = coll(x, &gp, COMM_SENDRECV, bytes, &cr);
 		t_pp += x->v * one;
-		note_comm(e, DIM_PP, COMM_SENDRECV, bytes, 2 * x->v * x->mb, &gp, &cr, x->c,
-			  st->pool, 2 * x->v * one * x->mb, x->v * one * x->mb);
+		note_comm(e, DIM_PP, COMM_SENDRECV, bytes, 2 * x->v * x->mb, &gp, &cr,
+			  2 * x->v * one * x->mb, x->v * one * x->mb);
 	}
 	return t_pp;
 }
@@ -280,13 +248,13 @@ static double tied_embedding_sync(struct stage_ctx *x, struct estimate *e, doubl
 	if (p->framework == FW_DEEPSPEED)
 		gb = 2;
 	/* The two ends share a node only when the whole pipeline does. */
-	int same_node = me == peer && x->pp * x->tp * x->cp <= domain_gpus(x->pl);
-	struct comm_group g;
+	int same_node = me == peer && x->pp * x->tp * x->cp <= perf_domain_gpus(x->pl);
+	struct perf_group g;
 	struct comm_result cr;
-	make_group(x->c, me, peer, 2, same_node ? 2 : 1, &g);
-	double bytes = x->pc.embedding / x->tp * gb;
-	double t = coll(&g, COMM_ALLREDUCE, bytes, &cr);
-	note_comm(e, DIM_PP, COMM_ALLREDUCE, bytes, 1, &g, &cr, x->c, me, t, t);
+	make_group(x, me, peer, 2, same_node ? 2 : 1, &g);
+	double bytes = x->pc->embedding / x->tp * gb;
+	double t = coll(x, &g, COMM_ALLREDUCE, bytes, &cr);
+	note_comm(e, DIM_PP, COMM_ALLREDUCE, bytes, 1, &g, &cr, t, t);
 	return t;
 }
 
@@ -298,11 +266,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	double params = x->params, eparams = x->eparams;
 	int d = x->dp * x->cp;
 	int de = d / p->ep > 0 ? d / p->ep : 1;
-	struct comm_group gd, gde;
+	struct perf_group gd, gde;
 	struct comm_result cr;
-	int per_node = domain_gpus(x->pl) / (x->tp * x->cp);
-	make_group(x->c, st->pool, x->other_pool, d, per_node, &gd);
-	make_group(x->c, st->pool, x->other_pool, de, per_node, &gde);
+	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
+	make_group(x, st->pool, x->other_pool, d, per_node, &gd);
+	make_group(x, st->pool, x->other_pool, de, per_node, &gde);
 	double sl = x->k->dp_overlap_slowdown;
 	int gov = plan_grad_overlap(p), pov = plan_param_overlap(p);
 	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline
@@ -318,17 +286,17 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		double red, gat = 0;
 		if (p->zero == 0) {
 			dbytes = params * gb;
-			red = coll(&gd, COMM_ALLREDUCE, dbytes, &cr) +
-			      coll(&gde, COMM_ALLREDUCE, eparams * gb, NULL);
+			red = coll(x, &gd, COMM_ALLREDUCE, dbytes, &cr) +
+			      coll(x, &gde, COMM_ALLREDUCE, eparams * gb, NULL);
 		} else {
 			if (p->zero == 2)
 				gb = 2;
 			dbytes = params * gb;
 			dop = COMM_REDUCESCATTER;
-			red = coll(&gd, COMM_REDUCESCATTER, dbytes, &cr) +
-			      coll(&gde, COMM_REDUCESCATTER, eparams * gb, NULL);
-			gat = coll(&gd, COMM_ALLGATHER, params * 2, NULL) +
-			      coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
+			red = coll(x, &gd, COMM_REDUCESCATTER, dbytes, &cr) +
+			      coll(x, &gde, COMM_REDUCESCATTER, eparams * gb, NULL);
+			gat = coll(x, &gd, COMM_ALLGATHER, params * 2, NULL) +
+			      coll(x, &gde, COMM_ALLGATHER, eparams * 2, NULL);
 		}
 		t_dp = red + gat;
 		exposed = overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
@@ -339,16 +307,15 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		/* One collective per gathered unit, each paying its latency:
 		 * at a thousand ranks a ring's n - 1 steps cost milliseconds. */
 		double calls = zero3_calls(x, layers);
-		double ag = calls * coll(&gd, COMM_ALLGATHER, params * 2 / calls, &cr) +
-			    coll(&gde, COMM_ALLGATHER, eparams * 2, NULL);
-		double rs = calls * coll(&gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) +
-			    coll(&gde, COMM_REDUCESCATTER, eparams * 2, NULL);
+		double ag = calls * coll(x, &gd, COMM_ALLGATHER, params * 2 / calls, &cr) +
+			    coll(x, &gde, COMM_ALLGATHER, eparams * 2, NULL);
+		double rs = calls * coll(x, &gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) +
+			    coll(x, &gde, COMM_REDUCESCATTER, eparams * 2, NULL);
 		double f_exp = overlap_exposed(ag, x->fwd, layers, sl, pov);
 		double b_exp = overlap_exposed(ag + rs, x->bwd + x->rc, layers, sl, pov && gov);
 		t_dp = (2 * ag + rs) * x->mb;
 		exposed = (f_exp + b_exp) * x->mb;
 	}
-	note_comm(e, DIM_DP, dop, dbytes, p->zero == 3 ? 3.0 * x->mb : 1, &gd, &cr, x->c,
-		  st->pool, t_dp, exposed);
+	note_comm(e, DIM_DP, dop, dbytes, p->zero == 3 ? 3.0 * x->mb : 1, &gd, &cr, t_dp, exposed);
 	return exposed + tied_embedding_sync(x, e, gb);
 }

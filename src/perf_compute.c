@@ -85,22 +85,6 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 	return fmax(math, mem);
 }
 
-/* Forward costs of one layer of one kind on one GPU, per micro-batch. */
-struct layer_cost {
-	double gemm;      /* s, forward GEMMs */
-	double attn_f;    /* s, attention core forward */
-	double attn_b;    /* s, attention core backward */
-	double ew;        /* s, memory-bound ops forward */
-	double ew_scores; /* s, the part of ew spent on s x s tensors */
-	double kernels;   /* kernels launched forward */
-	double colls;     /* of which NCCL collectives */
-	double act;       /* bytes kept for backward (with the plan's recompute) */
-	double act_norc;  /* bytes without recompute (working set) */
-	double rc_frac;   /* op-level selective: share of GEMM time run again */
-	double params;    /* non-expert params on this GPU */
-	double expert_params;
-};
-
 /* The layer's GEMMs, forward. */
 static double layer_gemms(const struct model_spec *m, int layer, const struct gpu_spec *g,
 			  const struct plan *p, int tp, double T, double s,
@@ -265,6 +249,58 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	}
 }
 
+/* The memo key of a layer of `kind` (struct layer_key) on the stage. */
+static void stage_key(const struct stage_ctx *x, int kind, struct layer_key *key)
+{
+	const struct plan *p = x->p;
+	memset(key, 0, sizeof *key);  /* padding too: keys compare as bytes */
+	key->kind = kind;
+	key->pool = x->rep->stages[x->index].pool;
+	key->tp = x->tp;
+	key->precision = p->precision;
+	key->mbs = p->mbs;
+	key->cp = p->cp;
+	key->s = x->s;
+	if (kind == 2)
+		return;
+	key->ep = p->ep;
+	key->sp = p->sp;
+	key->flash = p->flash;
+	key->recompute = p->recompute;
+	key->framework = p->framework;
+}
+
+/* layer_cost of the stage's layer (of kind 0 dense, 1 MoE), from the
+ * memo when this shape was costed before. */
+static void stage_layer_cost(struct stage_ctx *x, int layer, int kind, struct layer_cost *lc)
+{
+	struct layer_key key;
+	stage_key(x, kind, &key);
+	const struct layer_cost *hit = perf_memo_layer(x->memo, &key);
+	if (hit) {
+		*lc = *hit;
+		return;
+	}
+	layer_cost(x->m, layer, x->g, x->p, x->tp, x->s, x->k, lc);
+	perf_memo_layer_put(x->memo, &key, lc);
+}
+
+/* The output layer's logits GEMM on the stage, memoised as kind 2. */
+static double stage_logits_gemm(struct stage_ctx *x)
+{
+	struct layer_key key;
+	stage_key(x, 2, &key);
+	const struct layer_cost *hit = perf_memo_layer(x->memo, &key);
+	if (hit)
+		return hit->gemm;
+	struct layer_cost lc;
+	memset(&lc, 0, sizeof lc);
+	lc.gemm = gemm_time(x->k, x->g, x->p->precision, x->T, (double)x->m->vocab / x->tp,
+			    x->m->hidden, 1);
+	perf_memo_layer_put(x->memo, &key, &lc);
+	return lc.gemm;
+}
+
 /* The stage's layers, costed once per layer kind (dense, MoE), plus the
  * embedding on the first stage and the output layer and loss on the last. */
 void perf_stage_compute(struct stage_ctx *x)
@@ -274,16 +310,20 @@ void perf_stage_compute(struct stage_ctx *x)
 	const struct gpu_spec *g = x->g;
 	const struct perf_calib *k = x->k;
 	const struct stage *st = &x->rep->stages[x->index];
+	/* Zeroed: a stage without dense (or MoE) layers leaves that kind
+	 * unset, and the attention ratio below reads lc[0] first. */
 	struct layer_cost lc[2];
-	int have[2] = { 0, 0 }, count[2] = { 0, 0 };
-	for (int l = st->first_layer; l <= st->last_layer; l++) {
-		int kind = model_layer_is_moe(m, l);
-		if (!have[kind]) {
-			layer_cost(m, l, g, p, x->tp, x->s, k, &lc[kind]);
-			have[kind] = 1;
-		}
-		count[kind]++;
-	}
+	memset(lc, 0, sizeof lc);
+	/* Dense layers come first (model_layer_is_moe): the stage's first
+	 * layer is dense when it holds any, its first MoE layer is the later
+	 * of its first layer and the model's first MoE layer. */
+	int count[2];
+	count[1] = model_moe_layers_in(m, st->first_layer, st->last_layer);
+	count[0] = st->last_layer - st->first_layer + 1 - count[1];
+	if (count[0])
+		stage_layer_cost(x, st->first_layer, 0, &lc[0]);
+	if (count[1])
+		stage_layer_cost(x, st->last_layer - count[1] + 1, 1, &lc[1]);
 	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0, stall = 0;
 	double params = 0, eparams = 0, attn_sum = 0, gemm_sum = 0;
 	double gap = k->kernel_gap_s;
@@ -325,21 +365,21 @@ void perf_stage_compute(struct stage_ctx *x)
 	double bwh = g->hbm_Bps * k->gen[g->gen].hbm;
 	if (x->first) {
 		/* Embedding lookup: gather and write T x h; backward scatters. */
-		params += x->pc.embedding / tp;
-		unit = fmax(unit, x->pc.embedding / tp);
+		params += x->pc->embedding / tp;
+		unit = fmax(unit, x->pc->embedding / tp);
 		fwd += 3 * T * h * 2 / bwh + gap;
 		bwd += 3 * T * h * 2 / bwh + gap;
 	}
 	if (x->last) {
 		/* Final norm, logits GEMM, fp32 softmax cross-entropy (read,
 		 * write and read back the T x V/tp logits). */
-		double lg = gemm_time(k, g, p->precision, T, V / tp, h, 1);
+		double lg = stage_logits_gemm(x);
 		double ew = 3 * T * V / tp * 4 / bwh;
 		fwd += lg + ew + 4 * gap;
 		bwd += 2 * lg + ew + 8 * gap;
-		params += (x->pc.output ? x->pc.output : (x->pp > 1 ? x->pc.embedding : 0)) / tp +
-			  x->pc.final_norm;
-		unit = fmax(unit, (x->pc.output ? x->pc.output : x->pc.embedding) / tp);
+		params += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / tp +
+			  x->pc->final_norm;
+		unit = fmax(unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);
 	}
 	x->fwd = fwd;
 	x->bwd = bwd;

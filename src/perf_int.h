@@ -11,6 +11,107 @@
 
 #include "perf.h"
 
+/* Forward costs of one layer of one kind on one GPU, per micro-batch
+ * (perf_compute.c fills it; perf_memo.c keeps it). */
+struct layer_cost {
+	double gemm;      /* s, forward GEMMs */
+	double attn_f;    /* s, attention core forward */
+	double attn_b;    /* s, attention core backward */
+	double ew;        /* s, memory-bound ops forward */
+	double ew_scores; /* s, the part of ew spent on s x s tensors */
+	double kernels;   /* kernels launched forward */
+	double colls;     /* of which NCCL collectives */
+	double act;       /* bytes kept for backward (with the plan's recompute) */
+	double act_norc;  /* bytes without recompute (working set) */
+	double rc_frac;   /* op-level selective: share of GEMM time run again */
+	double params;    /* non-expert params on this GPU */
+	double expert_params;
+};
+
+/* What a layer's cost depends on besides the cluster, model and
+ * constants: the layer kind, the stage's pool and TP, and the plan's
+ * settings. All fields are set (unused ones 0) so equal keys compare
+ * equal byte for byte. kind: 0 dense layer, 1 MoE layer, 2 the output
+ * layer's logits GEMM (only pool, tp, precision, mbs, cp and s). */
+struct layer_key {
+	int kind, pool, tp;
+	int precision, mbs, cp, ep, sp, flash, recompute, framework;
+	double s;
+};
+
+/* The links of one pool (b == a) or of two pools: the fabric, site and
+ * WAN as a comm_group with no ranks yet, and the link names the
+ * communication table shows. Built once per pool pair (perf_memo_link). */
+struct perf_link {
+	struct comm_group base;
+	const char *name_in;     /* link name when a group stays in a node */
+	const char *name_out;    /* ... when it leaves the node */
+};
+
+/* A communication group: `ranks` GPUs on the links of pools a and b,
+ * ranks_per_node of them in each node (both clamped to >= 1, per_node <=
+ * ranks). Its comm_group is only built when a collective on it is not in
+ * the memo (perf_memo_coll). */
+struct perf_group {
+	int a, b;
+	int ranks, ranks_per_node;
+	const struct perf_link *link;
+};
+
+/* Everything one pipeline stage's evaluation depends on besides the
+ * cluster, model and constants: the plan's settings, the replica's depth
+ * and micro-batches, the stage and its neighbours' pools. Set every
+ * field (memset first): keys compare as bytes. */
+struct stage_key {
+	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
+	int framework, tp_overlap, grad_overlap, param_overlap;
+	int dp, other_pool, pp, mb, index, pool, tp, first_layer, last_layer;
+	int prev_pool, next_pool;     /* -1: none */
+	int spare;                    /* 0: keeps s 8-byte aligned without padding */
+	double s;
+};
+
+/* What a stage's evaluation yields: the stage (its group and index are
+ * the caller's), the exposed DP time and optimizer time per step, and the
+ * collectives it noted. */
+struct stage_val {
+	struct perf_stage ps;
+	double dp_exposed, opt_s;
+	struct perf_comm comm[DIM_COUNT];
+};
+
+/* perf_memo.c: what perf_estimate computes again and again for the same
+ * cluster, model and constants, kept per thread (no lock: several threads
+ * may estimate at once). perf_memo_open compares the inputs' contents
+ * with the ones the memo was filled for and starts over when they differ,
+ * so a cluster edited in place is never served stale values. It returns
+ * this thread's memo (allocated on first use, freed when the thread
+ * exits; out of memory aborts) and never fails. */
+struct perf_memo;
+struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
+				 const struct perf_calib *k);
+/* Whole-model parameter counts. */
+const struct param_count *perf_memo_params(struct perf_memo *mo);
+/* model_step_flops and model_step_hw_flops for this step. */
+void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
+			  double *model, double *hw);
+/* The links of pools a and b (b == a: a alone). Built once per pool
+ * pair; valid until the next perf_memo_open on this thread. */
+const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
+/* comm_time(group, op, bytes, AUTO, AUTO) of group g (the comm_group is
+ * built from g's links and the NIC share of its pool a's nodes). Returns
+ * comm_time's status; r is filled on 0. */
+int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
+		   double bytes, struct comm_result *r);
+/* The cached stage for key, or NULL; perf_memo_stage_put stores one. */
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key);
+void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+			 const struct stage_val *v);
+/* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
+const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
+void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
+			 const struct layer_cost *lc);
+
 struct stage_ctx {
 	/* inputs */
 	const struct cluster *c;
@@ -20,7 +121,8 @@ struct stage_ctx {
 	const struct replica *rep;
 	const struct pool *pl;
 	const struct gpu_spec *g;
-	struct param_count pc;   /* whole-model parameter counts */
+	struct perf_memo *memo;  /* this thread's memo for c, m, k */
+	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
 	int tp, cp, dp;
 	int first, last;         /* first / last stage of the pipeline */
@@ -47,6 +149,10 @@ struct stage_ctx {
  * parameters of the stage's layers (plus embedding / output on the first /
  * last stage). */
 void perf_stage_compute(struct stage_ctx *x);
+
+/* perf_comm.c: GPUs of pool p on one NVLink fabric (a node, or an NVL72
+ * rack): the collectives' "node". */
+int perf_domain_gpus(const struct pool *p);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes

@@ -55,7 +55,7 @@ static int stage_layers(const struct stage *s)
 	return s->last_layer - s->first_layer + 1;
 }
 
-static int same_layout(const struct replica *a, const struct replica *b)
+int runs_on_same_layout(const struct replica *a, const struct replica *b)
 {
 	if (a->n_stages != b->n_stages)
 		return 0;
@@ -110,7 +110,7 @@ static void rules_shared(struct verdict *v, const struct plan *p, const struct c
 	/* Replicas of different layouts: data parallelism in all four
 	 * replicates one model partition on every DP rank. */
 	for (int r = 1; r < p->n_replicas; r++)
-		if (!same_layout(&p->replicas[r], &p->replicas[0])) {
+		if (!runs_on_same_layout(&p->replicas[r], &p->replicas[0])) {
 			deny(v, RUNS_ON_ALL, "replica groups with different pipeline layouts");
 			return;
 		}

@@ -29,10 +29,16 @@ unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, 
  * DeepSpeed, Megatron-LM; FW_ANY for an empty mask. */
 enum hp_framework runs_on_pick(unsigned mask);
 
-/* "megatron-core, torchtitan" or "none" into buf (n bytes); returns buf. */
+/* "megatron-core, torchtitan" or "none" into buf (n bytes, truncated to
+ * fit, always NUL-terminated); returns buf. Never fails. */
 char *runs_on_names(unsigned mask, char *buf, size_t n);
 
-/* Short form for tables: "mcore+titan", "none". */
+/* 1 when replicas a and b have the same pipeline layout: as many stages,
+ * each with the same TP degree and layer range (pools may differ); else
+ * 0. Stock data parallelism needs it of every replica. Never fails. */
+int runs_on_same_layout(const struct replica *a, const struct replica *b);
+
+/* Short form for tables: "mcore+titan", "none"; as runs_on_names. */
 char *runs_on_short(unsigned mask, char *buf, size_t n);
 
 #endif

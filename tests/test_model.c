@@ -175,6 +175,22 @@ TEST(gpu_names_resolve)
 	CHECK_CONTAINS(err.msg, "H100");
 }
 
+/* MoE layers in a layer range. DeepSeek-V3's config.json: 61 layers,
+ * first_k_dense_replace = 3 (layers 0-2 dense, 3-60 MoE); Mixtral 8x22B:
+ * every one of its 56 layers is MoE; Llama 3.1 70B has none. */
+TEST(moe_layers_in_range)
+{
+	const struct model_spec *ds = M("deepseek-v3");
+	CHECK_EQ_INT(model_moe_layers_in(ds, 0, 60), 58);
+	CHECK_EQ_INT(model_moe_layers_in(ds, 0, 2), 0);
+	CHECK_EQ_INT(model_moe_layers_in(ds, 2, 5), 3);
+	CHECK_EQ_INT(model_moe_layers_in(ds, 30, 40), 11);
+	CHECK_EQ_INT(model_moe_layers_in(M("mixtral-8x22b"), 0, 55), 56);
+	CHECK_EQ_INT(model_moe_layers_in(M("llama3.1-70b"), 0, 79), 0);
+	for (int l = 0; l < 61; l++)
+		CHECK_EQ_INT(model_moe_layers_in(ds, l, l), l >= 3);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -191,6 +207,7 @@ int main(void)
 	RUN(activation_bytes_op_sac);
 	RUN(kv_cache);
 	RUN(gpu_names_resolve);
+	RUN(moe_layers_in_range);
 	catalog_done(&cat);
 	return t_done("model");
 }

@@ -98,218 +98,265 @@ static int print_json(cJSON *o)
 	return HP_EXIT_OK;
 }
 
-int cmd_comm(int argc, char **argv, const struct catalog *cat)
+/* What the command line asked for. */
+struct comm_args {
+	const char *gpu_name;
+	int have_coll, have_bytes, have_sweep, gpn, nodes;
+	int nics, have_intra, json, nvl_domain;
+	double bytes, nic_gbps, smin, smax;
+	enum comm_coll coll;
+	enum comm_algo algo;
+	enum comm_proto proto;
+	enum hp_intra intra;
+	enum comm_transport transport;
+};
+
+/* --sweep MIN:MAX. Returns 0, or the usage error's exit status. */
+static int parse_sweep(struct comm_args *a, const char *arg)
 {
-	const char *gpu_name = NULL;
-	int have_coll = 0, have_bytes = 0, have_sweep = 0, gpn = 0, nodes = 0;
-	int nics = -1, have_intra = 0, json = 0, nvl_domain = 0;
-	double bytes = 0, nic_gbps = -1, smin = 0, smax = 0;
-	enum comm_coll coll = COMM_ALLREDUCE;
-	enum comm_algo algo = COMM_ALGO_AUTO;
-	enum comm_proto proto = COMM_PROTO_AUTO;
-	enum hp_intra intra = INTRA_NVSWITCH;
-	enum comm_transport transport = COMM_TRANSPORT_IB;
-	int opt, rc;
+	const char *colon = strchr(arg, ':');
+	char lo[64] = "";
+	size_t n = colon ? (size_t)(colon - arg) : 0;
+	if (n > 0 && n < sizeof lo)
+		hp_strlcpy(lo, arg, n + 1);
+	if (!lo[0] || hp_parse_bytes(lo, &a->smin) || hp_parse_bytes(colon + 1, &a->smax) ||
+	    !(a->smin >= 1) || !(a->smax >= a->smin) || !isfinite(a->smax))
+		return usage_error("comm", "sweep", "MIN:MAX sizes with 1 <= MIN <= MAX, like 8:1G", arg);
+	a->have_sweep = 1;
+	return 0;
+}
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", comm_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			fputs(comm_usage, stdout);
-			return HP_EXIT_OK;
-		case O_COLL:
-			if (comm_coll_parse(optarg, &coll))
-				return usage_error("comm", "collective", "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv", optarg);
-			have_coll = 1;
-			break;
-		case O_NVL:
-			if (hp_parse_int(optarg, &nvl_domain) || nvl_domain < 1 || nvl_domain > 100000)
-				return usage_error("comm", "nvl-domain", "GPUs per NVLink domain (1 to 100000)", optarg);
-			break;
-		case O_BYTES:
-			if ((rc = parse_size("bytes", optarg, &bytes)))
-				return rc;
-			have_bytes = 1;
-			break;
-		case O_GPU:
-			gpu_name = optarg;
-			break;
-		case O_GPN:
-			if (hp_parse_int(optarg, &gpn) || gpn > 1024)
-				return usage_error("comm", "gpus-per-node", "an integer from 1 to 1024", optarg);
-			break;
-		case O_NODES:
-			if (hp_parse_int(optarg, &nodes) || nodes > HP_MAX_NODES)
-				return usage_error("comm", "nodes", "an integer from 1 to 1000000", optarg);
-			break;
-		case O_NICS:
-			if (!strcmp(optarg, "0"))
-				nics = 0;
-			else if (hp_parse_int(optarg, &nics))
-				return usage_error("comm", "nics", "a whole number of NICs per node", optarg);
-			break;
-		case O_NICGBPS: {
-			char *e;
-			nic_gbps = strtod(optarg, &e);
-			/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
-			if (e == optarg || *e || !(nic_gbps >= 1 && nic_gbps <= 1e5))
-				return usage_error("comm", "nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400", optarg);
-			break;
-		}
-		case O_INTRA:
-			if (hp_intra_parse(optarg, &intra))
-				return usage_error("comm", "intra", "nvswitch, nvlink or pcie", optarg);
-			have_intra = 1;
-			break;
-		case O_TRANSPORT:
-			if (comm_transport_parse(optarg, &transport))
-				return usage_error("comm", "transport", "ib or efa", optarg);
-			break;
-		case O_ALGO:
-			if (comm_algo_parse(optarg, &algo))
-				return usage_error("comm", "algo", "auto, ring, tree, nvls, nvls_tree or pat", optarg);
-			break;
-		case O_PROTO:
-			if (comm_proto_parse(optarg, &proto))
-				return usage_error("comm", "proto", "auto, ll, ll128 or simple", optarg);
-			break;
-		case O_FORMAT:
-			if (!strcmp(optarg, "table"))
-				json = 0;
-			else if (!strcmp(optarg, "json"))
-				json = 1;
-			else
-				return usage_error("comm", "format", "table or json", optarg);
-			break;
-		case O_SWEEP: {
-			const char *colon = strchr(optarg, ':');
-			char lo[64] = "";
-			size_t n = colon ? (size_t)(colon - optarg) : 0;
-			if (n > 0 && n < sizeof lo)
-				hp_strlcpy(lo, optarg, n + 1);
-			if (!lo[0] || hp_parse_bytes(lo, &smin) ||
-			    hp_parse_bytes(colon + 1, &smax) || !(smin >= 1) ||
-			    !(smax >= smin) || !isfinite(smax))
-				return usage_error("comm", "sweep", "MIN:MAX sizes with 1 <= MIN <= MAX, like 8:1G", optarg);
-			have_sweep = 1;
-			break;
-		}
-		case ':':
-			fprintf(stderr, "hetplan comm: %s: missing value\n", argv[optind - 1]);
-			return HP_EXIT_USAGE;
-		default:
-			fprintf(stderr, "hetplan comm: unknown option '%s' (see hetplan comm --help)\n",
-				argv[optind - 1]);
-			return HP_EXIT_USAGE;
-		}
+/* The options that name the group's links. Returns 0, or the usage
+ * error's exit status. */
+static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
+{
+	char *e;
+	switch (opt) {
+	case O_NVL:
+		if (hp_parse_int(arg, &a->nvl_domain) || a->nvl_domain < 1 || a->nvl_domain > 100000)
+			return usage_error("comm", "nvl-domain", "GPUs per NVLink domain (1 to 100000)", arg);
+		return 0;
+	case O_GPN:
+		if (hp_parse_int(arg, &a->gpn) || a->gpn > 1024)
+			return usage_error("comm", "gpus-per-node", "an integer from 1 to 1024", arg);
+		return 0;
+	case O_NODES:
+		if (hp_parse_int(arg, &a->nodes) || a->nodes > HP_MAX_NODES)
+			return usage_error("comm", "nodes", "an integer from 1 to 1000000", arg);
+		return 0;
+	case O_NICS:
+		if (!strcmp(arg, "0"))
+			a->nics = 0;
+		else if (hp_parse_int(arg, &a->nics))
+			return usage_error("comm", "nics", "a whole number of NICs per node", arg);
+		return 0;
+	case O_NICGBPS:
+		a->nic_gbps = strtod(arg, &e);
+		/* 1 to 1e5 Gb/s, as a cluster file's nic_gbps. */
+		if (e == arg || *e || !(a->nic_gbps >= 1 && a->nic_gbps <= 1e5))
+			return usage_error("comm", "nic-gbps", "a line rate from 1 to 100000 Gb/s, e.g. 400", arg);
+		return 0;
+	case O_INTRA:
+		if (hp_intra_parse(arg, &a->intra))
+			return usage_error("comm", "intra", "nvswitch, nvlink or pcie", arg);
+		a->have_intra = 1;
+		return 0;
+	default: /* O_TRANSPORT */
+		if (comm_transport_parse(arg, &a->transport))
+			return usage_error("comm", "transport", "ib or efa", arg);
+		return 0;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan comm: unexpected argument '%s'\n", argv[optind]);
-		return HP_EXIT_USAGE;
-	}
-	if (!have_coll) {
-		fprintf(stderr, "hetplan comm: --collective: missing; expected allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv\n");
-		return HP_EXIT_USAGE;
-	}
-	if (!have_bytes && !have_sweep) {
-		fprintf(stderr, "hetplan comm: --bytes: missing; expected a size like 64K, 1MiB or 4GB (or --sweep MIN:MAX)\n");
-		return HP_EXIT_USAGE;
-	}
-	if (!gpu_name) {
-		fprintf(stderr, "hetplan comm: --gpu: missing; expected a GPU name from 'hetplan gpus'\n");
-		return HP_EXIT_USAGE;
-	}
-	if (!gpn) {
-		fprintf(stderr, "hetplan comm: --gpus-per-node: missing; expected a positive integer\n");
-		return HP_EXIT_USAGE;
-	}
-	if (!nodes) {
-		fprintf(stderr, "hetplan comm: --nodes: missing; expected a positive integer\n");
-		return HP_EXIT_USAGE;
-	}
+}
 
-	const struct gpu_spec *gpu = catalog_gpu(cat, gpu_name);
-	if (!gpu) {
-		struct hp_err err = { 0 };
-		catalog_gpu_unknown(cat, gpu_name, "--gpu", &err);
-		fprintf(stderr, "hetplan: %s\n", err.msg);
-		return HP_EXIT_INPUT;
+/* One option with its value. Returns 0, or the usage error's status. */
+static int parse_opt(struct comm_args *a, int opt, const char *arg)
+{
+	int rc;
+	switch (opt) {
+	case O_COLL:
+		if (comm_coll_parse(arg, &a->coll))
+			return usage_error("comm", "collective", "allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv", arg);
+		a->have_coll = 1;
+		return 0;
+	case O_BYTES:
+		if ((rc = parse_size("bytes", arg, &a->bytes)))
+			return rc;
+		a->have_bytes = 1;
+		return 0;
+	case O_GPU:
+		a->gpu_name = arg;
+		return 0;
+	case O_ALGO:
+		if (comm_algo_parse(arg, &a->algo))
+			return usage_error("comm", "algo", "auto, ring, tree, nvls, nvls_tree or pat", arg);
+		return 0;
+	case O_PROTO:
+		if (comm_proto_parse(arg, &a->proto))
+			return usage_error("comm", "proto", "auto, ll, ll128 or simple", arg);
+		return 0;
+	case O_FORMAT:
+		if (strcmp(arg, "table") && strcmp(arg, "json"))
+			return usage_error("comm", "format", "table or json", arg);
+		a->json = !strcmp(arg, "json");
+		return 0;
+	case O_SWEEP:
+		return parse_sweep(a, arg);
+	default:
+		return parse_link_opt(a, opt, arg);
 	}
-	if ((long)gpn * nodes > 1000000) {
-		fprintf(stderr, "hetplan comm: --nodes: expected at most 1000000 GPUs in all, got %d x %d\n",
-			nodes, gpn);
-		return HP_EXIT_USAGE;
-	}
-	if (!have_intra)
-		intra = gpu->def_intra;
-	if (nics < 0)
-		nics = gpu->def_nics;
-	if (nic_gbps < 0)
-		nic_gbps = gpu->def_nic_gbps;
+}
 
-	struct comm_group g;
-	memset(&g, 0, sizeof g);
-	g.ranks = gpn * nodes;
-	g.ranks_per_node = gpn;
-	g.oversub = 1;
+/* The required options, each named when missing. Returns 0 or 2. */
+static int check_required(const struct comm_args *a)
+{
+	const char *miss = NULL;
+	if (!a->have_coll)
+		miss = "--collective: missing; expected allreduce, allgather, reducescatter, alltoall, broadcast or sendrecv";
+	else if (!a->have_bytes && !a->have_sweep)
+		miss = "--bytes: missing; expected a size like 64K, 1MiB or 4GB (or --sweep MIN:MAX)";
+	else if (!a->gpu_name)
+		miss = "--gpu: missing; expected a GPU name from 'hetplan gpus'";
+	else if (!a->gpn)
+		miss = "--gpus-per-node: missing; expected a positive integer";
+	else if (!a->nodes)
+		miss = "--nodes: missing; expected a positive integer";
+	if (!miss)
+		return 0;
+	fprintf(stderr, "hetplan comm: %s\n", miss);
+	return HP_EXIT_USAGE;
+}
+
+/* The group the options describe, the GPU's usual node filling what they
+ * leave out. */
+static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct comm_group *g)
+{
+	if (!a->have_intra)
+		a->intra = gpu->def_intra;
+	if (a->nics < 0)
+		a->nics = gpu->def_nics;
+	if (a->nic_gbps < 0)
+		a->nic_gbps = gpu->def_nic_gbps;
+	memset(g, 0, sizeof *g);
+	g->ranks = a->gpn * a->nodes;
+	g->ranks_per_node = a->gpn;
+	g->oversub = 1;
 	/* Nodes on one NVLink fabric larger than a node (GB200 NVL72: 18
 	 * trays of 4): the domain is the collective's "node", NVLink inside
 	 * it and every tray's NICs across domains. */
-	if (nvl_domain <= 0)
-		nvl_domain = gpu->domain > gpn && gpu->domain > gpu->def_gpus_per_node &&
-			     intra != INTRA_PCIE ? gpu->domain : gpn;   /* see pool_defaults() */
-	if (nvl_domain > gpn && nvl_domain % gpn == 0) {
-		g.ranks_per_node = nvl_domain < g.ranks ? nvl_domain : g.ranks;
-		nics *= nvl_domain / gpn;
+	if (a->nvl_domain <= 0)
+		a->nvl_domain = gpu->domain > a->gpn && gpu->domain > gpu->def_gpus_per_node &&
+				a->intra != INTRA_PCIE ? gpu->domain : a->gpn;   /* see pool_apply_defaults() */
+	if (a->nvl_domain > a->gpn && a->nvl_domain % a->gpn == 0) {
+		g->ranks_per_node = a->nvl_domain < g->ranks ? a->nvl_domain : g->ranks;
+		a->nics *= a->nvl_domain / a->gpn;
 	}
-	comm_fabric_init(&g.fab, gpu, intra, nics, nic_gbps);
-	comm_fabric_set_transport(&g.fab, transport);
+	comm_fabric_init(&g->fab, gpu, a->intra, a->nics, a->nic_gbps);
+	comm_fabric_set_transport(&g->fab, a->transport);
+}
 
+static int comm_fail(const struct hp_err *err)
+{
+	fprintf(stderr, "hetplan %s\n", err->msg);
+	return err->code ? err->code : HP_EXIT_INPUT;
+}
+
+/* One size: a table of fields or a JSON object. */
+static int print_one(const struct comm_args *a, const struct gpu_spec *gpu,
+		     const struct comm_group *g)
+{
 	struct comm_result r;
 	struct hp_err err = { 0 };
-	if (!have_sweep) {
-		if (comm_time(&g, coll, bytes, algo, proto, &r, &err)) {
-			fprintf(stderr, "hetplan %s\n", err.msg);
-			return err.code ? err.code : HP_EXIT_INPUT;
-		}
-		if (json)
-			return print_json(result_json(coll, bytes, g.ranks, &r));
-		char hb[32];
-		printf("collective  %s\n", comm_coll_name(coll));
-		printf("bytes       %.0f (%s)\n", bytes, hp_fmt_bytes(hb, sizeof hb, bytes));
-		printf("ranks       %d (%d nodes x %d, %s)\n", g.ranks, nodes, gpn, gpu->name);
-		printf("algorithm   %s\n", comm_algo_name(r.algo));
-		printf("protocol    %s\n", comm_proto_name(r.proto));
-		printf("time        %.2f us\n", r.time_s * 1e6);
-		printf("algbw       %.2f GB/s\n", r.algbw_Bps / 1e9);
-		printf("busbw       %.2f GB/s\n", r.busbw_Bps / 1e9);
-		return HP_EXIT_OK;
-	}
+	if (comm_time(g, a->coll, a->bytes, a->algo, a->proto, &r, &err))
+		return comm_fail(&err);
+	if (a->json)
+		return print_json(result_json(a->coll, a->bytes, g->ranks, &r));
+	char hb[32];
+	printf("collective  %s\n", comm_coll_name(a->coll));
+	printf("bytes       %.0f (%s)\n", a->bytes, hp_fmt_bytes(hb, sizeof hb, a->bytes));
+	printf("ranks       %d (%d nodes x %d, %s)\n", g->ranks, a->nodes, a->gpn, gpu->name);
+	printf("algorithm   %s\n", comm_algo_name(r.algo));
+	printf("protocol    %s\n", comm_proto_name(r.proto));
+	printf("time        %.2f us\n", r.time_s * 1e6);
+	printf("algbw       %.2f GB/s\n", r.algbw_Bps / 1e9);
+	printf("busbw       %.2f GB/s\n", r.busbw_Bps / 1e9);
+	return HP_EXIT_OK;
+}
 
-	/* Sweep: powers of two from MIN (rounded up) to MAX. */
+/* Sweep: powers of two from MIN (rounded up) to MAX. */
+static int print_sweep(const struct comm_args *a, const struct gpu_spec *gpu,
+		       const struct comm_group *g)
+{
+	struct comm_result r;
+	struct hp_err err = { 0 };
 	double S = 1;
-	while (S < smin)
+	while (S < a->smin)
 		S *= 2;
-	cJSON *arr = json ? cJSON_CreateArray() : NULL;
-	if (!json) {
-		printf("# %s, %d ranks (%d nodes x %d %s)\n", comm_coll_name(coll),
-		       g.ranks, nodes, gpn, gpu->name);
+	cJSON *arr = a->json ? cJSON_CreateArray() : NULL;
+	if (!a->json) {
+		printf("# %s, %d ranks (%d nodes x %d %s)\n", comm_coll_name(a->coll),
+		       g->ranks, a->nodes, a->gpn, gpu->name);
 		printf("%14s %12s %10s %10s  %-9s %s\n", "size(B)", "time(us)",
 		       "algbw", "busbw", "algo", "proto");
 	}
-	for (; S <= smax; S *= 2) {
-		if (comm_time(&g, coll, S, algo, proto, &r, &err)) {
+	for (; S <= a->smax; S *= 2) {
+		if (comm_time(g, a->coll, S, a->algo, a->proto, &r, &err)) {
 			cJSON_Delete(arr);
-			fprintf(stderr, "hetplan %s\n", err.msg);
-			return err.code ? err.code : HP_EXIT_INPUT;
+			return comm_fail(&err);
 		}
-		if (json)
-			cJSON_AddItemToArray(arr, result_json(coll, S, g.ranks, &r));
+		if (a->json)
+			cJSON_AddItemToArray(arr, result_json(a->coll, S, g->ranks, &r));
 		else
 			printf("%14.0f %12.2f %10.2f %10.2f  %-9s %s\n", S,
 			       r.time_s * 1e6, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9,
 			       comm_algo_name(r.algo), comm_proto_name(r.proto));
 	}
-	return json ? print_json(arr) : HP_EXIT_OK;
+	return a->json ? print_json(arr) : HP_EXIT_OK;
+}
+
+int cmd_comm(int argc, char **argv, const struct catalog *cat)
+{
+	struct comm_args a = { .nics = -1, .nic_gbps = -1, .coll = COMM_ALLREDUCE,
+			       .algo = COMM_ALGO_AUTO, .proto = COMM_PROTO_AUTO,
+			       .intra = INTRA_NVSWITCH, .transport = COMM_TRANSPORT_IB };
+	int opt, rc;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", comm_opts, NULL)) != -1) {
+		if (opt == 'h') {
+			fputs(comm_usage, stdout);
+			return HP_EXIT_OK;
+		}
+		if (opt == ':') {
+			fprintf(stderr, "hetplan comm: %s: missing value\n", argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		}
+		if (opt < O_COLL) {
+			fprintf(stderr, "hetplan comm: unknown option '%s' (see hetplan comm --help)\n",
+				argv[optind - 1]);
+			return HP_EXIT_USAGE;
+		}
+		if ((rc = parse_opt(&a, opt, optarg)))
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hetplan comm: unexpected argument '%s'\n", argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if ((rc = check_required(&a)))
+		return rc;
+	const struct gpu_spec *gpu = catalog_gpu(cat, a.gpu_name);
+	if (!gpu) {
+		struct hp_err err = { 0 };
+		catalog_gpu_unknown(cat, a.gpu_name, "--gpu", &err);
+		fprintf(stderr, "hetplan: %s\n", err.msg);
+		return HP_EXIT_INPUT;
+	}
+	if ((long)a.gpn * a.nodes > 1000000) {
+		fprintf(stderr, "hetplan comm: --nodes: expected at most 1000000 GPUs in all, got %d x %d\n",
+			a.nodes, a.gpn);
+		return HP_EXIT_USAGE;
+	}
+	struct comm_group g;
+	build_group(&a, gpu, &g);
+	return a.have_sweep ? print_sweep(&a, gpu, &g) : print_one(&a, gpu, &g);
 }

@@ -108,157 +108,174 @@ static int load_plan(struct plan *p, const char *path, int rank, const struct cl
 	return rc;
 }
 
-int cmd_launch(int argc, char **argv, const struct catalog *cat)
-{
-	struct cluster c;
-	struct plan p;
-	struct model_spec m;
-	struct hp_err err = { 0 };
-	cluster_init(&c);
-	plan_init(&p);
-	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL, *out_path = NULL;
+/* What the command line asked for. */
+struct launch_args {
+	const char *cluster_file, *model_arg, *plan_file, *out_path;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, rank = 1, o, force = 0;
-	double tokens = 0;
-	struct cli_plan_flags pf = { 0 };
-	enum launch_format fmt = LAUNCH_MEGATRON;
-	int rc = HP_EXIT_USAGE;
-	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":c:m:f:o:h", launch_opts, NULL)) != -1) {
-		switch (o) {
-		case 'h':
-			fputs(launch_usage, stdout);
-			rc = 0;
-			goto out;
-		case 'c': cluster_file = optarg; break;
-		case 'm': model_arg = optarg; break;
-		case 'o': out_path = optarg; break;
-		case O_POOL:
-			if (n_pools == HP_MAX_POOLS) {
-				fprintf(stderr, "hetplan launch: --pool: at most %d pools\n", HP_MAX_POOLS);
-				goto out;
-			}
-			pools[n_pools++] = optarg;
-			break;
-		case O_RANK:
-			if (hp_parse_int(optarg, &rank)) {
-				rc = usage_error("launch", "rank", "a positive integer", optarg);
-				goto out;
-			}
-			break;
-		case O_PLAN: plan_file = optarg; break;
-		case O_TOKENS:
-			if (hp_parse_quantity(optarg, &tokens) || tokens < 1 || tokens > 1e18) {
-				rc = usage_error("launch", "tokens", "a token count such as 2T or 300B", optarg);
-				goto out;
-			}
-			break;
-		case O_FORCE: force = 1; break;
-		case 'f':
-			if (launch_format_parse(optarg, &fmt)) {
-				rc = usage_error("launch", "format", "megatron, slurm, deepspeed or torchtitan", optarg);
-				goto out;
-			}
-			break;
-		case ':':
-			fprintf(stderr, "hetplan launch: %s: missing value\n", argv[optind - 1]);
-			goto out;
-		default: {
-			int r = cli_plan_flag("launch", o, optarg, &p, &pf);
-			if (r > 0)
-				break;
-			if (r == 0)
-				fprintf(stderr, "hetplan launch: unknown option '%s' (try --help)\n",
-					argv[optind - 1]);
-			goto out;
+	int n_pools, rank, force;
+	double tokens;
+	struct cli_plan_flags pf;
+	enum launch_format fmt;
+};
+
+/* One launch option with its value (plan flags go to cli_plan_flag).
+ * Returns -1 to read on, else the command's exit status. */
+static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
+{
+	switch (o) {
+	case 'c': a->cluster_file = optarg; return -1;
+	case 'm': a->model_arg = optarg; return -1;
+	case 'o': a->out_path = optarg; return -1;
+	case O_PLAN: a->plan_file = optarg; return -1;
+	case O_FORCE: a->force = 1; return -1;
+	case O_POOL:
+		if (a->n_pools == HP_MAX_POOLS) {
+			fprintf(stderr, "hetplan launch: --pool: at most %d pools\n", HP_MAX_POOLS);
+			return HP_EXIT_USAGE;
 		}
-		}
+		a->pools[a->n_pools++] = optarg;
+		return -1;
+	case O_RANK:
+		if (hp_parse_int(optarg, &a->rank))
+			return usage_error("launch", "rank", "a positive integer", optarg);
+		return -1;
+	case O_TOKENS:
+		if (hp_parse_quantity(optarg, &a->tokens) || a->tokens < 1 || a->tokens > 1e18)
+			return usage_error("launch", "tokens", "a token count such as 2T or 300B", optarg);
+		return -1;
+	case 'f':
+		if (launch_format_parse(optarg, &a->fmt))
+			return usage_error("launch", "format", "megatron, slurm, deepspeed or torchtitan", optarg);
+		return -1;
+	case ':':
+		fprintf(stderr, "hetplan launch: %s: missing value\n", argv[optind - 1]);
+		return HP_EXIT_USAGE;
+	default: {
+		int r = cli_plan_flag("launch", o, optarg, p, &a->pf);
+		if (r > 0)
+			return -1;
+		if (r == 0)
+			fprintf(stderr, "hetplan launch: unknown option '%s' (try --help)\n",
+				argv[optind - 1]);
+		return HP_EXIT_USAGE;
 	}
-	if ((rc = cli_check_inputs("launch", argc, argv, model_arg, cluster_file, n_pools)))
-		goto out;
+	}
+}
+
+/* The cluster, model and plan the options name, the plan validated.
+ * Returns 0, or the command's exit status. */
+static int build_inputs(struct launch_args *a, int argc, char **argv, const struct catalog *cat,
+			struct cluster *c, struct model_spec *m, struct plan *p)
+{
+	struct hp_err err = { 0 };
+	int rc;
+	if ((rc = cli_check_inputs("launch", argc, argv, a->model_arg, a->cluster_file, a->n_pools)))
+		return rc;
 	/* Launch configs need no prices. */
-	rc = cli_build_cluster("launch", cluster_file, pools, n_pools, 0, cat, &c);
-	if (rc)
-		goto out;
-	rc = HP_EXIT_USAGE;   /* for the usage errors below */
-	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_INPUT);
-		goto out;
-	}
+	if ((rc = cli_build_cluster("launch", a->cluster_file, a->pools, a->n_pools, 0, cat, c)))
+		return rc;
+	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
 	const char *ctx = "plan flags";
-	if (plan_file) {
-		if (load_plan(&p, plan_file, rank, &c, &tokens, &err) < 0) {
-			rc = cli_fail(&err, HP_EXIT_INPUT);
-			goto out;
-		}
-		ctx = plan_file;
-	} else {
-		if ((rc = cli_uniform_plan("launch", &pf, &c, &m, &p)))
-			goto out;
-		rc = HP_EXIT_USAGE;
+	if (a->plan_file) {
+		if (load_plan(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
+			return cli_fail(&err, HP_EXIT_INPUT);
+		ctx = a->plan_file;
+	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {
+		return rc;
 	}
-	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_INPUT);
-		goto out;
-	}
+	if (plan_validate(p, c, m, ctx, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
 	/* Megatron needs the layers to split evenly into virtual stages. */
-	if (p.schedule == SCHED_INTERLEAVED) {
-		int stages = p.replicas[0].n_stages;
-		if (m.layers % (stages * p.vpp)) {
+	if (p->schedule == SCHED_INTERLEAVED) {
+		int stages = p->replicas[0].n_stages;
+		if (m->layers % (stages * p->vpp)) {
 			fprintf(stderr, "hetplan launch: --schedule interleaved:%d: %d layers do not "
-				"split into %d stages x %d chunks\n", p.vpp, m.layers, stages, p.vpp);
-			rc = HP_EXIT_INPUT;
-			goto out;
+				"split into %d stages x %d chunks\n", p->vpp, m->layers, stages, p->vpp);
+			return HP_EXIT_INPUT;
 		}
 	}
-	/* Configs for a plan that runs out of memory help no one: say by how
-	 * much, and write them only when asked to. */
+	return 0;
+}
+
+/* Configs for a plan that runs out of memory help no one: say by how
+ * much, and go on only when asked to. Returns 0, or the exit status. */
+static int check_fits(const struct launch_args *a, const struct cluster *c,
+		      const struct model_spec *m, const struct plan *p)
+{
 	struct estimate est;
-	if (perf_estimate(&c, &m, &p, NULL, &est, &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_FAIL);
-		goto out;
-	}
+	struct hp_err err = { 0 };
+	if (perf_estimate(c, m, p, NULL, &est, &err) < 0)
+		return cli_fail(&err, HP_EXIT_FAIL);
+	int rc = 0;
 	if (!est.fits) {
 		const struct perf_stage *ws = &est.stages[est.worst_stage];
 		char nb[32], cb[32], ob[32];
 		fprintf(stderr, "hetplan launch: the plan does not fit in GPU memory: stage %d of "
 			"replica group %d on %s needs %s per GPU, %s more than its %s%s\n",
-			ws->index, ws->group, c.pools[ws->pool].gpu.name,
+			ws->index, ws->group, c->pools[ws->pool].gpu.name,
 			hp_fmt_bytes(nb, sizeof nb, ws->total),
 			hp_fmt_bytes(ob, sizeof ob, est.worst_over_bytes),
 			hp_fmt_bytes(cb, sizeof cb, ws->capacity),
-			force ? " (--force: writing it anyway)" : "; --force writes it anyway");
-		if (!force) {
-			estimate_free(&est);
+			a->force ? " (--force: writing it anyway)" : "; --force writes it anyway");
+		if (!a->force)
 			rc = HP_EXIT_NOFIT;
-			goto out;
-		}
 	}
 	estimate_free(&est);
+	return rc;
+}
+
+/* Render the configs, print the renderer's notes on stderr, write the
+ * configs to -o or stdout. Returns the exit status. */
+static int write_configs(const struct launch_args *a, const struct cluster *c,
+			 const struct model_spec *m, const struct plan *p)
+{
+	struct hp_err err = { 0 };
 	char *text, *notes;
 	size_t len;
-	if (launch_render(&c, &m, &p, fmt, tokens, HETPLAN_VERSION, &text, &len, &notes,
-			  &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_FAIL);
-		goto out;
-	}
+	if (launch_render(c, m, p, a->fmt, a->tokens, HETPLAN_VERSION, &text, &len, &notes,
+			  &err) < 0)
+		return cli_fail(&err, HP_EXIT_FAIL);
 	for (const char *s = notes; *s;) {
 		const char *e = strchr(s, '\n');
 		int n = e ? (int)(e - s) : (int)strlen(s);
 		fprintf(stderr, "hetplan launch: %.*s\n", n, s);
 		s += n + (e != NULL);
 	}
-	rc = 0;
-	if (out_path) {
-		if (cli_write_output(out_path, text, len, &err) < 0)
+	int rc = 0;
+	if (a->out_path) {
+		if (cli_write_output(a->out_path, text, len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else {
 		fwrite(text, 1, len, stdout);
 	}
 	free(text);
 	free(notes);
-out:
+	return rc;
+}
+
+int cmd_launch(int argc, char **argv, const struct catalog *cat)
+{
+	struct cluster c;
+	struct plan p;
+	struct model_spec m;
+	struct launch_args a = { .rank = 1, .fmt = LAUNCH_MEGATRON };
+	int o, rc = -1;
+	cluster_init(&c);
+	plan_init(&p);
+	optind = 1;
+	opterr = 0;
+	while (rc < 0 && (o = getopt_long(argc, argv, ":c:m:f:o:h", launch_opts, NULL)) != -1) {
+		if (o == 'h') {
+			fputs(launch_usage, stdout);
+			rc = 0;
+		} else {
+			rc = parse_opt(o, argv, &a, &p);
+		}
+	}
+	if (rc < 0 && !(rc = build_inputs(&a, argc, argv, cat, &c, &m, &p)) &&
+	    !(rc = check_fits(&a, &c, &m, &p)))
+		rc = write_configs(&a, &c, &m, &p);
 	plan_free(&p);
 	return rc;
 }

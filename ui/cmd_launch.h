@@ -7,8 +7,10 @@
 
 struct catalog;
 /* argv[0] is "launch". Returns the exit status: 0 ok, 2 usage, 3 invalid
- * input (cluster, model or plan), 1 I/O failure writing -o. */
+ * input (cluster, model or plan), 4 the plan does not fit in GPU memory
+ * (without --force), 1 I/O failure writing -o. */
 int cmd_launch(int argc, char **argv, const struct catalog *cat);
+/* Its getopt table (static, for --list-options). */
 const struct option *cmd_launch_options(void);
 
 #endif

@@ -1,0 +1,331 @@
+/* perf_memo.c — what perf_estimate would otherwise compute again on every
+ * call for the same cluster, model and constants: whole-model parameter
+ * and FLOP counts, the links of each pool and pool pair (fabric, site,
+ * WAN, the link names the communication table shows), the time of each
+ * collective (per group shape, links, collective and bytes) and the cost
+ * of each layer kind per stage shape and plan settings.
+ *
+ * One memo per thread, so threads estimating at once share nothing and
+ * take no lock: a _Thread_local pointer to a heap block allocated on the
+ * thread's first estimate and freed when the thread exits (a pthread key
+ * destructor; the main thread's lives until the process ends). It is keyed by content, not by
+ * pointer: perf_memo_open compares the cluster's pools and network, the
+ * model and the constants with copies of the ones it was filled for, and
+ * starts a new generation when anything differs (entries of older
+ * generations are never read). Every cached value is the value the
+ * uncached code computes, by the same operations in the same order, so
+ * estimates are bit for bit those of a cold call.
+ *
+ * The tables are direct-mapped: a key hashes to one slot and a newer key
+ * replaces an older one there, so the memo stays a fixed size (about
+ * 0.5 MB per thread) however long a search runs. */
+#include "perf_int.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Slots of the collective and layer tables (powers of two). A search
+ * step touches a few hundred collectives and a few dozen layer shapes;
+ * 2048 and 512 slots keep collisions rare at about 0.25 MB a thread. */
+#define MEMO_COLL 2048
+#define MEMO_LAYER 512
+/* Stages: a search step evaluates a few hundred stage shapes; 256 slots
+ * of about 0.8 KB (0.2 MB). */
+#define MEMO_STAGE 256
+
+struct memo_link {
+	unsigned gen;
+	struct perf_link link;
+	char in[48], out[48];    /* sizeof(struct perf_comm.link) */
+};
+
+struct memo_coll {
+	unsigned gen;
+	int a, b, ranks, per_node, op, rc;
+	double bytes;
+	struct comm_result r;
+};
+
+struct memo_layer {
+	unsigned gen;
+	struct layer_key key;
+	struct layer_cost lc;
+};
+
+struct memo_stage {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_val v;
+};
+
+struct perf_memo {
+	unsigned gen;                     /* 0: never filled */
+	/* the inputs this generation was filled for */
+	struct cluster c;
+	struct model_spec m;
+	const struct perf_calib *kp;
+	struct perf_calib k;
+	/* whole model */
+	struct param_count pc;
+	unsigned flops_gen;
+	double flops_tokens, flops_s;
+	enum hp_recompute flops_rc;
+	double flops_model, flops_hw;
+	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
+	struct memo_coll coll[MEMO_COLL];
+	struct memo_layer layer[MEMO_LAYER];
+	struct memo_stage stage[MEMO_STAGE];
+};
+
+static _Thread_local struct perf_memo *memo;
+static pthread_key_t memo_key;
+static int memo_key_ok;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_free(void *p)
+{
+	free(p);
+}
+
+/* The key whose destructor frees a thread's memo when the thread exits.
+ * Should it fail (no keys left), memos of exited threads are not freed;
+ * nothing else changes. */
+static void memo_key_init(void)
+{
+	memo_key_ok = pthread_key_create(&memo_key, memo_free) == 0;
+}
+
+/* This thread's memo, allocated zeroed (gen 0: empty) on first use. Out
+ * of memory aborts (xcalloc). */
+static struct perf_memo *memo_get(void)
+{
+	if (!memo) {
+		memo = xcalloc(1, sizeof *memo);
+		pthread_once(&memo_once, memo_key_init);
+		if (memo_key_ok)
+			pthread_setspecific(memo_key, memo);
+	}
+	return memo;
+}
+
+static int same_inputs(const struct perf_memo *mo, const struct cluster *c,
+		       const struct model_spec *m, const struct perf_calib *k)
+{
+	if (mo->gen == 0 || c->n_pools != mo->c.n_pools || c->oversub != mo->c.oversub ||
+	    c->inter_pool_gbps != mo->c.inter_pool_gbps ||
+	    c->inter_pool_latency_us != mo->c.inter_pool_latency_us)
+		return 0;
+	if (memcmp(c->pools, mo->c.pools, (size_t)c->n_pools * sizeof *c->pools))
+		return 0;
+	if (memcmp(m, &mo->m, sizeof *m))
+		return 0;
+	/* The shipped constants never change; a caller's may between calls. */
+	return k == mo->kp && (k == perf_calib_default() || !memcmp(k, &mo->k, sizeof *k));
+}
+
+struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
+				 const struct perf_calib *k)
+{
+	struct perf_memo *mo = memo_get();
+	if (same_inputs(mo, c, m, k))
+		return mo;
+	if (++mo->gen == 0) {
+		/* 2^32 generations: forget every slot before reusing numbers. */
+		memset(mo, 0, sizeof *mo);
+		mo->gen = 1;
+	}
+	mo->c = *c;
+	mo->m = *m;
+	mo->kp = k;
+	mo->k = *k;
+	model_params(m, &mo->pc);
+	return mo;
+}
+
+const struct param_count *perf_memo_params(struct perf_memo *mo)
+{
+	return &mo->pc;
+}
+
+void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
+			  double *model, double *hw)
+{
+	if (mo->flops_gen != mo->gen || mo->flops_tokens != tokens || mo->flops_s != s ||
+	    mo->flops_rc != rc) {
+		mo->flops_gen = mo->gen;
+		mo->flops_tokens = tokens;
+		mo->flops_s = s;
+		mo->flops_rc = rc;
+		mo->flops_model = model_step_flops(&mo->m, tokens, s);
+		mo->flops_hw = model_step_hw_flops(&mo->m, tokens, s, rc);
+	}
+	*model = mo->flops_model;
+	*hw = mo->flops_hw;
+}
+
+/* The fabric of a group of pools a and b: the slower of the two, link by
+ * link (EFA's transport wins), and the WAN when they are at two sites. */
+static void build_link(const struct cluster *c, int a, int b, struct memo_link *l)
+{
+	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
+	struct comm_group *g = &l->link.base;
+	const struct pool *pa = &c->pools[a];
+	memset(g, 0, sizeof *g);
+	comm_fabric_init(&g->fab, &pa->gpu, pa->intra, pa->nics, pa->nic_gbps);
+	comm_fabric_set_transport(&g->fab, pa->transport);
+	if (b != a) {
+		const struct pool *pb = &c->pools[b];
+		struct comm_fabric fb;
+		comm_fabric_init(&fb, &pb->gpu, pb->intra, pb->nics, pb->nic_gbps);
+		comm_fabric_set_transport(&fb, pb->transport);
+		comm_fabric_min(&g->fab, &g->fab, &fb);
+		if (!cluster_same_site(c, a, b)) {
+			g->cross_site = 1;
+			g->wan_Bps = c->inter_pool_gbps * 1e9 / 8;
+			g->wan_latency_s = c->inter_pool_latency_us * 1e-6;
+		}
+	}
+	/* The communication table's link column: the WAN when the group
+	 * crosses sites, else the scale-up fabric, and the stage pool's NICs
+	 * when the group leaves the node. Zeroed first, so that the bytes
+	 * after the name are the same however often it is rebuilt. */
+	memset(l->in, 0, sizeof l->in);
+	memset(l->out, 0, sizeof l->out);
+	if (g->cross_site) {
+		snprintf(l->in, sizeof l->in, "WAN %gG", c->inter_pool_gbps);
+		memcpy(l->out, l->in, sizeof l->out);
+	} else {
+		snprintf(l->in, sizeof l->in, "%s", intra[g->fab.intra]);
+		snprintf(l->out, sizeof l->out, "%s + %dx%gG NIC", intra[g->fab.intra], pa->nics,
+			 pa->nic_gbps);
+	}
+	l->link.name_in = l->in;
+	l->link.name_out = l->out;
+}
+
+const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b)
+{
+	struct memo_link *l = &mo->link[a][b];
+	if (l->gen != mo->gen) {
+		build_link(&mo->c, a, b, l);
+		l->gen = mo->gen;
+	}
+	return &l->link;
+}
+
+/* The comm_group of g: its links, its ranks, and its share of the NICs. */
+static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
+			struct comm_group *g)
+{
+	const struct pool *pa = &mo->c.pools[pg->a];
+	*g = pg->link->base;
+	g->ranks = pg->ranks;
+	g->ranks_per_node = pg->ranks_per_node;
+	g->oversub = mo->c.oversub;
+	/* The other GPUs of the node run the same collective in their own
+	 * groups at the same time (one DP group per TP rank, one p2p per GPU
+	 * of a stage), so a group that leaves the node gets its share of the
+	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
+	int gpn = perf_domain_gpus(pa);
+	if (gpn > pa->gpus_per_node)
+		g->fab.nics *= gpn / pa->gpus_per_node;
+	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
+		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
+		int n = g->fab.nics * g->ranks_per_node / gpn;
+		g->fab.nics = n < 1 ? 1 : n;
+		g->fab.nic_Bps = total / g->fab.nics;
+	}
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
+		   double bytes, struct comm_result *r)
+{
+	uint64_t bits;
+	memcpy(&bits, &bytes, sizeof bits);
+	uint64_t h = mix(mix(mix((uint64_t)g->a << 32 | (uint32_t)g->b, (uint64_t)g->ranks),
+			     ((uint64_t)g->ranks_per_node << 8) | (uint64_t)op), bits);
+	struct memo_coll *e = &mo->coll[(h ^ (h >> 29)) & (MEMO_COLL - 1)];
+	if (e->gen == mo->gen && e->a == g->a && e->b == g->b && e->ranks == g->ranks &&
+	    e->per_node == g->ranks_per_node && e->op == (int)op && e->bytes == bytes) {
+		*r = e->r;
+		return e->rc;
+	}
+	struct comm_group cg;
+	build_group(mo, g, &cg);
+	memset(r, 0, sizeof *r);
+	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
+	e->gen = mo->gen;
+	e->a = g->a;
+	e->b = g->b;
+	e->ranks = g->ranks;
+	e->per_node = g->ranks_per_node;
+	e->op = (int)op;
+	e->bytes = bytes;
+	e->rc = rc;
+	e->r = *r;
+	return rc;
+}
+
+static struct memo_layer *layer_slot(struct perf_memo *mo, const struct layer_key *key)
+{
+	uint64_t bits;
+	memcpy(&bits, &key->s, sizeof bits);
+	uint64_t h = mix(mix(mix((uint64_t)key->kind << 32 | (uint32_t)key->pool,
+				 (uint64_t)key->tp << 32 | (uint32_t)key->mbs),
+			     (uint64_t)key->cp << 32 | (uint32_t)key->ep),
+			 bits);
+	h = mix(h, (uint64_t)key->precision | (uint64_t)key->sp << 8 | (uint64_t)key->flash << 16 |
+			   (uint64_t)key->recompute << 24 | (uint64_t)key->framework << 32);
+	return &mo->layer[(h ^ (h >> 29)) & (MEMO_LAYER - 1)];
+}
+
+const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key)
+{
+	const struct memo_layer *e = layer_slot(mo, key);
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->lc : NULL;
+}
+
+void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
+			 const struct layer_cost *lc)
+{
+	struct memo_layer *e = layer_slot(mo, key);
+	e->gen = mo->gen;
+	e->key = *key;
+	e->lc = *lc;
+}
+
+_Static_assert(sizeof(struct stage_key) == 28 * sizeof(int) + sizeof(double),
+	       "struct stage_key has padding: keys would not compare as bytes");
+
+static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_key *key)
+{
+	uint64_t w[sizeof *key / sizeof(uint64_t)], h = 0;
+	memcpy(w, key, sizeof w);
+	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+		h = mix(h, w[i]);
+	return &mo->stage[(h ^ (h >> 29)) & (MEMO_STAGE - 1)];
+}
+
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key)
+{
+	const struct memo_stage *e = stage_slot(mo, key);
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+			 const struct stage_val *v)
+{
+	struct memo_stage *e = stage_slot(mo, key);
+	e->gen = mo->gen;
+	e->key = *key;
+	e->v = *v;
+}

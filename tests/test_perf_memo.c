@@ -1,0 +1,284 @@
+/* test_perf_memo.c — perf_estimate keeps a per-thread memo (perf_memo.c):
+ * results from several threads at once, and after the cluster is edited
+ * in place, must be exactly those of a cold call. The reference for each
+ * case is computed by a thread of its own, started for that one call, so
+ * its memo is empty: the uncached path, independent of what other calls
+ * left behind. Also the estimator's error contract on malformed plans. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "t.h"
+#include "catalog.h"
+#include "cluster.h"
+#include "perf.h"
+#include "plan.h"
+
+static struct catalog cat;
+
+#define N_CASES 4
+#define N_THREADS 4
+#define ROUNDS 150
+
+struct est_case {
+	struct cluster c;
+	const struct model_spec *m;
+	struct plan p;
+	struct estimate ref;
+};
+
+static struct est_case cases[N_CASES];
+
+/* Two estimates are the same when every number, flag and link name is
+ * (the stages compared apart: their pointers differ). */
+static int same_estimate(const struct estimate *a, const struct estimate *b)
+{
+	struct estimate x = *a, y = *b;
+	if (a->n_stages != b->n_stages ||
+	    memcmp(a->stages, b->stages, (size_t)a->n_stages * sizeof *a->stages))
+		return 0;
+	x.stages = y.stages = NULL;
+	return !memcmp(&x, &y, sizeof x);
+}
+
+struct cold_arg {
+	const struct est_case *k;
+	const struct perf_calib *calib;
+	struct estimate *out;
+	int rc;
+};
+
+static void *cold_main(void *v)
+{
+	struct cold_arg *a = v;
+	struct hp_err err = { 0 };
+	a->rc = perf_estimate(&a->k->c, a->k->m, &a->k->p, a->calib, a->out, &err);
+	return NULL;
+}
+
+/* The estimate of case k with constants calib (NULL: the shipped ones)
+ * by a new thread (an empty memo). */
+static int cold_estimate_with(const struct est_case *k, const struct perf_calib *calib,
+			      struct estimate *out)
+{
+	pthread_t th;
+	struct cold_arg a = { k, calib, out, -1 };
+	if (pthread_create(&th, NULL, cold_main, &a))
+		return -1;
+	pthread_join(th, NULL);
+	return a.rc;
+}
+
+static int cold_estimate(const struct est_case *k, struct estimate *out)
+{
+	return cold_estimate_with(k, NULL, out);
+}
+
+static int add_pool(struct cluster *c, const char *spec)
+{
+	struct hp_err err = { 0 };
+	if (cluster_add_pool_spec(c, spec, &cat, &err) < 0) {
+		T_FAILF("%s: %s", spec, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Four plans that reach every part of the memo: a uniform interleaved
+ * pipeline (TP, PP, DP in and across nodes), the same on the A100 pool,
+ * a pipeline whose stages sit on two pools at two sites (a WAN link), and
+ * a MoE plan with EP and CP. */
+static int setup_cases(void)
+{
+	struct hp_err err = { 0 };
+	const struct model_spec *m70 = catalog_model(&cat, "llama3.1-70b");
+	const struct model_spec *moe = catalog_model(&cat, "mixtral-8x22b");
+	if (!m70 || !moe)
+		return -1;
+	for (int i = 0; i < N_CASES; i++) {
+		struct est_case *k = &cases[i];
+		cluster_init(&k->c);
+		if (add_pool(&k->c, "8x8xH100-SXM,site=east") < 0 ||
+		    add_pool(&k->c, "16x8xA100-SXM4-40GB,site=west") < 0)
+			return -1;
+		plan_init(&k->p);
+		k->p.mbs = 1;
+		k->p.gbs = 512;
+		k->m = m70;
+	}
+	struct plan *p = &cases[0].p;
+	p->recompute = RC_SELECTIVE;
+	p->schedule = SCHED_INTERLEAVED;
+	p->vpp = 5;
+	if (plan_uniform(p, &cases[0].c, m70, 0, 8, 4, 2, &err) < 0)
+		return -1;
+	if (plan_uniform(&cases[1].p, &cases[1].c, m70, 1, 4, 4, 8, &err) < 0)
+		return -1;
+	p = &cases[2].p;
+	if (plan_uniform(p, &cases[2].c, m70, 0, 8, 2, 4, &err) < 0)
+		return -1;
+	p->replicas[0].stages[1].pool = 1;  /* second half on the other site */
+	cases[3].m = moe;
+	p = &cases[3].p;
+	p->cp = 2;
+	p->ep = 4;
+	p->zero = 1;
+	if (plan_uniform(p, &cases[3].c, moe, 0, 4, 2, 4, &err) < 0)
+		return -1;
+	for (int i = 0; i < N_CASES; i++)
+		if (cold_estimate(&cases[i], &cases[i].ref) < 0)
+			return -1;
+	return 0;
+}
+
+static void *worker(void *v)
+{
+	int t = (int)(long)v, bad = 0;
+	struct hp_err err = { 0 };
+	for (int r = 0; r < ROUNDS; r++) {
+		/* Each thread walks every case, starting at its own, so the
+		 * memo changes model and cluster under it all the time. */
+		const struct est_case *k = &cases[(r * 3 + t) % N_CASES];
+		struct estimate e;
+		if (perf_estimate(&k->c, k->m, &k->p, NULL, &e, &err) < 0)
+			bad++;
+		else if (!same_estimate(&e, &k->ref))
+			bad++;
+		estimate_free(&e);
+	}
+	return (void *)(long)bad;
+}
+
+TEST(threads_agree_with_cold_estimates)
+{
+	pthread_t th[N_THREADS];
+	for (long t = 0; t < N_THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, worker, (void *)t) == 0);
+	for (int t = 0; t < N_THREADS; t++) {
+		void *bad = NULL;
+		pthread_join(th[t], &bad);
+		CHECK_EQ_INT((long)bad, 0);
+	}
+	/* The same again on this thread, warm. */
+	CHECK_EQ_INT((long)worker((void *)0), 0);
+}
+
+/* A cluster edited in place (the TUI does so) must not be served the
+ * memo of its old self: the NICs of pool 0 go from 8 x 400G to 8 x 100G,
+ * so DP traffic that leaves the node slows, and the estimate must equal a
+ * cold one of the edited cluster. */
+TEST(memo_follows_an_edited_cluster)
+{
+	struct est_case k = cases[0];
+	struct estimate before, after, cold;
+	struct hp_err err = { 0 };
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &before, &err) == 0);
+	CHECK(same_estimate(&before, &cases[0].ref));
+	k.c.pools[0].nic_gbps = 100;
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &after, &err) == 0);
+	CHECK(cold_estimate(&k, &cold) == 0);
+	CHECK(same_estimate(&after, &cold));
+	CHECK(after.step_time_s > before.step_time_s);
+	CHECK_STR(after.comm[DIM_DP].link, "NVSwitch + 8x100G NIC");
+	CHECK_STR(before.comm[DIM_DP].link, "NVSwitch + 8x400G NIC");
+	estimate_free(&before);
+	estimate_free(&after);
+	estimate_free(&cold);
+}
+
+/* The same for a model and for constants edited in place (a model file
+ * re-read into the same struct; `make fit` moving one constant): a
+ * narrower MLP (ffn 28672 -> 14336) makes the step shorter, a slower
+ * Hopper GEMM (0.611 -> 0.5 of peak) longer, and each estimate equals a
+ * cold one of the edited inputs. */
+TEST(memo_follows_an_edited_model_and_constants)
+{
+	struct est_case k = cases[0];
+	struct model_spec m = *k.m;
+	struct perf_calib calib = *perf_calib_default();
+	struct estimate e0, e1, e2, cold;
+	struct hp_err err = { 0 };
+	k.m = &m;
+	CHECK(perf_estimate(&k.c, &m, &k.p, &calib, &e0, &err) == 0);
+	CHECK(same_estimate(&e0, &cases[0].ref));
+	m.ffn = 14336;
+	CHECK(perf_estimate(&k.c, &m, &k.p, &calib, &e1, &err) == 0);
+	CHECK(cold_estimate_with(&k, &calib, &cold) == 0);
+	CHECK(same_estimate(&e1, &cold));
+	CHECK(e1.step_time_s < e0.step_time_s);
+	estimate_free(&cold);
+	calib.gen[GEN_HOPPER].gemm16 = 0.5;
+	CHECK(perf_estimate(&k.c, &m, &k.p, &calib, &e2, &err) == 0);
+	CHECK(cold_estimate_with(&k, &calib, &cold) == 0);
+	CHECK(same_estimate(&e2, &cold));
+	CHECK(e2.step_time_s > e1.step_time_s);
+	estimate_free(&cold);
+	estimate_free(&e0);
+	estimate_free(&e1);
+	estimate_free(&e2);
+}
+
+/* The link names are formatted once per pool pair; they must read as
+ * before: the pipeline of case 2 crosses from site east to site west over
+ * the cluster's WAN (the --pool default: cluster.c). */
+TEST(link_names)
+{
+	const struct estimate *e = &cases[2].ref;
+	char want[48];
+	snprintf(want, sizeof want, "WAN %gG", cases[2].c.inter_pool_gbps);
+	CHECK_STR(e->comm[DIM_PP].link, want);
+	CHECK_STR(cases[0].ref.comm[DIM_TP].link, "NVSwitch");
+}
+
+/* perf_estimate's contract (perf.h): -1 with a message, never a crash,
+ * for a plan whose stages point outside the cluster or the model, or
+ * whose degrees are below 1. */
+TEST(malformed_plans_fail)
+{
+	struct est_case k = cases[0];
+	struct estimate e;
+	struct hp_err err = { 0 };
+	struct plan p;
+	plan_init(&p);
+	plan_copy(&p, &k.p);
+	p.replicas[0].stages[0].pool = 5;
+	CHECK(perf_estimate(&k.c, k.m, &p, NULL, &e, &err) == -1);
+	CHECK_CONTAINS(err.msg, "pool 5 of 2");
+	CHECK(e.stages == NULL);
+	p.replicas[0].stages[0].pool = 0;
+	p.replicas[0].stages[3].last_layer = 80;   /* 70B has layers 0-79 */
+	CHECK(perf_estimate(&k.c, k.m, &p, NULL, &e, &err) == -1);
+	CHECK_CONTAINS(err.msg, "layers");
+	p.replicas[0].stages[3].last_layer = 79;
+	p.mbs = 0;
+	CHECK(perf_estimate(&k.c, k.m, &p, NULL, &e, &err) == -1);
+	CHECK_CONTAINS(err.msg, "at least 1");
+	p.mbs = 1;
+	CHECK(perf_estimate(&k.c, k.m, &p, NULL, &e, &err) == 0);
+	CHECK(same_estimate(&e, &k.ref));
+	estimate_free(&e);
+	plan_free(&p);
+}
+
+int main(void)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent", &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 1;
+	}
+	if (setup_cases() < 0) {
+		fprintf(stderr, "test_perf_memo: setup failed\n");
+		return 1;
+	}
+	RUN(threads_agree_with_cold_estimates);
+	RUN(memo_follows_an_edited_cluster);
+	RUN(memo_follows_an_edited_model_and_constants);
+	RUN(link_names);
+	RUN(malformed_plans_fail);
+	for (int i = 0; i < N_CASES; i++) {
+		estimate_free(&cases[i].ref);
+		plan_free(&cases[i].p);
+	}
+	catalog_done(&cat);
+	return t_done("perf_memo");
+}
