@@ -60,7 +60,7 @@ static const struct option launch_opts[] = {
 
 const struct option *cmd_launch_options(void)
 {
-	return launch_opts;
+	return cli_plan_options(launch_opts);
 }
 
 /* Read the plan file: a plan object, or an object with "plans" (the
@@ -125,7 +125,7 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	int rc = HP_EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":c:m:f:o:h", launch_opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":c:m:f:o:h", cli_plan_options(launch_opts), NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(launch_usage, stdout);
