@@ -31,18 +31,7 @@ int hp_dtype_parse(const char *s, enum hp_dtype *out)
 	return -1;
 }
 
-static const char *dtype_name_int(int v) { return hp_dtype_name((enum hp_dtype)v); }
-
-static int dtype_parse_int(const char *s, int *v)
-{
-	enum hp_dtype d;
-	if (hp_dtype_parse(s, &d))
-		return -1;
-	*v = (int)d;
-	return 0;
-}
-
-const struct hp_field_enum hp_dtype_enum = { HP_DTYPE_COUNT, dtype_name_int, dtype_parse_int };
+FIELDS_ENUM(, hp_dtype_enum, enum hp_dtype, HP_DTYPE_COUNT, hp_dtype_name, hp_dtype_parse);
 
 static const char *const intra_names[] = { "nvswitch", "nvlink", "pcie" };
 
@@ -242,19 +231,15 @@ static const char *const pos_names[] = { "rope", "learned", "alibi" };
 static const char *norm_name(int v) { return norm_names[v]; }
 static const char *pos_name(int v) { return pos_names[v]; }
 
-/* Exact, case-sensitive names, as the catalog has always read them. */
-static int names_parse(const char *const *names, int n, const char *s, int *v)
+static int norm_parse(const char *s, int *v)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(s, names[i])) {
-			*v = i;
-			return 0;
-		}
-	return -1;
+	return (*v = fields_name_index(norm_names, 2, s)) < 0 ? -1 : 0;
 }
 
-static int norm_parse(const char *s, int *v) { return names_parse(norm_names, 2, s, v); }
-static int pos_parse(const char *s, int *v) { return names_parse(pos_names, 3, s, v); }
+static int pos_parse(const char *s, int *v)
+{
+	return (*v = fields_name_index(pos_names, 3, s)) < 0 ? -1 : 0;
+}
 
 static const struct hp_field_enum norm_enum = { 2, norm_name, norm_parse };
 static const struct hp_field_enum pos_enum = { 3, pos_name, pos_parse };

@@ -49,6 +49,14 @@ const struct hp_field *fields_find_flag(const struct hp_field_table *t, const ch
 	return NULL;
 }
 
+int fields_name_index(const char *const *names, int n, const char *s)
+{
+	for (int i = 0; i < n; i++)
+		if (hp_strieq(s, names[i]))
+			return i;
+	return -1;
+}
+
 int fields_get_int(const struct hp_field *f, const void *base)
 {
 	assert(f->kind == FK_INT || f->kind == FK_BOOL || f->kind == FK_ENUM);

@@ -52,6 +52,24 @@ struct hp_field_enum {
 	int (*parse)(const char *s, int *v);    /* 0, or -1 (aliases allowed) */
 };
 
+/* Define `storage const struct hp_field_enum var` for an enum type T with
+ * n values, named by name_fn(T) and parsed by parse_fn(const char *, T *)
+ * (the module's own functions, aliases and all). storage: static or empty. */
+#define FIELDS_ENUM(storage, var, T, n, name_fn, parse_fn)                      \
+	static const char *var##_name(int v) { return name_fn((T)v); }          \
+	static int var##_parse(const char *s, int *v)                           \
+	{                                                                       \
+		T e;                                                            \
+		if (parse_fn(s, &e))                                            \
+			return -1;                                              \
+		*v = (int)e;                                                    \
+		return 0;                                                       \
+	}                                                                       \
+	storage const struct hp_field_enum var = { n, var##_name, var##_parse }
+
+/* The index of s in names[0..n-1], ignoring case; -1 when absent. */
+int fields_name_index(const char *const *names, int n, const char *s);
+
 struct hp_field_custom {
 	int (*parse)(void *base, const char *s);               /* 0 or -1 */
 	void (*format)(const void *base, char *buf, size_t n);

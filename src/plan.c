@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,40 +85,37 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 	return -1;
 }
 
+static const char *const master_names[] = { "sharded", "replicated" };
+static const char *const loss_names[] = { "fused", "eager" };
+
 const char *plan_master_name(enum hp_master m)
 {
-	return m == MASTER_REPLICATED ? "replicated" : "sharded";
+	assert((unsigned)m < HP_ARRAY_LEN(master_names));
+	return master_names[m];
 }
 
 int plan_master_parse(const char *s, enum hp_master *out)
 {
-	if (hp_strieq(s, "sharded")) {
-		*out = MASTER_SHARDED;
-		return 0;
-	}
-	if (hp_strieq(s, "replicated")) {
-		*out = MASTER_REPLICATED;
-		return 0;
-	}
-	return -1;
+	int v = fields_name_index(master_names, (int)HP_ARRAY_LEN(master_names), s);
+	if (v < 0)
+		return -1;
+	*out = (enum hp_master)v;
+	return 0;
 }
 
 const char *plan_loss_name(enum hp_loss l)
 {
-	return l == LOSS_EAGER ? "eager" : "fused";
+	assert((unsigned)l < HP_ARRAY_LEN(loss_names));
+	return loss_names[l];
 }
 
 int plan_loss_parse(const char *s, enum hp_loss *out)
 {
-	if (hp_strieq(s, "fused")) {
-		*out = LOSS_FUSED;
-		return 0;
-	}
-	if (hp_strieq(s, "eager")) {
-		*out = LOSS_EAGER;
-		return 0;
-	}
-	return -1;
+	int v = fields_name_index(loss_names, (int)HP_ARRAY_LEN(loss_names), s);
+	if (v < 0)
+		return -1;
+	*out = (enum hp_loss)v;
+	return 0;
 }
 
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp)
@@ -264,51 +262,12 @@ static int parse_stage(struct stage *st, const cJSON *o, const char *file,
  * outputs printed beside a plan are not settings; they are listed in
  * plan_output_keys so a printed plan reads back. */
 
-static const char *fw_name(int v) { return framework_name((enum hp_framework)v); }
-static const char *rc_name(int v) { return plan_recompute_name((enum hp_recompute)v); }
-static const char *loss_name(int v) { return plan_loss_name((enum hp_loss)v); }
-static const char *master_name(int v) { return plan_master_name((enum hp_master)v); }
-
-static int fw_parse(const char *s, int *v)
-{
-	enum hp_framework f;
-	if (framework_parse(s, &f))
-		return -1;
-	*v = (int)f;
-	return 0;
-}
-
-static int rc_parse(const char *s, int *v)
-{
-	enum hp_recompute r;
-	if (plan_recompute_parse(s, &r))
-		return -1;
-	*v = (int)r;
-	return 0;
-}
-
-static int loss_parse(const char *s, int *v)
-{
-	enum hp_loss l;
-	if (plan_loss_parse(s, &l))
-		return -1;
-	*v = (int)l;
-	return 0;
-}
-
-static int master_parse(const char *s, int *v)
-{
-	enum hp_master m;
-	if (plan_master_parse(s, &m))
-		return -1;
-	*v = (int)m;
-	return 0;
-}
-
-const struct hp_field_enum plan_framework_enum = { FW_COUNT, fw_name, fw_parse };
-static const struct hp_field_enum recompute_enum = { RC_COUNT, rc_name, rc_parse };
-static const struct hp_field_enum loss_enum = { 2, loss_name, loss_parse };
-static const struct hp_field_enum master_enum = { 2, master_name, master_parse };
+FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_COUNT, framework_name,
+	    framework_parse);
+FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_name,
+	    plan_recompute_parse);
+FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
+FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
 
 static int sched_parse(void *base, const char *s)
 {

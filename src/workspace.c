@@ -15,49 +15,12 @@
  * back and give the TUI its labels. Ranges are those cluster.c and
  * workspace_parse accept. */
 
-static const char *intra_name_int(int v) { return hp_intra_name((enum hp_intra)v); }
-static const char *transport_name_int(int v)
-{
-	return comm_transport_name((enum comm_transport)v);
-}
-static const char *objective_name_int(int v)
-{
-	return search_objective_name((enum search_objective)v);
-}
-
-static int intra_parse_int(const char *s, int *v)
-{
-	enum hp_intra i;
-	if (hp_intra_parse(s, &i))
-		return -1;
-	*v = (int)i;
-	return 0;
-}
-
-static int transport_parse_int(const char *s, int *v)
-{
-	enum comm_transport t;
-	if (comm_transport_parse(s, &t))
-		return -1;
-	*v = (int)t;
-	return 0;
-}
-
-static int objective_parse_int(const char *s, int *v)
-{
-	enum search_objective o;
-	if (search_objective_parse(s, &o))
-		return -1;
-	*v = (int)o;
-	return 0;
-}
-
-static const struct hp_field_enum intra_enum = { 3, intra_name_int, intra_parse_int };
-static const struct hp_field_enum transport_enum = { COMM_TRANSPORT_COUNT, transport_name_int,
-						     transport_parse_int };
+FIELDS_ENUM(static, intra_enum, enum hp_intra, 3, hp_intra_name, hp_intra_parse);
+FIELDS_ENUM(static, transport_enum, enum comm_transport, COMM_TRANSPORT_COUNT,
+	    comm_transport_name, comm_transport_parse);
 /* OBJ_THROUGHPUT .. OBJ_BUDGET */
-static const struct hp_field_enum objective_enum = { 4, objective_name_int,
-						     objective_parse_int };
+FIELDS_ENUM(static, objective_enum, enum search_objective, 4, search_objective_name,
+	    search_objective_parse);
 
 /* A pool's price is saved only when the user set it (cluster file, --pool,
  * an edit: pool.price_set); catalog and price-book prices are looked up

@@ -381,51 +381,46 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 	}
 }
 
-/* Apply text to field id. Returns 0, or -1 with a message. */
+/* Parse the text of a field of kind k into *iv or *dv. Returns 0, or -1
+ * with *want saying what was expected. "none" and "" clear quantities and
+ * durations. */
+static int field_parse(enum field_kind k, const char *s, int *iv, double *dv, const char **want)
+{
+	int empty = !strcmp(s, "none") || !*s;
+	switch (k) {
+	case F_INT:
+		*want = "a positive whole number";
+		return hp_parse_int(s, iv) ? -1 : 0;
+	case F_INT0:
+		*want = "0 or a positive whole number";
+		return parse_int0(s, iv);
+	case F_NUM:
+		*want = "a number";
+		return parse_num(s, dv);
+	case F_QTY:
+		*want = "a number like 2T or 1.5M";
+		if (empty)
+			return 0;
+		return hp_parse_quantity(*s == '$' ? s + 1 : s, dv) || *dv < 0 ? -1 : 0;
+	case F_DUR:
+		*want = "a duration like 30d, 12h or 2w";
+		if (empty || !strcmp(s, "0"))
+			return 0;
+		return hp_parse_duration(s, dv) ? -1 : 0;
+	default: return 0;
+	}
+}
+
+/* Apply text to field f. Returns 0, or -1 with a message. */
 static int field_set(struct tui *t, const struct field *f, const char *s)
 {
 	struct pool *p = cur_pool(t);
 	int iv = 0;
 	double dv = 0;
-	switch (f->kind) {
-	case F_INT:
-		if (hp_parse_int(s, &iv)) {
-			tui_message(t, 1, "%s: expected a positive whole number, got '%s'", f->label, s);
-			return -1;
-		}
-		break;
-	case F_INT0:
-		if (parse_int0(s, &iv)) {
-			tui_message(t, 1, "%s: expected 0 or a positive whole number, got '%s'",
-				    f->label, s);
-			return -1;
-		}
-		break;
-	case F_NUM:
-		if (parse_num(s, &dv)) {
-			tui_message(t, 1, "%s: expected a number, got '%s'", f->label, s);
-			return -1;
-		}
-		break;
-	case F_QTY:
-		if (!strcmp(s, "none") || !*s)
-			dv = 0;
-		else if (hp_parse_quantity(*s == '$' ? s + 1 : s, &dv) || dv < 0) {
-			tui_message(t, 1, "%s: expected a number like 2T or 1.5M, got '%s'", f->label, s);
-			return -1;
-		}
-		break;
-	case F_DUR:
-		if (!strcmp(s, "none") || !strcmp(s, "0") || !*s)
-			dv = 0;
-		else if (hp_parse_duration(s, &dv)) {
-			tui_message(t, 1, "%s: expected a duration like 30d, 12h or 2w, got '%s'",
-				    f->label, s);
-			return -1;
-		}
-		break;
-	default:
-		break;
+	const char *want = "";
+	if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
+		tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
+		return -1;
 	}
 	if ((f->tbl == &pool_fields || f->id == PF_INTRA_BW) && !p)
 		return -1;
