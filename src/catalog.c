@@ -261,7 +261,6 @@ static int model_has_mla(const void *base)
 }
 
 #define MF(m) offsetof(struct model_spec, m)
-#define MSTR(m) MF(m), sizeof(((struct model_spec *)0)->m)
 
 static const struct hp_field moe_field_list[] = {
 	{ .key = "experts", .kind = FK_INT, .off = MF(moe.experts), .min = 1, .max = 100000,
@@ -303,9 +302,11 @@ const struct hp_field_table mla_fields = { "model.mla", mla_field_list,
 					   (int)HP_ARRAY_LEN(mla_field_list), 0 };
 
 static const struct hp_field model_field_list[] = {
-	{ .key = "name", .kind = FK_STR, .off = MSTR(name), .flags = FF_REQUIRED,
+	{ .key = "name", .kind = FK_STR, FIELD_STR(struct model_spec, name),
+	  .flags = FF_REQUIRED,
 	  .help = "preset key, like llama3.1-70b" },
-	{ .key = "display", .kind = FK_STR, .off = MSTR(display), .present = model_display_differs,
+	{ .key = "display", .kind = FK_STR, FIELD_STR(struct model_spec, display),
+	  .present = model_display_differs,
 	  .help = "name to show; absent: the name" },
 	{ .key = "layers", .kind = FK_INT, .off = MF(layers), .min = 1, .max = 100000,
 	  .flags = FF_REQUIRED, .label = "Layers", .help = "transformer blocks" },
@@ -348,11 +349,10 @@ static const struct hp_field model_field_list[] = {
 	{ .key = "published_active_params", .kind = FK_NUM, .off = MF(published_active_params),
 	  .min = 0, .max = 1e16, .flags = FF_OMIT_ZERO,
 	  .help = "active parameters the authors state (MoE)" },
-	{ .key = "source", .kind = FK_STR, .off = MSTR(source), .flags = FF_NOSAVE,
+	{ .key = "source", .kind = FK_STR, FIELD_STR(struct model_spec, source), .flags = FF_NOSAVE,
 	  .help = "where the numbers come from" },
 };
 #undef MF
-#undef MSTR
 
 const struct hp_field_table model_fields = { "model", model_field_list,
 					     (int)HP_ARRAY_LEN(model_field_list), 1 };

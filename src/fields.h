@@ -52,6 +52,9 @@ struct hp_field_enum {
 	int (*parse)(const char *s, int *v);    /* 0, or -1 (aliases allowed) */
 };
 
+/* .off and .size of a char array member m of struct type T. */
+#define FIELD_STR(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
+
 /* Define `storage const struct hp_field_enum var` for an enum type T with
  * n values, named by name_fn(T) and parsed by parse_fn(const char *, T *)
  * (the module's own functions, aliases and all). storage: static or empty. */

@@ -472,8 +472,9 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			  n ? have : "no listed peaks");
 }
 
-int plan_validate(const struct plan *p, const struct cluster *c,
-		  const struct model_spec *m, const char *ctx, struct hp_err *err)
+/* The settings against the model: batch, master layout, cp and ep. */
+static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
+			     struct hp_err *err)
 {
 	if (p->gbs <= 0)
 		return hp_err_set(err, HP_EXIT_USAGE, "%s: global batch missing (--gbs)", ctx);
@@ -504,68 +505,93 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: ep %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
 				  ctx, p->ep, dp * p->cp);
+	return 0;
+}
+
+/* Stage s of replica group i: its layer range starts at next, its TP fits
+ * the heads and the nodes, interleaving divides its layers. */
+static int validate_stage(const struct plan *p, int i, int s, int next, const struct cluster *c,
+			  const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	const struct replica *r = &p->replicas[i];
+	const struct stage *st = &r->stages[s];
+	const struct pool *pl = &c->pools[st->pool];
+	if (st->first_layer != next || st->last_layer < st->first_layer)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: replicas[%d].stages[%d]: layers %d-%d; expected a range starting at %d",
+				  ctx, i, s, st->first_layer, st->last_layer, next);
+	if (m->heads % st->tp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: tp %d does not divide the %d attention heads of %s",
+				  ctx, st->tp, m->heads, m->name);
+	if (st->tp > m->kv_heads && st->tp % m->kv_heads)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
+				  ctx, st->tp, m->kv_heads);
+	/* TP beyond a node (or an NVL72 domain) is allowed: its collectives
+	 * then cross the NICs, and perf.c charges them; it must still tile
+	 * the nodes evenly. */
+	if (st->tp > pl->gpus_per_node && st->tp % pl->gpus_per_node)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
+				  ctx, st->tp, pl->name, pl->gpus_per_node);
+	/* Interleaving: each stage holds vpp chunks of equal layers; the
+	 * first and last stage may hold one layer less, their embedding or
+	 * loss standing in for it (Megatron-Core's
+	 * account_for_embedding_in_pipeline_split and
+	 * account_for_loss_in_pipeline_split, as Llama 3.1 405B ran 126
+	 * layers on 16 x 8 chunks). */
+	int nl = st->last_layer - st->first_layer + 1;
+	int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
+	if (p->schedule == SCHED_INTERLEAVED && nl % p->vpp && !(edge && (nl + 1) % p->vpp == 0))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
+				  ctx, p->vpp, p->vpp, s, nl);
+	return 0;
+}
+
+/* Replica group i: whole micro-batches, stages covering every layer once. */
+static int validate_replica(const struct plan *p, int i, const struct cluster *c,
+			    const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	const struct replica *r = &p->replicas[i];
+	double seqs = plan_replica_seqs(p, i);
+	double mb = seqs / p->mbs;
+	if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
+				  ctx, i, seqs, p->mbs, p->gbs, plan_dp(p));
+	int next = 0, pp = r->n_stages;
+	for (int s = 0; s < pp; s++) {
+		if (validate_stage(p, i, s, next, c, m, ctx, err) < 0)
+			return -1;
+		next = r->stages[s].last_layer + 1;
+	}
+	if (next != m->layers) {
+		if (next > m->layers)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: replicas[%d] has layers up to %d but %s has %d (0 to %d)",
+					  ctx, i, next - 1, m->name, m->layers, m->layers - 1);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: replicas[%d] covers layers 0-%d; %s has %d",
+				  ctx, i, next - 1, m->name, m->layers);
+	}
+	if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: the interleaved schedule needs the micro-batch count (%ld) to be a multiple of pp %d",
+				  ctx, lround(mb), pp);
+	return 0;
+}
+
+int plan_validate(const struct plan *p, const struct cluster *c,
+		  const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	if (validate_settings(p, m, ctx, err) < 0)
+		return -1;
 	double share_sum = 0;
 	for (int i = 0; i < p->n_replicas; i++) {
-		const struct replica *r = &p->replicas[i];
-		share_sum += r->batch_share * r->count;
-		double seqs = plan_replica_seqs(p, i);
-		double mb = seqs / p->mbs;
-		if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
-					  ctx, i, seqs, p->mbs, p->gbs, dp);
-		int next = 0;
-		int pp = r->n_stages;
-		for (int s = 0; s < pp; s++) {
-			const struct stage *st = &r->stages[s];
-			const struct pool *pl = &c->pools[st->pool];
-			if (st->first_layer != next || st->last_layer < st->first_layer)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: replicas[%d].stages[%d]: layers %d-%d; expected a range starting at %d",
-						  ctx, i, s, st->first_layer, st->last_layer, next);
-			next = st->last_layer + 1;
-			if (m->heads % st->tp)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d does not divide the %d attention heads of %s",
-						  ctx, st->tp, m->heads, m->name);
-			if (st->tp > m->kv_heads && st->tp % m->kv_heads)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
-						  ctx, st->tp, m->kv_heads);
-			/* TP beyond a node (or an NVL72 domain) is allowed: its
-			 * collectives then cross the NICs, and perf.c charges
-			 * them; it must still tile the nodes evenly. */
-			if (st->tp > pl->gpus_per_node && st->tp % pl->gpus_per_node)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
-						  ctx, st->tp, pl->name, pl->gpus_per_node);
-			/* Interleaving: each stage holds vpp chunks of equal
-			 * layers; the first and last stage may hold one layer
-			 * less, their embedding or loss standing in for it
-			 * (Megatron-Core's account_for_embedding_in_pipeline_split
-			 * and account_for_loss_in_pipeline_split, as Llama 3.1
-			 * 405B ran 126 layers on 16 x 8 chunks). */
-			int nl = st->last_layer - st->first_layer + 1;
-			int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
-			if (p->schedule == SCHED_INTERLEAVED && nl % p->vpp &&
-			    !(edge && (nl + 1) % p->vpp == 0))
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
-						  ctx, p->vpp, p->vpp, s, nl);
-		}
-		if (next != m->layers) {
-			if (next > m->layers)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: replicas[%d] has layers up to %d but %s has %d (0 to %d)",
-						  ctx, i, next - 1, m->name, m->layers, m->layers - 1);
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: replicas[%d] covers layers 0-%d; %s has %d",
-					  ctx, i, next - 1, m->name, m->layers);
-		}
-		if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: the interleaved schedule needs the micro-batch count (%ld) to be a multiple of pp %d",
-					  ctx, lround(mb), pp);
+		share_sum += p->replicas[i].batch_share * p->replicas[i].count;
+		if (validate_replica(p, i, c, m, ctx, err) < 0)
+			return -1;
 	}
 	if (fabs(share_sum - 1) > 1e-6)
 		return hp_err_set(err, HP_EXIT_INPUT,

@@ -37,7 +37,6 @@ static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
 static const char *const spot_names[] = { "on-demand", "spot" };
 
 #define PO(m) offsetof(struct pool, m)
-#define PSTR(m) PO(m), sizeof(((struct pool *)0)->m)
 
 static const struct hp_field pool_nodes_list[] = {
 	{ .key = "max", .kind = FK_INT, .off = PO(nodes_max), .min = 1, .max = 1000000,
@@ -46,9 +45,9 @@ static const struct hp_field pool_nodes_list[] = {
 static const struct hp_field_table pool_nodes = { "pool.nodes", pool_nodes_list, 1, 1 };
 
 static const struct hp_field pool_field_list[] = {
-	{ .key = "name", .kind = FK_STR, .off = PSTR(name), .label = "Name",
+	{ .key = "name", .kind = FK_STR, FIELD_STR(struct pool, name), .label = "Name",
 	  .help = "pool name; default: the GPU's" },
-	{ .key = "gpu", .kind = FK_STR, .off = PSTR(gpu.name), .flags = FF_REQUIRED,
+	{ .key = "gpu", .kind = FK_STR, FIELD_STR(struct pool, gpu.name), .flags = FF_REQUIRED,
 	  .label = "GPU", .help = "catalog GPU name or alias ('hetplan gpus')" },
 	{ .key = "gpus_per_node", .kind = FK_INT, .off = PO(gpus_per_node), .min = 1,
 	  .max = 1000000, .label = "GPUs per node", .help = "default: the GPU's usual node" },
@@ -64,11 +63,12 @@ static const struct hp_field pool_field_list[] = {
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC" },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
 	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE) or efa" },
-	{ .key = "provider", .kind = FK_STR, .off = PSTR(provider), .flags = FF_OMIT_ZERO,
+	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
-	{ .key = "region", .kind = FK_STR, .off = PSTR(region), .flags = FF_OMIT_ZERO,
+	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
 	  .label = "Region", .help = "region, for prices" },
-	{ .key = "site", .kind = FK_STR, .off = PSTR(site), .flags = FF_OMIT_ZERO, .label = "Site",
+	{ .key = "site", .kind = FK_STR, FIELD_STR(struct pool, site), .flags = FF_OMIT_ZERO,
+	  .label = "Site",
 	  .hint = "pools on one site share a spine", .help = "pools on one site share a spine" },
 	{ .key = "price_per_node_hour", .kind = FK_NUM, .off = PO(usd_per_node_h), .min = 0,
 	  .max = 1e6, .present = price_is_users, .label = "Price", .unit = "$/node-h",
@@ -80,7 +80,6 @@ static const struct hp_field pool_field_list[] = {
 	  .flags = FF_NOSAVE, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node" },
 };
 #undef PO
-#undef PSTR
 
 const struct hp_field_table pool_fields = { "pool", pool_field_list,
 					    (int)HP_ARRAY_LEN(pool_field_list), 1 };
