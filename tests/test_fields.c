@@ -253,8 +253,8 @@ TEST(plan_flags_parse_text)
 	CHECK_STR(want, "on or off");
 }
 
-/* The getopt entries: the plan flags of the hand-written table the
- * descriptors replaced (estimate and launch, less --tp --pp --dp --on). */
+/* The getopt entries: at least the plan flags of the hand-written table
+ * the descriptors replaced (estimate and launch, less --tp --pp --dp --on). */
 TEST(plan_flags_getopt_entries)
 {
 	static const char *const old[] = { "cp", "ep", "mbs", "gbs", "seq-len", "precision",
@@ -263,7 +263,7 @@ TEST(plan_flags_getopt_entries)
 					   "grad-overlap", "param-overlap" };
 	struct option o[64];
 	int n = fields_getopt(&plan_fields, 0, o, 64);
-	CHECK_EQ_INT(n, (int)HP_ARRAY_LEN(old));
+	CHECK(n >= (int)HP_ARRAY_LEN(old));
 	for (size_t i = 0; i < HP_ARRAY_LEN(old); i++) {
 		int found = -1;
 		for (int k = 0; k < n; k++)
