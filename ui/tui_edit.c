@@ -39,13 +39,17 @@ struct field {
 	const struct hp_field *d;          /* resolved from tbl and key */
 };
 
+/* Room in each pane's list: its fields plus settings added to the tables
+ * (fields_resolve_all appends them). */
+enum { FIELDS_UI_MAX = 64 };
+
 /* A field backed by a setting: label, unit, hint and kind come from the
  * descriptor (fields_resolve); id names the few with extra behaviour. */
 #define SET(ID, T, K) { ID, F_TEXT, NULL, NULL, NULL, &(T), K, NULL }
 
-static struct field pool_field_ui[] = {
+static struct field pool_field_ui[FIELDS_UI_MAX] = {
 	SET(PF_NAME, pool_fields, "name"),
-	{ PF_GPU, F_GPU, "GPU", "", NULL, NULL, NULL, NULL },
+	SET(PF_GPU, pool_fields, "gpu"),
 	SET(PF_GPN, pool_fields, "gpus_per_node"),
 	SET(PF_NODES, pool_fields, "nodes"),
 	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL, NULL, NULL, NULL },
@@ -64,7 +68,7 @@ static struct field pool_field_ui[] = {
 	SET(F_SET, fabric_fields, "inter_pool_latency_us"),
 };
 
-static struct field model_field_ui[] = {
+static struct field model_field_ui[FIELDS_UI_MAX] = {
 	{ MF_PRESET, F_CHOICE, "Preset", "", NULL, NULL, NULL, NULL },
 	SET(F_SET, model_fields, "layers"),
 	SET(F_SET, model_fields, "hidden"),
@@ -91,7 +95,7 @@ static struct field model_field_ui[] = {
 	SET(F_SET, mla_fields, "q_lora_rank"),
 };
 
-static struct field work_field_ui[] = {
+static struct field work_field_ui[FIELDS_UI_MAX] = {
 	SET(F_SET, workload_fields, "gbs"),
 	SET(WF_SEQ, workload_fields, "seq_len"),
 	SET(WF_TOKENS, workload_fields, "tokens"),
@@ -110,35 +114,69 @@ static struct field work_field_ui[] = {
 #undef SET
 
 /* Fill label, unit, hint and kind of the setting-backed fields from their
- * descriptors, once. A key missing from its table is a programming error. */
-static void fields_resolve(struct field *fs, int n)
+ * descriptors. A key missing from its table is a programming error. */
+static void field_resolve(struct field *f)
 {
-	for (int i = 0; i < n; i++) {
-		struct field *f = &fs[i];
-		if (!f->tbl || f->d)
-			continue;
-		const struct hp_field *d = fields_find_key(f->tbl, f->key);
-		assert(d && d->label);
-		f->d = d;
-		f->label = d->label;
-		f->unit = d->unit ? d->unit : "";
-		f->hint = d->hint;
-		switch (d->kind) {
-		case FK_INT:
-			f->kind = d->min <= 0 || (d->flags & FF_ZERO_NONE) ? F_INT0 : F_INT;
-			break;
-		case FK_NUM: f->kind = F_NUM; break;
-		case FK_BOOL:
-		case FK_ENUM: f->kind = F_CHOICE; break;
-		default: f->kind = F_TEXT; break;
-		}
+	const struct hp_field *d = fields_find_key(f->tbl, f->key);
+	assert(d && d->label);
+	f->d = d;
+	f->label = d->label;
+	f->unit = d->unit ? d->unit : "";
+	f->hint = d->hint;
+	switch (d->kind) {
+	case FK_INT: f->kind = d->min <= 0 || (d->flags & FF_ZERO_NONE) ? F_INT0 : F_INT; break;
+	case FK_NUM: f->kind = F_NUM; break;
+	case FK_BOOL:
+	case FK_ENUM: f->kind = F_CHOICE; break;
+	default: f->kind = F_TEXT; break;
 	}
-	/* Quantities and durations take "2T" and "30d" rather than plain numbers. */
-	for (int i = 0; i < n; i++)
-		if (fs[i].id == WF_TOKENS || fs[i].id == WF_BUDGET)
-			fs[i].kind = F_QTY;
-		else if (fs[i].id == WF_DEADLINE)
-			fs[i].kind = F_DUR;
+	/* The GPU comes from the picker; quantities and durations take "2T"
+	 * and "30d" rather than plain numbers. */
+	if (f->id == PF_GPU)
+		f->kind = F_GPU;
+	else if (f->id == WF_TOKENS || f->id == WF_BUDGET)
+		f->kind = F_QTY;
+	else if (f->id == WF_DEADLINE)
+		f->kind = F_DUR;
+}
+
+/* The list's length: entries up to the first empty one. */
+static int fields_count(const struct field *fs)
+{
+	int n = 0;
+	while (n < FIELDS_UI_MAX && (fs[n].tbl || fs[n].label))
+		n++;
+	return n;
+}
+
+/* Append, before the entry with id `before` (or at the end), every
+ * labelled setting of tbl that the list does not show yet: a key added to
+ * a table with a label becomes a field with no edit here. */
+static void fields_add_missing(struct field *fs, const struct hp_field_table *tbl,
+			       enum field_id before)
+{
+	for (int i = 0; i < tbl->n; i++) {
+		const struct hp_field *d = &tbl->f[i];
+		int n = fields_count(fs), at = n, shown = 0;
+		if (!d->label || !d->key || n == FIELDS_UI_MAX)
+			continue;
+		for (int k = 0; k < n; k++) {
+			shown |= fs[k].tbl == tbl && fs[k].key && fields_find_key(tbl, fs[k].key) == d;
+			if (before && fs[k].id == before && at == n)
+				at = k;
+		}
+		if (shown)
+			continue;
+		memmove(&fs[at + 1], &fs[at], (size_t)(n - at) * sizeof *fs);
+		fs[at] = (struct field){ F_SET, F_TEXT, NULL, NULL, NULL, tbl, d->key, NULL };
+	}
+}
+
+static void fields_resolve(struct field *fs)
+{
+	for (int i = 0, n = fields_count(fs); i < n; i++)
+		if (fs[i].tbl && !fs[i].d)
+			field_resolve(&fs[i]);
 }
 
 static const enum hp_dtype precisions[] = { HP_BF16, HP_FP16, HP_FP8, HP_TF32, HP_FP32 };
@@ -148,9 +186,15 @@ static void fields_resolve_all(void)
 	static int resolved;
 	if (resolved)
 		return;
-	fields_resolve(pool_field_ui, (int)HP_ARRAY_LEN(pool_field_ui));
-	fields_resolve(model_field_ui, (int)HP_ARRAY_LEN(model_field_ui));
-	fields_resolve(work_field_ui, (int)HP_ARRAY_LEN(work_field_ui));
+	fields_add_missing(pool_field_ui, &pool_fields, CF_SEP);
+	fields_add_missing(pool_field_ui, &fabric_fields, 0);
+	fields_add_missing(model_field_ui, &model_fields, 0);
+	fields_add_missing(model_field_ui, &moe_fields, 0);
+	fields_add_missing(model_field_ui, &mla_fields, 0);
+	fields_add_missing(work_field_ui, &workload_fields, WF_SEP);
+	fields_resolve(pool_field_ui);
+	fields_resolve(model_field_ui);
+	fields_resolve(work_field_ui);
 	resolved = 1;
 }
 
@@ -159,14 +203,14 @@ static const struct field *fields_of(const struct tui *t, int *n)
 {
 	fields_resolve_all();
 	if (t->view == TV_CLUSTER) {
-		*n = (int)HP_ARRAY_LEN(pool_field_ui);
+		*n = fields_count(pool_field_ui);
 		return pool_field_ui;
 	}
 	if (t->model_pane == 0) {
-		*n = (int)HP_ARRAY_LEN(model_field_ui);
+		*n = fields_count(model_field_ui);
 		return model_field_ui;
 	}
-	*n = (int)HP_ARRAY_LEN(work_field_ui);
+	*n = fields_count(work_field_ui);
 	return work_field_ui;
 }
 
@@ -690,7 +734,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 	snprintf(title, sizeof title, "Pool %.30s", p ? p->name : "-");
 	tui_section(t, fy, fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), title);
 	fields_resolve_all();
-	draw_fields(t, pool_field_ui, (int)HP_ARRAY_LEN(pool_field_ui), &t->lfields, fy + 1,
+	draw_fields(t, pool_field_ui, fields_count(pool_field_ui), &t->lfields, fy + 1,
 		    fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), fh - 1, t->cluster_pane == 1);
 }
 
@@ -832,8 +876,8 @@ void view_model_draw(struct tui *t, int y0, int h)
 	char a[24], b[24], title[96];
 	snprintf(title, sizeof title, "Model: %.60s", m->display);
 	tui_section(t, y0, 0, w - 1, title);
-	int nm = (int)HP_ARRAY_LEN(model_field_ui), nw = (int)HP_ARRAY_LEN(work_field_ui);
 	fields_resolve_all();
+	int nm = fields_count(model_field_ui), nw = fields_count(work_field_ui);
 	draw_fields(t, model_field_ui, nm, &t->lmodel[0], y0 + 1, 0, w - 1, h - 3,
 		    t->model_pane == 0);
 	hp_fmt_count(a, sizeof a, pc.total);
