@@ -275,13 +275,18 @@ static int sched_parse(void *base, const char *s)
 	return plan_schedule_parse(s, &p->schedule, &p->vpp);
 }
 
-static void sched_format(const void *base, char *buf, size_t n)
+const char *plan_schedule_name(const struct plan *p, char *buf, size_t n)
 {
-	const struct plan *p = base;
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(buf, n, "interleaved:%d", p->vpp);
 	else
 		snprintf(buf, n, "1f1b");
+	return buf;
+}
+
+static void sched_format(const void *base, char *buf, size_t n)
+{
+	plan_schedule_name(base, buf, n);
 }
 
 /* V from 2 to 64: plan_schedule_parse's range (Megatron's interleaving

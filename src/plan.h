@@ -146,6 +146,8 @@ extern const struct hp_field_table plan_fields;
 extern const struct hp_field_enum plan_framework_enum;
 
 /* "1f1b" or "interleaved:V". */
+const char *plan_schedule_name(const struct plan *p, char *buf, size_t n);
+/* Parse "1f1b" or "interleaved:V" (V from 2 to 64); 0 or -1. */
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp);
 
 #endif
