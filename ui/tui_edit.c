@@ -1,10 +1,15 @@
 /* tui_edit.c — the Cluster and Model views: what the user plans for.
  *
- * Both are lists of fields described by static tables (label, kind, unit).
- * A field is read and written through one switch on its id, so the pool
- * editor, the fabric settings, the model and the workload share the field
- * list, the prompt and the choice cycling. Every committed change goes
- * through tui_edited(), which re-plans on the worker; nothing waits. */
+ * Both are lists of fields. Most fields are settings: their label, unit,
+ * hint, kind, value and storage come from the settings tables (fields.h:
+ * pool_fields, fabric_fields, model_fields, workload_fields), and a
+ * labelled setting added to one of those tables shows up in its pane by
+ * itself. The few fields with rules of their own (the pool's name and GPU,
+ * availability, price, the restrictions, the preset) keep a case on their
+ * id. The pool editor, the fabric settings, the model and the workload
+ * share the field list, the prompt and the choice cycling. Every committed
+ * change goes through tui_edited(), which re-plans on the worker; nothing
+ * waits. */
 #include "tui_int.h"
 
 #include <assert.h>
