@@ -6,6 +6,7 @@
 #include "plan_flags.h"
 #include "common.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,8 @@ const struct option *cli_plan_options(const struct option *opts)
 	for (int i = 0; i < n_cache; i++)
 		if (cache[i].in == opts)
 			return cache[i].out;
+	/* getopt values of plan keys must not reach the layout flags'. */
+	assert(plan_fields.n < CLI_PF_LAYOUT - CLI_PF_PLAN);
 	int mark = -1, len = 0;
 	for (; opts[len].name; len++)
 		if (opts[len].val == CLI_PF_SPLICE)
