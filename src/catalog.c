@@ -4,6 +4,8 @@
 #include "jsonx.h"
 #include "embed.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,11 @@ static const char *const dtype_names[HP_DTYPE_COUNT] = {
 	"fp32", "tf32", "bf16", "fp16", "fp8",
 };
 
-const char *hp_dtype_name(enum hp_dtype d) { return dtype_names[d]; }
+const char *hp_dtype_name(enum hp_dtype d)
+{
+	assert((unsigned)d < HP_DTYPE_COUNT);
+	return dtype_names[d];
+}
 
 int hp_dtype_parse(const char *s, enum hp_dtype *out)
 {
@@ -24,6 +30,8 @@ int hp_dtype_parse(const char *s, enum hp_dtype *out)
 		}
 	return -1;
 }
+
+FIELDS_ENUM(, hp_dtype_enum, enum hp_dtype, HP_DTYPE_COUNT, hp_dtype_name, hp_dtype_parse);
 
 static const char *const intra_names[] = { "nvswitch", "nvlink", "pcie" };
 
@@ -212,125 +220,187 @@ const char *gpu_dtypes(const struct gpu_spec *g, const char *sep, char *buf, siz
 	return buf;
 }
 
-int catalog_parse_model(const cJSON *o, const char *file, const char *path,
-			struct model_spec *m, struct hp_err *err)
+/* ---- The model schema, one entry per key (fields.h). Ranges are sanity
+ * bounds, not physics: the largest published dense models have about 128
+ * layers, hidden 25,600 and vocabularies of 256k; 100,000 layers or heads
+ * and 1e7 hidden catch a typo or an overflow, not a real model. */
+
+static const char *const norm_names[] = { "rmsnorm", "layernorm" };
+static const char *const pos_names[] = { "rope", "learned", "alibi" };
+
+static const char *norm_name(int v) { return norm_names[v]; }
+static const char *pos_name(int v) { return pos_names[v]; }
+
+static int norm_parse(const char *s, int *v)
 {
-	static const char *const known[] = {
-		"name", "display", "layers", "hidden", "heads", "kv_heads", "head_dim",
-		"ffn", "gated_mlp", "vocab", "seq_len", "tied_embeddings", "norm",
-		"bias", "qkv_bias", "position", "dropout", "embedding_norm", "moe",
-		"mla", "published_params", "published_active_params", "source", NULL,
-	};
-	struct jx_ctx c = { file, path, err };
-	int bad;
-	memset(m, 0, sizeof *m);
-	if (!cJSON_IsObject(o))
-		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s%sexpected a model object",
-				  file, path, *path ? ": " : "");
-	if (jx_check_keys(&c, o, known) < 0)
-		return -1;
-	if (jx_str(&c, o, "name", 1, m->name, sizeof m->name) < 0 ||
-	    jx_str(&c, o, "display", 0, m->display, sizeof m->display) < 0 ||
-	    jx_str(&c, o, "source", 0, m->source, sizeof m->source) < 0)
-		return -1;
+	return (*v = fields_name_index(norm_names, 2, s)) < 0 ? -1 : 0;
+}
+
+static int pos_parse(const char *s, int *v)
+{
+	return (*v = fields_name_index(pos_names, 3, s)) < 0 ? -1 : 0;
+}
+
+static const struct hp_field_enum norm_enum = { 2, norm_name, norm_parse };
+static const struct hp_field_enum pos_enum = { 3, pos_name, pos_parse };
+
+static int model_display_differs(const void *base)
+{
+	const struct model_spec *m = base;
+	return *m->display && strcmp(m->display, m->name);
+}
+
+static int model_has_moe(const void *base)
+{
+	return ((const struct model_spec *)base)->moe.experts != 0;
+}
+
+static int model_has_mla(const void *base)
+{
+	return ((const struct model_spec *)base)->mla.kv_lora_rank != 0;
+}
+
+#define MF(m) offsetof(struct model_spec, m)
+
+static const struct hp_field moe_field_list[] = {
+	{ .key = "experts", .kind = FK_INT, .off = MF(moe.experts), .min = 1, .max = 100000,
+	  .flags = FF_REQUIRED | FF_ZERO_NONE, .label = "Experts", .hint = "0 for a dense model",
+	  .help = "routed experts per MoE layer" },
+	{ .key = "top_k", .kind = FK_INT, .off = MF(moe.top_k), .min = 1, .max = 100000,
+	  .flags = FF_REQUIRED | FF_ZERO_NONE, .label = "Experts per token",
+	  .help = "experts each token is routed to" },
+	{ .key = "expert_ffn", .kind = FK_INT, .off = MF(moe.expert_ffn), .min = 1,
+	  .max = 100000000, .flags = FF_REQUIRED | FF_ZERO_NONE, .label = "Expert FFN",
+	  .help = "FFN width of one expert" },
+	{ .key = "shared_experts", .kind = FK_INT, .off = MF(moe.shared_experts), .min = 0,
+	  .max = 1000, .label = "Shared experts", .help = "experts every token passes through" },
+	{ .key = "dense_layers", .kind = FK_INT, .off = MF(moe.dense_layers), .min = 0,
+	  .max = 100000, .label = "Dense layers", .hint = "the first N layers are dense",
+	  .help = "the first N layers are dense (DeepSeek-V3: 3)" },
+};
+
+const struct hp_field_table moe_fields = { "model.moe", moe_field_list,
+					   (int)HP_ARRAY_LEN(moe_field_list), 1 };
+
+static const struct hp_field mla_field_list[] = {
+	{ .key = "q_lora_rank", .kind = FK_INT, .off = MF(mla.q_lora_rank), .min = 0,
+	  .max = 1000000, .label = "MLA Q rank", .hint = "0 without latent attention",
+	  .help = "query compression rank; 0: none" },
+	{ .key = "kv_lora_rank", .kind = FK_INT, .off = MF(mla.kv_lora_rank), .min = 1,
+	  .max = 1000000, .flags = FF_REQUIRED | FF_ZERO_NONE, .label = "MLA KV rank",
+	  .hint = "0 without latent attention", .help = "key-value latent rank" },
+	{ .key = "qk_nope_dim", .kind = FK_INT, .off = MF(mla.qk_nope_dim), .min = 1,
+	  .max = 100000, .flags = FF_REQUIRED, .help = "query/key head dim without RoPE" },
+	{ .key = "qk_rope_dim", .kind = FK_INT, .off = MF(mla.qk_rope_dim), .min = 1,
+	  .max = 100000, .flags = FF_REQUIRED, .help = "query/key head dim with RoPE" },
+	{ .key = "v_dim", .kind = FK_INT, .off = MF(mla.v_dim), .min = 1, .max = 100000,
+	  .flags = FF_REQUIRED, .help = "value head dim" },
+};
+
+/* Not strict: model files written before this table carried extra MLA keys. */
+const struct hp_field_table mla_fields = { "model.mla", mla_field_list,
+					   (int)HP_ARRAY_LEN(mla_field_list), 0 };
+
+static const struct hp_field model_field_list[] = {
+	{ .key = "name", .kind = FK_STR, FIELD_STR(struct model_spec, name),
+	  .flags = FF_REQUIRED,
+	  .help = "preset key, like llama3.1-70b" },
+	{ .key = "display", .kind = FK_STR, FIELD_STR(struct model_spec, display),
+	  .present = model_display_differs,
+	  .help = "name to show; absent: the name" },
+	{ .key = "layers", .kind = FK_INT, .off = MF(layers), .min = 1, .max = 100000,
+	  .flags = FF_REQUIRED, .label = "Layers", .help = "transformer blocks" },
+	{ .key = "hidden", .kind = FK_INT, .off = MF(hidden), .min = 1, .max = 10000000,
+	  .flags = FF_REQUIRED, .label = "Hidden", .help = "model width" },
+	{ .key = "heads", .kind = FK_INT, .off = MF(heads), .min = 1, .max = 100000,
+	  .flags = FF_REQUIRED, .label = "Heads", .help = "attention (query) heads" },
+	{ .key = "kv_heads", .kind = FK_INT, .off = MF(kv_heads), .min = 1, .max = 100000,
+	  .label = "KV heads", .help = "key-value heads (GQA); absent: heads" },
+	{ .key = "head_dim", .kind = FK_INT, .off = MF(head_dim), .min = 1, .max = 100000,
+	  .label = "Head dim", .help = "per-head width; absent: hidden / heads" },
+	{ .key = "ffn", .kind = FK_INT, .off = MF(ffn), .min = 1, .max = 100000000,
+	  .flags = FF_REQUIRED, .label = "FFN", .help = "MLP inner width" },
+	{ .key = "gated_mlp", .kind = FK_BOOL, .off = MF(gated_mlp), .label = "Gated MLP",
+	  .help = "SwiGLU-style gated MLP (three matrices); default true" },
+	{ .key = "vocab", .kind = FK_INT, .off = MF(vocab), .min = 1, .max = 100000000,
+	  .flags = FF_REQUIRED, .label = "Vocabulary", .help = "vocabulary size" },
+	{ .key = "seq_len", .kind = FK_INT, .off = MF(seq_len), .min = 1, .max = 100000000,
+	  .label = "Context", .unit = "tokens", .help = "training context; default 4096" },
+	{ .key = "tied_embeddings", .kind = FK_BOOL, .off = MF(tied_embeddings),
+	  .label = "Tied embeddings", .help = "output layer shares the input embedding" },
+	{ .key = "norm", .kind = FK_ENUM, .off = MF(norm), .enm = &norm_enum, .label = "Norm",
+	  .help = "normalisation layers" },
+	{ .key = "position", .kind = FK_ENUM, .off = MF(position), .enm = &pos_enum,
+	  .label = "Positions", .help = "position encoding" },
+	{ .key = "bias", .kind = FK_BOOL, .off = MF(bias), .label = "Linear biases",
+	  .help = "biases on the linear layers" },
+	{ .key = "qkv_bias", .kind = FK_BOOL, .off = MF(qkv_bias), .label = "QKV bias",
+	  .help = "biases on the QKV projection only (Qwen)" },
+	{ .key = "dropout", .kind = FK_BOOL, .off = MF(dropout), .label = "Dropout",
+	  .help = "dropout masks kept for backward" },
+	{ .key = "embedding_norm", .kind = FK_BOOL, .off = MF(embedding_norm),
+	  .label = "Embedding norm", .help = "a norm after the embedding (BLOOM)" },
+	{ .key = "moe", .kind = FK_OBJECT, .sub = &moe_fields, .present = model_has_moe,
+	  .help = "mixture of experts; absent: dense" },
+	{ .key = "mla", .kind = FK_OBJECT, .sub = &mla_fields, .present = model_has_mla,
+	  .help = "multi-head latent attention; absent: none" },
+	{ .key = "published_params", .kind = FK_NUM, .off = MF(published_params), .min = 0,
+	  .max = 1e16, .flags = FF_OMIT_ZERO, .help = "parameters the authors state, for checks" },
+	{ .key = "published_active_params", .kind = FK_NUM, .off = MF(published_active_params),
+	  .min = 0, .max = 1e16, .flags = FF_OMIT_ZERO,
+	  .help = "active parameters the authors state (MoE)" },
+	{ .key = "source", .kind = FK_STR, FIELD_STR(struct model_spec, source), .flags = FF_NOSAVE,
+	  .help = "where the numbers come from" },
+};
+#undef MF
+
+const struct hp_field_table model_fields = { "model", model_field_list,
+					     (int)HP_ARRAY_LEN(model_field_list), 1 };
+
+/* Rules between keys, after the table has read them. */
+static int model_check(struct model_spec *m, const char *file, const char *path,
+		       struct hp_err *err)
+{
+	const char *dot = *path ? "." : "";
 	if (!*m->display)
 		hp_strlcpy(m->display, m->name, sizeof m->display);
-	if (jx_int(&c, o, "layers", 1, 1, 100000, &m->layers) < 0 ||
-	    jx_int(&c, o, "hidden", 1, 1, 10000000, &m->hidden) < 0 ||
-	    jx_int(&c, o, "heads", 1, 1, 100000, &m->heads) < 0 ||
-	    jx_int(&c, o, "ffn", 1, 1, 100000000, &m->ffn) < 0 ||
-	    jx_int(&c, o, "vocab", 1, 1, 100000000, &m->vocab) < 0)
-		return -1;
-	m->kv_heads = m->heads;
-	m->seq_len = 4096;
-	m->gated_mlp = 1;
-	m->dropout = 0;
-	if (jx_int(&c, o, "kv_heads", 0, 1, 100000, &m->kv_heads) < 0 ||
-	    jx_int(&c, o, "head_dim", 0, 1, 100000, &m->head_dim) < 0 ||
-	    jx_int(&c, o, "seq_len", 0, 1, 100000000, &m->seq_len) < 0 ||
-	    jx_bool(&c, o, "gated_mlp", 0, &m->gated_mlp) < 0 ||
-	    jx_bool(&c, o, "tied_embeddings", 0, &m->tied_embeddings) < 0 ||
-	    jx_bool(&c, o, "bias", 0, &m->bias) < 0 ||
-	    jx_bool(&c, o, "qkv_bias", 0, &m->qkv_bias) < 0 ||
-	    jx_bool(&c, o, "dropout", 0, &m->dropout) < 0 ||
-	    jx_bool(&c, o, "embedding_norm", 0, &m->embedding_norm) < 0 ||
-	    jx_num(&c, o, "published_params", 0, 0, 1e16, &m->published_params) < 0 ||
-	    jx_num(&c, o, "published_active_params", 0, 0, 1e16,
-		   &m->published_active_params) < 0)
-		return -1;
+	if (!m->kv_heads)
+		m->kv_heads = m->heads;
 	if (!m->head_dim) {
 		if (m->hidden % m->heads)
 			return hp_err_set(err, HP_EXIT_INPUT,
 					  "%s: %s%sheads: %d does not divide hidden %d (give head_dim)",
-					  file, path, *path ? "." : "", m->heads, m->hidden);
+					  file, path, dot, m->heads, m->hidden);
 		m->head_dim = m->hidden / m->heads;
 	}
 	if (m->heads % m->kv_heads)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s%skv_heads: %d must divide heads %d",
+				  file, path, dot, m->kv_heads, m->heads);
+	if (m->moe.top_k > m->moe.experts)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s%smoe.top_k: %d exceeds experts %d",
+				  file, path, dot, m->moe.top_k, m->moe.experts);
+	if (m->moe.dense_layers > m->layers)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: %s%skv_heads: %d must divide heads %d",
-				  file, path, *path ? "." : "", m->kv_heads, m->heads);
-	char s[16] = "";
-	if (jx_str(&c, o, "norm", 0, s, sizeof s) < 0)
-		return -1;
-	m->norm = NORM_RMS;
-	if (!strcmp(s, "layernorm"))
-		m->norm = NORM_LAYER;
-	else if (*s && strcmp(s, "rmsnorm"))
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: %s%snorm: expected \"rmsnorm\" or \"layernorm\", got \"%s\"",
-				  file, path, *path ? "." : "", s);
-	*s = '\0';
-	if (jx_str(&c, o, "position", 0, s, sizeof s) < 0)
-		return -1;
-	m->position = POS_ROPE;
-	if (!strcmp(s, "learned"))
-		m->position = POS_LEARNED;
-	else if (!strcmp(s, "alibi"))
-		m->position = POS_ALIBI;
-	else if (*s && strcmp(s, "rope"))
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: %s%sposition: expected \"rope\", \"learned\" or \"alibi\", got \"%s\"",
-				  file, path, *path ? "." : "", s);
-
-	char sub[128];
-	const cJSON *moe = jx_obj(&c, o, "moe", 0, &bad);
-	if (bad)
-		return -1;
-	if (moe) {
-		static const char *const mk[] = { "experts", "top_k", "expert_ffn",
-						  "shared_experts", "dense_layers", NULL };
-		snprintf(sub, sizeof sub, "%s%smoe", path, *path ? "." : "");
-		struct jx_ctx cm = { file, sub, err };
-		if (jx_check_keys(&cm, moe, mk) < 0 ||
-		    jx_int(&cm, moe, "experts", 1, 1, 100000, &m->moe.experts) < 0 ||
-		    jx_int(&cm, moe, "top_k", 1, 1, 100000, &m->moe.top_k) < 0 ||
-		    jx_int(&cm, moe, "expert_ffn", 1, 1, 100000000, &m->moe.expert_ffn) < 0 ||
-		    jx_int(&cm, moe, "shared_experts", 0, 0, 1000, &m->moe.shared_experts) < 0 ||
-		    jx_int(&cm, moe, "dense_layers", 0, 0, 100000, &m->moe.dense_layers) < 0)
-			return -1;
-		if (m->moe.top_k > m->moe.experts)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: %s.top_k: %d exceeds experts %d", file, sub,
-					  m->moe.top_k, m->moe.experts);
-		if (m->moe.dense_layers > m->layers)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: %s.dense_layers: %d exceeds layers %d", file,
-					  sub, m->moe.dense_layers, m->layers);
-	}
-	const cJSON *mla = jx_obj(&c, o, "mla", 0, &bad);
-	if (bad)
-		return -1;
-	if (mla) {
-		snprintf(sub, sizeof sub, "%s%smla", path, *path ? "." : "");
-		struct jx_ctx cl = { file, sub, err };
-		if (jx_int(&cl, mla, "q_lora_rank", 0, 0, 1000000, &m->mla.q_lora_rank) < 0 ||
-		    jx_int(&cl, mla, "kv_lora_rank", 1, 1, 1000000, &m->mla.kv_lora_rank) < 0 ||
-		    jx_int(&cl, mla, "qk_nope_dim", 1, 1, 100000, &m->mla.qk_nope_dim) < 0 ||
-		    jx_int(&cl, mla, "qk_rope_dim", 1, 1, 100000, &m->mla.qk_rope_dim) < 0 ||
-		    jx_int(&cl, mla, "v_dim", 1, 1, 100000, &m->mla.v_dim) < 0)
-			return -1;
-	}
+				  "%s: %s%smoe.dense_layers: %d exceeds layers %d", file, path, dot,
+				  m->moe.dense_layers, m->layers);
 	return 0;
+}
+
+int catalog_parse_model(const cJSON *o, const char *file, const char *path,
+			struct model_spec *m, struct hp_err *err)
+{
+	struct jx_ctx c = { file, path, err };
+	memset(m, 0, sizeof *m);
+	if (!cJSON_IsObject(o))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s%sexpected a model object",
+				  file, path, *path ? ": " : "");
+	/* Defaults of the optional keys (kv_heads and head_dim: model_check). */
+	m->seq_len = 4096;
+	m->gated_mlp = 1;
+	if (fields_check_keys(&model_fields, &c, o, NULL) < 0 ||
+	    fields_read_json(&model_fields, m, &c, o) < 0)
+		return -1;
+	return model_check(m, file, path, err);
 }
 
 /* Merge the "gpus" or "models" array of one JSON document into the catalog. */

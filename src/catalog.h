@@ -9,6 +9,7 @@
 #define HP_CATALOG_H
 
 #include "util.h"
+#include "fields.h"
 
 enum hp_dtype { HP_FP32, HP_TF32, HP_BF16, HP_FP16, HP_FP8, HP_DTYPE_COUNT };
 
@@ -111,6 +112,10 @@ int catalog_parse_gpu(const struct cJSON *o, const char *file, const char *path,
 int catalog_parse_model(const struct cJSON *o, const char *file, const char *path,
 			struct model_spec *m, struct hp_err *err);
 
+/* The model schema (fields.h): model_fields, with its "moe" and "mla"
+ * objects. catalog_parse_model and model_to_json go through it. */
+extern const struct hp_field_table model_fields, moe_fields, mla_fields;
+
 /* Memory a program can allocate on g, before hetplan's own overhead
  * terms: the driver-reported total when the catalog has it, else the
  * label capacity. */
@@ -128,6 +133,8 @@ int gpu_best_dtype(const struct gpu_spec *g);
 const char *gpu_dtypes(const struct gpu_spec *g, const char *sep, char *buf, size_t n);
 
 const char *hp_dtype_name(enum hp_dtype d);
+/* The dtypes as a settings enum (fields.h): "fp32" ... "fp8". */
+extern const struct hp_field_enum hp_dtype_enum;
 int hp_dtype_parse(const char *s, enum hp_dtype *out);
 const char *hp_intra_name(enum hp_intra i);
 int hp_intra_parse(const char *s, enum hp_intra *out);

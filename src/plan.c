@@ -2,6 +2,9 @@
 #include "plan.h"
 #include "jsonx.h"
 
+#include <stddef.h>
+
+#include <assert.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -82,40 +85,37 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 	return -1;
 }
 
+static const char *const master_names[] = { "sharded", "replicated" };
+static const char *const loss_names[] = { "fused", "eager" };
+
 const char *plan_master_name(enum hp_master m)
 {
-	return m == MASTER_REPLICATED ? "replicated" : "sharded";
+	assert((unsigned)m < HP_ARRAY_LEN(master_names));
+	return master_names[m];
 }
 
 int plan_master_parse(const char *s, enum hp_master *out)
 {
-	if (hp_strieq(s, "sharded")) {
-		*out = MASTER_SHARDED;
-		return 0;
-	}
-	if (hp_strieq(s, "replicated")) {
-		*out = MASTER_REPLICATED;
-		return 0;
-	}
-	return -1;
+	int v = fields_name_index(master_names, (int)HP_ARRAY_LEN(master_names), s);
+	if (v < 0)
+		return -1;
+	*out = (enum hp_master)v;
+	return 0;
 }
 
 const char *plan_loss_name(enum hp_loss l)
 {
-	return l == LOSS_EAGER ? "eager" : "fused";
+	assert((unsigned)l < HP_ARRAY_LEN(loss_names));
+	return loss_names[l];
 }
 
 int plan_loss_parse(const char *s, enum hp_loss *out)
 {
-	if (hp_strieq(s, "fused")) {
-		*out = LOSS_FUSED;
-		return 0;
-	}
-	if (hp_strieq(s, "eager")) {
-		*out = LOSS_EAGER;
-		return 0;
-	}
-	return -1;
+	int v = fields_name_index(loss_names, (int)HP_ARRAY_LEN(loss_names), s);
+	if (v < 0)
+		return -1;
+	*out = (enum hp_loss)v;
+	return 0;
 }
 
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp)
@@ -258,177 +258,203 @@ static int parse_stage(struct stage *st, const cJSON *o, const char *file,
 	return 0;
 }
 
-/* The three overlap booleans; an absent key keeps p's value. */
-static int plan_parse_overlaps(struct jx_ctx *jc, const cJSON *root, struct plan *p)
+/* ---- The plan's settings, one entry each (fields.h). The planner's
+ * outputs printed beside a plan are not settings; they are listed in
+ * plan_output_keys so a printed plan reads back. */
+
+FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_COUNT, framework_name,
+	    framework_parse);
+FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_name,
+	    plan_recompute_parse);
+FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
+FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
+
+static int sched_parse(void *base, const char *s)
 {
-	static const char *const keys[] = { "tp_overlap", "grad_overlap", "param_overlap" };
-	int *dst[] = { &p->tp_overlap, &p->grad_overlap, &p->param_overlap };
-	for (int i = 0; i < 3; i++) {
-		if (!cJSON_GetObjectItemCaseSensitive(root, keys[i]))
-			continue;
-		if (jx_bool(jc, root, keys[i], 1, dst[i]) < 0)
+	struct plan *p = base;
+	return plan_schedule_parse(s, &p->schedule, &p->vpp);
+}
+
+const char *plan_schedule_name(const struct plan *p, char *buf, size_t n)
+{
+	if (p->schedule == SCHED_INTERLEAVED)
+		snprintf(buf, n, "interleaved:%d", p->vpp);
+	else
+		snprintf(buf, n, "1f1b");
+	return buf;
+}
+
+static void sched_format(const void *base, char *buf, size_t n)
+{
+	plan_schedule_name(base, buf, n);
+}
+
+/* V from 2 to 64: plan_schedule_parse's range (Megatron's interleaving
+ * needs at least 2 chunks per stage; 64 is beyond any published run). */
+static const struct hp_field_custom sched_custom = {
+	sched_parse, sched_format, "1f1b or interleaved:V (V from 2 to 64)",
+	"\"1f1b\" or \"interleaved:V\" with V from 2 to 64",
+};
+
+static int eff_tp_overlap(const void *p) { return plan_tp_overlap(p); }
+static int eff_grad_overlap(const void *p) { return plan_grad_overlap(p); }
+static int eff_param_overlap(const void *p) { return plan_param_overlap(p); }
+
+static const char *const on_off[] = { "off", "on" };
+static const char *const attention[] = { "unfused", "flash" };
+
+#define PF(m) offsetof(struct plan, m)
+/* Ranges: mbs up to 1e6 and gbs/seq_len up to 1e8 sequences or tokens are
+ * far beyond any published run (Llama 3 405B: gbs 2048 x 8192 tokens);
+ * cp up to 1024 and ep up to 4096 bound the GPU counts checked against
+ * HP_MAX_GPUS; ZeRO has stages 0 to 3 (DeepSpeed). The order is the order
+ * plan_to_json writes. */
+static const struct hp_field plan_field_list[] = {
+	{ .key = "mbs", .flag = "mbs", .kind = FK_INT, .off = PF(mbs), .min = 1, .max = 1000000,
+	  .help = "micro-batch, sequences" },
+	{ .key = "gbs", .flag = "gbs", .kind = FK_INT, .off = PF(gbs), .min = 1, .max = 100000000,
+	  .help = "global batch, sequences" },
+	{ .key = "seq_len", .flag = "seq-len", .kind = FK_INT, .off = PF(seq_len), .min = 1,
+	  .max = 100000000, .flags = FF_OMIT_ZERO, .unit = "tokens",
+	  .help = "sequence length; absent: the model's" },
+	{ .key = "precision", .flag = "precision", .kind = FK_ENUM, .off = PF(precision),
+	  .enm = &hp_dtype_enum, .help = "arithmetic of the matmuls" },
+	{ .key = "recompute", .flag = "recompute", .kind = FK_ENUM, .off = PF(recompute),
+	  .enm = &recompute_enum, .help = "activation recomputation (op: selective-op)" },
+	{ .key = "loss", .flag = "loss", .kind = FK_ENUM, .off = PF(loss), .enm = &loss_enum,
+	  .flags = FF_OMIT_ZERO, .help = "cross-entropy kernel: fused in place or eager fp32" },
+	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
+	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)" },
+	{ .key = "master", .flag = "master", .kind = FK_ENUM, .off = PF(master),
+	  .enm = &master_enum, .flags = FF_OMIT_ZERO,
+	  .help = "fp32 master weights sharded over DP or whole on every rank" },
+	{ .key = "schedule", .flag = "schedule", .kind = FK_CUSTOM, .off = PF(schedule),
+	  .custom = &sched_custom, .help = "pipeline schedule" },
+	{ .key = "cp", .flag = "cp", .kind = FK_INT, .off = PF(cp), .min = 1, .max = 1024,
+	  .help = "context-parallel degree" },
+	{ .key = "ep", .flag = "ep", .kind = FK_INT, .off = PF(ep), .min = 1, .max = 4096,
+	  .help = "expert-parallel degree (MoE)" },
+	{ .key = "sp", .flag = "no-sp", .kind = FK_BOOL, .off = PF(sp), .flags = FF_NEG_FLAG,
+	  .help = "sequence parallelism with TP (--no-sp turns it off)" },
+	{ .key = "flash", .flag = "attention", .kind = FK_BOOL, .off = PF(flash),
+	  .names = attention, .help = "fused flash attention (--attention flash|unfused)" },
+	{ .key = "framework", .flag = "framework", .kind = FK_ENUM, .off = PF(framework),
+	  .enm = &plan_framework_enum, .help = "the framework that runs it, for its defaults" },
+	{ .key = "tp_overlap", .flag = "tp-overlap", .kind = FK_BOOL, .off = PF(tp_overlap),
+	  .names = on_off, .effective = eff_tp_overlap,
+	  .help = "TP collectives behind GEMMs; absent: the framework's default" },
+	{ .key = "grad_overlap", .flag = "grad-overlap", .kind = FK_BOOL,
+	  .off = PF(grad_overlap), .names = on_off, .effective = eff_grad_overlap,
+	  .help = "DP gradient reduce behind backward; absent: the framework's default" },
+	{ .key = "param_overlap", .flag = "param-overlap", .kind = FK_BOOL,
+	  .off = PF(param_overlap), .names = on_off, .effective = eff_param_overlap,
+	  .help = "DP parameter gather behind forward; absent: the framework's default" },
+};
+#undef PF
+
+const struct hp_field_table plan_fields = { "plan", plan_field_list,
+					    (int)HP_ARRAY_LEN(plan_field_list), 1 };
+
+/* Keys the planner prints beside a plan (search results), ignored when a
+ * plan file is read back. */
+static const char *const plan_output_keys[] = {
+	"replicas", "rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
+	"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s", "breakdown_group",
+	"memory", "comm", "optimality", "hfu", "label", "links", "pareto", "runs_on",
+	"runs_on_why", "memory_verdict", "mem_need_bytes", "mem_capacity_bytes", NULL,
+};
+
+/* One replica group: count, batch_share (-1 when absent) and its stages. */
+static int parse_replica(struct plan *p, struct replica *r, const cJSON *ro, const char *file,
+			 const char *path, const struct cluster *c, struct hp_err *err)
+{
+	static const char *const rk[] = { "count", "batch_share", "stages", NULL };
+	struct jx_ctx jr = { file, path, err };
+	int bad;
+	if (!cJSON_IsObject(ro))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object", file, path);
+	r->count = 1;
+	r->batch_share = -1;
+	if (jx_check_keys(&jr, ro, rk) < 0 ||
+	    jx_int(&jr, ro, "count", 0, 1, 1000000, &r->count) < 0 ||
+	    jx_num(&jr, ro, "batch_share", 0, 1e-9, 1, &r->batch_share) < 0)
+		return -1;
+	const cJSON *sts = jx_arr(&jr, ro, "stages", 1, &bad);
+	if (bad)
+		return -1;
+	int ns = cJSON_GetArraySize(sts);
+	if (ns == 0 || ns > 100000)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s.stages: expected at least one stage",
+				  file, path);
+	r->n_stages = ns;
+	r->stages = xcalloc((size_t)ns, sizeof *r->stages);
+	for (int k = 0; k < ns; k++) {
+		char sp[80];
+		snprintf(sp, sizeof sp, "%s.stages[%d]", path, k);
+		if (parse_stage(&r->stages[k], cJSON_GetArrayItem(sts, k), file, sp, c, err) < 0)
 			return -1;
+		/* count x tp x cp in 64 bits: no cluster has more than
+		 * HP_MAX_GPUS, so a larger group is a typo. */
+		long long g = (long long)r->count * r->stages[k].tp * p->cp;
+		if (g > HP_MAX_GPUS)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s: count %d x tp %d x cp %d = %lld GPUs, more "
+					  "than hetplan's limit of %d", file, sp, r->count,
+					  r->stages[k].tp, p->cp, g, HP_MAX_GPUS);
 	}
 	return 0;
 }
 
-int plan_parse_json(struct plan *p, const char *text, size_t len, const char *file,
-		    const struct cluster *c, struct hp_err *err)
+/* The "replicas" array; missing shares split the batch evenly. */
+static int parse_replicas(struct plan *p, const cJSON *root, struct jx_ctx *jc,
+			  const struct cluster *c)
 {
-	static const char *const known[] = {
-		"mbs", "gbs", "seq_len", "precision", "recompute", "loss", "master", "zero", "schedule",
-		"cp", "ep", "sp", "flash", "replicas", "framework", "tp_overlap", "grad_overlap",
-		"param_overlap",
-		/* keys the planner prints beside the plan, ignored here */
-		"rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
-		"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s", "breakdown_group",
-		"memory", "comm", "optimality", "hfu", "label", "links", "pareto", "runs_on",
-		"runs_on_why", "memory_verdict", "mem_need_bytes", "mem_capacity_bytes", NULL,
-	};
-	cJSON *root = jx_parse(text, len, file, err);
-	if (!root)
-		return -1;
-	struct jx_ctx jc = { file, "", err };
-	int rc = -1, bad;
-	char s[32];
-	if (!cJSON_IsObject(root)) {
-		hp_err_set(err, HP_EXIT_INPUT, "%s: expected a plan object", file);
-		goto out;
-	}
-	if (jx_check_keys(&jc, root, known) < 0 ||
-	    jx_int(&jc, root, "mbs", 0, 1, 1000000, &p->mbs) < 0 ||
-	    jx_int(&jc, root, "gbs", 0, 1, 100000000, &p->gbs) < 0 ||
-	    jx_int(&jc, root, "seq_len", 0, 1, 100000000, &p->seq_len) < 0 ||
-	    jx_int(&jc, root, "zero", 0, 0, 3, &p->zero) < 0 ||
-	    jx_int(&jc, root, "cp", 0, 1, 1024, &p->cp) < 0 ||
-	    jx_int(&jc, root, "ep", 0, 1, 4096, &p->ep) < 0 ||
-	    jx_bool(&jc, root, "sp", 0, &p->sp) < 0 ||
-	    jx_bool(&jc, root, "flash", 0, &p->flash) < 0 ||
-	    plan_parse_overlaps(&jc, root, p) < 0)
-		goto out;
-	*s = '\0';
-	if (jx_str(&jc, root, "framework", 0, s, sizeof s) < 0)
-		goto out;
-	if (*s && framework_parse(s, &p->framework)) {
-		hp_err_set(err, HP_EXIT_INPUT, "%s: framework: expected one of %s, got \"%s\"",
-			   file, framework_list(), s);
-		goto out;
-	}
-	*s = '\0';
-	if (jx_str(&jc, root, "precision", 0, s, sizeof s) < 0)
-		goto out;
-	if (*s && hp_dtype_parse(s, &p->precision)) {
-		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: precision: expected \"fp32\", \"tf32\", \"bf16\", \"fp16\" or \"fp8\", got \"%s\"",
-			   file, s);
-		goto out;
-	}
-	*s = '\0';
-	if (jx_str(&jc, root, "recompute", 0, s, sizeof s) < 0)
-		goto out;
-	if (*s && plan_recompute_parse(s, &p->recompute)) {
-		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: recompute: expected \"none\", \"selective\", \"full\" or \"selective-op\", got \"%s\"",
-			   file, s);
-		goto out;
-	}
-	*s = '\0';
-	if (jx_str(&jc, root, "loss", 0, s, sizeof s) < 0)
-		goto out;
-	if (*s && plan_loss_parse(s, &p->loss)) {
-		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: loss: expected \"fused\" or \"eager\", got \"%s\"", file, s);
-		goto out;
-	}
-	*s = '\0';
-	if (jx_str(&jc, root, "master", 0, s, sizeof s) < 0)
-		goto out;
-	if (*s && plan_master_parse(s, &p->master)) {
-		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: master: expected \"sharded\" or \"replicated\", got \"%s\"", file, s);
-		goto out;
-	}
-	*s = '\0';
-	if (jx_str(&jc, root, "schedule", 0, s, sizeof s) < 0)
-		goto out;
-	if (*s && plan_schedule_parse(s, &p->schedule, &p->vpp)) {
-		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: schedule: expected \"1f1b\" or \"interleaved:V\" with V from 2 to 64, got \"%s\"",
-			   file, s);
-		goto out;
-	}
-	const cJSON *reps = jx_arr(&jc, root, "replicas", 1, &bad);
+	int bad;
+	const char *file = jc->file;
+	const cJSON *reps = jx_arr(jc, root, "replicas", 1, &bad);
 	if (bad)
-		goto out;
+		return -1;
 	int n = cJSON_GetArraySize(reps);
-	if (n == 0 || n > 100000) {
-		hp_err_set(err, HP_EXIT_INPUT, "%s: replicas: expected 1 to 100000 replicas, got %d",
-			   file, n);
-		goto out;
-	}
+	if (n == 0 || n > 100000)
+		return hp_err_set(jc->err, HP_EXIT_INPUT,
+				  "%s: replicas: expected 1 to 100000 replicas, got %d", file, n);
 	plan_free(p);
 	p->replicas = xcalloc((size_t)n, sizeof *p->replicas);
 	p->n_replicas = n;
 	for (int i = 0; i < n; i++) {
-		static const char *const rk[] = { "count", "batch_share", "stages", NULL };
-		const cJSON *ro = cJSON_GetArrayItem(reps, i);
-		struct replica *r = &p->replicas[i];
 		char path[48];
 		snprintf(path, sizeof path, "replicas[%d]", i);
-		struct jx_ctx jr = { file, path, err };
-		if (!cJSON_IsObject(ro)) {
-			hp_err_set(err, HP_EXIT_INPUT, "%s: %s: expected an object", file, path);
-			goto out;
-		}
-		r->count = 1;
-		r->batch_share = -1;
-		if (jx_check_keys(&jr, ro, rk) < 0 ||
-		    jx_int(&jr, ro, "count", 0, 1, 1000000, &r->count) < 0 ||
-		    jx_num(&jr, ro, "batch_share", 0, 1e-9, 1, &r->batch_share) < 0)
-			goto out;
-		const cJSON *sts = jx_arr(&jr, ro, "stages", 1, &bad);
-		if (bad)
-			goto out;
-		int ns = cJSON_GetArraySize(sts);
-		if (ns == 0 || ns > 100000) {
-			hp_err_set(err, HP_EXIT_INPUT, "%s: %s.stages: expected at least one stage",
-				   file, path);
-			goto out;
-		}
-		r->n_stages = ns;
-		r->stages = xcalloc((size_t)ns, sizeof *r->stages);
-		for (int k = 0; k < ns; k++) {
-			char sp[80];
-			snprintf(sp, sizeof sp, "%s.stages[%d]", path, k);
-			if (parse_stage(&r->stages[k], cJSON_GetArrayItem(sts, k), file, sp, c,
-					err) < 0)
-				goto out;
-			/* count x tp x cp in 64 bits: no cluster has more
-			 * than HP_MAX_GPUS, so a larger group is a typo. */
-			long long g = (long long)r->count * r->stages[k].tp * p->cp;
-			if (g > HP_MAX_GPUS) {
-				hp_err_set(err, HP_EXIT_INPUT,
-					   "%s: %s: count %d x tp %d x cp %d = %lld GPUs, more "
-					   "than hetplan's limit of %d", file, sp, r->count,
-					   r->stages[k].tp, p->cp, g, HP_MAX_GPUS);
-				goto out;
-			}
-		}
+		if (parse_replica(p, &p->replicas[i], cJSON_GetArrayItem(reps, i), file, path, c,
+				  jc->err) < 0)
+			return -1;
 	}
-	/* Missing shares: split the batch evenly. */
 	int total = plan_dp(p), missing = 0;
 	for (int i = 0; i < n; i++)
 		missing += p->replicas[i].batch_share < 0;
 	if (missing == n)
 		for (int i = 0; i < n; i++)
 			p->replicas[i].batch_share = 1.0 / total;
-	else if (missing) {
-		hp_err_set(err, HP_EXIT_INPUT,
-			   "%s: replicas: give batch_share for every replica or for none", file);
-		goto out;
-	}
-	rc = 0;
-out:
+	else if (missing)
+		return hp_err_set(jc->err, HP_EXIT_INPUT,
+				  "%s: replicas: give batch_share for every replica or for none",
+				  file);
+	return 0;
+}
+
+int plan_parse_json(struct plan *p, const char *text, size_t len, const char *file,
+		    const struct cluster *c, struct hp_err *err)
+{
+	cJSON *root = jx_parse(text, len, file, err);
+	if (!root)
+		return -1;
+	struct jx_ctx jc = { file, "", err };
+	int rc = -1;
+	if (!cJSON_IsObject(root))
+		hp_err_set(err, HP_EXIT_INPUT, "%s: expected a plan object", file);
+	else if (fields_check_keys(&plan_fields, &jc, root, plan_output_keys) == 0 &&
+		 fields_read_json(&plan_fields, p, &jc, root) == 0 &&
+		 parse_replicas(p, root, &jc, c) == 0)
+		rc = 0;
 	cJSON_Delete(root);
 	return rc;
 }
@@ -451,8 +477,9 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			  n ? have : "no listed peaks");
 }
 
-int plan_validate(const struct plan *p, const struct cluster *c,
-		  const struct model_spec *m, const char *ctx, struct hp_err *err)
+/* The settings against the model: batch, master layout, cp and ep. */
+static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
+			     struct hp_err *err)
 {
 	if (p->gbs <= 0)
 		return hp_err_set(err, HP_EXIT_USAGE, "%s: global batch missing (--gbs)", ctx);
@@ -483,68 +510,93 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: ep %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
 				  ctx, p->ep, dp * p->cp);
+	return 0;
+}
+
+/* Stage s of replica group i: its layer range starts at next, its TP fits
+ * the heads and the nodes, interleaving divides its layers. */
+static int validate_stage(const struct plan *p, int i, int s, int next, const struct cluster *c,
+			  const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	const struct replica *r = &p->replicas[i];
+	const struct stage *st = &r->stages[s];
+	const struct pool *pl = &c->pools[st->pool];
+	if (st->first_layer != next || st->last_layer < st->first_layer)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: replicas[%d].stages[%d]: layers %d-%d; expected a range starting at %d",
+				  ctx, i, s, st->first_layer, st->last_layer, next);
+	if (m->heads % st->tp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: tp %d does not divide the %d attention heads of %s",
+				  ctx, st->tp, m->heads, m->name);
+	if (st->tp > m->kv_heads && st->tp % m->kv_heads)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
+				  ctx, st->tp, m->kv_heads);
+	/* TP beyond a node (or an NVL72 domain) is allowed: its collectives
+	 * then cross the NICs, and perf.c charges them; it must still tile
+	 * the nodes evenly. */
+	if (st->tp > pl->gpus_per_node && st->tp % pl->gpus_per_node)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
+				  ctx, st->tp, pl->name, pl->gpus_per_node);
+	/* Interleaving: each stage holds vpp chunks of equal layers; the
+	 * first and last stage may hold one layer less, their embedding or
+	 * loss standing in for it (Megatron-Core's
+	 * account_for_embedding_in_pipeline_split and
+	 * account_for_loss_in_pipeline_split, as Llama 3.1 405B ran 126
+	 * layers on 16 x 8 chunks). */
+	int nl = st->last_layer - st->first_layer + 1;
+	int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
+	if (p->schedule == SCHED_INTERLEAVED && nl % p->vpp && !(edge && (nl + 1) % p->vpp == 0))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
+				  ctx, p->vpp, p->vpp, s, nl);
+	return 0;
+}
+
+/* Replica group i: whole micro-batches, stages covering every layer once. */
+static int validate_replica(const struct plan *p, int i, const struct cluster *c,
+			    const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	const struct replica *r = &p->replicas[i];
+	double seqs = plan_replica_seqs(p, i);
+	double mb = seqs / p->mbs;
+	if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
+				  ctx, i, seqs, p->mbs, p->gbs, plan_dp(p));
+	int next = 0, pp = r->n_stages;
+	for (int s = 0; s < pp; s++) {
+		if (validate_stage(p, i, s, next, c, m, ctx, err) < 0)
+			return -1;
+		next = r->stages[s].last_layer + 1;
+	}
+	if (next != m->layers) {
+		if (next > m->layers)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: replicas[%d] has layers up to %d but %s has %d (0 to %d)",
+					  ctx, i, next - 1, m->name, m->layers, m->layers - 1);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: replicas[%d] covers layers 0-%d; %s has %d",
+				  ctx, i, next - 1, m->name, m->layers);
+	}
+	if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: the interleaved schedule needs the micro-batch count (%ld) to be a multiple of pp %d",
+				  ctx, lround(mb), pp);
+	return 0;
+}
+
+int plan_validate(const struct plan *p, const struct cluster *c,
+		  const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	if (validate_settings(p, m, ctx, err) < 0)
+		return -1;
 	double share_sum = 0;
 	for (int i = 0; i < p->n_replicas; i++) {
-		const struct replica *r = &p->replicas[i];
-		share_sum += r->batch_share * r->count;
-		double seqs = plan_replica_seqs(p, i);
-		double mb = seqs / p->mbs;
-		if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
-					  ctx, i, seqs, p->mbs, p->gbs, dp);
-		int next = 0;
-		int pp = r->n_stages;
-		for (int s = 0; s < pp; s++) {
-			const struct stage *st = &r->stages[s];
-			const struct pool *pl = &c->pools[st->pool];
-			if (st->first_layer != next || st->last_layer < st->first_layer)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: replicas[%d].stages[%d]: layers %d-%d; expected a range starting at %d",
-						  ctx, i, s, st->first_layer, st->last_layer, next);
-			next = st->last_layer + 1;
-			if (m->heads % st->tp)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d does not divide the %d attention heads of %s",
-						  ctx, st->tp, m->heads, m->name);
-			if (st->tp > m->kv_heads && st->tp % m->kv_heads)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
-						  ctx, st->tp, m->kv_heads);
-			/* TP beyond a node (or an NVL72 domain) is allowed: its
-			 * collectives then cross the NICs, and perf.c charges
-			 * them; it must still tile the nodes evenly. */
-			if (st->tp > pl->gpus_per_node && st->tp % pl->gpus_per_node)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
-						  ctx, st->tp, pl->name, pl->gpus_per_node);
-			/* Interleaving: each stage holds vpp chunks of equal
-			 * layers; the first and last stage may hold one layer
-			 * less, their embedding or loss standing in for it
-			 * (Megatron-Core's account_for_embedding_in_pipeline_split
-			 * and account_for_loss_in_pipeline_split, as Llama 3.1
-			 * 405B ran 126 layers on 16 x 8 chunks). */
-			int nl = st->last_layer - st->first_layer + 1;
-			int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
-			if (p->schedule == SCHED_INTERLEAVED && nl % p->vpp &&
-			    !(edge && (nl + 1) % p->vpp == 0))
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
-						  ctx, p->vpp, p->vpp, s, nl);
-		}
-		if (next != m->layers) {
-			if (next > m->layers)
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: replicas[%d] has layers up to %d but %s has %d (0 to %d)",
-						  ctx, i, next - 1, m->name, m->layers, m->layers - 1);
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: replicas[%d] covers layers 0-%d; %s has %d",
-					  ctx, i, next - 1, m->name, m->layers);
-		}
-		if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: the interleaved schedule needs the micro-batch count (%ld) to be a multiple of pp %d",
-					  ctx, lround(mb), pp);
+		share_sum += p->replicas[i].batch_share * p->replicas[i].count;
+		if (validate_replica(p, i, c, m, ctx, err) < 0)
+			return -1;
 	}
 	if (fabs(share_sum - 1) > 1e-6)
 		return hp_err_set(err, HP_EXIT_INPUT,
@@ -567,31 +619,7 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 cJSON *plan_to_json(const struct plan *p, const struct cluster *c)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "mbs", p->mbs);
-	cJSON_AddNumberToObject(o, "gbs", p->gbs);
-	if (p->seq_len)
-		cJSON_AddNumberToObject(o, "seq_len", p->seq_len);
-	cJSON_AddStringToObject(o, "precision", hp_dtype_name(p->precision));
-	cJSON_AddStringToObject(o, "recompute", plan_recompute_name(p->recompute));
-	if (p->loss != LOSS_FUSED)
-		cJSON_AddStringToObject(o, "loss", plan_loss_name(p->loss));
-	cJSON_AddNumberToObject(o, "zero", p->zero);
-	if (p->master != MASTER_SHARDED)
-		cJSON_AddStringToObject(o, "master", plan_master_name(p->master));
-	char sched[24];
-	if (p->schedule == SCHED_INTERLEAVED)
-		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);
-	else
-		snprintf(sched, sizeof sched, "1f1b");
-	cJSON_AddStringToObject(o, "schedule", sched);
-	cJSON_AddNumberToObject(o, "cp", p->cp);
-	cJSON_AddNumberToObject(o, "ep", p->ep);
-	cJSON_AddBoolToObject(o, "sp", p->sp);
-	cJSON_AddBoolToObject(o, "flash", p->flash);
-	cJSON_AddStringToObject(o, "framework", framework_name(p->framework));
-	cJSON_AddBoolToObject(o, "tp_overlap", plan_tp_overlap(p));
-	cJSON_AddBoolToObject(o, "grad_overlap", plan_grad_overlap(p));
-	cJSON_AddBoolToObject(o, "param_overlap", plan_param_overlap(p));
+	fields_write_json(&plan_fields, p, o);
 	cJSON *reps = cJSON_AddArrayToObject(o, "replicas");
 	for (int i = 0; i < p->n_replicas; i++) {
 		const struct replica *r = &p->replicas[i];

@@ -18,6 +18,7 @@
 #include "cluster.h"
 #include "model.h"
 #include "framework.h"
+#include "fields.h"
 
 struct cJSON;
 
@@ -138,7 +139,15 @@ int plan_tp_overlap(const struct plan *p);
 int plan_grad_overlap(const struct plan *p);
 int plan_param_overlap(const struct plan *p);
 
+/* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
+ * plan_parse_json and plan_to_json read and write the top level through
+ * it; the replicas and stages are read by code. */
+extern const struct hp_field_table plan_fields;
+extern const struct hp_field_enum plan_framework_enum;
+
 /* "1f1b" or "interleaved:V". */
+const char *plan_schedule_name(const struct plan *p, char *buf, size_t n);
+/* Parse "1f1b" or "interleaved:V" (V from 2 to 64); 0 or -1. */
 int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp);
 
 #endif

@@ -3,18 +3,141 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonx.h"
 
+/* ---- Settings tables (fields.h) for the cluster's pools and fabric and
+ * the workload. cluster.c reads the cluster file; these tables write it
+ * back and give the TUI its labels. Ranges are those cluster.c and
+ * workspace_parse accept. */
+
+FIELDS_ENUM(static, intra_enum, enum hp_intra, 3, hp_intra_name, hp_intra_parse);
+FIELDS_ENUM(static, transport_enum, enum comm_transport, COMM_TRANSPORT_COUNT,
+	    comm_transport_name, comm_transport_parse);
+/* OBJ_THROUGHPUT .. OBJ_BUDGET */
+FIELDS_ENUM(static, objective_enum, enum search_objective, 4, search_objective_name,
+	    search_objective_parse);
+
 /* A pool's price is saved only when the user set it (cluster file, --pool,
  * an edit: pool.price_set); catalog and price-book prices are looked up
  * again on load. */
-static int price_is_users(const struct pool *p)
+static int price_is_users(const void *base)
 {
+	const struct pool *p = base;
 	return p->price_set && p->usd_per_node_h > 0;
+}
+
+static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
+static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
+
+static const char *const spot_names[] = { "on-demand", "spot" };
+
+#define PO(m) offsetof(struct pool, m)
+
+static const struct hp_field pool_nodes_list[] = {
+	{ .key = "max", .kind = FK_INT, .off = PO(nodes_max), .min = 1, .max = 1000000,
+	  .flags = FF_REQUIRED, .help = "rent up to this many nodes" },
+};
+static const struct hp_field_table pool_nodes = { "pool.nodes", pool_nodes_list, 1, 1 };
+
+static const struct hp_field pool_field_list[] = {
+	{ .key = "name", .kind = FK_STR, FIELD_STR(struct pool, name), .label = "Name",
+	  .help = "pool name; default: the GPU's" },
+	{ .key = "gpu", .kind = FK_STR, FIELD_STR(struct pool, gpu.name), .flags = FF_REQUIRED,
+	  .label = "GPU", .help = "catalog GPU name or alias ('hetplan gpus')" },
+	{ .key = "gpus_per_node", .kind = FK_INT, .off = PO(gpus_per_node), .min = 1,
+	  .max = 1000000, .label = "GPUs per node", .help = "default: the GPU's usual node" },
+	{ .key = "nodes", .kind = FK_INT, .off = PO(nodes), .min = 1, .max = 1000000,
+	  .present = pool_is_fixed, .label = "Nodes", .help = "nodes owned; or {\"max\": N} to rent" },
+	{ .key = "nodes", .kind = FK_OBJECT, .sub = &pool_nodes, .present = pool_is_rented,
+	  .help = "{\"max\": N}: rent up to N nodes" },
+	{ .key = "intra", .kind = FK_ENUM, .off = PO(intra), .enm = &intra_enum,
+	  .label = "Scale-up", .help = "scale-up inside a node" },
+	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = 64,
+	  .label = "NICs per node", .help = "scale-out NICs per node" },
+	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
+	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC" },
+	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
+	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE) or efa" },
+	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
+	  .label = "Provider", .help = "cloud or owner, for prices" },
+	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
+	  .label = "Region", .help = "region, for prices" },
+	{ .key = "site", .kind = FK_STR, FIELD_STR(struct pool, site), .flags = FF_OMIT_ZERO,
+	  .label = "Site",
+	  .hint = "pools on one site share a spine", .help = "pools on one site share a spine" },
+	{ .key = "price_per_node_hour", .kind = FK_NUM, .off = PO(usd_per_node_h), .min = 0,
+	  .max = 1e6, .present = price_is_users, .label = "Price", .unit = "$/node-h",
+	  .hint = "USD per node-hour; 0 for the catalog's",
+	  .help = "USD per node-hour; absent: the price book's or the catalog's" },
+	{ .key = "spot", .kind = FK_BOOL, .off = PO(spot), .flags = FF_OMIT_ZERO,
+	  .names = spot_names, .label = "Spot", .help = "spot (preemptible) prices" },
+	{ .key = "nvl_domain", .kind = FK_INT, .off = PO(nvl_domain), .min = 1, .max = 100000,
+	  .flags = FF_NOSAVE, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node" },
+};
+#undef PO
+
+const struct hp_field_table pool_fields = { "pool", pool_field_list,
+					    (int)HP_ARRAY_LEN(pool_field_list), 1 };
+
+#define CF(m) offsetof(struct cluster, m)
+static const struct hp_field fabric_field_list[] = {
+	{ .key = "oversubscription", .kind = FK_NUM, .off = CF(oversub), .min = 1, .max = 1000,
+	  .label = "Oversubscription", .unit = ":1", .hint = "spine, 1 = non-blocking",
+	  .help = "spine oversubscription, 1 = non-blocking" },
+	{ .key = "inter_pool_gbps", .kind = FK_NUM, .off = CF(inter_pool_gbps), .min = 0.001,
+	  .max = 1e6, .label = "WAN link", .unit = "Gb/s", .help = "link between sites, per direction" },
+	{ .key = "inter_pool_latency_us", .kind = FK_NUM, .off = CF(inter_pool_latency_us),
+	  .min = 0, .max = 1e7, .label = "WAN latency", .unit = "us",
+	  .help = "latency between sites" },
+};
+#undef CF
+
+const struct hp_field_table fabric_fields = { "cluster.fabric", fabric_field_list,
+					      (int)HP_ARRAY_LEN(fabric_field_list), 1 };
+
+#define WO(m) offsetof(struct search_opts, m)
+/* gbs and seq_len as a plan's; 1e18 tokens is 500x Llama 3's 15.6T;
+ * deadlines up to 1e10 s (300 years) and budgets up to $1e13 bound typos. */
+static const struct hp_field workload_field_list[] = {
+	{ .key = "gbs", .kind = FK_INT, .off = WO(gbs), .min = 1, .max = 100000000,
+	  .label = "Global batch", .unit = "sequences", .help = "global batch, sequences (default 1024)" },
+	{ .key = "seq_len", .kind = FK_INT, .off = WO(seq_len), .min = 1, .max = 100000000,
+	  .flags = FF_OMIT_ZERO | FF_ZERO_NONE, .label = "Sequence length", .unit = "tokens",
+	  .hint = "0 for the model's context", .help = "sequence length; absent: the model's" },
+	{ .key = "tokens", .kind = FK_NUM, .off = WO(tokens), .min = 1, .max = 1e18,
+	  .flags = FF_OMIT_ZERO, .label = "Tokens to train", .hint = "like 2T or 300B",
+	  .help = "tokens to train, for time and cost" },
+	{ .key = "precision", .kind = FK_ENUM, .off = WO(precision), .enm = &hp_dtype_enum,
+	  .label = "Precision", .help = "arithmetic of the matmuls" },
+	{ .key = "objective", .kind = FK_ENUM, .off = WO(objective), .enm = &objective_enum,
+	  .label = "Objective", .help = "what the planner ranks by" },
+	{ .key = "deadline_s", .kind = FK_NUM, .off = WO(deadline_s), .min = 0, .max = 1e10,
+	  .flags = FF_OMIT_ZERO, .label = "Deadline", .hint = "like 30d, 12h or 2w; none",
+	  .help = "objective deadline: train within this many seconds" },
+	{ .key = "budget_usd", .kind = FK_NUM, .off = WO(budget_usd), .min = 0, .max = 1e13,
+	  .flags = FF_OMIT_ZERO, .label = "Budget", .hint = "USD, like 2.5M; none",
+	  .help = "objective budget: train within this many USD" },
+	{ .key = "top", .kind = FK_INT, .off = WO(top_k), .min = 1, .max = 1000,
+	  .label = "Plans to show", .help = "plans to keep (default 10)" },
+};
+#undef WO
+
+const struct hp_field_table workload_fields = { "workload", workload_field_list,
+						(int)HP_ARRAY_LEN(workload_field_list), 1 };
+
+const struct hp_field_table *const *workspace_field_tables(int *n)
+{
+	static const struct hp_field_table *const all[] = {
+		&plan_fields, &model_fields, &moe_fields, &mla_fields, &pool_fields, &pool_nodes,
+		&fabric_fields, &workload_fields,
+	};
+	*n = (int)HP_ARRAY_LEN(all);
+	return all;
 }
 
 cJSON *cluster_to_json(const struct cluster *c)
@@ -24,85 +147,18 @@ cJSON *cluster_to_json(const struct cluster *c)
 		cJSON_AddStringToObject(o, "name", c->name);
 	cJSON *pools = cJSON_AddArrayToObject(o, "pools");
 	for (int i = 0; i < c->n_pools; i++) {
-		const struct pool *p = &c->pools[i];
 		cJSON *j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "name", p->name);
-		cJSON_AddStringToObject(j, "gpu", p->gpu.name);
-		cJSON_AddNumberToObject(j, "gpus_per_node", p->gpus_per_node);
-		if (p->nodes_max > 0) {
-			cJSON *n = cJSON_AddObjectToObject(j, "nodes");
-			cJSON_AddNumberToObject(n, "max", p->nodes_max);
-		} else {
-			cJSON_AddNumberToObject(j, "nodes", p->nodes);
-		}
-		cJSON_AddStringToObject(j, "intra", hp_intra_name(p->intra));
-		cJSON_AddNumberToObject(j, "nics", p->nics);
-		cJSON_AddNumberToObject(j, "nic_gbps", p->nic_gbps);
-		if (p->transport != COMM_TRANSPORT_IB)
-			cJSON_AddStringToObject(j, "transport",
-						comm_transport_name(p->transport));
-		if (*p->provider)
-			cJSON_AddStringToObject(j, "provider", p->provider);
-		if (*p->region)
-			cJSON_AddStringToObject(j, "region", p->region);
-		if (*p->site)
-			cJSON_AddStringToObject(j, "site", p->site);
-		if (price_is_users(p))
-			cJSON_AddNumberToObject(j, "price_per_node_hour", p->usd_per_node_h);
-		if (p->spot)
-			cJSON_AddBoolToObject(j, "spot", 1);
+		fields_write_json(&pool_fields, &c->pools[i], j);
 		cJSON_AddItemToArray(pools, j);
 	}
-	cJSON *f = cJSON_AddObjectToObject(o, "fabric");
-	cJSON_AddNumberToObject(f, "oversubscription", c->oversub);
-	cJSON_AddNumberToObject(f, "inter_pool_gbps", c->inter_pool_gbps);
-	cJSON_AddNumberToObject(f, "inter_pool_latency_us", c->inter_pool_latency_us);
+	fields_write_json(&fabric_fields, c, cJSON_AddObjectToObject(o, "fabric"));
 	return o;
 }
 
 cJSON *model_to_json(const struct model_spec *m)
 {
 	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "name", m->name);
-	if (*m->display && strcmp(m->display, m->name))
-		cJSON_AddStringToObject(o, "display", m->display);
-	cJSON_AddNumberToObject(o, "layers", m->layers);
-	cJSON_AddNumberToObject(o, "hidden", m->hidden);
-	cJSON_AddNumberToObject(o, "heads", m->heads);
-	cJSON_AddNumberToObject(o, "kv_heads", m->kv_heads);
-	cJSON_AddNumberToObject(o, "head_dim", m->head_dim);
-	cJSON_AddNumberToObject(o, "ffn", m->ffn);
-	cJSON_AddBoolToObject(o, "gated_mlp", m->gated_mlp);
-	cJSON_AddNumberToObject(o, "vocab", m->vocab);
-	cJSON_AddNumberToObject(o, "seq_len", m->seq_len);
-	cJSON_AddBoolToObject(o, "tied_embeddings", m->tied_embeddings);
-	cJSON_AddStringToObject(o, "norm", m->norm == NORM_LAYER ? "layernorm" : "rmsnorm");
-	cJSON_AddStringToObject(o, "position", m->position == POS_LEARNED ? "learned"
-					       : m->position == POS_ALIBI ? "alibi" : "rope");
-	cJSON_AddBoolToObject(o, "bias", m->bias);
-	cJSON_AddBoolToObject(o, "qkv_bias", m->qkv_bias);
-	cJSON_AddBoolToObject(o, "dropout", m->dropout);
-	cJSON_AddBoolToObject(o, "embedding_norm", m->embedding_norm);
-	if (m->moe.experts) {
-		cJSON *e = cJSON_AddObjectToObject(o, "moe");
-		cJSON_AddNumberToObject(e, "experts", m->moe.experts);
-		cJSON_AddNumberToObject(e, "top_k", m->moe.top_k);
-		cJSON_AddNumberToObject(e, "expert_ffn", m->moe.expert_ffn);
-		cJSON_AddNumberToObject(e, "shared_experts", m->moe.shared_experts);
-		cJSON_AddNumberToObject(e, "dense_layers", m->moe.dense_layers);
-	}
-	if (m->mla.kv_lora_rank) {
-		cJSON *l = cJSON_AddObjectToObject(o, "mla");
-		cJSON_AddNumberToObject(l, "q_lora_rank", m->mla.q_lora_rank);
-		cJSON_AddNumberToObject(l, "kv_lora_rank", m->mla.kv_lora_rank);
-		cJSON_AddNumberToObject(l, "qk_nope_dim", m->mla.qk_nope_dim);
-		cJSON_AddNumberToObject(l, "qk_rope_dim", m->mla.qk_rope_dim);
-		cJSON_AddNumberToObject(l, "v_dim", m->mla.v_dim);
-	}
-	if (m->published_params > 0)
-		cJSON_AddNumberToObject(o, "published_params", m->published_params);
-	if (m->published_active_params > 0)
-		cJSON_AddNumberToObject(o, "published_active_params", m->published_active_params);
+	fields_write_json(&model_fields, m, o);
 	return o;
 }
 
@@ -122,8 +178,6 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 		    const struct catalog *cat, struct hp_err *err)
 {
 	static const char *const known[] = { "version", "cluster", "model", "workload", NULL };
-	static const char *const wk[] = { "gbs", "seq_len", "tokens", "precision", "objective",
-					  "deadline_s", "budget_usd", "top", NULL };
 	memset(w, 0, sizeof *w);
 	cluster_init(&w->cluster);
 	search_opts_init(&w->opts);
@@ -173,32 +227,10 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 	const cJSON *wl = jx_obj(&jc, root, "workload", 0, &bad);
 	if (bad)
 		goto out;
-	if (wl) {
-		struct jx_ctx jw = { file, "workload", err };
-		char prec[16] = "", obj[16] = "";
-		if (jx_check_keys(&jw, wl, wk) < 0 ||
-		    jx_int(&jw, wl, "gbs", 0, 1, 100000000, &w->opts.gbs) < 0 ||
-		    jx_int(&jw, wl, "seq_len", 0, 1, 100000000, &w->opts.seq_len) < 0 ||
-		    jx_num(&jw, wl, "tokens", 0, 1, 1e18, &w->opts.tokens) < 0 ||
-		    jx_str(&jw, wl, "precision", 0, prec, sizeof prec) < 0 ||
-		    jx_str(&jw, wl, "objective", 0, obj, sizeof obj) < 0 ||
-		    jx_num(&jw, wl, "deadline_s", 0, 0, 1e10, &w->opts.deadline_s) < 0 ||
-		    jx_num(&jw, wl, "budget_usd", 0, 0, 1e13, &w->opts.budget_usd) < 0 ||
-		    jx_int(&jw, wl, "top", 0, 1, 1000, &w->opts.top_k) < 0)
-			goto out;
-		if (*prec && hp_dtype_parse(prec, &w->opts.precision)) {
-			hp_err_set(err, HP_EXIT_INPUT,
-				   "%s: workload.precision: expected bf16, fp16 or fp8, got \"%s\"",
-				   file, prec);
-			goto out;
-		}
-		if (*obj && search_objective_parse(obj, &w->opts.objective)) {
-			hp_err_set(err, HP_EXIT_INPUT,
-				   "%s: workload.objective: expected throughput, cost, deadline or budget, got \"%s\"",
-				   file, obj);
-			goto out;
-		}
-	}
+	struct jx_ctx jw = { file, "workload", err };
+	if (wl && (fields_check_keys(&workload_fields, &jw, wl, NULL) < 0 ||
+		   fields_read_json(&workload_fields, &w->opts, &jw, wl) < 0))
+		goto out;
 	if (!w->opts.gbs)
 		w->opts.gbs = 1024;
 	rc = 0;
@@ -228,20 +260,7 @@ char *workspace_to_string(const struct workspace *w)
 		cJSON_AddStringToObject(o, "model", w->model.name);
 	else
 		cJSON_AddItemToObject(o, "model", model_to_json(&w->model));
-	cJSON *wl = cJSON_AddObjectToObject(o, "workload");
-	const struct search_opts *so = &w->opts;
-	cJSON_AddNumberToObject(wl, "gbs", so->gbs);
-	if (so->seq_len)
-		cJSON_AddNumberToObject(wl, "seq_len", so->seq_len);
-	if (so->tokens > 0)
-		cJSON_AddNumberToObject(wl, "tokens", so->tokens);
-	cJSON_AddStringToObject(wl, "precision", hp_dtype_name(so->precision));
-	cJSON_AddStringToObject(wl, "objective", search_objective_name(so->objective));
-	if (so->deadline_s > 0)
-		cJSON_AddNumberToObject(wl, "deadline_s", so->deadline_s);
-	if (so->budget_usd > 0)
-		cJSON_AddNumberToObject(wl, "budget_usd", so->budget_usd);
-	cJSON_AddNumberToObject(wl, "top", so->top_k);
+	fields_write_json(&workload_fields, &w->opts, cJSON_AddObjectToObject(o, "workload"));
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
 	size_t n = strlen(s);

@@ -34,6 +34,13 @@ int workspace_load(struct workspace *w, const char *path, const struct catalog *
 char *workspace_to_string(const struct workspace *w);
 int workspace_save(const struct workspace *w, const char *path, struct hp_err *err);
 
+/* The settings tables of the workspace's parts (fields.h): a cluster's
+ * pools and fabric, and the workload (struct search_opts). */
+extern const struct hp_field_table pool_fields, fabric_fields, workload_fields;
+/* Every settings table hetplan has (plan, model and its moe/mla parts,
+ * pool, fabric, workload), for --list-fields and docs/formats.md. */
+const struct hp_field_table *const *workspace_field_tables(int *n);
+
 /* The cluster and model as JSON in their input schemas. */
 struct cJSON *cluster_to_json(const struct cluster *c);
 struct cJSON *model_to_json(const struct model_spec *m);

@@ -51,7 +51,7 @@ static const struct option estimate_opts[] = {
 
 const struct option *cmd_estimate_options(void)
 {
-	return estimate_opts;
+	return cli_plan_options(estimate_opts);
 }
 
 cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
@@ -202,7 +202,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	int rc = HP_EXIT_USAGE, o;
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":c:m:h", estimate_opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":c:m:h", cli_plan_options(estimate_opts), NULL)) != -1) {
 		switch (o) {
 		case 'h':
 			fputs(estimate_usage, stdout);

@@ -60,7 +60,7 @@ static const struct option launch_opts[] = {
 
 const struct option *cmd_launch_options(void)
 {
-	return launch_opts;
+	return cli_plan_options(launch_opts);
 }
 
 /* Read the plan file: a plan object, or an object with "plans" (the
@@ -265,7 +265,8 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	plan_init(&p);
 	optind = 1;
 	opterr = 0;
-	while (rc < 0 && (o = getopt_long(argc, argv, ":c:m:f:o:h", launch_opts, NULL)) != -1) {
+	const struct option *opts = cli_plan_options(launch_opts);
+	while (rc < 0 && (o = getopt_long(argc, argv, ":c:m:f:o:h", opts, NULL)) != -1) {
 		if (o == 'h') {
 			fputs(launch_usage, stdout);
 			rc = 0;

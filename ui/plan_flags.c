@@ -1,93 +1,97 @@
 /* plan_flags.c — the flags that describe a plan on one pool (--tp, --pp,
- * --mbs, --precision, ...), shared by estimate and launch. */
+ * --mbs, --precision, ...), shared by estimate and launch. Every flag but
+ * --on is a settings descriptor (fields.h): the plan's own keys from
+ * plan_fields, the layout from the table below; getopt entries, parsing
+ * and messages all come from them. */
 #include "plan_flags.h"
 #include "common.h"
 
+#include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int plan_flag_bad(const char *cmd, const char *flag, const char *want, const char *got)
+#define LF(m) offsetof(struct cli_plan_flags, m)
+/* The layout of a one-pool plan. TP, PP and DP are bounded by HP_MAX_GPUS
+ * in any cluster. */
+static const struct hp_field layout_field_list[] = {
+	{ .flag = "tp", .kind = FK_INT, .off = LF(tp), .min = 1, .max = HP_MAX_GPUS,
+	  .help = "tensor-parallel degree" },
+	{ .flag = "pp", .kind = FK_INT, .off = LF(pp), .min = 1, .max = HP_MAX_GPUS,
+	  .help = "pipeline stages" },
+	{ .flag = "dp", .kind = FK_INT, .off = LF(dp), .min = 1, .max = HP_MAX_GPUS,
+	  .help = "data-parallel replicas; default: every GPU of the pool" },
+};
+#undef LF
+
+static const struct hp_field_table layout_fields = { "layout", layout_field_list,
+						     (int)HP_ARRAY_LEN(layout_field_list), 0 };
+
+/* The generated entries, in --list-options order. */
+static int plan_flag_entries(struct option *out, int max)
 {
-	usage_error(cmd, flag, want, got);
-	return -1;
+	int n = fields_getopt(&layout_fields, CLI_PF_LAYOUT, out, max);
+	n += fields_getopt(&plan_fields, CLI_PF_PLAN, out + n, max - n);
+	if (n < max)
+		out[n++] = (struct option){ "on", required_argument, 0, CLI_PF_ON };
+	return n;
+}
+
+const struct option *cli_plan_options(const struct option *opts)
+{
+	/* A handful of commands take plan flags; each gets its spliced table
+	 * once. Single-threaded: only command parsing calls this. */
+	enum { MAX_TABLES = 8, MAX_OPTS = 160 };
+	static struct { const struct option *in; struct option out[MAX_OPTS]; } cache[MAX_TABLES];
+	static int n_cache;
+	for (int i = 0; i < n_cache; i++)
+		if (cache[i].in == opts)
+			return cache[i].out;
+	/* getopt values of plan keys must not reach the layout flags'. */
+	assert(plan_fields.n < CLI_PF_LAYOUT - CLI_PF_PLAN);
+	int mark = -1, len = 0;
+	for (; opts[len].name; len++)
+		if (opts[len].val == CLI_PF_SPLICE)
+			mark = len;
+	if (mark < 0 || n_cache == MAX_TABLES)
+		return opts;
+	struct option *out = cache[n_cache].out;
+	int k = 0;
+	for (int i = 0; i < mark; i++)
+		out[k++] = opts[i];
+	k += plan_flag_entries(out + k, MAX_OPTS - 1 - len - k);
+	for (int i = mark + 1; i <= len; i++)    /* with the terminating zero entry */
+		out[k++] = opts[i];
+	cache[n_cache].in = opts;
+	return cache[n_cache++].out;
 }
 
 int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		  struct cli_plan_flags *f)
 {
-	int v = 0, *dst = NULL, max = 0;
-	const char *name = NULL;
-	/* The same ranges as the plan file's keys (plan.c) and the man page;
-	 * TP, PP and DP are bounded by HP_MAX_GPUS in any cluster. */
-	switch (opt) {
-	case CLI_PF_TP: dst = &f->tp; name = "tp"; max = HP_MAX_GPUS; break;
-	case CLI_PF_PP: dst = &f->pp; name = "pp"; max = HP_MAX_GPUS; break;
-	case CLI_PF_DP: dst = &f->dp; name = "dp"; max = HP_MAX_GPUS; break;
-	case CLI_PF_CP: dst = &p->cp; name = "cp"; max = 1024; break;
-	case CLI_PF_EP: dst = &p->ep; name = "ep"; max = 4096; break;
-	case CLI_PF_MBS: dst = &p->mbs; name = "mbs"; max = 1000000; f->have_mbs = 1; break;
-	case CLI_PF_GBS: dst = &p->gbs; name = "gbs"; max = 100000000; break;
-	case CLI_PF_SEQ: dst = &p->seq_len; name = "seq-len"; max = 100000000; break;
-	case CLI_PF_ZERO:
-		if ((hp_parse_int(arg, &v) && strcmp(arg, "0")) || v > 3)
-			return plan_flag_bad(cmd, "zero", "0, 1, 2 or 3", arg);
-		p->zero = strcmp(arg, "0") ? v : 0;
-		return 1;
-	case CLI_PF_PREC:
-		if (hp_dtype_parse(arg, &p->precision))
-			return plan_flag_bad(cmd, "precision", "fp32, tf32, bf16, fp16 or fp8", arg);
-		return 1;
-	case CLI_PF_RC:
-		if (plan_recompute_parse(arg, &p->recompute))
-			return plan_flag_bad(cmd, "recompute", "none, selective, full or selective-op",
-					     arg);
-		return 1;
-	case CLI_PF_LOSS:
-		if (plan_loss_parse(arg, &p->loss))
-			return plan_flag_bad(cmd, "loss", "fused or eager", arg);
-		return 1;
-	case CLI_PF_MASTER:
-		if (plan_master_parse(arg, &p->master))
-			return plan_flag_bad(cmd, "master", "sharded or replicated", arg);
-		return 1;
-	case CLI_PF_SCHED:
-		if (plan_schedule_parse(arg, &p->schedule, &p->vpp))
-			return plan_flag_bad(cmd, "schedule", "1f1b or interleaved:V (V from 2 to 64)",
-					     arg);
-		return 1;
-	case CLI_PF_ATTN:
-		if (strcmp(arg, "flash") && strcmp(arg, "unfused"))
-			return plan_flag_bad(cmd, "attention", "flash or unfused", arg);
-		p->flash = !strcmp(arg, "flash");
-		return 1;
-	case CLI_PF_NOSP: p->sp = 0; return 1;
-	case CLI_PF_ON: f->on = arg; return 1;
-	case CLI_PF_FW:
-		if (framework_parse(arg, &p->framework))
-			return plan_flag_bad(cmd, "framework", framework_list(), arg);
-		return 1;
-	case CLI_PF_TPOV:
-	case CLI_PF_GRADOV:
-	case CLI_PF_PARAMOV: {
-		static const char *const names[] = { "tp-overlap", "grad-overlap", "param-overlap" };
-		int *dst3[] = { &p->tp_overlap, &p->grad_overlap, &p->param_overlap };
-		int i = opt - CLI_PF_TPOV;
-		if (strcmp(arg, "on") && strcmp(arg, "off"))
-			return plan_flag_bad(cmd, names[i], "on or off", arg);
-		*dst3[i] = !strcmp(arg, "on");
+	const struct hp_field *d;
+	void *base;
+	char want[160];
+	if (opt == CLI_PF_ON) {
+		f->on = arg;
 		return 1;
 	}
-	default: return 0;
+	if (opt >= CLI_PF_PLAN && opt < CLI_PF_PLAN + plan_fields.n) {
+		d = &plan_fields.f[opt - CLI_PF_PLAN];
+		base = p;
+	} else if (opt >= CLI_PF_LAYOUT && opt < CLI_PF_LAYOUT + layout_fields.n) {
+		d = &layout_fields.f[opt - CLI_PF_LAYOUT];
+		base = f;
+	} else {
+		return 0;
 	}
-	if (hp_parse_int(arg, &v))
-		return plan_flag_bad(cmd, name, "a positive integer", arg);
-	if (v > max) {
-		char want[48];
-		snprintf(want, sizeof want, "an integer from 1 to %d", max);
-		return plan_flag_bad(cmd, name, want, arg);
+	if (fields_parse_text(d, base, arg, want, sizeof want) < 0) {
+		usage_error(cmd, d->flag, want, arg);
+		return -1;
 	}
-	*dst = v;
+	if (d->key && !strcmp(d->key, "mbs"))
+		f->have_mbs = 1;
 	return 1;
 }
 

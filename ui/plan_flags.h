@@ -1,4 +1,12 @@
-/* plan_flags.h — the plan flags of estimate and launch (ui/plan_flags.c). */
+/* plan_flags.h — the plan flags of estimate and launch (ui/plan_flags.c).
+ *
+ * The flags come from the plan's settings table (plan_fields, src/plan.c)
+ * and a small table of layout flags here: --tp --pp --dp, then every plan
+ * key that has a flag (--mbs --gbs --seq-len --precision --recompute
+ * --loss --zero --master --schedule --cp --ep --no-sp --attention
+ * --framework --tp-overlap --grad-overlap --param-overlap), then --on.
+ * A command's getopt table holds CLI_PLAN_FLAG_OPTIONS where they go and
+ * passes the table through cli_plan_options(), which puts them there. */
 #ifndef HP_PLAN_FLAGS_H
 #define HP_PLAN_FLAGS_H
 
@@ -7,40 +15,22 @@
 #include "model.h"
 #include "plan.h"
 
-/* The flags that describe a plan on one pool, shared by estimate and
- * launch: --tp --pp --dp --cp --ep --mbs --gbs --seq-len --precision
- * --recompute --loss --zero --master --schedule --attention --no-sp --on. */
-enum { CLI_PF_TP = 400, CLI_PF_PP, CLI_PF_DP, CLI_PF_CP, CLI_PF_EP, CLI_PF_MBS, CLI_PF_GBS,
-       CLI_PF_SEQ, CLI_PF_PREC, CLI_PF_RC, CLI_PF_LOSS, CLI_PF_ZERO, CLI_PF_SCHED,
-       CLI_PF_ATTN, CLI_PF_NOSP, CLI_PF_ON, CLI_PF_MASTER, CLI_PF_FW, CLI_PF_TPOV,
-       CLI_PF_GRADOV, CLI_PF_PARAMOV };
-#define CLI_PLAN_FLAG_OPTIONS                                            \
-	{ "tp", required_argument, 0, CLI_PF_TP },                       \
-	{ "pp", required_argument, 0, CLI_PF_PP },                       \
-	{ "dp", required_argument, 0, CLI_PF_DP },                       \
-	{ "cp", required_argument, 0, CLI_PF_CP },                       \
-	{ "ep", required_argument, 0, CLI_PF_EP },                       \
-	{ "mbs", required_argument, 0, CLI_PF_MBS },                     \
-	{ "gbs", required_argument, 0, CLI_PF_GBS },                     \
-	{ "seq-len", required_argument, 0, CLI_PF_SEQ },                 \
-	{ "precision", required_argument, 0, CLI_PF_PREC },              \
-	{ "recompute", required_argument, 0, CLI_PF_RC },                \
-	{ "loss", required_argument, 0, CLI_PF_LOSS },                   \
-	{ "zero", required_argument, 0, CLI_PF_ZERO },                   \
-	{ "master", required_argument, 0, CLI_PF_MASTER },               \
-	{ "schedule", required_argument, 0, CLI_PF_SCHED },              \
-	{ "attention", required_argument, 0, CLI_PF_ATTN },              \
-	{ "no-sp", no_argument, 0, CLI_PF_NOSP },                        \
-	{ "framework", required_argument, 0, CLI_PF_FW },                \
-	{ "tp-overlap", required_argument, 0, CLI_PF_TPOV },             \
-	{ "grad-overlap", required_argument, 0, CLI_PF_GRADOV },         \
-	{ "param-overlap", required_argument, 0, CLI_PF_PARAMOV },       \
-	{ "on", required_argument, 0, CLI_PF_ON }
+/* getopt values: plan_fields entry i is CLI_PF_PLAN + i, layout entry i
+ * CLI_PF_LAYOUT + i. The plan table has fewer than 100 entries. */
+enum { CLI_PF_PLAN = 400, CLI_PF_LAYOUT = 500, CLI_PF_ON = 510, CLI_PF_SPLICE = 511 };
+
+/* A marker entry: cli_plan_options() replaces it with the plan flags. */
+#define CLI_PLAN_FLAG_OPTIONS { "\001plan-flags", no_argument, 0, CLI_PF_SPLICE }
 
 struct cli_plan_flags {
 	int tp, pp, dp, have_mbs;
 	const char *on;
 };
+
+/* opts with its CLI_PLAN_FLAG_OPTIONS marker replaced by the plan flags.
+ * The result lives as long as the program (one copy per opts, at most 8
+ * tables); a table without the marker comes back unchanged. */
+const struct option *cli_plan_options(const struct option *opts);
 
 /* Apply one getopt result to p and f. Returns 1 when opt is a plan flag,
  * 0 when it is not, -1 after printing "hetplan CMD: --flag: expected ..."

@@ -1,12 +1,18 @@
 /* tui_edit.c — the Cluster and Model views: what the user plans for.
  *
- * Both are lists of fields described by static tables (label, kind, unit).
- * A field is read and written through one switch on its id, so the pool
- * editor, the fabric settings, the model and the workload share the field
- * list, the prompt and the choice cycling. Every committed change goes
- * through tui_edited(), which re-plans on the worker; nothing waits. */
+ * Both are lists of fields. Most fields are settings: their label, unit,
+ * hint, kind, value and storage come from the settings tables (fields.h:
+ * pool_fields, fabric_fields, model_fields, workload_fields), and a
+ * labelled setting added to one of those tables shows up in its pane by
+ * itself. The few fields with rules of their own (the pool's name and GPU,
+ * availability, price, the restrictions, the preset) keep a case on their
+ * id. The pool editor, the fabric settings, the model and the workload
+ * share the field list, the prompt and the choice cycling. Every committed
+ * change goes through tui_edited(), which re-plans on the worker; nothing
+ * waits. */
 #include "tui_int.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +20,17 @@
 
 enum field_kind { F_TEXT, F_INT, F_INT0, F_NUM, F_QTY, F_DUR, F_CHOICE, F_GPU, F_SEP };
 
+/* Fields that need more than their setting's descriptor (a picker, a
+ * check against the other pools, a side effect, a format of their own).
+ * Every other field is F_SET: its descriptor (fields.h) gives its label,
+ * unit, hint, kind, value and storage. */
 enum field_id {
-	/* pool */
-	PF_NAME, PF_GPU, PF_GPN, PF_NODES, PF_AVAIL, PF_INTRA, PF_INTRA_BW, PF_NICS,
-	PF_NIC_GBPS, PF_PROVIDER, PF_REGION, PF_SITE, PF_PRICE, PF_SPOT,
-	/* fabric between pools */
-	CF_SEP, CF_OVERSUB, CF_WAN, CF_WAN_LAT,
-	/* model */
-	MF_PRESET, MF_LAYERS, MF_HIDDEN, MF_HEADS, MF_KV, MF_HEAD_DIM, MF_FFN, MF_GATED,
-	MF_VOCAB, MF_SEQ, MF_TIED, MF_NORM, MF_POS, MF_BIAS, MF_QKV_BIAS, MF_DROPOUT,
-	MF_EMB_NORM, MF_EXPERTS, MF_TOPK, MF_EXPERT_FFN, MF_SHARED, MF_DENSE, MF_KV_LORA,
-	MF_Q_LORA,
-	/* workload */
-	WF_GBS, WF_SEQ, WF_TOKENS, WF_PRECISION, WF_OBJECTIVE, WF_DEADLINE, WF_BUDGET,
-	WF_TOP, WF_SEP, WF_TP, WF_PP, WF_MBS, WF_HETERO,
+	F_SET,
+	PF_NAME, PF_GPU, PF_GPN, PF_NODES, PF_AVAIL, PF_INTRA, PF_INTRA_BW, PF_PRICE,
+	CF_SEP, CF_OVERSUB,
+	MF_PRESET,
+	WF_SEQ, WF_TOKENS, WF_PRECISION, WF_OBJECTIVE, WF_DEADLINE, WF_BUDGET, WF_TOP,
+	WF_SEP, WF_TP, WF_PP, WF_MBS, WF_HETERO,
 };
 
 struct field {
@@ -36,87 +39,184 @@ struct field {
 	const char *label;
 	const char *unit;        /* shown after the value */
 	const char *hint;        /* shown in the prompt */
+	const struct hp_field_table *tbl;  /* the setting, when it is one */
+	const char *key;
+	const struct hp_field *d;          /* resolved from tbl and key */
 };
 
-static const struct field pool_fields[] = {
-	{ PF_NAME, F_TEXT, "Name", "", NULL },
-	{ PF_GPU, F_GPU, "GPU", "", NULL },
-	{ PF_GPN, F_INT, "GPUs per node", "", NULL },
-	{ PF_NODES, F_INT, "Nodes", "", NULL },
-	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL },
-	{ PF_INTRA, F_CHOICE, "Scale-up", "", NULL },
-	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction" },
-	{ PF_NICS, F_INT0, "NICs per node", "", NULL },
-	{ PF_NIC_GBPS, F_NUM, "NIC speed", "Gb/s", NULL },
-	{ PF_PROVIDER, F_TEXT, "Provider", "", NULL },
-	{ PF_REGION, F_TEXT, "Region", "", NULL },
-	{ PF_SITE, F_TEXT, "Site", "", "pools on one site share a spine" },
-	{ PF_PRICE, F_NUM, "Price", "$/node-h", "USD per node-hour; 0 for the catalog's" },
-	{ PF_SPOT, F_CHOICE, "Spot", "", NULL },
-	{ CF_SEP, F_SEP, "Between pools", "", NULL },
-	{ CF_OVERSUB, F_NUM, "Oversubscription", ":1", "spine, 1 = non-blocking" },
-	{ CF_WAN, F_NUM, "WAN link", "Gb/s", NULL },
-	{ CF_WAN_LAT, F_NUM, "WAN latency", "us", NULL },
+/* Room in each pane's list: its fields plus settings added to the tables
+ * (fields_resolve_all appends them). */
+enum { FIELDS_UI_MAX = 64 };
+
+/* A field backed by a setting: label, unit, hint and kind come from the
+ * descriptor (fields_resolve); id names the few with extra behaviour. */
+#define SET(ID, T, K) { ID, F_TEXT, NULL, NULL, NULL, &(T), K, NULL }
+
+static struct field pool_field_ui[FIELDS_UI_MAX] = {
+	SET(PF_NAME, pool_fields, "name"),
+	SET(PF_GPU, pool_fields, "gpu"),
+	SET(PF_GPN, pool_fields, "gpus_per_node"),
+	SET(PF_NODES, pool_fields, "nodes"),
+	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL, NULL, NULL, NULL },
+	SET(PF_INTRA, pool_fields, "intra"),
+	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction", NULL, NULL, NULL },
+	SET(F_SET, pool_fields, "nics"),
+	SET(F_SET, pool_fields, "nic_gbps"),
+	SET(F_SET, pool_fields, "provider"),
+	SET(F_SET, pool_fields, "region"),
+	SET(F_SET, pool_fields, "site"),
+	SET(PF_PRICE, pool_fields, "price_per_node_hour"),
+	SET(F_SET, pool_fields, "spot"),
+	{ CF_SEP, F_SEP, "Between pools", "", NULL, NULL, NULL, NULL },
+	SET(CF_OVERSUB, fabric_fields, "oversubscription"),
+	SET(F_SET, fabric_fields, "inter_pool_gbps"),
+	SET(F_SET, fabric_fields, "inter_pool_latency_us"),
 };
 
-static const struct field model_fields[] = {
-	{ MF_PRESET, F_CHOICE, "Preset", "", NULL },
-	{ MF_LAYERS, F_INT, "Layers", "", NULL },
-	{ MF_HIDDEN, F_INT, "Hidden", "", NULL },
-	{ MF_HEADS, F_INT, "Heads", "", NULL },
-	{ MF_KV, F_INT, "KV heads", "", NULL },
-	{ MF_HEAD_DIM, F_INT, "Head dim", "", NULL },
-	{ MF_FFN, F_INT, "FFN", "", NULL },
-	{ MF_GATED, F_CHOICE, "Gated MLP", "", NULL },
-	{ MF_VOCAB, F_INT, "Vocabulary", "", NULL },
-	{ MF_SEQ, F_INT, "Context", "tokens", NULL },
-	{ MF_TIED, F_CHOICE, "Tied embeddings", "", NULL },
-	{ MF_NORM, F_CHOICE, "Norm", "", NULL },
-	{ MF_POS, F_CHOICE, "Positions", "", NULL },
-	{ MF_BIAS, F_CHOICE, "Linear biases", "", NULL },
-	{ MF_QKV_BIAS, F_CHOICE, "QKV bias", "", NULL },
-	{ MF_DROPOUT, F_CHOICE, "Dropout", "", NULL },
-	{ MF_EMB_NORM, F_CHOICE, "Embedding norm", "", NULL },
-	{ MF_EXPERTS, F_INT0, "Experts", "", "0 for a dense model" },
-	{ MF_TOPK, F_INT0, "Experts per token", "", NULL },
-	{ MF_EXPERT_FFN, F_INT0, "Expert FFN", "", NULL },
-	{ MF_SHARED, F_INT0, "Shared experts", "", NULL },
-	{ MF_DENSE, F_INT0, "Dense layers", "", "the first N layers are dense" },
-	{ MF_KV_LORA, F_INT0, "MLA KV rank", "", "0 without latent attention" },
-	{ MF_Q_LORA, F_INT0, "MLA Q rank", "", "0 without latent attention" },
+static struct field model_field_ui[FIELDS_UI_MAX] = {
+	{ MF_PRESET, F_CHOICE, "Preset", "", NULL, NULL, NULL, NULL },
+	SET(F_SET, model_fields, "layers"),
+	SET(F_SET, model_fields, "hidden"),
+	SET(F_SET, model_fields, "heads"),
+	SET(F_SET, model_fields, "kv_heads"),
+	SET(F_SET, model_fields, "head_dim"),
+	SET(F_SET, model_fields, "ffn"),
+	SET(F_SET, model_fields, "gated_mlp"),
+	SET(F_SET, model_fields, "vocab"),
+	SET(F_SET, model_fields, "seq_len"),
+	SET(F_SET, model_fields, "tied_embeddings"),
+	SET(F_SET, model_fields, "norm"),
+	SET(F_SET, model_fields, "position"),
+	SET(F_SET, model_fields, "bias"),
+	SET(F_SET, model_fields, "qkv_bias"),
+	SET(F_SET, model_fields, "dropout"),
+	SET(F_SET, model_fields, "embedding_norm"),
+	SET(F_SET, moe_fields, "experts"),
+	SET(F_SET, moe_fields, "top_k"),
+	SET(F_SET, moe_fields, "expert_ffn"),
+	SET(F_SET, moe_fields, "shared_experts"),
+	SET(F_SET, moe_fields, "dense_layers"),
+	SET(F_SET, mla_fields, "kv_lora_rank"),
+	SET(F_SET, mla_fields, "q_lora_rank"),
 };
 
-static const struct field work_fields[] = {
-	{ WF_GBS, F_INT, "Global batch", "sequences", NULL },
-	{ WF_SEQ, F_INT0, "Sequence length", "tokens", "0 for the model's context" },
-	{ WF_TOKENS, F_QTY, "Tokens to train", "", "like 2T or 300B" },
-	{ WF_PRECISION, F_CHOICE, "Precision", "", NULL },
-	{ WF_OBJECTIVE, F_CHOICE, "Objective", "", NULL },
-	{ WF_DEADLINE, F_DUR, "Deadline", "", "like 30d, 12h or 2w; none" },
-	{ WF_BUDGET, F_QTY, "Budget", "", "USD, like 2.5M; none" },
-	{ WF_TOP, F_INT, "Plans to show", "", NULL },
-	{ WF_SEP, F_SEP, "Restrictions", "", NULL },
-	{ WF_TP, F_INT0, "Fix TP", "", "0 or free lets the planner choose" },
-	{ WF_PP, F_INT0, "Fix PP", "", "0 or free lets the planner choose" },
-	{ WF_MBS, F_INT0, "Fix micro-batch", "", "0 or free lets the planner choose" },
-	{ WF_HETERO, F_CHOICE, "Mixed pools", "", NULL },
+static struct field work_field_ui[FIELDS_UI_MAX] = {
+	SET(F_SET, workload_fields, "gbs"),
+	SET(WF_SEQ, workload_fields, "seq_len"),
+	SET(WF_TOKENS, workload_fields, "tokens"),
+	SET(WF_PRECISION, workload_fields, "precision"),
+	SET(WF_OBJECTIVE, workload_fields, "objective"),
+	SET(WF_DEADLINE, workload_fields, "deadline_s"),
+	SET(WF_BUDGET, workload_fields, "budget_usd"),
+	SET(WF_TOP, workload_fields, "top"),
+	{ WF_SEP, F_SEP, "Restrictions", "", NULL, NULL, NULL, NULL },
+	{ WF_TP, F_INT0, "Fix TP", "", "0 or free lets the planner choose", NULL, NULL, NULL },
+	{ WF_PP, F_INT0, "Fix PP", "", "0 or free lets the planner choose", NULL, NULL, NULL },
+	{ WF_MBS, F_INT0, "Fix micro-batch", "", "0 or free lets the planner choose", NULL, NULL,
+	  NULL },
+	{ WF_HETERO, F_CHOICE, "Mixed pools", "", NULL, NULL, NULL, NULL },
 };
+#undef SET
+
+/* Fill label, unit, hint and kind of the setting-backed fields from their
+ * descriptors. A key missing from its table is a programming error. */
+static void field_resolve(struct field *f)
+{
+	const struct hp_field *d = fields_find_key(f->tbl, f->key);
+	assert(d && d->label);
+	f->d = d;
+	f->label = d->label;
+	f->unit = d->unit ? d->unit : "";
+	f->hint = d->hint;
+	switch (d->kind) {
+	case FK_INT: f->kind = d->min <= 0 || (d->flags & FF_ZERO_NONE) ? F_INT0 : F_INT; break;
+	case FK_NUM: f->kind = F_NUM; break;
+	case FK_BOOL:
+	case FK_ENUM: f->kind = F_CHOICE; break;
+	default: f->kind = F_TEXT; break;
+	}
+	/* The GPU comes from the picker; quantities and durations take "2T"
+	 * and "30d" rather than plain numbers. */
+	if (f->id == PF_GPU)
+		f->kind = F_GPU;
+	else if (f->id == WF_TOKENS || f->id == WF_BUDGET)
+		f->kind = F_QTY;
+	else if (f->id == WF_DEADLINE)
+		f->kind = F_DUR;
+}
+
+/* The list's length: entries up to the first empty one. */
+static int fields_count(const struct field *fs)
+{
+	int n = 0;
+	while (n < FIELDS_UI_MAX && (fs[n].tbl || fs[n].label))
+		n++;
+	return n;
+}
+
+/* Append, before the entry with id `before` (or at the end), every
+ * labelled setting of tbl that the list does not show yet: a key added to
+ * a table with a label becomes a field with no edit here. */
+static void fields_add_missing(struct field *fs, const struct hp_field_table *tbl,
+			       enum field_id before)
+{
+	for (int i = 0; i < tbl->n; i++) {
+		const struct hp_field *d = &tbl->f[i];
+		int n = fields_count(fs), at = n, shown = 0;
+		if (!d->label || !d->key || n == FIELDS_UI_MAX)
+			continue;
+		for (int k = 0; k < n; k++) {
+			shown |= fs[k].tbl == tbl && fs[k].key && fields_find_key(tbl, fs[k].key) == d;
+			if (before && fs[k].id == before && at == n)
+				at = k;
+		}
+		if (shown)
+			continue;
+		memmove(&fs[at + 1], &fs[at], (size_t)(n - at) * sizeof *fs);
+		fs[at] = (struct field){ F_SET, F_TEXT, NULL, NULL, NULL, tbl, d->key, NULL };
+	}
+}
+
+static void fields_resolve(struct field *fs)
+{
+	for (int i = 0, n = fields_count(fs); i < n; i++)
+		if (fs[i].tbl && !fs[i].d)
+			field_resolve(&fs[i]);
+}
 
 static const enum hp_dtype precisions[] = { HP_BF16, HP_FP16, HP_FP8, HP_TF32, HP_FP32 };
+
+static void fields_resolve_all(void)
+{
+	static int resolved;
+	if (resolved)
+		return;
+	fields_add_missing(pool_field_ui, &pool_fields, CF_SEP);
+	fields_add_missing(pool_field_ui, &fabric_fields, 0);
+	fields_add_missing(model_field_ui, &model_fields, 0);
+	fields_add_missing(model_field_ui, &moe_fields, 0);
+	fields_add_missing(model_field_ui, &mla_fields, 0);
+	fields_add_missing(work_field_ui, &workload_fields, WF_SEP);
+	fields_resolve(pool_field_ui);
+	fields_resolve(model_field_ui);
+	fields_resolve(work_field_ui);
+	resolved = 1;
+}
 
 /* The field list the current view edits. */
 static const struct field *fields_of(const struct tui *t, int *n)
 {
+	fields_resolve_all();
 	if (t->view == TV_CLUSTER) {
-		*n = (int)HP_ARRAY_LEN(pool_fields);
-		return pool_fields;
+		*n = fields_count(pool_field_ui);
+		return pool_field_ui;
 	}
 	if (t->model_pane == 0) {
-		*n = (int)HP_ARRAY_LEN(model_fields);
-		return model_fields;
+		*n = fields_count(model_field_ui);
+		return model_field_ui;
 	}
-	*n = (int)HP_ARRAY_LEN(work_fields);
-	return work_fields;
+	*n = fields_count(work_field_ui);
+	return work_field_ui;
 }
 
 static struct tui_list *field_list(struct tui *t)
@@ -142,67 +242,44 @@ static void fmt_num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.4g", v);
 }
 
-/* The text of field id; "" when it has no value. */
-static void field_get(struct tui *t, enum field_id id, char *buf, size_t n)
+/* The struct a setting-backed field lives in (NULL: no pool selected). */
+static void *field_base(struct tui *t, const struct field *f)
+{
+	if (f->tbl == &pool_fields)
+		return cur_pool(t);
+	if (f->tbl == &fabric_fields)
+		return &t->ws.cluster;
+	if (f->tbl == &workload_fields)
+		return &t->ws.opts;
+	return &t->ws.model;
+}
+
+static int is_model_field(const struct field *f)
+{
+	return f->tbl == &model_fields || f->tbl == &moe_fields || f->tbl == &mla_fields;
+}
+
+/* The text of field f; "" when it has no value. */
+static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 {
 	struct pool *p = cur_pool(t);
-	const struct cluster *c = &t->ws.cluster;
 	const struct model_spec *m = &t->ws.model;
 	const struct search_opts *o = &t->ws.opts;
 	*buf = 0;
-	if (id <= PF_SPOT && !p)
+	if ((f->tbl == &pool_fields || f->id == PF_GPU || f->id == PF_AVAIL ||
+	     f->id == PF_INTRA_BW) && !p)
 		return;
-	switch (id) {
-	case PF_NAME: snprintf(buf, n, "%s", p->name); break;
+	switch (f->id) {
 	case PF_GPU: snprintf(buf, n, "%s", p->gpu.name); break;
-	case PF_GPN: snprintf(buf, n, "%d", p->gpus_per_node); break;
-	case PF_NODES: snprintf(buf, n, "%d", p->nodes); break;
 	case PF_AVAIL: snprintf(buf, n, p->nodes_max ? "rent up to %d" : "fixed %d", p->nodes); break;
-	case PF_INTRA: snprintf(buf, n, "%s", hp_intra_name(p->intra)); break;
 	case PF_INTRA_BW: fmt_num(buf, n, p->intra_Bps / 1e9); break;
-	case PF_NICS: snprintf(buf, n, "%d", p->nics); break;
-	case PF_NIC_GBPS: fmt_num(buf, n, p->nic_gbps); break;
-	case PF_PROVIDER: snprintf(buf, n, "%s", p->provider); break;
-	case PF_REGION: snprintf(buf, n, "%s", p->region); break;
-	case PF_SITE: snprintf(buf, n, "%s", p->site); break;
 	case PF_PRICE:
 		if (p->usd_per_node_h > 0)
 			snprintf(buf, n, "%.2f", p->usd_per_node_h);
 		break;
-	case PF_SPOT: snprintf(buf, n, "%s", p->spot ? "spot" : "on-demand"); break;
-	case CF_OVERSUB: fmt_num(buf, n, c->oversub); break;
-	case CF_WAN: fmt_num(buf, n, c->inter_pool_gbps); break;
-	case CF_WAN_LAT: fmt_num(buf, n, c->inter_pool_latency_us); break;
 	case MF_PRESET:
 		snprintf(buf, n, "%s%s", m->name, t->ws.model_is_preset ? "" : " (edited)");
 		break;
-	case MF_LAYERS: snprintf(buf, n, "%d", m->layers); break;
-	case MF_HIDDEN: snprintf(buf, n, "%d", m->hidden); break;
-	case MF_HEADS: snprintf(buf, n, "%d", m->heads); break;
-	case MF_KV: snprintf(buf, n, "%d", m->kv_heads); break;
-	case MF_HEAD_DIM: snprintf(buf, n, "%d", m->head_dim); break;
-	case MF_FFN: snprintf(buf, n, "%d", m->ffn); break;
-	case MF_GATED: snprintf(buf, n, "%s", m->gated_mlp ? "yes" : "no"); break;
-	case MF_VOCAB: snprintf(buf, n, "%d", m->vocab); break;
-	case MF_SEQ: snprintf(buf, n, "%d", m->seq_len); break;
-	case MF_TIED: snprintf(buf, n, "%s", m->tied_embeddings ? "yes" : "no"); break;
-	case MF_NORM: snprintf(buf, n, "%s", m->norm == NORM_LAYER ? "layernorm" : "rmsnorm"); break;
-	case MF_POS:
-		snprintf(buf, n, "%s", m->position == POS_LEARNED ? "learned" :
-				       m->position == POS_ALIBI ? "alibi" : "rope");
-		break;
-	case MF_BIAS: snprintf(buf, n, "%s", m->bias ? "yes" : "no"); break;
-	case MF_QKV_BIAS: snprintf(buf, n, "%s", m->qkv_bias ? "yes" : "no"); break;
-	case MF_DROPOUT: snprintf(buf, n, "%s", m->dropout ? "yes" : "no"); break;
-	case MF_EMB_NORM: snprintf(buf, n, "%s", m->embedding_norm ? "yes" : "no"); break;
-	case MF_KV_LORA: snprintf(buf, n, "%d", m->mla.kv_lora_rank); break;
-	case MF_Q_LORA: snprintf(buf, n, "%d", m->mla.q_lora_rank); break;
-	case MF_EXPERTS: snprintf(buf, n, "%d", m->moe.experts); break;
-	case MF_TOPK: snprintf(buf, n, "%d", m->moe.top_k); break;
-	case MF_EXPERT_FFN: snprintf(buf, n, "%d", m->moe.expert_ffn); break;
-	case MF_SHARED: snprintf(buf, n, "%d", m->moe.shared_experts); break;
-	case MF_DENSE: snprintf(buf, n, "%d", m->moe.dense_layers); break;
-	case WF_GBS: snprintf(buf, n, "%d", o->gbs); break;
 	case WF_SEQ:
 		if (o->seq_len)
 			snprintf(buf, n, "%d", o->seq_len);
@@ -210,8 +287,6 @@ static void field_get(struct tui *t, enum field_id id, char *buf, size_t n)
 			snprintf(buf, n, "model's (%d)", m->seq_len);
 		break;
 	case WF_TOKENS: hp_fmt_count(buf, n, o->tokens > 0 ? o->tokens : 1e12); break;
-	case WF_PRECISION: snprintf(buf, n, "%s", hp_dtype_name(o->precision)); break;
-	case WF_OBJECTIVE: snprintf(buf, n, "%s", search_objective_name(o->objective)); break;
 	case WF_DEADLINE:
 		if (o->deadline_s > 0)
 			hp_fmt_duration(buf, n, o->deadline_s);
@@ -224,12 +299,14 @@ static void field_get(struct tui *t, enum field_id id, char *buf, size_t n)
 		else
 			snprintf(buf, n, "none");
 		break;
-	case WF_TOP: snprintf(buf, n, "%d", o->top_k); break;
 	case WF_TP: snprintf(buf, n, o->fix_tp ? "%d" : "free", o->fix_tp); break;
 	case WF_PP: snprintf(buf, n, o->fix_pp ? "%d" : "free", o->fix_pp); break;
 	case WF_MBS: snprintf(buf, n, o->fix_mbs ? "%d" : "free", o->fix_mbs); break;
 	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
-	default: break;
+	default:
+		if (f->d)
+			fields_format(f->d, field_base(t, f), buf, n);
+		break;
 	}
 }
 
@@ -269,57 +346,15 @@ static int parse_num(const char *s, double *v)
 	return end == s || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
 }
 
-/* Apply text to field id. Returns 0, or -1 with a message. */
-static int field_set(struct tui *t, const struct field *f, const char *s)
+/* Store a parsed value: the fields with rules of their own, then any
+ * setting through its descriptor. Returns 0, or -1 with a message. */
+static int field_set_special(struct tui *t, const struct field *f, const char *s, int iv,
+			     double dv)
 {
 	struct pool *p = cur_pool(t);
 	struct cluster *c = &t->ws.cluster;
-	struct model_spec *m = &t->ws.model;
 	struct search_opts *o = &t->ws.opts;
-	int iv = 0;
-	double dv = 0;
-	switch (f->kind) {
-	case F_INT:
-		if (hp_parse_int(s, &iv)) {
-			tui_message(t, 1, "%s: expected a positive whole number, got '%s'", f->label, s);
-			return -1;
-		}
-		break;
-	case F_INT0:
-		if (parse_int0(s, &iv)) {
-			tui_message(t, 1, "%s: expected 0 or a positive whole number, got '%s'",
-				    f->label, s);
-			return -1;
-		}
-		break;
-	case F_NUM:
-		if (parse_num(s, &dv)) {
-			tui_message(t, 1, "%s: expected a number, got '%s'", f->label, s);
-			return -1;
-		}
-		break;
-	case F_QTY:
-		if (!strcmp(s, "none") || !*s)
-			dv = 0;
-		else if (hp_parse_quantity(*s == '$' ? s + 1 : s, &dv) || dv < 0) {
-			tui_message(t, 1, "%s: expected a number like 2T or 1.5M, got '%s'", f->label, s);
-			return -1;
-		}
-		break;
-	case F_DUR:
-		if (!strcmp(s, "none") || !strcmp(s, "0") || !*s)
-			dv = 0;
-		else if (hp_parse_duration(s, &dv)) {
-			tui_message(t, 1, "%s: expected a duration like 30d, 12h or 2w, got '%s'",
-				    f->label, s);
-			return -1;
-		}
-		break;
-	default:
-		break;
-	}
-	if (f->id <= PF_SPOT && !p)
-		return -1;
+	char want[96];
 	switch (f->id) {
 	case PF_NAME:
 		if (!*s) {
@@ -332,89 +367,118 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 				return -1;
 			}
 		hp_strlcpy(p->name, s, sizeof p->name);
-		break;
+		return 0;
 	case PF_GPN:
+		/* The largest scale-up node a TUI user builds: an NVL72 rack. */
 		if (iv > 72) {
 			tui_message(t, 1, "GPUs per node: at most 72");
 			return -1;
 		}
 		p->gpus_per_node = iv;   /* tui_edited() reprices it */
-		break;
+		return 0;
 	case PF_NODES:
 		p->nodes = iv;
 		if (p->nodes_max)
 			p->nodes_max = iv;
-		break;
-	case PF_INTRA_BW: p->intra_Bps = dv * 1e9; break;
-	case PF_NICS:
-		if (iv > 64) {
-			tui_message(t, 1, "NICs per node: at most 64");
-			return -1;
-		}
-		p->nics = iv;
-		break;
-	case PF_NIC_GBPS: p->nic_gbps = dv; break;
-	case PF_PROVIDER: hp_strlcpy(p->provider, s, sizeof p->provider); break;
-	case PF_REGION: hp_strlcpy(p->region, s, sizeof p->region); break;
-	case PF_SITE: hp_strlcpy(p->site, s, sizeof p->site); break;
+		return 0;
+	case PF_INTRA_BW: p->intra_Bps = dv * 1e9; return 0;
 	case PF_PRICE:
 		/* 0 hands the pool back to the price book. */
 		p->usd_per_node_h = dv;
 		p->price_set = dv > 0;
 		if (dv > 0)
 			snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
-		break;
+		return 0;
 	case CF_OVERSUB:
 		if (dv < 1) {
 			tui_message(t, 1, "Oversubscription: 1 or more (1 = non-blocking)");
 			return -1;
 		}
 		c->oversub = dv;
-		break;
-	case CF_WAN: c->inter_pool_gbps = dv; break;
-	case CF_WAN_LAT: c->inter_pool_latency_us = dv; break;
-	case MF_LAYERS: m->layers = iv; break;
-	case MF_HIDDEN: m->hidden = iv; break;
-	case MF_HEADS: m->heads = iv; break;
-	case MF_KV: m->kv_heads = iv; break;
-	case MF_HEAD_DIM: m->head_dim = iv; break;
-	case MF_FFN: m->ffn = iv; break;
-	case MF_VOCAB: m->vocab = iv; break;
-	case MF_SEQ: m->seq_len = iv; break;
-	case MF_EXPERTS: m->moe.experts = iv; break;
-	case MF_TOPK: m->moe.top_k = iv; break;
-	case MF_EXPERT_FFN: m->moe.expert_ffn = iv; break;
-	case MF_SHARED: m->moe.shared_experts = iv; break;
-	case MF_DENSE: m->moe.dense_layers = iv; break;
-	case MF_KV_LORA: m->mla.kv_lora_rank = iv; break;
-	case MF_Q_LORA: m->mla.q_lora_rank = iv; break;
-	case WF_GBS: o->gbs = iv; break;
-	case WF_SEQ: o->seq_len = iv; break;
-	case WF_TOKENS: o->tokens = dv; break;
-	case WF_DEADLINE: o->deadline_s = dv; break;
-	case WF_BUDGET: o->budget_usd = dv; break;
+		return 0;
 	case WF_TOP:
 		if (iv > 100) {
 			tui_message(t, 1, "Plans to show: at most 100");
 			return -1;
 		}
 		o->top_k = iv;
-		break;
-	case WF_TP: o->fix_tp = iv; break;
-	case WF_PP: o->fix_pp = iv; break;
-	case WF_MBS: o->fix_mbs = iv; break;
-	default:
+		return 0;
+	case WF_TP: o->fix_tp = iv; return 0;
+	case WF_PP: o->fix_pp = iv; return 0;
+	case WF_MBS: o->fix_mbs = iv; return 0;
+	default: break;
+	}
+	if (!f->d)
+		return -1;
+	void *base = field_base(t, f);
+	switch (f->d->kind) {
+	case FK_INT:
+		if (iv > f->d->max) {
+			tui_message(t, 1, "%s: at most %.0f", f->label, f->d->max);
+			return -1;
+		}
+		fields_set_int(f->d, base, iv);
+		return 0;
+	case FK_NUM: fields_set_num(f->d, base, dv); return 0;
+	case FK_STR:
+		if (fields_parse_text(f->d, base, s, want, sizeof want) < 0) {
+			tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
+			return -1;
+		}
+		return 0;
+	default: return -1;
+	}
+}
+
+/* Parse the text of a field of kind k into *iv or *dv. Returns 0, or -1
+ * with *want saying what was expected. "none" and "" clear quantities and
+ * durations. */
+static int field_parse(enum field_kind k, const char *s, int *iv, double *dv, const char **want)
+{
+	int empty = !strcmp(s, "none") || !*s;
+	switch (k) {
+	case F_INT:
+		*want = "a positive whole number";
+		return hp_parse_int(s, iv) ? -1 : 0;
+	case F_INT0:
+		*want = "0 or a positive whole number";
+		return parse_int0(s, iv);
+	case F_NUM:
+		*want = "a number";
+		return parse_num(s, dv);
+	case F_QTY:
+		*want = "a number like 2T or 1.5M";
+		if (empty)
+			return 0;
+		return hp_parse_quantity(*s == '$' ? s + 1 : s, dv) || *dv < 0 ? -1 : 0;
+	case F_DUR:
+		*want = "a duration like 30d, 12h or 2w";
+		if (empty || !strcmp(s, "0"))
+			return 0;
+		return hp_parse_duration(s, dv) ? -1 : 0;
+	default: return 0;
+	}
+}
+
+/* Apply text to field f. Returns 0, or -1 with a message. */
+static int field_set(struct tui *t, const struct field *f, const char *s)
+{
+	struct pool *p = cur_pool(t);
+	int iv = 0;
+	double dv = 0;
+	const char *want = "";
+	if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
+		tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 		return -1;
 	}
-	if (f->id >= MF_LAYERS && f->id <= MF_Q_LORA)
+	if ((f->tbl == &pool_fields || f->id == PF_INTRA_BW) && !p)
+		return -1;
+	if (field_set_special(t, f, s, iv, dv) < 0)
+		return -1;
+	if (is_model_field(f))
 		t->ws.model_is_preset = 0;
 	tui_edited(t);
 	return 0;
-}
-
-static void flip(int *v)
-{
-	*v = !*v;
 }
 
 /* Step a choice field by dir (+1/-1). Returns 1 if it was one. */
@@ -422,30 +486,15 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 {
 	struct pool *p = cur_pool(t);
 	struct search_opts *o = &t->ws.opts;
-	if (f->id <= PF_SPOT && !p)
+	if ((f->tbl == &pool_fields || f->id == PF_AVAIL) && !p)
 		return 0;
 	switch (f->id) {
 	case PF_AVAIL:
 		p->nodes_max = p->nodes_max ? 0 : p->nodes;
 		break;
 	case PF_INTRA:
-		p->intra = (enum hp_intra)(((int)p->intra + dir + 3) % 3);
+		fields_cycle(f->d, p, dir);
 		pool_apply_defaults(p);
-		break;
-	case PF_SPOT: p->spot = !p->spot; break;
-	case MF_GATED: t->ws.model.gated_mlp = !t->ws.model.gated_mlp; t->ws.model_is_preset = 0; break;
-	case MF_TIED: flip(&t->ws.model.tied_embeddings); t->ws.model_is_preset = 0; break;
-	case MF_BIAS: flip(&t->ws.model.bias); t->ws.model_is_preset = 0; break;
-	case MF_QKV_BIAS: flip(&t->ws.model.qkv_bias); t->ws.model_is_preset = 0; break;
-	case MF_DROPOUT: flip(&t->ws.model.dropout); t->ws.model_is_preset = 0; break;
-	case MF_EMB_NORM: flip(&t->ws.model.embedding_norm); t->ws.model_is_preset = 0; break;
-	case MF_NORM:
-		t->ws.model.norm = t->ws.model.norm == NORM_RMS ? NORM_LAYER : NORM_RMS;
-		t->ws.model_is_preset = 0;
-		break;
-	case MF_POS:
-		t->ws.model.position = (enum hp_pos)(((int)t->ws.model.position + dir + 3) % 3);
-		t->ws.model_is_preset = 0;
 		break;
 	case MF_PRESET: {
 		int cur = 0;
@@ -458,6 +507,7 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 		break;
 	}
 	case WF_PRECISION: {
+		/* The planner's usual choices first, not the enum's order. */
 		int cur = 0, np = (int)HP_ARRAY_LEN(precisions);
 		for (int i = 0; i < np; i++)
 			if (precisions[i] == o->precision)
@@ -466,7 +516,8 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 		break;
 	}
 	case WF_OBJECTIVE:
-		o->objective = (enum search_objective)(((int)o->objective + dir + 4) % 4);
+		fields_cycle(f->d, o, dir);
+		/* Defaults that make the new objective meaningful: a month, $5M. */
 		if (o->objective == OBJ_DEADLINE && o->deadline_s <= 0)
 			o->deadline_s = 30 * 86400.0;
 		if (o->objective == OBJ_BUDGET && o->budget_usd <= 0)
@@ -474,7 +525,11 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 		break;
 	case WF_HETERO: o->no_hetero = !o->no_hetero; break;
 	default:
-		return 0;
+		if (!f->d || !fields_cycle(f->d, field_base(t, f), dir))
+			return 0;
+		if (is_model_field(f))
+			t->ws.model_is_preset = 0;
+		break;
 	}
 	tui_edited(t);
 	return 1;
@@ -512,7 +567,7 @@ static int field_enter(struct tui *t)
 		return R_DRAW;
 	}
 	char cur[96], title[96];
-	field_get(t, f->id, cur, sizeof cur);
+	field_get(t, f, cur, sizeof cur);
 	if (f->id == WF_SEQ && !t->ws.opts.seq_len)
 		*cur = 0;
 	if ((f->id == WF_DEADLINE || f->id == WF_BUDGET) && !strcmp(cur, "none"))
@@ -564,7 +619,7 @@ static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui
 		if (sel)
 			tui_fill(y, x, w, a);
 		char v[96];
-		field_get(t, f->id, v, sizeof v);
+		field_get(t, f, v, sizeof v);
 		tui_put(y, x + 1, lw - 1, a, f->label);
 		int vx = x + lw + 1;
 		int vw = tui_put(y, vx, w - lw - 1, a | A_BOLD, *v ? v : "-");
@@ -683,7 +738,8 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 	char title[64];
 	snprintf(title, sizeof title, "Pool %.30s", p ? p->name : "-");
 	tui_section(t, fy, fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), title);
-	draw_fields(t, pool_fields, (int)HP_ARRAY_LEN(pool_fields), &t->lfields, fy + 1,
+	fields_resolve_all();
+	draw_fields(t, pool_field_ui, fields_count(pool_field_ui), &t->lfields, fy + 1,
 		    fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), fh - 1, t->cluster_pane == 1);
 }
 
@@ -825,8 +881,9 @@ void view_model_draw(struct tui *t, int y0, int h)
 	char a[24], b[24], title[96];
 	snprintf(title, sizeof title, "Model: %.60s", m->display);
 	tui_section(t, y0, 0, w - 1, title);
-	int nm = (int)HP_ARRAY_LEN(model_fields), nw = (int)HP_ARRAY_LEN(work_fields);
-	draw_fields(t, model_fields, nm, &t->lmodel[0], y0 + 1, 0, w - 1, h - 3,
+	fields_resolve_all();
+	int nm = fields_count(model_field_ui), nw = fields_count(work_field_ui);
+	draw_fields(t, model_field_ui, nm, &t->lmodel[0], y0 + 1, 0, w - 1, h - 3,
 		    t->model_pane == 0);
 	hp_fmt_count(a, sizeof a, pc.total);
 	hp_fmt_count(b, sizeof b, pc.active);
@@ -836,7 +893,7 @@ void view_model_draw(struct tui *t, int y0, int h)
 	for (int y = y0; y < y0 + h; y++)
 		tui_put(y, w - 1, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
 	tui_section(t, y0, w, COLS - w, "Training workload");
-	draw_fields(t, work_fields, nw, &t->lmodel[1], y0 + 1, w, COLS - w, h - 3,
+	draw_fields(t, work_field_ui, nw, &t->lmodel[1], y0 + 1, w, COLS - w, h - 3,
 		    t->model_pane == 1);
 	const struct search_opts *o = &t->ws.opts;
 	int seq = o->seq_len ? o->seq_len : m->seq_len;

@@ -1,0 +1,411 @@
+/* test_fields.c — the settings tables (src/fields.h): a plan, a model and a
+ * workspace read from hand-written JSON hold the values written there;
+ * what hetplan writes reads back the same; messages name the file, the
+ * path and the key in the words users saw before the tables; the command
+ * line accepts the flags the old hand-written getopt table had; and every
+ * key is documented in docs/formats.md and in the man page. */
+#include "t.h"
+#include "workspace.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+
+static struct catalog cat;
+static struct cluster clu;
+
+/* A plan with every top-level key away from its default. */
+static const char plan_text[] =
+	"{\"mbs\":2,\"gbs\":512,\"seq_len\":4096,\"precision\":\"fp8\",\"recompute\":\"op\","
+	"\"loss\":\"eager\",\"zero\":3,\"master\":\"sharded\",\"schedule\":\"interleaved:4\","
+	"\"cp\":2,\"ep\":4,\"sp\":false,\"flash\":false,\"framework\":\"torchtitan\","
+	"\"tp_overlap\":true,\"grad_overlap\":false,\"param_overlap\":true,"
+	"\"replicas\":[{\"stages\":[{\"pool\":\"h100\",\"tp\":8,\"first_layer\":0,"
+	"\"last_layer\":79}]}]}";
+
+TEST(plan_json_reads_every_key)
+{
+	struct plan p;
+	struct hp_err err = { 0 };
+	plan_init(&p);
+	if (plan_parse_json(&p, plan_text, sizeof plan_text - 1, "t.json", &clu, &err) < 0) {
+		T_FAILF("%s", err.msg);
+		return;
+	}
+	CHECK_EQ_INT(p.mbs, 2);
+	CHECK_EQ_INT(p.gbs, 512);
+	CHECK_EQ_INT(p.seq_len, 4096);
+	CHECK_EQ_INT(p.precision, HP_FP8);
+	CHECK_EQ_INT(p.recompute, RC_SELECTIVE_OP);   /* "op" is its alias */
+	CHECK_EQ_INT(p.loss, LOSS_EAGER);
+	CHECK_EQ_INT(p.zero, 3);
+	CHECK_EQ_INT(p.master, MASTER_SHARDED);
+	CHECK_EQ_INT(p.schedule, SCHED_INTERLEAVED);
+	CHECK_EQ_INT(p.vpp, 4);
+	CHECK_EQ_INT(p.cp, 2);
+	CHECK_EQ_INT(p.ep, 4);
+	CHECK_EQ_INT(p.sp, 0);
+	CHECK_EQ_INT(p.flash, 0);
+	CHECK_EQ_INT(p.framework, FW_TORCHTITAN);
+	CHECK_EQ_INT(p.tp_overlap, 1);
+	CHECK_EQ_INT(p.grad_overlap, 0);
+	CHECK_EQ_INT(p.param_overlap, 1);
+	CHECK_EQ_INT(p.n_replicas, 1);
+	CHECK_EQ_INT(p.replicas[0].stages[0].tp, 8);
+	plan_free(&p);
+}
+
+/* The planner's output schema: keys in this order, "master" left out at
+ * "sharded", the replica's share 1 (one replica takes the whole batch),
+ * the stage's GPU named. */
+TEST(plan_json_writes_the_schema)
+{
+	struct plan p;
+	struct hp_err err = { 0 };
+	plan_init(&p);
+	if (plan_parse_json(&p, plan_text, sizeof plan_text - 1, "t.json", &clu, &err) < 0) {
+		T_FAILF("%s", err.msg);
+		return;
+	}
+	cJSON *o = plan_to_json(&p, &clu);
+	char *s = cJSON_PrintUnformatted(o);
+	CHECK_STR(s, "{\"mbs\":2,\"gbs\":512,\"seq_len\":4096,\"precision\":\"fp8\","
+		     "\"recompute\":\"selective-op\",\"loss\":\"eager\",\"zero\":3,"
+		     "\"schedule\":\"interleaved:4\",\"cp\":2,\"ep\":4,\"sp\":false,"
+		     "\"flash\":false,\"framework\":\"torchtitan\",\"tp_overlap\":true,"
+		     "\"grad_overlap\":false,\"param_overlap\":true,\"replicas\":[{\"count\":1,"
+		     "\"batch_share\":1,\"stages\":[{\"pool\":\"h100\",\"gpu\":\"H100-SXM\","
+		     "\"tp\":8,\"first_layer\":0,\"last_layer\":79}]}]}");
+	free(s);
+	cJSON_Delete(o);
+	/* Defaults: no seq_len (the model's), no loss (fused), no master. */
+	plan_free(&p);
+	plan_init(&p);
+	p.gbs = 8;
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	CHECK(m && plan_uniform(&p, &clu, m, 0, 8, 1, 1, &err) == 0);
+	o = plan_to_json(&p, &clu);
+	CHECK(!cJSON_GetObjectItem(o, "seq_len"));
+	CHECK(!cJSON_GetObjectItem(o, "loss"));
+	CHECK(!cJSON_GetObjectItem(o, "master"));
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(o, "schedule")), "1f1b");
+	cJSON_Delete(o);
+	plan_free(&p);
+}
+
+/* Parse text as a plan and return the message ("" when it parsed). */
+static const char *plan_error(const char *text)
+{
+	static struct hp_err err;
+	struct plan p;
+	memset(&err, 0, sizeof err);
+	plan_init(&p);
+	int rc = plan_parse_json(&p, text, strlen(text), "t.json", &clu, &err);
+	plan_free(&p);
+	return rc < 0 ? err.msg : "";
+}
+
+/* The messages of the hand-written reader this table replaced. */
+TEST(plan_json_messages)
+{
+	CHECK_STR(plan_error("{\"cp\":2000}"),
+		  "t.json: cp: expected an integer from 1 to 1024, got 2000");
+	CHECK_STR(plan_error("{\"zero\":4}"), "t.json: zero: expected an integer from 0 to 3, got 4");
+	CHECK_STR(plan_error("{\"sp\":1}"), "t.json: sp: expected true or false, got 1");
+	CHECK_STR(plan_error("{\"recompute\":\"most\"}"),
+		  "t.json: recompute: expected \"none\", \"selective\", \"full\" or "
+		  "\"selective-op\", got \"most\"");
+	CHECK_STR(plan_error("{\"loss\":\"fast\"}"),
+		  "t.json: loss: expected \"fused\" or \"eager\", got \"fast\"");
+	CHECK_STR(plan_error("{\"schedule\":\"interleaved:1\"}"),
+		  "t.json: schedule: expected \"1f1b\" or \"interleaved:V\" with V from 2 to 64, "
+		  "got \"interleaved:1\"");
+	CHECK_CONTAINS(plan_error("{\"mbz\":1}"), "t.json: mbz: unknown key (did you mean \"mbs\"?");
+	CHECK_STR(plan_error("{\"mbs\":1}"), "t.json: replicas: missing, expected an array");
+	/* A printed plan's outputs read back as ignored keys. */
+	CHECK_STR(plan_error("{\"mfu\":0.4,\"replicas\":[{\"stages\":[{\"pool\":\"h100\","
+			     "\"first_layer\":0,\"last_layer\":79}]}]}"), "");
+}
+
+static const char *model_error(const char *text)
+{
+	static struct hp_err err;
+	struct model_spec m;
+	memset(&err, 0, sizeof err);
+	cJSON *o = cJSON_Parse(text);
+	int rc = catalog_parse_model(o, "m.json", "models[0]", &m, &err);
+	cJSON_Delete(o);
+	return rc < 0 ? err.msg : "";
+}
+
+#define MODEL_BASE "\"name\":\"x\",\"layers\":2,\"hidden\":64,\"heads\":4,\"ffn\":256,\"vocab\":100"
+
+TEST(model_json_messages_and_defaults)
+{
+	CHECK_STR(model_error("{" MODEL_BASE ",\"norm\":\"batchnorm\"}"),
+		  "m.json: models[0].norm: expected \"rmsnorm\" or \"layernorm\", got \"batchnorm\"");
+	CHECK_STR(model_error("{" MODEL_BASE ",\"moe\":{\"experts\":8,\"expert_ffn\":64}}"),
+		  "m.json: models[0].moe.top_k: missing, expected an integer from 1 to 100000");
+	CHECK_STR(model_error("{" MODEL_BASE ",\"moe\":{\"experts\":8,\"top_k\":9,"
+			      "\"expert_ffn\":64}}"),
+		  "m.json: models[0].moe.top_k: 9 exceeds experts 8");
+	CHECK_STR(model_error("{" MODEL_BASE ",\"kv_heads\":3}"),
+		  "m.json: models[0].kv_heads: 3 must divide heads 4");
+	CHECK_STR(model_error("{\"name\":\"x\",\"hidden\":64}"),
+		  "m.json: models[0].layers: missing, expected an integer from 1 to 100000");
+	/* Defaults: kv_heads = heads, head_dim = hidden / heads = 16, a gated
+	 * MLP, a context of 4096, display = name. */
+	struct model_spec m;
+	struct hp_err err = { 0 };
+	cJSON *o = cJSON_Parse("{" MODEL_BASE "}");
+	CHECK(catalog_parse_model(o, "m.json", "", &m, &err) == 0);
+	cJSON_Delete(o);
+	CHECK_EQ_INT(m.kv_heads, 4);
+	CHECK_EQ_INT(m.head_dim, 16);
+	CHECK_EQ_INT(m.gated_mlp, 1);
+	CHECK_EQ_INT(m.seq_len, 4096);
+	CHECK_STR(m.display, "x");
+}
+
+/* Every catalog model written and read back is the same model: a table
+ * entry that writes what it cannot read (or the reverse) shows here. */
+TEST(every_catalog_model_round_trips)
+{
+	for (int i = 0; i < cat.n_models; i++) {
+		const struct model_spec *m = &cat.models[i];
+		struct model_spec back;
+		struct hp_err err = { 0 };
+		cJSON *o = model_to_json(m);
+		if (catalog_parse_model(o, "rt", "", &back, &err) < 0) {
+			T_FAILF("%s: %s", m->name, err.msg);
+			cJSON_Delete(o);
+			continue;
+		}
+		cJSON_Delete(o);
+		hp_strlcpy(back.source, m->source, sizeof back.source);   /* not written */
+		if (memcmp(&back, m, sizeof back))
+			T_FAILF("%s does not read back the same", m->name);
+	}
+}
+
+TEST(workspace_round_trips)
+{
+	struct workspace w, back;
+	struct hp_err err = { 0 };
+	if (workspace_default(&w, &cat, &err) < 0) {
+		T_FAILF("%s", err.msg);
+		return;
+	}
+	w.opts.objective = OBJ_DEADLINE;
+	w.opts.deadline_s = 30 * 86400.0;
+	w.cluster.pools[1].nodes_max = 8;
+	char *s = workspace_to_string(&w);
+	CHECK_CONTAINS(s, "\"objective\":\t\"deadline\"");
+	CHECK_CONTAINS(s, "\"deadline_s\":\t2592000");
+	CHECK_CONTAINS(s, "\"max\":\t8");
+	if (workspace_parse(&back, s, strlen(s), "w.json", &cat, &err) < 0)
+		T_FAILF("%s", err.msg);
+	char *s2 = workspace_to_string(&back);
+	CHECK_STR(s2, s);
+	free(s);
+	free(s2);
+	static const char bad[] = "{\"cluster\":{\"pools\":[{\"gpu\":\"H100\",\"nodes\":1}]},"
+				  "\"model\":\"llama3.1-8b\",\"workload\":{\"objective\":\"speed\"}}";
+	CHECK_STR(workspace_parse(&back, bad, sizeof bad - 1, "w.json", &cat, &err) < 0 ? err.msg
+											   : "",
+		  "w.json: workload.objective: expected \"throughput\", \"cost\", \"deadline\" or "
+		  "\"budget\", got \"speed\"");
+}
+
+/* The command line: values as test_cli.sh and the man page spell them. */
+TEST(plan_flags_parse_text)
+{
+	struct plan p;
+	char want[160];
+	plan_init(&p);
+	const struct hp_field *zero = fields_find_flag(&plan_fields, "zero");
+	const struct hp_field *cp = fields_find_flag(&plan_fields, "cp");
+	const struct hp_field *attn = fields_find_flag(&plan_fields, "attention");
+	const struct hp_field *nosp = fields_find_flag(&plan_fields, "no-sp");
+	const struct hp_field *prec = fields_find_flag(&plan_fields, "precision");
+	const struct hp_field *sched = fields_find_flag(&plan_fields, "schedule");
+	const struct hp_field *tpov = fields_find_flag(&plan_fields, "tp-overlap");
+	if (!zero || !cp || !attn || !nosp || !prec || !sched || !tpov) {
+		T_FAILF("a plan flag is missing from plan_fields");
+		return;
+	}
+	CHECK(fields_parse_text(zero, &p, "0", want, sizeof want) == 0 && p.zero == 0);
+	CHECK(fields_parse_text(zero, &p, "4", want, sizeof want) < 0);
+	CHECK_STR(want, "0, 1, 2 or 3");
+	CHECK(fields_parse_text(cp, &p, "0", want, sizeof want) < 0);
+	CHECK_STR(want, "a positive integer");
+	CHECK(fields_parse_text(cp, &p, "2048", want, sizeof want) < 0);
+	CHECK_STR(want, "an integer from 1 to 1024");
+	CHECK(fields_parse_text(attn, &p, "unfused", want, sizeof want) == 0 && p.flash == 0);
+	CHECK(fields_parse_text(attn, &p, "fused", want, sizeof want) < 0);
+	CHECK_STR(want, "flash or unfused");
+	CHECK(fields_parse_text(nosp, &p, NULL, want, sizeof want) == 0 && p.sp == 0);
+	CHECK(fields_parse_text(prec, &p, "fp64", want, sizeof want) < 0);
+	CHECK_STR(want, "fp32, tf32, bf16, fp16 or fp8");
+	CHECK(fields_parse_text(sched, &p, "interleaved:3", want, sizeof want) == 0 &&
+	      p.schedule == SCHED_INTERLEAVED && p.vpp == 3);
+	CHECK(fields_parse_text(tpov, &p, "off", want, sizeof want) == 0 && p.tp_overlap == 0);
+	CHECK(fields_parse_text(tpov, &p, "maybe", want, sizeof want) < 0);
+	CHECK_STR(want, "on or off");
+}
+
+/* The getopt entries: at least the plan flags of the hand-written table
+ * the descriptors replaced (estimate and launch, less --tp --pp --dp --on). */
+TEST(plan_flags_getopt_entries)
+{
+	static const char *const old[] = { "cp", "ep", "mbs", "gbs", "seq-len", "precision",
+					   "recompute", "loss", "zero", "master", "schedule",
+					   "attention", "no-sp", "framework", "tp-overlap",
+					   "grad-overlap", "param-overlap" };
+	struct option o[64];
+	int n = fields_getopt(&plan_fields, 0, o, 64);
+	CHECK(n >= (int)HP_ARRAY_LEN(old));
+	for (size_t i = 0; i < HP_ARRAY_LEN(old); i++) {
+		int found = -1;
+		for (int k = 0; k < n; k++)
+			if (!strcmp(o[k].name, old[i]))
+				found = k;
+		if (found < 0) {
+			T_FAILF("--%s missing", old[i]);
+			continue;
+		}
+		CHECK_EQ_INT(o[found].has_arg, strcmp(old[i], "no-sp") ? required_argument
+									: no_argument);
+	}
+}
+
+static char *slurp(const char *path)
+{
+	struct hp_err err = { 0 };
+	size_t len;
+	char *s = hp_read_file(path, &len, &err);
+	if (!s)
+		T_FAILF("%s", err.msg);
+	return s;
+}
+
+/* The text from the line `start` to the next line beginning with `next`
+ * (a Markdown heading or a man-page .SS/.SH); NULL when there is none. */
+static char *section(const char *doc, const char *start, const char *const *next)
+{
+	const char *a = strstr(doc, start);
+	if (!a)
+		return NULL;
+	a += strlen(start);
+	const char *b = a + strlen(a);
+	for (const char *const *n = next; *n; n++) {
+		const char *e = strstr(a, *n);
+		if (e && e < b)
+			b = e;
+	}
+	char *out = malloc((size_t)(b - a) + 1);
+	memcpy(out, a, (size_t)(b - a));
+	out[b - a] = '\0';
+	return out;
+}
+
+/* Drop roff escapes (\(dq, \fB, \fP, \-) so keys stand as words. */
+static void unroff(char *s)
+{
+	static const char *const esc[] = { "\\(dq", "\\fB", "\\fI", "\\fP", "\\-", "\\&" };
+	for (size_t i = 0; i < HP_ARRAY_LEN(esc); i++) {
+		size_t n = strlen(esc[i]);
+		for (char *p = strstr(s, esc[i]); p; p = strstr(p, esc[i])) {
+			*p = ' ';
+			memmove(p + 1, p + n, strlen(p + n) + 1);
+		}
+	}
+}
+
+static int has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = strstr(text, word); p; p = strstr(p + 1, word)) {
+		int before = p > text && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'));
+		int after = p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z');
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* Every key of every table is in docs/formats.md under "### TABLE", and
+ * every plan, model and cluster key is in its man-page INPUT FORMATS
+ * subsection. */
+TEST(every_key_is_documented)
+{
+	static const char *const md_next[] = { "\n## ", "\n### ", NULL };
+	static const char *const man_next[] = { "\n.SS ", "\n.SH ", NULL };
+	static const struct { const char *table, *man; } man_of[] = {
+		{ "plan", "PLAN JSON" }, { "model", "MODEL JSON" }, { "model.moe", "MODEL JSON" },
+		{ "model.mla", "MODEL JSON" }, { "pool", "CLUSTER JSON" },
+		{ "pool.nodes", "CLUSTER JSON" }, { "cluster.fabric", "CLUSTER JSON" },
+	};
+	char *md = slurp("docs/formats.md"), *man = slurp("man/hetplan.1");
+	if (!md || !man)
+		return;
+	int nt;
+	const struct hp_field_table *const *all = workspace_field_tables(&nt);
+	for (int t = 0; t < nt; t++) {
+		char head[64], ss[64];
+		snprintf(head, sizeof head, "\n### %s\n", all[t]->name);
+		char *sec = section(md, head, md_next), *msec = NULL;
+		for (size_t i = 0; i < HP_ARRAY_LEN(man_of); i++)
+			if (!strcmp(man_of[i].table, all[t]->name)) {
+				snprintf(ss, sizeof ss, "\n.SS \"%s\"\n", man_of[i].man);
+				msec = section(man, ss, man_next);
+				if (msec)
+					unroff(msec);
+				else
+					T_FAILF("man page: no %s subsection", ss + 1);
+			}
+		if (!sec) {
+			T_FAILF("docs/formats.md: no section \"### %s\"", all[t]->name);
+			continue;
+		}
+		for (int i = 0; i < all[t]->n; i++) {
+			const char *key = all[t]->f[i].key;
+			char quoted[80];
+			if (!key)
+				continue;
+			snprintf(quoted, sizeof quoted, "`%s`", key);
+			if (!strstr(sec, quoted))
+				T_FAILF("docs/formats.md, %s: `%s` missing", all[t]->name, key);
+			if (msec && !has_word(msec, key))
+				T_FAILF("man page, %s: %s missing", all[t]->name, key);
+		}
+		free(sec);
+		free(msec);
+	}
+	free(md);
+	free(man);
+}
+
+int main(void)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
+		fprintf(stderr, "catalog_load: %s\n", err.msg);
+		return 1;
+	}
+	cluster_init(&clu);
+	if (cluster_add_pool_spec(&clu, "2x8xH100-SXM,name=h100", &cat, &err) < 0) {
+		fprintf(stderr, "cluster: %s\n", err.msg);
+		return 1;
+	}
+	RUN(plan_json_reads_every_key);
+	RUN(plan_json_writes_the_schema);
+	RUN(plan_json_messages);
+	RUN(model_json_messages_and_defaults);
+	RUN(every_catalog_model_round_trips);
+	RUN(workspace_round_trips);
+	RUN(plan_flags_parse_text);
+	RUN(plan_flags_getopt_entries);
+	RUN(every_key_is_documented);
+	catalog_done(&cat);
+	return t_done("fields");
+}
