@@ -1,10 +1,11 @@
 /* report.h — plan reports: Markdown, a self-contained HTML page, JSON and
  * CSV, rendered from one planner result into a memory buffer.
  *
- * The engine side: no printing, no files, no curses. `hetplan report` and
- * `hetplan plan -o FILE.html` call report_render() through
- * report_write_file() (ui/cmd_report.h), which front ends use to write a
- * report file; `hetplan plan --format json` prints report_plan_json().
+ * The engine side: no printing, no curses. `hetplan report`, `hetplan plan
+ * --format md|html|csv` and the TUI's export call report_render(), most
+ * through report_write_file(); `hetplan plan --format json` prints
+ * report_plan_json(). Each section is a table value (table.h) built once
+ * and rendered by every format; docs/reports.md describes the formats.
  *
  * What every format carries: the inputs (cluster with each pool's price and
  * where it came from, model, workload), the ranked plans, the Pareto front
@@ -30,7 +31,8 @@
  * PLAN is report_plan_json()'s object, see below.
  *
  * CSV: a header line, then one row per ranked plan; the columns are
- * REPORT_CSV_COLUMNS, in that order. */
+ * REPORT_CSV_COLUMNS, in that order. `hetplan plan --format csv` writes
+ * the same schema (report_csv). */
 #ifndef HP_REPORT_H
 #define HP_REPORT_H
 
@@ -64,6 +66,26 @@ struct report_input {
  * (HP_EXIT_USAGE) when chosen is out of range or an input is missing. */
 int report_render(const struct report_input *in, enum report_format fmt,
 		  char **out, size_t *len, struct hp_err *err);
+
+/* Pass as fmt to report_write_file to pick the format from the file's
+ * extension. */
+#define REPORT_FORMAT_AUTO REPORT_FORMAT_COUNT
+
+/* Render in as fmt and write it to path atomically (hp_write_file_atomic:
+ * temp file + rename, so an old file stays whole on any failure). Returns
+ * 0, or -1 with err: HP_EXIT_USAGE when fmt is REPORT_FORMAT_AUTO and the
+ * extension is not .md .markdown .html .htm .json or .csv, or as
+ * report_render fails; HP_EXIT_FAIL on I/O errors. */
+int report_write_file(const char *path, enum report_format fmt,
+		      const struct report_input *in, struct hp_err *err);
+
+/* The ranked plans of r as CSV (REPORT_CSV_COLUMNS, one row per plan),
+ * appended to b: the one CSV schema of `report` and `plan --format csv`. */
+struct sbuf;
+void report_csv(struct sbuf *b, const struct search_result *r, const struct cluster *c);
+/* The same as a table value (table.h; the caller calls table_done). */
+struct table;
+void report_csv_table(struct table *t, const struct search_result *r, const struct cluster *c);
 
 /* One plan as the `hetplan plan` JSON contract has it (cmd_plan.c uses
  * this builder too): plan_to_json()'s keys (so the object is a valid

@@ -8,8 +8,6 @@
  * sources, link names) goes through sbuf_add_html(). The page prints on A4
  * or Letter: @media print drops shadows and keeps sections whole. */
 #include "report_priv.h"
-#include "runs_on.h"
-#include "dispatch.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -485,6 +483,13 @@ static void chart_memory(struct sbuf *b, const struct report_input *in,
 
 /* ---- sections ------------------------------------------------------------ */
 
+/* A section's table as HTML, then freed. */
+static void html_table(struct sbuf *b, struct table *t)
+{
+	table_render_html(b, t);
+	table_done(t);
+}
+
 static void card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
 {
 	sbuf_addf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
@@ -537,77 +542,65 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	sbuf_add(b, "</div>\n");
 }
 
-static void td_num(struct sbuf *b, const char *s)
-{
-	sbuf_add(b, "<td class=\"n\">");
-	h(b, s);
-	sbuf_add(b, "</td>");
-}
-
 static void plans_table(struct sbuf *b, const struct report_input *in)
 {
-	const struct search_result *r = in->res;
-	sbuf_add(b, "<table><tr><th class=\"n\">#</th><th>plan</th><th>runs on</th>"
-		    "<th class=\"n\">GPUs</th>"
-		    "<th class=\"n\">step</th><th class=\"n\">tokens/s</th><th class=\"n\">MFU</th>"
-		    "<th class=\"n\">$/h</th><th class=\"n\">time to train</th>"
-		    "<th class=\"n\">cost to train</th><th>optimality</th></tr>\n");
-	for (int i = 0; i < r->n_plans; i++) {
-		const struct search_plan *sp = &r->plans[i];
-		const struct estimate *e = &sp->est;
-		char label[96], x[32];
-		report_plan_label(sp, in->cluster, label, sizeof label);
-		sbuf_addf(b, "<tr%s><td class=\"n\">%d</td><td>", i == in->chosen ? " class=\"chosen\"" : "",
-			  i + 1);
-		h(b, label);
-		if (sp->pareto)
-			sbuf_add(b, "<span class=\"tag\">Pareto</span>");
-		if (sp->risky)
-			sbuf_add(b, "<span class=\"tag\">over memory headroom</span>");
-		char ro[96];
-		sbuf_add(b, "</td><td title=\"");
-		h(b, sp->runs_on_why);
-		sbuf_add(b, "\">");
-		h(b, runs_on_names(sp->runs_on, ro, sizeof ro));
-		sbuf_addf(b, "</td><td class=\"n\">%d</td>", e->n_gpus);
-		td_num(b, hp_fmt_duration(x, sizeof x, e->step_time_s));
-		td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
-		sbuf_addf(b, "<td class=\"n\">%.1f%%</td>", 100 * e->mfu);
-		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
-		td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
-		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
-		sbuf_addf(b, "<td>%s</td></tr>\n", search_optimality_name(sp->optimality));
+	struct table t;
+	report_table_plans(&t, in);
+	html_table(b, &t);
+	sbuf_add(b, "<p class=\"note\">Runs on: stock frameworks that run the plan as one "
+		    "job; none: it needs a heterogeneity-aware runtime. (!): over the memory "
+		    "headroom.");
+	struct sbuf note;
+	sbuf_init(&note);
+	report_runs_on_note(in, &note);
+	if (note.len) {
+		sbuf_add(b, " ");
+		h(b, note.s);
 	}
-	sbuf_add(b, "</table>\n<p class=\"note\">Runs on: stock frameworks that run the plan as one "
-		    "job; none: it needs a heterogeneity-aware runtime.");
-	if (r->n_plans && !r->plans[0].runs_on) {
-		sbuf_add(b, " Plan 1 runs on none (");
-		h(b, r->plans[0].runs_on_why);
-		sbuf_add(b, ").");
-		if (r->has_stock) {
-			char sl[96], st[32], sr[96];
-			report_plan_label(&r->stock, in->cluster, sl, sizeof sl);
-			sbuf_add(b, " The best plan a stock framework runs: ");
-			h(b, sl);
-			sbuf_addf(b, ", %s tokens/s on %d GPUs (",
-				  hp_fmt_count(st, sizeof st, r->stock.est.tokens_per_s),
-				  r->stock.est.n_gpus);
-			h(b, runs_on_names(r->stock.runs_on, sr, sizeof sr));
-			sbuf_add(b, ").");
-		}
-	}
+	sbuf_done(&note);
 	sbuf_add(b, "</p>\n");
+}
+
+/* A key and a value as a row of a two-column table. */
+static void kv_row(struct sbuf *b, const char *k, const char *v)
+{
+	sbuf_add(b, "<tr><td>");
+	h(b, k);
+	sbuf_add(b, "</td><td class=\"n\">");
+	h(b, v);
+	sbuf_add(b, "</td></tr>");
+}
+
+static void cost_table(struct sbuf *b, const struct report_summary *s)
+{
+	const struct search_plan *sp = s->chosen;
+	const struct estimate *e = &sp->est;
+	char x[32];
+	sbuf_add(b, "<div><h3>Cost to train</h3><table>\n");
+	kv_row(b, "tokens to train", hp_fmt_count(x, sizeof x, s->tokens));
+	kv_row(b, "tokens per second", hp_fmt_count(x, sizeof x, e->tokens_per_s));
+	kv_row(b, "time to train", hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
+	kv_row(b, "price per hour", report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
+	kv_row(b, "per million tokens",
+	       report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
+	kv_row(b, "cost to train",
+	       report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
+	snprintf(x, sizeof x, "%.1f%% / %.1f%%", 100 * e->mfu, 100 * e->hfu);
+	kv_row(b, "MFU / HFU", x);
+	snprintf(x, sizeof x, "%.1f kW", e->power_kw);
+	kv_row(b, "power (estimate)", x);
+	sbuf_add(b, "</table></div>");
 }
 
 static void chosen_section(struct sbuf *b, const struct report_input *in,
 			   const struct report_summary *s)
 {
-	const struct cluster *c = in->cluster;
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[96], x[32], y[32];
-	report_plan_label(sp, c, label, sizeof label);
+	char label[96], x[32];
+	struct table t;
+	report_plan_label(sp, in->cluster, label, sizeof label);
 	sbuf_addf(b, "<section><h2>Chosen plan: rank %d, ", in->chosen + 1);
 	h(b, label);
 	sbuf_addf(b, "</h2><p>Micro-batch %d, global batch %d sequences, %s, recompute %s, "
@@ -620,179 +613,38 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.</p>\n", p->cp, p->ep, p->sp ? "on" : "off");
 	sbuf_add(b, "<h3>Layout: replicas x pipeline stages</h3>\n");
 	chart_layout(b, in, sp);
-	sbuf_add(b, "<table><tr><th class=\"n\">group</th><th class=\"n\">replicas</th>"
-		    "<th class=\"n\">batch share</th><th class=\"n\">micro-batches</th>"
-		    "<th class=\"n\">stage</th><th>pool</th><th>GPU</th><th class=\"n\">TP</th>"
-		    "<th>layers</th><th>nodes</th></tr>\n");
-	int rows = 0, k0 = 0;
-	struct dispatch pl;
-	report_place(c, in->model, p, &pl);
-	for (int g = 0; g < p->n_replicas && rows < 64; g++) {
-		const struct replica *r = &p->replicas[g];
-		for (int k = 0; k < r->n_stages && rows < 64; k++, rows++) {
-			const struct stage *st = &r->stages[k];
-			char nodes[64] = "";
-			if (k0 < pl.n_stages)
-				dispatch_nodes_text(&pl.st[k0++], nodes, sizeof nodes);
-			if (k == 0)
-				sbuf_addf(b, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td>"
-					  "<td class=\"n\">%.2f%%</td><td class=\"n\">%d</td>", g,
-					  r->count, 100 * r->batch_share, plan_replica_microbatches(p, g));
-			else
-				sbuf_add(b, "<tr><td></td><td></td><td></td><td></td>");
-			sbuf_addf(b, "<td class=\"n\">%d</td><td>", k);
-			h(b, c->pools[st->pool].name);
-			sbuf_add(b, "</td><td>");
-			h(b, c->pools[st->pool].gpu.name);
-			sbuf_addf(b, "</td><td class=\"n\">%d</td><td>%d-%d</td><td>%s</td></tr>\n",
-				  st->tp, st->first_layer, st->last_layer, nodes);
-		}
-	}
-	dispatch_free(&pl);
-	sbuf_add(b, "</table>\n");
-
+	report_table_layout(&t, in, sp, 64);
+	html_table(b, &t);
 	/* step time and cost side by side */
-	int np;
-	const struct report_part *tp = report_time_parts(&np);
-	sbuf_addf(b, "<div class=\"two\"><div><h3>Step time: %s</h3><table><tr><th>part</th>"
-		  "<th class=\"n\">seconds</th><th class=\"n\">share</th></tr>\n",
+	sbuf_addf(b, "<div class=\"two\"><div><h3>Step time: %s</h3>",
 		  hp_fmt_duration(x, sizeof x, e->step_time_s));
-	for (int i = 0; i < np; i++) {
-		double v = report_part_value(&tp[i], &e->bd);
-		if (v <= 0)
-			continue;
-		sbuf_addf(b, "<tr><td><span style=\"color:%s\">&#9632;</span> %s</td>"
-			  "<td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td></tr>\n", tp[i].color,
-			  tp[i].label, v, 100 * v / e->step_time_s);
-	}
-	sbuf_add(b, "</table></div><div><h3>Cost to train</h3><table>\n");
-	sbuf_addf(b, "<tr><td>tokens to train</td>");
-	td_num(b, hp_fmt_count(x, sizeof x, s->tokens));
-	sbuf_add(b, "</tr><tr><td>tokens per second</td>");
-	td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
-	sbuf_add(b, "</tr><tr><td>time to train</td>");
-	td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
-	sbuf_add(b, "</tr><tr><td>price per hour</td>");
-	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
-	sbuf_add(b, "</tr><tr><td>per million tokens</td>");
-	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
-	sbuf_add(b, "</tr><tr><td><b>cost to train</b></td>");
-	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
-	sbuf_addf(b, "</tr><tr><td>MFU / HFU</td><td class=\"n\">%.1f%% / %.1f%%</td></tr>"
-		  "<tr><td>power (estimate)</td><td class=\"n\">%.1f kW</td></tr></table></div>"
-		  "</div>\n", 100 * e->mfu, 100 * e->hfu, e->power_kw);
-
-	sbuf_add(b, "<h3>Memory per GPU, by stage</h3>\n");
+	report_table_step(&t, sp);
+	html_table(b, &t);
+	sbuf_add(b, "</div>");
+	cost_table(b, s);
+	sbuf_add(b, "</div>\n<h3>Memory per GPU, by stage</h3>\n");
 	chart_memory(b, in, sp);
-	int nm;
-	const struct report_part *mp = report_mem_parts(&nm);
-	sbuf_add(b, "<table><tr><th class=\"n\">group/stage</th><th>pool</th><th>layers</th>");
-	for (int k = 0; k < nm; k++)
-		sbuf_addf(b, "<th class=\"n\">%s</th>", mp[k].label);
-	sbuf_add(b, "<th class=\"n\">total</th><th class=\"n\">capacity</th>"
-		    "<th class=\"n\">headroom</th></tr>\n");
-	int shown = 0;
-	for (int i = 0; i < e->n_stages; i++) {
-		const struct perf_stage *st = &e->stages[i];
-		if (shown >= 16 && i != e->worst_stage && i != e->n_stages - 1)
-			continue;
-		sbuf_addf(b, "<tr><td class=\"n\">%d/%d</td><td>", st->group, st->index);
-		h(b, c->pools[st->pool].name);
-		sbuf_addf(b, "</td><td>%d-%d</td>", st->first_layer, st->last_layer);
-		for (int k = 0; k < nm; k++)
-			td_num(b, hp_fmt_bytes(x, sizeof x, report_part_value(&mp[k], st)));
-		td_num(b, hp_fmt_bytes(x, sizeof x, st->total));
-		td_num(b, hp_fmt_bytes(x, sizeof x, st->capacity));
-		sbuf_addf(b, "<td class=\"n %s\">%s</td></tr>\n", st->fits ? "good" : "bad",
-			  hp_fmt_bytes(y, sizeof y, st->capacity - st->total));
-		shown++;
-	}
-	sbuf_add(b, "</table>\n");
-	if (shown < e->n_stages)
+	int left = report_table_memory(&t, in->cluster, sp);
+	html_table(b, &t);
+	if (left)
 		sbuf_addf(b, "<p class=\"note\">%d more stages are left out; the JSON report lists "
-			  "every one.</p>\n", e->n_stages - shown);
-
+			  "every one.</p>\n", left);
 	sbuf_addf(b, "<h3>Communication</h3><p class=\"note\">One row per dimension. The step "
-		  "time above is replica group %d's, the group that sets the pace%s.</p>"
-		  "<table><tr><th>dim</th><th>collective</th>"
-		  "<th class=\"n\">bytes per call</th><th class=\"n\">calls per step</th>"
-		  "<th class=\"n\">group</th><th>link</th><th>algorithm / protocol</th>"
-		  "<th class=\"n\">time per step</th><th class=\"n\">exposed</th></tr>\n",
+		  "time above is replica group %d's, the group that sets the pace%s.</p>",
 		  e->slowest_group,
 		  p->n_replicas > 1 ? "; with several groups the rows may describe another "
 				      "group (hetplan's model keeps one row per dimension)" : "");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		sbuf_addf(b, "<tr><td>%s</td><td>%s</td>", perf_dim_name((enum perf_dim)d),
-			  comm_coll_name(pc->coll));
-		td_num(b, hp_fmt_bytes(x, sizeof x, pc->bytes));
-		sbuf_addf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%d on %d node%s</td><td>",
-			  pc->calls, pc->group, pc->group_nodes, pc->group_nodes == 1 ? "" : "s");
-		h(b, pc->link);
-		sbuf_addf(b, "</td><td>%s / %s</td>", comm_algo_name(pc->algo),
-			  comm_proto_name(pc->proto));
-		td_num(b, hp_fmt_duration(x, sizeof x, pc->time_s));
-		td_num(b, hp_fmt_duration(x, sizeof x, pc->exposed_s));
-		sbuf_add(b, "</tr>\n");
-	}
-	sbuf_add(b, "</table></section>\n");
+	report_table_comm(&t, sp);
+	html_table(b, &t);
+	sbuf_add(b, "</section>\n");
 }
 
-static void inputs_section(struct sbuf *b, const struct report_input *in,
-			   const struct report_summary *s)
+static void model_tables(struct sbuf *b, const struct report_input *in,
+			 const struct report_summary *s)
 {
-	const struct cluster *c = in->cluster;
 	const struct model_spec *m = in->model;
 	const struct search_opts *o = in->opts;
 	char x[32], y[32];
-	sbuf_add(b, "<section><h2>Inputs</h2><h3>Cluster");
-	if (*c->name) {
-		sbuf_add(b, ": ");
-		h(b, c->name);
-	}
-	sbuf_add(b, "</h3><table><tr><th>pool</th><th>GPU</th><th class=\"n\">nodes x GPUs</th>"
-		    "<th>intra-node</th><th>network</th><th>provider / region</th>"
-		    "<th class=\"n\">$/node-h</th><th class=\"n\">$/GPU-h</th><th>price source</th>"
-		    "<th>price date</th></tr>\n");
-	for (int i = 0; i < c->n_pools; i++) {
-		const struct pool *p = &c->pools[i];
-		sbuf_addf(b, "<tr><td><span style=\"color:%s\">&#9632;</span> ", report_pool_color(i));
-		h(b, p->name);
-		sbuf_add(b, "</td><td>");
-		h(b, p->gpu.name);
-		sbuf_addf(b, "</td><td class=\"n\">%d%s x %d</td><td>%s</td><td>%d x %.0f Gb/s</td><td>",
-			  p->nodes, p->nodes_max > 0 ? " (max)" : "", p->gpus_per_node,
-			  hp_intra_name(p->intra), p->nics, p->nic_gbps);
-		h(b, *p->provider ? p->provider : "-");
-		sbuf_add(b, " / ");
-		h(b, *p->region ? p->region : "-");
-		sbuf_add(b, "</td>");
-		if (p->usd_per_node_h > 0)
-			sbuf_addf(b, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>", p->usd_per_node_h,
-				  p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
-		else
-			sbuf_add(b, "<td class=\"n\">unknown</td><td class=\"n\">unknown</td>");
-		char src[128], date[96];
-		report_price_parts(p, src, sizeof src, date, sizeof date);
-		sbuf_add(b, "<td>");
-		h(b, src);
-		sbuf_add(b, "</td><td>");
-		h(b, date);
-		sbuf_add(b, "</td></tr>\n");
-	}
-	sbuf_add(b, "</table>\n");
-	if (c->n_pools > 1) {
-		char f[256];
-		report_fabric_text(c, f, sizeof f);
-		sbuf_add(b, "<p class=\"note\">");
-		h(b, f);
-		sbuf_add(b, "</p>\n");
-	}
-	if (!s->all_priced)
-		sbuf_add(b, "<p class=\"note\">A pool without a price makes every cost that uses "
-			    "it unknown.</p>\n");
 	struct param_count pc;
 	model_params(m, &pc);
 	sbuf_add(b, "<div class=\"two\"><div><h3>Model: ");
@@ -815,67 +667,61 @@ static void inputs_section(struct sbuf *b, const struct report_input *in,
 		  o->gbs, o->seq_len ? o->seq_len : m->seq_len, hp_fmt_count(x, sizeof x, s->tokens),
 		  hp_dtype_name(o->precision), search_objective_name(o->objective));
 	if (o->objective == OBJ_DEADLINE)
-		sbuf_addf(b, "<tr><td>deadline</td><td class=\"n\">%s</td></tr>",
-			  hp_fmt_duration(x, sizeof x, o->deadline_s));
+		kv_row(b, "deadline", hp_fmt_duration(x, sizeof x, o->deadline_s));
 	if (o->objective == OBJ_BUDGET)
-		sbuf_addf(b, "<tr><td>budget</td><td class=\"n\">%s</td></tr>",
-			  report_fmt_usd(x, sizeof x, o->budget_usd));
-	sbuf_add(b, "</table></div></div></section>\n");
+		kv_row(b, "budget", report_fmt_usd(x, sizeof x, o->budget_usd));
+	sbuf_add(b, "</table></div></div>");
+}
+
+static void inputs_section(struct sbuf *b, const struct report_input *in,
+			   const struct report_summary *s)
+{
+	const struct cluster *c = in->cluster;
+	struct table t;
+	sbuf_add(b, "<section><h2>Inputs</h2><h3>Cluster");
+	if (*c->name) {
+		sbuf_add(b, ": ");
+		h(b, c->name);
+	}
+	sbuf_add(b, "</h3>");
+	report_table_pools(&t, c);
+	html_table(b, &t);
+	if (c->n_pools > 1) {
+		char f[256];
+		report_fabric_text(c, f, sizeof f);
+		sbuf_add(b, "<p class=\"note\">");
+		h(b, f);
+		sbuf_add(b, "</p>\n");
+	}
+	if (!s->all_priced)
+		sbuf_add(b, "<p class=\"note\">A pool without a price makes every cost that uses "
+			    "it unknown.</p>\n");
+	model_tables(b, in, s);
+	sbuf_add(b, "</section>\n");
 }
 
 static void singles_section(struct sbuf *b, const struct report_input *in)
 {
-	const struct cluster *c = in->cluster;
-	const struct search_result *r = in->res;
-	char label[96], x[32];
-	sbuf_add(b, "<section><h2>Best plan on each pool alone</h2><table><tr><th>pool</th>"
-		    "<th>plan</th><th class=\"n\">tokens/s</th><th class=\"n\">time to train</th>"
-		    "<th class=\"n\">cost to train</th></tr>\n");
-	for (int i = 0; i < c->n_pools; i++) {
-		sbuf_add(b, "<tr><td>");
-		h(b, c->pools[i].name);
-		if (!r->has_single[i]) {
-			sbuf_add(b, "</td><td colspan=\"4\">nothing fits on this pool alone</td></tr>\n");
-			continue;
-		}
-		const struct search_plan *sp = &r->single[i];
-		report_plan_label(sp, c, label, sizeof label);
-		sbuf_add(b, "</td><td>");
-		h(b, label);
-		sbuf_add(b, "</td>");
-		td_num(b, hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
-		td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
-		td_num(b, report_fmt_usd(x, sizeof x, sp->est.price_known ? sp->cost_to_train_usd : 0));
-		sbuf_add(b, "</tr>\n");
-	}
-	sbuf_add(b, "</table></section>\n");
+	struct table t;
+	report_table_singles(&t, in);
+	sbuf_add(b, "<section><h2>");
+	h(b, t.title);
+	sbuf_add(b, "</h2>");
+	html_table(b, &t);
+	sbuf_add(b, "</section>\n");
 }
 
 static void trust_section(struct sbuf *b)
 {
-	int na, nacc;
+	int na;
 	const char *const *as = report_assumptions(&na);
-	const struct report_accuracy *acc = report_accuracy_table(&nacc);
-	sbuf_add(b, "<section><h2>Accuracy of the model against measured runs</h2><table><tr>"
-		    "<th>measured against</th><th class=\"n\">rows</th><th class=\"n\">mean |error|"
-		    "</th><th class=\"n\">median |error|</th><th class=\"n\">max |error|</th>"
-		    "<th>measured by</th></tr>\n");
-	for (int i = 0; i < nacc; i++) {
-		const double v[3] = { acc[i].mean_abs_pct, acc[i].median_abs_pct, acc[i].max_abs_pct };
-		sbuf_add(b, "<tr><td>");
-		h(b, acc[i].what);
-		sbuf_addf(b, "</td><td class=\"n\">%d</td>", acc[i].rows);
-		for (int k = 0; k < 3; k++) {
-			if (v[k] >= 0)
-				sbuf_addf(b, "<td class=\"n\">%.1f%%</td>", v[k]);
-			else
-				sbuf_add(b, "<td class=\"n\">-</td>");
-		}
-		sbuf_add(b, "<td><code>");
-		h(b, acc[i].measured_by);
-		sbuf_add(b, "</code></td></tr>\n");
-	}
-	sbuf_add(b, "</table><p class=\"note\">Every figure in this report is an estimate; "
+	struct table t;
+	report_table_accuracy(&t);
+	sbuf_add(b, "<section><h2>");
+	h(b, t.title);
+	sbuf_add(b, "</h2>");
+	html_table(b, &t);
+	sbuf_add(b, "<p class=\"note\">Every figure in this report is an estimate; "
 		    "measure a few steps on the real cluster before committing to a plan.</p>"
 		    "</section>\n<section><h2>Assumptions and limits</h2><ul>\n");
 	for (int i = 0; i < na; i++) {
