@@ -205,7 +205,17 @@ void report_plan_strip_extras(cJSON *entry)
 		cJSON_DeleteItemFromObjectCaseSensitive(entry, extras[i]);
 }
 
-/* 1-based rank of sp in the ranked list, 0 when it is not there. */
+cJSON *report_search_json(cJSON *o, const struct search_stats *st)
+{
+	cJSON *so = cJSON_AddObjectToObject(o, "search");
+	cJSON_AddNumberToObject(so, "candidates", (double)st->candidates);
+	cJSON_AddNumberToObject(so, "evaluated", (double)st->evaluated);
+	cJSON_AddNumberToObject(so, "pruned", (double)st->pruned);
+	cJSON_AddNumberToObject(so, "lp_solves", st->lp_solves);
+	cJSON_AddNumberToObject(so, "seconds", st->seconds);
+	return so;
+}
+
 static void pct_or_null(cJSON *o, const char *key, double v)
 {
 	cJSON_AddItemToObject(o, key, v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
@@ -276,12 +286,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 				      : cJSON_CreateNull());
 		cJSON_AddItemToArray(sg, so);
 	}
-	cJSON *st = cJSON_AddObjectToObject(o, "search");
-	cJSON_AddNumberToObject(st, "candidates", (double)r->stats.candidates);
-	cJSON_AddNumberToObject(st, "evaluated", (double)r->stats.evaluated);
-	cJSON_AddNumberToObject(st, "pruned", (double)r->stats.pruned);
-	cJSON_AddNumberToObject(st, "lp_solves", r->stats.lp_solves);
-	cJSON_AddNumberToObject(st, "seconds", r->stats.seconds);
+	cJSON *st = report_search_json(o, &r->stats);
 	cJSON_AddBoolToObject(st, "cancelled", r->stats.cancelled);
 	if (!r->n_plans) {
 		cJSON_AddStringToObject(o, "why", r->why);
@@ -450,25 +455,18 @@ static void md_summary(const struct report_input *in, const struct report_summar
 	sbuf_add(b, "\n");
 }
 
-static void md_model(const struct report_input *in, const struct report_summary *s,
-		     struct sbuf *b)
+static const struct report_sink md_sink = {
+	esc_md, table_render_md, { "\n### ", "\n\n" }, { "\n", "\n" },
+};
+
+static void md_inputs(const struct report_input *in, const struct report_summary *s,
+		      struct sbuf *b)
 {
 	const struct model_spec *m = in->model;
 	const struct search_opts *o = in->opts;
 	char x[32], y[32];
-	struct param_count pc;
-	model_params(m, &pc);
-	sbuf_add(b, "\n### Model: ");
-	sbuf_add_md(b, *m->display ? m->display : m->name);
-	sbuf_addf(b, "\n\n| layers | hidden | heads (KV) | FFN | vocab | sequence | parameters | "
-		    "active |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-		    "| %d | %d | %d (%d) | %d%s | %d | %d | %s | %s |\n",
-		  m->layers, m->hidden, m->heads, m->kv_heads, m->ffn,
-		  m->gated_mlp ? " gated" : "", m->vocab, m->seq_len,
-		  hp_fmt_count(x, sizeof x, pc.total), hp_fmt_count(y, sizeof y, pc.active));
-	if (m->moe.experts)
-		sbuf_addf(b, "\nMixture of experts: %d routed experts, top-%d, expert FFN %d.\n",
-			  m->moe.experts, m->moe.top_k, m->moe.expert_ffn);
+	sbuf_add(b, "## Inputs\n");
+	report_inputs_part(b, &md_sink, in, s);
 	sbuf_addf(b, "\n### Workload\n\nGlobal batch %d sequences of %d tokens, %s tokens to "
 		  "train, %s, objective: %s",
 		  o->gbs, o->seq_len ? o->seq_len : m->seq_len,
@@ -479,30 +477,6 @@ static void md_model(const struct report_input *in, const struct report_summary 
 	if (o->objective == OBJ_BUDGET)
 		sbuf_addf(b, " (budget %s)", report_fmt_usd(y, sizeof y, o->budget_usd));
 	sbuf_add(b, ".\n\n");
-}
-
-static void md_inputs(const struct report_input *in, const struct report_summary *s,
-		      struct sbuf *b)
-{
-	const struct cluster *c = in->cluster;
-	sbuf_add(b, "## Inputs\n\n### Cluster");
-	if (*c->name) {
-		sbuf_add(b, ": ");
-		sbuf_add_md(b, c->name);
-	}
-	sbuf_add(b, "\n\n");
-	struct table t;
-	report_table_pools(&t, c);
-	table_render_md(b, &t);
-	table_done(&t);
-	if (c->n_pools > 1) {
-		char f[256];
-		report_fabric_text(c, f, sizeof f);
-		sbuf_addf(b, "\n%s\n", f);
-	}
-	if (!s->all_priced)
-		sbuf_add(b, "\nA pool without a price makes every cost that uses it unknown.\n");
-	md_model(in, s, b);
 }
 
 static void md_chosen(const struct report_input *in, const struct report_summary *s,

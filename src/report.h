@@ -119,6 +119,12 @@ void report_estimate_json_parts(struct cJSON *o, const struct estimate *e,
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
 			       const struct cluster *c, const struct model_spec *m);
 
+/* Add the object "search" to o: the planner's statistics
+ * ("candidates","evaluated","pruned","lp_solves","seconds"), as `plan
+ * --format json` and the JSON report state them. Returns that object. */
+struct search_stats;
+struct cJSON *report_search_json(struct cJSON *o, const struct search_stats *st);
+
 /* Remove from a plan entry the keys report_plan_json() adds that
  * plan_parse_json() does not know yet (runs_on ... mem_capacity_bytes),
  * so an entry stays an `estimate --plan` input. */

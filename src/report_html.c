@@ -8,6 +8,7 @@
  * sources, link names) goes through sbuf_add_html(). The page prints on A4
  * or Letter: @media print drops shadows and keeps sections whole. */
 #include "report_priv.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -639,27 +640,19 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	sbuf_add(b, "</section>\n");
 }
 
-static void model_tables(struct sbuf *b, const struct report_input *in,
-			 const struct report_summary *s)
+static const struct report_sink html_sink = {
+	esc_html, table_render_html, { "<h3>", "</h3>" }, { "<p class=\"note\">", "</p>\n" },
+};
+
+static void inputs_section(struct sbuf *b, const struct report_input *in,
+			   const struct report_summary *s)
 {
 	const struct model_spec *m = in->model;
 	const struct search_opts *o = in->opts;
-	char x[32], y[32];
-	struct param_count pc;
-	model_params(m, &pc);
-	sbuf_add(b, "<div class=\"two\"><div><h3>Model: ");
-	h(b, *m->display ? m->display : m->name);
-	sbuf_addf(b, "</h3><table><tr><td>layers, hidden, FFN</td><td class=\"n\">%d, %d, %d%s</td>"
-		  "</tr><tr><td>heads (KV heads)</td><td class=\"n\">%d (%d)</td></tr>"
-		  "<tr><td>vocabulary, sequence</td><td class=\"n\">%d, %d</td></tr>"
-		  "<tr><td>parameters (active)</td><td class=\"n\">%s (%s)</td></tr>",
-		  m->layers, m->hidden, m->ffn, m->gated_mlp ? " gated" : "", m->heads, m->kv_heads,
-		  m->vocab, m->seq_len, hp_fmt_count(x, sizeof x, pc.total),
-		  hp_fmt_count(y, sizeof y, pc.active));
-	if (m->moe.experts)
-		sbuf_addf(b, "<tr><td>experts</td><td class=\"n\">%d, top-%d</td></tr>",
-			  m->moe.experts, m->moe.top_k);
-	sbuf_addf(b, "</table></div><div><h3>Workload</h3><table>"
+	char x[32];
+	sbuf_add(b, "<section><h2>Inputs</h2>");
+	report_inputs_part(b, &html_sink, in, s);
+	sbuf_addf(b, "<h3>Workload</h3><table>"
 		  "<tr><td>global batch</td><td class=\"n\">%d sequences of %d tokens</td></tr>"
 		  "<tr><td>tokens to train</td><td class=\"n\">%s</td></tr>"
 		  "<tr><td>precision</td><td class=\"n\">%s</td></tr>"
@@ -670,34 +663,7 @@ static void model_tables(struct sbuf *b, const struct report_input *in,
 		kv_row(b, "deadline", hp_fmt_duration(x, sizeof x, o->deadline_s));
 	if (o->objective == OBJ_BUDGET)
 		kv_row(b, "budget", report_fmt_usd(x, sizeof x, o->budget_usd));
-	sbuf_add(b, "</table></div></div>");
-}
-
-static void inputs_section(struct sbuf *b, const struct report_input *in,
-			   const struct report_summary *s)
-{
-	const struct cluster *c = in->cluster;
-	struct table t;
-	sbuf_add(b, "<section><h2>Inputs</h2><h3>Cluster");
-	if (*c->name) {
-		sbuf_add(b, ": ");
-		h(b, c->name);
-	}
-	sbuf_add(b, "</h3>");
-	report_table_pools(&t, c);
-	html_table(b, &t);
-	if (c->n_pools > 1) {
-		char f[256];
-		report_fabric_text(c, f, sizeof f);
-		sbuf_add(b, "<p class=\"note\">");
-		h(b, f);
-		sbuf_add(b, "</p>\n");
-	}
-	if (!s->all_priced)
-		sbuf_add(b, "<p class=\"note\">A pool without a price makes every cost that uses "
-			    "it unknown.</p>\n");
-	model_tables(b, in, s);
-	sbuf_add(b, "</section>\n");
+	sbuf_add(b, "</table></section>\n");
 }
 
 static void singles_section(struct sbuf *b, const struct report_input *in)

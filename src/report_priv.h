@@ -86,6 +86,22 @@ void report_table_step(struct table *t, const struct search_plan *sp);
 int report_table_memory(struct table *t, const struct cluster *c, const struct search_plan *sp);
 void report_table_comm(struct table *t, const struct search_plan *sp);
 void report_table_accuracy(struct table *t);
+/* model: the model's shape and parameter counts, one row. */
+void report_table_model(struct table *t, const struct model_spec *m);
+
+/* How a human format (Markdown, HTML) writes the parts that both show the
+ * same way: its escaper, its table renderer, and what goes around a
+ * sub-heading and around a note. */
+struct report_sink {
+	void (*esc)(struct sbuf *b, const char *s);
+	void (*table)(struct sbuf *b, const struct table *t);
+	const char *h3[2];
+	const char *note[2];
+};
+/* The cluster (pools, fabric, unpriced pools) and the model (shape,
+ * experts), each under a sub-heading, written once for both formats. */
+void report_inputs_part(struct sbuf *b, const struct report_sink *k,
+			const struct report_input *in, const struct report_summary *s);
 
 /* The prose under the ranked plans: what "runs on" means, and when plan
  * 1 runs on no stock framework, why and the best plan one runs. Plain

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Columns: name, unit of the numbers behind the cells, alignment. */
+
 /* A money cell: the text "unknown" and no number when the price is not
  * known. */
 static void usd_cell(struct table *t, double v, int known)
@@ -41,22 +43,26 @@ static void bytes_cell(struct table *t, double v)
 	table_num(t, hp_fmt_bytes(x, sizeof x, v), v);
 }
 
+static const struct table_col plans_cols[] = {
+	{ "rank", NULL, TABLE_RIGHT },
+	{ "plan", NULL, TABLE_LEFT },
+	{ "runs on", NULL, TABLE_LEFT },
+	{ "GPUs", NULL, TABLE_RIGHT },
+	{ "step", "s", TABLE_RIGHT },
+	{ "tokens/s", "tokens/s", TABLE_RIGHT },
+	{ "MFU", "fraction", TABLE_RIGHT },
+	{ "$/h", "USD/h", TABLE_RIGHT },
+	{ "time to train", "s", TABLE_RIGHT },
+	{ "cost to train", "USD", TABLE_RIGHT },
+	{ "optimality", NULL, TABLE_LEFT },
+	{ "Pareto", NULL, TABLE_LEFT },
+};
+
 void report_table_plans(struct table *t, const struct report_input *in)
 {
 	const struct search_result *r = in->res;
 	table_init(t, "Top plans");
-	table_col(t, "rank", NULL, TABLE_RIGHT);
-	table_col(t, "plan", NULL, TABLE_LEFT);
-	table_col(t, "runs on", NULL, TABLE_LEFT);
-	table_col(t, "GPUs", NULL, TABLE_RIGHT);
-	table_col(t, "step", "s", TABLE_RIGHT);
-	table_col(t, "tokens/s", "tokens/s", TABLE_RIGHT);
-	table_col(t, "MFU", "fraction", TABLE_RIGHT);
-	table_col(t, "$/h", "USD/h", TABLE_RIGHT);
-	table_col(t, "time to train", "s", TABLE_RIGHT);
-	table_col(t, "cost to train", "USD", TABLE_RIGHT);
-	table_col(t, "optimality", NULL, TABLE_LEFT);
-	table_col(t, "Pareto", NULL, TABLE_LEFT);
+	table_cols(t, plans_cols, (int)HP_ARRAY_LEN(plans_cols));
 	for (int i = 0; i < r->n_plans; i++) {
 		const struct search_plan *sp = &r->plans[i];
 		const struct estimate *e = &sp->est;
@@ -81,16 +87,20 @@ void report_table_plans(struct table *t, const struct report_input *in)
 	}
 }
 
+static const struct table_col singles_cols[] = {
+	{ "pool", NULL, TABLE_LEFT },
+	{ "plan", NULL, TABLE_LEFT },
+	{ "tokens/s", "tokens/s", TABLE_RIGHT },
+	{ "time to train", "s", TABLE_RIGHT },
+	{ "cost to train", "USD", TABLE_RIGHT },
+};
+
 void report_table_singles(struct table *t, const struct report_input *in)
 {
 	const struct cluster *c = in->cluster;
 	const struct search_result *r = in->res;
 	table_init(t, "Best plan on each pool alone");
-	table_col(t, "pool", NULL, TABLE_LEFT);
-	table_col(t, "plan", NULL, TABLE_LEFT);
-	table_col(t, "tokens/s", "tokens/s", TABLE_RIGHT);
-	table_col(t, "time to train", "s", TABLE_RIGHT);
-	table_col(t, "cost to train", "USD", TABLE_RIGHT);
+	table_cols(t, singles_cols, (int)HP_ARRAY_LEN(singles_cols));
 	for (int i = 0; i < c->n_pools; i++) {
 		table_row(t, 0);
 		table_text(t, c->pools[i].name);
@@ -108,14 +118,18 @@ void report_table_singles(struct table *t, const struct report_input *in)
 	}
 }
 
+static const struct table_col pareto_cols[] = {
+	{ "time to train", "s", TABLE_RIGHT },
+	{ "cost to train", "USD", TABLE_RIGHT },
+	{ "plan", NULL, TABLE_LEFT },
+	{ "rank", NULL, TABLE_RIGHT },
+};
+
 void report_table_pareto(struct table *t, const struct report_input *in)
 {
 	const struct search_result *r = in->res;
 	table_init(t, "Pareto front: time vs cost to train");
-	table_col(t, "time to train", "s", TABLE_RIGHT);
-	table_col(t, "cost to train", "USD", TABLE_RIGHT);
-	table_col(t, "plan", NULL, TABLE_LEFT);
-	table_col(t, "rank", NULL, TABLE_RIGHT);
+	table_cols(t, pareto_cols, (int)HP_ARRAY_LEN(pareto_cols));
 	for (int i = 0; i < r->n_pareto; i++) {
 		const struct search_plan *sp = &r->pareto[i];
 		int rk = report_plan_rank(r, sp);
@@ -132,19 +146,23 @@ void report_table_pareto(struct table *t, const struct report_input *in)
 	}
 }
 
+static const struct table_col pools_cols[] = {
+	{ "pool", NULL, TABLE_LEFT },
+	{ "GPU", NULL, TABLE_LEFT },
+	{ "nodes x GPUs", NULL, TABLE_RIGHT },
+	{ "intra-node", NULL, TABLE_LEFT },
+	{ "network", NULL, TABLE_LEFT },
+	{ "provider / region", NULL, TABLE_LEFT },
+	{ "$/node-h", "USD/h", TABLE_RIGHT },
+	{ "$/GPU-h", "USD/h", TABLE_RIGHT },
+	{ "price source", NULL, TABLE_LEFT },
+	{ "price date", NULL, TABLE_LEFT },
+};
+
 void report_table_pools(struct table *t, const struct cluster *c)
 {
 	table_init(t, "Cluster");
-	table_col(t, "pool", NULL, TABLE_LEFT);
-	table_col(t, "GPU", NULL, TABLE_LEFT);
-	table_col(t, "nodes x GPUs", NULL, TABLE_RIGHT);
-	table_col(t, "intra-node", NULL, TABLE_LEFT);
-	table_col(t, "network", NULL, TABLE_LEFT);
-	table_col(t, "provider / region", NULL, TABLE_LEFT);
-	table_col(t, "$/node-h", "USD/h", TABLE_RIGHT);
-	table_col(t, "$/GPU-h", "USD/h", TABLE_RIGHT);
-	table_col(t, "price source", NULL, TABLE_LEFT);
-	table_col(t, "price date", NULL, TABLE_LEFT);
+	table_cols(t, pools_cols, (int)HP_ARRAY_LEN(pools_cols));
 	for (int i = 0; i < c->n_pools; i++) {
 		const struct pool *p = &c->pools[i];
 		table_row(t, 0);
@@ -168,22 +186,26 @@ void report_table_pools(struct table *t, const struct cluster *c)
 	}
 }
 
+static const struct table_col layout_cols[] = {
+	{ "replica group", NULL, TABLE_RIGHT },
+	{ "replicas", NULL, TABLE_RIGHT },
+	{ "batch share each", "fraction", TABLE_RIGHT },
+	{ "micro-batches", NULL, TABLE_RIGHT },
+	{ "stage", NULL, TABLE_RIGHT },
+	{ "pool", NULL, TABLE_LEFT },
+	{ "GPU", NULL, TABLE_LEFT },
+	{ "TP", NULL, TABLE_RIGHT },
+	{ "layers", NULL, TABLE_LEFT },
+	{ "nodes", NULL, TABLE_LEFT },
+};
+
 void report_table_layout(struct table *t, const struct report_input *in,
 			 const struct search_plan *sp, int max_rows)
 {
 	const struct cluster *c = in->cluster;
 	const struct plan *p = &sp->plan;
 	table_init(t, "Layout");
-	table_col(t, "replica group", NULL, TABLE_RIGHT);
-	table_col(t, "replicas", NULL, TABLE_RIGHT);
-	table_col(t, "batch share each", "fraction", TABLE_RIGHT);
-	table_col(t, "micro-batches", NULL, TABLE_RIGHT);
-	table_col(t, "stage", NULL, TABLE_RIGHT);
-	table_col(t, "pool", NULL, TABLE_LEFT);
-	table_col(t, "GPU", NULL, TABLE_LEFT);
-	table_col(t, "TP", NULL, TABLE_RIGHT);
-	table_col(t, "layers", NULL, TABLE_LEFT);
-	table_col(t, "nodes", NULL, TABLE_LEFT);
+	table_cols(t, layout_cols, (int)HP_ARRAY_LEN(layout_cols));
 	struct dispatch pl;
 	report_place(c, in->model, p, &pl);
 	int k0 = 0;
@@ -216,15 +238,19 @@ void report_table_layout(struct table *t, const struct report_input *in,
 	dispatch_free(&pl);
 }
 
+static const struct table_col step_cols[] = {
+	{ "part", NULL, TABLE_LEFT },
+	{ "seconds", "s", TABLE_RIGHT },
+	{ "share", "fraction", TABLE_RIGHT },
+};
+
 void report_table_step(struct table *t, const struct search_plan *sp)
 {
 	const struct estimate *e = &sp->est;
 	int np;
 	const struct report_part *parts = report_time_parts(&np);
 	table_init(t, "Step time");
-	table_col(t, "part", NULL, TABLE_LEFT);
-	table_col(t, "seconds", "s", TABLE_RIGHT);
-	table_col(t, "share", "fraction", TABLE_RIGHT);
+	table_cols(t, step_cols, (int)HP_ARRAY_LEN(step_cols));
 	for (int i = 0; i < np; i++) {
 		double v = report_part_value(&parts[i], &e->bd);
 		if (v <= 0)
@@ -238,21 +264,29 @@ void report_table_step(struct table *t, const struct search_plan *sp)
 	}
 }
 
+static const struct table_col memory_cols[] = {
+	{ "group", NULL, TABLE_RIGHT },
+	{ "stage", NULL, TABLE_RIGHT },
+	{ "pool", NULL, TABLE_LEFT },
+	{ "layers", NULL, TABLE_LEFT },
+};
+
+static const struct table_col memory_tail_cols[] = {
+	{ "total", "bytes", TABLE_RIGHT },
+	{ "capacity", "bytes", TABLE_RIGHT },
+	{ "headroom", "bytes", TABLE_RIGHT },
+};
+
 int report_table_memory(struct table *t, const struct cluster *c, const struct search_plan *sp)
 {
 	const struct estimate *e = &sp->est;
 	int nm;
 	const struct report_part *parts = report_mem_parts(&nm);
 	table_init(t, "Memory per GPU, by stage");
-	table_col(t, "group", NULL, TABLE_RIGHT);
-	table_col(t, "stage", NULL, TABLE_RIGHT);
-	table_col(t, "pool", NULL, TABLE_LEFT);
-	table_col(t, "layers", NULL, TABLE_LEFT);
+	table_cols(t, memory_cols, (int)HP_ARRAY_LEN(memory_cols));
 	for (int i = 0; i < nm; i++)
 		table_col(t, parts[i].label, "bytes", TABLE_RIGHT);
-	table_col(t, "total", "bytes", TABLE_RIGHT);
-	table_col(t, "capacity", "bytes", TABLE_RIGHT);
-	table_col(t, "headroom", "bytes", TABLE_RIGHT);
+	table_cols(t, memory_tail_cols, (int)HP_ARRAY_LEN(memory_tail_cols));
 	int shown = 0;
 	for (int i = 0; i < e->n_stages; i++) {
 		const struct perf_stage *st = &e->stages[i];
@@ -276,21 +310,25 @@ int report_table_memory(struct table *t, const struct cluster *c, const struct s
 	return e->n_stages - shown;
 }
 
+static const struct table_col comm_cols[] = {
+	{ "dim", NULL, TABLE_LEFT },
+	{ "collective", NULL, TABLE_LEFT },
+	{ "bytes per call", "bytes", TABLE_RIGHT },
+	{ "calls per step", NULL, TABLE_RIGHT },
+	{ "group", "GPUs", TABLE_RIGHT },
+	{ "nodes", NULL, TABLE_RIGHT },
+	{ "link", NULL, TABLE_LEFT },
+	{ "algorithm", NULL, TABLE_LEFT },
+	{ "protocol", NULL, TABLE_LEFT },
+	{ "time per step", "s", TABLE_RIGHT },
+	{ "exposed", "s", TABLE_RIGHT },
+};
+
 void report_table_comm(struct table *t, const struct search_plan *sp)
 {
 	const struct estimate *e = &sp->est;
 	table_init(t, "Communication");
-	table_col(t, "dim", NULL, TABLE_LEFT);
-	table_col(t, "collective", NULL, TABLE_LEFT);
-	table_col(t, "bytes per call", "bytes", TABLE_RIGHT);
-	table_col(t, "calls per step", NULL, TABLE_RIGHT);
-	table_col(t, "group", "GPUs", TABLE_RIGHT);
-	table_col(t, "nodes", NULL, TABLE_RIGHT);
-	table_col(t, "link", NULL, TABLE_LEFT);
-	table_col(t, "algorithm", NULL, TABLE_LEFT);
-	table_col(t, "protocol", NULL, TABLE_LEFT);
-	table_col(t, "time per step", "s", TABLE_RIGHT);
-	table_col(t, "exposed", "s", TABLE_RIGHT);
+	table_cols(t, comm_cols, (int)HP_ARRAY_LEN(comm_cols));
 	for (int d = 0; d < DIM_COUNT; d++) {
 		const struct perf_comm *pc = &e->comm[d];
 		if (!pc->used)
@@ -310,17 +348,49 @@ void report_table_comm(struct table *t, const struct search_plan *sp)
 	}
 }
 
+static const struct table_col model_cols[] = {
+	{ "layers", NULL, TABLE_RIGHT },
+	{ "hidden", NULL, TABLE_RIGHT },
+	{ "heads (KV)", NULL, TABLE_RIGHT },
+	{ "FFN", NULL, TABLE_RIGHT },
+	{ "vocab", NULL, TABLE_RIGHT },
+	{ "sequence", "tokens", TABLE_RIGHT },
+	{ "parameters", NULL, TABLE_RIGHT },
+	{ "active", NULL, TABLE_RIGHT },
+};
+
+void report_table_model(struct table *t, const struct model_spec *m)
+{
+	struct param_count pc;
+	model_params(m, &pc);
+	table_init(t, "Model");
+	table_cols(t, model_cols, (int)HP_ARRAY_LEN(model_cols));
+	table_row(t, 0);
+	table_numf(t, "%.0f", m->layers);
+	table_numf(t, "%.0f", m->hidden);
+	table_textf(t, "%d (%d)", m->heads, m->kv_heads);
+	table_textf(t, "%d%s", m->ffn, m->gated_mlp ? " gated" : "");
+	table_numf(t, "%.0f", m->vocab);
+	table_numf(t, "%.0f", m->seq_len);
+	count_cell(t, pc.total);
+	count_cell(t, pc.active);
+}
+
+static const struct table_col accuracy_cols[] = {
+	{ "measured against", NULL, TABLE_LEFT },
+	{ "rows", NULL, TABLE_RIGHT },
+	{ "mean abs error", "percent", TABLE_RIGHT },
+	{ "median abs error", "percent", TABLE_RIGHT },
+	{ "max abs error", "percent", TABLE_RIGHT },
+	{ "measured by", NULL, TABLE_LEFT },
+};
+
 void report_table_accuracy(struct table *t)
 {
 	int n;
 	const struct report_accuracy *acc = report_accuracy_table(&n);
 	table_init(t, "Accuracy of the model against measured runs");
-	table_col(t, "measured against", NULL, TABLE_LEFT);
-	table_col(t, "rows", NULL, TABLE_RIGHT);
-	table_col(t, "mean abs error", "percent", TABLE_RIGHT);
-	table_col(t, "median abs error", "percent", TABLE_RIGHT);
-	table_col(t, "max abs error", "percent", TABLE_RIGHT);
-	table_col(t, "measured by", NULL, TABLE_LEFT);
+	table_cols(t, accuracy_cols, (int)HP_ARRAY_LEN(accuracy_cols));
 	for (int i = 0; i < n; i++) {
 		const double v[3] = { acc[i].mean_abs_pct, acc[i].median_abs_pct, acc[i].max_abs_pct };
 		table_row(t, 0);
@@ -348,5 +418,57 @@ void report_runs_on_note(const struct report_input *in, struct sbuf *b)
 		sbuf_addf(b, " The best plan a stock framework runs: %s, %s tokens/s on %d GPUs (%s).",
 			  sl, hp_fmt_count(st, sizeof st, r->stock.est.tokens_per_s),
 			  r->stock.est.n_gpus, runs_on_names(r->stock.runs_on, sr, sizeof sr));
+	}
+}
+
+/* A sub-heading "TITLE" or "TITLE: NAME" (name from the user, escaped). */
+static void sink_heading(struct sbuf *b, const struct report_sink *k, const char *title,
+			 const char *name)
+{
+	sbuf_add(b, k->h3[0]);
+	sbuf_add(b, title);
+	if (name && *name) {
+		sbuf_add(b, ": ");
+		k->esc(b, name);
+	}
+	sbuf_add(b, k->h3[1]);
+}
+
+static void sink_note(struct sbuf *b, const struct report_sink *k, const char *text)
+{
+	sbuf_add(b, k->note[0]);
+	k->esc(b, text);
+	sbuf_add(b, k->note[1]);
+}
+
+static void sink_table(struct sbuf *b, const struct report_sink *k, struct table *t)
+{
+	k->table(b, t);
+	table_done(t);
+}
+
+void report_inputs_part(struct sbuf *b, const struct report_sink *k,
+			const struct report_input *in, const struct report_summary *s)
+{
+	const struct cluster *c = in->cluster;
+	const struct model_spec *m = in->model;
+	struct table t;
+	char x[256];
+	sink_heading(b, k, "Cluster", c->name);
+	report_table_pools(&t, c);
+	sink_table(b, k, &t);
+	if (c->n_pools > 1) {
+		report_fabric_text(c, x, sizeof x);
+		sink_note(b, k, x);
+	}
+	if (!s->all_priced)
+		sink_note(b, k, "A pool without a price makes every cost that uses it unknown.");
+	sink_heading(b, k, "Model", *m->display ? m->display : m->name);
+	report_table_model(&t, m);
+	sink_table(b, k, &t);
+	if (m->moe.experts) {
+		snprintf(x, sizeof x, "Mixture of experts: %d routed experts, top-%d, expert FFN %d.",
+			 m->moe.experts, m->moe.top_k, m->moe.expert_ffn);
+		sink_note(b, k, x);
 	}
 }

@@ -34,6 +34,12 @@ void table_col(struct table *t, const char *name, const char *unit, enum table_a
 	t->cols[t->n_cols++] = (struct table_col){ name, unit, align };
 }
 
+void table_cols(struct table *t, const struct table_col *cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		table_col(t, cols[i].name, cols[i].unit, cols[i].align);
+}
+
 void table_row(struct table *t, unsigned row_flags)
 {
 	assert(t->n_cols > 0);

@@ -67,6 +67,8 @@ void table_done(struct table *t);
 /* Append a column; name and unit are not copied (string literals).
  * Columns come before the first row; at most TABLE_MAX_COLS (asserted). */
 void table_col(struct table *t, const char *name, const char *unit, enum table_align align);
+/* Append the n columns of cols (a static table of them). */
+void table_cols(struct table *t, const struct table_col *cols, int n);
 /* Start a row with flags (TABLE_ROW_*). Cells not given stay empty. */
 void table_row(struct table *t, unsigned row_flags);
 /* Append a text cell to the current row and return it (for flags and

@@ -156,12 +156,7 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 		}
 		cJSON_AddItemToArray(sg, e);
 	}
-	cJSON *s = cJSON_AddObjectToObject(o, "search");
-	cJSON_AddNumberToObject(s, "candidates", (double)res->stats.candidates);
-	cJSON_AddNumberToObject(s, "evaluated", (double)res->stats.evaluated);
-	cJSON_AddNumberToObject(s, "pruned", (double)res->stats.pruned);
-	cJSON_AddNumberToObject(s, "lp_solves", res->stats.lp_solves);
-	cJSON_AddNumberToObject(s, "seconds", res->stats.seconds);
+	report_search_json(o, &res->stats);
 	cJSON_AddNumberToObject(o, "mem_headroom", so->mem_headroom);
 	cJSON_AddStringToObject(o, "framework", framework_name(so->framework));
 	if (res->has_stock)
