@@ -217,54 +217,85 @@ static int priced(const struct search_plan *sp)
 	return sp->est.price_known && sp->cost_to_train_usd > 0;
 }
 
-static void chart_pareto(struct sbuf *b, const struct report_input *in,
-			 const struct report_summary *s)
+/* The time/cost chart's frame: the data range (days, USD) and where it
+ * sits on the page. */
+struct pareto_frame {
+	double tmin, tmax, cmin, cmax;      /* over every priced plan */
+	double L, T, pw, ph;                /* plot area */
+	double x0, xa, xs, y0, ya, ys;      /* axis origins, spans and steps */
+};
+
+static void frame_see(struct pareto_frame *f, const struct search_plan *sp, int *any)
+{
+	if (!priced(sp))
+		return;
+	*any = 1;
+	f->tmin = HP_MIN(f->tmin, sp->time_to_train_s / 86400);
+	f->tmax = HP_MAX(f->tmax, sp->time_to_train_s / 86400);
+	f->cmin = HP_MIN(f->cmin, sp->cost_to_train_usd);
+	f->cmax = HP_MAX(f->cmax, sp->cost_to_train_usd);
+}
+
+/* The frame over every priced plan (ranked, Pareto, single-pool); 0 when
+ * none has a price. */
+static int pareto_frame(struct pareto_frame *f, const struct report_input *in)
 {
 	const struct search_result *r = in->res;
-	const struct cluster *c = in->cluster;
-	double tmin = 1e300, tmax = 0, cmin = 1e300, cmax = 0;
 	int any = 0;
-#define SEE(sp) do { if (priced(sp)) { any = 1;                                   \
-		tmin = HP_MIN(tmin, (sp)->time_to_train_s / 86400);                \
-		tmax = HP_MAX(tmax, (sp)->time_to_train_s / 86400);                \
-		cmin = HP_MIN(cmin, (sp)->cost_to_train_usd);                      \
-		cmax = HP_MAX(cmax, (sp)->cost_to_train_usd); } } while (0)
+	*f = (struct pareto_frame){ .tmin = 1e300, .cmin = 1e300 };
 	for (int i = 0; i < r->n_plans; i++)
-		SEE(&r->plans[i]);
+		frame_see(f, &r->plans[i], &any);
 	for (int i = 0; i < r->n_pareto; i++)
-		SEE(&r->pareto[i]);
-	for (int i = 0; i < c->n_pools; i++)
+		frame_see(f, &r->pareto[i], &any);
+	for (int i = 0; i < in->cluster->n_pools; i++)
 		if (r->has_single[i])
-			SEE(&r->single[i]);
-#undef SEE
-	if (!any) {
-		sbuf_add(b, "<p class=\"note\">No plan has a known price, so there is no time vs "
-			    "cost chart.</p>\n");
-		return;
-	}
-	const double W = 1000, H = 380, L = 86, R = 30, T = 20, B = 52;
-	double pw = W - L - R, ph = H - T - B;
+			frame_see(f, &r->single[i], &any);
+	if (!any)
+		return 0;
+	const double W = 1000, H = 380, R = 30, B = 52;
+	f->L = 86;
+	f->T = 20;
+	f->pw = W - f->L - R;
+	f->ph = H - f->T - B;
 	/* Axes span the points, not zero to the largest: plans often differ by
 	 * a few percent, and that difference is the point of the chart. */
-	double xr = HP_MAX(tmax - tmin, 0.02 * tmax), yr = HP_MAX(cmax - cmin, 0.02 * cmax);
-	double xs = nice_step(xr * 1.2, 6), ys = nice_step(yr * 1.25, 5);
-	double x0 = HP_MAX(0, floor((tmin - 0.08 * xr) / xs) * xs);
-	double y0 = HP_MAX(0, floor((cmin - 0.1 * yr) / ys) * ys);
-	double xa = ceil((tmax + 0.08 * xr) / xs) * xs - x0, ya = ceil((cmax + 0.18 * yr) / ys) * ys - y0;
-	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Time to train "
-		  "against cost to train, with the Pareto front\">", W, H);
-	for (double v = 0; v <= xa + xs / 2; v += xs) {
-		double x = L + pw * v / xa;
+	double xr = HP_MAX(f->tmax - f->tmin, 0.02 * f->tmax);
+	double yr = HP_MAX(f->cmax - f->cmin, 0.02 * f->cmax);
+	f->xs = nice_step(xr * 1.2, 6);
+	f->ys = nice_step(yr * 1.25, 5);
+	f->x0 = HP_MAX(0, floor((f->tmin - 0.08 * xr) / f->xs) * f->xs);
+	f->y0 = HP_MAX(0, floor((f->cmin - 0.1 * yr) / f->ys) * f->ys);
+	f->xa = ceil((f->tmax + 0.08 * xr) / f->xs) * f->xs - f->x0;
+	f->ya = ceil((f->cmax + 0.18 * yr) / f->ys) * f->ys - f->y0;
+	return 1;
+}
+
+static double px(const struct pareto_frame *f, const struct search_plan *sp)
+{
+	return f->L + f->pw * (sp->time_to_train_s / 86400 - f->x0) / f->xa;
+}
+
+static double py(const struct pareto_frame *f, const struct search_plan *sp)
+{
+	return f->T + f->ph - f->ph * (sp->cost_to_train_usd - f->y0) / f->ya;
+}
+
+/* Grid, ticks and axis titles. */
+static void pareto_axes(struct sbuf *b, const struct pareto_frame *f, double tokens)
+{
+	double L = f->L, T = f->T, pw = f->pw, ph = f->ph;
+	for (double v = 0; v <= f->xa + f->xs / 2; v += f->xs) {
+		double x = L + pw * v / f->xa;
 		char t[24];
-		tick_label(t, sizeof t, x0 + v);
+		tick_label(t, sizeof t, f->x0 + v);
 		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
 			  "fill=\"#5d6778\">%s</text>", x, T, x, T + ph, x, T + ph + 16, t);
 	}
-	for (double v = 0; v <= ya + ys / 2; v += ys) {
-		double y = T + ph - ph * v / ya;
+	for (double v = 0; v <= f->ya + f->ys / 2; v += f->ys) {
+		double y = T + ph - ph * v / f->ya;
 		char t[24];
-		usd_tick(t, sizeof t, y0 + v);
+		usd_tick(t, sizeof t, f->y0 + v);
 		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" "
 			  "fill=\"#5d6778\">%s</text>", L, y, L + pw, y, L - 8, y + 4, t);
@@ -273,20 +304,26 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>",
 		  L, T, L, T + ph, L, T + ph, L + pw, T + ph);
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
-		  "fill=\"#5d6778\">time to train %s tokens (days)</text>", L + pw / 2, H - 10,
-		  hp_fmt_count((char[32]){ 0 }, 32, s->tokens));
+		  "fill=\"#5d6778\">time to train %s tokens (days)</text>", L + pw / 2, 380.0 - 10,
+		  hp_fmt_count((char[32]){ 0 }, 32, tokens));
 	sbuf_addf(b, "<text transform=\"translate(16 %.1f) rotate(-90)\" font-size=\"12\" "
 		  "text-anchor=\"middle\" fill=\"#5d6778\">cost to train (USD)</text>", T + ph / 2);
-#define PX(sp) (L + pw * ((sp)->time_to_train_s / 86400 - x0) / xa)
-#define PY(sp) (T + ph - ph * ((sp)->cost_to_train_usd - y0) / ya)
-	/* the front, as a staircase from fastest to cheapest */
+}
+
+/* The front as a dashed staircase from fastest to cheapest, the ranked
+ * plans as dots (the front's in colour). */
+static void pareto_points(struct sbuf *b, const struct pareto_frame *f,
+			  const struct report_input *in)
+{
+	const struct search_result *r = in->res;
 	int first = 1;
 	for (int i = 0; i < r->n_pareto; i++) {
 		const struct search_plan *sp = &r->pareto[i];
 		if (!priced(sp))
 			continue;
 		sbuf_addf(b, "%s%.1f %.1f", first ? "<polyline fill=\"none\" stroke=\"#3b6ea8\" "
-			  "stroke-width=\"2\" stroke-dasharray=\"5 3\" points=\"" : " ", PX(sp), PY(sp));
+			  "stroke-width=\"2\" stroke-dasharray=\"5 3\" points=\"" : " ", px(f, sp),
+			  py(f, sp));
 		first = 0;
 	}
 	if (!first)
@@ -296,28 +333,36 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		if (!priced(sp))
 			continue;
 		char label[96];
-		report_plan_label(sp, c, label, sizeof label);
+		report_plan_label(sp, in->cluster, label, sizeof label);
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.8\">"
-			  "<title>%d. ", PX(sp), PY(sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
+			  "<title>%d. ", px(f, sp), py(f, sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
 		h(b, label);
 		sbuf_add(b, "</title></circle>");
 	}
 	for (int i = 0; i < r->n_pareto; i++) {
 		const struct search_plan *sp = &r->pareto[i];
 		if (priced(sp))
-			sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/>", PX(sp),
-				  PY(sp));
+			sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/>",
+				  px(f, sp), py(f, sp));
 	}
+}
+
+/* The best plan on each pool alone (squares) and the chosen plan (a ring). */
+static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
+			 const struct report_input *in, const struct report_summary *s)
+{
+	const struct search_result *r = in->res;
+	const struct cluster *c = in->cluster;
 	for (int i = 0; i < c->n_pools; i++) {
 		const struct search_plan *sp = &r->single[i];
 		if (!r->has_single[i] || !priced(sp))
 			continue;
-		int right = PX(sp) > L + pw * 0.7;
+		double x = px(f, sp), y = py(f, sp);
+		int right = x > f->L + f->pw * 0.7;
 		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" "
 			  "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
-			  "font-size=\"12\" text-anchor=\"%s\">best on ", PX(sp) - 5.5, PY(sp) - 5.5,
-			  report_pool_color(i), PX(sp) + (right ? -10 : 10), PY(sp) + 18,
-			  right ? "end" : "start");
+			  "font-size=\"12\" text-anchor=\"%s\">best on ", x - 5.5, y - 5.5,
+			  report_pool_color(i), x + (right ? -10 : 10), y + 18, right ? "end" : "start");
 		h(b, c->pools[i].name);
 		sbuf_add(b, " alone</text>");
 	}
@@ -325,17 +370,33 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		const struct search_plan *sp = s->chosen;
 		char label[96];
 		report_plan_label(sp, c, label, sizeof label);
-		int right = PX(sp) > L + pw * 0.6;
+		double x = px(f, sp), y = py(f, sp);
+		int right = x > f->L + f->pw * 0.6;
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#1d2330\" "
 			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" "
-			  "font-weight=\"700\" text-anchor=\"%s\">chosen: ", PX(sp), PY(sp),
-			  PX(sp) + (right ? -6 : 6), PY(sp) - 16, right ? "end" : "start");
+			  "font-weight=\"700\" text-anchor=\"%s\">chosen: ", x, y, x + (right ? -6 : 6),
+			  y - 16, right ? "end" : "start");
 		h(b, label);
 		sbuf_add(b, "</text>");
 	}
-#undef PX
-#undef PY
+}
+
+static void chart_pareto(struct sbuf *b, const struct report_input *in,
+			 const struct report_summary *s)
+{
+	struct pareto_frame f;
+	if (!pareto_frame(&f, in)) {
+		sbuf_add(b, "<p class=\"note\">No plan has a known price, so there is no time vs "
+			    "cost chart.</p>\n");
+		return;
+	}
+	sbuf_add(b, "<svg viewBox=\"0 0 1000 380\" role=\"img\" aria-label=\"Time to train "
+		    "against cost to train, with the Pareto front\">");
+	pareto_axes(b, &f, s->tokens);
+	pareto_points(b, &f, in);
+	pareto_marks(b, &f, in, s);
 	/* legend */
+	double L = f.L, T = f.T, pw = f.pw;
 	sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/><text x=\"%.1f\" "
 		  "y=\"%.1f\" font-size=\"12\">Pareto front</text><circle cx=\"%.1f\" cy=\"%.1f\" "
 		  "r=\"5\" fill=\"#aab2bf\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">other "
