@@ -320,7 +320,7 @@ static const char *const csv_cols[] = {
 	"rank", "label", "gpus", "gpus_by_pool", "tp", "pp", "dp", "cp", "ep", "mbs", "gbs",
 	"precision", "recompute", "zero", "schedule", "step_time_s", "tokens_per_s", "mfu", "hfu",
 	"usd_per_hour", "usd_per_million_tokens", "time_to_train_s", "cost_to_train_usd",
-	"optimality", "pareto", "fits",
+	"optimality", "pareto", "fits", "gap", "runs_on", "memory_verdict",
 };
 
 static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank,
@@ -379,6 +379,17 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 	table_text(t, search_optimality_name(sp->optimality));
 	table_numf(t, "%.0f", sp->pareto);
 	table_numf(t, "%.0f", e->fits);
+	if (sp->optimality != OPTIMAL_HEURISTIC)
+		table_numf(t, "%.4f", sp->gap);
+	else
+		table_skip(t, 1);
+	char ro[96];
+	runs_on_names(sp->runs_on, ro, sizeof ro);
+	for (char *q = ro; *q; q++)
+		if (*q == ',')
+			*q = ';';
+	table_text(t, ro);
+	table_text(t, e->fits ? sp->risky ? "fits-with-risk" : "fits" : "does-not-fit");
 }
 
 void report_csv_table(struct table *t, const struct search_result *r, const struct cluster *c)
@@ -386,7 +397,7 @@ void report_csv_table(struct table *t, const struct search_result *r, const stru
 	table_init(t, "plans");
 	for (size_t i = 0; i < HP_ARRAY_LEN(csv_cols); i++)
 		table_col(t, csv_cols[i], NULL, i == 1 || i == 3 || i == 11 || i == 12 || i == 14 ||
-			  i == 23 ? TABLE_LEFT : TABLE_RIGHT);
+			  i == 23 || i >= 27 ? TABLE_LEFT : TABLE_RIGHT);
 	for (int i = 0; i < r->n_plans; i++)
 		csv_plan_row(t, &r->plans[i], i + 1, c);
 }

@@ -32,7 +32,10 @@
  *
  * CSV: a header line, then one row per ranked plan; the columns are
  * REPORT_CSV_COLUMNS, in that order. `hetplan plan --format csv` writes
- * the same schema (report_csv). */
+ * the same schema (report_csv). Money and tp/pp cells are empty when
+ * unknown (no price; replicas with different layouts); gap is empty for
+ * heuristic plans; runs_on lists frameworks separated by "; " (as
+ * runs_on_names, with ; for ,); memory_verdict is the JSON key's value. */
 #ifndef HP_REPORT_H
 #define HP_REPORT_H
 
@@ -49,7 +52,7 @@ enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FOR
 	"rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"       \
 	"recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"            \
 	"usd_per_hour,usd_per_million_tokens,time_to_train_s,"                 \
-	"cost_to_train_usd,optimality,pareto,fits"
+	"cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict"
 
 struct report_input {
 	const struct cluster *cluster;
