@@ -606,6 +606,93 @@ static void md_render(const struct report_input *in, const struct report_summary
 		    "cluster before committing to a plan.\n");
 }
 
+/* ---- one plan, for the TUI's export ---------------------------------------- */
+
+static void plan_md_metrics(struct sbuf *b, const struct report_input *in,
+			    const struct search_plan *sp, double tokens)
+{
+	const struct estimate *e = &sp->est;
+	char x[32];
+	struct table t;
+	table_init(&t, "metrics");
+	table_col(&t, "metric", NULL, TABLE_LEFT);
+	table_col(&t, "value", NULL, TABLE_RIGHT);
+	table_row(&t, 0);
+	table_text(&t, "tokens/s");
+	table_num(&t, hp_fmt_count(x, sizeof x, e->tokens_per_s), e->tokens_per_s);
+	table_row(&t, 0);
+	table_text(&t, "MFU");
+	snprintf(x, sizeof x, "%.1f%%", 100 * e->mfu);
+	table_num(&t, x, e->mfu);
+	table_row(&t, 0);
+	table_text(&t, "step time");
+	table_num(&t, hp_fmt_duration(x, sizeof x, e->step_time_s), e->step_time_s);
+	if (e->price_known) {
+		table_row(&t, 0);
+		table_text(&t, "$/hour");
+		table_numf(&t, "%.2f", e->usd_per_hour);
+		table_row(&t, 0);
+		table_text(&t, "$ per 1M tokens");
+		table_numf(&t, "%.3f", e->usd_per_mtok);
+	}
+	table_row(&t, 0);
+	table_text(&t, "tokens to train");
+	table_num(&t, hp_fmt_count(x, sizeof x, tokens), tokens);
+	table_row(&t, 0);
+	table_text(&t, "time to train");
+	table_num(&t, hp_fmt_duration(x, sizeof x, sp->time_to_train_s), sp->time_to_train_s);
+	if (e->price_known && sp->cost_to_train_usd > 0) {
+		table_row(&t, 0);
+		table_text(&t, "cost to train");
+		table_num(&t, report_fmt_usd(x, sizeof x, sp->cost_to_train_usd), sp->cost_to_train_usd);
+	}
+	table_row(&t, 0);
+	table_text(&t, "Pareto (time, cost)");
+	table_text(&t, sp->pareto ? "yes" : "no");
+	table_render_md(b, &t);
+	table_done(&t);
+}
+
+char *report_plan_md(const struct report_input *in, const struct search_plan *sp)
+{
+	const struct plan *p = &sp->plan;
+	const struct estimate *e = &sp->est;
+	double tokens = in->opts->tokens > 0 ? in->opts->tokens : 1e12;
+	char label[96];
+	struct sbuf b;
+	struct table t;
+	sbuf_init(&b);
+	report_plan_label(sp, in->cluster, label, sizeof label);
+	sbuf_add(&b, "# hetplan plan: ");
+	sbuf_add_md(&b, label);
+	sbuf_add(&b, "\n\n");
+	sbuf_add_md(&b, *in->model->display ? in->model->display : in->model->name);
+	sbuf_addf(&b, " on %d GPUs of cluster \"", e->n_gpus);
+	sbuf_add_md(&b, in->cluster->name);
+	sbuf_addf(&b, "\"; global batch %d x %d tokens, %s, objective %s.\n\n", p->gbs, e->seq_len,
+		  hp_dtype_name(p->precision), search_objective_name(in->opts->objective));
+	plan_md_metrics(&b, in, sp, tokens);
+	sbuf_addf(&b, "\n## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d%s, %s, CP %d, EP %d.\n\n",
+		  p->mbs, plan_recompute_name(p->recompute), p->zero,
+		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
+		  p->schedule == SCHED_INTERLEAVED ? "interleaved 1F1B" : "1F1B", p->cp ? p->cp : 1,
+		  p->ep ? p->ep : 1);
+	report_table_layout(&t, in, sp, 0);
+	md_table(&b, 2, &t);
+	report_table_step(&t, sp);
+	md_table(&b, 2, &t);
+	report_table_memory(&t, in->cluster, sp);
+	md_table(&b, 2, &t);
+	report_table_comm(&t, sp);
+	md_table(&b, 2, &t);
+	cJSON *pj = plan_to_json(p, in->cluster);
+	char *ps = esc_json_print(pj);
+	cJSON_Delete(pj);
+	sbuf_addf(&b, "## Plan (for `hetplan estimate --plan`)\n\n```json\n%s\n```\n", ps);
+	free(ps);
+	return sbuf_take(&b, NULL);
+}
+
 /* ---- entry point --------------------------------------------------------- */
 
 int report_render(const struct report_input *in, enum report_format fmt,
