@@ -18,11 +18,6 @@
 
 static const char *const format_names[] = { "md", "html", "json", "csv" };
 
-const char *report_format_name(enum report_format f)
-{
-	return format_names[f];
-}
-
 int report_format_parse(const char *s, enum report_format *f)
 {
 	for (int i = 0; i < REPORT_FORMAT_COUNT; i++)

@@ -139,7 +139,6 @@ struct cJSON *report_search_json(struct cJSON *o, const struct search_stats *st)
  * so an entry stays an `estimate --plan` input. */
 void report_plan_strip_extras(struct cJSON *entry);
 
-const char *report_format_name(enum report_format f);
 /* "md" (or "markdown"), "html", "json", "csv". Returns 0 or -1. */
 int report_format_parse(const char *s, enum report_format *f);
 /* From a file name's extension: .md .markdown .html .htm .json .csv.
