@@ -74,7 +74,7 @@ void table_row(struct table *t, unsigned row_flags);
 /* Append a text cell to the current row and return it (for flags and
  * colour). Asserts that the row has room. */
 struct table_cell *table_text(struct table *t, const char *text);
-/* printf-style text cell. */
+/* printf-style text cell (the text is cut at 511 bytes). */
 struct table_cell *table_textf(struct table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A cell showing text and standing for the number v. */
