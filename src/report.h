@@ -1,10 +1,11 @@
 /* report.h — plan reports: Markdown, a self-contained HTML page, JSON and
  * CSV, rendered from one planner result into a memory buffer.
  *
- * The engine side: no printing, no files, no curses. `hetplan report` and
- * `hetplan plan -o FILE.html` call report_render() through
- * report_write_file() (ui/cmd_report.h), which front ends use to write a
- * report file; `hetplan plan --format json` prints report_plan_json().
+ * The engine side: no printing, no curses. `hetplan report`, `hetplan plan
+ * --format md|html|csv` and the TUI's export call report_render(), most
+ * through report_write_file(); `hetplan plan --format json` prints
+ * report_plan_json(). Each section is a table value (table.h) built once
+ * and rendered by every format; docs/reports.md describes the formats.
  *
  * What every format carries: the inputs (cluster with each pool's price and
  * where it came from, model, workload), the ranked plans, the Pareto front
@@ -30,7 +31,11 @@
  * PLAN is report_plan_json()'s object, see below.
  *
  * CSV: a header line, then one row per ranked plan; the columns are
- * REPORT_CSV_COLUMNS, in that order. */
+ * REPORT_CSV_COLUMNS, in that order. `hetplan plan --format csv` writes
+ * the same schema (report_csv). Money and tp/pp cells are empty when
+ * unknown (no price; replicas with different layouts); gap is empty for
+ * heuristic plans; runs_on lists frameworks separated by "; " (as
+ * runs_on_names, with ; for ,); memory_verdict is the JSON key's value. */
 #ifndef HP_REPORT_H
 #define HP_REPORT_H
 
@@ -47,7 +52,7 @@ enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FOR
 	"rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"       \
 	"recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"            \
 	"usd_per_hour,usd_per_million_tokens,time_to_train_s,"                 \
-	"cost_to_train_usd,optimality,pareto,fits"
+	"cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict"
 
 struct report_input {
 	const struct cluster *cluster;
@@ -64,6 +69,32 @@ struct report_input {
  * (HP_EXIT_USAGE) when chosen is out of range or an input is missing. */
 int report_render(const struct report_input *in, enum report_format fmt,
 		  char **out, size_t *len, struct hp_err *err);
+
+/* Pass as fmt to report_write_file to pick the format from the file's
+ * extension. */
+#define REPORT_FORMAT_AUTO REPORT_FORMAT_COUNT
+
+/* Render in as fmt and write it to path atomically (hp_write_file_atomic:
+ * temp file + rename, so an old file stays whole on any failure). Returns
+ * 0, or -1 with err: HP_EXIT_USAGE when fmt is REPORT_FORMAT_AUTO and the
+ * extension is not .md .markdown .html .htm .json or .csv, or as
+ * report_render fails; HP_EXIT_FAIL on I/O errors. */
+int report_write_file(const char *path, enum report_format fmt,
+		      const struct report_input *in, struct hp_err *err);
+
+/* One plan sp (not necessarily in in->res) for people, in Markdown: its
+ * numbers, settings, layout, step time, memory and communication tables
+ * (the report's), and the plan as an `estimate --plan` input. The TUI's
+ * export writes it for .md files. Returns a heap string (caller frees). */
+char *report_plan_md(const struct report_input *in, const struct search_plan *sp);
+
+/* The ranked plans of r as CSV (REPORT_CSV_COLUMNS, one row per plan),
+ * appended to b: the one CSV schema of `report` and `plan --format csv`. */
+struct sbuf;
+void report_csv(struct sbuf *b, const struct search_result *r, const struct cluster *c);
+/* The same as a table value (table.h; the caller calls table_done). */
+struct table;
+void report_csv_table(struct table *t, const struct search_result *r, const struct cluster *c);
 
 /* One plan as the `hetplan plan` JSON contract has it (cmd_plan.c uses
  * this builder too): plan_to_json()'s keys (so the object is a valid
@@ -97,12 +128,17 @@ void report_estimate_json_parts(struct cJSON *o, const struct estimate *e,
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
 			       const struct cluster *c, const struct model_spec *m);
 
+/* Add the object "search" to o: the planner's statistics
+ * ("candidates","evaluated","pruned","lp_solves","seconds"), as `plan
+ * --format json` and the JSON report state them. Returns that object. */
+struct search_stats;
+struct cJSON *report_search_json(struct cJSON *o, const struct search_stats *st);
+
 /* Remove from a plan entry the keys report_plan_json() adds that
  * plan_parse_json() does not know yet (runs_on ... mem_capacity_bytes),
  * so an entry stays an `estimate --plan` input. */
 void report_plan_strip_extras(struct cJSON *entry);
 
-const char *report_format_name(enum report_format f);
 /* "md" (or "markdown"), "html", "json", "csv". Returns 0 or -1. */
 int report_format_parse(const char *s, enum report_format *f);
 /* From a file name's extension: .md .markdown .html .htm .json .csv.

@@ -8,8 +8,7 @@
  * sources, link names) goes through sbuf_add_html(). The page prints on A4
  * or Letter: @media print drops shadows and keeps sections whole. */
 #include "report_priv.h"
-#include "runs_on.h"
-#include "dispatch.h"
+#include "escape.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -218,54 +217,85 @@ static int priced(const struct search_plan *sp)
 	return sp->est.price_known && sp->cost_to_train_usd > 0;
 }
 
-static void chart_pareto(struct sbuf *b, const struct report_input *in,
-			 const struct report_summary *s)
+/* The time/cost chart's frame: the data range (days, USD) and where it
+ * sits on the page. */
+struct pareto_frame {
+	double tmin, tmax, cmin, cmax;      /* over every priced plan */
+	double L, T, pw, ph;                /* plot area */
+	double x0, xa, xs, y0, ya, ys;      /* axis origins, spans and steps */
+};
+
+static void frame_see(struct pareto_frame *f, const struct search_plan *sp, int *any)
+{
+	if (!priced(sp))
+		return;
+	*any = 1;
+	f->tmin = HP_MIN(f->tmin, sp->time_to_train_s / 86400);
+	f->tmax = HP_MAX(f->tmax, sp->time_to_train_s / 86400);
+	f->cmin = HP_MIN(f->cmin, sp->cost_to_train_usd);
+	f->cmax = HP_MAX(f->cmax, sp->cost_to_train_usd);
+}
+
+/* The frame over every priced plan (ranked, Pareto, single-pool); 0 when
+ * none has a price. */
+static int pareto_frame(struct pareto_frame *f, const struct report_input *in)
 {
 	const struct search_result *r = in->res;
-	const struct cluster *c = in->cluster;
-	double tmin = 1e300, tmax = 0, cmin = 1e300, cmax = 0;
 	int any = 0;
-#define SEE(sp) do { if (priced(sp)) { any = 1;                                   \
-		tmin = HP_MIN(tmin, (sp)->time_to_train_s / 86400);                \
-		tmax = HP_MAX(tmax, (sp)->time_to_train_s / 86400);                \
-		cmin = HP_MIN(cmin, (sp)->cost_to_train_usd);                      \
-		cmax = HP_MAX(cmax, (sp)->cost_to_train_usd); } } while (0)
+	*f = (struct pareto_frame){ .tmin = 1e300, .cmin = 1e300 };
 	for (int i = 0; i < r->n_plans; i++)
-		SEE(&r->plans[i]);
+		frame_see(f, &r->plans[i], &any);
 	for (int i = 0; i < r->n_pareto; i++)
-		SEE(&r->pareto[i]);
-	for (int i = 0; i < c->n_pools; i++)
+		frame_see(f, &r->pareto[i], &any);
+	for (int i = 0; i < in->cluster->n_pools; i++)
 		if (r->has_single[i])
-			SEE(&r->single[i]);
-#undef SEE
-	if (!any) {
-		sbuf_add(b, "<p class=\"note\">No plan has a known price, so there is no time vs "
-			    "cost chart.</p>\n");
-		return;
-	}
-	const double W = 1000, H = 380, L = 86, R = 30, T = 20, B = 52;
-	double pw = W - L - R, ph = H - T - B;
+			frame_see(f, &r->single[i], &any);
+	if (!any)
+		return 0;
+	const double W = 1000, H = 380, R = 30, B = 52;
+	f->L = 86;
+	f->T = 20;
+	f->pw = W - f->L - R;
+	f->ph = H - f->T - B;
 	/* Axes span the points, not zero to the largest: plans often differ by
 	 * a few percent, and that difference is the point of the chart. */
-	double xr = HP_MAX(tmax - tmin, 0.02 * tmax), yr = HP_MAX(cmax - cmin, 0.02 * cmax);
-	double xs = nice_step(xr * 1.2, 6), ys = nice_step(yr * 1.25, 5);
-	double x0 = HP_MAX(0, floor((tmin - 0.08 * xr) / xs) * xs);
-	double y0 = HP_MAX(0, floor((cmin - 0.1 * yr) / ys) * ys);
-	double xa = ceil((tmax + 0.08 * xr) / xs) * xs - x0, ya = ceil((cmax + 0.18 * yr) / ys) * ys - y0;
-	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Time to train "
-		  "against cost to train, with the Pareto front\">", W, H);
-	for (double v = 0; v <= xa + xs / 2; v += xs) {
-		double x = L + pw * v / xa;
+	double xr = HP_MAX(f->tmax - f->tmin, 0.02 * f->tmax);
+	double yr = HP_MAX(f->cmax - f->cmin, 0.02 * f->cmax);
+	f->xs = nice_step(xr * 1.2, 6);
+	f->ys = nice_step(yr * 1.25, 5);
+	f->x0 = HP_MAX(0, floor((f->tmin - 0.08 * xr) / f->xs) * f->xs);
+	f->y0 = HP_MAX(0, floor((f->cmin - 0.1 * yr) / f->ys) * f->ys);
+	f->xa = ceil((f->tmax + 0.08 * xr) / f->xs) * f->xs - f->x0;
+	f->ya = ceil((f->cmax + 0.18 * yr) / f->ys) * f->ys - f->y0;
+	return 1;
+}
+
+static double px(const struct pareto_frame *f, const struct search_plan *sp)
+{
+	return f->L + f->pw * (sp->time_to_train_s / 86400 - f->x0) / f->xa;
+}
+
+static double py(const struct pareto_frame *f, const struct search_plan *sp)
+{
+	return f->T + f->ph - f->ph * (sp->cost_to_train_usd - f->y0) / f->ya;
+}
+
+/* Grid, ticks and axis titles. */
+static void pareto_axes(struct sbuf *b, const struct pareto_frame *f, double tokens)
+{
+	double L = f->L, T = f->T, pw = f->pw, ph = f->ph;
+	for (double v = 0; v <= f->xa + f->xs / 2; v += f->xs) {
+		double x = L + pw * v / f->xa;
 		char t[24];
-		tick_label(t, sizeof t, x0 + v);
+		tick_label(t, sizeof t, f->x0 + v);
 		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" "
 			  "fill=\"#5d6778\">%s</text>", x, T, x, T + ph, x, T + ph + 16, t);
 	}
-	for (double v = 0; v <= ya + ys / 2; v += ys) {
-		double y = T + ph - ph * v / ya;
+	for (double v = 0; v <= f->ya + f->ys / 2; v += f->ys) {
+		double y = T + ph - ph * v / f->ya;
 		char t[24];
-		usd_tick(t, sizeof t, y0 + v);
+		usd_tick(t, sizeof t, f->y0 + v);
 		sbuf_addf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e3e7ee\"/>"
 			  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" "
 			  "fill=\"#5d6778\">%s</text>", L, y, L + pw, y, L - 8, y + 4, t);
@@ -274,20 +304,26 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8a93a3\"/>",
 		  L, T, L, T + ph, L, T + ph, L + pw, T + ph);
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" "
-		  "fill=\"#5d6778\">time to train %s tokens (days)</text>", L + pw / 2, H - 10,
-		  hp_fmt_count((char[32]){ 0 }, 32, s->tokens));
+		  "fill=\"#5d6778\">time to train %s tokens (days)</text>", L + pw / 2, 380.0 - 10,
+		  hp_fmt_count((char[32]){ 0 }, 32, tokens));
 	sbuf_addf(b, "<text transform=\"translate(16 %.1f) rotate(-90)\" font-size=\"12\" "
 		  "text-anchor=\"middle\" fill=\"#5d6778\">cost to train (USD)</text>", T + ph / 2);
-#define PX(sp) (L + pw * ((sp)->time_to_train_s / 86400 - x0) / xa)
-#define PY(sp) (T + ph - ph * ((sp)->cost_to_train_usd - y0) / ya)
-	/* the front, as a staircase from fastest to cheapest */
+}
+
+/* The front as a dashed staircase from fastest to cheapest, the ranked
+ * plans as dots (the front's in colour). */
+static void pareto_points(struct sbuf *b, const struct pareto_frame *f,
+			  const struct report_input *in)
+{
+	const struct search_result *r = in->res;
 	int first = 1;
 	for (int i = 0; i < r->n_pareto; i++) {
 		const struct search_plan *sp = &r->pareto[i];
 		if (!priced(sp))
 			continue;
 		sbuf_addf(b, "%s%.1f %.1f", first ? "<polyline fill=\"none\" stroke=\"#3b6ea8\" "
-			  "stroke-width=\"2\" stroke-dasharray=\"5 3\" points=\"" : " ", PX(sp), PY(sp));
+			  "stroke-width=\"2\" stroke-dasharray=\"5 3\" points=\"" : " ", px(f, sp),
+			  py(f, sp));
 		first = 0;
 	}
 	if (!first)
@@ -297,28 +333,36 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		if (!priced(sp))
 			continue;
 		char label[96];
-		report_plan_label(sp, c, label, sizeof label);
+		report_plan_label(sp, in->cluster, label, sizeof label);
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.8\">"
-			  "<title>%d. ", PX(sp), PY(sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
+			  "<title>%d. ", px(f, sp), py(f, sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
 		h(b, label);
 		sbuf_add(b, "</title></circle>");
 	}
 	for (int i = 0; i < r->n_pareto; i++) {
 		const struct search_plan *sp = &r->pareto[i];
 		if (priced(sp))
-			sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/>", PX(sp),
-				  PY(sp));
+			sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/>",
+				  px(f, sp), py(f, sp));
 	}
+}
+
+/* The best plan on each pool alone (squares) and the chosen plan (a ring). */
+static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
+			 const struct report_input *in, const struct report_summary *s)
+{
+	const struct search_result *r = in->res;
+	const struct cluster *c = in->cluster;
 	for (int i = 0; i < c->n_pools; i++) {
 		const struct search_plan *sp = &r->single[i];
 		if (!r->has_single[i] || !priced(sp))
 			continue;
-		int right = PX(sp) > L + pw * 0.7;
+		double x = px(f, sp), y = py(f, sp);
+		int right = x > f->L + f->pw * 0.7;
 		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" "
 			  "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
-			  "font-size=\"12\" text-anchor=\"%s\">best on ", PX(sp) - 5.5, PY(sp) - 5.5,
-			  report_pool_color(i), PX(sp) + (right ? -10 : 10), PY(sp) + 18,
-			  right ? "end" : "start");
+			  "font-size=\"12\" text-anchor=\"%s\">best on ", x - 5.5, y - 5.5,
+			  report_pool_color(i), x + (right ? -10 : 10), y + 18, right ? "end" : "start");
 		h(b, c->pools[i].name);
 		sbuf_add(b, " alone</text>");
 	}
@@ -326,17 +370,33 @@ static void chart_pareto(struct sbuf *b, const struct report_input *in,
 		const struct search_plan *sp = s->chosen;
 		char label[96];
 		report_plan_label(sp, c, label, sizeof label);
-		int right = PX(sp) > L + pw * 0.6;
+		double x = px(f, sp), y = py(f, sp);
+		int right = x > f->L + f->pw * 0.6;
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#1d2330\" "
 			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" "
-			  "font-weight=\"700\" text-anchor=\"%s\">chosen: ", PX(sp), PY(sp),
-			  PX(sp) + (right ? -6 : 6), PY(sp) - 16, right ? "end" : "start");
+			  "font-weight=\"700\" text-anchor=\"%s\">chosen: ", x, y, x + (right ? -6 : 6),
+			  y - 16, right ? "end" : "start");
 		h(b, label);
 		sbuf_add(b, "</text>");
 	}
-#undef PX
-#undef PY
+}
+
+static void chart_pareto(struct sbuf *b, const struct report_input *in,
+			 const struct report_summary *s)
+{
+	struct pareto_frame f;
+	if (!pareto_frame(&f, in)) {
+		sbuf_add(b, "<p class=\"note\">No plan has a known price, so there is no time vs "
+			    "cost chart.</p>\n");
+		return;
+	}
+	sbuf_add(b, "<svg viewBox=\"0 0 1000 380\" role=\"img\" aria-label=\"Time to train "
+		    "against cost to train, with the Pareto front\">");
+	pareto_axes(b, &f, s->tokens);
+	pareto_points(b, &f, in);
+	pareto_marks(b, &f, in, s);
 	/* legend */
+	double L = f.L, T = f.T, pw = f.pw;
 	sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#3b6ea8\"/><text x=\"%.1f\" "
 		  "y=\"%.1f\" font-size=\"12\">Pareto front</text><circle cx=\"%.1f\" cy=\"%.1f\" "
 		  "r=\"5\" fill=\"#aab2bf\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">other "
@@ -485,6 +545,13 @@ static void chart_memory(struct sbuf *b, const struct report_input *in,
 
 /* ---- sections ------------------------------------------------------------ */
 
+/* A section's table as HTML, then freed. */
+static void html_table(struct sbuf *b, struct table *t)
+{
+	table_render_html(b, t);
+	table_done(t);
+}
+
 static void card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
 {
 	sbuf_addf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
@@ -537,77 +604,65 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	sbuf_add(b, "</div>\n");
 }
 
-static void td_num(struct sbuf *b, const char *s)
-{
-	sbuf_add(b, "<td class=\"n\">");
-	h(b, s);
-	sbuf_add(b, "</td>");
-}
-
 static void plans_table(struct sbuf *b, const struct report_input *in)
 {
-	const struct search_result *r = in->res;
-	sbuf_add(b, "<table><tr><th class=\"n\">#</th><th>plan</th><th>runs on</th>"
-		    "<th class=\"n\">GPUs</th>"
-		    "<th class=\"n\">step</th><th class=\"n\">tokens/s</th><th class=\"n\">MFU</th>"
-		    "<th class=\"n\">$/h</th><th class=\"n\">time to train</th>"
-		    "<th class=\"n\">cost to train</th><th>optimality</th></tr>\n");
-	for (int i = 0; i < r->n_plans; i++) {
-		const struct search_plan *sp = &r->plans[i];
-		const struct estimate *e = &sp->est;
-		char label[96], x[32];
-		report_plan_label(sp, in->cluster, label, sizeof label);
-		sbuf_addf(b, "<tr%s><td class=\"n\">%d</td><td>", i == in->chosen ? " class=\"chosen\"" : "",
-			  i + 1);
-		h(b, label);
-		if (sp->pareto)
-			sbuf_add(b, "<span class=\"tag\">Pareto</span>");
-		if (sp->risky)
-			sbuf_add(b, "<span class=\"tag\">over memory headroom</span>");
-		char ro[96];
-		sbuf_add(b, "</td><td title=\"");
-		h(b, sp->runs_on_why);
-		sbuf_add(b, "\">");
-		h(b, runs_on_names(sp->runs_on, ro, sizeof ro));
-		sbuf_addf(b, "</td><td class=\"n\">%d</td>", e->n_gpus);
-		td_num(b, hp_fmt_duration(x, sizeof x, e->step_time_s));
-		td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
-		sbuf_addf(b, "<td class=\"n\">%.1f%%</td>", 100 * e->mfu);
-		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
-		td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
-		td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
-		sbuf_addf(b, "<td>%s</td></tr>\n", search_optimality_name(sp->optimality));
+	struct table t;
+	report_table_plans(&t, in);
+	html_table(b, &t);
+	sbuf_add(b, "<p class=\"note\">Runs on: stock frameworks that run the plan as one "
+		    "job; none: it needs a heterogeneity-aware runtime. (!): over the memory "
+		    "headroom.");
+	struct sbuf note;
+	sbuf_init(&note);
+	report_runs_on_note(in, &note);
+	if (note.len) {
+		sbuf_add(b, " ");
+		h(b, note.s);
 	}
-	sbuf_add(b, "</table>\n<p class=\"note\">Runs on: stock frameworks that run the plan as one "
-		    "job; none: it needs a heterogeneity-aware runtime.");
-	if (r->n_plans && !r->plans[0].runs_on) {
-		sbuf_add(b, " Plan 1 runs on none (");
-		h(b, r->plans[0].runs_on_why);
-		sbuf_add(b, ").");
-		if (r->has_stock) {
-			char sl[96], st[32], sr[96];
-			report_plan_label(&r->stock, in->cluster, sl, sizeof sl);
-			sbuf_add(b, " The best plan a stock framework runs: ");
-			h(b, sl);
-			sbuf_addf(b, ", %s tokens/s on %d GPUs (",
-				  hp_fmt_count(st, sizeof st, r->stock.est.tokens_per_s),
-				  r->stock.est.n_gpus);
-			h(b, runs_on_names(r->stock.runs_on, sr, sizeof sr));
-			sbuf_add(b, ").");
-		}
-	}
+	sbuf_done(&note);
 	sbuf_add(b, "</p>\n");
+}
+
+/* A key and a value as a row of a two-column table. */
+static void kv_row(struct sbuf *b, const char *k, const char *v)
+{
+	sbuf_add(b, "<tr><td>");
+	h(b, k);
+	sbuf_add(b, "</td><td class=\"n\">");
+	h(b, v);
+	sbuf_add(b, "</td></tr>");
+}
+
+static void cost_table(struct sbuf *b, const struct report_summary *s)
+{
+	const struct search_plan *sp = s->chosen;
+	const struct estimate *e = &sp->est;
+	char x[32];
+	sbuf_add(b, "<div><h3>Cost to train</h3><table>\n");
+	kv_row(b, "tokens to train", hp_fmt_count(x, sizeof x, s->tokens));
+	kv_row(b, "tokens per second", hp_fmt_count(x, sizeof x, e->tokens_per_s));
+	kv_row(b, "time to train", hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
+	kv_row(b, "price per hour", report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
+	kv_row(b, "per million tokens",
+	       report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
+	kv_row(b, "cost to train",
+	       report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
+	snprintf(x, sizeof x, "%.1f%% / %.1f%%", 100 * e->mfu, 100 * e->hfu);
+	kv_row(b, "MFU / HFU", x);
+	snprintf(x, sizeof x, "%.1f kW", e->power_kw);
+	kv_row(b, "power (estimate)", x);
+	sbuf_add(b, "</table></div>");
 }
 
 static void chosen_section(struct sbuf *b, const struct report_input *in,
 			   const struct report_summary *s)
 {
-	const struct cluster *c = in->cluster;
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[96], x[32], y[32];
-	report_plan_label(sp, c, label, sizeof label);
+	char label[96], x[32];
+	struct table t;
+	report_plan_label(sp, in->cluster, label, sizeof label);
 	sbuf_addf(b, "<section><h2>Chosen plan: rank %d, ", in->chosen + 1);
 	h(b, label);
 	sbuf_addf(b, "</h2><p>Micro-batch %d, global batch %d sequences, %s, recompute %s, "
@@ -620,194 +675,45 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.</p>\n", p->cp, p->ep, p->sp ? "on" : "off");
 	sbuf_add(b, "<h3>Layout: replicas x pipeline stages</h3>\n");
 	chart_layout(b, in, sp);
-	sbuf_add(b, "<table><tr><th class=\"n\">group</th><th class=\"n\">replicas</th>"
-		    "<th class=\"n\">batch share</th><th class=\"n\">micro-batches</th>"
-		    "<th class=\"n\">stage</th><th>pool</th><th>GPU</th><th class=\"n\">TP</th>"
-		    "<th>layers</th><th>nodes</th></tr>\n");
-	int rows = 0, k0 = 0;
-	struct dispatch pl;
-	report_place(c, in->model, p, &pl);
-	for (int g = 0; g < p->n_replicas && rows < 64; g++) {
-		const struct replica *r = &p->replicas[g];
-		for (int k = 0; k < r->n_stages && rows < 64; k++, rows++) {
-			const struct stage *st = &r->stages[k];
-			char nodes[64] = "";
-			if (k0 < pl.n_stages)
-				dispatch_nodes_text(&pl.st[k0++], nodes, sizeof nodes);
-			if (k == 0)
-				sbuf_addf(b, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td>"
-					  "<td class=\"n\">%.2f%%</td><td class=\"n\">%d</td>", g,
-					  r->count, 100 * r->batch_share, plan_replica_microbatches(p, g));
-			else
-				sbuf_add(b, "<tr><td></td><td></td><td></td><td></td>");
-			sbuf_addf(b, "<td class=\"n\">%d</td><td>", k);
-			h(b, c->pools[st->pool].name);
-			sbuf_add(b, "</td><td>");
-			h(b, c->pools[st->pool].gpu.name);
-			sbuf_addf(b, "</td><td class=\"n\">%d</td><td>%d-%d</td><td>%s</td></tr>\n",
-				  st->tp, st->first_layer, st->last_layer, nodes);
-		}
-	}
-	dispatch_free(&pl);
-	sbuf_add(b, "</table>\n");
-
+	report_table_layout(&t, in, sp, 64);
+	html_table(b, &t);
 	/* step time and cost side by side */
-	int np;
-	const struct report_part *tp = report_time_parts(&np);
-	sbuf_addf(b, "<div class=\"two\"><div><h3>Step time: %s</h3><table><tr><th>part</th>"
-		  "<th class=\"n\">seconds</th><th class=\"n\">share</th></tr>\n",
+	sbuf_addf(b, "<div class=\"two\"><div><h3>Step time: %s</h3>",
 		  hp_fmt_duration(x, sizeof x, e->step_time_s));
-	for (int i = 0; i < np; i++) {
-		double v = report_part_value(&tp[i], &e->bd);
-		if (v <= 0)
-			continue;
-		sbuf_addf(b, "<tr><td><span style=\"color:%s\">&#9632;</span> %s</td>"
-			  "<td class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td></tr>\n", tp[i].color,
-			  tp[i].label, v, 100 * v / e->step_time_s);
-	}
-	sbuf_add(b, "</table></div><div><h3>Cost to train</h3><table>\n");
-	sbuf_addf(b, "<tr><td>tokens to train</td>");
-	td_num(b, hp_fmt_count(x, sizeof x, s->tokens));
-	sbuf_add(b, "</tr><tr><td>tokens per second</td>");
-	td_num(b, hp_fmt_count(x, sizeof x, e->tokens_per_s));
-	sbuf_add(b, "</tr><tr><td>time to train</td>");
-	td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
-	sbuf_add(b, "</tr><tr><td>price per hour</td>");
-	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
-	sbuf_add(b, "</tr><tr><td>per million tokens</td>");
-	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
-	sbuf_add(b, "</tr><tr><td><b>cost to train</b></td>");
-	td_num(b, report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
-	sbuf_addf(b, "</tr><tr><td>MFU / HFU</td><td class=\"n\">%.1f%% / %.1f%%</td></tr>"
-		  "<tr><td>power (estimate)</td><td class=\"n\">%.1f kW</td></tr></table></div>"
-		  "</div>\n", 100 * e->mfu, 100 * e->hfu, e->power_kw);
-
-	sbuf_add(b, "<h3>Memory per GPU, by stage</h3>\n");
+	report_table_step(&t, sp);
+	html_table(b, &t);
+	sbuf_add(b, "</div>");
+	cost_table(b, s);
+	sbuf_add(b, "</div>\n<h3>Memory per GPU, by stage</h3>\n");
 	chart_memory(b, in, sp);
-	int nm;
-	const struct report_part *mp = report_mem_parts(&nm);
-	sbuf_add(b, "<table><tr><th class=\"n\">group/stage</th><th>pool</th><th>layers</th>");
-	for (int k = 0; k < nm; k++)
-		sbuf_addf(b, "<th class=\"n\">%s</th>", mp[k].label);
-	sbuf_add(b, "<th class=\"n\">total</th><th class=\"n\">capacity</th>"
-		    "<th class=\"n\">headroom</th></tr>\n");
-	int shown = 0;
-	for (int i = 0; i < e->n_stages; i++) {
-		const struct perf_stage *st = &e->stages[i];
-		if (shown >= 16 && i != e->worst_stage && i != e->n_stages - 1)
-			continue;
-		sbuf_addf(b, "<tr><td class=\"n\">%d/%d</td><td>", st->group, st->index);
-		h(b, c->pools[st->pool].name);
-		sbuf_addf(b, "</td><td>%d-%d</td>", st->first_layer, st->last_layer);
-		for (int k = 0; k < nm; k++)
-			td_num(b, hp_fmt_bytes(x, sizeof x, report_part_value(&mp[k], st)));
-		td_num(b, hp_fmt_bytes(x, sizeof x, st->total));
-		td_num(b, hp_fmt_bytes(x, sizeof x, st->capacity));
-		sbuf_addf(b, "<td class=\"n %s\">%s</td></tr>\n", st->fits ? "good" : "bad",
-			  hp_fmt_bytes(y, sizeof y, st->capacity - st->total));
-		shown++;
-	}
-	sbuf_add(b, "</table>\n");
-	if (shown < e->n_stages)
+	int left = report_table_memory(&t, in->cluster, sp);
+	html_table(b, &t);
+	if (left)
 		sbuf_addf(b, "<p class=\"note\">%d more stages are left out; the JSON report lists "
-			  "every one.</p>\n", e->n_stages - shown);
-
+			  "every one.</p>\n", left);
 	sbuf_addf(b, "<h3>Communication</h3><p class=\"note\">One row per dimension. The step "
-		  "time above is replica group %d's, the group that sets the pace%s.</p>"
-		  "<table><tr><th>dim</th><th>collective</th>"
-		  "<th class=\"n\">bytes per call</th><th class=\"n\">calls per step</th>"
-		  "<th class=\"n\">group</th><th>link</th><th>algorithm / protocol</th>"
-		  "<th class=\"n\">time per step</th><th class=\"n\">exposed</th></tr>\n",
+		  "time above is replica group %d's, the group that sets the pace%s.</p>",
 		  e->slowest_group,
 		  p->n_replicas > 1 ? "; with several groups the rows may describe another "
 				      "group (hetplan's model keeps one row per dimension)" : "");
-	for (int d = 0; d < DIM_COUNT; d++) {
-		const struct perf_comm *pc = &e->comm[d];
-		if (!pc->used)
-			continue;
-		sbuf_addf(b, "<tr><td>%s</td><td>%s</td>", perf_dim_name((enum perf_dim)d),
-			  comm_coll_name(pc->coll));
-		td_num(b, hp_fmt_bytes(x, sizeof x, pc->bytes));
-		sbuf_addf(b, "<td class=\"n\">%.0f</td><td class=\"n\">%d on %d node%s</td><td>",
-			  pc->calls, pc->group, pc->group_nodes, pc->group_nodes == 1 ? "" : "s");
-		h(b, pc->link);
-		sbuf_addf(b, "</td><td>%s / %s</td>", comm_algo_name(pc->algo),
-			  comm_proto_name(pc->proto));
-		td_num(b, hp_fmt_duration(x, sizeof x, pc->time_s));
-		td_num(b, hp_fmt_duration(x, sizeof x, pc->exposed_s));
-		sbuf_add(b, "</tr>\n");
-	}
-	sbuf_add(b, "</table></section>\n");
+	report_table_comm(&t, sp);
+	html_table(b, &t);
+	sbuf_add(b, "</section>\n");
 }
+
+static const struct report_sink html_sink = {
+	esc_html, table_render_html, { "<h3>", "</h3>" }, { "<p class=\"note\">", "</p>\n" },
+};
 
 static void inputs_section(struct sbuf *b, const struct report_input *in,
 			   const struct report_summary *s)
 {
-	const struct cluster *c = in->cluster;
 	const struct model_spec *m = in->model;
 	const struct search_opts *o = in->opts;
-	char x[32], y[32];
-	sbuf_add(b, "<section><h2>Inputs</h2><h3>Cluster");
-	if (*c->name) {
-		sbuf_add(b, ": ");
-		h(b, c->name);
-	}
-	sbuf_add(b, "</h3><table><tr><th>pool</th><th>GPU</th><th class=\"n\">nodes x GPUs</th>"
-		    "<th>intra-node</th><th>network</th><th>provider / region</th>"
-		    "<th class=\"n\">$/node-h</th><th class=\"n\">$/GPU-h</th><th>price source</th>"
-		    "<th>price date</th></tr>\n");
-	for (int i = 0; i < c->n_pools; i++) {
-		const struct pool *p = &c->pools[i];
-		sbuf_addf(b, "<tr><td><span style=\"color:%s\">&#9632;</span> ", report_pool_color(i));
-		h(b, p->name);
-		sbuf_add(b, "</td><td>");
-		h(b, p->gpu.name);
-		sbuf_addf(b, "</td><td class=\"n\">%d%s x %d</td><td>%s</td><td>%d x %.0f Gb/s</td><td>",
-			  p->nodes, p->nodes_max > 0 ? " (max)" : "", p->gpus_per_node,
-			  hp_intra_name(p->intra), p->nics, p->nic_gbps);
-		h(b, *p->provider ? p->provider : "-");
-		sbuf_add(b, " / ");
-		h(b, *p->region ? p->region : "-");
-		sbuf_add(b, "</td>");
-		if (p->usd_per_node_h > 0)
-			sbuf_addf(b, "<td class=\"n\">%.2f</td><td class=\"n\">%.2f</td>", p->usd_per_node_h,
-				  p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
-		else
-			sbuf_add(b, "<td class=\"n\">unknown</td><td class=\"n\">unknown</td>");
-		char src[128], date[96];
-		report_price_parts(p, src, sizeof src, date, sizeof date);
-		sbuf_add(b, "<td>");
-		h(b, src);
-		sbuf_add(b, "</td><td>");
-		h(b, date);
-		sbuf_add(b, "</td></tr>\n");
-	}
-	sbuf_add(b, "</table>\n");
-	if (c->n_pools > 1) {
-		char f[256];
-		report_fabric_text(c, f, sizeof f);
-		sbuf_add(b, "<p class=\"note\">");
-		h(b, f);
-		sbuf_add(b, "</p>\n");
-	}
-	if (!s->all_priced)
-		sbuf_add(b, "<p class=\"note\">A pool without a price makes every cost that uses "
-			    "it unknown.</p>\n");
-	struct param_count pc;
-	model_params(m, &pc);
-	sbuf_add(b, "<div class=\"two\"><div><h3>Model: ");
-	h(b, *m->display ? m->display : m->name);
-	sbuf_addf(b, "</h3><table><tr><td>layers, hidden, FFN</td><td class=\"n\">%d, %d, %d%s</td>"
-		  "</tr><tr><td>heads (KV heads)</td><td class=\"n\">%d (%d)</td></tr>"
-		  "<tr><td>vocabulary, sequence</td><td class=\"n\">%d, %d</td></tr>"
-		  "<tr><td>parameters (active)</td><td class=\"n\">%s (%s)</td></tr>",
-		  m->layers, m->hidden, m->ffn, m->gated_mlp ? " gated" : "", m->heads, m->kv_heads,
-		  m->vocab, m->seq_len, hp_fmt_count(x, sizeof x, pc.total),
-		  hp_fmt_count(y, sizeof y, pc.active));
-	if (m->moe.experts)
-		sbuf_addf(b, "<tr><td>experts</td><td class=\"n\">%d, top-%d</td></tr>",
-			  m->moe.experts, m->moe.top_k);
-	sbuf_addf(b, "</table></div><div><h3>Workload</h3><table>"
+	char x[32];
+	sbuf_add(b, "<section><h2>Inputs</h2>");
+	report_inputs_part(b, &html_sink, in, s);
+	sbuf_addf(b, "<h3>Workload</h3><table>"
 		  "<tr><td>global batch</td><td class=\"n\">%d sequences of %d tokens</td></tr>"
 		  "<tr><td>tokens to train</td><td class=\"n\">%s</td></tr>"
 		  "<tr><td>precision</td><td class=\"n\">%s</td></tr>"
@@ -815,67 +721,34 @@ static void inputs_section(struct sbuf *b, const struct report_input *in,
 		  o->gbs, o->seq_len ? o->seq_len : m->seq_len, hp_fmt_count(x, sizeof x, s->tokens),
 		  hp_dtype_name(o->precision), search_objective_name(o->objective));
 	if (o->objective == OBJ_DEADLINE)
-		sbuf_addf(b, "<tr><td>deadline</td><td class=\"n\">%s</td></tr>",
-			  hp_fmt_duration(x, sizeof x, o->deadline_s));
+		kv_row(b, "deadline", hp_fmt_duration(x, sizeof x, o->deadline_s));
 	if (o->objective == OBJ_BUDGET)
-		sbuf_addf(b, "<tr><td>budget</td><td class=\"n\">%s</td></tr>",
-			  report_fmt_usd(x, sizeof x, o->budget_usd));
-	sbuf_add(b, "</table></div></div></section>\n");
+		kv_row(b, "budget", report_fmt_usd(x, sizeof x, o->budget_usd));
+	sbuf_add(b, "</table></section>\n");
 }
 
 static void singles_section(struct sbuf *b, const struct report_input *in)
 {
-	const struct cluster *c = in->cluster;
-	const struct search_result *r = in->res;
-	char label[96], x[32];
-	sbuf_add(b, "<section><h2>Best plan on each pool alone</h2><table><tr><th>pool</th>"
-		    "<th>plan</th><th class=\"n\">tokens/s</th><th class=\"n\">time to train</th>"
-		    "<th class=\"n\">cost to train</th></tr>\n");
-	for (int i = 0; i < c->n_pools; i++) {
-		sbuf_add(b, "<tr><td>");
-		h(b, c->pools[i].name);
-		if (!r->has_single[i]) {
-			sbuf_add(b, "</td><td colspan=\"4\">nothing fits on this pool alone</td></tr>\n");
-			continue;
-		}
-		const struct search_plan *sp = &r->single[i];
-		report_plan_label(sp, c, label, sizeof label);
-		sbuf_add(b, "</td><td>");
-		h(b, label);
-		sbuf_add(b, "</td>");
-		td_num(b, hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
-		td_num(b, hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
-		td_num(b, report_fmt_usd(x, sizeof x, sp->est.price_known ? sp->cost_to_train_usd : 0));
-		sbuf_add(b, "</tr>\n");
-	}
-	sbuf_add(b, "</table></section>\n");
+	struct table t;
+	report_table_singles(&t, in);
+	sbuf_add(b, "<section><h2>");
+	h(b, t.title);
+	sbuf_add(b, "</h2>");
+	html_table(b, &t);
+	sbuf_add(b, "</section>\n");
 }
 
 static void trust_section(struct sbuf *b)
 {
-	int na, nacc;
+	int na;
 	const char *const *as = report_assumptions(&na);
-	const struct report_accuracy *acc = report_accuracy_table(&nacc);
-	sbuf_add(b, "<section><h2>Accuracy of the model against measured runs</h2><table><tr>"
-		    "<th>measured against</th><th class=\"n\">rows</th><th class=\"n\">mean |error|"
-		    "</th><th class=\"n\">median |error|</th><th class=\"n\">max |error|</th>"
-		    "<th>measured by</th></tr>\n");
-	for (int i = 0; i < nacc; i++) {
-		const double v[3] = { acc[i].mean_abs_pct, acc[i].median_abs_pct, acc[i].max_abs_pct };
-		sbuf_add(b, "<tr><td>");
-		h(b, acc[i].what);
-		sbuf_addf(b, "</td><td class=\"n\">%d</td>", acc[i].rows);
-		for (int k = 0; k < 3; k++) {
-			if (v[k] >= 0)
-				sbuf_addf(b, "<td class=\"n\">%.1f%%</td>", v[k]);
-			else
-				sbuf_add(b, "<td class=\"n\">-</td>");
-		}
-		sbuf_add(b, "<td><code>");
-		h(b, acc[i].measured_by);
-		sbuf_add(b, "</code></td></tr>\n");
-	}
-	sbuf_add(b, "</table><p class=\"note\">Every figure in this report is an estimate; "
+	struct table t;
+	report_table_accuracy(&t);
+	sbuf_add(b, "<section><h2>");
+	h(b, t.title);
+	sbuf_add(b, "</h2>");
+	html_table(b, &t);
+	sbuf_add(b, "<p class=\"note\">Every figure in this report is an estimate; "
 		    "measure a few steps on the real cluster before committing to a plan.</p>"
 		    "</section>\n<section><h2>Assumptions and limits</h2><ul>\n");
 	for (int i = 0; i < na; i++) {

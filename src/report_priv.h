@@ -1,10 +1,12 @@
-/* report_priv.h — what report.c shares with report_html.c; not part of the
- * engine's interface (use report.h). */
+/* report_priv.h — what the report formats share (report_common.c,
+ * report_tables.c), used by report.c (Markdown, JSON, CSV) and
+ * report_html.c; not part of the engine's interface (use report.h). */
 #ifndef HP_REPORT_PRIV_H
 #define HP_REPORT_PRIV_H
 
 #include "report.h"
 #include "sbuf.h"
+#include "table.h"
 
 /* A part of the step-time breakdown or of a stage's memory: its JSON key,
  * its label in reports, its chart colour, and where it sits in the struct. */
@@ -55,6 +57,56 @@ void report_fabric_text(const struct cluster *c, char *buf, size_t n);
 
 /* The assumptions and limits the reports list, one sentence each. */
 const char *const *report_assumptions(int *n);
+
+/* 1-based rank of sp in r's ranked list (the same plan counts), 0 when
+ * it is not there. */
+int report_plan_rank(const struct search_result *r, const struct search_plan *sp);
+
+/* The section tables, built once and rendered by Markdown and HTML. Each
+ * initialises t (the caller calls table_done). Numbers behind the cells
+ * are in SI units: seconds, tokens/s, USD, USD/h, bytes; MFU a fraction.
+ *   plans: the ranked plans (the chosen one marked TABLE_ROW_CHOSEN);
+ *   singles: the best plan on each pool alone;
+ *   pareto: the time/cost Pareto front;
+ *   pools: the cluster's pools with their prices and price sources;
+ *   layout: sp's replica groups x stages with their nodes, at most
+ *     max_rows rows (0: all);
+ *   step: sp's step-time breakdown (non-zero parts);
+ *   memory: sp's memory per GPU by stage (at most 16 stages and the
+ *     fullest and the last; the return value is how many are left out);
+ *   comm: sp's collectives, one row per parallel dimension;
+ *   accuracy: the model's measured accuracy (report_accuracy_table). */
+void report_table_plans(struct table *t, const struct report_input *in);
+void report_table_singles(struct table *t, const struct report_input *in);
+void report_table_pareto(struct table *t, const struct report_input *in);
+void report_table_pools(struct table *t, const struct cluster *c);
+void report_table_layout(struct table *t, const struct report_input *in,
+			 const struct search_plan *sp, int max_rows);
+void report_table_step(struct table *t, const struct search_plan *sp);
+int report_table_memory(struct table *t, const struct cluster *c, const struct search_plan *sp);
+void report_table_comm(struct table *t, const struct search_plan *sp);
+void report_table_accuracy(struct table *t);
+/* model: the model's shape and parameter counts, one row. */
+void report_table_model(struct table *t, const struct model_spec *m);
+
+/* How a human format (Markdown, HTML) writes the parts that both show the
+ * same way: its escaper, its table renderer, and what goes around a
+ * sub-heading and around a note. */
+struct report_sink {
+	void (*esc)(struct sbuf *b, const char *s);
+	void (*table)(struct sbuf *b, const struct table *t);
+	const char *h3[2];
+	const char *note[2];
+};
+/* The cluster (pools, fabric, unpriced pools) and the model (shape,
+ * experts), each under a sub-heading, written once for both formats. */
+void report_inputs_part(struct sbuf *b, const struct report_sink *k,
+			const struct report_input *in, const struct report_summary *s);
+
+/* The prose under the ranked plans: what "runs on" means, and when plan
+ * 1 runs on no stock framework, why and the best plan one runs. Plain
+ * text (the caller escapes it for its sink). */
+void report_runs_on_note(const struct report_input *in, struct sbuf *b);
 
 int report_render_html(const struct report_input *in, const struct report_summary *s,
 		       struct sbuf *b);

@@ -109,13 +109,15 @@ grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
 # output invalid JSON; it is refused and shown as \xFF.
 expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\377')" -m llama3.1-8b --gbs 64
 grep -qF 'got "a\xFF"' "$T/err" && ok || bad "0xFF not shown as \\xFF: $(cat -v "$T/err")"
-# CSV: a pool name with a comma split the plan --format csv header into
-# one more column than the rows have (RFC 4180 quoting was missing).
+# CSV: a pool name with a comma once split the plan --format csv header
+# into one more column than the rows have (RFC 4180 quoting was missing);
+# the header is now fixed (REPORT_CSV_COLUMNS) and the name sits, quoted,
+# in the gpus_by_pool cell.
 expect 0 "" $H plan -c $D/cluster_comma.json -m llama3.1-8b --gbs 64 --top 2 --format csv
 python3 -c "
 import csv, sys
 rows = list(csv.reader(open('$T/out')))
-assert rows[0][3] == 'gpus_a,b', rows[0]
+assert rows[0][3] == 'gpus_by_pool' and rows[1][3].startswith('a,b:'), rows[:2]
 assert all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
 " && ok || bad "CSV header: $(head -2 "$T/out")"
 # Markdown: renderers pass raw HTML through; a pool name is text.

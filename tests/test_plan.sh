@@ -117,7 +117,118 @@ head -1 "$T/out.csv" | grep -q '^rank,label,gpus,' && ok || bad "csv header"
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 3 -o "$T/out.json" 2>/dev/null &&
 	py "import json; d = json.load(open('$T/out.json')); assert len(d['plans']) == 3" && ok || bad "-o json"
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 3 -o "$T/out.md" 2>/dev/null &&
-	grep -q '^| # | plan |' "$T/out.md" && ok || bad "-o md"
+	grep -q '^| rank | plan | runs on |' "$T/out.md" && ok || bad "-o md: not the report's Markdown"
+
+# --- one CSV schema: plan and report write the same header, the one
+# documented in docs/reports.md (written out here, not taken from the code)
+cols="rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,schedule,"
+cols="${cols}step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,usd_per_million_tokens,"
+cols="${cols}time_to_train_s,cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict"
+[ "$(head -1 "$T/out.csv")" = "$cols" ] && ok || bad "plan CSV header: $(head -1 "$T/out.csv")"
+$H report tests/data/report/workspace.json -o "$T/rep.csv" 2>/dev/null && ok || bad "report -o csv"
+[ "$(head -1 "$T/rep.csv")" = "$(head -1 "$T/out.csv")" ] && ok ||
+	bad "plan and report CSV headers differ: $(head -1 "$T/rep.csv")"
+
+# --- plan --format html: a well-formed page whose numbers are the JSON's,
+# exactly (each number cell carries its value in data-v)
+$H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format html > "$T/p.html" 2>"$T/err" && ok ||
+	bad "plan --format html: $(cat "$T/err")"
+python3 - "$T/p.html" "$T/mix.json" <<'PY' && ok || bad "plan --format html against --format json"
+import html.parser, json, sys
+VOID = {"meta", "br", "img", "hr", "input", "link", "rect", "line", "circle", "polyline",
+        "path"}
+class Page(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.stack, self.tables, self.row, self.cell = [], [], None, None
+    def handle_starttag(self, tag, attrs):
+        if tag not in VOID:
+            self.stack.append(tag)
+        a = dict(attrs)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.row = []
+            self.tables[-1].append(self.row)
+        elif tag in ("td", "th"):
+            self.cell = [tag, "", a.get("data-v")]
+            self.row.append(self.cell)
+    def handle_startendtag(self, tag, attrs):
+        pass
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        assert self.stack and self.stack[-1] == tag, (tag, self.stack[-5:])
+        self.stack.pop()
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell[1] += data
+p = Page()
+text = open(sys.argv[1]).read()
+assert text.startswith("<!DOCTYPE html>")
+p.feed(text)
+p.close()
+assert p.stack == [], p.stack
+plans = json.load(open(sys.argv[2]))["plans"]
+# the ranked plans table: the one whose header starts rank, plan, runs on
+t = [t for t in p.tables if [c[1] for c in t[0][:3]] == ["rank", "plan", "runs on"]]
+assert len(t) == 1, len(t)
+head = [c[1] for c in t[0][0]]
+rows = t[0][1:]
+assert len(rows) == len(plans), (len(rows), len(plans))
+keys = {"step": "step_time_s", "tokens/s": "tokens_per_s", "MFU": "mfu", "$/h": "usd_per_hour",
+        "time to train": "time_to_train_s", "cost to train": "cost_to_train_usd"}
+for row, plan in zip(rows, plans):
+    assert int(row[0][2]) == plan["rank"]
+    assert row[1][1].startswith(plan["label"]), (row[1][1], plan["label"])
+    assert int(row[head.index("GPUs")][2]) == sum(plan["gpus_used"].values())
+    for col, key in keys.items():
+        v = row[head.index(col)][2]
+        # data-v holds the double exactly (%.17g); cJSON prints 15 significant
+        # digits when they read back within its tolerance, so compare there
+        assert v is not None and float("%.15g" % float(v)) == float("%.15g" % plan[key]), \
+            (col, v, plan[key])
+PY
+
+# --- hostile names: a pool called a,b"<script>|=x escapes in every sink
+cat > "$T/evil.json" <<'EOF2'
+{"name": "c&<b>", "pools": [
+  {"name": "a,b\"<script>|=x", "gpu": "H100-SXM", "nodes": 1},
+  {"name": "=cmd|'x", "gpu": "A100-SXM4-80GB", "nodes": 1}
+]}
+EOF2
+EV="-c $T/evil.json -m llama3.1-8b --gbs 64 --top 3"
+$H plan $EV --format csv > "$T/e.csv" 2>"$T/err" && ok || bad "evil csv: $(cat "$T/err")"
+python3 - "$T/e.csv" <<'PY' && ok || bad "evil CSV: $(head -3 "$T/e.csv")"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) >= 2 and all(len(r) == len(rows[0]) for r in rows), [len(r) for r in rows]
+cells = [r[3] for r in rows[1:]]
+# RFC 4180 round trip of the name; a cell starting with = gets a leading '
+assert any('a,b"<script>|=x:' in c for c in cells), cells
+assert all(not c.startswith("=") for r in rows for c in r), rows
+PY
+$H plan $EV --format md > "$T/e.md" 2>"$T/err" && ok || bad "evil md: $(cat "$T/err")"
+grep -q '<script' "$T/e.md" && bad "raw <script in Markdown" || ok
+grep -qF 'a,b&quot;&lt;script&gt;\|=x' "$T/e.md" && ok || bad "Markdown: name not escaped: $(grep -m1 script "$T/e.md")"
+python3 - "$T/e.md" <<'PY' && ok || bad "Markdown table rows with a stray column"
+import re, sys
+# every row of a table has as many unescaped pipes as its header
+block = []
+for line in open(sys.argv[1]).read().split("\n") + [""]:
+    if line.startswith("|"):
+        block.append(len(re.findall(r"(?<!\\)\|", line)))
+    elif block:
+        assert len(set(block)) == 1, block
+        block = []
+PY
+$H plan $EV --format html > "$T/e.html" 2>"$T/err" && ok || bad "evil html: $(cat "$T/err")"
+grep -q '<script' "$T/e.html" && bad "raw <script in HTML" || ok
+grep -qF 'a,b&quot;&lt;script&gt;|=x' "$T/e.html" && ok || bad "HTML: name not escaped"
+grep -qF 'c&amp;&lt;b&gt;' "$T/e.html" && ok || bad "HTML: cluster name not escaped"
+$H plan $EV --format json > "$T/e.json" 2>"$T/err" &&
+	py "import json; d = json.load(open('$T/e.json')); assert 'a,b\"<script>|=x' in d['plans'][0]['gpus_used'] or 'a,b\"<script>|=x' in json.dumps(d)" &&
+	ok || bad "evil JSON"
 ls "$T" | grep -q 'tmp' && bad "temporary file left behind" || ok
 
 # --- capacity: pools available to rent; the deadline answer is the

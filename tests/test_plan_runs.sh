@@ -68,7 +68,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and "runs_on" in rows[0], rows[:1]
 for r in rows:
-    mixed = int(r["gpus_h100"]) > 0 and int(r["gpus_a100"]) > 0
+    pools = dict(kv.rsplit(":", 1) for kv in r["gpus_by_pool"].split(";"))
+    mixed = int(pools.get("h100", 0)) > 0 and int(pools.get("a100", 0)) > 0
     assert (r["runs_on"] == "none") == mixed, (r["label"], r["runs_on"])
 PY
 

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "workspace.h"
 #include "jsonx.h"
+#include "table.h"
 
 #include <stdlib.h>
 
@@ -277,7 +278,7 @@ TEST(csv_one_row_per_plan)
 	CHECK_EQ_INT(lines, 1 + res.n_plans);
 	CHECK(!strncmp(s, REPORT_CSV_COLUMNS "\n", strlen(REPORT_CSV_COLUMNS) + 1));
 	int want = count_fields(REPORT_CSV_COLUMNS);
-	CHECK_EQ_INT(want, 26);
+	CHECK_EQ_INT(want, 29);
 	for (char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		CHECK_EQ_INT(count_fields(p), want);
 	free(s);
@@ -378,6 +379,82 @@ TEST(format_names)
 	CHECK(report_format_parse("pdf", &f) == -1);
 }
 
+/* A table with hostile cells through every sink; the expected text is
+ * written out by hand from escape.h's contracts: Markdown and HTML use
+ * entities for & < > " ', Markdown escapes | as \|, CSV quotes a field
+ * holding , or " (doubling the ") and puts ' before a leading = unless the
+ * field is a number (quoting that field too, as OWASP's CSV-injection advice
+ * has it), the terminal shows ESC as ^[. */
+static void hostile_table(struct table *t)
+{
+	table_init(t, "hostile");
+	table_col(t, "name", NULL, TABLE_LEFT);
+	table_col(t, "v", "s", TABLE_RIGHT);
+	table_row(t, 0);
+	table_text(t, "a,b\"<script>|x");
+	table_num(t, "1.5 s", 1.5);
+	table_row(t, 0);
+	table_text(t, "=cmd");
+	table_text(t, "-4");
+	table_row(t, 0);
+	table_text(t, "e\033[2J");
+}
+
+static char *render_table(void (*r)(struct sbuf *, const struct table *))
+{
+	struct table t;
+	struct sbuf b;
+	hostile_table(&t);
+	sbuf_init(&b);
+	r(&b, &t);
+	table_done(&t);
+	return sbuf_take(&b, NULL);
+}
+
+TEST(table_sinks_escape)
+{
+	char *s = render_table(table_render_md);
+	CHECK_STR(s, "| name | v |\n|---|---:|\n"
+		     "| a,b&quot;&lt;script&gt;\\|x | 1.5 s |\n"
+		     "| =cmd | -4 |\n"
+		     "| e^[[2J | |\n");
+	free(s);
+	s = render_table(table_render_html);
+	CHECK_STR(s, "<table><tr><th>name</th><th class=\"n\" title=\"s\">v</th></tr>\n"
+		     "<tr><td>a,b&quot;&lt;script&gt;|x</td><td class=\"n\" data-v=\"1.5\">1.5 s</td></tr>\n"
+		     "<tr><td>=cmd</td><td class=\"n\">-4</td></tr>\n"
+		     "<tr><td>e\033[2J</td><td class=\"n\"></td></tr>\n"
+		     "</table>\n");
+	free(s);
+	s = render_table(table_render_csv);
+	CHECK_STR(s, "name,v\n\"a,b\"\"<script>|x\",1.5 s\n\"'=cmd\",-4\ne\033[2J,\n");
+	free(s);
+	s = render_table(table_render_term);
+	CHECK_STR(s, "name                v\n"
+		     "a,b\"<script>|x  1.5 s\n"
+		     "=cmd               -4\n"
+		     "e^[[2J               \n");
+	free(s);
+}
+
+/* The CSV header of the one schema is the documented column list. */
+TEST(csv_header_is_the_schema)
+{
+	struct table t;
+	struct sbuf b;
+	sbuf_init(&b);
+	report_csv(&b, &res, &ws.cluster);
+	CHECK(!strncmp(b.s, "rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"
+		       "recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,"
+		       "usd_per_million_tokens,time_to_train_s,cost_to_train_usd,optimality,pareto,"
+		       "fits,gap,runs_on,memory_verdict\n", strlen(REPORT_CSV_COLUMNS) + 1));
+	CHECK(!strncmp(b.s, REPORT_CSV_COLUMNS "\n", strlen(REPORT_CSV_COLUMNS) + 1));
+	sbuf_done(&b);
+	report_csv_table(&t, &res, &ws.cluster);
+	CHECK_EQ_INT(t.n_rows, res.n_plans);
+	table_done(&t);
+}
+
 static void write_all(const char *dir)
 {
 	static const char *const ext[] = { "md", "html", "json", "csv" };
@@ -407,6 +484,8 @@ int main(int argc, char **argv)
 	RUN(nothing_fits);
 	RUN(format_names);
 	RUN(html_escapes_user_strings);
+	RUN(table_sinks_escape);
+	RUN(csv_header_is_the_schema);
 	search_result_free(&res);
 	catalog_done(&cat);
 	return t_done("report");

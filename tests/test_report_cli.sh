@@ -86,7 +86,7 @@ import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
 cols = ("rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,schedule,"
         "step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,usd_per_million_tokens,time_to_train_s,"
-        "cost_to_train_usd,optimality,pareto,fits").split(",")
+        "cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict").split(",")
 assert rows[0] == cols, rows[0]
 plans = json.load(open(sys.argv[2]))["plans"]
 assert len(rows) == 1 + len(plans), (len(rows), len(plans))

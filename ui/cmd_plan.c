@@ -22,7 +22,7 @@ static const char plan_usage[] =
 	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
 	"         [--schedule 1f1b|interleaved:V] [--framework NAME|any] [--mem-headroom FRAC]\n"
-	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
+	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md|html] [-o FILE]\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} are available to rent\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
@@ -43,8 +43,8 @@ static const char plan_usage[] =
 	"                       above it are marked risky (!) and rank below safe ones\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"  -o, --output FILE    write there (atomically) instead of standard output; the\n"
-	"                       format follows the extension (.json .csv .md) unless --format;\n"
-	"                       .html writes the full report page (as `hetplan report`)\n"
+	"                       format follows the extension (.json .csv .md .html) unless\n"
+	"                       --format; md, html and csv are `hetplan report`'s formats\n"
 	"\n"
 	"Exit status: 0 plans found, 4 nothing fits or meets the deadline/budget (the\n"
 	"nearest miss is explained), 2 usage, 3 invalid input.\n";
@@ -156,12 +156,7 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 		}
 		cJSON_AddItemToArray(sg, e);
 	}
-	cJSON *s = cJSON_AddObjectToObject(o, "search");
-	cJSON_AddNumberToObject(s, "candidates", (double)res->stats.candidates);
-	cJSON_AddNumberToObject(s, "evaluated", (double)res->stats.evaluated);
-	cJSON_AddNumberToObject(s, "pruned", (double)res->stats.pruned);
-	cJSON_AddNumberToObject(s, "lp_solves", res->stats.lp_solves);
-	cJSON_AddNumberToObject(s, "seconds", res->stats.seconds);
+	report_search_json(o, &res->stats);
 	cJSON_AddNumberToObject(o, "mem_headroom", so->mem_headroom);
 	cJSON_AddStringToObject(o, "framework", framework_name(so->framework));
 	if (res->has_stock)
@@ -213,20 +208,7 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.2f", v);
 }
 
-/* s as Markdown text (escape.h) when md, else s itself. */
-static const char *md_text(char *buf, size_t n, const char *s, int md)
-{
-	if (!md)
-		return s;
-	struct sbuf b;
-	sbuf_init(&b);
-	sbuf_add_md(&b, s);
-	hp_strlcpy(buf, b.s ? b.s : "", n);
-	sbuf_done(&b);
-	return buf;
-}
-
-static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, int md)
+static void print_row(struct sbuf *o, const struct search_plan *sp, int rank)
 {
 	char t[32], cost[32], uh[32], um[32], tok[32];
 	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
@@ -239,16 +221,11 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank, in
 		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
 	else
 		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
-	char ro[48], lab[256];
+	char ro[48];
 	runs_on_short(sp->runs_on, ro, sizeof ro);
-	if (md)
-		sbuf_addf(o, "| %d%s%s | %s | %s | %d | %s | %.1f%% | %s | %s | %s | %s | %s |\n", rank,
-		     sp->pareto ? "*" : "", sp->risky ? "!" : "", md_text(lab, sizeof lab, sp->label, md),
-		     ro, sp->est.n_gpus, tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
-	else
-		sbuf_addf(o, "%3d%c%c%-28.28s %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
-		     sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ', sp->label, ro, sp->est.n_gpus,
-		     tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
+	sbuf_addf(o, "%3d%c%c%-28.28s %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
+		  sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ', sp->label, ro, sp->est.n_gpus,
+		  tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
 }
 
 static void print_layout(struct sbuf *o, const struct search_plan *sp, const struct cluster *c,
@@ -300,34 +277,26 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 }
 
 static void print_table(struct sbuf *o, const struct search_result *res, const struct cluster *c,
-			const struct model_spec *m, const struct search_opts *so, double tokens,
-			int md)
+			const struct model_spec *m, const struct search_opts *so, double tokens)
 {
 	char tk[32];
 	hp_fmt_count(tk, sizeof tk, tokens);
 	int gpus = cluster_total_gpus(c);
-	if (md)
-		sbuf_addf(o, "# hetplan plan: %s\n\n", m->name);
 	sbuf_addf(o, "%s on %s (%d GPUs in %d pool%s), batch %d x %d, %s tokens, objective %s\n\n",
 	     m->name, *c->name ? c->name : "the cluster", gpus, c->n_pools,
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
-	if (md)
-		sbuf_addf(o, "| # | plan | runs on | GPUs | tokens/s | MFU | $/h | $/1M tok | time to train | cost to train | optimality |\n"
-			"|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
-	else
-		sbuf_addf(o, "  #  plan                         RUNS ON             GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
+	sbuf_addf(o, "  #  plan                         RUNS ON             GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
 	for (int i = 0; i < res->n_plans; i++)
-		print_row(o, &res->plans[i], i + 1, md);
-	sbuf_addf(o, "%s(* on the Pareto front of time and cost to train; ! under the %.0f%% memory "
+		print_row(o, &res->plans[i], i + 1);
+	sbuf_addf(o, "(* on the Pareto front of time and cost to train; ! under the %.0f%% memory "
 		  "headroom; RUNS ON: stock frameworks that run the plan as one job, mcore = "
 		  "Megatron-Core, mlm = Megatron-LM 2021-22, ds = DeepSpeed, titan = torchtitan, "
-		  "none = needs a heterogeneity-aware runtime)\n\n", md ? "\n" : "",
-		  100 * so->mem_headroom);
+		  "none = needs a heterogeneity-aware runtime)\n\n", 100 * so->mem_headroom);
 	if (res->n_plans && !res->plans[0].runs_on) {
 		char why[400];
 		snprintf(why, sizeof why, "%s", res->plans[0].runs_on_why);
-		sbuf_addf(o, "%sPlan 1 runs on no stock framework (%s).\n", md ? "" : "", why);
+		sbuf_addf(o, "Plan 1 runs on no stock framework (%s).\n", why);
 		if (res->has_stock) {
 			const struct search_plan *sp = &res->stock;
 			char tok[32], ro[96];
@@ -343,11 +312,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	}
 
 	if (c->n_pools > 1 && res->n_plans) {
-		sbuf_addf(o, "%sBest plan on each pool alone:\n%s", md ? "## " : "", md ? "\n" : "");
+		sbuf_add(o, "Best plan on each pool alone:\n");
 		for (int i = 0; i < c->n_pools; i++) {
 			if (!res->has_single[i]) {
-				sbuf_addf(o, "%s%-10s  nothing fits on this pool alone\n", md ? "- " : "  ",
-				     c->pools[i].name);
+				sbuf_addf(o, "  %-10s  nothing fits on this pool alone\n", c->pools[i].name);
 				continue;
 			}
 			const struct search_plan *sp = &res->single[i];
@@ -357,11 +325,9 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
 			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
-			char pn[256], lab[256];
-			sbuf_addf(o, "%s%-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
-			     md ? "- " : "  ", md_text(pn, sizeof pn, c->pools[i].name, md),
-			     md_text(lab, sizeof lab, sp->label, md), tok, t, cost, 100 * fabs(gain),
-			     gain >= 0 ? "faster" : "slower");
+			sbuf_addf(o, "  %-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
+				  c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
+				  gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
 				sbuf_addf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
@@ -375,76 +341,24 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 		sbuf_addf(o, "\n");
 	}
 	if (res->n_plans) {
-		sbuf_addf(o, "%sPlan 1 in detail:\n%s", md ? "## " : "", md ? "\n```\n" : "");
+		sbuf_add(o, "Plan 1 in detail:\n");
 		print_layout(o, &res->plans[0], c, m);
-		sbuf_addf(o, "%s\n", md ? "```\n" : "");
+		sbuf_add(o, "\n");
 	}
 	if (res->n_pareto > 1) {
-		sbuf_addf(o, "%sPareto front (time vs cost to train):\n%s", md ? "## " : "", md ? "\n" : "");
+		sbuf_add(o, "Pareto front (time vs cost to train):\n");
 		for (int i = 0; i < res->n_pareto; i++) {
 			char t[32], cost[32];
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
-			char lab[256];
-			sbuf_addf(o, "%s%9s %9s  %s (%d GPUs)\n", md ? "- " : "  ", t, cost,
-			     md_text(lab, sizeof lab, res->pareto[i].label, md),
-			     res->pareto[i].est.n_gpus);
+			sbuf_addf(o, "  %9s %9s  %s (%d GPUs)\n", t, cost, res->pareto[i].label,
+				  res->pareto[i].est.n_gpus);
 		}
 		sbuf_addf(o, "\n");
 	}
 	sbuf_addf(o, "search: %ld candidates, %ld model evaluations, %ld pruned, %d LP solves, %.2f s\n",
 	     res->stats.candidates, res->stats.evaluated, res->stats.pruned, res->stats.lp_solves,
 	     res->stats.seconds);
-}
-
-static void csv_field(struct sbuf *o, const char *s, int last)
-{
-	sbuf_add_csv(o, s);
-	sbuf_add(o, last ? "\n" : ",");
-}
-
-static void print_csv(struct sbuf *o, const struct search_result *res, const struct cluster *c)
-{
-	sbuf_addf(o, "rank,label,gpus,");
-	for (int i = 0; i < c->n_pools; i++) {
-		char h[48];
-		snprintf(h, sizeof h, "gpus_%s", c->pools[i].name);
-		csv_field(o, h, 0);
-	}
-	sbuf_addf(o, "step_time_s,tokens_per_s,mfu,usd_per_hour,usd_per_mtok,time_to_train_s,cost_to_train_usd,mbs,recompute,zero,schedule,optimality,gap,pareto,runs_on,memory\n");
-	for (int i = 0; i < res->n_plans; i++) {
-		const struct search_plan *sp = &res->plans[i];
-		sbuf_addf(o, "%d,", i + 1);
-		csv_field(o, sp->label, 0);
-		sbuf_addf(o, "%d,", sp->est.n_gpus);
-		for (int p = 0; p < c->n_pools; p++)
-			sbuf_addf(o, "%d,", sp->gpus_used[p]);
-		char sched[24];
-		if (sp->plan.schedule == SCHED_INTERLEAVED)
-			snprintf(sched, sizeof sched, "interleaved:%d", sp->plan.vpp);
-		else
-			snprintf(sched, sizeof sched, "1f1b");
-		sbuf_addf(o, "%.6g,%.6g,%.4f,", sp->est.step_time_s, sp->est.tokens_per_s, sp->est.mfu);
-		if (sp->est.price_known)
-			sbuf_addf(o, "%.2f,%.4f,", sp->est.usd_per_hour, sp->est.usd_per_mtok);
-		else
-			sbuf_addf(o, ",,");
-		sbuf_addf(o, "%.0f,", sp->time_to_train_s);
-		if (sp->est.price_known)
-			sbuf_addf(o, "%.0f,", sp->cost_to_train_usd);
-		else
-			sbuf_addf(o, ",");
-		char ro[96];
-		runs_on_names(sp->runs_on, ro, sizeof ro);
-		for (char *q = ro; *q; q++)
-			if (*q == ',')
-				*q = ';';
-		sbuf_addf(o, "%d,%s,%d,%s,%s,%.4f,%d,", sp->plan.mbs,
-		     plan_recompute_name(sp->plan.recompute), sp->plan.zero, sched,
-		     search_optimality_name(sp->optimality), sp->gap, sp->pareto);
-		csv_field(o, ro, 0);
-		sbuf_addf(o, "%s\n", sp->risky ? "fits-with-risk" : "fits");
-	}
 }
 
 /* The stderr progress line of a long plan (only on a terminal): nothing
@@ -484,6 +398,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	const char *pools[HP_MAX_POOLS];
 	int n_pools = 0, have_fmt = 0, v, no_book = 0;
 	enum cli_format fmt = FMT_TABLE;
+	enum report_format rf = REPORT_FORMAT_AUTO;   /* AUTO here: not a report format */
 	int rc = HP_EXIT_USAGE, opt;
 	double d;
 	optind = 1;
@@ -580,8 +495,14 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_FORMAT:
-			if (cli_parse_format(optarg, &fmt, 15))
-				return usage_error("plan", "format", "table, json, csv or md", optarg);
+			/* html: the report page; md and csv: the report's Markdown
+			 * and its one CSV schema (report.h) */
+			if (!strcmp(optarg, "html"))
+				rf = REPORT_HTML;
+			else if (cli_parse_format(optarg, &fmt, 15))
+				return usage_error("plan", "format", "table, json, csv, md or html", optarg);
+			else
+				rf = fmt == FMT_MD ? REPORT_MD : fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
 			have_fmt = 1;
 			break;
 		case ':':
@@ -607,18 +528,12 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan plan: --objective budget needs --budget (e.g. 2.5M)\n");
 		return HP_EXIT_USAGE;
 	}
-	int html = 0;
-	if (out_file && !have_fmt) {
-		const char *dot = strrchr(out_file, '.');
-		enum report_format rf;
-		if (report_format_from_path(out_file, &rf) == 0 && rf == REPORT_HTML)
-			html = 1;
-		else if (dot && !strcmp(dot, ".json"))
-			fmt = FMT_JSON;
-		else if (dot && !strcmp(dot, ".csv"))
-			fmt = FMT_CSV;
-		else if (dot && !strcmp(dot, ".md"))
-			fmt = FMT_MD;
+	enum report_format pf;
+	if (out_file && !have_fmt && report_format_from_path(out_file, &pf) == 0) {
+		if (pf == REPORT_JSON)
+			fmt = FMT_JSON;   /* the plan JSON, not the report's */
+		else
+			rf = pf;
 	}
 	if ((rc = cli_build_cluster("plan", cluster_file, pools, n_pools, !no_book, cat, &c)))
 		return rc;
@@ -660,27 +575,29 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	}
 	struct sbuf o;
 	sbuf_init(&o);
-	if (html) {
-		/* -o FILE.html: the full report page, as `hetplan report` writes it */
+	rc = 0;
+	if (rf != REPORT_FORMAT_AUTO) {
+		/* Markdown, HTML and CSV: the report (report.h), plan 1 detailed */
 		struct search_opts ro = so;
 		ro.tokens = tokens;
 		struct report_input in = { &c, &m, &ro, &res, 0, time(NULL), HETPLAN_VERSION };
-		rc = report_write_file(out_file, REPORT_HTML, &in, &err) < 0
-			     ? cli_fail(&err, HP_EXIT_FAIL) : 0;
-		out_file = NULL;
+		char *text;
+		size_t len;
+		if (report_render(&in, rf, &text, &len, &err) < 0) {
+			rc = cli_fail(&err, HP_EXIT_FAIL);
+		} else {
+			sbuf_addn(&o, text, len);
+			free(text);
+		}
 	} else if (fmt == FMT_JSON) {
 		cJSON *j = result_json(&res, &c, &m, &so, tokens, &cap);
 		char *s = esc_json_print(j);
 		sbuf_addf(&o, "%s\n", s);
 		free(s);
 		cJSON_Delete(j);
-	} else if (fmt == FMT_CSV) {
-		print_csv(&o, &res, &c);
 	} else if (res.n_plans) {
-		print_table(&o, &res, &c, &m, &so, tokens, fmt == FMT_MD);
+		print_table(&o, &res, &c, &m, &so, tokens);
 	}
-	if (!html)
-		rc = 0;
 	if (out_file) {
 		if (o.len && cli_write_output(out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
@@ -689,7 +606,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	}
 	if (src < 0) {
 		fprintf(stderr, "hetplan: %s\n", res.why[0] ? res.why : err.msg);
-		if (res.has_nearest && fmt == FMT_TABLE) {
+		if (res.has_nearest && fmt == FMT_TABLE && rf == REPORT_FORMAT_AUTO) {
 			char tok[32];
 			fprintf(stderr, "nearest miss: %s, %d GPUs, %s tokens/s\n",
 				res.nearest.label, res.nearest.est.n_gpus,

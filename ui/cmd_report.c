@@ -1,6 +1,6 @@
 /* cmd_report.c — `hetplan report WORKSPACE.json -o FILE`: plan the
- * workspace and write the report; and report_write_file() for the other
- * front ends. */
+ * workspace and write the report (report_write_file; -o - is standard
+ * output). */
 #include "cmd_report.h"
 #include "cli.h"
 #include "pricing.h"
@@ -36,13 +36,12 @@ const struct option *cmd_report_options(void)
 	return report_opts;
 }
 
-int report_write_file(const char *path, enum report_format fmt,
-		      const struct report_input *in, struct hp_err *err)
+/* report_write_file, with "-" for standard output. */
+static int write_report(const char *path, enum report_format fmt, const struct report_input *in,
+			struct hp_err *err)
 {
-	if (fmt == REPORT_FORMAT_AUTO && report_format_from_path(path, &fmt) < 0)
-		return hp_err_set(err, HP_EXIT_USAGE,
-				  "%s: cannot tell the format from the name; use .md, .html, .json "
-				  "or .csv, or give --format", path);
+	if (strcmp(path, "-"))
+		return report_write_file(path, fmt, in, err);
 	char *text;
 	size_t len;
 	if (report_render(in, fmt, &text, &len, err) < 0)
@@ -142,7 +141,7 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	}
 	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res,
 				   res.n_plans ? rank - 1 : 0, time(NULL), HETPLAN_VERSION };
-	if (report_write_file(out, fmt, &in, &err) < 0)
+	if (write_report(out, fmt, &in, &err) < 0)
 		rc = cli_fail(&err, HP_EXIT_FAIL);
 	search_result_free(&res);
 	return rc;

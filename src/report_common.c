@@ -1,0 +1,334 @@
+/* report_common.c — what every report format shares: the parts of the
+ * step time and of memory, the accuracy and assumption tables, labels and
+ * money formats, the summary facts, price sources, node placement, and the
+ * section tables (report_table_*) that Markdown and HTML both render.
+ *
+ * A report restates the planner's result; it computes nothing the planner
+ * did not, except presentation: labels, the best single-pool plan to
+ * compare against, and the nodes of each stage, which come from the
+ * dispatcher (dispatch.c). Should dispatching fail, an in-order placement
+ * stands in: replica groups in order, each replica's stages in order, each
+ * stage on the next tp x cp GPUs of its pool without splitting a TP group
+ * across nodes. */
+#include "report_priv.h"
+#include "dispatch.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- shared tables ------------------------------------------------------ */
+
+static const struct report_part time_parts[] = {
+	{ "compute", "compute", "#3b6ea8", offsetof(struct perf_breakdown, compute) },
+	{ "recompute", "recompute", "#8fb3dc", offsetof(struct perf_breakdown, recompute) },
+	{ "tp_comm", "TP comm", "#e08a3c", offsetof(struct perf_breakdown, tp_comm) },
+	{ "pp_comm", "PP p2p", "#c8553d", offsetof(struct perf_breakdown, pp_comm) },
+	{ "dp_comm", "DP sync", "#4f9d69", offsetof(struct perf_breakdown, dp_comm) },
+	{ "cp_comm", "CP comm", "#8a6fb5", offsetof(struct perf_breakdown, cp_comm) },
+	{ "ep_comm", "EP all-to-all", "#9c7a54", offsetof(struct perf_breakdown, ep_comm) },
+	{ "bubble", "pipeline bubble", "#b9bec7", offsetof(struct perf_breakdown, bubble) },
+	{ "optimizer", "optimizer", "#d17fb0", offsetof(struct perf_breakdown, optimizer) },
+	{ "overhead", "other", "#d8c27a", offsetof(struct perf_breakdown, overhead) },
+};
+
+static const struct report_part mem_parts[] = {
+	{ "weights_bytes", "weights", "#3b6ea8", offsetof(struct perf_stage, weights) },
+	{ "grads_bytes", "gradients", "#4f9d69", offsetof(struct perf_stage, grads) },
+	{ "optimizer_bytes", "optimizer", "#e08a3c", offsetof(struct perf_stage, optimizer) },
+	{ "activations_bytes", "activations", "#8a6fb5", offsetof(struct perf_stage, activations) },
+	{ "other_bytes", "other", "#b9bec7", offsetof(struct perf_stage, other) },
+};
+
+static const char *const pool_colors[] = {
+	"#3b6ea8", "#e08a3c", "#4f9d69", "#c8553d", "#8a6fb5", "#9c7a54", "#d17fb0", "#6b8e23",
+};
+
+/* The model's accuracy against measured runs. These are the figures of the
+ * README's "Accuracy" section; tests/test_accuracy.c (training step time)
+ * and tests/test_comm_accuracy.c (collectives) measure them, and
+ * tests/test_report_cli.sh checks that a report states what the README
+ * states. When the model is refitted and the README's tables regenerated,
+ * copy the new figures here. */
+static const struct report_accuracy accuracy[] = {
+	{ "Step time, CONF:high training runs (Megatron-LM, BLOOM, MPT)", 28, 6.6, -1, 21.8,
+	  "tests/test_accuracy.c" },
+	{ "Step time, other published training runs", 37, 14.4, -1, -1,
+	  "tests/test_accuracy.c" },
+	{ "Peak memory per GPU, measured runs (torchtitan, BLOOM)", 10, 6.1, -1, 14.0,
+	  "tests/test_accuracy.c" },
+	{ "Collective bus bandwidth, messages of 64 MiB or more", 56, -1, 5.4, 14.9,
+	  "tests/test_comm_accuracy.c" },
+	{ "Collective bus bandwidth, 1 to 64 MiB", 23, -1, 8.8, -1,
+	  "tests/test_comm_accuracy.c" },
+};
+
+static const char *const assumptions[] = {
+	"Step time is the performance model's estimate (docs/model.md): GEMMs with wave "
+	"quantisation and an HBM roofline, flash attention per kernel class, memory-bound "
+	"ops by their bytes, host issue time per kernel, TP/CP/EP communication with the "
+	"framework's overlaps, the pipeline bubble, data-parallel sync hidden bucket by "
+	"bucket where the framework overlaps it, and the optimizer step.",
+	"Memory per GPU counts weights, gradients, optimizer state (sharded by ZeRO or the "
+	"distributed optimizer), activations (Korthikanti et al. 2022, with the chosen "
+	"recomputation) with an allocator allowance, and a fixed per-GPU overhead.",
+	"Time to train is tokens to train divided by tokens per second; checkpointing, "
+	"evaluation, restarts after failures and data-loading stalls are not included.",
+	"Cost is GPU node-hours at the listed price for the whole run; storage, egress, "
+	"spot preemption and idle time are not included.",
+	"TP overlap is modelled as Megatron-Core does it (sequence parallelism only, per "
+	"the plan's framework); EP all-to-alls are never overlapped.",
+	"GEMM tiles and per-layer kernel counts are written-down estimates, not profiles; "
+	"there is no power or clock model.",
+	"The accuracy figures below hold for GPU generations with measured runs (Volta, "
+	"Ampere, Hopper, Blackwell); other generations rest on datasheet figures.",
+	"Node numbers are indices within each pool from hetplan's dispatcher: TP groups "
+	"inside one node, consecutive stages and data-parallel peers on neighbouring nodes.",
+};
+
+const struct report_part *report_time_parts(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(time_parts);
+	return time_parts;
+}
+
+const struct report_part *report_mem_parts(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(mem_parts);
+	return mem_parts;
+}
+
+double report_part_value(const struct report_part *p, const void *obj)
+{
+	double v;
+	memcpy(&v, (const char *)obj + p->off, sizeof v);
+	return v;
+}
+
+const char *report_pool_color(int i)
+{
+	return pool_colors[(size_t)i % HP_ARRAY_LEN(pool_colors)];
+}
+
+const struct report_accuracy *report_accuracy_table(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(accuracy);
+	return accuracy;
+}
+
+const char *const *report_assumptions(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(assumptions);
+	return assumptions;
+}
+
+/* ---- labels and formats ------------------------------------------------- */
+
+char *report_fmt_usd(char *buf, size_t n, double v)
+{
+	if (!(v > 0) || !isfinite(v))
+		snprintf(buf, n, "unknown");
+	else if (v >= 1e6)
+		snprintf(buf, n, "$%.2fM", v / 1e6);
+	else if (v >= 1e4)
+		snprintf(buf, n, "$%.1fk", v / 1e3);
+	else
+		snprintf(buf, n, "$%.2f", v);
+	return buf;
+}
+
+char *report_fmt_time(char *buf, size_t n, time_t t)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%d %H:%M UTC", &tm);
+	return buf;
+}
+
+int report_plan_uniform(const struct plan *p, int *tp, int *pp)
+{
+	*tp = *pp = 0;
+	for (int g = 0; g < p->n_replicas; g++) {
+		const struct replica *r = &p->replicas[g];
+		for (int s = 0; s < r->n_stages; s++)
+			if (r->stages[s].tp != r->stages[0].tp)
+				return 0;
+		if (g && (r->n_stages != *pp || r->stages[0].tp != *tp))
+			return 0;
+		*tp = r->stages[0].tp;
+		*pp = r->n_stages;
+	}
+	return *tp > 0;
+}
+
+void report_plan_label(const struct search_plan *sp, const struct cluster *c,
+		       char *buf, size_t n)
+{
+	if (*sp->label) {
+		snprintf(buf, n, "%s", sp->label);
+		return;
+	}
+	const struct plan *p = &sp->plan;
+	int used[HP_MAX_POOLS], tp, pp, npools = 0, last = 0;
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i]) {
+			npools++;
+			last = i;
+		}
+	if (npools == 1 && report_plan_uniform(p, &tp, &pp))
+		snprintf(buf, n, "%.31s: TP%d PP%d DP%d", c->pools[last].name, tp, pp, plan_dp(p));
+	else if (report_plan_uniform(p, &tp, &pp))
+		snprintf(buf, n, "mixed: TP%d PP%d DP%d", tp, pp, plan_dp(p));
+	else
+		snprintf(buf, n, "mixed: %d replica layouts, DP%d", p->n_replicas, plan_dp(p));
+}
+
+void report_summarize(const struct report_input *in, struct report_summary *s)
+{
+	const struct search_result *r = in->res;
+	memset(s, 0, sizeof *s);
+	s->single_pool = -1;
+	if (r->n_plans > 0)
+		s->chosen = &r->plans[in->chosen];
+	/* Tokens to train: the workload's, or what the planner assumed (its
+	 * time to train is tokens / tokens per second). */
+	s->tokens = in->opts->tokens;
+	if (!(s->tokens > 0) && s->chosen)
+		s->tokens = s->chosen->time_to_train_s * s->chosen->est.tokens_per_s;
+	if (!(s->tokens > 0))
+		s->tokens = 1e12;
+	/* The single-pool plan to compare against: by the objective's measure
+	 * (throughput or time for the speed objectives, cost otherwise). */
+	int by_cost = in->opts->objective == OBJ_COST || in->opts->objective == OBJ_DEADLINE;
+	for (int i = 0; i < in->cluster->n_pools; i++) {
+		if (!r->has_single[i])
+			continue;
+		const struct search_plan *c = &r->single[i];
+		int better;
+		if (!s->single)
+			better = 1;
+		else if (by_cost && c->cost_to_train_usd > 0 && s->single->cost_to_train_usd > 0)
+			better = c->cost_to_train_usd < s->single->cost_to_train_usd;
+		else
+			better = c->est.tokens_per_s > s->single->est.tokens_per_s;
+		if (better) {
+			s->single = c;
+			s->single_pool = i;
+		}
+	}
+	s->all_priced = 1;
+	for (int i = 0; i < in->cluster->n_pools; i++)
+		if (!(in->cluster->pools[i].usd_per_node_h > 0))
+			s->all_priced = 0;
+}
+
+void report_price_parts(const struct pool *p, char *src, size_t ns, char *date, size_t nd)
+{
+	/* The price book writes "offer; when" (pricing_apply); other sources
+	 * (a cluster file, --pool, the catalog reference) carry no date. */
+	const char *semi = strrchr(p->price_source, ';');
+	if (!*p->price_source) {
+		snprintf(src, ns, "-");
+		snprintf(date, nd, "not recorded");
+	} else if (semi) {
+		snprintf(src, ns, "%.*s", (int)(semi - p->price_source), p->price_source);
+		const char *d = semi + 1;
+		while (*d == ' ')
+			d++;
+		if (!strcmp(d, "embedded snapshot"))
+			snprintf(date, nd, "embedded snapshot, date unknown");
+		else
+			snprintf(date, nd, "%s", *d ? d : "not recorded");
+	} else {
+		snprintf(src, ns, "%s", p->price_source);
+		snprintf(date, nd, "not recorded");
+	}
+}
+
+void report_fabric_text(const struct cluster *c, char *buf, size_t n)
+{
+	int split = 0;
+	for (int i = 1; i < c->n_pools; i++)
+		split |= !cluster_same_site(c, 0, i);
+	if (split)
+		snprintf(buf, n, "Fabric: pools on one site share a spine (oversubscription %.2g:1); "
+			 "sites are joined by %.0f Gb/s with %.0f us latency.", c->oversub,
+			 c->inter_pool_gbps, c->inter_pool_latency_us);
+	else
+		snprintf(buf, n, "Fabric: all pools share one spine (oversubscription %.2g:1).",
+			 c->oversub);
+}
+
+/* ---- in-order node placement -------------------------------------------- */
+
+/* Node indices (within its pool) that stage `stage` of replica group
+ * `group` occupies over all of the group's replicas, ascending and
+ * distinct. Returns a heap array of *n entries (caller frees). */
+static int *stage_nodes(const struct plan *p, const struct cluster *c, int group,
+			int stage, int *n)
+{
+	long cursor[HP_MAX_POOLS] = { 0 };
+	int cap = 16, *out = xmalloc((size_t)cap * sizeof *out);
+	*n = 0;
+	for (int g = 0; g <= group && g < p->n_replicas; g++) {
+		const struct replica *r = &p->replicas[g];
+		for (int k = 0; k < r->count; k++)
+			for (int s = 0; s < r->n_stages; s++) {
+				const struct stage *st = &r->stages[s];
+				int gpn = c->pools[st->pool].gpus_per_node;
+				long need = (long)st->tp * p->cp;
+				long *cur = &cursor[st->pool];
+				if (gpn > 0 && need <= gpn && *cur % gpn + need > gpn)
+					*cur += gpn - *cur % gpn;
+				long first = gpn > 0 ? *cur / gpn : 0;
+				long last = gpn > 0 ? (*cur + need - 1) / gpn : 0;
+				*cur += need;
+				if (g != group || s != stage)
+					continue;
+				for (long nd = first; nd <= last; nd++) {
+					if (*n && out[*n - 1] >= nd)
+						continue;
+					if (*n == cap) {
+						cap *= 2;
+						out = xrealloc(out, (size_t)cap * sizeof *out);
+					}
+					out[(*n)++] = (int)nd;
+				}
+			}
+	}
+	return out;
+}
+
+void report_place(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  struct dispatch *d)
+{
+	struct hp_err err = { 0 };
+	if (dispatch_plan(c, m, p, d, &err) == 0)
+		return;
+	memset(d, 0, sizeof *d);
+	for (int g = 0; g < p->n_replicas; g++)
+		d->n_stages += p->replicas[g].n_stages;
+	d->st = xcalloc((size_t)d->n_stages, sizeof *d->st);
+	int k = 0;
+	for (int g = 0; g < p->n_replicas; g++)
+		for (int s = 0; s < p->replicas[g].n_stages; s++, k++) {
+			struct dispatch_stage *ds = &d->st[k];
+			ds->group = g;
+			ds->stage = s;
+			ds->pool = p->replicas[g].stages[s].pool;
+			ds->nodes = stage_nodes(p, c, g, s, &ds->n_nodes);
+		}
+}
+
+
+/* 1-based rank of sp in the ranked list, 0 when it is not there. */
+int report_plan_rank(const struct search_result *r, const struct search_plan *sp)
+{
+	for (int i = 0; i < r->n_plans; i++)
+		if (&r->plans[i] == sp || plan_equal(&r->plans[i].plan, &sp->plan))
+			return i + 1;
+	return 0;
+}
