@@ -114,6 +114,15 @@ int pricing_config_load(struct price_config *cfg, const char *config_file,
  * into buf (truncated to n). cfg may be NULL. Never fails. */
 void pricing_cache_dir(const struct price_config *cfg, char *buf, size_t n);
 
+/* Apply one command-line flag to cfg: "timeout" (seconds, 0.1 to 3600:
+ * connect timeout and stall window, the whole transfer capped at 15 times
+ * that and at least a minute), "max-bytes" (1K to 16G), "retry-wait"
+ * (seconds), "cache-dir", "skypilot-url", "azure-url", "gpus-url"
+ * (http(s) URLs). Returns 0, or -1 with *want set to a static description
+ * of what the flag expects (for the usage message). */
+int pricing_config_flag(struct price_config *cfg, const char *flag, const char *value,
+			const char **want);
+
 /* Check a source name ("skypilot:aws", "azure", "json:https://...").
  * Returns 0, or -1 with err (HP_EXIT_USAGE) saying what is expected. */
 int pricing_source_valid(const char *name, struct hp_err *err);

@@ -236,6 +236,38 @@ int pricing_config_load(struct price_config *cfg, const char *config_file,
 	return 0;
 }
 
+
+int pricing_config_flag(struct price_config *cfg, const char *flag, const char *value,
+			const char **want)
+{
+	double v = 0;
+	if (!strcmp(flag, "timeout")) {
+		if (hp_parse_duration(value, &v) && (hp_parse_quantity(value, &v) || v <= 0))
+			return *want = "seconds like 20 or 1.5", -1;
+		if (v < 0.1 || v > 3600)
+			return *want = "0.1 to 3600 seconds", -1;
+		set_timeout(&cfg->http, v);
+	} else if (!strcmp(flag, "max-bytes")) {
+		if (hp_parse_bytes(value, &v) || v < 1024 || v > 16e9)
+			return *want = "a size from 1K to 16G like 64M", -1;
+		cfg->http.max_bytes = v;
+	} else if (!strcmp(flag, "retry-wait")) {
+		if (hp_parse_duration(value, &v) && strcmp(value, "0"))
+			return *want = "seconds like 5", -1;
+		cfg->http.retry_wait_max_s = strcmp(value, "0") ? v : 0;
+	} else if (!strcmp(flag, "cache-dir")) {
+		hp_strlcpy(cfg->cache_dir, value, sizeof cfg->cache_dir);
+	} else {
+		char *dst = !strcmp(flag, "skypilot-url") ? cfg->skypilot_url
+			  : !strcmp(flag, "azure-url") ? cfg->azure_url
+			  : !strcmp(flag, "gpus-url") ? cfg->gpus_url : NULL;
+		if (!dst || !pricing_url_ok(value) || strlen(value) >= sizeof cfg->gpus_url)
+			return *want = "an http(s):// URL", -1;
+		hp_strlcpy(dst, value, sizeof cfg->gpus_url);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Updating. */
 
