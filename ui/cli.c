@@ -47,7 +47,7 @@ static const struct command commands[] = {
 	  "evaluate one plan: step time, memory, comm, cost" },
 	{ "comm", cmd_comm, cmd_comm_options,
 	  "time one collective on a given system" },
-	{ "gpus", cmd_gpus, cmd_catalog_options,
+	{ "gpus", cmd_gpus, cmd_gpus_options,
 	  "list the GPU catalog" },
 	{ "models", cmd_models, cmd_catalog_options,
 	  "list the model presets" },
