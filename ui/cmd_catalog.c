@@ -153,10 +153,10 @@ static int gpus_update(const struct price_config *cfg, const struct catalog *cat
 	struct hp_err err = { 0 };
 	char shown[600], age[96] = "";
 	int rc = pricing_gpus_update(cfg, cat, a->source, NULL, NULL, NULL, &u, &err);
-	if (rc < 0) {
-		fprintf(stderr, "hetplan gpus: --source: %s\n", esc_term_buf(shown, sizeof shown,
-									    err.msg));
-		return HP_EXIT_USAGE;
+	if (rc < 0) {   /* a bad URL (2), or no cache directory (1) */
+		fprintf(stderr, "hetplan gpus: %s%s\n", err.code == HP_EXIT_USAGE ? "--source: " : "",
+			esc_term_buf(shown, sizeof shown, err.msg));
+		return err.code ? err.code : HP_EXIT_USAGE;
 	}
 	esc_term_buf(shown, sizeof shown, u.source);
 	if (u.result == PRICE_FAILED || u.result == PRICE_CANCELLED) {
