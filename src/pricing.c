@@ -70,6 +70,20 @@ int pricing_url_ok(const char *u)
 	return !strncmp(u, "https://", 8) || !strncmp(u, "http://", 7);
 }
 
+int pricing_url_arg_ok(const char *name, const char *arg, struct hp_err *err)
+{
+	const char *colon = strchr(name, ':');
+	if (!pricing_url_ok(arg) || strlen(name) >= 500)
+		return hp_err_set(err, HP_EXIT_USAGE, "source '%s': %.*s needs an http:// or https:// URL",
+				  name, colon ? (int)(colon - name + 1) : 0, name);
+	return 0;
+}
+
+char *pricing_url_arg(const struct price_config *cfg, const char *arg)
+{
+	return xstrdup(arg);
+}
+
 void pricing_lower(char *s)
 {
 	for (; *s; s++)

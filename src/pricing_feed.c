@@ -171,20 +171,6 @@ char *pricing_feed_from_offers(const struct price_book *pb)
 	return s;
 }
 
-/* json:URL — an http:// or https:// URL of at most 495 bytes. */
-static int feed_arg_ok(const char *name, const char *arg, struct hp_err *err)
-{
-	if (!pricing_url_ok(arg) || strlen(name) >= 500)
-		return hp_err_set(err, HP_EXIT_USAGE,
-				  "source '%s': json: needs an http:// or https:// URL", name);
-	return 0;
-}
-
-static char *feed_url(const struct price_config *cfg, const char *arg)
-{
-	return xstrdup(arg);
-}
-
 static int feed_parse(struct price_book *pb, int src, const char *arg, const char *body,
 		      size_t len, const struct catalog *cat, const char *what, struct hp_err *err)
 {
@@ -193,6 +179,6 @@ static int feed_parse(struct price_book *pb, int src, const char *arg, const cha
 
 const struct price_source price_source_feed = {
 	.prefix = "json:", .user = 1, .cache_format = "hetplan-json", .layer = 2,
-	.arg_ok = feed_arg_ok, .url = feed_url, .cache_file = pricing_cache_file_default,
+	.arg_ok = pricing_url_arg_ok, .url = pricing_url_arg, .cache_file = pricing_cache_file_default,
 	.fetch = NULL, .parse = feed_parse,
 };

@@ -61,19 +61,6 @@ out:
 	return rc;
 }
 
-static int gpus_arg_ok(const char *name, const char *arg, struct hp_err *err)
-{
-	if (!pricing_url_ok(arg) || strlen(name) >= 500)
-		return hp_err_set(err, HP_EXIT_USAGE,
-				  "'%s': expected an http:// or https:// URL", arg);
-	return 0;
-}
-
-static char *gpus_url(const struct price_config *cfg, const char *arg)
-{
-	return xstrdup(arg);
-}
-
 /* One file whatever the URL: the catalog last fetched is the one used. */
 static void gpus_cache_file(const char *name, char *buf, size_t n)
 {
@@ -82,7 +69,7 @@ static void gpus_cache_file(const char *name, char *buf, size_t n)
 
 const struct price_source price_source_gpus = {
 	.prefix = "gpus:", .user = 0, .cache_format = "hetplan-gpus", .layer = 3,
-	.arg_ok = gpus_arg_ok, .url = gpus_url, .cache_file = gpus_cache_file,
+	.arg_ok = pricing_url_arg_ok, .url = pricing_url_arg, .cache_file = gpus_cache_file,
 	.fetch = NULL, .parse = gpus_parse,
 };
 
@@ -95,7 +82,9 @@ int pricing_gpus_update(const struct price_config *cfg, const struct catalog *ca
 	char *name = xasprintf("gpus:%s", url);
 	const char *arg;
 	int rc = -1;
-	if (price_source_find(name, &arg) && gpus_arg_ok(name, arg, err) == 0) {
+	if (!pricing_url_ok(url) || strlen(name) >= 500)
+		hp_err_set(err, HP_EXIT_USAGE, "'%s': expected an http:// or https:// URL", url);
+	else if (price_source_find(name, &arg)) {
 		const char *one[1] = { name };
 		rc = pricing_run_jobs(cfg, cat, one, 1, fn, ud, cancel, out, err);
 		/* The name says which file; the report says which URL. */

@@ -98,6 +98,10 @@ void pricing_emit(struct price_book *pb, const struct catalog *cat, struct price
 /* Add or replace a GPU spec of the book (names and text scrubbed). */
 void pricing_add_gpu(struct price_book *pb, const struct gpu_spec *g);
 void pricing_lower(char *s);
+/* arg_ok and url of the sources named by a URL (json:URL, gpus:URL): an
+ * http(s) URL, the whole name under 500 bytes; fetched as it is. */
+int pricing_url_arg_ok(const char *name, const char *arg, struct hp_err *err);
+char *pricing_url_arg(const struct price_config *cfg, const char *arg);
 int pricing_url_ok(const char *u);
 /* "2026-11-30 09:12 UTC" */
 void pricing_fmt_day(double t, char *buf, size_t n);

@@ -2,6 +2,7 @@
  * as a table, JSON or CSV; `hetplan gpus --update` fetches a newer GPU
  * catalog file into the cache (src/pricing_gpus.c). */
 #include "cli.h"
+#include "cmd_prices.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "model.h"
@@ -94,8 +95,7 @@ struct gpus_args {
 	enum cli_format fmt;
 	int update;
 	const char *source, *config;
-	const char *flags[4][2];  /* engine flags: {name, value} */
-	int n_flags;
+	struct http_flags flags;
 };
 
 /* Parse argv into a. Returns -1 to go on, or the exit status. */
@@ -118,30 +118,13 @@ static int gpus_parse(int argc, char **argv, struct gpus_args *a)
 		case G_SOURCE: a->source = optarg; break;
 		case G_CONFIG: a->config = optarg; break;
 		case G_TIMEOUT: case G_MAXB: case G_RETRY: case G_CACHE:
-			for (int i = 0; gpus_options[i].name; i++)
-				if (gpus_options[i].val == o && a->n_flags < 4) {
-					a->flags[a->n_flags][0] = gpus_options[i].name;
-					a->flags[a->n_flags++][1] = optarg;
-				}
+			http_flags_add(&a->flags, gpus_options, o, optarg);
 			break;
-		case ':':
-			fprintf(stderr, "hetplan gpus: %s: missing value\n", argv[optind - 1]);
-			return HP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "hetplan gpus: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
-			return HP_EXIT_USAGE;
+			return cmd_opt_error("gpus", o, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan gpus: unexpected argument '%s'\n", argv[optind]);
-		return HP_EXIT_USAGE;
-	}
-	if (a->source && !a->update) {
-		fprintf(stderr, "hetplan gpus: --source needs --update\n");
-		return HP_EXIT_USAGE;
-	}
-	return -1;
+	return cmd_update_check("gpus", argc, argv, a->source != NULL, a->update);
 }
 
 /* Fetch the catalog file and report it. 0 ok, 1 failed, or the exit
@@ -330,18 +313,15 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 		return rc;
 	if (pricing_config_load(&cfg, a.config, &err) < 0) {
 		/* A broken config stops only what needs it. */
-		if (a.update || a.config || a.n_flags)
+		if (a.update || a.config || a.flags.n)
 			return cli_fail(&err, HP_EXIT_INPUT);
 		memset(&cfg, 0, sizeof cfg);   /* the default cache directory */
 	}
-	for (int i = 0; i < a.n_flags; i++) {
-		const char *want;
-		if (pricing_config_flag(&cfg, a.flags[i][0], a.flags[i][1], &want) < 0)
-			return usage_error("gpus", a.flags[i][0], want, a.flags[i][1]);
-	}
+	if ((rc = http_flags_apply(&a.flags, "gpus", &cfg)))
+		return rc;
 	if (a.update && (failed = gpus_update(&cfg, cat, &a)) > 1)
 		return failed;
-	if (a.update || a.config || a.n_flags) {
+	if (a.update || a.config || a.flags.n) {
 		if ((rc = gpus_reload(&fresh, &cfg)))
 			return rc;
 		cat = &fresh;

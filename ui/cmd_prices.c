@@ -1,5 +1,6 @@
 /* cmd_prices.c — `hetplan prices`: the price book, and updating it. */
 #include "cli.h"
+#include "cmd_prices.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
@@ -142,13 +143,62 @@ static void csv_str(const char *s)
 	}
 }
 
+void http_flags_add(struct http_flags *f, const struct option *opts, int o,
+		    const char *value)
+{
+	for (int i = 0; opts[i].name; i++) {
+		if (opts[i].val != o)
+			continue;
+		int k;
+		for (k = 0; k < f->n && strcmp(f->v[k][0], opts[i].name); k++)
+			;
+		if (k == (int)HP_ARRAY_LEN(f->v))
+			return;
+		f->v[k][0] = opts[i].name;
+		f->v[k][1] = value;
+		f->n += k == f->n;
+	}
+}
+
+int http_flags_apply(const struct http_flags *f, const char *cmd, struct price_config *cfg)
+{
+	for (int i = 0; i < f->n; i++) {
+		const char *want;
+		if (pricing_config_flag(cfg, f->v[i][0], f->v[i][1], &want) < 0)
+			return usage_error(cmd, f->v[i][0], want, f->v[i][1]);
+	}
+	return 0;
+}
+
+int cmd_opt_error(const char *cmd, int o, char **argv)
+{
+	if (o == ':')
+		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, argv[optind - 1]);
+	else
+		fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
+			argv[optind - 1]);
+	return HP_EXIT_USAGE;
+}
+
+int cmd_update_check(const char *cmd, int argc, char **argv, int has_source, int update)
+{
+	if (optind < argc) {
+		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if (has_source && !update) {
+		fprintf(stderr, "hetplan %s: --source needs --update\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* What the command line asked for. */
 struct prices_args {
 	const char *sources[PRICE_MAX_SOURCES];
 	int n_src, update, spot, all, gpus;
 	const char *gpu, *provider, *region, *config;
-	const char *flags[5][2];  /* engine flags: {name, value} */
-	int n_flags;
+	struct http_flags flags;
 	enum cli_format fmt;
 };
 
@@ -192,37 +242,14 @@ static int prices_parse(int argc, char **argv, struct prices_args *a)
 				return usage_error("prices", "format", "table, json or csv", optarg);
 			break;
 		case O_TIMEOUT: case O_MAXB: case O_RETRY: case O_CACHE: case O_SKY: case O_AZ:
-			/* Checked in order once the config is loaded; the last of a
-			 * repeated flag wins as before. */
-			for (int i = 0; prices_opts[i].name; i++)
-				if (prices_opts[i].val == o && a->n_flags < 5) {
-					int k;
-					for (k = 0; k < a->n_flags && strcmp(a->flags[k][0], prices_opts[i].name); k++)
-						;
-					a->flags[k][0] = prices_opts[i].name;
-					a->flags[k][1] = optarg;
-					a->n_flags += k == a->n_flags;
-				}
+			http_flags_add(&a->flags, prices_opts, o, optarg);
 			break;
 		case O_CONFIG: a->config = optarg; break;
-		case ':':
-			fprintf(stderr, "hetplan prices: %s: missing value\n", argv[optind - 1]);
-			return HP_EXIT_USAGE;
 		default:
-			fprintf(stderr, "hetplan prices: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
-			return HP_EXIT_USAGE;
+			return cmd_opt_error("prices", o, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan prices: unexpected argument '%s'\n", argv[optind]);
-		return HP_EXIT_USAGE;
-	}
-	if (a->n_src && !a->update) {
-		fprintf(stderr, "hetplan prices: --source needs --update\n");
-		return HP_EXIT_USAGE;
-	}
-	return -1;
+	return cmd_update_check("prices", argc, argv, a->n_src > 0, a->update);
 }
 
 /* Update the sources and report each result. Returns the number failed,
@@ -414,11 +441,8 @@ int cmd_prices(int argc, char **argv, const struct catalog *cat)
 		return rc;
 	if (pricing_config_load(&cfg, a.config, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
-	for (int i = 0; i < a.n_flags; i++) {
-		const char *want;
-		if (pricing_config_flag(&cfg, a.flags[i][0], a.flags[i][1], &want) < 0)
-			return usage_error("prices", a.flags[i][0], want, a.flags[i][1]);
-	}
+	if ((rc = http_flags_apply(&a.flags, "prices", &cfg)))
+		return rc;
 	struct price_update ups[PRICE_MAX_SOURCES];
 	int n_up = 0, failed = 0;
 	if (a.update && (failed = prices_update(&cfg, cat, &a, ups, &n_up)) < 0)
