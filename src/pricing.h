@@ -201,6 +201,12 @@ int pricing_parse_azure_page(struct price_book *pb, int src, const char *text,
 			     size_t len, const struct catalog *cat, const char *what,
 			     int *count, char *next, size_t next_size, int *next_null,
 			     struct hp_err *err);
+/* A GPU catalog file (`hetplan gpus --update`): its specs go to pb->gpus.
+ * Fails on a malformed document, a schema other than 1, a missing "gpus"
+ * array or any GPU entry the catalog format refuses (pb->gpus then holds
+ * what it held before, bar replaced names). */
+int pricing_parse_gpus(struct price_book *pb, const char *text, size_t len, const char *what,
+		       struct hp_err *err);
 /* Add a source entry; returns its index, or -1 when the book already holds
  * PRICE_MAX_SOURCES + 1 sources (the embedded one and 16 more). */
 int pricing_add_source(struct price_book *pb, const char *name, const char *url,

@@ -25,8 +25,8 @@
 
 /* {"schema": 1, "gpus": [...]}: other keys are ignored (a newer catalog
  * may carry more), "models" included. */
-static int gpus_parse(struct price_book *pb, int src, const char *arg, const char *body,
-		      size_t len, const struct catalog *cat, const char *what, struct hp_err *err)
+int pricing_parse_gpus(struct price_book *pb, const char *body, size_t len, const char *what,
+		       struct hp_err *err)
 {
 	cJSON *root = jx_parse(body, len, what, err);
 	if (!root)
@@ -65,6 +65,12 @@ out:
 static void gpus_cache_file(const char *name, char *buf, size_t n)
 {
 	snprintf(buf, n, "%s", GPUS_CACHE_FILE);
+}
+
+static int gpus_parse(struct price_book *pb, int src, const char *arg, const char *body,
+		      size_t len, const struct catalog *cat, const char *what, struct hp_err *err)
+{
+	return pricing_parse_gpus(pb, body, len, what, err);
 }
 
 const struct price_source price_source_gpus = {
