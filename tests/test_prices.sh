@@ -292,6 +292,7 @@ GS="--source $U/gpus.json"
 gfault refused ok "could not connect" --source "http://127.0.0.1:$DEAD/gpus.json"
 gfault 404 404 "HTTP 404 Not Found" $GS
 gfault 500 500 "HTTP 500 Internal Server Error (after a retry)" $GS
+gfault 429-long 429:3600 "asks to wait 3600 s (longer than hetplan waits); try again after" $GS
 gfault trickle trickle "transfer stalled" $GS
 gfault big big "larger than the size cap of 100.0 KiB" $GS --max-bytes 100K
 gfault bigstream bigstream "larger than the size cap of 100.0 KiB" $GS --max-bytes 100K
