@@ -207,18 +207,17 @@ static int name_cmp(const void *a, const void *b)
 	return r ? r : strcmp(x, y);
 }
 
-/* The names of the prices-*.cache files in dir, in layer order (heap
- * array of heap strings; caller frees each and the array). */
-static int cache_names(const char *dir, char ***out)
+int pricing_cache_list(const char *dir, const char *prefix, char ***out)
 {
 	DIR *d = opendir(dir);
 	char **names = NULL;
 	int nn = 0;
+	size_t pl = strlen(prefix);
 	if (d) {
 		struct dirent *de;
 		while ((de = readdir(d))) {
 			size_t l = strlen(de->d_name);
-			if (strncmp(de->d_name, "prices-", 7) || l < 13 ||
+			if (strncmp(de->d_name, prefix, pl) || l < pl + 6 ||
 			    strcmp(de->d_name + l - 6, ".cache"))
 				continue;
 			names = xrealloc(names, (size_t)(nn + 1) * sizeof *names);
@@ -292,7 +291,7 @@ int pricing_load(struct price_book *pb, const struct price_config *cfg,
 		return -1;
 	pricing_cache_dir(cfg, pb->cache_dir, sizeof pb->cache_dir);
 	char **names;
-	int nn = cache_names(pb->cache_dir, &names);
+	int nn = pricing_cache_list(pb->cache_dir, "prices-", &names);
 	/* Providers whose snapshot rows a cached catalog replaces. */
 	char covered[PRICE_MAX_SOURCES][24];
 	int nc = 0;

@@ -15,7 +15,6 @@
 #include "pricing_int.h"
 #include "jsonx.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,35 +178,6 @@ static void note(char *warn, size_t wn, const char *msg)
 		snprintf(warn + l, wn - l, "%signoring a cache file: %s", l ? "\n" : "", msg);
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The cached json: feeds in dir, sorted by name so that the same files
- * always merge in the same order (heap; caller frees each and the array). */
-static int feed_names(const char *dir, char ***out)
-{
-	DIR *d = opendir(dir);
-	char **names = NULL;
-	int nn = 0;
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (strncmp(de->d_name, "prices-json-", 12) || l < 18 ||
-		    strcmp(de->d_name + l - 6, ".cache"))
-			continue;
-		names = xrealloc(names, (size_t)(nn + 1) * sizeof *names);
-		names[nn++] = xstrdup(de->d_name);
-	}
-	if (d)
-		closedir(d);
-	if (nn > 1)
-		qsort(names, (size_t)nn, sizeof *names, str_cmp);
-	*out = names;
-	return nn;
-}
-
 int pricing_catalog_extend(struct catalog *cat, const struct price_config *cfg, char *warn,
 			   size_t wn)
 {
@@ -222,7 +192,7 @@ int pricing_catalog_extend(struct catalog *cat, const struct price_config *cfg, 
 		note(warn, wn, err.msg);
 	free(path);
 	char **names;
-	int nn = feed_names(dir, &names);
+	int nn = pricing_cache_list(dir, "prices-json-", &names);
 	for (int i = 0; i < nn; i++) {
 		path = xasprintf("%s/%s", dir, names[i]);
 		memset(&err, 0, sizeof err);

@@ -154,6 +154,11 @@ int pricing_cache_parse(struct price_book *pb, int src, const struct cache_entry
 			const struct catalog *cat, const char *what, struct hp_err *err);
 /* mkdir -p. 0, or -1 with errno. */
 int pricing_mkdir_p(const char *path);
+/* The names of the cache files in dir starting with prefix ("prices-",
+ * "prices-json-"), in layer order, then by name, so the same files
+ * always merge in the same order. Returns the count; *out is a heap
+ * array of heap strings (caller frees each and the array; NULL when 0). */
+int pricing_cache_list(const char *dir, const char *prefix, char ***out);
 /* Default cache-file names: prices-skypilot-aws.cache, prices-json-HASH.cache */
 void pricing_cache_file_default(const char *name, char *buf, size_t n);
 
