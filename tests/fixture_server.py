@@ -12,10 +12,15 @@ LOG_FILE as "METHOD PATH if-none-match=..." for checks on conditional GET.
 Routes in mode ok:
   /v8/CLOUD/vms.csv       tests/data/fixtures/skypilot-v8-CLOUD-vms.*.csv
   /prices.json            tests/data/prices/feed.json   (hetplan feed)
+  /x1000.json             tests/data/prices/feed_x1000.json (a feed that
+                          declares a new GPU, X1000)
+  /gpus.json              tests/data/prices/gpus.json   (a GPU catalog file)
   /azure/prices           Azure Retail Prices pages built from the
                           documented schema, 3 items a page, $skip paging
 Modes: 404 500 429:N 429once:N trickle big bigstream truncated badcsv
-badjson wrongheader loop azure-emptylink azure-emptylink-fail.
+badjson wrongheader loop azure-emptylink azure-emptylink-fail, and for GPU
+catalogs: wrongschema (gpus is an object), schema2 (an unknown schema
+number), hostile (a GPU name carrying a terminal escape sequence).
 Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 """
 import glob
@@ -197,6 +202,15 @@ class Handler(BaseHTTPRequestHandler):
         if kind == "wrongheader":
             return self.send(200, b"name,gpu,count,usd,region\np5.48xlarge,H100,8,55.04,us-east-1\n",
                              "text/csv")
+        if kind == "wrongschema":
+            return self.send(200, b'{"schema": 1, "gpus": {"name": "X3000", "memory_gb": 10}}',
+                             "application/json")
+        if kind == "schema2":
+            return self.send(200, b'{"schema": 2, "gpus": []}', "application/json")
+        if kind == "hostile":
+            body = json.dumps({"schema": 1, "gpus": [
+                {"name": "X\u001b]0;owned\u0007", "memory_gb": 10}]})
+            return self.send(200, body.encode(), "application/json")
         p = url.path
         if p.startswith("/v8/") and p.endswith("/vms.csv"):
             cloud = p[4:-8]
@@ -207,6 +221,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.serve_file(files[0], "text/csv")
         if p == "/prices.json":
             return self.serve_file(os.path.join(ROOT, "data", "prices", "feed.json"),
+                                   "application/json")
+        if p in ("/x1000.json", "/gpus.json"):
+            name = "feed_x1000.json" if p == "/x1000.json" else "gpus.json"
+            return self.serve_file(os.path.join(ROOT, "data", "prices", name),
                                    "application/json")
         if p == "/azure/prices":
             return self.azure(url.query, mode)

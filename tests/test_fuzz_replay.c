@@ -38,6 +38,9 @@
 #define LLVMFuzzerTestOneInput fuzz_workspace
 #include "fuzz/fuzz_workspace.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_gpus
+#include "fuzz/fuzz_gpus.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *name;
@@ -45,7 +48,7 @@ static const struct {
 } targets[] = {
 	{ "cluster", fuzz_cluster }, { "model", fuzz_model }, { "plan", fuzz_plan },
 	{ "pool", fuzz_pool }, { "skypilot", fuzz_skypilot }, { "azure", fuzz_azure },
-	{ "feed", fuzz_feed }, { "workspace", fuzz_workspace },
+	{ "feed", fuzz_feed }, { "workspace", fuzz_workspace }, { "gpus", fuzz_gpus },
 };
 
 static int name_cmp(const void *a, const void *b)

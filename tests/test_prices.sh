@@ -212,5 +212,113 @@ expect 2 "--max-bytes" --max-bytes lots
 HETPLAN_HTTP_TIMEOUT=later expect 3 "HETPLAN_HTTP_TIMEOUT" 
 expect 0 "usage: hetplan prices" --help
 
+# --- GPU specs from a json: feed reach plan and estimate -------------------
+# tests/data/prices/feed_x1000.json declares X1000: 100 GB, bf16 1000 TF,
+# and sells it at 3.00 $/GPU-h in 8-GPU instances.
+XDG_CACHE_HOME="$T/c5"
+run() {   # run NAME CODE -- hetplan args (output in $T/out, $T/err)
+	name=$1 code=$2; shift 2
+	timeout 20 "$H" "$@" >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" = "$code" ]; then ok; else bad "$name: hetplan $* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; fi
+}
+X1K="--pool 2x8xX1000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full --format json"
+run "X1000 before the feed" 3 estimate $X1K
+grep -q "unknown GPU 'X1000'" "$T/err" && ok || bad "X1000 before: $(cat "$T/err")"
+expect 0 "fetched" --update --source "json:$U/x1000.json"
+run "X1000 plan" 0 plan --pool 2x8xX1000 -m llama3.1-8b --gbs 64 --format json
+run "X1000 estimate" 0 estimate $X1K
+# MFU is model FLOP/s per GPU over the part's dense bf16 peak: with the
+# feed's 1000 TF, mfu x 1000 equals model_tflops_per_gpu. Capacity is the
+# feed's 100 GB = 1e11 bytes (no memory_usable_mib given). Price: 3.00
+# $/GPU-h x 8 GPUs x 2 nodes = 48 $/h.
+python3 -c "
+import json; d = json.load(open('$T/out'))
+assert abs(d['mfu'] * 1000 - d['model_tflops_per_gpu']) < 1e-6 * d['model_tflops_per_gpu'], d['mfu']
+assert d['memory'][0]['gpu'] == 'X1000' and d['memory'][0]['capacity_bytes'] == 1e11, d['memory'][0]
+assert d['cost']['usd_per_hour'] == 48, d['cost']
+" && ok || bad "X1000 estimate does not use the feed's specs: $(head -c 400 "$T/out")"
+run "gpus lists X1000" 0 gpus --format csv
+grep -q '^X1000,hopper,100,5,2000,fp8,' "$T/out" && ok || bad "gpus: no X1000 row: $(grep X1000 "$T/out")"
+
+# --- hetplan gpus --update --------------------------------------------------
+# tests/data/prices/gpus.json: X2000 (200 GB, fp8 4000 TF) and an H100-SXM
+# whose source names the test catalog.
+G="$T/c5/hetplan/gpus-catalog.cache"
+gpus() {   # gpus CODE 'text in stdout or stderr' -- args
+	code=$1 want=$2; shift 2
+	run "gpus $*" "$code" gpus "$@" || return 1
+	if [ -n "$want" ] && ! grep -qF -- "$want" "$T/out" "$T/err"; then
+		bad "gpus $* -> output lacks '$want': $(head -c 300 "$T/err") $(head -c 300 "$T/out")"; fi
+}
+gpus 0 "" --format csv
+lacks "X2000" "$T/out"
+gpus 0 "$U/gpus.json: fetched, 2 GPUs" --update --source "$U/gpus.json"
+grep -q '^X2000 .* 200 .*4000.0 fp8' "$T/out" && ok || bad "gpus --update: no X2000 row: $(cat "$T/out")"
+grep -q "^GPU catalog from $U/gpus.json, cached .*, 2 GPUs" "$T/out" && ok || bad "no catalog footer: $(tail -3 "$T/out")"
+gpus 0 "" --format json
+python3 -c "
+import json; g = {x['name']: x for x in json.load(open('$T/out'))}
+assert g['H100-SXM']['source'].startswith('test catalog'), g['H100-SXM']['source']
+assert g['X2000']['memory_bytes'] == 200e9 and g['X1000']['memory_bytes'] == 100e9
+" && ok || bad "cached catalog not merged over the embedded one"
+run "X2000 estimate" 0 estimate --pool 1x8xX2000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --format json
+# The user's own gpus.json wins over a downloaded catalog.
+mkdir -p "$T/config/hetplan"
+printf '{"gpus": [{"name": "H100-SXM", "memory_gb": 80, "tflops": {"bf16": 989}, "source": "my own"}]}\n' \
+	>"$T/config/hetplan/gpus.json"
+gpus 0 "" --format json
+python3 -c "
+import json; g = {x['name']: x for x in json.load(open('$T/out'))}
+assert g['H100-SXM']['source'] == 'my own', g['H100-SXM']['source']
+" && ok || bad "user gpus.json replaced by the download"
+rm "$T/config/hetplan/gpus.json"
+: >"$T/log"
+gpus 0 "not modified" --update --source "$U/gpus.json"
+grep -q 'GET /gpus.json if-none-match="' "$T/log" && ok || bad "gpus: no If-None-Match: $(cat "$T/log")"
+# The default source is the project's published data/gpus.json.
+HETPLAN_GPUS_URL= timeout 5 "$H" gpus --help | grep -q "project's data/gpus.json" && ok || bad "gpus --help"
+
+# Faults: exit 1, a clear message, the last good catalog byte for byte.
+cp "$G" "$T/gpus-saved"
+gfault() {   # gfault NAME MODE 'message' -- args
+	name=$1; mode "$2"; want=$3; shift 3
+	gpus 1 "$want" --update "$@"
+	cmp -s "$T/gpus-saved" "$G" && ok || bad "gpus $name: cache changed"
+	grep -q "keeping the cached copy" "$T/err" && ok || bad "gpus $name: no 'keeping the cached copy'"
+	grep -q '^X2000 ' "$T/out" && ok || bad "gpus $name: listing lost the cached catalog"
+	mode ok
+}
+GS="--source $U/gpus.json"
+gfault refused ok "could not connect" --source "http://127.0.0.1:$DEAD/gpus.json"
+gfault 404 404 "HTTP 404 Not Found" $GS
+gfault 500 500 "HTTP 500 Internal Server Error (after a retry)" $GS
+gfault 429-long 429:3600 "asks to wait 3600 s (longer than hetplan waits); try again after" $GS
+gfault trickle trickle "transfer stalled" $GS
+gfault big big "larger than the size cap of 100.0 KiB" $GS --max-bytes 100K
+gfault bigstream bigstream "larger than the size cap of 100.0 KiB" $GS --max-bytes 100K
+gfault truncated truncated "response truncated" $GS
+gfault badjson badjson "malformed JSON" $GS
+gfault wrongschema wrongschema "gpus: expected" $GS
+gfault schema2 schema2 "schema" $GS
+gfault hostile hostile "gpus[0].name" $GS
+if grep -q "$(printf '\033')" "$T/err"; then bad "gpus hostile: raw ESC on stderr"; else ok; fi
+gfault loop loop "more than 5 redirects" $GS
+# A cache directory that cannot be made or written: exit 1, nothing listed lost.
+: >"$T/afile"
+gpus 1 "cache directory $T/afile/sub" --update $GS --cache-dir "$T/afile/sub"
+gpus 1 "/proc/self/gpus-catalog.cache" --update $GS --cache-dir /proc/self
+# Offline without a cache: the embedded catalog, said so.
+gpus 1 "nothing cached" --update --cache-dir "$T/c6" --source "http://127.0.0.1:$DEAD/gpus.json"
+lacks "X2000" "$T/out"
+# A damaged catalog cache is named, and the embedded catalog stays usable.
+printf 'hetplan-cache 1\n{"source":"gpus:x","format":"hetplan-gpus","fetched_at":1,"bytes":99}\nshort' >"$G"
+gpus 0 "ignoring a cache file" 
+grep -q "damaged" "$T/err" && ok || bad "gpus damaged cache: $(cat "$T/err")"
+# Usage errors.
+gpus 2 "--source needs --update" --source "$U/gpus.json"
+gpus 2 "expected an http:// or https:// URL" --update --source ftp://x
+gpus 2 "--timeout: expected" --timeout never
+XDG_CACHE_HOME="$T/cache"
+
 echo "prices: $pass passed, $fail failed"
 [ "$fail" = 0 ]

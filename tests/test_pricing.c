@@ -6,6 +6,7 @@
 #include "pricing.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct catalog cat;
@@ -525,6 +526,125 @@ TEST(update_cancel_and_progress)
 	rmdir(dir);
 }
 
+/* Flags: the timeout sets connect time and stall window, and caps the
+ * whole transfer at 15 x S but at least 60 s: 2 s -> 60 s, 100 s -> 1500 s.
+ * 100K is 100 x 1024 = 102400 bytes. */
+TEST(config_flags)
+{
+	struct price_config cfg;
+	struct hp_err err = { 0 };
+	const char *want = NULL;
+	CHECK(pricing_config_load(&cfg, NULL, &err) == 0);
+	CHECK(pricing_config_flag(&cfg, "timeout", "2", &want) == 0);
+	CHECK_EQ_INT(cfg.http.connect_timeout_ms, 2000);
+	CHECK_EQ_INT(cfg.http.low_speed_s, 2);
+	CHECK_EQ_INT(cfg.http.timeout_ms, 60000);
+	CHECK(pricing_config_flag(&cfg, "timeout", "100", &want) == 0);
+	CHECK_EQ_INT(cfg.http.timeout_ms, 1500000);
+	CHECK(pricing_config_flag(&cfg, "max-bytes", "100K", &want) == 0);
+	CHECK(cfg.http.max_bytes == 102400);
+	CHECK(pricing_config_flag(&cfg, "timeout", "0.01", &want) < 0);
+	CHECK_STR(want, "0.1 to 3600 seconds");
+	CHECK(pricing_config_flag(&cfg, "max-bytes", "lots", &want) < 0);
+	CHECK_CONTAINS(want, "1K to 16G");
+	CHECK(pricing_config_flag(&cfg, "gpus-url", "ftp://x", &want) < 0);
+	CHECK(pricing_config_flag(&cfg, "gpus-url", "http://127.0.0.1:9/g.json", &want) == 0);
+	CHECK_STR(cfg.gpus_url, "http://127.0.0.1:9/g.json");
+	CHECK(pricing_config_load(&cfg, NULL, &err) == 0);
+	CHECK_STR(cfg.gpus_url, HETPLAN_GPUS_URL);
+}
+
+/* Write a cache file by hand in the documented layout. */
+static void write_cache(const char *path, const char *source, const char *format,
+			const char *body)
+{
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "hetplan-cache 1\n{\"source\":\"%s\",\"url\":\"http://127.0.0.1:9/x\","
+		   "\"format\":\"%s\",\"fetched_at\":1700000000,\"bytes\":%zu}\n%s",
+		source, format, strlen(body), body);
+	fclose(f);
+}
+
+/* Cached GPU specs join the catalog: the downloaded catalog adds X2000
+ * and replaces H100-SXM, a cached feed adds X1000, and the user's own
+ * gpus.json keeps its X1000 (memory 7 GB, not the feed's 100). */
+TEST(catalog_extend)
+{
+	char dir[] = "/tmp/hetplan-test-XXXXXX", path[400];
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof path, "%s/gpus-catalog.cache", dir);
+	write_cache(path, "gpus:http://127.0.0.1:9/x", "hetplan-gpus",
+		    "{\"schema\": 1, \"gpus\": ["
+		    "{\"name\": \"X2000\", \"memory_gb\": 200, \"tflops\": {\"bf16\": 2000}},"
+		    "{\"name\": \"H100-SXM\", \"memory_gb\": 80, \"tflops\": {\"bf16\": 989},"
+		    " \"source\": \"downloaded\"}]}");
+	snprintf(path, sizeof path, "%s/prices-json-0000000000000001.cache", dir);
+	write_cache(path, "json:http://127.0.0.1:9/x", "hetplan-json",
+		    "{\"schema\": \"hetplan-prices/1\", \"gpus\": ["
+		    "{\"name\": \"X1000\", \"memory_gb\": 100, \"tflops\": {\"bf16\": 1000}}]}");
+	struct price_config cfg;
+	struct hp_err err = { 0 };
+	memset(&cfg, 0, sizeof cfg);
+	snprintf(cfg.cache_dir, sizeof cfg.cache_dir, "%s", dir);
+	struct catalog c2;
+	CHECK(catalog_load(&c2, "/nonexistent-hetplan-config", &err) == 0);
+	int n0 = c2.n_gpus;
+	char warn[256];
+	setenv("XDG_CONFIG_HOME", "/nonexistent-hetplan-config", 1);
+	CHECK_EQ_INT(pricing_catalog_extend(&c2, &cfg, warn, sizeof warn), 3);
+	CHECK_STR(warn, "");
+	CHECK_EQ_INT(c2.n_gpus, n0 + 2);
+	const struct gpu_spec *g = catalog_gpu(&c2, "X2000");
+	CHECK(g && g->mem_bytes == 200e9 && g->flops[HP_BF16] == 2000e12);
+	g = catalog_gpu(&c2, "H100-SXM");
+	CHECK(g && !strcmp(g->source, "downloaded"));
+	g = catalog_gpu(&c2, "X1000");
+	CHECK(g && g->mem_bytes == 100e9);
+	catalog_done(&c2);
+	/* The user's file wins. */
+	char cdir[64];
+	snprintf(cdir, sizeof cdir, "%s/hetplan", dir);
+	CHECK(mkdir(cdir, 0755) == 0);
+	snprintf(path, sizeof path, "%s/gpus.json", cdir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs("{\"gpus\": [{\"name\": \"X1000\", \"memory_gb\": 7}]}", f);
+		fclose(f);
+	}
+	setenv("XDG_CONFIG_HOME", dir, 1);
+	CHECK(catalog_load(&c2, NULL, &err) == 0);
+	CHECK_EQ_INT(pricing_catalog_extend(&c2, &cfg, warn, sizeof warn), 2);
+	g = catalog_gpu(&c2, "X1000");
+	CHECK(g && g->mem_bytes == 7e9);
+	catalog_done(&c2);
+	unsetenv("XDG_CONFIG_HOME");
+	/* What `hetplan gpus` says of the cached catalog. */
+	struct price_source_info si;
+	CHECK_EQ_INT(pricing_gpus_cached(&cfg, &si, NULL, NULL, &err), 0);
+	CHECK_EQ_INT(si.n_offers, 2);
+	CHECK_STR(si.url, "http://127.0.0.1:9/x");
+	CHECK(si.fetched_at == 1700000000);
+	/* A damaged one is named, and skipped. */
+	snprintf(path, sizeof path, "%s/gpus-catalog.cache", dir);
+	write_cache(path, "gpus:http://127.0.0.1:9/x", "hetplan-gpus", "{\"gpus\": {}}");
+	CHECK(pricing_gpus_cached(&cfg, &si, NULL, NULL, &err) < 0);
+	CHECK_CONTAINS(err.msg, "gpus: expected");
+	CHECK(catalog_load(&c2, "/nonexistent-hetplan-config", &err) == 0);
+	pricing_catalog_extend(&c2, &cfg, warn, sizeof warn);
+	CHECK_CONTAINS(warn, "ignoring a cache file");
+	catalog_done(&c2);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/prices-json-0000000000000001.cache", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/gpus.json", cdir);
+	unlink(path);
+	rmdir(cdir);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -549,6 +669,8 @@ int main(void)
 	RUN(queries);
 	RUN(sources_and_config);
 	RUN(update_cancel_and_progress);
+	RUN(config_flags);
+	RUN(catalog_extend);
 	catalog_done(&cat);
 	return t_done("pricing");
 }

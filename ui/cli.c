@@ -10,6 +10,7 @@
 #include "tui.h"
 #include "model.h"
 #include "pricing.h"
+#include "pricing.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -46,7 +47,7 @@ static const struct command commands[] = {
 	  "evaluate one plan: step time, memory, comm, cost" },
 	{ "comm", cmd_comm, cmd_comm_options,
 	  "time one collective on a given system" },
-	{ "gpus", cmd_gpus, cmd_catalog_options,
+	{ "gpus", cmd_gpus, cmd_gpus_options,
 	  "list the GPU catalog" },
 	{ "models", cmd_models, cmd_catalog_options,
 	  "list the model presets" },
@@ -171,6 +172,13 @@ int cli_main(int argc, char **argv)
 	}
 	if (catalog_load(&cat, NULL, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
+	/* GPU specs fetched before (gpus --update, json: feeds) join the
+	 * catalog, from the cache only; `hetplan gpus` and `prices` name
+	 * cache files that cannot be read. */
+	struct price_config pc;
+	struct hp_err cfg_err = { 0 };
+	if (pricing_config_load(&pc, NULL, &cfg_err) == 0)
+		pricing_catalog_extend(&cat, &pc, NULL, 0);
 	int rc;
 	/* No command, an option, or a workspace file (the usage's
 	 * `hetplan WORKSPACE.json`): the interface. */

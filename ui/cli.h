@@ -19,5 +19,6 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat);
 int cmd_models(int argc, char **argv, const struct catalog *cat);
 /* getopt table of `gpus` and `models` (ui/cmd_catalog.c). */
 const struct option *cmd_catalog_options(void);
+const struct option *cmd_gpus_options(void);
 int cmd_prices(int argc, char **argv, const struct catalog *cat);
 #endif

@@ -1,13 +1,17 @@
 /* cmd_catalog.c — `hetplan gpus` and `hetplan models`: the catalog listed
- * as a table, JSON or CSV. */
+ * as a table, JSON or CSV; `hetplan gpus --update` fetches a newer GPU
+ * catalog file into the cache (src/pricing_gpus.c). */
 #include "cli.h"
+#include "cmd_prices.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "model.h"
+#include "pricing.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Options of the listing commands: --format table|json|csv and --help.
  * Returns -1 to go on, or the exit status to return. */
@@ -47,6 +51,136 @@ const struct option *cmd_catalog_options(void)
 	return list_options;
 }
 
+enum { G_UPDATE = 256, G_SOURCE, G_TIMEOUT, G_MAXB, G_RETRY, G_CACHE, G_CONFIG };
+
+static const struct option gpus_options[] = {
+	{ "format", required_argument, 0, 'f' },
+	{ "update", no_argument, 0, G_UPDATE },
+	{ "source", required_argument, 0, G_SOURCE },
+	{ "timeout", required_argument, 0, G_TIMEOUT },
+	{ "max-bytes", required_argument, 0, G_MAXB },
+	{ "retry-wait", required_argument, 0, G_RETRY },
+	{ "cache-dir", required_argument, 0, G_CACHE },
+	{ "config", required_argument, 0, G_CONFIG },
+	{ "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+const struct option *cmd_gpus_options(void)
+{
+	return gpus_options;
+}
+
+static const char gpus_usage[] =
+	"usage: hetplan gpus [--format table|json|csv] [--update [--source URL]]\n"
+	"\n"
+	"  The GPU catalog: the embedded one, then a catalog fetched with --update,\n"
+	"  then GPU specs of cached json: price feeds, then your own\n"
+	"  $XDG_CONFIG_HOME/hetplan/gpus.json (later wins).\n"
+	"\n"
+	"      --update           fetch the GPU catalog file first (conditional GET)\n"
+	"      --source URL       where from (default: the project's data/gpus.json;\n"
+	"                         config key prices.gpus_url, HETPLAN_GPUS_URL)\n"
+	"      --format F         table (default), json or csv\n"
+	"      --timeout S        connect timeout and stall window in seconds (default 20)\n"
+	"      --max-bytes N      largest response accepted, e.g. 64M (default)\n"
+	"      --retry-wait S     longest Retry-After waited out on HTTP 429 (default 5)\n"
+	"      --cache-dir DIR    cache location (default $XDG_CACHE_HOME/hetplan)\n"
+	"      --config FILE      read this config file instead of $XDG_CONFIG_HOME/hetplan/config.json\n"
+	"\n"
+	"Exit status: 0 ok, 1 the update failed (the listing still shows the last\n"
+	"good catalog), 2 usage, 3 invalid input (bad config).\n";
+
+struct gpus_args {
+	enum cli_format fmt;
+	int update;
+	const char *source, *config;
+	struct http_flags flags;
+};
+
+/* Parse argv into a. Returns -1 to go on, or the exit status. */
+static int gpus_parse(int argc, char **argv, struct gpus_args *a)
+{
+	int o;
+	memset(a, 0, sizeof *a);
+	optind = 1;
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":f:h", gpus_options, NULL)) != -1) {
+		switch (o) {
+		case 'h':
+			fputs(gpus_usage, stdout);
+			return 0;
+		case 'f':
+			if (cli_parse_format(optarg, &a->fmt, 7))
+				return usage_error("gpus", "format", "table, json or csv", optarg);
+			break;
+		case G_UPDATE: a->update = 1; break;
+		case G_SOURCE: a->source = optarg; break;
+		case G_CONFIG: a->config = optarg; break;
+		case G_TIMEOUT: case G_MAXB: case G_RETRY: case G_CACHE:
+			http_flags_add(&a->flags, gpus_options, o, optarg);
+			break;
+		default:
+			return cmd_opt_error("gpus", o, argv);
+		}
+	}
+	return cmd_update_check("gpus", argc, argv, a->source != NULL, a->update);
+}
+
+/* Fetch the catalog file and report it. 0 ok, 1 failed, or the exit
+ * status of a usage problem (2) after printing it. */
+static int gpus_update(const struct price_config *cfg, const struct catalog *cat,
+		       const struct gpus_args *a)
+{
+	struct price_update u;
+	struct hp_err err = { 0 };
+	char shown[600], age[96] = "";
+	int rc = pricing_gpus_update(cfg, cat, a->source, NULL, NULL, NULL, &u, &err);
+	if (rc < 0) {   /* a bad URL (2), or no cache directory (1) */
+		fprintf(stderr, "hetplan gpus: %s%s\n", err.code == HP_EXIT_USAGE ? "--source: " : "",
+			esc_term_buf(shown, sizeof shown, err.msg));
+		return err.code ? err.code : HP_EXIT_USAGE;
+	}
+	esc_term_buf(shown, sizeof shown, u.source);
+	if (u.result == PRICE_FAILED || u.result == PRICE_CANCELLED) {
+		char msg[600];
+		fprintf(stderr, "hetplan gpus: %s failed: %s; %s\n", shown,
+			esc_term_buf(msg, sizeof msg, u.msg),
+			u.data_fetched_at > 0 ? "keeping the cached copy" : "nothing cached");
+		return 1;
+	}
+	if (a->fmt == FMT_TABLE) {
+		struct price_source_info si = { 0 };
+		si.origin = PRICE_CACHE;
+		si.fetched_at = u.data_fetched_at;
+		pricing_describe_age(&si, (double)time(NULL), age, sizeof age);
+		if (u.result == PRICE_FETCHED)
+			printf("%s: fetched, %d GPUs, %s\n\n", shown, u.n_gpus, age);
+		else
+			printf("%s: not modified, %s\n\n", shown, age);
+	}
+	return 0;
+}
+
+/* Where the listing's extra GPUs came from (table format, after it). */
+static void gpus_footer(const struct price_config *cfg)
+{
+	struct price_source_info si;
+	struct hp_err err = { 0 };
+	char shown[600], age[96];
+	int r = pricing_gpus_cached(cfg, &si, NULL, NULL, &err);
+	if (r < 0) {
+		fprintf(stderr, "hetplan gpus: warning: ignoring a cache file: %s\n",
+			esc_term_buf(shown, sizeof shown, err.msg));
+		return;
+	}
+	if (r > 0)
+		return;
+	pricing_describe_age(&si, (double)time(NULL), age, sizeof age);
+	printf("\nGPU catalog from %s, %s, %d GPUs (merged over the embedded one)\n",
+	       esc_term_buf(shown, sizeof shown, si.url), age, si.n_offers);
+}
+
 /* A catalog figure, or "-" when the part lacks it: a listing never shows
  * an unknown as 0. */
 static const char *gpu_cell(char *buf, size_t n, const char *fmt, double v)
@@ -67,52 +201,49 @@ static void json_num_or_null(cJSON *o, const char *key, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
-int cmd_gpus(int argc, char **argv, const struct catalog *cat)
+static void gpus_json(const struct catalog *cat)
 {
-	enum cli_format fmt;
-	int rc = list_opts(argc, argv, "gpus", &fmt);
-	if (rc >= 0)
-		return rc;
-	if (fmt == FMT_JSON) {
-		cJSON *arr = cJSON_CreateArray();
-		for (int i = 0; i < cat->n_gpus; i++) {
-			const struct gpu_spec *g = &cat->gpus[i];
-			cJSON *o2 = cJSON_CreateObject();
-			cJSON_AddStringToObject(o2, "name", g->name);
-			cJSON *al = cJSON_AddArrayToObject(o2, "aliases");
-			for (int a = 0; a < g->n_aliases; a++)
-				cJSON_AddItemToArray(al, cJSON_CreateString(g->aliases[a]));
-			cJSON_AddStringToObject(o2, "vendor", g->vendor);
-			cJSON_AddStringToObject(o2, "arch", g->arch);
-			cJSON_AddNumberToObject(o2, "memory_bytes", g->mem_bytes);
-			json_num_or_null(o2, "memory_usable_bytes", g->mem_usable_bytes);
-			json_num_or_null(o2, "sm_count", g->sms);
-			json_num_or_null(o2, "hbm_bytes_per_s", g->hbm_Bps);
-			cJSON *fl = cJSON_AddObjectToObject(o2, "dense_flops");
-			cJSON *dt = cJSON_AddArrayToObject(o2, "dtypes");
-			for (int d = 0; d < HP_DTYPE_COUNT; d++) {
-				json_num_or_null(fl, hp_dtype_name((enum hp_dtype)d), g->flops[d]);
-				if (g->flops[d] > 0)
-					cJSON_AddItemToArray(dt, cJSON_CreateString(
-						hp_dtype_name((enum hp_dtype)d)));
-			}
-			int best = gpu_best_dtype(g);
-			if (best >= 0)
-				cJSON_AddStringToObject(o2, "best_dtype", hp_dtype_name((enum hp_dtype)best));
-			else
-				cJSON_AddNullToObject(o2, "best_dtype");
-			cJSON_AddNumberToObject(o2, "scaleup_bytes_per_s_per_dir", g->link_Bps);
-			cJSON_AddNumberToObject(o2, "scaleup_domain", g->domain);
-			json_num_or_null(o2, "tdp_w", g->tdp_w);
-			cJSON_AddStringToObject(o2, "source", g->source);
-			cJSON_AddItemToArray(arr, o2);
+	cJSON *arr = cJSON_CreateArray();
+	for (int i = 0; i < cat->n_gpus; i++) {
+		const struct gpu_spec *g = &cat->gpus[i];
+		cJSON *o2 = cJSON_CreateObject();
+		cJSON_AddStringToObject(o2, "name", g->name);
+		cJSON *al = cJSON_AddArrayToObject(o2, "aliases");
+		for (int a = 0; a < g->n_aliases; a++)
+			cJSON_AddItemToArray(al, cJSON_CreateString(g->aliases[a]));
+		cJSON_AddStringToObject(o2, "vendor", g->vendor);
+		cJSON_AddStringToObject(o2, "arch", g->arch);
+		cJSON_AddNumberToObject(o2, "memory_bytes", g->mem_bytes);
+		json_num_or_null(o2, "memory_usable_bytes", g->mem_usable_bytes);
+		json_num_or_null(o2, "sm_count", g->sms);
+		json_num_or_null(o2, "hbm_bytes_per_s", g->hbm_Bps);
+		cJSON *fl = cJSON_AddObjectToObject(o2, "dense_flops");
+		cJSON *dt = cJSON_AddArrayToObject(o2, "dtypes");
+		for (int d = 0; d < HP_DTYPE_COUNT; d++) {
+			json_num_or_null(fl, hp_dtype_name((enum hp_dtype)d), g->flops[d]);
+			if (g->flops[d] > 0)
+				cJSON_AddItemToArray(dt, cJSON_CreateString(
+					hp_dtype_name((enum hp_dtype)d)));
 		}
-		char *s = esc_json_print(arr);
-		printf("%s\n", s);
-		free(s);
-		cJSON_Delete(arr);
-		return 0;
+		int best = gpu_best_dtype(g);
+		if (best >= 0)
+			cJSON_AddStringToObject(o2, "best_dtype", hp_dtype_name((enum hp_dtype)best));
+		else
+			cJSON_AddNullToObject(o2, "best_dtype");
+		cJSON_AddNumberToObject(o2, "scaleup_bytes_per_s_per_dir", g->link_Bps);
+		cJSON_AddNumberToObject(o2, "scaleup_domain", g->domain);
+		json_num_or_null(o2, "tdp_w", g->tdp_w);
+		cJSON_AddStringToObject(o2, "source", g->source);
+		cJSON_AddItemToArray(arr, o2);
 	}
+	char *s = esc_json_print(arr);
+	printf("%s\n", s);
+	free(s);
+	cJSON_Delete(arr);
+}
+
+static void gpus_rows(const struct catalog *cat, enum cli_format fmt)
+{
 	/* PEAK is the dense peak of the part's best dtype (named beside it),
 	 * so a part without bf16 shows its fp16 rate; "-" marks a figure the
 	 * catalog lacks (and LINK "-" no scale-up link). */
@@ -157,7 +288,53 @@ int cmd_gpus(int argc, char **argv, const struct catalog *cat)
 			       gpu_dtypes(g, " ", dts, sizeof dts));
 		}
 	}
+}
+
+/* A copy of the embedded and user catalog with the cache of cfg merged
+ * in (after an update, or when --cache-dir / --config point elsewhere
+ * than the cache cli_main read). */
+static int gpus_reload(struct catalog *out, const struct price_config *cfg)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(out, NULL, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	pricing_catalog_extend(out, cfg, NULL, 0);
 	return 0;
+}
+
+int cmd_gpus(int argc, char **argv, const struct catalog *cat)
+{
+	struct gpus_args a;
+	struct price_config cfg;
+	struct hp_err err = { 0 };
+	struct catalog fresh = { 0 };
+	int rc = gpus_parse(argc, argv, &a), failed = 0;
+	if (rc >= 0)
+		return rc;
+	if (pricing_config_load(&cfg, a.config, &err) < 0) {
+		/* A broken config stops only what needs it. */
+		if (a.update || a.config || a.flags.n)
+			return cli_fail(&err, HP_EXIT_INPUT);
+		memset(&cfg, 0, sizeof cfg);   /* the default cache directory */
+	}
+	if ((rc = http_flags_apply(&a.flags, "gpus", &cfg)))
+		return rc;
+	if (a.update && (failed = gpus_update(&cfg, cat, &a)) > 1)
+		return failed;
+	if (a.update || a.config || a.flags.n) {
+		if ((rc = gpus_reload(&fresh, &cfg)))
+			return rc;
+		cat = &fresh;
+	}
+	if (a.fmt == FMT_JSON) {
+		gpus_json(cat);
+	} else {
+		gpus_rows(cat, a.fmt);
+		if (a.fmt == FMT_TABLE)
+			gpus_footer(&cfg);
+	}
+	catalog_done(&fresh);
+	return failed ? HP_EXIT_FAIL : HP_EXIT_OK;
 }
 
 int cmd_models(int argc, char **argv, const struct catalog *cat)

@@ -1,5 +1,6 @@
 /* cmd_prices.c — `hetplan prices`: the price book, and updating it. */
 #include "cli.h"
+#include "cmd_prices.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
@@ -142,17 +143,71 @@ static void csv_str(const char *s)
 	}
 }
 
-int cmd_prices(int argc, char **argv, const struct catalog *cat)
+void http_flags_add(struct http_flags *f, const struct option *opts, int o,
+		    const char *value)
 {
-	struct price_config cfg;
-	struct price_book pb;
-	struct hp_err err = { 0 };
+	for (int i = 0; opts[i].name; i++) {
+		if (opts[i].val != o)
+			continue;
+		int k;
+		for (k = 0; k < f->n && strcmp(f->v[k][0], opts[i].name); k++)
+			;
+		if (k == (int)HP_ARRAY_LEN(f->v))
+			return;
+		f->v[k][0] = opts[i].name;
+		f->v[k][1] = value;
+		f->n += k == f->n;
+	}
+}
+
+int http_flags_apply(const struct http_flags *f, const char *cmd, struct price_config *cfg)
+{
+	for (int i = 0; i < f->n; i++) {
+		const char *want;
+		if (pricing_config_flag(cfg, f->v[i][0], f->v[i][1], &want) < 0)
+			return usage_error(cmd, f->v[i][0], want, f->v[i][1]);
+	}
+	return 0;
+}
+
+int cmd_opt_error(const char *cmd, int o, char **argv)
+{
+	if (o == ':')
+		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, argv[optind - 1]);
+	else
+		fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
+			argv[optind - 1]);
+	return HP_EXIT_USAGE;
+}
+
+int cmd_update_check(const char *cmd, int argc, char **argv, int has_source, int update)
+{
+	if (optind < argc) {
+		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		return HP_EXIT_USAGE;
+	}
+	if (has_source && !update) {
+		fprintf(stderr, "hetplan %s: --source needs --update\n", cmd);
+		return HP_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* What the command line asked for. */
+struct prices_args {
 	const char *sources[PRICE_MAX_SOURCES];
-	int n_src = 0, update = 0, spot = 0, all = 0, gpus = 0, o;
-	const char *gpu = NULL, *provider = NULL, *region = NULL, *config = NULL;
-	const char *timeout = NULL, *maxb = NULL, *retry = NULL, *cache = NULL;
-	const char *sky = NULL, *az = NULL;
-	enum cli_format fmt = FMT_TABLE;
+	int n_src, update, spot, all, gpus;
+	const char *gpu, *provider, *region, *config;
+	struct http_flags flags;
+	enum cli_format fmt;
+};
+
+/* Parse argv into a. Returns -1 to go on, or the exit status. */
+static int prices_parse(int argc, char **argv, struct prices_args *a)
+{
+	struct hp_err err = { 0 };
+	int o;
+	memset(a, 0, sizeof *a);
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":h", prices_opts, NULL)) != -1) {
@@ -160,263 +215,258 @@ int cmd_prices(int argc, char **argv, const struct catalog *cat)
 		case 'h':
 			fputs(prices_usage, stdout);
 			return 0;
-		case O_UPDATE: update = 1; break;
+		case O_UPDATE: a->update = 1; break;
 		case O_SOURCE:
 			if (pricing_source_valid(optarg, &err) < 0) {
 				fprintf(stderr, "hetplan prices: --source: %s\n", err.msg);
 				return HP_EXIT_USAGE;
 			}
-			if (n_src == PRICE_MAX_SOURCES) {
+			if (a->n_src == PRICE_MAX_SOURCES) {
 				fprintf(stderr, "hetplan prices: --source: at most %d sources\n",
 					PRICE_MAX_SOURCES);
 				return HP_EXIT_USAGE;
 			}
-			sources[n_src++] = optarg;
+			a->sources[a->n_src++] = optarg;
 			break;
-		case O_GPU: gpu = optarg; break;
-		case O_PROVIDER: provider = optarg; break;
-		case O_REGION: region = optarg; break;
-		case O_SPOT: spot = 1; break;
-		case O_ALL: all = 1; break;
+		case O_GPU: a->gpu = optarg; break;
+		case O_PROVIDER: a->provider = optarg; break;
+		case O_REGION: a->region = optarg; break;
+		case O_SPOT: a->spot = 1; break;
+		case O_ALL: a->all = 1; break;
 		case O_GPUS:
-			if (hp_parse_int(optarg, &gpus))
+			if (hp_parse_int(optarg, &a->gpus))
 				return usage_error("prices", "gpus", "a positive integer", optarg);
 			break;
 		case O_FORMAT:
-			if (cli_parse_format(optarg, &fmt, 7))
+			if (cli_parse_format(optarg, &a->fmt, 7))
 				return usage_error("prices", "format", "table, json or csv", optarg);
 			break;
-		case O_TIMEOUT: timeout = optarg; break;
-		case O_MAXB: maxb = optarg; break;
-		case O_RETRY: retry = optarg; break;
-		case O_CACHE: cache = optarg; break;
-		case O_SKY: sky = optarg; break;
-		case O_AZ: az = optarg; break;
-		case O_CONFIG: config = optarg; break;
-		case ':':
-			fprintf(stderr, "hetplan prices: %s: missing value\n", argv[optind - 1]);
-			return HP_EXIT_USAGE;
+		case O_TIMEOUT: case O_MAXB: case O_RETRY: case O_CACHE: case O_SKY: case O_AZ:
+			http_flags_add(&a->flags, prices_opts, o, optarg);
+			break;
+		case O_CONFIG: a->config = optarg; break;
 		default:
-			fprintf(stderr, "hetplan prices: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
-			return HP_EXIT_USAGE;
+			return cmd_opt_error("prices", o, argv);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "hetplan prices: unexpected argument '%s'\n", argv[optind]);
-		return HP_EXIT_USAGE;
-	}
-	if (n_src && !update) {
-		fprintf(stderr, "hetplan prices: --source needs --update\n");
-		return HP_EXIT_USAGE;
-	}
-	if (pricing_config_load(&cfg, config, &err) < 0)
-		return cli_fail(&err, HP_EXIT_INPUT);
-	double v;
-	if (timeout) {
-		if (hp_parse_duration(timeout, &v) && (hp_parse_quantity(timeout, &v) || v <= 0))
-			return usage_error("prices", "timeout", "seconds like 20 or 1.5", timeout);
-		if (v < 0.1 || v > 3600)
-			return usage_error("prices", "timeout", "0.1 to 3600 seconds", timeout);
-		cfg.http.connect_timeout_ms = (long)(v * 1000);
-		cfg.http.low_speed_s = HP_MAX(1L, (long)ceil(v));
-		cfg.http.timeout_ms = (long)(HP_MAX(60.0, 15 * v) * 1000);
-	}
-	if (maxb) {
-		if (hp_parse_bytes(maxb, &v) || v < 1024 || v > 16e9)
-			return usage_error("prices", "max-bytes", "a size from 1K to 16G like 64M", maxb);
-		cfg.http.max_bytes = v;
-	}
-	if (retry) {
-		if (hp_parse_duration(retry, &v) && strcmp(retry, "0"))
-			return usage_error("prices", "retry-wait", "seconds like 5", retry);
-		cfg.http.retry_wait_max_s = strcmp(retry, "0") ? v : 0;
-	}
-	if (cache)
-		hp_strlcpy(cfg.cache_dir, cache, sizeof cfg.cache_dir);
-	if (sky) {
-		if (strncmp(sky, "http://", 7) && strncmp(sky, "https://", 8))
-			return usage_error("prices", "skypilot-url", "an http(s):// URL", sky);
-		hp_strlcpy(cfg.skypilot_url, sky, sizeof cfg.skypilot_url);
-	}
-	if (az) {
-		if (strncmp(az, "http://", 7) && strncmp(az, "https://", 8))
-			return usage_error("prices", "azure-url", "an http(s):// URL", az);
-		hp_strlcpy(cfg.azure_url, az, sizeof cfg.azure_url);
-	}
+	return cmd_update_check("prices", argc, argv, a->n_src > 0, a->update);
+}
 
+/* Update the sources and report each result. Returns the number failed,
+ * or -1 after printing a usage problem. */
+static int prices_update(const struct price_config *cfg, const struct catalog *cat,
+			 const struct prices_args *a, struct price_update *ups, int *n_up)
+{
+	struct hp_err err = { 0 };
+	struct progress_line pl = { isatty(2), 0 };
+	*n_up = a->n_src ? a->n_src : cfg->n_sources;
+	int failed = pricing_update(cfg, cat, a->n_src ? a->sources : NULL, a->n_src,
+				    pl.on ? show_progress : NULL, &pl, NULL, ups, &err);
+	if (pl.on)
+		fprintf(stderr, "\r\033[K");
+	if (failed < 0) {
+		cli_fail(&err, HP_EXIT_USAGE);
+		return -1;
+	}
+	double now = (double)time(NULL);
+	for (int i = 0; i < *n_up; i++) {
+		char age[96];
+		age_text(ups[i].data_fetched_at, now, age, sizeof age);
+		/* Failures go to stderr in every format; successes are
+		 * part of the table report. */
+		if (ups[i].result == PRICE_FAILED || ups[i].result == PRICE_CANCELLED)
+			fprintf(stderr, "hetplan prices: %s failed: %s; %s\n", ups[i].source,
+				ups[i].msg, ups[i].data_fetched_at > 0
+						    ? "keeping the cached copy" : "nothing cached");
+		if (a->fmt != FMT_TABLE)
+			continue;
+		if (ups[i].result == PRICE_FETCHED)
+			printf("%-22s fetched        %d offers, %s%s%s\n", ups[i].source,
+			       ups[i].n_offers, age, *ups[i].msg ? "; " : "", ups[i].msg);
+		else if (ups[i].result == PRICE_NOT_MODIFIED)
+			printf("%-22s not modified   %s\n", ups[i].source, age);
+		else
+			printf("%-22s %-14s %s\n", ups[i].source, result_name(ups[i].result), age);
+	}
+	if (a->fmt == FMT_TABLE)
+		printf("\n");
+	return failed;
+}
+
+static void print_json(const struct price_book *pb, const struct price_offer **rows, int n,
+		       const struct price_update *ups, int n_up, int update, double now)
+{
+	cJSON *root = cJSON_CreateObject();
+	cJSON *arr = cJSON_AddArrayToObject(root, "offers");
+	for (int i = 0; i < n; i++) {
+		const struct price_offer *r = rows[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "gpu", r->gpu);
+		cJSON_AddStringToObject(j, "provider", r->provider);
+		cJSON_AddStringToObject(j, "region", r->region);
+		cJSON_AddStringToObject(j, "zone", r->zone);
+		cJSON_AddStringToObject(j, "instance", r->instance);
+		cJSON_AddNumberToObject(j, "gpus", r->gpus);
+		cJSON_AddStringToObject(j, "kind", kind(r));
+		cJSON_AddNumberToObject(j, "usd_per_gpu_hour", r->usd_per_gpu_h);
+		cJSON_AddNumberToObject(j, "usd_per_instance_hour", r->usd_per_instance_h);
+		cJSON_AddStringToObject(j, "source_label", r->label);
+		if (r->mem_mib_reported > 0)
+			cJSON_AddNumberToObject(j, "reported_mib_per_gpu", r->mem_mib_reported);
+		cJSON_AddStringToObject(j, "source", pb->src[r->source].name);
+		cJSON_AddStringToObject(j, "note", r->note);
+		cJSON_AddItemToArray(arr, j);
+	}
+	cJSON *sa = cJSON_AddArrayToObject(root, "sources");
+	for (int i = 0; i < pb->n_src; i++) {
+		const struct price_source_info *s = &pb->src[i];
+		cJSON *j = cJSON_CreateObject();
+		cJSON_AddStringToObject(j, "name", s->name);
+		cJSON_AddStringToObject(j, "url", s->url);
+		cJSON_AddStringToObject(j, "origin", s->origin == PRICE_EMBEDDED ? "embedded"
+						     : s->origin == PRICE_CACHE ? "cache" : "live");
+		if (s->fetched_at > 0) {
+			cJSON_AddNumberToObject(j, "fetched_at", s->fetched_at);
+			cJSON_AddNumberToObject(j, "age_s", HP_MAX(0.0, now - s->fetched_at));
+		} else {
+			cJSON_AddNullToObject(j, "fetched_at");
+		}
+		cJSON_AddNumberToObject(j, "offers", s->n_offers);
+		cJSON_AddNumberToObject(j, "rows_skipped", s->n_skipped);
+		cJSON_AddItemToArray(sa, j);
+	}
+	if (update) {
+		cJSON *ua = cJSON_AddArrayToObject(root, "update");
+		for (int i = 0; i < n_up; i++) {
+			cJSON *j = cJSON_CreateObject();
+			cJSON_AddStringToObject(j, "source", ups[i].source);
+			cJSON_AddStringToObject(j, "result", result_name(ups[i].result));
+			cJSON_AddStringToObject(j, "message", ups[i].msg);
+			cJSON_AddNumberToObject(j, "offers", ups[i].n_offers);
+			if (ups[i].data_fetched_at > 0)
+				cJSON_AddNumberToObject(j, "data_fetched_at", ups[i].data_fetched_at);
+			else
+				cJSON_AddNullToObject(j, "data_fetched_at");
+			cJSON_AddItemToArray(ua, j);
+		}
+	}
+	cJSON_AddStringToObject(root, "cache_dir", pb->cache_dir);
+	char *s = esc_json_print(root);
+	printf("%s\n", s);
+	free(s);
+	cJSON_Delete(root);
+}
+
+static void print_csv(const struct price_book *pb, const struct price_offer **rows, int n)
+{
+	printf("gpu,provider,region,zone,instance,gpus,kind,usd_per_gpu_hour,usd_per_instance_hour,source,note\n");
+	for (int i = 0; i < n; i++) {
+		const struct price_offer *r = rows[i];
+		printf("%s,%s,", r->gpu, r->provider);
+		csv_str(r->region);
+		putchar(',');
+		csv_str(r->zone);
+		putchar(',');
+		csv_str(r->instance);
+		printf(",%g,%s,%.6g,%.6g,", r->gpus, kind(r), r->usd_per_gpu_h,
+		       r->usd_per_instance_h);
+		csv_str(pb->src[r->source].name);
+		putchar(',');
+		csv_str(r->note);
+		putchar('\n');
+	}
+}
+
+static void print_table(const struct price_book *pb, const struct price_offer **rows, int n,
+			const struct prices_args *a, double now)
+{
+	printf("%-15s %-8s %-16s %-26s %5s %8s %9s  %-9s %s\n", "GPU", "PROVIDER", "REGION",
+	       "INSTANCE", "GPUS", "$/GPU-H", "$/INST-H", "KIND", "NOTE");
+	for (int i = 0; i < n; i++) {
+		const struct price_offer *r = rows[i];
+		char g[16];
+		snprintf(g, sizeof g, "%g", r->gpus);
+		if (r->gpus != floor(r->gpus))
+			snprintf(g, sizeof g, "%.2f", r->gpus);
+		printf("%-15s %-8s %-16s %-26s %5s %8.3f %9.3f  %-9s %s\n", r->gpu, r->provider,
+		       r->region, *r->instance ? r->instance : "(GPUs only)", g,
+		       r->usd_per_gpu_h, r->usd_per_instance_h, kind(r), r->note);
+	}
+	if (!n)
+		printf("(no offers match)\n");
+	printf("\n");
+	for (int i = 0; i < pb->n_src; i++) {
+		const struct price_source_info *s = &pb->src[i];
+		char age[96];
+		pricing_describe_age(s, now, age, sizeof age);
+		if (s->origin == PRICE_EMBEDDED)
+			printf("%-22s %s: SkyPilot catalog rows of unknown date, %d offers%s\n",
+			       "embedded", age, s->n_offers,
+			       s->n_offers ? "" : " (all replaced by cached data)");
+		else
+			printf("%-22s %s, %d offers\n", s->name, age, s->n_offers);
+	}
+	if (pb->n_src == 1)
+		printf("no cached prices in %s: using the embedded snapshot only "
+		       "('hetplan prices --update' fetches current ones)\n", pb->cache_dir);
+	if (!a->all)
+		printf("cheapest %s offer per GPU type and provider; --all lists every offer\n",
+		       a->spot ? "spot" : "on-demand");
+}
+
+/* The canonical name of --gpu into gname (feed GPUs first). 0 or -1. */
+static int resolve_gpu_flag(const struct price_book *pb, const struct catalog *cat,
+			    const char *gpu, char *gname, size_t n, struct hp_err *err)
+{
+	struct catalog fc = { 0 };
+	fc.gpus = pb->gpus;
+	fc.n_gpus = pb->n_gpus;
+	const struct gpu_spec *g = catalog_gpu(&fc, gpu);
+	if (!g)
+		g = catalog_gpu(cat, gpu);
+	if (!g)
+		return catalog_gpu_unknown(cat, gpu, "--gpu", err);
+	hp_strlcpy(gname, g->name, n);
+	return 0;
+}
+
+int cmd_prices(int argc, char **argv, const struct catalog *cat)
+{
+	struct prices_args a;
+	struct price_config cfg;
+	struct price_book pb;
+	struct hp_err err = { 0 };
+	int rc = prices_parse(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	if (pricing_config_load(&cfg, a.config, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	if ((rc = http_flags_apply(&a.flags, "prices", &cfg)))
+		return rc;
 	struct price_update ups[PRICE_MAX_SOURCES];
 	int n_up = 0, failed = 0;
+	if (a.update && (failed = prices_update(&cfg, cat, &a, ups, &n_up)) < 0)
+		return HP_EXIT_USAGE;
 	double now = (double)time(NULL);
-	if (update) {
-		struct progress_line pl = { isatty(2), 0 };
-		n_up = n_src ? n_src : cfg.n_sources;
-		failed = pricing_update(&cfg, cat, n_src ? sources : NULL, n_src,
-					pl.on ? show_progress : NULL, &pl, NULL, ups, &err);
-		if (pl.on)
-			fprintf(stderr, "\r\033[K");
-		if (failed < 0)
-			return cli_fail(&err, HP_EXIT_USAGE);
-		now = (double)time(NULL);
-		for (int i = 0; i < n_up; i++) {
-			char age[96];
-			age_text(ups[i].data_fetched_at, now, age, sizeof age);
-			/* Failures go to stderr in every format; successes are
-			 * part of the table report. */
-			if (ups[i].result == PRICE_FAILED || ups[i].result == PRICE_CANCELLED)
-				fprintf(stderr, "hetplan prices: %s failed: %s; %s\n", ups[i].source,
-					ups[i].msg, ups[i].data_fetched_at > 0
-							    ? "keeping the cached copy" : "nothing cached");
-			if (fmt != FMT_TABLE)
-				continue;
-			if (ups[i].result == PRICE_FETCHED)
-				printf("%-22s fetched        %d offers, %s%s%s\n", ups[i].source,
-				       ups[i].n_offers, age, *ups[i].msg ? "; " : "", ups[i].msg);
-			else if (ups[i].result == PRICE_NOT_MODIFIED)
-				printf("%-22s not modified   %s\n", ups[i].source, age);
-			else
-				printf("%-22s %-14s %s\n", ups[i].source, result_name(ups[i].result),
-				       age);
-		}
-		if (fmt == FMT_TABLE)
-			printf("\n");
-	}
-
 	if (pricing_load(&pb, &cfg, cat, &err) < 0)
 		return cli_fail(&err, HP_EXIT_FAIL);
 	if (*pb.warnings)
 		fprintf(stderr, "hetplan prices: warning: %s\n", pb.warnings);
 	char gname[32] = "";
-	if (gpu) {
-		struct catalog fc = { 0 };
-		fc.gpus = pb.gpus;
-		fc.n_gpus = pb.n_gpus;
-		const struct gpu_spec *g = catalog_gpu(&fc, gpu);
-		if (!g)
-			g = catalog_gpu(cat, gpu);
-		if (!g) {
-			catalog_gpu_unknown(cat, gpu, "--gpu", &err);
-			pricing_free(&pb);
-			return cli_fail(&err, HP_EXIT_INPUT);
-		}
-		hp_strlcpy(gname, g->name, sizeof gname);
+	if (a.gpu && resolve_gpu_flag(&pb, cat, a.gpu, gname, sizeof gname, &err) < 0) {
+		pricing_free(&pb);
+		return cli_fail(&err, HP_EXIT_INPUT);
 	}
-	struct price_filter f = { gpu ? gname : NULL, provider, region, spot, gpus, all };
+	struct price_filter f = { a.gpu ? gname : NULL, a.provider, a.region, a.spot, a.gpus,
+				  a.all };
 	const struct price_offer **rows;
-	int n = all ? pricing_select(&pb, &f, &rows) : pricing_cheapest(&pb, &f, &rows);
-	int only_embedded = pb.n_src == 1;
-
-	if (fmt == FMT_JSON) {
-		cJSON *root = cJSON_CreateObject();
-		cJSON *arr = cJSON_AddArrayToObject(root, "offers");
-		for (int i = 0; i < n; i++) {
-			const struct price_offer *r = rows[i];
-			cJSON *j = cJSON_CreateObject();
-			cJSON_AddStringToObject(j, "gpu", r->gpu);
-			cJSON_AddStringToObject(j, "provider", r->provider);
-			cJSON_AddStringToObject(j, "region", r->region);
-			cJSON_AddStringToObject(j, "zone", r->zone);
-			cJSON_AddStringToObject(j, "instance", r->instance);
-			cJSON_AddNumberToObject(j, "gpus", r->gpus);
-			cJSON_AddStringToObject(j, "kind", kind(r));
-			cJSON_AddNumberToObject(j, "usd_per_gpu_hour", r->usd_per_gpu_h);
-			cJSON_AddNumberToObject(j, "usd_per_instance_hour", r->usd_per_instance_h);
-			cJSON_AddStringToObject(j, "source_label", r->label);
-			if (r->mem_mib_reported > 0)
-				cJSON_AddNumberToObject(j, "reported_mib_per_gpu", r->mem_mib_reported);
-			cJSON_AddStringToObject(j, "source", pb.src[r->source].name);
-			cJSON_AddStringToObject(j, "note", r->note);
-			cJSON_AddItemToArray(arr, j);
-		}
-		cJSON *sa = cJSON_AddArrayToObject(root, "sources");
-		for (int i = 0; i < pb.n_src; i++) {
-			const struct price_source_info *s = &pb.src[i];
-			cJSON *j = cJSON_CreateObject();
-			cJSON_AddStringToObject(j, "name", s->name);
-			cJSON_AddStringToObject(j, "url", s->url);
-			cJSON_AddStringToObject(j, "origin", s->origin == PRICE_EMBEDDED ? "embedded"
-							     : s->origin == PRICE_CACHE ? "cache" : "live");
-			if (s->fetched_at > 0) {
-				cJSON_AddNumberToObject(j, "fetched_at", s->fetched_at);
-				cJSON_AddNumberToObject(j, "age_s", HP_MAX(0.0, now - s->fetched_at));
-			} else {
-				cJSON_AddNullToObject(j, "fetched_at");
-			}
-			cJSON_AddNumberToObject(j, "offers", s->n_offers);
-			cJSON_AddNumberToObject(j, "rows_skipped", s->n_skipped);
-			cJSON_AddItemToArray(sa, j);
-		}
-		if (update) {
-			cJSON *ua = cJSON_AddArrayToObject(root, "update");
-			for (int i = 0; i < n_up; i++) {
-				cJSON *j = cJSON_CreateObject();
-				cJSON_AddStringToObject(j, "source", ups[i].source);
-				cJSON_AddStringToObject(j, "result", result_name(ups[i].result));
-				cJSON_AddStringToObject(j, "message", ups[i].msg);
-				cJSON_AddNumberToObject(j, "offers", ups[i].n_offers);
-				if (ups[i].data_fetched_at > 0)
-					cJSON_AddNumberToObject(j, "data_fetched_at", ups[i].data_fetched_at);
-				else
-					cJSON_AddNullToObject(j, "data_fetched_at");
-				cJSON_AddItemToArray(ua, j);
-			}
-		}
-		cJSON_AddStringToObject(root, "cache_dir", pb.cache_dir);
-		char *s = esc_json_print(root);
-		printf("%s\n", s);
-		free(s);
-		cJSON_Delete(root);
-	} else if (fmt == FMT_CSV) {
-		printf("gpu,provider,region,zone,instance,gpus,kind,usd_per_gpu_hour,usd_per_instance_hour,source,note\n");
-		for (int i = 0; i < n; i++) {
-			const struct price_offer *r = rows[i];
-			printf("%s,%s,", r->gpu, r->provider);
-			csv_str(r->region);
-			putchar(',');
-			csv_str(r->zone);
-			putchar(',');
-			csv_str(r->instance);
-			printf(",%g,%s,%.6g,%.6g,", r->gpus, kind(r), r->usd_per_gpu_h,
-			       r->usd_per_instance_h);
-			csv_str(pb.src[r->source].name);
-			putchar(',');
-			csv_str(r->note);
-			putchar('\n');
-		}
-	} else {
-		printf("%-15s %-8s %-16s %-26s %5s %8s %9s  %-9s %s\n", "GPU", "PROVIDER", "REGION",
-		       "INSTANCE", "GPUS", "$/GPU-H", "$/INST-H", "KIND", "NOTE");
-		for (int i = 0; i < n; i++) {
-			const struct price_offer *r = rows[i];
-			char g[16];
-			snprintf(g, sizeof g, "%g", r->gpus);
-			if (r->gpus != floor(r->gpus))
-				snprintf(g, sizeof g, "%.2f", r->gpus);
-			printf("%-15s %-8s %-16s %-26s %5s %8.3f %9.3f  %-9s %s\n", r->gpu, r->provider,
-			       r->region, *r->instance ? r->instance : "(GPUs only)", g,
-			       r->usd_per_gpu_h, r->usd_per_instance_h, kind(r), r->note);
-		}
-		if (!n)
-			printf("(no offers match)\n");
-		printf("\n");
-		for (int i = 0; i < pb.n_src; i++) {
-			const struct price_source_info *s = &pb.src[i];
-			char age[96];
-			pricing_describe_age(s, now, age, sizeof age);
-			if (s->origin == PRICE_EMBEDDED)
-				printf("%-22s %s: SkyPilot catalog rows of unknown date, %d offers%s\n",
-				       "embedded", age, s->n_offers,
-				       s->n_offers ? "" : " (all replaced by cached data)");
-			else
-				printf("%-22s %s, %d offers\n", s->name, age, s->n_offers);
-		}
-		if (only_embedded)
-			printf("no cached prices in %s: using the embedded snapshot only "
-			       "('hetplan prices --update' fetches current ones)\n", pb.cache_dir);
-		if (!all)
-			printf("cheapest %s offer per GPU type and provider; --all lists every offer\n",
-			       spot ? "spot" : "on-demand");
-	}
+	int n = a.all ? pricing_select(&pb, &f, &rows) : pricing_cheapest(&pb, &f, &rows);
+	if (a.fmt == FMT_JSON)
+		print_json(&pb, rows, n, ups, n_up, a.update, now);
+	else if (a.fmt == FMT_CSV)
+		print_csv(&pb, rows, n);
+	else
+		print_table(&pb, rows, n, &a, now);
 	free(rows);
 	pricing_free(&pb);
 	return failed > 0 ? HP_EXIT_FAIL : HP_EXIT_OK;
