@@ -131,18 +131,58 @@ static const struct tui_key keys_compare[] = {
 	{ K('}'), "}", "A next", "Plan A: the next plan", ACT_DOWN, 0 },
 };
 
-static const struct {
-	const char *name;
-	const struct tui_key *keys;
-	int n;
-} views[TV_COUNT] = {
-	[TV_CLUSTER] = { "Cluster", keys_cluster, (int)HP_ARRAY_LEN(keys_cluster) },
-	[TV_MODEL] = { "Model", keys_model, (int)HP_ARRAY_LEN(keys_model) },
-	[TV_PLANS] = { "Plans", keys_plans, (int)HP_ARRAY_LEN(keys_plans) },
-	[TV_DETAIL] = { "Detail", keys_detail, (int)HP_ARRAY_LEN(keys_detail) },
-	[TV_PRICES] = { "Prices", keys_prices, (int)HP_ARRAY_LEN(keys_prices) },
-	[TV_COMPARE] = { "Compare", keys_compare, (int)HP_ARRAY_LEN(keys_compare) },
+/* The searchable list of a view: its rows and where the selection lives. */
+static int cluster_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->lpools;
+	return t->ws.cluster.n_pools;
+}
+
+static int plans_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->lplans;
+	return t->n_order;
+}
+
+static int prices_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->lprices;
+	return view_prices_rows(t);
+}
+
+/* The plan `e` exports: the one shown, or the one selected. */
+static int detail_plan(const struct tui *t)
+{
+	return t->detail_id;
+}
+
+static int plans_plan(const struct tui *t)
+{
+	return t->lplans.sel < t->n_order ? t->order[t->lplans.sel] : t->detail_id;
+}
+
+#define KEYS(k) k, (int)HP_ARRAY_LEN(k)
+/* The views, in tab order: what the loop, the frame and the help call. */
+static const struct tui_view_ops views[TV_COUNT] = {
+	[TV_CLUSTER] = { "Cluster", KEYS(keys_cluster), view_cluster_draw, view_cluster_key,
+			 cluster_rows, cluster_row_text, NULL, NULL, NULL },
+	[TV_MODEL] = { "Model", KEYS(keys_model), view_model_draw, view_model_key,
+		       NULL, NULL, NULL, NULL, NULL },
+	[TV_PLANS] = { "Plans", KEYS(keys_plans), view_plans_draw, view_plans_key,
+		       plans_rows, plans_row_text, "Plan labels", tui_plans_notes, plans_plan },
+	[TV_DETAIL] = { "Detail", KEYS(keys_detail), view_detail_draw, view_detail_key,
+			NULL, NULL, NULL, NULL, detail_plan },
+	[TV_PRICES] = { "Prices", KEYS(keys_prices), view_prices_draw, view_prices_key,
+			prices_rows, prices_row_text, NULL, NULL, NULL },
+	[TV_COMPARE] = { "Compare", KEYS(keys_compare), view_compare_draw, view_compare_key,
+			 NULL, NULL, NULL, NULL, NULL },
 };
+#undef KEYS
+
+static const struct tui_view_ops *cur_view(const struct tui *t)
+{
+	return &views[t->view];
+}
 
 const struct tui_key *tui_keys(int v, int *n)
 {
@@ -150,7 +190,7 @@ const struct tui_key *tui_keys(int v, int *n)
 		*n = (int)HP_ARRAY_LEN(keys_global);
 		return keys_global;
 	}
-	*n = views[v].n;
+	*n = views[v].n_keys;
 	return views[v].keys;
 }
 
@@ -325,26 +365,18 @@ void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title, cons
 
 void tui_search(struct tui *t, int dir)
 {
+	const struct tui_view_ops *v = cur_view(t);
 	struct tui_list *l;
-	int n;
-	void (*text)(struct tui *, int, char *, size_t);
-	switch (t->view) {
-	case TV_CLUSTER: l = &t->lpools; n = t->ws.cluster.n_pools; text = cluster_row_text; break;
-	case TV_PLANS:
-		l = &t->lplans;
-		n = t->n_order;
-		text = plans_row_text;
-		break;
-	case TV_PRICES: l = &t->lprices; n = view_prices_rows(t); text = prices_row_text; break;
-	default: return;
-	}
+	if (!v->rows)
+		return;
+	int n = v->rows(t, &l);
 	if (!*t->search || n <= 0)
 		return;
 	char buf[256];
 	for (int k = 0; k < n; k++) {
 		int i = dir >= 0 ? l->sel + (dir ? 1 : 0) + k : l->sel - 1 - k;
 		i = ((i % n) + n) % n;
-		text(t, i, buf, sizeof buf);
+		v->row_text(t, i, buf, sizeof buf);
 		if (tui_match(buf, t->search)) {
 			l->sel = i;
 			return;
@@ -501,11 +533,11 @@ static void draw_help(struct tui *t)
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;
-		if (pass == 0 && t->view == TV_PLANS) {
+		if (pass == 0 && cur_view(t)->notes) {
 			int nn;
-			const char *const *notes = tui_plans_notes(&nn);
+			const char *const *notes = cur_view(t)->notes(&nn);
 			if (row - t->help_top >= 0 && row - t->help_top < h)
-				tui_section(t, y0 + row - t->help_top, 1, COLS - 2, "Plan labels");
+				tui_section(t, y0 + row - t->help_top, 1, COLS - 2, cur_view(t)->notes_title);
 			row++;
 			for (int i = 0; i < nn; i++, row++)
 				if (row - t->help_top >= 0 && row - t->help_top < h)
@@ -554,14 +586,7 @@ static void draw(struct tui *t)
 	if (t->help) {
 		draw_help(t);
 	} else {
-		switch (t->view) {
-		case TV_CLUSTER: view_cluster_draw(t, y0, h); break;
-		case TV_MODEL: view_model_draw(t, y0, h); break;
-		case TV_PLANS: view_plans_draw(t, y0, h); break;
-		case TV_DETAIL: view_detail_draw(t, y0, h); break;
-		case TV_PRICES: view_prices_draw(t, y0, h); break;
-		case TV_COMPARE: view_compare_draw(t, y0, h); break;
-		}
+		cur_view(t)->draw(t, y0, h);
 		if (t->picker)
 			tui_picker_draw(t);
 	}
@@ -605,11 +630,8 @@ static void open_from(struct tui *t, const char *path)
 
 static int export_id(const struct tui *t)
 {
-	if (t->view == TV_DETAIL)
-		return t->detail_id;
-	if (t->view == TV_PLANS && t->lplans.sel < t->n_order)
-		return t->order[t->lplans.sel];
-	return t->detail_id;
+	const struct tui_view_ops *v = cur_view(t);
+	return v->plan ? v->plan(t) : t->detail_id;
 }
 
 static int prompt_key(struct tui *t, int ch)
@@ -743,18 +765,8 @@ static int global_action(struct tui *t, int action)
 
 static int view_action(struct tui *t, int action, int ch)
 {
-	switch (t->view) {
-	case TV_CLUSTER: return view_cluster_key(t, action, ch);
-	case TV_MODEL: return view_model_key(t, action, ch);
-	case TV_PLANS: return view_plans_key(t, action, ch);
-	case TV_DETAIL: return view_detail_key(t, action, ch);
-	case TV_PRICES: return view_prices_key(t, action, ch);
-	case TV_COMPARE: return view_compare_key(t, action, ch);
-	}
-	return R_NONE;
+	return cur_view(t)->key(t, action, ch);
 }
-
-#define R_PASS 4
 
 static int mouse_key(struct tui *t)
 {

@@ -159,8 +159,29 @@ struct tui {
 	int bench;
 };
 
+/* A view: one row of the table in tui.c, in tab order. The loop, the frame,
+ * the help and the / search reach a view only through it. */
+struct tui_view_ops {
+	const char *name;                    /* tab and help title */
+	const struct tui_key *keys;          /* its key table */
+	int n_keys;
+	void (*draw)(struct tui *t, int y0, int h);   /* rows y0 .. y0+h-1 */
+	/* Handle an action of its table (ACT_NONE: clamp the selection after
+	 * a mouse click); returns R_DRAW, R_QUIT, R_NONE or R_PASS. */
+	int (*key)(struct tui *t, int action, int ch);
+	/* The list / searches: its row count and selection. NULL: none. */
+	int (*rows)(struct tui *t, struct tui_list **l);
+	void (*row_text)(struct tui *t, int row, char *buf, size_t n);
+	/* Extra help lines under a title. NULL: none. */
+	const char *notes_title;
+	const char *const *(*notes)(int *n);
+	/* The training plan `e` exports from here. NULL: the detail view's. */
+	int (*plan)(const struct tui *t);
+};
+
 /* Actions a view's handler returns. */
-enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2 };
+enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2,
+       R_PASS = 4 };   /* not handled here: try the global keys */
 
 /* ---- tui.c */
 void tui_edited(struct tui *t);          /* the workspace changed: re-plan */
