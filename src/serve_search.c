@@ -198,7 +198,7 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 		    const struct serve_calib *k, struct serve_cand *out, int max_out,
 		    struct serve_result *nearest, struct serve_cand *nearest_cand)
 {
-	int n = 0;
+	int n = 0, near_fits = 0;
 	double best_near = -1;
 	double isl = 0, osl = 0;
 	for (int r = 0; r < nb; r++) {
@@ -229,9 +229,10 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 				if (serve_evaluate(&pc, m, &cfg, &ld, k, &r, NULL) < 0)
 					continue;
 				if (!r.fits) {
-					/* nearest miss: the most memory per instance */
+					/* nearest miss: the most memory per instance,
+					 * unless one that fits missed only the SLOs */
 					double mem = r.capacity_bytes_gpu * tp * pp;
-					if (nearest && mem > best_near) {
+					if (nearest && !near_fits && mem > best_near) {
 						best_near = mem;
 						*nearest = r;
 						if (nearest_cand) {
@@ -258,8 +259,16 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 								   slo, k);
 					any |= cd->mu[j] > 0;
 				}
-				if (any)
+				if (any) {
 					n++;
+				} else if (nearest && (!near_fits || r.tpot_min_s < nearest->tpot_min_s)) {
+					/* fits, misses the SLOs even alone: nearer
+					 * than any that does not fit; the fastest */
+					near_fits = 1;
+					*nearest = r;
+					if (nearest_cand)
+						*nearest_cand = *cd;
+				}
 				/* a larger pp for the same tp only adds GPUs to an
 				 * instance that already fits */
 				if (!fix_pp)
@@ -1176,6 +1185,31 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* The nearest miss when no configuration qualifies: one copy of the
+ * configuration serve_enumerate kept, with its latencies alone when it
+ * fits (it missed only the SLOs), else none (+inf). */
+static void nearest_single(struct serve_plan *pl, const struct cluster *c,
+			   const struct model_spec *m, const struct serve_result *near,
+			   const struct serve_cand *nc)
+{
+	memset(pl, 0, sizeof *pl);
+	pl->how = "nearest miss";
+	pl->n_inst = 1;
+	pl->inst[0].pool = nc->pool;
+	pl->inst[0].tp = nc->cfg.tp;
+	pl->inst[0].pp = nc->cfg.pp;
+	pl->inst[0].count = 1;
+	pl->inst[0].last_layer = m->layers - 1;
+	pl->gpus = nc->gpus;
+	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = near->fits ? near->ttft_min_s : HUGE_VAL;
+	pl->tpot.mean = pl->tpot.p50 = pl->tpot.p99 = near->fits ? near->tpot_min_s : HUGE_VAL;
+	if (near->fits) {
+		pl->inst[0].max_batch = near->max_batch;
+		pl->inst[0].kv_capacity_tokens = near->kv_capacity_tokens;
+	}
+	plan_label(pl, c);
+}
+
 int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
 	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err)
 {
@@ -1244,25 +1278,19 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	res->n_cands = K;
 	int rc = 0;
 	if (K == 0) {
-		if (near.why[0]) {
+		if (near.fits)
+			snprintf(res->why, sizeof res->why,
+				 "no configuration of %.40s meets the SLOs on any pool: the fastest takes "
+				 "TTFT %.0f ms and TPOT %.1f ms with one request alone", m->name,
+				 near.ttft_min_s * 1e3, near.tpot_min_s * 1e3);
+		else if (near.why[0])
 			snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near.why);
-			res->has_nearest = 1;
-			struct serve_plan *pl = &res->nearest;
-			memset(pl, 0, sizeof *pl);
-			pl->how = "nearest miss";
-			pl->n_inst = 1;
-			pl->inst[0].pool = near_cand.pool;
-			pl->inst[0].tp = near_cand.cfg.tp;
-			pl->inst[0].pp = near_cand.cfg.pp;
-			pl->inst[0].count = 1;
-			pl->inst[0].last_layer = m->layers - 1;
-			pl->gpus = near_cand.gpus;
-			pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = HUGE_VAL;
-			pl->tpot = pl->ttft;
-			plan_label(pl, c);
-		} else {
+		else
 			snprintf(res->why, sizeof res->why,
 				 "no configuration of %s meets the SLOs on any pool", m->name);
+		if (near.fits || near.why[0]) {
+			res->has_nearest = 1;
+			nearest_single(&res->nearest, c, m, &near, &near_cand);
 		}
 		err->code = HP_EXIT_NOFIT;
 		free(cand);

@@ -44,6 +44,17 @@ expect rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --rate -4 --isl 1 --osl
 expect pp-layers 2 "32 layers" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --pp 64
 expect tp-node 2 "inside a node" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 16
 expect stray 2 "unexpected" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 extra
+# A model that fits but cannot meet the SLOs is not "fits nowhere": 70B in
+# bf16 is 141 GB, within 8 x 80 GB; a decode step reads the weights at
+# least once, 141 GB / (8 x 3.35 TB/s H100 HBM3) = 5.3 ms > a 1 ms TPOT.
+expect slo-miss 4 "meets the SLOs" -- --pool 2x8xH100-SXM -m llama3.1-70b --rate 5 \
+	--isl 1500 --osl 300 --tpot-p99 0.001
+grep -q "fits nowhere" "$tmp/err" && bad "slo-miss: says fits nowhere: $(cat "$tmp/err")" || ok
+grep -q "nearest miss: 1x H100-SXM tp8" "$tmp/err" && ok || bad "slo-miss: nearest miss: $(cat "$tmp/err")"
+# ... and a model too big for every configuration is: 405B x 2 bytes =
+# 811 GB > 8 x 80 GB.
+expect fits-nowhere 4 "fits nowhere" -- --pool 1x8xH100-SXM -m llama3.1-405b --rate 5 \
+	--isl 1500 --osl 300
 # invalid input: exit 3
 expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
 # fp4 on Hopper is refused with a reason (invalid input: exit 3)

@@ -156,8 +156,8 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 	}
 }
 
-static char *launch_line(const struct model_spec *m, const struct serve_opts *so,
-			 const struct serve_plan_inst *in)
+char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
+			const struct serve_plan_inst *in)
 {
 	struct sbuf o;
 	sbuf_init(&o);
@@ -224,7 +224,7 @@ static cJSON *plan_json(const struct serve_plan *pl, const struct cluster *c,
 		add_num(e, "requests_per_s", in->rate);
 		add_num(e, "output_tokens_per_s", in->tokens_per_s);
 		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = launch_line(m, so, in);
+			char *l = serve_launch_line(m, so, in);
 			cJSON_AddStringToObject(e, "launch", l);
 			free(l);
 		}
@@ -307,7 +307,7 @@ static void print_table(struct sbuf *o, const struct serve_plan_result *res, con
 			  in->tp, in->pp, in->first_layer, in->last_layer, in->max_batch,
 			  in->kv_capacity_tokens, in->rate, in->tokens_per_s);
 		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = launch_line(m, so, in);
+			char *l = serve_launch_line(m, so, in);
 			sbuf_addf(o, "%s%s\n", md ? "  `" : "    ", l);
 			if (md)
 				o->s[o->len - 1] = '`', sbuf_add(o, "\n");

@@ -45,6 +45,7 @@ static const struct tui_key keys_global[] = {
 	{ K('4', KEY_F(5)), "4 F5", "detail", "Detail view of the selected plan", ACT_VIEW4, 0 },
 	{ K('5', KEY_F(6)), "5 F6", "prices", "Prices view: sources and cheapest offers", ACT_VIEW5, 0 },
 	{ K('6', KEY_F(7)), "6 F7", "compare", "Compare two plans side by side", ACT_VIEW6, 0 },
+	{ K('7', KEY_F(8)), "7 F8", "serve", "Serve view: serving plans for the cluster", ACT_VIEW7, 0 },
 	{ K(27), "Esc", "cancel", "Cancel the running plan or price download", ACT_CANCEL, 0 },
 	{ K('w', 19), "w C-s", "save", "Save the workspace to a file (asks for the name)", ACT_SAVE, 1 },
 	{ K('o'), "o", "open", "Open a workspace file", ACT_OPEN, 0 },
@@ -123,6 +124,17 @@ static const struct tui_key keys_prices[] = {
 	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
 };
 
+static const struct tui_key keys_serve[] = {
+	NAV_KEYS,
+	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected serving field", ACT_ENTER, 1 },
+	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the serving fields and the plans", ACT_PANE, 1 },
+	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (model, engine, ...)", ACT_LEFT, 0 },
+	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
+	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
+	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
+	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+};
+
 static const struct tui_key keys_compare[] = {
 	{ K('x'), "x", "swap", "Swap plans A and B", ACT_SWAP, 1 },
 	{ K('[', 'h', KEY_LEFT), "[ h Left", "B prev", "Plan B: the previous plan", ACT_LEFT, 1 },
@@ -161,21 +173,25 @@ static int plans_plan(const struct tui *t)
 	return t->lplans.sel < t->n_order ? t->order[t->lplans.sel] : t->detail_id;
 }
 
-#define KEYS(k) k, (int)HP_ARRAY_LEN(k)
+#define KEYS(k) .keys = k, .n_keys = (int)HP_ARRAY_LEN(k)
 /* The views, in tab order: what the loop, the frame and the help call. */
 static const struct tui_view_ops views[TV_COUNT] = {
-	[TV_CLUSTER] = { "Cluster", KEYS(keys_cluster), view_cluster_draw, view_cluster_key,
-			 cluster_rows, cluster_row_text, NULL, NULL, NULL },
-	[TV_MODEL] = { "Model", KEYS(keys_model), view_model_draw, view_model_key,
-		       NULL, NULL, NULL, NULL, NULL },
-	[TV_PLANS] = { "Plans", KEYS(keys_plans), view_plans_draw, view_plans_key,
-		       plans_rows, plans_row_text, "Plan labels", tui_plans_notes, plans_plan },
-	[TV_DETAIL] = { "Detail", KEYS(keys_detail), view_detail_draw, view_detail_key,
-			NULL, NULL, NULL, NULL, detail_plan },
-	[TV_PRICES] = { "Prices", KEYS(keys_prices), view_prices_draw, view_prices_key,
-			prices_rows, prices_row_text, NULL, NULL, NULL },
-	[TV_COMPARE] = { "Compare", KEYS(keys_compare), view_compare_draw, view_compare_key,
-			 NULL, NULL, NULL, NULL, NULL },
+	[TV_CLUSTER] = { "Cluster", KEYS(keys_cluster), .draw = view_cluster_draw,
+			 .key = view_cluster_key, .rows = cluster_rows,
+			 .row_text = cluster_row_text },
+	[TV_MODEL] = { "Model", KEYS(keys_model), .draw = view_model_draw, .key = view_model_key },
+	[TV_PLANS] = { "Plans", KEYS(keys_plans), .draw = view_plans_draw, .key = view_plans_key,
+		       .rows = plans_rows, .row_text = plans_row_text,
+		       .notes_title = "Plan labels", .notes = tui_plans_notes, .plan = plans_plan },
+	[TV_DETAIL] = { "Detail", KEYS(keys_detail), .draw = view_detail_draw,
+			.key = view_detail_key, .plan = detail_plan },
+	[TV_PRICES] = { "Prices", KEYS(keys_prices), .draw = view_prices_draw,
+			.key = view_prices_key, .rows = prices_rows, .row_text = prices_row_text },
+	[TV_COMPARE] = { "Compare", KEYS(keys_compare), .draw = view_compare_draw,
+			 .key = view_compare_key },
+	[TV_SERVE] = { "Serve", KEYS(keys_serve), .draw = view_serve_draw, .key = view_serve_key,
+		       .rows = serve_rows, .row_text = serve_row_text,
+		       .status = tui_serve_status },
 };
 #undef KEYS
 
@@ -354,6 +370,7 @@ void tui_edited(struct tui *t)
 	t->gen++;
 	if (t->pl)
 		planner_submit(t->pl, &t->ws, t->gen);
+	tui_serve_submit(t);   /* the cluster may have changed */
 }
 
 void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title, const char *init)
@@ -475,6 +492,8 @@ static void draw_footer(struct tui *t)
 		tui_prices_status(t, right, sizeof right, &frac);
 		if (*right)
 			ra = tui_attr(t, C_WARN);
+		else if (cur_view(t)->status)
+			cur_view(t)->status(t, right, sizeof right);
 		else if (t->cur && t->cur->rc == 0)
 			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
 		else if (t->cur)
@@ -693,6 +712,9 @@ static int prompt_key(struct tui *t, int ch)
 	case P_CONFIRM_DEL:
 		view_cluster_key(t, ACT_DELETE, 'y');
 		break;
+	case P_SERVE_FIELD:
+		tui_serve_field_commit(t, s);
+		break;
 	default:
 		break;
 	}
@@ -720,6 +742,7 @@ static int global_action(struct tui *t, int action)
 		t->help_top = 0;
 		return R_DRAW;
 	case ACT_VIEW1: case ACT_VIEW2: case ACT_VIEW3: case ACT_VIEW4: case ACT_VIEW5: case ACT_VIEW6:
+	case ACT_VIEW7:
 		set_view(t, action - ACT_VIEW1);
 		return R_DRAW;
 	case ACT_CANCEL: {
@@ -755,6 +778,7 @@ static int global_action(struct tui *t, int action)
 	case ACT_REPLAN:
 		t->gen++;
 		planner_submit(t->pl, &t->ws, t->gen);
+		tui_serve_submit(t);
 		return R_DRAW;
 	case ACT_REDRAW:
 		clearok(curscr, TRUE);
@@ -827,7 +851,7 @@ static int handle_key(struct tui *t, int ch)
 			t->help = 0;
 		else {
 			const struct tui_key *g = key_find(TV_GLOBAL, ch);
-			if (g && g->action >= ACT_VIEW1 && g->action <= ACT_VIEW6)
+			if (g && g->action >= ACT_VIEW1 && g->action <= ACT_VIEW7)
 				return global_action(t, g->action);
 		}
 		return R_DRAW;
@@ -858,6 +882,7 @@ static void tui_teardown(struct tui *t)
 {
 	planner_free(t->pl);
 	fetch_free(t->fetch);
+	tui_serve_done(t);
 	tui_result_free(t->cur);
 	free(t->order);
 	tui_prices_done(t);
@@ -876,8 +901,9 @@ static int start_workers(struct tui *t)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	t->pl = planner_new(t->wake[1]);
 	t->fetch = fetch_new(t->wake[1], t->cat, &t->pcfg);
+	int serve_rc = tui_serve_start(t, t->wake[1]);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return t->pl && t->fetch ? 0 : -1;
+	return t->pl && t->fetch && serve_rc == 0 ? 0 : -1;
 }
 
 static void loop(struct tui *t)
@@ -891,7 +917,8 @@ static void loop(struct tui *t)
 		double f, e;
 		struct fetch_status st;
 		fetch_status(t->fetch, &st);
-		int busy = planner_busy(t->pl, &f, &e) || st.state == FETCH_RUNNING;
+		int busy = planner_busy(t->pl, &f, &e) || st.state == FETCH_RUNNING ||
+			   tui_serve_busy(t);
 		struct pollfd fds[2] = { { 0, POLLIN, 0 }, { t->wake[0], POLLIN, 0 } };
 		int n = poll(fds, 2, busy ? 100 : -1);
 		if (n < 0 && errno != EINTR)
@@ -901,12 +928,14 @@ static void loop(struct tui *t)
 			while (read(t->wake[0], buf, sizeof buf) > 0)
 				;
 			take_result(t);
+			tui_serve_poll(t);
 			if (tui_prices_poll(t)) {
 				/* New prices: reprice the pools and plan again; the
 				 * workspace itself did not change. */
 				tui_prices_apply(t);
 				t->gen++;
 				planner_submit(t->pl, &t->ws, t->gen);
+				tui_serve_submit(t);
 			}
 			need_draw = 1;
 		}
@@ -1032,6 +1061,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		int fl = fcntl(t->wake[i], F_GETFL);
 		fcntl(t->wake[i], F_SETFL, fl | O_NONBLOCK);
 	}
+	tui_serve_init(t);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (start_workers(t) < 0) {
 		fprintf(stderr, "hetplan: cannot start the worker threads\n");
@@ -1042,6 +1072,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 	}
 	/* Plan before curses starts so the first frame usually has plans. */
 	planner_submit(t->pl, &t->ws, t->gen);
+	tui_serve_submit(t);
 	set_escdelay(25);
 	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 	if (!newterm(NULL, stdout, stdin)) {
@@ -1088,6 +1119,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		usleep(10000);
 	}
 	take_result(t);
+	tui_serve_poll(t);
 	loop(t);
 	tui_restore();
 	stderr_replay();
@@ -1133,6 +1165,8 @@ int tui_bench(const struct catalog *cat)
 		return cli_fail(&err, HP_EXIT_FAIL);
 	}
 	tui_prices_init(t);
+	tui_serve_init(t);
+	tui_serve_submit(t);   /* no worker here: plans on this thread */
 	/* Re-plan: the same job the worker runs after an edit. */
 	enum { R = 7 };
 	double sec[R];

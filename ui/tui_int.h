@@ -105,7 +105,8 @@ struct lineedit {
 	int len, cur;
 };
 
-enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL };
+enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
+		   P_SERVE_FIELD };
 
 enum picker_kind { PK_NONE, PK_GPU, PK_MODEL };
 
@@ -155,6 +156,8 @@ struct tui {
 	int have_pb;
 	const struct price_offer **cheap, **cheap_spot;   /* per catalog GPU */
 	int *n_offers_gpu;
+	/* the Serve view (tui_serve.c) */
+	struct tui_serve *serve;
 	/* bench and tests */
 	int bench;
 };
@@ -177,6 +180,8 @@ struct tui_view_ops {
 	const char *const *(*notes)(int *n);
 	/* The training plan `e` exports from here. NULL: the detail view's. */
 	int (*plan)(const struct tui *t);
+	/* The footer's right-hand text when idle. NULL: the training plans. */
+	void (*status)(struct tui *t, char *buf, size_t n);
 };
 
 /* Actions a view's handler returns. */
@@ -266,6 +271,29 @@ void tui_prices_start(struct tui *t);
 int tui_prices_poll(struct tui *t);
 /* Footer text for a running download, or "" . */
 void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac);
+
+/* ---- tui_serve.c: the Serve view and its planner thread */
+struct tui_serve;
+/* The serving workload's defaults; the model is the workspace's. */
+void tui_serve_init(struct tui *t);
+/* Start the worker; a byte on wake_fd announces each answer. Returns 0 or
+ * -1. Without it (bench) tui_serve_submit plans on the calling thread. */
+int tui_serve_start(struct tui *t, int wake_fd);
+/* Plan serving again for the current cluster and settings. */
+void tui_serve_submit(struct tui *t);
+/* After a wake: take the newest answer; 1 if one was taken. */
+int tui_serve_poll(struct tui *t);
+int tui_serve_busy(struct tui *t);
+/* Join the worker and free the view's state. NULL state is fine. */
+void tui_serve_done(struct tui *t);
+/* Apply the prompt's text to the selected serving field: 0, or -1 with a
+ * message shown. */
+int tui_serve_field_commit(struct tui *t, const char *text);
+void view_serve_draw(struct tui *t, int y0, int h);
+int view_serve_key(struct tui *t, int action, int ch);
+int serve_rows(struct tui *t, struct tui_list **l);
+void serve_row_text(struct tui *t, int row, char *buf, size_t n);
+void tui_serve_status(struct tui *t, char *buf, size_t n);
 
 /* ---- tui_export.c: the plan report. Format from the path's extension
  * (.json, .md; anything else is Markdown). Returns 0 or -1 with err. */
