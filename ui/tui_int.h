@@ -6,7 +6,10 @@
  *                  changes state and returns what to do (redraw, quit); then
  *                  the one draw function paints header, tabs, view, footer.
  *   tui_*.c views  cluster/model editors (tui_edit.c), plans, detail and
- *                  compare (tui_plans.c), prices (tui_prices.c).
+ *                  compare (tui_plans.c), prices (tui_prices.c), serving
+ *                  plans (tui_serve.c, with its own planner thread). tui.c
+ *                  reaches them only through the view table (struct
+ *                  tui_view_ops); they reach tui.c through this header.
  *   tui_draw.c     colours, glyph tables (UTF-8 and ASCII side by side),
  *                  clipped text, bars, the line editor and the picker.
  *   tui_job.c      the planner on a worker thread; tui_fetch.c the price
