@@ -312,22 +312,31 @@ double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int 
 	return (lin * serve_wprec_bytes(w) + rest * 2) / tp;
 }
 
+/* Time of collective c of `bytes` over `ranks` GPUs of pool p, per_node
+ * of them in each node (the rest over the network); 0 if it fails. */
+static double pool_comm(const struct pool *p, enum comm_coll c, int ranks, int per_node,
+			double bytes)
+{
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
+	comm_fabric_set_transport(&g.fab, p->transport);
+	g.ranks = ranks;
+	g.ranks_per_node = per_node;
+	g.oversub = 1;
+	struct comm_result r;
+	if (comm_time(&g, c, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
+		return 0;
+	return r.time_s;
+}
+
 /* TP all-reduce of `bytes` over tp GPUs of pool p's node. */
 static double tp_allreduce(const struct pool *p, int tp, double bytes)
 {
 	if (tp <= 1 || bytes <= 0)
 		return 0;
-	struct comm_group g;
-	memset(&g, 0, sizeof g);
-	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
-	comm_fabric_set_transport(&g.fab, p->transport);
-	g.ranks = tp;
-	g.ranks_per_node = tp <= p->gpus_per_node ? tp : p->gpus_per_node;
-	g.oversub = 1;
-	struct comm_result r;
-	if (comm_time(&g, COMM_ALLREDUCE, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
-		return 0;
-	return r.time_s;
+	return pool_comm(p, COMM_ALLREDUCE, tp, tp <= p->gpus_per_node ? tp : p->gpus_per_node,
+			 bytes);
 }
 
 /* Send/recv of `bytes` between two pipeline stages: inside the node when
@@ -336,17 +345,7 @@ static double pp_send(const struct pool *p, int inside, double bytes)
 {
 	if (bytes <= 0)
 		return 0;
-	struct comm_group g;
-	memset(&g, 0, sizeof g);
-	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
-	comm_fabric_set_transport(&g.fab, p->transport);
-	g.ranks = 2;
-	g.ranks_per_node = inside ? 2 : 1;
-	g.oversub = 1;
-	struct comm_result r;
-	if (comm_time(&g, COMM_SENDRECV, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
-		return 0;
-	return r.time_s;
+	return pool_comm(p, COMM_SENDRECV, 2, inside ? 2 : 1, bytes);
 }
 
 /* Roofline of a kernel group with partial overlap of compute and memory. */
