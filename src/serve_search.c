@@ -281,19 +281,20 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 
 /* --- fleet ILP --------------------------------------------------------------- */
 
-int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol,
-		      struct hp_err *err)
+/* The fleet ILP under construction: y_k (copies of configuration k),
+ * z_kr (req/s of bucket r routed to k; -1 where k cannot serve r), alpha
+ * (the served share, throughput objective only), and scratch rows. */
+struct fleet_lp {
+	struct lp *lp;
+	int K, R, thr;
+	int *ycol, *zcol, acol;
+	int *idx;
+	double *cf;
+};
+
+static void fleet_columns(const struct fleet_problem *fp, struct fleet_lp *f)
 {
-	memset(sol, 0, sizeof *sol);
-	int K = fp->n_cands, R = fp->n_buckets;
-	if (K < 1 || K > SERVE_MAX_CANDS || R < 1 || R > SERVE_MAX_BUCKETS)
-		return hp_err_set(err, HP_EXIT_USAGE, "fleet: %d candidates, %d buckets (limits %d, %d)",
-				  K, R, SERVE_MAX_CANDS, SERVE_MAX_BUCKETS);
-	double t0 = hp_now();
-	int thr = fp->objective == SERVE_OBJ_THROUGHPUT;
-	struct lp *lp = lp_new(thr);
-	int *ycol = xcalloc((size_t)K, sizeof *ycol);
-	int *zcol = xmalloc((size_t)K * R * sizeof *zcol);
+	int K = f->K, R = f->R;
 	double cost_sum = 0;
 	for (int k = 0; k < K; k++)
 		cost_sum += fp->cost[k];
@@ -305,57 +306,71 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 		int pl = fp->pool[k];
 		if (pl >= 0 && pl < fp->n_pools && fp->pool_gpus[pl] >= 0)
 			hi = fp->pool_gpus[pl] / (fp->gpus[k] > 0 ? fp->gpus[k] : 1);
-		ycol[k] = lp_add_col(lp, 0, hi, thr ? -eps * fp->cost[k] : fp->cost[k], 1);
+		f->ycol[k] = lp_add_col(f->lp, 0, hi, f->thr ? -eps * fp->cost[k] : fp->cost[k], 1);
 	}
 	for (int k = 0; k < K; k++)
 		for (int r = 0; r < R; r++)
-			zcol[k * R + r] = fp->mu[k * R + r] > 0 ? lp_add_col(lp, 0, -1, 0, 0) : -1;
-	int acol = thr ? lp_add_col(lp, 0, -1, 1, 0) : -1;
-	int *idx = xmalloc((size_t)(K + R + 2) * sizeof *idx);
-	double *cf = xmalloc((size_t)(K + R + 2) * sizeof *cf);
-	int any_split = 0;
+			f->zcol[k * R + r] = fp->mu[k * R + r] > 0 ? lp_add_col(f->lp, 0, -1, 0, 0) : -1;
+	f->acol = f->thr ? lp_add_col(f->lp, 0, -1, 1, 0) : -1;
+}
+
+/* Disaggregated pairs: what prefill instances take of bucket r, decode
+ * instances take too. */
+static void fleet_pair_row(const struct fleet_problem *fp, struct fleet_lp *f, int r)
+{
+	int K = f->K, R = f->R, nb = 0;
+	int *ib = xmalloc((size_t)(K + 1) * sizeof *ib);
+	double *cb = xmalloc((size_t)(K + 1) * sizeof *cb);
+	for (int k = 0; k < K; k++)
+		if (f->zcol[k * R + r] >= 0 && fp->role[k] != ROLE_BOTH) {
+			ib[nb] = f->zcol[k * R + r];
+			cb[nb++] = fp->role[k] == ROLE_PREFILL ? 1 : -1;
+		}
+	if (nb)
+		lp_add_row(f->lp, nb, ib, cb, 0, 0);
+	free(ib);
+	free(cb);
+}
+
+/* Demand: sum_k z_kr = lambda_r (cost) or alpha lambda_r (throughput). */
+static void fleet_demand_rows(const struct fleet_problem *fp, struct fleet_lp *f)
+{
+	int K = f->K, R = f->R, any_split = 0;
 	for (int k = 0; k < K; k++)
 		any_split |= fp->role && fp->role[k] != ROLE_BOTH;
 	for (int r = 0; r < R; r++) {
 		int n = 0;
 		for (int k = 0; k < K; k++)
-			if (zcol[k * R + r] >= 0 && (!fp->role || fp->role[k] != ROLE_DECODE)) {
-				idx[n] = zcol[k * R + r];
-				cf[n++] = 1;
+			if (f->zcol[k * R + r] >= 0 && (!fp->role || fp->role[k] != ROLE_DECODE)) {
+				f->idx[n] = f->zcol[k * R + r];
+				f->cf[n++] = 1;
 			}
-		if (any_split) {
-			/* what prefill instances take, decode instances take too */
-			int nb = 0;
-			int *ib = xmalloc((size_t)(K + 1) * sizeof *ib);
-			double *cb = xmalloc((size_t)(K + 1) * sizeof *cb);
-			for (int k = 0; k < K; k++)
-				if (zcol[k * R + r] >= 0 && fp->role[k] != ROLE_BOTH) {
-					ib[nb] = zcol[k * R + r];
-					cb[nb++] = fp->role[k] == ROLE_PREFILL ? 1 : -1;
-				}
-			if (nb)
-				lp_add_row(lp, nb, ib, cb, 0, 0);
-			free(ib);
-			free(cb);
-		}
-		if (thr) {
-			idx[n] = acol;
-			cf[n++] = -fp->rate[r];
-			lp_add_row(lp, n, idx, cf, 0, 0);
+		if (any_split)
+			fleet_pair_row(fp, f, r);
+		if (f->thr) {
+			f->idx[n] = f->acol;
+			f->cf[n++] = -fp->rate[r];
+			lp_add_row(f->lp, n, f->idx, f->cf, 0, 0);
 		} else {
-			lp_add_row(lp, n, idx, cf, fp->rate[r], fp->rate[r]);
+			lp_add_row(f->lp, n, f->idx, f->cf, fp->rate[r], fp->rate[r]);
 		}
 	}
+}
+
+/* Capacity: sum_r z_kr / mu_kr <= y_k; GPUs per pool within its limit. */
+static void fleet_capacity_rows(const struct fleet_problem *fp, struct fleet_lp *f)
+{
+	int K = f->K, R = f->R;
 	for (int k = 0; k < K; k++) {
 		int n = 0;
 		for (int r = 0; r < R; r++)
-			if (zcol[k * R + r] >= 0) {
-				idx[n] = zcol[k * R + r];
-				cf[n++] = 1 / fp->mu[k * R + r];
+			if (f->zcol[k * R + r] >= 0) {
+				f->idx[n] = f->zcol[k * R + r];
+				f->cf[n++] = 1 / fp->mu[k * R + r];
 			}
-		idx[n] = ycol[k];
-		cf[n++] = -1;
-		lp_add_row(lp, n, idx, cf, -HUGE_VAL, 0);
+		f->idx[n] = f->ycol[k];
+		f->cf[n++] = -1;
+		lp_add_row(f->lp, n, f->idx, f->cf, -HUGE_VAL, 0);
 	}
 	for (int p = 0; p < fp->n_pools; p++) {
 		if (fp->pool_gpus[p] < 0)
@@ -363,43 +378,71 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 		int n = 0;
 		for (int k = 0; k < K && n < K; k++)
 			if (fp->pool[k] == p) {
-				idx[n] = ycol[k];
-				cf[n++] = fp->gpus[k];
+				f->idx[n] = f->ycol[k];
+				f->cf[n++] = fp->gpus[k];
 			}
 		if (n)
-			lp_add_row(lp, n, idx, cf, -HUGE_VAL, fp->pool_gpus[p]);
+			lp_add_row(f->lp, n, f->idx, f->cf, -HUGE_VAL, fp->pool_gpus[p]);
 	}
+}
+
+/* The solution: counts (rounded up to the load they carry), routes, cost. */
+static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
+		       const struct lp_result *lr, struct fleet_solution *sol)
+{
+	int K = f->K, R = f->R;
+	sol->alpha = f->thr ? lp_value(f->lp, f->acol) : 1;
+	sol->obj = 0;
+	for (int k = 0; k < K; k++) {
+		sol->count[k] = (int)llround(lp_value(f->lp, f->ycol[k]));
+		double load = 0;
+		for (int r = 0; r < R; r++) {
+			int zc = f->zcol[k * R + r];
+			sol->route[k][r] = zc >= 0 ? lp_value(f->lp, zc) : 0;
+			if (sol->route[k][r] > 0)
+				load += sol->route[k][r] / fp->mu[k * R + r];
+		}
+		/* GLPK takes y within 1e-5 of an integer as integral, so a
+		 * configuration loaded to 1e-6 of one copy (a tiny rate on a
+		 * fast instance) can come back with y = 0: it needs one */
+		if (load > sol->count[k] + 1e-9)
+			sol->count[k] = (int)ceil(load - 1e-9);
+		sol->obj += fp->cost[k] * sol->count[k];
+	}
+	if (f->thr)
+		sol->obj = sol->alpha;
+	sol->bound = lr->bound;
+}
+
+int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol,
+		      struct hp_err *err)
+{
+	memset(sol, 0, sizeof *sol);
+	int K = fp->n_cands, R = fp->n_buckets;
+	if (K < 1 || K > SERVE_MAX_CANDS || R < 1 || R > SERVE_MAX_BUCKETS)
+		return hp_err_set(err, HP_EXIT_USAGE, "fleet: %d candidates, %d buckets (limits %d, %d)",
+				  K, R, SERVE_MAX_CANDS, SERVE_MAX_BUCKETS);
+	double t0 = hp_now();
+	struct fleet_lp f = { .K = K, .R = R, .thr = fp->objective == SERVE_OBJ_THROUGHPUT };
+	f.lp = lp_new(f.thr);
+	f.ycol = xcalloc((size_t)K, sizeof *f.ycol);
+	f.zcol = xmalloc((size_t)K * R * sizeof *f.zcol);
+	f.idx = xmalloc((size_t)(K + R + 2) * sizeof *f.idx);
+	f.cf = xmalloc((size_t)(K + R + 2) * sizeof *f.cf);
+	fleet_columns(fp, &f);
+	fleet_demand_rows(fp, &f);
+	fleet_capacity_rows(fp, &f);
 	struct lp_result lr;
-	lp_solve(lp, 50000, &lr);
+	lp_solve(f.lp, 50000, &lr);
 	sol->status = lr.status;
 	sol->gap = lr.gap;
-	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
-		sol->alpha = thr ? lp_value(lp, acol) : 1;
-		sol->obj = 0;
-		for (int k = 0; k < K; k++) {
-			sol->count[k] = (int)llround(lp_value(lp, ycol[k]));
-			double load = 0;
-			for (int r = 0; r < R; r++) {
-				sol->route[k][r] = zcol[k * R + r] >= 0 ? lp_value(lp, zcol[k * R + r]) : 0;
-				if (sol->route[k][r] > 0)
-					load += sol->route[k][r] / fp->mu[k * R + r];
-			}
-			/* GLPK takes y within 1e-5 of an integer as integral, so a
-			 * configuration loaded to 1e-6 of one copy (a tiny rate on a
-			 * fast instance) can come back with y = 0: it needs one */
-			if (load > sol->count[k] + 1e-9)
-				sol->count[k] = (int)ceil(load - 1e-9);
-			sol->obj += fp->cost[k] * sol->count[k];
-		}
-		if (thr)
-			sol->obj = sol->alpha;
-		sol->bound = lr.bound;
-	}
-	free(idx);
-	free(cf);
-	free(ycol);
-	free(zcol);
-	lp_free(lp);
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
+		fleet_read(fp, &f, &lr, sol);
+	free(f.idx);
+	free(f.cf);
+	free(f.ycol);
+	free(f.zcol);
+	lp_free(f.lp);
 	sol->seconds = hp_now() - t0;
 	return 0;
 }
