@@ -449,6 +449,136 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 
 /* --- placement MILP -------------------------------------------------------- */
 
+/* The placement MILP under construction: per segment s (class sq[s]
+ * holding blocks sa[s] .. sa[s] + sl[s] - 1) the machine count ncol[s]
+ * and the flow fcol[s]; the total flow Fcol; scratch rows. */
+struct place_lp {
+	struct lp *lp;
+	int S, Fcol;
+	int *sq, *sa, *sl, *ncol, *fcol;
+	int *idx;
+	double *cf;
+};
+
+static void place_columns(const struct place_problem *pp, struct place_lp *g)
+{
+	int Q = pp->n_classes, B = pp->n_blocks;
+	for (int q = 0; q < Q; q++) {
+		const struct place_class *pc = &pp->cls[q];
+		if (pc->count <= 0)
+			continue;
+		for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
+			if (!(pc->theta[len] > 0))
+				continue;
+			for (int a = 0; a + len <= B; a++) {
+				int S = g->S++;
+				g->sq[S] = q;
+				g->sa[S] = a;
+				g->sl[S] = len;
+				/* a machine costs 1e-6 of a token/s: idle ones are
+				 * left out, never at the expense of flow */
+				g->ncol[S] = lp_add_col(g->lp, 0, pc->count, -1e-6, 1);
+				g->fcol[S] = lp_add_col(g->lp, 0, -1, 0, 0);
+			}
+		}
+	}
+	g->Fcol = lp_add_col(g->lp, 0, -1, 1, 0);
+}
+
+/* Machines per class, and per shared inventory group. */
+static void place_inventory_rows(const struct place_problem *pp, struct place_lp *g)
+{
+	for (int q = 0; q < pp->n_classes; q++) {
+		int n = 0;
+		for (int s = 0; s < g->S; s++)
+			if (g->sq[s] == q) {
+				g->idx[n] = g->ncol[s];
+				g->cf[n++] = 1;
+			}
+		if (n)
+			lp_add_row(g->lp, n, g->idx, g->cf, -HUGE_VAL, pp->cls[q].count);
+	}
+	for (int gr = 0; gr < PLACE_MAX_CLASSES; gr++) {
+		if (pp->group_cap[gr] <= 0)
+			continue;
+		int n = 0;
+		for (int s = 0; s < g->S; s++) {
+			const struct place_class *pc = &pp->cls[g->sq[s]];
+			if (pc->group == gr) {
+				g->idx[n] = g->ncol[s];
+				g->cf[n++] = pc->units > 0 ? pc->units : 1;
+			}
+		}
+		if (n)
+			lp_add_row(g->lp, n, g->idx, g->cf, -HUGE_VAL, pp->group_cap[gr]);
+	}
+}
+
+/* Capacity f_s <= theta(len) n_s; conservation at boundaries 0..B: into
+ * boundary b = segments ending at b-1 (or the source at 0), out =
+ * segments starting at b (or the sink at B). */
+static void place_flow_rows(const struct place_problem *pp, struct place_lp *g)
+{
+	int B = pp->n_blocks;
+	for (int s = 0; s < g->S; s++) {
+		int id2[2] = { g->fcol[s], g->ncol[s] };
+		double c2[2] = { 1, -pp->cls[g->sq[s]].theta[g->sl[s]] };
+		lp_add_row(g->lp, 2, id2, c2, -HUGE_VAL, 0);
+	}
+	for (int bd = 0; bd <= B; bd++) {
+		int n = 0;
+		for (int s = 0; s < g->S; s++) {
+			if (g->sa[s] + g->sl[s] == bd) {
+				g->idx[n] = g->fcol[s];
+				g->cf[n++] = 1;
+			}
+			if (g->sa[s] == bd) {
+				g->idx[n] = g->fcol[s];
+				g->cf[n++] = -1;
+			}
+		}
+		if (bd == 0 || bd == B) {
+			g->idx[n] = g->Fcol;
+			g->cf[n++] = bd == 0 ? 1 : -1;
+		}
+		lp_add_row(g->lp, n, g->idx, g->cf, 0, 0);
+	}
+}
+
+/* Cover: every block is held by some machine (valid once F > 0). */
+static void place_cover_rows(const struct place_problem *pp, struct place_lp *g)
+{
+	for (int bl = 0; bl < pp->n_blocks; bl++) {
+		int n = 0;
+		for (int s = 0; s < g->S; s++)
+			if (g->sa[s] <= bl && bl < g->sa[s] + g->sl[s]) {
+				g->idx[n] = g->ncol[s];
+				g->cf[n++] = 1;
+			}
+		lp_add_row(g->lp, n, g->idx, g->cf, 1, HUGE_VAL);
+	}
+}
+
+static void place_read(const struct place_lp *g, const struct lp_result *lr,
+		       struct place_solution *sol)
+{
+	sol->flow = lp_value(g->lp, g->Fcol);
+	sol->bound = lr->bound;
+	sol->gap = lr->gap;
+	for (int s = 0; s < g->S && sol->n_segs < PLACE_MAX_SEGS; s++) {
+		int cnt = (int)llround(lp_value(g->lp, g->ncol[s]));
+		double f = lp_value(g->lp, g->fcol[s]);
+		if (cnt <= 0)
+			continue;
+		struct place_seg *sg = &sol->seg[sol->n_segs++];
+		sg->cls = g->sq[s];
+		sg->first = g->sa[s];
+		sg->last = g->sa[s] + g->sl[s] - 1;
+		sg->count = cnt;
+		sg->flow = f > 0 ? f : 0;
+	}
+}
+
 int serve_place_solve(const struct place_problem *pp, struct place_solution *sol,
 		      struct hp_err *err)
 {
@@ -458,125 +588,34 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 		return hp_err_set(err, HP_EXIT_USAGE, "placement: %d classes, %d blocks (limits %d, %d)",
 				  Q, B, PLACE_MAX_CLASSES, PLACE_MAX_BLOCKS);
 	double t0 = hp_now();
-	struct lp *lp = lp_new(1);
+	struct place_lp g = { .lp = lp_new(1) };
 	/* segments of each class: [a, a + len - 1] */
-	int cap = Q * B * B;
-	int *sq = xmalloc((size_t)cap * sizeof *sq), *sa = xmalloc((size_t)cap * sizeof *sa),
-	    *sl = xmalloc((size_t)cap * sizeof *sl), *ncol = xmalloc((size_t)cap * sizeof *ncol),
-	    *fcol = xmalloc((size_t)cap * sizeof *fcol);
-	int S = 0;
-	for (int q = 0; q < Q; q++) {
-		const struct place_class *pc = &pp->cls[q];
-		if (pc->count <= 0)
-			continue;
-		for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
-			if (!(pc->theta[len] > 0))
-				continue;
-			for (int a = 0; a + len <= B; a++) {
-				sq[S] = q;
-				sa[S] = a;
-				sl[S] = len;
-				/* a machine costs 1e-6 of a token/s: idle ones are
-				 * left out, never at the expense of flow */
-				ncol[S] = lp_add_col(lp, 0, pc->count, -1e-6, 1);
-				fcol[S] = lp_add_col(lp, 0, -1, 0, 0);
-				S++;
-			}
-		}
-	}
-	int Fcol = lp_add_col(lp, 0, -1, 1, 0);
-	int *idx = xmalloc((size_t)(S + 2) * sizeof *idx);
-	double *cf = xmalloc((size_t)(S + 2) * sizeof *cf);
-	int n;
-	/* machines per class, and per shared inventory group */
-	for (int q = 0; q < Q; q++) {
-		n = 0;
-		for (int s = 0; s < S; s++)
-			if (sq[s] == q) {
-				idx[n] = ncol[s];
-				cf[n++] = 1;
-			}
-		if (n)
-			lp_add_row(lp, n, idx, cf, -HUGE_VAL, pp->cls[q].count);
-	}
-	for (int g = 0; g < PLACE_MAX_CLASSES; g++) {
-		if (pp->group_cap[g] <= 0)
-			continue;
-		n = 0;
-		for (int s = 0; s < S; s++)
-			if (pp->cls[sq[s]].group == g) {
-				idx[n] = ncol[s];
-				cf[n++] = pp->cls[sq[s]].units > 0 ? pp->cls[sq[s]].units : 1;
-			}
-		if (n)
-			lp_add_row(lp, n, idx, cf, -HUGE_VAL, pp->group_cap[g]);
-	}
-	/* capacity */
-	for (int s = 0; s < S; s++) {
-		int id2[2] = { fcol[s], ncol[s] };
-		double c2[2] = { 1, -pp->cls[sq[s]].theta[sl[s]] };
-		lp_add_row(lp, 2, id2, c2, -HUGE_VAL, 0);
-	}
-	/* conservation at boundaries 0..B: into boundary b = segments ending
-	 * at b-1 (or the source at 0), out = segments starting at b (or the
-	 * sink at B) */
-	for (int bd = 0; bd <= B; bd++) {
-		n = 0;
-		for (int s = 0; s < S; s++) {
-			if (sa[s] + sl[s] == bd) {
-				idx[n] = fcol[s];
-				cf[n++] = 1;
-			}
-			if (sa[s] == bd) {
-				idx[n] = fcol[s];
-				cf[n++] = -1;
-			}
-		}
-		if (bd == 0 || bd == B) {
-			idx[n] = Fcol;
-			cf[n++] = bd == 0 ? 1 : -1;
-		}
-		lp_add_row(lp, n, idx, cf, 0, 0);
-	}
-	/* cover: every block is held by some machine (valid once F > 0) */
-	for (int bl = 0; bl < B; bl++) {
-		n = 0;
-		for (int s = 0; s < S; s++)
-			if (sa[s] <= bl && bl < sa[s] + sl[s]) {
-				idx[n] = ncol[s];
-				cf[n++] = 1;
-			}
-		lp_add_row(lp, n, idx, cf, 1, HUGE_VAL);
-	}
+	size_t cap = (size_t)Q * B * B;
+	g.sq = xmalloc(cap * sizeof *g.sq);
+	g.sa = xmalloc(cap * sizeof *g.sa);
+	g.sl = xmalloc(cap * sizeof *g.sl);
+	g.ncol = xmalloc(cap * sizeof *g.ncol);
+	g.fcol = xmalloc(cap * sizeof *g.fcol);
+	place_columns(pp, &g);
+	g.idx = xmalloc((size_t)(g.S + 2) * sizeof *g.idx);
+	g.cf = xmalloc((size_t)(g.S + 2) * sizeof *g.cf);
+	place_inventory_rows(pp, &g);
+	place_flow_rows(pp, &g);
+	place_cover_rows(pp, &g);
 	struct lp_result lr;
-	lp_solve(lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
+	lp_solve(g.lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
 	sol->status = lr.status;
 	sol->nodes = lr.nodes;
-	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
-		sol->flow = lp_value(lp, Fcol);
-		sol->bound = lr.bound;
-		sol->gap = lr.gap;
-		for (int s = 0; s < S && sol->n_segs < PLACE_MAX_SEGS; s++) {
-			int cnt = (int)llround(lp_value(lp, ncol[s]));
-			double f = lp_value(lp, fcol[s]);
-			if (cnt <= 0)
-				continue;
-			struct place_seg *g = &sol->seg[sol->n_segs++];
-			g->cls = sq[s];
-			g->first = sa[s];
-			g->last = sa[s] + sl[s] - 1;
-			g->count = cnt;
-			g->flow = f > 0 ? f : 0;
-		}
-	}
-	free(idx);
-	free(cf);
-	free(sq);
-	free(sa);
-	free(sl);
-	free(ncol);
-	free(fcol);
-	lp_free(lp);
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
+		place_read(&g, &lr, sol);
+	free(g.idx);
+	free(g.cf);
+	free(g.sq);
+	free(g.sa);
+	free(g.sl);
+	free(g.ncol);
+	free(g.fcol);
+	lp_free(g.lp);
 	sol->seconds = hp_now() - t0;
 	return 0;
 }
