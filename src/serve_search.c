@@ -1022,148 +1022,169 @@ static void add_plan(struct serve_plan_result *res, const struct serve_plan *pl,
 }
 
 /* Placement plan over every pool's GPUs (Helix-style). */
-static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
-		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
-{
-	const struct serve_engine_profile *e = serve_engine(o->base.engine);
-	if (!k)
-		k = serve_calib_default();
-	double isl = serve_dist_mean(&o->isl), osl = serve_dist_mean(&o->osl);
-	int L = m->layers;
-	int B = o->place_blocks > 0 ? o->place_blocks : L;
-	if (B > PLACE_MAX_BLOCKS)
-		B = PLACE_MAX_BLOCKS;
-	if (B > L)
-		B = L;
-	struct place_problem pp;
-	memset(&pp, 0, sizeof pp);
-	pp.n_blocks = B;
-	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
-	/* class meta: pool and tp of each class */
+/* What place_plan's steps share: the inputs, the block count, and per
+ * machine class its pool, TP and iteration time by blocks held. */
+struct place_meta {
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct serve_opts *o;
+	const struct serve_calib *k;
+	const struct serve_engine_profile *e;
+	double isl, osl, depth;
+	int L, B, Q;
 	int cpool[PLACE_MAX_CLASSES], ctp[PLACE_MAX_CLASSES];
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
-	int Q = 0;
-	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
-	/* Helix's rule (optimizers.md §2.1): half of a machine's memory for
-	 * weights, half for the KV cache. A sequence's KV lives on every
-	 * machine of its pipeline, and a pipeline of D machines keeps D
-	 * micro-batches in flight, so a machine's batch is its KV tokens /
-	 * (ISL + OSL) / D. D is estimated before the solve as the model's
-	 * weights over the mean per-GPU weight half of the cluster. */
-	double wtot = serve_stage_weight_bytes(m, 0, L, 1, 1, 1, o->base.wprec);
+};
+
+/* Helix's rule (optimizers.md §2.1): half of a machine's memory for
+ * weights, half for the KV cache. A sequence's KV lives on every machine
+ * of its pipeline, and a pipeline of D machines keeps D micro-batches in
+ * flight, so a machine's batch is its KV tokens / (ISL + OSL) / D. D is
+ * estimated before the solve as the model's weights over the mean per-GPU
+ * weight half of the cluster. */
+static double place_depth(const struct place_meta *pm)
+{
+	const struct cluster *c = pm->c;
+	double wtot = serve_stage_weight_bytes(pm->m, 0, pm->L, 1, 1, 1, pm->o->base.wprec);
 	double memsum = 0;
 	int gsum = 0;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		memsum += serve_gpu_mem_bytes(&c->pools[pi].gpu) * pool_gpus(&c->pools[pi]);
 		gsum += pool_gpus(&c->pools[pi]);
 	}
-	double depth = gsum > 0 ? ceil(wtot / (0.5 * e->mem_util * memsum / gsum)) : 1;
-	if (depth < 1)
-		depth = 1;
+	double depth = gsum > 0 ? ceil(wtot / (0.5 * pm->e->mem_util * memsum / gsum)) : 1;
+	return depth < 1 ? 1 : depth;
+}
+
+/* Tokens/s of one machine (tp GPUs of pool p) holding 1, 2, ... blocks,
+ * as far as the weights fit in half its memory; the iteration times in
+ * ct. Sets pc->theta and pc->max_blocks. */
+static void place_theta(const struct place_meta *pm, const struct pool *p, int tp,
+			struct place_class *pc, double *ct)
+{
+	const struct model_spec *m = pm->m;
+	const struct serve_opts *o = pm->o;
+	const struct serve_engine_profile *e = pm->e;
+	double isl = pm->isl, osl = pm->osl;
+	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
+	/* NIC share of one machine: activations of h 16-bit values per token
+	 * cross to the next machine */
+	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
+	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
+	for (int len = 1; len <= pm->B; len++) {
+		int layers = (int)ceil((double)pm->L * len / pm->B);
+		double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) + vh2 / tp;
+		double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
+		if (wb > half)
+			break;
+		double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / pm->depth) : 0;
+		if (batch > e->max_batch)
+			batch = e->max_batch;
+		if (batch < 1)
+			break;
+		struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl };
+		double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it,
+					    pm->k, NULL, NULL, NULL) +
+			   e->step_overhead_s + e->per_seq_s * batch;
+		double th = batch / t;
+		if (th > nic_tok)
+			th = nic_tok;
+		pc->theta[len] = th;
+		pc->max_blocks = len;
+		ct[len] = t;
+	}
+}
+
+/* The machine classes: every pool that can be scored, at each TP. */
+static void place_classes(struct place_meta *pm, struct place_problem *pp)
+{
+	const struct cluster *c = pm->c;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		const struct pool *p = &c->pools[pi];
-		if (serve_wprec_supported(&p->gpu, o->base.wprec, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
+		if (serve_wprec_supported(&p->gpu, pm->o->base.wprec, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
 		    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0))
 			continue;   /* no figures to score it with */
-		pp.group_cap[pi] = pool_gpus(p);
-		for (int tp = 1; tp <= p->gpus_per_node && Q < PLACE_MAX_CLASSES; tp *= 2) {
-			if (o->fix_tp && tp != o->fix_tp)
+		pp->group_cap[pi] = pool_gpus(p);
+		for (int tp = 1; tp <= p->gpus_per_node && pm->Q < PLACE_MAX_CLASSES; tp *= 2) {
+			if (pm->o->fix_tp && tp != pm->o->fix_tp)
 				continue;
-			struct place_class *pc = &pp.cls[Q];
+			struct place_class *pc = &pp->cls[pm->Q];
 			pc->count = pool_gpus(p) / tp;
 			pc->group = pi;
 			pc->units = tp;
-			/* NIC share of one machine: activations of h 16-bit values
-			 * per token cross to the next machine */
-			double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
-			double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
-			double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
-			for (int len = 1; len <= B; len++) {
-				int layers = (int)ceil((double)L * len / B);
-				double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) +
-					    vh2 / tp;
-				double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
-				if (wb > half)
-					break;
-				double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / depth) : 0;
-				if (batch > e->max_batch)
-					batch = e->max_batch;
-				if (batch < 1)
-					break;
-				struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2,
-							 batch / osl };
-				double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec,
-							    o->base.kvprec, &it, k, NULL, NULL, NULL) +
-					   e->step_overhead_s + e->per_seq_s * batch;
-				double th = batch / t;
-				if (th > nic_tok)
-					th = nic_tok;
-				pc->theta[len] = th;
-				pc->max_blocks = len;
-				ct[Q][len] = t;
-			}
+			place_theta(pm, p, tp, pc, pm->ct[pm->Q]);
 			if (pc->max_blocks > 0) {
-				cpool[Q] = pi;
-				ctp[Q] = tp;
-				Q++;
+				pm->cpool[pm->Q] = pi;
+				pm->ctp[pm->Q] = tp;
+				pm->Q++;
 			}
 		}
 	}
-	if (!Q)
-		return hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
-	pp.n_classes = Q;
-	struct place_solution ps;
-	if (serve_place_solve(&pp, &ps, err) < 0)
-		return -1;
-	memset(pl, 0, sizeof *pl);
-	pl->how = "placement";
-	pl->lp_status = ps.status;
-	pl->gap = ps.gap;
-	if (!(ps.status == LP_OPTIMAL || ps.status == LP_FEASIBLE) || ps.flow <= 0)
-		return hp_err_set(err, HP_EXIT_NOFIT,
-				  "the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
+}
+
+/* Layers [first, last] of a segment of blocks. */
+static void seg_layers(const struct place_meta *pm, const struct place_seg *g, int *l0, int *l1)
+{
+	*l0 = (int)((double)pm->L * g->first / pm->B);
+	*l1 = (int)ceil((double)pm->L * (g->last + 1) / pm->B) - 1;
+	if (*l1 >= pm->L)
+		*l1 = pm->L - 1;
+}
+
+/* One plan instance per segment of the solution; the price. */
+static void place_instances(const struct place_meta *pm, const struct place_problem *pp,
+			    const struct place_solution *ps, struct serve_plan *pl)
+{
+	const struct serve_engine_profile *e = pm->e;
 	pl->price_known = 1;
 	double usd = 0;
-	for (int s = 0; s < ps.n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
-		const struct place_seg *g = &ps.seg[s];
+	for (int s = 0; s < ps->n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
+		const struct place_seg *g = &ps->seg[s];
 		int q = g->cls;
-		const struct pool *p = &c->pools[cpool[q]];
+		const struct pool *p = &pm->c->pools[pm->cpool[q]];
 		struct serve_plan_inst *in = &pl->inst[pl->n_inst++];
-		in->pool = cpool[q];
-		in->tp = ctp[q];
+		in->pool = pm->cpool[q];
+		in->tp = pm->ctp[q];
 		in->pp = 1;
 		in->count = g->count;
-		in->first_layer = (int)((double)L * g->first / B);
-		in->last_layer = (int)ceil((double)L * (g->last + 1) / B) - 1;
-		if (in->last_layer >= L)
-			in->last_layer = L - 1;
+		seg_layers(pm, g, &in->first_layer, &in->last_layer);
 		in->tokens_per_s = g->flow;
-		in->rate = g->flow / osl;
+		in->rate = g->flow / pm->osl;
 		int len = g->last - g->first + 1;
-		double th = pp.cls[q].theta[len];
-		in->max_batch = (int)(th * ct[q][len] + 0.5);
-		double kvt = serve_stage_kv_bytes_per_token(m, in->first_layer, in->last_layer + 1, in->tp,
-							   o->base.kvprec);
+		double th = pp->cls[q].theta[len];
+		in->max_batch = (int)(th * pm->ct[q][len] + 0.5);
+		double kvt = serve_stage_kv_bytes_per_token(pm->m, in->first_layer, in->last_layer + 1,
+							   in->tp, pm->o->base.kvprec);
 		/* Helix's half of the memory for the KV cache */
-		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
+		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
 		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
 		if (p->usd_per_node_h <= 0)
 			pl->price_known = 0;
 	}
-	/* flow decomposition into paths: per-request routing weights */
+	pl->usd_per_hour = usd;
+	pl->usd_per_mtok = ps->flow > 0 ? usd / (ps->flow * 3600) * 1e6 : 0;
+}
+
+/* The flow decomposed into paths (per-request routing weights, at most
+ * 8, widest first); TPOT mean and p99 over them. The path index refers
+ * to plan instances in segment order. */
+static void place_paths(const struct place_meta *pm, const struct place_solution *ps,
+			struct serve_plan *pl)
+{
 	double resid[PLACE_MAX_SEGS];
-	for (int s = 0; s < ps.n_segs; s++)
-		resid[s] = ps.seg[s].flow;
+	for (int s = 0; s < ps->n_segs; s++)
+		resid[s] = ps->seg[s].flow;
 	double worst_tpot = 0, sum_tpot = 0, wsum = 0;
 	while (pl->n_paths < 8) {
 		int path[64], np = 0, bd = 0;
 		double bott = HUGE_VAL;
-		while (bd < B && np < 64) {
+		while (bd < pm->B && np < 64) {
 			int best = -1;
-			for (int s = 0; s < ps.n_segs; s++)
-				if (ps.seg[s].first == bd && resid[s] > 1e-6 * ps.flow &&
+			for (int s = 0; s < ps->n_segs; s++)
+				if (ps->seg[s].first == bd && resid[s] > 1e-6 * ps->flow &&
 				    (best < 0 || resid[s] > resid[best]))
 					best = s;
 			if (best < 0)
@@ -1171,15 +1192,15 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 			path[np++] = best;
 			if (resid[best] < bott)
 				bott = resid[best];
-			bd = ps.seg[best].last + 1;
+			bd = ps->seg[best].last + 1;
 		}
-		if (bd < B || np == 0)
+		if (bd < pm->B || np == 0)
 			break;
 		double tpot = 0;
 		for (int i = 0; i < np; i++) {
 			resid[path[i]] -= bott;
-			const struct place_seg *g = &ps.seg[path[i]];
-			tpot += ct[g->cls][g->last - g->first + 1];
+			const struct place_seg *g = &ps->seg[path[i]];
+			tpot += pm->ct[g->cls][g->last - g->first + 1];
 		}
 		/* one network hop between consecutive machines (~10 us) */
 		tpot += (np - 1) * 10e-6;
@@ -1189,37 +1210,88 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 			if (path[i] >= pl->n_inst)
 				pl->path[w].seg[i] = -1;   /* beyond the listed instances */
 		pl->path[w].n = np;
-		pl->path[w].weight = bott / ps.flow;
+		pl->path[w].weight = bott / ps->flow;
 		if (tpot > worst_tpot)
 			worst_tpot = tpot;
 		sum_tpot += bott * tpot;
 		wsum += bott;
 	}
-	/* the path index refers to plan instances in segment order */
-	pl->out_tps = ps.flow;
-	pl->req_s = ps.flow / osl;
-	pl->usd_per_hour = usd;
-	pl->usd_per_mtok = ps.flow > 0 ? usd / (ps.flow * 3600) * 1e6 : 0;
 	pl->tpot.mean = pl->tpot.p50 = wsum > 0 ? sum_tpot / wsum : worst_tpot;
 	pl->tpot.p99 = worst_tpot;
-	/* TTFT: the prompt through the slowest path, one machine at a time */
-	double ttft = k->frontend_s;
-	if (pl->n_paths) {
-		for (int i = 0; i < pl->path[0].n; i++) {
-			const struct place_seg *g = &ps.seg[pl->path[0].seg[i]];
-			int q = g->cls;
-			int l0 = (int)((double)L * g->first / B), l1 = (int)ceil((double)L * (g->last + 1) / B);
-			if (l1 > L)
-				l1 = L;
-			struct serve_iter it = { 0, 0, isl, isl / 2, 1 };
-			ttft += serve_stage_time(&c->pools[cpool[q]], m, l0, l1, g->last == B - 1, ctp[q],
-						 o->base.wprec, o->base.kvprec, &it, k, NULL, NULL, NULL);
-		}
+}
+
+/* TTFT: the prompt through the first path, one machine at a time. */
+static double place_ttft(const struct place_meta *pm, const struct place_solution *ps,
+			 const struct serve_plan *pl)
+{
+	double ttft = pm->k->frontend_s;
+	if (!pl->n_paths)
+		return ttft;
+	for (int i = 0; i < pl->path[0].n; i++) {
+		if (pl->path[0].seg[i] < 0)
+			continue;   /* beyond the listed instances */
+		const struct place_seg *g = &ps->seg[pl->path[0].seg[i]];
+		int q = g->cls, l0, l1;
+		seg_layers(pm, g, &l0, &l1);
+		struct serve_iter it = { 0, 0, pm->isl, pm->isl / 2, 1 };
+		ttft += serve_stage_time(&pm->c->pools[pm->cpool[q]], pm->m, l0, l1 + 1,
+					 g->last == pm->B - 1, pm->ctp[q], pm->o->base.wprec,
+					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL);
 	}
-	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = ttft;
+	return ttft;
+}
+
+static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
+{
+	struct place_meta *pm = xcalloc(1, sizeof *pm);
+	pm->c = c;
+	pm->m = m;
+	pm->o = o;
+	pm->k = k ? k : serve_calib_default();
+	pm->e = serve_engine(o->base.engine);
+	pm->isl = serve_dist_mean(&o->isl);
+	pm->osl = serve_dist_mean(&o->osl);
+	pm->L = m->layers;
+	pm->B = o->place_blocks > 0 ? o->place_blocks : pm->L;
+	if (pm->B > PLACE_MAX_BLOCKS)
+		pm->B = PLACE_MAX_BLOCKS;
+	if (pm->B > pm->L)
+		pm->B = pm->L;
+	pm->depth = place_depth(pm);
+	struct place_problem pp;
+	memset(&pp, 0, sizeof pp);
+	pp.n_blocks = pm->B;
+	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
+	place_classes(pm, &pp);
+	int rc = 0;
+	struct place_solution ps;
+	if (!pm->Q) {
+		rc = hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
+		goto out;
+	}
+	pp.n_classes = pm->Q;
+	if ((rc = serve_place_solve(&pp, &ps, err)) < 0)
+		goto out;
+	memset(pl, 0, sizeof *pl);
+	pl->how = "placement";
+	pl->lp_status = ps.status;
+	pl->gap = ps.gap;
+	if (!(ps.status == LP_OPTIMAL || ps.status == LP_FEASIBLE) || ps.flow <= 0) {
+		rc = hp_err_set(err, HP_EXIT_NOFIT,
+				"the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
+		goto out;
+	}
+	place_instances(pm, &pp, &ps, pl);
+	place_paths(pm, &ps, pl);
+	pl->out_tps = ps.flow;
+	pl->req_s = ps.flow / pm->osl;
+	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, &ps, pl);
 	pl->fits = 1;
 	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
-	return 0;
+out:
+	free(pm);
+	return rc;
 }
 
 int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
