@@ -1364,17 +1364,14 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 	plan_label(pl, c);
 }
 
-int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
-	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err)
+/* The options make sense for this cluster and model: 0, or -1 with err. */
+static int check_opts(const struct cluster *c, const struct model_spec *m,
+		      const struct serve_opts *o, struct hp_err *err)
 {
-	memset(res, 0, sizeof *res);
-	double t0 = hp_now();
-	int thr = o->offline || o->objective == SERVE_OBJ_THROUGHPUT;
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
 	if (!o->offline && !(o->rate > 0))
 		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
-	int top = o->top_k > 0 ? o->top_k : 5;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,
 				  m->layers);
@@ -1388,36 +1385,210 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 					  "--tp %d: no pool has nodes of %d GPUs (TP stays inside a node)",
 					  o->fix_tp, o->fix_tp);
 	}
-	if (o->place) {
-		struct serve_plan pl;
-		double tp0 = hp_now();
-		int prc = place_plan(c, m, o, k, &pl, err);
-		res->ilp_seconds = hp_now() - tp0;
-		if (prc < 0) {
-			hp_strlcpy(res->why, err->msg, sizeof res->why);
-			return -1;
-		}
-		if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
-			pl.fits = 0;
-		if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s)
-			pl.fits = 0;
-		if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s)
-			pl.fits = 0;
-		res->plans[0] = pl;
-		res->n_plans = 1;
-		res->seconds = hp_now() - t0;
-		if (!pl.fits) {
-			res->has_nearest = 1;
-			res->nearest = pl;
-			res->n_plans = 0;
-			snprintf(res->why, sizeof res->why,
-				 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
-				 pl.req_s, pl.tpot.p99 * 1e3);
-			err->code = HP_EXIT_NOFIT;
-			return -1;
-		}
-		return 0;
+	return 0;
+}
+
+/* --place: one plan, or the nearest miss when it falls short. */
+static int plan_placed(const struct cluster *c, const struct model_spec *m,
+		       const struct serve_opts *o, const struct serve_calib *k,
+		       struct serve_plan_result *res, struct hp_err *err, double t0)
+{
+	struct serve_plan pl;
+	double tp0 = hp_now();
+	int prc = place_plan(c, m, o, k, &pl, err);
+	res->ilp_seconds = hp_now() - tp0;
+	if (prc < 0) {
+		hp_strlcpy(res->why, err->msg, sizeof res->why);
+		return -1;
 	}
+	if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
+		pl.fits = 0;
+	if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s)
+		pl.fits = 0;
+	if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s)
+		pl.fits = 0;
+	res->plans[0] = pl;
+	res->n_plans = 1;
+	res->seconds = hp_now() - t0;
+	if (!pl.fits) {
+		res->has_nearest = 1;
+		res->nearest = pl;
+		res->n_plans = 0;
+		snprintf(res->why, sizeof res->why,
+			 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
+			 pl.req_s, pl.tpot.p99 * 1e3);
+		err->code = HP_EXIT_NOFIT;
+		return -1;
+	}
+	return 0;
+}
+
+/* No candidate configuration: why, and the nearest miss if there is one. */
+static void no_candidates(const struct cluster *c, const struct model_spec *m,
+			  const struct serve_result *near, const struct serve_cand *near_cand,
+			  struct serve_plan_result *res)
+{
+	if (near->fits)
+		snprintf(res->why, sizeof res->why,
+			 "no configuration of %.40s meets the SLOs on any pool: the fastest takes "
+			 "TTFT %.0f ms and TPOT %.1f ms with one request alone", m->name,
+			 near->ttft_min_s * 1e3, near->tpot_min_s * 1e3);
+	else if (near->why[0])
+		snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near->why);
+	else
+		snprintf(res->why, sizeof res->why,
+			 "no configuration of %s meets the SLOs on any pool", m->name);
+	if (near->fits || near->why[0]) {
+		res->has_nearest = 1;
+		nearest_single(&res->nearest, c, m, near, near_cand);
+	}
+}
+
+/* The candidates as a fleet problem, and what the steps below share. */
+struct fleet_run {
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct serve_opts *o;
+	const struct serve_calib *k;
+	const struct serve_cand *cand;
+	int K, R;
+	const struct serve_bucket *b;
+	double rate[SERVE_MAX_BUCKETS];
+	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
+	struct fleet_problem fp;
+	struct fleet_solution fs;
+};
+
+static void fleet_run_init(struct fleet_run *fr, int thr)
+{
+	const struct serve_cand *cand = fr->cand;
+	int K = fr->K, R = fr->R;
+	for (int r = 0; r < R; r++)
+		fr->rate[r] = (fr->o->offline ? 1 : fr->o->rate) * fr->b[r].share;
+	for (int kk = 0; kk < K; kk++) {
+		fr->role[kk] = cand[kk].role;
+		fr->cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
+		fr->gp[kk] = cand[kk].gpus;
+		fr->pool[kk] = cand[kk].pool;
+		for (int r = 0; r < R; r++)
+			fr->mu[kk * R + r] = cand[kk].mu[r];
+	}
+	for (int p = 0; p < fr->c->n_pools; p++)
+		fr->lim[p] = pool_gpus(&fr->c->pools[p]);
+	struct fleet_problem fp = { K, R, fr->c->n_pools, fr->cost, fr->gp, fr->pool, fr->mu,
+				    fr->rate, fr->lim, thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST,
+				    fr->role };
+	fr->fp = fp;
+}
+
+/* The SLO loop of the reference (optimizers.md §5.2) with the pools
+ * limited to lim2: mu comes from each bucket alone; a copy carrying a mix
+ * may miss a target, so the capacities of the copies that miss shrink by
+ * 10% and the ILP runs again, at most 3 more times. Returns 1 with *pl,
+ * 0 when no ILP was solved, -1 on an error. */
+static int fleet_slo_loop(struct fleet_run *fr, const int *lim2, struct serve_plan *pl,
+			  struct serve_plan_result *res, struct hp_err *err)
+{
+	int K = fr->K, R = fr->R, solved = 0, rc = 0;
+	double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+	int viol[SERVE_MAX_CANDS];
+	memcpy(mu2, fr->mu, sizeof(double) * (size_t)(K * R));
+	fr->fp.pool_gpus = lim2;
+	fr->fp.mu = mu2;
+	for (int round = 0; round < 4; round++) {
+		if (serve_fleet_solve(&fr->fp, &fr->fs, err) < 0) {
+			rc = -1;
+			break;
+		}
+		res->ilp_seconds += fr->fs.seconds;
+		if (fr->fs.status != LP_OPTIMAL && fr->fs.status != LP_FEASIBLE)
+			break;
+		solved = 1;
+		fleet_plan(fr->c, fr->m, fr->cand, K, fr->b, R, fr->rate, &fr->fs, fr->o, fr->k, pl, viol);
+		if (pl->fits)
+			break;
+		int any = 0;
+		for (int kk = 0; kk < K; kk++)
+			if (viol[kk] && fr->fs.count[kk] > 0) {
+				any = 1;
+				for (int r = 0; r < R; r++)
+					mu2[kk * R + r] *= 0.9;
+			}
+		if (!any)
+			break;
+	}
+	fr->fp.mu = fr->mu;
+	return rc < 0 ? -1 : solved;
+}
+
+/* In cost mode with nothing feasible: the most the cluster can serve, as
+ * the nearest miss. */
+static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
+			  struct hp_err *err)
+{
+	struct serve_plan pl;
+	fr->fp.pool_gpus = fr->lim;
+	fr->fp.objective = SERVE_OBJ_THROUGHPUT;
+	for (int r = 0; r < fr->R; r++)
+		fr->rate[r] = fr->b[r].share;
+	if (serve_fleet_solve(&fr->fp, &fr->fs, err) == 0 &&
+	    (fr->fs.status == LP_OPTIMAL || fr->fs.status == LP_FEASIBLE)) {
+		fleet_plan(fr->c, fr->m, fr->cand, fr->K, fr->b, fr->R, fr->rate, &fr->fs, fr->o, fr->k,
+			   &pl, NULL);
+		pl.how = "nearest miss";
+		pl.fits = 0;
+		res->has_nearest = 1;
+		res->nearest = pl;
+	}
+	snprintf(res->why, sizeof res->why,
+		 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", fr->o->rate,
+		 res->has_nearest ? "" : " (no configuration meets them)");
+	res->n_plans = 0;
+	err->code = HP_EXIT_NOFIT;
+}
+
+/* Every pool together, then each pool alone: the plans, best first. */
+static int plan_fleets(struct fleet_run *fr, int thr, int top, struct serve_plan_result *res,
+		       struct hp_err *err)
+{
+	const struct cluster *c = fr->c;
+	struct serve_plan pl;
+	for (int only = -1; only < c->n_pools; only++) {
+		if (only >= 0 && c->n_pools == 1)
+			break;
+		int lim2[HP_MAX_POOLS];
+		for (int p = 0; p < c->n_pools; p++)
+			lim2[p] = only < 0 || p == only ? fr->lim[p] : 0;
+		int got = fleet_slo_loop(fr, lim2, &pl, res, err);
+		if (got < 0)
+			return -1;
+		if (!got)
+			continue;
+		pl.how = only < 0 ? "fleet ILP" : "single pool";
+		if (thr && !fr->o->offline)
+			pl.fits = pl.fits && pl.req_s >= fr->o->rate * 0.999;
+		if (pl.n_inst)
+			add_plan(res, &pl, thr, top);
+	}
+	if (res->n_plans == 0 || !res->plans[0].fits) {
+		fleet_nearest(fr, res, err);
+		return -1;
+	}
+	return 0;
+}
+
+int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err)
+{
+	memset(res, 0, sizeof *res);
+	double t0 = hp_now();
+	int thr = o->offline || o->objective == SERVE_OBJ_THROUGHPUT;
+	if (check_opts(c, m, o, err) < 0)
+		return -1;
+	int top = o->top_k > 0 ? o->top_k : 5;
+	if (o->place)
+		return plan_placed(c, m, o, k, res, err, t0);
 	struct serve_bucket b[SERVE_MAX_BUCKETS];
 	int R = serve_buckets(&o->isl, &o->osl, o->n_isl_buckets, o->n_osl_buckets, b);
 	res->n_buckets = R;
@@ -1430,116 +1601,24 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	if (o->disagg && K > 0)
 		K = pd_candidates(c, m, b, R, &o->slo, k, cand, K);
 	res->n_cands = K;
-	int rc = 0;
 	if (K == 0) {
-		if (near.fits)
-			snprintf(res->why, sizeof res->why,
-				 "no configuration of %.40s meets the SLOs on any pool: the fastest takes "
-				 "TTFT %.0f ms and TPOT %.1f ms with one request alone", m->name,
-				 near.ttft_min_s * 1e3, near.tpot_min_s * 1e3);
-		else if (near.why[0])
-			snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near.why);
-		else
-			snprintf(res->why, sizeof res->why,
-				 "no configuration of %s meets the SLOs on any pool", m->name);
-		if (near.fits || near.why[0]) {
-			res->has_nearest = 1;
-			nearest_single(&res->nearest, c, m, &near, &near_cand);
-		}
+		no_candidates(c, m, &near, &near_cand, res);
 		err->code = HP_EXIT_NOFIT;
 		free(cand);
 		return -1;
 	}
-	double rate[SERVE_MAX_BUCKETS];
-	for (int r = 0; r < R; r++)
-		rate[r] = (o->offline ? 1 : o->rate) * b[r].share;
-	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
-	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
-	for (int kk = 0; kk < K; kk++) {
-		role[kk] = cand[kk].role;
-		cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
-		gp[kk] = cand[kk].gpus;
-		pool[kk] = cand[kk].pool;
-		for (int r = 0; r < R; r++)
-			mu[kk * R + r] = cand[kk].mu[r];
-	}
-	for (int p = 0; p < c->n_pools; p++)
-		lim[p] = pool_gpus(&c->pools[p]);
-	struct fleet_problem fp = { K, R, c->n_pools, cost, gp, pool, mu, rate, lim,
-				    thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST, role };
-	struct fleet_solution *fs = xmalloc(sizeof *fs);
-	struct serve_plan pl;
-	/* every pool together, then each pool alone */
-	for (int only = -1; only < c->n_pools; only++) {
-		if (only >= 0 && c->n_pools == 1)
-			break;
-		int lim2[HP_MAX_POOLS];
-		for (int p = 0; p < c->n_pools; p++)
-			lim2[p] = only < 0 || p == only ? lim[p] : 0;
-		fp.pool_gpus = lim2;
-		/* The SLO loop of the reference (optimizers.md §5.2): mu comes
-		 * from each bucket alone; a copy carrying a mix may miss a
-		 * target, so the capacities of the copies that miss shrink by
-		 * 10% and the ILP runs again, at most 3 more times. */
-		double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
-		memcpy(mu2, mu, sizeof(double) * (size_t)(K * R));
-		fp.mu = mu2;
-		int viol[SERVE_MAX_CANDS], solved = 0;
-		for (int round = 0; round < 4; round++) {
-			if (serve_fleet_solve(&fp, fs, err) < 0) {
-				rc = -1;
-				break;
-			}
-			res->ilp_seconds += fs->seconds;
-			if (fs->status != LP_OPTIMAL && fs->status != LP_FEASIBLE)
-				break;
-			solved = 1;
-			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, viol);
-			if (pl.fits)
-				break;
-			int any = 0;
-			for (int kk = 0; kk < K; kk++)
-				if (viol[kk] && fs->count[kk] > 0) {
-					any = 1;
-					for (int r = 0; r < R; r++)
-						mu2[kk * R + r] *= 0.9;
-				}
-			if (!any)
-				break;
-		}
-		fp.mu = mu;
-		if (rc < 0)
-			break;
-		if (!solved)
-			continue;
-		pl.how = only < 0 ? "fleet ILP" : "single pool";
-		if (thr && !o->offline)
-			pl.fits = pl.fits && pl.req_s >= o->rate * 0.999;
-		if (pl.n_inst)
-			add_plan(res, &pl, thr, top);
-	}
-	/* in cost mode with nothing feasible: the most the cluster can serve */
-	if (rc == 0 && (res->n_plans == 0 || !res->plans[0].fits)) {
-		fp.pool_gpus = lim;
-		fp.objective = SERVE_OBJ_THROUGHPUT;
-		for (int r = 0; r < R; r++)
-			rate[r] = b[r].share;
-		if (serve_fleet_solve(&fp, fs, err) == 0 &&
-		    (fs->status == LP_OPTIMAL || fs->status == LP_FEASIBLE)) {
-			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, NULL);
-			pl.how = "nearest miss";
-			pl.fits = 0;
-			res->has_nearest = 1;
-			res->nearest = pl;
-		}
-		snprintf(res->why, sizeof res->why,
-			 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", o->rate,
-			 res->has_nearest ? "" : " (no configuration meets them)");
-		res->n_plans = 0;
-		err->code = HP_EXIT_NOFIT;
-		rc = -1;
-	}
-	free(fs);
+	struct fleet_run *fr = xcalloc(1, sizeof *fr);
+	fr->c = c;
+	fr->m = m;
+	fr->o = o;
+	fr->k = k;
+	fr->cand = cand;
+	fr->K = K;
+	fr->R = R;
+	fr->b = b;
+	fleet_run_init(fr, thr);
+	int rc = plan_fleets(fr, thr, top, res, err);
+	free(fr);
 	free(cand);
 	res->seconds = hp_now() - t0;
 	return rc;
