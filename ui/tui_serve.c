@@ -365,6 +365,12 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 	return 0;
 }
 
+/* v moved by dir in [0, n), wrapping around. */
+static int step(int v, int dir, int n)
+{
+	return ((v + dir) % n + n) % n;
+}
+
 /* h/l on a choice: the next or previous value. Returns 1 if f is one. */
 static int field_cycle(struct tui *t, int f, int dir)
 {
@@ -376,20 +382,18 @@ static int field_cycle(struct tui *t, int f, int dir)
 			return 1;
 		while (i < n && strcmp(t->cat->models[i].name, s->m.name))
 			i++;
-		i = i == n ? 0 : ((i + dir) % n + n) % n;
+		i = i == n ? 0 : step(i, dir, n);
 		s->m = t->cat->models[i];
 		break;
 	}
 	case SF_ENGINE:
-		s->so.base.engine = (enum serve_engine)(((int)s->so.base.engine + dir + ENGINE_COUNT) %
-							ENGINE_COUNT);
+		s->so.base.engine = (enum serve_engine)step(s->so.base.engine, dir, ENGINE_COUNT);
 		break;
 	case SF_WPREC:
-		s->so.base.wprec = (enum serve_wprec)(((int)s->so.base.wprec + dir + SW_COUNT) % SW_COUNT);
+		s->so.base.wprec = (enum serve_wprec)step(s->so.base.wprec, dir, SW_COUNT);
 		break;
 	case SF_KVPREC:
-		s->so.base.kvprec = (enum serve_kvprec)(((int)s->so.base.kvprec + dir + SKV_COUNT) %
-							SKV_COUNT);
+		s->so.base.kvprec = (enum serve_kvprec)step(s->so.base.kvprec, dir, SKV_COUNT);
 		break;
 	case SF_OBJECTIVE:
 		s->so.objective = s->so.objective == SERVE_OBJ_COST ? SERVE_OBJ_THROUGHPUT
