@@ -999,20 +999,31 @@ const struct option *tui_options(void)
 	return opts;
 }
 
-int tui_main(int argc, char **argv, const struct catalog *cat)
+/* What the command line asks for. */
+struct tui_args {
+	int color, ascii, mouse;
+	const char *ws_path, *url;
+};
+
+/* Parse argv into a. Returns -1 to go on, else the exit status (--help,
+ * --list-keys, --bench, a usage error). */
+static int tui_parse_args(int argc, char **argv, const struct catalog *cat, struct tui_args *a)
 {
 	const char *nc = getenv("NO_COLOR");
-	int color = !(nc && *nc), ascii = 0, mouse = 1, o;
-	const char *ws_path = NULL, *url = NULL;
+	int o;
+	a->color = !(nc && *nc);
+	a->ascii = 0;
+	a->mouse = 1;
+	a->ws_path = a->url = NULL;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":w:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'w': ws_path = optarg; break;
-		case 'C': color = 0; break;
-		case 'A': ascii = 1; break;
-		case 'M': mouse = 0; break;
-		case 'U': url = optarg; break;
+		case 'w': a->ws_path = optarg; break;
+		case 'C': a->color = 0; break;
+		case 'A': a->ascii = 1; break;
+		case 'M': a->mouse = 0; break;
+		case 'U': a->url = optarg; break;
 		case 'B': return tui_bench(cat);
 		case 'K': list_keys(); return 0;
 		case 'h': fputs(tui_usage, stdout); return 0;
@@ -1025,63 +1036,45 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 			return HP_EXIT_USAGE;
 		}
 	}
-	if (optind < argc && !ws_path)
-		ws_path = argv[optind++];
+	if (optind < argc && !a->ws_path)
+		a->ws_path = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "hetplan: unexpected argument '%s'\n", argv[optind]);
 		return HP_EXIT_USAGE;
 	}
-	struct tui *t = xmalloc(sizeof *t);
-	tui_setup(t, cat);
-	struct hp_err err = { 0 };
-	int rc = ws_path ? workspace_load(&t->ws, ws_path, cat, &err)
-			 : workspace_default(&t->ws, cat, &err);
-	if (rc < 0) {
-		free(t);
-		return cli_fail(&err, HP_EXIT_INPUT);
-	}
-	if (ws_path)
-		hp_strlcpy(t->path, ws_path, sizeof t->path);
-	tui_prices_init(t);
-	if (url)
-		hp_strlcpy(t->pcfg.skypilot_url, url, sizeof t->pcfg.skypilot_url);
-	if (!isatty(0) || !isatty(1)) {
-		fprintf(stderr, "hetplan: the TUI needs a terminal; for batch use see 'hetplan --help'\n");
-		free(t);
-		return HP_EXIT_USAGE;
-	}
-	setlocale(LC_ALL, "");
-	t->utf8 = !ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	return -1;
+}
+
+/* The wake pipe (both ends non-blocking) and the worker threads. Returns
+ * 0, or -1 with a message on stderr. */
+static int tui_start(struct tui *t)
+{
 	if (pipe(t->wake) < 0) {
 		fprintf(stderr, "hetplan: pipe: %s\n", strerror(errno));
-		free(t);
-		return HP_EXIT_FAIL;
+		return -1;
 	}
 	for (int i = 0; i < 2; i++) {
 		int fl = fcntl(t->wake[i], F_GETFL);
 		fcntl(t->wake[i], F_SETFL, fl | O_NONBLOCK);
 	}
 	tui_serve_init(t);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (start_workers(t) < 0) {
 		fprintf(stderr, "hetplan: cannot start the worker threads\n");
-		tui_teardown(t);
-		free(t);
-		curl_global_cleanup();
-		return HP_EXIT_FAIL;
+		return -1;
 	}
-	/* Plan before curses starts so the first frame usually has plans. */
-	planner_submit(t->pl, &t->ws, t->gen);
-	tui_serve_submit(t);
+	return 0;
+}
+
+/* curses on the terminal, the signal handlers that restore it, colours and
+ * the mouse. Returns 0, or -1 with a message on stderr. */
+static int term_start(struct tui *t, int color, int mouse)
+{
 	set_escdelay(25);
 	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 	if (!newterm(NULL, stdout, stdin)) {
 		fprintf(stderr, "hetplan: cannot open the terminal (TERM=%s)\n",
 			getenv("TERM") ? getenv("TERM") : "");
-		tui_teardown(t);
-		free(t);
-		curl_global_cleanup();
-		return HP_EXIT_FAIL;
+		return -1;
 	}
 	tui_active = 1;
 	hp_set_fatal_hook(tui_restore);
@@ -1111,6 +1104,51 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		mouseinterval(200);
 	}
 	reset_prepare(t->mouse);
+	return 0;
+}
+
+int tui_main(int argc, char **argv, const struct catalog *cat)
+{
+	struct tui_args a;
+	int rc = tui_parse_args(argc, argv, cat, &a);
+	if (rc >= 0)
+		return rc;
+	struct tui *t = xmalloc(sizeof *t);
+	tui_setup(t, cat);
+	struct hp_err err = { 0 };
+	rc = a.ws_path ? workspace_load(&t->ws, a.ws_path, cat, &err)
+		       : workspace_default(&t->ws, cat, &err);
+	if (rc < 0) {
+		free(t);
+		return cli_fail(&err, HP_EXIT_INPUT);
+	}
+	if (a.ws_path)
+		hp_strlcpy(t->path, a.ws_path, sizeof t->path);
+	tui_prices_init(t);
+	if (a.url)
+		hp_strlcpy(t->pcfg.skypilot_url, a.url, sizeof t->pcfg.skypilot_url);
+	if (!isatty(0) || !isatty(1)) {
+		fprintf(stderr, "hetplan: the TUI needs a terminal; for batch use see 'hetplan --help'\n");
+		tui_teardown(t);
+		free(t);
+		return HP_EXIT_USAGE;
+	}
+	setlocale(LC_ALL, "");
+	t->utf8 = !a.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	rc = tui_start(t);
+	if (rc == 0) {
+		/* Plan before curses starts so the first frame usually has plans. */
+		planner_submit(t->pl, &t->ws, t->gen);
+		tui_serve_submit(t);
+		rc = term_start(t, a.color, a.mouse);
+	}
+	if (rc < 0) {
+		tui_teardown(t);
+		free(t);
+		curl_global_cleanup();
+		return HP_EXIT_FAIL;
+	}
 	/* Give the first plan a moment so the first frame is complete. */
 	for (int i = 0; i < 50; i++) {
 		double f, e;
