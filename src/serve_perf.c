@@ -64,6 +64,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* gemm_eff, gemm_eff_lowp, gemm_dim_half, moe_eff, hbm_eff and overlap are
@@ -797,5 +798,145 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		return 0;
 	}
 	online(&in, B, isl, osl, lam, r);
+	return 0;
+}
+
+/* --- a finite burst -------------------------------------------------------- */
+
+/* One request of a burst. */
+struct breq {
+	double isl, osl;
+	double left_pre;             /* prompt tokens not yet prefilled */
+	double gen;                  /* output tokens produced */
+	int state;                   /* 0 waiting, 1 running, 2 done */
+};
+
+/* Admit waiting requests in order while the batch and the KV pool allow. */
+static void burst_admit(const struct inst *in, struct breq *q, int n, int *next, int *running,
+			int max_batch, double cap_tok, double *kv_used)
+{
+	while (*next < n && *running < max_batch) {
+		struct breq *r = &q[*next];
+		double need = r->isl + (in->e->kv_reserve_full ? r->osl : 1);
+		if (*kv_used + need > cap_tok && *running > 0)
+			break;
+		*kv_used += need;
+		r->state = 1;
+		r->left_pre = r->isl;
+		(*running)++;
+		(*next)++;
+	}
+}
+
+/* One engine iteration over the running requests; returns its time. */
+static double burst_step(const struct inst *in, struct breq *q, int n, double *kv_used,
+			 int *running, struct serve_burst_result *out, double t)
+{
+	double n_dec = 0, ctx = 0, n_pre = 0, pre_ctx = 0, n_pre_seqs = 0;
+	for (int i = 0; i < n; i++)
+		if (q[i].state == 1 && q[i].left_pre <= 0) {
+			n_dec++;
+			ctx += q[i].isl + q[i].gen;
+		}
+	double budget = in->chunk - n_dec;
+	for (int i = 0; i < n && budget > 0; i++)
+		if (q[i].state == 1 && q[i].left_pre > 0) {
+			double tk = fmin(q[i].left_pre, budget);
+			budget -= tk;
+			n_pre += tk;
+			n_pre_seqs++;
+			pre_ctx += q[i].isl / 2;
+		}
+	if (n_dec + n_pre <= 0)
+		return 0;
+	double dt = inst_iter(in, n_dec, n_dec > 0 ? ctx / n_dec : 0, n_pre,
+			      n_pre_seqs > 0 ? pre_ctx / n_pre_seqs : 0, n_pre_seqs, NULL, NULL, NULL);
+	t += dt;
+	budget = in->chunk - n_dec;
+	for (int i = 0; i < n; i++) {
+		struct breq *r = &q[i];
+		if (r->state != 1)
+			continue;
+		if (r->left_pre <= 0) {          /* a decode step */
+			r->gen++;
+			out->itl_mean_s += dt;
+			if (!in->e->kv_reserve_full)
+				(*kv_used)++;
+		} else if (budget > 0) {         /* a prefill chunk */
+			double tk = fmin(r->left_pre, budget);
+			budget -= tk;
+			r->left_pre -= tk;
+			if (r->left_pre > 0)
+				continue;
+			r->gen = 1;                  /* the prefill yields the first token */
+			out->ttft_mean_s += t;
+		} else {
+			continue;
+		}
+		if (r->gen >= r->osl) {
+			r->state = 2;
+			(*running)--;
+			*kv_used -= r->isl + (in->e->kv_reserve_full ? r->osl : r->gen);
+			out->makespan_s = t;
+		}
+	}
+	return dt;
+}
+
+int serve_burst(const struct pool *p, const struct model_spec *m, const struct serve_config *cfg,
+		int n, const double *isl, const double *osl, const struct serve_calib *calib,
+		struct serve_burst_result *out, struct hp_err *err)
+{
+	memset(out, 0, sizeof *out);
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	const struct serve_calib *k = calib ? calib : &calib_default;
+	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
+	if (n < 1 || n > SERVE_BURST_MAX)
+		return hp_err_set(err, HP_EXIT_USAGE, "burst: 1 to %d requests, got %d", SERVE_BURST_MAX, n);
+	double isl_max = 0, osl_max = 0;
+	for (int i = 0; i < n; i++) {
+		isl_max = fmax(isl_max, isl[i]);
+		osl_max = fmax(osl_max, osl[i]);
+	}
+	struct serve_load ld = { isl_max, osl_max, 0 };
+	if (check_config(p, m, cfg, tp, pp, &ld, err) < 0)
+		return -1;
+	struct inst in = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
+			   tp * pp <= p->gpus_per_node };
+	int max_batch, chunk;
+	batch_limits(p, cfg, e, &max_batch, &chunk);
+	in.chunk = chunk;
+	struct serve_result r;
+	memset(&r, 0, sizeof r);
+	double cap_tok = kv_capacity(&in, cfg, max_batch, &r);
+	if (r.kv_bytes_gpu <= 0 || cap_tok < isl_max + osl_max) {
+		no_fit(&in, cfg, isl_max + osl_max, &r);
+		snprintf(out->why, sizeof out->why, "%s", r.why);
+		return 0;
+	}
+	out->fits = 1;
+	struct breq *q = xcalloc((size_t)n, sizeof *q);
+	double tokens = 0;
+	for (int i = 0; i < n; i++) {
+		q[i].isl = isl[i] < 1 ? 1 : isl[i];
+		q[i].osl = osl[i] < 1 ? 1 : osl[i];
+		tokens += q[i].osl;
+	}
+	double t = 0, kv_used = 0;
+	int next = 0, running = 0;
+	for (;;) {
+		burst_admit(&in, q, n, &next, &running, max_batch, cap_tok, &kv_used);
+		double dt = burst_step(&in, q, n, &kv_used, &running, out, t);
+		if (dt <= 0)
+			break;
+		t += dt;
+	}
+	free(q);
+	/* every request also passes the front end once (HTTP, tokenisation) */
+	out->makespan_s += k->frontend_s;
+	out->ttft_mean_s = out->ttft_mean_s / n + k->frontend_s;
+	out->itl_mean_s = tokens > n ? out->itl_mean_s / (tokens - n) : 0;
+	out->req_s = n / out->makespan_s;
+	out->out_tps = tokens / out->makespan_s;
 	return 0;
 }

@@ -16,7 +16,8 @@ static const char serve_usage[] =
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--place] [--disagg]\n"
-	"         [--estimate] [--top K] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
+	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
+	"         [-o FILE]\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} can be rented up to N\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
@@ -40,6 +41,8 @@ static const char serve_usage[] =
 	"      --disagg         also consider separate prefill and decode instances, the KV\n"
 	"                       cache shipped between them over the network\n"
 	"      --estimate       evaluate one instance (--tp, --pp) on the first pool\n"
+	"      --burst N        with --estimate: also N requests sent at once, lengths at N\n"
+	"                       quantiles of --isl/--osl: the time the last one ends, req/s\n"
 	"      --top K          plans to list (default 5)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"  -o, --output FILE    write there (atomically); the format follows .json .csv .md\n"
@@ -49,7 +52,7 @@ static const char serve_usage[] =
 
 enum { O_POOL = 256, O_ISL, O_OSL, O_RATE, O_OFFLINE, O_TTFT, O_TPOT, O_OBJ, O_ENGINE, O_PREC,
        O_KVPREC, O_TP, O_PP, O_MAXB, O_CHUNK, O_UTIL, O_PLACE, O_EST, O_TOP, O_NOBOOK,
-       O_FORMAT, O_DISAGG };
+       O_FORMAT, O_DISAGG, O_BURST };
 
 static const struct option serve_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -73,6 +76,7 @@ static const struct option serve_opts[] = {
 	{ "place", no_argument, 0, O_PLACE },
 	{ "disagg", no_argument, 0, O_DISAGG },
 	{ "estimate", no_argument, 0, O_EST },
+	{ "burst", required_argument, 0, O_BURST },
 	{ "top", required_argument, 0, O_TOP },
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "format", required_argument, 0, O_FORMAT },
@@ -368,6 +372,7 @@ struct serve_args {
 	const char *cluster_file, *model_arg, *out_file;
 	const char *pools[HP_MAX_POOLS];
 	int n_pools, have_fmt, no_book, estimate, have_isl, have_osl, have_obj;
+	int burst;                   /* --burst N: requests sent at once */
 	enum cli_format fmt;
 };
 
@@ -438,6 +443,10 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 			return usage_error("serve", "gpu-util", "a share from 0.1 to 1", arg);
 		so->base.mem_util = d;
 		return 0;
+	case O_BURST:
+		if (hp_parse_int(arg, &a->burst) || a->burst > SERVE_BURST_MAX)
+			return usage_error("serve", "burst", "requests from 1 to 4096", arg);
+		return 0;
 	case O_TOP:
 		if (hp_parse_int(arg, &v) || v > 16)
 			return usage_error("serve", "top", "an integer from 1 to 16", arg);
@@ -471,6 +480,10 @@ static int serve_check_args(struct serve_args *a)
 	}
 	if (so->disagg && (so->place || a->estimate)) {
 		fprintf(stderr, "hetplan serve: --disagg applies to fleet sizing, not --place or --estimate\n");
+		return HP_EXIT_USAGE;
+	}
+	if (a->burst && !a->estimate) {
+		fprintf(stderr, "hetplan serve: --burst goes with --estimate\n");
 		return HP_EXIT_USAGE;
 	}
 	if (so->place && a->estimate) {
@@ -537,6 +550,58 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 	return serve_check_args(a) ? HP_EXIT_USAGE : -1;
 }
 
+/* The lengths of a burst of n: quantiles (i + 0.5) / n of the prompt and
+ * output distributions, the output ones in a fixed shuffled order so the
+ * admission order is not sorted by length. */
+static void burst_lengths(const struct serve_opts *so, int n, double *isl, double *osl)
+{
+	for (int i = 0; i < n; i++) {
+		isl[i] = fmax(1, round(serve_dist_quantile(&so->isl, (i + 0.5) / n)));
+		osl[i] = fmax(1, round(serve_dist_quantile(&so->osl, (i + 0.5) / n)));
+	}
+	unsigned st = 12345;   /* a linear congruential shuffle, reproducible */
+	for (int i = n - 1; i > 0; i--) {
+		st = st * 1103515245u + 12345u;
+		int j = (int)((st >> 8) % (unsigned)(i + 1));
+		double t = osl[i];
+		osl[i] = osl[j];
+		osl[j] = t;
+	}
+}
+
+/* --burst N with --estimate: N requests at once on the estimated instance. */
+static int burst_out(const struct cluster *c, const struct model_spec *m,
+		     const struct serve_args *a, const struct serve_plan *pl, cJSON *j,
+		     struct sbuf *o, struct hp_err *err)
+{
+	double *isl = xmalloc(sizeof(double) * (size_t)a->burst);
+	double *osl = xmalloc(sizeof(double) * (size_t)a->burst);
+	burst_lengths(&a->so, a->burst, isl, osl);
+	struct serve_config cfg = a->so.base;
+	cfg.tp = pl->inst[0].tp;
+	cfg.pp = pl->inst[0].pp;
+	struct serve_burst_result b;
+	int rc = serve_burst(&c->pools[0], m, &cfg, a->burst, isl, osl, NULL, &b, err);
+	free(isl);
+	free(osl);
+	if (rc < 0 || !b.fits)
+		return rc;
+	if (j) {
+		cJSON *bj = cJSON_AddObjectToObject(j, "burst");
+		cJSON_AddNumberToObject(bj, "requests", a->burst);
+		add_num(bj, "makespan_s", b.makespan_s);
+		add_num(bj, "requests_per_s", b.req_s);
+		add_num(bj, "output_tokens_per_s", b.out_tps);
+		add_num(bj, "ttft_mean_s", b.ttft_mean_s);
+		add_num(bj, "itl_mean_s", b.itl_mean_s);
+	} else {
+		sbuf_addf(o, "burst of %d requests: the last ends after %.2f s; %.2f req/s, %.0f output "
+			     "tok/s; mean TTFT %.1f ms, ITL %.2f ms\n", a->burst, b.makespan_s, b.req_s,
+			  b.out_tps, b.ttft_mean_s * 1e3, b.itl_mean_s * 1e3);
+	}
+	return 0;
+}
+
 /* --estimate: one configuration on the first pool. Returns serve's status
  * (0, or -1 with res->why or err); *rc an exit status on a usage error. */
 static int serve_estimate_out(const struct cluster *c, const struct model_spec *m,
@@ -561,6 +626,8 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 		cJSON *j = plan_json(&res->plans[0], c, m, &a->so);
 		if (!r.fits)
 			cJSON_AddStringToObject(j, "why", r.why);
+		else if (a->burst)
+			burst_out(c, m, a, &res->plans[0], j, o, err);
 		char *s = cJSON_Print(j);
 		sbuf_addf(o, "%s\n", s);
 		free(s);
@@ -573,6 +640,8 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 			     "unloaded TTFT %.1f ms, TPOT %.2f ms\n",
 			  r.out_tps_max, r.req_s_max, r.max_batch, r.ttft_min_s * 1e3,
 			  r.tpot_min_s * 1e3);
+		if (a->burst)
+			burst_out(c, m, a, &res->plans[0], NULL, o, err);
 	}
 	return src;
 }
