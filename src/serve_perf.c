@@ -753,25 +753,40 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
 }
 
+/* The instance of cfg on pool p, checked, with its batch limits and KV
+ * capacity (r's memory fields). Returns the capacity in tokens, or -1 with
+ * err for an impossible configuration. */
+static double inst_setup(const struct pool *p, const struct model_spec *m,
+			 const struct serve_config *cfg, const struct serve_load *ld,
+			 const struct serve_calib *calib, struct inst *in, int *max_batch,
+			 struct serve_result *r, struct hp_err *err)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	const struct serve_calib *k = calib ? calib : &calib_default;
+	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
+	if (check_config(p, m, cfg, tp, pp, ld, err) < 0)
+		return -1;
+	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
+			   tp * pp <= p->gpus_per_node };
+	*in = i0;
+	batch_limits(p, cfg, e, max_batch, &in->chunk);
+	r->chunk_tokens = in->chunk;
+	r->n_gpus = tp * pp;
+	return kv_capacity(in, cfg, *max_batch, r);
+}
+
 int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		   const struct serve_config *cfg, const struct serve_load *ld,
 		   const struct serve_calib *calib, struct serve_result *r,
 		   struct hp_err *err)
 {
 	memset(r, 0, sizeof *r);
-	const struct serve_engine_profile *e = serve_engine(cfg->engine);
-	const struct serve_calib *k = calib ? calib : &calib_default;
-	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
-	if (check_config(p, m, cfg, tp, pp, ld, err) < 0)
+	struct inst in;
+	int max_batch;
+	double cap_tok = inst_setup(p, m, cfg, ld, calib, &in, &max_batch, r, err);
+	if (cap_tok < 0)
 		return -1;
-	struct inst in = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
-			   tp * pp <= p->gpus_per_node };
-	int max_batch, chunk;
-	batch_limits(p, cfg, e, &max_batch, &chunk);
-	in.chunk = chunk;
-	r->chunk_tokens = chunk;
-	r->n_gpus = tp * pp;
-	double cap_tok = kv_capacity(&in, cfg, max_batch, r);
+	const struct serve_engine_profile *e = in.e;
 	double isl = ld->isl, osl = ld->osl;
 	double per_seq = e->kv_reserve_full ? isl + osl : isl + osl / 2;
 	double B = floor(cap_tok / per_seq);
@@ -888,9 +903,6 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
 		struct serve_burst_result *out, struct hp_err *err)
 {
 	memset(out, 0, sizeof *out);
-	const struct serve_engine_profile *e = serve_engine(cfg->engine);
-	const struct serve_calib *k = calib ? calib : &calib_default;
-	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
 	if (n < 1 || n > SERVE_BURST_MAX)
 		return hp_err_set(err, HP_EXIT_USAGE, "burst: 1 to %d requests, got %d", SERVE_BURST_MAX, n);
 	double isl_max = 0, osl_max = 0;
@@ -899,16 +911,14 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
 		osl_max = fmax(osl_max, osl[i]);
 	}
 	struct serve_load ld = { isl_max, osl_max, 0 };
-	if (check_config(p, m, cfg, tp, pp, &ld, err) < 0)
-		return -1;
-	struct inst in = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
-			   tp * pp <= p->gpus_per_node };
-	int max_batch, chunk;
-	batch_limits(p, cfg, e, &max_batch, &chunk);
-	in.chunk = chunk;
+	struct inst in;
+	int max_batch;
 	struct serve_result r;
 	memset(&r, 0, sizeof r);
-	double cap_tok = kv_capacity(&in, cfg, max_batch, &r);
+	double cap_tok = inst_setup(p, m, cfg, &ld, calib, &in, &max_batch, &r, err);
+	if (cap_tok < 0)
+		return -1;
+	const struct serve_calib *k = in.k;
 	if (r.kv_bytes_gpu <= 0 || cap_tok < isl_max + osl_max) {
 		no_fit(&in, cfg, isl_max + osl_max, &r);
 		snprintf(out->why, sizeof out->why, "%s", r.why);
