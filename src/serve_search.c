@@ -1445,7 +1445,7 @@ static void no_candidates(const struct cluster *c, const struct model_spec *m,
 }
 
 /* The candidates as a fleet problem, and what the steps below share. */
-struct fleet_run {
+struct fleet_in {
 	const struct cluster *c;
 	const struct model_spec *m;
 	const struct serve_opts *o;
@@ -1453,6 +1453,10 @@ struct fleet_run {
 	const struct serve_cand *cand;
 	int K, R;
 	const struct serve_bucket *b;
+};
+
+struct fleet_run {
+	struct fleet_in in;
 	double rate[SERVE_MAX_BUCKETS];
 	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
 	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
@@ -1462,10 +1466,10 @@ struct fleet_run {
 
 static void fleet_run_init(struct fleet_run *fr, int thr)
 {
-	const struct serve_cand *cand = fr->cand;
-	int K = fr->K, R = fr->R;
+	const struct serve_cand *cand = fr->in.cand;
+	int K = fr->in.K, R = fr->in.R;
 	for (int r = 0; r < R; r++)
-		fr->rate[r] = (fr->o->offline ? 1 : fr->o->rate) * fr->b[r].share;
+		fr->rate[r] = (fr->in.o->offline ? 1 : fr->in.o->rate) * fr->in.b[r].share;
 	for (int kk = 0; kk < K; kk++) {
 		fr->role[kk] = cand[kk].role;
 		fr->cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
@@ -1474,9 +1478,9 @@ static void fleet_run_init(struct fleet_run *fr, int thr)
 		for (int r = 0; r < R; r++)
 			fr->mu[kk * R + r] = cand[kk].mu[r];
 	}
-	for (int p = 0; p < fr->c->n_pools; p++)
-		fr->lim[p] = pool_gpus(&fr->c->pools[p]);
-	struct fleet_problem fp = { K, R, fr->c->n_pools, fr->cost, fr->gp, fr->pool, fr->mu,
+	for (int p = 0; p < fr->in.c->n_pools; p++)
+		fr->lim[p] = pool_gpus(&fr->in.c->pools[p]);
+	struct fleet_problem fp = { K, R, fr->in.c->n_pools, fr->cost, fr->gp, fr->pool, fr->mu,
 				    fr->rate, fr->lim, thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST,
 				    fr->role };
 	fr->fp = fp;
@@ -1490,7 +1494,7 @@ static void fleet_run_init(struct fleet_run *fr, int thr)
 static int fleet_slo_loop(struct fleet_run *fr, const int *lim2, struct serve_plan *pl,
 			  struct serve_plan_result *res, struct hp_err *err)
 {
-	int K = fr->K, R = fr->R, solved = 0, rc = 0;
+	int K = fr->in.K, R = fr->in.R, solved = 0, rc = 0;
 	double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
 	int viol[SERVE_MAX_CANDS];
 	memcpy(mu2, fr->mu, sizeof(double) * (size_t)(K * R));
@@ -1505,7 +1509,7 @@ static int fleet_slo_loop(struct fleet_run *fr, const int *lim2, struct serve_pl
 		if (fr->fs.status != LP_OPTIMAL && fr->fs.status != LP_FEASIBLE)
 			break;
 		solved = 1;
-		fleet_plan(fr->c, fr->m, fr->cand, K, fr->b, R, fr->rate, &fr->fs, fr->o, fr->k, pl, viol);
+		fleet_plan(fr->in.c, fr->in.m, fr->in.cand, K, fr->in.b, R, fr->rate, &fr->fs, fr->in.o, fr->in.k, pl, viol);
 		if (pl->fits)
 			break;
 		int any = 0;
@@ -1530,11 +1534,11 @@ static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
 	struct serve_plan pl;
 	fr->fp.pool_gpus = fr->lim;
 	fr->fp.objective = SERVE_OBJ_THROUGHPUT;
-	for (int r = 0; r < fr->R; r++)
-		fr->rate[r] = fr->b[r].share;
+	for (int r = 0; r < fr->in.R; r++)
+		fr->rate[r] = fr->in.b[r].share;
 	if (serve_fleet_solve(&fr->fp, &fr->fs, err) == 0 &&
 	    (fr->fs.status == LP_OPTIMAL || fr->fs.status == LP_FEASIBLE)) {
-		fleet_plan(fr->c, fr->m, fr->cand, fr->K, fr->b, fr->R, fr->rate, &fr->fs, fr->o, fr->k,
+		fleet_plan(fr->in.c, fr->in.m, fr->in.cand, fr->in.K, fr->in.b, fr->in.R, fr->rate, &fr->fs, fr->in.o, fr->in.k,
 			   &pl, NULL);
 		pl.how = "nearest miss";
 		pl.fits = 0;
@@ -1542,7 +1546,7 @@ static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
 		res->nearest = pl;
 	}
 	snprintf(res->why, sizeof res->why,
-		 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", fr->o->rate,
+		 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", fr->in.o->rate,
 		 res->has_nearest ? "" : " (no configuration meets them)");
 	res->n_plans = 0;
 	err->code = HP_EXIT_NOFIT;
@@ -1552,7 +1556,7 @@ static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
 static int plan_fleets(struct fleet_run *fr, int thr, int top, struct serve_plan_result *res,
 		       struct hp_err *err)
 {
-	const struct cluster *c = fr->c;
+	const struct cluster *c = fr->in.c;
 	struct serve_plan pl;
 	for (int only = -1; only < c->n_pools; only++) {
 		if (only >= 0 && c->n_pools == 1)
@@ -1566,8 +1570,8 @@ static int plan_fleets(struct fleet_run *fr, int thr, int top, struct serve_plan
 		if (!got)
 			continue;
 		pl.how = only < 0 ? "fleet ILP" : "single pool";
-		if (thr && !fr->o->offline)
-			pl.fits = pl.fits && pl.req_s >= fr->o->rate * 0.999;
+		if (thr && !fr->in.o->offline)
+			pl.fits = pl.fits && pl.req_s >= fr->in.o->rate * 0.999;
 		if (pl.n_inst)
 			add_plan(res, &pl, thr, top);
 	}
@@ -1608,14 +1612,7 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 		return -1;
 	}
 	struct fleet_run *fr = xcalloc(1, sizeof *fr);
-	fr->c = c;
-	fr->m = m;
-	fr->o = o;
-	fr->k = k;
-	fr->cand = cand;
-	fr->K = K;
-	fr->R = R;
-	fr->b = b;
+	fr->in = (struct fleet_in){ c, m, o, k, cand, K, R, b };
 	fleet_run_init(fr, thr);
 	int rc = plan_fleets(fr, thr, top, res, err);
 	free(fr);

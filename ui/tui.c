@@ -62,6 +62,17 @@ static const struct tui_key keys_global[] = {
 	{ K('g', KEY_HOME), "g Home", "top", "Go to the first row", ACT_TOP, 0 },           \
 	{ K('G', KEY_END), "G End", "bottom", "Go to the last row", ACT_BOTTOM, 0 }
 
+/* n and N after a / search */
+#define MATCH_KEYS                                                                        \
+	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },                          \
+	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 }
+
+/* h and l on a field with choices */
+#define CHOICE_KEYS                                                                       \
+	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", \
+	  ACT_LEFT, 0 },                                                                    \
+	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 }
+
 static const struct tui_key keys_cluster[] = {
 	NAV_KEYS,
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected pool, or the selected field", ACT_ENTER, 1 },
@@ -75,16 +86,14 @@ static const struct tui_key keys_cluster[] = {
 	{ K('+', '='), "+", "node", "One more node in the selected pool", ACT_MORE, 1 },
 	{ K('-', '_'), "-", "node", "One node fewer in the selected pool", ACT_LESS, 1 },
 	{ K('/'), "/", "search", "Find a pool by name", ACT_SEARCH, 0 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
 };
 
 static const struct tui_key keys_model[] = {
 	NAV_KEYS,
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected field", ACT_ENTER, 1 },
 	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the model and the workload", ACT_PANE, 1 },
-	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", ACT_LEFT, 0 },
-	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
+	CHOICE_KEYS,
 	{ K('p'), "p", "preset", "Pick a model preset from the catalog", ACT_PRESET, 1 },
 	{ K('C'), "C", "clamp", "Clamp the sequence length to the model's context", ACT_CLAMP, 0 },
 };
@@ -95,8 +104,7 @@ static const struct tui_key keys_plans[] = {
 	{ K('s'), "s", "sort", "Sort by the next column", ACT_SORT, 1 },
 	{ K('S'), "S", "reverse", "Reverse the sort order", ACT_SORT_REV, 0 },
 	{ K('/'), "/", "search", "Find a plan by its label", ACT_SEARCH, 1 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
 	{ K('a'), "a", "mark A", "Mark the selected plan as A for compare", ACT_MARK_A, 0 },
 	{ K('b'), "b", "mark B", "Mark the selected plan as B for compare", ACT_MARK_B, 0 },
 	{ K('c'), "c", "compare", "Compare the selected plan with the best one", ACT_COMPARE, 1 },
@@ -120,19 +128,16 @@ static const struct tui_key keys_prices[] = {
 	NAV_KEYS,
 	{ K('r'), "r", "refresh", "Download the live price lists in the background", ACT_REFRESH, 1 },
 	{ K('/'), "/", "search", "Find a GPU", ACT_SEARCH, 1 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
 };
 
 static const struct tui_key keys_serve[] = {
 	NAV_KEYS,
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected serving field", ACT_ENTER, 1 },
 	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the serving fields and the plans", ACT_PANE, 1 },
-	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (model, engine, ...)", ACT_LEFT, 0 },
-	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
+	CHOICE_KEYS,
 	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
 };
 
 static const struct tui_key keys_compare[] = {
