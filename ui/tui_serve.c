@@ -502,8 +502,11 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 			 c->pools[in->pool].gpu.name, in->tp, pp, role);
 		char kv[24];
 		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
-		tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s",
-			 in->max_batch, kv, in->rate);
+		if (in->max_batch > 0)
+			tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s",
+				 in->max_batch, kv, in->rate);
+		else
+			tui_put(y++, x + 3, w - 3, tui_attr(t, C_BAD), "does not fit");
 	}
 	y = HP_MAX(y, y1 - n_lat);
 	char a[16], b[16], d[16];
@@ -543,12 +546,12 @@ static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
 }
 
 /* Text wrapped at spaces into rows of w columns, continuation rows
- * indented by 4; at most max_rows. Returns the rows written. */
-static int put_wrapped(int y, int x, int w, int attr, const char *p, int max_rows)
+ * indented by indent; at most max_rows. Returns the rows written. */
+static int put_wrapped(int y, int x, int w, int indent, int attr, const char *p, int max_rows)
 {
 	int r = 0;
 	for (; *p && r < max_rows; r++) {
-		int ind = r ? 4 : 0, len = (int)strlen(p), cut = HP_MIN(len, w - ind);
+		int ind = r ? indent : 0, len = (int)strlen(p), cut = HP_MIN(len, w - ind);
 		if (cut < len)
 			for (int k = cut; k > (w - ind) / 2; k--)
 				if (p[k] == ' ') {
@@ -580,7 +583,7 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
 		char *line = xmalloc(strlen(l) + 80);
 		sprintf(line, "%.64s: %s", s->cur->c.pools[pl->inst[i].pool].name, l);
-		int n = put_wrapped(y, 1, w, 0, line, h);
+		int n = put_wrapped(y, 1, w, 4, 0, line, h);
 		free(line);
 		free(l);
 		y += n;
@@ -594,13 +597,24 @@ static void draw_no_plan(struct tui *t, int y, int w, int h)
 	const struct serve_plan_result *r = &s->cur->res;
 	const char *why = r->why[0] ? r->why : s->cur->err.msg;
 	tui_put(y++, 1, w, tui_attr(t, C_BAD), "No serving plan:");
-	y += put_wrapped(y, 3, w - 2, 0, why, HP_MIN(3, h - 3));
+	y += put_wrapped(y, 3, w - 2, 0, 0, why, HP_MIN(3, h - 3));
 	if (r->has_nearest) {
 		const struct serve_plan *n = &r->nearest;
 		char tps[16];
 		hp_fmt_count(tps, sizeof tps, n->out_tps);
 		tui_putf(y++, 1, w, tui_attr(t, C_WARN), "Nearest miss: %s", n->label);
-		tui_putf(y++, 3, w - 2, 0, "%d GPUs, %.2f req/s, %s output tok/s", n->gpus, n->req_s, tps);
+		if (n->req_s > 0) {
+			tui_putf(y++, 3, w - 2, 0, "%d GPUs, %.2f req/s, %s output tok/s", n->gpus,
+				 n->req_s, tps);
+		} else if (isfinite(n->ttft.p99)) {
+			char a[16], b[16];
+			fmt_lat(a, sizeof a, n->ttft.p99);
+			fmt_lat(b, sizeof b, n->tpot.p99);
+			tui_putf(y++, 3, w - 2, 0, "%d GPUs; one request alone: TTFT %s, TPOT %s", n->gpus,
+				 a, b);
+		} else {
+			tui_putf(y++, 3, w - 2, 0, "%d GPUs; does not fit", n->gpus);
+		}
 	}
 }
 
