@@ -64,6 +64,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* gemm_eff, gemm_eff_lowp, gemm_dim_half, moe_eff, hbm_eff and overlap are
@@ -116,86 +117,54 @@ static const struct serve_calib calib_default = {
 
 const struct serve_calib *serve_calib_default(void) { return &calib_default; }
 
-/* Engine profiles. Overheads per iteration are with CUDA graphs for
- * decode (the default of all three engines). */
+/* Engine profiles, one row each: name, step overhead (s), per running
+ * sequence (s), memory share, share of the free memory (1) or of all (0),
+ * running-sequence limit, tokens per iteration, KV reserved in full on
+ * admission. Overheads per iteration are with CUDA graphs for decode (the
+ * default of all three engines). The sources of each row:
+ *
+ * vllm: vLLM v0.5.3 left the GPU idle ~60% of the time on Llama-3 8B /
+ *   H100 to CPU work (vLLM blog 2024-09-05, "vLLM v0.6.0: 2.7x
+ *   throughput"); v0.6 overlaps output processing, V1 schedules
+ *   asynchronously. Left: ~1 ms per step, 10 us per sequence (input
+ *   preparation, sampling bookkeeping, detokenisation); range 0.3-5 ms and
+ *   2-40 us. CacheConfig.gpu_memory_utilization = 0.9
+ *   (vllm/config/cache.py). vllm/engine/arg_utils.py get_batch_defaults:
+ *   `vllm serve` uses max_num_seqs 256 and max_num_batched_tokens 2048, or
+ *   1024 and 8192 on GPUs of >= 70 GiB other than A100 (serve_evaluate
+ *   applies the second pair). Blocks on demand, preemption when full.
+ *
+ * sglang: SGLang v0.4 "zero-overhead batch scheduler" (LMSYS blog
+ *   2024-12-04): CPU scheduling of the next batch overlaps the GPU's
+ *   current one, leaving ~0.3 ms; range 0.1-2 ms. server_args.py:
+ *   mem_fraction_static 0.79-0.88 by GPU memory (covers weights and KV);
+ *   0.85 for 80 GB class GPUs. max_running_requests is derived from the KV
+ *   pool; the scheduler caps the CUDA-graph batch at a few hundred and runs
+ *   larger batches without graphs: 1024 as a practical limit.
+ *   chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). Retraction
+ *   when the pool is full.
+ *
+ * tensorrt-llm: PyTorch backend (TensorRT-LLM >= 1.0, trtllm-serve): a
+ *   Python scheduler and executor loop like vLLM's, CUDA graphs for decode;
+ *   taken at vLLM's values (an estimate; the measured 1.0 tables include
+ *   runs of small MoE models where the per-sequence cost dominates, see
+ *   docs/serving.md). trtllm-serve: free_gpu_memory_fraction 0.9 and
+ *   CapacitySchedulerPolicy.GUARANTEED_NO_EVICT
+ *   (tensorrt_llm/commands/serve.py, TensorRT-LLM @ 4c05a74).
+ *
+ * tensorrt-llm-engine: C++ executor with in-flight batching and CUDA
+ *   graphs: ~0.3 ms per iteration; the Triton online rows (8B, H200, QPS 2:
+ *   ITL 5-6 ms vs a 3.4 ms weight read) bound it above; range 0.1-2 ms.
+ *   KvCacheConfig.free_gpu_memory_fraction: 0.9 default; the published
+ *   trtllm-bench tables use 0.95 (perf-overview.md). trtllm-build defaults
+ *   max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
+ *   "trtllm-build" and "Tuning Max Batch Size and Max Num Tokens").
+ *   CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default. */
 static const struct serve_engine_profile engines[ENGINE_COUNT] = {
-	[ENGINE_VLLM] = {
-		.name = "vllm",
-		/* vLLM v0.5.3 left the GPU idle ~60% of the time on Llama-3 8B /
-		 * H100 to CPU work (vLLM blog 2024-09-05, "vLLM v0.6.0: 2.7x
-		 * throughput"); v0.6 overlaps output processing, V1 schedules
-		 * asynchronously. Left: ~1 ms per step, 10 us per sequence
-		 * (input preparation, sampling bookkeeping, detokenisation).
-		 * Range 0.3-5 ms and 2-40 us. */
-		.step_overhead_s = 1.0e-3,
-		.per_seq_s = 10e-6,
-		/* CacheConfig.gpu_memory_utilization = 0.9 (vllm/config/cache.py) */
-		.mem_util = 0.90,
-		.util_of_free = 0,
-		/* vllm/engine/arg_utils.py get_batch_defaults: `vllm serve` uses
-		 * max_num_seqs 256 and max_num_batched_tokens 2048, or 1024 and
-		 * 8192 on GPUs of >= 70 GiB other than A100 (serve_evaluate
-		 * applies the second pair). */
-		.max_batch = 256,
-		.chunk_tokens = 2048,
-		.kv_reserve_full = 0,      /* blocks on demand, preemption */
-	},
-	[ENGINE_SGLANG] = {
-		.name = "sglang",
-		/* SGLang v0.4 "zero-overhead batch scheduler" (LMSYS blog
-		 * 2024-12-04): CPU scheduling of the next batch overlaps the
-		 * GPU's current one, leaving ~0.3 ms. Range 0.1-2 ms. */
-		.step_overhead_s = 0.3e-3,
-		.per_seq_s = 3e-6,
-		/* server_args.py: mem_fraction_static 0.79-0.88 by GPU memory
-		 * (covers weights and KV); 0.85 for 80 GB class GPUs. */
-		.mem_util = 0.85,
-		.util_of_free = 0,
-		/* max_running_requests is derived from the KV pool; the
-		 * scheduler caps the CUDA-graph batch at a few hundred and runs
-		 * larger batches without graphs: 1024 as a practical limit.
-		 * chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). */
-		.max_batch = 1024,
-		.chunk_tokens = 8192,
-		.kv_reserve_full = 0,      /* retraction when the pool is full */
-	},
-	[ENGINE_TRTLLM] = {
-		.name = "tensorrt-llm",
-		/* PyTorch backend (TensorRT-LLM >= 1.0, trtllm-serve): a Python
-		 * scheduler and executor loop like vLLM's, CUDA graphs for
-		 * decode; taken at vLLM's values (an estimate; the measured
-		 * 1.0 tables include runs of small MoE models where the
-		 * per-sequence cost dominates, see docs/serving.md). */
-		.step_overhead_s = 1.0e-3,
-		.per_seq_s = 10e-6,
-		/* trtllm-serve: free_gpu_memory_fraction 0.9 and
-		 * CapacitySchedulerPolicy.GUARANTEED_NO_EVICT
-		 * (tensorrt_llm/commands/serve.py, TensorRT-LLM @ 4c05a74) */
-		.mem_util = 0.90,
-		.util_of_free = 1,
-		.max_batch = 2048,
-		.chunk_tokens = 8192,
-		.kv_reserve_full = 1,
-	},
-	[ENGINE_TRTLLM_ENGINE] = {
-		.name = "tensorrt-llm-engine",
-		/* C++ executor with in-flight batching and CUDA graphs: ~0.3 ms
-		 * per iteration; the Triton online rows (8B, H200, QPS 2: ITL 5-6
-		 * ms vs a 3.4 ms weight read) bound it above. Range 0.1-2 ms. */
-		.step_overhead_s = 0.3e-3,
-		.per_seq_s = 1e-6,
-		/* KvCacheConfig.free_gpu_memory_fraction: 0.9 default; the
-		 * published trtllm-bench tables use 0.95 (perf-overview.md). */
-		.mem_util = 0.95,
-		.util_of_free = 1,
-		/* trtllm-build defaults max_batch_size 2048, max_num_tokens 8192
-		 * (TensorRT-LLM docs, "trtllm-build" and "Tuning Max Batch Size
-		 * and Max Num Tokens"). */
-		.max_batch = 2048,
-		.chunk_tokens = 8192,
-		/* CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default */
-		.kv_reserve_full = 1,
-	},
+	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0 },
+	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0 },
+	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1 },
+	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1 },
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
@@ -344,22 +313,31 @@ double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int 
 	return (lin * serve_wprec_bytes(w) + rest * 2) / tp;
 }
 
+/* Time of collective c of `bytes` over `ranks` GPUs of pool p, per_node
+ * of them in each node (the rest over the network); 0 if it fails. */
+static double pool_comm(const struct pool *p, enum comm_coll c, int ranks, int per_node,
+			double bytes)
+{
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
+	comm_fabric_set_transport(&g.fab, p->transport);
+	g.ranks = ranks;
+	g.ranks_per_node = per_node;
+	g.oversub = 1;
+	struct comm_result r;
+	if (comm_time(&g, c, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
+		return 0;
+	return r.time_s;
+}
+
 /* TP all-reduce of `bytes` over tp GPUs of pool p's node. */
 static double tp_allreduce(const struct pool *p, int tp, double bytes)
 {
 	if (tp <= 1 || bytes <= 0)
 		return 0;
-	struct comm_group g;
-	memset(&g, 0, sizeof g);
-	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
-	comm_fabric_set_transport(&g.fab, p->transport);
-	g.ranks = tp;
-	g.ranks_per_node = tp <= p->gpus_per_node ? tp : p->gpus_per_node;
-	g.oversub = 1;
-	struct comm_result r;
-	if (comm_time(&g, COMM_ALLREDUCE, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
-		return 0;
-	return r.time_s;
+	return pool_comm(p, COMM_ALLREDUCE, tp, tp <= p->gpus_per_node ? tp : p->gpus_per_node,
+			 bytes);
 }
 
 /* Send/recv of `bytes` between two pipeline stages: inside the node when
@@ -368,17 +346,7 @@ static double pp_send(const struct pool *p, int inside, double bytes)
 {
 	if (bytes <= 0)
 		return 0;
-	struct comm_group g;
-	memset(&g, 0, sizeof g);
-	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
-	comm_fabric_set_transport(&g.fab, p->transport);
-	g.ranks = 2;
-	g.ranks_per_node = inside ? 2 : 1;
-	g.oversub = 1;
-	struct comm_result r;
-	if (comm_time(&g, COMM_SENDRECV, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
-		return 0;
-	return r.time_s;
+	return pool_comm(p, COMM_SENDRECV, 2, inside ? 2 : 1, bytes);
 }
 
 /* Roofline of a kernel group with partial overlap of compute and memory. */
@@ -597,15 +565,11 @@ double serve_erlang_c(int c, double a)
 /* Quantile z of the standard normal for p = 0.5 and 0.99. */
 #define Z99 2.326
 
-int serve_evaluate(const struct pool *p, const struct model_spec *m,
-		   const struct serve_config *cfg, const struct serve_load *ld,
-		   const struct serve_calib *calib, struct serve_result *r,
-		   struct hp_err *err)
+/* The configuration is possible at all: 0, or -1 with err. */
+static int check_config(const struct pool *p, const struct model_spec *m,
+			const struct serve_config *cfg, int tp, int pp, const struct serve_load *ld,
+			struct hp_err *err)
 {
-	memset(r, 0, sizeof *r);
-	const struct serve_engine_profile *e = serve_engine(cfg->engine);
-	const struct serve_calib *k = calib ? calib : &calib_default;
-	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
 	if (tp & (tp - 1))
 		return hp_err_set(err, HP_EXIT_USAGE, "--tp: expected a power of two, got %d", tp);
 	if (tp > p->gpus_per_node)
@@ -628,28 +592,38 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		return hp_err_set(err, HP_EXIT_NOFIT,
 				  "tp %d x pp %d needs %d GPUs; pool '%s' has %d", tp, pp,
 				  tp * pp, p->name, total_gpus);
+	return 0;
+}
 
-	struct inst in = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
-			   tp * pp <= p->gpus_per_node };
-	int max_batch = e->max_batch, chunk = e->chunk_tokens;
+/* The running-sequence limit and the tokens per iteration: the engine's
+ * defaults, the user's values over them. */
+static void batch_limits(const struct pool *p, const struct serve_config *cfg,
+			 const struct serve_engine_profile *e, int *max_batch, int *chunk)
+{
 	double gib = 1073741824.0;
+	*max_batch = e->max_batch;
+	*chunk = e->chunk_tokens;
 	if (cfg->engine == ENGINE_VLLM && serve_gpu_mem_bytes(&p->gpu) >= 70 * gib &&
 	    p->gpu.gen != GEN_AMPERE) {
-		max_batch = 1024;   /* get_batch_defaults, >= 70 GiB and not A100 */
-		chunk = 8192;
+		*max_batch = 1024;   /* get_batch_defaults, >= 70 GiB and not A100 */
+		*chunk = 8192;
 	}
 	if (cfg->max_batch > 0)
-		max_batch = cfg->max_batch;
+		*max_batch = cfg->max_batch;
 	if (cfg->chunk_tokens > 0)
-		chunk = cfg->chunk_tokens;
-	if (chunk < max_batch)
-		chunk = max_batch;   /* every running sequence decodes each step */
-	in.chunk = chunk;
-	r->chunk_tokens = chunk;
-	r->n_gpus = tp * pp;
+		*chunk = cfg->chunk_tokens;
+	if (*chunk < *max_batch)
+		*chunk = *max_batch;   /* every running sequence decodes each step */
+}
 
-	/* memory of the worst stage */
-	int L = m->layers;
+/* Memory per GPU of the worst stage: weights, activations, the KV pool.
+ * Fills r's memory fields; returns the KV capacity in tokens. */
+static double kv_capacity(const struct inst *in, const struct serve_config *cfg, int max_batch,
+			  struct serve_result *r)
+{
+	const struct model_spec *m = in->m;
+	const struct serve_engine_profile *e = in->e;
+	int L = m->layers, tp = in->tp, pp = in->pp, chunk = in->chunk;
 	double wmax = 0, kvmin_tok = 0;
 	for (int s = 0; s < pp; s++) {
 		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
@@ -669,12 +643,12 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	double act = chunk * 2.0 * (2 * h + 2 * ffn / tp + model_q_dim(m) / tp) +
 		     (double)max_batch * m->vocab * 4 / tp;
 	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
-	double mem = serve_gpu_mem_bytes(&p->gpu);
+	double mem = serve_gpu_mem_bytes(&in->p->gpu);
 	double kv_gpu;
 	if (e->util_of_free)
-		kv_gpu = (mem - wmax - act - k->mem_fixed_bytes) * util;
+		kv_gpu = (mem - wmax - act - in->k->mem_fixed_bytes) * util;
 	else
-		kv_gpu = mem * util - wmax - act - k->mem_fixed_bytes;
+		kv_gpu = mem * util - wmax - act - in->k->mem_fixed_bytes;
 	r->weights_bytes_gpu = wmax;
 	r->act_bytes_gpu = act;
 	r->capacity_bytes_gpu = mem;
@@ -682,66 +656,67 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	r->kv_bytes_gpu = kv_gpu > 0 ? kv_gpu : 0;
 	double cap_tok = kv_gpu > 0 && kvmin_tok > 0 ? floor(kv_gpu / kvmin_tok) : 0;
 	r->kv_capacity_tokens = cap_tok;
-	double isl = ld->isl, osl = ld->osl;
-	double per_seq = e->kv_reserve_full ? isl + osl : isl + osl / 2;
-	double B = floor(cap_tok / per_seq);
-	if (B > max_batch)
-		B = max_batch;
-	char b1[32], b2[32];
-	if (kv_gpu <= 0 || cap_tok < isl + osl) {
-		hp_fmt_bytes(b1, sizeof b1, wmax + act + k->mem_fixed_bytes);
-		hp_fmt_bytes(b2, sizeof b2, mem * (e->util_of_free ? 1 : util));
-		if (kv_gpu <= 0)
-			snprintf(r->why, sizeof r->why,
-				 "weights and workspace need %s per GPU of %s usable on %s (tp %d, pp %d)",
-				 b1, b2, p->gpu.name, tp, pp);
-		else
-			snprintf(r->why, sizeof r->why,
-				 "the KV cache holds %.0f tokens, less than one %.0f-token request (tp %d, pp %d on %s)",
-				 cap_tok, isl + osl, tp, pp, p->gpu.name);
-		r->fits = 0;
-		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
-		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = HUGE_VAL;
-		return 0;
-	}
-	if (B < 1)
-		B = 1;
-	r->fits = 1;
-	r->max_batch = (int)B;
+	return cap_tok;
+}
 
-	/* saturation */
-	double cyc = cycle_time(&in, B, isl, osl);
+/* It does not fit: say what overflows; latencies infinite. */
+static void no_fit(const struct inst *in, const struct serve_config *cfg, double need_tok,
+		   struct serve_result *r)
+{
+	const struct serve_engine_profile *e = in->e;
+	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
+	double mem = r->capacity_bytes_gpu;
+	char b1[32], b2[32];
+	hp_fmt_bytes(b1, sizeof b1, r->weights_bytes_gpu + r->act_bytes_gpu + in->k->mem_fixed_bytes);
+	hp_fmt_bytes(b2, sizeof b2, mem * (e->util_of_free ? 1 : util));
+	if (r->kv_bytes_gpu <= 0)
+		snprintf(r->why, sizeof r->why,
+			 "weights and workspace need %s per GPU of %s usable on %s (tp %d, pp %d)",
+			 b1, b2, in->p->gpu.name, in->tp, in->pp);
+	else
+		snprintf(r->why, sizeof r->why,
+			 "the KV cache holds %.0f tokens, less than one %.0f-token request (tp %d, pp %d on %s)",
+			 r->kv_capacity_tokens, need_tok, in->tp, in->pp, in->p->gpu.name);
+	r->fits = 0;
+	r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
+	r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = HUGE_VAL;
+}
+
+/* Saturation (batch B always full) and one request alone. Returns the
+ * time of one cycle of OSL iterations at saturation. */
+static double saturation(const struct inst *in, double B, double isl, double osl,
+			 struct serve_result *r)
+{
+	const struct serve_engine_profile *e = in->e;
+	double cyc = cycle_time(in, B, isl, osl);
 	r->out_tps_max = B * osl / cyc;
 	r->req_s_max = r->out_tps_max / osl;
 	double ctx = isl + osl / 2;
-	r->tpot_sat_s = inst_iter(&in, B, ctx, 0, 0, 0, &r->t_gemm, &r->t_attn, &r->t_comm);
+	r->tpot_sat_s = inst_iter(in, B, ctx, 0, 0, 0, &r->t_gemm, &r->t_attn, &r->t_comm);
 	r->t_overhead = e->step_overhead_s + e->per_seq_s * B;
 	/* unloaded */
-	double n_chunks = ceil(isl / chunk);
-	double t_pre1 = inst_iter(&in, 0, 0, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
-	r->tpot_min_s = inst_iter(&in, 1, ctx, 0, 0, 0, NULL, NULL, NULL);
-	r->ttft_min_s = k->frontend_s + n_chunks * t_pre1;
+	double n_chunks = ceil(isl / in->chunk);
+	double t_pre1 = inst_iter(in, 0, 0, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
+	r->tpot_min_s = inst_iter(in, 1, ctx, 0, 0, 0, NULL, NULL, NULL);
+	r->ttft_min_s = in->k->frontend_s + n_chunks * t_pre1;
+	return cyc;
+}
 
-	double lam = ld->rate;
-	if (!(lam > 0) || lam >= r->req_s_max) {
-		/* offline, or at/above saturation: the batch is full */
-		r->rate = r->req_s_max;
-		r->out_tps = r->out_tps_max;
-		r->batch = B;
-		r->utilisation = lam > 0 ? lam / r->req_s_max : 1;
-		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = cyc / osl;
-		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
-		return 0;
-	}
-	/* below saturation: fixed point on the running batch */
+/* Below saturation at lam requests/s: the running batch, TPOT and TTFT
+ * by a fixed point (Little's law with an M/D/c-like wait for a slot). */
+static void online(const struct inst *in, double B, double isl, double osl, double lam,
+		   struct serve_result *r)
+{
+	const struct serve_calib *k = in->k;
+	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
 	double wq = 0, C = 0, D = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
-		t = iter_at(&in, n, isl, osl, lam);
+		t = iter_at(in, n, isl, osl, lam);
 		/* the prompt rides ceil(isl/chunk) iterations with the batch */
-		double t_pf = inst_iter(&in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
+		double t_pf = inst_iter(in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
 		D = osl * t;
 		double a = lam * D;
 		C = a < B ? serve_erlang_c((int)B, a) : 1;
@@ -764,7 +739,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	double n99 = n + Z99 * sqrt(n);
 	if (n99 > B)
 		n99 = B;
-	r->tpot_s.p99 = iter_at(&in, n99, isl, osl, lam);
+	r->tpot_s.p99 = iter_at(in, n99, isl, osl, lam);
 	if (r->tpot_s.p99 < t)
 		r->tpot_s.p99 = t;
 	r->ttft_s.mean = ttft;
@@ -776,5 +751,202 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	r->ttft_s.p99 = base + w99;
 	if (!isfinite(r->ttft_s.mean))
 		r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
+}
+
+/* The instance of cfg on pool p, checked, with its batch limits and KV
+ * capacity (r's memory fields). Returns the capacity in tokens, or -1 with
+ * err for an impossible configuration. */
+static double inst_setup(const struct pool *p, const struct model_spec *m,
+			 const struct serve_config *cfg, const struct serve_load *ld,
+			 const struct serve_calib *calib, struct inst *in, int *max_batch,
+			 struct serve_result *r, struct hp_err *err)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	const struct serve_calib *k = calib ? calib : &calib_default;
+	int tp = cfg->tp < 1 ? 1 : cfg->tp, pp = cfg->pp < 1 ? 1 : cfg->pp;
+	if (check_config(p, m, cfg, tp, pp, ld, err) < 0)
+		return -1;
+	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
+			   tp * pp <= p->gpus_per_node };
+	*in = i0;
+	batch_limits(p, cfg, e, max_batch, &in->chunk);
+	r->chunk_tokens = in->chunk;
+	r->n_gpus = tp * pp;
+	return kv_capacity(in, cfg, *max_batch, r);
+}
+
+int serve_evaluate(const struct pool *p, const struct model_spec *m,
+		   const struct serve_config *cfg, const struct serve_load *ld,
+		   const struct serve_calib *calib, struct serve_result *r,
+		   struct hp_err *err)
+{
+	memset(r, 0, sizeof *r);
+	struct inst in;
+	int max_batch;
+	double cap_tok = inst_setup(p, m, cfg, ld, calib, &in, &max_batch, r, err);
+	if (cap_tok < 0)
+		return -1;
+	const struct serve_engine_profile *e = in.e;
+	double isl = ld->isl, osl = ld->osl;
+	double per_seq = e->kv_reserve_full ? isl + osl : isl + osl / 2;
+	double B = floor(cap_tok / per_seq);
+	if (B > max_batch)
+		B = max_batch;
+	if (r->kv_bytes_gpu <= 0 || cap_tok < isl + osl) {
+		no_fit(&in, cfg, isl + osl, r);
+		return 0;
+	}
+	if (B < 1)
+		B = 1;
+	r->fits = 1;
+	r->max_batch = (int)B;
+	double cyc = saturation(&in, B, isl, osl, r);
+	double lam = ld->rate;
+	if (!(lam > 0) || lam >= r->req_s_max) {
+		/* offline, or at/above saturation: the batch is full */
+		r->rate = r->req_s_max;
+		r->out_tps = r->out_tps_max;
+		r->batch = B;
+		r->utilisation = lam > 0 ? lam / r->req_s_max : 1;
+		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = cyc / osl;
+		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
+		return 0;
+	}
+	online(&in, B, isl, osl, lam, r);
+	return 0;
+}
+
+/* --- a finite burst -------------------------------------------------------- */
+
+/* One request of a burst. */
+struct breq {
+	double isl, osl;
+	double left_pre;             /* prompt tokens not yet prefilled */
+	double gen;                  /* output tokens produced */
+	int state;                   /* 0 waiting, 1 running, 2 done */
+};
+
+/* Admit waiting requests in order while the batch and the KV pool allow. */
+static void burst_admit(const struct inst *in, struct breq *q, int n, int *next, int *running,
+			int max_batch, double cap_tok, double *kv_used)
+{
+	while (*next < n && *running < max_batch) {
+		struct breq *r = &q[*next];
+		double need = r->isl + (in->e->kv_reserve_full ? r->osl : 1);
+		if (*kv_used + need > cap_tok && *running > 0)
+			break;
+		*kv_used += need;
+		r->state = 1;
+		r->left_pre = r->isl;
+		(*running)++;
+		(*next)++;
+	}
+}
+
+/* One engine iteration over the running requests; returns its time. */
+static double burst_step(const struct inst *in, struct breq *q, int n, double *kv_used,
+			 int *running, struct serve_burst_result *out, double t)
+{
+	double n_dec = 0, ctx = 0, n_pre = 0, pre_ctx = 0, n_pre_seqs = 0;
+	for (int i = 0; i < n; i++)
+		if (q[i].state == 1 && q[i].left_pre <= 0) {
+			n_dec++;
+			ctx += q[i].isl + q[i].gen;
+		}
+	double budget = in->chunk - n_dec;
+	for (int i = 0; i < n && budget > 0; i++)
+		if (q[i].state == 1 && q[i].left_pre > 0) {
+			double tk = fmin(q[i].left_pre, budget);
+			budget -= tk;
+			n_pre += tk;
+			n_pre_seqs++;
+			pre_ctx += q[i].isl / 2;
+		}
+	if (n_dec + n_pre <= 0)
+		return 0;
+	double dt = inst_iter(in, n_dec, n_dec > 0 ? ctx / n_dec : 0, n_pre,
+			      n_pre_seqs > 0 ? pre_ctx / n_pre_seqs : 0, n_pre_seqs, NULL, NULL, NULL);
+	t += dt;
+	budget = in->chunk - n_dec;
+	for (int i = 0; i < n; i++) {
+		struct breq *r = &q[i];
+		if (r->state != 1)
+			continue;
+		if (r->left_pre <= 0) {          /* a decode step */
+			r->gen++;
+			out->itl_mean_s += dt;
+			if (!in->e->kv_reserve_full)
+				(*kv_used)++;
+		} else if (budget > 0) {         /* a prefill chunk */
+			double tk = fmin(r->left_pre, budget);
+			budget -= tk;
+			r->left_pre -= tk;
+			if (r->left_pre > 0)
+				continue;
+			r->gen = 1;                  /* the prefill yields the first token */
+			out->ttft_mean_s += t;
+		} else {
+			continue;
+		}
+		if (r->gen >= r->osl) {
+			r->state = 2;
+			(*running)--;
+			*kv_used -= r->isl + (in->e->kv_reserve_full ? r->osl : r->gen);
+			out->makespan_s = t;
+		}
+	}
+	return dt;
+}
+
+int serve_burst(const struct pool *p, const struct model_spec *m, const struct serve_config *cfg,
+		int n, const double *isl, const double *osl, const struct serve_calib *calib,
+		struct serve_burst_result *out, struct hp_err *err)
+{
+	memset(out, 0, sizeof *out);
+	if (n < 1 || n > SERVE_BURST_MAX)
+		return hp_err_set(err, HP_EXIT_USAGE, "burst: 1 to %d requests, got %d", SERVE_BURST_MAX, n);
+	double isl_max = 0, osl_max = 0;
+	for (int i = 0; i < n; i++) {
+		isl_max = fmax(isl_max, isl[i]);
+		osl_max = fmax(osl_max, osl[i]);
+	}
+	struct serve_load ld = { isl_max, osl_max, 0 };
+	struct inst in;
+	int max_batch;
+	struct serve_result r;
+	memset(&r, 0, sizeof r);
+	double cap_tok = inst_setup(p, m, cfg, &ld, calib, &in, &max_batch, &r, err);
+	if (cap_tok < 0)
+		return -1;
+	const struct serve_calib *k = in.k;
+	if (r.kv_bytes_gpu <= 0 || cap_tok < isl_max + osl_max) {
+		no_fit(&in, cfg, isl_max + osl_max, &r);
+		snprintf(out->why, sizeof out->why, "%s", r.why);
+		return 0;
+	}
+	out->fits = 1;
+	struct breq *q = xcalloc((size_t)n, sizeof *q);
+	double tokens = 0;
+	for (int i = 0; i < n; i++) {
+		q[i].isl = isl[i] < 1 ? 1 : isl[i];
+		q[i].osl = osl[i] < 1 ? 1 : osl[i];
+		tokens += q[i].osl;
+	}
+	double t = 0, kv_used = 0;
+	int next = 0, running = 0;
+	for (;;) {
+		burst_admit(&in, q, n, &next, &running, max_batch, cap_tok, &kv_used);
+		double dt = burst_step(&in, q, n, &kv_used, &running, out, t);
+		if (dt <= 0)
+			break;
+		t += dt;
+	}
+	free(q);
+	/* every request also passes the front end once (HTTP, tokenisation) */
+	out->makespan_s += k->frontend_s;
+	out->ttft_mean_s = out->ttft_mean_s / n + k->frontend_s;
+	out->itl_mean_s = tokens > n ? out->itl_mean_s / (tokens - n) : 0;
+	out->req_s = n / out->makespan_s;
+	out->out_tps = tokens / out->makespan_s;
 	return 0;
 }

@@ -188,6 +188,30 @@ double serve_stage_kv_bytes_per_token(const struct model_spec *m, int l0, int l1
  * catalog reference. For tests and quick estimates. */
 void serve_pool_from_gpu(struct pool *p, const struct gpu_spec *g, int nodes);
 
+/* A finite burst: n requests arrive at once (a benchmark at unlimited
+ * rate), request i with isl[i] prompt and osl[i] output tokens. The
+ * engine admits them in order as its batch limit and KV pool allow and
+ * runs iteration by iteration (decode tokens of the running requests plus
+ * chunks of prompts, as serve_stage_time prices them) until the last
+ * finishes. Unlike the steady state of serve_evaluate, the rate it
+ * reports is n / makespan: with unequal lengths the last requests run
+ * alone at the end, so it falls below the steady-state rate.
+ * Simplified: no preemption (a vLLM-style engine admits on the prompt's
+ * KV and the pool is assumed to keep up). Returns 0 (out->fits 0 and
+ * out->why when the longest request does not fit) or -1 with err. */
+#define SERVE_BURST_MAX 4096
+struct serve_burst_result {
+	int fits;
+	char why[320];
+	double makespan_s;           /* first arrival to last token */
+	double req_s, out_tps;       /* n / makespan, output tokens / makespan */
+	double ttft_mean_s;          /* mean over the requests */
+	double itl_mean_s;           /* mean over the output tokens after the first */
+};
+int serve_burst(const struct pool *p, const struct model_spec *m, const struct serve_config *cfg,
+		int n, const double *isl, const double *osl, const struct serve_calib *calib,
+		struct serve_burst_result *out, struct hp_err *err);
+
 /* Erlang C: probability that an arrival waits in an M/M/c queue with
  * offered load a = lambda / mu (a < c). */
 double serve_erlang_c(int c, double a);

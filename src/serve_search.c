@@ -198,7 +198,7 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 		    const struct serve_calib *k, struct serve_cand *out, int max_out,
 		    struct serve_result *nearest, struct serve_cand *nearest_cand)
 {
-	int n = 0;
+	int n = 0, near_fits = 0;
 	double best_near = -1;
 	double isl = 0, osl = 0;
 	for (int r = 0; r < nb; r++) {
@@ -229,9 +229,10 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 				if (serve_evaluate(&pc, m, &cfg, &ld, k, &r, NULL) < 0)
 					continue;
 				if (!r.fits) {
-					/* nearest miss: the most memory per instance */
+					/* nearest miss: the most memory per instance,
+					 * unless one that fits missed only the SLOs */
 					double mem = r.capacity_bytes_gpu * tp * pp;
-					if (nearest && mem > best_near) {
+					if (nearest && !near_fits && mem > best_near) {
 						best_near = mem;
 						*nearest = r;
 						if (nearest_cand) {
@@ -258,8 +259,16 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 								   slo, k);
 					any |= cd->mu[j] > 0;
 				}
-				if (any)
+				if (any) {
 					n++;
+				} else if (nearest && (!near_fits || r.tpot_min_s < nearest->tpot_min_s)) {
+					/* fits, misses the SLOs even alone: nearer
+					 * than any that does not fit; the fastest */
+					near_fits = 1;
+					*nearest = r;
+					if (nearest_cand)
+						*nearest_cand = *cd;
+				}
 				/* a larger pp for the same tp only adds GPUs to an
 				 * instance that already fits */
 				if (!fix_pp)
@@ -272,19 +281,20 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 
 /* --- fleet ILP --------------------------------------------------------------- */
 
-int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol,
-		      struct hp_err *err)
+/* The fleet ILP under construction: y_k (copies of configuration k),
+ * z_kr (req/s of bucket r routed to k; -1 where k cannot serve r), alpha
+ * (the served share, throughput objective only), and scratch rows. */
+struct fleet_lp {
+	struct lp *lp;
+	int K, R, thr;
+	int *ycol, *zcol, acol;
+	int *idx;
+	double *cf;
+};
+
+static void fleet_columns(const struct fleet_problem *fp, struct fleet_lp *f)
 {
-	memset(sol, 0, sizeof *sol);
-	int K = fp->n_cands, R = fp->n_buckets;
-	if (K < 1 || K > SERVE_MAX_CANDS || R < 1 || R > SERVE_MAX_BUCKETS)
-		return hp_err_set(err, HP_EXIT_USAGE, "fleet: %d candidates, %d buckets (limits %d, %d)",
-				  K, R, SERVE_MAX_CANDS, SERVE_MAX_BUCKETS);
-	double t0 = hp_now();
-	int thr = fp->objective == SERVE_OBJ_THROUGHPUT;
-	struct lp *lp = lp_new(thr);
-	int *ycol = xcalloc((size_t)K, sizeof *ycol);
-	int *zcol = xmalloc((size_t)K * R * sizeof *zcol);
+	int K = f->K, R = f->R;
 	double cost_sum = 0;
 	for (int k = 0; k < K; k++)
 		cost_sum += fp->cost[k];
@@ -296,57 +306,71 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 		int pl = fp->pool[k];
 		if (pl >= 0 && pl < fp->n_pools && fp->pool_gpus[pl] >= 0)
 			hi = fp->pool_gpus[pl] / (fp->gpus[k] > 0 ? fp->gpus[k] : 1);
-		ycol[k] = lp_add_col(lp, 0, hi, thr ? -eps * fp->cost[k] : fp->cost[k], 1);
+		f->ycol[k] = lp_add_col(f->lp, 0, hi, f->thr ? -eps * fp->cost[k] : fp->cost[k], 1);
 	}
 	for (int k = 0; k < K; k++)
 		for (int r = 0; r < R; r++)
-			zcol[k * R + r] = fp->mu[k * R + r] > 0 ? lp_add_col(lp, 0, -1, 0, 0) : -1;
-	int acol = thr ? lp_add_col(lp, 0, -1, 1, 0) : -1;
-	int *idx = xmalloc((size_t)(K + R + 2) * sizeof *idx);
-	double *cf = xmalloc((size_t)(K + R + 2) * sizeof *cf);
-	int any_split = 0;
+			f->zcol[k * R + r] = fp->mu[k * R + r] > 0 ? lp_add_col(f->lp, 0, -1, 0, 0) : -1;
+	f->acol = f->thr ? lp_add_col(f->lp, 0, -1, 1, 0) : -1;
+}
+
+/* Disaggregated pairs: what prefill instances take of bucket r, decode
+ * instances take too. */
+static void fleet_pair_row(const struct fleet_problem *fp, struct fleet_lp *f, int r)
+{
+	int K = f->K, R = f->R, nb = 0;
+	int *ib = xmalloc((size_t)(K + 1) * sizeof *ib);
+	double *cb = xmalloc((size_t)(K + 1) * sizeof *cb);
+	for (int k = 0; k < K; k++)
+		if (f->zcol[k * R + r] >= 0 && fp->role[k] != ROLE_BOTH) {
+			ib[nb] = f->zcol[k * R + r];
+			cb[nb++] = fp->role[k] == ROLE_PREFILL ? 1 : -1;
+		}
+	if (nb)
+		lp_add_row(f->lp, nb, ib, cb, 0, 0);
+	free(ib);
+	free(cb);
+}
+
+/* Demand: sum_k z_kr = lambda_r (cost) or alpha lambda_r (throughput). */
+static void fleet_demand_rows(const struct fleet_problem *fp, struct fleet_lp *f)
+{
+	int K = f->K, R = f->R, any_split = 0;
 	for (int k = 0; k < K; k++)
 		any_split |= fp->role && fp->role[k] != ROLE_BOTH;
 	for (int r = 0; r < R; r++) {
 		int n = 0;
 		for (int k = 0; k < K; k++)
-			if (zcol[k * R + r] >= 0 && (!fp->role || fp->role[k] != ROLE_DECODE)) {
-				idx[n] = zcol[k * R + r];
-				cf[n++] = 1;
+			if (f->zcol[k * R + r] >= 0 && (!fp->role || fp->role[k] != ROLE_DECODE)) {
+				f->idx[n] = f->zcol[k * R + r];
+				f->cf[n++] = 1;
 			}
-		if (any_split) {
-			/* what prefill instances take, decode instances take too */
-			int nb = 0;
-			int *ib = xmalloc((size_t)(K + 1) * sizeof *ib);
-			double *cb = xmalloc((size_t)(K + 1) * sizeof *cb);
-			for (int k = 0; k < K; k++)
-				if (zcol[k * R + r] >= 0 && fp->role[k] != ROLE_BOTH) {
-					ib[nb] = zcol[k * R + r];
-					cb[nb++] = fp->role[k] == ROLE_PREFILL ? 1 : -1;
-				}
-			if (nb)
-				lp_add_row(lp, nb, ib, cb, 0, 0);
-			free(ib);
-			free(cb);
-		}
-		if (thr) {
-			idx[n] = acol;
-			cf[n++] = -fp->rate[r];
-			lp_add_row(lp, n, idx, cf, 0, 0);
+		if (any_split)
+			fleet_pair_row(fp, f, r);
+		if (f->thr) {
+			f->idx[n] = f->acol;
+			f->cf[n++] = -fp->rate[r];
+			lp_add_row(f->lp, n, f->idx, f->cf, 0, 0);
 		} else {
-			lp_add_row(lp, n, idx, cf, fp->rate[r], fp->rate[r]);
+			lp_add_row(f->lp, n, f->idx, f->cf, fp->rate[r], fp->rate[r]);
 		}
 	}
+}
+
+/* Capacity: sum_r z_kr / mu_kr <= y_k; GPUs per pool within its limit. */
+static void fleet_capacity_rows(const struct fleet_problem *fp, struct fleet_lp *f)
+{
+	int K = f->K, R = f->R;
 	for (int k = 0; k < K; k++) {
 		int n = 0;
 		for (int r = 0; r < R; r++)
-			if (zcol[k * R + r] >= 0) {
-				idx[n] = zcol[k * R + r];
-				cf[n++] = 1 / fp->mu[k * R + r];
+			if (f->zcol[k * R + r] >= 0) {
+				f->idx[n] = f->zcol[k * R + r];
+				f->cf[n++] = 1 / fp->mu[k * R + r];
 			}
-		idx[n] = ycol[k];
-		cf[n++] = -1;
-		lp_add_row(lp, n, idx, cf, -HUGE_VAL, 0);
+		f->idx[n] = f->ycol[k];
+		f->cf[n++] = -1;
+		lp_add_row(f->lp, n, f->idx, f->cf, -HUGE_VAL, 0);
 	}
 	for (int p = 0; p < fp->n_pools; p++) {
 		if (fp->pool_gpus[p] < 0)
@@ -354,48 +378,206 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 		int n = 0;
 		for (int k = 0; k < K && n < K; k++)
 			if (fp->pool[k] == p) {
-				idx[n] = ycol[k];
-				cf[n++] = fp->gpus[k];
+				f->idx[n] = f->ycol[k];
+				f->cf[n++] = fp->gpus[k];
 			}
 		if (n)
-			lp_add_row(lp, n, idx, cf, -HUGE_VAL, fp->pool_gpus[p]);
+			lp_add_row(f->lp, n, f->idx, f->cf, -HUGE_VAL, fp->pool_gpus[p]);
 	}
+}
+
+/* The solution: counts (rounded up to the load they carry), routes, cost. */
+static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
+		       const struct lp_result *lr, struct fleet_solution *sol)
+{
+	int K = f->K, R = f->R;
+	sol->alpha = f->thr ? lp_value(f->lp, f->acol) : 1;
+	sol->obj = 0;
+	for (int k = 0; k < K; k++) {
+		sol->count[k] = (int)llround(lp_value(f->lp, f->ycol[k]));
+		double load = 0;
+		for (int r = 0; r < R; r++) {
+			int zc = f->zcol[k * R + r];
+			sol->route[k][r] = zc >= 0 ? lp_value(f->lp, zc) : 0;
+			if (sol->route[k][r] > 0)
+				load += sol->route[k][r] / fp->mu[k * R + r];
+		}
+		/* GLPK takes y within 1e-5 of an integer as integral, so a
+		 * configuration loaded to 1e-6 of one copy (a tiny rate on a
+		 * fast instance) can come back with y = 0: it needs one */
+		if (load > sol->count[k] + 1e-9)
+			sol->count[k] = (int)ceil(load - 1e-9);
+		sol->obj += fp->cost[k] * sol->count[k];
+	}
+	if (f->thr)
+		sol->obj = sol->alpha;
+	sol->bound = lr->bound;
+}
+
+int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol,
+		      struct hp_err *err)
+{
+	memset(sol, 0, sizeof *sol);
+	int K = fp->n_cands, R = fp->n_buckets;
+	if (K < 1 || K > SERVE_MAX_CANDS || R < 1 || R > SERVE_MAX_BUCKETS)
+		return hp_err_set(err, HP_EXIT_USAGE, "fleet: %d candidates, %d buckets (limits %d, %d)",
+				  K, R, SERVE_MAX_CANDS, SERVE_MAX_BUCKETS);
+	double t0 = hp_now();
+	struct fleet_lp f = { .K = K, .R = R, .thr = fp->objective == SERVE_OBJ_THROUGHPUT };
+	f.lp = lp_new(f.thr);
+	f.ycol = xcalloc((size_t)K, sizeof *f.ycol);
+	f.zcol = xmalloc((size_t)K * R * sizeof *f.zcol);
+	f.idx = xmalloc((size_t)(K + R + 2) * sizeof *f.idx);
+	f.cf = xmalloc((size_t)(K + R + 2) * sizeof *f.cf);
+	fleet_columns(fp, &f);
+	fleet_demand_rows(fp, &f);
+	fleet_capacity_rows(fp, &f);
 	struct lp_result lr;
-	lp_solve(lp, 50000, &lr);
+	lp_solve(f.lp, 50000, &lr);
 	sol->status = lr.status;
 	sol->gap = lr.gap;
-	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
-		sol->alpha = thr ? lp_value(lp, acol) : 1;
-		sol->obj = 0;
-		for (int k = 0; k < K; k++) {
-			sol->count[k] = (int)llround(lp_value(lp, ycol[k]));
-			double load = 0;
-			for (int r = 0; r < R; r++) {
-				sol->route[k][r] = zcol[k * R + r] >= 0 ? lp_value(lp, zcol[k * R + r]) : 0;
-				if (sol->route[k][r] > 0)
-					load += sol->route[k][r] / fp->mu[k * R + r];
-			}
-			/* GLPK takes y within 1e-5 of an integer as integral, so a
-			 * configuration loaded to 1e-6 of one copy (a tiny rate on a
-			 * fast instance) can come back with y = 0: it needs one */
-			if (load > sol->count[k] + 1e-9)
-				sol->count[k] = (int)ceil(load - 1e-9);
-			sol->obj += fp->cost[k] * sol->count[k];
-		}
-		if (thr)
-			sol->obj = sol->alpha;
-		sol->bound = lr.bound;
-	}
-	free(idx);
-	free(cf);
-	free(ycol);
-	free(zcol);
-	lp_free(lp);
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
+		fleet_read(fp, &f, &lr, sol);
+	free(f.idx);
+	free(f.cf);
+	free(f.ycol);
+	free(f.zcol);
+	lp_free(f.lp);
 	sol->seconds = hp_now() - t0;
 	return 0;
 }
 
 /* --- placement MILP -------------------------------------------------------- */
+
+/* The placement MILP under construction: per segment s (class sq[s]
+ * holding blocks sa[s] .. sa[s] + sl[s] - 1) the machine count ncol[s]
+ * and the flow fcol[s]; the total flow Fcol; scratch rows. */
+struct place_lp {
+	struct lp *lp;
+	int S, Fcol;
+	int *sq, *sa, *sl, *ncol, *fcol;
+	int *idx;
+	double *cf;
+};
+
+static void place_columns(const struct place_problem *pp, struct place_lp *g)
+{
+	int Q = pp->n_classes, B = pp->n_blocks;
+	for (int q = 0; q < Q; q++) {
+		const struct place_class *pc = &pp->cls[q];
+		if (pc->count <= 0)
+			continue;
+		for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
+			if (!(pc->theta[len] > 0))
+				continue;
+			for (int a = 0; a + len <= B; a++) {
+				int S = g->S++;
+				g->sq[S] = q;
+				g->sa[S] = a;
+				g->sl[S] = len;
+				/* a machine costs 1e-6 of a token/s: idle ones are
+				 * left out, never at the expense of flow */
+				g->ncol[S] = lp_add_col(g->lp, 0, pc->count, -1e-6, 1);
+				g->fcol[S] = lp_add_col(g->lp, 0, -1, 0, 0);
+			}
+		}
+	}
+	g->Fcol = lp_add_col(g->lp, 0, -1, 1, 0);
+}
+
+/* Machines per class, and per shared inventory group. */
+static void place_inventory_rows(const struct place_problem *pp, struct place_lp *g)
+{
+	for (int q = 0; q < pp->n_classes; q++) {
+		int n = 0;
+		for (int s = 0; s < g->S; s++)
+			if (g->sq[s] == q) {
+				g->idx[n] = g->ncol[s];
+				g->cf[n++] = 1;
+			}
+		if (n)
+			lp_add_row(g->lp, n, g->idx, g->cf, -HUGE_VAL, pp->cls[q].count);
+	}
+	for (int gr = 0; gr < PLACE_MAX_CLASSES; gr++) {
+		if (pp->group_cap[gr] <= 0)
+			continue;
+		int n = 0;
+		for (int s = 0; s < g->S; s++) {
+			const struct place_class *pc = &pp->cls[g->sq[s]];
+			if (pc->group == gr) {
+				g->idx[n] = g->ncol[s];
+				g->cf[n++] = pc->units > 0 ? pc->units : 1;
+			}
+		}
+		if (n)
+			lp_add_row(g->lp, n, g->idx, g->cf, -HUGE_VAL, pp->group_cap[gr]);
+	}
+}
+
+/* Capacity f_s <= theta(len) n_s; conservation at boundaries 0..B: into
+ * boundary b = segments ending at b-1 (or the source at 0), out =
+ * segments starting at b (or the sink at B). */
+static void place_flow_rows(const struct place_problem *pp, struct place_lp *g)
+{
+	int B = pp->n_blocks;
+	for (int s = 0; s < g->S; s++) {
+		int id2[2] = { g->fcol[s], g->ncol[s] };
+		double c2[2] = { 1, -pp->cls[g->sq[s]].theta[g->sl[s]] };
+		lp_add_row(g->lp, 2, id2, c2, -HUGE_VAL, 0);
+	}
+	for (int bd = 0; bd <= B; bd++) {
+		int n = 0;
+		for (int s = 0; s < g->S; s++) {
+			if (g->sa[s] + g->sl[s] == bd) {
+				g->idx[n] = g->fcol[s];
+				g->cf[n++] = 1;
+			}
+			if (g->sa[s] == bd) {
+				g->idx[n] = g->fcol[s];
+				g->cf[n++] = -1;
+			}
+		}
+		if (bd == 0 || bd == B) {
+			g->idx[n] = g->Fcol;
+			g->cf[n++] = bd == 0 ? 1 : -1;
+		}
+		lp_add_row(g->lp, n, g->idx, g->cf, 0, 0);
+	}
+}
+
+/* Cover: every block is held by some machine (valid once F > 0). */
+static void place_cover_rows(const struct place_problem *pp, struct place_lp *g)
+{
+	for (int bl = 0; bl < pp->n_blocks; bl++) {
+		int n = 0;
+		for (int s = 0; s < g->S; s++)
+			if (g->sa[s] <= bl && bl < g->sa[s] + g->sl[s]) {
+				g->idx[n] = g->ncol[s];
+				g->cf[n++] = 1;
+			}
+		lp_add_row(g->lp, n, g->idx, g->cf, 1, HUGE_VAL);
+	}
+}
+
+static void place_read(const struct place_lp *g, const struct lp_result *lr,
+		       struct place_solution *sol)
+{
+	sol->flow = lp_value(g->lp, g->Fcol);
+	sol->bound = lr->bound;
+	sol->gap = lr->gap;
+	for (int s = 0; s < g->S && sol->n_segs < PLACE_MAX_SEGS; s++) {
+		int cnt = (int)llround(lp_value(g->lp, g->ncol[s]));
+		double f = lp_value(g->lp, g->fcol[s]);
+		if (cnt <= 0)
+			continue;
+		struct place_seg *sg = &sol->seg[sol->n_segs++];
+		sg->cls = g->sq[s];
+		sg->first = g->sa[s];
+		sg->last = g->sa[s] + g->sl[s] - 1;
+		sg->count = cnt;
+		sg->flow = f > 0 ? f : 0;
+	}
+}
 
 int serve_place_solve(const struct place_problem *pp, struct place_solution *sol,
 		      struct hp_err *err)
@@ -406,125 +588,34 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 		return hp_err_set(err, HP_EXIT_USAGE, "placement: %d classes, %d blocks (limits %d, %d)",
 				  Q, B, PLACE_MAX_CLASSES, PLACE_MAX_BLOCKS);
 	double t0 = hp_now();
-	struct lp *lp = lp_new(1);
+	struct place_lp g = { .lp = lp_new(1) };
 	/* segments of each class: [a, a + len - 1] */
-	int cap = Q * B * B;
-	int *sq = xmalloc((size_t)cap * sizeof *sq), *sa = xmalloc((size_t)cap * sizeof *sa),
-	    *sl = xmalloc((size_t)cap * sizeof *sl), *ncol = xmalloc((size_t)cap * sizeof *ncol),
-	    *fcol = xmalloc((size_t)cap * sizeof *fcol);
-	int S = 0;
-	for (int q = 0; q < Q; q++) {
-		const struct place_class *pc = &pp->cls[q];
-		if (pc->count <= 0)
-			continue;
-		for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
-			if (!(pc->theta[len] > 0))
-				continue;
-			for (int a = 0; a + len <= B; a++) {
-				sq[S] = q;
-				sa[S] = a;
-				sl[S] = len;
-				/* a machine costs 1e-6 of a token/s: idle ones are
-				 * left out, never at the expense of flow */
-				ncol[S] = lp_add_col(lp, 0, pc->count, -1e-6, 1);
-				fcol[S] = lp_add_col(lp, 0, -1, 0, 0);
-				S++;
-			}
-		}
-	}
-	int Fcol = lp_add_col(lp, 0, -1, 1, 0);
-	int *idx = xmalloc((size_t)(S + 2) * sizeof *idx);
-	double *cf = xmalloc((size_t)(S + 2) * sizeof *cf);
-	int n;
-	/* machines per class, and per shared inventory group */
-	for (int q = 0; q < Q; q++) {
-		n = 0;
-		for (int s = 0; s < S; s++)
-			if (sq[s] == q) {
-				idx[n] = ncol[s];
-				cf[n++] = 1;
-			}
-		if (n)
-			lp_add_row(lp, n, idx, cf, -HUGE_VAL, pp->cls[q].count);
-	}
-	for (int g = 0; g < PLACE_MAX_CLASSES; g++) {
-		if (pp->group_cap[g] <= 0)
-			continue;
-		n = 0;
-		for (int s = 0; s < S; s++)
-			if (pp->cls[sq[s]].group == g) {
-				idx[n] = ncol[s];
-				cf[n++] = pp->cls[sq[s]].units > 0 ? pp->cls[sq[s]].units : 1;
-			}
-		if (n)
-			lp_add_row(lp, n, idx, cf, -HUGE_VAL, pp->group_cap[g]);
-	}
-	/* capacity */
-	for (int s = 0; s < S; s++) {
-		int id2[2] = { fcol[s], ncol[s] };
-		double c2[2] = { 1, -pp->cls[sq[s]].theta[sl[s]] };
-		lp_add_row(lp, 2, id2, c2, -HUGE_VAL, 0);
-	}
-	/* conservation at boundaries 0..B: into boundary b = segments ending
-	 * at b-1 (or the source at 0), out = segments starting at b (or the
-	 * sink at B) */
-	for (int bd = 0; bd <= B; bd++) {
-		n = 0;
-		for (int s = 0; s < S; s++) {
-			if (sa[s] + sl[s] == bd) {
-				idx[n] = fcol[s];
-				cf[n++] = 1;
-			}
-			if (sa[s] == bd) {
-				idx[n] = fcol[s];
-				cf[n++] = -1;
-			}
-		}
-		if (bd == 0 || bd == B) {
-			idx[n] = Fcol;
-			cf[n++] = bd == 0 ? 1 : -1;
-		}
-		lp_add_row(lp, n, idx, cf, 0, 0);
-	}
-	/* cover: every block is held by some machine (valid once F > 0) */
-	for (int bl = 0; bl < B; bl++) {
-		n = 0;
-		for (int s = 0; s < S; s++)
-			if (sa[s] <= bl && bl < sa[s] + sl[s]) {
-				idx[n] = ncol[s];
-				cf[n++] = 1;
-			}
-		lp_add_row(lp, n, idx, cf, 1, HUGE_VAL);
-	}
+	size_t cap = (size_t)Q * B * B;
+	g.sq = xmalloc(cap * sizeof *g.sq);
+	g.sa = xmalloc(cap * sizeof *g.sa);
+	g.sl = xmalloc(cap * sizeof *g.sl);
+	g.ncol = xmalloc(cap * sizeof *g.ncol);
+	g.fcol = xmalloc(cap * sizeof *g.fcol);
+	place_columns(pp, &g);
+	g.idx = xmalloc((size_t)(g.S + 2) * sizeof *g.idx);
+	g.cf = xmalloc((size_t)(g.S + 2) * sizeof *g.cf);
+	place_inventory_rows(pp, &g);
+	place_flow_rows(pp, &g);
+	place_cover_rows(pp, &g);
 	struct lp_result lr;
-	lp_solve(lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
+	lp_solve(g.lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
 	sol->status = lr.status;
 	sol->nodes = lr.nodes;
-	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
-		sol->flow = lp_value(lp, Fcol);
-		sol->bound = lr.bound;
-		sol->gap = lr.gap;
-		for (int s = 0; s < S && sol->n_segs < PLACE_MAX_SEGS; s++) {
-			int cnt = (int)llround(lp_value(lp, ncol[s]));
-			double f = lp_value(lp, fcol[s]);
-			if (cnt <= 0)
-				continue;
-			struct place_seg *g = &sol->seg[sol->n_segs++];
-			g->cls = sq[s];
-			g->first = sa[s];
-			g->last = sa[s] + sl[s] - 1;
-			g->count = cnt;
-			g->flow = f > 0 ? f : 0;
-		}
-	}
-	free(idx);
-	free(cf);
-	free(sq);
-	free(sa);
-	free(sl);
-	free(ncol);
-	free(fcol);
-	lp_free(lp);
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
+		place_read(&g, &lr, sol);
+	free(g.idx);
+	free(g.cf);
+	free(g.sq);
+	free(g.sa);
+	free(g.sl);
+	free(g.ncol);
+	free(g.fcol);
+	lp_free(g.lp);
 	sol->seconds = hp_now() - t0;
 	return 0;
 }
@@ -931,148 +1022,169 @@ static void add_plan(struct serve_plan_result *res, const struct serve_plan *pl,
 }
 
 /* Placement plan over every pool's GPUs (Helix-style). */
-static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
-		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
-{
-	const struct serve_engine_profile *e = serve_engine(o->base.engine);
-	if (!k)
-		k = serve_calib_default();
-	double isl = serve_dist_mean(&o->isl), osl = serve_dist_mean(&o->osl);
-	int L = m->layers;
-	int B = o->place_blocks > 0 ? o->place_blocks : L;
-	if (B > PLACE_MAX_BLOCKS)
-		B = PLACE_MAX_BLOCKS;
-	if (B > L)
-		B = L;
-	struct place_problem pp;
-	memset(&pp, 0, sizeof pp);
-	pp.n_blocks = B;
-	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
-	/* class meta: pool and tp of each class */
+/* What place_plan's steps share: the inputs, the block count, and per
+ * machine class its pool, TP and iteration time by blocks held. */
+struct place_meta {
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct serve_opts *o;
+	const struct serve_calib *k;
+	const struct serve_engine_profile *e;
+	double isl, osl, depth;
+	int L, B, Q;
 	int cpool[PLACE_MAX_CLASSES], ctp[PLACE_MAX_CLASSES];
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
-	int Q = 0;
-	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
-	/* Helix's rule (optimizers.md §2.1): half of a machine's memory for
-	 * weights, half for the KV cache. A sequence's KV lives on every
-	 * machine of its pipeline, and a pipeline of D machines keeps D
-	 * micro-batches in flight, so a machine's batch is its KV tokens /
-	 * (ISL + OSL) / D. D is estimated before the solve as the model's
-	 * weights over the mean per-GPU weight half of the cluster. */
-	double wtot = serve_stage_weight_bytes(m, 0, L, 1, 1, 1, o->base.wprec);
+};
+
+/* Helix's rule (optimizers.md §2.1): half of a machine's memory for
+ * weights, half for the KV cache. A sequence's KV lives on every machine
+ * of its pipeline, and a pipeline of D machines keeps D micro-batches in
+ * flight, so a machine's batch is its KV tokens / (ISL + OSL) / D. D is
+ * estimated before the solve as the model's weights over the mean per-GPU
+ * weight half of the cluster. */
+static double place_depth(const struct place_meta *pm)
+{
+	const struct cluster *c = pm->c;
+	double wtot = serve_stage_weight_bytes(pm->m, 0, pm->L, 1, 1, 1, pm->o->base.wprec);
 	double memsum = 0;
 	int gsum = 0;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		memsum += serve_gpu_mem_bytes(&c->pools[pi].gpu) * pool_gpus(&c->pools[pi]);
 		gsum += pool_gpus(&c->pools[pi]);
 	}
-	double depth = gsum > 0 ? ceil(wtot / (0.5 * e->mem_util * memsum / gsum)) : 1;
-	if (depth < 1)
-		depth = 1;
+	double depth = gsum > 0 ? ceil(wtot / (0.5 * pm->e->mem_util * memsum / gsum)) : 1;
+	return depth < 1 ? 1 : depth;
+}
+
+/* Tokens/s of one machine (tp GPUs of pool p) holding 1, 2, ... blocks,
+ * as far as the weights fit in half its memory; the iteration times in
+ * ct. Sets pc->theta and pc->max_blocks. */
+static void place_theta(const struct place_meta *pm, const struct pool *p, int tp,
+			struct place_class *pc, double *ct)
+{
+	const struct model_spec *m = pm->m;
+	const struct serve_opts *o = pm->o;
+	const struct serve_engine_profile *e = pm->e;
+	double isl = pm->isl, osl = pm->osl;
+	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
+	/* NIC share of one machine: activations of h 16-bit values per token
+	 * cross to the next machine */
+	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
+	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
+	for (int len = 1; len <= pm->B; len++) {
+		int layers = (int)ceil((double)pm->L * len / pm->B);
+		double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) + vh2 / tp;
+		double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
+		if (wb > half)
+			break;
+		double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / pm->depth) : 0;
+		if (batch > e->max_batch)
+			batch = e->max_batch;
+		if (batch < 1)
+			break;
+		struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl };
+		double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it,
+					    pm->k, NULL, NULL, NULL) +
+			   e->step_overhead_s + e->per_seq_s * batch;
+		double th = batch / t;
+		if (th > nic_tok)
+			th = nic_tok;
+		pc->theta[len] = th;
+		pc->max_blocks = len;
+		ct[len] = t;
+	}
+}
+
+/* The machine classes: every pool that can be scored, at each TP. */
+static void place_classes(struct place_meta *pm, struct place_problem *pp)
+{
+	const struct cluster *c = pm->c;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		const struct pool *p = &c->pools[pi];
-		if (serve_wprec_supported(&p->gpu, o->base.wprec, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
+		if (serve_wprec_supported(&p->gpu, pm->o->base.wprec, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
 		    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0))
 			continue;   /* no figures to score it with */
-		pp.group_cap[pi] = pool_gpus(p);
-		for (int tp = 1; tp <= p->gpus_per_node && Q < PLACE_MAX_CLASSES; tp *= 2) {
-			if (o->fix_tp && tp != o->fix_tp)
+		pp->group_cap[pi] = pool_gpus(p);
+		for (int tp = 1; tp <= p->gpus_per_node && pm->Q < PLACE_MAX_CLASSES; tp *= 2) {
+			if (pm->o->fix_tp && tp != pm->o->fix_tp)
 				continue;
-			struct place_class *pc = &pp.cls[Q];
+			struct place_class *pc = &pp->cls[pm->Q];
 			pc->count = pool_gpus(p) / tp;
 			pc->group = pi;
 			pc->units = tp;
-			/* NIC share of one machine: activations of h 16-bit values
-			 * per token cross to the next machine */
-			double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
-			double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
-			double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
-			for (int len = 1; len <= B; len++) {
-				int layers = (int)ceil((double)L * len / B);
-				double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) +
-					    vh2 / tp;
-				double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
-				if (wb > half)
-					break;
-				double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / depth) : 0;
-				if (batch > e->max_batch)
-					batch = e->max_batch;
-				if (batch < 1)
-					break;
-				struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2,
-							 batch / osl };
-				double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec,
-							    o->base.kvprec, &it, k, NULL, NULL, NULL) +
-					   e->step_overhead_s + e->per_seq_s * batch;
-				double th = batch / t;
-				if (th > nic_tok)
-					th = nic_tok;
-				pc->theta[len] = th;
-				pc->max_blocks = len;
-				ct[Q][len] = t;
-			}
+			place_theta(pm, p, tp, pc, pm->ct[pm->Q]);
 			if (pc->max_blocks > 0) {
-				cpool[Q] = pi;
-				ctp[Q] = tp;
-				Q++;
+				pm->cpool[pm->Q] = pi;
+				pm->ctp[pm->Q] = tp;
+				pm->Q++;
 			}
 		}
 	}
-	if (!Q)
-		return hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
-	pp.n_classes = Q;
-	struct place_solution ps;
-	if (serve_place_solve(&pp, &ps, err) < 0)
-		return -1;
-	memset(pl, 0, sizeof *pl);
-	pl->how = "placement";
-	pl->lp_status = ps.status;
-	pl->gap = ps.gap;
-	if (!(ps.status == LP_OPTIMAL || ps.status == LP_FEASIBLE) || ps.flow <= 0)
-		return hp_err_set(err, HP_EXIT_NOFIT,
-				  "the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
+}
+
+/* Layers [first, last] of a segment of blocks. */
+static void seg_layers(const struct place_meta *pm, const struct place_seg *g, int *l0, int *l1)
+{
+	*l0 = (int)((double)pm->L * g->first / pm->B);
+	*l1 = (int)ceil((double)pm->L * (g->last + 1) / pm->B) - 1;
+	if (*l1 >= pm->L)
+		*l1 = pm->L - 1;
+}
+
+/* One plan instance per segment of the solution; the price. */
+static void place_instances(const struct place_meta *pm, const struct place_problem *pp,
+			    const struct place_solution *ps, struct serve_plan *pl)
+{
+	const struct serve_engine_profile *e = pm->e;
 	pl->price_known = 1;
 	double usd = 0;
-	for (int s = 0; s < ps.n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
-		const struct place_seg *g = &ps.seg[s];
+	for (int s = 0; s < ps->n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
+		const struct place_seg *g = &ps->seg[s];
 		int q = g->cls;
-		const struct pool *p = &c->pools[cpool[q]];
+		const struct pool *p = &pm->c->pools[pm->cpool[q]];
 		struct serve_plan_inst *in = &pl->inst[pl->n_inst++];
-		in->pool = cpool[q];
-		in->tp = ctp[q];
+		in->pool = pm->cpool[q];
+		in->tp = pm->ctp[q];
 		in->pp = 1;
 		in->count = g->count;
-		in->first_layer = (int)((double)L * g->first / B);
-		in->last_layer = (int)ceil((double)L * (g->last + 1) / B) - 1;
-		if (in->last_layer >= L)
-			in->last_layer = L - 1;
+		seg_layers(pm, g, &in->first_layer, &in->last_layer);
 		in->tokens_per_s = g->flow;
-		in->rate = g->flow / osl;
+		in->rate = g->flow / pm->osl;
 		int len = g->last - g->first + 1;
-		double th = pp.cls[q].theta[len];
-		in->max_batch = (int)(th * ct[q][len] + 0.5);
-		double kvt = serve_stage_kv_bytes_per_token(m, in->first_layer, in->last_layer + 1, in->tp,
-							   o->base.kvprec);
+		double th = pp->cls[q].theta[len];
+		in->max_batch = (int)(th * pm->ct[q][len] + 0.5);
+		double kvt = serve_stage_kv_bytes_per_token(pm->m, in->first_layer, in->last_layer + 1,
+							   in->tp, pm->o->base.kvprec);
 		/* Helix's half of the memory for the KV cache */
-		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - k->mem_fixed_bytes / 2;
+		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
 		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
 		if (p->usd_per_node_h <= 0)
 			pl->price_known = 0;
 	}
-	/* flow decomposition into paths: per-request routing weights */
+	pl->usd_per_hour = usd;
+	pl->usd_per_mtok = ps->flow > 0 ? usd / (ps->flow * 3600) * 1e6 : 0;
+}
+
+/* The flow decomposed into paths (per-request routing weights, at most
+ * 8, widest first); TPOT mean and p99 over them. The path index refers
+ * to plan instances in segment order. */
+static void place_paths(const struct place_meta *pm, const struct place_solution *ps,
+			struct serve_plan *pl)
+{
 	double resid[PLACE_MAX_SEGS];
-	for (int s = 0; s < ps.n_segs; s++)
-		resid[s] = ps.seg[s].flow;
+	for (int s = 0; s < ps->n_segs; s++)
+		resid[s] = ps->seg[s].flow;
 	double worst_tpot = 0, sum_tpot = 0, wsum = 0;
 	while (pl->n_paths < 8) {
 		int path[64], np = 0, bd = 0;
 		double bott = HUGE_VAL;
-		while (bd < B && np < 64) {
+		while (bd < pm->B && np < 64) {
 			int best = -1;
-			for (int s = 0; s < ps.n_segs; s++)
-				if (ps.seg[s].first == bd && resid[s] > 1e-6 * ps.flow &&
+			for (int s = 0; s < ps->n_segs; s++)
+				if (ps->seg[s].first == bd && resid[s] > 1e-6 * ps->flow &&
 				    (best < 0 || resid[s] > resid[best]))
 					best = s;
 			if (best < 0)
@@ -1080,15 +1192,15 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 			path[np++] = best;
 			if (resid[best] < bott)
 				bott = resid[best];
-			bd = ps.seg[best].last + 1;
+			bd = ps->seg[best].last + 1;
 		}
-		if (bd < B || np == 0)
+		if (bd < pm->B || np == 0)
 			break;
 		double tpot = 0;
 		for (int i = 0; i < np; i++) {
 			resid[path[i]] -= bott;
-			const struct place_seg *g = &ps.seg[path[i]];
-			tpot += ct[g->cls][g->last - g->first + 1];
+			const struct place_seg *g = &ps->seg[path[i]];
+			tpot += pm->ct[g->cls][g->last - g->first + 1];
 		}
 		/* one network hop between consecutive machines (~10 us) */
 		tpot += (np - 1) * 10e-6;
@@ -1098,37 +1210,88 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 			if (path[i] >= pl->n_inst)
 				pl->path[w].seg[i] = -1;   /* beyond the listed instances */
 		pl->path[w].n = np;
-		pl->path[w].weight = bott / ps.flow;
+		pl->path[w].weight = bott / ps->flow;
 		if (tpot > worst_tpot)
 			worst_tpot = tpot;
 		sum_tpot += bott * tpot;
 		wsum += bott;
 	}
-	/* the path index refers to plan instances in segment order */
-	pl->out_tps = ps.flow;
-	pl->req_s = ps.flow / osl;
-	pl->usd_per_hour = usd;
-	pl->usd_per_mtok = ps.flow > 0 ? usd / (ps.flow * 3600) * 1e6 : 0;
 	pl->tpot.mean = pl->tpot.p50 = wsum > 0 ? sum_tpot / wsum : worst_tpot;
 	pl->tpot.p99 = worst_tpot;
-	/* TTFT: the prompt through the slowest path, one machine at a time */
-	double ttft = k->frontend_s;
-	if (pl->n_paths) {
-		for (int i = 0; i < pl->path[0].n; i++) {
-			const struct place_seg *g = &ps.seg[pl->path[0].seg[i]];
-			int q = g->cls;
-			int l0 = (int)((double)L * g->first / B), l1 = (int)ceil((double)L * (g->last + 1) / B);
-			if (l1 > L)
-				l1 = L;
-			struct serve_iter it = { 0, 0, isl, isl / 2, 1 };
-			ttft += serve_stage_time(&c->pools[cpool[q]], m, l0, l1, g->last == B - 1, ctp[q],
-						 o->base.wprec, o->base.kvprec, &it, k, NULL, NULL, NULL);
-		}
+}
+
+/* TTFT: the prompt through the first path, one machine at a time. */
+static double place_ttft(const struct place_meta *pm, const struct place_solution *ps,
+			 const struct serve_plan *pl)
+{
+	double ttft = pm->k->frontend_s;
+	if (!pl->n_paths)
+		return ttft;
+	for (int i = 0; i < pl->path[0].n; i++) {
+		if (pl->path[0].seg[i] < 0)
+			continue;   /* beyond the listed instances */
+		const struct place_seg *g = &ps->seg[pl->path[0].seg[i]];
+		int q = g->cls, l0, l1;
+		seg_layers(pm, g, &l0, &l1);
+		struct serve_iter it = { 0, 0, pm->isl, pm->isl / 2, 1 };
+		ttft += serve_stage_time(&pm->c->pools[pm->cpool[q]], pm->m, l0, l1 + 1,
+					 g->last == pm->B - 1, pm->ctp[q], pm->o->base.wprec,
+					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL);
 	}
-	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = ttft;
+	return ttft;
+}
+
+static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
+{
+	struct place_meta *pm = xcalloc(1, sizeof *pm);
+	pm->c = c;
+	pm->m = m;
+	pm->o = o;
+	pm->k = k ? k : serve_calib_default();
+	pm->e = serve_engine(o->base.engine);
+	pm->isl = serve_dist_mean(&o->isl);
+	pm->osl = serve_dist_mean(&o->osl);
+	pm->L = m->layers;
+	pm->B = o->place_blocks > 0 ? o->place_blocks : pm->L;
+	if (pm->B > PLACE_MAX_BLOCKS)
+		pm->B = PLACE_MAX_BLOCKS;
+	if (pm->B > pm->L)
+		pm->B = pm->L;
+	pm->depth = place_depth(pm);
+	struct place_problem pp;
+	memset(&pp, 0, sizeof pp);
+	pp.n_blocks = pm->B;
+	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
+	place_classes(pm, &pp);
+	int rc = 0;
+	struct place_solution ps;
+	if (!pm->Q) {
+		rc = hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
+		goto out;
+	}
+	pp.n_classes = pm->Q;
+	if ((rc = serve_place_solve(&pp, &ps, err)) < 0)
+		goto out;
+	memset(pl, 0, sizeof *pl);
+	pl->how = "placement";
+	pl->lp_status = ps.status;
+	pl->gap = ps.gap;
+	if (!(ps.status == LP_OPTIMAL || ps.status == LP_FEASIBLE) || ps.flow <= 0) {
+		rc = hp_err_set(err, HP_EXIT_NOFIT,
+				"the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
+		goto out;
+	}
+	place_instances(pm, &pp, &ps, pl);
+	place_paths(pm, &ps, pl);
+	pl->out_tps = ps.flow;
+	pl->req_s = ps.flow / pm->osl;
+	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, &ps, pl);
 	pl->fits = 1;
 	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
-	return 0;
+out:
+	free(pm);
+	return rc;
 }
 
 int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
@@ -1176,17 +1339,39 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
-int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
-	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err)
+/* The nearest miss when no configuration qualifies: one copy of the
+ * configuration serve_enumerate kept, with its latencies alone when it
+ * fits (it missed only the SLOs), else none (+inf). */
+static void nearest_single(struct serve_plan *pl, const struct cluster *c,
+			   const struct model_spec *m, const struct serve_result *near,
+			   const struct serve_cand *nc)
 {
-	memset(res, 0, sizeof *res);
-	double t0 = hp_now();
-	int thr = o->offline || o->objective == SERVE_OBJ_THROUGHPUT;
+	memset(pl, 0, sizeof *pl);
+	pl->how = "nearest miss";
+	pl->n_inst = 1;
+	pl->inst[0].pool = nc->pool;
+	pl->inst[0].tp = nc->cfg.tp;
+	pl->inst[0].pp = nc->cfg.pp;
+	pl->inst[0].count = 1;
+	pl->inst[0].last_layer = m->layers - 1;
+	pl->gpus = nc->gpus;
+	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = near->fits ? near->ttft_min_s : HUGE_VAL;
+	pl->tpot.mean = pl->tpot.p50 = pl->tpot.p99 = near->fits ? near->tpot_min_s : HUGE_VAL;
+	if (near->fits) {
+		pl->inst[0].max_batch = near->max_batch;
+		pl->inst[0].kv_capacity_tokens = near->kv_capacity_tokens;
+	}
+	plan_label(pl, c);
+}
+
+/* The options make sense for this cluster and model: 0, or -1 with err. */
+static int check_opts(const struct cluster *c, const struct model_spec *m,
+		      const struct serve_opts *o, struct hp_err *err)
+{
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
 	if (!o->offline && !(o->rate > 0))
 		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
-	int top = o->top_k > 0 ? o->top_k : 5;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,
 				  m->layers);
@@ -1200,36 +1385,214 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 					  "--tp %d: no pool has nodes of %d GPUs (TP stays inside a node)",
 					  o->fix_tp, o->fix_tp);
 	}
-	if (o->place) {
-		struct serve_plan pl;
-		double tp0 = hp_now();
-		int prc = place_plan(c, m, o, k, &pl, err);
-		res->ilp_seconds = hp_now() - tp0;
-		if (prc < 0) {
-			hp_strlcpy(res->why, err->msg, sizeof res->why);
-			return -1;
-		}
-		if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
-			pl.fits = 0;
-		if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s)
-			pl.fits = 0;
-		if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s)
-			pl.fits = 0;
-		res->plans[0] = pl;
-		res->n_plans = 1;
-		res->seconds = hp_now() - t0;
-		if (!pl.fits) {
-			res->has_nearest = 1;
-			res->nearest = pl;
-			res->n_plans = 0;
-			snprintf(res->why, sizeof res->why,
-				 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
-				 pl.req_s, pl.tpot.p99 * 1e3);
-			err->code = HP_EXIT_NOFIT;
-			return -1;
-		}
-		return 0;
+	return 0;
+}
+
+/* --place: one plan, or the nearest miss when it falls short. */
+static int plan_placed(const struct cluster *c, const struct model_spec *m,
+		       const struct serve_opts *o, const struct serve_calib *k,
+		       struct serve_plan_result *res, struct hp_err *err, double t0)
+{
+	struct serve_plan pl;
+	double tp0 = hp_now();
+	int prc = place_plan(c, m, o, k, &pl, err);
+	res->ilp_seconds = hp_now() - tp0;
+	if (prc < 0) {
+		hp_strlcpy(res->why, err->msg, sizeof res->why);
+		return -1;
 	}
+	if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
+		pl.fits = 0;
+	if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s)
+		pl.fits = 0;
+	if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s)
+		pl.fits = 0;
+	res->plans[0] = pl;
+	res->n_plans = 1;
+	res->seconds = hp_now() - t0;
+	if (!pl.fits) {
+		res->has_nearest = 1;
+		res->nearest = pl;
+		res->n_plans = 0;
+		snprintf(res->why, sizeof res->why,
+			 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
+			 pl.req_s, pl.tpot.p99 * 1e3);
+		err->code = HP_EXIT_NOFIT;
+		return -1;
+	}
+	return 0;
+}
+
+/* No candidate configuration: why, and the nearest miss if there is one. */
+static void no_candidates(const struct cluster *c, const struct model_spec *m,
+			  const struct serve_result *near, const struct serve_cand *near_cand,
+			  struct serve_plan_result *res)
+{
+	if (near->fits)
+		snprintf(res->why, sizeof res->why,
+			 "no configuration of %.40s meets the SLOs on any pool: the fastest takes "
+			 "TTFT %.0f ms and TPOT %.1f ms with one request alone", m->name,
+			 near->ttft_min_s * 1e3, near->tpot_min_s * 1e3);
+	else if (near->why[0])
+		snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near->why);
+	else
+		snprintf(res->why, sizeof res->why,
+			 "no configuration of %s meets the SLOs on any pool", m->name);
+	if (near->fits || near->why[0]) {
+		res->has_nearest = 1;
+		nearest_single(&res->nearest, c, m, near, near_cand);
+	}
+}
+
+/* The candidates as a fleet problem, and what the steps below share. */
+struct fleet_in {
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct serve_opts *o;
+	const struct serve_calib *k;
+	const struct serve_cand *cand;
+	int K, R;
+	const struct serve_bucket *b;
+};
+
+struct fleet_run {
+	struct fleet_in in;
+	double rate[SERVE_MAX_BUCKETS];
+	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
+	struct fleet_problem fp;
+	struct fleet_solution fs;
+};
+
+static void fleet_run_init(struct fleet_run *fr, int thr)
+{
+	const struct serve_cand *cand = fr->in.cand;
+	int K = fr->in.K, R = fr->in.R;
+	for (int r = 0; r < R; r++)
+		fr->rate[r] = (fr->in.o->offline ? 1 : fr->in.o->rate) * fr->in.b[r].share;
+	for (int kk = 0; kk < K; kk++) {
+		fr->role[kk] = cand[kk].role;
+		fr->cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
+		fr->gp[kk] = cand[kk].gpus;
+		fr->pool[kk] = cand[kk].pool;
+		for (int r = 0; r < R; r++)
+			fr->mu[kk * R + r] = cand[kk].mu[r];
+	}
+	for (int p = 0; p < fr->in.c->n_pools; p++)
+		fr->lim[p] = pool_gpus(&fr->in.c->pools[p]);
+	struct fleet_problem fp = { K, R, fr->in.c->n_pools, fr->cost, fr->gp, fr->pool, fr->mu,
+				    fr->rate, fr->lim, thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST,
+				    fr->role };
+	fr->fp = fp;
+}
+
+/* The SLO loop of the reference (optimizers.md §5.2) with the pools
+ * limited to lim2: mu comes from each bucket alone; a copy carrying a mix
+ * may miss a target, so the capacities of the copies that miss shrink by
+ * 10% and the ILP runs again, at most 3 more times. Returns 1 with *pl,
+ * 0 when no ILP was solved, -1 on an error. */
+static int fleet_slo_loop(struct fleet_run *fr, const int *lim2, struct serve_plan *pl,
+			  struct serve_plan_result *res, struct hp_err *err)
+{
+	int K = fr->in.K, R = fr->in.R, solved = 0, rc = 0;
+	double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
+	int viol[SERVE_MAX_CANDS];
+	memcpy(mu2, fr->mu, sizeof(double) * (size_t)(K * R));
+	fr->fp.pool_gpus = lim2;
+	fr->fp.mu = mu2;
+	for (int round = 0; round < 4; round++) {
+		if (serve_fleet_solve(&fr->fp, &fr->fs, err) < 0) {
+			rc = -1;
+			break;
+		}
+		res->ilp_seconds += fr->fs.seconds;
+		if (fr->fs.status != LP_OPTIMAL && fr->fs.status != LP_FEASIBLE)
+			break;
+		solved = 1;
+		fleet_plan(fr->in.c, fr->in.m, fr->in.cand, K, fr->in.b, R, fr->rate, &fr->fs, fr->in.o, fr->in.k, pl, viol);
+		if (pl->fits)
+			break;
+		int any = 0;
+		for (int kk = 0; kk < K; kk++)
+			if (viol[kk] && fr->fs.count[kk] > 0) {
+				any = 1;
+				for (int r = 0; r < R; r++)
+					mu2[kk * R + r] *= 0.9;
+			}
+		if (!any)
+			break;
+	}
+	fr->fp.mu = fr->mu;
+	return rc < 0 ? -1 : solved;
+}
+
+/* In cost mode with nothing feasible: the most the cluster can serve, as
+ * the nearest miss. */
+static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
+			  struct hp_err *err)
+{
+	struct serve_plan pl;
+	fr->fp.pool_gpus = fr->lim;
+	fr->fp.objective = SERVE_OBJ_THROUGHPUT;
+	for (int r = 0; r < fr->in.R; r++)
+		fr->rate[r] = fr->in.b[r].share;
+	if (serve_fleet_solve(&fr->fp, &fr->fs, err) == 0 &&
+	    (fr->fs.status == LP_OPTIMAL || fr->fs.status == LP_FEASIBLE)) {
+		fleet_plan(fr->in.c, fr->in.m, fr->in.cand, fr->in.K, fr->in.b, fr->in.R, fr->rate, &fr->fs, fr->in.o, fr->in.k,
+			   &pl, NULL);
+		pl.how = "nearest miss";
+		pl.fits = 0;
+		res->has_nearest = 1;
+		res->nearest = pl;
+	}
+	snprintf(res->why, sizeof res->why,
+		 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", fr->in.o->rate,
+		 res->has_nearest ? "" : " (no configuration meets them)");
+	res->n_plans = 0;
+	err->code = HP_EXIT_NOFIT;
+}
+
+/* Every pool together, then each pool alone: the plans, best first. */
+static int plan_fleets(struct fleet_run *fr, int thr, int top, struct serve_plan_result *res,
+		       struct hp_err *err)
+{
+	const struct cluster *c = fr->in.c;
+	struct serve_plan pl;
+	for (int only = -1; only < c->n_pools; only++) {
+		if (only >= 0 && c->n_pools == 1)
+			break;
+		int lim2[HP_MAX_POOLS];
+		for (int p = 0; p < c->n_pools; p++)
+			lim2[p] = only < 0 || p == only ? fr->lim[p] : 0;
+		int got = fleet_slo_loop(fr, lim2, &pl, res, err);
+		if (got < 0)
+			return -1;
+		if (!got)
+			continue;
+		pl.how = only < 0 ? "fleet ILP" : "single pool";
+		if (thr && !fr->in.o->offline)
+			pl.fits = pl.fits && pl.req_s >= fr->in.o->rate * 0.999;
+		if (pl.n_inst)
+			add_plan(res, &pl, thr, top);
+	}
+	if (res->n_plans == 0 || !res->plans[0].fits) {
+		fleet_nearest(fr, res, err);
+		return -1;
+	}
+	return 0;
+}
+
+int serve_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+	       const struct serve_calib *k, struct serve_plan_result *res, struct hp_err *err)
+{
+	memset(res, 0, sizeof *res);
+	double t0 = hp_now();
+	int thr = o->offline || o->objective == SERVE_OBJ_THROUGHPUT;
+	if (check_opts(c, m, o, err) < 0)
+		return -1;
+	int top = o->top_k > 0 ? o->top_k : 5;
+	if (o->place)
+		return plan_placed(c, m, o, k, res, err, t0);
 	struct serve_bucket b[SERVE_MAX_BUCKETS];
 	int R = serve_buckets(&o->isl, &o->osl, o->n_isl_buckets, o->n_osl_buckets, b);
 	res->n_buckets = R;
@@ -1242,122 +1605,17 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	if (o->disagg && K > 0)
 		K = pd_candidates(c, m, b, R, &o->slo, k, cand, K);
 	res->n_cands = K;
-	int rc = 0;
 	if (K == 0) {
-		if (near.why[0]) {
-			snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near.why);
-			res->has_nearest = 1;
-			struct serve_plan *pl = &res->nearest;
-			memset(pl, 0, sizeof *pl);
-			pl->how = "nearest miss";
-			pl->n_inst = 1;
-			pl->inst[0].pool = near_cand.pool;
-			pl->inst[0].tp = near_cand.cfg.tp;
-			pl->inst[0].pp = near_cand.cfg.pp;
-			pl->inst[0].count = 1;
-			pl->inst[0].last_layer = m->layers - 1;
-			pl->gpus = near_cand.gpus;
-			pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = HUGE_VAL;
-			pl->tpot = pl->ttft;
-			plan_label(pl, c);
-		} else {
-			snprintf(res->why, sizeof res->why,
-				 "no configuration of %s meets the SLOs on any pool", m->name);
-		}
+		no_candidates(c, m, &near, &near_cand, res);
 		err->code = HP_EXIT_NOFIT;
 		free(cand);
 		return -1;
 	}
-	double rate[SERVE_MAX_BUCKETS];
-	for (int r = 0; r < R; r++)
-		rate[r] = (o->offline ? 1 : o->rate) * b[r].share;
-	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
-	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
-	for (int kk = 0; kk < K; kk++) {
-		role[kk] = cand[kk].role;
-		cost[kk] = cand[kk].usd_per_hour > 0 ? cand[kk].usd_per_hour : 1e-3 * cand[kk].gpus;
-		gp[kk] = cand[kk].gpus;
-		pool[kk] = cand[kk].pool;
-		for (int r = 0; r < R; r++)
-			mu[kk * R + r] = cand[kk].mu[r];
-	}
-	for (int p = 0; p < c->n_pools; p++)
-		lim[p] = pool_gpus(&c->pools[p]);
-	struct fleet_problem fp = { K, R, c->n_pools, cost, gp, pool, mu, rate, lim,
-				    thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST, role };
-	struct fleet_solution *fs = xmalloc(sizeof *fs);
-	struct serve_plan pl;
-	/* every pool together, then each pool alone */
-	for (int only = -1; only < c->n_pools; only++) {
-		if (only >= 0 && c->n_pools == 1)
-			break;
-		int lim2[HP_MAX_POOLS];
-		for (int p = 0; p < c->n_pools; p++)
-			lim2[p] = only < 0 || p == only ? lim[p] : 0;
-		fp.pool_gpus = lim2;
-		/* The SLO loop of the reference (optimizers.md §5.2): mu comes
-		 * from each bucket alone; a copy carrying a mix may miss a
-		 * target, so the capacities of the copies that miss shrink by
-		 * 10% and the ILP runs again, at most 3 more times. */
-		double mu2[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
-		memcpy(mu2, mu, sizeof(double) * (size_t)(K * R));
-		fp.mu = mu2;
-		int viol[SERVE_MAX_CANDS], solved = 0;
-		for (int round = 0; round < 4; round++) {
-			if (serve_fleet_solve(&fp, fs, err) < 0) {
-				rc = -1;
-				break;
-			}
-			res->ilp_seconds += fs->seconds;
-			if (fs->status != LP_OPTIMAL && fs->status != LP_FEASIBLE)
-				break;
-			solved = 1;
-			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, viol);
-			if (pl.fits)
-				break;
-			int any = 0;
-			for (int kk = 0; kk < K; kk++)
-				if (viol[kk] && fs->count[kk] > 0) {
-					any = 1;
-					for (int r = 0; r < R; r++)
-						mu2[kk * R + r] *= 0.9;
-				}
-			if (!any)
-				break;
-		}
-		fp.mu = mu;
-		if (rc < 0)
-			break;
-		if (!solved)
-			continue;
-		pl.how = only < 0 ? "fleet ILP" : "single pool";
-		if (thr && !o->offline)
-			pl.fits = pl.fits && pl.req_s >= o->rate * 0.999;
-		if (pl.n_inst)
-			add_plan(res, &pl, thr, top);
-	}
-	/* in cost mode with nothing feasible: the most the cluster can serve */
-	if (rc == 0 && (res->n_plans == 0 || !res->plans[0].fits)) {
-		fp.pool_gpus = lim;
-		fp.objective = SERVE_OBJ_THROUGHPUT;
-		for (int r = 0; r < R; r++)
-			rate[r] = b[r].share;
-		if (serve_fleet_solve(&fp, fs, err) == 0 &&
-		    (fs->status == LP_OPTIMAL || fs->status == LP_FEASIBLE)) {
-			fleet_plan(c, m, cand, K, b, R, rate, fs, o, k, &pl, NULL);
-			pl.how = "nearest miss";
-			pl.fits = 0;
-			res->has_nearest = 1;
-			res->nearest = pl;
-		}
-		snprintf(res->why, sizeof res->why,
-			 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", o->rate,
-			 res->has_nearest ? "" : " (no configuration meets them)");
-		res->n_plans = 0;
-		err->code = HP_EXIT_NOFIT;
-		rc = -1;
-	}
-	free(fs);
+	struct fleet_run *fr = xcalloc(1, sizeof *fr);
+	fr->in = (struct fleet_in){ c, m, o, k, cand, K, R, b };
+	fleet_run_init(fr, thr);
+	int rc = plan_fleets(fr, thr, top, res, err);
+	free(fr);
 	free(cand);
 	res->seconds = hp_now() - t0;
 	return rc;

@@ -493,12 +493,228 @@ TEST(saturation)
 	CHECK_EQ_INT(n, 8);
 }
 
+/* ---- bursts: what a request rate "at unlimited QPS" measures -------------
+ *
+ * The online source's INF rows are 500 requests sent at once; its req/s is
+ * 500 / the time the last one took (the makespan), and its TTFT and ITL are
+ * means over those requests. Little's law on the source's own columns says
+ * how spread the requests' latencies were: the mean latency of a request
+ * is TTFT + (OSL - 1) x ITL, and makespan / mean latency is at most about
+ * 1.3 when every request has the same lengths (they all start within the
+ * first prefill wave and decode together). The ISL-467 groups show
+ * 1.01-1.03; the 202/214 groups 2.0-2.1, which only unequal output lengths
+ * explain: the pair is a variable-length set (ShareGPT-like, as the Lambda
+ * runs), and the last, longest requests run nearly alone at the end. So
+ * the 202/214 rows measure the tail of the length distribution, not the
+ * steady-state rate serve_evaluate predicts (30 req/s for 70B on H100).
+ *
+ * serve_burst (serve_perf.c) runs the burst iteration by iteration. With
+ * fixed lengths it must match the ISL-467 groups; for the variable-length
+ * sets the output lengths are lognormal with mean OSL and a CV that is a
+ * property of the workload, not of the model: it is fitted on one source's
+ * bursts and used to predict the other's (cross-validated by source). */
+
+static const double burst_cvs[] = { 0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0 };
+#define N_BURST_CV 8
+
+/* The lengths of a burst of n requests of the row: fixed, or output
+ * lengths at n equal-probability quantiles of lognormal(OSL, ocv), shuffled
+ * (a fixed permutation) so the admission order is not sorted by length. */
+static void burst_lengths(const struct row *r, int n, double ocv, double *isl, double *osl)
+{
+	unsigned s = 12345;
+	for (int i = 0; i < n; i++) {
+		isl[i] = r->isl;
+		osl[i] = r->osl;
+	}
+	if (ocv <= 0)
+		return;
+	/* quantile p of lognormal(mean, ocv): exp(mu + sigma z(p)), sigma^2 =
+	 * ln(1 + ocv^2), mu = ln(mean) - sigma^2 / 2; z by bisection on erfc */
+	double s2 = log(1 + ocv * ocv), sg = sqrt(s2), mu = log(r->osl) - s2 / 2;
+	for (int i = 0; i < n; i++) {
+		double p = (i + 0.5) / n, lo = -8, hi = 8;
+		for (int it = 0; it < 60; it++) {
+			double z = 0.5 * (lo + hi);
+			if (0.5 * erfc(-z / sqrt(2)) < p)
+				lo = z;
+			else
+				hi = z;
+		}
+		osl[i] = fmax(1, round(exp(mu + sg * 0.5 * (lo + hi))));
+	}
+	for (int i = n - 1; i > 0; i--) {
+		s = s * 1103515245u + 12345u;
+		int j = (int)((s >> 8) % (unsigned)(i + 1));
+		double t = osl[i];
+		osl[i] = osl[j];
+		osl[j] = t;
+	}
+}
+
+/* A burst row's prediction (req/s, output tok/s, TTFT ms or ITL ms, as
+ * the row measures) with output-length CV ocv; NAN if it does not fit. */
+static double predict_burst(const struct row *r, double ocv)
+{
+	struct serve_config cfg = { 0 };
+	cfg.tp = r->tp;
+	cfg.pp = r->pp;
+	if (serve_wprec_parse(r->w, &cfg.wprec) || serve_kvprec_parse(r->kv, &cfg.kvprec))
+		return NAN;
+	int vllm = !strcmp(r->engine, "vllm");
+	cfg.engine = vllm ? ENGINE_VLLM : ENGINE_TRTLLM_ENGINE;
+	if (vllm)
+		cfg.max_batch = 256;     /* the runs' max-num-seqs */
+	/* the online table: 500 requests; Lambda: --num-prompts 320 */
+	int n = vllm ? 320 : 500;
+	double isl[500], osl[500];
+	burst_lengths(r, n, ocv, isl, osl);
+	struct pool p = pools[r->pool];
+	int need = r->tp * r->pp;
+	if (need > p.gpus_per_node)
+		p.nodes = (need + p.gpus_per_node - 1) / p.gpus_per_node;
+	struct serve_burst_result b;
+	struct hp_err err = { 0 };
+	if (serve_burst(&p, r->m, &cfg, n, isl, osl, NULL, &b, &err) < 0 || !b.fits)
+		return NAN;
+	if (!strcmp(r->metric, "req_s"))
+		return b.req_s;
+	if (!strcmp(r->metric, "out_tps"))
+		return b.out_tps;
+	if (!strcmp(r->metric, "ttft_ms"))
+		return b.ttft_mean_s * 1e3;
+	if (!strcmp(r->metric, "itl_ms"))
+		return b.itl_mean_s * 1e3;
+	return NAN;
+}
+
+/* A value of the row's INF group. */
+static double group_value(const struct row *r, const char *metric)
+{
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *q = &rows[i];
+		if (!strcmp(q->scen, "online-inf") && !strcmp(q->model, r->model) &&
+		    !strcmp(q->gpu, r->gpu) && q->isl == r->isl && q->osl == r->osl &&
+		    !strcmp(q->metric, metric))
+			return q->value;
+	}
+	return NAN;
+}
+
+static int variable_set(const struct row *r)
+{
+	return !strcmp(r->source, "vllm-lambda") || r->isl != 467;
+}
+
+/* The burst rows a CV is fitted on or scored on: the Lambda runs' output
+ * tok/s (320 prompts), or the online table's 202/214 req/s. */
+static int burst_row(const struct row *r, const char *src)
+{
+	if (r->skip[0] && strcmp(r->scen, "online-inf"))
+		return 0;
+	if (!r->m || r->pool < 0 || strcmp(r->source, src))
+		return 0;
+	if (!strcmp(src, "vllm-lambda"))
+		return r->use == U_BURST_TPS;
+	return !strcmp(r->scen, "online-inf") && !strcmp(r->metric, "req_s") && variable_set(r);
+}
+
+static double burst_mape(const char *src, double ocv, int *n)
+{
+	double sum = 0;
+	*n = 0;
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		if (!burst_row(r, src))
+			continue;
+		double p = predict_burst(r, ocv);
+		sum += isnan(p) ? 100 : 100 * fabs(p - r->value) / r->value;
+		(*n)++;
+	}
+	return *n ? sum / *n : 0;
+}
+
+static double fit_burst_cv(const char *src)
+{
+	double best = 0, bo = HUGE_VAL;
+	for (int c = 0; c < N_BURST_CV; c++) {
+		int n;
+		double e = burst_mape(src, burst_cvs[c], &n);
+		if (e < bo) {
+			bo = e;
+			best = burst_cvs[c];
+		}
+	}
+	return best;
+}
+
+TEST(burst)
+{
+	printf("\nbursts of 500 requests at unlimited QPS (TensorRT-LLM 0.14 + Triton):\n");
+	/* The CV of the variable-length sets' output lengths, fitted on each
+	 * source's bursts and tried on the other's. */
+	double ocv_lambda = fit_burst_cv("vllm-lambda");
+	double ocv_online = fit_burst_cv("trtllm-0.14-online");
+	int n_l, n_o;
+	double e_online_in = burst_mape("trtllm-0.14-online", ocv_online, &n_o);
+	double e_online = burst_mape("trtllm-0.14-online", ocv_lambda, &n_o);
+	double e_online0 = burst_mape("trtllm-0.14-online", 0, &n_o);
+	double e_lambda_in = burst_mape("vllm-lambda", ocv_lambda, &n_l);
+	double e_lambda = burst_mape("vllm-lambda", ocv_online, &n_l);
+	double e_lambda0 = burst_mape("vllm-lambda", 0, &n_l);
+	printf("  output-length CV fitted on the online 202/214 rows %.2f, on vllm-lambda %.2f\n",
+	       ocv_online, ocv_lambda);
+	printf("  online 202/214 req/s (%d rows): MAPE %.1f%% in-sample, %.1f%% with lambda's CV, "
+	       "%.1f%% fixed lengths\n", n_o, e_online_in, e_online, e_online0);
+	printf("  vllm-lambda burst tok/s (%d rows): MAPE %.1f%% in-sample, %.1f%% with the online "
+	       "CV, %.1f%% fixed lengths\n", n_l, e_lambda_in, e_lambda, e_lambda0);
+	int n_fixed = 0;
+	for (int i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		if (strcmp(r->scen, "online-inf") || !r->m || r->pool < 0 ||
+		    (strcmp(r->metric, "req_s") && strcmp(r->metric, "ttft_ms") &&
+		     strcmp(r->metric, "itl_ms")))
+			continue;
+		/* variable-length groups at the CV fitted on them (in-sample:
+		 * a description of the set, not a prediction) */
+		double ocv = variable_set(r) ? ocv_online : 0;
+		double p = predict_burst(r, ocv);
+		printf("  %s %-12s %-8s tp%d %3.0f/%-3.0f %-7s measured %7.1f burst %7.1f %+6.1f%%",
+		       r->id, r->model, r->gpu, r->tp, r->isl, r->osl, r->metric, r->value, p,
+		       100 * (p - r->value) / r->value);
+		if (strcmp(r->metric, "req_s")) {
+			printf("\n");
+			continue;
+		}
+		/* the source's own spread: makespan over the mean latency */
+		double lat = (group_value(r, "ttft_ms") + (r->osl - 1) * group_value(r, "itl_ms")) / 1e3;
+		double ratio = 500 / r->value / lat;
+		printf("  makespan/latency %.2f\n", ratio);
+		if (variable_set(r)) {
+			CHECK(ratio > 1.5);
+		} else {
+			CHECK(ratio < 1.1);
+			n_fixed++;
+			/* fixed lengths: the burst must match with nothing fitted
+			 * (within 11% when written) */
+			if (!(fabs(p - r->value) <= 0.2 * r->value))
+				T_FAILF("%s: burst %.1f req/s predicted, %.1f measured", r->id, p, r->value);
+		}
+	}
+	CHECK_EQ_INT(n_fixed, 8);
+	CHECK_EQ_INT(n_o, 4);
+	/* Not asserted: the CV does not carry over between the two sources
+	 * (docs/serving.md says why), so the 202/214 rate is described, not
+	 * predicted. */
+}
+
 int main(void)
 {
 	RUN(table);
 	RUN(online_rows);
 	RUN(bounds);
 	RUN(saturation);
+	RUN(burst);
 	catalog_done(&cat);
 	return t_done("serve_accuracy");
 }

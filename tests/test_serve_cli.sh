@@ -44,6 +44,36 @@ expect rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --rate -4 --isl 1 --osl
 expect pp-layers 2 "32 layers" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --pp 64
 expect tp-node 2 "inside a node" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 16
 expect stray 2 "unexpected" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 extra
+# A model that fits but cannot meet the SLOs is not "fits nowhere": 70B in
+# bf16 is 141 GB, within 8 x 80 GB; a decode step reads the weights at
+# least once, 141 GB / (8 x 3.35 TB/s H100 HBM3) = 5.3 ms > a 1 ms TPOT.
+expect slo-miss 4 "meets the SLOs" -- --pool 2x8xH100-SXM -m llama3.1-70b --rate 5 \
+	--isl 1500 --osl 300 --tpot-p99 0.001
+grep -q "fits nowhere" "$tmp/err" && bad "slo-miss: says fits nowhere: $(cat "$tmp/err")" || ok
+grep -q "nearest miss: 1x H100-SXM tp8" "$tmp/err" && ok || bad "slo-miss: nearest miss: $(cat "$tmp/err")"
+# ... and a model too big for every configuration is: 405B x 2 bytes =
+# 811 GB > 8 x 80 GB.
+expect fits-nowhere 4 "fits nowhere" -- --pool 1x8xH100-SXM -m llama3.1-405b --rate 5 \
+	--isl 1500 --osl 300
+# --burst N: N requests at once. The TensorRT-LLM online table (perf-
+# overview, v0.14, 500 requests, Triton) measured Llama-3.1 70B TP4 on H100
+# at 467/256 and unlimited QPS: 16 req/s (tests/data/serving.csv C0727),
+# 4103 output tok/s (C0731); mean TTFT 9123 ms (C0728).
+expect burst-usage 2 "with --estimate" -- --pool 1x8xH100-SXM -m llama3.1-70b --isl 467 \
+	--osl 256 --offline --burst 500
+expect burst 0 "" -- --estimate --pool 1x8xH100-SXM -m llama3.1-70b --isl 467 --osl 256 \
+	--offline --tp 4 --engine tensorrt-llm-engine --burst 500 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "burst of 500 against the measured rows (above)"
+import json, sys
+b = json.load(open(sys.argv[1]))["burst"]
+assert b["requests"] == 500
+assert abs(b["requests_per_s"] - 16) <= 0.2 * 16, b
+assert abs(b["output_tokens_per_s"] - 4103) <= 0.2 * 4103, b
+assert abs(b["ttft_mean_s"] - 9.123) <= 0.25 * 9.123, b
+# equal lengths: output tokens = 256 per request over the same makespan
+assert abs(b["output_tokens_per_s"] - 256 * b["requests_per_s"]) < 1e-6 * b["output_tokens_per_s"]
+assert abs(b["makespan_s"] * b["requests_per_s"] - 500) < 1e-6 * 500
+PY
 # invalid input: exit 3
 expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
 # fp4 on Hopper is refused with a reason (invalid input: exit 3)

@@ -181,6 +181,62 @@ wait_for big "Training workload" && ok || bad "q did not close the help"
 keys big q
 wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 
+# ---- 2b. the Serve view: golden screens, an edit re-plans, nearest misses
+# Its defaults: Llama-3.1 70B on the workspace's cluster at 40 requests/s of
+# 1500 prompt and 300 output tokens, p99 TTFT 2 s and TPOT 50 ms.
+# serve_row N: the plan row of rank N, as "REQ/S TOK/S $/H $/MTOK".
+serve_row() {
+	screen "$1" | awk -v n="$2" '$1 == n && / (yes|no) *$/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^\$/) { u = i; break }
+		print $(u - 1), $(u - 2), $u, $(u + 1); exit }'
+}
+start srv 80 24
+wait_ready srv || bad "no plans before the Serve view"
+keys srv 7
+wait_for srv "serving plan" && ok || bad "7 did not open the Serve view: $(screen srv | tail -1)"
+golden serve-80x24 srv
+row=$(serve_row srv 1)
+# Fixed lengths: 40 req/s x 300 output tokens = 12,000 output tokens/s.
+case "$row" in "40.00 12.0K "*) ok ;; *) bad "serve plan 1 is not 40 req/s, 12.0K tok/s: $row" ;; esac
+# $ per million output tokens = $/h / (tokens/s x 3600 s) x 1e6.
+echo "$row" | awk '{ gsub(/\$/, ""); t = 12000; e = $3 / (t * 3600) * 1e6
+	exit !(($4 - e) ^ 2 < 0.006 ^ 2) }' && ok || bad "serve \$/Mtok is not \$/h per output token: $row"
+screen srv | grep -q 'vllm serve llama3.1-70b --tensor-parallel-size' && ok ||
+	bad "no vllm launch line for the plan"
+# Rate (the fourth field) to 20: 20 x 300 = 6,000 output tokens/s.
+keys srv j j j Enter
+wait_for srv "Rate (requests/s" && ok || bad "Enter on Rate did not prompt"
+keys srv C-u 20 Enter
+wait_for srv " 20 req/s" && ok || bad "the Rate field does not show 20"
+i=0
+while [ $i -lt 300 ] && ! serve_row srv 1 | grep -q '^20.00 6.00K '; do sleep 0.1; i=$((i + 1)); done
+serve_row srv 1 | grep -q '^20.00 6.00K ' && ok || bad "serve plan after the rate edit: $(serve_row srv 1)"
+# The next preset (data/models.json order) is Llama-3.1 405B: within TPOT
+# 50 ms no configuration of the 96 GPUs serves it; the nearest miss shows.
+keys srv k k k l
+wait_for srv "Serving Llama-3.1 405B" && ok || bad "l on Model did not pick the next preset"
+wait_for srv "Nearest miss:" && ok || bad "no nearest miss for 405B within the SLOs: $(screen srv | sed -n 14,20p)"
+screen srv | grep -q "meets the SLOs" && ok || bad "the miss does not name the SLOs"
+# Fits nowhere: one node of 8 H100 (80 GB) cannot hold 405B x 2 bytes.
+keys srv 1 j x y
+wait_for srv "32 GPUs" && ok || bad "deleting the a100 pool: $(screen srv | head -1)"
+keys srv Enter j j j Enter C-u 1 Enter
+wait_for srv "8 GPUs" && ok || bad "one h100 node: $(screen srv | head -1)"
+keys srv 7
+wait_for srv "fits nowhere" && ok || bad "405B on 8 H100: $(screen srv | sed -n 14,20p)"
+screen srv | grep -q "Nearest miss: 1x H100-SXM" && ok || bad "no nearest miss on H100"
+keys srv '?'
+wait_for srv "Keys in the Serve view" && ok || bad "? in the Serve view"
+keys srv q q q
+wait_for srv "EXITED:0" && ok || bad "quit from the Serve view"
+start srvbig 120 40
+wait_ready srvbig || bad "no plans at 120x40"
+keys srvbig 7
+wait_for srvbig "serving plan" && ok || bad "Serve view at 120x40"
+golden serve-120x40 srvbig
+keys srvbig q
+wait_for srvbig "EXITED:0" && ok || bad "quit at 120x40 (serve)"
+
 # ---- 3. resize below 80x24 and back
 start rs 80 24
 wait_ready rs || bad "no plans before resizing"

@@ -16,7 +16,8 @@ static const char serve_usage[] =
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--place] [--disagg]\n"
-	"         [--estimate] [--top K] [--no-price-book] [--format table|json|csv|md] [-o FILE]\n"
+	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
+	"         [-o FILE]\n"
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} can be rented up to N\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
@@ -40,6 +41,8 @@ static const char serve_usage[] =
 	"      --disagg         also consider separate prefill and decode instances, the KV\n"
 	"                       cache shipped between them over the network\n"
 	"      --estimate       evaluate one instance (--tp, --pp) on the first pool\n"
+	"      --burst N        with --estimate: also N requests sent at once, lengths at N\n"
+	"                       quantiles of --isl/--osl: the time the last one ends, req/s\n"
 	"      --top K          plans to list (default 5)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"  -o, --output FILE    write there (atomically); the format follows .json .csv .md\n"
@@ -49,7 +52,7 @@ static const char serve_usage[] =
 
 enum { O_POOL = 256, O_ISL, O_OSL, O_RATE, O_OFFLINE, O_TTFT, O_TPOT, O_OBJ, O_ENGINE, O_PREC,
        O_KVPREC, O_TP, O_PP, O_MAXB, O_CHUNK, O_UTIL, O_PLACE, O_EST, O_TOP, O_NOBOOK,
-       O_FORMAT, O_DISAGG };
+       O_FORMAT, O_DISAGG, O_BURST };
 
 static const struct option serve_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -73,6 +76,7 @@ static const struct option serve_opts[] = {
 	{ "place", no_argument, 0, O_PLACE },
 	{ "disagg", no_argument, 0, O_DISAGG },
 	{ "estimate", no_argument, 0, O_EST },
+	{ "burst", required_argument, 0, O_BURST },
 	{ "top", required_argument, 0, O_TOP },
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "format", required_argument, 0, O_FORMAT },
@@ -156,8 +160,8 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 	}
 }
 
-static char *launch_line(const struct model_spec *m, const struct serve_opts *so,
-			 const struct serve_plan_inst *in)
+char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
+			const struct serve_plan_inst *in)
 {
 	struct sbuf o;
 	sbuf_init(&o);
@@ -224,7 +228,7 @@ static cJSON *plan_json(const struct serve_plan *pl, const struct cluster *c,
 		add_num(e, "requests_per_s", in->rate);
 		add_num(e, "output_tokens_per_s", in->tokens_per_s);
 		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = launch_line(m, so, in);
+			char *l = serve_launch_line(m, so, in);
 			cJSON_AddStringToObject(e, "launch", l);
 			free(l);
 		}
@@ -307,7 +311,7 @@ static void print_table(struct sbuf *o, const struct serve_plan_result *res, con
 			  in->tp, in->pp, in->first_layer, in->last_layer, in->max_batch,
 			  in->kv_capacity_tokens, in->rate, in->tokens_per_s);
 		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = launch_line(m, so, in);
+			char *l = serve_launch_line(m, so, in);
 			sbuf_addf(o, "%s%s\n", md ? "  `" : "    ", l);
 			if (md)
 				o->s[o->len - 1] = '`', sbuf_add(o, "\n");
@@ -362,21 +366,151 @@ static void print_csv(struct sbuf *o, const struct serve_plan_result *res)
 	}
 }
 
-int cmd_serve(int argc, char **argv, const struct catalog *cat)
-{
-	struct cluster c;
-	struct model_spec m;
+/* What the command line asks for. */
+struct serve_args {
 	struct serve_opts so;
-	struct hp_err err = { 0 };
-	cluster_init(&c);
-	serve_opts_init(&so);
-	const char *cluster_file = NULL, *model_arg = NULL, *out_file = NULL;
+	const char *cluster_file, *model_arg, *out_file;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, have_fmt = 0, no_book = 0, estimate = 0, have_isl = 0, have_osl = 0;
-	int have_obj = 0;
-	enum cli_format fmt = FMT_TABLE;
-	int rc, opt, v;
+	int n_pools, have_fmt, no_book, estimate, have_isl, have_osl, have_obj;
+	int burst;                   /* --burst N: requests sent at once */
+	enum cli_format fmt;
+};
+
+/* One option that takes a number or a name. Returns 0, or the exit status
+ * of a usage error (the message printed). */
+static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
+{
+	struct serve_opts *so = &a->so;
+	struct hp_err err = { 0 };
 	double d;
+	int v;
+	switch (opt) {
+	case O_ISL:
+	case O_OSL:
+		if (serve_dist_parse(arg, opt == O_ISL ? &so->isl : &so->osl, &err) < 0) {
+			fprintf(stderr, "hetplan serve: --%s: %s\n", opt == O_ISL ? "isl" : "osl", err.msg);
+			return HP_EXIT_USAGE;
+		}
+		if (opt == O_ISL)
+			a->have_isl = 1;
+		else
+			a->have_osl = 1;
+		return 0;
+	case O_RATE:
+		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0", arg) : 0;
+	case O_TTFT:
+		return parse_pos(arg, 3600, &so->slo.ttft_p99_s)
+		       ? usage_error("serve", "ttft-p99", "seconds above 0 (e.g. 2 or 0.5)", arg) : 0;
+	case O_TPOT:
+		return parse_pos(arg, 60, &so->slo.tpot_p99_s)
+		       ? usage_error("serve", "tpot-p99", "seconds above 0 (e.g. 0.05)", arg) : 0;
+	case O_OBJ:
+		if (!strcmp(arg, "cost"))
+			so->objective = SERVE_OBJ_COST;
+		else if (!strcmp(arg, "throughput"))
+			so->objective = SERVE_OBJ_THROUGHPUT;
+		else
+			return usage_error("serve", "objective", "cost or throughput", arg);
+		a->have_obj = 1;
+		return 0;
+	case O_ENGINE:
+		return serve_engine_parse(arg, &so->base.engine)
+		       ? usage_error("serve", "engine", "vllm, sglang, tensorrt-llm or tensorrt-llm-engine", arg) : 0;
+	case O_PREC:
+		return serve_wprec_parse(arg, &so->base.wprec)
+		       ? usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", arg) : 0;
+	case O_KVPREC:
+		return serve_kvprec_parse(arg, &so->base.kvprec)
+		       ? usage_error("serve", "kv-precision", "bf16, fp16 or fp8", arg) : 0;
+	case O_TP:
+		if (hp_parse_int(arg, &so->fix_tp) || (so->fix_tp & (so->fix_tp - 1)) || so->fix_tp > 64)
+			return usage_error("serve", "tp", "a power of two from 1 to 64", arg);
+		return 0;
+	case O_PP:
+		if (hp_parse_int(arg, &so->fix_pp) || so->fix_pp > 64)
+			return usage_error("serve", "pp", "an integer from 1 to 64", arg);
+		return 0;
+	case O_MAXB:
+		if (hp_parse_int(arg, &so->base.max_batch) || so->base.max_batch > 65536)
+			return usage_error("serve", "max-batch", "an integer from 1 to 65536", arg);
+		return 0;
+	case O_CHUNK:
+		if (hp_parse_int(arg, &so->base.chunk_tokens) || so->base.chunk_tokens > 1048576)
+			return usage_error("serve", "chunk", "tokens from 1 to 1048576", arg);
+		return 0;
+	case O_UTIL:
+		if (parse_pos(arg, 1, &d) || d < 0.1)
+			return usage_error("serve", "gpu-util", "a share from 0.1 to 1", arg);
+		so->base.mem_util = d;
+		return 0;
+	case O_BURST:
+		if (hp_parse_int(arg, &a->burst) || a->burst > SERVE_BURST_MAX)
+			return usage_error("serve", "burst", "requests from 1 to 4096", arg);
+		return 0;
+	case O_TOP:
+		if (hp_parse_int(arg, &v) || v > 16)
+			return usage_error("serve", "top", "an integer from 1 to 16", arg);
+		so->top_k = v;
+		return 0;
+	case O_FORMAT:
+		if (cli_parse_format(arg, &a->fmt, 15))
+			return usage_error("serve", "format", "table, json, csv or md", arg);
+		a->have_fmt = 1;
+		return 0;
+	}
+	return 0;
+}
+
+/* The options that go together; the objective and format defaults.
+ * Returns 0, or the exit status with the message printed. */
+static int serve_check_args(struct serve_args *a)
+{
+	struct serve_opts *so = &a->so;
+	if (!a->have_isl || !a->have_osl) {
+		fprintf(stderr, "hetplan serve: --isl and --osl are required (tokens per request)\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so->offline && so->rate > 0) {
+		fprintf(stderr, "hetplan serve: --rate and --offline exclude each other\n");
+		return HP_EXIT_USAGE;
+	}
+	if (!so->offline && !(so->rate > 0)) {
+		fprintf(stderr, "hetplan serve: give --rate R (requests/s) or --offline\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so->disagg && (so->place || a->estimate)) {
+		fprintf(stderr, "hetplan serve: --disagg applies to fleet sizing, not --place or --estimate\n");
+		return HP_EXIT_USAGE;
+	}
+	if (a->burst && !a->estimate) {
+		fprintf(stderr, "hetplan serve: --burst goes with --estimate\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so->place && a->estimate) {
+		fprintf(stderr, "hetplan serve: --place and --estimate exclude each other\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so->offline && !a->have_obj)
+		so->objective = SERVE_OBJ_THROUGHPUT;
+	if (a->out_file && !a->have_fmt) {
+		const char *dot = strrchr(a->out_file, '.');
+		if (dot && !strcmp(dot, ".json"))
+			a->fmt = FMT_JSON;
+		else if (dot && !strcmp(dot, ".csv"))
+			a->fmt = FMT_CSV;
+		else if (dot && !strcmp(dot, ".md"))
+			a->fmt = FMT_MD;
+	}
+	return 0;
+}
+
+/* Parse argv. Returns -1 to go on, else the exit status. */
+static int serve_parse_args(int argc, char **argv, struct serve_args *a)
+{
+	int opt, rc;
+	memset(a, 0, sizeof *a);
+	serve_opts_init(&a->so);
+	a->fmt = FMT_TABLE;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":c:m:o:h", serve_opts, NULL)) != -1) {
@@ -384,228 +518,214 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 		case 'h':
 			fputs(serve_usage, stdout);
 			return 0;
-		case 'c': cluster_file = optarg; break;
-		case 'm': model_arg = optarg; break;
-		case 'o': out_file = optarg; break;
+		case 'c': a->cluster_file = optarg; break;
+		case 'm': a->model_arg = optarg; break;
+		case 'o': a->out_file = optarg; break;
 		case O_POOL:
-			if (n_pools == HP_MAX_POOLS) {
+			if (a->n_pools == HP_MAX_POOLS) {
 				fprintf(stderr, "hetplan serve: --pool: at most %d pools\n", HP_MAX_POOLS);
 				return HP_EXIT_USAGE;
 			}
-			pools[n_pools++] = optarg;
+			a->pools[a->n_pools++] = optarg;
 			break;
-		case O_ISL:
-		case O_OSL:
-			if (serve_dist_parse(optarg, opt == O_ISL ? &so.isl : &so.osl, &err) < 0) {
-				fprintf(stderr, "hetplan serve: --%s: %s\n", opt == O_ISL ? "isl" : "osl",
-					err.msg);
-				return HP_EXIT_USAGE;
-			}
-			if (opt == O_ISL)
-				have_isl = 1;
-			else
-				have_osl = 1;
-			break;
-		case O_RATE:
-			if (parse_pos(optarg, 1e7, &so.rate))
-				return usage_error("serve", "rate", "requests/s above 0", optarg);
-			break;
-		case O_OFFLINE: so.offline = 1; break;
-		case O_TTFT:
-			if (parse_pos(optarg, 3600, &so.slo.ttft_p99_s))
-				return usage_error("serve", "ttft-p99", "seconds above 0 (e.g. 2 or 0.5)", optarg);
-			break;
-		case O_TPOT:
-			if (parse_pos(optarg, 60, &so.slo.tpot_p99_s))
-				return usage_error("serve", "tpot-p99", "seconds above 0 (e.g. 0.05)", optarg);
-			break;
-		case O_OBJ:
-			if (!strcmp(optarg, "cost"))
-				so.objective = SERVE_OBJ_COST;
-			else if (!strcmp(optarg, "throughput"))
-				so.objective = SERVE_OBJ_THROUGHPUT;
-			else
-				return usage_error("serve", "objective", "cost or throughput", optarg);
-			have_obj = 1;
-			break;
-		case O_ENGINE:
-			if (serve_engine_parse(optarg, &so.base.engine))
-				return usage_error("serve", "engine", "vllm, sglang, tensorrt-llm or tensorrt-llm-engine", optarg);
-			break;
-		case O_PREC:
-			if (serve_wprec_parse(optarg, &so.base.wprec))
-				return usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", optarg);
-			break;
-		case O_KVPREC:
-			if (serve_kvprec_parse(optarg, &so.base.kvprec))
-				return usage_error("serve", "kv-precision", "bf16, fp16 or fp8", optarg);
-			break;
-		case O_TP:
-			if (hp_parse_int(optarg, &so.fix_tp) || (so.fix_tp & (so.fix_tp - 1)) ||
-			    so.fix_tp > 64)
-				return usage_error("serve", "tp", "a power of two from 1 to 64", optarg);
-			break;
-		case O_PP:
-			if (hp_parse_int(optarg, &so.fix_pp) || so.fix_pp > 64)
-				return usage_error("serve", "pp", "an integer from 1 to 64", optarg);
-			break;
-		case O_MAXB:
-			if (hp_parse_int(optarg, &so.base.max_batch) || so.base.max_batch > 65536)
-				return usage_error("serve", "max-batch", "an integer from 1 to 65536", optarg);
-			break;
-		case O_CHUNK:
-			if (hp_parse_int(optarg, &so.base.chunk_tokens) || so.base.chunk_tokens > 1048576)
-				return usage_error("serve", "chunk", "tokens from 1 to 1048576", optarg);
-			break;
-		case O_UTIL:
-			if (parse_pos(optarg, 1, &d) || d < 0.1)
-				return usage_error("serve", "gpu-util", "a share from 0.1 to 1", optarg);
-			so.base.mem_util = d;
-			break;
-		case O_PLACE: so.place = 1; break;
-		case O_DISAGG: so.disagg = 1; break;
-		case O_EST: estimate = 1; break;
-		case O_TOP:
-			if (hp_parse_int(optarg, &v) || v > 16)
-				return usage_error("serve", "top", "an integer from 1 to 16", optarg);
-			so.top_k = v;
-			break;
-		case O_NOBOOK: no_book = 1; break;
-		case O_FORMAT:
-			if (cli_parse_format(optarg, &fmt, 15))
-				return usage_error("serve", "format", "table, json, csv or md", optarg);
-			have_fmt = 1;
-			break;
+		case O_OFFLINE: a->so.offline = 1; break;
+		case O_PLACE: a->so.place = 1; break;
+		case O_DISAGG: a->so.disagg = 1; break;
+		case O_EST: a->estimate = 1; break;
+		case O_NOBOOK: a->no_book = 1; break;
 		case ':':
 			fprintf(stderr, "hetplan serve: %s: missing value\n", argv[optind - 1]);
 			return HP_EXIT_USAGE;
-		default:
+		case '?':
 			fprintf(stderr, "hetplan serve: unknown option '%s' (try --help)\n",
 				argv[optind - 1]);
 			return HP_EXIT_USAGE;
+		default:
+			if ((rc = serve_opt_value(opt, optarg, a)))
+				return rc;
 		}
 	}
-	if ((rc = cli_check_inputs("serve", argc, argv, model_arg, cluster_file, n_pools)))
+	if ((rc = cli_check_inputs("serve", argc, argv, a->model_arg, a->cluster_file, a->n_pools)))
 		return rc;
-	if (!have_isl || !have_osl) {
-		fprintf(stderr, "hetplan serve: --isl and --osl are required (tokens per request)\n");
-		return HP_EXIT_USAGE;
-	}
-	if (so.offline && so.rate > 0) {
-		fprintf(stderr, "hetplan serve: --rate and --offline exclude each other\n");
-		return HP_EXIT_USAGE;
-	}
-	if (!so.offline && !(so.rate > 0)) {
-		fprintf(stderr, "hetplan serve: give --rate R (requests/s) or --offline\n");
-		return HP_EXIT_USAGE;
-	}
-	if (so.disagg && (so.place || estimate)) {
-		fprintf(stderr, "hetplan serve: --disagg applies to fleet sizing, not --place or --estimate\n");
-		return HP_EXIT_USAGE;
-	}
-	if (so.place && estimate) {
-		fprintf(stderr, "hetplan serve: --place and --estimate exclude each other\n");
-		return HP_EXIT_USAGE;
-	}
-	if (so.offline && !have_obj)
-		so.objective = SERVE_OBJ_THROUGHPUT;
-	if (out_file && !have_fmt) {
-		const char *dot = strrchr(out_file, '.');
-		if (dot && !strcmp(dot, ".json"))
-			fmt = FMT_JSON;
-		else if (dot && !strcmp(dot, ".csv"))
-			fmt = FMT_CSV;
-		else if (dot && !strcmp(dot, ".md"))
-			fmt = FMT_MD;
-	}
-	if ((rc = cli_build_cluster("serve", cluster_file, pools, n_pools, !no_book, cat, &c)))
-		return rc;
-	if (cli_load_model(cat, model_arg, &m, &err) < 0)
-		return cli_fail(&err, HP_EXIT_INPUT);
+	return serve_check_args(a) ? HP_EXIT_USAGE : -1;
+}
 
+/* The lengths of a burst of n: quantiles (i + 0.5) / n of the prompt and
+ * output distributions, the output ones in a fixed shuffled order so the
+ * admission order is not sorted by length. */
+static void burst_lengths(const struct serve_opts *so, int n, double *isl, double *osl)
+{
+	for (int i = 0; i < n; i++) {
+		isl[i] = fmax(1, round(serve_dist_quantile(&so->isl, (i + 0.5) / n)));
+		osl[i] = fmax(1, round(serve_dist_quantile(&so->osl, (i + 0.5) / n)));
+	}
+	unsigned st = 12345;   /* a linear congruential shuffle, reproducible */
+	for (int i = n - 1; i > 0; i--) {
+		st = st * 1103515245u + 12345u;
+		int j = (int)((st >> 8) % (unsigned)(i + 1));
+		double t = osl[i];
+		osl[i] = osl[j];
+		osl[j] = t;
+	}
+}
+
+/* --burst N with --estimate: N requests at once on the estimated instance. */
+static int burst_out(const struct cluster *c, const struct model_spec *m,
+		     const struct serve_args *a, const struct serve_plan *pl, cJSON *j,
+		     struct sbuf *o, struct hp_err *err)
+{
+	double *isl = xmalloc(sizeof(double) * (size_t)a->burst);
+	double *osl = xmalloc(sizeof(double) * (size_t)a->burst);
+	burst_lengths(&a->so, a->burst, isl, osl);
+	struct serve_config cfg = a->so.base;
+	cfg.tp = pl->inst[0].tp;
+	cfg.pp = pl->inst[0].pp;
+	struct serve_burst_result b;
+	int rc = serve_burst(&c->pools[0], m, &cfg, a->burst, isl, osl, NULL, &b, err);
+	free(isl);
+	free(osl);
+	if (rc < 0 || !b.fits)
+		return rc;
+	if (j) {
+		cJSON *bj = cJSON_AddObjectToObject(j, "burst");
+		cJSON_AddNumberToObject(bj, "requests", a->burst);
+		add_num(bj, "makespan_s", b.makespan_s);
+		add_num(bj, "requests_per_s", b.req_s);
+		add_num(bj, "output_tokens_per_s", b.out_tps);
+		add_num(bj, "ttft_mean_s", b.ttft_mean_s);
+		add_num(bj, "itl_mean_s", b.itl_mean_s);
+	} else {
+		sbuf_addf(o, "burst of %d requests: the last ends after %.2f s; %.2f req/s, %.0f output "
+			     "tok/s; mean TTFT %.1f ms, ITL %.2f ms\n", a->burst, b.makespan_s, b.req_s,
+			  b.out_tps, b.ttft_mean_s * 1e3, b.itl_mean_s * 1e3);
+	}
+	return 0;
+}
+
+/* --estimate: one configuration on the first pool. Returns serve's status
+ * (0, or -1 with res->why or err); *rc an exit status on a usage error. */
+static int serve_estimate_out(const struct cluster *c, const struct model_spec *m,
+			      const struct serve_args *a, struct serve_plan_result *res,
+			      struct sbuf *o, struct hp_err *err, int *rc)
+{
+	struct serve_result r;
+	int src = serve_estimate_plan(c, m, &a->so, NULL, &res->plans[0], &r, err);
+	if (src < 0) {
+		*rc = cli_fail(err, HP_EXIT_USAGE);
+		return src;
+	}
+	res->n_plans = 1;
+	res->n_cands = 1;
+	res->n_buckets = 1;
+	if (!r.fits) {
+		snprintf(res->why, sizeof res->why, "%.300s", r.why);
+		src = -1;
+		err->code = HP_EXIT_NOFIT;
+	}
+	if (a->fmt == FMT_JSON) {
+		cJSON *j = plan_json(&res->plans[0], c, m, &a->so);
+		if (!r.fits)
+			cJSON_AddStringToObject(j, "why", r.why);
+		else if (a->burst)
+			burst_out(c, m, a, &res->plans[0], j, o, err);
+		char *s = cJSON_Print(j);
+		sbuf_addf(o, "%s\n", s);
+		free(s);
+		cJSON_Delete(j);
+	} else if (a->fmt == FMT_CSV) {
+		print_csv(o, res);
+	} else if (r.fits) {
+		print_table(o, res, c, m, &a->so, a->fmt == FMT_MD);
+		sbuf_addf(o, "saturation: %.0f output tok/s, %.2f req/s at batch %d; "
+			     "unloaded TTFT %.1f ms, TPOT %.2f ms\n",
+			  r.out_tps_max, r.req_s_max, r.max_batch, r.ttft_min_s * 1e3,
+			  r.tpot_min_s * 1e3);
+		if (a->burst)
+			burst_out(c, m, a, &res->plans[0], NULL, o, err);
+	}
+	return src;
+}
+
+static void plans_json(struct sbuf *o, const struct serve_plan_result *res, int src,
+		       const struct cluster *c, const struct model_spec *m,
+		       const struct serve_opts *so)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "schema_version", 1);
+	cJSON_AddStringToObject(j, "model", m->name);
+	cJSON_AddStringToObject(j, "engine", serve_engine_name(so->base.engine));
+	cJSON_AddStringToObject(j, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	cJSON *pl = cJSON_AddArrayToObject(j, "plans");
+	for (int i = 0; i < res->n_plans; i++)
+		cJSON_AddItemToArray(pl, plan_json(&res->plans[i], c, m, so));
+	cJSON *s = cJSON_AddObjectToObject(j, "search");
+	cJSON_AddNumberToObject(s, "candidates", res->n_cands);
+	cJSON_AddNumberToObject(s, "buckets", res->n_buckets);
+	cJSON_AddNumberToObject(s, "seconds", res->seconds);
+	cJSON_AddNumberToObject(s, "solver_seconds", res->ilp_seconds);
+	if (src < 0) {
+		cJSON_AddStringToObject(j, "why", res->why);
+		if (res->has_nearest)
+			cJSON_AddItemToObject(j, "nearest_miss", plan_json(&res->nearest, c, m, so));
+	}
+	char *t = cJSON_Print(j);
+	sbuf_addf(o, "%s\n", t);
+	free(t);
+	cJSON_Delete(j);
+}
+
+int cmd_serve(int argc, char **argv, const struct catalog *cat)
+{
+	struct serve_args *a = xmalloc(sizeof *a);
+	struct cluster c;
+	struct model_spec m;
+	struct hp_err err = { 0 };
+	int rc = serve_parse_args(argc, argv, a);
+	if (rc >= 0) {
+		free(a);
+		return rc;
+	}
+	cluster_init(&c);
+	if ((rc = cli_build_cluster("serve", a->cluster_file, a->pools, a->n_pools, !a->no_book, cat,
+				    &c))) {
+		free(a);
+		return rc;
+	}
+	if (cli_load_model(cat, a->model_arg, &m, &err) < 0) {
+		free(a);
+		return cli_fail(&err, HP_EXIT_INPUT);
+	}
 	struct serve_plan_result *res = xcalloc(1, sizeof *res);
 	struct sbuf o;
 	sbuf_init(&o);
 	int src;
 	rc = 0;
-	if (estimate) {
-		struct serve_result r;
-		src = serve_estimate_plan(&c, &m, &so, NULL, &res->plans[0], &r, &err);
-		if (src < 0) {
-			rc = cli_fail(&err, HP_EXIT_USAGE);
+	if (a->estimate) {
+		src = serve_estimate_out(&c, &m, a, res, &o, &err, &rc);
+		if (rc)
 			goto out;
-		}
-		res->n_plans = 1;
-		res->n_cands = 1;
-		res->n_buckets = 1;
-		if (!r.fits) {
-			snprintf(res->why, sizeof res->why, "%.300s", r.why);
-			src = -1;
-			err.code = HP_EXIT_NOFIT;
-		}
-		if (fmt == FMT_JSON) {
-			cJSON *j = plan_json(&res->plans[0], &c, &m, &so);
-			if (!r.fits)
-				cJSON_AddStringToObject(j, "why", r.why);
-			char *s = cJSON_Print(j);
-			sbuf_addf(&o, "%s\n", s);
-			free(s);
-			cJSON_Delete(j);
-		} else if (fmt == FMT_CSV) {
-			print_csv(&o, res);
-		} else if (r.fits) {
-			print_table(&o, res, &c, &m, &so, fmt == FMT_MD);
-			sbuf_addf(&o, "saturation: %.0f output tok/s, %.2f req/s at batch %d; "
-				      "unloaded TTFT %.1f ms, TPOT %.2f ms\n",
-				  r.out_tps_max, r.req_s_max, r.max_batch, r.ttft_min_s * 1e3,
-				  r.tpot_min_s * 1e3);
-		}
 	} else {
-		src = serve_plan(&c, &m, &so, NULL, res, &err);
+		src = serve_plan(&c, &m, &a->so, NULL, res, &err);
 		if (src < 0 && !res->why[0] && !res->has_nearest) {
 			rc = cli_fail(&err, HP_EXIT_USAGE);
 			goto out;
 		}
-		if (fmt == FMT_JSON) {
-			cJSON *j = cJSON_CreateObject();
-			cJSON_AddNumberToObject(j, "schema_version", 1);
-			cJSON_AddStringToObject(j, "model", m.name);
-			cJSON_AddStringToObject(j, "engine", serve_engine_name(so.base.engine));
-			cJSON_AddStringToObject(j, "objective",
-						so.objective == SERVE_OBJ_COST ? "cost" : "throughput");
-			cJSON *pl = cJSON_AddArrayToObject(j, "plans");
-			for (int i = 0; i < res->n_plans; i++)
-				cJSON_AddItemToArray(pl, plan_json(&res->plans[i], &c, &m, &so));
-			cJSON *s = cJSON_AddObjectToObject(j, "search");
-			cJSON_AddNumberToObject(s, "candidates", res->n_cands);
-			cJSON_AddNumberToObject(s, "buckets", res->n_buckets);
-			cJSON_AddNumberToObject(s, "seconds", res->seconds);
-			cJSON_AddNumberToObject(s, "solver_seconds", res->ilp_seconds);
-			if (src < 0) {
-				cJSON_AddStringToObject(j, "why", res->why);
-				if (res->has_nearest)
-					cJSON_AddItemToObject(j, "nearest_miss",
-							      plan_json(&res->nearest, &c, &m, &so));
-			}
-			char *t = cJSON_Print(j);
-			sbuf_addf(&o, "%s\n", t);
-			free(t);
-			cJSON_Delete(j);
-		} else if (fmt == FMT_CSV) {
+		if (a->fmt == FMT_JSON)
+			plans_json(&o, res, src, &c, &m, &a->so);
+		else if (a->fmt == FMT_CSV)
 			print_csv(&o, res);
-		} else if (res->n_plans) {
-			print_table(&o, res, &c, &m, &so, fmt == FMT_MD);
-		}
+		else if (res->n_plans)
+			print_table(&o, res, &c, &m, &a->so, a->fmt == FMT_MD);
 	}
-	if (out_file) {
-		if (o.len && hp_write_file_atomic(out_file, o.s, o.len, &err) < 0)
+	if (a->out_file) {
+		if (o.len && hp_write_file_atomic(a->out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else if (o.len) {
 		fwrite(o.s, 1, o.len, stdout);
 	}
 	if (src < 0) {
 		fprintf(stderr, "hetplan: %s\n", res->why[0] ? res->why : err.msg);
-		if (res->has_nearest && fmt != FMT_JSON)
+		if (res->has_nearest && a->fmt != FMT_JSON)
 			fprintf(stderr, "nearest miss: %s, %d GPUs, %.2f req/s, %.0f output tok/s\n",
 				res->nearest.label, res->nearest.gpus, res->nearest.req_s,
 				res->nearest.out_tps);
@@ -614,5 +734,6 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 out:
 	sbuf_done(&o);
 	free(res);
+	free(a);
 	return rc;
 }

@@ -7,6 +7,14 @@
 /* argv[0] is "serve". Returns the exit status: 0 plans found, 2 usage,
  * 3 invalid input, 4 nothing fits or meets the rate and SLOs. */
 int cmd_serve(int argc, char **argv, const struct catalog *cat);
+/* The command that starts one instance of a serving plan with the engine of
+ * so (`vllm serve ...`, `python -m sglang.launch_server ...`,
+ * `trtllm-serve ...`). The caller frees it. */
+struct model_spec;
+struct serve_opts;
+struct serve_plan_inst;
+char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
+			const struct serve_plan_inst *in);
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_serve_options(void);

@@ -45,6 +45,7 @@ static const struct tui_key keys_global[] = {
 	{ K('4', KEY_F(5)), "4 F5", "detail", "Detail view of the selected plan", ACT_VIEW4, 0 },
 	{ K('5', KEY_F(6)), "5 F6", "prices", "Prices view: sources and cheapest offers", ACT_VIEW5, 0 },
 	{ K('6', KEY_F(7)), "6 F7", "compare", "Compare two plans side by side", ACT_VIEW6, 0 },
+	{ K('7', KEY_F(8)), "7 F8", "serve", "Serve view: serving plans for the cluster", ACT_VIEW7, 0 },
 	{ K(27), "Esc", "cancel", "Cancel the running plan or price download", ACT_CANCEL, 0 },
 	{ K('w', 19), "w C-s", "save", "Save the workspace to a file (asks for the name)", ACT_SAVE, 1 },
 	{ K('o'), "o", "open", "Open a workspace file", ACT_OPEN, 0 },
@@ -61,6 +62,17 @@ static const struct tui_key keys_global[] = {
 	{ K('g', KEY_HOME), "g Home", "top", "Go to the first row", ACT_TOP, 0 },           \
 	{ K('G', KEY_END), "G End", "bottom", "Go to the last row", ACT_BOTTOM, 0 }
 
+/* n and N after a / search */
+#define MATCH_KEYS                                                                        \
+	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },                          \
+	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 }
+
+/* h and l on a field with choices */
+#define CHOICE_KEYS                                                                       \
+	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", \
+	  ACT_LEFT, 0 },                                                                    \
+	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 }
+
 static const struct tui_key keys_cluster[] = {
 	NAV_KEYS,
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected pool, or the selected field", ACT_ENTER, 1 },
@@ -74,16 +86,14 @@ static const struct tui_key keys_cluster[] = {
 	{ K('+', '='), "+", "node", "One more node in the selected pool", ACT_MORE, 1 },
 	{ K('-', '_'), "-", "node", "One node fewer in the selected pool", ACT_LESS, 1 },
 	{ K('/'), "/", "search", "Find a pool by name", ACT_SEARCH, 0 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
 };
 
 static const struct tui_key keys_model[] = {
 	NAV_KEYS,
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected field", ACT_ENTER, 1 },
 	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the model and the workload", ACT_PANE, 1 },
-	{ K('h', KEY_LEFT), "h Left", "prev", "Previous choice of a field (precision, objective, ...)", ACT_LEFT, 0 },
-	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 },
+	CHOICE_KEYS,
 	{ K('p'), "p", "preset", "Pick a model preset from the catalog", ACT_PRESET, 1 },
 	{ K('C'), "C", "clamp", "Clamp the sequence length to the model's context", ACT_CLAMP, 0 },
 };
@@ -94,8 +104,7 @@ static const struct tui_key keys_plans[] = {
 	{ K('s'), "s", "sort", "Sort by the next column", ACT_SORT, 1 },
 	{ K('S'), "S", "reverse", "Reverse the sort order", ACT_SORT_REV, 0 },
 	{ K('/'), "/", "search", "Find a plan by its label", ACT_SEARCH, 1 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
 	{ K('a'), "a", "mark A", "Mark the selected plan as A for compare", ACT_MARK_A, 0 },
 	{ K('b'), "b", "mark B", "Mark the selected plan as B for compare", ACT_MARK_B, 0 },
 	{ K('c'), "c", "compare", "Compare the selected plan with the best one", ACT_COMPARE, 1 },
@@ -119,8 +128,16 @@ static const struct tui_key keys_prices[] = {
 	NAV_KEYS,
 	{ K('r'), "r", "refresh", "Download the live price lists in the background", ACT_REFRESH, 1 },
 	{ K('/'), "/", "search", "Find a GPU", ACT_SEARCH, 1 },
-	{ K('n'), "n", "next", "Next match", ACT_SEARCH_NEXT, 0 },
-	{ K('N'), "N", "prev match", "Previous match", ACT_SEARCH_PREV, 0 },
+	MATCH_KEYS,
+};
+
+static const struct tui_key keys_serve[] = {
+	NAV_KEYS,
+	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected serving field", ACT_ENTER, 1 },
+	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the serving fields and the plans", ACT_PANE, 1 },
+	CHOICE_KEYS,
+	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
+	MATCH_KEYS,
 };
 
 static const struct tui_key keys_compare[] = {
@@ -131,18 +148,62 @@ static const struct tui_key keys_compare[] = {
 	{ K('}'), "}", "A next", "Plan A: the next plan", ACT_DOWN, 0 },
 };
 
-static const struct {
-	const char *name;
-	const struct tui_key *keys;
-	int n;
-} views[TV_COUNT] = {
-	[TV_CLUSTER] = { "Cluster", keys_cluster, (int)HP_ARRAY_LEN(keys_cluster) },
-	[TV_MODEL] = { "Model", keys_model, (int)HP_ARRAY_LEN(keys_model) },
-	[TV_PLANS] = { "Plans", keys_plans, (int)HP_ARRAY_LEN(keys_plans) },
-	[TV_DETAIL] = { "Detail", keys_detail, (int)HP_ARRAY_LEN(keys_detail) },
-	[TV_PRICES] = { "Prices", keys_prices, (int)HP_ARRAY_LEN(keys_prices) },
-	[TV_COMPARE] = { "Compare", keys_compare, (int)HP_ARRAY_LEN(keys_compare) },
+/* The searchable list of a view: its rows and where the selection lives. */
+static int cluster_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->lpools;
+	return t->ws.cluster.n_pools;
+}
+
+static int plans_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->lplans;
+	return t->n_order;
+}
+
+static int prices_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->lprices;
+	return view_prices_rows(t);
+}
+
+/* The plan `e` exports: the one shown, or the one selected. */
+static int detail_plan(const struct tui *t)
+{
+	return t->detail_id;
+}
+
+static int plans_plan(const struct tui *t)
+{
+	return t->lplans.sel < t->n_order ? t->order[t->lplans.sel] : t->detail_id;
+}
+
+#define KEYS(k) .keys = k, .n_keys = (int)HP_ARRAY_LEN(k)
+/* The views, in tab order: what the loop, the frame and the help call. */
+static const struct tui_view_ops views[TV_COUNT] = {
+	[TV_CLUSTER] = { "Cluster", KEYS(keys_cluster), .draw = view_cluster_draw,
+			 .key = view_cluster_key, .rows = cluster_rows,
+			 .row_text = cluster_row_text },
+	[TV_MODEL] = { "Model", KEYS(keys_model), .draw = view_model_draw, .key = view_model_key },
+	[TV_PLANS] = { "Plans", KEYS(keys_plans), .draw = view_plans_draw, .key = view_plans_key,
+		       .rows = plans_rows, .row_text = plans_row_text,
+		       .notes_title = "Plan labels", .notes = tui_plans_notes, .plan = plans_plan },
+	[TV_DETAIL] = { "Detail", KEYS(keys_detail), .draw = view_detail_draw,
+			.key = view_detail_key, .plan = detail_plan },
+	[TV_PRICES] = { "Prices", KEYS(keys_prices), .draw = view_prices_draw,
+			.key = view_prices_key, .rows = prices_rows, .row_text = prices_row_text },
+	[TV_COMPARE] = { "Compare", KEYS(keys_compare), .draw = view_compare_draw,
+			 .key = view_compare_key },
+	[TV_SERVE] = { "Serve", KEYS(keys_serve), .draw = view_serve_draw, .key = view_serve_key,
+		       .rows = serve_rows, .row_text = serve_row_text,
+		       .status = tui_serve_status },
 };
+#undef KEYS
+
+static const struct tui_view_ops *cur_view(const struct tui *t)
+{
+	return &views[t->view];
+}
 
 const struct tui_key *tui_keys(int v, int *n)
 {
@@ -150,7 +211,7 @@ const struct tui_key *tui_keys(int v, int *n)
 		*n = (int)HP_ARRAY_LEN(keys_global);
 		return keys_global;
 	}
-	*n = views[v].n;
+	*n = views[v].n_keys;
 	return views[v].keys;
 }
 
@@ -314,6 +375,7 @@ void tui_edited(struct tui *t)
 	t->gen++;
 	if (t->pl)
 		planner_submit(t->pl, &t->ws, t->gen);
+	tui_serve_submit(t);   /* the cluster may have changed */
 }
 
 void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title, const char *init)
@@ -325,26 +387,18 @@ void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title, cons
 
 void tui_search(struct tui *t, int dir)
 {
+	const struct tui_view_ops *v = cur_view(t);
 	struct tui_list *l;
-	int n;
-	void (*text)(struct tui *, int, char *, size_t);
-	switch (t->view) {
-	case TV_CLUSTER: l = &t->lpools; n = t->ws.cluster.n_pools; text = cluster_row_text; break;
-	case TV_PLANS:
-		l = &t->lplans;
-		n = t->n_order;
-		text = plans_row_text;
-		break;
-	case TV_PRICES: l = &t->lprices; n = view_prices_rows(t); text = prices_row_text; break;
-	default: return;
-	}
+	if (!v->rows)
+		return;
+	int n = v->rows(t, &l);
 	if (!*t->search || n <= 0)
 		return;
 	char buf[256];
 	for (int k = 0; k < n; k++) {
 		int i = dir >= 0 ? l->sel + (dir ? 1 : 0) + k : l->sel - 1 - k;
 		i = ((i % n) + n) % n;
-		text(t, i, buf, sizeof buf);
+		v->row_text(t, i, buf, sizeof buf);
 		if (tui_match(buf, t->search)) {
 			l->sel = i;
 			return;
@@ -443,6 +497,8 @@ static void draw_footer(struct tui *t)
 		tui_prices_status(t, right, sizeof right, &frac);
 		if (*right)
 			ra = tui_attr(t, C_WARN);
+		else if (cur_view(t)->status)
+			cur_view(t)->status(t, right, sizeof right);
 		else if (t->cur && t->cur->rc == 0)
 			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
 		else if (t->cur)
@@ -501,11 +557,11 @@ static void draw_help(struct tui *t)
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;
-		if (pass == 0 && t->view == TV_PLANS) {
+		if (pass == 0 && cur_view(t)->notes) {
 			int nn;
-			const char *const *notes = tui_plans_notes(&nn);
+			const char *const *notes = cur_view(t)->notes(&nn);
 			if (row - t->help_top >= 0 && row - t->help_top < h)
-				tui_section(t, y0 + row - t->help_top, 1, COLS - 2, "Plan labels");
+				tui_section(t, y0 + row - t->help_top, 1, COLS - 2, cur_view(t)->notes_title);
 			row++;
 			for (int i = 0; i < nn; i++, row++)
 				if (row - t->help_top >= 0 && row - t->help_top < h)
@@ -554,14 +610,7 @@ static void draw(struct tui *t)
 	if (t->help) {
 		draw_help(t);
 	} else {
-		switch (t->view) {
-		case TV_CLUSTER: view_cluster_draw(t, y0, h); break;
-		case TV_MODEL: view_model_draw(t, y0, h); break;
-		case TV_PLANS: view_plans_draw(t, y0, h); break;
-		case TV_DETAIL: view_detail_draw(t, y0, h); break;
-		case TV_PRICES: view_prices_draw(t, y0, h); break;
-		case TV_COMPARE: view_compare_draw(t, y0, h); break;
-		}
+		cur_view(t)->draw(t, y0, h);
 		if (t->picker)
 			tui_picker_draw(t);
 	}
@@ -605,11 +654,8 @@ static void open_from(struct tui *t, const char *path)
 
 static int export_id(const struct tui *t)
 {
-	if (t->view == TV_DETAIL)
-		return t->detail_id;
-	if (t->view == TV_PLANS && t->lplans.sel < t->n_order)
-		return t->order[t->lplans.sel];
-	return t->detail_id;
+	const struct tui_view_ops *v = cur_view(t);
+	return v->plan ? v->plan(t) : t->detail_id;
 }
 
 static int prompt_key(struct tui *t, int ch)
@@ -671,6 +717,9 @@ static int prompt_key(struct tui *t, int ch)
 	case P_CONFIRM_DEL:
 		view_cluster_key(t, ACT_DELETE, 'y');
 		break;
+	case P_SERVE_FIELD:
+		tui_serve_field_commit(t, s);
+		break;
 	default:
 		break;
 	}
@@ -698,6 +747,7 @@ static int global_action(struct tui *t, int action)
 		t->help_top = 0;
 		return R_DRAW;
 	case ACT_VIEW1: case ACT_VIEW2: case ACT_VIEW3: case ACT_VIEW4: case ACT_VIEW5: case ACT_VIEW6:
+	case ACT_VIEW7:
 		set_view(t, action - ACT_VIEW1);
 		return R_DRAW;
 	case ACT_CANCEL: {
@@ -733,6 +783,7 @@ static int global_action(struct tui *t, int action)
 	case ACT_REPLAN:
 		t->gen++;
 		planner_submit(t->pl, &t->ws, t->gen);
+		tui_serve_submit(t);
 		return R_DRAW;
 	case ACT_REDRAW:
 		clearok(curscr, TRUE);
@@ -743,18 +794,8 @@ static int global_action(struct tui *t, int action)
 
 static int view_action(struct tui *t, int action, int ch)
 {
-	switch (t->view) {
-	case TV_CLUSTER: return view_cluster_key(t, action, ch);
-	case TV_MODEL: return view_model_key(t, action, ch);
-	case TV_PLANS: return view_plans_key(t, action, ch);
-	case TV_DETAIL: return view_detail_key(t, action, ch);
-	case TV_PRICES: return view_prices_key(t, action, ch);
-	case TV_COMPARE: return view_compare_key(t, action, ch);
-	}
-	return R_NONE;
+	return cur_view(t)->key(t, action, ch);
 }
-
-#define R_PASS 4
 
 static int mouse_key(struct tui *t)
 {
@@ -815,7 +856,7 @@ static int handle_key(struct tui *t, int ch)
 			t->help = 0;
 		else {
 			const struct tui_key *g = key_find(TV_GLOBAL, ch);
-			if (g && g->action >= ACT_VIEW1 && g->action <= ACT_VIEW6)
+			if (g && g->action >= ACT_VIEW1 && g->action <= ACT_VIEW7)
 				return global_action(t, g->action);
 		}
 		return R_DRAW;
@@ -846,6 +887,7 @@ static void tui_teardown(struct tui *t)
 {
 	planner_free(t->pl);
 	fetch_free(t->fetch);
+	tui_serve_done(t);
 	tui_result_free(t->cur);
 	free(t->order);
 	tui_prices_done(t);
@@ -864,8 +906,9 @@ static int start_workers(struct tui *t)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	t->pl = planner_new(t->wake[1]);
 	t->fetch = fetch_new(t->wake[1], t->cat, &t->pcfg);
+	int serve_rc = tui_serve_start(t, t->wake[1]);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return t->pl && t->fetch ? 0 : -1;
+	return t->pl && t->fetch && serve_rc == 0 ? 0 : -1;
 }
 
 static void loop(struct tui *t)
@@ -879,7 +922,8 @@ static void loop(struct tui *t)
 		double f, e;
 		struct fetch_status st;
 		fetch_status(t->fetch, &st);
-		int busy = planner_busy(t->pl, &f, &e) || st.state == FETCH_RUNNING;
+		int busy = planner_busy(t->pl, &f, &e) || st.state == FETCH_RUNNING ||
+			   tui_serve_busy(t);
 		struct pollfd fds[2] = { { 0, POLLIN, 0 }, { t->wake[0], POLLIN, 0 } };
 		int n = poll(fds, 2, busy ? 100 : -1);
 		if (n < 0 && errno != EINTR)
@@ -889,12 +933,14 @@ static void loop(struct tui *t)
 			while (read(t->wake[0], buf, sizeof buf) > 0)
 				;
 			take_result(t);
+			tui_serve_poll(t);
 			if (tui_prices_poll(t)) {
 				/* New prices: reprice the pools and plan again; the
 				 * workspace itself did not change. */
 				tui_prices_apply(t);
 				t->gen++;
 				planner_submit(t->pl, &t->ws, t->gen);
+				tui_serve_submit(t);
 			}
 			need_draw = 1;
 		}
@@ -958,20 +1004,31 @@ const struct option *tui_options(void)
 	return opts;
 }
 
-int tui_main(int argc, char **argv, const struct catalog *cat)
+/* What the command line asks for. */
+struct tui_args {
+	int color, ascii, mouse;
+	const char *ws_path, *url;
+};
+
+/* Parse argv into a. Returns -1 to go on, else the exit status (--help,
+ * --list-keys, --bench, a usage error). */
+static int tui_parse_args(int argc, char **argv, const struct catalog *cat, struct tui_args *a)
 {
 	const char *nc = getenv("NO_COLOR");
-	int color = !(nc && *nc), ascii = 0, mouse = 1, o;
-	const char *ws_path = NULL, *url = NULL;
+	int o;
+	a->color = !(nc && *nc);
+	a->ascii = 0;
+	a->mouse = 1;
+	a->ws_path = a->url = NULL;
 	optind = 1;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, ":w:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'w': ws_path = optarg; break;
-		case 'C': color = 0; break;
-		case 'A': ascii = 1; break;
-		case 'M': mouse = 0; break;
-		case 'U': url = optarg; break;
+		case 'w': a->ws_path = optarg; break;
+		case 'C': a->color = 0; break;
+		case 'A': a->ascii = 1; break;
+		case 'M': a->mouse = 0; break;
+		case 'U': a->url = optarg; break;
 		case 'B': return tui_bench(cat);
 		case 'K': list_keys(); return 0;
 		case 'h': fputs(tui_usage, stdout); return 0;
@@ -984,61 +1041,45 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 			return HP_EXIT_USAGE;
 		}
 	}
-	if (optind < argc && !ws_path)
-		ws_path = argv[optind++];
+	if (optind < argc && !a->ws_path)
+		a->ws_path = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "hetplan: unexpected argument '%s'\n", argv[optind]);
 		return HP_EXIT_USAGE;
 	}
-	struct tui *t = xmalloc(sizeof *t);
-	tui_setup(t, cat);
-	struct hp_err err = { 0 };
-	int rc = ws_path ? workspace_load(&t->ws, ws_path, cat, &err)
-			 : workspace_default(&t->ws, cat, &err);
-	if (rc < 0) {
-		free(t);
-		return cli_fail(&err, HP_EXIT_INPUT);
-	}
-	if (ws_path)
-		hp_strlcpy(t->path, ws_path, sizeof t->path);
-	tui_prices_init(t);
-	if (url)
-		hp_strlcpy(t->pcfg.skypilot_url, url, sizeof t->pcfg.skypilot_url);
-	if (!isatty(0) || !isatty(1)) {
-		fprintf(stderr, "hetplan: the TUI needs a terminal; for batch use see 'hetplan --help'\n");
-		free(t);
-		return HP_EXIT_USAGE;
-	}
-	setlocale(LC_ALL, "");
-	t->utf8 = !ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	return -1;
+}
+
+/* The wake pipe (both ends non-blocking) and the worker threads. Returns
+ * 0, or -1 with a message on stderr. */
+static int tui_start(struct tui *t)
+{
 	if (pipe(t->wake) < 0) {
 		fprintf(stderr, "hetplan: pipe: %s\n", strerror(errno));
-		free(t);
-		return HP_EXIT_FAIL;
+		return -1;
 	}
 	for (int i = 0; i < 2; i++) {
 		int fl = fcntl(t->wake[i], F_GETFL);
 		fcntl(t->wake[i], F_SETFL, fl | O_NONBLOCK);
 	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	tui_serve_init(t);
 	if (start_workers(t) < 0) {
 		fprintf(stderr, "hetplan: cannot start the worker threads\n");
-		tui_teardown(t);
-		free(t);
-		curl_global_cleanup();
-		return HP_EXIT_FAIL;
+		return -1;
 	}
-	/* Plan before curses starts so the first frame usually has plans. */
-	planner_submit(t->pl, &t->ws, t->gen);
+	return 0;
+}
+
+/* curses on the terminal, the signal handlers that restore it, colours and
+ * the mouse. Returns 0, or -1 with a message on stderr. */
+static int term_start(struct tui *t, int color, int mouse)
+{
 	set_escdelay(25);
 	have_tio = tcgetattr(STDIN_FILENO, &saved_tio) == 0;
 	if (!newterm(NULL, stdout, stdin)) {
 		fprintf(stderr, "hetplan: cannot open the terminal (TERM=%s)\n",
 			getenv("TERM") ? getenv("TERM") : "");
-		tui_teardown(t);
-		free(t);
-		curl_global_cleanup();
-		return HP_EXIT_FAIL;
+		return -1;
 	}
 	tui_active = 1;
 	hp_set_fatal_hook(tui_restore);
@@ -1068,6 +1109,51 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		mouseinterval(200);
 	}
 	reset_prepare(t->mouse);
+	return 0;
+}
+
+int tui_main(int argc, char **argv, const struct catalog *cat)
+{
+	struct tui_args a;
+	int rc = tui_parse_args(argc, argv, cat, &a);
+	if (rc >= 0)
+		return rc;
+	struct tui *t = xmalloc(sizeof *t);
+	tui_setup(t, cat);
+	struct hp_err err = { 0 };
+	rc = a.ws_path ? workspace_load(&t->ws, a.ws_path, cat, &err)
+		       : workspace_default(&t->ws, cat, &err);
+	if (rc < 0) {
+		free(t);
+		return cli_fail(&err, HP_EXIT_INPUT);
+	}
+	if (a.ws_path)
+		hp_strlcpy(t->path, a.ws_path, sizeof t->path);
+	tui_prices_init(t);
+	if (a.url)
+		hp_strlcpy(t->pcfg.skypilot_url, a.url, sizeof t->pcfg.skypilot_url);
+	if (!isatty(0) || !isatty(1)) {
+		fprintf(stderr, "hetplan: the TUI needs a terminal; for batch use see 'hetplan --help'\n");
+		tui_teardown(t);
+		free(t);
+		return HP_EXIT_USAGE;
+	}
+	setlocale(LC_ALL, "");
+	t->utf8 = !a.ascii && !strcmp(nl_langinfo(CODESET), "UTF-8");
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	rc = tui_start(t);
+	if (rc == 0) {
+		/* Plan before curses starts so the first frame usually has plans. */
+		planner_submit(t->pl, &t->ws, t->gen);
+		tui_serve_submit(t);
+		rc = term_start(t, a.color, a.mouse);
+	}
+	if (rc < 0) {
+		tui_teardown(t);
+		free(t);
+		curl_global_cleanup();
+		return HP_EXIT_FAIL;
+	}
 	/* Give the first plan a moment so the first frame is complete. */
 	for (int i = 0; i < 50; i++) {
 		double f, e;
@@ -1076,6 +1162,7 @@ int tui_main(int argc, char **argv, const struct catalog *cat)
 		usleep(10000);
 	}
 	take_result(t);
+	tui_serve_poll(t);
 	loop(t);
 	tui_restore();
 	stderr_replay();
@@ -1121,6 +1208,8 @@ int tui_bench(const struct catalog *cat)
 		return cli_fail(&err, HP_EXIT_FAIL);
 	}
 	tui_prices_init(t);
+	tui_serve_init(t);
+	tui_serve_submit(t);   /* no worker here: plans on this thread */
 	/* Re-plan: the same job the worker runs after an edit. */
 	enum { R = 7 };
 	double sec[R];

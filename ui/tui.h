@@ -13,7 +13,7 @@
 #include "catalog.h"
 
 enum tui_view {
-	TV_CLUSTER, TV_MODEL, TV_PLANS, TV_DETAIL, TV_PRICES, TV_COMPARE,
+	TV_CLUSTER, TV_MODEL, TV_PLANS, TV_DETAIL, TV_PRICES, TV_COMPARE, TV_SERVE,
 	TV_COUNT,
 	TV_GLOBAL = -1,       /* tui_keys(TV_GLOBAL, ...): keys every view answers */
 };
@@ -23,6 +23,7 @@ enum tui_action {
 	ACT_NONE,
 	/* global */
 	ACT_QUIT, ACT_HELP, ACT_VIEW1, ACT_VIEW2, ACT_VIEW3, ACT_VIEW4, ACT_VIEW5, ACT_VIEW6,
+	ACT_VIEW7,
 	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_CANCEL, ACT_SAVE, ACT_OPEN, ACT_EXPORT, ACT_REDRAW,
 	ACT_REPLAN,
 	/* lists */

@@ -6,7 +6,10 @@
  *                  changes state and returns what to do (redraw, quit); then
  *                  the one draw function paints header, tabs, view, footer.
  *   tui_*.c views  cluster/model editors (tui_edit.c), plans, detail and
- *                  compare (tui_plans.c), prices (tui_prices.c).
+ *                  compare (tui_plans.c), prices (tui_prices.c), serving
+ *                  plans (tui_serve.c, with its own planner thread). tui.c
+ *                  reaches them only through the view table (struct
+ *                  tui_view_ops); they reach tui.c through this header.
  *   tui_draw.c     colours, glyph tables (UTF-8 and ASCII side by side),
  *                  clipped text, bars, the line editor and the picker.
  *   tui_job.c      the planner on a worker thread; tui_fetch.c the price
@@ -105,7 +108,8 @@ struct lineedit {
 	int len, cur;
 };
 
-enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL };
+enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
+		   P_SERVE_FIELD };
 
 enum picker_kind { PK_NONE, PK_GPU, PK_MODEL };
 
@@ -155,12 +159,37 @@ struct tui {
 	int have_pb;
 	const struct price_offer **cheap, **cheap_spot;   /* per catalog GPU */
 	int *n_offers_gpu;
+	/* the Serve view (tui_serve.c) */
+	struct tui_serve *serve;
 	/* bench and tests */
 	int bench;
 };
 
+/* A view: one row of the table in tui.c, in tab order. The loop, the frame,
+ * the help and the / search reach a view only through it. */
+struct tui_view_ops {
+	const char *name;                    /* tab and help title */
+	const struct tui_key *keys;          /* its key table */
+	int n_keys;
+	void (*draw)(struct tui *t, int y0, int h);   /* rows y0 .. y0+h-1 */
+	/* Handle an action of its table (ACT_NONE: clamp the selection after
+	 * a mouse click); returns R_DRAW, R_QUIT, R_NONE or R_PASS. */
+	int (*key)(struct tui *t, int action, int ch);
+	/* The list / searches: its row count and selection. NULL: none. */
+	int (*rows)(struct tui *t, struct tui_list **l);
+	void (*row_text)(struct tui *t, int row, char *buf, size_t n);
+	/* Extra help lines under a title. NULL: none. */
+	const char *notes_title;
+	const char *const *(*notes)(int *n);
+	/* The training plan `e` exports from here. NULL: the detail view's. */
+	int (*plan)(const struct tui *t);
+	/* The footer's right-hand text when idle. NULL: the training plans. */
+	void (*status)(struct tui *t, char *buf, size_t n);
+};
+
 /* Actions a view's handler returns. */
-enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2 };
+enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2,
+       R_PASS = 4 };   /* not handled here: try the global keys */
 
 /* ---- tui.c */
 void tui_edited(struct tui *t);          /* the workspace changed: re-plan */
@@ -245,6 +274,29 @@ void tui_prices_start(struct tui *t);
 int tui_prices_poll(struct tui *t);
 /* Footer text for a running download, or "" . */
 void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac);
+
+/* ---- tui_serve.c: the Serve view and its planner thread */
+struct tui_serve;
+/* The serving workload's defaults; the model is the workspace's. */
+void tui_serve_init(struct tui *t);
+/* Start the worker; a byte on wake_fd announces each answer. Returns 0 or
+ * -1. Without it (bench) tui_serve_submit plans on the calling thread. */
+int tui_serve_start(struct tui *t, int wake_fd);
+/* Plan serving again for the current cluster and settings. */
+void tui_serve_submit(struct tui *t);
+/* After a wake: take the newest answer; 1 if one was taken. */
+int tui_serve_poll(struct tui *t);
+int tui_serve_busy(struct tui *t);
+/* Join the worker and free the view's state. NULL state is fine. */
+void tui_serve_done(struct tui *t);
+/* Apply the prompt's text to the selected serving field: 0, or -1 with a
+ * message shown. */
+int tui_serve_field_commit(struct tui *t, const char *text);
+void view_serve_draw(struct tui *t, int y0, int h);
+int view_serve_key(struct tui *t, int action, int ch);
+int serve_rows(struct tui *t, struct tui_list **l);
+void serve_row_text(struct tui *t, int row, char *buf, size_t n);
+void tui_serve_status(struct tui *t, char *buf, size_t n);
 
 /* ---- tui_export.c: the plan report. Format from the path's extension
  * (.json, .md; anything else is Markdown). Returns 0 or -1 with err. */

@@ -1,0 +1,752 @@
+/* tui_serve.c — the Serve view: serving plans for the cluster of the
+ * Cluster view, edited like the Model view and re-planned in the background.
+ *
+ * The view holds its own workload (model preset, prompt and output lengths,
+ * request rate or offline, p99 TTFT and TPOT targets, engine, weight and KV
+ * precisions, objective); the cluster and its prices are the workspace's.
+ * Every edit here, and every edit of the cluster, submits a copy of both to
+ * a worker thread that runs serve_plan() (src/serve_search.h) and posts the
+ * answer on the TUI's wake pipe, like the training planner (tui_job.c): the
+ * newest submission wins, older answers are dropped by generation. A plan
+ * of the default workspace takes tens of milliseconds (serve_plan has no
+ * cancel flag; it needs none at that cost).
+ *
+ * Simplified, on purpose: the serving workload is not saved in the
+ * workspace file (the workspace schema has no serving section yet), and the
+ * TUI plans whole-model replicas (fleet sizing), not `--place` or
+ * `--disagg`, which stay on the command line (`hetplan serve`). */
+#include "cmd_serve.h"
+#include "serve_search.h"
+#include "tui_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the settings and their fields */
+
+enum sfield {
+	SF_MODEL, SF_ISL, SF_OSL, SF_RATE, SF_TTFT, SF_TPOT, SF_ENGINE, SF_WPREC, SF_KVPREC,
+	SF_OBJECTIVE, SF_COUNT
+};
+
+struct sfield_desc {
+	const char *label;
+	const char *unit;            /* after the value */
+	const char *hint;            /* in the prompt; NULL: a choice (h/l cycle it) */
+};
+
+static const struct sfield_desc sfields[SF_COUNT] = {
+	[SF_MODEL] = { "Model", "", "a preset name ('hetplan models')" },
+	[SF_ISL] = { "Prompt", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN" },
+	[SF_OSL] = { "Output", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN" },
+	[SF_RATE] = { "Rate", "req/s", "requests/s, or offline for the most the cluster serves" },
+	[SF_TTFT] = { "TTFT p99", "s", "seconds to the first token; none" },
+	[SF_TPOT] = { "TPOT p99", "ms", "milliseconds per output token; none" },
+	[SF_ENGINE] = { "Engine", "", NULL },
+	[SF_WPREC] = { "Weights", "", NULL },
+	[SF_KVPREC] = { "KV cache", "", NULL },
+	[SF_OBJECTIVE] = { "Objective", "", NULL },
+};
+
+/* One job and its answer: copies of everything serve_plan reads. */
+struct serve_answer {
+	struct cluster c;
+	struct model_spec m;
+	struct serve_opts so;
+	struct serve_plan_result res;
+	int rc;                      /* serve_plan's return */
+	struct hp_err err;
+	unsigned gen;
+};
+
+struct tui_serve {
+	/* settings: main thread only */
+	struct model_spec m;
+	struct serve_opts so;
+	char isl[48], osl[48];       /* as typed: the distributions */
+	struct tui_list lfields, lplans;
+	int pane;                    /* 0 fields, 1 plans */
+	unsigned gen;
+	struct serve_answer *cur;    /* the answer shown */
+	/* the worker */
+	pthread_t th;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int wake_fd, quit, running, has_pending;
+	struct serve_answer *pending, *done;
+};
+
+static void serve_run(struct serve_answer *a)
+{
+	memset(&a->err, 0, sizeof a->err);
+	memset(&a->res, 0, sizeof a->res);
+	a->rc = serve_plan(&a->c, &a->m, &a->so, NULL, &a->res, &a->err);
+}
+
+static void *serve_worker(void *arg)
+{
+	struct tui_serve *s = arg;
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		while (!s->quit && !s->has_pending)
+			pthread_cond_wait(&s->cv, &s->mu);
+		if (s->quit)
+			break;
+		struct serve_answer *a = s->pending;
+		s->pending = NULL;
+		s->has_pending = 0;
+		s->running = 1;
+		pthread_mutex_unlock(&s->mu);
+		serve_run(a);
+		pthread_mutex_lock(&s->mu);
+		s->running = 0;
+		free(s->done);
+		s->done = a;
+		pthread_mutex_unlock(&s->mu);
+		char b = 's';
+		while (write(s->wake_fd, &b, 1) < 0 && errno == EINTR)
+			;
+		pthread_mutex_lock(&s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+void tui_serve_init(struct tui *t)
+{
+	struct tui_serve *s = xcalloc(1, sizeof *s);
+	serve_opts_init(&s->so);
+	/* The example of the serving docs: Llama-3.1 70B at 40 requests/s,
+	 * prompts of 1,500 tokens and answers of 300, p99 TTFT under 2 s and
+	 * TPOT under 50 ms (docs/serving.md). The model is the workspace's. */
+	s->m = t->ws.model;
+	s->so.isl.a = 1500;
+	s->so.osl.a = 300;
+	s->so.rate = 40;
+	s->so.slo.ttft_p99_s = 2;
+	s->so.slo.tpot_p99_s = 0.05;
+	s->so.objective = SERVE_OBJ_COST;
+	snprintf(s->isl, sizeof s->isl, "1500");
+	snprintf(s->osl, sizeof s->osl, "300");
+	s->wake_fd = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	t->serve = s;
+}
+
+int tui_serve_start(struct tui *t, int wake_fd)
+{
+	struct tui_serve *s = t->serve;
+	s->wake_fd = wake_fd;
+	if (pthread_create(&s->th, NULL, serve_worker, s) != 0)
+		return -1;
+	s->started = 1;
+	return 0;
+}
+
+void tui_serve_done(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	if (!s)
+		return;
+	if (s->started) {
+		pthread_mutex_lock(&s->mu);
+		s->quit = 1;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->th, NULL);
+	}
+	free(s->pending);
+	free(s->done);
+	free(s->cur);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+	t->serve = NULL;
+}
+
+static struct serve_answer *job_of(const struct tui *t)
+{
+	const struct tui_serve *s = t->serve;
+	struct serve_answer *a = xcalloc(1, sizeof *a);
+	a->c = t->ws.cluster;
+	a->m = s->m;
+	a->so = s->so;
+	a->gen = s->gen;
+	return a;
+}
+
+void tui_serve_submit(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	if (!s)
+		return;
+	s->gen++;
+	struct serve_answer *a = job_of(t);
+	if (!s->started) {           /* bench: on this thread */
+		serve_run(a);
+		free(s->cur);
+		s->cur = a;
+		return;
+	}
+	pthread_mutex_lock(&s->mu);
+	free(s->pending);
+	s->pending = a;
+	s->has_pending = 1;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+int tui_serve_poll(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	if (!s || !s->started)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	struct serve_answer *a = s->done;
+	s->done = NULL;
+	pthread_mutex_unlock(&s->mu);
+	if (!a)
+		return 0;
+	if (a->gen != s->gen) {
+		free(a);
+		return 0;
+	}
+	free(s->cur);
+	s->cur = a;
+	tui_list_fix(&s->lplans, a->res.n_plans, a->res.n_plans);
+	return 1;
+}
+
+int tui_serve_busy(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	if (!s || !s->started)
+		return 0;
+	pthread_mutex_lock(&s->mu);
+	int busy = s->running || s->has_pending;
+	pthread_mutex_unlock(&s->mu);
+	return busy;
+}
+
+/* ---- field values */
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+/* The text of field f and its unit ("" when the value carries none). */
+static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t n)
+{
+	const char *unit = sfields[f].unit;
+	switch (f) {
+	case SF_MODEL: snprintf(buf, n, "%s", s->m.name); break;
+	case SF_ISL: snprintf(buf, n, "%s", s->isl); break;
+	case SF_OSL: snprintf(buf, n, "%s", s->osl); break;
+	case SF_RATE:
+		if (s->so.offline) {
+			snprintf(buf, n, "offline");
+			unit = "";
+		} else {
+			fmt_num(buf, n, s->so.rate);
+		}
+		break;
+	case SF_TTFT:
+	case SF_TPOT: {
+		double v = f == SF_TTFT ? s->so.slo.ttft_p99_s : s->so.slo.tpot_p99_s * 1e3;
+		if (v > 0) {
+			fmt_num(buf, n, v);
+		} else {
+			snprintf(buf, n, "none");
+			unit = "";
+		}
+		break;
+	}
+	case SF_ENGINE: snprintf(buf, n, "%s", serve_engine_name(s->so.base.engine)); break;
+	case SF_WPREC: snprintf(buf, n, "%s", serve_wprec_name(s->so.base.wprec)); break;
+	case SF_KVPREC: snprintf(buf, n, "%s", serve_kvprec_name(s->so.base.kvprec)); break;
+	case SF_OBJECTIVE:
+		snprintf(buf, n, "%s", s->so.objective == SERVE_OBJ_COST ? "cost" : "throughput");
+		break;
+	default: *buf = 0; break;
+	}
+	return unit;
+}
+
+/* "none", "off" or "0" clear a target; else a positive number up to max. */
+static int parse_target(const char *s, double max, double *out)
+{
+	if (!strcmp(s, "none") || !strcmp(s, "off") || !strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v) || v <= 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int set_model(struct tui *t, const char *name)
+{
+	const struct model_spec *m = catalog_model(t->cat, name);
+	if (!m) {
+		tui_message(t, 1, "Model: no preset '%.60s' ('hetplan models' lists them)", name);
+		return -1;
+	}
+	t->serve->m = *m;
+	return 0;
+}
+
+int tui_serve_field_commit(struct tui *t, const char *text)
+{
+	struct tui_serve *s = t->serve;
+	int f = s->lfields.sel;
+	struct hp_err err = { 0 };
+	double v;
+	switch (f) {
+	case SF_MODEL:
+		if (set_model(t, text) < 0)
+			return -1;
+		break;
+	case SF_ISL:
+	case SF_OSL:
+		if (serve_dist_parse(text, f == SF_ISL ? &s->so.isl : &s->so.osl, &err) < 0) {
+			tui_message(t, 1, "%s: %s", sfields[f].label, err.msg);
+			return -1;
+		}
+		hp_strlcpy(f == SF_ISL ? s->isl : s->osl, text, sizeof s->isl);
+		break;
+	case SF_RATE:
+		if (!strcmp(text, "offline")) {
+			s->so.offline = 1;
+			s->so.rate = 0;
+			/* As on the command line: offline asks for the most the
+			 * cluster serves, so the objective follows. */
+			s->so.objective = SERVE_OBJ_THROUGHPUT;
+			break;
+		}
+		if (parse_target(text, 1e7, &v) < 0 || v <= 0) {
+			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.40s'", text);
+			return -1;
+		}
+		s->so.rate = v;
+		s->so.offline = 0;
+		break;
+	case SF_TTFT:
+		if (parse_target(text, 3600, &v) < 0) {
+			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.40s'", text);
+			return -1;
+		}
+		s->so.slo.ttft_p99_s = v;
+		break;
+	case SF_TPOT:
+		if (parse_target(text, 60000, &v) < 0) {
+			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.40s'",
+				    text);
+			return -1;
+		}
+		s->so.slo.tpot_p99_s = v / 1e3;
+		break;
+	default:
+		return -1;
+	}
+	tui_serve_submit(t);
+	return 0;
+}
+
+/* v moved by dir in [0, n), wrapping around. */
+static int step(int v, int dir, int n)
+{
+	return ((v + dir) % n + n) % n;
+}
+
+/* h/l on a choice: the next or previous value. Returns 1 if f is one. */
+static int field_cycle(struct tui *t, int f, int dir)
+{
+	struct tui_serve *s = t->serve;
+	switch (f) {
+	case SF_MODEL: {
+		int n = t->cat->n_models, i = 0;
+		if (n == 0)
+			return 1;
+		while (i < n && strcmp(t->cat->models[i].name, s->m.name))
+			i++;
+		i = i == n ? 0 : step(i, dir, n);
+		s->m = t->cat->models[i];
+		break;
+	}
+	case SF_ENGINE:
+		s->so.base.engine = (enum serve_engine)step(s->so.base.engine, dir, ENGINE_COUNT);
+		break;
+	case SF_WPREC:
+		s->so.base.wprec = (enum serve_wprec)step(s->so.base.wprec, dir, SW_COUNT);
+		break;
+	case SF_KVPREC:
+		s->so.base.kvprec = (enum serve_kvprec)step(s->so.base.kvprec, dir, SKV_COUNT);
+		break;
+	case SF_OBJECTIVE:
+		s->so.objective = s->so.objective == SERVE_OBJ_COST ? SERVE_OBJ_THROUGHPUT
+								    : SERVE_OBJ_COST;
+		break;
+	default:
+		return 0;
+	}
+	tui_serve_submit(t);
+	return 1;
+}
+
+/* ---- drawing */
+
+static void fmt_lat(char *b, size_t n, double s)
+{
+	if (!isfinite(s) || s <= 0)
+		snprintf(b, n, "-");
+	else if (s >= 10)
+		snprintf(b, n, "%.0f s", s);
+	else if (s >= 1)
+		snprintf(b, n, "%.2f s", s);
+	else if (s >= 0.1)
+		snprintf(b, n, "%.0f ms", s * 1e3);
+	else
+		snprintf(b, n, "%.1f ms", s * 1e3);
+}
+
+static void fmt_usd(char *b, size_t n, double v, int known)
+{
+	if (!known || !isfinite(v))
+		snprintf(b, n, "-");
+	else if (v >= 1000)
+		snprintf(b, n, "$%.0f", v);
+	else
+		snprintf(b, n, "$%.2f", v);
+}
+
+static void draw_fields(struct tui *t, int y, int x, int w, int h)
+{
+	struct tui_serve *s = t->serve;
+	int active = s->pane == 0, lw = 11;
+	tui_list_fix(&s->lfields, SF_COUNT, h);
+	for (int r = 0; r < h && s->lfields.top + r < SF_COUNT; r++, y++) {
+		int f = s->lfields.top + r, sel = f == s->lfields.sel;
+		int a = sel ? tui_attr(t, active ? C_SEL : C_SEL_DIM) : 0;
+		if (sel)
+			tui_fill(y, x, w, a);
+		char v[64];
+		const char *unit = field_get(s, f, v, sizeof v);
+		tui_put(y, x + 1, lw - 1, a, sfields[f].label);
+		int vx = x + lw + 1;
+		int vw = tui_put(y, vx, w - lw - 1, a | A_BOLD, v);
+		int dim = a | (sel ? 0 : tui_attr(t, C_DIM));
+		if (!sfields[f].hint || f == SF_MODEL)
+			tui_put(y, vx + vw + 1, 2, dim, tui_glyph(t, G_ARROW));
+		else if (*unit && vx + vw + 2 + tui_width(unit) < x + w)
+			tui_put(y, vx + vw + 1, w - (vx + vw + 1 - x), dim, unit);
+	}
+	if (active) {
+		t->mouse_list = &s->lfields;
+		t->mouse_y0 = y - HP_MIN(h, SF_COUNT - s->lfields.top);
+		t->mouse_rows = HP_MIN(h, SF_COUNT);
+	}
+}
+
+/* The plan the right pane describes: the selected one, or the nearest miss. */
+static const struct serve_plan *shown_plan(const struct tui_serve *s)
+{
+	if (!s->cur)
+		return NULL;
+	const struct serve_plan_result *r = &s->cur->res;
+	if (r->n_plans)
+		return &r->plans[HP_MIN(s->lplans.sel, r->n_plans - 1)];
+	return r->has_nearest ? &r->nearest : NULL;
+}
+
+static void draw_plan(struct tui *t, int y, int x, int w, int h)
+{
+	const struct tui_serve *s = t->serve;
+	const struct serve_plan *pl = shown_plan(s);
+	char title[96];
+	if (pl && s->cur->res.n_plans)
+		snprintf(title, sizeof title, "Plan %d: %s", HP_MIN(s->lplans.sel, s->cur->res.n_plans - 1) + 1,
+			 pl->how ? pl->how : "");
+	else
+		snprintf(title, sizeof title, pl ? "Nearest miss" : "Plan");
+	tui_section(t, y, x, w, title);
+	if (!pl)
+		return;
+	const struct cluster *c = &s->cur->c;
+	int y1 = y + h, n_lat = 2;
+	y++;
+	for (int i = 0; i < pl->n_inst && y < y1 - n_lat - 1; i++) {
+		const struct serve_plan_inst *in = &pl->inst[i];
+		const char *role = in->role == ROLE_PREFILL ? " prefill" : in->role == ROLE_DECODE ? " decode" : "";
+		if (y + 1 >= y1 - n_lat - 1 && i + 1 < pl->n_inst) {
+			tui_putf(y++, x + 1, w - 1, tui_attr(t, C_DIM), "+ %d more instance types",
+				 pl->n_inst - i);
+			break;
+		}
+		char pp[16] = "";
+		if (in->pp > 1)
+			snprintf(pp, sizeof pp, " pp%d", in->pp);
+		tui_putf(y++, x + 1, w - 1, A_BOLD, "%dx %s tp%d%s%s", in->count,
+			 c->pools[in->pool].gpu.name, in->tp, pp, role);
+		char kv[24];
+		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
+		if (in->max_batch > 0)
+			tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s",
+				 in->max_batch, kv, in->rate);
+		else
+			tui_put(y++, x + 3, w - 3, tui_attr(t, C_BAD), "does not fit");
+	}
+	y = HP_MAX(y, y1 - n_lat);
+	char a[16], b[16], d[16];
+	fmt_lat(a, sizeof a, pl->ttft.mean);
+	fmt_lat(b, sizeof b, pl->ttft.p50);
+	fmt_lat(d, sizeof d, pl->ttft.p99);
+	tui_putf(y++, x + 1, w - 1, 0, "TTFT mean %s p50 %s p99 %s", a, b, d);
+	fmt_lat(a, sizeof a, pl->tpot.mean);
+	fmt_lat(b, sizeof b, pl->tpot.p50);
+	fmt_lat(d, sizeof d, pl->tpot.p99);
+	tui_putf(y++, x + 1, w - 1, 0, "TPOT mean %s p50 %s p99 %s", a, b, d);
+}
+
+/* One plan row in `cols` columns; wide adds the p50 latencies. */
+static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl, int lw, int wide)
+{
+	char tps[16], uh[16], um[16], t50[16], t99[16], p50[16], p99[16], lab[128];
+	hp_fmt_count(tps, sizeof tps, pl->out_tps);
+	fmt_usd(uh, sizeof uh, pl->usd_per_hour, pl->price_known);
+	fmt_usd(um, sizeof um, pl->usd_per_mtok, pl->price_known);
+	fmt_lat(t50, sizeof t50, pl->ttft.p50);
+	fmt_lat(t99, sizeof t99, pl->ttft.p99);
+	fmt_lat(p50, sizeof p50, pl->tpot.p50);
+	fmt_lat(p99, sizeof p99, pl->tpot.p99);
+	/* A label longer than its column ends in "~" (ASCII, so every
+	 * terminal shows it at the same width). */
+	if ((int)strlen(pl->label) > lw)
+		snprintf(lab, sizeof lab, "%.*s~", lw - 1, pl->label);
+	else
+		snprintf(lab, sizeof lab, "%s", pl->label);
+	if (wide)
+		snprintf(buf, n, "%3d %-*s %4d %6s %6.2f %8s %6s %7s %7s %7s %7s %-3s", rank, lw, lab,
+			 pl->gpus, tps, pl->req_s, uh, um, t50, t99, p50, p99, pl->fits ? "yes" : "no");
+	else
+		snprintf(buf, n, "%3d %-*s %4d %6s %6.2f %8s %6s %7s %7s %-3s", rank, lw, lab, pl->gpus,
+			 tps, pl->req_s, uh, um, t99, p99, pl->fits ? "yes" : "no");
+}
+
+/* Text wrapped at spaces into rows of w columns, continuation rows
+ * indented by indent; at most max_rows. Returns the rows written. */
+static int put_wrapped(int y, int x, int w, int indent, int attr, const char *p, int max_rows)
+{
+	int r = 0;
+	for (; *p && r < max_rows; r++) {
+		int ind = r ? indent : 0, len = (int)strlen(p), cut = HP_MIN(len, w - ind);
+		if (cut < len)
+			for (int k = cut; k > (w - ind) / 2; k--)
+				if (p[k] == ' ') {
+					cut = k;
+					break;
+				}
+		tui_putf(y + r, x + ind, w - ind, attr, "%.*s", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return r;
+}
+
+/* How to start the selected plan's instances, in the rows left. */
+static void draw_launch(struct tui *t, int y, int w, int h)
+{
+	const struct tui_serve *s = t->serve;
+	const struct serve_plan *pl = shown_plan(s);
+	if (!pl || h < 3)
+		return;
+	char title[48];
+	snprintf(title, sizeof title, "Launch plan %d", s->lplans.sel + 1);
+	tui_section(t, y++, 0, COLS, title);
+	h--;
+	for (int i = 0; i < pl->n_inst && h > 0; i++) {
+		/* "pool: command", so two instances alike but for the GPU
+		 * are told apart */
+		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
+		char *line = xmalloc(strlen(l) + 80);
+		sprintf(line, "%.64s: %s", s->cur->c.pools[pl->inst[i].pool].name, l);
+		int n = put_wrapped(y, 1, w, 4, 0, line, h);
+		free(line);
+		free(l);
+		y += n;
+		h -= n;
+	}
+}
+
+static void draw_no_plan(struct tui *t, int y, int w, int h)
+{
+	const struct tui_serve *s = t->serve;
+	const struct serve_plan_result *r = &s->cur->res;
+	const char *why = r->why[0] ? r->why : s->cur->err.msg;
+	tui_put(y++, 1, w, tui_attr(t, C_BAD), "No serving plan:");
+	y += put_wrapped(y, 3, w - 2, 0, 0, why, HP_MIN(3, h - 3));
+	if (r->has_nearest) {
+		const struct serve_plan *n = &r->nearest;
+		char tps[16];
+		hp_fmt_count(tps, sizeof tps, n->out_tps);
+		tui_putf(y++, 1, w, tui_attr(t, C_WARN), "Nearest miss: %s", n->label);
+		if (n->req_s > 0) {
+			tui_putf(y++, 3, w - 2, 0, "%d GPUs, %.2f req/s, %s output tok/s", n->gpus,
+				 n->req_s, tps);
+		} else if (isfinite(n->ttft.p99)) {
+			char a[16], b[16];
+			fmt_lat(a, sizeof a, n->ttft.p99);
+			fmt_lat(b, sizeof b, n->tpot.p99);
+			tui_putf(y++, 3, w - 2, 0, "%d GPUs; one request alone: TTFT %s, TPOT %s", n->gpus,
+				 a, b);
+		} else {
+			tui_putf(y++, 3, w - 2, 0, "%d GPUs; does not fit", n->gpus);
+		}
+	}
+}
+
+static void draw_plans(struct tui *t, int y, int h)
+{
+	struct tui_serve *s = t->serve;
+	int wide = COLS >= 120, w = COLS - 2;
+	int lw = w - (wide ? 75 : 59);
+	char title[64], hdr[256];
+	snprintf(title, sizeof title, "Serving plans, %s first",
+		 s->so.objective == SERVE_OBJ_COST ? "cheapest" : "fastest");
+	tui_section(t, y++, 0, COLS, title);
+	h--;
+	if (!s->cur) {
+		tui_put(y, 1, w, tui_attr(t, C_DIM), "planning...");
+		return;
+	}
+	const struct serve_plan_result *r = &s->cur->res;
+	if (!r->n_plans) {
+		draw_no_plan(t, y, w, h);
+		return;
+	}
+	if (wide)
+		snprintf(hdr, sizeof hdr, "%3s %-*s %4s %6s %6s %8s %6s %7s %7s %7s %7s %-3s", "#", lw,
+			 "PLAN", "GPUS", "TOK/S", "REQ/S", "$/H", "$/MTOK", "TTFT50", "TTFT99", "TPOT50",
+			 "TPOT99", "FIT");
+	else
+		snprintf(hdr, sizeof hdr, "%3s %-*s %4s %6s %6s %8s %6s %7s %7s %-3s", "#", lw, "PLAN",
+			 "GPUS", "TOK/S", "REQ/S", "$/H", "$/MTOK", "TTFT99", "TPOT99", "FIT");
+	tui_put(y++, 1, w, tui_attr(t, C_TITLE), hdr);
+	int rows = HP_MIN(r->n_plans, h - 3);
+	tui_list_fix(&s->lplans, r->n_plans, rows);
+	for (int i = 0; i < rows && s->lplans.top + i < r->n_plans; i++) {
+		int k = s->lplans.top + i, sel = k == s->lplans.sel;
+		int a = sel ? tui_attr(t, s->pane == 1 ? C_SEL : C_SEL_DIM) : 0;
+		char line[1024];
+		plan_row(line, sizeof line, k + 1, &r->plans[k], lw, wide);
+		if (sel)
+			tui_fill(y + i, 0, COLS, a);
+		tui_put(y + i, 1, w, a | (r->plans[k].fits ? 0 : tui_attr(t, C_WARN)), line);
+	}
+	if (s->pane == 1) {
+		t->mouse_list = &s->lplans;
+		t->mouse_y0 = y;
+		t->mouse_rows = HP_MIN(rows, r->n_plans);
+	}
+	draw_launch(t, y + rows, w, h - 2 - rows);
+	tui_putf(y + h - 2, 1, w, tui_attr(t, C_DIM),
+		 "%d instance configuration%s x %d request bucket%s, fleet ILP", r->n_cands,
+		 r->n_cands == 1 ? "" : "s", r->n_buckets, r->n_buckets == 1 ? "" : "s");
+}
+
+void view_serve_draw(struct tui *t, int y0, int h)
+{
+	struct tui_serve *s = t->serve;
+	int lw = COLS >= 120 ? 44 : 36;
+	int top = SF_COUNT + 1;              /* the fields and their title */
+	char title[80];
+	snprintf(title, sizeof title, "Serving %.40s", s->m.display[0] ? s->m.display : s->m.name);
+	tui_section(t, y0, 0, lw, title);
+	draw_fields(t, y0 + 1, 0, lw, SF_COUNT);
+	for (int y = y0; y < y0 + top; y++)
+		tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
+	draw_plan(t, y0, lw + 1, COLS - lw - 1, top);
+	draw_plans(t, y0 + top, h - top);
+}
+
+/* ---- keys */
+
+static int field_enter(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	int f = s->lfields.sel;
+	if (!sfields[f].hint)
+		return field_cycle(t, f, 1) ? R_DRAW : R_NONE;
+	char title[160], v[64];
+	field_get(s, f, v, sizeof v);
+	snprintf(title, sizeof title, "%s (%s):", sfields[f].label, sfields[f].hint);
+	tui_start_prompt(t, P_SERVE_FIELD, title, v);
+	return R_DRAW;
+}
+
+int view_serve_key(struct tui *t, int action, int ch)
+{
+	struct tui_serve *s = t->serve;
+	int n_plans = s->cur ? s->cur->res.n_plans : 0;
+	if (action == ACT_NONE) {
+		tui_list_fix(&s->lfields, SF_COUNT, SF_COUNT);
+		tui_list_fix(&s->lplans, n_plans, tui_view_rows());
+		return R_DRAW;
+	}
+	if (action == ACT_PANE) {
+		s->pane = !s->pane;
+		return R_DRAW;
+	}
+	if (s->pane == 1) {
+		if (tui_list_move(&s->lplans, action, n_plans, tui_view_rows() - SF_COUNT - 4))
+			return R_DRAW;
+		return action == ACT_ENTER || action == ACT_LEFT ? (s->pane = 0, R_DRAW) : R_PASS;
+	}
+	if (tui_list_move(&s->lfields, action, SF_COUNT, SF_COUNT))
+		return R_DRAW;
+	switch (action) {
+	case ACT_ENTER: return field_enter(t);
+	case ACT_LEFT:
+	case ACT_RIGHT:
+		field_cycle(t, s->lfields.sel, action == ACT_RIGHT ? 1 : -1);
+		return R_DRAW;
+	default:
+		return R_PASS;
+	}
+}
+
+void tui_serve_status(struct tui *t, char *buf, size_t n)
+{
+	const struct tui_serve *s = t->serve;
+	if (tui_serve_busy(t))
+		snprintf(buf, n, "planning serving");
+	else if (s->cur)
+		snprintf(buf, n, "%d serving plan%s", s->cur->res.n_plans,
+			 s->cur->res.n_plans == 1 ? "" : "s");
+	else
+		*buf = 0;
+}
+
+int serve_rows(struct tui *t, struct tui_list **l)
+{
+	*l = &t->serve->lplans;
+	return t->serve->cur ? t->serve->cur->res.n_plans : 0;
+}
+
+void serve_row_text(struct tui *t, int row, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", t->serve->cur->res.plans[row].label);
+}
