@@ -392,7 +392,7 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--fp16");
 	else
 		ARG("--bf16");
-	if (framework_get(p->framework)->grad_reduce_fp32)
+	if (plan_grad_fp32(p))
 		ARG("--accumulate-allreduce-grads-in-fp32");
 	if (p->precision == HP_FP8) {
 		ARG("--fp8-format hybrid");

@@ -278,7 +278,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	 * overlap_comm applies to its ZeRO optimizer without pipelining. */
 	if (p->framework == FW_DEEPSPEED && x->pp > 1)
 		gov = 0;
-	double gb = framework_get(p->framework)->grad_reduce_fp32 ? 4 : 2;
+	double gb = plan_grad_fp32(p) ? 4 : 2;
 	double buckets = fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
 	double t_dp = 0, exposed = 0, dbytes = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;

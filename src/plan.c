@@ -25,7 +25,7 @@ void plan_init(struct plan *p)
 	p->sp = 1;
 	p->flash = 1;
 	p->framework = FW_ANY;
-	p->tp_overlap = p->grad_overlap = p->param_overlap = -1;
+	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
 }
 
 int plan_tp_overlap(const struct plan *p)
@@ -36,6 +36,11 @@ int plan_tp_overlap(const struct plan *p)
 int plan_grad_overlap(const struct plan *p)
 {
 	return p->grad_overlap >= 0 ? p->grad_overlap : framework_get(p->framework)->grad_overlap;
+}
+
+int plan_grad_fp32(const struct plan *p)
+{
+	return p->grad_fp32 >= 0 ? p->grad_fp32 : framework_get(p->framework)->grad_reduce_fp32;
 }
 
 int plan_param_overlap(const struct plan *p)
@@ -170,7 +175,8 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas ||
 	    a->framework != b->framework || plan_tp_overlap(a) != plan_tp_overlap(b) ||
 	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
-	    plan_param_overlap(a) != plan_param_overlap(b))
+	    plan_param_overlap(a) != plan_param_overlap(b) ||
+	    plan_grad_fp32(a) != plan_grad_fp32(b))
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -299,6 +305,7 @@ static const struct hp_field_custom sched_custom = {
 static int eff_tp_overlap(const void *p) { return plan_tp_overlap(p); }
 static int eff_grad_overlap(const void *p) { return plan_grad_overlap(p); }
 static int eff_param_overlap(const void *p) { return plan_param_overlap(p); }
+static int eff_grad_fp32(const void *p) { return plan_grad_fp32(p); }
 
 static const char *const on_off[] = { "off", "on" };
 static const char *const attention[] = { "unfused", "flash" };
@@ -349,6 +356,9 @@ static const struct hp_field plan_field_list[] = {
 	{ .key = "param_overlap", .flag = "param-overlap", .kind = FK_BOOL,
 	  .off = PF(param_overlap), .names = on_off, .effective = eff_param_overlap,
 	  .help = "DP parameter gather behind forward; absent: the framework's default" },
+	{ .key = "grad_reduce_fp32", .flag = "grad-reduce-fp32", .kind = FK_BOOL,
+	  .off = PF(grad_fp32), .names = on_off, .effective = eff_grad_fp32,
+	  .help = "DP gradients reduced in fp32; absent: the framework's default" },
 };
 #undef PF
 

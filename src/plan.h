@@ -76,6 +76,8 @@ struct plan {
 	 * through plan_tp_overlap() and friends. */
 	int tp_overlap;       /* TP collectives behind GEMMs (--tp-comm-overlap) */
 	int grad_overlap;     /* DP gradient reduce behind backward (--overlap-grad-reduce) */
+	int grad_fp32;        /* DP gradients reduced in fp32 (--accumulate-allreduce-grads-in-fp32,
+			       * DeepSpeed fp32_allreduce) */
 	int param_overlap;    /* DP parameter gather behind forward (--overlap-param-gather,
 			       * ZeRO-3 / FSDP prefetch) */
 	int n_replicas;       /* groups */
@@ -138,6 +140,9 @@ int plan_master_parse(const char *s, enum hp_master *out);
 int plan_tp_overlap(const struct plan *p);
 int plan_grad_overlap(const struct plan *p);
 int plan_param_overlap(const struct plan *p);
+/* Whether data-parallel gradients are reduced in fp32 (4 bytes) rather than
+ * the 16-bit dtype: the key, else the framework's default. */
+int plan_grad_fp32(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

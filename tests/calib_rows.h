@@ -170,8 +170,8 @@ static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec 
  * (ranks 12-15) hold the last stage, or whole replicas when pp is 1. The
  * partition in the row's label splits the 30 PipelineModule entries:
  * 0 embedding, 1 a transpose, 2-25 the 24 layers, 26-29 transpose, final
- * norm, tied output embedding and the loss. fp32_allreduce (ds_config) is
- * not expressible in a plan yet: gradients are reduced in fp16. */
+ * norm, tied output embedding and the loss. ds_config sets fp32_allreduce:
+ * gradients are reduced in fp32. */
 static void row_build_amphet(const struct catalog *cat, struct calib_row *r, const char *label,
 			     int tp, int pp, int dp, int mbs, int gbs)
 {
@@ -203,6 +203,7 @@ static void row_build_amphet(const struct catalog *cat, struct calib_row *r, con
 	size_t n = (size_t)snprintf(js, sizeof js,
 		"{\"mbs\": %d, \"gbs\": %d, \"precision\": \"fp16\", \"zero\": 0,"
 		" \"framework\": \"deepspeed\", \"flash\": false, \"sp\": false,"
+		" \"grad_reduce_fp32\": true,"
 		" \"replicas\": [", mbs, gbs);
 	/* Replicas with the same pools stage by stage form one group. */
 	char sig[16][20];

@@ -19,7 +19,7 @@ static const char plan_text[] =
 	"\"loss\":\"eager\",\"zero\":3,\"master\":\"sharded\",\"schedule\":\"interleaved:4\","
 	"\"cp\":2,\"ep\":4,\"sp\":false,\"flash\":false,\"framework\":\"torchtitan\","
 	"\"tp_overlap\":true,\"grad_overlap\":false,\"param_overlap\":true,"
-	"\"replicas\":[{\"stages\":[{\"pool\":\"h100\",\"tp\":8,\"first_layer\":0,"
+	"\"grad_reduce_fp32\":false,\"replicas\":[{\"stages\":[{\"pool\":\"h100\",\"tp\":8,\"first_layer\":0,"
 	"\"last_layer\":79}]}]}";
 
 TEST(plan_json_reads_every_key)
@@ -49,6 +49,7 @@ TEST(plan_json_reads_every_key)
 	CHECK_EQ_INT(p.tp_overlap, 1);
 	CHECK_EQ_INT(p.grad_overlap, 0);
 	CHECK_EQ_INT(p.param_overlap, 1);
+	CHECK_EQ_INT(p.grad_fp32, 0);   /* torchtitan's default is fp32: the key wins */
 	CHECK_EQ_INT(p.n_replicas, 1);
 	CHECK_EQ_INT(p.replicas[0].stages[0].tp, 8);
 	plan_free(&p);
@@ -72,7 +73,8 @@ TEST(plan_json_writes_the_schema)
 		     "\"recompute\":\"selective-op\",\"loss\":\"eager\",\"zero\":3,"
 		     "\"schedule\":\"interleaved:4\",\"cp\":2,\"ep\":4,\"sp\":false,"
 		     "\"flash\":false,\"framework\":\"torchtitan\",\"tp_overlap\":true,"
-		     "\"grad_overlap\":false,\"param_overlap\":true,\"replicas\":[{\"count\":1,"
+		     "\"grad_overlap\":false,\"param_overlap\":true,\"grad_reduce_fp32\":false,"
+		     "\"replicas\":[{\"count\":1,"
 		     "\"batch_share\":1,\"stages\":[{\"pool\":\"h100\",\"gpu\":\"H100-SXM\","
 		     "\"tp\":8,\"first_layer\":0,\"last_layer\":79}]}]}");
 	free(s);
