@@ -14,12 +14,6 @@
 #include <stddef.h>
 #include "sbuf.h"
 
-/* Length of the valid UTF-8 sequence at s (1 to 4 bytes), or 0 when the
- * bytes there are not one: a stray continuation byte, an overlong form, a
- * surrogate, a code point over U+10FFFF, or a truncated sequence. *cp gets
- * the code point when not NULL. */
-int esc_utf8_len(const char *s, unsigned *cp);
-
 /* 1 when s is printable UTF-8 (no C0/C1 control characters, no DEL, no
  * invalid sequences) of at most max_bytes bytes; 0 otherwise. */
 int esc_is_printable(const char *s, size_t max_bytes);

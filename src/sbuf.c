@@ -1,6 +1,5 @@
 /* sbuf.c — growing text buffer (see sbuf.h). */
 #include "sbuf.h"
-#include "escape.h"
 #include "util.h"
 
 #include <stdarg.h>
@@ -62,22 +61,6 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
-}
-
-/* The sinks live in escape.c; these names stay for the report renderers. */
-void sbuf_add_html(struct sbuf *b, const char *s)
-{
-	esc_html(b, s);
-}
-
-void sbuf_add_md(struct sbuf *b, const char *s)
-{
-	esc_md(b, s);
-}
-
-void sbuf_add_csv(struct sbuf *b, const char *s)
-{
-	esc_csv(b, s);
 }
 
 char *sbuf_take(struct sbuf *b, size_t *len)

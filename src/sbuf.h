@@ -20,7 +20,9 @@ void sbuf_add(struct sbuf *b, const char *s);
 void sbuf_addn(struct sbuf *b, const char *s, size_t n);
 void sbuf_addc(struct sbuf *b, char c);
 void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The output sinks of escape.h under their older names: */
+/* The output sinks of escape.h under their older names, kept for the
+ * report renderers; defined in escape.c (sbuf.c stays below escape.c).
+ * New code calls esc_html, esc_md and esc_csv. */
 /* s with & < > " ' replaced by entities (HTML text and attributes, SVG). */
 void sbuf_add_html(struct sbuf *b, const char *s);
 /* s for a Markdown table cell: HTML-escaped, | escaped, newlines as spaces. */

@@ -1,7 +1,7 @@
 /* util.c — allocation with one out-of-memory policy, error messages, and the
  * number and size parsers every front end shares. */
 #include "util.h"
-#include "escape.h"
+#include "utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -81,13 +81,13 @@ int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
 		return -1;
 	/* Messages echo values from files and feeds and are shown on a
 	 * terminal or in the TUI: control characters go through the terminal
-	 * sink (escape.h) here, once for every message. */
+	 * form (utf8.h) here, once for every message. */
 	char raw[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	esc_term_buf(err->msg, sizeof err->msg, raw);
+	utf8_term_buf(err->msg, sizeof err->msg, raw);
 	err->code = code;
 	return -1;
 }
