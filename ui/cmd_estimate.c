@@ -12,15 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char estimate_usage[] =
-	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above estimate_help. */
+const char cmd_estimate_usage[] =
+	"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
 	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
 	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
 	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
 	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
 	"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
-	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n";
+
+static const char estimate_help[] =
 	"\n"
 	"  -c, --cluster FILE   cluster JSON (pools, fabric)\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...], e.g. 16x8xH100-SXM,nics=8,nic_gbps=400\n"
@@ -205,7 +209,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	while ((o = getopt_long(argc, argv, ":c:m:h", estimate_opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
-			fputs(estimate_usage, stdout);
+			cli_usage(stdout, cmd_estimate_usage, estimate_help);
 			rc = 0;
 			goto out;
 		case 'c': cluster_file = optarg; break;

@@ -10,5 +10,7 @@ struct catalog;
  * input (cluster, model or plan), 1 I/O failure writing -o. */
 int cmd_launch(int argc, char **argv, const struct catalog *cat);
 const struct option *cmd_launch_options(void);
+/* Its synopsis, without "usage: " (the command table's usage). */
+extern const char cmd_launch_usage[];
 
 #endif

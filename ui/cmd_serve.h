@@ -10,5 +10,7 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat);
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_serve_options(void);
+/* Its synopsis, without "usage: " (the command table's usage). */
+extern const char cmd_serve_usage[];
 
 #endif

@@ -6,6 +6,7 @@
 #include "jsonx.h"
 #include "pricing.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -70,6 +71,12 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 	pricing_apply(&pb, c);
 	pricing_free(&pb);
 	return 0;
+}
+
+void cli_usage(FILE *f, const char *usage, const char *help)
+{
+	assert(f && usage && help);
+	fprintf(f, "usage: %s%s", usage, help);
 }
 
 int usage_error(const char *cmd, const char *flag, const char *want, const char *got)

@@ -19,6 +19,11 @@ int cli_fail(const struct hp_err *err, int fallback);
  * message for a bad flag value in every command. */
 int usage_error(const char *cmd, const char *flag, const char *want, const char *got);
 
+/* A command's --help: "usage: " and its synopsis (the command table's
+ * usage, lines after the first already indented), then help, the rest of
+ * its text (may be ""), to f. Neither may be NULL (asserted). */
+void cli_usage(FILE *f, const char *usage, const char *help);
+
 /* After option parsing: no stray arguments, a model and a cluster given.
  * Returns 0, or HP_EXIT_USAGE after printing what is missing. */
 int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,

@@ -13,6 +13,8 @@ struct completion_cmd {
 	const char *name;
 	const char *summary;
 	const struct option *opts;    /* NULL-name terminated; NULL = none */
+	const char *usage;            /* synopsis: "--opt a|b|c" gives the
+					 values of --opt; NULL = none */
 };
 
 /* Write the completion script for shell ("bash", "zsh" or "fish") to f:
