@@ -13,6 +13,15 @@
 #      includes the TUI's internals (tui_int.h or a tui_*.h).
 # A cycle is printed as "a -> b -> a" with the #include that closes each
 # step. Run from the repository root.
+#
+# Cycles known when this test was written, each in its owner's files and
+# each to be removed from this list when it is broken: they print as
+# "known", not as failures; any other cycle fails. A private header that
+# includes its module's public one (x_int.h -> x.h, included by x.c) is
+# how these show: x.c and its siblings call each other through it.
+KNOWN_CYCLES="src/perf -> src/perf_int -> src/perf
+src/report -> src/report_priv -> src/report
+ui/tui -> ui/tui_int -> ui/tui"
 set -u
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
@@ -98,14 +107,24 @@ rc=$?
 [ -n "${LAYERS_SELFTEST:-}" ] && { echo "$out"; exit 0; }
 [ "$rc" = 0 ] && ok || bad "the include scan failed (python3 exit $rc)"
 echo "$out" | head -1
-# The scan must have seen the tree: src/ and ui/ hold over 50 modules
-# (counted by hand: 30 src/*.c plus header-only perf_int.h, report_priv.h;
-# 28 ui/*.c), so a scan that found none would pass vacuously.
+# The scan must have seen the tree, or it passes vacuously: src/ and ui/
+# held 51 modules when this was written (counted with ls: 27 src/*.c, the
+# header-only perf_int.h and report_priv.h, 21 ui/*.c and tui_int.h);
+# files come and go, so at least 40.
 n=$(echo "$out" | sed -n '1s/^modules \([0-9]*\) .*/\1/p')
-[ "${n:-0}" -gt 50 ] && ok || bad "the scan found ${n:-0} modules, expected over 50"
-if echo "$out" | grep -q '^PROBLEM'; then
-	echo "$out" | sed -n '/^PROBLEM/,$p' | sed 's/^PROBLEM /FAIL: /'
-	fail=$((fail + $(echo "$out" | grep -c '^PROBLEM')))
+[ "${n:-0}" -ge 40 ] && ok || bad "the scan found ${n:-0} modules, expected at least 40"
+problems=$(echo "$out" | sed -n '/^PROBLEM/,$p')
+echo "$KNOWN_CYCLES" | while IFS= read -r k; do
+	echo "$problems" | grep -qxF "PROBLEM a. include cycle: $k" &&
+		echo "known (not a failure): $k" || echo "note: '$k' is gone; remove it from KNOWN_CYCLES"
+done
+new=$(echo "$problems" | awk -v known="$KNOWN_CYCLES" '
+	BEGIN { n = split(known, k, "\n"); for (i = 1; i <= n; i++) skip["PROBLEM a. include cycle: " k[i]] = 1 }
+	/^PROBLEM/ { show = !($0 in skip) }
+	show { print }')
+if [ -n "$new" ]; then
+	echo "$new" | sed 's/^PROBLEM /FAIL: /'
+	fail=$((fail + $(echo "$new" | grep -c '^PROBLEM')))
 else
 	ok
 fi
