@@ -5,6 +5,7 @@
 #include "escape.h"
 #include "utf8.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 int esc_is_printable(const char *s, size_t max_bytes)
 {
+	assert(s);
 	size_t len = 0;
 	while (s[len]) {
 		unsigned cp;
@@ -27,6 +29,7 @@ int esc_is_printable(const char *s, size_t max_bytes)
 
 void esc_scrub(char *s)
 {
+	assert(s);
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
@@ -46,6 +49,7 @@ static void add_hex(struct sbuf *b, unsigned char c)
 
 void esc_term(struct sbuf *b, const char *s)
 {
+	assert(b && s);
 	char one[UTF8_TERM_MAX];
 	while (*s) {
 		size_t k;
@@ -67,6 +71,7 @@ static int shell_safe(char c)
 
 void esc_shell(struct sbuf *b, const char *s)
 {
+	assert(b && s);
 	int plain = *s != '\0', printable = esc_is_printable(s, (size_t)-1);
 	for (const char *p = s; *p && plain; p++)
 		plain = shell_safe(*p);
@@ -112,6 +117,7 @@ static int plain_number(const char *s)
 
 void esc_csv(struct sbuf *b, const char *s)
 {
+	assert(b && s);
 	int guard = strchr("=+-@\t\r", *s) && *s && !plain_number(s);
 	if (!guard && !strpbrk(s, ",\"\r\n")) {
 		sbuf_add(b, s);
@@ -130,6 +136,7 @@ void esc_csv(struct sbuf *b, const char *s)
 
 void esc_html(struct sbuf *b, const char *s)
 {
+	assert(b && s);
 	for (; *s; s++) {
 		switch (*s) {
 		case '&': sbuf_add(b, "&amp;"); break;
@@ -144,6 +151,7 @@ void esc_html(struct sbuf *b, const char *s)
 
 void esc_md(struct sbuf *b, const char *s)
 {
+	assert(b && s);
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
@@ -168,6 +176,7 @@ void esc_md(struct sbuf *b, const char *s)
 
 void esc_json(struct sbuf *b, const char *s)
 {
+	assert(b && s);
 	while (*s) {
 		int n = utf8_len(s, NULL);
 		if (n) {

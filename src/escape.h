@@ -7,7 +7,12 @@
  * program, so that no path that skipped validation can retitle a terminal,
  * run a command from a launch script, start a spreadsheet formula or break
  * a JSON document. Each appends to a struct sbuf (appends never fail);
- * esc_term_buf is the fixed-buffer form of esc_term for printf and curses. */
+ * esc_term_buf is the fixed-buffer form of esc_term for printf and curses.
+ *
+ * Contract for all: s is a NUL-terminated string and b a buffer from
+ * sbuf_init, neither NULL (asserted); the sinks append and never fail
+ * (memory as util.h); nothing returned needs freeing except by
+ * esc_json_print's caller. */
 #ifndef HP_ESCAPE_H
 #define HP_ESCAPE_H
 
@@ -55,7 +60,8 @@ void esc_md(struct sbuf *b, const char *s);
  * section 8.1). */
 void esc_json(struct sbuf *b, const char *s);
 /* cJSON_Print(o) through esc_json: the JSON sink for whole documents.
- * Caller frees. */
+ * Never NULL ("null" when o is NULL or cJSON cannot print it); caller
+ * frees. */
 struct cJSON;
 char *esc_json_print(const struct cJSON *o);
 

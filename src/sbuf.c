@@ -2,6 +2,7 @@
 #include "sbuf.h"
 #include "util.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +33,17 @@ static void grow(struct sbuf *b, size_t need)
 
 void sbuf_addn(struct sbuf *b, const char *s, size_t n)
 {
+	assert(b && (s || !n));
 	grow(b, n);
-	memcpy(b->s + b->len, s, n);
+	if (n)
+		memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
 }
 
 void sbuf_add(struct sbuf *b, const char *s)
 {
+	assert(s);
 	sbuf_addn(b, s, strlen(s));
 }
 
@@ -50,6 +54,7 @@ void sbuf_addc(struct sbuf *b, char c)
 
 void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 {
+	assert(b && fmt);
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);

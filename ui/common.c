@@ -15,12 +15,14 @@
 
 int cli_fail(const struct hp_err *err, int fallback)
 {
+	assert(err);
 	fprintf(stderr, "hetplan: %s\n", err->msg);
 	return err->code ? err->code : fallback;
 }
 
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 {
+	assert(s && f);
 	static const char *const names[] = { "table", "json", "csv", "md" };
 	for (unsigned i = 0; i < HP_ARRAY_LEN(names); i++)
 		if ((allowed & (1u << i)) && !strcmp(s, names[i])) {
@@ -52,6 +54,7 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 		      int n_pools, int use_price_book, const struct catalog *cat,
 		      struct cluster *c)
 {
+	assert(cmd && cat && c && (pools || !n_pools));
 	struct hp_err err = { 0 };
 	if (cluster_file && cluster_load(c, cluster_file, cat, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
@@ -90,6 +93,7 @@ int usage_error(const char *cmd, const char *flag, const char *want, const char 
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err)
 {
+	assert(cat && arg && out);
 	const struct model_spec *m = catalog_model(cat, arg);
 	struct stat st;
 	if (m && stat(arg, &st) != 0) {
@@ -116,6 +120,7 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
 {
+	assert(path && (data || !len));
 	if (strcmp(path, "-"))
 		return hp_write_file_atomic(path, data, len, err);
 	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)

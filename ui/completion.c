@@ -10,6 +10,7 @@
  *   options that take a value complete nothing. */
 #include "completion.h"
 
+#include <assert.h>
 #include <string.h>
 
 enum value_kind { V_NONE, V_FILE, V_MODEL, V_GPU, V_WORDS, V_NUMBER };
@@ -223,6 +224,7 @@ static void write_fish(FILE *f, const struct completion_cmd *cmds, int n,
 int completion_write(FILE *f, const char *shell, const struct completion_cmd *cmds, int n,
 		     const struct option *global, const struct catalog *cat)
 {
+	assert(f && shell && cat && (cmds || n <= 0));
 	if (!strcmp(shell, "bash")) {
 		write_bash(f, cmds, n, global, cat);
 	} else if (!strcmp(shell, "zsh")) {
