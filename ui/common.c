@@ -50,6 +50,45 @@ int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_a
 	return 0;
 }
 
+int cli_getopt_error(const char *cmd, int o, char **argv)
+{
+	assert(cmd && argv && optind > 0);
+	if (o == ':')
+		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, argv[optind - 1]);
+	else
+		fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
+			argv[optind - 1]);
+	return HP_EXIT_USAGE;
+}
+
+int cli_add_pool(const char *cmd, struct cli_inputs *in, const char *spec)
+{
+	assert(cmd && in && spec);
+	if (in->n_pools == HP_MAX_POOLS) {
+		fprintf(stderr, "hetplan %s: --pool: at most %d pools\n", cmd, HP_MAX_POOLS);
+		return HP_EXIT_USAGE;
+	}
+	in->pools[in->n_pools++] = spec;
+	return 0;
+}
+
+int cli_load_inputs(const char *cmd, int argc, char **argv, const struct cli_inputs *in,
+		    int use_price_book, const struct catalog *cat, struct cluster *c,
+		    struct model_spec *m)
+{
+	struct hp_err err = { 0 };
+	int rc;
+	if ((rc = cli_check_inputs(cmd, argc, argv, in->model_arg, in->cluster_file,
+				   in->n_pools)))
+		return rc;
+	if ((rc = cli_build_cluster(cmd, in->cluster_file, in->pools, in->n_pools,
+				    use_price_book, cat, c)))
+		return rc;
+	if (cli_load_model(cat, in->model_arg, m, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	return 0;
+}
+
 int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
 		      int n_pools, int use_price_book, const struct catalog *cat,
 		      struct cluster *c)

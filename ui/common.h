@@ -31,6 +31,31 @@ void cli_usage(FILE *f, const char *usage, const char *help);
 int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,
 		     const char *cluster_file, int n_pools);
 
+/* The end of every getopt_long loop: for o == ':' print "hetplan CMD:
+ * --FLAG: missing value", for anything else "hetplan CMD: unknown option
+ * '--FLAG' (try --help)" (the flag is argv[optind - 1]). Returns
+ * HP_EXIT_USAGE. */
+int cli_getopt_error(const char *cmd, int o, char **argv);
+
+/* What -c, --pool and -m collect: the inputs of a command that plans. */
+struct cli_inputs {
+	const char *cluster_file;         /* -c, or NULL */
+	const char *model_arg;            /* -m, or NULL */
+	const char *pools[HP_MAX_POOLS];  /* --pool specs, in order */
+	int n_pools;
+};
+
+/* Keep one --pool SPEC (not copied: argv outlives it). Returns 0, or
+ * HP_EXIT_USAGE after printing that there are more than HP_MAX_POOLS. */
+int cli_add_pool(const char *cmd, struct cli_inputs *in, const char *spec);
+
+/* After option parsing: cli_check_inputs, cli_build_cluster into c (from
+ * cluster_init) and cli_load_model into m, in that order. Returns 0, or
+ * the exit status of the first that failed, its error printed. */
+int cli_load_inputs(const char *cmd, int argc, char **argv, const struct cli_inputs *in,
+		    int use_price_book, const struct catalog *cat, struct cluster *c,
+		    struct model_spec *m);
+
 /* Build the cluster c (from cluster_init) from -c FILE (may be NULL) and
  * the n_pools --pool specs, then, when use_price_book, price the pools
  * that have no explicit price from the price book (embedded snapshot and
