@@ -50,9 +50,9 @@ deps test 0 "tmux groff-base"
 	bad "test: exit $rc, apt-get: $(cat "$T/log" 2>/dev/null)"
 # The Makefile runs it before building and before testing.
 for t in run check; do
-	make -n "$t" 2>/dev/null | grep -q 'tools/deps.sh build' && ok || bad "make $t does not run tools/deps.sh"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n "$t" 2>/dev/null | grep -q 'tools/deps.sh build' && ok || bad "make $t does not run tools/deps.sh"
 done
-make -n check 2>/dev/null | grep -q 'tools/deps.sh test' && ok || bad "make check does not run tools/deps.sh test"
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -n check 2>/dev/null | grep -q 'tools/deps.sh test' && ok || bad "make check does not run tools/deps.sh test"
 
 # Every package name is one this machine's Debian has a candidate for.
 # (Skipped where apt has no package lists: `apt-get update` was never run.)
