@@ -2,6 +2,7 @@
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 #
 #   make            build ./hetplan
+#   make deps       install the missing Debian packages (tools/deps.sh)
 #   make run        install missing packages, build, open the TUI
 #   make check      install missing packages, build, run every test
 #   make asan       the test suite under AddressSanitizer + UBSan
@@ -60,10 +61,10 @@ $(BUILD)/%.o: %.c $(BUILD)/%.d | $(BUILD)/embed.h
 	@touch $@   # clang writes the .d after the .o; keep the object newer
 
 # The catalogs are compiled into the binary so hetplan runs with no files
-# installed. tests/embed.sh writes one C array per file.
-$(BUILD)/embed.c: $(EMBED) tests/embed.sh
+# installed. tools/embed.sh writes one C array per file.
+$(BUILD)/embed.c: $(EMBED) tools/embed.sh
 	@mkdir -p $(BUILD)
-	sh tests/embed.sh $(BUILD)/embed $(EMBED)
+	sh tools/embed.sh $(BUILD)/embed $(EMBED)
 
 # One recipe writes both files; the header just follows the C file, so a
 # parallel make never runs the generator twice at once.
@@ -78,11 +79,11 @@ $(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/tests/%.d $(BUILD)/libhetplan.a
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
 
 # Missing build or test packages are installed with apt-get when we are root,
-# otherwise the exact command is printed and make stops.
+# otherwise the exact command is printed and make stops (tools/deps.sh).
 deps:
-	@sh tests/deps.sh build
+	@sh tools/deps.sh build
 deps-test:
-	@sh tests/deps.sh test
+	@sh tools/deps.sh test
 
 run: deps
 	@$(MAKE) --no-print-directory hetplan
@@ -167,11 +168,12 @@ uninstall:
 clean:
 	rm -rf build build-asan build-fuzz hetplan
 
-# Refit the performance model's constants (prints them; see tests/tools/fit.c).
+# Refit the performance model's constants (prints them; see tools/fit.c,
+# which shares the measured rows and the loss with tests/test_accuracy.c).
 fit: $(BUILD)/libhetplan.a
-	@mkdir -p $(BUILD)/tests
-	$(CC) $(CFLAGS) -Itests -o $(BUILD)/tests/fit tests/tools/fit.c $(BUILD)/libhetplan.a $(LDLIBS)
-	$(BUILD)/tests/fit
+	@mkdir -p $(BUILD)/tools
+	$(CC) $(CFLAGS) -Itests -o $(BUILD)/tools/fit tools/fit.c $(BUILD)/libhetplan.a $(LDLIBS)
+	$(BUILD)/tools/fit
 
 # Header dependencies written by -MMD (absent before the first build).
 # Named explicitly so that a missing one counts as out of date (a pattern

@@ -7,18 +7,17 @@
  * program, so that no path that skipped validation can retitle a terminal,
  * run a command from a launch script, start a spreadsheet formula or break
  * a JSON document. Each appends to a struct sbuf (appends never fail);
- * esc_term_buf is the fixed-buffer form of esc_term for printf and curses. */
+ * esc_term_buf is the fixed-buffer form of esc_term for printf and curses.
+ *
+ * Contract for all: s is a NUL-terminated string and b a buffer from
+ * sbuf_init, neither NULL (asserted); the sinks append and never fail
+ * (memory as util.h); nothing returned needs freeing except by
+ * esc_json_print's caller. */
 #ifndef HP_ESCAPE_H
 #define HP_ESCAPE_H
 
 #include <stddef.h>
 #include "sbuf.h"
-
-/* Length of the valid UTF-8 sequence at s (1 to 4 bytes), or 0 when the
- * bytes there are not one: a stray continuation byte, an overlong form, a
- * surrogate, a code point over U+10FFFF, or a truncated sequence. *cp gets
- * the code point when not NULL. */
-int esc_utf8_len(const char *s, unsigned *cp);
 
 /* 1 when s is printable UTF-8 (no C0/C1 control characters, no DEL, no
  * invalid sequences) of at most max_bytes bytes; 0 otherwise. */
@@ -61,7 +60,8 @@ void esc_md(struct sbuf *b, const char *s);
  * section 8.1). */
 void esc_json(struct sbuf *b, const char *s);
 /* cJSON_Print(o) through esc_json: the JSON sink for whole documents.
- * Caller frees. */
+ * Never NULL ("null" when o is NULL or cJSON cannot print it); caller
+ * frees. */
 struct cJSON;
 char *esc_json_print(const struct cJSON *o);
 

@@ -3,6 +3,7 @@
 #include "sbuf.h"
 #include "escape.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 cJSON *jx_parse(const char *text, size_t len, const char *file,
 		struct hp_err *err)
 {
+	assert((text || !len) && file);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (root)
@@ -51,7 +53,8 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 	return NULL;
 }
 
-void jx_describe(const cJSON *v, char *buf, size_t n)
+/* Describe a JSON value for an error message ("-4", "\"abc\"", "an object"). */
+static void jx_describe(const cJSON *v, char *buf, size_t n)
 {
 	if (!v)
 		snprintf(buf, n, "nothing");
@@ -87,6 +90,7 @@ static int missing(const struct jx_ctx *c, const char *key, const char *expected
 int jx_int(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, long lo, long hi, int *out)
 {
+	assert(c && o && key && out && lo <= hi);
 	char what[96];
 	if (lo == 1 && hi >= 1000000)
 		snprintf(what, sizeof what, "a positive integer");
@@ -108,6 +112,7 @@ int jx_int(const struct jx_ctx *c, const cJSON *o, const char *key,
 int jx_num(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, double lo, double hi, double *out)
 {
+	assert(c && o && key && out && lo <= hi);
 	char what[96];
 	if (lo == 0 && hi >= 1e300)
 		snprintf(what, sizeof what, "a non-negative number");
@@ -126,6 +131,7 @@ int jx_num(const struct jx_ctx *c, const cJSON *o, const char *key,
 int jx_bool(const struct jx_ctx *c, const cJSON *o, const char *key,
 	    int required, int *out)
 {
+	assert(c && o && key && out);
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	if (!v)
 		return required ? missing(c, key, "true or false") : 1;
@@ -138,6 +144,7 @@ int jx_bool(const struct jx_ctx *c, const cJSON *o, const char *key,
 int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, char *out, size_t size)
 {
+	assert(c && o && key && out && size > 0);
 	char what[64];
 	snprintf(what, sizeof what, "a string of at most %zu characters", size - 1);
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -152,47 +159,47 @@ int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 	return 0;
 }
 
-const cJSON *jx_obj(const struct jx_ctx *c, const cJSON *o, const char *key,
-		    int required, int *bad)
+/* The member key of o when it is there and has_type says yes; NULL with
+ * *bad 0 when it is absent and optional; NULL with *bad 1 and c->err
+ * filled otherwise. */
+static const cJSON *member(const struct jx_ctx *c, const cJSON *o, const char *key,
+			   int required, int *bad, cJSON_bool (*has_type)(const cJSON *),
+			   const char *what)
 {
+	assert(c && o && key && bad);
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	*bad = 0;
 	if (!v) {
-		if (required)
-			*bad = missing(c, key, "an object") ? 1 : 1;
+		if (required) {
+			missing(c, key, what);
+			*bad = 1;
+		}
 		return NULL;
 	}
-	if (!cJSON_IsObject(v)) {
-		fail(c, key, v, "an object");
+	if (!has_type(v)) {
+		fail(c, key, v, what);
 		*bad = 1;
 		return NULL;
 	}
 	return v;
+}
+
+const cJSON *jx_obj(const struct jx_ctx *c, const cJSON *o, const char *key,
+		    int required, int *bad)
+{
+	return member(c, o, key, required, bad, cJSON_IsObject, "an object");
 }
 
 const cJSON *jx_arr(const struct jx_ctx *c, const cJSON *o, const char *key,
 		    int required, int *bad)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-	*bad = 0;
-	if (!v) {
-		if (required) {
-			missing(c, key, "an array");
-			*bad = 1;
-		}
-		return NULL;
-	}
-	if (!cJSON_IsArray(v)) {
-		fail(c, key, v, "an array");
-		*bad = 1;
-		return NULL;
-	}
-	return v;
+	return member(c, o, key, required, bad, cJSON_IsArray, "an array");
 }
 
 int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
 		  const char *const *known)
 {
+	assert(c && o && known);
 	const cJSON *it;
 	cJSON_ArrayForEach(it, o) {
 		int ok = 0;

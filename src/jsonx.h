@@ -18,31 +18,38 @@ struct jx_ctx {
 	struct hp_err *err;
 };
 
-/* Parse text (length-aware). On a syntax error, err names file, line and
- * column. Caller owns the result (cJSON_Delete). */
+/* Parse the len bytes at text (no NUL needed). Returns the tree, which the
+ * caller frees with cJSON_Delete, or NULL with err (HP_EXIT_INPUT) naming
+ * file, line and column of a syntax error, or the nesting limit. */
 cJSON *jx_parse(const char *text, size_t len, const char *file,
 		struct hp_err *err);
 
+/* The number key of o, a whole number from lo to hi (jx_int) or a
+ * finite one from lo to hi (jx_num), into *out. c, o, key and out must
+ * not be NULL and lo <= hi (asserted). */
 int jx_int(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, long lo, long hi, int *out);
 int jx_num(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, double lo, double hi, double *out);
+/* true or false into *out as 1 or 0. */
 int jx_bool(const struct jx_ctx *c, const cJSON *o, const char *key,
 	    int required, int *out);
 /* Copies at most size-1 bytes; a longer string is an error, and so is one
  * that is not printable UTF-8 (control characters, invalid sequences). */
 int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 	   int required, char *out, size_t size);
-/* An object or array member that must have a given type when present. */
+/* An object or array member that must have that type when present:
+ * returns it (borrowed from o; do not free), or NULL with *bad 0 when it
+ * is absent and not required, or NULL with *bad 1 and c->err filled when
+ * it is required and absent or has another type. */
 const cJSON *jx_obj(const struct jx_ctx *c, const cJSON *o, const char *key,
 		    int required, int *bad);
 const cJSON *jx_arr(const struct jx_ctx *c, const cJSON *o, const char *key,
 		    int required, int *bad);
 
-/* Describe a JSON value for an error message ("-4", "\"abc\"", "an object"). */
-void jx_describe(const cJSON *v, char *buf, size_t n);
-
-/* Complain about keys of o that are not in the NULL-terminated list known. */
+/* 0 when every key of o is in the NULL-terminated list known; -1 with
+ * c->err (HP_EXIT_INPUT) naming the first other key, the keys allowed and
+ * the nearest one ("did you mean") when it is within 2 edits. */
 int jx_check_keys(const struct jx_ctx *c, const cJSON *o,
 		  const char *const *known);
 

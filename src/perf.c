@@ -51,7 +51,7 @@
 #include <string.h>
 
 /* The shipped constants. Fitted ones are written by `make fit`
- * (tests/tools/fit.c) against tests/data/training.csv and
+ * (tools/fit.c) against tests/data/training.csv and
  * tests/data/vtrain-a100-single.csv; the others are set from the
  * sources in perf_const_table(). Generations without measured rows
  * take datasheet-class values and say so there. */

@@ -1,8 +1,8 @@
 /* sbuf.c — growing text buffer (see sbuf.h). */
 #include "sbuf.h"
-#include "escape.h"
 #include "util.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,14 +33,17 @@ static void grow(struct sbuf *b, size_t need)
 
 void sbuf_addn(struct sbuf *b, const char *s, size_t n)
 {
+	assert(b && (s || !n));
 	grow(b, n);
-	memcpy(b->s + b->len, s, n);
+	if (n)
+		memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
 }
 
 void sbuf_add(struct sbuf *b, const char *s)
 {
+	assert(s);
 	sbuf_addn(b, s, strlen(s));
 }
 
@@ -51,6 +54,7 @@ void sbuf_addc(struct sbuf *b, char c)
 
 void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 {
+	assert(b && fmt);
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
@@ -62,22 +66,6 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...)
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
-}
-
-/* The sinks live in escape.c; these names stay for the report renderers. */
-void sbuf_add_html(struct sbuf *b, const char *s)
-{
-	esc_html(b, s);
-}
-
-void sbuf_add_md(struct sbuf *b, const char *s)
-{
-	esc_md(b, s);
-}
-
-void sbuf_add_csv(struct sbuf *b, const char *s)
-{
-	esc_csv(b, s);
 }
 
 char *sbuf_take(struct sbuf *b, size_t *len)

@@ -2,6 +2,7 @@
  * escapes with its sink's function from escape.h and nothing else. */
 #include "table.h"
 #include "escape.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <assert.h>
@@ -215,7 +216,7 @@ static int term_width(const char *s)
 {
 	int w = 0;
 	while (*s) {
-		int n = esc_utf8_len(s, NULL);
+		int n = utf8_len(s, NULL);
 		s += n > 0 ? n : 1;
 		w++;
 	}

@@ -1,8 +1,9 @@
 /* util.c — allocation with one out-of-memory policy, error messages, and the
  * number and size parsers every front end shares. */
 #include "util.h"
-#include "escape.h"
+#include "utf8.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,13 +82,13 @@ int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
 		return -1;
 	/* Messages echo values from files and feeds and are shown on a
 	 * terminal or in the TUI: control characters go through the terminal
-	 * sink (escape.h) here, once for every message. */
+	 * form (utf8.h) here, once for every message. */
 	char raw[sizeof err->msg];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	esc_term_buf(err->msg, sizeof err->msg, raw);
+	utf8_term_buf(err->msg, sizeof err->msg, raw);
 	err->code = code;
 	return -1;
 }
@@ -111,6 +112,7 @@ void hp_err_prefix(struct hp_err *err, const char *fmt, ...)
 
 size_t hp_strlcpy(char *dst, const char *src, size_t dstsize)
 {
+	assert(src && (dst || !dstsize));
 	size_t n = strlen(src);
 	if (dstsize) {
 		size_t c = n < dstsize - 1 ? n : dstsize - 1;
@@ -143,6 +145,7 @@ void hp_name_key(char *dst, size_t dstsize, const char *src)
 
 int hp_edit_distance(const char *a, const char *b)
 {
+	assert(a && b);
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > 63 || lb > 63)
 		return 99;
@@ -189,6 +192,7 @@ static int parse_number(const char *s, double *v, const char **end)
 
 int hp_parse_quantity(const char *s, double *out)
 {
+	assert(out);
 	double v;
 	const char *e;
 	if (parse_number(s, &v, &e))
@@ -213,6 +217,7 @@ int hp_parse_quantity(const char *s, double *out)
 
 int hp_parse_bytes(const char *s, double *out)
 {
+	assert(out);
 	double v;
 	const char *e;
 	if (parse_number(s, &v, &e))
@@ -236,6 +241,7 @@ int hp_parse_bytes(const char *s, double *out)
 
 int hp_parse_duration(const char *s, double *seconds)
 {
+	assert(seconds);
 	double v;
 	const char *e;
 	if (parse_number(s, &v, &e))
@@ -261,6 +267,7 @@ int hp_parse_duration(const char *s, double *seconds)
 
 int hp_parse_int(const char *s, int *out)
 {
+	assert(out);
 	char *e;
 	if (!s || !*s || !isdigit((unsigned char)*s))
 		return -1;
@@ -272,7 +279,10 @@ int hp_parse_int(const char *s, int *out)
 	return 0;
 }
 
-int hp_open_regular(const char *path, struct hp_err *err)
+/* Open path for reading if it is a regular file (checked on the open
+ * descriptor, after an O_NONBLOCK open that cannot hang on a FIFO).
+ * Returns the descriptor (blocking again), or -1 with err filled. */
+static int hp_open_regular(const char *path, struct hp_err *err)
 {
 	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a
 	 * writer; the descriptor's type is then checked, not the path's, so
@@ -337,6 +347,7 @@ static char *read_fd(int fd, const char *path, size_t *len, struct hp_err *err)
 
 char *hp_read_file(const char *path, size_t *len, struct hp_err *err)
 {
+	assert(path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		hp_err_set(err, HP_EXIT_INPUT, "%s: %s", path, strerror(errno));
@@ -353,6 +364,7 @@ char *hp_read_file(const char *path, size_t *len, struct hp_err *err)
 
 char *hp_read_regular_file(const char *path, size_t *len, struct hp_err *err)
 {
+	assert(path);
 	int fd = hp_open_regular(path, err);
 	return fd < 0 ? NULL : read_fd(fd, path, len, err);
 }
@@ -401,6 +413,7 @@ static unsigned long tmp_seed(void)
 int hp_write_file_atomic(const char *path, const void *data, size_t len,
 			 struct hp_err *err)
 {
+	assert(path && (data || !len));
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? xasprintf("%.*s", (int)(slash - path + (slash == path)), path)
 			  : xstrdup(".");

@@ -27,33 +27,48 @@ struct hp_err {
 	char msg[512];
 };
 
-/* Fill err (if not NULL) with a printf-style message and code; returns -1 so
- * callers can write `return hp_err_set(err, ...)`. */
+/* Fill err (if not NULL) with a printf-style message, cut at 511 bytes and
+ * put through the terminal form (utf8.h), and code; returns -1 so callers
+ * can write `return hp_err_set(err, ...)`. Never fails. */
 int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Prepend "prefix: " to an existing message. */
+/* Prepend "PREFIX: " (printf-style) to err's message, cutting the end at
+ * 511 bytes; a no-op when err is NULL. Never fails. */
 void hp_err_prefix(struct hp_err *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* malloc, calloc, realloc and strdup that never return NULL (see above):
+ * a size of 0 allocates 1 byte, so the result is always a pointer the
+ * caller frees with free(). xrealloc(NULL, n) is xmalloc(n). */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* A printf-style string in a new heap buffer; never NULL; caller frees. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Called before abort() on out-of-memory; the TUI uses it to end curses. */
+/* Called before abort() on out-of-memory; the TUI uses it to end curses.
+ * NULL removes it. */
 void hp_set_fatal_hook(void (*hook)(void));
 
-/* Copy at most dstsize-1 bytes and always NUL-terminate. Returns strlen(src). */
+/* Copy at most dstsize-1 bytes and NUL-terminate (nothing is written when
+ * dstsize is 0). Returns strlen(src): a result >= dstsize means it was
+ * cut. */
 size_t hp_strlcpy(char *dst, const char *src, size_t dstsize);
 
-/* Case-insensitive equality. */
+/* 1 when a and b are equal ignoring ASCII case, else 0. */
 int hp_strieq(const char *a, const char *b);
 
-/* Lower-case src without '-', '_', ' ', '.' into dst (a comparison key). */
+/* Lower-case src without '-', '_', ' ', '.' into dst (a comparison key),
+ * NUL-terminated and cut to dstsize-1 bytes; nothing when dstsize is 0. */
 void hp_name_key(char *dst, size_t dstsize, const char *src);
 
-/* Edit distance between two short strings (for "did you mean"). */
+/* Levenshtein distance between a and b ignoring ASCII case (for "did you
+ * mean"); 99 when either is over 63 bytes (too long to be a typo). */
 int hp_edit_distance(const char *a, const char *b);
+
+/* The number parsers below take a non-negative decimal number with no
+ * sign, space, hex or inf/nan. Each returns 0 and sets *out, or -1 and
+ * leaves *out alone; s may be NULL (-1), out may not (asserted). */
 
 /* Parse a count with an optional SI suffix: "2T" = 2e12, "1.5M", "300B",
  * "4k". Returns 0 on success, -1 if s is not such a finite number. */
@@ -72,7 +87,8 @@ int hp_parse_bytes(const char *s, double *out);
  * HP_MAX_DURATION_S. Returns 0 or -1. */
 int hp_parse_duration(const char *s, double *seconds);
 
-/* Parse a strictly positive integer that fits in int. Returns 0 or -1. */
+/* Parse a strictly positive integer that fits in int (decimal digits
+ * only). Returns 0 or -1 (*out untouched). */
 int hp_parse_int(const char *s, int *out);
 
 /* The largest file hetplan reads: 256 MiB. Its largest real input, a
@@ -81,8 +97,9 @@ int hp_parse_int(const char *s, int *out);
 #define HP_READ_MAX ((size_t)256 << 20)
 
 /* Read a whole file (or pipe, or device) into a NUL-terminated heap buffer
- * (caller frees), at most HP_READ_MAX bytes. Fails with HP_EXIT_INPUT
- * naming the path. */
+ * (caller frees), at most HP_READ_MAX bytes; *len (if len is not NULL)
+ * gets its length. Returns NULL with err (HP_EXIT_INPUT, naming the path)
+ * when it cannot be opened or read or is too large. */
 char *hp_read_file(const char *path, size_t *len, struct hp_err *err);
 
 /* The same for caches and configuration: only a regular file is read; a
@@ -90,24 +107,21 @@ char *hp_read_file(const char *path, size_t *len, struct hp_err *err);
  * of blocking. */
 char *hp_read_regular_file(const char *path, size_t *len, struct hp_err *err);
 
-/* Open path for reading if it is a regular file (checked on the open
- * descriptor, after an O_NONBLOCK open that cannot hang on a FIFO).
- * Returns the descriptor (blocking again), or -1 with err filled. */
-int hp_open_regular(const char *path, struct hp_err *err);
-
 /* Write data to path atomically: a new temporary file next to path (opened
  * O_EXCL | O_NOFOLLOW, so a planted name or symlink is never written
  * through), fsync, the old file's mode kept, rename, fsync of the
  * directory. Temporary files of killed hetplan processes for the same
  * name are removed first. The old file stays intact on any failure.
- * Returns 0 or -1. */
+ * Returns 0, or -1 with err naming path: HP_EXIT_USAGE when path names a
+ * directory, HP_EXIT_FAIL for any I/O error. */
 int hp_write_file_atomic(const char *path, const void *data, size_t len,
 			 struct hp_err *err);
 
-/* Monotonic clock in seconds. */
+/* Monotonic clock in seconds (CLOCK_MONOTONIC): differences only. */
 double hp_now(void);
 
-/* Human formats into caller buffers; return buf. */
+/* Human formats into caller buffers (cut to n-1 bytes, like snprintf);
+ * return buf. */
 char *hp_fmt_bytes(char *buf, size_t n, double bytes);     /* "38.2 GiB" */
 char *hp_fmt_duration(char *buf, size_t n, double s);      /* "3.4 d" */
 char *hp_fmt_count(char *buf, size_t n, double v);         /* "1.2T" */

@@ -1,6 +1,6 @@
 /* calib_rows.h — turn the measured training runs in tests/data/training.csv
  * into hetplan inputs (cluster, model, plan) and a measured step time or
- * peak memory. Shared by tests/test_accuracy.c and tests/tools/fit.c.
+ * peak memory. Shared by tests/test_accuracy.c and tools/fit.c.
  *
  * The measured step time of each row comes from the source's own numbers,
  * never from hetplan's FLOP counting: a step time as logged, the "implied

@@ -1,5 +1,5 @@
 /* fit_core.h — fit perf.c's constants to the measured rows, and
- * leave-one-source-out cross-validation. Shared by tests/tools/fit.c
+ * leave-one-source-out cross-validation. Shared by tools/fit.c
  * (`make fit`) and tests/test_accuracy.c.
  *
  * Loss: mean squared log error, each source group weighing the same in

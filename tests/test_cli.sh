@@ -27,6 +27,19 @@ E="$H estimate --pool 2x8xH100-SXM -m llama3.1-8b"
 # --- good runs -------------------------------------------------------------
 expect 0 "" $H --version
 expect 0 "" $H --help
+# Every command `hetplan --help` lists answers --help with its synopsis
+# (the command table's usage) on stdout and exit 0; the TUI's synopsis
+# opens `hetplan --help` itself, as the program with no command is the TUI.
+$H --help >"$T/help" 2>&1
+head -1 "$T/help" | grep -q '^usage: hetplan \[tui\] \[WORKSPACE.json\]' && ok || bad "hetplan --help: first line $(head -1 "$T/help")"
+for c in $(sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$T/help"); do
+	$H "$c" --help >"$T/out" 2>"$T/err"; rc=$?
+	want="usage: hetplan $c"; [ "$c" = tui ] && want="usage: hetplan [tui]"
+	if [ "$rc" = 0 ] && head -1 "$T/out" | grep -qF "$want" && [ ! -s "$T/err" ]; then ok; else
+		bad "$c --help: exit $rc, first line '$(head -1 "$T/out")'"; fi
+done
+[ "$(sed -n '/^commands:/,/^$/p' "$T/help" | grep -c '^  [a-z]')" = 11 ] && ok ||
+	bad "hetplan --help lists $(sed -n '/^commands:/,/^$/p' "$T/help" | grep -c '^  [a-z]') commands, want 11"
 expect 0 "" $H gpus
 expect 0 "" $H gpus --format json
 json "assert len(d) == 37 and any(g['name'] == 'H100-SXM' for g in d)"
@@ -121,6 +134,14 @@ expect 0 "" $H estimate --pool 1x8xA100-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 -
 expect 0 "" $H estimate --pool 1x8xV100 -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp32
 expect 2 "--schedule: expected 1f1b or interleaved:V" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --schedule zigzag
 expect 2 "unknown option" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --frobnicate
+expect 2 "hetplan estimate: --mbs: missing value" $E --tp 1 --pp 1 --mbs
+expect 2 "hetplan estimate: unknown option '--frobnicate' (try --help)" $E --frobnicate
+# A cluster holds at most 16 pools (HP_MAX_POOLS, src/cluster.h): the 17th
+# --pool is a usage error before anything is built.
+P17=$(for i in $(seq 17); do printf ' --pool 1x8xH100-SXM'; done)
+expect 2 "hetplan estimate: --pool: at most 16 pools" $H estimate $P17 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "-m MODEL is required" $H estimate --pool 1x8xH100-SXM --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "give a cluster: -c CLUSTER.json or --pool SPEC" $H estimate -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 2 "--pool: expected NODESxGPUSxGPU" $H estimate --pool 16xH100 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 3 "unknown GPU 'H1000' (closest: H100" $H estimate --pool 2x8xH1000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 3 "unknown model 'llama9-70b'" $E -m llama9-70b --tp 1 --pp 1 --mbs 1 --gbs 8

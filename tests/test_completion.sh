@@ -50,6 +50,25 @@ complete_words hetplan plan --se >"$T/got"
 cmp -s "$T/got" "$T/want" && ok || bad "plan --se<TAB>: $(tr '\n' ' ' <"$T/got")"
 complete_words hetplan gpus --format j >"$T/got"
 [ "$(cat "$T/got")" = "json" ] && ok || bad "gpus --format j<TAB>: $(tr '\n' ' ' <"$T/got")"
+# Value words come from each command's synopsis (the command table's
+# usage): the lists the man page gives for these options.
+complete_words hetplan launch --format "" >"$T/got"
+printf 'deepspeed\nmegatron\nslurm\ntorchtitan\n' >"$T/want"
+cmp -s "$T/got" "$T/want" && ok || bad "launch --format <TAB>: $(tr '\n' ' ' <"$T/got")"
+complete_words hetplan estimate --format "" >"$T/got"
+printf 'json\ntable\n' >"$T/want"
+cmp -s "$T/got" "$T/want" && ok || bad "estimate --format <TAB>: $(tr '\n' ' ' <"$T/got")"
+complete_words hetplan report -f h >"$T/got"
+[ "$(cat "$T/got")" = "html" ] && ok || bad "report -f h<TAB>: $(tr '\n' ' ' <"$T/got")"
+complete_words hetplan plan --objective "" >"$T/got"
+printf 'budget\ncost\ndeadline\nthroughput\n' >"$T/want"
+cmp -s "$T/got" "$T/want" && ok || bad "plan --objective <TAB>: $(tr '\n' ' ' <"$T/got")"
+complete_words hetplan comm --transport "" >"$T/got"
+printf 'efa\nib\n' >"$T/want"
+cmp -s "$T/got" "$T/want" && ok || bad "comm --transport <TAB>: $(tr '\n' ' ' <"$T/got")"
+# a placeholder (--tp N) offers nothing, not file names
+complete_words hetplan plan --tp "" >"$T/got"
+[ -z "$(tr -d '\n' <"$T/got")" ] && ok || bad "plan --tp <TAB> offered: $(tr '\n' ' ' <"$T/got")"
 
 # zsh and fish: present, and parse where the shell is installed
 "$H" completion zsh >"$T/_hetplan" && head -1 "$T/_hetplan" | grep -q '^#compdef hetplan' && ok ||
@@ -57,6 +76,8 @@ complete_words hetplan gpus --format j >"$T/got"
 if command -v zsh >/dev/null 2>&1; then zsh -n "$T/_hetplan" && ok || bad "zsh -n"; fi
 "$H" completion fish >"$T/hetplan.fish" && grep -q "__fish_seen_subcommand_from plan' -l model -s m" "$T/hetplan.fish" &&
 	ok || bad "completion fish: no -m/--model line for plan"
+grep -q "__fish_seen_subcommand_from launch' -l format -s f -x -a 'megatron slurm deepspeed torchtitan'" \
+	"$T/hetplan.fish" && ok || bad "completion fish: launch --format words"
 if command -v fish >/dev/null 2>&1; then fish -n "$T/hetplan.fish" && ok || bad "fish -n"; fi
 # usage errors: exit 2
 "$H" completion tcsh >/dev/null 2>&1; [ $? = 2 ] && ok || bad "unknown shell: exit not 2"

@@ -4,6 +4,7 @@
  * entities; U+FFFD = EF BF BD in UTF-8, RFC 3629). */
 #include "t.h"
 #include "escape.h"
+#include "utf8.h"
 #include "catalog.h"
 #include "cluster.h"
 #include "launch.h"
@@ -39,6 +40,40 @@ TEST(terminal)
 	/* "ab^[cdef" cut to 7 bytes; a 3-byte dash is never cut in two. */
 	CHECK(!strcmp(esc_term_buf(small, sizeof small, "ab\x1b" "cdef"), "ab^[cde"));
 	CHECK(!strcmp(esc_term_buf(small, 6, "abcd\xe2\x80\x94"), "abcd"));
+}
+
+/* utf8.h, from RFC 3629 section 4's table of well-formed sequences:
+ * C0 and C1 lead bytes and F5..FF never start one, E0 needs A0..BF next
+ * (overlong otherwise), ED needs 80..9F (D800..DFFF are surrogates), F4
+ * needs 80..8F (nothing above U+10FFFF). */
+TEST(utf8)
+{
+	unsigned cp = 0;
+	CHECK(utf8_len("A", &cp) == 1 && cp == 0x41);
+	CHECK(utf8_len("\xc3\xa9", &cp) == 2 && cp == 0xE9);            /* e acute */
+	CHECK(utf8_len("\xe2\x80\x94", &cp) == 3 && cp == 0x2014);      /* em dash */
+	CHECK(utf8_len("\xf4\x8f\xbf\xbf", &cp) == 4 && cp == 0x10FFFF);
+	CHECK(utf8_len("\xc0\xaf", NULL) == 0);          /* overlong '/' */
+	CHECK(utf8_len("\xe0\x80\xaf", NULL) == 0);      /* overlong, 3 bytes */
+	CHECK(utf8_len("\xed\xa0\x80", NULL) == 0);      /* U+D800 */
+	CHECK(utf8_len("\xf4\x90\x80\x80", NULL) == 0);  /* U+110000 */
+	CHECK(utf8_len("\xf5\x80\x80\x80", NULL) == 0);
+	CHECK(utf8_len("\x80", NULL) == 0);               /* stray continuation */
+	CHECK(utf8_len("\xe2\x80", NULL) == 0);          /* cut by the NUL */
+	CHECK(utf8_is_control(0x1B) && utf8_is_control(0x7F) && utf8_is_control(0x9F));
+	CHECK(!utf8_is_control(0x20) && !utf8_is_control(0xA0));
+	/* The longest terminal form: a C1 control, two \xNN escapes. */
+	char one[UTF8_TERM_MAX];
+	size_t k = 0;
+	CHECK(utf8_term_char("\xc2\x85z", one, &k) == 2 && k == 8 &&
+	      !memcmp(one, "\\xC2\\x85", 8));
+	CHECK(utf8_term_char("\x1b[", one, &k) == 1 && k == 2 && !memcmp(one, "^[", 2));
+	/* A cut never leaves half of a character: "ab" + a 3-byte dash in 5
+	 * bytes keeps "ab"; in 6 it keeps all of it. */
+	char buf[8];
+	CHECK(!strcmp(utf8_term_buf(buf, 5, "ab\xe2\x80\x94"), "ab"));
+	CHECK(!strcmp(utf8_term_buf(buf, 6, "ab\xe2\x80\x94"), "ab\xe2\x80\x94"));
+	CHECK(!strcmp(utf8_term_buf(buf, 1, "abc"), ""));
 }
 
 TEST(printable)
@@ -176,6 +211,7 @@ TEST(parser_ranges)
 int main(void)
 {
 	RUN(terminal);
+	RUN(utf8);
 	RUN(printable);
 	RUN(shell);
 	RUN(csv);

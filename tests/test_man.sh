@@ -55,6 +55,77 @@ for m in missing:
 sys.exit(1 if missing else 0)
 PY
 
+# SYNOPSIS against the command table: each command `hetplan --help` lists
+# has a .SY block, every option a block shows is in that command's
+# synopsis (the first paragraph of `hetplan COMMAND --help`, which prints
+# the table's usage), and each synopsis form ("hetplan CMD ..." line) has
+# a block showing all of its required options (those outside [ ]).
+"$H" --help >"$T/help" 2>&1
+for c in $(sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' "$T/help"); do
+	printf '== %s\n' "$c"
+	"$H" "$c" --help | sed '/^$/q'
+done >"$T/usage"
+python3 - "$M" "$T/usage" <<'PY' && ok || bad "SYNOPSIS and the command table disagree (above)"
+import re, sys
+src = open(sys.argv[1]).read()
+sec = re.search(r"^\.SH SYNOPSIS\n(.*?)(?=^\.SH )", src, re.S | re.M).group(1)
+def words(text):
+    t = text.replace("\\-", "-").replace("\\&", "").replace("\\~", " ")
+    return re.sub(r"^\.\w+ ?", "", t, flags=re.M).replace('"', " ").split()
+OPT = re.compile(r"^-(-[a-z0-9][a-z0-9-]*|[a-z])$")
+def opts(ws):
+    found = set()
+    for x in ws:
+        w = re.sub(r"[][()|.]+$", "", x.lstrip("[("))
+        if OPT.match(w):
+            found.add(w)
+    return found
+blocks = {}
+for b in re.findall(r"^\.SY hetplan\n(.*?)^\.YS", sec, re.S | re.M):
+    ws = words(b)
+    cmd = ws[0] if ws and re.match(r"^[a-z]+$", ws[0]) else "tui"
+    if ws and ws[0].startswith("-"):
+        continue                        # --help | --version
+    blocks.setdefault(cmd, []).append(opts(ws))
+usage, cmd = {}, None
+for line in open(sys.argv[2]):
+    if line.startswith("== "):
+        cmd = line.split()[1]; usage[cmd] = []
+        continue
+    line = line.replace("usage: ", "", 1).rstrip()
+    if re.match(r"^\s*hetplan\b", line):
+        usage[cmd].append("")
+    if usage[cmd]:
+        usage[cmd][-1] += " " + line
+def required(form):
+    depth, req = 0, set()
+    for tok in re.findall(r"\[|\]|[^\s\[\]]+", form):
+        if tok == "[": depth += 1
+        elif tok == "]": depth -= 1
+        elif depth == 0:
+            w = re.sub(r"[()|.]+$", "", tok.lstrip("("))
+            if OPT.match(w): req.add(w)
+    return req
+bad = []
+for cmd, forms in usage.items():
+    if cmd not in blocks:
+        bad.append(f"{cmd}: no .SY block in SYNOPSIS"); continue
+    table = set().union(*(opts(f.split()) for f in forms))
+    for o in sorted(set().union(*blocks[cmd]) - table):
+        bad.append(f"{cmd}: SYNOPSIS shows {o}, which its usage lacks")
+    for f in forms:
+        req = required(f)
+        if not any(req <= b for b in blocks[cmd]):
+            best = max(blocks[cmd], key=lambda b: len(req & b))
+            form = " ".join(f.split())
+            bad.append(f"{cmd}: no block shows {' '.join(sorted(req - best))} of '{form[:60]}...'")
+if len(usage) < 10:
+    bad.append(f"only {len(usage)} commands read from --help")
+for b in bad:
+    print("  synopsis:", b)
+sys.exit(1 if bad else 0)
+PY
+
 # TUI key bindings, from the TUI's key tables (ui/tui.h: tui_keys)
 if $H --list-keys >"$T/keys" 2>"$T/err" && [ -s "$T/keys" ]; then
 	python3 - "$M" "$T/keys" <<'PY' && ok || bad "key bindings missing from KEYS (above)"

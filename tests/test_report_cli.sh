@@ -113,7 +113,7 @@ grep -qF '@media print' "$T/r.html" && ok || bad "no print styles"
 
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$CHROME" ]; then
-	echo "skipped: no chromium (tests/deps.sh installs it on Debian)"
+	echo "skipped: no chromium (tools/deps.sh installs it on Debian)"
 else
 	# No network: in a network namespace of its own when the system allows
 	# one, and in any case every host resolves to nothing and the proxy is a

@@ -37,7 +37,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     tool = os.path.join(here, "accuracy_md.py")
     if not os.path.exists(tool):
-        tool = os.path.join(here, "..", "tests", "tools", "accuracy_md.py")
+        tool = os.path.join(here, "accuracy_md.py")
     md = subprocess.run([sys.executable, tool, "training"],
                         input="\n".join(lines), capture_output=True, text=True, check=True).stdout
 

@@ -1,30 +1,28 @@
-/* cli.c — subcommand dispatch, the catalog listings, shared CLI helpers. */
+/* cli.c — the command table and dispatch: `hetplan COMMAND ...` runs the
+ * command's ui/cmd_*.c, anything else opens the TUI (ui/tui.c); plus the
+ * introspection flags (--list-options, --list-keys) and `completion`. */
 #include "cli.h"
-#include "escape.h"
 #include "cmd_comm.h"
 #include "cmd_launch.h"
 #include "cmd_report.h"
 #include "cmd_serve.h"
 #include "completion.h"
-#include "jsonx.h"
 #include "tui.h"
-#include "model.h"
-#include "pricing.h"
 #include "pricing.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-/* One row a command: its name, what runs it, its getopt table (for
- * --list-options, the completions and the man-page check) and the line
- * `hetplan --help` shows. */
+/* One row a command, in the manner of tmux's cmd_entry: its name, what
+ * runs it, its getopt table, its synopsis and the line `hetplan --help`
+ * shows. Every listing of commands reads this table: `hetplan --help`,
+ * --list-options, the completion scripts (which take each option's value
+ * words from the synopsis) and, through them, tests/test_man.sh. */
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv, const struct catalog *cat);
 	const struct option *(*options)(void);
+	const char *usage;      /* the synopsis, without "usage: " */
 	const char *summary;
 };
 
@@ -40,38 +38,50 @@ static const struct option *completion_options_table(void)
 	return completion_options;
 }
 
+static const char completion_usage[] = "hetplan completion bash|zsh|fish\n";
+
 static const struct command commands[] = {
-	{ "plan", cmd_plan, cmd_plan_options,
+	{ "plan", cmd_plan, cmd_plan_options, cmd_plan_usage,
 	  "find the best plans for a model on a cluster" },
-	{ "estimate", cmd_estimate, cmd_estimate_options,
+	{ "estimate", cmd_estimate, cmd_estimate_options, cmd_estimate_usage,
 	  "evaluate one plan: step time, memory, comm, cost" },
-	{ "comm", cmd_comm, cmd_comm_options,
+	{ "comm", cmd_comm, cmd_comm_options, cmd_comm_usage,
 	  "time one collective on a given system" },
-	{ "gpus", cmd_gpus, cmd_gpus_options,
+	{ "gpus", cmd_gpus, cmd_gpus_options, cmd_gpus_usage,
 	  "list the GPU catalog" },
-	{ "models", cmd_models, cmd_catalog_options,
+	{ "models", cmd_models, cmd_catalog_options, cmd_models_usage,
 	  "list the model presets" },
-	{ "prices", cmd_prices, cmd_prices_options,
+	{ "prices", cmd_prices, cmd_prices_options, cmd_prices_usage,
 	  "GPU prices: embedded, cached, or fetched with --update" },
-	{ "report", cmd_report, cmd_report_options,
+	{ "report", cmd_report, cmd_report_options, cmd_report_usage,
 	  "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
-	{ "launch", cmd_launch, cmd_launch_options,
+	{ "launch", cmd_launch, cmd_launch_options, cmd_launch_usage,
 	  "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
-	{ "serve", cmd_serve, cmd_serve_options,
+	{ "serve", cmd_serve, cmd_serve_options, cmd_serve_usage,
 	  "size and place LLM serving: instances, fleet, latency SLOs" },
-	{ "tui", tui_main, tui_options,
+	{ "tui", tui_main, tui_options, tui_usage,
 	  "the interactive planner (also with no command)" },
-	{ "completion", cmd_completion, completion_options_table,
+	{ "completion", cmd_completion, completion_options_table, completion_usage,
 	  "print a bash, zsh or fish completion script" },
 };
 
+static const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `hetplan --help`: the TUI's synopsis (the program with no command is
+ * the TUI), then one line per command of the table. */
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: hetplan [tui] [WORKSPACE.json] [--no-color] [--ascii] [--no-mouse]\n"
-		"                                                     open the TUI\n"
-		"       hetplan COMMAND [options]                     batch mode\n"
-		"       hetplan --help | --version\n\ncommands:\n");
+	fprintf(f, "usage: %s", command_find("tui")->usage);
+	fprintf(f, "       hetplan COMMAND [options]\n"
+		   "       hetplan --help | --version\n\n"
+		   "With no command (or with a workspace file) hetplan opens the interactive\n"
+		   "planner; a command runs in batch mode.\n\ncommands:\n");
 	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'hetplan COMMAND --help' describes each; 'man hetplan' has the rest.\n");
@@ -117,7 +127,7 @@ static int list_all_options(void)
 static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf("usage: hetplan completion bash|zsh|fish\n");
+		cli_usage(stdout, completion_usage, "");
 		return 0;
 	}
 	if (argc != 2) {
@@ -130,6 +140,7 @@ static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 		cc[n].name = commands[i].name;
 		cc[n].summary = commands[i].summary;
 		cc[n].opts = commands[i].options();
+		cc[n].usage = commands[i].usage;
 		n++;
 	}
 	if (completion_write(stdout, argv[1], cc, n, global_options, cat) < 0) {
@@ -187,10 +198,7 @@ int cli_main(int argc, char **argv)
 	    (a1 > 5 && !strcmp(argv[1] + a1 - 5, ".json"))) {
 		rc = tui_main(argc, argv, &cat);
 	} else {
-		const struct command *cmd = NULL;
-		for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
-			if (!strcmp(argv[1], commands[i].name))
-				cmd = &commands[i];
+		const struct command *cmd = command_find(argv[1]);
 		if (!cmd) {
 			fprintf(stderr, "hetplan: unknown command '%s'\n", argv[1]);
 			usage(stderr);

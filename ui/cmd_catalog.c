@@ -21,6 +21,10 @@ static const struct option list_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* The synopses: the command table's usage (ui/cli.c), printed by --help. */
+const char cmd_gpus_usage[] = "hetplan gpus [--format table|json|csv]\n";
+const char cmd_models_usage[] = "hetplan models [--format table|json|csv]\n";
+
 static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fmt)
 {
 	const struct option *opts = list_options;
@@ -30,7 +34,7 @@ static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fm
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		if (o == 'h') {
-			printf("usage: hetplan %s [--format table|json|csv]\n", cmd);
+			cli_usage(stdout, strcmp(cmd, "gpus") ? cmd_models_usage : cmd_gpus_usage, "");
 			return 0;
 		}
 		if (o == 'f' && !cli_parse_format(optarg, fmt, 7))

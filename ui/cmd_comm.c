@@ -2,7 +2,7 @@
  * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later. */
 #include "cmd_comm.h"
 #include "escape.h"
-#include "cli.h"
+#include "common.h"
 #include "comm.h"
 
 #include <cjson/cJSON.h>
@@ -11,11 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char comm_usage[] =
-	"usage: hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above comm_help. */
+const char cmd_comm_usage[] =
+	"hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
 	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport ib|efa]\n"
 	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
-	"         [--format table|json] [--sweep MIN:MAX]\n"
+	"         [--format table|json] [--sweep MIN:MAX]\n";
+
+static const char comm_help[] =
 	"\n"
 	"  --collective C     allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv\n"
 	"  --bytes SIZE       nccl-tests size: 8, 64K, 1MiB, 4GB (K/M/G = powers of two, KB/MB/GB = 1e3..)\n"
@@ -323,7 +327,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", comm_opts, NULL)) != -1) {
 		if (opt == 'h') {
-			fputs(comm_usage, stdout);
+			cli_usage(stdout, cmd_comm_usage, comm_help);
 			return HP_EXIT_OK;
 		}
 		if (opt == ':') {

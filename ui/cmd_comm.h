@@ -10,5 +10,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat);
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_comm_options(void);
+/* Its synopsis, without "usage: " (the command table's usage). */
+extern const char cmd_comm_usage[];
 
 #endif

@@ -12,15 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char estimate_usage[] =
-	"usage: hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above estimate_help. */
+const char cmd_estimate_usage[] =
+	"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
 	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
 	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
 	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
 	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
 	"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
-	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n";
+
+static const char estimate_help[] =
 	"\n"
 	"  -c, --cluster FILE   cluster JSON (pools, fabric)\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...], e.g. 16x8xH100-SXM,nics=8,nic_gbps=400\n"
@@ -185,6 +189,53 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	}
 }
 
+/* --plan FILE into p: a plan object, or one plan entry of `hetplan plan
+ * --format json` (its report-only keys are dropped first). Returns 0 or
+ * -1 with err. */
+static int load_plan_file(const char *path, const struct cluster *c, struct plan *p,
+			  struct hp_err *err)
+{
+	size_t len;
+	char *text = hp_read_file(path, &len, err);
+	cJSON *pj = text ? cJSON_ParseWithLength(text, len) : NULL;
+	if (cJSON_GetObjectItemCaseSensitive(pj, "runs_on")) {
+		report_plan_strip_extras(pj);
+		free(text);
+		text = cJSON_PrintUnformatted(pj);
+		len = strlen(text);
+	}
+	cJSON_Delete(pj);
+	int rc = text ? plan_parse_json(p, text, len, path, c, err) : -1;
+	free(text);
+	return rc;
+}
+
+/* The estimate as --format asks, with the memory verdict at headroom. */
+static void print_estimate(enum cli_format fmt, const struct estimate *e,
+			   const struct cluster *c, const struct plan *p,
+			   const struct model_spec *m, double headroom)
+{
+	double need, capb;
+	enum search_mem ms = search_mem_state(e, headroom, &need, &capb);
+	if (fmt == FMT_JSON) {
+		cJSON *j = cli_estimate_json(e, c, p, m);
+		cJSON_AddStringToObject(j, "memory_verdict", search_mem_name(ms));
+		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
+		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
+		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
+		char *s = esc_json_print(j);
+		printf("%s\n", s);
+		free(s);
+		cJSON_Delete(j);
+	} else {
+		print_table(e, c, p, m);
+		char nb[32], cb[32];
+		printf("\n  memory: %s (fullest stage %s of %s, %.0f%% headroom kept)\n",
+		       search_mem_name(ms), hp_fmt_bytes(nb, sizeof nb, need),
+		       hp_fmt_bytes(cb, sizeof cb, capb), 100 * headroom);
+	}
+}
+
 int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 {
 	struct cluster c;
@@ -193,9 +244,9 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	plan_init(&p);
-	const char *cluster_file = NULL, *model_arg = NULL, *plan_file = NULL;
-	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, no_book = 0;
+	struct cli_inputs in = { 0 };
+	const char *plan_file = NULL;
+	int no_book = 0;
 	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
 	struct cli_plan_flags pf = { 0 };
 	enum cli_format fmt = FMT_TABLE;
@@ -205,17 +256,14 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	while ((o = getopt_long(argc, argv, ":c:m:h", cli_plan_options(estimate_opts), NULL)) != -1) {
 		switch (o) {
 		case 'h':
-			fputs(estimate_usage, stdout);
+			cli_usage(stdout, cmd_estimate_usage, estimate_help);
 			rc = 0;
 			goto out;
-		case 'c': cluster_file = optarg; break;
-		case 'm': model_arg = optarg; break;
+		case 'c': in.cluster_file = optarg; break;
+		case 'm': in.model_arg = optarg; break;
 		case O_POOL:
-			if (n_pools == HP_MAX_POOLS) {
-				fprintf(stderr, "hetplan estimate: --pool: at most %d pools\n", HP_MAX_POOLS);
+			if (cli_add_pool("estimate", &in, optarg))
 				goto out;
-			}
-			pools[n_pools++] = optarg;
 			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_HEADROOM: {
@@ -234,54 +282,28 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 				goto out;
 			}
 			break;
-		case ':':
-			fprintf(stderr, "hetplan estimate: %s: missing value\n", argv[optind - 1]);
-			goto out;
 		default: {
-			int r = cli_plan_flag("estimate", o, optarg, &p, &pf);
+			int r = o == ':' ? 0 : cli_plan_flag("estimate", o, optarg, &p, &pf);
 			if (r > 0)
 				break;
 			if (r == 0)
-				fprintf(stderr, "hetplan estimate: unknown option '%s' (try --help)\n",
-					argv[optind - 1]);
+				cli_getopt_error("estimate", o, argv);
 			goto out;
 		}
 		}
 	}
-	if ((rc = cli_check_inputs("estimate", argc, argv, model_arg, cluster_file, n_pools)))
-		goto out;
-	if ((rc = cli_build_cluster("estimate", cluster_file, pools, n_pools, !no_book, cat, &c)))
+	if ((rc = cli_load_inputs("estimate", argc, argv, &in, !no_book, cat, &c, &m)))
 		goto out;
 	rc = HP_EXIT_USAGE;
-	if (cli_load_model(cat, model_arg, &m, &err) < 0) {
-		rc = cli_fail(&err, HP_EXIT_INPUT);
-		goto out;
-	}
-	const char *ctx;
+	const char *ctx = "plan flags";
 	if (plan_file) {
-		size_t len;
-		char *text = hp_read_file(plan_file, &len, &err);
-		/* a plan entry of `plan --format json` carries report-only keys */
-		cJSON *pj = text ? cJSON_ParseWithLength(text, len) : NULL;
-		if (cJSON_GetObjectItemCaseSensitive(pj, "runs_on")) {
-			report_plan_strip_extras(pj);
-			free(text);
-			text = cJSON_PrintUnformatted(pj);
-			len = strlen(text);
-		}
-		cJSON_Delete(pj);
-		if (!text || plan_parse_json(&p, text, len, plan_file, &c, &err) < 0) {
-			free(text);
+		if (load_plan_file(plan_file, &c, &p, &err) < 0) {
 			rc = cli_fail(&err, HP_EXIT_INPUT);
 			goto out;
 		}
-		free(text);
 		ctx = plan_file;
-	} else {
-		if ((rc = cli_uniform_plan("estimate", &pf, &c, &m, &p)))
-			goto out;
-		rc = HP_EXIT_USAGE;
-		ctx = "plan flags";
+	} else if ((rc = cli_uniform_plan("estimate", &pf, &c, &m, &p))) {
+		goto out;
 	}
 	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
@@ -292,25 +314,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		rc = cli_fail(&err, HP_EXIT_FAIL);
 		goto out;
 	}
-	double need, capb;
-	enum search_mem ms = search_mem_state(&e, headroom, &need, &capb);
-	if (fmt == FMT_JSON) {
-		cJSON *j = cli_estimate_json(&e, &c, &p, &m);
-		cJSON_AddStringToObject(j, "memory_verdict", search_mem_name(ms));
-		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
-		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
-		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
-		char *s = esc_json_print(j);
-		printf("%s\n", s);
-		free(s);
-		cJSON_Delete(j);
-	} else {
-		print_table(&e, &c, &p, &m);
-		char nb[32], cb[32];
-		printf("\n  memory: %s (fullest stage %s of %s, %.0f%% headroom kept)\n",
-		       search_mem_name(ms), hp_fmt_bytes(nb, sizeof nb, need),
-		       hp_fmt_bytes(cb, sizeof cb, capb), 100 * headroom);
-	}
+	print_estimate(fmt, &e, &c, &p, &m, headroom);
 	if (!e.fits) {
 		char a[32];
 		fprintf(stderr, "hetplan: the plan does not fit in GPU memory (%s over on the fullest stage)\n",

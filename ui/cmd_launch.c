@@ -2,7 +2,7 @@
  * as Megatron-LM arguments, a Slurm + torchrun script or a DeepSpeed
  * config (src/launch.c renders them). */
 #include "cmd_launch.h"
-#include "cli.h"
+#include "common.h"
 #include "plan_flags.h"
 #include "jsonx.h"
 #include "launch.h"
@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char launch_usage[] =
-	"usage: hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above launch_help. */
+const char cmd_launch_usage[] =
+	"hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
 	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
 	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
@@ -23,7 +25,9 @@ static const char launch_usage[] =
 	"         [--format megatron|slurm|deepspeed|torchtitan] [-o FILE]\n"
 	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
 	"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
-	"         [-o FILE]\n"
+	"         [-o FILE]\n";
+
+static const char launch_help[] =
 	"\n"
 	"  --format megatron    Megatron-LM arguments (default)\n"
 	"  --format slurm       a Slurm batch script running them under torchrun\n"
@@ -268,7 +272,7 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	const struct option *opts = cli_plan_options(launch_opts);
 	while (rc < 0 && (o = getopt_long(argc, argv, ":c:m:f:o:h", opts, NULL)) != -1) {
 		if (o == 'h') {
-			fputs(launch_usage, stdout);
+			cli_usage(stdout, cmd_launch_usage, launch_help);
 			rc = 0;
 		} else {
 			rc = parse_opt(o, argv, &a, &p);

@@ -16,13 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char plan_usage[] =
-	"usage: hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above plan_help. */
+const char cmd_plan_usage[] =
+	"hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
 	"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
 	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
 	"         [--schedule 1f1b|interleaved:V] [--framework NAME|any] [--mem-headroom FRAC]\n"
-	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md|html] [-o FILE]\n"
+	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md|html] [-o FILE]\n";
+
+static const char plan_help[] =
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} are available to rent\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
@@ -406,7 +410,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	while ((opt = getopt_long(argc, argv, ":c:m:o:h", plan_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			fputs(plan_usage, stdout);
+			cli_usage(stdout, cmd_plan_usage, plan_help);
 			return 0;
 		case 'c': cluster_file = optarg; break;
 		case 'm': model_arg = optarg; break;

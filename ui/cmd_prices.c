@@ -12,9 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char prices_usage[] =
-	"usage: hetplan prices [--update] [--source S]... [--gpu TYPE] [--provider P]\n"
-	"         [--region R] [--spot] [--all] [--format table|json|csv]\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above prices_help. */
+const char cmd_prices_usage[] =
+	"hetplan prices [--update] [--source S]... [--gpu TYPE] [--provider P]\n"
+	"         [--region R] [--spot] [--all] [--format table|json|csv]\n";
+
+static const char prices_help[] =
 	"\n"
 	"  Without --update: the price book from the embedded snapshot and the cache,\n"
 	"  no network. By default the cheapest offer per GPU type and provider.\n"
@@ -213,7 +217,7 @@ static int prices_parse(int argc, char **argv, struct prices_args *a)
 	while ((o = getopt_long(argc, argv, ":h", prices_opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
-			fputs(prices_usage, stdout);
+			cli_usage(stdout, cmd_prices_usage, prices_help);
 			return 0;
 		case O_UPDATE: a->update = 1; break;
 		case O_SOURCE:

@@ -2,7 +2,7 @@
  * workspace and write the report (report_write_file; -o - is standard
  * output). */
 #include "cmd_report.h"
-#include "cli.h"
+#include "common.h"
 #include "pricing.h"
 #include "workspace.h"
 
@@ -10,8 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-static const char report_usage[] =
-	"usage: hetplan report WORKSPACE.json -o FILE [--format md|html|json|csv] [--rank N]\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above report_help. */
+const char cmd_report_usage[] =
+	"hetplan report WORKSPACE.json -o FILE [--format md|html|json|csv] [--rank N]\n";
+
+static const char report_help[] =
 	"\n"
 	"Plan the workspace (cluster, model, workload) and write a report.\n"
 	"  -o, --output FILE    where to write it (atomically)\n"
@@ -61,7 +65,7 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	while ((o = getopt_long(argc, argv, ":o:f:h", report_opts, NULL)) != -1) {
 		switch (o) {
 		case 'h':
-			fputs(report_usage, stdout);
+			cli_usage(stdout, cmd_report_usage, report_help);
 			return 0;
 		case 'o': out = optarg; break;
 		case 'f':

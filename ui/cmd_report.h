@@ -13,5 +13,7 @@ struct catalog;
 int cmd_report(int argc, char **argv, const struct catalog *cat);
 /* Its option table (for --list-options). */
 const struct option *cmd_report_options(void);
+/* Its synopsis, without "usage: " (the command table's usage). */
+extern const char cmd_report_usage[];
 
 #endif

@@ -1,6 +1,6 @@
 /* cmd_serve.c — `hetplan serve`: size and place LLM serving. */
 #include "cmd_serve.h"
-#include "cli.h"
+#include "common.h"
 #include "sbuf.h"
 #include "serve_search.h"
 
@@ -10,14 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char serve_usage[] =
-	"usage: hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above serve_help. */
+const char cmd_serve_usage[] =
+	"hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
 	"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--place] [--disagg]\n"
 	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
-	"         [-o FILE]\n"
+	"         [-o FILE]\n";
+
+static const char serve_help[] =
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} can be rented up to N\n"
 	"      --pool SPEC      NODESxGPUSxGPU[,key=value...]; max=N marks nodes to rent\n"
@@ -516,7 +520,7 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 	while ((opt = getopt_long(argc, argv, ":c:m:o:h", serve_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			fputs(serve_usage, stdout);
+			cli_usage(stdout, cmd_serve_usage, serve_help);
 			return 0;
 		case 'c': a->cluster_file = optarg; break;
 		case 'm': a->model_arg = optarg; break;

@@ -18,5 +18,7 @@ char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_serve_options(void);
+/* Its synopsis, without "usage: " (the command table's usage). */
+extern const char cmd_serve_usage[];
 
 #endif

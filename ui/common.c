@@ -6,6 +6,7 @@
 #include "jsonx.h"
 #include "pricing.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,12 +15,14 @@
 
 int cli_fail(const struct hp_err *err, int fallback)
 {
+	assert(err);
 	fprintf(stderr, "hetplan: %s\n", err->msg);
 	return err->code ? err->code : fallback;
 }
 
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 {
+	assert(s && f);
 	static const char *const names[] = { "table", "json", "csv", "md" };
 	for (unsigned i = 0; i < HP_ARRAY_LEN(names); i++)
 		if ((allowed & (1u << i)) && !strcmp(s, names[i])) {
@@ -47,10 +50,50 @@ int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_a
 	return 0;
 }
 
+int cli_getopt_error(const char *cmd, int o, char **argv)
+{
+	assert(cmd && argv && optind > 0);
+	if (o == ':')
+		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, argv[optind - 1]);
+	else
+		fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
+			argv[optind - 1]);
+	return HP_EXIT_USAGE;
+}
+
+int cli_add_pool(const char *cmd, struct cli_inputs *in, const char *spec)
+{
+	assert(cmd && in && spec);
+	if (in->n_pools == HP_MAX_POOLS) {
+		fprintf(stderr, "hetplan %s: --pool: at most %d pools\n", cmd, HP_MAX_POOLS);
+		return HP_EXIT_USAGE;
+	}
+	in->pools[in->n_pools++] = spec;
+	return 0;
+}
+
+int cli_load_inputs(const char *cmd, int argc, char **argv, const struct cli_inputs *in,
+		    int use_price_book, const struct catalog *cat, struct cluster *c,
+		    struct model_spec *m)
+{
+	struct hp_err err = { 0 };
+	int rc;
+	if ((rc = cli_check_inputs(cmd, argc, argv, in->model_arg, in->cluster_file,
+				   in->n_pools)))
+		return rc;
+	if ((rc = cli_build_cluster(cmd, in->cluster_file, in->pools, in->n_pools,
+				    use_price_book, cat, c)))
+		return rc;
+	if (cli_load_model(cat, in->model_arg, m, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	return 0;
+}
+
 int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
 		      int n_pools, int use_price_book, const struct catalog *cat,
 		      struct cluster *c)
 {
+	assert(cmd && cat && c && (pools || !n_pools));
 	struct hp_err err = { 0 };
 	if (cluster_file && cluster_load(c, cluster_file, cat, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
@@ -72,6 +115,12 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 	return 0;
 }
 
+void cli_usage(FILE *f, const char *usage, const char *help)
+{
+	assert(f && usage && help);
+	fprintf(f, "usage: %s%s", usage, help);
+}
+
 int usage_error(const char *cmd, const char *flag, const char *want, const char *got)
 {
 	char shown[128];   /* the value as typed, through the terminal sink */
@@ -83,6 +132,7 @@ int usage_error(const char *cmd, const char *flag, const char *want, const char 
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err)
 {
+	assert(cat && arg && out);
 	const struct model_spec *m = catalog_model(cat, arg);
 	struct stat st;
 	if (m && stat(arg, &st) != 0) {
@@ -109,6 +159,7 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
 {
+	assert(path && (data || !len));
 	if (strcmp(path, "-"))
 		return hp_write_file_atomic(path, data, len, err);
 	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)

@@ -11,7 +11,8 @@
 
 #define HETPLAN_VERSION "0.1.0"
 
-/* Print "hetplan: msg" to stderr and return err->code (or fallback). */
+/* Print "hetplan: MSG" (err->msg) to stderr and return err->code, or
+ * fallback when the code is 0. err must not be NULL (asserted). */
 int cli_fail(const struct hp_err *err, int fallback);
 
 /* Print "hetplan CMD: --FLAG: expected WANT, got 'GOT'" to stderr (GOT
@@ -19,23 +20,63 @@ int cli_fail(const struct hp_err *err, int fallback);
  * message for a bad flag value in every command. */
 int usage_error(const char *cmd, const char *flag, const char *want, const char *got);
 
-/* After option parsing: no stray arguments, a model and a cluster given.
- * Returns 0, or HP_EXIT_USAGE after printing what is missing. */
+/* A command's --help: "usage: " and its synopsis (the command table's
+ * usage, lines after the first already indented), then help, the rest of
+ * its text (may be ""), to f. Neither may be NULL (asserted). */
+void cli_usage(FILE *f, const char *usage, const char *help);
+
+/* After getopt_long (it reads optind): no stray arguments, a model and a
+ * cluster given. Returns 0, or HP_EXIT_USAGE after printing what is
+ * missing. */
 int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,
 		     const char *cluster_file, int n_pools);
 
-/* Build the cluster from -c FILE and --pool specs, then price the pools
+/* The end of every getopt_long loop: for o == ':' print "hetplan CMD:
+ * --FLAG: missing value", for anything else "hetplan CMD: unknown option
+ * '--FLAG' (try --help)" (the flag is argv[optind - 1]). Returns
+ * HP_EXIT_USAGE. */
+int cli_getopt_error(const char *cmd, int o, char **argv);
+
+/* What -c, --pool and -m collect: the inputs of a command that plans. */
+struct cli_inputs {
+	const char *cluster_file;         /* -c, or NULL */
+	const char *model_arg;            /* -m, or NULL */
+	const char *pools[HP_MAX_POOLS];  /* --pool specs, in order */
+	int n_pools;
+};
+
+/* Keep one --pool SPEC (not copied: argv outlives it). Returns 0, or
+ * HP_EXIT_USAGE after printing that there are more than HP_MAX_POOLS. */
+int cli_add_pool(const char *cmd, struct cli_inputs *in, const char *spec);
+
+/* After option parsing: cli_check_inputs, cli_build_cluster into c (from
+ * cluster_init) and cli_load_model into m, in that order. Returns 0, or
+ * the exit status of the first that failed, its error printed. */
+int cli_load_inputs(const char *cmd, int argc, char **argv, const struct cli_inputs *in,
+		    int use_price_book, const struct catalog *cat, struct cluster *c,
+		    struct model_spec *m);
+
+/* Build the cluster c (from cluster_init) from -c FILE (may be NULL) and
+ * the n_pools --pool specs, then, when use_price_book, price the pools
  * that have no explicit price from the price book (embedded snapshot and
- * cache). Returns 0, or the exit status after printing the error. */
+ * cache; never the network). Returns 0, or the exit status after printing
+ * the error: HP_EXIT_INPUT for a bad file or price book, HP_EXIT_USAGE for
+ * a bad --pool. The cluster owns no heap memory; nothing to free. */
 int cli_build_cluster(const char *cmd, const char *cluster_file, const char *const *pools,
 		      int n_pools, int use_price_book, const struct catalog *cat,
 		      struct cluster *c);
 
-/* Resolve -m: a preset name, or a JSON file holding one model object. */
+/* Resolve -m into *out: an existing file is read as one model object,
+ * otherwise arg is a preset name. Returns 0, or -1 with err
+ * (HP_EXIT_INPUT: no such file or preset, with a "did you mean", or the
+ * file's error). Nothing to free. */
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err);
 
-/* Output formats. */
+/* Output formats. cli_parse_format sets *f to the format named s when
+ * bit (1 << format) of allowed is set (7 = table, json or csv) and returns
+ * 0; else -1 with *f untouched, and the caller reports it with
+ * usage_error. */
 enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD };
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
 
@@ -45,8 +86,9 @@ int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err);
 
 /* The estimate's JSON (hetplan estimate --format json; built in
- * ui/cmd_estimate.c), and one plan of
- * the planner in the `hetplan plan` contract (ui/cmd_plan.c); the TUI exports them too. */
+ * ui/cmd_estimate.c), and one plan of the planner in the `hetplan plan`
+ * contract (ui/cmd_plan.c); the TUI exports them too. Each returns a new
+ * object, never NULL, that the caller frees with cJSON_Delete. */
 struct estimate;
 struct search_plan;
 struct cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,

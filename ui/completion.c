@@ -3,27 +3,64 @@
  * bashcompinit, fish gets its own `complete` lines. Values:
  *   --model/-m   the model presets (and files, for a model JSON)
  *   --gpu        the GPU catalog's names
- *   --format     table json csv md
- *   --precision  the dtypes a plan can train in
- *   other options that take an argument complete file names. */
+ *   --OPT a|b|c  in the command's synopsis (its usage line in the command
+ *                table): the words a, b and c (--format, --precision,
+ *                --objective, ...), so each command offers its own formats
+ *   file options (--cluster, --output, ...) complete file names; other
+ *   options that take a value complete nothing. */
 #include "completion.h"
 
+#include <assert.h>
 #include <string.h>
 
-enum value_kind { V_NONE, V_FILE, V_MODEL, V_GPU, V_FORMAT, V_PRECISION, V_NUMBER };
+enum value_kind { V_NONE, V_FILE, V_MODEL, V_GPU, V_WORDS, V_NUMBER };
+
+/* The longest word list a synopsis gives one option ("--algo
+ * auto|ring|tree|nvls|nvls_tree|pat" is 30 bytes); longer is cut. */
+#define WORDS_MAX 128
+
+/* The value words usage gives option name ("[--format table|json]" ->
+ * "table json") into buf; 0 when the synopsis shows no such list: the
+ * option is absent, or its value is a placeholder (N, FILE, NAME|any,
+ * 1f1b|interleaved:V): every alternative must be lower-case letters,
+ * digits, '.', '_' or '-'. */
+static int usage_words(const char *usage, const char *name, char *buf, size_t n)
+{
+	size_t len = strlen(name);
+	for (const char *p = usage; p && (p = strstr(p, "--")); p += 2) {
+		if (strncmp(p + 2, name, len) || p[2 + len] != ' ')
+			continue;
+		const char *v = p + 3 + len;
+		size_t k = strcspn(v, " \n])");
+		if (!k || k >= n || !strchr(v, '|') || (size_t)(strchr(v, '|') - v) > k)
+			return 0;
+		for (size_t i = 0; i < k; i++) {
+			char c = v[i];
+			if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || strchr("._-|", c)))
+				return 0;
+		}
+		for (size_t i = 0; i < k; i++)
+			buf[i] = v[i] == '|' ? ' ' : v[i];
+		buf[k] = '\0';
+		return 1;
+	}
+	return 0;
+}
 
 /* What an option's argument is, by its long name. Options that take a
  * number or a word of their own get no file completion. */
-static enum value_kind value_of(const struct option *o)
+static enum value_kind value_of(const struct option *o, const char *usage)
 {
 	static const struct { const char *name; enum value_kind v; } m[] = {
-		{ "model", V_MODEL }, { "gpu", V_GPU }, { "format", V_FORMAT },
-		{ "precision", V_PRECISION }, { "cluster", V_FILE }, { "plan", V_FILE },
+		{ "model", V_MODEL }, { "gpu", V_GPU }, { "cluster", V_FILE }, { "plan", V_FILE },
 		{ "output", V_FILE }, { "workspace", V_FILE }, { "file", V_FILE },
 		{ "out", V_FILE }, { "config", V_FILE },
 	};
+	char words[WORDS_MAX];
 	if (o->has_arg == no_argument)
 		return V_NONE;
+	if (usage_words(usage, o->name, words, sizeof words))
+		return V_WORDS;
 	for (size_t i = 0; i < sizeof m / sizeof *m; i++)
 		if (!strcmp(o->name, m[i].name))
 			return m[i].v;
@@ -58,15 +95,13 @@ static void words_opts(FILE *f, const struct option *o)
 	}
 }
 
-static const char *const formats = "table json csv md";
-static const char *const precisions = "bf16 fp16 fp8";
-
 /* The case patterns ("-m|--model") of the options in o whose value is v;
  * 0 when there is none. */
-static int patterns(FILE *f, const struct option *o, enum value_kind v, int any)
+static int patterns(FILE *f, const struct option *o, const char *usage, enum value_kind v,
+		    int any)
 {
 	for (; o && o->name; o++) {
-		if (value_of(o) != v)
+		if (value_of(o, usage) != v)
 			continue;
 		fprintf(f, "%s--%s", any ? "|" : "\t\t", o->name);
 		if (short_of(o))
@@ -74,6 +109,22 @@ static int patterns(FILE *f, const struct option *o, enum value_kind v, int any)
 		any = 1;
 	}
 	return any;
+}
+
+/* One case arm per option whose synopsis lists its values. */
+static void bash_word_arms(FILE *f, const struct completion_cmd *c)
+{
+	char words[WORDS_MAX];
+	for (const struct option *o = c->opts; o && o->name; o++) {
+		if (o->has_arg == no_argument ||
+		    !usage_words(c->usage, o->name, words, sizeof words))
+			continue;
+		fprintf(f, "\t\t--%s", o->name);
+		if (short_of(o))
+			fprintf(f, "|-%c", short_of(o));
+		fprintf(f, ")\n\t\t\tCOMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))\n"
+			   "\t\t\treturn 0 ;;\n", words);
+	}
 }
 
 static void write_bash(FILE *f, const struct completion_cmd *cmds, int n,
@@ -100,23 +151,17 @@ static void write_bash(FILE *f, const struct completion_cmd *cmds, int n,
 		fprintf(f, "\t%s)\n\t\topts=\"", cmds[i].name);
 		words_opts(f, cmds[i].opts);
 		fprintf(f, "\"\n\t\tcase \"$prev\" in\n");
+		bash_word_arms(f, &cmds[i]);
 		static const struct { enum value_kind v; const char *reply; } act[] = {
 			{ V_MODEL, "COMPREPLY=($(compgen -W \"$models\" -- \"$cur\") $(compgen -f -- \"$cur\"))" },
 			{ V_GPU, "COMPREPLY=($(compgen -W \"$gpus\" -- \"$cur\"))" },
-			{ V_FORMAT, NULL },
-			{ V_PRECISION, NULL },
 			{ V_FILE, "COMPREPLY=($(compgen -f -- \"$cur\"))" },
 			{ V_NUMBER, "" },
 		};
 		for (size_t a = 0; a < sizeof act / sizeof *act; a++) {
-			if (!patterns(f, cmds[i].opts, act[a].v, 0))
+			if (!patterns(f, cmds[i].opts, cmds[i].usage, act[a].v, 0))
 				continue;
-			if (act[a].v == V_FORMAT || act[a].v == V_PRECISION)
-				fprintf(f, ")\n\t\t\tCOMPREPLY=($(compgen -W \"%s\" -- \"$cur\"))\n",
-					act[a].v == V_FORMAT ? formats : precisions);
-			else
-				fprintf(f, ")\n\t\t\t%s\n", act[a].reply);
-			fprintf(f, "\t\t\treturn 0 ;;\n");
+			fprintf(f, ")\n\t\t\t%s\n\t\t\treturn 0 ;;\n", act[a].reply);
 		}
 		fprintf(f, "\t\tesac ;;\n");
 	}
@@ -151,7 +196,8 @@ static void write_fish(FILE *f, const struct completion_cmd *cmds, int n,
 				cmds[i].name, o->name);
 			if (short_of(o))
 				fprintf(f, " -s %c", short_of(o));
-			switch (value_of(o)) {
+			char words[WORDS_MAX];
+			switch (value_of(o, cmds[i].usage)) {
 			case V_MODEL:
 				fprintf(f, " -r -F -a '");
 				words_models(f, cat);
@@ -162,8 +208,10 @@ static void write_fish(FILE *f, const struct completion_cmd *cmds, int n,
 				words_gpus(f, cat);
 				fprintf(f, "'");
 				break;
-			case V_FORMAT: fprintf(f, " -x -a '%s'", formats); break;
-			case V_PRECISION: fprintf(f, " -x -a '%s'", precisions); break;
+			case V_WORDS:
+				usage_words(cmds[i].usage, o->name, words, sizeof words);
+				fprintf(f, " -x -a '%s'", words);
+				break;
 			case V_FILE: fprintf(f, " -r -F"); break;
 			case V_NUMBER: fprintf(f, " -x"); break;
 			case V_NONE: break;
@@ -176,6 +224,7 @@ static void write_fish(FILE *f, const struct completion_cmd *cmds, int n,
 int completion_write(FILE *f, const char *shell, const struct completion_cmd *cmds, int n,
 		     const struct option *global, const struct catalog *cat)
 {
+	assert(f && shell && cat && (cmds || n <= 0));
 	if (!strcmp(shell, "bash")) {
 		write_bash(f, cmds, n, global, cat);
 	} else if (!strcmp(shell, "zsh")) {

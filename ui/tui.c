@@ -975,9 +975,13 @@ static void list_keys(void)
 	}
 }
 
-static const char tui_usage[] =
-	"usage: hetplan [tui] [WORKSPACE.json] [-w WORKSPACE.json] [--no-color] [--ascii]\n"
-	"               [--no-mouse] [--skypilot-url URL]\n"
+/* The synopsis: the command table's usage (ui/cli.c); --help prints it
+ * above tui_help. */
+const char tui_usage[] =
+	"hetplan [tui] [WORKSPACE.json] [-w WORKSPACE.json] [--no-color] [--ascii]\n"
+	"               [--no-mouse] [--skypilot-url URL]\n";
+
+static const char tui_help[] =
 	"\n"
 	"  -w, --workspace FILE  open a saved workspace (default: the built-in one)\n"
 	"      --no-color        monochrome (also when NO_COLOR is set and not empty)\n"
@@ -1031,7 +1035,7 @@ static int tui_parse_args(int argc, char **argv, const struct catalog *cat, stru
 		case 'U': a->url = optarg; break;
 		case 'B': return tui_bench(cat);
 		case 'K': list_keys(); return 0;
-		case 'h': fputs(tui_usage, stdout); return 0;
+		case 'h': cli_usage(stdout, tui_usage, tui_help); return 0;
 		case ':':
 			fprintf(stderr, "hetplan: %s: missing value\n", argv[optind - 1]);
 			return HP_EXIT_USAGE;

@@ -64,6 +64,8 @@ int tui_bench(const struct catalog *cat);
 /* The interface's getopt table (`hetplan --list-options` prints it). */
 struct option;
 const struct option *tui_options(void);
+/* Its synopsis, without "usage: " (the command table's usage). */
+extern const char tui_usage[];
 
 /* The interactive planner: `hetplan [tui] [WORKSPACE.json] [options]`.
  * Returns the process exit status. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate data/gpus.json from the team's GPU spec table (gpu-specs.csv).
 
-Usage: python3 tests/tools/gpus_from_csv.py ../shared/data/gpu-specs.csv > data/gpus.json
+Usage: python3 tools/gpus_from_csv.py ../shared/data/gpu-specs.csv > data/gpus.json
 
 The canonical names and the aliases users type live here, next to the
 default node shape per GPU type (what a cloud or a DGX/HGX box ships)."""

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Print the accuracy tables for README.md from the test runners' output.
 
-    python3 tests/tools/accuracy_md.py training  < <(build/tests/test_accuracy)
-    python3 tests/tools/accuracy_md.py comm      < <(build/tests/test_comm_accuracy)
+    python3 tools/accuracy_md.py training  < <(build/tests/test_accuracy)
+    python3 tools/accuracy_md.py comm      < <(build/tests/test_comm_accuracy)
 """
 import re, sys
 

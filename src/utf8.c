@@ -1,0 +1,110 @@
+/* utf8.c — UTF-8 decoding and terminal notation (see utf8.h). */
+#include "utf8.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <string.h>
+
+int utf8_len(const char *str, unsigned *cp)
+{
+	assert(str);
+	const unsigned char *s = (const unsigned char *)str;
+	unsigned c = s[0], v, min;
+	int n;
+	if (c < 0x80) {
+		if (cp)
+			*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2; v = c & 0x1F; min = 0x80;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3; v = c & 0x0F; min = 0x800;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4; v = c & 0x07; min = 0x10000;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;   /* also stops at the NUL of a cut sequence */
+		v = (v << 6) | (s[i] & 0x3F);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	if (cp)
+		*cp = v;
+	return n;
+}
+
+int utf8_is_control(unsigned cp)
+{
+	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
+}
+
+static size_t hex(char *out, unsigned char c)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	out[0] = '\\';
+	out[1] = 'x';
+	out[2] = digits[c >> 4];
+	out[3] = digits[c & 15];
+	return 4;
+}
+
+size_t utf8_term_char(const char *s, char *out, size_t *out_len)
+{
+	assert(s && *s && out && out_len);
+	unsigned cp;
+	int n = utf8_len(s, &cp);
+	if (!n) {
+		*out_len = hex(out, (unsigned char)*s);
+		return 1;
+	}
+	if (cp < 0x20) {
+		out[0] = '^';
+		out[1] = (char)(cp + 0x40);
+		*out_len = 2;
+	} else if (cp == 0x7F) {
+		out[0] = '^';
+		out[1] = '?';
+		*out_len = 2;
+	} else if (cp >= 0x80 && cp <= 0x9F) {
+		*out_len = hex(out, (unsigned char)s[0]);
+		*out_len += hex(out + *out_len, (unsigned char)s[1]);
+	} else {
+		memcpy(out, s, (size_t)n);
+		*out_len = (size_t)n;
+	}
+	return (size_t)n;
+}
+
+char *utf8_term_buf(char *dst, size_t n, const char *s)
+{
+	if (!n)
+		return dst;
+	assert(dst && s);
+	size_t len = 0;
+	char one[UTF8_TERM_MAX];
+	while (*s) {
+		size_t k;
+		s += utf8_term_char(s, one, &k);
+		if (len + k <= n - 1) {
+			memcpy(dst + len, one, k);
+			len += k;
+			continue;
+		}
+		/* Too long: keep what fits, then step back while the first
+		 * byte left out continues a UTF-8 sequence, so no character
+		 * is cut in two. */
+		size_t keep = n - 1 - len;
+		memcpy(dst + len, one, keep);
+		len += keep;
+		unsigned char next = (unsigned char)one[keep];
+		while (len > 0 && (next & 0xC0) == 0x80)
+			next = (unsigned char)dst[--len];
+		break;
+	}
+	dst[len] = '\0';
+	return dst;
+}

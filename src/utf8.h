@@ -1,0 +1,43 @@
+/* utf8.h — UTF-8 decoding and the terminal's notation for control
+ * characters: the bottom of the engine, below util.h (whose error messages
+ * pass through utf8_term_buf) and escape.h (whose sinks are built on these
+ * functions). Nothing here allocates, prints or fails: every function is
+ * total over NUL-terminated input.
+ *
+ * UTF-8 validity follows RFC 3629 section 4: no overlong forms, no
+ * surrogates D800..DFFF, nothing above U+10FFFF. Control characters are C0
+ * (0x00..0x1F), DEL (0x7F) and C1 (U+0080..U+009F), the ranges ECMA-48
+ * gives meaning to on a terminal. */
+#ifndef HP_UTF8_H
+#define HP_UTF8_H
+
+#include <stddef.h>
+
+/* Length of the valid UTF-8 sequence at s (1 to 4 bytes), or 0 when the
+ * bytes there are not one: a stray continuation byte, an overlong form, a
+ * surrogate, a code point over U+10FFFF, or a sequence cut by the NUL.
+ * *cp gets the code point when cp is not NULL and the result is not 0.
+ * s must not be NULL (asserted); at its NUL the result is 1, cp 0. */
+int utf8_len(const char *s, unsigned *cp);
+
+/* 1 when cp is a C0 control, DEL or a C1 control; 0 otherwise. */
+int utf8_is_control(unsigned cp);
+
+/* Longest terminal form of one character: a two-byte C1 control as two
+ * \xNN escapes (8 bytes). */
+#define UTF8_TERM_MAX 8
+
+/* The terminal form of the character at s (s non-empty, asserted): C0
+ * controls and DEL as caret notation (ESC -> ^[, LF -> ^J, DEL -> ^?), C1
+ * controls and each byte that is not valid UTF-8 as \xNN, anything else
+ * copied. Writes *out_len (<= UTF8_TERM_MAX) bytes to out, unterminated;
+ * returns how many bytes of s it consumed (1 to 4). */
+size_t utf8_term_char(const char *s, char *out, size_t *out_len);
+
+/* s in terminal form into dst, always NUL-terminated when n > 0, cut at
+ * a character boundary of the output when dst is too small (so never in
+ * the middle of a multi-byte character). Returns dst. Nothing is written
+ * when n is 0. */
+char *utf8_term_buf(char *dst, size_t n, const char *s);
+
+#endif
