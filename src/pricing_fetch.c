@@ -447,16 +447,8 @@ int pricing_run_jobs(const struct price_config *cfg, const struct catalog *cat,
 		     const char *const *sources, int n, pricing_progress_fn fn, void *ud,
 		     atomic_int *cancel, struct price_update *out, struct hp_err *err)
 {
-	struct job_ctx j;
-	memset(&j, 0, sizeof j);
-	j.cfg = cfg;
-	j.cat = cat;
-	j.sources = sources;
-	j.n = n;
-	j.fn = fn;
-	j.ud = ud;
-	j.cancel = cancel;
-	j.out = out;
+	struct job_ctx j = { .cfg = cfg, .cat = cat, .sources = sources, .n = n, .fn = fn,
+			     .ud = ud, .cancel = cancel, .out = out };
 	atomic_init(&j.stop, 0);
 	pricing_cache_dir(cfg, j.dir, sizeof j.dir);
 	if (pricing_mkdir_p(j.dir) < 0)
