@@ -189,7 +189,7 @@ static const struct tui_view_ops views[TV_COUNT] = {
 		       .rows = plans_rows, .row_text = plans_row_text,
 		       .notes_title = "Plan labels", .notes = tui_plans_notes, .plan = plans_plan },
 	[TV_DETAIL] = { "Detail", KEYS(keys_detail), .draw = view_detail_draw,
-			.key = view_detail_key, .plan = detail_plan },
+			.key = view_detail_key, .plan = detail_plan, .status = detail_status },
 	[TV_PRICES] = { "Prices", KEYS(keys_prices), .draw = view_prices_draw,
 			.key = view_prices_key, .rows = prices_rows, .row_text = prices_row_text },
 	[TV_COMPARE] = { "Compare", KEYS(keys_compare), .draw = view_compare_draw,

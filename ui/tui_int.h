@@ -250,6 +250,7 @@ void tui_plans_sort(struct tui *t);
 void view_plans_draw(struct tui *t, int y0, int h);
 int view_plans_key(struct tui *t, int action, int ch);
 void view_detail_draw(struct tui *t, int y0, int h);
+void detail_status(struct tui *t, char *buf, size_t n);
 int view_detail_key(struct tui *t, int action, int ch);
 void view_compare_draw(struct tui *t, int y0, int h);
 int view_compare_key(struct tui *t, int action, int ch);

@@ -906,12 +906,20 @@ void view_detail_draw(struct tui *t, int y0, int h)
 			tui_fill(y, 0, COLS, 0);
 		detail_total = detail_draw_all(t, y0, h);
 	}
-	if (detail_total > h) {
-		char s[32];
-		snprintf(s, sizeof s, " %d-%d of %d ", t->ldetail.top + 1,
+}
+
+/* The footer's right side in the Detail view: the rows shown, when they
+ * are not all (the tab bar has no room for it at 80 columns). */
+void detail_status(struct tui *t, char *buf, size_t n)
+{
+	int h = tui_view_rows();
+	if (detail_total > h)
+		snprintf(buf, n, "rows %d-%d of %d", t->ldetail.top + 1,
 			 HP_MIN(detail_total, t->ldetail.top + h), detail_total);
-		tui_putr(y0 - 1, COLS - 16, 15, tui_attr(t, C_DIM), s);   /* on the tab bar */
-	}
+	else if (t->cur && t->cur->rc == 0)
+		snprintf(buf, n, "%d plans", t->cur->res.n_plans);
+	else
+		*buf = 0;
 }
 
 static int step_plan(const struct tui *t, int id, int dir)
