@@ -190,7 +190,63 @@ struct ctx {
 	double best_miss;         /* nearest miss: how far over the limit */
 	double bound;             /* objective bound over the searched space */
 	int have_bound;
+	/* A worker's context (one global setting) reads the shared one's
+	 * kept plans, frozen for the batch, to prune and screen; NULL for
+	 * the shared context itself. */
+	const struct ctx *glob;
 };
+
+/* The score a plan must beat to enter the ranked list: the last kept
+ * plan's, once the list is full, here or in the shared context (frozen
+ * during a batch, so the answer does not depend on the thread count).
+ * Returns 0 while neither list is full. */
+static int top_worst(const struct ctx *x, double *w)
+{
+	int have = 0;
+	*w = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->n_top == y->keep) {
+			*w = fmin(*w, y->top[y->n_top - 1].score);
+			have = 1;
+		}
+	return have;
+}
+
+/* The best stock-framework plan's score here or in the shared context;
+ * 0 when neither has one. */
+static int stock_best(const struct ctx *x, double *w)
+{
+	int have = 0;
+	*w = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->res->has_stock) {
+			*w = fmin(*w, y->res->stock.score);
+			have = 1;
+		}
+	return have;
+}
+
+/* Does a kept Pareto point dominate (or equal) every plan with time to
+ * train >= t and cost >= usd? */
+static int front_dominates(const struct ctx *x, double t, double usd)
+{
+	for (const struct ctx *y = x; y; y = y->glob)
+		for (int i = 0; i < y->n_front; i++)
+			if (y->front[i].time_to_train_s <= t && y->front[i].cost_to_train_usd <= usd)
+				return 1;
+	return 0;
+}
+
+/* The nearest memory miss so far (need / capacity), here or shared; 0
+ * when there is none. */
+static double mem_miss_now(const struct ctx *x)
+{
+	double r = 0;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->mem_miss > 0 && (r == 0 || y->mem_miss < r))
+			r = y->mem_miss;
+	return r;
+}
 
 static int layout_dense_layers(const struct model_spec *m)
 {
@@ -325,7 +381,8 @@ static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 	double need, cap;
 	search_mem_state(&sp->est, x->o->mem_headroom, &need, &cap);
 	double ratio = cap > 0 ? need / cap : HUGE_VAL;
-	if (x->mem_miss > 0 && ratio >= x->mem_miss) {
+	double now = mem_miss_now(x);
+	if (now > 0 && ratio >= now) {
 		sp_free(sp);
 		return;
 	}
@@ -362,7 +419,8 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 		worst = fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
 		a += k;
 	}
-	if (x->mem_miss > 0 && worst >= x->mem_miss)
+	double now = mem_miss_now(x);
+	if (now > 0 && worst >= now)
 		return;
 	long M = x->o->gbs / g->mbs;
 	int count = HP_MAX(1, (int)HP_MIN((long)fit_count(x, L, x->cap), M));
@@ -815,19 +873,32 @@ static void add_replica(struct plan *p, const struct layout *L, int count, int m
 	}
 }
 
-/* Score one combination of layouts and counts. */
-static int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
-		     const int *counts, int n, double *time_s, double *cost_usd)
+/* The replica groups of one combination (layouts with a non-zero count),
+ * the GPUs they use per pool, and a lower bound on their pipeline time
+ * before the batch split: with c_i replicas of layout i taking m_i >= q_i
+ * micro-batches each and sum c_i m_i = M, the step's pipeline term
+ * max_i (A_i + B_i m_i) is at least T where sum c_i (T - A_i) / B_i = M,
+ * and at least every A_i + B_i q_i. Returns how many groups, or -1 when
+ * the counts are invalid (EP does not divide the DP degree). */
+static int combo_groups(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			const int *counts, int n, struct group_in *gi, int *used,
+			double *pipe_lb)
 {
-	struct group_in gi[HP_MAX_POOLS + 1];
-	int k = 0;
-	int dp = 0;
+	int k = 0, dp = 0;
+	double num = (double)(x->o->gbs / g->mbs), den = 0, floor_t = 0;
+	memset(used, 0, HP_MAX_POOLS * sizeof *used);
 	for (int i = 0; i < n; i++)
 		if (counts[i] > 0) {
-			gi[k].L = Ls[i];
+			const struct layout *L = Ls[i];
+			gi[k].L = L;
 			gi[k].count = counts[i];
-			gi[k].q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
+			gi[k].q = g->sched == SCHED_INTERLEAVED ? L->pp : 1;
 			dp += counts[i];
+			num += counts[i] * L->A / L->B;
+			den += counts[i] / L->B;
+			floor_t = fmax(floor_t, L->A + L->B * gi[k].q);
+			for (int p = 0; p < x->c->n_pools; p++)
+				used[p] += counts[i] * L->gpus[p];
 			k++;
 		}
 	if (!k)
@@ -837,11 +908,91 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 		x->res->stats.pruned++;
 		return -1;
 	}
-	long M = x->o->gbs / g->mbs;
-	if (split_batch(gi, k, M) < 0) {
+	*pipe_lb = fmax(num / den, floor_t);
+	return k;
+}
+
+/* Screening: from the layouts' affine fits alone (no perf_estimate), is
+ * the combination sure to change nothing the search reports? pipe is a
+ * lower bound on the step's pipeline term max(A + B m) over the groups,
+ * which is exactly perf.c's (stage times do not depend on the DP degree,
+ * and the fits are exact in the layers); the step adds DP
+ * synchronisation, the optimizer and a fixed overhead to it, so pipe
+ * bounds the step time from below; node prices (used: GPUs per pool)
+ * are exact. A plan whose bounds cannot beat the last ranked plan nor
+ * the best stock-framework plan, and whose (time, cost) is dominated on
+ * the Pareto front, is skipped. A relative margin of 1e-6 covers
+ * rounding in the fits (they hold to ~1e-12). Returns 1 to skip. */
+static int combo_screened(struct ctx *x, const int *used, double pipe)
+{
+	double worst, stock;
+	if (!top_worst(x, &worst) || !stock_best(x, &stock))
+		return 0;
+	const double margin = 1 - 1e-6;
+	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
+	double usd_h = 0;
+	int priced = 1;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		const struct pool *pl = &x->c->pools[p];
+		if (!used[p])
+			continue;
+		if (pl->usd_per_node_h <= 0)
+			priced = 0;
+		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
+	}
+	double t = x->tokens * step / tok_step, usd = usd_h * t / 3600;
+	double lb;
+	switch (x->o->objective) {
+	case OBJ_THROUGHPUT: lb = step / tok_step; break;
+	case OBJ_COST: lb = priced ? usd_h / 3600 * step / tok_step * 1e6 : HUGE_VAL; break;
+	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
+	default: lb = priced ? t : HUGE_VAL; break;
+	}
+	if (!(lb > worst / margin) || !(lb > stock / margin))
+		return 0;
+	if (priced && !front_dominates(x, t, usd))
+		return 0;
+	x->res->stats.screened++;
+	return 1;
+}
+
+/* The batch split of groups gi (split_batch) and its pipeline term.
+ * Returns -1 when there are fewer micro-batches than the replicas need. */
+static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi, int k,
+		       double *pipe)
+{
+	if (split_batch(gi, k, x->o->gbs / g->mbs) < 0) {
 		x->res->stats.pruned++;
 		return -1;
 	}
+	*pipe = 0;
+	for (int i = 0; i < k; i++) {
+		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
+		*pipe = fmax(*pipe, gi[i].L->A + gi[i].L->B * m);
+	}
+	return 0;
+}
+
+/* Score one combination of layouts and counts: build the plan, check it
+ * (validity, --framework), estimate it and keep it. Returns 0 when it was
+ * scored (time_s/cost_usd, when not NULL, get its time and cost to train;
+ * cost HUGE_VAL when unpriced), 1 when screened out, -1 when invalid or
+ * it does not fit. */
+static int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
+		     const int *counts, int n, double *time_s, double *cost_usd)
+{
+	struct group_in gi[HP_MAX_POOLS + 1];
+	int used[HP_MAX_POOLS];
+	double pipe;
+	int k = combo_groups(x, g, Ls, counts, n, gi, used, &pipe);
+	if (k < 0)
+		return -1;
+	if (!time_s && combo_screened(x, used, pipe))
+		return 1;
+	if (combo_split(x, g, gi, k, &pipe) < 0)
+		return -1;
+	if (!time_s && combo_screened(x, used, pipe))
+		return 1;
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
@@ -942,18 +1093,85 @@ static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
 	return 0;
 }
 
-struct count_list {
-	int v[320][HP_MAX_POOLS + 1];
-	int n, width;
+/* The count vectors of one layout set, each tried once: a candidate
+ * list that grows as needed, hashed so that the MILP ladder's repeats
+ * and neighbours are looked up, not re-estimated. */
+struct combo {
+	int v[HP_MAX_POOLS + 1];
+	int state;            /* 0 untried, 1 screened out, 2 tried */
+	int rc;               /* try_combo()'s answer when tried */
+	double t, cost;
 };
 
-static void cl_add(struct count_list *cl, const int *counts)
+struct count_list {
+	struct combo *v;
+	int n, cap, width;
+	int *slot;            /* open addressing: index + 1, 0 empty */
+	int n_slot;           /* a power of two, > 2 n */
+};
+
+static unsigned cl_hash(const int *v, int w)
 {
-	for (int i = 0; i < cl->n; i++)
-		if (!memcmp(cl->v[i], counts, (size_t)cl->width * sizeof *counts))
-			return;
-	if (cl->n < (int)HP_ARRAY_LEN(cl->v))
-		memcpy(cl->v[cl->n++], counts, (size_t)cl->width * sizeof *counts);
+	unsigned h = 2166136261u;   /* FNV-1a */
+	for (int i = 0; i < w; i++)
+		h = (h ^ (unsigned)v[i]) * 16777619u;
+	return h;
+}
+
+static void cl_rehash(struct count_list *cl)
+{
+	free(cl->slot);
+	cl->n_slot = cl->n_slot ? 2 * cl->n_slot : 64;
+	cl->slot = xcalloc((size_t)cl->n_slot, sizeof *cl->slot);
+	for (int i = 0; i < cl->n; i++) {
+		unsigned h = cl_hash(cl->v[i].v, cl->width) & (unsigned)(cl->n_slot - 1);
+		while (cl->slot[h])
+			h = (h + 1) & (unsigned)(cl->n_slot - 1);
+		cl->slot[h] = i + 1;
+	}
+}
+
+/* The entry for counts, added (untried) when new. */
+static struct combo *cl_add(struct count_list *cl, const int *counts)
+{
+	if (2 * (cl->n + 1) > cl->n_slot)
+		cl_rehash(cl);
+	unsigned h = cl_hash(counts, cl->width) & (unsigned)(cl->n_slot - 1);
+	while (cl->slot[h]) {
+		struct combo *e = &cl->v[cl->slot[h] - 1];
+		if (!memcmp(e->v, counts, (size_t)cl->width * sizeof *counts))
+			return e;
+		h = (h + 1) & (unsigned)(cl->n_slot - 1);
+	}
+	if (cl->n == cl->cap) {
+		cl->cap = cl->cap ? 2 * cl->cap : 64;
+		cl->v = xrealloc(cl->v, (size_t)cl->cap * sizeof *cl->v);
+	}
+	struct combo *e = &cl->v[cl->n];
+	memset(e, 0, sizeof *e);
+	memcpy(e->v, counts, (size_t)cl->width * sizeof *counts);
+	cl->slot[h] = ++cl->n;
+	return e;
+}
+
+static void cl_free(struct count_list *cl)
+{
+	free(cl->v);
+	free(cl->slot);
+}
+
+/* try_combo() once per count vector; want_time: the MILP ladder needs
+ * the time and cost, so a screened entry is estimated after all. */
+static int cl_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		  struct combo *e, int want_time)
+{
+	if (e->state == 2 || (e->state == 1 && !want_time))
+		return e->rc;
+	e->t = e->cost = HUGE_VAL;
+	e->rc = try_combo(x, g, Ls, e->v, n, want_time ? &e->t : NULL,
+			  want_time ? &e->cost : NULL);
+	e->state = e->rc == 1 ? 1 : 2;
+	return e->rc;
 }
 
 static void all_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
@@ -1057,9 +1275,9 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 static int set_pruned(const struct ctx *x, const struct gset *g, const struct layout **Ls,
 		      int n, const int *full)
 {
-	if (x->n_top < x->keep || (n == 1 && Ls[0]->nseg == 1))
+	double worst;
+	if (!top_worst(x, &worst) || (n == 1 && Ls[0]->nseg == 1))
 		return 0;
-	double worst = x->top[x->n_top - 1].score;
 	double tok_mb = (double)g->mbs * x->seq, rate = 0, best_cost = HUGE_VAL;
 	for (int i = 0; i < n; i++) {
 		rate += full[i] / Ls[i]->B;
@@ -1076,32 +1294,19 @@ static int set_pruned(const struct ctx *x, const struct gset *g, const struct la
 	return bound >= worst;
 }
 
-static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+/* Count candidates around "every layout as many replicas as fit" (full):
+ * one replica fewer of each layout, fractions of the first (the two-pool
+ * layout when the set has one), fewer replicas so the micro-batches
+ * divide evenly, and no more replicas than micro-batches. */
+static void counts_around_full(const struct ctx *x, const struct gset *g,
+			       const struct layout **Ls, int n, const int *full,
+			       struct count_list *cl)
 {
-	const struct search_opts *o = x->o;
-	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
-	if (x->exhaustive) {
-		int left[HP_MAX_POOLS];
-		memcpy(left, x->cap, sizeof left);
-		all_counts(x, g, Ls, n, 0, left, counts);
-		return;
-	}
-	if (fill_counts(x, Ls, n, NULL, full) < 0)
-		return;
-	if (set_pruned(x, g, Ls, n, full)) {
-		x->res->stats.pruned++;
-		return;
-	}
-	struct count_list cl;
-	cl.n = 0;
-	cl.width = n;
-	cl_add(&cl, full);
-	long M = o->gbs / g->mbs, total = 0;
+	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
+	long M = x->o->gbs / g->mbs, total = 0;
 	for (int i = 0; i < n; i++)
 		total += full[i];
 	for (int j = 0; j < n; j++) {
-		/* one replica fewer of each layout; fractions of the first (the
-		 * two-pool layout when the set has one) */
 		int fr[] = { full[j] - 1, (3 * full[j]) / 4, full[j] / 2, full[j] / 4, 1 };
 		for (size_t f = 0; f < HP_ARRAY_LEN(fr); f++) {
 			if (fr[f] < 1 || (f > 0 && j > 0))
@@ -1110,99 +1315,128 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 				limit[i] = -1;
 			limit[j] = fr[f];
 			if (fill_counts(x, Ls, n, limit, counts) == 0)
-				cl_add(&cl, counts);
+				cl_add(cl, counts);
 		}
 	}
-	{
-		/* Fewer replicas so the micro-batches divide evenly: the
-		 * largest R <= total (down to half) with M % R == 0, every
-		 * layout scaled alike, the remainder handed out in order. */
-		long R = HP_MIN(total, M);
-		while (R > total / 2 && M % R)
-			R--;
-		if (R >= 1 && R < total && M % R == 0) {
-			long given = 0;
-			for (int i = 0; i < n; i++) {
-				limit[i] = (int)HP_MAX(1, full[i] * R / total);
-				given += limit[i];
-			}
-			for (int i = 0; i < n && given < R; i++) {
-				long add = HP_MIN(full[i] - limit[i], R - given);
-				limit[i] += (int)add;
-				given += add;
-			}
-			if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
-				cl_add(&cl, counts);
+	/* the largest R <= total (down to half) with M % R == 0, every
+	 * layout scaled alike, the remainder handed out in order */
+	long R = HP_MIN(total, M);
+	while (R > total / 2 && M % R)
+		R--;
+	if (R >= 1 && R < total && M % R == 0) {
+		long given = 0;
+		for (int i = 0; i < n; i++) {
+			limit[i] = (int)HP_MAX(1, full[i] * R / total);
+			given += limit[i];
 		}
+		for (int i = 0; i < n && given < R; i++) {
+			long add = HP_MIN(full[i] - limit[i], R - given);
+			limit[i] += (int)add;
+			given += add;
+		}
+		if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
+			cl_add(cl, counts);
 	}
 	if (total > M) {
-		/* more replicas than micro-batches: scale every layout down */
 		for (int i = 0; i < n; i++)
 			limit[i] = (int)HP_MAX(1, full[i] * M / total);
 		if (fill_counts(x, Ls, n, limit, counts) == 0)
-			cl_add(&cl, counts);
+			cl_add(cl, counts);
 	}
-	if (o->objective == OBJ_COST) {
+	if (x->o->objective == OBJ_COST) {
 		/* per token, few replicas waste least on bubbles and syncs */
 		for (int a = 1; a <= 4; a *= 2)
 			for (int i = 0; i < n; i++) {
 				for (int k = 0; k < n; k++)
 					limit[k] = k == i ? a : 1;
 				if (fill_counts(x, Ls, n, limit, counts) == 0)
-					cl_add(&cl, counts);
+					cl_add(cl, counts);
 			}
 	}
-	if (o->objective != OBJ_THROUGHPUT) {
-		/* Whole-node mixes: for each pool the set uses, a ladder of node
-		 * counts, the layouts filled inside them. Costs are billed by
-		 * the node, and integer micro-batches make some mixes finish
-		 * together where the linear model cannot see it. */
-		int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
-		for (int p = 0; p < x->c->n_pools; p++) {
-			int used = 0;
-			for (int i = 0; i < n; i++)
-				used |= Ls[i]->gpus[p] > 0;
-			if (!used)
-				continue;
-			int N = x->c->pools[p].nodes, k = 0;
-			int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
-			if (N <= 6)
-				for (int v = N; v >= 1; v--)
-					lv[np][k++] = v;
-			else
-				for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
-					int dup = 0;
-					for (int q = 0; q < k; q++)
-						dup |= lv[np][q] == lad[j];
-					if (lad[j] >= 1 && !dup)
-						lv[np][k++] = lad[j];
-				}
-			nl[np] = k;
-			pools[np++] = p;
-		}
-		int at[HP_MAX_POOLS] = { 0 };
-		for (;;) {
-			int cap[HP_MAX_POOLS];
-			memcpy(cap, x->cap, sizeof cap);
-			for (int q = 0; q < np; q++)
-				cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
-			if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
-				cl_add(&cl, counts);
-			int q = 0;
-			for (; q < np; q++) {
-				if (++at[q] < nl[q])
-					break;
-				at[q] = 0;
-			}
-			if (q == np)
-				break;
-		}
-	}
-	for (int i = 0; i < cl.n; i++)
-		try_combo(x, g, Ls, cl.v[i], n, NULL, NULL);
+}
 
-	if (o->objective != OBJ_DEADLINE && o->objective != OBJ_BUDGET)
-		return;
+/* Mixes of whole nodes tried per layout set: beyond this many the ladder
+ * below becomes a neighbourhood (every pool on one rung, or one pool off
+ * the top rung). 4,096 = 6 rungs on 4 pools plus room; a set spans at
+ * most n_pools + 1 layouts. */
+#define NODE_MIXES_MAX 4096
+
+/* Whole-node mixes: for each pool the set uses, a ladder of node counts
+ * (N, 3N/4, N/2, N/4, 2, 1; every count up to 6 nodes), the layouts
+ * filled inside them. Costs are billed by the node, and integer
+ * micro-batches make some mixes finish together where the linear model
+ * cannot see it. */
+static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int n,
+			      struct count_list *cl)
+{
+	int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
+	double mixes = 1;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		int N = x->c->pools[p].nodes, k = 0;
+		int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
+		if (N <= 6)
+			for (int v = N; v >= 1; v--)
+				lv[np][k++] = v;
+		else
+			for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
+				int dup = 0;
+				for (int q = 0; q < k; q++)
+					dup |= lv[np][q] == lad[j];
+				if (lad[j] >= 1 && !dup)
+					lv[np][k++] = lad[j];
+			}
+		nl[np] = k;
+		mixes *= k;
+		pools[np++] = p;
+	}
+	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1];
+	for (long it = 0;; it++) {
+		int cap[HP_MAX_POOLS];
+		memcpy(cap, x->cap, sizeof cap);
+		for (int q = 0; q < np; q++)
+			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
+		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+			cl_add(cl, counts);
+		if (mixes > NODE_MIXES_MAX) {
+			/* neighbourhood: rung r on every pool (it < 8), then pool
+			 * q alone on rung r */
+			long r = it + 1, q = 0;
+			if (r < 8) {
+				for (int j = 0; j < np; j++)
+					at[j] = (int)HP_MIN(r, nl[j] - 1);
+				continue;
+			}
+			r -= 8;
+			q = r / 8;
+			if (q >= np)
+				break;
+			memset(at, 0, sizeof at);
+			at[q] = (int)HP_MIN(r % 8, nl[q] - 1);
+			continue;
+		}
+		int q = 0;
+		for (; q < np; q++) {
+			if (++at[q] < nl[q])
+				break;
+			at[q] = 0;
+		}
+		if (q == np)
+			break;
+	}
+}
+
+/* Deadline and budget: the capacity MILP and its Dinkelbach / budget
+ * ladder (milp_counts), each answer and its +-1 neighbours tried. */
+static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			       int n, struct count_list *cl)
+{
+	const struct search_opts *o = x->o;
+	int counts[HP_MAX_POOLS + 1];
 	for (int i = 0; i < n; i++)
 		if (!Ls[i]->price_known)
 			return;
@@ -1214,17 +1448,18 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 			return;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
-		double t = 0, cost = 0;
-		int rc = try_combo(x, g, Ls, counts, n, &t, &cost);
+		struct combo *e = cl_add(cl, counts);
+		int rc = cl_try(x, g, Ls, n, e, 1);
+		double t = e->t, cost = e->cost;
 		for (int i = 0; i < n; i++)
 			for (int d = -1; d <= 1; d += 2) {
 				int save = counts[i];
 				counts[i] += d;
 				if (counts[i] >= 1)
-					try_combo(x, g, Ls, counts, n, NULL, NULL);
+					cl_try(x, g, Ls, n, cl_add(cl, counts), 0);
 				counts[i] = save;
 			}
-		if (rc < 0)
+		if (rc != 0)
 			return;
 		if (o->objective == OBJ_DEADLINE) {
 			if (t > o->deadline_s) {
@@ -1246,6 +1481,36 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 			lambda *= o->budget_usd / cost * 0.9995;
 		}
 	}
+}
+
+/* Replica counts for one layout set: every vector when the cluster is
+ * tiny, else the candidates above (bound-pruned first), each tried once. */
+static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1];
+	if (x->exhaustive) {
+		int left[HP_MAX_POOLS];
+		memcpy(left, x->cap, sizeof left);
+		all_counts(x, g, Ls, n, 0, left, counts);
+		return;
+	}
+	if (fill_counts(x, Ls, n, NULL, full) < 0)
+		return;
+	if (set_pruned(x, g, Ls, n, full)) {
+		x->res->stats.pruned++;
+		return;
+	}
+	struct count_list cl = { 0 };
+	cl.width = n;
+	cl_add(&cl, full);
+	counts_around_full(x, g, Ls, n, full, &cl);
+	if (x->o->objective != OBJ_THROUGHPUT)
+		counts_node_mixes(x, Ls, n, &cl);
+	for (int i = 0; i < cl.n; i++)
+		cl_try(x, g, Ls, n, &cl.v[i], 0);
+	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
+		counts_milp_ladder(x, g, Ls, n, &cl);
+	cl_free(&cl);
 }
 
 struct layouts {

@@ -88,6 +88,8 @@ struct search_plan {
 struct search_stats {
 	long candidates;      /* plans considered */
 	long evaluated;       /* perf_estimate() calls */
+	long screened;        /* candidates skipped on their affine-fit bounds,
+			       * without a perf_estimate() call (search.c) */
 	long pruned;          /* dropped by memory or dominance */
 	int lp_solves;
 	double seconds;
