@@ -164,6 +164,9 @@ struct layout {
 	int fits;
 	int k[MAX_STAGES];        /* layers per stage */
 	double B, A;              /* pipeline time = m*B + A per step */
+	double B_lo, A_lo;        /* the same without PP/CP/EP communication,
+				   * whose links depend on the DP degree
+				   * (dispatch.c): a lower bound at any degree */
 	double rate;              /* micro-batches per second per GPU */
 	double usd_h;             /* per replica (GPU share of node prices) */
 	int price_known;
@@ -281,9 +284,11 @@ static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
 	}
 }
 
-/* Per stage: time and memory as alpha + dense*bd + moe*bm. */
+/* Per stage: time and memory as alpha + dense*bd + moe*bm; c: time
+ * without PP/CP/EP communication. */
 struct fit {
 	double ta, tbd, tbm;
+	double ca, cbd, cbm;
 	double ma, mbd, mbm;
 	double cap;
 };
@@ -293,6 +298,13 @@ static double fit_time(const struct fit *f, int a, int b, int dense)
 	int nd = dense > a ? HP_MIN(b, dense - 1) - a + 1 : 0;
 	int nm = b - a + 1 - nd;
 	return f->ta + nd * f->tbd + nm * f->tbm;
+}
+
+static double fit_comp(const struct fit *f, int a, int b, int dense)
+{
+	int nd = dense > a ? HP_MIN(b, dense - 1) - a + 1 : 0;
+	int nm = b - a + 1 - nd;
+	return f->ca + nd * f->cbd + nm * f->cbm;
 }
 
 static double fit_mem(const struct fit *f, int a, int b, int dense)
@@ -305,7 +317,7 @@ static double fit_mem(const struct fit *f, int a, int b, int dense)
 /* One probe: every stage holds layers [a, b] (ranges may overlap; perf
  * only looks at the layer kinds). */
 static int probe_once(struct ctx *x, const struct gset *g, const struct layout *L, int count,
-		      int a, int b, double *t, double *mem, double *cap)
+		      int a, int b, double *t, double *tc, double *mem, double *cap)
 {
 	struct plan p;
 	plan_globals(&p, x, g);
@@ -328,6 +340,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	x->res->stats.evaluated++;
 	for (int s = 0; s < L->pp; s++) {
 		t[s] = e.stages[s].t_total;
+		tc[s] = t[s] - e.stages[s].t_pp - e.stages[s].t_cp - e.stages[s].t_ep;
 		mem[s] = e.stages[s].total;
 		cap[s] = e.stages[s].capacity;
 	}
@@ -458,19 +471,21 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	 * its real degree afterwards. */
 	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
+	double c1[MAX_STAGES], c2[MAX_STAGES];
 	struct fit f[MAX_STAGES];
 	int moe = m->moe.experts > 0;
 	/* Probe with MoE layers at the end (or dense ones for a dense model). */
-	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, m1, cap) < 0)
+	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, c1, m1, cap) < 0)
 		return;
 	if (layers >= 2) {
-		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, m2, cap) < 0)
+		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, c2, m2, cap) < 0)
 			return;
 	} else {
 		memcpy(t2, t1, sizeof t1);
 		memcpy(m2, m1, sizeof m1);
+		memcpy(c2, c1, sizeof c1);
 		for (int s = 0; s < S; s++)
-			t2[s] *= 2, m2[s] *= 2;
+			t2[s] *= 2, m2[s] *= 2, c2[s] *= 2;
 	}
 	for (int s = 0; s < S; s++) {
 		double bt = t2[s] - t1[s], bm = m2[s] - m1[s];
@@ -478,13 +493,16 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 		f[s].ma = m1[s] - bm;
 		f[s].tbm = f[s].tbd = bt;
 		f[s].mbm = f[s].mbd = bm;
+		f[s].cbm = f[s].cbd = c2[s] - c1[s];
+		f[s].ca = c1[s] - f[s].cbm;
 		f[s].cap = cap[s];
 	}
 	if (moe && dense > 0 && dense < layers) {
-		double t3[MAX_STAGES], m3[MAX_STAGES];
-		if (probe_once(x, g, L, count, 0, 0, t3, m3, cap) < 0)
+		double t3[MAX_STAGES], m3[MAX_STAGES], c3[MAX_STAGES];
+		if (probe_once(x, g, L, count, 0, 0, t3, c3, m3, cap) < 0)
 			return;
 		for (int s = 0; s < S; s++) {
+			f[s].cbd = c3[s] - f[s].ca;
 			f[s].tbd = t3[s] - f[s].ta;
 			f[s].mbd = m3[s] - f[s].ma;
 		}
@@ -508,17 +526,22 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	if (fill(f, S, layers, dense, v, hi, k) < 0 &&
 	    fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
 		return;
-	double sum = 0, mx = 0;
+	double sum = 0, mx = 0, csum = 0, cmx = 0;
 	int a = 0;
 	for (int s = 0; s < S; s++) {
 		L->k[s] = k[s];
 		double t = fit_time(&f[s], a, a + k[s] - 1, dense);
+		double tc = fit_comp(&f[s], a, a + k[s] - 1, dense);
 		sum += t;
 		mx = fmax(mx, t);
+		csum += tc;
+		cmx = fmax(cmx, tc);
 		a += k[s];
 	}
 	L->B = mx;
 	L->A = (sum - mx) / v;
+	L->B_lo = cmx;
+	L->A_lo = (csum - cmx) / v;
 	L->rate = 1.0 / (mx * L->size);
 	L->fits = 1;
 }
@@ -894,9 +917,9 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 			gi[k].count = counts[i];
 			gi[k].q = g->sched == SCHED_INTERLEAVED ? L->pp : 1;
 			dp += counts[i];
-			num += counts[i] * L->A / L->B;
-			den += counts[i] / L->B;
-			floor_t = fmax(floor_t, L->A + L->B * gi[k].q);
+			num += counts[i] * L->A_lo / L->B_lo;
+			den += counts[i] / L->B_lo;
+			floor_t = fmax(floor_t, L->A_lo + L->B_lo * gi[k].q);
 			for (int p = 0; p < x->c->n_pools; p++)
 				used[p] += counts[i] * L->gpus[p];
 			k++;
@@ -948,7 +971,14 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
 	default: lb = priced ? t : HUGE_VAL; break;
 	}
-	if (!(lb > worst / margin) || !(lb > stock / margin))
+	/* sure to miss the deadline or the budget (or unpriced): it can
+	 * only be a nearest miss, which is reported when no plan is kept,
+	 * and a plan is kept here */
+	int misses = !priced || (x->o->objective == OBJ_DEADLINE && t > x->o->deadline_s / margin) ||
+		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
+	if (x->o->objective != OBJ_THROUGHPUT && misses)
+		;
+	else if (!(lb > worst / margin) || !(lb > stock / margin))
 		return 0;
 	if (priced && !front_dominates(x, t, usd))
 		return 0;
@@ -968,7 +998,7 @@ static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi,
 	*pipe = 0;
 	for (int i = 0; i < k; i++) {
 		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
-		*pipe = fmax(*pipe, gi[i].L->A + gi[i].L->B * m);
+		*pipe = fmax(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
 	}
 	return 0;
 }
@@ -976,10 +1006,10 @@ static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi,
 /* Score one combination of layouts and counts: build the plan, check it
  * (validity, --framework), estimate it and keep it. Returns 0 when it was
  * scored (time_s/cost_usd, when not NULL, get its time and cost to train;
- * cost HUGE_VAL when unpriced), 1 when screened out, -1 when invalid or
+ * cost HUGE_VAL when unpriced), 1 when screened out (only when screen), -1 when invalid or
  * it does not fit. */
 static int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
-		     const int *counts, int n, double *time_s, double *cost_usd)
+		     const int *counts, int n, int screen, double *time_s, double *cost_usd)
 {
 	struct group_in gi[HP_MAX_POOLS + 1];
 	int used[HP_MAX_POOLS];
@@ -987,11 +1017,11 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 	int k = combo_groups(x, g, Ls, counts, n, gi, used, &pipe);
 	if (k < 0)
 		return -1;
-	if (!time_s && combo_screened(x, used, pipe))
+	if (screen && combo_screened(x, used, pipe))
 		return 1;
 	if (combo_split(x, g, gi, k, &pipe) < 0)
 		return -1;
-	if (!time_s && combo_screened(x, used, pipe))
+	if (screen && combo_screened(x, used, pipe))
 		return 1;
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
@@ -1168,8 +1198,7 @@ static int cl_try(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	if (e->state == 2 || (e->state == 1 && !want_time))
 		return e->rc;
 	e->t = e->cost = HUGE_VAL;
-	e->rc = try_combo(x, g, Ls, e->v, n, want_time ? &e->t : NULL,
-			  want_time ? &e->cost : NULL);
+	e->rc = try_combo(x, g, Ls, e->v, n, !want_time, &e->t, &e->cost);
 	e->state = e->rc == 1 ? 1 : 2;
 	return e->rc;
 }
@@ -1178,7 +1207,7 @@ static void all_counts(struct ctx *x, const struct gset *g, const struct layout 
 		       int i, int *left, int *counts)
 {
 	if (i == n) {
-		try_combo(x, g, Ls, counts, n, NULL, NULL);
+		try_combo(x, g, Ls, counts, n, 1, NULL, NULL);
 		return;
 	}
 	for (int k = fit_count(x, Ls[i], left); k >= 1; k--) {
