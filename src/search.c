@@ -28,9 +28,11 @@
 #include "search.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lp.h"
 #include "runs_on.h"
@@ -730,6 +732,8 @@ static void front_add(struct ctx *x, const struct search_plan *sp)
 	sp_clone(&x->front[x->n_front++], sp);
 }
 
+static void top_insert(struct ctx *x, struct search_plan *sp);
+
 static void keep_plan(struct ctx *x, struct search_plan *sp)
 {
 	struct search_result *res = x->res;
@@ -772,6 +776,13 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 		sp_free(sp);
 		return;
 	}
+	top_insert(x, sp);
+}
+
+/* Insert a plan that meets the constraints into the ranked list (taken
+ * over; freed when it does not make the list or is already there). */
+static void top_insert(struct ctx *x, struct search_plan *sp)
+{
 	/* the same plan can come from two routes (a fill and the MILP) */
 	for (int i = 0; i < x->n_top; i++)
 		if (x->top[i].score == sp->score && plan_equal(&x->top[i].plan, &sp->plan)) {
@@ -1983,7 +1994,9 @@ static void search_gset(struct ctx *x, const struct gset *g)
 
 /* ------------------------------------------------------------------ */
 
-static int enum_gsets(const struct ctx *x, struct gset *out, int max)
+/* The global settings to search, in a fixed order; out NULL: count them.
+ * Returns how many. */
+static int enum_gsets(const struct ctx *x, struct gset *out)
 {
 	const struct search_opts *o = x->o;
 	const struct model_spec *m = x->m;
@@ -2029,12 +2042,13 @@ static int enum_gsets(const struct ctx *x, struct gset *out, int max)
 								continue;
 							if (o->fix_sched >= 2 && !s)
 								continue;
-							if (n == max)
-								return n;
-							out[n++] = (struct gset){
-								mbs, (enum hp_recompute)rcs[r], zeros[z],
-								s ? SCHED_INTERLEAVED : SCHED_1F1B, v,
-								cps[cpi], eps[e] };
+							if (out)
+								out[n] = (struct gset){
+									mbs, (enum hp_recompute)rcs[r],
+									zeros[z],
+									s ? SCHED_INTERLEAVED : SCHED_1F1B,
+									v, cps[cpi], eps[e] };
+							n++;
 						}
 	}
 	return n;
@@ -2095,6 +2109,187 @@ static void explain_miss(struct ctx *x)
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
 			struct hp_err *err, int sub);
+
+/* ------------------------------------------------------------------ */
+/* Threads: global settings are searched in batches of GSET_BATCH, each
+ * setting in its own context that prunes against the shared kept plans
+ * as they stood when the batch began; after the batch the contexts are
+ * merged into the shared one in setting order. The batch size, not the
+ * thread count, decides what each setting sees, so the answer is the
+ * same byte for byte for any --threads. 8: enough settings to keep
+ * 2-8 cores busy (a setting takes 1-100 ms), few enough that the bound
+ * from earlier batches still prunes most of the later ones. */
+#define GSET_BATCH 8
+
+struct gset_task {
+	struct ctx x;
+	struct search_result res;
+	const struct gset *g;
+	int done;
+};
+
+struct batch {
+	struct gset_task *t;
+	int n;
+	atomic_int next;
+	const atomic_int *cancel;
+};
+
+static void *batch_worker(void *arg)
+{
+	struct batch *b = arg;
+	for (;;) {
+		int i = atomic_fetch_add(&b->next, 1);
+		if (i >= b->n)
+			break;
+		if (b->cancel && atomic_load(b->cancel))
+			continue;
+		search_gset(&b->t[i].x, b->t[i].g);
+		b->t[i].done = 1;
+	}
+	return NULL;
+}
+
+static void *batch_thread(void *arg)
+{
+	batch_worker(arg);
+	lp_thread_done();
+	return NULL;
+}
+
+static void task_init(struct gset_task *t, const struct ctx *x, const struct gset *g)
+{
+	memset(t, 0, sizeof *t);
+	t->x = *x;
+	t->x.res = &t->res;
+	t->x.glob = x;
+	t->x.top = xcalloc((size_t)x->keep + 1, sizeof *t->x.top);
+	t->x.n_top = 0;
+	t->x.front = NULL;
+	t->x.n_front = t->x.cap_front = 0;
+	t->x.mem_miss = 0;
+	t->x.best_miss = 0;
+	t->x.have_bound = 0;
+	t->x.bound = 0;
+	t->g = g;
+}
+
+/* Merge one setting's context into the shared one (and free it): the
+ * same choices keep_plan() and mem_miss_offer() make, in setting order. */
+static void task_merge(struct ctx *x, struct gset_task *t)
+{
+	struct ctx *y = &t->x;
+	struct search_result *res = x->res, *r = &t->res;
+	res->stats.candidates += r->stats.candidates;
+	res->stats.evaluated += r->stats.evaluated;
+	res->stats.pruned += r->stats.pruned;
+	res->stats.screened += r->stats.screened;
+	res->stats.lp_solves += r->stats.lp_solves;
+	if (y->have_bound && (!x->have_bound || y->bound < x->bound))
+		x->bound = y->bound;
+	x->have_bound |= y->have_bound;
+	for (int i = 0; i < y->n_front; i++)
+		front_add(x, &y->front[i]);
+	for (int i = 0; i < y->n_front; i++)
+		sp_free(&y->front[i]);
+	free(y->front);
+	for (int i = 0; i < y->n_top; i++)
+		top_insert(x, &y->top[i]);
+	free(y->top);
+	for (int i = 0; i < HP_MAX_POOLS; i++) {
+		if (!r->has_single[i])
+			continue;
+		struct search_plan *cur = &res->single[i], *sp = &r->single[i];
+		if (!res->has_single[i] || sp->score < cur->score ||
+		    (sp->score == cur->score && sp->est.step_time_s < cur->est.step_time_s)) {
+			if (res->has_single[i])
+				sp_free(cur);
+			sp_move(cur, sp);
+			res->has_single[i] = 1;
+		} else {
+			sp_free(sp);
+		}
+	}
+	if (r->has_stock) {
+		if (!res->has_stock || sp_better(&r->stock, &res->stock)) {
+			if (res->has_stock)
+				sp_free(&res->stock);
+			sp_move(&res->stock, &r->stock);
+			res->has_stock = 1;
+		} else {
+			sp_free(&r->stock);
+		}
+	}
+	if (r->has_nearest) {
+		if (!res->has_nearest || y->best_miss < x->best_miss ||
+		    (y->best_miss == x->best_miss && sp_better(&r->nearest, &res->nearest))) {
+			if (res->has_nearest)
+				sp_free(&res->nearest);
+			sp_move(&res->nearest, &r->nearest);
+			res->has_nearest = 1;
+			x->best_miss = y->best_miss;
+		} else {
+			sp_free(&r->nearest);
+		}
+	}
+	if (r->has_mem_miss) {
+		if (!res->has_mem_miss || y->mem_miss < x->mem_miss) {
+			if (res->has_mem_miss)
+				sp_free(&res->mem_miss);
+			sp_move(&res->mem_miss, &r->mem_miss);
+			res->has_mem_miss = 1;
+			x->mem_miss = y->mem_miss;
+			memcpy(x->mem_desc, y->mem_desc, sizeof x->mem_desc);
+		} else {
+			sp_free(&r->mem_miss);
+		}
+	}
+}
+
+/* Worker threads: --threads, or the online cores; at most one per
+ * setting of a batch. */
+static int search_threads(const struct search_opts *o)
+{
+	long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	return (int)HP_MAX(1, HP_MIN(n, GSET_BATCH));
+}
+
+static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
+{
+	const struct search_opts *o = x->o;
+	int nt = search_threads(o);
+	struct gset_task *t = xcalloc(GSET_BATCH, sizeof *t);
+	pthread_t th[GSET_BATCH];
+	int size = 1;
+	for (int b0 = 0; b0 < ng && !x->res->stats.cancelled; b0 += size) {
+		/* batches of 1, 2, 4, then GSET_BATCH settings: the first ones
+		 * set the bound the later ones prune against */
+		size = b0 == 0 ? 1 : HP_MIN(GSET_BATCH, 2 * size);
+		struct batch b;
+		b.t = t;
+		b.n = HP_MIN(size, ng - b0);
+		atomic_init(&b.next, 0);
+		b.cancel = o->cancel;
+		for (int i = 0; i < b.n; i++)
+			task_init(&t[i], x, &gs[b0 + i]);
+		int started = 0;
+		for (int k = 1; k < HP_MIN(nt, b.n); k++)
+			if (pthread_create(&th[started], NULL, batch_thread, &b) == 0)
+				started++;
+		batch_worker(&b);
+		for (int k = 0; k < started; k++)
+			pthread_join(th[k], NULL);
+		for (int i = 0; i < b.n; i++) {
+			if (!t[i].done)
+				x->res->stats.cancelled = 1;
+			task_merge(x, &t[i]);
+		}
+		if (o->progress)
+			o->progress(o->progress_arg, (double)(b0 + b.n) / ng);
+	}
+	free(t);
+}
+
 
 /* The best plan on pool i alone, planned on a cluster of that pool only,
  * so that it depends on the pool alone (the shared search keeps fewer
@@ -2204,23 +2399,17 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	x.keep = HP_MAX(o->top_k > 0 ? o->top_k : 10, 1);
 	x.top = xcalloc((size_t)x.keep + 1, sizeof *x.top);
 
-	struct gset gs[512];
-	int ng = enum_gsets(&x, gs, 512);
+	int ng = enum_gsets(&x, NULL);
 	if (!ng) {
 		free(x.top);
 		return hp_err_set(err, HP_EXIT_USAGE,
 				  "--gbs %d: no micro-batch of 1, 2, 4 or 8 divides it%s", o->gbs,
 				  o->fix_mbs ? " (or --mbs does not divide it)" : "");
 	}
-	for (int i = 0; i < ng; i++) {
-		if (o->cancel && atomic_load(o->cancel)) {
-			res->stats.cancelled = 1;
-			break;
-		}
-		search_gset(&x, &gs[i]);
-		if (o->progress)
-			o->progress(o->progress_arg, (double)(i + 1) / ng);
-	}
+	struct gset *gs = xmalloc((size_t)ng * sizeof *gs);
+	enum_gsets(&x, gs);
+	search_gsets(&x, gs, ng);
+	free(gs);
 
 	if (!sub && c->n_pools > 1 && !res->stats.cancelled)
 		for (int i = 0; i < c->n_pools; i++)

@@ -54,6 +54,8 @@ struct search_opts {
 	int unfused_attention;    /* plans without flash attention (older stacks) */
 	enum hp_framework framework;  /* FW_ANY: any; else only plans it runs as one job
 				       * (runs_on.h), estimated with its defaults */
+	int threads;              /* worker threads (0: the online cores); the
+				   * answer does not depend on it */
 	double mem_headroom;      /* fraction of each GPU's usable memory kept free;
 				   * plans above 1 - headroom are "risky" (default 0.05) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then
