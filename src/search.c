@@ -1706,34 +1706,28 @@ static void try_set(struct ctx *x, const struct gset *g, const struct layout *H,
 		counts_for_set(x, g, Ls, n);
 }
 
-static void search_gset(struct ctx *x, const struct gset *g)
+/* Single-pool layouts: per pool, TP a power of two in a node, PP up the
+ * ladder; deeper pipelines than the shallowest that fits only add bubble
+ * and p2p, so two more rungs are kept (memory and batch-split effects). */
+static void single_pool_layouts(struct ctx *x, const struct gset *g, struct layouts *ls)
 {
 	const struct cluster *c = x->c;
-	const struct model_spec *m = x->m;
 	const struct search_opts *o = x->o;
-	struct layouts ls = { 0 };
-	int first_hetero;
-
-	/* single-pool layouts */
-	for (int p = 0; p < c->n_pools; p++) {
+	for (int p = 0; p < c->n_pools; p++)
 		for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2) {
-			if (!tp_ok(m, &c->pools[p], tp) || (o->fix_tp && tp != o->fix_tp))
+			if (!tp_ok(x->m, &c->pools[p], tp) || (o->fix_tp && tp != o->fix_tp))
 				continue;
 			int since_fit = -1;
 			for (size_t j = 0; j < HP_ARRAY_LEN(pp_ladder); j++) {
 				int pp = pp_ladder[j];
-				if (pp > m->layers || (long)pp * tp * g->cp > x->cap[p])
+				if (pp > x->m->layers || (long)pp * tp * g->cp > x->cap[p])
 					break;
-				/* deeper pipelines than the shallowest that fits only add
-				 * bubble and p2p; two more rungs are kept for memory and
-				 * batch-split effects */
 				if (!x->exhaustive && !o->fix_pp && since_fit >= 2)
 					break;
-				if (o->fix_pp && pp != o->fix_pp)
+				if ((o->fix_pp && pp != o->fix_pp) ||
+				    (g->sched == SCHED_INTERLEAVED && pp < 2))
 					continue;
-				if (g->sched == SCHED_INTERLEAVED && pp < 2)
-					continue;
-				struct layout *L = layouts_push(&ls);
+				struct layout *L = layouts_push(ls);
 				L->nseg = 1;
 				L->seg[0] = (struct seg){ p, tp, pp };
 				layout_size(x, g, L);
@@ -1742,177 +1736,190 @@ static void search_gset(struct ctx *x, const struct gset *g)
 					since_fit++;
 			}
 		}
-	}
-	first_hetero = ls.n;
+}
 
-	/* each pool's TP in two-pool layouts: that of its fastest single-pool
-	 * layout, or the largest valid one when nothing fits on it alone, and
-	 * the largest valid one besides (every TP when the cluster is small
-	 * enough to search exhaustively). A layout's rate leaves out the
-	 * data-parallel terms, which fall with the number of replicas: under
-	 * ZeRO-3 every micro-batch gathers the weights across the replicas,
-	 * and a single wide pipeline over both pools (no DP group at all) can
-	 * beat many narrow replicas that each run faster per GPU. */
-	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
+/* Each pool's TP in two-pool layouts: that of its fastest single-pool
+ * layout (best_tp), or the largest valid one when nothing fits on it
+ * alone, and the largest valid one besides (wide_tp). A layout's rate
+ * leaves out the data-parallel terms, which fall with the number of
+ * replicas: under ZeRO-3 every micro-batch gathers the weights across the
+ * replicas, and a single wide pipeline over both pools (no DP group at
+ * all) can beat many narrow replicas that each run faster per GPU. */
+static void pair_tps(const struct ctx *x, const struct layouts *ls, int n_single,
+		     int *best_tp, int *wide_tp)
+{
+	const struct cluster *c = x->c;
 	for (int p = 0; p < c->n_pools; p++) {
 		double br = -1;
 		best_tp[p] = wide_tp[p] = 0;
 		for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2)
-			if (tp_ok(m, &c->pools[p], tp) && (!o->fix_tp || tp == o->fix_tp))
+			if (tp_ok(x->m, &c->pools[p], tp) && (!x->o->fix_tp || tp == x->o->fix_tp))
 				wide_tp[p] = tp;
-		for (int i = 0; i < first_hetero; i++)
-			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1 &&
-			    ls.v[i].rate > br) {
-				br = ls.v[i].rate;
-				best_tp[p] = ls.v[i].seg[0].tp;
+		for (int i = 0; i < n_single; i++) {
+			const struct layout *L = &ls->v[i];
+			if (L->fits && L->seg[0].pool == p && L->max_count >= 1 && L->rate > br) {
+				br = L->rate;
+				best_tp[p] = L->seg[0].tp;
 			}
+		}
 		if (!best_tp[p])
 			best_tp[p] = wide_tp[p];
 	}
+}
 
-	/* two-pool layouts: for each ordered pair, the pools' TP degrees
-	 * above (best_tp, wide_tp; all when exhaustive) */
-	if (!o->no_hetero && c->n_pools > 1) {
-		for (int a = 0; a < c->n_pools; a++)
-			for (int b = 0; b < c->n_pools; b++) {
-				if (a == b)
-					continue;
-				for (int ta = 1; ta <= c->pools[a].gpus_per_node; ta *= 2) {
-					if (!tp_ok(m, &c->pools[a], ta) || (o->fix_tp && ta != o->fix_tp))
-						continue;
-					for (int tb = 1; tb <= c->pools[b].gpus_per_node; tb *= 2) {
-						if (!tp_ok(m, &c->pools[b], tb) ||
-						    (o->fix_tp && tb != o->fix_tp))
-							continue;
-						if (!x->exhaustive &&
-						    ((ta != best_tp[a] && ta != wide_tp[a]) ||
-						     (tb != best_tp[b] && tb != wide_tp[b])))
-							continue;
-						int since_fit = -1;
-						for (size_t j = 1; j < HP_ARRAY_LEN(pp_ladder); j++) {
-							int pp = pp_ladder[j];
-							if (pp > m->layers)
-								break;
-							if (!x->exhaustive && !o->fix_pp && since_fit >= 2)
-								break;
-							int fit_here = 0;
-							if (o->fix_pp && pp != o->fix_pp)
-								continue;
-							int step = x->exhaustive || pp <= 4 ? 1 : (pp + 3) / 4;
-							for (int sa = 1; sa < pp; sa += step) {
-								int sb = pp - sa;
-								if ((long)sa * ta * g->cp > x->cap[a] ||
-								    (long)sb * tb * g->cp > x->cap[b])
-									continue;
-								struct layout *L = layouts_push(&ls);
-								L->nseg = 2;
-								L->seg[0] = (struct seg){ a, ta, sa };
-								L->seg[1] = (struct seg){ b, tb, sb };
-								layout_size(x, g, L);
-								solve_layout(x, g, L);
-								if (!L->fits)
-									ls.n--;
-								else
-									fit_here = 1;
-							}
-							if (since_fit >= 0 || fit_here)
-								since_fit++;
-						}
-					}
-				}
-			}
+/* Two-pool layouts of pools a (first stages, TP ta) and b (TP tb): PP up
+ * the ladder, the split point every stage while PP <= 4 (or exhaustive),
+ * else in quarters. Only layouts that fit are kept. */
+static void pair_layouts(struct ctx *x, const struct gset *g, struct layouts *ls, int a, int b,
+			 int ta, int tb)
+{
+	const struct search_opts *o = x->o;
+	int since_fit = -1;
+	for (size_t j = 1; j < HP_ARRAY_LEN(pp_ladder); j++) {
+		int pp = pp_ladder[j];
+		if (pp > x->m->layers || (!x->exhaustive && !o->fix_pp && since_fit >= 2))
+			break;
+		if (o->fix_pp && pp != o->fix_pp)
+			continue;
+		int fit_here = 0;
+		int step = x->exhaustive || pp <= 4 ? 1 : (pp + 3) / 4;
+		for (int sa = 1; sa < pp; sa += step) {
+			int sb = pp - sa;
+			if ((long)sa * ta * g->cp > x->cap[a] || (long)sb * tb * g->cp > x->cap[b])
+				continue;
+			struct layout *L = layouts_push(ls);
+			L->nseg = 2;
+			L->seg[0] = (struct seg){ a, ta, sa };
+			L->seg[1] = (struct seg){ b, tb, sb };
+			layout_size(x, g, L);
+			solve_layout(x, g, L);
+			if (!L->fits)
+				ls->n--;
+			else
+				fit_here = 1;
+		}
+		if (since_fit >= 0 || fit_here)
+			since_fit++;
 	}
+}
 
-	/* bounds over this setting's layouts */
+/* Cross-pool layouts: every ordered pair of pools, each pool's TP among
+ * best_tp and wide_tp (every TP when exhaustive). */
+static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layouts *ls,
+			       const int *best_tp, const int *wide_tp)
+{
+	const struct cluster *c = x->c;
+	const struct search_opts *o = x->o;
+	if (o->no_hetero || c->n_pools < 2)
+		return;
+	for (int a = 0; a < c->n_pools; a++)
+		for (int b = 0; b < c->n_pools; b++) {
+			if (a == b)
+				continue;
+			for (int ta = 1; ta <= c->pools[a].gpus_per_node; ta *= 2)
+				for (int tb = 1; tb <= c->pools[b].gpus_per_node; tb *= 2) {
+					if (!tp_ok(x->m, &c->pools[a], ta) ||
+					    !tp_ok(x->m, &c->pools[b], tb) ||
+					    (o->fix_tp && (ta != o->fix_tp || tb != o->fix_tp)))
+						continue;
+					if (!x->exhaustive &&
+					    ((ta != best_tp[a] && ta != wide_tp[a]) ||
+					     (tb != best_tp[b] && tb != wide_tp[b])))
+						continue;
+					pair_layouts(x, g, ls, a, b, ta, tb);
+				}
+		}
+}
+
+/* Bound update: the best objective this setting's layouts could reach
+ * (LP rate bound for throughput and budget, cheapest layout otherwise);
+ * the search's bound is the best over settings. */
+static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls)
+{
+	const struct search_opts *o = x->o;
+	double b;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double r = lp_rate_bound(x, g, &ls);
-		if (r > 0) {
-			double b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
-			if (isfinite(r) && (!x->have_bound || b < x->bound))
-				x->bound = b;
-			if (isfinite(r))
-				x->have_bound = 1;
-		}
+		double r = lp_rate_bound(x, g, ls);
+		if (!(r > 0) || !isfinite(r))
+			return;
+		b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
 	} else {
-		double cb = cost_bound(x, g, &ls);
-		if (isfinite(cb)) {
-			double b = o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
-			if (!x->have_bound || b < x->bound)
-				x->bound = b;
-			x->have_bound = 1;
-		}
+		double cb = cost_bound(x, g, ls);
+		if (!isfinite(cb))
+			return;
+		b = o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
 	}
+	if (!x->have_bound || b < x->bound)
+		x->bound = b;
+	x->have_bound = 1;
+}
 
-	/* candidates per pool, best rate first */
-	const struct layout **per_pool[HP_MAX_POOLS];
-	int n_pp[HP_MAX_POOLS];
-	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
-	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
-	int keep_h = x->exhaustive ? 1 << 20
-				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
-	int keep_m = x->exhaustive ? 1 << 20 : 4;
-	for (int p = 0; p < c->n_pools; p++) {
-		per_pool[p] = xmalloc((size_t)(first_hetero + 1) * sizeof **per_pool);
-		n_pp[p] = 0;
-		for (int i = 0; i < first_hetero; i++)
-			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1)
-				per_pool[p][n_pp[p]++] = &ls.v[i];
+/* Shortlist of pool p's single-pool layouts (n_single first in ls), best
+ * rate first; more than keep are cut to keep, chosen in this order: the
+ * best by rate per GPU and the best when the batch limits the replicas
+ * (wider layouts win when there are fewer micro-batches than replicas),
+ * alternately; then the best of each TP degree. Returns a new array
+ * (caller frees) and its length in *n. */
+static const struct layout **shortlist_pool(struct ctx *x, const struct gset *g,
+					    struct layouts *ls, int n_single, int p, int keep,
+					    int *n)
+{
+	const struct layout **all = xmalloc((size_t)(n_single + 1) * sizeof *all);
+	int n_all = 0;
+	for (int i = 0; i < n_single; i++)
+		if (ls->v[i].fits && ls->v[i].seg[0].pool == p && ls->v[i].max_count >= 1)
+			all[n_all++] = &ls->v[i];
 		else
-			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
-		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
-		if (n_pp[p] > keep_h) {
-			/* Keep, in this order until keep_h: the best by rate per
-			 * GPU and the best when the batch limits the replicas
-			 * (wider layouts win when there are fewer micro-batches
-			 * than replicas), alternately; then the best of each TP
-			 * degree. */
-			long M = o->gbs / g->mbs;
-			const struct layout **all = per_pool[p];
-			int n_all = n_pp[p], k = 0;
-			const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
-			for (int step = 0; step < 3 * n_all && k < keep_h; step++) {
-				int kind = step < 2 * n_all ? step % 2 : 2;
-				const struct layout *best = NULL;
-				double bv = -1;
-				for (int i = 0; i < n_all; i++) {
-					const struct layout *L = all[i];
-					int dup = 0;
-					for (int j = 0; j < k; j++)
-						dup |= sel[j] == L;
-					if (dup)
-						continue;
-					double v = kind == 0 ? L->rate : HP_MIN(L->max_count, M) / L->B;
-					if (kind == 2) {
-						int have_tp = 0;
-						for (int j = 0; j < k; j++)
-							have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
-						if (have_tp)
-							continue;
-						v = L->rate;
-					}
-					if (v > bv) {
-						bv = v;
-						best = L;
-					}
-				}
-				if (best)
-					sel[k++] = best;
+			x->res->stats.pruned += ls->v[i].seg[0].pool == p && !ls->v[i].fits;
+	qsort(all, (size_t)n_all, sizeof *all, cmp_rate);
+	*n = n_all;
+	if (n_all <= keep)
+		return all;
+	long M = x->o->gbs / g->mbs;
+	int k = 0;
+	const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
+	for (int step = 0; step < 3 * n_all && k < keep; step++) {
+		int kind = step < 2 * n_all ? step % 2 : 2;
+		const struct layout *best = NULL;
+		double bv = -1;
+		for (int i = 0; i < n_all; i++) {
+			const struct layout *L = all[i];
+			int dup = 0, have_tp = 0;
+			for (int j = 0; j < k; j++) {
+				dup |= sel[j] == L;
+				have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
 			}
-			free(per_pool[p]);
-			per_pool[p] = sel;
-			n_pp[p] = k;
+			if (dup || (kind == 2 && have_tp))
+				continue;
+			double v = kind == 1 ? HP_MIN(L->max_count, M) / L->B : L->rate;
+			if (v > bv) {
+				bv = v;
+				best = L;
+			}
 		}
+		if (best)
+			sel[k++] = best;
 	}
-	int n_het = ls.n - first_hetero;
+	free(all);
+	*n = k;
+	return sel;
+}
+
+/* Shortlist of the two-pool layouts (from first in ls): the best keep by
+ * rate, and of those with the widest TP on both pools (fewest replicas:
+ * least DP traffic, see pair_tps) the best when the batch limits the
+ * replicas. Returns a new array (caller frees), its length in *n. */
+static const struct layout **shortlist_cross(const struct ctx *x, const struct gset *g,
+					     struct layouts *ls, int first, const int *wide_tp,
+					     int keep, int *n)
+{
+	int n_het = ls->n - first;
 	const struct layout **het = xmalloc((size_t)(n_het + 1) * sizeof *het);
 	for (int i = 0; i < n_het; i++)
-		het[i] = &ls.v[first_hetero + i];
+		het[i] = &ls->v[first + i];
 	qsort(het, (size_t)n_het, sizeof *het, cmp_rate);
-	if (n_het > keep_m) {
-		/* the best by rate, and of those with the widest TP on both
-		 * pools (fewest replicas: least DP traffic, see wide_tp) the
-		 * best when the batch limits the replicas, as for one pool */
-		long M = o->gbs / g->mbs;
+	if (n_het > keep) {
+		long M = x->o->gbs / g->mbs;
 		int wide = -1;
 		double bv = -1;
 		for (int i = 0; i < n_het; i++) {
@@ -1924,68 +1931,93 @@ static void search_gset(struct ctx *x, const struct gset *g)
 				wide = i;
 			}
 		}
-		if (wide >= keep_m)
-			het[keep_m++] = het[wide];
-		n_het = keep_m;
+		if (wide >= keep)
+			het[keep++] = het[wide];
+		n_het = keep;
 	}
+	*n = n_het;
+	return het;
+}
 
-	/* Layout sets: each pool one of its layouts or none, plus one
-	 * two-pool layout or none; counts per set from counts_for_set().
-	 * Every combination while there are few; with many pools, a
-	 * neighbourhood of "every pool on its best layout": each pool alone,
-	 * all but one pool, and each pool switched to one of its other
-	 * layouts. */
+/* Layout-set trials with the two-pool layout H (or none): every
+ * combination of "each pool one of its shortlisted layouts or none"
+ * while there are at most 4,096, else a neighbourhood of "every pool on
+ * its best layout": every pool on its j-th, each pool alone, all but one
+ * pool, and each pool switched to one of its other layouts. */
+static void layout_set_trials(struct ctx *x, const struct gset *g, const struct layout *H,
+			      const struct layout **const *per_pool, const int *n_pp)
+{
+	int np = x->c->n_pools, choice[HP_MAX_POOLS] = { 0 }, best[HP_MAX_POOLS], most = 0;
 	double n_sets = 1;
-	for (int p = 0; p < c->n_pools; p++)
+	for (int p = 0; p < np; p++)
 		n_sets *= n_pp[p] + 1;
-	for (int h = -1; h < n_het; h++) {
-		if (n_sets <= 4096) {
-			int choice[HP_MAX_POOLS] = { 0 };
-			for (;;) {
-				try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-				int p = 0;
-				for (; p < c->n_pools; p++) {
-					if (++choice[p] <= n_pp[p])
-						break;
-					choice[p] = 0;
-				}
-				if (p == c->n_pools)
+	if (n_sets <= 4096) {
+		for (;;) {
+			try_set(x, g, H, per_pool, choice, np);
+			int p = 0;
+			for (; p < np; p++) {
+				if (++choice[p] <= n_pp[p])
 					break;
+				choice[p] = 0;
 			}
-			continue;
-		}
-		int best[HP_MAX_POOLS], choice[HP_MAX_POOLS], most = 0;
-		for (int p = 0; p < c->n_pools; p++) {
-			best[p] = n_pp[p] ? 1 : 0;
-			most = HP_MAX(most, n_pp[p]);
-		}
-		/* every pool on its j-th layout at once */
-		for (int j = 1; j <= most; j++) {
-			for (int p = 0; p < c->n_pools; p++)
-				choice[p] = HP_MIN(j, n_pp[p]);
-			try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-		}
-		if (h < 0) {
-			for (int q = 0; q < c->n_pools; q++) {
-				if (!n_pp[q])
-					continue;
-				memset(choice, 0, sizeof choice);
-				choice[q] = 1;
-				try_set(x, g, NULL, per_pool, choice, c->n_pools);
-			}
-		}
-		for (int q = 0; q < c->n_pools; q++) {
-			if (!n_pp[q])
-				continue;
-			memcpy(choice, best, sizeof choice);
-			choice[q] = 0;
-			try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-			for (int j = 2; j <= n_pp[q]; j++) {
-				choice[q] = j;
-				try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-			}
+			if (p == np)
+				return;
 		}
 	}
+	for (int p = 0; p < np; p++) {
+		best[p] = n_pp[p] ? 1 : 0;
+		most = HP_MAX(most, n_pp[p]);
+	}
+	for (int j = 1; j <= most; j++) {
+		for (int p = 0; p < np; p++)
+			choice[p] = HP_MIN(j, n_pp[p]);
+		try_set(x, g, H, per_pool, choice, np);
+	}
+	for (int q = 0; q < np && !H; q++) {
+		if (!n_pp[q])
+			continue;
+		memset(choice, 0, sizeof choice);
+		choice[q] = 1;
+		try_set(x, g, NULL, per_pool, choice, np);
+	}
+	for (int q = 0; q < np; q++) {
+		if (!n_pp[q])
+			continue;
+		memcpy(choice, best, sizeof choice);
+		choice[q] = 0;
+		try_set(x, g, H, per_pool, choice, np);
+		for (int j = 2; j <= n_pp[q]; j++) {
+			choice[q] = j;
+			try_set(x, g, H, per_pool, choice, np);
+		}
+	}
+}
+
+/* One global setting: enumerate and solve the layouts, update the bound,
+ * shortlist, and try the layout sets (each with its replica counts). */
+static void search_gset(struct ctx *x, const struct gset *g)
+{
+	const struct cluster *c = x->c;
+	struct layouts ls = { 0 };
+	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
+	single_pool_layouts(x, g, &ls);
+	int n_single = ls.n;
+	pair_tps(x, &ls, n_single, best_tp, wide_tp);
+	cross_pool_layouts(x, g, &ls, best_tp, wide_tp);
+	bound_update(x, g, &ls);
+
+	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
+	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
+	int keep_h = x->exhaustive ? 1 << 20
+				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
+	int keep_m = x->exhaustive ? 1 << 20 : 4;
+	const struct layout **per_pool[HP_MAX_POOLS];
+	int n_pp[HP_MAX_POOLS], n_het;
+	for (int p = 0; p < c->n_pools; p++)
+		per_pool[p] = shortlist_pool(x, g, &ls, n_single, p, keep_h, &n_pp[p]);
+	const struct layout **het = shortlist_cross(x, g, &ls, n_single, wide_tp, keep_m, &n_het);
+	for (int h = -1; h < n_het; h++)
+		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
