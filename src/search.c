@@ -2440,6 +2440,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	}
 	struct gset *gs = xmalloc((size_t)ng * sizeof *gs);
 	enum_gsets(&x, gs);
+	res->stats.settings = ng;
 	search_gsets(&x, gs, ng);
 	free(gs);
 

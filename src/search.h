@@ -88,6 +88,8 @@ struct search_plan {
 };
 
 struct search_stats {
+	int settings;         /* global settings searched (micro-batch, recompute,
+			       * ZeRO, schedule, CP, EP): all of them, no cap */
 	long candidates;      /* plans considered */
 	long evaluated;       /* perf_estimate() calls */
 	long screened;        /* candidates skipped on their affine-fit bounds,
