@@ -2377,6 +2377,124 @@ static void single_pool_best(struct ctx *x, int i)
 	search_result_free(&sr);
 }
 
+/* Overlap keys the planner may set, per framework (bit 0: off allowed,
+ * bit 1: on allowed), for TP, gradient reduce and parameter gather:
+ *  - Megatron-Core (and "any", estimated as it): --tp-comm-overlap,
+ *    --overlap-grad-reduce and --overlap-param-gather are each opt-in
+ *    flags of megatron/training/arguments.py, so both values run;
+ *  - Megatron-LM 2021-22: the SC21 code has none of them: off only;
+ *  - DeepSpeed: zero_optimization.overlap_comm switches the gradient
+ *    overlap; no TP overlap; ZeRO-3 always prefetches parameters;
+ *  - torchtitan: async TP is opt-in (experimental.enable_async_tensor_
+ *    parallel); FSDP2 always overlaps its reduce-scatter and prefetches
+ *    its all-gathers.
+ * Values outside the mask are the framework's default (framework.c). */
+static const unsigned char overlap_allowed[FW_COUNT][3] = {
+	[FW_ANY] = { 3, 3, 3 },
+	[FW_MEGATRON_CORE] = { 3, 3, 3 },
+	[FW_MEGATRON_LM] = { 1, 1, 1 },
+	[FW_DEEPSPEED] = { 1, 3, 2 },
+	[FW_TORCHTITAN] = { 3, 2, 2 },
+};
+
+/* The values key k may take in plan p: those the framework allows where
+ * the dimension exists (TP > 1 with sequence parallelism for TP overlap;
+ * DP > 1 for the DP overlaps; a sharded optimizer for the parameter
+ * gather); else only the framework's default. Returns how many (1-2). */
+static int overlap_values(const struct plan *p, int k, int *v)
+{
+	int max_tp = 1;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int s = 0; s < p->replicas[r].n_stages; s++)
+			max_tp = HP_MAX(max_tp, p->replicas[r].stages[s].tp);
+	int has = k == 0 ? max_tp > 1 && p->sp : k == 1 ? plan_dp(p) * p->cp > 1
+							: plan_dp(p) * p->cp > 1 && p->zero >= 1;
+	unsigned mask = overlap_allowed[(unsigned)p->framework < FW_COUNT ? p->framework : FW_ANY][k];
+	int n = 0;
+	if (has)
+		for (int b = 0; b < 2; b++)
+			if (mask & (1u << b))
+				v[n++] = b;
+	if (!n)
+		v[n++] = -1;   /* the framework's default */
+	return n;
+}
+
+/* A copy of plan `from` with the overlap keys t, g, q, estimated and
+ * finished. Returns 0, or -1 (nothing to free) when it does not fit. */
+static int overlap_variant(const struct ctx *x, const struct search_plan *from, int t, int g,
+			   int q, struct search_plan *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	plan_copy(&sp->plan, &from->plan);
+	sp->plan.tp_overlap = t;
+	sp->plan.grad_overlap = g;
+	sp->plan.param_overlap = q;
+	struct hp_err err = { 0 };
+	if (plan_equal(&sp->plan, &from->plan) ||
+	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0 || !sp->est.fits) {
+		sp_free(sp);
+		return -1;
+	}
+	finish_plan(x, sp);
+	int ok;
+	double miss;
+	sp->score = objective_score(x, sp, &ok, &miss);
+	if (!ok) {
+		sp_free(sp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The overlap keys searched on the ranked plans: every allowed
+ * combination of each kept plan is estimated, and the best, when it
+ * beats the plan, takes its place (the layer and batch splits stay those
+ * found with the framework's defaults; overlaps move stage times by a few
+ * percent, never the memory). */
+static void search_overlaps(struct ctx *x)
+{
+	int n = x->n_top;
+	struct search_plan *base = xcalloc((size_t)(n ? n : 1), sizeof *base);
+	for (int i = 0; i < n; i++)
+		sp_clone(&base[i], &x->top[i]);
+	for (int i = 0; i < n; i++) {
+		int v[3][2], nv[3], have = 0;
+		struct search_plan best;
+		for (int k = 0; k < 3; k++)
+			nv[k] = overlap_values(&base[i].plan, k, v[k]);
+		for (int a = 0; a < nv[0] * nv[1] * nv[2]; a++) {
+			struct search_plan sp;
+			if (overlap_variant(x, &base[i], v[0][a % nv[0]], v[1][a / nv[0] % nv[1]],
+					    v[2][a / nv[0] / nv[1]], &sp) < 0)
+				continue;
+			x->res->stats.evaluated++;
+			if (!sp_better(&sp, have ? &best : &base[i])) {
+				sp_free(&sp);
+				continue;
+			}
+			if (have)
+				sp_free(&best);
+			best = sp;
+			have = 1;
+		}
+		if (have) {
+			/* the variant replaces its plan in the ranked list */
+			for (int j = 0; j < x->n_top; j++)
+				if (plan_equal(&x->top[j].plan, &base[i].plan)) {
+					sp_free(&x->top[j]);
+					memmove(&x->top[j], &x->top[j + 1],
+						(size_t)(x->n_top - j - 1) * sizeof *x->top);
+					x->n_top--;
+					break;
+				}
+			keep_plan(x, &best);
+		}
+		sp_free(&base[i]);
+	}
+	free(base);
+}
+
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err)
@@ -2447,6 +2565,8 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	if (!sub && c->n_pools > 1 && !res->stats.cancelled)
 		for (int i = 0; i < c->n_pools; i++)
 			single_pool_best(&x, i);
+	if (!res->stats.cancelled)
+		search_overlaps(&x);
 
 	/* results */
 	res->n_plans = x.n_top;

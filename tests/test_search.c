@@ -468,6 +468,38 @@ TEST(no_settings_cap)
 	search_result_free(&res);
 }
 
+/* --framework constrains the overlap keys the planner searches: the
+ * Megatron-LM code of 2021-22 (SC21) has no TP overlap, no gradient-reduce
+ * overlap and no parameter-gather overlap; DeepSpeed has no TP
+ * communication overlap (its TP is Megatron-DeepSpeed's, without
+ * userbuffers). */
+TEST(framework_constrains_overlaps)
+{
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	CHECK(cluster_add_pool_spec(&c, "4x8xH100-SXM", &cat, &err) == 0);
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	struct search_opts o;
+	search_opts_init(&o);
+	o.gbs = 256;
+	o.framework = FW_MEGATRON_LM;
+	struct search_result res;
+	CHECK(search_run(&c, m, &o, &res, &err) == 0);
+	CHECK(res.n_plans > 0);
+	for (int i = 0; i < res.n_plans; i++) {
+		const struct plan *p = &res.plans[i].plan;
+		CHECK_EQ_INT(plan_tp_overlap(p) + plan_grad_overlap(p) + plan_param_overlap(p), 0);
+	}
+	search_result_free(&res);
+	o.framework = FW_DEEPSPEED;
+	CHECK(search_run(&c, m, &o, &res, &err) == 0);
+	CHECK(res.n_plans > 0);
+	for (int i = 0; i < res.n_plans; i++)
+		CHECK_EQ_INT(plan_tp_overlap(&res.plans[i].plan), 0);
+	search_result_free(&res);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -479,6 +511,7 @@ int main(void)
 	RUN(narayanan_table1);
 	RUN(threads_same_plans);
 	RUN(no_settings_cap);
+	RUN(framework_constrains_overlaps);
 	catalog_done(&cat);
 	return t_done("search");
 }
