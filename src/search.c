@@ -2495,6 +2495,34 @@ static void search_overlaps(struct ctx *x)
 	free(base);
 }
 
+/* Quality at scale: when the fastest plan leaves more than a tenth of the
+ * GPUs idle and its replicas hold few micro-batches (at most twice their
+ * pipeline depth, so fill and drain take a third of the step or more),
+ * the global batch is what stops more replicas from helping: each one
+ * added takes micro-batches from the others. Say so, and which global
+ * batch would give every GPU's replica as many micro-batches. */
+static void explain_idle(const struct ctx *x)
+{
+	struct search_result *res = x->res;
+	if (x->o->objective != OBJ_THROUGHPUT || !res->n_plans)
+		return;
+	const struct search_plan *b = &res->plans[0];
+	int total = 0, max_pp = 1;
+	for (int i = 0; i < x->c->n_pools; i++)
+		total += x->cap[i];
+	long mb_max = 0;
+	for (int r = 0; r < b->plan.n_replicas; r++) {
+		max_pp = HP_MAX(max_pp, b->plan.replicas[r].n_stages);
+		mb_max = HP_MAX(mb_max, (long)plan_replica_microbatches(&b->plan, r));
+	}
+	if (b->est.n_gpus >= 0.9 * total || mb_max > 2L * max_pp)
+		return;
+	long gbs = (long)ceil((double)x->o->gbs * total / b->est.n_gpus);
+	snprintf(res->idle_note, sizeof res->idle_note,
+		 "plan 1 uses %d of %d GPUs: --gbs %d at micro-batch %d leaves each replica at most %ld micro-batches, and more replicas would each get fewer (more pipeline fill and drain); a global batch of about %ld sequences keeps that many on every GPU",
+		 b->est.n_gpus, total, x->o->gbs, b->plan.mbs, mb_max, gbs);
+}
+
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err)
@@ -2593,6 +2621,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	for (int j = 0; j < res->n_pareto; j++)
 		res->pareto[j].pareto = 1;
 	res->stats.seconds = hp_now() - t0;
+	explain_idle(&x);
 	if (!res->n_plans) {
 		explain_miss(&x);
 		return hp_err_set(err, HP_EXIT_NOFIT, "%s", res->why);

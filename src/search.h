@@ -121,6 +121,10 @@ struct search_result {
 	 * fits in memory, mem_miss is the plan whose fullest stage came
 	 * closest to its GPU's capacity, estimated at its real DP degree. */
 	char why[512];
+	/* Throughput on a cluster the best plan leaves partly idle because the
+	 * global batch runs out of micro-batches: how many GPUs it uses and
+	 * about which --gbs would use them all; "" otherwise. */
+	char idle_note[320];
 	int has_nearest;
 	struct search_plan nearest;
 	int has_mem_miss;

@@ -398,6 +398,8 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	sbuf_addf(o, "search: %ld candidates, %ld model evaluations, %ld pruned, %d LP solves, %.2f s\n",
 	     res->stats.candidates, res->stats.evaluated, res->stats.pruned, res->stats.lp_solves,
 	     res->stats.seconds);
+	if (res->idle_note[0])
+		sbuf_addf(o, "note: %s\n", res->idle_note);
 }
 
 static void csv_field(struct sbuf *o, const char *s, int last)
