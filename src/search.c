@@ -140,6 +140,8 @@ void search_result_free(struct search_result *res)
 
 /* ------------------------------------------------------------------ */
 
+/* The deepest pipeline searched: the last rung of pp_ladder (solve_layout
+ * refuses deeper ones rather than overrun its per-stage arrays). */
 #define MAX_STAGES 128
 
 struct gset {
@@ -465,7 +467,7 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
 	int dense = layout_dense_layers(m);
 	L->fits = 0;
-	if (S * v > layers || layers % v)
+	if (S * v > layers || layers % v || S > MAX_STAGES)
 		return;
 	/* Memory is probed at the largest data-parallel degree the cluster
 	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
@@ -652,13 +654,15 @@ static void sp_clone(struct search_plan *dst, const struct search_plan *src)
 	       (size_t)src->est.n_stages * sizeof *src->est.stages);
 }
 
+/* The plan's layouts as text (one per replica group, subgroups of one
+ * layout once); cut with "..." where it does not fit in sp->label. */
 static void make_label(const struct ctx *x, struct search_plan *sp)
 {
 	const struct plan *p = &sp->plan;
-	char buf[64];
-	int n = 0;
+	char buf[512];
+	size_t n = 0;
 	buf[0] = '\0';
-	for (int r = 0; r < p->n_replicas && n < (int)sizeof buf - 1; r++) {
+	for (int r = 0; r < p->n_replicas && n < sizeof buf - 1; r++) {
 		const struct replica *rep = &p->replicas[r];
 		/* subgroups of one layout share the first stage's pool/tp */
 		if (r > 0 && rep->n_stages == p->replicas[r - 1].n_stages &&
@@ -668,14 +672,18 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 			    p->replicas[r - 1].stages[rep->n_stages - 1].pool)
 			continue;
 		int pa = rep->stages[0].pool, pb = rep->stages[rep->n_stages - 1].pool;
+		int w;
 		if (pa == pb)
-			n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%.12s tp%d pp%d",
-				      n ? " + " : "", x->c->pools[pa].name, rep->stages[0].tp,
-				      rep->n_stages);
+			w = snprintf(buf + n, sizeof buf - n, "%s%.12s tp%d pp%d", n ? " + " : "",
+				     x->c->pools[pa].name, rep->stages[0].tp, rep->n_stages);
 		else
-			n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%.10s>%.10s pp%d",
-				      n ? " + " : "", x->c->pools[pa].name,
-				      x->c->pools[pb].name, rep->n_stages);
+			w = snprintf(buf + n, sizeof buf - n, "%s%.10s>%.10s pp%d", n ? " + " : "",
+				     x->c->pools[pa].name, x->c->pools[pb].name, rep->n_stages);
+		n = w < 0 ? n : HP_MIN(n + (size_t)w, sizeof buf - 1);
+	}
+	if (n >= sizeof sp->label) {
+		memcpy(buf + sizeof sp->label - 4, "...", 4);
+		n = sizeof sp->label - 1;
 	}
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }

@@ -81,7 +81,9 @@ struct search_plan {
 	double gap;                   /* relative, for OPTIMAL_GAP */
 	int pareto;                   /* on the (time, cost) Pareto front */
 	int single_pool;              /* -1: uses several pools */
-	char label[64];               /* "h100: TP4 PP2 DP8", "mixed: a100+l40s" */
+	char label[64];               /* "h100 tp4 pp2", "h100>l40s pp4 + a100 tp8 pp1";
+				       * longer ones end in "..." (the TUI's
+				       * row buffers assume 64) */
 	unsigned runs_on;             /* frameworks that run it as one job (runs_on.h) */
 	char runs_on_why[320];        /* why the others cannot; "" when all can */
 	int risky;                    /* a stage uses more than 1 - headroom of its GPU */
