@@ -2172,7 +2172,7 @@ struct batch {
 	struct gset_task *t;
 	int n;
 	atomic_int next;
-	const atomic_int *cancel;
+	atomic_int *cancel;
 };
 
 static void *batch_worker(void *arg)
