@@ -206,6 +206,7 @@ static void bench_planner(struct catalog *cat)
 
 int main(void)
 {
+	setvbuf(stdout, NULL, _IOLBF, 0);   /* figures as they come */
 	struct catalog cat;
 	struct hp_err err = { 0 };
 	if (catalog_load(&cat, "/nonexistent", &err) < 0) {
