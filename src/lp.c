@@ -230,3 +230,17 @@ void lp_thread_done(void)
 {
 	glp_free_env();
 }
+
+int lp_write(struct lp *lp, const char *path)
+{
+	if (!lp->P)
+		return -1;
+	if (lp->ne) {
+		glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
+		lp->ne = 0;
+	}
+	glp_term_hook(term_hook, NULL);
+	int rc = glp_write_lp(lp->P, NULL, path) ? -1 : 0;
+	glp_term_hook(NULL, NULL);
+	return rc;
+}

@@ -55,6 +55,10 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r);
 /* Column col's value in the last solve (0 before one, or out of range). */
 double lp_value(const struct lp *lp, int col);
 
+/* Write the model in CPLEX LP format to path (for debugging a model by
+ * hand, and tests). Returns 0, or -1 when GLPK cannot write it. */
+int lp_write(struct lp *lp, const char *path);
+
 /* Release the solver's per-thread memory; call before a thread that
  * planned exits (the main thread's is released at process exit). */
 void lp_thread_done(void);
