@@ -968,7 +968,10 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 static int combo_screened(struct ctx *x, const int *used, double pipe)
 {
 	double worst, stock;
-	if (!top_worst(x, &worst) || !stock_best(x, &stock))
+	int have_worst = top_worst(x, &worst), have_stock = stock_best(x, &stock), kept = 0;
+	for (const struct ctx *y = x; y; y = y->glob)
+		kept |= y->n_top > 0;
+	if (!kept)
 		return 0;
 	const double margin = 1 - 1e-6;
 	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
@@ -991,13 +994,13 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 	default: lb = priced ? t : HUGE_VAL; break;
 	}
 	/* sure to miss the deadline or the budget (or unpriced): it can
-	 * only be a nearest miss, which is reported when no plan is kept,
-	 * and a plan is kept here */
+	 * only be a nearest miss, which is reported only when no plan is
+	 * kept, and a plan is kept here */
 	int misses = !priced || (x->o->objective == OBJ_DEADLINE && t > x->o->deadline_s / margin) ||
 		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
 	if (x->o->objective != OBJ_THROUGHPUT && misses)
-		;
-	else if (!(lb > worst / margin) || !(lb > stock / margin))
+		;   /* neither ranked nor stock, whatever the lists hold */
+	else if (!have_worst || !have_stock || !(lb > worst / margin) || !(lb > stock / margin))
 		return 0;
 	if (priced && !front_dominates(x, t, usd))
 		return 0;

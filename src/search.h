@@ -92,16 +92,16 @@ struct search_plan {
 };
 
 struct search_stats {
-	int settings;         /* global settings searched (micro-batch, recompute,
-			       * ZeRO, schedule, CP, EP): all of them, no cap */
 	long candidates;      /* plans considered */
 	long evaluated;       /* perf_estimate() calls */
-	long screened;        /* candidates skipped on their affine-fit bounds,
-			       * without a perf_estimate() call (search.c) */
 	long pruned;          /* dropped by memory or dominance */
 	int lp_solves;
 	double seconds;
 	int cancelled;
+	int settings;         /* global settings searched (micro-batch, recompute,
+			       * ZeRO, schedule, CP, EP): all of them, no cap */
+	long screened;        /* candidates skipped on their affine-fit bounds,
+			       * without a perf_estimate() call (search.c) */
 };
 
 struct search_result {
