@@ -460,15 +460,14 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	mem_miss_offer(x, &sp);
 }
 
-/* Solve the layer partition of layout L under global settings g. */
-static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
+/* The per-stage affine fits of layout L (f[0..pp-1]) from two probes (one
+ * layer, two layers) and, for a MoE model with dense layers, a third (a
+ * dense layer). Returns 0, or -1 when a probe fails. */
+static int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
+		      struct fit *f)
 {
 	const struct model_spec *m = x->m;
-	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
-	int dense = layout_dense_layers(m);
-	L->fits = 0;
-	if (S * v > layers || layers % v || S > MAX_STAGES)
-		return;
+	int S = L->pp, layers = m->layers, dense = layout_dense_layers(m);
 	/* Memory is probed at the largest data-parallel degree the cluster
 	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
 	 * that fits beside other pools' replicas; every plan is checked at
@@ -476,14 +475,13 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
 	double c1[MAX_STAGES], c2[MAX_STAGES];
-	struct fit f[MAX_STAGES];
 	int moe = m->moe.experts > 0;
 	/* Probe with MoE layers at the end (or dense ones for a dense model). */
 	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, c1, m1, cap) < 0)
-		return;
+		return -1;
 	if (layers >= 2) {
 		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, c2, m2, cap) < 0)
-			return;
+			return -1;
 	} else {
 		memcpy(t2, t1, sizeof t1);
 		memcpy(m2, m1, sizeof m1);
@@ -504,13 +502,28 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	if (moe && dense > 0 && dense < layers) {
 		double t3[MAX_STAGES], m3[MAX_STAGES], c3[MAX_STAGES];
 		if (probe_once(x, g, L, count, 0, 0, t3, c3, m3, cap) < 0)
-			return;
+			return -1;
 		for (int s = 0; s < S; s++) {
 			f[s].cbd = c3[s] - f[s].ca;
 			f[s].tbd = t3[s] - f[s].ta;
 			f[s].mbd = m3[s] - f[s].ma;
 		}
 	}
+	return 0;
+}
+
+/* Solve the layer partition of layout L under global settings g. */
+static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
+{
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
+	L->fits = 0;
+	if (S * v > layers || layers % v || S > MAX_STAGES)
+		return;
+	struct fit f[MAX_STAGES];
+	if (probe_fits(x, g, L, f) < 0)
+		return;
 	int k[MAX_STAGES];
 	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
 		note_memory_miss(x, g, L, f, S, layers, dense);
