@@ -978,7 +978,8 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
  * the best stock-framework plan, and whose (time, cost) is dominated on
  * the Pareto front, is skipped. A relative margin of 1e-6 covers
  * rounding in the fits (they hold to ~1e-12). Returns 1 to skip. */
-static int combo_screened(struct ctx *x, const int *used, double pipe)
+static int bounds_screened(struct ctx *x, double lb, double t, double usd, int priced,
+			   double margin)
 {
 	double worst, stock;
 	int have_worst = top_worst(x, &worst), have_stock = stock_best(x, &stock), kept = 0;
@@ -986,6 +987,22 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 		kept |= y->n_top > 0;
 	if (!kept)
 		return 0;
+	/* sure to miss the deadline or the budget (or unpriced): it can
+	 * only be a nearest miss, which is reported only when no plan is
+	 * kept, and a plan is kept here */
+	int misses = !priced || (x->o->objective == OBJ_DEADLINE && t > x->o->deadline_s / margin) ||
+		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
+	if (x->o->objective != OBJ_THROUGHPUT && misses)
+		;   /* neither ranked nor stock, whatever the lists hold */
+	else if (!have_worst || !have_stock || !(lb > worst / margin) || !(lb > stock / margin))
+		return 0;
+	if (priced && !front_dominates(x, t, usd))
+		return 0;
+	return 1;
+}
+
+static int combo_screened(struct ctx *x, const int *used, double pipe)
+{
 	const double margin = 1 - 1e-6;
 	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
 	double usd_h = 0;
@@ -1006,19 +1023,41 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
 	default: lb = priced ? t : HUGE_VAL; break;
 	}
-	/* sure to miss the deadline or the budget (or unpriced): it can
-	 * only be a nearest miss, which is reported only when no plan is
-	 * kept, and a plan is kept here */
-	int misses = !priced || (x->o->objective == OBJ_DEADLINE && t > x->o->deadline_s / margin) ||
-		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
-	if (x->o->objective != OBJ_THROUGHPUT && misses)
-		;   /* neither ranked nor stock, whatever the lists hold */
-	else if (!have_worst || !have_stock || !(lb > worst / margin) || !(lb > stock / margin))
-		return 0;
-	if (priced && !front_dominates(x, t, usd))
+	if (!bounds_screened(x, lb, t, usd, priced, margin))
 		return 0;
 	x->res->stats.screened++;
 	return 1;
+}
+
+/* The same screen for every replica-count vector of a layout set at
+ * once: with n_i replicas of layout i (at most as many as fit alone,
+ * maxc_i), the step is at least M / sum(n_i / B_i) (B without PP/CP/EP
+ * communication, fill and drain dropped), and USD per step at least
+ * min_i(usd_h_i B_i) M / 3600 (GPU shares of node prices; rounding up to
+ * whole nodes only adds). Every candidate uses every layout of the set
+ * (counts >= 1), so one unpriced layout makes them all unpriced. Returns
+ * 1 to skip the set. */
+static int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	const double margin = 1 - 1e-6;
+	double M = (double)(x->o->gbs / g->mbs), rate = 0, cps = HUGE_VAL;
+	int priced = 1;
+	for (int i = 0; i < n; i++) {
+		rate += fit_count(x, Ls[i], x->cap) / Ls[i]->B_lo;
+		priced &= Ls[i]->price_known;
+		cps = fmin(cps, Ls[i]->usd_h * Ls[i]->B_lo);
+	}
+	double tok_step = (double)x->o->gbs * x->seq, step = M / rate * margin;
+	double usd_step = cps * M / 3600 * margin;
+	double t = x->tokens * step / tok_step, usd = usd_step * x->tokens / tok_step;
+	double lb;
+	switch (x->o->objective) {
+	case OBJ_THROUGHPUT: lb = step / tok_step; break;
+	case OBJ_COST: lb = priced ? usd_step / tok_step * 1e6 : HUGE_VAL; break;
+	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
+	default: lb = priced ? t : HUGE_VAL; break;
+	}
+	return rate > 0 && bounds_screened(x, lb, t, usd, priced, margin);
 }
 
 /* The batch split of groups gi (split_batch) and its pipeline term.
@@ -1562,6 +1601,10 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 		return;
 	if (set_pruned(x, g, Ls, n, full)) {
 		x->res->stats.pruned++;
+		return;
+	}
+	if (set_screened(x, g, Ls, n)) {
+		x->res->stats.screened++;
 		return;
 	}
 	struct count_list cl = { 0 };
