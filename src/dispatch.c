@@ -31,18 +31,10 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int dispatch_plan(const struct cluster *c, const struct model_spec *m, const struct plan *p,
-		  struct dispatch *d, struct hp_err *err)
+/* Which dimension goes inward: DP peers when they move more bytes per
+ * step than pipeline neighbours. */
+static int dp_goes_inner(const struct model_spec *m, const struct plan *p)
 {
-	memset(d, 0, sizeof *d);
-	int total = 0;
-	for (int r = 0; r < p->n_replicas; r++)
-		total += p->replicas[r].n_stages;
-	d->st = xcalloc((size_t)(total ? total : 1), sizeof *d->st);
-	d->n_stages = total;
-	int *caps = xcalloc((size_t)(total ? total : 1), sizeof *caps);
-
-	/* Which dimension goes inward: bytes per step of PP vs DP. */
 	double s = p->seq_len ? p->seq_len : m->seq_len;
 	double act = (double)p->mbs * s / p->cp * m->hidden * 2;
 	double pp_bytes = 2.0 * act * ((double)p->gbs / p->mbs) / (plan_dp(p) ? plan_dp(p) : 1);
@@ -55,8 +47,14 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 			max_tp = HP_MAX(max_tp, p->replicas[r].stages[k].tp);
 	}
 	double dp_bytes = pc.total / max_pp / max_tp * 4;
-	d->dp_inner = dp_bytes > pp_bytes;
+	return dp_bytes > pp_bytes;
+}
 
+/* Take GPUs for every stage of every replica, in index order (d->st and
+ * d->dp_inner set). Returns 0, or -1 with err when a pool runs out. */
+static int place_stages(const struct cluster *c, const struct plan *p, struct dispatch *d,
+			int *caps, struct hp_err *err)
+{
 	int next_gpu[HP_MAX_POOLS] = { 0 };
 	int base = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
@@ -80,13 +78,10 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 				int g = next_gpu[st->pool];
 				if (g % pl->gpus_per_node + st->tp > pl->gpus_per_node)
 					g += pl->gpus_per_node - g % pl->gpus_per_node;
-				if (g + need > have) {
-					free(caps);
-					dispatch_free(d);
+				if (g + need > have)
 					return hp_err_set(err, HP_EXIT_INPUT,
 							  "dispatch: pool '%s' runs out of GPUs placing replica group %d stage %d (%d GPUs)",
 							  pl->name, r, k, have);
-				}
 				struct dispatch_stage *ds = &d->st[base + k];
 				if (ds->first_gpu < 0)
 					ds->first_gpu = g;
@@ -97,15 +92,48 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 			}
 		base += rep->n_stages;
 	}
-	for (int i = 0; i < total; i++)
+	for (int i = 0; i < d->n_stages; i++)
 		qsort(d->st[i].nodes, (size_t)d->st[i].n_nodes, sizeof *d->st[i].nodes, cmp_int);
-	free(caps);
+	return 0;
+}
 
-	/* Links per dimension. */
+/* How pipeline neighbours connect: *cross_pool 1 (pools on one site) or
+ * 2 (another site), *multi_node when neighbours on one pool sit on
+ * different nodes. */
+static void pp_neighbours(const struct cluster *c, const struct plan *p,
+			  const struct dispatch *d, int *cross_pool, int *multi_node)
+{
+	int base = 0;
+	*cross_pool = *multi_node = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		for (int k = 0; k + 1 < rep->n_stages; k++) {
+			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
+			if (a->pool != b->pool) {
+				*cross_pool = cluster_same_site(c, a->pool, b->pool) ? 1 : 2;
+				if (*cross_pool == 2)
+					break;
+			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
+				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
+				*multi_node = 1;
+			}
+		}
+		base += rep->n_stages;
+	}
+}
+
+/* The links each dimension's collectives cross, as text in d->links. */
+static void dispatch_links(const struct cluster *c, const struct plan *p, struct dispatch *d)
+{
 	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
-	int used[HP_MAX_POOLS];
+	int used[HP_MAX_POOLS], max_pp = 1, max_tp = 1;
 	plan_gpus(p, used);
-	int sites = 0, multi_node_pp = 0, cross_pool_pp = 0, first = -1;
+	for (int r = 0; r < p->n_replicas; r++) {
+		max_pp = HP_MAX(max_pp, p->replicas[r].n_stages);
+		for (int k = 0; k < p->replicas[r].n_stages; k++)
+			max_tp = HP_MAX(max_tp, p->replicas[r].stages[k].tp);
+	}
+	int sites = 0, multi_node_pp, cross_pool_pp, first = -1;
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i]) {
 			if (first < 0)
@@ -113,22 +141,7 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 			if (!cluster_same_site(c, first, i))
 				sites = 1;
 		}
-	base = 0;
-	for (int r = 0; r < p->n_replicas; r++) {
-		const struct replica *rep = &p->replicas[r];
-		for (int k = 0; k + 1 < rep->n_stages; k++) {
-			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
-			if (a->pool != b->pool) {
-				cross_pool_pp = cluster_same_site(c, a->pool, b->pool) ? 1 : 2;
-				if (cross_pool_pp == 2)
-					break;
-			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
-				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
-				multi_node_pp = 1;
-			}
-		}
-		base += rep->n_stages;
-	}
+	pp_neighbours(c, p, d, &cross_pool_pp, &multi_node_pp);
 	const struct pool *pf = &c->pools[first < 0 ? 0 : first];
 	char nic[48];
 	snprintf(nic, sizeof nic, "%dx%gG NIC", pf->nics, pf->nic_gbps);
@@ -166,8 +179,8 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 				 "%.40s, spine%s, WAN %gG between sites", nic,
 				 c->oversub > 1 ? " (oversubscribed)" : "", c->inter_pool_gbps);
 		else
-			snprintf(d->links[DIM_DP], sizeof d->links[DIM_DP], "%s%.40s, leaf and spine%s",
-				 d->dp_inner ? "" : "", nic, c->oversub > 1 ? " (oversubscribed)" : "");
+			snprintf(d->links[DIM_DP], sizeof d->links[DIM_DP], "%.40s, leaf and spine%s",
+				 nic, c->oversub > 1 ? " (oversubscribed)" : "");
 	}
 	if (p->cp > 1)
 		snprintf(d->links[DIM_CP], sizeof d->links[DIM_CP], "%s",
@@ -175,6 +188,26 @@ int dispatch_plan(const struct cluster *c, const struct model_spec *m, const str
 	if (p->ep > 1)
 		snprintf(d->links[DIM_EP], sizeof d->links[DIM_EP], "%s",
 			 max_tp * p->ep <= pf->gpus_per_node ? intra[pf->intra] : nic);
+}
+
+int dispatch_plan(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  struct dispatch *d, struct hp_err *err)
+{
+	memset(d, 0, sizeof *d);
+	int total = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		total += p->replicas[r].n_stages;
+	d->st = xcalloc((size_t)(total ? total : 1), sizeof *d->st);
+	d->n_stages = total;
+	int *caps = xcalloc((size_t)(total ? total : 1), sizeof *caps);
+	d->dp_inner = dp_goes_inner(m, p);
+	int rc = place_stages(c, p, d, caps, err);
+	free(caps);
+	if (rc < 0) {
+		dispatch_free(d);
+		return -1;
+	}
+	dispatch_links(c, p, d);
 	return 0;
 }
 

@@ -28,11 +28,18 @@ struct dispatch {
 	char links[DIM_COUNT][128];    /* "" when the dimension is not used */
 };
 
+/* Place plan p (validated against c and m) on c's nodes. Returns 0 with
+ * d filled (its arrays allocated here; free with dispatch_free()), or -1
+ * with err set (HP_EXIT_INPUT: a pool runs out of GPUs, counting the GPUs
+ * skipped so that no TP group straddles a node; d is then empty and
+ * needs no free). */
 int dispatch_plan(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  struct dispatch *d, struct hp_err *err);
+/* Free d's arrays and zero it; safe on a zeroed dispatch. */
 void dispatch_free(struct dispatch *d);
 
-/* Node list as text, ranges compressed: "0-3,6". */
+/* Node list as text, ranges compressed: "0-3,6", truncated to n bytes.
+ * Returns buf. Cannot fail. */
 char *dispatch_nodes_text(const struct dispatch_stage *s, char *buf, size_t n);
 
 #endif

@@ -226,8 +226,6 @@ double lp_value(const struct lp *lp, int col)
 	return lp->x && col >= 0 && col < lp->n_cols ? lp->x[col] : 0;
 }
 
-int lp_n_cols(const struct lp *lp) { return lp->n_cols; }
-
 void lp_thread_done(void)
 {
 	glp_free_env();

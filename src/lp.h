@@ -19,15 +19,20 @@ enum lp_status {
 
 struct lp;
 
-/* maximise != 0: maximise the objective. */
+/* An empty model; maximise != 0: maximise the objective. Returns a model
+ * the caller frees with lp_free(); allocation failure aborts (xmalloc).
+ * A model belongs to the thread that made it. */
 struct lp *lp_new(int maximise);
+/* Free a model; NULL is ignored. */
 void lp_free(struct lp *lp);
 
 /* Add a column with bounds [lo, hi] (hi < 0: no upper bound), objective
- * coefficient, integer or not. Returns its 0-based index. */
+ * coefficient (a non-finite one counts as 0), integer or not. Returns its
+ * 0-based index. Cannot fail. */
 int lp_add_col(struct lp *lp, double lo, double hi, double obj, int integer);
 /* Add a row sum_j coef[j] * x[idx[j]] in [lo, hi]; use -HUGE_VAL/HUGE_VAL
- * for a free side. Returns its index, or -1 on a non-finite coefficient. */
+ * for a free side. Returns its index, or -1 (nothing added) on a
+ * non-finite coefficient or a column index out of range. */
 int lp_add_row(struct lp *lp, int n, const int *idx, const double *coef, double lo,
 	       double hi);
 
@@ -40,17 +45,23 @@ struct lp_result {
 	char msg[128];
 };
 
-/* Solve; the primal values are read with lp_value(). node_budget <= 0:
- * a default of 20000 nodes. */
+/* Solve (simplex, then branch and bound when a column is integer); the
+ * primal values are read with lp_value(). node_budget <= 0: a default of
+ * 20000 nodes. Returns 0 when r->status is LP_OPTIMAL or LP_FEASIBLE
+ * (r->obj, bound and gap set), else -1 with r->status and r->msg saying
+ * why (infeasible, unbounded, or a GLPK error, after which the model is
+ * unusable but must still be freed). r belongs to the caller. */
 int lp_solve(struct lp *lp, int node_budget, struct lp_result *r);
+/* Column col's value in the last solve (0 before one, or out of range). */
 double lp_value(const struct lp *lp, int col);
-int lp_n_cols(const struct lp *lp);
+
+/* Write the model in CPLEX LP format to path (for debugging a model by
+ * hand, and tests). Returns 0, or -1 when GLPK cannot write it. */
+int lp_write(struct lp *lp, const char *path);
 
 /* Release the solver's per-thread memory; call before a thread that
  * planned exits (the main thread's is released at process exit). */
 void lp_thread_done(void);
 
-/* Write the model in CPLEX LP format (debugging: HETPLAN_LP_DUMP=dir). */
-int lp_write(struct lp *lp, const char *path);
 
 #endif

@@ -28,9 +28,11 @@
 #include "search.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lp.h"
 #include "runs_on.h"
@@ -138,6 +140,8 @@ void search_result_free(struct search_result *res)
 
 /* ------------------------------------------------------------------ */
 
+/* The deepest pipeline searched: the last rung of pp_ladder (solve_layout
+ * refuses deeper ones rather than overrun its per-stage arrays). */
 #define MAX_STAGES 128
 
 struct gset {
@@ -164,6 +168,9 @@ struct layout {
 	int fits;
 	int k[MAX_STAGES];        /* layers per stage */
 	double B, A;              /* pipeline time = m*B + A per step */
+	double B_lo, A_lo;        /* the same without PP/CP/EP communication,
+				   * whose links depend on the DP degree
+				   * (dispatch.c): a lower bound at any degree */
 	double rate;              /* micro-batches per second per GPU */
 	double usd_h;             /* per replica (GPU share of node prices) */
 	int price_known;
@@ -190,7 +197,63 @@ struct ctx {
 	double best_miss;         /* nearest miss: how far over the limit */
 	double bound;             /* objective bound over the searched space */
 	int have_bound;
+	/* A worker's context (one global setting) reads the shared one's
+	 * kept plans, frozen for the batch, to prune and screen; NULL for
+	 * the shared context itself. */
+	const struct ctx *glob;
 };
+
+/* The score a plan must beat to enter the ranked list: the last kept
+ * plan's, once the list is full, here or in the shared context (frozen
+ * during a batch, so the answer does not depend on the thread count).
+ * Returns 0 while neither list is full. */
+static int top_worst(const struct ctx *x, double *w)
+{
+	int have = 0;
+	*w = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->n_top == y->keep) {
+			*w = fmin(*w, y->top[y->n_top - 1].score);
+			have = 1;
+		}
+	return have;
+}
+
+/* The best stock-framework plan's score here or in the shared context;
+ * 0 when neither has one. */
+static int stock_best(const struct ctx *x, double *w)
+{
+	int have = 0;
+	*w = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->res->has_stock) {
+			*w = fmin(*w, y->res->stock.score);
+			have = 1;
+		}
+	return have;
+}
+
+/* Does a kept Pareto point dominate (or equal) every plan with time to
+ * train >= t and cost >= usd? */
+static int front_dominates(const struct ctx *x, double t, double usd)
+{
+	for (const struct ctx *y = x; y; y = y->glob)
+		for (int i = 0; i < y->n_front; i++)
+			if (y->front[i].time_to_train_s <= t && y->front[i].cost_to_train_usd <= usd)
+				return 1;
+	return 0;
+}
+
+/* The nearest memory miss so far (need / capacity), here or shared; 0
+ * when there is none. */
+static double mem_miss_now(const struct ctx *x)
+{
+	double r = 0;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->mem_miss > 0 && (r == 0 || y->mem_miss < r))
+			r = y->mem_miss;
+	return r;
+}
 
 static int layout_dense_layers(const struct model_spec *m)
 {
@@ -225,9 +288,11 @@ static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
 	}
 }
 
-/* Per stage: time and memory as alpha + dense*bd + moe*bm. */
+/* Per stage: time and memory as alpha + dense*bd + moe*bm; c: time
+ * without PP/CP/EP communication. */
 struct fit {
 	double ta, tbd, tbm;
+	double ca, cbd, cbm;
 	double ma, mbd, mbm;
 	double cap;
 };
@@ -237,6 +302,13 @@ static double fit_time(const struct fit *f, int a, int b, int dense)
 	int nd = dense > a ? HP_MIN(b, dense - 1) - a + 1 : 0;
 	int nm = b - a + 1 - nd;
 	return f->ta + nd * f->tbd + nm * f->tbm;
+}
+
+static double fit_comp(const struct fit *f, int a, int b, int dense)
+{
+	int nd = dense > a ? HP_MIN(b, dense - 1) - a + 1 : 0;
+	int nm = b - a + 1 - nd;
+	return f->ca + nd * f->cbd + nm * f->cbm;
 }
 
 static double fit_mem(const struct fit *f, int a, int b, int dense)
@@ -249,7 +321,7 @@ static double fit_mem(const struct fit *f, int a, int b, int dense)
 /* One probe: every stage holds layers [a, b] (ranges may overlap; perf
  * only looks at the layer kinds). */
 static int probe_once(struct ctx *x, const struct gset *g, const struct layout *L, int count,
-		      int a, int b, double *t, double *mem, double *cap)
+		      int a, int b, double *t, double *tc, double *mem, double *cap)
 {
 	struct plan p;
 	plan_globals(&p, x, g);
@@ -272,6 +344,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	x->res->stats.evaluated++;
 	for (int s = 0; s < L->pp; s++) {
 		t[s] = e.stages[s].t_total;
+		tc[s] = t[s] - e.stages[s].t_pp - e.stages[s].t_cp - e.stages[s].t_ep;
 		mem[s] = e.stages[s].total;
 		cap[s] = e.stages[s].capacity;
 	}
@@ -325,7 +398,8 @@ static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 	double need, cap;
 	search_mem_state(&sp->est, x->o->mem_headroom, &need, &cap);
 	double ratio = cap > 0 ? need / cap : HUGE_VAL;
-	if (x->mem_miss > 0 && ratio >= x->mem_miss) {
+	double now = mem_miss_now(x);
+	if (now > 0 && ratio >= now) {
 		sp_free(sp);
 		return;
 	}
@@ -362,7 +436,8 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 		worst = fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
 		a += k;
 	}
-	if (x->mem_miss > 0 && worst >= x->mem_miss)
+	double now = mem_miss_now(x);
+	if (now > 0 && worst >= now)
 		return;
 	long M = x->o->gbs / g->mbs;
 	int count = HP_MAX(1, (int)HP_MIN((long)fit_count(x, L, x->cap), M));
@@ -385,34 +460,34 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	mem_miss_offer(x, &sp);
 }
 
-/* Solve the layer partition of layout L under global settings g. */
-static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
+/* The per-stage affine fits of layout L (f[0..pp-1]) from two probes (one
+ * layer, two layers) and, for a MoE model with dense layers, a third (a
+ * dense layer). Returns 0, or -1 when a probe fails. */
+static int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
+		      struct fit *f)
 {
 	const struct model_spec *m = x->m;
-	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
-	int dense = layout_dense_layers(m);
-	L->fits = 0;
-	if (S * v > layers || layers % v)
-		return;
+	int S = L->pp, layers = m->layers, dense = layout_dense_layers(m);
 	/* Memory is probed at the largest data-parallel degree the cluster
 	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
 	 * that fits beside other pools' replicas; every plan is checked at
 	 * its real degree afterwards. */
 	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
-	struct fit f[MAX_STAGES];
+	double c1[MAX_STAGES], c2[MAX_STAGES];
 	int moe = m->moe.experts > 0;
 	/* Probe with MoE layers at the end (or dense ones for a dense model). */
-	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, m1, cap) < 0)
-		return;
+	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, c1, m1, cap) < 0)
+		return -1;
 	if (layers >= 2) {
-		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, m2, cap) < 0)
-			return;
+		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, c2, m2, cap) < 0)
+			return -1;
 	} else {
 		memcpy(t2, t1, sizeof t1);
 		memcpy(m2, m1, sizeof m1);
+		memcpy(c2, c1, sizeof c1);
 		for (int s = 0; s < S; s++)
-			t2[s] *= 2, m2[s] *= 2;
+			t2[s] *= 2, m2[s] *= 2, c2[s] *= 2;
 	}
 	for (int s = 0; s < S; s++) {
 		double bt = t2[s] - t1[s], bm = m2[s] - m1[s];
@@ -420,17 +495,35 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 		f[s].ma = m1[s] - bm;
 		f[s].tbm = f[s].tbd = bt;
 		f[s].mbm = f[s].mbd = bm;
+		f[s].cbm = f[s].cbd = c2[s] - c1[s];
+		f[s].ca = c1[s] - f[s].cbm;
 		f[s].cap = cap[s];
 	}
 	if (moe && dense > 0 && dense < layers) {
-		double t3[MAX_STAGES], m3[MAX_STAGES];
-		if (probe_once(x, g, L, count, 0, 0, t3, m3, cap) < 0)
-			return;
+		double t3[MAX_STAGES], m3[MAX_STAGES], c3[MAX_STAGES];
+		if (probe_once(x, g, L, count, 0, 0, t3, c3, m3, cap) < 0)
+			return -1;
 		for (int s = 0; s < S; s++) {
+			f[s].cbd = c3[s] - f[s].ca;
 			f[s].tbd = t3[s] - f[s].ta;
 			f[s].mbd = m3[s] - f[s].ma;
 		}
 	}
+	return 0;
+}
+
+/* Solve the layer partition of layout L under global settings g. */
+static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
+{
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
+	L->fits = 0;
+	if (S * v > layers || layers % v || S > MAX_STAGES)
+		return;
+	struct fit f[MAX_STAGES];
+	if (probe_fits(x, g, L, f) < 0)
+		return;
 	int k[MAX_STAGES];
 	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
 		note_memory_miss(x, g, L, f, S, layers, dense);
@@ -450,17 +543,22 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	if (fill(f, S, layers, dense, v, hi, k) < 0 &&
 	    fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
 		return;
-	double sum = 0, mx = 0;
+	double sum = 0, mx = 0, csum = 0, cmx = 0;
 	int a = 0;
 	for (int s = 0; s < S; s++) {
 		L->k[s] = k[s];
 		double t = fit_time(&f[s], a, a + k[s] - 1, dense);
+		double tc = fit_comp(&f[s], a, a + k[s] - 1, dense);
 		sum += t;
 		mx = fmax(mx, t);
+		csum += tc;
+		cmx = fmax(cmx, tc);
 		a += k[s];
 	}
 	L->B = mx;
 	L->A = (sum - mx) / v;
+	L->B_lo = cmx;
+	L->A_lo = (csum - cmx) / v;
 	L->rate = 1.0 / (mx * L->size);
 	L->fits = 1;
 }
@@ -569,13 +667,15 @@ static void sp_clone(struct search_plan *dst, const struct search_plan *src)
 	       (size_t)src->est.n_stages * sizeof *src->est.stages);
 }
 
+/* The plan's layouts as text (one per replica group, subgroups of one
+ * layout once); cut with "..." where it does not fit in sp->label. */
 static void make_label(const struct ctx *x, struct search_plan *sp)
 {
 	const struct plan *p = &sp->plan;
-	char buf[64];
-	int n = 0;
+	char buf[512];
+	size_t n = 0;
 	buf[0] = '\0';
-	for (int r = 0; r < p->n_replicas && n < (int)sizeof buf - 1; r++) {
+	for (int r = 0; r < p->n_replicas && n < sizeof buf - 1; r++) {
 		const struct replica *rep = &p->replicas[r];
 		/* subgroups of one layout share the first stage's pool/tp */
 		if (r > 0 && rep->n_stages == p->replicas[r - 1].n_stages &&
@@ -585,14 +685,18 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 			    p->replicas[r - 1].stages[rep->n_stages - 1].pool)
 			continue;
 		int pa = rep->stages[0].pool, pb = rep->stages[rep->n_stages - 1].pool;
+		int w;
 		if (pa == pb)
-			n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%.12s tp%d pp%d",
-				      n ? " + " : "", x->c->pools[pa].name, rep->stages[0].tp,
-				      rep->n_stages);
+			w = snprintf(buf + n, sizeof buf - n, "%s%.12s tp%d pp%d", n ? " + " : "",
+				     x->c->pools[pa].name, rep->stages[0].tp, rep->n_stages);
 		else
-			n += snprintf(buf + n, sizeof buf - (size_t)n, "%s%.10s>%.10s pp%d",
-				      n ? " + " : "", x->c->pools[pa].name,
-				      x->c->pools[pb].name, rep->n_stages);
+			w = snprintf(buf + n, sizeof buf - n, "%s%.10s>%.10s pp%d", n ? " + " : "",
+				     x->c->pools[pa].name, x->c->pools[pb].name, rep->n_stages);
+		n = w < 0 ? n : HP_MIN(n + (size_t)w, sizeof buf - 1);
+	}
+	if (n >= sizeof sp->label) {
+		memcpy(buf + sizeof sp->label - 4, "...", 4);
+		n = sizeof sp->label - 1;
 	}
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }
@@ -649,6 +753,8 @@ static void front_add(struct ctx *x, const struct search_plan *sp)
 	sp_clone(&x->front[x->n_front++], sp);
 }
 
+static void top_insert(struct ctx *x, struct search_plan *sp);
+
 static void keep_plan(struct ctx *x, struct search_plan *sp)
 {
 	struct search_result *res = x->res;
@@ -691,6 +797,13 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 		sp_free(sp);
 		return;
 	}
+	top_insert(x, sp);
+}
+
+/* Insert a plan that meets the constraints into the ranked list (taken
+ * over; freed when it does not make the list or is already there). */
+static void top_insert(struct ctx *x, struct search_plan *sp)
+{
 	/* the same plan can come from two routes (a fill and the MILP) */
 	for (int i = 0; i < x->n_top; i++)
 		if (x->top[i].score == sp->score && plan_equal(&x->top[i].plan, &sp->plan)) {
@@ -815,19 +928,32 @@ static void add_replica(struct plan *p, const struct layout *L, int count, int m
 	}
 }
 
-/* Score one combination of layouts and counts. */
-static int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
-		     const int *counts, int n, double *time_s, double *cost_usd)
+/* The replica groups of one combination (layouts with a non-zero count),
+ * the GPUs they use per pool, and a lower bound on their pipeline time
+ * before the batch split: with c_i replicas of layout i taking m_i >= q_i
+ * micro-batches each and sum c_i m_i = M, the step's pipeline term
+ * max_i (A_i + B_i m_i) is at least T where sum c_i (T - A_i) / B_i = M,
+ * and at least every A_i + B_i q_i. Returns how many groups, or -1 when
+ * the counts are invalid (EP does not divide the DP degree). */
+static int combo_groups(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			const int *counts, int n, struct group_in *gi, int *used,
+			double *pipe_lb)
 {
-	struct group_in gi[HP_MAX_POOLS + 1];
-	int k = 0;
-	int dp = 0;
+	int k = 0, dp = 0;
+	double num = (double)(x->o->gbs / g->mbs), den = 0, floor_t = 0;
+	memset(used, 0, HP_MAX_POOLS * sizeof *used);
 	for (int i = 0; i < n; i++)
 		if (counts[i] > 0) {
-			gi[k].L = Ls[i];
+			const struct layout *L = Ls[i];
+			gi[k].L = L;
 			gi[k].count = counts[i];
-			gi[k].q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
+			gi[k].q = g->sched == SCHED_INTERLEAVED ? L->pp : 1;
 			dp += counts[i];
+			num += counts[i] * L->A_lo / L->B_lo;
+			den += counts[i] / L->B_lo;
+			floor_t = fmax(floor_t, L->A_lo + L->B_lo * gi[k].q);
+			for (int p = 0; p < x->c->n_pools; p++)
+				used[p] += counts[i] * L->gpus[p];
 			k++;
 		}
 	if (!k)
@@ -837,11 +963,140 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 		x->res->stats.pruned++;
 		return -1;
 	}
-	long M = x->o->gbs / g->mbs;
-	if (split_batch(gi, k, M) < 0) {
+	*pipe_lb = fmax(num / den, floor_t);
+	return k;
+}
+
+/* Screening: from the layouts' affine fits alone (no perf_estimate), is
+ * the combination sure to change nothing the search reports? pipe is a
+ * lower bound on the step's pipeline term max(A + B m) over the groups,
+ * which is exactly perf.c's (stage times do not depend on the DP degree,
+ * and the fits are exact in the layers); the step adds DP
+ * synchronisation, the optimizer and a fixed overhead to it, so pipe
+ * bounds the step time from below; node prices (used: GPUs per pool)
+ * are exact. A plan whose bounds cannot beat the last ranked plan nor
+ * the best stock-framework plan, and whose (time, cost) is dominated on
+ * the Pareto front, is skipped. A relative margin of 1e-6 covers
+ * rounding in the fits (they hold to ~1e-12). Returns 1 to skip. */
+static int bounds_screened(struct ctx *x, double lb, double t, double usd, int priced,
+			   double margin)
+{
+	double worst, stock;
+	int have_worst = top_worst(x, &worst), have_stock = stock_best(x, &stock), kept = 0;
+	for (const struct ctx *y = x; y; y = y->glob)
+		kept |= y->n_top > 0;
+	if (!kept)
+		return 0;
+	/* sure to miss the deadline or the budget (or unpriced): it can
+	 * only be a nearest miss, which is reported only when no plan is
+	 * kept, and a plan is kept here */
+	int misses = !priced || (x->o->objective == OBJ_DEADLINE && t > x->o->deadline_s / margin) ||
+		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
+	if (x->o->objective != OBJ_THROUGHPUT && misses)
+		;   /* neither ranked nor stock, whatever the lists hold */
+	else if (!have_worst || !have_stock || !(lb > worst / margin) || !(lb > stock / margin))
+		return 0;
+	if (priced && !front_dominates(x, t, usd))
+		return 0;
+	return 1;
+}
+
+static int combo_screened(struct ctx *x, const int *used, double pipe)
+{
+	const double margin = 1 - 1e-6;
+	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
+	double usd_h = 0;
+	int priced = 1;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		const struct pool *pl = &x->c->pools[p];
+		if (!used[p])
+			continue;
+		if (pl->usd_per_node_h <= 0)
+			priced = 0;
+		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
+	}
+	double t = x->tokens * step / tok_step, usd = usd_h * t / 3600;
+	double lb;
+	switch (x->o->objective) {
+	case OBJ_THROUGHPUT: lb = step / tok_step; break;
+	case OBJ_COST: lb = priced ? usd_h / 3600 * step / tok_step * 1e6 : HUGE_VAL; break;
+	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
+	default: lb = priced ? t : HUGE_VAL; break;
+	}
+	if (!bounds_screened(x, lb, t, usd, priced, margin))
+		return 0;
+	x->res->stats.screened++;
+	return 1;
+}
+
+/* The same screen for every replica-count vector of a layout set at
+ * once: with n_i replicas of layout i (at most as many as fit alone,
+ * maxc_i), the step is at least M / sum(n_i / B_i) (B without PP/CP/EP
+ * communication, fill and drain dropped), and USD per step at least
+ * min_i(usd_h_i B_i) M / 3600 (GPU shares of node prices; rounding up to
+ * whole nodes only adds). Every candidate uses every layout of the set
+ * (counts >= 1), so one unpriced layout makes them all unpriced. Returns
+ * 1 to skip the set. */
+static int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	const double margin = 1 - 1e-6;
+	double M = (double)(x->o->gbs / g->mbs), rate = 0, cps = HUGE_VAL;
+	int priced = 1;
+	for (int i = 0; i < n; i++) {
+		rate += fit_count(x, Ls[i], x->cap) / Ls[i]->B_lo;
+		priced &= Ls[i]->price_known;
+		cps = fmin(cps, Ls[i]->usd_h * Ls[i]->B_lo);
+	}
+	double tok_step = (double)x->o->gbs * x->seq, step = M / rate * margin;
+	double usd_step = cps * M / 3600 * margin;
+	double t = x->tokens * step / tok_step, usd = usd_step * x->tokens / tok_step;
+	double lb;
+	switch (x->o->objective) {
+	case OBJ_THROUGHPUT: lb = step / tok_step; break;
+	case OBJ_COST: lb = priced ? usd_step / tok_step * 1e6 : HUGE_VAL; break;
+	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
+	default: lb = priced ? t : HUGE_VAL; break;
+	}
+	return rate > 0 && bounds_screened(x, lb, t, usd, priced, margin);
+}
+
+/* The batch split of groups gi (split_batch) and its pipeline term.
+ * Returns -1 when there are fewer micro-batches than the replicas need. */
+static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi, int k,
+		       double *pipe)
+{
+	if (split_batch(gi, k, x->o->gbs / g->mbs) < 0) {
 		x->res->stats.pruned++;
 		return -1;
 	}
+	*pipe = 0;
+	for (int i = 0; i < k; i++) {
+		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
+		*pipe = fmax(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
+	}
+	return 0;
+}
+
+/* Score one combination of layouts and counts: build the plan, check it
+ * (validity, --framework), estimate it and keep it. Returns 0 when it was
+ * scored (time_s/cost_usd, when not NULL, get its time and cost to train;
+ * cost HUGE_VAL when unpriced), 1 when screened out (only when screen), -1 when invalid or
+ * it does not fit. */
+static int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
+		     const int *counts, int n, int screen, double *time_s, double *cost_usd)
+{
+	struct group_in gi[HP_MAX_POOLS + 1];
+	int used[HP_MAX_POOLS];
+	double pipe;
+	int k = combo_groups(x, g, Ls, counts, n, gi, used, &pipe);
+	if (k < 0)
+		return -1;
+	if (screen && combo_screened(x, used, pipe))
+		return 1;
+	if (combo_split(x, g, gi, k, &pipe) < 0)
+		return -1;
+	if (screen && combo_screened(x, used, pipe))
+		return 1;
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
@@ -942,25 +1197,91 @@ static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
 	return 0;
 }
 
-struct count_list {
-	int v[320][HP_MAX_POOLS + 1];
-	int n, width;
+/* The count vectors of one layout set, each tried once: a candidate
+ * list that grows as needed, hashed so that the MILP ladder's repeats
+ * and neighbours are looked up, not re-estimated. */
+struct combo {
+	int v[HP_MAX_POOLS + 1];
+	int state;            /* 0 untried, 1 screened out, 2 tried */
+	int rc;               /* try_combo()'s answer when tried */
+	double t, cost;
 };
 
-static void cl_add(struct count_list *cl, const int *counts)
+struct count_list {
+	struct combo *v;
+	int n, cap, width;
+	int *slot;            /* open addressing: index + 1, 0 empty */
+	int n_slot;           /* a power of two, > 2 n */
+};
+
+static unsigned cl_hash(const int *v, int w)
 {
-	for (int i = 0; i < cl->n; i++)
-		if (!memcmp(cl->v[i], counts, (size_t)cl->width * sizeof *counts))
-			return;
-	if (cl->n < (int)HP_ARRAY_LEN(cl->v))
-		memcpy(cl->v[cl->n++], counts, (size_t)cl->width * sizeof *counts);
+	unsigned h = 2166136261u;   /* FNV-1a */
+	for (int i = 0; i < w; i++)
+		h = (h ^ (unsigned)v[i]) * 16777619u;
+	return h;
+}
+
+static void cl_rehash(struct count_list *cl)
+{
+	free(cl->slot);
+	cl->n_slot = cl->n_slot ? 2 * cl->n_slot : 64;
+	cl->slot = xcalloc((size_t)cl->n_slot, sizeof *cl->slot);
+	for (int i = 0; i < cl->n; i++) {
+		unsigned h = cl_hash(cl->v[i].v, cl->width) & (unsigned)(cl->n_slot - 1);
+		while (cl->slot[h])
+			h = (h + 1) & (unsigned)(cl->n_slot - 1);
+		cl->slot[h] = i + 1;
+	}
+}
+
+/* The entry for counts, added (untried) when new. */
+static struct combo *cl_add(struct count_list *cl, const int *counts)
+{
+	if (2 * (cl->n + 1) > cl->n_slot)
+		cl_rehash(cl);
+	unsigned h = cl_hash(counts, cl->width) & (unsigned)(cl->n_slot - 1);
+	while (cl->slot[h]) {
+		struct combo *e = &cl->v[cl->slot[h] - 1];
+		if (!memcmp(e->v, counts, (size_t)cl->width * sizeof *counts))
+			return e;
+		h = (h + 1) & (unsigned)(cl->n_slot - 1);
+	}
+	if (cl->n == cl->cap) {
+		cl->cap = cl->cap ? 2 * cl->cap : 64;
+		cl->v = xrealloc(cl->v, (size_t)cl->cap * sizeof *cl->v);
+	}
+	struct combo *e = &cl->v[cl->n];
+	memset(e, 0, sizeof *e);
+	memcpy(e->v, counts, (size_t)cl->width * sizeof *counts);
+	cl->slot[h] = ++cl->n;
+	return e;
+}
+
+static void cl_free(struct count_list *cl)
+{
+	free(cl->v);
+	free(cl->slot);
+}
+
+/* try_combo() once per count vector; want_time: the MILP ladder needs
+ * the time and cost, so a screened entry is estimated after all. */
+static int cl_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		  struct combo *e, int want_time)
+{
+	if (e->state == 2 || (e->state == 1 && !want_time))
+		return e->rc;
+	e->t = e->cost = HUGE_VAL;
+	e->rc = try_combo(x, g, Ls, e->v, n, !want_time, &e->t, &e->cost);
+	e->state = e->rc == 1 ? 1 : 2;
+	return e->rc;
 }
 
 static void all_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
 		       int i, int *left, int *counts)
 {
 	if (i == n) {
-		try_combo(x, g, Ls, counts, n, NULL, NULL);
+		try_combo(x, g, Ls, counts, n, 1, NULL, NULL);
 		return;
 	}
 	for (int k = fit_count(x, Ls[i], left); k >= 1; k--) {
@@ -1057,9 +1378,9 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 static int set_pruned(const struct ctx *x, const struct gset *g, const struct layout **Ls,
 		      int n, const int *full)
 {
-	if (x->n_top < x->keep || (n == 1 && Ls[0]->nseg == 1))
+	double worst;
+	if (!top_worst(x, &worst) || (n == 1 && Ls[0]->nseg == 1))
 		return 0;
-	double worst = x->top[x->n_top - 1].score;
 	double tok_mb = (double)g->mbs * x->seq, rate = 0, best_cost = HUGE_VAL;
 	for (int i = 0; i < n; i++) {
 		rate += full[i] / Ls[i]->B;
@@ -1076,32 +1397,19 @@ static int set_pruned(const struct ctx *x, const struct gset *g, const struct la
 	return bound >= worst;
 }
 
-static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+/* Count candidates around "every layout as many replicas as fit" (full):
+ * one replica fewer of each layout, fractions of the first (the two-pool
+ * layout when the set has one), fewer replicas so the micro-batches
+ * divide evenly, and no more replicas than micro-batches. */
+static void counts_around_full(const struct ctx *x, const struct gset *g,
+			       const struct layout **Ls, int n, const int *full,
+			       struct count_list *cl)
 {
-	const struct search_opts *o = x->o;
-	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
-	if (x->exhaustive) {
-		int left[HP_MAX_POOLS];
-		memcpy(left, x->cap, sizeof left);
-		all_counts(x, g, Ls, n, 0, left, counts);
-		return;
-	}
-	if (fill_counts(x, Ls, n, NULL, full) < 0)
-		return;
-	if (set_pruned(x, g, Ls, n, full)) {
-		x->res->stats.pruned++;
-		return;
-	}
-	struct count_list cl;
-	cl.n = 0;
-	cl.width = n;
-	cl_add(&cl, full);
-	long M = o->gbs / g->mbs, total = 0;
+	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
+	long M = x->o->gbs / g->mbs, total = 0;
 	for (int i = 0; i < n; i++)
 		total += full[i];
 	for (int j = 0; j < n; j++) {
-		/* one replica fewer of each layout; fractions of the first (the
-		 * two-pool layout when the set has one) */
 		int fr[] = { full[j] - 1, (3 * full[j]) / 4, full[j] / 2, full[j] / 4, 1 };
 		for (size_t f = 0; f < HP_ARRAY_LEN(fr); f++) {
 			if (fr[f] < 1 || (f > 0 && j > 0))
@@ -1110,99 +1418,128 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 				limit[i] = -1;
 			limit[j] = fr[f];
 			if (fill_counts(x, Ls, n, limit, counts) == 0)
-				cl_add(&cl, counts);
+				cl_add(cl, counts);
 		}
 	}
-	{
-		/* Fewer replicas so the micro-batches divide evenly: the
-		 * largest R <= total (down to half) with M % R == 0, every
-		 * layout scaled alike, the remainder handed out in order. */
-		long R = HP_MIN(total, M);
-		while (R > total / 2 && M % R)
-			R--;
-		if (R >= 1 && R < total && M % R == 0) {
-			long given = 0;
-			for (int i = 0; i < n; i++) {
-				limit[i] = (int)HP_MAX(1, full[i] * R / total);
-				given += limit[i];
-			}
-			for (int i = 0; i < n && given < R; i++) {
-				long add = HP_MIN(full[i] - limit[i], R - given);
-				limit[i] += (int)add;
-				given += add;
-			}
-			if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
-				cl_add(&cl, counts);
+	/* the largest R <= total (down to half) with M % R == 0, every
+	 * layout scaled alike, the remainder handed out in order */
+	long R = HP_MIN(total, M);
+	while (R > total / 2 && M % R)
+		R--;
+	if (R >= 1 && R < total && M % R == 0) {
+		long given = 0;
+		for (int i = 0; i < n; i++) {
+			limit[i] = (int)HP_MAX(1, full[i] * R / total);
+			given += limit[i];
 		}
+		for (int i = 0; i < n && given < R; i++) {
+			long add = HP_MIN(full[i] - limit[i], R - given);
+			limit[i] += (int)add;
+			given += add;
+		}
+		if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
+			cl_add(cl, counts);
 	}
 	if (total > M) {
-		/* more replicas than micro-batches: scale every layout down */
 		for (int i = 0; i < n; i++)
 			limit[i] = (int)HP_MAX(1, full[i] * M / total);
 		if (fill_counts(x, Ls, n, limit, counts) == 0)
-			cl_add(&cl, counts);
+			cl_add(cl, counts);
 	}
-	if (o->objective == OBJ_COST) {
+	if (x->o->objective == OBJ_COST) {
 		/* per token, few replicas waste least on bubbles and syncs */
 		for (int a = 1; a <= 4; a *= 2)
 			for (int i = 0; i < n; i++) {
 				for (int k = 0; k < n; k++)
 					limit[k] = k == i ? a : 1;
 				if (fill_counts(x, Ls, n, limit, counts) == 0)
-					cl_add(&cl, counts);
+					cl_add(cl, counts);
 			}
 	}
-	if (o->objective != OBJ_THROUGHPUT) {
-		/* Whole-node mixes: for each pool the set uses, a ladder of node
-		 * counts, the layouts filled inside them. Costs are billed by
-		 * the node, and integer micro-batches make some mixes finish
-		 * together where the linear model cannot see it. */
-		int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
-		for (int p = 0; p < x->c->n_pools; p++) {
-			int used = 0;
-			for (int i = 0; i < n; i++)
-				used |= Ls[i]->gpus[p] > 0;
-			if (!used)
-				continue;
-			int N = x->c->pools[p].nodes, k = 0;
-			int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
-			if (N <= 6)
-				for (int v = N; v >= 1; v--)
-					lv[np][k++] = v;
-			else
-				for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
-					int dup = 0;
-					for (int q = 0; q < k; q++)
-						dup |= lv[np][q] == lad[j];
-					if (lad[j] >= 1 && !dup)
-						lv[np][k++] = lad[j];
-				}
-			nl[np] = k;
-			pools[np++] = p;
-		}
-		int at[HP_MAX_POOLS] = { 0 };
-		for (;;) {
-			int cap[HP_MAX_POOLS];
-			memcpy(cap, x->cap, sizeof cap);
-			for (int q = 0; q < np; q++)
-				cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
-			if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
-				cl_add(&cl, counts);
-			int q = 0;
-			for (; q < np; q++) {
-				if (++at[q] < nl[q])
-					break;
-				at[q] = 0;
-			}
-			if (q == np)
-				break;
-		}
-	}
-	for (int i = 0; i < cl.n; i++)
-		try_combo(x, g, Ls, cl.v[i], n, NULL, NULL);
+}
 
-	if (o->objective != OBJ_DEADLINE && o->objective != OBJ_BUDGET)
-		return;
+/* Mixes of whole nodes tried per layout set: beyond this many the ladder
+ * below becomes a neighbourhood (every pool on one rung, or one pool off
+ * the top rung). 4,096 = 6 rungs on 4 pools plus room; a set spans at
+ * most n_pools + 1 layouts. */
+#define NODE_MIXES_MAX 4096
+
+/* Whole-node mixes: for each pool the set uses, a ladder of node counts
+ * (N, 3N/4, N/2, N/4, 2, 1; every count up to 6 nodes), the layouts
+ * filled inside them. Costs are billed by the node, and integer
+ * micro-batches make some mixes finish together where the linear model
+ * cannot see it. */
+static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int n,
+			      struct count_list *cl)
+{
+	int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
+	double mixes = 1;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		int N = x->c->pools[p].nodes, k = 0;
+		int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
+		if (N <= 6)
+			for (int v = N; v >= 1; v--)
+				lv[np][k++] = v;
+		else
+			for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
+				int dup = 0;
+				for (int q = 0; q < k; q++)
+					dup |= lv[np][q] == lad[j];
+				if (lad[j] >= 1 && !dup)
+					lv[np][k++] = lad[j];
+			}
+		nl[np] = k;
+		mixes *= k;
+		pools[np++] = p;
+	}
+	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1];
+	for (long it = 0;; it++) {
+		int cap[HP_MAX_POOLS];
+		memcpy(cap, x->cap, sizeof cap);
+		for (int q = 0; q < np; q++)
+			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
+		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+			cl_add(cl, counts);
+		if (mixes > NODE_MIXES_MAX) {
+			/* neighbourhood: rung r on every pool (it < 8), then pool
+			 * q alone on rung r */
+			long r = it + 1, q = 0;
+			if (r < 8) {
+				for (int j = 0; j < np; j++)
+					at[j] = (int)HP_MIN(r, nl[j] - 1);
+				continue;
+			}
+			r -= 8;
+			q = r / 8;
+			if (q >= np)
+				break;
+			memset(at, 0, sizeof at);
+			at[q] = (int)HP_MIN(r % 8, nl[q] - 1);
+			continue;
+		}
+		int q = 0;
+		for (; q < np; q++) {
+			if (++at[q] < nl[q])
+				break;
+			at[q] = 0;
+		}
+		if (q == np)
+			break;
+	}
+}
+
+/* Deadline and budget: the capacity MILP and its Dinkelbach / budget
+ * ladder (milp_counts), each answer and its +-1 neighbours tried. */
+static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			       int n, struct count_list *cl)
+{
+	const struct search_opts *o = x->o;
+	int counts[HP_MAX_POOLS + 1];
 	for (int i = 0; i < n; i++)
 		if (!Ls[i]->price_known)
 			return;
@@ -1214,17 +1551,18 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 			return;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
-		double t = 0, cost = 0;
-		int rc = try_combo(x, g, Ls, counts, n, &t, &cost);
+		struct combo *e = cl_add(cl, counts);
+		int rc = cl_try(x, g, Ls, n, e, 1);
+		double t = e->t, cost = e->cost;
 		for (int i = 0; i < n; i++)
 			for (int d = -1; d <= 1; d += 2) {
 				int save = counts[i];
 				counts[i] += d;
 				if (counts[i] >= 1)
-					try_combo(x, g, Ls, counts, n, NULL, NULL);
+					cl_try(x, g, Ls, n, cl_add(cl, counts), 0);
 				counts[i] = save;
 			}
-		if (rc < 0)
+		if (rc != 0)
 			return;
 		if (o->objective == OBJ_DEADLINE) {
 			if (t > o->deadline_s) {
@@ -1246,6 +1584,40 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 			lambda *= o->budget_usd / cost * 0.9995;
 		}
 	}
+}
+
+/* Replica counts for one layout set: every vector when the cluster is
+ * tiny, else the candidates above (bound-pruned first), each tried once. */
+static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1];
+	if (x->exhaustive) {
+		int left[HP_MAX_POOLS];
+		memcpy(left, x->cap, sizeof left);
+		all_counts(x, g, Ls, n, 0, left, counts);
+		return;
+	}
+	if (fill_counts(x, Ls, n, NULL, full) < 0)
+		return;
+	if (set_pruned(x, g, Ls, n, full)) {
+		x->res->stats.pruned++;
+		return;
+	}
+	if (set_screened(x, g, Ls, n)) {
+		x->res->stats.screened++;
+		return;
+	}
+	struct count_list cl = { 0 };
+	cl.width = n;
+	cl_add(&cl, full);
+	counts_around_full(x, g, Ls, n, full, &cl);
+	if (x->o->objective != OBJ_THROUGHPUT)
+		counts_node_mixes(x, Ls, n, &cl);
+	for (int i = 0; i < cl.n; i++)
+		cl_try(x, g, Ls, n, &cl.v[i], 0);
+	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
+		counts_milp_ladder(x, g, Ls, n, &cl);
+	cl_free(&cl);
 }
 
 struct layouts {
@@ -1401,34 +1773,28 @@ static void try_set(struct ctx *x, const struct gset *g, const struct layout *H,
 		counts_for_set(x, g, Ls, n);
 }
 
-static void search_gset(struct ctx *x, const struct gset *g)
+/* Single-pool layouts: per pool, TP a power of two in a node, PP up the
+ * ladder; deeper pipelines than the shallowest that fits only add bubble
+ * and p2p, so two more rungs are kept (memory and batch-split effects). */
+static void single_pool_layouts(struct ctx *x, const struct gset *g, struct layouts *ls)
 {
 	const struct cluster *c = x->c;
-	const struct model_spec *m = x->m;
 	const struct search_opts *o = x->o;
-	struct layouts ls = { 0 };
-	int first_hetero;
-
-	/* single-pool layouts */
-	for (int p = 0; p < c->n_pools; p++) {
+	for (int p = 0; p < c->n_pools; p++)
 		for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2) {
-			if (!tp_ok(m, &c->pools[p], tp) || (o->fix_tp && tp != o->fix_tp))
+			if (!tp_ok(x->m, &c->pools[p], tp) || (o->fix_tp && tp != o->fix_tp))
 				continue;
 			int since_fit = -1;
 			for (size_t j = 0; j < HP_ARRAY_LEN(pp_ladder); j++) {
 				int pp = pp_ladder[j];
-				if (pp > m->layers || (long)pp * tp * g->cp > x->cap[p])
+				if (pp > x->m->layers || (long)pp * tp * g->cp > x->cap[p])
 					break;
-				/* deeper pipelines than the shallowest that fits only add
-				 * bubble and p2p; two more rungs are kept for memory and
-				 * batch-split effects */
 				if (!x->exhaustive && !o->fix_pp && since_fit >= 2)
 					break;
-				if (o->fix_pp && pp != o->fix_pp)
+				if ((o->fix_pp && pp != o->fix_pp) ||
+				    (g->sched == SCHED_INTERLEAVED && pp < 2))
 					continue;
-				if (g->sched == SCHED_INTERLEAVED && pp < 2)
-					continue;
-				struct layout *L = layouts_push(&ls);
+				struct layout *L = layouts_push(ls);
 				L->nseg = 1;
 				L->seg[0] = (struct seg){ p, tp, pp };
 				layout_size(x, g, L);
@@ -1437,177 +1803,190 @@ static void search_gset(struct ctx *x, const struct gset *g)
 					since_fit++;
 			}
 		}
-	}
-	first_hetero = ls.n;
+}
 
-	/* each pool's TP in two-pool layouts: that of its fastest single-pool
-	 * layout, or the largest valid one when nothing fits on it alone, and
-	 * the largest valid one besides (every TP when the cluster is small
-	 * enough to search exhaustively). A layout's rate leaves out the
-	 * data-parallel terms, which fall with the number of replicas: under
-	 * ZeRO-3 every micro-batch gathers the weights across the replicas,
-	 * and a single wide pipeline over both pools (no DP group at all) can
-	 * beat many narrow replicas that each run faster per GPU. */
-	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
+/* Each pool's TP in two-pool layouts: that of its fastest single-pool
+ * layout (best_tp), or the largest valid one when nothing fits on it
+ * alone, and the largest valid one besides (wide_tp). A layout's rate
+ * leaves out the data-parallel terms, which fall with the number of
+ * replicas: under ZeRO-3 every micro-batch gathers the weights across the
+ * replicas, and a single wide pipeline over both pools (no DP group at
+ * all) can beat many narrow replicas that each run faster per GPU. */
+static void pair_tps(const struct ctx *x, const struct layouts *ls, int n_single,
+		     int *best_tp, int *wide_tp)
+{
+	const struct cluster *c = x->c;
 	for (int p = 0; p < c->n_pools; p++) {
 		double br = -1;
 		best_tp[p] = wide_tp[p] = 0;
 		for (int tp = 1; tp <= c->pools[p].gpus_per_node; tp *= 2)
-			if (tp_ok(m, &c->pools[p], tp) && (!o->fix_tp || tp == o->fix_tp))
+			if (tp_ok(x->m, &c->pools[p], tp) && (!x->o->fix_tp || tp == x->o->fix_tp))
 				wide_tp[p] = tp;
-		for (int i = 0; i < first_hetero; i++)
-			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1 &&
-			    ls.v[i].rate > br) {
-				br = ls.v[i].rate;
-				best_tp[p] = ls.v[i].seg[0].tp;
+		for (int i = 0; i < n_single; i++) {
+			const struct layout *L = &ls->v[i];
+			if (L->fits && L->seg[0].pool == p && L->max_count >= 1 && L->rate > br) {
+				br = L->rate;
+				best_tp[p] = L->seg[0].tp;
 			}
+		}
 		if (!best_tp[p])
 			best_tp[p] = wide_tp[p];
 	}
+}
 
-	/* two-pool layouts: for each ordered pair, the pools' TP degrees
-	 * above (best_tp, wide_tp; all when exhaustive) */
-	if (!o->no_hetero && c->n_pools > 1) {
-		for (int a = 0; a < c->n_pools; a++)
-			for (int b = 0; b < c->n_pools; b++) {
-				if (a == b)
-					continue;
-				for (int ta = 1; ta <= c->pools[a].gpus_per_node; ta *= 2) {
-					if (!tp_ok(m, &c->pools[a], ta) || (o->fix_tp && ta != o->fix_tp))
-						continue;
-					for (int tb = 1; tb <= c->pools[b].gpus_per_node; tb *= 2) {
-						if (!tp_ok(m, &c->pools[b], tb) ||
-						    (o->fix_tp && tb != o->fix_tp))
-							continue;
-						if (!x->exhaustive &&
-						    ((ta != best_tp[a] && ta != wide_tp[a]) ||
-						     (tb != best_tp[b] && tb != wide_tp[b])))
-							continue;
-						int since_fit = -1;
-						for (size_t j = 1; j < HP_ARRAY_LEN(pp_ladder); j++) {
-							int pp = pp_ladder[j];
-							if (pp > m->layers)
-								break;
-							if (!x->exhaustive && !o->fix_pp && since_fit >= 2)
-								break;
-							int fit_here = 0;
-							if (o->fix_pp && pp != o->fix_pp)
-								continue;
-							int step = x->exhaustive || pp <= 4 ? 1 : (pp + 3) / 4;
-							for (int sa = 1; sa < pp; sa += step) {
-								int sb = pp - sa;
-								if ((long)sa * ta * g->cp > x->cap[a] ||
-								    (long)sb * tb * g->cp > x->cap[b])
-									continue;
-								struct layout *L = layouts_push(&ls);
-								L->nseg = 2;
-								L->seg[0] = (struct seg){ a, ta, sa };
-								L->seg[1] = (struct seg){ b, tb, sb };
-								layout_size(x, g, L);
-								solve_layout(x, g, L);
-								if (!L->fits)
-									ls.n--;
-								else
-									fit_here = 1;
-							}
-							if (since_fit >= 0 || fit_here)
-								since_fit++;
-						}
-					}
-				}
-			}
+/* Two-pool layouts of pools a (first stages, TP ta) and b (TP tb): PP up
+ * the ladder, the split point every stage while PP <= 4 (or exhaustive),
+ * else in quarters. Only layouts that fit are kept. */
+static void pair_layouts(struct ctx *x, const struct gset *g, struct layouts *ls, int a, int b,
+			 int ta, int tb)
+{
+	const struct search_opts *o = x->o;
+	int since_fit = -1;
+	for (size_t j = 1; j < HP_ARRAY_LEN(pp_ladder); j++) {
+		int pp = pp_ladder[j];
+		if (pp > x->m->layers || (!x->exhaustive && !o->fix_pp && since_fit >= 2))
+			break;
+		if (o->fix_pp && pp != o->fix_pp)
+			continue;
+		int fit_here = 0;
+		int step = x->exhaustive || pp <= 4 ? 1 : (pp + 3) / 4;
+		for (int sa = 1; sa < pp; sa += step) {
+			int sb = pp - sa;
+			if ((long)sa * ta * g->cp > x->cap[a] || (long)sb * tb * g->cp > x->cap[b])
+				continue;
+			struct layout *L = layouts_push(ls);
+			L->nseg = 2;
+			L->seg[0] = (struct seg){ a, ta, sa };
+			L->seg[1] = (struct seg){ b, tb, sb };
+			layout_size(x, g, L);
+			solve_layout(x, g, L);
+			if (!L->fits)
+				ls->n--;
+			else
+				fit_here = 1;
+		}
+		if (since_fit >= 0 || fit_here)
+			since_fit++;
 	}
+}
 
-	/* bounds over this setting's layouts */
+/* Cross-pool layouts: every ordered pair of pools, each pool's TP among
+ * best_tp and wide_tp (every TP when exhaustive). */
+static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layouts *ls,
+			       const int *best_tp, const int *wide_tp)
+{
+	const struct cluster *c = x->c;
+	const struct search_opts *o = x->o;
+	if (o->no_hetero || c->n_pools < 2)
+		return;
+	for (int a = 0; a < c->n_pools; a++)
+		for (int b = 0; b < c->n_pools; b++) {
+			if (a == b)
+				continue;
+			for (int ta = 1; ta <= c->pools[a].gpus_per_node; ta *= 2)
+				for (int tb = 1; tb <= c->pools[b].gpus_per_node; tb *= 2) {
+					if (!tp_ok(x->m, &c->pools[a], ta) ||
+					    !tp_ok(x->m, &c->pools[b], tb) ||
+					    (o->fix_tp && (ta != o->fix_tp || tb != o->fix_tp)))
+						continue;
+					if (!x->exhaustive &&
+					    ((ta != best_tp[a] && ta != wide_tp[a]) ||
+					     (tb != best_tp[b] && tb != wide_tp[b])))
+						continue;
+					pair_layouts(x, g, ls, a, b, ta, tb);
+				}
+		}
+}
+
+/* Bound update: the best objective this setting's layouts could reach
+ * (LP rate bound for throughput and budget, cheapest layout otherwise);
+ * the search's bound is the best over settings. */
+static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls)
+{
+	const struct search_opts *o = x->o;
+	double b;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double r = lp_rate_bound(x, g, &ls);
-		if (r > 0) {
-			double b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
-			if (isfinite(r) && (!x->have_bound || b < x->bound))
-				x->bound = b;
-			if (isfinite(r))
-				x->have_bound = 1;
-		}
+		double r = lp_rate_bound(x, g, ls);
+		if (!(r > 0) || !isfinite(r))
+			return;
+		b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
 	} else {
-		double cb = cost_bound(x, g, &ls);
-		if (isfinite(cb)) {
-			double b = o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
-			if (!x->have_bound || b < x->bound)
-				x->bound = b;
-			x->have_bound = 1;
-		}
+		double cb = cost_bound(x, g, ls);
+		if (!isfinite(cb))
+			return;
+		b = o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
 	}
+	if (!x->have_bound || b < x->bound)
+		x->bound = b;
+	x->have_bound = 1;
+}
 
-	/* candidates per pool, best rate first */
-	const struct layout **per_pool[HP_MAX_POOLS];
-	int n_pp[HP_MAX_POOLS];
-	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
-	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
-	int keep_h = x->exhaustive ? 1 << 20
-				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
-	int keep_m = x->exhaustive ? 1 << 20 : 4;
-	for (int p = 0; p < c->n_pools; p++) {
-		per_pool[p] = xmalloc((size_t)(first_hetero + 1) * sizeof **per_pool);
-		n_pp[p] = 0;
-		for (int i = 0; i < first_hetero; i++)
-			if (ls.v[i].fits && ls.v[i].seg[0].pool == p && ls.v[i].max_count >= 1)
-				per_pool[p][n_pp[p]++] = &ls.v[i];
+/* Shortlist of pool p's single-pool layouts (n_single first in ls), best
+ * rate first; more than keep are cut to keep, chosen in this order: the
+ * best by rate per GPU and the best when the batch limits the replicas
+ * (wider layouts win when there are fewer micro-batches than replicas),
+ * alternately; then the best of each TP degree. Returns a new array
+ * (caller frees) and its length in *n. */
+static const struct layout **shortlist_pool(struct ctx *x, const struct gset *g,
+					    struct layouts *ls, int n_single, int p, int keep,
+					    int *n)
+{
+	const struct layout **all = xmalloc((size_t)(n_single + 1) * sizeof *all);
+	int n_all = 0;
+	for (int i = 0; i < n_single; i++)
+		if (ls->v[i].fits && ls->v[i].seg[0].pool == p && ls->v[i].max_count >= 1)
+			all[n_all++] = &ls->v[i];
 		else
-			x->res->stats.pruned += ls.v[i].seg[0].pool == p && !ls.v[i].fits;
-		qsort(per_pool[p], (size_t)n_pp[p], sizeof *per_pool[p], cmp_rate);
-		if (n_pp[p] > keep_h) {
-			/* Keep, in this order until keep_h: the best by rate per
-			 * GPU and the best when the batch limits the replicas
-			 * (wider layouts win when there are fewer micro-batches
-			 * than replicas), alternately; then the best of each TP
-			 * degree. */
-			long M = o->gbs / g->mbs;
-			const struct layout **all = per_pool[p];
-			int n_all = n_pp[p], k = 0;
-			const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
-			for (int step = 0; step < 3 * n_all && k < keep_h; step++) {
-				int kind = step < 2 * n_all ? step % 2 : 2;
-				const struct layout *best = NULL;
-				double bv = -1;
-				for (int i = 0; i < n_all; i++) {
-					const struct layout *L = all[i];
-					int dup = 0;
-					for (int j = 0; j < k; j++)
-						dup |= sel[j] == L;
-					if (dup)
-						continue;
-					double v = kind == 0 ? L->rate : HP_MIN(L->max_count, M) / L->B;
-					if (kind == 2) {
-						int have_tp = 0;
-						for (int j = 0; j < k; j++)
-							have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
-						if (have_tp)
-							continue;
-						v = L->rate;
-					}
-					if (v > bv) {
-						bv = v;
-						best = L;
-					}
-				}
-				if (best)
-					sel[k++] = best;
+			x->res->stats.pruned += ls->v[i].seg[0].pool == p && !ls->v[i].fits;
+	qsort(all, (size_t)n_all, sizeof *all, cmp_rate);
+	*n = n_all;
+	if (n_all <= keep)
+		return all;
+	long M = x->o->gbs / g->mbs;
+	int k = 0;
+	const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
+	for (int step = 0; step < 3 * n_all && k < keep; step++) {
+		int kind = step < 2 * n_all ? step % 2 : 2;
+		const struct layout *best = NULL;
+		double bv = -1;
+		for (int i = 0; i < n_all; i++) {
+			const struct layout *L = all[i];
+			int dup = 0, have_tp = 0;
+			for (int j = 0; j < k; j++) {
+				dup |= sel[j] == L;
+				have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
 			}
-			free(per_pool[p]);
-			per_pool[p] = sel;
-			n_pp[p] = k;
+			if (dup || (kind == 2 && have_tp))
+				continue;
+			double v = kind == 1 ? HP_MIN(L->max_count, M) / L->B : L->rate;
+			if (v > bv) {
+				bv = v;
+				best = L;
+			}
 		}
+		if (best)
+			sel[k++] = best;
 	}
-	int n_het = ls.n - first_hetero;
+	free(all);
+	*n = k;
+	return sel;
+}
+
+/* Shortlist of the two-pool layouts (from first in ls): the best keep by
+ * rate, and of those with the widest TP on both pools (fewest replicas:
+ * least DP traffic, see pair_tps) the best when the batch limits the
+ * replicas. Returns a new array (caller frees), its length in *n. */
+static const struct layout **shortlist_cross(const struct ctx *x, const struct gset *g,
+					     struct layouts *ls, int first, const int *wide_tp,
+					     int keep, int *n)
+{
+	int n_het = ls->n - first;
 	const struct layout **het = xmalloc((size_t)(n_het + 1) * sizeof *het);
 	for (int i = 0; i < n_het; i++)
-		het[i] = &ls.v[first_hetero + i];
+		het[i] = &ls->v[first + i];
 	qsort(het, (size_t)n_het, sizeof *het, cmp_rate);
-	if (n_het > keep_m) {
-		/* the best by rate, and of those with the widest TP on both
-		 * pools (fewest replicas: least DP traffic, see wide_tp) the
-		 * best when the batch limits the replicas, as for one pool */
-		long M = o->gbs / g->mbs;
+	if (n_het > keep) {
+		long M = x->o->gbs / g->mbs;
 		int wide = -1;
 		double bv = -1;
 		for (int i = 0; i < n_het; i++) {
@@ -1619,68 +1998,93 @@ static void search_gset(struct ctx *x, const struct gset *g)
 				wide = i;
 			}
 		}
-		if (wide >= keep_m)
-			het[keep_m++] = het[wide];
-		n_het = keep_m;
+		if (wide >= keep)
+			het[keep++] = het[wide];
+		n_het = keep;
 	}
+	*n = n_het;
+	return het;
+}
 
-	/* Layout sets: each pool one of its layouts or none, plus one
-	 * two-pool layout or none; counts per set from counts_for_set().
-	 * Every combination while there are few; with many pools, a
-	 * neighbourhood of "every pool on its best layout": each pool alone,
-	 * all but one pool, and each pool switched to one of its other
-	 * layouts. */
+/* Layout-set trials with the two-pool layout H (or none): every
+ * combination of "each pool one of its shortlisted layouts or none"
+ * while there are at most 4,096, else a neighbourhood of "every pool on
+ * its best layout": every pool on its j-th, each pool alone, all but one
+ * pool, and each pool switched to one of its other layouts. */
+static void layout_set_trials(struct ctx *x, const struct gset *g, const struct layout *H,
+			      const struct layout **const *per_pool, const int *n_pp)
+{
+	int np = x->c->n_pools, choice[HP_MAX_POOLS] = { 0 }, best[HP_MAX_POOLS], most = 0;
 	double n_sets = 1;
-	for (int p = 0; p < c->n_pools; p++)
+	for (int p = 0; p < np; p++)
 		n_sets *= n_pp[p] + 1;
-	for (int h = -1; h < n_het; h++) {
-		if (n_sets <= 4096) {
-			int choice[HP_MAX_POOLS] = { 0 };
-			for (;;) {
-				try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-				int p = 0;
-				for (; p < c->n_pools; p++) {
-					if (++choice[p] <= n_pp[p])
-						break;
-					choice[p] = 0;
-				}
-				if (p == c->n_pools)
+	if (n_sets <= 4096) {
+		for (;;) {
+			try_set(x, g, H, per_pool, choice, np);
+			int p = 0;
+			for (; p < np; p++) {
+				if (++choice[p] <= n_pp[p])
 					break;
+				choice[p] = 0;
 			}
-			continue;
-		}
-		int best[HP_MAX_POOLS], choice[HP_MAX_POOLS], most = 0;
-		for (int p = 0; p < c->n_pools; p++) {
-			best[p] = n_pp[p] ? 1 : 0;
-			most = HP_MAX(most, n_pp[p]);
-		}
-		/* every pool on its j-th layout at once */
-		for (int j = 1; j <= most; j++) {
-			for (int p = 0; p < c->n_pools; p++)
-				choice[p] = HP_MIN(j, n_pp[p]);
-			try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-		}
-		if (h < 0) {
-			for (int q = 0; q < c->n_pools; q++) {
-				if (!n_pp[q])
-					continue;
-				memset(choice, 0, sizeof choice);
-				choice[q] = 1;
-				try_set(x, g, NULL, per_pool, choice, c->n_pools);
-			}
-		}
-		for (int q = 0; q < c->n_pools; q++) {
-			if (!n_pp[q])
-				continue;
-			memcpy(choice, best, sizeof choice);
-			choice[q] = 0;
-			try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-			for (int j = 2; j <= n_pp[q]; j++) {
-				choice[q] = j;
-				try_set(x, g, h >= 0 ? het[h] : NULL, per_pool, choice, c->n_pools);
-			}
+			if (p == np)
+				return;
 		}
 	}
+	for (int p = 0; p < np; p++) {
+		best[p] = n_pp[p] ? 1 : 0;
+		most = HP_MAX(most, n_pp[p]);
+	}
+	for (int j = 1; j <= most; j++) {
+		for (int p = 0; p < np; p++)
+			choice[p] = HP_MIN(j, n_pp[p]);
+		try_set(x, g, H, per_pool, choice, np);
+	}
+	for (int q = 0; q < np && !H; q++) {
+		if (!n_pp[q])
+			continue;
+		memset(choice, 0, sizeof choice);
+		choice[q] = 1;
+		try_set(x, g, NULL, per_pool, choice, np);
+	}
+	for (int q = 0; q < np; q++) {
+		if (!n_pp[q])
+			continue;
+		memcpy(choice, best, sizeof choice);
+		choice[q] = 0;
+		try_set(x, g, H, per_pool, choice, np);
+		for (int j = 2; j <= n_pp[q]; j++) {
+			choice[q] = j;
+			try_set(x, g, H, per_pool, choice, np);
+		}
+	}
+}
+
+/* One global setting: enumerate and solve the layouts, update the bound,
+ * shortlist, and try the layout sets (each with its replica counts). */
+static void search_gset(struct ctx *x, const struct gset *g)
+{
+	const struct cluster *c = x->c;
+	struct layouts ls = { 0 };
+	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
+	single_pool_layouts(x, g, &ls);
+	int n_single = ls.n;
+	pair_tps(x, &ls, n_single, best_tp, wide_tp);
+	cross_pool_layouts(x, g, &ls, best_tp, wide_tp);
+	bound_update(x, g, &ls);
+
+	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
+	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
+	int keep_h = x->exhaustive ? 1 << 20
+				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
+	int keep_m = x->exhaustive ? 1 << 20 : 4;
+	const struct layout **per_pool[HP_MAX_POOLS];
+	int n_pp[HP_MAX_POOLS], n_het;
+	for (int p = 0; p < c->n_pools; p++)
+		per_pool[p] = shortlist_pool(x, g, &ls, n_single, p, keep_h, &n_pp[p]);
+	const struct layout **het = shortlist_cross(x, g, &ls, n_single, wide_tp, keep_m, &n_het);
+	for (int h = -1; h < n_het; h++)
+		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
@@ -1689,7 +2093,9 @@ static void search_gset(struct ctx *x, const struct gset *g)
 
 /* ------------------------------------------------------------------ */
 
-static int enum_gsets(const struct ctx *x, struct gset *out, int max)
+/* The global settings to search, in a fixed order; out NULL: count them.
+ * Returns how many. */
+static int enum_gsets(const struct ctx *x, struct gset *out)
 {
 	const struct search_opts *o = x->o;
 	const struct model_spec *m = x->m;
@@ -1735,12 +2141,13 @@ static int enum_gsets(const struct ctx *x, struct gset *out, int max)
 								continue;
 							if (o->fix_sched >= 2 && !s)
 								continue;
-							if (n == max)
-								return n;
-							out[n++] = (struct gset){
-								mbs, (enum hp_recompute)rcs[r], zeros[z],
-								s ? SCHED_INTERLEAVED : SCHED_1F1B, v,
-								cps[cpi], eps[e] };
+							if (out)
+								out[n] = (struct gset){
+									mbs, (enum hp_recompute)rcs[r],
+									zeros[z],
+									s ? SCHED_INTERLEAVED : SCHED_1F1B,
+									v, cps[cpi], eps[e] };
+							n++;
 						}
 	}
 	return n;
@@ -1802,6 +2209,187 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
 			struct hp_err *err, int sub);
 
+/* ------------------------------------------------------------------ */
+/* Threads: global settings are searched in batches of GSET_BATCH, each
+ * setting in its own context that prunes against the shared kept plans
+ * as they stood when the batch began; after the batch the contexts are
+ * merged into the shared one in setting order. The batch size, not the
+ * thread count, decides what each setting sees, so the answer is the
+ * same byte for byte for any --threads. 8: enough settings to keep
+ * 2-8 cores busy (a setting takes 1-100 ms), few enough that the bound
+ * from earlier batches still prunes most of the later ones. */
+#define GSET_BATCH 8
+
+struct gset_task {
+	struct ctx x;
+	struct search_result res;
+	const struct gset *g;
+	int done;
+};
+
+struct batch {
+	struct gset_task *t;
+	int n;
+	atomic_int next;
+	atomic_int *cancel;
+};
+
+static void *batch_worker(void *arg)
+{
+	struct batch *b = arg;
+	for (;;) {
+		int i = atomic_fetch_add(&b->next, 1);
+		if (i >= b->n)
+			break;
+		if (b->cancel && atomic_load(b->cancel))
+			continue;
+		search_gset(&b->t[i].x, b->t[i].g);
+		b->t[i].done = 1;
+	}
+	return NULL;
+}
+
+static void *batch_thread(void *arg)
+{
+	batch_worker(arg);
+	lp_thread_done();
+	return NULL;
+}
+
+static void task_init(struct gset_task *t, const struct ctx *x, const struct gset *g)
+{
+	memset(t, 0, sizeof *t);
+	t->x = *x;
+	t->x.res = &t->res;
+	t->x.glob = x;
+	t->x.top = xcalloc((size_t)x->keep + 1, sizeof *t->x.top);
+	t->x.n_top = 0;
+	t->x.front = NULL;
+	t->x.n_front = t->x.cap_front = 0;
+	t->x.mem_miss = 0;
+	t->x.best_miss = 0;
+	t->x.have_bound = 0;
+	t->x.bound = 0;
+	t->g = g;
+}
+
+/* Merge one setting's context into the shared one (and free it): the
+ * same choices keep_plan() and mem_miss_offer() make, in setting order. */
+static void task_merge(struct ctx *x, struct gset_task *t)
+{
+	struct ctx *y = &t->x;
+	struct search_result *res = x->res, *r = &t->res;
+	res->stats.candidates += r->stats.candidates;
+	res->stats.evaluated += r->stats.evaluated;
+	res->stats.pruned += r->stats.pruned;
+	res->stats.screened += r->stats.screened;
+	res->stats.lp_solves += r->stats.lp_solves;
+	if (y->have_bound && (!x->have_bound || y->bound < x->bound))
+		x->bound = y->bound;
+	x->have_bound |= y->have_bound;
+	for (int i = 0; i < y->n_front; i++)
+		front_add(x, &y->front[i]);
+	for (int i = 0; i < y->n_front; i++)
+		sp_free(&y->front[i]);
+	free(y->front);
+	for (int i = 0; i < y->n_top; i++)
+		top_insert(x, &y->top[i]);
+	free(y->top);
+	for (int i = 0; i < HP_MAX_POOLS; i++) {
+		if (!r->has_single[i])
+			continue;
+		struct search_plan *cur = &res->single[i], *sp = &r->single[i];
+		if (!res->has_single[i] || sp->score < cur->score ||
+		    (sp->score == cur->score && sp->est.step_time_s < cur->est.step_time_s)) {
+			if (res->has_single[i])
+				sp_free(cur);
+			sp_move(cur, sp);
+			res->has_single[i] = 1;
+		} else {
+			sp_free(sp);
+		}
+	}
+	if (r->has_stock) {
+		if (!res->has_stock || sp_better(&r->stock, &res->stock)) {
+			if (res->has_stock)
+				sp_free(&res->stock);
+			sp_move(&res->stock, &r->stock);
+			res->has_stock = 1;
+		} else {
+			sp_free(&r->stock);
+		}
+	}
+	if (r->has_nearest) {
+		if (!res->has_nearest || y->best_miss < x->best_miss ||
+		    (y->best_miss == x->best_miss && sp_better(&r->nearest, &res->nearest))) {
+			if (res->has_nearest)
+				sp_free(&res->nearest);
+			sp_move(&res->nearest, &r->nearest);
+			res->has_nearest = 1;
+			x->best_miss = y->best_miss;
+		} else {
+			sp_free(&r->nearest);
+		}
+	}
+	if (r->has_mem_miss) {
+		if (!res->has_mem_miss || y->mem_miss < x->mem_miss) {
+			if (res->has_mem_miss)
+				sp_free(&res->mem_miss);
+			sp_move(&res->mem_miss, &r->mem_miss);
+			res->has_mem_miss = 1;
+			x->mem_miss = y->mem_miss;
+			memcpy(x->mem_desc, y->mem_desc, sizeof x->mem_desc);
+		} else {
+			sp_free(&r->mem_miss);
+		}
+	}
+}
+
+/* Worker threads: --threads, or the online cores; at most one per
+ * setting of a batch. */
+static int search_threads(const struct search_opts *o)
+{
+	long n = o->threads > 0 ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+	return (int)HP_MAX(1, HP_MIN(n, GSET_BATCH));
+}
+
+static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
+{
+	const struct search_opts *o = x->o;
+	int nt = search_threads(o);
+	struct gset_task *t = xcalloc(GSET_BATCH, sizeof *t);
+	pthread_t th[GSET_BATCH];
+	int size = 1;
+	for (int b0 = 0; b0 < ng && !x->res->stats.cancelled; b0 += size) {
+		/* batches of 1, 2, 4, then GSET_BATCH settings: the first ones
+		 * set the bound the later ones prune against */
+		size = b0 == 0 ? 1 : HP_MIN(GSET_BATCH, 2 * size);
+		struct batch b;
+		b.t = t;
+		b.n = HP_MIN(size, ng - b0);
+		atomic_init(&b.next, 0);
+		b.cancel = o->cancel;
+		for (int i = 0; i < b.n; i++)
+			task_init(&t[i], x, &gs[b0 + i]);
+		int started = 0;
+		for (int k = 1; k < HP_MIN(nt, b.n); k++)
+			if (pthread_create(&th[started], NULL, batch_thread, &b) == 0)
+				started++;
+		batch_worker(&b);
+		for (int k = 0; k < started; k++)
+			pthread_join(th[k], NULL);
+		for (int i = 0; i < b.n; i++) {
+			if (!t[i].done)
+				x->res->stats.cancelled = 1;
+			task_merge(x, &t[i]);
+		}
+		if (o->progress)
+			o->progress(o->progress_arg, (double)(b0 + b.n) / ng);
+	}
+	free(t);
+}
+
+
 /* The best plan on pool i alone, planned on a cluster of that pool only,
  * so that it depends on the pool alone (the shared search keeps fewer
  * layouts per pool as pools are added, and probes memory at the whole
@@ -1854,6 +2442,152 @@ static void single_pool_best(struct ctx *x, int i)
 		}
 	}
 	search_result_free(&sr);
+}
+
+/* Overlap keys the planner may set, per framework (bit 0: off allowed,
+ * bit 1: on allowed), for TP, gradient reduce and parameter gather:
+ *  - Megatron-Core (and "any", estimated as it): --tp-comm-overlap,
+ *    --overlap-grad-reduce and --overlap-param-gather are each opt-in
+ *    flags of megatron/training/arguments.py, so both values run;
+ *  - Megatron-LM 2021-22: the SC21 code has none of them: off only;
+ *  - DeepSpeed: zero_optimization.overlap_comm switches the gradient
+ *    overlap; no TP overlap; ZeRO-3 always prefetches parameters;
+ *  - torchtitan: async TP is opt-in (experimental.enable_async_tensor_
+ *    parallel); FSDP2 always overlaps its reduce-scatter and prefetches
+ *    its all-gathers.
+ * Values outside the mask are the framework's default (framework.c). */
+static const unsigned char overlap_allowed[FW_COUNT][3] = {
+	[FW_ANY] = { 3, 3, 3 },
+	[FW_MEGATRON_CORE] = { 3, 3, 3 },
+	[FW_MEGATRON_LM] = { 1, 1, 1 },
+	[FW_DEEPSPEED] = { 1, 3, 2 },
+	[FW_TORCHTITAN] = { 3, 2, 2 },
+};
+
+/* The values key k may take in plan p: those the framework allows where
+ * the dimension exists (TP > 1 with sequence parallelism for TP overlap;
+ * DP > 1 for the DP overlaps; a sharded optimizer for the parameter
+ * gather); else only the framework's default. Returns how many (1-2). */
+static int overlap_values(const struct plan *p, int k, int *v)
+{
+	int max_tp = 1;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int s = 0; s < p->replicas[r].n_stages; s++)
+			max_tp = HP_MAX(max_tp, p->replicas[r].stages[s].tp);
+	int has = k == 0 ? max_tp > 1 && p->sp : k == 1 ? plan_dp(p) * p->cp > 1
+							: plan_dp(p) * p->cp > 1 && p->zero >= 1;
+	unsigned mask = overlap_allowed[(unsigned)p->framework < FW_COUNT ? p->framework : FW_ANY][k];
+	int n = 0;
+	if (has)
+		for (int b = 0; b < 2; b++)
+			if (mask & (1u << b))
+				v[n++] = b;
+	if (!n)
+		v[n++] = -1;   /* the framework's default */
+	return n;
+}
+
+/* A copy of plan `from` with the overlap keys t, g, q, estimated and
+ * finished. Returns 0, or -1 (nothing to free) when it does not fit. */
+static int overlap_variant(const struct ctx *x, const struct search_plan *from, int t, int g,
+			   int q, struct search_plan *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	plan_copy(&sp->plan, &from->plan);
+	sp->plan.tp_overlap = t;
+	sp->plan.grad_overlap = g;
+	sp->plan.param_overlap = q;
+	struct hp_err err = { 0 };
+	if (plan_equal(&sp->plan, &from->plan) ||
+	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0 || !sp->est.fits) {
+		sp_free(sp);
+		return -1;
+	}
+	finish_plan(x, sp);
+	int ok;
+	double miss;
+	sp->score = objective_score(x, sp, &ok, &miss);
+	if (!ok) {
+		sp_free(sp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The overlap keys searched on the ranked plans: every allowed
+ * combination of each kept plan is estimated, and the best, when it
+ * beats the plan, takes its place (the layer and batch splits stay those
+ * found with the framework's defaults; overlaps move stage times by a few
+ * percent, never the memory). */
+static void search_overlaps(struct ctx *x)
+{
+	int n = x->n_top;
+	struct search_plan *base = xcalloc((size_t)(n ? n : 1), sizeof *base);
+	for (int i = 0; i < n; i++)
+		sp_clone(&base[i], &x->top[i]);
+	for (int i = 0; i < n; i++) {
+		int v[3][2], nv[3], have = 0;
+		struct search_plan best;
+		for (int k = 0; k < 3; k++)
+			nv[k] = overlap_values(&base[i].plan, k, v[k]);
+		for (int a = 0; a < nv[0] * nv[1] * nv[2]; a++) {
+			struct search_plan sp;
+			if (overlap_variant(x, &base[i], v[0][a % nv[0]], v[1][a / nv[0] % nv[1]],
+					    v[2][a / nv[0] / nv[1]], &sp) < 0)
+				continue;
+			x->res->stats.evaluated++;
+			if (!sp_better(&sp, have ? &best : &base[i])) {
+				sp_free(&sp);
+				continue;
+			}
+			if (have)
+				sp_free(&best);
+			best = sp;
+			have = 1;
+		}
+		if (have) {
+			/* the variant replaces its plan in the ranked list */
+			for (int j = 0; j < x->n_top; j++)
+				if (plan_equal(&x->top[j].plan, &base[i].plan)) {
+					sp_free(&x->top[j]);
+					memmove(&x->top[j], &x->top[j + 1],
+						(size_t)(x->n_top - j - 1) * sizeof *x->top);
+					x->n_top--;
+					break;
+				}
+			keep_plan(x, &best);
+		}
+		sp_free(&base[i]);
+	}
+	free(base);
+}
+
+/* Quality at scale: when the fastest plan leaves more than a tenth of the
+ * GPUs idle and its replicas hold few micro-batches (at most twice their
+ * pipeline depth, so fill and drain take a third of the step or more),
+ * the global batch is what stops more replicas from helping: each one
+ * added takes micro-batches from the others. Say so, and which global
+ * batch would give every GPU's replica as many micro-batches. */
+static void explain_idle(const struct ctx *x)
+{
+	struct search_result *res = x->res;
+	if (x->o->objective != OBJ_THROUGHPUT || !res->n_plans)
+		return;
+	const struct search_plan *b = &res->plans[0];
+	int total = 0, max_pp = 1;
+	for (int i = 0; i < x->c->n_pools; i++)
+		total += x->cap[i];
+	long mb_max = 0;
+	for (int r = 0; r < b->plan.n_replicas; r++) {
+		max_pp = HP_MAX(max_pp, b->plan.replicas[r].n_stages);
+		mb_max = HP_MAX(mb_max, (long)plan_replica_microbatches(&b->plan, r));
+	}
+	if (b->est.n_gpus >= 0.9 * total || mb_max > 2L * max_pp)
+		return;
+	long gbs = (long)ceil((double)x->o->gbs * total / b->est.n_gpus);
+	snprintf(res->idle_note, sizeof res->idle_note,
+		 "plan 1 uses %d of %d GPUs: --gbs %d at micro-batch %d leaves each replica at most %ld micro-batches, and more replicas would each get fewer (more pipeline fill and drain); a global batch of about %ld sequences keeps that many on every GPU",
+		 b->est.n_gpus, total, x->o->gbs, b->plan.mbs, mb_max, gbs);
 }
 
 int search_run(const struct cluster *c, const struct model_spec *m,
@@ -1910,27 +2644,24 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	x.keep = HP_MAX(o->top_k > 0 ? o->top_k : 10, 1);
 	x.top = xcalloc((size_t)x.keep + 1, sizeof *x.top);
 
-	struct gset gs[512];
-	int ng = enum_gsets(&x, gs, 512);
+	int ng = enum_gsets(&x, NULL);
 	if (!ng) {
 		free(x.top);
 		return hp_err_set(err, HP_EXIT_USAGE,
 				  "--gbs %d: no micro-batch of 1, 2, 4 or 8 divides it%s", o->gbs,
 				  o->fix_mbs ? " (or --mbs does not divide it)" : "");
 	}
-	for (int i = 0; i < ng; i++) {
-		if (o->cancel && atomic_load(o->cancel)) {
-			res->stats.cancelled = 1;
-			break;
-		}
-		search_gset(&x, &gs[i]);
-		if (o->progress)
-			o->progress(o->progress_arg, (double)(i + 1) / ng);
-	}
+	struct gset *gs = xmalloc((size_t)ng * sizeof *gs);
+	enum_gsets(&x, gs);
+	res->stats.settings = ng;
+	search_gsets(&x, gs, ng);
+	free(gs);
 
 	if (!sub && c->n_pools > 1 && !res->stats.cancelled)
 		for (int i = 0; i < c->n_pools; i++)
 			single_pool_best(&x, i);
+	if (!res->stats.cancelled)
+		search_overlaps(&x);
 
 	/* results */
 	res->n_plans = x.n_top;
@@ -1957,6 +2688,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	for (int j = 0; j < res->n_pareto; j++)
 		res->pareto[j].pareto = 1;
 	res->stats.seconds = hp_now() - t0;
+	explain_idle(&x);
 	if (!res->n_plans) {
 		explain_miss(&x);
 		return hp_err_set(err, HP_EXIT_NOFIT, "%s", res->why);

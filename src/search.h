@@ -54,6 +54,8 @@ struct search_opts {
 	int unfused_attention;    /* plans without flash attention (older stacks) */
 	enum hp_framework framework;  /* FW_ANY: any; else only plans it runs as one job
 				       * (runs_on.h), estimated with its defaults */
+	int threads;              /* worker threads (0: the online cores); the
+				   * answer does not depend on it */
 	double mem_headroom;      /* fraction of each GPU's usable memory kept free;
 				   * plans above 1 - headroom are "risky" (default 0.05) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then
@@ -63,6 +65,8 @@ struct search_opts {
 	void *progress_arg;
 };
 
+/* Defaults: bf16, top 10, every choice free, any framework, 5% headroom,
+ * threads 0 (the online cores). Cannot fail; o is owned by the caller. */
 void search_opts_init(struct search_opts *o);
 
 struct search_plan {
@@ -77,7 +81,9 @@ struct search_plan {
 	double gap;                   /* relative, for OPTIMAL_GAP */
 	int pareto;                   /* on the (time, cost) Pareto front */
 	int single_pool;              /* -1: uses several pools */
-	char label[64];               /* "h100: TP4 PP2 DP8", "mixed: a100+l40s" */
+	char label[64];               /* "h100 tp4 pp2", "h100>l40s pp4 + a100 tp8 pp1";
+				       * longer ones end in "..." (the TUI's
+				       * row buffers assume 64) */
 	unsigned runs_on;             /* frameworks that run it as one job (runs_on.h) */
 	char runs_on_why[320];        /* why the others cannot; "" when all can */
 	int risky;                    /* a stage uses more than 1 - headroom of its GPU */
@@ -92,6 +98,10 @@ struct search_stats {
 	int lp_solves;
 	double seconds;
 	int cancelled;
+	int settings;         /* global settings searched (micro-batch, recompute,
+			       * ZeRO, schedule, CP, EP): all of them, no cap */
+	long screened;        /* candidates skipped on their affine-fit bounds,
+			       * without a perf_estimate() call (search.c) */
 };
 
 struct search_result {
@@ -113,6 +123,10 @@ struct search_result {
 	 * fits in memory, mem_miss is the plan whose fullest stage came
 	 * closest to its GPU's capacity, estimated at its real DP degree. */
 	char why[512];
+	/* Throughput on a cluster the best plan leaves partly idle because the
+	 * global batch runs out of micro-batches: how many GPUs it uses and
+	 * about which --gbs would use them all; "" otherwise. */
+	char idle_note[320];
 	int has_nearest;
 	struct search_plan nearest;
 	int has_mem_miss;
@@ -122,10 +136,18 @@ struct search_result {
 /* Plan model m on cluster c. Returns 0 with at least one plan; or -1 with
  * err: HP_EXIT_USAGE/INPUT for bad options, HP_EXIT_NOFIT when nothing fits
  * or the deadline/budget cannot be met (res->why and res->nearest then say
- * how close the nearest miss came; call search_result_free anyway). */
+ * how close the nearest miss came; call search_result_free anyway).
+ * res is filled (every array in it allocated here) on every return and
+ * the caller frees it with search_result_free(). Runs o->threads worker
+ * threads (each releases its GLPK memory before it exits); reentrant:
+ * several searches may run at once. The plans do not depend on the
+ * thread count. o->cancel is polled between global settings; o->progress
+ * is called from the calling thread after each batch of settings. */
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err);
+/* Free everything search_run() allocated in res and zero it; res itself
+ * belongs to the caller. Safe on a zeroed or already freed result. */
 void search_result_free(struct search_result *res);
 
 /* Memory verdict of an estimate under a headroom (fraction of each GPU's
@@ -136,7 +158,9 @@ void search_result_free(struct search_result *res);
 enum search_mem { MEM_FITS, MEM_RISKY, MEM_NOFIT };
 enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
 				 double *cap);
-const char *search_mem_name(enum search_mem s);   /* "fits", "fits-with-risk", "does-not-fit" */
+/* "fits", "fits-with-risk", "does-not-fit": a static string; s must be a
+ * valid enum value. */
+const char *search_mem_name(enum search_mem s);
 
 /* When res missed the deadline (o->deadline_s set): for each pool, the
  * fewest whole nodes to add to it alone so that the fastest plan trains
@@ -148,12 +172,18 @@ const char *search_mem_name(enum search_mem s);   /* "fits", "fits-with-risk", "
  * fits on pool i). The planner is not monotone in nodes in every corner
  * (batch divisibility), so "fewest" is fewest along that bisection.
  * Returns how many pools have an answer; text (n bytes) gets
- * "needs 208 more H100-SXM (26 nodes) or 416 A100-SXM4-80GB (52 nodes)". */
+ * "needs 208 more H100-SXM (26 nodes) or 416 A100-SXM4-80GB (52 nodes)",
+ * truncated to n. Cannot fail (a search that fails counts as "not met");
+ * allocates nothing the caller frees. add_nodes holds c->n_pools ints. */
 int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			   const struct search_opts *o, const struct search_result *res,
 			   int *add_nodes, char *text, size_t n);
 
+/* Names: static strings ("throughput", "within-gap", ...); the argument
+ * must be a valid enum value. */
 const char *search_objective_name(enum search_objective o);
+/* "throughput", "cost", "deadline" or "budget" (any case) into *o.
+ * Returns 0, or -1 (o untouched) for anything else. */
 int search_objective_parse(const char *s, enum search_objective *o);
 const char *search_optimality_name(enum search_optimality o);
 

@@ -119,7 +119,8 @@ static void build_fixture(const char *pool0_name)
 			res.pareto[res.n_pareto++].pareto = 1;
 		}
 	res.plans[0].optimality = OPTIMAL_PROVEN;
-	res.stats = (struct search_stats){ 1200, 950, 250, 3, 0.42, 0 };
+	res.stats = (struct search_stats){ .candidates = 1200, .evaluated = 950, .pruned = 250,
+					   .lp_solves = 3, .seconds = 0.42 };
 }
 
 static char *render(enum report_format f, int chosen)

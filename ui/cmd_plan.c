@@ -24,7 +24,8 @@ const char cmd_plan_usage[] =
 	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
 	"         [--schedule 1f1b|interleaved:V] [--framework NAME|any] [--mem-headroom FRAC]\n"
-	"         [--no-hetero] [--no-price-book] [--format table|json|csv|md|html] [-o FILE]\n";
+	"         [--no-hetero] [--no-price-book] [--threads N] [--format table|json|csv|md|html]\n"
+	"         [-o FILE]\n";
 
 static const char plan_help[] =
 	"\n"
@@ -46,6 +47,7 @@ static const char plan_help[] =
 	"      --mem-headroom F share of each GPU's memory kept free (default 0.05); plans\n"
 	"                       above it are marked risky (!) and rank below safe ones\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
+	"      --threads N      search threads (default: the online cores); same plans for any N\n"
 	"  -o, --output FILE    write there (atomically) instead of standard output; the\n"
 	"                       format follows the extension (.json .csv .md .html) unless\n"
 	"                       --format; md, html and csv are `hetplan report`'s formats\n"
@@ -55,7 +57,7 @@ static const char plan_help[] =
 
 enum { O_POOL = 256, O_GBS, O_SEQ, O_TOKENS, O_OBJ, O_DEADLINE, O_BUDGET, O_TOP, O_PREC,
        O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT, O_NOBOOK, O_SCHED, O_FW,
-       O_HEADROOM };
+       O_HEADROOM, O_THREADS };
 
 static const struct option plan_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -79,6 +81,7 @@ static const struct option plan_opts[] = {
 	{ "framework", required_argument, 0, O_FW },
 	{ "mem-headroom", required_argument, 0, O_HEADROOM },
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
+	{ "threads", required_argument, 0, O_THREADS },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "output", required_argument, 0, 'o' },
 	{ "help", no_argument, 0, 'h' },
@@ -363,6 +366,8 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	sbuf_addf(o, "search: %ld candidates, %ld model evaluations, %ld pruned, %d LP solves, %.2f s\n",
 	     res->stats.candidates, res->stats.evaluated, res->stats.pruned, res->stats.lp_solves,
 	     res->stats.seconds);
+	if (res->idle_note[0])
+		sbuf_addf(o, "note: %s\n", res->idle_note);
 }
 
 /* The stderr progress line of a long plan (only on a terminal): nothing
@@ -498,6 +503,10 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 			so.mem_headroom = d;
 			break;
 		case O_NOBOOK: no_book = 1; break;
+		case O_THREADS:
+			if (hp_parse_int(optarg, &so.threads) || so.threads > 256)
+				return usage_error("plan", "threads", "an integer from 1 to 256", optarg);
+			break;
 		case O_FORMAT:
 			/* html: the report page; md and csv: the report's Markdown
 			 * and its one CSV schema (report.h) */
