@@ -187,6 +187,8 @@ struct ctx {
 	int exhaustive;
 	double mem_miss;          /* nearest memory miss: need / capacity */
 	char mem_desc[200];
+	double mem_frac;          /* share of each GPU's capacity a layer split may fill:
+				   * 1 - the headroom, or 1 when no plan keeps it */
 	int max_dp;               /* most replicas any plan can have */
 	/* the ranked list kept while searching */
 	struct search_plan *top;
@@ -346,7 +348,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 		t[s] = e.stages[s].t_total;
 		tc[s] = t[s] - e.stages[s].t_pp - e.stages[s].t_cp - e.stages[s].t_ep;
 		mem[s] = e.stages[s].total;
-		cap[s] = e.stages[s].capacity;
+		cap[s] = e.stages[s].capacity * x->mem_frac;
 	}
 	estimate_free(&e);
 	return 0;
@@ -389,6 +391,15 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
 			int gbs);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
+
+/* While plans must keep the memory headroom (x->mem_frac < 1), one that
+ * fits only by eating into it is left out like one that does not fit. */
+static int over_headroom(const struct ctx *x, const struct estimate *e)
+{
+	double need, cap;
+	return x->mem_frac < 1 &&
+	       search_mem_state(e, x->o->mem_headroom, &need, &cap) == MEM_RISKY;
+}
 
 /* A plan that does not fit in memory (sp, estimated; taken over): keep it
  * as the nearest memory miss when its fullest stage, as a share of its
@@ -1135,6 +1146,11 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 		/* fitted at the probe's DP degree, not at this one's */
 		x->res->stats.pruned++;
 		mem_miss_offer(x, &sp);
+		return -1;
+	}
+	if (over_headroom(x, &sp.est)) {
+		x->res->stats.pruned++;
+		sp_free(&sp);
 		return -1;
 	}
 	finish_plan(x, &sp);
@@ -2207,7 +2223,7 @@ static void explain_miss(struct ctx *x)
 
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
-			struct hp_err *err, int sub);
+			struct hp_err *err, int sub, double mem_frac);
 
 /* ------------------------------------------------------------------ */
 /* Threads: global settings are searched in batches of GSET_BATCH, each
@@ -2406,7 +2422,7 @@ static void single_pool_best(struct ctx *x, int i)
 	so.progress = NULL;
 	struct search_result sr;
 	struct hp_err err = { 0 };
-	search_inner(sc, x->m, &so, &sr, &err, 1);
+	search_inner(sc, x->m, &so, &sr, &err, 1, x->mem_frac);
 	free(sc);
 	res->stats.evaluated += sr.stats.evaluated;
 	res->stats.lp_solves += sr.stats.lp_solves;
@@ -2499,7 +2515,8 @@ static int overlap_variant(const struct ctx *x, const struct search_plan *from, 
 	sp->plan.param_overlap = q;
 	struct hp_err err = { 0 };
 	if (plan_equal(&sp->plan, &from->plan) ||
-	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0 || !sp->est.fits) {
+	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0 || !sp->est.fits ||
+	    over_headroom(x, &sp->est)) {
 		sp_free(sp);
 		return -1;
 	}
@@ -2594,12 +2611,29 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err)
 {
-	return search_inner(c, m, o, res, err, 0);
+	/* Plans keep the memory headroom: the layer split fills each GPU up
+	 * to 1 - headroom of its capacity. Only when no plan can keep it
+	 * does the search run again up to the whole capacity; those plans
+	 * are marked risky (fits-with-risk). */
+	double frac = o->mem_headroom > 0 && o->mem_headroom < 1 ? 1 - o->mem_headroom : 1;
+	int rc = search_inner(c, m, o, res, err, 0, frac);
+	if (rc == 0 || frac >= 1 || err->code != HP_EXIT_NOFIT || res->stats.cancelled)
+		return rc;
+	struct search_result again;
+	struct hp_err err2 = { 0 };
+	if (search_inner(c, m, o, &again, &err2, 0, 1) < 0) {
+		search_result_free(&again);
+		return rc;   /* nothing fits at all: the first answer explains it */
+	}
+	search_result_free(res);
+	*res = again;
+	memset(err, 0, sizeof *err);
+	return 0;
 }
 
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
-			struct hp_err *err, int sub)
+			struct hp_err *err, int sub, double mem_frac)
 {
 	memset(res, 0, sizeof *res);
 	double t0 = hp_now();
@@ -2630,6 +2664,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	x.m = m;
 	x.o = o;
 	x.res = res;
+	x.mem_frac = mem_frac;
 	x.seq = o->seq_len ? o->seq_len : m->seq_len;
 	struct param_count pc;
 	model_params(m, &pc);
@@ -2710,7 +2745,7 @@ static int meets_deadline(const struct cluster *c, const struct model_spec *m,
 	struct search_result r;
 	struct hp_err err = { 0 };
 	/* no deadline: a plan that fits in memory is enough */
-	int ok = search_inner(c, m, &so, &r, &err, 1) == 0 && r.n_plans &&
+	int ok = search_inner(c, m, &so, &r, &err, 1, 1) == 0 && r.n_plans &&
 		 (o->deadline_s <= 0 || r.plans[0].time_to_train_s <= o->deadline_s);
 	search_result_free(&r);
 	return ok;

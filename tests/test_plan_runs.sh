@@ -73,8 +73,9 @@ for r in rows:
     assert (r["runs_on"] == "none") == mixed, (r["label"], r["runs_on"])
 PY
 
-# --- headroom: risky never above safe at equal speed; marks follow the
-# numbers (fits-with-risk: need > (1 - headroom) x capacity)
+# --- headroom: plans keep it whenever any plan can (the layer split fills a
+# GPU to 1 - headroom); marks follow the numbers (fits-with-risk: need >
+# (1 - headroom) x capacity). Llama 3.1 8B on 32 L40S keeps even 30%.
 for hr in 0.05 0.3; do
 	# shellcheck disable=SC2086
 	$H plan --pool 4x8xL40S -m llama3.1-8b --gbs 256 --top 20 --mem-headroom $hr \
@@ -95,10 +96,19 @@ for i in range(len(ps)):
         if abs(a["step_time_s"] - b["step_time_s"]) <= 1e-9 * a["step_time_s"]:
             assert not (a["memory_verdict"] == "fits-with-risk" and b["memory_verdict"] == "fits"), \
                 (a["label"], b["label"])
-if h >= 0.3:
-    assert risky > 0, "no risky plan at 30% headroom"
+assert risky == 0, f"{risky} risky plans listed though safe ones exist at {h}"
 PY
 done
+# Llama 3.1 70B on 16 H100: no plan leaves 20% free (the best need 92-95%
+# of a GPU), so the risky plans are listed, each marked.
+$H plan --pool 2x8xH100-SXM -m llama3.1-70b --gbs 64 --top 3 --mem-headroom 0.2 \
+	--format json > "$T/hr.json" 2>"$T/err" && ok || bad "headroom 0.2, 70B: $(cat "$T/err")"
+python3 -c "
+import json
+ps = json.load(open('$T/hr.json'))['plans']
+assert ps and all(p['memory_verdict'] == 'fits-with-risk' and
+                  p['mem_need_bytes'] > 0.8 * p['mem_capacity_bytes'] for p in ps), ps
+" && ok || bad "headroom 0.2, 70B: every listed plan marked risky"
 
 # --- nearest miss: the plan and its memory, confirmed by estimate
 $H plan --pool 1x8xA100-40GB -m llama3.1-70b --gbs 64 --seq-len 4096 --format json \
