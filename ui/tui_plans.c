@@ -162,8 +162,8 @@ static const char *const label_notes[] = {
 	"366/365 mb     one layout; its replicas run 366 and 365 micro-batches",
 	"mbs2 rc-sel z1 what tells two plans of one layout apart: micro-batch,",
 	"               recompute, ZeRO stage, vpp, CP, EP, precision",
-	"Narrow screens drop columns in this order: GPUS, FREE, $/H, RUNS ON,",
-	"MFU, COST; a label that still does not fit ends in an ellipsis between",
+	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST,",
+	"RUNS ON; a label that still does not fit ends in an ellipsis between",
 	"words.",
 };
 
@@ -288,8 +288,10 @@ static const struct col plan_cols[] = {
 };
 
 /* The order in which columns give way to the label on a narrow screen
- * (indices into plan_cols); TOK/S, $/1M and TIME always stay. */
-static const int col_drop_order[] = { 0, 7, 3, 8, 2, 6 };
+ * (indices into plan_cols); TOK/S, $/1M and TIME always stay, and what
+ * runs the plan outlasts MFU and the cost to train (both follow from
+ * TOK/S, $/1M and TIME). */
+static const int col_drop_order[] = { 0, 7, 3, 2, 6, 8 };
 
 static void plan_cells(const struct search_plan *sp, char cells[][24])
 {
