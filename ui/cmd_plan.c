@@ -393,170 +393,194 @@ static void plan_progress_cb(void *arg, double done)
 	fflush(stderr);
 }
 
-int cmd_plan(int argc, char **argv, const struct catalog *cat)
-{
-	struct cluster c;
-	struct model_spec m;
-	struct search_opts so;
-	struct search_result res;
-	struct hp_err err = { 0 };
-	cluster_init(&c);
-	search_opts_init(&so);
-	memset(&res, 0, sizeof res);
-	const char *cluster_file = NULL, *model_arg = NULL, *out_file = NULL;
+/* What the command line asked for. */
+struct plan_args {
+	const char *cluster_file, *model_arg, *out_file;
 	const char *pools[HP_MAX_POOLS];
-	int n_pools = 0, have_fmt = 0, v, no_book = 0;
-	enum cli_format fmt = FMT_TABLE;
-	enum report_format rf = REPORT_FORMAT_AUTO;   /* AUTO here: not a report format */
-	int rc = HP_EXIT_USAGE, opt;
+	int n_pools, have_fmt, no_book;
+	enum cli_format fmt;
+	enum report_format rf;    /* AUTO: not a report format */
+	struct search_opts so;
+};
+
+/* One option with its value. Returns -1 to read on, else the command's
+ * exit status (0 after --help). */
+static int parse_opt(struct plan_args *a, int opt, char **argv)
+{
+	int v = 0;
 	double d;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:m:o:h", plan_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			cli_usage(stdout, cmd_plan_usage, plan_help);
-			return 0;
-		case 'c': cluster_file = optarg; break;
-		case 'm': model_arg = optarg; break;
-		case 'o': out_file = optarg; break;
-		case O_POOL:
-			if (n_pools == HP_MAX_POOLS) {
-				fprintf(stderr, "hetplan plan: --pool: at most %d pools\n", HP_MAX_POOLS);
-				return HP_EXIT_USAGE;
-			}
-			pools[n_pools++] = optarg;
-			break;
-		case O_GBS:
-			if (hp_parse_int(optarg, &so.gbs) || so.gbs > 100000000)
-				return usage_error("plan", "gbs", "an integer from 1 to 100000000 (sequences)", optarg);
-			break;
-		case O_SEQ:
-			if (hp_parse_int(optarg, &so.seq_len))
-				return usage_error("plan", "seq-len", "a positive integer", optarg);
-			break;
-		case O_TOKENS:
-			if (hp_parse_quantity(optarg, &so.tokens) || so.tokens < 1 || so.tokens > 1e18)
-				return usage_error("plan", "tokens", "a token count such as 2T or 300B", optarg);
-			break;
-		case O_OBJ:
-			if (search_objective_parse(optarg, &so.objective))
-				return usage_error("plan", "objective", "throughput, cost, deadline or budget", optarg);
-			break;
-		case O_DEADLINE:
-			if (hp_parse_duration(optarg, &so.deadline_s) || so.deadline_s <= 0)
-				return usage_error("plan", "deadline", "a duration up to 100 years, such as 30d, 12h or 90m", optarg);
-			break;
-		case O_BUDGET:
-			if (hp_parse_quantity(optarg, &d) || d <= 0 || d > 1e13)
-				return usage_error("plan", "budget", "USD such as 2.5M or 800k", optarg);
-			so.budget_usd = d;
-			break;
-		case O_TOP:
-			if (hp_parse_int(optarg, &so.top_k) || so.top_k > 1000)
-				return usage_error("plan", "top", "an integer from 1 to 1000", optarg);
-			break;
-		case O_PREC:
-			if (hp_dtype_parse(optarg, &so.precision))
-				return usage_error("plan", "precision", "fp32, tf32, bf16, fp16 or fp8", optarg);
-			break;
-		case O_TP:
-			if (hp_parse_int(optarg, &so.fix_tp))
-				return usage_error("plan", "tp", "a positive integer", optarg);
-			break;
-		case O_PP:
-			if (hp_parse_int(optarg, &so.fix_pp))
-				return usage_error("plan", "pp", "a positive integer", optarg);
-			break;
-		case O_MBS:
-			if (hp_parse_int(optarg, &so.fix_mbs))
-				return usage_error("plan", "mbs", "a positive integer", optarg);
-			break;
-		case O_ZERO:
-			if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3)
-				return usage_error("plan", "zero", "0, 1, 2 or 3", optarg);
-			so.fix_zero = strcmp(optarg, "0") ? v : 0;
-			break;
-		case O_RC: {
-			enum hp_recompute r;
-			if (plan_recompute_parse(optarg, &r))
-				return usage_error("plan", "recompute", "none, selective or full", optarg);
-			so.fix_recompute = r;
-			break;
-		}
-		case O_SCHED: {
-			enum hp_schedule sc;
-			int vpp;
-			if (plan_schedule_parse(optarg, &sc, &vpp))
-				return usage_error("plan", "schedule", "1f1b or interleaved:V (V from 2 to 64)", optarg);
-			so.fix_sched = sc == SCHED_INTERLEAVED ? vpp : 0;
-			break;
-		}
-		case O_NOHET: so.no_hetero = 1; break;
-		case O_FW:
-			if (framework_parse(optarg, &so.framework))
-				return usage_error("plan", "framework", framework_list(), optarg);
-			break;
-		case O_HEADROOM:
-			if (parse_frac(optarg, &d) || d > 0.5)
-				return usage_error("plan", "mem-headroom", "a fraction from 0 to 0.5 (0.05 = 5%)", optarg);
-			so.mem_headroom = d;
-			break;
-		case O_NOBOOK: no_book = 1; break;
-		case O_THREADS:
-			if (hp_parse_int(optarg, &so.threads) || so.threads > 256)
-				return usage_error("plan", "threads", "an integer from 1 to 256", optarg);
-			break;
-		case O_FORMAT:
-			/* html: the report page; md and csv: the report's Markdown
-			 * and its one CSV schema (report.h) */
-			if (!strcmp(optarg, "html"))
-				rf = REPORT_HTML;
-			else if (cli_parse_format(optarg, &fmt, 15))
-				return usage_error("plan", "format", "table, json, csv, md or html", optarg);
-			else
-				rf = fmt == FMT_MD ? REPORT_MD : fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
-			have_fmt = 1;
-			break;
-		case ':':
-			fprintf(stderr, "hetplan plan: %s: missing value\n", argv[optind - 1]);
-			return HP_EXIT_USAGE;
-		default:
-			fprintf(stderr, "hetplan plan: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+	switch (opt) {
+	case 'h':
+		cli_usage(stdout, cmd_plan_usage, plan_help);
+		return 0;
+	case 'c': a->cluster_file = optarg; return -1;
+	case 'm': a->model_arg = optarg; return -1;
+	case 'o': a->out_file = optarg; return -1;
+	case O_POOL:
+		if (a->n_pools == HP_MAX_POOLS) {
+			fprintf(stderr, "hetplan plan: --pool: at most %d pools\n", HP_MAX_POOLS);
 			return HP_EXIT_USAGE;
 		}
+		a->pools[a->n_pools++] = optarg;
+		return -1;
+	case O_GBS:
+		if (hp_parse_int(optarg, &a->so.gbs) || a->so.gbs > 100000000)
+			return usage_error("plan", "gbs", "an integer from 1 to 100000000 (sequences)", optarg);
+		return -1;
+	case O_SEQ:
+		if (hp_parse_int(optarg, &a->so.seq_len))
+			return usage_error("plan", "seq-len", "a positive integer", optarg);
+		return -1;
+	case O_TOKENS:
+		if (hp_parse_quantity(optarg, &a->so.tokens) || a->so.tokens < 1 || a->so.tokens > 1e18)
+			return usage_error("plan", "tokens", "a token count such as 2T or 300B", optarg);
+		return -1;
+	case O_OBJ:
+		if (search_objective_parse(optarg, &a->so.objective))
+			return usage_error("plan", "objective", "throughput, cost, deadline or budget", optarg);
+		return -1;
+	case O_DEADLINE:
+		if (hp_parse_duration(optarg, &a->so.deadline_s) || a->so.deadline_s <= 0)
+			return usage_error("plan", "deadline", "a duration up to 100 years, such as 30d, 12h or 90m", optarg);
+		return -1;
+	case O_BUDGET:
+		if (hp_parse_quantity(optarg, &d) || d <= 0 || d > 1e13)
+			return usage_error("plan", "budget", "USD such as 2.5M or 800k", optarg);
+		a->so.budget_usd = d;
+		return -1;
+	case O_TOP:
+		if (hp_parse_int(optarg, &a->so.top_k) || a->so.top_k > 1000)
+			return usage_error("plan", "top", "an integer from 1 to 1000", optarg);
+		return -1;
+	case O_PREC:
+		if (hp_dtype_parse(optarg, &a->so.precision))
+			return usage_error("plan", "precision", "fp32, tf32, bf16, fp16 or fp8", optarg);
+		return -1;
+	case O_TP:
+		if (hp_parse_int(optarg, &a->so.fix_tp))
+			return usage_error("plan", "tp", "a positive integer", optarg);
+		return -1;
+	case O_PP:
+		if (hp_parse_int(optarg, &a->so.fix_pp))
+			return usage_error("plan", "pp", "a positive integer", optarg);
+		return -1;
+	case O_MBS:
+		if (hp_parse_int(optarg, &a->so.fix_mbs))
+			return usage_error("plan", "mbs", "a positive integer", optarg);
+		return -1;
+	case O_ZERO:
+		if ((hp_parse_int(optarg, &v) && strcmp(optarg, "0")) || v > 3)
+			return usage_error("plan", "zero", "0, 1, 2 or 3", optarg);
+		a->so.fix_zero = strcmp(optarg, "0") ? v : 0;
+		return -1;
+	case O_RC: {
+		enum hp_recompute r;
+		if (plan_recompute_parse(optarg, &r))
+			return usage_error("plan", "recompute", "none, selective or full", optarg);
+		a->so.fix_recompute = r;
+		return -1;
 	}
-	if ((rc = cli_check_inputs("plan", argc, argv, model_arg, cluster_file, n_pools)))
-		return rc;
-	if (!so.gbs) {
+	case O_SCHED: {
+		enum hp_schedule sc;
+		int vpp;
+		if (plan_schedule_parse(optarg, &sc, &vpp))
+			return usage_error("plan", "schedule", "1f1b or interleaved:V (V from 2 to 64)", optarg);
+		a->so.fix_sched = sc == SCHED_INTERLEAVED ? vpp : 0;
+		return -1;
+	}
+	case O_NOHET: a->so.no_hetero = 1; return -1;
+	case O_FW:
+		if (framework_parse(optarg, &a->so.framework))
+			return usage_error("plan", "framework", framework_list(), optarg);
+		return -1;
+	case O_HEADROOM:
+		if (parse_frac(optarg, &d) || d > 0.5)
+			return usage_error("plan", "mem-headroom", "a fraction from 0 to 0.5 (0.05 = 5%)", optarg);
+		a->so.mem_headroom = d;
+		return -1;
+	case O_NOBOOK: a->no_book = 1; return -1;
+	case O_THREADS:
+		if (hp_parse_int(optarg, &a->so.threads) || a->so.threads > 256)
+			return usage_error("plan", "threads", "an integer from 1 to 256", optarg);
+		return -1;
+	case O_FORMAT:
+		/* html: the report page; md and csv: the report's Markdown
+		 * and its one CSV schema (report.h) */
+		if (!strcmp(optarg, "html"))
+			a->rf = REPORT_HTML;
+		else if (cli_parse_format(optarg, &a->fmt, 15))
+			return usage_error("plan", "format", "table, json, csv, md or html", optarg);
+		else
+			a->rf = a->fmt == FMT_MD ? REPORT_MD : a->fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
+		a->have_fmt = 1;
+		return -1;
+	default:   /* ':' (a missing value) or an unknown option */
+		return cli_getopt_error("plan", opt, argv);
+	}
+}
+
+/* After the options: the checks that need several of them, the output
+ * format an -o name implies, the cluster and the model. Returns 0, or the
+ * exit status after printing why. */
+static int plan_inputs(struct plan_args *a, const struct catalog *cat, struct cluster *c,
+		       struct model_spec *m)
+{
+	struct hp_err err = { 0 };
+	int rc;
+	if (!a->so.gbs) {
 		fprintf(stderr, "hetplan plan: --gbs N is required (global batch, sequences)\n");
 		return HP_EXIT_USAGE;
 	}
-	if (so.objective == OBJ_DEADLINE && so.deadline_s <= 0) {
+	if (a->so.objective == OBJ_DEADLINE && a->so.deadline_s <= 0) {
 		fprintf(stderr, "hetplan plan: --objective deadline needs --deadline (e.g. 30d)\n");
 		return HP_EXIT_USAGE;
 	}
-	if (so.objective == OBJ_BUDGET && so.budget_usd <= 0) {
+	if (a->so.objective == OBJ_BUDGET && a->so.budget_usd <= 0) {
 		fprintf(stderr, "hetplan plan: --objective budget needs --budget (e.g. 2.5M)\n");
 		return HP_EXIT_USAGE;
 	}
 	enum report_format pf;
-	if (out_file && !have_fmt && report_format_from_path(out_file, &pf) == 0) {
+	if (a->out_file && !a->have_fmt && report_format_from_path(a->out_file, &pf) == 0) {
 		if (pf == REPORT_JSON)
-			fmt = FMT_JSON;   /* the plan JSON, not the report's */
+			a->fmt = FMT_JSON;   /* the plan JSON, not the report's */
 		else
-			rf = pf;
+			a->rf = pf;
 	}
-	if ((rc = cli_build_cluster("plan", cluster_file, pools, n_pools, !no_book, cat, &c)))
+	if ((rc = cli_build_cluster("plan", a->cluster_file, a->pools, a->n_pools, !a->no_book, cat, c)))
 		return rc;
-	if (cli_load_model(cat, model_arg, &m, &err) < 0)
+	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
-	if (so.fix_tp && (so.fix_tp & (so.fix_tp - 1))) {
-		fprintf(stderr, "hetplan plan: --tp: expected a power of two, got %d\n", so.fix_tp);
+	if (a->so.fix_tp && (a->so.fix_tp & (a->so.fix_tp - 1))) {
+		fprintf(stderr, "hetplan plan: --tp: expected a power of two, got %d\n", a->so.fix_tp);
 		return HP_EXIT_USAGE;
 	}
+	return 0;
+}
 
+int cmd_plan(int argc, char **argv, const struct catalog *cat)
+{
+	struct cluster c;
+	struct model_spec m;
+	struct search_result res;
+	struct hp_err err = { 0 };
+	struct plan_args a = { .fmt = FMT_TABLE, .rf = REPORT_FORMAT_AUTO };
+	cluster_init(&c);
+	search_opts_init(&a.so);
+	memset(&res, 0, sizeof res);
+	int rc, opt;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:m:o:h", plan_opts, NULL)) != -1)
+		if ((rc = parse_opt(&a, opt, argv)) >= 0)
+			return rc;
+	if ((rc = cli_check_inputs("plan", argc, argv, a.model_arg, a.cluster_file, a.n_pools)))
+		return rc;
+	if ((rc = plan_inputs(&a, cat, &c, &m)))
+		return rc;
+	struct search_opts so = a.so;
+	enum cli_format fmt = a.fmt;
+	enum report_format rf = a.rf;
+	const char *out_file = a.out_file;
 	struct plan_progress prog = { hp_now(), 0, 0 };
 	if (isatty(STDERR_FILENO)) {
 		so.progress = plan_progress_cb;

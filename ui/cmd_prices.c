@@ -176,12 +176,7 @@ int http_flags_apply(const struct http_flags *f, const char *cmd, struct price_c
 
 int cmd_opt_error(const char *cmd, int o, char **argv)
 {
-	if (o == ':')
-		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, argv[optind - 1]);
-	else
-		fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
-			argv[optind - 1]);
-	return HP_EXIT_USAGE;
+	return cli_getopt_error(cmd, o, argv);
 }
 
 int cmd_update_check(const char *cmd, int argc, char **argv, int has_source, int update)
