@@ -18,6 +18,7 @@
 #include "cmd_serve.h"
 #include "serve_search.h"
 #include "tui_int.h"
+#include "lp.h"
 
 #include <errno.h>
 #include <math.h>
@@ -114,6 +115,9 @@ static void *serve_worker(void *arg)
 		pthread_mutex_lock(&s->mu);
 	}
 	pthread_mutex_unlock(&s->mu);
+	/* The fleet ILP leaves GLPK's environment in this thread's storage;
+	 * it goes with the thread (as in tui_job.c). */
+	lp_thread_done();
 	return NULL;
 }
 
