@@ -18,6 +18,17 @@ void cluster_init(struct cluster *c)
 	c->inter_pool_latency_us = 1000;
 }
 
+int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra)
+{
+	/* A scale-up domain spans nodes only where the catalog says the GPU's
+	 * fabric does (GB200 NVL72: 72 GPUs over 18 trays of 4). A domain no
+	 * larger than the usual node (V100's DGX-1 mesh of 8, H100's HGX
+	 * board of 8) is the node: 4 V100s per node (AWS p3.8xlarge) share
+	 * no NVLink with the next node. */
+	return g->domain > gpus_per_node && g->domain > g->def_gpus_per_node &&
+	       intra != INTRA_PCIE ? g->domain : gpus_per_node;
+}
+
 void pool_apply_defaults(struct pool *p)
 {
 	const struct gpu_spec *g = &p->gpu;
@@ -34,16 +45,8 @@ void pool_apply_defaults(struct pool *p)
 		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
 			 g->ref_price_source);
 	}
-	/* A scale-up domain spans nodes only where the catalog says the GPU's
-	 * fabric does (GB200 NVL72: 72 GPUs over 18 trays of 4). A domain no
-	 * larger than the usual node (V100's DGX-1 mesh of 8, H100's HGX
-	 * board of 8) is the node: 4 V100s per node (AWS p3.8xlarge) share
-	 * no NVLink with the next node. */
 	if (p->nvl_domain <= 0)
-		p->nvl_domain = g->domain > p->gpus_per_node && g->domain > g->def_gpus_per_node &&
-					p->intra != INTRA_PCIE
-					? g->domain
-					: p->gpus_per_node;
+		p->nvl_domain = cluster_default_domain(g, p->gpus_per_node, p->intra);
 	if (p->nvl_domain < p->gpus_per_node)
 		p->nvl_domain = p->gpus_per_node;
 	if (!*p->site)

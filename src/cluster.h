@@ -100,4 +100,9 @@ int cluster_same_site(const struct cluster *c, int a, int b);
  * Never fails. */
 void pool_apply_defaults(struct pool *p);
 
+/* GPUs on one scale-up fabric for nodes of gpus_per_node g's joined by
+ * intra when no nvl_domain is given: the catalog's domain where it spans
+ * nodes (GB200 NVL72), else the node. Never fails. */
+int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra);
+
 #endif

@@ -125,7 +125,7 @@ static int gpus_parse(int argc, char **argv, struct gpus_args *a)
 			http_flags_add(&a->flags, gpus_options, o, optarg);
 			break;
 		default:
-			return cmd_opt_error("gpus", o, argv);
+			return cli_getopt_error("gpus", o, argv);
 		}
 	}
 	return cmd_update_check("gpus", argc, argv, a->source != NULL, a->update);

@@ -248,8 +248,7 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 	 * trays of 4): the domain is the collective's "node", NVLink inside
 	 * it and every tray's NICs across domains. */
 	if (a->nvl_domain <= 0)
-		a->nvl_domain = gpu->domain > a->gpn && gpu->domain > gpu->def_gpus_per_node &&
-				a->intra != INTRA_PCIE ? gpu->domain : a->gpn;   /* see pool_apply_defaults() */
+		a->nvl_domain = cluster_default_domain(gpu, a->gpn, a->intra);
 	if (a->nvl_domain > a->gpn && a->nvl_domain % a->gpn == 0) {
 		g->ranks_per_node = a->nvl_domain < g->ranks ? a->nvl_domain : g->ranks;
 		a->nics *= a->nvl_domain / a->gpn;

@@ -174,11 +174,6 @@ int http_flags_apply(const struct http_flags *f, const char *cmd, struct price_c
 	return 0;
 }
 
-int cmd_opt_error(const char *cmd, int o, char **argv)
-{
-	return cli_getopt_error(cmd, o, argv);
-}
-
 int cmd_update_check(const char *cmd, int argc, char **argv, int has_source, int update)
 {
 	if (optind < argc) {
@@ -245,7 +240,7 @@ static int prices_parse(int argc, char **argv, struct prices_args *a)
 			break;
 		case O_CONFIG: a->config = optarg; break;
 		default:
-			return cmd_opt_error("prices", o, argv);
+			return cli_getopt_error("prices", o, argv);
 		}
 	}
 	return cmd_update_check("prices", argc, argv, a->n_src > 0, a->update);

@@ -23,10 +23,6 @@ void http_flags_add(struct http_flags *f, const struct option *opts, int o,
  * after printing "hetplan CMD: --FLAG: expected ..., got '...'". */
 int http_flags_apply(const struct http_flags *f, const char *cmd, struct price_config *cfg);
 
-/* The usage message for getopt's ':' (missing value) or an unknown option.
- * Returns HP_EXIT_USAGE. */
-int cmd_opt_error(const char *cmd, int o, char **argv);
-
 /* After option parsing: no stray argument, --source only with --update.
  * Returns -1 to go on, or HP_EXIT_USAGE after printing why. */
 int cmd_update_check(const char *cmd, int argc, char **argv, int has_source, int update);
