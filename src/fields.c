@@ -362,7 +362,7 @@ int fields_cycle(const struct hp_field *f, void *base, int dir)
 {
 	int *p = int_at(f, base);
 	if (f->kind == FK_BOOL) {
-		*p = !*p;
+		*p = !fields_get_int(f, base);
 		return 1;
 	}
 	if (f->kind == FK_ENUM) {
@@ -370,6 +370,11 @@ int fields_cycle(const struct hp_field *f, void *base, int dir)
 		return 1;
 	}
 	return 0;
+}
+
+int fields_is_default(const struct hp_field *f, const void *base)
+{
+	return f->effective && *int_at(f, base) != f->effective(base);
 }
 
 int fields_getopt(const struct hp_field_table *t, int val0, struct option *out, int max)

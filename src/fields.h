@@ -157,8 +157,13 @@ int fields_get_int(const struct hp_field *f, const void *base);
 void fields_set_int(const struct hp_field *f, void *base, int v);
 double fields_get_num(const struct hp_field *f, const void *base);
 void fields_set_num(const struct hp_field *f, void *base, double v);
-/* Step a bool or enum by dir (+1 / -1), wrapping. Returns 1 if it was one. */
+/* Step a bool or enum by dir (+1 / -1), wrapping. A bool flips the value
+ * fields_get_int shows, so one at its default marker becomes explicitly
+ * the other value. Returns 1 if it was one. */
 int fields_cycle(const struct hp_field *f, void *base, int dir);
+/* 1 when f has an effective hook and base holds its "default" marker (the
+ * member differs from the value in force: the overlaps' -1), else 0. */
+int fields_is_default(const struct hp_field *f, const void *base);
 
 /* getopt_long entries for the flags of t, val = val0 + the entry's index,
  * into out (room for max). Returns the number written. */

@@ -73,6 +73,12 @@ static const struct tui_key keys_global[] = {
 	  ACT_LEFT, 0 },                                                                    \
 	{ K('l', KEY_RIGHT), "l Right", "next", "Next choice of a field", ACT_RIGHT, 0 }
 
+/* A list of fields beside another pane: Enter edits, Tab switches, h/l cycle */
+#define FIELD_KEYS(enter, tab)                                                            \
+	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", enter, ACT_ENTER, 1 },                  \
+	{ K('\t', KEY_BTAB), "Tab", "pane", tab, ACT_PANE, 1 },                              \
+	CHOICE_KEYS
+
 static const struct tui_key keys_cluster[] = {
 	NAV_KEYS,
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected pool, or the selected field", ACT_ENTER, 1 },
@@ -91,9 +97,7 @@ static const struct tui_key keys_cluster[] = {
 
 static const struct tui_key keys_model[] = {
 	NAV_KEYS,
-	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected field", ACT_ENTER, 1 },
-	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the model and the workload", ACT_PANE, 1 },
-	CHOICE_KEYS,
+	FIELD_KEYS("Edit the selected field", "Switch between the model and the workload"),
 	{ K('p'), "p", "preset", "Pick a model preset from the catalog", ACT_PRESET, 1 },
 	{ K('C'), "C", "clamp", "Clamp the sequence length to the model's context", ACT_CLAMP, 0 },
 };
@@ -108,6 +112,7 @@ static const struct tui_key keys_plans[] = {
 	{ K('a'), "a", "mark A", "Mark the selected plan as A for compare", ACT_MARK_A, 0 },
 	{ K('b'), "b", "mark B", "Mark the selected plan as B for compare", ACT_MARK_B, 0 },
 	{ K('c'), "c", "compare", "Compare the selected plan with the best one", ACT_COMPARE, 1 },
+	{ K('E'), "E", "what-if", "Edit the selected plan's keys and see its estimate change", ACT_PLANEDIT, 0 },
 };
 
 static const struct tui_key keys_detail[] = {
@@ -122,6 +127,17 @@ static const struct tui_key keys_detail[] = {
 	{ K('h', KEY_LEFT, KEY_BACKSPACE, 127), "h Left Bksp", "back", "Back to the plans", ACT_BACK, 1 },
 	{ K('a'), "a", "mark A", "Mark this plan as A for compare", ACT_MARK_A, 0 },
 	{ K('b'), "b", "mark B", "Mark this plan as B for compare", ACT_MARK_B, 0 },
+	{ K('E'), "E", "what-if", "Edit this plan's keys and see its estimate change", ACT_PLANEDIT, 1 },
+};
+
+static const struct tui_key keys_planedit[] = {
+	NAV_KEYS,
+	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Next choice of the selected key, or type its value", ACT_ENTER, 1 },
+	CHOICE_KEYS,
+	{ K('r'), "r", "reset", "Reset every key to the planner's plan", ACT_RESET, 1 },
+	{ K(27, KEY_BACKSPACE, 127), "Esc Bksp", "back", "Back to the view it was opened from", ACT_BACK, 1 },
+	{ K('a'), "a", "mark A", "Mark the edited plan as A for compare", ACT_MARK_A, 0 },
+	{ K('b'), "b", "mark B", "Mark the edited plan as B for compare", ACT_MARK_B, 0 },
 };
 
 static const struct tui_key keys_prices[] = {
@@ -133,9 +149,7 @@ static const struct tui_key keys_prices[] = {
 
 static const struct tui_key keys_serve[] = {
 	NAV_KEYS,
-	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Edit the selected serving field", ACT_ENTER, 1 },
-	{ K('\t', KEY_BTAB), "Tab", "pane", "Switch between the serving fields and the plans", ACT_PANE, 1 },
-	CHOICE_KEYS,
+	FIELD_KEYS("Edit the selected serving field", "Switch between the serving fields and the plans"),
 	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
 	MATCH_KEYS,
 };
@@ -178,6 +192,11 @@ static int plans_plan(const struct tui *t)
 	return t->lplans.sel < t->n_order ? t->order[t->lplans.sel] : t->detail_id;
 }
 
+static int planedit_plan(const struct tui *t)
+{
+	return TUI_ID_EDITED;
+}
+
 #define KEYS(k) .keys = k, .n_keys = (int)HP_ARRAY_LEN(k)
 /* The views, in tab order: what the loop, the frame and the help call. */
 static const struct tui_view_ops views[TV_COUNT] = {
@@ -197,6 +216,9 @@ static const struct tui_view_ops views[TV_COUNT] = {
 	[TV_SERVE] = { "Serve", KEYS(keys_serve), .draw = view_serve_draw, .key = view_serve_key,
 		       .rows = serve_rows, .row_text = serve_row_text,
 		       .status = tui_serve_status },
+	[TV_PLANEDIT] = { "Edit plan", KEYS(keys_planedit), .draw = view_planedit_draw,
+			  .key = view_planedit_key, .notes_title = "Edit plan",
+			  .notes = tui_planedit_notes, .plan = planedit_plan, .tab = TV_DETAIL },
 };
 #undef KEYS
 
@@ -347,6 +369,8 @@ int tui_view_rows(void)
 
 const struct search_plan *tui_plan_get(const struct tui *t, int id)
 {
+	if (id == TUI_ID_EDITED)
+		return tui_planedit_get(t);
 	if (!t->cur || t->cur->rc < 0)
 		return NULL;
 	const struct search_result *r = &t->cur->res;
@@ -361,6 +385,8 @@ void tui_plan_label(const struct tui *t, int id, char *buf, size_t n)
 	const struct search_plan *sp = tui_plan_get(t, id);
 	if (!sp)
 		snprintf(buf, n, "-");
+	else if (id == TUI_ID_EDITED)
+		snprintf(buf, n, "%s", sp->label);
 	else if (id >= 0)
 		snprintf(buf, n, "#%d %s", id + 1, sp->label);
 	else
@@ -430,7 +456,7 @@ static void take_result(struct tui *t)
 
 /* ---- the frame */
 
-static int tab_x[TV_COUNT + 1];
+static int tab_x[TV_TABS + 1];
 
 static void draw_header(struct tui *t)
 {
@@ -455,16 +481,16 @@ static void draw_header(struct tui *t)
 
 static void draw_tabs(struct tui *t)
 {
-	int x = 1;
-	for (int v = 0; v < TV_COUNT; v++) {
+	int x = 1, lit = t->view < TV_TABS ? t->view : views[t->view].tab;
+	for (int v = 0; v < TV_TABS; v++) {
 		tab_x[v] = x;
 		char s[32];
 		snprintf(s, sizeof s, " %d %s ", v + 1, views[v].name);
 		int w = tui_width(s);
-		tui_put(1, x, w, tui_attr(t, v == t->view ? C_TAB_ON : C_TAB), s);
+		tui_put(1, x, w, tui_attr(t, v == lit ? C_TAB_ON : C_TAB), s);
 		x += w + 1;
 	}
-	tab_x[TV_COUNT] = x;
+	tab_x[TV_TABS] = x;
 }
 
 /* Footer: hints from the tables on the left, work and messages on the right. */
@@ -794,6 +820,10 @@ static int global_action(struct tui *t, int action)
 
 static int view_action(struct tui *t, int action, int ch)
 {
+	if (action == ACT_PLANEDIT) {   /* E: the plan the view would export */
+		tui_planedit_open(t, export_id(t));
+		return R_DRAW;
+	}
 	return cur_view(t)->key(t, action, ch);
 }
 
@@ -803,7 +833,7 @@ static int mouse_key(struct tui *t)
 	if (getmouse(&ev) != OK)
 		return R_NONE;
 	if (ev.y == 1 && (ev.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED))) {
-		for (int v = 0; v < TV_COUNT; v++)
+		for (int v = 0; v < TV_TABS; v++)
 			if (ev.x >= tab_x[v] && ev.x < tab_x[v + 1] - 1) {
 				set_view(t, v);
 				return R_DRAW;
@@ -888,6 +918,7 @@ static void tui_teardown(struct tui *t)
 	planner_free(t->pl);
 	fetch_free(t->fetch);
 	tui_serve_done(t);
+	tui_planedit_done(t);
 	tui_result_free(t->cur);
 	free(t->order);
 	tui_prices_done(t);
@@ -1190,7 +1221,7 @@ static void bench_switch(struct tui *t, int rows, int cols)
 	static double ms[N];
 	resizeterm(rows, cols);
 	for (int i = 0; i < N; i++) {
-		int v = i % TV_COUNT;
+		int v = i % TV_TABS;
 		double t0 = hp_now();
 		handle_key(t, '1' + v);
 		draw(t);

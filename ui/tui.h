@@ -14,7 +14,9 @@
 
 enum tui_view {
 	TV_CLUSTER, TV_MODEL, TV_PLANS, TV_DETAIL, TV_PRICES, TV_COMPARE, TV_SERVE,
+	TV_PLANEDIT,          /* Edit plan: no tab; E in the Plans or Detail view */
 	TV_COUNT,
+	TV_TABS = TV_PLANEDIT, /* the views before it have a tab and a number key */
 	TV_GLOBAL = -1,       /* tui_keys(TV_GLOBAL, ...): keys every view answers */
 };
 
@@ -34,7 +36,9 @@ enum tui_action {
 	/* model */
 	ACT_PRESET, ACT_LEFT, ACT_RIGHT, ACT_CLAMP,
 	/* plans, detail, compare */
-	ACT_MARK_A, ACT_MARK_B, ACT_COMPARE, ACT_SWAP,
+	ACT_MARK_A, ACT_MARK_B, ACT_COMPARE, ACT_SWAP, ACT_PLANEDIT,
+	/* plan editor */
+	ACT_RESET,
 	/* prices */
 	ACT_REFRESH,
 };

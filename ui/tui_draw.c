@@ -264,3 +264,25 @@ int lineedit_key(struct lineedit *e, int ch)
 	}
 	return 0;
 }
+
+int tui_put_wrapped(int y, int x, int w, int maxl, int attr, const char *s)
+{
+	int lines = 0;
+	while (*s && lines < maxl && w > 0) {
+		int len = (int)strlen(s), cut = len;
+		if (len > w) {
+			cut = w;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = w;
+		}
+		char buf[256];
+		snprintf(buf, sizeof buf, "%.*s", HP_MIN(cut, (int)sizeof buf - 1), s);
+		tui_put(y + lines++, x, w, attr, buf);
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return lines;
+}

@@ -1,4 +1,5 @@
-/* tui_edit.c — the Cluster and Model views: what the user plans for.
+/* tui_edit.c — the Cluster and Model views: what the user plans for; and
+ * the key list of the Edit plan view (tui_planedit.c).
  *
  * Both are lists of fields. Most fields are settings: their label, unit,
  * hint, kind, value and storage come from the settings tables (fields.h:
@@ -9,7 +10,9 @@
  * id. The pool editor, the fabric settings, the model and the workload
  * share the field list, the prompt and the choice cycling. Every committed
  * change goes through tui_edited(), which re-plans on the worker; nothing
- * waits. */
+ * waits. The plan editor's list is every entry of plan_fields, built from
+ * the table alone (a label when the entry has one, else its JSON key); its
+ * changes go to the edited plan and tui_planedit_changed() instead. */
 #include "tui_int.h"
 
 #include <assert.h>
@@ -60,17 +63,11 @@ static struct field pool_field_ui[FIELDS_UI_MAX] = {
 	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL, NULL, NULL, NULL },
 	SET(PF_INTRA, pool_fields, "intra"),
 	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction", NULL, NULL, NULL },
-	SET(F_SET, pool_fields, "nics"),
-	SET(F_SET, pool_fields, "nic_gbps"),
-	SET(F_SET, pool_fields, "provider"),
-	SET(F_SET, pool_fields, "region"),
-	SET(F_SET, pool_fields, "site"),
+	/* NICs to site come here from the table, before the price; the spot
+	 * and the fabric's links after the entries they follow there. */
 	SET(PF_PRICE, pool_fields, "price_per_node_hour"),
-	SET(F_SET, pool_fields, "spot"),
 	{ CF_SEP, F_SEP, "Between pools", "", NULL, NULL, NULL, NULL },
 	SET(CF_OVERSUB, fabric_fields, "oversubscription"),
-	SET(F_SET, fabric_fields, "inter_pool_gbps"),
-	SET(F_SET, fabric_fields, "inter_pool_latency_us"),
 };
 
 static struct field model_field_ui[FIELDS_UI_MAX] = {
@@ -118,14 +115,18 @@ static struct field work_field_ui[FIELDS_UI_MAX] = {
 };
 #undef SET
 
+/* Filled from plan_fields by fields_resolve_all: no entry of its own. */
+static struct field plan_field_ui[FIELDS_UI_MAX];
+
 /* Fill label, unit, hint and kind of the setting-backed fields from their
- * descriptors. A key missing from its table is a programming error. */
+ * descriptors. A key missing from its table is a programming error; an
+ * entry without a label (the plan's) shows its JSON key. */
 static void field_resolve(struct field *f)
 {
 	const struct hp_field *d = fields_find_key(f->tbl, f->key);
-	assert(d && d->label);
+	assert(d);
 	f->d = d;
-	f->label = d->label;
+	f->label = d->label ? d->label : d->key;
 	f->unit = d->unit ? d->unit : "";
 	f->hint = d->hint;
 	switch (d->kind) {
@@ -154,24 +155,32 @@ static int fields_count(const struct field *fs)
 	return n;
 }
 
-/* Append, before the entry with id `before` (or at the end), every
- * labelled setting of tbl that the list does not show yet: a key added to
- * a table with a label becomes a field with no edit here. */
+/* Add every labelled setting of tbl (every keyed one when all) that the
+ * list does not show yet, in the table's order: before the first entry of
+ * tbl the list shows that comes later in the table, else before the entry
+ * with id `before` (or at the end). A key added to a table with a label
+ * becomes a field with no edit here. */
 static void fields_add_missing(struct field *fs, const struct hp_field_table *tbl,
-			       enum field_id before)
+			       enum field_id before, int all)
 {
 	for (int i = 0; i < tbl->n; i++) {
 		const struct hp_field *d = &tbl->f[i];
-		int n = fields_count(fs), at = n, shown = 0;
-		if (!d->label || !d->key || n == FIELDS_UI_MAX)
+		int n = fields_count(fs), at = n, later = n, shown = 0;
+		if ((!d->label && !all) || !d->key || n == FIELDS_UI_MAX)
 			continue;
 		for (int k = 0; k < n; k++) {
-			shown |= fs[k].tbl == tbl && fs[k].key && fields_find_key(tbl, fs[k].key) == d;
+			const struct hp_field *e =
+				fs[k].tbl == tbl && fs[k].key ? fields_find_key(tbl, fs[k].key) : NULL;
+			shown |= e == d;
+			if (e > d && later == n)
+				later = k;
 			if (before && fs[k].id == before && at == n)
 				at = k;
 		}
 		if (shown)
 			continue;
+		if (later < n)
+			at = later;
 		memmove(&fs[at + 1], &fs[at], (size_t)(n - at) * sizeof *fs);
 		fs[at] = (struct field){ F_SET, F_TEXT, NULL, NULL, NULL, tbl, d->key, NULL };
 	}
@@ -191,15 +200,17 @@ static void fields_resolve_all(void)
 	static int resolved;
 	if (resolved)
 		return;
-	fields_add_missing(pool_field_ui, &pool_fields, CF_SEP);
-	fields_add_missing(pool_field_ui, &fabric_fields, 0);
-	fields_add_missing(model_field_ui, &model_fields, 0);
-	fields_add_missing(model_field_ui, &moe_fields, 0);
-	fields_add_missing(model_field_ui, &mla_fields, 0);
-	fields_add_missing(work_field_ui, &workload_fields, WF_SEP);
+	fields_add_missing(pool_field_ui, &pool_fields, CF_SEP, 0);
+	fields_add_missing(pool_field_ui, &fabric_fields, 0, 0);
+	fields_add_missing(model_field_ui, &model_fields, 0, 0);
+	fields_add_missing(model_field_ui, &moe_fields, 0, 0);
+	fields_add_missing(model_field_ui, &mla_fields, 0, 0);
+	fields_add_missing(work_field_ui, &workload_fields, WF_SEP, 0);
+	fields_add_missing(plan_field_ui, &plan_fields, 0, 1);
 	fields_resolve(pool_field_ui);
 	fields_resolve(model_field_ui);
 	fields_resolve(work_field_ui);
+	fields_resolve(plan_field_ui);
 	resolved = 1;
 }
 
@@ -207,6 +218,10 @@ static void fields_resolve_all(void)
 static const struct field *fields_of(const struct tui *t, int *n)
 {
 	fields_resolve_all();
+	if (t->view == TV_PLANEDIT) {
+		*n = fields_count(plan_field_ui);
+		return plan_field_ui;
+	}
 	if (t->view == TV_CLUSTER) {
 		*n = fields_count(pool_field_ui);
 		return pool_field_ui;
@@ -221,6 +236,8 @@ static const struct field *fields_of(const struct tui *t, int *n)
 
 static struct tui_list *field_list(struct tui *t)
 {
+	if (t->view == TV_PLANEDIT)
+		return &t->lplanedit;
 	return t->view == TV_CLUSTER ? &t->lfields : &t->lmodel[t->model_pane];
 }
 
@@ -251,6 +268,8 @@ static void *field_base(struct tui *t, const struct field *f)
 		return &t->ws.cluster;
 	if (f->tbl == &workload_fields)
 		return &t->ws.opts;
+	if (f->tbl == &plan_fields)
+		return tui_planedit_plan(t);
 	return &t->ws.model;
 }
 
@@ -268,6 +287,8 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	*buf = 0;
 	if ((f->tbl == &pool_fields || f->id == PF_GPU || f->id == PF_AVAIL ||
 	     f->id == PF_INTRA_BW) && !p)
+		return;
+	if (f->d && !field_base(t, f))
 		return;
 	switch (f->id) {
 	case PF_GPU: snprintf(buf, n, "%s", p->gpu.name); break;
@@ -304,8 +325,15 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	case WF_MBS: snprintf(buf, n, o->fix_mbs ? "%d" : "free", o->fix_mbs); break;
 	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
 	default:
-		if (f->d)
-			fields_format(f->d, field_base(t, f), buf, n);
+		if (!f->d)
+			break;
+		fields_format(f->d, field_base(t, f), buf, n);
+		/* Unset: the value in force, and whose it is. */
+		if (fields_is_default(f->d, field_base(t, f))) {
+			char v[64];
+			hp_strlcpy(v, buf, sizeof v);
+			snprintf(buf, n, "default: %s", v);
+		}
 		break;
 	}
 }
@@ -408,9 +436,9 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 	case WF_MBS: o->fix_mbs = iv; return 0;
 	default: break;
 	}
-	if (!f->d)
+	void *base = f->d ? field_base(t, f) : NULL;
+	if (!base)
 		return -1;
-	void *base = field_base(t, f);
 	switch (f->d->kind) {
 	case FK_INT:
 		if (iv > f->d->max) {
@@ -421,6 +449,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 		return 0;
 	case FK_NUM: fields_set_num(f->d, base, dv); return 0;
 	case FK_STR:
+	case FK_ENUM:
+	case FK_CUSTOM:
 		if (fields_parse_text(f->d, base, s, want, sizeof want) < 0) {
 			tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 			return -1;
@@ -460,6 +490,19 @@ static int field_parse(enum field_kind k, const char *s, int *iv, double *dv, co
 	}
 }
 
+/* After field f changed: the plan editor estimates again; anything else
+ * re-plans (a model field's edit leaves the preset). */
+static void field_changed(struct tui *t, const struct field *f)
+{
+	if (f->tbl == &plan_fields) {
+		tui_planedit_changed(t);
+		return;
+	}
+	if (is_model_field(f))
+		t->ws.model_is_preset = 0;
+	tui_edited(t);
+}
+
 /* Apply text to field f. Returns 0, or -1 with a message. */
 static int field_set(struct tui *t, const struct field *f, const char *s)
 {
@@ -475,9 +518,7 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		return -1;
 	if (field_set_special(t, f, s, iv, dv) < 0)
 		return -1;
-	if (is_model_field(f))
-		t->ws.model_is_preset = 0;
-	tui_edited(t);
+	field_changed(t, f);
 	return 0;
 }
 
@@ -525,13 +566,11 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 		break;
 	case WF_HETERO: o->no_hetero = !o->no_hetero; break;
 	default:
-		if (!f->d || !fields_cycle(f->d, field_base(t, f), dir))
+		if (!f->d || !field_base(t, f) || !fields_cycle(f->d, field_base(t, f), dir))
 			return 0;
-		if (is_model_field(f))
-			t->ws.model_is_preset = 0;
 		break;
 	}
-	tui_edited(t);
+	field_changed(t, f);
 	return 1;
 }
 
@@ -635,6 +674,47 @@ static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui
 		t->mouse_y0 = y0;
 		t->mouse_rows = h;
 	}
+}
+
+/* ---- the Edit plan view's key list (the rest is tui_planedit.c) */
+
+void tui_plan_fields_draw(struct tui *t, int y0, int x, int w, int h)
+{
+	int n;
+	const struct field *fs = fields_of(t, &n);
+	struct tui_list *l = field_list(t);
+	draw_fields(t, fs, n, l, y0, x, w, h, 1);
+	const struct plan *was = tui_planedit_orig(t), *now = tui_planedit_plan(t);
+	if (!was || !now)
+		return;
+	/* A mark before each key that differs from the planner's plan. */
+	for (int r = 0; r < h && l->top + r < n; r++) {
+		const struct hp_field *d = fs[l->top + r].d;
+		char va[64], vb[64];
+		fields_format(d, was, va, sizeof va);
+		fields_format(d, now, vb, sizeof vb);
+		if (strcmp(va, vb) || fields_is_default(d, was) != fields_is_default(d, now))
+			tui_put(y0 + r, x, 1, tui_attr(t, C_WARN) | A_BOLD, "*");
+	}
+}
+
+int tui_plan_fields_key(struct tui *t, int action)
+{
+	int n;
+	const struct field *fs = fields_of(t, &n);
+	struct tui_list *l = field_list(t);
+	if (action == ACT_NONE) {
+		tui_list_fix(l, n, tui_view_rows() - 1);
+		return R_DRAW;
+	}
+	if (fields_move(t, action, tui_view_rows() - 1))
+		return R_DRAW;
+	if (action == ACT_ENTER)
+		return field_enter(t);
+	if ((action == ACT_LEFT || action == ACT_RIGHT) &&
+	    !field_cycle(t, &fs[l->sel], action == ACT_RIGHT ? 1 : -1))
+		tui_message(t, 0, "%s: Enter types a value", fs[l->sel].label);
+	return action == ACT_LEFT || action == ACT_RIGHT ? R_DRAW : R_NONE;
 }
 
 /* ---- Cluster view */

@@ -5,7 +5,10 @@
  * numbers (SI units), keys as `hetplan estimate --format json`. Markdown:
  * report_plan_md(), the report's tables for this one plan. A path ending
  * in .html or .csv gets the shared report (report.c) with this plan
- * detailed. Every file is written atomically. */
+ * detailed. The Edit plan view's plan (TUI_ID_EDITED) goes out with the
+ * inputs it was estimated on, as .md or .json only: the shared report
+ * ranks the planner's plans, and an edited one is not among them. Every
+ * file is written atomically. */
 #include "common.h"
 #include "escape.h"
 #include "report.h"
@@ -48,20 +51,21 @@ static cJSON *estimate_to_json(const struct search_plan *sp, const struct cluste
 	return o;
 }
 
-static char *export_json(const struct tui_result *r, const struct search_plan *sp)
+static char *export_json(const struct report_input *in, const struct search_plan *sp)
 {
+	const struct search_opts *wo = in->opts;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "generator", "hetplan " HETPLAN_VERSION);
-	cJSON_AddItemToObject(o, "cluster", cluster_to_json(&r->c));
-	cJSON_AddItemToObject(o, "model", model_to_json(&r->m));
+	cJSON_AddItemToObject(o, "cluster", cluster_to_json(in->cluster));
+	cJSON_AddItemToObject(o, "model", model_to_json(in->model));
 	cJSON *w = cJSON_AddObjectToObject(o, "workload");
-	cJSON_AddNumberToObject(w, "gbs", r->o.gbs);
-	cJSON_AddNumberToObject(w, "seq_len", r->o.seq_len ? r->o.seq_len : r->m.seq_len);
-	cJSON_AddNumberToObject(w, "tokens", r->o.tokens > 0 ? r->o.tokens : 1e12);
-	cJSON_AddStringToObject(w, "precision", hp_dtype_name(r->o.precision));
-	cJSON_AddStringToObject(w, "objective", search_objective_name(r->o.objective));
-	cJSON_AddItemToObject(o, "plan", plan_to_json(&sp->plan, &r->c));
-	cJSON_AddItemToObject(o, "estimate", estimate_to_json(sp, &r->c));
+	cJSON_AddNumberToObject(w, "gbs", wo->gbs);
+	cJSON_AddNumberToObject(w, "seq_len", wo->seq_len ? wo->seq_len : in->model->seq_len);
+	cJSON_AddNumberToObject(w, "tokens", wo->tokens > 0 ? wo->tokens : 1e12);
+	cJSON_AddStringToObject(w, "precision", hp_dtype_name(wo->precision));
+	cJSON_AddStringToObject(w, "objective", search_objective_name(wo->objective));
+	cJSON_AddItemToObject(o, "plan", plan_to_json(&sp->plan, in->cluster));
+	cJSON_AddItemToObject(o, "estimate", estimate_to_json(sp, in->cluster));
 	char *s = esc_json_print(o);
 	cJSON_Delete(o);
 	return s;
@@ -73,7 +77,15 @@ int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err
 	if (!sp)
 		return hp_err_set(err, HP_EXIT_FAIL, "no plan to export yet");
 	enum report_format rf;
-	if (report_format_from_path(path, &rf) == 0 && (rf == REPORT_HTML || rf == REPORT_CSV)) {
+	int whole = report_format_from_path(path, &rf) == 0 && (rf == REPORT_HTML || rf == REPORT_CSV);
+	struct report_input in = { &t->cur->c, &t->cur->m, &t->cur->o, &t->cur->res, 0, time(NULL),
+				   HETPLAN_VERSION };
+	if (id == TUI_ID_EDITED) {
+		if (whole)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "%s: the edited plan exports as .md or .json", path);
+		tui_planedit_inputs(t, &in.cluster, &in.model, &in.opts);
+	} else if (whole) {
 		/* .html and .csv: the shared report (report.c) detailing this plan */
 		const struct search_result *r = &t->cur->res;
 		int chosen = 0;
@@ -81,15 +93,12 @@ int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err
 			if (&r->plans[i] == sp || (!strcmp(r->plans[i].label, sp->label) &&
 						   r->plans[i].est.step_time_s == sp->est.step_time_s))
 				chosen = i;
-		struct report_input in = { &t->cur->c, &t->cur->m, &t->cur->o, r, chosen, time(NULL),
-					   HETPLAN_VERSION };
+		in.chosen = chosen;
 		return report_write_file(path, rf, &in, err);
 	}
 	size_t n = strlen(path);
 	int json = n > 5 && !strcmp(path + n - 5, ".json");
-	struct report_input in = { &t->cur->c, &t->cur->m, &t->cur->o, &t->cur->res, 0, time(NULL),
-				   HETPLAN_VERSION };
-	char *s = json ? export_json(t->cur, sp) : report_plan_md(&in, sp);
+	char *s = json ? export_json(&in, sp) : report_plan_md(&in, sp);
 	int rc = hp_write_file_atomic(path, s, strlen(s), err);
 	free(s);
 	return rc;

@@ -7,7 +7,9 @@
  *                  the one draw function paints header, tabs, view, footer.
  *   tui_*.c views  cluster/model editors (tui_edit.c), plans, detail and
  *                  compare (tui_plans.c), prices (tui_prices.c), serving
- *                  plans (tui_serve.c, with its own planner thread). tui.c
+ *                  plans (tui_serve.c, with its own planner thread), the
+ *                  plan editor (tui_planedit.c, its key list drawn by
+ *                  tui_edit.c's field machinery). tui.c
  *                  reaches them only through the view table (struct
  *                  tui_view_ops); they reach tui.c through this header.
  *   tui_draw.c     colours, glyph tables (UTF-8 and ASCII side by side),
@@ -131,7 +133,7 @@ struct tui {
 	int *order, n_order;         /* plans in display order */
 	int sort, sort_rev;
 	/* views */
-	struct tui_list lpools, lfields, lplans, lprices, lmodel[2], ldetail;
+	struct tui_list lpools, lfields, lplans, lprices, lmodel[2], ldetail, lplanedit;
 	int cluster_pane, model_pane;
 	int detail_id;               /* see tui_plan_get() */
 	int cmp[2];
@@ -161,6 +163,8 @@ struct tui {
 	int *n_offers_gpu;
 	/* the Serve view (tui_serve.c) */
 	struct tui_serve *serve;
+	/* the Edit plan view (tui_planedit.c); NULL until first opened */
+	struct tui_planedit *pe;
 	/* bench and tests */
 	int bench;
 };
@@ -185,6 +189,8 @@ struct tui_view_ops {
 	int (*plan)(const struct tui *t);
 	/* The footer's right-hand text when idle. NULL: the training plans. */
 	void (*status)(struct tui *t, char *buf, size_t n);
+	/* Views without a tab (>= TV_TABS): the tab lit while it shows. */
+	int tab;
 };
 
 /* Actions a view's handler returns. */
@@ -195,7 +201,10 @@ enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2,
 void tui_edited(struct tui *t);          /* the workspace changed: re-plan */
 void tui_message(struct tui *t, int bad, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* A plan by id: >= 0 a ranked plan, <= -1 the best plan of pool -1-id. */
+/* A plan by id: >= 0 a ranked plan, <= -1 the best plan of pool -1-id,
+ * TUI_ID_EDITED the Edit plan view's edited plan (NULL while it has no
+ * estimate). */
+enum { TUI_ID_EDITED = -1000000 };
 const struct search_plan *tui_plan_get(const struct tui *t, int id);
 void tui_plan_label(const struct tui *t, int id, char *buf, size_t n);
 int tui_view_rows(void);                 /* rows between tabs and footer */
@@ -213,6 +222,9 @@ const char *tui_glyph(const struct tui *t, enum tui_glyph g);
 int tui_put(int y, int x, int w, int attr, const char *s);
 int tui_putf(int y, int x, int w, int attr, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* Text over up to maxl lines of w columns, broken at spaces. Returns the
+ * lines used. */
+int tui_put_wrapped(int y, int x, int w, int maxl, int attr, const char *s);
 /* Right-aligned in w columns. */
 void tui_putr(int y, int x, int w, int attr, const char *s);
 void tui_fill(int y, int x, int w, int attr);
@@ -254,6 +266,14 @@ void detail_status(struct tui *t, char *buf, size_t n);
 int view_detail_key(struct tui *t, int action, int ch);
 void view_compare_draw(struct tui *t, int y0, int h);
 int view_compare_key(struct tui *t, int action, int ch);
+/* The Compare view's metrics of pa and pb (either may be NULL: "-") with
+ * B's change against A, under the titles head[] (A, B, the change), in w
+ * columns from (y, x), down to row y_end (exclusive); 61 columns give the
+ * Compare view's widths, fewer (down to 40) narrower ones. Returns the
+ * next row. */
+int tui_metric_table(const struct tui *t, const struct search_plan *pa,
+		     const struct search_plan *pb, const char *const head[3], int y, int x,
+		     int w, int y_end);
 /* Row text the / search matches, per list view. */
 void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
 void plans_row_text(struct tui *t, int row, char *buf, size_t n);
@@ -298,6 +318,32 @@ int view_serve_key(struct tui *t, int action, int ch);
 int serve_rows(struct tui *t, struct tui_list **l);
 void serve_row_text(struct tui *t, int row, char *buf, size_t n);
 void tui_serve_status(struct tui *t, char *buf, size_t n);
+
+/* ---- tui_planedit.c: the Edit plan view, a what-if on one plan's keys */
+/* Open the editor on plan id (tui_plan_get) and show it; a message when
+ * there is no such plan. The editor keeps copies of the answer's cluster,
+ * model and workload, so a re-plan meanwhile does not change what it
+ * estimates against. */
+void tui_planedit_open(struct tui *t, int id);
+/* The edited plan, to change in place (NULL: none open); after a change
+ * call tui_planedit_changed, which runs the estimator again. */
+struct plan *tui_planedit_plan(struct tui *t);
+const struct plan *tui_planedit_orig(const struct tui *t);
+void tui_planedit_changed(struct tui *t);
+/* The edited plan with its estimate, or NULL (none, or it failed). */
+const struct search_plan *tui_planedit_get(const struct tui *t);
+/* The inputs the edited plan is estimated on: 0, or -1 when none is open. */
+int tui_planedit_inputs(const struct tui *t, const struct cluster **c,
+			const struct model_spec **m, const struct search_opts **o);
+void view_planedit_draw(struct tui *t, int y0, int h);
+int view_planedit_key(struct tui *t, int action, int ch);
+const char *const *tui_planedit_notes(int *n);
+void tui_planedit_done(struct tui *t);   /* free the state; NULL is fine */
+/* tui_edit.c: the plan's keys as a field list (one row per entry of
+ * plan_fields, generated from the table): draw it, and take a list key
+ * (move, Enter, h/l). Rows whose value differs from orig are marked. */
+void tui_plan_fields_draw(struct tui *t, int y0, int x, int w, int h);
+int tui_plan_fields_key(struct tui *t, int action);
 
 /* ---- tui_export.c: the plan report. Format from the path's extension
  * (.json, .md; anything else is Markdown). Returns 0 or -1 with err. */

@@ -402,30 +402,6 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 	}
 }
 
-/* Text over up to maxl lines of w columns, broken at spaces. Returns the
- * lines used. */
-static int put_wrapped(int y, int x, int w, int maxl, int attr, const char *s)
-{
-	int lines = 0;
-	while (*s && lines < maxl && w > 0) {
-		int len = (int)strlen(s), cut = len;
-		if (len > w) {
-			cut = w;
-			while (cut > 0 && s[cut] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = w;
-		}
-		char buf[256];
-		snprintf(buf, sizeof buf, "%.*s", HP_MIN(cut, (int)sizeof buf - 1), s);
-		tui_put(y + lines++, x, w, attr, buf);
-		s += cut;
-		while (*s == ' ')
-			s++;
-	}
-	return lines;
-}
-
 /* The list is filtered by the / search text (Esc in the prompt, or an
  * empty search, clears it); typing narrows it as it goes. */
 static void plans_follow_filter(struct tui *t)
@@ -473,9 +449,9 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		int y = y0 + 2;
 		if (strncasecmp(r->err.msg, "no plan", 7))
 			tui_put(y++, 2, COLS - 4, tui_attr(t, C_BAD), "No plan:");
-		y += put_wrapped(y, 2, COLS - 4, 4, tui_attr(t, C_BAD), r->err.msg);
+		y += tui_put_wrapped(y, 2, COLS - 4, 4, tui_attr(t, C_BAD), r->err.msg);
 		if (*r->res.why && strcmp(r->res.why, r->err.msg))   /* often the same text */
-			y += put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
+			y += tui_put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
 		if (r->res.has_nearest) {
 			char lab[96];
 			snprintf(lab, sizeof lab, "nearest miss: %.80s", r->res.nearest.label);
@@ -1014,36 +990,32 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 	return v;
 }
 
-void view_compare_draw(struct tui *t, int y0, int h)
+/* The table's columns: metric | A | B | B vs A. */
+enum { METRIC_LW = 18, METRIC_CW = 14, METRIC_DW = 12,
+       METRIC_W = METRIC_LW + 2 * METRIC_CW + METRIC_DW + 3 };
+
+int tui_metric_table(const struct tui *t, const struct search_plan *pa,
+		     const struct search_plan *pb, const char *const head[3], int y, int x,
+		     int w, int y_end)
 {
-	const struct search_plan *pa = tui_plan_get(t, t->cmp[0]), *pb = tui_plan_get(t, t->cmp[1]);
-	if (!pa || !pb) {
-		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM),
-			"Mark two plans with a and b in the Plans view (or press c there).");
-		return;
+	int lw = METRIC_LW, cw = METRIC_CW, dw = METRIC_DW;
+	if (w < METRIC_W) {      /* half of 80 columns: "$ per 1M tokens" still fits */
+		lw = 15;
+		dw = 9;
+		cw = HP_MAX(6, (w - lw - dw - 3) / 2);
 	}
-	char la[128], lb[128];
-	tui_plan_label(t, t->cmp[0], la, sizeof la);
-	tui_plan_label(t, t->cmp[1], lb, sizeof lb);
-	int y = y0;
-	tui_putf(y++, 1, COLS - 2, A_BOLD, "A  %s", la);
-	tui_putf(y++, 1, COLS - 2, A_BOLD, "B  %s", lb);
-	/* metric | A | B | B vs A, centred in the width */
-	int lw = 18, cw = 14, dw = 12;
-	int x0 = HP_MAX(1, (COLS - (lw + 2 * cw + dw + 3)) / 2);
-	int xa = x0 + lw + 1, xb = xa + cw + 1, xd = xb + cw + 1;
-	y++;
+	int xa = x + lw + 1, xb = xa + cw + 1, xd = xb + cw + 1;
 	int ha = tui_attr(t, C_TITLE);
-	tui_putr(y, xa, cw, ha, "A");
-	tui_putr(y, xb, cw, ha, "B");
-	tui_putr(y, xd, dw, ha, "B vs A");
+	tui_putr(y, xa, cw, ha, head[0]);
+	tui_putr(y, xb, cw, ha, head[1]);
+	tui_putr(y, xd, dw, ha, head[2]);
 	y++;
-	for (size_t i = 0; i < HP_ARRAY_LEN(metrics) && y < y0 + h - 5; i++, y++) {
-		char va[32], vb[32];
-		double a = metric_val(pa, (int)i, va, sizeof va);
-		double b = metric_val(pb, (int)i, vb, sizeof vb);
+	for (size_t i = 0; i < HP_ARRAY_LEN(metrics) && y < y_end; i++, y++) {
+		char va[32] = "-", vb[32] = "-";
+		double a = pa ? metric_val(pa, (int)i, va, sizeof va) : 0;
+		double b = pb ? metric_val(pb, (int)i, vb, sizeof vb) : 0;
 		int pct = i == 2 || i == 8;      /* MFU and headroom: points, not ratios */
-		tui_put(y, x0, lw, 0, metrics[i].name);
+		tui_put(y, x, lw, 0, metrics[i].name);
 		tui_putr(y, xa, cw, A_BOLD, va);
 		tui_putr(y, xb, cw, A_BOLD, vb);
 		if (a > 0 && b > 0 && fabs(b - a) > 1e-9 * fabs(a)) {
@@ -1059,6 +1031,26 @@ void view_compare_draw(struct tui *t, int y0, int h)
 			tui_putr(y, xd, dw, tui_attr(t, C_DIM), "same");
 		}
 	}
+	return y;
+}
+
+void view_compare_draw(struct tui *t, int y0, int h)
+{
+	const struct search_plan *pa = tui_plan_get(t, t->cmp[0]), *pb = tui_plan_get(t, t->cmp[1]);
+	if (!pa || !pb) {
+		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM),
+			"Mark two plans with a and b in the Plans view (or press c there).");
+		return;
+	}
+	char la[128], lb[128];
+	tui_plan_label(t, t->cmp[0], la, sizeof la);
+	tui_plan_label(t, t->cmp[1], lb, sizeof lb);
+	int y = y0;
+	tui_putf(y++, 1, COLS - 2, A_BOLD, "A  %s", la);
+	tui_putf(y++, 1, COLS - 2, A_BOLD, "B  %s", lb);
+	static const char *const heads[3] = { "A", "B", "B vs A" };
+	y = tui_metric_table(t, pa, pb, heads, y + 1, HP_MAX(1, (COLS - METRIC_W) / 2), METRIC_W,
+			     y0 + h - 5);
 	y++;
 	tui_section(t, y++, 0, COLS, "Step time, to scale");
 	double sa = pa->est.step_time_s, sb = pb->est.step_time_s, mx = HP_MAX(sa, sb);

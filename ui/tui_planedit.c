@@ -1,0 +1,231 @@
+/* tui_planedit.c — the Edit plan view: a what-if on one plan's keys.
+ *
+ * E in the Plans or Detail view opens the selected plan here. The left
+ * pane lists every entry of the plan table (plan_fields, src/plan.c),
+ * drawn and edited by tui_edit.c's field machinery: a key added to that
+ * table shows up here with no code of its own. After each change the
+ * edited plan goes the way `hetplan estimate --plan` takes it:
+ * plan_validate (which names the field, or the pool and GPU that cannot
+ * run a precision), then perf_estimate. That runs on the main thread: the
+ * planner makes thousands of such estimates per search, so one is far
+ * below a keypress. The right pane sets the planner's plan beside the
+ * edited one (the Compare view's metrics and their change) and gives the
+ * edited plan's memory verdict, or the message that rejected it.
+ *
+ * The editor works on copies of the answer's cluster, model and workload
+ * taken when it opened, so a re-plan meanwhile changes nothing here; E
+ * again picks up the newest answer. */
+#include "runs_on.h"
+#include "tui_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tui_planedit {
+	struct cluster c;            /* the answer's inputs, copied */
+	struct model_spec m;
+	struct search_opts o;
+	double tokens;               /* what the planner trained for */
+	int from;                    /* the view E was pressed in */
+	char title[96];              /* the plan as that view named it */
+	struct search_plan orig;     /* the planner's plan, estimated here */
+	struct search_plan cur;      /* the edited plan */
+	int orig_ok, cur_ok;         /* their estimates are valid */
+	char why[sizeof ((struct hp_err *)0)->msg];   /* why cur has none */
+};
+
+/* Validate and estimate sp->plan on pe's inputs, and fill what the
+ * planner fills beside an estimate (search.c): time and cost to train,
+ * the memory verdict at the workload's headroom, the frameworks that run
+ * it. Returns 0, or -1 with why (n bytes) set. */
+static int evaluate(const struct tui_planedit *pe, struct search_plan *sp, char *why, size_t n)
+{
+	struct hp_err err = { 0 };
+	estimate_free(&sp->est);
+	if (plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
+	    perf_estimate(&pe->c, &pe->m, &sp->plan, NULL, &sp->est, &err) < 0) {
+		snprintf(why, n, "%s", err.msg);
+		return -1;
+	}
+	sp->time_to_train_s = pe->tokens / sp->est.tokens_per_s;
+	sp->cost_to_train_usd =
+		sp->est.price_known ? sp->est.usd_per_hour * sp->time_to_train_s / 3600 : 0;
+	sp->risky = search_mem_state(&sp->est, pe->o.mem_headroom, &sp->mem_need_bytes,
+				     &sp->mem_capacity_bytes) == MEM_RISKY;
+	plan_gpus(&sp->plan, sp->gpus_used);
+	sp->runs_on = runs_on_mask(&sp->plan, &pe->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	return 0;
+}
+
+static void sp_clear(struct search_plan *sp)
+{
+	plan_free(&sp->plan);
+	estimate_free(&sp->est);
+	memset(sp, 0, sizeof *sp);
+}
+
+/* The edited plan back to the planner's, estimated. */
+static void reset(struct tui_planedit *pe)
+{
+	sp_clear(&pe->cur);
+	plan_copy(&pe->cur.plan, &pe->orig.plan);
+	snprintf(pe->cur.label, sizeof pe->cur.label, "edited %.56s", pe->orig.label);
+	pe->cur.optimality = OPTIMAL_HEURISTIC;
+	pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;
+}
+
+void tui_planedit_open(struct tui *t, int id)
+{
+	const struct search_plan *sp = tui_plan_get(t, id);
+	if (!sp || id == TUI_ID_EDITED) {
+		tui_message(t, 1, "no plan to edit yet");
+		return;
+	}
+	if (!t->pe)
+		t->pe = xcalloc(1, sizeof *t->pe);
+	struct tui_planedit *pe = t->pe;
+	sp_clear(&pe->orig);
+	pe->c = t->cur->c;
+	pe->m = t->cur->m;
+	pe->o = t->cur->o;
+	/* The planner's tokens (its default when the workload sets none). */
+	pe->tokens = sp->time_to_train_s * sp->est.tokens_per_s;
+	pe->from = t->view;
+	tui_plan_label(t, id, pe->title, sizeof pe->title);
+	plan_copy(&pe->orig.plan, &sp->plan);
+	hp_strlcpy(pe->orig.label, sp->label, sizeof pe->orig.label);
+	pe->orig.optimality = sp->optimality;
+	pe->orig_ok = evaluate(pe, &pe->orig, pe->why, sizeof pe->why) == 0;
+	reset(pe);
+	t->lplanedit.sel = t->lplanedit.top = 0;
+	t->view = TV_PLANEDIT;
+	t->help = 0;
+}
+
+struct plan *tui_planedit_plan(struct tui *t)
+{
+	return t->pe ? &t->pe->cur.plan : NULL;
+}
+
+const struct plan *tui_planedit_orig(const struct tui *t)
+{
+	return t->pe ? &t->pe->orig.plan : NULL;
+}
+
+void tui_planedit_changed(struct tui *t)
+{
+	struct tui_planedit *pe = t->pe;
+	if (pe)
+		pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;
+}
+
+const struct search_plan *tui_planedit_get(const struct tui *t)
+{
+	return t->pe && t->pe->cur_ok ? &t->pe->cur : NULL;
+}
+
+int tui_planedit_inputs(const struct tui *t, const struct cluster **c,
+			const struct model_spec **m, const struct search_opts **o)
+{
+	if (!t->pe)
+		return -1;
+	*c = &t->pe->c;
+	*m = &t->pe->m;
+	*o = &t->pe->o;
+	return 0;
+}
+
+void tui_planedit_done(struct tui *t)
+{
+	if (!t->pe)
+		return;
+	sp_clear(&t->pe->orig);
+	sp_clear(&t->pe->cur);
+	free(t->pe);
+	t->pe = NULL;
+}
+
+static const char *const notes[] = {
+	"Every key of a plan file (hetplan estimate --plan) is a row here.",
+	"A * marks a key that differs from the planner's plan.",
+	"\"default: on\" is the framework's default for an unset key.",
+	"Each change estimates the plan again, as hetplan estimate does.",
+	"e exports the edited plan (.md or .json).",
+};
+
+const char *const *tui_planedit_notes(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(notes);
+	return notes;
+}
+
+/* The edited plan's memory: the planner's verdict words and the fullest
+ * stage, or why there is no estimate. Returns the rows used. */
+static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int x, int w, int h)
+{
+	if (!pe->cur_ok) {
+		tui_put(y, x, w, tui_attr(t, C_BAD) | A_BOLD, "edited plan: no estimate");
+		return 1 + tui_put_wrapped(y + 1, x, w, HP_MAX(1, h - 1), tui_attr(t, C_BAD),
+					   pe->why);
+	}
+	double need, cap;
+	enum search_mem ms = search_mem_state(&pe->cur.est, pe->o.mem_headroom, &need, &cap);
+	char a[16], b[16], line[128];
+	hp_fmt_bytes(a, sizeof a, need);
+	hp_fmt_bytes(b, sizeof b, cap);
+	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s", search_mem_name(ms), a, b);
+	return tui_put_wrapped(y, x, w, HP_MAX(1, h), tui_attr(t, ms == MEM_FITS ? C_GOOD
+								    : ms == MEM_RISKY ? C_WARN : C_BAD),
+			       line);
+}
+
+void view_planedit_draw(struct tui *t, int y0, int h)
+{
+	struct tui_planedit *pe = t->pe;
+	if (!pe) {
+		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM), "E in the Plans or Detail view edits a plan.");
+		return;
+	}
+	/* 34 columns hold a label, "default: off" and the arrow; the rest
+	 * holds the metrics with values of 8 columns ("31.88 s"). */
+	int lw = COLS >= 120 ? 44 : 34, rx = lw + 1, rw = COLS - rx;
+	tui_section(t, y0, 0, lw, "Plan keys");
+	tui_plan_fields_draw(t, y0 + 1, 0, lw, h - 1);
+	for (int y = y0; y < y0 + h; y++)
+		tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
+	char title[128];
+	snprintf(title, sizeof title, "What if: %s", pe->title);
+	tui_section(t, y0, rx, rw, title);
+	static const char *const heads[3] = { "planner", "edited", "change" };
+	int y = tui_metric_table(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL,
+				 heads, y0 + 1, rx + 1, rw - 1, y0 + h - 3);
+	y++;
+	draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y);
+}
+
+int view_planedit_key(struct tui *t, int action, int ch)
+{
+	struct tui_planedit *pe = t->pe;
+	if (!pe)
+		return action == ACT_BACK ? (t->view = TV_DETAIL, R_DRAW) : R_NONE;
+	switch (action) {
+	case ACT_RESET:
+		reset(pe);
+		tui_message(t, 0, "the planner's plan again");
+		return R_DRAW;
+	case ACT_BACK:
+		t->view = pe->from;
+		return R_DRAW;
+	case ACT_MARK_A:
+	case ACT_MARK_B:
+		if (!pe->cur_ok) {
+			tui_message(t, 1, "the edited plan has no estimate to compare");
+			return R_DRAW;
+		}
+		t->cmp[action == ACT_MARK_B] = TUI_ID_EDITED;
+		tui_message(t, 0, "edited plan marked %c; 6 compares", action == ACT_MARK_B ? 'B' : 'A');
+		return R_DRAW;
+	default:
+		return tui_plan_fields_key(t, action);
+	}
+}
