@@ -4,6 +4,8 @@
 #
 #   start -> plans within a second -> a plan's detail -> edit a pool's node
 #   count -> the plans change -> export JSON and Markdown -> save -> reopen;
+#   the Edit plan view: a key toggled moves the step time as `hetplan
+#   estimate` does, fp8 on A100 is refused by name, r resets;
 #   golden screens at 80x24 and 120x40; resize below 80x24 and back;
 #   NO_COLOR, --ascii and a C locale without colour codes or non-ASCII bytes;
 #   the screen answers keys while a price download trickles in; Ctrl-C
@@ -156,6 +158,82 @@ start reopen 80 24 "" "tui $tmp/ws.json"
 wait_for reopen "ws.json" && wait_for reopen "128 GPUs" && ok || bad "reopening the workspace: $(screen reopen | head -1)"
 keys reopen q
 wait_for reopen "EXITED:0" && ok || bad "q after reopening"
+
+# ---- 1b. the Edit plan view: a what-if on the best plan's keys
+# E in the Detail view opens plan #1 with every key of the plan table.
+# Toggling tp_overlap must move the step time the way `hetplan estimate`
+# does for the same plan file with --tp-overlap: the CLI reaches the
+# estimator through its argument parser, the TUI through the field table.
+start pe 80 24
+wait_ready pe || bad "no plans before the Edit plan view"
+keys pe Enter
+wait_for pe "Layout: replicas x pipeline stages" || bad "no detail before E"
+keys pe E
+wait_for pe "What if: #1 " && ok || bad "E in the Detail view did not open the plan editor: $(screen pe | sed -n 3p)"
+screen pe | grep -q "^ grad_reduce_fp32 *default: " && ok ||
+	bad "the editor lacks the plan table's last key, or its default"
+golden planedit-80x24 pe
+# Unchanged, the edited plan is the planner's: export it with its inputs.
+keys pe e C-u "$tmp/pe0.json" Enter
+wait_for pe "exported $tmp/pe0.json" && ok || bad "e in the editor: $(screen pe | tail -1)"
+# step_row: the change column of the step time row ("same", "+20.8%").
+step_row() { screen pe | awk '/ step time / { print $NF; exit }'; }
+[ "$(step_row)" = same ] && ok || bad "the unedited plan's step time differs: $(step_row)"
+row=$(screen pe | awk '/^ tp_overlap / { print NR; exit }')
+i=4
+keys pe g
+while [ "$i" -lt "${row:-4}" ]; do keys pe j; i=$((i + 1)); done
+keys pe l
+wait_for pe "*tp_overlap" && ok || bad "l did not change tp_overlap: $(screen pe | grep tp_overlap)"
+change=$(step_row)
+keys pe e C-u "$tmp/pe1.json" Enter
+wait_for pe "exported $tmp/pe1.json" && ok || bad "exporting the edited plan: $(screen pe | tail -1)"
+# The CLI: the exported cluster, model and plan without its tp_overlap key
+# (a key in the file wins over a flag), then with the flag turned over.
+python3 - "$HP" "$tmp" "$change" <<'PY' && ok || bad "tp_overlap in the editor vs hetplan estimate --tp-overlap"
+import json, subprocess, sys
+hp, tmp, change = sys.argv[1:]
+d = json.load(open(tmp + "/pe0.json"))
+for k in ("cluster", "model"):
+    json.dump(d[k], open("%s/pe-%s.json" % (tmp, k), "w"))
+plan = d["plan"]
+on = plan.pop("tp_overlap")
+assert any(s["tp"] > 1 for r in plan["replicas"] for s in r["stages"]), "plan #1 has no TP"
+json.dump(plan, open(tmp + "/pe-plan.json", "w"))
+def step(*flags):
+    out = subprocess.run([hp, "estimate", "-c", tmp + "/pe-cluster.json", "-m",
+                          tmp + "/pe-model.json", "--plan", tmp + "/pe-plan.json",
+                          "--format", "json", *flags], capture_output=True, text=True)
+    return json.loads(out.stdout)["step_time_s"]
+a, b = step(), step("--tp-overlap", "off" if on else "on")
+want = "%+.1f%%" % (100 * (b - a) / a)
+assert b != a, "the flag changes nothing"
+assert change == want, "screen %s, estimate %s (%g s -> %g s)" % (change, want, a, b)
+e = json.load(open(tmp + "/pe1.json"))
+assert e["plan"]["tp_overlap"] == (not on), e["plan"]
+assert abs(e["estimate"]["step_time_s"] - b) <= 1e-9 * b, (e["estimate"]["step_time_s"], b)
+assert e["estimate"]["label"].startswith("edited ")
+PY
+# A precision the A100 pool lacks: the estimator's message names the GPU.
+keys pe g j j j
+i=0
+while [ $i -lt 5 ] && ! screen pe | grep -q "^.precision *fp8 "; do keys pe l; sleep 0.2; i=$((i + 1)); done
+wait_for pe "has no fp8 units" && ok || bad "fp8 on A100: $(screen pe | sed -n 18,22p)"
+screen pe | grep -q "A100-SXM4-80GB" && ok || bad "the fp8 message does not name the GPU"
+keys pe r
+wait_for pe "the planner's plan again" && ok || bad "r did not reset"
+[ "$(step_row)" = same ] && ! screen pe | grep -q '^\*' && ok || bad "after r: $(step_row)"
+keys pe Escape
+wait_for pe "Layout: replicas x pipeline stages" && ok || bad "Esc did not go back to the detail"
+keys pe q
+wait_for pe "EXITED:0" && ok || bad "quit after the plan editor"
+start pebig 120 40
+wait_ready pebig || bad "no plans at 120x40 (editor)"
+keys pebig E
+wait_for pebig "What if: #1 " && ok || bad "E in the Plans view did not open the plan editor"
+golden planedit-120x40 pebig
+keys pebig q
+wait_for pebig "EXITED:0" && ok || bad "quit at 120x40 (editor)"
 
 # ---- 2. golden screens at 120x40: plans, detail, cluster, model
 start big 120 40

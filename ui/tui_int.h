@@ -274,6 +274,12 @@ int view_compare_key(struct tui *t, int action, int ch);
 int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 		     const struct search_plan *pb, const char *const head[3], int y, int x,
 		     int w, int y_end);
+/* The Compare view's "Step time, to scale": a section title, a bar per
+ * plan named name[] (NULL: no bar), and the legend, in w columns from
+ * (y, x0), down to row y_end (exclusive). */
+void tui_step_scale(const struct tui *t, const struct search_plan *pa,
+		    const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
+		    int y_end);
 /* Row text the / search matches, per list view. */
 void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
 void plans_row_text(struct tui *t, int row, char *buf, size_t n);

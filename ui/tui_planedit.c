@@ -200,7 +200,10 @@ void view_planedit_draw(struct tui *t, int y0, int h)
 	int y = tui_metric_table(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL,
 				 heads, y0 + 1, rx + 1, rw - 1, y0 + h - 3);
 	y++;
-	draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y);
+	y += draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y - 3) + 1;
+	static const char *const names[2] = { "planner", "edited" };
+	tui_step_scale(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL, names, y,
+		       rx, rw, y0 + h);
 }
 
 int view_planedit_key(struct tui *t, int action, int ch)

@@ -1034,6 +1034,32 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 	return y;
 }
 
+void tui_step_scale(const struct tui *t, const struct search_plan *pa,
+		    const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
+		    int y_end)
+{
+	if (y >= y_end)
+		return;
+	tui_section(t, y++, x0, w, "Step time, to scale");
+	const struct search_plan *sp[2] = { pa, pb };
+	int lw = HP_MAX(tui_width(name[0]), tui_width(name[1]));
+	int bw = w - lw - 7;
+	double mx = HP_MAX(pa ? pa->est.step_time_s : 0, pb ? pb->est.step_time_s : 0);
+	for (int k = 0; k < 2 && mx > 0 && y < y_end; k++, y++) {
+		tui_put(y, x0 + 1, lw + 1, A_BOLD, name[k]);
+		if (sp[k])
+			step_bar(t, y, x0 + lw + 3,
+				 HP_MAX(1, (int)(bw * sp[k]->est.step_time_s / mx + 0.5)), &sp[k]->est.bd);
+	}
+	int x = x0 + lw + 3;
+	for (int i = 0; i < 10 && y < y_end; i++) {
+		if (x + 14 > x0 + w)
+			break;
+		tui_put(y, x, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
+		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), segs[i].name) + 1;
+	}
+}
+
 void view_compare_draw(struct tui *t, int y0, int h)
 {
 	const struct search_plan *pa = tui_plan_get(t, t->cmp[0]), *pb = tui_plan_get(t, t->cmp[1]);
@@ -1052,22 +1078,8 @@ void view_compare_draw(struct tui *t, int y0, int h)
 	y = tui_metric_table(t, pa, pb, heads, y + 1, HP_MAX(1, (COLS - METRIC_W) / 2), METRIC_W,
 			     y0 + h - 5);
 	y++;
-	tui_section(t, y++, 0, COLS, "Step time, to scale");
-	double sa = pa->est.step_time_s, sb = pb->est.step_time_s, mx = HP_MAX(sa, sb);
-	int bw = COLS - 8;
-	if (mx > 0) {
-		tui_put(y, 1, 2, A_BOLD, "A");
-		step_bar(t, y++, 4, HP_MAX(1, (int)(bw * sa / mx + 0.5)), &pa->est.bd);
-		tui_put(y, 1, 2, A_BOLD, "B");
-		step_bar(t, y++, 4, HP_MAX(1, (int)(bw * sb / mx + 0.5)), &pb->est.bd);
-	}
-	int x = 4;
-	for (int i = 0; i < 10 && y < y0 + h; i++) {
-		if (x + 14 > COLS)
-			break;
-		tui_put(y, x, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
-		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), segs[i].name) + 1;
-	}
+	static const char *const names[2] = { "A", "B" };
+	tui_step_scale(t, pa, pb, names, y, 0, COLS, y0 + h);
 }
 
 int view_compare_key(struct tui *t, int action, int ch)
