@@ -255,6 +255,37 @@ TEST(plan_flags_parse_text)
 	CHECK_STR(want, "on or off");
 }
 
+/* An overlap key left unset holds the framework's default: DeepSpeed has
+ * no TP-communication overlap, NVIDIA's Megatron-Core performance recipes
+ * turn --tp-comm-overlap on (the sources in framework.c's header). The
+ * TUI's cycling flips the value in force and makes it explicit; a key with
+ * no default (sp, on unless --no-sp) just flips. */
+TEST(plan_overlap_default_and_cycle)
+{
+	struct plan p;
+	plan_init(&p);
+	const struct hp_field *tpov = fields_find_key(&plan_fields, "tp_overlap");
+	const struct hp_field *sp = fields_find_key(&plan_fields, "sp");
+	if (!tpov || !sp) {
+		T_FAILF("tp_overlap or sp missing from plan_fields");
+		return;
+	}
+	p.framework = FW_DEEPSPEED;
+	CHECK(fields_is_default(tpov, &p) == 1 && fields_get_int(tpov, &p) == 0);
+	CHECK(fields_cycle(tpov, &p, 1) == 1);
+	CHECK(fields_is_default(tpov, &p) == 0 && fields_get_int(tpov, &p) == 1);
+	p.framework = FW_MEGATRON_CORE;   /* explicit now: the framework no longer decides */
+	CHECK(fields_get_int(tpov, &p) == 1);
+	CHECK(fields_cycle(tpov, &p, -1) == 1 && fields_get_int(tpov, &p) == 0);
+	plan_init(&p);
+	p.framework = FW_MEGATRON_CORE;
+	CHECK(fields_is_default(tpov, &p) == 1 && fields_get_int(tpov, &p) == 1);
+	CHECK(fields_cycle(tpov, &p, 1) == 1 && fields_get_int(tpov, &p) == 0);
+	CHECK(fields_is_default(sp, &p) == 0 && p.sp == 1);   /* sequence parallel: on */
+	CHECK(fields_cycle(sp, &p, 1) == 1 && p.sp == 0 && fields_is_default(sp, &p) == 0);
+	plan_free(&p);
+}
+
 /* The getopt entries: at least the plan flags of the hand-written table
  * the descriptors replaced (estimate and launch, less --tp --pp --dp --on). */
 TEST(plan_flags_getopt_entries)
@@ -406,6 +437,7 @@ int main(void)
 	RUN(every_catalog_model_round_trips);
 	RUN(workspace_round_trips);
 	RUN(plan_flags_parse_text);
+	RUN(plan_overlap_default_and_cycle);
 	RUN(plan_flags_getopt_entries);
 	RUN(every_key_is_documented);
 	catalog_done(&cat);
