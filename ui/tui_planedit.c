@@ -209,8 +209,8 @@ void view_planedit_draw(struct tui *t, int y0, int h)
 int view_planedit_key(struct tui *t, int action, int ch)
 {
 	struct tui_planedit *pe = t->pe;
-	if (!pe)
-		return action == ACT_BACK ? (t->view = TV_DETAIL, R_DRAW) : R_NONE;
+	if (!pe)                 /* only tui_planedit_open shows this view */
+		return R_PASS;
 	switch (action) {
 	case ACT_RESET:
 		reset(pe);
