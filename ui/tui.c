@@ -1232,8 +1232,9 @@ static void bench_switch(struct tui *t, int rows, int cols)
 	       "  target median < 16 ms\n", cols, rows, ms[N / 2], ms[N * 95 / 100]);
 }
 
-/* The Edit plan view on plan #1: r puts the planner's plan back, which
- * runs the estimator on it again, then the frame is drawn. */
+/* The Edit plan view on plan #1, its fourth key (precision) selected:
+ * l steps to the next dtype and r puts the planner's plan back, in turn;
+ * each runs the estimator again, then the frame is drawn. */
 static void bench_planedit(struct tui *t)
 {
 	enum { N = 120 };
@@ -1244,9 +1245,11 @@ static void bench_planedit(struct tui *t)
 		printf("tui edit plan: no plan to edit\n");
 		return;
 	}
+	for (int i = 0; i < 3; i++)
+		handle_key(t, 'j');
 	for (int i = 0; i < N; i++) {
 		double t0 = hp_now();
-		handle_key(t, 'r');
+		handle_key(t, i % 2 ? 'r' : 'l');
 		draw(t);
 		ms[i] = (hp_now() - t0) * 1e3;
 	}
