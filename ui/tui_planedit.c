@@ -163,14 +163,14 @@ const char *const *tui_planedit_notes(int *n)
  * stage, or why there is no estimate. Returns the rows used. */
 static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int x, int w, int h)
 {
+	char line[sizeof pe->why + 16];
 	if (!pe->cur_ok) {
-		tui_put(y, x, w, tui_attr(t, C_BAD) | A_BOLD, "edited plan: no estimate");
-		return 1 + tui_put_wrapped(y + 1, x, w, HP_MAX(1, h - 1), tui_attr(t, C_BAD),
-					   pe->why);
+		snprintf(line, sizeof line, "no estimate: %s", pe->why);
+		return tui_put_wrapped(y, x, w, HP_MAX(1, h), tui_attr(t, C_BAD), line);
 	}
 	double need, cap;
 	enum search_mem ms = search_mem_state(&pe->cur.est, pe->o.mem_headroom, &need, &cap);
-	char a[16], b[16], line[128];
+	char a[16], b[16];
 	hp_fmt_bytes(a, sizeof a, need);
 	hp_fmt_bytes(b, sizeof b, cap);
 	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s", search_mem_name(ms), a, b);
@@ -200,7 +200,8 @@ void view_planedit_draw(struct tui *t, int y0, int h)
 	int y = tui_metric_table(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL,
 				 heads, y0 + 1, rx + 1, rw - 1, y0 + h - 3);
 	y++;
-	y += draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y - 3) + 1;
+	/* A refused plan's message may take the step bars' rows. */
+	y += draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y - (pe->cur_ok ? 3 : 0)) + 1;
 	static const char *const names[2] = { "planner", "edited" };
 	tui_step_scale(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL, names, y,
 		       rx, rw, y0 + h);
