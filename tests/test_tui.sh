@@ -227,7 +227,7 @@ while [ $i -lt 5 ] && [ "$(precision)" != fp8 ]; do
 	while [ $j -lt 100 ] && [ "$(precision)" = "$was" ]; do sleep 0.1; j=$((j + 1)); done
 	i=$((i + 1))
 done
-wait_for pe "has no fp8 units" && ok || bad "fp8 on A100: $(screen pe | sed -n 18,22p)"
+wait_for pe "has no fp8" && ok || bad "fp8 on A100: $(screen pe | sed -n 18,22p)"
 screen pe | grep -q "A100-SXM4-80GB" && ok || bad "the fp8 message does not name the GPU"
 keys pe r
 wait_for pe "the planner's plan again" && ok || bad "r did not reset"
