@@ -186,6 +186,7 @@ while [ "$i" -lt "${row:-4}" ]; do keys pe j; i=$((i + 1)); done
 keys pe l
 wait_for pe "*tp_overlap" && ok || bad "l did not change tp_overlap: $(screen pe | grep tp_overlap)"
 change=$(step_row)
+golden planedit-80x24-tp-overlap pe
 keys pe e C-u "$tmp/pe1.json" Enter
 wait_for pe "exported $tmp/pe1.json" && ok || bad "exporting the edited plan: $(screen pe | tail -1)"
 # The CLI: the exported cluster, model and plan without its tp_overlap key
@@ -373,6 +374,10 @@ wait_for ascii "Memory per GPU" || bad "--ascii detail scrolled"
 screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (bars)" || ok
 golden detail-80x24-ascii-bars ascii
 $T capture-pane -e -p -t ascii | has_colour && bad "colour codes with --no-color" || ok
+keys ascii E
+wait_for ascii "What if: #1" || bad "--ascii plan editor"
+screen ascii | non_ascii && bad "non-ASCII bytes with --ascii (plan editor)" || ok
+$T capture-pane -e -p -t ascii | has_colour && bad "colour codes with --no-color (plan editor)" || ok
 start clocale 80 24 "LANG=C LC_ALL=C"
 wait_ready clocale || bad "C locale run"
 keys clocale 4
