@@ -38,12 +38,10 @@ static const char estimate_help[] =
 	"\n"
 	"Exit status: 0 fits (with or without risk), 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
-enum { O_POOL = 256, O_PLAN, O_FORMAT, O_NOBOOK, O_HEADROOM };
+enum { O_PLAN = 256, O_FORMAT, O_NOBOOK, O_HEADROOM };
 
+/* -c, --pool, -m and the plan flags come from plan_flags.c. */
 static const struct option estimate_opts[] = {
-	{ "cluster", required_argument, 0, 'c' },
-	{ "pool", required_argument, 0, O_POOL },
-	{ "model", required_argument, 0, 'm' },
 	CLI_PLAN_FLAG_OPTIONS,
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "mem-headroom", required_argument, 0, O_HEADROOM },
@@ -244,7 +242,6 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	plan_init(&p);
-	struct cli_inputs in = { 0 };
 	const char *plan_file = NULL;
 	int no_book = 0;
 	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
@@ -259,12 +256,6 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			cli_usage(stdout, cmd_estimate_usage, estimate_help);
 			rc = 0;
 			goto out;
-		case 'c': in.cluster_file = optarg; break;
-		case 'm': in.model_arg = optarg; break;
-		case O_POOL:
-			if (cli_add_pool("estimate", &in, optarg))
-				goto out;
-			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_HEADROOM: {
 			char *end;
@@ -292,7 +283,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		}
 		}
 	}
-	if ((rc = cli_load_inputs("estimate", argc, argv, &in, !no_book, cat, &c, &m)))
+	if ((rc = cli_load_inputs("estimate", argc, argv, &pf.in, !no_book, cat, &c, &m)))
 		goto out;
 	rc = HP_EXIT_USAGE;
 	const char *ctx = "plan flags";

@@ -45,12 +45,10 @@ static const char launch_help[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid input, 4 the plan does not fit in GPU memory\n"
 	"(without --force), 1 I/O failure.\n";
 
-enum { O_POOL = 256, O_PLAN, O_RANK, O_TOKENS, O_FORCE };
+enum { O_PLAN = 256, O_RANK, O_TOKENS, O_FORCE };
 
+/* -c, --pool, -m and the plan flags come from plan_flags.c. */
 static const struct option launch_opts[] = {
-	{ "cluster", required_argument, 0, 'c' },
-	{ "pool", required_argument, 0, O_POOL },
-	{ "model", required_argument, 0, 'm' },
 	CLI_PLAN_FLAG_OPTIONS,
 	{ "plan", required_argument, 0, O_PLAN },
 	{ "rank", required_argument, 0, O_RANK },
@@ -114,9 +112,8 @@ static int load_plan(struct plan *p, const char *path, int rank, const struct cl
 
 /* What the command line asked for. */
 struct launch_args {
-	const char *cluster_file, *model_arg, *plan_file, *out_path;
-	const char *pools[HP_MAX_POOLS];
-	int n_pools, rank, force;
+	const char *plan_file, *out_path;
+	int rank, force;
 	double tokens;
 	struct cli_plan_flags pf;
 	enum launch_format fmt;
@@ -127,18 +124,9 @@ struct launch_args {
 static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 {
 	switch (o) {
-	case 'c': a->cluster_file = optarg; return -1;
-	case 'm': a->model_arg = optarg; return -1;
 	case 'o': a->out_path = optarg; return -1;
 	case O_PLAN: a->plan_file = optarg; return -1;
 	case O_FORCE: a->force = 1; return -1;
-	case O_POOL:
-		if (a->n_pools == HP_MAX_POOLS) {
-			fprintf(stderr, "hetplan launch: --pool: at most %d pools\n", HP_MAX_POOLS);
-			return HP_EXIT_USAGE;
-		}
-		a->pools[a->n_pools++] = optarg;
-		return -1;
 	case O_RANK:
 		if (hp_parse_int(optarg, &a->rank))
 			return usage_error("launch", "rank", "a positive integer", optarg);
@@ -173,13 +161,9 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 {
 	struct hp_err err = { 0 };
 	int rc;
-	if ((rc = cli_check_inputs("launch", argc, argv, a->model_arg, a->cluster_file, a->n_pools)))
-		return rc;
 	/* Launch configs need no prices. */
-	if ((rc = cli_build_cluster("launch", a->cluster_file, a->pools, a->n_pools, 0, cat, c)))
+	if ((rc = cli_load_inputs("launch", argc, argv, &a->pf.in, 0, cat, c, m)))
 		return rc;
-	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
-		return cli_fail(&err, HP_EXIT_INPUT);
 	const char *ctx = "plan flags";
 	if (a->plan_file) {
 		if (load_plan(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)

@@ -1,5 +1,6 @@
 /* plan_flags.c — the flags that describe a plan on one pool (--tp, --pp,
- * --mbs, --precision, ...), shared by estimate and launch. Every flag but
+ * --mbs, --precision, ...) and its inputs (-c, --pool, -m), shared by
+ * estimate and launch. Every flag but
  * --on is a settings descriptor (fields.h): the plan's own keys from
  * plan_fields, the layout from the table below; getopt entries, parsing
  * and messages all come from them. */
@@ -31,7 +32,15 @@ static const struct hp_field_table layout_fields = { "layout", layout_field_list
 /* The generated entries, in --list-options order. */
 static int plan_flag_entries(struct option *out, int max)
 {
-	int n = fields_getopt(&layout_fields, CLI_PF_LAYOUT, out, max);
+	static const struct option inputs[] = {
+		{ "cluster", required_argument, 0, 'c' },
+		{ "pool", required_argument, 0, CLI_PF_POOL },
+		{ "model", required_argument, 0, 'm' },
+	};
+	int n = 0;
+	for (size_t i = 0; i < HP_ARRAY_LEN(inputs) && n < max; i++)
+		out[n++] = inputs[i];
+	n += fields_getopt(&layout_fields, CLI_PF_LAYOUT, out + n, max - n);
 	n += fields_getopt(&plan_fields, CLI_PF_PLAN, out + n, max - n);
 	if (n < max)
 		out[n++] = (struct option){ "on", required_argument, 0, CLI_PF_ON };
@@ -73,9 +82,11 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	const struct hp_field *d;
 	void *base;
 	char want[160];
-	if (opt == CLI_PF_ON) {
-		f->on = arg;
-		return 1;
+	switch (opt) {
+	case 'c': f->in.cluster_file = arg; return 1;
+	case 'm': f->in.model_arg = arg; return 1;
+	case CLI_PF_POOL: return cli_add_pool(cmd, &f->in, arg) ? -1 : 1;
+	case CLI_PF_ON: f->on = arg; return 1;
 	}
 	if (opt >= CLI_PF_PLAN && opt < CLI_PF_PLAN + plan_fields.n) {
 		d = &plan_fields.f[opt - CLI_PF_PLAN];
