@@ -28,6 +28,8 @@ struct command {
 	const struct option *(*options)(void);
 	const char *usage;      /* the synopsis, without "usage: " */
 	const char *summary;
+	/* A synopsis built from a table (the plan flags), when usage is NULL. */
+	const char *(*usage_fn)(void);
 };
 
 static int cmd_completion(int argc, char **argv, const struct catalog *cat);
@@ -46,22 +48,31 @@ static const char cmd_completion_usage[] = "hetplan completion bash|zsh|fish\n";
 
 /* CMD(name, summary): the command `name` run by cmd_name, with the
  * getopt table of cmd_name_options() and the synopsis cmd_name_usage. */
-#define CMD(name, summary) { #name, cmd_##name, cmd_##name##_options, cmd_##name##_usage, summary }
+#define CMD(name, summary) \
+	{ #name, cmd_##name, cmd_##name##_options, cmd_##name##_usage, summary, NULL }
 
 static const struct command commands[] = {
 	CMD(plan, "find the best plans for a model on a cluster"),
-	CMD(estimate, "evaluate one plan: step time, memory, comm, cost"),
+	{ "estimate", cmd_estimate, cmd_estimate_options, NULL,
+	  "evaluate one plan: step time, memory, comm, cost", cmd_estimate_usage },
 	CMD(comm, "time one collective on a given system"),
 	CMD(gpus, "list the GPU catalog"),
-	{ "models", cmd_models, cmd_catalog_options, cmd_models_usage, "list the model presets" },
+	{ "models", cmd_models, cmd_catalog_options, cmd_models_usage, "list the model presets", NULL },
 	CMD(prices, "GPU prices: embedded, cached, or fetched with --update"),
 	CMD(report, "plan a workspace and write a Markdown/HTML/JSON/CSV report"),
-	CMD(launch, "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON"),
+	{ "launch", cmd_launch, cmd_launch_options, NULL,
+	  "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON", cmd_launch_usage },
 	CMD(serve, "size and place LLM serving: instances, fleet, latency SLOs"),
-	{ "tui", tui_main, tui_options, tui_usage, "the interactive planner (also with no command)" },
+	{ "tui", tui_main, tui_options, tui_usage,
+	  "the interactive planner (also with no command)", NULL },
 	CMD(completion, "print a bash, zsh or fish completion script"),
 };
 #undef CMD
+
+static const char *command_usage(const struct command *c)
+{
+	return c->usage ? c->usage : c->usage_fn();
+}
 
 static const struct command *command_find(const char *name)
 {
@@ -75,7 +86,7 @@ static const struct command *command_find(const char *name)
  * the TUI), then one line per command of the table. */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s", command_find("tui")->usage);
+	fprintf(f, "usage: %s", command_usage(command_find("tui")));
 	fprintf(f, "       hetplan COMMAND [options]\n"
 		   "       hetplan --help | --version | --list-fields[=table|json|md|man]\n\n"
 		   "With no command (or with a workspace file) hetplan opens the interactive\n"
@@ -139,7 +150,7 @@ static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 		cc[n].name = commands[i].name;
 		cc[n].summary = commands[i].summary;
 		cc[n].opts = commands[i].options();
-		cc[n].usage = commands[i].usage;
+		cc[n].usage = command_usage(&commands[i]);
 		n++;
 	}
 	if (completion_write(stdout, argv[1], cc, n, global_options, cat) < 0) {

@@ -13,16 +13,18 @@
 #include <string.h>
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
- * above estimate_help. */
-const char cmd_estimate_usage[] =
-	"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
-	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
-	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
-	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
-	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
-	"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
-	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n";
+ * above estimate_help. The plan flags between the two parts come from the
+ * plan's settings table (cli_plan_usage). */
+const char *cmd_estimate_usage(void)
+{
+	static char buf[2048];
+	return cli_plan_usage(
+		buf, sizeof buf,
+		"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+		"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
+		"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n");
+}
 
 static const char estimate_help[] =
 	"\n"
@@ -253,7 +255,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	while ((o = getopt_long(argc, argv, ":c:m:h", cli_plan_options(estimate_opts), NULL)) != -1) {
 		switch (o) {
 		case 'h':
-			cli_usage(stdout, cmd_estimate_usage, estimate_help);
+			cli_usage(stdout, cmd_estimate_usage(), estimate_help);
 			rc = 0;
 			goto out;
 		case O_NOBOOK: no_book = 1; break;

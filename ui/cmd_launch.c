@@ -13,19 +13,21 @@
 #include <string.h>
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
- * above launch_help. */
-const char cmd_launch_usage[] =
-	"hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
-	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8]\n"
-	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
-	"         [--zero 0|1|2|3] [--master sharded|replicated] [--schedule 1f1b|interleaved:V]\n"
-	"         [--attention flash|unfused] [--no-sp] [--tokens N] [--force]\n"
-	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
-	"         [--format megatron|slurm|deepspeed|torchtitan] [-o FILE]\n"
-	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
-	"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
-	"         [-o FILE]\n";
+ * above launch_help. The plan flags between the two parts come from the
+ * plan's settings table (cli_plan_usage). */
+const char *cmd_launch_usage(void)
+{
+	static char buf[2048];
+	return cli_plan_usage(
+		buf, sizeof buf,
+		"hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+		"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		"         [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+		"         [-o FILE]\n"
+		"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+		"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+		"         [-o FILE]\n");
+}
 
 static const char launch_help[] =
 	"\n"
@@ -256,7 +258,7 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	const struct option *opts = cli_plan_options(launch_opts);
 	while (rc < 0 && (o = getopt_long(argc, argv, ":c:m:f:o:h", opts, NULL)) != -1) {
 		if (o == 'h') {
-			cli_usage(stdout, cmd_launch_usage, launch_help);
+			cli_usage(stdout, cmd_launch_usage(), launch_help);
 			rc = 0;
 		} else {
 			rc = parse_opt(o, argv, &a, &p);

@@ -6,6 +6,7 @@
  * and messages all come from them. */
 #include "plan_flags.h"
 #include "common.h"
+#include "fields_doc.h"
 
 #include <assert.h>
 #include <stddef.h>
@@ -104,6 +105,37 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	if (d->key && !strcmp(d->key, "mbs"))
 		f->have_mbs = 1;
 	return 1;
+}
+
+const char *cli_plan_usage(char *buf, size_t n, const char *head, const char *tail)
+{
+	if (*buf)
+		return buf;
+	size_t len = (size_t)snprintf(buf, n, "%s", head), col = 9;
+	for (int i = 0; i < plan_fields.n && len < n; i++) {
+		const struct hp_field *f = &plan_fields.f[i];
+		char name[48], arg[96], word[160];
+		if (!f->flag)
+			continue;
+		/* head names it (--mbs N, required; --cp N beside --tp)? */
+		int w = snprintf(name, sizeof name, "--%s", f->flag);
+		const char *p = strstr(head, name);
+		if (p && (p[w] == ' ' || p[w] == ']' || p[w] == '\n'))
+			continue;
+		fields_doc_arg(f, arg, sizeof arg);
+		w = snprintf(word, sizeof word, "[--%s%s%s]", f->flag, *arg ? " " : "", arg);
+		if (col == 9 || col + 1 + (size_t)w > 96) {
+			len += (size_t)snprintf(buf + len, n - len, "%s         %s", col == 9 ? "" : "\n",
+						word);
+			col = 9 + (size_t)w;
+		} else {
+			len += (size_t)snprintf(buf + len, n - len, " %s", word);
+			col += 1 + (size_t)w;
+		}
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, "%s%s", col == 9 ? "" : "\n", tail);
+	return buf;
 }
 
 int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const struct cluster *c,
