@@ -2,13 +2,16 @@
  * man page, docs/formats.md and `hetplan --list-fields` come from the
  * entries that also parse and write the settings.
  *
- * Doc markup. A field's .doc and .arg are plain text with two marks, so
- * one string renders both as roff and as Markdown:
- *   `text`   bold in the man page (a key, a flag, a literal), code in Markdown;
- *   {text}   italic in the man page (a placeholder: N, V), *text* in Markdown.
- * Marks do not nest. A '-' inside a mark is a roff minus (\-), so flags
- * stay searchable; "×" and "≥" become \(mu and \(>=. Other text is
- * printable ASCII.
+ * Doc markup. A field's .doc and .arg (the man page's paragraph and the
+ * flag's value) are plain text with two marks:
+ *   `text`   bold: a key, a flag, a literal value;
+ *   {text}   italic: a placeholder (N, V, NAME).
+ * Marks do not nest. A '-' inside a mark becomes a roff minus (\-), so
+ * flags stay searchable; the signs U+00D7 (times) and U+2265 (at least)
+ * become \(mu and \(>=; a sentence after ". " starts a new roff line, so the page spaces
+ * sentences as groff expects. Other text is printable ASCII (asserted).
+ * .help is plain text everywhere (the Markdown tables, the terminal
+ * table and the man page's plan-key entries show it as written).
  *
  * Regions. The Markdown and man outputs are a series of regions, each
  * framed by marker lines that tools/fields_update.py finds in the target
