@@ -112,14 +112,15 @@ const char *fields_doc_arg(const struct hp_field *f, char *buf, size_t n)
 
 /* ---- roff ---- */
 
-/* Markup as roff text (s[-1] must be readable: callers pass a field's
- * string, whose first character is never a space): marks to fonts, '-' in marks to \-, '\' to \e,
- * × and ≥ to glyphs. A line must not start with '.' or '\'': callers
- * start with \& where the text could. */
+/* Markup as roff text: marks to fonts, '-' in marks to \-, '\' to \e,
+ * the times and at-least signs to \(mu and \(>=, a space after a full
+ * stop before a capital or a mark to a new line. A line must not start
+ * with '.' or '\'': callers start with \& where the text could. */
 static void roff_text(struct sbuf *b, const char *s)
 {
 	int mark = 0;   /* 0, '`' or '{' */
-	for (; *s; s++) {
+	char prev = '\0';
+	for (; *s; prev = *s++) {
 		if (!mark && (*s == '`' || *s == '{')) {
 			mark = *s;
 			sbuf_add(b, mark == '`' ? "\\fB" : "\\fI");
@@ -130,21 +131,21 @@ static void roff_text(struct sbuf *b, const char *s)
 			sbuf_add(b, "\\-");
 		} else if (*s == '\\') {
 			sbuf_add(b, "\\e");
-		} else if (!strncmp(s, "\xc3\x97", 2)) {         /* × */
+		} else if (!strncmp(s, "\xc3\x97", 2)) {         /* U+00D7, times */
 			sbuf_add(b, "\\(mu");
 			s++;
-		} else if (!strncmp(s, "\xe2\x89\xa5", 3)) {     /* ≥ */
+		} else if (!strncmp(s, "\xe2\x89\xa5", 3)) {     /* U+2265, at least */
 			sbuf_add(b, "\\(>=");
 			s += 2;
-		} else if (*s == ' ' && !mark && s[-1] == '.' && (isupper((unsigned char)s[1]) ||
-								  s[1] == '`')) {
+		} else if (*s == ' ' && !mark && prev == '.' &&
+			   (isupper((unsigned char)s[1]) || s[1] == '`')) {
 			/* A new sentence starts a new line, so roff spaces
 			 * sentences as the hand-written pages do. */
 			sbuf_addc(b, '\n');
 		} else if (*s == '\n') {
 			sbuf_add(b, "\n\\&");
 		} else {
-			assert(*s >= ' ' && *s < 127 && "doc markup is ASCII, × or ≥");
+			assert(*s >= ' ' && *s < 127 && "doc markup is ASCII but for two signs");
 			sbuf_addc(b, *s);
 		}
 	}

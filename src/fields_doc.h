@@ -8,8 +8,9 @@
  *   {text}   italic: a placeholder (N, V, NAME).
  * Marks do not nest. A '-' inside a mark becomes a roff minus (\-), so
  * flags stay searchable; the signs U+00D7 (times) and U+2265 (at least)
- * become \(mu and \(>=; a sentence after ". " starts a new roff line, so the page spaces
- * sentences as groff expects. Other text is printable ASCII (asserted).
+ * become \(mu and \(>=; a sentence after ". " starts a new roff line, so
+ * the page spaces sentences as groff expects. Other text is printable
+ * ASCII (asserted).
  * .help is plain text everywhere (the Markdown tables, the terminal
  * table and the man page's plan-key entries show it as written).
  *

@@ -376,7 +376,8 @@ static const struct hp_field plan_field_list[] = {
 	  .names = attention, .help = "fused flash attention (--attention flash|unfused)",
 	  .doc = "Attention kernel (default flash)." },
 	{ .key = "framework", .flag = "framework", .kind = FK_ENUM, .off = PF(framework),
-	  .enm = &plan_framework_enum, .help = "the framework that runs it, for its defaults", .arg = "{NAME}",
+	  .enm = &plan_framework_enum, .arg = "{NAME}",
+	  .help = "the framework that runs it, for its defaults",
 	  .doc = "What runs the plan: `megatron-core` (alias `megatron`), `megatron-lm` "
 		 "(2021-22 behaviour), `deepspeed`, `torchtitan`, or `any` (estimated as "
 		 "megatron-core). It sets the defaults of the three overlaps below, the dtype "
