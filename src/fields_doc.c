@@ -152,11 +152,21 @@ static void roff_text(struct sbuf *b, const char *s)
 	assert(!mark && "an unclosed ` or {");
 }
 
-/* Plain text (a .help) as roff: only '\' needs escaping mid-line. */
+/* Plain text (a .help) as roff: '\' escaped; `code` in bold with \- for
+ * its '-' (the Markdown tables show it as code). */
 static void roff_plain(struct sbuf *b, const char *s)
 {
-	for (; *s; s++)
-		sbuf_add(b, *s == '\\' ? "\\e" : (char[2]){ *s, 0 });
+	int code = 0;
+	for (; *s; s++) {
+		if (*s == '`')
+			sbuf_add(b, (code = !code) ? "\\fB" : "\\fR");
+		else if (*s == '-' && code)
+			sbuf_add(b, "\\-");
+		else
+			sbuf_add(b, *s == '\\' ? "\\e" : (char[2]){ *s, 0 });
+	}
+	if (code)
+		sbuf_add(b, "\\fR");
 }
 
 /* The field's paragraph: its doc (markup), else its help (plain). */

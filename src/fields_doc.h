@@ -11,8 +11,9 @@
  * become \(mu and \(>=; a sentence after ". " starts a new roff line, so
  * the page spaces sentences as groff expects. Other text is printable
  * ASCII (asserted).
- * .help is plain text everywhere (the Markdown tables, the terminal
- * table and the man page's plan-key entries show it as written).
+ * .help is plain text with `code` only: the Markdown tables keep the
+ * backticks, the man page's key entries set it in bold, the terminal
+ * table shows it as written.
  *
  * Regions. The Markdown and man outputs are a series of regions, each
  * framed by marker lines that tools/fields_update.py finds in the target

@@ -256,6 +256,13 @@ TEST(plan_flags_parse_text)
 	CHECK(fields_parse_text(tpov, &p, "off", want, sizeof want) == 0 && p.tp_overlap == 0);
 	CHECK(fields_parse_text(tpov, &p, "maybe", want, sizeof want) < 0);
 	CHECK_STR(want, "on or off");
+	/* A range from 0 (NICs per node: 0 to 64, the man page's CLUSTER JSON)
+	 * is not "a positive integer" when the text is -1. */
+	struct pool po;
+	memset(&po, 0, sizeof po);
+	CHECK(fields_parse_text(fields_find_key(&pool_fields, "nics"), &po, "-1", want,
+				sizeof want) < 0);
+	CHECK_STR(want, "an integer from 0 to 64");
 }
 
 /* The getopt entries: at least the plan flags of the hand-written table
