@@ -9,6 +9,7 @@
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (clang; tests/fuzz/)
 #   make bench      timings of the engine's hot paths and the TUI
 #   make golden     rewrite the TUI's golden screens (tests/golden/)
+#   make fields-docs  rewrite the settings tables in docs/formats.md and the man page
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC      ?= cc
@@ -43,6 +44,7 @@ TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN       ?= hetplan
 
 .PHONY: all run check test asan bench golden install uninstall clean deps deps-test fit \
+	fields-docs \
 	fuzz fuzz-run
 
 all: $(BIN)
@@ -77,6 +79,13 @@ $(BUILD)/embed.o: $(BUILD)/embed.c
 $(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/tests/%.d $(BUILD)/libhetplan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
+
+# The key tables of docs/formats.md and the flag and key entries of the
+# man page are printed by hetplan from its settings tables (src/fields_doc.h);
+# this splices them into their marked regions. tests/test_man.sh fails
+# when they are not current.
+fields-docs: $(BIN)
+	python3 tools/fields_update.py ./$(BIN) docs/formats.md man/hetplan.1
 
 # Missing build or test packages are installed with apt-get when we are root,
 # otherwise the exact command is printed and make stops (tools/deps.sh).

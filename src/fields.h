@@ -9,8 +9,10 @@
  *     with the messages jsonx.h gives ("plan.json: cp: expected ...");
  *   - the command line (fields_getopt, fields_parse_text: "--cp: expected ...");
  *   - the TUI's get and set (fields_format, fields_set_int, fields_cycle);
- *   - the documentation: tests check that every key is in docs/formats.md
- *     and every flag in the man page (`hetplan --list-fields` prints them).
+ *   - the documentation: `hetplan --list-fields=md|man` prints the key
+ *     tables, the flag entries and the key lists (fields_doc.h), which
+ *     `make fields-docs` splices into docs/formats.md and man/hetplan.1;
+ *     tests/test_man.sh fails when those files are not current.
  * Rules that join several fields (kv_heads divides heads, a replicated
  * master needs ZeRO 0 or 1) stay in the module that owns the struct.
  *
@@ -97,7 +99,13 @@ struct hp_field {
 	const char *want;       /* CLI message override ("0, 1, 2 or 3"); NULL: generated */
 	const char *label;      /* TUI label; NULL: not shown */
 	const char *unit;       /* after the value: "tokens", "Gb/s" */
-	const char *help;       /* one line for docs/formats.md */
+	const char *help;       /* one line: docs/formats.md, --list-fields */
+	/* The man page's paragraph for the key or flag, longer than help;
+	 * NULL: help. In the doc markup of fields_doc.h (`bold`, {italic}). */
+	const char *doc;
+	/* The flag's value in synopses and the man page, in the same markup
+	 * ("1f1b|interleaved:{V}"); NULL: from the kind ({N}, the names). */
+	const char *arg;
 	const char *hint;       /* the TUI prompt's hint; NULL: the unit */
 	/* FK_INT/FK_BOOL: the value to write and show when the member holds
 	 * a "default" marker (the overlaps: -1 = the framework's). */

@@ -318,47 +318,96 @@ static const char *const attention[] = { "unfused", "flash" };
  * plan_to_json writes. */
 static const struct hp_field plan_field_list[] = {
 	{ .key = "mbs", .flag = "mbs", .kind = FK_INT, .off = PF(mbs), .min = 1, .max = 1000000,
-	  .help = "micro-batch, sequences" },
+	  .help = "micro-batch, sequences",
+	  .doc = "Micro-batch size in sequences. Required unless `--plan` is given." },
 	{ .key = "gbs", .flag = "gbs", .kind = FK_INT, .off = PF(gbs), .min = 1, .max = 100000000,
-	  .help = "global batch, sequences" },
+	  .help = "global batch, sequences",
+	  .doc = "Global batch size in sequences. Each replica's share of it must be a positive "
+		 "multiple of the micro-batch. Required, here or in the plan file." },
 	{ .key = "seq_len", .flag = "seq-len", .kind = FK_INT, .off = PF(seq_len), .min = 1,
 	  .max = 100000000, .flags = FF_OMIT_ZERO, .unit = "tokens",
-	  .help = "sequence length; absent: the model's" },
+	  .help = "sequence length; absent: the model's",
+	  .doc = "Sequence length (default: the model's)." },
 	{ .key = "precision", .flag = "precision", .kind = FK_ENUM, .off = PF(precision),
-	  .enm = &hp_dtype_enum, .help = "arithmetic of the matmuls" },
+	  .enm = &hp_dtype_enum, .help = "arithmetic of the matmuls",
+	  .doc = "Matmul precision (default bf16). MFU and HFU are taken against the peak at "
+		 "this precision; a GPU without FP8 units runs fp8 at its BF16 peak." },
 	{ .key = "recompute", .flag = "recompute", .kind = FK_ENUM, .off = PF(recompute),
-	  .enm = &recompute_enum, .help = "activation recomputation (op: selective-op)" },
+	  .enm = &recompute_enum, .help = "activation recomputation (op: selective-op)",
+	  .doc = "Activation recomputation (default none). `selective` recomputes the attention "
+		 "core (Megatron); `selective-op` (alias `op`) is op-level selective "
+		 "checkpointing as torchtitan's policy: the output of every other matmul and "
+		 "the attention output are kept, the rest of each layer is recomputed." },
 	{ .key = "loss", .flag = "loss", .kind = FK_ENUM, .off = PF(loss), .enm = &loss_enum,
-	  .flags = FF_OMIT_ZERO, .help = "cross-entropy kernel: fused in place or eager fp32" },
+	  .flags = FF_OMIT_ZERO, .help = "cross-entropy kernel: fused in place or eager fp32",
+	  .doc = "How the cross-entropy is computed (default fused): a fused, in-place kernel "
+		 "holding about one fp32 copy of the logits (Megatron), or PyTorch's eager "
+		 "cross_entropy on fp32 logits, whose backward holds three copies (torchtitan)." },
 	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
-	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)" },
+	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)", .arg = "0|1|2|3",
+	  .doc = "ZeRO stage (default 1): 0 is plain data parallelism with fp32 gradients and "
+		 "an all-reduce; 1 shards the fp32 master weights and Adam moments over "
+		 "{dp} \u00d7 {cp} (Megatron's distributed optimizer); 2 also keeps bf16 "
+		 "gradients, sharded; 3 also shards the weights and gathers them layer by layer." },
 	{ .key = "master", .flag = "master", .kind = FK_ENUM, .off = PF(master),
 	  .enm = &master_enum, .flags = FF_OMIT_ZERO,
-	  .help = "fp32 master weights sharded over DP or whole on every rank" },
+	  .help = "fp32 master weights sharded over DP or whole on every rank",
+	  .doc = "Layout of the fp32 master weights under ZeRO 0 or 1 (default sharded, as "
+		 "above). `replicated` models DeepSpeed's first BF16 optimizer (2022): the fp32 "
+		 "master weights and the fp32 and bf16 gradients are whole on every "
+		 "data-parallel rank and only Adam's moments are sharded, 12 bytes per "
+		 "parameter plus 8 divided by the data-parallel degree." },
 	{ .key = "schedule", .flag = "schedule", .kind = FK_CUSTOM, .off = PF(schedule),
-	  .custom = &sched_custom, .help = "pipeline schedule" },
+	  .custom = &sched_custom, .help = "pipeline schedule", .arg = "1f1b|interleaved:{V}",
+	  .doc = "Pipeline schedule (default 1f1b). `interleaved:`{V} gives each stage {V} "
+		 "model chunks (2 to 64); every stage's layer count must be a multiple of {V} "
+		 "and the micro-batch count a multiple of {pp}." },
 	{ .key = "cp", .flag = "cp", .kind = FK_INT, .off = PF(cp), .min = 1, .max = 1024,
-	  .help = "context-parallel degree" },
+	  .help = "context-parallel degree",
+	  .doc = "Context-parallel degree (default 1). It must divide the sequence length." },
 	{ .key = "ep", .flag = "ep", .kind = FK_INT, .off = PF(ep), .min = 1, .max = 4096,
-	  .help = "expert-parallel degree (MoE)" },
+	  .help = "expert-parallel degree (MoE)",
+	  .doc = "Expert-parallel degree (default 1). Only for mixture-of-experts models; it "
+		 "must divide the number of experts and {dp} \u00d7 {cp}." },
 	{ .key = "sp", .flag = "no-sp", .kind = FK_BOOL, .off = PF(sp), .flags = FF_NEG_FLAG,
-	  .help = "sequence parallelism with TP (--no-sp turns it off)" },
+	  .help = "sequence parallelism with TP (--no-sp turns it off)",
+	  .doc = "Turn off sequence parallelism, which is on by default with TP." },
 	{ .key = "flash", .flag = "attention", .kind = FK_BOOL, .off = PF(flash),
-	  .names = attention, .help = "fused flash attention (--attention flash|unfused)" },
+	  .names = attention, .help = "fused flash attention (--attention flash|unfused)",
+	  .doc = "Attention kernel (default flash)." },
 	{ .key = "framework", .flag = "framework", .kind = FK_ENUM, .off = PF(framework),
-	  .enm = &plan_framework_enum, .help = "the framework that runs it, for its defaults" },
+	  .enm = &plan_framework_enum, .arg = "{NAME}",
+	  .help = "the framework that runs it, for its defaults",
+	  .doc = "What runs the plan: `megatron-core` (alias `megatron`), `megatron-lm` "
+		 "(2021-22 behaviour), `deepspeed`, `torchtitan`, or `any` (estimated as "
+		 "megatron-core). It sets the defaults of the three overlaps below, the dtype "
+		 "gradients are reduced in, and the attention kernel class on Hopper and later "
+		 "(Transformer Engine's cuDNN attention for megatron-core, FlashAttention-2 "
+		 "class kernels otherwise)." },
 	{ .key = "tp_overlap", .flag = "tp-overlap", .kind = FK_BOOL, .off = PF(tp_overlap),
 	  .names = on_off, .effective = eff_tp_overlap,
-	  .help = "TP collectives behind GEMMs; absent: the framework's default" },
+	  .help = "TP collectives behind GEMMs; absent: the framework's default",
+	  .doc = "Tensor-parallel collectives run beside the GEMMs in chunks (Megatron-Core "
+		 "`--tp-comm-overlap`; sequence parallelism only). Default: the framework's." },
 	{ .key = "grad_overlap", .flag = "grad-overlap", .kind = FK_BOOL,
 	  .off = PF(grad_overlap), .names = on_off, .effective = eff_grad_overlap,
-	  .help = "DP gradient reduce behind backward; absent: the framework's default" },
+	  .help = "DP gradient reduce behind backward; absent: the framework's default",
+	  .doc = "The data-parallel gradient reduce runs bucket by bucket beside the last "
+		 "micro-batch's backward (`--overlap-grad-reduce`, DeepSpeed overlap_comm, "
+		 "FSDP). Default: the framework's." },
 	{ .key = "param_overlap", .flag = "param-overlap", .kind = FK_BOOL,
 	  .off = PF(param_overlap), .names = on_off, .effective = eff_param_overlap,
-	  .help = "DP parameter gather behind forward; absent: the framework's default" },
+	  .help = "DP parameter gather behind forward; absent: the framework's default",
+	  .doc = "The parameter all-gather runs beside the next forward "
+		 "(`--overlap-param-gather`; ZeRO-3 and FSDP prefetch). Default: the "
+		 "framework's." },
 	{ .key = "grad_reduce_fp32", .flag = "grad-reduce-fp32", .kind = FK_BOOL,
 	  .off = PF(grad_fp32), .names = on_off, .effective = eff_grad_fp32,
-	  .help = "DP gradients reduced in fp32; absent: the framework's default" },
+	  .help = "DP gradients reduced in fp32 (Megatron `--accumulate-allreduce-grads-in-fp32`, "
+		 "DeepSpeed `fp32_allreduce`); absent: the framework's default",
+	  .doc = "Data-parallel gradients are reduced in fp32, 4 bytes a parameter (Megatron's "
+		 "`--accumulate-allreduce-grads-in-fp32`, DeepSpeed's `fp32_allreduce`), rather "
+		 "than in the 16-bit dtype. Default: the framework's." },
 };
 #undef PF
 

@@ -8,17 +8,50 @@
  * order (SkyPilot catalogs, Azure, json feeds; by name within a layer). */
 #include "pricing_int.h"
 #include "embed.h"
+#include "fields.h"
 #include "jsonx.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define CACHE_MAGIC "hetplan-cache 1\n"
+
+/* A body's byte count is at most 1e12 (1 TB): far above any price
+ * catalog (SkyPilot's largest vms.csv is a few MB) and exact in a double. */
+#define CACHE_MAX_BYTES 1e12
+
+/* The metadata line, in the order it is written: the source's name, its
+ * URL, the HTTP validators (ETag, Last-Modified; empty when the server
+ * gave none), the adapter's format word, and when the body was fetched
+ * and last confirmed (Unix seconds; 1e11 is the year 5138). "bytes", the
+ * body's length, is not a member: it is written and checked here. */
+#define CE(m) offsetof(struct cache_entry, m)
+static const struct hp_field cache_meta_list[] = {
+	{ .key = "source", .kind = FK_STR, FIELD_STR(struct cache_entry, source),
+	  .flags = FF_REQUIRED, .help = "the price source, like skypilot:aws" },
+	{ .key = "url", .kind = FK_STR, FIELD_STR(struct cache_entry, url),
+	  .help = "where the body was fetched" },
+	{ .key = "etag", .kind = FK_STR, FIELD_STR(struct cache_entry, etag),
+	  .help = "the ETag the server gave" },
+	{ .key = "last_modified", .kind = FK_STR, FIELD_STR(struct cache_entry, last_modified),
+	  .help = "the Last-Modified the server gave" },
+	{ .key = "format", .kind = FK_STR, FIELD_STR(struct cache_entry, format),
+	  .flags = FF_REQUIRED, .help = "the adapter's format word" },
+	{ .key = "fetched_at", .kind = FK_NUM, .off = CE(fetched_at), .min = 0, .max = 1e11,
+	  .flags = FF_REQUIRED, .help = "when the body was fetched, Unix seconds" },
+	{ .key = "checked_at", .kind = FK_NUM, .off = CE(checked_at), .min = 0, .max = 1e11,
+	  .help = "when the server last confirmed it, Unix seconds" },
+};
+#undef CE
+
+static const struct hp_field_table cache_meta = { "cache", cache_meta_list,
+						  (int)HP_ARRAY_LEN(cache_meta_list), 0 };
 
 int pricing_mkdir_p(const char *path)
 {
@@ -114,14 +147,8 @@ int pricing_cache_read(const char *path, struct cache_entry *e, struct hp_err *e
 	}
 	struct jx_ctx c = { path, "metadata", err };
 	double bytes = -1;
-	if (jx_str(&c, m, "source", 1, e->source, sizeof e->source) < 0 ||
-	    jx_str(&c, m, "url", 0, e->url, sizeof e->url) < 0 ||
-	    jx_str(&c, m, "etag", 0, e->etag, sizeof e->etag) < 0 ||
-	    jx_str(&c, m, "last_modified", 0, e->last_modified, sizeof e->last_modified) < 0 ||
-	    jx_str(&c, m, "format", 1, e->format, sizeof e->format) < 0 ||
-	    jx_num(&c, m, "fetched_at", 1, 0, 1e11, &e->fetched_at) < 0 ||
-	    jx_num(&c, m, "checked_at", 0, 0, 1e11, &e->checked_at) < 0 ||
-	    jx_num(&c, m, "bytes", 1, 0, 1e12, &bytes) < 0) {
+	if (fields_read_json(&cache_meta, e, &c, m) < 0 ||
+	    jx_num(&c, m, "bytes", 1, 0, CACHE_MAX_BYTES, &bytes) < 0) {
 		cJSON_Delete(m);
 		free(t);
 		return -1;
@@ -145,13 +172,10 @@ int pricing_cache_write(const char *path, const struct cache_entry *e, const cha
 		       size_t len, struct hp_err *err)
 {
 	cJSON *m = cJSON_CreateObject();
-	cJSON_AddStringToObject(m, "source", e->source);
-	cJSON_AddStringToObject(m, "url", e->url);
-	cJSON_AddStringToObject(m, "etag", e->etag);
-	cJSON_AddStringToObject(m, "last_modified", e->last_modified);
-	cJSON_AddStringToObject(m, "format", e->format);
-	cJSON_AddNumberToObject(m, "fetched_at", floor(e->fetched_at));
-	cJSON_AddNumberToObject(m, "checked_at", floor(e->checked_at));
+	struct cache_entry whole = *e;   /* times written in whole seconds */
+	whole.fetched_at = floor(e->fetched_at);
+	whole.checked_at = floor(e->checked_at);
+	fields_write_json(&cache_meta, &whole, m);
 	cJSON_AddNumberToObject(m, "bytes", (double)len);
 	char *meta = cJSON_PrintUnformatted(m);
 	cJSON_Delete(m);

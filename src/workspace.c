@@ -46,38 +46,61 @@ static const struct hp_field_table pool_nodes = { "pool.nodes", pool_nodes_list,
 
 static const struct hp_field pool_field_list[] = {
 	{ .key = "name", .kind = FK_STR, FIELD_STR(struct pool, name), .label = "Name",
-	  .help = "pool name; default: the GPU's" },
+	  .help = "pool name; default: the GPU's",
+	  .doc = "Pool name used by plans and `--on`. Default: the GPU name in lower case "
+		 "(h100-sxm), with -2, -3, ... when taken." },
 	{ .key = "gpu", .kind = FK_STR, FIELD_STR(struct pool, gpu.name), .flags = FF_REQUIRED,
 	  .label = "GPU", .help = "catalog GPU name or alias ('hetplan gpus')" },
 	{ .key = "gpus_per_node", .kind = FK_INT, .off = PO(gpus_per_node), .min = 1,
-	  .max = 1000000, .label = "GPUs per node", .help = "default: the GPU's usual node" },
+	  .max = 1000000, .label = "GPUs per node", .help = "GPUs per node; default: the GPU's usual node",
+	  .doc = "GPUs per node. Default: the GPU's usual node from the catalog." },
 	{ .key = "nodes", .kind = FK_INT, .off = PO(nodes), .min = 1, .max = 1000000,
-	  .present = pool_is_fixed, .label = "Nodes", .help = "nodes owned; or {\"max\": N} to rent" },
+	  .present = pool_is_fixed, .label = "Nodes", .help = "nodes owned; or {\"max\": N} to rent",
+	  .doc = "Node count (required): an integer, or `{\"max\": `{N}`}` for nodes available "
+		 "to rent up to {N}, which count as {N} nodes when a plan is evaluated." },
 	{ .key = "nodes", .kind = FK_OBJECT, .sub = &pool_nodes, .present = pool_is_rented,
 	  .help = "{\"max\": N}: rent up to N nodes" },
 	{ .key = "intra", .kind = FK_ENUM, .off = PO(intra), .enm = &intra_enum,
-	  .label = "Scale-up", .help = "scale-up inside a node" },
+	  .label = "Scale-up", .help = "scale-up inside a node",
+	  .doc = "The link inside a node. Default: the GPU's usual node from the catalog." },
 	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = 64,
-	  .label = "NICs per node", .help = "scale-out NICs per node" },
+	  .label = "NICs per node", .help = "scale-out NICs per node",
+	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog." },
 	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
-	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC" },
+	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
+	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE) or efa" },
+	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE) or efa",
+	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE, the default) or "
+		 "`efa` (AWS Elastic Fabric Adapter, SRD). A group over pools with different "
+		 "transports runs at the slower one (efa)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
 	  .label = "Region", .help = "region, for prices" },
 	{ .key = "site", .kind = FK_STR, FIELD_STR(struct pool, site), .flags = FF_OMIT_ZERO,
 	  .label = "Site",
-	  .hint = "pools on one site share a spine", .help = "pools on one site share a spine" },
+	  .hint = "pools on one site share a spine", .help = "pools on one site share a spine",
+	  .doc = "Where the pool lives. Pools with the same site share one spine; pools on "
+		 "different sites are joined by the WAN link of `fabric`. Default: "
+		 "{provider}/{region}." },
 	{ .key = "price_per_node_hour", .kind = FK_NUM, .off = PO(usd_per_node_h), .min = 0,
 	  .max = 1e6, .present = price_is_users, .label = "Price", .unit = "$/node-h",
 	  .hint = "USD per node-hour; 0 for the catalog's",
-	  .help = "USD per node-hour; absent: the price book's or the catalog's" },
+	  .help = "USD per node-hour; absent: the price book's or the catalog's",
+	  .doc = "USD per node-hour. Default: the price book's cheapest matching offer (see "
+		 "`--no-price-book`), else the catalog's reference price per GPU-hour \u00d7 GPUs "
+		 "per node, where the catalog has one; without a price the cost is reported as "
+		 "unknown." },
 	{ .key = "spot", .kind = FK_BOOL, .off = PO(spot), .flags = FF_OMIT_ZERO,
-	  .names = spot_names, .label = "Spot", .help = "spot (preemptible) prices" },
+	  .names = spot_names, .label = "Spot",
+	  .help = "spot (preemptible) prices; default false" },
 	{ .key = "nvl_domain", .kind = FK_INT, .off = PO(nvl_domain), .min = 1, .max = 100000,
-	  .flags = FF_NOSAVE, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node" },
+	  .flags = FF_NOSAVE, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node",
+	  .doc = "GPUs on one NVLink fabric, a multiple of the GPUs per node: 72 on GB200 and "
+		 "GB300 NVL72 racks of 4-GPU trays (the catalog default for those parts), the "
+		 "node elsewhere. Collectives inside a domain run over NVLink; across domains "
+		 "over every tray's NICs." },
 };
 #undef PO
 
@@ -88,12 +111,12 @@ const struct hp_field_table pool_fields = { "pool", pool_field_list,
 static const struct hp_field fabric_field_list[] = {
 	{ .key = "oversubscription", .kind = FK_NUM, .off = CF(oversub), .min = 1, .max = 1000,
 	  .label = "Oversubscription", .unit = ":1", .hint = "spine, 1 = non-blocking",
-	  .help = "spine oversubscription, 1 = non-blocking" },
+	  .help = "spine oversubscription, 1 = non-blocking (default 1)" },
 	{ .key = "inter_pool_gbps", .kind = FK_NUM, .off = CF(inter_pool_gbps), .min = 0.001,
-	  .max = 1e6, .label = "WAN link", .unit = "Gb/s", .help = "link between sites, per direction" },
+	  .max = 1e6, .label = "WAN link", .unit = "Gb/s", .help = "link between sites, Gb/s per direction (default 100)" },
 	{ .key = "inter_pool_latency_us", .kind = FK_NUM, .off = CF(inter_pool_latency_us),
 	  .min = 0, .max = 1e7, .label = "WAN latency", .unit = "us",
-	  .help = "latency between sites" },
+	  .help = "latency between sites, microseconds (default 1000)" },
 };
 #undef CF
 

@@ -24,6 +24,22 @@ json() { python3 -c "import json,sys; d=json.load(open('$T/out')); $1" 2>"$T/pye
 
 E="$H estimate --pool 2x8xH100-SXM -m llama3.1-8b"
 
+# --- --list-fields: the settings tables -------------------------------------
+# The plan key added in 2b2382b is there with the flag its estimate --help
+# shows, in every format; a format hetplan does not have is a usage error.
+expect 0 "" $H --list-fields
+grep -q '^plan  *grad_reduce_fp32  *--grad-reduce-fp32  *boolean' "$T/out" && ok ||
+	bad "--list-fields: no grad_reduce_fp32 row: $(head -2 "$T/out")"
+expect 0 "" $H --list-fields=json
+json "e = [x for x in d if x['key'] == 'zero'][0]; assert (e['table'], e['flag'], e['values']) == ('plan', 'zero', '0 to 3'), e"
+expect 0 "" $H --list-fields=md
+grep -qxF '<!-- fields: workload -->' "$T/out" && ok || bad "--list-fields=md: no workload region"
+expect 0 "" $H --list-fields=man
+grep -qxF '.\" BEGIN fields: plan-flags' "$T/out" && ok || bad "--list-fields=man: no plan-flags region"
+expect 2 "hetplan: --list-fields: expected table, json, md or man, got 'html'" $H --list-fields=html
+$H estimate --help | grep -qF -- '[--grad-reduce-fp32 on|off]' && ok ||
+	bad "estimate --help lacks [--grad-reduce-fp32 on|off]"
+
 # --- good runs -------------------------------------------------------------
 expect 0 "" $H --version
 expect 0 "" $H --help

@@ -2,9 +2,12 @@
  * workspace read from hand-written JSON hold the values written there;
  * what hetplan writes reads back the same; messages name the file, the
  * path and the key in the words users saw before the tables; the command
- * line accepts the flags the old hand-written getopt table had; and every
- * key is documented in docs/formats.md and in the man page. */
+ * line accepts the flags the old hand-written getopt table had; every
+ * key is documented in docs/formats.md and in the man page; and the
+ * documentation printed from the tables (fields_doc.h) has the rows and
+ * roff a reader of the hand-written page saw. */
 #include "t.h"
+#include "fields_doc.h"
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
@@ -253,6 +256,13 @@ TEST(plan_flags_parse_text)
 	CHECK(fields_parse_text(tpov, &p, "off", want, sizeof want) == 0 && p.tp_overlap == 0);
 	CHECK(fields_parse_text(tpov, &p, "maybe", want, sizeof want) < 0);
 	CHECK_STR(want, "on or off");
+	/* A range from 0 (NICs per node: 0 to 64, the man page's CLUSTER JSON)
+	 * is not "a positive integer" when the text is -1. */
+	struct pool po;
+	memset(&po, 0, sizeof po);
+	CHECK(fields_parse_text(fields_find_key(&pool_fields, "nics"), &po, "-1", want,
+				sizeof want) < 0);
+	CHECK_STR(want, "an integer from 0 to 64");
 }
 
 /* An overlap key left unset holds the framework's default: DeepSpeed has
@@ -418,6 +428,99 @@ TEST(every_key_is_documented)
 	free(man);
 }
 
+/* The text between "BEGIN fields: name" (or "fields: name -->") and the
+ * next end marker in doc; NULL when absent. Caller frees. */
+static char *region(const char *doc, const char *begin)
+{
+	const char *a = strstr(doc, begin), *b;
+	if (!a || !(a = strchr(a, '\n')) || !(b = strstr(a, "fields\n")))
+		return NULL;
+	while (b > a && b[-1] != '\n')
+		b--;
+	char *out = malloc((size_t)(b - a));
+	memcpy(out, a + 1, (size_t)(b - a - 1));
+	out[b - a - 1] = '\0';
+	return out;
+}
+
+/* The generated documentation states what a user of the flags knows from
+ * elsewhere: ZeRO has stages 0 to 3 (DeepSpeed's ZeRO paper), --no-sp
+ * takes no value, the schedule is 1f1b or interleaved:V with V chunks per
+ * stage (Megatron-LM's --num-layers-per-virtual-pipeline-stage), and the
+ * fp32 gradient reduce is Megatron's
+ * --accumulate-allreduce-grads-in-fp32 (its arguments.py). The roff is
+ * what the hand-written page had: flags in bold with \- for each '-'. */
+TEST(fields_doc_renders_the_tables)
+{
+	const struct hp_field_table *plan_only[] = { &plan_fields };
+	char *md = fields_doc(plan_only, 1, FIELDS_DOC_MD);
+	char *man = fields_doc(plan_only, 1, FIELDS_DOC_MAN);
+	char arg[64];
+	CHECK_CONTAINS(md, "<!-- fields: plan -->\n| key | flag | type | values | meaning |\n");
+	CHECK_CONTAINS(md, "\n| `zero` | `--zero` | integer | 0 to 3 | "
+			   "ZeRO stage (1: distributed optimizer) |\n");
+	/* A '|' in a cell would split it: escaped. */
+	CHECK_CONTAINS(md, "(--attention flash\\|unfused) |\n");
+	CHECK_CONTAINS(man, ".TP\n\\fB\\-\\-zero\\fR 0|1|2|3\n\\&ZeRO stage (default 1)");
+	CHECK_CONTAINS(man, ".TP\n\\fB\\-\\-no\\-sp\\fR\n");
+	CHECK_CONTAINS(man, "\\fB\\-\\-schedule\\fR 1f1b|interleaved:\\fIV\\fR\n");
+	CHECK_CONTAINS(man, "\\fB\\-\\-accumulate\\-allreduce\\-grads\\-in\\-fp32\\fR");
+	/* dp x cp in the ZeRO paragraph: italic names around the times glyph. */
+	CHECK_CONTAINS(man, "\\fIdp\\fR \\(mu \\fIcp\\fR");
+	/* Sentences start lines: "(default 1)." then a new line. */
+	CHECK_CONTAINS(man, "Context-parallel degree (default 1).\nIt must divide");
+	char *keys = region(man, "BEGIN fields: plan-keys");
+	CHECK(keys != NULL);
+	if (keys) {
+		CHECK_CONTAINS(keys, ".TP\n\\fBcp\\fR\n\\&context-parallel degree\n"
+				     "(an integer from 1 to 1024; as \\fB\\-\\-cp\\fR)\n");
+		free(keys);
+	}
+	char *list = region(man, "BEGIN fields: plan-flag-list");
+	CHECK(list != NULL);
+	if (list) {
+		CHECK(!strncmp(list, "\\fB\\-\\-mbs\\fR, \\fB\\-\\-gbs\\fR, ", 24));
+		free(list);
+	}
+	CHECK_STR(fields_doc_arg(fields_find_flag(&plan_fields, "schedule"), arg, sizeof arg),
+		  "1f1b|interleaved:V");
+	CHECK_STR(fields_doc_arg(fields_find_flag(&plan_fields, "no-sp"), arg, sizeof arg), "");
+	CHECK_STR(fields_doc_arg(fields_find_flag(&plan_fields, "tp-overlap"), arg, sizeof arg),
+		  "on|off");
+	/* Two runs give the same bytes (the files are compared to it). */
+	char *again = fields_doc(plan_only, 1, FIELDS_DOC_MAN);
+	CHECK_STR(again, man);
+	free(again);
+	free(md);
+	free(man);
+}
+
+/* --list-fields=json: one object per entry, the keys the man page's
+ * --list-fields paragraph promises. */
+TEST(fields_doc_json)
+{
+	int nt;
+	const struct hp_field_table *const *all = workspace_field_tables(&nt);
+	char *s = fields_doc(all, nt, FIELDS_DOC_JSON);
+	cJSON *a = cJSON_Parse(s);
+	CHECK(cJSON_IsArray(a));
+	const cJSON *e;
+	int found = 0;
+	cJSON_ArrayForEach(e, a) {
+		const cJSON *k = cJSON_GetObjectItem(e, "key");
+		if (cJSON_IsString(k) && !strcmp(k->valuestring, "grad_reduce_fp32")) {
+			found = 1;
+			CHECK_STR(cJSON_GetObjectItem(e, "table")->valuestring, "plan");
+			CHECK_STR(cJSON_GetObjectItem(e, "flag")->valuestring, "grad-reduce-fp32");
+			CHECK_STR(cJSON_GetObjectItem(e, "arg")->valuestring, "on|off");
+			CHECK_STR(cJSON_GetObjectItem(e, "type")->valuestring, "boolean");
+		}
+	}
+	CHECK(found);
+	cJSON_Delete(a);
+	free(s);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -440,6 +543,8 @@ int main(void)
 	RUN(plan_overlap_default_and_cycle);
 	RUN(plan_flags_getopt_entries);
 	RUN(every_key_is_documented);
+	RUN(fields_doc_renders_the_tables);
+	RUN(fields_doc_json);
 	catalog_done(&cat);
 	return t_done("fields");
 }

@@ -30,6 +30,8 @@ python3 - "$M" "$T/options" <<'PY' && ok || bad "options missing from the man pa
 import re, sys
 src = open(sys.argv[1]).read()
 norm = src.replace("\\-", "-").replace("\\&", "").replace("\\~", " ")
+for font in ("\\fB", "\\fI", "\\fR", "\\fP"):
+    norm = norm.replace(font, " ")
 # subsections: .SS "TITLE" up to the next .SS or .SH
 subs = {}
 for m in re.finditer(r'^\.SS "?([^"\n]+)"?\n(.*?)(?=^\.S[SH] )', norm, re.S | re.M):
@@ -125,6 +127,23 @@ for b in bad:
     print("  synopsis:", b)
 sys.exit(1 if bad else 0)
 PY
+
+# The settings documentation is current: the regions that
+# `hetplan --list-fields=md|man` prints (src/fields_doc.h) are spliced into
+# docs/formats.md and the man page exactly as printed; a stale region is
+# named with the command that rewrites it (make fields-docs).
+if python3 tools/fields_update.py --check "$H" docs/formats.md "$M" >"$T/fields" 2>&1; then
+	ok
+else
+	bad "settings docs not current: $(cat "$T/fields")"
+fi
+# ... and the check can fail: a region with a changed line is named.
+sed 's/^\(.*\)micro-batch, sequences\(.*\)$/\1micro-batch\2/' "$M" >"$T/stale.1"
+if python3 tools/fields_update.py --check "$H" "$T/stale.1" 2>&1 | grep -q "region plan-keys is not current"; then
+	ok
+else
+	bad "fields_update.py --check missed a stale plan-keys region"
+fi
 
 # TUI key bindings, from the TUI's key tables (ui/tui.h: tui_keys)
 if $H --list-keys >"$T/keys" 2>"$T/err" && [ -s "$T/keys" ]; then

@@ -9,8 +9,12 @@
 #include "completion.h"
 #include "tui.h"
 #include "pricing.h"
+#include "escape.h"
+#include "fields_doc.h"
+#include "workspace.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One row a command, in the manner of tmux's cmd_entry: its name, what
@@ -24,6 +28,8 @@ struct command {
 	const struct option *(*options)(void);
 	const char *usage;      /* the synopsis, without "usage: " */
 	const char *summary;
+	/* A synopsis built from a table (the plan flags), when usage is NULL. */
+	const char *(*usage_fn)(void);
 };
 
 static int cmd_completion(int argc, char **argv, const struct catalog *cat);
@@ -33,37 +39,40 @@ static const struct option completion_options[] = {
 	{ 0, 0, 0, 0 },
 };
 
-static const struct option *completion_options_table(void)
+static const struct option *cmd_completion_options(void)
 {
 	return completion_options;
 }
 
-static const char completion_usage[] = "hetplan completion bash|zsh|fish\n";
+static const char cmd_completion_usage[] = "hetplan completion bash|zsh|fish\n";
+
+/* CMD(name, summary): the command `name` run by cmd_name, with the
+ * getopt table of cmd_name_options() and the synopsis cmd_name_usage. */
+#define CMD(name, summary) \
+	{ #name, cmd_##name, cmd_##name##_options, cmd_##name##_usage, summary, NULL }
 
 static const struct command commands[] = {
-	{ "plan", cmd_plan, cmd_plan_options, cmd_plan_usage,
-	  "find the best plans for a model on a cluster" },
-	{ "estimate", cmd_estimate, cmd_estimate_options, cmd_estimate_usage,
-	  "evaluate one plan: step time, memory, comm, cost" },
-	{ "comm", cmd_comm, cmd_comm_options, cmd_comm_usage,
-	  "time one collective on a given system" },
-	{ "gpus", cmd_gpus, cmd_gpus_options, cmd_gpus_usage,
-	  "list the GPU catalog" },
-	{ "models", cmd_models, cmd_catalog_options, cmd_models_usage,
-	  "list the model presets" },
-	{ "prices", cmd_prices, cmd_prices_options, cmd_prices_usage,
-	  "GPU prices: embedded, cached, or fetched with --update" },
-	{ "report", cmd_report, cmd_report_options, cmd_report_usage,
-	  "plan a workspace and write a Markdown/HTML/JSON/CSV report" },
-	{ "launch", cmd_launch, cmd_launch_options, cmd_launch_usage,
-	  "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON" },
-	{ "serve", cmd_serve, cmd_serve_options, cmd_serve_usage,
-	  "size and place LLM serving: instances, fleet, latency SLOs" },
+	CMD(plan, "find the best plans for a model on a cluster"),
+	{ "estimate", cmd_estimate, cmd_estimate_options, NULL,
+	  "evaluate one plan: step time, memory, comm, cost", cmd_estimate_usage },
+	CMD(comm, "time one collective on a given system"),
+	CMD(gpus, "list the GPU catalog"),
+	{ "models", cmd_models, cmd_catalog_options, cmd_models_usage, "list the model presets", NULL },
+	CMD(prices, "GPU prices: embedded, cached, or fetched with --update"),
+	CMD(report, "plan a workspace and write a Markdown/HTML/JSON/CSV report"),
+	{ "launch", cmd_launch, cmd_launch_options, NULL,
+	  "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON", cmd_launch_usage },
+	CMD(serve, "size and place LLM serving: instances, fleet, latency SLOs"),
 	{ "tui", tui_main, tui_options, tui_usage,
-	  "the interactive planner (also with no command)" },
-	{ "completion", cmd_completion, completion_options_table, completion_usage,
-	  "print a bash, zsh or fish completion script" },
+	  "the interactive planner (also with no command)", NULL },
+	CMD(completion, "print a bash, zsh or fish completion script"),
 };
+#undef CMD
+
+static const char *command_usage(const struct command *c)
+{
+	return c->usage ? c->usage : c->usage_fn();
+}
 
 static const struct command *command_find(const char *name)
 {
@@ -77,9 +86,9 @@ static const struct command *command_find(const char *name)
  * the TUI), then one line per command of the table. */
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: %s", command_find("tui")->usage);
+	fprintf(f, "usage: %s", command_usage(command_find("tui")));
 	fprintf(f, "       hetplan COMMAND [options]\n"
-		   "       hetplan --help | --version\n\n"
+		   "       hetplan --help | --version | --list-fields[=table|json|md|man]\n\n"
 		   "With no command (or with a workspace file) hetplan opens the interactive\n"
 		   "planner; a command runs in batch mode.\n\ncommands:\n");
 	for (size_t i = 0; i < HP_ARRAY_LEN(commands); i++)
@@ -98,6 +107,7 @@ static const struct option global_options[] = {
 	{ "no-mouse", no_argument, 0, 0 },
 	{ "list-options", no_argument, 0, 0 },
 	{ "list-keys", no_argument, 0, 0 },
+	{ "list-fields", optional_argument, 0, 0 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -127,7 +137,7 @@ static int list_all_options(void)
 static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		cli_usage(stdout, completion_usage, "");
+		cli_usage(stdout, cmd_completion_usage, "");
 		return 0;
 	}
 	if (argc != 2) {
@@ -140,7 +150,7 @@ static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 		cc[n].name = commands[i].name;
 		cc[n].summary = commands[i].summary;
 		cc[n].opts = commands[i].options();
-		cc[n].usage = commands[i].usage;
+		cc[n].usage = command_usage(&commands[i]);
 		n++;
 	}
 	if (completion_write(stdout, argv[1], cc, n, global_options, cat) < 0) {
@@ -165,6 +175,26 @@ static int list_all_keys(void)
 	return 0;
 }
 
+/* `hetplan --list-fields[=FORMAT]`: every setting of every table
+ * (fields_doc.h); md and man are what `make fields-docs` splices into
+ * docs/formats.md and man/hetplan.1. */
+static int list_all_fields(const char *arg)
+{
+	enum fields_doc_format fmt = FIELDS_DOC_TABLE;
+	if (arg && fields_doc_format_parse(arg, &fmt) < 0) {
+		char shown[64];
+		fprintf(stderr, "hetplan: --list-fields: expected table, json, md or man, got '%s'\n",
+			esc_term_buf(shown, sizeof shown, arg));
+		return HP_EXIT_USAGE;
+	}
+	int n;
+	const struct hp_field_table *const *t = workspace_field_tables(&n);
+	char *s = fields_doc(t, n, fmt);
+	fputs(s, stdout);
+	free(s);
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct catalog cat;
@@ -177,6 +207,9 @@ int cli_main(int argc, char **argv)
 		return list_all_options();
 	if (argc == 2 && !strcmp(argv[1], "--list-keys"))
 		return list_all_keys();
+	if (argc == 2 && !strncmp(argv[1], "--list-fields", 13) &&
+	    (argv[1][13] == '\0' || argv[1][13] == '='))
+		return list_all_fields(argv[1][13] ? argv[1] + 14 : NULL);
 	if (argc >= 2 && !strcmp(argv[1], "--version")) {
 		printf("hetplan %s\n", HETPLAN_VERSION);
 		return 0;

@@ -22,7 +22,8 @@ extern const char cmd_plan_usage[];
 
 int cmd_estimate(int argc, char **argv, const struct catalog *cat);
 const struct option *cmd_estimate_options(void);
-extern const char cmd_estimate_usage[];
+/* Built once from the plan's settings table (static; never NULL). */
+const char *cmd_estimate_usage(void);
 
 int cmd_prices(int argc, char **argv, const struct catalog *cat);
 const struct option *cmd_prices_options(void);

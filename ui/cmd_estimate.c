@@ -13,16 +13,18 @@
 #include <string.h>
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
- * above estimate_help. */
-const char cmd_estimate_usage[] =
-	"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
-	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8] [--recompute none|selective|full|selective-op]\n"
-	"         [--loss fused|eager] [--zero 0|1|2|3] [--master sharded|replicated]\n"
-	"         [--schedule 1f1b|interleaved:V] [--attention flash|unfused] [--no-sp]\n"
-	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
-	"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
-	"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n";
+ * above estimate_help. The plan flags between the two parts come from the
+ * plan's settings table (cli_plan_usage). */
+const char *cmd_estimate_usage(void)
+{
+	static char buf[2048];
+	return cli_plan_usage(
+		buf, sizeof buf,
+		"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+		"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
+		"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n");
+}
 
 static const char estimate_help[] =
 	"\n"
@@ -38,12 +40,10 @@ static const char estimate_help[] =
 	"\n"
 	"Exit status: 0 fits (with or without risk), 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
-enum { O_POOL = 256, O_PLAN, O_FORMAT, O_NOBOOK, O_HEADROOM };
+enum { O_PLAN = 256, O_FORMAT, O_NOBOOK, O_HEADROOM };
 
+/* -c, --pool, -m and the plan flags come from plan_flags.c. */
 static const struct option estimate_opts[] = {
-	{ "cluster", required_argument, 0, 'c' },
-	{ "pool", required_argument, 0, O_POOL },
-	{ "model", required_argument, 0, 'm' },
 	CLI_PLAN_FLAG_OPTIONS,
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "mem-headroom", required_argument, 0, O_HEADROOM },
@@ -244,7 +244,6 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	plan_init(&p);
-	struct cli_inputs in = { 0 };
 	const char *plan_file = NULL;
 	int no_book = 0;
 	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
@@ -256,15 +255,9 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	while ((o = getopt_long(argc, argv, ":c:m:h", cli_plan_options(estimate_opts), NULL)) != -1) {
 		switch (o) {
 		case 'h':
-			cli_usage(stdout, cmd_estimate_usage, estimate_help);
+			cli_usage(stdout, cmd_estimate_usage(), estimate_help);
 			rc = 0;
 			goto out;
-		case 'c': in.cluster_file = optarg; break;
-		case 'm': in.model_arg = optarg; break;
-		case O_POOL:
-			if (cli_add_pool("estimate", &in, optarg))
-				goto out;
-			break;
 		case O_NOBOOK: no_book = 1; break;
 		case O_HEADROOM: {
 			char *end;
@@ -292,7 +285,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		}
 		}
 	}
-	if ((rc = cli_load_inputs("estimate", argc, argv, &in, !no_book, cat, &c, &m)))
+	if ((rc = cli_load_inputs("estimate", argc, argv, &pf.in, !no_book, cat, &c, &m)))
 		goto out;
 	rc = HP_EXIT_USAGE;
 	const char *ctx = "plan flags";

@@ -13,19 +13,21 @@
 #include <string.h>
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
- * above launch_help. */
-const char cmd_launch_usage[] =
-	"hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
-	"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n"
-	"         [--seq-len N] [--precision fp32|tf32|bf16|fp16|fp8]\n"
-	"         [--recompute none|selective|full|selective-op] [--loss fused|eager]\n"
-	"         [--zero 0|1|2|3] [--master sharded|replicated] [--schedule 1f1b|interleaved:V]\n"
-	"         [--attention flash|unfused] [--no-sp] [--tokens N] [--force]\n"
-	"         [--framework NAME] [--tp-overlap on|off] [--grad-overlap on|off] [--param-overlap on|off]\n"
-	"         [--format megatron|slurm|deepspeed|torchtitan] [-o FILE]\n"
-	"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
-	"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
-	"         [-o FILE]\n";
+ * above launch_help. The plan flags between the two parts come from the
+ * plan's settings table (cli_plan_usage). */
+const char *cmd_launch_usage(void)
+{
+	static char buf[2048];
+	return cli_plan_usage(
+		buf, sizeof buf,
+		"hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+		"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		"         [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+		"         [-o FILE]\n"
+		"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+		"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+		"         [-o FILE]\n");
+}
 
 static const char launch_help[] =
 	"\n"
@@ -45,12 +47,10 @@ static const char launch_help[] =
 	"Exit status: 0 ok, 2 usage, 3 invalid input, 4 the plan does not fit in GPU memory\n"
 	"(without --force), 1 I/O failure.\n";
 
-enum { O_POOL = 256, O_PLAN, O_RANK, O_TOKENS, O_FORCE };
+enum { O_PLAN = 256, O_RANK, O_TOKENS, O_FORCE };
 
+/* -c, --pool, -m and the plan flags come from plan_flags.c. */
 static const struct option launch_opts[] = {
-	{ "cluster", required_argument, 0, 'c' },
-	{ "pool", required_argument, 0, O_POOL },
-	{ "model", required_argument, 0, 'm' },
 	CLI_PLAN_FLAG_OPTIONS,
 	{ "plan", required_argument, 0, O_PLAN },
 	{ "rank", required_argument, 0, O_RANK },
@@ -114,9 +114,8 @@ static int load_plan(struct plan *p, const char *path, int rank, const struct cl
 
 /* What the command line asked for. */
 struct launch_args {
-	const char *cluster_file, *model_arg, *plan_file, *out_path;
-	const char *pools[HP_MAX_POOLS];
-	int n_pools, rank, force;
+	const char *plan_file, *out_path;
+	int rank, force;
 	double tokens;
 	struct cli_plan_flags pf;
 	enum launch_format fmt;
@@ -127,18 +126,9 @@ struct launch_args {
 static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 {
 	switch (o) {
-	case 'c': a->cluster_file = optarg; return -1;
-	case 'm': a->model_arg = optarg; return -1;
 	case 'o': a->out_path = optarg; return -1;
 	case O_PLAN: a->plan_file = optarg; return -1;
 	case O_FORCE: a->force = 1; return -1;
-	case O_POOL:
-		if (a->n_pools == HP_MAX_POOLS) {
-			fprintf(stderr, "hetplan launch: --pool: at most %d pools\n", HP_MAX_POOLS);
-			return HP_EXIT_USAGE;
-		}
-		a->pools[a->n_pools++] = optarg;
-		return -1;
 	case O_RANK:
 		if (hp_parse_int(optarg, &a->rank))
 			return usage_error("launch", "rank", "a positive integer", optarg);
@@ -173,13 +163,9 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 {
 	struct hp_err err = { 0 };
 	int rc;
-	if ((rc = cli_check_inputs("launch", argc, argv, a->model_arg, a->cluster_file, a->n_pools)))
-		return rc;
 	/* Launch configs need no prices. */
-	if ((rc = cli_build_cluster("launch", a->cluster_file, a->pools, a->n_pools, 0, cat, c)))
+	if ((rc = cli_load_inputs("launch", argc, argv, &a->pf.in, 0, cat, c, m)))
 		return rc;
-	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
-		return cli_fail(&err, HP_EXIT_INPUT);
 	const char *ctx = "plan flags";
 	if (a->plan_file) {
 		if (load_plan(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
@@ -272,7 +258,7 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	const struct option *opts = cli_plan_options(launch_opts);
 	while (rc < 0 && (o = getopt_long(argc, argv, ":c:m:f:o:h", opts, NULL)) != -1) {
 		if (o == 'h') {
-			cli_usage(stdout, cmd_launch_usage, launch_help);
+			cli_usage(stdout, cmd_launch_usage(), launch_help);
 			rc = 0;
 		} else {
 			rc = parse_opt(o, argv, &a, &p);

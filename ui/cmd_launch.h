@@ -12,7 +12,7 @@ struct catalog;
 int cmd_launch(int argc, char **argv, const struct catalog *cat);
 /* Its getopt table (static, for --list-options). */
 const struct option *cmd_launch_options(void);
-/* Its synopsis, without "usage: " (the command table's usage). */
-extern const char cmd_launch_usage[];
+/* Its synopsis, without "usage: " (the command table's usage; static). */
+const char *cmd_launch_usage(void);
 
 #endif

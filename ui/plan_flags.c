@@ -1,10 +1,12 @@
 /* plan_flags.c — the flags that describe a plan on one pool (--tp, --pp,
- * --mbs, --precision, ...), shared by estimate and launch. Every flag but
+ * --mbs, --precision, ...) and its inputs (-c, --pool, -m), shared by
+ * estimate and launch. Every flag but
  * --on is a settings descriptor (fields.h): the plan's own keys from
  * plan_fields, the layout from the table below; getopt entries, parsing
  * and messages all come from them. */
 #include "plan_flags.h"
 #include "common.h"
+#include "fields_doc.h"
 
 #include <assert.h>
 #include <stddef.h>
@@ -31,7 +33,15 @@ static const struct hp_field_table layout_fields = { "layout", layout_field_list
 /* The generated entries, in --list-options order. */
 static int plan_flag_entries(struct option *out, int max)
 {
-	int n = fields_getopt(&layout_fields, CLI_PF_LAYOUT, out, max);
+	static const struct option inputs[] = {
+		{ "cluster", required_argument, 0, 'c' },
+		{ "pool", required_argument, 0, CLI_PF_POOL },
+		{ "model", required_argument, 0, 'm' },
+	};
+	int n = 0;
+	for (size_t i = 0; i < HP_ARRAY_LEN(inputs) && n < max; i++)
+		out[n++] = inputs[i];
+	n += fields_getopt(&layout_fields, CLI_PF_LAYOUT, out + n, max - n);
 	n += fields_getopt(&plan_fields, CLI_PF_PLAN, out + n, max - n);
 	if (n < max)
 		out[n++] = (struct option){ "on", required_argument, 0, CLI_PF_ON };
@@ -73,9 +83,11 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	const struct hp_field *d;
 	void *base;
 	char want[160];
-	if (opt == CLI_PF_ON) {
-		f->on = arg;
-		return 1;
+	switch (opt) {
+	case 'c': f->in.cluster_file = arg; return 1;
+	case 'm': f->in.model_arg = arg; return 1;
+	case CLI_PF_POOL: return cli_add_pool(cmd, &f->in, arg) ? -1 : 1;
+	case CLI_PF_ON: f->on = arg; return 1;
 	}
 	if (opt >= CLI_PF_PLAN && opt < CLI_PF_PLAN + plan_fields.n) {
 		d = &plan_fields.f[opt - CLI_PF_PLAN];
@@ -93,6 +105,37 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	if (d->key && !strcmp(d->key, "mbs"))
 		f->have_mbs = 1;
 	return 1;
+}
+
+const char *cli_plan_usage(char *buf, size_t n, const char *head, const char *tail)
+{
+	if (*buf)
+		return buf;
+	size_t len = (size_t)snprintf(buf, n, "%s", head), col = 9;
+	for (int i = 0; i < plan_fields.n && len < n; i++) {
+		const struct hp_field *f = &plan_fields.f[i];
+		char name[48], arg[96], word[160];
+		if (!f->flag)
+			continue;
+		/* head names it (--mbs N, required; --cp N beside --tp)? */
+		int w = snprintf(name, sizeof name, "--%s", f->flag);
+		const char *p = strstr(head, name);
+		if (p && (p[w] == ' ' || p[w] == ']' || p[w] == '\n'))
+			continue;
+		fields_doc_arg(f, arg, sizeof arg);
+		w = snprintf(word, sizeof word, "[--%s%s%s]", f->flag, *arg ? " " : "", arg);
+		if (col == 9 || col + 1 + (size_t)w > 96) {
+			len += (size_t)snprintf(buf + len, n - len, "%s         %s", col == 9 ? "" : "\n",
+						word);
+			col = 9 + (size_t)w;
+		} else {
+			len += (size_t)snprintf(buf + len, n - len, " %s", word);
+			col += 1 + (size_t)w;
+		}
+	}
+	if (len < n)
+		snprintf(buf + len, n - len, "%s%s", col == 9 ? "" : "\n", tail);
+	return buf;
 }
 
 int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const struct cluster *c,
