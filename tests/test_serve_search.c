@@ -13,7 +13,9 @@
 #include "model.h"
 #include "serve_search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct catalog cat;
 
@@ -34,6 +36,32 @@ TEST(kv_bytes)
 	CHECK(d != NULL);
 	if (d) /* MLA: 61 layers x (512 latent + 64 rope) x 2 bytes = 70,272 */
 		CHECK_NEAR(serve_kv_bytes_per_token(d, SKV_BF16), 70272, 1e-12);
+}
+
+/* Every preset with public weights names its Hugging Face repository as
+ * the publisher spells it (tests/data/serving_hf_ids.txt, from the models'
+ * own pages); the launch lines load that id. */
+TEST(hf_ids)
+{
+	FILE *f = fopen("tests/data/serving_hf_ids.txt", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char line[256], name[64], repo[128];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (*line == '#' || sscanf(line, "%63s %127s", name, repo) != 2)
+			continue;
+		const struct model_spec *m = catalog_model(&cat, name);
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		if (strcmp(m->hf_id, repo))
+			T_FAILF("%s: hf_id '%s', its repository is '%s'", name, m->hf_id, repo);
+		n++;
+	}
+	fclose(f);
+	CHECK_EQ_INT(n, 12);
 }
 
 TEST(weights)
@@ -445,6 +473,7 @@ int main(void)
 		return 1;
 	}
 	RUN(kv_bytes);
+	RUN(hf_ids);
 	RUN(weights);
 	RUN(erlang_c);
 	RUN(decode_physics);

@@ -138,6 +138,7 @@ static const struct tui_key keys_serve[] = {
 	CHOICE_KEYS,
 	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
 	MATCH_KEYS,
+	{ K('e'), "e", "export", "Export the serving plans: .json as hetplan serve --format json, .md", ACT_EXPORT, 0 },
 };
 
 static const struct tui_key keys_compare[] = {
