@@ -64,6 +64,49 @@ TEST(hf_ids)
 	CHECK_EQ_INT(n, 12);
 }
 
+/* The AMD parts serving plans run on, with their datasheet figures (AMD
+ * Instinct product pages: MI300X 192 GB HBM3, 5.3 TB/s, 1307.4 TFLOPS
+ * dense FP16/BF16, 2614.9 FP8; MI325X 256 GB HBM3E, 6.0 TB/s, the same
+ * compute; MI250X 128 GB HBM2e, 3.2768 TB/s, 383 TFLOPS FP16/BF16), and
+ * a 70B model served on each: a decode step cannot read the weights
+ * faster than the datasheet bandwidth. */
+TEST(amd_gpus)
+{
+	static const struct { const char *name; double gb, tbps, bf16, fp8; int tp; } amd[] = {
+		{ "MI300X", 192, 5.3, 1307.4, 2614.9, 1 },
+		{ "MI325X", 256, 6.0, 1307.4, 2614.9, 1 },
+		{ "MI250X", 128, 3.2768, 383.0, 0, 2 },
+	};
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	CHECK(m != NULL);
+	for (size_t i = 0; m && i < HP_ARRAY_LEN(amd); i++) {
+		const struct gpu_spec *g = catalog_gpu(&cat, amd[i].name);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		CHECK_NEAR(g->mem_bytes, amd[i].gb * 1e9, 1e-9);
+		CHECK_NEAR(g->hbm_Bps, amd[i].tbps * 1e12, 0.002);
+		CHECK_NEAR(g->flops[HP_BF16], amd[i].bf16 * 1e12, 1e-9);
+		if (amd[i].fp8 > 0)
+			CHECK_NEAR(g->flops[HP_FP8], amd[i].fp8 * 1e12, 1e-9);
+		CHECK(g->gen == GEN_CDNA);
+		struct pool p;
+		serve_pool_from_gpu(&p, g, 1);
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+		struct serve_load ld = { 1000, 200, 0 };
+		struct serve_result r;
+		struct hp_err err = { 0 };
+		CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0);
+		CHECK(r.fits);
+		/* 141.1 GB of bf16 weights (70.6e9 parameters x 2 bytes) over
+		 * tp GPUs at the datasheet bandwidth */
+		double floor_s = 141.1e9 / amd[i].tp / (amd[i].tbps * 1e12);
+		if (!(r.tpot_min_s >= floor_s && r.tpot_min_s <= 3 * floor_s))
+			T_FAILF("%s: TPOT %.2f ms at batch 1, weights alone take %.2f ms", amd[i].name,
+				r.tpot_min_s * 1e3, floor_s * 1e3);
+	}
+}
+
 TEST(weights)
 {
 	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
@@ -474,6 +517,7 @@ int main(void)
 	}
 	RUN(kv_bytes);
 	RUN(hf_ids);
+	RUN(amd_gpus);
 	RUN(weights);
 	RUN(erlang_c);
 	RUN(decode_physics);
