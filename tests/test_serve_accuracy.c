@@ -29,7 +29,11 @@
  * sources and that source is predicted with them; the table prints the
  * in-sample error (the shipped constants) and the cross-validated one.
  * Rows that cannot be run are listed with the reason (GPU not in the
- * catalog, a model the preset schema cannot express). */
+ * catalog, a model the preset schema cannot express).
+ *
+ * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
+ * five other sources (AMD MI300X with vLLM, NVIDIA NIM, TensorRT-LLM 0.5
+ * and 0.12), with the shipped constants: nothing is fitted on them. */
 #include "t.h"
 #include "cluster.h"
 #include "jsonx.h"
