@@ -746,7 +746,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	const struct serve_calib *k = in->k;
 	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
-	double wq = 0, C = 0, D = 0;
+	double wq = 0, wp = 0, C = 0, D = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
@@ -757,7 +757,14 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		double a = lam * D;
 		C = a < B ? serve_erlang_c((int)B, a) : 1;
 		wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
-		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq;
+		/* prompts also queue for the prefill: an iteration takes
+		 * floor(chunk / isl) whole prompts (at least one), so a prompt
+		 * holds the prefill for n_chunks x t_pf / that; an M/D/1 wait
+		 * rho S / (2 (1 - rho)) on it */
+		double per_it = floor(in->chunk / isl) > 1 ? floor(in->chunk / isl) : 1;
+		double S = n_chunks * t_pf / per_it, rho = lam * S;
+		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
+		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq + wp;
 		double n2 = lam * (ttft - k->frontend_s + osl * t);
 		if (fabs(n2 - n) < 1e-4 * (n + 1)) {
 			n = n2;
