@@ -358,6 +358,10 @@ static const struct hp_field model_field_list[] = {
 	  .help = "active parameters the authors state (MoE)" },
 	{ .key = "source", .kind = FK_STR, FIELD_STR(struct model_spec, source), .flags = FF_NOSAVE,
 	  .help = "where the numbers come from" },
+	/* Read from catalogs and model files, not written back (as source):
+	 * a report's model object stays what it was. */
+	{ .key = "hf_id", .kind = FK_STR, FIELD_STR(struct model_spec, hf_id), .flags = FF_NOSAVE,
+	  .help = "Hugging Face repository the serving launch lines load; absent: the name" },
 };
 #undef MF
 

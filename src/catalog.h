@@ -78,6 +78,9 @@ struct model_spec {
 	struct mla_spec mla;
 	double published_params, published_active_params;   /* 0 = unknown */
 	char source[200];
+	/* The Hugging Face repository serving engines load ("meta-llama/
+	 * Llama-3.1-70B-Instruct"); "" when the model has none. */
+	char hf_id[96];
 };
 
 struct catalog {

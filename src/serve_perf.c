@@ -117,6 +117,41 @@ static const struct serve_calib calib_default = {
 
 const struct serve_calib *serve_calib_default(void) { return &calib_default; }
 
+/* Every measured row the constants are fitted on runs on an NVIDIA GPU.
+ * Another vendor's libraries reach a different share of its datasheet
+ * peaks; the factors below scale the fitted efficiencies by what one
+ * harness measured on both an H100 and an MI300X (Microsoft's AI
+ * benchmarking guide, Azure_Results/ND_H100_v5_results.md and
+ * ND_MI300X_v5_results.md, read in the copy at github.com/samuel-bohman/
+ * AI-benchmarking-guide):
+ *   GEMM: FP8 m=n=k=8192, cuBLASLt 1290.1 TF of 1978.9 on H100 (0.652),
+ *     hipBLASLt 1159.2 TF of 2614.9 on MI300X (0.443): 0.68 (the
+ *     6144x12288x12288 shape gives 0.65);
+ *   HBM: STREAM copy 2.90 of 3.35 TB/s on H100 (0.866), 4.11 of 5.30 on
+ *     MI300X (0.775): 0.895;
+ *   attention: FlashAttention-2 forward 327.9 TF on H100 (head dim 128,
+ *     of 989 bf16: 0.331), 328.6 TF on MI300X (head dim 64, of 1307:
+ *     0.251): 0.76 (head dims differ; the smaller one favours neither);
+ *   all-reduce (a time factor, not a share): 8-GPU bus bandwidth, RCCL
+ *     over NCCL, 0.55-0.66 from 4 KB to 8 GB (1.13 vs 1.71 GB/s at 32 KB,
+ *     a decode step's message for a 16K-wide model; 316.8 vs 478.9 GB/s
+ *     at 8 GB): comm.c times both fabrics alike, so the TP all-reduces
+ *     take 1 / 0.62 = 1.6 times as long.
+ * Range of each share: 0.3-1.2 (the vendor's own over NVIDIA's); of the
+ * time factor 1-3. Used for
+ * every CDNA part; MI250X, MI325X and MI355X are not in that harness, so
+ * they take MI300X's factors (a simplification). NVIDIA parts: 1. */
+struct vendor_eff {
+	double gemm, hbm, attn, comm;
+};
+
+static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
+{
+	if (g->gen == GEN_CDNA)
+		return (struct vendor_eff){ 0.68, 0.895, 0.76, 1.6 };
+	return (struct vendor_eff){ 1, 1, 1, 1 };
+}
+
 /* Engine profiles, one row each: name, step overhead (s), per running
  * sequence (s), memory share, share of the free memory (1) or of all (0),
  * running-sequence limit, tokens per iteration, KV reserved in full on
@@ -366,10 +401,11 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double T = it->n_dec + it->n_pre;
 	double h = m->hidden, q = model_q_dim(m), kvd = model_kv_dim(m);
 	double wb = serve_wprec_bytes(w);
-	double bw = g->hbm_Bps * k->hbm_eff;
-	double pk_lin = peak_linear(g, w) *
+	struct vendor_eff ve = gpu_vendor_eff(g);
+	double bw = g->hbm_Bps * k->hbm_eff * ve.hbm;
+	double pk_lin = peak_linear(g, w) * ve.gemm *
 			(peak_linear(g, w) > peak16(g) ? k->gemm_eff_lowp : k->gemm_eff);
-	double pk_att = peak16(g) * k->attn_eff;
+	double pk_att = peak16(g) * k->attn_eff * ve.attn;
 	double lin_flops = 0, lin_bytes = 0;
 	int nl = l1 - l0;
 	double c = k->gemm_dim_half;
@@ -423,7 +459,7 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double pre_flops = 4 * it->n_pre * it->pre_ctx * qd * nl;
 	double pre_bytes = it->n_pre * kv_tok * 2;   /* write K/V, read them back */
 	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw) + roof(k, pre_flops / pk_att, pre_bytes / bw);
-	double tc = 2.0 * nl * tp_allreduce(p, tp, T * h * 2);
+	double tc = 2.0 * nl * tp_allreduce(p, tp, T * h * 2) * ve.comm;
 	if (t_gemm)
 		*t_gemm = tg;
 	if (t_attn)
@@ -710,7 +746,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	const struct serve_calib *k = in->k;
 	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
-	double wq = 0, C = 0, D = 0;
+	double wq = 0, wp = 0, C = 0, D = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
@@ -721,7 +757,14 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		double a = lam * D;
 		C = a < B ? serve_erlang_c((int)B, a) : 1;
 		wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
-		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq;
+		/* prompts also queue for the prefill: an iteration takes
+		 * floor(chunk / isl) whole prompts (at least one), so a prompt
+		 * holds the prefill for n_chunks x t_pf / that; an M/D/1 wait
+		 * rho S / (2 (1 - rho)) on it */
+		double per_it = floor(in->chunk / isl) > 1 ? floor(in->chunk / isl) : 1;
+		double S = n_chunks * t_pf / per_it, rho = lam * S;
+		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
+		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq + wp;
 		double n2 = lam * (ttft - k->frontend_s + osl * t);
 		if (fabs(n2 - n) < 1e-4 * (n + 1)) {
 			n = n2;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jsonx.h"
+#include "serve_search.h"
 
 /* ---- Settings tables (fields.h) for the cluster's pools and fabric and
  * the workload. cluster.c reads the cluster file; these tables write it
@@ -153,11 +154,68 @@ static const struct hp_field workload_field_list[] = {
 const struct hp_field_table workload_fields = { "workload", workload_field_list,
 						(int)HP_ARRAY_LEN(workload_field_list), 1 };
 
+/* ---- The Serve view's workload ("serve"). Ranges as the view's prompts
+ * and `hetplan serve` take them: rates up to 1e7 requests/s, TTFT up to an
+ * hour, TPOT up to a minute. */
+static const char *serve_objective_name(enum serve_objective o)
+{
+	return o == SERVE_OBJ_THROUGHPUT ? "throughput" : "cost";
+}
+
+static int serve_objective_parse(const char *s, enum serve_objective *o)
+{
+	if (!strcmp(s, "cost"))
+		*o = SERVE_OBJ_COST;
+	else if (!strcmp(s, "throughput"))
+		*o = SERVE_OBJ_THROUGHPUT;
+	else
+		return -1;
+	return 0;
+}
+
+FIELDS_ENUM(static, sengine_enum, enum serve_engine, ENGINE_COUNT, serve_engine_name,
+	    serve_engine_parse);
+FIELDS_ENUM(static, swprec_enum, enum serve_wprec, SW_COUNT, serve_wprec_name, serve_wprec_parse);
+FIELDS_ENUM(static, skvprec_enum, enum serve_kvprec, SKV_COUNT, serve_kvprec_name,
+	    serve_kvprec_parse);
+FIELDS_ENUM(static, sobjective_enum, enum serve_objective, 2, serve_objective_name,
+	    serve_objective_parse);
+
+#define SO(m) offsetof(struct ws_serve, m)
+static const struct hp_field ws_serve_field_list[] = {
+	{ .key = "model", .kind = FK_STR, FIELD_STR(struct ws_serve, model), .flags = FF_OMIT_ZERO,
+	  .help = "model preset to serve; absent: the workspace's model" },
+	{ .key = "isl", .kind = FK_STR, FIELD_STR(struct ws_serve, isl),
+	  .help = "prompt tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN" },
+	{ .key = "osl", .kind = FK_STR, FIELD_STR(struct ws_serve, osl),
+	  .help = "output tokens, as isl" },
+	{ .key = "rate", .kind = FK_NUM, .off = SO(rate), .min = 0, .max = 1e7,
+	  .flags = FF_OMIT_ZERO, .help = "requests/s" },
+	{ .key = "offline", .kind = FK_BOOL, .off = SO(offline), .flags = FF_OMIT_ZERO,
+	  .help = "the most the cluster serves, instead of a rate" },
+	{ .key = "ttft_p99_s", .kind = FK_NUM, .off = SO(ttft_p99_s), .min = 0, .max = 3600,
+	  .flags = FF_OMIT_ZERO, .help = "p99 time to the first token, seconds; absent: none" },
+	{ .key = "tpot_p99_s", .kind = FK_NUM, .off = SO(tpot_p99_s), .min = 0, .max = 60,
+	  .flags = FF_OMIT_ZERO, .help = "p99 time per output token, seconds; absent: none" },
+	{ .key = "engine", .kind = FK_ENUM, .off = SO(engine), .enm = &sengine_enum,
+	  .help = "serving engine" },
+	{ .key = "weights", .kind = FK_ENUM, .off = SO(wprec), .enm = &swprec_enum,
+	  .help = "weight precision" },
+	{ .key = "kv_cache", .kind = FK_ENUM, .off = SO(kvprec), .enm = &skvprec_enum,
+	  .help = "KV cache precision" },
+	{ .key = "objective", .kind = FK_ENUM, .off = SO(objective), .enm = &sobjective_enum,
+	  .help = "cost (cheapest fleet) or throughput" },
+};
+#undef SO
+
+const struct hp_field_table ws_serve_fields = { "serve", ws_serve_field_list,
+						(int)HP_ARRAY_LEN(ws_serve_field_list), 1 };
+
 const struct hp_field_table *const *workspace_field_tables(int *n)
 {
 	static const struct hp_field_table *const all[] = {
 		&plan_fields, &model_fields, &moe_fields, &mla_fields, &pool_fields, &pool_nodes,
-		&fabric_fields, &workload_fields,
+		&fabric_fields, &workload_fields, &ws_serve_fields,
 	};
 	*n = (int)HP_ARRAY_LEN(all);
 	return all;
@@ -197,10 +255,56 @@ int workspace_default(struct workspace *w, const struct catalog *cat, struct hp_
 	return workspace_parse(w, text, sizeof text - 1, "(default workspace)", cat, err);
 }
 
+/* The "serve" object, checked as the Serve view checks its fields: a
+ * known preset, lengths that parse as distributions. */
+static int serve_parse(struct workspace *w, const cJSON *root, const char *file,
+		       const struct catalog *cat, struct hp_err *err)
+{
+	struct ws_serve *sv = &w->serve;
+	struct jx_ctx jc = { file, "", err };
+	int bad;
+	const cJSON *so = jx_obj(&jc, root, "serve", 0, &bad);
+	if (bad)
+		return -1;
+	struct serve_dist d;
+	char where[200];
+	if (!so)
+		return 0;
+	struct jx_ctx js = { file, "serve", err };
+	if (fields_check_keys(&ws_serve_fields, &js, so, NULL) < 0 ||
+	    fields_read_json(&ws_serve_fields, sv, &js, so) < 0)
+		return -1;
+	if (*sv->model && !catalog_model(cat, sv->model)) {
+		snprintf(where, sizeof where, "%.120s: serve.model", file);
+		catalog_model_unknown(cat, sv->model, where, err);
+		return -1;
+	}
+	if (!*sv->isl)
+		hp_strlcpy(sv->isl, "1500", sizeof sv->isl);
+	if (!*sv->osl)
+		hp_strlcpy(sv->osl, "300", sizeof sv->osl);
+	for (int i = 0; i < 2; i++) {
+		const char *v = i ? sv->osl : sv->isl;
+		if (serve_dist_parse(v, &d, err) < 0) {
+			char msg[sizeof err->msg];
+			hp_strlcpy(msg, err->msg, sizeof msg);
+			return hp_err_set(err, HP_EXIT_INPUT, "%.120s: serve.%s: %.300s", file,
+					  i ? "osl" : "isl", msg);
+		}
+	}
+	if (!sv->offline && sv->rate <= 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%.120s: serve: give \"rate\" (requests/s above 0) or \"offline\": true",
+				  file);
+	sv->set = 1;
+	return 0;
+}
+
 int workspace_parse(struct workspace *w, const char *text, size_t len, const char *file,
 		    const struct catalog *cat, struct hp_err *err)
 {
-	static const char *const known[] = { "version", "cluster", "model", "workload", NULL };
+	static const char *const known[] = { "version", "cluster", "model", "workload", "serve",
+					     NULL };
 	memset(w, 0, sizeof *w);
 	cluster_init(&w->cluster);
 	search_opts_init(&w->opts);
@@ -256,6 +360,8 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 		goto out;
 	if (!w->opts.gbs)
 		w->opts.gbs = 1024;
+	if (serve_parse(w, root, file, cat, err) < 0)
+		goto out;
 	rc = 0;
 out:
 	cJSON_Delete(root);
@@ -284,6 +390,8 @@ char *workspace_to_string(const struct workspace *w)
 	else
 		cJSON_AddItemToObject(o, "model", model_to_json(&w->model));
 	fields_write_json(&workload_fields, &w->opts, cJSON_AddObjectToObject(o, "workload"));
+	if (w->serve.set)
+		fields_write_json(&ws_serve_fields, &w->serve, cJSON_AddObjectToObject(o, "serve"));
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
 	size_t n = strlen(s);

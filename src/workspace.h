@@ -7,12 +7,29 @@
  *    "model":    "llama3.1-70b" | <the model schema object>,
  *    "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12,
  *                 "precision": "bf16", "objective": "throughput",
- *                 "deadline_s": 0, "budget_usd": 0, "top": 10}}
- * "workload" and every key in it are optional. */
+ *                 "deadline_s": 0, "budget_usd": 0, "top": 10},
+ *    "serve":    {"model": "llama3.1-70b", "isl": "1500", "osl": "lognormal:300:0.5",
+ *                 "rate": 40, "offline": false, "ttft_p99_s": 2, "tpot_p99_s": 0.05,
+ *                 "engine": "vllm", "weights": "bf16", "kv_cache": "bf16",
+ *                 "objective": "cost"}}
+ * "workload", "serve" and every key in them are optional. "serve" is the
+ * TUI Serve view's workload; it is written only when set. */
 #ifndef HP_WORKSPACE_H
 #define HP_WORKSPACE_H
 
 #include "search.h"
+
+/* The serving workload of the Serve view (as `hetplan serve` options). */
+struct ws_serve {
+	int set;                   /* present in the file, or edited: saved */
+	char model[48];            /* preset name; "" = the workspace's model */
+	char isl[48], osl[48];     /* lengths as --isl/--osl take them */
+	double rate;               /* requests/s; 0 with offline */
+	int offline;
+	double ttft_p99_s, tpot_p99_s;   /* 0 = no target */
+	int engine, wprec, kvprec; /* enum serve_engine, serve_wprec, serve_kvprec */
+	int objective;             /* enum serve_objective */
+};
 
 struct workspace {
 	struct cluster cluster;
@@ -20,6 +37,7 @@ struct workspace {
 	int model_is_preset;       /* saved by name */
 	struct search_opts opts;   /* gbs, seq_len, tokens, precision, objective,
 				      deadline_s, budget_usd, top_k */
+	struct ws_serve serve;
 };
 
 /* The embedded default: 4x8 H100 + 8x8 A100-80GB, Llama-3.1 70B, 2T
@@ -36,9 +54,9 @@ int workspace_save(const struct workspace *w, const char *path, struct hp_err *e
 
 /* The settings tables of the workspace's parts (fields.h): a cluster's
  * pools and fabric, and the workload (struct search_opts). */
-extern const struct hp_field_table pool_fields, fabric_fields, workload_fields;
+extern const struct hp_field_table pool_fields, fabric_fields, workload_fields, ws_serve_fields;
 /* Every settings table hetplan has (plan, model and its moe/mla parts,
- * pool, fabric, workload), for --list-fields and docs/formats.md. */
+ * pool, fabric, workload, serve), for --list-fields and docs/formats.md. */
 const struct hp_field_table *const *workspace_field_tables(int *n);
 
 /* The cluster and model as JSON in their input schemas. */

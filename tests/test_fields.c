@@ -187,6 +187,7 @@ TEST(every_catalog_model_round_trips)
 		}
 		cJSON_Delete(o);
 		hp_strlcpy(back.source, m->source, sizeof back.source);   /* not written */
+		hp_strlcpy(back.hf_id, m->hf_id, sizeof back.hf_id);      /* not written */
 		if (memcmp(&back, m, sizeof back))
 			T_FAILF("%s does not read back the same", m->name);
 	}

@@ -228,5 +228,32 @@ for r in p["routes"]:
     assert nxt == 32, nxt
 PY
 
+# Launch lines load the model's Hugging Face repository (tests/data/
+# serving_hf_ids.txt: meta-llama/Llama-3.1-8B-Instruct for llama3.1-8b),
+# with every engine; a model file without "hf_id" keeps its name, and an
+# id with shell characters is quoted.
+for eng in vllm sglang tensorrt-llm; do
+	expect "launch-hf-$eng" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 \
+		--engine $eng --rate 1 --isl 1000 --osl 200 --format json
+	python3 - "$tmp/out" <<'PY' && ok || bad "$eng launch line does not load meta-llama/Llama-3.1-8B-Instruct"
+import json, sys
+d = json.load(open(sys.argv[1]))   # --estimate: one plan object
+l = d["instances"][0]["launch"].split()
+assert "meta-llama/Llama-3.1-8B-Instruct" in l[:5], l
+PY
+done
+cat >"$tmp/m.json" <<'EOF2'
+{"name": "tiny-8l", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096, "vocab": 32000}
+EOF2
+expect launch-noid 0 "" -- --pool 1x8xH100-SXM -m "$tmp/m.json" --estimate --tp 1 --rate 1 \
+	--isl 100 --osl 100 --format json
+grep -q '"launch":[[:space:]]*"vllm serve tiny-8l --tensor' "$tmp/out" && ok || bad "no hf_id: $(grep launch "$tmp/out")"
+cat >"$tmp/m2.json" <<'EOF2'
+{"name": "tiny-8l", "hf_id": "me/it's mine", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096, "vocab": 32000}
+EOF2
+expect launch-quoted 0 "" -- --pool 1x8xH100-SXM -m "$tmp/m2.json" --estimate --tp 1 --rate 1 \
+	--isl 100 --osl 100 --format md
+grep -qF "vllm serve 'me/it'\''s mine' --tensor" "$tmp/out" && ok || bad "quoted hf_id: $(grep serve "$tmp/out")"
+
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -13,7 +13,9 @@
 #include "model.h"
 #include "serve_search.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static struct catalog cat;
 
@@ -34,6 +36,75 @@ TEST(kv_bytes)
 	CHECK(d != NULL);
 	if (d) /* MLA: 61 layers x (512 latent + 64 rope) x 2 bytes = 70,272 */
 		CHECK_NEAR(serve_kv_bytes_per_token(d, SKV_BF16), 70272, 1e-12);
+}
+
+/* Every preset with public weights names its Hugging Face repository as
+ * the publisher spells it (tests/data/serving_hf_ids.txt, from the models'
+ * own pages); the launch lines load that id. */
+TEST(hf_ids)
+{
+	FILE *f = fopen("tests/data/serving_hf_ids.txt", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char line[256], name[64], repo[128];
+	int n = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (*line == '#' || sscanf(line, "%63s %127s", name, repo) != 2)
+			continue;
+		const struct model_spec *m = catalog_model(&cat, name);
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		if (strcmp(m->hf_id, repo))
+			T_FAILF("%s: hf_id '%s', its repository is '%s'", name, m->hf_id, repo);
+		n++;
+	}
+	fclose(f);
+	CHECK_EQ_INT(n, 12);
+}
+
+/* The AMD parts serving plans run on, with their datasheet figures (AMD
+ * Instinct product pages: MI300X 192 GB HBM3, 5.3 TB/s, 1307.4 TFLOPS
+ * dense FP16/BF16, 2614.9 FP8; MI325X 256 GB HBM3E, 6.0 TB/s, the same
+ * compute; MI250X 128 GB HBM2e, 3.2768 TB/s, 383 TFLOPS FP16/BF16), and
+ * a 70B model served on each: a decode step cannot read the weights
+ * faster than the datasheet bandwidth. */
+TEST(amd_gpus)
+{
+	static const struct { const char *name; double gb, tbps, bf16, fp8; int tp; } amd[] = {
+		{ "MI300X", 192, 5.3, 1307.4, 2614.9, 1 },
+		{ "MI325X", 256, 6.0, 1307.4, 2614.9, 1 },
+		{ "MI250X", 128, 3.2768, 383.0, 0, 2 },
+	};
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	CHECK(m != NULL);
+	for (size_t i = 0; m && i < HP_ARRAY_LEN(amd); i++) {
+		const struct gpu_spec *g = catalog_gpu(&cat, amd[i].name);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		CHECK_NEAR(g->mem_bytes, amd[i].gb * 1e9, 1e-9);
+		CHECK_NEAR(g->hbm_Bps, amd[i].tbps * 1e12, 0.002);
+		CHECK_NEAR(g->flops[HP_BF16], amd[i].bf16 * 1e12, 1e-9);
+		if (amd[i].fp8 > 0)
+			CHECK_NEAR(g->flops[HP_FP8], amd[i].fp8 * 1e12, 1e-9);
+		CHECK(g->gen == GEN_CDNA);
+		struct pool p;
+		serve_pool_from_gpu(&p, g, 1);
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+		struct serve_load ld = { 1000, 200, 0 };
+		struct serve_result r;
+		struct hp_err err = { 0 };
+		CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0);
+		CHECK(r.fits);
+		/* 141.1 GB of bf16 weights (70.6e9 parameters x 2 bytes) over
+		 * tp GPUs at the datasheet bandwidth */
+		double floor_s = 141.1e9 / amd[i].tp / (amd[i].tbps * 1e12);
+		if (!(r.tpot_min_s >= floor_s && r.tpot_min_s <= 3 * floor_s))
+			T_FAILF("%s: TPOT %.2f ms at batch 1, weights alone take %.2f ms", amd[i].name,
+				r.tpot_min_s * 1e3, floor_s * 1e3);
+	}
 }
 
 TEST(weights)
@@ -445,6 +516,8 @@ int main(void)
 		return 1;
 	}
 	RUN(kv_bytes);
+	RUN(hf_ids);
+	RUN(amd_gpus);
 	RUN(weights);
 	RUN(erlang_c);
 	RUN(decode_physics);

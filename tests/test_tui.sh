@@ -289,7 +289,7 @@ case "$row" in "40.00 12.0K "*) ok ;; *) bad "serve plan 1 is not 40 req/s, 12.0
 # $ per million output tokens = $/h / (tokens/s x 3600 s) x 1e6.
 echo "$row" | awk '{ gsub(/\$/, ""); t = 12000; e = $3 / (t * 3600) * 1e6
 	exit !(($4 - e) ^ 2 < 0.006 ^ 2) }' && ok || bad "serve \$/Mtok is not \$/h per output token: $row"
-screen srv | grep -q 'vllm serve llama3.1-70b --tensor-parallel-size' && ok ||
+screen srv | grep -q 'vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size' && ok ||
 	bad "no vllm launch line for the plan"
 # Rate (the fourth field) to 20: 20 x 300 = 6,000 output tokens/s.
 keys srv j j j Enter

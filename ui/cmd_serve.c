@@ -107,12 +107,40 @@ static int parse_pos(const char *s, double max, double *out)
 
 /* --- launch lines ------------------------------------------------------------ */
 
+/* What an engine loads: the model's Hugging Face repository (its hf_id in
+ * the catalog) or, without one, the preset name, which the user then
+ * replaces with a local path. Shell-quoted unless it is only letters,
+ * digits and "._/-" (every repository name is). */
+static const char *model_ref(char *buf, size_t n, const struct model_spec *m)
+{
+	const char *id = *m->hf_id ? m->hf_id : m->name;
+	if (*id && strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-") ==
+			   strlen(id)) {
+		snprintf(buf, n, "%s", id);
+		return buf;
+	}
+	size_t o = 0;
+	buf[o++] = '\'';
+	for (const char *c = id; *c && o + 6 < n; c++) {
+		if (*c == '\'') {
+			memcpy(buf + o, "'\\''", 4);
+			o += 4;
+		} else {
+			buf[o++] = *c;
+		}
+	}
+	buf[o++] = '\'';
+	buf[o] = 0;
+	return buf;
+}
+
 /* vLLM's names of hetplan's precisions (vllm/engine/arg_utils.py:
  * --quantization, --kv-cache-dtype). */
 static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
 			const struct serve_plan_inst *in)
 {
-	sbuf_addf(o, "vllm serve %s --tensor-parallel-size %d", m->name, in->tp);
+	char ref[2 * sizeof m->hf_id + 8];
+	sbuf_addf(o, "vllm serve %s --tensor-parallel-size %d", model_ref(ref, sizeof ref, m), in->tp);
 	if (in->pp > 1)
 		sbuf_addf(o, " --pipeline-parallel-size %d", in->pp);
 	if (in->max_batch > 0)
@@ -140,9 +168,11 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 			 const struct serve_plan_inst *in)
 {
 	const struct serve_engine_profile *e = serve_engine(so->base.engine);
+	char ref[2 * sizeof m->hf_id + 8];
+	model_ref(ref, sizeof ref, m);
 	double util = so->base.mem_util > 0 ? so->base.mem_util : e->mem_util;
 	if (so->base.engine == ENGINE_SGLANG) {
-		sbuf_addf(o, "python -m sglang.launch_server --model-path %s --tp %d", m->name, in->tp);
+		sbuf_addf(o, "python -m sglang.launch_server --model-path %s --tp %d", ref, in->tp);
 		if (in->max_batch > 0)
 			sbuf_addf(o, " --max-running-requests %d", in->max_batch);
 		sbuf_addf(o, " --mem-fraction-static %.2f", util);
@@ -152,7 +182,7 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 			sbuf_add(o, " --quantization fp8");
 	} else {
 		/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
-		sbuf_addf(o, "trtllm-serve %s --backend %s --tp_size %d --pp_size %d", m->name,
+		sbuf_addf(o, "trtllm-serve %s --backend %s --tp_size %d --pp_size %d", ref,
 			  so->base.engine == ENGINE_TRTLLM_ENGINE ? "tensorrt" : "pytorch", in->tp, in->pp);
 		if (in->max_batch > 0)
 			sbuf_addf(o, " --max_batch_size %d", in->max_batch);
@@ -676,6 +706,18 @@ static void plans_json(struct sbuf *o, const struct serve_plan_result *res, int 
 	sbuf_addf(o, "%s\n", t);
 	free(t);
 	cJSON_Delete(j);
+}
+
+char *serve_plans_text(const struct serve_plan_result *res, int src, const struct cluster *c,
+		       const struct model_spec *m, const struct serve_opts *so, int md)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	if (!md)
+		plans_json(&o, res, src, c, m, so);
+	else if (res->n_plans)
+		print_table(&o, res, c, m, so, 1);
+	return sbuf_take(&o, NULL);
 }
 
 int cmd_serve(int argc, char **argv, const struct catalog *cat)

@@ -15,6 +15,15 @@ struct serve_opts;
 struct serve_plan_inst;
 char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
 			const struct serve_plan_inst *in);
+/* The plans of res as `hetplan serve --format json` writes them (the
+ * {"schema_version", "model", "engine", "objective", "plans": [...],
+ * "search"} contract of the man page; src is serve_plan's return, < 0 adds
+ * "why" and "nearest_miss"), or with md as its Markdown table. The caller
+ * frees it. */
+struct serve_plan_result;
+struct cluster;
+char *serve_plans_text(const struct serve_plan_result *res, int src, const struct cluster *c,
+		       const struct model_spec *m, const struct serve_opts *so, int md);
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_serve_options(void);

@@ -152,6 +152,7 @@ static const struct tui_key keys_serve[] = {
 	FIELD_KEYS("Edit the selected serving field", "Switch between the serving fields and the plans"),
 	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
 	MATCH_KEYS,
+	{ K('e'), "e", "export", "Export the serving plans: .json as hetplan serve --format json, .md", ACT_EXPORT, 0 },
 };
 
 static const struct tui_key keys_compare[] = {

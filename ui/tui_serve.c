@@ -11,13 +11,14 @@
  * of the default workspace takes tens of milliseconds (serve_plan has no
  * cancel flag; it needs none at that cost).
  *
- * Simplified, on purpose: the serving workload is not saved in the
- * workspace file (the workspace schema has no serving section yet), and the
- * TUI plans whole-model replicas (fleet sizing), not `--place` or
+ * The workload is the workspace's "serve" section (workspace.h): an edit
+ * here writes it (so `w` saves it), and a workspace opened with one sets
+ * the fields. Simplified, on purpose: the TUI plans whole-model replicas (fleet sizing), not `--place` or
  * `--disagg`, which stay on the command line (`hetplan serve`). */
 #include "cmd_serve.h"
 #include "serve_search.h"
 #include "tui_int.h"
+#include "escape.h"
 #include "lp.h"
 
 #include <errno.h>
@@ -71,6 +72,8 @@ struct tui_serve {
 	char isl[48], osl[48];       /* as typed: the distributions */
 	struct tui_list lfields, lplans;
 	int pane;                    /* 0 fields, 1 plans */
+	int exporting;               /* the prompt asks for an export file name */
+	struct ws_serve applied;     /* the workspace's "serve" last applied or written */
 	unsigned gen;
 	struct serve_answer *cur;    /* the answer shown */
 	/* the worker */
@@ -121,6 +124,59 @@ static void *serve_worker(void *arg)
 	return NULL;
 }
 
+/* The workspace's "serve" section into the view's settings, when it holds
+ * one that the view has not applied yet (a workspace just opened). Values
+ * were checked when the file was read; one that no longer parses (a preset
+ * gone from the user's catalog) keeps the view's current value. */
+static void serve_from_ws(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	const struct ws_serve *w = &t->ws.serve;
+	if (!w->set || !memcmp(w, &s->applied, sizeof *w))
+		return;
+	s->applied = *w;
+	struct hp_err err = { 0 };
+	const struct model_spec *m = *w->model ? catalog_model(t->cat, w->model) : NULL;
+	s->m = m ? *m : t->ws.model;
+	if (serve_dist_parse(w->isl, &s->so.isl, &err) == 0)
+		hp_strlcpy(s->isl, w->isl, sizeof s->isl);
+	if (serve_dist_parse(w->osl, &s->so.osl, &err) == 0)
+		hp_strlcpy(s->osl, w->osl, sizeof s->osl);
+	s->so.offline = w->offline;
+	s->so.rate = w->offline ? 0 : w->rate;
+	s->so.slo.ttft_p99_s = w->ttft_p99_s;
+	s->so.slo.tpot_p99_s = w->tpot_p99_s;
+	s->so.base.engine = (enum serve_engine)w->engine;
+	s->so.base.wprec = (enum serve_wprec)w->wprec;
+	s->so.base.kvprec = (enum serve_kvprec)w->kvprec;
+	s->so.objective = (enum serve_objective)w->objective;
+}
+
+/* An edit of the view: its settings become the workspace's "serve"
+ * section, saved with the workspace (`w`). */
+static void serve_to_ws(struct tui *t)
+{
+	struct tui_serve *s = t->serve;
+	struct ws_serve w;
+	memset(&w, 0, sizeof w);
+	w.set = 1;
+	if (catalog_model(t->cat, s->m.name))
+		hp_strlcpy(w.model, s->m.name, sizeof w.model);
+	hp_strlcpy(w.isl, s->isl, sizeof w.isl);
+	hp_strlcpy(w.osl, s->osl, sizeof w.osl);
+	w.offline = s->so.offline;
+	w.rate = s->so.offline ? 0 : s->so.rate;
+	w.ttft_p99_s = s->so.slo.ttft_p99_s;
+	w.tpot_p99_s = s->so.slo.tpot_p99_s;
+	w.engine = s->so.base.engine;
+	w.wprec = s->so.base.wprec;
+	w.kvprec = s->so.base.kvprec;
+	w.objective = s->so.objective;
+	t->ws.serve = w;
+	s->applied = w;
+	t->dirty = 1;
+}
+
 void tui_serve_init(struct tui *t)
 {
 	struct tui_serve *s = xcalloc(1, sizeof *s);
@@ -141,6 +197,7 @@ void tui_serve_init(struct tui *t)
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	t->serve = s;
+	serve_from_ws(t);
 }
 
 int tui_serve_start(struct tui *t, int wake_fd)
@@ -190,6 +247,7 @@ void tui_serve_submit(struct tui *t)
 	struct tui_serve *s = t->serve;
 	if (!s)
 		return;
+	serve_from_ws(t);
 	s->gen++;
 	struct serve_answer *a = job_of(t);
 	if (!s->started) {           /* bench: on this thread */
@@ -312,10 +370,43 @@ static int set_model(struct tui *t, const char *name)
 	return 0;
 }
 
+/* `e`: the plans shown, as `hetplan serve --format json` writes them
+ * (.md: its Markdown table), written atomically. Not the training plan:
+ * this view's plans are serving plans. */
+static int serve_export(struct tui *t, const char *path)
+{
+	const struct serve_answer *a = t->serve->cur;
+	struct hp_err err = { 0 };
+	if (!esc_is_printable(path, 4096)) {
+		tui_message(t, 1, "file name has control characters");
+		return -1;
+	}
+	if (!a) {
+		tui_message(t, 1, "no serving plan to export yet");
+		return -1;
+	}
+	size_t n = strlen(path);
+	int md = n >= 3 && !strcmp(path + n - 3, ".md");
+	char *text = serve_plans_text(&a->res, a->rc, &a->c, &a->m, &a->so, md);
+	int rc = hp_write_file_atomic(path, text, strlen(text), &err);
+	free(text);
+	if (rc < 0) {
+		tui_message(t, 1, "%s", err.msg);
+		return -1;
+	}
+	tui_message(t, 0, "exported %d serving plan%s to %.200s", a->res.n_plans,
+		    a->res.n_plans == 1 ? "" : "s", path);
+	return 0;
+}
+
 int tui_serve_field_commit(struct tui *t, const char *text)
 {
 	struct tui_serve *s = t->serve;
 	int f = s->lfields.sel;
+	if (s->exporting) {
+		s->exporting = 0;
+		return *text ? serve_export(t, text) : 0;
+	}
 	struct hp_err err = { 0 };
 	double v;
 	switch (f) {
@@ -365,6 +456,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 	default:
 		return -1;
 	}
+	serve_to_ws(t);
 	tui_serve_submit(t);
 	return 0;
 }
@@ -406,6 +498,7 @@ static int field_cycle(struct tui *t, int f, int dir)
 	default:
 		return 0;
 	}
+	serve_to_ws(t);
 	tui_serve_submit(t);
 	return 1;
 }
@@ -695,6 +788,7 @@ static int field_enter(struct tui *t)
 	if (!sfields[f].hint)
 		return field_cycle(t, f, 1) ? R_DRAW : R_NONE;
 	char title[160], v[64];
+	s->exporting = 0;
 	field_get(s, f, v, sizeof v);
 	snprintf(title, sizeof title, "%s (%s):", sfields[f].label, sfields[f].hint);
 	tui_start_prompt(t, P_SERVE_FIELD, title, v);
@@ -712,6 +806,16 @@ int view_serve_key(struct tui *t, int action, int ch)
 	}
 	if (action == ACT_PANE) {
 		s->pane = !s->pane;
+		return R_DRAW;
+	}
+	if (action == ACT_EXPORT) {
+		if (!s->cur || (!s->cur->res.n_plans && !s->cur->res.has_nearest)) {
+			tui_message(t, 1, "no serving plan to export yet");
+			return R_DRAW;
+		}
+		s->exporting = 1;
+		tui_start_prompt(t, P_SERVE_FIELD, "Export serving plans to (.json, or .md):",
+				 "hetplan-serve.json");
 		return R_DRAW;
 	}
 	if (s->pane == 1) {

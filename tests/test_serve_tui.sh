@@ -1,0 +1,130 @@
+#!/bin/sh
+# test_serve_tui.sh — the TUI Serve view's `e` export and its workload in
+# the workspace file, driven in a private tmux server as test_tui.sh does.
+#
+#   7 opens the Serve view; `e` writes the serving plans in the
+#   `hetplan serve --format json` contract ({"schema_version", "model",
+#   "engine", "objective", "plans": [...], "search"}), not the training
+#   plan; a rate edit is saved by `w` under "serve" and comes back when the
+#   workspace is opened again.
+#
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
+set -u
+HP=${HETPLAN:-./hetplan}
+case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+S="hetplan-stui-$$"
+T="tmux -L $S -f /dev/null"
+tmp=$(mktemp -d)
+cleanup() {
+	$T kill-server 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+mkdir -p "$tmp/cfg"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "test_serve_tui: tmux missing (make deps-test)"
+	echo "test_serve_tui: 0 passed, 1 failed"
+	exit 1
+fi
+
+start() {
+	$T new-session -d -s "$1" -x 120 -y 40 \
+		"trap '' INT; cd '$tmp' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 '$HP' ${2:-}; echo EXITED:\$?; sleep 60"
+}
+screen() { $T capture-pane -p -t "$1"; }
+# 30 s by default: only a hang fails, never a slow machine.
+wait_for() {
+	i=0
+	while [ $i -lt "${3:-300}" ]; do
+		screen "$1" | grep -qF -- "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+wait_file() {
+	i=0
+	while [ $i -lt 300 ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
+	[ -s "$1" ]
+}
+keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
+
+# ---- 1. `e` in the Serve view exports the serving plans
+start s1
+wait_for s1 " plans" || bad "the TUI did not start: $(screen s1 | tail -2)"
+keys s1 7
+wait_for s1 "serving plan" && ok || bad "7 did not open the Serve view"
+keys s1 e
+wait_for s1 "Export serving plans to" && ok || bad "e in the Serve view: $(screen s1 | tail -1)"
+keys s1 C-u serve.json Enter
+if wait_file "$tmp/serve.json"; then ok; else bad "no serve.json written: $(screen s1 | tail -1)"; fi
+# The contract keys of `hetplan serve --format json` (man page, "serve
+# options"), and what the Serve view plans by default: Llama-3.1 70B at
+# 40 req/s (docs/serving.md), with vLLM and the model's Hugging Face id.
+python3 - "$tmp/serve.json" <<'PY' && ok || bad "serve.json is not a serving plan export"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("schema_version", "model", "engine", "objective", "plans", "search"):
+    assert k in d, "missing key " + k
+assert d["model"] == "llama3.1-70b" and d["engine"] == "vllm", (d["model"], d["engine"])
+assert isinstance(d["plans"], list) and d["plans"], "no plans"
+for p in d["plans"]:
+    for k in ("label", "how", "output_tokens_per_s", "requests_per_s", "usd_per_hour",
+              "ttft_s", "tpot_s", "gpus", "instances", "fits"):
+        assert k in p, "plan without " + k
+    for i in p["instances"]:
+        assert i["launch"].startswith("vllm serve meta-llama/Llama-3.1-70B-Instruct "), i["launch"]
+# 40 req/s x 300 output tokens
+assert abs(d["plans"][0]["requests_per_s"] - 40) < 1e-6, d["plans"][0]["requests_per_s"]
+# a training plan export has none of these
+assert "stages" not in d and "replicas" not in d
+PY
+# .md: the Markdown table of `hetplan serve --format md`
+keys s1 e
+wait_for s1 "Export serving plans to" || bad "second e did not prompt"
+keys s1 C-u serve.md Enter
+if wait_file "$tmp/serve.md"; then ok; else bad "no serve.md written"; fi
+head -1 "$tmp/serve.md" | grep -q '^| # | plan | GPUs | out tok/s |' && ok ||
+	bad "serve.md: $(head -1 "$tmp/serve.md")"
+
+# ---- 2. a serving edit is saved with the workspace and read back
+# Rate is the fourth field: 25 req/s; TPOT p99 the sixth: 40 ms.
+keys s1 j j j Enter
+wait_for s1 "Rate (requests/s" && ok || bad "Enter on Rate did not prompt"
+keys s1 C-u 25 Enter
+wait_for s1 " 25 req/s" && ok || bad "the Rate field does not show 25"
+keys s1 j j Enter
+wait_for s1 "TPOT p99 (" && ok || bad "Enter on TPOT did not prompt"
+keys s1 C-u 40 Enter
+keys s1 w
+wait_for s1 "Save workspace to" || bad "w did not prompt"
+keys s1 C-u ws.json Enter
+if wait_file "$tmp/ws.json"; then ok; else bad "no ws.json written"; fi
+python3 - "$tmp/ws.json" <<'PY' && ok || bad "ws.json has no serve section with the edits"
+import json, sys
+s = json.load(open(sys.argv[1]))["serve"]
+assert s["rate"] == 25 and abs(s["tpot_p99_s"] - 0.040) < 1e-12, s
+assert s["model"] == "llama3.1-70b" and s["isl"] == "1500" and s["osl"] == "300", s
+assert s["ttft_p99_s"] == 2 and s["engine"] == "vllm" and s["objective"] == "cost", s
+PY
+keys s1 q q
+start s2 ws.json
+keys s2 7
+wait_for s2 " 25 req/s" && ok || bad "the reopened workspace does not show rate 25: $(screen s2 | head -12)"
+wait_for s2 " 40 ms" && ok || bad "the reopened workspace does not show TPOT 40 ms"
+
+# ---- 3. bad serve sections name the key
+printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"isl":"lognormal:x"}}' >"$tmp/bad1.json"
+"$HP" report "$tmp/bad1.json" -o "$tmp/r1.md" >/dev/null 2>"$tmp/err1"; rc=$?
+[ $rc = 3 ] && grep -q "serve.isl" "$tmp/err1" && ok || bad "bad serve.isl: exit $rc, $(cat "$tmp/err1")"
+printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"engine":"tgi"}}' >"$tmp/bad2.json"
+"$HP" report "$tmp/bad2.json" -o "$tmp/r2.md" >/dev/null 2>"$tmp/err2"; rc=$?
+[ $rc = 3 ] && grep -q "engine" "$tmp/err2" && ok || bad "bad serve.engine: exit $rc, $(cat "$tmp/err2")"
+
+echo "test_serve_tui: $pass passed, $fail failed"
+[ $fail = 0 ]
