@@ -400,6 +400,15 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	} else if (strstr(ic, "400Gb/s per GPU")) {
 		p->nics = 8;
 		p->nic_gbps = 400;
+	} else if (strstr(ic, "(1 GPU each)")) {
+		/* One GPU per cloud instance (AWS p3.2xlarge): every GPU is a
+		 * node of its own, on the instance's Ethernet ("up to 10
+		 * Gbps"). */
+		p->gpus_per_node = 1;
+		p->nodes = ngpu;
+		p->nics = 1;
+		if (num_after(ic, "up to") > 0)
+			p->nic_gbps = num_after(ic, "up to");
 	}
 	pool_apply_defaults(p);
 
