@@ -36,7 +36,7 @@ ENGINE_SRC = $(wildcard src/*.c)
 UI_SRC     = $(wildcard ui/*.c)
 ENGINE_OBJ = $(ENGINE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/embed.o
 UI_OBJ     = $(UI_SRC:%.c=$(BUILD)/%.o)
-EMBED      = data/gpus.json data/models.json $(wildcard data/prices.csv)
+EMBED      = data/gpus.json data/models.json data/calibration.json $(wildcard data/prices.csv)
 TEST_SRC   = $(wildcard tests/test_*.c)
 TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 # The program: ./hetplan, or inside the build folder for sanitizer builds so

@@ -20,6 +20,18 @@
  *    the reduce-scatter with the backward; async TP is opt-in
  *    (experimental.enable_async_tensor_parallel); reduce dtype fp32
  *    (mixed_precision_reduce = "float32").
+ *  - Pipeline transfers. Megatron-LM 2021-22 scatters a stage's output
+ *    (replicated on the TP ranks when sequence parallelism is off) into t
+ *    slices, sends each from its own rank and all-gathers them on arrival
+ *    (--no-scatter-gather-tensors-in-pipeline turns it off; on by default,
+ *    megatron/arguments.py and megatron/p2p_communication.py of 2021-22;
+ *    Narayanan et al. SC21 Sec. 4.1, "scatter/gather communication
+ *    optimization"). Megatron-Core dropped it: under sequence parallelism
+ *    the output is already split. DeepSpeed's PipelineEngine sends and
+ *    receives with blocking calls (deepspeed/runtime/pipe/p2p.py: send()
+ *    and recv() assert async_op == False), each its own instruction of
+ *    the TrainSchedule, so a micro-batch's four transfers run one after
+ *    another and the full tensor crosses the NIC.
  *  - Attention kernels on Hopper and later: Megatron-Core runs Transformer
  *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
  *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class
@@ -32,16 +44,16 @@
 
 static const struct framework_info rows[FW_COUNT] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, 1, 1,
-		     "estimated as megatron-core" },
+		     "estimated as megatron-core", 0, 0 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1, 1, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
-			       "megatron/training/arguments.py flags" },
+			       "megatron/training/arguments.py flags", 0, 0 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0, 1, 0,
-			     "Megatron-LM SC21 code: all-reduce after backward" },
+			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0 },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", 0, 1, 1, 0, 0,
-			   "DeepSpeed config docs: zero_optimization.overlap_comm" },
+			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1 },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", 0, 1, 1, 1, 0,
-			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce" },
+			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

@@ -31,6 +31,16 @@ struct framework_info {
 	int attn_gen3;             /* Hopper+ attention through cuDNN / FlashAttention-3
 				    * class kernels (else FlashAttention-2 class) */
 	const char *source;        /* where the defaults come from */
+	/* How the pipeline's point-to-point transfers run (not plan keys:
+	 * fixed by the framework's code). */
+	int pp_scatter_gather;     /* a stage's output without sequence parallelism
+				    * (replicated on the t TP ranks) leaves the node
+				    * as t slices of 1/t, one per rank's NIC, and is
+				    * all-gathered over NVLink on arrival */
+	int pp_blocking;           /* each send and receive is a blocking call of
+				    * its own: four one-way transfers per
+				    * micro-batch, one after another, where the
+				    * others pair a send with a receive */
 };
 
 /* The row for f (static, never NULL). f must be below FW_COUNT (assert;

@@ -45,127 +45,223 @@
  * Megatron-Core implements it; energy is an estimate from board power. */
 #include "perf_int.h"
 
+#include "embed.h"
+
 #include <assert.h>
+#include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The shipped constants. Fitted ones are written by `make fit`
- * (tools/fit.c) against tests/data/training.csv and
- * tests/data/vtrain-a100-single.csv; the others are set from the
- * sources in perf_const_table(). Generations without measured rows
- * take datasheet-class values and say so there. */
-static const struct perf_calib calib_default = {
-	.gen = {
-		/* gemm16 gemm8 gemm32 attn_f attn_b hbm, then cuDNN/FA3-class attn_f attn_b
-		 * (0: the generation has none; FA2-class figures apply) */
-		[GEN_OTHER]     = { 0.60, 0.45, 0.60, 0.40, 0.30, 0.80, 0, 0 },
-		[GEN_VOLTA]     = { 0.588, 0.00, 0.85, 0.30, 0.25, 0.85, 0, 0 },
-		[GEN_TURING]    = { 0.37, 0.00, 0.80, 0.185, 0.154, 0.80, 0, 0 },
-		[GEN_AMPERE]    = { 0.70, 0.00, 0.75, 0.75, 0.412, 0.797, 0, 0 },
-		[GEN_ADA]       = { 0.70, 0.60, 0.60, 0.50, 0.40, 0.85, 0, 0 },
-		[GEN_HOPPER]    = { 0.611, 0.546, 0.70, 0.25, 0.20, 0.75, 0.479, 0.551 },
-		[GEN_BLACKWELL] = { 0.50, 0.484, 0.70, 0.40, 0.30, 0.85, 0.60, 0.45 },
-		[GEN_CDNA]      = { 0.55, 0.45, 0.50, 0.35, 0.25, 0.80, 0, 0 },
-		[GEN_GAUDI]     = { 0.60, 0.50, 0.50, 0.40, 0.30, 0.80, 0, 0 },
-	},
-	.gemm_k_half = 16.4,
-	.attn_s_half = 1024,
-	.kernel_gap_s = 2.79e-6,
-	.host_op_s = 41.8e-6,
-	.host_coll_s = 10e-6,
-	.tp_overlap_slowdown = 0.0,
-	.dp_overlap_slowdown = 0.151,
-	.cuda_context_bytes = 0.5 * 1073741824.0,
-	.runtime_bytes = 4.8 * 1073741824.0,
-	.mem_frag = 1.0,
-	.step_overhead_s = 0.00538,
+/* The constants live in data/calibration.json, embedded in the binary:
+ * every constant's value next to its physical range, unit, source and,
+ * when the fit leaves it on a bound, the reason; `make fit` (tools/fit.c
+ * --write) rewrites the values of the fitted ones. The per-generation
+ * kernel efficiencies without measured rows are datasheet-class defaults
+ * in the file's "generations" block. */
+static const char *const gen_fields[] = {
+	"gemm16", "gemm8", "gemm32", "attn_fwd", "attn_bwd", "hbm", "attn3_fwd", "attn3_bwd",
 };
-
-const struct perf_calib *perf_calib_default(void) { return &calib_default; }
-
-#define GEN_K(g_, f_) offsetof(struct perf_calib, gen[g_].f_)
-#define K(field) offsetof(struct perf_calib, field)
-
-/* Every constant, once: name, place, unit, physical range, fitted or set,
- * and where the range comes from. docs/model.md is the long form. */
-static const struct perf_const const_table[] = {
-	{ "ampere.gemm16", GEN_K(GEN_AMPERE, gemm16), "of peak", 0.70, 0.90, 1,
-	  "A100 SXM bf16 cuBLAS, best shapes: 268 TFLOP/s of 312 (86%), ml-engineering MAMF table",
-	  "A100 rows cannot tell GEMM from attention time apart (both follow the same FLOPs at their shapes): the pair trades with ampere.attn_fwd; the cross-validated totals hold" },
-	{ "ampere.attn_fwd", GEN_K(GEN_AMPERE, attn_fwd), "of peak", 0.45, 0.75, 1,
-	  "FlashAttention-2 paper (Dao 2023) Fig. 4-6: A100 forward 150-230 TFLOP/s, hdim 64-128",
-	  "see ampere.gemm16: the pair trades" },
-	{ "ampere.attn_bwd", GEN_K(GEN_AMPERE, attn_bwd), "of peak", 0.35, 0.65, 1,
-	  "FlashAttention-2 paper: A100 backward 110-200 TFLOP/s", NULL },
-	{ "ampere.hbm", GEN_K(GEN_AMPERE, hbm), "of nominal", 0.75, 0.95, 1,
-	  "BabelStream / STREAM on A100: 1.3-1.4 TB/s of 1.55 (40GB), 1.7-1.8 of 2.04 (80GB)", NULL },
-	{ "hopper.gemm16", GEN_K(GEN_HOPPER, gemm16), "of peak", 0.55, 0.85, 1,
-	  "H100 SXM bf16 cuBLAS: 795 TFLOP/s of 989 (80%) at the best shapes (ml-engineering MAMF "
-	  "table); 550-700 on training shapes under sustained power (clocks below boost)", NULL },
-	{ "hopper.gemm8", GEN_K(GEN_HOPPER, gemm8), "of fp8 peak", 0.50, 0.80, 1,
-	  "H100 fp8 cuBLASLt / Transformer Engine GEMMs: 1,200-1,500 TFLOP/s of 1,979", NULL },
-	{ "hopper.attn_fwd", GEN_K(GEN_HOPPER, attn_fwd), "of peak", 0.25, 0.45, 1,
-	  "FlashAttention-2 on H100: 300-380 TFLOP/s forward (FlashAttention-3 paper, Fig. 5 baseline)",
-	  "the FlashAttention-2 class H100 rows are torchtitan at a 500 W power cap and MosaicML long-sequence runs: hetplan has no power or clock model, so the kernel rate carries it" },
-	{ "hopper.attn_bwd", GEN_K(GEN_HOPPER, attn_bwd), "of peak", 0.20, 0.40, 1,
-	  "FlashAttention-2 on H100: 250-330 TFLOP/s backward (FlashAttention-3 paper, Fig. 6 baseline)",
-	  "see hopper.attn_fwd" },
-	{ "hopper.attn3_fwd", GEN_K(GEN_HOPPER, attn3_fwd), "of peak", 0.45, 0.78, 1,
-	  "FlashAttention-3 paper Fig. 5: H100 bf16 forward 500-740 TFLOP/s, hdim 128, causal", NULL },
-	{ "hopper.attn3_bwd", GEN_K(GEN_HOPPER, attn3_bwd), "of peak", 0.35, 0.62, 1,
-	  "FlashAttention-3 paper Fig. 6: H100 bf16 backward 420-600 TFLOP/s", NULL },
-	{ "blackwell.gemm16", GEN_K(GEN_BLACKWELL, gemm16), "of peak", 0.50, 0.85, 1,
-	  "B200 bf16 cuBLAS: 1.5-1.8 PFLOP/s of 2.25 dense at the best shapes",
-	  "the B200/GB200 rows run 20-30% slower than Hopper scaling predicts (early software); hetplan has no software-maturity term" },
-	{ "blackwell.gemm8", GEN_K(GEN_BLACKWELL, gemm8), "of fp8 peak", 0.45, 0.85, 1,
-	  "B200 fp8 cuBLASLt / Transformer Engine: 2.8-3.5 PFLOP/s of 4.5 dense", NULL },
-	{ "hopper.hbm", GEN_K(GEN_HOPPER, hbm), "of nominal", 0.75, 0.95, 1,
-	  "BabelStream on H100 SXM: 2.8-3.0 TB/s of 3.35",
-	  "the memory-bound op list is a lower bound (layout copies and fp8 transposes beyond the listed ones are not counted); the fit lowers the bandwidth instead" },
-	{ "turing.gemm16", GEN_K(GEN_TURING, gemm16), "of peak", 0.30, 0.60, 0,
-	  "T4 fp16 cuBLAS HGEMM 4096^3: ~24 TFLOP/s of 65 sustained, the 70 W power cap lowering the "
-	  "clock from the 1,590 MHz boost the peak assumes (NVIDIA developer forum 264462; Jia et al. "
-	  "2019, Dissecting the Turing T4, clock throttling)", NULL },
-	{ "turing.attn_fwd", GEN_K(GEN_TURING, attn_fwd), "of peak", 0.10, 0.35, 0,
-	  "the FlashAttention-2-class rate of Ampere scaled by the T4's power-capped GEMM rate "
-	  "(0.30 x 0.37/0.60); no T4 attention row is measured", NULL },
-	{ "turing.attn_bwd", GEN_K(GEN_TURING, attn_bwd), "of peak", 0.08, 0.30, 0,
-	  "as turing.attn_fwd (0.25 x 0.37/0.60)", NULL },
-	{ "volta.gemm16", GEN_K(GEN_VOLTA, gemm16), "of peak", 0.55, 0.85, 1,
-	  "V100 SXM2 fp16 cuBLAS HGEMM: 85-105 TFLOP/s of 125 (NVIDIA Volta whitepaper, DeepBench)", NULL },
-	{ "gemm_k_half", K(gemm_k_half), "elements", 16, 256, 1,
-	  "CUTLASS multistage main loop: 3-4 stages of 32-64 K elements fill before steady state", NULL },
-	{ "attn_s_half", K(attn_s_half), "tokens", 64, 1024, 1,
-	  "FlashAttention-2 paper: seq 512 runs at ~2/3 of seq 16k throughput",
-	  "no row runs sequences short enough to see the ramp (the shortest are 1,024-2,048 tokens); it stays at its upper bound, i.e. a gentle ramp" },
-	{ "kernel_gap_s", K(kernel_gap_s), "s", 0.5e-6, 5e-6, 1,
-	  "back-to-back CUDA kernel launch latency 2-5 us; ~1 us with a full queue", NULL },
-	{ "host_op_s", K(host_op_s), "s", 3e-6, 50e-6, 1,
-	  "eager PyTorch op dispatch + launch 5-20 us (PyTorch CUDA Graphs blog); Python modules add more", NULL },
-	{ "host_coll_s", K(host_coll_s), "s", 10e-6, 300e-6, 1,
-	  "NCCL launch through torch.distributed: 10-50 us host time; autograd-wrapped TP regions more",
-	  "collectives are also counted among a layer's kernels, so their issue cost is mostly carried by host_op_s" },
-	{ "tp_overlap_slowdown", K(tp_overlap_slowdown), "fraction", 0, 0.30, 1,
-	  "Transformer Engine userbuffers overlap: comm kernels take SMs from the GEMM (5-20%)",
-	  "the overlapped rows (Megatron-Core on H100) are matched with the first-chunk exposure alone; no contention is left to fit" },
-	{ "dp_overlap_slowdown", K(dp_overlap_slowdown), "fraction", 0, 0.30, 1,
-	  "NCCL kernels beside compute: 2-16 SMs and HBM traffic; measured 0-20% slowdowns", NULL },
-	{ "cuda_context_gib", K(cuda_context_bytes), "bytes", 0.3 * 1073741824.0,
-	  1.0 * 1073741824.0, 0,
-	  "nvidia-smi of an idle PyTorch process on A100/H100: 400-600 MiB", NULL },
-	{ "runtime_gib", K(runtime_bytes), "bytes", 0.5 * 1073741824.0, 6 * 1073741824.0, 1,
-	  "NCCL buffers (4 MiB x channels x peers per communicator), cuBLAS workspaces, allocator pools", NULL },
-	{ "mem_frag", K(mem_frag), "factor", 1.0, 1.3, 1,
-	  "PyTorch caching allocator: reserved / allocated 1.0-1.3 in training logs",
-	  "runtime_gib, a constant, absorbs what the allocator keeps reserved in the measured rows" },
-	{ "step_overhead_s", K(step_overhead_s), "s", 0, 0.2, 1,
-	  "per-step gradient-norm all-reduce, loss-scale check, logging: milliseconds to tens of ms", NULL },
+static const size_t gen_field_off[] = {
+	offsetof(struct perf_gen_eff, gemm16), offsetof(struct perf_gen_eff, gemm8),
+	offsetof(struct perf_gen_eff, gemm32), offsetof(struct perf_gen_eff, attn_fwd),
+	offsetof(struct perf_gen_eff, attn_bwd), offsetof(struct perf_gen_eff, hbm),
+	offsetof(struct perf_gen_eff, attn3_fwd), offsetof(struct perf_gen_eff, attn3_bwd),
 };
+/* The constants that are not per generation, by their names in the file. */
+static const char *const scalar_names[] = {
+	"gemm_k_half", "attn_s_half", "kernel_gap_s", "host_op_s", "host_coll_s",
+	"tp_overlap_slowdown", "dp_overlap_slowdown", "cuda_context_gib", "runtime_gib",
+	"mem_frag", "step_overhead_s",
+};
+static const size_t scalar_off[] = {
+	offsetof(struct perf_calib, gemm_k_half), offsetof(struct perf_calib, attn_s_half),
+	offsetof(struct perf_calib, kernel_gap_s), offsetof(struct perf_calib, host_op_s),
+	offsetof(struct perf_calib, host_coll_s), offsetof(struct perf_calib, tp_overlap_slowdown),
+	offsetof(struct perf_calib, dp_overlap_slowdown),
+	offsetof(struct perf_calib, cuda_context_bytes), offsetof(struct perf_calib, runtime_bytes),
+	offsetof(struct perf_calib, mem_frag), offsetof(struct perf_calib, step_overhead_s),
+};
+#define N_GEN_FIELDS (sizeof gen_fields / sizeof *gen_fields)
+#define N_SCALARS (sizeof scalar_names / sizeof *scalar_names)
+
+/* Where constant `name` lives in struct perf_calib: "<generation>.<field>"
+ * or one of scalar_names. Returns 0 with *off, or -1. */
+static int const_offset(const char *name, size_t *off)
+{
+	for (size_t i = 0; i < N_SCALARS; i++)
+		if (!strcmp(name, scalar_names[i])) {
+			*off = scalar_off[i];
+			return 0;
+		}
+	const char *dot = strchr(name, '.');
+	if (!dot)
+		return -1;
+	for (int g = 0; g <= GEN_GAUDI; g++) {
+		const char *gn = hp_gen_name((enum hp_gen)g);
+		if (strlen(gn) != (size_t)(dot - name) || strncmp(name, gn, (size_t)(dot - name)))
+			continue;
+		for (size_t f = 0; f < N_GEN_FIELDS; f++)
+			if (!strcmp(dot + 1, gen_fields[f])) {
+				*off = offsetof(struct perf_calib, gen) + (size_t)g * sizeof(struct perf_gen_eff) +
+				       gen_field_off[f];
+				return 0;
+			}
+	}
+	return -1;
+}
+
+/* The "generations" block: one array of N_GEN_FIELDS numbers (or null:
+ * listed under "constants") per generation hetplan knows. */
+static int parse_generations(const cJSON *gens, struct perf_calib *k, unsigned char *set,
+			     const char *file, struct hp_err *err)
+{
+	for (int g = 0; g <= GEN_GAUDI; g++) {
+		const char *gn = hp_gen_name((enum hp_gen)g);
+		const cJSON *a = cJSON_GetObjectItemCaseSensitive(gens, gn);
+		if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != (int)N_GEN_FIELDS)
+			return hp_err_set(err, HP_EXIT_INPUT, "%s: generations.%s: an array of %d values",
+					  file, gn, (int)N_GEN_FIELDS);
+		for (size_t f = 0; f < N_GEN_FIELDS; f++) {
+			const cJSON *v = cJSON_GetArrayItem(a, (int)f);
+			size_t off = offsetof(struct perf_calib, gen) + (size_t)g * sizeof(struct perf_gen_eff) +
+				     gen_field_off[f];
+			if (cJSON_IsNull(v))
+				continue;
+			if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1))
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: generations.%s[%zu] (%s): a fraction from 0 to 1",
+						  file, gn, f, gen_fields[f]);
+			*(double *)((char *)k + off) = v->valuedouble;
+			set[off / sizeof(double)] = 1;
+		}
+	}
+	return 0;
+}
+
+static const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* One entry of "constants" into c (its strings are copied) and its value
+ * into k. */
+static int parse_const(const cJSON *o, int i, struct perf_calib *k, unsigned char *set,
+		       struct perf_const *c, const char *file, struct hp_err *err)
+{
+	const char *name = json_str(o, "name"), *unit = json_str(o, "unit");
+	const char *src = json_str(o, "source"), *why = json_str(o, "on_bound");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "value");
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(o, "range");
+	const cJSON *fit = cJSON_GetObjectItemCaseSensitive(o, "fitted");
+	size_t off;
+	if (!name || const_offset(name, &off) < 0)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: constants[%d].name: %s is not a constant "
+				  "of struct perf_calib", file, i, name ? name : "missing");
+	if (!cJSON_IsNumber(v) || !cJSON_IsArray(r) || cJSON_GetArraySize(r) != 2 ||
+	    !cJSON_IsNumber(cJSON_GetArrayItem(r, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(r, 1)) ||
+	    !cJSON_IsBool(fit) || !unit || !src)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: constants[%d] (%s): needs value, range [lo, hi], "
+				  "unit, fitted and source", file, i, name);
+	double lo = cJSON_GetArrayItem(r, 0)->valuedouble, hi = cJSON_GetArrayItem(r, 1)->valuedouble;
+	if (!(lo <= v->valuedouble && v->valuedouble <= hi))
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: constants[%d] (%s): value %g outside its "
+				  "range [%g, %g]", file, i, name, v->valuedouble, lo, hi);
+	if (set[off / sizeof(double)])
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: constants[%d] (%s): given twice (or also "
+				  "under generations)", file, i, name);
+	set[off / sizeof(double)] = 1;
+	*(double *)((char *)k + off) = v->valuedouble;
+	*c = (struct perf_const){ xstrdup(name), off, xstrdup(unit), lo, hi, cJSON_IsTrue(fit),
+				  xstrdup(src), why ? xstrdup(why) : NULL };
+	return 0;
+}
+
+void perf_const_table_free(struct perf_const *t, int n)
+{
+	for (int i = 0; t && i < n; i++) {
+		free((char *)t[i].name);
+		free((char *)t[i].unit);
+		free((char *)t[i].source);
+		free((char *)t[i].on_bound);
+	}
+	free(t);
+}
+
+int perf_calib_parse(const char *text, size_t len, const char *file, struct perf_calib *k,
+		     struct perf_const **table, int *n, struct hp_err *err)
+{
+	unsigned char set[sizeof(struct perf_calib) / sizeof(double)] = { 0 };
+	memset(k, 0, sizeof *k);
+	*table = NULL;
+	*n = 0;
+	cJSON *root = cJSON_ParseWithLength(text, len);
+	if (!root)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: not valid JSON", file);
+	int rc = 0;
+	const cJSON *cs = cJSON_GetObjectItemCaseSensitive(root, "constants");
+	const cJSON *gens = cJSON_GetObjectItemCaseSensitive(root, "generations");
+	if (!cJSON_IsObject(gens) || !cJSON_IsArray(cs)) {
+		rc = hp_err_set(err, HP_EXIT_INPUT, "%s: needs \"generations\" and \"constants\"", file);
+		goto out;
+	}
+	if ((rc = parse_generations(gens, k, set, file, err)) < 0)
+		goto out;
+	int nc = cJSON_GetArraySize(cs);
+	*table = xcalloc((size_t)(nc > 0 ? nc : 1), sizeof **table);
+	for (int i = 0; i < nc; i++) {
+		if ((rc = parse_const(cJSON_GetArrayItem(cs, i), i, k, set, &(*table)[i], file, err)) < 0)
+			goto out;
+		*n = i + 1;
+	}
+	/* Every double of struct perf_calib is given exactly once. */
+	for (size_t i = 0; i < sizeof set; i++)
+		if (!set[i]) {
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: a constant of struct perf_calib (double "
+					"%zu) is given nowhere", file, i);
+			goto out;
+		}
+out:
+	cJSON_Delete(root);
+	if (rc < 0) {
+		perf_const_table_free(*table, *n);
+		*table = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static struct perf_calib calib_default;
+static struct perf_const *const_table;
+static int n_const;
+static pthread_once_t calib_once = PTHREAD_ONCE_INIT;
+
+/* The embedded file is part of the build (test_model loads it): a broken
+ * one is a defect of the binary, reported like running out of memory. */
+static void calib_load(void)
+{
+	struct hp_err err = { 0 };
+	if (perf_calib_parse(embed_calibration_json, embed_calibration_json_len,
+			     "data/calibration.json", &calib_default, &const_table, &n_const, &err) < 0) {
+		fprintf(stderr, "hetplan: built with a broken calibration: %s\n", err.msg);
+		abort();
+	}
+}
+
+const struct perf_calib *perf_calib_default(void)
+{
+	pthread_once(&calib_once, calib_load);
+	return &calib_default;
+}
 
 const struct perf_const *perf_const_table(int *n)
 {
-	*n = (int)(sizeof const_table / sizeof *const_table);
+	pthread_once(&calib_once, calib_load);
+	*n = n_const;
 	return const_table;
 }
 
@@ -488,7 +584,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		  struct estimate *e, struct hp_err *err)
 {
 	if (!k)
-		k = &calib_default;
+		k = perf_calib_default();
 	memset(e, 0, sizeof *e);
 	if (check_plan(c, m, p, err) < 0)
 		return -1;

@@ -68,8 +68,18 @@ const struct perf_const *perf_const_table(int *n);
  * Never fails. */
 double *perf_const_ptr(struct perf_calib *k, const struct perf_const *c);
 
-/* The shipped constants (static, read-only, never freed). */
+/* The shipped constants (static, read-only, never freed), from
+ * data/calibration.json as embedded in the binary. */
 const struct perf_calib *perf_calib_default(void);
+
+/* Parse a calibration file (the schema of data/calibration.json; file
+ * names it in messages) into *k and a new table of its constants (*n
+ * entries; free with perf_const_table_free). Every double of struct
+ * perf_calib must be given exactly once, every listed value inside its
+ * range. Returns 0, or -1 with err (exit code 3) naming the entry. */
+int perf_calib_parse(const char *text, size_t len, const char *file, struct perf_calib *k,
+		     struct perf_const **table, int *n, struct hp_err *err);
+void perf_const_table_free(struct perf_const *t, int n);
 
 struct perf_comm {
 	int used;

@@ -175,11 +175,21 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 }
 
 /* Pipeline p2p: each stage waits for its neighbours' activations and
- * gradients. Per micro-batch. */
+ * gradients. Per micro-batch, with each neighbour: one exchange (a send
+ * paired with a receive, both directions of the link at once) per
+ * chunk. The framework decides two things (src/framework.c):
+ *  - scatter/gather (Megatron-LM 2021-22): an output replicated on the
+ *    t TP ranks (no sequence parallelism) crosses as t slices of 1/t,
+ *    one per rank's link, and is all-gathered inside the TP group on
+ *    arrival;
+ *  - blocking transfers (DeepSpeed's PipelineEngine): the send and the
+ *    receive are separate blocking calls, so each exchange costs two
+ *    one-way transfers in series. */
 double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
+	const struct framework_info *fw = framework_get(p->framework);
 	double t_pp = 0;
 	for (int nb = -1; nb <= 1; nb += 2) {
 		int j = x->index + nb;
@@ -187,11 +197,22 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 			continue;
 		struct perf_group gp;
 		struct comm_result cr;
-		int same_node = x->tp * x->cp * x->dp < perf_domain_gpus(x->pl) &&
-				x->rep->stages[j].pool == st->pool;
+		int dom = perf_domain_gpus(x->pl);
+		int same_node = x->tp * x->cp * x->dp < dom && x->rep->stages[j].pool == st->pool;
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
-		double one = coll(x, &gp, COMM_SENDRECV, bytes, &cr);
+		double one;
+		if (fw->pp_scatter_gather && !p->sp && x->tp > 1) {
+			struct perf_group gt;
+			make_group(x, st->pool, -1, x->tp, x->tp < dom ? x->tp : dom, &gt);
+			bytes /= x->tp;
+			one = coll(x, &gp, COMM_SENDRECV, bytes, &cr) +
+			      coll(x, &gt, COMM_ALLGATHER, bytes * x->tp, NULL);
+		} else {
+			one = coll(x, &gp, COMM_SENDRECV, bytes, &cr);
+		}
+		if (fw->pp_blocking)
+			one *= 2;
 		t_pp += x->v * one;
 		note_comm(e, DIM_PP, COMM_SENDRECV, bytes, 2 * x->v * x->mb, &gp, &cr,
 			  2 * x->v * one * x->mb, x->v * one * x->mb);
@@ -278,6 +299,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	 * overlap_comm applies to its ZeRO optimizer without pipelining. */
 	if (p->framework == FW_DEEPSPEED && x->pp > 1)
 		gov = 0;
+	/* DeepSpeed ZeRO-1/2 all-gathers the updated parameters inside the
+	 * optimizer step (deepspeed/runtime/zero/stage_1_and_2.py, step():
+	 * all_gather_dp_groups before it returns): nothing to hide behind. */
+	if (p->framework == FW_DEEPSPEED && p->zero >= 1 && p->zero <= 2)
+		pov = 0;
 	double gb = plan_grad_fp32(p) ? 4 : 2;
 	double buckets = fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
 	double t_dp = 0, exposed = 0, dbytes = 0;

@@ -125,6 +125,22 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 	return gm;
 }
 
+/* Megatron's transformer layer (Megatron-LM since 2020, Megatron-Core,
+ * and Megatron-DeepSpeed under DeepSpeed) adds the projection's bias,
+ * applies the dropout and adds the residual in one fused kernel
+ * (bias_dropout_add_fused_train, torch.jit.script; --no-bias-dropout-fusion
+ * turns it off, megatron/model/transformer.py at 51a2e6b0ff, Sep 2020), and
+ * the MLP's bias in its GeLU (bias_gelu_fusion): the dropout's own read
+ * and write of the activations are gone, its 1-byte mask stays.
+ * torchtitan's eager modules fuse nothing. The kernel count of
+ * layer_kernels is kept: a TorchScript fusion group costs the host about
+ * what the eager ops it replaces do (a profiling-executor call per
+ * group), and the host is what the count prices. */
+static int fused_dropout_add(const struct plan *p)
+{
+	return p->framework != FW_TORCHTITAN;
+}
+
 /* Bytes the layer's memory-bound ops move forward on one GPU, op by op
  * (activations in 16 bits, 4 bytes under fp32/tf32; under sequence
  * parallelism the norms, dropouts and residuals see T/tp tokens). Each
@@ -144,8 +160,10 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 	double b = 0;
 	b += 2 * 2 * eb * Th;                      /* two norms: read x, write y */
 	b += 2 * 3 * eb * Th;                      /* two residual adds: read 2, write 1 */
-	if (m->dropout)
+	if (m->dropout && !fused_dropout_add(p))
 		b += 2 * (2 * eb + 1) * Th;        /* two dropouts: read, write, 1-byte mask */
+	else if (m->dropout)
+		b += 2 * Th;                       /* fused into the adds: the 1-byte masks */
 	if (m->position == POS_ROPE)
 		b += 2 * eb * T * (q + kv) / t;    /* rotary on q and k: read, write */
 	/* Activation: GeLU reads and writes f; SwiGLU reads 2f, writes f. */

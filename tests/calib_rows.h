@@ -400,6 +400,15 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	} else if (strstr(ic, "400Gb/s per GPU")) {
 		p->nics = 8;
 		p->nic_gbps = 400;
+	} else if (strstr(ic, "(1 GPU each)")) {
+		/* One GPU per cloud instance (AWS p3.2xlarge): every GPU is a
+		 * node of its own, on the instance's Ethernet ("up to 10
+		 * Gbps"). */
+		p->gpus_per_node = 1;
+		p->nodes = ngpu;
+		p->nics = 1;
+		if (num_after(ic, "up to") > 0)
+			p->nic_gbps = num_after(ic, "up to");
 	}
 	pool_apply_defaults(p);
 
@@ -438,6 +447,19 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	 * Megatron-DeepSpeed runs reduced gradients after the backward. */
 	if (starts(r->id, "MLM19"))
 		pl->framework = FW_MEGATRON_LM;
+	else if (starts(r->id, "MTNLG") || bloom)
+		pl->framework = FW_DEEPSPEED;   /* Megatron-DeepSpeed: Megatron's TP inside
+						 * DeepSpeed's pipeline engine (MT-NLG, Smith
+						 * et al. 2022 Sec. 2; BLOOM's GPTModelPipe) */
+	else if (starts(r->id, "DLPERF")) {
+		/* Megatron-LM @8aa4619f (March 2021) is on a branch without the
+		 * pipeline scatter/gather (NVIDIA/Megatron-LM 72e4230bb5, Feb
+		 * 2021, is not its ancestor): the megatron-core row with its
+		 * overlaps off runs as it did (no SP, so no TP overlap). */
+		pl->framework = FW_MEGATRON_CORE;
+		pl->grad_overlap = 0;
+		pl->param_overlap = 0;
+	}
 	else if (strstr(notes, "ZeRO-3 without model parallelism (DeepSpeed)"))
 		pl->framework = FW_DEEPSPEED;   /* N21 Table 2's ZeRO-3 rows */
 	else if (starts(r->id, "NEMO") || starts(r->id, "MLL") || starts(r->id, "MLM") ||
@@ -447,6 +469,8 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 		pl->framework = FW_TORCHTITAN;
 	else
 		pl->framework = FW_MEGATRON_LM;
+	if (bloom)
+		pl->grad_fp32 = 1;   /* DeepSpeed's bf16 optimizer reduces fp32 gradients */
 	if (bloom && strstr(F("table_or_figure"), "Best TFLOPs"))
 		pl->master = MASTER_REPLICATED;
 	const char *z = F("zero_stage");

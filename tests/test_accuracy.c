@@ -182,6 +182,110 @@ TEST(constants_in_range)
 	}
 }
 
+
+/* The calibration file: the embedded one loads whole; a hostile one is
+ * refused with a message naming the entry. */
+TEST(calibration_file)
+{
+	int nc;
+	const struct perf_const *ct = perf_const_table(&nc);
+	CHECK(nc >= 25);
+	for (int i = 0; i < nc; i++)
+		CHECK(ct[i].unit && ct[i].source && ct[i].lo <= ct[i].hi);
+	static const char gens[] =
+		"\"generations\": {\"other\": [1,1,1,1,1,1,1,1], \"volta\": [1,1,1,1,1,1,1,1],"
+		" \"turing\": [1,1,1,1,1,1,1,1], \"ampere\": [1,1,1,1,1,1,1,1], \"ada\": [1,1,1,1,1,1,1,1],"
+		" \"hopper\": [1,1,1,1,1,1,1,1], \"blackwell\": [1,1,1,1,1,1,1,1], \"cdna\": [1,1,1,1,1,1,1,1],"
+		" \"gaudi\": [null,1,1,1,1,1,1,1]}";
+	static const struct { const char *constants, *want; } bad[] = {
+		{ "[]", "given nowhere" },
+		{ "[{\"name\": \"gaudi.gemm16\", \"value\": 2, \"range\": [0, 1], \"unit\": \"u\","
+		  " \"fitted\": true, \"source\": \"s\"}]", "outside its range" },
+		{ "[{\"name\": \"gaudi.gemm99\", \"value\": 1, \"range\": [0, 1], \"unit\": \"u\","
+		  " \"fitted\": true, \"source\": \"s\"}]", "not a constant" },
+		{ "[{\"name\": \"gaudi.gemm16\", \"value\": 1, \"range\": [0, 1], \"unit\": \"u\","
+		  " \"fitted\": true, \"source\": \"s\"}, {\"name\": \"gaudi.gemm16\", \"value\": 1,"
+		  " \"range\": [0, 1], \"unit\": \"u\", \"fitted\": true, \"source\": \"s\"}]", "given twice" },
+		{ "[{\"name\": \"gaudi.gemm16\", \"value\": 1}]", "needs value, range" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char text[1200];
+		snprintf(text, sizeof text, "{%s, \"constants\": %s}", gens, bad[i].constants);
+		struct perf_calib k;
+		struct perf_const *t;
+		int n;
+		struct hp_err err = { 0 };
+		CHECK(perf_calib_parse(text, strlen(text), "x.json", &k, &t, &n, &err) < 0);
+		CHECK(t == NULL && n == 0 && err.code == HP_EXIT_INPUT);
+		if (!strstr(err.msg, bad[i].want) || !strstr(err.msg, "x.json"))
+			T_FAILF("case %zu: \"%s\" lacks \"%s\"", i, err.msg, bad[i].want);
+	}
+	struct perf_calib k;
+	struct perf_const *t;
+	int n;
+	struct hp_err err = { 0 };
+	CHECK(perf_calib_parse("{\"generations\": 1", 17, "x.json", &k, &t, &n, &err) < 0);
+}
+
+/* Pipeline transfers as each framework runs them, on N21-T1-09 (GPT
+ * 530B, TP 8, PP 35, one micro-batch of 2,048 tokens, h 20,480, fp16,
+ * no sequence parallelism). A stage's output is b x s x h x 2 bytes =
+ * 2,048 x 20,480 x 2 = 83,886,080 bytes; Megatron-LM 2021 sends 1/8 of
+ * it from each TP rank (scatter/gather, SC21 Sec. 4.1): 10,485,760 bytes.
+ * DeepSpeed sends the whole tensor, and its send and receive are two
+ * blocking calls (deepspeed/runtime/pipe/p2p.py): twice the paired
+ * exchange's time on a pipeline without TP. */
+TEST(pipeline_transfers_as_frameworks_run_them)
+{
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < n_rows; i++)
+		if (!strcmp(rows[i].id, "N21-T1-09"))
+			r = &rows[i];
+	if (!r || !r->usable) {
+		T_FAILF("row N21-T1-09 missing");
+		return;
+	}
+	struct plan p;
+	plan_init(&p);
+	plan_copy(&p, &r->plan);
+	struct estimate e;
+	struct hp_err err = { 0 };
+	static const struct { enum hp_framework fw; double bytes; } cases[] = {
+		{ FW_MEGATRON_LM, 10485760.0 }, { FW_DEEPSPEED, 83886080.0 },
+		{ FW_MEGATRON_CORE, 83886080.0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		p.framework = cases[i].fw;
+		CHECK(perf_estimate(&r->cluster, &r->model, &p, NULL, &e, &err) == 0);
+		if (e.comm[DIM_PP].bytes != cases[i].bytes)
+			T_FAILF("%s: PP message %.0f bytes, want %.0f", framework_name(cases[i].fw),
+				e.comm[DIM_PP].bytes, cases[i].bytes);
+		estimate_free(&e);
+	}
+	/* Without TP there is nothing to scatter: DeepSpeed's exposed PP time
+	 * is twice Megatron-Core's, message for message. */
+	struct plan q;
+	plan_init(&q);
+	struct hp_err e2 = { 0 };
+	CHECK(plan_uniform(&q, &r->cluster, &r->model, 0, 1, 4, 1, &e2) == 0);
+	q.mbs = 1;
+	q.gbs = 8;
+	q.sp = 0;
+	q.flash = 0;
+	q.precision = HP_FP16;
+	double pp[2];
+	for (int i = 0; i < 2; i++) {
+		q.framework = i ? FW_DEEPSPEED : FW_MEGATRON_CORE;
+		CHECK(perf_estimate(&r->cluster, &r->model, &q, NULL, &e, &err) == 0);
+		pp[i] = e.bd.pp_comm;
+		estimate_free(&e);
+	}
+	if (!(pp[0] > 0 && fabs(pp[1] / pp[0] - 2) < 1e-9))
+		T_FAILF("PP time deepspeed %g s, megatron-core %g s: want a ratio of 2", pp[1], pp[0]);
+	plan_free(&p);
+	plan_free(&q);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -197,6 +301,8 @@ int main(void)
 	RUN(rows_and_memory);
 	RUN(cross_validated_by_source);
 	RUN(constants_in_range);
+	RUN(calibration_file);
+	RUN(pipeline_transfers_as_frameworks_run_them);
 	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)
 		plan_free(&rows[i].plan);

@@ -1,13 +1,53 @@
 /* fit.c — refit perf.c's constants against the measured runs, and say
  * how well the model predicts sources it was not fitted to.
  *
- *   make fit    prints the fitted constants (paste the values into
- *               calib_default in src/perf.c), every constant that ends on
+ *   make fit    prints the fitted constants, every constant that ends on
  *               a bound of its range, and the leave-one-source-out table:
  *               for each source group, refit without it and predict it.
+ *   build/tools/fit [passes] --write
+ *               also writes the fitted values into data/calibration.json
+ *               (atomically; everything else in the file is kept), the
+ *               file the binary embeds at its next build.
  *
  * See tests/fit_core.h for the loss and the weights. */
 #include "fit_core.h"
+
+#include <cjson/cJSON.h>
+
+/* Write k's values of the fitted constants into the calibration file. */
+static int write_values(const char *path, const struct perf_calib *k)
+{
+	struct hp_err err = { 0 };
+	size_t len;
+	char *text = hp_read_file(path, &len, &err);
+	cJSON *root = text ? cJSON_ParseWithLength(text, len) : NULL;
+	free(text);
+	cJSON *cs = root ? cJSON_GetObjectItemCaseSensitive(root, "constants") : NULL;
+	if (!cJSON_IsArray(cs)) {
+		fprintf(stderr, "fit: %s: %s\n", path, err.msg[0] ? err.msg : "no \"constants\" array");
+		cJSON_Delete(root);
+		return -1;
+	}
+	int nc;
+	const struct perf_const *ct = perf_const_table(&nc);
+	cJSON *c;
+	cJSON_ArrayForEach(c, cs) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+		for (int i = 0; i < nc; i++)
+			if (ct[i].fitted && cJSON_IsString(name) && !strcmp(name->valuestring, ct[i].name))
+				cJSON_ReplaceItemInObjectCaseSensitive(
+					c, "value", cJSON_CreateNumber(*perf_const_ptr((struct perf_calib *)k, &ct[i])));
+	}
+	char *out = cJSON_Print(root);
+	cJSON_Delete(root);
+	size_t n = strlen(out);
+	out[n] = '\n';   /* cJSON_Print's terminator becomes the final newline */
+	int rc = hp_write_file_atomic(path, out, n + 1, &err);
+	free(out);
+	if (rc < 0)
+		fprintf(stderr, "fit: %s\n", err.msg);
+	return rc;
+}
 
 int main(int argc, char **argv)
 {
@@ -21,7 +61,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fit: cannot read the calibration rows (run from the repository root)\n");
 		return 1;
 	}
-	int passes = argc > 1 ? atoi(argv[1]) : 16;
+	int passes = argc > 1 && strcmp(argv[1], "--write") ? atoi(argv[1]) : 16;
+	int write = argc > 1 && !strcmp(argv[argc - 1], "--write");
 	struct fit_set fs;
 	fit_set_init(&fs, rows, n);
 	struct perf_calib k = *perf_calib_default();
@@ -45,6 +86,11 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%d constants on a bound\n", n_bound);
+	if (write) {
+		if (write_values("data/calibration.json", &k) < 0)
+			return 1;
+		printf("data/calibration.json: fitted values written\n");
+	}
 	printf("\n%-6s %5s %10s %10s %10s\n", "group", "rows", "in-sample", "held-out", "max(held)");
 	for (int g = 0; g < fs.n_groups; g++) {
 		if (!strcmp(fs.group[g], "MEM"))
