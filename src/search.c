@@ -203,6 +203,10 @@ struct ctx {
 	 * kept plans, frozen for the batch, to prune and screen; NULL for
 	 * the shared context itself. */
 	const struct ctx *glob;
+	/* Set while the replica counts of one layout set are tried: no plan
+	 * of the set runs on a stock framework (set_no_stock), so the best
+	 * stock plan cannot change and does not hold back screening. */
+	int no_stock;
 };
 
 /* The score a plan must beat to enter the ranked list: the last kept
@@ -1005,7 +1009,8 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
 	if (x->o->objective != OBJ_THROUGHPUT && misses)
 		;   /* neither ranked nor stock, whatever the lists hold */
-	else if (!have_worst || !have_stock || !(lb > worst / margin) || !(lb > stock / margin))
+	else if (!have_worst || !(lb > worst / margin) ||
+		 (!x->no_stock && (!have_stock || !(lb > stock / margin))))
 		return 0;
 	if (priced && !front_dominates(x, t, usd))
 		return 0;
@@ -1602,9 +1607,32 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	}
 }
 
+/* Can a plan of this layout set run on a stock framework (runs_on.c)?
+ * Every count vector of the set has at least one replica of each layout,
+ * and every framework refuses mixed GPU types (in a pipeline or across
+ * replicas), mixed TP degrees in a pipeline and replicas of different
+ * layouts (stage count, TP, layer split). Returns 0 only when one of
+ * those holds for every plan of the set; 1 otherwise. */
+static int set_may_stock(const struct ctx *x, const struct layout **Ls, int n)
+{
+	const struct pool *pools = x->c->pools;
+	const struct layout *L0 = Ls[0];
+	const char *gpu = pools[L0->seg[0].pool].gpu.name;
+	for (int i = 0; i < n; i++) {
+		const struct layout *L = Ls[i];
+		for (int s = 0; s < L->nseg; s++)
+			if (strcmp(pools[L->seg[s].pool].gpu.name, gpu) || L->seg[s].tp != L0->seg[0].tp)
+				return 0;
+		if (L->pp != L0->pp || memcmp(L->k, L0->k, (size_t)L->pp * sizeof *L->k))
+			return 0;
+	}
+	return 1;
+}
+
 /* Replica counts for one layout set: every vector when the cluster is
  * tiny, else the candidates above (bound-pruned first), each tried once. */
-static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			      int n)
 {
 	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1];
 	if (x->exhaustive) {
@@ -1634,6 +1662,15 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
 		counts_milp_ladder(x, g, Ls, n, &cl);
 	cl_free(&cl);
+}
+
+/* counts_for_set_in, screening without the stock plan where no plan of
+ * the set can be one. */
+static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	x->no_stock = !set_may_stock(x, Ls, n);
+	counts_for_set_in(x, g, Ls, n);
+	x->no_stock = 0;
 }
 
 struct layouts {
