@@ -1554,6 +1554,29 @@ static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int
 	}
 }
 
+/* Is the budget MILP (milp_counts) surely infeasible? Its cost row is
+ * sum N_p P_p / 3600 - lambda sum n_i / B_i <= 0, and whole nodes cost
+ * at least the GPU shares, sum N_p P_p >= sum n_i usd_h_i; so the row's
+ * left side is at least sum n_i c_i with c_i = usd_h_i / 3600 -
+ * lambda / B_i, whose least value over 1 <= n_i <= (replicas that fit)
+ * takes each positive c_i once and each negative one at the most
+ * replicas. When that is still above zero by more than a relative 1e-4
+ * (far above GLPK's 1e-7 feasibility tolerance) the solve would only say
+ * "infeasible". */
+static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int n,
+			     double lambda)
+{
+	double pos = 0, neg = 0;
+	for (int i = 0; i < n; i++) {
+		double ci = Ls[i]->usd_h / 3600 - lambda / Ls[i]->B;
+		if (ci > 0)
+			pos += ci;
+		else
+			neg -= ci * fit_count(x, Ls[i], x->cap);
+	}
+	return pos > neg * (1 + 1e-4);
+}
+
 /* Deadline and budget: the capacity MILP and its Dinkelbach / budget
  * ladder (milp_counts), each answer and its +-1 neighbours tried. */
 static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -1567,7 +1590,18 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	double tok_mb = (double)g->mbs * x->seq;
 	double R = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb : 0;
 	double lambda = o->objective == OBJ_BUDGET ? o->budget_usd * tok_mb / x->tokens : 0;
+	/* the most micro-batches per second the MILP can reach: every layout
+	 * at as many replicas as fit alone (an upper bound on its rate row) */
+	double rate_max = 0;
+	for (int i = 0; i < n; i++)
+		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
 	for (int round = 0; round < 8; round++) {
+		/* surely infeasible (the margin is far above GLPK's 1e-7
+		 * feasibility tolerance): skip the solve that would say so */
+		if (o->objective == OBJ_DEADLINE && rate_max < R * (1 - 1e-4))
+			return;
+		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
+			return;
 		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the
