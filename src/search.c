@@ -1285,6 +1285,19 @@ static void cl_free(struct count_list *cl)
 	free(cl->slot);
 }
 
+/* cl_add, for a vector that can be a plan: the EP degree must divide
+ * the data-parallel degree times CP (combo_groups prunes the others), so
+ * the candidate lists of MoE settings do not grow with vectors that are
+ * never estimated. */
+static void cl_add_valid(struct count_list *cl, const struct gset *g, const int *counts, int n)
+{
+	long dp = 0;
+	for (int i = 0; i < n; i++)
+		dp += counts[i];
+	if ((dp * g->cp) % g->ep == 0)
+		cl_add(cl, counts);
+}
+
 /* try_combo() once per count vector; want_time: the MILP ladder needs
  * the time and cost, so a screened entry is estimated after all. */
 static int cl_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
@@ -1439,7 +1452,7 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 				limit[i] = -1;
 			limit[j] = fr[f];
 			if (fill_counts(x, Ls, n, limit, counts) == 0)
-				cl_add(cl, counts);
+				cl_add_valid(cl, g, counts, n);
 		}
 	}
 	/* the largest R <= total (down to half) with M % R == 0, every
@@ -1459,13 +1472,13 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 			given += add;
 		}
 		if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
-			cl_add(cl, counts);
+			cl_add_valid(cl, g, counts, n);
 	}
 	if (total > M) {
 		for (int i = 0; i < n; i++)
 			limit[i] = (int)HP_MAX(1, full[i] * M / total);
 		if (fill_counts(x, Ls, n, limit, counts) == 0)
-			cl_add(cl, counts);
+			cl_add_valid(cl, g, counts, n);
 	}
 	if (x->o->objective == OBJ_COST) {
 		/* per token, few replicas waste least on bubbles and syncs */
@@ -1474,7 +1487,7 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 				for (int k = 0; k < n; k++)
 					limit[k] = k == i ? a : 1;
 				if (fill_counts(x, Ls, n, limit, counts) == 0)
-					cl_add(cl, counts);
+					cl_add_valid(cl, g, counts, n);
 			}
 	}
 }
@@ -1490,8 +1503,8 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
  * filled inside them. Costs are billed by the node, and integer
  * micro-batches make some mixes finish together where the linear model
  * cannot see it. */
-static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int n,
-			      struct count_list *cl)
+static void counts_node_mixes(const struct ctx *x, const struct gset *g,
+			      const struct layout **Ls, int n, struct count_list *cl)
 {
 	int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
 	double mixes = 1;
@@ -1525,7 +1538,7 @@ static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int
 		for (int q = 0; q < np; q++)
 			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
 		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
-			cl_add(cl, counts);
+			cl_add_valid(cl, g, counts, n);
 		if (mixes > NODE_MIXES_MAX) {
 			/* neighbourhood: rung r on every pool (it < 8), then pool
 			 * q alone on rung r */
@@ -1690,7 +1703,7 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
 	cl_add(&cl, full);
 	counts_around_full(x, g, Ls, n, full, &cl);
 	if (x->o->objective != OBJ_THROUGHPUT)
-		counts_node_mixes(x, Ls, n, &cl);
+		counts_node_mixes(x, g, Ls, n, &cl);
 	for (int i = 0; i < cl.n; i++)
 		cl_try(x, g, Ls, n, &cl.v[i], 0);
 	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
