@@ -52,5 +52,9 @@ same budget $SMALL --objective budget --budget 50000
 MIX="--pool 2x8xH100-SXM,name=h100 --pool 4x8xA100-40GB,name=a100 --pool 2x8xL40S,name=l40s -m llama3.1-70b --gbs 256 --top 5"
 same mix $MIX
 
+# a mixture-of-experts model: its settings differ in the EP degree too
+MOE="--pool 2x8xH100-SXM,name=h100,max=2 --pool 3x8xA100-80GB,name=a100,max=3 -m mixtral-8x7b --gbs 64 --tokens 20B --top 3"
+same moe $MOE --objective budget --budget 200000
+
 echo "threads: $pass passed, $fail failed"
 [ "$fail" = 0 ]
