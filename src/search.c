@@ -203,6 +203,10 @@ struct ctx {
 	 * kept plans, frozen for the batch, to prune and screen; NULL for
 	 * the shared context itself. */
 	const struct ctx *glob;
+	/* Set while the replica counts of one layout set are tried: no plan
+	 * of the set runs on a stock framework (set_no_stock), so the best
+	 * stock plan cannot change and does not hold back screening. */
+	int no_stock;
 };
 
 /* The score a plan must beat to enter the ranked list: the last kept
@@ -1005,7 +1009,8 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
 	if (x->o->objective != OBJ_THROUGHPUT && misses)
 		;   /* neither ranked nor stock, whatever the lists hold */
-	else if (!have_worst || !have_stock || !(lb > worst / margin) || !(lb > stock / margin))
+	else if (!have_worst || !(lb > worst / margin) ||
+		 (!x->no_stock && (!have_stock || !(lb > stock / margin))))
 		return 0;
 	if (priced && !front_dominates(x, t, usd))
 		return 0;
@@ -1280,6 +1285,19 @@ static void cl_free(struct count_list *cl)
 	free(cl->slot);
 }
 
+/* cl_add, for a vector that can be a plan: the EP degree must divide
+ * the data-parallel degree times CP (combo_groups prunes the others), so
+ * the candidate lists of MoE settings do not grow with vectors that are
+ * never estimated. */
+static void cl_add_valid(struct count_list *cl, const struct gset *g, const int *counts, int n)
+{
+	long dp = 0;
+	for (int i = 0; i < n; i++)
+		dp += counts[i];
+	if ((dp * g->cp) % g->ep == 0)
+		cl_add(cl, counts);
+}
+
 /* try_combo() once per count vector; want_time: the MILP ladder needs
  * the time and cost, so a screened entry is estimated after all. */
 static int cl_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
@@ -1434,7 +1452,7 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 				limit[i] = -1;
 			limit[j] = fr[f];
 			if (fill_counts(x, Ls, n, limit, counts) == 0)
-				cl_add(cl, counts);
+				cl_add_valid(cl, g, counts, n);
 		}
 	}
 	/* the largest R <= total (down to half) with M % R == 0, every
@@ -1454,13 +1472,13 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 			given += add;
 		}
 		if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
-			cl_add(cl, counts);
+			cl_add_valid(cl, g, counts, n);
 	}
 	if (total > M) {
 		for (int i = 0; i < n; i++)
 			limit[i] = (int)HP_MAX(1, full[i] * M / total);
 		if (fill_counts(x, Ls, n, limit, counts) == 0)
-			cl_add(cl, counts);
+			cl_add_valid(cl, g, counts, n);
 	}
 	if (x->o->objective == OBJ_COST) {
 		/* per token, few replicas waste least on bubbles and syncs */
@@ -1469,7 +1487,7 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 				for (int k = 0; k < n; k++)
 					limit[k] = k == i ? a : 1;
 				if (fill_counts(x, Ls, n, limit, counts) == 0)
-					cl_add(cl, counts);
+					cl_add_valid(cl, g, counts, n);
 			}
 	}
 }
@@ -1485,8 +1503,8 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
  * filled inside them. Costs are billed by the node, and integer
  * micro-batches make some mixes finish together where the linear model
  * cannot see it. */
-static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int n,
-			      struct count_list *cl)
+static void counts_node_mixes(const struct ctx *x, const struct gset *g,
+			      const struct layout **Ls, int n, struct count_list *cl)
 {
 	int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
 	double mixes = 1;
@@ -1520,7 +1538,7 @@ static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int
 		for (int q = 0; q < np; q++)
 			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
 		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
-			cl_add(cl, counts);
+			cl_add_valid(cl, g, counts, n);
 		if (mixes > NODE_MIXES_MAX) {
 			/* neighbourhood: rung r on every pool (it < 8), then pool
 			 * q alone on rung r */
@@ -1549,6 +1567,29 @@ static void counts_node_mixes(const struct ctx *x, const struct layout **Ls, int
 	}
 }
 
+/* Is the budget MILP (milp_counts) surely infeasible? Its cost row is
+ * sum N_p P_p / 3600 - lambda sum n_i / B_i <= 0, and whole nodes cost
+ * at least the GPU shares, sum N_p P_p >= sum n_i usd_h_i; so the row's
+ * left side is at least sum n_i c_i with c_i = usd_h_i / 3600 -
+ * lambda / B_i, whose least value over 1 <= n_i <= (replicas that fit)
+ * takes each positive c_i once and each negative one at the most
+ * replicas. When that is still above zero by more than a relative 1e-4
+ * (far above GLPK's 1e-7 feasibility tolerance) the solve would only say
+ * "infeasible". */
+static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int n,
+			     double lambda)
+{
+	double pos = 0, neg = 0;
+	for (int i = 0; i < n; i++) {
+		double ci = Ls[i]->usd_h / 3600 - lambda / Ls[i]->B;
+		if (ci > 0)
+			pos += ci;
+		else
+			neg -= ci * fit_count(x, Ls[i], x->cap);
+	}
+	return pos > neg * (1 + 1e-4);
+}
+
 /* Deadline and budget: the capacity MILP and its Dinkelbach / budget
  * ladder (milp_counts), each answer and its +-1 neighbours tried. */
 static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -1562,7 +1603,18 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	double tok_mb = (double)g->mbs * x->seq;
 	double R = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb : 0;
 	double lambda = o->objective == OBJ_BUDGET ? o->budget_usd * tok_mb / x->tokens : 0;
+	/* the most micro-batches per second the MILP can reach: every layout
+	 * at as many replicas as fit alone (an upper bound on its rate row) */
+	double rate_max = 0;
+	for (int i = 0; i < n; i++)
+		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
 	for (int round = 0; round < 8; round++) {
+		/* surely infeasible (the margin is far above GLPK's 1e-7
+		 * feasibility tolerance): skip the solve that would say so */
+		if (o->objective == OBJ_DEADLINE && rate_max < R * (1 - 1e-4))
+			return;
+		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
+			return;
 		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the
@@ -1602,9 +1654,32 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	}
 }
 
+/* Can a plan of this layout set run on a stock framework (runs_on.c)?
+ * Every count vector of the set has at least one replica of each layout,
+ * and every framework refuses mixed GPU types (in a pipeline or across
+ * replicas), mixed TP degrees in a pipeline and replicas of different
+ * layouts (stage count, TP, layer split). Returns 0 only when one of
+ * those holds for every plan of the set; 1 otherwise. */
+static int set_may_stock(const struct ctx *x, const struct layout **Ls, int n)
+{
+	const struct pool *pools = x->c->pools;
+	const struct layout *L0 = Ls[0];
+	const char *gpu = pools[L0->seg[0].pool].gpu.name;
+	for (int i = 0; i < n; i++) {
+		const struct layout *L = Ls[i];
+		for (int s = 0; s < L->nseg; s++)
+			if (strcmp(pools[L->seg[s].pool].gpu.name, gpu) || L->seg[s].tp != L0->seg[0].tp)
+				return 0;
+		if (L->pp != L0->pp || memcmp(L->k, L0->k, (size_t)L->pp * sizeof *L->k))
+			return 0;
+	}
+	return 1;
+}
+
 /* Replica counts for one layout set: every vector when the cluster is
  * tiny, else the candidates above (bound-pruned first), each tried once. */
-static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			      int n)
 {
 	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1];
 	if (x->exhaustive) {
@@ -1628,12 +1703,21 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 	cl_add(&cl, full);
 	counts_around_full(x, g, Ls, n, full, &cl);
 	if (x->o->objective != OBJ_THROUGHPUT)
-		counts_node_mixes(x, Ls, n, &cl);
+		counts_node_mixes(x, g, Ls, n, &cl);
 	for (int i = 0; i < cl.n; i++)
 		cl_try(x, g, Ls, n, &cl.v[i], 0);
 	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
 		counts_milp_ladder(x, g, Ls, n, &cl);
 	cl_free(&cl);
+}
+
+/* counts_for_set_in, screening without the stock plan where no plan of
+ * the set can be one. */
+static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	x->no_stock = !set_may_stock(x, Ls, n);
+	counts_for_set_in(x, g, Ls, n);
+	x->no_stock = 0;
 }
 
 struct layouts {
