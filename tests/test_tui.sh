@@ -357,7 +357,7 @@ keys prev l 3
 seen="" i=0
 while [ $i -lt 3000 ]; do
 	screen prev >"$tmp/prev.txt"
-	if grep -q "best so far - refining" "$tmp/prev.txt"; then seen=1; break; fi
+	if grep -qE "best so far \(in [0-9]+ ms\) - refining" "$tmp/prev.txt"; then seen=1; break; fi
 	grep -qE ' [0-9]+ plans *$' "$tmp/prev.txt" && grep -q "objective deadline" "$tmp/prev.txt" && break
 	i=$((i + 1))
 done

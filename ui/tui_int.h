@@ -53,6 +53,9 @@ struct tui_result {              /* one answer, with the inputs it answers */
 	struct hp_err err;
 	unsigned gen;            /* the edit generation it was started for */
 	double seconds;
+	double ready_s;          /* from the submission to this answer's
+				  * posting, the wait for a cancelled job
+				  * included */
 	int partial;             /* 1: the best plans so far of a search cut
 				  * short: by the first pass's budget (the
 				  * full answer follows, tui_job.c) or by Esc */

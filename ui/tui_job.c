@@ -41,12 +41,16 @@
 
 /* The first pass's budget, seconds: plans on screen within 200 ms of an
  * edit (hetplan issue 13) leaves ~50 ms for the wake-up and one frame
- * (the bench draws a frame in a few ms at 80x24). A batch is kept only when
- * the time so far plus twice the last batch's fits in it: batches double
- * in size (1, 2, 4, 8 settings, search.c) and their settings vary in cost
- * by 5x and more (measured on 3 pools, tests/bench_tui.sh), so this is a
- * guess that errs towards an early preview. HETPLAN_TUI_FIRST_MS
- * overrides it (0 to 10000 ms; 0: preview after the first batch always). */
+ * (the bench draws a frame in a few ms at 80x24). After each batch the
+ * first pass stops when the time so far plus twice the last batch's
+ * passes the budget (batches double in size, 1, 2, 4, 8 settings,
+ * search.c), or when the whole search at the pace so far would take over
+ * twice the budget: the second batch's settings can cost 10x the first's
+ * (measured on 320 GPUs in 3 pools, cost objective: 11 ms, then 111 ms),
+ * so a cheap first batch alone says little. A guess that errs towards an
+ * early preview; a search that ends within the budget answers in one pass.
+ * HETPLAN_TUI_FIRST_MS overrides it (0 to 10000 ms; 0: the preview comes
+ * after the first batch always, 10000: in effect one pass). */
 #define TUI_FIRST_S 0.150
 #define TUI_FIRST_MAX_MS 10000
 
@@ -59,6 +63,7 @@ struct tui_planner {
 	int has_pending;
 	struct workspace pending;
 	unsigned pending_gen;
+	double submitted;    /* hp_now() of the pending job's submission */
 	int running;
 	atomic_int cancel;   /* set by the UI thread, read by the planner */
 	atomic_int first;    /* the first pass's cancel: the preview budget,
@@ -68,7 +73,7 @@ struct tui_planner {
 	/* the worker's own (no lock): which pass runs, when the pass and its
 	 * last batch began, the preview budget */
 	int pass;
-	double pass_t0, batch_t0, first_s;
+	double pass_t0, batch_t0, first_s, job_submitted;
 };
 
 /* After each batch of global settings, on the worker (search.h: called
@@ -78,9 +83,11 @@ static void on_progress(void *arg, double done)
 {
 	struct tui_planner *pl = arg;
 	if (pl->pass == 1) {
-		double now = hp_now(), last = now - pl->batch_t0;
+		double now = hp_now(), last = now - pl->batch_t0, el = now - pl->pass_t0;
 		pl->batch_t0 = now;
-		if (now - pl->pass_t0 + 2 * last > pl->first_s)
+		/* the next batch would end past the budget, or the whole
+		 * search (settings done so far at this pace) past twice it */
+		if (el + 2 * last > pl->first_s || (done > 0 && el / done > 2 * pl->first_s))
 			atomic_store(&pl->first, 1);
 	}
 	pthread_mutex_lock(&pl->mu);
@@ -136,6 +143,8 @@ void tui_result_free(struct tui_result *r)
 /* Hand r to the main thread (NULL: only wake it, to redraw). */
 static void post(struct tui_planner *pl, struct tui_result *r)
 {
+	if (r)
+		r->ready_s = hp_now() - pl->job_submitted;
 	pthread_mutex_lock(&pl->mu);
 	if (r) {
 		tui_result_free(pl->done);
@@ -205,6 +214,7 @@ static void *worker(void *arg)
 			break;
 		*w = pl->pending;
 		unsigned gen = pl->pending_gen;
+		pl->job_submitted = pl->submitted;
 		pl->has_pending = 0;
 		pl->running = 1;
 		atomic_store(&pl->cancel, 0);
@@ -251,6 +261,7 @@ void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned 
 	pthread_mutex_lock(&pl->mu);
 	pl->pending = *w;
 	pl->pending_gen = gen;
+	pl->submitted = hp_now();
 	pl->has_pending = 1;
 	if (pl->running) {
 		atomic_store(&pl->cancel, 1);

@@ -428,7 +428,8 @@ static enum tui_color plans_state(const struct tui *t, char *buf, size_t n)
 	else if (r->gen != t->gen)
 		snprintf(buf, n, "previous plans (stale): planning was stopped; R plans again");
 	else if (r->partial && busy)
-		snprintf(buf, n, "best so far - refining (%d%%), Esc keeps these", pct);
+		snprintf(buf, n, "best so far (in %.0f ms) - refining (%d%%), Esc keeps these",
+			 r->ready_s * 1e3, pct);
 	else if (r->partial)
 		snprintf(buf, n, "best so far: refining was stopped; R plans again");
 	return C_WARN;
