@@ -11,11 +11,12 @@
  * main loop's poll() wakes at once. The worker never touches curses.
  *
  * Best plans first, the full answer after. A search on a few hundred GPUs
- * in three pools takes seconds for the cost, deadline and budget
- * objectives (measured: tests/bench_tui.sh), so a job runs in two passes:
+ * in three pools takes from half a second to seconds, most for the
+ * deadline and budget objectives (tests/bench_tui.sh), so a job runs in
+ * two passes:
  *   first pass  search_run() whose cancel flag the worker raises from the
- *               progress callback as soon as the next batch of global
- *               settings would end past the preview budget (TUI_FIRST_S):
+ *               progress callback as soon as the search looks like ending
+ *               past the preview budget (TUI_FIRST_S, below):
  *               the search then returns the best plans of the settings it
  *               finished (search.h: "marked heuristic"). If it finished
  *               every setting anyway, that is the answer and the job ends.
@@ -25,8 +26,9 @@
  * first pass ends after at least one whole setting: the preview is as
  * early as the search's first setting allows, not earlier. The full run
  * repeats the first pass's settings (search_run has no way to resume), so
- * the full answer comes that much later than with one pass: about one
- * setting's time, a few percent of a long search (bench_tui.sh).
+ * the full answer comes that much later than with one pass: the first
+ * pass's 30-110 ms and the extra wake-up, 5-30% of the full answer's time
+ * on 320 GPUs (bench_tui.sh, a loaded 2-core machine).
  * An answer without plans from a pass that was cut short (by the preview
  * budget, an edit or Esc) is never posted: the screen keeps the plans it
  * has, which the Plans view marks as stale. */
