@@ -70,7 +70,8 @@ struct tui_planner *planner_new(int wake_fd);
  * its best plans so far (partial set) within about 150 ms, then the full
  * one; an answer cut short without plans is not posted at all. */
 void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned gen);
-/* Ask the running job to stop early (it still answers, marked cancelled). */
+/* Ask the running job to stop early: it answers with its best plans so
+ * far (partial set), or not at all when it has none yet. */
 void planner_cancel(struct tui_planner *pl);
 /* 1 while a job runs or waits; *progress in [0,1] of the pass running,
  * *elapsed seconds since the job began. */

@@ -415,8 +415,9 @@ static void plans_follow_filter(struct tui *t)
 
 /* What the plans on screen are while the planner works (tui_job.c):
  * the best so far of the edit's first pass, or the answer to an older
- * edit. "" for a finished answer to the newest edit. Returns the colour. */
-static enum tui_color plans_state(const struct tui *t, char *buf, size_t n)
+ * edit, into buf (n bytes). Returns 0 with "" for a finished answer to the
+ * newest edit, else 1. */
+static int plans_state(const struct tui *t, char *buf, size_t n)
 {
 	const struct tui_result *r = t->cur;
 	double pf = 0, el = 0;
@@ -432,7 +433,7 @@ static enum tui_color plans_state(const struct tui *t, char *buf, size_t n)
 			 r->ready_s * 1e3, pct);
 	else if (r->partial)
 		snprintf(buf, n, "best so far: refining was stopped; R plans again");
-	return C_WARN;
+	return *buf != 0;
 }
 
 void view_plans_draw(struct tui *t, int y0, int h)
@@ -466,9 +467,10 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		x += plan_cols[c].w + col_pad() + 1;
 	}
 	char state[128];
-	int state_a = tui_attr(t, plans_state(t, state, sizeof state)) | (int)A_BOLD;
+	int marked = plans_state(t, state, sizeof state);
+	int state_a = tui_attr(t, C_WARN) | (int)A_BOLD;
 	if (r->rc < 0) {
-		if (*state)
+		if (marked)
 			tui_put(y0 + h - 2, 1, COLS - 2, state_a, state);
 		/* The planner's message starts with "no plan ..." itself; the
 		 * heading only when it does not. */
@@ -512,7 +514,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	t->mouse_rows = HP_MIN(list_h, t->n_order - t->lplans.top);
 	/* The notation reminder gives way to the plans' state while the
 	 * planner works: these rows are not yet the answer to the last edit. */
-	if (*state)
+	if (marked)
 		tui_put(y0 + h - 2, 1, COLS - 2, state_a, state);
 	else
 		tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
