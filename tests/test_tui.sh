@@ -6,7 +6,9 @@
 #   count -> the plans change -> export JSON and Markdown -> save -> reopen;
 #   the Edit plan view: a key toggled moves the step time as `hetplan
 #   estimate` does, fp8 on A100 is refused by name, r resets;
-#   golden screens at 80x24 and 120x40; resize below 80x24 and back;
+#   golden screens at 80x24 and 120x40; after an edit on 320 GPUs the best
+#   plans so far ("refining") and then `hetplan plan`'s table; resize below
+#   80x24 and back;
 #   NO_COLOR, --ascii and a C locale without colour codes or non-ASCII bytes;
 #   the screen answers keys while a price download trickles in; Ctrl-C
 #   restores the terminal.
@@ -324,6 +326,85 @@ wait_for srvbig "serving plan" && ok || bad "Serve view at 120x40"
 golden serve-120x40 srvbig
 keys srvbig q
 wait_for srvbig "EXITED:0" && ok || bad "quit at 120x40 (serve)"
+
+# ---- 2c. re-planning never blocks: best plans so far, then the full answer
+# 320 GPUs in 3 pools; switching the objective from cost to deadline (150 d)
+# starts a search of seconds here. HETPLAN_TUI_FIRST_MS=0 ends the first
+# pass after its first batch of settings, so the preview is sure to come
+# before the full answer (the default, 150 ms, lets a quick search answer in
+# one pass). The screen must show the "refining" marker with plan rows, then
+# the full table, and that table must be `hetplan plan`'s for the same
+# inputs (the CLI: cmd_plan.c's own parser and table, not the TUI's).
+cat >"$tmp/big.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "big3",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
+                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost",
+              "deadline_s": 12960000, "top": 10}}
+JSON
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["cluster"], open(sys.argv[2], "w"))' \
+	"$tmp/big.json" "$tmp/big-cluster.json"
+start prev 120 40 HETPLAN_TUI_FIRST_MS=0 "tui $tmp/big.json"
+wait_ready prev 600 || bad "no plans for the 320-GPU workspace: $(screen prev | tail -2)"
+# Model view, workload pane, Objective (the fifth field): cost -> deadline.
+keys prev 2 Tab j j j j
+wait_for prev "Objective          cost" || bad "the Objective field is not cost: $(screen prev | grep Objective)"
+keys prev l 3
+# As fast as capture-pane goes: the preview lasts as long as the full run.
+seen="" i=0
+while [ $i -lt 3000 ]; do
+	screen prev >"$tmp/prev.txt"
+	if grep -qE "best so far \(in [0-9]+ ms\) - refining" "$tmp/prev.txt"; then seen=1; break; fi
+	grep -qE ' [0-9]+ plans *$' "$tmp/prev.txt" && grep -q "objective deadline" "$tmp/prev.txt" && break
+	i=$((i + 1))
+done
+[ -n "$seen" ] && ok || bad "no 'best so far - refining' marker before the full answer: $(sed -n 38,40p "$tmp/prev.txt")"
+grep -q "^  1 " "$tmp/prev.txt" && grep -q "objective deadline" "$tmp/prev.txt" && ok ||
+	bad "the preview has no plan rows for the deadline objective: $(sed -n 3,5p "$tmp/prev.txt")"
+wait_ready prev 600 || bad "no full answer after the preview: $(screen prev | tail -2)"
+screen prev >"$tmp/full.txt"
+grep -qE "best so far|stale" "$tmp/full.txt" && bad "the full table is still marked: $(sed -n 38p "$tmp/full.txt")" || ok
+grep -q "objective deadline" "$tmp/full.txt" && ok || bad "the full table is not for the deadline objective"
+env XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" plan -c "$tmp/big-cluster.json" \
+	-m llama3.1-70b --gbs 1024 --seq-len 8192 --tokens 2T --objective deadline --deadline 150d \
+	--top 10 --format json >"$tmp/big-plan.json" 2>"$tmp/big-plan.err" ||
+	bad "hetplan plan for the same inputs: $(head -2 "$tmp/big-plan.err")"
+python3 - "$tmp/full.txt" "$tmp/big-plan.json" <<'PY' && ok || bad "the TUI's full table differs from hetplan plan's"
+import json, re, sys
+screen = open(sys.argv[1], encoding="utf-8").read().splitlines()
+plans = json.load(open(sys.argv[2]))["plans"]
+rows = [l for l in screen[3:] if re.match(r"^ +\d+ ", l)]
+assert len(rows) == len(plans) == 10, (len(rows), len(plans))
+units = {"K": 1e3, "M": 1e6, "": 1}
+for i, (row, p) in enumerate(zip(rows, plans)):
+    # "  1 *A  label ...   159.3K   55.3%    1.77   145.3 d   $3.54M   none":
+    # the screen rounds; the CLI's JSON has the numbers whole.
+    m = re.match(r"^ +(\d+) .{3} (.+?) {2,}([\d.]+)([KM]?) +([\d.]+)% +([\d.]+) +([\d.]+) d +\$([\d.]+)M ", row)
+    assert m, row
+    assert int(m.group(1)) == i + 1, row
+    # the TUI's label may add the micro-batch split ("172/171 micro-batches")
+    # or end in "\u2026" where the column is too narrow
+    label = m.group(2).rstrip("\u2026")
+    assert label.startswith(p["label"]) or p["label"].startswith(label), (label, p["label"])
+    tps = float(m.group(3)) * units[m.group(4)]
+    assert abs(tps - p["tokens_per_s"]) <= 0.051 * units[m.group(4)], (row, p["tokens_per_s"])
+    assert abs(float(m.group(7)) - p["time_to_train_s"] / 86400) <= 0.051, (row, p["time_to_train_s"])
+    assert abs(float(m.group(8)) - p["cost_to_train_usd"] / 1e6) <= 0.0051, (row, p["cost_to_train_usd"])
+PY
+# An edit, then Esc at once: whatever the planner found by then, the plan
+# rows stay on screen with a marker that says they are not the full answer
+# (never an empty list). Back to cost, then stop it.
+keys prev 2 h Escape 3
+wait_for prev "was stopped; R plans again" && ok || bad "no 'stopped' marker after Esc: $(screen prev | sed -n 38,40p)"
+screen prev | grep -q "^  1 " && ok || bad "no plan rows after Esc: $(screen prev | sed -n 3,6p)"
+keys prev R
+wait_ready prev 600 || bad "R did not plan again after Esc"
+screen prev | grep -q "was stopped" && bad "the marker stayed after R" || ok
+keys prev q q   # the objective was edited: q twice quits without saving
+wait_for prev "EXITED:0" && ok || bad "quit from the preview workspace"
 
 # ---- 3. resize below 80x24 and back
 start rs 80 24

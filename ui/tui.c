@@ -450,7 +450,7 @@ static void take_result(struct tui *t)
 		 * footer says where to read it. */
 		if (r->rc < 0 && t->view != TV_PLANS)
 			tui_message(t, 1, "no plan: the Plans view (3) says why");
-		else if (r->res.stats.cancelled)
+		else if (r->res.stats.cancelled && !r->partial)
 			tui_message(t, 0, "planning cancelled: the best plans found so far");
 	}
 }

@@ -53,6 +53,12 @@ struct tui_result {              /* one answer, with the inputs it answers */
 	struct hp_err err;
 	unsigned gen;            /* the edit generation it was started for */
 	double seconds;
+	double ready_s;          /* from the submission to this answer's
+				  * posting, the wait for a cancelled job
+				  * included */
+	int partial;             /* 1: the best plans so far of a search cut
+				  * short: by the first pass's budget (the
+				  * full answer follows, tui_job.c) or by Esc */
 };
 
 struct tui_planner;
@@ -60,11 +66,15 @@ struct tui_planner;
 /* Start the worker; it writes one byte to wake_fd when a result is ready. */
 struct tui_planner *planner_new(int wake_fd);
 /* Plan a copy of w for generation gen. A running job is cancelled and its
- * answer dropped: the newest edit wins. */
+ * answer dropped: the newest edit wins. A long search posts two answers:
+ * its best plans so far (partial set) within about 150 ms, then the full
+ * one; an answer cut short without plans is not posted at all. */
 void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned gen);
-/* Ask the running job to stop early (it still answers, marked cancelled). */
+/* Ask the running job to stop early: it answers with its best plans so
+ * far (partial set), or not at all when it has none yet. */
 void planner_cancel(struct tui_planner *pl);
-/* 1 while a job runs or waits; *progress in [0,1], *elapsed seconds. */
+/* 1 while a job runs or waits; *progress in [0,1] of the pass running,
+ * *elapsed seconds since the job began. */
 int planner_busy(struct tui_planner *pl, double *progress, double *elapsed);
 /* The newest finished answer (caller owns; tui_result_free), or NULL. */
 struct tui_result *planner_take(struct tui_planner *pl);

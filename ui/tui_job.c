@@ -8,7 +8,30 @@
  * thread because its generation is old. Progress goes through
  * search_opts.progress into fields guarded by the mutex; a finished answer
  * is posted in `done` and announced with one byte on the wake pipe, so the
- * main loop's poll() wakes at once. The worker never touches curses. */
+ * main loop's poll() wakes at once. The worker never touches curses.
+ *
+ * Best plans first, the full answer after. A search on a few hundred GPUs
+ * in three pools takes from half a second to seconds, most for the
+ * deadline and budget objectives (tests/bench_tui.sh), so a job runs in
+ * two passes:
+ *   first pass  search_run() whose cancel flag the worker raises from the
+ *               progress callback as soon as the search looks like ending
+ *               past the preview budget (TUI_FIRST_S, below):
+ *               the search then returns the best plans of the settings it
+ *               finished (search.h: "marked heuristic"). If it finished
+ *               every setting anyway, that is the answer and the job ends.
+ *               Otherwise its plans are posted with `partial` set;
+ *   full run    search_run() again from the start, posted when it ends.
+ * The planner polls cancel between global settings only (search.c), so a
+ * first pass ends after at least one whole setting: the preview is as
+ * early as the search's first setting allows, not earlier. The full run
+ * repeats the first pass's settings (search_run has no way to resume), so
+ * the full answer comes that much later than with one pass: the first
+ * pass's 30-110 ms and the extra wake-up, 5-30% of the full answer's time
+ * on 320 GPUs (bench_tui.sh, a loaded 2-core machine).
+ * An answer without plans from a pass that was cut short (by the preview
+ * budget, an edit or Esc) is never posted: the screen keeps the plans it
+ * has, which the Plans view marks as stale. */
 #include "tui_int.h"
 #include "lp.h"
 
@@ -17,6 +40,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The first pass's budget, seconds: plans on screen within 200 ms of an
+ * edit (hetplan issue 13) leaves ~50 ms for the wake-up and one frame
+ * (the bench draws a frame in a few ms at 80x24). After each batch the
+ * first pass stops when the time so far plus twice the last batch's
+ * passes the budget (batches double in size, 1, 2, 4, 8 settings,
+ * search.c), or when the whole search at the pace so far would take over
+ * twice the budget: the second batch's settings can cost 10x the first's
+ * (measured on 320 GPUs in 3 pools, cost objective: 11 ms, then 111 ms),
+ * so a cheap first batch alone says little. A guess that errs towards an
+ * early preview; a search that ends within the budget answers in one pass.
+ * HETPLAN_TUI_FIRST_MS overrides it (0 to 10000 ms; 0: the preview comes
+ * after the first batch always, 10000: in effect one pass). */
+#define TUI_FIRST_S 0.150
+#define TUI_FIRST_MAX_MS 10000
 
 struct tui_planner {
 	pthread_t th;
@@ -27,18 +65,49 @@ struct tui_planner {
 	int has_pending;
 	struct workspace pending;
 	unsigned pending_gen;
+	double submitted;    /* hp_now() of the pending job's submission */
 	int running;
 	atomic_int cancel;   /* set by the UI thread, read by the planner */
+	atomic_int first;    /* the first pass's cancel: the preview budget,
+			      * or whatever raises `cancel` */
 	double started, progress;
 	struct tui_result *done;
+	/* the worker's own (no lock): which pass runs, when the pass and its
+	 * last batch began, the preview budget */
+	int pass;
+	double pass_t0, batch_t0, first_s, job_submitted;
 };
 
+/* After each batch of global settings, on the worker (search.h: called
+ * from the calling thread). In the first pass: stop before a batch that
+ * would likely end past the budget. */
 static void on_progress(void *arg, double done)
 {
 	struct tui_planner *pl = arg;
+	if (pl->pass == 1) {
+		double now = hp_now(), last = now - pl->batch_t0, el = now - pl->pass_t0;
+		pl->batch_t0 = now;
+		/* the next batch would end past the budget, or the whole
+		 * search (settings done so far at this pace) past twice it */
+		if (el + 2 * last > pl->first_s || (done > 0 && el / done > 2 * pl->first_s))
+			atomic_store(&pl->first, 1);
+	}
 	pthread_mutex_lock(&pl->mu);
 	pl->progress = done;
 	pthread_mutex_unlock(&pl->mu);
+}
+
+/* The preview budget from HETPLAN_TUI_FIRST_MS, or TUI_FIRST_S. */
+static double first_budget_s(void)
+{
+	const char *v = getenv("HETPLAN_TUI_FIRST_MS");
+	char *end;
+	if (!v || !*v)
+		return TUI_FIRST_S;
+	long ms = strtol(v, &end, 10);
+	if (*end || ms < 0 || ms > TUI_FIRST_MAX_MS)
+		return TUI_FIRST_S;   /* the TUI has no stderr to warn on */
+	return ms / 1e3;
 }
 
 static void plan_into(const struct workspace *w, struct tui_result *r,
@@ -73,6 +142,68 @@ void tui_result_free(struct tui_result *r)
 	free(r);
 }
 
+/* Hand r to the main thread (NULL: only wake it, to redraw). */
+static void post(struct tui_planner *pl, struct tui_result *r)
+{
+	if (r)
+		r->ready_s = hp_now() - pl->job_submitted;
+	pthread_mutex_lock(&pl->mu);
+	if (r) {
+		tui_result_free(pl->done);
+		pl->done = r;
+	}
+	pthread_mutex_unlock(&pl->mu);
+	char b = 'p';
+	while (write(pl->wake_fd, &b, 1) < 0 && errno == EINTR)
+		;
+}
+
+/* One job: the first pass, then, if it was cut short by the budget, the
+ * full run (see the top of the file). */
+static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned gen)
+{
+	struct tui_result *r = xcalloc(1, sizeof *r);
+	pl->pass = 1;
+	pl->pass_t0 = pl->batch_t0 = hp_now();
+	plan_into(w, r, &pl->first, on_progress, pl);
+	pl->pass = 2;
+	r->gen = gen;
+	int cut = r->res.stats.cancelled, have = r->rc == 0 && r->res.n_plans > 0;
+	if (!cut || atomic_load(&pl->cancel)) {
+		/* complete, or stopped by an edit or Esc: then it is the best
+		 * so far, and no full answer follows */
+		r->partial = cut;
+		if (!cut || have)
+			post(pl, r);
+		else
+			tui_result_free(r);
+		return;
+	}
+	long first_candidates = r->res.stats.candidates;
+	pthread_mutex_lock(&pl->mu);
+	pl->progress = 0;
+	pthread_mutex_unlock(&pl->mu);
+	if (have) {
+		r->partial = 1;
+		post(pl, r);
+	} else {
+		tui_result_free(r);
+	}
+	r = xcalloc(1, sizeof *r);
+	plan_into(w, r, &pl->cancel, on_progress, pl);
+	r->gen = gen;
+	/* Stopped early, the full run may have got less far than the first
+	 * pass (same settings in the same order, so fewer candidates means
+	 * fewer settings): then the first pass's plans stay on screen. */
+	if (r->res.stats.cancelled &&
+	    (r->rc < 0 || !r->res.n_plans || r->res.stats.candidates < first_candidates)) {
+		tui_result_free(r);
+		return;
+	}
+	r->partial = r->res.stats.cancelled;
+	post(pl, r);
+}
+
 static void *worker(void *arg)
 {
 	struct tui_planner *pl = arg;
@@ -85,25 +216,22 @@ static void *worker(void *arg)
 			break;
 		*w = pl->pending;
 		unsigned gen = pl->pending_gen;
+		pl->job_submitted = pl->submitted;
 		pl->has_pending = 0;
 		pl->running = 1;
 		atomic_store(&pl->cancel, 0);
+		atomic_store(&pl->first, 0);
 		pl->progress = 0;
 		pl->started = hp_now();
 		pthread_mutex_unlock(&pl->mu);
 
-		struct tui_result *r = xcalloc(1, sizeof *r);
-		plan_into(w, r, &pl->cancel, on_progress, pl);
-		r->gen = gen;
+		run_job(pl, w, gen);
 
 		pthread_mutex_lock(&pl->mu);
 		pl->running = 0;
-		tui_result_free(pl->done);
-		pl->done = r;
 		pthread_mutex_unlock(&pl->mu);
-		char b = 'p';
-		while (write(pl->wake_fd, &b, 1) < 0 && errno == EINTR)
-			;
+		/* one more byte: the main loop redraws with the planner idle */
+		post(pl, NULL);
 		pthread_mutex_lock(&pl->mu);
 	}
 	pthread_mutex_unlock(&pl->mu);
@@ -118,6 +246,7 @@ struct tui_planner *planner_new(int wake_fd)
 {
 	struct tui_planner *pl = xcalloc(1, sizeof *pl);
 	pl->wake_fd = wake_fd;
+	pl->first_s = first_budget_s();
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
 	if (pthread_create(&pl->th, NULL, worker, pl) != 0) {
@@ -134,9 +263,12 @@ void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned 
 	pthread_mutex_lock(&pl->mu);
 	pl->pending = *w;
 	pl->pending_gen = gen;
+	pl->submitted = hp_now();
 	pl->has_pending = 1;
-	if (pl->running)
+	if (pl->running) {
 		atomic_store(&pl->cancel, 1);
+		atomic_store(&pl->first, 1);
+	}
 	pthread_cond_signal(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -144,8 +276,10 @@ void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned 
 void planner_cancel(struct tui_planner *pl)
 {
 	pthread_mutex_lock(&pl->mu);
-	if (pl->running)
+	if (pl->running) {
 		atomic_store(&pl->cancel, 1);
+		atomic_store(&pl->first, 1);
+	}
 	pl->has_pending = 0;
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -176,6 +310,7 @@ void planner_free(struct tui_planner *pl)
 	pthread_mutex_lock(&pl->mu);
 	pl->quit = 1;
 	atomic_store(&pl->cancel, 1);
+	atomic_store(&pl->first, 1);
 	pthread_cond_signal(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
 	pthread_join(pl->th, NULL);

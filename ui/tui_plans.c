@@ -413,6 +413,29 @@ static void plans_follow_filter(struct tui *t)
 	}
 }
 
+/* What the plans on screen are while the planner works (tui_job.c):
+ * the best so far of the edit's first pass, or the answer to an older
+ * edit, into buf (n bytes). Returns 0 with "" for a finished answer to the
+ * newest edit, else 1. */
+static int plans_state(const struct tui *t, char *buf, size_t n)
+{
+	const struct tui_result *r = t->cur;
+	double pf = 0, el = 0;
+	int busy = t->pl && planner_busy(t->pl, &pf, &el);
+	int pct = (int)(100 * HP_MAX(0.0, HP_MIN(1.0, pf)));
+	*buf = 0;
+	if (r->gen != t->gen && busy)
+		snprintf(buf, n, "previous plans (stale) - planning the edit (%d%%), Esc stops", pct);
+	else if (r->gen != t->gen)
+		snprintf(buf, n, "previous plans (stale): planning was stopped; R plans again");
+	else if (r->partial && busy)
+		snprintf(buf, n, "best so far (in %.0f ms) - refining (%d%%), Esc keeps these",
+			 r->ready_s * 1e3, pct);
+	else if (r->partial)
+		snprintf(buf, n, "best so far: refining was stopped; R plans again");
+	return *buf != 0;
+}
+
 void view_plans_draw(struct tui *t, int y0, int h)
 {
 	const struct tui_result *r = t->cur;
@@ -443,7 +466,12 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		tui_putr(y0, x, plan_cols[c].w + col_pad(), on ? ha | (int)A_UNDERLINE : ha, name);
 		x += plan_cols[c].w + col_pad() + 1;
 	}
+	char state[128];
+	int marked = plans_state(t, state, sizeof state);
+	int state_a = tui_attr(t, C_WARN) | (int)A_BOLD;
 	if (r->rc < 0) {
+		if (marked)
+			tui_put(y0 + h - 2, 1, COLS - 2, state_a, state);
 		/* The planner's message starts with "no plan ..." itself; the
 		 * heading only when it does not. */
 		int y = y0 + 2;
@@ -484,8 +512,13 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	t->mouse_list = t->lplans.top < t->n_order ? &t->lplans : NULL;
 	t->mouse_y0 = y0 + 1;
 	t->mouse_rows = HP_MIN(list_h, t->n_order - t->lplans.top);
-	tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
-		"tp4 pp2: TP 4, 2 stages  a>b pp3: pipeline a into b  + side by side  ? more");
+	/* The notation reminder gives way to the plans' state while the
+	 * planner works: these rows are not yet the answer to the last edit. */
+	if (marked)
+		tui_put(y0 + h - 2, 1, COLS - 2, state_a, state);
+	else
+		tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
+			"tp4 pp2: TP 4, 2 stages  a>b pp3: pipeline a into b  + side by side  ? more");
 	const struct search_stats *st = &r->res.stats;
 	char leg[200], what[96];
 	if (*t->plans_filter)
