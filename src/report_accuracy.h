@@ -5,7 +5,7 @@
 #define ACC_HIGH_MEAN 5.4
 #define ACC_HIGH_MAX 21.8
 #define ACC_OTHER_ROWS 37
-#define ACC_OTHER_MEAN 14.7
+#define ACC_OTHER_MEAN 13.9
 #define ACC_MEM_ROWS 10
 #define ACC_MEM_MEAN 6.1
 #define ACC_MEM_MAX 14.0
