@@ -1754,18 +1754,28 @@ static void layout_size(const struct ctx *x, const struct gset *g, struct layout
 	layout_price(x->c, L);
 }
 
-/* LP bound on tokens/s for one global setting. With n_L replicas of
- * layout L taking m_L micro-batches each, the step is at least
- * A_L + B_L m_L for every L (fill/drain plus the bottleneck stage), and
- * sum n_L m_L = M, so T >= (M + sum n_L A_L / B_L) / sum (n_L / B_L).
- * Minimising that ratio over real n_L >= 0 within each pool's GPUs and M
- * replicas is a linear-fractional programme; with y_L = n_L t and
- * t = 1 / sum(n_L / B_L) (Charnes-Cooper) it is the LP
+/* The fewest micro-batches a replica of layout L takes under setting g:
+ * one, or under the interleaved schedule a multiple of its depth
+ * (plan_validate), so at least pp. */
+static int layout_min_mb(const struct gset *g, const struct layout *L)
+{
+	return g->sched == SCHED_INTERLEAVED ? L->pp : 1;
+}
+
+/* LP bound on the pipeline time of one global setting, over the layouts
+ * whose one-replica floor A_L + B_L q_L (q_L its fewest micro-batches) is
+ * at most tau. With n_L replicas of layout L taking m_L >= q_L
+ * micro-batches each, the step is at least A_L + B_L m_L for every L
+ * (fill/drain plus the bottleneck stage), and sum n_L m_L = M, so
+ * T >= (M + sum n_L A_L / B_L) / sum (n_L / B_L), and sum n_L q_L <= M.
+ * Minimising that ratio over real n_L >= 0 within each pool's GPUs is a
+ * linear-fractional programme; with y_L = n_L t and t = 1 / sum(n_L / B_L)
+ * (Charnes-Cooper) it is the LP
  *   min M t + sum y_L A_L / B_L
- *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L <= M t.
- * Synchronisation, optimizer and integrality only add time, so the bound
- * holds for every plan of this setting the planner can build. */
-static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+ *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L q_L <= M t.
+ * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
+ * programme is infeasible, and -1 when GLPK fails otherwise. */
+static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau)
 {
 	struct lp *lp = lp_new(0);
 	int n = 0;
@@ -1775,12 +1785,12 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 	for (int i = 0; i < ls->n; i++) {
 		struct layout *L = &ls->v[i];
 		col[i] = -1;
-		if (!L->fits || L->max_count < 1)
+		if (!L->fits || L->max_count < 1 || L->A + L->B * layout_min_mb(g, L) > tau)
 			continue;
 		col[i] = lp_add_col(lp, 0, -1, L->A / L->B, 0);
 		n++;
 	}
-	double val = 0;
+	double val = HUGE_VAL;
 	if (n) {
 		int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
 		double *cf = xmalloc((size_t)(n + 1) * sizeof *cf);
@@ -1808,7 +1818,7 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 		for (int i = 0; i < ls->n; i++)
 			if (col[i] >= 0) {
 				idx[k] = col[i];
-				cf[k++] = 1;
+				cf[k++] = layout_min_mb(g, &ls->v[i]);
 			}
 		idx[k] = tcol;
 		cf[k++] = -M;
@@ -1829,10 +1839,11 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		}
 		struct lp_result r;
-		if (lp_solve(lp, 0, &r) == 0 && r.obj > 0)
-			val = M * g->mbs * x->seq / r.obj;
-		else
-			val = HUGE_VAL;   /* no bound from this setting */
+		int rc = lp_solve(lp, 0, &r);
+		if (rc == 0 && r.obj > 0)
+			val = r.obj;
+		else if (r.status != LP_INFEASIBLE)
+			val = -1;
 		x->res->stats.lp_solves++;
 		free(idx);
 		free(cf);
@@ -1840,6 +1851,69 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 	free(col);
 	lp_free(lp);
 	return val;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double u = *(const double *)a, v = *(const double *)b;
+	return (u > v) - (u < v);
+}
+
+/* LP bound on tokens/s for one global setting. A plan's step is at least
+ * its pipeline term, which is at least f(S) = lp_pipe_bound over the
+ * layouts S it uses, and at least the largest floor A_L + B_L q_L among
+ * them (every replica takes q_L micro-batches or more). With tau the
+ * largest floor a plan uses, its step is at least max(tau, f(tau)) where
+ * f(tau) bounds over the layouts of floor <= tau; the bound is the least
+ * of these over the floors. f falls as tau grows, so where f(tau) first
+ * drops to tau or below (binary search, a few LPs) the least is either
+ * that tau or f at the floor before it. The fixed per-step overhead
+ * (perf.c, step_overhead_s) is added; synchronisation, the optimizer and
+ * integrality only add time, so the bound holds for every plan of this
+ * setting the planner can build. */
+static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+{
+	int n = 0;
+	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		if (L->fits && L->max_count >= 1)
+			fl[n++] = L->A + L->B * layout_min_mb(g, L);
+	}
+	double val = 0;
+	if (!n) {
+		free(fl);
+		return val;
+	}
+	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
+	double all = lp_pipe_bound(x, g, ls, HUGE_VAL);
+	if (!(all > 0) || !isfinite(all)) {
+		free(fl);
+		return HUGE_VAL;   /* no bound from this setting */
+	}
+	/* f(fl[i]) <= fl[i] holds from some i on (or never); find the first.
+	 * Should GLPK fail on a subset, all's value stands. */
+	double best = all;
+	if (fl[n - 1] >= all) {
+		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
+		while (lo < hi && !failed) {
+			int mid = lo + (hi - lo) / 2;
+			double f = lp_pipe_bound(x, g, ls, fl[mid]);
+			failed = f < 0;
+			if (f >= 0 && f <= fl[mid])
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1]) : 0;
+		if (before < 0)
+			failed = 1;
+		if (!failed)
+			best = fmax(all, hi > 0 ? fmin(fl[hi], fmax(before, fl[hi - 1])) : fl[hi]);
+	}
+	free(fl);
+	best += perf_calib_default()->step_overhead_s;
+	return (double)(x->o->gbs / g->mbs) * g->mbs * x->seq / best;
 }
 
 /* Lower bound on USD per token for one setting: the cheapest layout's cost
@@ -2785,6 +2859,8 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	/* results */
 	res->n_plans = x.n_top;
 	res->plans = x.top;
+	res->has_bound = x.have_bound && !res->stats.cancelled;
+	res->bound = res->has_bound ? x.bound : 0;
 	for (int i = 0; i < res->n_plans; i++) {
 		struct search_plan *sp = &res->plans[i];
 		if (res->stats.cancelled || !x.have_bound) {
