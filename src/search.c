@@ -1439,7 +1439,7 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 			       const struct layout **Ls, int n, const int *full,
 			       struct count_list *cl)
 {
-	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
+	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1] = { 0 };
 	long M = x->o->gbs / g->mbs, total = 0;
 	for (int i = 0; i < n; i++)
 		total += full[i];
@@ -1774,8 +1774,11 @@ static int layout_min_mb(const struct gset *g, const struct layout *L)
  *   min M t + sum y_L A_L / B_L
  *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L q_L <= M t.
  * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
- * programme is infeasible, and -1 when GLPK fails otherwise. */
-static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau)
+ * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
+ * NULL) gets the indices in ls of the optimum's layouts with at least one
+ * replica (n_sup of them, at most HP_MAX_POOLS + 1). */
+static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
+			    int *sup, int *n_sup)
 {
 	struct lp *lp = lp_new(0);
 	int n = 0;
@@ -1844,6 +1847,11 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 			val = r.obj;
 		else if (r.status != LP_INFEASIBLE)
 			val = -1;
+		/* the relaxed optimum's layouts: those of at least one replica */
+		double t = rc == 0 ? lp_value(lp, tcol) : 0;
+		for (int i = 0; sup && t > 0 && i < ls->n; i++)
+			if (col[i] >= 0 && lp_value(lp, col[i]) >= t && *n_sup < HP_MAX_POOLS + 1)
+				sup[(*n_sup)++] = i;
 		x->res->stats.lp_solves++;
 		free(idx);
 		free(cf);
@@ -1871,7 +1879,8 @@ static int cmp_double(const void *a, const void *b)
  * (perf.c, step_overhead_s) is added; synchronisation, the optimizer and
  * integrality only add time, so the bound holds for every plan of this
  * setting the planner can build. */
-static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+			    int *n_sup)
 {
 	int n = 0;
 	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
@@ -1886,30 +1895,50 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 		return val;
 	}
 	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
-	double all = lp_pipe_bound(x, g, ls, HUGE_VAL);
+	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, NULL, NULL);
 	if (!(all > 0) || !isfinite(all)) {
 		free(fl);
 		return HUGE_VAL;   /* no bound from this setting */
 	}
 	/* f(fl[i]) <= fl[i] holds from some i on (or never); find the first.
 	 * Should GLPK fail on a subset, all's value stands. */
-	double best = all;
+	double best = all, best_tau = HUGE_VAL;
 	if (fl[n - 1] >= all) {
 		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
 		while (lo < hi && !failed) {
 			int mid = lo + (hi - lo) / 2;
-			double f = lp_pipe_bound(x, g, ls, fl[mid]);
+			double f = lp_pipe_bound(x, g, ls, fl[mid], NULL, NULL);
 			failed = f < 0;
 			if (f >= 0 && f <= fl[mid])
 				hi = mid;
 			else
 				lo = mid + 1;
 		}
-		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1]) : 0;
+		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1], NULL, NULL)
+						   : 0;
 		if (before < 0)
 			failed = 1;
-		if (!failed)
-			best = fmax(all, hi > 0 ? fmin(fl[hi], fmax(before, fl[hi - 1])) : fl[hi]);
+		if (!failed) {
+			/* the least of fl[hi] (its LP at or under it) and the
+			 * LP over the floors before it */
+			best = fl[hi];
+			best_tau = fl[hi];
+			if (hi > 0 && fmax(before, fl[hi - 1]) < best) {
+				best = fmax(before, fl[hi - 1]);
+				best_tau = fl[hi - 1];
+			}
+			if (best < all) {   /* rounding: all is a bound too */
+				best = all;
+				best_tau = HUGE_VAL;
+			}
+		}
+	}
+	/* the layouts of the relaxed optimum the bound came from, for
+	 * search_gset to try as a set (one more LP) */
+	if (sup) {
+		*n_sup = 0;
+		if (lp_pipe_bound(x, g, ls, best_tau, sup, n_sup) < 0)
+			*n_sup = 0;
 	}
 	free(fl);
 	best += perf_calib_default()->step_overhead_s;
@@ -2075,12 +2104,14 @@ static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layou
 /* Bound update: the best objective this setting's layouts could reach
  * (LP rate bound for throughput and budget, cheapest layout otherwise);
  * the search's bound is the best over settings. */
-static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls)
+static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+			 int *n_sup)
 {
 	const struct search_opts *o = x->o;
 	double b;
+	*n_sup = 0;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double r = lp_rate_bound(x, g, ls);
+		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT ? sup : NULL, n_sup);
 		if (!(r > 0) || !isfinite(r))
 			return;
 		b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
@@ -2234,6 +2265,36 @@ static void layout_set_trials(struct ctx *x, const struct gset *g, const struct 
 	}
 }
 
+/* The layouts of the throughput bound's relaxed optimum as one set, when
+ * it holds two or more two-pool layouts (the sets above hold at most
+ * one): on clusters of many pools the optimum often pairs them up (a
+ * pipeline from each pool of one type into one of another), and those
+ * plans are the ones that use the GPUs the batch can keep busy. Tried
+ * alone and with each pool it leaves unused on its best layout. */
+static void lp_support_set(struct ctx *x, const struct gset *g, const struct layouts *ls,
+			   const int *sup, int n_sup, const struct layout **const *per_pool,
+			   const int *n_pp)
+{
+	const struct layout *Ls[HP_MAX_POOLS + 1];
+	int n = 0, cross = 0, used[HP_MAX_POOLS] = { 0 };
+	for (int i = 0; i < n_sup; i++) {
+		const struct layout *L = &ls->v[sup[i]];
+		Ls[n++] = L;
+		cross += L->nseg == 2;
+		for (int p = 0; p < x->c->n_pools; p++)
+			used[p] |= L->gpus[p] > 0;
+	}
+	if (cross < 2)
+		return;
+	counts_for_set(x, g, Ls, n);
+	int more = n;
+	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
+		if (!used[p] && n_pp[p])
+			Ls[more++] = per_pool[p][0];
+	if (more > n)
+		counts_for_set(x, g, Ls, more);
+}
+
 /* One global setting: enumerate and solve the layouts, update the bound,
  * shortlist, and try the layout sets (each with its replica counts). */
 static void search_gset(struct ctx *x, const struct gset *g)
@@ -2245,7 +2306,8 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	int n_single = ls.n;
 	pair_tps(x, &ls, n_single, best_tp, wide_tp);
 	cross_pool_layouts(x, g, &ls, best_tp, wide_tp);
-	bound_update(x, g, &ls);
+	int sup[HP_MAX_POOLS + 1], n_sup;
+	bound_update(x, g, &ls, sup, &n_sup);
 
 	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
 	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
@@ -2259,6 +2321,7 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	const struct layout **het = shortlist_cross(x, g, &ls, n_single, wide_tp, keep_m, &n_het);
 	for (int h = -1; h < n_het; h++)
 		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
+	lp_support_set(x, g, &ls, sup, n_sup, per_pool, n_pp);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
