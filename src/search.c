@@ -1439,7 +1439,7 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
 			       const struct layout **Ls, int n, const int *full,
 			       struct count_list *cl)
 {
-	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1];
+	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1] = { 0 };
 	long M = x->o->gbs / g->mbs, total = 0;
 	for (int i = 0; i < n; i++)
 		total += full[i];
@@ -1754,18 +1754,31 @@ static void layout_size(const struct ctx *x, const struct gset *g, struct layout
 	layout_price(x->c, L);
 }
 
-/* LP bound on tokens/s for one global setting. With n_L replicas of
- * layout L taking m_L micro-batches each, the step is at least
- * A_L + B_L m_L for every L (fill/drain plus the bottleneck stage), and
- * sum n_L m_L = M, so T >= (M + sum n_L A_L / B_L) / sum (n_L / B_L).
- * Minimising that ratio over real n_L >= 0 within each pool's GPUs and M
- * replicas is a linear-fractional programme; with y_L = n_L t and
- * t = 1 / sum(n_L / B_L) (Charnes-Cooper) it is the LP
+/* The fewest micro-batches a replica of layout L takes under setting g:
+ * one, or under the interleaved schedule a multiple of its depth
+ * (plan_validate), so at least pp. */
+static int layout_min_mb(const struct gset *g, const struct layout *L)
+{
+	return g->sched == SCHED_INTERLEAVED ? L->pp : 1;
+}
+
+/* LP bound on the pipeline time of one global setting, over the layouts
+ * whose one-replica floor A_L + B_L q_L (q_L its fewest micro-batches) is
+ * at most tau. With n_L replicas of layout L taking m_L >= q_L
+ * micro-batches each, the step is at least A_L + B_L m_L for every L
+ * (fill/drain plus the bottleneck stage), and sum n_L m_L = M, so
+ * T >= (M + sum n_L A_L / B_L) / sum (n_L / B_L), and sum n_L q_L <= M.
+ * Minimising that ratio over real n_L >= 0 within each pool's GPUs is a
+ * linear-fractional programme; with y_L = n_L t and t = 1 / sum(n_L / B_L)
+ * (Charnes-Cooper) it is the LP
  *   min M t + sum y_L A_L / B_L
- *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L <= M t.
- * Synchronisation, optimizer and integrality only add time, so the bound
- * holds for every plan of this setting the planner can build. */
-static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+ *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L q_L <= M t.
+ * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
+ * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
+ * NULL) gets the indices in ls of the optimum's layouts with at least one
+ * replica (n_sup of them, at most HP_MAX_POOLS + 1). */
+static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
+			    int *sup, int *n_sup)
 {
 	struct lp *lp = lp_new(0);
 	int n = 0;
@@ -1775,12 +1788,12 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 	for (int i = 0; i < ls->n; i++) {
 		struct layout *L = &ls->v[i];
 		col[i] = -1;
-		if (!L->fits || L->max_count < 1)
+		if (!L->fits || L->max_count < 1 || L->A + L->B * layout_min_mb(g, L) > tau)
 			continue;
 		col[i] = lp_add_col(lp, 0, -1, L->A / L->B, 0);
 		n++;
 	}
-	double val = 0;
+	double val = HUGE_VAL;
 	if (n) {
 		int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
 		double *cf = xmalloc((size_t)(n + 1) * sizeof *cf);
@@ -1808,7 +1821,7 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 		for (int i = 0; i < ls->n; i++)
 			if (col[i] >= 0) {
 				idx[k] = col[i];
-				cf[k++] = 1;
+				cf[k++] = layout_min_mb(g, &ls->v[i]);
 			}
 		idx[k] = tcol;
 		cf[k++] = -M;
@@ -1829,10 +1842,16 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		}
 		struct lp_result r;
-		if (lp_solve(lp, 0, &r) == 0 && r.obj > 0)
-			val = M * g->mbs * x->seq / r.obj;
-		else
-			val = HUGE_VAL;   /* no bound from this setting */
+		int rc = lp_solve(lp, 0, &r);
+		if (rc == 0 && r.obj > 0)
+			val = r.obj;
+		else if (r.status != LP_INFEASIBLE)
+			val = -1;
+		/* the relaxed optimum's layouts: those of at least one replica */
+		double t = rc == 0 ? lp_value(lp, tcol) : 0;
+		for (int i = 0; sup && t > 0 && i < ls->n; i++)
+			if (col[i] >= 0 && lp_value(lp, col[i]) >= t && *n_sup < HP_MAX_POOLS + 1)
+				sup[(*n_sup)++] = i;
 		x->res->stats.lp_solves++;
 		free(idx);
 		free(cf);
@@ -1840,6 +1859,90 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 	free(col);
 	lp_free(lp);
 	return val;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double u = *(const double *)a, v = *(const double *)b;
+	return (u > v) - (u < v);
+}
+
+/* LP bound on tokens/s for one global setting. A plan's step is at least
+ * its pipeline term, which is at least f(S) = lp_pipe_bound over the
+ * layouts S it uses, and at least the largest floor A_L + B_L q_L among
+ * them (every replica takes q_L micro-batches or more). With tau the
+ * largest floor a plan uses, its step is at least max(tau, f(tau)) where
+ * f(tau) bounds over the layouts of floor <= tau; the bound is the least
+ * of these over the floors. f falls as tau grows, so where f(tau) first
+ * drops to tau or below (binary search, a few LPs) the least is either
+ * that tau or f at the floor before it. The fixed per-step overhead
+ * (perf.c, step_overhead_s) is added; synchronisation, the optimizer and
+ * integrality only add time, so the bound holds for every plan of this
+ * setting the planner can build. */
+static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+			    int *n_sup)
+{
+	int n = 0;
+	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		if (L->fits && L->max_count >= 1)
+			fl[n++] = L->A + L->B * layout_min_mb(g, L);
+	}
+	double val = 0;
+	if (!n) {
+		free(fl);
+		return val;
+	}
+	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
+	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, NULL, NULL);
+	if (!(all > 0) || !isfinite(all)) {
+		free(fl);
+		return HUGE_VAL;   /* no bound from this setting */
+	}
+	/* f(fl[i]) <= fl[i] holds from some i on (or never); find the first.
+	 * Should GLPK fail on a subset, all's value stands. */
+	double best = all, best_tau = HUGE_VAL;
+	if (fl[n - 1] >= all) {
+		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
+		while (lo < hi && !failed) {
+			int mid = lo + (hi - lo) / 2;
+			double f = lp_pipe_bound(x, g, ls, fl[mid], NULL, NULL);
+			failed = f < 0;
+			if (f >= 0 && f <= fl[mid])
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1], NULL, NULL)
+						   : 0;
+		if (before < 0)
+			failed = 1;
+		if (!failed) {
+			/* the least of fl[hi] (its LP at or under it) and the
+			 * LP over the floors before it */
+			best = fl[hi];
+			best_tau = fl[hi];
+			if (hi > 0 && fmax(before, fl[hi - 1]) < best) {
+				best = fmax(before, fl[hi - 1]);
+				best_tau = fl[hi - 1];
+			}
+			if (best < all) {   /* rounding: all is a bound too */
+				best = all;
+				best_tau = HUGE_VAL;
+			}
+		}
+	}
+	/* the layouts of the relaxed optimum the bound came from, for
+	 * search_gset to try as a set (one more LP) */
+	if (sup) {
+		*n_sup = 0;
+		if (lp_pipe_bound(x, g, ls, best_tau, sup, n_sup) < 0)
+			*n_sup = 0;
+	}
+	free(fl);
+	best += perf_calib_default()->step_overhead_s;
+	return (double)(x->o->gbs / g->mbs) * g->mbs * x->seq / best;
 }
 
 /* Lower bound on USD per token for one setting: the cheapest layout's cost
@@ -2001,12 +2104,14 @@ static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layou
 /* Bound update: the best objective this setting's layouts could reach
  * (LP rate bound for throughput and budget, cheapest layout otherwise);
  * the search's bound is the best over settings. */
-static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls)
+static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+			 int *n_sup)
 {
 	const struct search_opts *o = x->o;
 	double b;
+	*n_sup = 0;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double r = lp_rate_bound(x, g, ls);
+		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT ? sup : NULL, n_sup);
 		if (!(r > 0) || !isfinite(r))
 			return;
 		b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
@@ -2160,6 +2265,36 @@ static void layout_set_trials(struct ctx *x, const struct gset *g, const struct 
 	}
 }
 
+/* The layouts of the throughput bound's relaxed optimum as one set, when
+ * it holds two or more two-pool layouts (the sets above hold at most
+ * one): on clusters of many pools the optimum often pairs them up (a
+ * pipeline from each pool of one type into one of another), and those
+ * plans are the ones that use the GPUs the batch can keep busy. Tried
+ * alone and with each pool it leaves unused on its best layout. */
+static void lp_support_set(struct ctx *x, const struct gset *g, const struct layouts *ls,
+			   const int *sup, int n_sup, const struct layout **const *per_pool,
+			   const int *n_pp)
+{
+	const struct layout *Ls[HP_MAX_POOLS + 1];
+	int n = 0, cross = 0, used[HP_MAX_POOLS] = { 0 };
+	for (int i = 0; i < n_sup; i++) {
+		const struct layout *L = &ls->v[sup[i]];
+		Ls[n++] = L;
+		cross += L->nseg == 2;
+		for (int p = 0; p < x->c->n_pools; p++)
+			used[p] |= L->gpus[p] > 0;
+	}
+	if (cross < 2)
+		return;
+	counts_for_set(x, g, Ls, n);
+	int more = n;
+	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
+		if (!used[p] && n_pp[p])
+			Ls[more++] = per_pool[p][0];
+	if (more > n)
+		counts_for_set(x, g, Ls, more);
+}
+
 /* One global setting: enumerate and solve the layouts, update the bound,
  * shortlist, and try the layout sets (each with its replica counts). */
 static void search_gset(struct ctx *x, const struct gset *g)
@@ -2171,7 +2306,8 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	int n_single = ls.n;
 	pair_tps(x, &ls, n_single, best_tp, wide_tp);
 	cross_pool_layouts(x, g, &ls, best_tp, wide_tp);
-	bound_update(x, g, &ls);
+	int sup[HP_MAX_POOLS + 1], n_sup;
+	bound_update(x, g, &ls, sup, &n_sup);
 
 	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
 	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
@@ -2185,6 +2321,7 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	const struct layout **het = shortlist_cross(x, g, &ls, n_single, wide_tp, keep_m, &n_het);
 	for (int h = -1; h < n_het; h++)
 		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
+	lp_support_set(x, g, &ls, sup, n_sup, per_pool, n_pp);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
@@ -2785,6 +2922,8 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	/* results */
 	res->n_plans = x.n_top;
 	res->plans = x.top;
+	res->has_bound = x.have_bound && !res->stats.cancelled;
+	res->bound = res->has_bound ? x.bound : 0;
 	for (int i = 0; i < res->n_plans; i++) {
 		struct search_plan *sp = &res->plans[i];
 		if (res->stats.cancelled || !x.have_bound) {

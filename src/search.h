@@ -114,6 +114,11 @@ struct search_result {
 	int has_single[HP_MAX_POOLS];
 	struct search_plan single[HP_MAX_POOLS];
 	struct search_stats stats;
+	/* The objective's bound over the searched space (the same unit as a
+	 * plan's score: for throughput, seconds per token); has_bound is 0
+	 * when the search was cancelled or no setting gave one. */
+	int has_bound;
+	double bound;
 	/* The best plan a stock framework runs as one job (runs_on != 0);
 	 * has_stock is 0 when no kept plan qualifies. */
 	int has_stock;

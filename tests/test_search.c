@@ -226,6 +226,7 @@ TEST(brute_force_small_clusters)
 	int cases = 0;
 	double worst = 0;
 	long total_bf = 0;
+	double worst_bound = 0;
 	for (int seed = 1; cases < 20; seed++) {
 		rng_state = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL;
 		struct cluster c;
@@ -302,6 +303,15 @@ TEST(brute_force_small_clusters)
 		}
 		double got = res.plans[0].est.step_time_s;
 		double over = got / bf - 1;
+		/* The bound holds for every plan of the searched space, the
+		 * brute force's best among them: its step time per token can
+		 * be no more than the brute force's (1e-9 for rounding). */
+		double bf_score = bf / ((double)proto.gbs * m.seq_len);
+		if (!res.has_bound || res.bound > bf_score * (1 + 1e-9))
+			T_FAILF("case %d: bound %.6g s per token over the brute force's %.6g", seed,
+				res.bound, bf_score);
+		if (res.has_bound && res.bound > 0 && bf_score / res.bound - 1 > worst_bound)
+			worst_bound = bf_score / res.bound - 1;
 		if (over > worst)
 			worst = over;
 		printf("  case %2d: %-9s %dx%d + %-9s %dx%d, %-13s gbs %2d mbs %d rc %-4s zero %d: brute %.4f s (%ld plans), planner %.4f s (%+.2f%%) %s\n",
@@ -320,8 +330,9 @@ TEST(brute_force_small_clusters)
 				got, 100 * over);
 		search_result_free(&res);
 	}
-	printf("  %d cases, %ld brute-force plans, planner at most %+.2f%% slower\n", cases, total_bf,
-	       100 * worst);
+	printf("  %d cases, %ld brute-force plans, planner at most %+.2f%% slower; the brute "
+	       "force's best at most %.1f%% over the bound\n", cases, total_bf, 100 * worst,
+	       100 * worst_bound);
 }
 
 /* Narayanan et al. 2021, Table 1: ten GPT models on 32 to 3,072 A100-80GB
