@@ -13,28 +13,11 @@
 #     costs.
 # Each time includes tmux send-keys and capture-pane round trips, so the
 # idle row is the harness's own floor: compare the update row with it.
-set -u
-HP=${HETPLAN:-./hetplan}
-case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
-S="hetplan-bench-$$"
-T="tmux -L $S -f /dev/null"
-tmp=$(mktemp -d)
+. tests/tui_lib.sh
 srv=""
-cleanup() {
-	$T kill-server 2>/dev/null
-	[ -n "$srv" ] && kill "$srv" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+cleanup_extra() { [ -n "$srv" ] && kill "$srv" 2>/dev/null; return 0; }
 command -v tmux >/dev/null 2>&1 || { echo "bench_tui: tmux not installed; skipped"; exit 0; }
-mkdir -p "$tmp/cfg"
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY
-start() {
-	$T new-session -d -s "$1" -x 80 -y 24 \
-		"cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${2:-} '$HP' ${3:-}; sleep 60"
-}
-screen() { $T capture-pane -p -t "$1"; }
 ms() { date +%s%N | cut -c1-13; }
 median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ready() {   # until the footer ends in "N plans"; prints the ms taken
@@ -130,13 +113,13 @@ edits() {
 
 starts=""
 for k in 1 2 3 4 5; do
-	start "s$k"
+	start "s$k" 80 24
 	starts="$starts $(ready "s$k")"
 	$T kill-session -t "s$k"
 done
 echo "tui start to plans on screen:          median $(median $starts) ms  (runs:$starts)"
 
-start idle
+start idle 80 24
 ready idle >/dev/null
 all=$(switches idle)
 echo "tui view switch, idle:                 median $(median $all) ms  (runs:$all)"
@@ -152,7 +135,7 @@ python3 tests/tools/fixture_http.py "$tmp/www" "$tmp/port" &
 srv=$!
 i=0
 while [ ! -s "$tmp/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-start slow "HETPLAN_HTTP_TIMEOUT=60" "--skypilot-url http://127.0.0.1:$(cat "$tmp/port")/slow"
+start slow 80 24 "HETPLAN_HTTP_TIMEOUT=60" "--skypilot-url http://127.0.0.1:$(cat "$tmp/port")/slow"
 ready slow >/dev/null
 $T send-keys -t slow 5 r
 sleep 1

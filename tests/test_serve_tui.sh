@@ -9,22 +9,8 @@
 #   workspace is opened again.
 #
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
-set -u
-HP=${HETPLAN:-./hetplan}
-case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-S="hetplan-stui-$$"
-T="tmux -L $S -f /dev/null"
-tmp=$(mktemp -d)
-cleanup() {
-	$T kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-mkdir -p "$tmp/cfg"
+. tests/tui_lib.sh
+TUI_DIR=$tmp
 
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "test_serve_tui: tmux missing (make deps-test)"
@@ -32,30 +18,8 @@ if ! command -v tmux >/dev/null 2>&1; then
 	exit 1
 fi
 
-start() {
-	$T new-session -d -s "$1" -x 120 -y 40 \
-		"trap '' INT; cd '$tmp' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 '$HP' ${2:-}; echo EXITED:\$?; sleep 60"
-}
-screen() { $T capture-pane -p -t "$1"; }
-# 30 s by default: only a hang fails, never a slow machine.
-wait_for() {
-	i=0
-	while [ $i -lt "${3:-300}" ]; do
-		screen "$1" | grep -qF -- "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-wait_file() {
-	i=0
-	while [ $i -lt 300 ] && [ ! -s "$1" ]; do sleep 0.1; i=$((i + 1)); done
-	[ -s "$1" ]
-}
-keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
-
 # ---- 1. `e` in the Serve view exports the serving plans
-start s1
+start s1 120 40
 wait_for s1 " plans" || bad "the TUI did not start: $(screen s1 | tail -2)"
 keys s1 7
 wait_for s1 "serving plan" && ok || bad "7 did not open the Serve view"
@@ -113,7 +77,7 @@ assert s["model"] == "llama3.1-70b" and s["isl"] == "1500" and s["osl"] == "300"
 assert s["ttft_p99_s"] == 2 and s["engine"] == "vllm" and s["objective"] == "cost", s
 PY
 keys s1 q q
-start s2 ws.json
+start s2 120 40 "" ws.json
 keys s2 7
 wait_for s2 " 25 req/s" && ok || bad "the reopened workspace does not show rate 25: $(screen s2 | head -12)"
 wait_for s2 " 40 ms" && ok || bad "the reopened workspace does not show TPOT 40 ms"

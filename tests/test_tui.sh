@@ -19,57 +19,10 @@
 # clock and no timings, so they only change when the screen does.
 #
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
-set -u
-HP=${HETPLAN:-./hetplan}
-case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-S="hetplan-tui-$$"
-T="tmux -L $S -f /dev/null"
-tmp=$(mktemp -d)
+. tests/tui_lib.sh
 srv=""
-cleanup() {
-	$T kill-server 2>/dev/null
-	[ -n "$srv" ] && kill "$srv" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+cleanup_extra() { [ -n "$srv" ] && kill "$srv" 2>/dev/null; return 0; }
 G=tests/golden
-mkdir -p "$tmp/cfg"
-
-# start NAME W H [ENV [ARGS]]: the program in a new tmux session of W x H,
-# with environment assignments ENV and arguments ARGS. The catalog's user
-# overrides and the price cache point at empty directories, so screens match
-# on every machine and the price book is the embedded snapshot.
-start() {
-	$T new-session -d -s "$1" -x "$2" -y "$3" \
-		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
-}
-screen() { $T capture-pane -p -t "$1"; }
-# wait_for NAME TEXT [TENTHS]: until the screen shows TEXT (fixed string);
-# 30 s by default, far above any normal wait, so only a hang fails.
-wait_for() {
-	i=0
-	while [ $i -lt "${3:-300}" ]; do
-		screen "$1" | grep -qF -- "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-# The planner's answer is on screen: the footer ends in "N plans".
-wait_ready() {
-	i=0
-	while [ $i -lt "${2:-300}" ]; do
-		screen "$1" | tail -1 | grep -qE ' [0-9]+ plans *$' && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
 # golden NAME SESSION: compare the screen with tests/golden/NAME.txt.
 golden() {
 	f=$G/$1.txt

@@ -12,49 +12,7 @@
 #   - no two rows of the default workspace's plans list read the same;
 #   - at 80x24 and 120x40 no plan label is cut inside a word.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
-set -u
-HP=${HETPLAN:-./hetplan}
-case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-S="hetplan-pick-$$"
-T="tmux -L $S -f /dev/null"
-tmp=$(mktemp -d)
-cleanup() {
-	$T kill-server 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-mkdir -p "$tmp/cfg"
-
-# The helpers of test_tui.sh: a session of W x H with empty user config
-# and price cache; the screen; waiting for text or for the plans.
-start() {
-	$T new-session -d -s "$1" -x "$2" -y "$3" \
-		"trap '' INT; cd '$PWD' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
-}
-screen() { $T capture-pane -p -t "$1"; }
-wait_for() {
-	i=0
-	while [ $i -lt "${3:-50}" ]; do
-		screen "$1" | grep -qF -- "$2" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-wait_ready() {
-	i=0
-	while [ $i -lt "${2:-50}" ]; do
-		screen "$1" | tail -1 | grep -qE ' [0-9]+ plans *$' && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
+. tests/tui_lib.sh
 # The plan labels of the ranked rows on screen (below the header): the
 # text from column 9 to the first double space (labels have single ones);
 # the Pareto star is one column but three bytes, so it becomes '*'.
