@@ -19,9 +19,7 @@ const char *cmd_estimate_usage(void)
 {
 	static char buf[2048];
 	return cli_plan_usage(
-		buf, sizeof buf,
-		"hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
-		"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		buf, sizeof buf, "estimate",
 		"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
 		"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n");
 }

@@ -19,9 +19,7 @@ const char *cmd_launch_usage(void)
 {
 	static char buf[2048];
 	return cli_plan_usage(
-		buf, sizeof buf,
-		"hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
-		"         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		buf, sizeof buf, "launch",
 		"         [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
 		"         [-o FILE]\n"
 		"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"

@@ -107,10 +107,15 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	return 1;
 }
 
-const char *cli_plan_usage(char *buf, size_t n, const char *head, const char *tail)
+const char *cli_plan_usage(char *buf, size_t n, const char *cmd, const char *tail)
 {
 	if (*buf)
 		return buf;
+	char head[256];
+	snprintf(head, sizeof head,
+		 "hetplan %s (-c CLUSTER.json | --pool SPEC...) -m MODEL\n"
+		 "         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
+		 cmd);
 	size_t len = (size_t)snprintf(buf, n, "%s", head), col = 9;
 	for (int i = 0; i < plan_fields.n && len < n; i++) {
 		const struct hp_field *f = &plan_fields.f[i];

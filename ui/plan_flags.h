@@ -43,11 +43,13 @@ const struct option *cli_plan_options(const struct option *opts);
 int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 		  struct cli_plan_flags *f);
 
-/* A command's synopsis: head, then "[--flag ARG]" for every plan flag
- * that head does not name (ARG as fields_doc_arg spells it), wrapped in
+/* The synopsis of a command that takes a plan (estimate, launch): "hetplan
+ * CMD (-c CLUSTER.json | --pool SPEC...) -m MODEL" and the layout flags
+ * (--tp, --pp, --dp, --cp, --ep, --mbs, --gbs, --on), then "[--flag ARG]"
+ * for every other plan flag (ARG as fields_doc_arg spells it), wrapped in
  * lines of at most 96 columns indented by 9, then tail. Written once into
  * buf (n bytes, static in the caller); returns buf. */
-const char *cli_plan_usage(char *buf, size_t n, const char *head, const char *tail);
+const char *cli_plan_usage(char *buf, size_t n, const char *cmd, const char *tail);
 
 /* Build the one-pool plan the flags describe (--tp and --pp required;
  * --dp defaults to every GPU of the pool). Returns 0, or an exit status
