@@ -331,7 +331,8 @@ static const struct hp_field plan_field_list[] = {
 	{ .key = "precision", .flag = "precision", .kind = FK_ENUM, .off = PF(precision),
 	  .enm = &hp_dtype_enum, .help = "arithmetic of the matmuls",
 	  .doc = "Matmul precision (default bf16). MFU and HFU are taken against the peak at "
-		 "this precision; a GPU without FP8 units runs fp8 at its BF16 peak." },
+		 "this precision. fp8 on a GPU without FP8 units (A100, V100, ...) and bf16 "
+		 "on one without BF16 (V100, T4) are refused, naming the pool and its GPU." },
 	{ .key = "recompute", .flag = "recompute", .kind = FK_ENUM, .off = PF(recompute),
 	  .enm = &recompute_enum, .help = "activation recomputation (op: selective-op)",
 	  .doc = "Activation recomputation (default none). `selective` recomputes the attention "
