@@ -328,8 +328,12 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 		if (!f->d)
 			break;
 		fields_format(f->d, field_base(t, f), buf, n);
-		/* Unset: the value in force, and whose it is. */
-		if (fields_is_default(f->d, field_base(t, f))) {
+		/* Unset: the value in force, and whose it is. An unset plan
+		 * sequence length is the model's. */
+		if (f->d == fields_find_key(&plan_fields, "seq_len") &&
+		    fields_is_default(f->d, field_base(t, f))) {
+			snprintf(buf, n, "model's (%d)", m->seq_len);
+		} else if (fields_is_default(f->d, field_base(t, f))) {
 			char v[64];
 			hp_strlcpy(v, buf, sizeof v);
 			snprintf(buf, n, "default: %s", v);
