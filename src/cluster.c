@@ -132,10 +132,10 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.intra: %s has no NVLink; expected \"pcie\"", where,
 				  p->gpu.name);
-	if (p->gpus_per_node > 1024)
+	if (p->gpus_per_node > HP_MAX_GPN)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s.gpus_per_node: expected at most 1024, got %d", where,
-				  p->gpus_per_node);
+				  "%s.gpus_per_node: expected at most %d, got %d", where,
+				  HP_MAX_GPN, p->gpus_per_node);
 	if (p->nodes > HP_MAX_NODES || p->nodes_max > HP_MAX_NODES)
 		return hp_err_set(err, HP_EXIT_INPUT, "%s.nodes: expected at most %d, got %d",
 				  where, HP_MAX_NODES, HP_MAX(p->nodes, p->nodes_max));
@@ -189,7 +189,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	struct pool p;
 	pool_from_gpu(&p, g);
 	if (jx_str(&jc, o, "name", 0, p.name, sizeof p.name) < 0 ||
-	    jx_int(&jc, o, "gpus_per_node", 0, 1, 1000000, &p.gpus_per_node) < 0 ||
+	    jx_int(&jc, o, "gpus_per_node", 0, 1, HP_MAX_GPN, &p.gpus_per_node) < 0 ||
 	    jx_int(&jc, o, "nics", 0, 0, 64, &p.nics) < 0 ||
 	    jx_num(&jc, o, "nic_gbps", 0, 1, 1e5, &p.nic_gbps) < 0 ||
 	    jx_str(&jc, o, "provider", 0, p.provider, sizeof p.provider) < 0 ||
@@ -211,7 +211,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		if (jx_int(&jn, nodes, "max", 1, 1, 1000000, &p.nodes_max) < 0)
 			return -1;
 		p.nodes = p.nodes_max;
-	} else if (jx_int(&jc, o, "nodes", 1, 1, 1000000, &p.nodes) < 0) {
+	} else if (jx_int(&jc, o, "nodes", 1, 1, HP_MAX_NODES, &p.nodes) < 0) {
 		return -1;
 	}
 	char intra[16] = "";

@@ -32,6 +32,7 @@ int comm_transport_parse(const char *s, enum comm_transport *out);
  * and 2^24 = 16,777,216 GPUs in all, 16 times the largest cluster
  * announced (1M GPUs, 2025); a pool has at most 1024 GPUs per node. */
 #define HP_MAX_NODES 1000000
+#define HP_MAX_GPN 1024
 #define HP_MAX_GPUS (1 << 24)
 
 struct pool {
