@@ -13,9 +13,7 @@ set -u
 H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # 1 NIC of 10 Gb/s = 1.25 GB/s per node.
 for gpu in V100-SXM2-16GB H100-SXM A100-SXM4-80GB; do
@@ -66,5 +64,4 @@ u = json.load(open(sys.argv[1] + "/e-false.json"))["breakdown_s"]["dp_comm"]
 assert 0.30 < t - u < 0.42, (t, u, t - u)
 PY
 
-echo "bounds: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish bounds

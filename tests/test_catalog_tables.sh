@@ -14,9 +14,7 @@ H=${HETPLAN:-./hetplan}
 case $H in /*) ;; *) H=$PWD/$H ;; esac
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # rows FILE: check every memory table row in FILE; prints "N rows".
 check_rows() {
@@ -100,5 +98,4 @@ if checked < 5:
 sys.exit(bad)
 PY
 
-echo "catalog_tables: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish catalog_tables

@@ -7,9 +7,7 @@ H=${HETPLAN:-./hetplan}
 D=tests/data/cli
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # expect CODE 'stderr substring' -- command...
 expect() {
@@ -202,5 +200,4 @@ printf '{"mbs": 1, "gbs": 8, "replicas": [{"batch_share": 0.5, "stages": [{"pool
 expect 3 "batch shares add up to 0.5" $E --plan "$T/p3.json"
 expect 2 "unknown command 'plann'" $H plann
 
-echo "cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish cli

@@ -4,13 +4,9 @@
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
 bin=${HETPLAN:-./hetplan}
-pass=0
-fail=0
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
 
 # expect NAME RC [GREP_STDERR] -- ARGS...: run, check the exit code and that
 # stderr mentions the text.
@@ -93,5 +89,4 @@ ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
 expect transport_bad 2 "--transport: expected ib or efa, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 
-echo "comm_cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish comm_cli

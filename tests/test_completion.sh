@@ -10,9 +10,7 @@ H=${HETPLAN:-./hetplan}
 case $H in /*) ;; *) H=$PWD/$H ;; esac
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 "$H" completion bash >"$T/hetplan.bash" && ok || bad "completion bash failed"
 bash -n "$T/hetplan.bash" && ok || bad "the bash script does not parse"
@@ -83,5 +81,4 @@ if command -v fish >/dev/null 2>&1; then fish -n "$T/hetplan.fish" && ok || bad 
 "$H" completion tcsh >/dev/null 2>&1; [ $? = 2 ] && ok || bad "unknown shell: exit not 2"
 "$H" completion >/dev/null 2>&1; [ $? = 2 ] && ok || bad "no shell: exit not 2"
 
-echo "completion: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish completion

@@ -10,9 +10,7 @@
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 mkdir "$T/bin"
 # dpkg-query -W -f=FORMAT PKG: "ii " (installed) unless PKG is in $MISSING.
@@ -66,5 +64,4 @@ else
 	echo "skipped: no apt-cache or no package lists"
 fi
 
-echo "deps: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish deps

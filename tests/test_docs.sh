@@ -10,9 +10,7 @@
 # ./hetplan README.md docs/*.md (read the diff before committing).
 set -u
 H=${HETPLAN:-./hetplan}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 size=$(wc -c <README.md)
 [ "$size" -le 15360 ] && ok || bad "README.md is $size bytes (at most 15360)"
@@ -46,5 +44,4 @@ if [ -z "$p" ]; then
 else
 	pass=$((pass + p)) fail=$((fail + f))
 fi
-echo "docs: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish docs

@@ -10,9 +10,7 @@ case $H in /*) HA=$H ;; *) HA=$PWD/$H ;; esac
 D=tests/data/hardening
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # expect CODE 'stderr substring' -- command...
 expect() {
@@ -167,5 +165,4 @@ echo "sub: $pass $fail" >"$T/sub"
 )
 read -r _ p2 f2 <"$T/sub"; pass=$p2 fail=$f2
 
-echo "hardening: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish hardening

@@ -12,9 +12,7 @@ set -u
 H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # Published, typed from the table and the script (not from hetplan):
 # model layers hidden heads TP PP DP GPUs micro-batch global-batch
@@ -187,5 +185,4 @@ expect 3 "--rank 3: the file has 2 plans" $H launch --pool 192x8xA100-SXM4-80GB 
 expect 1 "" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --force -o "$T/no/such/dir/x.sh"
 [ ! -e "$T/no/such/dir/x.sh" ] && ok || bad "a file was written"
 
-echo "launch: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish launch

@@ -15,9 +15,7 @@ set -u
 H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # flags FILE — the --flags of a Megatron argument file, one a line
 flags() {
@@ -180,5 +178,4 @@ assert worlds == [140, 80], worlds
 assert sum(batches) == 96, batches
 PY
 
-echo "launch_args: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish launch_args

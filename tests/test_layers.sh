@@ -19,9 +19,8 @@
 # Cycles listed here print as "known", not as failures; there are none.
 KNOWN_CYCLES=""
 set -u
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# By path: the self-test below runs this script from a scratch directory.
+. "$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 out=$(python3 - <<'PY'
 import os, re, sys
@@ -141,5 +140,4 @@ for want in 'include cycle: src/a -> src/b -> src/a' 'the engine includes curses
 	echo "$planted" | grep -qF "$want" && ok || bad "planted problem not found: $want"
 done
 
-echo "layers: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish layers

@@ -9,9 +9,7 @@ H=${HETPLAN:-./hetplan}
 M=man/hetplan.1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # groff warnings are errors
 groff -ww -man -z "$M" >"$T/groff.out" 2>&1
@@ -166,5 +164,4 @@ else
 	bad "--list-keys: $(cat "$T/err")"
 fi
 
-echo "man: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish man

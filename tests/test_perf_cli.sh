@@ -9,9 +9,7 @@ H=${HETPLAN:-./hetplan}
 D=tests/data/cli
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 expect() {
 	code=$1 want=$2; shift 2
 	"$@" >"$T/out" 2>"$T/err"; rc=$?
@@ -151,5 +149,4 @@ JSON
 	[ "$found" = 1 ] && ok || bad "the interface does not show the fp8-on-A100 error"
 fi
 
-echo "perf_cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish perf_cli

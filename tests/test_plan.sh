@@ -6,9 +6,7 @@
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config"
@@ -321,5 +319,4 @@ chk 2 "--mbs 3 does not divide --gbs 8" --pool 1x8xH100 -m llama3.1-8b --gbs 8 -
 chk 3 "unknown GPU" --pool 1x8xH900 -m llama3.1-8b --gbs 8
 chk 3 "unknown model" --pool 1x8xH100 -m llama9-8b --gbs 8
 
-echo "plan: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish plan

@@ -14,9 +14,7 @@ set -u
 H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 MIX="--pool 2x8xH100-SXM,name=h100 --pool 4x8xA100-SXM4-80GB,name=a100 -m llama3.1-8b --gbs 256"
 
@@ -185,5 +183,4 @@ assert h["tokens_per_s"] == alone["tokens_per_s"], (h["label"], h["tokens_per_s"
 PY
 done
 
-echo "plan_runs: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish plan_runs

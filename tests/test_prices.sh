@@ -16,9 +16,7 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 
 # Never the internet: no proxies, caches and config in the temp dir.
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy NO_PROXY \
@@ -320,5 +318,4 @@ gpus 2 "expected an http:// or https:// URL" --update --source ftp://x
 gpus 2 "--timeout: expected" --timeout never
 XDG_CACHE_HOME="$T/cache"
 
-echo "prices: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish prices

@@ -9,9 +9,7 @@ H=${HETPLAN:-./hetplan}
 W=tests/data/report/workspace.json
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 expect() {
 	code=$1 want=$2; shift 2
 	"$@" >"$T/out" 2>"$T/err"; rc=$?
@@ -194,5 +192,4 @@ grep -q "| rank | plan | runs on |" "$T/r.md" && grep -q "needs a heterogeneity-
 	ok || bad "Markdown report lacks the runs-on column"
 grep -q "<th>runs on</th>" "$T/r.html" && ok || bad "HTML report lacks the runs-on column"
 
-echo "report_cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish report_cli

@@ -482,5 +482,4 @@ wait_for fast '$210.24/h' && ok || bad "cluster not repriced: $(screen fast | gr
 keys fast q
 wait_for fast "EXITED:0" && ok || bad "quit after an update"
 
-echo "tui: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish tui

@@ -4,7 +4,7 @@
 #
 # Defines:
 #   HP          the binary ($HETPLAN, default ./hetplan), as an absolute path
-#   pass, fail  counters; ok and bad MESSAGE count (bad prints FAIL: MESSAGE)
+#   pass, fail, ok, bad, finish   from tests/lib.sh
 #   T           tmux on a socket of its own; tmp, a directory removed at exit
 #   start NAME W H [ENV [ARGS]]
 #               the program in a new session of W x H, run in $TUI_DIR
@@ -23,9 +23,7 @@
 set -u
 HP=${HETPLAN:-./hetplan}
 case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. tests/lib.sh
 T="tmux -L hetplan-test-$$ -f /dev/null"
 tmp=$(mktemp -d)
 TUI_DIR=$PWD
