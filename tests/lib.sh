@@ -8,10 +8,29 @@
 #   finish NAME  prints the closing "NAME: N passed, N failed" line that
 #                tests/run.sh adds up, and returns non-zero on any failure
 #                (the suite's last command, so it is the exit status)
+# and, for suites that set T to a scratch directory first:
+#   expect CODE TEXT CMD...  runs CMD (stdout in $T/out, stderr in $T/err)
+#                and checks its exit status is CODE and, unless TEXT is
+#                empty, that its stderr holds TEXT; a suite with another
+#                notion of expect defines its own after sourcing this file
+#   json PY      runs the Python statement PY with d = the JSON in $T/out
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 finish() {
 	echo "$1: $pass passed, $fail failed"
 	[ "$fail" = 0 ]
+}
+expect() {
+	code=$1 want=$2; shift 2
+	"$@" >"$T/out" 2>"$T/err"; rc=$?
+	if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
+	if [ -n "$want" ] && ! grep -qF -- "$want" "$T/err"; then
+		bad "$* -> stderr lacks '$want': $(head -c 300 "$T/err")"; return; fi
+	ok
+}
+json() {
+	python3 -c "import json,sys; d=json.load(open('$T/out')); $1" 2>"$T/pyerr" ||
+		{ bad "json check: $1 ($(tail -1 "$T/pyerr"))"; return 1; }
+	ok
 }

@@ -9,16 +9,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
-# expect CODE 'stderr substring' -- command...
-expect() {
-	code=$1 want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"; rc=$?
-	if [ "$rc" != "$code" ]; then bad "$* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; return; fi
-	if [ -n "$want" ] && ! grep -qF -- "$want" "$T/err"; then
-		bad "$* -> stderr lacks '$want': $(head -c 300 "$T/err")"; return; fi
-	ok
-}
-json() { python3 -c "import json,sys; d=json.load(open('$T/out')); $1" 2>"$T/pyerr" || { bad "json check: $1 ($(cat "$T/pyerr" | tail -1))"; return 1; }; ok; }
 
 E="$H estimate --pool 2x8xH100-SXM -m llama3.1-8b"
 

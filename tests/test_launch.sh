@@ -170,12 +170,6 @@ assert len(d['cannot_express']) >= 3, d['cannot_express']
 
 # Bad input: clear messages, documented codes, nothing written.
 L="$H launch --pool 2x8xH100-SXM -m llama3.1-8b"
-expect() {
-	code=$1 want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"; rc=$?
-	[ "$rc" = "$code" ] && { [ -z "$want" ] || grep -qF -- "$want" "$T/err"; } && ok ||
-		bad "$* -> exit $rc, want $code with '$want': $(head -c 300 "$T/err")"
-}
 expect 2 "--format: expected megatron, slurm, deepspeed or torchtitan, got 'yaml'" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --format yaml
 expect 2 "--tp and --pp are required" $L --mbs 1 --gbs 16
 expect 2 "-m MODEL is required" $H launch --pool 2x8xH100-SXM --tp 1 --pp 1 --mbs 1 --gbs 16

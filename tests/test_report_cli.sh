@@ -10,12 +10,6 @@ W=tests/data/report/workspace.json
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
-expect() {
-	code=$1 want=$2; shift 2
-	"$@" >"$T/out" 2>"$T/err"; rc=$?
-	[ "$rc" = "$code" ] && { [ -z "$want" ] || grep -qF -- "$want" "$T/err"; } && ok ||
-		bad "$* -> exit $rc, want $code with '$want': $(head -c 300 "$T/err")"
-}
 
 for f in md html json csv; do
 	expect 0 "" $H report $W -o "$T/r.$f"
