@@ -1254,42 +1254,56 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	pm->osl = serve_dist_mean(&o->osl);
 	pm->L = m->layers;
 	pm->B = o->place_blocks > 0 ? o->place_blocks : pm->L;
-	if (pm->B > PLACE_MAX_BLOCKS)
-		pm->B = PLACE_MAX_BLOCKS;
+	if (pm->B > (o->place_blocks > 0 ? PLACE_MAX_BLOCKS : PLACE_DEFAULT_BLOCKS))
+		pm->B = o->place_blocks > 0 ? PLACE_MAX_BLOCKS : PLACE_DEFAULT_BLOCKS;
 	if (pm->B > pm->L)
 		pm->B = pm->L;
 	pm->depth = place_depth(pm);
-	struct place_problem pp;
-	memset(&pp, 0, sizeof pp);
-	pp.n_blocks = pm->B;
-	pp.node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
-	place_classes(pm, &pp);
+	struct place_problem *pp = xcalloc(1, sizeof *pp);
+	struct place_solution *ps = xcalloc(1, sizeof *ps);
 	int rc = 0;
-	struct place_solution ps;
-	if (!pm->Q) {
-		rc = hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
+	for (;;) {
+		memset(pp, 0, sizeof *pp);
+		pm->Q = 0;
+		pp->n_blocks = pm->B;
+		pp->node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
+		place_classes(pm, pp);
+		int solved = 0;
+		if (pm->Q) {
+			pp->n_classes = pm->Q;
+			if ((rc = serve_place_solve(pp, ps, err)) < 0)
+				goto out;
+			solved = (ps->status == LP_OPTIMAL || ps->status == LP_FEASIBLE) && ps->flow > 0;
+		}
+		if (solved)
+			break;
+		/* coarse blocks waste memory at their edges: once more with one
+		 * layer per block, unless the user chose the blocks */
+		if (o->place_blocks <= 0 && pm->B < pm->L && pm->L <= PLACE_MAX_BLOCKS) {
+			pm->B = pm->L;
+			continue;
+		}
+		if (!pm->Q)
+			rc = hp_err_set(err, HP_EXIT_NOFIT, "no GPU of the cluster holds even one layer block");
+		else
+			rc = hp_err_set(err, HP_EXIT_NOFIT,
+					"the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
 		goto out;
 	}
-	pp.n_classes = pm->Q;
-	if ((rc = serve_place_solve(&pp, &ps, err)) < 0)
-		goto out;
 	memset(pl, 0, sizeof *pl);
 	pl->how = "placement";
-	pl->lp_status = ps.status;
-	pl->gap = ps.gap;
-	if (!(ps.status == LP_OPTIMAL || ps.status == LP_FEASIBLE) || ps.flow <= 0) {
-		rc = hp_err_set(err, HP_EXIT_NOFIT,
-				"the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
-		goto out;
-	}
-	place_instances(pm, &pp, &ps, pl);
-	place_paths(pm, &ps, pl);
-	pl->out_tps = ps.flow;
-	pl->req_s = ps.flow / pm->osl;
-	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, &ps, pl);
+	pl->lp_status = ps->status;
+	pl->gap = ps->gap;
+	place_instances(pm, pp, ps, pl);
+	place_paths(pm, ps, pl);
+	pl->out_tps = ps->flow;
+	pl->req_s = ps->flow / pm->osl;
+	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, ps, pl);
 	pl->fits = 1;
 	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
 out:
+	free(ps);
+	free(pp);
 	free(pm);
 	return rc;
 }

@@ -130,7 +130,13 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 /* --- placement MILP ------------------------------------------------------- */
 
 #define PLACE_MAX_CLASSES 16
-#define PLACE_MAX_BLOCKS 40
+/* Layer blocks of a placement: min(layers, PLACE_DEFAULT_BLOCKS) by
+ * default (2-layer blocks for an 80-layer model keep the MILP small); one
+ * layer per block, up to PLACE_MAX_BLOCKS, when the coarser blocks leave
+ * the cluster unable to hold the model (a 60-layer model cut into 40
+ * blocks charges a machine 5 layers for 3 blocks and 6 for 4). */
+#define PLACE_DEFAULT_BLOCKS 40
+#define PLACE_MAX_BLOCKS 128
 
 struct place_class {
 	int count;                   /* machines */
@@ -183,7 +189,8 @@ struct serve_opts {
 	int top_k;
 	int place;                   /* Helix-style placement across pools */
 	int disagg;                  /* also prefill-only and decode-only instances */
-	int place_blocks;            /* layer blocks (default: min(layers, 40)) */
+	int place_blocks;            /* layer blocks (default: min(layers, 40), or one
+				      * per layer when those do not fit) */
 };
 
 void serve_opts_init(struct serve_opts *o);
