@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""run_calculon.py -- run calculon on make_inputs.py's files, write the CSV.
+
+Usage: python3 tools/calculon/run_calculon.py CALCULON_DIR COMMIT IN_DIR OUT_CSV
+
+Imports calculon from CALCULON_DIR (its own code, unchanged), runs
+Llm.compile/run for every row IN_DIR/manifest.jsonl marks "run", and
+writes OUT_CSV with the columns
+  id, calculon_commit, predicted_s, measured_s, config, note
+predicted_s is calculon's get_total_time() for one training step (blank
+where calculon cannot express the row or refuses it; the note says why);
+config is the row's signature from test_compare, so the test can tell a
+prediction made for a configuration the row no longer has.
+
+calculon imports numpy only for its JSON writer (calculon/io.py), and
+pandas and psutil only for its search commands (llm/all_executions.py,
+llm/optimal_execution.py); this script uses none of them. Where one is
+not installed, an empty stand-in module takes its place (numpy's with the
+four type names that writer tests against), so the Debian python3 alone
+runs it.
+"""
+
+import csv
+import json
+import logging
+import os
+import sys
+import tempfile
+import types
+
+
+def import_calculon(calculon_dir):
+    for mod in ('numpy', 'pandas', 'psutil'):
+        try:
+            __import__(mod)
+        except ImportError:
+            stand_in = types.ModuleType(mod)
+            if mod == 'numpy':
+                for name in ('integer', 'floating', 'ndarray', 'bool_'):
+                    setattr(stand_in, name, type(name, (), {}))
+            sys.modules[mod] = stand_in
+    sys.path.insert(0, calculon_dir)
+    import calculon  # noqa: E402
+    from calculon.llm import Llm  # noqa: E402
+    return calculon, Llm
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.stderr.write('usage: run_calculon.py CALCULON_DIR COMMIT IN_DIR OUT_CSV\n')
+        return 2
+    cdir, commit, ind, out_csv = sys.argv[1:]
+    calculon, Llm = import_calculon(cdir)
+    log = logging.getLogger('calculon')
+    log.addHandler(logging.NullHandler())
+    rows = []
+    with open(os.path.join(ind, 'manifest.jsonl')) as f:
+        for line in f:
+            m = json.loads(line)
+            pred = ''
+            note = m['note']
+            if m['status'] == 'run':
+                def load(k):
+                    with open(os.path.join(ind, '%s.%s.json' % (m['id'], k))) as g:
+                        return json.load(g)
+                try:
+                    sysj = load('sys')
+                    syst = calculon.System(sysj)
+                    app = Llm.Application(load('app'))
+                    exe = Llm.Execution.from_json(load('exe'))
+                    model = Llm(app, log)
+                    model.compile(syst, exe)
+                    model.run(syst)
+                    t = model.get_total_time()
+                    pred = '%.6g' % t
+                    # calculon's memory model, against the GPU's capacity
+                    need = model.get_mem_tier1_cap_req() / 2**30
+                    if need > m['gpu_gib']:
+                        extra = 'calculon memory %.0f GiB > %.0f' % (need, m['gpu_gib'])
+                        note = '; '.join(x for x in (note, extra) if x)
+                except (Llm.Error, AssertionError, ZeroDivisionError, KeyError) as e:
+                    msg = str(e) or type(e).__name__
+                    note = 'calculon refuses: ' + ' '.join(msg.split())[:160]
+            else:
+                note = 'cannot: ' + note
+            rows.append([m['id'], commit, pred, '%.6g' % m['measured_s'], m['sig'], note])
+    d = os.path.dirname(os.path.abspath(out_csv))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix='.calculon_compare.')
+    with os.fdopen(fd, 'w', newline='') as f:
+        w = csv.writer(f, lineterminator='\n')
+        w.writerow(['id', 'calculon_commit', 'predicted_s', 'measured_s', 'config', 'note'])
+        w.writerows(rows)
+    os.replace(tmp, out_csv)
+    n = sum(1 for r in rows if r[2])
+    sys.stderr.write('run_calculon: %d rows predicted, %d without (%s)\n'
+                     % (n, len(rows) - n, out_csv))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
