@@ -6,9 +6,15 @@ Usage: python3 tools/calculon/run_calculon.py CALCULON_DIR COMMIT IN_DIR OUT_CSV
 Imports calculon from CALCULON_DIR (its own code, unchanged), runs
 Llm.compile/run for every row IN_DIR/manifest.jsonl marks "run", and
 writes OUT_CSV with the columns
-  id, calculon_commit, predicted_s, measured_s, config, note
+  id, calculon_commit, predicted_s, measured_s, config, note,
+  predicted_no_dp_overlap_s
 predicted_s is calculon's get_total_time() for one training step (blank
 where calculon cannot express the row or refuses it; the note says why);
+predicted_no_dp_overlap_s is the same with data_par_overlap off (equal to
+predicted_s where the run had no DP overlap): calculon's DP-overlap
+window goes negative under full recompute (its block_re_flops_time runs
+above the block's whole recompute time), which makes the overlapped step
+slower than the unoverlapped one; docs/compare.md reports both;
 config is the row's signature from test_compare, so the test can tell a
 prediction made for a configuration the row no longer has.
 
@@ -57,22 +63,25 @@ def main():
     with open(os.path.join(ind, 'manifest.jsonl')) as f:
         for line in f:
             m = json.loads(line)
-            pred = ''
+            pred = alt = ''
             note = m['note']
             if m['status'] == 'run':
                 def load(k):
                     with open(os.path.join(ind, '%s.%s.json' % (m['id'], k))) as g:
                         return json.load(g)
-                try:
-                    sysj = load('sys')
-                    syst = calculon.System(sysj)
-                    app = Llm.Application(load('app'))
-                    exe = Llm.Execution.from_json(load('exe'))
-                    model = Llm(app, log)
-                    model.compile(syst, exe)
+                def step(exe_json):
+                    syst = calculon.System(load('sys'))
+                    model = Llm(Llm.Application(load('app')), log)
+                    model.compile(syst, Llm.Execution.from_json(exe_json))
                     model.run(syst)
-                    t = model.get_total_time()
-                    pred = '%.6g' % t
+                    return model
+                try:
+                    exe = load('exe')
+                    model = step(exe)
+                    pred = '%.6g' % model.get_total_time()
+                    alt = pred
+                    if exe['data_par_overlap']:
+                        alt = '%.6g' % step(dict(exe, data_par_overlap=False)).get_total_time()
                     # calculon's memory model, against the GPU's capacity
                     need = model.get_mem_tier1_cap_req() / 2**30
                     if need > m['gpu_gib']:
@@ -83,12 +92,13 @@ def main():
                     note = 'calculon refuses: ' + ' '.join(msg.split())[:160]
             else:
                 note = 'cannot: ' + note
-            rows.append([m['id'], commit, pred, '%.6g' % m['measured_s'], m['sig'], note])
+            rows.append([m['id'], commit, pred, '%.6g' % m['measured_s'], m['sig'], note, alt])
     d = os.path.dirname(os.path.abspath(out_csv))
     fd, tmp = tempfile.mkstemp(dir=d, prefix='.calculon_compare.')
     with os.fdopen(fd, 'w', newline='') as f:
         w = csv.writer(f, lineterminator='\n')
-        w.writerow(['id', 'calculon_commit', 'predicted_s', 'measured_s', 'config', 'note'])
+        w.writerow(['id', 'calculon_commit', 'predicted_s', 'measured_s', 'config', 'note',
+                    'predicted_no_dp_overlap_s'])
         w.writerows(rows)
     os.replace(tmp, out_csv)
     n = sum(1 for r in rows if r[2])
