@@ -46,12 +46,13 @@ static void row_signature(const struct calib_row *r, char *out, size_t n)
 	int tp = p->n_replicas ? p->replicas[0].stages[0].tp : 0;
 	int pp = p->n_replicas ? p->replicas[0].n_stages : 0;
 	snprintf(out, n,
-		 "L%d h%d a%d kv%d f%d%s s%d tp%d pp%d dp%d mbs%d gbs%d vp%d rc%d sp%d z%d %s %s "
-		 "%dx%d nic%dx%g",
+		 "L%d h%d a%d kv%d f%d%s s%d tp%d pp%d dp%d mbs%d gbs%d vp%d rc%d sp%d z%d cp%d %s "
+		 "%s ov%d%d %s %dx%d nic%dx%g",
 		 m->layers, m->hidden, m->heads, m->kv_heads, m->ffn, m->gated_mlp ? "g" : "",
 		 m->seq_len, tp, pp, plan_dp(p), p->mbs, p->gbs,
 		 p->schedule == SCHED_INTERLEAVED ? p->vpp : 1, (int)p->recompute, p->sp, p->zero,
-		 hp_dtype_name(p->precision), pl->gpu.name, pl->nodes, pl->gpus_per_node, pl->nics,
+		 p->cp, hp_dtype_name(p->precision), framework_name(p->framework), plan_tp_overlap(p),
+		 plan_grad_overlap(p), pl->gpu.name, pl->nodes, pl->gpus_per_node, pl->nics,
 		 pl->nic_gbps);
 }
 
