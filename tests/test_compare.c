@@ -185,7 +185,8 @@ TEST(hetplan_beats_calculon_on_the_same_rows)
 	int *fitted = calloc((size_t)fs.n_groups, sizeof *fitted);
 	struct acc grp[FIT_MAX_GROUPS], all = { 0 }, exact = { 0 }, not_vt = { 0 };
 	memset(grp, 0, sizeof grp);
-	int n_stale = 0, n_missing = 0, n_run = 0, n_cannot = 0;
+	int n_stale = 0, n_missing = 0, n_run = 0, n_cannot = 0, n_vt_closer = 0, n_closer = 0;
+	char closer[4000] = "";   /* rows where calculon is closer (hints for the model) */
 	char commit[48] = "";
 
 	printf("%-10s %12s %12s %12s %10s %8s %8s  %s\n", "row", "measured", "hetplan(held)",
@@ -237,6 +238,17 @@ TEST(hetplan_beats_calculon_on_the_same_rows)
 			acc_add(&exact, in, ho, &cc[c], meas);
 		if (strcmp(fs.group[g], "VT"))
 			acc_add(&not_vt, in, ho, &cc[c], meas);
+		if (fabs(cc[c].predicted - meas) < fabs(ho - meas)) {
+			n_closer++;
+			if (!strcmp(fs.group[g], "VT"))
+				n_vt_closer++;
+			else {
+				size_t l = strlen(closer);
+				snprintf(closer + l, sizeof closer - l, "%s%s %+.0f%%/%+.0f%%",
+					 l ? ", " : "", r->id, 100 * (ho - meas) / meas,
+					 100 * (cc[c].predicted - meas) / meas);
+			}
+		}
 		if (strncmp(r->id, "VT-", 3) || i % 8 == 0)   /* every eighth vTrain row */
 			printf("%-10s %10.3f s %10.3f s %10.3f s %10s %+7.1f%% %+7.1f%%  %.60s\n", r->id,
 			       meas, ho, cc[c].predicted, "", 100 * (ho - meas) / meas,
@@ -270,6 +282,8 @@ TEST(hetplan_beats_calculon_on_the_same_rows)
 	       "constants refitted without the row's source group; calc no-DPov: calculon with "
 	       "data_par_overlap off; exact only: rows without an approx note; group mean: "
 	       "each group weighs the same, the count is of groups)\n");
+	printf("\ncalculon closer than hetplan held-out on %d rows (%d of them vTrain); outside "
+	       "vTrain (hetplan/calculon error): %s\n", n_closer, n_vt_closer, closer);
 	if (n_stale || n_missing)
 		printf("%d rows stale, %d missing: rerun tools/calculon/run.sh\n", n_stale, n_missing);
 
