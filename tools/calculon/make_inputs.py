@@ -185,7 +185,15 @@ def main():
             except ValueError as e:
                 sys.stderr.write('stdin:%d: not JSON (%s)\n' % (lineno, e))
                 return 3
-            inp, why = make(calculon_dir, r)
+            try:
+                inp, why = make(calculon_dir, r)
+            except KeyError as e:
+                sys.stderr.write('stdin:%d: row lacks field %s (from test_compare --rows?)\n'
+                                 % (lineno, e))
+                return 3
+            except OSError as e:
+                sys.stderr.write('%s: %s\n' % (calculon_dir, e))
+                return 3
             m = {'id': r['id'], 'group': r['group'], 'sig': r['sig'],
                  'measured_s': r['measured_s'], 'gpu_gib': r['mem_bytes'] / 2**30}
             if inp is None:

@@ -56,11 +56,19 @@ def main():
         sys.stderr.write('usage: run_calculon.py CALCULON_DIR COMMIT IN_DIR OUT_CSV\n')
         return 2
     cdir, commit, ind, out_csv = sys.argv[1:]
-    calculon, Llm = import_calculon(cdir)
+    manifest = os.path.join(ind, 'manifest.jsonl')
+    if not os.path.isfile(manifest):
+        sys.stderr.write('%s: missing (run make_inputs.py first)\n' % manifest)
+        return 3
+    try:
+        calculon, Llm = import_calculon(cdir)
+    except ImportError as e:
+        sys.stderr.write('%s: cannot import calculon (%s)\n' % (cdir, e))
+        return 3
     log = logging.getLogger('calculon')
     log.addHandler(logging.NullHandler())
     rows = []
-    with open(os.path.join(ind, 'manifest.jsonl')) as f:
+    with open(manifest) as f:
         for line in f:
             m = json.loads(line)
             pred = alt = ''
