@@ -155,9 +155,10 @@ static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec 
 		name = "B200";
 	*g = *catalog_gpu(cat, name);
 	if (strstr(gpu, "96GB HBM2e")) {
-		/* torchtitan's Grand Teton H100: 96 GB HBM2e, 500 W cap. */
+		/* torchtitan's Grand Teton H100: 96 GB HBM2e, held at 500 W
+		 * (the rows' "500W power limit"; the part is rated 700 W). */
 		g->mem_bytes = 96e9;
-		g->tdp_w = 500;
+		g->power_limit_w = 500;
 	}
 }
 
