@@ -127,7 +127,8 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		return -1;
 	if (jx_num(&c, o, "memory_bw_tbps", 0, 0.001, 1e3, &bw_tbps) < 0 ||
 	    jx_num(&c, o, "scaleup_gbyte_s_per_dir", 0, 0, 1e5, &link) < 0 ||
-	    jx_num(&c, o, "tdp_w", 0, 0, 1e5, &tdp) < 0)
+	    jx_num(&c, o, "tdp_w", 0, 0, 1e5, &tdp) < 0 ||
+	    jx_num(&c, o, "power_limit_w", 0, 1, 1e5, &g->power_limit_w) < 0)
 		return -1;
 	/* A cJSON null (unknown) is not a number: treat it as absent. */
 	g->mem_bytes = mem_gb * 1e9;

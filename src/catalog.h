@@ -39,6 +39,10 @@ struct gpu_spec {
 	int domain;                           /* scale-up domain size (GPUs) */
 	int pcie_gen;
 	double tdp_w;
+	/* Board power limit set below the rated tdp_w (nvidia-smi -pl, or a
+	 * vendor's lower-power variant of the part), watts; 0 = tdp_w. The
+	 * performance model slows compute-bound kernels under it (perf.c). */
+	double power_limit_w;
 	/* What a node of this GPU usually looks like. */
 	int def_gpus_per_node;
 	enum hp_intra def_intra;

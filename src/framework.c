@@ -6,11 +6,16 @@
  *    row here is the configuration NVIDIA's published H100 performance
  *    recipes use (NeMo / Megatron-Bridge performance configs turn all three
  *    on with the distributed optimizer), because that is how the measured
- *    Megatron-Core results hetplan is judged against were run. Gradients
- *    are reduced in fp32 (--accumulate-allreduce-grads-in-fp32 with bf16).
+ *    Megatron-Core results hetplan is judged against were run.
  *  - Megatron-LM 2021-22 (the SC21 paper's code): gradient all-reduce after
- *    the backward pass, no TP overlap, no parameter-gather overlap; fp32
- *    gradient buffers.
+ *    the backward pass, no TP overlap, no parameter-gather overlap.
+ *  - Megatron's gradient dtype (both rows): --accumulate-allreduce-grads-
+ *    in-fp32 is off unless given, and arguments.py turns it on by itself
+ *    only for bf16 ("bfloat16 requires gradient accumulation and
+ *    all-reduce to be done in fp32": megatron/arguments.py of 2021,
+ *    megatron/training/arguments.py L299-305 at core_r0.8.0). An fp16 run
+ *    (the 2019-22 papers, DLPerf, vTrain) reduces fp16 gradients; bf16 and
+ *    fp8 runs (fp8 keeps bf16 parameters) reduce fp32.
  *  - DeepSpeed: "overlap_comm" overlaps the gradient reduction with the
  *    backward pass (on by default for ZeRO-3, off for stages 1-2 in the
  *    config documentation); hetplan assumes the user sets it, as every
@@ -43,12 +48,14 @@
 #include <strings.h>
 
 static const struct framework_info rows[FW_COUNT] = {
-	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, 1, 1,
+	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0 },
-	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1, 1, 1,
+	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1,
+			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0 },
-	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0, 1, 0,
+	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0,
+			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0 },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", 0, 1, 1, 0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1 },

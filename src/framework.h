@@ -14,11 +14,16 @@
 enum hp_framework {
 	FW_ANY,
 	FW_MEGATRON_CORE,   /* Megatron-Core as NVIDIA's performance recipes run it */
-	FW_MEGATRON_LM,     /* Megatron-LM of 2021-22 (no overlaps, fp32 grads) */
+	FW_MEGATRON_LM,     /* Megatron-LM of 2021-22 (no overlaps) */
 	FW_DEEPSPEED,       /* DeepSpeed ZeRO (Megatron-DeepSpeed or HF) */
 	FW_TORCHTITAN,      /* torchtitan: FSDP2 + TP + PP (+ CP) */
 	FW_COUNT
 };
+
+/* grad_reduce_fp32 value of the Megatron rows: Megatron's arguments.py
+ * turns --accumulate-allreduce-grads-in-fp32 on by itself only under
+ * bf16; an fp16 run reduces its fp16 gradients unless the flag is given. */
+#define FW_GRAD_FP32_UNLESS_FP16 2
 
 struct framework_info {
 	enum hp_framework id;
@@ -27,7 +32,9 @@ struct framework_info {
 	int tp_overlap;            /* TP collectives overlapped with GEMMs by default */
 	int grad_overlap;          /* DP gradient reduce overlapped with backward */
 	int param_overlap;         /* DP parameter gather overlapped with forward */
-	int grad_reduce_fp32;      /* gradients reduced in fp32 (else 16-bit) */
+	int grad_reduce_fp32;      /* gradients reduced in fp32 (else 16-bit);
+				    * FW_GRAD_FP32_UNLESS_FP16: in fp32 under
+				    * bf16/fp8, in fp16 under fp16 (Megatron) */
 	int attn_gen3;             /* Hopper+ attention through cuDNN / FlashAttention-3
 				    * class kernels (else FlashAttention-2 class) */
 	const char *source;        /* where the defaults come from */

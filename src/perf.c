@@ -75,7 +75,7 @@ static const size_t gen_field_off[] = {
 static const char *const scalar_names[] = {
 	"gemm_k_half", "attn_s_half", "kernel_gap_s", "host_op_s", "host_coll_s",
 	"tp_overlap_slowdown", "dp_overlap_slowdown", "cuda_context_gib", "runtime_gib",
-	"mem_frag", "step_overhead_s",
+	"mem_frag", "step_overhead_s", "power_clock_exp",
 };
 static const size_t scalar_off[] = {
 	offsetof(struct perf_calib, gemm_k_half), offsetof(struct perf_calib, attn_s_half),
@@ -84,6 +84,7 @@ static const size_t scalar_off[] = {
 	offsetof(struct perf_calib, dp_overlap_slowdown),
 	offsetof(struct perf_calib, cuda_context_bytes), offsetof(struct perf_calib, runtime_bytes),
 	offsetof(struct perf_calib, mem_frag), offsetof(struct perf_calib, step_overhead_s),
+	offsetof(struct perf_calib, power_clock_exp),
 };
 #define N_GEN_FIELDS (sizeof gen_fields / sizeof *gen_fields)
 #define N_SCALARS (sizeof scalar_names / sizeof *scalar_names)
@@ -424,7 +425,9 @@ static void totals(const struct cluster *c, struct perf_memo *mo, const struct p
 			e->usd_per_hour += nodes * pl->usd_per_node_h;
 		else
 			e->price_known = 0;
-		watts += used[i] * pl->gpu.tdp_w * (0.4 + 0.6 * busy) * 1.35;
+		double board_w = pl->gpu.power_limit_w > 0 && pl->gpu.power_limit_w < pl->gpu.tdp_w
+					 ? pl->gpu.power_limit_w : pl->gpu.tdp_w;
+		watts += used[i] * board_w * (0.4 + 0.6 * busy) * 1.35;
 	}
 	e->usd_per_mtok = e->price_known ? e->usd_per_hour / 3600 / e->tokens_per_s * 1e6 : 0;
 	e->power_kw = watts / 1e3;

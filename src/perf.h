@@ -46,6 +46,7 @@ struct perf_calib {
 	double runtime_bytes;       /* NCCL buffers, cuBLAS workspaces, allocator pools */
 	double mem_frag;          /* caching-allocator fragmentation on activations */
 	double step_overhead_s;   /* per step: gradient clipping, loss scaling, logging */
+	double power_clock_exp;   /* sustained clock ~ (power limit / rated TDP)^this */
 };
 
 /* One constant: where it lives in struct perf_calib, its unit, the

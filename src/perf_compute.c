@@ -22,6 +22,21 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
 	return f;
 }
 
+/* Sustained clock of a power-limited GPU, relative to the part at its
+ * rated TDP (whose rate the generation's constants describe): under a
+ * limit the firmware lowers the clock until the board draws no more.
+ * Dynamic power goes as C V^2 f; near the top of the DVFS curve V rises
+ * with f, so f ~ P^(1/3), and once V sits at its floor f ~ P: hence the
+ * exponent k->power_clock_exp in [1/3, 1]. Only compute-bound kernels
+ * (GEMMs, flash attention) slow down: the HBM clock is not lowered.
+ * 1 for a GPU without a limit below its TDP. */
+static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g)
+{
+	if (g->power_limit_w <= 0 || g->tdp_w <= 0 || g->power_limit_w >= g->tdp_w)
+		return 1;
+	return pow(g->power_limit_w / g->tdp_w, k->power_clock_exp);
+}
+
 static int dtype_bytes(enum hp_dtype dt)
 {
 	return dt == HP_FP32 || dt == HP_TF32 ? 4 : dt == HP_FP8 ? 1 : 2;
@@ -78,7 +93,7 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 		return 0;
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	double eff = gemm_eff_n(k, g, dt, M, N, K, count);
-	double math = count * 2 * M * N * K / (perf_peak(g, dt) * eff);
+	double math = count * 2 * M * N * K / (perf_peak(g, dt) * clock_frac(k, g) * eff);
 	double eb = dtype_bytes(dt) < 2 ? 1 : dtype_bytes(dt);
 	double bytes = count * eb * (M * K + K * N) + count * 2 * M * N * (eb > 2 ? 2 : 1);
 	double mem = bytes / (g->hbm_Bps * ge->hbm);
@@ -242,7 +257,8 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 		/* Causal: half the blocks run. Backward: 2.5x the forward
 		 * FLOPs (five matmuls to the forward's two). */
 		double ramp = s / (s + k->attn_s_half);
-		double pk = perf_peak(g, adt == HP_FP32 || adt == HP_TF32 ? HP_BF16 : adt);
+		double pk = perf_peak(g, adt == HP_FP32 || adt == HP_TF32 ? HP_BF16 : adt) *
+			    clock_frac(k, g);
 		double f = 0.5 * attn_flops;
 		int gen3 = framework_get(p->framework)->attn_gen3 && ge->attn3_fwd > 0;
 		lc->attn_f = f / (pk * (gen3 ? ge->attn3_fwd : ge->attn_fwd) * ramp);

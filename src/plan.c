@@ -40,7 +40,10 @@ int plan_grad_overlap(const struct plan *p)
 
 int plan_grad_fp32(const struct plan *p)
 {
-	return p->grad_fp32 >= 0 ? p->grad_fp32 : framework_get(p->framework)->grad_reduce_fp32;
+	int d = framework_get(p->framework)->grad_reduce_fp32;
+	if (d == FW_GRAD_FP32_UNLESS_FP16)
+		d = p->precision != HP_FP16;
+	return p->grad_fp32 >= 0 ? p->grad_fp32 : d;
 }
 
 int plan_param_overlap(const struct plan *p)

@@ -155,9 +155,10 @@ static void row_gpu(const struct catalog *cat, const char *gpu, struct gpu_spec 
 		name = "B200";
 	*g = *catalog_gpu(cat, name);
 	if (strstr(gpu, "96GB HBM2e")) {
-		/* torchtitan's Grand Teton H100: 96 GB HBM2e, 500 W cap. */
+		/* torchtitan's Grand Teton H100: 96 GB HBM2e, held at 500 W
+		 * (the rows' "500W power limit"; the part is rated 700 W). */
 		g->mem_bytes = 96e9;
-		g->tdp_w = 500;
+		g->power_limit_w = 500;
 	}
 }
 
@@ -400,6 +401,11 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	} else if (strstr(ic, "400Gb/s per GPU")) {
 		p->nics = 8;
 		p->nic_gbps = 400;
+	} else if (strstr(ic, "Gbps per node") && num_after(ic, "inter-node") > 0) {
+		/* vTrain's multi-node configs (VTM-*): "inter 800" Gb/s per
+		 * node (the configs in config/validation/multi/), half the A100
+		 * catalog's default 8 x 200 Gb/s: the node's NICs share it. */
+		p->nic_gbps = num_after(ic, "inter-node") / p->nics;
 	} else if (strstr(ic, "(1 GPU each)")) {
 		/* One GPU per cloud instance (AWS p3.2xlarge): every GPU is a
 		 * node of its own, on the instance's Ethernet ("up to 10

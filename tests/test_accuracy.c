@@ -286,6 +286,89 @@ TEST(pipeline_transfers_as_frameworks_run_them)
 	plan_free(&q);
 }
 
+/* The dtype data-parallel gradients are reduced in, from each framework's
+ * own code: Megatron's arguments.py turns --accumulate-allreduce-grads-
+ * in-fp32 on by itself only for bf16 ("bfloat16 requires gradient
+ * accumulation and all-reduce to be done in fp32"), so an fp16 run
+ * reduces fp16 gradients; torchtitan reduces in fp32
+ * (mixed_precision_reduce = "float32"); DeepSpeed reduces in the training
+ * dtype unless fp32_allreduce. Checked as the DP bytes of one plan: the
+ * gradients of N21-T1-01 (GPT 1.7B, fp16, TP 1: 1.7e9 parameters) all-
+ * reduced as 2 or 4 bytes each. */
+TEST(gradient_dtype_as_frameworks_reduce)
+{
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < n_rows; i++)
+		if (!strcmp(rows[i].id, "N21-T1-01"))
+			r = &rows[i];
+	if (!r || !r->usable) {
+		T_FAILF("row N21-T1-01 missing");
+		return;
+	}
+	static const struct { enum hp_framework fw; enum hp_dtype dt; int bytes; } cases[] = {
+		{ FW_MEGATRON_LM, HP_FP16, 2 },   { FW_MEGATRON_LM, HP_BF16, 4 },
+		{ FW_MEGATRON_CORE, HP_FP16, 2 }, { FW_MEGATRON_CORE, HP_BF16, 4 },
+		{ FW_TORCHTITAN, HP_FP16, 4 },    { FW_DEEPSPEED, HP_BF16, 2 },
+	};
+	struct plan p;
+	plan_init(&p);
+	plan_copy(&p, &r->plan);
+	double per_param[6];
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		p.framework = cases[i].fw;
+		p.precision = cases[i].dt;
+		p.zero = 0;
+		CHECK_EQ_INT(plan_grad_fp32(&p), cases[i].bytes == 4);
+		struct estimate e;
+		struct hp_err err = { 0 };
+		CHECK(perf_estimate(&r->cluster, &r->model, &p, NULL, &e, &err) == 0);
+		per_param[i] = e.comm[DIM_DP].bytes;
+		estimate_free(&e);
+	}
+	/* Same parameters every time: the bytes follow the dtype alone. */
+	for (size_t i = 1; i < sizeof cases / sizeof *cases; i++)
+		CHECK_NEAR(per_param[i] / per_param[0], cases[i].bytes / 2.0, 1e-9);
+	CHECK_NEAR(per_param[0] / 2, 1.7e9, 0.05);
+	plan_free(&p);
+}
+
+/* A GPU held below its rated power: the firmware lowers the clock until
+ * the board draws no more. Dynamic power C V^2 f falls at least in
+ * proportion to f (V fixed) and at most as f^3 (V following f), so a
+ * compute-bound kernel at a limit of P / TDP runs between (P / TDP) and
+ * (P / TDP)^(1/3) of its rate at TDP, whatever the fitted exponent.
+ * Checked on TT-01 (Llama 3.1 8B on 8 H100 held at 500 of 700 W): its
+ * compute time between those bounds, and nothing changes at the rated
+ * power or above it. */
+TEST(power_limit_within_physics)
+{
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < n_rows; i++)
+		if (!strcmp(rows[i].id, "TT-01"))
+			r = &rows[i];
+	if (!r || !r->usable) {
+		T_FAILF("row TT-01 missing");
+		return;
+	}
+	struct cluster c = r->cluster;
+	double lim[3] = { 500, 0, 700 }, comp[3];
+	for (int i = 0; i < 3; i++) {
+		c.pools[0].gpu.power_limit_w = lim[i];
+		struct estimate e;
+		struct hp_err err = { 0 };
+		CHECK(perf_estimate(&c, &r->model, &r->plan, NULL, &e, &err) == 0);
+		comp[i] = e.stages[0].t_fwd + e.stages[0].t_bwd;
+		estimate_free(&e);
+	}
+	double ratio = comp[1] / comp[0], f = 500.0 / 700.0;
+	if (!(ratio < pow(f, 1.0 / 3) && ratio > f))
+		T_FAILF("compute at 500 W runs %.3f of its 700 W rate: want %.3f to %.3f",
+			ratio, f, pow(f, 1.0 / 3));
+	CHECK(comp[2] == comp[1]);
+	CHECK(perf_calib_default()->power_clock_exp >= 1.0 / 3 - 1e-12 &&
+	      perf_calib_default()->power_clock_exp <= 1);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -303,6 +386,8 @@ int main(void)
 	RUN(constants_in_range);
 	RUN(calibration_file);
 	RUN(pipeline_transfers_as_frameworks_run_them);
+	RUN(gradient_dtype_as_frameworks_reduce);
+	RUN(power_limit_within_physics);
 	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)
 		plan_free(&rows[i].plan);
