@@ -1720,6 +1720,16 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 	x->no_stock = 0;
 }
 
+/* Has the caller asked the search to stop (search_opts.cancel)? Polled
+ * between layouts, layout sets and DP terms inside a global setting, so
+ * that a cancel is honoured within a few milliseconds even on clusters
+ * where one setting takes seconds (issue 13: 65,536 GPUs); a setting cut
+ * short merges what it found and marks the search cancelled. */
+static int search_cancelled(const struct ctx *x)
+{
+	return x->o->cancel && atomic_load(x->o->cancel);
+}
+
 struct layouts {
 	struct layout *v;
 	int n, cap;
@@ -2064,7 +2074,7 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 			  struct dp_terms *t, int *sup)
 {
 	double u = 0;
-	for (int round = 0; round < 6; round++) {
+	for (int round = 0; round < 6 && !search_cancelled(x); round++) {
 		int n_sup = 0, added = 0;
 		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, sup, &n_sup);
 		if (!(u > 0) || !isfinite(u))
@@ -2128,7 +2138,7 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 		t->done = xcalloc((size_t)ls->n, 1);
 		u[nr] = dp_range_lp(x, g, ls, t, sup);
 	}
-	for (int pass = 0; pass < 3; pass++) {
+	for (int pass = 0; pass < 3 && !search_cancelled(x); pass++) {
 		int r = -1;
 		for (int i = 0; i < nr; i++)
 			if (u[i] > 0 && isfinite(u[i]) && (r < 0 || u[i] < u[r]))
@@ -2136,7 +2146,7 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 		if (r < 0 || full[r])
 			break;
 		full[r] = 1;
-		for (int i = 0; i < ls->n; i++) {
+		for (int i = 0; i < ls->n && !search_cancelled(x); i++) {
 			if (dt[r].done[i] || !ls->v[i].fits || ls->v[i].max_count < 1)
 				continue;
 			layout_dp_terms(x, g, &ls->v[i], (int)dt[r].n_lo, &dt[r].a[i], &dt[r].b[i]);
@@ -2149,7 +2159,7 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 					dt[j].b[i] = dt[r].b[i];
 				}
 		}
-		for (int j = r; j < nr; j++)
+		for (int j = r; j < nr && !search_cancelled(x); j++)
 			if (u[j] > 0 && isfinite(u[j]))
 				u[j] = dp_range_lp(x, g, ls, &dt[j], sup);
 	}
@@ -2164,7 +2174,7 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 		for (int i = 0; i < nr; i++)
 			if (!seen[i] && (r < 0 || u[i] < u[r]))
 				r = i;
-		if (r < 0 || u[r] >= best)
+		if (r < 0 || u[r] >= best || search_cancelled(x))
 			break;
 		seen[r] = 1;
 		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL) : u[r];
@@ -2229,7 +2239,7 @@ static void try_set(struct ctx *x, const struct gset *g, const struct layout *H,
 	for (int p = 0; p < n_pools; p++)
 		if (choice[p])
 			Ls[n++] = per_pool[p][choice[p] - 1];
-	if (n)
+	if (n && !search_cancelled(x))
 		counts_for_set(x, g, Ls, n);
 }
 
@@ -2254,6 +2264,8 @@ static void single_pool_layouts(struct ctx *x, const struct gset *g, struct layo
 				if ((o->fix_pp && pp != o->fix_pp) ||
 				    (g->sched == SCHED_INTERLEAVED && pp < 2))
 					continue;
+				if (search_cancelled(x))
+					return;
 				struct layout *L = layouts_push(ls);
 				L->nseg = 1;
 				L->seg[0] = (struct seg){ p, tp, pp };
@@ -2314,6 +2326,8 @@ static void pair_layouts(struct ctx *x, const struct gset *g, struct layouts *ls
 			int sb = pp - sa;
 			if ((long)sa * ta * g->cp > x->cap[a] || (long)sb * tb * g->cp > x->cap[b])
 				continue;
+			if (search_cancelled(x))
+				return;
 			struct layout *L = layouts_push(ls);
 			L->nseg = 2;
 			L->seg[0] = (struct seg){ a, ta, sa };
@@ -2398,7 +2412,7 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 		for (const struct ctx *y = x; y; y = y->glob)
 			if (y->n_top)
 				best = fmin(best, y->top[0].score);
-		double step = b < best ? dp_bound(x, g, ls) : 0;
+		double step = b < best && !search_cancelled(x) ? dp_bound(x, g, ls) : 0;
 		if (step > 0) {
 			double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
 				   (step + perf_calib_default()->step_overhead_s);
@@ -2509,6 +2523,8 @@ static void layout_set_trials(struct ctx *x, const struct gset *g, const struct 
 		n_sets *= n_pp[p] + 1;
 	if (n_sets <= 4096) {
 		for (;;) {
+			if (search_cancelled(x))
+				return;
 			try_set(x, g, H, per_pool, choice, np);
 			int p = 0;
 			for (; p < np; p++) {
@@ -2568,20 +2584,22 @@ static void lp_support_set(struct ctx *x, const struct gset *g, const struct lay
 		for (int p = 0; p < x->c->n_pools; p++)
 			used[p] |= L->gpus[p] > 0;
 	}
-	if (cross < 2)
+	if (cross < 2 || search_cancelled(x))
 		return;
 	counts_for_set(x, g, Ls, n);
 	int more = n;
 	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
 		if (!used[p] && n_pp[p])
 			Ls[more++] = per_pool[p][0];
-	if (more > n)
+	if (more > n && !search_cancelled(x))
 		counts_for_set(x, g, Ls, more);
 }
 
 /* One global setting: enumerate and solve the layouts, update the bound,
- * shortlist, and try the layout sets (each with its replica counts). */
-static void search_gset(struct ctx *x, const struct gset *g)
+ * shortlist, and try the layout sets (each with its replica counts).
+ * Returns 1 when it finished, 0 when a cancel cut it short (what it found
+ * stands; its bound is not merged). */
+static int search_gset(struct ctx *x, const struct gset *g)
 {
 	const struct cluster *c = x->c;
 	struct layouts ls = { 0 };
@@ -2590,8 +2608,8 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	int n_single = ls.n;
 	pair_tps(x, &ls, n_single, best_tp, wide_tp);
 	cross_pool_layouts(x, g, &ls, best_tp, wide_tp);
-	int sup[HP_MAX_POOLS + 1], n_sup;
-	double b = bound_update(x, g, &ls, sup, &n_sup);
+	int sup[HP_MAX_POOLS + 1], n_sup = 0;
+	double b = search_cancelled(x) ? -1 : bound_update(x, g, &ls, sup, &n_sup);
 
 	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
 	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
@@ -2606,11 +2624,14 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	for (int h = -1; h < n_het; h++)
 		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
 	lp_support_set(x, g, &ls, sup, n_sup, per_pool, n_pp);
-	bound_finish(x, g, &ls, b);
+	int done = !search_cancelled(x);
+	if (done)
+		bound_finish(x, g, &ls, b);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
 	free(ls.v);
+	return done;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2765,8 +2786,7 @@ static void *batch_worker(void *arg)
 			break;
 		if (b->cancel && atomic_load(b->cancel))
 			continue;
-		search_gset(&b->t[i].x, b->t[i].g);
-		b->t[i].done = 1;
+		b->t[i].done = search_gset(&b->t[i].x, b->t[i].g);
 	}
 	return NULL;
 }
