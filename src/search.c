@@ -1780,7 +1780,6 @@ struct dp_terms {
 	double *a, *b;
 	char *done;               /* a[i], b[i] computed at n_lo */
 	double n_lo, n_hi;
-	double *n_opt;            /* NULL, or gets the optimum's sum n_L */
 };
 
 /* Layouts of the relaxed optimum dp_bound computes terms for per LP. */
@@ -1906,12 +1905,6 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 		 * (of any share of one with dt: the layouts whose terms
 		 * dp_bound computes next) */
 		double t = rc == 0 ? lp_value(lp, tcol) : 0;
-		if (dt && dt->n_opt) {
-			*dt->n_opt = 0;
-			for (int i = 0; t > 0 && i < ls->n; i++)
-				if (col[i] >= 0)
-					*dt->n_opt += lp_value(lp, col[i]) / t;
-		}
 		int cap_sup = dt ? DP_SUP_MAX : HP_MAX_POOLS + 1;
 		for (int i = 0; sup && t > 0 && i < ls->n; i++)
 			if (col[i] >= 0 && lp_value(lp, col[i]) >= (dt ? 1e-9 : 1) * t &&
@@ -2132,7 +2125,6 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 		struct dp_terms *t = &dt[nr];
 		t->n_lo = (double)lo;
 		t->n_hi = (double)HP_MIN(2 * lo - 1, nmax);
-		t->n_opt = NULL;
 		t->a = xcalloc((size_t)ls->n, sizeof *t->a);
 		t->b = xcalloc((size_t)ls->n, sizeof *t->b);
 		t->done = xcalloc((size_t)ls->n, 1);
@@ -3106,11 +3098,18 @@ static void search_overlaps(struct ctx *x)
 }
 
 /* Quality at scale: when the fastest plan leaves more than a tenth of the
- * GPUs idle and its replicas hold few micro-batches (at most twice their
- * pipeline depth, so fill and drain take a third of the step or more),
- * the global batch is what stops more replicas from helping: each one
- * added takes micro-batches from the others. Say so, and which global
- * batch would give every GPU's replica as many micro-batches. */
+ * GPUs idle, say why. When its replicas hold few micro-batches (at most
+ * twice their pipeline depth, so fill and drain take a third of the step
+ * or more), the global batch is what stops more replicas from helping:
+ * each one added takes micro-batches from the others. Say so, and which
+ * global batch would give every GPU's replica as many micro-batches.
+ * Otherwise (issue 13: --gbs 8192 on 65,536 GPUs in 16 pools) the batch
+ * is not the limit, and what the search knows is that no plan it scored
+ * with the idle pools was faster: name them, their GPUs' speed alone
+ * (each pool's best plan on its own, tokens/s per GPU) against plan 1's,
+ * and plan 1's data-parallel share of the step, which every replica
+ * added lengthens (a larger ring, over the slower pools' links), and the
+ * gap, which says how much a better plan could still hold. */
 static void explain_idle(const struct ctx *x)
 {
 	struct search_result *res = x->res;
@@ -3125,12 +3124,55 @@ static void explain_idle(const struct ctx *x)
 		max_pp = HP_MAX(max_pp, b->plan.replicas[r].n_stages);
 		mb_max = HP_MAX(mb_max, (long)plan_replica_microbatches(&b->plan, r));
 	}
-	if (b->est.n_gpus >= 0.9 * total || mb_max > 2L * max_pp)
+	if (b->est.n_gpus >= 0.9 * total)
 		return;
-	long gbs = (long)ceil((double)x->o->gbs * total / b->est.n_gpus);
+	if (mb_max <= 2L * max_pp) {
+		long gbs = (long)ceil((double)x->o->gbs * total / b->est.n_gpus);
+		snprintf(res->idle_note, sizeof res->idle_note,
+			 "plan 1 uses %d of %d GPUs: --gbs %d at micro-batch %d leaves each replica at most %ld micro-batches, and more replicas would each get fewer (more pipeline fill and drain); a global batch of about %ld sequences keeps that many on every GPU",
+			 b->est.n_gpus, total, x->o->gbs, b->plan.mbs, mb_max, gbs);
+		return;
+	}
+	int used[HP_MAX_POOLS] = { 0 };
+	for (int r = 0; r < b->plan.n_replicas; r++)
+		for (int s = 0; s < b->plan.replicas[r].n_stages; s++)
+			used[b->plan.replicas[r].stages[s].pool] = 1;
+	/* the idle pools' GPU types, each with its best rate per GPU alone */
+	const char *type[HP_MAX_POOLS];
+	double rate[HP_MAX_POOLS];
+	int n_type = 0, n_idle = 0;
+	for (int i = 0; i < x->c->n_pools; i++) {
+		if (used[i] || !x->cap[i])
+			continue;
+		n_idle++;
+		const char *t = x->c->pools[i].gpu.name;
+		double r = res->has_single[i] && res->single[i].est.n_gpus > 0
+				   ? res->single[i].est.tokens_per_s / res->single[i].est.n_gpus
+				   : 0;
+		int k = 0;
+		while (k < n_type && strcmp(type[k], t))
+			k++;
+		if (k == n_type) {
+			type[n_type] = t;
+			rate[n_type++] = r;
+		} else {
+			rate[k] = fmax(rate[k], r);
+		}
+	}
+	if (!n_idle)
+		return;
+	char types[160] = "";
+	size_t len = 0;
+	for (int k = 0; k < n_type && len < sizeof types; k++) {
+		int w = snprintf(types + len, sizeof types - len, "%s%s %.0f",
+				 k ? (k == n_type - 1 ? " and " : ", ") : "", type[k], rate[k]);
+		len += w > 0 ? (size_t)w : 0;
+	}
 	snprintf(res->idle_note, sizeof res->idle_note,
-		 "plan 1 uses %d of %d GPUs: --gbs %d at micro-batch %d leaves each replica at most %ld micro-batches, and more replicas would each get fewer (more pipeline fill and drain); a global batch of about %ld sequences keeps that many on every GPU",
-		 b->est.n_gpus, total, x->o->gbs, b->plan.mbs, mb_max, gbs);
+		 "plan 1 uses %d of %d GPUs; no plan searched that adds the %d idle pools was faster. Alone they make %s tokens/s per GPU (plan 1: %.0f); each replica added lengthens the data-parallel sync (%.0f%% of plan 1's step)%s",
+		 b->est.n_gpus, total, n_idle, types, b->est.tokens_per_s / b->est.n_gpus,
+		 100 * b->est.bd.dp_comm / b->est.step_time_s,
+		 b->optimality == OPTIMAL_GAP && b->gap > 0.05 ? "; the gap says a better plan may use them" : "");
 }
 
 int search_run(const struct cluster *c, const struct model_spec *m,
