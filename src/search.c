@@ -479,7 +479,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
  * layer, two layers) and, for a MoE model with dense layers, a third (a
  * dense layer). Returns 0, or -1 when a probe fails. */
 static int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
-		      struct fit *f)
+		      struct fit *f, int at)
 {
 	const struct model_spec *m = x->m;
 	int S = L->pp, layers = m->layers, dense = layout_dense_layers(m);
@@ -487,7 +487,7 @@ static int probe_fits(struct ctx *x, const struct gset *g, const struct layout *
 	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
 	 * that fits beside other pools' replicas; every plan is checked at
 	 * its real degree afterwards. */
-	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
+	int count = at > 0 ? at : HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
 	double c1[MAX_STAGES], c2[MAX_STAGES];
 	int moe = m->moe.experts > 0;
@@ -537,7 +537,7 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	if (S * v > layers || layers % v || S > MAX_STAGES)
 		return;
 	struct fit f[MAX_STAGES];
-	if (probe_fits(x, g, L, f) < 0)
+	if (probe_fits(x, g, L, f, 0) < 0)
 		return;
 	int k[MAX_STAGES];
 	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
@@ -1779,6 +1779,8 @@ static int layout_min_mb(const struct gset *g, const struct layout *L)
 struct dp_terms {
 	double *a, *b;
 	char *done;               /* a[i], b[i] computed at n_lo */
+	char *no_fit;             /* layout i fits in memory at no split with
+				   * n_hi replicas or fewer */
 	double n_lo, n_hi;
 };
 
@@ -1825,8 +1827,8 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 	for (int i = 0; i < ls->n; i++) {
 		struct layout *L = &ls->v[i];
 		col[i] = -1;
-		if (!L->fits || L->max_count < 1 || term_a(L, dt, i) + term_b(L, dt, i) *
-		    layout_min_mb(g, L) > tau)
+		if (!L->fits || L->max_count < 1 || (dt && dt->no_fit[i]) ||
+		    term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L) > tau)
 			continue;
 		col[i] = lp_add_col(lp, 0, -1, term_a(L, dt, i) / term_b(L, dt, i), 0);
 		n++;
@@ -1945,7 +1947,7 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
 	for (int i = 0; i < ls->n; i++) {
 		const struct layout *L = &ls->v[i];
-		if (L->fits && L->max_count >= 1)
+		if (L->fits && L->max_count >= 1 && !(dt && dt->no_fit[i]))
 			fl[n++] = term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L);
 	}
 	if (tau_at)
@@ -2058,6 +2060,37 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 	}
 }
 
+/* Does layout L fit in memory at d replicas in all with some layer split?
+ * The probes and greedy fill of solve_layout, at degree d instead of the
+ * largest: memory only falls as the DP degree grows (ZeRO shards divide
+ * by it, perf_mem.c), so a layout that fits at no split with d replicas
+ * fits with no fewer either, and the bound need not count it for plans of
+ * d replicas or fewer (issue 13: DeepSeek-V3 at EP 1, whose layouts fit
+ * only at thousands of replicas). 1 when it fits or a probe fails. */
+static int layout_fits_at(struct ctx *x, const struct gset *g, const struct layout *L, int d)
+{
+	int v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1, k[MAX_STAGES];
+	struct fit f[MAX_STAGES];
+	if (probe_fits(x, g, L, f, d) < 0)
+		return 1;
+	return fill(f, L->pp, x->m->layers, layout_dense_layers(x->m), v, HUGE_VAL, k) == 0;
+}
+
+/* Range t's terms of layout i: whether it fits with t's most replicas,
+ * and when it does its DP terms at t's fewest. */
+static void range_terms(struct ctx *x, const struct gset *g, struct layouts *ls,
+			struct dp_terms *t, int i)
+{
+	const struct layout *L = &ls->v[i];
+	t->done[i] = 1;
+	if ((double)HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)) > t->n_hi &&
+	    !layout_fits_at(x, g, L, (int)t->n_hi)) {
+		t->no_fit[i] = 1;
+		return;
+	}
+	layout_dp_terms(x, g, L, (int)t->n_lo, &t->a[i], &t->b[i]);
+}
+
 /* One range's LP (no floor search) with its terms refined lazily: the
  * layouts of the relaxed optimum without terms at the range's degree get
  * them, and the LP is solved again, up to six times. Returns the LP's
@@ -2074,9 +2107,7 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 			break;
 		for (int i = 0; i < n_sup; i++)
 			if (!t->done[sup[i]]) {
-				layout_dp_terms(x, g, &ls->v[sup[i]], (int)t->n_lo, &t->a[sup[i]],
-						&t->b[sup[i]]);
-				t->done[sup[i]] = 1;
+				range_terms(x, g, ls, t, sup[i]);
 				added++;
 			}
 		if (!added)
@@ -2128,21 +2159,30 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 		t->a = xcalloc((size_t)ls->n, sizeof *t->a);
 		t->b = xcalloc((size_t)ls->n, sizeof *t->b);
 		t->done = xcalloc((size_t)ls->n, 1);
+		t->no_fit = xcalloc((size_t)ls->n, 1);
 		u[nr] = dp_range_lp(x, g, ls, t, sup);
 	}
-	for (int pass = 0; pass < 3 && !search_cancelled(x); pass++) {
+	for (int pass = 0; pass < 5 && !search_cancelled(x); pass++) {
 		int r = -1;
 		for (int i = 0; i < nr; i++)
 			if (u[i] > 0 && isfinite(u[i]) && (r < 0 || u[i] < u[r]))
 				r = i;
+		/* first the fewest replicas whose LP is within half again of
+		 * the least: its terms hold for every range above it */
+		for (int i = 0; !pass && r >= 0 && i < r; i++)
+			if (u[i] > 0 && u[i] <= 1.5 * u[r]) {
+				r = i;
+				break;
+			}
 		if (r < 0 || full[r])
 			break;
 		full[r] = 1;
 		for (int i = 0; i < ls->n && !search_cancelled(x); i++) {
 			if (dt[r].done[i] || !ls->v[i].fits || ls->v[i].max_count < 1)
 				continue;
-			layout_dp_terms(x, g, &ls->v[i], (int)dt[r].n_lo, &dt[r].a[i], &dt[r].b[i]);
-			dt[r].done[i] = 1;
+			range_terms(x, g, ls, &dt[r], i);
+			for (int j = 0; j < r && dt[r].no_fit[i]; j++)
+				dt[j].no_fit[i] = dt[j].done[i] = 1;   /* fewer replicas: more memory */
 			int q = layout_min_mb(g, &ls->v[i]);
 			for (int j = r + 1; j < nr; j++)
 				if (!dt[j].done[i] &&
@@ -2176,6 +2216,7 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 		free(dt[i].a);
 		free(dt[i].b);
 		free(dt[i].done);
+		free(dt[i].no_fit);
 	}
 	return isfinite(best) ? best : 0;
 }
