@@ -2127,20 +2127,24 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
  * (the ring's (d-1)/d share, its latency steps and Megatron-Core's bucket
  * of max(40M, 1M x d) parameters, whose last one stays exposed, all grow
  * with d), so terms at a lower degree hold too. A layout without terms
- * counts 0, which stays a lower bound. Terms are computed lazily
- * (dp_range_lp), then, up to three times, for every layout at the degree
- * of the range of least LP (every range above it takes them where it has
- * none of its own) and the ranges from there up are solved again: the
- * relaxed optimum otherwise drifts to layouts without terms. Last, the
- * ranges whose LP could still give the least get the floor search
- * (pipe_floor). Returns the least over the ranges (seconds, like
- * pipe_floor), or 0 when there is nothing to add.
+ * counts 0, which stays a lower bound, and a layout that fits at no split
+ * with a range's most replicas leaves that range and every lower one
+ * (range_terms). Terms are computed lazily (dp_range_lp), then, up to
+ * five times, for every layout at one range's degree (first the fewest
+ * replicas whose LP is within 1.5x of the least, then the least): every
+ * range above it takes them where it has none of its own, and the ranges
+ * from there up are solved again; the relaxed optimum otherwise drifts to
+ * layouts without terms. Last, the ranges whose LP could still give the
+ * least get the floor search (pipe_floor). Returns the least over the
+ * ranges (seconds, like pipe_floor), or 0 when there is nothing to add.
  *
- * Assumed, not proven for every cluster: the terms are estimated on L's
- * replicas alone, whose DP groups cross L's own pools' links; beside
- * other pools a group runs at its slowest member's link, so no faster as
- * long as a slower fabric never gets faster NCCL tables (true of the
- * catalog's generations). The brute-force test checks the bound. */
+ * Assumed, not proven for every cluster: the sync grows with the DP
+ * degree (perf_comm.c's collectives and buckets do for a fixed message);
+ * the terms are estimated on L's replicas alone, whose DP groups cross
+ * L's own pools' links, and beside other pools a group runs at its
+ * slowest member's link (comm_fabric_min), which is taken to be no
+ * faster, although NCCL's tables then follow the older generation. The
+ * brute-force tests check the bound (tests/test_search.c). */
 static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 {
 	long M = x->o->gbs / g->mbs;
