@@ -3206,17 +3206,30 @@ static void explain_idle(const struct ctx *x)
 	}
 	if (!n_idle)
 		return;
-	char types[160] = "";
+	char types[160] = "", pools[32], dp[96] = "";
 	size_t len = 0;
 	for (int k = 0; k < n_type && len < sizeof types; k++) {
-		int w = snprintf(types + len, sizeof types - len, "%s%s %.0f",
-				 k ? (k == n_type - 1 ? " and " : ", ") : "", type[k], rate[k]);
+		char r[32];
+		if (rate[k] > 0)
+			snprintf(r, sizeof r, "%.0f", rate[k]);
+		else
+			snprintf(r, sizeof r, "none fits");
+		int w = snprintf(types + len, sizeof types - len, "%s%s %s",
+				 k ? (k == n_type - 1 ? " and " : ", ") : "", type[k], r);
 		len += w > 0 ? (size_t)w : 0;
 	}
+	if (n_idle == 1)
+		snprintf(pools, sizeof pools, "the idle pool");
+	else
+		snprintf(pools, sizeof pools, "the %d idle pools", n_idle);
+	double dp_share = b->est.bd.dp_comm / b->est.step_time_s;
+	if (dp_share >= 0.01)
+		snprintf(dp, sizeof dp,
+			 "; each replica added lengthens the data-parallel sync (%.0f%% of its step)",
+			 100 * dp_share);
 	snprintf(res->idle_note, sizeof res->idle_note,
-		 "plan 1 uses %d of %d GPUs; no plan searched that adds the %d idle pools was faster. Alone they make %s tokens/s per GPU (plan 1: %.0f); each replica added lengthens the data-parallel sync (%.0f%% of plan 1's step)%s",
-		 b->est.n_gpus, total, n_idle, types, b->est.tokens_per_s / b->est.n_gpus,
-		 100 * b->est.bd.dp_comm / b->est.step_time_s,
+		 "plan 1 uses %d of %d GPUs; no plan searched that adds %s was faster. Tokens/s per GPU of each pool's best plan alone: %s (plan 1: %.0f)%s%s",
+		 b->est.n_gpus, total, pools, types, b->est.tokens_per_s / b->est.n_gpus, dp,
 		 b->optimality == OPTIMAL_GAP && b->gap > 0.05 ? "; the gap says a better plan may use them" : "");
 }
 
