@@ -479,7 +479,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
  * layer, two layers) and, for a MoE model with dense layers, a third (a
  * dense layer). Returns 0, or -1 when a probe fails. */
 static int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
-		      struct fit *f)
+		      struct fit *f, int at)
 {
 	const struct model_spec *m = x->m;
 	int S = L->pp, layers = m->layers, dense = layout_dense_layers(m);
@@ -487,7 +487,7 @@ static int probe_fits(struct ctx *x, const struct gset *g, const struct layout *
 	 * and batch allow (ZeRO shards shrink with it), so no layout is lost
 	 * that fits beside other pools' replicas; every plan is checked at
 	 * its real degree afterwards. */
-	int count = HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
+	int count = at > 0 ? at : HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
 	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
 	double c1[MAX_STAGES], c2[MAX_STAGES];
 	int moe = m->moe.experts > 0;
@@ -537,7 +537,7 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 	if (S * v > layers || layers % v || S > MAX_STAGES)
 		return;
 	struct fit f[MAX_STAGES];
-	if (probe_fits(x, g, L, f) < 0)
+	if (probe_fits(x, g, L, f, 0) < 0)
 		return;
 	int k[MAX_STAGES];
 	if (fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
@@ -1720,6 +1720,16 @@ static void counts_for_set(struct ctx *x, const struct gset *g, const struct lay
 	x->no_stock = 0;
 }
 
+/* Has the caller asked the search to stop (search_opts.cancel)? Polled
+ * between layouts, layout sets and DP terms inside a global setting, so
+ * that a cancel is honoured within a few milliseconds even on clusters
+ * where one setting takes seconds (issue 13: 65,536 GPUs); a setting cut
+ * short merges what it found and marks the search cancelled. */
+static int search_cancelled(const struct ctx *x)
+{
+	return x->o->cancel && atomic_load(x->o->cancel);
+}
+
 struct layouts {
 	struct layout *v;
 	int n, cap;
@@ -1762,6 +1772,31 @@ static int layout_min_mb(const struct gset *g, const struct layout *L)
 	return g->sched == SCHED_INTERLEAVED ? L->pp : 1;
 }
 
+/* Data-parallel terms of the throughput bound (dp_bound): per layout i,
+ * a[i] + b[i] m seconds is at most the exposed DP synchronisation of any
+ * plan that uses it with m micro-batches per replica and between n_lo and
+ * n_hi replicas in all. NULL: no terms, any number of replicas. */
+struct dp_terms {
+	double *a, *b;
+	char *done;               /* a[i], b[i] computed at n_lo */
+	char *no_fit;             /* layout i fits in memory at no split with
+				   * n_hi replicas or fewer */
+	double n_lo, n_hi;
+};
+
+/* Layouts of the relaxed optimum dp_bound computes terms for per LP. */
+#define DP_SUP_MAX 64
+
+static double term_a(const struct layout *L, const struct dp_terms *dt, int i)
+{
+	return L->A + (dt ? dt->a[i] : 0);
+}
+
+static double term_b(const struct layout *L, const struct dp_terms *dt, int i)
+{
+	return L->B + (dt ? dt->b[i] : 0);
+}
+
 /* LP bound on the pipeline time of one global setting, over the layouts
  * whose one-replica floor A_L + B_L q_L (q_L its fewest micro-batches) is
  * at most tau. With n_L replicas of layout L taking m_L >= q_L
@@ -1773,12 +1808,16 @@ static int layout_min_mb(const struct gset *g, const struct layout *L)
  * (Charnes-Cooper) it is the LP
  *   min M t + sum y_L A_L / B_L
  *   s.t. sum y_L / B_L = 1,  sum y_L gpus_Lp <= cap_p t,  sum y_L q_L <= M t.
+ * With dt, each layout's step is at least A_L + a_L + (B_L + b_L) m_L
+ * (its DP terms added, the same algebra with A_L + a_L and B_L + b_L), and
+ * n_lo <= sum n_L <= n_hi, i.e. n_lo t <= sum y_L <= n_hi t.
  * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
  * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
  * NULL) gets the indices in ls of the optimum's layouts with at least one
- * replica (n_sup of them, at most HP_MAX_POOLS + 1). */
+ * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt, of any share
+ * of one (at most DP_SUP_MAX). */
 static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
-			    int *sup, int *n_sup)
+			    const struct dp_terms *dt, int *sup, int *n_sup)
 {
 	struct lp *lp = lp_new(0);
 	int n = 0;
@@ -1788,9 +1827,10 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 	for (int i = 0; i < ls->n; i++) {
 		struct layout *L = &ls->v[i];
 		col[i] = -1;
-		if (!L->fits || L->max_count < 1 || L->A + L->B * layout_min_mb(g, L) > tau)
+		if (!L->fits || L->max_count < 1 || (dt && dt->no_fit[i]) ||
+		    term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L) > tau)
 			continue;
-		col[i] = lp_add_col(lp, 0, -1, L->A / L->B, 0);
+		col[i] = lp_add_col(lp, 0, -1, term_a(L, dt, i) / term_b(L, dt, i), 0);
 		n++;
 	}
 	double val = HUGE_VAL;
@@ -1801,9 +1841,24 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 		for (int i = 0; i < ls->n; i++)
 			if (col[i] >= 0) {
 				idx[k] = col[i];
-				cf[k++] = 1.0 / ls->v[i].B;
+				cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
 			}
 		lp_add_row(lp, k, idx, cf, 1, 1);
+		if (dt) {
+			/* the replicas in all, sum n_L = sum y_L / t, within
+			 * [n_lo, n_hi] */
+			k = 0;
+			for (int i = 0; i < ls->n; i++)
+				if (col[i] >= 0) {
+					idx[k] = col[i];
+					cf[k++] = 1;
+				}
+			idx[k] = tcol;
+			cf[k++] = -dt->n_lo;
+			lp_add_row(lp, k, idx, cf, 0, HUGE_VAL);
+			cf[k - 1] = -dt->n_hi;
+			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+		}
 		for (int p = 0; p < x->c->n_pools; p++) {
 			k = 0;
 			for (int i = 0; i < ls->n; i++)
@@ -1836,7 +1891,8 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 				if (col[i] >= 0) {
 					idx[k] = col[i];
 					cf[k++] = ls->v[i].price_known
-						? ls->v[i].usd_h / 3600 - lambda / ls->v[i].B
+						? ls->v[i].usd_h / 3600 -
+						  lambda / term_b(&ls->v[i], dt, i)
 						: 1e3;   /* unpriced: cannot be used */
 				}
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
@@ -1847,10 +1903,14 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 			val = r.obj;
 		else if (r.status != LP_INFEASIBLE)
 			val = -1;
-		/* the relaxed optimum's layouts: those of at least one replica */
+		/* the relaxed optimum's layouts: those of at least one replica
+		 * (of any share of one with dt: the layouts whose terms
+		 * dp_bound computes next) */
 		double t = rc == 0 ? lp_value(lp, tcol) : 0;
+		int cap_sup = dt ? DP_SUP_MAX : HP_MAX_POOLS + 1;
 		for (int i = 0; sup && t > 0 && i < ls->n; i++)
-			if (col[i] >= 0 && lp_value(lp, col[i]) >= t && *n_sup < HP_MAX_POOLS + 1)
+			if (col[i] >= 0 && lp_value(lp, col[i]) >= (dt ? 1e-9 : 1) * t &&
+			    *n_sup < cap_sup)
 				sup[(*n_sup)++] = i;
 		x->res->stats.lp_solves++;
 		free(idx);
@@ -1867,38 +1927,40 @@ static int cmp_double(const void *a, const void *b)
 	return (u > v) - (u < v);
 }
 
-/* LP bound on tokens/s for one global setting. A plan's step is at least
- * its pipeline term, which is at least f(S) = lp_pipe_bound over the
- * layouts S it uses, and at least the largest floor A_L + B_L q_L among
- * them (every replica takes q_L micro-batches or more). With tau the
- * largest floor a plan uses, its step is at least max(tau, f(tau)) where
- * f(tau) bounds over the layouts of floor <= tau; the bound is the least
- * of these over the floors. f falls as tau grows, so where f(tau) first
- * drops to tau or below (binary search, a few LPs) the least is either
- * that tau or f at the floor before it. The fixed per-step overhead
- * (perf.c, step_overhead_s) is added; synchronisation, the optimizer and
- * integrality only add time, so the bound holds for every plan of this
- * setting the planner can build. */
-static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
-			    int *n_sup)
+/* A lower bound on the pipeline term of every plan of one global setting
+ * (seconds; with dt, DP terms added and the replicas in dt's range). A
+ * plan's step is at least its pipeline term, which is at least f(S) =
+ * lp_pipe_bound over the layouts S it uses, and at least the largest
+ * floor A_L + B_L q_L among them (every replica takes q_L micro-batches or
+ * more). With tau the largest floor a plan uses, its step is at least
+ * max(tau, f(tau)) where f(tau) bounds over the layouts of floor <= tau;
+ * the bound is the least of these over the floors. f falls as tau grows,
+ * so where f(tau) first drops to tau or below (binary search, a few LPs)
+ * the least is either that tau or f at the floor before it. Returns
+ * HUGE_VAL when no plan qualifies, 0 when there is no layout or GLPK fails
+ * on the whole set; *tau_at (may be NULL) gets the floor the least came
+ * from (HUGE_VAL: the whole set). */
+static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls,
+			 const struct dp_terms *dt, double *tau_at)
 {
 	int n = 0;
 	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
 	for (int i = 0; i < ls->n; i++) {
 		const struct layout *L = &ls->v[i];
-		if (L->fits && L->max_count >= 1)
-			fl[n++] = L->A + L->B * layout_min_mb(g, L);
+		if (L->fits && L->max_count >= 1 && !(dt && dt->no_fit[i]))
+			fl[n++] = term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L);
 	}
-	double val = 0;
+	if (tau_at)
+		*tau_at = HUGE_VAL;
 	if (!n) {
 		free(fl);
-		return val;
+		return 0;
 	}
 	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
-	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, NULL, NULL);
+	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, NULL, NULL);
 	if (!(all > 0) || !isfinite(all)) {
 		free(fl);
-		return HUGE_VAL;   /* no bound from this setting */
+		return all < 0 ? 0 : HUGE_VAL;
 	}
 	/* f(fl[i]) <= fl[i] holds from some i on (or never); find the first.
 	 * Should GLPK fail on a subset, all's value stands. */
@@ -1907,14 +1969,14 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
 		while (lo < hi && !failed) {
 			int mid = lo + (hi - lo) / 2;
-			double f = lp_pipe_bound(x, g, ls, fl[mid], NULL, NULL);
+			double f = lp_pipe_bound(x, g, ls, fl[mid], dt, NULL, NULL);
 			failed = f < 0;
 			if (f >= 0 && f <= fl[mid])
 				hi = mid;
 			else
 				lo = mid + 1;
 		}
-		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1], NULL, NULL)
+		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1], dt, NULL, NULL)
 						   : 0;
 		if (before < 0)
 			failed = 1;
@@ -1933,14 +1995,256 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 			}
 		}
 	}
-	/* the layouts of the relaxed optimum the bound came from, for
-	 * search_gset to try as a set (one more LP) */
+	free(fl);
+	if (tau_at)
+		*tau_at = best_tau;
+	return best;
+}
+
+static int overlap_values(const struct plan *p, int k, int *v);
+
+/* The DP terms of layout L (its layer split solved) at d replicas in all:
+ * a + b m is at most the exposed data-parallel synchronisation (perf.c's
+ * dp_comm: the worst stage's gradient reduce and parameter gather after
+ * overlap, and the tied-embedding sum) of one replica group of L with m
+ * micro-batches per replica, for every m the setting allows (q, 2q, ...)
+ * and every gradient/parameter overlap the framework allows (the least
+ * over them). Under ZeRO-1/2 the sync does not depend on m (b = 0); under
+ * ZeRO-3 every micro-batch gathers again: dp_comm is the largest of the
+ * stages' affine functions of m, so convex, and the chord through m = q
+ * and 2q stays under it at q and at every m >= 2q. Adds the estimates to
+ * the search's count; a and b stay 0 when one fails. */
+static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct layout *L, int d,
+			    double *a, double *b)
+{
+	int q = layout_min_mb(g, L), nm = g->zero == 3 ? 2 : 1;
+	double D[2][4];
+	int vg[2], vp[2], ng = 0, np = 0;
+	*a = *b = 0;
+	for (int j = 0; j < nm; j++) {
+		int m = q * (j + 1);
+		struct plan p;
+		plan_globals(&p, x, g);
+		p.gbs = g->mbs * d * m;
+		add_replica(&p, L, d, m, g->mbs, p.gbs);
+		if (!j) {
+			ng = overlap_values(&p, 1, vg);
+			np = overlap_values(&p, 2, vp);
+		}
+		for (int v = 0; v < ng * np; v++) {
+			p.grad_overlap = vg[v % ng];
+			p.param_overlap = vp[v / ng];
+			struct estimate e;
+			struct hp_err err = { 0 };
+			if (perf_estimate(x->c, x->m, &p, NULL, &e, &err) < 0) {
+				plan_free(&p);
+				return;
+			}
+			x->res->stats.evaluated++;
+			D[j][v] = e.bd.dp_comm;
+			estimate_free(&e);
+		}
+		plan_free(&p);
+	}
+	double ca = HUGE_VAL, cb = HUGE_VAL;
+	for (int v = 0; v < ng * np; v++) {
+		double slope = 0;
+		if (nm == 2)
+			slope = fmin(fmax(0, (D[1][v] - D[0][v]) / q), D[0][v] / q);
+		ca = fmin(ca, D[0][v] - slope * q);
+		cb = fmin(cb, slope);
+	}
+	if (isfinite(ca) && isfinite(cb) && ca >= 0 && cb >= 0) {
+		*a = ca;
+		*b = cb;
+	}
+}
+
+/* Does layout L fit in memory at d replicas in all with some layer split?
+ * The probes and greedy fill of solve_layout, at degree d instead of the
+ * largest: memory only falls as the DP degree grows (ZeRO shards divide
+ * by it, perf_mem.c), so a layout that fits at no split with d replicas
+ * fits with no fewer either, and the bound need not count it for plans of
+ * d replicas or fewer (issue 13: DeepSeek-V3 at EP 1, whose layouts fit
+ * only at thousands of replicas). 1 when it fits or a probe fails. */
+static int layout_fits_at(struct ctx *x, const struct gset *g, const struct layout *L, int d)
+{
+	int v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1, k[MAX_STAGES];
+	struct fit f[MAX_STAGES];
+	if (probe_fits(x, g, L, f, d) < 0)
+		return 1;
+	return fill(f, L->pp, x->m->layers, layout_dense_layers(x->m), v, HUGE_VAL, k) == 0;
+}
+
+/* Range t's terms of layout i: whether it fits with t's most replicas,
+ * and when it does its DP terms at t's fewest. */
+static void range_terms(struct ctx *x, const struct gset *g, struct layouts *ls,
+			struct dp_terms *t, int i)
+{
+	const struct layout *L = &ls->v[i];
+	t->done[i] = 1;
+	if ((double)HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)) > t->n_hi &&
+	    !layout_fits_at(x, g, L, (int)t->n_hi)) {
+		t->no_fit[i] = 1;
+		return;
+	}
+	layout_dp_terms(x, g, L, (int)t->n_lo, &t->a[i], &t->b[i]);
+}
+
+/* One range's LP (no floor search) with its terms refined lazily: the
+ * layouts of the relaxed optimum without terms at the range's degree get
+ * them, and the LP is solved again, up to six times. Returns the LP's
+ * value, 0 when GLPK fails (no information), HUGE_VAL when the range
+ * holds no plan. */
+static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *ls,
+			  struct dp_terms *t, int *sup)
+{
+	double u = 0;
+	for (int round = 0; round < 6 && !search_cancelled(x); round++) {
+		int n_sup = 0, added = 0;
+		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, sup, &n_sup);
+		if (!(u > 0) || !isfinite(u))
+			break;
+		for (int i = 0; i < n_sup; i++)
+			if (!t->done[sup[i]]) {
+				range_terms(x, g, ls, t, sup[i]);
+				added++;
+			}
+		if (!added)
+			break;
+		if (round == 5)
+			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, NULL, NULL);
+	}
+	return u < 0 ? 0 : u;
+}
+
+/* The throughput bound with data-parallel synchronisation (issue 13: on
+ * 65,536 GPUs it is a quarter of the plan's step). The replicas in all, N,
+ * set the DP degree; split N into ranges [1], [2, 3], [4, 7], ... For N in
+ * [lo, hi], every plan's step is at least A_L + a_L + (B_L + b_L) m_L for
+ * each layout L it uses, with a_L + b_L m the DP terms at lo replicas
+ * (layout_dp_terms): a stage's synchronisation grows with the DP degree
+ * (the ring's (d-1)/d share, its latency steps and Megatron-Core's bucket
+ * of max(40M, 1M x d) parameters, whose last one stays exposed, all grow
+ * with d), so terms at a lower degree hold too. A layout without terms
+ * counts 0, which stays a lower bound, and a layout that fits at no split
+ * with a range's most replicas leaves that range and every lower one
+ * (range_terms). Terms are computed lazily (dp_range_lp), then, up to
+ * five times, for every layout at one range's degree (first the fewest
+ * replicas whose LP is within 1.5x of the least, then the least): every
+ * range above it takes them where it has none of its own, and the ranges
+ * from there up are solved again; the relaxed optimum otherwise drifts to
+ * layouts without terms. Last, the ranges whose LP could still give the
+ * least get the floor search (pipe_floor). Returns the least over the
+ * ranges (seconds, like pipe_floor), or 0 when there is nothing to add.
+ *
+ * Assumed, not proven for every cluster: the sync grows with the DP
+ * degree (perf_comm.c's collectives and buckets do for a fixed message);
+ * the terms are estimated on L's replicas alone, whose DP groups cross
+ * L's own pools' links, and beside other pools a group runs at its
+ * slowest member's link (comm_fabric_min), which is taken to be no
+ * faster, although NCCL's tables then follow the older generation. The
+ * brute-force tests check the bound (tests/test_search.c). */
+static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+{
+	long M = x->o->gbs / g->mbs;
+	long nmax = HP_MIN(M, (long)x->max_dp);
+	if (nmax < 1 || !ls->n)
+		return 0;
+	enum { MAX_RANGES = 40 };
+	struct dp_terms dt[MAX_RANGES];
+	double u[MAX_RANGES];
+	char full[MAX_RANGES] = { 0 };
+	int nr = 0, *sup = xmalloc(DP_SUP_MAX * sizeof *sup);
+	for (long lo = 1; lo <= nmax && nr < MAX_RANGES; lo *= 2, nr++) {
+		struct dp_terms *t = &dt[nr];
+		t->n_lo = (double)lo;
+		t->n_hi = (double)HP_MIN(2 * lo - 1, nmax);
+		t->a = xcalloc((size_t)ls->n, sizeof *t->a);
+		t->b = xcalloc((size_t)ls->n, sizeof *t->b);
+		t->done = xcalloc((size_t)ls->n, 1);
+		t->no_fit = xcalloc((size_t)ls->n, 1);
+		u[nr] = dp_range_lp(x, g, ls, t, sup);
+	}
+	for (int pass = 0; pass < 5 && !search_cancelled(x); pass++) {
+		int r = -1;
+		for (int i = 0; i < nr; i++)
+			if (u[i] > 0 && isfinite(u[i]) && (r < 0 || u[i] < u[r]))
+				r = i;
+		/* first the fewest replicas whose LP is within half again of
+		 * the least: its terms hold for every range above it */
+		for (int i = 0; !pass && r >= 0 && i < r; i++)
+			if (u[i] > 0 && u[i] <= 1.5 * u[r]) {
+				r = i;
+				break;
+			}
+		if (r < 0 || full[r])
+			break;
+		full[r] = 1;
+		for (int i = 0; i < ls->n && !search_cancelled(x); i++) {
+			if (dt[r].done[i] || !ls->v[i].fits || ls->v[i].max_count < 1)
+				continue;
+			range_terms(x, g, ls, &dt[r], i);
+			for (int j = 0; j < r && dt[r].no_fit[i]; j++)
+				dt[j].no_fit[i] = dt[j].done[i] = 1;   /* fewer replicas: more memory */
+			int q = layout_min_mb(g, &ls->v[i]);
+			for (int j = r + 1; j < nr; j++)
+				if (!dt[j].done[i] &&
+				    dt[r].a[i] + dt[r].b[i] * q > dt[j].a[i] + dt[j].b[i] * q) {
+					dt[j].a[i] = dt[r].a[i];
+					dt[j].b[i] = dt[r].b[i];
+				}
+		}
+		for (int j = r; j < nr && !search_cancelled(x); j++)
+			if (u[j] > 0 && isfinite(u[j]))
+				u[j] = dp_range_lp(x, g, ls, &dt[j], sup);
+	}
+	free(sup);
+	/* the ranges in order of their LP; each one's floor is at least its LP,
+	 * so once an LP reaches the least floor so far, no later range is
+	 * lower */
+	double best = HUGE_VAL;
+	char seen[MAX_RANGES] = { 0 };
+	for (;;) {
+		int r = -1;
+		for (int i = 0; i < nr; i++)
+			if (!seen[i] && (r < 0 || u[i] < u[r]))
+				r = i;
+		if (r < 0 || u[r] >= best || search_cancelled(x))
+			break;
+		seen[r] = 1;
+		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL) : u[r];
+		best = fmin(best, fmax(f, u[r]));
+	}
+	for (int i = 0; i < nr; i++) {
+		free(dt[i].a);
+		free(dt[i].b);
+		free(dt[i].done);
+		free(dt[i].no_fit);
+	}
+	return isfinite(best) ? best : 0;
+}
+
+/* LP bound on tokens/s for one global setting: pipe_floor's least step
+ * (no DP terms; bound_finish may add them) plus the fixed per-step
+ * overhead (perf.c, step_overhead_s); synchronisation, the optimizer and
+ * integrality only add time, so the bound holds for every plan of this
+ * setting the planner can build. sup gets the layouts of the relaxed
+ * optimum, for search_gset to try as a set. */
+static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+			    int *n_sup)
+{
+	double tau;
+	double best = pipe_floor(x, g, ls, NULL, &tau);
+	if (best == 0)
+		return 0;
+	if (!isfinite(best))
+		return HUGE_VAL;   /* no bound from this setting */
 	if (sup) {
 		*n_sup = 0;
-		if (lp_pipe_bound(x, g, ls, best_tau, sup, n_sup) < 0)
+		if (lp_pipe_bound(x, g, ls, tau, NULL, sup, n_sup) < 0)
 			*n_sup = 0;
 	}
-	free(fl);
 	best += perf_calib_default()->step_overhead_s;
 	return (double)(x->o->gbs / g->mbs) * g->mbs * x->seq / best;
 }
@@ -1972,7 +2276,7 @@ static void try_set(struct ctx *x, const struct gset *g, const struct layout *H,
 	for (int p = 0; p < n_pools; p++)
 		if (choice[p])
 			Ls[n++] = per_pool[p][choice[p] - 1];
-	if (n)
+	if (n && !search_cancelled(x))
 		counts_for_set(x, g, Ls, n);
 }
 
@@ -1997,6 +2301,8 @@ static void single_pool_layouts(struct ctx *x, const struct gset *g, struct layo
 				if ((o->fix_pp && pp != o->fix_pp) ||
 				    (g->sched == SCHED_INTERLEAVED && pp < 2))
 					continue;
+				if (search_cancelled(x))
+					return;
 				struct layout *L = layouts_push(ls);
 				L->nseg = 1;
 				L->seg[0] = (struct seg){ p, tp, pp };
@@ -2057,6 +2363,8 @@ static void pair_layouts(struct ctx *x, const struct gset *g, struct layouts *ls
 			int sb = pp - sa;
 			if ((long)sa * ta * g->cp > x->cap[a] || (long)sb * tb * g->cp > x->cap[b])
 				continue;
+			if (search_cancelled(x))
+				return;
 			struct layout *L = layouts_push(ls);
 			L->nseg = 2;
 			L->seg[0] = (struct seg){ a, ta, sa };
@@ -2102,24 +2410,51 @@ static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layou
 }
 
 /* Bound update: the best objective this setting's layouts could reach
- * (LP rate bound for throughput and budget, cheapest layout otherwise);
- * the search's bound is the best over settings. */
-static void bound_update(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
-			 int *n_sup)
+ * (LP rate bound for throughput and budget, cheapest layout otherwise).
+ * Returns it, or -1 when the setting gives none; bound_finish merges it
+ * into the search's bound (the best over settings). */
+static double bound_update(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+			   int *n_sup)
 {
 	const struct search_opts *o = x->o;
-	double b;
 	*n_sup = 0;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
 		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT ? sup : NULL, n_sup);
 		if (!(r > 0) || !isfinite(r))
-			return;
-		b = o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
-	} else {
-		double cb = cost_bound(x, g, ls);
-		if (!isfinite(cb))
-			return;
-		b = o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
+			return -1;
+		return o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+	}
+	double cb = cost_bound(x, g, ls);
+	if (!isfinite(cb))
+		return -1;
+	return o->objective == OBJ_COST ? cb * 1e6 : cb * x->tokens;
+}
+
+/* After the setting's layout sets are tried: for throughput and budget,
+ * when the setting's bound b still beats the best plan kept so far (here
+ * or in the shared context, frozen during a batch, so the same for every
+ * thread count), raise it by the data-parallel terms (dp_bound); then
+ * merge it into the search's bound. A setting whose bound the best plan
+ * already reaches cannot set the search's bound (the best plan's own
+ * setting bounds it from above), so it is left as it is: the search's
+ * bound is the same as with every setting raised, for a fraction of the
+ * LPs and estimates. */
+static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls, double b)
+{
+	const struct search_opts *o = x->o;
+	if (b < 0)
+		return;
+	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
+		double best = HUGE_VAL;
+		for (const struct ctx *y = x; y; y = y->glob)
+			if (y->n_top)
+				best = fmin(best, y->top[0].score);
+		double step = b < best && !search_cancelled(x) ? dp_bound(x, g, ls) : 0;
+		if (step > 0) {
+			double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
+				   (step + perf_calib_default()->step_overhead_s);
+			b = fmax(b, o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r);
+		}
 	}
 	if (!x->have_bound || b < x->bound)
 		x->bound = b;
@@ -2225,6 +2560,8 @@ static void layout_set_trials(struct ctx *x, const struct gset *g, const struct 
 		n_sets *= n_pp[p] + 1;
 	if (n_sets <= 4096) {
 		for (;;) {
+			if (search_cancelled(x))
+				return;
 			try_set(x, g, H, per_pool, choice, np);
 			int p = 0;
 			for (; p < np; p++) {
@@ -2284,20 +2621,22 @@ static void lp_support_set(struct ctx *x, const struct gset *g, const struct lay
 		for (int p = 0; p < x->c->n_pools; p++)
 			used[p] |= L->gpus[p] > 0;
 	}
-	if (cross < 2)
+	if (cross < 2 || search_cancelled(x))
 		return;
 	counts_for_set(x, g, Ls, n);
 	int more = n;
 	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
 		if (!used[p] && n_pp[p])
 			Ls[more++] = per_pool[p][0];
-	if (more > n)
+	if (more > n && !search_cancelled(x))
 		counts_for_set(x, g, Ls, more);
 }
 
 /* One global setting: enumerate and solve the layouts, update the bound,
- * shortlist, and try the layout sets (each with its replica counts). */
-static void search_gset(struct ctx *x, const struct gset *g)
+ * shortlist, and try the layout sets (each with its replica counts).
+ * Returns 1 when it finished, 0 when a cancel cut it short (what it found
+ * stands; its bound is not merged). */
+static int search_gset(struct ctx *x, const struct gset *g)
 {
 	const struct cluster *c = x->c;
 	struct layouts ls = { 0 };
@@ -2306,8 +2645,8 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	int n_single = ls.n;
 	pair_tps(x, &ls, n_single, best_tp, wide_tp);
 	cross_pool_layouts(x, g, &ls, best_tp, wide_tp);
-	int sup[HP_MAX_POOLS + 1], n_sup;
-	bound_update(x, g, &ls, sup, &n_sup);
+	int sup[HP_MAX_POOLS + 1], n_sup = 0;
+	double b = search_cancelled(x) ? -1 : bound_update(x, g, &ls, sup, &n_sup);
 
 	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
 	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
@@ -2322,10 +2661,14 @@ static void search_gset(struct ctx *x, const struct gset *g)
 	for (int h = -1; h < n_het; h++)
 		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
 	lp_support_set(x, g, &ls, sup, n_sup, per_pool, n_pp);
+	int done = !search_cancelled(x);
+	if (done)
+		bound_finish(x, g, &ls, b);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
 	free(ls.v);
+	return done;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2480,8 +2823,7 @@ static void *batch_worker(void *arg)
 			break;
 		if (b->cancel && atomic_load(b->cancel))
 			continue;
-		search_gset(&b->t[i].x, b->t[i].g);
-		b->t[i].done = 1;
+		b->t[i].done = search_gset(&b->t[i].x, b->t[i].g);
 	}
 	return NULL;
 }
@@ -2801,11 +3143,18 @@ static void search_overlaps(struct ctx *x)
 }
 
 /* Quality at scale: when the fastest plan leaves more than a tenth of the
- * GPUs idle and its replicas hold few micro-batches (at most twice their
- * pipeline depth, so fill and drain take a third of the step or more),
- * the global batch is what stops more replicas from helping: each one
- * added takes micro-batches from the others. Say so, and which global
- * batch would give every GPU's replica as many micro-batches. */
+ * GPUs idle, say why. When its replicas hold few micro-batches (at most
+ * twice their pipeline depth, so fill and drain take a third of the step
+ * or more), the global batch is what stops more replicas from helping:
+ * each one added takes micro-batches from the others. Say so, and which
+ * global batch would give every GPU's replica as many micro-batches.
+ * Otherwise (issue 13: --gbs 8192 on 65,536 GPUs in 16 pools) the batch
+ * is not the limit, and what the search knows is that no plan it scored
+ * with the idle pools was faster: name them, their GPUs' speed alone
+ * (each pool's best plan on its own, tokens/s per GPU) against plan 1's,
+ * and plan 1's data-parallel share of the step, which every replica
+ * added lengthens (a larger ring, over the slower pools' links), and the
+ * gap, which says how much a better plan could still hold. */
 static void explain_idle(const struct ctx *x)
 {
 	struct search_result *res = x->res;
@@ -2820,12 +3169,68 @@ static void explain_idle(const struct ctx *x)
 		max_pp = HP_MAX(max_pp, b->plan.replicas[r].n_stages);
 		mb_max = HP_MAX(mb_max, (long)plan_replica_microbatches(&b->plan, r));
 	}
-	if (b->est.n_gpus >= 0.9 * total || mb_max > 2L * max_pp)
+	if (b->est.n_gpus >= 0.9 * total)
 		return;
-	long gbs = (long)ceil((double)x->o->gbs * total / b->est.n_gpus);
+	if (mb_max <= 2L * max_pp) {
+		long gbs = (long)ceil((double)x->o->gbs * total / b->est.n_gpus);
+		snprintf(res->idle_note, sizeof res->idle_note,
+			 "plan 1 uses %d of %d GPUs: --gbs %d at micro-batch %d leaves each replica at most %ld micro-batches, and more replicas would each get fewer (more pipeline fill and drain); a global batch of about %ld sequences keeps that many on every GPU",
+			 b->est.n_gpus, total, x->o->gbs, b->plan.mbs, mb_max, gbs);
+		return;
+	}
+	int used[HP_MAX_POOLS] = { 0 };
+	for (int r = 0; r < b->plan.n_replicas; r++)
+		for (int s = 0; s < b->plan.replicas[r].n_stages; s++)
+			used[b->plan.replicas[r].stages[s].pool] = 1;
+	/* the idle pools' GPU types, each with its best rate per GPU alone */
+	const char *type[HP_MAX_POOLS];
+	double rate[HP_MAX_POOLS];
+	int n_type = 0, n_idle = 0;
+	for (int i = 0; i < x->c->n_pools; i++) {
+		if (used[i] || !x->cap[i])
+			continue;
+		n_idle++;
+		const char *t = x->c->pools[i].gpu.name;
+		double r = res->has_single[i] && res->single[i].est.n_gpus > 0
+				   ? res->single[i].est.tokens_per_s / res->single[i].est.n_gpus
+				   : 0;
+		int k = 0;
+		while (k < n_type && strcmp(type[k], t))
+			k++;
+		if (k == n_type) {
+			type[n_type] = t;
+			rate[n_type++] = r;
+		} else {
+			rate[k] = fmax(rate[k], r);
+		}
+	}
+	if (!n_idle)
+		return;
+	char types[160] = "", pools[32], dp[96] = "";
+	size_t len = 0;
+	for (int k = 0; k < n_type && len < sizeof types; k++) {
+		char r[32];
+		if (rate[k] > 0)
+			snprintf(r, sizeof r, "%.0f", rate[k]);
+		else
+			snprintf(r, sizeof r, "none fits");
+		int w = snprintf(types + len, sizeof types - len, "%s%s %s",
+				 k ? (k == n_type - 1 ? " and " : ", ") : "", type[k], r);
+		len += w > 0 ? (size_t)w : 0;
+	}
+	if (n_idle == 1)
+		snprintf(pools, sizeof pools, "the idle pool");
+	else
+		snprintf(pools, sizeof pools, "the %d idle pools", n_idle);
+	double dp_share = b->est.bd.dp_comm / b->est.step_time_s;
+	if (dp_share >= 0.01)
+		snprintf(dp, sizeof dp,
+			 "; each replica added lengthens the data-parallel sync (%.0f%% of its step)",
+			 100 * dp_share);
 	snprintf(res->idle_note, sizeof res->idle_note,
-		 "plan 1 uses %d of %d GPUs: --gbs %d at micro-batch %d leaves each replica at most %ld micro-batches, and more replicas would each get fewer (more pipeline fill and drain); a global batch of about %ld sequences keeps that many on every GPU",
-		 b->est.n_gpus, total, x->o->gbs, b->plan.mbs, mb_max, gbs);
+		 "plan 1 uses %d of %d GPUs; no plan searched that adds %s was faster. Tokens/s per GPU of each pool's best plan alone: %s (plan 1: %.0f)%s%s",
+		 b->est.n_gpus, total, pools, types, b->est.tokens_per_s / b->est.n_gpus, dp,
+		 b->optimality == OPTIMAL_GAP && b->gap > 0.05 ? "; the gap says a better plan may use them" : "");
 }
 
 int search_run(const struct cluster *c, const struct model_spec *m,

@@ -146,7 +146,8 @@ struct search_result {
  * the caller frees it with search_result_free(). Runs o->threads worker
  * threads (each releases its GLPK memory before it exits); reentrant:
  * several searches may run at once. The plans do not depend on the
- * thread count. o->cancel is polled between global settings; o->progress
+ * thread count. o->cancel is polled between layouts and layout sets
+ * inside each global setting (honoured within milliseconds); o->progress
  * is called from the calling thread after each batch of settings. */
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,

@@ -14,21 +14,22 @@
  * in three pools takes from half a second to seconds, most for the
  * deadline and budget objectives (tests/bench_tui.sh), so a job runs in
  * two passes:
- *   first pass  search_run() whose cancel flag the worker raises from the
- *               progress callback as soon as the search looks like ending
- *               past the preview budget (TUI_FIRST_S, below):
- *               the search then returns the best plans of the settings it
- *               finished (search.h: "marked heuristic"). If it finished
- *               every setting anyway, that is the answer and the job ends.
+ *   first pass  search_run() whose cancel flag a timer thread raises at
+ *               the preview budget (TUI_FIRST_S, below), or the progress
+ *               callback after the first batch of settings when that ends
+ *               past it: the search then returns the best plans found so
+ *               far (search.h: "marked heuristic"). If it finished every
+ *               setting anyway, that is the answer and the job ends.
  *               Otherwise its plans are posted with `partial` set;
  *   full run    search_run() again from the start, posted when it ends.
- * The planner polls cancel between global settings only (search.c), so a
- * first pass ends after at least one whole setting: the preview is as
- * early as the search's first setting allows, not earlier. The full run
- * repeats the first pass's settings (search_run has no way to resume), so
- * the full answer comes that much later than with one pass: the first
- * pass's 30-110 ms and the extra wake-up, 5-30% of the full answer's time
- * on 320 GPUs (bench_tui.sh, a loaded 2-core machine).
+ * The planner polls cancel between layouts and layout sets inside each
+ * global setting (search.c), so the first pass stops within milliseconds
+ * of the budget; the timer waits for the first batch (one setting) to end
+ * before it stops the search, so that a preview has plans: on clusters
+ * where one setting takes longer than the budget the preview comes when it
+ * ends. The full run repeats the first pass's settings (search_run has no
+ * way to resume), so the full answer comes about the budget later than
+ * with one pass.
  * An answer without plans from a pass that was cut short (by the preview
  * budget, an edit or Esc) is never posted: the screen keeps the plans it
  * has, which the Plans view marks as stale. */
@@ -39,18 +40,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The first pass's budget, seconds: plans on screen within 200 ms of an
  * edit (hetplan issue 13) leaves ~50 ms for the wake-up and one frame
- * (the bench draws a frame in a few ms at 80x24). After each batch the
- * first pass stops when the time so far plus twice the last batch's
- * passes the budget (batches double in size, 1, 2, 4, 8 settings,
- * search.c), or when the whole search at the pace so far would take over
- * twice the budget: the second batch's settings can cost 10x the first's
- * (measured on 320 GPUs in 3 pools, cost objective: 11 ms, then 111 ms),
- * so a cheap first batch alone says little. A guess that errs towards an
- * early preview; a search that ends within the budget answers in one pass.
+ * (the bench draws a frame in a few ms at 80x24). The timer stops the
+ * first pass at the budget once its first batch of settings has ended; a
+ * search that ends within the budget answers in one pass.
  * HETPLAN_TUI_FIRST_MS overrides it (0 to 10000 ms; 0: the preview comes
  * after the first batch always, 10000: in effect one pass). */
 #define TUI_FIRST_S 0.150
@@ -72,29 +69,55 @@ struct tui_planner {
 			      * or whatever raises `cancel` */
 	double started, progress;
 	struct tui_result *done;
-	/* the worker's own (no lock): which pass runs, when the pass and its
-	 * last batch began, the preview budget */
+	/* the worker's own (no lock): which pass runs, when the pass began,
+	 * the preview budget */
 	int pass;
-	double pass_t0, batch_t0, first_s, job_submitted;
+	double pass_t0, first_s, job_submitted;
+	/* the first pass's timer (under mu): batches of settings ended, and
+	 * the timer's stop request and wake-up */
+	int batches, timer_stop;
+	pthread_cond_t timer_cv;
 };
 
 /* After each batch of global settings, on the worker (search.h: called
- * from the calling thread). In the first pass: stop before a batch that
- * would likely end past the budget. */
+ * from the calling thread). In the first pass: stop when the budget is
+ * spent (the timer does it between batches). */
 static void on_progress(void *arg, double done)
 {
 	struct tui_planner *pl = arg;
-	if (pl->pass == 1) {
-		double now = hp_now(), last = now - pl->batch_t0, el = now - pl->pass_t0;
-		pl->batch_t0 = now;
-		/* the next batch would end past the budget, or the whole
-		 * search (settings done so far at this pace) past twice it */
-		if (el + 2 * last > pl->first_s || (done > 0 && el / done > 2 * pl->first_s))
-			atomic_store(&pl->first, 1);
-	}
 	pthread_mutex_lock(&pl->mu);
 	pl->progress = done;
+	pl->batches++;
+	if (pl->pass == 1 && hp_now() - pl->pass_t0 >= pl->first_s)
+		atomic_store(&pl->first, 1);
 	pthread_mutex_unlock(&pl->mu);
+}
+
+/* The first pass's timer: at the budget, stop the search if its first
+ * batch has ended (else on_progress does when it ends). */
+static void *timer_main(void *arg)
+{
+	struct tui_planner *pl = arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double end = ts.tv_sec + ts.tv_nsec * 1e-9 + pl->first_s - (hp_now() - pl->pass_t0);
+	ts.tv_sec = (time_t)end;
+	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&pl->mu);
+	while (!pl->timer_stop) {
+		int rc = pthread_cond_timedwait(&pl->timer_cv, &pl->mu, &ts);
+		if (rc == ETIMEDOUT) {
+			if (pl->batches > 0)
+				atomic_store(&pl->first, 1);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
 }
 
 /* The preview budget from HETPLAN_TUI_FIRST_MS, or TUI_FIRST_S. */
@@ -164,8 +187,21 @@ static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned 
 {
 	struct tui_result *r = xcalloc(1, sizeof *r);
 	pl->pass = 1;
-	pl->pass_t0 = pl->batch_t0 = hp_now();
+	pl->pass_t0 = hp_now();
+	pthread_mutex_lock(&pl->mu);
+	pl->batches = 0;
+	pl->timer_stop = 0;
+	pthread_mutex_unlock(&pl->mu);
+	pthread_t timer;
+	int timing = pthread_create(&timer, NULL, timer_main, pl) == 0;
 	plan_into(w, r, &pl->first, on_progress, pl);
+	if (timing) {
+		pthread_mutex_lock(&pl->mu);
+		pl->timer_stop = 1;
+		pthread_cond_signal(&pl->timer_cv);
+		pthread_mutex_unlock(&pl->mu);
+		pthread_join(timer, NULL);
+	}
 	pl->pass = 2;
 	r->gen = gen;
 	int cut = r->res.stats.cancelled, have = r->rc == 0 && r->res.n_plans > 0;
@@ -249,9 +285,11 @@ struct tui_planner *planner_new(int wake_fd)
 	pl->first_s = first_budget_s();
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
+	pthread_cond_init(&pl->timer_cv, NULL);
 	if (pthread_create(&pl->th, NULL, worker, pl) != 0) {
 		pthread_mutex_destroy(&pl->mu);
 		pthread_cond_destroy(&pl->cv);
+		pthread_cond_destroy(&pl->timer_cv);
 		free(pl);
 		return NULL;
 	}
@@ -317,5 +355,6 @@ void planner_free(struct tui_planner *pl)
 	tui_result_free(pl->done);
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->cv);
+	pthread_cond_destroy(&pl->timer_cv);
 	free(pl);
 }
