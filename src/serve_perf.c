@@ -48,7 +48,11 @@
  *   C), the usual M/D/c correction (Cosmetatos 1976, exact in heavy
  *   traffic); its tail P(W > x) = C exp(-2 (c/D - lambda) x) (the M/M/c
  *   tail with the decay doubled for deterministic service; an
- *   approximation) gives the p50/p99 of TTFT. The p99 TPOT is the TPOT at
+ *   approximation). The prompts also queue for the prefill (M/D/1, mean
+ *   wait wp, tail rho exp(-x rho / wp)). The p50/p99 of TTFT are the
+ *   quantiles of the sum of the arrival phase (uniform over an iteration),
+ *   the prefill wait and the slot wait, taken as independent
+ *   (serve_wait_quantile, closed form per term). The p99 TPOT is the TPOT at
  *   the p99 number of running sequences, Poisson around its mean (an
  *   M/G/inf population below saturation).
  *
@@ -598,6 +602,77 @@ double serve_erlang_c(int c, double a)
 	return b / (1 - rho * (1 - b));
 }
 
+/* The first-token wait U + W1 + W2 (serve_perf.h). Each W_i has the tail
+ * p_i exp(-x / m_i), so its mean is p_i m_i. Given that both wait, W1 + W2
+ * is hypoexponential: P(> y) = (m1 e^(-y/m1) - m2 e^(-y/m2)) / (m1 - m2),
+ * or (1 + y/m) e^(-y/m) when m1 = m2 = m. Averaging over the uniform
+ * phase integrates these in closed form: P(U + W > x) = (max(0, u - x) +
+ * integral of P(W > y) dy over y in [max(0, x - u), x]) / u. */
+
+/* integral of e^(-y/m) dy over [lo, hi] */
+static double exp_int(double m, double lo, double hi)
+{
+	return m * (exp(-lo / m) - exp(-hi / m));
+}
+
+/* P(W1 + W2 > y) at y (point, lo < 0) or its integral over [lo, hi]. */
+static double wait_part(const struct serve_wait *w, double lo, double hi)
+{
+	double p1 = w->p1 > 0 && w->m1 > 0 ? (w->p1 < 1 ? w->p1 : 1) : 0;
+	double p2 = w->p2 > 0 && w->m2 > 0 ? (w->p2 < 1 ? w->p2 : 1) : 0;
+	double m1 = p1 > 0 ? w->m1 : 1, m2 = p2 > 0 ? w->m2 : 1;
+	int point = lo < 0;
+	double e1 = point ? exp(-hi / m1) : exp_int(m1, lo, hi);
+	double e2 = point ? exp(-hi / m2) : exp_int(m2, lo, hi);
+	double h = 0;
+	if (p1 > 0 && p2 > 0) {
+		double mm = m1 > m2 ? m1 : m2;
+		if (fabs(m1 - m2) < 1e-6 * mm) {
+			double m = 0.5 * (m1 + m2);
+			h = point ? (1 + hi / m) * exp(-hi / m)
+				  : (2 * m + lo) * exp(-lo / m) - (2 * m + hi) * exp(-hi / m);
+		} else {
+			h = (m1 * e1 - m2 * e2) / (m1 - m2);
+		}
+	}
+	return p1 * (1 - p2) * e1 + (1 - p1) * p2 * e2 + p1 * p2 * h;
+}
+
+double serve_wait_tail(const struct serve_wait *w, double x)
+{
+	if (!(x > 0))
+		return 1;
+	if ((w->p1 > 0 && isinf(w->m1)) || (w->p2 > 0 && isinf(w->m2)))
+		return 1;
+	if (!(w->u > 0))
+		return wait_part(w, -1, x);
+	double lo = x > w->u ? x - w->u : 0;
+	double flat = x < w->u ? w->u - x : 0;
+	return (flat + wait_part(w, lo, x)) / w->u;
+}
+
+double serve_wait_quantile(const struct serve_wait *w, double q)
+{
+	if ((w->p1 > 0 && isinf(w->m1)) || (w->p2 > 0 && isinf(w->m2)))
+		return HUGE_VAL;
+	double target = 1 - q;
+	double lo = 0, hi = (w->u > 0 ? w->u : 0) + (w->p1 > 0 && w->m1 > 0 ? w->m1 : 0) +
+			    (w->p2 > 0 && w->m2 > 0 ? w->m2 : 0);
+	if (!(hi > 0) || !(target > 0 && target < 1))
+		return target <= 0 ? hi * 50 : 0;
+	for (int i = 0; i < 200 && serve_wait_tail(w, hi) > target; i++)
+		hi *= 2;
+	/* the tail falls monotonically in x: bisect to a relative 1e-9 */
+	for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (serve_wait_tail(w, mid) > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
 /* Quantile z of the standard normal for p = 0.5 and 0.99. */
 #define Z99 2.326
 
@@ -746,13 +821,13 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	const struct serve_calib *k = in->k;
 	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
-	double wq = 0, wp = 0, C = 0, D = 0;
+	double wq = 0, wp = 0, C = 0, D = 0, rho = 0, t_pf = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
 		t = iter_at(in, n, isl, osl, lam);
 		/* the prompt rides ceil(isl/chunk) iterations with the batch */
-		double t_pf = inst_iter(in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
+		t_pf = inst_iter(in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
 		D = osl * t;
 		double a = lam * D;
 		C = a < B ? serve_erlang_c((int)B, a) : 1;
@@ -762,7 +837,8 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		 * holds the prefill for n_chunks x t_pf / that; an M/D/1 wait
 		 * rho S / (2 (1 - rho)) on it */
 		double per_it = floor(in->chunk / isl) > 1 ? floor(in->chunk / isl) : 1;
-		double S = n_chunks * t_pf / per_it, rho = lam * S;
+		double S = n_chunks * t_pf / per_it;
+		rho = lam * S;
 		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
 		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq + wp;
 		double n2 = lam * (ttft - k->frontend_s + osl * t);
@@ -786,12 +862,18 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	if (r->tpot_s.p99 < t)
 		r->tpot_s.p99 = t;
 	r->ttft_s.mean = ttft;
-	double base = ttft - wq;
-	double theta = 2 * (B / D - lam);
-	double w50 = C > 0.5 && theta > 0 ? log(C / 0.5) / theta : 0;
-	double w99 = C > 0.01 && theta > 0 ? log(C / 0.01) / theta : 0;
-	r->ttft_s.p50 = base + w50;
-	r->ttft_s.p99 = base + w99;
+	/* p50/p99: the fixed part plus the quantiles of U + Wp + Wq, three
+	 * independent terms: the arrival phase U, uniform over one iteration
+	 * (mean t/2); the prefill wait Wp, M/D/1 with P(Wp > 0) = rho and
+	 * the exponential tail rho exp(-x / E[Wp | Wp > 0]), E[Wp | Wp > 0] =
+	 * wp / rho (exact for M/M/1, the usual approximation for M/D/1: its
+	 * true tail decays faster, so the p99 errs high); the slot wait Wq
+	 * with P(Wq > x) = C exp(-2 (c/D - lambda) x), mean wq. The means of
+	 * the three add up to the mean TTFT above. */
+	struct serve_wait wt = { t, rho, rho > 0 ? wp / rho : 0, C, C > 0 ? wq / C : 0 };
+	double base = k->frontend_s + n_chunks * t_pf;
+	r->ttft_s.p50 = base + serve_wait_quantile(&wt, 0.50);
+	r->ttft_s.p99 = base + serve_wait_quantile(&wt, 0.99);
 	if (!isfinite(r->ttft_s.mean))
 		r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
 }

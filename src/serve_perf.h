@@ -216,4 +216,20 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
  * offered load a = lambda / mu (a < c). */
 double serve_erlang_c(int c, double a);
 
+/* The wait in front of a first token, as a sum of independent terms:
+ * U uniform on [0, u] (the arrival's phase within an engine iteration)
+ * plus two waits W1, W2, each 0 with probability 1 - p_i and otherwise
+ * exponential with mean m_i (P(W_i > x) = p_i exp(-x / m_i): the tail of
+ * an M/D/1 or M/D/c wait, an approximation; see serve_perf.c).
+ * serve_wait_tail gives P(U + W1 + W2 > x); serve_wait_quantile the x
+ * with P(. <= x) = q (0 < q < 1). A term with p_i <= 0 or m_i <= 0 is
+ * absent; u may be 0. Infinite m_i with p_i > 0 gives HUGE_VAL. */
+struct serve_wait {
+	double u;                    /* s, width of the uniform phase */
+	double p1, m1;               /* probability of waiting, mean wait if so (s) */
+	double p2, m2;
+};
+double serve_wait_tail(const struct serve_wait *w, double x);
+double serve_wait_quantile(const struct serve_wait *w, double q);
+
 #endif
