@@ -211,6 +211,22 @@ const struct serve_engine_profile *serve_engine(enum serve_engine e)
 	return &engines[e < 0 || e >= ENGINE_COUNT ? ENGINE_VLLM : e];
 }
 
+/* The profiles are the engines' current versions. An older version's host
+ * work per iteration differs: vLLM before 0.6 processed each step's output
+ * synchronously (no multi-step scheduling, no asynchronous output
+ * processing), leaving the GPU idle 5-13 ms per decode step while the CPU
+ * copies the sampled tokens back, builds the outputs, schedules and
+ * prepares the next inputs (vLLM RFC "Multi-Step Scheduling",
+ * github.com/vllm-project/vllm/issues/6854, 2024-07-26, on v0.5.x; the
+ * v0.6.0 blog's 62% idle share for v0.5.3 is the same gap). A caller sets
+ * serve_config.step_overhead_s for such a version. */
+double serve_step_overhead(const struct serve_config *cfg)
+{
+	if (cfg->step_overhead_s > 0)
+		return cfg->step_overhead_s;
+	return serve_engine(cfg->engine)->step_overhead_s;
+}
+
 const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
 
 int serve_engine_parse(const char *s, enum serve_engine *out)
@@ -497,6 +513,7 @@ struct inst {
 	enum serve_kvprec kv;
 	int chunk;
 	int inside;               /* the whole instance in one node */
+	double step_s;            /* host time per iteration (serve_step_overhead) */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -523,13 +540,17 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	double send = 0;
 	if (pp > 1)
 		send = pp_send(in->p, in->inside, (n_dec + n_pre) / pp * in->m->hidden * 2 / in->tp);
-	double ovh = in->e->step_overhead_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
+	/* Stages on different machines: each machine's worker receives the
+	 * activations and runs its own host step (input preparation for its
+	 * layers) before its kernels start, in series with its stage. */
+	double hop = pp > 1 && !in->inside ? in->step_s : 0;
+	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
 	if (tg) {
 		*tg = pp * g;
 		*ta = pp * a;
 		*tc = pp * (c + send);
 	}
-	return pp * (worst + send) + ovh;
+	return pp * (worst + send + hop) + ovh;
 }
 
 /* One iteration at running batch n with a prefill stream of `rate`
@@ -804,7 +825,7 @@ static double saturation(const struct inst *in, double B, double isl, double osl
 	r->req_s_max = r->out_tps_max / osl;
 	double ctx = isl + osl / 2;
 	r->tpot_sat_s = inst_iter(in, B, ctx, 0, 0, 0, &r->t_gemm, &r->t_attn, &r->t_comm);
-	r->t_overhead = e->step_overhead_s + e->per_seq_s * B;
+	r->t_overhead = in->step_s * (in->pp > 1 && !in->inside ? 1 + in->pp : 1) + e->per_seq_s * B;
 	/* unloaded */
 	double n_chunks = ceil(isl / in->chunk);
 	double t_pre1 = inst_iter(in, 0, 0, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
@@ -892,7 +913,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 	if (check_config(p, m, cfg, tp, pp, ld, err) < 0)
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
-			   tp * pp <= p->gpus_per_node };
+			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg) };
 	*in = i0;
 	batch_limits(p, cfg, e, max_batch, &in->chunk);
 	r->chunk_tokens = in->chunk;

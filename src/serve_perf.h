@@ -110,7 +110,12 @@ struct serve_config {
 	int max_batch;        /* 0: the engine's default */
 	int chunk_tokens;     /* 0: the engine's default */
 	double mem_util;      /* 0: the engine's default */
+	double step_overhead_s; /* 0: the engine's; host time per iteration of
+			       * another version of the engine (vLLM before
+			       * 0.6: 5-13 ms, see serve_perf.c) */
 };
+/* The host time per iteration that cfg runs with. */
+double serve_step_overhead(const struct serve_config *cfg);
 
 /* The requests: mean prompt and output lengths, and the arrival rate
  * (Poisson; rate <= 0 means offline: every request queued at once). */

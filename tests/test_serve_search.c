@@ -93,7 +93,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -182,7 +182,7 @@ TEST(wait_tails)
 		return;
 	struct pool p;
 	serve_pool_from_gpu(&p, g, 1);
-	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
 	struct serve_load ld = { 1000, 200, 1.0 };
 	struct serve_result r;
 	struct hp_err err = { 0 };
@@ -200,7 +200,7 @@ TEST(decode_physics)
 		return;
 	struct pool p;
 	serve_pool_from_gpu(&p, g, 1);
-	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
 	struct serve_load ld = { 1000, 200, 0 };
 	struct serve_result r;
 	struct hp_err err = { 0 };
