@@ -18,7 +18,8 @@
  *              all-reduce for small messages is faster; simplification).
  *   PP         pp stages each hold a micro-batch of batch/pp sequences; a
  *              full round (every sequence one token) takes pp x t_stage
- *              plus the activation sends (comm.c send/recv).
+ *              plus the activation sends (comm.c send/recv); stages on
+ *              different nodes each add the engine's host step.
  * Engine overhead per iteration: step_overhead_s + per_seq_s x sequences
  * (profiles below).
  *
@@ -542,7 +543,10 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 		send = pp_send(in->p, in->inside, (n_dec + n_pre) / pp * in->m->hidden * 2 / in->tp);
 	/* Stages on different machines: each machine's worker receives the
 	 * activations and runs its own host step (input preparation for its
-	 * layers) before its kernels start, in series with its stage. */
+	 * layers) before its kernels start, in series with its stage (Helix's
+	 * per-machine engines: docs/serving.md, "Placement"). Not charged
+	 * when the instance fits in one node (a simplification: there the
+	 * stages' workers share the host and no row measures them apart). */
 	double hop = pp > 1 && !in->inside ? in->step_s : 0;
 	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
 	if (tg) {
