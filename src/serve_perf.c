@@ -545,8 +545,8 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	 * activations and runs its own host step (input preparation for its
 	 * layers) before its kernels start, in series with its stage (Helix's
 	 * per-machine engines: docs/serving.md, "Placement"). Not charged
-	 * when the instance fits in one node (a simplification: there the
-	 * stages' workers share the host and no row measures them apart). */
+	 * when the instance fits in one node: the 69 measured rows with pp > 1
+	 * inside one node (tests/data/serving.csv) are fitted without it. */
 	double hop = pp > 1 && !in->inside ? in->step_s : 0;
 	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
 	if (tg) {
