@@ -933,7 +933,10 @@ TEST(blind)
  * 70B). Each row is predicted by `hetplan serve --place --offline` on the
  * row's pools (serve_plan with place set), nothing fitted. Asserted: every
  * row gets a placement; the error is printed, not bounded (docs/serving.md,
- * "Placement", says why the model over-predicts these rows). */
+ * "Placement", says why the model over-predicts these rows). The rows are
+ * no longer blind: their first prediction showed the per-stage gap, after
+ * which vLLM 0.4's host step per machine was added from vLLM's own figure
+ * (not fitted to them). */
 TEST(hetero_place)
 {
 	FILE *f = fopen("tests/data/serving_hetero.csv", "r");
