@@ -18,7 +18,8 @@
  *              all-reduce for small messages is faster; simplification).
  *   PP         pp stages each hold a micro-batch of batch/pp sequences; a
  *              full round (every sequence one token) takes pp x t_stage
- *              plus the activation sends (comm.c send/recv).
+ *              plus the activation sends (comm.c send/recv); stages on
+ *              different nodes each add the engine's host step.
  * Engine overhead per iteration: step_overhead_s + per_seq_s x sequences
  * (profiles below).
  *
@@ -48,7 +49,11 @@
  *   C), the usual M/D/c correction (Cosmetatos 1976, exact in heavy
  *   traffic); its tail P(W > x) = C exp(-2 (c/D - lambda) x) (the M/M/c
  *   tail with the decay doubled for deterministic service; an
- *   approximation) gives the p50/p99 of TTFT. The p99 TPOT is the TPOT at
+ *   approximation). The prompts also queue for the prefill (M/D/1, mean
+ *   wait wp, tail rho exp(-x rho / wp)). The p50/p99 of TTFT are the
+ *   quantiles of the sum of the arrival phase (uniform over an iteration),
+ *   the prefill wait and the slot wait, taken as independent
+ *   (serve_wait_quantile, closed form per term). The p99 TPOT is the TPOT at
  *   the p99 number of running sequences, Poisson around its mean (an
  *   M/G/inf population below saturation).
  *
@@ -205,6 +210,22 @@ static const struct serve_engine_profile engines[ENGINE_COUNT] = {
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
 {
 	return &engines[e < 0 || e >= ENGINE_COUNT ? ENGINE_VLLM : e];
+}
+
+/* The profiles are the engines' current versions. An older version's host
+ * work per iteration differs: vLLM before 0.6 processed each step's output
+ * synchronously (no multi-step scheduling, no asynchronous output
+ * processing), leaving the GPU idle 5-13 ms per decode step while the CPU
+ * copies the sampled tokens back, builds the outputs, schedules and
+ * prepares the next inputs (vLLM RFC "Multi-Step Scheduling",
+ * github.com/vllm-project/vllm/issues/6854, 2024-07-26, on v0.5.x; the
+ * v0.6.0 blog's 62% idle share for v0.5.3 is the same gap). A caller sets
+ * serve_config.step_overhead_s for such a version. */
+double serve_step_overhead(const struct serve_config *cfg)
+{
+	if (cfg->step_overhead_s > 0)
+		return cfg->step_overhead_s;
+	return serve_engine(cfg->engine)->step_overhead_s;
 }
 
 const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
@@ -493,6 +514,7 @@ struct inst {
 	enum serve_kvprec kv;
 	int chunk;
 	int inside;               /* the whole instance in one node */
+	double step_s;            /* host time per iteration (serve_step_overhead) */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -519,13 +541,20 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	double send = 0;
 	if (pp > 1)
 		send = pp_send(in->p, in->inside, (n_dec + n_pre) / pp * in->m->hidden * 2 / in->tp);
-	double ovh = in->e->step_overhead_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
+	/* Stages on different machines: each machine's worker receives the
+	 * activations and runs its own host step (input preparation for its
+	 * layers) before its kernels start, in series with its stage (Helix's
+	 * per-machine engines: docs/serving.md, "Placement"). Not charged
+	 * when the instance fits in one node: the 69 measured rows with pp > 1
+	 * inside one node (tests/data/serving.csv) are fitted without it. */
+	double hop = pp > 1 && !in->inside ? in->step_s : 0;
+	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
 	if (tg) {
 		*tg = pp * g;
 		*ta = pp * a;
 		*tc = pp * (c + send);
 	}
-	return pp * (worst + send) + ovh;
+	return pp * (worst + send + hop) + ovh;
 }
 
 /* One iteration at running batch n with a prefill stream of `rate`
@@ -596,6 +625,77 @@ double serve_erlang_c(int c, double a)
 		b = a * b / (i + a * b);
 	double rho = a / c;
 	return b / (1 - rho * (1 - b));
+}
+
+/* The first-token wait U + W1 + W2 (serve_perf.h). Each W_i has the tail
+ * p_i exp(-x / m_i), so its mean is p_i m_i. Given that both wait, W1 + W2
+ * is hypoexponential: P(> y) = (m1 e^(-y/m1) - m2 e^(-y/m2)) / (m1 - m2),
+ * or (1 + y/m) e^(-y/m) when m1 = m2 = m. Averaging over the uniform
+ * phase integrates these in closed form: P(U + W > x) = (max(0, u - x) +
+ * integral of P(W > y) dy over y in [max(0, x - u), x]) / u. */
+
+/* integral of e^(-y/m) dy over [lo, hi] */
+static double exp_int(double m, double lo, double hi)
+{
+	return m * (exp(-lo / m) - exp(-hi / m));
+}
+
+/* P(W1 + W2 > y) at y (point, lo < 0) or its integral over [lo, hi]. */
+static double wait_part(const struct serve_wait *w, double lo, double hi)
+{
+	double p1 = w->p1 > 0 && w->m1 > 0 ? (w->p1 < 1 ? w->p1 : 1) : 0;
+	double p2 = w->p2 > 0 && w->m2 > 0 ? (w->p2 < 1 ? w->p2 : 1) : 0;
+	double m1 = p1 > 0 ? w->m1 : 1, m2 = p2 > 0 ? w->m2 : 1;
+	int point = lo < 0;
+	double e1 = point ? exp(-hi / m1) : exp_int(m1, lo, hi);
+	double e2 = point ? exp(-hi / m2) : exp_int(m2, lo, hi);
+	double h = 0;
+	if (p1 > 0 && p2 > 0) {
+		double mm = m1 > m2 ? m1 : m2;
+		if (fabs(m1 - m2) < 1e-6 * mm) {
+			double m = 0.5 * (m1 + m2);
+			h = point ? (1 + hi / m) * exp(-hi / m)
+				  : (2 * m + lo) * exp(-lo / m) - (2 * m + hi) * exp(-hi / m);
+		} else {
+			h = (m1 * e1 - m2 * e2) / (m1 - m2);
+		}
+	}
+	return p1 * (1 - p2) * e1 + (1 - p1) * p2 * e2 + p1 * p2 * h;
+}
+
+double serve_wait_tail(const struct serve_wait *w, double x)
+{
+	if (!(x > 0))
+		return 1;
+	if ((w->p1 > 0 && isinf(w->m1)) || (w->p2 > 0 && isinf(w->m2)))
+		return 1;
+	if (!(w->u > 0))
+		return wait_part(w, -1, x);
+	double lo = x > w->u ? x - w->u : 0;
+	double flat = x < w->u ? w->u - x : 0;
+	return (flat + wait_part(w, lo, x)) / w->u;
+}
+
+double serve_wait_quantile(const struct serve_wait *w, double q)
+{
+	if ((w->p1 > 0 && isinf(w->m1)) || (w->p2 > 0 && isinf(w->m2)))
+		return HUGE_VAL;
+	double target = 1 - q;
+	double lo = 0, hi = (w->u > 0 ? w->u : 0) + (w->p1 > 0 && w->m1 > 0 ? w->m1 : 0) +
+			    (w->p2 > 0 && w->m2 > 0 ? w->m2 : 0);
+	if (!(hi > 0) || !(target > 0 && target < 1))
+		return target <= 0 ? hi * 50 : 0;
+	for (int i = 0; i < 200 && serve_wait_tail(w, hi) > target; i++)
+		hi *= 2;
+	/* the tail falls monotonically in x: bisect to a relative 1e-9 */
+	for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (serve_wait_tail(w, mid) > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
 }
 
 /* Quantile z of the standard normal for p = 0.5 and 0.99. */
@@ -729,7 +829,7 @@ static double saturation(const struct inst *in, double B, double isl, double osl
 	r->req_s_max = r->out_tps_max / osl;
 	double ctx = isl + osl / 2;
 	r->tpot_sat_s = inst_iter(in, B, ctx, 0, 0, 0, &r->t_gemm, &r->t_attn, &r->t_comm);
-	r->t_overhead = e->step_overhead_s + e->per_seq_s * B;
+	r->t_overhead = in->step_s * (in->pp > 1 && !in->inside ? 1 + in->pp : 1) + e->per_seq_s * B;
 	/* unloaded */
 	double n_chunks = ceil(isl / in->chunk);
 	double t_pre1 = inst_iter(in, 0, 0, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
@@ -746,13 +846,13 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	const struct serve_calib *k = in->k;
 	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
-	double wq = 0, wp = 0, C = 0, D = 0;
+	double wq = 0, wp = 0, C = 0, D = 0, rho = 0, t_pf = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
 		t = iter_at(in, n, isl, osl, lam);
 		/* the prompt rides ceil(isl/chunk) iterations with the batch */
-		double t_pf = inst_iter(in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
+		t_pf = inst_iter(in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
 		D = osl * t;
 		double a = lam * D;
 		C = a < B ? serve_erlang_c((int)B, a) : 1;
@@ -762,7 +862,8 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		 * holds the prefill for n_chunks x t_pf / that; an M/D/1 wait
 		 * rho S / (2 (1 - rho)) on it */
 		double per_it = floor(in->chunk / isl) > 1 ? floor(in->chunk / isl) : 1;
-		double S = n_chunks * t_pf / per_it, rho = lam * S;
+		double S = n_chunks * t_pf / per_it;
+		rho = lam * S;
 		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
 		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq + wp;
 		double n2 = lam * (ttft - k->frontend_s + osl * t);
@@ -786,12 +887,18 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	if (r->tpot_s.p99 < t)
 		r->tpot_s.p99 = t;
 	r->ttft_s.mean = ttft;
-	double base = ttft - wq;
-	double theta = 2 * (B / D - lam);
-	double w50 = C > 0.5 && theta > 0 ? log(C / 0.5) / theta : 0;
-	double w99 = C > 0.01 && theta > 0 ? log(C / 0.01) / theta : 0;
-	r->ttft_s.p50 = base + w50;
-	r->ttft_s.p99 = base + w99;
+	/* p50/p99: the fixed part plus the quantiles of U + Wp + Wq, three
+	 * independent terms: the arrival phase U, uniform over one iteration
+	 * (mean t/2); the prefill wait Wp, M/D/1 with P(Wp > 0) = rho and
+	 * the exponential tail rho exp(-x / E[Wp | Wp > 0]), E[Wp | Wp > 0] =
+	 * wp / rho (exact for M/M/1, the usual approximation for M/D/1: its
+	 * true tail decays faster, so the p99 errs high); the slot wait Wq
+	 * with P(Wq > x) = C exp(-2 (c/D - lambda) x), mean wq. The means of
+	 * the three add up to the mean TTFT above. */
+	struct serve_wait wt = { t, rho, rho > 0 ? wp / rho : 0, C, C > 0 ? wq / C : 0 };
+	double base = k->frontend_s + n_chunks * t_pf;
+	r->ttft_s.p50 = base + serve_wait_quantile(&wt, 0.50);
+	r->ttft_s.p99 = base + serve_wait_quantile(&wt, 0.99);
 	if (!isfinite(r->ttft_s.mean))
 		r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
 }
@@ -810,7 +917,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 	if (check_config(p, m, cfg, tp, pp, ld, err) < 0)
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
-			   tp * pp <= p->gpus_per_node };
+			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg) };
 	*in = i0;
 	batch_limits(p, cfg, e, max_batch, &in->chunk);
 	r->chunk_tokens = in->chunk;

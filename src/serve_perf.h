@@ -110,7 +110,12 @@ struct serve_config {
 	int max_batch;        /* 0: the engine's default */
 	int chunk_tokens;     /* 0: the engine's default */
 	double mem_util;      /* 0: the engine's default */
+	double step_overhead_s; /* 0: the engine's; host time per iteration of
+			       * another version of the engine (vLLM before
+			       * 0.6: 5-13 ms, see serve_perf.c) */
 };
+/* The host time per iteration that cfg runs with. */
+double serve_step_overhead(const struct serve_config *cfg);
 
 /* The requests: mean prompt and output lengths, and the arrival rate
  * (Poisson; rate <= 0 means offline: every request queued at once). */
@@ -215,5 +220,21 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
 /* Erlang C: probability that an arrival waits in an M/M/c queue with
  * offered load a = lambda / mu (a < c). */
 double serve_erlang_c(int c, double a);
+
+/* The wait in front of a first token, as a sum of independent terms:
+ * U uniform on [0, u] (the arrival's phase within an engine iteration)
+ * plus two waits W1, W2, each 0 with probability 1 - p_i and otherwise
+ * exponential with mean m_i (P(W_i > x) = p_i exp(-x / m_i): the tail of
+ * an M/D/1 or M/D/c wait, an approximation; see serve_perf.c).
+ * serve_wait_tail gives P(U + W1 + W2 > x); serve_wait_quantile the x
+ * with P(. <= x) = q (0 < q < 1). A term with p_i <= 0 or m_i <= 0 is
+ * absent; u may be 0. Infinite m_i with p_i > 0 gives HUGE_VAL. */
+struct serve_wait {
+	double u;                    /* s, width of the uniform phase */
+	double p1, m1;               /* probability of waiting, mean wait if so (s) */
+	double p2, m2;
+};
+double serve_wait_tail(const struct serve_wait *w, double x);
+double serve_wait_quantile(const struct serve_wait *w, double q);
 
 #endif

@@ -707,7 +707,7 @@ static void pd_prefill_eval(const struct pool *p, const struct model_spec *m,
 	}
 	struct serve_iter it = { 0, 0, n * tok, isl / 2, n };
 	double t = serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k,
-				    NULL, NULL, NULL) + e->step_overhead_s + e->per_seq_s * n;
+				    NULL, NULL, NULL) + serve_step_overhead(cfg) + e->per_seq_s * n;
 	o->S = t * iters;
 	o->n = n;
 	double bytes = isl * serve_kv_bytes_per_token(m, cfg->kvprec);
@@ -763,7 +763,7 @@ static double pd_decode_t(const struct pool *p, const struct model_spec *m,
 	const struct serve_engine_profile *e = serve_engine(cfg->engine);
 	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0 };
 	return serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k, NULL,
-				NULL, NULL) + e->step_overhead_s + e->per_seq_s * B;
+				NULL, NULL) + serve_step_overhead(cfg) + e->per_seq_s * B;
 }
 
 /* The decode batch limit: the engine's running-sequence limit and the KV
@@ -1086,7 +1086,7 @@ static void place_theta(const struct place_meta *pm, const struct pool *p, int t
 		struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl };
 		double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it,
 					    pm->k, NULL, NULL, NULL) +
-			   e->step_overhead_s + e->per_seq_s * batch;
+			   serve_step_overhead(&o->base) + e->per_seq_s * batch;
 		double th = batch / t;
 		if (th > nic_tok)
 			th = nic_tok;
@@ -1202,7 +1202,8 @@ static void place_paths(const struct place_meta *pm, const struct place_solution
 			const struct place_seg *g = &ps->seg[path[i]];
 			tpot += pm->ct[g->cls][g->last - g->first + 1];
 		}
-		/* one network hop between consecutive machines (~10 us) */
+		/* one network hop between consecutive machines (~10 us); each
+		 * machine's own host step is in ct (place_theta) */
 		tpot += (np - 1) * 10e-6;
 		int w = pl->n_paths++;
 		memcpy(pl->path[w].seg, path, sizeof(int) * (size_t)np);
@@ -1236,7 +1237,8 @@ static double place_ttft(const struct place_meta *pm, const struct place_solutio
 		struct serve_iter it = { 0, 0, pm->isl, pm->isl / 2, 1 };
 		ttft += serve_stage_time(&pm->c->pools[pm->cpool[q]], pm->m, l0, l1 + 1,
 					 g->last == pm->B - 1, pm->ctp[q], pm->o->base.wprec,
-					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL);
+					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL) +
+			serve_step_overhead(&pm->o->base);
 	}
 	return ttft;
 }

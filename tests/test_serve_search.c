@@ -4,7 +4,8 @@
  * Facts used (each independent of the code under test):
  * - KV bytes per token from the architectures' config values, computed by
  *   hand in the comments.
- * - Erlang C values from the closed form for small c.
+ * - Erlang C values from the closed form for small c; wait quantiles
+ *   solved by hand (and a chi-square table) in the comments.
  * - Physics: a decode step cannot read the weights faster than the HBM
  *   bandwidth of the datasheet.
  * - Brute force: every integer fleet within small bounds, every
@@ -92,7 +93,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -132,6 +133,64 @@ TEST(erlang_c)
 	CHECK(serve_erlang_c(1000, 100) < 1e-12);
 }
 
+TEST(wait_tails)
+{
+	/* the arrival phase alone, uniform on [0, 0.1 s]: quantiles 0.05 and
+	 * 0.099 */
+	struct serve_wait w = { 0.1, 0, 0, 0, 0 };
+	CHECK_NEAR(serve_wait_quantile(&w, 0.5), 0.05, 1e-6);
+	CHECK_NEAR(serve_wait_quantile(&w, 0.99), 0.099, 1e-6);
+	/* one wait, P(W > x) = 0.5 exp(-x / 0.2): the p99 solves 0.5 e^(-x/0.2)
+	 * = 0.01, x = 0.2 ln 50 = 0.782405; the p80, 0.2 ln 2.5 = 0.183258 */
+	struct serve_wait w1 = { 0, 0.5, 0.2, 0, 0 };
+	CHECK_NEAR(serve_wait_quantile(&w1, 0.99), 0.782405, 1e-5);
+	CHECK_NEAR(serve_wait_quantile(&w1, 0.8), 0.183258, 1e-5);
+	/* uniform on [0, 0.1] plus an exponential of mean 0.1 that always
+	 * waits: for x >= 0.1, P(> x) = (1/0.1) x integral of e^(-10 y) over
+	 * [x - 0.1, x] = e^(-10 x) (e - 1); = 0.01 at x = ln(100 (e - 1)) / 10
+	 * = 0.514650 */
+	struct serve_wait w2 = { 0.1, 1, 0.1, 0, 0 };
+	CHECK_NEAR(serve_wait_quantile(&w2, 0.99), 0.514650, 1e-5);
+	/* two waits of mean 0.1 that always wait: Erlang-2, 2 S / 0.1 is
+	 * chi-square with 4 degrees of freedom, whose 0.99 quantile is 13.277
+	 * (statistical tables): x = 0.1 x 13.277 / 2 = 0.66385 */
+	struct serve_wait w3 = { 0, 1, 0.1, 1, 0.1 };
+	CHECK_NEAR(serve_wait_quantile(&w3, 0.99), 0.66385, 1e-4);
+	/* means 0.1 and 0.2: P(> x) = (0.2 e^(-5x) - 0.1 e^(-10x)) / 0.1 =
+	 * 2z - z^2 with z = e^(-5x); = 0.01 at z = 1 - sqrt(0.99), x =
+	 * -ln(1 - sqrt(0.99)) / 5 = 1.059162 */
+	struct serve_wait w4 = { 0, 1, 0.1, 1, 0.2 };
+	CHECK_NEAR(serve_wait_quantile(&w4, 0.99), 1.059162, 1e-5);
+	/* the mean of a sum is the sum of the means: integral of the tail =
+	 * 0.03/2 + 0.4 x 0.05 + 0.2 x 0.3 = 0.095 (midpoint rule, 10 us
+	 * steps to 5 s, where the tail is below 1e-7) */
+	struct serve_wait w5 = { 0.03, 0.4, 0.05, 0.2, 0.3 };
+	double area = 0;
+	for (int i = 0; i < 500000; i++)
+		area += serve_wait_tail(&w5, (i + 0.5) * 1e-5) * 1e-5;
+	CHECK_NEAR(area, 0.095, 1e-4);
+
+	/* One llama3.1-8b instance on an H100 at 1 request/s: the batch holds
+	 * ~0.2 x 1 + 0.04 sequences, so the slot and prefill waits are ~0 and
+	 * the TTFT spread is the arrival phase alone, uniform over one
+	 * iteration: p99 - p50 = (0.99 - 0.5) x the iteration time (the mean
+	 * TPOT). */
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
+	const struct gpu_spec *g = catalog_gpu(&cat, "H100-SXM");
+	CHECK(m && g);
+	if (!m || !g)
+		return;
+	struct pool p;
+	serve_pool_from_gpu(&p, g, 1);
+	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
+	struct serve_load ld = { 1000, 200, 1.0 };
+	struct serve_result r;
+	struct hp_err err = { 0 };
+	CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0 && r.fits);
+	CHECK_NEAR(r.ttft_s.p99 - r.ttft_s.p50, 0.49 * r.tpot_s.mean, 0.02);
+	CHECK(r.ttft_s.p50 <= r.ttft_s.mean * 1.0001 && r.ttft_s.mean < r.ttft_s.p99);
+}
+
 TEST(decode_physics)
 {
 	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
@@ -141,7 +200,7 @@ TEST(decode_physics)
 		return;
 	struct pool p;
 	serve_pool_from_gpu(&p, g, 1);
-	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0 };
+	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
 	struct serve_load ld = { 1000, 200, 0 };
 	struct serve_result r;
 	struct hp_err err = { 0 };
@@ -520,6 +579,7 @@ int main(void)
 	RUN(amd_gpus);
 	RUN(weights);
 	RUN(erlang_c);
+	RUN(wait_tails);
 	RUN(decode_physics);
 	RUN(buckets);
 	RUN(fleet_brute_force);
