@@ -255,5 +255,22 @@ expect launch-quoted 0 "" -- --pool 1x8xH100-SXM -m "$tmp/m2.json" --estimate --
 	--isl 100 --osl 100 --format md
 grep -qF "vllm serve 'me/it'\''s mine' --tensor" "$tmp/out" && ok || bad "quoted hf_id: $(grep serve "$tmp/out")"
 
+# --step-overhead: the host time per iteration replaces the engine's (vLLM's
+# profile: 1 ms). At 1 request/s the running batch is about one sequence,
+# so raising it to 11 ms adds about 10 ms to every decode step: the mean
+# TPOT grows by 10 ms (within 0.5 ms for the slightly larger batch).
+expect step-overhead-bad 2 "--step-overhead: expected seconds above 0" -- --pool 1x8xH100-SXM \
+	-m llama3.1-8b --estimate --tp 1 --rate 1 --isl 1000 --osl 200 --step-overhead 0
+for s in 0.001 0.011; do
+	expect "step-overhead-$s" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 \
+		--rate 1 --isl 1000 --osl 200 --step-overhead $s --format json
+	cp "$tmp/out" "$tmp/step-$s.json"
+done
+python3 - "$tmp/step-0.001.json" "$tmp/step-0.011.json" <<'PY' && ok || bad "--step-overhead 0.011 does not add 10 ms to TPOT"
+import json, sys
+a, b = (json.load(open(f))["tpot_s"]["mean"] for f in sys.argv[1:])
+assert 0.0095 < b - a < 0.0105, (a, b)
+PY
+
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

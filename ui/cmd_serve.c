@@ -17,7 +17,8 @@ const char cmd_serve_usage[] =
 	"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
-	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--place] [--disagg]\n"
+	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n"
+	"         [--place] [--disagg]\n"
 	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
 	"         [-o FILE]\n";
 
@@ -40,6 +41,8 @@ static const char serve_help[] =
 	"      --max-batch N    running sequences per instance (default: the engine's)\n"
 	"      --chunk N        tokens per iteration (chunked prefill budget)\n"
 	"      --gpu-util F     memory share the engine may use (default: the engine's)\n"
+	"      --step-overhead S  host time per engine iteration, seconds (default: the\n"
+	"                       engine's; engines before vLLM 0.6 spent 0.005-0.013)\n"
 	"      --place          place contiguous layer ranges over every GPU of the cluster\n"
 	"                       (Helix-style max-flow MILP) instead of whole-model replicas\n"
 	"      --disagg         also consider separate prefill and decode instances, the KV\n"
@@ -56,7 +59,7 @@ static const char serve_help[] =
 
 enum { O_POOL = 256, O_ISL, O_OSL, O_RATE, O_OFFLINE, O_TTFT, O_TPOT, O_OBJ, O_ENGINE, O_PREC,
        O_KVPREC, O_TP, O_PP, O_MAXB, O_CHUNK, O_UTIL, O_PLACE, O_EST, O_TOP, O_NOBOOK,
-       O_FORMAT, O_DISAGG, O_BURST };
+       O_FORMAT, O_DISAGG, O_BURST, O_STEP };
 
 static const struct option serve_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -77,6 +80,7 @@ static const struct option serve_opts[] = {
 	{ "max-batch", required_argument, 0, O_MAXB },
 	{ "chunk", required_argument, 0, O_CHUNK },
 	{ "gpu-util", required_argument, 0, O_UTIL },
+	{ "step-overhead", required_argument, 0, O_STEP },
 	{ "place", no_argument, 0, O_PLACE },
 	{ "disagg", no_argument, 0, O_DISAGG },
 	{ "estimate", no_argument, 0, O_EST },
@@ -476,6 +480,14 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		if (parse_pos(arg, 1, &d) || d < 0.1)
 			return usage_error("serve", "gpu-util", "a share from 0.1 to 1", arg);
 		so->base.mem_util = d;
+		return 0;
+	case O_STEP:
+		/* An iteration's host time: 1 s is far above any engine's
+		 * (vLLM's RFC #6854 measured 5-13 ms before 0.6). */
+		if (parse_pos(arg, 1, &d))
+			return usage_error("serve", "step-overhead",
+					   "seconds above 0, at most 1 (e.g. 0.009)", arg);
+		so->base.step_overhead_s = d;
 		return 0;
 	case O_BURST:
 		if (hp_parse_int(arg, &a->burst) || a->burst > SERVE_BURST_MAX)
