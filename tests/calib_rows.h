@@ -445,6 +445,14 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 		pl->recompute = RC_FULL;   /* notes: the Table-1 runs' settings */
 	if (bloom && !*rc)
 		pl->recompute = RC_FULL;   /* see the BLOOM note above */
+	/* Korthikanti et al. 2022 compare their present work (sequence
+	 * parallelism + selective recompute, Table 5) against a baseline of
+	 * tensor parallelism without SP and with full recompute (Table 4's
+	 * "baseline with recompute"); calculon's validation inputs for the same
+	 * rows (validation/seqsel/tab5/ *_full.json) set tensor_par_comm_type
+	 * "ar", i.e. no SP, too. */
+	if (starts(r->id, "K22") && pl->recompute == RC_FULL)
+		pl->sp = 0;
 	/* What ran each source, and so its overlaps (src/framework.c):
 	 * NeMo and Megatron-LM's own scripts of 2024 ran Megatron-Core with
 	 * its performance recipes; MosaicML's llm-foundry and torchtitan ran
