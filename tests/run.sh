@@ -19,7 +19,8 @@ run_one() {
 	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 	pass=$((pass + p)); fail=$((fail + f))
 	if [ "$rc" != 0 ] || [ "$f" != 0 ]; then
-		printf '%s\n' "$out" | grep -E 'FAIL|^  [^ ].*:[0-9]+:' | head -40
+		# each failure with the lines it prints after it (a golden's diff)
+		printf '%s\n' "$out" | grep -E -A12 'FAIL|^  [^ ].*:[0-9]+:' | head -80
 		broken="$broken $name"
 		[ "$f" = 0 ] && fail=$((fail + 1))
 	fi

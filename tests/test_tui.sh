@@ -23,10 +23,19 @@
 srv=""
 cleanup_extra() { [ -n "$srv" ] && kill "$srv" 2>/dev/null; return 0; }
 G=tests/golden
-# golden NAME SESSION: compare the screen with tests/golden/NAME.txt.
+# golden NAME SESSION: compare the screen with tests/golden/NAME.txt. On a
+# busy machine a capture can land mid-redraw, so a differing screen is
+# captured again for up to 3 s before it counts as different.
 golden() {
 	f=$G/$1.txt
 	screen "$2" >"$tmp/$1.txt"
+	n=0
+	while [ "${UPDATE_GOLDEN:-}" != 1 ] && [ -f "$f" ] && ! cmp -s "$f" "$tmp/$1.txt" &&
+		[ $n -lt 30 ]; do
+		sleep 0.1
+		screen "$2" >"$tmp/$1.txt"
+		n=$((n + 1))
+	done
 	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
 		mkdir -p $G
 		cp "$tmp/$1.txt" "$f"
