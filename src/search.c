@@ -852,18 +852,37 @@ struct group_in {
 	int m, n_lo;        /* count - n_lo replicas run m, n_lo run m - q */
 };
 
-static long groups_capacity(struct group_in *g, int n, double T)
+/* Micro-batches each replica of the groups can run within T (a multiple
+ * of its q), into k[]; returns their total, or -1 when a group cannot run
+ * q. Monotone in T, group by group: (T - A) / B and floor are. */
+static long groups_capacity(const struct group_in *g, int n, double T, long *k)
 {
 	long tot = 0;
+	int short_of_q = 0;
 	for (int i = 0; i < n; i++) {
 		double f = (T - g[i].L->A) / g[i].L->B;
-		long k = f < 0 ? 0 : (long)floor(f + 1e-9);
-		k -= k % g[i].q;
-		if (k < g[i].q)
-			return -1;
-		tot += k * g[i].count;
+		k[i] = f < 0 ? 0 : (long)floor(f + 1e-9);
+		k[i] -= k[i] % g[i].q;
+		short_of_q |= k[i] < g[i].q;
+		tot += k[i] * g[i].count;
 	}
-	return tot;
+	return short_of_q ? -1 : tot;
+}
+
+/* Between lo (short of M) and hi (M or more), does a single group step
+ * up, by one q? Then the least T with M or more is that step, and every
+ * T from it up to hi gives hi's micro-batches to every group: the
+ * bisection below may stop there with the answer it would reach. */
+static int one_step_between(const struct group_in *g, int n, const long *klo, const long *khi)
+{
+	int steps = 0;
+	for (int i = 0; i < n; i++)
+		if (khi[i] != klo[i]) {
+			if (khi[i] - klo[i] != g[i].q)
+				return 0;
+			steps++;
+		}
+	return steps == 1;
 }
 
 static int split_batch(struct group_in *g, int n, long M)
@@ -877,15 +896,25 @@ static int split_batch(struct group_in *g, int n, long M)
 	}
 	if (need > M)
 		return -1;
-	if (groups_capacity(g, n, lo) >= M) {
+	long klo[HP_MAX_POOLS + 1], khi[HP_MAX_POOLS + 1], kmid[HP_MAX_POOLS + 1];
+	if (groups_capacity(g, n, lo, klo) >= M) {
 		hi = lo;
 	} else {
+		/* the least T with M micro-batches, to 1e-13; stopped early
+		 * (one_step_between) only when hi holds M or more, so the
+		 * split below is the same as at the end of the halvings */
+		int early = groups_capacity(g, n, hi, khi) >= M;
 		for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
+			if (early && one_step_between(g, n, klo, khi))
+				break;
 			double mid = 0.5 * (lo + hi);
-			if (groups_capacity(g, n, mid) >= M)
+			if (groups_capacity(g, n, mid, kmid) >= M) {
 				hi = mid;
-			else
+				memcpy(khi, kmid, (size_t)n * sizeof *kmid);
+			} else {
 				lo = mid;
+				memcpy(klo, kmid, (size_t)n * sizeof *kmid);
+			}
 		}
 	}
 	long tot = 0;
