@@ -41,6 +41,8 @@ struct bb {
 	double share[CAPMILP_MAX_VARS];                /* GPU-share price, USD/h */
 	int order[CAPMILP_MAX_VARS];                   /* by d_j / r_j, increasing */
 	int by_rate[CAPMILP_MAX_VARS];                 /* by r_j, decreasing */
+	int card_binds;       /* can max_total bind (sum ub_i > max_total)? */
+	int closed[CAPMILP_MAX_VARS + 1];              /* a pool no count i.. uses */
 	long nodes, limit;
 	int gave_up;
 };
@@ -126,6 +128,11 @@ static double card_ub(const struct bb *b, int i, const int *u, long left)
 {
 	const struct capmilp *m = b->m;
 	double rate = 0;
+	if (!b->card_binds) {
+		for (int j = i; j < m->n; j++)
+			rate += m->r[j] * u[j];
+		return rate;
+	}
 	left -= m->n - i;
 	for (int j = i; j < m->n; j++)
 		rate += m->r[j];
@@ -311,7 +318,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 				break;
 			continue;
 		}
-		if (!may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
+		if (b->closed[i + 1] && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
 			continue;
 		b->cur[i] = v;
 		dfs(b, i + 1, G2, rt, cnt + v);
@@ -350,6 +357,13 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		}
 		b.order[k] = i;
 	}
+	long ub_sum = 0;
+	for (int i = 0; i < m->n; i++)
+		ub_sum += m->ub[i];
+	b.card_binds = ub_sum > m->max_total;
+	for (int i = 0; i <= m->n; i++)
+		for (int q = 0; q < m->np; q++)
+			b.closed[i] |= b.gmin[i][q] == 0;
 	for (int i = 0; i < m->n; i++) {
 		int k = i;
 		while (k > 0 && m->r[b.by_rate[k - 1]] < m->r[i]) {
