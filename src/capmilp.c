@@ -43,7 +43,7 @@ struct bb {
 	int by_rate[CAPMILP_MAX_VARS];                 /* by r_j, decreasing */
 	int card_binds;       /* can max_total bind (sum ub_i > max_total)? */
 	int closed[CAPMILP_MAX_VARS + 1];              /* a pool no count i.. uses */
-	long nodes, limit;
+	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	int gave_up;
 };
 
@@ -205,6 +205,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 	if (m->kind == CAPMILP_BUDGET) {
 		for (int v = u; v >= 1; v--) {
 			double rt = rate + v * m->r[i];
+			b->nodes++;
 			if (b->have && rt <= b->best_val + b->tol)
 				return;
 			for (int q = 0; q < m->np; q++)
@@ -228,6 +229,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 	int up = d >= 0;
 	for (int k = 0; k <= u - lo; k++) {
 		int v = up ? lo + k : u - k;
+		b->nodes++;
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
 		double rt = rate + v * m->r[i];
@@ -238,6 +240,85 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 		if (!b->have || val < b->best_val - b->tol)
 			offer(b, val);
 	}
+}
+
+/* The deadline's child bound at count v of layout i (sub_bound with
+ * GPU-share prices), the later counts' boxes u held. */
+static double child_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
+			  long cnt, int v)
+{
+	const struct capmilp *m = b->m;
+	int G2[HP_MAX_POOLS];
+	for (int q = 0; q < m->np; q++)
+		G2[q] = G[q] + v * m->g[i][q];
+	return sub_bound(b, i + 1, u, G2, rate + v * m->r[i], cnt + v, 0);
+}
+
+/* Deadline, when the replicas row cannot bind: where dfs's loop over v
+ * (up: 1, 2, ...; else u_i, u_i - 1, ...) meets its first v whose child
+ * bound could beat the incumbent, as a loop index, or -1 when none can.
+ * The bound is finite from the least v that can still reach the rate
+ * row (rate + v r_i + the later counts at their boxes) and convex there,
+ * so its least value is found by halving on its slope, and the first v
+ * under the incumbent on either side of it by halving again. The v
+ * skipped would be cut by the loop one by one (the incumbent only
+ * improves while it runs), so the search is the same, with fewer steps. */
+static int first_candidate(struct bb *b, int i, const int *u, const int *G, double rate,
+			   long cnt, double rest_most, int up)
+{
+	const struct capmilp *m = b->m;
+	int a = 1;
+	if (rate + m->r[i] + rest_most < b->R_lo) {
+		double need = ceil((b->R_lo - rate - rest_most) / m->r[i]);
+		a = need > u[i] ? u[i] + 1 : (int)need;
+		while (a > 1 && rate + (a - 1) * m->r[i] + rest_most >= b->R_lo)
+			a--;   /* ceil's rounding */
+		while (a <= u[i] && rate + a * m->r[i] + rest_most < b->R_lo)
+			a++;
+	}
+	if (a > u[i])
+		return -1;
+	double thr = b->have ? b->best_val - b->tol : HUGE_VAL;
+	int lo = a, hi = u[i];
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		b->nodes += 2;
+		if (child_bound(b, i, u, G, rate, cnt, mid + 1) >=
+		    child_bound(b, i, u, G, rate, cnt, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	int vmin = lo;
+	b->nodes++;
+	if (!(child_bound(b, i, u, G, rate, cnt, vmin) < thr))
+		return -1;
+	if (up) {
+		/* decreasing on [a, vmin]: the least v under thr */
+		lo = a;
+		hi = vmin;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			b->nodes++;
+			if (child_bound(b, i, u, G, rate, cnt, mid) < thr)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		return lo - 1;
+	}
+	/* increasing on [vmin, u_i]: the largest v under thr */
+	lo = vmin;
+	hi = u[i];
+	while (lo < hi) {
+		int mid = hi - (hi - lo) / 2;
+		b->nodes++;
+		if (child_bound(b, i, u, G, rate, cnt, mid) < thr)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return u[i] - lo;
 }
 
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
@@ -292,9 +373,18 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int seen = 0;
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
-	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
-	for (int k = 0; k < u[i] && !b->gave_up; k++) {
+	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0, k0 = 0;
+	if (dl && !b->card_binds) {
+		k0 = first_candidate(b, i, u, G, rate, cnt, rest_most, up);
+		if (k0 < 0)
+			return;
+	}
+	for (int k = k0; k < u[i] && !b->gave_up; k++) {
 		int v = up ? 1 + k : u[i] - k;
+		if (++b->nodes > b->limit) {
+			b->gave_up = 1;
+			return;
+		}
 		double rt = rate + v * m->r[i];
 		/* the rate reachable falls with v */
 		if (dl && rt + rest_most < b->R_lo) {

@@ -41,16 +41,17 @@ struct capmilp {
 	double R;                               /* deadline: micro-batches/s asked */
 	double lambda;                          /* deadline: USD/h per micro-batch/s;
 						 * budget: USD per micro-batch */
-	long node_limit;                        /* branch-and-bound nodes, then give up */
+	long node_limit;                        /* steps (nodes, bound evaluations and
+						 * values of the last count), then give up */
 };
 
 /* Solve m. Returns 0 with the optimum in counts[0..n-1] (among optima
  * within the tolerance below, the first found in the order that tries
  * larger n_0 first, then larger n_1, ...: a fixed order, so the same
  * input gives the same answer; GLPK's choice among them was as arbitrary);
- * -1 when no integer point is feasible; -2 when node_limit nodes were
- * explored first (counts untouched: the caller falls back to a general
- * solver). *nodes (may be NULL) gets the nodes explored. Feasibility
+ * -1 when no integer point is feasible; -2 when node_limit steps were
+ * taken first (counts untouched: the caller falls back to a general
+ * solver). *nodes (may be NULL) gets the steps taken. Feasibility
  * allows a relative 1e-9 on the rate and budget rows (GLPK's own
  * tolerance is 1e-7). */
 int capmilp_solve(const struct capmilp *m, int *counts, long *nodes);

@@ -1434,15 +1434,19 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 	return rc;
 }
 
-/* Branch-and-bound nodes the dedicated solver may explore before the
- * MILP goes to GLPK instead. The bench cases need at most a few hundred
- * (measured, 2026-12); 20,000 nodes cost about as much as one GLPK
- * solve of these models. */
-#define CAPMILP_NODES 20000
+/* Steps (nodes and bound evaluations, about 16 ns each) the dedicated
+ * solver may take before the MILP goes to GLPK instead: 4,096 steps cost
+ * less than half a GLPK solve of these models (about 150 us). Measured
+ * (2026-12): at 1,024 GPUs nearly every MILP takes fewer (Mixtral 8x22B
+ * deadline: 97%); at 16,384 GPUs the deadline's first step (lambda = 0:
+ * the least node price alone, where many mixes cost nearly the same and
+ * the bounds cut little) takes up to 2^18, and about 60% of those go to
+ * GLPK. */
+#define CAPMILP_NODES 4096
 
 /* The MILP above, solved by capmilp.c (exact branch and bound on the
  * counts, node counts of pools computed); GLPK takes it when that gives
- * up after CAPMILP_NODES nodes. Returns 0 with counts, -1 when
+ * up after CAPMILP_NODES steps. Returns 0 with counts, -1 when
  * infeasible. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
 		       double R, double lambda, int *counts)
