@@ -95,13 +95,15 @@ struct search_stats {
 	long candidates;      /* plans considered */
 	long evaluated;       /* perf_estimate() calls */
 	long pruned;          /* dropped by memory or dominance */
-	int lp_solves;
+	int lp_solves;        /* LPs and capacity MILPs solved (either solver) */
 	double seconds;
 	int cancelled;
 	int settings;         /* global settings searched (micro-batch, recompute,
 			       * ZeRO, schedule, CP, EP): all of them, no cap */
 	long screened;        /* candidates skipped on their affine-fit bounds,
 			       * without a perf_estimate() call (search.c) */
+	int milp_glpk;        /* capacity MILPs that capmilp.c gave up on and
+			       * GLPK solved (counted in lp_solves too) */
 };
 
 struct search_result {

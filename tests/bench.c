@@ -89,10 +89,10 @@ static struct run plan_run(const struct cluster *c, const struct model_spec *m,
 static void print_run(const char *what, const char *obj, const struct run *r, double target)
 {
 	printf("  %-34s %-10s %7.3f s wall %7.3f s cpu  target < %.1f s wall (%s, %.2fx)  "
-	       "%ld cand, %ld screened, %ld estimates, %d LPs%s\n",
+	       "%ld cand, %ld screened, %ld estimates, %d LPs (%d MILPs to GLPK)%s\n",
 	       what, obj, r->wall, r->cpu, target, r->wall < target ? "met" : "MISSED",
 	       target / r->wall, r->st.candidates, r->st.screened, r->st.evaluated,
-	       r->st.lp_solves, r->ok ? "" : " (no plan)");
+	       r->st.lp_solves, r->st.milp_glpk, r->ok ? "" : " (no plan)");
 }
 
 static void add_pools(struct cluster *c, const char *const *pools, int n, struct catalog *cat)

@@ -1,0 +1,59 @@
+/* capmilp.h — the planner's capacity MILP over replica counts, solved
+ * exactly by branch and bound on the counts (no LP library).
+ *
+ * For one layout set (a few layouts, each with a replica rate and the
+ * GPUs it takes per pool) the planner asks, on the deadline and budget
+ * objectives, for integer replica counts n_i with nodes billed whole:
+ *
+ *   deadline: min  sum_q P_q ceil(G_q / gpn_q) - lambda sum_i r_i n_i
+ *             s.t. sum_i r_i n_i >= R
+ *   budget:   max  sum_i r_i n_i
+ *             s.t. sum_q P_q ceil(G_q / gpn_q) / 3600 <= lambda sum_i r_i n_i
+ *
+ * with G_q = sum_i g_iq n_i <= gpn_q nodes_q, 1 <= n_i <= ub_i and
+ * sum_i n_i <= max_total. These are the models that search.c used to hand
+ * to GLPK (lp.c) with an integer node-count column per pool; the node
+ * count of a pool is at its least, ceil(G_q / gpn_q), at every optimum
+ * (its price is >= 0 and nothing else depends on it), so it is computed,
+ * not branched on. The dimension is small (at most one single-pool layout
+ * per pool plus one two-pool layout), the search space is not: 4 layouts
+ * of up to 512 replicas each. */
+#ifndef HP_CAPMILP_H
+#define HP_CAPMILP_H
+
+#include "cluster.h"
+
+#define CAPMILP_MAX_VARS (HP_MAX_POOLS + 1)
+
+enum capmilp_kind { CAPMILP_DEADLINE, CAPMILP_BUDGET };
+
+struct capmilp {
+	enum capmilp_kind kind;
+	int n;                                  /* layouts, 1..CAPMILP_MAX_VARS */
+	int np;                                 /* pools, 1..HP_MAX_POOLS */
+	double r[CAPMILP_MAX_VARS];             /* micro-batches/s of one replica, > 0 */
+	int ub[CAPMILP_MAX_VARS];               /* most replicas of layout i */
+	int g[CAPMILP_MAX_VARS][HP_MAX_POOLS];  /* GPUs per replica on pool q, >= 0 */
+	int gpn[HP_MAX_POOLS];                  /* GPUs per node, >= 1 */
+	int nodes[HP_MAX_POOLS];                /* nodes of the pool, >= 0 */
+	double usd_node_h[HP_MAX_POOLS];        /* node price, >= 0 */
+	long max_total;                         /* sum_i n_i at most */
+	double R;                               /* deadline: micro-batches/s asked */
+	double lambda;                          /* deadline: USD/h per micro-batch/s;
+						 * budget: USD per micro-batch */
+	long node_limit;                        /* steps (nodes, bound evaluations and
+						 * values of the last count), then give up */
+};
+
+/* Solve m. Returns 0 with the optimum in counts[0..n-1] (among optima
+ * within the tolerance below, the first found in the order that tries
+ * larger n_0 first, then larger n_1, ...: a fixed order, so the same
+ * input gives the same answer; GLPK's choice among them was as arbitrary);
+ * -1 when no integer point is feasible; -2 when node_limit steps were
+ * taken first (counts untouched: the caller falls back to a general
+ * solver). *nodes (may be NULL) gets the steps taken. Feasibility
+ * allows a relative 1e-9 on the rate and budget rows (GLPK's own
+ * tolerance is 1e-7). */
+int capmilp_solve(const struct capmilp *m, int *counts, long *nodes);
+
+#endif

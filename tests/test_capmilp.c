@@ -1,0 +1,300 @@
+/* test_capmilp.c — the planner's capacity MILP solver (capmilp.c) against
+ * independent references:
+ *   - a hand-worked instance of each kind;
+ *   - every count vector of 3,000 random small instances (brute force):
+ *     the same feasibility and the same optimal value;
+ *   - GLPK (lp.h, the general branch and bound the planner used before)
+ *     on 600 random instances of the planner's size: the same value. */
+#include "t.h"
+#include "capmilp.h"
+#include "lp.h"
+
+static unsigned long long rng_state = 12345;
+static unsigned rnd(unsigned n)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((rng_state >> 33) % n);
+}
+
+static double price(const struct capmilp *m, const int *n)
+{
+	double usd = 0;
+	for (int q = 0; q < m->np; q++) {
+		long G = 0;
+		for (int i = 0; i < m->n; i++)
+			G += (long)m->g[i][q] * n[i];
+		usd += m->usd_node_h[q] * (double)((G + m->gpn[q] - 1) / m->gpn[q]);
+	}
+	return usd;
+}
+
+static double rate(const struct capmilp *m, const int *n)
+{
+	double r = 0;
+	for (int i = 0; i < m->n; i++)
+		r += m->r[i] * n[i];
+	return r;
+}
+
+/* Feasible (with the solver's 1e-9 tolerance, checked loosely at 1e-7)? */
+static int feasible(const struct capmilp *m, const int *n, double tol)
+{
+	long total = 0;
+	for (int i = 0; i < m->n; i++) {
+		if (n[i] < 1 || n[i] > m->ub[i])
+			return 0;
+		total += n[i];
+	}
+	if (total > m->max_total)
+		return 0;
+	for (int q = 0; q < m->np; q++) {
+		long G = 0;
+		for (int i = 0; i < m->n; i++)
+			G += (long)m->g[i][q] * n[i];
+		if (G > (long)m->gpn[q] * m->nodes[q])
+			return 0;
+	}
+	if (m->kind == CAPMILP_DEADLINE)
+		return rate(m, n) >= m->R * (1 - tol);
+	double row = price(m, n) / 3600 - m->lambda * rate(m, n);
+	return row <= tol * (price(m, n) / 3600 + m->lambda * rate(m, n));
+}
+
+static double value(const struct capmilp *m, const int *n)
+{
+	return m->kind == CAPMILP_DEADLINE ? price(m, n) - m->lambda * rate(m, n) : rate(m, n);
+}
+
+/* Brute force: every vector in the boxes. */
+static void bf(const struct capmilp *m, int i, int *n, int *have, double *best)
+{
+	if (i == m->n) {
+		if (!feasible(m, n, 1e-9))
+			return;
+		double v = value(m, n);
+		if (!*have || (m->kind == CAPMILP_DEADLINE ? v < *best : v > *best))
+			*best = v;
+		*have = 1;
+		return;
+	}
+	for (n[i] = 1; n[i] <= m->ub[i]; n[i]++)
+		bf(m, i + 1, n, have, best);
+}
+
+/* The model as the planner gave it to GLPK: a count column per layout, a
+ * node column per pool, capacity rows, the rate or budget row and the
+ * replicas row. */
+static int glpk(const struct capmilp *m, int *n, double *val)
+{
+	int dl = m->kind == CAPMILP_DEADLINE;
+	struct lp *lp = lp_new(!dl);
+	int col[CAPMILP_MAX_VARS], ncol[HP_MAX_POOLS], idx[64];
+	double cf[64];
+	for (int i = 0; i < m->n; i++)
+		col[i] = lp_add_col(lp, 1, m->ub[i], dl ? -m->lambda * m->r[i] : m->r[i], 1);
+	for (int q = 0; q < m->np; q++) {
+		ncol[q] = lp_add_col(lp, 0, m->nodes[q], dl ? m->usd_node_h[q] : 0, 1);
+		int k = 0;
+		for (int i = 0; i < m->n; i++)
+			if (m->g[i][q]) {
+				idx[k] = col[i];
+				cf[k++] = m->g[i][q];
+			}
+		idx[k] = ncol[q];
+		cf[k++] = -m->gpn[q];
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	int k = 0;
+	for (int i = 0; i < m->n; i++) {
+		idx[k] = col[i];
+		cf[k++] = dl ? m->r[i] : -m->lambda * m->r[i];
+	}
+	if (dl) {
+		lp_add_row(lp, k, idx, cf, m->R, HUGE_VAL);
+	} else {
+		for (int q = 0; q < m->np; q++) {
+			idx[k] = ncol[q];
+			cf[k++] = m->usd_node_h[q] / 3600;
+		}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int i = 0; i < m->n; i++) {
+		idx[i] = col[i];
+		cf[i] = 1;
+	}
+	lp_add_row(lp, m->n, idx, cf, -HUGE_VAL, (double)m->max_total);
+	struct lp_result r;
+	int rc = lp_solve(lp, 200000, &r);
+	if (rc == 0)
+		for (int i = 0; i < m->n; i++)
+			n[i] = (int)lround(lp_value(lp, col[i]));
+	*val = r.obj;
+	lp_free(lp);
+	return rc == 0 && r.status == LP_OPTIMAL ? 0 : rc == 0 ? 1 : -1;
+}
+
+/* A random instance like the planner's: a two-pool layout (sometimes)
+ * and one single-pool layout per pool; size scales the pools. */
+static void random_model(struct capmilp *m, int size)
+{
+	memset(m, 0, sizeof *m);
+	m->kind = rnd(2) ? CAPMILP_DEADLINE : CAPMILP_BUDGET;
+	m->np = 1 + (int)rnd(3);
+	static const double node_usd[] = { 55.04, 23.568, 20.984, 98.32 };
+	for (int q = 0; q < m->np; q++) {
+		m->gpn[q] = rnd(4) ? 8 : 4;
+		m->nodes[q] = 1 + (int)rnd((unsigned)size);
+		m->usd_node_h[q] = node_usd[rnd(4)];
+	}
+	int two = m->np >= 2 && rnd(2);
+	m->n = m->np + two;
+	for (int i = 0; i < m->n; i++) {
+		int q = two ? i - 1 : i;
+		if (q < 0) {
+			m->g[i][0] = 1 + (int)rnd(4);
+			m->g[i][1] = 1 + (int)rnd(4);
+		} else {
+			m->g[i][q] = 1 << rnd(4);
+		}
+		m->r[i] = 0.05 + rnd(1000) / 500.0;
+		int ub = 1 << 30;
+		for (int p = 0; p < m->np; p++)
+			if (m->g[i][p])
+				ub = HP_MIN(ub, m->gpn[p] * m->nodes[p] / m->g[i][p]);
+		m->ub[i] = ub;
+	}
+	double most = 0, share = 0;
+	for (int i = 0; i < m->n; i++) {
+		most += m->r[i] * m->ub[i];
+		for (int q = 0; q < m->np; q++)
+			share += m->usd_node_h[q] * m->g[i][q] / m->gpn[q] / m->r[i];
+	}
+	m->max_total = rnd(3) ? 1L << 20 : 1 + (long)rnd(64);
+	if (m->kind == CAPMILP_DEADLINE) {
+		m->R = most * (0.05 + rnd(100) / 100.0);
+		/* lambda: 0 (the ladder's first step) or about a price per rate */
+		m->lambda = rnd(3) ? share / m->n * (0.2 + rnd(100) / 50.0) : 0;
+	} else {
+		m->lambda = share / m->n / 3600 * (0.3 + rnd(100) / 60.0);
+	}
+	m->node_limit = 1L << 30;
+}
+
+TEST(hand_worked)
+{
+	/* One pool of 2 nodes x 8 GPUs at 10 USD/node-h; a replica takes 3
+	 * GPUs and runs 1 micro-batch/s. Deadline R = 3.5 with lambda = 0:
+	 * at least 4 replicas (12 GPUs, 2 nodes, 20 USD/h); 5 also take 2
+	 * nodes, and with lambda = 1 the 5th replica's extra rate is worth 1,
+	 * so 5 replicas: 20 - 5 = 15. */
+	struct capmilp m;
+	memset(&m, 0, sizeof m);
+	m.kind = CAPMILP_DEADLINE;
+	m.n = m.np = 1;
+	m.r[0] = 1;
+	m.ub[0] = 5;
+	m.g[0][0] = 3;
+	m.gpn[0] = 8;
+	m.nodes[0] = 2;
+	m.usd_node_h[0] = 10;
+	m.max_total = 100;
+	m.R = 3.5;
+	m.node_limit = 1000;
+	int n[CAPMILP_MAX_VARS];
+	CHECK(capmilp_solve(&m, n, NULL) == 0);
+	CHECK_EQ_INT(n[0], 4);
+	m.lambda = 1;
+	CHECK(capmilp_solve(&m, n, NULL) == 0);
+	CHECK_EQ_INT(n[0], 5);
+	m.R = 5.5;   /* 5 replicas at most: infeasible */
+	CHECK(capmilp_solve(&m, n, NULL) == -1);
+	/* Budget: the row is 10 N / 3600 <= lambda k for k replicas on N
+	 * nodes. lambda = 10/3600: N <= k; k = 5 takes 15 GPUs, 2 nodes <= 5,
+	 * so the most rate is 5. lambda = 2.5/3600: N <= k / 4; k <= 2 takes
+	 * 1 node > 0.5, k = 3..5 take 2 nodes > 1.25: infeasible. */
+	m.kind = CAPMILP_BUDGET;
+	m.R = 0;
+	m.lambda = 10.0 / 3600;
+	CHECK(capmilp_solve(&m, n, NULL) == 0);
+	CHECK_EQ_INT(n[0], 5);
+	m.lambda = 2.5 / 3600;
+	CHECK(capmilp_solve(&m, n, NULL) == -1);
+}
+
+TEST(brute_force_small)
+{
+	int bad = 0;
+	for (int t = 0; t < 3000; t++) {
+		struct capmilp m;
+		random_model(&m, 3);
+		int n[CAPMILP_MAX_VARS], v[CAPMILP_MAX_VARS], have = 0;
+		double best = 0;
+		bf(&m, 0, v, &have, &best);
+		long nodes = 0;
+		int rc = capmilp_solve(&m, n, &nodes);
+		if (rc != (have ? 0 : -1)) {
+			T_FAILF("instance %d: solver %d, brute force %s", t, rc,
+				have ? "feasible" : "infeasible");
+			if (++bad > 5)
+				return;
+			continue;
+		}
+		if (!have)
+			continue;
+		CHECK(feasible(&m, n, 1e-7));
+		double got = value(&m, n);
+		if (fabs(got - best) > 1e-7 * fmax(1, fabs(best))) {
+			T_FAILF("instance %d (kind %d, n %d): solver %.10g, brute force %.10g", t,
+				m.kind, m.n, got, best);
+			if (++bad > 5)
+				return;
+		}
+	}
+}
+
+TEST(glpk_planner_size)
+{
+	int bad = 0, compared = 0;
+	for (int t = 0; t < 600; t++) {
+		struct capmilp m;
+		random_model(&m, 64);
+		int n[CAPMILP_MAX_VARS], gn[CAPMILP_MAX_VARS];
+		double gval;
+		int grc = glpk(&m, gn, &gval);
+		int rc = capmilp_solve(&m, n, NULL);
+		if (grc == 1)
+			continue;   /* GLPK's node budget: no proven optimum */
+		compared++;
+		if (grc < 0) {
+			/* infeasible for GLPK, whose tolerance is looser */
+			if (rc == 0 && !feasible(&m, n, 0)) {
+				T_FAILF("instance %d: GLPK infeasible, solver answer infeasible", t);
+				bad++;
+			}
+			continue;
+		}
+		if (rc != 0) {
+			T_FAILF("instance %d: GLPK found %.10g, solver %d", t, gval, rc);
+			if (++bad > 5)
+				return;
+			continue;
+		}
+		double got = value(&m, n), want = value(&m, gn);
+		if (fabs(got - want) > 1e-6 * fmax(1, fabs(want))) {
+			T_FAILF("instance %d (kind %d, n %d): solver %.10g, GLPK %.10g", t, m.kind,
+				m.n, got, want);
+			if (++bad > 5)
+				return;
+		}
+	}
+	CHECK(compared >= 500);
+}
+
+int main(void)
+{
+	RUN(hand_worked);
+	RUN(brute_force_small);
+	RUN(glpk_planner_size);
+	lp_thread_done();
+	return t_done("capmilp");
+}
