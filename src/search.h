@@ -133,7 +133,7 @@ struct search_result {
 	/* Throughput on a cluster the best plan leaves partly idle because the
 	 * global batch runs out of micro-batches: how many GPUs it uses and
 	 * about which --gbs would use them all; "" otherwise. */
-	char idle_note[320];
+	char idle_note[800];   /* explain_idle: up to 782 bytes */
 	int has_nearest;
 	struct search_plan nearest;
 	int has_mem_miss;
