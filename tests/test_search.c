@@ -169,6 +169,20 @@ static int fits_caps(const struct bf *b, const struct bf_layout *X, int nx,
 	return 1;
 }
 
+/* The planner's options for the brute force's space: the prototype's
+ * batch, precision, ZeRO and recomputation fixed, any schedule, one plan. */
+static void opts_as_proto(struct search_opts *o, const struct plan *proto)
+{
+	search_opts_init(o);
+	o->gbs = proto->gbs;
+	o->fix_mbs = proto->mbs;
+	o->precision = proto->precision;
+	o->fix_zero = proto->zero;
+	o->fix_recompute = proto->recompute;
+	o->fix_sched = 0;
+	o->top_k = 1;
+}
+
 static double brute_force(const struct cluster *c, const struct model_spec *m,
 			  const struct plan *proto, long *evaluated)
 {
@@ -276,14 +290,7 @@ TEST(brute_force_small_clusters)
 		total_bf += ev;
 
 		struct search_opts o;
-		search_opts_init(&o);
-		o.gbs = proto.gbs;
-		o.fix_mbs = proto.mbs;
-		o.precision = proto.precision;
-		o.fix_zero = proto.zero;
-		o.fix_recompute = proto.recompute;
-		o.fix_sched = 0;
-		o.top_k = 1;
+		opts_as_proto(&o, &proto);
 		struct search_result res;
 		int rc = search_run(&c, &m, &o, &res, &err);
 		cases++;
@@ -572,14 +579,7 @@ TEST(dp_bound_brute_force)
 			ev += n;
 		}
 		struct search_opts o;
-		search_opts_init(&o);
-		o.gbs = proto.gbs;
-		o.fix_mbs = proto.mbs;
-		o.precision = proto.precision;
-		o.fix_zero = proto.zero;
-		o.fix_recompute = proto.recompute;
-		o.fix_sched = 0;
-		o.top_k = 1;
+		opts_as_proto(&o, &proto);
 		struct search_result res;
 		int rc = search_run(&c, &m, &o, &res, &err);
 		if (rc < 0 || !isfinite(bf)) {
