@@ -258,7 +258,8 @@ grep -qF "vllm serve 'me/it'\''s mine' --tensor" "$tmp/out" && ok || bad "quoted
 # --step-overhead: the host time per iteration replaces the engine's (vLLM's
 # profile: 1 ms). At 1 request/s the running batch is about one sequence,
 # so raising it to 11 ms adds about 10 ms to every decode step: the mean
-# TPOT grows by 10 ms (within 0.5 ms for the slightly larger batch).
+# TPOT grows by 10 ms, give or take 0.5 for the slightly larger batch (a model
+# figure, not a wall-clock time).
 expect step-overhead-bad 2 "--step-overhead: expected seconds above 0" -- --pool 1x8xH100-SXM \
 	-m llama3.1-8b --estimate --tp 1 --rate 1 --isl 1000 --osl 200 --step-overhead 0
 for s in 0.001 0.011; do
