@@ -112,6 +112,23 @@ def options(hetplan, env):
     return known
 
 
+def golden_blocks(lines, root):
+    """[(marker index, first line, end line, FILE's lines)] of the blocks
+    after "<!-- golden: FILE -->"."""
+    out = []
+    for i, line in enumerate(lines):
+        m = re.match(r"<!-- golden: (\S+) -->", line)
+        if not m:
+            continue
+        j = i + 2
+        k = j
+        while k < len(lines) and not lines[k].startswith("```"):
+            k += 1
+        want = open(os.path.join(root, m.group(1)), encoding="utf-8").read()
+        out.append((i, j, k, want.rstrip("\n").split("\n")))
+    return out
+
+
 def goldens(lines, root):
     """A block after "<!-- golden: FILE -->" must hold FILE's lines (trailing
     blank lines aside). Returns one message or None per such block."""
@@ -244,12 +261,23 @@ def main():
             env.update(HETPLAN_FIXTURE_PORT=port,
                        HETPLAN_SKYPILOT_URL=f"http://127.0.0.1:{port}/v8",
                        HETPLAN_AZURE_URL=f"http://127.0.0.1:{port}/azure/prices")
+        edits = []
+        if mode == "update":
+            # golden screens are copied in (make golden writes them)
+            for i, j, k, want in golden_blocks(lines, root):
+                if [x.rstrip() for x in lines[j:k]] != [x.rstrip() for x in want]:
+                    edits.append((j, k, want))
+        if edits:
+            for o, e, new in sorted(edits, reverse=True):
+                lines[o:e] = new
+            edits = [None]
         for msg in goldens(lines, root) + sh_commands(lines, known):
             if msg:
                 failed += 1
                 print(f"FAIL: {path}: {msg}")
             else:
                 passed += 1
+        screens = len(edits)
         edits = []
         for start, end, cmds in examples(lines):
             for text, o, e in cmds:
@@ -274,14 +302,15 @@ def main():
         if server:
             server.kill()
             server.wait()
-        if edits:
+        if edits or screens:
             for o, e, new in sorted(edits, reverse=True):
                 lines[o:e] = new
             fd, tmpf = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)))
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write("\n".join(lines))
             os.replace(tmpf, path)
-            print(f"{path}: {len(edits)} example(s) rewritten")
+            print(f"{path}: {len(edits)} example(s) rewritten" +
+                  (", golden screens copied in" if screens else ""))
     print(f"docs: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
