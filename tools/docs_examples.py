@@ -113,8 +113,8 @@ def options(hetplan, env):
 
 
 def golden_blocks(lines, root):
-    """[(marker index, first line, end line, FILE's lines)] of the blocks
-    after "<!-- golden: FILE -->"."""
+    """[(marker index, first line, end line, FILE)] of the blocks after
+    "<!-- golden: FILE -->"; FILE's lines are read by golden_lines."""
     out = []
     for i, line in enumerate(lines):
         m = re.match(r"<!-- golden: (\S+) -->", line)
@@ -124,33 +124,32 @@ def golden_blocks(lines, root):
         k = j
         while k < len(lines) and not lines[k].startswith("```"):
             k += 1
-        want = open(os.path.join(root, m.group(1)), encoding="utf-8").read()
-        out.append((i, j, k, want.rstrip("\n").split("\n")))
+        out.append((i, j, k, m.group(1)))
     return out
+
+
+def golden_lines(root, name):
+    with open(os.path.join(root, name), encoding="utf-8") as f:
+        return f.read().rstrip("\n").split("\n")
+
+
+def same_screen(have, want):
+    """Equal but for trailing blanks on each line and trailing blank lines."""
+    have = [x.rstrip() for x in have]
+    want = [x.rstrip() for x in want]
+    while want and not want[-1]:
+        want.pop()
+    while have and not have[-1]:
+        have.pop()
+    return have == want
 
 
 def goldens(lines, root):
     """A block after "<!-- golden: FILE -->" must hold FILE's lines (trailing
     blank lines aside). Returns one message or None per such block."""
-    res = []
-    for i, line in enumerate(lines):
-        m = re.match(r"<!-- golden: (\S+) -->", line)
-        if not m:
-            continue
-        j = i + 2
-        k = j
-        while k < len(lines) and not lines[k].startswith("```"):
-            k += 1
-        want = open(os.path.join(root, m.group(1)), encoding="utf-8").read()
-        want = [x.rstrip() for x in want.rstrip("\n").split("\n")]
-        have = [x.rstrip() for x in lines[j:k]]
-        while want and not want[-1]:
-            want.pop()
-        while have and not have[-1]:
-            have.pop()
-        res.append(None if want == have else
-                   f"{i + 1}: the screen differs from {m.group(1)} (copy it over)")
-    return res
+    return [None if same_screen(lines[j:k], golden_lines(root, name)) else
+            f"{i + 1}: the screen differs from {name} (copy it over)"
+            for i, j, k, name in golden_blocks(lines, root)]
 
 
 def sh_commands(lines, known):
@@ -264,8 +263,9 @@ def main():
         edits = []
         if mode == "update":
             # golden screens are copied in (make golden writes them)
-            for i, j, k, want in golden_blocks(lines, root):
-                if [x.rstrip() for x in lines[j:k]] != [x.rstrip() for x in want]:
+            for i, j, k, name in golden_blocks(lines, root):
+                want = golden_lines(root, name)
+                if not same_screen(lines[j:k], want):
                     edits.append((j, k, want))
         if edits:
             for o, e, new in sorted(edits, reverse=True):
