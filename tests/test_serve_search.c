@@ -133,6 +133,34 @@ TEST(erlang_c)
 	CHECK(serve_erlang_c(1000, 100) < 1e-12);
 }
 
+/* One llama3.1-8b instance (TP 1, bf16, vLLM) on one H100 SXM, 1,000
+ * prompt and 200 output tokens at rate requests/s (0: offline). */
+struct h100_8b {
+	const struct model_spec *m;
+	const struct gpu_spec *g;
+	struct pool p;
+	struct serve_config cfg;
+	struct serve_load ld;
+};
+
+/* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
+static int h100_8b_init(struct h100_8b *f, double rate)
+{
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
+	const struct serve_load ld = { 1000, 200, rate };
+	memset(f, 0, sizeof *f);
+	f->m = catalog_model(&cat, "llama3.1-8b");
+	f->g = catalog_gpu(&cat, "H100-SXM");
+	if (!f->m || !f->g) {
+		f->m = NULL;
+		return -1;
+	}
+	serve_pool_from_gpu(&f->p, f->g, 1);
+	f->cfg = cfg;
+	f->ld = ld;
+	return 0;
+}
+
 TEST(wait_tails)
 {
 	/* the arrival phase alone, uniform on [0, 0.1 s]: quantiles 0.05 and
@@ -175,36 +203,26 @@ TEST(wait_tails)
 	 * the TTFT spread is the arrival phase alone, uniform over one
 	 * iteration: p99 - p50 = (0.99 - 0.5) x the iteration time (the mean
 	 * TPOT). */
-	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
-	const struct gpu_spec *g = catalog_gpu(&cat, "H100-SXM");
-	CHECK(m && g);
-	if (!m || !g)
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 1.0) == 0);
+	if (!f.m)
 		return;
-	struct pool p;
-	serve_pool_from_gpu(&p, g, 1);
-	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
-	struct serve_load ld = { 1000, 200, 1.0 };
 	struct serve_result r;
 	struct hp_err err = { 0 };
-	CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0 && r.fits);
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &r, &err) == 0 && r.fits);
 	CHECK_NEAR(r.ttft_s.p99 - r.ttft_s.p50, 0.49 * r.tpot_s.mean, 0.02);
 	CHECK(r.ttft_s.p50 <= r.ttft_s.mean * 1.0001 && r.ttft_s.mean < r.ttft_s.p99);
 }
 
 TEST(decode_physics)
 {
-	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
-	const struct gpu_spec *g = catalog_gpu(&cat, "H100-SXM");
-	CHECK(m && g);
-	if (!m || !g)
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 0) == 0);
+	if (!f.m)
 		return;
-	struct pool p;
-	serve_pool_from_gpu(&p, g, 1);
-	struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0 };
-	struct serve_load ld = { 1000, 200, 0 };
 	struct serve_result r;
 	struct hp_err err = { 0 };
-	CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0);
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &r, &err) == 0);
 	CHECK(r.fits);
 	/* 16.06 GB of weights over 3.35 TB/s (datasheet) = 4.79 ms per token
 	 * at batch 1: no model may beat it, and a sane one stays within 2x */
@@ -216,15 +234,15 @@ TEST(decode_physics)
 	CHECK(r.kv_capacity_tokens > 0 && r.kv_capacity_tokens < (85.5e9 - 16.06e9) / 131072);
 	/* a 405B model in bf16 (810 GB) does not fit on 8 x 80 GB */
 	const struct model_spec *big = catalog_model(&cat, "llama3.1-405b");
-	cfg.tp = 8;
-	serve_pool_from_gpu(&p, g, 1);
-	CHECK(big && serve_evaluate(&p, big, &cfg, &ld, NULL, &r, &err) == 0);
+	f.cfg.tp = 8;
+	serve_pool_from_gpu(&f.p, f.g, 1);
+	CHECK(big && serve_evaluate(&f.p, big, &f.cfg, &f.ld, NULL, &r, &err) == 0);
 	CHECK(!r.fits);
 	CHECK(r.why[0] != 0);
 	/* fp4 needs Blackwell */
-	cfg.wprec = SW_FP4;
-	cfg.tp = 1;
-	CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0);
+	f.cfg.wprec = SW_FP4;
+	f.cfg.tp = 1;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &r, &err) < 0);
 	CHECK_CONTAINS(err.msg, "FP4");
 }
 
