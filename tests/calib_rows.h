@@ -605,6 +605,25 @@ static inline int rows_load_all(const struct catalog *cat, struct calib_row **ro
 	return rows_load_files(cat, calib_files, sizeof calib_files / sizeof *calib_files, rows);
 }
 
+/* The embedded catalog and every calibration row, as the accuracy test,
+ * the comparison and the fit all start: returns the row count, or -1 with
+ * the reason on stderr under the name who. */
+static inline int rows_open(const char *who, struct catalog *cat, struct calib_row **rows)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(cat, "/nonexistent", &err) < 0) {
+		fprintf(stderr, "%s: %s\n", who, err.msg);
+		return -1;
+	}
+	int n = rows_load_all(cat, rows);
+	if (n <= 0) {
+		fprintf(stderr, "%s: tests/data/*.csv: cannot read the calibration rows "
+			"(run from the repository root)\n", who);
+		return -1;
+	}
+	return n;
+}
+
 static inline int rows_load_holdout(const struct catalog *cat, struct calib_row **rows)
 {
 	return rows_load_files(cat, holdout_files, sizeof holdout_files / sizeof *holdout_files,

@@ -371,16 +371,9 @@ TEST(power_limit_within_physics)
 
 int main(void)
 {
-	struct hp_err err = { 0 };
-	if (catalog_load(&cat, "/nonexistent", &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
+	n_rows = rows_open("test_accuracy", &cat, &rows);
+	if (n_rows < 0)
 		return 1;
-	}
-	n_rows = rows_load_all(&cat, &rows);
-	if (n_rows <= 0) {
-		fprintf(stderr, "tests/data/*.csv: cannot read (run from the repository root)\n");
-		return 1;
-	}
 	RUN(rows_and_memory);
 	RUN(cross_validated_by_source);
 	RUN(constants_in_range);
