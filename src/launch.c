@@ -48,30 +48,50 @@ struct piece {
 /* Megatron splits layers evenly, or evenly after a first and a last stage
  * of their own size. Fills first/last (0 = not needed); returns 0 when the
  * split cannot be said that way. */
+static int stage_layers_of(const struct replica *r, int i)
+{
+	return r->stages[i].last_layer - r->stages[i].first_layer + 1;
+}
+
+/* Whether r's stages hold equal layers but for the first and last; those
+ * (0 when equal to the rest) go to *first and *last. */
 static int layer_split(const struct replica *r, int *first, int *last)
 {
 	int n = r->n_stages;
 	*first = *last = 0;
-#define LAYERS(i) (r->stages[i].last_layer - r->stages[i].first_layer + 1)
 	if (n == 1)
 		return 1;
-	int mid = n > 2 ? LAYERS(1) : 0;
+	int mid = n > 2 ? stage_layers_of(r, 1) : 0;
 	for (int i = 1; i < n - 1; i++)
-		if (LAYERS(i) != mid)
+		if (stage_layers_of(r, i) != mid)
 			return 0;
 	if (n == 2) {
-		if (LAYERS(0) != LAYERS(1)) {
-			*first = LAYERS(0);
-			*last = LAYERS(1);
+		if (stage_layers_of(r, 0) != stage_layers_of(r, 1)) {
+			*first = stage_layers_of(r, 0);
+			*last = stage_layers_of(r, 1);
 		}
 		return 1;
 	}
-	if (LAYERS(0) != mid)
-		*first = LAYERS(0);
-	if (LAYERS(n - 1) != mid)
-		*last = LAYERS(n - 1);
-#undef LAYERS
+	if (stage_layers_of(r, 0) != mid)
+		*first = stage_layers_of(r, 0);
+	if (stage_layers_of(r, n - 1) != mid)
+		*last = stage_layers_of(r, n - 1);
 	return 1;
+}
+
+/* Interleaving with one layer less on the first and/or last stage, which
+ * Megatron-Core expresses as the embedding and the loss each taking a
+ * layer's slot (--account-for-embedding/loss-in-pipeline-split). */
+static int vp_slots(const struct replica *r, int vp, int *emb, int *loss)
+{
+	int f, l, n = r->n_stages;
+	*emb = *loss = 0;
+	if (vp <= 1 || n < 3 || !layer_split(r, &f, &l) || !(f || l))
+		return 0;
+	int mid = stage_layers_of(r, 1);
+	*emb = f == mid - 1;
+	*loss = l == mid - 1;
+	return (*emb || !f) && (*loss || !l) && mid % vp == 0;
 }
 
 /* A name from a file as one shell word (escape.h), so a comment holding it
@@ -143,10 +163,12 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 		const struct replica *r = &p->replicas[g];
 		int f, l;
 		/* Any other split is --pipeline-model-parallel-layout (megatron_args) */
-		int even = layer_split(r, &f, &l);
-		if (p->schedule == SCHED_INTERLEAVED && (f || l || !even)) {
-			sbuf_add(notes, "Interleaving: an uneven first or last stage cannot be "
-				    "combined with virtual pipeline stages in Megatron-LM.\n");
+		int even = layer_split(r, &f, &l), emb, loss;
+		if (p->schedule == SCHED_INTERLEAVED && (f || l || !even) &&
+		    !vp_slots(r, p->vpp, &emb, &loss)) {
+			sbuf_add(notes, "Interleaving: stages of unequal layers beyond one less on "
+				    "the first or last stage cannot be combined with virtual "
+				    "pipeline stages in Megatron.\n");
 			n++;
 			break;
 		}
@@ -329,7 +351,19 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 {
 	ARG("--tensor-model-parallel-size %d", pc->tp);
 	ARG("--pipeline-model-parallel-size %d", pc->pp);
-	if (!pc->even) {
+	int vp = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 0;
+	int uneven = pc->first_layers || pc->last_layers, emb, loss;
+	int slots = vp_slots(pc->r, vp, &emb, &loss);
+	if (slots) {
+		/* transformer_config.py refuses a first or last stage whose
+		 * layers VP does not divide; arguments.py adds a layer per
+		 * --account-for-* flag before it splits */
+		if (emb)
+			ARG("--account-for-embedding-in-pipeline-split");
+		if (loss)
+			ARG("--account-for-loss-in-pipeline-split");
+		ARG("--num-layers-per-virtual-pipeline-stage %d", stage_layers_of(pc->r, 1) / vp);
+	} else if (!pc->even) {
 		/* arguments.py --pipeline-model-parallel-layout: stages split by
 		 * "|", E the embedding, t a decoder layer, L the loss */
 		sbuf_add(b, pre);
@@ -343,18 +377,17 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 		}
 		sbuf_add(b, "L\"");
 		sbuf_add(b, sep);
-	} else if (pc->first_layers)
-		ARG("--decoder-first-pipeline-num-layers %d", pc->first_layers);
-	if (pc->last_layers)
-		ARG("--decoder-last-pipeline-num-layers %d", pc->last_layers);
-	if (p->schedule == SCHED_INTERLEAVED && p->vpp > 1) {
+	} else {
+		if (pc->first_layers)
+			ARG("--decoder-first-pipeline-num-layers %d", pc->first_layers);
+		if (pc->last_layers)
+			ARG("--decoder-last-pipeline-num-layers %d", pc->last_layers);
 		/* arguments.py: with an uneven first/last stage the virtual
 		 * degree is given as stages per rank, else as layers per stage */
-		if (pc->first_layers || pc->last_layers)
-			ARG("--num-virtual-stages-per-pipeline-rank %d", p->vpp);
-		else
-			ARG("--num-layers-per-virtual-pipeline-stage %d",
-			    m->layers / (pc->pp * p->vpp));
+		if (vp && uneven)
+			ARG("--num-virtual-stages-per-pipeline-rank %d", vp);
+		else if (vp)
+			ARG("--num-layers-per-virtual-pipeline-stage %d", m->layers / (pc->pp * vp));
 	}
 	if (p->cp > 1)
 		ARG("--context-parallel-size %d", p->cp);

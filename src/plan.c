@@ -159,9 +159,17 @@ int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spe
 	r->batch_share = 1.0 / dp;
 	r->n_stages = pp;
 	r->stages = xcalloc((size_t)pp, sizeof *r->stages);
-	int base = m->layers / pp, extra = m->layers % pp, next = 0;
+	/* Every stage takes ceil(layers / pp); the layers that leaves over are
+	 * taken off the outermost stages, the last first, then the first,
+	 * then inward. The ends also hold the output layer and loss, and the
+	 * embedding, and the first stage keeps the most micro-batches in
+	 * flight: Megatron-Core's --decoder-first/last-pipeline-num-layers,
+	 * as Llama 3.1 405B ran 126 layers on 16 stages as 7, 8 x 14, 7. */
+	int full = (m->layers + pp - 1) / pp, deficit = full * pp - m->layers, next = 0;
 	for (int s = 0; s < pp; s++) {
-		int n = base + (s < extra);
+		int from_end = pp - 1 - s < s ? pp - 1 - s : s;
+		int rank = s >= pp - 1 - s ? 2 * from_end : 2 * from_end + 1;
+		int n = full - (rank < deficit);
 		r->stages[s] = (struct stage){ pool, tp, next, next + n - 1 };
 		next += n;
 	}

@@ -89,7 +89,7 @@ void plan_free(struct plan *p);
 void plan_copy(struct plan *dst, const struct plan *src);
 
 /* A homogeneous plan on one pool: dp replicas of pp stages with tp each,
- * layers split as evenly as possible (earlier stages take the remainder). */
+ * layers split as evenly as possible (the outermost stages hold one less). */
 int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spec *m,
 		 int pool, int tp, int pp, int dp, struct hp_err *err);
 

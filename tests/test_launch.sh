@@ -136,6 +136,17 @@ check "$T/l.args" "group-query-attention= num-query-groups=8 swiglu= normalizati
 $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 3 --dp 2 --mbs 1 --gbs 512 >"$T/u.args" 2>"$T/err"
 check "$T/u.args" "decoder-first-pipeline-num-layers=- decoder-last-pipeline-num-layers=26" 2>"$T/err" &&
 	ok || bad "uneven split: $(tail -1 "$T/err")"
+# Llama 3.1 405B as Meta ran it (Llama 3 paper, Sec. 3.3.2): 126 layers on
+# PP 16, one layer less on the first and the last stage (7, 8 x 14, 7), 8
+# chunks a stage. Megatron-Core counts the embedding and the loss as a layer
+# each: (126 + 2) / 16 = 8 a stage, 1 a chunk (arguments.py); its
+# first/last-stage counts would be refused, 7 not dividing into 8 chunks.
+$H launch --pool 2048x8xH100-SXM -m llama3.1-405b --tp 8 --pp 16 --dp 128 --mbs 1 --gbs 2048 \
+	--schedule interleaved:8 --recompute full >"$T/m.args" 2>"$T/err"
+check "$T/m.args" "num-layers=126 account-for-embedding-in-pipeline-split= account-for-loss-in-pipeline-split=
+	num-layers-per-virtual-pipeline-stage=1 decoder-first-pipeline-num-layers=-
+	decoder-last-pipeline-num-layers=- num-virtual-stages-per-pipeline-rank=-" 2>"$T/err" &&
+	ok || bad "405B interleaved: $(tail -1 "$T/err")"
 
 # torchtitan's op-level selective checkpointing has no Megatron switch: no
 # recompute flags, and a note that says so.

@@ -73,6 +73,11 @@ json "m=d['memory']; assert m[0]['last_layer']-m[0]['first_layer'] == 6 and m[1]
 # Each stage's memory stays under the driver-reported 81,559 MiB.
 json "assert max(s['total_bytes'] for s in d['memory']) < 81559 * 2**20"
 expect 4 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b --plan $D/llama405b_meta.json
+# The flags alone give the same split: the layers that 16 stages of 8 leave
+# short come off the outermost stages.
+expect 0 "" $H estimate --pool 2048x8xH100-SXM -m llama3.1-405b --tp 8 --pp 16 --dp 128 --mbs 1 --gbs 2048 \
+	--schedule interleaved:8 --recompute full --format json
+json "n=[s['last_layer']-s['first_layer']+1 for s in d['memory']]; assert n == [7] + [8]*14 + [7], n"
 # A stage in the middle may not hold a short chunk.
 python3 -c "
 import json; p = json.load(open('$D/llama405b_meta.json'))

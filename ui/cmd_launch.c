@@ -174,15 +174,6 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	}
 	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
-	/* Megatron needs the layers to split evenly into virtual stages. */
-	if (p->schedule == SCHED_INTERLEAVED) {
-		int stages = p->replicas[0].n_stages;
-		if (m->layers % (stages * p->vpp)) {
-			fprintf(stderr, "hetplan launch: --schedule interleaved:%d: %d layers do not "
-				"split into %d stages x %d chunks\n", p->vpp, m->layers, stages, p->vpp);
-			return HP_EXIT_INPUT;
-		}
-	}
 	return 0;
 }
 
