@@ -48,6 +48,11 @@ cat >"$T/drive.py" <<'PY'
 import csv, json, re, subprocess, sys
 
 hetplan, path, tmp, known_txt = sys.argv[1:5]
+# BLIND_ROWS=FILE: also write each row as hetplan resolved it, one JSON
+# object a line in the form tools/calculon/make_inputs.py reads
+# (tools/calculon/run_blind.sh); the test itself does not use it.
+rows_out = open(sys.argv[5], "w") if len(sys.argv) > 5 and sys.argv[5] else None
+catalog = {g["name"]: g for g in json.load(open("data/gpus.json"))["gpus"]}
 known, known_dnf = {}, {}
 for tok in known_txt.split():
     rid, kind, val = tok.split(":")
@@ -169,6 +174,33 @@ for r in rows:
     else:
         print("FAIL %s: hetplan estimate exit %d: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
     err = 100.0 * (pred - meas) / meas
+    if rows_out:
+        pl = json.loads(p.stdout)["plan"]
+        g = catalog[next(c for k, c in GPU if k in r["gpu"])]
+        per = len(pl["replicas"][0]["stages"])
+        spec = cmd[cmd.index("--pool") + 1].split(",")
+        nodes, gpn = int(spec[0].split("x")[0]), int(spec[0].split("x")[1])
+        kv = dict(x.split("=") for x in spec[1:] if "=" in x)
+        vp = re.search(r"interleaved:(\d+)", pl["schedule"])
+        rows_out.write(json.dumps(dict(
+            id=rid, group=grp, conf=conf, regime=REGIME.get(grp, "other"), sig=rid,
+            measured_s=meas, hetplan_s=pred, mem_bytes=g["memory_gb"] * 1e9,
+            layers=model["layers"], hidden=model["hidden"], heads=model["heads"],
+            kv_heads=model["kv_heads"], head_dim=model["hidden"] // model["heads"],
+            ffn=model["ffn"], gated=int(model["gated_mlp"]), vocab=model["vocab"],
+            seq=model["seq_len"], experts=0, tp=pl["replicas"][0]["stages"][0]["tp"], pp=per,
+            dp=int(r["dp"]), mbs=pl["mbs"], gbs=pl["gbs"], vpp=int(vp.group(1)) if vp else 1,
+            recompute=pl["recompute"], sp=int(pl["sp"]), flash=int(pl["flash"]),
+            zero=pl["zero"], cp=pl["cp"], ep=pl["ep"], framework=pl["framework"],
+            precision=pl["precision"], tp_overlap=int(pl["tp_overlap"]),
+            grad_overlap=int(pl["grad_overlap"]), param_overlap=int(pl["param_overlap"]),
+            pools=1, replica_groups=len(pl["replicas"]), gpu=g["name"],
+            hbm_Bps=g["memory_bw_tbps"] * 1e12, flops_fp16=g["tflops"].get("fp16", 0) * 1e12,
+            flops_bf16=g["tflops"].get("bf16", 0) * 1e12, flops_fp8=g["tflops"].get("fp8", 0) * 1e12,
+            gpus_per_node=gpn, nodes=nodes, nvl_domain=g.get("scaleup_domain", gpn),
+            intra_Bps=g["scaleup_gbyte_s_per_dir"] * 1e9,
+            nics=int(kv.get("nics", g["defaults"]["nics"])),
+            nic_gbps=float(kv.get("nic_gbps", g["defaults"]["nic_gbps"])))) + "\n")
     res.append((REGIME.get(grp, "other"), rid, conf, r["n_gpus"], meas, pred, err))
     if abs(err) > 30:
         if rid in known:
@@ -195,7 +227,7 @@ hi = [x for x in res if x[2].startswith("high") or x[2].startswith("medium-high"
 print("MAPE %-20s %5.1f%%  (%d rows)" % ("CONF high/med-high", mape(hi), len(hi)))
 print("MAPE %-20s %5.1f%%  (%d rows, %d beyond 30%%)" % ("all", mape(res), len(res), sum(abs(x[6]) > 30 for x in res)))
 PY
-if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_train.csv "$T" "$KNOWN_MISSES" >"$T/report" 2>"$T/pyerr"; then
+if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_train.csv "$T" "$KNOWN_MISSES" "${BLIND_ROWS:-}" >"$T/report" 2>"$T/pyerr"; then
 	bad "blind driver failed: $(tail -3 "$T/pyerr")"
 fi
 cat "$T/report"
