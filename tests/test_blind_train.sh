@@ -1,0 +1,242 @@
+#!/bin/sh
+# test_blind_train.sh — hetplan's step time on training runs it never saw.
+#
+# tests/data/blind_train.csv holds measured runs from sources that neither
+# the calibration nor the held-out set uses (tests/data/blind_README.md);
+# the rows were committed before any prediction was made. For every row a
+# small driver below writes the model JSON and runs
+#   hetplan estimate --pool ... -m MODEL --tp --pp --dp --cp --mbs --gbs
+#                    --precision --recompute --zero --schedule --framework
+#                    --attention --format json
+# and compares step_time_s with the measured step time. It prints a table
+# by regime and the mean absolute percentage error (MAPE).
+#
+# What is asserted (facts that hold, not targets):
+#  - every row parses and hetplan estimates it (exit 0: it fits; these
+#    runs ran, so a "does not fit" is a failure too);
+#  - every row whose error is beyond 30% is in KNOWN_MISSES below, a
+#    closed list with the error measured when the list was written, so a
+#    new miss fails. A listed row that comes back within 30% is printed as
+#    "now within 30%" (a model change fixed it; drop it from the list).
+# The MAPE itself is printed, not asserted: issue 12's bar (<= 15%, no row
+# beyond 30%) is what docs/blind.md measures hetplan against.
+set -u
+. tests/lib.sh
+HETPLAN=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# ID:time:ERROR%  a step time beyond 30% (the error when listed)
+# ID:dnf:GIB      hetplan says the run does not fit (exit 4), GiB over on
+#                 the fullest stage when listed; the run did fit
+# docs/blind.md gives the diagnosis of each. Keep the list closed: add a
+# row only with its diagnosis there.
+KNOWN_MISSES="
+BLL1-01:time:+373
+BLL3-03:time:-31
+BLL3-01:dnf:19.8
+BLL3-02:dnf:12.6
+BLL3-03:dnf:12.6
+BLGB-01:dnf:13.1
+BLNLS-01:dnf:0.8
+BLOF-01:dnf:1.3
+BLOF-02:dnf:1.3
+BLOF-03:dnf:1.3
+"
+
+cat >"$T/drive.py" <<'PY'
+import csv, json, re, subprocess, sys
+
+hetplan, path, tmp, known_txt = sys.argv[1:5]
+# BLIND_ROWS=FILE: also write each row as hetplan resolved it, one JSON
+# object a line in the form tools/calculon/make_inputs.py reads
+# (tools/calculon/run_blind.sh); the test itself does not use it.
+rows_out = open(sys.argv[5], "w") if len(sys.argv) > 5 and sys.argv[5] else None
+catalog = {g["name"]: g for g in json.load(open("data/gpus.json"))["gpus"]}
+known, known_dnf = {}, {}
+for tok in known_txt.split():
+    rid, kind, val = tok.split(":")
+    (known if kind == "time" else known_dnf)[rid] = float(val)
+
+# Regimes of issue 12's last acceptance item, by source group.
+REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
+          "BLNLS": "H100 at scale", "BLDG15": "H100 at scale",
+          "BLL3": "H100 at scale", "BLL1": "A100 >2,000 GPUs",
+          "BLOF": "small/V100/consumer", "BLNG": "small/V100/consumer",
+          "BLTL": "small/V100/consumer", "BLGB": "GB200 NVL72"}
+# The catalog name of each GPU the rows name.
+GPU = [("GB200", "GB200"), ("H100", "H100-SXM"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
+       ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
+       ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090")]
+# Blocks named by the ARCH: tag (tests/data/blind_README.md).
+ARCH = {
+    "llama": dict(gated_mlp=True, norm="rmsnorm", position="rope", tied_embeddings=False, bias=False),
+    "nemotron": dict(gated_mlp=False, norm="layernorm", position="rope", tied_embeddings=False, bias=False),
+    "gpt": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=True, dropout=True),
+    "gpt-nobias": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=False),
+}
+
+def tag(notes, key):
+    m = re.search(key + r":\s*([A-Za-z0-9.\-]+)", notes)
+    return m.group(1) if m else None
+
+def measured(r):
+    n, gbs, s = int(r["n_gpus"]), int(r["global_batch"]), int(r["seq_len"])
+    v = float(r["value"])
+    if r["metric"] == "step_time":
+        return v
+    if r["metric"] == "tokens_per_sec_per_gpu":
+        return gbs * s / (v * n)
+    m = re.search(r"implied step time ([0-9.]+) s", r["notes"])
+    return float(m.group(1)) if m else None
+
+def args_of(r, mfile):
+    n = int(r["n_gpus"])
+    gpu = next(c for k, c in GPU if k in r["gpu"])
+    per = 4 if gpu == "GB200" else min(n, 8)
+    pool = "%dx%dx%s" % ((n + per - 1) // per, per, gpu)
+    ic = r["interconnect"]
+    if "8x400Gb/s" in ic or "400Gb/s per GPU" in ic:
+        pool += ",nics=8,nic_gbps=400"
+    elif "8x200Gb/s" in ic:
+        pool += ",nics=8,nic_gbps=200"
+    elif "1x InfiniBand 100Gb/s" in ic:
+        pool += ",nics=1,nic_gbps=100"
+    prec = r["precision"].lower()
+    prec = "fp8" if ("fp8" in prec or "float8" in prec) else "fp16" if "fp16" in prec else "bf16"
+    rc = r["recompute"]
+    rc = "full" if rc.startswith("full") else "selective" if rc.startswith("selective") else "none"
+    a = [hetplan, "estimate", "--pool", pool, "-m", mfile,
+         "--tp", r["tp"], "--pp", r["pp"], "--dp", r["dp"], "--cp", r["cp"] or "1",
+         "--mbs", r["micro_batch"], "--gbs", r["global_batch"], "--precision", prec,
+         "--recompute", rc, "--zero", r["zero_stage"] or "0",
+         "--framework", tag(r["notes"], "FW"), "--format", "json"]
+    v = re.search(r"VP=(\d+)", r["schedule"])
+    L, pp = int(r["n_layers"]), int(r["pp"])
+    if v and pp > 1:
+        vp = int(v.group(1))
+        a += ["--schedule", "interleaved:%d" % vp]
+        if L % pp and (L + 2) % (pp * vp) == 0:
+            # Interleaved runs whose embedding and loss fill one layer
+            # slot each (Llama 3.1 405B: 126 + 2 = 128): the first and
+            # last stage hold one layer less. The --tp/--pp flags split
+            # layers evenly, so the stages go in a plan file.
+            per, at, st = (L + 2) // pp, 0, []
+            for i in range(pp):
+                nl = per - (i == 0 or i == pp - 1)
+                st.append(dict(pool="p", tp=int(r["tp"]), first_layer=at, last_layer=at + nl - 1))
+                at += nl
+            plan = dict(mbs=int(r["micro_batch"]), gbs=int(r["global_batch"]), cp=int(r["cp"] or 1),
+                        precision=prec, recompute=rc, zero=int(r["zero_stage"] or 0),
+                        schedule="interleaved:%d" % vp, framework=tag(r["notes"], "FW"),
+                        replicas=[dict(count=int(r["dp"]), stages=st)])
+            pfile = mfile.replace(".json", ".plan.json")
+            json.dump(plan, open(pfile, "w"))
+            a = [hetplan, "estimate", "--pool", pool + ",name=p", "-m", mfile, "--plan", pfile,
+                 "--format", "json"]
+    if r["gpu"].startswith("V100"):
+        a += ["--attention", "unfused"] if tag(r["notes"], "ARCH") == "gpt" else []
+    return a
+
+rows = list(csv.DictReader(open(path)))
+res = []
+for r in rows:
+    rid = r["id"]
+    grp = rid.rsplit("-", 1)[0]
+    conf = (tag(r["notes"], "CONF") or "?")
+    meas = measured(r)
+    if int(r["tp"]) * int(r["pp"]) * int(r["dp"]) * int(r["cp"] or 1) != int(r["n_gpus"]):
+        print("FAIL %s: tp x pp x dp x cp is not n_gpus" % rid)
+        continue
+    arch = tag(r["notes"], "ARCH")
+    if meas is None or arch not in ARCH or not tag(r["notes"], "FW"):
+        print("FAIL %s: no measured step time, ARCH or FW tag" % rid)
+        continue
+    model = dict(name=rid.lower(), layers=int(r["n_layers"]), hidden=int(r["hidden"]),
+                 heads=int(r["n_heads"]), kv_heads=int(r["n_kv_heads"]), ffn=int(r["ffn_hidden"]),
+                 vocab=int(r["vocab"]), seq_len=int(r["seq_len"]), **ARCH[arch])
+    mfile = "%s/%s.json" % (tmp, rid)
+    json.dump(model, open(mfile, "w"))
+    cmd = args_of(r, mfile)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        pred = json.loads(p.stdout)["step_time_s"]
+    except Exception:
+        print("FAIL %s: hetplan estimate exit %d, no JSON: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
+        continue
+    if p.returncode == 0:
+        print("OK %s estimates and fits" % rid)
+        if rid in known_dnf:
+            print("NOTE %s now fits: drop %s:dnf from KNOWN_MISSES" % (rid, rid))
+    elif p.returncode == 4 and rid in known_dnf:
+        print("OK %s known miss: does not fit (%s; listed %.1f GiB over)" % (
+            rid, p.stderr.strip().split("(")[-1].rstrip(")"), known_dnf[rid]))
+    else:
+        print("FAIL %s: hetplan estimate exit %d: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
+    err = 100.0 * (pred - meas) / meas
+    if rows_out:
+        pl = json.loads(p.stdout)["plan"]
+        g = catalog[next(c for k, c in GPU if k in r["gpu"])]
+        per = len(pl["replicas"][0]["stages"])
+        spec = cmd[cmd.index("--pool") + 1].split(",")
+        nodes, gpn = int(spec[0].split("x")[0]), int(spec[0].split("x")[1])
+        kv = dict(x.split("=") for x in spec[1:] if "=" in x)
+        vp = re.search(r"interleaved:(\d+)", pl["schedule"])
+        rows_out.write(json.dumps(dict(
+            id=rid, group=grp, conf=conf, regime=REGIME.get(grp, "other"), sig=rid,
+            measured_s=meas, hetplan_s=pred, mem_bytes=g["memory_gb"] * 1e9,
+            layers=model["layers"], hidden=model["hidden"], heads=model["heads"],
+            kv_heads=model["kv_heads"], head_dim=model["hidden"] // model["heads"],
+            ffn=model["ffn"], gated=int(model["gated_mlp"]), vocab=model["vocab"],
+            seq=model["seq_len"], experts=0, tp=pl["replicas"][0]["stages"][0]["tp"], pp=per,
+            dp=int(r["dp"]), mbs=pl["mbs"], gbs=pl["gbs"], vpp=int(vp.group(1)) if vp else 1,
+            recompute=pl["recompute"], sp=int(pl["sp"]), flash=int(pl["flash"]),
+            zero=pl["zero"], cp=pl["cp"], ep=pl["ep"], framework=pl["framework"],
+            precision=pl["precision"], tp_overlap=int(pl["tp_overlap"]),
+            grad_overlap=int(pl["grad_overlap"]), param_overlap=int(pl["param_overlap"]),
+            pools=1, replica_groups=len(pl["replicas"]), gpu=g["name"],
+            hbm_Bps=g["memory_bw_tbps"] * 1e12, flops_fp16=g["tflops"].get("fp16", 0) * 1e12,
+            flops_bf16=g["tflops"].get("bf16", 0) * 1e12, flops_fp8=g["tflops"].get("fp8", 0) * 1e12,
+            gpus_per_node=gpn, nodes=nodes, nvl_domain=g.get("scaleup_domain", gpn),
+            intra_Bps=g["scaleup_gbyte_s_per_dir"] * 1e9,
+            nics=int(kv.get("nics", g["defaults"]["nics"])),
+            nic_gbps=float(kv.get("nic_gbps", g["defaults"]["nic_gbps"])))) + "\n")
+    res.append((REGIME.get(grp, "other"), rid, conf, r["n_gpus"], meas, pred, err))
+    if abs(err) > 30:
+        if rid in known:
+            print("OK %s known miss %+.0f%% (listed %+.0f%%)" % (rid, err, known[rid]))
+        else:
+            print("FAIL %s: %+.1f%% beyond 30%% and not in KNOWN_MISSES" % (rid, err))
+    elif rid in known:
+        print("NOTE %s now within 30%% (%+.1f%%, listed %+.0f%%): drop it from KNOWN_MISSES" % (rid, err, known[rid]))
+
+print()
+print("%-20s %-10s %-12s %6s %10s %10s %8s" % ("regime", "id", "conf", "gpus", "measured", "hetplan", "error"))
+for reg, rid, conf, n, m, p, e in sorted(res):
+    print("%-20s %-10s %-12s %6s %10.3f %10.3f %+7.1f%%" % (reg, rid, conf, n, m, p, e))
+print()
+def mape(sel):
+    return sum(abs(x[6]) for x in sel) / len(sel) if sel else float("nan")
+for reg in sorted(set(x[0] for x in res)):
+    sel = [x for x in res if x[0] == reg]
+    print("MAPE %-20s %5.1f%%  (%d rows, %d beyond 30%%, mean signed %+.1f%%)" % (
+        reg, mape(sel), len(sel), sum(abs(x[6]) > 30 for x in sel), sum(x[6] for x in sel) / len(sel)))
+mid = [x for x in res if not x[2].startswith("low")]
+print("MAPE %-20s %5.1f%%  (%d rows, %d beyond 30%%)" % ("CONF not low", mape(mid), len(mid), sum(abs(x[6]) > 30 for x in mid)))
+hi = [x for x in res if x[2].startswith("high") or x[2].startswith("medium-high")]
+print("MAPE %-20s %5.1f%%  (%d rows)" % ("CONF high/med-high", mape(hi), len(hi)))
+print("MAPE %-20s %5.1f%%  (%d rows, %d beyond 30%%)" % ("all", mape(res), len(res), sum(abs(x[6]) > 30 for x in res)))
+PY
+if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_train.csv "$T" "$KNOWN_MISSES" "${BLIND_ROWS:-}" >"$T/report" 2>"$T/pyerr"; then
+	bad "blind driver failed: $(tail -3 "$T/pyerr")"
+fi
+cat "$T/report"
+while read -r kind rest; do
+	case $kind in
+	OK) ok ;;
+	FAIL) bad "$rest" ;;
+	esac
+done <<EOF
+$(grep -E '^(OK|FAIL) ' "$T/report" 2>/dev/null)
+EOF
+finish test_blind_train
