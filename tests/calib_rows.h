@@ -300,10 +300,7 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 			   starts(r->id, "DSMEG");
 	/* holdout_small.csv's BERT rows (NVIDIA DLE BERT, PyTorch and
 	 * TensorFlow, 2020-22): unfused softmax attention over the whole
-	 * (bidirectional) sequence, dropout 0.1, no SP. The SQuAD head maps
-	 * each token's hidden state to 2 logits (start, end): no vocabulary
-	 * projection, so the output layer is 2 wide; the word-embedding
-	 * table is then not counted (tests/data/holdout_README.md). */
+	 * (bidirectional) sequence, dropout 0.1, no SP. */
 	int bert = starts(r->id, "LBERT") || starts(r->id, "TFBERT");
 	int megatron2021 = starts(r->id, "N21") || starts(r->id, "K22") || bloom || vtrain ||
 			   old_megatron || bert;
@@ -363,7 +360,10 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	if (!m->kv_heads)
 		m->kv_heads = m->heads;
 	m->head_dim = m->hidden / m->heads;
-	if (bert && strstr(F("model"), "SQuAD"))
+	/* Task heads with 2 outputs (SQuAD's start/end logits, QQP's two
+	 * classes): no vocabulary projection; the word-embedding table is
+	 * then not counted (tests/data/holdout_README.md). */
+	if (strstr(F("model"), "SQuAD") || strstr(F("model"), "classification"))
 		m->vocab = 2;
 
 	int tp = ival(F("tp")), pp = ival(F("pp")), dp = ival(F("dp")), cp = ival(F("cp"));
