@@ -793,6 +793,10 @@ static void blind_load(void)
 	fclose(f);
 }
 
+/* A remark on the last prediction, printed under its row (the model's
+ * running batch for a `rate` row). */
+static char blind_note[96];
+
 /* The blind row's prediction with the shipped constants; NAN when the
  * model cannot run it (does not fit, unknown GPU or model). */
 static double blind_predict(const struct brow *b)
@@ -862,16 +866,20 @@ static double blind_predict(const struct brow *b)
 		if (!(ld.rate > 0) || serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0 ||
 		    !r.fits)
 			return NAN;
+		snprintf(blind_note, sizeof blind_note,
+			 "model: %.0f running, %.0f%% of its saturation rate", r.batch,
+			 100 * r.utilisation);
+		/* at or above the model's saturation rate neither latency is
+		 * a steady state: the row is counted apart, TTFT and ITL alike */
+		if (!(r.utilisation < 1))
+			return INFINITY;
 		return 1e3 * (!strcmp(b->metric, "ttft_ms") ? r.ttft_s.mean : r.tpot_s.mean);
 	}
 	if (serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0 || !r.fits)
 		return NAN;
-	if (!strcmp(b->scen, "offline")) {
-		if (!strcmp(b->metric, "tot_tps"))   /* prompt + output tokens/s */
-			return r.out_tps_max * (b->isl + b->osl) / b->osl;
+	if (!strcmp(b->scen, "offline"))
 		return !strcmp(b->metric, "out_tps_gpu") ? r.out_tps_max / (b->tp * b->pp)
 							 : r.out_tps_max;
-	}
 	/* closed loop of `load` clients: bisection on the rate for the
 	 * number in the system, rate x (TTFT + (OSL - 1) x TPOT), the
 	 * interactive response-time law */
@@ -908,6 +916,7 @@ TEST(blind)
 	printf("\nblind set (tests/data/serving_blind.csv), shipped constants, nothing fitted:\n");
 	for (int i = 0; i < n_brows; i++) {
 		const struct brow *b = &brows[i];
+		blind_note[0] = 0;
 		double p = blind_predict(b);
 		int s = 0;
 		while (s < N_BSRC && strcmp(bsources[s], b->source))
@@ -919,6 +928,8 @@ TEST(blind)
 		       "predicted %9.1f %+7.1f%%\n", b->id, b->source, b->gpu, b->model, b->tp, b->isl,
 		       b->osl, b->scen, b->load, b->metric, b->value, p,
 		       100 * (p - b->value) / b->value);
+		if (blind_note[0])
+			printf("       %s\n", blind_note);
 		if (isnan(p)) {
 			a[s].miss++;
 			all.miss++;
