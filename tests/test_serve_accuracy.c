@@ -32,8 +32,9 @@
  * catalog, a model the preset schema cannot express).
  *
  * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
- * seven other sources (AMD MI300X with vLLM, NVIDIA NIM, TensorRT-LLM 0.5
- * and 0.12, MLPerf Inference v4.1, vLLM's own CI), with the shipped
+ * eleven other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
+ * TensorRT-LLM 0.5 and 0.12, TensorRT Model Optimizer on H200, MLPerf
+ * Inference v4.1, v5.0 and v5.1, vLLM's own CI), with the shipped
  * constants: nothing is fitted on them. `hetero_place` predicts the
  * measured placements of tests/data/serving_hetero.csv (Helix). */
 #include "t.h"
@@ -733,7 +734,11 @@ TEST(burst)
  *   concurrency  a closed loop of `load` clients (NIM's AIPerf): the rate
  *                whose running batch, by Little's law, is `load`;
  *   rate         Poisson arrivals at `load` requests/s per instance
- *                (MLPerf's Server scenario): mean TTFT and ITL there. */
+ *                (MLPerf's Server scenario): mean TTFT and ITL there;
+ *   slo          MLPerf's Server / Interactive result: the highest rate
+ *                whose p99 TTFT / TPOT meet `load` = "TTFT/TPOT" ms
+ *                (serve_max_rate, as fleet sizing uses it), in output
+ *                tokens/s per GPU. */
 struct brow {
 	char id[8], source[24], gpu[24], model[24], w[8], kv[8], engine[24], scen[16], load[16],
 		metric[16];
@@ -844,6 +849,12 @@ static double blind_predict(const struct brow *b)
 		double rate = serve_max_rate(&p, m, &cfg, b->isl, b->osl, &slo, NULL);
 		if (!(rate > 0))
 			return NAN;
+		struct serve_load sl = { b->isl, b->osl, rate };
+		struct serve_result sr;
+		if (serve_evaluate(&p, m, &cfg, &sl, NULL, &sr, NULL) == 0)
+			snprintf(blind_note, sizeof blind_note,
+				 "model: %.2f req/s, %.0f running, mean TPOT %.0f ms, p99 %.0f ms",
+				 rate, sr.batch, 1e3 * sr.tpot_s.mean, 1e3 * sr.tpot_s.p99);
 		return rate * b->osl / (b->tp * b->pp);
 	}
 	struct hp_err err = { 0 };
@@ -911,7 +922,8 @@ TEST(blind)
 {
 	blind_load();
 	CHECK_EQ_INT(n_brows, 89);
-	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } };
+	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
+		   pm[N_BMET] = { { 0 } };
 	int n_sat = 0;
 	printf("\nblind set (tests/data/serving_blind.csv), shipped constants, nothing fitted:\n");
 	for (int i = 0; i < n_brows; i++) {
@@ -947,6 +959,8 @@ TEST(blind)
 		a[s].n++;
 		am[s][bmetric_class(b->metric)].sum += e;
 		am[s][bmetric_class(b->metric)].n++;
+		pm[bmetric_class(b->metric)].sum += e;
+		pm[bmetric_class(b->metric)].n++;
 		all.sum += e;
 		all.n++;
 	}
@@ -959,6 +973,10 @@ TEST(blind)
 	}
 	printf("blind all                %3d rows MAPE %6.1f%% (%d more: the rate is above the "
 	       "model's saturation)\n", all.n, mape(&all), n_sat);
+	printf("blind by metric         ");
+	for (int k = 0; k < N_BMET; k++)
+		printf("  %s %d: %.1f%%", bmetrics[k], pm[k].n, mape(&pm[k]));
+	printf("\n");
 	/* A loose bound: a blind prediction within a factor of two on average
 	 * (MAPE 100% would be a prediction twice the measured value); the
 	 * in-sample sources hold 13-21% (docs/serving.md). */
