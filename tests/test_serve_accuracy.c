@@ -32,8 +32,9 @@
  * catalog, a model the preset schema cannot express).
  *
  * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
- * seven other sources (AMD MI300X with vLLM, NVIDIA NIM, TensorRT-LLM 0.5
- * and 0.12, MLPerf Inference v4.1, vLLM's own CI), with the shipped
+ * eleven other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
+ * TensorRT-LLM 0.5 and 0.12, TensorRT Model Optimizer on H200, MLPerf
+ * Inference v4.1, v5.0 and v5.1, vLLM's own CI), with the shipped
  * constants: nothing is fitted on them. `hetero_place` predicts the
  * measured placements of tests/data/serving_hetero.csv (Helix). */
 #include "t.h"
@@ -733,9 +734,13 @@ TEST(burst)
  *   concurrency  a closed loop of `load` clients (NIM's AIPerf): the rate
  *                whose running batch, by Little's law, is `load`;
  *   rate         Poisson arrivals at `load` requests/s per instance
- *                (MLPerf's Server scenario): mean TTFT and ITL there. */
+ *                (MLPerf's Server scenario): mean TTFT and ITL there;
+ *   slo          MLPerf's Server / Interactive result: the highest rate
+ *                whose p99 TTFT / TPOT meet `load` = "TTFT/TPOT" ms
+ *                (serve_max_rate, as fleet sizing uses it), in output
+ *                tokens/s per GPU. */
 struct brow {
-	char id[8], source[24], gpu[24], model[24], w[8], kv[8], engine[24], scen[16], load[8],
+	char id[8], source[24], gpu[24], model[24], w[8], kv[8], engine[24], scen[16], load[16],
 		metric[16];
 	int tp, pp;
 	double isl, osl, value;
@@ -745,8 +750,10 @@ static struct brow brows[96];
 static int n_brows;
 
 static const char *const bsources[] = { "oci-mi300x-vllm", "amd-vllm-0.6.1", "trtllm-0.12-h100",
-					"nim-1.8-h100", "trtllm-0.5-h200", "mlperf-4.1", "vllm-ci-h200" };
-#define N_BSRC 7
+					"nim-1.8-h100", "trtllm-0.5-h200", "mlperf-4.1", "vllm-ci-h200",
+					"mlperf-5.0", "mlperf-5.1", "amd-rocm-vllm-0.9.1",
+					"trtllm-modelopt-h200" };
+#define N_BSRC 11
 /* metric classes of the blind rows: throughput (out_tps, out_tps_gpu),
  * mean TTFT, mean ITL */
 static const char *const bmetrics[] = { "throughput", "TTFT", "ITL" };
@@ -791,6 +798,10 @@ static void blind_load(void)
 	fclose(f);
 }
 
+/* A remark on the last prediction, printed under its row (the model's
+ * running batch for a `rate` row). */
+static char blind_note[96];
+
 /* The blind row's prediction with the shipped constants; NAN when the
  * model cannot run it (does not fit, unknown GPU or model). */
 static double blind_predict(const struct brow *b)
@@ -812,9 +823,40 @@ static double blind_predict(const struct brow *b)
 		cfg.mem_util = 0.99;
 		cfg.chunk_tokens = 65536;
 	}
+	if (!strcmp(b->engine, "vllm") &&
+	    !strncmp(b->source, "mlperf-", 7)) {
+		/* AMD's MLPerf harness (v5.1 config files, harness_llm/models/
+		 * llama2-70b/offline_mi300x.yaml and offline_mi325x.yaml):
+		 * max_num_seqs 1792 / 2700, gpu_memory_utilization 0.98,
+		 * max_num_batched_tokens 40960 / 65536 */
+		int mi325 = !strcmp(b->gpu, "MI325X");
+		cfg.max_batch = mi325 ? 2700 : 1792;
+		cfg.mem_util = 0.98;
+		cfg.chunk_tokens = mi325 ? 65536 : 40960;
+	}
 	if (!strcmp(b->scen, "offline") && load > 0)
 		cfg.max_batch = load;
 	struct pool p = pools[pi];
+	if (!strcmp(b->scen, "slo")) {
+		/* MLPerf Server / Interactive: the highest Poisson rate whose
+		 * p99 TTFT and p99 TPOT meet `load` = "TTFT/TPOT" ms, as the
+		 * planner sizes a fleet (serve_max_rate) */
+		struct serve_slo slo = { 0, 0 };
+		if (sscanf(b->load, "%lf/%lf", &slo.ttft_p99_s, &slo.tpot_p99_s) != 2)
+			return NAN;
+		slo.ttft_p99_s *= 1e-3;
+		slo.tpot_p99_s *= 1e-3;
+		double rate = serve_max_rate(&p, m, &cfg, b->isl, b->osl, &slo, NULL);
+		if (!(rate > 0))
+			return NAN;
+		struct serve_load sl = { b->isl, b->osl, rate };
+		struct serve_result sr;
+		if (serve_evaluate(&p, m, &cfg, &sl, NULL, &sr, NULL) == 0)
+			snprintf(blind_note, sizeof blind_note,
+				 "model: %.2f req/s, %.0f running, mean TPOT %.0f ms, p99 %.0f ms",
+				 rate, sr.batch, 1e3 * sr.tpot_s.mean, 1e3 * sr.tpot_s.p99);
+		return rate * b->osl / (b->tp * b->pp);
+	}
 	struct hp_err err = { 0 };
 	if (!strcmp(b->scen, "static")) {
 		static double isl[SERVE_BURST_MAX], osl[SERVE_BURST_MAX];
@@ -835,6 +877,13 @@ static double blind_predict(const struct brow *b)
 		if (!(ld.rate > 0) || serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0 ||
 		    !r.fits)
 			return NAN;
+		snprintf(blind_note, sizeof blind_note,
+			 "model: %.0f running, %.0f%% of its saturation rate", r.batch,
+			 100 * r.utilisation);
+		/* at or above the model's saturation rate neither latency is
+		 * a steady state: the row is counted apart, TTFT and ITL alike */
+		if (!(r.utilisation < 1))
+			return INFINITY;
 		return 1e3 * (!strcmp(b->metric, "ttft_ms") ? r.ttft_s.mean : r.tpot_s.mean);
 	}
 	if (serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0 || !r.fits)
@@ -869,15 +918,60 @@ static double blind_predict(const struct brow *b)
 	return 1e3 * (ttft > q.ttft_s.mean ? ttft : q.ttft_s.mean);
 }
 
+/* The closed list of blind rows outside the bars (the measured set's:
+ * throughput and Server capacity within 20%, TTFT and ITL within 25%; a
+ * rate above the model's saturation is outside), each with its reason
+ * (docs/serving.md, "The blind set"). `blind` fails on a row outside the
+ * bars that is not listed and on a listed row that is back inside, so
+ * the list stays what the model misses now. */
+static const struct {
+	const char *id, *why;
+} blind_known[] = {
+	{ "b013", "vLLM on 8 x MI300X TP 8, 2,048 outputs at large batch (AMD 0.6.1 page)" },
+	{ "b015", "vLLM on 8 x MI300X TP 8, 2,048 outputs at large batch (AMD 0.6.1 page)" },
+	{ "b016", "TensorRT-LLM 0.12 on H100 as AMD quotes it: batch limit not stated" },
+	{ "b017", "TensorRT-LLM 0.12 on H100 as AMD quotes it: batch limit not stated" },
+	{ "b018", "TensorRT-LLM 0.12 on H100 as AMD quotes it: batch limit not stated" },
+	{ "b019", "TensorRT-LLM 0.12 on H100 as AMD quotes it: batch limit not stated" },
+	{ "b032", "NIM TTFT at concurrency 100, where the batch turns KV-bound" },
+	{ "b036", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
+	{ "b039", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
+	{ "b042", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
+	{ "b044", "NIM TTFT of one 500-token prompt (48 ms measured)" },
+	{ "b051", "TensorRT-LLM 0.5 long-context decode at TP 2 (128/2048)" },
+	{ "b058", "MLPerf Server: the harness runs 3.4x the steady-state batch" },
+	{ "b059", "MLPerf Server: the harness runs 3.4x the steady-state batch" },
+	{ "b060", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
+	{ "b061", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
+	{ "b062", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
+	{ "b063", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
+	{ "b065", "MLPerf Server H200: TPOT at 97% of the model's saturation" },
+	{ "b070", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
+	{ "b071", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
+	{ "b076", "MLPerf Interactive: eager vLLM, chunked prefill off in AMD's harness" },
+	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
+	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
+};
+
+static const char *blind_known_why(const char *id)
+{
+	for (size_t i = 0; i < sizeof blind_known / sizeof blind_known[0]; i++)
+		if (!strcmp(blind_known[i].id, id))
+			return blind_known[i].why;
+	return NULL;
+}
+
 TEST(blind)
 {
 	blind_load();
-	CHECK_EQ_INT(n_brows, 68);
-	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } };
-	int n_sat = 0;
+	CHECK_EQ_INT(n_brows, 89);
+	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
+		   pm[N_BMET] = { { 0 } };
+	int n_sat = 0, n_out = 0;
 	printf("\nblind set (tests/data/serving_blind.csv), shipped constants, nothing fitted:\n");
 	for (int i = 0; i < n_brows; i++) {
 		const struct brow *b = &brows[i];
+		blind_note[0] = 0;
 		double p = blind_predict(b);
 		int s = 0;
 		while (s < N_BSRC && strcmp(bsources[s], b->source))
@@ -889,6 +983,23 @@ TEST(blind)
 		       "predicted %9.1f %+7.1f%%\n", b->id, b->source, b->gpu, b->model, b->tp, b->isl,
 		       b->osl, b->scen, b->load, b->metric, b->value, p,
 		       100 * (p - b->value) / b->value);
+		if (blind_note[0])
+			printf("       %s\n", blind_note);
+		int cls = bmetric_class(b->metric);
+		double bar = cls == 0 ? 20 : 25;
+		int inside = isfinite(p) && fabs(p - b->value) <= bar / 100 * b->value;
+		const char *why = blind_known_why(b->id);
+		if (!isnan(p) && !inside) {
+			n_out++;
+			if (why)
+				printf("       known miss: %s\n", why);
+			else
+				T_FAILF("%s: %+.1f%% is outside the %.0f%% bar and not in blind_known[]",
+					b->id, 100 * (p - b->value) / b->value, bar);
+		} else if (inside && why) {
+			T_FAILF("%s is in blind_known[] but now within %.0f%%: take it off", b->id,
+				bar);
+		}
 		if (isnan(p)) {
 			a[s].miss++;
 			all.miss++;
@@ -906,6 +1017,8 @@ TEST(blind)
 		a[s].n++;
 		am[s][bmetric_class(b->metric)].sum += e;
 		am[s][bmetric_class(b->metric)].n++;
+		pm[bmetric_class(b->metric)].sum += e;
+		pm[bmetric_class(b->metric)].n++;
 		all.sum += e;
 		all.n++;
 	}
@@ -918,6 +1031,12 @@ TEST(blind)
 	}
 	printf("blind all                %3d rows MAPE %6.1f%% (%d more: the rate is above the "
 	       "model's saturation)\n", all.n, mape(&all), n_sat);
+	printf("blind: %d of %d rows within the bars (throughput 20%%, TTFT/ITL 25%%), %d known "
+	       "misses\n", n_brows - n_out, n_brows, n_out);
+	printf("blind by metric         ");
+	for (int k = 0; k < N_BMET; k++)
+		printf("  %s %d: %.1f%%", bmetrics[k], pm[k].n, mape(&pm[k]));
+	printf("\n");
 	/* A loose bound: a blind prediction within a factor of two on average
 	 * (MAPE 100% would be a prediction twice the measured value); the
 	 * in-sample sources hold 13-21% (docs/serving.md). */
