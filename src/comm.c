@@ -32,6 +32,12 @@
  *    tuner).
  *  - NVLS bandwidth uses the measured ratio to the ring bound (1.29x on
  *    Hopper, 1.15x on Blackwell) instead of NCCL's optimistic 2 * 0.85.
+ *    NVLS in one NVLink domain pays a pipeline fill of NVLS_FILL_LOOPS
+ *    loops (channels x heads x chunk) that NCCL's 25 us leaves out: 0.1 ms
+ *    on an 8-GPU HGX node, 0.4-0.7 ms on a 72-GPU NVL72 rack, whose
+ *    all-reduce therefore reaches its plateau only at 2-4 GiB. NVLS-tree
+ *    across nodes has no such term (tried: it moves the EFA rows fitted
+ *    with EFA_TREE_DEPTH out of their bound).
  *    Multi-node NVLS and CollNet (SHARP in the network) are not modelled;
  *    NVLS-tree is.
  *  - NCCL's tree correction factors for mid-size messages are not applied.
