@@ -36,8 +36,8 @@
  *    loops (channels x heads x chunk) that NCCL's 25 us leaves out: 0.1 ms
  *    on an 8-GPU HGX node, 0.4-0.7 ms on a 72-GPU NVL72 rack, whose
  *    all-reduce therefore reaches its plateau only at 2-4 GiB. NVLS-tree
- *    across nodes has no such term (tried: it moves the EFA rows fitted
- *    with EFA_TREE_DEPTH out of their bound).
+ *    across nodes pays it too (its domain part is the same pipeline),
+ *    except on EFA, whose fitted tree terms already hold it.
  *    Multi-node NVLS and CollNet (SHARP in the network) are not modelled;
  *    NVLS-tree is.
  *  - NCCL's tree correction factors for mid-size messages are not applied.
@@ -630,12 +630,32 @@ static double nvls_tree_time(const struct ctx *x)
 	double intra = nvls_ratio[x->arch] * x->b_up;
 	double inter = x->b_net * (N <= 2 ? 2.0 : 1.0) / x->r / efa_depth(x);
 	double cap = NVLS_CH * perch_nvls_tree[x->arch][x->idx2] * GBPS;
-	double bus = HP_MIN(HP_MIN(intra, inter), cap) * nvls_chan_frac(x);
-	double lat = hw_lat[HW_NVLINK][A_NVLS_TREE][P_SIMPLE] +
-		     2 * ilog2(N) * inter_lat(x, A_NVLS_TREE, P_SIMPLE);
+	double peak = HP_MIN(HP_MIN(intra, inter), cap);
+	double bus = peak * nvls_chan_frac(x);
+	double lat = hw_lat[HW_NVLINK][A_NVLS_TREE][P_SIMPLE] * US +
+		     2 * ilog2(N) * inter_lat(x, A_NVLS_TREE, P_SIMPLE) * US;
+	/* The domain's part runs the same loop pipeline as NVLS in one
+	 * domain (all_reduce.h, NVLS_TREE: scatter, reduce, gather per
+	 * loop, with the network between), so it pays the same fill, with
+	 * NCCL's NVLS-tree chunk (enqueue.cc: nvlsTreeMaxChunkSize, 64 KiB
+	 * from 4 nodes, cut to 32 KiB under one loop). Not on EFA: its tree
+	 * terms (EFA_TREE_DEPTH) were fitted on the measured p5 rows, which
+	 * hold whatever fill there is; adding it there moved four of them
+	 * out of their bound. */
+	if (!x->efa) {
+		double ops = (double)NVLS_CH_OF(x->arch) * nvls_heads(x);
+		double chunk = N >= 4 ? 65536 : NVLS_CHUNK;
+		if (x->S < 4 * ops * chunk && chunk > 65536)
+			chunk = 65536;
+		if (x->S < ops * chunk && chunk > 32768)
+			chunk = 32768;
+		double loop = ops * chunk, part = HP_MIN(x->S, loop);
+		lat += NVLS_FILL_LOOPS * part * (part / loop) *
+		       comm_busbw_factor(x->c, x->n) / peak;
+	}
 	if (x->wan_lat > 0)
-		lat += 2 * x->wan_lat / US;
-	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+		lat += 2 * x->wan_lat;
+	return cand_time(x, lat, bus, comm_busbw_factor(x->c, x->n));
 }
 
 static double pat_time(const struct ctx *x)
