@@ -621,6 +621,8 @@ static double nvls_time(const struct ctx *x)
 	double loop = nvls_loop_bytes(x);
 	double part = HP_MIN(x->S, loop);
 	double fill = NVLS_FILL_LOOPS * part * (part / loop) * factor / peak;
+	if (x->c == COMM_ALLREDUCE && x->S <= x->g->engine_ar_bytes)
+		fill = 0;      /* an engine's own kernel (comm_group) */
 	return cand_time(x, lat + fill, bus, factor);
 }
 

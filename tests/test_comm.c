@@ -300,6 +300,24 @@ TEST(enablement_rules)
 	CHECK(comm_time(&rack, COMM_ALLGATHER, 1e9, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == 0);
 }
 
+/* NVLS all-reduce of 16 MiB on one 8-GPU H100 node, by hand. Bus
+ * bandwidth 1.29 x 18 x 20.6 GB/s = 478.33 GB/s; factor 2 x 7/8 = 1.75.
+ * Steady state: 16777216 x 1.75 / 478.33e9 = 61.38 us; NCCL's NVLS
+ * latency 25 us plus the host's 4 us. Fill: NCCL's chunk for 16 MiB over
+ * 16 channels x 8 heads is 32 KiB (16 MiB < 8 x 128 x 64 KiB, not < 2 x
+ * 128 x 32 KiB), a loop 128 x 32 KiB = 4 MiB, three loops:
+ * 3 x 4194304 x 1.75 / 478.33e9 = 46.03 us. A serving engine's own
+ * all-reduce kernel (engine_ar_bytes >= the size) pays no fill. Measured
+ * on such nodes (comm.csv V053/V059): 125 and 122 us. */
+TEST(nvls_fill)
+{
+	struct comm_group g = h100(8, 8);
+	double S = 16777216;
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, S, COMM_NVLS, COMM_SIMPLE), 136.41e-6, 0.002);
+	g.engine_ar_bytes = 64 * 1048576.0;
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, S, COMM_NVLS, COMM_SIMPLE), 90.38e-6, 0.002);
+}
+
 TEST(conventions_and_edges)
 {
 	struct comm_group g = h100(64, 8);
@@ -430,6 +448,7 @@ int main(void)
 	RUN(enablement_rules);
 	RUN(conventions_and_edges);
 	RUN(efa_transport);
+	RUN(nvls_fill);
 	RUN(names);
 	return t_done("comm");
 }
