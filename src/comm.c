@@ -32,6 +32,12 @@
  *    tuner).
  *  - NVLS bandwidth uses the measured ratio to the ring bound (1.29x on
  *    Hopper, 1.15x on Blackwell) instead of NCCL's optimistic 2 * 0.85.
+ *    NVLS in one NVLink domain pays a pipeline fill of NVLS_FILL_LOOPS
+ *    loops (channels x heads x chunk) that NCCL's 25 us leaves out: 0.1 ms
+ *    on an 8-GPU HGX node, 0.4-0.7 ms on a 72-GPU NVL72 rack, whose
+ *    all-reduce therefore reaches its plateau only at 2-4 GiB. NVLS-tree
+ *    across nodes pays it too (its domain part is the same pipeline),
+ *    except on EFA, whose fitted tree terms already hold it.
  *    Multi-node NVLS and CollNet (SHARP in the network) are not modelled;
  *    NVLS-tree is.
  *  - NCCL's tree correction factors for mid-size messages are not applied.
@@ -199,6 +205,30 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
 #define CH_BW (12.0 * GBPS)     /* bus bandwidth one channel carries */
 #define NVLS_CH 16
 #define NVLS_CHUNK 131072.0
+/* NVLS channels by architecture (NCCL transport/nvls.cc: 16 on Hopper
+ * (NVLS_NCHANNELS_SM90), 24 on Blackwell in one NVLink domain
+ * (NVLS_NCHANNELS_SM100_NVL, NCCL 2.27; 32 in 2.25)). Used for the loop
+ * size only; the channel ramp of small messages keeps NVLS_CH. */
+#define NVLS_CH_OF(arch) ((arch) >= ARCH_BLACKWELL ? 24 : 16)
+/* Reducing heads at most (NCCL device.h NCCL_MAX_NVLS_ARITY); above it
+ * NCCL runs NVLS for all-reduce only (enqueue.cc: NVLS all-gather and
+ * reduce-scatter need localRanks <= 32). */
+#define NVLS_MAX_HEADS 32
+/* NVLS pipeline fill, in loops. NCCL's NVLS all-reduce in one NVLink domain
+ * (device/all_reduce.h) moves each channel's data in loops of heads x chunk:
+ * every rank scatters its loop into the heads' buffers, each head reduces
+ * its chunk through the switch (multimem ld_reduce) and multicasts the
+ * sum, every rank gathers it out: three stages, pipelined loop by loop, so
+ * a message pays the first scatter and the last gather (two loops) plus
+ * the wait of every stage on the slowest of the ranks. A loop is 16 MiB on
+ * 8 H100 (16 ch x 8 heads x 128 KiB) but 48-96 MiB on a 72-GPU NVL72 rack
+ * (24 ch x 32 heads x 64-128 KiB): the same ramp costs 0.1 ms on an HGX
+ * node and 0.4-0.7 ms on a rack. Range 2-4; 3 from the 8-GPU H100 / H200
+ * NVLS rows of comm.csv (V053/V059 at 16 MiB, V054/V060 at 256 MiB,
+ * V055 at 1 GiB: 2.3, 3.2, 2.4, 1.1 loops of fixed cost beyond NCCL's
+ * 25 us). Checked, not fitted, on the GB200 NVL72 rack of
+ * holdout_comm.csv (72 ranks, 512 MiB - 8 GiB). */
+#define NVLS_FILL_LOOPS 3.0
 #define P2P_LL_MAX 16384.0      /* NCCL's P2P LL threshold */
 #define A2A_EFF 0.94
 #define A2A_PEER_US 1.0         /* issue cost per peer of an all-to-all */
@@ -551,14 +581,49 @@ static double nvls_chan_frac(const struct ctx *x)
 	return nc / NVLS_CH;
 }
 
+/* NVLS heads: the GPUs that each reduce one slice of every loop (NCCL's
+ * NVLS graph search: min(GPUs, NCCL_MAX_NVLS_ARITY)). */
+static int nvls_heads(const struct ctx *x)
+{
+	return x->ppn < NVLS_MAX_HEADS ? x->ppn : NVLS_MAX_HEADS;
+}
+
+/* Bytes of one NVLS loop over all channels: channels x heads x chunk, with
+ * NCCL's chunk for this size (enqueue.cc: 128 KiB, cut to 64 / 32 / 16 KiB
+ * while the message is under 64 / 8 / 2 loops of the larger chunk). */
+static double nvls_loop_bytes(const struct ctx *x)
+{
+	double ops = (double)NVLS_CH_OF(x->arch) * nvls_heads(x);
+	double chunk = NVLS_CHUNK;
+	if (x->S < 64 * ops * chunk)
+		chunk = 65536;
+	if (x->S < 8 * ops * chunk)
+		chunk = 32768;
+	if (x->S < 2 * ops * chunk)
+		chunk = 16384;
+	return ops * chunk;
+}
+
 static double nvls_time(const struct ctx *x)
 {
-	double bus = nvls_ratio[x->arch] * x->b_up;
+	double peak = nvls_ratio[x->arch] * x->b_up;
 	if (x->c != COMM_ALLREDUCE)
-		bus *= 0.5 * (x->ppn - 1) / x->ppn;
-	bus *= nvls_chan_frac(x);
-	double lat = hw_lat[HW_NVLINK][A_NVLS][P_SIMPLE];
-	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+		peak *= 0.5 * (x->ppn - 1) / x->ppn;
+	double bus = peak * nvls_chan_frac(x);
+	double factor = comm_busbw_factor(x->c, x->n);
+	double lat = hw_lat[HW_NVLINK][A_NVLS][P_SIMPLE] * US;
+	/* Pipeline fill (see NVLS_FILL_LOOPS): loops of the message that
+	 * pass the three stages before the steady state, at the peak rate.
+	 * A message within one loop fills each stage only partly and its
+	 * stages overlap on the partial chunks: the fill is scaled by S/loop
+	 * there (a simplification; the 1 MiB H100/H200 rows V052/V058, one
+	 * partial loop, show no fill beyond NCCL's latency). */
+	double loop = nvls_loop_bytes(x);
+	double part = HP_MIN(x->S, loop);
+	double fill = NVLS_FILL_LOOPS * part * (part / loop) * factor / peak;
+	if (x->c == COMM_ALLREDUCE && x->S <= x->g->engine_ar_bytes)
+		fill = 0;      /* an engine's own kernel (comm_group) */
+	return cand_time(x, lat + fill, bus, factor);
 }
 
 static double nvls_tree_time(const struct ctx *x)
@@ -567,12 +632,32 @@ static double nvls_tree_time(const struct ctx *x)
 	double intra = nvls_ratio[x->arch] * x->b_up;
 	double inter = x->b_net * (N <= 2 ? 2.0 : 1.0) / x->r / efa_depth(x);
 	double cap = NVLS_CH * perch_nvls_tree[x->arch][x->idx2] * GBPS;
-	double bus = HP_MIN(HP_MIN(intra, inter), cap) * nvls_chan_frac(x);
-	double lat = hw_lat[HW_NVLINK][A_NVLS_TREE][P_SIMPLE] +
-		     2 * ilog2(N) * inter_lat(x, A_NVLS_TREE, P_SIMPLE);
+	double peak = HP_MIN(HP_MIN(intra, inter), cap);
+	double bus = peak * nvls_chan_frac(x);
+	double lat = hw_lat[HW_NVLINK][A_NVLS_TREE][P_SIMPLE] * US +
+		     2 * ilog2(N) * inter_lat(x, A_NVLS_TREE, P_SIMPLE) * US;
+	/* The domain's part runs the same loop pipeline as NVLS in one
+	 * domain (all_reduce.h, NVLS_TREE: scatter, reduce, gather per
+	 * loop, with the network between), so it pays the same fill, with
+	 * NCCL's NVLS-tree chunk (enqueue.cc: nvlsTreeMaxChunkSize, 64 KiB
+	 * from 4 nodes, cut to 32 KiB under one loop). Not on EFA: its tree
+	 * terms (EFA_TREE_DEPTH) were fitted on the measured p5 rows, which
+	 * hold whatever fill there is; adding it there moved four of them
+	 * out of their bound. */
+	if (!x->efa) {
+		double ops = (double)NVLS_CH_OF(x->arch) * nvls_heads(x);
+		double chunk = N >= 4 ? 65536 : NVLS_CHUNK;
+		if (x->S < 4 * ops * chunk && chunk > 65536)
+			chunk = 65536;
+		if (x->S < ops * chunk && chunk > 32768)
+			chunk = 32768;
+		double loop = ops * chunk, part = HP_MIN(x->S, loop);
+		lat += NVLS_FILL_LOOPS * part * (part / loop) *
+		       comm_busbw_factor(x->c, x->n) / peak;
+	}
 	if (x->wan_lat > 0)
-		lat += 2 * x->wan_lat / US;
-	return cand_time(x, lat * US, bus, comm_busbw_factor(x->c, x->n));
+		lat += 2 * x->wan_lat;
+	return cand_time(x, lat, bus, comm_busbw_factor(x->c, x->n));
 }
 
 static double pat_time(const struct ctx *x)
@@ -741,7 +826,7 @@ static void algos_allowed(const struct ctx *x, int ok[COMM_ALGO_COUNT])
 	} else if (x->c == COMM_ALLGATHER || x->c == COMM_REDUCESCATTER) {
 		ok[COMM_PAT] = x->ppn == 1 && x->N > 1;
 		ok[COMM_NVLS] = g->fab.nvls && x->N == 1 && x->ppn > 1 &&
-				x->arch >= ARCH_HOPPER;
+				x->ppn <= NVLS_MAX_HEADS && x->arch >= ARCH_HOPPER;
 	}
 }
 

@@ -48,6 +48,12 @@ struct comm_group {
 	int cross_site;           /* spans pools joined by a WAN link */
 	double wan_Bps;           /* that link, per direction, shared by the group */
 	double wan_latency_s;
+	/* All-reduces of at most this many bytes inside one node run as a
+	 * serving engine's own one-shot / two-shot NVLink kernel, not NCCL's
+	 * (vLLM CustomAllreduce: max_size 8 MiB, 2-8 ranks; TensorRT-LLM's
+	 * custom all-reduce likewise): no NVLS loop pipeline, so no fill.
+	 * Modelled as NCCL's algorithms without that fill. 0: NCCL always. */
+	double engine_ar_bytes;
 };
 
 struct comm_result {

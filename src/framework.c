@@ -36,7 +36,12 @@
  *    receives with blocking calls (deepspeed/runtime/pipe/p2p.py: send()
  *    and recv() assert async_op == False), each its own instruction of
  *    the TrainSchedule, so a micro-batch's four transfers run one after
- *    another and the full tensor crosses the NIC.
+ *    another. The row sends the full tensor over the NIC. That is a
+ *    stand-in, not DeepSpeed's code: with TP its engine sends 1/t slices
+ *    (engine.py: is_pipe_partitioned = is_model_parallel, October 2021)
+ *    plus the attention mask; set so, every DeepSpeed pipeline row moves
+ *    further from its measurement (docs/ppdiag.md), so the larger
+ *    transfers stand for a DeepSpeed cost hetplan does not yet have.
  *  - Attention kernels on Hopper and later: Megatron-Core runs Transformer
  *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
  *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class

@@ -381,6 +381,9 @@ static double pool_comm(const struct pool *p, enum comm_coll c, int ranks, int p
 	g.ranks = ranks;
 	g.ranks_per_node = per_node;
 	g.oversub = 1;
+	/* Engines' custom all-reduce (comm.h): TensorRT-LLM's 64 MiB workspace
+	 * (customAllReduceUtils.h); vLLM's 8 MiB is not told apart. */
+	g.engine_ar_bytes = 67108864;
 	struct comm_result r;
 	if (comm_time(&g, c, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) < 0)
 		return 0;

@@ -282,6 +282,40 @@ TEST(enablement_rules)
 	h.fab.net_simple_only = 1;
 	CHECK(comm_time(&h, COMM_ALLREDUCE, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == 0);
 	CHECK_EQ_INT(r.proto, COMM_SIMPLE);
+	/* One NVLink domain of 72 Blackwell GPUs (a GB200 NVL72 rack): NCCL
+	 * runs NVLS all-reduce there, but NVLS all-gather and reduce-scatter
+	 * only up to NCCL_MAX_NVLS_ARITY = 32 local ranks (enqueue.cc:
+	 * func != AllReduce && localRanks > NCCL_MAX_NVLS_ARITY -> skip). */
+	struct comm_group rack;
+	memset(&rack, 0, sizeof rack);
+	struct gpu_spec b = gpu(GEN_BLACKWELL, 900e9, 5);
+	rack.ranks = 72;
+	rack.ranks_per_node = 72;
+	comm_fabric_init(&rack.fab, &b, INTRA_NVSWITCH, 72, 400);
+	CHECK(comm_time(&rack, COMM_ALLREDUCE, 1e9, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == 0);
+	CHECK(comm_time(&rack, COMM_ALLGATHER, 1e9, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == -1);
+	CHECK(comm_time(&rack, COMM_REDUCESCATTER, 1e9, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == 0);
+	CHECK_EQ_INT(r.algo, COMM_RING);
+	rack.ranks = rack.ranks_per_node = 32;
+	CHECK(comm_time(&rack, COMM_ALLGATHER, 1e9, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == 0);
+}
+
+/* NVLS all-reduce of 16 MiB on one 8-GPU H100 node, by hand. Bus
+ * bandwidth 1.29 x 18 x 20.6 GB/s = 478.33 GB/s; factor 2 x 7/8 = 1.75.
+ * Steady state: 16777216 x 1.75 / 478.33e9 = 61.38 us; NCCL's NVLS
+ * latency 25 us plus the host's 4 us. Fill: NCCL's chunk for 16 MiB over
+ * 16 channels x 8 heads is 32 KiB (16 MiB < 8 x 128 x 64 KiB, not < 2 x
+ * 128 x 32 KiB), a loop 128 x 32 KiB = 4 MiB, three loops:
+ * 3 x 4194304 x 1.75 / 478.33e9 = 46.03 us. A serving engine's own
+ * all-reduce kernel (engine_ar_bytes >= the size) pays no fill. Measured
+ * on such nodes (comm.csv V053/V059): 125 and 122 us. */
+TEST(nvls_fill)
+{
+	struct comm_group g = h100(8, 8);
+	double S = 16777216;
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, S, COMM_NVLS, COMM_SIMPLE), 136.41e-6, 0.002);
+	g.engine_ar_bytes = 64 * 1048576.0;
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, S, COMM_NVLS, COMM_SIMPLE), 90.38e-6, 0.002);
 }
 
 TEST(conventions_and_edges)
@@ -414,6 +448,7 @@ int main(void)
 	RUN(enablement_rules);
 	RUN(conventions_and_edges);
 	RUN(efa_transport);
+	RUN(nvls_fill);
 	RUN(names);
 	return t_done("comm");
 }

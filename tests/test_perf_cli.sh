@@ -102,8 +102,9 @@ PY
 # --- GB200 NVL72: 18 trays of 4 GPUs on one NVLink fabric. An all-reduce
 # over the 72 GPUs of a rack runs over NVLink; measured (nccl-tests on a
 # CoreWeave GB200 NVL72 rack, tests/data/holdout_comm.csv): busbw 586, 681,
-# 758, 839, 835 GB/s at 512 MiB .. 8 GiB. Held to a mean |error| of 15%,
-# every point within 40% (the two smallest sizes ramp slower than modelled).
+# 758, 839, 835 GB/s at 512 MiB .. 8 GiB. Held to a mean |error| of 10%,
+# every point within 15% (the NVLS pipeline fill of a 72-rank loop, comm.c
+# NVLS_FILL_LOOPS, sets the ramp).
 python3 - "$H" <<'PY' && ok || bad "NVL72 all-reduce busbw"
 import json, subprocess, sys
 meas = {"512MiB": 586.06, "1GiB": 681.17, "2GiB": 757.78, "4GiB": 839.16, "8GiB": 834.57}
@@ -114,7 +115,7 @@ for size, m in meas.items():
                           "--format", "json"], capture_output=True, text=True, check=True).stdout
     bus = json.loads(out)["busbw_GBps"]
     errs.append(abs(bus - m) / m)
-assert max(errs) < 0.40 and sum(errs) / len(errs) < 0.15, errs
+assert max(errs) < 0.15 and sum(errs) / len(errs) < 0.10, errs
 PY
 # The pool key: a GB200 pool defaults to its 72-GPU domain; the DP
 # all-reduce of 64 replicas stays on NVLink.
