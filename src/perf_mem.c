@@ -257,12 +257,17 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	}
 	/* The caching allocator's slack: what it keeps reserved beyond the
 	 * tensors alive at the peak (blocks split and cached for sizes that
-	 * no longer come, buckets and staging buffers of the framework), a
-	 * share of everything it holds at the peak: mem_frag - 1 of it,
-	 * shown with the activations, whose coming and going makes most of
-	 * it. */
-	double held = wbytes + gbytes + obytes + acts + k->workspace_bytes;
-	acts += (k->mem_frag - 1) * held;
+	 * no longer come), mem_frag - 1 of what is allocated and freed during
+	 * a step: the activations, the workspaces, ZeRO-3's gathered units
+	 * and, unless the framework keeps them in one contiguous buffer
+	 * allocated at start (Megatron's DDP grad buffer; hetplan's default),
+	 * the gradients. Weights and optimizer state are allocated once, at
+	 * their exact sizes. Shown with the activations. */
+	int grad_buffer = p->framework == FW_MEGATRON_CORE || p->framework == FW_MEGATRON_LM ||
+			  p->framework == FW_ANY;
+	double churn = acts + k->workspace_bytes + (p->zero == 3 ? 2 * 2 * x->unit : 0) +
+		       (grad_buffer ? 0 : gbytes);
+	acts += (k->mem_frag - 1) * churn;
 	ps->weights = wbytes;
 	ps->grads = gbytes;
 	ps->optimizer = obytes;
