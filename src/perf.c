@@ -74,7 +74,7 @@ static const size_t gen_field_off[] = {
 /* The constants that are not per generation, by their names in the file. */
 static const char *const scalar_names[] = {
 	"gemm_k_half", "attn_s_half", "kernel_gap_s", "host_op_s", "host_coll_s",
-	"tp_overlap_slowdown", "dp_overlap_slowdown", "cuda_context_gib", "runtime_gib",
+	"tp_overlap_slowdown", "dp_overlap_slowdown", "cuda_context_gib", "workspace_bytes",
 	"mem_frag", "step_overhead_s", "power_clock_exp",
 };
 static const size_t scalar_off[] = {
@@ -82,7 +82,7 @@ static const size_t scalar_off[] = {
 	offsetof(struct perf_calib, kernel_gap_s), offsetof(struct perf_calib, host_op_s),
 	offsetof(struct perf_calib, host_coll_s), offsetof(struct perf_calib, tp_overlap_slowdown),
 	offsetof(struct perf_calib, dp_overlap_slowdown),
-	offsetof(struct perf_calib, cuda_context_bytes), offsetof(struct perf_calib, runtime_bytes),
+	offsetof(struct perf_calib, cuda_context_bytes), offsetof(struct perf_calib, workspace_bytes),
 	offsetof(struct perf_calib, mem_frag), offsetof(struct perf_calib, step_overhead_s),
 	offsetof(struct perf_calib, power_clock_exp),
 };

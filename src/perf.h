@@ -43,7 +43,7 @@ struct perf_calib {
 	double tp_overlap_slowdown; /* GEMM slowdown while a TP collective shares the SMs */
 	double dp_overlap_slowdown; /* compute slowdown while DP traffic runs beside it */
 	double cuda_context_bytes;  /* CUDA context and module images, per GPU */
-	double runtime_bytes;       /* NCCL buffers, cuBLAS workspaces, allocator pools */
+	double workspace_bytes;     /* cuBLAS / cuBLASLt / TE GEMM workspaces, per GPU */
 	double mem_frag;          /* caching-allocator fragmentation on activations */
 	double step_overhead_s;   /* per step: gradient clipping, loss scaling, logging */
 	double power_clock_exp;   /* sustained clock ~ (power limit / rated TDP)^this */
@@ -104,6 +104,10 @@ struct perf_stage {
 	double t_host_stall;      /* GPU idle waiting for the host to issue kernels */
 	/* memory per GPU, bytes */
 	double weights, grads, optimizer, activations, other, total, capacity;
+	double outside;           /* of other: held outside the framework's caching
+				   * allocator (CUDA context, NCCL, TE userbuffers):
+				   * nvidia-smi counts it, torch.cuda.max_memory_reserved
+				   * does not (perf_mem.c) */
 	int fits;
 };
 

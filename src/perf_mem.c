@@ -1,10 +1,159 @@
 /* perf_mem.c — memory per GPU of one pipeline stage: weights, gradients
  * and optimizer state under the plan's ZeRO stage and master layout,
- * activations of the micro-batches in flight, and the runtime's own
- * overhead (the model is described at the top of perf.c). */
+ * activations of the micro-batches in flight, the caching allocator's
+ * slack, and what the runtime holds before any tensor: the CUDA context,
+ * NCCL's buffers for every communicator the plan opens, cuBLAS / TE
+ * workspaces and TE's userbuffers (docs/memory.md has the terms with
+ * their sources and the measured rows they are checked against).
+ *
+ * What a "memory" number measures depends on the tool: nvidia-smi (and
+ * NVML) reports everything the process holds on the device; PyTorch's
+ * torch.cuda.max_memory_reserved() (torchtitan's "Memory(GiB)") only what
+ * the caching allocator holds, not the CUDA context, NCCL's buffers (NCCL
+ * allocates its own with cuMem / cudaMalloc) or TE's userbuffers.
+ * ps->outside is that first part, so a caller can compare like with like. */
 #include "perf_int.h"
 
 #include <math.h>
+
+/* NCCL's buffers. One connection (one peer, one channel, one direction of
+ * receive) holds a FIFO per protocol: LL 512 KiB (8 lines x 512 threads x
+ * 8 steps x 16 B), LL128 4,915,200 B (120 x 640 threads x 8 steps x 8 B),
+ * Simple NCCL_BUFFSIZE 4 MiB: 9.19 MiB (NCCL src/init.cc DEFAULT_*BUFFSIZE,
+ * src/include/device.h). Since NCCL 2.19 they come from cuMem with a 2 MiB
+ * granularity: 10 MiB per connection (NVIDIA/nccl issue 1685: allocations
+ * of 10,485,760 B, one per channel and peer). Range 9.19-10 MiB; more when
+ * a user raises NCCL_BUFFSIZE. */
+#define NCCL_CONN_BYTES 10485760.0
+/* Channels: NCCL opens about one per 12 GB/s of the group's slowest link
+ * (the intra-node rate, or, when the group leaves the node, the NICs its
+ * ranks on the node use: rail-aligned, a node's share of NICs per rank),
+ * 2 to 32 (NCCL_MIN/MAX_NCHANNELS; logs show 24 on DGX A100, 32 on H100
+ * NVSwitch, 12 on DGX-1 V100; comm.c's model of the same rule). */
+#define NCCL_CH_BPS 12e9
+#define NCCL_MIN_CH 2
+#define NCCL_MAX_CH 32
+/* Point-to-point channels per remote peer over the network
+ * (NCCL_NCHANNELS_PER_NET_PEER default 2); inside a node NCCL spreads a
+ * pair over all its channels (issue 1685: 32 channels per pair, H100). */
+#define NCCL_NET_PEER_CH 2
+/* NVLink SHARP (Hopper / Blackwell NVSwitch): nvlsChannels (16 on sm90,
+ * 24 on sm100 in one NVLink domain, 32 across) x 2 x buffSize (8 steps x
+ * NCCL_NVLS_CHUNKSIZE 128 KiB = 1 MiB) x heads (the ranks on the fabric):
+ * 256 MiB per GPU for 8 H100s (NCCL src/transport/nvls.cc,
+ * ncclNvlsBufferSetup; NCCL 2.18-2.20 used the 4 MiB Simple buffer: 4x). */
+#define NVLS_STEP_BYTES (8 * 131072.0)
+/* Transformer Engine's userbuffers for --tp-comm-overlap: one buffer of the
+ * layer's full-sequence input (s x b / cp rows of hidden, 16-bit) per
+ * overlapped GEMM: qkv, proj, fc1 and fc2 in fprop, dgrad and wgrad, less
+ * the two wgrads that reuse a dgrad buffer ("external"): 10 (TE
+ * transformer_engine/pytorch/module/base.py, initialize_ub). Allocated by
+ * userbuffers' own cudaMalloc / cuMem, outside PyTorch's allocator. */
+#define TE_UB_BUFFERS 10
+
+/* NCCL channels of a group with `per_node` of its `ranks` on one NVLink
+ * domain of pool pl. */
+static int nccl_channels(const struct pool *pl, int ranks, int per_node)
+{
+	double top = pl->intra_Bps > 0 ? pl->intra_Bps : pl->gpu.link_Bps;
+	if (per_node < ranks) {
+		int dom = perf_domain_gpus(pl);
+		double nodes_per_dom = pl->gpus_per_node > 0 && dom > pl->gpus_per_node
+					       ? (double)dom / pl->gpus_per_node : 1;
+		double net = pl->nics * pl->nic_gbps * 1e9 / 8 * nodes_per_dom;
+		if (per_node < dom)
+			net *= (double)per_node / dom;
+		if (net < top)
+			top = net;
+	}
+	int ch = (int)ceil(top / NCCL_CH_BPS);
+	return ch < NCCL_MIN_CH ? NCCL_MIN_CH : ch > NCCL_MAX_CH ? NCCL_MAX_CH : ch;
+}
+
+/* Whether NCCL builds NVLS buffers for a group: NVSwitch of Hopper or
+ * later, two or more of the group's ranks on the fabric. */
+static int nccl_nvls(const struct pool *pl, int per_node)
+{
+	return per_node >= 2 && pl->intra == INTRA_NVSWITCH &&
+	       (pl->gpu.gen == GEN_HOPPER || pl->gpu.gen == GEN_BLACKWELL);
+}
+
+/* Bytes of one collective communicator (TP, CP, DP, the model-parallel
+ * group): a ring holds one receive connection per channel, whatever the
+ * group's size (NVIDIA/nccl issue 986: "Ring ... only has 2 connections
+ * regardless of the scale"); a group that leaves the node also runs trees,
+ * whose network parent / child adds one more per channel; NVLS on top. */
+static double nccl_coll_bytes(const struct pool *pl, int ranks, int per_node)
+{
+	if (ranks < 2)
+		return 0;
+	if (per_node > ranks)
+		per_node = ranks;
+	if (per_node < 1)
+		per_node = 1;
+	int ch = nccl_channels(pl, ranks, per_node);
+	double b = ch * NCCL_CONN_BYTES * (per_node < ranks ? 2 : 1);
+	if (nccl_nvls(pl, per_node)) {
+		int nvls_ch = pl->gpu.gen == GEN_BLACKWELL ? (per_node < ranks ? 32 : 24) : 16;
+		b += nvls_ch * 2 * NVLS_STEP_BYTES * per_node;
+	}
+	return b;
+}
+
+/* Bytes of point-to-point connections to `peers` peers, each on the node
+ * (same_node) or over the network. */
+static double nccl_p2p_bytes(const struct pool *pl, int peers, int same_node, int ranks)
+{
+	int ch = same_node ? nccl_channels(pl, ranks, ranks) : NCCL_NET_PEER_CH;
+	return peers * ch * NCCL_CONN_BYTES;
+}
+
+/* NCCL's buffers on one GPU of stage x: every communicator the plan uses
+ * (PyTorch creates NCCL communicators on first use, so groups a framework
+ * defines but never calls cost nothing). Ranks are laid out TP innermost,
+ * then CP, then DP (and EP inside it), then PP, as Megatron-Core's default
+ * order "tp-cp-ep-dp-pp" and the Llama 3 paper's [TP, CP, PP, DP] agree
+ * for the groups inside a node. Not counted: the embedding group (used
+ * only with tied embeddings, two ranks), NCCL's small per-channel
+ * structures and proxy FIFOs (< 1 MiB per channel). */
+static double nccl_bytes(const struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	const struct pool *pl = x->pl;
+	int dom = perf_domain_gpus(pl);
+	int tp = x->tp, cp = x->cp, dp = x->dp, pp = x->pp;
+	int inner = tp * cp > 0 ? tp * cp : 1;
+	double b = 0;
+	b += nccl_coll_bytes(pl, tp, tp < dom ? tp : dom);
+	if (cp > 1) {
+		/* Context parallelism exchanges K/V with its ring neighbours. */
+		int per = dom / tp;
+		b += nccl_p2p_bytes(pl, 2, per >= cp, cp);
+	}
+	int dpn = dom / inner;
+	b += nccl_coll_bytes(pl, dp * cp, dpn * cp);
+	if (p->ep > 1) {
+		/* All-to-all: a connection to every other rank of the group. */
+		int epn = dom / inner;
+		int near = (epn < p->ep ? epn : p->ep) - 1;
+		if (near > 0)
+			b += nccl_p2p_bytes(pl, near, 1, near + 1);
+		b += nccl_p2p_bytes(pl, p->ep - 1 - (near > 0 ? near : 0), 0, p->ep);
+	}
+	if (pp > 1) {
+		/* Send / receive with the neighbouring stages (the interleaved
+		 * schedule wraps the last stage round to the first), and the
+		 * model-parallel group (TP x PP) whose all-reduces the gradient
+		 * norm and the loss use. */
+		int peers = p->schedule == SCHED_INTERLEAVED || (!x->first && !x->last) ? 2 : 1;
+		int per_dom = dom / (inner * dp);   /* stages on one NVLink domain */
+		if (per_dom < 1)
+			per_dom = 1;
+		b += nccl_p2p_bytes(pl, peers, per_dom > 1, pp);
+		b += nccl_coll_bytes(pl, tp * pp, (tp < dom ? tp : dom) * (per_dom < pp ? per_dom : pp));
+	}
+	return b;
+}
 
 int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 {
@@ -29,7 +178,20 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 		 * whole, only the moments sharded. */
 		gbytes = 6 * whole;
 		obytes = 4 * whole + 8 * (p->zero == 0 ? whole : shard);
+	} else if (p->zero == 2) {
+		/* ZeRO-2: the gradients are reduced and kept in fp32, sharded
+		 * (Megatron-LM accumulates and reduces bf16 gradients in fp32,
+		 * --accumulate-allreduce-grads-in-fp32, forced on with --bf16;
+		 * the Llama 3 paper, Sec. 3.3.2: "FP32 gradient accumulation ...
+		 * reduce-scatter gradients in FP32"; DeepSpeed ZeRO-2 keeps its
+		 * gradient partition in fp32). Before its reduce-scatter one
+		 * unit's gradient is whole, in 16 bits. */
+		gbytes = 4 * shard + 2 * x->unit;
+		obytes = 12 * shard;
 	} else {
+		/* ZeRO-0/1: the fp32 gradient buffer whole. ZeRO-3 (FSDP): the
+		 * sharded fp32 parameters, gradients and moments, 16 B / param /
+		 * dp in all, shown as 2 + 2 + 12. */
 		gbytes = p->zero <= 1 ? 4 * whole : 2 * shard;
 		obytes = 12 * (p->zero == 0 ? whole : shard);
 	}
@@ -38,6 +200,29 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	 * matrix, twice, in 16 bits. */
 	if (p->zero == 3)
 		wbytes += 2 * 2 * x->unit;
+	/* Activations kept for backward, per layer and token (x->act, model.c
+	 * layer_act_terms): for a Llama layer under Transformer Engine with
+	 * sequence parallelism and flash attention, in 16 bits, divided by TP:
+	 * the two RMSNorm inputs and the two normalised outputs the QKV and
+	 * FC1 GEMMs keep (TE keeps its SP shard and gathers it again in
+	 * backward) 4 x 2h; Q, K, V after RoPE 2(q + 2 kv) and the attention
+	 * output 2q (kept by flash attention and by the projection GEMM: one
+	 * tensor) plus its fp32 log-sum-exp 4 x heads; the FC1 output 2 x 2
+	 * ffn (SwiGLU's input) and SwiGLU's output 2 ffn (FC2's input). Llama
+	 * 3.1 405B at TP 8: (8 x 16384 + 4 x 16384 + 4 x 1024 + 6 x 53248 +
+	 * 4 x 128) / 8 = 65,088 B per token, 0.50 GiB per layer at 8,192
+	 * tokens. A stage's output is not kept: Megatron-Core frees its data
+	 * once sent (deallocate_pipeline_outputs), the Llama 3 run did the
+	 * same ("proactively deallocate ... the input and output tensors of
+	 * each pipeline stage").
+	 *
+	 * In flight on stage i (Megatron-Core schedules.py,
+	 * forward_backward_pipelining_with_interleaving): the warm-up runs
+	 * (pp - i - 1) x 2 + (v - 1) x pp model-chunk forwards, then one more
+	 * before the first backward; in stage units (v chunks a stage) that is
+	 * the expression below. With as many micro-batches as stages (or
+	 * fewer) every forward runs first ("all_warmup_microbatches"): all m
+	 * micro-batches are in flight. */
 	double inflight, v = x->v;
 	if (p->schedule == SCHED_INTERLEAVED && pp > 1)
 		inflight = ((pp - i - 1) * 2.0 + (v - 1) * pp + 1) / v;
@@ -63,14 +248,33 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	}
 	if (x->first)
 		acts += inflight * (8 * T + (x->m->dropout ? 3 : 2) * T * h / (p->sp ? tp : 1));
-	acts *= k->mem_frag;
+	/* Outside the allocator: the CUDA context, NCCL's buffers, and TE's
+	 * userbuffers when TP collectives overlap the GEMMs. */
+	double outside = k->cuda_context_bytes + nccl_bytes(x);
+	if (plan_tp_overlap(p) && p->sp && tp > 1) {
+		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+		outside += TE_UB_BUFFERS * T * h * elt;
+	}
+	/* The caching allocator's slack: what it keeps reserved beyond the
+	 * tensors alive at the peak (blocks split and cached for sizes that
+	 * no longer come), mem_frag - 1 of what is allocated and freed during
+	 * a step: the activations, the workspaces, ZeRO-3's gathered units
+	 * and, unless the framework keeps them in one contiguous buffer
+	 * allocated at start (Megatron's DDP grad buffer; hetplan's default),
+	 * the gradients. Weights and optimizer state are allocated once, at
+	 * their exact sizes. Shown with the activations. */
+	int grad_buffer = p->framework == FW_MEGATRON_CORE || p->framework == FW_MEGATRON_LM ||
+			  p->framework == FW_ANY;
+	double churn = acts + k->workspace_bytes + (p->zero == 3 ? 2 * 2 * x->unit : 0) +
+		       (grad_buffer ? 0 : gbytes);
+	acts += (k->mem_frag - 1) * churn;
 	ps->weights = wbytes;
 	ps->grads = gbytes;
 	ps->optimizer = obytes;
 	ps->activations = acts;
-	/* The CUDA context and the runtime's own buffers (NCCL, cuBLAS
-	 * workspaces, allocator pools) come before any tensor. */
-	ps->other = k->cuda_context_bytes + k->runtime_bytes;
+	/* Inside the allocator, fixed: cuBLAS / cuBLASLt / TE workspaces. */
+	ps->other = outside + k->workspace_bytes;
+	ps->outside = outside;
 	ps->total = wbytes + gbytes + obytes + acts + ps->other;
 	ps->capacity = gpu_usable_bytes(x->g);
 	ps->fits = ps->total <= ps->capacity;

@@ -30,6 +30,8 @@ struct calib_row {
 	char skip[160];
 	char guessed[96];         /* columns the CSV leaves blank that we fill */
 	int extra;                /* from tests/data/holdout.csv (a later source set) */
+	int mem_reserved;         /* memory row measured as the caching allocator's
+				   * reserved peak (perf_stage.outside excluded) */
 	struct cluster cluster;
 	struct model_spec model;
 	struct plan plan;
@@ -459,6 +461,13 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	 * fp32 logits (loss parallel under TP), not a fused kernel. */
 	if (strstr(F("source"), "torchtitan"))
 		pl->loss = LOSS_EAGER;
+	/* torchtitan's "memory" is torch.cuda.memory_stats()
+	 * ["reserved_bytes.all.peak"] (torchtitan/components/metrics.py,
+	 * DeviceMemoryMonitor.get_peak_stats): the caching allocator's
+	 * reserve, without the CUDA context and NCCL's buffers, which
+	 * perf_stage.outside holds. The other memory rows (BLOOM's "max memory
+	 * used", DLPerf's table) are read as whole-device use, nvidia-smi. */
+	r->mem_reserved = strstr(F("source"), "torchtitan") != NULL;
 	if (starts(r->id, "N21-T2"))
 		pl->recompute = RC_FULL;   /* notes: the Table-1 runs' settings */
 	if (bloom && !*rc)
@@ -689,9 +698,11 @@ static double row_predict(const struct calib_row *r, const struct perf_calib *k)
 	double v = e.step_time_s;
 	if (r->kind == ROW_MEMORY) {
 		v = 0;
-		for (int i = 0; i < e.n_stages; i++)
-			if (e.stages[i].total > v)
-				v = e.stages[i].total;
+		for (int i = 0; i < e.n_stages; i++) {
+			double t = e.stages[i].total - (r->mem_reserved ? e.stages[i].outside : 0);
+			if (t > v)
+				v = t;
+		}
 	}
 	estimate_free(&e);
 	return v;
