@@ -374,8 +374,8 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate 
 	}
 	if (!ps->fits) {
 		e->fits = 0;
-		if (ps->total - ps->capacity > e->worst_over_bytes) {
-			e->worst_over_bytes = ps->total - ps->capacity;
+		if (ps->total - ps->slack - ps->capacity > e->worst_over_bytes) {
+			e->worst_over_bytes = ps->total - ps->slack - ps->capacity;
 			e->worst_stage = (int)(ps - e->stages);
 		}
 	}

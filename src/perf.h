@@ -108,6 +108,9 @@ struct perf_stage {
 				   * allocator (CUDA context, NCCL, TE userbuffers):
 				   * nvidia-smi counts it, torch.cuda.max_memory_reserved
 				   * does not (perf_mem.c) */
+	double slack;             /* of activations: the caching allocator's reserve
+				   * beyond the live tensors (mem_frag); in total, not
+				   * in what must fit (perf_mem.c) */
 	int fits;
 };
 

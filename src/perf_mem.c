@@ -267,7 +267,8 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 			  p->framework == FW_ANY;
 	double churn = acts + k->workspace_bytes + (p->zero == 3 ? 2 * 2 * x->unit : 0) +
 		       (grad_buffer ? 0 : gbytes);
-	acts += (k->mem_frag - 1) * churn;
+	ps->slack = (k->mem_frag - 1) * churn;
+	acts += ps->slack;
 	ps->weights = wbytes;
 	ps->grads = gbytes;
 	ps->optimizer = obytes;
@@ -277,6 +278,11 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	ps->outside = outside;
 	ps->total = wbytes + gbytes + obytes + acts + ps->other;
 	ps->capacity = gpu_usable_bytes(x->g);
-	ps->fits = ps->total <= ps->capacity;
+	/* What must fit is what is alive: on a failed cudaMalloc the caching
+	 * allocator frees its unused cached blocks and tries again before it
+	 * reports out of memory (c10/cuda/CUDACachingAllocator.cpp, malloc:
+	 * release_cached_blocks), so its slack makes a plan risky (within the
+	 * headroom, search_mem_state), not impossible. */
+	ps->fits = ps->total - ps->slack <= ps->capacity;
 	return ps->fits;
 }

@@ -95,6 +95,7 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 			cJSON_AddNumberToObject(so, mem_parts[k].key,
 						report_part_value(&mem_parts[k], s));
 		cJSON_AddNumberToObject(so, "total_bytes", s->total);
+		cJSON_AddNumberToObject(so, "allocator_cache_bytes", s->slack);
 		cJSON_AddNumberToObject(so, "capacity_bytes", s->capacity);
 		cJSON_AddBoolToObject(so, "fits", s->fits);
 		cJSON_AddNumberToObject(so, "time_per_microbatch_s", s->t_total);

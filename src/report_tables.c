@@ -301,9 +301,10 @@ int report_table_memory(struct table *t, const struct cluster *c, const struct s
 			bytes_cell(t, report_part_value(&parts[k], st));
 		bytes_cell(t, st->total);
 		bytes_cell(t, st->capacity);
-		char x[32], y[48];
+		char x[32], y[80];
 		snprintf(y, sizeof y, "%s%s", hp_fmt_bytes(x, sizeof x, st->capacity - st->total),
-			 st->fits ? "" : " (does not fit)");
+			 !st->fits ? " (does not fit)" : st->total > st->capacity ?
+			 " (the allocator's cache does not fit)" : "");
 		table_num(t, y, st->capacity - st->total)->flags |= st->fits ? TABLE_GOOD : TABLE_BAD;
 		shown++;
 	}

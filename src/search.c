@@ -86,10 +86,10 @@ enum search_mem search_mem_state(const struct estimate *e, double headroom, doub
 		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
 		if (r > worst) {
 			worst = r;
-			nb = ps->total;
+			nb = ps->total - ps->slack;
 			cb = ps->capacity;
 		}
-		if (ps->total > ps->capacity)
+		if (!ps->fits)
 			st = MEM_NOFIT;
 		else if (st == MEM_FITS && ps->total > (1 - headroom) * ps->capacity)
 			st = MEM_RISKY;

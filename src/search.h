@@ -159,10 +159,12 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 void search_result_free(struct search_result *res);
 
 /* Memory verdict of an estimate under a headroom (fraction of each GPU's
- * capacity kept free): MEM_FITS, MEM_RISKY (fits, but some stage uses
- * more than 1 - headroom of its GPU) or MEM_NOFIT. need/cap (may be NULL)
- * get the fullest stage's bytes and its GPU's capacity, the stage with
- * the largest need / capacity. */
+ * capacity kept free): MEM_NOFIT when a stage's live bytes (without the
+ * caching allocator's reserve, perf_stage.slack) exceed its GPU,
+ * MEM_RISKY when they fit but a stage, reserve included, uses more than
+ * 1 - headroom of its GPU, else MEM_FITS. need/cap (may be NULL) get the
+ * fullest stage's live bytes and its GPU's capacity, the stage with the
+ * largest share of its GPU. */
 enum search_mem { MEM_FITS, MEM_RISKY, MEM_NOFIT };
 enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
 				 double *cap);

@@ -66,22 +66,28 @@ expect 3 "has no fp8 units" $H launch --pool 1x8xA100-80GB -m llama3.1-8b --tp 8
 # mbs 1, gbs 2048, seq 8192, on 16,384 H100s (Llama 3 paper, Sec. 3.3).
 # Its DP is ZeRO-2-like ("shards optimizer states and gradients, but for
 # model shards we do not reshard after forward"), and the paper trained
-# 8K sequences "without activation checkpointing". hetplan does not fit
-# that in 80 GB: 16 micro-batches, as many as stages, all run forward
-# before the first backward, so an 8-layer stage holds 63.6 GiB of
-# activations (16 x 8 x 8192 tokens x 65,088 B); with the model state
-# (7.1 GiB) and the runtime's buffers (CUDA context, NCCL: 2.1 GiB) that
-# is 72.8 GiB, and the allocator's fitted slack (mem_frag 1.2 on what
-# comes and goes) makes it 85.5 GiB; Megatron-Core's TP overlap adds TE's
-# userbuffers (2.5 GiB): 88.0 GiB, 8.3 GiB over 79.65 (docs/memory.md).
-# With full recomputation it fits.
+# 8K sequences "without activation checkpointing". 16 micro-batches, as
+# many as stages, all run forward before the first backward, so an 8-layer
+# stage holds 63.6 GiB of activations (16 x 8 x 8192 tokens x 65,088 B);
+# with the model state (7.1 GiB), the runtime's buffers (CUDA context, NCCL:
+# 2.1 GiB) and Megatron-Core's TE userbuffers (2.5 GiB) 75.3 GiB are live,
+# under the driver-reported 81,559 MiB (79.65 GiB): it fits, as it ran.
+# The caching allocator's reserve (mem_frag 1.2 on what comes and goes,
+# 12.7 GiB) is freed before PyTorch reports out of memory, so it makes the
+# plan risky (past the 5% headroom), not impossible (docs/memory.md).
+expect 0 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b --plan $D/llama405b_meta.json --format json
+json "assert d['fits'] and d['memory_verdict'] == 'fits-with-risk' and d['gpus'] == 16384 and len(d['memory']) == 16, d['memory_verdict']"
+json "m=d['memory']; assert m[0]['last_layer']-m[0]['first_layer'] == 6 and m[1]['last_layer']-m[1]['first_layer'] == 7"
+json "assert max(s['total_bytes'] - s['allocator_cache_bytes'] for s in d['memory']) < 81559 * 2**20"
+json "assert 72 * 2**30 < d['mem_need_bytes'] < 78 * 2**30, d['mem_need_bytes'] / 2**30"
+# With full recomputation it fits with room to spare.
 sed 's/"recompute": "none"/"recompute": "full"/' $D/llama405b_meta.json > "$T/405.json"
 expect 0 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b --plan "$T/405.json" --format json
-json "assert d['fits'] and d['gpus'] == 16384 and len(d['memory']) == 16, d['fits']"
-json "m=d['memory']; assert m[0]['last_layer']-m[0]['first_layer'] == 6 and m[1]['last_layer']-m[1]['first_layer'] == 7"
-# Each stage's memory stays under the driver-reported 81,559 MiB.
-json "assert max(s['total_bytes'] for s in d['memory']) < 81559 * 2**20"
-expect 4 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b --plan $D/llama405b_meta.json
+json "assert d['memory_verdict'] == 'fits' and max(s['total_bytes'] for s in d['memory']) < 0.95 * 81559 * 2**20"
+# ZeRO-1 keeps the fp32 gradients whole (4 B x 3.2B parameters = 11.9 GiB
+# more): the live bytes no longer fit.
+sed 's/"zero": 2/"zero": 1/' $D/llama405b_meta.json > "$T/405z1.json"
+expect 4 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b --plan "$T/405z1.json"
 # The flags alone give the same split: the layers that 16 stages of 8 leave
 # short come off the outermost stages.
 expect 0 "" $H estimate --pool 2048x8xH100-SXM -m llama3.1-405b --tp 8 --pp 16 --dp 128 --mbs 1 --gbs 2048 \

@@ -157,9 +157,16 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 			     fmax(0, s->total - s->weights - s->grads - s->optimizer - s->activations));
 		hp_fmt_bytes(tt, sizeof tt, s->total);
 		hp_fmt_bytes(cap, sizeof cap, s->capacity);
-		printf("  %-5d %-5d %-14s %3d %-9s %10s %10s %10s %10s %10s %10s %s of %s\n", s->group,
+		/* A stage whose total fits only once the caching allocator
+		 * gives back its reserve says how much is live (perf_mem.c). */
+		char live[48] = "";
+		if (s->fits && s->total > s->capacity) {
+			char lb[16];
+			snprintf(live, sizeof live, ": %s live", hp_fmt_bytes(lb, sizeof lb, s->total - s->slack));
+		}
+		printf("  %-5d %-5d %-14s %3d %-9s %10s %10s %10s %10s %10s %10s %s%s of %s\n", s->group,
 		       s->index, c->pools[s->pool].name, s->tp, ly, w, g, op, ac, ot, tt,
-		       s->fits ? "yes" : "NO", cap);
+		       s->fits ? "yes" : "NO", live, cap);
 		shown++;
 	}
 	if (shown < e->n_stages)
@@ -181,7 +188,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	if (!e->fits) {
 		const struct perf_stage *s = &e->stages[e->worst_stage];
 		printf("\n  DOES NOT FIT: stage %d on %s needs %s, %s more than its %s\n",
-		       s->index, c->pools[s->pool].gpu.name, hp_fmt_bytes(a, sizeof a, s->total),
+		       s->index, c->pools[s->pool].gpu.name, hp_fmt_bytes(a, sizeof a, s->total - s->slack),
 		       hp_fmt_bytes(b, sizeof b, e->worst_over_bytes),
 		       hp_fmt_bytes((char[32]){ 0 }, 32, s->capacity));
 	}
@@ -231,6 +238,14 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		printf("\n  memory: %s (fullest stage %s of %s, %.0f%% headroom kept)\n",
 		       search_mem_name(ms), hp_fmt_bytes(nb, sizeof nb, need),
 		       hp_fmt_bytes(cb, sizeof cb, capb), 100 * headroom);
+		double cache = 0;
+		for (int i = 0; i < e->n_stages; i++)
+			cache = fmax(cache, e->stages[i].slack);
+		if (ms == MEM_RISKY && need <= (1 - headroom) * capb)
+			printf("  (inside the headroom only if PyTorch's caching allocator gives back "
+			       "its reserve, up to %s a stage; expandable_segments:True in "
+			       "PYTORCH_CUDA_ALLOC_CONF lessens fragmentation)\n",
+			       hp_fmt_bytes(nb, sizeof nb, cache));
 	}
 }
 

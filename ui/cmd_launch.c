@@ -193,7 +193,7 @@ static int check_fits(const struct launch_args *a, const struct cluster *c,
 		fprintf(stderr, "hetplan launch: the plan does not fit in GPU memory: stage %d of "
 			"replica group %d on %s needs %s per GPU, %s more than its %s%s\n",
 			ws->index, ws->group, c->pools[ws->pool].gpu.name,
-			hp_fmt_bytes(nb, sizeof nb, ws->total),
+			hp_fmt_bytes(nb, sizeof nb, ws->total - ws->slack),
 			hp_fmt_bytes(ob, sizeof ob, est.worst_over_bytes),
 			hp_fmt_bytes(cb, sizeof cb, ws->capacity),
 			a->force ? " (--force: writing it anyway)" : "; --force writes it anyway");
