@@ -71,10 +71,11 @@ static const struct hp_field pool_field_list[] = {
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
 	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE) or efa",
-	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE, the default) or "
-		 "`efa` (AWS Elastic Fabric Adapter, SRD). A group over pools with different "
-		 "transports runs at the slower one (efa)." },
+	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
+	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
+		 "`efa` (AWS Elastic Fabric Adapter, SRD) or `tcp` (NCCL over TCP sockets on "
+		 "plain Ethernet). Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "over pools with different transports runs at the slowest (tcp, then efa)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
