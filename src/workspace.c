@@ -32,6 +32,14 @@ static int price_is_users(const void *base)
 	return p->price_set && p->usd_per_node_h > 0;
 }
 
+/* A pool's transport is saved when it is not the one its NIC speed gives
+ * by default (cluster_default_transport), so that a reload keeps it. */
+static int transport_not_default(const void *base)
+{
+	const struct pool *p = base;
+	return p->transport != cluster_default_transport(p->nic_gbps);
+}
+
 static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
 static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
 
@@ -71,7 +79,7 @@ static const struct hp_field pool_field_list[] = {
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
 	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
+	  .present = transport_not_default, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
 		 "`efa` (AWS Elastic Fabric Adapter, SRD) or `tcp` (NCCL over TCP sockets on "
 		 "plain Ethernet). Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "

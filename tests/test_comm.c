@@ -7,6 +7,9 @@
 #include "t.h"
 #include "comm.h"
 #include "cluster.h"
+#include "workspace.h"
+
+#include <stdlib.h>
 
 static struct gpu_spec gpu(enum hp_gen gen, double link_Bps, int pcie_gen)
 {
@@ -508,6 +511,26 @@ TEST(tcp_default_in_cluster)
 	CHECK_EQ_INT(d.pools[0].transport, COMM_TRANSPORT_TCP);
 	CHECK_EQ_INT(d.pools[1].transport, COMM_TRANSPORT_EFA);
 	CHECK_EQ_INT(d.pools[2].transport, COMM_TRANSPORT_IB);
+
+	/* A saved workspace keeps a transport that is not its NIC speed's
+	 * default (pool b: 10 Gb/s on ib) and reloads the defaults as such. */
+	static const char ws[] =
+		"{\"cluster\": {\"pools\": [{\"name\": \"a\", \"gpu\": \"V100-SXM2-16GB\","
+		" \"nodes\": 2, \"nic_gbps\": 10}, {\"name\": \"b\", \"gpu\": \"V100-SXM2-16GB\","
+		" \"nodes\": 2, \"nic_gbps\": 10, \"transport\": \"ib\"}, {\"name\": \"c\","
+		" \"gpu\": \"H100-SXM\", \"nodes\": 2, \"transport\": \"tcp\"}]},"
+		" \"model\": \"llama3.1-8b\"}";
+	struct workspace w1, w2;
+	CHECK(workspace_parse(&w1, ws, sizeof ws - 1, "w.json", &cat, &err) == 0);
+	char *text = workspace_to_string(&w1);
+	CHECK(text != NULL);
+	if (text) {
+		CHECK(workspace_parse(&w2, text, strlen(text), "w2.json", &cat, &err) == 0);
+		CHECK_EQ_INT(w2.cluster.pools[0].transport, COMM_TRANSPORT_TCP);
+		CHECK_EQ_INT(w2.cluster.pools[1].transport, COMM_TRANSPORT_IB);
+		CHECK_EQ_INT(w2.cluster.pools[2].transport, COMM_TRANSPORT_TCP);
+		free(text);
+	}
 	catalog_done(&cat);
 }
 
