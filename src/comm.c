@@ -334,8 +334,10 @@ static double pcie_eff_Bps(int gen)
  *    issue #82, V100 PCIe, NCCL 2.9.6), where IB's table gives 26.4 us
  *    (4 host + 8.4 base + 14 per hop); (38 - 26.4) / 2 = 5.8 and
  *    (46 - 26.4) / 2 = 9.8 us.
- * NCCL runs LL and LL128 over sockets as over IB (its net transport proxies
- * both through host buffers); nothing restricts the protocols here.
+ * Protocols are not restricted (unlike EFA): NCCL's tuner enables LL and
+ * Simple everywhere and LL128 by GPU generation and by the GPU's paths in
+ * the node and to its NIC, never by net transport (tuning.cc,
+ * protoEnable { 1, 2, 1 }).
  *
  * No P2P (gpu_spec.no_p2p, catalog "p2p": false): GPUs that cannot read or
  * write each other's memory over PCIe (GeForce RTX 40-series, whose driver
