@@ -142,9 +142,12 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	    jx_int(&c, o, "sm_count", 0, 1, 100000, &g->sms) < 0)
 		return -1;
 	g->mem_usable_bytes = usable_mib * 1048576.0;
+	int p2p = 1;
 	if (jx_int(&c, o, "scaleup_domain", 0, 1, 100000, &g->domain) < 0 ||
-	    jx_int(&c, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0)
+	    jx_int(&c, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0 ||
+	    jx_bool(&c, o, "p2p", 0, &p2p) < 0)
 		return -1;
+	g->no_p2p = !p2p;
 	const cJSON *tf = jx_obj(&c, o, "tflops", 0, &bad);
 	if (bad)
 		return -1;

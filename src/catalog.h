@@ -38,6 +38,12 @@ struct gpu_spec {
 	double link_Bps;                      /* scale-up per GPU per direction */
 	int domain;                           /* scale-up domain size (GPUs) */
 	int pcie_gen;
+	/* 1: two of these GPUs in one node cannot reach each other's memory
+	 * over PCIe (catalog "p2p": false; GeForce RTX 40-series, whose driver
+	 * refuses peer access, and the AWS g4dn/g5/g6 parts), so NCCL stages
+	 * their traffic through host memory (comm.c, "No P2P"). 0: P2P
+	 * works, or the GPUs talk over NVLink. */
+	int no_p2p;
 	double tdp_w;
 	/* Board power limit set below the rated tdp_w (nvidia-smi -pl, or a
 	 * vendor's lower-power variant of the part), watts; 0 = tdp_w. The

@@ -72,7 +72,13 @@ int cluster_total_gpus(const struct cluster *c)
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-static const char *const transport_names[COMM_TRANSPORT_COUNT] = { "ib", "efa" };
+static const char *const transport_names[COMM_TRANSPORT_COUNT] = { "ib", "efa", "tcp" };
+
+enum comm_transport cluster_default_transport(double nic_gbps)
+{
+	return nic_gbps > 0 && nic_gbps < CLUSTER_TCP_BELOW_GBPS ? COMM_TRANSPORT_TCP
+								 : COMM_TRANSPORT_IB;
+}
 
 const char *comm_transport_name(enum comm_transport t)
 {
@@ -120,6 +126,7 @@ static void pool_from_gpu(struct pool *p, const struct gpu_spec *g)
 	p->intra = g->def_intra;
 	p->nics = g->def_nics;
 	p->nic_gbps = g->def_nic_gbps;
+	p->transport = cluster_default_transport(p->nic_gbps);
 }
 
 static int check_pool(const struct cluster *c, const struct pool *p,
@@ -224,9 +231,11 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	char transport[16] = "";
 	if (jx_str(&jc, o, "transport", 0, transport, sizeof transport) < 0)
 		return -1;
-	if (*transport && comm_transport_parse(transport, &p.transport))
+	if (!*transport)
+		p.transport = cluster_default_transport(p.nic_gbps);
+	else if (comm_transport_parse(transport, &p.transport))
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s.transport: expected \"ib\" or \"efa\", got \"%s\"",
+				  "%s.transport: expected \"ib\", \"efa\" or \"tcp\", got \"%s\"",
 				  where, transport);
 	if (!*p.name)
 		default_name(c, &p);
@@ -336,6 +345,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 	p.gpus_per_node = gpn;
 	if (gpn != g->def_gpus_per_node && g->def_intra == INTRA_NVSWITCH && gpn == 1)
 		p.intra = INTRA_PCIE;
+	int have_transport = 0;
 	/* strtok_r: the TUI's pool editor calls this from its own thread. */
 	char *save = NULL;
 	for (char *kv = opts ? strtok_r(opts, ",", &save) : NULL; kv;
@@ -374,8 +384,9 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 		} else if (!strcmp(kv, "transport")) {
 			if (comm_transport_parse(eq, &p.transport))
 				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: transport: expected ib or efa, got '%s'",
+						  "--pool %s: transport: expected ib, efa or tcp, got '%s'",
 						  spec, eq);
+			have_transport = 1;
 		} else if (!strcmp(kv, "provider")) {
 			hp_strlcpy(p.provider, eq, sizeof p.provider);
 		} else if (!strcmp(kv, "region")) {
@@ -405,6 +416,8 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 					  spec, kv);
 		}
 	}
+	if (!have_transport)
+		p.transport = cluster_default_transport(p.nic_gbps);
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, "--pool", err) < 0) {

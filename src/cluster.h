@@ -14,17 +14,30 @@
 /* The network transport between a pool's nodes. IB covers InfiniBand and
  * RoCE (NCCL's own net transport, reliable in-order delivery). EFA is
  * AWS's Elastic Fabric Adapter: SRD, unordered multipath delivery, through
- * the aws-ofi-nccl plugin (comm.c models the terms it adds). A property of
- * the cluster, so it lives here; the collective model (comm.h) reads it. */
-enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA,
+ * the aws-ofi-nccl plugin (comm.c models the terms it adds). TCP is NCCL's
+ * socket transport over plain Ethernet (NET/Socket: no RDMA, the host's CPU
+ * copies every byte; comm.c, "TCP sockets"). A property of the cluster, so
+ * it lives here; the collective model (comm.h) reads it. The order is the
+ * order of speed: a group over two transports runs at the later one. */
+enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA, COMM_TRANSPORT_TCP,
 		      COMM_TRANSPORT_COUNT };
 
-/* "ib" or "efa" (static). t must be in range (assert; "?" when asserts
- * are off). */
+/* "ib", "efa" or "tcp" (static). t must be in range (assert; "?" when
+ * asserts are off). */
 const char *comm_transport_name(enum comm_transport t);
-/* "ib" or "efa", ignoring case and '-', '_', ' ', '.'. Returns 0 and sets
- * *out, or -1 for any other name (*out untouched). */
+/* "ib", "efa" or "tcp", ignoring case and '-', '_', ' ', '.'. Returns 0
+ * and sets *out, or -1 for any other name (*out untouched). */
 int comm_transport_parse(const char *s, enum comm_transport *out);
+
+/* NICs slower than this (Gb/s) carry NCCL over TCP sockets unless a pool
+ * says otherwise: no RDMA fabric in use is that slow (InfiniBand FDR, the
+ * oldest generation still sold, runs 56 Gb/s; AWS's slowest EFA instances
+ * 50 Gb/s), and the cloud instances on 10-25 Gb/s Ethernet (AWS p3.2xlarge
+ * to p3.16xlarge, g4dn below 8xlarge) offer no RDMA (docs/links.md). */
+#define CLUSTER_TCP_BELOW_GBPS 50.0
+/* The transport a pool gets when it names none: tcp for NICs below
+ * CLUSTER_TCP_BELOW_GBPS, else ib. Never fails. */
+enum comm_transport cluster_default_transport(double nic_gbps);
 
 #define HP_MAX_POOLS 16
 /* Limits on a cluster, so that GPU counts and their products with
@@ -47,7 +60,8 @@ struct pool {
 			       * GB200/GB300 NVL72 racks of 4-GPU trays; else a node */
 	int nics;
 	double nic_gbps;
-	enum comm_transport transport;  /* network: IB/RoCE (default) or EFA */
+	enum comm_transport transport;  /* network: IB/RoCE, EFA or TCP sockets
+					 * (default: cluster_default_transport) */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[96];
@@ -81,7 +95,7 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
- * nics, nic_gbps, transport (ib|efa), provider, region, site, price (USD per
+ * nics, nic_gbps, transport (ib|efa|tcp), provider, region, site, price (USD per
  * node-hour), spot, max. Returns 0, or -1 with err naming the key (c
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,

@@ -341,6 +341,68 @@ static double pcie_eff_Bps(int gen)
 	return b;
 }
 
+/* ---- commodity links: TCP sockets, no P2P (docs/links.md) -------------
+ *
+ * NCCL over TCP sockets (COMM_TRANSPORT_TCP: NCCL's NET/Socket transport on
+ * Ethernet without RDMA). The host CPU copies every byte through the
+ * kernel's socket stack, with NCCL_SOCKET_NTHREADS helper threads of
+ * NCCL_NSOCKS_PERTHREAD sockets each (1 x 1 by default, 2 x 8 detected on
+ * AWS; NCCL environment-variable docs). Two effects, from nccl-tests runs
+ * posted in NVIDIA/nccl issues:
+ *  - Line-rate efficiency TCP_EFF = 0.8 (range 0.5-0.94) where IB gets
+ *    0.96: over a 32 Gb/s network (4 GB/s) all-reduce reached 2.06 GB/s
+ *    busbw with one ring and 3.75 GB/s with eight (NCCL 2.3.7, issue
+ *    #209), i.e. 0.52-0.94 of line rate; NCCL since 2.4.7 splits each
+ *    transfer over several sockets and threads (pull #223) to get there.
+ *  - A node ceiling TCP_NODE_BPS = 5 GB/s (range 4-6) whatever the NICs:
+ *    100 Gb/s TCP runs at 4-6 GB/s busbw on 4 x 8 V100 (issue #450) and
+ *    4.7 GB/s on AWS p3dn (100 Gb/s ENA, sockets; issue #398): the socket
+ *    threads' copies, not the wire, bound it.
+ *  - TCP_HOP_S = 8 us per network hop on top of NCCL's IB table (counted
+ *    twice for Simple, as a net plugin's latency): a 2-node broadcast of
+ *    8 bytes over sockets with NCCL_PROTO=Simple took 38-46 us (nccl-tests
+ *    issue #82, V100 PCIe, NCCL 2.9.6), where IB's table gives 26.4 us
+ *    (4 host + 8.4 base + 14 per hop); (38 - 26.4) / 2 = 5.8 and
+ *    (46 - 26.4) / 2 = 9.8 us.
+ * Protocols are not restricted (unlike EFA): NCCL's tuner enables LL and
+ * Simple everywhere and LL128 by GPU generation and by the GPU's paths in
+ * the node and to its NIC, never by net transport (tuning.cc,
+ * protoEnable { 1, 2, 1 }).
+ *
+ * No P2P (gpu_spec.no_p2p, catalog "p2p": false): GPUs that cannot read or
+ * write each other's memory over PCIe (GeForce RTX 40-series, whose driver
+ * refuses peer access; the T4, A10G and L4 of AWS g4dn/g5/g6 instances)
+ * pass NCCL's intra-node traffic through pinned host memory (the SHM
+ * transport): every byte crosses PCIe twice and the CPU's root complex in
+ * both directions at once. SHM_EFF = 0.5 of the PCIe x16 figure (range
+ * 0.5-0.75): NCCL's developers quote 12 GB/s through a PCIe switch against
+ * "9 or 6" GB/s through SHM on PCIe Gen3 (NVIDIA/nccl issue #406), and a
+ * Gen3 x16 SHM all-reduce between 2 GPUs on one channel ran at 3.9 GB/s
+ * where the one-way broadcast ran at 10.3 (issue #384: the CPU handles
+ * two-way traffic badly). Gen3 gives 0.5 x 12 = 6 GB/s, Gen4 12.8. */
+#define TCP_EFF 0.8
+#define TCP_NODE_BPS (5.0 * GBPS)
+#define TCP_HOP_S 8e-6
+#define SHM_EFF 0.5
+
+/* GPU-to-GPU bandwidth through host memory for a PCIe x16 link of pcie_Bps
+ * (per direction). */
+static double shm_Bps(double pcie_Bps)
+{
+	return pcie_Bps * SHM_EFF;
+}
+
+/* Effective bandwidth of a node's NICs together, bytes/s, for the fabric's
+ * transport: IB and EFA at NIC_EFF of line rate; TCP sockets at TCP_EFF,
+ * at most TCP_NODE_BPS per node. */
+static double net_node_Bps(const struct comm_fabric *f)
+{
+	double line = f->nics * f->nic_Bps;
+	if (f->transport == COMM_TRANSPORT_TCP)
+		return HP_MIN(line * TCP_EFF, TCP_NODE_BPS);
+	return line * NIC_EFF;
+}
+
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps)
 {
@@ -356,7 +418,7 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		f->intra_Bps = gpu->link_Bps * eff;
 	} else {
 		f->intra = INTRA_PCIE;
-		f->intra_Bps = f->pcie_Bps;
+		f->intra_Bps = gpu->no_p2p ? shm_Bps(f->pcie_Bps) : f->pcie_Bps;
 	}
 	f->nics = nics > 0 ? nics : 0;
 	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
@@ -367,9 +429,9 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 
 void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t)
 {
-	f->transport = t == COMM_TRANSPORT_EFA ? COMM_TRANSPORT_EFA
-					       : COMM_TRANSPORT_IB;
-	f->net_lat_s = f->transport == COMM_TRANSPORT_EFA ? EFA_HOP_S : 0;
+	f->transport = (unsigned)t < COMM_TRANSPORT_COUNT ? t : COMM_TRANSPORT_IB;
+	f->net_lat_s = f->transport == COMM_TRANSPORT_EFA ? EFA_HOP_S
+		     : f->transport == COMM_TRANSPORT_TCP ? TCP_HOP_S : 0;
 	f->net_simple_only = f->transport == COMM_TRANSPORT_EFA;
 }
 
@@ -755,7 +817,7 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	x->idx2 = x->N == 1 ? 0 : x->N == 2 ? 1 : 2;
 	x->hw = g->fab.intra == INTRA_PCIE ? HW_PCI : HW_NVLINK;
 	x->b_up = g->fab.intra_Bps > 0 ? g->fab.intra_Bps : g->fab.pcie_Bps;
-	x->b_net = g->fab.nics * g->fab.nic_Bps * NIC_EFF;
+	x->b_net = net_node_Bps(&g->fab);
 	if (x->N >= FABRIC_BIG_NODES)
 		x->b_net *= FABRIC_BIG_EFF;
 	x->r = g->oversub > 1 ? g->oversub : 1;

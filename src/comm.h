@@ -81,9 +81,10 @@ int comm_time(const struct comm_group *g, enum comm_coll c, double bytes,
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps);
 /* Network transport of the fabric; sets net_lat_s and net_simple_only to
- * the transport's values (EFA: 30 us per hop, Simple only; IB: 0, all). */
+ * the transport's values (EFA: 25 us per hop, Simple only; TCP sockets:
+ * 8 us, all protocols; IB: 0, all). */
 void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t);
-/* The slowest of a and b, link by link (EFA is slower than IB), into
+/* The slowest of a and b, link by link (TCP, then EFA, then IB), into
  * *out (which may be a or b). Never fails. */
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 		     const struct comm_fabric *b);

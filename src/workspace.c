@@ -32,6 +32,14 @@ static int price_is_users(const void *base)
 	return p->price_set && p->usd_per_node_h > 0;
 }
 
+/* A pool's transport is saved when it is not the one its NIC speed gives
+ * by default (cluster_default_transport), so that a reload keeps it. */
+static int transport_not_default(const void *base)
+{
+	const struct pool *p = base;
+	return p->transport != cluster_default_transport(p->nic_gbps);
+}
+
 static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
 static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
 
@@ -71,10 +79,11 @@ static const struct hp_field pool_field_list[] = {
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
 	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .flags = FF_OMIT_ZERO, .help = "network: ib (InfiniBand/RoCE) or efa",
-	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE, the default) or "
-		 "`efa` (AWS Elastic Fabric Adapter, SRD). A group over pools with different "
-		 "transports runs at the slower one (efa)." },
+	  .present = transport_not_default, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
+	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
+		 "`efa` (AWS Elastic Fabric Adapter, SRD) or `tcp` (NCCL over TCP sockets on "
+		 "plain Ethernet). Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "over pools with different transports runs at the slowest (tcp, then efa)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,

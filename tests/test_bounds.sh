@@ -32,9 +32,10 @@ done
 # V100 (1 NIC of 10 Gb/s) and 1 node of 4 T4, pp 4 x dp 4, DeepSpeed, fp16.
 # Tied embeddings: after the backward each of the 4 DP ranks of stage 0
 # sums its 52256 x 1024 x 2 B = 107.0 MB embedding gradient with its peer
-# on the last stage; the 4 pairs share stage 0's 10 Gb/s NIC, 0.96 x 1.25
-# / 4 = 0.30 GB/s each, and an all-reduce of 2 ranks moves the buffer once:
-# 107.0 / 0.30 = 0.357 s more than the same plan with untied embeddings
+# on the last stage; the 4 pairs share stage 0's 10 Gb/s NIC, which carries
+# NCCL over TCP sockets (the default below 50 Gb/s, docs/links.md) at 0.8 x
+# 1.25 / 4 = 0.25 GB/s each, and an all-reduce of 2 ranks moves the buffer
+# once: 107.0 / 0.25 = 0.428 s more than the same plan with untied embeddings
 # (whose output layer is a separate weight on the last stage: no sum).
 cat >"$T/c.json" <<'J'
 {"name": "amp", "pools": [
@@ -61,7 +62,7 @@ python3 - "$T" <<'PY' && ok || bad "tied-embedding sum"
 import json, sys
 t = json.load(open(sys.argv[1] + "/e-true.json"))["breakdown_s"]["dp_comm"]
 u = json.load(open(sys.argv[1] + "/e-false.json"))["breakdown_s"]["dp_comm"]
-assert 0.30 < t - u < 0.42, (t, u, t - u)
+assert 0.36 < t - u < 0.50, (t, u, t - u)
 PY
 
 finish bounds

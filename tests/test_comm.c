@@ -6,6 +6,10 @@
  * nccl-tests row (tests/data/comm.csv id given). */
 #include "t.h"
 #include "comm.h"
+#include "cluster.h"
+#include "workspace.h"
+
+#include <stdlib.h>
 
 static struct gpu_spec gpu(enum hp_gen gen, double link_Bps, int pcie_gen)
 {
@@ -436,6 +440,193 @@ TEST(names)
 	CHECK_STR(comm_proto_name(COMM_SIMPLE), "simple");
 }
 
+/* NCCL over TCP sockets (comm.c, "commodity links"). Hand calculations with
+ * TCP_EFF 0.8 of line rate and TCP_NODE_BPS 5 GB/s per node; the figures
+ * they come from are measured nccl-tests runs (docs/links.md). */
+TEST(tcp_transport)
+{
+	struct gpu_spec v100 = gpu(GEN_VOLTA, 150e9, 3);
+	/* Two AWS p3.8xlarge-like nodes, one GPU of each in the group, one
+	 * 10 Gb/s NIC: 10e9 / 8 = 1.25 GB/s line rate, x 0.8 = 1.0 GB/s on
+	 * sockets (IB would be x 0.96 = 1.2 GB/s). A 1 GiB ring all-reduce
+	 * over 2 ranks moves 2(n-1)/n = 1 x S per rank: busbw = 1.0 GB/s, less
+	 * the fixed latency (~0.13 ms of 1.07 s, 0.013%). */
+	struct comm_group g;
+	memset(&g, 0, sizeof g);
+	g.ranks = 2;
+	g.ranks_per_node = 1;
+	g.oversub = 1;
+	comm_fabric_init(&g.fab, &v100, INTRA_NVLINK, 1, 10);
+	struct comm_group ib = g;
+	comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCP);
+	CHECK_EQ_INT(g.fab.transport, COMM_TRANSPORT_TCP);
+	CHECK_NEAR(g.fab.net_lat_s, 8e-6, 1e-12);
+	/* NCCL runs LL/LL128 over sockets: no Simple-only restriction. */
+	CHECK_EQ_INT(g.fab.net_simple_only, 0);
+	double S = 1073741824.0;
+	CHECK_NEAR(busbw_of(&g, COMM_ALLREDUCE, S, COMM_RING), 1.0e9, 1e-3);
+	CHECK_NEAR(busbw_of(&ib, COMM_ALLREDUCE, S, COMM_RING), 1.2e9, 1e-3);
+
+	/* The node ceiling: 2 nodes x 8 V100, one 100 Gb/s NIC. Line 12.5
+	 * GB/s x 0.8 = 10 GB/s, capped at 5 GB/s per node; a 4 GiB ring
+	 * all-reduce over 16 ranks runs at busbw 5 GB/s (NVLink inside is far
+	 * faster). Measured: 4-6 GB/s busbw on 4 x 8 V100 over 100 Gb/s TCP
+	 * (NVIDIA/nccl issue #450), 4.7 GB/s on AWS p3dn (issue #398). */
+	struct comm_group big;
+	memset(&big, 0, sizeof big);
+	big.ranks = 16;
+	big.ranks_per_node = 8;
+	big.oversub = 1;
+	comm_fabric_init(&big.fab, &v100, INTRA_NVLINK, 1, 100);
+	comm_fabric_set_transport(&big.fab, COMM_TRANSPORT_TCP);
+	double bw = busbw_of(&big, COMM_ALLREDUCE, 4 * S, COMM_RING);
+	CHECK_NEAR(bw, 5.0e9, 0.01);
+	CHECK(bw >= 4e9 && bw <= 6e9);
+
+	/* Latency: a 2-node broadcast of 8 bytes over sockets, Simple,
+	 * measured 38.17 (in-place) and 45.82 us (out-of-place) on two V100
+	 * PCIe hosts (nccl-tests issue #82, NCCL 2.9.6). By hand: 4 host +
+	 * 8.4 ring base + one network hop 14 + 2 x 8 socket = 42.4 us. */
+	struct gpu_spec vp = gpu(GEN_VOLTA, 0, 3);
+	struct comm_group b2;
+	memset(&b2, 0, sizeof b2);
+	b2.ranks = 2;
+	b2.ranks_per_node = 1;
+	b2.oversub = 1;
+	comm_fabric_init(&b2.fab, &vp, INTRA_PCIE, 1, 25);
+	comm_fabric_set_transport(&b2.fab, COMM_TRANSPORT_TCP);
+	double t8 = t_of(&b2, COMM_BROADCAST, 8, COMM_RING, COMM_SIMPLE);
+	CHECK_NEAR(t8, 42.4e-6, 1e-3);
+	CHECK(t8 >= 38.17e-6 && t8 <= 45.82e-6);
+
+	/* A group over an IB pool and a TCP pool runs at the slower, TCP. */
+	struct comm_fabric m;
+	comm_fabric_min(&m, &ib.fab, &g.fab);
+	CHECK_EQ_INT(m.transport, COMM_TRANSPORT_TCP);
+
+	enum comm_transport tr = COMM_TRANSPORT_IB;
+	CHECK(comm_transport_parse("TCP", &tr) == 0 && tr == COMM_TRANSPORT_TCP);
+	CHECK_STR(comm_transport_name(COMM_TRANSPORT_TCP), "tcp");
+	/* Default below 50 Gb/s: 10 and 25 GbE carry sockets; 50 Gb/s and
+	 * faster keep ib (cluster.h, CLUSTER_TCP_BELOW_GBPS). */
+	CHECK_EQ_INT(cluster_default_transport(10), COMM_TRANSPORT_TCP);
+	CHECK_EQ_INT(cluster_default_transport(25), COMM_TRANSPORT_TCP);
+	CHECK_EQ_INT(cluster_default_transport(50), COMM_TRANSPORT_IB);
+	CHECK_EQ_INT(cluster_default_transport(400), COMM_TRANSPORT_IB);
+}
+
+/* A cluster file and --pool without "transport": 10 Gb/s NICs get tcp, a
+ * stated transport wins, 400 Gb/s keeps ib. */
+TEST(tcp_default_in_cluster)
+{
+	struct catalog cat;
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
+		T_FAILF("catalog: %s", err.msg);
+		return;
+	}
+	static const char js[] =
+		"{\"pools\": [{\"name\": \"a\", \"gpu\": \"V100-SXM2-16GB\", \"nodes\": 3,"
+		" \"gpus_per_node\": 4, \"nics\": 1, \"nic_gbps\": 10},"
+		" {\"name\": \"b\", \"gpu\": \"V100-SXM2-16GB\", \"nodes\": 2, \"nic_gbps\": 10,"
+		" \"transport\": \"ib\"},"
+		" {\"name\": \"c\", \"gpu\": \"H100-SXM\", \"nodes\": 2}]}";
+	struct cluster c;
+	cluster_init(&c);
+	CHECK(cluster_parse_json(&c, js, sizeof js - 1, "t.json", &cat, &err) == 0);
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_TCP);
+	CHECK_EQ_INT(c.pools[1].transport, COMM_TRANSPORT_IB);
+	CHECK_EQ_INT(c.pools[2].transport, COMM_TRANSPORT_IB);
+	struct cluster d;
+	cluster_init(&d);
+	CHECK(cluster_add_pool_spec(&d, "2x8xV100-PCIe", &cat, &err) == 0);   /* 1 x 25 Gb/s */
+	CHECK(cluster_add_pool_spec(&d, "2x8xV100-PCIe,transport=efa", &cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(&d, "2x8xV100-PCIe,nic_gbps=100", &cat, &err) == 0);
+	CHECK_EQ_INT(d.pools[0].transport, COMM_TRANSPORT_TCP);
+	CHECK_EQ_INT(d.pools[1].transport, COMM_TRANSPORT_EFA);
+	CHECK_EQ_INT(d.pools[2].transport, COMM_TRANSPORT_IB);
+
+	/* A saved workspace keeps a transport that is not its NIC speed's
+	 * default (pool b: 10 Gb/s on ib) and reloads the defaults as such. */
+	static const char ws[] =
+		"{\"cluster\": {\"pools\": [{\"name\": \"a\", \"gpu\": \"V100-SXM2-16GB\","
+		" \"nodes\": 2, \"nic_gbps\": 10}, {\"name\": \"b\", \"gpu\": \"V100-SXM2-16GB\","
+		" \"nodes\": 2, \"nic_gbps\": 10, \"transport\": \"ib\"}, {\"name\": \"c\","
+		" \"gpu\": \"H100-SXM\", \"nodes\": 2, \"transport\": \"tcp\"}]},"
+		" \"model\": \"llama3.1-8b\"}";
+	struct workspace w1, w2;
+	CHECK(workspace_parse(&w1, ws, sizeof ws - 1, "w.json", &cat, &err) == 0);
+	char *text = workspace_to_string(&w1);
+	CHECK(text != NULL);
+	if (text) {
+		CHECK(workspace_parse(&w2, text, strlen(text), "w2.json", &cat, &err) == 0);
+		CHECK_EQ_INT(w2.cluster.pools[0].transport, COMM_TRANSPORT_TCP);
+		CHECK_EQ_INT(w2.cluster.pools[1].transport, COMM_TRANSPORT_IB);
+		CHECK_EQ_INT(w2.cluster.pools[2].transport, COMM_TRANSPORT_TCP);
+		free(text);
+	}
+	catalog_done(&cat);
+}
+
+/* GPUs without P2P (catalog "p2p": false) reach each other through host
+ * memory at SHM_EFF 0.5 of the PCIe x16 figure (comm.c, "No P2P"). */
+TEST(no_p2p_through_host)
+{
+	struct catalog cat;
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
+		T_FAILF("catalog: %s", err.msg);
+		return;
+	}
+	const struct gpu_spec *g4090 = catalog_gpu(&cat, "RTX-4090");
+	const struct gpu_spec *a6000 = catalog_gpu(&cat, "RTX-A6000");
+	const struct gpu_spec *t4 = catalog_gpu(&cat, "T4");
+	CHECK(g4090 && a6000 && t4);
+	if (!g4090 || !a6000 || !t4) {
+		catalog_done(&cat);
+		return;
+	}
+	/* The catalog's statements (data/gpus.json). */
+	CHECK_EQ_INT(g4090->no_p2p, 1);
+	CHECK_EQ_INT(t4->no_p2p, 1);
+	CHECK_EQ_INT(a6000->no_p2p, 0);
+
+	/* Two RTX 4090 on PCIe Gen4 in one workstation: 25.6 GB/s x 0.5 =
+	 * 12.8 GB/s through host memory. BERT-large's fp16 gradients, 605 MB,
+	 * ring all-reduce over 2 GPUs: each moves 2(n-1)/n = 1 x S, so
+	 * 605e6 / 12.8e9 = 47.27 ms (plus ~25 us of latency: 2e-3 relative is 95 us). The same pair
+	 * with P2P (RTX A6000, Gen4): 605e6 / 25.6e9 = 23.63 ms. */
+	struct comm_group w;
+	memset(&w, 0, sizeof w);
+	w.ranks = 2;
+	w.ranks_per_node = 2;
+	w.oversub = 1;
+	comm_fabric_init(&w.fab, g4090, INTRA_PCIE, 1, 100);
+	CHECK_NEAR(w.fab.intra_Bps, 12.8e9, 1e-9);
+	CHECK_NEAR(t_of(&w, COMM_ALLREDUCE, 605e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
+		   47.27e-3, 2e-3);
+	comm_fabric_init(&w.fab, a6000, INTRA_PCIE, 1, 100);
+	CHECK_NEAR(t_of(&w, COMM_ALLREDUCE, 605e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
+		   23.63e-3, 2e-3);
+
+	/* Four T4 of an AWS g4dn.12xlarge (PCIe Gen3): NCCL's 12 GB/s x 0.5 =
+	 * 6 GB/s, the figure AMP's own cluster file gives the node (50 Gb/s
+	 * = 6.25 GB/s). 1 GiB all-reduce over 4 ranks: 2 x 3/4 x 2^30 / 6e9
+	 * = 268.4 ms. */
+	w.ranks = 4;
+	w.ranks_per_node = 4;
+	comm_fabric_init(&w.fab, t4, INTRA_PCIE, 1, 50);
+	CHECK_NEAR(w.fab.intra_Bps, 6e9, 1e-9);
+	CHECK_NEAR(t_of(&w, COMM_ALLREDUCE, 1073741824.0, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
+		   0.2684, 1e-3);
+	/* An NVLink path is not affected by the flag (no SHM there). */
+	struct gpu_spec nv = *t4;
+	nv.link_Bps = 50e9;
+	comm_fabric_init(&w.fab, &nv, INTRA_NVLINK, 1, 50);
+	CHECK_NEAR(w.fab.intra_Bps, 40e9, 1e-9);
+	catalog_done(&cat);
+}
+
 int main(void)
 {
 	RUN(busbw_factors);
@@ -450,5 +641,8 @@ int main(void)
 	RUN(efa_transport);
 	RUN(nvls_fill);
 	RUN(names);
+	RUN(tcp_transport);
+	RUN(tcp_default_in_cluster);
+	RUN(no_p2p_through_host);
 	return t_done("comm");
 }

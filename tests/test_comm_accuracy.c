@@ -121,6 +121,9 @@ static int gpu_for(const char *name, struct gpu_spec *g)
 		g->gen = GEN_HOPPER; g->link_Bps = 450e9; g->pcie_gen = 5;
 	} else if (has(name, "A100")) {
 		g->gen = GEN_AMPERE; g->link_Bps = 300e9; g->pcie_gen = 4;
+	} else if (has(name, "V100")) {         /* SXM2: 6 NVLink2 x 25 GB/s */
+		g->gen = GEN_VOLTA; g->pcie_gen = 3;
+		g->link_Bps = has(name, "PCIe") ? 0 : 150e9;
 	} else {
 		return -1;
 	}
@@ -170,6 +173,7 @@ static int coll_for(const char *s, enum comm_coll *c)
 	if (!strncmp(s, "alltoall", 8)) { *c = COMM_ALLTOALL; return 0; }
 	if (!strncmp(s, "p2p", 3)) { *c = COMM_SENDRECV; return 0; }
 	if (!strncmp(s, "ring (per-NIC", 13)) { *c = COMM_ALLREDUCE; return 0; }
+	if (!strncmp(s, "broadcast", 9)) { *c = COMM_BROADCAST; return 0; }
 	return -1;
 }
 
@@ -278,6 +282,10 @@ static int score_file(const char *name, int holdout)
 		 * the EFA/SRD model (comm.c). */
 		if (has(r.f[INTERCONNECT], "EFA"))
 			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_EFA);
+		else if (has(r.f[INTERCONNECT], "TCP"))
+			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCP);
+		/* A protocol the run forced (NCCL_PROTO=Simple). */
+		enum comm_proto proto = !strcmp(r.f[PROTO], "Simple") ? COMM_SIMPLE : COMM_PROTO_AUTO;
 
 		enum comm_algo algo = COMM_ALGO_AUTO;
 		if (!strcmp(r.f[ALGO], "Ring") || !strcmp(m, "busbw_per_nic"))
@@ -291,8 +299,9 @@ static int score_file(const char *name, int holdout)
 
 		struct comm_result out;
 		struct hp_err err = { 0 };
-		if (comm_time(&g, c, S, algo, COMM_PROTO_AUTO, &out, &err)) {
-			printf("%-11s skipped: model refused: %s\n", r.f[ID], err.msg);
+		if (comm_time(&g, c, S, algo, proto, &out, &err)) {
+			printf("%-11s skipped: model refused: %s
+", r.f[ID], err.msg);
 			n_skipped++;
 			continue;
 		}

@@ -87,6 +87,6 @@ efa_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 expect ib 0 "" -- --collective allreduce --bytes 256M --gpu H100 --gpus-per-node 8 --nodes 16 --transport ib --format json
 ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
-expect transport_bad 2 "--transport: expected ib or efa, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
+expect transport_bad 2 "--transport: expected ib, efa or tcp, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 
 finish comm_cli

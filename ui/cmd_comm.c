@@ -15,7 +15,7 @@
  * above comm_help. */
 const char cmd_comm_usage[] =
 	"hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
-	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport ib|efa]\n"
+	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport ib|efa|tcp]\n"
 	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
 	"         [--format table|json] [--sweep MIN:MAX]\n";
 
@@ -31,7 +31,8 @@ static const char comm_help[] =
 	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
 	"  --intra KIND       link inside a node (default: the GPU's usual node)\n"
-	"  --transport T      network transport: ib (InfiniBand/RoCE, default) or efa (AWS EFA/SRD)\n"
+	"  --transport T      network transport: ib (InfiniBand/RoCE, default), efa (AWS EFA/SRD)\n"
+	"                     or tcp (NCCL over TCP sockets, plain Ethernet)\n"
 	"  --algo A           force an algorithm (default auto: NCCL's choice)\n"
 	"  --proto P          force a protocol (default auto)\n"
 	"  --format F         table (default) or json\n"
@@ -167,7 +168,7 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 		return 0;
 	default: /* O_TRANSPORT */
 		if (comm_transport_parse(arg, &a->transport))
-			return usage_error("comm", "transport", "ib or efa", arg);
+			return usage_error("comm", "transport", "ib, efa or tcp", arg);
 		return 0;
 	}
 }
