@@ -300,8 +300,7 @@ static int score_file(const char *name, int holdout)
 		struct comm_result out;
 		struct hp_err err = { 0 };
 		if (comm_time(&g, c, S, algo, proto, &out, &err)) {
-			printf("%-11s skipped: model refused: %s
-", r.f[ID], err.msg);
+			printf("%-11s skipped: model refused: %s\n", r.f[ID], err.msg);
 			n_skipped++;
 			continue;
 		}
