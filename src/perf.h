@@ -169,4 +169,11 @@ const char *perf_dim_name(enum perf_dim d);
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
 		     enum hp_dtype dt, double M, double N, double K);
 
+/* Efficiency of one flash-attention kernel on generation gen (gen3: the
+ * cuDNN / FA3 class where the generation has one), forward or backward,
+ * at head dim d and key length s, causal or not: the fraction of the
+ * 16-bit peak (src/perf_compute.c, docs/attention.md). Never fails. */
+double perf_attn_eff(const struct perf_calib *k, enum hp_gen gen, int gen3, int bwd,
+		     double head_dim, double s, int causal);
+
 #endif

@@ -128,29 +128,46 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	return t_tp;
 }
 
-/* Context parallelism: K/V gathered around the CP group, hidden behind
- * the attention core where it can be. Per micro-batch. */
+/* Context parallelism: Transformer Engine's ring attention with K/V
+ * exchanged point to point (AttnFuncWithCPAndKVP2P, transformer_engine/
+ * pytorch/attention.py; Megatron-Core's default cp_comm_type "p2p"). Per
+ * layer the forward runs cp steps (the kernels are costed in
+ * perf_compute.c's attn_core); at the start of step i each rank sends the
+ * K/V it holds to the next rank of the ring and receives the previous
+ * rank's, for step i+1, so the exchange runs beside step i's attention
+ * block: cp-1 exchanges, step 0 working on the rank's own K/V and the last
+ * step sending nothing. An exchange longer than its block leaves the rest
+ * exposed. The backward sends K/V and the partial dK/dV together (twice
+ * the bytes) beside each step, and the last step's dK/dV reaches its owner
+ * after the loop, exposed. Neighbours sit in one NVLink domain when the
+ * TP x CP ranks fit in it, else each exchange crosses the NICs (every GPU
+ * of the node sends at once, one NIC each). Per micro-batch. Simplified:
+ * the blocks are taken as equal (each is 1/cp of the work), and the SMs
+ * NCCL's send/receive kernels take from attention are not charged. */
 double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct stage *st = &x->rep->stages[x->index];
 	int cp = x->cp, tp = x->tp, layers = st->last_layer - st->first_layer + 1;
-	if (cp <= 1)
+	if (cp <= 1 || layers <= 0)
 		return 0;
 	struct perf_group gc;
 	struct comm_result cr;
-	int per_node = perf_domain_gpus(x->pl) / tp;
-	make_group(x, st->pool, -1, cp, per_node, &gc);
+	int dom = perf_domain_gpus(x->pl);
+	make_group(x, st->pool, -1, 2, tp * cp <= dom ? 2 : 1, &gc);
+	/* K and V of the rank's s/cp tokens, 16-bit; K/V heads fewer than
+	 * the TP ranks are replicated, one head per rank. */
 	double kvw = fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
-	double bytes = cp * 2 * x->T * kvw * 2;
-	double f = coll(x, &gc, COMM_ALLGATHER, bytes, &cr);
-	double b2 = f + coll(x, &gc, COMM_REDUCESCATTER, bytes, NULL);
-	double per_layer_attn = x->attn_fwd / layers;
-	double exp_f = fmax(0, f - per_layer_attn);
-	double exp_b = fmax(0, b2 - x->attn_bwd_ratio * per_layer_attn);
+	double bytes = 2 * x->T * kvw * 2;
+	double xf = coll(x, &gc, COMM_SENDRECV, bytes, &cr);
+	double xb = coll(x, &gc, COMM_SENDRECV, 2 * bytes, NULL);
+	double blk_f = x->attn_fwd / layers / cp;
+	double blk_b = x->attn_bwd_ratio * blk_f;
+	double exp_f = (cp - 1) * fmax(0, xf - blk_f);
+	double exp_b = (cp - 1) * fmax(0, xb - blk_b) + xf;
 	double n_f = x->ckpt ? 2 : 1;
 	double t_cp = layers * (n_f * exp_f + exp_b);
-	note_comm(e, DIM_CP, COMM_ALLGATHER, bytes, 3.0 * layers * x->mb, &gc, &cr,
-		  layers * (n_f * f + b2) * x->mb, t_cp * x->mb);
+	note_comm(e, DIM_CP, COMM_SENDRECV, bytes, (n_f * (cp - 1) + cp) * layers * x->mb,
+		  &gc, &cr, layers * (n_f * (cp - 1) * xf + (cp - 1) * xb + xf) * x->mb, t_cp * x->mb);
 	return t_cp;
 }
 
