@@ -11,7 +11,8 @@
  * torch.cuda.max_memory_reserved() (torchtitan's "Memory(GiB)") only what
  * the caching allocator holds, not the CUDA context, NCCL's buffers (NCCL
  * allocates its own with cuMem / cudaMalloc) or TE's userbuffers.
- * ps->outside is that first part, so a caller can compare like with like. */
+ * ps->outside is what the second leaves out, so a caller can compare like
+ * with like. */
 #include "perf_int.h"
 
 #include <math.h>
