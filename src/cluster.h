@@ -30,9 +30,8 @@ const char *comm_transport_name(enum comm_transport t);
 int comm_transport_parse(const char *s, enum comm_transport *out);
 
 /* NICs slower than this (Gb/s) carry NCCL over TCP sockets unless a pool
- * says otherwise: no RDMA fabric in use is that slow (InfiniBand FDR, the
- * oldest generation still sold, runs 56 Gb/s; AWS's slowest EFA instances
- * 50 Gb/s), and the cloud instances on 10-25 Gb/s Ethernet (AWS p3.2xlarge
+ * says otherwise: GPU clusters' RDMA fabrics run faster (InfiniBand since
+ * FDR, 2011: 56 Gb/s; AWS's slowest EFA instances 50 Gb/s), and the cloud instances on 10-25 Gb/s Ethernet (AWS p3.2xlarge
  * to p3.16xlarge, g4dn below 8xlarge) offer no RDMA (docs/links.md). */
 #define CLUSTER_TCP_BELOW_GBPS 50.0
 /* The transport a pool gets when it names none: tcp for NICs below
