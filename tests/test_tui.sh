@@ -30,8 +30,21 @@ golden() {
 	f=$G/$1.txt
 	screen "$2" >"$tmp/$1.txt"
 	n=0
+	# Writing a golden: wait until the screen holds still for a second (a
+	# search posts a preview before its full answer; on a loaded machine
+	# the full answer can come seconds later), at most 20 s.
+	while [ "${UPDATE_GOLDEN:-}" = 1 ] && [ $n -lt 20 ]; do
+		sleep 1
+		screen "$2" >"$tmp/$1.again"
+		cmp -s "$tmp/$1.txt" "$tmp/$1.again" && break
+		mv "$tmp/$1.again" "$tmp/$1.txt"
+		n=$((n + 1))
+	done
+	n=0
+	# Checking: a screen that differs is captured again for up to 10 s
+	# (the full answer after a preview, on a loaded machine).
 	while [ "${UPDATE_GOLDEN:-}" != 1 ] && [ -f "$f" ] && ! cmp -s "$f" "$tmp/$1.txt" &&
-		[ $n -lt 30 ]; do
+		[ $n -lt 100 ]; do
 		sleep 0.1
 		screen "$2" >"$tmp/$1.txt"
 		n=$((n + 1))
