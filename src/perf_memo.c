@@ -30,11 +30,11 @@
 /* Slots of the collective and layer tables (powers of two). A search
  * step touches a few hundred collectives and a few dozen layer shapes;
  * 2048 and 512 slots keep collisions rare at about 0.25 MB a thread. */
-#define MEMO_COLL 2048
+#define MEMO_COLL 16384
 #define MEMO_LAYER 512
 /* Stages: a search step evaluates a few hundred stage shapes; 256 slots
  * of about 0.8 KB (0.2 MB). */
-#define MEMO_STAGE 256
+#define MEMO_STAGE 4096
 
 struct memo_link {
 	unsigned gen;

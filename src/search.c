@@ -2198,6 +2198,16 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 	return u < 0 ? 0 : u;
 }
 
+/* The throughput or budget score (seconds per token, or seconds to
+ * train) of a setting whose plans step at least step seconds (the fixed
+ * per-step overhead added): increasing in step. */
+static double step_score(const struct ctx *x, const struct gset *g, double step)
+{
+	double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
+		   (step + perf_calib_default()->step_overhead_s);
+	return x->o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+}
+
 /* The throughput bound with data-parallel synchronisation (issue 13: on
  * 65,536 GPUs it is a quarter of the plan's step). The replicas in all, N,
  * set the DP degree; split N into ranges [1], [2, 3], [4, 7], ... For N in
@@ -2224,9 +2234,19 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
  * L's own pools' links, and beside other pools a group runs at its
  * slowest member's link (comm_fabric_min), which is taken to be no
  * faster, although NCCL's tables then follow the older generation. The
- * brute-force tests check the bound (tests/test_search.c). */
-static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+ * brute-force tests check the bound (tests/test_search.c).
+ *
+ * cut (a score, step_score's unit): the search's bound so far. Only a
+ * setting whose bound is under it can lower the search's bound, so the
+ * ranges are visited in order of their LP and the visit stops, with
+ * *cut_hit = 1, at the first range whose LP alone scores cut or more
+ * (its floor and every later range's only add): then the setting's
+ * bound is at least cut, and the caller takes cut for it. Ranges under
+ * cut are solved in full, so a returned step under cut is exact. */
+static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
+		       int *cut_hit)
 {
+	*cut_hit = 0;
 	long M = x->o->gbs / g->mbs;
 	long nmax = HP_MIN(M, (long)x->max_dp);
 	if (nmax < 1 || !ls->n)
@@ -2292,6 +2312,11 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 				r = i;
 		if (r < 0 || u[r] >= best || search_cancelled(x))
 			break;
+		if (step_score(x, g, u[r]) >= cut) {
+			/* this range and every later one give cut or more */
+			*cut_hit = 1;
+			break;
+		}
 		seen[r] = 1;
 		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL) : u[r];
 		best = fmin(best, fmax(f, u[r]));
@@ -2525,16 +2550,23 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 	if (b < 0)
 		return;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double best = HUGE_VAL;
-		for (const struct ctx *y = x; y; y = y->glob)
+		double best = HUGE_VAL, cut = HUGE_VAL;
+		for (const struct ctx *y = x; y; y = y->glob) {
 			if (y->n_top)
 				best = fmin(best, y->top[0].score);
-		double step = b < best && !search_cancelled(x) ? dp_bound(x, g, ls) : 0;
-		if (step > 0) {
-			double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
-				   (step + perf_calib_default()->step_overhead_s);
-			b = fmax(b, o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r);
+			if (y->have_bound)
+				cut = fmin(cut, y->bound);
 		}
+		/* b >= cut: raising b cannot lower the search's bound, which
+		 * is cut or less already (frozen during a batch, so the same
+		 * for every thread count) */
+		int cut_hit = 0;
+		double step = b < best && b < cut && !search_cancelled(x)
+			      ? dp_bound(x, g, ls, cut, &cut_hit) : 0;
+		if (cut_hit)
+			b = fmax(b, cut);
+		else if (step > 0)
+			b = fmax(b, step_score(x, g, step));
 	}
 	if (!x->have_bound || b < x->bound)
 		x->bound = b;

@@ -1,6 +1,7 @@
 /* bench.c — timings of the engine's hot paths (make bench). Prints, never
  * fails: targets are stated next to each number. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,7 +11,9 @@
 #include "comm.h"
 #include "perf.h"
 #include "plan.h"
+#include "report.h"
 #include "search.h"
+#include <cjson/cJSON.h>
 
 static volatile double sink;
 
@@ -50,6 +53,54 @@ static double best_estimate(const struct cluster *c, const struct model_spec *m,
 	return best;
 }
 
+
+/* BENCH_JSON=DIR writes every planner case's result (ranked plans, Pareto
+ * front, per-pool bests, stock plan, bound, why and notes; no counters or
+ * times) to DIR/CASE-OBJECTIVE.json, so runs before and after a change of
+ * the search can be compared byte for byte. */
+static void dump_result(const char *what, const char *obj, const struct search_result *res,
+			const struct cluster *c, const struct model_spec *m)
+{
+	const char *dir = getenv("BENCH_JSON");
+	if (!dir || !*dir)
+		return;
+	char path[512];
+	int n = snprintf(path, sizeof path, "%s/", dir);
+	for (const char *s = what; *s && n < (int)sizeof path - 40; s++)
+		path[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			    (*s >= '0' && *s <= '9') ? *s : '_';
+	snprintf(path + n, sizeof path - n, "-%s.json", obj);
+	cJSON *o = cJSON_CreateObject();
+	cJSON *pl = cJSON_AddArrayToObject(o, "plans");
+	for (int i = 0; i < res->n_plans; i++)
+		cJSON_AddItemToArray(pl, report_plan_json(&res->plans[i], i + 1, c, m));
+	cJSON *pa = cJSON_AddArrayToObject(o, "pareto");
+	for (int i = 0; i < res->n_pareto; i++)
+		cJSON_AddItemToArray(pa, report_plan_json(&res->pareto[i], 0, c, m));
+	cJSON *si = cJSON_AddArrayToObject(o, "single");
+	for (int i = 0; i < c->n_pools; i++)
+		cJSON_AddItemToArray(si, res->has_single[i]
+				     ? report_plan_json(&res->single[i], 0, c, m) : cJSON_CreateNull());
+	if (res->has_stock)
+		cJSON_AddItemToObject(o, "stock", report_plan_json(&res->stock, 0, c, m));
+	if (res->has_nearest)
+		cJSON_AddItemToObject(o, "nearest", report_plan_json(&res->nearest, 0, c, m));
+	char b[64];
+	snprintf(b, sizeof b, "%.17g", res->has_bound ? res->bound : -1.0);
+	cJSON_AddStringToObject(o, "bound", b);
+	cJSON_AddStringToObject(o, "why", res->why);
+	cJSON_AddStringToObject(o, "idle_note", res->idle_note);
+	char *txt = cJSON_Print(o);
+	FILE *f = fopen(path, "w");
+	if (f && txt) {
+		fputs(txt, f);
+		fputc('\n', f);
+	}
+	if (f)
+		fclose(f);
+	cJSON_free(txt);
+	cJSON_Delete(o);
+}
 
 static double cpu_now(void)
 {
@@ -118,8 +169,10 @@ static void bench_objectives(const char *what, const struct cluster *c,
 	if (only_case && !strstr(what, only_case))
 		return;
 	struct run r = plan_run(c, m, &o, reps, &res);
-	if (wanted(what, "throughput"))
+	if (wanted(what, "throughput")) {
 		print_run(what, "throughput", &r, t_thr);
+		dump_result(what, "throughput", &res, c, m);
+	}
 	double T = res.n_plans ? res.plans[0].time_to_train_s : 0;
 	double C = res.n_plans ? res.plans[0].cost_to_train_usd : 0;
 	search_result_free(&res);
@@ -135,6 +188,7 @@ static void bench_objectives(const char *what, const struct cluster *c,
 		o.deadline_s = 1.5 * T;
 		o.budget_usd = 1.5 * C;
 		r = plan_run(c, m, &o, reps, &res);
+		dump_result(what, search_objective_name(objs[i]), &res, c, m);
 		search_result_free(&res);
 		print_run(what, search_objective_name(objs[i]), &r, t_other);
 	}
@@ -217,6 +271,7 @@ objectives:
 	const struct model_spec *m405 = catalog_model(cat, "llama3.1-405b");
 	r = plan_run(&c, m405, &o, 1, &res);
 	print_run("405B, 65,536 GPUs in 16 pools", "throughput", &r, 30);
+	dump_result("405B, 65,536 GPUs in 16 pools", "throughput", &res, &c, m405);
 	if (res.n_plans) {
 		const struct search_plan *b = &res.plans[0];
 		double single = 0;
