@@ -2940,9 +2940,38 @@ static void *batch_worker(void *arg)
 	return NULL;
 }
 
-static void *batch_thread(void *arg)
+/* The search's worker threads live as long as search_gsets: each batch
+ * is handed to them through the pool, so a thread's estimate memo
+ * (perf_memo.c, one per thread) stays warm from one batch to the next
+ * instead of starting empty in a new thread every batch. */
+struct worker_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct batch *b;      /* the batch in progress */
+	unsigned gen;         /* batches handed out */
+	int busy;             /* workers still in the current batch */
+	int quit;
+};
+
+static void *pool_thread(void *arg)
 {
-	batch_worker(arg);
+	struct worker_pool *p = arg;
+	unsigned seen = 0;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->gen == seen)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->quit)
+			break;
+		seen = p->gen;
+		struct batch *b = p->b;
+		pthread_mutex_unlock(&p->mu);
+		batch_worker(b);
+		pthread_mutex_lock(&p->mu);
+		if (--p->busy == 0)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
 	lp_thread_done();
 	return NULL;
 }
@@ -3051,6 +3080,15 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 	int nt = search_threads(o);
 	struct gset_task *t = xcalloc(GSET_BATCH, sizeof *t);
 	pthread_t th[GSET_BATCH];
+	struct worker_pool pl;
+	memset(&pl, 0, sizeof pl);
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.work, NULL);
+	pthread_cond_init(&pl.done, NULL);
+	int started = 0;
+	for (int k = 1; k < HP_MIN(nt, ng); k++)
+		if (pthread_create(&th[started], NULL, pool_thread, &pl) == 0)
+			started++;
 	int size = 1;
 	for (int b0 = 0; b0 < ng && !x->res->stats.cancelled; b0 += size) {
 		/* batches of 1, 2, 4, then GSET_BATCH settings: the first ones
@@ -3063,13 +3101,18 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 		b.cancel = o->cancel;
 		for (int i = 0; i < b.n; i++)
 			task_init(&t[i], x, &gs[b0 + i]);
-		int started = 0;
-		for (int k = 1; k < HP_MIN(nt, b.n); k++)
-			if (pthread_create(&th[started], NULL, batch_thread, &b) == 0)
-				started++;
+		/* the workers (a batch of one setting leaves them nothing) */
+		pthread_mutex_lock(&pl.mu);
+		pl.b = &b;
+		pl.busy = started;
+		pl.gen++;
+		pthread_cond_broadcast(&pl.work);
+		pthread_mutex_unlock(&pl.mu);
 		batch_worker(&b);
-		for (int k = 0; k < started; k++)
-			pthread_join(th[k], NULL);
+		pthread_mutex_lock(&pl.mu);
+		while (pl.busy > 0)
+			pthread_cond_wait(&pl.done, &pl.mu);
+		pthread_mutex_unlock(&pl.mu);
 		for (int i = 0; i < b.n; i++) {
 			if (!t[i].done)
 				x->res->stats.cancelled = 1;
@@ -3078,6 +3121,15 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 		if (o->progress)
 			o->progress(o->progress_arg, (double)(b0 + b.n) / ng);
 	}
+	pthread_mutex_lock(&pl.mu);
+	pl.quit = 1;
+	pthread_cond_broadcast(&pl.work);
+	pthread_mutex_unlock(&pl.mu);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	pthread_cond_destroy(&pl.work);
+	pthread_cond_destroy(&pl.done);
+	pthread_mutex_destroy(&pl.mu);
 	free(t);
 }
 
