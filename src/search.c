@@ -32,11 +32,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capmilp.h"
 #include "lp.h"
 #include "runs_on.h"
+
+struct ctx;
+static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err);
 
 void search_opts_init(struct search_opts *o)
 {
@@ -208,7 +212,33 @@ struct ctx {
 	 * of the set runs on a stock framework (set_no_stock), so the best
 	 * stock plan cannot change and does not hold back screening. */
 	int no_stock;
+	unsigned long n_estimates;   /* estimate() calls, for its time sample */
 };
+
+/* This thread's CPU seconds (the statistics' clock: a loaded machine
+ * does not inflate it). */
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* perf_estimate() of p on the search's cluster and model. Its CPU time
+ * goes to the statistics (estimate_s) from one call in ESTIMATE_SAMPLE,
+ * scaled up: reading the thread's clock is a system call of about 0.2
+ * us, 5% of an estimate, and the calls are alike enough for a sample. */
+#define ESTIMATE_SAMPLE 16
+static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err)
+{
+	if (x->n_estimates++ % ESTIMATE_SAMPLE)
+		return perf_estimate(x->c, x->m, p, NULL, e, err);
+	double t0 = thread_cpu();
+	int rc = perf_estimate(x->c, x->m, p, NULL, e, err);
+	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (thread_cpu() - t0);
+	return rc;
+}
 
 /* The score a plan must beat to enter the ranked list: the last kept
  * plan's, once the list is full, here or in the shared context (frozen
@@ -346,7 +376,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	p.replicas = &rep;
 	struct estimate e;
 	struct hp_err err = { 0 };
-	if (perf_estimate(x->c, x->m, &p, NULL, &e, &err) < 0)
+	if (estimate(x, &p, &e, &err) < 0)
 		return -1;
 	x->res->stats.evaluated++;
 	for (int s = 0; s < L->pp; s++) {
@@ -468,7 +498,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	add_replica(&sp.plan, &E, count, (int)(M / count), g->mbs, x->o->gbs);
 	struct hp_err err = { 0 };
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
-	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+	    estimate(x, &sp.plan, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		return;
 	}
@@ -1171,7 +1201,7 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
-	if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+	if (estimate(x, &sp.plan, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
@@ -1478,9 +1508,11 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.lambda = lambda;
 	m.node_limit = CAPMILP_NODES;
 	x->res->stats.lp_solves++;
+	double t0 = thread_cpu();
 	int rc = capmilp_solve(&m, counts, NULL);
 	if (rc == -2)
 		rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+	x->res->stats.milp_s += thread_cpu() - t0;
 	return rc;
 }
 
@@ -1795,9 +1827,12 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
  * the set can be one. */
 static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
 {
+	struct search_stats *st = &x->res->stats;
+	double t0 = thread_cpu(), other = st->estimate_s + st->milp_s;
 	x->no_stock = !set_may_stock(x, Ls, n);
 	counts_for_set_in(x, g, Ls, n);
 	x->no_stock = 0;
+	st->candidate_s += thread_cpu() - t0 - (st->estimate_s + st->milp_s - other);
 }
 
 /* Has the caller asked the search to stop (search_opts.cancel)? Polled
@@ -1978,7 +2013,9 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		}
 		struct lp_result r;
+		double t0 = thread_cpu();
 		int rc = lp_solve(lp, 0, &r);
+		x->res->stats.lp_s += thread_cpu() - t0;
 		if (rc == 0 && r.obj > 0)
 			val = r.obj;
 		else if (r.status != LP_INFEASIBLE)
@@ -2116,7 +2153,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 			p.param_overlap = vp[v / ng];
 			struct estimate e;
 			struct hp_err err = { 0 };
-			if (perf_estimate(x->c, x->m, &p, NULL, &e, &err) < 0) {
+			if (estimate(x, &p, &e, &err) < 0) {
 				plan_free(&p);
 				return;
 			}
@@ -3005,6 +3042,10 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.screened += r->stats.screened;
 	res->stats.lp_solves += r->stats.lp_solves;
 	res->stats.milp_glpk += r->stats.milp_glpk;
+	res->stats.estimate_s += r->stats.estimate_s;
+	res->stats.milp_s += r->stats.milp_s;
+	res->stats.lp_s += r->stats.lp_s;
+	res->stats.candidate_s += r->stats.candidate_s;
 	if (y->have_bound && (!x->have_bound || y->bound < x->bound))
 		x->bound = y->bound;
 	x->have_bound |= y->have_bound;
@@ -3155,6 +3196,10 @@ static void single_pool_best(struct ctx *x, int i)
 	res->stats.evaluated += sr.stats.evaluated;
 	res->stats.lp_solves += sr.stats.lp_solves;
 	res->stats.milp_glpk += sr.stats.milp_glpk;
+	res->stats.estimate_s += sr.stats.estimate_s;
+	res->stats.milp_s += sr.stats.milp_s;
+	res->stats.lp_s += sr.stats.lp_s;
+	res->stats.candidate_s += sr.stats.candidate_s;
 	const struct search_plan *src = sr.n_plans ? &sr.plans[0] : sr.has_nearest ? &sr.nearest : NULL;
 	if (res->has_single[i]) {
 		sp_free(&res->single[i]);

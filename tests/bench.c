@@ -144,6 +144,14 @@ static void print_run(const char *what, const char *obj, const struct run *r, do
 	       what, obj, r->wall, r->cpu, target, r->wall < target ? "met" : "MISSED",
 	       target / r->wall, r->st.candidates, r->st.screened, r->st.evaluated,
 	       r->st.lp_solves, r->st.milp_glpk, r->ok ? "" : " (no plan)");
+	/* where the time went (seconds summed over threads, search_stats) */
+	const struct search_stats *t = &r->st;
+	double rest = r->cpu - t->estimate_s - t->candidate_s - t->milp_s - t->lp_s;
+	printf("    time: estimates %.2f s (%.1f us each), candidates %.2f s (%.2f us each), "
+	       "MILPs %.2f s, bound LPs %.2f s, rest %.2f s (layouts, DP terms' fits, merge)\n",
+	       t->estimate_s, t->evaluated ? 1e6 * t->estimate_s / t->evaluated : 0, t->candidate_s,
+	       t->candidates ? 1e6 * t->candidate_s / t->candidates : 0, t->milp_s, t->lp_s,
+	       rest > 0 ? rest : 0);
 }
 
 static void add_pools(struct cluster *c, const char *const *pools, int n, struct catalog *cat)
@@ -238,6 +246,16 @@ static void bench_planner(struct catalog *cat)
 	       r1.st.screened / r1.cpu, r1.st.screened, r1.st.evaluated / r1.cpu,
 	       r1.st.evaluated, (r1.st.screened + r1.st.evaluated) / r1.cpu,
 	       (r1.st.screened + r1.st.evaluated) / r1.cpu >= 1e6 ? "met" : "MISSED");
+	/* The same counts per second of the time each kind itself takes:
+	 * candidates (screened or not: building, splitting and screening
+	 * each) over the time spent on candidates outside their estimates,
+	 * full estimates over the time inside perf_estimate(). */
+	if (r1.st.candidate_s > 0 && r1.st.estimate_s > 0)
+		printf("    own rates: %.0f candidates/s (%ld, %.2f us each), %.0f full estimates/s "
+		       "(%.1f us each); the rest of the search is layouts, LPs and DP terms\n",
+		       r1.st.candidates / r1.st.candidate_s, r1.st.candidates,
+		       1e6 * r1.st.candidate_s / r1.st.candidates, r1.st.evaluated / r1.st.estimate_s,
+		       1e6 * r1.st.estimate_s / r1.st.evaluated);
 
 objectives:
 	o.threads = 0;
