@@ -18,7 +18,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 4.7 MB per thread) however long a search runs. */
+ * 0.5 MB per thread) however long a search runs. */
 #include "perf_int.h"
 
 #include <pthread.h>
@@ -28,19 +28,18 @@
 #include <string.h>
 
 /* Slots of the collective and layer tables (powers of two). A search
- * step touches a few hundred collectives and a few dozen layer shapes,
- * a whole search millions of collectives: 16,384 collective slots of 72
- * bytes (1.2 MB) and 512 layer slots. */
-#define MEMO_COLL 16384
+ * step touches a few hundred collectives and a few dozen layer shapes;
+ * 2048 and 512 slots keep collisions rare at about 0.25 MB a thread. */
+#define MEMO_COLL 2048
 #define MEMO_LAYER 512
-/* Stages: a search evaluates millions of stage shapes, most of them once
- * (the key holds the DP degree and micro-batches). 4,096 slots of about
- * 0.8 KB (3.4 MB): measured on Mixtral 8x22B, 1,024 GPUs, cost objective
- * (2026-12), hits rose from 13% of lookups at 256 slots to 28% (24% at
- * 2,048, 32% at 8,192, 35% at 16,384), collective misses fell from 15% to
- * about 12%. The table is calloc'd, so the pages a search never touches cost
- * nothing. */
-#define MEMO_STAGE 4096
+/* Stages: a search step evaluates a few hundred stage shapes; 256 slots
+ * of about 0.8 KB (0.2 MB). Larger tables were measured and rejected
+ * (2026-12, Mixtral 8x22B on 1,024 GPUs, cost): 4,096 stage and 16,384
+ * collective slots raised stage hits from 13% to 28% of lookups (most
+ * stage keys are seen once: they hold the DP degree and micro-batches)
+ * and cut collective misses from 15% to 12%, but the search took more
+ * CPU time, the 4.7 MB tables no longer staying in cache. */
+#define MEMO_STAGE 256
 
 struct memo_link {
 	unsigned gen;

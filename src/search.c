@@ -215,28 +215,19 @@ struct ctx {
 	unsigned long n_estimates;   /* estimate() calls, for its time sample */
 };
 
-/* This thread's CPU seconds (the statistics' clock: a loaded machine
- * does not inflate it). */
-static double thread_cpu(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* perf_estimate() of p on the search's cluster and model. Its CPU time
- * goes to the statistics (estimate_s) from one call in ESTIMATE_SAMPLE,
- * scaled up: reading the thread's clock is a system call of about 0.2
- * us, 5% of an estimate, and the calls are alike enough for a sample. */
+/* perf_estimate() of p on the search's cluster and model. Its time goes
+ * to the statistics (estimate_s) from one call in ESTIMATE_SAMPLE,
+ * scaled up: the calls are alike enough for a sample, and reading the
+ * clock costs about 0.1 us on the shared machine (a thread's CPU clock,
+ * a system call there, about 5 us: more than half an estimate). */
 #define ESTIMATE_SAMPLE 16
 static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err)
 {
 	if (x->n_estimates++ % ESTIMATE_SAMPLE)
 		return perf_estimate(x->c, x->m, p, NULL, e, err);
-	double t0 = thread_cpu();
+	double t0 = hp_now();
 	int rc = perf_estimate(x->c, x->m, p, NULL, e, err);
-	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (thread_cpu() - t0);
+	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
 	return rc;
 }
 
@@ -1508,11 +1499,11 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.lambda = lambda;
 	m.node_limit = CAPMILP_NODES;
 	x->res->stats.lp_solves++;
-	double t0 = thread_cpu();
+	double t0 = hp_now();
 	int rc = capmilp_solve(&m, counts, NULL);
 	if (rc == -2)
 		rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
-	x->res->stats.milp_s += thread_cpu() - t0;
+	x->res->stats.milp_s += hp_now() - t0;
 	return rc;
 }
 
@@ -1828,11 +1819,11 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
 static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
 {
 	struct search_stats *st = &x->res->stats;
-	double t0 = thread_cpu(), other = st->estimate_s + st->milp_s;
+	double t0 = hp_now(), other = st->estimate_s + st->milp_s;
 	x->no_stock = !set_may_stock(x, Ls, n);
 	counts_for_set_in(x, g, Ls, n);
 	x->no_stock = 0;
-	st->candidate_s += thread_cpu() - t0 - (st->estimate_s + st->milp_s - other);
+	st->candidate_s += hp_now() - t0 - (st->estimate_s + st->milp_s - other);
 }
 
 /* Has the caller asked the search to stop (search_opts.cancel)? Polled
@@ -2013,9 +2004,9 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		}
 		struct lp_result r;
-		double t0 = thread_cpu();
+		double t0 = hp_now();
 		int rc = lp_solve(lp, 0, &r);
-		x->res->stats.lp_s += thread_cpu() - t0;
+		x->res->stats.lp_s += hp_now() - t0;
 		if (rc == 0 && r.obj > 0)
 			val = r.obj;
 		else if (r.status != LP_INFEASIBLE)
