@@ -32,11 +32,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "capmilp.h"
 #include "lp.h"
 #include "runs_on.h"
+
+struct ctx;
+static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err);
 
 void search_opts_init(struct search_opts *o)
 {
@@ -208,7 +212,24 @@ struct ctx {
 	 * of the set runs on a stock framework (set_no_stock), so the best
 	 * stock plan cannot change and does not hold back screening. */
 	int no_stock;
+	unsigned long n_estimates;   /* estimate() calls, for its time sample */
 };
+
+/* perf_estimate() of p on the search's cluster and model. Its time goes
+ * to the statistics (estimate_s) from one call in ESTIMATE_SAMPLE,
+ * scaled up: the calls are alike enough for a sample, and reading the
+ * clock costs about 0.1 us on the shared machine (a thread's CPU clock,
+ * a system call there, about 5 us: more than half an estimate). */
+#define ESTIMATE_SAMPLE 16
+static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err)
+{
+	if (x->n_estimates++ % ESTIMATE_SAMPLE)
+		return perf_estimate(x->c, x->m, p, NULL, e, err);
+	double t0 = hp_now();
+	int rc = perf_estimate(x->c, x->m, p, NULL, e, err);
+	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	return rc;
+}
 
 /* The score a plan must beat to enter the ranked list: the last kept
  * plan's, once the list is full, here or in the shared context (frozen
@@ -346,7 +367,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	p.replicas = &rep;
 	struct estimate e;
 	struct hp_err err = { 0 };
-	if (perf_estimate(x->c, x->m, &p, NULL, &e, &err) < 0)
+	if (estimate(x, &p, &e, &err) < 0)
 		return -1;
 	x->res->stats.evaluated++;
 	for (int s = 0; s < L->pp; s++) {
@@ -468,7 +489,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	add_replica(&sp.plan, &E, count, (int)(M / count), g->mbs, x->o->gbs);
 	struct hp_err err = { 0 };
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
-	    perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+	    estimate(x, &sp.plan, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		return;
 	}
@@ -1171,7 +1192,7 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
-	if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) < 0) {
+	if (estimate(x, &sp.plan, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
@@ -1478,9 +1499,11 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.lambda = lambda;
 	m.node_limit = CAPMILP_NODES;
 	x->res->stats.lp_solves++;
+	double t0 = hp_now();
 	int rc = capmilp_solve(&m, counts, NULL);
 	if (rc == -2)
 		rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+	x->res->stats.milp_s += hp_now() - t0;
 	return rc;
 }
 
@@ -1795,9 +1818,12 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
  * the set can be one. */
 static void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
 {
+	struct search_stats *st = &x->res->stats;
+	double t0 = hp_now(), other = st->estimate_s + st->milp_s;
 	x->no_stock = !set_may_stock(x, Ls, n);
 	counts_for_set_in(x, g, Ls, n);
 	x->no_stock = 0;
+	st->candidate_s += hp_now() - t0 - (st->estimate_s + st->milp_s - other);
 }
 
 /* Has the caller asked the search to stop (search_opts.cancel)? Polled
@@ -1978,7 +2004,9 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		}
 		struct lp_result r;
+		double t0 = hp_now();
 		int rc = lp_solve(lp, 0, &r);
+		x->res->stats.lp_s += hp_now() - t0;
 		if (rc == 0 && r.obj > 0)
 			val = r.obj;
 		else if (r.status != LP_INFEASIBLE)
@@ -2116,7 +2144,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 			p.param_overlap = vp[v / ng];
 			struct estimate e;
 			struct hp_err err = { 0 };
-			if (perf_estimate(x->c, x->m, &p, NULL, &e, &err) < 0) {
+			if (estimate(x, &p, &e, &err) < 0) {
 				plan_free(&p);
 				return;
 			}
@@ -2198,6 +2226,16 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 	return u < 0 ? 0 : u;
 }
 
+/* The throughput or budget score (seconds per token, or seconds to
+ * train) of a setting whose plans step at least step seconds (the fixed
+ * per-step overhead added): increasing in step. */
+static double step_score(const struct ctx *x, const struct gset *g, double step)
+{
+	double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
+		   (step + perf_calib_default()->step_overhead_s);
+	return x->o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+}
+
 /* The throughput bound with data-parallel synchronisation (issue 13: on
  * 65,536 GPUs it is a quarter of the plan's step). The replicas in all, N,
  * set the DP degree; split N into ranges [1], [2, 3], [4, 7], ... For N in
@@ -2224,9 +2262,19 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
  * L's own pools' links, and beside other pools a group runs at its
  * slowest member's link (comm_fabric_min), which is taken to be no
  * faster, although NCCL's tables then follow the older generation. The
- * brute-force tests check the bound (tests/test_search.c). */
-static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
+ * brute-force tests check the bound (tests/test_search.c).
+ *
+ * cut (a score, step_score's unit): the search's bound so far. Only a
+ * setting whose bound is under it can lower the search's bound, so the
+ * ranges are visited in order of their LP and the visit stops, with
+ * *cut_hit = 1, at the first range whose LP alone scores cut or more
+ * (its floor and every later range's only add): then the setting's
+ * bound is at least cut, and the caller takes cut for it. Ranges under
+ * cut are solved in full, so a returned step under cut is exact. */
+static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
+		       int *cut_hit)
 {
+	*cut_hit = 0;
 	long M = x->o->gbs / g->mbs;
 	long nmax = HP_MIN(M, (long)x->max_dp);
 	if (nmax < 1 || !ls->n)
@@ -2292,6 +2340,11 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls)
 				r = i;
 		if (r < 0 || u[r] >= best || search_cancelled(x))
 			break;
+		if (step_score(x, g, u[r]) >= cut) {
+			/* this range and every later one give cut or more */
+			*cut_hit = 1;
+			break;
+		}
 		seen[r] = 1;
 		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL) : u[r];
 		best = fmin(best, fmax(f, u[r]));
@@ -2525,16 +2578,23 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 	if (b < 0)
 		return;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double best = HUGE_VAL;
-		for (const struct ctx *y = x; y; y = y->glob)
+		double best = HUGE_VAL, cut = HUGE_VAL;
+		for (const struct ctx *y = x; y; y = y->glob) {
 			if (y->n_top)
 				best = fmin(best, y->top[0].score);
-		double step = b < best && !search_cancelled(x) ? dp_bound(x, g, ls) : 0;
-		if (step > 0) {
-			double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
-				   (step + perf_calib_default()->step_overhead_s);
-			b = fmax(b, o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r);
+			if (y->have_bound)
+				cut = fmin(cut, y->bound);
 		}
+		/* b >= cut: raising b cannot lower the search's bound, which
+		 * is cut or less already (frozen during a batch, so the same
+		 * for every thread count) */
+		int cut_hit = 0;
+		double step = b < best && b < cut && !search_cancelled(x)
+			      ? dp_bound(x, g, ls, cut, &cut_hit) : 0;
+		if (cut_hit)
+			b = fmax(b, cut);
+		else if (step > 0)
+			b = fmax(b, step_score(x, g, step));
 	}
 	if (!x->have_bound || b < x->bound)
 		x->bound = b;
@@ -2908,9 +2968,38 @@ static void *batch_worker(void *arg)
 	return NULL;
 }
 
-static void *batch_thread(void *arg)
+/* The search's worker threads live as long as search_gsets: each batch
+ * is handed to them through the pool, so a thread's estimate memo
+ * (perf_memo.c, one per thread) stays warm from one batch to the next
+ * instead of starting empty in a new thread every batch. */
+struct worker_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	struct batch *b;      /* the batch in progress */
+	unsigned gen;         /* batches handed out */
+	int busy;             /* workers still in the current batch */
+	int quit;
+};
+
+static void *pool_thread(void *arg)
 {
-	batch_worker(arg);
+	struct worker_pool *p = arg;
+	unsigned seen = 0;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (!p->quit && p->gen == seen)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->quit)
+			break;
+		seen = p->gen;
+		struct batch *b = p->b;
+		pthread_mutex_unlock(&p->mu);
+		batch_worker(b);
+		pthread_mutex_lock(&p->mu);
+		if (--p->busy == 0)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
 	lp_thread_done();
 	return NULL;
 }
@@ -2944,6 +3033,10 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.screened += r->stats.screened;
 	res->stats.lp_solves += r->stats.lp_solves;
 	res->stats.milp_glpk += r->stats.milp_glpk;
+	res->stats.estimate_s += r->stats.estimate_s;
+	res->stats.milp_s += r->stats.milp_s;
+	res->stats.lp_s += r->stats.lp_s;
+	res->stats.candidate_s += r->stats.candidate_s;
 	if (y->have_bound && (!x->have_bound || y->bound < x->bound))
 		x->bound = y->bound;
 	x->have_bound |= y->have_bound;
@@ -3019,6 +3112,15 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 	int nt = search_threads(o);
 	struct gset_task *t = xcalloc(GSET_BATCH, sizeof *t);
 	pthread_t th[GSET_BATCH];
+	struct worker_pool pl;
+	memset(&pl, 0, sizeof pl);
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.work, NULL);
+	pthread_cond_init(&pl.done, NULL);
+	int started = 0;
+	for (int k = 1; k < HP_MIN(nt, ng); k++)
+		if (pthread_create(&th[started], NULL, pool_thread, &pl) == 0)
+			started++;
 	int size = 1;
 	for (int b0 = 0; b0 < ng && !x->res->stats.cancelled; b0 += size) {
 		/* batches of 1, 2, 4, then GSET_BATCH settings: the first ones
@@ -3031,13 +3133,18 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 		b.cancel = o->cancel;
 		for (int i = 0; i < b.n; i++)
 			task_init(&t[i], x, &gs[b0 + i]);
-		int started = 0;
-		for (int k = 1; k < HP_MIN(nt, b.n); k++)
-			if (pthread_create(&th[started], NULL, batch_thread, &b) == 0)
-				started++;
+		/* the workers (a batch of one setting leaves them nothing) */
+		pthread_mutex_lock(&pl.mu);
+		pl.b = &b;
+		pl.busy = started;
+		pl.gen++;
+		pthread_cond_broadcast(&pl.work);
+		pthread_mutex_unlock(&pl.mu);
 		batch_worker(&b);
-		for (int k = 0; k < started; k++)
-			pthread_join(th[k], NULL);
+		pthread_mutex_lock(&pl.mu);
+		while (pl.busy > 0)
+			pthread_cond_wait(&pl.done, &pl.mu);
+		pthread_mutex_unlock(&pl.mu);
 		for (int i = 0; i < b.n; i++) {
 			if (!t[i].done)
 				x->res->stats.cancelled = 1;
@@ -3046,6 +3153,15 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 		if (o->progress)
 			o->progress(o->progress_arg, (double)(b0 + b.n) / ng);
 	}
+	pthread_mutex_lock(&pl.mu);
+	pl.quit = 1;
+	pthread_cond_broadcast(&pl.work);
+	pthread_mutex_unlock(&pl.mu);
+	for (int k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	pthread_cond_destroy(&pl.work);
+	pthread_cond_destroy(&pl.done);
+	pthread_mutex_destroy(&pl.mu);
 	free(t);
 }
 
@@ -3071,6 +3187,10 @@ static void single_pool_best(struct ctx *x, int i)
 	res->stats.evaluated += sr.stats.evaluated;
 	res->stats.lp_solves += sr.stats.lp_solves;
 	res->stats.milp_glpk += sr.stats.milp_glpk;
+	res->stats.estimate_s += sr.stats.estimate_s;
+	res->stats.milp_s += sr.stats.milp_s;
+	res->stats.lp_s += sr.stats.lp_s;
+	res->stats.candidate_s += sr.stats.candidate_s;
 	const struct search_plan *src = sr.n_plans ? &sr.plans[0] : sr.has_nearest ? &sr.nearest : NULL;
 	if (res->has_single[i]) {
 		sp_free(&res->single[i]);

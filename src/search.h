@@ -104,6 +104,14 @@ struct search_stats {
 			       * without a perf_estimate() call (search.c) */
 	int milp_glpk;        /* capacity MILPs that capmilp.c gave up on and
 			       * GLPK solved (counted in lp_solves too) */
+	/* Where the time went, seconds summed over the search's threads (for
+	 * `make bench`; the monotonic clock, so a loaded machine inflates
+	 * them; estimate_s from a sample of the calls, search.c):
+	 * perf_estimate() calls of every kind; the capacity
+	 * MILPs (capmilp.c and GLPK); the bound's LPs (GLPK); and handling
+	 * candidates outside those (building the count vectors, the batch
+	 * split, screening, building the plans). */
+	double estimate_s, milp_s, lp_s, candidate_s;
 };
 
 struct search_result {

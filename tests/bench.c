@@ -1,6 +1,7 @@
 /* bench.c — timings of the engine's hot paths (make bench). Prints, never
  * fails: targets are stated next to each number. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -10,7 +11,9 @@
 #include "comm.h"
 #include "perf.h"
 #include "plan.h"
+#include "report.h"
 #include "search.h"
+#include <cjson/cJSON.h>
 
 static volatile double sink;
 
@@ -50,6 +53,54 @@ static double best_estimate(const struct cluster *c, const struct model_spec *m,
 	return best;
 }
 
+
+/* BENCH_JSON=DIR writes every planner case's result (ranked plans, Pareto
+ * front, per-pool bests, stock plan, bound, why and notes; no counters or
+ * times) to DIR/CASE-OBJECTIVE.json, so runs before and after a change of
+ * the search can be compared byte for byte. */
+static void dump_result(const char *what, const char *obj, const struct search_result *res,
+			const struct cluster *c, const struct model_spec *m)
+{
+	const char *dir = getenv("BENCH_JSON");
+	if (!dir || !*dir)
+		return;
+	char path[512];
+	int n = snprintf(path, sizeof path, "%s/", dir);
+	for (const char *s = what; *s && n < (int)sizeof path - 40; s++)
+		path[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+			    (*s >= '0' && *s <= '9') ? *s : '_';
+	snprintf(path + n, sizeof path - n, "-%s.json", obj);
+	cJSON *o = cJSON_CreateObject();
+	cJSON *pl = cJSON_AddArrayToObject(o, "plans");
+	for (int i = 0; i < res->n_plans; i++)
+		cJSON_AddItemToArray(pl, report_plan_json(&res->plans[i], i + 1, c, m));
+	cJSON *pa = cJSON_AddArrayToObject(o, "pareto");
+	for (int i = 0; i < res->n_pareto; i++)
+		cJSON_AddItemToArray(pa, report_plan_json(&res->pareto[i], 0, c, m));
+	cJSON *si = cJSON_AddArrayToObject(o, "single");
+	for (int i = 0; i < c->n_pools; i++)
+		cJSON_AddItemToArray(si, res->has_single[i]
+				     ? report_plan_json(&res->single[i], 0, c, m) : cJSON_CreateNull());
+	if (res->has_stock)
+		cJSON_AddItemToObject(o, "stock", report_plan_json(&res->stock, 0, c, m));
+	if (res->has_nearest)
+		cJSON_AddItemToObject(o, "nearest", report_plan_json(&res->nearest, 0, c, m));
+	char b[64];
+	snprintf(b, sizeof b, "%.17g", res->has_bound ? res->bound : -1.0);
+	cJSON_AddStringToObject(o, "bound", b);
+	cJSON_AddStringToObject(o, "why", res->why);
+	cJSON_AddStringToObject(o, "idle_note", res->idle_note);
+	char *txt = cJSON_Print(o);
+	FILE *f = fopen(path, "w");
+	if (f && txt) {
+		fputs(txt, f);
+		fputc('\n', f);
+	}
+	if (f)
+		fclose(f);
+	cJSON_free(txt);
+	cJSON_Delete(o);
+}
 
 static double cpu_now(void)
 {
@@ -93,6 +144,14 @@ static void print_run(const char *what, const char *obj, const struct run *r, do
 	       what, obj, r->wall, r->cpu, target, r->wall < target ? "met" : "MISSED",
 	       target / r->wall, r->st.candidates, r->st.screened, r->st.evaluated,
 	       r->st.lp_solves, r->st.milp_glpk, r->ok ? "" : " (no plan)");
+	/* where the time went (seconds summed over threads, search_stats) */
+	const struct search_stats *t = &r->st;
+	double rest = r->cpu - t->estimate_s - t->candidate_s - t->milp_s - t->lp_s;
+	printf("    time: estimates %.2f s (%.1f us each), candidates %.2f s (%.2f us each), "
+	       "MILPs %.2f s, bound LPs %.2f s, rest %.2f s (layouts, DP terms' fits, merge)\n",
+	       t->estimate_s, t->evaluated ? 1e6 * t->estimate_s / t->evaluated : 0, t->candidate_s,
+	       t->candidates ? 1e6 * t->candidate_s / t->candidates : 0, t->milp_s, t->lp_s,
+	       rest > 0 ? rest : 0);
 }
 
 static void add_pools(struct cluster *c, const char *const *pools, int n, struct catalog *cat)
@@ -118,8 +177,10 @@ static void bench_objectives(const char *what, const struct cluster *c,
 	if (only_case && !strstr(what, only_case))
 		return;
 	struct run r = plan_run(c, m, &o, reps, &res);
-	if (wanted(what, "throughput"))
+	if (wanted(what, "throughput")) {
 		print_run(what, "throughput", &r, t_thr);
+		dump_result(what, "throughput", &res, c, m);
+	}
 	double T = res.n_plans ? res.plans[0].time_to_train_s : 0;
 	double C = res.n_plans ? res.plans[0].cost_to_train_usd : 0;
 	search_result_free(&res);
@@ -135,6 +196,7 @@ static void bench_objectives(const char *what, const struct cluster *c,
 		o.deadline_s = 1.5 * T;
 		o.budget_usd = 1.5 * C;
 		r = plan_run(c, m, &o, reps, &res);
+		dump_result(what, search_objective_name(objs[i]), &res, c, m);
 		search_result_free(&res);
 		print_run(what, search_objective_name(objs[i]), &r, t_other);
 	}
@@ -184,6 +246,16 @@ static void bench_planner(struct catalog *cat)
 	       r1.st.screened / r1.cpu, r1.st.screened, r1.st.evaluated / r1.cpu,
 	       r1.st.evaluated, (r1.st.screened + r1.st.evaluated) / r1.cpu,
 	       (r1.st.screened + r1.st.evaluated) / r1.cpu >= 1e6 ? "met" : "MISSED");
+	/* The same counts per second of the time each kind itself takes:
+	 * candidates (screened or not: building, splitting and screening
+	 * each) over the time spent on candidates outside their estimates,
+	 * full estimates over the time inside perf_estimate(). */
+	if (r1.st.candidate_s > 0 && r1.st.estimate_s > 0)
+		printf("    own rates: %.0f candidates/s (%ld, %.2f us each), %.0f full estimates/s "
+		       "(%.1f us each); the rest of the search is layouts, LPs and DP terms\n",
+		       r1.st.candidates / r1.st.candidate_s, r1.st.candidates,
+		       1e6 * r1.st.candidate_s / r1.st.candidates, r1.st.evaluated / r1.st.estimate_s,
+		       1e6 * r1.st.estimate_s / r1.st.evaluated);
 
 objectives:
 	o.threads = 0;
@@ -217,6 +289,7 @@ objectives:
 	const struct model_spec *m405 = catalog_model(cat, "llama3.1-405b");
 	r = plan_run(&c, m405, &o, 1, &res);
 	print_run("405B, 65,536 GPUs in 16 pools", "throughput", &r, 30);
+	dump_result("405B, 65,536 GPUs in 16 pools", "throughput", &res, &c, m405);
 	if (res.n_plans) {
 		const struct search_plan *b = &res.plans[0];
 		double single = 0;
