@@ -156,12 +156,11 @@ static double nccl_bytes(const struct stage_ctx *x)
 	return b;
 }
 
-int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
+/* Model state per GPU: weights, gradients and optimizer state under the
+ * plan's ZeRO stage, precision and master layout, into *w, *g, *o. */
+static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, double *o)
 {
 	const struct plan *p = x->p;
-	const struct perf_calib *k = x->k;
-	double T = x->T, h = x->m->hidden, V = x->m->vocab;
-	int tp = x->tp, pp = x->pp, i = x->index;
 	int d = x->dp * x->cp;
 	int de = d / p->ep > 0 ? d / p->ep : 1;
 	double sh = d, she = de;
@@ -196,6 +195,19 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 		gbytes = p->zero <= 1 ? 4 * whole : 2 * shard;
 		obytes = 12 * (p->zero == 0 ? whole : shard);
 	}
+	*w = wbytes;
+	*g = gbytes;
+	*o = obytes;
+}
+
+int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
+{
+	const struct plan *p = x->p;
+	const struct perf_calib *k = x->k;
+	double T = x->T, h = x->m->hidden, V = x->m->vocab;
+	int tp = x->tp, pp = x->pp, i = x->index;
+	double wbytes, gbytes, obytes;
+	model_state_bytes(x, &wbytes, &gbytes, &obytes);
 	/* ZeRO-3 holds the unit being computed and the one being prefetched
 	 * unsharded: the largest of a layer and the embedding or output
 	 * matrix, twice, in 16 bits. */
