@@ -21,17 +21,25 @@ static struct gpu_spec gpu(enum hp_gen gen, double link_Bps, int pcie_gen)
 	return g;
 }
 
-/* n ranks, g per node, H100 SXM nodes with 8 x 400G NICs. */
-static struct comm_group h100(int n, int g)
+/* n ranks, g per node, on nodes of GPU s with the given link inside and
+ * nics x gbps NICs, no oversubscription. */
+static struct comm_group group_on(const struct gpu_spec *s, enum hp_intra intra, int nics,
+				  double gbps, int n, int g)
 {
 	struct comm_group cg;
 	memset(&cg, 0, sizeof cg);
-	struct gpu_spec s = gpu(GEN_HOPPER, 450e9, 5);
 	cg.ranks = n;
 	cg.ranks_per_node = g;
-	comm_fabric_init(&cg.fab, &s, INTRA_NVSWITCH, 8, 400);
+	comm_fabric_init(&cg.fab, s, intra, nics, gbps);
 	cg.oversub = 1;
 	return cg;
+}
+
+/* n ranks, g per node, H100 SXM nodes with 8 x 400G NICs. */
+static struct comm_group h100(int n, int g)
+{
+	struct gpu_spec s = gpu(GEN_HOPPER, 450e9, 5);
+	return group_on(&s, INTRA_NVSWITCH, 8, 400, n, g);
 }
 
 static double t_of(const struct comm_group *g, enum comm_coll c, double S,
@@ -451,12 +459,7 @@ TEST(tcp_transport)
 	 * sockets (IB would be x 0.96 = 1.2 GB/s). A 1 GiB ring all-reduce
 	 * over 2 ranks moves 2(n-1)/n = 1 x S per rank: busbw = 1.0 GB/s, less
 	 * the fixed latency (~0.13 ms of 1.07 s, 0.013%). */
-	struct comm_group g;
-	memset(&g, 0, sizeof g);
-	g.ranks = 2;
-	g.ranks_per_node = 1;
-	g.oversub = 1;
-	comm_fabric_init(&g.fab, &v100, INTRA_NVLINK, 1, 10);
+	struct comm_group g = group_on(&v100, INTRA_NVLINK, 1, 10, 2, 1);
 	struct comm_group ib = g;
 	comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCP);
 	CHECK_EQ_INT(g.fab.transport, COMM_TRANSPORT_TCP);
@@ -472,12 +475,7 @@ TEST(tcp_transport)
 	 * all-reduce over 16 ranks runs at busbw 5 GB/s (NVLink inside is far
 	 * faster). Measured: 4-6 GB/s busbw on 4 x 8 V100 over 100 Gb/s TCP
 	 * (NVIDIA/nccl issue #450), 4.7 GB/s on AWS p3dn (issue #398). */
-	struct comm_group big;
-	memset(&big, 0, sizeof big);
-	big.ranks = 16;
-	big.ranks_per_node = 8;
-	big.oversub = 1;
-	comm_fabric_init(&big.fab, &v100, INTRA_NVLINK, 1, 100);
+	struct comm_group big = group_on(&v100, INTRA_NVLINK, 1, 100, 16, 8);
 	comm_fabric_set_transport(&big.fab, COMM_TRANSPORT_TCP);
 	double bw = busbw_of(&big, COMM_ALLREDUCE, 4 * S, COMM_RING);
 	CHECK_NEAR(bw, 5.0e9, 0.01);
@@ -488,12 +486,7 @@ TEST(tcp_transport)
 	 * PCIe hosts (nccl-tests issue #82, NCCL 2.9.6). By hand: 4 host +
 	 * 8.4 ring base + one network hop 14 + 2 x 8 socket = 42.4 us. */
 	struct gpu_spec vp = gpu(GEN_VOLTA, 0, 3);
-	struct comm_group b2;
-	memset(&b2, 0, sizeof b2);
-	b2.ranks = 2;
-	b2.ranks_per_node = 1;
-	b2.oversub = 1;
-	comm_fabric_init(&b2.fab, &vp, INTRA_PCIE, 1, 25);
+	struct comm_group b2 = group_on(&vp, INTRA_PCIE, 1, 25, 2, 1);
 	comm_fabric_set_transport(&b2.fab, COMM_TRANSPORT_TCP);
 	double t8 = t_of(&b2, COMM_BROADCAST, 8, COMM_RING, COMM_SIMPLE);
 	CHECK_NEAR(t8, 42.4e-6, 1e-3);
@@ -596,12 +589,7 @@ TEST(no_p2p_through_host)
 	 * ring all-reduce over 2 GPUs: each moves 2(n-1)/n = 1 x S, so
 	 * 605e6 / 12.8e9 = 47.27 ms (plus ~25 us of latency: 2e-3 relative is 95 us). The same pair
 	 * with P2P (RTX A6000, Gen4): 605e6 / 25.6e9 = 23.63 ms. */
-	struct comm_group w;
-	memset(&w, 0, sizeof w);
-	w.ranks = 2;
-	w.ranks_per_node = 2;
-	w.oversub = 1;
-	comm_fabric_init(&w.fab, g4090, INTRA_PCIE, 1, 100);
+	struct comm_group w = group_on(g4090, INTRA_PCIE, 1, 100, 2, 2);
 	CHECK_NEAR(w.fab.intra_Bps, 12.8e9, 1e-9);
 	CHECK_NEAR(t_of(&w, COMM_ALLREDUCE, 605e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
 		   47.27e-3, 2e-3);
