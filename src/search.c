@@ -3184,6 +3184,12 @@ static void single_pool_best(struct ctx *x, int i)
 	struct hp_err err = { 0 };
 	search_inner(sc, x->m, &so, &sr, &err, 1, x->mem_frac);
 	free(sc);
+	/* A cancel raised during the sub-search (the TUI's preview timer)
+	 * leaves its answer short: the whole search is then cut short too,
+	 * so that its caller plans again instead of showing a partial
+	 * single-pool list as complete. */
+	if (sr.stats.cancelled)
+		res->stats.cancelled = 1;
 	res->stats.evaluated += sr.stats.evaluated;
 	res->stats.lp_solves += sr.stats.lp_solves;
 	res->stats.milp_glpk += sr.stats.milp_glpk;
@@ -3520,8 +3526,8 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	search_gsets(&x, gs, ng);
 	free(gs);
 
-	if (!sub && c->n_pools > 1 && !res->stats.cancelled)
-		for (int i = 0; i < c->n_pools; i++)
+	if (!sub && c->n_pools > 1)
+		for (int i = 0; i < c->n_pools && !res->stats.cancelled; i++)
 			single_pool_best(&x, i);
 	if (!res->stats.cancelled)
 		search_overlaps(&x);
