@@ -105,6 +105,48 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 	return o;
 }
 
+/* For a plan that does not fit: the first of the usual memory levers
+ * (one more ZeRO stage, then full recomputation) that makes it fit, with
+ * what its fullest stage then needs and the step time it costs; nothing
+ * when neither does. step_s is the plan's own step time. */
+static void print_fit_hint(const struct cluster *c, const struct plan *p,
+			   const struct model_spec *m, double step_s)
+{
+	for (int k = 0; k < 2; k++) {
+		if ((k == 0 && p->zero >= 3) || (k == 1 && p->recompute == RC_FULL))
+			continue;
+		struct plan q;
+		plan_init(&q);
+		plan_copy(&q, p);
+		if (k == 0)
+			q.zero = p->zero + 1;
+		else
+			q.recompute = RC_FULL;
+		struct estimate f;
+		struct hp_err err = { 0 };
+		int fits = 0;
+		if (perf_estimate(c, m, &q, NULL, &f, &err) == 0) {
+			fits = f.fits;
+			if (fits) {
+				double need;
+				char nb[32], lever[32];
+				search_mem_state(&f, 0, &need, NULL);
+				if (k == 0)
+					snprintf(lever, sizeof lever, "--zero %d", q.zero);
+				else
+					snprintf(lever, sizeof lever, "--recompute full");
+				printf("  with %s it fits: %s on the fullest stage, step time x%.2f\n",
+				       lever, hp_fmt_bytes(nb, sizeof nb, need),
+				       step_s > 0 ? f.step_time_s / step_s : 1.0);
+			}
+			estimate_free(&f);
+		}
+		plan_free(&q);
+		if (fits)
+			return;
+	}
+}
+
 static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m)
 {
@@ -191,6 +233,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		       s->index, c->pools[s->pool].gpu.name, hp_fmt_bytes(a, sizeof a, s->total - s->slack),
 		       hp_fmt_bytes(b, sizeof b, e->worst_over_bytes),
 		       hp_fmt_bytes((char[32]){ 0 }, 32, s->capacity));
+		print_fit_hint(c, p, m, e->step_time_s);
 	}
 }
 
