@@ -324,7 +324,7 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	}
 	/* The cp steps' kernels are charged at the rate of one causal kernel
 	 * over the whole sequence (the fitted in-training rate). In isolation
-	 * the later steps' non-causal kernels run faster (perf_attn_eff puts
+	 * the later steps' non-causal kernels run faster (perf_attn_eff gives
 	 * a ring of 16-32 steps 5-10% under the single kernel), but the long
 	 * sequence rows with CP measure slower, not faster, than this (NeMo's
 	 * long-context table, docs/blind.md): the steps alternate between two

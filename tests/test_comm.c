@@ -21,6 +21,17 @@ static struct gpu_spec gpu(enum hp_gen gen, double link_Bps, int pcie_gen)
 	return g;
 }
 
+/* The embedded catalog alone (no user config); a failure is reported. */
+static int load_catalog(struct catalog *cat)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(cat, "/nonexistent/hetplan-test-config", &err) < 0) {
+		T_FAILF("catalog: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* n ranks, g per node, on nodes of GPU s with the given link inside and
  * nics x gbps NICs, no oversubscription. */
 static struct comm_group group_on(const struct gpu_spec *s, enum hp_intra intra, int nics,
@@ -514,10 +525,8 @@ TEST(tcp_default_in_cluster)
 {
 	struct catalog cat;
 	struct hp_err err = { 0 };
-	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
-		T_FAILF("catalog: %s", err.msg);
+	if (load_catalog(&cat) < 0)
 		return;
-	}
 	static const char js[] =
 		"{\"pools\": [{\"name\": \"a\", \"gpu\": \"V100-SXM2-16GB\", \"nodes\": 3,"
 		" \"gpus_per_node\": 4, \"nics\": 1, \"nic_gbps\": 10},"
@@ -566,11 +575,8 @@ TEST(tcp_default_in_cluster)
 TEST(no_p2p_through_host)
 {
 	struct catalog cat;
-	struct hp_err err = { 0 };
-	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
-		T_FAILF("catalog: %s", err.msg);
+	if (load_catalog(&cat) < 0)
 		return;
-	}
 	const struct gpu_spec *g4090 = catalog_gpu(&cat, "RTX-4090");
 	const struct gpu_spec *a6000 = catalog_gpu(&cat, "RTX-A6000");
 	const struct gpu_spec *t4 = catalog_gpu(&cat, "T4");
