@@ -315,14 +315,13 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	int gen3 = framework_get(p->framework)->attn_gen3 && ge->attn3_fwd > 0;
 	double ef = pk * (gen3 ? ge->attn3_fwd : ge->attn_fwd);
 	double eb = pk * (gen3 ? ge->attn3_bwd : ge->attn_bwd);
+	double ramp = s / (s + k->attn_s_half);
+	lc->attn_f = f / (ef * ramp);
+	lc->attn_b = 2.5 * f / (eb * ramp);
 	double cp = p->cp > 1 ? p->cp : 1;
-	if (cp <= 1) {
-		double ramp = s / (s + k->attn_s_half);
-		lc->attn_f = f / (ef * ramp);
-		lc->attn_b = 2.5 * f / (eb * ramp);
+	if (cp <= 1)
 		return;
-	}
-	/* The cp steps' kernels are charged at the rate of one causal kernel
+	/* With CP, the cp steps' kernels are charged at the rate of one causal kernel
 	 * over the whole sequence (the fitted in-training rate). In isolation
 	 * the later steps' non-causal kernels run faster (perf_attn_eff gives
 	 * a ring of 16-32 steps 5-10% under the single kernel), but the long
@@ -330,11 +329,7 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	 * long-context table, docs/blind.md): the steps alternate between two
 	 * streams and wait on each exchange, which the kernel benchmarks do
 	 * not see. Simplified, not modelled: per-step synchronisation. */
-	(void)perf_attn_eff;
 	double sc = s / cp;
-	double ramp = s / (s + k->attn_s_half);
-	lc->attn_f = f / (ef * ramp);
-	lc->attn_b = 2.5 * f / (eb * ramp);
 	/* The corrections move, per step and element, the step's result
 	 * and the running sum (read both, write the sum; 16-bit, 6 bytes):
 	 * forward the output rescaled by the new softmax statistics,

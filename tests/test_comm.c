@@ -309,12 +309,8 @@ TEST(enablement_rules)
 	 * runs NVLS all-reduce there, but NVLS all-gather and reduce-scatter
 	 * only up to NCCL_MAX_NVLS_ARITY = 32 local ranks (enqueue.cc:
 	 * func != AllReduce && localRanks > NCCL_MAX_NVLS_ARITY -> skip). */
-	struct comm_group rack;
-	memset(&rack, 0, sizeof rack);
 	struct gpu_spec b = gpu(GEN_BLACKWELL, 900e9, 5);
-	rack.ranks = 72;
-	rack.ranks_per_node = 72;
-	comm_fabric_init(&rack.fab, &b, INTRA_NVSWITCH, 72, 400);
+	struct comm_group rack = group_on(&b, INTRA_NVSWITCH, 72, 400, 72, 72);
 	CHECK(comm_time(&rack, COMM_ALLREDUCE, 1e9, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == 0);
 	CHECK(comm_time(&rack, COMM_ALLGATHER, 1e9, COMM_NVLS, COMM_PROTO_AUTO, &r, &e) == -1);
 	CHECK(comm_time(&rack, COMM_REDUCESCATTER, 1e9, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, &e) == 0);
