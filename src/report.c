@@ -128,8 +128,8 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	const struct estimate *e = &sp->est;
 	const struct plan *p = &sp->plan;
 	cJSON *o = cJSON_CreateObject();
-	char label[96];
-	report_plan_label(sp, c, label, sizeof label);
+	char label[160];
+	report_plan_label(sp, NULL, c, label, sizeof label);
 	cJSON_AddItemToObject(o, "rank", rank > 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "label", label);
 	cJSON_AddNumberToObject(o, "step_time_s", e->step_time_s);
@@ -320,13 +320,13 @@ static const char *const csv_cols[] = {
 };
 
 static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank,
-			 const struct cluster *c)
+			 const struct search_result *r, const struct cluster *c)
 {
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[96], by_pool[256] = "", sched[24];
+	char label[160], by_pool[256] = "", sched[24];
 	int used[HP_MAX_POOLS], tp, pp;
-	report_plan_label(sp, c, label, sizeof label);
+	report_plan_label(sp, r, c, label, sizeof label);
 	plan_gpus(p, used);
 	for (int k = 0; k < c->n_pools; k++)
 		if (used[k]) {
@@ -395,7 +395,7 @@ void report_csv_table(struct table *t, const struct search_result *r, const stru
 		table_col(t, csv_cols[i], NULL, i == 1 || i == 3 || i == 11 || i == 12 || i == 14 ||
 			  i == 23 || i >= 27 ? TABLE_LEFT : TABLE_RIGHT);
 	for (int i = 0; i < r->n_plans; i++)
-		csv_plan_row(t, &r->plans[i], i + 1, c);
+		csv_plan_row(t, &r->plans[i], i + 1, r, c);
 }
 
 void report_csv(struct sbuf *b, const struct search_result *r, const struct cluster *c)
@@ -430,7 +430,7 @@ static void md_summary(const struct report_input *in, const struct report_summar
 		return;
 	}
 	const struct search_plan *sp = s->chosen;
-	report_plan_label(sp, c, label, sizeof label);
+	report_plan_label(sp, in->res, c, label, sizeof label);
 	sbuf_add(b, "| | |\n|---|---|\n| Best plan | ");
 	sbuf_add_md(b, label);
 	sbuf_addf(b, " (rank %d of %d, %s) |\n", in->chosen + 1, in->res->n_plans,
@@ -448,7 +448,7 @@ static void md_summary(const struct report_input *in, const struct report_summar
 	else
 		sbuf_add(b, "| Cost to train | unknown (a pool in the plan has no price) |\n");
 	if (s->single) {
-		report_plan_label(s->single, c, label, sizeof label);
+		report_plan_label(s->single, in->res, c, label, sizeof label);
 		sbuf_add(b, "| vs best single-pool plan (");
 		sbuf_add_md(b, label);
 		sbuf_addf(b, ") | %.2fx the throughput", sp->est.tokens_per_s /
@@ -492,9 +492,9 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[96], x[32], y[32];
+	char label[160], x[32], y[32];
 	struct table t;
-	report_plan_label(sp, in->cluster, label, sizeof label);
+	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_addf(b, "## Chosen plan: rank %d, ", in->chosen + 1);
 	sbuf_add_md(b, label);
 	sbuf_addf(b, "\n\nMicro-batch %d, global batch %d, %s, recompute %s, ZeRO-%d, schedule ",
@@ -534,7 +534,7 @@ static void md_plans(const struct report_input *in, const struct report_summary 
 		     struct sbuf *b)
 {
 	const struct search_result *r = in->res;
-	char label[96], x[32], y[32];
+	char label[160], x[32], y[32];
 	struct table t;
 	if (r->n_plans) {
 		report_table_plans(&t, in);
@@ -551,7 +551,7 @@ static void md_plans(const struct report_input *in, const struct report_summary 
 		sbuf_done(&note);
 		md_chosen(in, s, b);
 	} else if (r->has_nearest) {
-		report_plan_label(&r->nearest, in->cluster, label, sizeof label);
+		report_plan_label(&r->nearest, in->res, in->cluster, label, sizeof label);
 		sbuf_add(b, "## Nearest miss\n\n");
 		sbuf_add_md(b, label);
 		sbuf_addf(b, ": %s tokens/s", hp_fmt_count(x, sizeof x, r->nearest.est.tokens_per_s));
@@ -654,11 +654,11 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
 	double tokens = in->opts->tokens > 0 ? in->opts->tokens : 1e12;
-	char label[96];
+	char label[160];
 	struct sbuf b;
 	struct table t;
 	sbuf_init(&b);
-	report_plan_label(sp, in->cluster, label, sizeof label);
+	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_add(&b, "# hetplan plan: ");
 	sbuf_add_md(&b, label);
 	sbuf_add(&b, "\n\n");

@@ -13,6 +13,7 @@
 #include "report_accuracy.h"
 #include "report_priv.h"
 #include "dispatch.h"
+#include "plan_label.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -164,9 +165,13 @@ int report_plan_uniform(const struct plan *p, int *tp, int *pp)
 	return *tp > 0;
 }
 
-void report_plan_label(const struct search_plan *sp, const struct cluster *c,
-		       char *buf, size_t n)
+void report_plan_label(const struct search_plan *sp, const struct search_result *r,
+		       const struct cluster *c, char *buf, size_t n)
 {
+	if (*sp->label && r) {
+		plan_list_label(sp, r->plans, NULL, r->n_plans, 0, buf, n);
+		return;
+	}
 	if (*sp->label) {
 		snprintf(buf, n, "%s", sp->label);
 		return;

@@ -143,8 +143,8 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 	/* room on the left for the longest "N. label" (12.5 px text) */
 	double lw = 0;
 	for (int i = 0; i < n; i++) {
-		char label[96];
-		report_plan_label(&r->plans[i], in->cluster, label, sizeof label);
+		char label[160];
+		report_plan_label(&r->plans[i], in->res, in->cluster, label, sizeof label);
 		lw = HP_MAX(lw, text_w(label) * 1.2 + 44);
 	}
 	const double W = 1000, L = HP_MIN(HP_MAX(250, lw + 16), 520), R = 70, top = 44,
@@ -182,8 +182,8 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 	for (int i = 0; i < n; i++) {
 		const struct search_plan *sp = &r->plans[i];
 		double y = top + i * row + (row - barh) / 2;
-		char label[96];
-		report_plan_label(sp, in->cluster, label, sizeof label);
+		char label[160];
+		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" text-anchor=\"end\"%s>"
 			  "%d. ", L - 10, y + barh - 5, i == in->chosen ? " font-weight=\"700\"" : "",
 			  i + 1);
@@ -332,8 +332,8 @@ static void pareto_points(struct sbuf *b, const struct pareto_frame *f,
 		const struct search_plan *sp = &r->plans[i];
 		if (!priced(sp))
 			continue;
-		char label[96];
-		report_plan_label(sp, in->cluster, label, sizeof label);
+		char label[160];
+		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.8\">"
 			  "<title>%d. ", px(f, sp), py(f, sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
 		h(b, label);
@@ -368,8 +368,8 @@ static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
 	}
 	if (s->chosen && priced(s->chosen)) {
 		const struct search_plan *sp = s->chosen;
-		char label[96];
-		report_plan_label(sp, c, label, sizeof label);
+		char label[160];
+		report_plan_label(sp, in->res, c, label, sizeof label);
 		double x = px(f, sp), y = py(f, sp);
 		int right = x > f->L + f->pw * 0.6;
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#1d2330\" "
@@ -568,9 +568,9 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_plan *sp = s->chosen;
 	const struct cluster *c = in->cluster;
-	char v[128], t[256], x[32], y[32], z[32];
+	char v[160], t[256], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
-	report_plan_label(sp, c, v, sizeof v);
+	report_plan_label(sp, in->res, c, v, sizeof v);
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
 		 search_optimality_name(sp->optimality), sp->est.n_gpus);
 	card(b, "hero", "Best plan", v, t);
@@ -589,9 +589,9 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 		card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
 	}
 	if (s->single) {
-		char lbl[96];
+		char lbl[160];
 		double ratio = sp->est.tokens_per_s / s->single->est.tokens_per_s;
-		report_plan_label(s->single, c, lbl, sizeof lbl);
+		report_plan_label(s->single, in->res, c, lbl, sizeof lbl);
 		snprintf(v, sizeof v, "%.2fx", ratio);
 		if (sp->est.price_known && s->single->est.price_known &&
 		    s->single->cost_to_train_usd > 0)
@@ -660,9 +660,9 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[96], x[32];
+	char label[160], x[32];
 	struct table t;
-	report_plan_label(sp, in->cluster, label, sizeof label);
+	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_addf(b, "<section><h2>Chosen plan: rank %d, ", in->chosen + 1);
 	h(b, label);
 	sbuf_addf(b, "</h2><p>Micro-batch %d, global batch %d sequences, %s, recompute %s, "
@@ -807,8 +807,8 @@ int report_render_html(const struct report_input *in, const struct report_summar
 		h(b, r->why);
 		sbuf_add(b, "</p>");
 		if (r->has_nearest) {
-			char label[96];
-			report_plan_label(&r->nearest, c, label, sizeof label);
+			char label[160];
+			report_plan_label(&r->nearest, in->res, c, label, sizeof label);
 			sbuf_add(b, "<p>Nearest miss: ");
 			h(b, label);
 			if (!r->nearest.est.fits)

@@ -31,9 +31,11 @@ struct report_summary {
 };
 void report_summarize(const struct report_input *in, struct report_summary *s);
 
-/* "h100: TP8 PP2 DP4" — the planner's label, or one built from the plan. */
-void report_plan_label(const struct search_plan *sp, const struct cluster *c,
-		       char *buf, size_t n);
+/* "h100: TP8 PP2 DP4" — the planner's label, or one built from the plan.
+ * With r, the label the plan list gives it (plan_label.h: made unique
+ * among r's plans); JSON passes NULL and keeps the planner's label. */
+void report_plan_label(const struct search_plan *sp, const struct search_result *r,
+		       const struct cluster *c, char *buf, size_t n);
 /* TP/PP/DP of a plan whose replica groups share one layout; 0 when mixed. */
 int report_plan_uniform(const struct plan *p, int *tp, int *pp);
 

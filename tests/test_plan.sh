@@ -108,6 +108,36 @@ $H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json 2>/dev/null > "$T/
 strip() { grep -v '"seconds"' "$1"; }
 [ "$(strip "$T/mix.json")" = "$(strip "$T/mix2.json")" ] && ok || bad "two runs differ"
 
+# --- every list names its plans apart: rows whose planner label reads the
+# same ("h100 tp8 pp2 + a100 tp8 pp2") end in the setting that tells them
+# apart, which the JSON states (schedule 1f1b -> vpp1, interleaved:2 ->
+# vpp2), and the Markdown report names them as the table does.
+EX="--cluster docs/examples/cluster.json -m llama3.1-70b --gbs 512 --top 10"
+$H plan $EX > "$T/lab.txt" 2>/dev/null && $H plan $EX --format json > "$T/lab.json" 2>/dev/null &&
+	$H plan $EX --format md > "$T/lab.md" 2>/dev/null
+[ $? = 0 ] && ok || bad "label plans failed"
+py "
+import html, json, re
+d = json.load(open('$T/lab.json'))
+rows = open('$T/lab.txt').read().split('\\n')
+hdr = next(l for l in rows if l.startswith('  #  plan'))
+end = hdr.index('RUNS ON')
+tab = [l[5:end].strip() for l in rows if re.match(r'^ *[0-9]+[* ][! ]', l)]
+assert len(tab) == len(d['plans']) == 10, (len(tab), len(d['plans']))
+assert len(set(tab)) == len(tab), tab
+seen = 0
+for i, p in enumerate(d['plans']):
+    same = [q for q in d['plans'] if q is not p and q['label'] == p['label']]
+    if any(q['schedule'] != p['schedule'] for q in same):
+        v = p['schedule'].split(':')[1] if ':' in p['schedule'] else '1'
+        assert tab[i].endswith('vpp' + v), (tab[i], p['schedule'])
+        seen += 1
+assert seen >= 2, seen
+md = html.unescape(open('$T/lab.md').read())
+for t in tab:
+    assert t in md, t
+" && ok || bad "plan labels: rows not told apart as the JSON says"
+
 # --- output files: format from the extension, written whole
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 4 -o "$T/out.csv" 2>/dev/null && ok || bad "-o csv"
 [ "$(wc -l < "$T/out.csv")" = 5 ] && ok || bad "csv: expected a header and 4 rows, got $(wc -l < "$T/out.csv") lines"

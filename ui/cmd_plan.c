@@ -6,6 +6,8 @@
 #include "report.h"
 #include "sbuf.h"
 #include "runs_on.h"
+#include "plan_label.h"
+#include "utf8.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -215,7 +217,41 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.2f", v);
 }
 
-static void print_row(struct sbuf *o, const struct search_plan *sp, int rank)
+/* Columns a label takes: its code points (pool names are printable
+ * UTF-8, cluster.c). */
+static int label_cols(const char *s)
+{
+	int n = 0;
+	for (unsigned cp; *s; n++) {
+		int l = utf8_len(s, &cp);
+		s += l > 0 ? l : 1;
+	}
+	return n;
+}
+
+/* The plan column is as wide as its widest label, at least the header's
+ * 28 and at most PLAN_COL_MAX; a longer label is cut at a code point and
+ * ends in "...". */
+#define PLAN_COL_MAX 64
+
+static void add_label_cell(struct sbuf *o, const char *label, int width)
+{
+	int cols = label_cols(label);
+	if (cols > width) {
+		const char *s = label;
+		for (int k = 0; k < width - 3 && *s; k++) {
+			unsigned cp;
+			int l = utf8_len(s, &cp);
+			s += l > 0 ? l : 1;
+		}
+		sbuf_addf(o, "%.*s...", (int)(s - label), label);
+		return;
+	}
+	sbuf_addf(o, "%s%*s", label, width - cols, "");
+}
+
+static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,
+		      const char *label, int width)
 {
 	char t[32], cost[32], uh[32], um[32], tok[32];
 	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
@@ -230,8 +266,9 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank)
 		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
 	char ro[48];
 	runs_on_short(sp->runs_on, ro, sizeof ro);
-	sbuf_addf(o, "%3d%c%c%-28.28s %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", rank,
-		  sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ', sp->label, ro, sp->est.n_gpus,
+	sbuf_addf(o, "%3d%c%c", rank, sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ');
+	add_label_cell(o, label, width);
+	sbuf_addf(o, " %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", ro, sp->est.n_gpus,
 		  tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
 }
 
@@ -293,13 +330,29 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	     m->name, *c->name ? c->name : "the cluster", gpus, c->n_pools,
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
-	sbuf_addf(o, "  #  plan                         RUNS ON             GPUs tokens/s   MFU       $/h $/1M tok  to train   cost      optimality\n");
+	char(*labels)[192] = res->n_plans ? xmalloc((size_t)res->n_plans * sizeof *labels) : NULL;
+	int width = 28, suffixed = 0, split = 0;
+	for (int i = 0; i < res->n_plans; i++) {
+		char base[192];
+		plan_list_label(&res->plans[i], res->plans, NULL, res->n_plans, 1, labels[i],
+				sizeof labels[i]);
+		plan_label_base(&res->plans[i], 1, base, sizeof base);
+		split |= strcmp(base, res->plans[i].label) != 0;
+		suffixed |= strcmp(base, labels[i]) != 0;
+		width = HP_MAX(width, HP_MIN(label_cols(labels[i]), PLAN_COL_MAX));
+	}
+	sbuf_addf(o, "  #  %-*s RUNS ON             GPUs tokens/s   MFU       $/h $/1M tok  to train "
+		  "  cost      optimality\n", width, "plan");
 	for (int i = 0; i < res->n_plans; i++)
-		print_row(o, &res->plans[i], i + 1);
+		print_row(o, &res->plans[i], i + 1, labels[i], width);
+	free(labels);
 	sbuf_addf(o, "(* on the Pareto front of time and cost to train; ! under the %.0f%% memory "
 		  "headroom; RUNS ON: stock frameworks that run the plan as one job, mcore = "
 		  "Megatron-Core, mlm = Megatron-LM 2021-22, ds = DeepSpeed, titan = torchtitan, "
-		  "none = needs a heterogeneity-aware runtime)\n\n", 100 * so->mem_headroom);
+		  "none = needs a heterogeneity-aware runtime%s%s)\n\n", 100 * so->mem_headroom,
+		  split ? "; 113/112 mb: replicas of one layout run 113 and 112 micro-batches" : "",
+		  suffixed ? "; a label's last word (vpp2, mbs2, rc-sele, z1, cp2, ep8, fp8) is the "
+			     "setting that tells it from a plan of the same layout" : "");
 	if (res->n_plans && !res->plans[0].runs_on) {
 		char why[400];
 		snprintf(why, sizeof why, "%s", res->plans[0].runs_on_why);
@@ -309,8 +362,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			char tok[32], ro[96];
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			runs_on_names(sp->runs_on, ro, sizeof ro);
+			char lb[192];
+			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			sbuf_addf(o, "Best plan a stock framework runs: %s, %d GPUs, %s tokens/s "
-				  "(%.0f%% slower than plan 1), on %s.\n", sp->label, sp->est.n_gpus, tok,
+				  "(%.0f%% slower than plan 1), on %s.\n", lb, sp->est.n_gpus, tok,
 				  100 * (1 - sp->est.tokens_per_s / res->plans[0].est.tokens_per_s), ro);
 		} else {
 			sbuf_add(o, "No plan found runs on a stock framework; try --framework megatron.\n");
@@ -327,13 +382,14 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			}
 			const struct search_plan *sp = &res->single[i];
 			const struct search_plan *b = &res->plans[0];
-			char tok[32], t[32], cost[32];
+			char tok[32], t[32], cost[32], lb[192];
+			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
 			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
 			sbuf_addf(o, "  %-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
-				  c->pools[i].name, sp->label, tok, t, cost, 100 * fabs(gain),
+				  c->pools[i].name, lb, tok, t, cost, 100 * fabs(gain),
 				  gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
@@ -355,10 +411,11 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	if (res->n_pareto > 1) {
 		sbuf_add(o, "Pareto front (time vs cost to train):\n");
 		for (int i = 0; i < res->n_pareto; i++) {
-			char t[32], cost[32];
+			char t[32], cost[32], lb[192];
+			plan_list_label(&res->pareto[i], res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
-			sbuf_addf(o, "  %9s %9s  %s (%d GPUs)\n", t, cost, res->pareto[i].label,
+			sbuf_addf(o, "  %9s %9s  %s (%d GPUs)\n", t, cost, lb,
 				  res->pareto[i].est.n_gpus);
 		}
 		sbuf_addf(o, "\n");

@@ -4,6 +4,7 @@
  * cluster and model it was computed for (pool indices in its plans refer to
  * that cluster, not to the one being edited). Plans are named by id: >= 0
  * a ranked plan, <= -1 the best plan confined to pool -1-id. */
+#include "plan_label.h"
 #include "runs_on.h"
 #include "tui_int.h"
 
@@ -147,13 +148,8 @@ static int plans_rows(const struct tui *t)
 	return t->n_order + single_pools(t, pools);
 }
 
-/* ---- labels: the planner's label, made unique in the list
- *
- * The planner names a plan by its layouts ("h100 tp4 pp2 + a100>h100
- * pp3"). Groups of one layout that differ only in their share of the
- * batch are one layout there; the list adds their micro-batch counts
- * ("366/365 micro-batches"), and when two plans still read the same it
- * names the settings that tell them apart (mbs, recompute, ZeRO, ...). */
+/* ---- labels: plan_label.h's, unique in the list; the notes the help
+ * screen shows for them. */
 
 static const char *const label_notes[] = {
 	"h100 tp4 pp2   replicas on pool h100: TP 4 inside a node, 2 stages",
@@ -173,63 +169,8 @@ const char *const *tui_plans_notes(int *n)
 	return label_notes;
 }
 
-static int same_layout(const struct replica *a, const struct replica *b)
-{
-	return a->n_stages == b->n_stages && a->stages[0].pool == b->stages[0].pool &&
-	       a->stages[0].tp == b->stages[0].tp &&
-	       a->stages[a->n_stages - 1].pool == b->stages[b->n_stages - 1].pool;
-}
-
-/* " 366/365 micro-batches" for runs of groups of one layout whose
- * replicas run different micro-batch counts; "" when there is none. */
-static void split_note(const struct plan *p, int brief, char *buf, size_t n)
-{
-	size_t len = 0;
-	*buf = '\0';
-	for (int r = 1; r < p->n_replicas && p->mbs > 0; r++) {
-		if (!same_layout(&p->replicas[r], &p->replicas[r - 1]) ||
-		    (r > 1 && same_layout(&p->replicas[r - 1], &p->replicas[r - 2])))
-			continue;
-		/* r - 1 starts a run of one layout: list its counts. */
-		char run[64] = "";
-		size_t rl = 0;
-		for (int k = r - 1; k < p->n_replicas && (k == r - 1 ||
-		     same_layout(&p->replicas[k], &p->replicas[r - 1])); k++) {
-			long mb = lround(plan_replica_seqs(p, k) / p->mbs);
-			int w = snprintf(run + rl, sizeof run - rl, "%s%ld", rl ? "/" : "", mb);
-			if (w < 0 || (size_t)w >= sizeof run - rl)
-				break;
-			rl += (size_t)w;
-		}
-		int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : " ", run);
-		if (w < 0 || (size_t)w >= n - len)
-			break;
-		len += (size_t)w;
-	}
-	if (len && len + 16 < n)
-		snprintf(buf + len, n - len, "%s", brief ? " mb" : " micro-batches");
-}
-
-static void base_label(const struct search_plan *sp, int brief, char *buf, size_t n)
-{
-	char note[96];
-	split_note(&sp->plan, brief, note, sizeof note);
-	snprintf(buf, n, "%s%s", sp->label, note);
-}
-
-/* The settings of a that differ from b, appended to buf. */
-static void setting_diffs(const struct plan *a, const struct plan *b, unsigned *mask)
-{
-	if (a->mbs != b->mbs) *mask |= 1u;
-	if (a->recompute != b->recompute) *mask |= 2u;
-	if (a->zero != b->zero) *mask |= 4u;
-	if (a->schedule != b->schedule || a->vpp != b->vpp) *mask |= 8u;
-	if (a->cp != b->cp) *mask |= 16u;
-	if (a->ep != b->ep) *mask |= 32u;
-	if (a->precision != b->precision) *mask |= 64u;
-}
-
-/* The label a list row shows for plan id (see the block comment above). */
+/* The label a list row shows for plan id: plan_label.h's list label
+ * against the plans the list shows; a per-pool row shows its base label. */
 static void row_label(const struct tui *t, int id, int brief, char *buf, size_t n)
 {
 	const struct search_plan *sp = tui_plan_get(t, id);
@@ -237,35 +178,10 @@ static void row_label(const struct tui *t, int id, int brief, char *buf, size_t 
 		snprintf(buf, n, "-");
 		return;
 	}
-	base_label(sp, brief, buf, n);
 	if (id < 0)
-		return;
-	unsigned mask = 0;
-	char other[160];
-	for (int k = 0; k < t->n_order; k++) {
-		const struct search_plan *q = &t->cur->res.plans[t->order[k]];
-		if (t->order[k] == id)
-			continue;
-		base_label(q, brief, other, sizeof other);
-		if (!strcmp(other, buf))
-			setting_diffs(&sp->plan, &q->plan, &mask);
-	}
-	const struct plan *p = &sp->plan;
-	size_t len = strlen(buf);
-	char add[96] = "";
-	size_t al = 0;
-#define ADD(...) do { int w_ = snprintf(add + al, sizeof add - al, __VA_ARGS__); \
-		if (w_ > 0 && (size_t)w_ < sizeof add - al) al += (size_t)w_; } while (0)
-	if (mask & 1u) ADD(" mbs%d", p->mbs);
-	if (mask & 2u) ADD(" rc-%.4s", plan_recompute_name(p->recompute));
-	if (mask & 4u) ADD(" z%d", p->zero);
-	if (mask & 8u) ADD(" vpp%d", p->schedule == SCHED_INTERLEAVED ? p->vpp : 1);
-	if (mask & 16u) ADD(" cp%d", p->cp);
-	if (mask & 32u) ADD(" ep%d", p->ep);
-	if (mask & 64u) ADD(" %s", hp_dtype_name(p->precision));
-#undef ADD
-	if (al && len + al < n)
-		memcpy(buf + len, add, al + 1);
+		plan_label_base(sp, brief, buf, n);
+	else
+		plan_list_label(sp, t->cur->res.plans, t->order, t->n_order, brief, buf, n);
 }
 
 void plans_row_text(struct tui *t, int row, char *buf, size_t n)
