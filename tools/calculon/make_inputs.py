@@ -36,7 +36,8 @@ The mapping (docs/compare.md says why each choice):
                is noted when above the GPU's). V100, A100-40GB, H200,
                B200 and GB200 have no shipped file: the A100 (Volta,
                Ampere) or H100 (Hopper, Blackwell) file with the GPU's
-               datasheet peaks from hetplan's data/gpus.json.
+               datasheet peaks from hetplan's data/gpus.json (A800 and
+               H800: the A100 and H100 files with their NVLink rate).
 
 Approximations, noted per row with "approx:" (and reported apart):
   gated MLP (SwiGLU): calculon's MLP has two GEMMs; feedforward = 1.5 x ffn
@@ -64,6 +65,7 @@ VECTOR_PER_FP32 = 2.0
 FP32_TFLOPS = {   # datasheet fp32 peaks (hetplan data/gpus.json, cited there)
     'V100-SXM2-16GB': 15.7, 'V100-SXM2-32GB': 15.7, 'A100-SXM4-40GB': 19.5,
     'H200-SXM': 67.0, 'B200': 75.0, 'GB200': 80.0,
+    'A800-SXM4-80GB': 19.5, 'H800-SXM': 67.0,  # A100 and H100 SXM compute
 }
 
 # calculon's memory check is its own capacity model; a run that ran is not
@@ -73,7 +75,7 @@ MEM_CAP_GIB = 2 ** 20
 
 def base_system(calculon_dir, gpu):
     """The shipped system file a GPU's system starts from."""
-    name = 'a100_80g.json' if gpu.startswith(('A100', 'V100')) else 'h100_80g_nvl8.json'
+    name = 'a100_80g.json' if gpu.startswith(('A100', 'A800', 'V100')) else 'h100_80g_nvl8.json'
     with open(os.path.join(calculon_dir, 'systems', name)) as f:
         return name, json.load(f)
 
