@@ -262,6 +262,68 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
  * config.py). Range: any user setting; hetplan plans with the default. */
 #define DS_PREFETCH_ELEMS 5e7
 
+/* DeepSpeed ZeRO-3 releases a module's gathered parameters after its
+ * forward unless the module runs again within stage3_max_reuse_distance
+ * parameter elements: 1e9 by default (deepspeed/runtime/zero/constants.py,
+ * ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT; _keep_for_later() in
+ * stage3.py, v0.3.13). Range: any user setting; hetplan plans with the
+ * default. */
+#define DS_MAX_REUSE_ELEMS 1e9
+
+/* Share of a layer's weights that DeepSpeed ZeRO-3 gathers a third time
+ * under full recomputation. Its hooks fetch a module's parameters before
+ * every forward and release them after (stage3.py,
+ * pre_sub_module_forward_function / post_sub_module_forward_function), and
+ * fetch again before the module's backward (pre_sub_module_backward_
+ * function). A checkpointed layer's recomputed forward fires the forward
+ * hooks again, so between the recomputation and the backward a module is
+ * kept only when the elements used in between (the later modules' forward
+ * and backward: twice their weights, _distance_in_numel counts each use)
+ * stay under DS_MAX_REUSE_ELEMS. The modules in forward order: QKV, output
+ * projection, MLP input (both halves when gated), MLP output; norms and
+ * biases are small and ride with them. PyTorch FSDP skips its post-forward
+ * reshard while in backward, so it gathers twice. */
+static double ds_recompute_regather(const struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	const struct model_spec *m = x->m;
+	if (p->framework != FW_DEEPSPEED || p->recompute != RC_FULL)
+		return 0;
+	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim : h / fmax(1, m->heads);
+	double kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
+	double tp = x->tp > 0 ? x->tp : 1;
+	double mod[4] = { h * (h + 2 * kv * hd) / tp, h * h / tp,
+			  h * m->ffn * (m->gated_mlp ? 2 : 1) / tp, m->ffn * h / tp };
+	double total = 0, again = 0, later = 0;
+	for (int i = 3; i >= 0; i--) {
+		if (2 * later >= DS_MAX_REUSE_ELEMS)
+			again += mod[i];
+		later += mod[i];
+		total += mod[i];
+	}
+	return total > 0 ? again / total : 0;
+}
+
+/* DeepSpeed's ZeRO-3 of 2021-22 gathers into, and reduce-scatters from, a
+ * list of one tensor per rank (partition_parameters.py, _allgather_param
+ * and _reduce_scatter_gradient, v0.3.13: world_size narrowed views).
+ * PyTorch's NCCL process group then runs the collective on a flat buffer
+ * and copies each of the n parts out (all_gather) or in (reduce_scatter)
+ * with one copy_ each on the NCCL stream (ProcessGroupNCCL.cpp, allgather:
+ * "Copy the flattened output tensors to the outputs"), before the next
+ * call can start: n small kernels, each costing the launch gap
+ * kernel_gap_s (calibration), plus the call's bytes read and written once
+ * more through HBM. At a thousand ranks that is milliseconds a call.
+ * Later releases gather into one flat tensor (_all_gather_base); hetplan's
+ * deepspeed framework follows the 2021-22 code, as zero3_calls does. */
+static double ds_list_copies(const struct stage_ctx *x, int ranks, double bytes)
+{
+	if (x->p->framework != FW_DEEPSPEED || ranks <= 1)
+		return 0;
+	double bw = x->g->hbm_Bps * x->k->gen[x->g->gen].hbm;
+	return ranks * x->k->kernel_gap_s + (bw > 0 ? 2 * bytes / bw : 0);
+}
+
 static double zero3_calls(const struct stage_ctx *x, int layers)
 {
 	if (x->p->framework != FW_DEEPSPEED)
@@ -356,9 +418,10 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		/* One collective per gathered unit, each paying its latency:
 		 * at a thousand ranks a ring's n - 1 steps cost milliseconds. */
 		double calls = zero3_calls(x, layers);
-		double ag = calls * coll(x, &gd, COMM_ALLGATHER, params * 2 / calls, &cr) +
+		double per = ds_list_copies(x, d, params * 2 / calls);
+		double ag = calls * (coll(x, &gd, COMM_ALLGATHER, params * 2 / calls, &cr) + per) +
 			    coll(x, &gde, COMM_ALLGATHER, eparams * 2, NULL);
-		double rs = calls * coll(x, &gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) +
+		double rs = calls * (coll(x, &gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) + per) +
 			    coll(x, &gde, COMM_REDUCESCATTER, eparams * 2, NULL);
 		/* DeepSpeed fetches a layer ahead only up to its prefetch
 		 * bucket: of a layer holding more parameters, the rest is
@@ -369,10 +432,19 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		if (p->framework == FW_DEEPSPEED && pov && layers > 0 && params > 0)
 			hide = fmin(1, DS_PREFETCH_ELEMS / (params / layers));
 		double f_exp = overlap_exposed(ag * hide, x->fwd, layers, sl, pov) + ag * (1 - hide);
-		double b_exp = overlap_exposed(ag * hide + rs, x->bwd + x->rc, layers, sl, pov && gov) +
+		double b_exp = overlap_exposed(ag * hide + rs, x->bwd, layers, sl, pov && gov) +
 			       ag * (1 - hide);
-		t_dp = (2 * ag + rs) * x->mb;
-		exposed = (f_exp + b_exp) * x->mb;
+		/* The recomputed forward: FSDP's weights are already there for
+		 * the backward; DeepSpeed gathers again what it released. */
+		double agr = ag * ds_recompute_regather(x);
+		double r_exp = overlap_exposed(agr * hide, x->rc, layers, sl, pov) + agr * (1 - hide);
+		if (agr <= 0) {
+			b_exp = overlap_exposed(ag * hide + rs, x->bwd + x->rc, layers, sl, pov && gov) +
+				ag * (1 - hide);
+			r_exp = 0;
+		}
+		t_dp = (2 * ag + agr + rs) * x->mb;
+		exposed = (f_exp + b_exp + r_exp) * x->mb;
 	}
 	note_comm(e, DIM_DP, dop, dbytes, p->zero == 3 ? 3.0 * x->mb : 1, &gd, &cr, t_dp, exposed);
 	return exposed + tied_embedding_sync(x, e, gb);

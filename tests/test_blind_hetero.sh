@@ -1,0 +1,187 @@
+#!/bin/sh
+# test_blind_hetero.sh — hetplan's step time on heterogeneous training
+# trials it never saw.
+#
+# tests/data/blind_hetero.csv holds 30 real trials of AMP's heterogeneous
+# cluster (12 V100 + 4 T4, GPT-2 medium-class, DeepSpeed pipeline), recorded
+# and committed before any prediction (tests/data/blind_hetero_README.md).
+# For every row a driver below writes the cluster (the row's `pools`), the
+# model and a plan (replicas and stages from the row's `placement` and
+# `partition`), runs
+#   hetplan estimate -c CLUSTER -m MODEL --plan PLAN --format json
+# and compares step_time_s with the measured seconds per iteration. It
+# prints every row, the MAPE, and AMP's own cost model's MAPE on the same
+# rows (its estimate is printed beside each trial in the source).
+#
+# What is asserted (facts that hold, not targets):
+#  - every row parses and hetplan estimates it and says it fits (exit 0:
+#    these runs ran);
+#  - every row whose error is beyond 30% is in KNOWN_MISSES below, a closed
+#    list with the error when listed and its reason in docs/blind.md
+#    ("Heterogeneous trials"). A listed row back within 30% is printed as
+#    "now within 30%" (drop it from the list).
+# The MAPE is printed, not asserted.
+set -u
+. tests/lib.sh
+HETPLAN=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# ID:ERROR%  a step time beyond 30% (the error when listed); the reason of
+# each is in docs/blind.md. Keep the list closed.
+KNOWN_MISSES="
+BLAMP-05:-63
+BLAMP-08:-40
+BLAMP-10:-57
+BLAMP-18:-33
+BLAMP-19:-52
+"
+
+cat >"$T/drive.py" <<'PY'
+import csv, json, re, subprocess, sys
+
+hetplan, path, tmp, known_txt = sys.argv[1:5]
+known = {}
+for tok in known_txt.split():
+    rid, val = tok.split(":")
+    known[rid] = float(val)
+
+def tag(notes, key):
+    m = re.search(key + r":\s*([A-Za-z0-9.\-]+)", notes)
+    return m.group(1) if m else None
+
+def pools_of(spec):
+    # "NAME:NODESxGPUSxGPU[,key=value...];..." -> cluster pools, and the
+    # GPU count of each in rank order.
+    out, sizes = [], []
+    for p in spec.split(";"):
+        name, rest = p.split(":", 1)
+        parts = rest.split(",")
+        nodes, gpn, gpu = parts[0].split("x", 2)
+        d = dict(name=name, gpu=gpu, nodes=int(nodes), gpus_per_node=int(gpn))
+        for kv in parts[1:]:
+            k, v = kv.split("=")
+            d[k] = int(v) if v.isdigit() else v
+        out.append(d)
+        sizes.append((name, int(nodes) * int(gpn)))
+    return out, sizes
+
+def pool_of_rank(sizes, g):
+    for name, n in sizes:
+        if g < n:
+            return name
+        g -= n
+    return None
+
+def plan_of(r, sizes):
+    tp, pp, dp = int(r["tp"]), int(r["pp"]), int(r["dp"])
+    part = [int(x) for x in r["partition"].split(",")]
+    if len(part) != pp + 1:
+        raise ValueError("partition has %d entries for pp %d" % (len(part), pp))
+    if not r["placement"].startswith("deepspeed-rank-order"):
+        raise ValueError("unknown placement " + r["placement"])
+    # DeepSpeed's topology (pipe, data, model): rank = st*dp*tp + d*tp + t.
+    groups = []
+    for d in range(dp):
+        sig = []
+        for st in range(pp):
+            lo, hi = st * dp * tp + d * tp, st * dp * tp + d * tp + tp - 1
+            a, b = pool_of_rank(sizes, lo), pool_of_rank(sizes, hi)
+            if a != b:
+                raise ValueError("a TP group spans pools %s and %s" % (a, b))
+            sig.append(a)
+        if groups and groups[-1][0] == sig:
+            groups[-1][1] += 1
+        else:
+            groups.append([sig, 1])
+    reps = []
+    for sig, count in groups:
+        st = []
+        for s in range(pp):
+            # entries 2..25 are the 24 layers
+            first = max(part[s], 2) - 2
+            last = min(part[s + 1], 26) - 3
+            st.append(dict(pool=sig[s], tp=tp, first_layer=first, last_layer=last))
+        reps.append(dict(count=count, stages=st))
+    return dict(mbs=int(r["micro_batch"]), gbs=int(r["global_batch"]), precision="fp16",
+                zero=int(r["zero_stage"] or 0), framework=tag(r["notes"], "FW"),
+                flash=False, sp=False, grad_reduce_fp32=True, replicas=reps)
+
+res = []
+for r in csv.DictReader(open(path)):
+    rid = r["id"]
+    meas = float(r["value"])
+    m = re.search(r"p_cost[^0-9]*predicted ([0-9.]+) s|predicted ([0-9.]+) s \(p_cost", r["notes"])
+    amp = float(m.group(1) or m.group(2)) if m else None
+    try:
+        pools, sizes = pools_of(r["pools"])
+        if sum(n for _, n in sizes) != int(r["n_gpus"]):
+            raise ValueError("pools hold %d GPUs, n_gpus %s" % (sum(n for _, n in sizes), r["n_gpus"]))
+        plan = plan_of(r, sizes)
+    except (ValueError, KeyError) as e:
+        print("FAIL %s: %s" % (rid, e))
+        continue
+    if tag(r["notes"], "ARCH") != "gpt":
+        print("FAIL %s: ARCH tag is not gpt" % rid)
+        continue
+    # R1 (blind_hetero_README.md): Megatron-LM v1.1.5 GPT-2.
+    model = dict(name=rid.lower(), layers=int(r["n_layers"]), hidden=int(r["hidden"]),
+                 heads=int(r["n_heads"]), kv_heads=int(r["n_kv_heads"]), ffn=int(r["ffn_hidden"]),
+                 vocab=int(r["vocab"]), seq_len=int(r["seq_len"]), gated_mlp=False,
+                 norm="layernorm", position="learned", tied_embeddings=True, bias=True,
+                 dropout=True)
+    f = {}
+    for k, obj in (("cluster", dict(name="amp", pools=pools)), ("model", model), ("plan", plan)):
+        f[k] = "%s/%s.%s.json" % (tmp, rid, k)
+        json.dump(obj, open(f[k], "w"))
+    p = subprocess.run([hetplan, "estimate", "-c", f["cluster"], "-m", f["model"],
+                        "--plan", f["plan"], "--format", "json"], capture_output=True, text=True)
+    try:
+        pred = json.loads(p.stdout)["step_time_s"]
+    except Exception:
+        print("FAIL %s: hetplan estimate exit %d, no JSON: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
+        continue
+    if p.returncode == 0:
+        print("OK %s estimates and fits" % rid)
+    else:
+        print("FAIL %s: hetplan estimate exit %d: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
+    err = 100.0 * (pred - meas) / meas
+    aerr = 100.0 * (amp - meas) / meas if amp else float("nan")
+    lay = "TP%s PP%s DP%s mbs%s" % (r["tp"], r["pp"], r["dp"], r["micro_batch"])
+    res.append((rid, lay, meas, pred, err, aerr))
+    if abs(err) > 30:
+        if rid in known:
+            print("OK %s known miss %+.0f%% (listed %+.0f%%)" % (rid, err, known[rid]))
+        else:
+            print("FAIL %s: %+.1f%% beyond 30%% and not in KNOWN_MISSES" % (rid, err))
+    elif rid in known:
+        print("NOTE %s now within 30%% (%+.1f%%, listed %+.0f%%): drop it from KNOWN_MISSES" % (rid, err, known[rid]))
+
+print()
+print("%-9s %-22s %9s %9s %8s %8s" % ("id", "layout", "measured", "hetplan", "error", "AMP"))
+for rid, lay, m, p, e, a in res:
+    print("%-9s %-22s %9.3f %9.3f %+7.1f%% %+7.1f%%" % (rid, lay, m, p, e, a))
+print()
+if res:
+    n = len(res)
+    print("MAPE hetplan %5.1f%%  (%d rows, %d beyond 30%%, worst %+.1f%%, mean signed %+.1f%%)" % (
+        sum(abs(x[4]) for x in res) / n, n, sum(abs(x[4]) > 30 for x in res),
+        max((x[4] for x in res), key=abs), sum(x[4] for x in res) / n))
+    am = [x for x in res if x[5] == x[5]]
+    if am:
+        print("MAPE AMP     %5.1f%%  (%d rows, %d beyond 30%%: AMP's own cost model, p_cost)" % (
+            sum(abs(x[5]) for x in am) / len(am), len(am), sum(abs(x[5]) > 30 for x in am)))
+PY
+if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_hetero.csv "$T" "$KNOWN_MISSES" >"$T/report" 2>"$T/pyerr"; then
+	bad "blind driver failed: $(tail -3 "$T/pyerr")"
+fi
+cat "$T/report"
+while read -r kind rest; do
+	case $kind in
+	OK) ok ;;
+	FAIL) bad "$rest" ;;
+	esac
+done <<EOF2
+$(grep -E '^(OK|FAIL) ' "$T/report" 2>/dev/null)
+EOF2
+finish test_blind_hetero
