@@ -828,11 +828,51 @@ static double blind_predict(const struct brow *b)
 		/* AMD's MLPerf harness (v5.1 config files, harness_llm/models/
 		 * llama2-70b/offline_mi300x.yaml and offline_mi325x.yaml):
 		 * max_num_seqs 1792 / 2700, gpu_memory_utilization 0.98,
-		 * max_num_batched_tokens 40960 / 65536 */
+		 * max_num_batched_tokens 40960 / 65536. Its vLLM runs the
+		 * pre-V1 scheduler with enable_chunked_prefill False (prompts
+		 * in iterations of their own) and num_scheduler_steps 11 / 7
+		 * (offline), 9 (server_mi300x/mi325x.yaml), 8
+		 * (interactive_mi300x.yaml) */
 		int mi325 = !strcmp(b->gpu, "MI325X");
 		cfg.max_batch = mi325 ? 2700 : 1792;
 		cfg.mem_util = 0.98;
 		cfg.chunk_tokens = mi325 ? 65536 : 40960;
+		cfg.prefill_apart = 1;
+		cfg.sched_steps = !strcmp(b->scen, "offline") ? (mi325 ? 7 : 11) : 9;
+		if (!strcmp(b->scen, "slo") && !strcmp(b->load, "450/40"))
+			cfg.sched_steps = 8;
+		/* Server and Interactive run their own configs (v5.1
+		 * server_mi300x.yaml / server_mi325x.yaml: gpu_memory_
+		 * utilization 1.0, and AMD's scheduler patch stops admitting
+		 * prompts and caps the decode batch at VLLM_LLAMA2_MLPERF_MAX_
+		 * TARGET_DECODE_BATCH 608 / 832; interactive_mi300x.yaml:
+		 * max_num_seqs 600). v5.0's files are not stored: its MI325X
+		 * Server rows take v5.1's */
+		if (strcmp(b->scen, "offline") && strcmp(b->source, "mlperf-4.1")) {
+			cfg.mem_util = 1.0;
+			cfg.chunk_tokens = 40960;
+			cfg.max_batch = mi325 ? 832 : 608;
+			if (!strcmp(b->load, "450/40"))
+				cfg.max_batch = 600;
+		}
+		/* v4.1 (results published August 2024) runs a vLLM before
+		 * 0.6.0 (September 2024): no multi-step scheduling (one decode
+		 * iteration per call) and the host work of those versions in
+		 * series with every iteration, 5-13 ms (serve_step_overhead's
+		 * source, vLLM RFC #6854); the range's midpoint, 9 ms, as for
+		 * the Helix rows (hetero_place below) */
+		if (!strcmp(b->source, "mlperf-4.1")) {
+			cfg.sched_steps = 1;
+			cfg.step_overhead_s = 9e-3;
+		}
+	}
+	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&
+	    strcmp(b->scen, "offline")) {
+		/* NVIDIA's v4.1 Server configs (closed/NVIDIA/configs/
+		 * llama2-70b/Server/__init__.py): gpu_batch_size 1024 (H100
+		 * TP 2) and 896 (H200), kvcache_free_gpu_mem_frac 0.90 */
+		cfg.max_batch = b->tp == 2 ? 1024 : 896;
+		cfg.mem_util = 0.90;
 	}
 	if (!strcmp(b->scen, "offline") && load > 0)
 		cfg.max_batch = load;
@@ -939,16 +979,14 @@ static const struct {
 	{ "b042", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
 	{ "b044", "NIM TTFT of one 500-token prompt (48 ms measured)" },
 	{ "b051", "TensorRT-LLM 0.5 long-context decode at TP 2 (128/2048)" },
-	{ "b058", "MLPerf Server: the harness runs 3.4x the steady-state batch" },
-	{ "b059", "MLPerf Server: the harness runs 3.4x the steady-state batch" },
-	{ "b060", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b061", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b062", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b063", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b065", "MLPerf Server H200: TPOT at 97% of the model's saturation" },
+	{ "b058", "MLPerf v4.1 Server TTFT: 2.9-6x the model; v4.1 harness settings not stored" },
+	{ "b060", "MLPerf v4.1 Server TTFT: 2.9-6x the model; v4.1 harness settings not stored" },
+	{ "b062", "MLPerf v4.1 Server H100: 308 running in the model, 846 measured; harness unknown" },
+	{ "b063", "MLPerf v4.1 Server H100: 308 running in the model, 846 measured; harness unknown" },
+	{ "b065", "MLPerf Server H200: TPOT at 98% of the model's saturation" },
 	{ "b070", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
 	{ "b071", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
-	{ "b076", "MLPerf Interactive: eager vLLM, chunked prefill off in AMD's harness" },
+	{ "b076", "MLPerf Interactive: eager vLLM (enforce_eager in AMD's harness), not modelled" },
 	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
 	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
 };
