@@ -32,10 +32,11 @@
  * catalog, a model the preset schema cannot express).
  *
  * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
- * eleven other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
+ * twelve other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
  * TensorRT-LLM 0.5 and 0.12, TensorRT Model Optimizer on H200, MLPerf
- * Inference v4.1, v5.0 and v5.1, vLLM's own CI), with the shipped
- * constants: nothing is fitted on them. `hetero_place` predicts the
+ * Inference v4.1, v5.0 and v5.1, MangoBoost's v5.1 heterogeneous MI300X +
+ * MI325X clusters, vLLM's own CI), with the shipped constants: nothing is
+ * fitted on them. `hetero_place` predicts the
  * measured placements of tests/data/serving_hetero.csv (Helix). */
 #include "t.h"
 #include "cluster.h"
@@ -738,7 +739,9 @@ TEST(burst)
  *   slo          MLPerf's Server / Interactive result: the highest rate
  *                whose p99 TTFT / TPOT meet `load` = "TTFT/TPOT" ms
  *                (serve_max_rate, as fleet sizing uses it), in output
- *                tokens/s per GPU. */
+ *                tokens/s per GPU.
+ * A gpu field "NxGPU+MxGPU" is a heterogeneous cluster of TP-1 engines
+ * (blind_predict). */
 struct brow {
 	char id[8], source[24], gpu[24], model[24], w[8], kv[8], engine[24], scen[16], load[16],
 		metric[16];
