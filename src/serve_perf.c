@@ -1014,6 +1014,11 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
 			   cfg->prefill_apart != 0, cfg->sched_steps > 1 ? cfg->sched_steps : 1 };
+	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
+	 * a longer run than 1024 iterations outlasts the longest answer
+	 * those runs allow (max_tokens 1024), so larger values are cut */
+	if (i0.steps > 1024)
+		i0.steps = 1024;
 	*in = i0;
 	batch_limits(p, cfg, e, max_batch, &in->chunk);
 	r->chunk_tokens = in->chunk;
