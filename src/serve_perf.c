@@ -57,6 +57,22 @@
  *   the p99 number of running sequences, Poisson around its mean (an
  *   M/G/inf population below saturation).
  *
+ * Prompts apart (serve_config.prefill_apart: vLLM before V1 with chunked
+ * prefill off; vllm/core/scheduler.py _schedule_default, vllm-project/vllm
+ * @ 0dce2b2: "Don't schedule decodes if prefills are scheduled"): one
+ * scheduler call runs either the waiting prompts (up to chunk_tokens per
+ * iteration) or S = sched_steps decode iterations of the running batch
+ * (num_scheduler_steps). A cycle C is S decode iterations d(n) plus, when
+ * any prompt arrived during the cycle (probability 1 - exp(-lambda C)),
+ * one prefill iteration of the lambda C / (1 - exp(-lambda C)) prompts
+ * that did: C = S d + P(k > 0) p(k), solved by fixed point. The prompts
+ * re-read the weights in their own iteration and every running sequence
+ * waits for it, so TPOT = C / S; a prompt waits for the end of the
+ * current cycle (uniform phase over C, mean C / 2), then its prefill
+ * iteration. Offline, over OSL iterations the B sequences are replaced in
+ * OSL / S scheduler calls of B S / OSL prompts each (one prompt per call
+ * when that is below one).
+ *
  * Simplifications, stated: fixed ISL/OSL per request class (the fleet
  * optimiser splits distributions into buckets); no prefix caching, no
  * speculative decoding; EP inside an instance is taken as TP for the
@@ -518,6 +534,8 @@ struct inst {
 	int chunk;
 	int inside;               /* the whole instance in one node */
 	double step_s;            /* host time per iteration (serve_step_overhead) */
+	int apart;                /* prompts in iterations of their own */
+	int steps;                /* decode iterations per scheduler call */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -583,11 +601,60 @@ static double iter_at(const struct inst *in, double n, double isl, double osl, d
 	return t;
 }
 
+/* Prompts apart: k prompts of isl tokens in prefill-only iterations of
+ * at most chunk tokens each. */
+static double prefill_apart(const struct inst *in, double k, double isl)
+{
+	double tok = k * isl;
+	if (!(tok > 0))
+		return 0;
+	double nit = ceil(tok / in->chunk);
+	return nit * inst_iter(in, 0, 0, tok / nit, isl / 2, k / nit, NULL, NULL, NULL);
+}
+
+/* Prompts apart, at Poisson rate lam with n running: the scheduler cycle
+ * C (S decode iterations and, when prompts arrived, one prefill call) and
+ * that call's time *p (header comment). HUGE_VAL when the prompts alone
+ * fill the GPU. */
+static double apart_cycle(const struct inst *in, double n, double isl, double osl, double lam,
+			  double *p)
+{
+	double S = in->steps, d = inst_iter(in, n, isl + osl / 2, 0, 0, 0, NULL, NULL, NULL);
+	/* the prompts alone: at most kf = chunk / isl per iteration (at least
+	 * one); at or above that iteration's rate there is no steady state */
+	double kf = floor(in->chunk / isl) > 1 ? floor(in->chunk / isl) : 1;
+	*p = prefill_apart(in, 1, isl);
+	if (!(lam * prefill_apart(in, kf, isl) < kf)) {
+		*p = HUGE_VAL;
+		return HUGE_VAL;
+	}
+	/* C -> S d + P(k > 0) p(k) is increasing in C: from S d (below the
+	 * fixed point) the iteration rises to it */
+	double C = S * d;
+	for (int i = 0; i < 500; i++) {
+		double a = lam * C, pk = 1 - exp(-a);
+		double k = a > 1e-12 ? a / pk : 1;
+		*p = prefill_apart(in, k, isl);
+		double C2 = S * d + pk * *p;
+		if (fabs(C2 - C) < 1e-7 * C2)
+			return C2;
+		C = C2;
+	}
+	return C;
+}
+
 /* Offline: B sequences in steady state. Time of one cycle of OSL
  * iterations, during which each sequence is replaced once. */
 static double cycle_time(const struct inst *in, double B, double isl, double osl)
 {
 	double ctx = isl + osl / 2;
+	if (in->apart) {
+		double k = B * in->steps / osl;
+		if (k < 1)
+			k = 1;
+		return osl * inst_iter(in, B, ctx, 0, 0, 0, NULL, NULL, NULL) +
+		       B / k * prefill_apart(in, k, isl);
+	}
 	double per_iter = B * isl / osl;
 	double cap = in->chunk - B;
 	if (cap < 0)
@@ -849,10 +916,29 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	const struct serve_calib *k = in->k;
 	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
-	double wq = 0, wp = 0, C = 0, D = 0, rho = 0, t_pf = 0;
+	double wq = 0, wp = 0, C = 0, D = 0, rho = 0, t_pf = 0, cyc = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
+		if (in->apart) {
+			/* prompts apart: the scheduler cycle; a prompt waits for
+			 * the end of the current one (uniform phase, mean cyc /
+			 * 2), then for its prefill call t_pf */
+			cyc = apart_cycle(in, n, isl, osl, lam, &t_pf);
+			t = cyc / in->steps;
+			D = osl * t;
+			double a = lam * D;
+			C = a < B ? serve_erlang_c((int)B, a) : 1;
+			wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
+			ttft = k->frontend_s + cyc / 2 + t_pf + wq;
+			double n2 = lam * (ttft - k->frontend_s + osl * t);
+			if (!isfinite(n2) || fabs(n2 - n) < 1e-4 * (n + 1)) {
+				n = isfinite(n2) ? n2 : B;
+				break;
+			}
+			n = 0.5 * (n + n2);
+			continue;
+		}
 		t = iter_at(in, n, isl, osl, lam);
 		/* the prompt rides ceil(isl/chunk) iterations with the batch */
 		t_pf = inst_iter(in, n, ctx, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
@@ -886,7 +972,12 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	double n99 = n + Z99 * sqrt(n);
 	if (n99 > B)
 		n99 = B;
-	r->tpot_s.p99 = iter_at(in, n99, isl, osl, lam);
+	if (in->apart) {
+		double p99_pf;
+		r->tpot_s.p99 = apart_cycle(in, n99, isl, osl, lam, &p99_pf) / in->steps;
+	} else {
+		r->tpot_s.p99 = iter_at(in, n99, isl, osl, lam);
+	}
 	if (r->tpot_s.p99 < t)
 		r->tpot_s.p99 = t;
 	r->ttft_s.mean = ttft;
@@ -898,8 +989,9 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	 * true tail decays faster, so the p99 errs high); the slot wait Wq
 	 * with P(Wq > x) = C exp(-2 (c/D - lambda) x), mean wq. The means of
 	 * the three add up to the mean TTFT above. */
-	struct serve_wait wt = { t, rho, rho > 0 ? wp / rho : 0, C, C > 0 ? wq / C : 0 };
-	double base = k->frontend_s + n_chunks * t_pf;
+	struct serve_wait wt = { in->apart ? cyc : t, rho, rho > 0 ? wp / rho : 0, C,
+				 C > 0 ? wq / C : 0 };
+	double base = k->frontend_s + (in->apart ? t_pf : n_chunks * t_pf);
 	r->ttft_s.p50 = base + serve_wait_quantile(&wt, 0.50);
 	r->ttft_s.p99 = base + serve_wait_quantile(&wt, 0.99);
 	if (!isfinite(r->ttft_s.mean))
@@ -920,7 +1012,13 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 	if (check_config(p, m, cfg, tp, pp, ld, err) < 0)
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
-			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg) };
+			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
+			   cfg->prefill_apart != 0, cfg->sched_steps > 1 ? cfg->sched_steps : 1 };
+	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
+	 * a longer run than 1024 iterations outlasts the longest answer
+	 * those runs allow (max_tokens 1024), so larger values are cut */
+	if (i0.steps > 1024)
+		i0.steps = 1024;
 	*in = i0;
 	batch_limits(p, cfg, e, max_batch, &in->chunk);
 	r->chunk_tokens = in->chunk;

@@ -113,6 +113,14 @@ struct serve_config {
 	double step_overhead_s; /* 0: the engine's; host time per iteration of
 			       * another version of the engine (vLLM before
 			       * 0.6: 5-13 ms, see serve_perf.c) */
+	int prefill_apart;    /* 1: prompts run in iterations of their own
+			       * (vLLM before V1 with enable_chunked_prefill
+			       * off: a scheduler call that admits prompts runs
+			       * no decode); 0: prompt chunks ride the decode
+			       * iterations (the engines' defaults) */
+	int sched_steps;      /* decode iterations per scheduler call (vLLM
+			       * before V1: num_scheduler_steps); 0 or 1: every
+			       * iteration; only with prefill_apart */
 };
 /* The host time per iteration that cfg runs with. */
 double serve_step_overhead(const struct serve_config *cfg);

@@ -32,10 +32,11 @@
  * catalog, a model the preset schema cannot express).
  *
  * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
- * eleven other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
+ * twelve other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
  * TensorRT-LLM 0.5 and 0.12, TensorRT Model Optimizer on H200, MLPerf
- * Inference v4.1, v5.0 and v5.1, vLLM's own CI), with the shipped
- * constants: nothing is fitted on them. `hetero_place` predicts the
+ * Inference v4.1, v5.0 and v5.1, MangoBoost's v5.1 heterogeneous MI300X +
+ * MI325X clusters, vLLM's own CI), with the shipped constants: nothing is
+ * fitted on them. `hetero_place` predicts the
  * measured placements of tests/data/serving_hetero.csv (Helix). */
 #include "t.h"
 #include "cluster.h"
@@ -738,7 +739,9 @@ TEST(burst)
  *   slo          MLPerf's Server / Interactive result: the highest rate
  *                whose p99 TTFT / TPOT meet `load` = "TTFT/TPOT" ms
  *                (serve_max_rate, as fleet sizing uses it), in output
- *                tokens/s per GPU. */
+ *                tokens/s per GPU.
+ * A gpu field "NxGPU+MxGPU" is a heterogeneous cluster of TP-1 engines
+ * (blind_predict). */
 struct brow {
 	char id[8], source[24], gpu[24], model[24], w[8], kv[8], engine[24], scen[16], load[16],
 		metric[16];
@@ -746,14 +749,14 @@ struct brow {
 	double isl, osl, value;
 };
 
-static struct brow brows[96];
+static struct brow brows[128];
 static int n_brows;
 
 static const char *const bsources[] = { "oci-mi300x-vllm", "amd-vllm-0.6.1", "trtllm-0.12-h100",
 					"nim-1.8-h100", "trtllm-0.5-h200", "mlperf-4.1", "vllm-ci-h200",
 					"mlperf-5.0", "mlperf-5.1", "amd-rocm-vllm-0.9.1",
-					"trtllm-modelopt-h200" };
-#define N_BSRC 11
+					"trtllm-modelopt-h200", "mangoboost-5.1" };
+#define N_BSRC 12
 /* metric classes of the blind rows: throughput (out_tps, out_tps_gpu),
  * mean TTFT, mean ITL */
 static const char *const bmetrics[] = { "throughput", "TTFT", "ITL" };
@@ -774,7 +777,7 @@ static void blind_load(void)
 		fclose(f);
 		return;
 	}
-	while (fgets(line, sizeof line, f) && n_brows < 96) {
+	while (fgets(line, sizeof line, f) && n_brows < 128) {
 		char *c[16];
 		if (split(line, c, 16) != 15)
 			continue;
@@ -804,7 +807,7 @@ static char blind_note[96];
 
 /* The blind row's prediction with the shipped constants; NAN when the
  * model cannot run it (does not fit, unknown GPU or model). */
-static double blind_predict(const struct brow *b)
+static double blind_predict_one(const struct brow *b)
 {
 	const struct model_spec *m = find_model(b->model);
 	int pi = find_pool(b->gpu);
@@ -815,7 +818,7 @@ static double blind_predict(const struct brow *b)
 	cfg.tp = b->tp;
 	cfg.pp = b->pp;
 	int load = atoi(b->load);
-	if (cfg.engine == ENGINE_VLLM)
+	if (cfg.engine == ENGINE_VLLM && strcmp(b->source, "mangoboost-5.1"))
 		cfg.max_batch = 256;            /* vLLM < V1 default max_num_seqs */
 	if (!strcmp(b->source, "amd-vllm-0.6.1")) {
 		/* the page's command: --gpu-memory-utilization 0.99
@@ -828,11 +831,51 @@ static double blind_predict(const struct brow *b)
 		/* AMD's MLPerf harness (v5.1 config files, harness_llm/models/
 		 * llama2-70b/offline_mi300x.yaml and offline_mi325x.yaml):
 		 * max_num_seqs 1792 / 2700, gpu_memory_utilization 0.98,
-		 * max_num_batched_tokens 40960 / 65536 */
+		 * max_num_batched_tokens 40960 / 65536. Its vLLM runs the
+		 * pre-V1 scheduler with enable_chunked_prefill False (prompts
+		 * in iterations of their own) and num_scheduler_steps 11 / 7
+		 * (offline), 9 (server_mi300x/mi325x.yaml), 8
+		 * (interactive_mi300x.yaml) */
 		int mi325 = !strcmp(b->gpu, "MI325X");
 		cfg.max_batch = mi325 ? 2700 : 1792;
 		cfg.mem_util = 0.98;
 		cfg.chunk_tokens = mi325 ? 65536 : 40960;
+		cfg.prefill_apart = 1;
+		cfg.sched_steps = !strcmp(b->scen, "offline") ? (mi325 ? 7 : 11) : 9;
+		if (!strcmp(b->scen, "slo") && !strcmp(b->load, "450/40"))
+			cfg.sched_steps = 8;
+		/* Server and Interactive run their own configs (v5.1
+		 * server_mi300x.yaml / server_mi325x.yaml: gpu_memory_
+		 * utilization 1.0, and AMD's scheduler patch stops admitting
+		 * prompts and caps the decode batch at VLLM_LLAMA2_MLPERF_MAX_
+		 * TARGET_DECODE_BATCH 608 / 832; interactive_mi300x.yaml:
+		 * max_num_seqs 600). v5.0's files are not stored: its MI325X
+		 * Server rows take v5.1's */
+		if (strcmp(b->scen, "offline") && strcmp(b->source, "mlperf-4.1")) {
+			cfg.mem_util = 1.0;
+			cfg.chunk_tokens = 40960;
+			cfg.max_batch = mi325 ? 832 : 608;
+			if (!strcmp(b->load, "450/40"))
+				cfg.max_batch = 600;
+		}
+		/* v4.1 (results published August 2024) runs a vLLM before
+		 * 0.6.0 (September 2024): no multi-step scheduling (one decode
+		 * iteration per call) and the host work of those versions in
+		 * series with every iteration, 5-13 ms (serve_step_overhead's
+		 * source, vLLM RFC #6854); the range's midpoint, 9 ms, as for
+		 * the Helix rows (hetero_place below) */
+		if (!strcmp(b->source, "mlperf-4.1")) {
+			cfg.sched_steps = 1;
+			cfg.step_overhead_s = 9e-3;
+		}
+	}
+	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&
+	    strcmp(b->scen, "offline")) {
+		/* NVIDIA's v4.1 Server configs (closed/NVIDIA/configs/
+		 * llama2-70b/Server/__init__.py): gpu_batch_size 1024 (H100
+		 * TP 2) and 896 (H200), kvcache_free_gpu_mem_frac 0.90 */
+		cfg.max_batch = b->tp == 2 ? 1024 : 896;
+		cfg.mem_util = 0.90;
 	}
 	if (!strcmp(b->scen, "offline") && load > 0)
 		cfg.max_batch = load;
@@ -918,6 +961,39 @@ static double blind_predict(const struct brow *b)
 	return 1e3 * (ttft > q.ttft_s.mean ? ttft : q.ttft_s.mean);
 }
 
+/* A heterogeneous cluster (gpu = "NxGPU+MxGPU", one engine per GPU at
+ * TP 1): every GPU an independent instance, the cluster's output tokens/s
+ * the sum of theirs, as `hetplan serve` sizes a mixed fleet. Otherwise
+ * the row alone. */
+static double blind_predict(const struct brow *b)
+{
+	if (!strchr(b->gpu, '+'))
+		return blind_predict_one(b);
+	char buf[sizeof b->gpu], *save = NULL;
+	hp_strlcpy(buf, b->gpu, sizeof buf);
+	double sum = 0;
+	char note[96] = "";
+	for (char *part = strtok_r(buf, "+", &save); part; part = strtok_r(NULL, "+", &save)) {
+		char *x = strchr(part, 'x');
+		int n = x ? atoi(part) : 0;
+		if (!x || n < 1 || b->tp != 1 || b->pp != 1)
+			return NAN;
+		struct brow one = *b;
+		hp_strlcpy(one.gpu, x + 1, sizeof one.gpu);
+		hp_strlcpy(one.metric, "out_tps_gpu", sizeof one.metric);
+		blind_note[0] = 0;
+		double v = blind_predict_one(&one);
+		if (!isfinite(v))
+			return v;
+		sum += n * v;
+		size_t len = strlen(note);
+		snprintf(note + len, sizeof note - len, "%s%s %.0f tok/s per GPU", len ? "; " : "",
+			 one.gpu, v);
+	}
+	hp_strlcpy(blind_note, note, sizeof blind_note);
+	return sum;
+}
+
 /* The closed list of blind rows outside the bars (the measured set's:
  * throughput and Server capacity within 20%, TTFT and ITL within 25%; a
  * rate above the model's saturation is outside), each with its reason
@@ -939,16 +1015,15 @@ static const struct {
 	{ "b042", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
 	{ "b044", "NIM TTFT of one 500-token prompt (48 ms measured)" },
 	{ "b051", "TensorRT-LLM 0.5 long-context decode at TP 2 (128/2048)" },
-	{ "b058", "MLPerf Server: the harness runs 3.4x the steady-state batch" },
-	{ "b059", "MLPerf Server: the harness runs 3.4x the steady-state batch" },
-	{ "b060", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b061", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b062", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b063", "MLPerf Server: the harness runs 2.7x the steady-state batch" },
-	{ "b065", "MLPerf Server H200: TPOT at 97% of the model's saturation" },
+	{ "b058", "MLPerf v4.1 Server TTFT: the harness batches queries (--enable-batcher), unmodelled" },
+	{ "b060", "MLPerf v4.1 Server TTFT: the harness batches queries (--enable-batcher), unmodelled" },
+	{ "b062", "MLPerf v4.1 Server H100: 308 running in the model, 846 measured; harness unknown" },
+	{ "b063", "MLPerf v4.1 Server H100: 308 running in the model, 846 measured; harness unknown" },
+	{ "b065", "MLPerf Server H200: TPOT at 98% of the model's saturation" },
 	{ "b070", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
 	{ "b071", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
-	{ "b076", "MLPerf Interactive: eager vLLM, chunked prefill off in AMD's harness" },
+	{ "b076", "MLPerf Interactive: eager vLLM (enforce_eager in AMD's harness), not modelled" },
+	{ "b092", "MI325X Offline (MangoBoost, vLLM 0.9): -20.1%, MI325X under-predicted in every round" },
 	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
 	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
 };
@@ -964,7 +1039,7 @@ static const char *blind_known_why(const char *id)
 TEST(blind)
 {
 	blind_load();
-	CHECK_EQ_INT(n_brows, 89);
+	CHECK_EQ_INT(n_brows, 97);
 	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
 		   pm[N_BMET] = { { 0 } };
 	int n_sat = 0, n_out = 0;
