@@ -303,7 +303,7 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	/* holdout_small.csv's BERT rows (NVIDIA DLE BERT, PyTorch and
 	 * TensorFlow, 2020-22): unfused softmax attention over the whole
 	 * (bidirectional) sequence, dropout 0.1, no SP. */
-	int bert = starts(r->id, "LBERT") || starts(r->id, "TFBERT");
+	int bert = starts(r->id, "LBERT") || starts(r->id, "TFBERT") || starts(r->id, "PTBERT");
 	int megatron2021 = starts(r->id, "N21") || starts(r->id, "K22") || bloom || vtrain ||
 			   old_megatron || bert;
 	m->gated_mlp = llama;
@@ -405,6 +405,9 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	hp_strlcpy(p->name, "pool", sizeof p->name);
 	p->gpu = g;
 	p->gpus_per_node = ngpu < 8 ? ngpu : (g.gen == GEN_BLACKWELL && strstr(F("gpu"), "GB200") ? 4 : 8);
+	/* A DGX-2 holds 16 V100 on one NVSwitch fabric (PTBERT rows). */
+	if (strstr(F("interconnect"), "DGX-2") && ngpu <= 16)
+		p->gpus_per_node = ngpu;
 	p->nodes = (ngpu + p->gpus_per_node - 1) / p->gpus_per_node;
 	p->intra = g.def_intra;
 	p->nics = g.def_nics;
