@@ -128,8 +128,10 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	if (jx_num(&c, o, "memory_bw_tbps", 0, 0.001, 1e3, &bw_tbps) < 0 ||
 	    jx_num(&c, o, "scaleup_gbyte_s_per_dir", 0, 0, 1e5, &link) < 0 ||
 	    jx_num(&c, o, "tdp_w", 0, 0, 1e5, &tdp) < 0 ||
-	    jx_num(&c, o, "power_limit_w", 0, 1, 1e5, &g->power_limit_w) < 0)
+	    jx_num(&c, o, "power_limit_w", 0, 1, 1e5, &g->power_limit_w) < 0 ||
+	    jx_num(&c, o, "gemm16_tflops_measured", 0, 0.001, 1e6, &g->gemm16_meas) < 0)
 		return -1;
+	g->gemm16_meas *= 1e12;
 	/* A cJSON null (unknown) is not a number: treat it as absent. */
 	g->mem_bytes = mem_gb * 1e9;
 	g->hbm_Bps = bw_tbps * 1e12;
@@ -333,6 +335,14 @@ static const struct hp_field model_field_list[] = {
 	  .help = "SwiGLU-style gated MLP (three matrices); default true" },
 	{ .key = "vocab", .kind = FK_INT, .off = MF(vocab), .min = 1, .max = 100000000,
 	  .flags = FF_REQUIRED, .label = "Vocabulary", .help = "vocabulary size" },
+	{ .key = "task_head", .kind = FK_INT, .off = MF(task_head), .min = 0, .max = 100000000,
+	  .flags = FF_OMIT_ZERO, .label = "Task head",
+	  .help = "outputs of a task head in place of the LM head (SQuAD: 2); absent: LM head",
+	  .doc = "Outputs of a task head that replaces the language-model head (BERT's SQuAD "
+		 "head: 2, a 2-class classifier: 2); absent or 0: the usual head over `vocab`. "
+		 "The embedding table stays trained (its gradients and optimizer state count); "
+		 "the output layer is `hidden` x `task_head`, untied (`tied_embeddings` must be "
+		 "false)." },
 	{ .key = "seq_len", .kind = FK_INT, .off = MF(seq_len), .min = 1, .max = 100000000,
 	  .label = "Context", .unit = "tokens", .help = "training context; default 4096" },
 	{ .key = "tied_embeddings", .kind = FK_BOOL, .off = MF(tied_embeddings),
@@ -388,6 +398,10 @@ static int model_check(struct model_spec *m, const char *file, const char *path,
 					  file, path, dot, m->heads, m->hidden);
 		m->head_dim = m->hidden / m->heads;
 	}
+	if (m->task_head && m->tied_embeddings)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s%stask_head: a task head is not tied to the embedding "
+				  "(set tied_embeddings false)", file, path, dot);
 	if (m->heads % m->kv_heads)
 		return hp_err_set(err, HP_EXIT_INPUT, "%s: %s%skv_heads: %d must divide heads %d",
 				  file, path, dot, m->kv_heads, m->heads);

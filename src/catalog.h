@@ -49,6 +49,14 @@ struct gpu_spec {
 	 * vendor's lower-power variant of the part), watts; 0 = tdp_w. The
 	 * performance model slows compute-bound kernels under it (perf.c). */
 	double power_limit_w;
+	/* Sustained dense 16-bit GEMM rate measured on the part at its rated
+	 * board power (catalog "gemm16_tflops_measured", FLOP/s); 0 = none.
+	 * Below what its generation's GEMM constant gives (peak x gemm16),
+	 * it says the part cannot hold the clock that rate assumes (a
+	 * 150-300 W board feeding full-rate tensor cores), and the
+	 * performance model slows its compute-bound kernels in proportion
+	 * (perf_compute.c, clock_frac). */
+	double gemm16_meas;
 	/* What a node of this GPU usually looks like. */
 	int def_gpus_per_node;
 	enum hp_intra def_intra;
@@ -82,6 +90,12 @@ struct model_spec {
 	char display[64];
 	int layers, hidden, heads, kv_heads, head_dim, ffn, vocab, seq_len;
 	int gated_mlp, tied_embeddings, bias, qkv_bias, dropout, embedding_norm;
+	/* Outputs of a task head that replaces the language-model head
+	 * (SQuAD's start/end logits: 2; a 2-class classifier: 2); 0 = the
+	 * usual head over the vocabulary. With a task head the embedding
+	 * table is still trained (vocab x hidden parameters, gradients and
+	 * optimizer state) and the output layer is hidden x task_head. */
+	int task_head;
 	enum hp_norm norm;
 	enum hp_pos position;
 	struct moe_spec moe;

@@ -124,7 +124,8 @@ void model_params(const struct model_spec *m, struct param_count *pc)
 		pc->embedding += (double)m->seq_len * h;
 	if (m->embedding_norm)
 		pc->embedding += norm_params(m);
-	pc->output = m->tied_embeddings ? 0 : (double)m->vocab * h;
+	pc->output = m->task_head ? (double)m->task_head * h
+		     : m->tied_embeddings ? 0 : (double)m->vocab * h;
 	pc->final_norm = norm_params(m);
 	pc->layers = 0;
 	double act_layers = 0;
@@ -172,9 +173,14 @@ void model_layer_fwd_flops(const struct model_spec *m, int layer, double s,
 	*attn = 2 * s * qk + 2 * s * v;
 }
 
+double model_out_dim(const struct model_spec *m)
+{
+	return m->task_head > 0 ? m->task_head : m->vocab;
+}
+
 double model_logits_fwd_flops(const struct model_spec *m)
 {
-	return 2.0 * m->vocab * m->hidden;
+	return 2.0 * model_out_dim(m) * m->hidden;
 }
 
 static void step_fwd(const struct model_spec *m, double s, double *mm, double *at)

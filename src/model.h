@@ -55,7 +55,10 @@ void model_params(const struct model_spec *m, struct param_count *pc);
  * attention): matmul part (2 x active matmul weights) and attention core. */
 void model_layer_fwd_flops(const struct model_spec *m, int layer, double s,
 			   double *matmul, double *attn);
-/* Forward FLOPs of the output logits per token (2 V h). */
+/* Outputs of the last layer per token: the task head's (m->task_head)
+ * or the vocabulary. */
+double model_out_dim(const struct model_spec *m);
+/* Forward FLOPs of the output logits per token (2 x model_out_dim x h). */
 double model_logits_fwd_flops(const struct model_spec *m);
 
 /* FLOPs of one training step over `tokens` tokens at sequence length s.

@@ -22,19 +22,31 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
 	return f;
 }
 
-/* Sustained clock of a power-limited GPU, relative to the part at its
- * rated TDP (whose rate the generation's constants describe): under a
- * limit the firmware lowers the clock until the board draws no more.
- * Dynamic power goes as C V^2 f; near the top of the DVFS curve V rises
- * with f, so f ~ P^(1/3), and once V sits at its floor f ~ P: hence the
- * exponent k->power_clock_exp in [1/3, 1]. Only compute-bound kernels
- * (GEMMs, flash attention) slow down: the HBM clock is not lowered.
- * 1 for a GPU without a limit below its TDP. */
+/* Sustained clock of a power-limited GPU, relative to the part its
+ * generation's constants describe, as a factor on compute-bound kernels
+ * (GEMMs, flash attention; the memory clock is not lowered):
+ *  - under a limit below the rated TDP the firmware lowers the clock
+ *    until the board draws no more. Dynamic power goes as C V^2 f; near
+ *    the top of the DVFS curve V rises with f, so f ~ P^(1/3), and once
+ *    V sits at its floor f ~ P: hence the exponent k->power_clock_exp in
+ *    [1/3, 1];
+ *  - a part whose measured sustained 16-bit GEMM rate (catalog
+ *    gemm16_tflops_measured) falls short of peak x its generation's
+ *    gemm16 cannot hold that clock even at its rated power: its rate
+ *    scales by measured / (peak x gemm16). A measurement above that
+ *    product changes nothing: the constant is what training-shaped
+ *    GEMMs reach, and a square benchmark's short runs at boost clocks
+ *    above the datasheet's (GeForce parts) say nothing about a step.
+ * 1 for a GPU with neither. */
 static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g)
 {
-	if (g->power_limit_w <= 0 || g->tdp_w <= 0 || g->power_limit_w >= g->tdp_w)
-		return 1;
-	return pow(g->power_limit_w / g->tdp_w, k->power_clock_exp);
+	double f = 1;
+	if (g->power_limit_w > 0 && g->tdp_w > 0 && g->power_limit_w < g->tdp_w)
+		f = pow(g->power_limit_w / g->tdp_w, k->power_clock_exp);
+	double top = g->flops[HP_FP16] * k->gen[g->gen].gemm16;
+	if (g->gemm16_meas > 0 && top > 0 && g->gemm16_meas < top)
+		f *= g->gemm16_meas / top;
+	return f;
 }
 
 static int dtype_bytes(enum hp_dtype dt)
@@ -439,7 +451,7 @@ static double stage_logits_gemm(struct stage_ctx *x)
 		return hit->gemm;
 	struct layer_cost lc;
 	memset(&lc, 0, sizeof lc);
-	lc.gemm = gemm_time(x->k, x->g, x->p->precision, x->T, (double)x->m->vocab / x->tp,
+	lc.gemm = gemm_time(x->k, x->g, x->p->precision, x->T, model_out_dim(x->m) / x->tp,
 			    x->m->hidden, 1);
 	perf_memo_layer_put(x->memo, &key, &lc);
 	return lc.gemm;
@@ -504,7 +516,7 @@ void perf_stage_compute(struct stage_ctx *x)
 		eparams += n * L->expert_params;
 		unit = fmax(unit, L->params + L->expert_params);
 	}
-	double T = x->T, h = m->hidden, V = m->vocab;
+	double T = x->T, h = m->hidden, V = model_out_dim(m);
 	int tp = x->tp;
 	double bwh = g->hbm_Bps * k->gen[g->gen].hbm;
 	if (x->first) {

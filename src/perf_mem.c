@@ -204,7 +204,7 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 {
 	const struct plan *p = x->p;
 	const struct perf_calib *k = x->k;
-	double T = x->T, h = x->m->hidden, V = x->m->vocab;
+	double T = x->T, h = x->m->hidden, V = model_out_dim(x->m);
 	int tp = x->tp, pp = x->pp, i = x->index;
 	double wbytes, gbytes, obytes;
 	model_state_bytes(x, &wbytes, &gbytes, &obytes);

@@ -303,7 +303,7 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	/* holdout_small.csv's BERT rows (NVIDIA DLE BERT, PyTorch and
 	 * TensorFlow, 2020-22): unfused softmax attention over the whole
 	 * (bidirectional) sequence, dropout 0.1, no SP. */
-	int bert = starts(r->id, "LBERT") || starts(r->id, "TFBERT");
+	int bert = starts(r->id, "LBERT") || starts(r->id, "TFBERT") || starts(r->id, "PTBERT");
 	int megatron2021 = starts(r->id, "N21") || starts(r->id, "K22") || bloom || vtrain ||
 			   old_megatron || bert;
 	m->gated_mlp = llama;
@@ -363,10 +363,14 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 		m->kv_heads = m->heads;
 	m->head_dim = m->hidden / m->heads;
 	/* Task heads with 2 outputs (SQuAD's start/end logits, QQP's two
-	 * classes): no vocabulary projection; the word-embedding table is
-	 * then not counted (tests/data/holdout_README.md). */
-	if (strstr(F("model"), "SQuAD") || strstr(F("model"), "classification"))
-		m->vocab = 2;
+	 * classes): no vocabulary projection, an untied hidden x 2 output
+	 * layer; the word-embedding table is still trained (the optimizer
+	 * of DLE's run_squad.py takes every parameter but the pooler) and
+	 * its gradient all-reduced (tests/data/holdout_README.md). */
+	if (strstr(F("model"), "SQuAD") || strstr(F("model"), "classification")) {
+		m->task_head = 2;
+		m->tied_embeddings = 0;
+	}
 
 	int tp = ival(F("tp")), pp = ival(F("pp")), dp = ival(F("dp")), cp = ival(F("cp"));
 	int ep = ival(F("ep")), gbs = ival(F("global_batch")), mbs = ival(F("micro_batch"));
@@ -405,6 +409,9 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 	hp_strlcpy(p->name, "pool", sizeof p->name);
 	p->gpu = g;
 	p->gpus_per_node = ngpu < 8 ? ngpu : (g.gen == GEN_BLACKWELL && strstr(F("gpu"), "GB200") ? 4 : 8);
+	/* A DGX-2 holds 16 V100 on one NVSwitch fabric (PTBERT rows). */
+	if (strstr(F("interconnect"), "DGX-2") && ngpu <= 16)
+		p->gpus_per_node = ngpu;
 	p->nodes = (ngpu + p->gpus_per_node - 1) / p->gpus_per_node;
 	p->intra = g.def_intra;
 	p->nics = g.def_nics;

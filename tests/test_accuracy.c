@@ -200,12 +200,14 @@ TEST(blind_small_rows)
 	CHECK(n == nb);
 	/* The loader reads the rows as their sources state them: Lambda's
 	 * V100 BERT-large row is 57 sequences/s at batch 16, a step of
-	 * 16 / 57 = 0.2807 s; the SQuAD head has 2 outputs; DS3Lab's
+	 * 16 / 57 = 0.2807 s; the SQuAD head has 2 outputs beside BERT's
+	 * 30,522-token embedding table (bert_config.json); DS3Lab's
 	 * Megatron script runs without --fp16, so fp32. */
 	for (int i = 0; i < nb; i++) {
 		if (!strcmp(b[i].id, "LBERT-01")) {
 			CHECK_NEAR(b[i].measured, 16.0 / 57.0, 1e-12);
-			CHECK_EQ_INT(b[i].model.vocab, 2);
+			CHECK_EQ_INT(b[i].model.task_head, 2);
+			CHECK_EQ_INT(b[i].model.vocab, 30522);
 			CHECK_EQ_INT(b[i].plan.precision, HP_FP16);
 		}
 		if (!strcmp(b[i].id, "DSMEG-01"))
@@ -440,6 +442,43 @@ TEST(power_limit_within_physics)
 	      perf_calib_default()->power_clock_exp <= 1);
 }
 
+/* A measured sustained GEMM rate (catalog gemm16_tflops_measured) caps a
+ * part that cannot hold its generation's rate. The A10's entry is the
+ * measured 54 TFLOP/s (chsasank/device-benchmarks, torch.matmul fp16).
+ * On TT-01's H100 cluster: a measurement at or above the datasheet peak
+ * changes nothing; one at half of peak x gemm16 halves the compute-bound
+ * kernels' rate only, so the step's compute grows by more than nothing
+ * and at most 2x (its memory-bound share keeps its speed). */
+TEST(measured_gemm_rate_caps)
+{
+	const struct gpu_spec *a10 = catalog_gpu(&cat, "A10");
+	CHECK(a10 && a10->gemm16_meas == 54e12);
+	CHECK(catalog_gpu(&cat, "RTX-4090")->gemm16_meas == 0);
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < n_rows; i++)
+		if (!strcmp(rows[i].id, "TT-01"))
+			r = &rows[i];
+	if (!r || !r->usable) {
+		T_FAILF("row TT-01 missing");
+		return;
+	}
+	struct cluster c = r->cluster;
+	c.pools[0].gpu.power_limit_w = 0;
+	const struct gpu_spec *g = &c.pools[0].gpu;
+	double top = g->flops[HP_FP16] * perf_calib_default()->gen[g->gen].gemm16;
+	double meas[3] = { 0, g->flops[HP_FP16], 0.5 * top }, comp[3];
+	for (int i = 0; i < 3; i++) {
+		c.pools[0].gpu.gemm16_meas = meas[i];
+		struct estimate e;
+		struct hp_err err = { 0 };
+		CHECK(perf_estimate(&c, &r->model, &r->plan, NULL, &e, &err) == 0);
+		comp[i] = e.stages[0].t_fwd + e.stages[0].t_bwd;
+		estimate_free(&e);
+	}
+	CHECK(comp[1] == comp[0]);
+	CHECK(comp[2] > comp[0] && comp[2] <= 2 * comp[0]);
+}
+
 int main(void)
 {
 	n_rows = rows_open("test_accuracy", &cat, &rows);
@@ -452,6 +491,7 @@ int main(void)
 	RUN(pipeline_transfers_as_frameworks_run_them);
 	RUN(gradient_dtype_as_frameworks_reduce);
 	RUN(power_limit_within_physics);
+	RUN(measured_gemm_rate_caps);
 	RUN(blind_small_rows);
 	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)

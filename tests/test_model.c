@@ -191,6 +191,43 @@ TEST(moe_layers_in_range)
 		CHECK_EQ_INT(model_moe_layers_in(ds, l, l), l >= 3);
 }
 
+/* A task head in place of the LM head (BERT-large for SQuAD, as NVIDIA's
+ * DeepLearningExamples run_squad.py trains it). Hand count from Google's
+ * bert_config.json (vocab 30522, hidden 1024, 24 layers, ffn 4096, 512
+ * positions, 2 token types): BertModel has 335,141,888 parameters, of which
+ * the pooler (1024 x 1024 + 1024 = 1,049,600, which run_squad.py leaves
+ * out of its optimizer) and the token-type table (2 x 1024 = 2,048) are not
+ * hetplan's; the QA head adds its 1024 x 2 weights (2,048), and hetplan's
+ * final-norm slot (2 x 1024) stands in for the embedding LayerNorm. So
+ * 335,141,888 - 1,049,600 - 2,048 + 2,048 = 334,092,288, the embedding
+ * table (31,254,528 + 524,288 positions) included; logits 2 x 2 x 1024
+ * FLOPs per token forward. */
+TEST(task_head_bert_large)
+{
+	struct model_spec m;
+	memset(&m, 0, sizeof m);
+	m.layers = 24;
+	m.hidden = 1024;
+	m.heads = m.kv_heads = 16;
+	m.head_dim = 64;
+	m.ffn = 4096;
+	m.vocab = 30522;
+	m.seq_len = 512;
+	m.task_head = 2;
+	m.bias = 1;
+	m.norm = NORM_LAYER;
+	m.position = POS_LEARNED;
+	struct param_count pc;
+	model_params(&m, &pc);
+	CHECK_NEAR(pc.total, 334092288.0, 0);
+	CHECK_NEAR(pc.embedding, 31254528.0 + 524288.0, 0);
+	CHECK_NEAR(pc.output, 2048.0, 0);
+	CHECK_NEAR(model_logits_fwd_flops(&m), 4096.0, 0);
+	CHECK_NEAR(model_out_dim(&m), 2.0, 0);
+	m.task_head = 0;   /* the LM head over the vocabulary, untied */
+	CHECK_NEAR(model_out_dim(&m), 30522.0, 0);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -208,6 +245,7 @@ int main(void)
 	RUN(kv_cache);
 	RUN(gpu_names_resolve);
 	RUN(moe_layers_in_range);
+	RUN(task_head_bert_large);
 	catalog_done(&cat);
 	return t_done("model");
 }
