@@ -337,13 +337,14 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->other_pool = x->other_pool;
 	key->pp = x->pp;
 	key->mb = x->mb;
-	key->index = x->index;
 	key->pool = st->pool;
 	key->tp = st->tp;
 	key->first_layer = st->first_layer;
 	key->last_layer = st->last_layer;
 	key->prev_pool = x->index > 0 ? x->rep->stages[x->index - 1].pool : -1;
 	key->next_pool = x->index + 1 < x->pp ? x->rep->stages[x->index + 1].pool : -1;
+	key->end_pool = x->pp < 2 ? -1 : x->first ? x->rep->stages[x->pp - 1].pool
+			: x->last ? x->rep->stages[0].pool : -1;
 	key->s = x->s;
 }
 
@@ -363,6 +364,16 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate 
 		*dp_exposed = hit->dp_exposed;
 		*opt_s = hit->opt_s;
 		memcpy(notes->comm, hit->comm, sizeof notes->comm);
+		if (hit->index != x->index) {
+			/* another index: the same stage but for its memory */
+			x->act = hit->act;
+			x->act_work = hit->act_work;
+			x->params = hit->params;
+			x->eparams = hit->eparams;
+			x->unit = hit->unit;
+			x->bw_hbm = hit->bw_hbm;
+			perf_stage_memory(x, ps);
+		}
 	} else {
 		struct stage_val v;
 		stage_compute_all(x, notes, ps, dp_exposed, opt_s);
@@ -370,6 +381,13 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct estimate 
 		v.dp_exposed = *dp_exposed;
 		v.opt_s = *opt_s;
 		memcpy(v.comm, notes->comm, sizeof v.comm);
+		v.index = x->index;
+		v.act = x->act;
+		v.act_work = x->act_work;
+		v.params = x->params;
+		v.eparams = x->eparams;
+		v.unit = x->unit;
+		v.bw_hbm = x->bw_hbm;
 		perf_memo_stage_put(x->memo, &key, &v);
 	}
 	if (!ps->fits) {

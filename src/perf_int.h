@@ -60,13 +60,19 @@ struct perf_group {
 
 /* Everything one pipeline stage's evaluation depends on besides the
  * cluster, model and constants: the plan's settings, the replica's depth
- * and micro-batches, the stage and its neighbours' pools. Set every
- * field (memset first): keys compare as bytes. */
+ * and micro-batches, the stage's layers and pool and its neighbours'
+ * pools. Not the stage's index: times and communication depend on it only
+ * through what is here (first stage: prev_pool -1; last: next_pool -1;
+ * the tied embeddings' peer: end_pool), memory also through the
+ * micro-batches in flight, which stage_val handles. Set every field
+ * (memset first): keys compare as bytes. */
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
-	int dp, other_pool, pp, mb, index, pool, tp, first_layer, last_layer;
-	int prev_pool, next_pool;     /* -1: none */
+	int dp, other_pool, pp, mb, pool, tp, first_layer, last_layer;
+	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
+	int end_pool;                 /* the first stage: the last's pool; the last:
+				       * the first's (the tied embeddings' peer); else -1 */
 	int spare;                    /* 0: keeps s 8-byte aligned without padding */
 	double s;
 };
@@ -78,6 +84,11 @@ struct stage_val {
 	struct perf_stage ps;
 	double dp_exposed, opt_s;
 	struct perf_comm comm[DIM_COUNT];
+	/* ps's memory was computed at this stage index; at another, only
+	 * perf_stage_memory runs again, from perf_stage_compute's outputs it
+	 * reads (the index sets only the micro-batches in flight there) */
+	int index;
+	double act, act_work, params, eparams, unit, bw_hbm;
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same

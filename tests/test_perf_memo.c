@@ -4,6 +4,7 @@
  * case is computed by a thread of its own, started for that one call, so
  * its memo is empty: the uncached path, independent of what other calls
  * left behind. Also the estimator's error contract on malformed plans. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -229,6 +230,95 @@ TEST(link_names)
 	CHECK_STR(cases[0].ref.comm[DIM_TP].link, "NVSwitch");
 }
 
+/* Plan of gpt-1.7b (tied embeddings, 24 layers) at TP 8, pp 3 stages of
+ * 8 layers, two replicas: group 0 on the pools pa[], group 1 on pb[]. */
+static void tied_plan(struct plan *p, const int *pa, const int *pb)
+{
+	plan_init(p);
+	p->mbs = 1;
+	p->gbs = 64;
+	p->n_replicas = 2;
+	p->replicas = calloc(2, sizeof *p->replicas);
+	for (int r = 0; r < 2; r++) {
+		struct replica *rep = &p->replicas[r];
+		rep->count = 1;
+		rep->batch_share = 0.5;
+		rep->n_stages = 3;
+		rep->stages = calloc(3, sizeof *rep->stages);
+		for (int s = 0; s < 3; s++)
+			rep->stages[s] = (struct stage){ (r ? pb : pa)[s], 8, 8 * s, 8 * s + 7 };
+	}
+}
+
+/* The stage memo's key holds what a stage depends on. With tied
+ * embeddings the first and last stages all-reduce the embedding's
+ * gradient with each other, so the first stage of a pipeline ending on
+ * the other pool (and site: a WAN hop) is not the first stage of one
+ * ending on its own pool, though pool, neighbours, layers, DP degree,
+ * micro-batches and the plan's pools are the same. Plan X: pipelines
+ * [0,0,0] and [1,1,1]; plan Y: [0,0,1] twice. Y estimated after X on one
+ * thread must equal Y on an empty memo (a fresh thread). */
+TEST(tied_embeddings_peer_is_in_the_key)
+{
+	struct est_case k = cases[0];
+	const int x0[] = { 0, 0, 0 }, x1[] = { 1, 1, 1 }, y[] = { 0, 0, 1 };
+	struct estimate ex, ey, cold;
+	struct hp_err err = { 0 };
+	k.m = catalog_model(&cat, "gpt-1.7b");
+	CHECK(k.m && k.m->tied_embeddings);
+	if (!k.m)
+		return;
+	struct plan px;
+	tied_plan(&px, x0, x1);
+	tied_plan(&k.p, y, y);
+	CHECK(perf_estimate(&k.c, k.m, &px, NULL, &ex, &err) == 0);
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &ey, &err) == 0);
+	CHECK(cold_estimate(&k, &cold) == 0);
+	CHECK(same_estimate(&ey, &cold));
+	estimate_free(&ex);
+	estimate_free(&ey);
+	estimate_free(&cold);
+	plan_free(&px);
+	plan_free(&k.p);
+}
+
+/* Stages met at another index reuse the memo's times and recompute their
+ * memory: under 1F1B stage i of p keeps p - i micro-batches of
+ * activations in flight (perf_mem.c), so five stages holding the same
+ * layers (ranges may overlap, as the planner's probes do) have the same
+ * step time per micro-batch in the middle three, and activations that
+ * fall by the same amount from stage 1 to 2 and 2 to 3 (one micro-batch's
+ * worth, times the allocator's slack), none equal. */
+TEST(memory_follows_the_stage_index)
+{
+	struct est_case k = cases[0];
+	struct estimate e;
+	struct hp_err err = { 0 };
+	plan_init(&k.p);
+	k.p.mbs = 1;
+	k.p.gbs = 64;
+	k.p.n_replicas = 1;
+	k.p.replicas = calloc(1, sizeof *k.p.replicas);
+	k.p.replicas[0] = (struct replica){ 1, 1.0, 5, calloc(5, sizeof(struct stage)) };
+	for (int s = 0; s < 5; s++)
+		k.p.replicas[0].stages[s] = (struct stage){ 0, 8, 40, 47 };
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &e, &err) == 0);
+	if (e.stages) {
+		const struct perf_stage *st = e.stages;
+		CHECK(st[1].t_total == st[2].t_total && st[2].t_total == st[3].t_total);
+		double d12 = st[1].activations - st[2].activations;
+		double d23 = st[2].activations - st[3].activations;
+		CHECK(d12 > 0);
+		CHECK(fabs(d12 - d23) <= 1e-9 * d12);
+		struct estimate cold;
+		CHECK(cold_estimate(&k, &cold) == 0);
+		CHECK(same_estimate(&e, &cold));
+		estimate_free(&cold);
+	}
+	estimate_free(&e);
+	plan_free(&k.p);
+}
+
 /* perf_estimate's contract (perf.h): -1 with a message, never a crash,
  * for a plan whose stages point outside the cluster or the model, or
  * whose degrees are below 1. */
@@ -275,6 +365,8 @@ int main(void)
 	RUN(memo_follows_an_edited_model_and_constants);
 	RUN(link_names);
 	RUN(malformed_plans_fail);
+	RUN(tied_embeddings_peer_is_in_the_key);
+	RUN(memory_follows_the_stage_index);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
