@@ -239,6 +239,33 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
 #define HOST_LAT_S (4.0 * US)
 #define FABRIC_BIG_NODES 32     /* from here the fabric loses ~10% */
 #define FABRIC_BIG_EFF 0.9
+/* Beyond two multi-host NVLink domains (comm_group.domain_hosts > 1, N > 2)
+ * the ring/tree network bound is what NCCL's channels carry, not the
+ * domain's NIC total, and those channels cross a spine:
+ *  - NCCL's tuner bounds ring and tree beyond two nodes by nChannels x
+ *    bwInter, the per-channel network bandwidth (tuning.cc, 2.26:
+ *    "bw = nNodes <= 2 ? bwIntra : bwInter"): each channel enters and
+ *    leaves a domain through one NIC. Its ring search starts at 48 GB/s
+ *    per channel (search.cc, sm100SpeedArrayInter[0]; sm90 also 48) and
+ *    does not duplicate channels at bwIntra < 50 on sm90+ (DupChannels),
+ *    so a domain uses floor(per-GPU NVLink / per-channel NIC) channels:
+ *    floor(721.8 / 48) = 15 of an NVL72 rack's 72 NICs.
+ *  - Those 15 flows per domain boundary cross the spine of a fabric that
+ *    big (20 racks = 1,440 NICs), hashed onto uplinks by ECMP: k flows on
+ *    k uplinks use 1 - (1 - 1/k)^k -> 1 - 1/e = 0.63 of them on average
+ *    (Al-Fares et al., SIGCOMM 2008; Hedera, NSDI 2010 reports ECMP at
+ *    about half of bisection for large flows). Range 0.5-0.8: Meta's RoCE
+ *    clusters reach ~0.8 with QP-aware hashing (SIGCOMM 2024); De Sensi
+ *    et al. (SC24) lose up to half of all-reduce goodput at 1,024 GPUs.
+ * Checked, not fitted: 15 x 48 x 0.632 = 455 GB/s against 434 measured
+ * on 20 GB200 NVL72 racks (tests/data/blind_comm.csv). Two domains are
+ * untouched (NCCL's tuner uses bwIntra there, and the 2-rack rows run at
+ * up to 829 GB/s, above any 15-channel bound), and so are single-host
+ * nodes (HGX, p5), whose rows show neither term. A simplification: the
+ * spine and its hashing are not described by the user; a fabric with
+ * adaptive routing or packet spraying would lose less. */
+#define DOMAIN_NET_CH_BPS (48.0 * GBPS)
+#define SPINE_ECMP_EFF 0.632
 #define EFA_HOP_S 25e-6         /* extra per network hop on EFA, see top */
 #define EFA_TREE_DEPTH 0.29     /* tree bandwidth loss per extra level */
 #define EFA_BUFFSIZE 8388608.0  /* NCCL_BUFFSIZE the p5 runs use (8 MiB) */
@@ -820,6 +847,20 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	x->b_net = net_node_Bps(&g->fab);
 	if (x->N >= FABRIC_BIG_NODES)
 		x->b_net *= FABRIC_BIG_EFF;
+	if (g->domain_hosts > 1 && x->N > 2 && x->b_net > 0 && g->fab.nic_Bps > 0) {
+		/* Channels of the domain's ring, one NIC each (see top). */
+		double per_ch = HP_MIN(g->fab.nic_Bps * NIC_EFF, DOMAIN_NET_CH_BPS);
+		double ch = floor(x->b_up / per_ch);
+		if (ch > MAX_CH)
+			ch = MAX_CH;
+		if (ch > g->fab.nics)
+			ch = g->fab.nics;
+		if (ch < 1)
+			ch = 1;
+		double b = ch * per_ch * SPINE_ECMP_EFF;
+		if (b < x->b_net)
+			x->b_net = b;
+	}
 	x->r = g->oversub > 1 ? g->oversub : 1;
 	x->wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
 	x->wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
