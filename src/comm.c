@@ -45,6 +45,11 @@
  *    (ring/tree) and the 128 KiB NVLS chunk; thread-count halving is ignored.
  *  - A host/launch overhead (HOST_LAT_S) is added to every collective: NCCL's
  *    tables leave it out, but nccl-tests timings include it.
+ *  - Beyond two NVLink domains of several hosts (NVL72 racks) the ring and
+ *    tree network bound is NCCL's channels, one NIC each, at the spine's
+ *    ECMP efficiency (DOMAIN_NET_CH_BPS, SPINE_ECMP_EFF), not the
+ *    domain's NIC total.
+ *  - Tree all-reduce pays the pipeline fill of its chain (TREE_STEP_BYTES).
  *  - Groups of 32 nodes or more lose 10% of network bandwidth to congestion
  *    across the spine (the reference's default for large jobs; AWS p5 shows
  *    a -10% step at 32 nodes).
@@ -264,6 +269,22 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
  * nodes (HGX, p5), whose rows show neither term. A simplification: the
  * spine and its hashing are not described by the user; a fabric with
  * adaptive routing or packet spraying would lose less. */
+/* Tree pipeline fill. NCCL's tree all-reduce is a chain through the GPUs
+ * of a node (or NVLink domain) under a binary tree across nodes; a chunk
+ * goes up the chain (reduce) and back down (broadcast), one step per hop,
+ * so before the steady state the pipeline fills 2 x depth hops, depth =
+ * (GPUs per node - 1) + log2(nodes), each one chunk at the channel's rate:
+ * fill = 2 depth chunk nch / bus. NCCL's latency table counts only the
+ * per-hop latency, not this. The chunk is one step of the protocol's
+ * buffer (enqueue.cc: stepSize = buffSize / NCCL_STEPS, no chunk
+ * reduction for tree Simple): Simple 4 MiB / 8 = 512 KiB; LL128 4.69 MiB /
+ * 8 x 120/128 = 562.5 KiB; LL 512 KiB / 8 / 2 = 32 KiB. A message of less
+ * than a chunk per channel fills with what it has. On an 8-GPU node the
+ * fill is 0.3-1 ms (under 1% of a 16 GiB tree, the comm.csv tree rows
+ * move by 0.2-0.7 points); a 72-GPU NVL72 domain chains 71 GPUs, and on
+ * 20 racks the fill is 2.9 ms, which is why NCCL's tree does not beat
+ * its ring there (measured fixed cost 5.4 ms; tests/test_blind_comm.sh). */
+#define TREE_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : (p) == P_LL128 ? 576000.0 : 32768.0)
 #define DOMAIN_NET_CH_BPS (48.0 * GBPS)
 #define SPINE_ECMP_EFF 0.632
 #define EFA_HOP_S 25e-6         /* extra per network hop on EFA, see top */
@@ -652,6 +673,14 @@ static double tree_time(const struct ctx *x, int p)
 	double lat = base_lat[A_TREE][p] +
 		     2 * ((x->ppn - 1) * hw_lat[x->hw][A_TREE][p] +
 			  ilog2(N) * inter_lat(x, A_TREE, p));
+	if (bus > 0) {
+		/* Pipeline fill of the chain (see TREE_STEP_BYTES): 2 x depth
+		 * hops of one chunk at one active channel's rate. */
+		double active = x->nch * chan_frac(x, p, 0);
+		double chunk = HP_MIN(x->S / active, TREE_STEP_BYTES(p));
+		double depth = (x->ppn - 1) + ilog2(N);
+		lat += 2 * depth * chunk / (bus / active) / US;
+	}
 	if (x->wan_lat > 0)
 		lat += 2 * x->wan_lat / US;
 	/* NCCL: tree all-reduce algbw is half its bus figure; expressed as
@@ -847,6 +876,7 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	x->b_net = net_node_Bps(&g->fab);
 	if (x->N >= FABRIC_BIG_NODES)
 		x->b_net *= FABRIC_BIG_EFF;
+	int dom_ch = 0;
 	if (g->domain_hosts > 1 && x->N > 2 && x->b_net > 0 && g->fab.nic_Bps > 0) {
 		/* Channels of the domain's ring, one NIC each (see top). */
 		double per_ch = HP_MIN(g->fab.nic_Bps * NIC_EFF, DOMAIN_NET_CH_BPS);
@@ -860,6 +890,7 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 		double b = ch * per_ch * SPINE_ECMP_EFF;
 		if (b < x->b_net)
 			x->b_net = b;
+		dom_ch = (int)ch;
 	}
 	x->r = g->oversub > 1 ? g->oversub : 1;
 	x->wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
@@ -873,6 +904,8 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 		x->nch = MIN_CH;
 	if (x->nch > MAX_CH)
 		x->nch = MAX_CH;
+	if (dom_ch > 0)
+		x->nch = dom_ch;
 	if (x->b_up <= 0)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "comm: the fabric has no scale-up or PCIe bandwidth");
