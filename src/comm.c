@@ -278,13 +278,16 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
  * per-hop latency, not this. The chunk is one step of the protocol's
  * buffer (enqueue.cc: stepSize = buffSize / NCCL_STEPS, no chunk
  * reduction for tree Simple): Simple 4 MiB / 8 = 512 KiB; LL128 4.69 MiB /
- * 8 x 120/128 = 562.5 KiB; LL 512 KiB / 8 / 2 = 32 KiB. A message of less
- * than a chunk per channel fills with what it has. On an 8-GPU node the
+ * 8 x 120/128 = 562.5 KiB, cut for depth as NCCL cuts it. A message of
+ * less than a chunk per channel fills with what it has. LL is left out:
+ * it runs only up to a few hundred KiB, where a channel's chunk is the
+ * message itself, and NCCL's LL per-hop latencies, measured on such
+ * messages, already hold that transfer. On an 8-GPU node the
  * fill is 0.3-1 ms (under 1% of a 16 GiB tree, the comm.csv tree rows
  * move by 0.2-0.7 points); a 72-GPU NVL72 domain chains 71 GPUs, and on
  * 20 racks the fill is 2.9 ms, which is why NCCL's tree does not beat
  * its ring there (measured fixed cost 5.4 ms; tests/test_blind_comm.sh). */
-#define TREE_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : (p) == P_LL128 ? 576000.0 : 32768.0)
+#define TREE_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : 576000.0)
 #define DOMAIN_NET_CH_BPS (48.0 * GBPS)
 #define SPINE_ECMP_EFF 0.632
 #define EFA_HOP_S 25e-6         /* extra per network hop on EFA, see top */
@@ -673,11 +676,21 @@ static double tree_time(const struct ctx *x, int p)
 	double lat = base_lat[A_TREE][p] +
 		     2 * ((x->ppn - 1) * hw_lat[x->hw][A_TREE][p] +
 			  ilog2(N) * inter_lat(x, A_TREE, p));
-	if (bus > 0) {
+	if (bus > 0 && p != P_LL) {
 		/* Pipeline fill of the chain (see TREE_STEP_BYTES): 2 x depth
 		 * hops of one chunk at one active channel's rate. */
 		double active = x->nch * chan_frac(x, p, 0);
-		double chunk = HP_MIN(x->S / active, TREE_STEP_BYTES(p));
+		double chunk = TREE_STEP_BYTES(p);
+		if (p == P_LL128) {
+			/* NCCL's own cut of the LL128 tree chunk for depth
+			 * (enqueue.cc, NCCL_ALGO_TREE && NCCL_PROTO_LL128). */
+			double steps = 1 + ilog2(N) + 0.1 * x->ppn;
+			while (x->S / (active * chunk) < steps * 64 / x->ppn && chunk > 131072)
+				chunk /= 2;
+			while (x->S / (active * chunk) < steps * 16 / x->ppn && chunk > 32768)
+				chunk /= 2;
+		}
+		chunk = HP_MIN(x->S / active, chunk);
 		double depth = (x->ppn - 1) + ilog2(N);
 		lat += 2 * depth * chunk / (bus / active) / US;
 	}
