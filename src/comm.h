@@ -38,6 +38,10 @@ struct comm_fabric {
 				   * multi-node groups use the Simple protocol */
 	enum comm_transport transport; /* IB from comm_fabric_init; set with
 				   * comm_fabric_set_transport */
+	double nic_eff;           /* fraction of line rate NCCL gets from the
+				   * NICs over IB/EFA: NIC_EFF, or ONE_NIC_EFF
+				   * for one NIC on a PCIe Gen3 NVLink node
+				   * (comm.c, docs/links.md) */
 };
 
 struct comm_group {
