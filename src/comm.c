@@ -45,6 +45,11 @@
  *    (ring/tree) and the 128 KiB NVLS chunk; thread-count halving is ignored.
  *  - A host/launch overhead (HOST_LAT_S) is added to every collective: NCCL's
  *    tables leave it out, but nccl-tests timings include it.
+ *  - Beyond two NVLink domains of several hosts (NVL72 racks) the ring and
+ *    tree network bound is NCCL's channels, one NIC each, at the spine's
+ *    ECMP efficiency (DOMAIN_NET_CH_BPS, SPINE_ECMP_EFF), not the
+ *    domain's NIC total.
+ *  - Tree all-reduce pays the pipeline fill of its chain (TREE_STEP_BYTES).
  *  - Groups of 32 nodes or more lose 10% of network bandwidth to congestion
  *    across the spine (the reference's default for large jobs; AWS p5 shows
  *    a -10% step at 32 nodes).
@@ -239,6 +244,52 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
 #define HOST_LAT_S (4.0 * US)
 #define FABRIC_BIG_NODES 32     /* from here the fabric loses ~10% */
 #define FABRIC_BIG_EFF 0.9
+/* Beyond two multi-host NVLink domains (comm_group.domain_hosts > 1, N > 2)
+ * the ring/tree network bound is what NCCL's channels carry, not the
+ * domain's NIC total, and those channels cross a spine:
+ *  - NCCL's tuner bounds ring and tree beyond two nodes by nChannels x
+ *    bwInter, the per-channel network bandwidth (tuning.cc, 2.26:
+ *    "bw = nNodes <= 2 ? bwIntra : bwInter"): each channel enters and
+ *    leaves a domain through one NIC. Its ring search starts at 48 GB/s
+ *    per channel (search.cc, sm100SpeedArrayInter[0]; sm90 also 48) and
+ *    does not duplicate channels at bwIntra < 50 on sm90+ (DupChannels),
+ *    so a domain uses floor(per-GPU NVLink / per-channel NIC) channels:
+ *    floor(721.8 / 48) = 15 of an NVL72 rack's 72 NICs.
+ *  - Those 15 flows per domain boundary cross the spine of a fabric that
+ *    big (20 racks = 1,440 NICs), hashed onto uplinks by ECMP: k flows on
+ *    k uplinks use 1 - (1 - 1/k)^k -> 1 - 1/e = 0.63 of them on average
+ *    (Al-Fares et al., SIGCOMM 2008; Hedera, NSDI 2010 reports ECMP at
+ *    about half of bisection for large flows). Range 0.5-0.8: Meta's RoCE
+ *    clusters reach ~0.8 with QP-aware hashing (SIGCOMM 2024); De Sensi
+ *    et al. (SC24) lose up to half of all-reduce goodput at 1,024 GPUs.
+ * Checked, not fitted: 15 x 48 x 0.632 = 455 GB/s against 434 measured
+ * on 20 GB200 NVL72 racks (tests/data/blind_comm.csv). Two domains are
+ * untouched (NCCL's tuner uses bwIntra there, and the 2-rack rows run at
+ * up to 829 GB/s, above any 15-channel bound), and so are single-host
+ * nodes (HGX, p5), whose rows show neither term. A simplification: the
+ * spine and its hashing are not described by the user; a fabric with
+ * adaptive routing or packet spraying would lose less. */
+/* Tree pipeline fill. NCCL's tree all-reduce is a chain through the GPUs
+ * of a node (or NVLink domain) under a binary tree across nodes; a chunk
+ * goes up the chain (reduce) and back down (broadcast), one step per hop,
+ * so before the steady state the pipeline fills 2 x depth hops, depth =
+ * (GPUs per node - 1) + log2(nodes), each one chunk at the channel's rate:
+ * fill = 2 depth chunk nch / bus. NCCL's latency table counts only the
+ * per-hop latency, not this. The chunk is one step of the protocol's
+ * buffer (enqueue.cc: stepSize = buffSize / NCCL_STEPS, no chunk
+ * reduction for tree Simple): Simple 4 MiB / 8 = 512 KiB; LL128 4.69 MiB /
+ * 8 x 120/128 = 562.5 KiB, cut for depth as NCCL cuts it. A message of
+ * less than a chunk per channel fills with what it has. LL is left out:
+ * it runs only up to a few hundred KiB, where a channel's chunk is the
+ * message itself, and NCCL's LL per-hop latencies, measured on such
+ * messages, already hold that transfer. On an 8-GPU node the
+ * fill is 0.3-1 ms (under 1% of a 16 GiB tree, the comm.csv tree rows
+ * move by 0.2-0.7 points); a 72-GPU NVL72 domain chains 71 GPUs, and on
+ * 20 racks the fill is 2.9 ms, which is why NCCL's tree does not beat
+ * its ring there (measured fixed cost 5.4 ms; tests/test_blind_comm.sh). */
+#define TREE_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : 576000.0)
+#define DOMAIN_NET_CH_BPS (48.0 * GBPS)
+#define SPINE_ECMP_EFF 0.632
 #define EFA_HOP_S 25e-6         /* extra per network hop on EFA, see top */
 #define EFA_TREE_DEPTH 0.29     /* tree bandwidth loss per extra level */
 #define EFA_BUFFSIZE 8388608.0  /* NCCL_BUFFSIZE the p5 runs use (8 MiB) */
@@ -380,6 +431,30 @@ static double pcie_eff_Bps(int gen)
  * Gen3 x16 SHM all-reduce between 2 GPUs on one channel ran at 3.9 GB/s
  * where the one-way broadcast ran at 10.3 (issue #384: the CPU handles
  * two-way traffic badly). Gen3 gives 0.5 x 12 = 6 GB/s, Gen4 12.8. */
+/* One NIC for a PCIe Gen3 NVLink node (DGX-1-class V100 SXM2 servers
+ * with a single EDR HCA): ONE_NIC_EFF = 0.70 of line rate in training,
+ * range 0.6-0.8, where IB elsewhere gets NIC_EFF 0.96.
+ *  - Topology (DLPerf's own V100 cluster, `nvidia-smi topo -m` in
+ *    Oneflow-Inc/DLPerf NVIDIADeepLearningExamples/README.md): the one
+ *    mlx5_0 is PIX to GPU2/GPU3 only, NODE to GPU0/1 and SYS to GPU4-7.
+ *    Every byte that leaves or enters the node goes through that one
+ *    PCIe Gen3 x16 switch port (12 GB/s per direction, NCCL's figure,
+ *    for a 12.5 GB/s EDR link), so the NIC's own PCIe path, not the wire,
+ *    sets the ceiling; and NCCL's search fits one 12 GB/s channel
+ *    through it (no duplication under 25 GB/s per channel: search.cc
+ *    DupChannels), so one SM and one proxy thread carry all inter-node
+ *    traffic.
+ *  - nccl-tests on such a node reaches 12.2 GB/s busbw (NVIDIA/nccl-tests
+ *    issue #29, one 100 Gb/s HCA): an idle node gets line rate. Training
+ *    does not: BLOF-06 (OneFlow, TP 16 over two such nodes) needs 0.70 to
+ *    match its step; the value is taken from it and checked, not fitted,
+ *    on DLPerf's ten multi-node Megatron-LM rows on the same cluster (DP,
+ *    TP, PP across nodes; docs/links.md): their mean |error| goes from
+ *    12.9% to 6.8%. Which of the shared PCIe port and the single channel
+ *    costs the 30% is not separated by these rows: a simplification. Not
+ *    applied to TCP sockets (their own TCP_EFF and node ceiling) nor to
+ *    nodes with 2 or more NICs, where channels spread over the NICs. */
+#define ONE_NIC_EFF 0.70
 #define TCP_EFF 0.8
 #define TCP_NODE_BPS (5.0 * GBPS)
 #define TCP_HOP_S 8e-6
@@ -400,7 +475,7 @@ static double net_node_Bps(const struct comm_fabric *f)
 	double line = f->nics * f->nic_Bps;
 	if (f->transport == COMM_TRANSPORT_TCP)
 		return HP_MIN(line * TCP_EFF, TCP_NODE_BPS);
-	return line * NIC_EFF;
+	return line * (f->nic_eff > 0 ? f->nic_eff : NIC_EFF);
 }
 
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
@@ -422,6 +497,8 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 	}
 	f->nics = nics > 0 ? nics : 0;
 	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
+	f->nic_eff = f->nics == 1 && f->intra != INTRA_PCIE && gpu->pcie_gen <= 3
+		     ? ONE_NIC_EFF : NIC_EFF;
 	f->nvls = f->intra == INTRA_NVSWITCH &&
 		  (gpu->gen == GEN_HOPPER || gpu->gen == GEN_BLACKWELL);
 	comm_fabric_set_transport(f, COMM_TRANSPORT_IB);
@@ -454,6 +531,8 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 	r.net_lat_s = HP_MAX(a->net_lat_s, b->net_lat_s);
 	r.net_simple_only = a->net_simple_only || b->net_simple_only;
 	r.transport = a->transport > b->transport ? a->transport : b->transport;
+	r.nic_eff = HP_MIN(a->nic_eff > 0 ? a->nic_eff : NIC_EFF,
+			   b->nic_eff > 0 ? b->nic_eff : NIC_EFF);
 	*out = r;
 }
 
@@ -625,6 +704,24 @@ static double tree_time(const struct ctx *x, int p)
 	double lat = base_lat[A_TREE][p] +
 		     2 * ((x->ppn - 1) * hw_lat[x->hw][A_TREE][p] +
 			  ilog2(N) * inter_lat(x, A_TREE, p));
+	if (bus > 0 && p != P_LL) {
+		/* Pipeline fill of the chain (see TREE_STEP_BYTES): 2 x depth
+		 * hops of one chunk at one active channel's rate. */
+		double active = x->nch * chan_frac(x, p, 0);
+		double chunk = TREE_STEP_BYTES(p);
+		if (p == P_LL128) {
+			/* NCCL's own cut of the LL128 tree chunk for depth
+			 * (enqueue.cc, NCCL_ALGO_TREE && NCCL_PROTO_LL128). */
+			double steps = 1 + ilog2(N) + 0.1 * x->ppn;
+			while (x->S / (active * chunk) < steps * 64 / x->ppn && chunk > 131072)
+				chunk /= 2;
+			while (x->S / (active * chunk) < steps * 16 / x->ppn && chunk > 32768)
+				chunk /= 2;
+		}
+		chunk = HP_MIN(x->S / active, chunk);
+		double depth = (x->ppn - 1) + ilog2(N);
+		lat += 2 * depth * chunk / (bus / active) / US;
+	}
 	if (x->wan_lat > 0)
 		lat += 2 * x->wan_lat / US;
 	/* NCCL: tree all-reduce algbw is half its bus figure; expressed as
@@ -820,6 +917,22 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	x->b_net = net_node_Bps(&g->fab);
 	if (x->N >= FABRIC_BIG_NODES)
 		x->b_net *= FABRIC_BIG_EFF;
+	int dom_ch = 0;
+	if (g->domain_hosts > 1 && x->N > 2 && x->b_net > 0 && g->fab.nic_Bps > 0) {
+		/* Channels of the domain's ring, one NIC each (see top). */
+		double per_ch = HP_MIN(g->fab.nic_Bps * NIC_EFF, DOMAIN_NET_CH_BPS);
+		double ch = floor(x->b_up / per_ch);
+		if (ch > MAX_CH)
+			ch = MAX_CH;
+		if (ch > g->fab.nics)
+			ch = g->fab.nics;
+		if (ch < 1)
+			ch = 1;
+		double b = ch * per_ch * SPINE_ECMP_EFF;
+		if (b < x->b_net)
+			x->b_net = b;
+		dom_ch = (int)ch;
+	}
 	x->r = g->oversub > 1 ? g->oversub : 1;
 	x->wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
 	x->wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
@@ -832,6 +945,8 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 		x->nch = MIN_CH;
 	if (x->nch > MAX_CH)
 		x->nch = MAX_CH;
+	if (dom_ch > 0)
+		x->nch = dom_ch;
 	if (x->b_up <= 0)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "comm: the fabric has no scale-up or PCIe bandwidth");

@@ -38,6 +38,10 @@ struct comm_fabric {
 				   * multi-node groups use the Simple protocol */
 	enum comm_transport transport; /* IB from comm_fabric_init; set with
 				   * comm_fabric_set_transport */
+	double nic_eff;           /* fraction of line rate NCCL gets from the
+				   * NICs over IB/EFA: NIC_EFF, or ONE_NIC_EFF
+				   * for one NIC on a PCIe Gen3 NVLink node
+				   * (comm.c, docs/links.md) */
 };
 
 struct comm_group {
@@ -54,6 +58,11 @@ struct comm_group {
 	 * custom all-reduce likewise): no NVLS loop pipeline, so no fill.
 	 * Modelled as NCCL's algorithms without that fill. 0: NCCL always. */
 	double engine_ar_bytes;
+	/* Hosts on one NVLink domain (GB200 NVL72: 18 trays); 0 or 1: the
+	 * node is one host. Beyond two such domains a ring or tree carries
+	 * its network traffic through one NIC per channel (comm.c,
+	 * DOMAIN_NET_CH_BPS, SPINE_ECMP_EFF). */
+	int domain_hosts;
 };
 
 struct comm_result {

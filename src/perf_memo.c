@@ -249,8 +249,10 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	 * of a stage), so a group that leaves the node gets its share of the
 	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
 	int gpn = perf_domain_gpus(pa);
-	if (gpn > pa->gpus_per_node)
+	if (gpn > pa->gpus_per_node) {
 		g->fab.nics *= gpn / pa->gpus_per_node;
+		g->domain_hosts = gpn / pa->gpus_per_node;
+	}
 	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
 		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
 		int n = g->fab.nics * g->ranks_per_node / gpn;

@@ -463,7 +463,8 @@ TEST(tcp_transport)
 	struct gpu_spec v100 = gpu(GEN_VOLTA, 150e9, 3);
 	/* Two AWS p3.8xlarge-like nodes, one GPU of each in the group, one
 	 * 10 Gb/s NIC: 10e9 / 8 = 1.25 GB/s line rate, x 0.8 = 1.0 GB/s on
-	 * sockets (IB would be x 0.96 = 1.2 GB/s). A 1 GiB ring all-reduce
+	 * sockets (IB on this one-NIC PCIe Gen3 NVLink node: x ONE_NIC_EFF
+	 * 0.70 = 0.875 GB/s, see one_nic_gen3). A 1 GiB ring all-reduce
 	 * over 2 ranks moves 2(n-1)/n = 1 x S per rank: busbw = 1.0 GB/s, less
 	 * the fixed latency (~0.13 ms of 1.07 s, 0.013%). */
 	struct comm_group g = group_on(&v100, INTRA_NVLINK, 1, 10, 2, 1);
@@ -475,7 +476,7 @@ TEST(tcp_transport)
 	CHECK_EQ_INT(g.fab.net_simple_only, 0);
 	double S = 1073741824.0;
 	CHECK_NEAR(busbw_of(&g, COMM_ALLREDUCE, S, COMM_RING), 1.0e9, 1e-3);
-	CHECK_NEAR(busbw_of(&ib, COMM_ALLREDUCE, S, COMM_RING), 1.2e9, 1e-3);
+	CHECK_NEAR(busbw_of(&ib, COMM_ALLREDUCE, S, COMM_RING), 0.875e9, 1e-3);
 
 	/* The node ceiling: 2 nodes x 8 V100, one 100 Gb/s NIC. Line 12.5
 	 * GB/s x 0.8 = 10 GB/s, capped at 5 GB/s per node; a 4 GiB ring
@@ -617,6 +618,54 @@ TEST(no_p2p_through_host)
 	catalog_done(&cat);
 }
 
+/* One NIC on a PCIe Gen3 NVLink node (DGX-1-class V100 with one EDR HCA)
+ * runs at ONE_NIC_EFF = 0.70 of line rate (comm.c; docs/links.md: DLPerf's
+ * topology and rows). Hand calculation: 2 nodes x 8 V100, 100 Gb/s = 12.5
+ * GB/s line rate; NVLink inside 150 GB/s x 0.8 = 120 GB/s never binds. A
+ * 4 GiB ring all-reduce over 16 ranks: busbw = 12.5 x 0.70 = 8.75 GB/s
+ * (the ~1 ms of latency is 0.1% of its 0.92 s). Two such NICs: 25 x 0.96
+ * = 24 GB/s; one NIC on a PCIe Gen4 node: 12.5 x 0.96 = 12 GB/s. */
+TEST(one_nic_gen3)
+{
+	struct gpu_spec v100 = gpu(GEN_VOLTA, 150e9, 3);
+	struct gpu_spec gen4 = gpu(GEN_AMPERE, 150e9, 4);
+	double S = 4294967296.0;
+	struct comm_group one = group_on(&v100, INTRA_NVLINK, 1, 100, 16, 8);
+	struct comm_group two = group_on(&v100, INTRA_NVLINK, 2, 100, 16, 8);
+	struct comm_group g4 = group_on(&gen4, INTRA_NVLINK, 1, 100, 16, 8);
+	CHECK_NEAR(busbw_of(&one, COMM_ALLREDUCE, S, COMM_RING), 8.75e9, 0.005);
+	CHECK_NEAR(busbw_of(&two, COMM_ALLREDUCE, S, COMM_RING), 24.0e9, 0.005);
+	CHECK_NEAR(busbw_of(&g4, COMM_ALLREDUCE, S, COMM_RING), 12.0e9, 0.005);
+	/* A pool pair keeps the lower efficiency (comm_fabric_min). */
+	struct comm_fabric m;
+	comm_fabric_min(&m, &one.fab, &g4.fab);
+	CHECK_NEAR(m.nic_eff, 0.70, 1e-9);
+}
+
+/* Beyond two multi-host NVLink domains a ring's network traffic goes
+ * through NCCL's channels, one NIC each, at the spine's ECMP efficiency
+ * (comm.c, DOMAIN_NET_CH_BPS, SPINE_ECMP_EFF). Hand calculation for GB200
+ * NVL72 racks (NVLink 900 GB/s x 40.1/50 = 720 GB/s; 72 NICs of 400 Gb/s
+ * per rack): per channel min(50 x 0.96, 48) = 48 GB/s, floor(720 / 48) =
+ * 15 channels, 15 x 48 x 0.632 = 455.04 GB/s on 20 racks (1,440 ranks).
+ * Measured there: 406-434 GB/s at 16 GiB (tests/data/blind_comm.csv). On
+ * 2 racks, or without domain_hosts (one host per node), the bound is
+ * NVLink's 720. A 2 TiB ring all-reduce keeps the ~12 ms of ring latency
+ * (1,440 ranks) under 0.3% of the time. */
+TEST(multi_domain_channels)
+{
+	struct gpu_spec gb = gpu(GEN_BLACKWELL, 900e9, 5);
+	double S = 2199023255552.0;
+	struct comm_group r20 = group_on(&gb, INTRA_NVSWITCH, 72, 400, 1440, 72);
+	r20.domain_hosts = 18;
+	struct comm_group r2 = group_on(&gb, INTRA_NVSWITCH, 72, 400, 144, 72);
+	r2.domain_hosts = 18;
+	struct comm_group flat = group_on(&gb, INTRA_NVSWITCH, 72, 400, 1440, 72);
+	CHECK_NEAR(busbw_of(&r20, COMM_ALLREDUCE, S, COMM_RING), 455.04e9, 0.005);
+	CHECK_NEAR(busbw_of(&r2, COMM_ALLREDUCE, S, COMM_RING), 720e9, 0.005);
+	CHECK_NEAR(busbw_of(&flat, COMM_ALLREDUCE, S, COMM_RING), 720e9, 0.005);
+}
+
 int main(void)
 {
 	RUN(busbw_factors);
@@ -634,5 +683,7 @@ int main(void)
 	RUN(tcp_transport);
 	RUN(tcp_default_in_cluster);
 	RUN(no_p2p_through_host);
+	RUN(one_nic_gen3);
+	RUN(multi_domain_channels);
 	return t_done("comm");
 }

@@ -253,6 +253,7 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 	if (a->nvl_domain > a->gpn && a->nvl_domain % a->gpn == 0) {
 		g->ranks_per_node = a->nvl_domain < g->ranks ? a->nvl_domain : g->ranks;
 		a->nics *= a->nvl_domain / a->gpn;
+		g->domain_hosts = a->nvl_domain / a->gpn;
 	}
 	comm_fabric_init(&g->fab, gpu, a->intra, a->nics, a->nic_gbps);
 	comm_fabric_set_transport(&g->fab, a->transport);
