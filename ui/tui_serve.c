@@ -150,6 +150,9 @@ static void serve_from_ws(struct tui *t)
 	s->so.base.wprec = (enum serve_wprec)w->wprec;
 	s->so.base.kvprec = (enum serve_kvprec)w->kvprec;
 	s->so.objective = (enum serve_objective)w->objective;
+	s->so.base.prefill_apart = w->prefill_apart;
+	s->so.base.sched_steps = w->sched_steps;
+	s->so.base.eager = w->eager;
 }
 
 /* An edit of the view: its settings become the workspace's "serve"
@@ -172,6 +175,9 @@ static void serve_to_ws(struct tui *t)
 	w.wprec = s->so.base.wprec;
 	w.kvprec = s->so.base.kvprec;
 	w.objective = s->so.objective;
+	w.prefill_apart = s->so.base.prefill_apart;
+	w.sched_steps = s->so.base.sched_steps;
+	w.eager = s->so.base.eager;
 	t->ws.serve = w;
 	s->applied = w;
 	t->dirty = 1;
