@@ -218,13 +218,13 @@ static const struct hp_field ws_serve_field_list[] = {
 	{ .key = "objective", .kind = FK_ENUM, .off = SO(objective), .enm = &sobjective_enum,
 	  .help = "cost (cheapest fleet) or throughput" },
 	{ .key = "prefill_apart", .flag = "prefill-apart", .kind = FK_BOOL, .off = SO(prefill_apart),
-	  .names = serve_on_off, .flags = FF_OMIT_ZERO, .label = "Prompts apart",
+	  .names = serve_on_off, .flags = FF_OMIT_ZERO, .label = "PF apart",
 	  .help = "prompts in iterations of their own (vLLM before V1, chunked prefill off)",
 	  .doc = "Prompts run in scheduler steps of their own, which run no decode (vLLM "
 		 "before V1 with `--enable-chunked-prefill` off). Default off: prompt chunks "
 		 "ride the decode iterations, as every engine does by default." },
 	{ .key = "sched_steps", .flag = "sched-steps", .kind = FK_INT, .off = SO(sched_steps),
-	  .min = 1, .max = 1024, .flags = FF_OMIT_ZERO, .label = "Sched steps",
+	  .min = 1, .max = 1024, .flags = FF_OMIT_ZERO, .label = "Steps/call",
 	  .help = "decode iterations per scheduler call, with prefill_apart (vLLM "
 		  "num_scheduler_steps); absent: 1",
 	  .doc = "Decode iterations per scheduler call with `--prefill-apart on` (vLLM "
