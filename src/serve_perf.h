@@ -188,15 +188,16 @@ struct serve_iter {
 			       * least the host's time to issue its kernels
 			       * (serve_eager_dispatch_s) */
 };
+double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
+			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,
+			const struct serve_iter *it, const struct serve_calib *k,
+			double *t_gemm, double *t_attn, double *t_comm);
+
 /* Host time to issue the kernels of one iteration of layers [l0, l1) in
  * eager mode on one GPU of a tp group (the embedding when l0 is 0, the
  * output layer when head is set). */
 double serve_eager_dispatch_s(const struct model_spec *m, int l0, int l1, int head, int tp,
 			      enum serve_wprec w);
-double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
-			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,
-			const struct serve_iter *it, const struct serve_calib *k,
-			double *t_gemm, double *t_attn, double *t_comm);
 
 /* Weight bytes of layers [l0, l1) (+ embedding if first, + output layer if
  * head) per GPU of a tp group. */
