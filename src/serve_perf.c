@@ -22,6 +22,13 @@
  *              different nodes each add the engine's host step.
  * Engine overhead per iteration: step_overhead_s + per_seq_s x sequences
  * (profiles below).
+ * Eager execution (serve_config.eager: no CUDA/HIP graphs, vLLM
+ *   --enforce-eager): the host issues every kernel of the step one by
+ *   one while the GPU runs the ones already issued, so a stage takes
+ *   max(GPU time, kernels x EAGER_OP_S) (serve_eager_dispatch_s); the
+ *   engine overhead above (scheduling, sampling, the sync that copies
+ *   the sampled tokens back) stays in series. With graphs (the engines'
+ *   default) one graph launch replaces the kernels of a decode step.
  *
  * Memory per GPU: weights of the stage (quantised linear layers, 16-bit
  * embedding/output and norms); an activation workspace for chunk_tokens
@@ -424,6 +431,54 @@ static double pp_send(const struct pool *p, int inside, double bytes)
 	return pool_comm(p, COMM_SENDRECV, 2, inside ? 2 : 1, bytes);
 }
 
+/* Eager execution: host time to issue one kernel from the engine's Python
+ * model code (module call, PyTorch dispatcher, custom-op binding, launch).
+ * Sources: PyTorch op dispatch plus launch costs 5-25 us on the CPU
+ * before the kernel is queued (PyTorch's "Accelerating PyTorch with CUDA
+ * Graphs" blog, 2021; the training model's host_op_s, data/calibration.
+ * json, range 3-50 us, fitted 41 us for torchtitan's eager modules);
+ * vLLM PR #1440 (2023-10, the CUDA-graph prototype before PR #1926):
+ * Llama-2 7B at batch 1, 100 output tokens in 1.2 s eager vs 1.05 s with
+ * graphs, 1.5 ms more per step with 32 x 10 kernels, while the GPU's
+ * weight read (13.5 GB) leaves the host 6-10 ms per step on an H100 or
+ * A100-80GB: 24-36 us per kernel; a Llama 3.1 8B decode step on an H100
+ * SXM, 8.4 ms eager against 5.1 ms as one CUDA graph (cloudai.pt, "CUDA
+ * Graphs + torch.compile: 1.65x LLM Decode Speedup"): the host's 8.4 ms
+ * over vLLM's 323 kernels is 26 us each. Taken: 30 us; range 5-50 us. The same
+ * value for HIP (ROCm's launch path is not faster than CUDA's; no stored
+ * source gives PyTorch's per-op host time on ROCm: a simplification). */
+#define EAGER_OP_S 30e-6
+
+/* Kernels per decoder layer in an engine's eager forward pass (vLLM's
+ * LlamaDecoderLayer, vllm/model_executor/models/llama.py, with its custom
+ * ops): fused add + RMS norm, QKV GEMM, rotary embedding, KV-cache write
+ * (reshape_and_cache), paged attention, output GEMM, fused add + RMS norm,
+ * gate/up GEMM, SiLU-and-mul, down GEMM: 10. Quantised weights (FP8, FP4)
+ * add one activation-quantisation kernel per GEMM input (scaled_fp8_quant:
+ * QKV, output, gate/up, down): +4. TP adds the two all-reduces: +2. An MoE
+ * layer adds the router GEMM, top-k softmax, the token alignment and the
+ * weighted sum of the experts' outputs (vLLM's fused_moe): +4. Per stage:
+ * the embedding on the first, the final norm and the logits GEMM (and
+ * their gather under TP) on the last. A count, not a profile: element-wise
+ * ops of other models (biases, QK norms) are not added. */
+double serve_eager_dispatch_s(const struct model_spec *m, int l0, int l1, int head, int tp,
+			      enum serve_wprec w)
+{
+	if (l1 <= l0)
+		return 0;
+	double per = 10 + (w == SW_FP8 || w == SW_FP4 ? 4 : 0) + (tp > 1 ? 2 : 0);
+	int idx[2], cnt[2];
+	layer_kinds(m, l0, l1, idx, cnt);
+	double k = (l1 - l0) * per;
+	if (cnt[1] > 0 && model_layer_is_moe(m, idx[1]))
+		k += 4.0 * cnt[1];
+	if (l0 == 0)
+		k += 1;
+	if (head)
+		k += 2 + (tp > 1 ? 1 : 0);
+	return k * EAGER_OP_S;
+}
+
 /* Roofline of a kernel group with partial overlap of compute and memory. */
 static double roof(const struct serve_calib *k, double compute, double memory)
 {
@@ -506,6 +561,8 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 		*t_attn = ta;
 	if (t_comm)
 		*t_comm = tc;
+	if (it->eager)
+		return fmax(tg + ta + tc, serve_eager_dispatch_s(m, l0, l1, head, tp, w));
 	return tg + ta + tc;
 }
 
@@ -536,6 +593,7 @@ struct inst {
 	double step_s;            /* host time per iteration (serve_step_overhead) */
 	int apart;                /* prompts in iterations of their own */
 	int steps;                /* decode iterations per scheduler call */
+	int eager;                /* no CUDA/HIP graphs */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -545,7 +603,7 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 			double pre_ctx, double n_pre_seqs, double *tg, double *ta, double *tc)
 {
 	int pp = in->pp, L = in->m->layers;
-	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp };
+	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, in->eager };
 	double worst = 0, g = 0, a = 0, c = 0;
 	for (int s = 0; s < pp; s++) {
 		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
@@ -1013,7 +1071,8 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
-			   cfg->prefill_apart != 0, cfg->sched_steps > 1 ? cfg->sched_steps : 1 };
+			   cfg->prefill_apart != 0, cfg->sched_steps > 1 ? cfg->sched_steps : 1,
+			   cfg->eager != 0 };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */

@@ -121,6 +121,10 @@ struct serve_config {
 	int sched_steps;      /* decode iterations per scheduler call (vLLM
 			       * before V1: num_scheduler_steps); 0 or 1: every
 			       * iteration; only with prefill_apart */
+	int eager;            /* 1: eager execution, no CUDA/HIP graphs (vLLM
+			       * --enforce-eager): the host issues every kernel
+			       * of an iteration (serve_perf.c); 0: graphs for
+			       * decode, the engines' default */
 };
 /* The host time per iteration that cfg runs with. */
 double serve_step_overhead(const struct serve_config *cfg);
@@ -180,11 +184,20 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 struct serve_iter {
 	double n_dec, ctx;
 	double n_pre, pre_ctx, n_pre_seqs;
+	int eager;            /* 1: no CUDA/HIP graphs: the stage takes at
+			       * least the host's time to issue its kernels
+			       * (serve_eager_dispatch_s) */
 };
 double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
 			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,
 			const struct serve_iter *it, const struct serve_calib *k,
 			double *t_gemm, double *t_attn, double *t_comm);
+
+/* Host time to issue the kernels of one iteration of layers [l0, l1) in
+ * eager mode on one GPU of a tp group (the embedding when l0 is 0, the
+ * output layer when head is set). */
+double serve_eager_dispatch_s(const struct model_spec *m, int l0, int l1, int head, int tp,
+			      enum serve_wprec w);
 
 /* Weight bytes of layers [l0, l1) (+ embedding if first, + output layer if
  * head) per GPU of a tp group. */

@@ -191,6 +191,8 @@ FIELDS_ENUM(static, skvprec_enum, enum serve_kvprec, SKV_COUNT, serve_kvprec_nam
 FIELDS_ENUM(static, sobjective_enum, enum serve_objective, 2, serve_objective_name,
 	    serve_objective_parse);
 
+static const char *const serve_on_off[] = { "off", "on" };
+
 #define SO(m) offsetof(struct ws_serve, m)
 static const struct hp_field ws_serve_field_list[] = {
 	{ .key = "model", .kind = FK_STR, FIELD_STR(struct ws_serve, model), .flags = FF_OMIT_ZERO,
@@ -215,6 +217,25 @@ static const struct hp_field ws_serve_field_list[] = {
 	  .help = "KV cache precision" },
 	{ .key = "objective", .kind = FK_ENUM, .off = SO(objective), .enm = &sobjective_enum,
 	  .help = "cost (cheapest fleet) or throughput" },
+	{ .key = "prefill_apart", .flag = "prefill-apart", .kind = FK_BOOL, .off = SO(prefill_apart),
+	  .names = serve_on_off, .flags = FF_OMIT_ZERO, .label = "PF apart",
+	  .help = "prompts in iterations of their own (vLLM before V1, chunked prefill off)",
+	  .doc = "Prompts run in scheduler steps of their own, which run no decode (vLLM "
+		 "before V1 with `--enable-chunked-prefill` off). Default off: prompt chunks "
+		 "ride the decode iterations, as every engine does by default." },
+	{ .key = "sched_steps", .flag = "sched-steps", .kind = FK_INT, .off = SO(sched_steps),
+	  .min = 1, .max = 1024, .flags = FF_OMIT_ZERO, .label = "Steps/call",
+	  .help = "decode iterations per scheduler call, with prefill_apart (vLLM "
+		  "num_scheduler_steps); absent: 1",
+	  .doc = "Decode iterations per scheduler call with `--prefill-apart on` (vLLM "
+		 "`--num-scheduler-steps`, before V1); 1 to 1024, default 1." },
+	{ .key = "eager", .flag = "eager", .kind = FK_BOOL, .off = SO(eager), .names = serve_on_off,
+	  .flags = FF_OMIT_ZERO, .label = "Eager",
+	  .help = "no CUDA/HIP graphs: the host issues every kernel (vLLM --enforce-eager)",
+	  .doc = "Eager execution, no CUDA or HIP graphs (vLLM `--enforce-eager`, which the "
+		 "`vllm serve` line then carries): a decode iteration takes at least the "
+		 "host's time to issue its kernels, 30 us each (docs/serving.md). Default "
+		 "off: graphs for decode, the engines' default." },
 };
 #undef SO
 

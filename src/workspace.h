@@ -29,6 +29,7 @@ struct ws_serve {
 	double ttft_p99_s, tpot_p99_s;   /* 0 = no target */
 	int engine, wprec, kvprec; /* enum serve_engine, serve_wprec, serve_kvprec */
 	int objective;             /* enum serve_objective */
+	int prefill_apart, sched_steps, eager; /* serve_config's; 0 = the engine's */
 };
 
 struct workspace {

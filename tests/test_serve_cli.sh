@@ -273,5 +273,35 @@ a, b = (json.load(open(f))["tpot_s"]["mean"] for f in sys.argv[1:])
 assert 0.0095 < b - a < 0.0105, (a, b)
 PY
 
+# --eager on: no CUDA graphs. By hand: Llama 3.1 8B, bf16, TP 1 issues
+# 32 layers x 10 kernels (vLLM's LlamaDecoderLayer: 2 fused add+RMS norms,
+# QKV, rotary, KV-cache write, attention, output, gate/up, SiLU-and-mul,
+# down) + the embedding + final norm and logits = 323 kernels, at 30 us of
+# host time each 9.69 ms, more than the H100's weight read (16 GB at about
+# 2.1 TB/s, 7.5 ms): at 1 request/s (about one running sequence) the step
+# is 9.69 ms + the engine's 1 ms, give or take 0.1 ms. The vLLM line
+# carries --enforce-eager (a flag in the pinned list); without --eager it
+# does not.
+expect eager-bad 2 "--eager: expected on or off" -- --pool 1x8xH100-SXM -m llama3.1-8b \
+	--estimate --tp 1 --rate 1 --isl 1000 --osl 200 --eager maybe
+expect sched-steps-bad 2 "--sched-steps" -- --pool 1x8xH100-SXM -m llama3.1-8b \
+	--estimate --tp 1 --rate 1 --isl 1000 --osl 200 --sched-steps 2000
+for e in off on; do
+	expect "eager-$e" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 \
+		--rate 1 --isl 1000 --osl 200 --eager $e --format json
+	cp "$tmp/out" "$tmp/eager-$e.json"
+done
+python3 - "$tmp/eager-off.json" "$tmp/eager-on.json" tests/data/serving_vllm_flags.txt <<'PY' && ok || bad "--eager on (above)"
+import json, sys
+off, on = (json.load(open(f)) for f in sys.argv[1:3])
+known = {l.strip() for l in open(sys.argv[3]) if l.startswith("--")}
+assert "--enforce-eager" in known
+assert "--enforce-eager" in on["instances"][0]["launch"].split(), on["instances"][0]["launch"]
+assert "--enforce-eager" not in off["instances"][0]["launch"].split()
+t = on["tpot_s"]["mean"]
+assert 0.01059 < t < 0.01079, t
+assert off["tpot_s"]["mean"] < t
+PY
+
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -93,7 +93,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -146,7 +146,7 @@ struct h100_8b {
 /* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
-	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0 };
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0 };
 	const struct serve_load ld = { 1000, 200, rate };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");
@@ -624,6 +624,51 @@ TEST(fleet_six_types)
 	free(res);
 }
 
+/* Eager execution: the kernel count of a step by hand (vLLM's
+ * LlamaDecoderLayer and its custom ops, docs/serving.md): 10 per layer,
+ * +4 with FP8 weights (an activation quantisation per GEMM), +2 under TP
+ * (two all-reduces), +4 per MoE layer (router, top-k, alignment, sum);
+ * the embedding on the first stage, the final norm and logits (+ their
+ * gather under TP) on the last; 30 us each. */
+TEST(eager_dispatch)
+{
+	const struct model_spec *l70 = catalog_model(&cat, "llama2-70b");
+	const struct model_spec *mx = catalog_model(&cat, "mixtral-8x7b");
+	CHECK(l70 && mx);
+	if (!l70 || !mx)
+		return;
+	/* 80 x 14 + 1 + 2 = 1,123 kernels */
+	CHECK_NEAR(serve_eager_dispatch_s(l70, 0, 80, 1, 1, SW_FP8), 1123 * 30e-6, 1e-9);
+	/* 80 x 16 + 1 + 3 = 1,284 */
+	CHECK_NEAR(serve_eager_dispatch_s(l70, 0, 80, 1, 2, SW_FP8), 1284 * 30e-6, 1e-9);
+	/* a middle stage of 20 bf16 layers: 20 x 10 = 200 */
+	CHECK_NEAR(serve_eager_dispatch_s(l70, 20, 40, 0, 1, SW_BF16), 200 * 30e-6, 1e-9);
+	/* Mixtral, 32 MoE layers, bf16, TP 1: 32 x (10 + 4) + 3 = 451 */
+	CHECK_NEAR(serve_eager_dispatch_s(mx, 0, 32, 1, 1, SW_BF16), 451 * 30e-6, 1e-9);
+	CHECK(serve_eager_dispatch_s(l70, 5, 5, 1, 1, SW_BF16) == 0);
+	/* The step takes the larger of the GPU's time and the host's: eager
+	 * never makes an instance faster, and nearly alone (0.01 req/s) on
+	 * an H100 an 8B model's step is the host's 323 kernels x 30 us plus
+	 * the engine's 1 ms (the GPU reads 16 GB in about 7.5 ms) */
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 0) == 0);
+	if (!f.m)
+		return;
+	struct serve_result g, e;
+	struct hp_err err = { 0 };
+	f.ld.rate = 0.01;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &g, &err) == 0);
+	struct serve_config ce = f.cfg;
+	ce.eager = 1;
+	CHECK(serve_evaluate(&f.p, f.m, &ce, &f.ld, NULL, &e, &err) == 0);
+	CHECK(e.tpot_s.mean > g.tpot_s.mean);
+	CHECK_NEAR(e.tpot_s.mean, 323 * 30e-6 + 1e-3, 0.01);
+	f.ld.rate = 0;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &g, &err) == 0);
+	CHECK(serve_evaluate(&f.p, f.m, &ce, &f.ld, NULL, &e, &err) == 0);
+	CHECK(e.out_tps_max <= g.out_tps_max);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -646,6 +691,7 @@ int main(void)
 	RUN(placement_brute_force);
 	RUN(placement_helix_cluster);
 	RUN(fleet_six_types);
+	RUN(eager_dispatch);
 	catalog_done(&cat);
 	return t_done("serve_search");
 }

@@ -76,6 +76,33 @@ assert s["rate"] == 25 and abs(s["tpot_p99_s"] - 0.040) < 1e-12, s
 assert s["model"] == "llama3.1-70b" and s["isl"] == "1500" and s["osl"] == "300", s
 assert s["ttft_p99_s"] == 2 and s["engine"] == "vllm" and s["objective"] == "cost", s
 PY
+# Eager, the thirteenth field (from the serve settings table, as
+# `--eager` is): Enter turns it on; the exported vLLM lines then carry
+# --enforce-eager (vLLM's flag, tests/data/serving_vllm_flags.txt) and
+# the workspace saves "eager": true.
+keys s1 j j j j j j j Enter
+wait_for s1 "Eager      on" && ok || bad "Enter on Eager did not turn it on: $(screen s1 | grep Eager)"
+keys s1 e
+wait_for s1 "Export serving plans to" || bad "e after Eager did not prompt"
+keys s1 C-u eager.json Enter
+if wait_file "$tmp/eager.json"; then ok; else bad "no eager.json written"; fi
+python3 - "$tmp/eager.json" <<'PY' && ok || bad "eager.json: no --enforce-eager in the vLLM lines"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plans"], "no plans"
+for p in d["plans"]:
+    for i in p["instances"]:
+        assert "--enforce-eager" in i["launch"].split(), i["launch"]
+PY
+keys s1 w
+wait_for s1 "Save workspace to" || bad "w did not prompt"
+keys s1 C-u ws-eager.json Enter
+if wait_file "$tmp/ws-eager.json"; then ok; else bad "no ws-eager.json written"; fi
+python3 - "$tmp/ws-eager.json" <<'PY' && ok || bad "ws-eager.json: serve.eager is not true"
+import json, sys
+s = json.load(open(sys.argv[1]))["serve"]
+assert s["eager"] is True and "prefill_apart" not in s and "sched_steps" not in s, s
+PY
 keys s1 q q
 start s2 120 40 "" ws.json
 keys s2 7

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "sbuf.h"
 #include "serve_search.h"
+#include "workspace.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
@@ -18,7 +19,7 @@ const char cmd_serve_usage[] =
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n"
-	"         [--place] [--disagg]\n"
+	"         [--eager on|off] [--prefill-apart on|off] [--sched-steps N] [--place] [--disagg]\n"
 	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
 	"         [-o FILE]\n";
 
@@ -43,6 +44,12 @@ static const char serve_help[] =
 	"      --gpu-util F     memory share the engine may use (default: the engine's)\n"
 	"      --step-overhead S  host time per engine iteration, seconds (default: the\n"
 	"                       engine's; engines before vLLM 0.6 spent 0.005-0.013)\n"
+	"      --eager on|off   no CUDA/HIP graphs: the host issues every kernel of a step\n"
+	"                       (vLLM --enforce-eager; default off)\n"
+	"      --prefill-apart on|off  prompts in scheduler steps of their own (vLLM before\n"
+	"                       V1, chunked prefill off; default off)\n"
+	"      --sched-steps N  decode iterations per scheduler call with --prefill-apart\n"
+	"                       (vLLM --num-scheduler-steps before V1; default 1)\n"
 	"      --place          place contiguous layer ranges over every GPU of the cluster\n"
 	"                       (Helix-style max-flow MILP) instead of whole-model replicas\n"
 	"      --disagg         also consider separate prefill and decode instances, the KV\n"
@@ -59,7 +66,8 @@ static const char serve_help[] =
 
 enum { O_POOL = 256, O_ISL, O_OSL, O_RATE, O_OFFLINE, O_TTFT, O_TPOT, O_OBJ, O_ENGINE, O_PREC,
        O_KVPREC, O_TP, O_PP, O_MAXB, O_CHUNK, O_UTIL, O_PLACE, O_EST, O_TOP, O_NOBOOK,
-       O_FORMAT, O_DISAGG, O_BURST, O_STEP };
+       O_FORMAT, O_DISAGG, O_BURST, O_STEP,
+       O_FIELD0 = 512 /* + the index in ws_serve_fields (its flagged settings) */ };
 
 static const struct option serve_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -93,9 +101,25 @@ static const struct option serve_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* serve_opts and, before its terminating entry, the flags of the serve
+ * settings table (ws_serve_fields: --prefill-apart, --sched-steps,
+ * --eager), built once. Single-threaded: only command parsing calls it. */
 const struct option *cmd_serve_options(void)
 {
-	return serve_opts;
+	enum { MAX_OPTS = 64 };
+	static struct option all[MAX_OPTS];
+	static int built;
+	if (!built) {
+		int k = 0;
+		while (serve_opts[k].name && k < MAX_OPTS - 1) {
+			all[k] = serve_opts[k];
+			k++;
+		}
+		k += fields_getopt(&ws_serve_fields, O_FIELD0, all + k, MAX_OPTS - 1 - k);
+		all[k] = (struct option){ 0, 0, 0, 0 };
+		built = 1;
+	}
+	return all;
 }
 
 /* A positive number of seconds (or requests/s) below max. */
@@ -158,6 +182,8 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 		sbuf_add(o, " --dtype float16");
 	if (so->base.chunk_tokens > 0)
 		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
+	if (so->base.eager)
+		sbuf_add(o, " --enforce-eager");
 	double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
 	sbuf_addf(o, " --max-model-len %d", (int)ceil(need));
 	/* disaggregated prefill/decode: vLLM's KV connector (NIXL) */
@@ -412,6 +438,7 @@ struct serve_args {
 	int n_pools, have_fmt, no_book, estimate, have_isl, have_osl, have_obj;
 	int burst;                   /* --burst N: requests sent at once */
 	enum cli_format fmt;
+	struct ws_serve set;         /* the table's settings (--eager ...) */
 };
 
 /* One option that takes a number or a name. Returns 0, or the exit status
@@ -504,6 +531,15 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		a->have_fmt = 1;
 		return 0;
 	}
+	if (opt >= O_FIELD0 && opt < O_FIELD0 + ws_serve_fields.n) {
+		const struct hp_field *f = &ws_serve_fields.f[opt - O_FIELD0];
+		char want[128];
+		if (fields_parse_text(f, &a->set, arg, want, sizeof want) < 0)
+			return usage_error("serve", f->flag, want, arg);
+		so->base.prefill_apart = a->set.prefill_apart;
+		so->base.sched_steps = a->set.sched_steps;
+		so->base.eager = a->set.eager;
+	}
 	return 0;
 }
 
@@ -559,7 +595,7 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 	a->fmt = FMT_TABLE;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:m:o:h", serve_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":c:m:o:h", cmd_serve_options(), NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			cli_usage(stdout, cmd_serve_usage, serve_help);

@@ -54,6 +54,46 @@ static const struct sfield_desc sfields[SF_COUNT] = {
 	[SF_OBJECTIVE] = { "Objective", "", NULL },
 };
 
+/* After the view's own fields come the serve settings table's entries
+ * that carry a TUI label (ws_serve_fields, src/workspace.c: Prompts apart,
+ * Sched steps, Eager), shown, edited and checked through the table, as
+ * the command line's flags are. Indices from SF_COUNT on. */
+enum { MAX_TAB = 8 };
+static int tab_idx[MAX_TAB], n_tab = -1;
+
+static int n_fields(void)
+{
+	if (n_tab < 0) {
+		n_tab = 0;
+		for (int i = 0; i < ws_serve_fields.n && n_tab < MAX_TAB; i++)
+			if (ws_serve_fields.f[i].label)
+				tab_idx[n_tab++] = i;
+	}
+	return SF_COUNT + n_tab;
+}
+
+static const struct hp_field *tab_field(int f)
+{
+	return f >= SF_COUNT && f < n_fields() ? &ws_serve_fields.f[tab_idx[f - SF_COUNT]] : NULL;
+}
+
+static const char *field_label(int f)
+{
+	const struct hp_field *tf = tab_field(f);
+	return tf ? tf->label : sfields[f].label;
+}
+
+/* The prompt's hint; NULL for a choice (h/l cycle it). */
+static const char *field_hint(int f, char *buf, size_t n)
+{
+	const struct hp_field *tf = tab_field(f);
+	if (!tf)
+		return sfields[f].hint;
+	if (tf->kind == FK_BOOL || tf->kind == FK_ENUM)
+		return NULL;
+	return tf->hint ? tf->hint : fields_want(tf, 0, buf, n);
+}
+
 /* One job and its answer: copies of everything serve_plan reads. */
 struct serve_answer {
 	struct cluster c;
@@ -150,6 +190,9 @@ static void serve_from_ws(struct tui *t)
 	s->so.base.wprec = (enum serve_wprec)w->wprec;
 	s->so.base.kvprec = (enum serve_kvprec)w->kvprec;
 	s->so.objective = (enum serve_objective)w->objective;
+	s->so.base.prefill_apart = w->prefill_apart;
+	s->so.base.sched_steps = w->sched_steps;
+	s->so.base.eager = w->eager;
 }
 
 /* An edit of the view: its settings become the workspace's "serve"
@@ -172,6 +215,9 @@ static void serve_to_ws(struct tui *t)
 	w.wprec = s->so.base.wprec;
 	w.kvprec = s->so.base.kvprec;
 	w.objective = s->so.objective;
+	w.prefill_apart = s->so.base.prefill_apart;
+	w.sched_steps = s->so.base.sched_steps;
+	w.eager = s->so.base.eager;
 	t->ws.serve = w;
 	s->applied = w;
 	t->dirty = 1;
@@ -306,9 +352,37 @@ static void fmt_num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.4g", v);
 }
 
+/* The table's settings of the view, as a ws_serve, and back. */
+static void tab_get(const struct tui_serve *s, struct ws_serve *w)
+{
+	memset(w, 0, sizeof *w);
+	w->prefill_apart = s->so.base.prefill_apart;
+	w->sched_steps = s->so.base.sched_steps;
+	w->eager = s->so.base.eager;
+}
+
+static void tab_put(struct tui_serve *s, const struct ws_serve *w)
+{
+	s->so.base.prefill_apart = w->prefill_apart;
+	s->so.base.sched_steps = w->sched_steps;
+	s->so.base.eager = w->eager;
+}
+
 /* The text of field f and its unit ("" when the value carries none). */
 static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t n)
 {
+	const struct hp_field *tf = tab_field(f);
+	if (tf) {
+		struct ws_serve w;
+		tab_get(s, &w);
+		/* an unset count (0) is its range's first value (sched_steps:
+		 * 1, every iteration) */
+		if (tf->kind == FK_INT && fields_get_int(tf, &w) == 0)
+			snprintf(buf, n, "%.0f", tf->min);
+		else
+			fields_format(tf, &w, buf, n);
+		return tf->unit ? tf->unit : "";
+	}
 	const char *unit = sfields[f].unit;
 	switch (f) {
 	case SF_MODEL: snprintf(buf, n, "%s", s->m.name); break;
@@ -409,6 +483,20 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 	}
 	struct hp_err err = { 0 };
 	double v;
+	const struct hp_field *tf = tab_field(f);
+	if (tf) {
+		struct ws_serve w;
+		char want[128];
+		tab_get(s, &w);
+		if (fields_parse_text(tf, &w, text, want, sizeof want) < 0) {
+			tui_message(t, 1, "%s: expected %s, got '%.40s'", tf->label, want, text);
+			return -1;
+		}
+		tab_put(s, &w);
+		serve_to_ws(t);
+		tui_serve_submit(t);
+		return 0;
+	}
 	switch (f) {
 	case SF_MODEL:
 		if (set_model(t, text) < 0)
@@ -417,7 +505,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 	case SF_ISL:
 	case SF_OSL:
 		if (serve_dist_parse(text, f == SF_ISL ? &s->so.isl : &s->so.osl, &err) < 0) {
-			tui_message(t, 1, "%s: %s", sfields[f].label, err.msg);
+			tui_message(t, 1, "%s: %s", field_label(f), err.msg);
 			return -1;
 		}
 		hp_strlcpy(f == SF_ISL ? s->isl : s->osl, text, sizeof s->isl);
@@ -471,6 +559,17 @@ static int step(int v, int dir, int n)
 static int field_cycle(struct tui *t, int f, int dir)
 {
 	struct tui_serve *s = t->serve;
+	const struct hp_field *tf = tab_field(f);
+	if (tf) {
+		struct ws_serve w;
+		tab_get(s, &w);
+		if (!fields_cycle(tf, &w, dir))
+			return 0;
+		tab_put(s, &w);
+		serve_to_ws(t);
+		tui_serve_submit(t);
+		return 1;
+	}
 	switch (f) {
 	case SF_MODEL: {
 		int n = t->cat->n_models, i = 0;
@@ -533,27 +632,29 @@ static void draw_fields(struct tui *t, int y, int x, int w, int h)
 {
 	struct tui_serve *s = t->serve;
 	int active = s->pane == 0, lw = 11;
-	tui_list_fix(&s->lfields, SF_COUNT, h);
-	for (int r = 0; r < h && s->lfields.top + r < SF_COUNT; r++, y++) {
+	int nf = n_fields();
+	tui_list_fix(&s->lfields, nf, h);
+	for (int r = 0; r < h && s->lfields.top + r < nf; r++, y++) {
 		int f = s->lfields.top + r, sel = f == s->lfields.sel;
 		int a = sel ? tui_attr(t, active ? C_SEL : C_SEL_DIM) : 0;
 		if (sel)
 			tui_fill(y, x, w, a);
 		char v[64];
 		const char *unit = field_get(s, f, v, sizeof v);
-		tui_put(y, x + 1, lw - 1, a, sfields[f].label);
+		char hb[128];
+		tui_put(y, x + 1, lw - 1, a, field_label(f));
 		int vx = x + lw + 1;
 		int vw = tui_put(y, vx, w - lw - 1, a | A_BOLD, v);
 		int dim = a | (sel ? 0 : tui_attr(t, C_DIM));
-		if (!sfields[f].hint || f == SF_MODEL)
+		if (!field_hint(f, hb, sizeof hb) || f == SF_MODEL)
 			tui_put(y, vx + vw + 1, 2, dim, tui_glyph(t, G_ARROW));
 		else if (*unit && vx + vw + 2 + tui_width(unit) < x + w)
 			tui_put(y, vx + vw + 1, w - (vx + vw + 1 - x), dim, unit);
 	}
 	if (active) {
 		t->mouse_list = &s->lfields;
-		t->mouse_y0 = y - HP_MIN(h, SF_COUNT - s->lfields.top);
-		t->mouse_rows = HP_MIN(h, SF_COUNT);
+		t->mouse_y0 = y - HP_MIN(h, nf - s->lfields.top);
+		t->mouse_rows = HP_MIN(h, nf);
 	}
 }
 
@@ -768,11 +869,11 @@ void view_serve_draw(struct tui *t, int y0, int h)
 {
 	struct tui_serve *s = t->serve;
 	int lw = COLS >= 120 ? 44 : 36;
-	int top = SF_COUNT + 1;              /* the fields and their title */
+	int top = n_fields() + 1;            /* the fields and their title */
 	char title[80];
 	snprintf(title, sizeof title, "Serving %.40s", s->m.display[0] ? s->m.display : s->m.name);
 	tui_section(t, y0, 0, lw, title);
-	draw_fields(t, y0 + 1, 0, lw, SF_COUNT);
+	draw_fields(t, y0 + 1, 0, lw, n_fields());
 	for (int y = y0; y < y0 + top; y++)
 		tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
 	draw_plan(t, y0, lw + 1, COLS - lw - 1, top);
@@ -785,12 +886,14 @@ static int field_enter(struct tui *t)
 {
 	struct tui_serve *s = t->serve;
 	int f = s->lfields.sel;
-	if (!sfields[f].hint)
+	char hb[128];
+	const char *hint = field_hint(f, hb, sizeof hb);
+	if (!hint)
 		return field_cycle(t, f, 1) ? R_DRAW : R_NONE;
-	char title[160], v[64];
+	char title[200], v[64];
 	s->exporting = 0;
 	field_get(s, f, v, sizeof v);
-	snprintf(title, sizeof title, "%s (%s):", sfields[f].label, sfields[f].hint);
+	snprintf(title, sizeof title, "%s (%s):", field_label(f), hint);
 	tui_start_prompt(t, P_SERVE_FIELD, title, v);
 	return R_DRAW;
 }
@@ -800,7 +903,7 @@ int view_serve_key(struct tui *t, int action, int ch)
 	struct tui_serve *s = t->serve;
 	int n_plans = s->cur ? s->cur->res.n_plans : 0;
 	if (action == ACT_NONE) {
-		tui_list_fix(&s->lfields, SF_COUNT, SF_COUNT);
+		tui_list_fix(&s->lfields, n_fields(), n_fields());
 		tui_list_fix(&s->lplans, n_plans, tui_view_rows());
 		return R_DRAW;
 	}
@@ -819,11 +922,11 @@ int view_serve_key(struct tui *t, int action, int ch)
 		return R_DRAW;
 	}
 	if (s->pane == 1) {
-		if (tui_list_move(&s->lplans, action, n_plans, tui_view_rows() - SF_COUNT - 4))
+		if (tui_list_move(&s->lplans, action, n_plans, tui_view_rows() - n_fields() - 4))
 			return R_DRAW;
 		return action == ACT_ENTER || action == ACT_LEFT ? (s->pane = 0, R_DRAW) : R_PASS;
 	}
-	if (tui_list_move(&s->lfields, action, SF_COUNT, SF_COUNT))
+	if (tui_list_move(&s->lfields, action, n_fields(), n_fields()))
 		return R_DRAW;
 	switch (action) {
 	case ACT_ENTER: return field_enter(t);
