@@ -405,6 +405,30 @@ TEST(gradient_dtype_as_frameworks_reduce)
 	plan_free(&p);
 }
 
+/* The usable calibration row named id, or NULL (the test fails). */
+static const struct calib_row *usable_row(const char *id)
+{
+	for (int i = 0; i < n_rows; i++)
+		if (!strcmp(rows[i].id, id) && rows[i].usable)
+			return &rows[i];
+	T_FAILF("row %s missing", id);
+	return NULL;
+}
+
+/* Stage 0's forward + backward compute on cluster c for row r's plan. */
+static double stage0_compute(const struct cluster *c, const struct calib_row *r)
+{
+	struct estimate e;
+	struct hp_err err = { 0 };
+	if (perf_estimate(c, &r->model, &r->plan, NULL, &e, &err) != 0) {
+		T_FAILF("%s: %s", r->id, err.msg);
+		return NAN;
+	}
+	double t = e.stages[0].t_fwd + e.stages[0].t_bwd;
+	estimate_free(&e);
+	return t;
+}
+
 /* A GPU held below its rated power: the firmware lowers the clock until
  * the board draws no more. Dynamic power C V^2 f falls at least in
  * proportion to f (V fixed) and at most as f^3 (V following f), so a
@@ -415,23 +439,14 @@ TEST(gradient_dtype_as_frameworks_reduce)
  * power or above it. */
 TEST(power_limit_within_physics)
 {
-	const struct calib_row *r = NULL;
-	for (int i = 0; i < n_rows; i++)
-		if (!strcmp(rows[i].id, "TT-01"))
-			r = &rows[i];
-	if (!r || !r->usable) {
-		T_FAILF("row TT-01 missing");
+	const struct calib_row *r = usable_row("TT-01");
+	if (!r)
 		return;
-	}
 	struct cluster c = r->cluster;
 	double lim[3] = { 500, 0, 700 }, comp[3];
 	for (int i = 0; i < 3; i++) {
 		c.pools[0].gpu.power_limit_w = lim[i];
-		struct estimate e;
-		struct hp_err err = { 0 };
-		CHECK(perf_estimate(&c, &r->model, &r->plan, NULL, &e, &err) == 0);
-		comp[i] = e.stages[0].t_fwd + e.stages[0].t_bwd;
-		estimate_free(&e);
+		comp[i] = stage0_compute(&c, r);
 	}
 	double ratio = comp[1] / comp[0], f = 500.0 / 700.0;
 	if (!(ratio < pow(f, 1.0 / 3) && ratio > f))
@@ -454,14 +469,9 @@ TEST(measured_gemm_rate_caps)
 	const struct gpu_spec *a10 = catalog_gpu(&cat, "A10");
 	CHECK(a10 && a10->gemm16_meas == 54e12);
 	CHECK(catalog_gpu(&cat, "RTX-4090")->gemm16_meas == 0);
-	const struct calib_row *r = NULL;
-	for (int i = 0; i < n_rows; i++)
-		if (!strcmp(rows[i].id, "TT-01"))
-			r = &rows[i];
-	if (!r || !r->usable) {
-		T_FAILF("row TT-01 missing");
+	const struct calib_row *r = usable_row("TT-01");
+	if (!r)
 		return;
-	}
 	struct cluster c = r->cluster;
 	c.pools[0].gpu.power_limit_w = 0;
 	const struct gpu_spec *g = &c.pools[0].gpu;
@@ -469,11 +479,7 @@ TEST(measured_gemm_rate_caps)
 	double meas[3] = { 0, g->flops[HP_FP16], 0.5 * top }, comp[3];
 	for (int i = 0; i < 3; i++) {
 		c.pools[0].gpu.gemm16_meas = meas[i];
-		struct estimate e;
-		struct hp_err err = { 0 };
-		CHECK(perf_estimate(&c, &r->model, &r->plan, NULL, &e, &err) == 0);
-		comp[i] = e.stages[0].t_fwd + e.stages[0].t_bwd;
-		estimate_free(&e);
+		comp[i] = stage0_compute(&c, r);
 	}
 	CHECK(comp[1] == comp[0]);
 	CHECK(comp[2] > comp[0] && comp[2] <= 2 * comp[0]);
