@@ -14,6 +14,8 @@
 #                empty, that its stderr holds TEXT; a suite with another
 #                notion of expect defines its own after sourcing this file
 #   json PY      runs the Python statement PY with d = the JSON in $T/out
+#   report_checks FILE  counts a driver's report: each "OK ..." line as a
+#                check that held, each "FAIL ..." line as one that did not
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
@@ -33,4 +35,14 @@ json() {
 	python3 -c "import json,sys; d=json.load(open('$T/out')); $1" 2>"$T/pyerr" ||
 		{ bad "json check: $1 ($(tail -1 "$T/pyerr"))"; return 1; }
 	ok
+}
+report_checks() {
+	while read -r kind rest; do
+		case $kind in
+		OK) ok ;;
+		FAIL) bad "$rest" ;;
+		esac
+	done <<REPORT_EOF
+$(grep -E '^(OK|FAIL) ' "$1" 2>/dev/null)
+REPORT_EOF
 }

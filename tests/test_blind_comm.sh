@@ -101,12 +101,5 @@ if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_comm.csv "$KNOWN_MISSES" 
 	bad "blind comm driver failed: $(tail -3 "$T/pyerr")"
 fi
 cat "$T/report"
-while read -r kind rest; do
-	case $kind in
-	OK) ok ;;
-	FAIL) bad "$rest" ;;
-	esac
-done <<EOF
-$(grep -E '^(OK|FAIL) ' "$T/report" 2>/dev/null)
-EOF
+report_checks "$T/report"
 finish test_blind_comm

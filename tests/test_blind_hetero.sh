@@ -176,12 +176,5 @@ if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_hetero.csv "$T" "$KNOWN_M
 	bad "blind driver failed: $(tail -3 "$T/pyerr")"
 fi
 cat "$T/report"
-while read -r kind rest; do
-	case $kind in
-	OK) ok ;;
-	FAIL) bad "$rest" ;;
-	esac
-done <<EOF2
-$(grep -E '^(OK|FAIL) ' "$T/report" 2>/dev/null)
-EOF2
+report_checks "$T/report"
 finish test_blind_hetero
