@@ -54,12 +54,14 @@ void plan_label_base(const struct search_plan *sp, int brief, char *buf, size_t 
 /* The settings in which a differs from b, as bits of the table below. */
 enum {
 	D_MBS = 1u, D_RECOMPUTE = 2u, D_ZERO = 4u, D_SCHEDULE = 8u, D_CP = 16u, D_EP = 32u,
-	D_PRECISION = 64u
+	D_PRECISION = 64u, D_GPUS = 128u
 };
 
-static unsigned setting_diffs(const struct plan *a, const struct plan *b)
+static unsigned setting_diffs(const struct search_plan *x, const struct search_plan *y)
 {
+	const struct plan *a = &x->plan, *b = &y->plan;
 	unsigned m = 0;
+	if (x->est.n_gpus != y->est.n_gpus) m |= D_GPUS;
 	if (a->mbs != b->mbs) m |= D_MBS;
 	if (a->recompute != b->recompute) m |= D_RECOMPUTE;
 	if (a->zero != b->zero) m |= D_ZERO;
@@ -75,14 +77,14 @@ void plan_list_label(const struct search_plan *sp, const struct search_plan *pla
 {
 	plan_label_base(sp, brief, buf, n);
 	unsigned mask = 0;
-	char other[192];
+	char other[PLAN_LABEL_MAX];
 	for (int k = 0; k < n_order; k++) {
 		const struct search_plan *q = &plans[order ? order[k] : k];
 		if (q == sp)
 			continue;
 		plan_label_base(q, brief, other, sizeof other);
 		if (!strcmp(other, buf))
-			mask |= setting_diffs(&sp->plan, &q->plan);
+			mask |= setting_diffs(sp, q);
 	}
 	const struct plan *p = &sp->plan;
 	char add[96] = "";
@@ -96,8 +98,21 @@ void plan_list_label(const struct search_plan *sp, const struct search_plan *pla
 	if (mask & D_CP) ADD(" cp%d", p->cp);
 	if (mask & D_EP) ADD(" ep%d", p->ep);
 	if (mask & D_PRECISION) ADD(" %s", hp_dtype_name(p->precision));
+	if (mask & D_GPUS) ADD(" %dgpu", sp->est.n_gpus);
 #undef ADD
+	if (!al)
+		return;
+	/* The suffix is what tells the plan apart: a base that leaves it no
+	 * room is cut (at a byte that starts a character) and ends in "...". */
 	size_t len = strlen(buf);
-	if (al && len + al < n)
-		memcpy(buf + len, add, al + 1);
+	if (len + al >= n) {
+		if (n < al + 4)
+			return;
+		len = n - al - 4;
+		while (len > 0 && ((unsigned char)buf[len] & 0xC0) == 0x80)
+			len--;
+		memcpy(buf + len, "...", 3);
+		len += 3;
+	}
+	memcpy(buf + len, add, al + 1);
 }

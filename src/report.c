@@ -128,7 +128,7 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	const struct estimate *e = &sp->est;
 	const struct plan *p = &sp->plan;
 	cJSON *o = cJSON_CreateObject();
-	char label[160];
+	char label[PLAN_LABEL_MAX];
 	report_plan_label(sp, NULL, c, label, sizeof label);
 	cJSON_AddItemToObject(o, "rank", rank > 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "label", label);
@@ -324,7 +324,7 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 {
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[160], by_pool[256] = "", sched[24];
+	char label[PLAN_LABEL_MAX], by_pool[256] = "", sched[24];
 	int used[HP_MAX_POOLS], tp, pp;
 	report_plan_label(sp, r, c, label, sizeof label);
 	plan_gpus(p, used);
@@ -492,7 +492,7 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[160], x[32], y[32];
+	char label[PLAN_LABEL_MAX], x[32], y[32];
 	struct table t;
 	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_addf(b, "## Chosen plan: rank %d, ", in->chosen + 1);
@@ -534,7 +534,7 @@ static void md_plans(const struct report_input *in, const struct report_summary 
 		     struct sbuf *b)
 {
 	const struct search_result *r = in->res;
-	char label[160], x[32], y[32];
+	char label[PLAN_LABEL_MAX], x[32], y[32];
 	struct table t;
 	if (r->n_plans) {
 		report_table_plans(&t, in);
@@ -654,7 +654,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
 	double tokens = in->opts->tokens > 0 ? in->opts->tokens : 1e12;
-	char label[160];
+	char label[PLAN_LABEL_MAX];
 	struct sbuf b;
 	struct table t;
 	sbuf_init(&b);

@@ -143,7 +143,7 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 	/* room on the left for the longest "N. label" (12.5 px text) */
 	double lw = 0;
 	for (int i = 0; i < n; i++) {
-		char label[160];
+		char label[PLAN_LABEL_MAX];
 		report_plan_label(&r->plans[i], in->res, in->cluster, label, sizeof label);
 		lw = HP_MAX(lw, text_w(label) * 1.2 + 44);
 	}
@@ -182,7 +182,7 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 	for (int i = 0; i < n; i++) {
 		const struct search_plan *sp = &r->plans[i];
 		double y = top + i * row + (row - barh) / 2;
-		char label[160];
+		char label[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" text-anchor=\"end\"%s>"
 			  "%d. ", L - 10, y + barh - 5, i == in->chosen ? " font-weight=\"700\"" : "",
@@ -332,7 +332,7 @@ static void pareto_points(struct sbuf *b, const struct pareto_frame *f,
 		const struct search_plan *sp = &r->plans[i];
 		if (!priced(sp))
 			continue;
-		char label[160];
+		char label[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\" fill-opacity=\"0.8\">"
 			  "<title>%d. ", px(f, sp), py(f, sp), sp->pareto ? "#3b6ea8" : "#aab2bf", i + 1);
@@ -368,7 +368,7 @@ static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
 	}
 	if (s->chosen && priced(s->chosen)) {
 		const struct search_plan *sp = s->chosen;
-		char label[160];
+		char label[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, c, label, sizeof label);
 		double x = px(f, sp), y = py(f, sp);
 		int right = x > f->L + f->pw * 0.6;
@@ -568,7 +568,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_plan *sp = s->chosen;
 	const struct cluster *c = in->cluster;
-	char v[160], t[256], x[32], y[32], z[32];
+	char v[PLAN_LABEL_MAX], t[256], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
 	report_plan_label(sp, in->res, c, v, sizeof v);
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
@@ -589,7 +589,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 		card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
 	}
 	if (s->single) {
-		char lbl[160];
+		char lbl[PLAN_LABEL_MAX];
 		double ratio = sp->est.tokens_per_s / s->single->est.tokens_per_s;
 		report_plan_label(s->single, in->res, c, lbl, sizeof lbl);
 		snprintf(v, sizeof v, "%.2fx", ratio);
@@ -660,7 +660,7 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[160], x[32];
+	char label[PLAN_LABEL_MAX], x[32];
 	struct table t;
 	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_addf(b, "<section><h2>Chosen plan: rank %d, ", in->chosen + 1);
@@ -807,7 +807,7 @@ int report_render_html(const struct report_input *in, const struct report_summar
 		h(b, r->why);
 		sbuf_add(b, "</p>");
 		if (r->has_nearest) {
-			char label[160];
+			char label[PLAN_LABEL_MAX];
 			report_plan_label(&r->nearest, in->res, c, label, sizeof label);
 			sbuf_add(b, "<p>Nearest miss: ");
 			h(b, label);

@@ -4,6 +4,7 @@
 #ifndef HP_REPORT_PRIV_H
 #define HP_REPORT_PRIV_H
 
+#include "plan_label.h"
 #include "report.h"
 #include "sbuf.h"
 #include "table.h"

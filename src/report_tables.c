@@ -67,7 +67,7 @@ void report_table_plans(struct table *t, const struct report_input *in)
 		const struct search_plan *sp = &r->plans[i];
 		const struct estimate *e = &sp->est;
 		int chosen = i == in->chosen;
-		char label[160], ro[96];
+		char label[PLAN_LABEL_MAX], ro[96];
 		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 		table_row(t, chosen ? TABLE_ROW_CHOSEN : 0);
 		table_numf(t, "%.0f", i + 1)->flags |= chosen ? TABLE_STRONG : 0;
@@ -109,7 +109,7 @@ void report_table_singles(struct table *t, const struct report_input *in)
 			continue;
 		}
 		const struct search_plan *sp = &r->single[i];
-		char label[160];
+		char label[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, c, label, sizeof label);
 		table_text(t, label);
 		count_cell(t, sp->est.tokens_per_s);
@@ -133,7 +133,7 @@ void report_table_pareto(struct table *t, const struct report_input *in)
 	for (int i = 0; i < r->n_pareto; i++) {
 		const struct search_plan *sp = &r->pareto[i];
 		int rk = report_plan_rank(r, sp);
-		char label[160];
+		char label[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 		table_row(t, 0);
 		duration_cell(t, sp->time_to_train_s);
@@ -414,7 +414,7 @@ void report_runs_on_note(const struct report_input *in, struct sbuf *b)
 		return;
 	sbuf_addf(b, "Plan 1 runs on no stock framework: %s.", r->plans[0].runs_on_why);
 	if (r->has_stock) {
-		char sl[160], st[32], sr[96];
+		char sl[PLAN_LABEL_MAX], st[32], sr[96];
 		report_plan_label(&r->stock, in->res, in->cluster, sl, sizeof sl);
 		sbuf_addf(b, " The best plan a stock framework runs: %s, %s tokens/s on %d GPUs (%s).",
 			  sl, hp_fmt_count(st, sizeof st, r->stock.est.tokens_per_s),

@@ -74,9 +74,11 @@
  * one prefill iteration of the lambda C / (1 - exp(-lambda C)) prompts
  * that did: C = S d + P(k > 0) p(k), solved by fixed point. The prompts
  * re-read the weights in their own iteration and every running sequence
- * waits for it, so TPOT = C / S; a prompt waits for the end of the
- * current cycle (uniform phase over C, mean C / 2), then its prefill
- * iteration. Offline, over OSL iterations the B sequences are replaced in
+ * waits for it, so TPOT = C / S (S at most the output length); a prompt
+ * that finds decodes running (probability 1 - exp(-n), the running count
+ * being Poisson around its mean n) waits for the end of the current
+ * cycle (uniform phase over C, mean C / 2), one that finds the engine
+ * idle does not; then its prefill iteration. Offline, over OSL iterations the B sequences are replaced in
  * OSL / S scheduler calls of B S / OSL prompts each (one prompt per call
  * when that is below one).
  *
@@ -670,6 +672,22 @@ static double prefill_apart(const struct inst *in, double k, double isl)
 	return nit * inst_iter(in, 0, 0, tok / nit, isl / 2, k / nit, NULL, NULL, NULL);
 }
 
+/* Decode iterations per scheduler call: num_scheduler_steps, but no more
+ * than a request's output (a run whose sequences have all finished ends). */
+static double apart_steps(const struct inst *in, double osl)
+{
+	return fmin(in->steps, fmax(1, osl));
+}
+
+/* The share of time decodes are running, with n running on average: a
+ * prompt that arrives to an idle engine is scheduled at once; the
+ * running count below saturation is Poisson around n (M/G/inf), so
+ * P(any running) = 1 - exp(-n). */
+static double apart_busy(double n)
+{
+	return n > 0 ? -expm1(-n) : 0;
+}
+
 /* Prompts apart, at Poisson rate lam with n running: the scheduler cycle
  * C (S decode iterations and, when prompts arrived, one prefill call) and
  * that call's time *p (header comment). HUGE_VAL when the prompts alone
@@ -677,7 +695,7 @@ static double prefill_apart(const struct inst *in, double k, double isl)
 static double apart_cycle(const struct inst *in, double n, double isl, double osl, double lam,
 			  double *p)
 {
-	double S = in->steps, d = inst_iter(in, n, isl + osl / 2, 0, 0, 0, NULL, NULL, NULL);
+	double S = apart_steps(in, osl), d = inst_iter(in, n, isl + osl / 2, 0, 0, 0, NULL, NULL, NULL);
 	/* the prompts alone: at most kf = chunk / isl per iteration (at least
 	 * one); at or above that iteration's rate there is no steady state */
 	double kf = floor(in->chunk / isl) > 1 ? floor(in->chunk / isl) : 1;
@@ -707,7 +725,7 @@ static double cycle_time(const struct inst *in, double B, double isl, double osl
 {
 	double ctx = isl + osl / 2;
 	if (in->apart) {
-		double k = B * in->steps / osl;
+		double k = B * apart_steps(in, osl) / osl;
 		if (k < 1)
 			k = 1;
 		return osl * inst_iter(in, B, ctx, 0, 0, 0, NULL, NULL, NULL) +
@@ -979,16 +997,17 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		if (n > B)
 			n = B;
 		if (in->apart) {
-			/* prompts apart: the scheduler cycle; a prompt waits for
-			 * the end of the current one (uniform phase, mean cyc /
-			 * 2), then for its prefill call t_pf */
+			/* prompts apart: the scheduler cycle; a prompt that finds
+			 * decodes running waits for the end of the current cycle
+			 * (uniform phase, mean cyc / 2), one that finds the engine
+			 * idle does not; then for its prefill call t_pf */
 			cyc = apart_cycle(in, n, isl, osl, lam, &t_pf);
-			t = cyc / in->steps;
+			t = cyc / apart_steps(in, osl);
 			D = osl * t;
 			double a = lam * D;
 			C = a < B ? serve_erlang_c((int)B, a) : 1;
 			wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
-			ttft = k->frontend_s + cyc / 2 + t_pf + wq;
+			ttft = k->frontend_s + apart_busy(n) * cyc / 2 + t_pf + wq;
 			double n2 = lam * (ttft - k->frontend_s + osl * t);
 			if (!isfinite(n2) || fabs(n2 - n) < 1e-4 * (n + 1)) {
 				n = isfinite(n2) ? n2 : B;
@@ -1032,7 +1051,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		n99 = B;
 	if (in->apart) {
 		double p99_pf;
-		r->tpot_s.p99 = apart_cycle(in, n99, isl, osl, lam, &p99_pf) / in->steps;
+		r->tpot_s.p99 = apart_cycle(in, n99, isl, osl, lam, &p99_pf) / apart_steps(in, osl);
 	} else {
 		r->tpot_s.p99 = iter_at(in, n99, isl, osl, lam);
 	}
@@ -1047,7 +1066,10 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	 * true tail decays faster, so the p99 errs high); the slot wait Wq
 	 * with P(Wq > x) = C exp(-2 (c/D - lambda) x), mean wq. The means of
 	 * the three add up to the mean TTFT above. */
-	struct serve_wait wt = { in->apart ? cyc : t, rho, rho > 0 ? wp / rho : 0, C,
+	/* prompts apart: the phase spans the busy share of a cycle (its mean,
+	 * busy x cyc / 2, is the TTFT's; the mixture of "no wait" and a
+	 * uniform wait is taken as one uniform, a simplification) */
+	struct serve_wait wt = { in->apart ? apart_busy(n) * cyc : t, rho, rho > 0 ? wp / rho : 0, C,
 				 C > 0 ? wq / C : 0 };
 	double base = k->frontend_s + (in->apart ? t_pf : n_chunks * t_pf);
 	r->ttft_s.p50 = base + serve_wait_quantile(&wt, 0.50);

@@ -286,6 +286,12 @@ expect eager-bad 2 "--eager: expected on or off" -- --pool 1x8xH100-SXM -m llama
 	--estimate --tp 1 --rate 1 --isl 1000 --osl 200 --eager maybe
 expect sched-steps-bad 2 "--sched-steps" -- --pool 1x8xH100-SXM -m llama3.1-8b \
 	--estimate --tp 1 --rate 1 --isl 1000 --osl 200 --sched-steps 2000
+# Scheduler steps only exist between prompt calls (prefill apart), and a
+# placement runs one engine step per machine: both mixes are refused.
+expect sched-steps-alone 2 "goes with --prefill-apart on" -- --pool 1x8xH100-SXM \
+	-m llama3.1-8b --estimate --tp 1 --rate 1 --isl 1000 --osl 200 --sched-steps 8
+expect place-apart 2 "--place models one engine step" -- --pool 1x8xH100-SXM \
+	-m llama3.1-8b --place --rate 1 --isl 1000 --osl 200 --prefill-apart on
 for e in off on; do
 	expect "eager-$e" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 \
 		--rate 1 --isl 1000 --osl 200 --eager $e --format json

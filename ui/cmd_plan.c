@@ -230,21 +230,30 @@ static int label_cols(const char *s)
 }
 
 /* The plan column is as wide as its widest label, at least the header's
- * 28 and at most PLAN_COL_MAX; a longer label is cut at a code point and
- * ends in "...". */
+ * 28 and at most PLAN_COL_MAX; a longer label keeps its start and its
+ * last third (the micro-batch counts and the settings that tell it from
+ * its neighbours) around "...". */
 #define PLAN_COL_MAX 64
+
+/* The byte offset of code point k of s (its length when s is shorter). */
+static size_t cp_offset(const char *s, int k)
+{
+	const char *p = s;
+	for (int i = 0; i < k && *p; i++) {
+		unsigned cp;
+		int l = utf8_len(p, &cp);
+		p += l > 0 ? l : 1;
+	}
+	return (size_t)(p - s);
+}
 
 static void add_label_cell(struct sbuf *o, const char *label, int width)
 {
 	int cols = label_cols(label);
 	if (cols > width) {
-		const char *s = label;
-		for (int k = 0; k < width - 3 && *s; k++) {
-			unsigned cp;
-			int l = utf8_len(s, &cp);
-			s += l > 0 ? l : 1;
-		}
-		sbuf_addf(o, "%.*s...", (int)(s - label), label);
+		int tail = width / 3, head = width - 3 - tail;
+		sbuf_addf(o, "%.*s...%s", (int)cp_offset(label, head), label,
+			  label + cp_offset(label, cols - tail));
 		return;
 	}
 	sbuf_addf(o, "%s%*s", label, width - cols, "");
@@ -330,10 +339,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	     m->name, *c->name ? c->name : "the cluster", gpus, c->n_pools,
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
-	char(*labels)[192] = res->n_plans ? xmalloc((size_t)res->n_plans * sizeof *labels) : NULL;
+	char(*labels)[PLAN_LABEL_MAX] = res->n_plans ? xmalloc((size_t)res->n_plans * sizeof *labels) : NULL;
 	int width = 28, suffixed = 0, split = 0;
 	for (int i = 0; i < res->n_plans; i++) {
-		char base[192];
+		char base[PLAN_LABEL_MAX];
 		plan_list_label(&res->plans[i], res->plans, NULL, res->n_plans, 1, labels[i],
 				sizeof labels[i]);
 		plan_label_base(&res->plans[i], 1, base, sizeof base);
@@ -351,8 +360,8 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 		  "Megatron-Core, mlm = Megatron-LM 2021-22, ds = DeepSpeed, titan = torchtitan, "
 		  "none = needs a heterogeneity-aware runtime%s%s)\n\n", 100 * so->mem_headroom,
 		  split ? "; 113/112 mb: replicas of one layout run 113 and 112 micro-batches" : "",
-		  suffixed ? "; a label's last word (vpp2, mbs2, rc-sele, z1, cp2, ep8, fp8) is the "
-			     "setting that tells it from a plan of the same layout" : "");
+		  suffixed ? "; a label's last words (vpp2, mbs2, rc-sele, z1, cp2, ep8, fp8, 48gpu) are what "
+			     "tell it from a plan of the same layout" : "");
 	if (res->n_plans && !res->plans[0].runs_on) {
 		char why[400];
 		snprintf(why, sizeof why, "%s", res->plans[0].runs_on_why);
@@ -362,7 +371,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			char tok[32], ro[96];
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			runs_on_names(sp->runs_on, ro, sizeof ro);
-			char lb[192];
+			char lb[PLAN_LABEL_MAX];
 			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			sbuf_addf(o, "Best plan a stock framework runs: %s, %d GPUs, %s tokens/s "
 				  "(%.0f%% slower than plan 1), on %s.\n", lb, sp->est.n_gpus, tok,
@@ -382,7 +391,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			}
 			const struct search_plan *sp = &res->single[i];
 			const struct search_plan *b = &res->plans[0];
-			char tok[32], t[32], cost[32], lb[192];
+			char tok[32], t[32], cost[32], lb[PLAN_LABEL_MAX];
 			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
@@ -411,7 +420,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	if (res->n_pareto > 1) {
 		sbuf_add(o, "Pareto front (time vs cost to train):\n");
 		for (int i = 0; i < res->n_pareto; i++) {
-			char t[32], cost[32], lb[192];
+			char t[32], cost[32], lb[PLAN_LABEL_MAX];
 			plan_list_label(&res->pareto[i], res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);

@@ -572,6 +572,16 @@ static int serve_check_args(struct serve_args *a)
 		fprintf(stderr, "hetplan serve: --place and --estimate exclude each other\n");
 		return HP_EXIT_USAGE;
 	}
+	if (so->base.sched_steps > 1 && !so->base.prefill_apart) {
+		fprintf(stderr, "hetplan serve: --sched-steps counts the decode iterations between "
+			"prompt calls; it goes with --prefill-apart on\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so->place && so->base.prefill_apart) {
+		fprintf(stderr, "hetplan serve: --place models one engine step per machine and "
+			"iteration; --prefill-apart applies to instances (fleet sizing, --estimate)\n");
+		return HP_EXIT_USAGE;
+	}
 	if (so->offline && !a->have_obj)
 		so->objective = SERVE_OBJ_THROUGHPUT;
 	if (a->out_file && !a->have_fmt) {

@@ -157,7 +157,7 @@ static const char *const label_notes[] = {
 	"A + B          replica groups training side by side (data parallel)",
 	"366/365 mb     one layout; its replicas run 366 and 365 micro-batches",
 	"mbs2 rc-sel z1 what tells two plans of one layout apart: micro-batch,",
-	"               recompute, ZeRO stage, vpp, CP, EP, precision",
+	"               recompute, ZeRO stage, vpp, CP, EP, precision, GPUs",
 	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST,",
 	"RUNS ON; a label that still does not fit ends in an ellipsis between",
 	"words.",
@@ -238,7 +238,7 @@ static int col_pad(void)
 static unsigned plan_layout(const struct tui *t, int n_rows, int *lw)
 {
 	int want = 12;
-	char buf[160];
+	char buf[PLAN_LABEL_MAX];
 	for (int row = 0; row < n_rows; row++) {
 		row_label(t, row_id(t, row), COLS < 120, buf, sizeof buf);
 		want = HP_MAX(want, tui_width(buf));
@@ -267,7 +267,7 @@ static void put_words(const struct tui *t, int y, int x, int w, int attr, const 
 		tui_put(y, x, w, attr, s);
 		return;
 	}
-	char buf[160];
+	char buf[PLAN_LABEL_MAX];
 	hp_strlcpy(buf, s, sizeof buf);
 	int cut = HP_MIN(w - 1, (int)sizeof buf - 1);
 	while (cut > 0 && buf[cut] != ' ')
@@ -301,7 +301,7 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		mark[1] = 'B';
 	tui_put(y, x, 2, sel ? a : tui_attr(t, C_DIM), mark);
 	x += 3;
-	char label[160];
+	char label[PLAN_LABEL_MAX];
 	row_label(t, id, COLS < 120, label, sizeof label);
 	put_words(t, y, x, lw, a, label);
 	x += lw + 1;
