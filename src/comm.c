@@ -470,12 +470,18 @@ static double shm_Bps(double pcie_Bps)
 /* Effective bandwidth of a node's NICs together, bytes/s, for the fabric's
  * transport: IB and EFA at NIC_EFF of line rate; TCP sockets at TCP_EFF,
  * at most TCP_NODE_BPS per node. */
+/* The fabric's share of line rate (0, unset: NIC_EFF). */
+static double fabric_nic_eff(const struct comm_fabric *f)
+{
+	return f->nic_eff > 0 ? f->nic_eff : NIC_EFF;
+}
+
 static double net_node_Bps(const struct comm_fabric *f)
 {
 	double line = f->nics * f->nic_Bps;
 	if (f->transport == COMM_TRANSPORT_TCP)
 		return HP_MIN(line * TCP_EFF, TCP_NODE_BPS);
-	return line * (f->nic_eff > 0 ? f->nic_eff : NIC_EFF);
+	return line * fabric_nic_eff(f);
 }
 
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
@@ -531,8 +537,7 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 	r.net_lat_s = HP_MAX(a->net_lat_s, b->net_lat_s);
 	r.net_simple_only = a->net_simple_only || b->net_simple_only;
 	r.transport = a->transport > b->transport ? a->transport : b->transport;
-	r.nic_eff = HP_MIN(a->nic_eff > 0 ? a->nic_eff : NIC_EFF,
-			   b->nic_eff > 0 ? b->nic_eff : NIC_EFF);
+	r.nic_eff = HP_MIN(fabric_nic_eff(a), fabric_nic_eff(b));
 	*out = r;
 }
 

@@ -242,6 +242,20 @@ static const struct hp_field ws_serve_field_list[] = {
 const struct hp_field_table ws_serve_fields = { "serve", ws_serve_field_list,
 						(int)HP_ARRAY_LEN(ws_serve_field_list), 1 };
 
+void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c)
+{
+	c->prefill_apart = w->prefill_apart;
+	c->sched_steps = w->sched_steps;
+	c->eager = w->eager;
+}
+
+void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
+{
+	w->prefill_apart = c->prefill_apart;
+	w->sched_steps = c->sched_steps;
+	w->eager = c->eager;
+}
+
 const struct hp_field_table *const *workspace_field_tables(int *n)
 {
 	static const struct hp_field_table *const all[] = {

@@ -56,6 +56,13 @@ int workspace_save(const struct workspace *w, const char *path, struct hp_err *e
 /* The settings tables of the workspace's parts (fields.h): a cluster's
  * pools and fabric, and the workload (struct search_opts). */
 extern const struct hp_field_table pool_fields, fabric_fields, workload_fields, ws_serve_fields;
+
+/* The serve settings of ws_serve_fields that an engine configuration
+ * holds (prefill_apart, sched_steps, eager), from a serve block into it
+ * and back: the one place a new table entry of that kind is wired. */
+struct serve_config;
+void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c);
+void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c);
 /* Every settings table hetplan has (plan, model and its moe/mla parts,
  * pool, fabric, workload, serve), for --list-fields and docs/formats.md. */
 const struct hp_field_table *const *workspace_field_tables(int *n);

@@ -536,9 +536,7 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		char want[128];
 		if (fields_parse_text(f, &a->set, arg, want, sizeof want) < 0)
 			return usage_error("serve", f->flag, want, arg);
-		so->base.prefill_apart = a->set.prefill_apart;
-		so->base.sched_steps = a->set.sched_steps;
-		so->base.eager = a->set.eager;
+		ws_serve_to_config(&a->set, &so->base);
 	}
 	return 0;
 }

@@ -190,9 +190,7 @@ static void serve_from_ws(struct tui *t)
 	s->so.base.wprec = (enum serve_wprec)w->wprec;
 	s->so.base.kvprec = (enum serve_kvprec)w->kvprec;
 	s->so.objective = (enum serve_objective)w->objective;
-	s->so.base.prefill_apart = w->prefill_apart;
-	s->so.base.sched_steps = w->sched_steps;
-	s->so.base.eager = w->eager;
+	ws_serve_to_config(w, &s->so.base);
 }
 
 /* An edit of the view: its settings become the workspace's "serve"
@@ -215,9 +213,7 @@ static void serve_to_ws(struct tui *t)
 	w.wprec = s->so.base.wprec;
 	w.kvprec = s->so.base.kvprec;
 	w.objective = s->so.objective;
-	w.prefill_apart = s->so.base.prefill_apart;
-	w.sched_steps = s->so.base.sched_steps;
-	w.eager = s->so.base.eager;
+	ws_serve_from_config(&w, &s->so.base);
 	t->ws.serve = w;
 	s->applied = w;
 	t->dirty = 1;
@@ -352,20 +348,12 @@ static void fmt_num(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.4g", v);
 }
 
-/* The table's settings of the view, as a ws_serve, and back. */
+/* The table's settings of the view, as a ws_serve (back:
+ * ws_serve_to_config). */
 static void tab_get(const struct tui_serve *s, struct ws_serve *w)
 {
 	memset(w, 0, sizeof *w);
-	w->prefill_apart = s->so.base.prefill_apart;
-	w->sched_steps = s->so.base.sched_steps;
-	w->eager = s->so.base.eager;
-}
-
-static void tab_put(struct tui_serve *s, const struct ws_serve *w)
-{
-	s->so.base.prefill_apart = w->prefill_apart;
-	s->so.base.sched_steps = w->sched_steps;
-	s->so.base.eager = w->eager;
+	ws_serve_from_config(w, &s->so.base);
 }
 
 /* The text of field f and its unit ("" when the value carries none). */
@@ -492,7 +480,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 			tui_message(t, 1, "%s: expected %s, got '%.40s'", tf->label, want, text);
 			return -1;
 		}
-		tab_put(s, &w);
+		ws_serve_to_config(&w, &s->so.base);
 		serve_to_ws(t);
 		tui_serve_submit(t);
 		return 0;
@@ -565,7 +553,7 @@ static int field_cycle(struct tui *t, int f, int dir)
 		tab_get(s, &w);
 		if (!fields_cycle(tf, &w, dir))
 			return 0;
-		tab_put(s, &w);
+		ws_serve_to_config(&w, &s->so.base);
 		serve_to_ws(t);
 		tui_serve_submit(t);
 		return 1;
