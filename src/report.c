@@ -122,8 +122,8 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 	}
 }
 
-cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct cluster *c,
-			const struct model_spec *m)
+cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct search_result *r,
+			const struct cluster *c, const struct model_spec *m)
 {
 	const struct estimate *e = &sp->est;
 	const struct plan *p = &sp->plan;
@@ -132,6 +132,8 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 	report_plan_label(sp, NULL, c, label, sizeof label);
 	cJSON_AddItemToObject(o, "rank", rank > 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "label", label);
+	report_plan_label(sp, r, c, label, sizeof label);
+	cJSON_AddStringToObject(o, "list_label", label);
 	cJSON_AddNumberToObject(o, "step_time_s", e->step_time_s);
 	cJSON_AddNumberToObject(o, "tokens_per_s", e->tokens_per_s);
 	cJSON_AddNumberToObject(o, "mfu", e->mfu);
@@ -193,8 +195,9 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct clu
 
 void report_plan_strip_extras(cJSON *entry)
 {
-	static const char *const extras[] = { "runs_on", "runs_on_why", "memory_verdict",
-					      "mem_need_bytes", "mem_capacity_bytes" };
+	static const char *const extras[] = { "list_label", "runs_on", "runs_on_why",
+					      "memory_verdict", "mem_need_bytes",
+					      "mem_capacity_bytes" };
 	if (!cJSON_IsObject(entry))
 		return;
 	for (size_t i = 0; i < HP_ARRAY_LEN(extras); i++)
@@ -268,17 +271,19 @@ static char *render_json(const struct report_input *in, const struct report_summ
 						       : cJSON_CreateNull());
 	cJSON *plans = cJSON_AddArrayToObject(o, "plans");
 	for (int i = 0; i < r->n_plans; i++)
-		cJSON_AddItemToArray(plans, report_plan_json(&r->plans[i], i + 1, c, in->model));
+		cJSON_AddItemToArray(plans, report_plan_json(&r->plans[i], i + 1, r, c, in->model));
 	cJSON *par = cJSON_AddArrayToObject(o, "pareto");
 	for (int i = 0; i < r->n_pareto; i++)
 		cJSON_AddItemToArray(par, report_plan_json(&r->pareto[i],
-							   report_plan_rank(r, &r->pareto[i]), c, in->model));
+							   report_plan_rank(r, &r->pareto[i]), r, c,
+							   in->model));
 	cJSON *sg = cJSON_AddArrayToObject(o, "single_pool");
 	for (int i = 0; i < c->n_pools; i++) {
 		cJSON *so = cJSON_CreateObject();
 		cJSON_AddStringToObject(so, "pool", c->pools[i].name);
 		cJSON_AddItemToObject(so, "plan", r->has_single[i]
-				      ? report_plan_json(&r->single[i], report_plan_rank(r, &r->single[i]), c, in->model)
+				      ? report_plan_json(&r->single[i], report_plan_rank(r, &r->single[i]), r, c,
+							   in->model)
 				      : cJSON_CreateNull());
 		cJSON_AddItemToArray(sg, so);
 	}
@@ -287,7 +292,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 	if (!r->n_plans) {
 		cJSON_AddStringToObject(o, "why", r->why);
 		if (r->has_nearest)
-			cJSON_AddItemToObject(o, "nearest", report_plan_json(&r->nearest, 0, c, in->model));
+			cJSON_AddItemToObject(o, "nearest", report_plan_json(&r->nearest, 0, r, c, in->model));
 	}
 	cJSON *acc = cJSON_AddArrayToObject(o, "accuracy");
 	int nacc;

@@ -102,7 +102,10 @@ void report_csv_table(struct table *t, const struct search_result *r, const stru
  * indices within the pool the stage's replicas occupy, from dispatch.c)
  * plus
  *   "rank" (1-based, or null when the plan is not in the ranked list),
- *   "label" ("h100: TP8 PP2 DP4"),
+ *   "label" ("h100 tp8 pp2": the planner's name for the layout),
+ *   "list_label": what the list r calls it (plan_label.h: the label plus
+ *     what tells it apart from the other plans of r->plans, as the table
+ *     and the Markdown/HTML/CSV reports print it; the label when r is NULL),
  *   "step_time_s","tokens_per_s","mfu","hfu","usd_per_hour",
  *   "time_to_train_s","cost_to_train_usd" (null when a price is unknown),
  *   "gpus_used":{POOL:COUNT}, "breakdown_s":{compute,recompute,tp_comm,
@@ -125,8 +128,10 @@ void report_csv_table(struct table *t, const struct search_result *r, const stru
 /* Add "breakdown_s", "memory" and "comm" of e to the object o. */
 void report_estimate_json_parts(struct cJSON *o, const struct estimate *e,
 				const struct cluster *c);
+struct search_result;
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
-			       const struct cluster *c, const struct model_spec *m);
+			       const struct search_result *r, const struct cluster *c,
+			       const struct model_spec *m);
 
 /* Add the object "search" to o: the planner's statistics
  * ("candidates","evaluated","pruned","lp_solves","seconds"), as `plan
@@ -135,7 +140,8 @@ struct search_stats;
 struct cJSON *report_search_json(struct cJSON *o, const struct search_stats *st);
 
 /* Remove from a plan entry the keys report_plan_json() adds that
- * plan_parse_json() does not know yet (runs_on ... mem_capacity_bytes),
+ * plan_parse_json() does not know yet (list_label, runs_on ...
+ * mem_capacity_bytes),
  * so an entry stays an `estimate --plan` input. */
 void report_plan_strip_extras(struct cJSON *entry);
 

@@ -108,10 +108,10 @@ static int parse_frac(const char *s, double *out)
 
 /* The plan entry of the JSON contract: one builder for `plan` and the
  * reports (report.c), so both print the same keys. */
-cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank, const struct cluster *c,
-			   const struct model_spec *m)
+cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank, const struct search_result *r,
+			   const struct cluster *c, const struct model_spec *m)
 {
-	return report_plan_json(sp, rank, c, m);
+	return report_plan_json(sp, rank, r, c, m);
 }
 
 /* What would meet a missed deadline (search_capacity_answer). */
@@ -132,12 +132,15 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 	cJSON_AddNumberToObject(o, "tokens", tokens);
 	cJSON *pl = cJSON_AddArrayToObject(o, "plans");
 	for (int i = 0; i < res->n_plans; i++)
-		cJSON_AddItemToArray(pl, cli_plan_entry_json(&res->plans[i], i + 1, c, m));
+		cJSON_AddItemToArray(pl, cli_plan_entry_json(&res->plans[i], i + 1, res, c, m));
 	cJSON *pa = cJSON_AddArrayToObject(o, "pareto");
 	for (int i = 0; i < res->n_pareto; i++) {
 		const struct search_plan *sp = &res->pareto[i];
 		cJSON *e = cJSON_CreateObject();
+		char lb[PLAN_LABEL_MAX];
+		plan_list_label(sp, res->plans, NULL, res->n_plans, 0, lb, sizeof lb);
 		cJSON_AddStringToObject(e, "label", sp->label);
+		cJSON_AddStringToObject(e, "list_label", lb);
 		cJSON_AddNumberToObject(e, "time_to_train_s", sp->time_to_train_s);
 		cJSON_AddNumberToObject(e, "cost_to_train_usd", sp->cost_to_train_usd);
 		cJSON_AddNumberToObject(e, "tokens_per_s", sp->est.tokens_per_s);
@@ -169,7 +172,7 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 	cJSON_AddNumberToObject(o, "mem_headroom", so->mem_headroom);
 	cJSON_AddStringToObject(o, "framework", framework_name(so->framework));
 	if (res->has_stock)
-		cJSON_AddItemToObject(o, "best_stock", cli_plan_entry_json(&res->stock, 0, c, m));
+		cJSON_AddItemToObject(o, "best_stock", cli_plan_entry_json(&res->stock, 0, res, c, m));
 	if (!res->n_plans) {
 		cJSON_AddStringToObject(o, "why", res->why);
 		/* the nearest miss: the plan (estimate --plan schema), the

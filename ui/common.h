@@ -93,7 +93,9 @@ struct estimate;
 struct search_plan;
 struct cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 				const struct plan *p, const struct model_spec *m);
+struct search_result;
 struct cJSON *cli_plan_entry_json(const struct search_plan *sp, int rank,
-				  const struct cluster *c, const struct model_spec *m);
+				  const struct search_result *r, const struct cluster *c,
+				  const struct model_spec *m);
 
 #endif
