@@ -207,7 +207,14 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   pool; the scheduler caps the CUDA-graph batch at a few hundred and runs
  *   larger batches without graphs: 1024 as a practical limit.
  *   chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). Retraction
- *   when the pool is full.
+ *   when the pool is full. Prompts run apart: the scheduler builds a
+ *   prefill batch from the waiting prompts and, when there is one, runs it
+ *   instead of the decode batch ("Run prefill first if possible",
+ *   Scheduler.get_next_batch_to_run, python/sglang/srt/managers/
+ *   scheduler.py, sgl-project/sglang @ d51c1c2; the same branch in every
+ *   stored version since v0.2); prompt chunks share an iteration with
+ *   decodes only with --enable-mixed-chunk, off by default (ServerArgs
+ *   enable_mixed_chunk = False). One decode iteration per call.
  *
  * tensorrt-llm: PyTorch backend (TensorRT-LLM >= 1.0, trtllm-serve): a
  *   Python scheduler and executor loop like vLLM's, CUDA graphs for decode;
@@ -226,10 +233,10 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   "trtllm-build" and "Tuning Max Batch Size and Max Num Tokens").
  *   CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default. */
 static const struct serve_engine_profile engines[ENGINE_COUNT] = {
-	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0 },
-	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0 },
-	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1 },
-	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1 },
+	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0 },
+	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1 },
+	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0 },
+	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0 },
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
@@ -1093,7 +1100,8 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
-			   cfg->prefill_apart != 0, cfg->sched_steps > 1 ? cfg->sched_steps : 1,
+			   cfg->prefill_apart != 0 || e->prefill_first,
+			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0 };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer

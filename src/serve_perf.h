@@ -54,6 +54,11 @@ struct serve_engine_profile {
 	int kv_reserve_full;         /* 1: a request reserves ISL+OSL of KV on
 				      * admission (no eviction); 0: blocks on
 				      * demand, preemption when full */
+	int prefill_first;           /* 1: waiting prompts run in iterations of
+				      * their own, before any decode (as
+				      * serve_config.prefill_apart, one decode
+				      * iteration per call); 0: prompt chunks
+				      * ride the decode iterations */
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e);
