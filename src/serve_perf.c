@@ -726,6 +726,26 @@ static double apart_cycle(const struct inst *in, double n, double isl, double os
 	return C;
 }
 
+/* Prompts apart with one decode iteration per call (SGLang's scheduler,
+ * vLLM before V1 without multi-step): of the token gaps a request sees,
+ * a share P(k > 0) = 1 - exp(-lam C) also holds a prefill call p, the
+ * rest are one decode iteration d(n). A benchmark's median ITL pools all
+ * gaps (SGLang's and vLLM's bench_serving: np.median(itls)), so below
+ * half it is d(n), above it d(n) + p. With S > 1 decode iterations per
+ * call the engine streams its tokens in runs of S, whose gaps this
+ * does not separate: the mean TPOT is returned. */
+static double apart_gap_p50(const struct inst *in, double n, double isl, double osl, double lam,
+			    double tpot)
+{
+	if (apart_steps(in, osl) > 1)
+		return tpot;
+	double p, C = apart_cycle(in, n, isl, osl, lam, &p);
+	if (!isfinite(C))
+		return tpot;
+	double d = inst_iter(in, n, isl + osl / 2, 0, 0, 0, NULL, NULL, NULL);
+	return -expm1(-lam * C) < 0.5 ? d : d + p;
+}
+
 /* Offline: B sequences in steady state. Time of one cycle of OSL
  * iterations, during which each sequence is replaced once. */
 static double cycle_time(const struct inst *in, double B, double isl, double osl)
@@ -968,7 +988,7 @@ static void no_fit(const struct inst *in, const struct serve_config *cfg, double
 			 r->kv_capacity_tokens, need_tok, in->tp, in->pp, in->p->gpu.name);
 	r->fits = 0;
 	r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
-	r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = HUGE_VAL;
+	r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = r->itl_p50_s = HUGE_VAL;
 }
 
 /* Saturation (batch B always full) and one request alone. Returns the
@@ -1053,6 +1073,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	r->batch = n;
 	r->utilisation = lam / r->req_s_max;
 	r->tpot_s.mean = r->tpot_s.p50 = t;
+	r->itl_p50_s = in->apart ? apart_gap_p50(in, n, isl, osl, lam, t) : t;
 	double n99 = n + Z99 * sqrt(n);
 	if (n99 > B)
 		n99 = B;
@@ -1148,7 +1169,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		r->out_tps = r->out_tps_max;
 		r->batch = B;
 		r->utilisation = lam > 0 ? lam / r->req_s_max : 1;
-		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = cyc / osl;
+		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = r->itl_p50_s = cyc / osl;
 		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
 		return 0;
 	}

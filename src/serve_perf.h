@@ -165,6 +165,12 @@ struct serve_result {
 	double batch;                /* mean running sequences */
 	double utilisation;          /* rate / req_s_max */
 	struct serve_quantiles ttft_s, tpot_s;  /* +inf when rate >= saturation */
+	double itl_p50_s;            /* the median gap between streamed tokens,
+				      * all gaps pooled (a benchmark's "median
+				      * ITL"): tpot_s.p50, except with prompts
+				      * apart and one decode iteration per call,
+				      * where most gaps carry no prefill call
+				      * (serve_evaluate's header comment) */
 	/* unloaded latencies (one request alone) */
 	double ttft_min_s, tpot_min_s;
 	/* time split of one saturated iteration, seconds */

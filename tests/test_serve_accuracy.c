@@ -949,7 +949,11 @@ static double blind_predict_one(const struct brow *b)
 		 * a steady state: the row is counted apart, TTFT and ITL alike */
 		if (!(r.utilisation < 1))
 			return INFINITY;
-		/* a `_p50_ms` metric is a median (SGLang's bench_serving) */
+		/* a `_p50_ms` metric is a median (SGLang's bench_serving);
+		 * its median ITL pools every token gap (itl_p50_s), its
+		 * median TPOT is over requests' means */
+		if (!strcmp(b->metric, "itl_p50_ms"))
+			return 1e3 * r.itl_p50_s;
 		const struct serve_quantiles *qt =
 			bmetric_class(b->metric) == 1 ? &r.ttft_s : &r.tpot_s;
 		return 1e3 * (strstr(b->metric, "_p50_") ? qt->p50 : qt->mean);
