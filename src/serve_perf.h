@@ -170,7 +170,7 @@ struct serve_result {
 				      * ITL"): tpot_s.p50, except with prompts
 				      * apart and one decode iteration per call,
 				      * where most gaps carry no prefill call
-				      * (serve_evaluate's header comment) */
+				      * (apart_gap_p50 in serve_perf.c) */
 	/* unloaded latencies (one request alone) */
 	double ttft_min_s, tpot_min_s;
 	/* time split of one saturated iteration, seconds */
