@@ -207,7 +207,14 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   pool; the scheduler caps the CUDA-graph batch at a few hundred and runs
  *   larger batches without graphs: 1024 as a practical limit.
  *   chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). Retraction
- *   when the pool is full.
+ *   when the pool is full. Prompts run apart: the scheduler builds a
+ *   prefill batch from the waiting prompts and, when there is one, runs it
+ *   instead of the decode batch ("Run prefill first if possible",
+ *   Scheduler.get_next_batch_to_run, python/sglang/srt/managers/
+ *   scheduler.py, sgl-project/sglang @ d51c1c2; the same branch in every
+ *   stored version since v0.2); prompt chunks share an iteration with
+ *   decodes only with --enable-mixed-chunk, off by default (ServerArgs
+ *   enable_mixed_chunk = False). One decode iteration per call.
  *
  * tensorrt-llm: PyTorch backend (TensorRT-LLM >= 1.0, trtllm-serve): a
  *   Python scheduler and executor loop like vLLM's, CUDA graphs for decode;
@@ -226,10 +233,10 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   "trtllm-build" and "Tuning Max Batch Size and Max Num Tokens").
  *   CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default. */
 static const struct serve_engine_profile engines[ENGINE_COUNT] = {
-	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0 },
-	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0 },
-	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1 },
-	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1 },
+	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0 },
+	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1 },
+	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0 },
+	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0 },
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
@@ -719,6 +726,26 @@ static double apart_cycle(const struct inst *in, double n, double isl, double os
 	return C;
 }
 
+/* Prompts apart with one decode iteration per call (SGLang's scheduler,
+ * vLLM before V1 without multi-step): of the token gaps a request sees,
+ * a share P(k > 0) = 1 - exp(-lam C) also holds a prefill call p, the
+ * rest are one decode iteration d(n). A benchmark's median ITL pools all
+ * gaps (SGLang's and vLLM's bench_serving: np.median(itls)), so below
+ * half it is d(n), above it d(n) + p. With S > 1 decode iterations per
+ * call the engine streams its tokens in runs of S, whose gaps this
+ * does not separate: the mean TPOT is returned. */
+static double apart_gap_p50(const struct inst *in, double n, double isl, double osl, double lam,
+			    double tpot)
+{
+	if (apart_steps(in, osl) > 1)
+		return tpot;
+	double p, C = apart_cycle(in, n, isl, osl, lam, &p);
+	if (!isfinite(C))
+		return tpot;
+	double d = inst_iter(in, n, isl + osl / 2, 0, 0, 0, NULL, NULL, NULL);
+	return -expm1(-lam * C) < 0.5 ? d : d + p;
+}
+
 /* Offline: B sequences in steady state. Time of one cycle of OSL
  * iterations, during which each sequence is replaced once. */
 static double cycle_time(const struct inst *in, double B, double isl, double osl)
@@ -961,7 +988,7 @@ static void no_fit(const struct inst *in, const struct serve_config *cfg, double
 			 r->kv_capacity_tokens, need_tok, in->tp, in->pp, in->p->gpu.name);
 	r->fits = 0;
 	r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
-	r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = HUGE_VAL;
+	r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = r->itl_p50_s = HUGE_VAL;
 }
 
 /* Saturation (batch B always full) and one request alone. Returns the
@@ -1046,6 +1073,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	r->batch = n;
 	r->utilisation = lam / r->req_s_max;
 	r->tpot_s.mean = r->tpot_s.p50 = t;
+	r->itl_p50_s = in->apart ? apart_gap_p50(in, n, isl, osl, lam, t) : t;
 	double n99 = n + Z99 * sqrt(n);
 	if (n99 > B)
 		n99 = B;
@@ -1093,7 +1121,8 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
-			   cfg->prefill_apart != 0, cfg->sched_steps > 1 ? cfg->sched_steps : 1,
+			   cfg->prefill_apart != 0 || e->prefill_first,
+			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0 };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
@@ -1140,7 +1169,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 		r->out_tps = r->out_tps_max;
 		r->batch = B;
 		r->utilisation = lam > 0 ? lam / r->req_s_max : 1;
-		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = cyc / osl;
+		r->tpot_s.mean = r->tpot_s.p50 = r->tpot_s.p99 = r->itl_p50_s = cyc / osl;
 		r->ttft_s.mean = r->ttft_s.p50 = r->ttft_s.p99 = HUGE_VAL;
 		return 0;
 	}

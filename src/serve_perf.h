@@ -54,6 +54,11 @@ struct serve_engine_profile {
 	int kv_reserve_full;         /* 1: a request reserves ISL+OSL of KV on
 				      * admission (no eviction); 0: blocks on
 				      * demand, preemption when full */
+	int prefill_first;           /* 1: waiting prompts run in iterations of
+				      * their own, before any decode (as
+				      * serve_config.prefill_apart, one decode
+				      * iteration per call); 0: prompt chunks
+				      * ride the decode iterations */
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e);
@@ -160,6 +165,12 @@ struct serve_result {
 	double batch;                /* mean running sequences */
 	double utilisation;          /* rate / req_s_max */
 	struct serve_quantiles ttft_s, tpot_s;  /* +inf when rate >= saturation */
+	double itl_p50_s;            /* the median gap between streamed tokens,
+				      * all gaps pooled (a benchmark's "median
+				      * ITL"): tpot_s.p50, except with prompts
+				      * apart and one decode iteration per call,
+				      * where most gaps carry no prefill call
+				      * (apart_gap_p50 in serve_perf.c) */
 	/* unloaded latencies (one request alone) */
 	double ttft_min_s, tpot_min_s;
 	/* time split of one saturated iteration, seconds */

@@ -649,14 +649,31 @@ static void inst_latency(const struct cluster *c, const struct model_spec *m,
 		memset(r, 0, sizeof *r);
 }
 
+/* 1 when another pool of c has pool q's GPU type: a label then names
+ * the pool, so that two plans on different pools of one GPU type (on
+ * demand and spot, two providers) do not read alike. */
+static int gpu_shared(const struct cluster *c, int q)
+{
+	for (int j = 0; j < c->n_pools; j++)
+		if (j != q && !strcmp(c->pools[j].gpu.name, c->pools[q].gpu.name))
+			return 1;
+	return 0;
+}
+
+/* "2x H100-SXM tp4 + 3x L40S tp1", with the pool's name after the GPU's
+ * where the cluster has that GPU in more than one pool ("2x H100-SXM
+ * (spot) tp4"). */
 static void plan_label(struct serve_plan *pl, const struct cluster *c)
 {
 	size_t o = 0;
 	pl->label[0] = 0;
 	for (int i = 0; i < pl->n_inst && o < sizeof pl->label - 1; i++) {
 		const struct serve_plan_inst *in = &pl->inst[i];
-		int w = snprintf(pl->label + o, sizeof pl->label - o, "%s%dx %s%s tp%d%s", i ? " + " : "",
-				 in->count, c->pools[in->pool].gpu.name,
+		const struct pool *q = &c->pools[in->pool];
+		int shared = gpu_shared(c, in->pool);
+		int w = snprintf(pl->label + o, sizeof pl->label - o, "%s%dx %s%s%s%s%s tp%d%s",
+				 i ? " + " : "", in->count, q->gpu.name, shared ? " (" : "",
+				 shared ? q->name : "", shared ? ")" : "",
 				 in->role == ROLE_PREFILL ? " P" : in->role == ROLE_DECODE ? " D" : "",
 				 in->tp, in->pp > 1 ? "pp" : "");
 		if (w < 0)
@@ -1569,6 +1586,25 @@ static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
 	err->code = HP_EXIT_NOFIT;
 }
 
+/* Labels are what a reader (and a script) tells plans apart by. Pools of
+ * one GPU type are named in them (plan_label); a label cut at its buffer
+ * could still repeat an earlier one: it then ends in its plan number,
+ * "... #3", in place of its last characters. */
+static void plan_labels_unique(struct serve_plan_result *res)
+{
+	for (int i = 1; i < res->n_plans; i++)
+		for (int j = 0; j < i; j++) {
+			if (strcmp(res->plans[i].label, res->plans[j].label))
+				continue;
+			char tag[16];
+			int n = snprintf(tag, sizeof tag, " #%d", i + 1);
+			char *l = res->plans[i].label;
+			size_t cut = sizeof res->plans[i].label - 1 - (size_t)n, len = strlen(l);
+			hp_strlcpy(l + (len < cut ? len : cut), tag, (size_t)n + 1);
+			break;
+		}
+}
+
 /* Every pool together, then each pool alone: the plans, best first. */
 static int plan_fleets(struct fleet_run *fr, int thr, int top, struct serve_plan_result *res,
 		       struct hp_err *err)
@@ -1632,6 +1668,7 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 	fr->in = (struct fleet_in){ c, m, o, k, cand, K, R, b };
 	fleet_run_init(fr, thr);
 	int rc = plan_fleets(fr, thr, top, res, err);
+	plan_labels_unique(res);
 	free(fr);
 	free(cand);
 	res->seconds = hp_now() - t0;

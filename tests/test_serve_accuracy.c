@@ -749,21 +749,25 @@ struct brow {
 	double isl, osl, value;
 };
 
-static struct brow brows[128];
+static struct brow brows[192];
 static int n_brows;
 
 static const char *const bsources[] = { "oci-mi300x-vllm", "amd-vllm-0.6.1", "trtllm-0.12-h100",
 					"nim-1.8-h100", "trtllm-0.5-h200", "mlperf-4.1", "vllm-ci-h200",
 					"mlperf-5.0", "mlperf-5.1", "amd-rocm-vllm-0.9.1",
-					"trtllm-modelopt-h200", "mangoboost-5.1" };
-#define N_BSRC 12
+					"trtllm-modelopt-h200", "mangoboost-5.1", "datacrunch-h200",
+					"sglang-0.3-bench", "amd-rocm-vllm-0.11.1" };
+#define N_BSRC 15
 /* metric classes of the blind rows: throughput (out_tps, out_tps_gpu),
- * mean TTFT, mean ITL */
+ * TTFT (ttft_ms mean, ttft_p50_ms median), ITL (itl_ms mean; itl_p50_ms
+ * and tpot_p50_ms medians) */
 static const char *const bmetrics[] = { "throughput", "TTFT", "ITL" };
 #define N_BMET 3
 static int bmetric_class(const char *metric)
 {
-	return !strcmp(metric, "ttft_ms") ? 1 : !strcmp(metric, "itl_ms") ? 2 : 0;
+	if (!strncmp(metric, "ttft_", 5))
+		return 1;
+	return !strncmp(metric, "itl_", 4) || !strncmp(metric, "tpot_", 5) ? 2 : 0;
 }
 
 static void blind_load(void)
@@ -777,7 +781,7 @@ static void blind_load(void)
 		fclose(f);
 		return;
 	}
-	while (fgets(line, sizeof line, f) && n_brows < 128) {
+	while (fgets(line, sizeof line, f) && n_brows < 192) {
 		char *c[16];
 		if (split(line, c, 16) != 15)
 			continue;
@@ -873,6 +877,20 @@ static double blind_predict_one(const struct brow *b)
 			cfg.step_overhead_s = 9e-3;
 		}
 	}
+	if (!strcmp(b->source, "sglang-0.3-bench")) {
+		/* its README's commands and note: vLLM 0.6.0 with
+		 * --num-scheduler-steps 10 and max_model_len 4096 (chunked
+		 * prefill then off: prompts run apart), memory 0.9; SGLang
+		 * mem_frac 0.88 at TP 1, 0.85 at TP 4, set to 0.88 at TP 4
+		 * for the offline runs */
+		if (cfg.engine == ENGINE_VLLM) {
+			cfg.prefill_apart = 1;
+			cfg.sched_steps = 10;
+			cfg.mem_util = 0.9;
+		} else {
+			cfg.mem_util = b->tp == 1 || !strcmp(b->scen, "offline") ? 0.88 : 0.85;
+		}
+	}
 	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&
 	    strcmp(b->scen, "offline")) {
 		/* NVIDIA's v4.1 Server configs (closed/NVIDIA/configs/
@@ -931,7 +949,14 @@ static double blind_predict_one(const struct brow *b)
 		 * a steady state: the row is counted apart, TTFT and ITL alike */
 		if (!(r.utilisation < 1))
 			return INFINITY;
-		return 1e3 * (!strcmp(b->metric, "ttft_ms") ? r.ttft_s.mean : r.tpot_s.mean);
+		/* a `_p50_ms` metric is a median (SGLang's bench_serving);
+		 * its median ITL pools every token gap (itl_p50_s), its
+		 * median TPOT is over requests' means */
+		if (!strcmp(b->metric, "itl_p50_ms"))
+			return 1e3 * r.itl_p50_s;
+		const struct serve_quantiles *qt =
+			bmetric_class(b->metric) == 1 ? &r.ttft_s : &r.tpot_s;
+		return 1e3 * (strstr(b->metric, "_p50_") ? qt->p50 : qt->mean);
 	}
 	if (serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) < 0 || !r.fits)
 		return NAN;
@@ -1030,6 +1055,31 @@ static const struct {
 	{ "b092", "MI325X Offline (MangoBoost, vLLM 0.9): -20.1%, MI325X under-predicted in every round" },
 	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
 	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
+	{ "b098", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b100", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b102", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b104", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b105", "DataCrunch 70B at 8 req/s: 73% of the model's saturation, the run nearer" },
+	{ "b106", "DataCrunch SGLang run at or above the model's saturation" },
+	{ "b107", "DataCrunch SGLang run at or above the model's saturation" },
+	{ "b108", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b110", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b112", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b114", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b116", "DataCrunch 405B, 4 req/s: 105% of the model's saturation (602 ms measured)" },
+	{ "b117", "DataCrunch 405B, 4 req/s: 105% of the model's saturation (135 ms measured)" },
+	{ "b118", "DataCrunch SGLang run at or above the model's saturation" },
+	{ "b119", "DataCrunch SGLang run at or above the model's saturation" },
+	{ "b120", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b122", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b123", "DataCrunch 405B, 8 req/s ShareGPT: P(prefill call) > 1/2, median gap d + p" },
+	{ "b124", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
+	{ "b126", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
+	{ "b127", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
+	{ "b129", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
+	{ "b148", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
+	{ "b155", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 4,096 outputs at 1,500 sequences" },
+	{ "b156", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 2,000 outputs at 2,000 sequences" },
 };
 
 static const char *blind_known_why(const char *id)
@@ -1043,7 +1093,7 @@ static const char *blind_known_why(const char *id)
 TEST(blind)
 {
 	blind_load();
-	CHECK_EQ_INT(n_brows, 97);
+	CHECK_EQ_INT(n_brows, 157);
 	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
 		   pm[N_BMET] = { { 0 } };
 	int n_sat = 0, n_out = 0;

@@ -242,6 +242,22 @@ l = d["instances"][0]["launch"].split()
 assert "meta-llama/Llama-3.1-8B-Instruct" in l[:5], l
 PY
 done
+# Two pools of one GPU type at different prices: their single-pool plans
+# have the same shape, and each label names its pool, so no two plans in
+# the JSON read alike (before, both were "2x H100-SXM tp2 + 4x H100-SXM
+# tp4").
+expect labels-pools 0 "" -- --pool 1x8xH100-SXM,max=8,name=east,price=30 \
+	--pool 1x8xH100-SXM,max=8,name=west,price=20 -m llama3.1-70b --rate 20 --isl 1500 \
+	--osl 300 --ttft-p99 2 --tpot-p99 0.05 --no-price-book --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "labels-pools: $(grep label "$tmp/out")"
+import json, sys
+plans = json.load(open(sys.argv[1]))["plans"]
+labels = [p["label"] for p in plans]
+assert len(plans) >= 2 and len(set(labels)) == len(labels), labels
+for p in plans:
+    for i in p["instances"]:
+        assert "(%s)" % i["pool"] in p["label"], (p["label"], i["pool"])
+PY
 cat >"$tmp/m.json" <<'EOF2'
 {"name": "tiny-8l", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096, "vocab": 32000}
 EOF2

@@ -297,6 +297,50 @@ TEST(prefill_apart)
 	CHECK(s8.ttft_s.mean - s1.ttft_s.mean >= 3.5 * s1.tpot_min_s * 0.95);
 }
 
+/* SGLang runs waiting prompts before any decode ("Run prefill first if
+ * possible", Scheduler.get_next_batch_to_run, sgl-project/sglang @
+ * d51c1c2) and mixes prompt chunks into decode iterations only with
+ * --enable-mixed-chunk, off by default; vLLM V1 and TensorRT-LLM's
+ * in-flight batching mix them. So the sglang profile runs prompts apart
+ * without being told, and a setting of prefill_apart changes nothing for
+ * it. */
+TEST(sglang_prefill_first)
+{
+	CHECK_EQ_INT(serve_engine(ENGINE_SGLANG)->prefill_first, 1);
+	CHECK_EQ_INT(serve_engine(ENGINE_VLLM)->prefill_first, 0);
+	CHECK_EQ_INT(serve_engine(ENGINE_TRTLLM)->prefill_first, 0);
+	CHECK_EQ_INT(serve_engine(ENGINE_TRTLLM_ENGINE)->prefill_first, 0);
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 0) == 0);
+	if (!f.m)
+		return;
+	struct hp_err err = { 0 };
+	struct serve_result dflt, told;
+	f.cfg.engine = ENGINE_SGLANG;
+	struct serve_config ca = f.cfg;
+	ca.prefill_apart = 1;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &dflt, &err) == 0 && dflt.fits);
+	CHECK(serve_evaluate(&f.p, f.m, &ca, &f.ld, NULL, &told, &err) == 0 && told.fits);
+	CHECK(dflt.out_tps_max == told.out_tps_max);
+	f.ld.rate = 0.5 * dflt.req_s_max;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &dflt, &err) == 0);
+	CHECK(serve_evaluate(&f.p, f.m, &ca, &f.ld, NULL, &told, &err) == 0);
+	CHECK(dflt.tpot_s.mean == told.tpot_s.mean && dflt.ttft_s.mean == told.ttft_s.mean);
+	/* A benchmark's median ITL pools every token gap (bench_serving:
+	 * np.median(itls)). At 10% of saturation fewer than half the gaps
+	 * hold a prefill call, so the median gap is a decode iteration alone,
+	 * below the mean TPOT that spreads the prefill calls over every
+	 * token; an engine that mixes prompts into the decodes has gaps all
+	 * alike: its median gap is its TPOT */
+	f.ld.rate = 0.1 * dflt.req_s_max;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &dflt, &err) == 0);
+	CHECK(dflt.itl_p50_s < dflt.tpot_s.mean);
+	CHECK(dflt.itl_p50_s >= dflt.tpot_min_s);
+	f.cfg.engine = ENGINE_TRTLLM;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &dflt, &err) == 0);
+	CHECK(dflt.itl_p50_s == dflt.tpot_s.p50);
+}
+
 TEST(buckets)
 {
 	struct serve_dist d;
@@ -696,6 +740,7 @@ int main(void)
 	RUN(wait_tails);
 	RUN(decode_physics);
 	RUN(prefill_apart);
+	RUN(sglang_prefill_first);
 	RUN(buckets);
 	RUN(fleet_brute_force);
 	RUN(fleet_two_buckets);
