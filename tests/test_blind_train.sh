@@ -67,10 +67,17 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLDG24": "H100 seen recipes",
           # FlagPerf: H100/H800 rows are H100 at scale; its A800 rows are
           # one-node runs of an 8B model (regime_of below).
-          "BLFP": "H100 at scale"}
+          "BLFP": "H100 at scale",
+          # Third round: InternLM, IBM/PyTorch FSDP, NVIDIA JAX-Toolbox Pax,
+          # NeMo-Megatron launcher; A100 rows of 8-1,024 GPUs are their own
+          # regime, H100 rows join "H100 at scale" (regime_of below).
+          "BLIL": "A100 8-1,024 GPUs", "BLIBM": "A100 8-1,024 GPUs",
+          "BLPAX": "A100 8-1,024 GPUs", "BLNL": "A100 8-1,024 GPUs"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
+    if grp in ("BLIBM", "BLPAX") and gpu.startswith("H100"):
+        return "H100 at scale"
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
 GPU = [("GB200", "GB200"), ("H100", "H100-SXM"), ("H800", "H800-SXM"),
@@ -105,7 +112,12 @@ def args_of(r, mfile):
     per = 4 if gpu == "GB200" else min(n, 8)
     pool = "%dx%dx%s" % ((n + per - 1) // per, per, gpu)
     ic = r["interconnect"]
-    if "8x400Gb/s" in ic or "400Gb/s per GPU" in ic:
+    nic = re.search(r"NIC:\s*(\d+)x(\d+)", r["notes"])
+    if nic:
+        # NIC:4x100 = 4 NICs of 100 Gb/s per node, as the source states
+        # it (or as its ASSUMED: says); read before the text patterns.
+        pool += ",nics=%s,nic_gbps=%s" % (nic.group(1), nic.group(2))
+    elif "8x400Gb/s" in ic or "400Gb/s per GPU" in ic:
         pool += ",nics=8,nic_gbps=400"
     elif "8x200Gb/s" in ic:
         pool += ",nics=8,nic_gbps=200"
@@ -128,6 +140,9 @@ def args_of(r, mfile):
         k, val = kv.split("=")
         ovf += ["--%s-overlap" % k, val]
     a += ovf
+    # SP:off: the source runs TP without sequence parallelism.
+    if re.search(r"SP:\s*off", r["notes"]):
+        a += ["--no-sp"]
     v = re.search(r"VP=(\d+)", r["schedule"])
     L, pp = int(r["n_layers"]), int(r["pp"])
     if v and pp > 1:
