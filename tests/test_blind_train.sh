@@ -89,7 +89,9 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # NeMo-Megatron launcher; A100 rows of 8-1,024 GPUs are their own
           # regime, H100 rows join "H100 at scale" (regime_of below).
           "BLIL": "A100 8-1,024 GPUs", "BLIBM": "A100 8-1,024 GPUs",
-          "BLPAX": "A100 8-1,024 GPUs", "BLNL": "A100 8-1,024 GPUs"}
+          "BLPAX": "A100 8-1,024 GPUs", "BLNL": "A100 8-1,024 GPUs",
+          # llm.c: GPT-2/GPT-3 124M-1.6B on one node, the small-model regime.
+          "BLLC": "small/V100/consumer"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
