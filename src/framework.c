@@ -46,9 +46,16 @@
  *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
  *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class
  *    kernels, about half as fast there..
- *  - pytorch-ddp (estimate-only, framework.h): NVIDIA DeepLearningExamples'
- *    BERT fine-tuning, PyTorch/LanguageModeling/BERT @26c26761 (April
- *    2020; the 2022 tree @a9e2c1d5 runs the same training loop).
+ *  - pytorch-ddp and pytorch-ddp-2020 (estimate-only, framework.h): NVIDIA
+ *    DeepLearningExamples' BERT fine-tuning, PyTorch/LanguageModeling/BERT
+ *    @26c26761 (April 2020) and @a9e2c1d5 (March 2022; Lambda's fork
+ *    LambdaLabsML/DeepLearningExamples lambda/benchmark @bca2927e changes
+ *    one GeLU argument). Both run the same training loop. Their model
+ *    code differs: 2020 reshapes q, k and v into 4-D views, permutes them
+ *    and hands them to torch.matmul, which copies each into a contiguous
+ *    batch (eager_qkv_copies); 2022 views them as [s, b x heads, d] and
+ *    transposes into torch.bmm, which reads the strided batches in place.
+ *    Both copy the context back (.contiguous()).
  *    run_squad.py: apex AMP opt_level O2 with FusedAdam, and
  *    apex.parallel.DistributedDataParallel with its defaults when launched
  *    on more than one GPU (model = DDP(model)); no TP, PP or ZeRO.
@@ -83,9 +90,15 @@ static const struct framework_info rows[FW_ROWS] = {
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0 },
 	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", 0, 1, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
-			     "DeepLearningExamples BERT run_squad.py @26c26761; "
+			     "DeepLearningExamples BERT run_squad.py and modeling.py @a9e2c1d5; "
 			     "apex/parallel/distributed.py @47da14a0",
-			     0, 0, 1, 1e7, 3 },
+			     0, 0, 1, 0, 1e7, 3 },
+	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
+				  "PyTorch eager + apex AMP/DDP (2020 model code)", 0, 1, 0,
+				  FW_GRAD_FP32_UNLESS_FP16, 0,
+				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
+				  "apex/parallel/distributed.py @47da14a0",
+				  0, 0, 1, 1, 1e7, 3 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

@@ -12,9 +12,10 @@
  * Rows from FW_COUNT up to FW_ROWS are estimate-only: perf_estimate runs
  * them, but the planner, runs_on, launch and the plan keys do not offer
  * them yet (framework_parse does not accept their names). FW_PYTORCH_DDP
- * is the first: plain PyTorch eager modules under apex AMP O2 and apex
- * DistributedDataParallel, as NVIDIA DeepLearningExamples' BERT
- * fine-tuning runs (the blind rows of tests/data/holdout_small.csv). */
+ * and FW_PYTORCH_DDP_2020: plain PyTorch eager modules under apex AMP O2
+ * and apex DistributedDataParallel, as NVIDIA DeepLearningExamples' BERT
+ * fine-tuning runs, in its 2022 and 2020 model code (the blind rows of
+ * tests/data/holdout_small.csv). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -26,6 +27,7 @@ enum hp_framework {
 	FW_TORCHTITAN,      /* torchtitan: FSDP2 + TP + PP (+ CP) */
 	FW_COUNT,           /* the frameworks plans, the planner and launch know */
 	FW_PYTORCH_DDP = FW_COUNT,   /* estimate-only: eager PyTorch + apex AMP/DDP */
+	FW_PYTORCH_DDP_2020,         /* the same, with the 2020 model code's copies */
 	FW_ROWS
 };
 
@@ -61,8 +63,10 @@ struct framework_info {
 	 * framework's code and the model code it runs). */
 	int eager_modules;         /* each op of a layer is its own eager kernel:
 				    * no fused bias-dropout-add, a bias add after
-				    * every linear, the attention's permute copies
-				    * (perf_compute.c, layer_kernels) */
+				    * every linear, the context's permute copy
+				    * (perf_compute.c, eager_layer_kernels) */
+	int eager_qkv_copies;      /* and q, k, v copied to contiguous batches
+				    * before the attention's batched GEMMs */
 	double ddp_bucket_elems;   /* gradient elements per all-reduce bucket;
 				    * 0: the model's default (perf_comm.c) */
 	int ddp_copy_passes;       /* read-and-write passes over each gradient

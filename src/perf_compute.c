@@ -176,27 +176,35 @@ static int fused_dropout_add(const struct plan *p)
 }
 
 /* What eager modules move beyond the fused stacks' ops, as
- * DeepLearningExamples' BERT runs them (modeling.py @26c26761; PyTorch
- * 1.x F.linear on a 3-D input runs the matmul and then `output += bias`,
- * torch/nn/functional.py of v1.2-v1.6), per token forward, in bytes:
- *  - a bias add after each linear (q, k, v, projection, MLP down; the
- *    MLP up's bias goes through bias_gelu's `bias + y`): the forward
- *    reads and writes the output (2 eb), the backward only sums the
- *    gradient over the tokens (eb, the add itself passes it on);
- *  - torch.matmul on the permuted 4-D q and k views, and on v, copies
- *    each to a contiguous batch (reshape), and the context is permuted
- *    back with .contiguous(): four copies, read and write (2 eb) forward,
- *    one copy of the gradient back.
+ * DeepLearningExamples' BERT runs them (modeling.py @26c26761 and
+ * @a9e2c1d5, framework.c), per token forward, in bytes:
+ *  - a bias add after each linear (q, k, v, projection, MLP up and down):
+ *    the forward reads and writes the output (2 eb), the backward only
+ *    sums the gradient over the tokens (eb, the add itself passes it on).
+ *    PyTorch 1.2-1.6's F.linear on a 3-D input runs the matmul and then
+ *    `output += bias` (torch/nn/functional.py); 2020's MLP up adds its
+ *    bias in bias_gelu (`bias + y`). Later releases hand a 3-D input to
+ *    addmm, which copies the bias into the output before a beta = 1 GEMM
+ *    reads it back: the same bytes, unless cuBLASLt's bias epilogue takes
+ *    it (not modelled: counted as apart);
+ *  - the context permuted back with .contiguous(), and (2020 code,
+ *    eager_qkv_copies) q, k and v copied to contiguous batches by
+ *    torch.matmul: read and write (2 eb) forward, one copy of the
+ *    gradient back.
  * layer_ew_bytes counts a backward as twice its forward; these ops move
  * less backward, so their forward-and-backward total is entered as a
  * third, to keep the sum right (fwd/bwd split simplified). */
-static double eager_extra_bytes(const struct model_spec *m, int tp, double T, double eb)
+static double eager_extra_bytes(const struct model_spec *m, const struct plan *p, int tp,
+				double T, double eb)
 {
 	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
 	double up = m->gated_mlp ? 2 : 1, b = 0;
 	if (m->bias)
 		b += eb * T * ((q + 2 * kv) / t + h + up * m->ffn / t + h);
-	b += 4 * eb * T * (2 * q + 2 * kv) / t / 3;
+	if (!p->flash) {
+		double copied = q + (framework_get(p->framework)->eager_qkv_copies ? q + 2 * kv : 0);
+		b += 4 * eb * T * copied / t / 3;
+	}
 	return b;
 }
 
@@ -237,7 +245,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		b += 4 * in;
 	}
 	if (framework_get(p->framework)->eager_modules)
-		b += eager_extra_bytes(m, tp, T, eb);
+		b += eager_extra_bytes(m, p, tp, T, eb);
 	*scores = 0;
 	if (!p->flash) {
 		/* Unfused attention: scale-mask-softmax reads and writes the
@@ -250,13 +258,13 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 }
 
 /* Kernels an eager layer launches forward, op by op as DeepLearningExamples'
- * BERT layer runs them (modeling.py @26c26761, see eager_extra_bytes):
- * q, k, v, projection, MLP up and down GEMMs (6, 7 gated), a bias add
- * after each (bias_gelu's add for the MLP up), two LayerNorms (apex
- * FusedLayerNorm, one kernel each), two dropouts and two residual adds
- * apart, the activation; unfused attention: copies of q, k and v, two
- * batched GEMMs, the scale, the mask add, softmax, dropout and the
- * context copy (10); flash: one kernel. */
+ * BERT layer runs them (modeling.py @26c26761 and @a9e2c1d5, see
+ * eager_extra_bytes): q, k, v, projection, MLP up and down GEMMs (6, 7
+ * gated), a bias add after each, two LayerNorms (one kernel each), two
+ * dropouts and two residual adds apart, the activation; unfused
+ * attention: two batched GEMMs, the scale, the mask add, softmax,
+ * dropout and the context copy (7), and the copies of q, k and v (3,
+ * eager_qkv_copies); flash: one kernel. */
 static double eager_layer_kernels(const struct model_spec *m, const struct plan *p, int tp)
 {
 	double gemms = m->gated_mlp ? 7 : 6;
@@ -265,7 +273,10 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
 		n += 2;
 	if (m->position == POS_ROPE)
 		n += 2;
-	n += p->flash ? 1 : 10;
+	if (p->flash)
+		n += 1;
+	else
+		n += 7 + (framework_get(p->framework)->eager_qkv_copies ? 3 : 0);
 	if (tp > 1)
 		n += p->sp ? 4 : 2;
 	return n;
