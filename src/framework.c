@@ -45,14 +45,36 @@
  *  - Attention kernels on Hopper and later: Megatron-Core runs Transformer
  *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
  *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class
- *    kernels, about half as fast there. */
+ *    kernels, about half as fast there..
+ *  - pytorch-ddp and pytorch-ddp-2020 (estimate-only, framework.h): NVIDIA
+ *    DeepLearningExamples' BERT fine-tuning, PyTorch/LanguageModeling/BERT
+ *    @26c26761 (April 2020) and @a9e2c1d5 (March 2022; Lambda's fork
+ *    LambdaLabsML/DeepLearningExamples lambda/benchmark @bca2927e changes
+ *    one GeLU argument). Both run the same training loop. Their model
+ *    code differs: 2020 reshapes q, k and v into 4-D views, permutes them
+ *    and hands them to torch.matmul, which copies each into a contiguous
+ *    batch (eager_qkv_copies); 2022 views them as [s, b x heads, d] and
+ *    transposes into torch.bmm, which reads the strided batches in place.
+ *    Both copy the context back (.contiguous()).
+ *    run_squad.py: apex AMP opt_level O2 with FusedAdam, and
+ *    apex.parallel.DistributedDataParallel with its defaults when launched
+ *    on more than one GPU (model = DDP(model)); no TP, PP or ZeRO.
+ *    apex/parallel/distributed.py (NVIDIA/apex @47da14a0, mid-2019):
+ *    delay_allreduce False (buckets reduced during the backward, so the
+ *    gradient overlap is on), message_size 10,000,000 elements per bucket,
+ *    allreduce_always_fp32 False (fp16 gradients under O2, fp32 in an fp32
+ *    run), and per bucket three passes over the gradients beside NCCL's own
+ *    traffic: the flatten (torch.cat) into the bucket, the averaging mul_
+ *    and the copy back into the parameters' .grad (allreduce_bucket,
+ *    L425-473). modeling.py: every op is an eager PyTorch call (no fused
+ *    bias-dropout-add; perf_compute.c lists the layer's kernels). */
 #include "framework.h"
 
 #include <assert.h>
 #include <string.h>
 #include <strings.h>
 
-static const struct framework_info rows[FW_COUNT] = {
+static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1,
@@ -66,12 +88,23 @@ static const struct framework_info rows[FW_COUNT] = {
 			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1 },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0 },
+	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", 0, 1, 0,
+			     FW_GRAD_FP32_UNLESS_FP16, 0,
+			     "DeepLearningExamples BERT run_squad.py and modeling.py @a9e2c1d5; "
+			     "apex/parallel/distributed.py @47da14a0",
+			     0, 0, 1, 0, 1e7, 3 },
+	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
+				  "PyTorch eager + apex AMP/DDP (2020 model code)", 0, 1, 0,
+				  FW_GRAD_FP32_UNLESS_FP16, 0,
+				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
+				  "apex/parallel/distributed.py @47da14a0",
+				  0, 0, 1, 1, 1e7, 3 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
 {
-	assert((unsigned)f < FW_COUNT);
-	if ((unsigned)f >= FW_COUNT)   /* asserts off: the documented default */
+	assert((unsigned)f < FW_ROWS);
+	if ((unsigned)f >= FW_ROWS)   /* asserts off: the documented default */
 		f = FW_ANY;
 	return &rows[f];
 }

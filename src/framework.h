@@ -7,7 +7,15 @@
  * start from the row; an explicit key in a plan overrides it.
  *
  * FW_ANY is "no framework chosen": the planner may pick any row; a plan
- * carrying FW_ANY is estimated with the megatron-core row. */
+ * carrying FW_ANY is estimated with the megatron-core row.
+ *
+ * Rows from FW_COUNT up to FW_ROWS are estimate-only: perf_estimate runs
+ * them, but the planner, runs_on, launch and the plan keys do not offer
+ * them yet (framework_parse does not accept their names). FW_PYTORCH_DDP
+ * and FW_PYTORCH_DDP_2020: plain PyTorch eager modules under apex AMP O2
+ * and apex DistributedDataParallel, as NVIDIA DeepLearningExamples' BERT
+ * fine-tuning runs, in its 2022 and 2020 model code (the blind rows of
+ * tests/data/holdout_small.csv). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -17,7 +25,10 @@ enum hp_framework {
 	FW_MEGATRON_LM,     /* Megatron-LM of 2021-22 (no overlaps) */
 	FW_DEEPSPEED,       /* DeepSpeed ZeRO (Megatron-DeepSpeed or HF) */
 	FW_TORCHTITAN,      /* torchtitan: FSDP2 + TP + PP (+ CP) */
-	FW_COUNT
+	FW_COUNT,           /* the frameworks plans, the planner and launch know */
+	FW_PYTORCH_DDP = FW_COUNT,   /* estimate-only: eager PyTorch + apex AMP/DDP */
+	FW_PYTORCH_DDP_2020,         /* the same, with the 2020 model code's copies */
+	FW_ROWS
 };
 
 /* grad_reduce_fp32 value of the Megatron rows: Megatron's arguments.py
@@ -48,16 +59,31 @@ struct framework_info {
 				    * its own: four one-way transfers per
 				    * micro-batch, one after another, where the
 				    * others pair a send with a receive */
+	/* How the layers and the data-parallel reduce run (fixed by the
+	 * framework's code and the model code it runs). */
+	int eager_modules;         /* each op of a layer is its own eager kernel:
+				    * no fused bias-dropout-add, a bias add after
+				    * every linear, the context's permute copy
+				    * (perf_compute.c, eager_layer_kernels) */
+	int eager_qkv_copies;      /* and q, k, v copied to contiguous batches
+				    * before the attention's batched GEMMs */
+	double ddp_bucket_elems;   /* gradient elements per all-reduce bucket;
+				    * 0: the model's default (perf_comm.c) */
+	int ddp_copy_passes;       /* read-and-write passes over each gradient
+				    * byte around the all-reduce (flatten into the
+				    * bucket, average, copy back); 0: reduced in
+				    * place in a contiguous buffer */
 };
 
-/* The row for f (static, never NULL). f must be below FW_COUNT (assert;
+/* The row for f (static, never NULL). f must be below FW_ROWS (assert;
  * FW_ANY's row when asserts are off). FW_ANY gives the megatron-core
  * row's settings under the name "any". */
 const struct framework_info *framework_get(enum hp_framework f);
 
 /* "any", "megatron-core" (aliases "mcore", "megatron"), "megatron-lm",
- * "deepspeed", "torchtitan" (aliases "titan", "ds"), ignoring case.
- * Returns 0 and sets *out, or -1 for an unknown name (*out untouched). */
+ * "deepspeed", "torchtitan" (aliases "titan", "ds"), ignoring case: the
+ * frameworks below FW_COUNT only. Returns 0 and sets *out, or -1 for an
+ * unknown name (*out untouched). */
 int framework_parse(const char *s, enum hp_framework *out);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);

@@ -461,7 +461,7 @@ static int check_plan(const struct cluster *c, const struct model_spec *m,
 		      const struct plan *p, struct hp_err *err)
 {
 	assert((unsigned)p->precision < HP_DTYPE_COUNT && (unsigned)p->recompute < RC_COUNT &&
-	       (unsigned)p->framework < FW_COUNT && p->zero >= 0 && p->zero <= 3);
+	       (unsigned)p->framework < FW_ROWS && p->zero >= 0 && p->zero <= 3);
 	if (p->mbs < 1 || p->gbs < 1 || p->cp < 1 || p->ep < 1 ||
 	    (p->schedule == SCHED_INTERLEAVED && p->vpp < 1))
 		return hp_err_set(err, HP_EXIT_INPUT,

@@ -364,6 +364,23 @@ static double tied_embedding_sync(struct stage_ctx *x, struct estimate *e, doubl
 	return t;
 }
 
+/* A DDP that copies its buckets (framework row ddp_copy_passes: apex's
+ * flatten into the bucket, the averaging mul_ and the copy back into each
+ * .grad, NVIDIA/apex apex/parallel/distributed.py @47da14a0,
+ * allreduce_bucket) moves every gradient byte through HBM that many
+ * times more, read and written, on the GPU whose backward it interrupts
+ * (the flatten runs on the compute stream, the other two beside it on
+ * the bucket stream, sharing its HBM). Simplified: all of it charged as
+ * exposed, none hidden behind the backward's GEMMs. 0 with one rank. */
+static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ranks)
+{
+	int passes = framework_get(x->p->framework)->ddp_copy_passes;
+	double bw = x->g->hbm_Bps * x->k->gen[x->g->gen].hbm;
+	if (ranks <= 1 || passes <= 0 || bw <= 0)
+		return 0;
+	return passes * 2 * bytes / bw;
+}
+
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -390,7 +407,10 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	if (p->framework == FW_DEEPSPEED && p->zero >= 1 && p->zero <= 2)
 		pov = 0;
 	double gb = plan_grad_fp32(p) ? 4 : 2;
-	double buckets = fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
+	const struct framework_info *fw = framework_get(p->framework);
+	double buckets = fw->ddp_bucket_elems > 0
+				 ? fmax(1, (params + eparams) / fw->ddp_bucket_elems)
+				 : fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
 	double t_dp = 0, exposed = 0, dbytes = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;
 	if (p->zero <= 2) {
@@ -411,7 +431,8 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		}
 		t_dp = red + gat;
 		exposed = overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
-			  overlap_exposed(gat, x->fwd, buckets, sl, pov);
+			  overlap_exposed(gat, x->fwd, buckets, sl, pov) +
+			  ddp_bucket_copies(x, (params + eparams) * gb, d);
 	} else {
 		dop = COMM_ALLGATHER;
 		dbytes = (params + eparams) * 2;

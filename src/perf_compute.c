@@ -129,6 +129,13 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 				       : (up + 1) * h * m->ffn;
 		double attn_w = mm / 2 - ffn_w;
 		gm += gemm_time(k, g, dt, T, attn_w / (h * t), h, 1);
+	} else if (framework_get(p->framework)->eager_modules) {
+		/* Three nn.Linear modules, one GEMM each (DeepLearningExamples
+		 * BERT modeling.py @26c26761, BertSelfAttention: self.query,
+		 * self.key, self.value): narrower outputs, fewer tiles per wave. */
+		gm += gemm_time(k, g, dt, T, q / t, h, 1);
+		gm += 2 * gemm_time(k, g, dt, T, kv / t, h, 1);
+		gm += gemm_time(k, g, dt, T, h, q / t, 1);
 	} else {
 		gm += gemm_time(k, g, dt, T, (q + 2 * kv) / t, h, 1);
 		gm += gemm_time(k, g, dt, T, h, q / t, 1);
@@ -165,7 +172,40 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
  * group), and the host is what the count prices. */
 static int fused_dropout_add(const struct plan *p)
 {
-	return p->framework != FW_TORCHTITAN;
+	return p->framework != FW_TORCHTITAN && !framework_get(p->framework)->eager_modules;
+}
+
+/* What eager modules move beyond the fused stacks' ops, as
+ * DeepLearningExamples' BERT runs them (modeling.py @26c26761 and
+ * @a9e2c1d5, framework.c), per token forward, in bytes:
+ *  - a bias add after each linear (q, k, v, projection, MLP up and down):
+ *    the forward reads and writes the output (2 eb), the backward only
+ *    sums the gradient over the tokens (eb, the add itself passes it on).
+ *    PyTorch 1.2-1.6's F.linear on a 3-D input runs the matmul and then
+ *    `output += bias` (torch/nn/functional.py); 2020's MLP up adds its
+ *    bias in bias_gelu (`bias + y`). Later releases hand a 3-D input to
+ *    addmm, which copies the bias into the output before a beta = 1 GEMM
+ *    reads it back: the same bytes, unless cuBLASLt's bias epilogue takes
+ *    it (not modelled: counted as apart);
+ *  - the context permuted back with .contiguous(), and (2020 code,
+ *    eager_qkv_copies) q, k and v copied to contiguous batches by
+ *    torch.matmul: read and write (2 eb) forward, one copy of the
+ *    gradient back.
+ * layer_ew_bytes counts a backward as twice its forward; these ops move
+ * less backward, so their forward-and-backward total is entered as a
+ * third, to keep the sum right (fwd/bwd split simplified). */
+static double eager_extra_bytes(const struct model_spec *m, const struct plan *p, int tp,
+				double T, double eb)
+{
+	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
+	double up = m->gated_mlp ? 2 : 1, b = 0;
+	if (m->bias)
+		b += eb * T * ((q + 2 * kv) / t + h + up * m->ffn / t + h);
+	if (!p->flash) {
+		double copied = q + (framework_get(p->framework)->eager_qkv_copies ? q + 2 * kv : 0);
+		b += 4 * eb * T * copied / t / 3;
+	}
+	return b;
 }
 
 /* Bytes the layer's memory-bound ops move forward on one GPU, op by op
@@ -204,6 +244,8 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		double in = T * (h + q + h + ffn * copies) / t;
 		b += 4 * in;
 	}
+	if (framework_get(p->framework)->eager_modules)
+		b += eager_extra_bytes(m, p, tp, T, eb);
 	*scores = 0;
 	if (!p->flash) {
 		/* Unfused attention: scale-mask-softmax reads and writes the
@@ -215,11 +257,38 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 	return b;
 }
 
+/* Kernels an eager layer launches forward, op by op as DeepLearningExamples'
+ * BERT layer runs them (modeling.py @26c26761 and @a9e2c1d5, see
+ * eager_extra_bytes): q, k, v, projection, MLP up and down GEMMs (6, 7
+ * gated), a bias add after each, two LayerNorms (one kernel each), two
+ * dropouts and two residual adds apart, the activation; unfused
+ * attention: two batched GEMMs, the scale, the mask add, softmax,
+ * dropout and the context copy (7), and the copies of q, k and v (3,
+ * eager_qkv_copies); flash: one kernel. */
+static double eager_layer_kernels(const struct model_spec *m, const struct plan *p, int tp)
+{
+	double gemms = m->gated_mlp ? 7 : 6;
+	double n = gemms + (m->bias ? gemms : 0) + 2 + 2 + 1;
+	if (m->dropout)
+		n += 2;
+	if (m->position == POS_ROPE)
+		n += 2;
+	if (p->flash)
+		n += 1;
+	else
+		n += 7 + (framework_get(p->framework)->eager_qkv_copies ? 3 : 0);
+	if (tp > 1)
+		n += p->sp ? 4 : 2;
+	return n;
+}
+
 /* Kernels one layer launches forward on one GPU, op by op. The backward
  * launches about twice as many (a data and a weight gradient per GEMM, a
  * backward per memory-bound op). */
 static double layer_kernels(const struct model_spec *m, int layer, const struct plan *p, int tp)
 {
+	if (framework_get(p->framework)->eager_modules && !model_layer_is_moe(m, layer))
+		return eager_layer_kernels(m, p, tp);
 	double n = 0;
 	n += 2;                                /* norms */
 	n += 4;                                /* QKV, projection, MLP up, MLP down */

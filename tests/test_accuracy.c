@@ -145,6 +145,73 @@ TEST(cross_validated_by_source)
 	fit_set_done(&fs);
 }
 
+/* The framework that ran each blind row, from holdout_small.csv's
+ * `framework` column (a framework row's name, framework.h, estimate-only
+ * rows included; empty: the loader's choice). Returns the rows set, or
+ * -1 with the failure reported. */
+static int blind_frameworks(struct calib_row *b, int nb)
+{
+	static char names[40][1200], f[40][1200];
+	FILE *in = fopen(small_files[0], "r");
+	if (!in) {
+		T_FAILF("%s: cannot open", small_files[0]);
+		return -1;
+	}
+	int nn = csv_next_record(in, names, 40), col = -1, set = 0;
+	for (int i = 0; i < nn; i++)
+		if (!strcmp(names[i], "framework"))
+			col = i;
+	while (col >= 0) {
+		int n = csv_next_record(in, f, 40);
+		if (n < 0)
+			break;
+		if (n <= col || !f[col][0])
+			continue;
+		int fw = FW_ROWS;
+		for (int k = 0; k < FW_ROWS; k++)
+			if (!strcmp(f[col], framework_name((enum hp_framework)k)))
+				fw = k;
+		for (int i = 0; i < nb; i++)
+			if (!strcmp(b[i].id, f[0]) && fw < FW_ROWS) {
+				b[i].plan.framework = (enum hp_framework)fw;
+				set++;
+			}
+		if (fw == FW_ROWS)
+			T_FAILF("%s: %s: framework '%s' is no framework row", small_files[0], f[0],
+				f[col]);
+	}
+	fclose(in);
+	if (col < 0)
+		T_FAILF("%s: no framework column", small_files[0]);
+	return col < 0 ? -1 : set;
+}
+
+/* Lambda's benchmark script exported NCCL_P2P_DISABLE=1 before
+ * run_squad.sh from 2022-10-16 (lambdal/deeplearning-benchmark 0a684b62,
+ * pytorch/scripts/benchmark_pytorch.sh, benchmark_pytorch_bert_squad) to
+ * 2023-02-06 (aad0d1cd comments it out). NCCL then moves every
+ * intra-node byte through host memory (the SHM transport), over NVLink
+ * machines too. The multi-GPU rows whose bert_*_squad values were
+ * committed inside that window (pytorch-train-throughput-fp16.csv: the
+ * V100 rows 357c49a7 2022-12-16, 2x RTX 3090 835c4479 2022-10-24,
+ * 2x RTX 4090 f4b26687 2022-10-16 23:42, 2x RTX A6000 2a1c3745
+ * 2022-12-15); the RTX 6000 Ada rows came after it (844ea0ca, fc6c1e01). */
+static const char *const lambda_no_p2p[] = {
+	"LBERT-06", "LBERT-07", "LBERT-08", "LBERT-24", "LBERT-25", "LBERT-26",
+	"LBERT-09", "LBERT-29", "LBERT-10", "LBERT-30", "LBERT-11", "LBERT-28",
+};
+
+static void blind_no_p2p(struct calib_row *b, int nb)
+{
+	for (size_t k = 0; k < HP_ARRAY_LEN(lambda_no_p2p); k++)
+		for (int i = 0; i < nb; i++)
+			if (!strcmp(b[i].id, lambda_no_p2p[k]))
+				for (int j = 0; j < b[i].cluster.n_pools; j++) {
+					b[i].cluster.pools[j].intra = INTRA_PCIE;
+					b[i].cluster.pools[j].gpu.no_p2p = 1;
+				}
+}
+
 /* The blind rows of tests/data/holdout_small.csv (small models on V100
  * and workstation GPUs), recorded before hetplan first predicted them and
  * never fitted: printed with the shipped constants, per source and in
@@ -159,6 +226,10 @@ TEST(blind_small_rows)
 		T_FAILF("tests/data/holdout_small.csv: no rows");
 		return;
 	}
+	/* DeepLearningExamples' PyTorch BERT: PTBERT (21 rows, the 2020 code)
+	 * and LBERT (30, Lambda's 2022 fork) */
+	CHECK(blind_frameworks(b, nb) == 51);
+	blind_no_p2p(b, nb);
 	printf("\nblind rows (tests/data/holdout_small.csv, never fitted):\n");
 	char grp[8][16];
 	double gs[8] = { 0 }, gmax[8] = { 0 }, gsig[8] = { 0 };
@@ -485,6 +556,62 @@ TEST(measured_gemm_rate_caps)
 	CHECK(comp[2] > comp[0] && comp[2] <= 2 * comp[0]);
 }
 
+/* The pytorch-ddp row is apex DistributedDataParallel's own argument list
+ * (NVIDIA/apex apex/parallel/distributed.py @47da14a0, __init__:
+ * message_size=10000000, delay_allreduce=False, allreduce_always_fp32=
+ * False) and its allreduce_bucket: flatten, mul_ and the copy back. The
+ * copies by hand on PTBERT-03 (BERT-large on 8 V100-SXM2-16GB, fp16
+ * gradients): 24 layers x 12,596,224 (4 x 1024^2 + 2 x 1024 x 4096
+ * weights, 5 x 1024 + 4096 biases, two LayerNorms of 2 x 1024) +
+ * 31,782,912 embeddings (30,522 + 512 + 2 rows of 1024) + 2,048 final
+ * norm + 2,050 SQuAD head = 334.1 M parameters; 3 passes x (read +
+ * write) x 2 bytes x 334.1 M = 4.01 GB over V100 HBM at 900 GB/s x
+ * volta.hbm 0.85 = 765 GB/s: 5.24 ms, exposed with or without overlap.
+ * Compared with the gradient overlap off on both sides (the all-reduce
+ * then exposed in full), the rows differ by the copies alone. */
+TEST(pytorch_ddp_as_apex_runs_it)
+{
+	for (int fw = FW_PYTORCH_DDP; fw <= FW_PYTORCH_DDP_2020; fw++) {
+		const struct framework_info *f = framework_get((enum hp_framework)fw);
+		CHECK(f->ddp_bucket_elems == 1e7);
+		CHECK(f->grad_overlap == 1);
+		CHECK(f->ddp_copy_passes == 3);
+		CHECK(f->tp_overlap == 0 && f->param_overlap == 0);
+		enum hp_framework out = FW_ANY;
+		CHECK(framework_parse(f->name, &out) == -1 && out == FW_ANY);   /* estimate-only */
+	}
+	/* 2020's modeling.py hands permuted 4-D views to torch.matmul (copies);
+	 * 2022's hands strided 3-D views to torch.bmm (none). */
+	CHECK(framework_get(FW_PYTORCH_DDP_2020)->eager_qkv_copies == 1);
+	CHECK(framework_get(FW_PYTORCH_DDP)->eager_qkv_copies == 0);
+	struct calib_row *b;
+	int nb = rows_load_small(&cat, &b);
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < nb; i++)
+		if (!strcmp(b[i].id, "PTBERT-03"))
+			r = &b[i];
+	CHECK(r != NULL && r->usable);
+	if (r && r->usable) {
+		double dp[2];
+		for (int k = 0; k < 2; k++) {
+			struct plan p = r->plan;
+			p.framework = k ? FW_PYTORCH_DDP_2020 : FW_MEGATRON_CORE;
+			p.grad_overlap = 0;
+			struct estimate e;
+			struct hp_err err = { 0 };
+			CHECK(perf_estimate(&r->cluster, &r->model, &p, NULL, &e, &err) == 0);
+			dp[k] = e.bd.dp_comm;
+			estimate_free(&e);
+		}
+		double copies = dp[1] - dp[0];
+		if (!(copies > 5.24e-3 * 0.97 && copies < 5.24e-3 * 1.03))
+			T_FAILF("PTBERT-03: apex bucket copies %.2f ms, want 5.24 +- 3%%", copies * 1e3);
+	}
+	for (int i = 0; i < nb; i++)
+		plan_free(&b[i].plan);
+	free(b);
+}
+
 int main(void)
 {
 	n_rows = rows_open("test_accuracy", &cat, &rows);
@@ -498,6 +625,7 @@ int main(void)
 	RUN(gradient_dtype_as_frameworks_reduce);
 	RUN(power_limit_within_physics);
 	RUN(measured_gemm_rate_caps);
+	RUN(pytorch_ddp_as_apex_runs_it);
 	RUN(blind_small_rows);
 	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)
