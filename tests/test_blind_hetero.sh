@@ -137,7 +137,10 @@ for r in csv.DictReader(open(path)):
     p = subprocess.run([hetplan, "estimate", "-c", f["cluster"], "-m", f["model"],
                         "--plan", f["plan"], "--format", "json"], capture_output=True, text=True)
     try:
-        pred = json.loads(p.stdout)["step_time_s"]
+        est = json.loads(p.stdout)
+        pred = est["step_time_s"]
+        bd = est["breakdown_s"]
+        fixed = bd["dp_comm"] + bd["optimizer"] + bd["overhead"]
     except Exception:
         print("FAIL %s: hetplan estimate exit %d, no JSON: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
         continue
@@ -148,7 +151,12 @@ for r in csv.DictReader(open(path)):
     err = 100.0 * (pred - meas) / meas
     aerr = 100.0 * (amp - meas) / meas if amp else float("nan")
     lay = "TP%s PP%s DP%s mbs%s" % (r["tp"], r["pp"], r["dp"], r["micro_batch"])
-    res.append((rid, lay, meas, pred, err, aerr))
+    # DeepSpeed's TrainSchedule runs m + p - 1 slots of one forward and one
+    # backward per stage; the step less hetplan's DP, optimizer and per-step
+    # overhead over them is the time per slot (docs/blind.md, AMP section).
+    slots = int(r["global_batch"]) // (int(r["micro_batch"]) * int(r["dp"])) + int(r["pp"]) - 1
+    slot = (1e3 * (meas - fixed) / slots, 1e3 * (pred - fixed) / slots)
+    res.append((rid, lay, meas, pred, err, aerr, slot))
     if abs(err) > 30:
         if rid in known:
             print("OK %s known miss %+.0f%% (listed %+.0f%%)" % (rid, err, known[rid]))
@@ -158,9 +166,10 @@ for r in csv.DictReader(open(path)):
         print("NOTE %s now within 30%% (%+.1f%%, listed %+.0f%%): drop it from KNOWN_MISSES" % (rid, err, known[rid]))
 
 print()
-print("%-9s %-22s %9s %9s %8s %8s" % ("id", "layout", "measured", "hetplan", "error", "AMP"))
-for rid, lay, m, p, e, a in res:
-    print("%-9s %-22s %9.3f %9.3f %+7.1f%% %+7.1f%%" % (rid, lay, m, p, e, a))
+print("%-9s %-22s %9s %9s %8s %8s %13s" % ("id", "layout", "measured", "hetplan", "error", "AMP",
+                                           "slot ms m/h"))
+for rid, lay, m, p, e, a, sl in res:
+    print("%-9s %-22s %9.3f %9.3f %+7.1f%% %+7.1f%% %6.0f/%-6.0f" % (rid, lay, m, p, e, a, sl[0], sl[1]))
 print()
 if res:
     n = len(res)
