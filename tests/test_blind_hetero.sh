@@ -10,8 +10,10 @@
 # `partition`), runs
 #   hetplan estimate -c CLUSTER -m MODEL --plan PLAN --format json
 # and compares step_time_s with the measured seconds per iteration. It
-# prints every row, the MAPE, and AMP's own cost model's MAPE on the same
-# rows (its estimate is printed beside each trial in the source).
+# prints every row, the time per DeepSpeed pipeline slot (measured and
+# hetplan's, for the diagnosis in docs/blind.md), the MAPE, and AMP's own
+# cost model's MAPE on the same rows (its estimate is printed beside each
+# trial in the source).
 #
 # What is asserted (facts that hold, not targets):
 #  - every row parses and hetplan estimates it and says it fits (exit 0:
