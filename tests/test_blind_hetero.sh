@@ -23,6 +23,11 @@
 #    ("Heterogeneous trials"). A listed row back within 30% is printed as
 #    "now within 30%" (drop it from the list).
 # The MAPE is printed, not asserted.
+#
+# Then the same driver runs tests/data/blind_hetero_homog.csv, AMP's 47
+# homogeneous trials (16 T4, same code and model), a development set seen
+# while diagnosing the rows above (not blind): every row must estimate and
+# fit; its errors are printed only.
 set -u
 . tests/lib.sh
 HETPLAN=${HETPLAN:-./hetplan}
@@ -43,6 +48,8 @@ cat >"$T/drive.py" <<'PY'
 import csv, json, re, subprocess, sys
 
 hetplan, path, tmp, known_txt = sys.argv[1:5]
+# "seen": a development set, printed; no row is held to 30%
+seen = len(sys.argv) > 5 and sys.argv[5] == "seen"
 known = {}
 for tok in known_txt.split():
     rid, val = tok.split(":")
@@ -159,7 +166,9 @@ for r in csv.DictReader(open(path)):
     slots = int(r["global_batch"]) // (int(r["micro_batch"]) * int(r["dp"])) + int(r["pp"]) - 1
     slot = (1e3 * (meas - fixed) / slots, 1e3 * (pred - fixed) / slots)
     res.append((rid, lay, meas, pred, err, aerr, slot))
-    if abs(err) > 30:
+    if seen:
+        pass
+    elif abs(err) > 30:
         if rid in known:
             print("OK %s known miss %+.0f%% (listed %+.0f%%)" % (rid, err, known[rid]))
         else:
@@ -188,4 +197,14 @@ if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_hetero.csv "$T" "$KNOWN_M
 fi
 cat "$T/report"
 report_checks "$T/report"
+# AMP's homogeneous trials (16 T4, same code and model): seen while
+# diagnosing the rows above, so a development set, not blind. Every row
+# must estimate and fit; the errors are printed only (docs/blind.md).
+echo
+echo "development set (seen, not blind): blind_hetero_homog.csv"
+if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_hetero_homog.csv "$T" "" seen >"$T/report2" 2>"$T/pyerr"; then
+	bad "homogeneous driver failed: $(tail -3 "$T/pyerr")"
+fi
+cat "$T/report2"
+report_checks "$T/report2"
 finish test_blind_hetero
