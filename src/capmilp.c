@@ -28,6 +28,18 @@
 #include <string.h>
 #include "util.h"
 
+/* "No replicas row" for joint_lb / joint_ub: more replicas than any box. */
+#define CAPMILP_NO_CARD (1L << 40)
+
+/* The last multiplier of joint_lb / joint_ub, as a multiple of the
+ * largest breakpoint: any multiplier >= 0 gives a valid bound; this one
+ * makes a shortfall on the rate (budget) row cost 10^4 times more than
+ * any layout's own price per rate, so the relaxation steers the seed's
+ * dive towards counts that can meet the rows. Its products stay under
+ * 10^12 of the objective's scale, far from double rounding at the
+ * tolerance. */
+#define CAPMILP_FAR_MULT 1e4
+
 struct bb {
 	const struct capmilp *m;
 	int cur[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS];
@@ -43,6 +55,12 @@ struct bb {
 	int by_rate[CAPMILP_MAX_VARS];                 /* by r_j, decreasing */
 	int card_binds;       /* can max_total bind (sum ub_i > max_total)? */
 	int closed[CAPMILP_MAX_VARS + 1];              /* a pool no count i.. uses */
+	/* with card_binds: the multipliers at which the joint bounds' greedy
+	 * order can change (joint_lb, joint_ub), 0 first, increasing */
+	double mult[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2];
+	int n_mult;
+	double seed;          /* a feasible point's value (seed_dive), if have_seed */
+	int have_seed;
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	int gave_up;
 };
@@ -115,6 +133,100 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 	return rate;
 }
 
+/* The deadline's bound over the counts i.. with boxes [1, u_j] when the
+ * replicas row binds: the least sum d_j n_j with sum r_j n_j >= need and
+ * sum n_j <= left, as an LP. Its value is the largest of the Lagrangian
+ * functions L(pi) = pi need + min { sum (d_j - pi r_j) n_j : sum n_j <=
+ * left, boxes }, pi >= 0 (LP duality: the rate row moved into the
+ * objective); each is a valid lower bound, the inner minimum is greedy
+ * (the most negative coefficients first, up to left replicas), and L is
+ * concave and linear between the multipliers at which that order changes
+ * (b->mult), so the largest of those is the LP's value. */
+static double joint_lb(const struct bb *b, int i, const int *u, double need, long left)
+{
+	const struct capmilp *m = b->m;
+	double val0 = 0, c[CAPMILP_MAX_VARS];
+	int idx[CAPMILP_MAX_VARS], k = 0;
+	for (int j = i; j < m->n; j++) {
+		val0 += b->share[j] - m->lambda * m->r[j];
+		need -= m->r[j];
+		left--;
+	}
+	double best = -HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double pi = b->mult[t];
+		k = 0;
+		for (int j = i; j < m->n; j++) {
+			double cj = b->share[j] - m->lambda * m->r[j] - pi * m->r[j];
+			int a = k++;
+			while (a > 0 && c[a - 1] > cj) {
+				c[a] = c[a - 1];
+				idx[a] = idx[a - 1];
+				a--;
+			}
+			c[a] = cj;
+			idx[a] = j;
+		}
+		double L = pi * need, got = 0, room = (double)left;
+		for (int a = 0; a < k && c[a] < 0 && room > 0; a++) {
+			double y = fmin((double)(u[idx[a]] - 1), room);
+			L += c[a] * y;
+			got += m->r[idx[a]] * y;
+			room -= y;
+		}
+		best = fmax(best, L);
+		if (need - got <= 0)
+			break;   /* a supergradient <= 0: no larger pi does better */
+	}
+	return val0 + best;
+}
+
+/* The budget's rate bound over the counts i.. with boxes [1, u_j] when
+ * the replicas row binds: the most sum r_j n_j with sum d_j n_j <= slack
+ * and sum n_j <= left, as an LP, through the budget row's Lagrangian
+ * U(nu) = nu slack + max { sum (r_j - nu d_j) n_j : sum n_j <= left,
+ * boxes } (nu >= 0, each an upper bound; convex, linear between the
+ * multipliers in b->mult), as in joint_lb. */
+static double joint_ub(const struct bb *b, int i, const int *u, double slack, long left)
+{
+	const struct capmilp *m = b->m;
+	double rate0 = 0, p[CAPMILP_MAX_VARS];
+	int idx[CAPMILP_MAX_VARS];
+	for (int j = i; j < m->n; j++) {
+		rate0 += m->r[j];
+		slack -= b->share[j] / 3600 - m->lambda * m->r[j];
+		left--;
+	}
+	double best = HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double nu = b->mult[t];
+		int k = 0;
+		for (int j = i; j < m->n; j++) {
+			double pj = m->r[j] - nu * (b->share[j] / 3600 - m->lambda * m->r[j]);
+			int a = k++;
+			while (a > 0 && p[a - 1] < pj) {
+				p[a] = p[a - 1];
+				idx[a] = idx[a - 1];
+				a--;
+			}
+			p[a] = pj;
+			idx[a] = j;
+		}
+		double U = nu * slack, used = 0, room = (double)left;
+		for (int a = 0; a < k && p[a] > 0 && room > 0; a++) {
+			int j = idx[a];
+			double y = fmin((double)(u[j] - 1), room);
+			U += p[a] * y;
+			used += (b->share[j] / 3600 - m->lambda * m->r[j]) * y;
+			room -= y;
+		}
+		best = fmin(best, U);
+		if (slack - used >= 0)
+			break;   /* a subgradient >= 0: no larger nu does better */
+	}
+	return rate0 + best;
+}
+
 static void offer(struct bb *b, double val)
 {
 	b->have = 1;
@@ -178,21 +290,43 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 	if (m->kind == CAPMILP_DEADLINE) {
 		if (most < b->R_lo)
 			return HUGE_VAL;
-		return price - m->lambda * rate + knap_lb(b, i, u, m->R - rate);
+		double rest = b->card_binds ? joint_lb(b, i, u, m->R - rate, m->max_total - cnt)
+					    : knap_lb(b, i, u, m->R - rate);
+		return price - m->lambda * rate + rest;
 	}
-	double more = knap_ub(b, i, u, b->row_tol - (price / 3600 - m->lambda * rate));
-	return more < 0 ? -HUGE_VAL : rate + fmin(more, most - rate);
+	double slack = b->row_tol - (price / 3600 - m->lambda * rate);
+	double more = knap_ub(b, i, u, slack);
+	if (more < 0)
+		return -HUGE_VAL;
+	if (b->card_binds)
+		more = fmin(more, joint_ub(b, i, u, slack, m->max_total - cnt));
+	return rate + fmin(more, most - rate);
+}
+
+/* The bound a subtree must beat to be searched: deadline, a subtree is
+ * searched when its lower bound is under it; budget, when its upper bound
+ * is over it. The incumbent must be beaten by more than the tolerance;
+ * the seed (seed_dive's point, never returned itself) only cuts subtrees
+ * that cannot come within twice the tolerance of it, so every subtree
+ * that holds the point this search returns without a seed is still
+ * searched (that point is within the tolerance of the optimum, which is
+ * at least as good as the seed), and the answer is the same. Infinite
+ * with neither. */
+static double cut_at(const struct bb *b)
+{
+	if (b->m->kind == CAPMILP_DEADLINE)
+		return fmin(b->have ? b->best_val - b->tol : HUGE_VAL,
+			    b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
+	return fmax(b->have ? b->best_val + b->tol : -HUGE_VAL,
+		    b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
 }
 
 /* Can a subtree of bound lb (sub_bound) hold a better point than the
  * incumbent? */
 static int may_improve(const struct bb *b, double lb)
 {
-	if (!b->have)
-		return b->m->kind == CAPMILP_DEADLINE ? lb < HUGE_VAL : lb > -HUGE_VAL;
-	if (b->m->kind == CAPMILP_DEADLINE)
-		return lb < b->best_val - b->tol;
-	return lb > b->best_val + b->tol;
+	double t = cut_at(b);
+	return b->m->kind == CAPMILP_DEADLINE ? lb < t : lb > t;
 }
 
 /* The last count, every other fixed: scanned from the end where the
@@ -242,65 +376,78 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 	}
 }
 
-/* The deadline's child bound at count v of layout i (sub_bound with
- * GPU-share prices), the later counts' boxes u held. */
-static double child_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
-			  long cnt, int v)
+/* A finite relaxation of the child bound at count v of layout i, the
+ * later counts' boxes u held, as a value to minimise: deadline, the
+ * GPU-share price less lambda times the rate plus joint_lb of the later
+ * counts; budget, minus (the rate plus joint_ub). Each joint bound is an
+ * extremum over the fixed multipliers b->mult of functions affine in the
+ * rate (or budget) row's right-hand side and convex (concave) in the
+ * replicas left, which are affine in v: so this is convex in v and
+ * finite even where the rows cannot be met. It is never above the child
+ * bound that dfs's loop cuts on (sub_bound, whole = 0: the same LP value
+ * where the rows can be met, infinite where not), nor above minus it. */
+static double relaxed_child(const struct bb *b, int i, const int *u, const int *G, double rate,
+			    long cnt, int v)
 {
 	const struct capmilp *m = b->m;
 	int G2[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
 		G2[q] = G[q] + v * m->g[i][q];
-	return sub_bound(b, i + 1, u, G2, rate + v * m->r[i], cnt + v, 0);
+	double rt = rate + v * m->r[i], price = share_price(m, G2);
+	long left = b->card_binds ? m->max_total - cnt - v : CAPMILP_NO_CARD;
+	if (m->kind == CAPMILP_DEADLINE)
+		return price - m->lambda * rt + joint_lb(b, i + 1, u, m->R - rt, left);
+	double slack = b->row_tol - (price / 3600 - m->lambda * rt);
+	return -(rt + joint_ub(b, i + 1, u, slack, left));
 }
 
-/* Deadline, when the replicas row cannot bind: where dfs's loop over v
- * (up: 1, 2, ...; else u_i, u_i - 1, ...) meets its first v whose child
- * bound could beat the incumbent, as a loop index, or -1 when none can.
- * The bound is finite from the least v that can still reach the rate
- * row (rate + v r_i + the later counts at their boxes) and convex there,
- * so its least value is found by halving on its slope, and the first v
- * under the incumbent on either side of it by halving again. The v
- * skipped would be cut by the loop one by one (the incumbent only
- * improves while it runs), so the search is the same, with fewer steps. */
-static int first_candidate(struct bb *b, int i, const int *u, const int *G, double rate,
-			   long cnt, double rest_most, int up)
+/* The least point of relaxed_child over v in [1, u_i], by halving on
+ * its slope (it is convex). */
+static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
 {
-	const struct capmilp *m = b->m;
-	int a = 1;
-	if (rate + m->r[i] + rest_most < b->R_lo) {
-		double need = ceil((b->R_lo - rate - rest_most) / m->r[i]);
-		a = need > u[i] ? u[i] + 1 : (int)need;
-		while (a > 1 && rate + (a - 1) * m->r[i] + rest_most >= b->R_lo)
-			a--;   /* ceil's rounding */
-		while (a <= u[i] && rate + a * m->r[i] + rest_most < b->R_lo)
-			a++;
-	}
-	if (a > u[i])
-		return -1;
-	double thr = b->have ? b->best_val - b->tol : HUGE_VAL;
-	int lo = a, hi = u[i];
+	int lo = 1, hi = u[i];
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		b->nodes += 2;
-		if (child_bound(b, i, u, G, rate, cnt, mid + 1) >=
-		    child_bound(b, i, u, G, rate, cnt, mid))
+		if (relaxed_child(b, i, u, G, rate, cnt, mid + 1) >=
+		    relaxed_child(b, i, u, G, rate, cnt, mid))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	int vmin = lo;
+	return lo;
+}
+
+/* Where dfs's loop over v (up: 1, 2, ...; else u_i, u_i - 1, ...) meets
+ * its first v whose child bound could beat the incumbent, as a loop
+ * index (0 without an incumbent), or -1 when none can. relaxed_child is
+ * convex in v and under the loop's bound, so its least value is found by
+ * halving on its slope, and the first v under the incumbent on the
+ * loop's side of it by halving again; a v skipped has a bound at or over
+ * the incumbent and would be cut by the loop (the incumbent only
+ * improves while it runs), so the search is the same, with fewer steps.
+ * The threshold keeps a margin of the tolerance for the rounding of the
+ * bounds. */
+static int first_candidate(struct bb *b, int i, const int *u, const int *G, double rate,
+			   long cnt, int up)
+{
+	const struct capmilp *m = b->m;
+	double thr = cut_at(b);
+	if (isinf(thr))
+		return 0;
+	thr = (m->kind == CAPMILP_DEADLINE ? thr : -thr) + b->tol;
+	int vmin = relaxed_argmin(b, i, u, G, rate, cnt), lo, hi;
 	b->nodes++;
-	if (!(child_bound(b, i, u, G, rate, cnt, vmin) < thr))
+	if (!(relaxed_child(b, i, u, G, rate, cnt, vmin) < thr))
 		return -1;
 	if (up) {
-		/* decreasing on [a, vmin]: the least v under thr */
-		lo = a;
+		/* decreasing on [1, vmin]: the least v under thr */
+		lo = 1;
 		hi = vmin;
 		while (lo < hi) {
 			int mid = lo + (hi - lo) / 2;
 			b->nodes++;
-			if (child_bound(b, i, u, G, rate, cnt, mid) < thr)
+			if (relaxed_child(b, i, u, G, rate, cnt, mid) < thr)
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -313,12 +460,65 @@ static int first_candidate(struct bb *b, int i, const int *u, const int *G, doub
 	while (lo < hi) {
 		int mid = hi - (hi - lo) / 2;
 		b->nodes++;
-		if (child_bound(b, i, u, G, rate, cnt, mid) < thr)
+		if (relaxed_child(b, i, u, G, rate, cnt, mid) < thr)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
 	return u[i] - lo;
+}
+
+/* The boxes [1, u_j] of the counts i.. once counts 0..i-1 take G GPUs
+ * per pool and cnt replicas: each from the GPUs its pools have left when
+ * every other count left keeps its one replica, and from the replicas
+ * left. Returns -1 when a box is empty. */
+static int boxes(const struct bb *b, int i, const int *G, long cnt, int *u)
+{
+	const struct capmilp *m = b->m;
+	for (int j = i; j < m->n; j++) {
+		long k = m->ub[j];
+		k = HP_MIN(k, m->max_total - cnt - (m->n - i - 1));
+		for (int q = 0; q < m->np; q++)
+			if (m->g[j][q]) {
+				long avail = (long)b->capg[q] - G[q] - (b->gmin[i][q] - m->g[j][q]);
+				k = HP_MIN(k, avail / m->g[j][q]);
+			}
+		if (k < 1)
+			return -1;
+		u[j] = (int)k;
+	}
+	return 0;
+}
+
+/* A first feasible point to cut on (cut_at): one dive from the root that
+ * fixes each count but the last at the least point of relaxed_child (the
+ * LP's choice given the counts before), and the last at its best value
+ * (last_count). No seed when the dive meets an empty box or cannot meet
+ * the rows. */
+static void seed_dive(struct bb *b)
+{
+	const struct capmilp *m = b->m;
+	struct bb d = *b;
+	int G[HP_MAX_POOLS] = { 0 }, u[CAPMILP_MAX_VARS];
+	double rate = 0;
+	long cnt = 0;
+	for (int i = 0; i < m->n; i++) {
+		if (boxes(&d, i, G, cnt, u) < 0)
+			break;
+		if (i == m->n - 1) {
+			last_count(&d, i, u[i], G, rate);
+			break;
+		}
+		int v = relaxed_argmin(&d, i, u, G, rate, cnt);
+		d.cur[i] = v;
+		for (int q = 0; q < m->np; q++)
+			G[q] += v * m->g[i][q];
+		rate += v * m->r[i];
+		cnt += v;
+	}
+	b->nodes = d.nodes;
+	b->have_seed = d.have;
+	b->seed = d.best_val;
 }
 
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
@@ -331,20 +531,11 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		return;
 	}
 	int u[CAPMILP_MAX_VARS];
+	if (boxes(b, i, G, cnt, u) < 0)
+		return;
 	double rate_max = rate;
-	for (int j = i; j < m->n; j++) {
-		long k = m->ub[j];
-		k = HP_MIN(k, m->max_total - cnt - (m->n - i - 1));
-		for (int q = 0; q < m->np; q++)
-			if (m->g[j][q]) {
-				long avail = (long)b->capg[q] - G[q] - (b->gmin[i][q] - m->g[j][q]);
-				k = HP_MIN(k, avail / m->g[j][q]);
-			}
-		if (k < 1)
-			return;
-		u[j] = (int)k;
-		rate_max += m->r[j] * k;
-	}
+	for (int j = i; j < m->n; j++)
+		rate_max += m->r[j] * u[j];
 	rate_max = fmin(rate_max, rate + card_ub(b, i, u, m->max_total - cnt));
 	int Gmin[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
@@ -373,12 +564,10 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int seen = 0;
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
-	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0, k0 = 0;
-	if (dl && !b->card_binds) {
-		k0 = first_candidate(b, i, u, G, rate, cnt, rest_most, up);
-		if (k0 < 0)
-			return;
-	}
+	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
+	int k0 = first_candidate(b, i, u, G, rate, cnt, up);
+	if (k0 < 0)
+		return;
 	for (int k = k0; k < u[i] && !b->gave_up; k++) {
 		int v = up ? 1 + k : u[i] - k;
 		if (++b->nodes > b->limit) {
@@ -403,8 +592,8 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		if (!may_improve(b, bnd)) {
 			/* the sub-level set of a convex bound is an interval:
 			 * once a v before was inside it, none after can be */
-			if (b->have && (dl ? best_seen < b->best_val - b->tol
-					   : best_seen > b->best_val + b->tol))
+			double t = cut_at(b);
+			if (!isinf(t) && (dl ? best_seen < t : best_seen > t))
 				break;
 			continue;
 		}
@@ -413,6 +602,43 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		b->cur[i] = v;
 		dfs(b, i + 1, G2, rt, cnt + v);
 	}
+}
+
+/* The multipliers of joint_lb / joint_ub: 0 and every positive one at
+ * which a coefficient changes sign or two coefficients are equal (the
+ * deadline's d_j - pi r_j; the budget's r_j - nu d_j), increasing. */
+static void joint_mults(struct bb *b)
+{
+	const struct capmilp *m = b->m;
+	int dl = m->kind == CAPMILP_DEADLINE;
+	double a[CAPMILP_MAX_VARS], s[CAPMILP_MAX_VARS];   /* coefficient a_j - mult s_j */
+	for (int j = 0; j < m->n; j++) {
+		double d = dl ? b->share[j] - m->lambda * m->r[j]
+			      : b->share[j] / 3600 - m->lambda * m->r[j];
+		a[j] = dl ? d : m->r[j];
+		s[j] = dl ? m->r[j] : d;
+	}
+	b->n_mult = 0;
+	b->mult[b->n_mult++] = 0;
+	for (int j = 0; j < m->n; j++)
+		for (int k = j; k < m->n; k++) {
+			/* k == j: a_j - x s_j = 0; else a_j - x s_j = a_k - x s_k */
+			double num = k == j ? a[j] : a[j] - a[k], den = k == j ? s[j] : s[j] - s[k];
+			double x = den != 0 ? num / den : -1;
+			if (!(x > 0) || !isfinite(x))
+				continue;
+			int t = b->n_mult++;
+			while (t > 0 && b->mult[t - 1] > x) {
+				b->mult[t] = b->mult[t - 1];
+				t--;
+			}
+			b->mult[t] = x;
+		}
+	/* one far beyond the last: where the rows cannot be met, the bound
+	 * then grows steeply with the shortfall (relaxed_child, seed_dive);
+	 * where they can, the loops stop before it */
+	b->mult[b->n_mult] = CAPMILP_FAR_MULT * (1 + b->mult[b->n_mult - 1]);
+	b->n_mult++;
 }
 
 int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
@@ -462,6 +688,7 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		}
 		b.by_rate[k] = i;
 	}
+	joint_mults(&b);
 	if (m->kind == CAPMILP_DEADLINE) {
 		b.tol = 1e-9 * (1 + price_all + m->lambda * rate_all);
 		b.R_lo = m->R * (1 - 1e-9);
@@ -469,6 +696,7 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		b.tol = 1e-9 * (1 + rate_all);
 		b.row_tol = 1e-9 * (price_all / 3600 + m->lambda * rate_all);
 	}
+	seed_dive(&b);
 	int G0[HP_MAX_POOLS] = { 0 };
 	dfs(&b, 0, G0, 0, 0);
 	if (nodes)
