@@ -40,6 +40,24 @@
  * tolerance. */
 #define CAPMILP_FAR_MULT 1e4
 
+/* How far from the LP's choice the seed's dive looks for a count whose
+ * subtree's bound with whole nodes is best: 8 replicas either side span
+ * at least one node of 8 GPUs for layouts of up to 8 GPUs a pool. A
+ * search setting, not a model constant: any value gives the same
+ * answers, only the steps differ. */
+#define CAPMILP_DIVE_WINDOW 8
+
+/* Steps of a first search without a seed; a search setting like the one
+ * above (measured on the planner's programmes, 2026-12: about 85% of
+ * those of Mixtral 8x22B budget on 1,024 GPUs end within 256 steps, where
+ * the seed's dive would cost up to a hundred of its own). */
+#define CAPMILP_QUICK_STEPS 512
+
+/* The fewest values of a count for which dfs halves its way to the first
+ * one worth searching (first_candidate, about 3 log2 u steps) instead of
+ * letting its loop cut them one by one. A search setting. */
+#define CAPMILP_SKIP_MIN 32
+
 struct bb {
 	const struct capmilp *m;
 	int cur[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS];
@@ -55,10 +73,17 @@ struct bb {
 	int by_rate[CAPMILP_MAX_VARS];                 /* by r_j, decreasing */
 	int card_binds;       /* can max_total bind (sum ub_i > max_total)? */
 	int closed[CAPMILP_MAX_VARS + 1];              /* a pool no count i.. uses */
+	int users[CAPMILP_MAX_VARS + 1][HP_MAX_POOLS]; /* counts i.. using pool q */
+	int pool_of[CAPMILP_MAX_VARS];                 /* layout j's one pool, or -1 */
 	/* with card_binds: the multipliers at which the joint bounds' greedy
 	 * order can change (joint_lb, joint_ub), 0 first, increasing */
 	double mult[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2];
 	int n_mult;
+	/* the counts in the greedy order at each multiplier: deadline,
+	 * increasing d_j - pi r_j; budget, decreasing r_j - nu d_j */
+	int mult_order[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2][CAPMILP_MAX_VARS];
+	double dcoef[CAPMILP_MAX_VARS];  /* d_j: net price (deadline, USD/h) or
+					  * net row (budget, USD/s) of a replica */
 	double seed;          /* a feasible point's value (seed_dive), if have_seed */
 	int have_seed;
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
@@ -142,36 +167,82 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
  * (the most negative coefficients first, up to left replicas), and L is
  * concave and linear between the multipliers at which that order changes
  * (b->mult), so the largest of those is the LP's value. */
-static double joint_lb(const struct bb *b, int i, const int *u, double need, long left)
+/* joint_lb's Lagrangian without idle GPUs, in the order of each
+ * multiplier (b->mult_order); need and left already net of the one
+ * replica of each count i... */
+static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
 {
 	const struct capmilp *m = b->m;
-	double val0 = 0, c[CAPMILP_MAX_VARS];
-	int idx[CAPMILP_MAX_VARS], k = 0;
-	for (int j = i; j < m->n; j++) {
-		val0 += b->share[j] - m->lambda * m->r[j];
-		need -= m->r[j];
-		left--;
-	}
 	double best = -HUGE_VAL;
 	for (int t = 0; t < b->n_mult; t++) {
+		double pi = b->mult[t], L = pi * need, got = 0, room = (double)left;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			double cj = b->dcoef[j] - pi * m->r[j];
+			if (cj >= 0)
+				break;
+			if (j < i)
+				continue;
+			double y = fmin((double)(u[j] - 1), room);
+			L += cj * y;
+			got += m->r[j] * y;
+			room -= y;
+		}
+		best = fmax(best, L);
+		if (need - got <= 0)
+			break;   /* a supergradient <= 0: no larger pi does better */
+	}
+	return best;
+}
+
+static double joint_lb(const struct bb *b, int i, const int *u, double need, long left,
+		       const double *fr)
+{
+	const struct capmilp *m = b->m;
+	/* up to two segments a count: its first fr_j extra replicas, which
+	 * take GPUs already paid for (no pool price), then the rest */
+	double val0 = 0, c0[2 * CAPMILP_MAX_VARS], len[2 * CAPMILP_MAX_VARS];
+	double rs[2 * CAPMILP_MAX_VARS];
+	int ns = 0;
+	for (int j = i; j < m->n; j++) {
+		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
+		val0 += e;
+		need -= m->r[j];
+		left--;
+		double f = fr ? fmin(fr[j], U) : 0;
+		if (f > 0) {
+			c0[ns] = -m->lambda * m->r[j];
+			rs[ns] = m->r[j];
+			len[ns++] = f;
+		}
+		if (U - f > 0) {
+			c0[ns] = e;
+			rs[ns] = m->r[j];
+			len[ns++] = U - f;
+		}
+	}
+	double best = -HUGE_VAL, c[2 * CAPMILP_MAX_VARS];
+	int idx[2 * CAPMILP_MAX_VARS];
+	if (!fr)
+		return val0 + joint_lb_ordered(b, i, u, need, left);
+	for (int t = 0; t < b->n_mult; t++) {
 		double pi = b->mult[t];
-		k = 0;
-		for (int j = i; j < m->n; j++) {
-			double cj = b->share[j] - m->lambda * m->r[j] - pi * m->r[j];
-			int a = k++;
-			while (a > 0 && c[a - 1] > cj) {
-				c[a] = c[a - 1];
-				idx[a] = idx[a - 1];
-				a--;
+		for (int a = 0; a < ns; a++) {
+			double cj = c0[a] - pi * rs[a];
+			int k = a;
+			while (k > 0 && c[k - 1] > cj) {
+				c[k] = c[k - 1];
+				idx[k] = idx[k - 1];
+				k--;
 			}
-			c[a] = cj;
-			idx[a] = j;
+			c[k] = cj;
+			idx[k] = a;
 		}
 		double L = pi * need, got = 0, room = (double)left;
-		for (int a = 0; a < k && c[a] < 0 && room > 0; a++) {
-			double y = fmin((double)(u[idx[a]] - 1), room);
+		for (int a = 0; a < ns && c[a] < 0 && room > 0; a++) {
+			double y = fmin(len[idx[a]], room);
 			L += c[a] * y;
-			got += m->r[idx[a]] * y;
+			got += rs[idx[a]] * y;
 			room -= y;
 		}
 		best = fmax(best, L);
@@ -190,34 +261,25 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 static double joint_ub(const struct bb *b, int i, const int *u, double slack, long left)
 {
 	const struct capmilp *m = b->m;
-	double rate0 = 0, p[CAPMILP_MAX_VARS];
-	int idx[CAPMILP_MAX_VARS];
+	double rate0 = 0;
 	for (int j = i; j < m->n; j++) {
 		rate0 += m->r[j];
-		slack -= b->share[j] / 3600 - m->lambda * m->r[j];
+		slack -= b->dcoef[j];
 		left--;
 	}
 	double best = HUGE_VAL;
 	for (int t = 0; t < b->n_mult; t++) {
-		double nu = b->mult[t];
-		int k = 0;
-		for (int j = i; j < m->n; j++) {
-			double pj = m->r[j] - nu * (b->share[j] / 3600 - m->lambda * m->r[j]);
-			int a = k++;
-			while (a > 0 && p[a - 1] < pj) {
-				p[a] = p[a - 1];
-				idx[a] = idx[a - 1];
-				a--;
-			}
-			p[a] = pj;
-			idx[a] = j;
-		}
-		double U = nu * slack, used = 0, room = (double)left;
-		for (int a = 0; a < k && p[a] > 0 && room > 0; a++) {
-			int j = idx[a];
+		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)left;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			double pj = m->r[j] - nu * b->dcoef[j];
+			if (pj <= 0)
+				break;
+			if (j < i)
+				continue;
 			double y = fmin((double)(u[j] - 1), room);
-			U += p[a] * y;
-			used += (b->share[j] / 3600 - m->lambda * m->r[j]) * y;
+			U += pj * y;
+			used += b->dcoef[j] * y;
 			room -= y;
 		}
 		best = fmin(best, U);
@@ -271,6 +333,30 @@ static double mixed_price(const struct bb *b, int i, const int *G)
 	return usd;
 }
 
+/* Whole nodes of the pools that one count i.. alone still uses, that
+ * count on that pool alone: its one replica and the GPUs taken (G) fill
+ * the pool's nodes up to a whole node, and those GPUs are paid for
+ * whatever that count becomes. Returns the price of that idle part of
+ * the last node at GPU shares (USD/h, added to mixed_price's), and in
+ * fr[j] the extra replicas of count j that fit in it (fractional, 0 for
+ * the other counts): joint_lb takes them at no pool price. */
+static double paid_free(const struct bb *b, int i, const int *G, double *fr)
+{
+	const struct capmilp *m = b->m;
+	double usd = 0;
+	for (int j = i; j < m->n; j++) {
+		int q = b->pool_of[j];
+		fr[j] = 0;
+		if (q < 0 || b->users[i][q] != 1)
+			continue;
+		int gmin = G[q] + m->g[j][q];
+		int idle = (gmin + m->gpn[q] - 1) / m->gpn[q] * m->gpn[q] - gmin;
+		usd += m->usd_node_h[q] * idle / m->gpn[q];
+		fr[j] = (double)idle / m->g[j][q];
+	}
+	return usd;
+}
+
 /* Bounds on the subtree where counts 0..i-1 are fixed (taking G GPUs per
  * pool, rate and cnt replicas), counts i.. in the boxes [1, u_j]:
  * deadline, a lower bound on the objective (HUGE_VAL when the rate row
@@ -290,7 +376,14 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 	if (m->kind == CAPMILP_DEADLINE) {
 		if (most < b->R_lo)
 			return HUGE_VAL;
-		double rest = b->card_binds ? joint_lb(b, i, u, m->R - rate, m->max_total - cnt)
+		if (whole) {
+			double fr[CAPMILP_MAX_VARS];
+			price += paid_free(b, i, G, fr);
+			return price - m->lambda * rate +
+			       joint_lb(b, i, u, m->R - rate,
+					b->card_binds ? m->max_total - cnt : CAPMILP_NO_CARD, fr);
+		}
+		double rest = b->card_binds ? joint_lb(b, i, u, m->R - rate, m->max_total - cnt, NULL)
 					    : knap_lb(b, i, u, m->R - rate);
 		return price - m->lambda * rate + rest;
 	}
@@ -396,7 +489,7 @@ static double relaxed_child(const struct bb *b, int i, const int *u, const int *
 	double rt = rate + v * m->r[i], price = share_price(m, G2);
 	long left = b->card_binds ? m->max_total - cnt - v : CAPMILP_NO_CARD;
 	if (m->kind == CAPMILP_DEADLINE)
-		return price - m->lambda * rt + joint_lb(b, i + 1, u, m->R - rt, left);
+		return price - m->lambda * rt + joint_lb(b, i + 1, u, m->R - rt, left, NULL);
 	double slack = b->row_tol - (price / 3600 - m->lambda * rt);
 	return -(rt + joint_ub(b, i + 1, u, slack, left));
 }
@@ -490,6 +583,32 @@ static int boxes(const struct bb *b, int i, const int *G, long cnt, int *u)
 	return 0;
 }
 
+/* The dive's count for layout i: the least point of relaxed_child, or
+ * the count near it (within CAPMILP_DIVE_WINDOW) whose subtree has the
+ * best bound with whole nodes (sub_bound, whole = 1). Returns 0 when
+ * every one of them is surely infeasible. */
+static int dive_pick(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
+{
+	const struct capmilp *m = b->m;
+	int v0 = relaxed_argmin(b, i, u, G, rate, cnt), best = 0;
+	double best_lb = 0;
+	for (int v = HP_MAX(1, v0 - CAPMILP_DIVE_WINDOW); v <= HP_MIN(u[i], v0 + CAPMILP_DIVE_WINDOW);
+	     v++) {
+		int G2[HP_MAX_POOLS];
+		for (int q = 0; q < m->np; q++)
+			G2[q] = G[q] + v * m->g[i][q];
+		b->nodes++;
+		double lb = sub_bound(b, i + 1, u, G2, rate + v * m->r[i], cnt + v, 1);
+		if (m->kind == CAPMILP_BUDGET)
+			lb = -lb;
+		if (lb < HUGE_VAL && (!best || lb < best_lb)) {
+			best = v;
+			best_lb = lb;
+		}
+	}
+	return best;
+}
+
 /* A first feasible point to cut on (cut_at): one dive from the root that
  * fixes each count but the last at the least point of relaxed_child (the
  * LP's choice given the counts before), and the last at its best value
@@ -509,7 +628,9 @@ static void seed_dive(struct bb *b)
 			last_count(&d, i, u[i], G, rate);
 			break;
 		}
-		int v = relaxed_argmin(&d, i, u, G, rate, cnt);
+		int v = dive_pick(&d, i, u, G, rate, cnt);
+		if (v < 1)
+			break;
 		d.cur[i] = v;
 		for (int q = 0; q < m->np; q++)
 			G[q] += v * m->g[i][q];
@@ -565,7 +686,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
 	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
-	int k0 = first_candidate(b, i, u, G, rate, cnt, up);
+	int k0 = u[i] >= CAPMILP_SKIP_MIN ? first_candidate(b, i, u, G, rate, cnt, up) : 0;
 	if (k0 < 0)
 		return;
 	for (int k = k0; k < u[i] && !b->gave_up; k++) {
@@ -597,7 +718,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 				break;
 			continue;
 		}
-		if (b->closed[i + 1] && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
+		if ((dl || b->closed[i + 1]) && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
 			continue;
 		b->cur[i] = v;
 		dfs(b, i + 1, G2, rt, cnt + v);
@@ -639,6 +760,23 @@ static void joint_mults(struct bb *b)
 	 * where they can, the loops stop before it */
 	b->mult[b->n_mult] = CAPMILP_FAR_MULT * (1 + b->mult[b->n_mult - 1]);
 	b->n_mult++;
+	for (int j = 0; j < m->n; j++)
+		b->dcoef[j] = dl ? a[j] : s[j];
+	for (int t = 0; t < b->n_mult; t++) {
+		int *ord = b->mult_order[t];
+		double x = b->mult[t];
+		for (int j = 0; j < m->n; j++) {
+			/* deadline: increasing a_j - x s_j; budget: decreasing */
+			double key = dl ? a[j] - x * s[j] : -(a[j] - x * s[j]);
+			int k = j;
+			while (k > 0 && (dl ? a[ord[k - 1]] - x * s[ord[k - 1]]
+					    : -(a[ord[k - 1]] - x * s[ord[k - 1]])) > key) {
+				ord[k] = ord[k - 1];
+				k--;
+			}
+			ord[k] = j;
+		}
+	}
 }
 
 int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
@@ -680,6 +818,16 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 	for (int i = 0; i <= m->n; i++)
 		for (int q = 0; q < m->np; q++)
 			b.closed[i] |= b.gmin[i][q] == 0;
+	for (int i = m->n - 1; i >= 0; i--) {
+		b.pool_of[i] = -1;
+		for (int q = 0; q < m->np; q++) {
+			b.users[i][q] = b.users[i + 1][q] + (m->g[i][q] > 0);
+			if (m->g[i][q] > 0)
+				b.pool_of[i] = b.pool_of[i] == -1 ? q : -2;
+		}
+		if (b.pool_of[i] < 0)
+			b.pool_of[i] = -1;
+	}
 	for (int i = 0; i < m->n; i++) {
 		int k = i;
 		while (k > 0 && m->r[b.by_rate[k - 1]] < m->r[i]) {
@@ -696,9 +844,18 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		b.tol = 1e-9 * (1 + rate_all);
 		b.row_tol = 1e-9 * (price_all / 3600 + m->lambda * rate_all);
 	}
-	seed_dive(&b);
+	/* most programmes are done in a few hundred steps without a seed;
+	 * the others start again with one (the same answer, cut_at) */
 	int G0[HP_MAX_POOLS] = { 0 };
+	long limit = b.limit;
+	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
 	dfs(&b, 0, G0, 0, 0);
+	if (b.gave_up && limit > b.limit) {
+		b.limit = limit;
+		b.gave_up = b.have = 0;
+		seed_dive(&b);
+		dfs(&b, 0, G0, 0, 0);
+	}
 	if (nodes)
 		*nodes = b.nodes;
 	if (b.gave_up)
