@@ -67,11 +67,16 @@
  * answers, only the steps differ. */
 #define CAPMILP_DIVE_WINDOW 8
 
+/* Steps the seed's search may take (seed_search); a search setting. */
+#define CAPMILP_SEED_STEPS 512
+
 /* Steps of a first search without a seed; a search setting like the one
- * above (measured on the planner's programmes, 2026-12: about 85% of
- * those of Mixtral 8x22B budget on 1,024 GPUs end within 256 steps, where
- * the seed's dive would cost up to a hundred of its own). */
-#define CAPMILP_QUICK_STEPS 512
+ * above. Measured in steps on the programmes of make bench (2026-12),
+ * first search of 0 / 128 / 512 steps: Mixtral 8x22B budget (96,036 of
+ * them) 11.9M / 9.4M / 9.9M, a 1-in-20 sample of DeepSeek-V3's budget
+ * 4.7M / 5.5M / 7.2M and deadline 3.4M / 3.6M / 4.0M: the seed's dive
+ * costs more than it saves on the many small programmes. */
+#define CAPMILP_QUICK_STEPS 128
 
 /* The fewest values of a count for which dfs halves its way to the first
  * one worth searching (first_candidate, about 3 log2 u steps) instead of
@@ -603,60 +608,64 @@ static int boxes(const struct bb *b, int i, const int *G, long cnt, int *u)
 	return 0;
 }
 
-/* The dive's count for layout i: the least point of relaxed_child, or
- * the count near it (within CAPMILP_DIVE_WINDOW) whose subtree has the
- * best bound with whole nodes (sub_bound, whole = 1). Returns 0 when
- * every one of them is surely infeasible. */
-static int dive_pick(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
+/* The seed's search below count i: the counts within CAPMILP_DIVE_WINDOW
+ * of relaxed_child's least point, best bound with whole nodes first
+ * (sub_bound, whole = 1), each subtree cut on d's own incumbent, the
+ * last count at its best value (last_count); it stops at d->limit
+ * steps. d is a copy of the search's state (seed_dive). */
+static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt)
 {
-	const struct capmilp *m = b->m;
-	int v0 = relaxed_argmin(b, i, u, G, rate, cnt), best = 0;
-	double best_lb = 0;
+	const struct capmilp *m = d->m;
+	int u[CAPMILP_MAX_VARS];
+	if (d->nodes > d->limit || boxes(d, i, G, cnt, u) < 0)
+		return;
+	if (i == m->n - 1) {
+		last_count(d, i, u[i], G, rate);
+		return;
+	}
+	int v0 = relaxed_argmin(d, i, u, G, rate, cnt), nv = 0;
+	int vs[2 * CAPMILP_DIVE_WINDOW + 1];
+	double lbs[2 * CAPMILP_DIVE_WINDOW + 1];
 	for (int v = HP_MAX(1, v0 - CAPMILP_DIVE_WINDOW); v <= HP_MIN(u[i], v0 + CAPMILP_DIVE_WINDOW);
 	     v++) {
 		int G2[HP_MAX_POOLS];
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
-		b->nodes++;
-		double lb = sub_bound(b, i + 1, u, G2, rate + v * m->r[i], cnt + v, 1);
-		if (m->kind == CAPMILP_BUDGET)
-			lb = -lb;
-		if (lb < HUGE_VAL && (!best || lb < best_lb)) {
-			best = v;
-			best_lb = lb;
+		d->nodes++;
+		double lb = sub_bound(d, i + 1, u, G2, rate + v * m->r[i], cnt + v, 1);
+		if (!may_improve(d, lb))
+			continue;
+		double key = m->kind == CAPMILP_BUDGET ? -lb : lb;
+		int k = nv++;
+		while (k > 0 && lbs[k - 1] > key) {
+			lbs[k] = lbs[k - 1];
+			vs[k] = vs[k - 1];
+			k--;
 		}
+		lbs[k] = key;
+		vs[k] = v;
 	}
-	return best;
+	for (int k = 0; k < nv && d->nodes <= d->limit; k++) {
+		int v = vs[k], G2[HP_MAX_POOLS];
+		if (!may_improve(d, m->kind == CAPMILP_BUDGET ? -lbs[k] : lbs[k]))
+			break;   /* sorted: no later one can either */
+		for (int q = 0; q < m->np; q++)
+			G2[q] = G[q] + v * m->g[i][q];
+		d->cur[i] = v;
+		seed_search(d, i + 1, G2, rate + v * m->r[i], cnt + v);
+	}
 }
 
-/* A first feasible point to cut on (cut_at): one dive from the root that
- * fixes each count but the last at the least point of relaxed_child (the
- * LP's choice given the counts before), and the last at its best value
- * (last_count). No seed when the dive meets an empty box or cannot meet
- * the rows. */
+/* A first feasible point to cut on (cut_at): the best that seed_search
+ * finds in CAPMILP_SEED_STEPS steps near the LP's choices. No seed when
+ * it finds no point that meets the rows. */
 static void seed_dive(struct bb *b)
 {
-	const struct capmilp *m = b->m;
 	struct bb d = *b;
-	int G[HP_MAX_POOLS] = { 0 }, u[CAPMILP_MAX_VARS];
-	double rate = 0;
-	long cnt = 0;
-	for (int i = 0; i < m->n; i++) {
-		if (boxes(&d, i, G, cnt, u) < 0)
-			break;
-		if (i == m->n - 1) {
-			last_count(&d, i, u[i], G, rate);
-			break;
-		}
-		int v = dive_pick(&d, i, u, G, rate, cnt);
-		if (v < 1)
-			break;
-		d.cur[i] = v;
-		for (int q = 0; q < m->np; q++)
-			G[q] += v * m->g[i][q];
-		rate += v * m->r[i];
-		cnt += v;
-	}
+	int G[HP_MAX_POOLS] = { 0 };
+	d.have = d.have_seed = 0;
+	d.limit = d.nodes + CAPMILP_SEED_STEPS;
+	seed_search(&d, 0, G, 0, 0);
 	b->nodes = d.nodes;
 	b->have_seed = d.have;
 	b->seed = d.best_val;
