@@ -34,13 +34,13 @@
  * count halves its way to the first value whose bound could beat the
  * incumbent (first_candidate: the LP bound is convex in that count). And
  * when the search is not done in CAPMILP_QUICK_STEPS it starts again
- * with a seed: one dive down the LP's choices (seed_dive) gives a feasible
- * value, and subtrees that cannot come within twice the tolerance of it
- * are cut (cut_at). The seed is never returned itself: the point the
- * unseeded search returns lies in no subtree the seed cuts, and the
- * incumbents it would have met in those subtrees are worse than the seed,
- * so the search returns the same point (replayed on the 133,908 Mixtral
- * 8x22B and 30,634 Llama 3.1 405B programmes of make bench: wherever the
+ * with a seed: a short best-first search near the LP's choices
+ * (seed_dive) gives a feasible value, and subtrees that cannot come
+ * within twice the tolerance of it are cut (cut_at). The seed is never
+ * returned itself: the point the unseeded search returns lies in no
+ * subtree the seed cuts, and the incumbents it would have met in those
+ * subtrees are worse than the seed, so the search returns the same point
+ * (replayed on the 411,039 programmes of one make bench run: wherever the
  * solver before the seed and the new bounds answered within its 4,096
  * steps and this one does too, the counts are the same). */
 #include "capmilp.h"
@@ -51,20 +51,21 @@
 /* "No replicas row" for joint_lb / joint_ub: more replicas than any box. */
 #define CAPMILP_NO_CARD (1L << 40)
 
-/* The last multiplier of joint_lb / joint_ub, as a multiple of the
- * largest breakpoint: any multiplier >= 0 gives a valid bound; this one
+/* The last multiplier of joint_lb / joint_ub, as a multiple of (1 + the
+ * largest breakpoint): any multiplier >= 0 gives a valid bound; this one
  * makes a shortfall on the rate (budget) row cost 10^4 times more than
- * any layout's own price per rate, so the relaxation steers the seed's
- * dive towards counts that can meet the rows. Its products stay under
- * 10^12 of the objective's scale, far from double rounding at the
- * tolerance. */
+ * any layout's own price per rate, so relaxed_child steers the seed's
+ * search towards counts that can meet the rows. Where the rows can be
+ * met the loops stop before it; where it counts, its terms are up to
+ * 10^4 times the others, so double rounding (1e-16) stays near 1e-12 of
+ * the objective, under the 1e-9 tolerance that first_candidate keeps as
+ * its margin. A search setting. */
 #define CAPMILP_FAR_MULT 1e4
 
-/* How far from the LP's choice the seed's dive looks for a count whose
- * subtree's bound with whole nodes is best: 8 replicas either side span
- * at least one node of 8 GPUs for layouts of up to 8 GPUs a pool. A
- * search setting, not a model constant: any value gives the same
- * answers, only the steps differ. */
+/* How far from the LP's choice the seed's search looks at each level
+ * (seed_search): 8 replicas either side span at least one node of 8
+ * GPUs for layouts of up to 8 GPUs a pool. A search setting, not a model
+ * constant: any value gives the same answers, only the steps differ. */
 #define CAPMILP_DIVE_WINDOW 8
 
 /* Steps the seed's search may take (seed_search); a search setting. */
@@ -74,7 +75,7 @@
  * above. Measured in steps on the programmes of make bench (2026-12),
  * first search of 0 / 128 / 512 steps: Mixtral 8x22B budget (96,036 of
  * them) 11.9M / 9.4M / 9.9M, a 1-in-20 sample of DeepSeek-V3's budget
- * 4.7M / 5.5M / 7.2M and deadline 3.4M / 3.6M / 4.0M: the seed's dive
+ * 4.7M / 5.5M / 7.2M and deadline 3.4M / 3.6M / 4.0M: the seed's search
  * costs more than it saves on the many small programmes. */
 #define CAPMILP_QUICK_STEPS 128
 
