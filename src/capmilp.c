@@ -1,8 +1,9 @@
 /* capmilp.c — exact branch and bound for the capacity MILP (capmilp.h).
  *
  * Depth-first over the replica counts in layout order, larger counts
- * first, the last count scanned directly. A node is cut when it cannot
- * beat the incumbent by more than the tolerance or cannot be feasible:
+ * first (deadline counts with a net price d_j >= 0: smaller first), the
+ * last count scanned directly. A node is cut when it cannot beat the
+ * incumbent by more than the tolerance or cannot be feasible:
  *
  * - every count left has an upper bound from the GPUs its pools have
  *   left once every other layout left keeps its one replica, and from
@@ -11,22 +12,77 @@
  *   price of the GPUs already taken plus one replica of every layout left,
  *   less lambda times the most rate reachable, and (b) the GPU-share
  *   price (continuous nodes) of what is taken, less lambda times its
- *   rate, plus the least of sum d_j n_j over the counts left with the rate
- *   row kept (a fractional knapsack: d_j = GPU-share price - lambda r_j,
- *   taken in increasing d_j / r_j; the order is fixed per model);
- * - budget: the rate is at most what is taken plus every count left at its
- *   upper bound, and at most what the budget row allows with GPU-share
- *   prices (the fractional knapsack again, the same order); the node is
- *   cut when the row is over the budget even at the whole-node price of
- *   one replica each and the most rate reachable.
+ *   rate, plus the LP value of the counts left: least sum d_j n_j (d_j =
+ *   GPU-share price - lambda r_j) with the rate row and, where it can
+ *   bind, the replicas row (joint_lb: that LP's Lagrangian dual, exact at
+ *   finitely many multipliers). At a node, (b) also prices whole nodes:
+ *   pools no count left uses at whole nodes, and a pool that one count
+ *   left alone uses at whole nodes up to what it already holds, the idle
+ *   GPUs of its last node taken free by that count (paid_free);
+ * - budget: the rate is at most the LP value of the counts left with the
+ *   budget row at GPU-share prices and the replicas row (joint_ub, the
+ *   budget row's Lagrangian); the node is cut when the row is over the
+ *   budget even at the whole-node price of one replica each and the most
+ *   rate reachable.
  *
- * Both bounds only relax (whole nodes cost at least GPU shares; counts
- * left may take any value in their boxes), so no cut drops an optimum
- * that beats the incumbent by more than the tolerance. */
+ * Both bounds only relax (whole nodes cost at least GPU shares, and at
+ * least the nodes already holding GPUs; counts left may take any value in
+ * their boxes; any multiplier of a Lagrangian bounds the LP), so no cut
+ * drops an optimum that beats the incumbent by more than the tolerance.
+ *
+ * Two devices save steps without changing the answer. A loop over one
+ * count halves its way to the first value whose bound could beat the
+ * incumbent (first_candidate: the LP bound is convex in that count). And
+ * when the search is not done in CAPMILP_QUICK_STEPS it starts again
+ * with a seed: a short best-first search near the LP's choices
+ * (seed_dive) gives a feasible value, and subtrees that cannot come
+ * within twice the tolerance of it are cut (cut_at). The seed is never
+ * returned itself: the point the unseeded search returns lies in no
+ * subtree the seed cuts, and the incumbents it would have met in those
+ * subtrees are worse than the seed, so the search returns the same point
+ * (replayed on the 411,039 programmes of one make bench run: wherever the
+ * solver before the seed and the new bounds answered within its 4,096
+ * steps and this one does too, the counts are the same). */
 #include "capmilp.h"
 #include <math.h>
 #include <string.h>
 #include "util.h"
+
+/* "No replicas row" for joint_lb / joint_ub: more replicas than any box. */
+#define CAPMILP_NO_CARD (1L << 40)
+
+/* The last multiplier of joint_lb / joint_ub, as a multiple of (1 + the
+ * largest breakpoint): any multiplier >= 0 gives a valid bound; this one
+ * makes a shortfall on the rate (budget) row cost 10^4 times more than
+ * any layout's own price per rate, so relaxed_child steers the seed's
+ * search towards counts that can meet the rows. Where the rows can be
+ * met the loops stop before it; where it counts, its terms are up to
+ * 10^4 times the others, so double rounding (1e-16) stays near 1e-12 of
+ * the objective, under the 1e-9 tolerance that first_candidate keeps as
+ * its margin. A search setting. */
+#define CAPMILP_FAR_MULT 1e4
+
+/* How far from the LP's choice the seed's search looks at each level
+ * (seed_search): 8 replicas either side span at least one node of 8
+ * GPUs for layouts of up to 8 GPUs a pool. A search setting, not a model
+ * constant: any value gives the same answers, only the steps differ. */
+#define CAPMILP_DIVE_WINDOW 8
+
+/* Steps the seed's search may take (seed_search); a search setting. */
+#define CAPMILP_SEED_STEPS 512
+
+/* Steps of a first search without a seed; a search setting like the one
+ * above. Measured in steps on the programmes of make bench (2026-12),
+ * first search of 0 / 128 / 512 steps: Mixtral 8x22B budget (96,036 of
+ * them) 11.9M / 9.4M / 9.9M, a 1-in-20 sample of DeepSeek-V3's budget
+ * 4.7M / 5.5M / 7.2M and deadline 3.4M / 3.6M / 4.0M: the seed's search
+ * costs more than it saves on the many small programmes. */
+#define CAPMILP_QUICK_STEPS 128
+
+/* The fewest values of a count for which dfs halves its way to the first
+ * one worth searching (first_candidate, about 3 log2 u steps) instead of
+ * letting its loop cut them one by one. A search setting. */
+#define CAPMILP_SKIP_MIN 32
 
 struct bb {
 	const struct capmilp *m;
@@ -43,6 +99,19 @@ struct bb {
 	int by_rate[CAPMILP_MAX_VARS];                 /* by r_j, decreasing */
 	int card_binds;       /* can max_total bind (sum ub_i > max_total)? */
 	int closed[CAPMILP_MAX_VARS + 1];              /* a pool no count i.. uses */
+	int users[CAPMILP_MAX_VARS + 1][HP_MAX_POOLS]; /* counts i.. using pool q */
+	int pool_of[CAPMILP_MAX_VARS];                 /* layout j's one pool, or -1 */
+	/* with card_binds: the multipliers at which the joint bounds' greedy
+	 * order can change (joint_lb, joint_ub), 0 first, increasing */
+	double mult[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2];
+	int n_mult;
+	/* the counts in the greedy order at each multiplier: deadline,
+	 * increasing d_j - pi r_j; budget, decreasing r_j - nu d_j */
+	int mult_order[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2][CAPMILP_MAX_VARS];
+	double dcoef[CAPMILP_MAX_VARS];  /* d_j: net price (deadline, USD/h) or
+					  * net row (budget, USD/s) of a replica */
+	double seed;          /* a feasible point's value (seed_dive), if have_seed */
+	int have_seed;
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	int gave_up;
 };
@@ -115,6 +184,137 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 	return rate;
 }
 
+/* The deadline's bound over the counts i.. with boxes [1, u_j] when the
+ * replicas row binds: the least sum d_j n_j with sum r_j n_j >= need and
+ * sum n_j <= left, as an LP. Its value is the largest of the Lagrangian
+ * functions L(pi) = pi need + min { sum (d_j - pi r_j) n_j : sum n_j <=
+ * left, boxes }, pi >= 0 (LP duality: the rate row moved into the
+ * objective); each is a valid lower bound, the inner minimum is greedy
+ * (the most negative coefficients first, up to left replicas), and L is
+ * concave and linear between the multipliers at which that order changes
+ * (b->mult), so the largest of those is the LP's value. */
+/* joint_lb's Lagrangian without idle GPUs, in the order of each
+ * multiplier (b->mult_order); need and left already net of the one
+ * replica of each count i... */
+static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
+{
+	const struct capmilp *m = b->m;
+	double best = -HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double pi = b->mult[t], L = pi * need, got = 0, room = (double)left;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			double cj = b->dcoef[j] - pi * m->r[j];
+			if (cj >= 0)
+				break;
+			if (j < i)
+				continue;
+			double y = fmin((double)(u[j] - 1), room);
+			L += cj * y;
+			got += m->r[j] * y;
+			room -= y;
+		}
+		best = fmax(best, L);
+		if (need - got <= 0)
+			break;   /* a supergradient <= 0: no larger pi does better */
+	}
+	return best;
+}
+
+static double joint_lb(const struct bb *b, int i, const int *u, double need, long left,
+		       const double *fr)
+{
+	const struct capmilp *m = b->m;
+	/* up to two segments a count: its first fr_j extra replicas, which
+	 * take GPUs already paid for (no pool price), then the rest */
+	double val0 = 0, c0[2 * CAPMILP_MAX_VARS], len[2 * CAPMILP_MAX_VARS];
+	double rs[2 * CAPMILP_MAX_VARS];
+	int ns = 0;
+	for (int j = i; j < m->n; j++) {
+		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
+		val0 += e;
+		need -= m->r[j];
+		left--;
+		double f = fr ? fmin(fr[j], U) : 0;
+		if (f > 0) {
+			c0[ns] = -m->lambda * m->r[j];
+			rs[ns] = m->r[j];
+			len[ns++] = f;
+		}
+		if (U - f > 0) {
+			c0[ns] = e;
+			rs[ns] = m->r[j];
+			len[ns++] = U - f;
+		}
+	}
+	double best = -HUGE_VAL, c[2 * CAPMILP_MAX_VARS];
+	int idx[2 * CAPMILP_MAX_VARS];
+	if (!fr)
+		return val0 + joint_lb_ordered(b, i, u, need, left);
+	for (int t = 0; t < b->n_mult; t++) {
+		double pi = b->mult[t];
+		for (int a = 0; a < ns; a++) {
+			double cj = c0[a] - pi * rs[a];
+			int k = a;
+			while (k > 0 && c[k - 1] > cj) {
+				c[k] = c[k - 1];
+				idx[k] = idx[k - 1];
+				k--;
+			}
+			c[k] = cj;
+			idx[k] = a;
+		}
+		double L = pi * need, got = 0, room = (double)left;
+		for (int a = 0; a < ns && c[a] < 0 && room > 0; a++) {
+			double y = fmin(len[idx[a]], room);
+			L += c[a] * y;
+			got += rs[idx[a]] * y;
+			room -= y;
+		}
+		best = fmax(best, L);
+		if (need - got <= 0)
+			break;   /* a supergradient <= 0: no larger pi does better */
+	}
+	return val0 + best;
+}
+
+/* The budget's rate bound over the counts i.. with boxes [1, u_j] when
+ * the replicas row binds: the most sum r_j n_j with sum d_j n_j <= slack
+ * and sum n_j <= left, as an LP, through the budget row's Lagrangian
+ * U(nu) = nu slack + max { sum (r_j - nu d_j) n_j : sum n_j <= left,
+ * boxes } (nu >= 0, each an upper bound; convex, linear between the
+ * multipliers in b->mult), as in joint_lb. */
+static double joint_ub(const struct bb *b, int i, const int *u, double slack, long left)
+{
+	const struct capmilp *m = b->m;
+	double rate0 = 0;
+	for (int j = i; j < m->n; j++) {
+		rate0 += m->r[j];
+		slack -= b->dcoef[j];
+		left--;
+	}
+	double best = HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)left;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			double pj = m->r[j] - nu * b->dcoef[j];
+			if (pj <= 0)
+				break;
+			if (j < i)
+				continue;
+			double y = fmin((double)(u[j] - 1), room);
+			U += pj * y;
+			used += b->dcoef[j] * y;
+			room -= y;
+		}
+		best = fmin(best, U);
+		if (slack - used >= 0)
+			break;   /* a subgradient >= 0: no larger nu does better */
+	}
+	return rate0 + best;
+}
+
 static void offer(struct bb *b, double val)
 {
 	b->have = 1;
@@ -159,6 +359,30 @@ static double mixed_price(const struct bb *b, int i, const int *G)
 	return usd;
 }
 
+/* Whole nodes of the pools that one count i.. alone still uses, that
+ * count on that pool alone: its one replica and the GPUs taken (G) fill
+ * the pool's nodes up to a whole node, and those GPUs are paid for
+ * whatever that count becomes. Returns the price of that idle part of
+ * the last node at GPU shares (USD/h, added to mixed_price's), and in
+ * fr[j] the extra replicas of count j that fit in it (fractional, 0 for
+ * the other counts): joint_lb takes them at no pool price. */
+static double paid_free(const struct bb *b, int i, const int *G, double *fr)
+{
+	const struct capmilp *m = b->m;
+	double usd = 0;
+	for (int j = i; j < m->n; j++) {
+		int q = b->pool_of[j];
+		fr[j] = 0;
+		if (q < 0 || b->users[i][q] != 1)
+			continue;
+		int gmin = G[q] + m->g[j][q];
+		int idle = (gmin + m->gpn[q] - 1) / m->gpn[q] * m->gpn[q] - gmin;
+		usd += m->usd_node_h[q] * idle / m->gpn[q];
+		fr[j] = (double)idle / m->g[j][q];
+	}
+	return usd;
+}
+
 /* Bounds on the subtree where counts 0..i-1 are fixed (taking G GPUs per
  * pool, rate and cnt replicas), counts i.. in the boxes [1, u_j]:
  * deadline, a lower bound on the objective (HUGE_VAL when the rate row
@@ -178,21 +402,50 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 	if (m->kind == CAPMILP_DEADLINE) {
 		if (most < b->R_lo)
 			return HUGE_VAL;
-		return price - m->lambda * rate + knap_lb(b, i, u, m->R - rate);
+		if (whole) {
+			double fr[CAPMILP_MAX_VARS];
+			price += paid_free(b, i, G, fr);
+			return price - m->lambda * rate +
+			       joint_lb(b, i, u, m->R - rate,
+					b->card_binds ? m->max_total - cnt : CAPMILP_NO_CARD, fr);
+		}
+		double rest = b->card_binds ? joint_lb(b, i, u, m->R - rate, m->max_total - cnt, NULL)
+					    : knap_lb(b, i, u, m->R - rate);
+		return price - m->lambda * rate + rest;
 	}
-	double more = knap_ub(b, i, u, b->row_tol - (price / 3600 - m->lambda * rate));
-	return more < 0 ? -HUGE_VAL : rate + fmin(more, most - rate);
+	double slack = b->row_tol - (price / 3600 - m->lambda * rate);
+	double more = knap_ub(b, i, u, slack);
+	if (more < 0)
+		return -HUGE_VAL;
+	if (b->card_binds)
+		more = fmin(more, joint_ub(b, i, u, slack, m->max_total - cnt));
+	return rate + fmin(more, most - rate);
+}
+
+/* The bound a subtree must beat to be searched: deadline, a subtree is
+ * searched when its lower bound is under it; budget, when its upper bound
+ * is over it. The incumbent must be beaten by more than the tolerance;
+ * the seed (seed_dive's point, never returned itself) only cuts subtrees
+ * that cannot come within twice the tolerance of it, so every subtree
+ * that holds the point this search returns without a seed is still
+ * searched (that point is within the tolerance of the optimum, which is
+ * at least as good as the seed), and the answer is the same. Infinite
+ * with neither. */
+static double cut_at(const struct bb *b)
+{
+	if (b->m->kind == CAPMILP_DEADLINE)
+		return fmin(b->have ? b->best_val - b->tol : HUGE_VAL,
+			    b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
+	return fmax(b->have ? b->best_val + b->tol : -HUGE_VAL,
+		    b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
 }
 
 /* Can a subtree of bound lb (sub_bound) hold a better point than the
  * incumbent? */
 static int may_improve(const struct bb *b, double lb)
 {
-	if (!b->have)
-		return b->m->kind == CAPMILP_DEADLINE ? lb < HUGE_VAL : lb > -HUGE_VAL;
-	if (b->m->kind == CAPMILP_DEADLINE)
-		return lb < b->best_val - b->tol;
-	return lb > b->best_val + b->tol;
+	double t = cut_at(b);
+	return b->m->kind == CAPMILP_DEADLINE ? lb < t : lb > t;
 }
 
 /* The last count, every other fixed: scanned from the end where the
@@ -242,65 +495,78 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 	}
 }
 
-/* The deadline's child bound at count v of layout i (sub_bound with
- * GPU-share prices), the later counts' boxes u held. */
-static double child_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
-			  long cnt, int v)
+/* A finite relaxation of the child bound at count v of layout i, the
+ * later counts' boxes u held, as a value to minimise: deadline, the
+ * GPU-share price less lambda times the rate plus joint_lb of the later
+ * counts; budget, minus (the rate plus joint_ub). Each joint bound is an
+ * extremum over the fixed multipliers b->mult of functions affine in the
+ * rate (or budget) row's right-hand side and convex (concave) in the
+ * replicas left, which are affine in v: so this is convex in v and
+ * finite even where the rows cannot be met. It is never above the child
+ * bound that dfs's loop cuts on (sub_bound, whole = 0: the same LP value
+ * where the rows can be met, infinite where not), nor above minus it. */
+static double relaxed_child(const struct bb *b, int i, const int *u, const int *G, double rate,
+			    long cnt, int v)
 {
 	const struct capmilp *m = b->m;
 	int G2[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
 		G2[q] = G[q] + v * m->g[i][q];
-	return sub_bound(b, i + 1, u, G2, rate + v * m->r[i], cnt + v, 0);
+	double rt = rate + v * m->r[i], price = share_price(m, G2);
+	long left = b->card_binds ? m->max_total - cnt - v : CAPMILP_NO_CARD;
+	if (m->kind == CAPMILP_DEADLINE)
+		return price - m->lambda * rt + joint_lb(b, i + 1, u, m->R - rt, left, NULL);
+	double slack = b->row_tol - (price / 3600 - m->lambda * rt);
+	return -(rt + joint_ub(b, i + 1, u, slack, left));
 }
 
-/* Deadline, when the replicas row cannot bind: where dfs's loop over v
- * (up: 1, 2, ...; else u_i, u_i - 1, ...) meets its first v whose child
- * bound could beat the incumbent, as a loop index, or -1 when none can.
- * The bound is finite from the least v that can still reach the rate
- * row (rate + v r_i + the later counts at their boxes) and convex there,
- * so its least value is found by halving on its slope, and the first v
- * under the incumbent on either side of it by halving again. The v
- * skipped would be cut by the loop one by one (the incumbent only
- * improves while it runs), so the search is the same, with fewer steps. */
-static int first_candidate(struct bb *b, int i, const int *u, const int *G, double rate,
-			   long cnt, double rest_most, int up)
+/* The least point of relaxed_child over v in [1, u_i], by halving on
+ * its slope (it is convex). */
+static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
 {
-	const struct capmilp *m = b->m;
-	int a = 1;
-	if (rate + m->r[i] + rest_most < b->R_lo) {
-		double need = ceil((b->R_lo - rate - rest_most) / m->r[i]);
-		a = need > u[i] ? u[i] + 1 : (int)need;
-		while (a > 1 && rate + (a - 1) * m->r[i] + rest_most >= b->R_lo)
-			a--;   /* ceil's rounding */
-		while (a <= u[i] && rate + a * m->r[i] + rest_most < b->R_lo)
-			a++;
-	}
-	if (a > u[i])
-		return -1;
-	double thr = b->have ? b->best_val - b->tol : HUGE_VAL;
-	int lo = a, hi = u[i];
+	int lo = 1, hi = u[i];
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		b->nodes += 2;
-		if (child_bound(b, i, u, G, rate, cnt, mid + 1) >=
-		    child_bound(b, i, u, G, rate, cnt, mid))
+		if (relaxed_child(b, i, u, G, rate, cnt, mid + 1) >=
+		    relaxed_child(b, i, u, G, rate, cnt, mid))
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	int vmin = lo;
+	return lo;
+}
+
+/* Where dfs's loop over v (up: 1, 2, ...; else u_i, u_i - 1, ...) meets
+ * its first v whose child bound could beat the incumbent, as a loop
+ * index (0 without an incumbent), or -1 when none can. relaxed_child is
+ * convex in v and under the loop's bound, so its least value is found by
+ * halving on its slope, and the first v under the incumbent on the
+ * loop's side of it by halving again; a v skipped has a bound at or over
+ * the incumbent and would be cut by the loop (the incumbent only
+ * improves while it runs), so the search is the same, with fewer steps.
+ * The threshold keeps a margin of the tolerance for the rounding of the
+ * bounds. */
+static int first_candidate(struct bb *b, int i, const int *u, const int *G, double rate,
+			   long cnt, int up)
+{
+	const struct capmilp *m = b->m;
+	double thr = cut_at(b);
+	if (isinf(thr))
+		return 0;
+	thr = (m->kind == CAPMILP_DEADLINE ? thr : -thr) + b->tol;
+	int vmin = relaxed_argmin(b, i, u, G, rate, cnt), lo, hi;
 	b->nodes++;
-	if (!(child_bound(b, i, u, G, rate, cnt, vmin) < thr))
+	if (!(relaxed_child(b, i, u, G, rate, cnt, vmin) < thr))
 		return -1;
 	if (up) {
-		/* decreasing on [a, vmin]: the least v under thr */
-		lo = a;
+		/* decreasing on [1, vmin]: the least v under thr */
+		lo = 1;
 		hi = vmin;
 		while (lo < hi) {
 			int mid = lo + (hi - lo) / 2;
 			b->nodes++;
-			if (child_bound(b, i, u, G, rate, cnt, mid) < thr)
+			if (relaxed_child(b, i, u, G, rate, cnt, mid) < thr)
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -313,12 +579,97 @@ static int first_candidate(struct bb *b, int i, const int *u, const int *G, doub
 	while (lo < hi) {
 		int mid = hi - (hi - lo) / 2;
 		b->nodes++;
-		if (child_bound(b, i, u, G, rate, cnt, mid) < thr)
+		if (relaxed_child(b, i, u, G, rate, cnt, mid) < thr)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
 	return u[i] - lo;
+}
+
+/* The boxes [1, u_j] of the counts i.. once counts 0..i-1 take G GPUs
+ * per pool and cnt replicas: each from the GPUs its pools have left when
+ * every other count left keeps its one replica, and from the replicas
+ * left. Returns -1 when a box is empty. */
+static int boxes(const struct bb *b, int i, const int *G, long cnt, int *u)
+{
+	const struct capmilp *m = b->m;
+	for (int j = i; j < m->n; j++) {
+		long k = m->ub[j];
+		k = HP_MIN(k, m->max_total - cnt - (m->n - i - 1));
+		for (int q = 0; q < m->np; q++)
+			if (m->g[j][q]) {
+				long avail = (long)b->capg[q] - G[q] - (b->gmin[i][q] - m->g[j][q]);
+				k = HP_MIN(k, avail / m->g[j][q]);
+			}
+		if (k < 1)
+			return -1;
+		u[j] = (int)k;
+	}
+	return 0;
+}
+
+/* The seed's search below count i: the counts within CAPMILP_DIVE_WINDOW
+ * of relaxed_child's least point, best bound with whole nodes first
+ * (sub_bound, whole = 1), each subtree cut on d's own incumbent, the
+ * last count at its best value (last_count); it stops at d->limit
+ * steps. d is a copy of the search's state (seed_dive). */
+static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt)
+{
+	const struct capmilp *m = d->m;
+	int u[CAPMILP_MAX_VARS];
+	if (d->nodes > d->limit || boxes(d, i, G, cnt, u) < 0)
+		return;
+	if (i == m->n - 1) {
+		last_count(d, i, u[i], G, rate);
+		return;
+	}
+	int v0 = relaxed_argmin(d, i, u, G, rate, cnt), nv = 0;
+	int vs[2 * CAPMILP_DIVE_WINDOW + 1];
+	double lbs[2 * CAPMILP_DIVE_WINDOW + 1];
+	for (int v = HP_MAX(1, v0 - CAPMILP_DIVE_WINDOW); v <= HP_MIN(u[i], v0 + CAPMILP_DIVE_WINDOW);
+	     v++) {
+		int G2[HP_MAX_POOLS];
+		for (int q = 0; q < m->np; q++)
+			G2[q] = G[q] + v * m->g[i][q];
+		d->nodes++;
+		double lb = sub_bound(d, i + 1, u, G2, rate + v * m->r[i], cnt + v, 1);
+		if (!may_improve(d, lb))
+			continue;
+		double key = m->kind == CAPMILP_BUDGET ? -lb : lb;
+		int k = nv++;
+		while (k > 0 && lbs[k - 1] > key) {
+			lbs[k] = lbs[k - 1];
+			vs[k] = vs[k - 1];
+			k--;
+		}
+		lbs[k] = key;
+		vs[k] = v;
+	}
+	for (int k = 0; k < nv && d->nodes <= d->limit; k++) {
+		int v = vs[k], G2[HP_MAX_POOLS];
+		if (!may_improve(d, m->kind == CAPMILP_BUDGET ? -lbs[k] : lbs[k]))
+			break;   /* sorted: no later one can either */
+		for (int q = 0; q < m->np; q++)
+			G2[q] = G[q] + v * m->g[i][q];
+		d->cur[i] = v;
+		seed_search(d, i + 1, G2, rate + v * m->r[i], cnt + v);
+	}
+}
+
+/* A first feasible point to cut on (cut_at): the best that seed_search
+ * finds in CAPMILP_SEED_STEPS steps near the LP's choices. No seed when
+ * it finds no point that meets the rows. */
+static void seed_dive(struct bb *b)
+{
+	struct bb d = *b;
+	int G[HP_MAX_POOLS] = { 0 };
+	d.have = d.have_seed = 0;
+	d.limit = d.nodes + CAPMILP_SEED_STEPS;
+	seed_search(&d, 0, G, 0, 0);
+	b->nodes = d.nodes;
+	b->have_seed = d.have;
+	b->seed = d.best_val;
 }
 
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
@@ -331,20 +682,11 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		return;
 	}
 	int u[CAPMILP_MAX_VARS];
+	if (boxes(b, i, G, cnt, u) < 0)
+		return;
 	double rate_max = rate;
-	for (int j = i; j < m->n; j++) {
-		long k = m->ub[j];
-		k = HP_MIN(k, m->max_total - cnt - (m->n - i - 1));
-		for (int q = 0; q < m->np; q++)
-			if (m->g[j][q]) {
-				long avail = (long)b->capg[q] - G[q] - (b->gmin[i][q] - m->g[j][q]);
-				k = HP_MIN(k, avail / m->g[j][q]);
-			}
-		if (k < 1)
-			return;
-		u[j] = (int)k;
-		rate_max += m->r[j] * k;
-	}
+	for (int j = i; j < m->n; j++)
+		rate_max += m->r[j] * u[j];
 	rate_max = fmin(rate_max, rate + card_ub(b, i, u, m->max_total - cnt));
 	int Gmin[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
@@ -373,12 +715,10 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int seen = 0;
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
-	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0, k0 = 0;
-	if (dl && !b->card_binds) {
-		k0 = first_candidate(b, i, u, G, rate, cnt, rest_most, up);
-		if (k0 < 0)
-			return;
-	}
+	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
+	int k0 = u[i] >= CAPMILP_SKIP_MIN ? first_candidate(b, i, u, G, rate, cnt, up) : 0;
+	if (k0 < 0)
+		return;
 	for (int k = k0; k < u[i] && !b->gave_up; k++) {
 		int v = up ? 1 + k : u[i] - k;
 		if (++b->nodes > b->limit) {
@@ -403,15 +743,69 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		if (!may_improve(b, bnd)) {
 			/* the sub-level set of a convex bound is an interval:
 			 * once a v before was inside it, none after can be */
-			if (b->have && (dl ? best_seen < b->best_val - b->tol
-					   : best_seen > b->best_val + b->tol))
+			double t = cut_at(b);
+			if (!isinf(t) && (dl ? best_seen < t : best_seen > t))
 				break;
 			continue;
 		}
-		if (b->closed[i + 1] && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
+		if ((dl || b->closed[i + 1]) && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
 			continue;
 		b->cur[i] = v;
 		dfs(b, i + 1, G2, rt, cnt + v);
+	}
+}
+
+/* The multipliers of joint_lb / joint_ub: 0 and every positive one at
+ * which a coefficient changes sign or two coefficients are equal (the
+ * deadline's d_j - pi r_j; the budget's r_j - nu d_j), increasing. */
+static void joint_mults(struct bb *b)
+{
+	const struct capmilp *m = b->m;
+	int dl = m->kind == CAPMILP_DEADLINE;
+	double a[CAPMILP_MAX_VARS], s[CAPMILP_MAX_VARS];   /* coefficient a_j - mult s_j */
+	for (int j = 0; j < m->n; j++) {
+		double d = dl ? b->share[j] - m->lambda * m->r[j]
+			      : b->share[j] / 3600 - m->lambda * m->r[j];
+		a[j] = dl ? d : m->r[j];
+		s[j] = dl ? m->r[j] : d;
+	}
+	b->n_mult = 0;
+	b->mult[b->n_mult++] = 0;
+	for (int j = 0; j < m->n; j++)
+		for (int k = j; k < m->n; k++) {
+			/* k == j: a_j - x s_j = 0; else a_j - x s_j = a_k - x s_k */
+			double num = k == j ? a[j] : a[j] - a[k], den = k == j ? s[j] : s[j] - s[k];
+			double x = den != 0 ? num / den : -1;
+			if (!(x > 0) || !isfinite(x))
+				continue;
+			int t = b->n_mult++;
+			while (t > 0 && b->mult[t - 1] > x) {
+				b->mult[t] = b->mult[t - 1];
+				t--;
+			}
+			b->mult[t] = x;
+		}
+	/* one far beyond the last: where the rows cannot be met, the bound
+	 * then grows steeply with the shortfall (relaxed_child, seed_dive);
+	 * where they can, the loops stop before it */
+	b->mult[b->n_mult] = CAPMILP_FAR_MULT * (1 + b->mult[b->n_mult - 1]);
+	b->n_mult++;
+	for (int j = 0; j < m->n; j++)
+		b->dcoef[j] = dl ? a[j] : s[j];
+	for (int t = 0; t < b->n_mult; t++) {
+		int *ord = b->mult_order[t];
+		double x = b->mult[t];
+		for (int j = 0; j < m->n; j++) {
+			/* deadline: increasing a_j - x s_j; budget: decreasing */
+			double key = dl ? a[j] - x * s[j] : -(a[j] - x * s[j]);
+			int k = j;
+			while (k > 0 && (dl ? a[ord[k - 1]] - x * s[ord[k - 1]]
+					    : -(a[ord[k - 1]] - x * s[ord[k - 1]])) > key) {
+				ord[k] = ord[k - 1];
+				k--;
+			}
+			ord[k] = j;
+		}
 	}
 }
 
@@ -454,6 +848,16 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 	for (int i = 0; i <= m->n; i++)
 		for (int q = 0; q < m->np; q++)
 			b.closed[i] |= b.gmin[i][q] == 0;
+	for (int i = m->n - 1; i >= 0; i--) {
+		b.pool_of[i] = -1;
+		for (int q = 0; q < m->np; q++) {
+			b.users[i][q] = b.users[i + 1][q] + (m->g[i][q] > 0);
+			if (m->g[i][q] > 0)
+				b.pool_of[i] = b.pool_of[i] == -1 ? q : -2;
+		}
+		if (b.pool_of[i] < 0)
+			b.pool_of[i] = -1;
+	}
 	for (int i = 0; i < m->n; i++) {
 		int k = i;
 		while (k > 0 && m->r[b.by_rate[k - 1]] < m->r[i]) {
@@ -462,6 +866,7 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		}
 		b.by_rate[k] = i;
 	}
+	joint_mults(&b);
 	if (m->kind == CAPMILP_DEADLINE) {
 		b.tol = 1e-9 * (1 + price_all + m->lambda * rate_all);
 		b.R_lo = m->R * (1 - 1e-9);
@@ -469,8 +874,18 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		b.tol = 1e-9 * (1 + rate_all);
 		b.row_tol = 1e-9 * (price_all / 3600 + m->lambda * rate_all);
 	}
+	/* most programmes are done in a few hundred steps without a seed;
+	 * the others start again with one (the same answer, cut_at) */
 	int G0[HP_MAX_POOLS] = { 0 };
+	long limit = b.limit;
+	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
 	dfs(&b, 0, G0, 0, 0);
+	if (b.gave_up && limit > b.limit) {
+		b.limit = limit;
+		b.gave_up = b.have = 0;
+		seed_dive(&b);
+		dfs(&b, 0, G0, 0, 0);
+	}
 	if (nodes)
 		*nodes = b.nodes;
 	if (b.gave_up)

@@ -1455,14 +1455,14 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 	return rc;
 }
 
-/* Steps (nodes and bound evaluations, about 16 ns each) the dedicated
+/* Steps (nodes and bound evaluations, 20 to 150 ns each) the dedicated
  * solver may take before the MILP goes to GLPK instead: 4,096 steps cost
- * less than half a GLPK solve of these models (about 150 us). Measured
- * (2026-12): at 1,024 GPUs nearly every MILP takes fewer (Mixtral 8x22B
- * deadline: 97%); at 16,384 GPUs the deadline's first step (lambda = 0:
- * the least node price alone, where many mixes cost nearly the same and
- * the bounds cut little) takes up to 2^18, and about 60% of those go to
- * GLPK. */
+ * about what GLPK takes on the 16,384-GPU programmes (1.5 to 3 ms) and a
+ * few times its 150 us at 1,024 GPUs, where nearly every MILP needs far
+ * fewer. Measured (2026-12, docs/planner.md "Fifth round"): MILPs to GLPK
+ * per make bench search, Mixtral 8x22B deadline 17 of 18,948, DeepSeek-V3
+ * deadline 6,868 of 62,399 (the first Dinkelbach step, lambda = 0, where
+ * many mixes cost nearly the same); larger limits save no time. */
 #define CAPMILP_NODES 4096
 
 /* The MILP above, solved by capmilp.c (exact branch and bound on the

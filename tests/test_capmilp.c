@@ -3,8 +3,13 @@
  *   - a hand-worked instance of each kind;
  *   - every count vector of 3,000 random small instances (brute force):
  *     the same feasibility and the same optimal value;
+ *   - every count vector of 3,000 more where the replicas row binds;
  *   - GLPK (lp.h, the general branch and bound the planner used before)
- *     on 600 random instances of the planner's size: the same value. */
+ *     on 600 random instances of the planner's size: the same value;
+ *   - GLPK on 104 programmes the planner posed (tests/data/
+ *     capmilp_planner.txt), most of them ones the solver used to give up
+ *     on: the same value. */
+#include <stdlib.h>
 #include "t.h"
 #include "capmilp.h"
 #include "lp.h"
@@ -290,11 +295,134 @@ TEST(glpk_planner_size)
 	CHECK(compared >= 500);
 }
 
+/* Small instances where the replicas row binds (max_total under the sum
+ * of the boxes) and, for the deadline, lambda is 0 half the time (the
+ * first Dinkelbach step): the rows the planner's hardest programmes bind
+ * on, against every count vector. */
+TEST(brute_force_replicas_row)
+{
+	int bad = 0, binding = 0;
+	for (int t = 0; t < 3000; t++) {
+		struct capmilp m;
+		random_model(&m, 3);
+		long ub_sum = 0;
+		for (int i = 0; i < m.n; i++)
+			ub_sum += m.ub[i];
+		if (ub_sum < m.n)
+			continue;   /* a layout that fits nowhere: infeasible anyway */
+		m.max_total = m.n + (long)rnd((unsigned)(ub_sum - m.n + 1));
+		if (m.kind == CAPMILP_DEADLINE && rnd(2))
+			m.lambda = 0;
+		binding += m.max_total < ub_sum;
+		int n[CAPMILP_MAX_VARS], v[CAPMILP_MAX_VARS], have = 0;
+		double best = 0;
+		bf(&m, 0, v, &have, &best);
+		int rc = capmilp_solve(&m, n, NULL);
+		if (rc != (have ? 0 : -1)) {
+			T_FAILF("instance %d: solver %d, brute force %s", t, rc,
+				have ? "feasible" : "infeasible");
+			if (++bad > 5)
+				return;
+			continue;
+		}
+		if (!have)
+			continue;
+		CHECK(feasible(&m, n, 1e-7));
+		double got = value(&m, n);
+		if (fabs(got - best) > 1e-7 * fmax(1, fabs(best))) {
+			T_FAILF("instance %d (kind %d, n %d, max_total %ld): solver %.10g, brute force "
+				"%.10g", t, m.kind, m.n, m.max_total, got, best);
+			if (++bad > 5)
+				return;
+		}
+	}
+	CHECK(binding > 1500);
+}
+
+/* Parse one line of tests/data/capmilp_planner.txt (format in its
+ * header). Returns 0, or -1 on a malformed line. */
+static int parse_planner(const char *line, struct capmilp *m)
+{
+	char *p = (char *)line, *e;
+	memset(m, 0, sizeof *m);
+	m->kind = (int)strtol(p, &e, 10) ? CAPMILP_BUDGET : CAPMILP_DEADLINE;
+	m->n = (int)strtol(p = e, &e, 10);
+	m->np = (int)strtol(p = e, &e, 10);
+	if (e == p || m->n < 1 || m->n > CAPMILP_MAX_VARS || m->np < 1 || m->np > HP_MAX_POOLS)
+		return -1;
+	m->max_total = strtol(p = e, &e, 10);
+	m->R = strtod(p = e, &e);
+	m->lambda = strtod(p = e, &e);
+	strtol(p = e, &e, 10);   /* rc0, steps0: not checked */
+	strtol(p = e, &e, 10);
+	for (int i = 0; i < m->n; i++) {
+		m->r[i] = strtod(p = e, &e);
+		m->ub[i] = (int)strtol(p = e, &e, 10);
+		for (int q = 0; q < m->np; q++)
+			m->g[i][q] = (int)strtol(p = e, &e, 10);
+	}
+	for (int q = 0; q < m->np; q++) {
+		m->gpn[q] = (int)strtol(p = e, &e, 10);
+		m->nodes[q] = (int)strtol(p = e, &e, 10);
+		m->usd_node_h[q] = strtod(p = e, &e);
+	}
+	return e == p ? -1 : 0;
+}
+
+/* The planner's own programmes (tests/data/capmilp_planner.txt): the
+ * solver, given steps enough, finds GLPK's optimal value on each. */
+TEST(planner_instances)
+{
+	FILE *f = fopen("tests/data/capmilp_planner.txt", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char line[4096];
+	int count = 0, compared = 0, bad = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		struct capmilp m;
+		if (parse_planner(line, &m) < 0) {
+			T_FAILF("capmilp_planner.txt: malformed line %d", count + 1);
+			break;
+		}
+		count++;
+		m.node_limit = 1L << 24;
+		int n[CAPMILP_MAX_VARS], gn[CAPMILP_MAX_VARS];
+		double gval;
+		int grc = glpk(&m, gn, &gval);
+		int rc = capmilp_solve(&m, n, NULL);
+		if (grc != 0)
+			continue;   /* GLPK's node budget or tolerance: nothing proven */
+		compared++;
+		if (rc != 0) {
+			T_FAILF("planner instance %d: GLPK found %.10g, solver %d", count, gval, rc);
+			if (++bad > 5)
+				break;
+			continue;
+		}
+		CHECK(feasible(&m, n, 1e-7));
+		double got = value(&m, n), want = value(&m, gn);
+		if (fabs(got - want) > 1e-6 * fmax(1, fabs(want))) {
+			T_FAILF("planner instance %d (kind %d, n %d): solver %.10g, GLPK %.10g", count,
+				m.kind, m.n, got, want);
+			if (++bad > 5)
+				break;
+		}
+	}
+	fclose(f);
+	CHECK(count >= 100);
+	CHECK(compared >= 95);
+}
+
 int main(void)
 {
 	RUN(hand_worked);
 	RUN(brute_force_small);
+	RUN(brute_force_replicas_row);
 	RUN(glpk_planner_size);
+	RUN(planner_instances);
 	lp_thread_done();
 	return t_done("capmilp");
 }
