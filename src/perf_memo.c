@@ -40,6 +40,13 @@
  * and cut collective misses from 15% to 12%, but the search took more
  * CPU time, the 4.7 MB tables no longer staying in cache. */
 #define MEMO_STAGE 256
+/* Step FLOPs: one entry served a search badly (issue 13, fifth round):
+ * a layout probe, a DP-term estimate and a candidate step different
+ * batches (tokens), so the entry was replaced on most calls and
+ * model_step_flops / model_step_hw_flops, which walk every layer, ran
+ * again (4.7% of the instructions of a Mixtral 8x22B throughput search,
+ * callgrind). A search uses a few dozen batches per setting. */
+#define MEMO_FLOPS 64
 
 struct memo_link {
 	unsigned gen;
@@ -74,6 +81,14 @@ struct memo_stage {
 	struct stage_val v;
 };
 
+/* A step's model and hardware FLOPs per (tokens, sequence, recompute). */
+struct memo_flops {
+	unsigned gen;
+	enum hp_recompute rc;
+	double tokens, s;
+	double model, hw;
+};
+
 struct perf_memo {
 	unsigned gen;                     /* 0: never filled */
 	/* the inputs this generation was filled for */
@@ -83,10 +98,7 @@ struct perf_memo {
 	struct perf_calib k;
 	/* whole model */
 	struct param_count pc;
-	unsigned flops_gen;
-	double flops_tokens, flops_s;
-	enum hp_recompute flops_rc;
-	double flops_model, flops_hw;
+	struct memo_flops flops[MEMO_FLOPS];
 	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
 	struct memo_coll coll[MEMO_COLL];
 	struct memo_layer layer[MEMO_LAYER];
@@ -169,20 +181,30 @@ const struct param_count *perf_memo_params(struct perf_memo *mo)
 	return &mo->pc;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
 void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
 			  double *model, double *hw)
 {
-	if (mo->flops_gen != mo->gen || mo->flops_tokens != tokens || mo->flops_s != s ||
-	    mo->flops_rc != rc) {
-		mo->flops_gen = mo->gen;
-		mo->flops_tokens = tokens;
-		mo->flops_s = s;
-		mo->flops_rc = rc;
-		mo->flops_model = model_step_flops(&mo->m, tokens, s);
-		mo->flops_hw = model_step_hw_flops(&mo->m, tokens, s, rc);
+	uint64_t tb, sb;
+	memcpy(&tb, &tokens, sizeof tb);
+	memcpy(&sb, &s, sizeof sb);
+	uint64_t h = mix(mix(tb, sb), (uint64_t)rc);
+	struct memo_flops *f = &mo->flops[(h ^ (h >> 29)) & (MEMO_FLOPS - 1)];
+	if (f->gen != mo->gen || f->tokens != tokens || f->s != s || f->rc != rc) {
+		f->gen = mo->gen;
+		f->tokens = tokens;
+		f->s = s;
+		f->rc = rc;
+		f->model = model_step_flops(&mo->m, tokens, s);
+		f->hw = model_step_hw_flops(&mo->m, tokens, s, rc);
 	}
-	*model = mo->flops_model;
-	*hw = mo->flops_hw;
+	*model = f->model;
+	*hw = f->hw;
 }
 
 /* The fabric of a group of pools a and b: the slower of the two, link by
@@ -259,12 +281,6 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 		g->fab.nics = n < 1 ? 1 : n;
 		g->fab.nic_Bps = total / g->fab.nics;
 	}
-}
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
 }
 
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
