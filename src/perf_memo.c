@@ -40,13 +40,9 @@
  * and cut collective misses from 15% to 12%, but the search took more
  * CPU time, the 4.7 MB tables no longer staying in cache. */
 #define MEMO_STAGE 256
-/* Step FLOPs: one entry served a search badly (issue 13, fifth round):
- * a layout probe, a DP-term estimate and a candidate step different
- * batches (tokens), so the entry was replaced on most calls and
- * model_step_flops / model_step_hw_flops, which walk every layer, ran
- * again (4.7% of the instructions of a Mixtral 8x22B throughput search,
- * callgrind). A search uses a few dozen batches per setting. */
-#define MEMO_FLOPS 64
+/* Step FLOPs per (sequence, recompute): a search uses one sequence
+ * length and at most four recompute settings. */
+#define MEMO_FLOPS 8
 
 struct memo_link {
 	unsigned gen;
@@ -81,12 +77,15 @@ struct memo_stage {
 	struct stage_val v;
 };
 
-/* A step's model and hardware FLOPs per (tokens, sequence, recompute). */
+/* A step's FLOPs per token for one (sequence, recompute): sum, the
+ * forward FLOPs of every layer and the logits (model_step_flops is
+ * 3 x tokens x sum), and hw, the hardware FLOPs per token
+ * (model_step_hw_flops is tokens x hw). */
 struct memo_flops {
 	unsigned gen;
 	enum hp_recompute rc;
-	double tokens, s;
-	double model, hw;
+	double s;
+	double sum, hw;
 };
 
 struct perf_memo {
@@ -187,24 +186,32 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xff51afd7ed558ccdull;
 }
 
+/* One third, rounded: 3 x THIRD is 1 - 2^-54 exactly, a tie between
+ * 1 - 2^-53 and 1 that IEEE-754 rounds to even, 1.0. So
+ * model_step_flops(m, THIRD, s), which computes (3 x tokens) x sum, is
+ * sum itself, and (3 x tokens) x sum below is bit for bit what
+ * model_step_flops(m, tokens, s) computes; model_step_hw_flops(m, 1, s,
+ * rc) is 1 x hw = hw, and tokens x hw is its value at tokens. Issue 13,
+ * fifth round: a search steps many batches (layout probes, DP terms,
+ * candidates: 752 distinct ones on 64 GPUs), and walking every layer
+ * again for each was 4.7% of the instructions of a Mixtral 8x22B
+ * throughput search; tests/test_search.c checks the estimates' FLOPs
+ * against the model's functions. */
+#define THIRD (1.0 / 3.0)
+
 void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
 			  double *model, double *hw)
 {
-	uint64_t tb, sb;
-	memcpy(&tb, &tokens, sizeof tb);
-	memcpy(&sb, &s, sizeof sb);
-	uint64_t h = mix(mix(tb, sb), (uint64_t)rc);
-	struct memo_flops *f = &mo->flops[(h ^ (h >> 29)) & (MEMO_FLOPS - 1)];
-	if (f->gen != mo->gen || f->tokens != tokens || f->s != s || f->rc != rc) {
+	struct memo_flops *f = &mo->flops[(unsigned)rc % MEMO_FLOPS];
+	if (f->gen != mo->gen || f->s != s || f->rc != rc) {
 		f->gen = mo->gen;
-		f->tokens = tokens;
 		f->s = s;
 		f->rc = rc;
-		f->model = model_step_flops(&mo->m, tokens, s);
-		f->hw = model_step_hw_flops(&mo->m, tokens, s, rc);
+		f->sum = model_step_flops(&mo->m, THIRD, s);
+		f->hw = model_step_hw_flops(&mo->m, 1.0, s, rc);
 	}
-	*model = f->model;
-	*hw = f->hw;
+	*model = 3 * tokens * f->sum;
+	*hw = tokens * f->hw;
 }
 
 /* The fabric of a group of pools a and b: the slower of the two, link by
