@@ -12,14 +12,18 @@
  * pointer: perf_memo_open compares the cluster's pools and network, the
  * model and the constants with copies of the ones it was filled for, and
  * starts a new generation when anything differs (entries of older
- * generations are never read). Every cached value is the value the
- * uncached code computes, by the same operations in the same order, so
- * estimates are bit for bit those of a cold call.
+ * generations are never read); a caller that pins its inputs
+ * (perf_memo.h) is spared that comparison while the pin holds. Every
+ * cached value is the value the uncached code computes, by the same
+ * operations in the same order (or, for the step FLOPs, by operations
+ * shown below to round the same), so estimates are bit for bit those of
+ * a cold call.
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
  * 0.5 MB per thread) however long a search runs. */
 #include "perf_int.h"
+#include "perf_memo.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -156,16 +160,28 @@ static int same_inputs(const struct perf_memo *mo, const struct cluster *c,
 	return k == mo->kp && (k == perf_calib_default() || !memcmp(k, &mo->k, sizeof *k));
 }
 
+/* This thread's pin (perf_memo.h): the inputs its caller holds fixed,
+ * valid while the memo is at the generation they were compared at (an
+ * estimate on other inputs moves it on, and the pin then lapses: the
+ * full comparison runs again). wraps counts the generation numbers'
+ * wraps, so that a generation number met again never revives a pin. */
+static _Thread_local struct perf_memo_pin pin;
+static _Thread_local unsigned long long gen_wraps;
+
 struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
 				 const struct perf_calib *k)
 {
 	struct perf_memo *mo = memo_get();
+	if (c == pin.c && m == pin.m && k == perf_calib_default() && mo->kp == k &&
+	    mo->gen == pin.gen && gen_wraps == pin.wraps)
+		return mo;
 	if (same_inputs(mo, c, m, k))
 		return mo;
 	if (++mo->gen == 0) {
 		/* 2^32 generations: forget every slot before reusing numbers. */
 		memset(mo, 0, sizeof *mo);
 		mo->gen = 1;
+		gen_wraps++;
 	}
 	mo->c = *c;
 	mo->m = *m;
@@ -173,6 +189,22 @@ struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spe
 	mo->k = *k;
 	model_params(m, &mo->pc);
 	return mo;
+}
+
+void perf_memo_pin(const struct cluster *c, const struct model_spec *m,
+		   struct perf_memo_pin *saved)
+{
+	*saved = pin;
+	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
+	pin.c = c;
+	pin.m = m;
+	pin.gen = mo->gen;
+	pin.wraps = gen_wraps;
+}
+
+void perf_memo_unpin(const struct perf_memo_pin *saved)
+{
+	pin = *saved;
 }
 
 const struct param_count *perf_memo_params(struct perf_memo *mo)

@@ -37,6 +37,7 @@
 
 #include "capmilp.h"
 #include "lp.h"
+#include "perf_memo.h"
 #include "runs_on.h"
 
 struct ctx;
@@ -2813,6 +2814,10 @@ static int search_gset(struct ctx *x, const struct gset *g)
 {
 	const struct cluster *c = x->c;
 	struct layouts ls = { 0 };
+	/* the cluster and model stay as they are for the whole search
+	 * (search_run's contract): estimates skip comparing them */
+	struct perf_memo_pin saved;
+	perf_memo_pin(c, x->m, &saved);
 	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
 	single_pool_layouts(x, g, &ls);
 	int n_single = ls.n;
@@ -2841,6 +2846,7 @@ static int search_gset(struct ctx *x, const struct gset *g)
 		free(per_pool[p]);
 	free(het);
 	free(ls.v);
+	perf_memo_unpin(&saved);
 	return done;
 }
 
