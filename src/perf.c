@@ -353,9 +353,10 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
  * Returns the stage's collective notes: the memo entry's on a hit (valid
  * until the next perf_memo_stage_put on this thread, so the caller reads
  * them before evaluating another stage), else notes->comm, filled here.
- * Neither is copied or zeroed unless it is read: most stages set neither
- * the pace nor the most exposed DP time (issue 13: zeroing and copying
- * the 520 bytes of every stage was a tenth of perf_estimate). */
+ * On a hit nothing is zeroed or copied here, and the caller copies the
+ * notes only of a stage that sets the pace or the most exposed DP time
+ * (issue 13: zeroing and copying the 520 bytes of every stage was about
+ * 30% of perf_estimate's own time, perf annotate on Mixtral 8x22B). */
 static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *e,
 					  struct estimate *notes, struct perf_stage *ps,
 					  double *dp_exposed, double *opt_s)
