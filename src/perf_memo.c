@@ -12,14 +12,18 @@
  * pointer: perf_memo_open compares the cluster's pools and network, the
  * model and the constants with copies of the ones it was filled for, and
  * starts a new generation when anything differs (entries of older
- * generations are never read). Every cached value is the value the
- * uncached code computes, by the same operations in the same order, so
- * estimates are bit for bit those of a cold call.
+ * generations are never read); a caller that pins its inputs
+ * (perf_memo.h) is spared that comparison while the pin holds. Every
+ * cached value is the value the uncached code computes, by the same
+ * operations in the same order (or, for the step FLOPs, by operations
+ * shown below to round the same), so estimates are bit for bit those of
+ * a cold call.
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
  * 0.5 MB per thread) however long a search runs. */
 #include "perf_int.h"
+#include "perf_memo.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -30,7 +34,8 @@
 /* Slots of the collective and layer tables (powers of two). A search
  * step touches a few hundred collectives and a few dozen layer shapes;
  * 2048 and 512 slots keep collisions rare at about 0.25 MB a thread. */
-#define MEMO_COLL 2048
+#define MEMO_COLL_BITS 11
+#define MEMO_COLL (1 << MEMO_COLL_BITS)
 #define MEMO_LAYER 512
 /* Stages: a search step evaluates a few hundred stage shapes; 256 slots
  * of about 0.8 KB (0.2 MB). Larger tables were measured and rejected
@@ -40,6 +45,9 @@
  * and cut collective misses from 15% to 12%, but the search took more
  * CPU time, the 4.7 MB tables no longer staying in cache. */
 #define MEMO_STAGE 256
+/* Step FLOPs per (sequence, recompute): a search uses one sequence
+ * length and at most four recompute settings. */
+#define MEMO_FLOPS 8
 
 struct memo_link {
 	unsigned gen;
@@ -74,6 +82,17 @@ struct memo_stage {
 	struct stage_val v;
 };
 
+/* A step's FLOPs per token for one (sequence, recompute): sum, the
+ * forward FLOPs of every layer and the logits (model_step_flops is
+ * 3 x tokens x sum), and hw, the hardware FLOPs per token
+ * (model_step_hw_flops is tokens x hw). */
+struct memo_flops {
+	unsigned gen;
+	enum hp_recompute rc;
+	double s;
+	double sum, hw;
+};
+
 struct perf_memo {
 	unsigned gen;                     /* 0: never filled */
 	/* the inputs this generation was filled for */
@@ -83,10 +102,7 @@ struct perf_memo {
 	struct perf_calib k;
 	/* whole model */
 	struct param_count pc;
-	unsigned flops_gen;
-	double flops_tokens, flops_s;
-	enum hp_recompute flops_rc;
-	double flops_model, flops_hw;
+	struct memo_flops flops[MEMO_FLOPS];
 	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
 	struct memo_coll coll[MEMO_COLL];
 	struct memo_layer layer[MEMO_LAYER];
@@ -145,16 +161,28 @@ static int same_inputs(const struct perf_memo *mo, const struct cluster *c,
 	return k == mo->kp && (k == perf_calib_default() || !memcmp(k, &mo->k, sizeof *k));
 }
 
+/* This thread's pin (perf_memo.h): the inputs its caller holds fixed,
+ * valid while the memo is at the generation they were compared at (an
+ * estimate on other inputs moves it on, and the pin then lapses: the
+ * full comparison runs again). wraps counts the generation numbers'
+ * wraps, so that a generation number met again never revives a pin. */
+static _Thread_local struct perf_memo_pin pin;
+static _Thread_local unsigned long long gen_wraps;
+
 struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spec *m,
 				 const struct perf_calib *k)
 {
 	struct perf_memo *mo = memo_get();
+	if (c == pin.c && m == pin.m && k == perf_calib_default() && mo->kp == k &&
+	    mo->gen == pin.gen && gen_wraps == pin.wraps)
+		return mo;
 	if (same_inputs(mo, c, m, k))
 		return mo;
 	if (++mo->gen == 0) {
 		/* 2^32 generations: forget every slot before reusing numbers. */
 		memset(mo, 0, sizeof *mo);
 		mo->gen = 1;
+		gen_wraps++;
 	}
 	mo->c = *c;
 	mo->m = *m;
@@ -164,25 +192,59 @@ struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spe
 	return mo;
 }
 
+void perf_memo_pin(const struct cluster *c, const struct model_spec *m,
+		   struct perf_memo_pin *saved)
+{
+	*saved = pin;
+	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
+	pin.c = c;
+	pin.m = m;
+	pin.gen = mo->gen;
+	pin.wraps = gen_wraps;
+}
+
+void perf_memo_unpin(const struct perf_memo_pin *saved)
+{
+	pin = *saved;
+}
+
 const struct param_count *perf_memo_params(struct perf_memo *mo)
 {
 	return &mo->pc;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+/* One third, rounded: 3 x THIRD is 1 - 2^-54 exactly, a tie between
+ * 1 - 2^-53 and 1 that IEEE-754 rounds to even, 1.0. So
+ * model_step_flops(m, THIRD, s), which computes (3 x tokens) x sum, is
+ * sum itself, and (3 x tokens) x sum below is bit for bit what
+ * model_step_flops(m, tokens, s) computes; model_step_hw_flops(m, 1, s,
+ * rc) is 1 x hw = hw, and tokens x hw is its value at tokens. Issue 13,
+ * fifth round: a search steps many batches (layout probes, DP terms,
+ * candidates: 752 distinct ones on 64 GPUs), and walking every layer
+ * again for each was 4.7% of the instructions of a Mixtral 8x22B
+ * throughput search; tests/test_search.c checks the estimates' FLOPs
+ * against the model's functions. */
+#define THIRD (1.0 / 3.0)
+
 void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
 			  double *model, double *hw)
 {
-	if (mo->flops_gen != mo->gen || mo->flops_tokens != tokens || mo->flops_s != s ||
-	    mo->flops_rc != rc) {
-		mo->flops_gen = mo->gen;
-		mo->flops_tokens = tokens;
-		mo->flops_s = s;
-		mo->flops_rc = rc;
-		mo->flops_model = model_step_flops(&mo->m, tokens, s);
-		mo->flops_hw = model_step_hw_flops(&mo->m, tokens, s, rc);
+	struct memo_flops *f = &mo->flops[(unsigned)rc % MEMO_FLOPS];
+	if (f->gen != mo->gen || f->s != s || f->rc != rc) {
+		f->gen = mo->gen;
+		f->s = s;
+		f->rc = rc;
+		f->sum = model_step_flops(&mo->m, THIRD, s);
+		f->hw = model_step_hw_flops(&mo->m, 1.0, s, rc);
 	}
-	*model = mo->flops_model;
-	*hw = mo->flops_hw;
+	*model = 3 * tokens * f->sum;
+	*hw = tokens * f->hw;
 }
 
 /* The fabric of a group of pools a and b: the slower of the two, link by
@@ -261,12 +323,6 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	}
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdull;
-}
-
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r)
 {
@@ -274,7 +330,14 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	memcpy(&bits, &bytes, sizeof bits);
 	uint64_t h = mix(mix(mix((uint64_t)g->a << 32 | (uint32_t)g->b, (uint64_t)g->ranks),
 			     ((uint64_t)g->ranks_per_node << 8) | (uint64_t)op), bits);
-	struct memo_coll *e = &mo->coll[(h ^ (h >> 29)) & (MEMO_COLL - 1)];
+	/* The slot from the hash's top bits. A message size is a double, and
+	 * the planner's are mostly round (mbs x s x hidden x 2 bytes, and
+	 * their shares): what tells them apart sits in the exponent and the
+	 * high mantissa, which a multiply carries only upwards. The low
+	 * bits used before left 2.37M of 13.0M lookups of a Mixtral 8x22B
+	 * throughput search missing; the top bits, 1.05M (issue 13, fifth
+	 * round). */
+	struct memo_coll *e = &mo->coll[h >> (64 - MEMO_COLL_BITS)];
 	if (e->gen == mo->gen && e->a == g->a && e->b == g->b && e->ranks == g->ranks &&
 	    e->per_node == g->ranks_per_node && e->op == (int)op && e->bytes == bytes) {
 		*r = e->r;

@@ -37,6 +37,7 @@
 
 #include "capmilp.h"
 #include "lp.h"
+#include "perf_memo.h"
 #include "runs_on.h"
 
 struct ctx;
@@ -380,6 +381,44 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	return 0;
 }
 
+/* Do n layers from layer a fit stage f at bottleneck C (time and memory)? */
+static int fill_fits(const struct fit *f, int a, int n, int dense, double C)
+{
+	return fit_time(f, a, a + n - 1, dense) <= C && fit_mem(f, a, a + n - 1, dense) <= f->cap;
+}
+
+/* The most layers (a multiple of v, at most limit) stage f takes from
+ * layer a at bottleneck C: the last n = v, 2v, ... before the first that
+ * does not fit; 0 when v does not. With no negative slope the test is
+ * monotone in n (the dense and MoE counts only grow with n, and
+ * IEEE-754 rounding is monotone, so ta + nd tbd + nm tbm cannot fall), so
+ * the first misfit is the last fit plus v and a binary search finds the
+ * same n as the scan in log2(limit / v) tests instead of limit / v (the
+ * scan was 6% of a Mixtral 8x22B search: solve_layout's bisection calls
+ * fill about 45 times per layout). A negative or NaN slope (probes of
+ * unusual stages) scans. */
+static int fill_take(const struct fit *f, int a, int limit, int dense, int v, double C)
+{
+	int take = 0;
+	if (!(f->tbd >= 0 && f->tbm >= 0 && f->mbd >= 0 && f->mbm >= 0)) {
+		for (int n = v; n <= limit; n += v) {
+			if (!fill_fits(f, a, n, dense, C))
+				break;
+			take = n;
+		}
+		return take;
+	}
+	int lo = 0, hi = limit / v;   /* fits at lo * v (lo = 0: none yet) */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (fill_fits(f, a, mid * v, dense, C))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo * v;
+}
+
 /* Greedy fill at bottleneck C: each stage takes as many layers as fit
  * (time <= C, memory <= capacity), leaving v per later stage. */
 static int fill(const struct fit *f, int S, int layers, int dense, int v, double C, int *k)
@@ -397,12 +436,7 @@ static int fill(const struct fit *f, int S, int layers, int dense, int v, double
 			    fit_mem(&f[s], a, a + take - 1, dense) > f[s].cap)
 				return -1;
 		} else {
-			for (int n = v; n <= limit; n += v) {
-				if (fit_time(&f[s], a, a + n - 1, dense) > C ||
-				    fit_mem(&f[s], a, a + n - 1, dense) > f[s].cap)
-					break;
-				take = n;
-			}
+			take = fill_take(&f[s], a, limit, dense, v, C);
 			if (!take)
 				return -1;
 		}
@@ -2780,6 +2814,10 @@ static int search_gset(struct ctx *x, const struct gset *g)
 {
 	const struct cluster *c = x->c;
 	struct layouts ls = { 0 };
+	/* the cluster and model stay as they are for the whole search
+	 * (search_run's contract): estimates skip comparing them */
+	struct perf_memo_pin saved;
+	perf_memo_pin(c, x->m, &saved);
 	int best_tp[HP_MAX_POOLS], wide_tp[HP_MAX_POOLS];
 	single_pool_layouts(x, g, &ls);
 	int n_single = ls.n;
@@ -2808,6 +2846,7 @@ static int search_gset(struct ctx *x, const struct gset *g)
 		free(per_pool[p]);
 	free(het);
 	free(ls.v);
+	perf_memo_unpin(&saved);
 	return done;
 }
 

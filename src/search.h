@@ -158,7 +158,9 @@ struct search_result {
  * several searches may run at once. The plans do not depend on the
  * thread count. o->cancel is polled between layouts and layout sets
  * inside each global setting (honoured within milliseconds); o->progress
- * is called from the calling thread after each batch of settings. */
+ * is called from the calling thread after each batch of settings. c and m
+ * must not change until it returns: its estimates skip comparing them
+ * with the estimate memo's copies (perf_memo.h). */
 int search_run(const struct cluster *c, const struct model_spec *m,
 	       const struct search_opts *o, struct search_result *res,
 	       struct hp_err *err);

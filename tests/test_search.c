@@ -645,6 +645,66 @@ TEST(idle_note_without_batch_limit)
 	search_result_free(&res);
 }
 
+/* The FLOPs an estimate reports (MFU and HFU come from them) are exactly
+ * model.c's model_step_flops and model_step_hw_flops of the step's
+ * tokens, compared with == (perf_memo.c keeps them per token, issue 13,
+ * fifth round; its rounding argument must hold bit for bit): every
+ * recompute setting, batches from 1 to 2^20 sequences in an order that
+ * revisits them, odd batches, and the plans a search ranks. A memo that
+ * mixed up recompute settings fails here (tried: 126 of 174 differ). */
+TEST(estimate_flops_exact)
+{
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	CHECK(cluster_add_pool_spec(&c, "2x8xH100-SXM,name=h", &cat, &err) == 0);
+	const char *models[] = { "mixtral-8x7b", "llama3.1-8b" };
+	static const enum hp_recompute rcs[] = { RC_NONE, RC_SELECTIVE, RC_FULL, RC_SELECTIVE_OP };
+	int bad = 0, n = 0;
+	for (size_t mi = 0; mi < HP_ARRAY_LEN(models); mi++) {
+		const struct model_spec *m = catalog_model(&cat, models[mi]);
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		struct plan p;
+		plan_init(&p);
+		CHECK(plan_uniform(&p, &c, m, 0, 8, 2, 1, &err) == 0);
+		for (int i = 0; i < 84; i++) {
+			p.recompute = rcs[i % 4];
+			p.gbs = i < 42 ? 1 << (i * 7 % 21) : 1 + (i * 7919) % 100003;
+			struct estimate e;
+			if (perf_estimate(&c, m, &p, NULL, &e, &err) < 0) {
+				bad++;
+				continue;
+			}
+			double s = e.seq_len, tokens = (double)p.gbs * s;
+			bad += e.model_flops != model_step_flops(m, tokens, s) ||
+			       e.hw_flops != model_step_hw_flops(m, tokens, s, p.recompute);
+			n++;
+			estimate_free(&e);
+		}
+		plan_free(&p);
+		struct search_opts o;
+		search_opts_init(&o);
+		o.gbs = 64;
+		o.top_k = 3;
+		struct search_result res;
+		if (search_run(&c, m, &o, &res, &err) == 0)
+			for (int i = 0; i < res.n_plans; i++) {
+				const struct search_plan *sp = &res.plans[i];
+				double s = sp->est.seq_len, tokens = (double)sp->plan.gbs * s;
+				bad += sp->est.model_flops != model_step_flops(m, tokens, s) ||
+				       sp->est.hw_flops !=
+					       model_step_hw_flops(m, tokens, s, sp->plan.recompute);
+				n++;
+			}
+		search_result_free(&res);
+	}
+	printf("  %d estimates' FLOPs against model.c: %d differ\n", n, bad);
+	CHECK(n >= 2 * 84);
+	CHECK_EQ_INT(bad, 0);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -659,6 +719,7 @@ int main(void)
 	RUN(framework_constrains_overlaps);
 	RUN(dp_bound_brute_force);
 	RUN(idle_note_without_batch_limit);
+	RUN(estimate_flops_exact);
 	catalog_done(&cat);
 	return t_done("search");
 }
