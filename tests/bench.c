@@ -73,18 +73,18 @@ static void dump_result(const char *what, const char *obj, const struct search_r
 	cJSON *o = cJSON_CreateObject();
 	cJSON *pl = cJSON_AddArrayToObject(o, "plans");
 	for (int i = 0; i < res->n_plans; i++)
-		cJSON_AddItemToArray(pl, report_plan_json(&res->plans[i], i + 1, c, m));
+		cJSON_AddItemToArray(pl, report_plan_json(&res->plans[i], i + 1, res, c, m));
 	cJSON *pa = cJSON_AddArrayToObject(o, "pareto");
 	for (int i = 0; i < res->n_pareto; i++)
-		cJSON_AddItemToArray(pa, report_plan_json(&res->pareto[i], 0, c, m));
+		cJSON_AddItemToArray(pa, report_plan_json(&res->pareto[i], 0, res, c, m));
 	cJSON *si = cJSON_AddArrayToObject(o, "single");
 	for (int i = 0; i < c->n_pools; i++)
 		cJSON_AddItemToArray(si, res->has_single[i]
-				     ? report_plan_json(&res->single[i], 0, c, m) : cJSON_CreateNull());
+				     ? report_plan_json(&res->single[i], 0, res, c, m) : cJSON_CreateNull());
 	if (res->has_stock)
-		cJSON_AddItemToObject(o, "stock", report_plan_json(&res->stock, 0, c, m));
+		cJSON_AddItemToObject(o, "stock", report_plan_json(&res->stock, 0, res, c, m));
 	if (res->has_nearest)
-		cJSON_AddItemToObject(o, "nearest", report_plan_json(&res->nearest, 0, c, m));
+		cJSON_AddItemToObject(o, "nearest", report_plan_json(&res->nearest, 0, res, c, m));
 	char b[64];
 	snprintf(b, sizeof b, "%.17g", res->has_bound ? res->bound : -1.0);
 	cJSON_AddStringToObject(o, "bound", b);
