@@ -208,7 +208,7 @@ TEST(json_keys_and_schema)
 TEST(json_plan_entry_is_an_estimate_input)
 {
 	for (int i = 0; i < res.n_plans; i++) {
-		cJSON *j = report_plan_json(&res.plans[i], i + 1, &ws.cluster, &ws.model);
+		cJSON *j = report_plan_json(&res.plans[i], i + 1, &res, &ws.cluster, &ws.model);
 		report_plan_strip_extras(j);
 		char *s = cJSON_PrintUnformatted(j);
 		struct plan p;
@@ -239,7 +239,7 @@ TEST(json_plan_entry_is_an_estimate_input)
 TEST(json_nodes_in_order)
 {
 	const struct search_plan *mixed = &res.plans[0];
-	cJSON *j = report_plan_json(mixed, 1, &ws.cluster, &ws.model);
+	cJSON *j = report_plan_json(mixed, 1, &res, &ws.cluster, &ws.model);
 	cJSON *reps = cJSON_GetObjectItem(j, "replicas");
 	unsigned seen = 0;
 	for (int s = 0; s < 4; s++) {
