@@ -166,7 +166,7 @@ TEST(json_keys_and_schema)
 	CHECK_EQ_INT(cJSON_GetArraySize(plans), 3);
 	/* The plan-entry contract of `hetplan plan --format json`, key for key. */
 	static const char *const keys[] = {
-		"rank", "label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
+		"rank", "label", "list_label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
 		"time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
 		"recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework",
 		"tp_overlap", "grad_overlap", "param_overlap", "grad_reduce_fp32", "replicas", "links",
