@@ -345,6 +345,8 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->next_pool = x->index + 1 < x->pp ? x->rep->stages[x->index + 1].pool : -1;
 	key->end_pool = x->pp < 2 ? -1 : x->first ? x->rep->stages[x->pp - 1].pool
 			: x->last ? x->rep->stages[0].pool : -1;
+	key->cross = perf_pp_boundary_crosses(x, x->index - 1) |
+		     perf_pp_boundary_crosses(x, x->index) << 1;
 	key->s = x->s;
 }
 

@@ -191,6 +191,40 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	return t_ep;
 }
 
+/* Whether the hand-off between stages i and i + 1 of x's replica leaves a
+ * node (or NVLink domain). Ranks are laid out stage by stage, each stage's
+ * tp x cp x dp GPUs together: DeepSpeed's topology orders ranks (pipe,
+ * data, model) and Megatron-LM keeps the pipeline rank slowest too. A run
+ * of consecutive stages on one pool is taken to start on a node boundary
+ * (exact for one replica group; an approximation when groups share a
+ * pool's nodes). Stages on different pools, and stages of a node or more,
+ * always cross. Smaller stages that tile the node evenly cross where the
+ * boundary falls on a node edge (TP 1 x PP 16 on 4-GPU nodes: 3|4, 7|8,
+ * 11|12). Stages that straddle nodes (16-GPU stages on a 72-GPU NVL72
+ * domain) keep the in-node hand-off: where such a layout puts its ranks
+ * (a rack of 72 used as 64, say) is not known. 0 when i or i + 1 is not
+ * a stage. */
+int perf_pp_boundary_crosses(const struct stage_ctx *x, int i)
+{
+	const struct replica *rep = x->rep;
+	if (i < 0 || i + 1 >= rep->n_stages)
+		return 0;
+	int pool = rep->stages[i].pool;
+	if (rep->stages[i + 1].pool != pool)
+		return 1;
+	long dom = perf_domain_gpus(&x->c->pools[pool]);
+	long per = (long)x->cp * x->dp;
+	long g = rep->stages[i].tp * per;
+	if (g >= dom || rep->stages[i + 1].tp * per >= dom)
+		return 1;
+	if (dom % g != 0)
+		return 0;
+	long off = g;
+	for (int k = i; k > 0 && rep->stages[k - 1].pool == pool; k--)
+		off += rep->stages[k - 1].tp * per;
+	return off % dom == 0;
+}
+
 /* Pipeline p2p: each stage waits for its neighbours' activations and
  * gradients. Per micro-batch, with each neighbour: one exchange (a send
  * paired with a receive, both directions of the link at once) per
@@ -215,7 +249,7 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		struct perf_group gp;
 		struct comm_result cr;
 		int dom = perf_domain_gpus(x->pl);
-		int same_node = x->tp * x->cp * x->dp < dom && x->rep->stages[j].pool == st->pool;
+		int same_node = !perf_pp_boundary_crosses(x, nb < 0 ? j : x->index);
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
 		double one;

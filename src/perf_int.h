@@ -73,7 +73,9 @@ struct stage_key {
 	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
 	int end_pool;                 /* the first stage: the last's pool; the last:
 				       * the first's (the tied embeddings' peer); else -1 */
-	int spare;                    /* 0: keeps s 8-byte aligned without padding */
+	int cross;                    /* bit 0: the hand-off to the previous stage
+				       * leaves the node; bit 1: to the next
+				       * (perf_pp_boundary_crosses) */
 	double s;
 };
 
@@ -164,6 +166,9 @@ void perf_stage_compute(struct stage_ctx *x);
 /* perf_comm.c: GPUs of pool p on one NVLink fabric (a node, or an NVL72
  * rack): the collectives' "node". */
 int perf_domain_gpus(const struct pool *p);
+/* 1 when the pipeline hand-off between stages i and i + 1 of x's replica
+ * leaves a node (perf_comm.c); 0 otherwise or when either is no stage. */
+int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes

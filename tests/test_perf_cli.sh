@@ -143,6 +143,23 @@ expect 0 "" $H estimate --pool 18x4xGB200,nvl_domain=4 -m llama3.1-8b --tp 1 --p
 json "c=[c for c in d['comm'] if c['dim']=='dp'][0]; assert 'NIC' in c['link'], c"
 expect 2 "nvl_domain: expected 1 to 100000 GPUs" $H estimate --pool 18x4xGB200,nvl_domain=x -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64
 
+# Pipeline hand-offs that leave the node. TP 1 x PP 4 x DP 4 on two
+# 8-GPU H100 nodes: ranks run stage by stage (Megatron's order, pipeline
+# slowest), so stages 0-1 fill node 0 and stages 2-3 node 1, and only the
+# 1|2 hand-off crosses. Its activation, 2048 tokens x 2304 x 2 bytes =
+# 9.44 MB, takes 0.19 ms on one 400 Gb/s NIC (50 GB/s) against 0.02 ms on
+# NVLink, so stages 1 and 2 each gain about 0.17 ms per micro-batch over
+# the same pipeline at DP 2 on one node; stages 0 and 3 do not change.
+expect 0 "" $H estimate --pool 1x8xH100-SXM -m gpt-1.7b --tp 1 --pp 4 --dp 2 --mbs 1 --gbs 64 --format json
+cp "$T/out" "$T/pp_one_node.json"
+expect 0 "" $H estimate --pool 2x8xH100-SXM -m gpt-1.7b --tp 1 --pp 4 --dp 4 --mbs 1 --gbs 64 --format json
+json "
+a = [m['time_per_microbatch_s'] for m in json.load(open('$T/pp_one_node.json'))['memory']]
+b = [m['time_per_microbatch_s'] for m in d['memory']]
+assert a[0] == b[0] and a[3] == b[3], (a, b)
+for i in (1, 2):
+    assert 0.10e-3 < b[i] - a[i] < 0.30e-3, (i, b[i] - a[i])"
+
 # --- the interface says the same, naming the GPU (run as a person would:
 # `hetplan WORKSPACE.json` in tmux, then the Plans view).
 if command -v tmux >/dev/null 2>&1; then
