@@ -161,6 +161,26 @@ const struct framework_info *framework_get(enum hp_framework f)
 
 const char *framework_name(enum hp_framework f) { return framework_get(f)->name; }
 
+/* ParamBcastSyncHandler (internlm/solver/optimizer/utils.py @01e7fd61)
+ * walks the model's blocks in order and gives each rank whole parameter
+ * tensors, moving to the next rank once the current one holds more than
+ * 1.01 x (all parameters / ranks); with zero_overlap_communication the
+ * optimizer partitions by that map (hybrid_zero_optim.py,
+ * _partition_param_list) and broadcast_params skips ranks without
+ * parameters. A tensor is never split, so no more ranks own parameters
+ * than there are tensors large enough to fill a share. Simplified: each
+ * weight matrix (QKV as one fused tensor, the output projection, the
+ * MLP's input, its gate when gated, its output) and each embedding or
+ * output layer counts one; biases and norms ride with them; at fewer
+ * ranks than that every rank owns a share. */
+double framework_bcast_owners(int layers, int gated, int ends, int ranks)
+{
+	double tensors = (double)(layers > 0 ? layers : 0) * (4 + (gated ? 1 : 0)) +
+			 (ends > 0 ? ends : 0);
+	double n = tensors < ranks ? tensors : ranks;
+	return n >= 1 ? n : 1;
+}
+
 double framework_opt_bytes(enum hp_framework f, int fp32_run)
 {
 	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;

@@ -112,6 +112,11 @@ int framework_parse(const char *s, enum hp_framework *out);
  * opt_bytes_per_param in a 16-bit run, FW_OPT_BYTES_DEFAULT when fp32_run
  * (fp32 or tf32 weights and gradients). Same precondition. */
 double framework_opt_bytes(enum hp_framework f, int fp32_run);
+/* Ranks that own parameters, and so broadcast a shard each step, under
+ * InternLM's Hybrid Zero ZeRO-1 (zero1_bcast) over `ranks` ranks, for a
+ * stage of `layers` transformer layers (gated: a gated MLP) and `ends`
+ * (0-2) embedding or output layers. At least 1, at most ranks. */
+double framework_bcast_owners(int layers, int gated, int ends, int ranks);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

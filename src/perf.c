@@ -33,7 +33,8 @@
  *              an overlapped gather behind the first forward; ZeRO-3
  *              gathers per layer with prefetch. Overlapped traffic slows
  *              the compute it runs beside by dp_overlap_slowdown.
- *   optimizer  Adam: ~30 bytes of HBM traffic per local parameter.
+ *   optimizer  Adam: the framework row's HBM bytes per local parameter
+ *              (framework.h opt_bytes_per_param; 30 unless counted).
  *   memory     (perf_mem.c) weights, gradients and optimizer state under
  *              ZeRO and the master layout; activations of the micro-batches
  *              in flight; CUDA context and runtime buffers; allocator

@@ -381,25 +381,6 @@ static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ran
 	return passes * 2 * bytes / bw;
 }
 
-/* Ranks that own parameters under InternLM's Hybrid Zero ZeRO-1, each
- * broadcasting its shard once a step. ParamBcastSyncHandler (internlm/
- * solver/optimizer/utils.py @01e7fd61) walks the blocks in order and
- * gives each rank whole parameter tensors, moving to the next rank once
- * the current one holds more than 1.01 x (all parameters / ranks); the
- * optimizer partitions by that map (hybrid_zero_optim.py,
- * _partition_param_list) and broadcast_params skips ranks without
- * parameters. A tensor is never split, so no more ranks own parameters
- * than there are tensors large enough to fill a share. Simplified: the
- * stage's weight matrices (QKV as one fused tensor, the output
- * projection, the MLP's input, its gate when gated, its output) and the
- * embedding and output layers count; biases and norms ride with them. */
-static double zero1_owners(const struct stage_ctx *x, int layers, int ranks)
-{
-	double tensors = (double)layers * (4 + (x->m->gated_mlp ? 1 : 0)) +
-			 (x->first ? 1 : 0) + (x->last ? 1 : 0);
-	return fmax(1, fmin(ranks, tensors));
-}
-
 /* ZeRO 0-2 (or plain DP): the gradient reduce and, sharded, the
  * parameter gather, as (reduce, gather) seconds; *dop and *dbytes the
  * collective and bytes noted. InternLM's Hybrid Zero (row zero1_bcast)
@@ -423,8 +404,9 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 		       coll(x, gde, COMM_ALLREDUCE, eparams * gb, NULL);
 		if (p->zero == 0)
 			return;
-		double n = zero1_owners(x, layers, gd->ranks);
-		double ne = zero1_owners(x, layers, gde->ranks);
+		int ends = (x->first ? 1 : 0) + (x->last ? 1 : 0);
+		double n = framework_bcast_owners(layers, x->m->gated_mlp, ends, gd->ranks);
+		double ne = framework_bcast_owners(layers, x->m->gated_mlp, ends, gde->ranks);
 		*gat = n * coll(x, gd, COMM_BROADCAST, params * 2 / n, NULL) +
 		       ne * coll(x, gde, COMM_BROADCAST, eparams * 2 / ne, NULL);
 		/* ParamBcastSyncHandler's pre-forward hook waits for a block's
