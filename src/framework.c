@@ -205,6 +205,16 @@ int framework_parse(const char *s, enum hp_framework *out)
 	return -1;
 }
 
+int framework_parse_estimate(const char *s, enum hp_framework *out)
+{
+	for (int i = FW_COUNT; i < FW_ROWS; i++)
+		if (!strcasecmp(s, rows[i].name)) {
+			*out = (enum hp_framework)i;
+			return 0;
+		}
+	return framework_parse(s, out);
+}
+
 const char *framework_list(void)
 {
 	return "any, megatron-core, megatron-lm, deepspeed, torchtitan";

@@ -117,6 +117,10 @@ double framework_opt_bytes(enum hp_framework f, int fp32_run);
  * stage of `layers` transformer layers (gated: a gated MLP) and `ends`
  * (0-2) embedding or output layers. At least 1, at most ranks. */
 double framework_bcast_owners(int layers, int gated, int ends, int ranks);
+/* framework_parse, and the estimate-only rows' names too (FW_COUNT up to
+ * FW_ROWS): for what `hetplan estimate` may run, not for plans the
+ * planner or launch make. */
+int framework_parse_estimate(const char *s, enum hp_framework *out);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

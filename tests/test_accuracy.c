@@ -686,6 +686,9 @@ TEST(internlm_hybrid_zero)
 	CHECK(f->grad_overlap == 1 && f->param_overlap == 1 && f->tp_overlap == 0);
 	enum hp_framework out = FW_ANY;
 	CHECK(framework_parse(f->name, &out) == -1 && out == FW_ANY);   /* estimate-only */
+	CHECK(framework_parse_estimate("InternLM", &out) == 0 && out == FW_INTERNLM);
+	CHECK(framework_parse_estimate("megatron", &out) == 0 && out == FW_MEGATRON_CORE);
+	CHECK(framework_parse_estimate("internlm2", &out) == -1 && out == FW_MEGATRON_CORE);
 	for (int k = 0; k < FW_ROWS; k++)
 		CHECK(framework_get((enum hp_framework)k)->zero1_bcast == (k == FW_INTERNLM));
 	CHECK(framework_bcast_owners(32, 1, 2, 1024) == 162);
