@@ -41,11 +41,12 @@ enum hp_framework {
 
 /* HBM bytes the optimizer step moves per local parameter when nothing
  * else is counted: hetplan's single figure for every framework before the
- * rows carried their own (an Adam step reads and writes its fp32 weights
- * and both moments and reads a gradient: 28 bytes, plus the 16-bit weight
- * copy). Not counted from any one framework's code; the rows below that
- * carry it say so. Used for every row in fp32/tf32 runs (the apex O2
- * counts below are mixed-precision paths). */
+ * rows carried their own, a little above the 28 bytes of one fused fp32
+ * Adam kernel (reads weight, gradient and both moments, writes three).
+ * Not counted from any one framework's code; the rows that carry it say
+ * so. Used for every row in fp32/tf32 runs (the apex O2 counts in
+ * framework.c are mixed-precision paths). Range of the counted paths:
+ * 32 (apex July 2019) to 54 (apex O2 with a clipping step). */
 #define FW_OPT_BYTES_DEFAULT 30.0
 
 struct framework_info {
