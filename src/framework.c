@@ -67,7 +67,44 @@
  *    traffic: the flatten (torch.cat) into the bucket, the averaging mul_
  *    and the copy back into the parameters' .grad (allreduce_bucket,
  *    L425-473). modeling.py: every op is an eager PyTorch call (no fused
- *    bias-dropout-add; perf_compute.c lists the layer's kernels). */
+ *    bias-dropout-add; perf_compute.c lists the layer's kernels).
+ *  - Optimizer-step bytes (opt_bytes_per_param, per local parameter, fp16
+ *    runs; fp32 runs, which use BertAdam, are charged FW_OPT_BYTES_DEFAULT).
+ *    pytorch-ddp, the pytorch:21.11 container (DLE Dockerfile @a9e2c1d5,
+ *    Lambda's fork the same) with apex's generic O2 path since
+ *    NVIDIA/apex 007c5947 (August 2019), read at ab520f82: unscaling the
+ *    fp16 model gradients into new fp32 master gradients (amp
+ *    _process_optimizer.py post_backward_with_master_weights,
+ *    multi_tensor_scale, overflow check fused): read 2 + write 4 = 6; DLE's
+ *    GradientClipper's multi_tensor_l2norm over the master gradients: 4;
+ *    FusedAdam (multi_tensor_adam on fp32 g, p, m, v): read 16 + write 12
+ *    = 28; amp's _master_params_to_model_params after the step (fp32 read,
+ *    fp16 write): 6; zero_grad (new_zero_grad, fp16 grads zero_()): 2.
+ *    46 bytes. The clipper's multi_tensor_scale (read and write fp32: 8)
+ *    runs only on steps whose gradient norm exceeds max_grad_norm 1.0,
+ *    which depends on the data: not counted (54 if every step clips).
+ *    pytorch-ddp-2020, the pytorch:19.07 container the README's tables
+ *    were measured in (apex of July 2019, read at 47da14a0), where amp O2
+ *    gives apex's FusedAdam its own path (post_backward_with_master_
+ *    weights_FusedAdam): no fp32 master gradients; multi_tensor_l2norm over
+ *    the fp16 gradients for the overflow check: 2; FusedAdam reads the fp16
+ *    gradient (2) and fp32 p, m, v (12), writes p, m, v (12) and the fp16
+ *    model weight (output_params, 2): 28; zero_grad: 2. 32 bytes. DLE's
+ *    clipper gets the master parameters, which carry no gradient on this
+ *    path: its list is empty (the .item() sync stays, not modelled).
+ *  - internlm (estimate-only): InternLM's trainer as its
+ *    doc/en/train_performance.md table ran it, InternLM/InternLM @01e7fd61
+ *    (August 2023): configs/7B_sft.py sets zero_overlap_communication
+ *    True (the gradient hooks reduce buckets during the last micro-batch's
+ *    backward; no_pipeline_scheduler.py skips the reduce on the others,
+ *    and ParamBcastSyncHandler overlaps the broadcasts with the next
+ *    forward) and reduce_bucket_size 512 x 2^20 elements; reduce_tensor
+ *    reduces in the parameters' dtype (bf16: grad_reduce_fp32 0). Hybrid
+ *    Zero's ZeRO-1 (zero1_bcast) is costed in perf_comm.c (dp_zero012).
+ *    Optimizer bytes: torch.optim.AdamW with its default implementation
+ *    inside HybridZeroOptimizer's flatten, fp32 cast, unscale and copy
+ *    back: not counted here (FW_OPT_BYTES_DEFAULT); on a shard of 1/8 to
+ *    1/1024 of 7B parameters it is under 20 ms of a 4-7 s step. */
 #include "framework.h"
 
 #include <assert.h>
@@ -76,29 +113,42 @@
 
 static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
-		     "estimated as megatron-core", 0, 0 },
+		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
-			       "megatron/training/arguments.py flags", 0, 0 },
+			       "megatron/training/arguments.py flags", 0, 0,
+			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
-			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0 },
+			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
+			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", 0, 1, 1, 0, 0,
-			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1 },
+			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1,
+			   .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", 0, 1, 1, 1, 0,
-			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0 },
+			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
+			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+	/* 46 bytes: apex O2's generic master-weight path (below). */
 	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", 0, 1, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "DeepLearningExamples BERT run_squad.py and modeling.py @a9e2c1d5; "
-			     "apex/parallel/distributed.py @47da14a0",
-			     0, 0, 1, 0, 1e7, 3 },
+			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
+			     "@ab520f82",
+			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0 },
+	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
 				  "PyTorch eager + apex AMP/DDP (2020 model code)", 0, 1, 0,
 				  FW_GRAD_FP32_UNLESS_FP16, 0,
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
-				  "apex/parallel/distributed.py @47da14a0",
-				  0, 0, 1, 1, 1e7, 3 },
+				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
+				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0 },
+	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
+	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
+	 * counted (below). */
+	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", 0, 1, 1, 0, 0,
+			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
+			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
@@ -110,6 +160,31 @@ const struct framework_info *framework_get(enum hp_framework f)
 }
 
 const char *framework_name(enum hp_framework f) { return framework_get(f)->name; }
+
+/* ParamBcastSyncHandler (internlm/solver/optimizer/utils.py @01e7fd61)
+ * walks the model's blocks in order and gives each rank whole parameter
+ * tensors, moving to the next rank once the current one holds more than
+ * 1.01 x (all parameters / ranks); with zero_overlap_communication the
+ * optimizer partitions by that map (hybrid_zero_optim.py,
+ * _partition_param_list) and broadcast_params skips ranks without
+ * parameters. A tensor is never split, so no more ranks own parameters
+ * than there are tensors large enough to fill a share. Simplified: each
+ * weight matrix (QKV as one fused tensor, the output projection, the
+ * MLP's input, its gate when gated, its output) and each embedding or
+ * output layer counts one; biases and norms ride with them; at fewer
+ * ranks than that every rank owns a share. */
+double framework_bcast_owners(int layers, int gated, int ends, int ranks)
+{
+	double tensors = (double)(layers > 0 ? layers : 0) * (4 + (gated ? 1 : 0)) +
+			 (ends > 0 ? ends : 0);
+	double n = tensors < ranks ? tensors : ranks;
+	return n >= 1 ? n : 1;
+}
+
+double framework_opt_bytes(enum hp_framework f, int fp32_run)
+{
+	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;
+}
 
 int framework_parse(const char *s, enum hp_framework *out)
 {
@@ -128,6 +203,16 @@ int framework_parse(const char *s, enum hp_framework *out)
 			return 0;
 		}
 	return -1;
+}
+
+int framework_parse_estimate(const char *s, enum hp_framework *out)
+{
+	for (int i = FW_COUNT; i < FW_ROWS; i++)
+		if (!strcasecmp(s, rows[i].name)) {
+			*out = (enum hp_framework)i;
+			return 0;
+		}
+	return framework_parse(s, out);
 }
 
 const char *framework_list(void)

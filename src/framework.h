@@ -15,7 +15,9 @@
  * and FW_PYTORCH_DDP_2020: plain PyTorch eager modules under apex AMP O2
  * and apex DistributedDataParallel, as NVIDIA DeepLearningExamples' BERT
  * fine-tuning runs, in its 2022 and 2020 model code (the blind rows of
- * tests/data/holdout_small.csv). */
+ * tests/data/holdout_small.csv). FW_INTERNLM: InternLM's own trainer of
+ * August 2023 with its Hybrid Zero optimizer (the BLIL rows of
+ * tests/data/blind_train.csv). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -28,6 +30,7 @@ enum hp_framework {
 	FW_COUNT,           /* the frameworks plans, the planner and launch know */
 	FW_PYTORCH_DDP = FW_COUNT,   /* estimate-only: eager PyTorch + apex AMP/DDP */
 	FW_PYTORCH_DDP_2020,         /* the same, with the 2020 model code's copies */
+	FW_INTERNLM,                 /* estimate-only: InternLM's trainer, Hybrid Zero */
 	FW_ROWS
 };
 
@@ -35,6 +38,16 @@ enum hp_framework {
  * turns --accumulate-allreduce-grads-in-fp32 on by itself only under
  * bf16; an fp16 run reduces its fp16 gradients unless the flag is given. */
 #define FW_GRAD_FP32_UNLESS_FP16 2
+
+/* HBM bytes the optimizer step moves per local parameter when nothing
+ * else is counted: hetplan's single figure for every framework before the
+ * rows carried their own, a little above the 28 bytes of one fused fp32
+ * Adam kernel (reads weight, gradient and both moments, writes three).
+ * Not counted from any one framework's code; the rows that carry it say
+ * so. Used for every row in fp32/tf32 runs (the apex O2 counts in
+ * framework.c are mixed-precision paths). Range of the counted paths:
+ * 32 (apex July 2019) to 54 (apex O2 with a clipping step). */
+#define FW_OPT_BYTES_DEFAULT 30.0
 
 struct framework_info {
 	enum hp_framework id;
@@ -73,6 +86,17 @@ struct framework_info {
 				    * byte around the all-reduce (flatten into the
 				    * bucket, average, copy back); 0: reduced in
 				    * place in a contiguous buffer */
+	/* The optimizer step and ZeRO-1 (fixed by the framework's code). */
+	double opt_bytes_per_param; /* HBM bytes the optimizer step moves per
+				     * local parameter in a 16-bit run, every
+				     * pass from the unscale to the zero_grad
+				     * (perf.c); fp32/tf32: FW_OPT_BYTES_DEFAULT */
+	int zero1_bcast;           /* ZeRO-1 as InternLM's Hybrid Zero: the
+				    * gradients all-reduced over the DP group (not
+				    * reduce-scattered), then each rank that owns
+				    * parameters broadcasts its updated 16-bit
+				    * shard to the group, one broadcast per owner
+				    * (perf_comm.c), not one all-gather */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -85,6 +109,19 @@ const struct framework_info *framework_get(enum hp_framework f);
  * frameworks below FW_COUNT only. Returns 0 and sets *out, or -1 for an
  * unknown name (*out untouched). */
 int framework_parse(const char *s, enum hp_framework *out);
+/* HBM bytes per local parameter of f's optimizer step: the row's
+ * opt_bytes_per_param in a 16-bit run, FW_OPT_BYTES_DEFAULT when fp32_run
+ * (fp32 or tf32 weights and gradients). Same precondition. */
+double framework_opt_bytes(enum hp_framework f, int fp32_run);
+/* Ranks that own parameters, and so broadcast a shard each step, under
+ * InternLM's Hybrid Zero ZeRO-1 (zero1_bcast) over `ranks` ranks, for a
+ * stage of `layers` transformer layers (gated: a gated MLP) and `ends`
+ * (0-2) embedding or output layers. At least 1, at most ranks. */
+double framework_bcast_owners(int layers, int gated, int ends, int ranks);
+/* framework_parse, and the estimate-only rows' names too (FW_COUNT up to
+ * FW_ROWS): for what `hetplan estimate` may run, not for plans the
+ * planner or launch make. */
+int framework_parse_estimate(const char *s, enum hp_framework *out);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

@@ -33,7 +33,8 @@
  *              an overlapped gather behind the first forward; ZeRO-3
  *              gathers per layer with prefetch. Overlapped traffic slows
  *              the compute it runs beside by dp_overlap_slowdown.
- *   optimizer  Adam: ~30 bytes of HBM traffic per local parameter.
+ *   optimizer  Adam: the framework row's HBM bytes per local parameter
+ *              (framework.h opt_bytes_per_param; 30 unless counted).
  *   memory     (perf_mem.c) weights, gradients and optimizer state under
  *              ZeRO and the master layout; activations of the micro-batches
  *              in flight; CUDA context and runtime buffers; allocator
@@ -305,9 +306,11 @@ static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
 	ps->t_host_stall = x->host_stall;
 	ps->t_total += ps->t_host_stall;
 	*dp_exposed = perf_stage_dp(x, notes);
-	/* Adam: ~30 bytes of HBM traffic per local parameter. */
+	/* The optimizer step: the framework row's HBM bytes per local
+	 * parameter (framework.h, opt_bytes_per_param). */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
-	*opt_s = 30 * opt_params / x->bw_hbm;
+	int fp32 = x->p->precision == HP_FP32 || x->p->precision == HP_TF32;
+	*opt_s = framework_opt_bytes(x->p->framework, fp32) * opt_params / x->bw_hbm;
 	perf_stage_memory(x, ps);
 }
 

@@ -415,6 +415,50 @@ static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ran
 	return passes * 2 * bytes / bw;
 }
 
+/* ZeRO 0-2 (or plain DP): the gradient reduce and, sharded, the
+ * parameter gather, as (reduce, gather) seconds; *dop and *dbytes the
+ * collective and bytes noted. InternLM's Hybrid Zero (row zero1_bcast)
+ * at ZeRO-1: reduce_tensor with dst_rank None all-reduces each gradient
+ * bucket over the DP group in the parameters' dtype, and broadcast_params
+ * issues one dist.broadcast per owner of its updated 16-bit shard over the
+ * ZeRO-1 group (hybrid_zero_optim.py @01e7fd61, _reduce_and_copy,
+ * broadcast_params); zero1=-1 makes that group the whole DP group. */
+static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
+		       const struct perf_group *gde, double gb, int layers, double *red,
+		       double *gat, double *chunks, enum comm_coll *dop, double *dbytes,
+		       struct comm_result *cr)
+{
+	const struct plan *p = x->p;
+	double params = x->params, eparams = x->eparams;
+	*gat = 0;
+	*dbytes = params * gb;
+	if (p->zero == 0 || (p->zero == 1 && framework_get(p->framework)->zero1_bcast)) {
+		*dop = COMM_ALLREDUCE;
+		*red = coll(x, gd, COMM_ALLREDUCE, *dbytes, cr) +
+		       coll(x, gde, COMM_ALLREDUCE, eparams * gb, NULL);
+		if (p->zero == 0)
+			return;
+		int ends = (x->first ? 1 : 0) + (x->last ? 1 : 0);
+		double n = framework_bcast_owners(layers, x->m->gated_mlp, ends, gd->ranks);
+		double ne = framework_bcast_owners(layers, x->m->gated_mlp, ends, gde->ranks);
+		*gat = n * coll(x, gd, COMM_BROADCAST, params * 2 / n, NULL) +
+		       ne * coll(x, gde, COMM_BROADCAST, eparams * 2 / ne, NULL);
+		/* ParamBcastSyncHandler's pre-forward hook waits for a block's
+		 * owners only: the broadcasts run under the forward, owner by
+		 * owner. */
+		*chunks = n;
+		return;
+	}
+	if (p->zero == 2)
+		gb = 2;
+	*dbytes = params * gb;
+	*dop = COMM_REDUCESCATTER;
+	*red = coll(x, gd, COMM_REDUCESCATTER, *dbytes, cr) +
+	       coll(x, gde, COMM_REDUCESCATTER, eparams * gb, NULL);
+	*gat = coll(x, gd, COMM_ALLGATHER, params * 2, NULL) +
+	       coll(x, gde, COMM_ALLGATHER, eparams * 2, NULL);
+}
+
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -448,24 +492,13 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	double t_dp = 0, exposed = 0, dbytes = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;
 	if (p->zero <= 2) {
-		double red, gat = 0;
-		if (p->zero == 0) {
-			dbytes = params * gb;
-			red = coll(x, &gd, COMM_ALLREDUCE, dbytes, &cr) +
-			      coll(x, &gde, COMM_ALLREDUCE, eparams * gb, NULL);
-		} else {
-			if (p->zero == 2)
-				gb = 2;
-			dbytes = params * gb;
-			dop = COMM_REDUCESCATTER;
-			red = coll(x, &gd, COMM_REDUCESCATTER, dbytes, &cr) +
-			      coll(x, &gde, COMM_REDUCESCATTER, eparams * gb, NULL);
-			gat = coll(x, &gd, COMM_ALLGATHER, params * 2, NULL) +
-			      coll(x, &gde, COMM_ALLGATHER, eparams * 2, NULL);
-		}
+		double red, gat, gchunks = buckets;
+		dp_zero012(x, &gd, &gde, gb, layers, &red, &gat, &gchunks, &dop, &dbytes, &cr);
+		if (p->zero == 2)
+			gb = 2;
 		t_dp = red + gat;
 		exposed = overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
-			  overlap_exposed(gat, x->fwd, buckets, sl, pov) +
+			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) +
 			  ddp_bucket_copies(x, (params + eparams) * gb, d);
 	} else {
 		dop = COMM_ALLGATHER;

@@ -612,6 +612,117 @@ TEST(pytorch_ddp_as_apex_runs_it)
 	free(b);
 }
 
+/* The optimizer step's HBM bytes per local parameter, counted pass by pass
+ * from the code each row ran (framework.c):
+ *  - pytorch-ddp, apex O2's generic path (NVIDIA/apex @ab520f82): unscale
+ *    fp16 -> new fp32 master grads 2 + 4; DLE's clipper's l2norm 4;
+ *    FusedAdam (multi_tensor_adam) reads g, p, m, v 4 x 4 and writes p, m,
+ *    v 3 x 4; master -> model copy 4 + 2; zero_grad 2: 6 + 4 + 28 + 6 + 2
+ *    = 46.
+ *  - pytorch-ddp-2020, apex of July 2019 (@47da14a0), amp's FusedAdam
+ *    path: overflow l2norm over the fp16 grads 2; FusedAdam reads the fp16
+ *    grad 2 and p, m, v 12, writes p, m, v 12 and the fp16 weight 2;
+ *    zero_grad 2: 2 + 28 + 2 = 32.
+ *  - every other row, and fp32 runs: hetplan's earlier 30, not counted.
+ * On PTBERT-01 (BERT-large, one V100-SXM2-16GB, fp16; 334,096,386
+ * parameters, the count of pytorch_ddp_as_apex_runs_it below), at
+ * 900 GB/s x volta.hbm 0.85 = 765 GB/s: 46 x 334,096,386 / 765e9 =
+ * 20.09 ms, 32 x ... = 13.97 ms, 30 x ... = 13.10 ms. */
+TEST(optimizer_bytes_as_frameworks_count)
+{
+	CHECK(framework_opt_bytes(FW_PYTORCH_DDP, 0) == 46);
+	CHECK(framework_opt_bytes(FW_PYTORCH_DDP_2020, 0) == 32);
+	for (int f = 0; f < FW_ROWS; f++) {
+		CHECK(framework_opt_bytes((enum hp_framework)f, 1) == 30);
+		if (f != FW_PYTORCH_DDP && f != FW_PYTORCH_DDP_2020)
+			CHECK(framework_opt_bytes((enum hp_framework)f, 0) == 30);
+	}
+	struct calib_row *b;
+	int nb = rows_load_small(&cat, &b);
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < nb; i++)
+		if (!strcmp(b[i].id, "PTBERT-01"))
+			r = &b[i];
+	CHECK(r != NULL && r->usable);
+	static const struct { enum hp_framework f; double ms; } want[] = {
+		{ FW_PYTORCH_DDP, 20.09 }, { FW_PYTORCH_DDP_2020, 13.97 }, { FW_MEGATRON_CORE, 13.10 },
+	};
+	for (size_t k = 0; r && r->usable && k < HP_ARRAY_LEN(want); k++) {
+		struct plan p = r->plan;
+		p.framework = want[k].f;
+		struct estimate e;
+		struct hp_err err = { 0 };
+		CHECK(perf_estimate(&r->cluster, &r->model, &p, NULL, &e, &err) == 0);
+		double ms = e.bd.optimizer * 1e3;
+		if (!(fabs(ms - want[k].ms) < want[k].ms * 0.01))
+			T_FAILF("PTBERT-01 as %s: optimizer %.2f ms, want %.2f +- 1%%",
+				framework_name(want[k].f), ms, want[k].ms);
+		estimate_free(&e);
+	}
+	for (int i = 0; i < nb; i++)
+		plan_free(&b[i].plan);
+	free(b);
+}
+
+/* InternLM's Hybrid Zero as configs/7B_sft.py and hybrid_zero_optim.py
+ * @01e7fd61 run it: zero_overlap_communication True (gradient hooks and
+ * ParamBcastSyncHandler), reduce_bucket_size 512 x 1024 x 1024 elements,
+ * gradients reduced in the parameters' dtype, the updated shards
+ * broadcast one owner at a time. The owners, walked by hand through
+ * ParamBcastSyncHandler for InternLM 7B (32 layers of wqkv 4096 x 12288,
+ * wo 4096 x 4096 and the gated MLP's w1, w3, w2 of 4096 x 11008, their
+ * biases and norms; embedding and head 103,168 x 4096; 7.32e9 parameters
+ * in all): over 1,024 ranks a share is 7.15 M, and 1.01 x that is passed
+ * by every weight matrix alone, so each of them, the embedding and the
+ * head opens a rank of its own (the biases and norms ride along, rank 0
+ * is left empty): 1 + 32 x 5 + 1 = 162 owners. Over 8 ranks (915 M a
+ * share) every rank owns some: 8. */
+TEST(internlm_hybrid_zero)
+{
+	const struct framework_info *f = framework_get(FW_INTERNLM);
+	CHECK(f->zero1_bcast == 1);
+	CHECK(f->grad_reduce_fp32 == 0);
+	CHECK(f->ddp_bucket_elems == 512.0 * 1024 * 1024);
+	CHECK(f->grad_overlap == 1 && f->param_overlap == 1 && f->tp_overlap == 0);
+	enum hp_framework out = FW_ANY;
+	CHECK(framework_parse(f->name, &out) == -1 && out == FW_ANY);   /* estimate-only */
+	CHECK(framework_parse_estimate("InternLM", &out) == 0 && out == FW_INTERNLM);
+	CHECK(framework_parse_estimate("megatron", &out) == 0 && out == FW_MEGATRON_CORE);
+	CHECK(framework_parse_estimate("internlm2", &out) == -1 && out == FW_MEGATRON_CORE);
+	for (int k = 0; k < FW_ROWS; k++)
+		CHECK(framework_get((enum hp_framework)k)->zero1_bcast == (k == FW_INTERNLM));
+	CHECK(framework_bcast_owners(32, 1, 2, 1024) == 162);
+	CHECK(framework_bcast_owners(32, 1, 2, 512) == 162);
+	CHECK(framework_bcast_owners(32, 1, 2, 8) == 8);
+	CHECK(framework_bcast_owners(0, 0, 0, 8) == 1);
+	/* The broadcasts are what ZeRO-1 adds over plain DP on this row's
+	 * DP time; with both overlaps off they are all exposed, and the
+	 * megatron-core row's ZeRO-1 (reduce-scatter + all-gather) differs. */
+	const struct calib_row *r = NULL;
+	for (int i = 0; i < n_rows; i++)
+		if (!r && rows[i].usable && rows[i].plan.n_replicas > 0 &&
+		    rows[i].plan.replicas[0].count >= 16 && rows[i].plan.replicas[0].n_stages == 1)
+			r = &rows[i];
+	CHECK(r != NULL);
+	if (r) {
+		double dp[3];
+		for (int k = 0; k < 3; k++) {
+			struct plan p = r->plan;
+			p.framework = k == 2 ? FW_MEGATRON_CORE : FW_INTERNLM;
+			p.zero = k == 0 ? 0 : 1;
+			p.grad_overlap = p.param_overlap = 0;
+			struct estimate e;
+			struct hp_err err = { 0 };
+			CHECK(perf_estimate(&r->cluster, &r->model, &p, NULL, &e, &err) == 0);
+			dp[k] = e.bd.dp_comm;
+			estimate_free(&e);
+		}
+		if (!(dp[1] > dp[0] && dp[1] != dp[2]))
+			T_FAILF("%s: internlm ZeRO-1 DP %.3f s, plain DP %.3f s, megatron-core "
+				"ZeRO-1 %.3f s", r->id, dp[1], dp[0], dp[2]);
+	}
+}
+
 int main(void)
 {
 	n_rows = rows_open("test_accuracy", &cat, &rows);
@@ -626,6 +737,8 @@ int main(void)
 	RUN(power_limit_within_physics);
 	RUN(measured_gemm_rate_caps);
 	RUN(pytorch_ddp_as_apex_runs_it);
+	RUN(optimizer_bytes_as_frameworks_count);
+	RUN(internlm_hybrid_zero);
 	RUN(blind_small_rows);
 	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)
