@@ -14,8 +14,11 @@
  *   price (continuous nodes) of what is taken, less lambda times its
  *   rate, plus the LP value of the counts left: least sum d_j n_j (d_j =
  *   GPU-share price - lambda r_j) with the rate row and, where it can
- *   bind, the replicas row (joint_lb: that LP's Lagrangian dual, exact at
- *   finitely many multipliers). At a node, (b) also prices whole nodes:
+ *   bind, the replicas row (joint_lb: that LP's Lagrangian dual over
+ *   finitely many multipliers, exact without whole-node segments; with
+ *   them the free segments' breakpoints are not among the multipliers,
+ *   so it is a valid bound, not always the LP's value; the rate asked is
+ *   the row's floor R_lo, as feasibility has it). At a node, (b) also prices whole nodes:
  *   pools no count left uses at whole nodes, and a pool that one count
  *   left alone uses at whole nodes up to what it already holds, the idle
  *   GPUs of its last node taken free by that count (paid_free);
@@ -406,11 +409,11 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 			double fr[CAPMILP_MAX_VARS];
 			price += paid_free(b, i, G, fr);
 			return price - m->lambda * rate +
-			       joint_lb(b, i, u, m->R - rate,
+			       joint_lb(b, i, u, b->R_lo - rate,
 					b->card_binds ? m->max_total - cnt : CAPMILP_NO_CARD, fr);
 		}
-		double rest = b->card_binds ? joint_lb(b, i, u, m->R - rate, m->max_total - cnt, NULL)
-					    : knap_lb(b, i, u, m->R - rate);
+		double rest = b->card_binds ? joint_lb(b, i, u, b->R_lo - rate, m->max_total - cnt, NULL)
+					    : knap_lb(b, i, u, b->R_lo - rate);
 		return price - m->lambda * rate + rest;
 	}
 	double slack = b->row_tol - (price / 3600 - m->lambda * rate);
@@ -515,7 +518,7 @@ static double relaxed_child(const struct bb *b, int i, const int *u, const int *
 	double rt = rate + v * m->r[i], price = share_price(m, G2);
 	long left = b->card_binds ? m->max_total - cnt - v : CAPMILP_NO_CARD;
 	if (m->kind == CAPMILP_DEADLINE)
-		return price - m->lambda * rt + joint_lb(b, i + 1, u, m->R - rt, left, NULL);
+		return price - m->lambda * rt + joint_lb(b, i + 1, u, b->R_lo - rt, left, NULL);
 	double slack = b->row_tol - (price / 3600 - m->lambda * rt);
 	return -(rt + joint_ub(b, i + 1, u, slack, left));
 }

@@ -339,6 +339,66 @@ TEST(brute_force_replicas_row)
 	CHECK(binding > 1500);
 }
 
+/* Deadlines met only within the row's tolerance. Feasibility allows
+ * rate >= R (1 - 1e-9) (capmilp.h), so R a hair above a reachable rate is
+ * met by that point; a bound that asks for the full R prices such a point
+ * as a shortfall and can cut it. First the review's instance: three
+ * single-pool layouts whose largest counts that fit, (2, 16, 20), give the
+ * rate 0.156 x 2 + 0.618 x 16 + 0.198 x 20 = 14.16 and R is that times
+ * (1 + 2e-10), inside the tolerance, so (2, 16, 20) is feasible (and, at
+ * lambda 0, the only vector that reaches R, so it is the answer). Then
+ * random instances with R set the same way above a random vector's rate,
+ * against brute force. */
+TEST(deadline_within_tolerance)
+{
+	struct capmilp m;
+	memset(&m, 0, sizeof m);
+	m.kind = CAPMILP_DEADLINE;
+	m.n = 3;
+	m.np = 3;
+	m.r[0] = 0.156, m.r[1] = 0.618, m.r[2] = 0.198;
+	m.ub[0] = 2, m.ub[1] = 32, m.ub[2] = 20;
+	m.g[0][0] = 4, m.g[1][1] = 1, m.g[2][2] = 2;
+	m.gpn[0] = m.gpn[1] = m.gpn[2] = 8;
+	m.nodes[0] = 1, m.nodes[1] = 4, m.nodes[2] = 5;
+	m.usd_node_h[0] = 98.32, m.usd_node_h[1] = 98.32, m.usd_node_h[2] = 23.568;
+	m.max_total = 1L << 20;
+	m.lambda = 0;
+	m.R = (0.156 * 2 + 0.618 * 16 + 0.198 * 20) * (1 + 2e-10);
+	m.node_limit = 1L << 30;
+	int n[CAPMILP_MAX_VARS];
+	CHECK_EQ_INT(capmilp_solve(&m, n, NULL), 0);
+	CHECK(feasible(&m, n, 1e-9));
+	int bad = 0;
+	for (int t = 0; t < 4000 && bad <= 5; t++) {
+		random_model(&m, 3);
+		if (m.kind != CAPMILP_DEADLINE)
+			continue;
+		int v[CAPMILP_MAX_VARS], have = 0, empty = 0;
+		for (int i = 0; i < m.n; i++)
+			empty |= m.ub[i] < 1;
+		if (empty)
+			continue;   /* a layout that fits nowhere */
+		for (int i = 0; i < m.n; i++)
+			v[i] = 1 + (int)rnd((unsigned)m.ub[i]);
+		m.R = rate(&m, v) * (1 + 5e-10);
+		double best = 0;
+		int w[CAPMILP_MAX_VARS];
+		bf(&m, 0, w, &have, &best);
+		int rc = capmilp_solve(&m, n, NULL);
+		if (rc != (have ? 0 : -1)) {
+			T_FAILF("instance %d: solver %d, brute force %s", t, rc,
+				have ? "feasible" : "infeasible");
+			bad++;
+			continue;
+		}
+		if (have && fabs(value(&m, n) - best) > 1e-7 * fmax(1, fabs(best))) {
+			T_FAILF("instance %d: solver %.10g, brute force %.10g", t, value(&m, n), best);
+			bad++;
+		}
+	}
+}
+
 /* Parse one line of tests/data/capmilp_planner.txt (format in its
  * header). Returns 0, or -1 on a malformed line. */
 static int parse_planner(const char *line, struct capmilp *m)
@@ -421,6 +481,7 @@ int main(void)
 	RUN(hand_worked);
 	RUN(brute_force_small);
 	RUN(brute_force_replicas_row);
+	RUN(deadline_within_tolerance);
 	RUN(glpk_planner_size);
 	RUN(planner_instances);
 	lp_thread_done();
