@@ -358,6 +358,12 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 		double v;
 		int iv;
 		if (!strcmp(kv, "name")) {
+			/* whole or not at all: a cut name could end inside a
+			 * character or match another pool's */
+			if (strlen(eq) >= sizeof p.name)
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: name: expected at most %zu bytes, got %zu",
+						  spec, sizeof p.name - 1, strlen(eq));
 			hp_strlcpy(p.name, eq, sizeof p.name);
 		} else if (!strcmp(kv, "intra")) {
 			if (hp_intra_parse(eq, &p.intra))

@@ -146,7 +146,7 @@ int jx_str(const struct jx_ctx *c, const cJSON *o, const char *key,
 {
 	assert(c && o && key && out && size > 0);
 	char what[64];
-	snprintf(what, sizeof what, "a string of at most %zu characters", size - 1);
+	snprintf(what, sizeof what, "a string of at most %zu bytes", size - 1);
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 	if (!v)
 		return required ? missing(c, key, "a string") : 1;

@@ -24,6 +24,7 @@
 #include "serve_search.h"
 #include "lp.h"
 #include "model.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -665,28 +666,33 @@ static int gpu_shared(const struct cluster *c, int q)
  * (spot) tp4"). */
 static void plan_label(struct serve_plan *pl, const struct cluster *c)
 {
+	/* Built whole, then cut on a character boundary: pool names are
+	 * UTF-8 (cluster.c), and a byte cut could split one of their
+	 * characters and leave invalid UTF-8 in the JSON. */
+	char full[4 * sizeof pl->label];
 	size_t o = 0;
-	pl->label[0] = 0;
-	for (int i = 0; i < pl->n_inst && o < sizeof pl->label - 1; i++) {
+	full[0] = 0;
+	for (int i = 0; i < pl->n_inst && o < sizeof full - 1; i++) {
 		const struct serve_plan_inst *in = &pl->inst[i];
 		const struct pool *q = &c->pools[in->pool];
 		int shared = gpu_shared(c, in->pool);
-		int w = snprintf(pl->label + o, sizeof pl->label - o, "%s%dx %s%s%s%s%s tp%d%s",
+		char pp[16] = "";
+		if (in->pp > 1)
+			snprintf(pp, sizeof pp, "pp%d", in->pp);
+		int w = snprintf(full + o, sizeof full - o, "%s%dx %s%s%s%s%s tp%d%s",
 				 i ? " + " : "", in->count, q->gpu.name, shared ? " (" : "",
 				 shared ? q->name : "", shared ? ")" : "",
 				 in->role == ROLE_PREFILL ? " P" : in->role == ROLE_DECODE ? " D" : "",
-				 in->tp, in->pp > 1 ? "pp" : "");
+				 in->tp, pp);
 		if (w < 0)
 			break;
 		o += (size_t)w;
-		if (o < sizeof pl->label - 1 && in->pp > 1) {
-			w = snprintf(pl->label + o, sizeof pl->label - o, "%d", in->pp);
-			if (w > 0)
-				o += (size_t)w;
-		}
 	}
-	if (o >= sizeof pl->label)
-		pl->label[sizeof pl->label - 1] = 0;
+	if (o >= sizeof full)
+		full[sizeof full - 1] = 0;
+	size_t keep = utf8_cut(full, sizeof pl->label - 1);
+	memcpy(pl->label, full, keep);
+	pl->label[keep] = 0;
 }
 
 /* --- disaggregated prefill / decode ------------------------------------------ */
@@ -1599,8 +1605,8 @@ static void plan_labels_unique(struct serve_plan_result *res)
 			char tag[16];
 			int n = snprintf(tag, sizeof tag, " #%d", i + 1);
 			char *l = res->plans[i].label;
-			size_t cut = sizeof res->plans[i].label - 1 - (size_t)n, len = strlen(l);
-			hp_strlcpy(l + (len < cut ? len : cut), tag, (size_t)n + 1);
+			size_t cut = utf8_cut(l, sizeof res->plans[i].label - 1 - (size_t)n);
+			hp_strlcpy(l + cut, tag, (size_t)n + 1);
 			break;
 		}
 }

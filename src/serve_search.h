@@ -210,7 +210,7 @@ struct serve_plan_inst {
 };
 
 struct serve_plan {
-	char label[96];
+	char label[192];
 	int n_inst;
 	struct serve_plan_inst inst[SERVE_MAX_INST];
 	double out_tps, req_s, usd_per_hour, usd_per_mtok;

@@ -108,3 +108,58 @@ char *utf8_term_buf(char *dst, size_t n, const char *s)
 	dst[len] = '\0';
 	return dst;
 }
+
+/* One step over s: a valid sequence, or one byte that is not in one. */
+static size_t utf8_step(const char *s)
+{
+	int l = utf8_len(s, NULL);
+	return l > 0 ? (size_t)l : 1;
+}
+
+int utf8_cols(const char *s)
+{
+	int n = 0;
+	for (size_t o = 0; s[o]; n++)
+		o += utf8_step(s + o);
+	return n;
+}
+
+size_t utf8_cut(const char *s, size_t max)
+{
+	size_t o = 0;
+	while (s[o]) {
+		size_t l = utf8_step(s + o);
+		if (o + l > max)
+			break;
+		o += l;
+	}
+	return o;
+}
+
+size_t utf8_cut_cols(const char *s, int cols)
+{
+	size_t o = 0;
+	for (int k = 0; k < cols && s[o]; k++)
+		o += utf8_step(s + o);
+	return o;
+}
+
+void utf8_cell(char *dst, size_t n, const char *s, int cols)
+{
+	if (!n)
+		return;
+	int have = utf8_cols(s), cut = cols > 0 && have > cols;
+	size_t take = utf8_cut_cols(s, cut ? cols - 1 : cols);
+	take = utf8_cut(s, take < n - 1 ? take : n - 1);
+	memcpy(dst, s, take);
+	dst[take] = 0;
+	size_t o = take;
+	int w = utf8_cols(dst);
+	if (cut && o + 1 < n) {
+		dst[o++] = '~';
+		w++;
+	}
+	for (; w < cols && o + 1 < n; w++)
+		dst[o++] = ' ';
+	dst[o] = 0;
+}

@@ -40,4 +40,25 @@ size_t utf8_term_char(const char *s, char *out, size_t *out_len);
  * when n is 0. */
 char *utf8_term_buf(char *dst, size_t n, const char *s);
 
+/* Characters of s: one per valid sequence and one per byte that is not
+ * part of one (the columns a terminal gives s when no character is wide,
+ * the simplification every table of hetplan makes). */
+int utf8_cols(const char *s);
+
+/* Bytes of the longest prefix of s that holds at most max bytes and ends
+ * on a character boundary: cut there, a label never ends inside a
+ * multi-byte character. */
+size_t utf8_cut(const char *s, size_t max);
+
+/* Bytes of the prefix of s that holds its first cols characters (all of
+ * s when it has fewer). */
+size_t utf8_cut_cols(const char *s, int cols);
+
+/* s as a table cell of exactly cols characters into dst (n bytes, always
+ * NUL-terminated when n > 0): padded with spaces, or, when longer, its
+ * first cols - 1 characters and "~" (ASCII, so every terminal shows the
+ * cut at the same width). Cut short, never mid-character, when n is too
+ * small for the cell. */
+void utf8_cell(char *dst, size_t n, const char *s, int cols);
+
 #endif

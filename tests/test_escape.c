@@ -76,6 +76,36 @@ TEST(utf8)
 	CHECK(!strcmp(utf8_term_buf(buf, 1, "abc"), ""));
 }
 
+/* Cutting labels on character boundaries: "a\xe6\x97\xa5\xe6\x9c\xac" is
+ * "a", U+65E5 and U+672C, 7 bytes in 3 characters; a cut at 5 bytes must
+ * drop the second CJK character whole (keeping 4 bytes), and a 3-byte cut
+ * keeps only "a". A cell of 5 pads with 2 spaces; a cell of 2 holds "a~".
+ * A stray continuation byte counts as one character. */
+TEST(utf8_cuts)
+{
+	const char *s = "a\xe6\x97\xa5\xe6\x9c\xac";
+	CHECK_EQ_INT(utf8_cols(s), 3);
+	CHECK_EQ_INT((int)utf8_cut(s, 7), 7);
+	CHECK_EQ_INT((int)utf8_cut(s, 6), 4);
+	CHECK_EQ_INT((int)utf8_cut(s, 5), 4);
+	CHECK_EQ_INT((int)utf8_cut(s, 3), 1);
+	CHECK_EQ_INT((int)utf8_cut(s, 0), 0);
+	CHECK_EQ_INT((int)utf8_cut_cols(s, 2), 4);
+	CHECK_EQ_INT((int)utf8_cut_cols(s, 9), 7);
+	CHECK_EQ_INT(utf8_cols("\x80x"), 2);
+	char c[32];
+	utf8_cell(c, sizeof c, s, 5);
+	CHECK_STR(c, "a\xe6\x97\xa5\xe6\x9c\xac  ");
+	utf8_cell(c, sizeof c, s, 2);
+	CHECK_STR(c, "a~");
+	utf8_cell(c, sizeof c, s, 3);
+	CHECK_STR(c, s);
+	/* a buffer too small for the cell: cut short, still whole characters
+	 * (then padded as far as the buffer goes) */
+	utf8_cell(c, 4, s, 5);
+	CHECK_STR(c, "a  ");
+}
+
 TEST(printable)
 {
 	CHECK(esc_is_printable("Llama-3.1 8B", 64));
@@ -212,6 +242,7 @@ int main(void)
 {
 	RUN(terminal);
 	RUN(utf8);
+	RUN(utf8_cuts);
 	RUN(printable);
 	RUN(shell);
 	RUN(csv);

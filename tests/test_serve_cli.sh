@@ -258,6 +258,34 @@ for p in plans:
     for i in p["instances"]:
         assert "(%s)" % i["pool"] in p["label"], (p["label"], i["pool"])
 PY
+# Pool names are UTF-8 and labels carry them: the JSON stays valid UTF-8
+# and the table's plan cell is 40 characters on every row (cut ones end
+# in "~"), whatever bytes its characters take (3 each for these).
+U1='日日日日日日日日日日' U2='本本本本本本本本本本'   # 30 bytes; a name holds 31
+expect labels-utf8 0 "" -- --pool "2x8xH100-SXM,name=a$U1" --pool "2x8xH100-SXM,name=b$U2" \
+	--pool "2x8xA100-SXM4-80GB,name=c$U1" --pool "2x8xA100-SXM4-80GB,name=d$U2" \
+	-m llama3.1-70b --isl 1000 --osl 200 --rate 60 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "labels-utf8 json: $(head -c 300 "$tmp/out")"
+import json, sys
+plans = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", "strict"))["plans"]
+assert plans and all("日" in p["label"] or "本" in p["label"] for p in plans)
+PY
+expect labels-utf8-table 0 "" -- --pool "2x8xH100-SXM,name=a$U1" --pool "2x8xH100-SXM,name=b$U2" \
+	--pool "2x8xA100-SXM4-80GB,name=c$U1" --pool "2x8xA100-SXM4-80GB,name=d$U2" \
+	-m llama3.1-70b --isl 1000 --osl 200 --rate 60
+python3 - "$tmp/out" <<'PY' && ok || bad "labels-utf8 table: $(head -4 "$tmp/out")"
+import re, sys
+text = open(sys.argv[1], "rb").read().decode("utf-8", "strict")
+rows = re.findall(r"^ {0,2}[0-9]+ [0-9]+x .*$", text.split("\n\n")[0], re.M)
+assert rows
+for l in rows:
+    assert l[3] == " " and re.match(r"^ +[0-9]+ ", l[44:]), l
+assert any(l[43] == "~" for l in rows), rows
+PY
+# A name longer than a pool name holds is refused whole (never cut inside
+# a character): 'e' + 30 bytes + 'x' is 32 bytes.
+expect name-long 2 "name: expected at most 31 bytes, got 32" -- --pool "1x8xH100-SXM,name=e${U1}x" \
+	-m llama3.1-8b --rate 1 --isl 100 --osl 100
 cat >"$tmp/m.json" <<'EOF2'
 {"name": "tiny-8l", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096, "vocab": 32000}
 EOF2

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "sbuf.h"
 #include "serve_search.h"
+#include "utf8.h"
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
@@ -357,7 +358,9 @@ static void print_table(struct sbuf *o, const struct serve_plan_result *res, con
 			sbuf_addf(o, " | %d | %.0f | %.2f | %s | %s | %s | %s | %s |\n", pl->gpus, pl->out_tps,
 				  pl->req_s, uh, um, t1, t2, pl->fits ? "yes" : "no");
 		} else {
-			sbuf_addf(o, "%3d %-40.40s %5d %10.0f %8.2f %9s %8s %9s %9s %s\n", i + 1, pl->label,
+			char lab[4 * 40 + 2];
+			utf8_cell(lab, sizeof lab, pl->label, 40);
+			sbuf_addf(o, "%3d %s %5d %10.0f %8.2f %9s %8s %9s %9s %s\n", i + 1, lab,
 				  pl->gpus, pl->out_tps, pl->req_s, uh, um, t1, t2, pl->fits ? "yes" : "no");
 		}
 	}

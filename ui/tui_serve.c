@@ -18,6 +18,7 @@
 #include "cmd_serve.h"
 #include "serve_search.h"
 #include "tui_int.h"
+#include "utf8.h"
 #include "escape.h"
 #include "lp.h"
 
@@ -709,7 +710,7 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 /* One plan row in `cols` columns; wide adds the p50 latencies. */
 static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl, int lw, int wide)
 {
-	char tps[16], uh[16], um[16], t50[16], t99[16], p50[16], p99[16], lab[128];
+	char tps[16], uh[16], um[16], t50[16], t99[16], p50[16], p99[16], lab[512];
 	hp_fmt_count(tps, sizeof tps, pl->out_tps);
 	fmt_usd(uh, sizeof uh, pl->usd_per_hour, pl->price_known);
 	fmt_usd(um, sizeof um, pl->usd_per_mtok, pl->price_known);
@@ -717,17 +718,13 @@ static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
 	fmt_lat(t99, sizeof t99, pl->ttft.p99);
 	fmt_lat(p50, sizeof p50, pl->tpot.p50);
 	fmt_lat(p99, sizeof p99, pl->tpot.p99);
-	/* A label longer than its column ends in "~" (ASCII, so every
-	 * terminal shows it at the same width). */
-	if ((int)strlen(pl->label) > lw)
-		snprintf(lab, sizeof lab, "%.*s~", lw - 1, pl->label);
-	else
-		snprintf(lab, sizeof lab, "%s", pl->label);
+	/* A label longer than its column ends in "~" (utf8_cell). */
+	utf8_cell(lab, sizeof lab, pl->label, lw);
 	if (wide)
-		snprintf(buf, n, "%3d %-*s %4d %6s %6.2f %8s %6s %7s %7s %7s %7s %-3s", rank, lw, lab,
+		snprintf(buf, n, "%3d %s %4d %6s %6.2f %8s %6s %7s %7s %7s %7s %-3s", rank, lab,
 			 pl->gpus, tps, pl->req_s, uh, um, t50, t99, p50, p99, pl->fits ? "yes" : "no");
 	else
-		snprintf(buf, n, "%3d %-*s %4d %6s %6.2f %8s %6s %7s %7s %-3s", rank, lw, lab, pl->gpus,
+		snprintf(buf, n, "%3d %s %4d %6s %6.2f %8s %6s %7s %7s %-3s", rank, lab, pl->gpus,
 			 tps, pl->req_s, uh, um, t99, p99, pl->fits ? "yes" : "no");
 }
 
