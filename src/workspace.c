@@ -222,7 +222,9 @@ static const struct hp_field ws_serve_field_list[] = {
 	  .help = "prompts in iterations of their own (vLLM before V1, chunked prefill off)",
 	  .doc = "Prompts run in scheduler steps of their own, which run no decode (vLLM "
 		 "before V1 with `--enable-chunked-prefill` off). Default off: prompt chunks "
-		 "ride the decode iterations, as every engine does by default." },
+		 "ride the decode iterations, as vLLM and TensorRT-LLM do by default. The "
+		 "sglang engine runs prompts apart either way (its scheduler runs a waiting "
+		 "prefill before any decode)." },
 	{ .key = "sched_steps", .flag = "sched-steps", .kind = FK_INT, .off = SO(sched_steps),
 	  .min = 1, .max = 1024, .flags = FF_OMIT_ZERO, .label = "Steps/call",
 	  .help = "decode iterations per scheduler call, with prefill_apart (vLLM "

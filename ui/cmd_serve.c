@@ -48,7 +48,7 @@ static const char serve_help[] =
 	"      --eager on|off   no CUDA/HIP graphs: the host issues every kernel of a step\n"
 	"                       (vLLM --enforce-eager; default off)\n"
 	"      --prefill-apart on|off  prompts in scheduler steps of their own (vLLM before\n"
-	"                       V1, chunked prefill off; default off)\n"
+	"                       V1, chunked prefill off; default off; sglang: always)\n"
 	"      --sched-steps N  decode iterations per scheduler call with --prefill-apart\n"
 	"                       (vLLM --num-scheduler-steps before V1; default 1)\n"
 	"      --place          place contiguous layer ranges over every GPU of the cluster\n"
