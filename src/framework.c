@@ -45,7 +45,7 @@
  *  - Attention kernels on Hopper and later: Megatron-Core runs Transformer
  *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
  *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class
- *    kernels, about half as fast there..
+ *    kernels, about half as fast there.
  *  - pytorch-ddp and pytorch-ddp-2020 (estimate-only, framework.h): NVIDIA
  *    DeepLearningExamples' BERT fine-tuning, PyTorch/LanguageModeling/BERT
  *    @26c26761 (April 2020) and @a9e2c1d5 (March 2022; Lambda's fork

@@ -496,10 +496,13 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		dp_zero012(x, &gd, &gde, gb, layers, &red, &gat, &gchunks, &dop, &dbytes, &cr);
 		if (p->zero == 2)
 			gb = 2;
-		t_dp = red + gat;
+		/* The bucket copies are DP synchronisation time of their own,
+		 * always exposed: counted in the total too, so exposed never
+		 * exceeds it. */
+		double copies = ddp_bucket_copies(x, (params + eparams) * gb, d);
+		t_dp = red + gat + copies;
 		exposed = overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
-			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) +
-			  ddp_bucket_copies(x, (params + eparams) * gb, d);
+			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) + copies;
 	} else {
 		dop = COMM_ALLGATHER;
 		dbytes = (params + eparams) * 2;

@@ -1493,9 +1493,10 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
  * solver may take before the MILP goes to GLPK instead: 4,096 steps cost
  * about what GLPK takes on the 16,384-GPU programmes (1.5 to 3 ms) and a
  * few times its 150 us at 1,024 GPUs, where nearly every MILP needs far
- * fewer. Measured (2026-12, docs/planner.md "Fifth round"): MILPs to GLPK
- * per make bench search, Mixtral 8x22B deadline 17 of 18,948, DeepSeek-V3
- * deadline 6,868 of 62,399 (the first Dinkelbach step, lambda = 0, where
+ * fewer. Measured (2026-12, docs/planner.md "Fifth round: capacity
+ * MILP", its make bench table): MILPs to GLPK per search, Mixtral 8x22B
+ * deadline 17, DeepSeek-V3 deadline 6,868 of about 62,500 (the first
+ * Dinkelbach step, lambda = 0, where
  * many mixes cost nearly the same); larger limits save no time. */
 #define CAPMILP_NODES 4096
 

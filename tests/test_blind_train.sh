@@ -193,10 +193,13 @@ def args_of(r, mfile):
                 nl = per - (i == 0 or i == pp - 1)
                 st.append(dict(pool="p", tp=int(r["tp"]), first_layer=at, last_layer=at + nl - 1))
                 at += nl
+            # the plan file carries every tag the flags did (SP:off too)
             plan = dict(mbs=int(r["micro_batch"]), gbs=int(r["global_batch"]), cp=int(r["cp"] or 1),
                         precision=prec, recompute=rc, zero=int(r["zero_stage"] or 0),
                         schedule="interleaved:%d" % vp, framework=tag(r["notes"], "FW"),
                         replicas=[dict(count=int(r["dp"]), stages=st)])
+            if re.search(r"SP:\s*off", r["notes"]):
+                plan["sp"] = False
             pfile = mfile.replace(".json", ".plan.json")
             json.dump(plan, open(pfile, "w"))
             a = [hetplan, "estimate", "--pool", pool + ",name=p", "-m", mfile, "--plan", pfile,
