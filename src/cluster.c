@@ -311,6 +311,19 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 	return rc;
 }
 
+/* A text key of --pool (name, provider, region, site) into out, whole or
+ * not at all: a cut value could end inside a character or match another
+ * pool's name. */
+static int spec_text(char *out, size_t n, const char *spec, const char *key, const char *val,
+		     struct hp_err *err)
+{
+	if (strlen(val) >= n)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected at most %zu bytes, got %zu",
+				  spec, key, n - 1, strlen(val));
+	hp_strlcpy(out, val, n);
+	return 0;
+}
+
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err)
 {
@@ -358,13 +371,8 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 		double v;
 		int iv;
 		if (!strcmp(kv, "name")) {
-			/* whole or not at all: a cut name could end inside a
-			 * character or match another pool's */
-			if (strlen(eq) >= sizeof p.name)
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: name: expected at most %zu bytes, got %zu",
-						  spec, sizeof p.name - 1, strlen(eq));
-			hp_strlcpy(p.name, eq, sizeof p.name);
+			if (spec_text(p.name, sizeof p.name, spec, kv, eq, err) < 0)
+				return -1;
 		} else if (!strcmp(kv, "intra")) {
 			if (hp_intra_parse(eq, &p.intra))
 				return hp_err_set(err, HP_EXIT_USAGE,
@@ -393,12 +401,11 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 						  "--pool %s: transport: expected ib, efa or tcp, got '%s'",
 						  spec, eq);
 			have_transport = 1;
-		} else if (!strcmp(kv, "provider")) {
-			hp_strlcpy(p.provider, eq, sizeof p.provider);
-		} else if (!strcmp(kv, "region")) {
-			hp_strlcpy(p.region, eq, sizeof p.region);
-		} else if (!strcmp(kv, "site")) {
-			hp_strlcpy(p.site, eq, sizeof p.site);
+		} else if (!strcmp(kv, "provider") || !strcmp(kv, "region") || !strcmp(kv, "site")) {
+			char *dst = kv[0] == 'p' ? p.provider : kv[0] == 'r' ? p.region : p.site;
+			size_t n = kv[0] == 'p' ? sizeof p.provider : kv[0] == 'r' ? sizeof p.region : sizeof p.site;
+			if (spec_text(dst, n, spec, kv, eq, err) < 0)
+				return -1;
 		} else if (!strcmp(kv, "price")) {
 			if (hp_parse_quantity(eq, &v) || v > 1e6)
 				return hp_err_set(err, HP_EXIT_USAGE,
@@ -418,7 +425,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			p.nodes = iv;   /* as in cluster JSON: available up to max */
 		} else {
 			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, transport, provider, region, site, price, spot, max)",
+					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, nvl_domain, transport, provider, region, site, price, spot, max)",
 					  spec, kv);
 		}
 	}
