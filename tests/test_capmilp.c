@@ -226,34 +226,42 @@ TEST(hand_worked)
 	CHECK(capmilp_solve(&m, n, NULL) == -1);
 }
 
+/* capmilp_solve on m against brute force: 0 when it agrees (same
+ * feasibility, a feasible answer of the same value), 1 after printing
+ * what differs for instance t. */
+static int against_bf(const struct capmilp *m, int t)
+{
+	int n[CAPMILP_MAX_VARS], v[CAPMILP_MAX_VARS], have = 0;
+	double best = 0;
+	bf(m, 0, v, &have, &best);
+	int rc = capmilp_solve(m, n, NULL);
+	if (rc != (have ? 0 : -1)) {
+		T_FAILF("instance %d: solver %d, brute force %s", t, rc,
+			have ? "feasible" : "infeasible");
+		return 1;
+	}
+	if (!have)
+		return 0;
+	if (!feasible(m, n, 1e-7)) {
+		T_FAILF("instance %d: the solver's answer is infeasible", t);
+		return 1;
+	}
+	double got = value(m, n);
+	if (fabs(got - best) > 1e-7 * fmax(1, fabs(best))) {
+		T_FAILF("instance %d (kind %d, n %d, max_total %ld): solver %.10g, brute force %.10g",
+			t, m->kind, m->n, m->max_total, got, best);
+		return 1;
+	}
+	return 0;
+}
+
 TEST(brute_force_small)
 {
 	int bad = 0;
-	for (int t = 0; t < 3000; t++) {
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
 		struct capmilp m;
 		random_model(&m, 3);
-		int n[CAPMILP_MAX_VARS], v[CAPMILP_MAX_VARS], have = 0;
-		double best = 0;
-		bf(&m, 0, v, &have, &best);
-		long nodes = 0;
-		int rc = capmilp_solve(&m, n, &nodes);
-		if (rc != (have ? 0 : -1)) {
-			T_FAILF("instance %d: solver %d, brute force %s", t, rc,
-				have ? "feasible" : "infeasible");
-			if (++bad > 5)
-				return;
-			continue;
-		}
-		if (!have)
-			continue;
-		CHECK(feasible(&m, n, 1e-7));
-		double got = value(&m, n);
-		if (fabs(got - best) > 1e-7 * fmax(1, fabs(best))) {
-			T_FAILF("instance %d (kind %d, n %d): solver %.10g, brute force %.10g", t,
-				m.kind, m.n, got, best);
-			if (++bad > 5)
-				return;
-		}
+		bad += against_bf(&m, t);
 	}
 }
 
@@ -302,7 +310,7 @@ TEST(glpk_planner_size)
 TEST(brute_force_replicas_row)
 {
 	int bad = 0, binding = 0;
-	for (int t = 0; t < 3000; t++) {
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
 		struct capmilp m;
 		random_model(&m, 3);
 		long ub_sum = 0;
@@ -314,27 +322,7 @@ TEST(brute_force_replicas_row)
 		if (m.kind == CAPMILP_DEADLINE && rnd(2))
 			m.lambda = 0;
 		binding += m.max_total < ub_sum;
-		int n[CAPMILP_MAX_VARS], v[CAPMILP_MAX_VARS], have = 0;
-		double best = 0;
-		bf(&m, 0, v, &have, &best);
-		int rc = capmilp_solve(&m, n, NULL);
-		if (rc != (have ? 0 : -1)) {
-			T_FAILF("instance %d: solver %d, brute force %s", t, rc,
-				have ? "feasible" : "infeasible");
-			if (++bad > 5)
-				return;
-			continue;
-		}
-		if (!have)
-			continue;
-		CHECK(feasible(&m, n, 1e-7));
-		double got = value(&m, n);
-		if (fabs(got - best) > 1e-7 * fmax(1, fabs(best))) {
-			T_FAILF("instance %d (kind %d, n %d, max_total %ld): solver %.10g, brute force "
-				"%.10g", t, m.kind, m.n, m.max_total, got, best);
-			if (++bad > 5)
-				return;
-		}
+		bad += against_bf(&m, t);
 	}
 	CHECK(binding > 1500);
 }
@@ -374,7 +362,7 @@ TEST(deadline_within_tolerance)
 		random_model(&m, 3);
 		if (m.kind != CAPMILP_DEADLINE)
 			continue;
-		int v[CAPMILP_MAX_VARS], have = 0, empty = 0;
+		int v[CAPMILP_MAX_VARS], empty = 0;
 		for (int i = 0; i < m.n; i++)
 			empty |= m.ub[i] < 1;
 		if (empty)
@@ -382,20 +370,7 @@ TEST(deadline_within_tolerance)
 		for (int i = 0; i < m.n; i++)
 			v[i] = 1 + (int)rnd((unsigned)m.ub[i]);
 		m.R = rate(&m, v) * (1 + 5e-10);
-		double best = 0;
-		int w[CAPMILP_MAX_VARS];
-		bf(&m, 0, w, &have, &best);
-		int rc = capmilp_solve(&m, n, NULL);
-		if (rc != (have ? 0 : -1)) {
-			T_FAILF("instance %d: solver %d, brute force %s", t, rc,
-				have ? "feasible" : "infeasible");
-			bad++;
-			continue;
-		}
-		if (have && fabs(value(&m, n) - best) > 1e-7 * fmax(1, fabs(best))) {
-			T_FAILF("instance %d: solver %.10g, brute force %.10g", t, value(&m, n), best);
-			bad++;
-		}
+		bad += against_bf(&m, t);
 	}
 }
 
