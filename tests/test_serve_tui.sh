@@ -82,6 +82,7 @@ PY
 # the workspace saves "eager": true.
 keys s1 j j j j j j j Enter
 wait_for s1 "Eager      on" && ok || bad "Enter on Eager did not turn it on: $(screen s1 | grep Eager)"
+wait_serving s1 || bad "the Serve view did not finish planning with Eager on: $(screen s1 | tail -1)"
 keys s1 e
 wait_for s1 "Export serving plans to" || bad "e after Eager did not prompt"
 keys s1 C-u eager.json Enter

@@ -61,6 +61,18 @@ wait_ready() {
 	done
 	return 1
 }
+# The Serve view's re-plan after an edit has finished: the status line
+# reads "N serving plans", not "planning serving" (ASan and a busy machine
+# make the solve take seconds).
+wait_serving() {
+	i=0
+	while [ $i -lt "${2:-600}" ]; do
+		screen "$1" | tail -1 | grep -qE ' [0-9]+ serving plans? *$' && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 wait_file() {
 	i=0
 	while [ $i -lt 300 ] && [ ! -s "$1" ]; do
