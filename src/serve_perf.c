@@ -201,9 +201,10 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *
  * sglang: SGLang v0.4 "zero-overhead batch scheduler" (LMSYS blog
  *   2024-12-04): CPU scheduling of the next batch overlaps the GPU's
- *   current one, leaving ~0.3 ms; range 0.1-2 ms. server_args.py:
- *   mem_fraction_static 0.79-0.88 by GPU memory (covers weights and KV);
- *   0.85 for 80 GB class GPUs. max_running_requests is derived from the KV
+ *   current one, leaving ~0.3 ms; range 0.1-2 ms. server_args.py (v0.4):
+ *   mem_fraction_static (covers weights and KV) by TP size, 0.88 at TP 1,
+ *   0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16; the profile takes the
+ *   TP-4 value, 0.85, for every TP (a simplification). max_running_requests is derived from the KV
  *   pool; the scheduler caps the CUDA-graph batch at a few hundred and runs
  *   larger batches without graphs: 1024 as a practical limit.
  *   chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). Retraction
