@@ -201,9 +201,10 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *
  * sglang: SGLang v0.4 "zero-overhead batch scheduler" (LMSYS blog
  *   2024-12-04): CPU scheduling of the next batch overlaps the GPU's
- *   current one, leaving ~0.3 ms; range 0.1-2 ms. server_args.py:
- *   mem_fraction_static 0.79-0.88 by GPU memory (covers weights and KV);
- *   0.85 for 80 GB class GPUs. max_running_requests is derived from the KV
+ *   current one, leaving ~0.3 ms; range 0.1-2 ms. server_args.py (v0.4):
+ *   mem_fraction_static (covers weights and KV) by TP size, 0.88 at TP 1,
+ *   0.87 at 2, 0.85 at 4, 0.81 at 8, 0.79 at 16; the profile takes the
+ *   TP-4 value, 0.85, for every TP (a simplification). max_running_requests is derived from the KV
  *   pool; the scheduler caps the CUDA-graph batch at a few hundred and runs
  *   larger batches without graphs: 1024 as a practical limit.
  *   chunked_prefill_size 8192 (server_args.py, >= 80 GB GPUs). Retraction
@@ -215,6 +216,17 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   stored version since v0.2); prompt chunks share an iteration with
  *   decodes only with --enable-mixed-chunk, off by default (ServerArgs
  *   enable_mixed_chunk = False). One decode iteration per call.
+ *   CUDA graphs cover decode batches of 1, 2, 4 and 8-160 in steps of 8
+ *   only (CudaGraphRunner: capture_bs = [1, 2, 4] + [i * 8 for i in
+ *   range(1, 21)], python/sglang/srt/model_executor/cuda_graph_runner.py,
+ *   v0.3 to v0.4; v0.4's server_args.py: cuda_graph_max_bs 160 on GPUs
+ *   of 25 GB or more), and only decode: a larger decode batch and every
+ *   prefill ("extend") iteration run the model's PyTorch code eagerly,
+ *   the host issuing each kernel (EAGER_OP_S, the same count per layer as
+ *   vLLM's). --enable-torch-compile compiles the graphs of batches up to
+ *   32 (torch_compile_max_bs) and changes neither. Later SGLang (2025)
+ *   captures up to 256 (TP < 4) or 512 (TP >= 4) on 80-160 GB GPUs: for
+ *   it the profile is pessimistic between 160 and those sizes.
  *
  * tensorrt-llm: PyTorch backend (TensorRT-LLM >= 1.0, trtllm-serve): a
  *   Python scheduler and executor loop like vLLM's, CUDA graphs for decode;
@@ -233,10 +245,10 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   "trtllm-build" and "Tuning Max Batch Size and Max Num Tokens").
  *   CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default. */
 static const struct serve_engine_profile engines[ENGINE_COUNT] = {
-	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0 },
-	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1 },
-	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0 },
-	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0 },
+	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0, 0 },
+	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1, 160 },
+	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0, 0 },
+	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0, 0 },
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
@@ -603,6 +615,7 @@ struct inst {
 	int apart;                /* prompts in iterations of their own */
 	int steps;                /* decode iterations per scheduler call */
 	int eager;                /* no CUDA/HIP graphs */
+	int graph_max;            /* engine's largest graph batch (0: all) */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -612,7 +625,10 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 			double pre_ctx, double n_pre_seqs, double *tg, double *ta, double *tc)
 {
 	int pp = in->pp, L = in->m->layers;
-	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, in->eager };
+	/* an engine whose graphs stop at graph_max runs a larger decode
+	 * batch, and any iteration with prompts, eagerly */
+	int eager = in->eager || (in->graph_max > 0 && (n_pre > 0 || n_dec > in->graph_max));
+	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, eager };
 	double worst = 0, g = 0, a = 0, c = 0;
 	for (int s = 0; s < pp; s++) {
 		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
@@ -1123,7 +1139,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
 			   cfg->prefill_apart != 0 || e->prefill_first,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
-			   cfg->eager != 0 };
+			   cfg->eager != 0, e->graph_max_batch };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */

@@ -59,6 +59,12 @@ struct serve_engine_profile {
 				      * serve_config.prefill_apart, one decode
 				      * iteration per call); 0: prompt chunks
 				      * ride the decode iterations */
+	int graph_max_batch;         /* largest decode batch replayed as a CUDA
+				      * graph: a larger decode batch, and every
+				      * iteration that runs prompts, is issued
+				      * kernel by kernel (as serve_config.eager);
+				      * 0: graphs for every decode batch, prompt
+				      * iterations' host time not modelled */
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e);

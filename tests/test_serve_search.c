@@ -725,6 +725,61 @@ TEST(eager_dispatch)
 	CHECK(e.out_tps_max <= g.out_tps_max);
 }
 
+/* SGLang replays CUDA graphs of decode batches up to 160 only (its
+ * CudaGraphRunner captures [1, 2, 4] + [8, 16, ..., 160]; v0.4
+ * server_args.py: cuda_graph_max_bs 160) and none of prefill ("extend")
+ * iterations. Llama 3.1 8B on one H200 SXM is host-bound when eager: the
+ * GPU reads its 16.1 GB of bf16 weights in 16.1e9 / 4.8e12 = 3.4 ms at
+ * full bandwidth, while the host issues 32 layers x 10 kernels + the
+ * embedding + the final norm and logits = 323 kernels, 323 x 30 us =
+ * 9.69 ms (vLLM PR #1440: 24-36 us per kernel; 26 us in cloudai.pt's
+ * 8.4 ms / 323). So one more sequence past 160 takes a decode step from
+ * the GPU's time to at least the host's 9.69 ms; below the cap, and for
+ * an engine whose graphs cover every batch, it changes by a sequence's
+ * share. */
+TEST(sglang_graph_cap)
+{
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 0) == 0);
+	const struct gpu_spec *h200 = catalog_gpu(&cat, "H200-SXM");
+	CHECK(h200 != NULL);
+	if (!f.m || !h200)
+		return;
+	serve_pool_from_gpu(&f.p, h200, 1);
+	CHECK_EQ_INT(serve_engine(ENGINE_SGLANG)->graph_max_batch, 160);
+	CHECK_EQ_INT(serve_engine(ENGINE_VLLM)->graph_max_batch, 0);
+	static double isl[161], osl[161];
+	for (int i = 0; i < 161; i++) {
+		isl[i] = 32;
+		osl[i] = 128;
+	}
+	double itl[2][2];
+	for (int e = 0; e < 2; e++)
+		for (int j = 0; j < 2; j++) {
+			struct serve_config c = f.cfg;
+			c.engine = e ? ENGINE_SGLANG : ENGINE_VLLM;
+			c.max_batch = 160 + j;
+			struct serve_burst_result br;
+			struct hp_err err = { 0 };
+			CHECK(serve_burst(&f.p, f.m, &c, 160 + j, isl, osl, NULL, &br, &err) == 0 &&
+			      br.fits);
+			itl[e][j] = br.itl_mean_s;
+		}
+	CHECK(itl[1][1] >= 323 * 30e-6);
+	CHECK(itl[1][0] < 323 * 30e-6);
+	CHECK(itl[0][1] < 1.02 * itl[0][0]);
+	/* A lone 32-token prompt: its prefill iteration is eager too, so the
+	 * first token takes at least the 9.69 ms of kernels after the 8 ms
+	 * front end (serve_calib frontend_s) */
+	struct serve_config c = f.cfg;
+	c.engine = ENGINE_SGLANG;
+	struct serve_load ld = { 32, 128, 0.01 };
+	struct serve_result r;
+	struct hp_err err = { 0 };
+	CHECK(serve_evaluate(&f.p, f.m, &c, &ld, NULL, &r, &err) == 0 && r.fits);
+	CHECK(r.ttft_s.mean >= 8e-3 + 323 * 30e-6);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -749,6 +804,7 @@ int main(void)
 	RUN(placement_helix_cluster);
 	RUN(fleet_six_types);
 	RUN(eager_dispatch);
+	RUN(sglang_graph_cap);
 	catalog_done(&cat);
 	return t_done("serve_search");
 }
