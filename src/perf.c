@@ -643,6 +643,57 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* perf_estimate's bd.dp_comm alone: per stage the memo's exposed DP time
+ * on a hit, else only what perf_stage_dp reads (perf_stage_compute: the
+ * stage's parameters and its forward, backward and recompute times; the
+ * TP/CP/EP/PP collectives of perf_comm.c write nothing into the context,
+ * so skipping them changes no input of perf_stage_dp). A miss is not put
+ * into the memo (its entry would lack the stage's other terms). The same
+ * expressions on the same inputs as perf_estimate, so the same bits. */
+int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
+		    const struct plan *p, const struct perf_calib *k, double *dp_s,
+		    struct hp_err *err)
+{
+	if (!k)
+		k = perf_calib_default();
+	*dp_s = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	struct estimate e, notes;
+	memset(&e, 0, sizeof e);
+	struct stage_ctx x;
+	int used[HP_MAX_POOLS];
+	ctx_init(&x, c, m, p, k, used, &e);
+	double worst = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		x.rep = &p->replicas[r];
+		x.pp = x.rep->n_stages;
+		x.mb = plan_replica_microbatches(p, r);
+		for (int i = 0; i < x.pp; i++) {
+			x.index = i;
+			x.first = i == 0;
+			x.last = i == x.pp - 1;
+			x.pl = &c->pools[x.rep->stages[i].pool];
+			x.g = &x.pl->gpu;
+			x.tp = x.rep->stages[i].tp;
+			struct stage_key key;
+			stage_key_of(&x, &key);
+			const struct stage_val *hit = perf_memo_stage(x.memo, &key);
+			double dpx;
+			if (hit) {
+				dpx = hit->dp_exposed;
+			} else {
+				perf_stage_compute(&x);
+				memset(notes.comm, 0, sizeof notes.comm);
+				dpx = perf_stage_dp(&x, &notes);
+			}
+			worst = fmax(worst, dpx);
+		}
+	}
+	*dp_s = worst;
+	return 0;
+}
+
 void estimate_free(struct estimate *e)
 {
 	free(e->stages);

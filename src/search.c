@@ -2177,15 +2177,12 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 		for (int v = 0; v < ng * np; v++) {
 			p.grad_overlap = vg[v % ng];
 			p.param_overlap = vp[v / ng];
-			struct estimate e;
 			struct hp_err err = { 0 };
-			if (estimate(x, &p, &e, &err) < 0) {
+			if (perf_dp_exposed(x->c, x->m, &p, NULL, &D[j][v], &err) < 0) {
 				plan_free(&p);
 				return;
 			}
 			x->res->stats.evaluated++;
-			D[j][v] = e.bd.dp_comm;
-			estimate_free(&e);
 		}
 		plan_free(&p);
 	}
