@@ -232,6 +232,17 @@ static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, str
 	return rc;
 }
 
+/* The same, for the bound's DP terms: perf_dp_exposed (dp_comm alone). */
+static int estimate_dp(struct ctx *x, const struct plan *p, double *dp_s, struct hp_err *err)
+{
+	if (x->n_estimates++ % ESTIMATE_SAMPLE)
+		return perf_dp_exposed(x->c, x->m, p, NULL, dp_s, err);
+	double t0 = hp_now();
+	int rc = perf_dp_exposed(x->c, x->m, p, NULL, dp_s, err);
+	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	return rc;
+}
+
 /* The score a plan must beat to enter the ranked list: the last kept
  * plan's, once the list is full, here or in the shared context (frozen
  * during a batch, so the answer does not depend on the thread count).
@@ -2178,7 +2189,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 			p.grad_overlap = vg[v % ng];
 			p.param_overlap = vp[v / ng];
 			struct hp_err err = { 0 };
-			if (perf_dp_exposed(x->c, x->m, &p, NULL, &D[j][v], &err) < 0) {
+			if (estimate_dp(x, &p, &D[j][v], &err) < 0) {
 				plan_free(&p);
 				return;
 			}
