@@ -305,6 +305,12 @@ static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
 	 * the GPU runs them, the GPU waits for it. */
 	ps->t_host_stall = x->host_stall;
 	ps->t_total += ps->t_host_stall;
+	if (!dp_exposed) {
+		/* perf_stage_times: no DP sync nor optimizer (neither is an
+		 * input of the memory below) */
+		perf_stage_memory(x, ps);
+		return;
+	}
 	*dp_exposed = perf_stage_dp(x, notes);
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
@@ -353,6 +359,47 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->s = x->s;
 }
 
+/* A memo hit for stage x: its record, group and index kept; another
+ * index of the same stage recomputes only its memory. */
+static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
+			   struct perf_stage *ps)
+{
+	int group = ps->group, index = ps->index;
+	*ps = hit->ps;
+	ps->group = group;
+	ps->index = index;
+	if (hit->index != x->index) {
+		/* another index: the same stage but for its memory */
+		x->act = hit->act;
+		x->act_work = hit->act_work;
+		x->params = hit->params;
+		x->eparams = hit->eparams;
+		x->unit = hit->unit;
+		x->bw_hbm = hit->bw_hbm;
+		perf_stage_memory(x, ps);
+	}
+}
+
+/* The memo entry for a stage, completed (a stage's records, memory
+ * inputs and notes) from stage_compute_all's outputs. */
+static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
+			 const struct estimate *notes, double dp_exposed, double opt_s,
+			 int has_dp, struct stage_val *v)
+{
+	v->ps = *ps;
+	v->dp_exposed = dp_exposed;
+	v->opt_s = opt_s;
+	memcpy(v->comm, notes->comm, sizeof v->comm);
+	v->index = x->index;
+	v->act = x->act;
+	v->act_work = x->act_work;
+	v->params = x->params;
+	v->eparams = x->eparams;
+	v->unit = x->unit;
+	v->bw_hbm = x->bw_hbm;
+	v->has_dp = has_dp;
+}
+
 /* stage_compute_all, from the memo when this stage was evaluated before
  * for the same inputs; then the estimate's fit and worst overflow.
  * Returns the stage's collective notes: the memo entry's on a hit (valid
@@ -370,39 +417,16 @@ static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *
 	struct stage_key key;
 	stage_key_of(x, &key);
 	const struct stage_val *hit = perf_memo_stage(x->memo, &key);
-	if (hit) {
-		int group = ps->group, index = ps->index;
-		*ps = hit->ps;
-		ps->group = group;
-		ps->index = index;
+	if (hit && hit->has_dp) {
+		stage_from_hit(x, hit, ps);
 		*dp_exposed = hit->dp_exposed;
 		*opt_s = hit->opt_s;
 		comm = hit->comm;
-		if (hit->index != x->index) {
-			/* another index: the same stage but for its memory */
-			x->act = hit->act;
-			x->act_work = hit->act_work;
-			x->params = hit->params;
-			x->eparams = hit->eparams;
-			x->unit = hit->unit;
-			x->bw_hbm = hit->bw_hbm;
-			perf_stage_memory(x, ps);
-		}
 	} else {
 		struct stage_val v;
 		memset(notes->comm, 0, sizeof notes->comm);
 		stage_compute_all(x, notes, ps, dp_exposed, opt_s);
-		v.ps = *ps;
-		v.dp_exposed = *dp_exposed;
-		v.opt_s = *opt_s;
-		memcpy(v.comm, notes->comm, sizeof v.comm);
-		v.index = x->index;
-		v.act = x->act;
-		v.act_work = x->act_work;
-		v.params = x->params;
-		v.eparams = x->eparams;
-		v.unit = x->unit;
-		v.bw_hbm = x->bw_hbm;
+		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1, &v);
 		perf_memo_stage_put(x->memo, &key, &v);
 	}
 	if (!ps->fits) {
@@ -640,6 +664,114 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		replica_eval(&x, r, e, &si, &pc);
 	breakdown(&pc, k, e);
 	totals(c, x.memo, p, used, x.s, e);
+	return 0;
+}
+
+/* perf_estimate's bd.dp_comm alone: per stage the memo's exposed DP time
+ * on a hit, else only what perf_stage_dp reads (perf_stage_compute: the
+ * stage's parameters and its forward, backward and recompute times; the
+ * TP/CP/EP/PP collectives of perf_comm.c write nothing into the context,
+ * so skipping them changes no input of perf_stage_dp). A miss is not put
+ * into the memo (its entry would lack the stage's other terms). The same
+ * expressions on the same inputs as perf_estimate, so the same bits. */
+int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
+		    const struct plan *p, const struct perf_calib *k, double *dp_s,
+		    struct hp_err *err)
+{
+	if (!k)
+		k = perf_calib_default();
+	*dp_s = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	struct estimate e, notes;
+	memset(&e, 0, sizeof e);
+	struct stage_ctx x;
+	int used[HP_MAX_POOLS];
+	ctx_init(&x, c, m, p, k, used, &e);
+	double worst = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		x.rep = &p->replicas[r];
+		x.pp = x.rep->n_stages;
+		x.mb = plan_replica_microbatches(p, r);
+		for (int i = 0; i < x.pp; i++) {
+			x.index = i;
+			x.first = i == 0;
+			x.last = i == x.pp - 1;
+			x.pl = &c->pools[x.rep->stages[i].pool];
+			x.g = &x.pl->gpu;
+			x.tp = x.rep->stages[i].tp;
+			struct stage_key key;
+			stage_key_of(&x, &key);
+			const struct stage_val *hit = perf_memo_stage(x.memo, &key);
+			double dpx;
+			if (hit && hit->has_dp) {
+				dpx = hit->dp_exposed;
+			} else {
+				perf_stage_compute(&x);
+				memset(notes.comm, 0, sizeof notes.comm);
+				dpx = perf_stage_dp(&x, &notes);
+			}
+			worst = fmax(worst, dpx);
+		}
+	}
+	*dp_s = worst;
+	return 0;
+}
+
+/* perf_estimate's stage records alone (times, memory, capacity): the
+ * memo's on a hit, else stage_compute_all without the DP sync and the
+ * optimizer, which nothing in a stage record reads (perf_comm.c writes
+ * nothing into the stage context, and perf_stage_memory reads the
+ * context only); such a miss is put into the memo marked without them
+ * (has_dp 0), for the next perf_stage_times of the stage. The same
+ * expressions on the same inputs, so the same bits as perf_estimate's
+ * e->stages. */
+int perf_stage_times(const struct cluster *c, const struct model_spec *m,
+		     const struct plan *p, const struct perf_calib *k, struct estimate *e,
+		     struct hp_err *err)
+{
+	if (!k)
+		k = perf_calib_default();
+	memset(e, 0, sizeof *e);
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	int total_stages = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		total_stages += p->replicas[r].n_stages;
+	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
+	e->n_stages = total_stages;
+	struct stage_ctx x;
+	struct estimate notes;
+	int used[HP_MAX_POOLS], si = 0;
+	ctx_init(&x, c, m, p, k, used, e);
+	for (int r = 0; r < p->n_replicas; r++) {
+		x.rep = &p->replicas[r];
+		x.pp = x.rep->n_stages;
+		x.mb = plan_replica_microbatches(p, r);
+		for (int i = 0; i < x.pp; i++) {
+			struct perf_stage *ps = &e->stages[si++];
+			x.index = i;
+			x.first = i == 0;
+			x.last = i == x.pp - 1;
+			x.pl = &c->pools[x.rep->stages[i].pool];
+			x.g = &x.pl->gpu;
+			x.tp = x.rep->stages[i].tp;
+			ps->group = r;
+			ps->index = i;
+			struct stage_key key;
+			stage_key_of(&x, &key);
+			const struct stage_val *hit = perf_memo_stage(x.memo, &key);
+			if (hit) {
+				stage_from_hit(&x, hit, ps);
+			} else {
+				struct stage_val v;
+				memset(notes.comm, 0, sizeof notes.comm);
+				stage_compute_all(&x, &notes, ps, NULL, NULL);
+				stage_val_of(&x, ps, &notes, 0, 0, 0, &v);
+				perf_memo_stage_put(x.memo, &key, &v);
+			}
+		}
+	}
 	return 0;
 }
 

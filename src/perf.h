@@ -157,6 +157,20 @@ struct estimate {
 int perf_estimate(const struct cluster *c, const struct model_spec *m,
 		  const struct plan *p, const struct perf_calib *calib,
 		  struct estimate *e, struct hp_err *err);
+/* The exposed DP synchronisation of p, bit for bit perf_estimate's
+ * e->bd.dp_comm, computing only what that needs (for the planner's bound,
+ * which asks it of many plans). Same inputs, checks and errors as
+ * perf_estimate; returns 0 with *dp_s set, -1 with err. */
+int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
+		    const struct plan *p, const struct perf_calib *calib, double *dp_s,
+		    struct hp_err *err);
+/* perf_estimate's e->stages alone, bit for bit (times, memory and
+ * capacity of each stage; for the planner's layout probes, which read
+ * nothing else): the rest of e is not computed (zero). Same inputs,
+ * checks and errors as perf_estimate; call estimate_free(). */
+int perf_stage_times(const struct cluster *c, const struct model_spec *m,
+		     const struct plan *p, const struct perf_calib *calib, struct estimate *e,
+		     struct hp_err *err);
 /* Free e's stages (e itself is the caller's); e may be reused. Safe on
  * an estimate perf_estimate failed on or already freed. */
 void estimate_free(struct estimate *e);

@@ -91,6 +91,11 @@ struct stage_val {
 	 * reads (the index sets only the micro-batches in flight there) */
 	int index;
 	double act, act_work, params, eparams, unit, bw_hbm;
+	/* 0: put by perf_stage_times, without the DP sync and the optimizer
+	 * (dp_exposed, opt_s and comm[DIM_DP] zero); a whole estimate or
+	 * perf_dp_exposed takes such an entry for a miss and puts a whole
+	 * one in its place */
+	int has_dp;
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same

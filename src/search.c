@@ -232,6 +232,30 @@ static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, str
 	return rc;
 }
 
+/* The same, for a layout probe: perf_stage_times (the stage records
+ * alone), sampled into the same statistic. */
+static int estimate_stages(struct ctx *x, const struct plan *p, struct estimate *e,
+			   struct hp_err *err)
+{
+	if (x->n_estimates++ % ESTIMATE_SAMPLE)
+		return perf_stage_times(x->c, x->m, p, NULL, e, err);
+	double t0 = hp_now();
+	int rc = perf_stage_times(x->c, x->m, p, NULL, e, err);
+	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	return rc;
+}
+
+/* The same, for the bound's DP terms: perf_dp_exposed (dp_comm alone). */
+static int estimate_dp(struct ctx *x, const struct plan *p, double *dp_s, struct hp_err *err)
+{
+	if (x->n_estimates++ % ESTIMATE_SAMPLE)
+		return perf_dp_exposed(x->c, x->m, p, NULL, dp_s, err);
+	double t0 = hp_now();
+	int rc = perf_dp_exposed(x->c, x->m, p, NULL, dp_s, err);
+	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	return rc;
+}
+
 /* The score a plan must beat to enter the ranked list: the last kept
  * plan's, once the list is full, here or in the shared context (frozen
  * during a batch, so the answer does not depend on the thread count).
@@ -368,7 +392,9 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	p.replicas = &rep;
 	struct estimate e;
 	struct hp_err err = { 0 };
-	if (estimate(x, &p, &e, &err) < 0)
+	/* the stage records alone (perf_stage_times): a probe reads nothing
+	 * else (docs/planner.md, sixth round) */
+	if (estimate_stages(x, &p, &e, &err) < 0)
 		return -1;
 	x->res->stats.evaluated++;
 	for (int s = 0; s < L->pp; s++) {
@@ -2177,15 +2203,12 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 		for (int v = 0; v < ng * np; v++) {
 			p.grad_overlap = vg[v % ng];
 			p.param_overlap = vp[v / ng];
-			struct estimate e;
 			struct hp_err err = { 0 };
-			if (estimate(x, &p, &e, &err) < 0) {
+			if (estimate_dp(x, &p, &D[j][v], &err) < 0) {
 				plan_free(&p);
 				return;
 			}
 			x->res->stats.evaluated++;
-			D[j][v] = e.bd.dp_comm;
-			estimate_free(&e);
 		}
 		plan_free(&p);
 	}
