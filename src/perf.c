@@ -566,25 +566,52 @@ struct pace {
  * table describes what the breakdown does: the pace-setting group's
  * slowest stage for TP/CP/EP/PP, and the stage with the most exposed DP
  * time. Each stage notes its collectives in a scratch estimate first. */
+/* Point x at replica group r of its plan. */
+static void ctx_replica(struct stage_ctx *x, int r)
+{
+	x->rep = &x->p->replicas[r];
+	x->pp = x->rep->n_stages;
+	x->mb = plan_replica_microbatches(x->p, r);
+}
+
+/* Point x at stage i of its replica group. */
+static void ctx_stage(struct stage_ctx *x, int i)
+{
+	x->index = i;
+	x->first = i == 0;
+	x->last = i == x->pp - 1;
+	x->pl = &x->c->pools[x->rep->stages[i].pool];
+	x->g = &x->pl->gpu;
+	x->tp = x->rep->stages[i].tp;
+}
+
+/* What perf_estimate and perf_stage_times start with: the plan checked,
+ * e zeroed with one stage record per stage of every replica group. */
+static int estimate_begin(const struct cluster *c, const struct model_spec *m,
+			  const struct plan *p, struct estimate *e, struct hp_err *err)
+{
+	memset(e, 0, sizeof *e);
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	int total_stages = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		total_stages += p->replicas[r].n_stages;
+	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
+	e->n_stages = total_stages;
+	return 0;
+}
+
 static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si,
 			 struct pace *pc)
 {
-	const struct plan *p = x->p;
 	struct estimate notes;
 	struct perf_comm group_comm[DIM_COUNT];
-	x->rep = &p->replicas[r];
-	x->pp = x->rep->n_stages;
-	x->mb = plan_replica_microbatches(p, r);
+	ctx_replica(x, r);
 	double sum_t = 0, max_t = 0;
 	struct perf_stage *max_st = NULL;
 	for (int i = 0; i < x->pp; i++) {
 		struct perf_stage *ps = &e->stages[(*si)++];
-		x->index = i;
-		x->first = i == 0;
-		x->last = i == x->pp - 1;
-		x->pl = &x->c->pools[x->rep->stages[i].pool];
-		x->g = &x->pl->gpu;
-		x->tp = x->rep->stages[i].tp;
+		ctx_stage(x, i);
 		ps->group = r;
 		ps->index = i;
 		double dpx, opt;
@@ -645,14 +672,8 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 {
 	if (!k)
 		k = perf_calib_default();
-	memset(e, 0, sizeof *e);
-	if (check_plan(c, m, p, err) < 0)
+	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
-	int total_stages = 0;
-	for (int r = 0; r < p->n_replicas; r++)
-		total_stages += p->replicas[r].n_stages;
-	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
-	e->n_stages = total_stages;
 	e->fits = 1;
 	e->worst_stage = -1;
 	struct stage_ctx x;
@@ -690,16 +711,9 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, used, &e);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		x.rep = &p->replicas[r];
-		x.pp = x.rep->n_stages;
-		x.mb = plan_replica_microbatches(p, r);
+		ctx_replica(&x, r);
 		for (int i = 0; i < x.pp; i++) {
-			x.index = i;
-			x.first = i == 0;
-			x.last = i == x.pp - 1;
-			x.pl = &c->pools[x.rep->stages[i].pool];
-			x.g = &x.pl->gpu;
-			x.tp = x.rep->stages[i].tp;
+			ctx_stage(&x, i);
 			struct stage_key key;
 			stage_key_of(&x, &key);
 			const struct stage_val *hit = perf_memo_stage(x.memo, &key);
@@ -732,30 +746,17 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 {
 	if (!k)
 		k = perf_calib_default();
-	memset(e, 0, sizeof *e);
-	if (check_plan(c, m, p, err) < 0)
+	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
-	int total_stages = 0;
-	for (int r = 0; r < p->n_replicas; r++)
-		total_stages += p->replicas[r].n_stages;
-	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
-	e->n_stages = total_stages;
 	struct stage_ctx x;
 	struct estimate notes;
 	int used[HP_MAX_POOLS], si = 0;
 	ctx_init(&x, c, m, p, k, used, e);
 	for (int r = 0; r < p->n_replicas; r++) {
-		x.rep = &p->replicas[r];
-		x.pp = x.rep->n_stages;
-		x.mb = plan_replica_microbatches(p, r);
+		ctx_replica(&x, r);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
-			x.index = i;
-			x.first = i == 0;
-			x.last = i == x.pp - 1;
-			x.pl = &c->pools[x.rep->stages[i].pool];
-			x.g = &x.pl->gpu;
-			x.tp = x.rep->stages[i].tp;
+			ctx_stage(&x, i);
 			ps->group = r;
 			ps->index = i;
 			struct stage_key key;

@@ -52,27 +52,22 @@ wait_for() {
 	done
 	return 1
 }
-wait_ready() {
+# The status line (the screen's last) matches the extended regular
+# expression $2, tried every 0.1 s up to $3 times.
+wait_status() {
 	i=0
-	while [ $i -lt "${2:-300}" ]; do
-		screen "$1" | tail -1 | grep -qE ' [0-9]+ plans *$' && return 0
+	while [ $i -lt "$3" ]; do
+		screen "$1" | tail -1 | grep -qE "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
 	return 1
 }
+wait_ready() { wait_status "$1" ' [0-9]+ plans *$' "${2:-300}"; }
 # The Serve view's re-plan after an edit has finished: the status line
 # reads "N serving plans", not "planning serving" (ASan and a busy machine
 # make the solve take seconds).
-wait_serving() {
-	i=0
-	while [ $i -lt "${2:-600}" ]; do
-		screen "$1" | tail -1 | grep -qE ' [0-9]+ serving plans? *$' && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_serving() { wait_status "$1" ' [0-9]+ serving plans? *$' "${2:-600}"; }
 wait_file() {
 	i=0
 	while [ $i -lt 300 ] && [ ! -s "$1" ]; do
