@@ -201,7 +201,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
  * always cross. Smaller stages that tile the node evenly cross where the
  * boundary falls on a node edge (TP 1 x PP 16 on 4-GPU nodes: 3|4, 7|8,
  * 11|12). Stages that straddle nodes (16-GPU stages on a 72-GPU NVL72
- * domain) keep the in-node hand-off: where such a layout puts its ranks
+ * domain) keep the in-node hand-off: where such a layout places its ranks
  * (a rack of 72 used as 64, say) is not known. 0 when i or i + 1 is not
  * a stage. */
 int perf_pp_boundary_crosses(const struct stage_ctx *x, int i)
