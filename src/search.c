@@ -222,13 +222,24 @@ struct ctx {
  * clock costs about 0.1 us on the shared machine (a thread's CPU clock,
  * a system call there, about 5 us: more than half an estimate). */
 #define ESTIMATE_SAMPLE 16
+/* One call in ESTIMATE_SAMPLE is timed: its start (hp_now), else -1. */
+static double sample_begin(struct ctx *x)
+{
+	return x->n_estimates++ % ESTIMATE_SAMPLE ? -1 : hp_now();
+}
+
+/* A timed call counts for the ESTIMATE_SAMPLE calls it stands for. */
+static void sample_end(struct ctx *x, double t0)
+{
+	if (t0 >= 0)
+		x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+}
+
 static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err)
 {
-	if (x->n_estimates++ % ESTIMATE_SAMPLE)
-		return perf_estimate(x->c, x->m, p, NULL, e, err);
-	double t0 = hp_now();
+	double t0 = sample_begin(x);
 	int rc = perf_estimate(x->c, x->m, p, NULL, e, err);
-	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	sample_end(x, t0);
 	return rc;
 }
 
@@ -237,22 +248,18 @@ static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, str
 static int estimate_stages(struct ctx *x, const struct plan *p, struct estimate *e,
 			   struct hp_err *err)
 {
-	if (x->n_estimates++ % ESTIMATE_SAMPLE)
-		return perf_stage_times(x->c, x->m, p, NULL, e, err);
-	double t0 = hp_now();
+	double t0 = sample_begin(x);
 	int rc = perf_stage_times(x->c, x->m, p, NULL, e, err);
-	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	sample_end(x, t0);
 	return rc;
 }
 
 /* The same, for the bound's DP terms: perf_dp_exposed (dp_comm alone). */
 static int estimate_dp(struct ctx *x, const struct plan *p, double *dp_s, struct hp_err *err)
 {
-	if (x->n_estimates++ % ESTIMATE_SAMPLE)
-		return perf_dp_exposed(x->c, x->m, p, NULL, dp_s, err);
-	double t0 = hp_now();
+	double t0 = sample_begin(x);
 	int rc = perf_dp_exposed(x->c, x->m, p, NULL, dp_s, err);
-	x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
+	sample_end(x, t0);
 	return rc;
 }
 

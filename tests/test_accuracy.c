@@ -476,14 +476,20 @@ TEST(gradient_dtype_as_frameworks_reduce)
 	plan_free(&p);
 }
 
+/* The usable row named id among set[0..n), or NULL (the test fails). */
+static const struct calib_row *usable_in(const struct calib_row *set, int n, const char *id)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(set[i].id, id) && set[i].usable)
+			return &set[i];
+	T_FAILF("row %s missing", id);
+	return NULL;
+}
+
 /* The usable calibration row named id, or NULL (the test fails). */
 static const struct calib_row *usable_row(const char *id)
 {
-	for (int i = 0; i < n_rows; i++)
-		if (!strcmp(rows[i].id, id) && rows[i].usable)
-			return &rows[i];
-	T_FAILF("row %s missing", id);
-	return NULL;
+	return usable_in(rows, n_rows, id);
 }
 
 /* Stage 0's forward + backward compute on cluster c for row r's plan. */
@@ -586,12 +592,8 @@ TEST(pytorch_ddp_as_apex_runs_it)
 	CHECK(framework_get(FW_PYTORCH_DDP)->eager_qkv_copies == 0);
 	struct calib_row *b;
 	int nb = rows_load_small(&cat, &b);
-	const struct calib_row *r = NULL;
-	for (int i = 0; i < nb; i++)
-		if (!strcmp(b[i].id, "PTBERT-03"))
-			r = &b[i];
-	CHECK(r != NULL && r->usable);
-	if (r && r->usable) {
+	const struct calib_row *r = usable_in(b, nb, "PTBERT-03");
+	if (r) {
 		double dp[2];
 		for (int k = 0; k < 2; k++) {
 			struct plan p = r->plan;
@@ -639,15 +641,11 @@ TEST(optimizer_bytes_as_frameworks_count)
 	}
 	struct calib_row *b;
 	int nb = rows_load_small(&cat, &b);
-	const struct calib_row *r = NULL;
-	for (int i = 0; i < nb; i++)
-		if (!strcmp(b[i].id, "PTBERT-01"))
-			r = &b[i];
-	CHECK(r != NULL && r->usable);
+	const struct calib_row *r = usable_in(b, nb, "PTBERT-01");
 	static const struct { enum hp_framework f; double ms; } want[] = {
 		{ FW_PYTORCH_DDP, 20.09 }, { FW_PYTORCH_DDP_2020, 13.97 }, { FW_MEGATRON_CORE, 13.10 },
 	};
-	for (size_t k = 0; r && r->usable && k < HP_ARRAY_LEN(want); k++) {
+	for (size_t k = 0; r && k < HP_ARRAY_LEN(want); k++) {
 		struct plan p = r->plan;
 		p.framework = want[k].f;
 		struct estimate e;
