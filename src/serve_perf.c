@@ -50,6 +50,8 @@
  *   solved by fixed-point iteration with TPOT = t_iter(n, prefill tokens
  *   lambda x t_iter x ISL per iteration);
  *   TTFT = frontend + t_iter/2 (arrival in the middle of an iteration) +
+ *   one iteration per batch an overlap scheduler has launched ahead (when
+ *   sequences run; profile sched_ahead) +
  *   ceil(ISL / chunk) iterations carrying the prompt + the wait for a batch
  *   slot. The slots form an M/D/c queue (c = the saturated batch, service D
  *   = OSL x TPOT): the wait is approximated by half the M/M/c wait (Erlang
@@ -243,12 +245,33 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   trtllm-bench tables use 0.95 (perf-overview.md). trtllm-build defaults
  *   max_batch_size 2048, max_num_tokens 8192 (TensorRT-LLM docs,
  *   "trtllm-build" and "Tuning Max Batch Size and Max Num Tokens").
- *   CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default. */
+ *   CapacitySchedulerPolicy GUARANTEED_NO_EVICT is the default.
+ *
+ * Scheduling ahead (the last column, sched_ahead): an overlap scheduler
+ *   launches batch i+1 before batch i has finished on the GPU and
+ *   processes i's outputs while i+1 runs, so a prompt that arrives while
+ *   batch i runs is first seen when batch i+2 is formed: it waits for
+ *   the rest of i and the whole of i+1, one iteration more than with a
+ *   scheduler that forms each batch after the last one ends. SGLang
+ *   v0.4 ("The scheduler runs one batch ahead and prepares all the
+ *   metadata required for the next batch", LMSYS blog 2024-12-04,
+ *   "Zero-overhead batch scheduler"; on by default from v0.4, while
+ *   v0.3.x's ServerArgs list enable_overlap_schedule = False under
+ *   "experimental"): 1. TensorRT-LLM's
+ *   PyTorch backend ("At step n, the system launches GPU computation for
+ *   step n+1 without waiting for CPU tasks from step n ... introduces one
+ *   extra decoding step", docs features/overlap-scheduler.md, enabled by
+ *   default, disable_overlap_scheduler): 1. vLLM: --async-scheduling is
+ *   an opt-in flag at the pinned version (tests/data/serving_vllm_flags.txt),
+ *   and the C++ executor of TensorRT engines forms each batch after the
+ *   last: 0. Only the wait is modelled: the extra step a finished sequence
+ *   spends in the batch (TensorRT-LLM's "extra decoding step") is not
+ *   charged to throughput (under 1% at outputs of 128 tokens or more). */
 static const struct serve_engine_profile engines[ENGINE_COUNT] = {
-	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0, 0 },
-	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1, 160 },
-	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0, 0 },
-	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0, 0 },
+	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0, 0, 0 },
+	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1, 160, 1 },
+	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0, 0, 1 },
+	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0, 0, 0 },
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
@@ -616,6 +639,7 @@ struct inst {
 	int steps;                /* decode iterations per scheduler call */
 	int eager;                /* no CUDA/HIP graphs */
 	int graph_max;            /* engine's largest graph batch (0: all) */
+	int ahead;                /* batches scheduled ahead of the GPU */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -1035,7 +1059,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	const struct serve_calib *k = in->k;
 	double ctx = isl + osl / 2, n_chunks = ceil(isl / in->chunk);
 	double n = lam * (r->ttft_min_s + osl * r->tpot_min_s), t = r->tpot_min_s, ttft = 0;
-	double wq = 0, wp = 0, C = 0, D = 0, rho = 0, t_pf = 0, cyc = 0;
+	double wq = 0, wp = 0, C = 0, D = 0, rho = 0, t_pf = 0, cyc = 0, w_ahead = 0;
 	for (int i = 0; i < 60; i++) {
 		if (n > B)
 			n = B;
@@ -1050,7 +1074,11 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 			double a = lam * D;
 			C = a < B ? serve_erlang_c((int)B, a) : 1;
 			wq = a < B ? 0.5 * C * D / (B - a) : HUGE_VAL;
-			ttft = k->frontend_s + apart_busy(n) * cyc / 2 + t_pf + wq;
+			/* the batch already launched behind the running one
+			 * (an overlap scheduler): a decode iteration */
+			w_ahead = apart_busy(n) * in->ahead *
+				  inst_iter(in, n, ctx, 0, 0, 0, NULL, NULL, NULL);
+			ttft = k->frontend_s + apart_busy(n) * cyc / 2 + w_ahead + t_pf + wq;
 			double n2 = lam * (ttft - k->frontend_s + osl * t);
 			if (!isfinite(n2) || fabs(n2 - n) < 1e-4 * (n + 1)) {
 				n = isfinite(n2) ? n2 : B;
@@ -1074,7 +1102,8 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		double S = n_chunks * t_pf / per_it;
 		rho = lam * S;
 		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
-		ttft = k->frontend_s + t / 2 + n_chunks * t_pf + wq + wp;
+		w_ahead = apart_busy(n) * in->ahead * t;
+		ttft = k->frontend_s + t / 2 + w_ahead + n_chunks * t_pf + wq + wp;
 		double n2 = lam * (ttft - k->frontend_s + osl * t);
 		if (fabs(n2 - n) < 1e-4 * (n + 1)) {
 			n = n2;
@@ -1115,7 +1144,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	 * uniform wait is taken as one uniform, a simplification) */
 	struct serve_wait wt = { in->apart ? apart_busy(n) * cyc : t, rho, rho > 0 ? wp / rho : 0, C,
 				 C > 0 ? wq / C : 0 };
-	double base = k->frontend_s + (in->apart ? t_pf : n_chunks * t_pf);
+	double base = k->frontend_s + w_ahead + (in->apart ? t_pf : n_chunks * t_pf);
 	r->ttft_s.p50 = base + serve_wait_quantile(&wt, 0.50);
 	r->ttft_s.p99 = base + serve_wait_quantile(&wt, 0.99);
 	if (!isfinite(r->ttft_s.mean))
@@ -1139,7 +1168,8 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
 			   cfg->prefill_apart != 0 || e->prefill_first,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
-			   cfg->eager != 0, e->graph_max_batch };
+			   cfg->eager != 0, e->graph_max_batch,
+			   cfg->overlap_sched > 0 ? 1 : cfg->overlap_sched < 0 ? 0 : e->sched_ahead };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */

@@ -65,6 +65,12 @@ struct serve_engine_profile {
 				      * kernel by kernel (as serve_config.eager);
 				      * 0: graphs for every decode batch, prompt
 				      * iterations' host time not modelled */
+	int sched_ahead;             /* batches the scheduler has launched ahead
+				      * of the GPU (an overlap scheduler: 1); a
+				      * prompt arriving while a batch runs waits
+				      * for that batch and the one already
+				      * launched after it. 0: scheduled at the
+				      * end of the running batch */
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e);
@@ -136,6 +142,10 @@ struct serve_config {
 			       * --enforce-eager): the host issues every kernel
 			       * of an iteration (serve_perf.c); 0: graphs for
 			       * decode, the engines' default */
+	int overlap_sched;    /* the overlap scheduler (the profile's
+			       * sched_ahead): 0 the engine's default, 1 on,
+			       * -1 off (an engine version without one:
+			       * SGLang before v0.4) */
 };
 /* The host time per iteration that cfg runs with. */
 double serve_step_overhead(const struct serve_config *cfg);

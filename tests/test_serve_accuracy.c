@@ -889,6 +889,12 @@ static double blind_predict_one(const struct brow *b)
 			cfg.mem_util = 0.9;
 		} else {
 			cfg.mem_util = b->tp == 1 || !strcmp(b->scen, "offline") ? 0.88 : 0.85;
+			/* SGLang 0.3.0 (September 2024) formed each batch
+			 * after the last: the overlap scheduler came in v0.4
+			 * (LMSYS blog 2024-12-04; v0.3.x lists it as an
+			 * experimental flag, off). Set from the version,
+			 * before these rows were re-scored with it. */
+			cfg.overlap_sched = -1;
 		}
 	}
 	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&
@@ -1055,23 +1061,14 @@ static const struct {
 	{ "b092", "MI325X Offline (MangoBoost, vLLM 0.9): -20.1%, MI325X under-predicted in every round" },
 	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
 	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
-	{ "b098", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b100", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b102", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b104", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
+	{ "b104", "DataCrunch 70B at 8 req/s: TTFT -41%, the run at its saturation edge (b105)" },
 	{ "b105", "DataCrunch 70B at 8 req/s: 73% of the model's saturation, the run nearer" },
 	{ "b106", "DataCrunch SGLang run at or above the model's saturation" },
 	{ "b107", "DataCrunch SGLang run at or above the model's saturation" },
-	{ "b108", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b110", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b112", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b114", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
 	{ "b116", "DataCrunch 405B, 4 req/s: 105% of the model's saturation (602 ms measured)" },
 	{ "b117", "DataCrunch 405B, 4 req/s: 105% of the model's saturation (135 ms measured)" },
 	{ "b118", "DataCrunch SGLang run at or above the model's saturation" },
 	{ "b119", "DataCrunch SGLang run at or above the model's saturation" },
-	{ "b120", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
-	{ "b122", "DataCrunch SGLang TTFT on H200: under at every load (SGLang's H100 rows: 9%)" },
 	{ "b123", "DataCrunch 405B, 8 req/s ShareGPT: P(prefill call) > 1/2, median gap d + p" },
 	{ "b124", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
 	{ "b126", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
