@@ -640,6 +640,9 @@ struct inst {
 	int eager;                /* no CUDA/HIP graphs */
 	int graph_max;            /* engine's largest graph batch (0: all) */
 	int ahead;                /* batches scheduled ahead of the GPU */
+	double batch_J;           /* a batching client: seconds between the
+				   * batches this engine gets (0: Poisson) */
+	double wait_h;            /* a request's mean hold in that client */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -735,10 +738,20 @@ static double apart_busy(double n)
 	return n > 0 ? -expm1(-n) : 0;
 }
 
-/* Prompts apart, at Poisson rate lam with n running: the scheduler cycle
- * C (S decode iterations and, when prompts arrived, one prefill call) and
- * that call's time *p (header comment). HUGE_VAL when the prompts alone
- * fill the GPU. */
+/* The chance that prompts arrived during a scheduler cycle of C seconds
+ * at rate lam: Poisson arrivals, 1 - exp(-lam C); a batching client's
+ * batches, one every batch_J seconds, C / batch_J (at most 1). */
+static double apart_pk(const struct inst *in, double lam, double C)
+{
+	if (in->batch_J > 0)
+		return fmin(1, C / in->batch_J);
+	return -expm1(-lam * C);
+}
+
+/* Prompts apart, at rate lam with n running: the scheduler cycle C (S
+ * decode iterations and, when prompts arrived, one prefill call of the
+ * lam C / P(k > 0) prompts that did) and that call's time *p (header
+ * comment). HUGE_VAL when the prompts alone fill the GPU. */
 static double apart_cycle(const struct inst *in, double n, double isl, double osl, double lam,
 			  double *p)
 {
@@ -755,8 +768,8 @@ static double apart_cycle(const struct inst *in, double n, double isl, double os
 	 * fixed point) the iteration rises to it */
 	double C = S * d;
 	for (int i = 0; i < 500; i++) {
-		double a = lam * C, pk = 1 - exp(-a);
-		double k = a > 1e-12 ? a / pk : 1;
+		double a = lam * C, pk = apart_pk(in, lam, C);
+		double k = a > 1e-12 && pk > 0 ? a / pk : 1;
 		*p = prefill_apart(in, k, isl);
 		double C2 = S * d + pk * *p;
 		if (fabs(C2 - C) < 1e-7 * C2)
@@ -783,7 +796,7 @@ static double apart_gap_p50(const struct inst *in, double n, double isl, double 
 	if (!isfinite(C))
 		return tpot;
 	double d = inst_iter(in, n, isl + osl / 2, 0, 0, 0, NULL, NULL, NULL);
-	return -expm1(-lam * C) < 0.5 ? d : d + p;
+	return apart_pk(in, lam, C) < 0.5 ? d : d + p;
 }
 
 /* Offline: B sequences in steady state. Time of one cycle of OSL
@@ -1051,6 +1064,51 @@ static double saturation(const struct inst *in, double B, double isl, double osl
 	return cyc;
 }
 
+/* Prompts riding the decode iterations, sent by a batching client: the
+ * lam x batch_J prompts of a batch share the iterations' prefill room
+ * (chunk - n tokens, at least one prompt), so they take m iterations of
+ * t_pf and a prompt waits (m - 1) / 2 of them on average for the ones
+ * ahead of it in its batch. Batches do not overlap below *rho = m t_pf /
+ * batch_J < 1; at or above it HUGE_VAL. A simplification: the M/D/1
+ * queue of single prompts is replaced, and the wait is taken as fixed
+ * (*rho is returned as 0 for the tail). */
+static double batch_prefill_wait(const struct inst *in, double n, double isl, double lam,
+				 double t_pf, double *rho)
+{
+	double room = fmax(in->chunk - n, isl);
+	double m = ceil(lam * in->batch_J * isl / room);
+	double busy = m * t_pf / in->batch_J;
+	*rho = 0;
+	return busy < 1 ? (m - 1) * t_pf / 2 : HUGE_VAL;
+}
+
+/* A batching client (serve_load.batch_window_s): the interval J between
+ * the batches one engine gets and a request's mean hold in the client.
+ * Requests reach the client at L = rate x engines; a batch leaves at the
+ * first event after the window has passed since the last send (the
+ * client checks on each arrival: I = w + an exponential residual of mean
+ * 1 / L) or when batch_max have queued (I = batch_max / L), whichever is
+ * first; each engine gets every engines-th batch, J = engines x I. The
+ * hold of a request is the residual of that renewal interval seen from a
+ * random arrival, E[I^2] / (2 E[I]) with E[I^2] = w^2 + 2 w / L + 2 / L^2
+ * (the deterministic full batch: I / 2). */
+static void client_batches(const struct serve_load *ld, double *J, double *hold)
+{
+	*J = *hold = 0;
+	if (!(ld->batch_window_s > 0) || !(ld->rate > 0))
+		return;
+	double eng = ld->batch_engines > 1 ? ld->batch_engines : 1;
+	double L = ld->rate * eng, w = ld->batch_window_s;
+	double I = w + 1 / L;
+	if (ld->batch_max > 0 && ld->batch_max / L < I) {
+		*J = eng * ld->batch_max / L;
+		*hold = ld->batch_max / L / 2;
+		return;
+	}
+	*J = eng * I;
+	*hold = (w * w + 2 * w / L + 2 / (L * L)) / (2 * I);
+}
+
 /* Below saturation at lam requests/s: the running batch, TPOT and TTFT
  * by a fixed point (Little's law with an M/D/c-like wait for a slot). */
 static void online(const struct inst *in, double B, double isl, double osl, double lam,
@@ -1078,8 +1136,9 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 			 * (an overlap scheduler): a decode iteration */
 			w_ahead = apart_busy(n) * in->ahead *
 				  inst_iter(in, n, ctx, 0, 0, 0, NULL, NULL, NULL);
-			ttft = k->frontend_s + apart_busy(n) * cyc / 2 + w_ahead + t_pf + wq;
-			double n2 = lam * (ttft - k->frontend_s + osl * t);
+			ttft = k->frontend_s + in->wait_h + apart_busy(n) * cyc / 2 + w_ahead +
+			       t_pf + wq;
+			double n2 = lam * (ttft - k->frontend_s - in->wait_h + osl * t);
 			if (!isfinite(n2) || fabs(n2 - n) < 1e-4 * (n + 1)) {
 				n = isfinite(n2) ? n2 : B;
 				break;
@@ -1102,9 +1161,11 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		double S = n_chunks * t_pf / per_it;
 		rho = lam * S;
 		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
+		if (in->batch_J > 0)
+			wp = batch_prefill_wait(in, n, isl, lam, t_pf, &rho);
 		w_ahead = apart_busy(n) * in->ahead * t;
-		ttft = k->frontend_s + t / 2 + w_ahead + n_chunks * t_pf + wq + wp;
-		double n2 = lam * (ttft - k->frontend_s + osl * t);
+		ttft = k->frontend_s + in->wait_h + t / 2 + w_ahead + n_chunks * t_pf + wq + wp;
+		double n2 = lam * (ttft - k->frontend_s - in->wait_h + osl * t);
 		if (fabs(n2 - n) < 1e-4 * (n + 1)) {
 			n = n2;
 			break;
@@ -1144,7 +1205,9 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 	 * uniform wait is taken as one uniform, a simplification) */
 	struct serve_wait wt = { in->apart ? apart_busy(n) * cyc : t, rho, rho > 0 ? wp / rho : 0, C,
 				 C > 0 ? wq / C : 0 };
-	double base = k->frontend_s + w_ahead + (in->apart ? t_pf : n_chunks * t_pf);
+	double base = k->frontend_s + in->wait_h + w_ahead + (in->apart ? t_pf : n_chunks * t_pf);
+	if (in->batch_J > 0 && !in->apart)
+		base += wp;   /* the batch's own prompts ahead: taken as fixed */
 	r->ttft_s.p50 = base + serve_wait_quantile(&wt, 0.50);
 	r->ttft_s.p99 = base + serve_wait_quantile(&wt, 0.99);
 	if (!isfinite(r->ttft_s.mean))
@@ -1169,7 +1232,8 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   cfg->prefill_apart != 0 || e->prefill_first,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0, e->graph_max_batch,
-			   cfg->overlap_sched > 0 ? 1 : cfg->overlap_sched < 0 ? 0 : e->sched_ahead };
+			   cfg->overlap_sched > 0 ? 1 : cfg->overlap_sched < 0 ? 0 : e->sched_ahead,
+			   0, 0 };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */
@@ -1193,6 +1257,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	double cap_tok = inst_setup(p, m, cfg, ld, calib, &in, &max_batch, r, err);
 	if (cap_tok < 0)
 		return -1;
+	client_batches(ld, &in.batch_J, &in.wait_h);
 	const struct serve_engine_profile *e = in.e;
 	double isl = ld->isl, osl = ld->osl;
 	double per_seq = e->kv_reserve_full ? isl + osl : isl + osl / 2;
@@ -1317,7 +1382,7 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
 		isl_max = fmax(isl_max, isl[i]);
 		osl_max = fmax(osl_max, osl[i]);
 	}
-	struct serve_load ld = { isl_max, osl_max, 0 };
+	struct serve_load ld = { isl_max, osl_max, 0, 0, 0, 0 };
 	struct inst in;
 	int max_batch;
 	struct serve_result r;

@@ -155,6 +155,14 @@ double serve_step_overhead(const struct serve_config *cfg);
 struct serve_load {
 	double isl, osl;
 	double rate;
+	/* A client that batches requests (MLPerf harnesses' "batcher"): it
+	 * holds them until batch_max have queued or batch_window_s has passed
+	 * since its last send, then sends them together to one engine, the
+	 * engines (batch_engines of them, each at `rate`) in turn. 0: every
+	 * request is sent on arrival (Poisson at each engine). */
+	double batch_window_s;
+	int batch_max;
+	int batch_engines;
 };
 
 struct serve_quantiles { double mean, p50, p99; };

@@ -162,7 +162,7 @@ double serve_max_rate(const struct pool *p, const struct model_spec *m,
 		      const struct serve_config *cfg, double isl, double osl,
 		      const struct serve_slo *slo, const struct serve_calib *k)
 {
-	struct serve_load ld = { isl, osl, 0 };
+	struct serve_load ld = { isl, osl, 0, 0, 0, 0 };
 	struct serve_result r;
 	if (serve_evaluate(p, m, cfg, &ld, k, &r, NULL) < 0 || !r.fits)
 		return 0;
@@ -222,7 +222,7 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 				struct serve_config cfg = *base;
 				cfg.tp = tp;
 				cfg.pp = pp;
-				struct serve_load ld = { isl, osl, 0 };
+				struct serve_load ld = { isl, osl, 0, 0, 0, 0 };
 				struct serve_result r;
 				struct pool pc = *p;
 				if (pc.nodes_max > 0)
@@ -645,7 +645,7 @@ static void inst_latency(const struct cluster *c, const struct model_spec *m,
 	struct pool p = c->pools[cd->pool];
 	if (p.nodes_max > 0)
 		p.nodes = p.nodes_max;
-	struct serve_load ld = { isl, osl, rate };
+	struct serve_load ld = { isl, osl, rate, 0, 0, 0 };
 	if (serve_evaluate(&p, m, &cd->cfg, &ld, k, r, NULL) < 0)
 		memset(r, 0, sizeof *r);
 }
@@ -883,7 +883,7 @@ static int pd_candidates(const struct cluster *c, const struct model_spec *m,
 			pd_prefill_eval(&p, m, &cand[i].cfg, b[r].isl, kk, &o);
 			pc.mu[r] = pd_prefill_mu(&o, slo, kk->frontend_s);
 			/* the KV capacity at this bucket's lengths */
-			struct serve_load ld = { b[r].isl, b[r].osl, 0 };
+			struct serve_load ld = { b[r].isl, b[r].osl, 0, 0, 0, 0 };
 			struct serve_result res;
 			if (serve_evaluate(&p, m, &cand[i].cfg, &ld, k, &res, NULL) < 0 || !res.fits)
 				dc.mu[r] = 0;
@@ -1347,7 +1347,7 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	cfg.tp = o->fix_tp > 0 ? o->fix_tp : 1;
 	cfg.pp = o->fix_pp > 0 ? o->fix_pp : 1;
 	struct serve_load ld = { serve_dist_mean(&o->isl), serve_dist_mean(&o->osl),
-				 o->offline ? 0 : o->rate };
+				 o->offline ? 0 : o->rate, 0, 0, 0 };
 	if (serve_evaluate(&p, m, &cfg, &ld, k, r, err) < 0)
 		return -1;
 	memset(pl, 0, sizeof *pl);

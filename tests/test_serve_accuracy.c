@@ -249,7 +249,7 @@ static double predict(const struct row *r, const struct serve_calib *k)
 	int need = r->tp * r->pp;
 	if (need > p.gpus_per_node)
 		p.nodes = (need + p.gpus_per_node - 1) / p.gpus_per_node;
-	struct serve_load ld = { r->isl, r->osl, 0 };
+	struct serve_load ld = { r->isl, r->osl, 0, 0, 0, 0 };
 	if (r->use == U_TTFT || r->use == U_ITL)
 		ld.rate = r->qps;
 	struct serve_result res;
@@ -920,7 +920,7 @@ static double blind_predict_one(const struct brow *b)
 		double rate = serve_max_rate(&p, m, &cfg, b->isl, b->osl, &slo, NULL);
 		if (!(rate > 0))
 			return NAN;
-		struct serve_load sl = { b->isl, b->osl, rate };
+		struct serve_load sl = { b->isl, b->osl, rate, 0, 0, 0 };
 		struct serve_result sr;
 		if (serve_evaluate(&p, m, &cfg, &sl, NULL, &sr, NULL) == 0)
 			snprintf(blind_note, sizeof blind_note,
@@ -941,7 +941,7 @@ static double blind_predict_one(const struct brow *b)
 			return NAN;
 		return br.out_tps;
 	}
-	struct serve_load ld = { b->isl, b->osl, 0 };
+	struct serve_load ld = { b->isl, b->osl, 0, 0, 0, 0 };
 	struct serve_result r;
 	if (!strcmp(b->scen, "rate")) {
 		ld.rate = atof(b->load);

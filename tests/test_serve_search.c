@@ -94,7 +94,7 @@ TEST(amd_gpus)
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
 		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0 };
-		struct serve_load ld = { 1000, 200, 0 };
+		struct serve_load ld = { 1000, 200, 0, 0, 0, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
 		CHECK(serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0);
@@ -147,7 +147,7 @@ struct h100_8b {
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
 	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0 };
-	const struct serve_load ld = { 1000, 200, rate };
+	const struct serve_load ld = { 1000, 200, rate, 0, 0, 0 };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");
 	f->g = catalog_gpu(&cat, "H100-SXM");
@@ -773,7 +773,7 @@ TEST(sglang_graph_cap)
 	 * front end (serve_calib frontend_s) */
 	struct serve_config c = f.cfg;
 	c.engine = ENGINE_SGLANG;
-	struct serve_load ld = { 32, 128, 0.01 };
+	struct serve_load ld = { 32, 128, 0.01, 0, 0, 0 };
 	struct serve_result r;
 	struct hp_err err = { 0 };
 	CHECK(serve_evaluate(&f.p, f.m, &c, &ld, NULL, &r, &err) == 0 && r.fits);
