@@ -1084,29 +1084,37 @@ static double batch_prefill_wait(const struct inst *in, double n, double isl, do
 
 /* A batching client (serve_load.batch_window_s): the interval J between
  * the batches one engine gets and a request's mean hold in the client.
- * Requests reach the client at L = rate x engines; a batch leaves at the
- * first event after the window has passed since the last send (the
- * client checks on each arrival: I = w + an exponential residual of mean
- * 1 / L) or when batch_max have queued (I = batch_max / L), whichever is
- * first; each engine gets every engines-th batch, J = engines x I. The
- * hold of a request is the residual of that renewal interval seen from a
- * random arrival, E[I^2] / (2 E[I]) with E[I^2] = w^2 + 2 w / L + 2 / L^2
- * (the deterministic full batch: I / 2). */
-static void client_batches(const struct serve_load *ld, double *J, double *hold)
+ * The client's loop (AMD's MLPerf SUT, batch_samples_loop): a send opens
+ * a window of w seconds; a request that arrives inside it waits for its
+ * end, and the batch leaves at the first event after it (the next
+ * arrival, or the timeout of the wait for one: a residual delta = (1 -
+ * exp(-L w)) / L, L = rate x engines), so a busy window lasts w' = w +
+ * delta and its requests are held w' / 2 on average (taken as a fixed
+ * length). A window that ends empty leaves the client idle: the next
+ * request is sent at once and opens a window. Windows run on while each
+ * has an arrival (probability 1 - exp(-L w')), so per idle arrival there
+ * are exp(L w') sends and 1 + L w' exp(L w') requests: a share 1 / (1 +
+ * L w' exp(L w')) is not held, the mean batch is exp(-L w') + L w', and
+ * each engine gets every engines-th batch. At batch_max queued requests a
+ * batch leaves at once (batches of batch_max every batch_max / L, held
+ * half that). */
+void serve_client_batches(const struct serve_load *ld, double *J, double *hold)
 {
 	*J = *hold = 0;
 	if (!(ld->batch_window_s > 0) || !(ld->rate > 0))
 		return;
 	double eng = ld->batch_engines > 1 ? ld->batch_engines : 1;
 	double L = ld->rate * eng, w = ld->batch_window_s;
-	double I = w + 1 / L;
-	if (ld->batch_max > 0 && ld->batch_max / L < I) {
+	double wb = w - expm1(-L * w) / L;
+	double x = L * wb, run = x < 700 ? x * exp(x) : HUGE_VAL;
+	double kb = (x < 700 ? exp(-x) : 0) + x;
+	if (ld->batch_max > 0 && ld->batch_max < kb) {
 		*J = eng * ld->batch_max / L;
 		*hold = ld->batch_max / L / 2;
 		return;
 	}
-	*J = eng * I;
-	*hold = (w * w + 2 * w / L + 2 / (L * L)) / (2 * I);
+	*J = eng * kb / L;
+	*hold = wb / 2 * (isfinite(run) ? run / (1 + run) : 1);
 }
 
 /* Below saturation at lam requests/s: the running batch, TPOT and TTFT
@@ -1257,7 +1265,7 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 	double cap_tok = inst_setup(p, m, cfg, ld, calib, &in, &max_batch, r, err);
 	if (cap_tok < 0)
 		return -1;
-	client_batches(ld, &in.batch_J, &in.wait_h);
+	serve_client_batches(ld, &in.batch_J, &in.wait_h);
 	const struct serve_engine_profile *e = in.e;
 	double isl = ld->isl, osl = ld->osl;
 	double per_seq = e->kv_reserve_full ? isl + osl : isl + osl / 2;

@@ -201,6 +201,12 @@ struct serve_result {
 	double t_gemm, t_attn, t_comm, t_overhead;
 };
 
+/* A batching client's effect on one engine (serve_load.batch_window_s;
+ * the model in serve_perf.c): *batch_J, the mean seconds between the
+ * batches the engine gets, and *hold_s, a request's mean wait in the
+ * client; both 0 when ld has no window or no rate. */
+void serve_client_batches(const struct serve_load *ld, double *batch_J, double *hold_s);
+
 /* Evaluate config cfg of model m on pool p (its GPU and node fabric).
  * calib NULL: defaults. Returns 0 (also when it does not fit: r->fits 0 and
  * r->why say why), or -1 with err for an impossible configuration (tp not a

@@ -830,6 +830,65 @@ TEST(overlap_sched)
 	}
 }
 
+/* A client that batches requests (AMD's MLPerf SUT, batch_samples_loop:
+ * a send opens a window of w s; a request in it waits for its end, and
+ * the batch leaves at the next arrival or a w-long timeout; the batch
+ * goes to one engine, the engines in turn). By hand, w = 0.3 s:
+ *  - 8 engines at 9.2075 req/s (MLPerf v4.1, 8 x MI300X): L = 73.66/s,
+ *    the residual (1 - e^(-22.098)) / 73.66 = 0.013576 s, w' = 0.313576;
+ *    held w'/2 = 0.156788 s (L w' e^(L w') is ~1e11: all are held); a
+ *    batch holds e^(-23.098) + 23.098 = 23.098 requests, so an engine
+ *    gets one every 8 x 23.098 / 73.66 = 2.5086 s;
+ *  - 0.01 req/s, one engine: a request is sent on arrival unless the
+ *    last send was under w ago: held (0.3 + 0.29955) / 2 x 0.0060317 /
+ *    1.0060317 = 0.0017973 s on average, one request per batch, J = 100 s;
+ *  - 800 req/s over 8 engines, at most 96 per batch: 240 would queue in
+ *    a window, so batches of 96 every 0.12 s, held 0.06 s, J = 0.96 s.
+ * With the hold and the batch arriving together, a prompt's first token
+ * comes later than with the same rate sent on arrival, by more than the
+ * hold on an engine that runs prompts apart (SGLang: a batch of prompts
+ * is one prefill call, longer than one prompt's). */
+TEST(client_batches)
+{
+	double J, hold;
+	struct serve_load ld = { 222, 293, 9.2075, 0.3, 96, 8 };
+	serve_client_batches(&ld, &J, &hold);
+	CHECK_NEAR(J, 2.5086, 1e-3);
+	CHECK_NEAR(hold, 0.156788, 1e-5);
+	ld.rate = 0.01;
+	ld.batch_engines = 1;
+	serve_client_batches(&ld, &J, &hold);
+	CHECK_NEAR(J, 100.0, 0.01);
+	CHECK_NEAR(hold, 0.0017973, 1e-4);
+	ld.rate = 100;
+	ld.batch_engines = 8;
+	serve_client_batches(&ld, &J, &hold);
+	CHECK_NEAR(J, 0.96, 1e-9);
+	CHECK_NEAR(hold, 0.06, 1e-9);
+	ld.batch_window_s = 0;
+	serve_client_batches(&ld, &J, &hold);
+	CHECK(J == 0 && hold == 0);
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 0) == 0);
+	if (!f.m)
+		return;
+	struct hp_err err = { 0 };
+	struct serve_result sat, a, b;
+	f.cfg.engine = ENGINE_SGLANG;
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &f.ld, NULL, &sat, &err) == 0 && sat.fits);
+	struct serve_load on = f.ld;
+	on.rate = 0.5 * sat.req_s_max;
+	struct serve_load off = on;
+	on.batch_window_s = 0.3;
+	on.batch_max = 96;
+	on.batch_engines = 1;
+	serve_client_batches(&on, &J, &hold);
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &on, NULL, &a, &err) == 0);
+	CHECK(serve_evaluate(&f.p, f.m, &f.cfg, &off, NULL, &b, &err) == 0);
+	CHECK(hold > 0.1 && a.ttft_s.mean - b.ttft_s.mean > hold);
+	CHECK(a.out_tps_max == b.out_tps_max);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -847,6 +906,7 @@ int main(void)
 	RUN(prefill_apart);
 	RUN(sglang_prefill_first);
 	RUN(overlap_sched);
+	RUN(client_batches);
 	RUN(buckets);
 	RUN(fleet_brute_force);
 	RUN(fleet_two_buckets);
