@@ -235,8 +235,9 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    float16, bfloat16, float32 or tf32 (no FP8) and model.checkpoint as
  *    the share of layers recomputed whole (no selective recomputation).
  *    The pipeline splits layers with partition_uniform
- *    (internlm/solver/pipeline_utils.py): stages differ by at most one
- *    layer per chunk, and it asserts the layers divide into the chunks.
+ *    (internlm/solver/pipeline_utils.py): per chunk, every stage gets
+ *    layers / pp and the last layers % pp stages one more; it asserts the
+ *    layers divide into the chunks. No other split is expressible.
  *  - Both: hetplan's rows model dense models (InternLM's MoE code came
  *    after the row's commit; DLE BERT has none): no expert parallelism. */
 static void rules_estimate_only(struct verdict *v, const struct plan *p)
@@ -267,10 +268,19 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, IL, "selective recomputation (model.checkpoint recomputes whole layers)");
 	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
-	if (layers % chunks)
+	if (layers % chunks) {
 		deny(v, IL, "%d layers do not split into %d chunks", layers, chunks);
-	else if (mx - mn > chunks)
-		deny(v, IL, "layer split beyond partition_uniform's (%d to %d per stage)", mn, mx);
+		return;
+	}
+	/* partition_uniform: per chunk, stage s gets per / pp layers, one
+	 * more on the last per % pp stages; a stage with none is an error. */
+	int per = layers / chunks, cs = per / pp, left = pp - per % pp;
+	for (int s = 0; s < pp; s++)
+		if (!cs || stage_layers(&rep->stages[s]) != chunks * (cs + (s >= left))) {
+			deny(v, IL, "layer split other than partition_uniform's (%d to %d per stage)",
+			     mn, mx);
+			return;
+		}
 }
 
 /* The verdict on p: every rule applied. Returns 0, or -1 for an empty
