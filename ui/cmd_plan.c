@@ -352,7 +352,8 @@ static void fw_note(char *buf, size_t n, enum hp_framework f)
 		snprintf(buf, n, "--framework %s is estimate-only: every plan runs on it as one job "
 			 "and is estimated with its behaviour (%s); hetplan launch writes no "
 			 "config for it (exit 2); RUNS ON names the stock frameworks that could "
-			 "run each plan too", framework_name(f), framework_get(f)->display);
+			 "run each plan too; limits: docs/runnable.md", framework_name(f),
+			 framework_get(f)->display);
 }
 
 static void print_table(struct sbuf *o, const struct search_result *res, const struct cluster *c,
