@@ -200,7 +200,25 @@ static void man_end(struct sbuf *b)
 	sbuf_add(b, ".\\\" END fields\n");
 }
 
-/* estimate options: ".TP", the flag and its value, the doc paragraph. */
+/* "{NAME}: `a`, `b` or `c`." for an enum whose .arg stands for its
+ * names; returns buf. */
+static const char *enum_markup(const struct hp_field *f, char *buf, size_t n)
+{
+	int len = snprintf(buf, n, "%s:", f->arg);
+	for (int i = 0; i < f->enm->n && len > 0 && (size_t)len < n; i++) {
+		const char *sep = i == 0 ? " " : i == f->enm->n - 1 ? " or " : ", ";
+		int w = snprintf(buf + len, n - (size_t)len, "%s`%s`", sep, f->enm->name(i));
+		if (w < 0)
+			break;
+		len += w;
+	}
+	if (len > 0 && (size_t)len + 1 < n)
+		snprintf(buf + len, n - (size_t)len, ".");
+	return buf;
+}
+
+/* estimate options: ".TP", the flag and its value, the doc paragraph
+ * (and an enum's names when its value reads {NAME}). */
 static void man_flags(struct sbuf *b, const struct hp_field_table *t)
 {
 	char name[64];
@@ -208,7 +226,7 @@ static void man_flags(struct sbuf *b, const struct hp_field_table *t)
 	man_begin(b, name);
 	for (int i = 0; i < t->n; i++) {
 		const struct hp_field *f = &t->f[i];
-		char arg[160];
+		char arg[256];
 		if (!f->flag)
 			continue;
 		sbuf_add(b, ".TP\n");
@@ -219,6 +237,11 @@ static void man_flags(struct sbuf *b, const struct hp_field_table *t)
 		}
 		sbuf_addc(b, '\n');
 		roff_doc(b, f);
+		if (f->kind == FK_ENUM && f->arg) {
+			/* .arg hides the names: list them once, from the enum. */
+			sbuf_add(b, "\n\\&");
+			roff_text(b, enum_markup(f, arg, sizeof arg));
+		}
 		sbuf_addc(b, '\n');
 	}
 	man_end(b);

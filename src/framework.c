@@ -108,6 +108,7 @@
 #include "framework.h"
 
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -215,7 +216,25 @@ int framework_parse_estimate(const char *s, enum hp_framework *out)
 	return framework_parse(s, out);
 }
 
-const char *framework_list(void)
+int framework_launchable(enum hp_framework f)
 {
-	return "any, megatron-core, megatron-lm, deepspeed, torchtitan";
+	assert((unsigned)f < FW_ROWS);
+	return (unsigned)f < FW_COUNT;
+}
+
+const char *framework_list(enum fw_list which, char *buf, size_t n)
+{
+	size_t len = 0;
+	assert(n > 0);
+	buf[0] = '\0';
+	for (int i = FW_ANY + 1; i < FW_ROWS && len < n; i++) {
+		if ((which == FW_LIST_LAUNCHABLE && i >= FW_COUNT) ||
+		    (which == FW_LIST_ESTIMATE_ONLY && i < FW_COUNT))
+			continue;
+		int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", rows[i].name);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	return buf;
 }

@@ -9,9 +9,11 @@
  * FW_ANY is "no framework chosen": the planner may pick any row; a plan
  * carrying FW_ANY is estimated with the megatron-core row.
  *
- * Rows from FW_COUNT up to FW_ROWS are estimate-only: perf_estimate runs
- * them, but the planner, runs_on, launch and the plan keys do not offer
- * them yet (framework_parse does not accept their names). FW_PYTORCH_DDP
+ * Rows from FW_COUNT up to FW_ROWS are estimate-only: plans, plan files,
+ * `estimate` and `plan --framework` take their names, perf_estimate runs
+ * them and runs_on.c has their rules, but hetplan writes no launch config
+ * for them (framework_launchable is 0; launch refuses them), and the
+ * planner considers them only when --framework names one. FW_PYTORCH_DDP
  * and FW_PYTORCH_DDP_2020: plain PyTorch eager modules under apex AMP O2
  * and apex DistributedDataParallel, as NVIDIA DeepLearningExamples' BERT
  * fine-tuning runs, in its 2022 and 2020 model code (the blind rows of
@@ -21,13 +23,16 @@
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
+#include <stddef.h>
+
 enum hp_framework {
 	FW_ANY,
 	FW_MEGATRON_CORE,   /* Megatron-Core as NVIDIA's performance recipes run it */
 	FW_MEGATRON_LM,     /* Megatron-LM of 2021-22 (no overlaps) */
 	FW_DEEPSPEED,       /* DeepSpeed ZeRO (Megatron-DeepSpeed or HF) */
 	FW_TORCHTITAN,      /* torchtitan: FSDP2 + TP + PP (+ CP) */
-	FW_COUNT,           /* the frameworks plans, the planner and launch know */
+	FW_COUNT,           /* the launchable frameworks: the planner's default
+			     * search and hetplan launch */
 	FW_PYTORCH_DDP = FW_COUNT,   /* estimate-only: eager PyTorch + apex AMP/DDP */
 	FW_PYTORCH_DDP_2020,         /* the same, with the 2020 model code's copies */
 	FW_INTERNLM,                 /* estimate-only: InternLM's trainer, Hybrid Zero */
@@ -104,10 +109,10 @@ struct framework_info {
  * row's settings under the name "any". */
 const struct framework_info *framework_get(enum hp_framework f);
 
-/* "any", "megatron-core" (aliases "mcore", "megatron"), "megatron-lm",
- * "deepspeed", "torchtitan" (aliases "titan", "ds"), ignoring case: the
- * frameworks below FW_COUNT only. Returns 0 and sets *out, or -1 for an
- * unknown name (*out untouched). */
+/* A launchable framework's name ("any", "megatron-core", ...: a row below
+ * FW_COUNT) or an alias ("mcore" and "megatron" for megatron-core,
+ * "titan", "ds"), ignoring case. Returns 0 and sets *out, or -1 for an
+ * unknown or estimate-only name (*out untouched). */
 int framework_parse(const char *s, enum hp_framework *out);
 /* HBM bytes per local parameter of f's optimizer step: the row's
  * opt_bytes_per_param in a 16-bit run, FW_OPT_BYTES_DEFAULT when fp32_run
@@ -119,14 +124,24 @@ double framework_opt_bytes(enum hp_framework f, int fp32_run);
  * (0-2) embedding or output layers. At least 1, at most ranks. */
 double framework_bcast_owners(int layers, int gated, int ends, int ranks);
 /* framework_parse, and the estimate-only rows' names too (FW_COUNT up to
- * FW_ROWS): for what `hetplan estimate` may run, not for plans the
- * planner or launch make. */
+ * FW_ROWS): every row. What the plan key "framework" (files, `estimate`
+ * and `launch` flags, the TUI's Edit plan) and `plan --framework` take;
+ * launch then refuses a row framework_launchable says no to. Same return. */
 int framework_parse_estimate(const char *s, enum hp_framework *out);
+/* 1 when hetplan writes launch configs for f (f below FW_COUNT: FW_ANY
+ * and the stock frameworks), 0 for the estimate-only rows. f must be
+ * below FW_ROWS (assert). */
+int framework_launchable(enum hp_framework f);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 
-/* "any, megatron-core, megatron-lm, deepspeed, torchtitan" for messages
- * (static). */
-const char *framework_list(void);
+/* Which rows framework_list names. */
+enum fw_list { FW_LIST_ALL, FW_LIST_LAUNCHABLE, FW_LIST_ESTIMATE_ONLY };
+/* The names of the rows `which` selects, FW_ANY excluded, in table order,
+ * separated by ", " ("megatron-core, megatron-lm, deepspeed, torchtitan"
+ * for FW_LIST_LAUNCHABLE), into buf (n bytes, truncated to fit, always
+ * NUL-terminated); returns buf. From the table, so messages and help
+ * cannot drift from it. */
+const char *framework_list(enum fw_list which, char *buf, size_t n);
 
 #endif

@@ -767,12 +767,27 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	}
 }
 
+int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)
+{
+	enum hp_framework f = p->framework;
+	if (framework_launchable(f))
+		return 0;
+	char ok[160];
+	return hp_err_set(err, HP_EXIT_USAGE,
+			  "%s: %s is estimate-only: hetplan has no launcher for %s; launch "
+			  "writes configs for %s (hetplan estimate and plan take it)",
+			  where ? where : "launch", framework_name(f),
+			  framework_get(f)->display, framework_list(FW_LIST_LAUNCHABLE, ok, sizeof ok));
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
 {
 	if ((int)f < 0 || f >= LAUNCH_FORMAT_COUNT)
 		return hp_err_set(err, HP_EXIT_USAGE, "launch: unknown format %d", (int)f);
+	if (launch_refuses(p, NULL, err) < 0)
+		return -1;
 	struct sbuf b, nb;
 	sbuf_init(&b);
 	sbuf_init(&nb);

@@ -22,12 +22,20 @@ enum launch_format { LAUNCH_MEGATRON, LAUNCH_SLURM, LAUNCH_DEEPSPEED, LAUNCH_TOR
  * training.steps. Returns 0 with *out
  * (NUL-terminated, *len bytes) and *notes (one line per thing the format
  * cannot express, "" when none); the caller frees both. version goes into
- * the generated comments. Fails with -1 and err only on a bad format. The
+ * the generated comments. Fails with -1 and err (HP_EXIT_USAGE) only on
+ * a bad format or an estimate-only framework (launch_refuses). The
  * DeepSpeed output is JSON: the config itself, or for a heterogeneous plan
  * {"pieces":[{"replica_group","pool","replicas","config"}],"cannot_express":[...]}. */
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err);
+
+/* 0 when hetplan writes launch configs for p's framework (any, or a
+ * stock framework: framework_launchable); else -1 with err (code
+ * HP_EXIT_USAGE) naming the framework, saying it is estimate-only and
+ * which frameworks launch takes. where (may be NULL: "launch") starts
+ * the message: the flag or file the framework came from. */
+int launch_refuses(const struct plan *p, const char *where, struct hp_err *err);
 
 /* "megatron", "slurm" (alias "torchrun"), "deepspeed", "torchtitan",
  * ignoring case. Returns 0 and sets *f, or -1 for any other name. */

@@ -279,8 +279,10 @@ static int parse_stage(struct stage *st, const cJSON *o, const char *file,
  * outputs printed beside a plan are not settings; they are listed in
  * plan_output_keys so a printed plan reads back. */
 
-FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_COUNT, framework_name,
-	    framework_parse);
+/* Every framework row, the estimate-only ones too (framework.h): a plan
+ * may name any; launch refuses those framework_launchable says no to. */
+FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_ROWS, framework_name,
+	    framework_parse_estimate);
 FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_name,
 	    plan_recompute_parse);
 FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
@@ -390,12 +392,15 @@ static const struct hp_field plan_field_list[] = {
 	{ .key = "framework", .flag = "framework", .kind = FK_ENUM, .off = PF(framework),
 	  .enm = &plan_framework_enum, .arg = "{NAME}",
 	  .help = "the framework that runs it, for its defaults",
-	  .doc = "What runs the plan: `megatron-core` (alias `megatron`), `megatron-lm` "
-		 "(2021-22 behaviour), `deepspeed`, `torchtitan`, or `any` (estimated as "
-		 "megatron-core). It sets the defaults of the three overlaps below, the dtype "
-		 "gradients are reduced in, and the attention kernel class on Hopper and later "
-		 "(Transformer Engine's cuDNN attention for megatron-core, FlashAttention-2 "
-		 "class kernels otherwise)." },
+	  .doc = "What runs the plan (`megatron` and `mcore` name megatron-core; `any` is "
+		 "estimated as megatron-core; `megatron-lm` is its 2021-22 behaviour). It sets "
+		 "the defaults of the three overlaps below, the dtype gradients are reduced in, "
+		 "and the attention kernel class on Hopper and later (Transformer Engine's cuDNN "
+		 "attention for megatron-core, FlashAttention-2 class kernels otherwise); the "
+		 "estimate-only rows (`hetplan plan --help` names them) also set their layer "
+		 "kernels, gradient buckets and optimizer step. Every name estimates and plans; "
+		 "`hetplan launch` refuses an estimate-only one (exit 2): hetplan has no "
+		 "launcher for it." },
 	{ .key = "tp_overlap", .flag = "tp-overlap", .kind = FK_BOOL, .off = PF(tp_overlap),
 	  .names = on_off, .effective = eff_tp_overlap,
 	  .help = "TP collectives behind GEMMs; absent: the framework's default",

@@ -12,6 +12,11 @@
  *                  (deepspeed/runtime/pipe/), with the model's TP coming
  *                  from Megatron-DeepSpeed.
  *   torchtitan     torchtitan main (FSDP2 + TP + PP + CP + EP).
+ * and the estimate-only rows (framework.h), which hetplan estimates and
+ * plans for but does not launch:
+ *   pytorch-ddp(-2020)  NVIDIA DeepLearningExamples' BERT run_squad.py:
+ *                  eager PyTorch under apex AMP O2 and apex DDP.
+ *   internlm       InternLM's trainer of August 2023 (Hybrid Zero).
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -27,10 +32,12 @@
 #define MLM B(FW_MEGATRON_LM)
 #define DS B(FW_DEEPSPEED)
 #define TITAN B(FW_TORCHTITAN)
+#define DDP (B(FW_PYTORCH_DDP) | B(FW_PYTORCH_DDP_2020))
+#define IL B(FW_INTERNLM)
 
 struct verdict {
 	unsigned mask;
-	char reason[FW_COUNT][160];
+	char reason[FW_ROWS][160];
 	char all[200];        /* a rule that rules out every framework */
 };
 
@@ -43,7 +50,7 @@ static void deny(struct verdict *v, unsigned fws, const char *fmt, ...)
 	va_end(ap);
 	if ((fws & RUNS_ON_ALL) == RUNS_ON_ALL && !v->all[0] && v->mask == RUNS_ON_ALL)
 		hp_strlcpy(v->all, msg, sizeof v->all);
-	for (int f = 1; f < FW_COUNT; f++)
+	for (int f = 1; f < FW_ROWS; f++)
 		if ((fws & B(f)) && (v->mask & B(f))) {
 			hp_strlcpy(v->reason[f], msg, sizeof v->reason[f]);
 			v->mask &= ~B(f);
@@ -213,19 +220,108 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 		deny(v, MLM | DS, "FP8 training");
 }
 
+/* The estimate-only rows (framework.h). Each is stricter than
+ * Megatron-Core on every rule here, so what they run, it runs too.
+ *  - pytorch-ddp: run_squad.py (read at NVIDIA/DeepLearningExamples
+ *    @0663b67c; framework.c's commits run the same loop) wraps the whole
+ *    model in apex DistributedDataParallel (model = DDP(model)): data
+ *    parallelism only, the optimizer replicated (FusedAdam under amp, or
+ *    BertAdam). Its arguments offer --fp16 (amp opt_level O2) or fp32,
+ *    and no activation checkpointing.
+ *  - internlm: configs/7B_sft.py's parallel dict (zero1, tensor,
+ *    pipeline, sequence_parallel) at @01e7fd61: Hybrid Zero shards the
+ *    optimizer only (ZeRO-1; zero1=1 is none); no context parallelism.
+ *    internlm/initialize/launch.py's args_sanity_check takes model.dtype
+ *    float16, bfloat16, float32 or tf32 (no FP8) and model.checkpoint as
+ *    the share of layers recomputed whole (no selective recomputation).
+ *    The pipeline splits layers with partition_uniform
+ *    (internlm/solver/pipeline_utils.py): per chunk, every stage gets
+ *    layers / pp and the last layers % pp stages one more; it asserts the
+ *    layers divide into the chunks. No other split is expressible.
+ *  - Both: hetplan's rows model dense models (InternLM's MoE code came
+ *    after the row's commit; DLE BERT has none): no expert parallelism. */
+static void rules_estimate_only(struct verdict *v, const struct plan *p)
+{
+	const struct replica *rep = &p->replicas[0];
+	int pp = rep->n_stages, mn = 1 << 30, mx = 0, layers = 0;
+	for (int s = 0; s < pp; s++) {
+		mn = HP_MIN(mn, stage_layers(&rep->stages[s]));
+		mx = HP_MAX(mx, stage_layers(&rep->stages[s]));
+		layers += stage_layers(&rep->stages[s]);
+	}
+	if (rep->stages[0].tp > 1 || pp > 1)
+		deny(v, DDP, "TP or PP (apex DDP: data parallelism only)");
+	if (p->zero >= 1)
+		deny(v, DDP, "ZeRO-%d (apex DDP replicates the optimizer)", p->zero);
+	if (p->zero >= 2)
+		deny(v, IL, "ZeRO-%d (Hybrid Zero shards the optimizer only: ZeRO-1)", p->zero);
+	if (p->precision == HP_BF16)
+		deny(v, DDP, "bf16 (run_squad.py: --fp16 or fp32)");
+	if (p->precision == HP_FP8)
+		deny(v, DDP | IL, "FP8 training");
+	if (p->cp > 1)
+		deny(v, DDP | IL, "context parallelism (CP %d)", p->cp);
+	if (p->ep > 1)
+		deny(v, DDP | IL, "expert parallelism (EP %d; the row models dense models)", p->ep);
+	if (p->recompute != RC_NONE)
+		deny(v, DDP, "recomputation (run_squad.py has no checkpointing flag)");
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, IL, "selective recomputation (model.checkpoint recomputes whole layers)");
+	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
+	if (layers % chunks) {
+		deny(v, IL, "%d layers do not split into %d chunks", layers, chunks);
+		return;
+	}
+	/* partition_uniform: per chunk, stage s gets per / pp layers, one
+	 * more on the last per % pp stages; a stage with none is an error. */
+	int per = layers / chunks, cs = per / pp, left = pp - per % pp;
+	for (int s = 0; s < pp; s++)
+		if (!cs || stage_layers(&rep->stages[s]) != chunks * (cs + (s >= left))) {
+			deny(v, IL, "layer split other than partition_uniform's (%d to %d per stage)",
+			     mn, mx);
+			return;
+		}
+}
+
+/* The verdict on p: every rule applied. Returns 0, or -1 for an empty
+ * plan (v->mask 0). */
+static int verdict_of(const struct plan *p, const struct cluster *c, struct verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->mask = RUNS_ON_ALL;
+	if (p->n_replicas < 1 || p->replicas[0].n_stages < 1) {
+		v->mask = 0;
+		return -1;
+	}
+	rules_shared(v, p, c);
+	if (v->mask) {
+		rules_framework(v, p);
+		rules_estimate_only(v, p);
+	}
+	return 0;
+}
+
+void runs_on_why_row(const struct plan *p, const struct cluster *c, enum hp_framework f,
+		     char *why, size_t n)
+{
+	struct verdict v;
+	if (!n)
+		return;
+	why[0] = '\0';
+	if (verdict_of(p, c, &v) < 0)
+		snprintf(why, n, "empty plan");
+	else if (f > FW_ANY && f < FW_ROWS && !(v.mask & B(f)))
+		snprintf(why, n, "%s", v.reason[f][0] ? v.reason[f] : v.all);
+}
+
 unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n)
 {
 	struct verdict v;
-	memset(&v, 0, sizeof v);
-	v.mask = RUNS_ON_ALL;
-	if (p->n_replicas < 1 || p->replicas[0].n_stages < 1) {
+	if (verdict_of(p, c, &v) < 0) {
 		if (why && n)
 			snprintf(why, n, "empty plan");
 		return 0;
 	}
-	rules_shared(&v, p, c);
-	if (v.mask)
-		rules_framework(&v, p);
 	if (why && n) {
 		why[0] = '\0';
 		if (v.all[0]) {
@@ -255,13 +351,15 @@ enum hp_framework runs_on_pick(unsigned mask)
 	return FW_ANY;
 }
 
-static char *names(unsigned mask, char *buf, size_t n, const char *const *nm, const char *sep)
+/* The stock frameworks' bits of mask by name, joined with sep; the
+ * estimate-only rows' bits (f >= FW_COUNT) are left out. */
+static char *names(unsigned mask, char *buf, size_t n, const char *(*nm)(int f), const char *sep)
 {
 	size_t k = 0;
 	buf[0] = '\0';
 	for (int f = 1; f < FW_COUNT && k < n; f++)
 		if (mask & B(f)) {
-			int w = snprintf(buf + k, n - k, "%s%s", k ? sep : "", nm[f]);
+			int w = snprintf(buf + k, n - k, "%s%s", k ? sep : "", nm(f));
 			if (w < 0)
 				break;
 			k += (size_t)w;
@@ -271,15 +369,24 @@ static char *names(unsigned mask, char *buf, size_t n, const char *const *nm, co
 	return buf;
 }
 
+static const char *long_name(int f)
+{
+	return framework_name((enum hp_framework)f);
+}
+
+/* Short names for the RUNS ON column, stock frameworks only. */
+static const char *short_name(int f)
+{
+	static const char *const nm[FW_COUNT] = { "any", "mcore", "mlm", "ds", "titan" };
+	return f >= 0 && f < FW_COUNT ? nm[f] : "?";
+}
+
 char *runs_on_names(unsigned mask, char *buf, size_t n)
 {
-	static const char *const nm[FW_COUNT] = { "any", "megatron-core", "megatron-lm",
-						  "deepspeed", "torchtitan" };
-	return names(mask, buf, n, nm, ", ");
+	return names(mask, buf, n, long_name, ", ");
 }
 
 char *runs_on_short(unsigned mask, char *buf, size_t n)
 {
-	static const char *const nm[FW_COUNT] = { "any", "mcore", "mlm", "ds", "titan" };
-	return names(mask, buf, n, nm, "+");
+	return names(mask, buf, n, short_name, "+");
 }

@@ -13,15 +13,23 @@
 
 #include <stddef.h>
 
-/* Every concrete framework's bit (1u << FW_x, FW_ANY excluded). */
-#define RUNS_ON_ALL (((1u << FW_COUNT) - 1) & ~1u)
+/* Every framework row's bit (1u << FW_x, FW_ANY excluded), the
+ * estimate-only rows' too (framework.h), and the launchable ones' only:
+ * the stock frameworks hetplan writes launch configs for. */
+#define RUNS_ON_ALL (((1u << FW_ROWS) - 1) & ~1u)
+#define RUNS_ON_STOCK (((1u << FW_COUNT) - 1) & ~1u)
 
 /* The frameworks that run p on c as one job, as a mask of 1u << FW_x
- * (never FW_ANY's bit). why (n bytes, may be NULL) receives the reasons
- * the others cannot, one clause per framework or one for all, "" when
- * every framework runs it. The plan's own `framework` and overlap keys
- * are ignored (this is what could run it; a framework without an overlap
- * switch runs with its own default). Never fails. */
+ * (never FW_ANY's bit), estimate-only rows included: the planner's
+ * --framework filter reads their bits. Every plan an estimate-only row
+ * runs, megatron-core runs too (their rules are stricter; test_runs_on.c
+ * checks it), so `mask & RUNS_ON_STOCK` is 0 only when the mask is.
+ * why (n bytes, may be NULL) receives the reasons the stock frameworks
+ * cannot, one clause per framework or one for all, "" when every stock
+ * framework runs it; the estimate-only rows' reasons are not listed
+ * (runs_on_why_row gives one). The plan's own `framework` and overlap
+ * keys are ignored (this is what could run it; a framework without an
+ * overlap switch runs with its own default). Never fails. */
 unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n);
 
 /* The framework a plan with this mask is best given: Megatron-Core first
@@ -29,8 +37,16 @@ unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, 
  * DeepSpeed, Megatron-LM; FW_ANY for an empty mask. */
 enum hp_framework runs_on_pick(unsigned mask);
 
-/* "megatron-core, torchtitan" or "none" into buf (n bytes, truncated to
- * fit, always NUL-terminated); returns buf. Never fails. */
+/* Why framework f (a concrete row, estimate-only ones included) cannot
+ * run p on c as one job, into why (n bytes): "" when it can. Never
+ * fails. */
+void runs_on_why_row(const struct plan *p, const struct cluster *c, enum hp_framework f,
+		     char *why, size_t n);
+
+/* The stock frameworks of mask, "megatron-core, torchtitan", or "none",
+ * into buf (n bytes, truncated to fit, always NUL-terminated); the
+ * estimate-only rows' bits are not named (RUNS ON lists what `hetplan
+ * launch` can write). Returns buf. Never fails. */
 char *runs_on_names(unsigned mask, char *buf, size_t n);
 
 /* 1 when replicas a and b have the same pipeline layout: as many stages,

@@ -201,4 +201,60 @@ expect 2 "site: expected at most 47 bytes, got 48" \
 expect 0 "" $H estimate --pool "1x8xH100-SXM,provider=aaaaaaaaaaaaaaaaaaaaaaa,region=eu-west-1" \
 	-m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
 
+# --- every framework row can be named (issue 12) ---------------------------
+# InternLM 7B's trainer at InternLM/InternLM @01e7fd61 (the internlm row):
+# configs/7B_sft.py sets zero_overlap_communication True (gradient reduce
+# and parameter broadcasts overlapped), that code has no TP communication
+# overlap, and hybrid_zero_optim.py's reduce_tensor all-reduces each
+# gradient bucket over the DP group in the parameters' dtype (bf16 here).
+# Hand calculation for llama3.1-8b (Meta's 8,030,261,248 parameters:
+# embedding and output 2 x 128256 x 4096 = 1,050,673,152; per layer
+# q 4096^2 + k, v 2 x 4096 x 1024 + o 4096^2 = 41,943,040, MLP 3 x 4096 x
+# 14336 = 176,160,768, two norms 8,192: 218,112,000 x 32 = 6,979,584,000;
+# final norm 4,096): InternLM all-reduces 2 B x 8,030,261,248 =
+# 16,060,522,496 bytes a step, where Megatron-Core's distributed optimizer
+# reduce-scatters fp32 gradients under bf16 (arguments.py), 4 B each =
+# 32,121,044,992 bytes.
+IL="$H estimate --pool 2x8xA100-SXM4-80GB,nics=4,nic_gbps=100 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 1 --recompute full --format json"
+expect 0 "" $IL --framework internlm
+json "p = d['plan']; assert (p['framework'], p['tp_overlap'], p['grad_overlap'], p['param_overlap'], p['grad_reduce_fp32']) == ('internlm', False, True, True, False), p"
+json "c = [x for x in d['comm'] if x['dim'] == 'dp']; assert [(x['collective'], x['bytes'], x['group']) for x in c] == [('allreduce', 16060522496, 16)], c"
+cp "$T/out" "$T/il.json"
+python3 -c "import json; json.dump(json.load(open('$T/il.json'))['plan'], open('$T/il.plan.json', 'w'))"
+expect 0 "" $IL --framework megatron-core
+json "c = [x for x in d['comm'] if x['dim'] == 'dp']; assert [(x['collective'], x['bytes'])  for x in c] == [('reducescatter', 32121044992)], c"
+# names ignore case, as the stock ones do
+expect 0 "" $IL --framework InternLM
+json "assert d['plan']['framework'] == 'internlm', d['plan']"
+# The printed plan reads back (estimate --plan) naming the same row and
+# giving the same step; a hand-written plan file may name any row.
+expect 0 "" $H estimate --pool 2x8xA100-SXM4-80GB,nics=4,nic_gbps=100 -m llama3.1-8b --plan "$T/il.plan.json" --format json
+python3 -c "
+import json; a = json.load(open('$T/il.json')); b = json.load(open('$T/out'))
+assert b['plan']['framework'] == 'internlm' and b['step_time_s'] == a['step_time_s'], (b['plan']['framework'], a['step_time_s'], b['step_time_s'])" && ok ||
+	bad "internlm plan file round trip"
+printf '{"mbs": 4, "gbs": 32, "precision": "fp16", "framework": "pytorch-ddp-2020", "replicas": [{"count": 8, "stages": [{"pool": "v", "first_layer": 0, "last_layer": 23}]}]}' >"$T/ddp.json"
+expect 0 "" $H estimate --pool 1x8xV100-SXM2-32GB,name=v -m gpt-1.7b --plan "$T/ddp.json" --format json
+json "p = d['plan']; assert (p['framework'], p['grad_overlap'], p['tp_overlap']) == ('pytorch-ddp-2020', True, False), p"
+# Bad names: exit 2 (a flag) or 3 (a file), naming the flag or the key and
+# every row's name.
+ALL="any, megatron-core, megatron-lm, deepspeed, torchtitan, pytorch-ddp, pytorch-ddp-2020 or internlm"
+expect 2 "hetplan estimate: --framework: expected $ALL, got 'internlm2'" $IL --framework internlm2
+expect 2 "hetplan plan: --framework: expected $ALL, got 'jax'" $H plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --framework jax
+expect 2 "hetplan launch: --framework: expected $ALL, got ''" $H launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8 --framework ''
+LONG=$(python3 -c "print('x' * 5000)")
+expect 2 "--framework: expected $ALL, got 'xxxx" $IL --framework "$LONG"
+expect 2 "--framework: expected $ALL" $IL --framework "$(printf 'internlm\033[2J')"
+grep -q "$(printf '\033')" "$T/err" && bad "--framework echoed a raw escape" || ok
+printf '{"mbs": 1, "gbs": 8, "framework": "pytorch", "replicas": [{"stages": [{"pool": "h100-sxm", "first_layer": 0, "last_layer": 31}]}]}' >"$T/fw.json"
+expect 3 "fw.json: framework: expected \"any\", \"megatron-core\", \"megatron-lm\", \"deepspeed\", \"torchtitan\", \"pytorch-ddp\", \"pytorch-ddp-2020\" or \"internlm\", got \"pytorch\"" $E --plan "$T/fw.json"
+# --help names the rows from the table, the estimate-only ones apart
+# (framework.h: pytorch-ddp, pytorch-ddp-2020 and internlm are the rows
+# after FW_COUNT)
+$H plan --help | grep -qF "estimate-only, planned and estimated but not launched: pytorch-ddp, pytorch-ddp-2020, internlm." && ok ||
+	bad "plan --help does not list the estimate-only frameworks"
+# completions offer every name
+$H completion bash | grep -qF 'compgen -W "any megatron-core megatron-lm deepspeed torchtitan pytorch-ddp pytorch-ddp-2020 internlm"' && ok ||
+	bad "bash completion lacks the framework names"
+
 finish cli

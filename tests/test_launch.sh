@@ -190,4 +190,22 @@ expect 3 "--rank 3: the file has 2 plans" $H launch --pool 192x8xA100-SXM4-80GB 
 expect 1 "" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --force -o "$T/no/such/dir/x.sh"
 [ ! -e "$T/no/such/dir/x.sh" ] && ok || bad "a file was written"
 
+# --- an estimate-only framework: no launcher in hetplan (exit 2, usage;
+# man page EXIT STATUS), whether --framework or the plan file names it,
+# and before the memory check (--force does not change it); nothing is
+# written.
+LF="$H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8"
+for fw in internlm pytorch-ddp pytorch-ddp-2020; do
+	expect 2 "hetplan: --framework: $fw is estimate-only: hetplan has no launcher for" $LF --framework $fw
+	[ ! -s "$T/out" ] && ok || bad "launch --framework $fw wrote configs"
+done
+expect 2 "launch writes configs for megatron-core, megatron-lm, deepspeed, torchtitan" $LF --framework internlm --force --format slurm -o "$T/il.sh"
+[ ! -e "$T/il.sh" ] && ok || bad "launch --framework internlm wrote $T/il.sh"
+printf '{"mbs": 1, "gbs": 8, "framework": "internlm", "replicas": [{"count": 8, "stages": [{"pool": "a", "first_layer": 0, "last_layer": 23}]}]}' >"$T/il.json"
+expect 2 "il.json: framework: internlm is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$T/il.json"
+# the same plan under a stock framework launches
+sed 's/"internlm"/"megatron-core"/' "$T/il.json" >"$T/mc.json"
+expect 0 "" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$T/mc.json"
+grep -q -- "--tensor-model-parallel-size 1" "$T/out" && ok || bad "launch of the megatron-core plan: $(head -3 "$T/out")"
+
 finish launch

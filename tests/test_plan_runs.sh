@@ -183,4 +183,45 @@ assert h["tokens_per_s"] == alone["tokens_per_s"], (h["label"], h["tokens_per_s"
 PY
 done
 
+# --- --framework NAME for an estimate-only row: the planner plans under
+# it, keeps only plans it runs (runs_on.c's rules, from its sources) and
+# says launch writes none. pytorch-ddp: DeepLearningExamples' run_squad.py
+# wraps the whole model in apex DDP, with --fp16 or fp32 and no
+# checkpointing flag, so every plan is TP 1, PP 1, ZeRO-0, no recompute.
+# (--zero 0: the planner tries ZeRO 1 and 3 unless told; src/search.c.)
+$H plan --pool 2x8xA100-SXM4-80GB -m gpt-1.7b --gbs 256 --precision fp16 --framework pytorch-ddp \
+	--zero 0 --format json > "$T/pd.json" 2>"$T/err" && ok || bad "--framework pytorch-ddp: $(cat "$T/err")"
+grep -qF "note: --framework pytorch-ddp is estimate-only" "$T/err" && ok || bad "no estimate-only note: $(cat "$T/err")"
+python3 - "$T/pd.json" <<'PY' && ok || bad "--framework pytorch-ddp returned a plan apex DDP cannot run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plans"] and d["framework"] == "pytorch-ddp", d.get("framework")
+for p in d["plans"]:
+    st = [s for r in p["replicas"] for s in r["stages"]]
+    assert p["framework"] == "pytorch-ddp", p["framework"]
+    assert all(s["tp"] == 1 for s in st) and all(len(r["stages"]) == 1 for r in p["replicas"]), p["label"]
+    assert (p["zero"], p["recompute"], p["precision"], p["cp"], p["ep"]) == (0, "none", "fp16", 1, 1), p["label"]
+PY
+# internlm: Hybrid Zero (ZeRO 0-1), whole-layer recomputation, no CP or
+# FP8; the plans' JSON, launched, is refused (exit 2).
+# shellcheck disable=SC2086
+$H plan --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --gbs 256 --framework internlm --format json \
+	> "$T/il.json" 2>"$T/err" && ok || bad "--framework internlm: $(cat "$T/err")"
+python3 - "$T/il.json" <<'PY' && ok || bad "--framework internlm returned a plan InternLM cannot run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plans"], "no plans"
+for p in d["plans"]:
+    assert p["framework"] == "internlm", p["framework"]
+    assert p["zero"] <= 1 and p["recompute"] in ("none", "full") and p["cp"] == 1, p["label"]
+    assert p["precision"] != "fp8", p["label"]
+PY
+expect 2 "framework: internlm is estimate-only" $H launch --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --plan "$T/il.json"
+# the table says it too, after the plans
+$H plan --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --gbs 256 --framework internlm > "$T/il.txt" 2>&1
+grep -qF "note: --framework internlm is estimate-only" "$T/il.txt" && ok || bad "table lacks the estimate-only note"
+# a stock --framework gets no such note
+$H plan --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --gbs 256 --framework megatron-lm > "$T/ml.txt" 2>&1
+grep -q "estimate-only" "$T/ml.txt" && bad "megatron-lm noted as estimate-only" || ok
+
 finish plan_runs

@@ -9,7 +9,15 @@
  *     only; PipelineModule partitions differ by at most one layer;
  *   - torchtitan: FSDP2 (no ZeRO-1), DDP 1-D only, op-level SAC;
  *   - every framework: one GPU type, one TP degree, one replica layout,
- *     an even batch split. */
+ *     an even batch split;
+ *   - the estimate-only rows: DeepLearningExamples' BERT run_squad.py
+ *     (apex DDP around the whole model; --fp16 or fp32; no checkpointing
+ *     flag) for pytorch-ddp(-2020); InternLM @01e7fd61 for internlm
+ *     (Hybrid Zero = ZeRO-1; model.dtype fp16/bf16/fp32/tf32; whole-layer
+ *     model.checkpoint; partition_uniform: per chunk layers / pp per
+ *     stage, one more on the last layers % pp stages).
+ * Every mask is also checked against runs_on.h's promise: an
+ * estimate-only row's bit is set only where megatron-core's is. */
 #include "t.h"
 #include "runs_on.h"
 
@@ -22,6 +30,8 @@ static struct model_spec model;   /* llama3.1-8b: 32 layers */
 #define ML (1u << FW_MEGATRON_LM)
 #define DS (1u << FW_DEEPSPEED)
 #define TT (1u << FW_TORCHTITAN)
+#define PD ((1u << FW_PYTORCH_DDP) | (1u << FW_PYTORCH_DDP_2020))
+#define IL (1u << FW_INTERNLM)
 
 static void cluster2(struct cluster *c, const char *a, const char *b)
 {
@@ -46,6 +56,7 @@ static unsigned mask_of(const struct cluster *c, const char *json, char *why, si
 		return 0xdead;
 	}
 	unsigned m = runs_on_mask(&p, c, why, n);
+	CHECK(!(m & ~RUNS_ON_STOCK) || (m & MC));
 	plan_free(&p);
 	return m;
 }
@@ -59,13 +70,16 @@ TEST(uniform_plan_runs_everywhere_it_may)
 	char why[512];
 	/* TP 8, PP 2 (16 layers each), ZeRO-1, 1F1B, full recompute: Megatron
 	 * (both), DeepSpeed (ZeRO-1 with PP is allowed); torchtitan has no
-	 * ZeRO-1. */
+	 * ZeRO-1. InternLM: tensor 8, pipeline 2 (partition_uniform: 16 +
+	 * 16), zero1, checkpoint True; apex DDP has no TP or PP. */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"recompute\":\"full\",\"replicas\":[{\"count\":1,"
 			     "\"stages\":[{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":15},"
 			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":16,\"last_layer\":31}]}]}",
 			     why, sizeof why);
-	CHECK_EQ_INT(m, MC | ML | DS);
+	CHECK_EQ_INT(m, MC | ML | DS | IL);
 	CHECK(strstr(why, "torchtitan: ZeRO-1") != NULL);
+	/* the reasons name stock frameworks only */
+	CHECK(strstr(why, "pytorch-ddp") == NULL);
 }
 
 TEST(mixed_gpu_types_in_a_pipeline)
@@ -104,7 +118,7 @@ TEST(same_gpu_type_in_two_pools_is_one_job)
 			     "{\"batch_share\":0.5,\"stages\":[" ONE_STAGE("h", 8) "]},"
 			     "{\"batch_share\":0.5,\"stages\":[" ONE_STAGE("h2", 8) "]}]}",
 			     NULL, 0);
-	CHECK_EQ_INT(m, MC | ML | DS);
+	CHECK_EQ_INT(m, MC | ML | DS | IL);
 }
 
 TEST(uneven_batch_shares)
@@ -164,7 +178,9 @@ TEST(uneven_layer_split)
 	CHECK(strstr(why, "megatron-lm: uneven layer split") != NULL);
 	/* 16 + 16 with one stage of 3 layers elsewhere is not possible in 32
 	 * layers on 2 stages; 11/11/10 on 3 stages differs by one: DeepSpeed
-	 * (type:transformer balanced) accepts it, Megatron-LM does not. */
+	 * (type:transformer balanced) accepts it, Megatron-LM does not, nor
+	 * InternLM: partition_uniform gives the extra layers to the last
+	 * stages (32 = 10 + 11 + 11), and 10/11/11 it runs. */
 	cluster2(&c, "3x8xH100-SXM,name=h", NULL);
 	m = mask_of(&c, "{\"zero\":1,\"replicas\":[{\"stages\":["
 		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":10},"
@@ -172,6 +188,12 @@ TEST(uneven_layer_split)
 		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":22,\"last_layer\":31}]}]}",
 		    why, sizeof why);
 	CHECK_EQ_INT(m, MC | DS);
+	m = mask_of(&c, "{\"zero\":1,\"replicas\":[{\"stages\":["
+		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":9},"
+		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":10,\"last_layer\":20},"
+		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":21,\"last_layer\":31}]}]}",
+		    why, sizeof why);
+	CHECK_EQ_INT(m, MC | DS | IL);
 }
 
 TEST(zero3_with_pipeline)
@@ -201,7 +223,7 @@ TEST(ddp_in_torchtitan_is_one_dimensional)
 	char why[512];
 	unsigned m = mask_of(&c, "{\"zero\":0,\"replicas\":[{\"stages\":[" ONE_STAGE("h", 8) "]}]}",
 			     why, sizeof why);
-	CHECK_EQ_INT(m, MC | ML | DS);
+	CHECK_EQ_INT(m, MC | ML | DS | IL);
 	CHECK(strstr(why, "torchtitan: ZeRO-0") != NULL);
 }
 
@@ -239,14 +261,15 @@ TEST(interleaved_schedule)
 	cluster2(&c, "4x8xH100-SXM,name=h", NULL);
 	char why[512];
 	/* PP 4 x 8 layers, interleaved:2 (4 layers per chunk): DeepSpeed has
-	 * 1F1B only; both Megatrons and torchtitan interleave. */
+	 * 1F1B only; both Megatrons and InternLM interleave (partition_uniform
+	 * with 2 chunks of 16: 4 layers per stage per chunk). */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"schedule\":\"interleaved:2\",\"replicas\":[{\"stages\":["
 			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":7},"
 			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":8,\"last_layer\":15},"
 			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":16,\"last_layer\":23},"
 			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":24,\"last_layer\":31}]}]}",
 			     why, sizeof why);
-	CHECK_EQ_INT(m, MC | ML);
+	CHECK_EQ_INT(m, MC | ML | IL);
 	CHECK(strstr(why, "deepspeed: interleaved") != NULL);
 	/* Megatron-LM 2021-22 asserts PP > 2 with interleaving */
 	cluster2(&c, "2x8xH100-SXM,name=h", NULL);
@@ -279,11 +302,64 @@ TEST(fp8)
 	CHECK_EQ_INT(m, MC);
 }
 
+TEST(estimate_only_rows)
+{
+	struct cluster c;
+	cluster2(&c, "1x8xA100-SXM4-80GB,name=a", NULL);
+	char why[512];
+	/* BERT fine-tuning as run_squad.py runs it: 8 data-parallel ranks,
+	 * fp16 (--fp16), no sharding, no checkpointing: every row runs it
+	 * (torchtitan's DDP is 1-D, which this is). */
+	const char *dp8 = "{\"zero\":0,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,"
+			  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, dp8, why, sizeof why), RUNS_ON_ALL);
+	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL);
+	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
+	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
+			     "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
+			     why, sizeof why);
+	CHECK_EQ_INT(m & (PD | IL), IL);
+	struct plan p;
+	struct hp_err err = { 0 };
+	plan_init(&p);
+	p.gbs = 64;
+	p.mbs = 1;
+	const char *z3 = "{\"zero\":3,\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
+			 "\"stages\":[" ONE_STAGE("a", 1) "]}]}";
+	if (plan_parse_json(&p, z3, strlen(z3), "test", &c, &err) < 0)
+		T_FAILF("%s", err.msg);
+	runs_on_why_row(&p, &c, FW_INTERNLM, why, sizeof why);
+	CHECK(strstr(why, "ZeRO-3 (Hybrid Zero shards the optimizer only") != NULL);
+	runs_on_why_row(&p, &c, FW_PYTORCH_DDP, why, sizeof why);
+	CHECK(strstr(why, "ZeRO-3 (apex DDP replicates the optimizer)") != NULL);
+	runs_on_why_row(&p, &c, FW_MEGATRON_CORE, why, sizeof why);
+	CHECK(!strcmp(why, ""));
+	plan_free(&p);
+	/* selective recomputation: Megatron's alone; full is InternLM's
+	 * model.checkpoint, and not run_squad.py's */
+	m = mask_of(&c, "{\"zero\":1,\"recompute\":\"full\",\"replicas\":[{\"count\":8,"
+		    "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}", NULL, 0);
+	CHECK_EQ_INT(m & (PD | IL), IL);
+	m = mask_of(&c, "{\"zero\":1,\"recompute\":\"selective\",\"replicas\":[{\"count\":8,"
+		    "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}", NULL, 0);
+	CHECK_EQ_INT(m & (PD | IL), 0);
+	/* TP 8 on one node: InternLM's tensor parallelism, not apex DDP */
+	m = mask_of(&c, "{\"zero\":0,\"precision\":\"fp16\",\"replicas\":[{\"stages\":["
+		    ONE_STAGE("a", 8) "]}]}", NULL, 0);
+	CHECK_EQ_INT(m & (PD | IL), IL);
+}
+
 TEST(names_and_pick)
 {
 	char b[96];
 	CHECK(!strcmp(runs_on_names(MC | TT, b, sizeof b), "megatron-core, torchtitan"));
 	CHECK(!strcmp(runs_on_names(0, b, sizeof b), "none"));
+	/* RUNS ON names what launch writes: the estimate-only bits are not
+	 * names there, and a mask of only those reads "none" */
+	CHECK(!strcmp(runs_on_names(RUNS_ON_ALL, b, sizeof b),
+		      "megatron-core, megatron-lm, deepspeed, torchtitan"));
+	CHECK(!strcmp(runs_on_short(RUNS_ON_ALL, b, sizeof b), "mcore+mlm+ds+titan"));
+	CHECK(!strcmp(runs_on_names(IL, b, sizeof b), "none"));
 	CHECK(!strcmp(runs_on_short(MC | DS, b, sizeof b), "mcore+ds"));
 	CHECK_EQ_INT(runs_on_pick(DS | TT), FW_TORCHTITAN);
 	CHECK_EQ_INT(runs_on_pick(0), FW_ANY);
@@ -317,6 +393,7 @@ int main(void)
 	RUN(interleaved_schedule);
 	RUN(recompute_kinds);
 	RUN(fp8);
+	RUN(estimate_only_rows);
 	RUN(names_and_pick);
 	catalog_done(&cat);
 	return t_done("runs_on");

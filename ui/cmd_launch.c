@@ -42,8 +42,9 @@ static const char launch_help[] =
 	"\n"
 	"Heterogeneous plans give one piece per replica group and say what stock\n"
 	"frameworks cannot express (on standard error, and in the output's comments).\n"
-	"Exit status: 0 ok, 2 usage, 3 invalid input, 4 the plan does not fit in GPU memory\n"
-	"(without --force), 1 I/O failure.\n";
+	"Exit status: 0 ok, 2 usage (an estimate-only --framework or plan \"framework\"\n"
+	"included: hetplan has no launcher for it), 3 invalid input, 4 the plan does not\n"
+	"fit in GPU memory (without --force), 1 I/O failure.\n";
 
 enum { O_PLAN = 256, O_RANK, O_TOKENS, O_FORCE };
 
@@ -174,6 +175,13 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	}
 	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
+	/* A plan may name an estimate-only framework; launch has nothing to
+	 * write for it: a usage error, before the memory check. */
+	char where[300];
+	snprintf(where, sizeof where, "%.250s%s", a->plan_file ? a->plan_file : "--framework",
+		 a->plan_file ? ": framework" : "");
+	if (launch_refuses(p, where, &err) < 0)
+		return cli_fail(&err, HP_EXIT_USAGE);
 	return 0;
 }
 

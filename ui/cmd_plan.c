@@ -43,9 +43,8 @@ static const char plan_help[] =
 	"      --tp/--pp/--mbs/--zero/--recompute/--schedule  fix that choice instead of\n"
 	"                       searching it\n"
 	"      --no-hetero      only plans on a single pool\n"
-	"      --framework F    only plans F runs as one job: megatron-core (megatron),\n"
-	"                       megatron-lm, deepspeed, torchtitan; any (default) ranks all\n"
-	"                       and shows RUNS ON\n"
+	"      --framework F    only plans F runs as one job, estimated under F's behaviour\n"
+	"                       (the names below); any (default) ranks all and shows RUNS ON\n"
 	"      --mem-headroom F share of each GPU's memory every plan keeps free (default\n"
 	"                       0.05); only when none can are plans over it listed, as risky (!)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
@@ -332,6 +331,31 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	}
 }
 
+/* --help's last lines: the framework names from the table, the
+ * launchable ones apart from the estimate-only ones. */
+static void fw_help(FILE *f)
+{
+	char l[200], e[200];
+	fprintf(f, "\nFrameworks (--framework): %s (hetplan launch writes their configs);\n"
+		"estimate-only, planned and estimated but not launched: %s.\n",
+		framework_list(FW_LIST_LAUNCHABLE, l, sizeof l),
+		framework_list(FW_LIST_ESTIMATE_ONLY, e, sizeof e));
+}
+
+/* What plan says of an estimate-only --framework: it plans, and its
+ * plans get no launch config. On stderr (a diagnostic), and as the
+ * table's last note. */
+static void fw_note(char *buf, size_t n, enum hp_framework f)
+{
+	buf[0] = '\0';
+	if (!framework_launchable(f))
+		snprintf(buf, n, "--framework %s is estimate-only: every plan runs on it as one job "
+			 "and is estimated with its behaviour (%s); hetplan launch writes no "
+			 "config for it (exit 2); RUNS ON names the stock frameworks that could "
+			 "run each plan too; limits: docs/runnable.md", framework_name(f),
+			 framework_get(f)->display);
+}
+
 static void print_table(struct sbuf *o, const struct search_result *res, const struct cluster *c,
 			const struct model_spec *m, const struct search_opts *so, double tokens)
 {
@@ -437,6 +461,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	     res->stats.seconds);
 	if (res->idle_note[0])
 		sbuf_addf(o, "note: %s\n", res->idle_note);
+	char fw[300];
+	fw_note(fw, sizeof fw, so->framework);
+	if (fw[0])
+		sbuf_addf(o, "note: %s\n", fw);
 }
 
 /* The stderr progress line of a long plan (only on a terminal): nothing
@@ -481,6 +509,7 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 	switch (opt) {
 	case 'h':
 		cli_usage(stdout, cmd_plan_usage, plan_help);
+		fw_help(stdout);
 		return 0;
 	case 'c': a->cluster_file = optarg; return -1;
 	case 'm': a->model_arg = optarg; return -1;
@@ -559,8 +588,13 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 	}
 	case O_NOHET: a->so.no_hetero = 1; return -1;
 	case O_FW:
-		if (framework_parse(optarg, &a->so.framework))
-			return usage_error("plan", "framework", framework_list(), optarg);
+		/* every row, as the plan key takes them (estimate-only ones too) */
+		if (framework_parse_estimate(optarg, &a->so.framework)) {
+			char want[200];
+			return usage_error("plan", "framework",
+					   fields_want(fields_find_flag(&plan_fields, "framework"), 0,
+						       want, sizeof want), optarg);
+		}
 		return -1;
 	case O_HEADROOM:
 		if (parse_frac(optarg, &d) || d > 0.5)
@@ -655,6 +689,10 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		so.progress = plan_progress_cb;
 		so.progress_arg = &prog;
 	}
+	char fwn[300];
+	fw_note(fwn, sizeof fwn, so.framework);
+	if (fwn[0] && (fmt != FMT_TABLE || rf != REPORT_FORMAT_AUTO))   /* the table says it */
+		fprintf(stderr, "hetplan plan: note: %s\n", fwn);
 	int src = search_run(&c, &m, &so, &res, &err);
 	if (prog.shown)
 		fputs("\r\033[K", stderr);   /* erase the progress line */

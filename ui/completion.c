@@ -6,9 +6,13 @@
  *   --OPT a|b|c  in the command's synopsis (its usage line in the command
  *                table): the words a, b and c (--format, --precision,
  *                --objective, ...), so each command offers its own formats
+ *   --OPT NAME   an option named like a plan key whose value is an enum
+ *                (src/plan.c's plan_fields; --framework): the enum's names,
+ *                from its table, estimate-only frameworks included
  *   file options (--cluster, --output, ...) complete file names; other
  *   options that take a value complete nothing. */
 #include "completion.h"
+#include "plan.h"
 
 #include <assert.h>
 #include <string.h>
@@ -47,6 +51,27 @@ static int usage_words(const char *usage, const char *name, char *buf, size_t n)
 	return 0;
 }
 
+/* The value words of option name: the synopsis's list (usage_words),
+ * else the names of the plan key's enum that has that flag; 0 when
+ * neither gives any. */
+static int option_words(const char *usage, const char *name, char *buf, size_t n)
+{
+	if (usage_words(usage, name, buf, n))
+		return 1;
+	const struct hp_field *f = fields_find_flag(&plan_fields, name);
+	if (!f || f->kind != FK_ENUM || !n)
+		return 0;
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < f->enm->n; i++) {
+		const char *w = f->enm->name(i);
+		if (len + strlen(w) + 2 > n)
+			break;   /* cut, as usage_words' lists are */
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? " " : "", w);
+	}
+	return len > 0;
+}
+
 /* What an option's argument is, by its long name. Options that take a
  * number or a word of their own get no file completion. */
 static enum value_kind value_of(const struct option *o, const char *usage)
@@ -59,7 +84,7 @@ static enum value_kind value_of(const struct option *o, const char *usage)
 	char words[WORDS_MAX];
 	if (o->has_arg == no_argument)
 		return V_NONE;
-	if (usage_words(usage, o->name, words, sizeof words))
+	if (option_words(usage, o->name, words, sizeof words))
 		return V_WORDS;
 	for (size_t i = 0; i < sizeof m / sizeof *m; i++)
 		if (!strcmp(o->name, m[i].name))
@@ -117,7 +142,7 @@ static void bash_word_arms(FILE *f, const struct completion_cmd *c)
 	char words[WORDS_MAX];
 	for (const struct option *o = c->opts; o && o->name; o++) {
 		if (o->has_arg == no_argument ||
-		    !usage_words(c->usage, o->name, words, sizeof words))
+		    !option_words(c->usage, o->name, words, sizeof words))
 			continue;
 		fprintf(f, "\t\t--%s", o->name);
 		if (short_of(o))
@@ -209,7 +234,7 @@ static void write_fish(FILE *f, const struct completion_cmd *cmds, int n,
 				fprintf(f, "'");
 				break;
 			case V_WORDS:
-				usage_words(cmds[i].usage, o->name, words, sizeof words);
+				option_words(cmds[i].usage, o->name, words, sizeof words);
 				fprintf(f, " -x -a '%s'", words);
 				break;
 			case V_FILE: fprintf(f, " -r -F"); break;

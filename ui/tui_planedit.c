@@ -151,6 +151,8 @@ static const char *const notes[] = {
 	"\"default: on\" is the framework's default for an unset key.",
 	"Each change estimates the plan again, as hetplan estimate does.",
 	"e exports the edited plan (.md or .json).",
+	"The framework row offers every framework; an estimate-only one is",
+	"estimated here, and hetplan launch refuses it (the verdict says so).",
 };
 
 const char *const *tui_planedit_notes(int *n)
@@ -173,7 +175,10 @@ static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int
 	char a[16], b[16];
 	hp_fmt_bytes(a, sizeof a, need);
 	hp_fmt_bytes(b, sizeof b, cap);
-	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s", search_mem_name(ms), a, b);
+	enum hp_framework fw = pe->cur.plan.framework;
+	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s%s%s%s", search_mem_name(ms), a,
+		 b, framework_launchable(fw) ? "" : "; ", framework_launchable(fw) ? "" : framework_name(fw),
+		 framework_launchable(fw) ? "" : " is estimate-only: no launch config");
 	return tui_put_wrapped(y, x, w, HP_MAX(1, h), tui_attr(t, ms == MEM_FITS ? C_GOOD
 								    : ms == MEM_RISKY ? C_WARN : C_BAD),
 			       line);
