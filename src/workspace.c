@@ -193,6 +193,26 @@ FIELDS_ENUM(static, sobjective_enum, enum serve_objective, 2, serve_objective_na
 
 static const char *const serve_on_off[] = { "off", "on" };
 
+/* The overlap scheduler setting as ws_serve stores it: 0 the engine's
+ * default, 1 on, 2 off (serve_config's -1). */
+static const char *const overlap_names[] = { "engine", "on", "off" };
+
+static const char *overlap_name(int v)
+{
+	return v >= 0 && v < 3 ? overlap_names[v] : "?";
+}
+
+static int overlap_parse(const char *s, int *v)
+{
+	int i = fields_name_index(overlap_names, 3, s);
+	if (i < 0)
+		return -1;
+	*v = i;
+	return 0;
+}
+
+static const struct hp_field_enum overlap_enum = { 3, overlap_name, overlap_parse };
+
 #define SO(m) offsetof(struct ws_serve, m)
 static const struct hp_field ws_serve_field_list[] = {
 	{ .key = "model", .kind = FK_STR, FIELD_STR(struct ws_serve, model), .flags = FF_OMIT_ZERO,
@@ -238,6 +258,18 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "`vllm serve` line then carries): a decode iteration takes at least the "
 		 "host's time to issue its kernels, 30 us each (docs/serving.md). Default "
 		 "off: graphs for decode, the engines' default." },
+	{ .key = "overlap_sched", .flag = "overlap-sched", .kind = FK_ENUM, .off = SO(overlap_sched),
+	  .enm = &overlap_enum, .flags = FF_OMIT_ZERO, .label = "Overlap",
+	  .help = "scheduler one batch ahead: engine (its default), on or off",
+	  .doc = "The overlap scheduler, which prepares the next batch while the GPU runs "
+		 "the current one, so a prompt that arrives while sequences run waits one "
+		 "iteration more for its first token (docs/serving.md). `engine` (default) "
+		 "takes the engine's default: on for sglang (v0.4 on) and tensorrt-llm "
+		 "(PyTorch backend), off for vllm and tensorrt-llm-engine. `on` with vllm "
+		 "puts `--async-scheduling` on the `vllm serve` line; `off` with sglang puts "
+		 "`--disable-overlap-schedule` on its line. tensorrt-llm sets it in its extra "
+		 "options file and tensorrt-llm-engine has none, so hetplan refuses a value "
+		 "other than `engine` for them." },
 };
 #undef SO
 
@@ -249,6 +281,7 @@ void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c)
 	c->prefill_apart = w->prefill_apart;
 	c->sched_steps = w->sched_steps;
 	c->eager = w->eager;
+	c->overlap_sched = w->overlap_sched == 2 ? -1 : w->overlap_sched;
 }
 
 void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
@@ -256,6 +289,7 @@ void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
 	w->prefill_apart = c->prefill_apart;
 	w->sched_steps = c->sched_steps;
 	w->eager = c->eager;
+	w->overlap_sched = c->overlap_sched < 0 ? 2 : c->overlap_sched;
 }
 
 const struct hp_field_table *const *workspace_field_tables(int *n)

@@ -20,7 +20,8 @@ const char cmd_serve_usage[] =
 	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
 	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
 	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n"
-	"         [--eager on|off] [--prefill-apart on|off] [--sched-steps N] [--place] [--disagg]\n"
+	"         [--eager on|off] [--prefill-apart on|off] [--sched-steps N]\n"
+	"         [--overlap-sched engine|on|off] [--place] [--disagg]\n"
 	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
 	"         [-o FILE]\n";
 
@@ -51,6 +52,8 @@ static const char serve_help[] =
 	"                       V1, chunked prefill off; default off; sglang: always)\n"
 	"      --sched-steps N  decode iterations per scheduler call with --prefill-apart\n"
 	"                       (vLLM --num-scheduler-steps before V1; default 1)\n"
+	"      --overlap-sched engine|on|off  the scheduler runs one batch ahead (default\n"
+	"                       engine: on for sglang and tensorrt-llm, off for vllm)\n"
 	"      --place          place contiguous layer ranges over every GPU of the cluster\n"
 	"                       (Helix-style max-flow MILP) instead of whole-model replicas\n"
 	"      --disagg         also consider separate prefill and decode instances, the KV\n"
@@ -185,6 +188,8 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
 	if (so->base.eager)
 		sbuf_add(o, " --enforce-eager");
+	if (so->base.overlap_sched > 0)
+		sbuf_add(o, " --async-scheduling");
 	double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
 	sbuf_addf(o, " --max-model-len %d", (int)ceil(need));
 	/* disaggregated prefill/decode: vLLM's KV connector (NIXL) */
@@ -211,6 +216,8 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 			sbuf_add(o, " --kv-cache-dtype fp8_e5m2");
 		if (so->base.wprec == SW_FP8)
 			sbuf_add(o, " --quantization fp8");
+		if (so->base.overlap_sched < 0)
+			sbuf_add(o, " --disable-overlap-schedule");
 	} else {
 		/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
 		sbuf_addf(o, "trtllm-serve %s --backend %s --tp_size %d --pp_size %d", ref,
@@ -576,6 +583,15 @@ static int serve_check_args(struct serve_args *a)
 	if (so->base.sched_steps > 1 && !so->base.prefill_apart) {
 		fprintf(stderr, "hetplan serve: --sched-steps counts the decode iterations between "
 			"prompt calls; it goes with --prefill-apart on\n");
+		return HP_EXIT_USAGE;
+	}
+	if (so->base.overlap_sched != 0 && (so->base.engine == ENGINE_TRTLLM ||
+					    so->base.engine == ENGINE_TRTLLM_ENGINE)) {
+		fprintf(stderr, "hetplan serve: --overlap-sched: %s %s; give engine (its default)\n",
+			serve_engine_name(so->base.engine),
+			so->base.engine == ENGINE_TRTLLM
+				? "sets it in its extra options file, which hetplan does not write"
+				: "has no overlap scheduler");
 		return HP_EXIT_USAGE;
 	}
 	if (so->place && so->base.prefill_apart) {
