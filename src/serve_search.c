@@ -1334,12 +1334,29 @@ out:
 	return rc;
 }
 
+/* An overlap scheduler setting the engine can take: TensorRT-LLM's
+ * PyTorch backend sets it in its extra options file, which hetplan does
+ * not write, and the C++ executor has none (docs/serving.md). */
+static int check_overlap(const struct serve_config *b, struct hp_err *err)
+{
+	if (b->overlap_sched == 0 ||
+	    (b->engine != ENGINE_TRTLLM && b->engine != ENGINE_TRTLLM_ENGINE))
+		return 0;
+	return hp_err_set(err, HP_EXIT_USAGE, "--overlap-sched: %s %s; give engine (its default)",
+			  serve_engine_name(b->engine),
+			  b->engine == ENGINE_TRTLLM
+				  ? "sets it in its extra options file, which hetplan does not write"
+				  : "has no overlap scheduler");
+}
+
 int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 			const struct serve_opts *o, const struct serve_calib *k,
 			struct serve_plan *pl, struct serve_result *r, struct hp_err *err)
 {
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "--estimate needs a pool");
+	if (check_overlap(&o->base, err) < 0)
+		return -1;
 	struct pool p = c->pools[0];
 	if (p.nodes_max > 0)
 		p.nodes = p.nodes_max;
@@ -1408,6 +1425,8 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 static int check_opts(const struct cluster *c, const struct model_spec *m,
 		      const struct serve_opts *o, struct hp_err *err)
 {
+	if (check_overlap(&o->base, err) < 0)
+		return -1;
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
 	if (!o->offline && !(o->rate > 0))

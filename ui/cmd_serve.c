@@ -585,15 +585,6 @@ static int serve_check_args(struct serve_args *a)
 			"prompt calls; it goes with --prefill-apart on\n");
 		return HP_EXIT_USAGE;
 	}
-	if (so->base.overlap_sched != 0 && (so->base.engine == ENGINE_TRTLLM ||
-					    so->base.engine == ENGINE_TRTLLM_ENGINE)) {
-		fprintf(stderr, "hetplan serve: --overlap-sched: %s %s; give engine (its default)\n",
-			serve_engine_name(so->base.engine),
-			so->base.engine == ENGINE_TRTLLM
-				? "sets it in its extra options file, which hetplan does not write"
-				: "has no overlap scheduler");
-		return HP_EXIT_USAGE;
-	}
 	if (so->place && so->base.prefill_apart) {
 		fprintf(stderr, "hetplan serve: --place models one engine step per machine and "
 			"iteration; --prefill-apart applies to instances (fleet sizing, --estimate)\n");
