@@ -143,6 +143,7 @@ TEST(best_dtype_of_parts_without_bf16)
  *   H100 PCIe, issue 95:        437.07 at 8192, 449.65 at 10240
  *   A100-PCIE-40GB, issue 108:  197.51 at 8192, 205.66 at 10240
  *   L20, issue 107:             108.96 at 8192, 106.53 at 10240
+ *   A10G, issue 126:            65.67 at 8192,  69.47 at 10240
  * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
  * 10240): each entry is that mean, rounded (to 0.1 TFLOP/s; the L4's to
  * a whole one), so within 0.5 of it. Parts without a published sweep at
@@ -153,6 +154,7 @@ TEST(measured_gemm16_rates)
 		{ "H100-PCIe", 437.07, 449.65 },
 		{ "A100-PCIe-40GB", 197.51, 205.66 },
 		{ "L20", 108.96, 106.53 },
+		{ "A10G", 65.67, 69.47 },
 		{ "L4", 53.80, 52.47 },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -165,7 +167,7 @@ TEST(measured_gemm16_rates)
 				rows[i].gpu, g->gemm16_meas / 1e12, mean / 1e12);
 	}
 	/* No published sustained sweep at >= 8192 was found for these. */
-	static const char *none[] = { "T4", "V100-PCIe", "A10G", "L40S", "RTX-3090",
+	static const char *none[] = { "T4", "V100-PCIe", "L40S", "RTX-3090",
 				      "RTX-A6000", "H100-NVL", "H200-NVL", "A100-PCIe-80GB" };
 	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
 		const struct gpu_spec *g = G(none[i]);
