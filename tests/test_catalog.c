@@ -2,6 +2,7 @@
  * plan needs, and the added parts carry their datasheet values. */
 #include "t.h"
 #include "catalog.h"
+#include "perf.h"
 
 #include <math.h>
 
@@ -176,6 +177,21 @@ TEST(measured_gemm16_rates)
 	}
 }
 
+/* The T4's sustained memory bandwidth: its 320 GB/s GDDR6 x turing.hbm
+ * is what two device-to-device copies measured, 239.6 GB/s (CUDA sample
+ * bandwidthTest, 32 MB; router-gao/cuda-demo
+ * cuda-samples/02-cuda-bandwidth.md @8e2367b4) and 240 GB/s (torch copy_
+ * of 0.38 GB; chsasank/device-benchmarks README @7ccc8838): within 1%. */
+TEST(t4_sustained_bandwidth)
+{
+	const struct gpu_spec *t4 = G("T4");
+	if (!t4)
+		return;
+	double bw = t4->hbm_Bps * perf_calib_default()->gen[t4->gen].hbm;
+	CHECK_NEAR(bw, 239.6e9, 0.01);
+	CHECK_NEAR(bw, 240e9, 0.01);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -191,6 +207,7 @@ int main(void)
 	RUN(a10g_filled);
 	RUN(best_dtype_of_parts_without_bf16);
 	RUN(measured_gemm16_rates);
+	RUN(t4_sustained_bandwidth);
 	catalog_done(&cat);
 	return t_done("catalog");
 }
