@@ -37,6 +37,11 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  *    product changes nothing: the constant is what training-shaped
  *    GEMMs reach, and a square benchmark's short runs at boost clocks
  *    above the datasheet's (GeForce parts) say nothing about a step.
+ *    Simplified: the square benchmark is set against that training-shape
+ *    constant, not against the same benchmark on an unthrottled part of
+ *    the generation (H100 SXM: 0.71 of peak against hopper.gemm16 0.65),
+ *    so a throttled part's slowdown may be understated by that ratio
+ *    (docs/perf-sources.md 1.6).
  * 1 for a GPU with neither. */
 static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g)
 {

@@ -2,6 +2,9 @@
  * plan needs, and the added parts carry their datasheet values. */
 #include "t.h"
 #include "catalog.h"
+#include "perf.h"
+
+#include <math.h>
 
 static struct catalog cat;
 
@@ -134,6 +137,61 @@ TEST(best_dtype_of_parts_without_bf16)
 	CHECK(!strcmp(gpu_dtypes(&none, " ", buf, sizeof buf), ""));
 }
 
+/* Measured sustained 16-bit GEMM rates (catalog gemm16_tflops_measured),
+ * each the mean of a published torch.mm fp16 sweep's two sizes >= 8192
+ * (zzc0721/torch-performance-test-data issues; 10 warm-up + 30 timed
+ * runs per size):
+ *   H100 PCIe, issue 95:        437.07 at 8192, 449.65 at 10240
+ *   A100-PCIE-40GB, issue 108:  197.51 at 8192, 205.66 at 10240
+ *   L20, issue 107:             108.96 at 8192, 106.53 at 10240
+ *   A10G, issue 126:            65.67 at 8192,  69.47 at 10240
+ * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
+ * 10240): each entry is that mean, rounded (to 0.1 TFLOP/s; the L4's to
+ * a whole one), so within 0.5 of it. Parts without a published sweep at
+ * these sizes carry none (docs/perf-sources.md). */
+TEST(measured_gemm16_rates)
+{
+	static const struct { const char *gpu; double at8192, at10240; } rows[] = {
+		{ "H100-PCIe", 437.07, 449.65 },
+		{ "A100-PCIe-40GB", 197.51, 205.66 },
+		{ "L20", 108.96, 106.53 },
+		{ "A10G", 65.67, 69.47 },
+		{ "L4", 53.80, 52.47 },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		const struct gpu_spec *g = G(rows[i].gpu);
+		if (!g)
+			continue;
+		double mean = (rows[i].at8192 + rows[i].at10240) / 2 * 1e12;
+		if (fabs(g->gemm16_meas - mean) > 0.5e12)
+			T_FAILF("%s: gemm16_meas %.2f TFLOP/s, the source's mean is %.2f",
+				rows[i].gpu, g->gemm16_meas / 1e12, mean / 1e12);
+	}
+	/* No published sustained sweep at >= 8192 was found for these. */
+	static const char *none[] = { "T4", "V100-PCIe", "L40S", "RTX-3090",
+				      "RTX-A6000", "H100-NVL", "H200-NVL", "A100-PCIe-80GB" };
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+		const struct gpu_spec *g = G(none[i]);
+		if (g)
+			CHECK(g->gemm16_meas == 0);
+	}
+}
+
+/* The T4's sustained memory bandwidth: its 320 GB/s GDDR6 x turing.hbm
+ * is what two device-to-device copies measured, 239.6 GB/s (CUDA sample
+ * bandwidthTest, 32 MB; router-gao/cuda-demo
+ * cuda-samples/02-cuda-bandwidth.md @8e2367b4) and 240 GB/s (torch copy_
+ * of 0.38 GB; chsasank/device-benchmarks README @7ccc8838): within 1%. */
+TEST(t4_sustained_bandwidth)
+{
+	const struct gpu_spec *t4 = G("T4");
+	if (!t4)
+		return;
+	double bw = t4->hbm_Bps * perf_calib_default()->gen[t4->gen].hbm;
+	CHECK_NEAR(bw, 239.6e9, 0.01);
+	CHECK_NEAR(bw, 240e9, 0.01);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -148,6 +206,8 @@ int main(void)
 	RUN(consumer_and_workstation_parts);
 	RUN(a10g_filled);
 	RUN(best_dtype_of_parts_without_bf16);
+	RUN(measured_gemm16_rates);
+	RUN(t4_sustained_bandwidth);
 	catalog_done(&cat);
 	return t_done("catalog");
 }
