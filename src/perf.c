@@ -76,7 +76,7 @@ static const size_t gen_field_off[] = {
 static const char *const scalar_names[] = {
 	"gemm_k_half", "attn_s_half", "kernel_gap_s", "host_op_s", "host_coll_s",
 	"tp_overlap_slowdown", "dp_overlap_slowdown", "cuda_context_gib", "workspace_bytes",
-	"mem_frag", "step_overhead_s", "power_clock_exp", "straggler_sigma",
+	"mem_frag", "step_overhead_s", "power_clock_exp",
 };
 static const size_t scalar_off[] = {
 	offsetof(struct perf_calib, gemm_k_half), offsetof(struct perf_calib, attn_s_half),
@@ -85,7 +85,7 @@ static const size_t scalar_off[] = {
 	offsetof(struct perf_calib, dp_overlap_slowdown),
 	offsetof(struct perf_calib, cuda_context_bytes), offsetof(struct perf_calib, workspace_bytes),
 	offsetof(struct perf_calib, mem_frag), offsetof(struct perf_calib, step_overhead_s),
-	offsetof(struct perf_calib, power_clock_exp), offsetof(struct perf_calib, straggler_sigma),
+	offsetof(struct perf_calib, power_clock_exp),
 };
 #define N_GEN_FIELDS (sizeof gen_fields / sizeof *gen_fields)
 #define N_SCALARS (sizeof scalar_names / sizeof *scalar_names)
@@ -644,39 +644,6 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 	}
 }
 
-/* Expected largest of n independent standard normal draws: Blom's
- * plotting position, E[max] ~ Phi^-1((n - 0.375) / (n + 0.25)) (Blom 1958;
- * within 1% of the tabulated order-statistic means for n >= 2: 0.564 at
- * 2, 1.424 at 8, 3.20 at 1,024 (Harter 1961)), with the upper-tail
- * quantile from Abramowitz & Stegun 26.2.23 (|error| < 4.5e-4). For large
- * n it approaches sqrt(2 ln n) from below. 0 for n <= 1. */
-static double expected_max_normal(int n)
-{
-	if (n <= 1)
-		return 0;
-	double p = 0.625 / (n + 0.25);  /* 1 - (n - 0.375) / (n + 0.25) */
-	double t = sqrt(-2 * log(p));
-	return t - (2.515517 + t * (0.802853 + t * 0.010328)) /
-		       (1 + t * (1.432788 + t * (0.189269 + t * 0.001308)));
-}
-
-/* A synchronous step runs at the pace of its slowest GPU: every TP, CP and
- * PP exchange and the DP synchronisation wait for the last rank. GPUs of
- * one SKU in one cluster differ in sustained speed (power management and
- * manufacturing spread, k->straggler_sigma, one standard deviation); the
- * slowest of n is expected_max_normal(n) standard deviations below the
- * mean, so the compute on the critical path (the pace-setting stage's
- * forward, backward and recompute, and the pipeline's fill and drain)
- * stretches by that fraction. Simplified: the spread is taken as static
- * and normal, the same for every generation; communication is not
- * stretched (a slow rank's links are not slower); a pipeline's stages
- * are not told apart (the slowest GPU is taken to sit on the critical
- * stage). Returns the fraction. */
-static double straggler_frac(const struct perf_calib *k, int n_gpus)
-{
-	return k->straggler_sigma * expected_max_normal(n_gpus);
-}
-
 /* The step's breakdown and time from what set its pace. */
 static void breakdown(const struct pace *pc, const struct perf_calib *k, struct estimate *e)
 {
@@ -693,16 +660,10 @@ static void breakdown(const struct pace *pc, const struct perf_calib *k, struct 
 		bd->bubble = pc->crit_bubble;
 		bd->overhead = crit_m * crit->t_host_stall;
 	}
-	double slow = straggler_frac(k, e->n_gpus);
-	double stretch = slow * (bd->compute + bd->recompute + bd->bubble);
-	bd->compute *= 1 + slow;
-	bd->recompute *= 1 + slow;
-	bd->bubble *= 1 + slow;
 	bd->dp_comm = pc->worst_dp;
 	bd->optimizer = pc->worst_opt;
 	bd->overhead += k->step_overhead_s;
-	e->step_time_s = pc->worst_pipe + stretch + pc->worst_dp + pc->worst_opt +
-			 k->step_overhead_s;
+	e->step_time_s = pc->worst_pipe + pc->worst_dp + pc->worst_opt + k->step_overhead_s;
 }
 
 int perf_estimate(const struct cluster *c, const struct model_spec *m,

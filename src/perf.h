@@ -47,7 +47,6 @@ struct perf_calib {
 	double mem_frag;          /* caching-allocator fragmentation on activations */
 	double step_overhead_s;   /* per step: gradient clipping, loss scaling, logging */
 	double power_clock_exp;   /* sustained clock ~ (power limit / rated TDP)^this */
-	double straggler_sigma;   /* spread of per-GPU speed in one cluster (1 sigma) */
 };
 
 /* One constant: where it lives in struct perf_calib, its unit, the
