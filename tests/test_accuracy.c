@@ -721,6 +721,80 @@ TEST(internlm_hybrid_zero)
 	}
 }
 
+/* Rows of one source that differ only in GPU count: the same group, model,
+ * TP, PP, micro-batch, sequence, precision and sequences per GPU. */
+static int same_recipe(const struct calib_row *a, const struct calib_row *b)
+{
+	const char *da = strrchr(a->id, '-'), *db = strrchr(b->id, '-');
+	const struct plan *pa = &a->plan, *pb = &b->plan;
+	if (!da || !db || da - a->id != db - b->id || strncmp(a->id, b->id, (size_t)(da - a->id)))
+		return 0;
+	int na = plan_gpus(pa, NULL), nb = plan_gpus(pb, NULL);
+	return !strcmp(a->model_name, b->model_name) && pa->n_replicas > 0 && pb->n_replicas > 0 &&
+	       pa->replicas[0].n_stages == pb->replicas[0].n_stages &&
+	       pa->replicas[0].stages[0].tp == pb->replicas[0].stages[0].tp &&
+	       pa->mbs == pb->mbs && a->model.seq_len == b->model.seq_len &&
+	       pa->precision == pb->precision &&
+	       fabs((double)pa->gbs / na - (double)pb->gbs / nb) < 1e-9;
+}
+
+/* Weak scaling inside a recipe (docs/accuracy.md, "Scale"): for every set
+ * of same_recipe rows spanning at least 4x in GPUs, the step's growth from
+ * the smallest to the largest run, measured and predicted. Level offsets
+ * between sources hide a slope of a few percent from the cross-validated
+ * figures; these pairs show it. Measured at main 56e80b4: 17 pairs, the
+ * measured growth beyond hetplan's +2.78 points on average (mean absolute
+ * 3.19), 16 of 17 positive: hetplan scales a little too well (stragglers,
+ * pure-DP fabrics; not modelled). Asserted: the pairs are found, and a
+ * change that makes hetplan scale better still (the gap past 3.5 points on
+ * average, or past 4.0 absolute) fails. DLPERF is left out: its pairs
+ * change the network (one node, then EDR across nodes), and so are sets
+ * inside one 8-GPU node (vTrain's 2->8 GPU rows: within 1 point). */
+TEST(weak_scaling_within_recipe)
+{
+	int npairs = 0;
+	double sum = 0, sum_abs = 0;
+	for (int i = 0; i < n_rows; i++) {
+		const struct calib_row *a = &rows[i], *lo = a, *hi = a;
+		if (!a->usable || a->kind != ROW_TIME || !strncmp(a->id, "DLPERF", 6))
+			continue;
+		int first = 1;
+		for (int j = 0; j < n_rows && first; j++) {
+			const struct calib_row *b = &rows[j];
+			if (j == i || !b->usable || b->kind != ROW_TIME || !same_recipe(a, b))
+				continue;
+			if (j < i)
+				first = 0;   /* the set was seen from its first row */
+			int nb = plan_gpus(&b->plan, NULL), nl = plan_gpus(&lo->plan, NULL),
+			    nh = plan_gpus(&hi->plan, NULL);
+			if (nb < nl || (nb == nl && strcmp(b->id, lo->id) < 0))
+				lo = b;
+			if (nb > nh || (nb == nh && strcmp(b->id, hi->id) > 0))
+				hi = b;
+		}
+		int n0 = plan_gpus(&lo->plan, NULL), n1 = plan_gpus(&hi->plan, NULL);
+		if (!first || n1 < 4 * n0 || n1 <= 8)
+			continue;
+		double meas = 100 * (hi->measured / lo->measured - 1);
+		double pred = 100 * (row_predict(hi, NULL) / row_predict(lo, NULL) - 1);
+		printf("pair %s..%s %d->%d GPUs: measured %+.1f%%, hetplan %+.1f%%\n", lo->id, hi->id,
+		       n0, n1, meas, pred);
+		npairs++;
+		sum += meas - pred;
+		sum_abs += fabs(meas - pred);
+	}
+	if (npairs == 0) {
+		T_FAILF("no weak-scaling pairs found");
+		return;
+	}
+	printf("weak-scaling pairs: %d, measured growth beyond hetplan's: mean %+.2f points, "
+	       "mean absolute %.2f\n", npairs, sum / npairs, sum_abs / npairs);
+	CHECK(npairs >= 15);
+	if (!(sum / npairs <= 3.5 && sum_abs / npairs <= 4.0))
+		T_FAILF("weak scaling: measured growth beyond hetplan's %+.2f points (bound 3.5), "
+			"absolute %.2f (bound 4.0)", sum / npairs, sum_abs / npairs);
+}
+
 int main(void)
 {
 	n_rows = rows_open("test_accuracy", &cat, &rows);
@@ -737,6 +811,7 @@ int main(void)
 	RUN(pytorch_ddp_as_apex_runs_it);
 	RUN(optimizer_bytes_as_frameworks_count);
 	RUN(internlm_hybrid_zero);
+	RUN(weak_scaling_within_recipe);
 	RUN(blind_small_rows);
 	RUN(docs_state_the_measurement);
 	for (int i = 0; i < n_rows; i++)
