@@ -1065,21 +1065,31 @@ static double saturation(const struct inst *in, double B, double isl, double osl
 }
 
 /* Prompts riding the decode iterations, sent by a batching client: the
- * lam x batch_J prompts of a batch share the iterations' prefill room
- * (chunk - n tokens, at least one prompt), so they take m iterations of
- * t_pf and a prompt waits (m - 1) / 2 of them on average for the ones
- * ahead of it in its batch. Batches do not overlap below *rho = m t_pf /
- * batch_J < 1; at or above it HUGE_VAL. A simplification: the M/D/1
- * queue of single prompts is replaced, and the wait is taken as fixed
- * (*rho is returned as 0 for the tail). */
-static double batch_prefill_wait(const struct inst *in, double n, double isl, double lam,
-				 double t_pf, double *rho)
+ * K = lam x batch_J prompts of a batch arrive together and share the
+ * iterations' prefill room (chunk - n tokens, at least one token), so
+ * the batch's K x isl tokens take m = ceil(K isl / room) iterations, each
+ * carrying min(room, K isl) prompt tokens (t_b, longer than the one-chunk
+ * iteration t_pf of a lone prompt). Prompt j of the batch has its last
+ * token in iteration about j m / K, so the mean prompt's first token
+ * comes (m + m / K) / 2 iterations of t_b after the batch arrives; the
+ * caller adds its own n_chunks x t_pf, so the wait returned is that less
+ * n_chunks x t_pf (never below 0). Batches do not overlap below
+ * busy = m t_b / batch_J < 1; at or above it HUGE_VAL. A simplification:
+ * the M/D/1 queue of single prompts is replaced, and the wait is taken as
+ * fixed (*rho is returned as 0 for the tail). */
+static double batch_prefill_wait(const struct inst *in, double n, double ctx, double isl,
+				 double lam, double t_pf, double *rho)
 {
-	double room = fmax(in->chunk - n, isl);
-	double m = ceil(lam * in->batch_J * isl / room);
-	double busy = m * t_pf / in->batch_J;
+	double K = fmax(lam * in->batch_J, 1), tokens = K * isl;
+	double room = fmax(in->chunk - n, 1), carry = fmin(room, tokens);
+	double m = ceil(tokens / room);
+	double t_b = inst_iter(in, n, ctx, carry, isl / 2, carry / isl, NULL, NULL, NULL);
+	double busy = m * t_b / in->batch_J;
+	double n_chunks = ceil(isl / in->chunk);
 	*rho = 0;
-	return busy < 1 ? (m - 1) * t_pf / 2 : HUGE_VAL;
+	if (!(busy < 1))
+		return HUGE_VAL;
+	return fmax((m + m / K) / 2 * t_b - n_chunks * t_pf, 0);
 }
 
 /* A batching client (serve_load.batch_window_s): the interval J between
@@ -1170,7 +1180,7 @@ static void online(const struct inst *in, double B, double isl, double osl, doub
 		rho = lam * S;
 		wp = rho < 1 ? rho * S / (2 * (1 - rho)) : HUGE_VAL;
 		if (in->batch_J > 0)
-			wp = batch_prefill_wait(in, n, isl, lam, t_pf, &rho);
+			wp = batch_prefill_wait(in, n, ctx, isl, lam, t_pf, &rho);
 		w_ahead = apart_busy(n) * in->ahead * t;
 		ttft = k->frontend_s + in->wait_h + t / 2 + w_ahead + n_chunks * t_pf + wq + wp;
 		double n2 = lam * (ttft - k->frontend_s - in->wait_h + osl * t);
