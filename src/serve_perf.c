@@ -264,14 +264,24 @@ static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
  *   default, disable_overlap_scheduler): 1. vLLM: --async-scheduling is
  *   an opt-in flag at the pinned version (tests/data/serving_vllm_flags.txt),
  *   and the C++ executor of TensorRT engines forms each batch after the
- *   last: 0. Only the wait is modelled: the extra step a finished sequence
+ *   last: 0. The switch that turns it the other way (overlap_switch):
+ *   vLLM --async-scheduling (pinned list, tests/data/serving_vllm_flags.txt;
+ *   its arg_utils.py refuses it with pipeline-parallel-size > 1:
+ *   overlap_no_pp), SGLang --disable-overlap-schedule (its server
+ *   arguments: "Disable the overlap scheduler"); TensorRT-LLM's PyTorch
+ *   backend takes disable_overlap_scheduler in its extra options YAML,
+ *   which hetplan does not write, and the C++ executor has none: NULL.
+ *   Only the wait is modelled: the extra step a finished sequence
  *   spends in the batch (TensorRT-LLM's "extra decoding step") is not
  *   charged to throughput (under 1% at outputs of 128 tokens or more). */
 static const struct serve_engine_profile engines[ENGINE_COUNT] = {
-	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0, 0, 0 },
-	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1, 160, 1 },
-	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0, 0, 1 },
-	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0, 0, 0 },
+	[ENGINE_VLLM] = { "vllm", 1.0e-3, 10e-6, 0.90, 0, 256, 2048, 0, 0, 0, 0,
+			  "--async-scheduling", 1 },
+	[ENGINE_SGLANG] = { "sglang", 0.3e-3, 3e-6, 0.85, 0, 1024, 8192, 0, 1, 160, 1,
+			    "--disable-overlap-schedule", 0 },
+	[ENGINE_TRTLLM] = { "tensorrt-llm", 1.0e-3, 10e-6, 0.90, 1, 2048, 8192, 1, 0, 0, 1, NULL, 0 },
+	[ENGINE_TRTLLM_ENGINE] = { "tensorrt-llm-engine", 0.3e-3, 1e-6, 0.95, 1, 2048, 8192, 1, 0, 0, 0,
+				   NULL, 0 },
 };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e)
@@ -296,6 +306,21 @@ double serve_step_overhead(const struct serve_config *cfg)
 }
 
 const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
+
+int serve_overlap_on(const struct serve_config *cfg)
+{
+	if (cfg->overlap_sched == OVERLAP_ON)
+		return 1;
+	if (cfg->overlap_sched == OVERLAP_OFF)
+		return 0;
+	return serve_engine(cfg->engine)->sched_ahead;
+}
+
+const char *serve_overlap_flag(const struct serve_config *cfg)
+{
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
+	return serve_overlap_on(cfg) == e->sched_ahead ? "" : e->overlap_switch;
+}
 
 int serve_engine_parse(const char *s, enum serve_engine *out)
 {
@@ -1250,7 +1275,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   cfg->prefill_apart != 0 || e->prefill_first,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0, e->graph_max_batch,
-			   cfg->overlap_sched > 0 ? 1 : cfg->overlap_sched < 0 ? 0 : e->sched_ahead,
+			   serve_overlap_on(cfg),
 			   0, 0 };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer

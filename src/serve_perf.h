@@ -71,11 +71,23 @@ struct serve_engine_profile {
 				      * for that batch and the one already
 				      * launched after it. 0: scheduled at the
 				      * end of the running batch */
+	const char *overlap_switch;  /* the launch-line flag that turns the
+				      * overlap scheduler the other way from
+				      * sched_ahead; NULL: none on the command
+				      * line (serve_overlap_flag) */
+	int overlap_no_pp;           /* 1: the engine refuses its overlap
+				      * scheduler with pipeline parallelism */
 };
+
+/* serve_config.overlap_sched: the engine's default, or forced on or off
+ * (the workspace's serve.overlap_sched and --overlap-sched keep the same
+ * numbers). */
+enum serve_overlap { OVERLAP_ENGINE, OVERLAP_ON, OVERLAP_OFF };
 
 const struct serve_engine_profile *serve_engine(enum serve_engine e);
 int serve_engine_parse(const char *s, enum serve_engine *out);
 const char *serve_engine_name(enum serve_engine e);
+
 int serve_wprec_parse(const char *s, enum serve_wprec *out);
 const char *serve_wprec_name(enum serve_wprec w);
 int serve_kvprec_parse(const char *s, enum serve_kvprec *out);
@@ -142,11 +154,19 @@ struct serve_config {
 			       * --enforce-eager): the host issues every kernel
 			       * of an iteration (serve_perf.c); 0: graphs for
 			       * decode, the engines' default */
-	int overlap_sched;    /* the overlap scheduler (the profile's
-			       * sched_ahead): 0 the engine's default, 1 on,
-			       * -1 off (an engine version without one:
-			       * SGLang before v0.4) */
+	int overlap_sched;    /* enum serve_overlap: the profile's sched_ahead,
+			       * or on, or off (also an engine version without
+			       * one: SGLang before v0.4) */
 };
+/* Whether cfg runs an overlap scheduler (the engine's default unless
+ * overlap_sched forces it). */
+int serve_overlap_on(const struct serve_config *cfg);
+
+/* The flag cfg's overlap setting puts on the engine's launch line: "" when
+ * the engine's default already gives it, NULL when the engine has no
+ * command-line switch for it. */
+const char *serve_overlap_flag(const struct serve_config *cfg);
+
 /* The host time per iteration that cfg runs with. */
 double serve_step_overhead(const struct serve_config *cfg);
 

@@ -217,6 +217,12 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 			for (int pp = 1; pp <= 8; pp *= 2) {
 				if (fix_pp && pp != fix_pp)
 					continue;
+				/* an engine that refuses its overlap
+				 * scheduler with pipelines (vLLM
+				 * --async-scheduling) */
+				if (pp > 1 && serve_overlap_on(base) &&
+				    serve_engine(base->engine)->overlap_no_pp)
+					break;
 				if (tp * pp > total || pp > m->layers)
 					break;
 				struct serve_config cfg = *base;
@@ -712,6 +718,8 @@ struct pd_prefill {
 	double kvx;         /* KV transfer of one prompt, s */
 	double mu_max;      /* prompts/s at full load */
 	double mu_link;     /* prompts/s the link carries */
+	double ahead;       /* iterations an overlap scheduler has launched
+			     * ahead (0 or 1: serve_overlap_on) */
 };
 
 /* A prefill-only instance: iterations of floor(chunk / ISL) whole prompts
@@ -738,11 +746,15 @@ static void pd_prefill_eval(const struct pool *p, const struct model_spec *m,
 	o->kvx = bw > 0 ? bytes / bw : 0;
 	o->mu_max = n / o->S;
 	o->mu_link = bytes > 0 && bw > 0 ? bw / bytes : HUGE_VAL;
+	o->ahead = serve_overlap_on(cfg);
 }
 
 /* TTFT of a prefill instance at `rate` prompts/s: an M/D/1 queue of
  * iterations (service S, utilisation rate / mu_max); the p99 of the wait
- * is taken as ln(100) x its mean (an exponential tail). */
+ * is taken as ln(100) x its mean (an exponential tail). An overlap
+ * scheduler adds, while the instance is busy (probability rho), the
+ * iteration it has launched ahead (serve_perf.c, "Scheduling ahead"),
+ * taken as fixed. */
 static void pd_prefill_ttft(const struct pd_prefill *o, double rate, double frontend,
 			    struct serve_quantiles *q)
 {
@@ -752,7 +764,7 @@ static void pd_prefill_ttft(const struct pd_prefill *o, double rate, double fron
 		return;
 	}
 	double w = rho * o->S / (2 * (1 - rho));
-	double base = frontend + o->S + o->kvx;
+	double base = frontend + o->S + o->kvx + rho * o->ahead * o->S;
 	q->mean = base + w;
 	q->p50 = base + w * log(2);
 	q->p99 = base + w * log(100);
@@ -766,9 +778,12 @@ static double pd_prefill_mu(const struct pd_prefill *o, const struct serve_slo *
 		double a = slo->ttft_p99_s - frontend - o->S - o->kvx;
 		if (a <= 0)
 			return 0;
-		/* base + ln(100) rho S / (2 (1 - rho)) <= slo */
-		double g = log(100) * o->S / 2;
-		rho = a / (a + g);
+		/* base + rho A + ln(100) rho S / (2 (1 - rho)) <= slo, A the
+		 * iteration launched ahead: with g = ln(100) S / 2, rho A (1 -
+		 * rho) + g rho <= a (1 - rho), i.e. A rho^2 - (A + g + a) rho +
+		 * a >= 0, whose smaller root bounds rho (a / (a + g) at A = 0) */
+		double g = log(100) * o->S / 2, A = o->ahead * o->S, bsum = A + g + a;
+		rho = A > 0 ? (bsum - sqrt(bsum * bsum - 4 * A * a)) / (2 * A) : a / (a + g);
 		if (rho > 0.999)
 			rho = 0.999;
 	} else {
@@ -1334,19 +1349,25 @@ out:
 	return rc;
 }
 
-/* An overlap scheduler setting the engine can take: TensorRT-LLM's
- * PyTorch backend sets it in its extra options file, which hetplan does
- * not write, and the C++ executor has none (docs/serving.md). */
-static int check_overlap(const struct serve_config *b, struct hp_err *err)
+/* An overlap scheduler setting the engine can take: one its launch line
+ * can express (serve_overlap_flag), and not forced on with pipeline
+ * parallelism where the engine refuses that (vLLM). pp: the fixed
+ * pipeline degree (0: any), place: a placement (pipelines across
+ * machines). */
+static int check_overlap(const struct serve_config *b, int pp, int place, struct hp_err *err)
 {
-	if (b->overlap_sched == 0 ||
-	    (b->engine != ENGINE_TRTLLM && b->engine != ENGINE_TRTLLM_ENGINE))
-		return 0;
-	return hp_err_set(err, HP_EXIT_USAGE, "--overlap-sched: %s %s; give engine (its default)",
-			  serve_engine_name(b->engine),
-			  b->engine == ENGINE_TRTLLM
-				  ? "sets it in its extra options file, which hetplan does not write"
-				  : "has no overlap scheduler");
+	const struct serve_engine_profile *e = serve_engine(b->engine);
+	if (!serve_overlap_flag(b))
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--overlap-sched %s: %s has no command-line switch for it "
+				  "(docs/serving.md); give engine (its default)",
+				  b->overlap_sched == OVERLAP_ON ? "on" : "off", e->name);
+	if (serve_overlap_on(b) && e->overlap_no_pp && (pp > 1 || place))
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--overlap-sched on: %s refuses its overlap scheduler with "
+				  "pipeline parallelism (%s)", e->name,
+				  place ? "--place runs pipelines" : "--pp above 1");
+	return 0;
 }
 
 int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
@@ -1355,7 +1376,7 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 {
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "--estimate needs a pool");
-	if (check_overlap(&o->base, err) < 0)
+	if (check_overlap(&o->base, o->fix_pp, 0, err) < 0)
 		return -1;
 	struct pool p = c->pools[0];
 	if (p.nodes_max > 0)
@@ -1425,7 +1446,7 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 static int check_opts(const struct cluster *c, const struct model_spec *m,
 		      const struct serve_opts *o, struct hp_err *err)
 {
-	if (check_overlap(&o->base, err) < 0)
+	if (check_overlap(&o->base, o->fix_pp, o->place, err) < 0)
 		return -1;
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
@@ -1484,16 +1505,20 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 
 /* No candidate configuration: why, and the nearest miss if there is one. */
 static void no_candidates(const struct cluster *c, const struct model_spec *m,
-			  const struct serve_result *near, const struct serve_cand *near_cand,
-			  struct serve_plan_result *res)
+			  const struct serve_config *base, const struct serve_result *near,
+			  const struct serve_cand *near_cand, struct serve_plan_result *res)
 {
+	const char *nopp = serve_overlap_on(base) && serve_engine(base->engine)->overlap_no_pp
+				   ? " (pipeline parallelism is off: --overlap-sched on)"
+				   : "";
 	if (near->fits)
 		snprintf(res->why, sizeof res->why,
 			 "no configuration of %.40s meets the SLOs on any pool: the fastest takes "
 			 "TTFT %.0f ms and TPOT %.1f ms with one request alone", m->name,
 			 near->ttft_min_s * 1e3, near->tpot_min_s * 1e3);
 	else if (near->why[0])
-		snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.250s", m->name, near->why);
+		snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.200s%s", m->name, near->why,
+			 nopp);
 	else
 		snprintf(res->why, sizeof res->why,
 			 "no configuration of %s meets the SLOs on any pool", m->name);
@@ -1684,7 +1709,7 @@ int serve_plan(const struct cluster *c, const struct model_spec *m, const struct
 		K = pd_candidates(c, m, b, R, &o->slo, k, cand, K);
 	res->n_cands = K;
 	if (K == 0) {
-		no_candidates(c, m, &near, &near_cand, res);
+		no_candidates(c, m, &o->base, &near, &near_cand, res);
 		err->code = HP_EXIT_NOFIT;
 		free(cand);
 		return -1;

@@ -193,8 +193,7 @@ FIELDS_ENUM(static, sobjective_enum, enum serve_objective, 2, serve_objective_na
 
 static const char *const serve_on_off[] = { "off", "on" };
 
-/* The overlap scheduler setting as ws_serve stores it: 0 the engine's
- * default, 1 on, 2 off (serve_config's -1). */
+/* The overlap scheduler setting, enum serve_overlap's names. */
 static const char *const overlap_names[] = { "engine", "on", "off" };
 
 static const char *overlap_name(int v)
@@ -265,11 +264,12 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "the current one, so a prompt that arrives while sequences run waits one "
 		 "iteration more for its first token (docs/serving.md). `engine` (default) "
 		 "takes the engine's default: on for sglang (v0.4 on) and tensorrt-llm "
-		 "(PyTorch backend), off for vllm and tensorrt-llm-engine. `on` with vllm "
-		 "puts `--async-scheduling` on the `vllm serve` line; `off` with sglang puts "
-		 "`--disable-overlap-schedule` on its line. tensorrt-llm sets it in its extra "
-		 "options file and tensorrt-llm-engine has none, so hetplan refuses a value "
-		 "other than `engine` for them." },
+		 "(PyTorch backend), off for vllm and tensorrt-llm-engine. A value other "
+		 "than the engine's default puts the engine's switch on its launch line "
+		 "(vllm `--async-scheduling`, which vLLM refuses with pipeline parallelism, "
+		 "so plans then keep PP 1; sglang `--disable-overlap-schedule`); an engine "
+		 "without a command-line switch for it (tensorrt-llm: its extra options "
+		 "file; tensorrt-llm-engine: none) refuses one (exit 2)." },
 };
 #undef SO
 
@@ -281,7 +281,7 @@ void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c)
 	c->prefill_apart = w->prefill_apart;
 	c->sched_steps = w->sched_steps;
 	c->eager = w->eager;
-	c->overlap_sched = w->overlap_sched == 2 ? -1 : w->overlap_sched;
+	c->overlap_sched = w->overlap_sched;
 }
 
 void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
@@ -289,7 +289,7 @@ void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
 	w->prefill_apart = c->prefill_apart;
 	w->sched_steps = c->sched_steps;
 	w->eager = c->eager;
-	w->overlap_sched = c->overlap_sched < 0 ? 2 : c->overlap_sched;
+	w->overlap_sched = c->overlap_sched;
 }
 
 const struct hp_field_table *const *workspace_field_tables(int *n)

@@ -30,7 +30,7 @@ struct ws_serve {
 	int engine, wprec, kvprec; /* enum serve_engine, serve_wprec, serve_kvprec */
 	int objective;             /* enum serve_objective */
 	int prefill_apart, sched_steps, eager; /* serve_config's; 0 = the engine's */
-	int overlap_sched;         /* 0 the engine's, 1 on, 2 off (serve_config: -1) */
+	int overlap_sched;         /* enum serve_overlap */
 };
 
 struct workspace {

@@ -894,7 +894,7 @@ static double blind_predict_one(const struct brow *b)
 			 * (LMSYS blog 2024-12-04; v0.3.x lists it as an
 			 * experimental flag, off). Set from the version,
 			 * before these rows were re-scored with it. */
-			cfg.overlap_sched = -1;
+			cfg.overlap_sched = OVERLAP_OFF;
 		}
 	}
 	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&

@@ -362,8 +362,11 @@ PY
 # the TPOT moves by under 1% (the extra step is not charged to decode). vLLM's flag for it
 # is --async-scheduling (in the pinned list); SGLang's switch is
 # --disable-overlap-schedule (docs.sglang.ai server arguments, "Disable the
-# overlap scheduler"). TensorRT-LLM sets it in a YAML file hetplan does not
-# write, and its C++ executor has none: both refuse a value (exit 2).
+# overlap scheduler"). TensorRT-LLM's PyTorch backend turns it off only in a
+# YAML file hetplan does not write, so "off" is refused there (exit 2);
+# vLLM's arg_utils.py raises "Async scheduling is not supported with
+# pipeline-parallel-size > 1" (vllm@99d7eb5d), so "on" with --pp 2 is
+# refused and the planner's vLLM plans keep PP 1.
 for e in engine on; do
 	expect "overlap-$e" 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 \
 		--rate 8 --isl 1000 --osl 200 --overlap-sched $e --format json
@@ -384,9 +387,20 @@ PY
 expect overlap-sglang-off 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 \
 	--rate 8 --isl 1000 --osl 200 --engine sglang --overlap-sched off --format json
 grep -q -- "--disable-overlap-schedule" "$tmp/out" && ok || bad "sglang --overlap-sched off line"
-expect overlap-trtllm 2 "--overlap-sched: tensorrt-llm sets it" -- --pool 1x8xH100-SXM \
-	-m llama3.1-8b --estimate --tp 1 --rate 8 --isl 1000 --osl 200 --engine tensorrt-llm \
-	--overlap-sched on
+expect overlap-trtllm 2 "--overlap-sched off: tensorrt-llm has no command-line switch" -- \
+	--pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --rate 8 --isl 1000 --osl 200 \
+	--engine tensorrt-llm --overlap-sched off
+expect overlap-vllm-pp 2 "refuses its overlap scheduler with pipeline parallelism" -- \
+	--pool 1x8xH100-SXM -m llama3.1-70b --estimate --tp 2 --pp 2 --rate 1 --isl 1000 \
+	--osl 200 --overlap-sched on
+# 70B on single-L4 machines runs only as a pipeline (TP 1, 140 GB of fp16
+# weights over 24 GB cards): with the scheduler forced on, vLLM has no plan.
+expect overlap-vllm-l4 0 "" -- --pool 16x1xL4 -m llama3.1-70b --rate 0.05 --isl 1000 \
+	--osl 200 --format json
+python3 -c 'import json,sys; assert all(i["pp"] > 1 for p in json.load(open(sys.argv[1]))["plans"] for i in p["instances"])' \
+	"$tmp/out" && ok || bad "16x1xL4 70B plans are pipelines"
+expect overlap-vllm-l4-on 4 "pipeline parallelism is off: --overlap-sched on" -- \
+	--pool 16x1xL4 -m llama3.1-70b --rate 0.05 --isl 1000 --osl 200 --overlap-sched on
 expect overlap-bad 2 "--overlap-sched: expected engine, on or off" -- --pool 1x8xH100-SXM \
 	-m llama3.1-8b --estimate --tp 1 --rate 8 --isl 1000 --osl 200 --overlap-sched 2
 

@@ -809,7 +809,7 @@ TEST(overlap_sched)
 		struct serve_config on = f.cfg, off;
 		on.engine = eng[e];
 		off = on;
-		off.overlap_sched = -1;
+		off.overlap_sched = OVERLAP_OFF;
 		struct serve_result sat, a, b;
 		struct serve_load ld = f.ld;
 		CHECK(serve_evaluate(&f.p, f.m, &on, &ld, NULL, &sat, &err) == 0 && sat.fits);

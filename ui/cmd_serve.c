@@ -1,6 +1,7 @@
 /* cmd_serve.c — `hetplan serve`: size and place LLM serving. */
 #include "cmd_serve.h"
 #include "common.h"
+#include "plan_flags.h"
 #include "sbuf.h"
 #include "serve_search.h"
 #include "utf8.h"
@@ -14,16 +15,26 @@
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
  * above serve_help. */
-const char cmd_serve_usage[] =
-	"hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
-	"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
-	"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
-	"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
-	"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n"
-	"         [--eager on|off] [--prefill-apart on|off] [--sched-steps N]\n"
-	"         [--overlap-sched engine|on|off] [--place] [--disagg]\n"
-	"         [--estimate [--burst N]] [--top K] [--no-price-book] [--format table|json|csv|md]\n"
-	"         [-o FILE]\n";
+const char *cmd_serve_usage(void)
+{
+	static char buf[1536];
+	static const char head[] =
+		"hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
+		"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
+		"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
+		"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
+		"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n";
+	if (*buf)
+		return buf;
+	size_t len = (size_t)snprintf(buf, sizeof buf, "%s", head), col = 9;
+	len = cli_flag_words(buf, sizeof buf, len, &col, &ws_serve_fields, head);
+	if (len < sizeof buf)
+		snprintf(buf + len, sizeof buf - len,
+			 "%s         [--place] [--disagg] [--estimate [--burst N]] [--top K] [--no-price-book]\n"
+			 "         [--format table|json|csv|md] [-o FILE]\n",
+			 col == 9 ? "" : "\n");
+	return buf;
+}
 
 static const char serve_help[] =
 	"\n"
@@ -45,15 +56,10 @@ static const char serve_help[] =
 	"      --chunk N        tokens per iteration (chunked prefill budget)\n"
 	"      --gpu-util F     memory share the engine may use (default: the engine's)\n"
 	"      --step-overhead S  host time per engine iteration, seconds (default: the\n"
-	"                       engine's; engines before vLLM 0.6 spent 0.005-0.013)\n"
-	"      --eager on|off   no CUDA/HIP graphs: the host issues every kernel of a step\n"
-	"                       (vLLM --enforce-eager; default off)\n"
-	"      --prefill-apart on|off  prompts in scheduler steps of their own (vLLM before\n"
-	"                       V1, chunked prefill off; default off; sglang: always)\n"
-	"      --sched-steps N  decode iterations per scheduler call with --prefill-apart\n"
-	"                       (vLLM --num-scheduler-steps before V1; default 1)\n"
-	"      --overlap-sched engine|on|off  the scheduler runs one batch ahead (default\n"
-	"                       engine: on for sglang and tensorrt-llm, off for vllm)\n"
+	"                       engine's; engines before vLLM 0.6 spent 0.005-0.013)\n";
+
+/* After the settings table's flags (cli_flag_help). */
+static const char serve_help_tail[] =
 	"      --place          place contiguous layer ranges over every GPU of the cluster\n"
 	"                       (Helix-style max-flow MILP) instead of whole-model replicas\n"
 	"      --disagg         also consider separate prefill and decode instances, the KV\n"
@@ -188,8 +194,9 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
 	if (so->base.eager)
 		sbuf_add(o, " --enforce-eager");
-	if (so->base.overlap_sched > 0)
-		sbuf_add(o, " --async-scheduling");
+	const char *ov = serve_overlap_flag(&so->base);
+	if (ov && *ov)
+		sbuf_addf(o, " %s", ov);
 	double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
 	sbuf_addf(o, " --max-model-len %d", (int)ceil(need));
 	/* disaggregated prefill/decode: vLLM's KV connector (NIXL) */
@@ -216,8 +223,9 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 			sbuf_add(o, " --kv-cache-dtype fp8_e5m2");
 		if (so->base.wprec == SW_FP8)
 			sbuf_add(o, " --quantization fp8");
-		if (so->base.overlap_sched < 0)
-			sbuf_add(o, " --disable-overlap-schedule");
+		const char *ov = serve_overlap_flag(&so->base);
+		if (ov && *ov)
+			sbuf_addf(o, " %s", ov);
 	} else {
 		/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
 		sbuf_addf(o, "trtllm-serve %s --backend %s --tp_size %d --pp_size %d", ref,
@@ -616,7 +624,9 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 	while ((opt = getopt_long(argc, argv, ":c:m:o:h", cmd_serve_options(), NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			cli_usage(stdout, cmd_serve_usage, serve_help);
+			cli_usage(stdout, cmd_serve_usage(), serve_help);
+			cli_flag_help(stdout, &ws_serve_fields);
+			fputs(serve_help_tail, stdout);
 			return 0;
 		case 'c': a->cluster_file = optarg; break;
 		case 'm': a->model_arg = optarg; break;

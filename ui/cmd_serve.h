@@ -28,6 +28,6 @@ char *serve_plans_text(const struct serve_plan_result *res, int src, const struc
 struct option;
 const struct option *cmd_serve_options(void);
 /* Its synopsis, without "usage: " (the command table's usage). */
-extern const char cmd_serve_usage[];
+const char *cmd_serve_usage(void);
 
 #endif

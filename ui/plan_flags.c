@@ -107,6 +107,72 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 	return 1;
 }
 
+size_t cli_flag_words(char *buf, size_t n, size_t len, size_t *col,
+		      const struct hp_field_table *t, const char *head)
+{
+	for (int i = 0; i < t->n && len < n; i++) {
+		const struct hp_field *f = &t->f[i];
+		char name[48], arg[96], word[160];
+		if (!f->flag)
+			continue;
+		/* head names it (--mbs N, required; --cp N beside --tp)? */
+		int w = snprintf(name, sizeof name, "--%s", f->flag);
+		const char *p = head ? strstr(head, name) : NULL;
+		if (p && (p[w] == ' ' || p[w] == ']' || p[w] == '\n'))
+			continue;
+		fields_doc_arg(f, arg, sizeof arg);
+		w = snprintf(word, sizeof word, "[--%s%s%s]", f->flag, *arg ? " " : "", arg);
+		if (*col == 9 || *col + 1 + (size_t)w > 96) {
+			len += (size_t)snprintf(buf + len, n - len, "%s         %s",
+						*col == 9 ? "" : "\n", word);
+			*col = 9 + (size_t)w;
+		} else {
+			len += (size_t)snprintf(buf + len, n - len, " %s", word);
+			*col += 1 + (size_t)w;
+		}
+	}
+	return len < n ? len : n;
+}
+
+/* text from column 23, words wrapped before column 80 */
+static void help_wrapped(FILE *out, const char *text)
+{
+	size_t col = 23;
+	const char *p = text;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (col > 23 && col + 1 + w > 80) {
+			fprintf(out, "\n%23s", "");
+			col = 23;
+		} else if (col > 23) {
+			fputc(' ', out);
+			col++;
+		}
+		fprintf(out, "%.*s", (int)w, p);
+		col += w;
+		p += w;
+		p += strspn(p, " ");
+	}
+	fputc('\n', out);
+}
+
+void cli_flag_help(FILE *out, const struct hp_field_table *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		const struct hp_field *f = &t->f[i];
+		char arg[96], lead[160];
+		if (!f->flag || !f->help)
+			continue;
+		fields_doc_arg(f, arg, sizeof arg);
+		int w = snprintf(lead, sizeof lead, "      --%s%s%s", f->flag, *arg ? " " : "", arg);
+		if (w < 22)
+			fprintf(out, "%-23s", lead);
+		else
+			fprintf(out, "%s\n%23s", lead, "");
+		help_wrapped(out, f->help);
+	}
+}
+
 const char *cli_plan_usage(char *buf, size_t n, const char *cmd, const char *tail)
 {
 	if (*buf)
@@ -117,27 +183,7 @@ const char *cli_plan_usage(char *buf, size_t n, const char *cmd, const char *tai
 		 "         --tp N --pp N [--dp N] [--cp N] [--ep N] --mbs N --gbs N [--on POOL]\n",
 		 cmd);
 	size_t len = (size_t)snprintf(buf, n, "%s", head), col = 9;
-	for (int i = 0; i < plan_fields.n && len < n; i++) {
-		const struct hp_field *f = &plan_fields.f[i];
-		char name[48], arg[96], word[160];
-		if (!f->flag)
-			continue;
-		/* head names it (--mbs N, required; --cp N beside --tp)? */
-		int w = snprintf(name, sizeof name, "--%s", f->flag);
-		const char *p = strstr(head, name);
-		if (p && (p[w] == ' ' || p[w] == ']' || p[w] == '\n'))
-			continue;
-		fields_doc_arg(f, arg, sizeof arg);
-		w = snprintf(word, sizeof word, "[--%s%s%s]", f->flag, *arg ? " " : "", arg);
-		if (col == 9 || col + 1 + (size_t)w > 96) {
-			len += (size_t)snprintf(buf + len, n - len, "%s         %s", col == 9 ? "" : "\n",
-						word);
-			col = 9 + (size_t)w;
-		} else {
-			len += (size_t)snprintf(buf + len, n - len, " %s", word);
-			col += 1 + (size_t)w;
-		}
-	}
+	len = cli_flag_words(buf, n, len, &col, &plan_fields, head);
 	if (len < n)
 		snprintf(buf + len, n - len, "%s%s", col == 9 ? "" : "\n", tail);
 	return buf;

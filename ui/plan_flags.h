@@ -51,6 +51,16 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
  * buf (n bytes, static in the caller); returns buf. */
 const char *cli_plan_usage(char *buf, size_t n, const char *cmd, const char *tail);
 
+/* Append "[--FLAG ARG]" for every entry of t that has a flag and that head
+ * does not already name to buf (holding len bytes), wrapping at 96
+ * columns with a 9-space indent; *col is the current column (9 at a
+ * fresh line). Returns the new length. */
+size_t cli_flag_words(char *buf, size_t n, size_t len, size_t *col,
+		      const struct hp_field_table *t, const char *head);
+
+/* --help lines "      --FLAG ARG   help" for every entry of t with a flag. */
+void cli_flag_help(FILE *out, const struct hp_field_table *t);
+
 /* Build the one-pool plan the flags describe (--tp and --pp required;
  * --dp defaults to every GPU of the pool). Returns 0, or an exit status
  * after printing the error. */
