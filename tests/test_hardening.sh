@@ -94,6 +94,14 @@ expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name
 grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
 expect 2 "--tp: expected a positive integer, got 'a^[[2J'" $E --tp "a$(printf '\033[2J')" --pp 1 --mbs 1 --gbs 8
 grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+# A file name as given reaches every load error (cli_fail): a plan file
+# named with ESC ] 0 ; ... BEL shows them as ^[ and ^G.
+bad_name="$T/x$(printf '\033]0;pwn\007').json"
+printf '{}' >"$bad_name"
+$H launch --plan "$bad_name" --pool 1x8xH100-SXM -m llama3.1-8b >"$T/out" 2>"$T/err"
+grep -qF 'x^[]0;pwn^G.json' "$T/err" && ok || bad "file name not shown as ^[: $(cat -v "$T/err")"
+grep -q "$esc" "$T/err" && bad "raw ESC on stderr: $(cat -v "$T/err")" || ok
+rm -f "$bad_name"
 # Invalid UTF-8 (a lone 0xFF byte) in a name would make --format json
 # output invalid JSON; it is refused and shown as \xFF.
 expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\377')" -m llama3.1-8b --gbs 64

@@ -16,7 +16,18 @@
 int cli_fail(const struct hp_err *err, int fallback)
 {
 	assert(err);
-	fprintf(stderr, "hetplan: %s\n", err->msg);
+	/* the message can quote a file name, key or value as given: through
+	 * the terminal sink, a line at a time */
+	char line[sizeof err->msg], shown[4 * sizeof err->msg];
+	const char *p = err->msg;
+	fputs("hetplan: ", stderr);
+	do {
+		size_t k = strcspn(p, "\n");
+		memcpy(line, p, k);
+		line[k] = '\0';
+		fprintf(stderr, "%s\n", esc_term_buf(shown, sizeof shown, line));
+		p += k;
+	} while (*p && *++p);
 	return err->code ? err->code : fallback;
 }
 
