@@ -116,6 +116,7 @@ struct bb {
 	double seed;          /* a feasible point's value (seed_dive), if have_seed */
 	int have_seed;
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
+	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	int gave_up;
 };
 
@@ -451,15 +452,19 @@ static int may_improve(const struct bb *b, double lb)
 	return b->m->kind == CAPMILP_DEADLINE ? lb < t : lb > t;
 }
 
-/* The last count, every other fixed: scanned from the end where the
- * objective's GPU-share floor is lowest, stopping once that floor (linear
- * in v) cannot beat the incumbent. */
-static void last_count(struct bb *b, int i, int u, const int *G, double rate)
+/* The last count, every other fixed (cnt replicas among them): scanned
+ * from the end where the objective's GPU-share floor is lowest, stopping
+ * once that floor (linear in v) cannot beat the incumbent; only the
+ * values that make the sum of the counts a multiple of b->step. */
+static void last_count(struct bb *b, int i, int u, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
 	int G2[HP_MAX_POOLS];
+	/* the sum of the counts a multiple of b->step: v = want (mod step) */
+	long want = (b->step - cnt % b->step) % b->step;
 	if (m->kind == CAPMILP_BUDGET) {
-		for (int v = u; v >= 1; v--) {
+		for (int v = u - (int)(((u - want) % b->step + b->step) % b->step); v >= 1;
+		     v -= (int)b->step) {
 			double rt = rate + v * m->r[i];
 			b->nodes++;
 			if (b->have && rt <= b->best_val + b->tol)
@@ -483,8 +488,10 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 	while (lo <= u && rate + lo * m->r[i] < b->R_lo)
 		lo++;
 	int up = d >= 0;
-	for (int k = 0; k <= u - lo; k++) {
-		int v = up ? lo + k : u - k;
+	int first = lo + (int)(((want - lo) % b->step + b->step) % b->step);
+	int last = u - (int)(((u - want) % b->step + b->step) % b->step);
+	for (int k = 0; k <= last - first; k += (int)b->step) {
+		int v = up ? first + k : last - k;
 		b->nodes++;
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
@@ -624,7 +631,7 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 	if (d->nodes > d->limit || boxes(d, i, G, cnt, u) < 0)
 		return;
 	if (i == m->n - 1) {
-		last_count(d, i, u[i], G, rate);
+		last_count(d, i, u[i], G, rate, cnt);
 		return;
 	}
 	int v0 = relaxed_argmin(d, i, u, G, rate, cnt), nv = 0;
@@ -706,7 +713,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 			return;
 	}
 	if (i == m->n - 1) {
-		last_count(b, i, u[i], G, rate);
+		last_count(b, i, u[i], G, rate, cnt);
 		return;
 	}
 	/* the later counts' boxes with this one at 1 (the widest): the child
@@ -812,10 +819,31 @@ static void joint_mults(struct bb *b)
 	}
 }
 
-int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
+long capmilp_ep_step(int ep, int cp)
+{
+	if (ep < 1 || cp < 1)
+		return 1;
+	int a = ep, c = cp;
+	while (c) {
+		int t = a % c;
+		a = c;
+		c = t;
+	}
+	return ep / a;
+}
+
+int capmilp_solve(const struct capmilp *m_in, int *counts, long *nodes)
 {
 	struct bb b;
 	memset(&b, 0, sizeof b);
+	/* With total_step s > 1 the sum is at most the largest multiple of s
+	 * within max_total: the same integer points, tighter bounds. Only
+	 * last_count enforces the step itself; every bound below relaxes the
+	 * programme without it, so it relaxes the programme with it too. */
+	struct capmilp mc = *m_in;
+	const struct capmilp *m = &mc;
+	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
+	mc.max_total -= mc.max_total % b.step;
 	b.m = m;
 	b.limit = m->node_limit > 0 ? m->node_limit : 100000;
 	double price_all = 0, rate_all = 0;
