@@ -87,6 +87,19 @@
  * letting its loop cut them one by one. A search setting. */
 #define CAPMILP_SKIP_MIN 32
 
+/* fmin and fmax for the operands here, which are never NaN (finite or
+ * +-HUGE_VAL): the same values, inlined (the libm calls took about 8% of
+ * the solver's time in a profile). */
+static inline double min2(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+static inline double max2(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 struct bb {
 	const struct capmilp *m;
 	int cur[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS];
@@ -116,6 +129,7 @@ struct bb {
 	double seed;          /* a feasible point's value (seed_dive), if have_seed */
 	int have_seed;
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
+	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	int gave_up;
 };
 
@@ -152,7 +166,7 @@ static double knap_lb(const struct bb *b, int i, const int *u, double need)
 		double d = b->share[j] - m->lambda * m->r[j];
 		if (j < i || d < 0 || u[j] <= 1)
 			continue;
-		double add = fmin((double)(u[j] - 1), (need - rate) / m->r[j]);
+		double add = min2((double)(u[j] - 1), (need - rate) / m->r[j]);
 		val += d * add;
 		rate += m->r[j] * add;
 	}
@@ -180,7 +194,7 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 		double d = b->share[j] / 3600 - m->lambda * m->r[j];
 		if (j < i || d <= 0 || u[j] <= 1)
 			continue;
-		double add = fmin((double)(u[j] - 1), slack / d);
+		double add = min2((double)(u[j] - 1), slack / d);
 		rate += m->r[j] * add;
 		slack -= d * add;
 	}
@@ -212,12 +226,12 @@ static double joint_lb_ordered(const struct bb *b, int i, const int *u, double n
 				break;
 			if (j < i)
 				continue;
-			double y = fmin((double)(u[j] - 1), room);
+			double y = min2((double)(u[j] - 1), room);
 			L += cj * y;
 			got += m->r[j] * y;
 			room -= y;
 		}
-		best = fmax(best, L);
+		best = max2(best, L);
 		if (need - got <= 0)
 			break;   /* a supergradient <= 0: no larger pi does better */
 	}
@@ -230,51 +244,59 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 	const struct capmilp *m = b->m;
 	/* up to two segments a count: its first fr_j extra replicas, which
 	 * take GPUs already paid for (no pool price), then the rest */
-	double val0 = 0, c0[2 * CAPMILP_MAX_VARS], len[2 * CAPMILP_MAX_VARS];
-	double rs[2 * CAPMILP_MAX_VARS];
-	int ns = 0;
+	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
+	int fj[CAPMILP_MAX_VARS], nf = 0;
 	for (int j = i; j < m->n; j++) {
 		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
 		val0 += e;
 		need -= m->r[j];
 		left--;
-		double f = fr ? fmin(fr[j], U) : 0;
-		if (f > 0) {
-			c0[ns] = -m->lambda * m->r[j];
-			rs[ns] = m->r[j];
-			len[ns++] = f;
-		}
-		if (U - f > 0) {
-			c0[ns] = e;
-			rs[ns] = m->r[j];
-			len[ns++] = U - f;
-		}
+		double f = fr ? min2(fr[j], U) : 0;
+		flen[j] = f;
+		plen[j] = U - f;
+		if (f > 0)
+			fj[nf++] = j;
 	}
-	double best = -HUGE_VAL, c[2 * CAPMILP_MAX_VARS];
-	int idx[2 * CAPMILP_MAX_VARS];
-	if (!fr)
+	if (!nf)
 		return val0 + joint_lb_ordered(b, i, u, need, left);
+	double best = -HUGE_VAL;
 	for (int t = 0; t < b->n_mult; t++) {
-		double pi = b->mult[t];
-		for (int a = 0; a < ns; a++) {
-			double cj = c0[a] - pi * rs[a];
-			int k = a;
-			while (k > 0 && c[k - 1] > cj) {
-				c[k] = c[k - 1];
-				idx[k] = idx[k - 1];
+		double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
+		int fo[CAPMILP_MAX_VARS];
+		/* the free segments by (coefficient, count), insertion */
+		for (int a = 0; a < nf; a++) {
+			int j = fj[a], k = a;
+			double cj = -m->lambda * m->r[j] - pi * m->r[j];
+			while (k > 0 && fc[k - 1] > cj) {
+				fc[k] = fc[k - 1];
+				fo[k] = fo[k - 1];
 				k--;
 			}
-			c[k] = cj;
-			idx[k] = a;
+			fc[k] = cj;
+			fo[k] = j;
 		}
+		/* merged with the paid ones, already in that order at pi
+		 * (b->mult_order); on equal coefficients the lower count
+		 * first, a count's free segment before its paid one: the
+		 * order of a stable sort of the segments by coefficient */
 		double L = pi * need, got = 0, room = (double)left;
-		for (int a = 0; a < ns && c[a] < 0 && room > 0; a++) {
-			double y = fmin(len[idx[a]], room);
-			L += c[a] * y;
-			got += rs[idx[a]] * y;
+		const int *ord = b->mult_order[t];
+		int pa = 0, fa = 0;
+		while (room > 0) {
+			while (pa < m->n && (ord[pa] < i || !(plen[ord[pa]] > 0)))
+				pa++;
+			double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
+			int take_free = fa < nf && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
+			double cj = take_free ? fc[fa] : pc;
+			if (!(cj < 0))
+				break;
+			int j = take_free ? fo[fa++] : ord[pa++];
+			double y = min2(take_free ? flen[j] : plen[j], room);
+			L += cj * y;
+			got += m->r[j] * y;
 			room -= y;
 		}
-		best = fmax(best, L);
+		best = max2(best, L);
 		if (need - got <= 0)
 			break;   /* a supergradient <= 0: no larger pi does better */
 	}
@@ -306,12 +328,12 @@ static double joint_ub(const struct bb *b, int i, const int *u, double slack, lo
 				break;
 			if (j < i)
 				continue;
-			double y = fmin((double)(u[j] - 1), room);
+			double y = min2((double)(u[j] - 1), room);
 			U += pj * y;
 			used += b->dcoef[j] * y;
 			room -= y;
 		}
-		best = fmin(best, U);
+		best = min2(best, U);
 		if (slack - used >= 0)
 			break;   /* a subgradient >= 0: no larger nu does better */
 	}
@@ -421,8 +443,8 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 	if (more < 0)
 		return -HUGE_VAL;
 	if (b->card_binds)
-		more = fmin(more, joint_ub(b, i, u, slack, m->max_total - cnt));
-	return rate + fmin(more, most - rate);
+		more = min2(more, joint_ub(b, i, u, slack, m->max_total - cnt));
+	return rate + min2(more, most - rate);
 }
 
 /* The bound a subtree must beat to be searched: deadline, a subtree is
@@ -437,9 +459,9 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 static double cut_at(const struct bb *b)
 {
 	if (b->m->kind == CAPMILP_DEADLINE)
-		return fmin(b->have ? b->best_val - b->tol : HUGE_VAL,
+		return min2(b->have ? b->best_val - b->tol : HUGE_VAL,
 			    b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
-	return fmax(b->have ? b->best_val + b->tol : -HUGE_VAL,
+	return max2(b->have ? b->best_val + b->tol : -HUGE_VAL,
 		    b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
 }
 
@@ -451,15 +473,19 @@ static int may_improve(const struct bb *b, double lb)
 	return b->m->kind == CAPMILP_DEADLINE ? lb < t : lb > t;
 }
 
-/* The last count, every other fixed: scanned from the end where the
- * objective's GPU-share floor is lowest, stopping once that floor (linear
- * in v) cannot beat the incumbent. */
-static void last_count(struct bb *b, int i, int u, const int *G, double rate)
+/* The last count, every other fixed (cnt replicas among them): scanned
+ * from the end where the objective's GPU-share floor is lowest, stopping
+ * once that floor (linear in v) cannot beat the incumbent; only the
+ * values that make the sum of the counts a multiple of b->step. */
+static void last_count(struct bb *b, int i, int u, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
 	int G2[HP_MAX_POOLS];
+	/* the sum of the counts a multiple of b->step: v = want (mod step) */
+	long want = (b->step - cnt % b->step) % b->step;
 	if (m->kind == CAPMILP_BUDGET) {
-		for (int v = u; v >= 1; v--) {
+		for (int v = u - (int)(((u - want) % b->step + b->step) % b->step); v >= 1;
+		     v -= (int)b->step) {
 			double rt = rate + v * m->r[i];
 			b->nodes++;
 			if (b->have && rt <= b->best_val + b->tol)
@@ -483,8 +509,10 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate)
 	while (lo <= u && rate + lo * m->r[i] < b->R_lo)
 		lo++;
 	int up = d >= 0;
-	for (int k = 0; k <= u - lo; k++) {
-		int v = up ? lo + k : u - k;
+	int first = lo + (int)(((want - lo) % b->step + b->step) % b->step);
+	int last = u - (int)(((u - want) % b->step + b->step) % b->step);
+	for (int k = 0; k <= last - first; k += (int)b->step) {
+		int v = up ? first + k : last - k;
 		b->nodes++;
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
@@ -624,7 +652,7 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 	if (d->nodes > d->limit || boxes(d, i, G, cnt, u) < 0)
 		return;
 	if (i == m->n - 1) {
-		last_count(d, i, u[i], G, rate);
+		last_count(d, i, u[i], G, rate, cnt);
 		return;
 	}
 	int v0 = relaxed_argmin(d, i, u, G, rate, cnt), nv = 0;
@@ -690,13 +718,13 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	double rate_max = rate;
 	for (int j = i; j < m->n; j++)
 		rate_max += m->r[j] * u[j];
-	rate_max = fmin(rate_max, rate + card_ub(b, i, u, m->max_total - cnt));
+	rate_max = min2(rate_max, rate + card_ub(b, i, u, m->max_total - cnt));
 	int Gmin[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
 		Gmin[q] = G[q] + b->gmin[i][q];
 	double whole = node_price(m, Gmin);
 	if (m->kind == CAPMILP_DEADLINE) {
-		double lb = fmax(whole - m->lambda * rate_max, sub_bound(b, i, u, G, rate, cnt, 1));
+		double lb = max2(whole - m->lambda * rate_max, sub_bound(b, i, u, G, rate, cnt, 1));
 		if (!may_improve(b, lb))
 			return;
 	} else {
@@ -706,7 +734,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 			return;
 	}
 	if (i == m->n - 1) {
-		last_count(b, i, u[i], G, rate);
+		last_count(b, i, u[i], G, rate, cnt);
 		return;
 	}
 	/* the later counts' boxes with this one at 1 (the widest): the child
@@ -812,10 +840,31 @@ static void joint_mults(struct bb *b)
 	}
 }
 
-int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
+long capmilp_ep_step(int ep, int cp)
+{
+	if (ep < 1 || cp < 1)
+		return 1;
+	int a = ep, c = cp;
+	while (c) {
+		int t = a % c;
+		a = c;
+		c = t;
+	}
+	return ep / a;
+}
+
+int capmilp_solve(const struct capmilp *m_in, int *counts, long *nodes)
 {
 	struct bb b;
 	memset(&b, 0, sizeof b);
+	/* With total_step s > 1 the sum is at most the largest multiple of s
+	 * within max_total: the same integer points, tighter bounds. Only
+	 * last_count enforces the step itself; every bound below relaxes the
+	 * programme without it, so it relaxes the programme with it too. */
+	struct capmilp mc = *m_in;
+	const struct capmilp *m = &mc;
+	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
+	mc.max_total -= mc.max_total % b.step;
 	b.m = m;
 	b.limit = m->node_limit > 0 ? m->node_limit : 100000;
 	double price_all = 0, rate_all = 0;

@@ -11,8 +11,9 @@
  *             s.t. sum_q P_q ceil(G_q / gpn_q) / 3600 <= lambda sum_i r_i n_i
  *
  * with G_q = sum_i g_iq n_i <= gpn_q nodes_q, 1 <= n_i <= ub_i and
- * sum_i n_i <= max_total. These are the models that search.c used to hand
- * to GLPK (lp.c) with an integer node-count column per pool; the node
+ * sum_i n_i <= max_total, sum_i n_i a multiple of total_step. These
+ * are the models that search.c used to hand to GLPK (lp.c) with an
+ * integer node-count column per pool; the node
  * count of a pool is at its least, ceil(G_q / gpn_q), at every optimum
  * (its price is >= 0 and nothing else depends on it), so it is computed,
  * not branched on. The dimension is small (at most one single-pool layout
@@ -38,6 +39,9 @@ struct capmilp {
 	int nodes[HP_MAX_POOLS];                /* nodes of the pool, >= 0 */
 	double usd_node_h[HP_MAX_POOLS];        /* node price, >= 0 */
 	long max_total;                         /* sum_i n_i at most */
+	long total_step;                        /* sum_i n_i a multiple of this
+						 * (0 or 1: any sum); the planner's
+						 * EP rule, see capmilp_ep_step */
 	double R;                               /* deadline: micro-batches/s asked */
 	double lambda;                          /* deadline: USD/h per micro-batch/s;
 						 * budget: USD per micro-batch */
@@ -55,5 +59,15 @@ struct capmilp {
  * allows a relative 1e-9 on the rate and budget rows (GLPK's own
  * tolerance is 1e-7). */
 int capmilp_solve(const struct capmilp *m, int *counts, long *nodes);
+
+/* The total_step of a setting with expert parallelism ep and context
+ * parallelism cp (both >= 1): ep / gcd(ep, cp). A plan's data-parallel
+ * degree dp (the sum of the replica counts) must have dp * cp a multiple
+ * of ep (search.c prunes every other count vector before estimating it);
+ * with h = gcd(ep, cp), ep | dp * cp <=> (ep / h) | dp * (cp / h) <=>
+ * (ep / h) | dp, as ep / h and cp / h are coprime. So the count vectors
+ * this step removes from the programme are exactly those that are never
+ * plans. Returns 1 for ep or cp < 1 (no constraint). */
+long capmilp_ep_step(int ep, int cp);
 
 #endif

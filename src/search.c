@@ -1512,6 +1512,13 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 		cf[i] = 1;
 	}
 	lp_add_row(lp, n, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
+	long step = capmilp_ep_step(g->ep, g->cp);
+	if (step > 1) {
+		/* sum_i n_i = step k, k integer: the EP rule (capmilp.h) */
+		idx[n] = lp_add_col(lp, 0, (double)(x->o->gbs / g->mbs / step), 0, 1);
+		cf[n] = -(double)step;
+		lp_add_row(lp, n + 1, idx, cf, 0, 0);
+	}
 	struct lp_result r;
 	int rc = lp_solve(lp, 5000, &r);
 	x->res->stats.milp_glpk++;
@@ -1563,6 +1570,7 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 		m.ub[i] = fit_count(x, Ls[i], x->cap);
 	}
 	m.max_total = x->o->gbs / g->mbs;
+	m.total_step = capmilp_ep_step(g->ep, g->cp);
 	m.R = R;
 	m.lambda = lambda;
 	m.node_limit = CAPMILP_NODES;
@@ -1793,13 +1801,26 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 		struct combo *e = cl_add(cl, counts);
 		int rc = cl_try(x, g, Ls, n, e, 1);
 		double t = e->t, cost = e->cost;
+		/* neighbours that keep the sum a multiple of the EP step:
+		 * +-step on one count (+-1 without EP), and with EP one replica
+		 * moved from a count to another */
+		long step = capmilp_ep_step(g->ep, g->cp);
 		for (int i = 0; i < n; i++)
 			for (int d = -1; d <= 1; d += 2) {
 				int save = counts[i];
-				counts[i] += d;
+				counts[i] += d * (int)step;
 				if (counts[i] >= 1)
 					cl_try(x, g, Ls, n, cl_add(cl, counts), 0);
 				counts[i] = save;
+				for (int j = 0; j < n && step > 1 && d > 0; j++) {
+					if (j == i || counts[j] <= 1)
+						continue;
+					counts[i]++;
+					counts[j]--;
+					cl_try(x, g, Ls, n, cl_add(cl, counts), 0);
+					counts[i]--;
+					counts[j]++;
+				}
 			}
 		if (rc != 0)
 			return;

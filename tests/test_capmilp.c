@@ -6,6 +6,8 @@
  *   - every count vector of 3,000 more where the replicas row binds;
  *   - GLPK (lp.h, the general branch and bound the planner used before)
  *     on 600 random instances of the planner's size: the same value;
+ *   - the EP step (the sum of the counts a multiple of total_step):
+ *     the planner's own rule for dp, brute force and GLPK;
  *   - GLPK on 104 programmes the planner posed (tests/data/
  *     capmilp_planner.txt), most of them ones the solver used to give up
  *     on: the same value. */
@@ -50,7 +52,7 @@ static int feasible(const struct capmilp *m, const int *n, double tol)
 			return 0;
 		total += n[i];
 	}
-	if (total > m->max_total)
+	if (total > m->max_total || (m->total_step > 1 && total % m->total_step))
 		return 0;
 	for (int q = 0; q < m->np; q++) {
 		long G = 0;
@@ -128,6 +130,12 @@ static int glpk(const struct capmilp *m, int *n, double *val)
 		cf[i] = 1;
 	}
 	lp_add_row(lp, m->n, idx, cf, -HUGE_VAL, (double)m->max_total);
+	if (m->total_step > 1) {
+		/* sum_i n_i = total_step k, k integer */
+		idx[m->n] = lp_add_col(lp, 0, (double)(m->max_total / m->total_step), 0, 1);
+		cf[m->n] = -(double)m->total_step;
+		lp_add_row(lp, m->n + 1, idx, cf, 0, 0);
+	}
 	struct lp_result r;
 	int rc = lp_solve(lp, 200000, &r);
 	if (rc == 0)
@@ -374,6 +382,76 @@ TEST(deadline_within_tolerance)
 	}
 }
 
+/* capmilp_ep_step against the planner's own test for a count vector
+ * that can be a plan (search.c: (dp * cp) % ep == 0, dp the sum of the
+ * counts), for every ep <= 64, cp <= 16 and dp <= 256: dp is a multiple
+ * of the step exactly when that test passes. Hand-worked: ep 8, cp 1 ->
+ * 8; ep 8, cp 2 -> 4 (dp * 2 a multiple of 8: dp = 4, 8, ...); ep 6,
+ * cp 4 -> 3 (4 dp a multiple of 6: dp = 3, 6, ...); ep 4, cp 8 -> 1. */
+TEST(ep_step_rule)
+{
+	CHECK_EQ_INT((int)capmilp_ep_step(8, 1), 8);
+	CHECK_EQ_INT((int)capmilp_ep_step(8, 2), 4);
+	CHECK_EQ_INT((int)capmilp_ep_step(6, 4), 3);
+	CHECK_EQ_INT((int)capmilp_ep_step(4, 8), 1);
+	CHECK_EQ_INT((int)capmilp_ep_step(1, 1), 1);
+	CHECK_EQ_INT((int)capmilp_ep_step(0, 1), 1);
+	int bad = 0;
+	for (int ep = 1; ep <= 64; ep++)
+		for (int cp = 1; cp <= 16; cp++) {
+			long s = capmilp_ep_step(ep, cp);
+			for (long dp = 1; dp <= 256; dp++)
+				bad += ((dp * cp) % ep == 0) != (dp % s == 0);
+		}
+	CHECK_EQ_INT(bad, 0);
+}
+
+/* The sum of the counts a multiple of total_step (the EP rule): small
+ * instances against every count vector (feasible() checks the step),
+ * the replicas row binding in some, the deadline at lambda = 0 in half
+ * of its instances; then GLPK, given the step as an integer column, on
+ * instances of the planner's size. */
+TEST(brute_force_total_step)
+{
+	static const long steps[] = { 2, 3, 4, 8, 16 };
+	int bad = 0, feasible_n = 0;
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 3);
+		m.total_step = steps[rnd(5)];
+		long ub_sum = 0;
+		for (int i = 0; i < m.n; i++)
+			ub_sum += m.ub[i];
+		if (ub_sum >= m.n && rnd(2))
+			m.max_total = m.n + (long)rnd((unsigned)(ub_sum - m.n + 1));
+		if (m.kind == CAPMILP_DEADLINE && rnd(2))
+			m.lambda = 0;
+		int n[CAPMILP_MAX_VARS];
+		feasible_n += capmilp_solve(&m, n, NULL) == 0;
+		bad += against_bf(&m, t);
+	}
+	CHECK(feasible_n > 1000);
+	int compared = 0;
+	for (int t = 0; t < 300 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 64);
+		m.total_step = steps[rnd(5)];
+		int n[CAPMILP_MAX_VARS], gn[CAPMILP_MAX_VARS];
+		double gval;
+		int grc = glpk(&m, gn, &gval), rc = capmilp_solve(&m, n, NULL);
+		if (grc != 0)
+			continue;   /* GLPK's node budget or tolerance: nothing proven */
+		compared++;
+		if (rc != 0 || !feasible(&m, n, 1e-7) ||
+		    fabs(value(&m, n) - value(&m, gn)) > 1e-6 * fmax(1, fabs(value(&m, gn)))) {
+			T_FAILF("step instance %d (kind %d, step %ld): solver %d %.10g, GLPK %.10g", t,
+				m.kind, m.total_step, rc, rc == 0 ? value(&m, n) : 0, gval);
+			bad++;
+		}
+	}
+	CHECK(compared >= 150);
+}
+
 /* Parse one line of tests/data/capmilp_planner.txt (format in its
  * header). Returns 0, or -1 on a malformed line. */
 static int parse_planner(const char *line, struct capmilp *m)
@@ -458,6 +536,8 @@ int main(void)
 	RUN(brute_force_replicas_row);
 	RUN(deadline_within_tolerance);
 	RUN(glpk_planner_size);
+	RUN(ep_step_rule);
+	RUN(brute_force_total_step);
 	RUN(planner_instances);
 	lp_thread_done();
 	return t_done("capmilp");
