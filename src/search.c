@@ -404,6 +404,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	if (estimate_stages(x, &p, &e, &err) < 0)
 		return -1;
 	x->res->stats.evaluated++;
+	x->res->stats.probes++;
 	for (int s = 0; s < L->pp; s++) {
 		t[s] = e.stages[s].t_total;
 		tc[s] = t[s] - e.stages[s].t_pp - e.stages[s].t_cp - e.stages[s].t_ep;
@@ -484,6 +485,7 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
 			int gbs);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
+static void sp_label(const struct ctx *x, struct search_plan *sp);
 
 /* While plans must keep the memory headroom (x->mem_frac < 1), one that
  * fits only by eating into it is left out like one that does not fit. */
@@ -509,6 +511,7 @@ static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 	}
 	x->mem_miss = ratio;
 	finish_plan(x, sp);
+	sp_label(x, sp);
 	struct search_result *res = x->res;
 	if (res->has_mem_miss)
 		sp_free(&res->mem_miss);
@@ -740,8 +743,9 @@ static double objective_score(const struct ctx *x, const struct search_plan *sp,
 	return HUGE_VAL;
 }
 
-/* Deterministic order: score, then fewer GPUs, then the plan's text. */
-static int sp_better(const struct search_plan *a, const struct search_plan *b)
+/* Deterministic order: score, then fewer GPUs, then the plan's text (made
+ * here when a plan has none yet: sp_label). */
+static int sp_better(const struct ctx *x, struct search_plan *a, struct search_plan *b)
 {
 	/* scores within a part in 1e9 are equal: then a plan with its memory
 	 * headroom intact ranks above a risky one */
@@ -753,6 +757,8 @@ static int sp_better(const struct search_plan *a, const struct search_plan *b)
 		return a->score < b->score;
 	if (a->est.n_gpus != b->est.n_gpus)
 		return a->est.n_gpus < b->est.n_gpus;
+	sp_label(x, a);
+	sp_label(x, b);
 	return strcmp(a->label, b->label) < 0;
 }
 
@@ -805,6 +811,19 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }
 
+/* The label of a plan that has none yet. finish_plan leaves it empty (a
+ * plan has at least one replica, so a made label never is): most scored
+ * plans are dropped without being kept or compared on it, and formatting
+ * it for each was 1.5% of a search's instructions (issue 13: no string
+ * formatting in the search). It is made before a plan is kept anywhere
+ * (ranked list, Pareto front, per-pool, stock and nearest plans) and
+ * before sp_better compares labels. */
+static void sp_label(const struct ctx *x, struct search_plan *sp)
+{
+	if (!sp->label[0])
+		make_label(x, sp);
+}
+
 static void finish_plan(const struct ctx *x, struct search_plan *sp)
 {
 	int used[HP_MAX_POOLS];
@@ -826,12 +845,12 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
 						       sp->time_to_train_s / 3600 : 0;
-	make_label(x, sp);
+	sp->label[0] = '\0';   /* made when needed: sp_label */
 }
 
 /* The Pareto front of (time to train, cost to train) over every plan that
  * fits; kept small by construction. */
-static void front_add(struct ctx *x, const struct search_plan *sp)
+static void front_add(struct ctx *x, struct search_plan *sp)
 {
 	if (!sp->est.price_known)
 		return;
@@ -854,6 +873,7 @@ static void front_add(struct ctx *x, const struct search_plan *sp)
 		x->cap_front = x->cap_front ? 2 * x->cap_front : 16;
 		x->front = xrealloc(x->front, (size_t)x->cap_front * sizeof *x->front);
 	}
+	sp_label(x, sp);
 	sp_clone(&x->front[x->n_front++], sp);
 }
 
@@ -878,22 +898,25 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 		if (better) {
 			if (res->has_single[i])
 				sp_free(cur);
+			sp_label(x, sp);
 			sp_clone(cur, sp);
 			cur->score = s;
 			res->has_single[i] = 1;
 		}
 	}
-	if (ok && sp->runs_on && (!res->has_stock || sp_better(sp, &res->stock))) {
+	if (ok && sp->runs_on && (!res->has_stock || sp_better(x, sp, &res->stock))) {
 		if (res->has_stock)
 			sp_free(&res->stock);
+		sp_label(x, sp);
 		sp_clone(&res->stock, sp);
 		res->has_stock = 1;
 	}
 	if (!ok) {
 		if (!res->has_nearest || miss < x->best_miss ||
-		    (miss == x->best_miss && sp_better(sp, &res->nearest))) {
+		    (miss == x->best_miss && sp_better(x, sp, &res->nearest))) {
 			if (res->has_nearest)
 				sp_free(&res->nearest);
+			sp_label(x, sp);
 			sp_clone(&res->nearest, sp);
 			res->has_nearest = 1;
 			x->best_miss = miss;
@@ -914,17 +937,18 @@ static void top_insert(struct ctx *x, struct search_plan *sp)
 			sp_free(sp);
 			return;
 		}
-	if (x->n_top == x->keep && !sp_better(sp, &x->top[x->n_top - 1])) {
+	if (x->n_top == x->keep && !sp_better(x, sp, &x->top[x->n_top - 1])) {
 		sp_free(sp);
 		return;
 	}
 	if (x->n_top == x->keep)
 		sp_free(&x->top[--x->n_top]);
 	int i = x->n_top;
-	while (i > 0 && sp_better(sp, &x->top[i - 1])) {
+	while (i > 0 && sp_better(x, sp, &x->top[i - 1])) {
 		x->top[i] = x->top[i - 1];
 		i--;
 	}
+	sp_label(x, sp);
 	sp_move(&x->top[i], sp);
 	x->n_top++;
 }
@@ -2216,6 +2240,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 				return;
 			}
 			x->res->stats.evaluated++;
+			x->res->stats.dp_terms++;
 		}
 		plan_free(&p);
 	}
@@ -3101,6 +3126,9 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.evaluated += r->stats.evaluated;
 	res->stats.pruned += r->stats.pruned;
 	res->stats.screened += r->stats.screened;
+	res->stats.probes += r->stats.probes;
+	res->stats.dp_terms += r->stats.dp_terms;
+	res->stats.sub_candidates += r->stats.sub_candidates;
 	res->stats.lp_solves += r->stats.lp_solves;
 	res->stats.milp_glpk += r->stats.milp_glpk;
 	res->stats.estimate_s += r->stats.estimate_s;
@@ -3133,7 +3161,7 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 		}
 	}
 	if (r->has_stock) {
-		if (!res->has_stock || sp_better(&r->stock, &res->stock)) {
+		if (!res->has_stock || sp_better(x, &r->stock, &res->stock)) {
 			if (res->has_stock)
 				sp_free(&res->stock);
 			sp_move(&res->stock, &r->stock);
@@ -3144,7 +3172,7 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	}
 	if (r->has_nearest) {
 		if (!res->has_nearest || y->best_miss < x->best_miss ||
-		    (y->best_miss == x->best_miss && sp_better(&r->nearest, &res->nearest))) {
+		    (y->best_miss == x->best_miss && sp_better(x, &r->nearest, &res->nearest))) {
 			if (res->has_nearest)
 				sp_free(&res->nearest);
 			sp_move(&res->nearest, &r->nearest);
@@ -3261,6 +3289,10 @@ static void single_pool_best(struct ctx *x, int i)
 	if (sr.stats.cancelled)
 		res->stats.cancelled = 1;
 	res->stats.evaluated += sr.stats.evaluated;
+	res->stats.screened += sr.stats.screened;
+	res->stats.probes += sr.stats.probes;
+	res->stats.dp_terms += sr.stats.dp_terms;
+	res->stats.sub_candidates += sr.stats.candidates + sr.stats.sub_candidates;
 	res->stats.lp_solves += sr.stats.lp_solves;
 	res->stats.milp_glpk += sr.stats.milp_glpk;
 	res->stats.estimate_s += sr.stats.estimate_s;
@@ -3281,6 +3313,7 @@ static void single_pool_best(struct ctx *x, int i)
 				sp.plan.replicas[r].stages[s].pool = i;
 		if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) == 0) {
 			finish_plan(x, &sp);
+			sp_label(x, &sp);
 			int ok;
 			double miss;
 			sp.score = objective_score(x, &sp, &ok, &miss);
@@ -3394,7 +3427,7 @@ static void search_overlaps(struct ctx *x)
 					    v[2][a / nv[0] / nv[1]], &sp) < 0)
 				continue;
 			x->res->stats.evaluated++;
-			if (!sp_better(&sp, have ? &best : &base[i])) {
+			if (!sp_better(x, &sp, have ? &best : &base[i])) {
 				sp_free(&sp);
 				continue;
 			}
