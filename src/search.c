@@ -2832,34 +2832,96 @@ static void layout_set_trials(struct ctx *x, const struct gset *g, const struct 
 	}
 }
 
+/* The pools layout L runs on, one bit each. */
+static unsigned layout_pools(const struct ctx *x, const struct layout *L)
+{
+	unsigned m = 0;
+	for (int p = 0; p < x->c->n_pools; p++)
+		if (L->gpus[p] > 0)
+			m |= 1u << p;
+	return m;
+}
+
+/* The largest subset of Ls[i..n) whose layouts share no pool, given the
+ * pools taken already; at equal size the first found in order (so the
+ * earliest layouts). Writes its indices to best (*n_best of them) and
+ * returns that size. Exhaustive with a size cut: n is at most
+ * HP_MAX_POOLS + 1, and a support's layouts conflict little. */
+static int disjoint_subset(const unsigned *pools, int n, int i, unsigned taken, int *cur,
+			   int n_cur, int *best, int *n_best)
+{
+	if (n_cur + (n - i) <= *n_best)
+		return *n_best;
+	if (i == n) {
+		memcpy(best, cur, (size_t)n_cur * sizeof *best);
+		*n_best = n_cur;
+		return n_cur;
+	}
+	if (!(pools[i] & taken)) {
+		cur[n_cur] = i;
+		disjoint_subset(pools, n, i + 1, taken | pools[i], cur, n_cur + 1, best, n_best);
+	}
+	return disjoint_subset(pools, n, i + 1, taken, cur, n_cur, best, n_best);
+}
+
+/* Layout set Ls (n layouts) tried alone and with each pool it leaves
+ * unused on that pool's best layout. */
+static void support_set_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			    const struct layout **const *per_pool, const int *n_pp)
+{
+	unsigned used = 0;
+	for (int i = 0; i < n; i++)
+		used |= layout_pools(x, Ls[i]);
+	counts_for_set(x, g, Ls, n);
+	int more = n;
+	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
+		if (!(used & 1u << p) && n_pp[p])
+			Ls[more++] = per_pool[p][0];
+	if (more > n && !search_cancelled(x))
+		counts_for_set(x, g, Ls, more);
+}
+
 /* The layouts of the throughput bound's relaxed optimum as one set, when
  * it holds two or more two-pool layouts (the sets above hold at most
  * one): on clusters of many pools the optimum often pairs them up (a
  * pipeline from each pool of one type into one of another), and those
  * plans are the ones that use the GPUs the batch can keep busy. Tried
- * alone and with each pool it leaves unused on its best layout. */
+ * alone and with each pool it leaves unused on its best layout.
+ *
+ * A relaxed optimum may be degenerate: it can split a pool's GPUs between
+ * layouts that pair it with different partners (p2>p3 and p2>p15), and
+ * replica counts filled greedily over such a set leave some layouts short
+ * (issue 13, 65,536 GPUs at --gbs 4080: the support held 7 overlapping
+ * pairs, and the plans it gave reached 4.17M tokens/s where 1,020
+ * pipelines over 4 disjoint pairs run at about 5.2M). So the largest
+ * subset of the support whose layouts share no pool is tried as well,
+ * when it is smaller than the support and still holds two two-pool
+ * layouts. */
 static void lp_support_set(struct ctx *x, const struct gset *g, const struct layouts *ls,
 			   const int *sup, int n_sup, const struct layout **const *per_pool,
 			   const int *n_pp)
 {
 	const struct layout *Ls[HP_MAX_POOLS + 1];
-	int n = 0, cross = 0, used[HP_MAX_POOLS] = { 0 };
+	unsigned pools[HP_MAX_POOLS + 1];
+	int n = 0, cross = 0;
 	for (int i = 0; i < n_sup; i++) {
 		const struct layout *L = &ls->v[sup[i]];
+		pools[n] = layout_pools(x, L);
 		Ls[n++] = L;
 		cross += L->nseg == 2;
-		for (int p = 0; p < x->c->n_pools; p++)
-			used[p] |= L->gpus[p] > 0;
 	}
 	if (cross < 2 || search_cancelled(x))
 		return;
-	counts_for_set(x, g, Ls, n);
-	int more = n;
-	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
-		if (!used[p] && n_pp[p])
-			Ls[more++] = per_pool[p][0];
-	if (more > n && !search_cancelled(x))
-		counts_for_set(x, g, Ls, more);
+	const struct layout *D[HP_MAX_POOLS + 1];
+	int cur[HP_MAX_POOLS + 1], pick[HP_MAX_POOLS + 1], n_pick = 0, d_cross = 0;
+	disjoint_subset(pools, n, 0, 0, cur, 0, pick, &n_pick);
+	for (int i = 0; i < n_pick; i++) {
+		D[i] = Ls[pick[i]];
+		d_cross += D[i]->nseg == 2;
+	}
+	support_set_try(x, g, Ls, n, per_pool, n_pp);
+	if (n_pick < n && d_cross >= 2 && !search_cancelled(x))
+		support_set_try(x, g, D, n_pick, per_pool, n_pp);
 }
 
 /* One global setting: enumerate and solve the layouts, update the bound,
