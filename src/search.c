@@ -2012,10 +2012,10 @@ static double term_b(const struct layout *L, const struct dp_terms *dt, int i)
  * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
  * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
  * NULL) gets the indices in ls of the optimum's layouts with at least one
- * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt, of any share
- * of one (at most DP_SUP_MAX). */
+ * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt and not
+ * whole, of any share of one (at most DP_SUP_MAX). */
 static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
-			    const struct dp_terms *dt, int *sup, int *n_sup)
+			    const struct dp_terms *dt, int whole, int *sup, int *n_sup)
 {
 	struct lp *lp = lp_new(0);
 	int n = 0;
@@ -2107,9 +2107,10 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 		 * (of any share of one with dt: the layouts whose terms
 		 * dp_bound computes next) */
 		double t = rc == 0 ? lp_value(lp, tcol) : 0;
-		int cap_sup = dt ? DP_SUP_MAX : HP_MAX_POOLS + 1;
+		int shares = dt && !whole;
+		int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
 		for (int i = 0; sup && t > 0 && i < ls->n; i++)
-			if (col[i] >= 0 && lp_value(lp, col[i]) >= (dt ? 1e-9 : 1) * t &&
+			if (col[i] >= 0 && lp_value(lp, col[i]) >= (shares ? 1e-9 : 1) * t &&
 			    *n_sup < cap_sup)
 				sup[(*n_sup)++] = i;
 		x->res->stats.lp_solves++;
@@ -2139,10 +2140,16 @@ static int cmp_double(const void *a, const void *b)
  * the least is either that tau or f at the floor before it. Returns
  * HUGE_VAL when no plan qualifies, 0 when there is no layout or GLPK fails
  * on the whole set; *tau_at (may be NULL) gets the floor the least came
- * from (HUGE_VAL: the whole set). */
+ * from (HUGE_VAL: the whole set). sup (may be NULL) gets the layouts of
+ * at least one replica in the optimum of the LP the least came from (at
+ * most HP_MAX_POOLS + 1, *n_sup of them; read from LPs solved anyway). */
 static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls,
-			 const struct dp_terms *dt, double *tau_at)
+			 const struct dp_terms *dt, double *tau_at, int *sup, int *n_sup)
 {
+	enum { W = HP_MAX_POOLS + 1 };
+	int s_all[W], s_mid[W], s_hi[W], s_before[W], n_all = 0, n_mid, n_hi, n_before = 0;
+	if (n_sup)
+		*n_sup = 0;
 	int n = 0;
 	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
 	for (int i = 0; i < ls->n; i++) {
@@ -2157,7 +2164,7 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 		return 0;
 	}
 	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
-	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, NULL, NULL);
+	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, 1, sup ? s_all : NULL, &n_all);
 	if (!(all > 0) || !isfinite(all)) {
 		free(fl);
 		return all < 0 ? 0 : HUGE_VAL;
@@ -2167,17 +2174,27 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 	double best = all, best_tau = HUGE_VAL;
 	if (fl[n - 1] >= all) {
 		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
+		/* the LP at the largest floor has every layout: all's */
+		if (sup)
+			memcpy(s_hi, s_all, sizeof s_hi);
+		n_hi = n_all;
 		while (lo < hi && !failed) {
 			int mid = lo + (hi - lo) / 2;
-			double f = lp_pipe_bound(x, g, ls, fl[mid], dt, NULL, NULL);
+			n_mid = 0;
+			double f = lp_pipe_bound(x, g, ls, fl[mid], dt, 1, sup ? s_mid : NULL, &n_mid);
 			failed = f < 0;
-			if (f >= 0 && f <= fl[mid])
+			if (f >= 0 && f <= fl[mid]) {
 				hi = mid;
-			else
+				if (sup)
+					memcpy(s_hi, s_mid, sizeof s_hi);
+				n_hi = n_mid;
+			} else {
 				lo = mid + 1;
+			}
 		}
-		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1], dt, NULL, NULL)
-						   : 0;
+		double before = hi > 0 && !failed
+			? lp_pipe_bound(x, g, ls, fl[hi - 1], dt, 1, sup ? s_before : NULL, &n_before)
+			: 0;
 		if (before < 0)
 			failed = 1;
 		if (!failed) {
@@ -2193,11 +2210,22 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 				best = all;
 				best_tau = HUGE_VAL;
 			}
+			if (sup && best_tau == fl[hi]) {
+				memcpy(s_all, s_hi, sizeof s_all);
+				n_all = n_hi;
+			} else if (sup && hi > 0 && best_tau == fl[hi - 1]) {
+				memcpy(s_all, s_before, sizeof s_all);
+				n_all = n_before;
+			}
 		}
 	}
 	free(fl);
 	if (tau_at)
 		*tau_at = best_tau;
+	if (sup) {
+		memcpy(sup, s_all, (size_t)n_all * sizeof *sup);
+		*n_sup = n_all;
+	}
 	return best;
 }
 
@@ -2300,7 +2328,7 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 	double u = 0;
 	for (int round = 0; round < 6 && !search_cancelled(x); round++) {
 		int n_sup = 0, added = 0;
-		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, sup, &n_sup);
+		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, sup, &n_sup);
 		if (!(u > 0) || !isfinite(u))
 			break;
 		for (int i = 0; i < n_sup; i++)
@@ -2311,7 +2339,7 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 		if (!added)
 			break;
 		if (round == 5)
-			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, NULL, NULL);
+			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, NULL, NULL);
 	}
 	return u < 0 ? 0 : u;
 }
@@ -2362,7 +2390,7 @@ static double step_score(const struct ctx *x, const struct gset *g, double step)
  * bound is at least cut, and the caller takes cut for it. Ranges under
  * cut are solved in full, so a returned step under cut is exact. */
 static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
-		       int *cut_hit)
+		       int *cut_hit, int *fsup, int *n_fsup)
 {
 	*cut_hit = 0;
 	long M = x->o->gbs / g->mbs;
@@ -2436,7 +2464,13 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 			break;
 		}
 		seen[r] = 1;
-		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL) : u[r];
+		int s_r[HP_MAX_POOLS + 1], n_r = 0;
+		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL, s_r, &n_r)
+						      : u[r];
+		if (fmax(f, u[r]) < best) {
+			memcpy(fsup, s_r, (size_t)n_r * sizeof *fsup);
+			*n_fsup = n_r;
+		}
 		best = fmin(best, fmax(f, u[r]));
 	}
 	for (int i = 0; i < nr; i++) {
@@ -2458,14 +2492,14 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 			    int *n_sup)
 {
 	double tau;
-	double best = pipe_floor(x, g, ls, NULL, &tau);
+	double best = pipe_floor(x, g, ls, NULL, &tau, NULL, NULL);
 	if (best == 0)
 		return 0;
 	if (!isfinite(best))
 		return HUGE_VAL;   /* no bound from this setting */
 	if (sup) {
 		*n_sup = 0;
-		if (lp_pipe_bound(x, g, ls, tau, NULL, sup, n_sup) < 0)
+		if (lp_pipe_bound(x, g, ls, tau, NULL, 1, sup, n_sup) < 0)
 			*n_sup = 0;
 	}
 	best += perf_calib_default()->step_overhead_s;
@@ -2661,9 +2695,13 @@ static double bound_update(struct ctx *x, const struct gset *g, struct layouts *
  * already reaches cannot set the search's bound (the best plan's own
  * setting bounds it from above), so it is left as it is: the search's
  * bound is the same as with every setting raised, for a fraction of the
- * LPs and estimates. */
-static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls, double b)
+ * LPs and estimates. fsup gets the layouts of the optimum the raised
+ * bound came from (*n_fsup of them, at most HP_MAX_POOLS + 1; none when
+ * it was not raised). */
+static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls, double b,
+			 int *fsup, int *n_fsup)
 {
+	*n_fsup = 0;
 	const struct search_opts *o = x->o;
 	if (b < 0)
 		return;
@@ -2680,9 +2718,11 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 		 * for every thread count) */
 		int cut_hit = 0;
 		double step = b < best && b < cut && !search_cancelled(x)
-			      ? dp_bound(x, g, ls, cut, &cut_hit) : 0;
-		if (cut_hit)
+			      ? dp_bound(x, g, ls, cut, &cut_hit, fsup, n_fsup) : 0;
+		if (cut_hit) {
 			b = fmax(b, cut);
+			*n_fsup = 0;
+		}
 		else if (step > 0)
 			b = fmax(b, step_score(x, g, step));
 	}
@@ -2842,26 +2882,39 @@ static unsigned layout_pools(const struct ctx *x, const struct layout *L)
 	return m;
 }
 
-/* The largest subset of Ls[i..n) whose layouts share no pool, given the
- * pools taken already; at equal size the first found in order (so the
- * earliest layouts). Writes its indices to best (*n_best of them) and
- * returns that size. Exhaustive with a size cut: n is at most
- * HP_MAX_POOLS + 1, and a support's layouts conflict little. */
-static int disjoint_subset(const unsigned *pools, int n, int i, unsigned taken, int *cur,
-			   int n_cur, int *best, int *n_best)
+/* A subset of layouts that share no pool (pools[i]: layout i's pools,
+ * w[i]: its weight) and the search for the best one. */
+struct packing {
+	const unsigned *pools;
+	const double *w;
+	int n;
+	int cur[HP_MAX_POOLS + 1], best[HP_MAX_POOLS + 1];
+	int n_best;
+	double w_best;
+};
+
+/* The largest subset of layouts i..n-1 that share no pool, given the
+ * pools taken already (cur holds n_cur of them, weighing wsum); at equal
+ * size the heaviest, at equal weight the first found. Exhaustive with a
+ * size cut: n is at most HP_MAX_POOLS + 1, and a support's layouts
+ * conflict little. */
+static void packing_search(struct packing *k, int i, unsigned taken, int n_cur, double wsum)
 {
-	if (n_cur + (n - i) <= *n_best)
-		return *n_best;
-	if (i == n) {
-		memcpy(best, cur, (size_t)n_cur * sizeof *best);
-		*n_best = n_cur;
-		return n_cur;
+	if (n_cur + (k->n - i) < k->n_best)
+		return;
+	if (i == k->n) {
+		if (n_cur > k->n_best || wsum > k->w_best) {
+			memcpy(k->best, k->cur, (size_t)n_cur * sizeof *k->best);
+			k->n_best = n_cur;
+			k->w_best = wsum;
+		}
+		return;
 	}
-	if (!(pools[i] & taken)) {
-		cur[n_cur] = i;
-		disjoint_subset(pools, n, i + 1, taken | pools[i], cur, n_cur + 1, best, n_best);
+	if (!(k->pools[i] & taken)) {
+		k->cur[n_cur] = i;
+		packing_search(k, i + 1, taken | k->pools[i], n_cur + 1, wsum + k->w[i]);
 	}
-	return disjoint_subset(pools, n, i + 1, taken, cur, n_cur, best, n_best);
+	packing_search(k, i + 1, taken, n_cur, wsum);
 }
 
 /* Layout set Ls (n layouts) tried alone and with each pool it leaves
@@ -2896,29 +2949,35 @@ static void support_set_try(struct ctx *x, const struct gset *g, const struct la
  * pipelines over 4 disjoint pairs run at about 5.2M). So the largest
  * subset of the support whose layouts share no pool is tried as well,
  * when it is smaller than the support and still holds two two-pool
- * layouts. */
+ * layouts; at equal size the one whose layouts can hold the most GPUs
+ * (each as many replicas as fit on the cluster alone), so that a pool
+ * is not left idle for want of its partner. */
 static void lp_support_set(struct ctx *x, const struct gset *g, const struct layouts *ls,
 			   const int *sup, int n_sup, const struct layout **const *per_pool,
 			   const int *n_pp)
 {
 	const struct layout *Ls[HP_MAX_POOLS + 1];
 	unsigned pools[HP_MAX_POOLS + 1];
+	double w[HP_MAX_POOLS + 1];
 	int n = 0, cross = 0;
 	for (int i = 0; i < n_sup; i++) {
 		const struct layout *L = &ls->v[sup[i]];
 		pools[n] = layout_pools(x, L);
+		w[n] = (double)L->max_count * L->size;
 		Ls[n++] = L;
 		cross += L->nseg == 2;
 	}
 	if (cross < 2 || search_cancelled(x))
 		return;
+	struct packing k = { .pools = pools, .w = w, .n = n, .n_best = 0, .w_best = -1 };
+	packing_search(&k, 0, 0, 0, 0);
 	const struct layout *D[HP_MAX_POOLS + 1];
-	int cur[HP_MAX_POOLS + 1], pick[HP_MAX_POOLS + 1], n_pick = 0, d_cross = 0;
-	disjoint_subset(pools, n, 0, 0, cur, 0, pick, &n_pick);
-	for (int i = 0; i < n_pick; i++) {
-		D[i] = Ls[pick[i]];
+	int d_cross = 0;
+	for (int i = 0; i < k.n_best; i++) {
+		D[i] = Ls[k.best[i]];
 		d_cross += D[i]->nseg == 2;
 	}
+	int n_pick = k.n_best;
 	support_set_try(x, g, Ls, n, per_pool, n_pp);
 	if (n_pick < n && d_cross >= 2 && !search_cancelled(x))
 		support_set_try(x, g, D, n_pick, per_pool, n_pp);
@@ -2958,8 +3017,16 @@ static int search_gset(struct ctx *x, const struct gset *g)
 		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
 	lp_support_set(x, g, &ls, sup, n_sup, per_pool, n_pp);
 	int done = !search_cancelled(x);
+	int fsup[HP_MAX_POOLS + 1], n_fsup = 0;
 	if (done)
-		bound_finish(x, g, &ls, b);
+		bound_finish(x, g, &ls, b, fsup, &n_fsup);
+	/* the optimum with the data-parallel terms can pick other layouts
+	 * than the one without them (fewer replicas, each a deeper pipeline,
+	 * whose DP sync costs less: issue 13, 65,536 GPUs), and it is the one
+	 * closer to the plans that can be built: tried as a set too */
+	if (done && x->o->objective == OBJ_THROUGHPUT && n_fsup &&
+	    !(n_fsup == n_sup && !memcmp(fsup, sup, (size_t)n_sup * sizeof *sup)))
+		lp_support_set(x, g, &ls, fsup, n_fsup, per_pool, n_pp);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);

@@ -823,15 +823,17 @@ TEST(dp_exposed_matches_estimate)
 }
 
 /* 65,536 GPUs in 16 pools of 4,096 (H100, A100, H200, B200 in turn),
- * Llama 3.1 405B, --gbs 4080. A plan built by hand: 255 interleaved
- * (2 chunks) pipelines on each of 4 disjoint H200 > B200 pool pairs, two
- * TP-8 stages on each side (layers 22 + 24 on H200, 38 + 42 on B200, the
- * split the planner picks at --gbs 4096), 4 micro-batches each: 1,020 x
- * 4 = 4,080. The planner must find a plan at least as fast (0.5% slack,
- * as against the brute force). Its bound's relaxed optimum here spreads
- * the pools over 7 overlapping pairs; before it tried the largest
- * disjoint subset of them (search.c, lp_support_set), its best plan ran
- * at 4.17M tokens/s against this plan's 5.2M. */
+ * Llama 3.1 405B, --gbs 4080. A plan built by hand: 170 interleaved
+ * (2 chunks) pipelines on each of 4 disjoint H200 > B200 pool pairs
+ * (4,080 of each pool's 4,096 GPUs), three TP-8 stages on each side
+ * (14 layers each on H200, 28 on B200: the split the planner solves for
+ * this layout), 6 micro-batches each: 680 x 6 = 4,080. It fits and runs
+ * at 5.70M tokens/s. The planner must find a plan at least as fast (0.5%
+ * slack, as against the brute force). Before it tried the largest
+ * disjoint subsets of its bound's relaxed optima (search.c,
+ * lp_support_set: both optima here spread the pools over 7 overlapping
+ * pairs) and the optimum with the data-parallel terms as a set, its best
+ * plan ran at 4.17M tokens/s. */
 TEST(disjoint_pairs_large_cluster)
 {
 	static const char *const gpus[] = { "H100-SXM", "A100-80GB", "H200", "B200" };
@@ -847,8 +849,8 @@ TEST(disjoint_pairs_large_cluster)
 	CHECK(m != NULL);
 	if (!m)
 		return;
-	static const int pairs[4][2] = { { 2, 7 }, { 6, 15 }, { 10, 3 }, { 14, 11 } };
-	static const int k[4] = { 22, 24, 38, 42 };
+	static const int pairs[4][2] = { { 2, 11 }, { 6, 15 }, { 10, 3 }, { 14, 7 } };
+	static const int k[6] = { 14, 14, 14, 28, 28, 28 };
 	struct plan p;
 	plan_init(&p);
 	p.gbs = 4080;
@@ -858,12 +860,12 @@ TEST(disjoint_pairs_large_cluster)
 	p.replicas = xcalloc(4, sizeof *p.replicas);
 	for (int r = 0; r < 4; r++) {
 		struct replica *rep = &p.replicas[r];
-		rep->count = 255;
-		rep->batch_share = 4.0 / 4080;
-		rep->n_stages = 4;
-		rep->stages = xcalloc(4, sizeof *rep->stages);
-		for (int s = 0, a = 0; s < 4; a += k[s], s++) {
-			rep->stages[s].pool = pairs[r][s / 2];
+		rep->count = 170;
+		rep->batch_share = 6.0 / 4080;
+		rep->n_stages = 6;
+		rep->stages = xcalloc(6, sizeof *rep->stages);
+		for (int s = 0, a = 0; s < 6; a += k[s], s++) {
+			rep->stages[s].pool = pairs[r][s / 3];
 			rep->stages[s].tp = 8;
 			rep->stages[s].first_layer = a;
 			rep->stages[s].last_layer = a + k[s] - 1;
