@@ -1330,13 +1330,19 @@ static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, con
 	return fill_counts_in(x, Ls, n, limit, x->cap, counts);
 }
 
-/* Replicas of L that fit in the GPUs left. */
+/* Replicas of L that fit in the GPUs left. A layout's GPUs are on its
+ * segments' pools (layout_size), at most two, so only those are read:
+ * the loop over every pool was a tenth of a deadline search's candidate
+ * handling. */
 static int fit_count(const struct ctx *x, const struct layout *L, const int *left)
 {
+	(void)x;
 	int n = 1 << 30;
-	for (int p = 0; p < x->c->n_pools; p++)
+	for (int s = 0; s < L->nseg; s++) {
+		int p = L->seg[s].pool;
 		if (L->gpus[p])
 			n = HP_MIN(n, left[p] / L->gpus[p]);
+	}
 	return n;
 }
 
@@ -1354,8 +1360,12 @@ static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
 		if (k < 1)
 			return -1;
 		counts[i] = k;
-		for (int p = 0; p < x->c->n_pools; p++)
-			left[p] -= k * Ls[i]->gpus[p];
+		/* the layout's pools once each (fit_count) */
+		for (int s = 0; s < Ls[i]->nseg; s++) {
+			int p = Ls[i]->seg[s].pool;
+			if (!s || p != Ls[i]->seg[0].pool)
+				left[p] -= k * Ls[i]->gpus[p];
+		}
 	}
 	return 0;
 }
