@@ -53,12 +53,11 @@
 #define TE_UB_BUFFERS 10
 
 /* NCCL channels of a group with `per_node` of its `ranks` on one NVLink
- * domain of pool pl. */
-static int nccl_channels(const struct pool *pl, int ranks, int per_node)
+ * domain of pool pl (dom: its GPUs, perf_domain_gpus). */
+static int nccl_channels(const struct pool *pl, int dom, int ranks, int per_node)
 {
 	double top = pl->intra_Bps > 0 ? pl->intra_Bps : pl->gpu.link_Bps;
 	if (per_node < ranks) {
-		int dom = perf_domain_gpus(pl);
 		double nodes_per_dom = pl->gpus_per_node > 0 && dom > pl->gpus_per_node
 					       ? (double)dom / pl->gpus_per_node : 1;
 		double net = pl->nics * pl->nic_gbps * 1e9 / 8 * nodes_per_dom;
@@ -67,8 +66,17 @@ static int nccl_channels(const struct pool *pl, int ranks, int per_node)
 		if (net < top)
 			top = net;
 	}
-	int ch = (int)ceil(top / NCCL_CH_BPS);
-	return ch < NCCL_MIN_CH ? NCCL_MIN_CH : ch > NCCL_MAX_CH ? NCCL_MAX_CH : ch;
+	/* ceil(q), clamped: truncation, plus one when that fell below q, for
+	 * q inside the clamp (issue 13: libm's ceil was a tenth of the memory
+	 * model's instructions); outside it (and for a NaN from a hostile
+	 * pool) the clamp's end, which ceil gave too */
+	double q = top / NCCL_CH_BPS;
+	if (!(q > NCCL_MIN_CH))
+		return NCCL_MIN_CH;
+	if (!(q < NCCL_MAX_CH))
+		return NCCL_MAX_CH;
+	int ch = (int)q;
+	return ch + (ch < q);
 }
 
 /* Whether NCCL builds NVLS buffers for a group: NVSwitch of Hopper or
@@ -84,7 +92,7 @@ static int nccl_nvls(const struct pool *pl, int per_node)
  * group's size (NVIDIA/nccl issue 986: "Ring ... only has 2 connections
  * regardless of the scale"); a group that leaves the node also runs trees,
  * whose network parent / child adds one more per channel; NVLS on top. */
-static double nccl_coll_bytes(const struct pool *pl, int ranks, int per_node)
+static double nccl_coll_bytes(const struct pool *pl, int dom, int ranks, int per_node)
 {
 	if (ranks < 2)
 		return 0;
@@ -92,7 +100,7 @@ static double nccl_coll_bytes(const struct pool *pl, int ranks, int per_node)
 		per_node = ranks;
 	if (per_node < 1)
 		per_node = 1;
-	int ch = nccl_channels(pl, ranks, per_node);
+	int ch = nccl_channels(pl, dom, ranks, per_node);
 	double b = ch * NCCL_CONN_BYTES * (per_node < ranks ? 2 : 1);
 	if (nccl_nvls(pl, per_node)) {
 		int nvls_ch = pl->gpu.gen == GEN_BLACKWELL ? (per_node < ranks ? 32 : 24) : 16;
@@ -103,9 +111,9 @@ static double nccl_coll_bytes(const struct pool *pl, int ranks, int per_node)
 
 /* Bytes of point-to-point connections to `peers` peers, each on the node
  * (same_node) or over the network. */
-static double nccl_p2p_bytes(const struct pool *pl, int peers, int same_node, int ranks)
+static double nccl_p2p_bytes(const struct pool *pl, int dom, int peers, int same_node, int ranks)
 {
-	int ch = same_node ? nccl_channels(pl, ranks, ranks) : NCCL_NET_PEER_CH;
+	int ch = same_node ? nccl_channels(pl, dom, ranks, ranks) : NCCL_NET_PEER_CH;
 	return peers * ch * NCCL_CONN_BYTES;
 }
 
@@ -125,21 +133,21 @@ static double nccl_bytes(const struct stage_ctx *x)
 	int tp = x->tp, cp = x->cp, dp = x->dp, pp = x->pp;
 	int inner = tp * cp > 0 ? tp * cp : 1;
 	double b = 0;
-	b += nccl_coll_bytes(pl, tp, tp < dom ? tp : dom);
+	b += nccl_coll_bytes(pl, dom, tp, tp < dom ? tp : dom);
 	if (cp > 1) {
 		/* Context parallelism exchanges K/V with its ring neighbours. */
 		int per = dom / tp;
-		b += nccl_p2p_bytes(pl, 2, per >= cp, cp);
+		b += nccl_p2p_bytes(pl, dom, 2, per >= cp, cp);
 	}
 	int dpn = dom / inner;
-	b += nccl_coll_bytes(pl, dp * cp, dpn * cp);
+	b += nccl_coll_bytes(pl, dom, dp * cp, dpn * cp);
 	if (p->ep > 1) {
 		/* All-to-all: a connection to every other rank of the group. */
 		int epn = dom / inner;
 		int near = (epn < p->ep ? epn : p->ep) - 1;
 		if (near > 0)
-			b += nccl_p2p_bytes(pl, near, 1, near + 1);
-		b += nccl_p2p_bytes(pl, p->ep - 1 - (near > 0 ? near : 0), 0, p->ep);
+			b += nccl_p2p_bytes(pl, dom, near, 1, near + 1);
+		b += nccl_p2p_bytes(pl, dom, p->ep - 1 - (near > 0 ? near : 0), 0, p->ep);
 	}
 	if (pp > 1) {
 		/* Send / receive with the neighbouring stages (the interleaved
@@ -150,8 +158,8 @@ static double nccl_bytes(const struct stage_ctx *x)
 		int per_dom = dom / (inner * dp);   /* stages on one NVLink domain */
 		if (per_dom < 1)
 			per_dom = 1;
-		b += nccl_p2p_bytes(pl, peers, per_dom > 1, pp);
-		b += nccl_coll_bytes(pl, tp * pp, (tp < dom ? tp : dom) * (per_dom < pp ? per_dom : pp));
+		b += nccl_p2p_bytes(pl, dom, peers, per_dom > 1, pp);
+		b += nccl_coll_bytes(pl, dom, tp * pp, (tp < dom ? tp : dom) * (per_dom < pp ? per_dom : pp));
 	}
 	return b;
 }

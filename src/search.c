@@ -404,6 +404,7 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	if (estimate_stages(x, &p, &e, &err) < 0)
 		return -1;
 	x->res->stats.evaluated++;
+	x->res->stats.probes++;
 	for (int s = 0; s < L->pp; s++) {
 		t[s] = e.stages[s].t_total;
 		tc[s] = t[s] - e.stages[s].t_pp - e.stages[s].t_cp - e.stages[s].t_ep;
@@ -484,6 +485,7 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
 			int gbs);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
+static void sp_label(const struct ctx *x, struct search_plan *sp);
 
 /* While plans must keep the memory headroom (x->mem_frac < 1), one that
  * fits only by eating into it is left out like one that does not fit. */
@@ -509,6 +511,7 @@ static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 	}
 	x->mem_miss = ratio;
 	finish_plan(x, sp);
+	sp_label(x, sp);
 	struct search_result *res = x->res;
 	if (res->has_mem_miss)
 		sp_free(&res->mem_miss);
@@ -740,8 +743,9 @@ static double objective_score(const struct ctx *x, const struct search_plan *sp,
 	return HUGE_VAL;
 }
 
-/* Deterministic order: score, then fewer GPUs, then the plan's text. */
-static int sp_better(const struct search_plan *a, const struct search_plan *b)
+/* Deterministic order: score, then fewer GPUs, then the plan's text (made
+ * here when a plan has none yet: sp_label). */
+static int sp_better(const struct ctx *x, struct search_plan *a, struct search_plan *b)
 {
 	/* scores within a part in 1e9 are equal: then a plan with its memory
 	 * headroom intact ranks above a risky one */
@@ -753,6 +757,8 @@ static int sp_better(const struct search_plan *a, const struct search_plan *b)
 		return a->score < b->score;
 	if (a->est.n_gpus != b->est.n_gpus)
 		return a->est.n_gpus < b->est.n_gpus;
+	sp_label(x, a);
+	sp_label(x, b);
 	return strcmp(a->label, b->label) < 0;
 }
 
@@ -805,6 +811,19 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }
 
+/* The label of a plan that has none yet. finish_plan leaves it empty (a
+ * plan has at least one replica, so a made label never is): most scored
+ * plans are dropped without being kept or compared on it, and formatting
+ * it for each was 1.5% of a search's instructions (issue 13: no string
+ * formatting in the search). It is made before a plan is kept anywhere
+ * (ranked list, Pareto front, per-pool, stock and nearest plans) and
+ * before sp_better compares labels. */
+static void sp_label(const struct ctx *x, struct search_plan *sp)
+{
+	if (!sp->label[0])
+		make_label(x, sp);
+}
+
 static void finish_plan(const struct ctx *x, struct search_plan *sp)
 {
 	int used[HP_MAX_POOLS];
@@ -826,12 +845,12 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
 						       sp->time_to_train_s / 3600 : 0;
-	make_label(x, sp);
+	sp->label[0] = '\0';   /* made when needed: sp_label */
 }
 
 /* The Pareto front of (time to train, cost to train) over every plan that
  * fits; kept small by construction. */
-static void front_add(struct ctx *x, const struct search_plan *sp)
+static void front_add(struct ctx *x, struct search_plan *sp)
 {
 	if (!sp->est.price_known)
 		return;
@@ -854,6 +873,7 @@ static void front_add(struct ctx *x, const struct search_plan *sp)
 		x->cap_front = x->cap_front ? 2 * x->cap_front : 16;
 		x->front = xrealloc(x->front, (size_t)x->cap_front * sizeof *x->front);
 	}
+	sp_label(x, sp);
 	sp_clone(&x->front[x->n_front++], sp);
 }
 
@@ -878,22 +898,25 @@ static void keep_plan(struct ctx *x, struct search_plan *sp)
 		if (better) {
 			if (res->has_single[i])
 				sp_free(cur);
+			sp_label(x, sp);
 			sp_clone(cur, sp);
 			cur->score = s;
 			res->has_single[i] = 1;
 		}
 	}
-	if (ok && sp->runs_on && (!res->has_stock || sp_better(sp, &res->stock))) {
+	if (ok && sp->runs_on && (!res->has_stock || sp_better(x, sp, &res->stock))) {
 		if (res->has_stock)
 			sp_free(&res->stock);
+		sp_label(x, sp);
 		sp_clone(&res->stock, sp);
 		res->has_stock = 1;
 	}
 	if (!ok) {
 		if (!res->has_nearest || miss < x->best_miss ||
-		    (miss == x->best_miss && sp_better(sp, &res->nearest))) {
+		    (miss == x->best_miss && sp_better(x, sp, &res->nearest))) {
 			if (res->has_nearest)
 				sp_free(&res->nearest);
+			sp_label(x, sp);
 			sp_clone(&res->nearest, sp);
 			res->has_nearest = 1;
 			x->best_miss = miss;
@@ -914,17 +937,18 @@ static void top_insert(struct ctx *x, struct search_plan *sp)
 			sp_free(sp);
 			return;
 		}
-	if (x->n_top == x->keep && !sp_better(sp, &x->top[x->n_top - 1])) {
+	if (x->n_top == x->keep && !sp_better(x, sp, &x->top[x->n_top - 1])) {
 		sp_free(sp);
 		return;
 	}
 	if (x->n_top == x->keep)
 		sp_free(&x->top[--x->n_top]);
 	int i = x->n_top;
-	while (i > 0 && sp_better(sp, &x->top[i - 1])) {
+	while (i > 0 && sp_better(x, sp, &x->top[i - 1])) {
 		x->top[i] = x->top[i - 1];
 		i--;
 	}
+	sp_label(x, sp);
 	sp_move(&x->top[i], sp);
 	x->n_top++;
 }
@@ -1306,13 +1330,19 @@ static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, con
 	return fill_counts_in(x, Ls, n, limit, x->cap, counts);
 }
 
-/* Replicas of L that fit in the GPUs left. */
+/* Replicas of L that fit in the GPUs left. A layout's GPUs are on its
+ * segments' pools (layout_size), at most two, so only those are read:
+ * the loop over every pool was a tenth of a deadline search's candidate
+ * handling. */
 static int fit_count(const struct ctx *x, const struct layout *L, const int *left)
 {
+	(void)x;
 	int n = 1 << 30;
-	for (int p = 0; p < x->c->n_pools; p++)
+	for (int s = 0; s < L->nseg; s++) {
+		int p = L->seg[s].pool;
 		if (L->gpus[p])
 			n = HP_MIN(n, left[p] / L->gpus[p]);
+	}
 	return n;
 }
 
@@ -1330,8 +1360,12 @@ static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
 		if (k < 1)
 			return -1;
 		counts[i] = k;
-		for (int p = 0; p < x->c->n_pools; p++)
-			left[p] -= k * Ls[i]->gpus[p];
+		/* the layout's pools once each (fit_count) */
+		for (int s = 0; s < Ls[i]->nseg; s++) {
+			int p = Ls[i]->seg[s].pool;
+			if (!s || p != Ls[i]->seg[0].pool)
+				left[p] -= k * Ls[i]->gpus[p];
+		}
 	}
 	return 0;
 }
@@ -2009,10 +2043,10 @@ static double term_b(const struct layout *L, const struct dp_terms *dt, int i)
  * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
  * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
  * NULL) gets the indices in ls of the optimum's layouts with at least one
- * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt, of any share
- * of one (at most DP_SUP_MAX). */
+ * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt and not
+ * whole, of any share of one (at most DP_SUP_MAX). */
 static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
-			    const struct dp_terms *dt, int *sup, int *n_sup)
+			    const struct dp_terms *dt, int whole, int *sup, int *n_sup)
 {
 	struct lp *lp = lp_new(0);
 	int n = 0;
@@ -2104,9 +2138,10 @@ static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts 
 		 * (of any share of one with dt: the layouts whose terms
 		 * dp_bound computes next) */
 		double t = rc == 0 ? lp_value(lp, tcol) : 0;
-		int cap_sup = dt ? DP_SUP_MAX : HP_MAX_POOLS + 1;
+		int shares = dt && !whole;
+		int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
 		for (int i = 0; sup && t > 0 && i < ls->n; i++)
-			if (col[i] >= 0 && lp_value(lp, col[i]) >= (dt ? 1e-9 : 1) * t &&
+			if (col[i] >= 0 && lp_value(lp, col[i]) >= (shares ? 1e-9 : 1) * t &&
 			    *n_sup < cap_sup)
 				sup[(*n_sup)++] = i;
 		x->res->stats.lp_solves++;
@@ -2136,10 +2171,16 @@ static int cmp_double(const void *a, const void *b)
  * the least is either that tau or f at the floor before it. Returns
  * HUGE_VAL when no plan qualifies, 0 when there is no layout or GLPK fails
  * on the whole set; *tau_at (may be NULL) gets the floor the least came
- * from (HUGE_VAL: the whole set). */
+ * from (HUGE_VAL: the whole set). sup (may be NULL) gets the layouts of
+ * at least one replica in the optimum of the LP the least came from (at
+ * most HP_MAX_POOLS + 1, *n_sup of them; read from LPs solved anyway). */
 static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls,
-			 const struct dp_terms *dt, double *tau_at)
+			 const struct dp_terms *dt, double *tau_at, int *sup, int *n_sup)
 {
+	enum { W = HP_MAX_POOLS + 1 };
+	int s_all[W], s_mid[W], s_hi[W], s_before[W], n_all = 0, n_mid, n_hi, n_before = 0;
+	if (n_sup)
+		*n_sup = 0;
 	int n = 0;
 	double *fl = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *fl);
 	for (int i = 0; i < ls->n; i++) {
@@ -2154,7 +2195,7 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 		return 0;
 	}
 	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
-	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, NULL, NULL);
+	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, 1, sup ? s_all : NULL, &n_all);
 	if (!(all > 0) || !isfinite(all)) {
 		free(fl);
 		return all < 0 ? 0 : HUGE_VAL;
@@ -2164,17 +2205,27 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 	double best = all, best_tau = HUGE_VAL;
 	if (fl[n - 1] >= all) {
 		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
+		/* the LP at the largest floor has every layout: all's */
+		if (sup)
+			memcpy(s_hi, s_all, sizeof s_hi);
+		n_hi = n_all;
 		while (lo < hi && !failed) {
 			int mid = lo + (hi - lo) / 2;
-			double f = lp_pipe_bound(x, g, ls, fl[mid], dt, NULL, NULL);
+			n_mid = 0;
+			double f = lp_pipe_bound(x, g, ls, fl[mid], dt, 1, sup ? s_mid : NULL, &n_mid);
 			failed = f < 0;
-			if (f >= 0 && f <= fl[mid])
+			if (f >= 0 && f <= fl[mid]) {
 				hi = mid;
-			else
+				if (sup)
+					memcpy(s_hi, s_mid, sizeof s_hi);
+				n_hi = n_mid;
+			} else {
 				lo = mid + 1;
+			}
 		}
-		double before = hi > 0 && !failed ? lp_pipe_bound(x, g, ls, fl[hi - 1], dt, NULL, NULL)
-						   : 0;
+		double before = hi > 0 && !failed
+			? lp_pipe_bound(x, g, ls, fl[hi - 1], dt, 1, sup ? s_before : NULL, &n_before)
+			: 0;
 		if (before < 0)
 			failed = 1;
 		if (!failed) {
@@ -2190,11 +2241,22 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 				best = all;
 				best_tau = HUGE_VAL;
 			}
+			if (sup && best_tau == fl[hi]) {
+				memcpy(s_all, s_hi, sizeof s_all);
+				n_all = n_hi;
+			} else if (sup && hi > 0 && best_tau == fl[hi - 1]) {
+				memcpy(s_all, s_before, sizeof s_all);
+				n_all = n_before;
+			}
 		}
 	}
 	free(fl);
 	if (tau_at)
 		*tau_at = best_tau;
+	if (sup) {
+		memcpy(sup, s_all, (size_t)n_all * sizeof *sup);
+		*n_sup = n_all;
+	}
 	return best;
 }
 
@@ -2237,6 +2299,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 				return;
 			}
 			x->res->stats.evaluated++;
+			x->res->stats.dp_terms++;
 		}
 		plan_free(&p);
 	}
@@ -2296,7 +2359,7 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 	double u = 0;
 	for (int round = 0; round < 6 && !search_cancelled(x); round++) {
 		int n_sup = 0, added = 0;
-		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, sup, &n_sup);
+		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, sup, &n_sup);
 		if (!(u > 0) || !isfinite(u))
 			break;
 		for (int i = 0; i < n_sup; i++)
@@ -2307,7 +2370,7 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 		if (!added)
 			break;
 		if (round == 5)
-			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, NULL, NULL);
+			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, NULL, NULL);
 	}
 	return u < 0 ? 0 : u;
 }
@@ -2358,7 +2421,7 @@ static double step_score(const struct ctx *x, const struct gset *g, double step)
  * bound is at least cut, and the caller takes cut for it. Ranges under
  * cut are solved in full, so a returned step under cut is exact. */
 static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
-		       int *cut_hit)
+		       int *cut_hit, int *fsup, int *n_fsup)
 {
 	*cut_hit = 0;
 	long M = x->o->gbs / g->mbs;
@@ -2432,7 +2495,13 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 			break;
 		}
 		seen[r] = 1;
-		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL) : u[r];
+		int s_r[HP_MAX_POOLS + 1], n_r = 0;
+		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL, s_r, &n_r)
+						      : u[r];
+		if (fmax(f, u[r]) < best) {
+			memcpy(fsup, s_r, (size_t)n_r * sizeof *fsup);
+			*n_fsup = n_r;
+		}
 		best = fmin(best, fmax(f, u[r]));
 	}
 	for (int i = 0; i < nr; i++) {
@@ -2454,14 +2523,14 @@ static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts 
 			    int *n_sup)
 {
 	double tau;
-	double best = pipe_floor(x, g, ls, NULL, &tau);
+	double best = pipe_floor(x, g, ls, NULL, &tau, NULL, NULL);
 	if (best == 0)
 		return 0;
 	if (!isfinite(best))
 		return HUGE_VAL;   /* no bound from this setting */
 	if (sup) {
 		*n_sup = 0;
-		if (lp_pipe_bound(x, g, ls, tau, NULL, sup, n_sup) < 0)
+		if (lp_pipe_bound(x, g, ls, tau, NULL, 1, sup, n_sup) < 0)
 			*n_sup = 0;
 	}
 	best += perf_calib_default()->step_overhead_s;
@@ -2657,9 +2726,13 @@ static double bound_update(struct ctx *x, const struct gset *g, struct layouts *
  * already reaches cannot set the search's bound (the best plan's own
  * setting bounds it from above), so it is left as it is: the search's
  * bound is the same as with every setting raised, for a fraction of the
- * LPs and estimates. */
-static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls, double b)
+ * LPs and estimates. fsup gets the layouts of the optimum the raised
+ * bound came from (*n_fsup of them, at most HP_MAX_POOLS + 1; none when
+ * it was not raised). */
+static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls, double b,
+			 int *fsup, int *n_fsup)
 {
+	*n_fsup = 0;
 	const struct search_opts *o = x->o;
 	if (b < 0)
 		return;
@@ -2676,9 +2749,11 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 		 * for every thread count) */
 		int cut_hit = 0;
 		double step = b < best && b < cut && !search_cancelled(x)
-			      ? dp_bound(x, g, ls, cut, &cut_hit) : 0;
-		if (cut_hit)
+			      ? dp_bound(x, g, ls, cut, &cut_hit, fsup, n_fsup) : 0;
+		if (cut_hit) {
 			b = fmax(b, cut);
+			*n_fsup = 0;
+		}
 		else if (step > 0)
 			b = fmax(b, step_score(x, g, step));
 	}
@@ -2828,34 +2903,115 @@ static void layout_set_trials(struct ctx *x, const struct gset *g, const struct 
 	}
 }
 
+/* The pools layout L runs on, one bit each. */
+static unsigned layout_pools(const struct ctx *x, const struct layout *L)
+{
+	unsigned m = 0;
+	for (int p = 0; p < x->c->n_pools; p++)
+		if (L->gpus[p] > 0)
+			m |= 1u << p;
+	return m;
+}
+
+/* A subset of layouts that share no pool (pools[i]: layout i's pools,
+ * w[i]: its weight) and the search for the best one. */
+struct packing {
+	const unsigned *pools;
+	const double *w;
+	int n;
+	int cur[HP_MAX_POOLS + 1], best[HP_MAX_POOLS + 1];
+	int n_best;
+	double w_best;
+};
+
+/* The largest subset of layouts i..n-1 that share no pool, given the
+ * pools taken already (cur holds n_cur of them, weighing wsum); at equal
+ * size the heaviest, at equal weight the first found. Exhaustive with a
+ * size cut: n is at most HP_MAX_POOLS + 1, and a support's layouts
+ * conflict little. */
+static void packing_search(struct packing *k, int i, unsigned taken, int n_cur, double wsum)
+{
+	if (n_cur + (k->n - i) < k->n_best)
+		return;
+	if (i == k->n) {
+		if (n_cur > k->n_best || wsum > k->w_best) {
+			memcpy(k->best, k->cur, (size_t)n_cur * sizeof *k->best);
+			k->n_best = n_cur;
+			k->w_best = wsum;
+		}
+		return;
+	}
+	if (!(k->pools[i] & taken)) {
+		k->cur[n_cur] = i;
+		packing_search(k, i + 1, taken | k->pools[i], n_cur + 1, wsum + k->w[i]);
+	}
+	packing_search(k, i + 1, taken, n_cur, wsum);
+}
+
+/* Layout set Ls (n layouts) tried alone and with each pool it leaves
+ * unused on that pool's best layout. */
+static void support_set_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			    const struct layout **const *per_pool, const int *n_pp)
+{
+	unsigned used = 0;
+	for (int i = 0; i < n; i++)
+		used |= layout_pools(x, Ls[i]);
+	counts_for_set(x, g, Ls, n);
+	int more = n;
+	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
+		if (!(used & 1u << p) && n_pp[p])
+			Ls[more++] = per_pool[p][0];
+	if (more > n && !search_cancelled(x))
+		counts_for_set(x, g, Ls, more);
+}
+
 /* The layouts of the throughput bound's relaxed optimum as one set, when
  * it holds two or more two-pool layouts (the sets above hold at most
  * one): on clusters of many pools the optimum often pairs them up (a
  * pipeline from each pool of one type into one of another), and those
  * plans are the ones that use the GPUs the batch can keep busy. Tried
- * alone and with each pool it leaves unused on its best layout. */
+ * alone and with each pool it leaves unused on its best layout.
+ *
+ * A relaxed optimum may be degenerate: it can split a pool's GPUs between
+ * layouts that pair it with different partners (p2>p3 and p2>p15), and
+ * replica counts filled greedily over such a set leave some layouts short
+ * (issue 13, 65,536 GPUs at --gbs 4080: the support held 7 overlapping
+ * pairs, and the plans it gave reached 4.17M tokens/s where 1,020
+ * pipelines over 4 disjoint pairs run at about 5.2M). So the largest
+ * subset of the support whose layouts share no pool is tried as well,
+ * when it is smaller than the support and still holds two two-pool
+ * layouts; at equal size the one whose layouts can hold the most GPUs
+ * (each as many replicas as fit on the cluster alone), so that a pool
+ * is not left idle for want of its partner. */
 static void lp_support_set(struct ctx *x, const struct gset *g, const struct layouts *ls,
 			   const int *sup, int n_sup, const struct layout **const *per_pool,
 			   const int *n_pp)
 {
 	const struct layout *Ls[HP_MAX_POOLS + 1];
-	int n = 0, cross = 0, used[HP_MAX_POOLS] = { 0 };
+	unsigned pools[HP_MAX_POOLS + 1];
+	double w[HP_MAX_POOLS + 1];
+	int n = 0, cross = 0;
 	for (int i = 0; i < n_sup; i++) {
 		const struct layout *L = &ls->v[sup[i]];
+		pools[n] = layout_pools(x, L);
+		w[n] = (double)L->max_count * L->size;
 		Ls[n++] = L;
 		cross += L->nseg == 2;
-		for (int p = 0; p < x->c->n_pools; p++)
-			used[p] |= L->gpus[p] > 0;
 	}
 	if (cross < 2 || search_cancelled(x))
 		return;
-	counts_for_set(x, g, Ls, n);
-	int more = n;
-	for (int p = 0; p < x->c->n_pools && more < HP_MAX_POOLS + 1; p++)
-		if (!used[p] && n_pp[p])
-			Ls[more++] = per_pool[p][0];
-	if (more > n && !search_cancelled(x))
-		counts_for_set(x, g, Ls, more);
+	struct packing k = { .pools = pools, .w = w, .n = n, .n_best = 0, .w_best = -1 };
+	packing_search(&k, 0, 0, 0, 0);
+	const struct layout *D[HP_MAX_POOLS + 1];
+	int d_cross = 0;
+	for (int i = 0; i < k.n_best; i++) {
+		D[i] = Ls[k.best[i]];
+		d_cross += D[i]->nseg == 2;
+	}
+	int n_pick = k.n_best;
+	support_set_try(x, g, Ls, n, per_pool, n_pp);
+	if (n_pick < n && d_cross >= 2 && !search_cancelled(x))
+		support_set_try(x, g, D, n_pick, per_pool, n_pp);
 }
 
 /* One global setting: enumerate and solve the layouts, update the bound,
@@ -2892,8 +3048,16 @@ static int search_gset(struct ctx *x, const struct gset *g)
 		layout_set_trials(x, g, h >= 0 ? het[h] : NULL, per_pool, n_pp);
 	lp_support_set(x, g, &ls, sup, n_sup, per_pool, n_pp);
 	int done = !search_cancelled(x);
+	int fsup[HP_MAX_POOLS + 1], n_fsup = 0;
 	if (done)
-		bound_finish(x, g, &ls, b);
+		bound_finish(x, g, &ls, b, fsup, &n_fsup);
+	/* the optimum with the data-parallel terms can pick other layouts
+	 * than the one without them (fewer replicas, each a deeper pipeline,
+	 * whose DP sync costs less: issue 13, 65,536 GPUs), and it is the one
+	 * closer to the plans that can be built: tried as a set too */
+	if (done && x->o->objective == OBJ_THROUGHPUT && n_fsup &&
+	    !(n_fsup == n_sup && !memcmp(fsup, sup, (size_t)n_sup * sizeof *sup)))
+		lp_support_set(x, g, &ls, fsup, n_fsup, per_pool, n_pp);
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
@@ -3122,6 +3286,9 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.evaluated += r->stats.evaluated;
 	res->stats.pruned += r->stats.pruned;
 	res->stats.screened += r->stats.screened;
+	res->stats.probes += r->stats.probes;
+	res->stats.dp_terms += r->stats.dp_terms;
+	res->stats.sub_candidates += r->stats.sub_candidates;
 	res->stats.lp_solves += r->stats.lp_solves;
 	res->stats.milp_glpk += r->stats.milp_glpk;
 	res->stats.estimate_s += r->stats.estimate_s;
@@ -3154,7 +3321,7 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 		}
 	}
 	if (r->has_stock) {
-		if (!res->has_stock || sp_better(&r->stock, &res->stock)) {
+		if (!res->has_stock || sp_better(x, &r->stock, &res->stock)) {
 			if (res->has_stock)
 				sp_free(&res->stock);
 			sp_move(&res->stock, &r->stock);
@@ -3165,7 +3332,7 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	}
 	if (r->has_nearest) {
 		if (!res->has_nearest || y->best_miss < x->best_miss ||
-		    (y->best_miss == x->best_miss && sp_better(&r->nearest, &res->nearest))) {
+		    (y->best_miss == x->best_miss && sp_better(x, &r->nearest, &res->nearest))) {
 			if (res->has_nearest)
 				sp_free(&res->nearest);
 			sp_move(&res->nearest, &r->nearest);
@@ -3282,6 +3449,10 @@ static void single_pool_best(struct ctx *x, int i)
 	if (sr.stats.cancelled)
 		res->stats.cancelled = 1;
 	res->stats.evaluated += sr.stats.evaluated;
+	res->stats.screened += sr.stats.screened;
+	res->stats.probes += sr.stats.probes;
+	res->stats.dp_terms += sr.stats.dp_terms;
+	res->stats.sub_candidates += sr.stats.candidates + sr.stats.sub_candidates;
 	res->stats.lp_solves += sr.stats.lp_solves;
 	res->stats.milp_glpk += sr.stats.milp_glpk;
 	res->stats.estimate_s += sr.stats.estimate_s;
@@ -3302,6 +3473,7 @@ static void single_pool_best(struct ctx *x, int i)
 				sp.plan.replicas[r].stages[s].pool = i;
 		if (perf_estimate(x->c, x->m, &sp.plan, NULL, &sp.est, &err) == 0) {
 			finish_plan(x, &sp);
+			sp_label(x, &sp);
 			int ok;
 			double miss;
 			sp.score = objective_score(x, &sp, &ok, &miss);
@@ -3415,7 +3587,7 @@ static void search_overlaps(struct ctx *x)
 					    v[2][a / nv[0] / nv[1]], &sp) < 0)
 				continue;
 			x->res->stats.evaluated++;
-			if (!sp_better(&sp, have ? &best : &base[i])) {
+			if (!sp_better(x, &sp, have ? &best : &base[i])) {
 				sp_free(&sp);
 				continue;
 			}

@@ -104,6 +104,14 @@ struct search_stats {
 			       * without a perf_estimate() call (search.c) */
 	int milp_glpk;        /* capacity MILPs that capmilp.c gave up on and
 			       * GLPK solved (counted in lp_solves too) */
+	/* Of evaluated: layout probes (perf_stage_times: the stage records
+	 * alone) and the bound's DP terms (perf_dp_exposed: the exposed DP
+	 * time alone); the rest are whole estimates of plans. */
+	long probes, dp_terms;
+	/* Candidates of the per-pool searches (the best plan on each pool
+	 * alone), which candidates leaves out; their screened candidates,
+	 * estimates, probes and DP terms are in the fields above. */
+	long sub_candidates;
 	/* Where the time went, seconds summed over the search's threads (for
 	 * `make bench`; the monotonic clock, so a loaded machine inflates
 	 * them; estimate_s from a sample of the calls, search.c):

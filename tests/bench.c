@@ -239,23 +239,32 @@ static void bench_planner(struct catalog *cat)
 	printf("  70B, 1,024 GPUs of 3 types, throughput: 1 thread %.3f s, %d threads %.3f s "
 	       "(%.2fx)\n", r1.wall, cores, rn.wall, r1.wall / rn.wall);
 	/* Counted separately (issue 13): candidates screened on their
-	 * bounds without an estimate, and full perf_estimate() calls (layout
-	 * probes included); each per CPU second of the 1-thread run. */
+	 * bounds without an estimate (a layout set skipped whole counts
+	 * once), and model evaluations (search_stats.evaluated: whole
+	 * estimates of plans, layout probes and the bound's DP terms, the
+	 * per-pool searches' included); each per CPU second of the 1-thread
+	 * run. */
+	const struct search_stats *s1 = &r1.st;
+	long whole = s1->evaluated - s1->probes - s1->dp_terms;
 	printf("    per core: %.0f screened/s (%ld) and %.0f full estimates/s (%ld), "
 	       "%.0f evaluations/s in all; target >= 1e6 evaluations/s (%s)\n",
-	       r1.st.screened / r1.cpu, r1.st.screened, r1.st.evaluated / r1.cpu,
-	       r1.st.evaluated, (r1.st.screened + r1.st.evaluated) / r1.cpu,
-	       (r1.st.screened + r1.st.evaluated) / r1.cpu >= 1e6 ? "met" : "MISSED");
+	       s1->screened / r1.cpu, s1->screened, s1->evaluated / r1.cpu, s1->evaluated,
+	       (s1->screened + s1->evaluated) / r1.cpu,
+	       (s1->screened + s1->evaluated) / r1.cpu >= 1e6 ? "met" : "MISSED");
+	printf("    the full estimates: %ld whole estimates of plans (%.0f/s), %ld layout probes "
+	       "(stage records only), %ld DP terms of the bound (DP sync only)\n",
+	       whole, whole / r1.cpu, s1->probes, s1->dp_terms);
 	/* The same counts per second of the time each kind itself takes:
 	 * candidates (screened or not: building, splitting and screening
-	 * each) over the time spent on candidates outside their estimates,
-	 * full estimates over the time inside perf_estimate(). */
-	if (r1.st.candidate_s > 0 && r1.st.estimate_s > 0)
+	 * each; the per-pool searches' too) over the time spent on
+	 * candidates outside their estimates, model evaluations over the
+	 * time inside the model. */
+	long cands = s1->candidates + s1->sub_candidates;
+	if (s1->candidate_s > 0 && s1->estimate_s > 0 && cands > 0)
 		printf("    own rates: %.0f candidates/s (%ld, %.2f us each), %.0f full estimates/s "
 		       "(%.1f us each); the rest of the search is layouts, LPs and DP terms\n",
-		       r1.st.candidates / r1.st.candidate_s, r1.st.candidates,
-		       1e6 * r1.st.candidate_s / r1.st.candidates, r1.st.evaluated / r1.st.estimate_s,
-		       1e6 * r1.st.estimate_s / r1.st.evaluated);
+		       cands / s1->candidate_s, cands, 1e6 * s1->candidate_s / cands,
+		       s1->evaluated / s1->estimate_s, 1e6 * s1->estimate_s / s1->evaluated);
 
 objectives:
 	o.threads = 0;
