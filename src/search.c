@@ -3087,6 +3087,11 @@ static int enum_gsets(const struct ctx *x, struct gset *out)
 	if (o->fix_zero >= 0) {
 		zeros[n_z++] = o->fix_zero;
 	} else {
+		/* the estimate-only frameworks' optimizers: apex DDP keeps
+		 * every optimizer state (ZeRO 0 only), InternLM's hybrid ZeRO
+		 * runs 0 or 1 (runs_on.c) */
+		if (!framework_launchable(o->framework))
+			zeros[n_z++] = 0;
 		zeros[n_z++] = 1;
 		zeros[n_z++] = 3;
 	}
@@ -3504,14 +3509,23 @@ static void single_pool_best(struct ctx *x, int i)
  *    overlap; no TP overlap; ZeRO-3 always prefetches parameters;
  *  - torchtitan: async TP is opt-in (experimental.enable_async_tensor_
  *    parallel); FSDP2 always overlaps its reduce-scatter and prefetches
- *    its all-gathers.
+ *    its all-gathers;
+ *  - the estimate-only rows (plan --framework NAME): eager PyTorch with
+ *    apex DDP has no TP overlap and no sharded optimizer; apex's
+ *    DistributedDataParallel overlaps its bucketed all-reduce unless
+ *    delay_allreduce is set (both run). InternLM has no TP overlap; its
+ *    hybrid ZeRO optimizer's overlap_sync_grad and overlap_sync_param
+ *    are config switches (both run).
  * Values outside the mask are the framework's default (framework.c). */
-static const unsigned char overlap_allowed[FW_COUNT][3] = {
+static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_ANY] = { 3, 3, 3 },
 	[FW_MEGATRON_CORE] = { 3, 3, 3 },
 	[FW_MEGATRON_LM] = { 1, 1, 1 },
 	[FW_DEEPSPEED] = { 1, 3, 2 },
 	[FW_TORCHTITAN] = { 3, 2, 2 },
+	[FW_PYTORCH_DDP] = { 1, 3, 1 },
+	[FW_PYTORCH_DDP_2020] = { 1, 3, 1 },
+	[FW_INTERNLM] = { 1, 3, 3 },
 };
 
 /* The values key k may take in plan p: those the framework allows where
@@ -3526,7 +3540,7 @@ static int overlap_values(const struct plan *p, int k, int *v)
 			max_tp = HP_MAX(max_tp, p->replicas[r].stages[s].tp);
 	int has = k == 0 ? max_tp > 1 && p->sp : k == 1 ? plan_dp(p) * p->cp > 1
 							: plan_dp(p) * p->cp > 1 && p->zero >= 1;
-	unsigned mask = overlap_allowed[(unsigned)p->framework < FW_COUNT ? p->framework : FW_ANY][k];
+	unsigned mask = overlap_allowed[(unsigned)p->framework < FW_ROWS ? p->framework : FW_ANY][k];
 	int n = 0;
 	if (has)
 		for (int b = 0; b < 2; b++)

@@ -187,10 +187,10 @@ done
 # it, keeps only plans it runs (runs_on.c's rules, from its sources) and
 # says launch writes none. pytorch-ddp: DeepLearningExamples' run_squad.py
 # wraps the whole model in apex DDP, with --fp16 or fp32 and no
-# checkpointing flag, so every plan is TP 1, PP 1, ZeRO-0, no recompute.
-# (--zero 0: the planner tries ZeRO 1 and 3 unless told; src/search.c.)
+# checkpointing flag, so every plan is TP 1, PP 1, ZeRO-0, no recompute;
+# the planner tries ZeRO 0 for an estimate-only framework without --zero.
 $H plan --pool 2x8xA100-SXM4-80GB -m gpt-1.7b --gbs 256 --precision fp16 --framework pytorch-ddp \
-	--zero 0 --format json > "$T/pd.json" 2>"$T/err" && ok || bad "--framework pytorch-ddp: $(cat "$T/err")"
+	--format json > "$T/pd.json" 2>"$T/err" && ok || bad "--framework pytorch-ddp: $(cat "$T/err")"
 grep -qF "note: --framework pytorch-ddp is estimate-only" "$T/err" && ok || bad "no estimate-only note: $(cat "$T/err")"
 python3 - "$T/pd.json" <<'PY' && ok || bad "--framework pytorch-ddp returned a plan apex DDP cannot run"
 import json, sys
@@ -215,6 +215,9 @@ for p in d["plans"]:
     assert p["framework"] == "internlm", p["framework"]
     assert p["zero"] <= 1 and p["recompute"] in ("none", "full") and p["cp"] == 1, p["label"]
     assert p["precision"] != "fp8", p["label"]
+    # InternLM has no TP communication overlap (its config has none; its
+    # hybrid ZeRO's overlap_sync_grad/param are the only overlaps)
+    assert p["tp_overlap"] is not True, p["label"]
 PY
 expect 2 "framework: internlm is estimate-only" $H launch --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --plan "$T/il.json"
 # the table says it too, after the plans
