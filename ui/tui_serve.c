@@ -850,15 +850,27 @@ static void draw_plans(struct tui *t, int y, int h)
 		 r->n_cands == 1 ? "" : "s", r->n_buckets, r->n_buckets == 1 ? "" : "s");
 }
 
+/* Rows the settings list shows in a view of h rows: all of them, unless
+ * the plans and the launch line below would get fewer than PLANS_MIN
+ * rows (their titles and column header, a plan, two launch lines and
+ * the footer); then the list scrolls. */
+enum { PLANS_MIN = 7 };
+
+static int fields_rows(int h)
+{
+	return HP_MAX(1, HP_MIN(n_fields(), h - 1 - PLANS_MIN));
+}
+
 void view_serve_draw(struct tui *t, int y0, int h)
 {
 	struct tui_serve *s = t->serve;
 	int lw = COLS >= 120 ? 44 : 36;
-	int top = n_fields() + 1;            /* the fields and their title */
+	int nfr = fields_rows(h);
+	int top = nfr + 1;                   /* the fields and their title */
 	char title[80];
 	snprintf(title, sizeof title, "Serving %.40s", s->m.display[0] ? s->m.display : s->m.name);
 	tui_section(t, y0, 0, lw, title);
-	draw_fields(t, y0 + 1, 0, lw, n_fields());
+	draw_fields(t, y0 + 1, 0, lw, nfr);
 	for (int y = y0; y < y0 + top; y++)
 		tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
 	draw_plan(t, y0, lw + 1, COLS - lw - 1, top);
@@ -888,7 +900,7 @@ int view_serve_key(struct tui *t, int action, int ch)
 	struct tui_serve *s = t->serve;
 	int n_plans = s->cur ? s->cur->res.n_plans : 0;
 	if (action == ACT_NONE) {
-		tui_list_fix(&s->lfields, n_fields(), n_fields());
+		tui_list_fix(&s->lfields, n_fields(), fields_rows(tui_view_rows()));
 		tui_list_fix(&s->lplans, n_plans, tui_view_rows());
 		return R_DRAW;
 	}
@@ -907,11 +919,12 @@ int view_serve_key(struct tui *t, int action, int ch)
 		return R_DRAW;
 	}
 	if (s->pane == 1) {
-		if (tui_list_move(&s->lplans, action, n_plans, tui_view_rows() - n_fields() - 4))
+		if (tui_list_move(&s->lplans, action, n_plans,
+				  tui_view_rows() - fields_rows(tui_view_rows()) - 4))
 			return R_DRAW;
 		return action == ACT_ENTER || action == ACT_LEFT ? (s->pane = 0, R_DRAW) : R_PASS;
 	}
-	if (tui_list_move(&s->lfields, action, n_fields(), n_fields()))
+	if (tui_list_move(&s->lfields, action, n_fields(), fields_rows(tui_view_rows())))
 		return R_DRAW;
 	switch (action) {
 	case ACT_ENTER: return field_enter(t);
