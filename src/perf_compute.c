@@ -257,6 +257,15 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		 * s x s scores, dropout reads, writes and masks them. */
 		double n = (double)m->heads / t * T * s;
 		*scores = n * (2 * eb + (m->dropout ? 2 * eb + 1 : 0));
+		/* Eager modules scale and mask the scores in two ops of their
+		 * own before the softmax (DeepLearningExamples BERT
+		 * modeling.py @26c26761 and @a9e2c1d5, BertSelfAttention:
+		 * `attention_scores / math.sqrt(...)`, then `+ attention_mask`):
+		 * each reads and writes them forward (4 eb); backward only the
+		 * division scales the gradient (2 eb), the add passes it on.
+		 * 6 eb in all, entered as a third (see eager_extra_bytes). */
+		if (framework_get(p->framework)->eager_modules)
+			*scores += n * 2 * eb;
 		b += *scores;
 	}
 	return b;
