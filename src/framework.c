@@ -113,25 +113,25 @@
 #include <strings.h>
 
 static const struct framework_info rows[FW_ROWS] = {
-	[FW_ANY] = { FW_ANY, "any", "any framework", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
+	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
-	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", 1, 1, 1,
+	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
-	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", 0, 0, 0,
+	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
-	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", 0, 1, 1, 0, 0,
+	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1, 0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1,
 			   .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
-	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", 0, 1, 1, 1, 0,
+	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	/* 46 bytes: apex O2's generic master-weight path (below). */
-	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", 0, 1, 0,
+	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", "ddp", 0, 1, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "DeepLearningExamples BERT run_squad.py and modeling.py @a9e2c1d5; "
 			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
@@ -139,7 +139,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0 },
 	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
-				  "PyTorch eager + apex AMP/DDP (2020 model code)", 0, 1, 0,
+				  "PyTorch eager + apex AMP/DDP (2020 model code)", "ddp20", 0, 1, 0,
 				  FW_GRAD_FP32_UNLESS_FP16, 0,
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
 				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
@@ -147,7 +147,7 @@ static const struct framework_info rows[FW_ROWS] = {
 	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
 	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
 	 * counted (below). */
-	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", 0, 1, 1, 0, 0,
+	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", "intern", 0, 1, 1, 0, 0,
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
 			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1 },
 };

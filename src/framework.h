@@ -58,6 +58,7 @@ struct framework_info {
 	enum hp_framework id;
 	const char *name;          /* "megatron-core": the key, flag and JSON value */
 	const char *display;       /* "Megatron-Core" */
+	const char *abbrev;        /* "mcore": the RUNS ON column's short name */
 	int tp_overlap;            /* TP collectives overlapped with GEMMs by default */
 	int grad_overlap;          /* DP gradient reduce overlapped with backward */
 	int param_overlap;         /* DP parameter gather overlapped with forward */

@@ -374,11 +374,10 @@ static const char *long_name(int f)
 	return framework_name((enum hp_framework)f);
 }
 
-/* Short names for the RUNS ON column, stock frameworks only. */
+/* Short names for the RUNS ON column (framework.c's rows). */
 static const char *short_name(int f)
 {
-	static const char *const nm[FW_COUNT] = { "any", "mcore", "mlm", "ds", "titan" };
-	return f >= 0 && f < FW_COUNT ? nm[f] : "?";
+	return f >= 0 && f < FW_ROWS ? framework_get((enum hp_framework)f)->abbrev : "?";
 }
 
 char *runs_on_names(unsigned mask, char *buf, size_t n)
