@@ -109,8 +109,9 @@ asan:
 		SANITIZE=address,undefined OPT="-O1 -g" check
 
 bench: deps deps-test
-	@$(MAKE) --no-print-directory hetplan $(BUILD)/tests/bench
+	@$(MAKE) --no-print-directory hetplan $(BUILD)/tests/bench $(BUILD)/tests/bench_serve
 	@$(BUILD)/tests/bench
+	@$(BUILD)/tests/bench_serve
 	@./hetplan tui --bench
 	@sh tests/bench_tui.sh
 
@@ -151,7 +152,7 @@ golden: deps deps-test
 	@$(MAKE) --no-print-directory hetplan
 	@UPDATE_GOLDEN=1 HETPLAN=./hetplan sh tests/test_tui.sh
 
-$(BUILD)/tests/bench: tests/bench.c tests/t.h $(BUILD)/libhetplan.a
+$(BUILD)/tests/bench $(BUILD)/tests/bench_serve: $(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/libhetplan.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libhetplan.a $(LDLIBS)
 

@@ -877,7 +877,7 @@ double serve_erlang_c(int c, double a)
 		return 1;
 	/* Erlang B by the stable recursion, then C = B / (1 - rho (1 - B)). */
 	double b = 1;
-	for (int i = 1; i <= c; i++)
+	for (int i = 1; i <= c && b > 0; i++)   /* once it underflows to 0, it stays 0 */
 		b = a * b / (i + a * b);
 	double rho = a / c;
 	return b / (1 - rho * (1 - b));
