@@ -1074,8 +1074,44 @@ struct place_meta {
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
 };
 
+/* The engine's memory share for its KV cache: the setting, else the
+ * profile's. */
+static double place_util(const struct place_meta *pm)
+{
+	return pm->o->base.mem_util > 0 ? pm->o->base.mem_util : pm->e->mem_util;
+}
+
+/* Weight bytes per GPU of a machine (tp GPUs) holding `layers` layers;
+ * every machine is charged the embedding and output matrices. */
+static double place_weight_bytes(const struct place_meta *pm, int layers, int tp)
+{
+	const struct model_spec *m = pm->m;
+	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
+	return serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, pm->o->base.wprec) + vh2 / tp;
+}
+
+/* KV tokens of a machine with weights wb per GPU and kvt KV bytes per
+ * token per GPU: the engine takes what its memory share leaves after
+ * the weights and its runtime (vLLM's gpu_memory_utilization, as the
+ * instance model in serve_perf.c; Helix's prototype sizes its per-stage
+ * caches the same way, vLLM 0.4.0.post1's block profiling). */
+static double place_kv_tokens(const struct place_meta *pm, const struct pool *p, double wb, double kvt)
+{
+	double util = place_util(pm), mem = serve_gpu_mem_bytes(&p->gpu);
+	double kv = pm->e->util_of_free ? (mem - wb - pm->k->mem_fixed_bytes) * util
+					: mem * util - wb - pm->k->mem_fixed_bytes;
+	return kv > 0 && kvt > 0 ? floor(kv / kvt) : 0;
+}
+
+/* The share of that cache the router fills with reservations. */
+static double place_fill(const struct place_meta *pm)
+{
+	double f = pm->o->place_kv_fill;
+	return f > 0 && f < 1 ? f : 1;
+}
+
 /* Helix's rule (optimizers.md §2.1): half of a machine's memory for
- * weights, half for the KV cache. A sequence's KV lives on every machine
+ * weights, the rest for the KV cache. A sequence's KV lives on every machine
  * of its pipeline, and a pipeline of D machines keeps D micro-batches in
  * flight, so a machine's batch is its KV tokens / (ISL + OSL) / D. D is
  * estimated before the solve as the model's weights over the mean per-GPU
@@ -1104,19 +1140,20 @@ static void place_theta(const struct place_meta *pm, const struct pool *p, int t
 	const struct serve_opts *o = pm->o;
 	const struct serve_engine_profile *e = pm->e;
 	double isl = pm->isl, osl = pm->osl;
-	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
 	/* NIC share of one machine: activations of h 16-bit values per token
 	 * cross to the next machine */
 	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
 	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+	/* the layout's rule uses the profile's share: which layers a machine
+	 * may hold does not follow the engine's memory setting */
 	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
 	for (int len = 1; len <= pm->B; len++) {
 		int layers = (int)ceil((double)pm->L * len / pm->B);
-		double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) + vh2 / tp;
+		double wb = place_weight_bytes(pm, layers, tp);
 		double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
 		if (wb > half)
 			break;
-		double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / pm->depth) : 0;
+		double batch = floor(place_fill(pm) * place_kv_tokens(pm, p, wb, kvt) / (isl + osl) / pm->depth);
 		if (batch > e->max_batch)
 			batch = e->max_batch;
 		if (batch < 1)
@@ -1175,7 +1212,6 @@ static void seg_layers(const struct place_meta *pm, const struct place_seg *g, i
 static void place_instances(const struct place_meta *pm, const struct place_problem *pp,
 			    const struct place_solution *ps, struct serve_plan *pl)
 {
-	const struct serve_engine_profile *e = pm->e;
 	pl->price_known = 1;
 	double usd = 0;
 	for (int s = 0; s < ps->n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
@@ -1193,11 +1229,9 @@ static void place_instances(const struct place_meta *pm, const struct place_prob
 		int len = g->last - g->first + 1;
 		double th = pp->cls[q].theta[len];
 		in->max_batch = (int)(th * pm->ct[q][len] + 0.5);
-		double kvt = serve_stage_kv_bytes_per_token(pm->m, in->first_layer, in->last_layer + 1,
-							   in->tp, pm->o->base.kvprec);
-		/* Helix's half of the memory for the KV cache */
-		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
-		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
+		int layers = (int)ceil((double)pm->L * len / pm->B);
+		double kvt = serve_stage_kv_bytes_per_token(pm->m, 0, layers, in->tp, pm->o->base.kvprec);
+		in->kv_capacity_tokens = place_kv_tokens(pm, p, place_weight_bytes(pm, layers, in->tp), kvt);
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
 		if (p->usd_per_node_h <= 0)

@@ -191,6 +191,9 @@ struct serve_opts {
 	int disagg;                  /* also prefill-only and decode-only instances */
 	int place_blocks;            /* layer blocks (default: min(layers, 40), or one
 				      * per layer when those do not fit) */
+	double place_kv_fill;        /* placement: share (0, 1] of a machine's KV cache
+				      * that the request router fills, reserving ISL +
+				      * OSL tokens per request in flight; 0: all of it */
 };
 
 void serve_opts_init(struct serve_opts *o);

@@ -1240,6 +1240,18 @@ TEST(hetero_place)
 		/* ... and its workers build each engine with enforce_eager=True
 		 * (docs/serving.md, "Placement"): no CUDA graphs */
 		o.base.eager = 1;
+		/* Its workers build each stage's vLLM with
+		 * gpu_memory_utilization 0.8 (llm_sys/worker.py init_engine,
+		 * vram_usage default; step6_start_worker.py passes none), and
+		 * its offline host admits a request only while the fullest
+		 * layer's KV reservations, input + mean output tokens per
+		 * request in flight, stay within 0.8 of the cache
+		 * (step5_start_host.py feeding_hwm=0.8; llm_sys/maxflow_host.py;
+		 * simulator/scheduler/global_maxflow/kv_expectation.py), all
+		 * at Helix-ASPLOS25 @ 148b733. Read from the code before these
+		 * rows were scored with them. */
+		o.base.mem_util = 0.8;
+		o.place_kv_fill = 0.8;
 		if (!m || serve_wprec_parse(c[4], &o.base.wprec) ||
 		    serve_kvprec_parse(c[4], &o.base.kvprec)) {
 			T_FAILF("%s: model %s or precision %s unknown", c[0], c[3], c[4]);
