@@ -1103,6 +1103,17 @@ static double place_kv_tokens(const struct place_meta *pm, const struct pool *p,
 	return kv > 0 && kvt > 0 ? floor(kv / kvt) : 0;
 }
 
+/* Host time of one iteration on a machine holding `layers` layers: the
+ * engine's step, and with an engine stepped once per layer (Helix's
+ * prototype: llm_sys/worker.py calls engine.step for each local layer,
+ * each a scheduler pass and an input preparation) a further step per
+ * layer after the first. */
+static double place_host_s(const struct place_meta *pm, int layers)
+{
+	double per = pm->o->place_layer_step_s > 0 ? pm->o->place_layer_step_s : 0;
+	return serve_step_overhead(&pm->o->base) + (layers > 1 ? layers - 1 : 0) * per;
+}
+
 /* The share of that cache the router fills with reservations. */
 static double place_fill(const struct place_meta *pm)
 {
@@ -1162,7 +1173,7 @@ static void place_theta(const struct place_meta *pm, const struct pool *p, int t
 					 o->base.eager };
 		double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it,
 					    pm->k, NULL, NULL, NULL) +
-			   serve_step_overhead(&o->base) + e->per_seq_s * batch;
+			   place_host_s(pm, layers) + e->per_seq_s * batch;
 		double th = batch / t;
 		if (th > nic_tok)
 			th = nic_tok;
@@ -1311,7 +1322,7 @@ static double place_ttft(const struct place_meta *pm, const struct place_solutio
 		ttft += serve_stage_time(&pm->c->pools[pm->cpool[q]], pm->m, l0, l1 + 1,
 					 g->last == pm->B - 1, pm->ctp[q], pm->o->base.wprec,
 					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL) +
-			serve_step_overhead(&pm->o->base);
+			place_host_s(pm, l1 - l0 + 1);
 	}
 	return ttft;
 }

@@ -194,6 +194,10 @@ struct serve_opts {
 	double place_kv_fill;        /* placement: share (0, 1] of a machine's KV cache
 				      * that the request router fills, reserving ISL +
 				      * OSL tokens per request in flight; 0: all of it */
+	double place_layer_step_s;   /* placement: host time of each engine step after
+				      * a machine's first when its engine steps once per
+				      * layer (Helix's prototype); 0: one step per
+				      * iteration */
 };
 
 void serve_opts_init(struct serve_opts *o);

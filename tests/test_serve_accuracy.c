@@ -1252,6 +1252,15 @@ TEST(hetero_place)
 		 * rows were scored with them. */
 		o.base.mem_util = 0.8;
 		o.place_kv_fill = 0.8;
+		/* Each worker steps its engine once per local layer
+		 * (llm_sys/worker.py run_and_submit; exec_engine.py step: a
+		 * LayerwiseScheduler pass, then one layer's input preparation
+		 * and forward). A vLLM 0.4-era scheduler pass costs about 2
+		 * ms (vLLM PR #4261, 2024-04-22: "the scheduler iteration
+		 * overhead" was 2 ms before a regression to 11 ms); the input
+		 * preparation of each further layer is not charged (no
+		 * source gives it). Set before these rows were scored. */
+		o.place_layer_step_s = 2e-3;
 		if (!m || serve_wprec_parse(c[4], &o.base.wprec) ||
 		    serve_kvprec_parse(c[4], &o.base.kvprec)) {
 			T_FAILF("%s: model %s or precision %s unknown", c[0], c[3], c[4]);
