@@ -1141,11 +1141,11 @@ static double place_depth(const struct place_meta *pm)
 	return depth < 1 ? 1 : depth;
 }
 
-/* Tokens/s of one machine (tp GPUs of pool p) holding 1, 2, ... blocks,
- * as far as the weights fit in half its memory; the iteration times in
- * ct. Sets pc->theta and pc->max_blocks. */
-static void place_theta(const struct place_meta *pm, const struct pool *p, int tp,
-			struct place_class *pc, double *ct)
+/* Tokens/s of one machine (tp GPUs of pool p) holding `layers` layers,
+ * its iteration time in *t; 0 when its KV cache holds no request. The
+ * memory rule for the weights is the caller's. */
+static double place_theta_layers(const struct place_meta *pm, const struct pool *p, int tp, int layers,
+				 double *t)
 {
 	const struct model_spec *m = pm->m;
 	const struct serve_opts *o = pm->o;
@@ -1155,28 +1155,39 @@ static void place_theta(const struct place_meta *pm, const struct pool *p, int t
 	 * cross to the next machine */
 	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
 	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+	double wb = place_weight_bytes(pm, layers, tp);
+	double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
+	double batch = floor(place_fill(pm) * place_kv_tokens(pm, p, wb, kvt) / (isl + osl) / pm->depth);
+	if (batch > e->max_batch)
+		batch = e->max_batch;
+	if (batch < 1)
+		return 0;
+	struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl,
+				 o->base.eager };
+	*t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it, pm->k, NULL, NULL,
+			      NULL) +
+	     place_host_s(pm, layers) + e->per_seq_s * batch;
+	double th = batch / *t;
+	return th > nic_tok ? nic_tok : th;
+}
+
+/* Tokens/s of one machine (tp GPUs of pool p) holding 1, 2, ... blocks,
+ * as far as the weights fit in half its memory; the iteration times in
+ * ct. Sets pc->theta and pc->max_blocks. */
+static void place_theta(const struct place_meta *pm, const struct pool *p, int tp,
+			struct place_class *pc, double *ct)
+{
 	/* the layout's rule uses the profile's share: which layers a machine
 	 * may hold does not follow the engine's memory setting */
-	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
+	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * pm->e->mem_util - pm->k->mem_fixed_bytes / 2;
 	for (int len = 1; len <= pm->B; len++) {
 		int layers = (int)ceil((double)pm->L * len / pm->B);
-		double wb = place_weight_bytes(pm, layers, tp);
-		double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
-		if (wb > half)
+		double t = 0;
+		if (place_weight_bytes(pm, layers, tp) > half)
 			break;
-		double batch = floor(place_fill(pm) * place_kv_tokens(pm, p, wb, kvt) / (isl + osl) / pm->depth);
-		if (batch > e->max_batch)
-			batch = e->max_batch;
-		if (batch < 1)
+		double th = place_theta_layers(pm, p, tp, layers, &t);
+		if (!(th > 0))
 			break;
-		struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl,
-					 o->base.eager };
-		double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it,
-					    pm->k, NULL, NULL, NULL) +
-			   place_host_s(pm, layers) + e->per_seq_s * batch;
-		double th = batch / t;
-		if (th > nic_tok)
-			th = nic_tok;
 		pc->theta[len] = th;
 		pc->max_blocks = len;
 		ct[len] = t;
@@ -1325,6 +1336,78 @@ static double place_ttft(const struct place_meta *pm, const struct place_solutio
 			place_host_s(pm, l1 - l0 + 1);
 	}
 	return ttft;
+}
+
+/* Max flow from node 0 to node n-1 over cap[u * n + v] (Edmonds-Karp;
+ * cap is consumed as the residual). */
+static double place_maxflow(int n, double *cap)
+{
+	int *prev = xcalloc((size_t)n, sizeof *prev), *q = xcalloc((size_t)n, sizeof *q);
+	double total = 0;
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			prev[i] = -1;
+		prev[0] = 0;
+		int h = 0, t = 0;
+		q[t++] = 0;
+		while (h < t && prev[n - 1] < 0) {
+			int u = q[h++];
+			for (int v = 0; v < n; v++)
+				if (prev[v] < 0 && cap[(size_t)u * n + v] > 1e-12) {
+					prev[v] = u;
+					q[t++] = v;
+				}
+		}
+		if (prev[n - 1] < 0)
+			break;
+		double f = HUGE_VAL;
+		for (int v = n - 1; v; v = prev[v])
+			f = fmin(f, cap[(size_t)prev[v] * n + v]);
+		for (int v = n - 1; v; v = prev[v]) {
+			cap[(size_t)prev[v] * n + v] -= f;
+			cap[(size_t)v * n + prev[v]] += f;
+		}
+		total += f;
+	}
+	free(prev);
+	free(q);
+	return total;
+}
+
+int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
+		     double *tok_s, struct hp_err *err)
+{
+	struct place_meta *pm = xcalloc(1, sizeof *pm);
+	pm->c = c;
+	pm->m = m;
+	pm->o = o;
+	pm->k = k ? k : serve_calib_default();
+	pm->e = serve_engine(o->base.engine);
+	pm->isl = serve_dist_mean(&o->isl);
+	pm->osl = serve_dist_mean(&o->osl);
+	pm->L = pm->B = m->layers;
+	pm->depth = place_depth(pm);
+	int nn = pm->L + 1, rc = 0;
+	double *cap = xcalloc((size_t)nn * (size_t)nn, sizeof *cap);
+	for (int i = 0; i < n && rc == 0; i++) {
+		const struct serve_place_machine *x = &mach[i];
+		double t = 0, th = 0;
+		if (x->pool < 0 || x->pool >= c->n_pools || x->first < 0 || x->end > pm->L ||
+		    x->first >= x->end || x->tp < 1)
+			rc = hp_err_set(err, HP_EXIT_USAGE, "placement machine %d: pool %d, layers [%d, %d), tp %d "
+					"out of range", i, x->pool, x->first, x->end, x->tp);
+		else if (!((th = place_theta_layers(pm, &c->pools[x->pool], x->tp, x->end - x->first, &t)) > 0))
+			rc = hp_err_set(err, HP_EXIT_NOFIT, "placement machine %d: its KV cache holds no request "
+					"with layers [%d, %d)", i, x->first, x->end);
+		else
+			cap[(size_t)x->first * nn + x->end] += th;
+	}
+	if (rc == 0)
+		*tok_s = place_maxflow(nn, cap);
+	free(cap);
+	free(pm);
+	return rc;
 }
 
 static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,

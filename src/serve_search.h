@@ -200,6 +200,23 @@ struct serve_opts {
 				      * iteration */
 };
 
+/* One machine of a given placement: tp GPUs of pool `pool` holding
+ * layers [first, end). */
+struct serve_place_machine {
+	int pool, tp, first, end;
+};
+
+/* Decode tokens/s of a given placement (not searched): each machine
+ * carries at most the placement model's throughput for its layer count
+ * (as `--place` scores a machine, without its memory rule for the
+ * weights), and the flow from layer 0 to the last through the machines'
+ * layer ranges is maximised. Returns 0 and sets *tok_s, or fails with
+ * err (an index or range out of bounds, or a machine whose KV cache
+ * holds no request). */
+int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
+		     double *tok_s, struct hp_err *err);
+
 void serve_opts_init(struct serve_opts *o);
 
 #define SERVE_MAX_INST 32

@@ -1198,6 +1198,42 @@ TEST(blind)
  * no longer blind: their first prediction showed the per-stage gap, after
  * which vLLM 0.4's host step per machine was added from vLLM's own figure
  * (not fitted to them). */
+/* x004's measurement is of Helix's own layout, not of the one --place
+ * finds: the same model scores that layout. Machine i of Helix's MILP
+ * solution (artifact_evaluation/single_cluster/layout_llama70b/ilp/
+ * ilp_sol.ini, compute_node_2..25, their types in simulator_cluster.ini
+ * of the same folder, Helix-ASPLOS25 @ 148b733), as pool (0 A100, 1 L4,
+ * 2 T4) and layers [first, end). Layers 25 and 23-24 are held by one T4
+ * each, so the flow can be no more than those two machines carry. */
+static void helix_own_layout(const struct cluster *cl, const struct model_spec *m,
+			     const struct serve_opts *o, double measured)
+{
+	static const int lay[24][3] = {
+		{ 1, 7, 11 },  { 2, 34, 38 }, { 2, 23, 25 }, { 1, 53, 60 }, { 2, 77, 80 },
+		{ 1, 53, 60 }, { 0, 68, 77 }, { 2, 26, 30 }, { 2, 30, 34 }, { 0, 37, 49 },
+		{ 0, 60, 68 }, { 1, 42, 49 }, { 2, 33, 37 }, { 2, 38, 42 }, { 1, 3, 7 },
+		{ 2, 0, 3 },   { 2, 11, 14 }, { 0, 14, 23 }, { 1, 46, 53 }, { 2, 42, 46 },
+		{ 2, 25, 26 }, { 1, 53, 60 }, { 2, 49, 53 }, { 1, 26, 33 },
+	};
+	struct serve_place_machine mach[24];
+	for (int i = 0; i < 24; i++)
+		mach[i] = (struct serve_place_machine){ lay[i][0], 1, lay[i][1], lay[i][2] };
+	struct hp_err err = { 0 };
+	double tok = 0, two = 0;
+	CHECK(serve_place_eval(cl, m, o, NULL, 24, mach, &tok, &err) == 0);
+	CHECK(tok > 0);
+	/* a second T4 beside the one that alone holds layer 25 can only
+	 * widen that cut: the flow may not fall */
+	struct serve_place_machine more[25];
+	memcpy(more, mach, sizeof mach);
+	more[24] = mach[20];
+	CHECK(serve_place_eval(cl, m, o, NULL, 25, more, &two, &err) == 0);
+	CHECK(two >= tok - 1e-9);
+	printf("       Helix's own layout (24 machines) scored by the same model: %.1f tok/s "
+	       "(%+.1f%%); with a second T4 on layer 25: %.1f\n", tok, 100 * (tok - measured) / measured,
+	       two);
+}
+
 TEST(hetero_place)
 {
 	FILE *f = fopen("tests/data/serving_hetero.csv", "r");
@@ -1336,6 +1372,8 @@ TEST(hetero_place)
 				free(r1);
 			}
 		}
+		if (!strcmp(c[0], "x004"))
+			helix_own_layout(&cl, m, &o, atof(c[9]));
 		free(res);
 	}
 	fclose(f);
