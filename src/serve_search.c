@@ -1074,8 +1074,55 @@ struct place_meta {
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
 };
 
+/* The engine's memory share for its KV cache: the setting, else the
+ * profile's. */
+static double place_util(const struct place_meta *pm)
+{
+	return pm->o->base.mem_util > 0 ? pm->o->base.mem_util : pm->e->mem_util;
+}
+
+/* Weight bytes per GPU of a machine (tp GPUs) holding `layers` layers;
+ * every machine is charged the embedding and output matrices. */
+static double place_weight_bytes(const struct place_meta *pm, int layers, int tp)
+{
+	const struct model_spec *m = pm->m;
+	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
+	return serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, pm->o->base.wprec) + vh2 / tp;
+}
+
+/* KV tokens of a machine with weights wb per GPU and kvt KV bytes per
+ * token per GPU: the engine takes what its memory share leaves after
+ * the weights and its runtime (vLLM's gpu_memory_utilization, as the
+ * instance model in serve_perf.c; Helix's prototype sizes its per-stage
+ * caches the same way, vLLM 0.4.0.post1's block profiling). */
+static double place_kv_tokens(const struct place_meta *pm, const struct pool *p, double wb, double kvt)
+{
+	double util = place_util(pm), mem = serve_gpu_mem_bytes(&p->gpu);
+	double kv = pm->e->util_of_free ? (mem - wb - pm->k->mem_fixed_bytes) * util
+					: mem * util - wb - pm->k->mem_fixed_bytes;
+	return kv > 0 && kvt > 0 ? floor(kv / kvt) : 0;
+}
+
+/* Host time of one iteration on a machine holding `layers` layers: the
+ * engine's step, and with an engine stepped once per layer (Helix's
+ * prototype: llm_sys/worker.py calls engine.step for each local layer,
+ * each a scheduler pass and an input preparation) a further step per
+ * layer after the first. */
+static double place_host_s(const struct place_meta *pm, int layers)
+{
+	double per = pm->o->place_layer_step_s > 0 ? pm->o->place_layer_step_s : 0;
+	return serve_step_overhead(&pm->o->base) + (layers > 1 ? layers - 1 : 0) * per;
+}
+
+/* The share of that cache the router fills with reservations. */
+static double place_fill(const struct place_meta *pm)
+{
+	double f = pm->o->place_kv_fill;
+	return f > 0 && f < 1 ? f : 1;
+}
+
 /* Helix's rule (optimizers.md §2.1): half of a machine's memory for
- * weights, half for the KV cache. A sequence's KV lives on every machine
+ * weights, the rest for the KV cache. A sequence's KV lives on every machine
  * of its pipeline, and a pipeline of D machines keeps D micro-batches in
  * flight, so a machine's batch is its KV tokens / (ISL + OSL) / D. D is
  * estimated before the solve as the model's weights over the mean per-GPU
@@ -1094,41 +1141,53 @@ static double place_depth(const struct place_meta *pm)
 	return depth < 1 ? 1 : depth;
 }
 
+/* Tokens/s of one machine (tp GPUs of pool p) holding `layers` layers,
+ * its iteration time in *t; 0 when its KV cache holds no request. The
+ * memory rule for the weights is the caller's. */
+static double place_theta_layers(const struct place_meta *pm, const struct pool *p, int tp, int layers,
+				 double *t)
+{
+	const struct model_spec *m = pm->m;
+	const struct serve_opts *o = pm->o;
+	const struct serve_engine_profile *e = pm->e;
+	double isl = pm->isl, osl = pm->osl;
+	/* NIC share of one machine: activations of h 16-bit values per token
+	 * cross to the next machine */
+	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
+	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
+	double wb = place_weight_bytes(pm, layers, tp);
+	double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
+	double batch = floor(place_fill(pm) * place_kv_tokens(pm, p, wb, kvt) / (isl + osl) / pm->depth);
+	if (batch > e->max_batch)
+		batch = e->max_batch;
+	if (batch < 1)
+		return 0;
+	struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl,
+				 o->base.eager };
+	*t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it, pm->k, NULL, NULL,
+			      NULL) +
+	     place_host_s(pm, layers) + e->per_seq_s * batch;
+	double th = batch / *t;
+	return th > nic_tok ? nic_tok : th;
+}
+
 /* Tokens/s of one machine (tp GPUs of pool p) holding 1, 2, ... blocks,
  * as far as the weights fit in half its memory; the iteration times in
  * ct. Sets pc->theta and pc->max_blocks. */
 static void place_theta(const struct place_meta *pm, const struct pool *p, int tp,
 			struct place_class *pc, double *ct)
 {
-	const struct model_spec *m = pm->m;
-	const struct serve_opts *o = pm->o;
-	const struct serve_engine_profile *e = pm->e;
-	double isl = pm->isl, osl = pm->osl;
-	double vh2 = (double)m->vocab * m->hidden * 2 * (m->tied_embeddings ? 1 : 2);
-	/* NIC share of one machine: activations of h 16-bit values per token
-	 * cross to the next machine */
-	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
-	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
-	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
+	/* the layout's rule uses the profile's share: which layers a machine
+	 * may hold does not follow the engine's memory setting */
+	double half = 0.5 * serve_gpu_mem_bytes(&p->gpu) * pm->e->mem_util - pm->k->mem_fixed_bytes / 2;
 	for (int len = 1; len <= pm->B; len++) {
 		int layers = (int)ceil((double)pm->L * len / pm->B);
-		double wb = serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, o->base.wprec) + vh2 / tp;
-		double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
-		if (wb > half)
+		double t = 0;
+		if (place_weight_bytes(pm, layers, tp) > half)
 			break;
-		double batch = kvt > 0 ? floor(half / kvt / (isl + osl) / pm->depth) : 0;
-		if (batch > e->max_batch)
-			batch = e->max_batch;
-		if (batch < 1)
+		double th = place_theta_layers(pm, p, tp, layers, &t);
+		if (!(th > 0))
 			break;
-		struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl,
-					 o->base.eager };
-		double t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it,
-					    pm->k, NULL, NULL, NULL) +
-			   serve_step_overhead(&o->base) + e->per_seq_s * batch;
-		double th = batch / t;
-		if (th > nic_tok)
-			th = nic_tok;
 		pc->theta[len] = th;
 		pc->max_blocks = len;
 		ct[len] = t;
@@ -1175,7 +1234,6 @@ static void seg_layers(const struct place_meta *pm, const struct place_seg *g, i
 static void place_instances(const struct place_meta *pm, const struct place_problem *pp,
 			    const struct place_solution *ps, struct serve_plan *pl)
 {
-	const struct serve_engine_profile *e = pm->e;
 	pl->price_known = 1;
 	double usd = 0;
 	for (int s = 0; s < ps->n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
@@ -1193,11 +1251,9 @@ static void place_instances(const struct place_meta *pm, const struct place_prob
 		int len = g->last - g->first + 1;
 		double th = pp->cls[q].theta[len];
 		in->max_batch = (int)(th * pm->ct[q][len] + 0.5);
-		double kvt = serve_stage_kv_bytes_per_token(pm->m, in->first_layer, in->last_layer + 1,
-							   in->tp, pm->o->base.kvprec);
-		/* Helix's half of the memory for the KV cache */
-		double usable = 0.5 * serve_gpu_mem_bytes(&p->gpu) * e->mem_util - pm->k->mem_fixed_bytes / 2;
-		in->kv_capacity_tokens = kvt > 0 && usable > 0 ? floor(usable / kvt) : 0;
+		int layers = (int)ceil((double)pm->L * len / pm->B);
+		double kvt = serve_stage_kv_bytes_per_token(pm->m, 0, layers, in->tp, pm->o->base.kvprec);
+		in->kv_capacity_tokens = place_kv_tokens(pm, p, place_weight_bytes(pm, layers, in->tp), kvt);
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
 		if (p->usd_per_node_h <= 0)
@@ -1277,9 +1333,81 @@ static double place_ttft(const struct place_meta *pm, const struct place_solutio
 		ttft += serve_stage_time(&pm->c->pools[pm->cpool[q]], pm->m, l0, l1 + 1,
 					 g->last == pm->B - 1, pm->ctp[q], pm->o->base.wprec,
 					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL) +
-			serve_step_overhead(&pm->o->base);
+			place_host_s(pm, l1 - l0 + 1);
 	}
 	return ttft;
+}
+
+/* Max flow from node 0 to node n-1 over cap[u * n + v] (Edmonds-Karp;
+ * cap is consumed as the residual). */
+static double place_maxflow(int n, double *cap)
+{
+	int *prev = xcalloc((size_t)n, sizeof *prev), *q = xcalloc((size_t)n, sizeof *q);
+	double total = 0;
+	for (;;) {
+		for (int i = 0; i < n; i++)
+			prev[i] = -1;
+		prev[0] = 0;
+		int h = 0, t = 0;
+		q[t++] = 0;
+		while (h < t && prev[n - 1] < 0) {
+			int u = q[h++];
+			for (int v = 0; v < n; v++)
+				if (prev[v] < 0 && cap[(size_t)u * n + v] > 1e-12) {
+					prev[v] = u;
+					q[t++] = v;
+				}
+		}
+		if (prev[n - 1] < 0)
+			break;
+		double f = HUGE_VAL;
+		for (int v = n - 1; v; v = prev[v])
+			f = fmin(f, cap[(size_t)prev[v] * n + v]);
+		for (int v = n - 1; v; v = prev[v]) {
+			cap[(size_t)prev[v] * n + v] -= f;
+			cap[(size_t)v * n + prev[v]] += f;
+		}
+		total += f;
+	}
+	free(prev);
+	free(q);
+	return total;
+}
+
+int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
+		     double *tok_s, struct hp_err *err)
+{
+	struct place_meta *pm = xcalloc(1, sizeof *pm);
+	pm->c = c;
+	pm->m = m;
+	pm->o = o;
+	pm->k = k ? k : serve_calib_default();
+	pm->e = serve_engine(o->base.engine);
+	pm->isl = serve_dist_mean(&o->isl);
+	pm->osl = serve_dist_mean(&o->osl);
+	pm->L = pm->B = m->layers;
+	pm->depth = place_depth(pm);
+	int nn = pm->L + 1, rc = 0;
+	double *cap = xcalloc((size_t)nn * (size_t)nn, sizeof *cap);
+	for (int i = 0; i < n && rc == 0; i++) {
+		const struct serve_place_machine *x = &mach[i];
+		double t = 0, th = 0;
+		if (x->pool < 0 || x->pool >= c->n_pools || x->first < 0 || x->end > pm->L ||
+		    x->first >= x->end || x->tp < 1)
+			rc = hp_err_set(err, HP_EXIT_USAGE, "placement machine %d: pool %d, layers [%d, %d), tp %d "
+					"out of range", i, x->pool, x->first, x->end, x->tp);
+		else if (!((th = place_theta_layers(pm, &c->pools[x->pool], x->tp, x->end - x->first, &t)) > 0))
+			rc = hp_err_set(err, HP_EXIT_NOFIT, "placement machine %d: its KV cache holds no request "
+					"with layers [%d, %d)", i, x->first, x->end);
+		else
+			cap[(size_t)x->first * nn + x->end] += th;
+	}
+	if (rc == 0)
+		*tok_s = place_maxflow(nn, cap);
+	free(cap);
+	free(pm);
+	return rc;
 }
 
 static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,

@@ -191,7 +191,31 @@ struct serve_opts {
 	int disagg;                  /* also prefill-only and decode-only instances */
 	int place_blocks;            /* layer blocks (default: min(layers, 40), or one
 				      * per layer when those do not fit) */
+	double place_kv_fill;        /* placement: share (0, 1] of a machine's KV cache
+				      * that the request router fills, reserving ISL +
+				      * OSL tokens per request in flight; 0: all of it */
+	double place_layer_step_s;   /* placement: host time of each engine step after
+				      * a machine's first when its engine steps once per
+				      * layer (Helix's prototype); 0: one step per
+				      * iteration */
 };
+
+/* One machine of a given placement: tp GPUs of pool `pool` holding
+ * layers [first, end). */
+struct serve_place_machine {
+	int pool, tp, first, end;
+};
+
+/* Decode tokens/s of a given placement (not searched): each machine
+ * carries at most the placement model's throughput for its layer count
+ * (as `--place` scores a machine, without its memory rule for the
+ * weights), and the flow from layer 0 to the last through the machines'
+ * layer ranges is maximised. Returns 0 and sets *tok_s, or fails with
+ * err (an index or range out of bounds, or a machine whose KV cache
+ * holds no request). */
+int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
+		     double *tok_s, struct hp_err *err);
 
 void serve_opts_init(struct serve_opts *o);
 
