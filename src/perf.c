@@ -354,13 +354,14 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->next_pool = x->index + 1 < x->pp ? x->rep->stages[x->index + 1].pool : -1;
 	key->end_pool = x->pp < 2 ? -1 : x->first ? x->rep->stages[x->pp - 1].pool
 			: x->last ? x->rep->stages[0].pool : -1;
-	key->cross = perf_pp_boundary_crosses(x, x->index - 1) |
-		     perf_pp_boundary_crosses(x, x->index) << 1;
+	key->cross = x->cross_prev | x->cross_next << 1;
 	key->s = x->s;
 }
 
 /* A memo hit for stage x: its record, group and index kept; another
- * index of the same stage recomputes only its memory. */
+ * index of the same stage recomputes only the memory that depends on the
+ * index (perf_stage_memory_at: the activations in flight; weights,
+ * gradients, optimizer state and NCCL's buffers are the entry's). */
 static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 			   struct perf_stage *ps)
 {
@@ -376,7 +377,7 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 		x->eparams = hit->eparams;
 		x->unit = hit->unit;
 		x->bw_hbm = hit->bw_hbm;
-		perf_stage_memory(x, ps);
+		perf_stage_memory_at(x, ps);
 	}
 }
 
@@ -572,11 +573,18 @@ static void ctx_replica(struct stage_ctx *x, int r)
 	x->rep = &x->p->replicas[r];
 	x->pp = x->rep->n_stages;
 	x->mb = plan_replica_microbatches(x->p, r);
+	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
-/* Point x at stage i of its replica group. */
+/* Point x at stage i of its replica group. Stages are visited in order,
+ * so the hand-off to the previous stage is the one the previous call
+ * found to the next (issue 13: perf_pp_boundary_crosses twice per stage
+ * key was 5% of a search). */
 static void ctx_stage(struct stage_ctx *x, int i)
 {
+	x->cross_prev = i > 0 && x->index == i - 1 ? x->cross_next
+						    : perf_pp_boundary_crosses(x, i - 1);
+	x->cross_next = perf_pp_boundary_crosses(x, i);
 	x->index = i;
 	x->first = i == 0;
 	x->last = i == x->pp - 1;
@@ -596,7 +604,9 @@ static int estimate_begin(const struct cluster *c, const struct model_spec *m,
 	int total_stages = 0;
 	for (int r = 0; r < p->n_replicas; r++)
 		total_stages += p->replicas[r].n_stages;
-	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
+	/* zeroed; a spare of this length when this thread freed one (a
+	 * search's layout probes free theirs at once) */
+	e->stages = perf_memo_stages_take(total_stages);
 	e->n_stages = total_stages;
 	return 0;
 }
@@ -778,7 +788,7 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 
 void estimate_free(struct estimate *e)
 {
-	free(e->stages);
+	perf_memo_stages_give(e->stages, e->n_stages);
 	e->stages = NULL;
 	e->n_stages = 0;
 }

@@ -87,8 +87,9 @@ struct stage_val {
 	double dp_exposed, opt_s;
 	struct perf_comm comm[DIM_COUNT];
 	/* ps's memory was computed at this stage index; at another, only
-	 * perf_stage_memory runs again, from perf_stage_compute's outputs it
-	 * reads (the index sets only the micro-batches in flight there) */
+	 * perf_stage_memory_at runs again, from perf_stage_compute's outputs
+	 * it reads (the index sets only the micro-batches in flight there;
+	 * the model state and NCCL's buffers are ps's) */
 	int index;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	/* 0: put by perf_stage_times, without the DP sync and the optimizer
@@ -129,6 +130,13 @@ void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 			 const struct layer_cost *lc);
+/* A zeroed array of n stage records: a spare of exactly n this thread's
+ * estimate_free kept, else xcalloc (out of memory aborts). */
+struct perf_stage *perf_memo_stages_take(int n);
+/* Keep s (n records, from any allocator of this library: calloc / malloc)
+ * as this thread's spare of size n, or free it when there is one already,
+ * n is out of range or this thread has no memo. */
+void perf_memo_stages_give(struct perf_stage *s, int n);
 
 struct stage_ctx {
 	/* inputs */
@@ -142,6 +150,10 @@ struct stage_ctx {
 	struct perf_memo *memo;  /* this thread's memo for c, m, k */
 	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
+	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
+	 * perf.c for every stage (each boundary computed once per replica
+	 * group: the previous stage's next is this one's previous) */
+	int cross_prev, cross_next;
 	int tp, cp, dp;
 	int first, last;         /* first / last stage of the pipeline */
 	int ckpt;                /* layers run forward again before backward */
@@ -187,6 +199,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e);
 
 /* perf_mem.c: memory per GPU of the stage into ps; returns ps->fits. */
 int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
+/* The part of it that depends on the stage's index (the micro-batches in
+ * flight): activations, slack, total and fits, from ps's weights, grads,
+ * optimizer and other as perf_stage_memory set them for the same stage at
+ * another index (a stage memo hit). Returns ps->fits. */
+int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
 
 /* Peak FLOP/s of g at dtype dt (falling back as perf.c documents). */
 double perf_peak(const struct gpu_spec *g, enum hp_dtype dt);
