@@ -11,6 +11,8 @@
 
 #include "perf.h"
 
+#include <stdint.h>
+
 /* Forward costs of one layer of one kind on one GPU, per micro-batch
  * (perf_compute.c fills it; perf_memo.c keeps it). */
 struct layer_cost {
@@ -122,16 +124,28 @@ const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
  * comm_time's status; r is filled on 0. */
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
-/* The cached stage for key, or NULL; perf_memo_stage_put stores one. */
-const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key);
-void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
-			 const struct stage_val *v);
+/* The hash of the fields of a stage key that every stage of a replica
+ * group shares (all but pool, tp, first_layer, last_layer, prev_pool,
+ * next_pool, end_pool and cross), computed once per group; the stage
+ * table's slot mixes it with the stage's own fields. */
+uint64_t perf_memo_stage_h0(const struct stage_key *key);
+/* The cached stage for key (h0: perf_memo_stage_h0 of key), or NULL;
+ * perf_memo_stage_put stores one: it returns the entry for key, for the
+ * caller to fill before any other call on this memo (filled in place: a
+ * stage_val is about 1 KB). */
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0);
+struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 			 const struct layer_cost *lc);
-/* A zeroed array of n stage records: a spare of exactly n this thread's
- * estimate_free kept, else xcalloc (out of memory aborts). */
+/* An array of n stage records, not zeroed (the caller writes each record
+ * whole, padding included: perf.c zeroes a record before it computes one
+ * and copies a memo entry's whole record, itself zeroed so): a spare of
+ * exactly n this thread's estimate_free kept, else xmalloc (out of memory
+ * aborts). */
 struct perf_stage *perf_memo_stages_take(int n);
 /* Keep s (n records, from any allocator of this library: calloc / malloc)
  * as this thread's spare of size n, or free it when there is one already,
@@ -150,6 +164,10 @@ struct stage_ctx {
 	struct perf_memo *memo;  /* this thread's memo for c, m, k */
 	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
+	/* the stage memo's key with the fields every stage of the replica
+	 * group shares set (ctx_init, ctx_replica), the rest 0 */
+	struct stage_key key0;
+	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
 	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
 	 * perf.c for every stage (each boundary computed once per replica
 	 * group: the previous stage's next is this one's previous) */
