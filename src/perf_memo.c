@@ -131,6 +131,8 @@ static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
 static void memo_free(void *p)
 {
 	struct perf_memo *mo = p;
+	if (mo == memo)
+		memo = NULL;   /* the exiting thread's: an estimate_free after this frees */
 	for (int i = 0; i <= MEMO_SPARES; i++)
 		for (int j = 0; j < MEMO_SPARE_DEPTH; j++)
 			free(mo->spare[i][j]);
