@@ -320,11 +320,12 @@ static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
 	perf_stage_memory(x, ps);
 }
 
-/* The memo key of the stage x is at (struct stage_key). */
-static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
+/* The fields of the memo key every stage of the estimate shares (struct
+ * stage_key), into x->key0; ctx_replica adds the replica group's. */
+static void key0_init(struct stage_ctx *x)
 {
 	const struct plan *p = x->p;
-	const struct stage *st = &x->rep->stages[x->index];
+	struct stage_key *key = &x->key0;
 	memset(key, 0, sizeof *key);
 	key->mbs = p->mbs;
 	key->precision = p->precision;
@@ -344,28 +345,47 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->param_overlap = p->param_overlap;
 	key->dp = x->dp;
 	key->other_pool = x->other_pool;
-	key->pp = x->pp;
-	key->mb = x->mb;
+	key->s = x->s;
+}
+
+/* The memo key of the stage x is at (struct stage_key): x->key0 and the
+ * stage's own fields (issue 13: setting every field per stage was 3% of
+ * a search). */
+static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
+{
+	const struct stage *sts = x->rep->stages;
+	const struct stage *st = &sts[x->index];
+	*key = x->key0;
 	key->pool = st->pool;
 	key->tp = st->tp;
 	key->first_layer = st->first_layer;
 	key->last_layer = st->last_layer;
-	key->prev_pool = x->index > 0 ? x->rep->stages[x->index - 1].pool : -1;
-	key->next_pool = x->index + 1 < x->pp ? x->rep->stages[x->index + 1].pool : -1;
-	key->end_pool = x->pp < 2 ? -1 : x->first ? x->rep->stages[x->pp - 1].pool
-			: x->last ? x->rep->stages[0].pool : -1;
-	key->cross = perf_pp_boundary_crosses(x, x->index - 1) |
-		     perf_pp_boundary_crosses(x, x->index) << 1;
-	key->s = x->s;
+	key->prev_pool = x->index > 0 ? sts[x->index - 1].pool : -1;
+	key->next_pool = x->index + 1 < x->pp ? sts[x->index + 1].pool : -1;
+	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
+			: x->last ? sts[0].pool : -1;
+	key->cross = x->cross_prev | x->cross_next << 1;
+}
+
+/* A stage record zeroed, padding included (estimates compare as bytes),
+ * but for its group and index. */
+static void stage_record_clear(struct perf_stage *ps)
+{
+	int group = ps->group, index = ps->index;
+	memset(ps, 0, sizeof *ps);
+	ps->group = group;
+	ps->index = index;
 }
 
 /* A memo hit for stage x: its record, group and index kept; another
- * index of the same stage recomputes only its memory. */
+ * index of the same stage recomputes only the memory that depends on the
+ * index (perf_stage_memory_at: the activations in flight; weights,
+ * gradients, optimizer state and NCCL's buffers are the entry's). */
 static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 			   struct perf_stage *ps)
 {
 	int group = ps->group, index = ps->index;
-	*ps = hit->ps;
+	memcpy(ps, &hit->ps, sizeof *ps);   /* padding too: records compare as bytes */
 	ps->group = group;
 	ps->index = index;
 	if (hit->index != x->index) {
@@ -376,7 +396,7 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 		x->eparams = hit->eparams;
 		x->unit = hit->unit;
 		x->bw_hbm = hit->bw_hbm;
-		perf_stage_memory(x, ps);
+		perf_stage_memory_at(x, ps);
 	}
 }
 
@@ -386,7 +406,7 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 			 const struct estimate *notes, double dp_exposed, double opt_s,
 			 int has_dp, struct stage_val *v)
 {
-	v->ps = *ps;
+	memcpy(&v->ps, ps, sizeof v->ps);   /* padding too (stage_from_hit) */
 	v->dp_exposed = dp_exposed;
 	v->opt_s = opt_s;
 	memcpy(v->comm, notes->comm, sizeof v->comm);
@@ -416,18 +436,18 @@ static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *
 	const struct perf_comm *comm = notes->comm;
 	struct stage_key key;
 	stage_key_of(x, &key);
-	const struct stage_val *hit = perf_memo_stage(x->memo, &key);
+	const struct stage_val *hit = perf_memo_stage(x->memo, &key, x->key_h0);
 	if (hit && hit->has_dp) {
 		stage_from_hit(x, hit, ps);
 		*dp_exposed = hit->dp_exposed;
 		*opt_s = hit->opt_s;
 		comm = hit->comm;
 	} else {
-		struct stage_val v;
 		memset(notes->comm, 0, sizeof notes->comm);
+		stage_record_clear(ps);
 		stage_compute_all(x, notes, ps, dp_exposed, opt_s);
-		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1, &v);
-		perf_memo_stage_put(x->memo, &key, &v);
+		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1,
+			     perf_memo_stage_put(x->memo, &key, x->key_h0));
 	}
 	if (!ps->fits) {
 		e->fits = 0;
@@ -552,6 +572,7 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	e->seq_len = (int)x->s;
 	e->n_gpus = plan_gpus(p, used);
 	plan_pools(c, used, &x->other_pool);
+	key0_init(x);
 }
 
 /* What sets the step's pace across replica groups. */
@@ -572,11 +593,21 @@ static void ctx_replica(struct stage_ctx *x, int r)
 	x->rep = &x->p->replicas[r];
 	x->pp = x->rep->n_stages;
 	x->mb = plan_replica_microbatches(x->p, r);
+	x->key0.pp = x->pp;
+	x->key0.mb = x->mb;
+	x->key_h0 = perf_memo_stage_h0(&x->key0);
+	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
-/* Point x at stage i of its replica group. */
+/* Point x at stage i of its replica group. Stages are visited in order,
+ * so the hand-off to the previous stage is the one the previous call
+ * found to the next (issue 13: perf_pp_boundary_crosses twice per stage
+ * key was 5% of a search). */
 static void ctx_stage(struct stage_ctx *x, int i)
 {
+	x->cross_prev = i > 0 && x->index == i - 1 ? x->cross_next
+						    : perf_pp_boundary_crosses(x, i - 1);
+	x->cross_next = perf_pp_boundary_crosses(x, i);
 	x->index = i;
 	x->first = i == 0;
 	x->last = i == x->pp - 1;
@@ -596,7 +627,10 @@ static int estimate_begin(const struct cluster *c, const struct model_spec *m,
 	int total_stages = 0;
 	for (int r = 0; r < p->n_replicas; r++)
 		total_stages += p->replicas[r].n_stages;
-	e->stages = xcalloc((size_t)total_stages, sizeof *e->stages);
+	/* a spare of this length when this thread freed one (a search's
+	 * layout probes free theirs at once); not zeroed: every record is
+	 * written whole (stage_eval, perf_stage_times) */
+	e->stages = perf_memo_stages_take(total_stages);
 	e->n_stages = total_stages;
 	return 0;
 }
@@ -716,7 +750,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 			ctx_stage(&x, i);
 			struct stage_key key;
 			stage_key_of(&x, &key);
-			const struct stage_val *hit = perf_memo_stage(x.memo, &key);
+			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
 			double dpx;
 			if (hit && hit->has_dp) {
 				dpx = hit->dp_exposed;
@@ -761,15 +795,15 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 			ps->index = i;
 			struct stage_key key;
 			stage_key_of(&x, &key);
-			const struct stage_val *hit = perf_memo_stage(x.memo, &key);
+			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
 			if (hit) {
 				stage_from_hit(&x, hit, ps);
 			} else {
-				struct stage_val v;
 				memset(notes.comm, 0, sizeof notes.comm);
+				stage_record_clear(ps);
 				stage_compute_all(&x, &notes, ps, NULL, NULL);
-				stage_val_of(&x, ps, &notes, 0, 0, 0, &v);
-				perf_memo_stage_put(x.memo, &key, &v);
+				stage_val_of(&x, ps, &notes, 0, 0, 0,
+					     perf_memo_stage_put(x.memo, &key, x.key_h0));
 			}
 		}
 	}
@@ -778,7 +812,7 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 
 void estimate_free(struct estimate *e)
 {
-	free(e->stages);
+	perf_memo_stages_give(e->stages, e->n_stages);
 	e->stages = NULL;
 	e->n_stages = 0;
 }

@@ -249,7 +249,8 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		struct perf_group gp;
 		struct comm_result cr;
 		int dom = perf_domain_gpus(x->pl);
-		int same_node = !perf_pp_boundary_crosses(x, nb < 0 ? j : x->index);
+		/* perf_pp_boundary_crosses(x, j) before, (x, index) after */
+		int same_node = !(nb < 0 ? x->cross_prev : x->cross_next);
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
 		double one;

@@ -11,6 +11,8 @@
 
 #include "perf.h"
 
+#include <stdint.h>
+
 /* Forward costs of one layer of one kind on one GPU, per micro-batch
  * (perf_compute.c fills it; perf_memo.c keeps it). */
 struct layer_cost {
@@ -87,8 +89,9 @@ struct stage_val {
 	double dp_exposed, opt_s;
 	struct perf_comm comm[DIM_COUNT];
 	/* ps's memory was computed at this stage index; at another, only
-	 * perf_stage_memory runs again, from perf_stage_compute's outputs it
-	 * reads (the index sets only the micro-batches in flight there) */
+	 * perf_stage_memory_at runs again, from perf_stage_compute's outputs
+	 * it reads (the index sets only the micro-batches in flight there;
+	 * the model state and NCCL's buffers are ps's) */
 	int index;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	/* 0: put by perf_stage_times, without the DP sync and the optimizer
@@ -121,14 +124,33 @@ const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
  * comm_time's status; r is filled on 0. */
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
-/* The cached stage for key, or NULL; perf_memo_stage_put stores one. */
-const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key);
-void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
-			 const struct stage_val *v);
+/* The hash of the fields of a stage key that every stage of a replica
+ * group shares (all but pool, tp, first_layer, last_layer, prev_pool,
+ * next_pool, end_pool and cross), computed once per group; the stage
+ * table's slot mixes it with the stage's own fields. */
+uint64_t perf_memo_stage_h0(const struct stage_key *key);
+/* The cached stage for key (h0: perf_memo_stage_h0 of key), or NULL;
+ * perf_memo_stage_put stores one: it returns the entry for key, for the
+ * caller to fill before any other call on this memo (filled in place: a
+ * stage_val is about 1 KB). */
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0);
+struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 			 const struct layer_cost *lc);
+/* An array of n stage records, not zeroed (the caller writes each record
+ * whole, padding included: perf.c zeroes a record before it computes one
+ * and copies a memo entry's whole record, itself zeroed so): a spare of
+ * exactly n this thread's estimate_free kept, else xmalloc (out of memory
+ * aborts). */
+struct perf_stage *perf_memo_stages_take(int n);
+/* Keep s (n records, from any allocator of this library: calloc / malloc)
+ * as this thread's spare of size n, or free it when there is one already,
+ * n is out of range or this thread has no memo. */
+void perf_memo_stages_give(struct perf_stage *s, int n);
 
 struct stage_ctx {
 	/* inputs */
@@ -142,6 +164,14 @@ struct stage_ctx {
 	struct perf_memo *memo;  /* this thread's memo for c, m, k */
 	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
+	/* the stage memo's key with the fields every stage of the replica
+	 * group shares set (ctx_init, ctx_replica), the rest 0 */
+	struct stage_key key0;
+	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
+	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
+	 * perf.c for every stage (each boundary computed once per replica
+	 * group: the previous stage's next is this one's previous) */
+	int cross_prev, cross_next;
 	int tp, cp, dp;
 	int first, last;         /* first / last stage of the pipeline */
 	int ckpt;                /* layers run forward again before backward */
@@ -187,6 +217,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e);
 
 /* perf_mem.c: memory per GPU of the stage into ps; returns ps->fits. */
 int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
+/* The part of it that depends on the stage's index (the micro-batches in
+ * flight): activations, slack, total and fits, from ps's weights, grads,
+ * optimizer and other as perf_stage_memory set them for the same stage at
+ * another index (a stage memo hit). Returns ps->fits. */
+int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
 
 /* Peak FLOP/s of g at dtype dt (falling back as perf.c documents). */
 double perf_peak(const struct gpu_spec *g, enum hp_dtype dt);

@@ -208,12 +208,14 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 	*o = obytes;
 }
 
+/* Memory per GPU that does not depend on the stage's index: model state,
+ * and outside the allocator the CUDA context, NCCL's buffers, and TE's
+ * userbuffers when TP collectives overlap the GEMMs; cuBLAS / cuBLASLt /
+ * TE workspaces inside it; the capacity. */
 int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 {
 	const struct plan *p = x->p;
 	const struct perf_calib *k = x->k;
-	double T = x->T, h = x->m->hidden, V = model_out_dim(x->m);
-	int tp = x->tp, pp = x->pp, i = x->index;
 	double wbytes, gbytes, obytes;
 	model_state_bytes(x, &wbytes, &gbytes, &obytes);
 	/* ZeRO-3 holds the unit being computed and the one being prefetched
@@ -221,6 +223,28 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	 * matrix, twice, in 16 bits. */
 	if (p->zero == 3)
 		wbytes += 2 * 2 * x->unit;
+	double outside = k->cuda_context_bytes + nccl_bytes(x);
+	if (plan_tp_overlap(p) && p->sp && x->tp > 1) {
+		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+		outside += TE_UB_BUFFERS * x->T * x->m->hidden * elt;
+	}
+	ps->weights = wbytes;
+	ps->grads = gbytes;
+	ps->optimizer = obytes;
+	ps->other = outside + k->workspace_bytes;
+	ps->outside = outside;
+	ps->capacity = gpu_usable_bytes(x->g);
+	return perf_stage_memory_at(x, ps);
+}
+
+/* The activations of the micro-batches in flight at the stage's index,
+ * the allocator's slack on what churns, and the total. */
+int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
+{
+	const struct plan *p = x->p;
+	const struct perf_calib *k = x->k;
+	double T = x->T, h = x->m->hidden, V = model_out_dim(x->m);
+	int tp = x->tp, pp = x->pp, i = x->index;
 	/* Activations kept for backward, per layer and token (x->act, model.c
 	 * layer_act_terms): for a Llama layer under Transformer Engine with
 	 * sequence parallelism and flash attention, in 16 bits, divided by TP:
@@ -269,13 +293,6 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	}
 	if (x->first)
 		acts += inflight * (8 * T + (x->m->dropout ? 3 : 2) * T * h / (p->sp ? tp : 1));
-	/* Outside the allocator: the CUDA context, NCCL's buffers, and TE's
-	 * userbuffers when TP collectives overlap the GEMMs. */
-	double outside = k->cuda_context_bytes + nccl_bytes(x);
-	if (plan_tp_overlap(p) && p->sp && tp > 1) {
-		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
-		outside += TE_UB_BUFFERS * T * h * elt;
-	}
 	/* The caching allocator's slack: what it keeps reserved beyond the
 	 * tensors alive at the peak (blocks split and cached for sizes that
 	 * no longer come), mem_frag - 1 of what is allocated and freed during
@@ -287,18 +304,11 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	int grad_buffer = p->framework == FW_MEGATRON_CORE || p->framework == FW_MEGATRON_LM ||
 			  p->framework == FW_ANY;
 	double churn = acts + k->workspace_bytes + (p->zero == 3 ? 2 * 2 * x->unit : 0) +
-		       (grad_buffer ? 0 : gbytes);
+		       (grad_buffer ? 0 : ps->grads);
 	ps->slack = (k->mem_frag - 1) * churn;
 	acts += ps->slack;
-	ps->weights = wbytes;
-	ps->grads = gbytes;
-	ps->optimizer = obytes;
 	ps->activations = acts;
-	/* Inside the allocator, fixed: cuBLAS / cuBLASLt / TE workspaces. */
-	ps->other = outside + k->workspace_bytes;
-	ps->outside = outside;
-	ps->total = wbytes + gbytes + obytes + acts + ps->other;
-	ps->capacity = gpu_usable_bytes(x->g);
+	ps->total = ps->weights + ps->grads + ps->optimizer + acts + ps->other;
 	/* What must fit is what is alive: on a failed cudaMalloc the caching
 	 * allocator frees its unused cached blocks and tries again before it
 	 * reports out of memory (c10/cuda/CUDACachingAllocator.cpp, malloc:

@@ -26,6 +26,7 @@
 #include "perf_memo.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,16 @@
 /* Step FLOPs per (sequence, recompute): a search uses one sequence
  * length and at most four recompute settings. */
 #define MEMO_FLOPS 8
+/* Spare stage-record arrays, MEMO_SPARE_DEPTH of each length 1 to
+ * MEMO_SPARES: a search takes an estimate's records and frees them at
+ * once 40,000 times (its layout probes, pipelines of 1 to 80 stages on
+ * the 70B case), and calloc / free was 4.3% of its instructions (issue
+ * 13, seventh round). Two of a length, as a search holds a few estimates
+ * at once. Only lengths in use hold arrays: 70B on 1,024 GPUs uses about
+ * 40 lengths (0.6 MB); the bound, 2 x 184 bytes x (1 + ... + 128), is 3
+ * MB a thread. Longer arrays are allocated and freed each time. */
+#define MEMO_SPARES 128
+#define MEMO_SPARE_DEPTH 2
 
 struct memo_link {
 	unsigned gen;
@@ -107,6 +118,9 @@ struct perf_memo {
 	struct memo_coll coll[MEMO_COLL];
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
+	/* estimate_free's spares by length (perf_memo_stages_give); kept
+	 * across generations */
+	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
 };
 
 static _Thread_local struct perf_memo *memo;
@@ -116,6 +130,12 @@ static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
 
 static void memo_free(void *p)
 {
+	struct perf_memo *mo = p;
+	if (mo == memo)
+		memo = NULL;   /* the exiting thread's: an estimate_free after this frees */
+	for (int i = 0; i <= MEMO_SPARES; i++)
+		for (int j = 0; j < MEMO_SPARE_DEPTH; j++)
+			free(mo->spare[i][j]);
 	free(p);
 }
 
@@ -179,8 +199,12 @@ struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spe
 	if (same_inputs(mo, c, m, k))
 		return mo;
 	if (++mo->gen == 0) {
-		/* 2^32 generations: forget every slot before reusing numbers. */
+		/* 2^32 generations: forget every slot before reusing numbers
+		 * (the spares are no slot: kept). */
+		struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
+		memcpy(spare, mo->spare, sizeof spare);
 		memset(mo, 0, sizeof *mo);
+		memcpy(mo->spare, spare, sizeof spare);
 		mo->gen = 1;
 		gen_wraps++;
 	}
@@ -390,37 +414,89 @@ void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 _Static_assert(sizeof(struct stage_key) == 28 * sizeof(int) + sizeof(double),
 	       "struct stage_key has padding: keys would not compare as bytes");
 
-/* The key's 15 words in three independent lanes (a chain of 15 mix()
+/* The stage's own fields: four words from pool to cross. */
+#define STAGE_OWN_OFF offsetof(struct stage_key, pool)
+#define STAGE_OWN_WORDS 4
+_Static_assert(STAGE_OWN_OFF % sizeof(uint64_t) == 0 &&
+	       offsetof(struct stage_key, cross) + sizeof(int) ==
+	       STAGE_OWN_OFF + STAGE_OWN_WORDS * sizeof(uint64_t),
+	       "the stage's own fields of struct stage_key are four aligned words");
+
+/* The key's 11 shared words in three independent lanes (a chain of mix()
  * steps, each waiting on the multiply before it, was a tenth of a
- * search's time), then mixed together; the slot only places the entry,
- * the whole key is compared on lookup. */
-static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_key *key)
+ * search's time), then mixed together. */
+uint64_t perf_memo_stage_h0(const struct stage_key *key)
 {
 	enum { W = sizeof *key / sizeof(uint64_t) };
-	_Static_assert(W % 3 == 0, "stage_slot hashes the key in three lanes");
+	_Static_assert(W == 15, "struct stage_key is 15 words");
 	uint64_t w[W], a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull,
 		       c = 0xa4093822299f31d0ull;
 	memcpy(w, key, sizeof w);
+	const size_t own = STAGE_OWN_OFF / sizeof(uint64_t);
+	for (size_t i = own; i < own + STAGE_OWN_WORDS; i++)
+		w[i] = 0;
 	for (size_t i = 0; i < W; i += 3) {
 		a = (a ^ w[i]) * 0x9e3779b97f4a7c15ull;
 		b = (b ^ w[i + 1]) * 0xc2b2ae3d27d4eb4full;
 		c = (c ^ w[i + 2]) * 0x165667b19e3779f9ull;
 	}
-	uint64_t h = mix(mix(a ^ (b >> 31), b ^ (c >> 27)), c ^ (a >> 33));
+	return mix(a ^ (b >> 31), b ^ (c >> 27)) ^ (c ^ (a >> 33));
+}
+
+/* The slot of key: h0 (its shared words) and its own four words, in two
+ * lanes (issue 13, seventh round: hashing the whole key for every stage
+ * was 4% of a search); the slot only places the entry, the whole key is
+ * compared on lookup. */
+static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_key *key,
+				     uint64_t h0)
+{
+	uint64_t w[STAGE_OWN_WORDS];
+	memcpy(w, (const char *)key + STAGE_OWN_OFF, sizeof w);
+	uint64_t a = (h0 ^ w[0]) * 0x9e3779b97f4a7c15ull;
+	uint64_t b = (0x13198a2e03707344ull ^ w[1]) * 0xc2b2ae3d27d4eb4full;
+	a = (a ^ w[2]) * 0x165667b19e3779f9ull;
+	b = (b ^ w[3]) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = mix(a ^ (b >> 31), b ^ (a >> 29));
 	return &mo->stage[(h ^ (h >> 29)) & (MEMO_STAGE - 1)];
 }
 
-const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key)
+const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0)
 {
-	const struct memo_stage *e = stage_slot(mo, key);
+	const struct memo_stage *e = stage_slot(mo, key, h0);
 	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
 }
 
-void perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
-			 const struct stage_val *v)
+struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0)
 {
-	struct memo_stage *e = stage_slot(mo, key);
+	struct memo_stage *e = stage_slot(mo, key, h0);
 	e->gen = mo->gen;
 	e->key = *key;
-	e->v = *v;
+	return &e->v;
+}
+
+struct perf_stage *perf_memo_stages_take(int n)
+{
+	struct perf_memo *mo = memo;
+	if (mo && n >= 1 && n <= MEMO_SPARES)
+		for (int j = MEMO_SPARE_DEPTH - 1; j >= 0; j--)
+			if (mo->spare[n][j]) {
+				struct perf_stage *s = mo->spare[n][j];
+				mo->spare[n][j] = NULL;
+				return s;
+			}
+	return xmalloc((size_t)n * sizeof(struct perf_stage));
+}
+
+void perf_memo_stages_give(struct perf_stage *s, int n)
+{
+	struct perf_memo *mo = memo;
+	if (s && mo && n >= 1 && n <= MEMO_SPARES)
+		for (int j = 0; j < MEMO_SPARE_DEPTH; j++)
+			if (!mo->spare[n][j]) {
+				mo->spare[n][j] = s;
+				return;
+			}
+	free(s);
 }

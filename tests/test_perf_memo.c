@@ -319,6 +319,123 @@ TEST(memory_follows_the_stage_index)
 	plan_free(&k.p);
 }
 
+/* One pipeline of 5 stages on pool 0 of case 0 (8-GPU H100 nodes), TP 8,
+ * one micro-batch, the layers of stage s from first[s] (8 each). */
+static void five_stages(struct plan *p, const int *first)
+{
+	plan_init(p);
+	p->mbs = 1;
+	p->gbs = 64;
+	p->n_replicas = 1;
+	p->replicas = calloc(1, sizeof *p->replicas);
+	p->replicas[0] = (struct replica){ 1, 1.0, 5, calloc(5, sizeof(struct stage)) };
+	for (int s = 0; s < 5; s++)
+		p->replicas[0].stages[s] = (struct stage){ 0, 8, first[s], first[s] + 7 };
+}
+
+/* A stage served from the memo at another index recomputes only the
+ * memory that depends on the index (perf_stage_memory_at) and keeps the
+ * entry's weights, gradients, optimizer state and NCCL buffers. Its
+ * record must equal the same stage computed afresh at that index: in
+ * plan A stage 2 (layers 40-47) hits stage 1's entry; in plan B, on an
+ * empty memo, stage 2 holds layers 40-47 and every other stage other
+ * layers, so stage 2 is a miss, computed whole. Same pool, TP,
+ * neighbours' pools and node crossings (TP 8 fills a node: every
+ * hand-off leaves it), so the two records are the same bytes. */
+TEST(memo_hit_at_another_index_equals_a_miss)
+{
+	struct est_case a = cases[0], b = cases[0];
+	const int fa[] = { 0, 40, 40, 40, 72 }, fb[] = { 0, 8, 40, 16, 72 };
+	five_stages(&a.p, fa);
+	five_stages(&b.p, fb);
+	struct estimate ea, eb;
+	CHECK(cold_estimate(&a, &ea) == 0);
+	CHECK(cold_estimate(&b, &eb) == 0);
+	if (ea.stages && eb.stages) {
+		CHECK(!memcmp(&ea.stages[2], &eb.stages[2], sizeof ea.stages[2]));
+		/* and the activations do move with the index (4 vs 3 in flight) */
+		CHECK(ea.stages[1].activations > ea.stages[2].activations);
+	}
+	estimate_free(&ea);
+	estimate_free(&eb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
+/* Pipeline hand-offs across a node edge (perf_comm.c,
+ * perf_pp_boundary_crosses; perf.c keeps each boundary's answer for the
+ * next stage). TP 1, PP 16, DP 1 on 8-GPU H100 nodes: ranks 0-7 on one
+ * node, 8-15 on the next, so only the hand-off between stages 7 and 8
+ * leaves the node, over the NICs (8 x 400G shared by the node's 8 GPUs,
+ * 50 GB/s per GPU) instead of NVSwitch (450 GB/s a direction on H100).
+ * By hand: every middle stage sends to two neighbours; stages 7 and 8
+ * have one slow neighbour, the others none, so t_pp(7) == t_pp(8) >
+ * t_pp(s) for every other middle stage s, and those are all equal (the
+ * same bytes: 5 layers each, the same neighbours' pool). */
+TEST(pipeline_node_edge)
+{
+	struct est_case k = cases[0];
+	struct estimate e;
+	struct hp_err err = { 0 };
+	plan_init(&k.p);
+	k.p.mbs = 1;
+	k.p.gbs = 64;
+	CHECK(plan_uniform(&k.p, &k.c, k.m, 0, 1, 16, 1, &err) == 0);
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &e, &err) == 0);
+	if (e.stages && e.n_stages == 16) {
+		const struct perf_stage *st = e.stages;
+		CHECK(st[7].t_pp == st[8].t_pp);
+		for (int s = 1; s < 15; s++)
+			if (s != 7 && s != 8) {
+				CHECK(st[s].t_pp == st[1].t_pp);
+				CHECK(st[7].t_pp > st[s].t_pp);
+			}
+	}
+	estimate_free(&e);
+	plan_free(&k.p);
+}
+
+/* estimate_free keeps a thread's freed stage records as a spare for the
+ * next estimate with as many stages (perf_memo.c). A spare must come back
+ * as if new: records scribbled on before the free, then an estimate of
+ * the same length (and one of another length, and a records-only call)
+ * must equal the cold reference. Records made on another thread and
+ * freed here go the same way. */
+TEST(stage_record_spares_are_clean)
+{
+	const struct est_case *k = &cases[1];
+	struct estimate e, f;
+	struct hp_err err = { 0 };
+	for (int round = 0; round < 3; round++) {
+		CHECK(perf_estimate(&k->c, k->m, &k->p, NULL, &e, &err) == 0);
+		CHECK(same_estimate(&e, &k->ref));
+		if (e.stages)
+			memset(e.stages, 0xa5, (size_t)e.n_stages * sizeof *e.stages);
+		estimate_free(&e);
+		CHECK(e.stages == NULL && e.n_stages == 0);
+	}
+	CHECK(perf_stage_times(&k->c, k->m, &k->p, NULL, &f, &err) == 0);
+	if (f.stages && k->ref.stages) {
+		CHECK_EQ_INT(f.n_stages, k->ref.n_stages);
+		for (int i = 0; i < f.n_stages; i++) {
+			CHECK(f.stages[i].t_total == k->ref.stages[i].t_total);
+			CHECK(f.stages[i].total == k->ref.stages[i].total);
+		}
+		memset(f.stages, 0x5a, (size_t)f.n_stages * sizeof *f.stages);
+	}
+	estimate_free(&f);
+	/* another length (case 2: 2 stages; case 1: 4), then the first again */
+	CHECK(perf_estimate(&cases[2].c, cases[2].m, &cases[2].p, NULL, &e, &err) == 0);
+	CHECK(same_estimate(&e, &cases[2].ref));
+	estimate_free(&e);
+	struct estimate other;
+	CHECK(cold_estimate(k, &other) == 0);   /* made on another thread */
+	estimate_free(&other);
+	CHECK(perf_estimate(&k->c, k->m, &k->p, NULL, &e, &err) == 0);
+	CHECK(same_estimate(&e, &k->ref));
+	estimate_free(&e);
+}
+
 /* perf_estimate's contract (perf.h): -1 with a message, never a crash,
  * for a plan whose stages point outside the cluster or the model, or
  * whose degrees are below 1. */
@@ -367,6 +484,9 @@ int main(void)
 	RUN(malformed_plans_fail);
 	RUN(tied_embeddings_peer_is_in_the_key);
 	RUN(memory_follows_the_stage_index);
+	RUN(memo_hit_at_another_index_equals_a_miss);
+	RUN(pipeline_node_edge);
+	RUN(stage_record_spares_are_clean);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
