@@ -187,32 +187,32 @@ double framework_opt_bytes(enum hp_framework f, int fp32_run)
 	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;
 }
 
-int framework_parse(const char *s, enum hp_framework *out)
+/* A row by its name or its RUNS ON abbreviation, among rows [lo, hi). */
+static int parse_rows(const char *s, int lo, int hi, enum hp_framework *out)
 {
-	static const struct { const char *alias; enum hp_framework f; } aliases[] = {
-		{ "mcore", FW_MEGATRON_CORE }, { "megatron", FW_MEGATRON_CORE },
-		{ "titan", FW_TORCHTITAN }, { "ds", FW_DEEPSPEED },
-	};
-	for (int i = 0; i < FW_COUNT; i++)
-		if (!strcasecmp(s, rows[i].name)) {
+	for (int i = lo; i < hi; i++)
+		if (!strcasecmp(s, rows[i].name) || !strcasecmp(s, rows[i].abbrev)) {
 			*out = (enum hp_framework)i;
-			return 0;
-		}
-	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-		if (!strcasecmp(s, aliases[i].alias)) {
-			*out = aliases[i].f;
 			return 0;
 		}
 	return -1;
 }
 
+int framework_parse(const char *s, enum hp_framework *out)
+{
+	if (!parse_rows(s, 0, FW_COUNT, out))
+		return 0;
+	if (!strcasecmp(s, "megatron")) {
+		*out = FW_MEGATRON_CORE;
+		return 0;
+	}
+	return -1;
+}
+
 int framework_parse_estimate(const char *s, enum hp_framework *out)
 {
-	for (int i = FW_COUNT; i < FW_ROWS; i++)
-		if (!strcasecmp(s, rows[i].name)) {
-			*out = (enum hp_framework)i;
-			return 0;
-		}
+	if (!parse_rows(s, FW_COUNT, FW_ROWS, out))
+		return 0;
 	return framework_parse(s, out);
 }
 

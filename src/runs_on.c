@@ -240,6 +240,16 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    layers divide into the chunks. No other split is expressible.
  *  - Both: hetplan's rows model dense models (InternLM's MoE code came
  *    after the row's commit; DLE BERT has none): no expert parallelism. */
+int runs_on_zero_ok(enum hp_framework f, int zero)
+{
+	switch (f) {
+	case FW_PYTORCH_DDP:
+	case FW_PYTORCH_DDP_2020: return zero == 0;
+	case FW_INTERNLM: return zero <= 1;
+	default: return 1;
+	}
+}
+
 static void rules_estimate_only(struct verdict *v, const struct plan *p)
 {
 	const struct replica *rep = &p->replicas[0];
@@ -251,9 +261,9 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 	}
 	if (rep->stages[0].tp > 1 || pp > 1)
 		deny(v, DDP, "TP or PP (apex DDP: data parallelism only)");
-	if (p->zero >= 1)
+	if (!runs_on_zero_ok(FW_PYTORCH_DDP, p->zero))
 		deny(v, DDP, "ZeRO-%d (apex DDP replicates the optimizer)", p->zero);
-	if (p->zero >= 2)
+	if (!runs_on_zero_ok(FW_INTERNLM, p->zero))
 		deny(v, IL, "ZeRO-%d (Hybrid Zero shards the optimizer only: ZeRO-1)", p->zero);
 	if (p->precision == HP_BF16)
 		deny(v, DDP, "bf16 (run_squad.py: --fp16 or fp32)");

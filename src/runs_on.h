@@ -49,6 +49,12 @@ void runs_on_why_row(const struct plan *p, const struct cluster *c, enum hp_fram
  * launch` can write). Returns buf. Never fails. */
 char *runs_on_names(unsigned mask, char *buf, size_t n);
 
+/* Whether framework f runs ZeRO stage `zero` (the estimate-only rows'
+ * optimizers: apex DDP keeps every state, ZeRO 0; InternLM's Hybrid Zero
+ * shards the optimizer only, 0 or 1; the stock rows: every stage, their
+ * other rules apart). The planner tries only these. */
+int runs_on_zero_ok(enum hp_framework f, int zero);
+
 /* 1 when replicas a and b have the same pipeline layout: as many stages,
  * each with the same TP degree and layer range (pools may differ); else
  * 0. Stock data parallelism needs it of every replica. Never fails. */

@@ -3087,13 +3087,15 @@ static int enum_gsets(const struct ctx *x, struct gset *out)
 	if (o->fix_zero >= 0) {
 		zeros[n_z++] = o->fix_zero;
 	} else {
-		/* the estimate-only frameworks' optimizers: apex DDP keeps
-		 * every optimizer state (ZeRO 0 only), InternLM's hybrid ZeRO
-		 * runs 0 or 1 (runs_on.c) */
-		if (!framework_launchable(o->framework))
-			zeros[n_z++] = 0;
-		zeros[n_z++] = 1;
-		zeros[n_z++] = 3;
+		/* ZeRO 1 and 3 (ZeRO 0 only when asked: it holds more memory
+		 * for the same traffic); an estimate-only framework's stages
+		 * are those it runs (runs_on_zero_ok: apex DDP 0, InternLM 0
+		 * or 1) */
+		static const int tries[] = { 0, 1, 3 };
+		for (int i = 0; i < 3; i++)
+			if (framework_launchable(o->framework) ? tries[i] != 0
+							       : runs_on_zero_ok(o->framework, tries[i]))
+				zeros[n_z++] = tries[i];
 	}
 	int cps[4] = { 1 }, n_cp = 1;
 	if (x->seq >= 16384)

@@ -781,9 +781,11 @@ static double pd_prefill_mu(const struct pd_prefill *o, const struct serve_slo *
 		/* base + rho A + ln(100) rho S / (2 (1 - rho)) <= slo, A the
 		 * iteration launched ahead: with g = ln(100) S / 2, rho A (1 -
 		 * rho) + g rho <= a (1 - rho), i.e. A rho^2 - (A + g + a) rho +
-		 * a >= 0, whose smaller root bounds rho (a / (a + g) at A = 0) */
+		 * a >= 0, whose smaller root bounds rho; written 2a / (b +
+		 * sqrt(b^2 - 4Aa)), b = A + g + a, it has no cancellation for
+		 * small A and is a / (a + g) at A = 0 */
 		double g = log(100) * o->S / 2, A = o->ahead * o->S, bsum = A + g + a;
-		rho = A > 0 ? (bsum - sqrt(bsum * bsum - 4 * A * a)) / (2 * A) : a / (a + g);
+		rho = 2 * a / (bsum + sqrt(bsum * bsum - 4 * A * a));
 		if (rho > 0.999)
 			rho = 0.999;
 	} else {

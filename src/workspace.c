@@ -238,7 +238,8 @@ static const struct hp_field ws_serve_field_list[] = {
 	  .help = "cost (cheapest fleet) or throughput" },
 	{ .key = "prefill_apart", .flag = "prefill-apart", .kind = FK_BOOL, .off = SO(prefill_apart),
 	  .names = serve_on_off, .flags = FF_OMIT_ZERO, .label = "PF apart",
-	  .help = "prompts in iterations of their own (vLLM before V1, chunked prefill off)",
+	  .help = "prompts in iterations of their own (vLLM before V1, chunked prefill off; "
+		  "sglang always)",
 	  .doc = "Prompts run in scheduler steps of their own, which run no decode (vLLM "
 		 "before V1 with `--enable-chunked-prefill` off). Default off: prompt chunks "
 		 "ride the decode iterations, as vLLM and TensorRT-LLM do by default. The "
@@ -259,7 +260,8 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "off: graphs for decode, the engines' default." },
 	{ .key = "overlap_sched", .flag = "overlap-sched", .kind = FK_ENUM, .off = SO(overlap_sched),
 	  .enm = &overlap_enum, .flags = FF_OMIT_ZERO, .label = "Overlap",
-	  .help = "scheduler one batch ahead: engine (its default), on or off",
+	  .help = "the scheduler runs one batch ahead: engine (its default: on for sglang and "
+		  "tensorrt-llm, off for vllm and tensorrt-llm-engine), on or off",
 	  .doc = "The overlap scheduler, which prepares the next batch while the GPU runs "
 		 "the current one, so a prompt that arrives while sequences run waits one "
 		 "iteration more for its first token (docs/serving.md). `engine` (default) "

@@ -24,6 +24,10 @@ static void bench_fleet(const struct catalog *cat, int reps)
 			return;
 		}
 	const struct model_spec *m = catalog_model(cat, "llama3.1-70b");
+	if (!m) {
+		fprintf(stderr, "bench_serve: no llama3.1-70b preset\n");
+		return;
+	}
 	struct serve_opts o;
 	serve_opts_init(&o);
 	o.rate = 40;
@@ -65,6 +69,10 @@ static void bench_place(const struct catalog *cat)
 			return;
 		}
 	const struct model_spec *m = catalog_model(cat, "llama2-70b");
+	if (!m) {
+		fprintf(stderr, "bench_serve: no llama2-70b preset\n");
+		return;
+	}
 	struct serve_opts o;
 	serve_opts_init(&o);
 	o.offline = 1;

@@ -183,6 +183,18 @@ assert h["tokens_per_s"] == alone["tokens_per_s"], (h["label"], h["tokens_per_s"
 PY
 done
 
+# --- the RUNS ON column's short names are names --framework takes: a
+# user copies "mlm" from the table (mcore, mlm, ds, titan; ddp, ddp20,
+# intern for the estimate-only rows), and the plan says the full name.
+for pair in mcore:megatron-core mlm:megatron-lm ds:deepspeed titan:torchtitan \
+	ddp:pytorch-ddp ddp20:pytorch-ddp-2020 intern:internlm; do
+	ab=${pair%%:*} full=${pair#*:}
+	$H estimate --pool 2x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 256 \
+		--precision fp16 --framework "$ab" --format json >"$T/ab.json" 2>"$T/err" &&
+		python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["plan"]["framework"] == sys.argv[2]' \
+			"$T/ab.json" "$full" && ok || bad "--framework $ab: $(cat "$T/err")"
+done
+
 # --- --framework NAME for an estimate-only row: the planner plans under
 # it, keeps only plans it runs (runs_on.c's rules, from its sources) and
 # says launch writes none. pytorch-ddp: DeepLearningExamples' run_squad.py

@@ -1317,8 +1317,8 @@ TEST(hetero_place)
 			const struct serve_plan *pl = &res->plans[0];
 			double v = atof(c[9]), e = 100 * (pl->out_tps - v) / v;
 			printf("  %s %-36s %-10s measured %7.1f predicted %7.1f %+7.1f%% (%d segments, "
-			       "TPOT %.0f ms)\n", c[0], c[2], c[3], v, pl->out_tps, e, pl->n_inst,
-			       1e3 * pl->tpot.mean);
+			       "TPOT %.0f ms, MILP gap %.1f%%)\n", c[0], c[2], c[3], v, pl->out_tps, e,
+			       pl->n_inst, 1e3 * pl->tpot.mean, 100 * pl->gap);
 			a.sum += fabs(e);
 			a.n++;
 			if (strcmp(c[0], "x004")) {   /* x004: Helix's layout, below */

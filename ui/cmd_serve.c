@@ -18,16 +18,22 @@
 const char *cmd_serve_usage(void)
 {
 	static char buf[1536];
-	static const char head[] =
-		"hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
-		"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
-		"         [--objective cost|throughput] [--engine vllm|sglang|tensorrt-llm]\n"
-		"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
-		"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n";
+	char eng[96] = "", *e = eng;
 	if (*buf)
 		return buf;
-	size_t len = (size_t)snprintf(buf, sizeof buf, "%s", head), col = 9;
-	len = cli_flag_words(buf, sizeof buf, len, &col, &ws_serve_fields, head);
+	for (int i = 0; i < ENGINE_COUNT; i++)
+		e += snprintf(e, sizeof eng - (size_t)(e - eng), "%s%s", i ? "|" : "",
+			      serve_engine_name((enum serve_engine)i));
+	size_t len = (size_t)snprintf(
+		buf, sizeof buf,
+		"hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
+		"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
+		"         [--objective cost|throughput] [--engine %s]\n"
+		"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
+		"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n",
+		eng);
+	size_t col = 9;
+	len = cli_flag_words(buf, sizeof buf, len, &col, &ws_serve_fields, buf);
 	if (len < sizeof buf)
 		snprintf(buf + len, sizeof buf - len,
 			 "%s         [--place] [--disagg] [--estimate [--burst N]] [--top K] [--no-price-book]\n"
