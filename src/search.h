@@ -207,6 +207,29 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			   const struct search_opts *o, const struct search_result *res,
 			   int *add_nodes, char *text, size_t n);
 
+/* One layout for search_whole_step: a replica of it with m micro-batches
+ * steps in at least a + b m seconds, m a positive multiple of q (1, or
+ * the pipeline depth under the interleaved schedule); it holds gpus[p]
+ * GPUs of pool p, and at most max_count replicas fit. */
+struct whole_layout {
+	double a, b;
+	int q;
+	int gpus[HP_MAX_POOLS];
+	int max_count;
+};
+
+/* A lower bound on the step (seconds) of every plan that runs M
+ * micro-batches on whole replicas of the n layouts, with n_lo to n_hi
+ * replicas in all and at most cap[p] GPUs of pool p, given t0, a lower
+ * bound already known (the real-valued LP's): the least T >= t0 at which
+ * whole replicas taking whole micro-batches (multiples of q) can hold M,
+ * with the replica counts relaxed to reals under Chvatal-Gomory cuts on
+ * the pool rows (search.c proves it valid). Returns t0 when t0 is
+ * feasible or t0 is not positive and finite. *lps gets the LPs solved
+ * added. Cannot fail: a solver failure counts as feasible. */
+double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
+			 long M, long n_lo, long n_hi, double t0, int *lps);
+
 /* Names: static strings ("throughput", "within-gap", ...); the argument
  * must be a valid enum value. */
 const char *search_objective_name(enum search_objective o);
