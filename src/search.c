@@ -2401,7 +2401,7 @@ static int whole_feasible(const struct whole_layout *L, int n, const int *cap, i
 }
 
 double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
-			 long M, long n_lo, long n_hi, double hint, int *lps)
+			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps)
 {
 	if (M < 1 || n_pools > HP_MAX_POOLS || n_lo > n_hi)
 		return HUGE_VAL;
@@ -2410,46 +2410,47 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 	double lo = -1, hi = HUGE_VAL, first = whole_next(L, n, lo);
 	if (!isfinite(first))
 		return HUGE_VAL;
-	double h = isfinite(hint) && hint > first ? hint : first;
-	if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, h, lps)) {
-		hi = h;
-		for (double d = 0.01 * h; h - d >= first; d *= 2) {
-			if (!whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, h - d, lps)) {
-				lo = h - d;
-				break;
-			}
-			hi = h - d;
-		}
-	} else {
-		/* at tbig every replica could take all M micro-batches, so
-		 * past it only the rows decide: infeasible there, never */
-		double tbig = 0;
-		for (int i = 0; i < n; i++)
-			if (L[i].b > 0 && L[i].q >= 1 && L[i].max_count >= 1)
-				tbig = fmax(tbig, L[i].a + L[i].b * L[i].q *
-						  ceil((double)M / L[i].q));
-		lo = h;
-		for (double d = 0.01 * h; lo < tbig; d *= 2) {
-			double t = fmin(h + d, tbig);
-			if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t, lps)) {
-				hi = t;
-				break;
-			}
-			lo = t;
-		}
-		if (!isfinite(hi) && lo >= tbig)
-			return HUGE_VAL;
+	double h = first;
+	if (isfinite(t_min) && t_min >= first) {
+		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t_min, lps))
+			return t_min;
+		lo = h = t_min;
 	}
+	/* infeasible at t_max: the least feasible step is above it, which
+	 * is all the caller asks */
+	if (t_max > h && isfinite(t_max)) {
+		if (!whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t_max, lps))
+			return t_max;
+		hi = t_max;
+	}
+	/* at tbig every replica could take all M micro-batches, so past it
+	 * only the rows decide: infeasible there, infeasible everywhere */
+	double tbig = 0;
+	for (int i = 0; i < n; i++)
+		if (L[i].b > 0 && L[i].q >= 1 && L[i].max_count >= 1)
+			tbig = fmax(tbig, L[i].a + L[i].b * L[i].q * ceil((double)M / L[i].q));
+	for (double d = lo < 0 ? 0 : 0.01 * h; !isfinite(hi) && lo < tbig;
+	     d = d > 0 ? 2 * d : 0.01 * h) {
+		double t = fmin(h + d, tbig);
+		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t, lps)) {
+			hi = t;
+			break;
+		}
+		lo = t;
+	}
+	if (!isfinite(hi))
+		return HUGE_VAL;
 	/* bisect; a test at the first breakpoint above lo that is feasible
-	 * is the least feasible step itself */
-	for (int it = 0; it < 24 && isfinite(hi); it++) {
+	 * is the least feasible step itself. Within 1e-4 of it the
+	 * breakpoint above lo is taken (still a bound: lo is infeasible) */
+	for (int it = 0; it < 24 && isfinite(hi) && hi - lo > 1e-4 * hi; it++) {
 		double nb = whole_next(L, n, lo);
 		if (!(nb < hi))
 			break;
 		double mid = fmax(nb, lo + (hi - lo) / 2);
 		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, mid, lps)) {
 			if (mid == nb)
-				return nb * (1 - 1e-8);
+				return fmax(t_min, nb * (1 - 1e-8));
 			hi = mid;
 		} else {
 			lo = mid;
@@ -2458,7 +2459,7 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 	/* lo is infeasible and feasibility is constant up to the next
 	 * breakpoint: the least feasible step is at least that, less
 	 * whole_cap's tolerance */
-	return whole_next(L, n, lo) * (1 - 1e-8);
+	return fmax(t_min, whole_next(L, n, lo) * (1 - 1e-8));
 }
 
 static int overlap_values(const struct plan *p, int k, int *v);
@@ -2577,14 +2578,15 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 }
 
 /* search_whole_step over the setting's layouts for one DP range dt (or
- * none), guided by hint. The pipeline terms are A_lo, B_lo (no PP, CP or
+ * none), at least t_min and at most t_max (search_whole_step). The
+ * pipeline terms are A_lo, B_lo (no PP, CP or
  * EP communication, a lower bound at any DP degree; the A, B of the LPs
  * are probed at the largest degree, where a pipeline's neighbours may sit
  * farther apart than in a plan of fewer replicas), plus dt's DP terms.
  * Throughput only: under a budget the budget row would shrink as T grows,
  * so feasibility would not be monotone. HUGE_VAL: no plan in the range. */
 static double whole_step(struct ctx *x, const struct gset *g, const struct layouts *ls,
-			 const struct dp_terms *dt, double hint)
+			 const struct dp_terms *dt, double t_min, double t_max)
 {
 	struct whole_layout *W = xcalloc((size_t)(ls->n ? ls->n : 1), sizeof *W);
 	int n = 0;
@@ -2604,7 +2606,8 @@ static double whole_step(struct ctx *x, const struct gset *g, const struct layou
 	long n_hi = dt ? (long)dt->n_hi : HP_MIN(M, (long)x->max_dp);
 	int lps = 0;
 	double t0 = hp_now();
-	double t = search_whole_step(W, n, x->cap, x->c->n_pools, M, n_lo, n_hi, hint, &lps);
+	double t = search_whole_step(W, n, x->cap, x->c->n_pools, M, n_lo, n_hi, t_min, t_max,
+				     &lps);
 	x->res->stats.lp_s += hp_now() - t0;
 	x->res->stats.lp_solves += lps;
 	free(W);
@@ -2633,7 +2636,7 @@ static double whole_ranges(struct ctx *x, const struct gset *g, const struct lay
 		if (r < 0 || !isfinite(u[r]) || search_cancelled(x))
 			break;
 		seen[r] = 1;
-		double wr = whole_step(x, g, ls, &dt[r], u[r]);
+		double wr = whole_step(x, g, ls, &dt[r], lp_step, least);
 		least = fmin(least, wr);
 	}
 	return isfinite(least) ? least : 0;

@@ -220,15 +220,18 @@ struct whole_layout {
 
 /* A lower bound on the step (seconds) of every plan that runs M
  * micro-batches on whole replicas of the n layouts, with n_lo to n_hi
- * replicas in all and at most cap[p] GPUs of pool p, given t0, a lower
- * bound already known (the real-valued LP's): the least T >= t0 at which
- * whole replicas taking whole micro-batches (multiples of q) can hold M,
- * with the replica counts relaxed to reals under Chvatal-Gomory cuts on
- * the pool rows (search.c proves it valid). Returns t0 when t0 is
- * feasible or t0 is not positive and finite. *lps gets the LPs solved
- * added. Cannot fail: a solver failure counts as feasible. */
+ * replicas in all and at most cap[p] GPUs of pool p: the larger of t_min
+ * and the least T at which whole replicas taking whole micro-batches
+ * (multiples of q) can hold M, with the replica counts relaxed to reals
+ * under Chvatal-Gomory cuts on the pool rows (search.c proves it valid).
+ * One LP when t_min is already feasible (the caller's bound stands);
+ * t_max (HUGE_VAL: none) when it is still infeasible there (the caller
+ * needs nothing above it).
+ * HUGE_VAL when no count of replicas fits the rows at any step. *lps gets
+ * the LPs solved added. Cannot fail: a solver failure counts as
+ * feasible. */
 double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
-			 long M, long n_lo, long n_hi, double t0, int *lps);
+			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps);
 
 /* Names: static strings ("throughput", "within-gap", ...); the argument
  * must be a valid enum value. */

@@ -911,7 +911,9 @@ TEST(disjoint_pairs_large_cluster)
  *    and S (pool 1 of 3 GPUs, 1 GPU, a = 0, b = 3, 3 fit), M = 10. Real:
  *    T + 3 (T / 3) = 10, T = 5. Whole: at T in [5, 6) F takes 5 and each
  *    S 1, 8 < 10; at 6, 6 + 3 x 2 = 12: T = 6 (plan: F 4, S 2 + 2 + 2).
- *    The answer must not depend on where the search starts (hint).
+ *    The answer must not depend on where the search starts (t_min at
+ *    or under 6); a t_min over it is returned as it is, and so is a
+ *    t_max under it (5.5: no plan steps in 5.5 s).
  * 4. Case 1 with exactly 4 replicas in all: only 3 fit, no plan. */
 TEST(whole_step_hand_cases)
 {
@@ -921,12 +923,12 @@ TEST(whole_step_hand_cases)
 		{ .a = 1, .b = 1, .q = 1, .gpus = { 3 }, .max_count = 3 },
 	};
 	int cap1[1] = { 10 };
-	CHECK_NEAR(search_whole_step(xy, 2, cap1, 1, 10, 1, 10, 4.0, &lps), 5.0, 1e-7);
+	CHECK_NEAR(search_whole_step(xy, 2, cap1, 1, 10, 1, 10, 4.0, HUGE_VAL, &lps), 5.0, 1e-7);
 	CHECK(lps > 0);
 
 	struct whole_layout il = { .a = 0.5, .b = 1, .q = 2, .gpus = { 4 }, .max_count = 3 };
 	int cap2[1] = { 12 };
-	CHECK_NEAR(search_whole_step(&il, 1, cap2, 1, 10, 1, 10, 10.0 / 3 + 0.5, &lps), 4.5,
+	CHECK_NEAR(search_whole_step(&il, 1, cap2, 1, 10, 1, 10, 10.0 / 3 + 0.5, HUGE_VAL, &lps), 4.5,
 		   1e-7);
 
 	struct whole_layout fs[2] = {
@@ -934,11 +936,14 @@ TEST(whole_step_hand_cases)
 		{ .a = 0, .b = 3, .q = 1, .gpus = { 0, 1 }, .max_count = 3 },
 	};
 	int cap3[2] = { 8, 3 };
-	static const double hints[] = { 5.0, 0.0, 5.99, 6.0, 100.0 };
-	for (size_t i = 0; i < HP_ARRAY_LEN(hints); i++)
-		CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, hints[i], &lps), 6.0, 1e-7);
+	static const double t_min[] = { 5.0, 0.0, 5.99, 6.0 };
+	for (size_t i = 0; i < HP_ARRAY_LEN(t_min); i++)
+		CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, t_min[i], HUGE_VAL, &lps), 6.0, 1e-7);
+	CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, 100.0, HUGE_VAL, &lps), 100.0, 1e-12);
+	CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, 0.0, 5.5, &lps), 5.5, 1e-12);
+	CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, 0.0, 7.0, &lps), 6.0, 1e-7);
 
-	CHECK(!isfinite(search_whole_step(xy, 2, cap1, 1, 10, 4, 4, 4.0, &lps)));
+	CHECK(!isfinite(search_whole_step(xy, 2, cap1, 1, 10, 4, 4, 4.0, HUGE_VAL, &lps)));
 }
 
 int main(void)
