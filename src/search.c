@@ -2260,6 +2260,208 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 	return best;
 }
 
+/* Whole replicas and whole micro-batches (issue 13). Every plan of a
+ * setting satisfies, with n_L its replicas of layout L (an integer) and
+ * m_r the micro-batches of replica r (a positive multiple of q_L):
+ *   (i)   T >= a_L + b_L m_r for every replica r of L, so m_r <=
+ *         c_L(T) = q_L floor((T - a_L) / (b_L q_L)), the most whole
+ *         micro-batches a replica of L can take within a step of T;
+ *   (ii)  sum_r m_r = M, so M <= sum_L n_L c_L(T), and M >= sum_L n_L q_L;
+ *   (iii) sum_L n_L gpus_Lp <= cap_p for every pool p, n_L <= max_count_L,
+ *         and n_lo <= sum_L n_L <= n_hi.
+ * So T is feasible only when the programme max sum n_L c_L(T) over (ii)
+ * and (iii) reaches M. It is solved with n_L real, which relaxes it, and
+ * with one Chvatal-Gomory cut per pool and replica size g used on it:
+ *   sum_L floor(gpus_Lp / g) n_L <= floor(cap_p / g).
+ * Valid for integer n_L >= 0: floor(gpus_Lp / g) <= gpus_Lp / g, so the
+ * left side is at most cap_p / g, and it is an integer, so at most the
+ * floor. (With one layout of g GPUs per replica on a pool, it says
+ * n_L <= floor(cap_p / g): the pool holds whole replicas only.)
+ * c_L(T) only grows with T and a layout joins when c_L(T) >= q_L, so
+ * feasibility is monotone in T and changes only at a breakpoint
+ * a_L + b_L q_L k (k = 1, 2, ...). Should T be infeasible, the least
+ * feasible T is at least the first breakpoint above it.
+ * The real-n LP of lp_pipe_bound relaxes m_r to real shares; this one
+ * rounds them to whole micro-batches and caps the replicas at whole
+ * ones. dp_bound takes the larger of the two (whole_ranges).
+ *
+ * Which a_L, b_L: the LP's A, B are probed at the largest DP degree, and
+ * a plan of fewer replicas may place a pipeline's neighbours closer
+ * (dispatch.c), so its pipeline can be faster than A + B m: in the brute
+ * force of tests/test_search.c a lone replica (L40S tp 4 pp 2, 24
+ * micro-batches) runs its pipeline and sync in 0.798 s where A + 24 B is
+ * 0.805 s. The real relaxation hides that; whole micro-batches expose it.
+ * So a_L, b_L here are A_lo, B_lo (computation only, a lower bound at
+ * any degree) plus the range's DP terms. */
+
+/* Floor of x with a relative tolerance upward (a capacity that rounding
+ * would lose is kept: the bound may only stay low). */
+static double whole_floor_tol(double x)
+{
+	return floor(x + 1e-9 * fmax(1, fabs(x)));
+}
+
+/* c_L(T) (0 when a replica cannot take q_L within T). */
+static double whole_cap(const struct whole_layout *L, double T)
+{
+	if (!(L->b > 0) || L->q < 1 || T < L->a)
+		return 0;
+	double k = whole_floor_tol((T - L->a) / (L->b * L->q));
+	return k >= 1 ? k * L->q : 0;
+}
+
+/* The first breakpoint a + b q k (k >= 1) above T over the layouts
+ * (HUGE_VAL: none). whole_cap reaches k at it (its tolerance may reach k
+ * up to 1e-9 of it earlier, so a caller that takes it as the least
+ * feasible step lowers it by that much). */
+static double whole_next(const struct whole_layout *L, int n, double T)
+{
+	double best = HUGE_VAL;
+	for (int i = 0; i < n; i++) {
+		if (!(L[i].b > 0) || L[i].q < 1 || L[i].max_count < 1)
+			continue;
+		double w = L[i].b * L[i].q;
+		double k = T < L[i].a ? 1 : fmax(1, floor((T - L[i].a) / w) + 1);
+		while (L[i].a + w * k <= T)
+			k++;
+		best = fmin(best, L[i].a + w * k);
+	}
+	return best;
+}
+
+/* One pool's rows: the capacity row and its Chvatal-Gomory cuts. */
+static void whole_pool_rows(struct lp *lp, const struct whole_layout *L, const int *col, int n,
+			    int p, long cap, int *idx, double *cf)
+{
+	for (int s = -1; s < n; s++) {
+		/* s = -1: the plain row (divisor 1); else the divisor
+		 * gpus[p] of layout s, once per distinct value */
+		long d = s < 0 ? 1 : L[s].gpus[p];
+		if (s >= 0) {
+			int dup = d <= 1 || col[s] < 0;
+			for (int j = 0; j < s && !dup; j++)
+				dup = col[j] >= 0 && L[j].gpus[p] == d;
+			if (dup)
+				continue;
+		}
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (col[i] >= 0 && L[i].gpus[p] / d > 0) {
+				idx[k] = col[i];
+				cf[k++] = (double)(L[i].gpus[p] / d);
+			}
+		if (k)
+			lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)(cap / d));
+	}
+}
+
+/* Is step T feasible (the programme above reaches M)? 1 also when GLPK
+ * fails (no proof), 0 when proven not. *lps counts the LPs. */
+static int whole_feasible(const struct whole_layout *L, int n, const int *cap, int n_pools,
+			  long M, long n_lo, long n_hi, double T, int *lps)
+{
+	struct lp *lp = lp_new(1);
+	int *col = xmalloc((size_t)(n ? n : 1) * sizeof *col);
+	int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
+	double *cf = xmalloc((size_t)(n ? n : 1) * sizeof *cf);
+	int used = 0;
+	for (int i = 0; i < n; i++) {
+		double c = whole_cap(&L[i], T);
+		col[i] = c >= 1 && L[i].max_count >= 1
+			 ? lp_add_col(lp, 0, L[i].max_count, c, 0) : -1;
+		used += col[i] >= 0;
+	}
+	int ok = 0;
+	if (used) {
+		for (int p = 0; p < n_pools; p++)
+			whole_pool_rows(lp, L, col, n, p, cap[p], idx, cf);
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = L[i].q;
+			}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)M);
+		for (int i = 0; i < k; i++)
+			cf[i] = 1;
+		lp_add_row(lp, k, idx, cf, (double)n_lo, (double)n_hi);
+		struct lp_result r;
+		int rc = lp_solve(lp, 0, &r);
+		(*lps)++;
+		if (rc == 0)
+			ok = r.obj >= (double)M * (1 - 1e-9);
+		else
+			ok = r.status != LP_INFEASIBLE;
+	}
+	free(col);
+	free(idx);
+	free(cf);
+	lp_free(lp);
+	return ok;
+}
+
+double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
+			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps)
+{
+	if (M < 1 || n_pools > HP_MAX_POOLS || n_lo > n_hi)
+		return HUGE_VAL;
+	/* lo: proven infeasible (-1: below every floor, where no replica
+	 * fits in a step); hi: feasible */
+	double lo = -1, hi = HUGE_VAL, first = whole_next(L, n, lo);
+	if (!isfinite(first))
+		return HUGE_VAL;
+	double h = first;
+	if (isfinite(t_min) && t_min >= first) {
+		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t_min, lps))
+			return t_min;
+		lo = h = t_min;
+	}
+	/* infeasible at t_max: the least feasible step is above it, which
+	 * is all the caller asks */
+	if (t_max > h && isfinite(t_max)) {
+		if (!whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t_max, lps))
+			return t_max;
+		hi = t_max;
+	}
+	/* at tbig every replica could take all M micro-batches, so past it
+	 * only the rows decide: infeasible there, infeasible everywhere */
+	double tbig = 0;
+	for (int i = 0; i < n; i++)
+		if (L[i].b > 0 && L[i].q >= 1 && L[i].max_count >= 1)
+			tbig = fmax(tbig, L[i].a + L[i].b * L[i].q * ceil((double)M / L[i].q));
+	for (double d = lo < 0 ? 0 : 0.01 * h; !isfinite(hi) && lo < tbig;
+	     d = d > 0 ? 2 * d : 0.01 * h) {
+		double t = fmin(h + d, tbig);
+		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t, lps)) {
+			hi = t;
+			break;
+		}
+		lo = t;
+	}
+	if (!isfinite(hi))
+		return HUGE_VAL;
+	/* bisect; a test at the first breakpoint above lo that is feasible
+	 * is the least feasible step itself. Within 1e-4 of it the
+	 * breakpoint above lo is taken (still a bound: lo is infeasible) */
+	for (int it = 0; it < 24 && isfinite(hi) && hi - lo > 1e-4 * hi; it++) {
+		double nb = whole_next(L, n, lo);
+		if (!(nb < hi))
+			break;
+		double mid = fmax(nb, lo + (hi - lo) / 2);
+		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, mid, lps)) {
+			if (mid == nb)
+				return fmax(t_min, nb * (1 - 1e-8));
+			hi = mid;
+		} else {
+			lo = mid;
+		}
+	}
+	/* lo is infeasible and feasibility is constant up to the next
+	 * breakpoint: the least feasible step is at least that, less
+	 * whole_cap's tolerance */
+	return fmax(t_min, whole_next(L, n, lo) * (1 - 1e-8));
+}
+
 static int overlap_values(const struct plan *p, int k, int *v);
 
 /* The DP terms of layout L (its layer split solved) at d replicas in all:
@@ -2373,6 +2575,71 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, NULL, NULL);
 	}
 	return u < 0 ? 0 : u;
+}
+
+/* search_whole_step over the setting's layouts for one DP range dt (or
+ * none), at least t_min and at most t_max (search_whole_step). The
+ * pipeline terms are A_lo, B_lo (no PP, CP or
+ * EP communication, a lower bound at any DP degree; the A, B of the LPs
+ * are probed at the largest degree, where a pipeline's neighbours may sit
+ * farther apart than in a plan of fewer replicas), plus dt's DP terms.
+ * Throughput only: under a budget the budget row would shrink as T grows,
+ * so feasibility would not be monotone. HUGE_VAL: no plan in the range. */
+static double whole_step(struct ctx *x, const struct gset *g, const struct layouts *ls,
+			 const struct dp_terms *dt, double t_min, double t_max)
+{
+	struct whole_layout *W = xcalloc((size_t)(ls->n ? ls->n : 1), sizeof *W);
+	int n = 0;
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		if (!L->fits || L->max_count < 1 || (dt && dt->no_fit[i]))
+			continue;
+		W[n].a = L->A_lo + (dt ? dt->a[i] : 0);
+		W[n].b = L->B_lo + (dt ? dt->b[i] : 0);
+		W[n].q = layout_min_mb(g, L);
+		memcpy(W[n].gpus, L->gpus, sizeof W[n].gpus);
+		W[n].max_count = L->max_count;
+		n++;
+	}
+	long M = x->o->gbs / g->mbs;
+	long n_lo = dt ? (long)dt->n_lo : 1;
+	long n_hi = dt ? (long)dt->n_hi : HP_MIN(M, (long)x->max_dp);
+	int lps = 0;
+	double t0 = hp_now();
+	double t = search_whole_step(W, n, x->cap, x->c->n_pools, M, n_lo, n_hi, t_min, t_max,
+				     &lps);
+	x->res->stats.lp_s += hp_now() - t0;
+	x->res->stats.lp_solves += lps;
+	free(W);
+	return t;
+}
+
+/* The whole-replica bound of a setting over dp_bound's nr ranges: the
+ * least over the ranges of search_whole_step (every plan lies in one
+ * range, so the least holds for every plan). It only matters when it is
+ * above lp_step (dp_bound's LP bound), so the ranges are visited in order
+ * of their LP and the visit stops at the first one at or under floor.
+ * Ranges whose LP holds no plan (u HUGE_VAL: the same rows, fewer
+ * columns) are skipped. */
+static double whole_ranges(struct ctx *x, const struct gset *g, const struct layouts *ls,
+			   const struct dp_terms *dt, const double *u, int nr, double lp_step)
+{
+	if (x->o->objective != OBJ_THROUGHPUT)
+		return 0;
+	double least = HUGE_VAL;
+	char seen[64] = { 0 };
+	for (int k = 0; k < nr && k < 64 && least > lp_step; k++) {
+		int r = -1;
+		for (int i = 0; i < nr && i < 64; i++)
+			if (!seen[i] && (r < 0 || u[i] < u[r]))
+				r = i;
+		if (r < 0 || !isfinite(u[r]) || search_cancelled(x))
+			break;
+		seen[r] = 1;
+		double wr = whole_step(x, g, ls, &dt[r], lp_step, least);
+		least = fmin(least, wr);
+	}
+	return isfinite(least) ? least : 0;
 }
 
 /* The throughput or budget score (seconds per token, or seconds to
@@ -2498,12 +2765,15 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 		int s_r[HP_MAX_POOLS + 1], n_r = 0;
 		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL, s_r, &n_r)
 						      : u[r];
-		if (fmax(f, u[r]) < best) {
+		f = fmax(f, u[r]);
+		if (f < best) {
 			memcpy(fsup, s_r, (size_t)n_r * sizeof *fsup);
 			*n_fsup = n_r;
 		}
-		best = fmin(best, fmax(f, u[r]));
+		best = fmin(best, f);
 	}
+	if (!*cut_hit && isfinite(best) && step_score(x, g, best) < cut && !search_cancelled(x))
+		best = fmax(best, whole_ranges(x, g, ls, dt, u, nr, best));
 	for (int i = 0; i < nr; i++) {
 		free(dt[i].a);
 		free(dt[i].b);

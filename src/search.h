@@ -207,6 +207,32 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			   const struct search_opts *o, const struct search_result *res,
 			   int *add_nodes, char *text, size_t n);
 
+/* One layout for search_whole_step: a replica of it with m micro-batches
+ * steps in at least a + b m seconds, m a positive multiple of q (1, or
+ * the pipeline depth under the interleaved schedule); it holds gpus[p]
+ * GPUs of pool p, and at most max_count replicas fit. */
+struct whole_layout {
+	double a, b;
+	int q;
+	int gpus[HP_MAX_POOLS];
+	int max_count;
+};
+
+/* A lower bound on the step (seconds) of every plan that runs M
+ * micro-batches on whole replicas of the n layouts, with n_lo to n_hi
+ * replicas in all and at most cap[p] GPUs of pool p: the larger of t_min
+ * and the least T at which whole replicas taking whole micro-batches
+ * (multiples of q) can hold M, with the replica counts relaxed to reals
+ * under Chvatal-Gomory cuts on the pool rows (search.c proves it valid).
+ * One LP when t_min is already feasible (the caller's bound stands);
+ * t_max (HUGE_VAL: none) when it is still infeasible there (the caller
+ * needs nothing above it).
+ * HUGE_VAL when no count of replicas fits the rows at any step. *lps gets
+ * the LPs solved added. Cannot fail: a solver failure counts as
+ * feasible. */
+double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
+			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps);
+
 /* Names: static strings ("throughput", "within-gap", ...); the argument
  * must be a valid enum value. */
 const char *search_objective_name(enum search_objective o);

@@ -891,6 +891,61 @@ TEST(disjoint_pairs_large_cluster)
 	search_result_free(&res);
 }
 
+/* search_whole_step on hand-built cases where the real-valued LP's step
+ * is fractional and the whole-replica step is known by hand. A replica of
+ * a layout steps in a + b m seconds with m micro-batches (a multiple of
+ * q); the LP lets replicas and micro-batches be real.
+ *
+ * 1. One pool of 10 GPUs, layouts X and Y of 3 GPUs each, both a = 1,
+ *    b = 1, q = 1, M = 10 micro-batches. Real: 10/3 replicas of 3
+ *    micro-batches, T = 1 + 3 = 4. Whole: the pool holds 3 replicas in all
+ *    (3 x 3 = 9 <= 10 < 12; the Chvatal-Gomory cut n_X + n_Y <= 3, which
+ *    each column's own limit of 3 does not give), so one takes
+ *    ceil(10/3) = 4 micro-batches: T = 1 + 4 = 5, and the plan 4 + 3 + 3
+ *    reaches it.
+ * 2. Interleaved: one pool of 12 GPUs, a layout of 4 GPUs, a = 0.5, b = 1,
+ *    q = 2 (multiples of its depth 2), M = 10. Real: 3 replicas of 10/3,
+ *    T = 3.83. Whole: 3 replicas of multiples of 2 hold 10 only with one
+ *    of 4 (4 + 4 + 2): T = 0.5 + 4 = 4.5; with 2 replicas, 6: 6.5.
+ * 3. Two layouts' breakpoints: F (pool 0, 8 GPUs, a = 0, b = 1, 1 fits)
+ *    and S (pool 1 of 3 GPUs, 1 GPU, a = 0, b = 3, 3 fit), M = 10. Real:
+ *    T + 3 (T / 3) = 10, T = 5. Whole: at T in [5, 6) F takes 5 and each
+ *    S 1, 8 < 10; at 6, 6 + 3 x 2 = 12: T = 6 (plan: F 4, S 2 + 2 + 2).
+ *    The answer must not depend on where the search starts (t_min at
+ *    or under 6); a t_min over it is returned as it is, and so is a
+ *    t_max under it (5.5: no plan steps in 5.5 s).
+ * 4. Case 1 with exactly 4 replicas in all: only 3 fit, no plan. */
+TEST(whole_step_hand_cases)
+{
+	int lps = 0;
+	struct whole_layout xy[2] = {
+		{ .a = 1, .b = 1, .q = 1, .gpus = { 3 }, .max_count = 3 },
+		{ .a = 1, .b = 1, .q = 1, .gpus = { 3 }, .max_count = 3 },
+	};
+	int cap1[1] = { 10 };
+	CHECK_NEAR(search_whole_step(xy, 2, cap1, 1, 10, 1, 10, 4.0, HUGE_VAL, &lps), 5.0, 1e-7);
+	CHECK(lps > 0);
+
+	struct whole_layout il = { .a = 0.5, .b = 1, .q = 2, .gpus = { 4 }, .max_count = 3 };
+	int cap2[1] = { 12 };
+	CHECK_NEAR(search_whole_step(&il, 1, cap2, 1, 10, 1, 10, 10.0 / 3 + 0.5, HUGE_VAL, &lps), 4.5,
+		   1e-7);
+
+	struct whole_layout fs[2] = {
+		{ .a = 0, .b = 1, .q = 1, .gpus = { 8, 0 }, .max_count = 1 },
+		{ .a = 0, .b = 3, .q = 1, .gpus = { 0, 1 }, .max_count = 3 },
+	};
+	int cap3[2] = { 8, 3 };
+	static const double t_min[] = { 5.0, 0.0, 5.99, 6.0 };
+	for (size_t i = 0; i < HP_ARRAY_LEN(t_min); i++)
+		CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, t_min[i], HUGE_VAL, &lps), 6.0, 1e-7);
+	CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, 100.0, HUGE_VAL, &lps), 100.0, 1e-12);
+	CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, 0.0, 5.5, &lps), 5.5, 1e-12);
+	CHECK_NEAR(search_whole_step(fs, 2, cap3, 2, 10, 1, 10, 0.0, 7.0, &lps), 6.0, 1e-7);
+
+	CHECK(!isfinite(search_whole_step(xy, 2, cap1, 1, 10, 4, 4, 4.0, HUGE_VAL, &lps)));
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -908,6 +963,7 @@ int main(void)
 	RUN(estimate_flops_exact);
 	RUN(dp_exposed_matches_estimate);
 	RUN(disjoint_pairs_large_cluster);
+	RUN(whole_step_hand_cases);
 	catalog_done(&cat);
 	return t_done("search");
 }
