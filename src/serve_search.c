@@ -1376,9 +1376,9 @@ static double place_maxflow(int n, double *cap)
 	return total;
 }
 
-int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
-		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
-		     double *tok_s, struct hp_err *err)
+/* The placement's shared inputs (blocks and depth are the caller's). */
+static struct place_meta *place_meta_new(const struct cluster *c, const struct model_spec *m,
+					 const struct serve_opts *o, const struct serve_calib *k)
 {
 	struct place_meta *pm = xcalloc(1, sizeof *pm);
 	pm->c = c;
@@ -1388,7 +1388,16 @@ int serve_place_eval(const struct cluster *c, const struct model_spec *m, const 
 	pm->e = serve_engine(o->base.engine);
 	pm->isl = serve_dist_mean(&o->isl);
 	pm->osl = serve_dist_mean(&o->osl);
-	pm->L = pm->B = m->layers;
+	pm->L = m->layers;
+	return pm;
+}
+
+int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
+		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
+		     double *tok_s, struct hp_err *err)
+{
+	struct place_meta *pm = place_meta_new(c, m, o, k);
+	pm->B = pm->L;
 	pm->depth = place_depth(pm);
 	int nn = pm->L + 1, rc = 0;
 	double *cap = xcalloc((size_t)nn * (size_t)nn, sizeof *cap);
@@ -1415,15 +1424,7 @@ int serve_place_eval(const struct cluster *c, const struct model_spec *m, const 
 static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
 		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
 {
-	struct place_meta *pm = xcalloc(1, sizeof *pm);
-	pm->c = c;
-	pm->m = m;
-	pm->o = o;
-	pm->k = k ? k : serve_calib_default();
-	pm->e = serve_engine(o->base.engine);
-	pm->isl = serve_dist_mean(&o->isl);
-	pm->osl = serve_dist_mean(&o->osl);
-	pm->L = m->layers;
+	struct place_meta *pm = place_meta_new(c, m, o, k);
 	pm->B = o->place_blocks > 0 ? o->place_blocks : pm->L;
 	if (pm->B > (o->place_blocks > 0 ? PLACE_MAX_BLOCKS : PLACE_DEFAULT_BLOCKS))
 		pm->B = o->place_blocks > 0 ? PLACE_MAX_BLOCKS : PLACE_DEFAULT_BLOCKS;

@@ -267,7 +267,7 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "iteration more for its first token (docs/serving.md). `engine` (default) "
 		 "takes the engine's default: on for sglang (v0.4 on) and tensorrt-llm "
 		 "(PyTorch backend), off for vllm and tensorrt-llm-engine. A value other "
-		 "than the engine's default puts the engine's switch on its launch line "
+		 "than the engine's default adds the engine's switch to its launch line "
 		 "(vllm `--async-scheduling`, which vLLM refuses with pipeline parallelism, "
 		 "so plans then keep PP 1; sglang `--disable-overlap-schedule`); an engine "
 		 "without a command-line switch for it (tensorrt-llm: its extra options "

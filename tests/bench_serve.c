@@ -2,39 +2,25 @@
  * never fails: issue 16's targets are stated next to each number. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "catalog.h"
-#include "cluster.h"
-#include "serve_search.h"
+#include "serve_cases.h"
 #include "util.h"
 
-/* The fleet case of issue 16: six GPU types with their instance
- * configurations, 4 x 5 request buckets (lognormal prompts and outputs),
- * 40 req/s within p99 TTFT 2 s and TPOT 50 ms; best of `reps` solves. */
+/* The fleet case of issue 16 (serve_cases.h); best of `reps` solves. */
 static void bench_fleet(const struct catalog *cat, int reps)
 {
-	static const char *const pools[] = { "2x8xH100-SXM,max=8", "2x8xH200-SXM,max=8",
-					     "2x8xA100-SXM4-80GB,max=8", "2x8xL40S,max=8",
-					     "2x8xB200,max=8", "2x8xH20,max=8" };
 	struct cluster c;
 	struct hp_err err = { 0 };
-	cluster_init(&c);
-	for (size_t i = 0; i < HP_ARRAY_LEN(pools); i++)
-		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0) {
-			fprintf(stderr, "bench_serve: %s\n", err.msg);
-			return;
-		}
+	if (serve_case_pools(&c, cat, serve_fleet_pools, 6, &err) < 0) {
+		fprintf(stderr, "bench_serve: %s\n", err.msg);
+		return;
+	}
 	const struct model_spec *m = catalog_model(cat, "llama3.1-70b");
 	if (!m) {
 		fprintf(stderr, "bench_serve: no llama3.1-70b preset\n");
 		return;
 	}
 	struct serve_opts o;
-	serve_opts_init(&o);
-	o.rate = 40;
-	serve_dist_parse("lognormal:1500:0.8", &o.isl, &err);
-	serve_dist_parse("lognormal:300:0.8", &o.osl, &err);
-	o.slo.ttft_p99_s = 2;
-	o.slo.tpot_p99_s = 0.05;
+	serve_fleet_opts(&o, &err);
 	struct serve_plan_result *res = xcalloc(1, sizeof *res);
 	double best = 1e9, ilp = 0;
 	int ok = 1;
@@ -62,12 +48,10 @@ static void bench_place(const struct catalog *cat)
 	static const char *const pools[] = { "4x1xA100-SXM4-40GB", "8x1xL4", "12x1xT4" };
 	struct cluster c;
 	struct hp_err err = { 0 };
-	cluster_init(&c);
-	for (size_t i = 0; i < HP_ARRAY_LEN(pools); i++)
-		if (cluster_add_pool_spec(&c, pools[i], cat, &err) < 0) {
-			fprintf(stderr, "bench_serve: %s\n", err.msg);
-			return;
-		}
+	if (serve_case_pools(&c, cat, pools, 3, &err) < 0) {
+		fprintf(stderr, "bench_serve: %s\n", err.msg);
+		return;
+	}
 	const struct model_spec *m = catalog_model(cat, "llama2-70b");
 	if (!m) {
 		fprintf(stderr, "bench_serve: no llama2-70b preset\n");

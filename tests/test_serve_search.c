@@ -11,6 +11,7 @@
  * - Brute force: every integer fleet within small bounds, every
  *   assignment of machines to layer segments with an exact max-flow. */
 #include "t.h"
+#include "serve_cases.h"
 #include "model.h"
 #include "serve_search.h"
 
@@ -648,19 +649,13 @@ TEST(fleet_six_types)
 {
 	struct cluster c;
 	struct hp_err err = { 0 };
-	cluster_init(&c);
-	const char *pools[] = { "2x8xH100-SXM,max=8", "2x8xH200-SXM,max=8", "2x8xA100-SXM4-80GB,max=8",
-				"2x8xL40S,max=8", "2x8xB200,max=8", "2x8xH20,max=8" };
-	for (int i = 0; i < 6; i++)
-		CHECK(cluster_add_pool_spec(&c, pools[i], &cat, &err) == 0);
+	CHECK(serve_case_pools(&c, &cat, serve_fleet_pools, 6, &err) == 0);
 	const struct model_spec *m = catalog_model(&cat, "llama3.1-70b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
 	struct serve_opts o;
-	serve_opts_init(&o);
-	o.rate = 40;
-	serve_dist_parse("lognormal:1500:0.8", &o.isl, &err);
-	serve_dist_parse("lognormal:300:0.8", &o.osl, &err);
-	o.slo.ttft_p99_s = 2;
-	o.slo.tpot_p99_s = 0.05;
+	serve_fleet_opts(&o, &err);
 	struct serve_plan_result *res = xcalloc(1, sizeof *res);
 	int rc = serve_plan(&c, m, &o, NULL, res, &err);
 	CHECK(rc == 0);
