@@ -27,6 +27,7 @@
  * what "optimality" reports. */
 #include "search.h"
 
+#include <assert.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -2577,6 +2578,23 @@ static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *l
 	return u < 0 ? 0 : u;
 }
 
+/* dp_bound's DP ranges ([1,1], [2,3], [4,7], ...): at most this many. */
+enum { DP_MAX_RANGES = 40 };
+
+/* The range not yet seen whose LP bound u is least (marked seen), or -1
+ * when every one of the nr has been: dp_bound and whole_ranges visit the
+ * ranges in this order. */
+static int next_range(const double *u, int nr, char *seen)
+{
+	int r = -1;
+	for (int i = 0; i < nr; i++)
+		if (!seen[i] && (r < 0 || u[i] < u[r]))
+			r = i;
+	if (r >= 0)
+		seen[r] = 1;
+	return r;
+}
+
 /* search_whole_step over the setting's layouts for one DP range dt (or
  * none), at least t_min and at most t_max (search_whole_step). The
  * pipeline terms are A_lo, B_lo (no PP, CP or
@@ -2627,15 +2645,12 @@ static double whole_ranges(struct ctx *x, const struct gset *g, const struct lay
 	if (x->o->objective != OBJ_THROUGHPUT)
 		return 0;
 	double least = HUGE_VAL;
-	char seen[64] = { 0 };
-	for (int k = 0; k < nr && k < 64 && least > lp_step; k++) {
-		int r = -1;
-		for (int i = 0; i < nr && i < 64; i++)
-			if (!seen[i] && (r < 0 || u[i] < u[r]))
-				r = i;
+	char seen[DP_MAX_RANGES] = { 0 };
+	assert(nr <= DP_MAX_RANGES);
+	while (least > lp_step) {
+		int r = next_range(u, nr, seen);
 		if (r < 0 || !isfinite(u[r]) || search_cancelled(x))
 			break;
-		seen[r] = 1;
 		double wr = whole_step(x, g, ls, &dt[r], lp_step, least);
 		least = fmin(least, wr);
 	}
@@ -2695,12 +2710,11 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 	long nmax = HP_MIN(M, (long)x->max_dp);
 	if (nmax < 1 || !ls->n)
 		return 0;
-	enum { MAX_RANGES = 40 };
-	struct dp_terms dt[MAX_RANGES];
-	double u[MAX_RANGES];
-	char full[MAX_RANGES] = { 0 };
+	struct dp_terms dt[DP_MAX_RANGES];
+	double u[DP_MAX_RANGES];
+	char full[DP_MAX_RANGES] = { 0 };
 	int nr = 0, *sup = xmalloc(DP_SUP_MAX * sizeof *sup);
-	for (long lo = 1; lo <= nmax && nr < MAX_RANGES; lo *= 2, nr++) {
+	for (long lo = 1; lo <= nmax && nr < DP_MAX_RANGES; lo *= 2, nr++) {
 		struct dp_terms *t = &dt[nr];
 		t->n_lo = (double)lo;
 		t->n_hi = (double)HP_MIN(2 * lo - 1, nmax);
@@ -2748,12 +2762,9 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 	 * so once an LP reaches the least floor so far, no later range is
 	 * lower */
 	double best = HUGE_VAL;
-	char seen[MAX_RANGES] = { 0 };
+	char seen[DP_MAX_RANGES] = { 0 };
 	for (;;) {
-		int r = -1;
-		for (int i = 0; i < nr; i++)
-			if (!seen[i] && (r < 0 || u[i] < u[r]))
-				r = i;
+		int r = next_range(u, nr, seen);
 		if (r < 0 || u[r] >= best || search_cancelled(x))
 			break;
 		if (step_score(x, g, u[r]) >= cut) {
@@ -2761,7 +2772,6 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 			*cut_hit = 1;
 			break;
 		}
-		seen[r] = 1;
 		int s_r[HP_MAX_POOLS + 1], n_r = 0;
 		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL, s_r, &n_r)
 						      : u[r];
