@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char css[] =
+const char report_css[] =
 	":root{--ink:#1d2330;--muted:#5d6778;--line:#dde2ea;--bg:#f5f7fa;--card:#fff;"
 	"--accent:#3b6ea8;--good:#2e7d4f;--bad:#b3402a}\n"
 	"*{box-sizing:border-box}\n"
@@ -774,7 +774,7 @@ int report_render_html(const struct report_input *in, const struct report_summar
 		sbuf_add(b, " on ");
 		h(b, c->name);
 	}
-	sbuf_addf(b, "</title>\n<style>\n%s</style></head>\n<body><main>\n", css);
+	sbuf_addf(b, "</title>\n<style>\n%s</style></head>\n<body><main>\n", report_css);
 	sbuf_add(b, "<header class=\"top\"><div class=\"kicker\">hetplan training plan report"
 		    "</div><h1>");
 	h(b, mname);

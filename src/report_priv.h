@@ -114,4 +114,8 @@ void report_runs_on_note(const struct report_input *in, struct sbuf *b);
 int report_render_html(const struct report_input *in, const struct report_summary *s,
 		       struct sbuf *b);
 
+/* The reports' style sheet (report_html.c): the training and the serving
+ * pages share it. */
+extern const char report_css[];
+
 #endif

@@ -259,8 +259,9 @@ for p in plans:
         assert "(%s)" % i["pool"] in p["label"], (p["label"], i["pool"])
 PY
 # Pool names are UTF-8 and labels carry them: the JSON stays valid UTF-8
-# and the table's plan cell is 40 characters on every row (cut ones end
-# in "~"), whatever bytes its characters take (3 each for these).
+# and the terminal table's plan cell is cut at 40 characters on every row
+# (cut ones end in "~"), whatever bytes its characters take (3 each for
+# these); the heading under the table has plan 1's name whole.
 U1='日日日日日日日日日日' U2='本本本本本本本本本本'   # 30 bytes; a name holds 31
 expect labels-utf8 0 "" -- --pool "2x8xH100-SXM,name=a$U1" --pool "2x8xH100-SXM,name=b$U2" \
 	--pool "2x8xA100-SXM4-80GB,name=c$U1" --pool "2x8xA100-SXM4-80GB,name=d$U2" \
@@ -276,11 +277,17 @@ expect labels-utf8-table 0 "" -- --pool "2x8xH100-SXM,name=a$U1" --pool "2x8xH10
 python3 - "$tmp/out" <<'PY' && ok || bad "labels-utf8 table: $(head -4 "$tmp/out")"
 import re, sys
 text = open(sys.argv[1], "rb").read().decode("utf-8", "strict")
-rows = re.findall(r"^ {0,2}[0-9]+ [0-9]+x .*$", text.split("\n\n")[0], re.M)
+head, *rows = text.split("\n\n")[0].split("\n")
+start, end = head.index("plan"), head.index("GPUs")
+assert end - start == 40 + 2, head   # 40 columns, then 2 spaces; GPUs is as wide as its header
 assert rows
 for l in rows:
-    assert l[3] == " " and re.match(r"^ +[0-9]+ ", l[44:]), l
-assert any(l[43] == "~" for l in rows), rows
+    assert re.match(r"^[0-9] +$", l[:start]), l
+    assert l[start + 40:start + 42] == "  ", l
+cut = [l for l in rows if l[start + 39] == "~"]
+assert cut, rows
+# the heading under the table names plan 1 whole
+assert re.search(r"^Plan 1: 2x .*本.* \(fleet ILP\):$", text, re.M), text
 PY
 # A name longer than a pool name holds is refused whole (never cut inside
 # a character): 'e' + 30 bytes + 'x' is 32 bytes.
@@ -403,6 +410,57 @@ expect overlap-vllm-l4-on 4 "pipeline parallelism is off: --overlap-sched on" --
 	--pool 16x1xL4 -m llama3.1-70b --rate 0.05 --isl 1000 --osl 200 --overlap-sched on
 expect overlap-bad 2 "--overlap-sched: expected engine, on or off" -- --pool 1x8xH100-SXM \
 	-m llama3.1-8b --estimate --tp 1 --rate 8 --isl 1000 --osl 200 --overlap-sched 2
+
+# The serving report (serve_report.c): --format html and -o FILE.html write
+# one page; its tables agree with the JSON contract of the same command
+# (the plan's $/h behind the plans table's cell, the launch line), and a
+# pool name with HTML and Markdown syntax in it stays text.
+expect fmt-bad 2 "--format: expected table, json, csv, md or html" -- --pool 1x8xH100-SXM \
+	-m llama3.1-8b --rate 8 --isl 1000 --osl 200 --format xml
+P1='1x8xH100-SXM,max=2,name=<b>h|x</b>'
+expect report-json 0 "" -- --pool "$P1" -m llama3.1-70b --rate 10 --isl 1000 --osl 200 \
+	--ttft-p99 2 --tpot-p99 0.05 --format json
+cp "$tmp/out" "$tmp/r.json"
+expect report-html 0 "" -- --pool "$P1" -m llama3.1-70b --rate 10 --isl 1000 --osl 200 \
+	--ttft-p99 2 --tpot-p99 0.05 -o "$tmp/r.html"
+python3 - "$tmp/r.json" "$tmp/r.html" <<'PY' && ok || bad "html report against the JSON"
+import html, json, re, sys
+from html.parser import HTMLParser
+j = json.load(open(sys.argv[1]))["plans"][0]
+page = open(sys.argv[2], encoding="utf-8").read()
+assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+class Nest(HTMLParser):
+    void = {"meta", "br", "hr", "img", "link", "input"}
+    def __init__(self):
+        super().__init__(); self.stack = []; self.bad = []
+    def handle_starttag(self, t, a):
+        if t not in self.void: self.stack.append(t)
+    def handle_endtag(self, t):
+        if self.stack and self.stack[-1] == t: self.stack.pop()
+        else: self.bad.append(t)
+n = Nest(); n.feed(page)
+assert not n.bad and not n.stack, (n.bad, n.stack)
+# the pool name is text, never markup
+assert "<b>h|x</b>" not in page and "&lt;b&gt;h|x&lt;/b&gt;" in page
+# plan 1's $/h: the number behind the plans table's cell is the JSON's
+v = [float(x) for x in re.findall(r'<td class="n" data-v="([^"]+)">\$[0-9.]+</td>', page)]
+assert any(abs(x - j["usd_per_hour"]) < 1e-9 * j["usd_per_hour"] for x in v), (v, j["usd_per_hour"])
+# every launch line of the JSON is on the page, whole
+for i in j["instances"]:
+    assert html.escape(i["launch"], quote=True) in page, i["launch"]
+PY
+expect report-md 0 "" -- --pool "$P1" -m llama3.1-70b --rate 10 --isl 1000 --osl 200 \
+	--ttft-p99 2 --tpot-p99 0.05 -o "$tmp/r.md"
+python3 - "$tmp/r.json" "$tmp/r.md" <<'PY' && ok || bad "md report against the JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))["plans"][0]
+md = open(sys.argv[2], encoding="utf-8").read()
+# a table cell escapes | and HTML (esc_md); the launch block is literal
+assert "&lt;b&gt;h\\|x&lt;/b&gt;" in md, md
+for i in j["instances"]:
+    assert "\n" + i["launch"] + "\n" in md, i["launch"]
+assert "| time per output token (TPOT) |" in md
+PY
 
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -53,8 +53,17 @@ keys s1 e
 wait_for s1 "Export serving plans to" || bad "second e did not prompt"
 keys s1 C-u serve.md Enter
 if wait_file "$tmp/serve.md"; then ok; else bad "no serve.md written"; fi
-head -1 "$tmp/serve.md" | grep -q '^| # | plan | GPUs | out tok/s |' && ok ||
+head -1 "$tmp/serve.md" | grep -q '^# hetplan serving plans: Llama-3.1 70B$' && ok ||
 	bad "serve.md: $(head -1 "$tmp/serve.md")"
+grep -q '^| # | plan | GPUs | out tok/s |' "$tmp/serve.md" && ok || bad "serve.md has no plans table"
+# .html: the page of `hetplan serve --format html`, whole
+keys s1 e
+wait_for s1 "Export serving plans to" || bad "third e did not prompt"
+keys s1 C-u serve.html Enter
+if wait_file "$tmp/serve.html"; then ok; else bad "no serve.html written"; fi
+head -1 "$tmp/serve.html" | grep -q '^<!DOCTYPE html>$' && tail -1 "$tmp/serve.html" | grep -q '</html>$' &&
+	grep -q 'vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size' "$tmp/serve.html" &&
+	ok || bad "serve.html: $(head -c 200 "$tmp/serve.html")"
 
 # ---- 2. a serving edit is saved with the workspace and read back
 # Rate is the fourth field: 25 req/s; TPOT p99 the sixth: 40 ms.

@@ -1,10 +1,11 @@
 /* cmd_serve.c — `hetplan serve`: size and place LLM serving. */
 #include "cmd_serve.h"
 #include "common.h"
+#include "escape.h"
 #include "plan_flags.h"
 #include "sbuf.h"
+#include "serve_report.h"
 #include "serve_search.h"
-#include "utf8.h"
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
@@ -12,6 +13,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The formats `serve` writes: the terminal table, the JSON contract, the
+ * CSV schema (print_csv), and serve_report's Markdown and HTML. */
+#define SERVE_FORMATS                                                                   \
+	(1u << FMT_TABLE | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD | 1u << FMT_HTML)
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
  * above serve_help. */
@@ -33,12 +40,13 @@ const char *cmd_serve_usage(void)
 		"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n",
 		eng);
 	size_t col = 9;
+	char fmts[64];
 	len = cli_flag_words(buf, sizeof buf, len, &col, &ws_serve_fields, buf);
 	if (len < sizeof buf)
 		snprintf(buf + len, sizeof buf - len,
 			 "%s         [--place] [--disagg] [--estimate [--burst N]] [--top K] [--no-price-book]\n"
-			 "         [--format table|json|csv|md] [-o FILE]\n",
-			 col == 9 ? "" : "\n");
+			 "         [--format %s] [-o FILE]\n",
+			 col == 9 ? "" : "\n", cli_format_names(fmts, sizeof fmts, SERVE_FORMATS, "|", "|"));
 	return buf;
 }
 
@@ -75,7 +83,7 @@ static const char serve_help_tail[] =
 	"                       quantiles of --isl/--osl: the time the last one ends, req/s\n"
 	"      --top K          plans to list (default 5)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
-	"  -o, --output FILE    write there (atomically); the format follows .json .csv .md\n"
+	"  -o, --output FILE    write there (atomically); the format follows .json .csv .md .html\n"
 	"\n"
 	"Exit status: 0 plans found, 4 nothing fits or meets the rate and SLOs (the nearest\n"
 	"miss is explained), 2 usage, 3 invalid input.\n";
@@ -147,115 +155,6 @@ static int parse_pos(const char *s, double max, double *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-/* --- launch lines ------------------------------------------------------------ */
-
-/* What an engine loads: the model's Hugging Face repository (its hf_id in
- * the catalog) or, without one, the preset name, which the user then
- * replaces with a local path. Shell-quoted unless it is only letters,
- * digits and "._/-" (every repository name is). */
-static const char *model_ref(char *buf, size_t n, const struct model_spec *m)
-{
-	const char *id = *m->hf_id ? m->hf_id : m->name;
-	if (*id && strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/-") ==
-			   strlen(id)) {
-		snprintf(buf, n, "%s", id);
-		return buf;
-	}
-	size_t o = 0;
-	buf[o++] = '\'';
-	for (const char *c = id; *c && o + 6 < n; c++) {
-		if (*c == '\'') {
-			memcpy(buf + o, "'\\''", 4);
-			o += 4;
-		} else {
-			buf[o++] = *c;
-		}
-	}
-	buf[o++] = '\'';
-	buf[o] = 0;
-	return buf;
-}
-
-/* vLLM's names of hetplan's precisions (vllm/engine/arg_utils.py:
- * --quantization, --kv-cache-dtype). */
-static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
-			const struct serve_plan_inst *in)
-{
-	char ref[2 * sizeof m->hf_id + 8];
-	sbuf_addf(o, "vllm serve %s --tensor-parallel-size %d", model_ref(ref, sizeof ref, m), in->tp);
-	if (in->pp > 1)
-		sbuf_addf(o, " --pipeline-parallel-size %d", in->pp);
-	if (in->max_batch > 0)
-		sbuf_addf(o, " --max-num-seqs %d", in->max_batch);
-	double util = so->base.mem_util > 0 ? so->base.mem_util : serve_engine(ENGINE_VLLM)->mem_util;
-	sbuf_addf(o, " --gpu-memory-utilization %.2f", util);
-	sbuf_addf(o, " --kv-cache-dtype %s", so->base.kvprec == SKV_FP8 ? "fp8" : "auto");
-	if (so->base.wprec == SW_FP8)
-		sbuf_add(o, " --quantization fp8");
-	else if (so->base.wprec == SW_FP16)
-		sbuf_add(o, " --dtype float16");
-	if (so->base.chunk_tokens > 0)
-		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
-	if (so->base.eager)
-		sbuf_add(o, " --enforce-eager");
-	const char *ov = serve_overlap_flag(&so->base);
-	if (ov && *ov)
-		sbuf_addf(o, " %s", ov);
-	double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
-	sbuf_addf(o, " --max-model-len %d", (int)ceil(need));
-	/* disaggregated prefill/decode: vLLM's KV connector (NIXL) */
-	if (in->role == ROLE_PREFILL || in->role == ROLE_DECODE)
-		sbuf_addf(o, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
-}
-
-/* SGLang (python -m sglang.launch_server; its flag names are not checked
- * against a pinned list) and TensorRT-LLM (trtllm-serve; checked by
- * tests/test_serve_cli.sh against tests/data/serving_trtllm_flags.txt). */
-static void launch_other(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
-			 const struct serve_plan_inst *in)
-{
-	const struct serve_engine_profile *e = serve_engine(so->base.engine);
-	char ref[2 * sizeof m->hf_id + 8];
-	model_ref(ref, sizeof ref, m);
-	double util = so->base.mem_util > 0 ? so->base.mem_util : e->mem_util;
-	if (so->base.engine == ENGINE_SGLANG) {
-		sbuf_addf(o, "python -m sglang.launch_server --model-path %s --tp %d", ref, in->tp);
-		if (in->max_batch > 0)
-			sbuf_addf(o, " --max-running-requests %d", in->max_batch);
-		sbuf_addf(o, " --mem-fraction-static %.2f", util);
-		if (so->base.kvprec == SKV_FP8)
-			sbuf_add(o, " --kv-cache-dtype fp8_e5m2");
-		if (so->base.wprec == SW_FP8)
-			sbuf_add(o, " --quantization fp8");
-		const char *ov = serve_overlap_flag(&so->base);
-		if (ov && *ov)
-			sbuf_addf(o, " %s", ov);
-	} else {
-		/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
-		sbuf_addf(o, "trtllm-serve %s --backend %s --tp_size %d --pp_size %d", ref,
-			  so->base.engine == ENGINE_TRTLLM_ENGINE ? "tensorrt" : "pytorch", in->tp, in->pp);
-		if (in->max_batch > 0)
-			sbuf_addf(o, " --max_batch_size %d", in->max_batch);
-		if (so->base.chunk_tokens > 0)
-			sbuf_addf(o, " --max_num_tokens %d --enable_chunked_prefill", so->base.chunk_tokens);
-		sbuf_addf(o, " --kv_cache_free_gpu_memory_fraction %.2f", util);
-		double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
-		sbuf_addf(o, " --max_seq_len %d", (int)ceil(need));
-	}
-}
-
-char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
-			const struct serve_plan_inst *in)
-{
-	struct sbuf o;
-	sbuf_init(&o);
-	if (so->base.engine == ENGINE_VLLM)
-		launch_vllm(&o, m, so, in);
-	else
-		launch_other(&o, m, so, in);
-	return sbuf_take(&o, NULL);
 }
 
 /* --- output -------------------------------------------------------------------- */
@@ -338,95 +237,6 @@ static cJSON *plan_json(const struct serve_plan *pl, const struct cluster *c,
 	}
 	cJSON_AddBoolToObject(o, "fits", pl->fits);
 	return o;
-}
-
-static void fmt_ms(char *b, size_t n, double s)
-{
-	if (!isfinite(s))
-		snprintf(b, n, "inf");
-	else if (s >= 10)
-		snprintf(b, n, "%.0f s", s);
-	else if (s >= 1)
-		snprintf(b, n, "%.2f s", s);
-	else
-		snprintf(b, n, "%.1f ms", s * 1e3);
-}
-
-static void print_table(struct sbuf *o, const struct serve_plan_result *res, const struct cluster *c,
-			const struct model_spec *m, const struct serve_opts *so, int md)
-{
-	if (md)
-		sbuf_add(o, "| # | plan | GPUs | out tok/s | req/s | $/h | $/M tok | TTFT p99 | TPOT p99 | fits |\n"
-			    "|---|---|---|---|---|---|---|---|---|---|\n");
-	else
-		sbuf_addf(o, "%3s %-40s %5s %10s %8s %9s %8s %9s %9s %s\n", "#", "plan", "GPUs",
-			  "out tok/s", "req/s", "$/h", "$/M tok", "TTFT p99", "TPOT p99", "fits");
-	for (int i = 0; i < res->n_plans; i++) {
-		const struct serve_plan *pl = &res->plans[i];
-		char t1[24], t2[24], uh[24], um[24];
-		fmt_ms(t1, sizeof t1, pl->ttft.p99);
-		fmt_ms(t2, sizeof t2, pl->tpot.p99);
-		if (pl->price_known) {
-			snprintf(uh, sizeof uh, "$%.2f", pl->usd_per_hour);
-			snprintf(um, sizeof um, "$%.3f", pl->usd_per_mtok);
-		} else {
-			snprintf(uh, sizeof uh, "-");
-			snprintf(um, sizeof um, "-");
-		}
-		if (md) {
-			sbuf_addf(o, "| %d | ", i + 1);
-			sbuf_add_md(o, pl->label);
-			sbuf_addf(o, " | %d | %.0f | %.2f | %s | %s | %s | %s | %s |\n", pl->gpus, pl->out_tps,
-				  pl->req_s, uh, um, t1, t2, pl->fits ? "yes" : "no");
-		} else {
-			char lab[4 * 40 + 2];
-			utf8_cell(lab, sizeof lab, pl->label, 40);
-			sbuf_addf(o, "%3d %s %5d %10.0f %8.2f %9s %8s %9s %9s %s\n", i + 1, lab,
-				  pl->gpus, pl->out_tps, pl->req_s, uh, um, t1, t2, pl->fits ? "yes" : "no");
-		}
-	}
-	if (!res->n_plans)
-		return;
-	const struct serve_plan *pl = &res->plans[0];
-	sbuf_addf(o, "%splan 1 (%s", md ? "\n" : "\n", pl->how ? pl->how : "");
-	if (pl->gap > 1e-6)
-		sbuf_addf(o, ", gap %.1f%%", 100 * pl->gap);
-	sbuf_add(o, "):\n");
-	for (int i = 0; i < pl->n_inst; i++) {
-		const struct serve_plan_inst *in = &pl->inst[i];
-		sbuf_addf(o, "%s%d x %s (%s) tp %d pp %d, layers %d-%d, batch %d, KV %.0f tokens, %.2f req/s, %.0f tok/s\n",
-			  md ? "- " : "  ", in->count, c->pools[in->pool].gpu.name, c->pools[in->pool].name,
-			  in->tp, in->pp, in->first_layer, in->last_layer, in->max_batch,
-			  in->kv_capacity_tokens, in->rate, in->tokens_per_s);
-		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = serve_launch_line(m, so, in);
-			sbuf_addf(o, "%s%s\n", md ? "  `" : "    ", l);
-			if (md)
-				o->s[o->len - 1] = '`', sbuf_add(o, "\n");
-			free(l);
-		}
-	}
-	for (int i = 0; i < pl->n_paths; i++) {
-		sbuf_addf(o, "%sroute %d (%.1f%% of requests):", md ? "- " : "  ", i + 1,
-			  100 * pl->path[i].weight);
-		for (int j = 0; j < pl->path[i].n; j++) {
-			int s = pl->path[i].seg[j];
-			if (s >= 0)
-				sbuf_addf(o, " %s[%d-%d]", c->pools[pl->inst[s].pool].gpu.name,
-					  pl->inst[s].first_layer, pl->inst[s].last_layer);
-		}
-		sbuf_add(o, "\n");
-	}
-	sbuf_addf(o, "%sTTFT mean %.1f ms, p50 %.1f ms; TPOT mean %.2f ms\n", md ? "\n" : "  ",
-		  pl->ttft.mean * 1e3, pl->ttft.p50 * 1e3, pl->tpot.mean * 1e3);
-	if (!strcmp(pl->how ? pl->how : "", "estimate"))
-		return;
-	if (!strcmp(pl->how ? pl->how : "", "placement"))
-		sbuf_addf(o, "%splacement MILP %.2f s\n", md ? "\n" : "", res->seconds);
-	else
-		sbuf_addf(o, "%s%d candidate instance configurations, %d request buckets, %.2f s "
-			  "(ILP %.3f s)\n", md ? "\n" : "", res->n_cands, res->n_buckets, res->seconds,
-			  res->ilp_seconds);
 }
 
 static void print_csv(struct sbuf *o, const struct serve_plan_result *res)
@@ -550,8 +360,11 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		so->top_k = v;
 		return 0;
 	case O_FORMAT:
-		if (cli_parse_format(arg, &a->fmt, 15))
-			return usage_error("serve", "format", "table, json, csv or md", arg);
+		if (cli_parse_format(arg, &a->fmt, SERVE_FORMATS)) {
+			char fmts[64];
+			return usage_error("serve", "format", cli_format_names(fmts, sizeof fmts,
+						SERVE_FORMATS, ", ", " or "), arg);
+		}
 		a->have_fmt = 1;
 		return 0;
 	}
@@ -606,15 +419,8 @@ static int serve_check_args(struct serve_args *a)
 	}
 	if (so->offline && !a->have_obj)
 		so->objective = SERVE_OBJ_THROUGHPUT;
-	if (a->out_file && !a->have_fmt) {
-		const char *dot = strrchr(a->out_file, '.');
-		if (dot && !strcmp(dot, ".json"))
-			a->fmt = FMT_JSON;
-		else if (dot && !strcmp(dot, ".csv"))
-			a->fmt = FMT_CSV;
-		else if (dot && !strcmp(dot, ".md"))
-			a->fmt = FMT_MD;
-	}
+	if (a->out_file && !a->have_fmt)
+		cli_format_from_path(a->out_file, &a->fmt, SERVE_FORMATS);
 	return 0;
 }
 
@@ -720,6 +526,10 @@ static int burst_out(const struct cluster *c, const struct model_spec *m,
 
 /* --estimate: one configuration on the first pool. Returns serve's status
  * (0, or -1 with res->why or err); *rc an exit status on a usage error. */
+static void serve_format(struct sbuf *o, enum cli_format fmt, const struct serve_plan_result *res,
+			 int src, const struct cluster *c, const struct model_spec *m,
+			 const struct serve_opts *so);
+
 static int serve_estimate_out(const struct cluster *c, const struct model_spec *m,
 			      const struct serve_args *a, struct serve_plan_result *res,
 			      struct sbuf *o, struct hp_err *err, int *rc)
@@ -744,15 +554,16 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 			cJSON_AddStringToObject(j, "why", r.why);
 		else if (a->burst)
 			burst_out(c, m, a, &res->plans[0], j, o, err);
-		char *s = cJSON_Print(j);
+		char *s = esc_json_print(j);
 		sbuf_addf(o, "%s\n", s);
 		free(s);
 		cJSON_Delete(j);
 	} else if (a->fmt == FMT_CSV) {
 		print_csv(o, res);
 	} else if (r.fits) {
-		print_table(o, res, c, m, &a->so, a->fmt == FMT_MD);
-		sbuf_addf(o, "saturation: %.0f output tok/s, %.2f req/s at batch %d; "
+		serve_format(o, a->fmt, res, src, c, m, &a->so);
+		if (a->fmt != FMT_HTML)
+			sbuf_addf(o, "saturation: %.0f output tok/s, %.2f req/s at batch %d; "
 			     "unloaded TTFT %.1f ms, TPOT %.2f ms\n",
 			  r.out_tps_max, r.req_s_max, r.max_batch, r.ttft_min_s * 1e3,
 			  r.tpot_min_s * 1e3);
@@ -784,21 +595,35 @@ static void plans_json(struct sbuf *o, const struct serve_plan_result *res, int 
 		if (res->has_nearest)
 			cJSON_AddItemToObject(j, "nearest_miss", plan_json(&res->nearest, c, m, so));
 	}
-	char *t = cJSON_Print(j);
+	char *t = esc_json_print(j);
 	sbuf_addf(o, "%s\n", t);
 	free(t);
 	cJSON_Delete(j);
 }
 
+/* res in format fmt (src: serve_plan's return) appended to o. */
+static void serve_format(struct sbuf *o, enum cli_format fmt, const struct serve_plan_result *res,
+			 int src, const struct cluster *c, const struct model_spec *m,
+			 const struct serve_opts *so)
+{
+	struct serve_report_input in = { .cluster = c, .model = m, .opts = so, .res = res,
+					 .failed = src < 0, .generated = time(NULL),
+					 .version = HETPLAN_VERSION };
+	if (fmt == FMT_JSON)
+		plans_json(o, res, src, c, m, so);
+	else if (fmt == FMT_CSV)
+		print_csv(o, res);
+	else
+		serve_report_render(o, &in, fmt == FMT_HTML ? SERVE_SINK_HTML
+					    : fmt == FMT_MD ? SERVE_SINK_MD : SERVE_SINK_TERM);
+}
+
 char *serve_plans_text(const struct serve_plan_result *res, int src, const struct cluster *c,
-		       const struct model_spec *m, const struct serve_opts *so, int md)
+		       const struct model_spec *m, const struct serve_opts *so, enum cli_format fmt)
 {
 	struct sbuf o;
 	sbuf_init(&o);
-	if (!md)
-		plans_json(&o, res, src, c, m, so);
-	else if (res->n_plans)
-		print_table(&o, res, c, m, so, 1);
+	serve_format(&o, fmt, res, src, c, m, so);
 	return sbuf_take(&o, NULL);
 }
 
@@ -838,12 +663,8 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			rc = cli_fail(&err, HP_EXIT_USAGE);
 			goto out;
 		}
-		if (a->fmt == FMT_JSON)
-			plans_json(&o, res, src, &c, &m, &a->so);
-		else if (a->fmt == FMT_CSV)
-			print_csv(&o, res);
-		else if (res->n_plans)
-			print_table(&o, res, &c, &m, &a->so, a->fmt == FMT_MD);
+		if (a->fmt != FMT_TABLE || res->n_plans)
+			serve_format(&o, a->fmt, res, src, &c, &m, &a->so);
 	}
 	if (a->out_file) {
 		if (o.len && hp_write_file_atomic(a->out_file, o.s, o.len, &err) < 0)

@@ -3,27 +3,21 @@
 #define HP_CMD_SERVE_H
 
 #include "catalog.h"
+#include "common.h"
 
 /* argv[0] is "serve". Returns the exit status: 0 plans found, 2 usage,
  * 3 invalid input, 4 nothing fits or meets the rate and SLOs. */
 int cmd_serve(int argc, char **argv, const struct catalog *cat);
-/* The command that starts one instance of a serving plan with the engine of
- * so (`vllm serve ...`, `python -m sglang.launch_server ...`,
- * `trtllm-serve ...`). The caller frees it. */
-struct model_spec;
-struct serve_opts;
-struct serve_plan_inst;
-char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
-			const struct serve_plan_inst *in);
-/* The plans of res as `hetplan serve --format json` writes them (the
+/* The plans of res as `hetplan serve --format FMT` writes them: JSON the
  * {"schema_version", "model", "engine", "objective", "plans": [...],
- * "search"} contract of the man page; src is serve_plan's return, < 0 adds
- * "why" and "nearest_miss"), or with md as its Markdown table. The caller
- * frees it. */
+ * "search"} contract of the man page (src is serve_plan's return, < 0 adds
+ * "why" and "nearest_miss"), CSV its schema, table, md and html
+ * serve_report's text, Markdown and page. The caller frees it. */
 struct serve_plan_result;
+struct serve_opts;
 struct cluster;
 char *serve_plans_text(const struct serve_plan_result *res, int src, const struct cluster *c,
-		       const struct model_spec *m, const struct serve_opts *so, int md);
+		       const struct model_spec *m, const struct serve_opts *so, enum cli_format fmt);
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_serve_options(void);

@@ -31,16 +31,61 @@ int cli_fail(const struct hp_err *err, int fallback)
 	return err->code ? err->code : fallback;
 }
 
+/* Each output format: its --format name and its file extensions. */
+static const struct {
+	const char *name;
+	const char *ext[3];
+} cli_formats[] = {
+	[FMT_TABLE] = { "table", { NULL } },
+	[FMT_JSON] = { "json", { ".json" } },
+	[FMT_CSV] = { "csv", { ".csv" } },
+	[FMT_MD] = { "md", { ".md", ".markdown" } },
+	[FMT_HTML] = { "html", { ".html", ".htm" } },
+};
+
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 {
 	assert(s && f);
-	static const char *const names[] = { "table", "json", "csv", "md" };
-	for (unsigned i = 0; i < HP_ARRAY_LEN(names); i++)
-		if ((allowed & (1u << i)) && !strcmp(s, names[i])) {
+	for (unsigned i = 0; i < HP_ARRAY_LEN(cli_formats); i++)
+		if ((allowed & (1u << i)) && !strcmp(s, cli_formats[i].name)) {
 			*f = (enum cli_format)i;
 			return 0;
 		}
 	return -1;
+}
+
+int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed)
+{
+	const char *dot = path ? strrchr(path, '.') : NULL;
+	if (!dot || strchr(dot, '/'))
+		return -1;
+	for (unsigned i = 0; i < HP_ARRAY_LEN(cli_formats); i++)
+		for (int k = 0; k < 3 && cli_formats[i].ext[k]; k++)
+			if ((allowed & (1u << i)) && !strcmp(dot, cli_formats[i].ext[k])) {
+				*f = (enum cli_format)i;
+				return 0;
+			}
+	return -1;
+}
+
+char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, const char *last)
+{
+	size_t o = 0;
+	int left = 0;
+	for (unsigned i = 0; i < HP_ARRAY_LEN(cli_formats); i++)
+		left += (allowed >> i) & 1u;
+	buf[0] = 0;
+	for (unsigned i = 0; i < HP_ARRAY_LEN(cli_formats) && o < n; i++) {
+		if (!((allowed >> i) & 1u))
+			continue;
+		int w = snprintf(buf + o, n - o, "%s%s", o ? (left == 1 ? last : sep) : "",
+				 cli_formats[i].name);
+		if (w < 0)
+			break;
+		o += (size_t)w;
+		left--;
+	}
+	return buf;
 }
 
 int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_arg,

@@ -73,12 +73,18 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err);
 
-/* Output formats. cli_parse_format sets *f to the format named s when
- * bit (1 << format) of allowed is set (7 = table, json or csv) and returns
- * 0; else -1 with *f untouched, and the caller reports it with
- * usage_error. */
-enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD };
+/* Output formats, one table (cli_formats in common.c: the name and the
+ * file extensions of each). cli_parse_format sets *f to the format named
+ * s when bit (1 << format) of allowed is set (7 = table, json or csv) and
+ * returns 0; else -1 with *f untouched, and the caller reports it with
+ * usage_error. cli_format_from_path does the same from a file name's
+ * extension (.json, .csv, .md or .markdown, .html or .htm). */
+enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD, FMT_HTML };
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
+int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed);
+/* The names of the allowed formats into buf: joined by sep, the last by
+ * last ("table|json|csv", or "table, json or csv"). Returns buf. */
+char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, const char *last);
 
 /* Write a command's output to path atomically (hp_write_file_atomic), or
  * to standard output when path is "-" (the usual Unix convention for -o).

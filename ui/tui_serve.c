@@ -16,6 +16,7 @@
  * the fields. Simplified, on purpose: the TUI plans whole-model replicas (fleet sizing), not `--place` or
  * `--disagg`, which stay on the command line (`hetplan serve`). */
 #include "cmd_serve.h"
+#include "serve_report.h"
 #include "serve_search.h"
 #include "tui_int.h"
 #include "utf8.h"
@@ -448,9 +449,9 @@ static int serve_export(struct tui *t, const char *path)
 		tui_message(t, 1, "no serving plan to export yet");
 		return -1;
 	}
-	size_t n = strlen(path);
-	int md = n >= 3 && !strcmp(path + n - 3, ".md");
-	char *text = serve_plans_text(&a->res, a->rc, &a->c, &a->m, &a->so, md);
+	enum cli_format fmt = FMT_JSON;   /* .md and .html by their extension, else JSON */
+	cli_format_from_path(path, &fmt, 1u << FMT_JSON | 1u << FMT_MD | 1u << FMT_HTML);
+	char *text = serve_plans_text(&a->res, a->rc, &a->c, &a->m, &a->so, fmt);
 	int rc = hp_write_file_atomic(path, text, strlen(text), &err);
 	free(text);
 	if (rc < 0) {
@@ -914,7 +915,7 @@ int view_serve_key(struct tui *t, int action, int ch)
 			return R_DRAW;
 		}
 		s->exporting = 1;
-		tui_start_prompt(t, P_SERVE_FIELD, "Export serving plans to (.json, or .md):",
+		tui_start_prompt(t, P_SERVE_FIELD, "Export serving plans to (.json, .md or .html):",
 				 "hetplan-serve.json");
 		return R_DRAW;
 	}

@@ -1,0 +1,22 @@
+/* serve_accuracy.h — written by tools/serve_accuracy_update.py from
+ * tests/test_serve_accuracy.c's output; do not edit. The serving model's
+ * measured errors (MAPE, %) and row counts that the serving report quotes. */
+#ifndef HP_SERVE_ACCURACY_H
+#define HP_SERVE_ACCURACY_H
+#define SACC_BLIND_ITL_MAPE 16.8
+#define SACC_BLIND_ITL_ROWS 31
+#define SACC_BLIND_THR_MAPE 18.5
+#define SACC_BLIND_THR_ROWS 87
+#define SACC_BLIND_TTFT_MAPE 14.8
+#define SACC_BLIND_TTFT_ROWS 31
+#define SACC_ITL_MAPE 21.7
+#define SACC_ITL_ROWS 48
+#define SACC_OFFLINE_MAPE 18.8
+#define SACC_OFFLINE_ROWS 558
+#define SACC_PLACE_MAPE 23.4
+#define SACC_PLACE_ROWS 4
+#define SACC_SAT_MAPE 17.7
+#define SACC_SAT_ROWS 8
+#define SACC_TTFT_MAPE 12.9
+#define SACC_TTFT_ROWS 48
+#endif

@@ -1,0 +1,724 @@
+/* serve_report.c — serving plans for people: launch lines, tables and the
+ * terminal, Markdown and HTML reports (serve_report.h).
+ *
+ * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later. */
+#include "serve_report.h"
+#include "escape.h"
+#include "report_priv.h"
+#include "serve_accuracy.h"
+#include "utf8.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- launch lines ----------------------------------------------------------- */
+
+/* What an engine loads: the model's Hugging Face repository (its hf_id in
+ * the catalog) or, without one, the preset name, which the user then
+ * replaces with a local path; one shell word. */
+static void model_ref(struct sbuf *o, const struct model_spec *m)
+{
+	esc_shell(o, *m->hf_id ? m->hf_id : m->name);
+}
+
+/* The longest sequence the plan admits: p99 prompt plus p99 output. */
+static int max_model_len(const struct serve_opts *so)
+{
+	double need = serve_dist_quantile(&so->isl, 0.99) + serve_dist_quantile(&so->osl, 0.99);
+	return (int)ceil(need);
+}
+
+/* vLLM's names of hetplan's precisions (vllm/engine/arg_utils.py:
+ * --quantization, --kv-cache-dtype); checked by tests/test_serve_cli.sh
+ * against tests/data/serving_vllm_flags.txt. */
+static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
+			const struct serve_plan_inst *in)
+{
+	sbuf_add(o, "vllm serve ");
+	model_ref(o, m);
+	sbuf_addf(o, " --tensor-parallel-size %d", in->tp);
+	if (in->pp > 1)
+		sbuf_addf(o, " --pipeline-parallel-size %d", in->pp);
+	if (in->max_batch > 0)
+		sbuf_addf(o, " --max-num-seqs %d", in->max_batch);
+	double util = so->base.mem_util > 0 ? so->base.mem_util : serve_engine(ENGINE_VLLM)->mem_util;
+	sbuf_addf(o, " --gpu-memory-utilization %.2f", util);
+	sbuf_addf(o, " --kv-cache-dtype %s", so->base.kvprec == SKV_FP8 ? "fp8" : "auto");
+	if (so->base.wprec == SW_FP8)
+		sbuf_add(o, " --quantization fp8");
+	else if (so->base.wprec == SW_FP16)
+		sbuf_add(o, " --dtype float16");
+	if (so->base.chunk_tokens > 0)
+		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
+	if (so->base.eager)
+		sbuf_add(o, " --enforce-eager");
+	const char *ov = serve_overlap_flag(&so->base);
+	if (ov && *ov)
+		sbuf_addf(o, " %s", ov);
+	sbuf_addf(o, " --max-model-len %d", max_model_len(so));
+	/* disaggregated prefill/decode: vLLM's KV connector (NIXL) */
+	if (in->role == ROLE_PREFILL || in->role == ROLE_DECODE)
+		sbuf_add(o, " --kv-transfer-config "
+			    "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
+}
+
+/* SGLang (python -m sglang.launch_server; its flag names are not checked
+ * against a pinned list) and TensorRT-LLM (trtllm-serve; checked by
+ * tests/test_serve_cli.sh against tests/data/serving_trtllm_flags.txt). */
+static void launch_other(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
+			 const struct serve_plan_inst *in)
+{
+	const struct serve_engine_profile *e = serve_engine(so->base.engine);
+	double util = so->base.mem_util > 0 ? so->base.mem_util : e->mem_util;
+	if (so->base.engine == ENGINE_SGLANG) {
+		sbuf_add(o, "python -m sglang.launch_server --model-path ");
+		model_ref(o, m);
+		sbuf_addf(o, " --tp %d", in->tp);
+		if (in->max_batch > 0)
+			sbuf_addf(o, " --max-running-requests %d", in->max_batch);
+		sbuf_addf(o, " --mem-fraction-static %.2f", util);
+		if (so->base.kvprec == SKV_FP8)
+			sbuf_add(o, " --kv-cache-dtype fp8_e5m2");
+		if (so->base.wprec == SW_FP8)
+			sbuf_add(o, " --quantization fp8");
+		const char *ov = serve_overlap_flag(&so->base);
+		if (ov && *ov)
+			sbuf_addf(o, " %s", ov);
+		return;
+	}
+	/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
+	sbuf_add(o, "trtllm-serve ");
+	model_ref(o, m);
+	sbuf_addf(o, " --backend %s --tp_size %d --pp_size %d",
+		  so->base.engine == ENGINE_TRTLLM_ENGINE ? "tensorrt" : "pytorch", in->tp, in->pp);
+	if (in->max_batch > 0)
+		sbuf_addf(o, " --max_batch_size %d", in->max_batch);
+	if (so->base.chunk_tokens > 0)
+		sbuf_addf(o, " --max_num_tokens %d --enable_chunked_prefill", so->base.chunk_tokens);
+	sbuf_addf(o, " --kv_cache_free_gpu_memory_fraction %.2f", util);
+	sbuf_addf(o, " --max_seq_len %d", max_model_len(so));
+}
+
+char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
+			const struct serve_plan_inst *in)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	if (so->base.engine == ENGINE_VLLM)
+		launch_vllm(&o, m, so, in);
+	else
+		launch_other(&o, m, so, in);
+	return sbuf_take(&o, NULL);
+}
+
+/* ---- tables ----------------------------------------------------------------- */
+
+static int is_how(const struct serve_plan *pl, const char *how)
+{
+	return pl->how && !strcmp(pl->how, how);
+}
+
+/* A latency for people: "52.6 ms", "1.20 s", "inf". */
+static void fmt_latency(char *b, size_t n, double s)
+{
+	if (!isfinite(s))
+		snprintf(b, n, "inf");
+	else if (s >= 10)
+		snprintf(b, n, "%.0f s", s);
+	else if (s >= 1)
+		snprintf(b, n, "%.2f s", s);
+	else
+		snprintf(b, n, "%.1f ms", s * 1e3);
+}
+
+static void latency_cell(struct table *t, double s)
+{
+	char b[32];
+	fmt_latency(b, sizeof b, s);
+	if (isfinite(s))
+		table_num(t, b, s);
+	else
+		table_text(t, b);
+}
+
+static void usd_cell(struct table *t, int known, const char *fmt, double v)
+{
+	if (known)
+		table_numf(t, fmt, v);
+	else
+		table_text(t, "-");
+}
+
+static const struct table_col plans_cols[] = {
+	{ "#", NULL, TABLE_RIGHT },
+	{ "plan", NULL, TABLE_LEFT },
+	{ "GPUs", NULL, TABLE_RIGHT },
+	{ "out tok/s", "tokens/s", TABLE_RIGHT },
+	{ "req/s", "requests/s", TABLE_RIGHT },
+	{ "$/h", "USD/h", TABLE_RIGHT },
+	{ "$/M tok", "USD per million output tokens", TABLE_RIGHT },
+	{ "TTFT p99", "s", TABLE_RIGHT },
+	{ "TPOT p99", "s", TABLE_RIGHT },
+	{ "fits", NULL, TABLE_LEFT },
+};
+
+void serve_table_plans(struct table *t, const struct serve_plan_result *res, int label_cols)
+{
+	table_init(t, "Serving plans");
+	table_cols(t, plans_cols, (int)HP_ARRAY_LEN(plans_cols));
+	for (int i = 0; i < res->n_plans; i++) {
+		const struct serve_plan *pl = &res->plans[i];
+		table_row(t, i == 0 ? TABLE_ROW_CHOSEN : 0);
+		table_textf(t, "%d", i + 1);
+		if (label_cols > 0) {
+			char cut[4 * sizeof pl->label];
+			utf8_cell(cut, sizeof cut, pl->label, label_cols);
+			for (size_t n = strlen(cut); n && cut[n - 1] == ' '; n--)
+				cut[n - 1] = 0;
+			table_text(t, cut);
+		} else {
+			table_text(t, pl->label);
+		}
+		table_textf(t, "%d", pl->gpus);
+		table_numf(t, "%.0f", pl->out_tps);
+		table_numf(t, "%.2f", pl->req_s);
+		usd_cell(t, pl->price_known, "$%.2f", pl->usd_per_hour);
+		usd_cell(t, pl->price_known, "$%.3f", pl->usd_per_mtok);
+		latency_cell(t, pl->ttft.p99);
+		latency_cell(t, pl->tpot.p99);
+		table_text(t, pl->fits ? "yes" : "no")->flags |= pl->fits ? TABLE_GOOD : TABLE_BAD;
+	}
+}
+
+static const struct table_col inst_cols[] = {
+	{ "instances", NULL, TABLE_RIGHT },
+	{ "GPU", NULL, TABLE_LEFT },
+	{ "pool", NULL, TABLE_LEFT },
+	{ "role", NULL, TABLE_LEFT },
+	{ "TP", NULL, TABLE_RIGHT },
+	{ "PP", NULL, TABLE_RIGHT },
+	{ "layers", NULL, TABLE_LEFT },
+	{ "batch", NULL, TABLE_RIGHT },
+	{ "KV tokens", "tokens", TABLE_RIGHT },
+	{ "req/s", "requests/s", TABLE_RIGHT },
+	{ "tok/s", "tokens/s", TABLE_RIGHT },
+};
+
+static const char *role_name(int role)
+{
+	return role == ROLE_PREFILL ? "prefill" : role == ROLE_DECODE ? "decode" : "both";
+}
+
+void serve_table_instances(struct table *t, const struct cluster *c, const struct serve_plan *pl)
+{
+	table_init(t, "Instances");
+	table_cols(t, inst_cols, (int)HP_ARRAY_LEN(inst_cols));
+	for (int i = 0; i < pl->n_inst; i++) {
+		const struct serve_plan_inst *in = &pl->inst[i];
+		const struct pool *p = &c->pools[in->pool];
+		table_row(t, 0);
+		table_textf(t, "%d", in->count);
+		table_text(t, p->gpu.name);
+		table_text(t, p->name)->color = report_pool_color(in->pool);
+		table_text(t, role_name(in->role));
+		table_textf(t, "%d", in->tp);
+		table_textf(t, "%d", in->pp);
+		table_textf(t, "%d-%d", in->first_layer, in->last_layer);
+		table_textf(t, "%d", in->max_batch);
+		table_numf(t, "%.0f", in->kv_capacity_tokens);
+		table_numf(t, "%.2f", in->rate);
+		table_numf(t, "%.0f", in->tokens_per_s);
+	}
+}
+
+static const struct table_col route_cols[] = {
+	{ "route", NULL, TABLE_RIGHT },
+	{ "requests", "fraction", TABLE_RIGHT },
+	{ "machines (GPU[first-last layer])", NULL, TABLE_LEFT },
+};
+
+void serve_table_routes(struct table *t, const struct cluster *c, const struct serve_plan *pl)
+{
+	table_init(t, "Request routes");
+	table_cols(t, route_cols, (int)HP_ARRAY_LEN(route_cols));
+	for (int i = 0; i < pl->n_paths; i++) {
+		struct sbuf s;
+		sbuf_init(&s);
+		for (int j = 0; j < pl->path[i].n; j++) {
+			int g = pl->path[i].seg[j];
+			if (g < 0 || g >= pl->n_inst)
+				continue;
+			sbuf_addf(&s, "%s%s[%d-%d]", s.len ? " " : "", c->pools[pl->inst[g].pool].gpu.name,
+				  pl->inst[g].first_layer, pl->inst[g].last_layer);
+		}
+		char w[32];
+		snprintf(w, sizeof w, "%.1f%%", 100 * pl->path[i].weight);
+		table_row(t, 0);
+		table_textf(t, "%d", i + 1);
+		table_num(t, w, pl->path[i].weight);
+		table_text(t, s.len ? s.s : "");
+		sbuf_done(&s);
+	}
+}
+
+static const struct table_col lat_cols[] = {
+	{ "latency", NULL, TABLE_LEFT },
+	{ "mean", "s", TABLE_RIGHT },
+	{ "p50", "s", TABLE_RIGHT },
+	{ "p99", "s", TABLE_RIGHT },
+	{ "p99 target", "s", TABLE_RIGHT },
+	{ "meets it", NULL, TABLE_LEFT },
+};
+
+static void latency_row(struct table *t, const char *what, const struct serve_quantiles *q,
+			double target)
+{
+	table_row(t, 0);
+	table_text(t, what);
+	latency_cell(t, q->mean);
+	latency_cell(t, q->p50);
+	latency_cell(t, q->p99);
+	if (target > 0) {
+		latency_cell(t, target);
+		int ok = isfinite(q->p99) && q->p99 <= target * (1 + 1e-9);
+		table_text(t, ok ? "yes" : "no")->flags |= ok ? TABLE_GOOD : TABLE_BAD;
+	} else {
+		table_text(t, "none");
+		table_text(t, "-");
+	}
+}
+
+void serve_table_latency(struct table *t, const struct serve_plan *pl, const struct serve_slo *slo)
+{
+	table_init(t, "Latency");
+	table_cols(t, lat_cols, (int)HP_ARRAY_LEN(lat_cols));
+	latency_row(t, "time to first token (TTFT)", &pl->ttft, slo->ttft_p99_s);
+	latency_row(t, "time per output token (TPOT)", &pl->tpot, slo->tpot_p99_s);
+}
+
+/* A length distribution as people read it. */
+static void dist_text(char *b, size_t n, const struct serve_dist *d)
+{
+	switch (d->kind) {
+	case DIST_LOGNORMAL:
+		snprintf(b, n, "lognormal, mean %.0f, CV %.2f", d->a, d->b);
+		break;
+	case DIST_UNIFORM:
+		snprintf(b, n, "uniform %.0f-%.0f", d->a, d->b);
+		break;
+	case DIST_EXP:
+		snprintf(b, n, "exponential, mean %.0f", d->a);
+		break;
+	default:
+		snprintf(b, n, "%.0f", d->a);
+	}
+}
+
+static void kv(struct table *t, const char *k, const char *v)
+{
+	table_row(t, 0);
+	table_text(t, k);
+	table_text(t, v);
+}
+
+static const struct table_col workload_cols[] = {
+	{ "setting", NULL, TABLE_LEFT },
+	{ "value", NULL, TABLE_LEFT },
+};
+
+void serve_table_workload(struct table *t, const struct serve_opts *so)
+{
+	char b[96];
+	table_init(t, "Workload");
+	table_cols(t, workload_cols, (int)HP_ARRAY_LEN(workload_cols));
+	if (so->offline)
+		snprintf(b, sizeof b, "offline (the most the cluster serves)");
+	else
+		snprintf(b, sizeof b, "%.6g requests/s, Poisson arrivals", so->rate);
+	kv(t, "rate", b);
+	dist_text(b, sizeof b, &so->isl);
+	kv(t, "prompt tokens", b);
+	dist_text(b, sizeof b, &so->osl);
+	kv(t, "output tokens", b);
+	fmt_latency(b, sizeof b, so->slo.ttft_p99_s);
+	kv(t, "p99 TTFT target", so->slo.ttft_p99_s > 0 ? b : "none");
+	fmt_latency(b, sizeof b, so->slo.tpot_p99_s);
+	kv(t, "p99 TPOT target", so->slo.tpot_p99_s > 0 ? b : "none");
+	kv(t, "engine", serve_engine_name(so->base.engine));
+	kv(t, "weights", serve_wprec_name(so->base.wprec));
+	kv(t, "KV cache", serve_kvprec_name(so->base.kvprec));
+	kv(t, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+}
+
+/* The measured accuracy of the serving model (src/serve_accuracy.h,
+ * written by tools/serve_accuracy_update.py from test_serve_accuracy). */
+static const struct table_col acc_cols[] = {
+	{ "what", NULL, TABLE_LEFT },
+	{ "rows", NULL, TABLE_RIGHT },
+	{ "MAPE", "%", TABLE_RIGHT },
+	{ "how it is measured", NULL, TABLE_LEFT },
+};
+
+static void acc_row(struct table *t, const char *what, int rows, double mape, const char *how)
+{
+	table_row(t, 0);
+	table_text(t, what);
+	table_textf(t, "%d", rows);
+	table_numf(t, "%.1f%%", mape);
+	table_text(t, how);
+}
+
+static void serve_table_accuracy(struct table *t)
+{
+	static const char cv[] = "leave one source out (tests/data/serving.csv)";
+	static const char blind[] = "blind: recorded before hetplan ran on them";
+	table_init(t, "How far to trust these numbers");
+	table_cols(t, acc_cols, (int)HP_ARRAY_LEN(acc_cols));
+	acc_row(t, "offline throughput", SACC_OFFLINE_ROWS, SACC_OFFLINE_MAPE, cv);
+	acc_row(t, "mean TTFT below saturation", SACC_TTFT_ROWS, SACC_TTFT_MAPE, cv);
+	acc_row(t, "mean ITL below saturation", SACC_ITL_ROWS, SACC_ITL_MAPE, cv);
+	acc_row(t, "saturation rate", SACC_SAT_ROWS, SACC_SAT_MAPE, cv);
+	acc_row(t, "throughput, other suites", SACC_BLIND_THR_ROWS, SACC_BLIND_THR_MAPE, blind);
+	acc_row(t, "TTFT, other suites", SACC_BLIND_TTFT_ROWS, SACC_BLIND_TTFT_MAPE, blind);
+	acc_row(t, "ITL, other suites", SACC_BLIND_ITL_ROWS, SACC_BLIND_ITL_MAPE, blind);
+	acc_row(t, "heterogeneous placements", SACC_PLACE_ROWS, SACC_PLACE_MAPE,
+		"Helix's measured layouts (tests/data/serving_hetero.csv), seen");
+}
+
+/* The serving model's simplifications, one sentence each (docs/serving.md
+ * has the sources and the rest). */
+static const char *const serve_limits[] = {
+	"Arrivals are Poisson; the p50 and p99 latencies come from the queueing model, not "
+	"from a trace.",
+	"Expert parallelism inside an instance is modelled as tensor parallelism of the experts.",
+	"Prefix caching and speculative decoding are not modelled.",
+	"Engine profiles describe vLLM 0.6 and later, SGLang and TensorRT-LLM; an older engine "
+	"needs its host time per iteration (--step-overhead).",
+	"Placement: layer blocks are equal, every machine also holds the embedding and output "
+	"matrices, and the logits' compute is not charged.",
+	"Every figure is an estimate: run the launch lines on the real GPUs and measure before "
+	"buying or renting.",
+};
+
+/* ---- rendering -------------------------------------------------------------- */
+
+/* How one sink writes headings, paragraphs and command lines around the
+ * tables; esc is the sink's one escaping function. */
+struct ssink {
+	void (*esc)(struct sbuf *b, const char *s);
+	void (*table)(struct sbuf *b, const struct table *t);
+	const char *h[2];      /* a sub-heading */
+	const char *p[2];      /* a paragraph */
+	const char *code[2];   /* around the launch lines */
+};
+
+static const struct ssink sinks[] = {
+	[SERVE_SINK_TERM] = { esc_term, table_render_term, { "\n", ":\n" }, { "", "\n" },
+			      { "", "" } },
+	[SERVE_SINK_MD] = { esc_md, table_render_md, { "\n### ", "\n\n" }, { "\n", "\n" },
+			    { "```sh\n", "```\n" } },
+	[SERVE_SINK_HTML] = { esc_html, table_render_html, { "<h3>", "</h3>\n" },
+			      { "<p class=\"note\">", "</p>\n" }, { "<pre><code>", "</code></pre>\n" } },
+};
+
+static void put_table(struct sbuf *b, const struct ssink *k, struct table *t, int heading)
+{
+	if (heading && t->title) {
+		sbuf_add(b, k->h[0]);
+		k->esc(b, t->title);
+		sbuf_add(b, k->h[1]);
+	}
+	k->table(b, t);
+	table_done(t);
+}
+
+static void put_text(struct sbuf *b, const struct ssink *k, const char *s)
+{
+	sbuf_add(b, k->p[0]);
+	k->esc(b, s);
+	sbuf_add(b, k->p[1]);
+}
+
+/* One comment line naming the instance group, then its command, for each
+ * group of pl. A placement has none (one engine per machine, not a stock
+ * engine's launch). */
+static void put_launch(struct sbuf *b, const struct ssink *k, const struct serve_report_input *in,
+		       const struct serve_plan *pl)
+{
+	if (is_how(pl, "placement") || !pl->n_inst)
+		return;
+	sbuf_add(b, k->h[0]);
+	k->esc(b, "Launch, one command per instance");
+	sbuf_add(b, k->h[1]);
+	sbuf_add(b, k->code[0]);
+	for (int i = 0; i < pl->n_inst; i++) {
+		const struct serve_plan_inst *x = &pl->inst[i];
+		const struct pool *p = &in->cluster->pools[x->pool];
+		char head[sizeof p->gpu.name + sizeof p->name + 128], pp[24] = "";
+		if (x->pp > 1)
+			snprintf(pp, sizeof pp, " x PP %d", x->pp);
+		snprintf(head, sizeof head, "# pool %s: %d instance%s of TP %d%s on %s%s", p->name,
+			 x->count, x->count == 1 ? "" : "s", x->tp, pp, p->gpu.name,
+			 x->role == ROLE_PREFILL ? ", prefill only"
+			 : x->role == ROLE_DECODE ? ", decode only" : "");
+		char *l = serve_launch_line(in->model, in->opts, x);
+		if (k == &sinks[SERVE_SINK_MD]) {   /* fenced code: literal text */
+			sbuf_addf(b, "%s\n%s\n", head, l);
+		} else {
+			if (k == &sinks[SERVE_SINK_TERM])
+				sbuf_add(b, "  ");
+			k->esc(b, head);
+			sbuf_add(b, "\n");
+			if (k == &sinks[SERVE_SINK_TERM])
+				sbuf_add(b, "  ");
+			k->esc(b, l);
+			sbuf_add(b, "\n");
+		}
+		free(l);
+	}
+	sbuf_add(b, k->code[1]);
+}
+
+/* Plan 1's detail: instances, launch lines, routes, latencies. */
+static void put_plan(struct sbuf *b, const struct ssink *k, const struct serve_report_input *in,
+		     const struct serve_plan *pl)
+{
+	struct table t;
+	serve_table_instances(&t, in->cluster, pl);
+	put_table(b, k, &t, 1);
+	put_launch(b, k, in, pl);
+	if (pl->n_paths) {
+		serve_table_routes(&t, in->cluster, pl);
+		put_table(b, k, &t, 1);
+	}
+	serve_table_latency(&t, pl, &in->opts->slo);
+	put_table(b, k, &t, 1);
+}
+
+/* The search's counts, one line of plain text. */
+static void search_line(char *buf, size_t n, const struct serve_report_input *in)
+{
+	const struct serve_plan_result *r = in->res;
+	const struct serve_plan *pl = r->n_plans ? &r->plans[0] : NULL;
+	if (pl && is_how(pl, "estimate"))
+		snprintf(buf, n, "one instance configuration, estimated");
+	else if (pl && is_how(pl, "placement"))
+		snprintf(buf, n, "placement MILP %.2f s%s", r->seconds,
+			 pl->gap > 1e-6 ? ", stopped within its gap" : "");
+	else
+		snprintf(buf, n, "%d candidate instance configuration%s, %d request bucket%s, "
+			 "%.2f s (ILP %.3f s)", r->n_cands, r->n_cands == 1 ? "" : "s", r->n_buckets,
+			 r->n_buckets == 1 ? "" : "s", r->seconds, r->ilp_seconds);
+}
+
+static void plan_heading(char *buf, size_t n, const struct serve_plan *pl)
+{
+	int o = snprintf(buf, n, "Plan 1: %s (%s", pl->label, pl->how ? pl->how : "");
+	if (o > 0 && (size_t)o < n && pl->gap > 1e-6)
+		o += snprintf(buf + o, n - (size_t)o, ", gap %.1f%%", 100 * pl->gap);
+	if (o > 0 && (size_t)o < n)
+		snprintf(buf + o, n - (size_t)o, ")");
+}
+
+static void nearest_text(char *buf, size_t n, const struct serve_plan_result *r)
+{
+	if (r->has_nearest)
+		snprintf(buf, n, "Nearest miss: %s, %d GPUs, %.2f req/s, %.0f output tok/s.",
+			 r->nearest.label, r->nearest.gpus, r->nearest.req_s, r->nearest.out_tps);
+	else
+		buf[0] = 0;
+}
+
+/* Terminal and Markdown: the plans, plan 1, the search line. */
+static void render_text(struct sbuf *b, const struct serve_report_input *in, const struct ssink *k)
+{
+	const struct serve_plan_result *r = in->res;
+	char line[640];
+	struct table t;
+	if (k == &sinks[SERVE_SINK_MD]) {
+		sbuf_add(b, "# hetplan serving plans: ");
+		esc_md(b, *in->model->display ? in->model->display : in->model->name);
+		sbuf_add(b, "\n");
+	}
+	if (r->n_plans) {
+		/* the terminal cuts plan names at 40 columns ("~"); the heading
+		 * below has plan 1's whole */
+		serve_table_plans(&t, r, k == &sinks[SERVE_SINK_TERM] ? 40 : 0);
+		put_table(b, k, &t, k == &sinks[SERVE_SINK_MD]);
+		plan_heading(line, sizeof line, &r->plans[0]);
+		sbuf_add(b, k->h[0]);
+		k->esc(b, line);
+		sbuf_add(b, k->h[1]);
+		put_plan(b, k, in, &r->plans[0]);
+	} else if (k == &sinks[SERVE_SINK_TERM]) {
+		return;    /* the command says why on standard error */
+	} else if (in->failed) {
+		put_text(b, k, r->why);
+		nearest_text(line, sizeof line, r);
+		if (*line)
+			put_text(b, k, line);
+	}
+	search_line(line, sizeof line, in);
+	sbuf_add(b, k == &sinks[SERVE_SINK_TERM] ? "\n" : "");
+	put_text(b, k, line);
+}
+
+/* ---- the HTML page ------------------------------------------------------------ */
+
+static void card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
+{
+	sbuf_addf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
+	esc_html(b, k);
+	sbuf_add(b, "</div><div class=\"v\">");
+	esc_html(b, v);
+	sbuf_add(b, "</div><div class=\"s\">");
+	esc_html(b, s);
+	sbuf_add(b, "</div></div>\n");
+}
+
+static void slo_card(struct sbuf *b, const char *k, double p99, double target)
+{
+	char v[32], t[32], s[96];
+	fmt_latency(v, sizeof v, p99);
+	fmt_latency(t, sizeof t, target);
+	if (target > 0)
+		snprintf(s, sizeof s, "p99; target %s: %s", t,
+			 isfinite(p99) && p99 <= target * (1 + 1e-9) ? "met" : "missed");
+	else
+		snprintf(s, sizeof s, "p99; no target");
+	card(b, "", k, v, s);
+}
+
+static void html_cards(struct sbuf *b, const struct serve_report_input *in,
+		       const struct serve_plan *pl)
+{
+	char v[64], s[128], x[32];
+	sbuf_add(b, "<div class=\"cards\">\n");
+	snprintf(s, sizeof s, "%s, %d GPUs, %s", pl->how ? pl->how : "", pl->gpus,
+		 pl->fits ? "meets the rate and the SLOs" : "misses the rate or an SLO");
+	card(b, "hero", "Best plan", pl->label, s);
+	if (pl->price_known) {
+		snprintf(v, sizeof v, "%s/h", report_fmt_usd(x, sizeof x, pl->usd_per_hour));
+		snprintf(s, sizeof s, "$%.3f per million output tokens", pl->usd_per_mtok);
+		card(b, "", "Cost", v, s);
+	} else {
+		card(b, "", "Cost", "unknown", "a pool in the plan has no price");
+	}
+	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, pl->out_tps));
+	snprintf(s, sizeof s, "%.2f requests/s", pl->req_s);
+	card(b, "", "Output", v, s);
+	slo_card(b, "Time to first token", pl->ttft.p99, in->opts->slo.ttft_p99_s);
+	slo_card(b, "Time per output token", pl->tpot.p99, in->opts->slo.tpot_p99_s);
+	sbuf_add(b, "</div>\n");
+}
+
+static void html_head(struct sbuf *b, const struct serve_report_input *in)
+{
+	const struct cluster *c = in->cluster;
+	const struct model_spec *m = in->model;
+	const char *mname = *m->display ? m->display : m->name;
+	char x[64];
+	sbuf_add(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+		    "<meta name=\"generator\" content=\"hetplan\"><title>Serving plan: ");
+	esc_html(b, mname);
+	sbuf_addf(b, "</title>\n<style>\n%s</style></head>\n<body><main>\n", report_css);
+	sbuf_add(b, "<header class=\"top\"><div class=\"kicker\">hetplan serving plan report"
+		    "</div><h1>");
+	esc_html(b, mname);
+	sbuf_add(b, " on ");
+	if (*c->name)
+		esc_html(b, c->name);
+	else
+		sbuf_addf(b, "%d GPUs", cluster_total_gpus(c));
+	sbuf_add(b, "</h1><div class=\"meta\">");
+	for (int i = 0; i < c->n_pools; i++) {
+		const struct pool *p = &c->pools[i];
+		sbuf_addf(b, "%s%d x %d ", i ? " + " : "", p->nodes, p->gpus_per_node);
+		esc_html(b, p->gpu.name);
+	}
+	if (in->opts->offline)
+		sbuf_add(b, " &middot; offline");
+	else
+		sbuf_addf(b, " &middot; %.6g requests/s", in->opts->rate);
+	sbuf_addf(b, " &middot; engine %s &middot; objective %s",
+		  serve_engine_name(in->opts->base.engine),
+		  in->opts->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	if (in->generated) {
+		sbuf_addf(b, " &middot; generated %s by hetplan ",
+			  report_fmt_time(x, sizeof x, in->generated));
+		esc_html(b, in->version ? in->version : "");
+	}
+	sbuf_add(b, "</div></header>\n");
+}
+
+static void html_section_table(struct sbuf *b, struct table *t)
+{
+	sbuf_add(b, "<section><h2>");
+	esc_html(b, t->title ? t->title : "");
+	sbuf_add(b, "</h2>");
+	table_render_html(b, t);
+	table_done(t);
+}
+
+static void render_html(struct sbuf *b, const struct serve_report_input *in)
+{
+	const struct ssink *k = &sinks[SERVE_SINK_HTML];
+	const struct serve_plan_result *r = in->res;
+	char line[640];
+	struct table t;
+	html_head(b, in);
+	if (r->n_plans) {
+		const struct serve_plan *pl = &r->plans[0];
+		html_cards(b, in, pl);
+		serve_table_plans(&t, r, 0);
+		html_section_table(b, &t);
+		put_text(b, k, "Plans are ranked by the objective; fits: the plan serves the rate "
+			       "within the p99 targets. $/M tok: the fleet's price per million "
+			       "output tokens at the served rate.");
+		sbuf_add(b, "</section>\n<section><h2>");
+		plan_heading(line, sizeof line, pl);
+		esc_html(b, line);
+		sbuf_add(b, "</h2>\n");
+		put_plan(b, k, in, pl);
+		sbuf_add(b, "</section>\n");
+	} else {
+		sbuf_add(b, "<section><h2>No serving plan</h2>");
+		put_text(b, k, r->why[0] ? r->why : "nothing fits or meets the rate and the SLOs");
+		nearest_text(line, sizeof line, r);
+		if (*line)
+			put_text(b, k, line);
+		sbuf_add(b, "</section>\n");
+	}
+	sbuf_add(b, "<section><h2>Inputs</h2>");
+	serve_table_workload(&t, in->opts);
+	put_table(b, k, &t, 1);
+	report_table_pools(&t, in->cluster);
+	put_table(b, k, &t, 1);
+	report_table_model(&t, in->model);
+	put_table(b, k, &t, 1);
+	sbuf_add(b, "</section>\n");
+	serve_table_accuracy(&t);
+	html_section_table(b, &t);
+	sbuf_add(b, "<h3>Limits of the model</h3><ul>\n");
+	for (size_t i = 0; i < HP_ARRAY_LEN(serve_limits); i++) {
+		sbuf_add(b, "<li>");
+		esc_html(b, serve_limits[i]);
+		sbuf_add(b, "</li>\n");
+	}
+	sbuf_add(b, "</ul></section>\n<footer>");
+	search_line(line, sizeof line, in);
+	esc_html(b, line);
+	sbuf_add(b, ". hetplan is free software (GPL-3.0-or-later).</footer>\n</main></body></html>\n");
+}
+
+void serve_report_render(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k)
+{
+	if (k == SERVE_SINK_HTML)
+		render_html(b, in);
+	else
+		render_text(b, in, &sinks[k == SERVE_SINK_MD ? SERVE_SINK_MD : SERVE_SINK_TERM]);
+}

@@ -1,0 +1,65 @@
+/* serve_report.h — serving plans for people: the engines' launch lines,
+ * the tables, and the text, Markdown and HTML reports built from them.
+ *
+ * The engine side: no printing. `hetplan serve` (table, md and html
+ * formats) and the TUI's Serve view export call serve_report_render();
+ * the Serve view's launch lines are serve_launch_line()'s. Each table is
+ * built once (table.h) and every sink renders the same rows, escaped by
+ * its own function (esc_term, esc_md, esc_html). The JSON and CSV
+ * contracts stay in ui/cmd_serve.c (docs/formats.md).
+ *
+ * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later. */
+#ifndef HP_SERVE_REPORT_H
+#define HP_SERVE_REPORT_H
+
+#include <time.h>
+#include "serve_search.h"
+#include "table.h"
+
+/* The command line that starts one instance of in on its engine
+ * (so->base.engine): `vllm serve ...`, `python -m sglang.launch_server
+ * ...` or `trtllm-serve ...`. The model is its Hugging Face repository
+ * (the catalog's hf_id) or, without one, its preset name, as one shell
+ * word (esc_shell). Heap string; caller frees. */
+char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
+			const struct serve_plan_inst *in);
+
+/* What a serving report shows. */
+struct serve_report_input {
+	const struct cluster *cluster;
+	const struct model_spec *model;
+	const struct serve_opts *opts;
+	const struct serve_plan_result *res;  /* n_plans may be 0 */
+	int failed;           /* serve_plan returned -1: res->why, maybe res->nearest */
+	time_t generated;     /* HTML's "generated" line; 0 leaves it out */
+	const char *version;  /* hetplan's version, or NULL */
+};
+
+/* The sinks of serve_report_render. */
+enum serve_sink { SERVE_SINK_TERM, SERVE_SINK_MD, SERVE_SINK_HTML };
+
+/* The tables (the caller calls table_done). Numbers behind the cells in
+ * SI units: seconds, tokens/s, requests/s, USD/h, USD per million tokens.
+ *   plans: the ranked plans, plan 1 marked TABLE_ROW_CHOSEN, their names
+ *     cut to label_cols terminal columns ending in "~" (0: whole);
+ *   instances: pl's instance groups (GPU, pool, role, TP, PP, layers,
+ *     batch, KV tokens, routed rate and tokens/s);
+ *   routes: a placement's request routes (weight, layer ranges);
+ *   latency: pl's TTFT and TPOT mean/p50/p99 against the SLO targets;
+ *   workload: the rate, lengths, SLOs, engine and precisions. */
+void serve_table_plans(struct table *t, const struct serve_plan_result *res, int label_cols);
+void serve_table_instances(struct table *t, const struct cluster *c, const struct serve_plan *pl);
+void serve_table_routes(struct table *t, const struct cluster *c, const struct serve_plan *pl);
+void serve_table_latency(struct table *t, const struct serve_plan *pl, const struct serve_slo *slo);
+void serve_table_workload(struct table *t, const struct serve_opts *so);
+
+/* The report of in for sink k, appended to b:
+ *   TERM: the plans, plan 1's instances, launch lines, routes and
+ *         latencies, and the search's counts (what `hetplan serve`
+ *         prints);
+ *   MD:   the same as Markdown with headings;
+ *   HTML: one self-contained page (the training report's style) that
+ *         adds the inputs, the measured accuracy and the model's limits. */
+void serve_report_render(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k);
+
+#endif
