@@ -18,6 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The formats `plan` writes: the table, the plan JSON, and the report's
+ * CSV, Markdown and HTML page (report.h). */
+#define PLAN_FORMATS                                                                    \
+	(1u << FMT_TABLE | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD | 1u << FMT_HTML)
+
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
  * above plan_help. */
 const char cmd_plan_usage[] =
@@ -609,12 +614,15 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 	case O_FORMAT:
 		/* html: the report page; md and csv: the report's Markdown
 		 * and its one CSV schema (report.h) */
-		if (!strcmp(optarg, "html"))
-			a->rf = REPORT_HTML;
-		else if (cli_parse_format(optarg, &a->fmt, 15))
-			return usage_error("plan", "format", "table, json, csv, md or html", optarg);
-		else
-			a->rf = a->fmt == FMT_MD ? REPORT_MD : a->fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
+		if (cli_parse_format(optarg, &a->fmt, PLAN_FORMATS)) {
+			char fmts[64];
+			return usage_error("plan", "format", cli_format_names(fmts, sizeof fmts,
+						PLAN_FORMATS, ", ", " or "), optarg);
+		}
+		a->rf = a->fmt == FMT_HTML ? REPORT_HTML : a->fmt == FMT_MD ? REPORT_MD
+			: a->fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
+		if (a->fmt == FMT_HTML)
+			a->fmt = FMT_TABLE;   /* the report page carries it (a->rf) */
 		a->have_fmt = 1;
 		return -1;
 	default:   /* ':' (a missing value) or an unknown option */

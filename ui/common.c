@@ -5,6 +5,7 @@
 #include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
+#include "report.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -31,23 +32,18 @@ int cli_fail(const struct hp_err *err, int fallback)
 	return err->code ? err->code : fallback;
 }
 
-/* Each output format: its --format name and its file extensions. */
-static const struct {
-	const char *name;
-	const char *ext[3];
-} cli_formats[] = {
-	[FMT_TABLE] = { "table", { NULL } },
-	[FMT_JSON] = { "json", { ".json" } },
-	[FMT_CSV] = { "csv", { ".csv" } },
-	[FMT_MD] = { "md", { ".md", ".markdown" } },
-	[FMT_HTML] = { "html", { ".html", ".htm" } },
+/* Each output format's --format name; the file extensions are the
+ * reports' (report_format_from_path), the table format has none. */
+static const char *const cli_formats[] = {
+	[FMT_TABLE] = "table", [FMT_JSON] = "json", [FMT_CSV] = "csv", [FMT_MD] = "md",
+	[FMT_HTML] = "html",
 };
 
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 {
 	assert(s && f);
 	for (unsigned i = 0; i < HP_ARRAY_LEN(cli_formats); i++)
-		if ((allowed & (1u << i)) && !strcmp(s, cli_formats[i].name)) {
+		if ((allowed & (1u << i)) && !strcmp(s, cli_formats[i])) {
 			*f = (enum cli_format)i;
 			return 0;
 		}
@@ -56,16 +52,15 @@ int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed)
 
 int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed)
 {
-	const char *dot = path ? strrchr(path, '.') : NULL;
-	if (!dot || strchr(dot, '/'))
+	static const enum cli_format of[REPORT_FORMAT_COUNT] = {
+		[REPORT_MD] = FMT_MD, [REPORT_HTML] = FMT_HTML, [REPORT_JSON] = FMT_JSON,
+		[REPORT_CSV] = FMT_CSV,
+	};
+	enum report_format rf;
+	if (!path || report_format_from_path(path, &rf) < 0 || !(allowed & (1u << of[rf])))
 		return -1;
-	for (unsigned i = 0; i < HP_ARRAY_LEN(cli_formats); i++)
-		for (int k = 0; k < 3 && cli_formats[i].ext[k]; k++)
-			if ((allowed & (1u << i)) && !strcmp(dot, cli_formats[i].ext[k])) {
-				*f = (enum cli_format)i;
-				return 0;
-			}
-	return -1;
+	*f = of[rf];
+	return 0;
 }
 
 char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, const char *last)
@@ -79,7 +74,7 @@ char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, c
 		if (!((allowed >> i) & 1u))
 			continue;
 		int w = snprintf(buf + o, n - o, "%s%s", o ? (left == 1 ? last : sep) : "",
-				 cli_formats[i].name);
+				 cli_formats[i]);
 		if (w < 0)
 			break;
 		o += (size_t)w;

@@ -73,12 +73,13 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err);
 
-/* Output formats, one table (cli_formats in common.c: the name and the
- * file extensions of each). cli_parse_format sets *f to the format named
+/* Output formats, one table of names (cli_formats in common.c).
+ * cli_parse_format sets *f to the format named
  * s when bit (1 << format) of allowed is set (7 = table, json or csv) and
  * returns 0; else -1 with *f untouched, and the caller reports it with
  * usage_error. cli_format_from_path does the same from a file name's
- * extension (.json, .csv, .md or .markdown, .html or .htm). */
+ * extension, as the reports read it (report_format_from_path: .json,
+ * .csv, .md or .markdown, .html or .htm, any case). */
 enum cli_format { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_MD, FMT_HTML };
 int cli_parse_format(const char *s, enum cli_format *f, unsigned allowed);
 int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed);
