@@ -27,7 +27,8 @@
  *    "search":{"candidates","evaluated","pruned","lp_solves","seconds","cancelled"},
  *    "why": "..." (only when nothing fits), "nearest": PLAN (likewise),
  *    "accuracy":[{"what","rows","mean_abs_err_pct","median_abs_err_pct",
- *                 "max_abs_err_pct","measured_by"}]}
+ *                 "max_abs_err_pct","measured_by"}],
+ *    "serving": serve_plans_json()'s object (only with in->serve)}
  * PLAN is report_plan_json()'s object, see below.
  *
  * CSV: a header line, then one row per ranked plan; the columns are
@@ -43,6 +44,7 @@
 #include "search.h"
 
 struct cJSON;
+struct serve_report_input;
 
 enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FORMAT_COUNT };
 
@@ -62,6 +64,9 @@ struct report_input {
 	int chosen;                            /* index into res->plans */
 	time_t generated;                      /* wall-clock time of the run */
 	const char *version;                   /* hetplan's version */
+	const struct serve_report_input *serve; /* the workspace's serving plans
+						 * (Markdown, HTML, JSON "serving"),
+						 * or NULL */
 };
 
 /* Render in into fmt. On success returns 0 and *out holds a NUL-terminated

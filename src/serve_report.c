@@ -9,6 +9,7 @@
 #include "utf8.h"
 #include "util.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -403,6 +404,113 @@ static const char *const serve_limits[] = {
 	"buying or renting.",
 };
 
+/* ---- JSON ----------------------------------------------------------------------- */
+
+void serve_json_num(cJSON *o, const char *k, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, k, v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+static cJSON *quant_json(const struct serve_quantiles *q)
+{
+	cJSON *o = cJSON_CreateObject();
+	serve_json_num(o, "mean", q->mean);
+	serve_json_num(o, "p50", q->p50);
+	serve_json_num(o, "p99", q->p99);
+	return o;
+}
+
+cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
+		       const struct model_spec *m, const struct serve_opts *so)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "label", pl->label);
+	cJSON_AddStringToObject(o, "how", pl->how ? pl->how : "");
+	serve_json_num(o, "output_tokens_per_s", pl->out_tps);
+	serve_json_num(o, "requests_per_s", pl->req_s);
+	if (pl->price_known) {
+		serve_json_num(o, "usd_per_hour", pl->usd_per_hour);
+		serve_json_num(o, "usd_per_million_output_tokens", pl->usd_per_mtok);
+	} else {
+		cJSON_AddNullToObject(o, "usd_per_hour");
+		cJSON_AddNullToObject(o, "usd_per_million_output_tokens");
+	}
+	cJSON_AddItemToObject(o, "ttft_s", quant_json(&pl->ttft));
+	cJSON_AddItemToObject(o, "tpot_s", quant_json(&pl->tpot));
+	cJSON_AddNumberToObject(o, "gpus", pl->gpus);
+	cJSON *arr = cJSON_AddArrayToObject(o, "instances");
+	for (int i = 0; i < pl->n_inst; i++) {
+		const struct serve_plan_inst *in = &pl->inst[i];
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "pool", c->pools[in->pool].name);
+		cJSON_AddStringToObject(e, "gpu", c->pools[in->pool].gpu.name);
+		cJSON_AddNumberToObject(e, "count", in->count);
+		cJSON_AddStringToObject(e, "role", role_name(in->role));
+		cJSON_AddNumberToObject(e, "tp", in->tp);
+		cJSON_AddNumberToObject(e, "pp", in->pp);
+		cJSON_AddNumberToObject(e, "max_batch", in->max_batch);
+		cJSON_AddNumberToObject(e, "kv_capacity_tokens", in->kv_capacity_tokens);
+		cJSON *ly = cJSON_AddArrayToObject(e, "layers");
+		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->first_layer));
+		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->last_layer));
+		serve_json_num(e, "requests_per_s", in->rate);
+		serve_json_num(e, "output_tokens_per_s", in->tokens_per_s);
+		if (strcmp(pl->how ? pl->how : "", "placement")) {
+			char *l = serve_launch_line(m, so, in);
+			cJSON_AddStringToObject(e, "launch", l);
+			free(l);
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	if (pl->n_paths) {
+		cJSON *pa = cJSON_AddArrayToObject(o, "routes");
+		for (int i = 0; i < pl->n_paths; i++) {
+			cJSON *r = cJSON_CreateObject();
+			cJSON_AddNumberToObject(r, "weight", pl->path[i].weight);
+			cJSON *st = cJSON_AddArrayToObject(r, "instances");
+			for (int j = 0; j < pl->path[i].n; j++)
+				cJSON_AddItemToArray(st, cJSON_CreateNumber(pl->path[i].seg[j]));
+			cJSON_AddItemToArray(pa, r);
+		}
+	}
+	if (strcmp(pl->how ? pl->how : "", "estimate")) {
+		cJSON_AddStringToObject(o, "solver",
+					pl->lp_status == 0 ? "optimal" : pl->lp_status == 1 ? "within gap" : "failed");
+		serve_json_num(o, "gap", pl->gap);
+	}
+	cJSON_AddBoolToObject(o, "fits", pl->fits);
+	return o;
+}
+
+cJSON *serve_plans_json(const struct serve_report_input *in)
+{
+	const struct serve_plan_result *res = in->res;
+	const struct serve_opts *so = in->opts;
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "schema_version", 1);
+	cJSON_AddStringToObject(j, "model", in->model->name);
+	cJSON_AddStringToObject(j, "engine", serve_engine_name(so->base.engine));
+	cJSON_AddStringToObject(j, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	cJSON *pl = cJSON_AddArrayToObject(j, "plans");
+	for (int i = 0; i < res->n_plans; i++)
+		cJSON_AddItemToArray(pl, serve_plan_json(&res->plans[i], in->cluster, in->model, so));
+	cJSON *s = cJSON_AddObjectToObject(j, "search");
+	cJSON_AddNumberToObject(s, "candidates", res->n_cands);
+	cJSON_AddNumberToObject(s, "buckets", res->n_buckets);
+	cJSON_AddNumberToObject(s, "seconds", res->seconds);
+	cJSON_AddNumberToObject(s, "solver_seconds", res->ilp_seconds);
+	if (in->failed) {
+		cJSON_AddStringToObject(j, "why", res->why);
+		if (res->has_nearest)
+			cJSON_AddItemToObject(j, "nearest_miss",
+					      serve_plan_json(&res->nearest, in->cluster, in->model, so));
+	}
+	return j;
+}
+
 /* ---- rendering -------------------------------------------------------------- */
 
 /* How one sink writes headings, paragraphs and command lines around the
@@ -551,7 +659,7 @@ static void render_text(struct sbuf *b, const struct serve_report_input *in, con
 		plan_heading(line, sizeof line, &r->plans[0]);
 		sbuf_add(b, k->h[0]);
 		k->esc(b, line);
-		sbuf_add(b, k->h[1]);
+		sbuf_add(b, k == &sinks[SERVE_SINK_MD] ? "\n" : k->h[1]);  /* a heading follows */
 		put_plan(b, k, in, &r->plans[0]);
 	} else if (k == &sinks[SERVE_SINK_TERM]) {
 		return;    /* the command says why on standard error */
@@ -713,6 +821,39 @@ static void render_html(struct sbuf *b, const struct serve_report_input *in)
 	search_line(line, sizeof line, in);
 	esc_html(b, line);
 	sbuf_add(b, ". hetplan is free software (GPL-3.0-or-later).</footer>\n</main></body></html>\n");
+}
+
+void serve_report_part(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k)
+{
+	const struct ssink *s = &sinks[k == SERVE_SINK_HTML ? SERVE_SINK_HTML : SERVE_SINK_MD];
+	const struct serve_plan_result *r = in->res;
+	const char *mname = *in->model->display ? in->model->display : in->model->name;
+	char line[640];
+	struct table t;
+	sbuf_add(b, s == &sinks[SERVE_SINK_HTML] ? "<section><h2>" : "\n## ");
+	s->esc(b, "Serving ");
+	s->esc(b, mname);
+	sbuf_add(b, s == &sinks[SERVE_SINK_HTML] ? "</h2>\n" : "\n");
+	serve_table_workload(&t, in->opts);
+	put_table(b, s, &t, 1);
+	if (r->n_plans) {
+		serve_table_plans(&t, r, 0);
+		put_table(b, s, &t, 1);
+		plan_heading(line, sizeof line, &r->plans[0]);
+		sbuf_add(b, s->h[0]);
+		s->esc(b, line);
+		sbuf_add(b, s == &sinks[SERVE_SINK_MD] ? "\n" : s->h[1]);  /* a heading follows */
+		put_plan(b, s, in, &r->plans[0]);
+	} else {
+		put_text(b, s, r->why[0] ? r->why : "nothing fits or meets the rate and the SLOs");
+		nearest_text(line, sizeof line, r);
+		if (*line)
+			put_text(b, s, line);
+	}
+	search_line(line, sizeof line, in);
+	put_text(b, s, line);
+	if (s == &sinks[SERVE_SINK_HTML])
+		sbuf_add(b, "</section>\n");
 }
 
 void serve_report_render(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k)

@@ -35,6 +35,21 @@ struct serve_report_input {
 	const char *version;  /* hetplan's version, or NULL */
 };
 
+/* The JSON contract of `hetplan serve --format json` (docs/formats.md):
+ * one plan (its keys: label, how, output_tokens_per_s, requests_per_s,
+ * usd_per_hour, usd_per_million_output_tokens, ttft_s and tpot_s as
+ * {mean, p50, p99}, gpus, instances [{pool, gpu, count, role, tp, pp,
+ * max_batch, kv_capacity_tokens, layers, requests_per_s,
+ * output_tokens_per_s, launch}], routes, solver, gap, fits), and the
+ * whole answer {"schema_version", "model", "engine", "objective",
+ * "plans", "search", and with in->failed "why" and "nearest_miss"}.
+ * serve_json_num adds v, or null when it is not finite. */
+struct cJSON;
+struct cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
+			      const struct model_spec *m, const struct serve_opts *so);
+struct cJSON *serve_plans_json(const struct serve_report_input *in);
+void serve_json_num(struct cJSON *o, const char *k, double v);
+
 /* The sinks of serve_report_render. */
 enum serve_sink { SERVE_SINK_TERM, SERVE_SINK_MD, SERVE_SINK_HTML };
 
@@ -61,5 +76,10 @@ void serve_table_workload(struct table *t, const struct serve_opts *so);
  *   HTML: one self-contained page (the training report's style) that
  *         adds the inputs, the measured accuracy and the model's limits. */
 void serve_report_render(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k);
+
+/* The serving part of another report (the workspace report of `hetplan
+ * report`): Markdown (a "## Serving" section) or HTML (<section>s), with
+ * the workload, the plans and plan 1's detail, no page around them. */
+void serve_report_part(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k);
 
 #endif

@@ -286,6 +286,19 @@ void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c)
 	c->overlap_sched = w->overlap_sched;
 }
 
+void ws_serve_to_opts(const struct ws_serve *w, struct serve_opts *so)
+{
+	so->offline = w->offline;
+	so->rate = w->offline ? 0 : w->rate;
+	so->slo.ttft_p99_s = w->ttft_p99_s;
+	so->slo.tpot_p99_s = w->tpot_p99_s;
+	so->base.engine = (enum serve_engine)w->engine;
+	so->base.wprec = (enum serve_wprec)w->wprec;
+	so->base.kvprec = (enum serve_kvprec)w->kvprec;
+	so->objective = (enum serve_objective)w->objective;
+	ws_serve_to_config(w, &so->base);
+}
+
 void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
 {
 	w->prefill_apart = c->prefill_apart;

@@ -63,6 +63,11 @@ extern const struct hp_field_table pool_fields, fabric_fields, workload_fields, 
  * and back: the one place a new table entry of that kind is wired. */
 struct serve_config;
 void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c);
+/* A serve block's rate, targets, engine, precisions, objective and
+ * engine configuration into so (the lengths are strings: the caller
+ * parses w->isl and w->osl with serve_dist_parse). */
+struct serve_opts;
+void ws_serve_to_opts(const struct ws_serve *w, struct serve_opts *so);
 void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c);
 /* Every settings table hetplan has (plan, model and its moe/mla parts,
  * pool, fabric, workload, serve), for --list-fields and docs/formats.md. */

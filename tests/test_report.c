@@ -126,7 +126,7 @@ static void build_fixture(const char *pool0_name)
 static char *render(enum report_format f, int chosen)
 {
 	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, chosen,
-				   (time_t)1795996800 /* 2026-11-30 00:00 UTC */, "0.1.0" };
+				   (time_t)1795996800 /* 2026-11-30 00:00 UTC */, "0.1.0", NULL };
 	struct hp_err err = { 0 };
 	char *out = NULL;
 	size_t len;
@@ -343,7 +343,7 @@ TEST(html_escapes_user_strings)
 
 TEST(bad_chosen_index)
 {
-	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, 7, 0, "0.1.0" };
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, 7, 0, "0.1.0", NULL };
 	struct hp_err err = { 0 };
 	char *out = NULL;
 	size_t len;
@@ -356,7 +356,7 @@ TEST(nothing_fits)
 {
 	struct search_result empty = { 0 };
 	snprintf(empty.why, sizeof empty.why, "no layout of Llama-3.1 70B fits in 80 GB");
-	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &empty, 0, 0, "0.1.0" };
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &empty, 0, 0, "0.1.0", NULL };
 	struct hp_err err = { 0 };
 	char *out;
 	size_t len;

@@ -21,7 +21,7 @@ python3 - "$T/r.json" "$T/r.out" <<'PY' && ok || bad "JSON keys"
 import json, sys
 d = json.load(open(sys.argv[1]))
 top = {"schema_version", "generator", "generated_at", "inputs", "chosen", "plans", "pareto",
-       "single_pool", "search", "accuracy"}
+       "single_pool", "search", "accuracy"}   # and "serving" with a serve section (below)
 assert top <= set(d) <= top | {"why", "nearest"}, set(d) ^ top
 assert d["schema_version"] == 1 and d["generator"]["name"] == "hetplan"
 assert set(d["inputs"]) == {"cluster", "model", "workload", "prices"}
@@ -185,5 +185,37 @@ expect 1 "" $H report $W -o "$T/no/such/dir/r.md"
 grep -q "| rank | plan | runs on |" "$T/r.md" && grep -q "needs a heterogeneity-aware runtime" "$T/r.md" &&
 	ok || bad "Markdown report lacks the runs-on column"
 grep -q "<th>runs on</th>" "$T/r.html" && ok || bad "HTML report lacks the runs-on column"
+
+# --- a workspace with a "serve" section: the report plans it too, and its
+# serving part is what `hetplan serve` answers for the same inputs (the
+# JSON "serving" object equals `serve --format json`'s but for the wall
+# time of the search; the Markdown and HTML parts carry the same plan).
+cat >"$T/wss.json" <<'EOF2'
+{"cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 4,
+  "gpus_per_node": 8}]}, "model": "llama3.1-8b", "workload": {"gbs": 256},
+ "serve": {"rate": 20, "isl": "1000", "osl": "200", "ttft_p99_s": 1, "tpot_p99_s": 0.05}}
+EOF2
+for f in md html json; do
+	expect 0 "" $H report "$T/wss.json" -o "$T/s.$f"
+done
+expect 0 "" $H serve --pool 4x8xH100-SXM,name=h100 -m llama3.1-8b --rate 20 --isl 1000 --osl 200 \
+	--ttft-p99 1 --tpot-p99 0.05 --format json -o "$T/serve.json"
+python3 - "$T/s.json" "$T/serve.json" "$T/s.md" "$T/s.html" "$T/r.json" <<'PY' && ok || bad "report's serving part"
+import json, sys
+rep, srv = json.load(open(sys.argv[1]))["serving"], json.load(open(sys.argv[2]))
+for d in (rep, srv):
+    for k in ("seconds", "solver_seconds"):
+        d["search"].pop(k)
+assert rep == srv, (rep, srv)
+md, page = open(sys.argv[3]).read(), open(sys.argv[4]).read()
+p = srv["plans"][0]
+assert "\n## Serving Llama-3.1 8B\n" in md
+assert "| 1 | %s | %d |" % (p["label"], p["gpus"]) in md
+for i in p["instances"]:
+    assert "\n" + i["launch"] + "\n" in md and i["launch"] in page
+assert page.count("<section>") == page.count("</section>")
+# a workspace without one has no serving part
+assert "serving" not in json.load(open(sys.argv[5]))
+PY
 
 finish report_cli

@@ -732,7 +732,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		/* Markdown, HTML and CSV: the report (report.h), plan 1 detailed */
 		struct search_opts ro = so;
 		ro.tokens = tokens;
-		struct report_input in = { &c, &m, &ro, &res, 0, time(NULL), HETPLAN_VERSION };
+		struct report_input in = { &c, &m, &ro, &res, 0, time(NULL), HETPLAN_VERSION, NULL };
 		char *text;
 		size_t len;
 		if (report_render(&in, rf, &text, &len, &err) < 0) {

@@ -4,6 +4,7 @@
 #include "cmd_report.h"
 #include "common.h"
 #include "pricing.h"
+#include "serve_report.h"
 #include "workspace.h"
 
 #include <stdlib.h>
@@ -53,6 +54,38 @@ static int write_report(const char *path, enum report_format fmt, const struct r
 	int rc = cli_write_output(path, text, len, err);
 	free(text);
 	return rc;
+}
+
+/* The workspace's "serve" section planned as `hetplan serve` plans it, on
+ * the same priced cluster, into *in (so holds its options). Returns the
+ * result (caller frees), or NULL after saying why on standard error (the
+ * section was checked when the file was read, so only a serving model
+ * that the planner refuses gets here). Nothing that serves the rate is an
+ * answer, not a failure: the report's serving part says why. */
+static struct serve_plan_result *serve_part(const struct workspace *ws, const struct catalog *cat,
+					    struct serve_opts *so, struct serve_report_input *in)
+{
+	struct hp_err err = { 0 };
+	const struct model_spec *m = *ws->serve.model ? catalog_model(cat, ws->serve.model) : NULL;
+	serve_opts_init(so);
+	if (serve_dist_parse(ws->serve.isl, &so->isl, &err) < 0 ||
+	    serve_dist_parse(ws->serve.osl, &so->osl, &err) < 0) {
+		cli_fail(&err, HP_EXIT_INPUT);
+		return NULL;
+	}
+	ws_serve_to_opts(&ws->serve, so);
+	struct serve_plan_result *res = xcalloc(1, sizeof *res);
+	int src = serve_plan(&ws->cluster, m ? m : &ws->model, so, NULL, res, &err);
+	if (src < 0 && !res->why[0] && !res->has_nearest) {
+		fprintf(stderr, "hetplan report: serve: ");
+		cli_fail(&err, HP_EXIT_INPUT);
+		free(res);
+		return NULL;
+	}
+	*in = (struct serve_report_input){ .cluster = &ws->cluster, .model = m ? m : &ws->model,
+					   .opts = so, .res = res, .failed = src < 0,
+					   .generated = time(NULL), .version = HETPLAN_VERSION };
+	return res;
 }
 
 int cmd_report(int argc, char **argv, const struct catalog *cat)
@@ -144,9 +177,19 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		return HP_EXIT_USAGE;
 	}
 	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res,
-				   res.n_plans ? rank - 1 : 0, time(NULL), HETPLAN_VERSION };
+				   res.n_plans ? rank - 1 : 0, time(NULL), HETPLAN_VERSION, NULL };
+	struct serve_plan_result *sres = NULL;
+	struct serve_opts so;
+	struct serve_report_input sin;
+	if (ws.serve.set && (sres = serve_part(&ws, cat, &so, &sin)) == NULL) {
+		search_result_free(&res);
+		return HP_EXIT_INPUT;
+	}
+	if (sres)
+		in.serve = &sin;
 	if (write_report(out, fmt, &in, &err) < 0)
 		rc = cli_fail(&err, HP_EXIT_FAIL);
+	free(sres);
 	search_result_free(&res);
 	return rc;
 }

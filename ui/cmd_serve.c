@@ -159,85 +159,6 @@ static int parse_pos(const char *s, double max, double *out)
 
 /* --- output -------------------------------------------------------------------- */
 
-static void add_num(cJSON *o, const char *k, double v)
-{
-	if (isfinite(v))
-		cJSON_AddNumberToObject(o, k, v);
-	else
-		cJSON_AddNullToObject(o, k);
-}
-
-static cJSON *quant_json(const struct serve_quantiles *q)
-{
-	cJSON *o = cJSON_CreateObject();
-	add_num(o, "mean", q->mean);
-	add_num(o, "p50", q->p50);
-	add_num(o, "p99", q->p99);
-	return o;
-}
-
-static cJSON *plan_json(const struct serve_plan *pl, const struct cluster *c,
-			const struct model_spec *m, const struct serve_opts *so)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "label", pl->label);
-	cJSON_AddStringToObject(o, "how", pl->how ? pl->how : "");
-	add_num(o, "output_tokens_per_s", pl->out_tps);
-	add_num(o, "requests_per_s", pl->req_s);
-	if (pl->price_known) {
-		add_num(o, "usd_per_hour", pl->usd_per_hour);
-		add_num(o, "usd_per_million_output_tokens", pl->usd_per_mtok);
-	} else {
-		cJSON_AddNullToObject(o, "usd_per_hour");
-		cJSON_AddNullToObject(o, "usd_per_million_output_tokens");
-	}
-	cJSON_AddItemToObject(o, "ttft_s", quant_json(&pl->ttft));
-	cJSON_AddItemToObject(o, "tpot_s", quant_json(&pl->tpot));
-	cJSON_AddNumberToObject(o, "gpus", pl->gpus);
-	cJSON *arr = cJSON_AddArrayToObject(o, "instances");
-	for (int i = 0; i < pl->n_inst; i++) {
-		const struct serve_plan_inst *in = &pl->inst[i];
-		cJSON *e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "pool", c->pools[in->pool].name);
-		cJSON_AddStringToObject(e, "gpu", c->pools[in->pool].gpu.name);
-		cJSON_AddNumberToObject(e, "count", in->count);
-		cJSON_AddStringToObject(e, "role", in->role == ROLE_PREFILL ? "prefill"
-						   : in->role == ROLE_DECODE ? "decode" : "both");
-		cJSON_AddNumberToObject(e, "tp", in->tp);
-		cJSON_AddNumberToObject(e, "pp", in->pp);
-		cJSON_AddNumberToObject(e, "max_batch", in->max_batch);
-		cJSON_AddNumberToObject(e, "kv_capacity_tokens", in->kv_capacity_tokens);
-		cJSON *ly = cJSON_AddArrayToObject(e, "layers");
-		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->first_layer));
-		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->last_layer));
-		add_num(e, "requests_per_s", in->rate);
-		add_num(e, "output_tokens_per_s", in->tokens_per_s);
-		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = serve_launch_line(m, so, in);
-			cJSON_AddStringToObject(e, "launch", l);
-			free(l);
-		}
-		cJSON_AddItemToArray(arr, e);
-	}
-	if (pl->n_paths) {
-		cJSON *pa = cJSON_AddArrayToObject(o, "routes");
-		for (int i = 0; i < pl->n_paths; i++) {
-			cJSON *r = cJSON_CreateObject();
-			cJSON_AddNumberToObject(r, "weight", pl->path[i].weight);
-			cJSON *st = cJSON_AddArrayToObject(r, "instances");
-			for (int j = 0; j < pl->path[i].n; j++)
-				cJSON_AddItemToArray(st, cJSON_CreateNumber(pl->path[i].seg[j]));
-			cJSON_AddItemToArray(pa, r);
-		}
-	}
-	if (strcmp(pl->how ? pl->how : "", "estimate")) {
-		cJSON_AddStringToObject(o, "solver",
-					pl->lp_status == 0 ? "optimal" : pl->lp_status == 1 ? "within gap" : "failed");
-		add_num(o, "gap", pl->gap);
-	}
-	cJSON_AddBoolToObject(o, "fits", pl->fits);
-	return o;
-}
 
 static void print_csv(struct sbuf *o, const struct serve_plan_result *res)
 {
@@ -511,11 +432,11 @@ static int burst_out(const struct cluster *c, const struct model_spec *m,
 	if (j) {
 		cJSON *bj = cJSON_AddObjectToObject(j, "burst");
 		cJSON_AddNumberToObject(bj, "requests", a->burst);
-		add_num(bj, "makespan_s", b.makespan_s);
-		add_num(bj, "requests_per_s", b.req_s);
-		add_num(bj, "output_tokens_per_s", b.out_tps);
-		add_num(bj, "ttft_mean_s", b.ttft_mean_s);
-		add_num(bj, "itl_mean_s", b.itl_mean_s);
+		serve_json_num(bj, "makespan_s", b.makespan_s);
+		serve_json_num(bj, "requests_per_s", b.req_s);
+		serve_json_num(bj, "output_tokens_per_s", b.out_tps);
+		serve_json_num(bj, "ttft_mean_s", b.ttft_mean_s);
+		serve_json_num(bj, "itl_mean_s", b.itl_mean_s);
 	} else {
 		sbuf_addf(o, "burst of %d requests: the last ends after %.2f s; %.2f req/s, %.0f output "
 			     "tok/s; mean TTFT %.1f ms, ITL %.2f ms\n", a->burst, b.makespan_s, b.req_s,
@@ -549,7 +470,7 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 		err->code = HP_EXIT_NOFIT;
 	}
 	if (a->fmt == FMT_JSON) {
-		cJSON *j = plan_json(&res->plans[0], c, m, &a->so);
+		cJSON *j = serve_plan_json(&res->plans[0], c, m, &a->so);
 		if (!r.fits)
 			cJSON_AddStringToObject(j, "why", r.why);
 		else if (a->burst)
@@ -577,24 +498,9 @@ static void plans_json(struct sbuf *o, const struct serve_plan_result *res, int 
 		       const struct cluster *c, const struct model_spec *m,
 		       const struct serve_opts *so)
 {
-	cJSON *j = cJSON_CreateObject();
-	cJSON_AddNumberToObject(j, "schema_version", 1);
-	cJSON_AddStringToObject(j, "model", m->name);
-	cJSON_AddStringToObject(j, "engine", serve_engine_name(so->base.engine));
-	cJSON_AddStringToObject(j, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
-	cJSON *pl = cJSON_AddArrayToObject(j, "plans");
-	for (int i = 0; i < res->n_plans; i++)
-		cJSON_AddItemToArray(pl, plan_json(&res->plans[i], c, m, so));
-	cJSON *s = cJSON_AddObjectToObject(j, "search");
-	cJSON_AddNumberToObject(s, "candidates", res->n_cands);
-	cJSON_AddNumberToObject(s, "buckets", res->n_buckets);
-	cJSON_AddNumberToObject(s, "seconds", res->seconds);
-	cJSON_AddNumberToObject(s, "solver_seconds", res->ilp_seconds);
-	if (src < 0) {
-		cJSON_AddStringToObject(j, "why", res->why);
-		if (res->has_nearest)
-			cJSON_AddItemToObject(j, "nearest_miss", plan_json(&res->nearest, c, m, so));
-	}
+	struct serve_report_input in = { .cluster = c, .model = m, .opts = so, .res = res,
+					 .failed = src < 0 };
+	cJSON *j = serve_plans_json(&in);
 	char *t = esc_json_print(j);
 	sbuf_addf(o, "%s\n", t);
 	free(t);

@@ -79,7 +79,7 @@ int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err
 	enum report_format rf;
 	int whole = report_format_from_path(path, &rf) == 0 && (rf == REPORT_HTML || rf == REPORT_CSV);
 	struct report_input in = { &t->cur->c, &t->cur->m, &t->cur->o, &t->cur->res, 0, time(NULL),
-				   HETPLAN_VERSION };
+				   HETPLAN_VERSION, NULL };
 	if (id == TUI_ID_EDITED) {
 		if (whole)
 			return hp_err_set(err, HP_EXIT_USAGE,

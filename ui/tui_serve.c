@@ -184,15 +184,7 @@ static void serve_from_ws(struct tui *t)
 		hp_strlcpy(s->isl, w->isl, sizeof s->isl);
 	if (serve_dist_parse(w->osl, &s->so.osl, &err) == 0)
 		hp_strlcpy(s->osl, w->osl, sizeof s->osl);
-	s->so.offline = w->offline;
-	s->so.rate = w->offline ? 0 : w->rate;
-	s->so.slo.ttft_p99_s = w->ttft_p99_s;
-	s->so.slo.tpot_p99_s = w->tpot_p99_s;
-	s->so.base.engine = (enum serve_engine)w->engine;
-	s->so.base.wprec = (enum serve_wprec)w->wprec;
-	s->so.base.kvprec = (enum serve_kvprec)w->kvprec;
-	s->so.objective = (enum serve_objective)w->objective;
-	ws_serve_to_config(w, &s->so.base);
+	ws_serve_to_opts(w, &s->so);
 }
 
 /* An edit of the view: its settings become the workspace's "serve"

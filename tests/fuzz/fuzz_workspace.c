@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&res, 0, sizeof res);
 		if (search_run(&w->cluster, &w->model, &w->opts, &res, &err) == 0) {
 			struct report_input in = { &w->cluster, &w->model, &w->opts, &res, 0,
-						   1764547200, "fuzz" };
+						   1764547200, "fuzz", NULL };
 			for (int f = REPORT_MD; f <= REPORT_CSV; f++) {
 				char *out = NULL;
 				size_t len = 0;
