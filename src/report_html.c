@@ -57,6 +57,8 @@ const char report_css[] =
 	"svg text{font-family:inherit;fill:var(--ink)}\n"
 	".note{font-size:12.5px;color:var(--muted)}\n"
 	"ul{margin:6px 0;padding-left:20px}li{margin:3px 0}\n"
+	"pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--bg);border:1px solid var(--line);"
+	"border-radius:6px;padding:8px 10px;margin:6px 0 10px}\n"
 	"code{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12.5px}\n"
 	"footer{color:var(--muted);font-size:12.5px;text-align:center;margin-top:18px}\n"
 	".two{display:grid;grid-template-columns:1fr 1fr;gap:18px}\n"
