@@ -762,25 +762,24 @@ static void trust_section(struct sbuf *b)
 	sbuf_add(b, "</ul></section>\n");
 }
 
-int report_render_html(const struct report_input *in, const struct report_summary *s,
-		       struct sbuf *b)
+void report_html_head(struct sbuf *b, const char *title, const char *kicker, const char *model,
+		      const struct cluster *c)
 {
-	const struct cluster *c = in->cluster;
-	const struct search_result *r = in->res;
-	const char *mname = *in->model->display ? in->model->display : in->model->name;
-	char t[40], x[32];
 	sbuf_add(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-		    "<meta name=\"generator\" content=\"hetplan\"><title>Training plan: ");
-	h(b, mname);
+		    "<meta name=\"generator\" content=\"hetplan\"><title>");
+	h(b, title);
+	sbuf_add(b, ": ");
+	h(b, model);
 	if (*c->name) {
 		sbuf_add(b, " on ");
 		h(b, c->name);
 	}
 	sbuf_addf(b, "</title>\n<style>\n%s</style></head>\n<body><main>\n", report_css);
-	sbuf_add(b, "<header class=\"top\"><div class=\"kicker\">hetplan training plan report"
-		    "</div><h1>");
-	h(b, mname);
+	sbuf_add(b, "<header class=\"top\"><div class=\"kicker\">");
+	h(b, kicker);
+	sbuf_add(b, "</div><h1>");
+	h(b, model);
 	sbuf_add(b, " on ");
 	if (*c->name)
 		h(b, c->name);
@@ -792,6 +791,16 @@ int report_render_html(const struct report_input *in, const struct report_summar
 		sbuf_addf(b, "%s%d x %d ", i ? " + " : "", p->nodes, p->gpus_per_node);
 		h(b, p->gpu.name);
 	}
+}
+
+int report_render_html(const struct report_input *in, const struct report_summary *s,
+		       struct sbuf *b)
+{
+	const struct cluster *c = in->cluster;
+	const struct search_result *r = in->res;
+	const char *mname = *in->model->display ? in->model->display : in->model->name;
+	char t[40], x[32];
+	report_html_head(b, "Training plan", "hetplan training plan report", mname, c);
 	sbuf_addf(b, " &middot; %s tokens, global batch %d &middot; objective %s &middot; "
 		  "generated %s by hetplan ", hp_fmt_count(x, sizeof x, s->tokens), in->opts->gbs,
 		  search_objective_name(in->opts->objective),

@@ -117,5 +117,11 @@ int report_render_html(const struct report_input *in, const struct report_summar
 /* The reports' style sheet (report_html.c): the training and the serving
  * pages share it. */
 extern const char report_css[];
+/* A page's head, style and header up to the open "meta" line (the pools):
+ * the title "<title>: <model> on <cluster>", the kicker line, the model
+ * and cluster as the heading; the caller adds its workload to the meta
+ * line, then closes it with "</div></header>". */
+void report_html_head(struct sbuf *b, const char *title, const char *kicker, const char *model,
+		      const struct cluster *c);
 
 #endif

@@ -729,25 +729,7 @@ static void html_head(struct sbuf *b, const struct serve_report_input *in)
 	const struct model_spec *m = in->model;
 	const char *mname = *m->display ? m->display : m->name;
 	char x[64];
-	sbuf_add(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-		    "<meta name=\"generator\" content=\"hetplan\"><title>Serving plan: ");
-	esc_html(b, mname);
-	sbuf_addf(b, "</title>\n<style>\n%s</style></head>\n<body><main>\n", report_css);
-	sbuf_add(b, "<header class=\"top\"><div class=\"kicker\">hetplan serving plan report"
-		    "</div><h1>");
-	esc_html(b, mname);
-	sbuf_add(b, " on ");
-	if (*c->name)
-		esc_html(b, c->name);
-	else
-		sbuf_addf(b, "%d GPUs", cluster_total_gpus(c));
-	sbuf_add(b, "</h1><div class=\"meta\">");
-	for (int i = 0; i < c->n_pools; i++) {
-		const struct pool *p = &c->pools[i];
-		sbuf_addf(b, "%s%d x %d ", i ? " + " : "", p->nodes, p->gpus_per_node);
-		esc_html(b, p->gpu.name);
-	}
+	report_html_head(b, "Serving plan", "hetplan serving plan report", mname, c);
 	if (in->opts->offline)
 		sbuf_add(b, " &middot; offline");
 	else
