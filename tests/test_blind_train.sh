@@ -77,6 +77,9 @@ hetplan, path, tmp, known_txt = sys.argv[1:5]
 # (tools/calculon/run_blind.sh); the test itself does not use it.
 rows_out = open(sys.argv[5], "w") if len(sys.argv) > 5 and sys.argv[5] else None
 catalog = {g["name"]: g for g in json.load(open("data/gpus.json"))["gpus"]}
+models = {m["name"]: m for m in json.load(open("data/models.json"))["models"]}
+def rid_of(r):
+    return r["id"]
 known, known_dnf = {}, {}
 for tok in known_txt.split():
     rid, kind, val = tok.split(":")
@@ -99,7 +102,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLIL": "A100 8-1,024 GPUs", "BLIBM": "A100 8-1,024 GPUs",
           "BLPAX": "A100 8-1,024 GPUs", "BLNL": "A100 8-1,024 GPUs",
           # llm.c: GPT-2/GPT-3 124M-1.6B on one node, the small-model regime.
-          "BLLC": "small/V100/consumer"}
+          "BLLC": "small/V100/consumer",
+          # Sixth round: Megatron-Bridge MoE pre-training (DeepSeek-V3,
+          # Qwen3 30B-A3B / 235B-A22B); hetplan's first MoE rows, scored
+          # as their own regime so they neither pad nor sink the dense ones.
+          "BLMBM": "MoE (Megatron-Bridge)", "BLMBA": "MoE (Megatron-Bridge)"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
@@ -107,7 +114,7 @@ def regime_of(grp, gpu):
         return "H100 at scale"
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("GB200", "GB200"), ("H100", "H100-SXM"), ("H800", "H800-SXM"),
+GPU = [("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("H100", "H100-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090")]
@@ -140,7 +147,7 @@ def measured(r):
 def args_of(r, mfile):
     n = int(r["n_gpus"])
     gpu = next(c for k, c in GPU if k in r["gpu"])
-    per = 4 if gpu == "GB200" else min(n, 8)
+    per = 4 if gpu in ("GB200", "GB300") else min(n, 8)
     pool = "%dx%dx%s" % ((n + per - 1) // per, per, gpu)
     ic = r["interconnect"]
     nic = re.search(r"NIC:\s*(\d+)x(\d+)", r["notes"])
@@ -163,6 +170,9 @@ def args_of(r, mfile):
          "--mbs", r["micro_batch"], "--gbs", r["global_batch"], "--precision", prec,
          "--recompute", rc, "--zero", r["zero_stage"] or "0",
          "--framework", tag(r["notes"], "FW"), "--format", "json"]
+    ep = int(r["ep"] or 1)
+    if ep > 1:
+        a += ["--ep", str(ep)]
     # OVERLAPS:tp=off,grad=off,param=off: overlaps the source's launch
     # arguments leave off, where the preset would turn them on.
     ov = re.search(r"OVERLAPS:\s*([a-z=,]+)", r["notes"])
@@ -176,23 +186,33 @@ def args_of(r, mfile):
         a += ["--no-sp"]
     v = re.search(r"VP=(\d+)", r["schedule"])
     L, pp = int(r["n_layers"]), int(r["pp"])
-    if v and pp > 1:
-        vp = int(v.group(1))
-        a += ["--schedule", "interleaved:%d" % vp]
-        if L % pp and (L + 2) % (pp * vp) == 0:
+    lay = re.search(r"LAYOUT:\s*([0-9,]+)", r["notes"])
+    if (v or lay) and pp > 1:
+        vp = int(v.group(1)) if v else 1
+        sched = "interleaved:%d" % vp if v else "1f1b"
+        if v:
+            a += ["--schedule", sched]
+        if lay or (L % pp and (L + 2) % (pp * vp) == 0):
             # Interleaved runs whose embedding and loss fill one layer
             # slot each (Llama 3.1 405B: 126 + 2 = 128): the first and
             # last stage hold one layer less. The --tp/--pp flags split
             # layers evenly, so the stages go in a plan file.
+            # LAYOUT:a,b,...: transformer layers held by each pipeline
+            # rank, from the source's stated layout (the MoE rows' recipes
+            # place 61 DeepSeek-V3 layers unevenly, blind_README.md).
             per, at, st = (L + 2) // pp, 0, []
+            counts = [int(x) for x in lay.group(1).split(",")] if lay else None
+            if counts and (len(counts) != pp or sum(counts) != L):
+                raise SystemExit("%s: LAYOUT does not give %d ranks summing to %d layers" % (rid_of(r), pp, L))
             for i in range(pp):
-                nl = per - (i == 0 or i == pp - 1)
+                nl = counts[i] if counts else per - (i == 0 or i == pp - 1)
                 st.append(dict(pool="p", tp=int(r["tp"]), first_layer=at, last_layer=at + nl - 1))
                 at += nl
             # the plan file carries every tag the flags did (SP:off too)
             plan = dict(mbs=int(r["micro_batch"]), gbs=int(r["global_batch"]), cp=int(r["cp"] or 1),
+                        ep=int(r["ep"] or 1),
                         precision=prec, recompute=rc, zero=int(r["zero_stage"] or 0),
-                        schedule="interleaved:%d" % vp, framework=tag(r["notes"], "FW"),
+                        schedule=sched, framework=tag(r["notes"], "FW"),
                         replicas=[dict(count=int(r["dp"]), stages=st)])
             if re.search(r"SP:\s*off", r["notes"]):
                 plan["sp"] = False
@@ -225,6 +245,26 @@ for r in rows:
     model = dict(name=rid.lower(), layers=int(r["n_layers"]), hidden=int(r["hidden"]),
                  heads=int(r["n_heads"]), kv_heads=int(r["n_kv_heads"]), ffn=int(r["ffn_hidden"]),
                  vocab=int(r["vocab"]), seq_len=int(r["seq_len"]), **ARCH[arch])
+    # PRESET:NAME: the catalog's model (data/models.json) where the row's
+    # columns cannot carry it (DeepSeek-V3's MLA); the columns must match
+    # its shape, the sequence comes from the row.
+    pre = tag(r["notes"], "PRESET")
+    if pre:
+        model = dict(models[pre], name=rid.lower(), seq_len=int(r["seq_len"]))
+        if [model[k] for k in ("layers", "hidden", "heads", "vocab")] != [
+                int(r[k]) for k in ("n_layers", "hidden", "n_heads", "vocab")]:
+            print("FAIL %s: PRESET %s shape differs from the row's columns" % (rid, pre))
+            continue
+    # HEADDIM:N: per-head width where heads x head_dim is not hidden (Qwen3).
+    hd = tag(r["notes"], "HEADDIM")
+    if hd:
+        model["head_dim"] = int(hd)
+    # MOE:E/K/F/S/D: E routed experts, top-K, expert FFN width F, S shared
+    # experts, the first D layers dense (hetplan's model.moe keys).
+    moe = re.search(r"MOE:\s*(\d+)/(\d+)/(\d+)/(\d+)/(\d+)", r["notes"])
+    if moe and not pre:
+        e, k, f, sh, d = (int(x) for x in moe.groups())
+        model["moe"] = dict(experts=e, top_k=k, expert_ffn=f, shared_experts=sh, dense_layers=d)
     mfile = "%s/%s.json" % (tmp, rid)
     json.dump(model, open(mfile, "w"))
     cmd = args_of(r, mfile)
@@ -256,9 +296,9 @@ for r in rows:
             id=rid, group=grp, conf=conf, regime=regime_of(grp, r["gpu"]), sig=rid,
             measured_s=meas, hetplan_s=pred, mem_bytes=g["memory_gb"] * 1e9,
             layers=model["layers"], hidden=model["hidden"], heads=model["heads"],
-            kv_heads=model["kv_heads"], head_dim=model["hidden"] // model["heads"],
+            kv_heads=model["kv_heads"], head_dim=model.get("head_dim", model["hidden"] // model["heads"]),
             ffn=model["ffn"], gated=int(model["gated_mlp"]), vocab=model["vocab"],
-            seq=model["seq_len"], experts=0, tp=pl["replicas"][0]["stages"][0]["tp"], pp=per,
+            seq=model["seq_len"], experts=model.get("moe", {}).get("experts", 0), tp=pl["replicas"][0]["stages"][0]["tp"], pp=per,
             dp=int(r["dp"]), mbs=pl["mbs"], gbs=pl["gbs"], vpp=int(vp.group(1)) if vp else 1,
             recompute=pl["recompute"], sp=int(pl["sp"]), flash=int(pl["flash"]),
             zero=pl["zero"], cp=pl["cp"], ep=pl["ep"], framework=pl["framework"],
