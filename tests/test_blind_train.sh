@@ -141,10 +141,15 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Sixth round: Megatron-Bridge MoE pre-training (DeepSeek-V3,
           # Qwen3 30B-A3B / 235B-A22B); hetplan's first MoE rows, scored
           # as their own regime so they neither pad nor sink the dense ones.
-          "BLMBM": "MoE (Megatron-Bridge)", "BLMBA": "MoE (Megatron-Bridge)"}
+          "BLMBM": "MoE (Megatron-Bridge)", "BLMBA": "MoE (Megatron-Bridge)",
+          # MLPerf Training logs: GPT-3 175B (v3.1, H100 512-10,752) and
+          # Llama 3.1 405B (v5.0, H100 512-8,192; GB200 rows: regime_of).
+          "BLMLG": "H100 at scale", "BLMLL": "H100 at scale"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
+    if grp == "BLMLL" and gpu.startswith("GB200"):
+        return "GB200 NVL72"
     if grp in ("BLIBM", "BLPAX") and gpu.startswith("H100"):
         return "H100 at scale"
     return REGIME.get(grp, "other")
@@ -159,6 +164,8 @@ ARCH = {
     "nemotron": dict(gated_mlp=False, norm="layernorm", position="rope", tied_embeddings=False, bias=False),
     "gpt": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=True, dropout=True),
     "gpt-nobias": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=False),
+    # MLPerf's GPT-3 175B in NeMo: GPT block with biases, dropout 0.0.
+    "gpt-nodropout": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=True),
 }
 
 # An FW tag may name an estimate-only framework row (src/framework.h,
