@@ -75,7 +75,12 @@ trap 'rm -rf "$T"' EXIT
 # rows per expert (MBS 1, 8 of 128 experts) run far below the dense
 # efficiency hetplan gives them; BLMBM-05: EP all-to-all that the recipe
 # overlaps (overlap_moe_expert_parallel_comm) charged as exposed.
+# BLMLL-01 (MLPerf v5.0, Llama 3.1 405B on 512 H100, TP 8 PP 8 VP 8 CP 2,
+# DP 4): the run keeps its parameters in FP8 (config_common.sh FP8_PARAMS
+# True); hetplan counts 2-byte weights, 12.8 GB on the first rank, so
+# about 6.4 GB more than the run held (2.6 GiB over).
 KNOWN_MISSES="
+BLMLL-01:dnf:2.6
 BLMBM-01:invalid:vstage
 BLMBM-02:invalid:vstage
 BLMBA-09:invalid:vstage
