@@ -149,7 +149,9 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLMBM": "MoE (Megatron-Bridge)", "BLMBA": "MoE (Megatron-Bridge)",
           # MLPerf Training logs: GPT-3 175B (v3.1, H100 512-10,752) and
           # Llama 3.1 405B (v5.0, H100 512-8,192; GB200 rows: regime_of).
-          "BLMLG": "H100 at scale", "BLMLL": "H100 at scale"}
+          "BLMLG": "H100 at scale", "BLMLL": "H100 at scale",
+          # MLPerf v5.1, University of Florida: Llama 3.1 405B on DGX B200.
+          "BLMLB": "B200 (8 per node)"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
