@@ -71,10 +71,11 @@ trap 'rm -rf "$T"' EXIT
 # exposed 16-bit all-to-all (4 per MoE layer, no node-level dedup, no
 # overlap) for a 19.7 s step; its memory is 27 GiB over, 183 GB of it
 # activations with no recompute (ASSUMED: the 26.04.01 recipe, not at the
-# pinned commit, may have recomputed or offloaded some). BLMBA-06: expert GEMMs of 256
-# rows per expert (MBS 1, 8 of 128 experts) run far below the dense
-# efficiency hetplan gives them; BLMBM-05: EP all-to-all that the recipe
-# overlaps (overlap_moe_expert_parallel_comm) charged as exposed.
+# pinned commit, may have recomputed or offloaded some). BLMBA-06: expert
+# GEMMs of 256 rows per expert (MBS 1, 8 of 128 experts) run far below
+# the dense efficiency hetplan gives them; BLMBM-05: EP all-to-all that
+# the recipe overlaps (overlap_moe_expert_parallel_comm) charged as
+# exposed.
 # BLMLL-01 (MLPerf v5.0, Llama 3.1 405B on 512 H100, TP 8 PP 8 VP 8 CP 2,
 # DP 4): the run keeps its parameters in FP8 (config_common.sh FP8_PARAMS
 # True); hetplan counts 2-byte weights, 12.8 GB on the first rank, so
