@@ -1197,7 +1197,10 @@ TEST(blind)
  * "Placement", says why the model over-predicts these rows). The rows are
  * no longer blind: their first prediction showed the per-stage gap, after
  * which vLLM 0.4's host step per machine was added from vLLM's own figure
- * (not fitted to them). */
+ * (not fitted to them); the ninth and tenth rounds of docs/serving.md
+ * took Helix's router, caches and pipeline depth from its code. Also
+ * asserted: the caches against Helix's vLLM profiles (helix_profile_kv)
+ * and the requests in flight against its event logs. */
 /* x004's measurement is of Helix's own layout, not of the one --place
  * finds: the same model scores that layout. Machine i of Helix's MILP
  * solution (artifact_evaluation/single_cluster/layout_llama70b/ilp/
