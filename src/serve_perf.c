@@ -987,12 +987,11 @@ static int check_config(const struct pool *p, const struct model_spec *m,
 	return 0;
 }
 
-/* The running-sequence limit and the tokens per iteration: the engine's
- * defaults, the user's values over them. */
-static void batch_limits(const struct pool *p, const struct serve_config *cfg,
-			 const struct serve_engine_profile *e, int *max_batch, int *chunk)
+void serve_batch_limits(const struct pool *p, const struct serve_config *cfg, int *max_batch,
+			int *chunk)
 {
 	double gib = 1073741824.0;
+	const struct serve_engine_profile *e = serve_engine(cfg->engine);
 	*max_batch = e->max_batch;
 	*chunk = e->chunk_tokens;
 	if (cfg->engine == ENGINE_VLLM && serve_gpu_mem_bytes(&p->gpu) >= 70 * gib &&
@@ -1006,6 +1005,18 @@ static void batch_limits(const struct pool *p, const struct serve_config *cfg,
 		*chunk = cfg->chunk_tokens;
 	if (*chunk < *max_batch)
 		*chunk = *max_batch;   /* every running sequence decodes each step */
+}
+
+double serve_act_bytes(const struct model_spec *m, int tp, int chunk, int max_batch)
+{
+	double h = m->hidden;
+	double ffn = m->moe.experts ? (double)m->moe.expert_ffn * m->moe.top_k : m->ffn;
+	if (m->moe.experts && m->ffn > ffn)
+		ffn = m->ffn;
+	/* peak activations of one forward over `chunk` tokens (16-bit; the
+	 * widest layer's live tensors) and the fp32 logits of the sampled rows */
+	return chunk * 2.0 * (2 * h + 2 * ffn / tp + model_q_dim(m) / tp) +
+	       (double)max_batch * m->vocab * 4 / tp;
 }
 
 /* Memory per GPU of the worst stage: weights, activations, the KV pool.
@@ -1026,14 +1037,7 @@ static double kv_capacity(const struct inst *in, const struct serve_config *cfg,
 		if (kt > kvmin_tok)
 			kvmin_tok = kt;
 	}
-	double h = m->hidden;
-	double ffn = m->moe.experts ? (double)m->moe.expert_ffn * m->moe.top_k : m->ffn;
-	if (m->moe.experts && m->ffn > ffn)
-		ffn = m->ffn;
-	/* peak activations of one forward over `chunk` tokens (16-bit; the
-	 * widest layer's live tensors) and the fp32 logits of the sampled rows */
-	double act = chunk * 2.0 * (2 * h + 2 * ffn / tp + model_q_dim(m) / tp) +
-		     (double)max_batch * m->vocab * 4 / tp;
+	double act = serve_act_bytes(m, tp, chunk, max_batch);
 	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
 	double mem = serve_gpu_mem_bytes(&in->p->gpu);
 	double kv_gpu;
@@ -1288,7 +1292,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 	if (i0.steps > 1024)
 		i0.steps = 1024;
 	*in = i0;
-	batch_limits(p, cfg, e, max_batch, &in->chunk);
+	serve_batch_limits(p, cfg, max_batch, &in->chunk);
 	r->chunk_tokens = in->chunk;
 	r->n_gpus = tp * pp;
 	return kv_capacity(in, cfg, *max_batch, r);

@@ -270,6 +270,17 @@ double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int 
 double serve_stage_kv_bytes_per_token(const struct model_spec *m, int l0, int l1, int tp,
 				      enum serve_kvprec kv);
 
+/* The engine's running-sequence limit and tokens per iteration on pool p:
+ * its defaults (serve_engine(cfg->engine)), cfg's values over them. */
+void serve_batch_limits(const struct pool *p, const struct serve_config *cfg, int *max_batch,
+			int *chunk);
+/* Peak activation bytes per GPU of one forward over `chunk` tokens at TP
+ * tp, with the fp32 logits of max_batch sampled rows: what an engine's
+ * memory profiling pass holds besides the weights (vLLM's profile_run at
+ * max_num_batched_tokens and max_num_seqs). A simplification: the widest
+ * layer's live tensors, 16-bit. */
+double serve_act_bytes(const struct model_spec *m, int tp, int chunk, int max_batch);
+
 /* A pool of `nodes` nodes of GPU g in its usual node shape (the catalog's
  * defaults: GPUs per node, intra-node fabric, NICs), priced from the
  * catalog reference. For tests and quick estimates. */

@@ -1061,6 +1061,13 @@ static void add_plan(struct serve_plan_result *res, const struct serve_plan *pl,
 		res->n_plans++;
 }
 
+/* Solves of a placement at most: the first at the estimated pipeline
+ * depth (place_depth), the next at the depth the first solution runs;
+ * a layout whose depth still moves is then scored at its own depth
+ * (place_rescore). Each solve takes about 0.35 s on the issue's
+ * 24-machine case. */
+#define PLACE_DEPTH_PASSES 2
+
 /* Placement plan over every pool's GPUs (Helix-style). */
 /* What place_plan's steps share: the inputs, the block count, and per
  * machine class its pool, TP and iteration time by blocks held. */
@@ -1092,17 +1099,50 @@ static double place_weight_bytes(const struct place_meta *pm, int layers, int tp
 	return serve_stage_weight_bytes(m, 0, layers, 0, 0, tp, pm->o->base.wprec) + vh2 / tp;
 }
 
-/* KV tokens of a machine with weights wb per GPU and kvt KV bytes per
- * token per GPU: the engine takes what its memory share leaves after
- * the weights and its runtime (vLLM's gpu_memory_utilization, as the
- * instance model in serve_perf.c; Helix's prototype sizes its per-stage
- * caches the same way, vLLM 0.4.0.post1's block profiling). */
-static double place_kv_tokens(const struct place_meta *pm, const struct pool *p, double wb, double kvt)
+/* The share of that cache the router fills with reservations. */
+static double place_fill(const struct place_meta *pm)
 {
-	double util = place_util(pm), mem = serve_gpu_mem_bytes(&p->gpu);
+	double f = pm->o->place_kv_fill;
+	return f > 0 && f < 1 ? f : 1;
+}
+
+/* KV tokens of a machine (tp GPUs of pool p) holding `layers` layers,
+ * by vLLM's rule (vLLM 0.4.0.post1 vllm/worker/worker.py
+ * profile_num_available_blocks, kept since): the memory share `util` of
+ * the GPU's memory less the weights it holds, the peak activations of
+ * the engine's profiling pass (serve_act_bytes at its tokens per
+ * iteration and running-sequence limit) and the runtime, as the instance
+ * model (serve_perf.c kv_capacity) charges them. Helix's prototype sizes
+ * its per-stage caches the same way (its workers build vLLM 0.4.0.post1
+ * engines). */
+static double place_kv_tokens(const struct place_meta *pm, const struct pool *p, int layers, int tp,
+			      double util)
+{
+	int max_batch = 0, chunk = 0;
+	serve_batch_limits(p, &pm->o->base, &max_batch, &chunk);
+	double wb = place_weight_bytes(pm, layers, tp) + serve_act_bytes(pm->m, tp, chunk, max_batch);
+	double kvt = serve_stage_kv_bytes_per_token(pm->m, 0, layers, tp, pm->o->base.kvprec);
+	double mem = serve_gpu_mem_bytes(&p->gpu);
 	double kv = pm->e->util_of_free ? (mem - wb - pm->k->mem_fixed_bytes) * util
 					: mem * util - wb - pm->k->mem_fixed_bytes;
 	return kv > 0 && kvt > 0 ? floor(kv / kvt) : 0;
+}
+
+/* Requests in flight through one machine holding `layers` layers: as many
+ * as the router's view of its cache admits at ISL + OSL tokens each
+ * (place_fill of it; the router's cache is the engine's unless
+ * place_router_util names the share its capacities were computed at), and
+ * no more than the engine's own cache holds at their mean context (ISL +
+ * OSL / 2; vLLM allocates blocks as tokens arrive). Whole requests: the
+ * router admits requests, not parts of a micro-batch. */
+static double place_in_flight(const struct place_meta *pm, const struct pool *p, int layers, int tp)
+{
+	double kv = place_kv_tokens(pm, p, layers, tp, place_util(pm));
+	double ru = pm->o->place_router_util;
+	double kv_rt = ru > 0 && ru <= 1 ? place_kv_tokens(pm, p, layers, tp, ru) : kv;
+	double n = floor(place_fill(pm) * kv_rt / (pm->isl + pm->osl));
+	double n_eng = floor(kv / (pm->isl + pm->osl / 2));
+	return n < n_eng ? n : n_eng;
 }
 
 /* Host time of one iteration on a machine holding `layers` layers: the
@@ -1114,13 +1154,6 @@ static double place_host_s(const struct place_meta *pm, int layers)
 {
 	double per = pm->o->place_layer_step_s > 0 ? pm->o->place_layer_step_s : 0;
 	return serve_step_overhead(&pm->o->base) + (layers > 1 ? layers - 1 : 0) * per;
-}
-
-/* The share of that cache the router fills with reservations. */
-static double place_fill(const struct place_meta *pm)
-{
-	double f = pm->o->place_kv_fill;
-	return f > 0 && f < 1 ? f : 1;
 }
 
 /* Helix's rule (optimizers.md §2.1): half of a machine's memory for
@@ -1157,9 +1190,9 @@ static double place_theta_layers(const struct place_meta *pm, const struct pool 
 	 * cross to the next machine */
 	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / p->gpus_per_node;
 	double nic_tok = nic > 0 ? nic / (2.0 * m->hidden) : HUGE_VAL;
-	double wb = place_weight_bytes(pm, layers, tp);
-	double kvt = serve_stage_kv_bytes_per_token(m, 0, layers, tp, o->base.kvprec);
-	double batch = floor(place_fill(pm) * place_kv_tokens(pm, p, wb, kvt) / (isl + osl) / pm->depth);
+	/* the requests in flight spread over the pipeline's depth of
+	 * micro-batches: a machine's batch is their share, on average */
+	double batch = place_in_flight(pm, p, layers, tp) / pm->depth;
 	if (batch > e->max_batch)
 		batch = e->max_batch;
 	if (batch < 1)
@@ -1253,9 +1286,9 @@ static void place_instances(const struct place_meta *pm, const struct place_prob
 		int len = g->last - g->first + 1;
 		double th = pp->cls[q].theta[len];
 		in->max_batch = (int)(th * pm->ct[q][len] + 0.5);
-		int layers = (int)ceil((double)pm->L * len / pm->B);
-		double kvt = serve_stage_kv_bytes_per_token(pm->m, 0, layers, in->tp, pm->o->base.kvprec);
-		in->kv_capacity_tokens = place_kv_tokens(pm, p, place_weight_bytes(pm, layers, in->tp), kvt);
+		/* the cache of the layers the machine is shown to hold */
+		in->kv_capacity_tokens = place_kv_tokens(pm, p, in->last_layer - in->first_layer + 1, in->tp,
+							 place_util(pm));
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
 		if (p->usd_per_node_h <= 0)
@@ -1392,6 +1425,21 @@ static struct place_meta *place_meta_new(const struct cluster *c, const struct m
 	return pm;
 }
 
+/* Flow-weighted mean number of machines a request crosses: the machines'
+ * flows (cap0 less the residual cap on the forward edges u < v of n
+ * nodes) over the total. */
+static double place_route_depth(int n, const double *cap0, const double *cap, double total)
+{
+	double sum = 0;
+	for (int u = 0; u < n; u++)
+		for (int v = u + 1; v < n; v++) {
+			double f = cap0[(size_t)u * n + v] - cap[(size_t)u * n + v];
+			if (f > 0)
+				sum += f;
+		}
+	return total > 0 ? sum / total : 0;
+}
+
 int serve_place_eval(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
 		     const struct serve_calib *k, int n, const struct serve_place_machine *mach,
 		     double *tok_s, struct hp_err *err)
@@ -1400,25 +1448,100 @@ int serve_place_eval(const struct cluster *c, const struct model_spec *m, const 
 	pm->B = pm->L;
 	pm->depth = place_depth(pm);
 	int nn = pm->L + 1, rc = 0;
-	double *cap = xcalloc((size_t)nn * (size_t)nn, sizeof *cap);
-	for (int i = 0; i < n && rc == 0; i++) {
-		const struct serve_place_machine *x = &mach[i];
-		double t = 0, th = 0;
-		if (x->pool < 0 || x->pool >= c->n_pools || x->first < 0 || x->end > pm->L ||
-		    x->first >= x->end || x->tp < 1)
-			rc = hp_err_set(err, HP_EXIT_USAGE, "placement machine %d: pool %d, layers [%d, %d), tp %d "
-					"out of range", i, x->pool, x->first, x->end, x->tp);
-		else if (!((th = place_theta_layers(pm, &c->pools[x->pool], x->tp, x->end - x->first, &t)) > 0))
-			rc = hp_err_set(err, HP_EXIT_NOFIT, "placement machine %d: its KV cache holds no request "
-					"with layers [%d, %d)", i, x->first, x->end);
-		else
-			cap[(size_t)x->first * nn + x->end] += th;
-	}
-	if (rc == 0)
+	size_t cells = (size_t)nn * (size_t)nn;
+	double *cap = xcalloc(cells, sizeof *cap), *cap0 = xcalloc(cells, sizeof *cap0);
+	/* the batch follows the depth of the routes the flow takes: start
+	 * from the estimate, then from the flow's own depth */
+	for (int pass = 0; pass < PLACE_DEPTH_PASSES && rc == 0; pass++) {
+		memset(cap0, 0, cells * sizeof *cap0);
+		for (int i = 0; i < n && rc == 0; i++) {
+			const struct serve_place_machine *x = &mach[i];
+			double t = 0, th = 0;
+			if (x->pool < 0 || x->pool >= c->n_pools || x->first < 0 || x->end > pm->L ||
+			    x->first >= x->end || x->tp < 1)
+				rc = hp_err_set(err, HP_EXIT_USAGE, "placement machine %d: pool %d, layers [%d, %d), "
+						"tp %d out of range", i, x->pool, x->first, x->end, x->tp);
+			else if (!((th = place_theta_layers(pm, &c->pools[x->pool], x->tp, x->end - x->first,
+							    &t)) > 0))
+				rc = hp_err_set(err, HP_EXIT_NOFIT, "placement machine %d: its KV cache holds no "
+						"request with layers [%d, %d)", i, x->first, x->end);
+			else
+				cap0[(size_t)x->first * nn + x->end] += th;
+		}
+		if (rc)
+			break;
+		memcpy(cap, cap0, cells * sizeof *cap);
 		*tok_s = place_maxflow(nn, cap);
+		double d = place_route_depth(nn, cap0, cap, *tok_s);
+		if (!(d > 0) || fabs(d - pm->depth) < 0.5)
+			break;
+		pm->depth = d;
+	}
 	free(cap);
+	free(cap0);
 	free(pm);
 	return rc;
+}
+
+/* The solution's flow-weighted mean number of machines per route: the
+ * segments' flows over the total (each unit of flow crosses one segment
+ * per machine on its route). */
+static double place_sol_depth(const struct place_solution *ps)
+{
+	double sum = 0;
+	for (int s = 0; s < ps->n_segs; s++)
+		sum += ps->seg[s].flow;
+	return ps->flow > 0 ? sum / ps->flow : 0;
+}
+
+/* One solve of the placement MILP at pm's blocks and depth: 1 with a
+ * placement in ps, 0 without one, -1 with err on a malformed problem. */
+static int place_solve_at(struct place_meta *pm, struct place_problem *pp, struct place_solution *ps,
+			  struct hp_err *err)
+{
+	memset(pp, 0, sizeof *pp);
+	pm->Q = 0;
+	pp->n_blocks = pm->B;
+	pp->node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
+	place_classes(pm, pp);
+	if (!pm->Q)
+		return 0;
+	pp->n_classes = pm->Q;
+	if (serve_place_solve(pp, ps, err) < 0)
+		return -1;
+	return (ps->status == LP_OPTIMAL || ps->status == LP_FEASIBLE) && ps->flow > 0;
+}
+
+/* The layout of ps scored at depth d: each segment's machines' tokens/s
+ * and iteration time at that depth (into pp's classes and pm->ct), the
+ * flow by an exact max flow over the layout, a segment's flow its share
+ * of the flow between its boundaries by capacity. */
+static void place_rescore(struct place_meta *pm, struct place_problem *pp, struct place_solution *ps,
+			  double d)
+{
+	pm->depth = d;
+	int nn = pm->B + 1;
+	size_t cells = (size_t)nn * (size_t)nn;
+	double *cap = xcalloc(cells, sizeof *cap), *cap0 = xcalloc(cells, sizeof *cap0);
+	for (int s = 0; s < ps->n_segs; s++) {
+		const struct place_seg *g = &ps->seg[s];
+		int q = g->cls, len = g->last - g->first + 1;
+		double t = 0, th = place_theta_layers(pm, &pm->c->pools[pm->cpool[q]], pm->ctp[q],
+						      (int)ceil((double)pm->L * len / pm->B), &t);
+		pp->cls[q].theta[len] = th;
+		pm->ct[q][len] = t;
+		cap0[(size_t)g->first * nn + g->last + 1] += g->count * th;
+	}
+	memcpy(cap, cap0, cells * sizeof *cap);
+	ps->flow = place_maxflow(nn, cap);
+	for (int s = 0; s < ps->n_segs; s++) {
+		struct place_seg *g = &ps->seg[s];
+		size_t e = (size_t)g->first * nn + g->last + 1;
+		double own = g->count * pp->cls[g->cls].theta[g->last - g->first + 1];
+		g->flow = cap0[e] > 0 ? (cap0[e] - cap[e]) * own / cap0[e] : 0;
+	}
+	free(cap);
+	free(cap0);
 }
 
 static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
@@ -1433,20 +1556,24 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	pm->depth = place_depth(pm);
 	struct place_problem *pp = xcalloc(1, sizeof *pp);
 	struct place_solution *ps = xcalloc(1, sizeof *ps);
-	int rc = 0;
+	int rc = 0, passes = 0;
 	for (;;) {
-		memset(pp, 0, sizeof *pp);
-		pm->Q = 0;
-		pp->n_blocks = pm->B;
-		pp->node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
-		place_classes(pm, pp);
-		int solved = 0;
-		if (pm->Q) {
-			pp->n_classes = pm->Q;
-			if ((rc = serve_place_solve(pp, ps, err)) < 0)
-				goto out;
-			solved = (ps->status == LP_OPTIMAL || ps->status == LP_FEASIBLE) && ps->flow > 0;
+		int solved = place_solve_at(pm, pp, ps, err);
+		if (solved < 0) {
+			rc = -1;
+			goto out;
 		}
+		/* the batch per machine follows the pipeline's depth: solve
+		 * again at the depth this solution runs; past the last pass,
+		 * score the layout at its own depth */
+		double d = solved ? place_sol_depth(ps) : 0;
+		int moved = d > 0 && fabs(d - pm->depth) >= 0.5;
+		if (moved && ++passes < PLACE_DEPTH_PASSES) {
+			pm->depth = d;
+			continue;
+		}
+		if (moved)
+			place_rescore(pm, pp, ps, d);
 		if (solved)
 			break;
 		/* coarse blocks waste memory at their edges: once more with one

@@ -194,6 +194,10 @@ struct serve_opts {
 	double place_kv_fill;        /* placement: share (0, 1] of a machine's KV cache
 				      * that the request router fills, reserving ISL +
 				      * OSL tokens per request in flight; 0: all of it */
+	double place_router_util;    /* placement: the memory share (0, 1] at which the
+				      * router's view of each machine's KV cache was
+				      * computed (Helix: its offline profiles of vLLM
+				      * at vLLM's default); 0: the engine's own */
 	double place_layer_step_s;   /* placement: host time of each engine step after
 				      * a machine's first when its engine steps once per
 				      * layer (Helix's prototype); 0: one step per

@@ -1197,7 +1197,10 @@ TEST(blind)
  * "Placement", says why the model over-predicts these rows). The rows are
  * no longer blind: their first prediction showed the per-stage gap, after
  * which vLLM 0.4's host step per machine was added from vLLM's own figure
- * (not fitted to them). */
+ * (not fitted to them); the ninth and tenth rounds of docs/serving.md
+ * took Helix's router, caches and pipeline depth from its code. Also
+ * asserted: the caches against Helix's vLLM profiles (helix_profile_kv)
+ * and the requests in flight against its event logs. */
 /* x004's measurement is of Helix's own layout, not of the one --place
  * finds: the same model scores that layout. Machine i of Helix's MILP
  * solution (artifact_evaluation/single_cluster/layout_llama70b/ilp/
@@ -1233,6 +1236,51 @@ static double helix_own_layout(const struct cluster *cl, const struct model_spec
 	       "(%+.1f%%); with a second T4 on layer 25: %.1f\n", tok, 100 * (tok - measured) / measured,
 	       two);
 	return tok;
+}
+
+/* vLLM 0.4's own KV cache on these machines, as Helix profiled it
+ * (simulator/model_manager/llama1_30b/{a100,l4,t4}/llama1_30b_*.py,
+ * vllm_num_blocks_dict x 16 tokens, Helix-ASPLOS25 @ 148b733): A100 with
+ * 15 layers 3021 blocks = 48,336 tokens, L4 with 8 layers 2943 = 47,088,
+ * T4 with 5 layers 3353 = 53,648. Those profiles were taken at vLLM's
+ * default share 0.9, not at the 0.8 the workers run with (the one-layer
+ * A100 entry does not fit in 0.8 of the GPU; hetero_place), so the model
+ * is compared at 0.9. By hand for the A100: 0.9 x 42.95e9 B (40,960 MiB)
+ * less 15 layers x 1.070e9, the embedding and output 0.852e9, the
+ * profiling pass over 4,096 tokens 0.49e9 and the 1.61e9 runtime = 19.65e9
+ * B over 15 x 26,624 B a token = 49,200 tokens, +1.8%. The profiles leave
+ * for everything but the layers 0.9 x memory less 35.42e9 (A100), 18.62e9
+ * (L4) and 12.51e9 B (T4) (the intercepts of blocks x bytes over the
+ * layer counts; the slope, 1.074e9 B a layer, is the layer's weights):
+ * 3.24e9 and 3.12e9 B on the A100 and L4, where the model charges 2.95e9,
+ * but 1.98e9 on the T4. What the T4 profile ran with differently (another
+ * share, a smaller profiling pass) is not in the artifact, so the T4 is
+ * held to 15% and said to fall short. */
+static void helix_profile_kv(const char *id, const struct cluster *cl, const struct model_spec *m,
+			     const struct serve_opts *o)
+{
+	double prof = !strcmp(id, "x001") ? 48336 : !strcmp(id, "x002") ? 47088
+		      : !strcmp(id, "x003") ? 53648 : 0;
+	double tol = !strcmp(id, "x003") ? 0.15 : 0.04;
+	if (!(prof > 0))
+		return;
+	struct serve_opts o9 = *o;
+	o9.base.mem_util = 0.9;
+	o9.place_router_util = 0;
+	struct hp_err err = { 0 };
+	struct serve_plan_result *r9 = xcalloc(1, sizeof *r9);
+	if (serve_plan(cl, m, &o9, NULL, r9, &err) != 0 || r9->n_plans < 1) {
+		T_FAILF("%s at gpu_memory_utilization 0.9: no placement", id);
+		free(r9);
+		return;
+	}
+	const struct serve_plan *p9 = &r9->plans[0];
+	double kv = p9->n_inst > 0 ? p9->inst[0].kv_capacity_tokens : 0;
+	for (int i = 0; i < p9->n_inst; i++)
+		CHECK(fabs(p9->inst[i].kv_capacity_tokens - prof) <= tol * prof);
+	printf("       KV tokens per machine at the profile's share 0.9: %.0f, vLLM 0.4 profiled %.0f "
+	       "(%+.1f%%)\n", kv, prof, 100 * (kv - prof) / prof);
+	free(r9);
 }
 
 TEST(hetero_place)
@@ -1289,6 +1337,22 @@ TEST(hetero_place)
 		 * rows were scored with them. */
 		o.base.mem_util = 0.8;
 		o.place_kv_fill = 0.8;
+		/* ... but the router's view of each machine's cache is not the
+		 * engine's: the host's KV expectation takes each machine's
+		 * capacity from Helix's offline profile (kv_expectation.py
+		 * KVExpectation.initialize: compute_node.kv_cache_capacity, the
+		 * model_manager files' vllm_num_blocks_dict x 16 x layers), and
+		 * those profiles were not taken at 0.8: the one-layer A100 entry
+		 * of LLaMA-30B, 80,613 blocks x 16 tokens x 26,624 B = 34.3 GB of
+		 * KV plus a 1.07 GB layer, exceeds 0.8 of the GPU's 42.9 GB
+		 * (34.4 GB) before any activation. vLLM 0.4's default share,
+		 * 0.9 (EngineArgs gpu_memory_utilization), leaves 2.6-3.3 GB
+		 * for the rest on the A100 and L4 entries. Set before these rows
+		 * were scored with it. */
+		o.place_router_util = 0.9;
+		/* the workers' engines profile max_num_batched_tokens 4096
+		 * (llm_sys/worker.py init_engine) */
+		o.base.chunk_tokens = 4096;
 		/* Each worker steps its engine once per local layer
 		 * (llm_sys/worker.py run_and_submit; exec_engine.py step: a
 		 * LayerwiseScheduler pass, then one layer's input preparation
@@ -1325,28 +1389,25 @@ TEST(hetero_place)
 				lay.sum += fabs(e);
 				lay.n++;
 			}
-			/* vLLM 0.4's own KV cache on these machines at
-			 * gpu_memory_utilization 0.8, as Helix profiled it
-			 * (simulator/model_manager/llama1_30b/{a100,l4,t4}/
-			 * llama1_30b_*.py, vllm_num_blocks_dict x 16 tokens):
-			 * A100 with 15 layers 3021 blocks = 48,336 tokens, L4
-			 * with 8 layers 2943 = 47,088, T4 with 5 layers 3353 =
-			 * 53,648. The model must not hold more (it charges every
-			 * machine the embedding and output matrices and 1.5 GiB
-			 * of runtime, Helix's middle stages hold neither
-			 * matrix) and not much less. */
-			double vllm_tok = !strcmp(c[0], "x001") ? 48336 : !strcmp(c[0], "x002") ? 47088
-					  : !strcmp(c[0], "x003") ? 53648 : 0;
 			printf("       KV tokens per machine:");
-			for (int i = 0; i < pl->n_inst; i++) {
+			for (int i = 0; i < pl->n_inst; i++)
 				printf(" %.0f", pl->inst[i].kv_capacity_tokens);
-				if (vllm_tok > 0)
-					CHECK(pl->inst[i].kv_capacity_tokens <= vllm_tok &&
-					      pl->inst[i].kv_capacity_tokens >= 0.65 * vllm_tok);
-			}
-			if (vllm_tok > 0)
-				printf(" (vLLM 0.4 measured %.0f)", vllm_tok);
 			printf("\n");
+			helix_profile_kv(c[0], &cl, m, &o);
+			/* Requests in flight, measured: Helix's event logs of
+			 * the L4 and T4 runs (artifact_evaluation/single_cluster/
+			 * real_llama30b/helix_offline/{l4,t4}/events.txt: each
+			 * query from its prompt's send to its last token's
+			 * return, time-averaged over 60-300 s) hold 34.5 and
+			 * 40.6; the A100 log is not stored. The model's, by
+			 * Little's law: tokens/s x the time per token. */
+			double fly = pl->out_tps * pl->tpot.mean;
+			double logged = !strcmp(c[0], "x002") ? 34.5 : !strcmp(c[0], "x003") ? 40.6 : 0;
+			if (logged > 0) {
+				printf("       requests in flight: %.1f, Helix's event log %.1f (%+.1f%%)\n", fly,
+				       logged, 100 * (fly - logged) / logged);
+				CHECK(fabs(fly - logged) <= 0.15 * logged);
+			}
 			if (!strcmp(c[0], "x003")) {
 				/* By hand: a T4 has 16e9 B; the engine's 0.9, half of
 				 * it for weights (Helix's rule), less half of the 1.5 GiB
