@@ -41,6 +41,7 @@
 #include "t.h"
 #include "cluster.h"
 #include "jsonx.h"
+#include "serve_accuracy.h"
 #include "serve_perf.h"
 #include "serve_search.h"
 #include "util.h"
@@ -48,6 +49,21 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdlib.h>
+
+/* The serving report quotes these figures from src/serve_accuracy.h;
+ * a model change that moves one fails here until the header is
+ * regenerated (the pipeline in its header), so no report quotes a stale
+ * accuracy. Compared as printed, to 0.1. */
+#define CHECK_QUOTED(got, quoted)                                                          \
+	do {                                                                               \
+		char g_[32], q_[32];                                                       \
+		snprintf(g_, sizeof g_, "%.1f", (double)(got));                            \
+		snprintf(q_, sizeof q_, "%.1f", (double)(quoted));                         \
+		if (strcmp(g_, q_))                                                        \
+			T_FAILF("src/serve_accuracy.h quotes %s = %s, measured %s: run "   \
+				"build/tests/test_serve_accuracy | python3 "               \
+				"tools/serve_accuracy_update.py", #quoted, q_, g_);        \
+	} while (0)
 
 #define MAX_ROWS 1300
 
@@ -476,6 +492,14 @@ TEST(bounds)
 	CHECK(mape(&off) <= 20);
 	CHECK(mape(&ttft) <= 25);
 	CHECK(mape(&itl) <= 25);
+	CHECK_QUOTED(mape(&off), SACC_OFFLINE_MAPE);
+	CHECK_QUOTED(off.n, SACC_OFFLINE_ROWS);
+	CHECK_QUOTED(mape(&ttft), SACC_TTFT_MAPE);
+	CHECK_QUOTED(ttft.n, SACC_TTFT_ROWS);
+	CHECK_QUOTED(mape(&itl), SACC_ITL_MAPE);
+	CHECK_QUOTED(itl.n, SACC_ITL_ROWS);
+	CHECK_QUOTED(mape(&sat), SACC_SAT_MAPE);
+	CHECK_QUOTED(sat.n, SACC_SAT_ROWS);
 	CHECK(off.miss == 0);
 	/* every vLLM row runs too (70B FP8 on one A100-80GB fits) */
 	CHECK(cv[3][U_BURST_TPS].miss == 0);
@@ -1179,6 +1203,12 @@ TEST(blind)
 	for (int k = 0; k < N_BMET; k++)
 		printf("  %s %d: %.1f%%", bmetrics[k], pm[k].n, mape(&pm[k]));
 	printf("\n");
+	CHECK_QUOTED(mape(&pm[0]), SACC_BLIND_THR_MAPE);
+	CHECK_QUOTED(pm[0].n, SACC_BLIND_THR_ROWS);
+	CHECK_QUOTED(mape(&pm[1]), SACC_BLIND_TTFT_MAPE);
+	CHECK_QUOTED(pm[1].n, SACC_BLIND_TTFT_ROWS);
+	CHECK_QUOTED(mape(&pm[2]), SACC_BLIND_ITL_MAPE);
+	CHECK_QUOTED(pm[2].n, SACC_BLIND_ITL_ROWS);
 	/* A loose bound: a blind prediction within a factor of two on average
 	 * (MAPE 100% would be a prediction twice the measured value); the
 	 * in-sample sources hold 13-21% (docs/serving.md). */
@@ -1455,6 +1485,8 @@ TEST(hetero_place)
 	 * pipeline of one machine type, scored as --place lays it out) */
 	printf("hetero placement, the measured layout scored: %d rows MAPE %.1f%%\n", lay.n,
 	       mape(&lay));
+	CHECK_QUOTED(mape(&lay), SACC_PLACE_MAPE);
+	CHECK_QUOTED(lay.n, SACC_PLACE_ROWS);
 }
 
 int main(void)
