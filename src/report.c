@@ -4,7 +4,6 @@
  * report_tables.c; report_html.c draws the HTML page (see report.h for
  * the formats). */
 #include "report_priv.h"
-#include "serve_report.h"
 #include "escape.h"
 #include "dispatch.h"
 #include "jsonx.h"
@@ -308,8 +307,8 @@ static char *render_json(const struct report_input *in, const struct report_summ
 		cJSON_AddStringToObject(ao, "measured_by", accuracy[i].measured_by);
 		cJSON_AddItemToArray(acc, ao);
 	}
-	if (in->serve)
-		cJSON_AddItemToObject(o, "serving", serve_plans_json(in->serve));
+	if (in->extra)
+		cJSON_AddItemToObject(o, in->extra->json_key, in->extra->json(in->extra->ctx));
 	char *s = esc_json_print(o);
 	cJSON_Delete(o);
 	char *out = xasprintf("%s\n", s);
@@ -593,8 +592,8 @@ static void md_render(const struct report_input *in, const struct report_summary
 	md_summary(in, s, b);
 	md_inputs(in, s, b);
 	md_plans(in, s, b);
-	if (in->serve)
-		serve_report_part(b, in->serve, SERVE_SINK_MD);
+	if (in->extra)
+		in->extra->md(b, in->extra->ctx);
 	sbuf_addf(b, "## Search\n\n%ld candidate plans, %ld estimated, %ld pruned, %d LP solves, "
 		  "%.2f s%s.\n\n", r->stats.candidates, r->stats.evaluated, r->stats.pruned,
 		  r->stats.lp_solves, r->stats.seconds,

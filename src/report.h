@@ -28,7 +28,8 @@
  *    "why": "..." (only when nothing fits), "nearest": PLAN (likewise),
  *    "accuracy":[{"what","rows","mean_abs_err_pct","median_abs_err_pct",
  *                 "max_abs_err_pct","measured_by"}],
- *    "serving": serve_plans_json()'s object (only with in->serve)}
+ *    and in->extra's object under its json_key (the workspace report's
+ *    "serving": serve_report.h)}
  * PLAN is report_plan_json()'s object, see below.
  *
  * CSV: a header line, then one row per ranked plan; the columns are
@@ -44,7 +45,19 @@
 #include "search.h"
 
 struct cJSON;
-struct serve_report_input;
+struct sbuf;
+
+/* A part another module adds to a report (the workspace's serving plans,
+ * serve_report_extra): its Markdown and HTML sections, placed after the
+ * training plan's, and its JSON object under json_key. The report module
+ * calls it and knows nothing else of it. */
+struct report_extra {
+	void (*md)(struct sbuf *b, const void *ctx);
+	void (*html)(struct sbuf *b, const void *ctx);
+	struct cJSON *(*json)(const void *ctx);
+	const char *json_key;
+	const void *ctx;
+};
 
 enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FORMAT_COUNT };
 
@@ -64,9 +77,8 @@ struct report_input {
 	int chosen;                            /* index into res->plans */
 	time_t generated;                      /* wall-clock time of the run */
 	const char *version;                   /* hetplan's version */
-	const struct serve_report_input *serve; /* the workspace's serving plans
-						 * (Markdown, HTML, JSON "serving"),
-						 * or NULL */
+	const struct report_extra *extra;      /* another part (the workspace's
+						* serving plans), or NULL */
 };
 
 /* Render in into fmt. On success returns 0 and *out holds a NUL-terminated

@@ -9,7 +9,6 @@
  * or Letter: @media print drops shadows and keeps sections whole. */
 #include "report_priv.h"
 #include "escape.h"
-#include "serve_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -841,8 +840,8 @@ int report_render_html(const struct report_input *in, const struct report_summar
 		chosen_section(b, in, s);
 	inputs_section(b, in, s);
 	singles_section(b, in);
-	if (in->serve)
-		serve_report_part(b, in->serve, SERVE_SINK_HTML);
+	if (in->extra)
+		in->extra->html(b, in->extra->ctx);
 	trust_section(b);
 	sbuf_addf(b, "<footer>Search: %ld candidate plans, %ld estimated, %ld pruned, %d LP "
 		  "solves, %.2f s%s. hetplan is free software (GPL-3.0-or-later).</footer>\n",

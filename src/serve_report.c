@@ -845,3 +845,23 @@ void serve_report_render(struct sbuf *b, const struct serve_report_input *in, en
 	else
 		render_text(b, in, &sinks[k == SERVE_SINK_MD ? SERVE_SINK_MD : SERVE_SINK_TERM]);
 }
+
+static void extra_md(struct sbuf *b, const void *ctx)
+{
+	serve_report_part(b, ctx, SERVE_SINK_MD);
+}
+
+static void extra_html(struct sbuf *b, const void *ctx)
+{
+	serve_report_part(b, ctx, SERVE_SINK_HTML);
+}
+
+static cJSON *extra_json(const void *ctx)
+{
+	return serve_plans_json(ctx);
+}
+
+void serve_report_extra(struct report_extra *x, const struct serve_report_input *in)
+{
+	*x = (struct report_extra){ extra_md, extra_html, extra_json, "serving", in };
+}

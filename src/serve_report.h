@@ -82,4 +82,10 @@ void serve_report_render(struct sbuf *b, const struct serve_report_input *in, en
  * the workload, the plans and plan 1's detail, no page around them. */
 void serve_report_part(struct sbuf *b, const struct serve_report_input *in, enum serve_sink k);
 
+/* x as the training report's extra part (report.h) for in: the serving
+ * part in Markdown and HTML and serve_plans_json under "serving". in must
+ * outlive the report's rendering. */
+struct report_extra;
+void serve_report_extra(struct report_extra *x, const struct serve_report_input *in);
+
 #endif

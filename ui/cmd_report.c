@@ -185,8 +185,11 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		search_result_free(&res);
 		return HP_EXIT_INPUT;
 	}
-	if (sres)
-		in.serve = &sin;
+	struct report_extra extra;
+	if (sres) {
+		serve_report_extra(&extra, &sin);
+		in.extra = &extra;
+	}
 	if (write_report(out, fmt, &in, &err) < 0)
 		rc = cli_fail(&err, HP_EXIT_FAIL);
 	free(sres);
