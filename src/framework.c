@@ -104,8 +104,29 @@
  *    Optimizer bytes: torch.optim.AdamW with its default implementation
  *    inside HybridZeroOptimizer's flatten, fp32 cast, unscale and copy
  *    back: not counted here (FW_OPT_BYTES_DEFAULT); on a shard of 1/8 to
- *    1/1024 of 7B parameters it is under 20 ms of a 4-7 s step. */
+ *    1/1024 of 7B parameters it is under 20 ms of a 4-7 s step.
+ *  - Expert all-to-all overlap (ep_overlap; hetplan's cost in perf_comm.c,
+ *    perf_stage_ep, and docs/moe.md). Megatron-Core v0.14 added
+ *    "batch-level overlapping to hide EP-A2A communication"
+ *    (--overlap-moe-expert-parallel-comm --delay-wgrad-compute; Megatron-LM
+ *    megatron/core/transformer/moe/README.md @d98e8a64). The flags are
+ *    opt-in (model_parallel_config.py: both default False); the
+ *    megatron-core row turns the overlap on because NVIDIA's MoE
+ *    performance recipes do: every Qwen3 and DeepSeek-V3 pre-training
+ *    recipe of NVIDIA-NeMo/Megatron-Bridge @067f987df0 on H100, B200,
+ *    GB200 and GB300 sets overlap_moe_expert_parallel_comm = True
+ *    (src/megatron/bridge/perf_recipes/qwen/common.py
+ *    _enable_hybridep_full_iteration_mxfp8, qwen/h100/qwen3_moe.py,
+ *    deepseek/common.py, deepseek/b200/deepseek_v3.py). Megatron-Core
+ *    refuses it (transformer_config.py @d98e8a64, L3002-3046) without
+ *    expert parallelism, with pipeline parallelism but no virtual
+ *    stages, with full recompute or a recompute method, and outside a
+ *    bf16/fp16 model (an fp8 run keeps bf16 parameters): those plans run
+ *    without it (framework_ep_overlap_on). The other rows have no such
+ *    schedule (DeepSpeed MoE, torchtitan: the all-to-all runs in line;
+ *    Megatron-LM 2021-22 has no MoE). */
 #include "framework.h"
+#include "plan.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -114,12 +135,13 @@
 
 static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
-		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+		     .ep_overlap = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
-			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
@@ -185,6 +207,17 @@ double framework_bcast_owners(int layers, int gated, int ends, int ranks)
 double framework_opt_bytes(enum hp_framework f, int fp32_run)
 {
 	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;
+}
+
+int framework_ep_overlap_on(const struct plan *p, int pp)
+{
+	if (!framework_get(p->framework)->ep_overlap || p->ep <= 1)
+		return 0;
+	if (pp > 1 && !(p->schedule == SCHED_INTERLEAVED && p->vpp > 1))
+		return 0;
+	if (p->recompute == RC_FULL)
+		return 0;
+	return p->precision != HP_FP32 && p->precision != HP_TF32;
 }
 
 /* A row by its name or its RUNS ON abbreviation, among rows [lo, hi). */

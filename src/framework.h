@@ -103,6 +103,13 @@ struct framework_info {
 				    * parameters broadcasts its updated 16-bit
 				    * shard to the group, one broadcast per owner
 				    * (perf_comm.c), not one all-gather */
+	/* Expert parallelism (fixed by the framework's code; framework.c). */
+	int ep_overlap;            /* the expert all-to-alls of one micro-batch run
+				    * beside another micro-batch's compute, layer
+				    * by layer (Megatron-Core's combined 1F1B,
+				    * --overlap-moe-expert-parallel-comm with
+				    * --delay-wgrad-compute), where the plan allows
+				    * it: framework_ep_overlap_on */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -133,6 +140,14 @@ int framework_parse_estimate(const char *s, enum hp_framework *out);
  * and the stock frameworks), 0 for the estimate-only rows. f must be
  * below FW_ROWS (assert). */
 int framework_launchable(enum hp_framework f);
+struct plan;
+/* 1 when plan p, whose replicas run pp pipeline stages, hides its expert
+ * all-to-alls behind the other micro-batch's compute: p's framework row
+ * has ep_overlap, and Megatron-Core's checks for the overlap pass (expert
+ * parallelism above 1, an interleaved schedule when pp > 1, no full
+ * recompute, a 16-bit or fp8 run: fp32/tf32 no). 0 otherwise. perf_comm.c
+ * costs it, launch.c writes its flags, so the two cannot disagree. */
+int framework_ep_overlap_on(const struct plan *p, int pp);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

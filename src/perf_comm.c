@@ -171,7 +171,45 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 	return t_cp;
 }
 
-/* Expert parallelism: dispatch and combine all-to-alls. Per micro-batch. */
+/* Exposed time of one MoE layer's all-to-alls per micro-batch under
+ * Megatron-Core's EP overlap (framework_ep_overlap_on), one all-to-all
+ * taking a2a seconds. The combined 1F1B schedule runs the forward of one
+ * micro-batch beside the backward of another, layer by layer, on two CUDA
+ * streams (Megatron-LM @d98e8a64,
+ * megatron/core/models/common/model_chunk_schedule_plan.py,
+ * TransformerLayerSchedulePlan.run):
+ *   comm: combine bwd      | dispatch fwd, dispatch bwd    | combine fwd
+ *   comp: pre-dispatch fwd | expert bwd, expert wgrad, fwd | pre-dispatch bwd
+ * so each phase costs the longer of its two streams, and an all-to-all
+ * shows only where it outlasts the compute beside it. Pre-dispatch is the
+ * layer less its routed experts (attention, router, permutation, shared
+ * experts); the experts' backward is twice their forward (data and
+ * weight gradients; --delay-wgrad-compute moves the weight gradient into
+ * this phase). Passes with no partner run their two all-to-alls in line:
+ * without pipelining the first micro-batch's forward and the last's
+ * backward (combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining);
+ * with virtual stages the warm-up's forwards and the cool-down's
+ * backwards, 2 (pp - rank - 1) + (v - 1) pp + 1 chunk passes of the
+ * rank's mb x v (schedules.py, get_pp_rank_microbatches: one more than
+ * without the overlap), at most all of them. Simplified: the SMs the
+ * dispatcher's kernels take from the compute beside them are not charged,
+ * nor the one more micro-batch of activations the schedule keeps. */
+static double ep_overlap_exposed(const struct stage_ctx *x, double a2a)
+{
+	double total = x->mb * x->v;
+	double alone = x->pp > 1 ? 2.0 * (x->pp - x->index - 1) + (x->v - 1) * x->pp + 1 : 1;
+	if (total <= 0 || alone >= total)
+		return 4 * a2a;
+	double ef = x->moe_expert_fwd;
+	double pre_f = fmax(0, x->moe_fwd - ef), pre_b = fmax(0, x->moe_bwd - 2 * ef);
+	double paired = fmax(0, a2a - pre_f) + fmax(0, 2 * a2a - 3 * ef) + fmax(0, a2a - pre_b);
+	return (alone * 4 * a2a + (total - alone) * paired) / total;
+}
+
+/* Expert parallelism: dispatch and combine all-to-alls, forward and
+ * backward (and the forward's again under full recompute), exposed in
+ * full unless the plan's framework overlaps them (ep_overlap_exposed).
+ * Per micro-batch. */
 double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -185,9 +223,10 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
 	double one = coll(x, &ge, COMM_ALLTOALL, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
-	double t_ep = one * n * x->moe_layers;
+	double t_ep = framework_ep_overlap_on(p, x->pp) ? ep_overlap_exposed(x, one) * x->moe_layers
+							: one * n * x->moe_layers;
 	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
-		  t_ep * x->mb, t_ep * x->mb);
+		  one * n * x->moe_layers * x->mb, t_ep * x->mb);
 	return t_ep;
 }
 
