@@ -124,7 +124,20 @@
  *    bf16/fp16 model (an fp8 run keeps bf16 parameters): those plans run
  *    without it (framework_ep_overlap_on). The other rows have no such
  *    schedule (DeepSpeed MoE, torchtitan: the all-to-all runs in line;
- *    Megatron-LM 2021-22 has no MoE). */
+ *    Megatron-LM 2021-22 has no MoE).
+ *  - Expert dispatch without repeated tokens (ep_dispatch_dedup; cost in
+ *    perf_comm.c). The same recipes run Megatron-Core's flex token
+ *    dispatcher (moe_token_dispatcher_type "flex" with the DeepEP or
+ *    HybridEP backend: qwen/h100/qwen3_moe.py, qwen/gb200/qwen3_moe.py,
+ *    deepseek/common.py, deepseek/b200/deepseek_v3.py @067f987df0), which
+ *    "removes redundant tokens during cross-node communication"
+ *    (megatron/core/transformer/moe/README.md @d98e8a64): DeepEP's
+ *    internode kernels send a token once to each node holding one of its
+ *    experts and forward it over NVLink there (deepseek-ai/DeepEP
+ *    README, "normal kernels"). The 235B recipes on H100 and B200 keep
+ *    the NCCL all-to-all dispatcher with its one copy per expert; a
+ *    framework row is one choice, and the row takes the flex dispatcher
+ *    the other recipes run (hetplan launch writes it). */
 #include "framework.h"
 #include "plan.h"
 
@@ -136,12 +149,13 @@
 static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-		     .ep_overlap = 1 },
+		     .ep_overlap = 1, .ep_dispatch_dedup = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
-			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1 },
+			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
+			       .ep_dispatch_dedup = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,

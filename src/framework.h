@@ -110,6 +110,11 @@ struct framework_info {
 				    * --overlap-moe-expert-parallel-comm with
 				    * --delay-wgrad-compute), where the plan allows
 				    * it: framework_ep_overlap_on */
+	int ep_dispatch_dedup;     /* tokens dispatched by DeepEP-class kernels
+				    * (Megatron-Core's flex dispatcher): a token
+				    * crosses the network once per destination
+				    * node, then fans out over NVLink, where an
+				    * NCCL all-to-all sends one copy per expert */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

@@ -305,7 +305,7 @@ static void megatron_arch_args(struct sbuf *b, const struct model_spec *m, int s
 }
 
 /* Mixture of experts and multi-latent attention. */
-static void megatron_moe_args(struct sbuf *b, const struct model_spec *m,
+static void megatron_moe_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
 			      const struct family *fam, const char *pre, const char *sep)
 {
 	if (m->moe.experts) {
@@ -313,7 +313,14 @@ static void megatron_moe_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--moe-router-topk %d", m->moe.top_k);
 		ARG("--moe-ffn-hidden-size %d", m->moe.expert_ffn);
 		ARG("--moe-grouped-gemm");
-		ARG("--moe-token-dispatcher-type alltoall");
+		/* the dispatcher hetplan costed (framework.c, ep_dispatch_dedup):
+		 * DeepEP through the flex dispatcher, else NCCL's all-to-all */
+		if (framework_get(p->framework)->ep_dispatch_dedup && p->ep > 1) {
+			ARG("--moe-token-dispatcher-type flex");
+			ARG("--moe-flex-dispatcher-backend deepep");
+		} else {
+			ARG("--moe-token-dispatcher-type alltoall");
+		}
 		if (m->moe.shared_experts)
 			ARG("--moe-shared-expert-intermediate-size %d",
 			    m->moe.shared_experts * m->moe.expert_ffn);
@@ -462,7 +469,7 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	const struct family *fam = model_family(m);
 	megatron_arch_args(b, m, seq, fam, pre, sep);
-	megatron_moe_args(b, m, fam, pre, sep);
+	megatron_moe_args(b, m, p, fam, pre, sep);
 	megatron_parallel_args(b, m, p, pc, pre, sep);
 	megatron_train_args(b, m, p, pc, tokens, pre, sep);
 }
@@ -826,6 +833,12 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
 			      "distributed optimizer and current DeepSpeed shard them and need less "
 			      "memory than estimated.\n");
+	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
+	    framework_get(p->framework)->ep_dispatch_dedup)
+		sbuf_add(&nb, "MoE: the experts' tokens go through DeepEP (--moe-token-dispatcher-type "
+			      "flex), which the estimate assumes; it must be installed (NVIDIA's NeMo "
+			      "containers ship it). With --moe-token-dispatcher-type alltoall instead, "
+			      "a token crosses the network once per expert, not once per node.\n");
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");

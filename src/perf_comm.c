@@ -206,6 +206,56 @@ static double ep_overlap_exposed(const struct stage_ctx *x, double a2a)
 	return (alone * 4 * a2a + (total - alone) * paired) / total;
 }
 
+/* Of the token copies an NCCL all-to-all sends across nodes, the share a
+ * DeepEP-class dispatch sends (framework row ep_dispatch_dedup), for an
+ * EP group over `nodes` nodes holding e's routed experts evenly. The
+ * all-to-all sends each token once per routed expert on another node:
+ * top_k (nodes - 1) / nodes copies on average; DeepEP sends it once per
+ * other node holding any of its experts: (nodes - 1) (1 - P(a node holds
+ * none of them)), where with top_k distinct experts drawn uniformly that
+ * probability is C(E - E/nodes, top_k) / C(E, top_k). Uniform routing is
+ * what the measured runs force (Megatron-Bridge's performance pages
+ * force-balance the experts' tokens). Not modelled: group-limited routing
+ * (DeepSeek-V3's tokens reach at most 4 of 8 groups; it lowers the count
+ * further only over more than 4 nodes). 1 when nothing is saved. */
+static double ep_dedup_share(const struct moe_spec *e, int nodes)
+{
+	double E = e->experts, k = e->top_k;
+	if (nodes <= 1 || k <= 1 || E < nodes || k > E)
+		return 1;
+	double other = E - E / nodes, none = 1;
+	for (int i = 0; i < e->top_k; i++)
+		none *= fmax(0, other - i) / (E - i);
+	double sent = (nodes - 1) * (1 - none), copies = k * (nodes - 1) / nodes;
+	return fmin(1, sent / copies);
+}
+
+/* One dispatch (or combine) of `bytes` per rank over EP group ge of x's
+ * stage. NCCL's all-to-all: coll. DeepEP-class dispatch over more than
+ * one node: its network leg carries ep_dedup_share of the all-to-all's
+ * copies, and its NVLink leg hands every copy to its GPU inside the
+ * destination node; the kernels run the two legs at once (DeepEP
+ * "normal" kernels forward RDMA to NVLink in chunks), so the longer
+ * counts. Simplified: each leg is costed as an all-to-all of its bytes
+ * (the network one over the whole group, the NVLink one over a node's
+ * ranks), with comm.c's all-to-all efficiency for DeepEP's. */
+static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge, double bytes,
+			       struct comm_result *cr)
+{
+	double one = coll(x, ge, COMM_ALLTOALL, bytes, cr);
+	if (!framework_get(x->p->framework)->ep_dispatch_dedup || ge->ranks <= ge->ranks_per_node)
+		return one;
+	int nodes = (ge->ranks + ge->ranks_per_node - 1) / ge->ranks_per_node;
+	double share = ep_dedup_share(&x->m->moe, nodes);
+	if (share >= 1)
+		return one;
+	struct perf_group gn;
+	make_group(x, ge->a, -1, ge->ranks_per_node, ge->ranks_per_node, &gn);
+	double net = coll(x, ge, COMM_ALLTOALL, bytes * share, cr);
+	double nvl = coll(x, &gn, COMM_ALLTOALL, bytes, NULL);
+	return fmax(net, nvl);
+}
+
 /* Expert parallelism: dispatch and combine all-to-alls, forward and
  * backward (and the forward's again under full recompute), exposed in
  * full unless the plan's framework overlaps them (ep_overlap_exposed).
@@ -221,7 +271,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
-	double one = coll(x, &ge, COMM_ALLTOALL, bytes, &cr);
+	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
 	double t_ep = framework_ep_overlap_on(p, x->pp) ? ep_overlap_exposed(x, one) * x->moe_layers
 							: one * n * x->moe_layers;
