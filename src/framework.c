@@ -172,20 +172,23 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "DeepLearningExamples BERT run_squad.py and modeling.py @a9e2c1d5; "
 			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
 			     "@ab520f82",
-			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0 },
+			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0,
+			     .ep_overlap = 0, .ep_dispatch_dedup = 0 },
 	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
 				  "PyTorch eager + apex AMP/DDP (2020 model code)", "ddp20", 0, 1, 0,
 				  FW_GRAD_FP32_UNLESS_FP16, 0,
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
 				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
-				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0 },
+				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0,
+				  .ep_overlap = 0, .ep_dispatch_dedup = 0 },
 	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
 	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
 	 * counted (below). */
 	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", "intern", 0, 1, 1, 0, 0,
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
-			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1 },
+			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1,
+			  .ep_overlap = 0, .ep_dispatch_dedup = 0 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
