@@ -139,7 +139,6 @@
  *    framework row is one choice, and the row takes the flex dispatcher
  *    the other recipes run (hetplan launch writes it). */
 #include "framework.h"
-#include "plan.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -226,15 +225,14 @@ double framework_opt_bytes(enum hp_framework f, int fp32_run)
 	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;
 }
 
-int framework_ep_overlap_on(const struct plan *p, int pp)
+int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
+			    int full_recompute, int fp32_run)
 {
-	if (!framework_get(p->framework)->ep_overlap || p->ep <= 1)
+	if (!framework_get(f)->ep_overlap || ep <= 1)
 		return 0;
-	if (pp > 1 && !(p->schedule == SCHED_INTERLEAVED && p->vpp > 1))
+	if (pp > 1 && vstages <= 1)
 		return 0;
-	if (p->recompute == RC_FULL)
-		return 0;
-	return p->precision != HP_FP32 && p->precision != HP_TF32;
+	return !full_recompute && !fp32_run;
 }
 
 /* A row by its name or its RUNS ON abbreviation, among rows [lo, hi). */

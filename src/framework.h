@@ -145,14 +145,15 @@ int framework_parse_estimate(const char *s, enum hp_framework *out);
  * and the stock frameworks), 0 for the estimate-only rows. f must be
  * below FW_ROWS (assert). */
 int framework_launchable(enum hp_framework f);
-struct plan;
-/* 1 when plan p, whose replicas run pp pipeline stages, hides its expert
- * all-to-alls behind the other micro-batch's compute: p's framework row
- * has ep_overlap, and Megatron-Core's checks for the overlap pass (expert
- * parallelism above 1, an interleaved schedule when pp > 1, no full
- * recompute, a 16-bit or fp8 run: fp32/tf32 no). 0 otherwise. perf_comm.c
- * costs it, launch.c writes its flags, so the two cannot disagree. */
-int framework_ep_overlap_on(const struct plan *p, int pp);
+/* 1 when a plan of framework f hides its expert all-to-alls behind the
+ * other micro-batch's compute: f's row has ep_overlap, and Megatron-Core's
+ * checks for the overlap pass (ep, expert parallelism, above 1; vstages,
+ * model chunks per pipeline rank, above 1 when pp > 1; full_recompute 0;
+ * fp32_run 0: a 16-bit or fp8 run). 0 otherwise. perf_comm.c costs it,
+ * launch.c writes its flags, so the two cannot disagree. Same
+ * precondition on f as framework_get. */
+int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
+			    int full_recompute, int fp32_run);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

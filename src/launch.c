@@ -404,6 +404,17 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--sequence-parallel");
 }
 
+/* Whether the piece runs the expert all-to-all overlap hetplan costed
+ * (framework_ep_overlap_on, as perf_comm.c asks it). */
+static int launch_ep_overlap(const struct model_spec *m, const struct plan *p,
+			     const struct piece *pc)
+{
+	int v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
+	return m->moe.experts &&
+	       framework_ep_overlap_on(p->framework, p->ep, pc->pp, v, p->recompute == RC_FULL,
+				       p->precision == HP_FP32 || p->precision == HP_TF32);
+}
+
 /* Batch, recompute, optimizer sharding, precision and overlaps. */
 static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 				const struct plan *p, const struct piece *pc, double tokens,
@@ -452,7 +463,7 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 	/* the expert all-to-all overlap hetplan costed (framework.c); Megatron
 	 * Core's README names the two flags together, and transformer_config.py
 	 * accepts --delay-wgrad-compute only beside the overlap */
-	if (m->moe.experts && framework_ep_overlap_on(p, pc->pp)) {
+	if (launch_ep_overlap(m, p, pc)) {
 		ARG("--overlap-moe-expert-parallel-comm");
 		ARG("--delay-wgrad-compute");
 	}
@@ -585,7 +596,7 @@ static void job_name(char *buf, size_t n, const struct model_spec *m)
 static int launch_max_connections(const struct model_spec *m, const struct plan *p,
 				  const struct piece *pc)
 {
-	return m->moe.experts && framework_ep_overlap_on(p, pc->pp) ? 32 : 1;
+	return launch_ep_overlap(m, p, pc) ? 32 : 1;
 }
 
 static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct model_spec *m,

@@ -273,8 +273,11 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
-	double t_ep = framework_ep_overlap_on(p, x->pp) ? ep_overlap_exposed(x, one) * x->moe_layers
-							: one * n * x->moe_layers;
+	int ov = framework_ep_overlap_on(p->framework, p->ep, x->pp,
+					 p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
+					 p->recompute == RC_FULL,
+					 p->precision == HP_FP32 || p->precision == HP_TF32);
+	double t_ep = ov ? ep_overlap_exposed(x, one) * x->moe_layers : one * n * x->moe_layers;
 	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
 		  one * n * x->moe_layers * x->mb, t_ep * x->mb);
 	return t_ep;
