@@ -314,10 +314,13 @@ static void megatron_moe_args(struct sbuf *b, const struct model_spec *m, const 
 		ARG("--moe-ffn-hidden-size %d", m->moe.expert_ffn);
 		ARG("--moe-grouped-gemm");
 		/* the dispatcher hetplan costed (framework.c, ep_dispatch_dedup):
-		 * DeepEP through the flex dispatcher, else NCCL's all-to-all */
+		 * HybridEP through the flex dispatcher (DeepEP's hierarchical
+		 * dispatch; Megatron-Core's README: H100, B200, GB200, and the
+		 * only backend for a multi-node NVLink domain), else NCCL's
+		 * all-to-all */
 		if (framework_get(p->framework)->ep_dispatch_dedup && p->ep > 1) {
 			ARG("--moe-token-dispatcher-type flex");
-			ARG("--moe-flex-dispatcher-backend deepep");
+			ARG("--moe-flex-dispatcher-backend hybridep");
 		} else {
 			ARG("--moe-token-dispatcher-type alltoall");
 		}
@@ -846,10 +849,11 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			      "memory than estimated.\n");
 	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
 	    framework_get(p->framework)->ep_dispatch_dedup)
-		sbuf_add(&nb, "MoE: the experts' tokens go through DeepEP (--moe-token-dispatcher-type "
-			      "flex), which the estimate assumes; it must be installed (NVIDIA's NeMo "
-			      "containers ship it). With --moe-token-dispatcher-type alltoall instead, "
-			      "a token crosses the network once per expert, not once per node.\n");
+		sbuf_add(&nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
+			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
+			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
+			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
+			      "the network once per expert, not once per node.\n");
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");
