@@ -137,10 +137,10 @@
  *    README, "normal kernels"); HybridEP, the backend hetplan launch
  *    writes, dispatches the same two levels (RDMA between nodes, NVLink
  *    inside; DeepEP's hybrid-ep branch, docs/README_Hybrid-EP.md) and is
- *    the one backend for a multi-node NVLink domain (NVL72). The 235B recipes on H100 and B200 keep
- *    the NCCL all-to-all dispatcher with its one copy per expert; a
- *    framework row is one choice, and the row takes the flex dispatcher
- *    the other recipes run (hetplan launch writes it). */
+ *    the one backend for a multi-node NVLink domain (NVL72). The 235B
+ *    recipes on H100 and B200 keep the NCCL all-to-all dispatcher with its
+ *    one copy per expert; a framework row is one choice, and the row takes
+ *    the flex dispatcher the other recipes run (hetplan launch writes it). */
 #include "framework.h"
 
 #include <assert.h>
