@@ -104,7 +104,43 @@
  *    Optimizer bytes: torch.optim.AdamW with its default implementation
  *    inside HybridZeroOptimizer's flatten, fp32 cast, unscale and copy
  *    back: not counted here (FW_OPT_BYTES_DEFAULT); on a shard of 1/8 to
- *    1/1024 of 7B parameters it is under 20 ms of a 4-7 s step. */
+ *    1/1024 of 7B parameters it is under 20 ms of a 4-7 s step.
+ *  - Expert all-to-all overlap (ep_overlap; hetplan's cost in perf_comm.c,
+ *    perf_stage_ep, and docs/moe.md). Megatron-Core v0.14 added
+ *    "batch-level overlapping to hide EP-A2A communication"
+ *    (--overlap-moe-expert-parallel-comm --delay-wgrad-compute; Megatron-LM
+ *    megatron/core/transformer/moe/README.md @d98e8a64). The flags are
+ *    opt-in (model_parallel_config.py: both default False); the
+ *    megatron-core row turns the overlap on because NVIDIA's MoE
+ *    performance recipes do: every Qwen3 and DeepSeek-V3 pre-training
+ *    recipe of NVIDIA-NeMo/Megatron-Bridge @067f987df0 on H100, B200,
+ *    GB200 and GB300 sets overlap_moe_expert_parallel_comm = True
+ *    (src/megatron/bridge/perf_recipes/qwen/common.py
+ *    _enable_hybridep_full_iteration_mxfp8, qwen/h100/qwen3_moe.py,
+ *    deepseek/common.py, deepseek/b200/deepseek_v3.py). Megatron-Core
+ *    refuses it (transformer_config.py @d98e8a64, L3002-3046) without
+ *    expert parallelism, with pipeline parallelism but no virtual
+ *    stages, with full recompute or a recompute method, and outside a
+ *    bf16/fp16 model (an fp8 run keeps bf16 parameters): those plans run
+ *    without it (framework_ep_overlap_on). The other rows have no such
+ *    schedule (DeepSpeed MoE, torchtitan: the all-to-all runs in line;
+ *    Megatron-LM 2021-22 has no MoE).
+ *  - Expert dispatch without repeated tokens (ep_dispatch_dedup; cost in
+ *    perf_comm.c). The same recipes run Megatron-Core's flex token
+ *    dispatcher (moe_token_dispatcher_type "flex" with the DeepEP or
+ *    HybridEP backend: qwen/h100/qwen3_moe.py, qwen/gb200/qwen3_moe.py,
+ *    deepseek/common.py, deepseek/b200/deepseek_v3.py @067f987df0), which
+ *    "removes redundant tokens during cross-node communication"
+ *    (megatron/core/transformer/moe/README.md @d98e8a64): DeepEP's
+ *    internode kernels send a token once to each node holding one of its
+ *    experts and forward it over NVLink there (deepseek-ai/DeepEP
+ *    README, "normal kernels"); HybridEP, the backend hetplan launch
+ *    writes, dispatches the same two levels (RDMA between nodes, NVLink
+ *    inside; DeepEP's hybrid-ep branch, docs/README_Hybrid-EP.md) and is
+ *    the one backend for a multi-node NVLink domain (NVL72). The 235B
+ *    recipes on H100 and B200 keep the NCCL all-to-all dispatcher with its
+ *    one copy per expert; a framework row is one choice, and the row takes
+ *    the flex dispatcher the other recipes run (hetplan launch writes it). */
 #include "framework.h"
 
 #include <assert.h>
@@ -114,12 +150,14 @@
 
 static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
-		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+		     .ep_overlap = 1, .ep_dispatch_dedup = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
-			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
+			       .ep_dispatch_dedup = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
@@ -136,20 +174,23 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "DeepLearningExamples BERT run_squad.py and modeling.py @a9e2c1d5; "
 			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
 			     "@ab520f82",
-			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0 },
+			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0,
+			     .ep_overlap = 0, .ep_dispatch_dedup = 0 },
 	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
 				  "PyTorch eager + apex AMP/DDP (2020 model code)", "ddp20", 0, 1, 0,
 				  FW_GRAD_FP32_UNLESS_FP16, 0,
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
 				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
-				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0 },
+				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0,
+				  .ep_overlap = 0, .ep_dispatch_dedup = 0 },
 	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
 	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
 	 * counted (below). */
 	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", "intern", 0, 1, 1, 0, 0,
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
-			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1 },
+			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1,
+			  .ep_overlap = 0, .ep_dispatch_dedup = 0 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
@@ -185,6 +226,16 @@ double framework_bcast_owners(int layers, int gated, int ends, int ranks)
 double framework_opt_bytes(enum hp_framework f, int fp32_run)
 {
 	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;
+}
+
+int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
+			    int full_recompute, int fp32_run)
+{
+	if (!framework_get(f)->ep_overlap || ep <= 1)
+		return 0;
+	if (pp > 1 && vstages <= 1)
+		return 0;
+	return !full_recompute && !fp32_run;
 }
 
 /* A row by its name or its RUNS ON abbreviation, among rows [lo, hi). */

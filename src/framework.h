@@ -103,6 +103,18 @@ struct framework_info {
 				    * parameters broadcasts its updated 16-bit
 				    * shard to the group, one broadcast per owner
 				    * (perf_comm.c), not one all-gather */
+	/* Expert parallelism (fixed by the framework's code; framework.c). */
+	int ep_overlap;            /* the expert all-to-alls of one micro-batch run
+				    * beside another micro-batch's compute, layer
+				    * by layer (Megatron-Core's combined 1F1B,
+				    * --overlap-moe-expert-parallel-comm with
+				    * --delay-wgrad-compute), where the plan allows
+				    * it: framework_ep_overlap_on */
+	int ep_dispatch_dedup;     /* tokens dispatched by DeepEP-class kernels
+				    * (Megatron-Core's flex dispatcher): a token
+				    * crosses the network once per destination
+				    * node, then fans out over NVLink, where an
+				    * NCCL all-to-all sends one copy per expert */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -133,6 +145,15 @@ int framework_parse_estimate(const char *s, enum hp_framework *out);
  * and the stock frameworks), 0 for the estimate-only rows. f must be
  * below FW_ROWS (assert). */
 int framework_launchable(enum hp_framework f);
+/* 1 when a plan of framework f hides its expert all-to-alls behind the
+ * other micro-batch's compute: f's row has ep_overlap, and Megatron-Core's
+ * checks for the overlap pass (ep, expert parallelism, above 1; vstages,
+ * model chunks per pipeline rank, above 1 when pp > 1; full_recompute 0;
+ * fp32_run 0: a 16-bit or fp8 run). 0 otherwise. perf_comm.c costs it,
+ * launch.c writes its flags, so the two cannot disagree. Same
+ * precondition on f as framework_get. */
+int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
+			    int full_recompute, int fp32_run);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

@@ -171,7 +171,95 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 	return t_cp;
 }
 
-/* Expert parallelism: dispatch and combine all-to-alls. Per micro-batch. */
+/* Exposed time of one MoE layer's all-to-alls per micro-batch under
+ * Megatron-Core's EP overlap (framework_ep_overlap_on), one all-to-all
+ * taking a2a seconds. The combined 1F1B schedule runs the forward of one
+ * micro-batch beside the backward of another, layer by layer, on two CUDA
+ * streams (Megatron-LM @d98e8a64,
+ * megatron/core/models/common/model_chunk_schedule_plan.py,
+ * TransformerLayerSchedulePlan.run):
+ *   comm: combine bwd      | dispatch fwd, dispatch bwd    | combine fwd
+ *   comp: pre-dispatch fwd | expert bwd, expert wgrad, fwd | pre-dispatch bwd
+ * so each phase costs the longer of its two streams, and an all-to-all
+ * shows only where it outlasts the compute beside it. Pre-dispatch is the
+ * layer less its routed experts (attention, router, permutation, shared
+ * experts); the experts' backward is twice their forward (data and
+ * weight gradients; --delay-wgrad-compute moves the weight gradient into
+ * this phase). Passes with no partner run their two all-to-alls in line:
+ * without pipelining the first micro-batch's forward and the last's
+ * backward (combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining);
+ * with virtual stages the warm-up's forwards and the cool-down's
+ * backwards, 2 (pp - rank - 1) + (v - 1) pp + 1 chunk passes of the
+ * rank's mb x v (schedules.py, get_pp_rank_microbatches: one more than
+ * without the overlap), at most all of them. Simplified: the SMs the
+ * dispatcher's kernels take from the compute beside them are not charged,
+ * nor the one more micro-batch of activations the schedule keeps. */
+static double ep_overlap_exposed(const struct stage_ctx *x, double a2a)
+{
+	double total = x->mb * x->v;
+	double alone = x->pp > 1 ? 2.0 * (x->pp - x->index - 1) + (x->v - 1) * x->pp + 1 : 1;
+	if (total <= 0 || alone >= total)
+		return 4 * a2a;
+	double ef = x->moe_expert_fwd;
+	double pre_f = fmax(0, x->moe_fwd - ef), pre_b = fmax(0, x->moe_bwd - 2 * ef);
+	double paired = fmax(0, a2a - pre_f) + fmax(0, 2 * a2a - 3 * ef) + fmax(0, a2a - pre_b);
+	return (alone * 4 * a2a + (total - alone) * paired) / total;
+}
+
+/* Of the token copies an NCCL all-to-all sends across nodes, the share a
+ * DeepEP-class dispatch sends (framework row ep_dispatch_dedup), for an
+ * EP group over `nodes` nodes holding e's routed experts evenly. The
+ * all-to-all sends each token once per routed expert on another node:
+ * top_k (nodes - 1) / nodes copies on average; DeepEP sends it once per
+ * other node holding any of its experts: (nodes - 1) (1 - P(a node holds
+ * none of them)), where with top_k distinct experts drawn uniformly that
+ * probability is C(E - E/nodes, top_k) / C(E, top_k). Uniform routing is
+ * what the measured runs force (Megatron-Bridge's performance pages
+ * force-balance the experts' tokens). Not modelled: group-limited routing
+ * (DeepSeek-V3's tokens reach at most 4 of 8 groups; it lowers the count
+ * further only over more than 4 nodes). 1 when nothing is saved. */
+static double ep_dedup_share(const struct moe_spec *e, int nodes)
+{
+	double E = e->experts, k = e->top_k;
+	if (nodes <= 1 || k <= 1 || E < nodes || k > E)
+		return 1;
+	double other = E - E / nodes, none = 1;
+	for (int i = 0; i < e->top_k; i++)
+		none *= fmax(0, other - i) / (E - i);
+	double sent = (nodes - 1) * (1 - none), copies = k * (nodes - 1) / nodes;
+	return fmin(1, sent / copies);
+}
+
+/* One dispatch (or combine) of `bytes` per rank over EP group ge of x's
+ * stage. NCCL's all-to-all: coll. DeepEP-class dispatch over more than
+ * one node: its network leg carries ep_dedup_share of the all-to-all's
+ * copies, and its NVLink leg hands every copy to its GPU inside the
+ * destination node; the kernels run the two legs at once (DeepEP
+ * "normal" kernels forward RDMA to NVLink in chunks), so the longer
+ * counts. Simplified: each leg is costed as an all-to-all of its bytes
+ * (the network one over the whole group, the NVLink one over a node's
+ * ranks), with comm.c's all-to-all efficiency for DeepEP's. */
+static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge, double bytes,
+			       struct comm_result *cr)
+{
+	double one = coll(x, ge, COMM_ALLTOALL, bytes, cr);
+	if (!framework_get(x->p->framework)->ep_dispatch_dedup || ge->ranks <= ge->ranks_per_node)
+		return one;
+	int nodes = (ge->ranks + ge->ranks_per_node - 1) / ge->ranks_per_node;
+	double share = ep_dedup_share(&x->m->moe, nodes);
+	if (share >= 1)
+		return one;
+	struct perf_group gn;
+	make_group(x, ge->a, -1, ge->ranks_per_node, ge->ranks_per_node, &gn);
+	double net = coll(x, ge, COMM_ALLTOALL, bytes * share, cr);
+	double nvl = coll(x, &gn, COMM_ALLTOALL, bytes, NULL);
+	return fmax(net, nvl);
+}
+
+/* Expert parallelism: dispatch and combine all-to-alls, forward and
+ * backward (and the forward's again under full recompute), exposed in
+ * full unless the plan's framework overlaps them (ep_overlap_exposed).
+ * Per micro-batch. */
 double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
@@ -183,11 +271,15 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
-	double one = coll(x, &ge, COMM_ALLTOALL, bytes, &cr);
+	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
-	double t_ep = one * n * x->moe_layers;
+	int ov = framework_ep_overlap_on(p->framework, p->ep, x->pp,
+					 p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
+					 p->recompute == RC_FULL,
+					 p->precision == HP_FP32 || p->precision == HP_TF32);
+	double t_ep = ov ? ep_overlap_exposed(x, one) * x->moe_layers : one * n * x->moe_layers;
 	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
-		  t_ep * x->mb, t_ep * x->mb);
+		  one * n * x->moe_layers * x->mb, t_ep * x->mb);
 	return t_ep;
 }
 

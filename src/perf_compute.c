@@ -540,6 +540,28 @@ static double stage_logits_gemm(struct stage_ctx *x)
 	return lc.gemm;
 }
 
+/* One MoE layer's forward and backward times, as perf_stage_compute
+ * charges them, and of the forward the routed experts' two grouped GEMMs
+ * (layer_gemms' expert term: rows per local expert of the micro-batch, the
+ * same GEMM model as every dense GEMM); all 0 when L is NULL (no MoE
+ * layer on the stage). For the expert all-to-all overlap (perf_comm.c). */
+static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
+{
+	x->moe_fwd = x->moe_bwd = x->moe_expert_fwd = 0;
+	if (!L)
+		return;
+	const struct perf_calib *k = x->k;
+	const struct moe_spec *e = &x->m->moe;
+	double gap = k->kernel_gap_s, t = x->tp, up = x->m->gated_mlp ? 2 : 1;
+	x->moe_fwd = L->gemm + L->attn_f + L->ew + L->kernels * gap;
+	x->moe_bwd = 2 * L->gemm + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
+	double local = (double)e->experts / x->p->ep;
+	double rows = x->T * e->top_k * x->p->ep / e->experts;
+	enum hp_dtype dt = x->p->precision;
+	x->moe_expert_fwd = gemm_time(k, x->g, dt, rows, up * e->expert_ffn / t, x->m->hidden, local) +
+			    gemm_time(k, x->g, dt, rows, x->m->hidden, e->expert_ffn / t, local);
+}
+
 /* The stage's layers, costed once per layer kind (dense, MoE), plus the
  * embedding on the first stage and the output layer and loss on the last. */
 void perf_stage_compute(struct stage_ctx *x)
@@ -629,6 +651,7 @@ void perf_stage_compute(struct stage_ctx *x)
 			    : lc[1].attn_f > 0 ? lc[1].attn_b / lc[1].attn_f : 2.5;
 	x->gemm_fwd = gemm_sum;
 	x->moe_layers = count[1];
+	stage_moe_times(x, count[1] ? &lc[1] : NULL);
 	x->act = act;
 	x->act_work = act_work;
 	x->params = params;

@@ -187,6 +187,10 @@ struct stage_ctx {
 	double attn_bwd_ratio;   /* attention backward / forward */
 	double gemm_fwd;         /* s, GEMM forward, all layers (hides TP overlap) */
 	int moe_layers;          /* MoE layers held by the stage */
+	double moe_fwd, moe_bwd; /* s, one MoE layer forward / backward (0: none) */
+	double moe_expert_fwd;   /* s, of moe_fwd: the routed experts' grouped
+				  * GEMMs (what the EP overlap's middle phase
+				  * runs beside two all-to-alls; perf_comm.c) */
 	double act, act_work;    /* bytes kept per micro-batch; one layer's working set */
 	double params, eparams;  /* non-expert and expert parameters on this GPU */
 	double unit;             /* the largest unit ZeRO-3 gathers whole */

@@ -81,6 +81,35 @@ expect "$T/mx" "num-layers=32 hidden-size=4096 num-attention-heads=32 num-query-
 	expert-model-parallel-size=8 swiglu= untie-embeddings-and-output-weights=
 	attention-dropout=0 hidden-dropout=0 use-rope-scaling=<absent>" "mixtral-8x7b"
 
+# --- the expert all-to-all overlap. Megatron-Core @d98e8a64
+# (megatron/core/transformer/transformer_config.py, L3002-3046) accepts
+# --overlap-moe-expert-parallel-comm only with expert parallelism, with
+# virtual pipeline stages when the pipeline has more than one stage, and
+# without full recompute; --delay-wgrad-compute only beside it (L3074-3077);
+# the MoE README asks CUDA_DEVICE_MAX_CONNECTIONS above 1 for it. Mixtral
+# 8x7B with EP 8 on 32 H100 (--force: the memory is not the question).
+mx="-m mixtral-8x7b --tp 1 --ep 8 --mbs 1 --gbs 64 --force"
+# shellcheck disable=SC2086
+$H launch --pool 4x8xH100-SXM $mx --pp 4 --schedule interleaved:2 \
+	> "$T/ov" 2>"$T/err" && ok || bad "ep overlap launch: $(cat "$T/err")"
+known_flags "$T/ov" "ep overlap"
+expect "$T/ov" "overlap-moe-expert-parallel-comm= delay-wgrad-compute=" "PP 4 VP 2 EP 8"
+# shellcheck disable=SC2086
+$H launch --pool 4x8xH100-SXM $mx --pp 1 > "$T/ov1" 2>/dev/null
+expect "$T/ov1" "overlap-moe-expert-parallel-comm= delay-wgrad-compute=" "PP 1 EP 8"
+# shellcheck disable=SC2086
+$H launch --pool 4x8xH100-SXM $mx --pp 4 --schedule interleaved:2 --format slurm > "$T/ovs" 2>&1
+grep -qx 'export CUDA_DEVICE_MAX_CONNECTIONS=32' "$T/ovs" && ok ||
+	bad "ep overlap: CUDA_DEVICE_MAX_CONNECTIONS is not 32"
+for case in "--pp 4|PP 4 without virtual stages" "--pp 1 --recompute full|full recompute" \
+	"--pp 1 --framework deepspeed|DeepSpeed"; do
+	# shellcheck disable=SC2086
+	$H launch --pool 4x8xH100-SXM $mx ${case%%|*} > "$T/no" 2>"$T/err" ||
+		bad "${case#*|}: $(cat "$T/err")"
+	expect "$T/no" "overlap-moe-expert-parallel-comm=<absent> delay-wgrad-compute=<absent>" \
+		"${case#*|}"
+done
+
 # --- more settings: every flag still in the list
 i=0
 for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zero 3 --recompute full" \
