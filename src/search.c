@@ -2411,6 +2411,7 @@ static int whole_feasible(const struct whole_layout *L, int n, const int *cap, i
 			  long M, long n_lo, long n_hi, double T, int *lps)
 {
 	struct lp *lp = lp_new(1);
+	lp_set_scale(lp, 0);   /* only obj >= M (1 - 1e-9) is read */
 	int *col = xmalloc((size_t)(n ? n : 1) * sizeof *col);
 	int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
 	double *cf = xmalloc((size_t)(n ? n : 1) * sizeof *cf);
