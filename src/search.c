@@ -2160,6 +2160,16 @@ static int cmp_double(const void *a, const void *b)
 	return (u > v) - (u < v);
 }
 
+/* The throughput or budget score (seconds per token, or seconds to
+ * train) of a setting whose plans step at least step seconds (the fixed
+ * per-step overhead added): increasing in step. */
+static double step_score(const struct ctx *x, const struct gset *g, double step)
+{
+	double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
+		   (step + perf_calib_default()->step_overhead_s);
+	return x->o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+}
+
 /* The LPs pipe_floor has solved: f at the floor of index i, its value
  * and the layouts of at least one replica in its optimum. */
 struct floor_lps {
@@ -2202,10 +2212,13 @@ static const struct floor_lp *floor_lp_at(struct ctx *x, const struct gset *g,
  * so where f(tau) first drops to tau or below (binary search, a few LPs)
  * the least is either that tau or f at the floor before it. Returns
  * HUGE_VAL when no plan qualifies, 0 when there is no layout or GLPK fails
- * on the whole set; *tau_at (may be NULL) gets the floor the least came
- * from (HUGE_VAL: the whole set). sup (may be NULL) gets the layouts of
+ * on the whole set. sup (may be NULL) gets the layouts of
  * at least one replica in the optimum of the LP the least came from (at
- * most HP_MAX_POOLS + 1, *n_sup of them).
+ * most HP_MAX_POOLS + 1, *n_sup of them). cut (a score, step_score's
+ * unit; HUGE_VAL: none), only without sup: when the whole set's LP alone
+ * scores cut or more, it is returned as it is (the least is no lower, and
+ * the caller needs no more than "cut or more"; the floor search would
+ * only decide which LP a support came from).
  *
  * The search solves no LP whose answer is known (issue 13, eighth round):
  * f(tau) >= f(whole set), so a floor under the whole set's LP fails the
@@ -2216,7 +2229,7 @@ static const struct floor_lp *floor_lp_at(struct ctx *x, const struct gset *g,
  * The answer is the first floor that passes, as the plain binary search
  * finds it. */
 static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls,
-			 const struct dp_terms *dt, double *tau_at, int *sup, int *n_sup)
+			 const struct dp_terms *dt, double cut, int *sup, int *n_sup)
 {
 	if (n_sup)
 		*n_sup = 0;
@@ -2227,8 +2240,6 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 		if (L->fits && L->max_count >= 1 && !(dt && dt->no_fit[i]))
 			fl[n++] = term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L);
 	}
-	if (tau_at)
-		*tau_at = HUGE_VAL;
 	if (!n) {
 		free(fl);
 		return 0;
@@ -2248,7 +2259,7 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 	}
 	const struct floor_lp *at = whole;   /* the LP the least came from */
 	double best = all, best_tau = HUGE_VAL;
-	if (fl[n - 1] >= all) {
+	if (fl[n - 1] >= all && (sup || !(step_score(x, g, all) >= cut))) {
 		/* f(fl[i]) <= fl[i] holds from some i on; find the first.
 		 * Should GLPK fail on a subset, all's value stands. */
 		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
@@ -2299,8 +2310,6 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 			}
 		}
 	}
-	if (tau_at)
-		*tau_at = best_tau;
 	if (sup) {
 		memcpy(sup, at->sup, (size_t)at->n_sup * sizeof *sup);
 		*n_sup = at->n_sup;
@@ -2601,16 +2610,6 @@ static void range_terms(struct ctx *x, const struct gset *g, struct layouts *ls,
 	layout_dp_terms(x, g, L, (int)t->n_lo, &t->a[i], &t->b[i]);
 }
 
-/* The throughput or budget score (seconds per token, or seconds to
- * train) of a setting whose plans step at least step seconds (the fixed
- * per-step overhead added): increasing in step. */
-static double step_score(const struct ctx *x, const struct gset *g, double step)
-{
-	double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
-		   (step + perf_calib_default()->step_overhead_s);
-	return x->o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
-}
-
 /* Where one range's lazy refinement (dp_range_run) stands. */
 struct range_run {
 	int round;                /* the next round, 0 to 5 */
@@ -2833,7 +2832,7 @@ static double dp_least(struct ctx *x, const struct gset *g, struct layouts *ls,
 			break;
 		}
 		int s_r[HP_MAX_POOLS + 1], n_r = 0;
-		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL, s_r, &n_r)
+		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], HUGE_VAL, s_r, &n_r)
 						      : u[r];
 		f = fmax(f, u[r]);
 		if (f < best) {
@@ -2930,17 +2929,32 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 	return isfinite(best) ? best : 0;
 }
 
+/* The search's bound so far (a score; HUGE_VAL: none yet): the least
+ * over the settings merged, here and in the shared context, whose bound
+ * is frozen during a batch, so it is the same for every thread count. */
+static double search_cut(const struct ctx *x)
+{
+	double cut = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->have_bound)
+			cut = fmin(cut, y->bound);
+	return cut;
+}
+
 /* LP bound on tokens/s for one global setting: pipe_floor's least step
  * (no DP terms; bound_finish may add them) plus the fixed per-step
  * overhead (perf.c, step_overhead_s); synchronisation, the optimizer and
  * integrality only add time, so the bound holds for every plan of this
  * setting the planner can build. sup gets the layouts of the relaxed
- * optimum, for search_gset to try as a set. */
+ * optimum, for search_gset to try as a set. Without sup (budget), a
+ * setting whose bound is the search's bound so far or more gets the whole
+ * set's LP alone (pipe_floor's cut): bound_finish raises it no further
+ * and the search's bound, the least over the settings, is the same. */
 static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
 			    int *n_sup)
 {
 	int n = 0;
-	double best = pipe_floor(x, g, ls, NULL, NULL, sup, &n);
+	double best = pipe_floor(x, g, ls, NULL, search_cut(x), sup, &n);
 	if (sup)
 		*n_sup = n;
 	if (best == 0)
@@ -3151,13 +3165,10 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 	if (b < 0)
 		return;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double best = HUGE_VAL, cut = HUGE_VAL;
-		for (const struct ctx *y = x; y; y = y->glob) {
+		double best = HUGE_VAL, cut = search_cut(x);
+		for (const struct ctx *y = x; y; y = y->glob)
 			if (y->n_top)
 				best = fmin(best, y->top[0].score);
-			if (y->have_bound)
-				cut = fmin(cut, y->bound);
-		}
 		/* b >= cut: raising b cannot lower the search's bound, which
 		 * is cut or less already (frozen during a batch, so the same
 		 * for every thread count) */
