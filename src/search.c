@@ -2612,6 +2612,8 @@ static void range_terms(struct ctx *x, const struct gset *g, struct layouts *ls,
 
 /* Where one range's lazy refinement (dp_range_run) stands. */
 struct range_run {
+	int waiting;              /* not started: its LP is surely at cut
+				   * (range_lp_floor) */
 	int round;                /* the next round, 0 to 5 */
 	int paused;               /* stopped after its LP at round `round`:
 				   * sup, n_sup hold that LP's optimum */
@@ -2748,6 +2750,27 @@ static double whole_ranges(struct ctx *x, const struct gset *g, const struct lay
 		least = fmin(least, wr);
 	}
 	return isfinite(least) ? least : 0;
+}
+
+/* A lower bound on range t's LP (lp_pipe_bound with t, every floor)
+ * without solving it: the LP with only its first row and the most
+ * replicas' row, min M t + sum y_L A_L / B_L over sum y_L / B_L = 1 and
+ * sum y_L <= n_hi t. With w_L = y_L / B_L its value is the least over the
+ * LP's layouts of A_L + B_L M / n_hi (every replica of one layout, as
+ * many as the range allows; A, B with t's terms); dropping rows only
+ * lowers an LP. HUGE_VAL when no layout qualifies (the LP then holds no
+ * plan either). */
+static double range_lp_floor(const struct ctx *x, const struct gset *g,
+			     const struct layouts *ls, const struct dp_terms *t)
+{
+	double M = (double)(x->o->gbs / g->mbs), least = HUGE_VAL;
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		if (!L->fits || L->max_count < 1 || t->no_fit[i])
+			continue;
+		least = fmin(least, term_a(L, t, i) + term_b(L, t, i) * M / t->n_hi);
+	}
+	return least;
 }
 
 /* Would dp_bound's last loop stop at its first range with the LPs u
@@ -2908,13 +2931,23 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 		t->b = xcalloc((size_t)ls->n, sizeof *t->b);
 		t->done = xcalloc((size_t)ls->n, 1);
 		t->no_fit = xcalloc((size_t)ls->n, 1);
-		u[nr] = 0;
-		dp_range_run(x, g, ls, t, &rs[nr], cut, &u[nr]);
+		/* a range whose LP surely scores cut (with a margin far above
+		 * GLPK's last bits) waits: solved only if another is under */
+		u[nr] = range_lp_floor(x, g, ls, t);
+		rs[nr].waiting = step_score(x, g, u[nr]) >= cut * (1 + 1e-9);
+		if (!rs[nr].waiting) {
+			u[nr] = 0;
+			dp_range_run(x, g, ls, t, &rs[nr], cut, &u[nr]);
+		}
 	}
 	*cut_hit = ranges_at_cut(x, g, u, nr, cut);
 	for (int r = 0; r < nr && !*cut_hit; r++)
-		if (rs[r].paused)
+		if (rs[r].paused || rs[r].waiting) {
+			if (rs[r].waiting)
+				u[r] = 0;
+			rs[r].waiting = 0;
 			dp_range_run(x, g, ls, &dt[r], &rs[r], 0, &u[r]);
+		}
 	if (!*cut_hit)
 		*cut_hit = dp_refine(x, g, ls, dt, rs, u, nr, cut);
 	if (!*cut_hit)
