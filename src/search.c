@@ -2979,7 +2979,7 @@ static double search_cut(const struct ctx *x)
  * overhead (perf.c, step_overhead_s); synchronisation, the optimizer and
  * integrality only add time, so the bound holds for every plan of this
  * setting the planner can build. sup gets the layouts of the relaxed
- * optimum, for search_gset to try as a set. Without sup (budget), a
+ * optimum, for search_gset to try as a set. Without sup, a
  * setting whose bound is the search's bound so far or more gets the whole
  * set's LP alone (pipe_floor's cut): bound_finish raises it no further
  * and the search's bound, the least over the settings, is the same. */
@@ -3161,14 +3161,21 @@ static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layou
 /* Bound update: the best objective this setting's layouts could reach
  * (LP rate bound for throughput and budget, cheapest layout otherwise).
  * Returns it, or -1 when the setting gives none; bound_finish merges it
- * into the search's bound (the best over settings). */
+ * into the search's bound (the best over settings). sup gets the relaxed
+ * optimum's layouts for throughput, and only where lp_support_set could
+ * use them: a support of two or more two-pool layouts needs two in ls
+ * (else *n_sup = 0, and the LP bound may skip its floor search). */
 static double bound_update(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
 			   int *n_sup)
 {
 	const struct search_opts *o = x->o;
 	*n_sup = 0;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT ? sup : NULL, n_sup);
+		int cross = 0;
+		for (int i = 0; i < ls->n && cross < 2; i++)
+			cross += ls->v[i].nseg == 2;
+		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT && cross >= 2
+						   ? sup : NULL, n_sup);
 		if (!(r > 0) || !isfinite(r))
 			return -1;
 		return o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
