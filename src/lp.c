@@ -18,6 +18,7 @@ struct lp {
 	double *ar;
 	int ne, cap;
 	double *x;            /* solution, 0-based */
+	int no_scale;         /* lp_set_scale(lp, 0) */
 };
 
 struct lp *lp_new(int maximise)
@@ -156,7 +157,8 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 	if (lp->ne)
 		glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
 	lp->ne = 0;      /* loaded: a second solve must not load again */
-	glp_scale_prob(lp->P, GLP_SF_AUTO);
+	if (!lp->no_scale)
+		glp_scale_prob(lp->P, GLP_SF_AUTO);
 	glp_smcp sp;
 	glp_init_smcp(&sp);
 	sp.msg_lev = GLP_MSG_OFF;
@@ -219,6 +221,11 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 	glp_error_hook(NULL, NULL);
 	glp_term_hook(NULL, NULL);
 	return r->status == LP_OPTIMAL || r->status == LP_FEASIBLE ? 0 : -1;
+}
+
+void lp_set_scale(struct lp *lp, int on)
+{
+	lp->no_scale = !on;
 }
 
 double lp_value(const struct lp *lp, int col)

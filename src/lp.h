@@ -55,6 +55,13 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r);
 /* Column col's value in the last solve (0 before one, or out of range). */
 double lp_value(const struct lp *lp, int col);
 
+/* Scale the model before the simplex (GLPK's automatic scaling: the
+ * default) or not (on == 0). Scaling moves the answer's last bits, so a
+ * caller turns it off only where it reads no more of the answer than a
+ * comparison with a tolerance far above those bits (and gains its time:
+ * about 40% of a small LP's). Cannot fail. */
+void lp_set_scale(struct lp *lp, int on);
+
 /* Write the model in CPLEX LP format to path (for debugging a model by
  * hand, and tests). Returns 0, or -1 when GLPK cannot write it. */
 int lp_write(struct lp *lp, const char *path);

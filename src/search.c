@@ -2160,6 +2160,47 @@ static int cmp_double(const void *a, const void *b)
 	return (u > v) - (u < v);
 }
 
+/* The throughput or budget score (seconds per token, or seconds to
+ * train) of a setting whose plans step at least step seconds (the fixed
+ * per-step overhead added): increasing in step. */
+static double step_score(const struct ctx *x, const struct gset *g, double step)
+{
+	double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
+		   (step + perf_calib_default()->step_overhead_s);
+	return x->o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+}
+
+/* The LPs pipe_floor has solved: f at the floor of index i, its value
+ * and the layouts of at least one replica in its optimum. */
+struct floor_lps {
+	int n;
+	struct floor_lp {
+		int i, n_sup;
+		double f;
+		int sup[HP_MAX_POOLS + 1];
+	} v[64];
+};
+
+/* f(fl[i]) (lp_pipe_bound over the layouts of floor fl[i] or less), from
+ * memo when pipe_floor solved that LP already: the same programme gives
+ * the same answer, so no floor's LP is solved twice. Returns the entry
+ * (its f < 0: GLPK failed), or NULL when the memo is full and sup is
+ * wanted (never at its size: a search takes about log2 of the layouts). */
+static const struct floor_lp *floor_lp_at(struct ctx *x, const struct gset *g,
+					  struct layouts *ls, const struct dp_terms *dt,
+					  const double *fl, int i, struct floor_lps *memo)
+{
+	for (int k = 0; k < memo->n; k++)
+		if (memo->v[k].i == i)
+			return &memo->v[k];
+	assert(memo->n < (int)HP_ARRAY_LEN(memo->v));
+	struct floor_lp *e = &memo->v[memo->n++];
+	e->i = i;
+	e->n_sup = 0;
+	e->f = lp_pipe_bound(x, g, ls, fl[i], dt, 1, e->sup, &e->n_sup);
+	return e;
+}
+
 /* A lower bound on the pipeline term of every plan of one global setting
  * (seconds; with dt, DP terms added and the replicas in dt's range). A
  * plan's step is at least its pipeline term, which is at least f(S) =
@@ -2171,15 +2212,25 @@ static int cmp_double(const void *a, const void *b)
  * so where f(tau) first drops to tau or below (binary search, a few LPs)
  * the least is either that tau or f at the floor before it. Returns
  * HUGE_VAL when no plan qualifies, 0 when there is no layout or GLPK fails
- * on the whole set; *tau_at (may be NULL) gets the floor the least came
- * from (HUGE_VAL: the whole set). sup (may be NULL) gets the layouts of
+ * on the whole set. sup (may be NULL) gets the layouts of
  * at least one replica in the optimum of the LP the least came from (at
- * most HP_MAX_POOLS + 1, *n_sup of them; read from LPs solved anyway). */
+ * most HP_MAX_POOLS + 1, *n_sup of them). cut (a score, step_score's
+ * unit; HUGE_VAL: none), only without sup: when the whole set's LP alone
+ * scores cut or more, it is returned as it is (the least is no lower, and
+ * the caller needs no more than "cut or more"; the floor search would
+ * only decide which LP a support came from).
+ *
+ * The search solves no LP whose answer is known (issue 13, eighth round):
+ * f(tau) >= f(whole set), so a floor under the whole set's LP fails the
+ * test and the search starts above it; a floor that fails with f(fl[i])
+ * = v makes every floor at or above v pass (f only falls), so the upper
+ * end moves down to the first of those without an LP; equal floors are
+ * one LP; and the floor before the answer reuses the search's LP there.
+ * The answer is the first floor that passes, as the plain binary search
+ * finds it. */
 static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls,
-			 const struct dp_terms *dt, double *tau_at, int *sup, int *n_sup)
+			 const struct dp_terms *dt, double cut, int *sup, int *n_sup)
 {
-	enum { W = HP_MAX_POOLS + 1 };
-	int s_all[W], s_mid[W], s_hi[W], s_before[W], n_all = 0, n_mid, n_hi, n_before = 0;
 	if (n_sup)
 		*n_sup = 0;
 	int n = 0;
@@ -2189,75 +2240,82 @@ static double pipe_floor(struct ctx *x, const struct gset *g, struct layouts *ls
 		if (L->fits && L->max_count >= 1 && !(dt && dt->no_fit[i]))
 			fl[n++] = term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L);
 	}
-	if (tau_at)
-		*tau_at = HUGE_VAL;
 	if (!n) {
 		free(fl);
 		return 0;
 	}
 	qsort(fl, (size_t)n, sizeof *fl, cmp_double);
-	double all = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, 1, sup ? s_all : NULL, &n_all);
+	struct floor_lps *memo = xmalloc(sizeof *memo);
+	memo->n = 1;
+	struct floor_lp *whole = &memo->v[0];   /* the largest floor's LP has every layout */
+	whole->i = n - 1;
+	whole->n_sup = 0;
+	whole->f = lp_pipe_bound(x, g, ls, HUGE_VAL, dt, 1, whole->sup, &whole->n_sup);
+	double all = whole->f;
 	if (!(all > 0) || !isfinite(all)) {
 		free(fl);
+		free(memo);
 		return all < 0 ? 0 : HUGE_VAL;
 	}
-	/* f(fl[i]) <= fl[i] holds from some i on (or never); find the first.
-	 * Should GLPK fail on a subset, all's value stands. */
+	const struct floor_lp *at = whole;   /* the LP the least came from */
 	double best = all, best_tau = HUGE_VAL;
-	if (fl[n - 1] >= all) {
+	if (fl[n - 1] >= all && (sup || !(step_score(x, g, all) >= cut))) {
+		/* f(fl[i]) <= fl[i] holds from some i on; find the first.
+		 * Should GLPK fail on a subset, all's value stands. */
 		int lo = 0, hi = n - 1, failed = 0;   /* the predicate holds at hi */
-		/* the LP at the largest floor has every layout: all's */
-		if (sup)
-			memcpy(s_hi, s_all, sizeof s_hi);
-		n_hi = n_all;
+		while (fl[lo] < all)
+			lo++;
 		while (lo < hi && !failed) {
 			int mid = lo + (hi - lo) / 2;
-			n_mid = 0;
-			double f = lp_pipe_bound(x, g, ls, fl[mid], dt, 1, sup ? s_mid : NULL, &n_mid);
-			failed = f < 0;
-			if (f >= 0 && f <= fl[mid]) {
+			const struct floor_lp *e = floor_lp_at(x, g, ls, dt, fl, mid, memo);
+			failed = e->f < 0;
+			if (failed)
+				break;
+			if (e->f <= fl[mid]) {
 				hi = mid;
-				if (sup)
-					memcpy(s_hi, s_mid, sizeof s_hi);
-				n_hi = n_mid;
-			} else {
-				lo = mid + 1;
+				continue;
 			}
+			for (lo = mid + 1; lo < hi && fl[lo] == fl[mid]; lo++)
+				;
+			int j = lo;
+			while (j < hi && fl[j] < e->f)
+				j++;
+			hi = j;
 		}
-		double before = hi > 0 && !failed
-			? lp_pipe_bound(x, g, ls, fl[hi - 1], dt, 1, sup ? s_before : NULL, &n_before)
-			: 0;
-		if (before < 0)
+		const struct floor_lp *before = hi > 0 && !failed
+			? floor_lp_at(x, g, ls, dt, fl, hi - 1, memo) : NULL;
+		if (before && before->f < 0)
 			failed = 1;
 		if (!failed) {
 			/* the least of fl[hi] (its LP at or under it) and the
 			 * LP over the floors before it */
 			best = fl[hi];
 			best_tau = fl[hi];
-			if (hi > 0 && fmax(before, fl[hi - 1]) < best) {
-				best = fmax(before, fl[hi - 1]);
+			if (before && fmax(before->f, fl[hi - 1]) < best) {
+				best = fmax(before->f, fl[hi - 1]);
 				best_tau = fl[hi - 1];
 			}
 			if (best < all) {   /* rounding: all is a bound too */
 				best = all;
 				best_tau = HUGE_VAL;
 			}
-			if (sup && best_tau == fl[hi]) {
-				memcpy(s_all, s_hi, sizeof s_all);
-				n_all = n_hi;
-			} else if (sup && hi > 0 && best_tau == fl[hi - 1]) {
-				memcpy(s_all, s_before, sizeof s_all);
-				n_all = n_before;
+			if (sup && best_tau == fl[hi])
+				at = floor_lp_at(x, g, ls, dt, fl, hi, memo);
+			else if (before && best_tau == fl[hi - 1])
+				at = before;
+			if (at->f < 0) {   /* GLPK failed: all's value stands */
+				best = all;
+				best_tau = HUGE_VAL;
+				at = whole;
 			}
 		}
 	}
-	free(fl);
-	if (tau_at)
-		*tau_at = best_tau;
 	if (sup) {
-		memcpy(sup, s_all, (size_t)n_all * sizeof *sup);
-		*n_sup = n_all;
+		memcpy(sup, at->sup, (size_t)at->n_sup * sizeof *sup);
+		*n_sup = at->n_sup;
 	}
+	free(fl);
+	free(memo);
 	return best;
 }
 
@@ -2362,6 +2420,7 @@ static int whole_feasible(const struct whole_layout *L, int n, const int *cap, i
 			  long M, long n_lo, long n_hi, double T, int *lps)
 {
 	struct lp *lp = lp_new(1);
+	lp_set_scale(lp, 0);   /* only obj >= M (1 - 1e-9) is read */
 	int *col = xmalloc((size_t)(n ? n : 1) * sizeof *col);
 	int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
 	double *cf = xmalloc((size_t)(n ? n : 1) * sizeof *cf);
@@ -2551,31 +2610,67 @@ static void range_terms(struct ctx *x, const struct gset *g, struct layouts *ls,
 	layout_dp_terms(x, g, L, (int)t->n_lo, &t->a[i], &t->b[i]);
 }
 
+/* Where one range's lazy refinement (dp_range_run) stands. */
+struct range_run {
+	int waiting;              /* not started: its LP is surely at cut
+				   * (range_lp_floor) */
+	int round;                /* the next round, 0 to 5 */
+	int paused;               /* stopped after its LP at round `round`:
+				   * sup, n_sup hold that LP's optimum */
+	int n_sup;
+	int sup[DP_SUP_MAX];
+};
+
 /* One range's LP (no floor search) with its terms refined lazily: the
  * layouts of the relaxed optimum without terms at the range's degree get
- * them, and the LP is solved again, up to six times. Returns the LP's
+ * them, and the LP is solved again, up to six times. *u gets the LP's
  * value, 0 when GLPK fails (no information), HUGE_VAL when the range
- * holds no plan. */
-static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *ls,
-			  struct dp_terms *t, int *sup)
+ * holds no plan. cut > 0 (a score, step_score's unit): stop after an LP
+ * that scores cut or more (returns 0, s->paused set; terms only raise the
+ * LP, so the refined value would score that much too); a later call with
+ * cut 0 resumes where it stopped and ends as one uninterrupted run would
+ * have (the rounds read only t and the layouts). Returns 1 when done. */
+static int dp_range_run(struct ctx *x, const struct gset *g, struct layouts *ls,
+			struct dp_terms *t, struct range_run *s, double cut, double *u)
 {
-	double u = 0;
-	for (int round = 0; round < 6 && !search_cancelled(x); round++) {
-		int n_sup = 0, added = 0;
-		u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, sup, &n_sup);
-		if (!(u > 0) || !isfinite(u))
-			break;
-		for (int i = 0; i < n_sup; i++)
-			if (!t->done[sup[i]]) {
-				range_terms(x, g, ls, t, sup[i]);
+	for (; s->round < 6 && !search_cancelled(x); s->round++) {
+		if (!s->paused) {
+			s->n_sup = 0;
+			*u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, s->sup, &s->n_sup);
+			if (!(*u > 0) || !isfinite(*u))
+				break;
+			if (cut > 0 && step_score(x, g, *u) >= cut) {
+				s->paused = 1;
+				return 0;
+			}
+		}
+		s->paused = 0;
+		int added = 0;
+		for (int i = 0; i < s->n_sup; i++)
+			if (!t->done[s->sup[i]]) {
+				range_terms(x, g, ls, t, s->sup[i]);
 				added++;
 			}
 		if (!added)
 			break;
-		if (round == 5)
-			u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, NULL, NULL);
+		if (s->round == 5)
+			*u = lp_pipe_bound(x, g, ls, HUGE_VAL, t, 0, NULL, NULL);
 	}
-	return u < 0 ? 0 : u;
+	s->paused = 0;
+	s->round = 6;
+	if (*u < 0)
+		*u = 0;
+	return 1;
+}
+
+/* dp_range_run from its first round to its end. */
+static double dp_range_lp(struct ctx *x, const struct gset *g, struct layouts *ls,
+			  struct dp_terms *t, struct range_run *s)
+{
+	double u = 0;
+	memset(s, 0, sizeof *s);
+	dp_range_run(x, g, ls, t, s, 0, &u);
+	return u;
 }
 
 /* dp_bound's DP ranges ([1,1], [2,3], [4,7], ...): at most this many. */
@@ -2657,14 +2752,123 @@ static double whole_ranges(struct ctx *x, const struct gset *g, const struct lay
 	return isfinite(least) ? least : 0;
 }
 
-/* The throughput or budget score (seconds per token, or seconds to
- * train) of a setting whose plans step at least step seconds (the fixed
- * per-step overhead added): increasing in step. */
-static double step_score(const struct ctx *x, const struct gset *g, double step)
+/* A lower bound on range t's LP (lp_pipe_bound with t, every floor)
+ * without solving it: the LP with only its first row and the most
+ * replicas' row, min M t + sum y_L A_L / B_L over sum y_L / B_L = 1 and
+ * sum y_L <= n_hi t. With w_L = y_L / B_L its value is the least over the
+ * LP's layouts of A_L + B_L M / n_hi (every replica of one layout, as
+ * many as the range allows; A, B with t's terms); dropping rows only
+ * lowers an LP. HUGE_VAL when no layout qualifies (the LP then holds no
+ * plan either). */
+static double range_lp_floor(const struct ctx *x, const struct gset *g,
+			     const struct layouts *ls, const struct dp_terms *t)
 {
-	double r = (double)(x->o->gbs / g->mbs) * g->mbs * x->seq /
-		   (step + perf_calib_default()->step_overhead_s);
-	return x->o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
+	double M = (double)(x->o->gbs / g->mbs), least = HUGE_VAL;
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		if (!L->fits || L->max_count < 1 || t->no_fit[i])
+			continue;
+		least = fmin(least, term_a(L, t, i) + term_b(L, t, i) * M / t->n_hi);
+	}
+	return least;
+}
+
+/* Would dp_bound's last loop stop at its first range with the LPs u
+ * now? That is, is the least of them finite and does it score cut or
+ * more? Refining a range's terms only raises its LP (terms are added, a
+ * layout that does not fit leaves), so once this holds it holds for the
+ * refined LPs too, and the setting's bound is cut or more whatever else
+ * is computed. */
+static int ranges_at_cut(const struct ctx *x, const struct gset *g, const double *u, int nr,
+			 double cut)
+{
+	double least = HUGE_VAL;
+	for (int i = 0; i < nr; i++)
+		least = fmin(least, u[i]);
+	return isfinite(least) && step_score(x, g, least) >= cut;
+}
+
+/* dp_bound's refinement after every range's lazy terms: up to five
+ * times, all terms at one range's degree, then the ranges from there up
+ * solved again. Returns 1 as soon as every range's LP scores cut or more
+ * (ranges_at_cut), else 0. */
+static int dp_refine(struct ctx *x, const struct gset *g, struct layouts *ls,
+		     struct dp_terms *dt, struct range_run *rs, double *u, int nr, double cut)
+{
+	char full[DP_MAX_RANGES] = { 0 };
+	for (int pass = 0; pass < 5 && !search_cancelled(x); pass++) {
+		int r = -1;
+		for (int i = 0; i < nr; i++)
+			if (u[i] > 0 && isfinite(u[i]) && (r < 0 || u[i] < u[r]))
+				r = i;
+		/* first the fewest replicas whose LP is within half again of
+		 * the least: its terms hold for every range above it */
+		for (int i = 0; !pass && r >= 0 && i < r; i++)
+			if (u[i] > 0 && u[i] <= 1.5 * u[r]) {
+				r = i;
+				break;
+			}
+		if (r < 0 || full[r])
+			break;
+		full[r] = 1;
+		for (int i = 0; i < ls->n && !search_cancelled(x); i++) {
+			if (dt[r].done[i] || !ls->v[i].fits || ls->v[i].max_count < 1)
+				continue;
+			range_terms(x, g, ls, &dt[r], i);
+			for (int j = 0; j < r && dt[r].no_fit[i]; j++)
+				dt[j].no_fit[i] = dt[j].done[i] = 1;   /* fewer replicas: more memory */
+			int q = layout_min_mb(g, &ls->v[i]);
+			for (int j = r + 1; j < nr; j++)
+				if (!dt[j].done[i] &&
+				    dt[r].a[i] + dt[r].b[i] * q > dt[j].a[i] + dt[j].b[i] * q) {
+					dt[j].a[i] = dt[r].a[i];
+					dt[j].b[i] = dt[r].b[i];
+				}
+		}
+		for (int j = r; j < nr && !search_cancelled(x); j++)
+			if (u[j] > 0 && isfinite(u[j]))
+				u[j] = dp_range_lp(x, g, ls, &dt[j], &rs[j]);
+		if (ranges_at_cut(x, g, u, nr, cut))
+			return 1;
+	}
+	return 0;
+}
+
+/* dp_bound's last step: the ranges in order of their LP, each with its
+ * floor search, and the whole-replica bound; see dp_bound. */
+static double dp_least(struct ctx *x, const struct gset *g, struct layouts *ls,
+		       struct dp_terms *dt, const double *u, int nr, double cut, int *cut_hit,
+		       int *fsup, int *n_fsup)
+{
+	/* the ranges in order of their LP; each one's floor is at least its LP,
+	 * so once an LP reaches the least floor so far, no later range is
+	 * lower */
+	double best = HUGE_VAL;
+	char seen[DP_MAX_RANGES] = { 0 };
+	for (;;) {
+		int r = next_range(u, nr, seen);
+		if (r < 0 || u[r] >= best || search_cancelled(x))
+			break;
+		if (step_score(x, g, u[r]) >= cut) {
+			/* this range and every later one give cut or more */
+			*cut_hit = 1;
+			break;
+		}
+		int s_r[HP_MAX_POOLS + 1], n_r = 0;
+		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], HUGE_VAL, s_r, &n_r)
+						      : u[r];
+		f = fmax(f, u[r]);
+		if (f < best) {
+			memcpy(fsup, s_r, (size_t)n_r * sizeof *fsup);
+			*n_fsup = n_r;
+		}
+		best = fmin(best, f);
+	}
+	if (!*cut_hit && isfinite(best) && step_score(x, g, best) < cut && !search_cancelled(x))
+		best = fmax(best, whole_ranges(x, g, ls, dt, u, nr, best));
+	if (!*cut_hit && !isfinite(best) && !search_cancelled(x))
+		*cut_hit = 1;   /* no range holds a plan */
+	return best;
 }
 
 /* The throughput bound with data-parallel synchronisation (issue 13: on
@@ -2701,7 +2905,12 @@ static double step_score(const struct ctx *x, const struct gset *g, double step)
  * *cut_hit = 1, at the first range whose LP alone scores cut or more
  * (its floor and every later range's only add): then the setting's
  * bound is at least cut, and the caller takes cut for it. Ranges under
- * cut are solved in full, so a returned step under cut is exact. */
+ * cut are solved in full, so a returned step under cut is exact. The
+ * refinement stops as soon as every range's LP scores cut or more (terms
+ * only raise an LP, so the visit would stop at its first range), and so
+ * does a range's own refinement while others may still be under cut
+ * (dp_range_run; finished when they are). A setting none of whose ranges
+ * holds a plan (every LP or floor infeasible) has no plan: *cut_hit = 1. */
 static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
 		       int *cut_hit, int *fsup, int *n_fsup)
 {
@@ -2711,9 +2920,9 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 	if (nmax < 1 || !ls->n)
 		return 0;
 	struct dp_terms dt[DP_MAX_RANGES];
-	double u[DP_MAX_RANGES];
-	char full[DP_MAX_RANGES] = { 0 };
-	int nr = 0, *sup = xmalloc(DP_SUP_MAX * sizeof *sup);
+	double u[DP_MAX_RANGES], best = HUGE_VAL;
+	int nr = 0;
+	struct range_run *rs = xcalloc(DP_MAX_RANGES, sizeof *rs);
 	for (long lo = 1; lo <= nmax && nr < DP_MAX_RANGES; lo *= 2, nr++) {
 		struct dp_terms *t = &dt[nr];
 		t->n_lo = (double)lo;
@@ -2722,68 +2931,28 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 		t->b = xcalloc((size_t)ls->n, sizeof *t->b);
 		t->done = xcalloc((size_t)ls->n, 1);
 		t->no_fit = xcalloc((size_t)ls->n, 1);
-		u[nr] = dp_range_lp(x, g, ls, t, sup);
-	}
-	for (int pass = 0; pass < 5 && !search_cancelled(x); pass++) {
-		int r = -1;
-		for (int i = 0; i < nr; i++)
-			if (u[i] > 0 && isfinite(u[i]) && (r < 0 || u[i] < u[r]))
-				r = i;
-		/* first the fewest replicas whose LP is within half again of
-		 * the least: its terms hold for every range above it */
-		for (int i = 0; !pass && r >= 0 && i < r; i++)
-			if (u[i] > 0 && u[i] <= 1.5 * u[r]) {
-				r = i;
-				break;
-			}
-		if (r < 0 || full[r])
-			break;
-		full[r] = 1;
-		for (int i = 0; i < ls->n && !search_cancelled(x); i++) {
-			if (dt[r].done[i] || !ls->v[i].fits || ls->v[i].max_count < 1)
-				continue;
-			range_terms(x, g, ls, &dt[r], i);
-			for (int j = 0; j < r && dt[r].no_fit[i]; j++)
-				dt[j].no_fit[i] = dt[j].done[i] = 1;   /* fewer replicas: more memory */
-			int q = layout_min_mb(g, &ls->v[i]);
-			for (int j = r + 1; j < nr; j++)
-				if (!dt[j].done[i] &&
-				    dt[r].a[i] + dt[r].b[i] * q > dt[j].a[i] + dt[j].b[i] * q) {
-					dt[j].a[i] = dt[r].a[i];
-					dt[j].b[i] = dt[r].b[i];
-				}
+		/* a range whose LP surely scores cut (with a margin far above
+		 * GLPK's last bits) waits: solved only if another is under */
+		u[nr] = range_lp_floor(x, g, ls, t);
+		rs[nr].waiting = step_score(x, g, u[nr]) >= cut * (1 + 1e-9);
+		if (!rs[nr].waiting) {
+			u[nr] = 0;
+			dp_range_run(x, g, ls, t, &rs[nr], cut, &u[nr]);
 		}
-		for (int j = r; j < nr && !search_cancelled(x); j++)
-			if (u[j] > 0 && isfinite(u[j]))
-				u[j] = dp_range_lp(x, g, ls, &dt[j], sup);
 	}
-	free(sup);
-	/* the ranges in order of their LP; each one's floor is at least its LP,
-	 * so once an LP reaches the least floor so far, no later range is
-	 * lower */
-	double best = HUGE_VAL;
-	char seen[DP_MAX_RANGES] = { 0 };
-	for (;;) {
-		int r = next_range(u, nr, seen);
-		if (r < 0 || u[r] >= best || search_cancelled(x))
-			break;
-		if (step_score(x, g, u[r]) >= cut) {
-			/* this range and every later one give cut or more */
-			*cut_hit = 1;
-			break;
+	*cut_hit = ranges_at_cut(x, g, u, nr, cut);
+	for (int r = 0; r < nr && !*cut_hit; r++)
+		if (rs[r].paused || rs[r].waiting) {
+			if (rs[r].waiting)
+				u[r] = 0;
+			rs[r].waiting = 0;
+			dp_range_run(x, g, ls, &dt[r], &rs[r], 0, &u[r]);
 		}
-		int s_r[HP_MAX_POOLS + 1], n_r = 0;
-		double f = u[r] > 0 && isfinite(u[r]) ? pipe_floor(x, g, ls, &dt[r], NULL, s_r, &n_r)
-						      : u[r];
-		f = fmax(f, u[r]);
-		if (f < best) {
-			memcpy(fsup, s_r, (size_t)n_r * sizeof *fsup);
-			*n_fsup = n_r;
-		}
-		best = fmin(best, f);
-	}
-	if (!*cut_hit && isfinite(best) && step_score(x, g, best) < cut && !search_cancelled(x))
-		best = fmax(best, whole_ranges(x, g, ls, dt, u, nr, best));
+	if (!*cut_hit)
+		*cut_hit = dp_refine(x, g, ls, dt, rs, u, nr, cut);
+	if (!*cut_hit)
+		best = dp_least(x, g, ls, dt, u, nr, cut, cut_hit, fsup, n_fsup);
+	free(rs);
 	for (int i = 0; i < nr; i++) {
 		free(dt[i].a);
 		free(dt[i].b);
@@ -2793,26 +2962,38 @@ static double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, 
 	return isfinite(best) ? best : 0;
 }
 
+/* The search's bound so far (a score; HUGE_VAL: none yet): the least
+ * over the settings merged, here and in the shared context, whose bound
+ * is frozen during a batch, so it is the same for every thread count. */
+static double search_cut(const struct ctx *x)
+{
+	double cut = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->have_bound)
+			cut = fmin(cut, y->bound);
+	return cut;
+}
+
 /* LP bound on tokens/s for one global setting: pipe_floor's least step
  * (no DP terms; bound_finish may add them) plus the fixed per-step
  * overhead (perf.c, step_overhead_s); synchronisation, the optimizer and
  * integrality only add time, so the bound holds for every plan of this
  * setting the planner can build. sup gets the layouts of the relaxed
- * optimum, for search_gset to try as a set. */
+ * optimum, for search_gset to try as a set. Without sup, a
+ * setting whose bound is the search's bound so far or more gets the whole
+ * set's LP alone (pipe_floor's cut): bound_finish raises it no further
+ * and the search's bound, the least over the settings, is the same. */
 static double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
 			    int *n_sup)
 {
-	double tau;
-	double best = pipe_floor(x, g, ls, NULL, &tau, NULL, NULL);
+	int n = 0;
+	double best = pipe_floor(x, g, ls, NULL, search_cut(x), sup, &n);
+	if (sup)
+		*n_sup = n;
 	if (best == 0)
 		return 0;
 	if (!isfinite(best))
 		return HUGE_VAL;   /* no bound from this setting */
-	if (sup) {
-		*n_sup = 0;
-		if (lp_pipe_bound(x, g, ls, tau, NULL, 1, sup, n_sup) < 0)
-			*n_sup = 0;
-	}
 	best += perf_calib_default()->step_overhead_s;
 	return (double)(x->o->gbs / g->mbs) * g->mbs * x->seq / best;
 }
@@ -2980,14 +3161,21 @@ static void cross_pool_layouts(struct ctx *x, const struct gset *g, struct layou
 /* Bound update: the best objective this setting's layouts could reach
  * (LP rate bound for throughput and budget, cheapest layout otherwise).
  * Returns it, or -1 when the setting gives none; bound_finish merges it
- * into the search's bound (the best over settings). */
+ * into the search's bound (the best over settings). sup gets the relaxed
+ * optimum's layouts for throughput, and only where lp_support_set could
+ * use them: a support of two or more two-pool layouts needs two in ls
+ * (else *n_sup = 0, and the LP bound may skip its floor search). */
 static double bound_update(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
 			   int *n_sup)
 {
 	const struct search_opts *o = x->o;
 	*n_sup = 0;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT ? sup : NULL, n_sup);
+		int cross = 0;
+		for (int i = 0; i < ls->n && cross < 2; i++)
+			cross += ls->v[i].nseg == 2;
+		double r = lp_rate_bound(x, g, ls, o->objective == OBJ_THROUGHPUT && cross >= 2
+						   ? sup : NULL, n_sup);
 		if (!(r > 0) || !isfinite(r))
 			return -1;
 		return o->objective == OBJ_THROUGHPUT ? 1.0 / r : x->tokens / r;
@@ -3017,13 +3205,10 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 	if (b < 0)
 		return;
 	if (o->objective == OBJ_THROUGHPUT || o->objective == OBJ_BUDGET) {
-		double best = HUGE_VAL, cut = HUGE_VAL;
-		for (const struct ctx *y = x; y; y = y->glob) {
+		double best = HUGE_VAL, cut = search_cut(x);
+		for (const struct ctx *y = x; y; y = y->glob)
 			if (y->n_top)
 				best = fmin(best, y->top[0].score);
-			if (y->have_bound)
-				cut = fmin(cut, y->bound);
-		}
 		/* b >= cut: raising b cannot lower the search's bound, which
 		 * is cut or less already (frozen during a batch, so the same
 		 * for every thread count) */

@@ -28,6 +28,30 @@ TEST(lp_by_hand)
 	lp_free(lp);
 }
 
+/* The same LP unscaled (lp_set_scale, as the planner's whole-replica
+ * feasibility tests solve theirs), with the rows' coefficients of the
+ * range those tests use (GPUs a replica up to 64, pool capacities in the
+ * thousands): max 3x + 2y s.t. 64x + 64y <= 256, 1000x + 3000y <= 6000,
+ * 0 <= x <= 3 is the LP above with its rows multiplied by 64 and 1000,
+ * so again 11 at (3, 1). */
+TEST(lp_unscaled_by_hand)
+{
+	struct lp *lp = lp_new(1);
+	lp_set_scale(lp, 0);
+	int x = lp_add_col(lp, 0, 3, 3, 0), y = lp_add_col(lp, 0, -1, 2, 0);
+	int idx[2] = { x, y };
+	double r1[2] = { 64, 64 }, r2[2] = { 1000, 3000 };
+	CHECK(lp_add_row(lp, 2, idx, r1, -HUGE_VAL, 256) >= 0);
+	CHECK(lp_add_row(lp, 2, idx, r2, -HUGE_VAL, 6000) >= 0);
+	struct lp_result r;
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_EQ_INT(r.status, LP_OPTIMAL);
+	CHECK_NEAR(r.obj, 11, 1e-9);
+	CHECK_NEAR(lp_value(lp, x), 3, 1e-9);
+	CHECK_NEAR(lp_value(lp, y), 1, 1e-9);
+	lp_free(lp);
+}
+
 /* 0-1 knapsack: max 5a + 4b + 3c, 2a + 3b + c <= 5. Feasible sets and
  * values: {a,b} 9, {a,c} 8, {b,c} 7, {a,b,c} weighs 6: the optimum is 9. */
 TEST(knapsack_by_hand)
@@ -122,6 +146,7 @@ TEST(write_lp_file)
 int main(void)
 {
 	RUN(lp_by_hand);
+	RUN(lp_unscaled_by_hand);
 	RUN(knapsack_by_hand);
 	RUN(cover_by_hand);
 	RUN(infeasible_unbounded_bad_input);
