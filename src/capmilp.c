@@ -47,7 +47,11 @@
  * solver before the seed and the new bounds answered within its 4,096
  * steps and this one does too, the counts are the same). */
 #include "capmilp.h"
+#include <assert.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include "util.h"
 
@@ -946,4 +950,139 @@ int capmilp_solve(const struct capmilp *m_in, int *counts, long *nodes)
 		return -1;
 	memcpy(counts, b.best, (size_t)m->n * sizeof *counts);
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The memo (capmilp.h) */
+
+/* Slots of a memo: a power of two. Replayed on the programmes of one
+ * DeepSeek-V3 16,384-GPU search (2026-12), repeats caught of those an
+ * unbounded memo catches: deadline 7,166 of 7,996, budget 22,649 of
+ * 26,180 (most repeats are 100 to 10,000 programmes apart); 4,096 slots
+ * caught 6,270 and 18,349. About 100 bytes a slot plus its key (about
+ * 250 bytes for 5 layouts on 4 pools). A search setting. */
+#define CAPMILP_MEMO_SLOTS 16384
+
+/* The longest key memo_key writes. */
+#define CAPMILP_MEMO_KEY_MAX                                                       \
+	(3 * sizeof(int) + 3 * sizeof(long) + 2 * sizeof(double) +                   \
+	 CAPMILP_MAX_VARS * (sizeof(double) + sizeof(int) + HP_MAX_POOLS * sizeof(int)) + \
+	 HP_MAX_POOLS * (2 * sizeof(int) + sizeof(double)))
+
+struct memo_slot {
+	uint64_t hash;
+	unsigned char *key;   /* NULL: empty */
+	size_t len;
+	int rc;
+	int counts[CAPMILP_MAX_VARS];
+};
+
+struct capmilp_memo {
+	pthread_mutex_t mu;
+	struct memo_slot *slot;
+};
+
+static size_t key_put(unsigned char *k, size_t at, const void *v, size_t n)
+{
+	memcpy(k + at, v, n);
+	return at + n;
+}
+
+/* Every field the answer depends on, in a fixed order: the fields of the
+ * layouts and pools beyond n and np are not read by the solver. */
+static size_t memo_key(const struct capmilp *m, unsigned char *k)
+{
+	size_t at = 0;
+	int kind = m->kind;
+	at = key_put(k, at, &kind, sizeof kind);
+	at = key_put(k, at, &m->n, sizeof m->n);
+	at = key_put(k, at, &m->np, sizeof m->np);
+	at = key_put(k, at, &m->max_total, sizeof m->max_total);
+	at = key_put(k, at, &m->total_step, sizeof m->total_step);
+	at = key_put(k, at, &m->node_limit, sizeof m->node_limit);
+	at = key_put(k, at, &m->R, sizeof m->R);
+	at = key_put(k, at, &m->lambda, sizeof m->lambda);
+	for (int i = 0; i < m->n; i++) {
+		at = key_put(k, at, &m->r[i], sizeof m->r[i]);
+		at = key_put(k, at, &m->ub[i], sizeof m->ub[i]);
+		at = key_put(k, at, m->g[i], (size_t)m->np * sizeof m->g[i][0]);
+	}
+	for (int q = 0; q < m->np; q++) {
+		at = key_put(k, at, &m->gpn[q], sizeof m->gpn[q]);
+		at = key_put(k, at, &m->nodes[q], sizeof m->nodes[q]);
+		at = key_put(k, at, &m->usd_node_h[q], sizeof m->usd_node_h[q]);
+	}
+	return at;
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t memo_hash(const unsigned char *k, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (size_t i = 0; i < n; i++) {
+		h ^= k[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+struct capmilp_memo *capmilp_memo_new(void)
+{
+	struct capmilp_memo *mm = xmalloc(sizeof *mm);
+	pthread_mutex_init(&mm->mu, NULL);
+	mm->slot = xcalloc(CAPMILP_MEMO_SLOTS, sizeof *mm->slot);
+	return mm;
+}
+
+void capmilp_memo_free(struct capmilp_memo *mm)
+{
+	if (!mm)
+		return;
+	for (size_t i = 0; i < CAPMILP_MEMO_SLOTS; i++)
+		free(mm->slot[i].key);
+	free(mm->slot);
+	pthread_mutex_destroy(&mm->mu);
+	free(mm);
+}
+
+int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, int *counts)
+{
+	if (!mm)
+		return 0;
+	assert(m->n >= 1 && m->n <= CAPMILP_MAX_VARS && m->np >= 1 && m->np <= HP_MAX_POOLS);
+	unsigned char k[CAPMILP_MEMO_KEY_MAX];
+	size_t len = memo_key(m, k);
+	uint64_t h = memo_hash(k, len);
+	int hit = 0;
+	pthread_mutex_lock(&mm->mu);
+	const struct memo_slot *s = &mm->slot[h & (CAPMILP_MEMO_SLOTS - 1)];
+	if (s->key && s->hash == h && s->len == len && !memcmp(s->key, k, len)) {
+		hit = 1;
+		*rc = s->rc;
+		if (s->rc == 0)
+			memcpy(counts, s->counts, (size_t)m->n * sizeof *counts);
+	}
+	pthread_mutex_unlock(&mm->mu);
+	return hit;
+}
+
+void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, const int *counts)
+{
+	if (!mm)
+		return;
+	assert(m->n >= 1 && m->n <= CAPMILP_MAX_VARS && m->np >= 1 && m->np <= HP_MAX_POOLS);
+	unsigned char k[CAPMILP_MEMO_KEY_MAX];
+	size_t len = memo_key(m, k);
+	uint64_t h = memo_hash(k, len);
+	pthread_mutex_lock(&mm->mu);
+	struct memo_slot *s = &mm->slot[h & (CAPMILP_MEMO_SLOTS - 1)];
+	if (!s->key || s->len < len)
+		s->key = xrealloc(s->key, len);
+	memcpy(s->key, k, len);
+	s->len = len;
+	s->hash = h;
+	s->rc = rc;
+	if (rc == 0)
+		memcpy(s->counts, counts, (size_t)m->n * sizeof *counts);
+	pthread_mutex_unlock(&mm->mu);
 }
