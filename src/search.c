@@ -215,6 +215,8 @@ struct ctx {
 	 * stock plan cannot change and does not hold back screening. */
 	int no_stock;
 	unsigned long n_estimates;   /* estimate() calls, for its time sample */
+	struct capmilp_memo *milp_memo;  /* answered capacity MILPs, shared by the
+					  * search's threads (capmilp.h) */
 };
 
 /* perf_estimate() of p on the search's cluster and model. Its time goes
@@ -1611,9 +1613,14 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.node_limit = CAPMILP_NODES;
 	x->res->stats.lp_solves++;
 	double t0 = hp_now();
-	int rc = capmilp_solve(&m, counts, NULL);
-	if (rc == -2)
-		rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+	int rc;
+	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts)) {
+		/* GLPK's model is built from the same fields as m */
+		rc = capmilp_solve(&m, counts, NULL);
+		if (rc == -2)
+			rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+		capmilp_memo_put(x->milp_memo, &m, rc, counts);
+	}
 	x->res->stats.milp_s += hp_now() - t0;
 	return rc;
 }
@@ -4082,6 +4089,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	struct gset *gs = xmalloc((size_t)ng * sizeof *gs);
 	enum_gsets(&x, gs);
 	res->stats.settings = ng;
+	x.milp_memo = capmilp_memo_new();
 	search_gsets(&x, gs, ng);
 	free(gs);
 
@@ -4090,6 +4098,8 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 			single_pool_best(&x, i);
 	if (!res->stats.cancelled)
 		search_overlaps(&x);
+	capmilp_memo_free(x.milp_memo);
+	x.milp_memo = NULL;
 
 	/* results */
 	res->n_plans = x.n_top;
