@@ -857,7 +857,7 @@ long capmilp_ep_step(int ep, int cp)
 	return ep / a;
 }
 
-int capmilp_solve(const struct capmilp *m_in, int *counts, long *nodes)
+static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes)
 {
 	struct bb b;
 	memset(&b, 0, sizeof b);
@@ -950,6 +950,55 @@ int capmilp_solve(const struct capmilp *m_in, int *counts, long *nodes)
 		return -1;
 	memcpy(counts, b.best, (size_t)m->n * sizeof *counts);
 	return 0;
+}
+
+/* The order the deadline's search takes the layouts in: those on more
+ * than one pool first, then by their boxes, fewest replicas first (ties
+ * in the caller's order), so the layout of most replicas, often
+ * thousands of 1- to 4-GPU replicas, is the last count, which last_count
+ * scans directly instead of branching on it. Any order gives an optimum;
+ * this one takes fewer steps on the planner's deadline programmes. Every
+ * deadline programme of one make bench run replayed (2026-12), caller's
+ * order -> this one, programmes the solver gave up on (CAPMILP steps
+ * 4,096) and steps: DeepSeek-V3 16,384 GPUs 7,351 -> 3,433 of 55,504
+ * (60.1M -> 47.1M steps), Llama 3.1 405B 721 -> 405 of 15,412 (12.1M ->
+ * 10.9M), Mixtral 8x22B 31 -> 44 of 16,909 (6.7M -> 6.1M). The
+ * budget's programmes give up more often in it (DeepSeek-V3, every tenth
+ * of 203,434: 332 -> 636), so they keep the caller's order. */
+static void deadline_order(const struct capmilp *m, int *perm)
+{
+	long key[CAPMILP_MAX_VARS];
+	for (int i = 0; i < m->n; i++) {
+		int pools = 0;
+		for (int q = 0; q < m->np; q++)
+			pools += m->g[i][q] > 0;
+		key[i] = pools > 1 ? -1 : m->ub[i];
+		int k = i;
+		while (k > 0 && key[perm[k - 1]] > key[i]) {
+			perm[k] = perm[k - 1];
+			k--;
+		}
+		perm[k] = i;
+	}
+}
+
+int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
+{
+	if (m->kind != CAPMILP_DEADLINE)
+		return solve_in_order(m, counts, nodes);
+	int perm[CAPMILP_MAX_VARS], c[CAPMILP_MAX_VARS];
+	deadline_order(m, perm);
+	struct capmilp p = *m;
+	for (int a = 0; a < m->n; a++) {
+		p.r[a] = m->r[perm[a]];
+		p.ub[a] = m->ub[perm[a]];
+		memcpy(p.g[a], m->g[perm[a]], sizeof p.g[a]);
+	}
+	int rc = solve_in_order(&p, c, nodes);
+	if (rc == 0)
+		for (int a = 0; a < m->n; a++)
+			counts[perm[a]] = c[a];
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

@@ -50,9 +50,11 @@ struct capmilp {
 };
 
 /* Solve m. Returns 0 with the optimum in counts[0..n-1] (among optima
- * within the tolerance below, the first found in the order that tries
- * larger n_0 first, then larger n_1, ...: a fixed order, so the same
- * input gives the same answer; GLPK's choice among them was as arbitrary);
+ * within the tolerance below, the first found in a fixed order, so the
+ * same input gives the same answer; GLPK's choice among them was as
+ * arbitrary: budget, larger n_0 first, then larger n_1, ...; deadline,
+ * the same over the layouts reordered, those on two pools first, then
+ * by ub, fewest first);
  * -1 when no integer point is feasible; -2 when node_limit steps were
  * taken first (counts untouched: the caller falls back to a general
  * solver). *nodes (may be NULL) gets the steps taken. Feasibility
