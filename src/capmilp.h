@@ -49,6 +49,19 @@ struct capmilp {
 						 * values of the last count), then give up */
 };
 
+/* The steps (node_limit) after which the planner hands a programme to
+ * GLPK, per kind: search settings, chosen where the CPU time of capmilp
+ * and GLPK together was least. Replayed (2026-12) on every programme of
+ * one make bench run of DeepSeek-V3 on 16,384 GPUs (the memo on, user
+ * seconds of two runs each on the shared machine): deadline, limits
+ * 4,096 / 16,384 / 32,768 / 65,536 steps: 38.8M / 51.0M / 54.8M / 56.8M
+ * steps, 2,593 / 395 / 138 / 20 programmes to GLPK, 5.6-5.7 / 3.8-4.2 /
+ * 4.4-4.5 / 3.4-3.6 s (GLPK takes about 1.2 ms on the programmes capmilp
+ * gives up on, about 20,000 steps); budget, 4,096 / 16,384: 3,053 / 1,822
+ * to GLPK, 5.3-6.3 / 5.9-6.2 s (its GLPK solves are cheaper, 0.4 ms). */
+#define CAPMILP_STEPS_DEADLINE 65536
+#define CAPMILP_STEPS_BUDGET 4096
+
 /* Solve m. Returns 0 with the optimum in counts[0..n-1] (among optima
  * within the tolerance below, the first found in a fixed order, so the
  * same input gives the same answer; GLPK's choice among them was as
