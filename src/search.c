@@ -1566,21 +1566,10 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 	return rc;
 }
 
-/* Steps (nodes and bound evaluations, 20 to 150 ns each) the dedicated
- * solver may take before the MILP goes to GLPK instead: 4,096 steps cost
- * about what GLPK takes on the 16,384-GPU programmes (1.5 to 3 ms) and a
- * few times its 150 us at 1,024 GPUs, where nearly every MILP needs far
- * fewer. Measured (2026-12, docs/planner.md "Fifth round: capacity
- * MILP", its make bench table): MILPs to GLPK per search, Mixtral 8x22B
- * deadline 17, DeepSeek-V3 deadline 6,868 of about 62,500 (the first
- * Dinkelbach step, lambda = 0, where
- * many mixes cost nearly the same); larger limits save no time. */
-#define CAPMILP_NODES 4096
-
 /* The MILP above, solved by capmilp.c (exact branch and bound on the
  * counts, node counts of pools computed); GLPK takes it when that gives
- * up after CAPMILP_NODES steps. Returns 0 with counts, -1 when
- * infeasible. */
+ * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). Returns
+ * 0 with counts, -1 when infeasible. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
 		       double R, double lambda, int *counts)
 {
@@ -1610,7 +1599,7 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.total_step = capmilp_ep_step(g->ep, g->cp);
 	m.R = R;
 	m.lambda = lambda;
-	m.node_limit = CAPMILP_NODES;
+	m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
 	x->res->stats.lp_solves++;
 	double t0 = hp_now();
 	int rc;
