@@ -1,8 +1,9 @@
 /* capmilp.c — exact branch and bound for the capacity MILP (capmilp.h).
  *
- * Depth-first over the replica counts in layout order, larger counts
- * first (deadline counts with a net price d_j >= 0: smaller first), the
- * last count scanned directly. A node is cut when it cannot beat the
+ * Depth-first over the replica counts in layout order (the deadline's
+ * layouts reordered first: deadline_order), larger counts first
+ * (deadline counts with a net price d_j >= 0: smaller first), the last
+ * count scanned directly. A node is cut when it cannot beat the
  * incumbent by more than the tolerance or cannot be feasible:
  *
  * - every count left has an upper bound from the GPUs its pools have
