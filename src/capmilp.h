@@ -49,10 +49,25 @@ struct capmilp {
 						 * values of the last count), then give up */
 };
 
+/* The steps (node_limit) after which the planner hands a programme to
+ * GLPK, per kind: search settings, chosen where the CPU time of capmilp
+ * and GLPK together was least. Replayed (2026-12) on every programme of
+ * one make bench run of DeepSeek-V3 on 16,384 GPUs (the memo on, user
+ * seconds of two runs each on the shared machine): deadline, limits
+ * 4,096 / 16,384 / 32,768 / 65,536 steps: 38.8M / 51.0M / 54.8M / 56.8M
+ * steps, 2,593 / 395 / 138 / 20 programmes to GLPK, 5.6-5.7 / 3.8-4.2 /
+ * 4.4-4.5 / 3.4-3.6 s (GLPK takes about 1.2 ms on the programmes capmilp
+ * gives up on, about 20,000 steps); budget, 4,096 / 16,384: 3,053 / 1,822
+ * to GLPK, 5.3-6.3 / 5.9-6.2 s (its GLPK solves are cheaper, 0.4 ms). */
+#define CAPMILP_STEPS_DEADLINE 65536
+#define CAPMILP_STEPS_BUDGET 4096
+
 /* Solve m. Returns 0 with the optimum in counts[0..n-1] (among optima
- * within the tolerance below, the first found in the order that tries
- * larger n_0 first, then larger n_1, ...: a fixed order, so the same
- * input gives the same answer; GLPK's choice among them was as arbitrary);
+ * within the tolerance below, the first found in a fixed order, so the
+ * same input gives the same answer; GLPK's choice among them was as
+ * arbitrary: budget, larger n_0 first, then larger n_1, ...; deadline,
+ * the same over the layouts reordered, those on two pools first, then
+ * by ub, fewest first);
  * -1 when no integer point is feasible; -2 when node_limit steps were
  * taken first (counts untouched: the caller falls back to a general
  * solver). *nodes (may be NULL) gets the steps taken. Feasibility
@@ -69,5 +84,32 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes);
  * this step removes from the programme are exactly those that are never
  * plans. Returns 1 for ep or cp < 1 (no constraint). */
 long capmilp_ep_step(int ep, int cp);
+
+/* A memo of answered programmes for one search, shared by its threads.
+ * The planner poses the same programme again where two global settings
+ * give a layout set the same rates and boxes (settings that differ only
+ * in what the MILP does not read, such as ZeRO where the memory fit is
+ * the same): 14% of DeepSeek-V3's deadline programmes on 16,384 GPUs,
+ * 13% of its budget ones. The key is every field of struct capmilp the
+ * answer depends on, compared byte for byte, so a hit returns exactly
+ * what solving again would (capmilp_solve and the caller's fallback are
+ * deterministic functions of the programme). Direct-mapped over
+ * CAPMILP_MEMO_SLOTS slots: a newer programme replaces the one in its
+ * slot, so what is remembered depends on the order the threads pose
+ * programmes in, the answers never do. */
+struct capmilp_memo;
+
+/* A new, empty memo; free with capmilp_memo_free. Cannot fail (xmalloc). */
+struct capmilp_memo *capmilp_memo_new(void);
+/* Free mm and its keys; NULL is a no-op. No thread may be using it. */
+void capmilp_memo_free(struct capmilp_memo *mm);
+/* The answer stored for m: returns 1 with *rc and, when *rc is 0,
+ * counts[0..m->n-1] as they were put; 0 when m is not stored (counts
+ * and *rc untouched) or mm is NULL. Thread-safe. */
+int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, int *counts);
+/* Store the answer to m (rc, and counts[0..m->n-1] when rc is 0, as the
+ * caller's whole solve gave them), replacing the programme in its slot.
+ * NULL mm is a no-op. Thread-safe. */
+void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, const int *counts);
 
 #endif

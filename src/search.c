@@ -215,6 +215,8 @@ struct ctx {
 	 * stock plan cannot change and does not hold back screening. */
 	int no_stock;
 	unsigned long n_estimates;   /* estimate() calls, for its time sample */
+	struct capmilp_memo *milp_memo;  /* answered capacity MILPs, shared by the
+					  * search's threads (capmilp.h) */
 };
 
 /* perf_estimate() of p on the search's cluster and model. Its time goes
@@ -1564,21 +1566,10 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 	return rc;
 }
 
-/* Steps (nodes and bound evaluations, 20 to 150 ns each) the dedicated
- * solver may take before the MILP goes to GLPK instead: 4,096 steps cost
- * about what GLPK takes on the 16,384-GPU programmes (1.5 to 3 ms) and a
- * few times its 150 us at 1,024 GPUs, where nearly every MILP needs far
- * fewer. Measured (2026-12, docs/planner.md "Fifth round: capacity
- * MILP", its make bench table): MILPs to GLPK per search, Mixtral 8x22B
- * deadline 17, DeepSeek-V3 deadline 6,868 of about 62,500 (the first
- * Dinkelbach step, lambda = 0, where
- * many mixes cost nearly the same); larger limits save no time. */
-#define CAPMILP_NODES 4096
-
 /* The MILP above, solved by capmilp.c (exact branch and bound on the
  * counts, node counts of pools computed); GLPK takes it when that gives
- * up after CAPMILP_NODES steps. Returns 0 with counts, -1 when
- * infeasible. */
+ * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). Returns
+ * 0 with counts, -1 when infeasible. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
 		       double R, double lambda, int *counts)
 {
@@ -1608,12 +1599,17 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.total_step = capmilp_ep_step(g->ep, g->cp);
 	m.R = R;
 	m.lambda = lambda;
-	m.node_limit = CAPMILP_NODES;
+	m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
 	x->res->stats.lp_solves++;
 	double t0 = hp_now();
-	int rc = capmilp_solve(&m, counts, NULL);
-	if (rc == -2)
-		rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+	int rc;
+	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts)) {
+		/* GLPK's model is built from the same fields as m */
+		rc = capmilp_solve(&m, counts, NULL);
+		if (rc == -2)
+			rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+		capmilp_memo_put(x->milp_memo, &m, rc, counts);
+	}
 	x->res->stats.milp_s += hp_now() - t0;
 	return rc;
 }
@@ -4267,6 +4263,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	struct gset *gs = xmalloc((size_t)ng * sizeof *gs);
 	enum_gsets(&x, gs);
 	res->stats.settings = ng;
+	x.milp_memo = capmilp_memo_new();
 	search_gsets(&x, gs, ng);
 	free(gs);
 
@@ -4275,6 +4272,8 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 			single_pool_best(&x, i);
 	if (!res->stats.cancelled)
 		search_overlaps(&x);
+	capmilp_memo_free(x.milp_memo);
+	x.milp_memo = NULL;
 
 	/* results */
 	res->n_plans = x.n_top;

@@ -10,7 +10,10 @@
  *     the planner's own rule for dp, brute force and GLPK;
  *   - GLPK on 104 programmes the planner posed (tests/data/
  *     capmilp_planner.txt), most of them ones the solver used to give up
- *     on: the same value. */
+ *     on: the same value;
+ *   - the memo of answered programmes: a hit only for the same programme,
+ *     with the answer put, whatever else was put since, from two threads. */
+#include <pthread.h>
 #include <stdlib.h>
 #include "t.h"
 #include "capmilp.h"
@@ -529,6 +532,141 @@ TEST(planner_instances)
 	CHECK(compared >= 95);
 }
 
+/* A programme of the memo tests: n layouts on np pools, every field set
+ * from seed so that two seeds differ in every field. */
+static void memo_model(struct capmilp *m, unsigned seed)
+{
+	memset(m, 0, sizeof *m);
+	m->kind = seed % 2 ? CAPMILP_BUDGET : CAPMILP_DEADLINE;
+	m->n = 2 + (int)(seed % 3);
+	m->np = 1 + (int)(seed % 4);
+	for (int i = 0; i < m->n; i++) {
+		m->r[i] = 0.5 + seed * 1e-3 + i;
+		m->ub[i] = 10 + (int)(seed % 97) + i;
+		m->g[i][i % m->np] = 1 + (int)(seed % 8);
+	}
+	for (int q = 0; q < m->np; q++) {
+		m->gpn[q] = 8;
+		m->nodes[q] = 4 + (int)(seed % 50);
+		m->usd_node_h[q] = 20 + seed * 1e-2 + q;
+	}
+	m->max_total = 64 + seed;
+	m->total_step = 1 + seed % 4;
+	m->R = 3 + seed * 1e-3;
+	m->lambda = seed % 5 ? 0 : 0.25;
+	m->node_limit = 4096;
+}
+
+TEST(memo_same_programme_only)
+{
+	struct capmilp_memo *mm = capmilp_memo_new();
+	struct capmilp m, o;
+	memo_model(&m, 7);
+	int got[CAPMILP_MAX_VARS] = { 0 }, rc = 99;
+	CHECK(!capmilp_memo_get(mm, &m, &rc, got));
+	CHECK_EQ_INT(rc, 99);
+	int put[CAPMILP_MAX_VARS] = { 3, 5, 8, 13 };
+	capmilp_memo_put(mm, &m, 0, put);
+	/* the same programme in another struct: the answer put */
+	o = m;
+	CHECK(capmilp_memo_get(mm, &o, &rc, got));
+	CHECK_EQ_INT(rc, 0);
+	for (int i = 0; i < m.n; i++)
+		CHECK_EQ_INT(got[i], put[i]);
+	/* fields the solver does not read (beyond n layouts, np pools) */
+	o.r[m.n] = 9;
+	o.g[0][m.np] = 4;
+	o.usd_node_h[m.np] = 1;
+	CHECK(capmilp_memo_get(mm, &o, &rc, got));
+	/* any field it reads, moved by the least step: a miss */
+	struct capmilp v[13];
+	for (int k = 0; k < 13; k++)
+		v[k] = m;
+	v[0].kind = m.kind == CAPMILP_BUDGET ? CAPMILP_DEADLINE : CAPMILP_BUDGET;
+	v[1].R = nextafter(m.R, 10);
+	v[2].lambda = nextafter(m.lambda, 1);
+	v[3].r[1] = nextafter(m.r[1], 10);
+	v[4].ub[0]++;
+	v[5].g[1][1 % m.np]++;
+	v[6].gpn[0] = 4;
+	v[7].nodes[0]++;
+	v[8].usd_node_h[0] = nextafter(m.usd_node_h[0], 100);
+	v[9].max_total++;
+	v[10].total_step++;
+	v[11].node_limit++;
+	v[12].n++;   /* a third layout (zero GPUs, rate 0) */
+	for (int k = 0; k < 13; k++) {
+		rc = 99;
+		if (capmilp_memo_get(mm, &v[k], &rc, got))
+			T_FAILF("programme changed in field %d: a hit", k);
+	}
+	/* an infeasible answer: rc comes back, counts untouched */
+	capmilp_memo_put(mm, &v[4], -1, NULL);
+	int keep[CAPMILP_MAX_VARS] = { 42, 42 };
+	CHECK(capmilp_memo_get(mm, &v[4], &rc, keep));
+	CHECK_EQ_INT(rc, -1);
+	CHECK_EQ_INT(keep[0], 42);
+	/* no memo: never a hit, put ignored */
+	CHECK(!capmilp_memo_get(NULL, &m, &rc, got));
+	capmilp_memo_put(NULL, &m, 0, put);
+	capmilp_memo_free(mm);
+	capmilp_memo_free(NULL);
+}
+
+/* Many programmes put and then looked up, from one thread or two: a
+ * lookup either misses (the slot was taken by a later one) or returns
+ * exactly what was put for that programme; the last ones put all hit. */
+struct memo_job {
+	struct capmilp_memo *mm;
+	unsigned first, count;
+	int wrong, hits;
+};
+
+static void *memo_worker(void *arg)
+{
+	struct memo_job *j = arg;
+	for (unsigned s = j->first; s < j->first + j->count; s++) {
+		struct capmilp m;
+		memo_model(&m, s);
+		int c[CAPMILP_MAX_VARS] = { (int)s, (int)(s * 3), 1, 2 };
+		capmilp_memo_put(j->mm, &m, s % 7 ? 0 : -2, c);
+	}
+	for (unsigned s = j->first; s < j->first + j->count; s++) {
+		struct capmilp m;
+		memo_model(&m, s);
+		int c[CAPMILP_MAX_VARS] = { 0 }, rc = 99;
+		if (!capmilp_memo_get(j->mm, &m, &rc, c))
+			continue;
+		j->hits++;
+		if (rc != (s % 7 ? 0 : -2) || (rc == 0 && (c[0] != (int)s || c[1] != (int)(s * 3))))
+			j->wrong++;
+	}
+	return NULL;
+}
+
+TEST(memo_many_programmes)
+{
+	struct capmilp_memo *mm = capmilp_memo_new();
+	struct memo_job one = { mm, 1, 40000, 0, 0 };
+	memo_worker(&one);
+	CHECK_EQ_INT(one.wrong, 0);
+	CHECK(one.hits > 0 && one.hits < 40000);
+	for (unsigned s = 39990; s <= 40000; s++) {
+		struct capmilp m;
+		memo_model(&m, s);
+		int c[CAPMILP_MAX_VARS], rc;
+		CHECK(capmilp_memo_get(mm, &m, &rc, c));
+	}
+	struct memo_job a = { mm, 100000, 30000, 0, 0 }, b = { mm, 200000, 30000, 0, 0 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, memo_worker, &a) == 0);
+	memo_worker(&b);
+	pthread_join(th, NULL);
+	CHECK_EQ_INT(a.wrong + b.wrong, 0);
+	CHECK(a.hits > 0 && b.hits > 0);
+	capmilp_memo_free(mm);
+}
+
 int main(void)
 {
 	RUN(hand_worked);
@@ -539,6 +677,8 @@ int main(void)
 	RUN(ep_step_rule);
 	RUN(brute_force_total_step);
 	RUN(planner_instances);
+	RUN(memo_same_programme_only);
+	RUN(memo_many_programmes);
 	lp_thread_done();
 	return t_done("capmilp");
 }
