@@ -569,6 +569,12 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	/* Layers checkpointed whole (full, or op-level selective): their
 	 * forward runs again before the backward. */
 	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
+	x->fw = framework_get(p->framework);
+	x->tp_ov = plan_tp_overlap(p);
+	x->grad_ov = plan_grad_overlap(p);
+	x->param_ov = plan_param_overlap(p);
+	x->grad_fp32 = plan_grad_fp32(p);
+	x->link_pool = -1;
 	e->seq_len = (int)x->s;
 	e->n_gpus = plan_gpus(p, used);
 	plan_pools(c, used, &x->other_pool);
@@ -660,8 +666,8 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 			pc->dp_seen = dpx;
 			e->comm[DIM_DP] = comm[DIM_DP];
 		}
-		pc->worst_dp = fmax(pc->worst_dp, dpx);
-		pc->worst_opt = fmax(pc->worst_opt, opt);
+		pc->worst_dp = perf_fmax(pc->worst_dp, dpx);
+		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
 	}
 	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
 	 * drain through the others. */
@@ -759,7 +765,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 				memset(notes.comm, 0, sizeof notes.comm);
 				dpx = perf_stage_dp(&x, &notes);
 			}
-			worst = fmax(worst, dpx);
+			worst = perf_fmax(worst, dpx);
 		}
 	}
 	*dp_s = worst;

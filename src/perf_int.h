@@ -173,6 +173,15 @@ struct stage_ctx {
 	 * group: the previous stage's next is this one's previous) */
 	int cross_prev, cross_next;
 	int tp, cp, dp;
+	/* the plan's effective settings, once per estimate (ctx_init): the
+	 * framework row and plan_tp_overlap, plan_grad_overlap,
+	 * plan_param_overlap and plan_grad_fp32 */
+	const struct framework_info *fw;
+	int tp_ov, grad_ov, param_ov, grad_fp32;
+	/* perf_comm.c's links from pool link_pool, looked up on first use
+	 * (perf_memo_link): alone, and with other_pool (NULL: not yet) */
+	int link_pool;
+	const struct perf_link *link_own, *link_other;
 	int first, last;         /* first / last stage of the pipeline */
 	int ckpt;                /* layers run forward again before backward */
 	int other_pool;          /* a pool of another site the DP group spans, or -1 */
@@ -222,6 +231,23 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * optimizer and other as perf_stage_memory set them for the same stage at
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
+
+/* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
+ * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand
+ * unless the first is greater, and the other operand when one is a quiet
+ * NaN), without a call: the stage functions take about 10 million of
+ * them in a Mixtral 8x22B search (issue 13, eighth round). On other
+ * targets they may differ from libm only in the sign of a zero result,
+ * which C leaves to the implementation. */
+static inline double perf_fmax(double a, double b)
+{
+	return a > b || b != b ? a : b;
+}
+
+static inline double perf_fmin(double a, double b)
+{
+	return a < b || b != b ? a : b;
+}
 
 /* Peak FLOP/s of g at dtype dt (falling back as perf.c documents). */
 double perf_peak(const struct gpu_spec *g, enum hp_dtype dt);

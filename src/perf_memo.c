@@ -66,16 +66,19 @@ struct memo_link {
 	char in[48], out[48];    /* sizeof(struct perf_comm.link) */
 };
 
-/* 56 bytes on one 64-byte line: a lookup is one cache line, and the
- * table is where a search's estimates miss the cache most (2026-12, perf
- * on Mixtral 8x22B cost: 12% of the search in perf_memo_coll, most of it
- * waiting for the entry). Pools (< HP_MAX_POOLS, or -1) and the
- * collective fit a byte. */
+/* One 64-byte line: a lookup is one cache line, and the table is where a
+ * search's estimates miss the cache most (2026-12, perf on Mixtral 8x22B
+ * cost: 12% of the search in perf_memo_coll, most of it waiting for the
+ * entry). The key is two words and the message size, compared as three
+ * 64-bit words (issue 13, eighth round: seven field compares were a fifth
+ * of a lookup): shape, the ranks and ranks per node; tag, the memo's
+ * generation, the collective and the pools (< HP_MAX_POOLS: a byte each),
+ * never 0 for a filled entry (generations start at 1). */
 struct memo_coll {
-	_Alignas(64) unsigned gen;
-	int ranks, per_node;
-	signed char a, b, op, rc;
+	_Alignas(64) uint64_t shape;
+	uint64_t tag;
 	double bytes;
+	int rc;
 	struct comm_result r;
 };
 _Static_assert(sizeof(struct memo_coll) == 64, "a collective entry is one cache line");
@@ -347,13 +350,35 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	}
 }
 
+/* A collective not in the memo: computed and put in slot e. Kept out of
+ * perf_memo_coll, whose hits (nine lookups in ten) then need no stack
+ * frame for the comm_group built here. */
+static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo_coll *e,
+					       uint64_t shape, uint64_t tag,
+					       const struct perf_group *g, enum comm_coll op,
+					       double bytes, struct comm_result *r)
+{
+	struct comm_group cg;
+	build_group(mo, g, &cg);
+	memset(r, 0, sizeof *r);
+	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
+	e->shape = shape;
+	e->tag = tag;
+	e->bytes = bytes;
+	e->rc = rc;
+	e->r = *r;
+	return rc;
+}
+
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r)
 {
 	uint64_t bits;
 	memcpy(&bits, &bytes, sizeof bits);
-	uint64_t h = mix(mix(mix((uint64_t)g->a << 32 | (uint32_t)g->b, (uint64_t)g->ranks),
-			     ((uint64_t)g->ranks_per_node << 8) | (uint64_t)op), bits);
+	uint64_t shape = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
+	uint64_t pools = (uint64_t)(unsigned char)g->a | (uint64_t)(unsigned char)g->b << 8 |
+			 (uint64_t)(unsigned)op << 16;
+	uint64_t tag = pools | (uint64_t)mo->gen << 32;
 	/* The slot from the hash's top bits. A message size is a double, and
 	 * the planner's are mostly round (mbs x s x hidden x 2 bytes, and
 	 * their shares): what tells them apart sits in the exponent and the
@@ -361,26 +386,14 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	 * bits used before left 2.37M of 13.0M lookups of a Mixtral 8x22B
 	 * throughput search missing; the top bits, 1.05M (issue 13, fifth
 	 * round). */
+	uint64_t h = mix(mix(mix((uint64_t)g->a << 32 | (uint32_t)g->b, (uint64_t)g->ranks),
+			     ((uint64_t)g->ranks_per_node << 8) | (uint64_t)op), bits);
 	struct memo_coll *e = &mo->coll[h >> (64 - MEMO_COLL_BITS)];
-	if (e->gen == mo->gen && e->a == g->a && e->b == g->b && e->ranks == g->ranks &&
-	    e->per_node == g->ranks_per_node && e->op == (int)op && e->bytes == bytes) {
+	if (e->tag == tag && e->shape == shape && e->bytes == bytes) {
 		*r = e->r;
 		return e->rc;
 	}
-	struct comm_group cg;
-	build_group(mo, g, &cg);
-	memset(r, 0, sizeof *r);
-	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
-	e->gen = mo->gen;
-	e->a = (signed char)g->a;
-	e->b = (signed char)g->b;
-	e->ranks = g->ranks;
-	e->per_node = g->ranks_per_node;
-	e->op = (signed char)op;
-	e->bytes = bytes;
-	e->rc = (signed char)rc;
-	e->r = *r;
-	return rc;
+	return coll_miss(mo, e, shape, tag, g, op, bytes, r);
 }
 
 static struct memo_layer *layer_slot(struct perf_memo *mo, const struct layer_key *key)
