@@ -101,6 +101,21 @@ struct stage_val {
 	int has_dp;
 };
 
+/* What a stage's evaluation yields before its DP sync and memory, the
+ * only parts that read the DP degree (perf_stage_dp, perf_mem.c; the
+ * pipeline's hand-offs read it through stage_key.cross): the stage record
+ * with its times (the memory fields 0, group and index the caller's),
+ * the TP/CP/EP/PP notes, and perf_stage_compute's outputs, which the DP
+ * sync and the memory read. Kept per stage key with dp 0
+ * (perf_memo_core): a search meets one stage at many DP degrees. */
+struct stage_core {
+	struct perf_stage ps;
+	struct perf_comm comm[DIM_COUNT];
+	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
+	double act, act_work, params, eparams, unit, bw_hbm;
+	int moe_layers;
+};
+
 /* perf_memo.c: what perf_estimate computes again and again for the same
  * cluster, model and constants, kept per thread (no lock: several threads
  * may estimate at once). perf_memo_open compares the inputs' contents
@@ -137,6 +152,12 @@ const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage
 					uint64_t h0);
 struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0);
+/* The same for the stage cores (key: a stage key with dp 0; h0: its
+ * perf_memo_stage_h0), in a table of their own. */
+const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0);
+struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
@@ -168,6 +189,8 @@ struct stage_ctx {
 	 * group shares set (ctx_init, ctx_replica), the rest 0 */
 	struct stage_key key0;
 	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
+	uint64_t core_h0;        /* the same of key0 with dp 0, when core_h0_set */
+	int core_h0_set;
 	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
 	 * perf.c for every stage (each boundary computed once per replica
 	 * group: the previous stage's next is this one's previous) */
@@ -189,7 +212,9 @@ struct stage_ctx {
 	double T;                /* tokens per micro-batch on one CP rank */
 	double v;                /* model chunks per stage (1 unless interleaved) */
 
-	/* perf_stage_compute: per micro-batch on one GPU */
+	/* perf_stage_compute: per micro-batch on one GPU (struct stage_core
+	 * keeps them: perf.c's core_save and core_load copy each field, so a
+	 * new one goes there too) */
 	double fwd, bwd, rc;     /* s */
 	double host_stall;       /* s, GPU idle waiting for the host, per micro-batch */
 	double attn_fwd;         /* s, attention core forward, all layers */

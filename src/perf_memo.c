@@ -2,8 +2,9 @@
  * call for the same cluster, model and constants: whole-model parameter
  * and FLOP counts, the links of each pool and pool pair (fabric, site,
  * WAN, the link names the communication table shows), the time of each
- * collective (per group shape, links, collective and bytes) and the cost
- * of each layer kind per stage shape and plan settings.
+ * collective (per group shape, links, collective and bytes), the cost
+ * of each layer kind per stage shape and plan settings, and each
+ * pipeline stage (whole, and without its DP terms: struct stage_core).
  *
  * One memo per thread, so threads estimating at once share nothing and
  * take no lock: a _Thread_local pointer to a heap block allocated on the
@@ -21,7 +22,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 0.5 MB per thread) however long a search runs. */
+ * 0.7 MB per thread) however long a search runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
 
@@ -45,7 +46,10 @@
  * collective slots raised stage hits from 13% to 28% of lookups (most
  * stage keys are seen once: they hold the DP degree and micro-batches)
  * and cut collective misses from 15% to 12%, but the search took more
- * CPU time, the 4.7 MB tables no longer staying in cache. */
+ * CPU time, the 4.7 MB tables no longer staying in cache. The stage
+ * cores (struct stage_core: a stage but for its DP sync and memory,
+ * keyed without the DP degree) have as many slots of their own, about
+ * 0.2 MB more (issue 13, eighth round). */
 #define MEMO_STAGE 256
 /* Step FLOPs per (sequence, recompute): a search uses one sequence
  * length and at most four recompute settings. */
@@ -97,6 +101,12 @@ struct memo_stage {
 	struct stage_val v;
 };
 
+struct memo_core {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_core v;
+};
+
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
  * forward FLOPs of every layer and the logits (model_step_flops is
  * 3 x tokens x sum), and hw, the hardware FLOPs per token
@@ -122,6 +132,7 @@ struct perf_memo {
 	struct memo_coll coll[MEMO_COLL];
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
+	struct memo_core core[MEMO_STAGE];
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
 	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
@@ -468,8 +479,7 @@ uint64_t perf_memo_stage_h0(const struct stage_key *key)
  * lanes (issue 13, seventh round: hashing the whole key for every stage
  * was 4% of a search); the slot only places the entry, the whole key is
  * compared on lookup. */
-static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_key *key,
-				     uint64_t h0)
+static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 {
 	uint64_t w[STAGE_OWN_WORDS];
 	memcpy(w, (const char *)key + STAGE_OWN_OFF, sizeof w);
@@ -478,20 +488,36 @@ static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_ke
 	a = (a ^ w[2]) * 0x165667b19e3779f9ull;
 	b = (b ^ w[3]) * 0x9e3779b97f4a7c15ull;
 	uint64_t h = mix(a ^ (b >> 31), b ^ (a >> 29));
-	return &mo->stage[(h ^ (h >> 29)) & (MEMO_STAGE - 1)];
+	return (h ^ (h >> 29)) & (MEMO_STAGE - 1);
 }
 
 const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
 					uint64_t h0)
 {
-	const struct memo_stage *e = stage_slot(mo, key, h0);
+	const struct memo_stage *e = &mo->stage[stage_slot(key, h0)];
 	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
 }
 
 struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0)
 {
-	struct memo_stage *e = stage_slot(mo, key, h0);
+	struct memo_stage *e = &mo->stage[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	return &e->v;
+}
+
+const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0)
+{
+	const struct memo_core *e = &mo->core[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0)
+{
+	struct memo_core *e = &mo->core[stage_slot(key, h0)];
 	e->gen = mo->gen;
 	e->key = *key;
 	return &e->v;
