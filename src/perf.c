@@ -442,6 +442,7 @@ static void key0_init(struct stage_ctx *x)
 	key->tp_overlap = p->tp_overlap;
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;
+	key->grad_fp32 = p->grad_fp32;
 	key->dp = x->dp;
 	key->other_pool = x->other_pool;
 	key->s = x->s;

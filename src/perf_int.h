@@ -71,6 +71,8 @@ struct perf_group {
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
+	int grad_fp32;                /* the plan's setting (-1: the framework's) */
+	int unused;                   /* 0: keeps pool and after on 8-byte words */
 	int dp, other_pool, pp, mb, pool, tp, first_layer, last_layer;
 	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
 	int end_pool;                 /* the first stage: the last's pool; the last:

@@ -443,7 +443,7 @@ void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 	e->lc = *lc;
 }
 
-_Static_assert(sizeof(struct stage_key) == 28 * sizeof(int) + sizeof(double),
+_Static_assert(sizeof(struct stage_key) == 30 * sizeof(int) + sizeof(double),
 	       "struct stage_key has padding: keys would not compare as bytes");
 
 /* The stage's own fields: four words from pool to cross. */
@@ -454,25 +454,26 @@ _Static_assert(STAGE_OWN_OFF % sizeof(uint64_t) == 0 &&
 	       STAGE_OWN_OFF + STAGE_OWN_WORDS * sizeof(uint64_t),
 	       "the stage's own fields of struct stage_key are four aligned words");
 
-/* The key's 11 shared words in three independent lanes (a chain of mix()
+/* The key's 12 shared words in four independent lanes (a chain of mix()
  * steps, each waiting on the multiply before it, was a tenth of a
  * search's time), then mixed together. */
 uint64_t perf_memo_stage_h0(const struct stage_key *key)
 {
 	enum { W = sizeof *key / sizeof(uint64_t) };
-	_Static_assert(W == 15, "struct stage_key is 15 words");
+	_Static_assert(W == 16, "struct stage_key is 16 words");
 	uint64_t w[W], a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull,
-		       c = 0xa4093822299f31d0ull;
+		       c = 0xa4093822299f31d0ull, d = 0x082efa98ec4e6c89ull;
 	memcpy(w, key, sizeof w);
 	const size_t own = STAGE_OWN_OFF / sizeof(uint64_t);
 	for (size_t i = own; i < own + STAGE_OWN_WORDS; i++)
 		w[i] = 0;
-	for (size_t i = 0; i < W; i += 3) {
+	for (size_t i = 0; i < W; i += 4) {
 		a = (a ^ w[i]) * 0x9e3779b97f4a7c15ull;
 		b = (b ^ w[i + 1]) * 0xc2b2ae3d27d4eb4full;
 		c = (c ^ w[i + 2]) * 0x165667b19e3779f9ull;
+		d = (d ^ w[i + 3]) * 0xff51afd7ed558ccdull;
 	}
-	return mix(a ^ (b >> 31), b ^ (c >> 27)) ^ (c ^ (a >> 33));
+	return mix(a ^ (b >> 31) ^ (d >> 17), b ^ (c >> 27)) ^ (c ^ (a >> 33) ^ d);
 }
 
 /* The slot of key: h0 (its shared words) and its own four words, in two
