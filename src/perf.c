@@ -505,7 +505,11 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 	memcpy(&v->ps, ps, sizeof v->ps);   /* padding too (stage_from_hit) */
 	v->dp_exposed = dp_exposed;
 	v->opt_s = opt_s;
-	memcpy(v->comm, notes->comm, sizeof v->comm);
+	/* an entry without the DP terms is read for its record only
+	 * (stage_eval and perf_dp_exposed take it for a miss): its notes
+	 * are not kept */
+	if (has_dp)
+		memcpy(v->comm, notes->comm, sizeof v->comm);
 	v->index = x->index;
 	v->act = x->act;
 	v->act_work = x->act_work;

@@ -97,9 +97,10 @@ struct stage_val {
 	int index;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	/* 0: put by perf_stage_times, without the DP sync and the optimizer
-	 * (dp_exposed, opt_s and comm[DIM_DP] zero); a whole estimate or
-	 * perf_dp_exposed takes such an entry for a miss and puts a whole
-	 * one in its place */
+	 * (dp_exposed and opt_s zero, comm not kept: whatever an earlier
+	 * entry of the slot left); a whole estimate or perf_dp_exposed
+	 * takes such an entry for a miss and puts a whole one in its place,
+	 * so only its ps and memory inputs are ever read */
 	int has_dp;
 };
 
