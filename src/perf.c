@@ -647,6 +647,16 @@ static int check_plan(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+void perf_ctx_settings(struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	x->fw = framework_get(p->framework);
+	x->tp_ov = plan_tp_overlap(p);
+	x->grad_ov = plan_grad_overlap(p);
+	x->param_ov = plan_param_overlap(p);
+	x->grad_fp32 = plan_grad_fp32(p);
+}
+
 /* The inputs every stage shares; used[] gets the GPUs per pool. */
 static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *k, int *used,
@@ -667,12 +677,7 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	/* Layers checkpointed whole (full, or op-level selective): their
 	 * forward runs again before the backward. */
 	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
-	x->fw = framework_get(p->framework);
-	x->tp_ov = plan_tp_overlap(p);
-	x->grad_ov = plan_grad_overlap(p);
-	x->param_ov = plan_param_overlap(p);
-	x->grad_fp32 = plan_grad_fp32(p);
-	x->link_pool = -1;
+	x->link_pool = -1;   /* x->fw NULL: perf_ctx_settings not run yet */
 	e->seq_len = (int)x->s;
 	e->n_gpus = plan_gpus(p, used);
 	plan_pools(c, used, &x->other_pool);

@@ -112,6 +112,8 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
  * SP only) splits each into tp chunks that run beside the GEMM. */
 double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 {
+	if (!x->fw)
+		perf_ctx_settings(x);
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
@@ -254,6 +256,8 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i)
  *    one-way transfers in series. */
 double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 {
+	if (!x->fw)
+		perf_ctx_settings(x);
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	const struct framework_info *fw = x->fw;
@@ -478,6 +482,8 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
+	if (!x->fw)
+		perf_ctx_settings(x);
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	int layers = st->last_layer - st->first_layer + 1;

@@ -199,9 +199,10 @@ struct stage_ctx {
 	 * group: the previous stage's next is this one's previous) */
 	int cross_prev, cross_next;
 	int tp, cp, dp;
-	/* the plan's effective settings, once per estimate (ctx_init): the
-	 * framework row and plan_tp_overlap, plan_grad_overlap,
-	 * plan_param_overlap and plan_grad_fp32 */
+	/* the plan's effective settings, once per estimate, by the first
+	 * stage function that reads them (fw NULL: not yet;
+	 * perf_ctx_settings): the framework row and plan_tp_overlap,
+	 * plan_grad_overlap, plan_param_overlap and plan_grad_fp32 */
 	const struct framework_info *fw;
 	int tp_ov, grad_ov, param_ov, grad_fp32;
 	/* perf_comm.c's links from pool link_pool, looked up on first use
@@ -229,6 +230,11 @@ struct stage_ctx {
 	double unit;             /* the largest unit ZeRO-3 gathers whole */
 	double bw_hbm;           /* achieved HBM bandwidth, bytes/s */
 };
+
+/* perf.c: x's plan settings (fw, tp_ov, grad_ov, param_ov, grad_fp32);
+ * perf_comm.c's stage functions call it when x->fw is NULL (an estimate
+ * whose stages all come from the memo never needs them). */
+void perf_ctx_settings(struct stage_ctx *x);
 
 /* perf_compute.c: forward, backward and recompute times, activations and
  * parameters of the stage's layers (plus embedding / output on the first /
