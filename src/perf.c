@@ -697,14 +697,14 @@ struct pace {
  * slowest stage for TP/CP/EP/PP, and the stage with the most exposed DP
  * time. Each stage notes its collectives in a scratch estimate first. */
 /* Point x at replica group r of its plan. */
-static void ctx_replica(struct stage_ctx *x, int r)
+static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 {
 	x->rep = &x->p->replicas[r];
 	x->pp = x->rep->n_stages;
 	x->mb = plan_replica_microbatches(x->p, r);
 	x->key0.pp = x->pp;
 	x->key0.mb = x->mb;
-	x->key_h0 = perf_memo_stage_h0(&x->key0);
+	x->key_h0 = with_key ? perf_memo_stage_h0(&x->key0) : 0;
 	x->core_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
@@ -750,7 +750,7 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 {
 	struct estimate notes;
 	struct perf_comm group_comm[DIM_COUNT];
-	ctx_replica(x, r);
+	ctx_replica(x, r, 1);
 	double sum_t = 0, max_t = 0;
 	struct perf_stage *max_st = NULL;
 	for (int i = 0; i < x->pp; i++) {
@@ -852,13 +852,16 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
 }
 
-/* perf_estimate's bd.dp_comm alone: per stage the memo's exposed DP time
- * on a hit, else only what perf_stage_dp reads (perf_stage_compute: the
- * stage's parameters and its forward, backward and recompute times; the
- * TP/CP/EP/PP collectives of perf_comm.c write nothing into the context,
- * so skipping them changes no input of perf_stage_dp). A miss is not put
- * into the memo (its entry would lack the stage's other terms). The same
- * expressions on the same inputs as perf_estimate, so the same bits. */
+/* perf_estimate's bd.dp_comm alone: per stage only what perf_stage_dp
+ * reads (perf_stage_compute: the stage's parameters and its forward,
+ * backward and recompute times; the TP/CP/EP/PP collectives of
+ * perf_comm.c write nothing into the context, so skipping them changes
+ * no input of perf_stage_dp). The stage memo is neither read nor put:
+ * an entry would lack the stage's other terms, and the DP terms' stages
+ * (the bound's layouts at each DP range's degree) never met an entry
+ * (issue 13, eighth round: 0 hits in 251,365 lookups of a Mixtral 8x22B
+ * search, 47,548 of a 70B one). The same expressions on the same inputs
+ * as perf_estimate, so the same bits. */
 int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    const struct plan *p, const struct perf_calib *k, double *dp_s,
 		    struct hp_err *err)
@@ -875,25 +878,14 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, used, &e);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r);
+		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))
 				continue;
 			ctx_stage(&x, i);
-			struct stage_key key;
-			stage_key_of(&x, &key);
-			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
-			double dpx;
-			if (hit && hit->has_dp) {
-				dpx = hit->dp_exposed;
-			} else {
-				/* no stage core lookup: measured, none hit (the
-				 * DP terms' layouts are probed at other depths) */
-				perf_stage_compute(&x);
-				memset(notes.comm, 0, sizeof notes.comm);
-				dpx = perf_stage_dp(&x, &notes);
-			}
-			worst = perf_fmax(worst, dpx);
+			perf_stage_compute(&x);
+			memset(notes.comm, 0, sizeof notes.comm);
+			worst = perf_fmax(worst, perf_stage_dp(&x, &notes));
 		}
 	}
 	*dp_s = worst;
@@ -921,7 +913,7 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	int used[HP_MAX_POOLS], si = 0;
 	ctx_init(&x, c, m, p, k, used, e);
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r);
+		ctx_replica(&x, r, 1);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
 			ctx_stage(&x, i);
