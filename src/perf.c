@@ -279,11 +279,19 @@ const char *perf_dim_name(enum perf_dim d)
 	return n[d];
 }
 
-/* The stage's share of the step: compute, communication inside each
- * micro-batch (noted in notes), DP synchronisation after the drain,
- * memory. */
-static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
-			      struct perf_stage *ps, double *dp_exposed, double *opt_s)
+/* A stage record zeroed, padding included (estimates compare as bytes),
+ * but for its group and index. */
+static void stage_record_clear(struct perf_stage *ps)
+{
+	int group = ps->group, index = ps->index;
+	memset(ps, 0, sizeof *ps);
+	ps->group = group;
+	ps->index = index;
+}
+
+/* The stage's compute and the communication inside each micro-batch
+ * (noted in notes): its record's times. */
+static void stage_front(struct stage_ctx *x, struct estimate *notes, struct perf_stage *ps)
 {
 	const struct stage *st = &x->rep->stages[x->index];
 	ps->pool = st->pool;
@@ -305,12 +313,109 @@ static void stage_compute_all(struct stage_ctx *x, struct estimate *notes,
 	 * the GPU runs them, the GPU waits for it. */
 	ps->t_host_stall = x->host_stall;
 	ps->t_total += ps->t_host_stall;
+}
+
+/* perf_stage_compute's outputs into a stage core, and back. */
+static void core_save(const struct stage_ctx *x, struct stage_core *c)
+{
+	c->fwd = x->fwd;
+	c->bwd = x->bwd;
+	c->rc = x->rc;
+	c->host_stall = x->host_stall;
+	c->attn_fwd = x->attn_fwd;
+	c->attn_bwd_ratio = x->attn_bwd_ratio;
+	c->gemm_fwd = x->gemm_fwd;
+	c->moe_layers = x->moe_layers;
+	c->act = x->act;
+	c->act_work = x->act_work;
+	c->params = x->params;
+	c->eparams = x->eparams;
+	c->unit = x->unit;
+	c->bw_hbm = x->bw_hbm;
+}
+
+static void core_load(struct stage_ctx *x, const struct stage_core *c)
+{
+	x->fwd = c->fwd;
+	x->bwd = c->bwd;
+	x->rc = c->rc;
+	x->host_stall = c->host_stall;
+	x->attn_fwd = c->attn_fwd;
+	x->attn_bwd_ratio = c->attn_bwd_ratio;
+	x->gemm_fwd = c->gemm_fwd;
+	x->moe_layers = c->moe_layers;
+	x->act = c->act;
+	x->act_work = c->act_work;
+	x->params = c->params;
+	x->eparams = c->eparams;
+	x->unit = c->unit;
+	x->bw_hbm = c->bw_hbm;
+}
+
+/* The key of x's stage core: key (x's stage key) with dp 0; its h0 once
+ * per replica group. */
+static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct stage_key *ck)
+{
+	*ck = *key;
+	ck->dp = 0;
+	if (!x->core_h0_set) {
+		struct stage_key k0 = x->key0;
+		k0.dp = 0;
+		x->core_h0 = perf_memo_stage_h0(&k0);
+		x->core_h0_set = 1;
+	}
+}
+
+/* stage_front from the stage core memo when this stage was evaluated
+ * before at another DP degree (or this one): the same values, computed
+ * by the same code, so the same bits. ps is cleared but for its group
+ * and index, notes->comm zeroed. Issue 13, eighth round: 85% (70B) and
+ * 70% (Mixtral 8x22B) of the stage memo's misses in a whole estimate
+ * differ from an entry only in the DP degree. */
+static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
+			     struct estimate *notes, struct perf_stage *ps)
+{
+	struct stage_key ck;
+	core_key_of(x, key, &ck);
+	const struct stage_core *hit = perf_memo_core(x->memo, &ck, x->core_h0);
+	if (hit) {
+		int group = ps->group, index = ps->index;
+		memcpy(ps, &hit->ps, sizeof *ps);   /* padding too: records compare as bytes */
+		ps->group = group;
+		ps->index = index;
+		memcpy(notes->comm, hit->comm, sizeof notes->comm);
+		core_load(x, hit);
+		return;
+	}
+	memset(notes->comm, 0, sizeof notes->comm);
+	stage_record_clear(ps);
+	stage_front(x, notes, ps);
+	struct stage_core *c = perf_memo_core_put(x->memo, &ck, x->core_h0);
+	memcpy(&c->ps, ps, sizeof c->ps);
+	memcpy(c->comm, notes->comm, sizeof c->comm);
+	core_save(x, c);
+}
+
+/* The stage's share of the step: compute, communication inside each
+ * micro-batch (noted in notes, zeroed first), DP synchronisation after
+ * the drain, memory. ps is cleared here but for its group and index. */
+static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
+			      struct estimate *notes, struct perf_stage *ps, double *dp_exposed,
+			      double *opt_s)
+{
 	if (!dp_exposed) {
 		/* perf_stage_times: no DP sync nor optimizer (neither is an
-		 * input of the memory below) */
+		 * input of the memory below), and no stage cores: a probe's
+		 * misses found one in 5% of its stages, and putting them cost
+		 * more than the hits saved (issue 13, eighth round: 1.2%
+		 * more instructions on the 70B search, 0.6% on Mixtral 8x22B) */
+		memset(notes->comm, 0, sizeof notes->comm);
+		stage_record_clear(ps);
+		stage_front(x, notes, ps);
 		perf_stage_memory(x, ps);
 		return;
 	}
+	stage_front_memo(x, key, notes, ps);
 	*dp_exposed = perf_stage_dp(x, notes);
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
@@ -343,6 +448,7 @@ static void key0_init(struct stage_ctx *x)
 	key->tp_overlap = p->tp_overlap;
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;
+	key->grad_fp32 = p->grad_fp32;
 	key->dp = x->dp;
 	key->other_pool = x->other_pool;
 	key->s = x->s;
@@ -365,16 +471,6 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
 	key->cross = x->cross_prev | x->cross_next << 1;
-}
-
-/* A stage record zeroed, padding included (estimates compare as bytes),
- * but for its group and index. */
-static void stage_record_clear(struct perf_stage *ps)
-{
-	int group = ps->group, index = ps->index;
-	memset(ps, 0, sizeof *ps);
-	ps->group = group;
-	ps->index = index;
 }
 
 /* A memo hit for stage x: its record, group and index kept; another
@@ -409,7 +505,11 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 	memcpy(&v->ps, ps, sizeof v->ps);   /* padding too (stage_from_hit) */
 	v->dp_exposed = dp_exposed;
 	v->opt_s = opt_s;
-	memcpy(v->comm, notes->comm, sizeof v->comm);
+	/* an entry without the DP terms is read for its record only
+	 * (stage_eval and perf_dp_exposed take it for a miss): its notes
+	 * are not kept */
+	if (has_dp)
+		memcpy(v->comm, notes->comm, sizeof v->comm);
 	v->index = x->index;
 	v->act = x->act;
 	v->act_work = x->act_work;
@@ -443,9 +543,7 @@ static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *
 		*opt_s = hit->opt_s;
 		comm = hit->comm;
 	} else {
-		memset(notes->comm, 0, sizeof notes->comm);
-		stage_record_clear(ps);
-		stage_compute_all(x, notes, ps, dp_exposed, opt_s);
+		stage_compute_all(x, &key, notes, ps, dp_exposed, opt_s);
 		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1,
 			     perf_memo_stage_put(x->memo, &key, x->key_h0));
 	}
@@ -549,6 +647,16 @@ static int check_plan(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+void perf_ctx_settings(struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	x->fw = framework_get(p->framework);
+	x->tp_ov = plan_tp_overlap(p);
+	x->grad_ov = plan_grad_overlap(p);
+	x->param_ov = plan_param_overlap(p);
+	x->grad_fp32 = plan_grad_fp32(p);
+}
+
 /* The inputs every stage shares; used[] gets the GPUs per pool. */
 static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *k, int *used,
@@ -569,6 +677,7 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	/* Layers checkpointed whole (full, or op-level selective): their
 	 * forward runs again before the backward. */
 	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
+	x->link_pool = -1;   /* x->fw NULL: perf_ctx_settings not run yet */
 	e->seq_len = (int)x->s;
 	e->n_gpus = plan_gpus(p, used);
 	plan_pools(c, used, &x->other_pool);
@@ -588,14 +697,15 @@ struct pace {
  * slowest stage for TP/CP/EP/PP, and the stage with the most exposed DP
  * time. Each stage notes its collectives in a scratch estimate first. */
 /* Point x at replica group r of its plan. */
-static void ctx_replica(struct stage_ctx *x, int r)
+static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 {
 	x->rep = &x->p->replicas[r];
 	x->pp = x->rep->n_stages;
 	x->mb = plan_replica_microbatches(x->p, r);
 	x->key0.pp = x->pp;
 	x->key0.mb = x->mb;
-	x->key_h0 = perf_memo_stage_h0(&x->key0);
+	x->key_h0 = with_key ? perf_memo_stage_h0(&x->key0) : 0;
+	x->core_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
@@ -640,7 +750,7 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 {
 	struct estimate notes;
 	struct perf_comm group_comm[DIM_COUNT];
-	ctx_replica(x, r);
+	ctx_replica(x, r, 1);
 	double sum_t = 0, max_t = 0;
 	struct perf_stage *max_st = NULL;
 	for (int i = 0; i < x->pp; i++) {
@@ -660,8 +770,8 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 			pc->dp_seen = dpx;
 			e->comm[DIM_DP] = comm[DIM_DP];
 		}
-		pc->worst_dp = fmax(pc->worst_dp, dpx);
-		pc->worst_opt = fmax(pc->worst_opt, opt);
+		pc->worst_dp = perf_fmax(pc->worst_dp, dpx);
+		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
 	}
 	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
 	 * drain through the others. */
@@ -722,13 +832,36 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
-/* perf_estimate's bd.dp_comm alone: per stage the memo's exposed DP time
- * on a hit, else only what perf_stage_dp reads (perf_stage_compute: the
- * stage's parameters and its forward, backward and recompute times; the
- * TP/CP/EP/PP collectives of perf_comm.c write nothing into the context,
- * so skipping them changes no input of perf_stage_dp). A miss is not put
- * into the memo (its entry would lack the stage's other terms). The same
- * expressions on the same inputs as perf_estimate, so the same bits. */
+/* Whether stage i of x's replica group has the exposed DP time of stage
+ * i - 1: both in the middle of the pipeline (no embedding, output layer
+ * or tied-embedding sync), on one pool with one TP degree, holding as
+ * many dense and MoE layers. perf_stage_compute and perf_stage_dp read
+ * nothing else of a stage (its index only to find it, and the neighbours'
+ * pools and node crossings not at all), so the two compute the same
+ * value, and the maximum over the stages does not need it twice (issue
+ * 13, eighth round: the DP terms of a Mixtral 8x22B search were 6.7% of
+ * its instructions). */
+static int dp_as_previous(const struct stage_ctx *x, int i)
+{
+	if (i < 2 || i >= x->pp - 1)
+		return 0;
+	const struct stage *a = &x->rep->stages[i - 1], *b = &x->rep->stages[i];
+	return a->pool == b->pool && a->tp == b->tp &&
+	       a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
+	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
+	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+}
+
+/* perf_estimate's bd.dp_comm alone: per stage only what perf_stage_dp
+ * reads (perf_stage_compute: the stage's parameters and its forward,
+ * backward and recompute times; the TP/CP/EP/PP collectives of
+ * perf_comm.c write nothing into the context, so skipping them changes
+ * no input of perf_stage_dp). The stage memo is neither read nor put:
+ * an entry would lack the stage's other terms, and the DP terms' stages
+ * (the bound's layouts at each DP range's degree) never met an entry
+ * (issue 13, eighth round: 0 hits in 251,365 lookups of a Mixtral 8x22B
+ * search, 47,548 of a 70B one). The same expressions on the same inputs
+ * as perf_estimate, so the same bits. */
 int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    const struct plan *p, const struct perf_calib *k, double *dp_s,
 		    struct hp_err *err)
@@ -745,21 +878,14 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, used, &e);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r);
+		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
+			if (dp_as_previous(&x, i))
+				continue;
 			ctx_stage(&x, i);
-			struct stage_key key;
-			stage_key_of(&x, &key);
-			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
-			double dpx;
-			if (hit && hit->has_dp) {
-				dpx = hit->dp_exposed;
-			} else {
-				perf_stage_compute(&x);
-				memset(notes.comm, 0, sizeof notes.comm);
-				dpx = perf_stage_dp(&x, &notes);
-			}
-			worst = fmax(worst, dpx);
+			perf_stage_compute(&x);
+			memset(notes.comm, 0, sizeof notes.comm);
+			worst = perf_fmax(worst, perf_stage_dp(&x, &notes));
 		}
 	}
 	*dp_s = worst;
@@ -787,7 +913,7 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	int used[HP_MAX_POOLS], si = 0;
 	ctx_init(&x, c, m, p, k, used, e);
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r);
+		ctx_replica(&x, r, 1);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
 			ctx_stage(&x, i);
@@ -799,9 +925,7 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 			if (hit) {
 				stage_from_hit(&x, hit, ps);
 			} else {
-				memset(notes.comm, 0, sizeof notes.comm);
-				stage_record_clear(ps);
-				stage_compute_all(&x, &notes, ps, NULL, NULL);
+				stage_compute_all(&x, &key, &notes, ps, NULL, NULL);
 				stage_val_of(&x, ps, &notes, 0, 0, 0,
 					     perf_memo_stage_put(x.memo, &key, x.key_h0));
 			}

@@ -25,7 +25,23 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
 	pg->b = b < 0 ? a : b;
 	pg->ranks = ranks < 1 ? 1 : ranks;
 	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
-	pg->link = perf_memo_link(x->memo, pg->a, pg->b);
+	/* a stage's groups are nearly all on its pool alone or with the DP
+	 * group's other pool: those two links are kept in x */
+	if (a != x->link_pool) {
+		x->link_pool = a;
+		x->link_own = x->link_other = NULL;
+	}
+	if (pg->b == a) {
+		if (!x->link_own)
+			x->link_own = perf_memo_link(x->memo, a, a);
+		pg->link = x->link_own;
+	} else if (pg->b == x->other_pool) {
+		if (!x->link_other)
+			x->link_other = perf_memo_link(x->memo, a, pg->b);
+		pg->link = x->link_other;
+	} else {
+		pg->link = perf_memo_link(x->memo, pg->a, pg->b);
+	}
 }
 
 /* Time of one collective on group g (0 when nothing moves or the
@@ -36,11 +52,11 @@ static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_co
 	struct comm_result tmp;
 	if (!r)
 		r = &tmp;
-	memset(r, 0, sizeof *r);
-	if (g->ranks <= 1 && op != COMM_SENDRECV)
+	if ((g->ranks <= 1 && op != COMM_SENDRECV) || bytes <= 0) {
+		memset(r, 0, sizeof *r);
 		return 0;
-	if (bytes <= 0)
-		return 0;
+	}
+	/* perf_memo_coll fills r whole on 0 */
 	if (perf_memo_coll(x->memo, g, op, bytes, r) < 0) {
 		memset(r, 0, sizeof *r);
 		return 0;
@@ -85,7 +101,7 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
 		return C;
 	if (chunks < 1)
 		chunks = 1;
-	return fmax(C / chunks, C - G) + slow * fmin(C, G);
+	return perf_fmax(C / chunks, C - G) + slow * perf_fmin(C, G);
 }
 
 /* Tensor parallelism, inside the node (or the NVLink domain): per
@@ -96,6 +112,8 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
  * SP only) splits each into tp chunks that run beside the GEMM. */
 double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 {
+	if (!x->fw)
+		perf_ctx_settings(x);
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
@@ -115,7 +133,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	 * the forward's again; op-level selective keeps the reduce-scatter
 	 * outputs and redoes the gathers (about one unit). */
 	double rc_units = p->recompute == RC_FULL ? 2 : p->recompute == RC_SELECTIVE_OP ? 1 : 0;
-	int ov = plan_tp_overlap(p) && p->sp;
+	int ov = x->tp_ov && p->sp;
 	double sl = x->k->tp_overlap_slowdown;
 	double cf = 2 * one * layers, cb = 2 * one * layers, cr_ = rc_units * one * layers;
 	double gf = x->gemm_fwd;
@@ -156,14 +174,14 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 	make_group(x, st->pool, -1, 2, tp * cp <= dom ? 2 : 1, &gc);
 	/* K and V of the rank's s/cp tokens, 16-bit; K/V heads fewer than
 	 * the TP ranks are replicated, one head per rank. */
-	double kvw = fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
+	double kvw = perf_fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
 	double bytes = 2 * x->T * kvw * 2;
 	double xf = coll(x, &gc, COMM_SENDRECV, bytes, &cr);
 	double xb = coll(x, &gc, COMM_SENDRECV, 2 * bytes, NULL);
 	double blk_f = x->attn_fwd / layers / cp;
 	double blk_b = x->attn_bwd_ratio * blk_f;
-	double exp_f = (cp - 1) * fmax(0, xf - blk_f);
-	double exp_b = (cp - 1) * fmax(0, xb - blk_b) + xf;
+	double exp_f = (cp - 1) * perf_fmax(0, xf - blk_f);
+	double exp_b = (cp - 1) * perf_fmax(0, xb - blk_b) + xf;
 	double n_f = x->ckpt ? 2 : 1;
 	double t_cp = layers * (n_f * exp_f + exp_b);
 	note_comm(e, DIM_CP, COMM_SENDRECV, bytes, (n_f * (cp - 1) + cp) * layers * x->mb,
@@ -330,9 +348,11 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i)
  *    one-way transfers in series. */
 double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 {
+	if (!x->fw)
+		perf_ctx_settings(x);
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
-	const struct framework_info *fw = framework_get(p->framework);
+	const struct framework_info *fw = x->fw;
 	double t_pp = 0;
 	for (int nb = -1; nb <= 1; nb += 2) {
 		int j = x->index + nb;
@@ -416,7 +436,7 @@ static double ds_recompute_regather(const struct stage_ctx *x)
 	const struct model_spec *m = x->m;
 	if (p->framework != FW_DEEPSPEED || p->recompute != RC_FULL)
 		return 0;
-	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim : h / fmax(1, m->heads);
+	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim : h / perf_fmax(1, m->heads);
 	double kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
 	double tp = x->tp > 0 ? x->tp : 1;
 	double mod[4] = { h * (h + 2 * kv * hd) / tp, h * h / tp,
@@ -454,11 +474,11 @@ static double ds_list_copies(const struct stage_ctx *x, int ranks, double bytes)
 static double zero3_calls(const struct stage_ctx *x, int layers)
 {
 	if (x->p->framework != FW_DEEPSPEED)
-		return fmax(1, layers);
+		return perf_fmax(1, layers);
 	const struct model_spec *m = x->m;
 	int w = 4 + (m->gated_mlp ? 1 : 0);
 	int per = w + (m->bias ? w : 0) + 2 * (m->norm == NORM_LAYER ? 2 : 1);
-	return fmax(1, (double)layers * per);
+	return perf_fmax(1, (double)layers * per);
 }
 
 /* Tied input and output embeddings on a pipeline of two or more stages:
@@ -501,7 +521,7 @@ static double tied_embedding_sync(struct stage_ctx *x, struct estimate *e, doubl
  * exposed, none hidden behind the backward's GEMMs. 0 with one rank. */
 static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ranks)
 {
-	int passes = framework_get(x->p->framework)->ddp_copy_passes;
+	int passes = x->fw->ddp_copy_passes;
 	double bw = x->g->hbm_Bps * x->k->gen[x->g->gen].hbm;
 	if (ranks <= 1 || passes <= 0 || bw <= 0)
 		return 0;
@@ -525,7 +545,7 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 	double params = x->params, eparams = x->eparams;
 	*gat = 0;
 	*dbytes = params * gb;
-	if (p->zero == 0 || (p->zero == 1 && framework_get(p->framework)->zero1_bcast)) {
+	if (p->zero == 0 || (p->zero == 1 && x->fw->zero1_bcast)) {
 		*dop = COMM_ALLREDUCE;
 		*red = coll(x, gd, COMM_ALLREDUCE, *dbytes, cr) +
 		       coll(x, gde, COMM_ALLREDUCE, eparams * gb, NULL);
@@ -554,6 +574,8 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
+	if (!x->fw)
+		perf_ctx_settings(x);
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	int layers = st->last_layer - st->first_layer + 1;
@@ -566,7 +588,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	make_group(x, st->pool, x->other_pool, d, per_node, &gd);
 	make_group(x, st->pool, x->other_pool, de, per_node, &gde);
 	double sl = x->k->dp_overlap_slowdown;
-	int gov = plan_grad_overlap(p), pov = plan_param_overlap(p);
+	int gov = x->grad_ov, pov = x->param_ov;
 	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline
 	 * drains (ReduceGrads follows the last backward in TrainSchedule):
 	 * overlap_comm applies to its ZeRO optimizer without pipelining. */
@@ -577,11 +599,11 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	 * all_gather_dp_groups before it returns): nothing to hide behind. */
 	if (p->framework == FW_DEEPSPEED && p->zero >= 1 && p->zero <= 2)
 		pov = 0;
-	double gb = plan_grad_fp32(p) ? 4 : 2;
-	const struct framework_info *fw = framework_get(p->framework);
+	double gb = x->grad_fp32 ? 4 : 2;
+	const struct framework_info *fw = x->fw;
 	double buckets = fw->ddp_bucket_elems > 0
-				 ? fmax(1, (params + eparams) / fw->ddp_bucket_elems)
-				 : fmax(1, (params + eparams) / fmax(40e6, 1e6 * d));
+				 ? perf_fmax(1, (params + eparams) / fw->ddp_bucket_elems)
+				 : perf_fmax(1, (params + eparams) / perf_fmax(40e6, 1e6 * d));
 	double t_dp = 0, exposed = 0, dbytes = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;
 	if (p->zero <= 2) {
@@ -614,7 +636,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		 * whole next block. */
 		double hide = 1;
 		if (p->framework == FW_DEEPSPEED && pov && layers > 0 && params > 0)
-			hide = fmin(1, DS_PREFETCH_ELEMS / (params / layers));
+			hide = perf_fmin(1, DS_PREFETCH_ELEMS / (params / layers));
 		double f_exp = overlap_exposed(ag * hide, x->fwd, layers, sl, pov) + ag * (1 - hide);
 		double b_exp = overlap_exposed(ag * hide + rs, x->bwd, layers, sl, pov && gov) +
 			       ag * (1 - hide);

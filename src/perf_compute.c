@@ -114,7 +114,7 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 	double eb = dtype_bytes(dt) < 2 ? 1 : dtype_bytes(dt);
 	double bytes = count * eb * (M * K + K * N) + count * 2 * M * N * (eb > 2 ? 2 : 1);
 	double mem = bytes / (g->hbm_Bps * ge->hbm);
-	return fmax(math, mem);
+	return perf_fmax(math, mem);
 }
 
 /* The layer's GEMMs, forward. */
@@ -433,7 +433,7 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	 * releases); since commit 25252e9 (September 2025) the forward sum
 	 * is fp32 (10 bytes), not modelled. */
 	double T = p->mbs * sc, q = model_q_dim(m) / tp;
-	double kv = fmax(model_kv_dim(m) / tp, (double)m->head_dim);
+	double kv = perf_fmax(model_kv_dim(m) / tp, (double)m->head_dim);
 	double bw = g->hbm_Bps * ge->hbm;
 	lc->attn_f += cp * T * q * 6 / bw;
 	lc->attn_b += cp * T * (q + 2 * kv) * 6 / bw;
@@ -601,25 +601,25 @@ void perf_stage_compute(struct stage_ctx *x)
 		double b = 2 * L->gemm + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 		fwd += n * f;
 		bwd += n * b;
-		stall += n * (fmax(0, host - f) + fmax(0, 2 * host - b));
+		stall += n * (perf_fmax(0, host - f) + perf_fmax(0, 2 * host - b));
 		attn_sum += n * L->attn_f;
 		gemm_sum += n * L->gemm;
 		if (p->recompute == RC_FULL) {
 			rc += n * f;
-			stall += n * fmax(0, host - f);
+			stall += n * perf_fmax(0, host - f);
 		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
 			rc += n * (L->attn_f + L->ew_scores);
 		} else if (p->recompute == RC_SELECTIVE_OP) {
 			double r = L->rc_frac * L->gemm + L->ew;
 			rc += n * r;
-			stall += n * fmax(0, 0.6 * host - r);
+			stall += n * perf_fmax(0, 0.6 * host - r);
 		}
 		act += n * L->act;
 		if (L->act_norc > act_work)
 			act_work = L->act_norc;
 		params += n * L->params;
 		eparams += n * L->expert_params;
-		unit = fmax(unit, L->params + L->expert_params);
+		unit = perf_fmax(unit, L->params + L->expert_params);
 	}
 	double T = x->T, h = m->hidden, V = model_out_dim(m);
 	int tp = x->tp;
@@ -627,7 +627,7 @@ void perf_stage_compute(struct stage_ctx *x)
 	if (x->first) {
 		/* Embedding lookup: gather and write T x h; backward scatters. */
 		params += x->pc->embedding / tp;
-		unit = fmax(unit, x->pc->embedding / tp);
+		unit = perf_fmax(unit, x->pc->embedding / tp);
 		fwd += 3 * T * h * 2 / bwh + gap;
 		bwd += 3 * T * h * 2 / bwh + gap;
 	}
@@ -640,7 +640,7 @@ void perf_stage_compute(struct stage_ctx *x)
 		bwd += 2 * lg + ew + 8 * gap;
 		params += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / tp +
 			  x->pc->final_norm;
-		unit = fmax(unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);
+		unit = perf_fmax(unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);
 	}
 	x->fwd = fwd;
 	x->bwd = bwd;

@@ -71,6 +71,8 @@ struct perf_group {
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
+	int grad_fp32;                /* the plan's setting (-1: the framework's) */
+	int unused;                   /* 0: keeps pool and after on 8-byte words */
 	int dp, other_pool, pp, mb, pool, tp, first_layer, last_layer;
 	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
 	int end_pool;                 /* the first stage: the last's pool; the last:
@@ -95,10 +97,26 @@ struct stage_val {
 	int index;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	/* 0: put by perf_stage_times, without the DP sync and the optimizer
-	 * (dp_exposed, opt_s and comm[DIM_DP] zero); a whole estimate or
-	 * perf_dp_exposed takes such an entry for a miss and puts a whole
-	 * one in its place */
+	 * (dp_exposed and opt_s zero, comm not kept: whatever an earlier
+	 * entry of the slot left); a whole estimate or perf_dp_exposed
+	 * takes such an entry for a miss and puts a whole one in its place,
+	 * so only its ps and memory inputs are ever read */
 	int has_dp;
+};
+
+/* What a stage's evaluation yields before its DP sync and memory, the
+ * only parts that read the DP degree (perf_stage_dp, perf_mem.c; the
+ * pipeline's hand-offs read it through stage_key.cross): the stage record
+ * with its times (the memory fields 0, group and index the caller's),
+ * the TP/CP/EP/PP notes, and perf_stage_compute's outputs, which the DP
+ * sync and the memory read. Kept per stage key with dp 0
+ * (perf_memo_core): a search meets one stage at many DP degrees. */
+struct stage_core {
+	struct perf_stage ps;
+	struct perf_comm comm[DIM_COUNT];
+	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
+	double act, act_work, params, eparams, unit, bw_hbm;
+	int moe_layers;
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same
@@ -137,6 +155,12 @@ const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage
 					uint64_t h0);
 struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0);
+/* The same for the stage cores (key: a stage key with dp 0; h0: its
+ * perf_memo_stage_h0), in a table of their own. */
+const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0);
+struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
@@ -168,11 +192,23 @@ struct stage_ctx {
 	 * group shares set (ctx_init, ctx_replica), the rest 0 */
 	struct stage_key key0;
 	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
+	uint64_t core_h0;        /* the same of key0 with dp 0, when core_h0_set */
+	int core_h0_set;
 	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
 	 * perf.c for every stage (each boundary computed once per replica
 	 * group: the previous stage's next is this one's previous) */
 	int cross_prev, cross_next;
 	int tp, cp, dp;
+	/* the plan's effective settings, once per estimate, by the first
+	 * stage function that reads them (fw NULL: not yet;
+	 * perf_ctx_settings): the framework row and plan_tp_overlap,
+	 * plan_grad_overlap, plan_param_overlap and plan_grad_fp32 */
+	const struct framework_info *fw;
+	int tp_ov, grad_ov, param_ov, grad_fp32;
+	/* perf_comm.c's links from pool link_pool, looked up on first use
+	 * (perf_memo_link): alone, and with other_pool (NULL: not yet) */
+	int link_pool;
+	const struct perf_link *link_own, *link_other;
 	int first, last;         /* first / last stage of the pipeline */
 	int ckpt;                /* layers run forward again before backward */
 	int other_pool;          /* a pool of another site the DP group spans, or -1 */
@@ -180,7 +216,9 @@ struct stage_ctx {
 	double T;                /* tokens per micro-batch on one CP rank */
 	double v;                /* model chunks per stage (1 unless interleaved) */
 
-	/* perf_stage_compute: per micro-batch on one GPU */
+	/* perf_stage_compute: per micro-batch on one GPU (struct stage_core
+	 * keeps them: perf.c's core_save and core_load copy each field, so a
+	 * new one goes there too) */
 	double fwd, bwd, rc;     /* s */
 	double host_stall;       /* s, GPU idle waiting for the host, per micro-batch */
 	double attn_fwd;         /* s, attention core forward, all layers */
@@ -196,6 +234,11 @@ struct stage_ctx {
 	double unit;             /* the largest unit ZeRO-3 gathers whole */
 	double bw_hbm;           /* achieved HBM bandwidth, bytes/s */
 };
+
+/* perf.c: x's plan settings (fw, tp_ov, grad_ov, param_ov, grad_fp32);
+ * perf_comm.c's stage functions call it when x->fw is NULL (an estimate
+ * whose stages all come from the memo never needs them). */
+void perf_ctx_settings(struct stage_ctx *x);
 
 /* perf_compute.c: forward, backward and recompute times, activations and
  * parameters of the stage's layers (plus embedding / output on the first /
@@ -226,6 +269,23 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * optimizer and other as perf_stage_memory set them for the same stage at
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
+
+/* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
+ * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand
+ * unless the first is greater, and the other operand when one is a quiet
+ * NaN), without a call: the stage functions take about 10 million of
+ * them in a Mixtral 8x22B search (issue 13, eighth round). On other
+ * targets they may differ from libm only in the sign of a zero result,
+ * which C leaves to the implementation. */
+static inline double perf_fmax(double a, double b)
+{
+	return a > b || b != b ? a : b;
+}
+
+static inline double perf_fmin(double a, double b)
+{
+	return a < b || b != b ? a : b;
+}
 
 /* Peak FLOP/s of g at dtype dt (falling back as perf.c documents). */
 double perf_peak(const struct gpu_spec *g, enum hp_dtype dt);

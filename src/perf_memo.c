@@ -2,8 +2,9 @@
  * call for the same cluster, model and constants: whole-model parameter
  * and FLOP counts, the links of each pool and pool pair (fabric, site,
  * WAN, the link names the communication table shows), the time of each
- * collective (per group shape, links, collective and bytes) and the cost
- * of each layer kind per stage shape and plan settings.
+ * collective (per group shape, links, collective and bytes), the cost
+ * of each layer kind per stage shape and plan settings, and each
+ * pipeline stage (whole, and without its DP terms: struct stage_core).
  *
  * One memo per thread, so threads estimating at once share nothing and
  * take no lock: a _Thread_local pointer to a heap block allocated on the
@@ -21,7 +22,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 0.5 MB per thread) however long a search runs. */
+ * 0.7 MB per thread) however long a search runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
 
@@ -37,14 +38,18 @@
  * 2048 and 512 slots keep collisions rare at about 0.25 MB a thread. */
 #define MEMO_COLL_BITS 11
 #define MEMO_COLL (1 << MEMO_COLL_BITS)
-#define MEMO_LAYER 512
+#define MEMO_LAYER_BITS 9
+#define MEMO_LAYER (1 << MEMO_LAYER_BITS)
 /* Stages: a search step evaluates a few hundred stage shapes; 256 slots
  * of about 0.8 KB (0.2 MB). Larger tables were measured and rejected
  * (2026-12, Mixtral 8x22B on 1,024 GPUs, cost): 4,096 stage and 16,384
  * collective slots raised stage hits from 13% to 28% of lookups (most
  * stage keys are seen once: they hold the DP degree and micro-batches)
  * and cut collective misses from 15% to 12%, but the search took more
- * CPU time, the 4.7 MB tables no longer staying in cache. */
+ * CPU time, the 4.7 MB tables no longer staying in cache. The stage
+ * cores (struct stage_core: a stage but for its DP sync and memory,
+ * keyed without the DP degree) have as many slots of their own, about
+ * 0.2 MB more (issue 13, eighth round). */
 #define MEMO_STAGE 256
 /* Step FLOPs per (sequence, recompute): a search uses one sequence
  * length and at most four recompute settings. */
@@ -66,16 +71,19 @@ struct memo_link {
 	char in[48], out[48];    /* sizeof(struct perf_comm.link) */
 };
 
-/* 56 bytes on one 64-byte line: a lookup is one cache line, and the
- * table is where a search's estimates miss the cache most (2026-12, perf
- * on Mixtral 8x22B cost: 12% of the search in perf_memo_coll, most of it
- * waiting for the entry). Pools (< HP_MAX_POOLS, or -1) and the
- * collective fit a byte. */
+/* One 64-byte line: a lookup is one cache line, and the table is where a
+ * search's estimates miss the cache most (2026-12, perf on Mixtral 8x22B
+ * cost: 12% of the search in perf_memo_coll, most of it waiting for the
+ * entry). The key is two words and the message size, compared as three
+ * 64-bit words (issue 13, eighth round: seven field compares were a fifth
+ * of a lookup): shape, the ranks and ranks per node; tag, the memo's
+ * generation, the collective and the pools (< HP_MAX_POOLS: a byte each),
+ * never 0 for a filled entry (generations start at 1). */
 struct memo_coll {
-	_Alignas(64) unsigned gen;
-	int ranks, per_node;
-	signed char a, b, op, rc;
+	_Alignas(64) uint64_t shape;
+	uint64_t tag;
 	double bytes;
+	int rc;
 	struct comm_result r;
 };
 _Static_assert(sizeof(struct memo_coll) == 64, "a collective entry is one cache line");
@@ -91,6 +99,12 @@ struct memo_stage {
 	unsigned gen;
 	struct stage_key key;
 	struct stage_val v;
+};
+
+struct memo_core {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_core v;
 };
 
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
@@ -118,6 +132,7 @@ struct perf_memo {
 	struct memo_coll coll[MEMO_COLL];
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
+	struct memo_core core[MEMO_STAGE];
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
 	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
@@ -347,53 +362,70 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	}
 }
 
+/* A collective not in the memo: computed and put in slot e. Kept out of
+ * perf_memo_coll, whose hits (nine lookups in ten) then need no stack
+ * frame for the comm_group built here. */
+static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo_coll *e,
+					       uint64_t shape, uint64_t tag,
+					       const struct perf_group *g, enum comm_coll op,
+					       double bytes, struct comm_result *r)
+{
+	struct comm_group cg;
+	build_group(mo, g, &cg);
+	memset(r, 0, sizeof *r);
+	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
+	e->shape = shape;
+	e->tag = tag;
+	e->bytes = bytes;
+	e->rc = rc;
+	e->r = *r;
+	return rc;
+}
+
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r)
 {
 	uint64_t bits;
 	memcpy(&bits, &bytes, sizeof bits);
-	uint64_t h = mix(mix(mix((uint64_t)g->a << 32 | (uint32_t)g->b, (uint64_t)g->ranks),
-			     ((uint64_t)g->ranks_per_node << 8) | (uint64_t)op), bits);
+	uint64_t shape = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
+	uint64_t pools = (uint64_t)(unsigned char)g->a | (uint64_t)(unsigned char)g->b << 8 |
+			 (uint64_t)(unsigned)op << 16;
+	uint64_t tag = pools | (uint64_t)mo->gen << 32;
 	/* The slot from the hash's top bits. A message size is a double, and
 	 * the planner's are mostly round (mbs x s x hidden x 2 bytes, and
 	 * their shares): what tells them apart sits in the exponent and the
 	 * high mantissa, which a multiply carries only upwards. The low
 	 * bits used before left 2.37M of 13.0M lookups of a Mixtral 8x22B
 	 * throughput search missing; the top bits, 1.05M (issue 13, fifth
-	 * round). */
+	 * round). Two multiplies, not three chained mix() steps (eighth
+	 * round: 70B on 1,024 GPUs, 52,701 -> 52,597 misses of 677,254
+	 * lookups and 26M fewer instructions). */
+	uint64_t h = ((shape ^ pools << 40) * 0x9e3779b97f4a7c15ull ^ bits) * 0xff51afd7ed558ccdull;
 	struct memo_coll *e = &mo->coll[h >> (64 - MEMO_COLL_BITS)];
-	if (e->gen == mo->gen && e->a == g->a && e->b == g->b && e->ranks == g->ranks &&
-	    e->per_node == g->ranks_per_node && e->op == (int)op && e->bytes == bytes) {
+	if (e->tag == tag && e->shape == shape && e->bytes == bytes) {
 		*r = e->r;
 		return e->rc;
 	}
-	struct comm_group cg;
-	build_group(mo, g, &cg);
-	memset(r, 0, sizeof *r);
-	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
-	e->gen = mo->gen;
-	e->a = (signed char)g->a;
-	e->b = (signed char)g->b;
-	e->ranks = g->ranks;
-	e->per_node = g->ranks_per_node;
-	e->op = (signed char)op;
-	e->bytes = bytes;
-	e->rc = (signed char)rc;
-	e->r = *r;
-	return rc;
+	return coll_miss(mo, e, shape, tag, g, op, bytes, r);
 }
 
+/* Two lanes of multiplies, the slot from the top bits (as for the
+ * collectives; issue 13, eighth round: the chain of five mix() steps
+ * before was 1% of a search). */
 static struct memo_layer *layer_slot(struct perf_memo *mo, const struct layer_key *key)
 {
 	uint64_t bits;
 	memcpy(&bits, &key->s, sizeof bits);
-	uint64_t h = mix(mix(mix((uint64_t)key->kind << 32 | (uint32_t)key->pool,
-				 (uint64_t)key->tp << 32 | (uint32_t)key->mbs),
-			     (uint64_t)key->cp << 32 | (uint32_t)key->ep),
-			 bits);
-	h = mix(h, (uint64_t)key->precision | (uint64_t)key->sp << 8 | (uint64_t)key->flash << 16 |
-			   (uint64_t)key->recompute << 24 | (uint64_t)key->framework << 32);
-	return &mo->layer[(h ^ (h >> 29)) & (MEMO_LAYER - 1)];
+	uint64_t w0 = (uint64_t)(uint32_t)key->kind << 32 | (uint32_t)key->pool;
+	uint64_t w1 = (uint64_t)(uint32_t)key->tp << 32 | (uint32_t)key->mbs;
+	uint64_t w2 = (uint64_t)(uint32_t)key->cp << 32 | (uint32_t)key->ep;
+	uint64_t w3 = (uint64_t)(uint32_t)key->precision | (uint64_t)(uint32_t)key->sp << 8 |
+		      (uint64_t)(uint32_t)key->flash << 16 | (uint64_t)(uint32_t)key->recompute << 24 |
+		      (uint64_t)(uint32_t)key->framework << 32;
+	uint64_t a = (w0 * 0x9e3779b97f4a7c15ull ^ w1) * 0xff51afd7ed558ccdull;
+	uint64_t b = (w2 * 0xc2b2ae3d27d4eb4full ^ w3) * 0x165667b19e3779f9ull;
+	uint64_t h = (a ^ (b >> 29) ^ bits) * 0x9e3779b97f4a7c15ull;
+	return &mo->layer[h >> (64 - MEMO_LAYER_BITS)];
 }
 
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key)
@@ -411,7 +443,7 @@ void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
 	e->lc = *lc;
 }
 
-_Static_assert(sizeof(struct stage_key) == 28 * sizeof(int) + sizeof(double),
+_Static_assert(sizeof(struct stage_key) == 30 * sizeof(int) + sizeof(double),
 	       "struct stage_key has padding: keys would not compare as bytes");
 
 /* The stage's own fields: four words from pool to cross. */
@@ -422,33 +454,33 @@ _Static_assert(STAGE_OWN_OFF % sizeof(uint64_t) == 0 &&
 	       STAGE_OWN_OFF + STAGE_OWN_WORDS * sizeof(uint64_t),
 	       "the stage's own fields of struct stage_key are four aligned words");
 
-/* The key's 11 shared words in three independent lanes (a chain of mix()
+/* The key's 12 shared words in four independent lanes (a chain of mix()
  * steps, each waiting on the multiply before it, was a tenth of a
  * search's time), then mixed together. */
 uint64_t perf_memo_stage_h0(const struct stage_key *key)
 {
 	enum { W = sizeof *key / sizeof(uint64_t) };
-	_Static_assert(W == 15, "struct stage_key is 15 words");
+	_Static_assert(W == 16, "struct stage_key is 16 words");
 	uint64_t w[W], a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull,
-		       c = 0xa4093822299f31d0ull;
+		       c = 0xa4093822299f31d0ull, d = 0x082efa98ec4e6c89ull;
 	memcpy(w, key, sizeof w);
 	const size_t own = STAGE_OWN_OFF / sizeof(uint64_t);
 	for (size_t i = own; i < own + STAGE_OWN_WORDS; i++)
 		w[i] = 0;
-	for (size_t i = 0; i < W; i += 3) {
+	for (size_t i = 0; i < W; i += 4) {
 		a = (a ^ w[i]) * 0x9e3779b97f4a7c15ull;
 		b = (b ^ w[i + 1]) * 0xc2b2ae3d27d4eb4full;
 		c = (c ^ w[i + 2]) * 0x165667b19e3779f9ull;
+		d = (d ^ w[i + 3]) * 0xff51afd7ed558ccdull;
 	}
-	return mix(a ^ (b >> 31), b ^ (c >> 27)) ^ (c ^ (a >> 33));
+	return mix(a ^ (b >> 31) ^ (d >> 17), b ^ (c >> 27)) ^ (c ^ (a >> 33) ^ d);
 }
 
 /* The slot of key: h0 (its shared words) and its own four words, in two
  * lanes (issue 13, seventh round: hashing the whole key for every stage
  * was 4% of a search); the slot only places the entry, the whole key is
  * compared on lookup. */
-static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_key *key,
-				     uint64_t h0)
+static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 {
 	uint64_t w[STAGE_OWN_WORDS];
 	memcpy(w, (const char *)key + STAGE_OWN_OFF, sizeof w);
@@ -457,20 +489,36 @@ static struct memo_stage *stage_slot(struct perf_memo *mo, const struct stage_ke
 	a = (a ^ w[2]) * 0x165667b19e3779f9ull;
 	b = (b ^ w[3]) * 0x9e3779b97f4a7c15ull;
 	uint64_t h = mix(a ^ (b >> 31), b ^ (a >> 29));
-	return &mo->stage[(h ^ (h >> 29)) & (MEMO_STAGE - 1)];
+	return (h ^ (h >> 29)) & (MEMO_STAGE - 1);
 }
 
 const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
 					uint64_t h0)
 {
-	const struct memo_stage *e = stage_slot(mo, key, h0);
+	const struct memo_stage *e = &mo->stage[stage_slot(key, h0)];
 	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
 }
 
 struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0)
 {
-	struct memo_stage *e = stage_slot(mo, key, h0);
+	struct memo_stage *e = &mo->stage[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	return &e->v;
+}
+
+const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage_key *key,
+					uint64_t h0)
+{
+	const struct memo_core *e = &mo->core[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
+				      uint64_t h0)
+{
+	struct memo_core *e = &mo->core[stage_slot(key, h0)];
 	e->gen = mo->gen;
 	e->key = *key;
 	return &e->v;

@@ -395,6 +395,72 @@ TEST(pipeline_node_edge)
 	plan_free(&k.p);
 }
 
+/* A stage met again at another DP degree (and the same micro-batches
+ * per replica) takes its compute and TP/CP/EP/PP terms from the stage
+ * core memo (perf_memo.c, struct stage_core) and computes only its DP
+ * sync and memory. The MoE plan of case 3 (TP 4, PP 2, CP 2, EP 4) at DP
+ * 4 then at DP 2, with gbs 512 then 256 (128 micro-batches a replica
+ * both times; a stage of TP 4 x CP 2 x DP 2 = 16 GPUs fills more than a
+ * node either way, so the hand-offs leave the node both times): the
+ * second estimate on this thread must be the bytes of a cold estimate
+ * of it on a thread of its own, and the DP sync must differ between the
+ * two (by hand: the reduce-scatter and all-gather run over 8 ranks
+ * instead of 16), or the test would not tell a stale core. */
+TEST(stage_core_at_another_dp_equals_a_miss)
+{
+	struct est_case a = cases[3], b = cases[3];
+	struct hp_err err = { 0 };
+	plan_init(&a.p);
+	plan_init(&b.p);
+	plan_copy(&a.p, &cases[3].p);
+	plan_copy(&b.p, &cases[3].p);
+	CHECK(plan_uniform(&b.p, &b.c, b.m, 0, 4, 2, 2, &err) == 0);
+	b.p.gbs = 256;
+	struct estimate ea, eb, cold;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&b, &cold) == 0);
+	CHECK(same_estimate(&eb, &cold));
+	CHECK(ea.bd.dp_comm != eb.bd.dp_comm);
+	/* and the records-only path after both */
+	struct estimate t;
+	CHECK(perf_stage_times(&b.c, b.m, &b.p, NULL, &t, &err) == 0);
+	if (t.stages && cold.stages && t.n_stages == cold.n_stages)
+		CHECK(!memcmp(t.stages, cold.stages, (size_t)t.n_stages * sizeof *t.stages));
+	estimate_free(&t);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&cold);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
+/* The DP gradients' dtype set on the plan (grad_fp32: --accumulate-
+ * allreduce-grads-in-fp32) changes the DP sync (4 bytes a gradient
+ * instead of 2), so the stage memo must not serve one setting's DP time
+ * for the other: the same plan with grad_fp32 0, then 1, on this thread
+ * must equal a cold estimate with 1, and differ from the estimate with 0
+ * (ZeRO-1 on 16 ranks moves twice the bytes). */
+TEST(grad_fp32_is_in_the_key)
+{
+	struct est_case k = cases[1];
+	struct hp_err err = { 0 };
+	plan_init(&k.p);
+	plan_copy(&k.p, &cases[1].p);
+	struct estimate e0, e1, cold;
+	k.p.grad_fp32 = 0;
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &e0, &err) == 0);
+	k.p.grad_fp32 = 1;
+	CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &e1, &err) == 0);
+	CHECK(cold_estimate(&k, &cold) == 0);
+	CHECK(same_estimate(&e1, &cold));
+	CHECK(e0.bd.dp_comm < e1.bd.dp_comm);
+	estimate_free(&e0);
+	estimate_free(&e1);
+	estimate_free(&cold);
+	plan_free(&k.p);
+}
+
 /* estimate_free keeps a thread's freed stage records as a spare for the
  * next estimate with as many stages (perf_memo.c). A spare must come back
  * as if new: records scribbled on before the free, then an estimate of
@@ -487,6 +553,8 @@ int main(void)
 	RUN(memo_hit_at_another_index_equals_a_miss);
 	RUN(pipeline_node_edge);
 	RUN(stage_record_spares_are_clean);
+	RUN(stage_core_at_another_dp_equals_a_miss);
+	RUN(grad_fp32_is_in_the_key);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
