@@ -507,6 +507,24 @@ struct plan_args {
 
 /* One option with its value. Returns -1 to read on, else the command's
  * exit status (0 after --help). */
+/* --format: html is the report page; md and csv the report's Markdown
+ * and its one CSV schema (report.h). Returns -1 to go on, or the exit
+ * status of a usage error. */
+static int parse_format(struct plan_args *a, const char *arg)
+{
+	if (cli_parse_format(arg, &a->fmt, PLAN_FORMATS)) {
+		char fmts[64];
+		return usage_error("plan", "format",
+				   cli_format_names(fmts, sizeof fmts, PLAN_FORMATS, ", ", " or "), arg);
+	}
+	a->rf = a->fmt == FMT_HTML ? REPORT_HTML : a->fmt == FMT_MD ? REPORT_MD
+		: a->fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
+	if (a->fmt == FMT_HTML)
+		a->fmt = FMT_TABLE;   /* the report page carries it (a->rf) */
+	a->have_fmt = 1;
+	return -1;
+}
+
 static int parse_opt(struct plan_args *a, int opt, char **argv)
 {
 	int v = 0;
@@ -612,19 +630,7 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 			return usage_error("plan", "threads", "an integer from 1 to 256", optarg);
 		return -1;
 	case O_FORMAT:
-		/* html: the report page; md and csv: the report's Markdown
-		 * and its one CSV schema (report.h) */
-		if (cli_parse_format(optarg, &a->fmt, PLAN_FORMATS)) {
-			char fmts[64];
-			return usage_error("plan", "format", cli_format_names(fmts, sizeof fmts,
-						PLAN_FORMATS, ", ", " or "), optarg);
-		}
-		a->rf = a->fmt == FMT_HTML ? REPORT_HTML : a->fmt == FMT_MD ? REPORT_MD
-			: a->fmt == FMT_CSV ? REPORT_CSV : REPORT_FORMAT_AUTO;
-		if (a->fmt == FMT_HTML)
-			a->fmt = FMT_TABLE;   /* the report page carries it (a->rf) */
-		a->have_fmt = 1;
-		return -1;
+		return parse_format(a, optarg);
 	default:   /* ':' (a missing value) or an unknown option */
 		return cli_getopt_error("plan", opt, argv);
 	}
