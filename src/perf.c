@@ -471,6 +471,7 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
 	key->cross = x->cross_prev | x->cross_next << 1;
+	key->ep_tail = key->ep > 1 && x->pp > 1 ? x->pp - x->index : 0;
 }
 
 /* A memo hit for stage x: its record, group and index kept; another

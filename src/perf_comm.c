@@ -295,7 +295,12 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 					 p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
 					 p->recompute == RC_FULL,
 					 p->precision == HP_FP32 || p->precision == HP_TF32);
-	double t_ep = ov ? ep_overlap_exposed(x, one) * x->moe_layers : one * n * x->moe_layers;
+	/* With the MoE layer recomputed (op-level selective), the recompute's
+	 * dispatch and combine are charged in line: the overlap pairs a
+	 * forward with a backward, not a recompute (simplified: Megatron-Core
+	 * may hide part of it too). */
+	double t_ep = ov ? (ep_overlap_exposed(x, one) + (x->ckpt ? 2 * one : 0)) * x->moe_layers
+			 : one * n * x->moe_layers;
 	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
 		  one * n * x->moe_layers * x->mb, t_ep * x->mb);
 	return t_ep;

@@ -65,14 +65,18 @@ struct perf_group {
  * and micro-batches, the stage's layers and pool and its neighbours'
  * pools. Not the stage's index: times and communication depend on it only
  * through what is here (first stage: prev_pool -1; last: next_pool -1;
- * the tied embeddings' peer: end_pool), memory also through the
- * micro-batches in flight, which stage_val handles. Set every field
- * (memset first): keys compare as bytes. */
+ * the tied embeddings' peer: end_pool; the EP overlap's in-line passes:
+ * ep_tail), memory also through the micro-batches in flight, which
+ * stage_val handles. Set every field (memset first): keys compare as
+ * bytes. */
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
 	int grad_fp32;                /* the plan's setting (-1: the framework's) */
-	int unused;                   /* 0: keeps pool and after on 8-byte words */
+	int ep_tail;                  /* with EP > 1 and PP > 1, pp - index: the EP
+				       * overlap's in-line passes depend on the
+				       * rank (perf_comm.c ep_overlap_exposed);
+				       * else 0 */
 	int dp, other_pool, pp, mb, pool, tp, first_layer, last_layer;
 	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
 	int end_pool;                 /* the first stage: the last's pool; the last:
@@ -217,8 +221,10 @@ struct stage_ctx {
 	double v;                /* model chunks per stage (1 unless interleaved) */
 
 	/* perf_stage_compute: per micro-batch on one GPU (struct stage_core
-	 * keeps them: perf.c's core_save and core_load copy each field, so a
-	 * new one goes there too) */
+	 * keeps those read after a core hit: perf.c's core_save and core_load
+	 * copy each, so a new one read then goes there too; moe_fwd, moe_bwd
+	 * and moe_expert_fwd are read only by perf_stage_ep, which a core hit
+	 * does not run) */
 	double fwd, bwd, rc;     /* s */
 	double host_stall;       /* s, GPU idle waiting for the host, per micro-batch */
 	double attn_fwd;         /* s, attention core forward, all layers */

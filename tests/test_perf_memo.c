@@ -532,6 +532,57 @@ TEST(malformed_plans_fail)
 	plan_free(&p);
 }
 
+/* The EP overlap's exposed all-to-all depends on the stage's rank
+ * (perf_comm.c ep_overlap_exposed: 2 (pp - rank - 1) + (v - 1) pp + 1
+ * chunk passes run in line), so a stage met at another index must not
+ * reuse another rank's EP time. Mixtral 8x22B (56 layers) on 8x8 H100,
+ * TP 2, PP 4, DP 8, EP 8, interleaved:2 under megatron-core's overlap:
+ * plan A holds layers 14-27 at index 1, plan B at index 2. B estimated
+ * right after A on this thread must equal a cold estimate of B (found
+ * by review: before ep_tail was in the key, B's stage 2 took A's index-1
+ * EP time, 0.002999 s against 0.002333 s cold). */
+TEST(ep_overlap_rank_is_in_the_key)
+{
+	struct est_case a, b;
+	struct hp_err err = { 0 };
+	memset(&a, 0, sizeof a);
+	cluster_init(&a.c);
+	if (add_pool(&a.c, "8x8xH100-SXM") < 0)
+		return;
+	a.m = catalog_model(&cat, "mixtral-8x22b");
+	plan_init(&a.p);
+	a.p.mbs = 1;
+	a.p.gbs = 512;
+	a.p.ep = 8;
+	a.p.recompute = RC_SELECTIVE;
+	a.p.schedule = SCHED_INTERLEAVED;
+	a.p.vpp = 2;
+	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 2, 4, 8, &err) == 0);
+	b = a;
+	plan_init(&b.p);
+	plan_copy(&b.p, &a.p);
+	const int fa[] = { 0, 14, 28, 42 }, fb[] = { 0, 6, 14, 28 };
+	for (int i = 0; i < 4; i++) {
+		a.p.replicas[0].stages[i].first_layer = fa[i];
+		a.p.replicas[0].stages[i].last_layer = i < 3 ? fa[i + 1] - 1 : a.m->layers - 1;
+		b.p.replicas[0].stages[i].first_layer = fb[i];
+		b.p.replicas[0].stages[i].last_layer = i < 3 ? fb[i + 1] - 1 : b.m->layers - 1;
+	}
+	struct estimate ea, eb, ec;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&b, &ec) == 0);
+	CHECK(same_estimate(&eb, &ec));
+	/* the rank matters: the same layers, another EP time */
+	if (ea.stages && eb.stages)
+		CHECK(ea.stages[1].t_ep != eb.stages[2].t_ep);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ec);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -555,6 +606,7 @@ int main(void)
 	RUN(stage_record_spares_are_clean);
 	RUN(stage_core_at_another_dp_equals_a_miss);
 	RUN(grad_fp32_is_in_the_key);
+	RUN(ep_overlap_rank_is_in_the_key);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
