@@ -251,8 +251,17 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 	} else {
 		/* ZeRO-0/1: the fp32 gradient buffer whole. ZeRO-3 (FSDP): the
 		 * sharded fp32 parameters, gradients and moments, 16 B / param /
-		 * dp in all, shown as 2 + 2 + 12. */
-		gbytes = p->zero <= 1 ? 4 * whole : 2 * shard;
+		 * dp in all, shown as 2 + 2 + 12. Megatron-Core's distributed
+		 * optimizer (ZeRO-1) sizes its contiguous gradient buffer in
+		 * the dtype it reduces in: fp32 with grad_reduce_in_fp32, else
+		 * the parameters' dtype, 2 B (param_and_grad_buffer.py
+		 * @d98e8a64: grad_dtype = torch.float if grad_reduce_in_fp32
+		 * else param.dtype; an FP8 parameter's nominal dtype is bf16);
+		 * the fp32 copy of its gradient shard exists only in the
+		 * optimizer step, after the activations are freed. */
+		int mcore = p->framework == FW_MEGATRON_CORE || p->framework == FW_ANY;
+		double gb = p->zero == 1 && mcore && !plan_grad_fp32(p) ? 2 : 4;
+		gbytes = p->zero <= 1 ? gb * whole : 2 * shard;
 		obytes = 12 * (p->zero == 0 ? whole : shard);
 	}
 	*w = wbytes;

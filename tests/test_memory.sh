@@ -73,6 +73,21 @@ assert w(on, 1) == 1744896000 and w(off, 1) == 3489792000 and w(bf, 1) == 174489
     (w(on, 1), w(off, 1), w(bf, 1))
 assert w(on, 0) - w(on, 1) == 525336576 and w(off, 0) - w(off, 1) == 525336576, (w(on, 0), w(off, 0))
 PY
+# The gradient buffer of Megatron-Core's distributed optimizer is in the
+# dtype gradients are reduced in (param_and_grad_buffer.py: fp32 with
+# grad_reduce_in_fp32, else the parameters' bf16): for the same middle
+# stage 872,448,000 x 4 = 3,489,792,000 B, or x 2 = 1,744,896,000 B with
+# --grad-reduce-fp32 off (as the MLPerf v5.0 405B submission runs).
+for g in on off; do
+	expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --dp 1 --mbs 1 \
+		--gbs 8 --precision fp8 --grad-reduce-fp32 $g --framework megatron-core --format json
+	cp "$T/out" "$T/g32_$g.json"
+done
+python3 - "$T/g32_on.json" "$T/g32_off.json" <<'PY' && ok || bad "gradient buffer dtype"
+import json, sys
+on, off = (json.load(open(x))["memory"][1]["grads_bytes"] for x in sys.argv[1:])
+assert on == 3489792000 and off == 1744896000, (on, off)
+PY
 # fp8_params on is refused outside an fp8 plan with the distributed optimizer.
 expect 3 "fp8_params on needs precision fp8" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b \
 	--tp 2 --pp 4 --dp 1 --mbs 1 --gbs 8 --precision bf16 --fp8-params on
