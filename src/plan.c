@@ -445,8 +445,8 @@ static const struct hp_field plan_field_list[] = {
 		 "them in FP8 (Megatron-Core `--fp8-param-gather`), with the fp32 master copy in "
 		 "the distributed optimizer: 2 bytes a weight on the GPU (the FP8 data and its "
 		 "FP8 transpose) where bf16 weights also hold Transformer Engine's cached FP8 "
-		 "copy (4 bytes), and half the bytes in the parameter all-gather. Only with "
-		 "precision fp8 and zero 1 or 2. Default: the framework's (on for "
+		 "copy (4 bytes), and half the bytes in the parameter all-gather. Only under "
+		 "megatron-core with precision fp8 and zero 1 or 2. Default: the framework's (on for "
 		 "megatron-core, as NVIDIA's FP8 recipes run)." },
 };
 #undef PF
@@ -595,6 +595,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: fp8_params on needs precision fp8 and zero 1 or 2 "
 				  "(Megatron-Core's --fp8-param-gather needs the distributed optimizer)",
 				  ctx);
+	if (p->fp8_params == 1 && p->framework != FW_MEGATRON_CORE && p->framework != FW_ANY)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: fp8_params on needs framework megatron-core (hetplan models "
+				  "Megatron-Core's --fp8-param-gather only), not %s",
+				  ctx, framework_name(p->framework));
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	if (seq % p->cp)
 		return hp_err_set(err, HP_EXIT_INPUT,

@@ -150,7 +150,8 @@ int plan_grad_fp32(const struct plan *p);
  * --fp8-param-gather): 1 only for an fp8 plan with the distributed
  * optimizer (zero 1 or 2) whose key is on, or absent and its framework's
  * default on (framework.h); 0 otherwise. An explicit "on" outside those
- * plans is refused by plan_validate. */
+ * plans, or under a framework other than megatron-core (or any), is
+ * refused by plan_validate. */
 int plan_fp8_params(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.

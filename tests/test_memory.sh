@@ -91,6 +91,9 @@ PY
 # fp8_params on is refused outside an fp8 plan with the distributed optimizer.
 expect 3 "fp8_params on needs precision fp8" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b \
 	--tp 2 --pp 4 --dp 1 --mbs 1 --gbs 8 --precision bf16 --fp8-params on
+expect 3 "fp8_params on needs framework megatron-core" $H estimate --pool 1x8xH100-SXM \
+	-m llama3.1-8b --tp 2 --pp 4 --dp 1 --mbs 1 --gbs 8 --precision fp8 --fp8-params on \
+	--framework deepspeed
 
 # --- Llama 3.1 405B as Meta ran it (tests/data/cli/llama405b_meta.json:
 # TP 8, PP 16 x 8 chunks, DP 128 with ZeRO-2, mbs 1, gbs 2048, seq 8192,
