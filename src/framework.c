@@ -140,7 +140,23 @@
  *    the one backend for a multi-node NVLink domain (NVL72). The 235B
  *    recipes on H100 and B200 keep the NCCL all-to-all dispatcher with its
  *    one copy per expert; a framework row is one choice, and the row takes
- *    the flex dispatcher the other recipes run (hetplan launch writes it). */
+ *    the flex dispatcher the other recipes run (hetplan launch writes it).
+ *  - FP8 parameters (fp8_params; memory in perf_mem.c, the all-gather in
+ *    perf_comm.c, docs/memory.md). Megatron-Core's --fp8-param-gather is
+ *    opt-in (megatron/training/arguments.py @d98e8a64: store_true; the
+ *    DDP config's fp8_param_gather defaults to False); the megatron-core
+ *    row turns it on for fp8 plans because NVIDIA's FP8 presets do:
+ *    NVIDIA-NeMo/Megatron-Bridge @067f987df0
+ *    src/megatron/bridge/training/mixed_precision.py sets
+ *    fp8_param_gather = True in bf16_with_fp8_mixed (delayed scaling),
+ *    bf16_with_fp8_current_scaling_mixed (tensorwise) and
+ *    bf16_with_mxfp8_mixed, False only in the blockwise (subchannel) and
+ *    NVFP4 ones; the MLPerf Training v5.0 Llama 3.1 405B submission
+ *    (mlcommons/training_results_v5.0 @0fdc28f013, NVIDIA's
+ *    eos-dfw_n64_ngc25.01_nemo config_common.sh) sets FP8_PARAMS=True.
+ *    The other rows: DeepSpeed and the older stacks have no FP8 weight
+ *    storage; torchtitan's float8 keeps high-precision weights (its FSDP
+ *    float8 all-gather casts before the gather, not modelled). */
 #include "framework.h"
 
 #include <assert.h>
@@ -151,13 +167,13 @@
 static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-		     .ep_overlap = 1, .ep_dispatch_dedup = 1 },
+		     .ep_overlap = 1, .ep_dispatch_dedup = 1, .fp8_params = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
-			       .ep_dispatch_dedup = 1 },
+			       .ep_dispatch_dedup = 1, .fp8_params = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,

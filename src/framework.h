@@ -115,6 +115,8 @@ struct framework_info {
 				    * crosses the network once per destination
 				    * node, then fans out over NVLink, where an
 				    * NCCL all-to-all sends one copy per expert */
+	int fp8_params;            /* an fp8 run keeps its GEMM weights in FP8 by
+				    * default (plan key fp8_params, plan_fp8_params) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

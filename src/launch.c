@@ -452,6 +452,9 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--fp8-format hybrid");
 		ARG("--transformer-impl transformer_engine");
 	}
+	/* the FP8 weights hetplan's memory and all-gather assumed (plan.h) */
+	if (plan_fp8_params(p))
+		ARG("--fp8-param-gather");
 	if (p->flash)
 		ARG("--use-flash-attn");
 	/* overlaps from the plan (framework defaults unless set); arguments.py

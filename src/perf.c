@@ -433,7 +433,8 @@ static void key0_init(struct stage_ctx *x)
 	struct stage_key *key = &x->key0;
 	memset(key, 0, sizeof *key);
 	key->mbs = p->mbs;
-	key->precision = p->precision;
+	/* with the FP8-parameter bit (plan_fp8_params: memory, DP gather) */
+	key->precision = (int)p->precision | plan_fp8_params(p) << 8;
 	key->recompute = p->recompute;
 	key->zero = p->zero;
 	key->schedule = p->schedule;

@@ -573,8 +573,12 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 	*dop = COMM_REDUCESCATTER;
 	*red = coll(x, gd, COMM_REDUCESCATTER, *dbytes, cr) +
 	       coll(x, gde, COMM_REDUCESCATTER, eparams * gb, NULL);
-	*gat = coll(x, gd, COMM_ALLGATHER, params * 2, NULL) +
-	       coll(x, gde, COMM_ALLGATHER, eparams * 2, NULL);
+	/* FP8 parameters (plan_fp8_params): the layers' weights are gathered
+	 * as 1-byte FP8 data (Megatron-Core's uint8 param buffer,
+	 * param_and_grad_buffer.py @d98e8a64), the ends in 16 bits. */
+	double pb = plan_fp8_params(p) ? 1 : 2, ends = perf_stage_end_params(x);
+	*gat = coll(x, gd, COMM_ALLGATHER, pb * params + (2 - pb) * fmin(ends, params), NULL) +
+	       coll(x, gde, COMM_ALLGATHER, eparams * pb, NULL);
 }
 
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)

@@ -275,6 +275,9 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * optimizer and other as perf_stage_memory set them for the same stage at
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
+/* Parameters of the stage on one GPU outside its transformer layers
+ * (embedding, output layer, final norm), which stay 16-bit in an fp8 run. */
+double perf_stage_end_params(const struct stage_ctx *x);
 
 /* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
  * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand

@@ -164,6 +164,58 @@ static double nccl_bytes(const struct stage_ctx *x)
 	return b;
 }
 
+/* FP8 weights under Transformer Engine (Megatron-Core; docs/memory.md,
+ * "FP8 parameters"). Each GEMM weight of an fp8 run holds its FP8 data
+ * (1 B) and a second FP8 copy in the layout the backward's dgrad GEMM
+ * reads: the transpose on GPUs whose FP8 GEMMs take only the TN layout
+ * (Hopper, Ada: TE Float8Tensor's transpose cache, created with
+ * with_transpose_cache=torch.is_grad_enabled() in TE v1.13
+ * module/base.py reset_parameters and get_fp8_workspace; TE @d0067d0
+ * tensor/utils.py post_all_gather_processing: _create_transpose unless
+ * is_non_tn_fp8_gemm_supported), MXFP8's columnwise data on Blackwell
+ * (plus one scale byte per 32). Counted on every GPU: 2 B a weight.
+ * Blackwell with per-tensor scaling needs no second copy (1 B): an
+ * over-count there, by up to 1 B a weight. With bf16 parameters TE casts
+ * each weight into that FP8 pair once per step and keeps it across the
+ * micro-batches (module/base.py get_fp8_workspace, cache_name "weight";
+ * Megatron-Core passes is_first_microbatch unless
+ * disable_parameter_transpose_cache): 2 B beside the 2 B bf16 weight. */
+#define FP8_WEIGHT_PAIR_BYTES 2.0
+
+/* Parameters of stage x on one GPU outside its transformer layers: the
+ * embedding on the first stage, the output layer (or the tied embedding's
+ * copy) and the final norm on the last, as perf_compute.c counts them
+ * into x->params. Kept in 16 bits by an fp8 run. */
+double perf_stage_end_params(const struct stage_ctx *x)
+{
+	double e = 0;
+	if (x->first)
+		e += x->pc->embedding / x->tp;
+	if (x->last)
+		e += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / x->tp +
+		     x->pc->final_norm;
+	return e;
+}
+
+/* Bytes of the weights of ZeRO 0-2 on one GPU: 2 B a parameter, and for
+ * an fp8 run under Transformer Engine (megatron-core) the layers' GEMM
+ * weights (every layer parameter: the norms' 2h a layer are under 0.01%,
+ * counted with them) as FP8_WEIGHT_PAIR_BYTES, in place of the bf16
+ * weight when the plan keeps FP8 parameters, beside it when not. */
+static double weight_bytes(const struct stage_ctx *x, double whole)
+{
+	const struct plan *p = x->p;
+	int te = p->framework == FW_MEGATRON_CORE || p->framework == FW_ANY;
+	if (p->precision != HP_FP8 || !te)
+		return 2 * whole;
+	double layers = whole - perf_stage_end_params(x);
+	if (layers < 0)
+		layers = 0;
+	if (plan_fp8_params(p))
+		return 2 * (whole - layers) + FP8_WEIGHT_PAIR_BYTES * layers;
+	return 2 * whole + FP8_WEIGHT_PAIR_BYTES * layers;
+}
+
 /* Model state per GPU: weights, gradients and optimizer state under the
  * plan's ZeRO stage, precision and master layout, into *w, *g, *o. */
 static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, double *o)
@@ -173,7 +225,7 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 	int de = d / p->ep > 0 ? d / p->ep : 1;
 	double sh = d, she = de;
 	double whole = x->params + x->eparams, shard = x->params / sh + x->eparams / she;
-	double wbytes = 2 * (p->zero == 3 ? shard : whole);
+	double wbytes = p->zero == 3 ? 2 * shard : weight_bytes(x, whole);
 	double gbytes, obytes;
 	if (p->precision == HP_FP32 || p->precision == HP_TF32) {
 		/* fp32 training: fp32 weights and gradients, Adam's two fp32
@@ -199,8 +251,23 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 	} else {
 		/* ZeRO-0/1: the fp32 gradient buffer whole. ZeRO-3 (FSDP): the
 		 * sharded fp32 parameters, gradients and moments, 16 B / param /
-		 * dp in all, shown as 2 + 2 + 12. */
-		gbytes = p->zero <= 1 ? 4 * whole : 2 * shard;
+		 * dp in all, shown as 2 + 2 + 12. Megatron-Core's distributed
+		 * optimizer (ZeRO-1) sizes its contiguous gradient buffer in
+		 * the dtype it reduces in: fp32 with grad_reduce_in_fp32, else
+		 * the parameters' dtype, 2 B (param_and_grad_buffer.py
+		 * @d98e8a64: grad_dtype = torch.float if grad_reduce_in_fp32
+		 * else param.dtype; an FP8 parameter's nominal dtype is bf16);
+		 * the fp32 copy of its gradient shard exists only in the
+		 * optimizer step, after the activations are freed. Applied to
+		 * bf16 and fp8 plans (16-bit only when grad_reduce_fp32 is
+		 * set off). Simplified: an fp16 plan, which Megatron reduces in
+		 * fp16 by default, is still counted at 4 B, an over-count by
+		 * that code, kept until the fp16 plans and planner tests that
+		 * rest on it are checked (docs/memory.md). */
+		int mcore = p->framework == FW_MEGATRON_CORE || p->framework == FW_ANY;
+		int b16 = p->precision == HP_BF16 || p->precision == HP_FP8;
+		double gb = p->zero == 1 && mcore && b16 && !plan_grad_fp32(p) ? 2 : 4;
+		gbytes = p->zero <= 1 ? gb * whole : 2 * shard;
 		obytes = 12 * (p->zero == 0 ? whole : shard);
 	}
 	*w = wbytes;

@@ -26,6 +26,7 @@ void plan_init(struct plan *p)
 	p->flash = 1;
 	p->framework = FW_ANY;
 	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
+	p->fp8_params = -1;
 }
 
 int plan_tp_overlap(const struct plan *p)
@@ -50,6 +51,16 @@ int plan_param_overlap(const struct plan *p)
 {
 	return p->param_overlap >= 0 ? p->param_overlap
 				     : framework_get(p->framework)->param_overlap;
+}
+
+int plan_fp8_params(const struct plan *p)
+{
+	/* Megatron-Core takes --fp8-param-gather only with the distributed
+	 * optimizer or an FSDP (megatron/training/arguments.py @d98e8a64,
+	 * L1095-1097); hetplan models it under the distributed optimizer. */
+	if (p->precision != HP_FP8 || p->zero < 1 || p->zero > 2)
+		return 0;
+	return p->fp8_params >= 0 ? p->fp8_params : framework_get(p->framework)->fp8_params;
 }
 
 void plan_free(struct plan *p)
@@ -187,7 +198,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    a->framework != b->framework || plan_tp_overlap(a) != plan_tp_overlap(b) ||
 	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
 	    plan_param_overlap(a) != plan_param_overlap(b) ||
-	    plan_grad_fp32(a) != plan_grad_fp32(b))
+	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b))
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -319,6 +330,7 @@ static int eff_tp_overlap(const void *p) { return plan_tp_overlap(p); }
 static int eff_grad_overlap(const void *p) { return plan_grad_overlap(p); }
 static int eff_param_overlap(const void *p) { return plan_param_overlap(p); }
 static int eff_grad_fp32(const void *p) { return plan_grad_fp32(p); }
+static int eff_fp8_params(const void *p) { return plan_fp8_params(p); }
 
 static const char *const on_off[] = { "off", "on" };
 static const char *const attention[] = { "unfused", "flash" };
@@ -425,6 +437,17 @@ static const struct hp_field plan_field_list[] = {
 	  .doc = "Data-parallel gradients are reduced in fp32, 4 bytes a parameter (Megatron's "
 		 "`--accumulate-allreduce-grads-in-fp32`, DeepSpeed's `fp32_allreduce`), rather "
 		 "than in the 16-bit dtype. Default: the framework's." },
+	{ .key = "fp8_params", .flag = "fp8-params", .kind = FK_BOOL, .off = PF(fp8_params),
+	  .names = on_off, .effective = eff_fp8_params,
+	  .help = "fp8 runs keep GEMM weights in FP8 (Megatron `--fp8-param-gather`); "
+		 "absent: the framework's default",
+	  .doc = "An fp8 run keeps its layers' GEMM weights as FP8 tensors and all-gathers "
+		 "them in FP8 (Megatron-Core `--fp8-param-gather`), with the fp32 master copy in "
+		 "the distributed optimizer: 2 bytes a weight on the GPU (the FP8 data and its "
+		 "FP8 transpose) where bf16 weights also hold Transformer Engine's cached FP8 "
+		 "copy (4 bytes), and half the bytes in the parameter all-gather. Only under "
+		 "megatron-core with precision fp8 and zero 1 or 2. Default: the framework's (on for "
+		 "megatron-core, as NVIDIA's FP8 recipes run)." },
 };
 #undef PF
 
@@ -567,6 +590,16 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
 				  ctx, p->zero);
+	if (p->fp8_params == 1 && !plan_fp8_params(p))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: fp8_params on needs precision fp8 and zero 1 or 2 "
+				  "(Megatron-Core's --fp8-param-gather needs the distributed optimizer)",
+				  ctx);
+	if (p->fp8_params == 1 && p->framework != FW_MEGATRON_CORE && p->framework != FW_ANY)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: fp8_params on needs framework megatron-core (hetplan models "
+				  "Megatron-Core's --fp8-param-gather only), not %s",
+				  ctx, framework_name(p->framework));
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	if (seq % p->cp)
 		return hp_err_set(err, HP_EXIT_INPUT,

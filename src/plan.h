@@ -80,6 +80,9 @@ struct plan {
 			       * DeepSpeed fp32_allreduce) */
 	int param_overlap;    /* DP parameter gather behind forward (--overlap-param-gather,
 			       * ZeRO-3 / FSDP prefetch) */
+	int fp8_params;       /* -1 the framework's default, 0 off, 1 on: an fp8 run keeps
+			       * its GEMM weights as FP8 tensors (--fp8-param-gather);
+			       * read it through plan_fp8_params() */
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -143,6 +146,13 @@ int plan_param_overlap(const struct plan *p);
 /* Whether data-parallel gradients are reduced in fp32 (4 bytes) rather than
  * the 16-bit dtype: the key, else the framework's default. */
 int plan_grad_fp32(const struct plan *p);
+/* Whether the run keeps its GEMM weights in FP8 (Megatron-Core
+ * --fp8-param-gather): 1 only for an fp8 plan with the distributed
+ * optimizer (zero 1 or 2) whose key is on, or absent and its framework's
+ * default on (framework.h); 0 otherwise. An explicit "on" outside those
+ * plans, or under a framework other than megatron-core (or any), is
+ * refused by plan_validate. */
+int plan_fp8_params(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

@@ -221,7 +221,7 @@ static int azure_fetch(struct price_fetch *f, char **body, size_t *len, struct h
 	rc = 0;
 out:
 	if (rc < 0 && *note) {
-		char tmp[512];
+		char tmp[sizeof err->msg];
 		snprintf(tmp, sizeof tmp, "%s", err->msg);
 		hp_err_set(err, HP_EXIT_FAIL, "%.300s (after: %.200s)", tmp, note);
 	}

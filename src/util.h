@@ -24,10 +24,10 @@ enum {
 
 struct hp_err {
 	int code;             /* one of HP_EXIT_*, 0 when no error */
-	char msg[512];
+	char msg[1024];
 };
 
-/* Fill err (if not NULL) with a printf-style message, cut at 511 bytes and
+/* Fill err (if not NULL) with a printf-style message, cut at 1023 bytes and
  * put through the terminal form (utf8.h), and code; returns -1 so callers
  * can write `return hp_err_set(err, ...)`. Never fails. */
 int hp_err_set(struct hp_err *err, int code, const char *fmt, ...)

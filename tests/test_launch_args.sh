@@ -110,6 +110,28 @@ for case in "--pp 4|PP 4 without virtual stages" "--pp 1 --recompute full|full r
 		"${case#*|}"
 done
 
+# --- FP8 parameters: Megatron-Core keeps an fp8 run's weights in FP8 with
+# --fp8-param-gather (megatron/training/arguments.py, the pinned list), a
+# flag it accepts only with the distributed optimizer. NVIDIA's FP8
+# presets turn it on (Megatron-Bridge mixed_precision.py
+# bf16_with_fp8_mixed: fp8_param_gather = True), so the megatron-core
+# launch of an fp8 plan carries it; --fp8-params off, a bf16 plan and a
+# ZeRO-0 plan do not.
+grep -qxF -- --fp8-param-gather tests/data/megatron_args.txt && ok ||
+	bad "--fp8-param-gather not in megatron_args.txt"
+fp8="-m llama3.1-8b --tp 2 --pp 2 --dp 2 --mbs 1 --gbs 8"
+# shellcheck disable=SC2086
+$H launch --pool 1x8xH100-SXM $fp8 --precision fp8 > "$T/f8" 2>"$T/err" ||
+	bad "fp8 launch: $(cat "$T/err")"
+known_flags "$T/f8" "fp8 launch"
+expect "$T/f8" "fp8-param-gather= use-distributed-optimizer= fp8-format=hybrid" "fp8 params"
+for extra in "--precision fp8 --fp8-params off" "--precision bf16" "--precision fp8 --zero 0"; do
+	# shellcheck disable=SC2086
+	$H launch --pool 1x8xH100-SXM $fp8 $extra > "$T/f8" 2>"$T/err" ||
+		bad "launch $extra: $(cat "$T/err")"
+	expect "$T/f8" "fp8-param-gather=<absent>" "$extra"
+done
+
 # --- more settings: every flag still in the list
 i=0
 for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zero 3 --recompute full" \

@@ -45,6 +45,56 @@ a, b = (json.load(open(x))["memory"][0]["other_bytes"] for x in sys.argv[1:])
 assert abs((b - a) - 576 * 2**20) < 2**20, (a, b, (b - a) / 2**20)
 PY
 
+# --- FP8 parameters, by hand. Llama 3.1 8B: a layer holds q and o
+# 4096 x 4096, k and v 4096 x 1024, the gated MLP 3 x 4096 x 14336 and two
+# norms of 4096: 2 x 16,777,216 + 2 x 4,194,304 + 176,160,768 + 8,192 =
+# 218,112,000 parameters (x 32 layers + 2 x 128,256 x 4,096 embeddings +
+# 4,096 = 8,030,261,248, the published 8.03B). At TP 2, PP 4 a middle
+# stage holds 8 layers: 872,448,000 parameters a GPU. An fp8 run with FP8
+# parameters keeps each as FP8 data plus its FP8 transpose (Transformer
+# Engine's Float8Tensor on Hopper): 2 B, 1,744,896,000 B; with bf16
+# parameters the 2 B bf16 weight and TE's cached FP8 copy with its
+# transpose: 4 B, 3,489,792,000 B; a bf16 run 2 B. The first stage adds
+# its embedding shard, 128,256 x 4,096 / 2 = 262,668,288 parameters, in
+# bf16 either way: 525,336,576 B.
+for f in on off; do
+	expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --dp 1 --mbs 1 \
+		--gbs 8 --precision fp8 --fp8-params $f --framework megatron-core --format json
+	cp "$T/out" "$T/fp8_$f.json"
+done
+expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --dp 1 --mbs 1 \
+	--gbs 8 --precision bf16 --framework megatron-core --format json
+python3 - "$T/fp8_on.json" "$T/fp8_off.json" "$T/out" <<'PY' && ok || bad "FP8 parameter bytes"
+import json, sys
+on, off, bf = (json.load(open(x)) for x in sys.argv[1:])
+w = lambda d, i: d["memory"][i]["weights_bytes"]
+assert on["plan"]["fp8_params"] is True and off["plan"]["fp8_params"] is False, on["plan"]
+assert w(on, 1) == 1744896000 and w(off, 1) == 3489792000 and w(bf, 1) == 1744896000, \
+    (w(on, 1), w(off, 1), w(bf, 1))
+assert w(on, 0) - w(on, 1) == 525336576 and w(off, 0) - w(off, 1) == 525336576, (w(on, 0), w(off, 0))
+PY
+# The gradient buffer of Megatron-Core's distributed optimizer is in the
+# dtype gradients are reduced in (param_and_grad_buffer.py: fp32 with
+# grad_reduce_in_fp32, else the parameters' bf16): for the same middle
+# stage 872,448,000 x 4 = 3,489,792,000 B, or x 2 = 1,744,896,000 B with
+# --grad-reduce-fp32 off (as the MLPerf v5.0 405B submission runs).
+for g in on off; do
+	expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --dp 1 --mbs 1 \
+		--gbs 8 --precision fp8 --grad-reduce-fp32 $g --framework megatron-core --format json
+	cp "$T/out" "$T/g32_$g.json"
+done
+python3 - "$T/g32_on.json" "$T/g32_off.json" <<'PY' && ok || bad "gradient buffer dtype"
+import json, sys
+on, off = (json.load(open(x))["memory"][1]["grads_bytes"] for x in sys.argv[1:])
+assert on == 3489792000 and off == 1744896000, (on, off)
+PY
+# fp8_params on is refused outside an fp8 plan with the distributed optimizer.
+expect 3 "fp8_params on needs precision fp8" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b \
+	--tp 2 --pp 4 --dp 1 --mbs 1 --gbs 8 --precision bf16 --fp8-params on
+expect 3 "fp8_params on needs framework megatron-core" $H estimate --pool 1x8xH100-SXM \
+	-m llama3.1-8b --tp 2 --pp 4 --dp 1 --mbs 1 --gbs 8 --precision fp8 --fp8-params on \
+	--framework deepspeed
+
 # --- Llama 3.1 405B as Meta ran it (tests/data/cli/llama405b_meta.json:
 # TP 8, PP 16 x 8 chunks, DP 128 with ZeRO-2, mbs 1, gbs 2048, seq 8192,
 # no recompute). A layer keeps 65,088 B per token (perf_mem.c: Llama
