@@ -520,6 +520,18 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 	v->has_dp = has_dp;
 }
 
+/* e's fit and worst overflow after stage record ps (one of e->stages). */
+static void stage_fit_note(struct estimate *e, const struct perf_stage *ps)
+{
+	if (!ps->fits) {
+		e->fits = 0;
+		if (ps->total - ps->slack - ps->capacity > e->worst_over_bytes) {
+			e->worst_over_bytes = ps->total - ps->slack - ps->capacity;
+			e->worst_stage = (int)(ps - e->stages);
+		}
+	}
+}
+
 /* stage_compute_all, from the memo when this stage was evaluated before
  * for the same inputs; then the estimate's fit and worst overflow.
  * Returns the stage's collective notes: the memo entry's on a hit (valid
@@ -547,13 +559,7 @@ static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *
 		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1,
 			     perf_memo_stage_put(x->memo, &key, x->key_h0));
 	}
-	if (!ps->fits) {
-		e->fits = 0;
-		if (ps->total - ps->slack - ps->capacity > e->worst_over_bytes) {
-			e->worst_over_bytes = ps->total - ps->slack - ps->capacity;
-			e->worst_stage = (int)(ps - e->stages);
-		}
-	}
+	stage_fit_note(e, ps);
 	return comm;
 }
 
@@ -939,4 +945,62 @@ void estimate_free(struct estimate *e)
 	perf_memo_stages_give(e->stages, e->n_stages);
 	e->stages = NULL;
 	e->n_stages = 0;
+}
+
+/* perf_estimate's stage records (times and memory) and e->fits,
+ * worst_over_bytes and worst_stage, bit for bit; the rest of e zero.
+ * For the planner, which drops a plan on its memory before it needs its
+ * times (issue 13, ninth round). Per stage, one of the three ways
+ * perf_estimate itself takes:
+ *   - a stage memo entry (with or without the DP terms): stage_from_hit,
+ *     as stage_eval on an entry with them; an entry without them
+ *     (perf_stage_times') holds a record computed by the same
+ *     stage_front and perf_stage_memory on the same context, so the
+ *     same bits as stage_eval's recomputation;
+ *   - else stage_front_memo then perf_stage_memory: stage_compute_all
+ *     without perf_stage_dp and the optimizer time, which write only
+ *     their return values, the notes and the plan settings
+ *     (perf_ctx_settings: fw, overlaps, links), none of them an input of
+ *     perf_stage_memory (perf_mem.c reads the plan, the constants, the
+ *     pool and GPU, the degrees, the stage's place and perf_stage_compute's
+ *     act, act_work, params, eparams and unit).
+ * The verdict (stage_fit_note) is stage_eval's. Nothing is put into the
+ * stage memo (an entry here would lack the DP terms a whole estimate
+ * needs); the stage core a miss computes is put, as stage_compute_all
+ * puts it, so the whole estimate of a plan that fits finds it. Same
+ * inputs, checks and errors as perf_estimate; call estimate_free(). */
+int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
+			const struct plan *p, const struct perf_calib *k, struct estimate *e,
+			struct hp_err *err)
+{
+	if (!k)
+		k = perf_calib_default();
+	if (estimate_begin(c, m, p, e, err) < 0)
+		return -1;
+	e->fits = 1;
+	e->worst_stage = -1;
+	struct stage_ctx x;
+	struct estimate notes;
+	int used[HP_MAX_POOLS], si = 0;
+	ctx_init(&x, c, m, p, k, used, e);
+	for (int r = 0; r < p->n_replicas; r++) {
+		ctx_replica(&x, r, 1);
+		for (int i = 0; i < x.pp; i++) {
+			struct perf_stage *ps = &e->stages[si++];
+			ctx_stage(&x, i);
+			ps->group = r;
+			ps->index = i;
+			struct stage_key key;
+			stage_key_of(&x, &key);
+			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
+			if (hit) {
+				stage_from_hit(&x, hit, ps);
+			} else {
+				stage_front_memo(&x, &key, &notes, ps);
+				perf_stage_memory(&x, ps);
+			}
+			stage_fit_note(e, ps);
+		}
+	}
+	return 0;
 }

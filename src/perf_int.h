@@ -1,7 +1,8 @@
 /* perf_int.h — the stages of the training performance model, shared by
  * perf.c (the orchestrator), perf_compute.c (kernels on one GPU),
  * perf_comm.c (TP/CP/EP/PP/DP communication) and perf_mem.c (memory per
- * GPU). Private to those files: nothing outside src/perf*.c includes it.
+ * GPU). Private to those files, but for search.c, which calls
+ * perf_stage_memories (below).
  *
  * One stage of one replica group is evaluated in a struct stage_ctx: the
  * inputs (cluster, model, plan, constants, the stage's pool and GPU) are
@@ -269,6 +270,16 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * optimizer and other as perf_stage_memory set them for the same stage at
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
+
+/* perf.c: perf_estimate's e->stages, e->fits, worst_over_bytes and
+ * worst_stage alone, bit for bit (the rest of e zero), from the stage
+ * cores where it can (the planner's memory check before a whole
+ * estimate, search.c). Same inputs, checks and errors as perf_estimate;
+ * call estimate_free(). Declared here, not in perf.h, for now: search.c
+ * is the one caller outside src/perf*.c that includes this header. */
+int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
+			const struct plan *p, const struct perf_calib *calib, struct estimate *e,
+			struct hp_err *err);
 
 /* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
  * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand
