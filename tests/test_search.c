@@ -838,12 +838,14 @@ static int memories_differ(const struct estimate *m, const struct estimate *e)
  * each path it takes: cold (memo empty: it computes and puts the stage
  * cores), over the cores it put, over perf_stage_times' entries (without
  * the DP sync) and over a whole estimate's entries. The plans are
- * dp_exposed_matches_estimate's, with Mixtral 8x7B's whole weights (47B
- * parameters, 16 bytes each under ZeRO-0 with fp32 master and moments,
- * 94 GB a GPU at TP 8) over an 80 GB GPU for some: plans that fit and
- * plans that do not must both occur. Tried: perf_stage_memory run before
- * the stage core is loaded (the activations and parameters of the
- * previous stage), 1,092 of 1,204 records differ. */
+ * dp_exposed_matches_estimate's and Llama 3.1 70B's, whose model state
+ * alone (70.6B parameters, 18 bytes each under ZeRO-0: 16-bit weights,
+ * the fp32 gradient buffer, fp32 master and moments; 159 GB a GPU at TP
+ * 8) is over an 80 GB GPU in the
+ * unsharded plans: plans that fit and plans that do not must both
+ * occur. Tried: the check at half the plan's DP degree (a split fitted
+ * at another degree, the case the planner must not get wrong): 424 of
+ * the 544 checks differ (and brute_force_small_clusters fails). */
 TEST(memory_check_matches_estimate)
 {
 	struct cluster c;
@@ -851,7 +853,7 @@ TEST(memory_check_matches_estimate)
 	cluster_init(&c);
 	CHECK(cluster_add_pool_spec(&c, "2x8xH100-SXM,name=h", &cat, &err) == 0);
 	CHECK(cluster_add_pool_spec(&c, "2x8xA100-SXM4-80GB,name=a", &cat, &err) == 0);
-	const char *models[] = { "mixtral-8x7b", "gpt-1.7b", "llama3.1-8b" };
+	const char *models[] = { "mixtral-8x7b", "gpt-1.7b", "llama3.1-8b", "llama3.1-70b" };
 	int bad = 0, n = 0, nofit = 0, gbs = 96;
 	for (size_t mi = 0; mi < HP_ARRAY_LEN(models); mi++) {
 		const struct model_spec *m = catalog_model(&cat, models[mi]);
@@ -905,8 +907,8 @@ TEST(memory_check_matches_estimate)
 	}
 	printf("  %d plans' memory checks (4 paths each) against perf_estimate: %d differ; "
 	       "%d do not fit\n", n, bad, nofit);
-	CHECK(n >= 150);
-	CHECK(nofit >= 10 && nofit <= n - 10);
+	CHECK(n >= 120);
+	CHECK(nofit >= 20 && nofit <= n - 20);
 	CHECK_EQ_INT(bad, 0);
 }
 
