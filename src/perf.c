@@ -947,28 +947,71 @@ void estimate_free(struct estimate *e)
 	e->n_stages = 0;
 }
 
-/* perf_estimate's stage records (times and memory) and e->fits,
- * worst_over_bytes and worst_stage, bit for bit; the rest of e zero.
- * For the planner, which drops a plan on its memory before it needs its
- * times (issue 13, ninth round). Per stage, one of the three ways
- * perf_estimate itself takes:
+/* The key of x's stage's memory inputs (struct stage_mem_in, perf_int.h):
+ * its stage key with what perf_stage_compute does not read cleared (the
+ * DP degree, the micro-batches, the other site's pool, the neighbours'
+ * pools, the tied embeddings' peer, the node crossings); whether the
+ * stage is first or last stays, as prev_pool / next_pool -1 (else 0). */
+static void mem_key_of(const struct stage_ctx *x, const struct stage_key *key,
+		       struct stage_key *mk)
+{
+	*mk = *key;
+	mk->dp = 0;
+	mk->mb = 0;
+	mk->other_pool = 0;
+	mk->prev_pool = x->first ? -1 : 0;
+	mk->next_pool = x->last ? -1 : 0;
+	mk->end_pool = 0;
+	mk->cross = 0;
+}
+
+/* perf_stage_compute's outputs that perf_stage_memory reads, into x:
+ * from the memory-input memo (h0: the hash of x->key0 with the fields
+ * mem_key_of clears), else computed and put. perf_stage_compute is a
+ * function of what the memo key keeps (perf_int.h, struct stage_mem_in),
+ * so an entry holds the bits it would compute here. */
+static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *key, uint64_t h0)
+{
+	struct stage_key mk;
+	mem_key_of(x, key, &mk);
+	const struct stage_mem_in *hit = perf_memo_mem(x->memo, &mk, h0);
+	if (hit) {
+		x->act = hit->act;
+		x->act_work = hit->act_work;
+		x->params = hit->params;
+		x->eparams = hit->eparams;
+		x->unit = hit->unit;
+		return;
+	}
+	perf_stage_compute(x);
+	struct stage_mem_in *v = perf_memo_mem_put(x->memo, &mk, h0);
+	v->act = x->act;
+	v->act_work = x->act_work;
+	v->params = x->params;
+	v->eparams = x->eparams;
+	v->unit = x->unit;
+}
+
+/* perf_estimate's memory, bit for bit: of each stage record the memory
+ * fields (weights, grads, optimizer, activations, other, outside, slack,
+ * total, capacity, fits) with its group and index, and e->fits,
+ * worst_over_bytes and worst_stage. The other fields of a record are
+ * zero, or perf_estimate's when the stage memo holds the stage; the rest
+ * of e is zero. For the planner, which drops a plan on its memory
+ * before it needs its times (issue 13, ninth round). Per stage:
  *   - a stage memo entry (with or without the DP terms): stage_from_hit,
- *     as stage_eval on an entry with them; an entry without them
- *     (perf_stage_times') holds a record computed by the same
- *     stage_front and perf_stage_memory on the same context, so the
+ *     as stage_eval takes an entry with them; an entry without them
+ *     (perf_stage_times') holds memory computed by the same
+ *     perf_stage_memory from the same perf_stage_compute outputs, so the
  *     same bits as stage_eval's recomputation;
- *   - else stage_front_memo then perf_stage_memory: stage_compute_all
- *     without perf_stage_dp and the optimizer time, which write only
- *     their return values, the notes and the plan settings
- *     (perf_ctx_settings: fw, overlaps, links), none of them an input of
- *     perf_stage_memory (perf_mem.c reads the plan, the constants, the
- *     pool and GPU, the degrees, the stage's place and perf_stage_compute's
- *     act, act_work, params, eparams and unit).
- * The verdict (stage_fit_note) is stage_eval's. Nothing is put into the
- * stage memo (an entry here would lack the DP terms a whole estimate
- * needs); the stage core a miss computes is put, as stage_compute_all
- * puts it, so the whole estimate of a plan that fits finds it. Same
- * inputs, checks and errors as perf_estimate; call estimate_free(). */
+ *   - else perf_stage_memory after perf_stage_compute's outputs
+ *     (stage_mem_inputs): stage_compute_all computes the memory the same
+ *     way, its perf_stage_tp/cp/ep/pp/dp and optimizer time between the
+ *     two writing only their own results, the notes and the plan's
+ *     settings (perf_ctx_settings), none of them read by perf_mem.c.
+ * The verdict is stage_eval's (stage_fit_note). Nothing is put into the
+ * stage or core memos (their entries need the times). Same inputs,
+ * checks and errors as perf_estimate; call estimate_free(). */
 int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 			const struct plan *p, const struct perf_calib *k, struct estimate *e,
 			struct hp_err *err)
@@ -980,11 +1023,13 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 	e->fits = 1;
 	e->worst_stage = -1;
 	struct stage_ctx x;
-	struct estimate notes;
 	int used[HP_MAX_POOLS], si = 0;
 	ctx_init(&x, c, m, p, k, used, e);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
+		struct stage_key k0 = x.key0;
+		k0.dp = k0.mb = k0.other_pool = 0;
+		uint64_t mem_h0 = perf_memo_stage_h0(&k0);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
 			ctx_stage(&x, i);
@@ -996,7 +1041,8 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 			if (hit) {
 				stage_from_hit(&x, hit, ps);
 			} else {
-				stage_front_memo(&x, &key, &notes, ps);
+				stage_record_clear(ps);
+				stage_mem_inputs(&x, &key, mem_h0);
 				perf_stage_memory(&x, ps);
 			}
 			stage_fit_note(e, ps);

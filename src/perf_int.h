@@ -120,6 +120,22 @@ struct stage_core {
 	int moe_layers;
 };
 
+/* perf_stage_compute's outputs that perf_stage_memory reads (perf_mem.c:
+ * the activations kept and worked on, the parameters on the GPU and the
+ * largest unit ZeRO-3 gathers). perf_stage_compute reads, besides the
+ * cluster, model and constants: the plan's mbs, cp, ep, sp, flash,
+ * recompute, precision and framework, the sequence, the stage's TP,
+ * pool (its GPU) and layers, whether it is first or last, and the
+ * pipeline's depth (a last stage's output layer when pp > 1); not the DP
+ * degree, the micro-batches, the neighbours' pools, the node crossings
+ * nor the other site's pool. So they are kept per stage key with those
+ * cleared (perf.c, mem_key_of; perf_memo_mem) for the planner's memory
+ * check (perf_stage_memories), which meets one stage in many replica
+ * mixes (issue 13, ninth round). */
+struct stage_mem_in {
+	double act, act_work, params, eparams, unit;
+};
+
 /* perf_memo.c: what perf_estimate computes again and again for the same
  * cluster, model and constants, kept per thread (no lock: several threads
  * may estimate at once). perf_memo_open compares the inputs' contents
@@ -162,6 +178,12 @@ const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage
 					uint64_t h0);
 struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0);
+/* The same for the memory inputs (key: perf.c's mem_key_of; h0: its
+ * perf_memo_stage_h0), in a table of their own. */
+const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stage_key *key,
+					 uint64_t h0);
+struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
+				       uint64_t h0);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
@@ -271,12 +293,12 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
 
-/* perf.c: perf_estimate's e->stages, e->fits, worst_over_bytes and
- * worst_stage alone, bit for bit (the rest of e zero), from the stage
- * cores where it can (the planner's memory check before a whole
- * estimate, search.c). Same inputs, checks and errors as perf_estimate;
- * call estimate_free(). Declared here, not in perf.h, for now: search.c
- * is the one caller outside src/perf*.c that includes this header. */
+/* perf.c: perf_estimate's memory alone, bit for bit: each stage
+ * record's memory fields, e->fits, worst_over_bytes and worst_stage (the
+ * planner's memory check before a whole estimate, search.c; perf.c says
+ * which fields). Same inputs, checks and errors as perf_estimate; call
+ * estimate_free(). Declared here, not in perf.h, for now: search.c is
+ * the one caller outside src/perf*.c that includes this header. */
 int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 			const struct plan *p, const struct perf_calib *calib, struct estimate *e,
 			struct hp_err *err);

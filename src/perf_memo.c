@@ -107,6 +107,12 @@ struct memo_core {
 	struct stage_core v;
 };
 
+struct memo_mem {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_mem_in v;
+};
+
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
  * forward FLOPs of every layer and the logits (model_step_flops is
  * 3 x tokens x sum), and hw, the hardware FLOPs per token
@@ -133,6 +139,7 @@ struct perf_memo {
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
 	struct memo_core core[MEMO_STAGE];
+	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 43 KB */
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
 	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
@@ -519,6 +526,22 @@ struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_k
 				      uint64_t h0)
 {
 	struct memo_core *e = &mo->core[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	return &e->v;
+}
+
+const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stage_key *key,
+					 uint64_t h0)
+{
+	const struct memo_mem *e = &mo->mem[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
+				       uint64_t h0)
+{
+	struct memo_mem *e = &mo->mem[stage_slot(key, h0)];
 	e->gen = mo->gen;
 	e->key = *key;
 	return &e->v;

@@ -823,21 +823,35 @@ TEST(dp_exposed_matches_estimate)
 	CHECK_EQ_INT(bad_st, 0);
 }
 
-/* One perf_stage_memories result against the whole estimate e: every
- * stage record field (stages_differ) and the verdict fields. 1 differs. */
-static int memories_differ(const struct estimate *m, const struct estimate *e)
+/* One perf_stage_memories result against the whole estimate e: the
+ * memory fields of every stage record (perf.c lists them) and the
+ * verdict fields, compared with ==. 1 when any differs. */
+static int memories_differ(const struct estimate *a, const struct estimate *e)
 {
-	return stages_differ(m, e) || m->fits != e->fits ||
-	       m->worst_over_bytes != e->worst_over_bytes || m->worst_stage != e->worst_stage;
+	if (a->n_stages != e->n_stages)
+		return 1;
+	int d = a->fits != e->fits || a->worst_over_bytes != e->worst_over_bytes ||
+		a->worst_stage != e->worst_stage;
+	for (int i = 0; i < a->n_stages; i++) {
+		const struct perf_stage *x = &a->stages[i], *y = &e->stages[i];
+		d += x->group != y->group || x->index != y->index || x->weights != y->weights ||
+		     x->grads != y->grads || x->optimizer != y->optimizer ||
+		     x->activations != y->activations || x->other != y->other ||
+		     x->outside != y->outside || x->slack != y->slack || x->total != y->total ||
+		     x->capacity != y->capacity || x->fits != y->fits;
+	}
+	return d > 0;
 }
 
 /* The planner drops a plan on perf_stage_memories' records before its
  * whole estimate (search.c, mem_first; issue 13, ninth round), which is
- * only sound if they are perf_estimate's, bit for bit: compared with ==,
- * every field of every stage and fits, worst_over_bytes, worst_stage, on
- * each path it takes: cold (memo empty: it computes and puts the stage
- * cores), over the cores it put, over perf_stage_times' entries (without
- * the DP sync) and over a whole estimate's entries. The plans are
+ * only sound if its memory is perf_estimate's, bit for bit: compared
+ * with ==, every memory field of every stage and fits, worst_over_bytes,
+ * worst_stage, on each path it takes: cold (it computes the memory
+ * inputs and puts them), over the memory inputs it put (and those of the
+ * plans before, at other batches: the entries are kept without the
+ * micro-batches), over perf_stage_times' entries (without the DP sync)
+ * and over a whole estimate's entries. The plans are
  * dp_exposed_matches_estimate's and Llama 3.1 70B's, whose model state
  * alone (70.6B parameters, 18 bytes each under ZeRO-0: 16-bit weights,
  * the fp32 gradient buffer, fp32 master and moments; 159 GB a GPU at TP
