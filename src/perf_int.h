@@ -184,6 +184,17 @@ const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stag
 					 uint64_t h0);
 struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
 				       uint64_t h0);
+/* NCCL's buffers on one GPU (perf_mem.c, nccl_bytes) per what they
+ * depend on: the stage's pool, its TP, CP, DP and PP degrees, the plan's
+ * EP degree, whether the schedule is interleaved, and whether the stage
+ * is first (bit 0) or last (bit 1). All fields set (keys compare as
+ * bytes). */
+struct nccl_key {
+	int pool, tp, cp, dp, pp, ep, interleaved, ends;
+};
+/* The cached bytes for key, or NULL; perf_memo_nccl_put stores them. */
+const double *perf_memo_nccl(struct perf_memo *mo, const struct nccl_key *key);
+void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double bytes);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
