@@ -595,6 +595,10 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
  * model judged and evaluated - probes - dp_terms the whole estimates. */
 static int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 {
+	/* nothing it could drop: risky plans are kept, and a first miss is
+	 * kept whatever its ratio */
+	if (x->mem_frac >= 1 && mem_miss_now(x) == 0)
+		return 0;
 	struct estimate e;
 	double t0 = sample_begin(x);
 	int rc = perf_stage_memories(x->c, x->m, p, NULL, &e, err);
