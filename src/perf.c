@@ -715,6 +715,18 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
+/* Point x at stage i of its replica group but for the node crossings
+ * (what perf_stage_memories needs). */
+static void ctx_stage_place(struct stage_ctx *x, int i)
+{
+	x->index = i;
+	x->first = i == 0;
+	x->last = i == x->pp - 1;
+	x->pl = &x->c->pools[x->rep->stages[i].pool];
+	x->g = &x->pl->gpu;
+	x->tp = x->rep->stages[i].tp;
+}
+
 /* Point x at stage i of its replica group. Stages are visited in order,
  * so the hand-off to the previous stage is the one the previous call
  * found to the next (issue 13: perf_pp_boundary_crosses twice per stage
@@ -724,12 +736,7 @@ static void ctx_stage(struct stage_ctx *x, int i)
 	x->cross_prev = i > 0 && x->index == i - 1 ? x->cross_next
 						    : perf_pp_boundary_crosses(x, i - 1);
 	x->cross_next = perf_pp_boundary_crosses(x, i);
-	x->index = i;
-	x->first = i == 0;
-	x->last = i == x->pp - 1;
-	x->pl = &x->c->pools[x->rep->stages[i].pool];
-	x->g = &x->pl->gpu;
-	x->tp = x->rep->stages[i].tp;
+	ctx_stage_place(x, i);
 }
 
 /* What perf_estimate and perf_stage_times start with: the plan checked,
@@ -947,33 +954,25 @@ void estimate_free(struct estimate *e)
 	e->n_stages = 0;
 }
 
-/* The key of x's stage's memory inputs (struct stage_mem_in, perf_int.h):
- * its stage key with what perf_stage_compute does not read cleared (the
- * DP degree, the micro-batches, the other site's pool, the neighbours'
- * pools, the tied embeddings' peer, the node crossings); whether the
- * stage is first or last stays, as prev_pool / next_pool -1 (else 0). */
-static void mem_key_of(const struct stage_ctx *x, const struct stage_key *key,
-		       struct stage_key *mk)
-{
-	*mk = *key;
-	mk->dp = 0;
-	mk->mb = 0;
-	mk->other_pool = 0;
-	mk->prev_pool = x->first ? -1 : 0;
-	mk->next_pool = x->last ? -1 : 0;
-	mk->end_pool = 0;
-	mk->cross = 0;
-}
-
 /* perf_stage_compute's outputs that perf_stage_memory reads, into x:
- * from the memory-input memo (h0: the hash of x->key0 with the fields
- * mem_key_of clears), else computed and put. perf_stage_compute is a
- * function of what the memo key keeps (perf_int.h, struct stage_mem_in),
- * so an entry holds the bits it would compute here. */
-static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *key, uint64_t h0)
+ * from the memory-input memo, else computed and put. Its key (mk0: x's
+ * replica group's key0 with the DP degree, the micro-batches and the
+ * other site's pool cleared; h0: its perf_memo_stage_h0) gets the
+ * stage's pool, TP and layers, and whether it is first or last as
+ * prev_pool / next_pool -1 (else 0); the neighbours' pools, the tied
+ * embeddings' peer and the node crossings stay 0. perf_stage_compute is
+ * a function of what the key keeps (perf_int.h, struct stage_mem_in), so
+ * an entry holds the bits it would compute here. */
+static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, uint64_t h0)
 {
-	struct stage_key mk;
-	mem_key_of(x, key, &mk);
+	const struct stage *st = &x->rep->stages[x->index];
+	struct stage_key mk = *mk0;
+	mk.pool = st->pool;
+	mk.tp = st->tp;
+	mk.first_layer = st->first_layer;
+	mk.last_layer = st->last_layer;
+	mk.prev_pool = x->first ? -1 : 0;
+	mk.next_pool = x->last ? -1 : 0;
 	const struct stage_mem_in *hit = perf_memo_mem(x->memo, &mk, h0);
 	if (hit) {
 		x->act = hit->act;
@@ -994,23 +993,23 @@ static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *key, u
 
 /* perf_estimate's memory, bit for bit: of each stage record the memory
  * fields (weights, grads, optimizer, activations, other, outside, slack,
- * total, capacity, fits) with its group and index, and e->fits,
- * worst_over_bytes and worst_stage. The other fields of a record are
- * zero, or perf_estimate's when the stage memo holds the stage; the rest
- * of e is zero. For the planner, which drops a plan on its memory
- * before it needs its times (issue 13, ninth round). Per stage:
- *   - a stage memo entry (with or without the DP terms): stage_from_hit,
- *     as stage_eval takes an entry with them; an entry without them
- *     (perf_stage_times') holds memory computed by the same
- *     perf_stage_memory from the same perf_stage_compute outputs, so the
- *     same bits as stage_eval's recomputation;
- *   - else perf_stage_memory after perf_stage_compute's outputs
- *     (stage_mem_inputs): stage_compute_all computes the memory the same
- *     way, its perf_stage_tp/cp/ep/pp/dp and optimizer time between the
- *     two writing only their own results, the notes and the plan's
- *     settings (perf_ctx_settings), none of them read by perf_mem.c.
- * The verdict is stage_eval's (stage_fit_note). Nothing is put into the
- * stage or core memos (their entries need the times). Same inputs,
+ * total, capacity, fits) with its group and index, the rest of the
+ * record zero; e->fits, worst_over_bytes and worst_stage; the rest of e
+ * zero. For the planner, which drops a plan on its memory before it
+ * needs its times (issue 13, ninth round). Why the same bits: a whole
+ * estimate computes a stage's memory (stage_compute_all) as
+ * perf_stage_memory after perf_stage_compute, or after a stage core's
+ * copy of its outputs; perf_stage_tp/cp/ep/pp/dp and the optimizer time
+ * in between write only their results, the notes and the plan's
+ * settings (perf_ctx_settings), none of which perf_mem.c reads; a stage
+ * memo hit carries memory computed so, or recomputes the part that
+ * depends on the index (perf_stage_memory_at) from the same inputs.
+ * Here: perf_stage_memory after perf_stage_compute's outputs
+ * (stage_mem_inputs), on a context set as perf_estimate sets it but for
+ * the node crossings, which neither reads. The verdict is stage_eval's
+ * (stage_fit_note). The stage memo is neither read nor put (9% of the
+ * Mixtral 8x22B cost search's checks found a stage there; the lookups,
+ * keys and crossings cost more than the memory they saved). Same inputs,
  * checks and errors as perf_estimate; call estimate_free(). */
 int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 			const struct plan *p, const struct perf_calib *k, struct estimate *e,
@@ -1026,25 +1025,18 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 	int used[HP_MAX_POOLS], si = 0;
 	ctx_init(&x, c, m, p, k, used, e);
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r, 1);
-		struct stage_key k0 = x.key0;
-		k0.dp = k0.mb = k0.other_pool = 0;
-		uint64_t mem_h0 = perf_memo_stage_h0(&k0);
+		ctx_replica(&x, r, 0);
+		struct stage_key mk0 = x.key0;
+		mk0.dp = mk0.mb = mk0.other_pool = 0;
+		uint64_t h0 = perf_memo_stage_h0(&mk0);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
-			ctx_stage(&x, i);
+			ctx_stage_place(&x, i);
+			memset(ps, 0, sizeof *ps);
 			ps->group = r;
 			ps->index = i;
-			struct stage_key key;
-			stage_key_of(&x, &key);
-			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
-			if (hit) {
-				stage_from_hit(&x, hit, ps);
-			} else {
-				stage_record_clear(ps);
-				stage_mem_inputs(&x, &key, mem_h0);
-				perf_stage_memory(&x, ps);
-			}
+			stage_mem_inputs(&x, &mk0, h0);
+			perf_stage_memory(&x, ps);
 			stage_fit_note(e, ps);
 		}
 	}

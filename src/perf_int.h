@@ -129,7 +129,7 @@ struct stage_core {
  * pipeline's depth (a last stage's output layer when pp > 1); not the DP
  * degree, the micro-batches, the neighbours' pools, the node crossings
  * nor the other site's pool. So they are kept per stage key with those
- * cleared (perf.c, mem_key_of; perf_memo_mem) for the planner's memory
+ * cleared (perf.c, stage_mem_inputs; perf_memo_mem) for the planner's memory
  * check (perf_stage_memories), which meets one stage in many replica
  * mixes (issue 13, ninth round). */
 struct stage_mem_in {
@@ -178,8 +178,8 @@ const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage
 					uint64_t h0);
 struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0);
-/* The same for the memory inputs (key: perf.c's mem_key_of; h0: its
- * perf_memo_stage_h0), in a table of their own. */
+/* The same for the memory inputs (key and h0 as perf.c's
+ * stage_mem_inputs builds them), in a table of their own. */
 const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stage_key *key,
 					 uint64_t h0);
 struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,

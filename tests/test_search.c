@@ -847,11 +847,10 @@ static int memories_differ(const struct estimate *a, const struct estimate *e)
  * whole estimate (search.c, mem_first; issue 13, ninth round), which is
  * only sound if its memory is perf_estimate's, bit for bit: compared
  * with ==, every memory field of every stage and fits, worst_over_bytes,
- * worst_stage, on each path it takes: cold (it computes the memory
- * inputs and puts them), over the memory inputs it put (and those of the
- * plans before, at other batches: the entries are kept without the
- * micro-batches), over perf_stage_times' entries (without the DP sync)
- * and over a whole estimate's entries. The plans are
+ * worst_stage: cold (it computes the memory inputs and puts them), over
+ * the memory inputs it put (and those of the plans before, at other
+ * batches: the entries are kept without the micro-batches), and after
+ * perf_stage_times and a whole estimate have filled the other tables. The plans are
  * dp_exposed_matches_estimate's and Llama 3.1 70B's, whose model state
  * alone (70.6B parameters, 18 bytes each under ZeRO-0: 16-bit weights,
  * the fp32 gradient buffer, fp32 master and moments; 159 GB a GPU at TP
