@@ -576,10 +576,11 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
  * and deadline objectives try mixes of few nodes, whose lower degree
  * leaves more optimizer state per GPU; on Mixtral 8x22B's cost search
  * 60% of the whole estimates were dropped for memory afterwards.
- * perf_stage_memories gives the stage records of p's whole estimate bit
- * for bit (perf.c says how), and search_mem_state reads nothing else of
- * an estimate, so the verdict here is the one try_combo would reach
- * after the whole estimate:
+ * perf_stage_memories gives the memory fields of p's whole estimate's
+ * stage records bit for bit (perf.c says why), and search_mem_state
+ * reads nothing else of an estimate (fits, total, slack, capacity), so
+ * the verdict here is the one try_combo would reach after the whole
+ * estimate:
  *   - over the headroom while plans keep it: over_headroom on the same
  *     records, dropped (pruned) with nothing else done;
  *   - does not fit, and mem_miss_offer would free it: its ratio need /
