@@ -522,6 +522,18 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 	v->has_dp = has_dp;
 }
 
+/* e's fit and worst overflow after stage record ps (one of e->stages). */
+static void stage_fit_note(struct estimate *e, const struct perf_stage *ps)
+{
+	if (!ps->fits) {
+		e->fits = 0;
+		if (ps->total - ps->slack - ps->capacity > e->worst_over_bytes) {
+			e->worst_over_bytes = ps->total - ps->slack - ps->capacity;
+			e->worst_stage = (int)(ps - e->stages);
+		}
+	}
+}
+
 /* stage_compute_all, from the memo when this stage was evaluated before
  * for the same inputs; then the estimate's fit and worst overflow.
  * Returns the stage's collective notes: the memo entry's on a hit (valid
@@ -549,13 +561,7 @@ static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *
 		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1,
 			     perf_memo_stage_put(x->memo, &key, x->key_h0));
 	}
-	if (!ps->fits) {
-		e->fits = 0;
-		if (ps->total - ps->slack - ps->capacity > e->worst_over_bytes) {
-			e->worst_over_bytes = ps->total - ps->slack - ps->capacity;
-			e->worst_stage = (int)(ps - e->stages);
-		}
-	}
+	stage_fit_note(e, ps);
 	return comm;
 }
 
@@ -711,6 +717,18 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
+/* Point x at stage i of its replica group but for the node crossings
+ * (what perf_stage_memories needs). */
+static void ctx_stage_place(struct stage_ctx *x, int i)
+{
+	x->index = i;
+	x->first = i == 0;
+	x->last = i == x->pp - 1;
+	x->pl = &x->c->pools[x->rep->stages[i].pool];
+	x->g = &x->pl->gpu;
+	x->tp = x->rep->stages[i].tp;
+}
+
 /* Point x at stage i of its replica group. Stages are visited in order,
  * so the hand-off to the previous stage is the one the previous call
  * found to the next (issue 13: perf_pp_boundary_crosses twice per stage
@@ -720,12 +738,7 @@ static void ctx_stage(struct stage_ctx *x, int i)
 	x->cross_prev = i > 0 && x->index == i - 1 ? x->cross_next
 						    : perf_pp_boundary_crosses(x, i - 1);
 	x->cross_next = perf_pp_boundary_crosses(x, i);
-	x->index = i;
-	x->first = i == 0;
-	x->last = i == x->pp - 1;
-	x->pl = &x->c->pools[x->rep->stages[i].pool];
-	x->g = &x->pl->gpu;
-	x->tp = x->rep->stages[i].tp;
+	ctx_stage_place(x, i);
 }
 
 /* What perf_estimate and perf_stage_times start with: the plan checked,
@@ -941,4 +954,93 @@ void estimate_free(struct estimate *e)
 	perf_memo_stages_give(e->stages, e->n_stages);
 	e->stages = NULL;
 	e->n_stages = 0;
+}
+
+/* perf_stage_compute's outputs that perf_stage_memory reads, into x:
+ * from the memory-input memo, else computed and put. Its key (mk0: x's
+ * replica group's key0 with the DP degree, the micro-batches and the
+ * other site's pool cleared; h0: its perf_memo_stage_h0) gets the
+ * stage's pool, TP and layers, and whether it is first or last as
+ * prev_pool / next_pool -1 (else 0); the neighbours' pools, the tied
+ * embeddings' peer and the node crossings stay 0. perf_stage_compute is
+ * a function of what the key keeps (perf_int.h, struct stage_mem_in), so
+ * an entry holds the bits it would compute here. */
+static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, uint64_t h0)
+{
+	const struct stage *st = &x->rep->stages[x->index];
+	struct stage_key mk = *mk0;
+	mk.pool = st->pool;
+	mk.tp = st->tp;
+	mk.first_layer = st->first_layer;
+	mk.last_layer = st->last_layer;
+	mk.prev_pool = x->first ? -1 : 0;
+	mk.next_pool = x->last ? -1 : 0;
+	const struct stage_mem_in *hit = perf_memo_mem(x->memo, &mk, h0);
+	if (hit) {
+		x->act = hit->act;
+		x->act_work = hit->act_work;
+		x->params = hit->params;
+		x->eparams = hit->eparams;
+		x->unit = hit->unit;
+		return;
+	}
+	perf_stage_compute(x);
+	struct stage_mem_in *v = perf_memo_mem_put(x->memo, &mk, h0);
+	v->act = x->act;
+	v->act_work = x->act_work;
+	v->params = x->params;
+	v->eparams = x->eparams;
+	v->unit = x->unit;
+}
+
+/* perf_estimate's memory, bit for bit: of each stage record the memory
+ * fields (weights, grads, optimizer, activations, other, outside, slack,
+ * total, capacity, fits) with its group and index, the rest of the
+ * record zero; e->fits, worst_over_bytes and worst_stage; the rest of e
+ * zero. For the planner, which drops a plan on its memory before it
+ * needs its times (issue 13, ninth round). Why the same bits: a whole
+ * estimate computes a stage's memory (stage_compute_all) as
+ * perf_stage_memory after perf_stage_compute, or after a stage core's
+ * copy of its outputs; perf_stage_tp/cp/ep/pp/dp and the optimizer time
+ * in between write only their results, the notes and the plan's
+ * settings (perf_ctx_settings), none of which perf_mem.c reads; a stage
+ * memo hit carries memory computed so, or recomputes the part that
+ * depends on the index (perf_stage_memory_at) from the same inputs.
+ * Here: perf_stage_memory after perf_stage_compute's outputs
+ * (stage_mem_inputs), on a context set as perf_estimate sets it but for
+ * the node crossings, which neither reads. The verdict is stage_eval's
+ * (stage_fit_note). The stage memo is neither read nor put (9% of the
+ * Mixtral 8x22B cost search's checks found a stage there; the lookups,
+ * keys and crossings cost more than the memory they saved). Same inputs,
+ * checks and errors as perf_estimate; call estimate_free(). */
+int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
+			const struct plan *p, const struct perf_calib *k, struct estimate *e,
+			struct hp_err *err)
+{
+	if (!k)
+		k = perf_calib_default();
+	if (estimate_begin(c, m, p, e, err) < 0)
+		return -1;
+	e->fits = 1;
+	e->worst_stage = -1;
+	struct stage_ctx x;
+	int used[HP_MAX_POOLS], si = 0;
+	ctx_init(&x, c, m, p, k, used, e);
+	for (int r = 0; r < p->n_replicas; r++) {
+		ctx_replica(&x, r, 0);
+		struct stage_key mk0 = x.key0;
+		mk0.dp = mk0.mb = mk0.other_pool = 0;
+		uint64_t h0 = perf_memo_stage_h0(&mk0);
+		for (int i = 0; i < x.pp; i++) {
+			struct perf_stage *ps = &e->stages[si++];
+			ctx_stage_place(&x, i);
+			memset(ps, 0, sizeof *ps);
+			ps->group = r;
+			ps->index = i;
+			stage_mem_inputs(&x, &mk0, h0);
+			perf_stage_memory(&x, ps);
+			stage_fit_note(e, ps);
+		}
+	}
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* perf_int.h — the stages of the training performance model, shared by
  * perf.c (the orchestrator), perf_compute.c (kernels on one GPU),
  * perf_comm.c (TP/CP/EP/PP/DP communication) and perf_mem.c (memory per
- * GPU). Private to those files: nothing outside src/perf*.c includes it.
+ * GPU). Private to those files, but for search.c, which calls
+ * perf_stage_memories (below).
  *
  * One stage of one replica group is evaluated in a struct stage_ctx: the
  * inputs (cluster, model, plan, constants, the stage's pool and GPU) are
@@ -123,6 +124,22 @@ struct stage_core {
 	int moe_layers;
 };
 
+/* perf_stage_compute's outputs that perf_stage_memory reads (perf_mem.c:
+ * the activations kept and worked on, the parameters on the GPU and the
+ * largest unit ZeRO-3 gathers). perf_stage_compute reads, besides the
+ * cluster, model and constants: the plan's mbs, cp, ep, sp, flash,
+ * recompute, precision and framework, the sequence, the stage's TP,
+ * pool (its GPU) and layers, whether it is first or last, and the
+ * pipeline's depth (a last stage's output layer when pp > 1); not the DP
+ * degree, the micro-batches, the neighbours' pools, the node crossings
+ * nor the other site's pool. So they are kept per stage key with those
+ * cleared (perf.c, stage_mem_inputs; perf_memo_mem) for the planner's memory
+ * check (perf_stage_memories), which meets one stage in many replica
+ * mixes (issue 13, ninth round). */
+struct stage_mem_in {
+	double act, act_work, params, eparams, unit;
+};
+
 /* perf_memo.c: what perf_estimate computes again and again for the same
  * cluster, model and constants, kept per thread (no lock: several threads
  * may estimate at once). perf_memo_open compares the inputs' contents
@@ -165,6 +182,23 @@ const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage
 					uint64_t h0);
 struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
 				      uint64_t h0);
+/* The same for the memory inputs (key and h0 as perf.c's
+ * stage_mem_inputs builds them), in a table of their own. */
+const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stage_key *key,
+					 uint64_t h0);
+struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
+				       uint64_t h0);
+/* NCCL's buffers on one GPU (perf_mem.c, nccl_bytes) per what they
+ * depend on: the stage's pool, its TP, CP, DP and PP degrees, the plan's
+ * EP degree, whether the schedule is interleaved, and whether the stage
+ * is first (bit 0) or last (bit 1). All fields set (keys compare as
+ * bytes). */
+struct nccl_key {
+	int pool, tp, cp, dp, pp, ep, interleaved, ends;
+};
+/* The cached bytes for key, or NULL; perf_memo_nccl_put stores them. */
+const double *perf_memo_nccl(struct perf_memo *mo, const struct nccl_key *key);
+void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double bytes);
 /* The cached cost for key, or NULL; perf_memo_layer_put stores one. */
 const struct layer_cost *perf_memo_layer(struct perf_memo *mo, const struct layer_key *key);
 void perf_memo_layer_put(struct perf_memo *mo, const struct layer_key *key,
@@ -278,6 +312,16 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
 /* Parameters of the stage on one GPU outside its transformer layers
  * (embedding, output layer, final norm), which stay 16-bit in an fp8 run. */
 double perf_stage_end_params(const struct stage_ctx *x);
+
+/* perf.c: perf_estimate's memory alone, bit for bit: each stage
+ * record's memory fields, e->fits, worst_over_bytes and worst_stage (the
+ * planner's memory check before a whole estimate, search.c; perf.c says
+ * which fields). Same inputs, checks and errors as perf_estimate; call
+ * estimate_free(). Declared here, not in perf.h, for now: search.c is
+ * the one caller outside src/perf*.c that includes this header. */
+int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
+			const struct plan *p, const struct perf_calib *calib, struct estimate *e,
+			struct hp_err *err);
 
 /* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
  * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand

@@ -216,6 +216,24 @@ static double weight_bytes(const struct stage_ctx *x, double whole)
 	return 2 * whole + FP8_WEIGHT_PAIR_BYTES * layers;
 }
 
+/* nccl_bytes from this thread's memo (perf_memo_nccl), keyed by every
+ * input it reads: the pool (pl and its domain), the stage's degrees, the
+ * plan's EP degree and schedule, whether the stage is first or last. */
+static double nccl_bytes_memo(const struct stage_ctx *x)
+{
+	struct nccl_key key = {
+		.pool = x->rep->stages[x->index].pool, .tp = x->tp, .cp = x->cp, .dp = x->dp,
+		.pp = x->pp, .ep = x->p->ep, .interleaved = x->p->schedule == SCHED_INTERLEAVED,
+		.ends = x->first | x->last << 1,
+	};
+	const double *hit = perf_memo_nccl(x->memo, &key);
+	if (hit)
+		return *hit;
+	double b = nccl_bytes(x);
+	perf_memo_nccl_put(x->memo, &key, b);
+	return b;
+}
+
 /* Model state per GPU: weights, gradients and optimizer state under the
  * plan's ZeRO stage, precision and master layout, into *w, *g, *o. */
 static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, double *o)
@@ -290,7 +308,7 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	 * matrix, twice, in 16 bits. */
 	if (p->zero == 3)
 		wbytes += 2 * 2 * x->unit;
-	double outside = k->cuda_context_bytes + nccl_bytes(x);
+	double outside = k->cuda_context_bytes + nccl_bytes_memo(x);
 	if (plan_tp_overlap(p) && p->sp && x->tp > 1) {
 		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
 		outside += TE_UB_BUFFERS * x->T * x->m->hidden * elt;

@@ -51,6 +51,12 @@
  * keyed without the DP degree) have as many slots of their own, about
  * 0.2 MB more (issue 13, eighth round). */
 #define MEMO_STAGE 256
+/* NCCL buffer sizes per stage shape (struct nccl_key): a search meets a
+ * few hundred (pools x degrees); 512 slots of 48 bytes (24 KB). Issue
+ * 13, ninth round: nccl_channels had 5.2 million calls (161 million
+ * instructions) in the Mixtral 8x22B cost search, its memory checks
+ * computing NCCL's buffers for every stage of every plan checked. */
+#define MEMO_NCCL 512
 /* Step FLOPs per (sequence, recompute): a search uses one sequence
  * length and at most four recompute settings. */
 #define MEMO_FLOPS 8
@@ -107,6 +113,18 @@ struct memo_core {
 	struct stage_core v;
 };
 
+struct memo_nccl {
+	unsigned gen;
+	struct nccl_key key;
+	double bytes;
+};
+
+struct memo_mem {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_mem_in v;
+};
+
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
  * forward FLOPs of every layer and the logits (model_step_flops is
  * 3 x tokens x sum), and hw, the hardware FLOPs per token
@@ -133,6 +151,8 @@ struct perf_memo {
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
 	struct memo_core core[MEMO_STAGE];
+	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 43 KB */
+	struct memo_nccl nccl[MEMO_NCCL];
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
 	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
@@ -522,6 +542,49 @@ struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_k
 	e->gen = mo->gen;
 	e->key = *key;
 	return &e->v;
+}
+
+const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stage_key *key,
+					 uint64_t h0)
+{
+	const struct memo_mem *e = &mo->mem[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
+				       uint64_t h0)
+{
+	struct memo_mem *e = &mo->mem[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	return &e->v;
+}
+
+static size_t nccl_slot(const struct nccl_key *key)
+{
+	uint64_t w[4];
+	_Static_assert(sizeof *key == sizeof w, "struct nccl_key is four words");
+	memcpy(w, key, sizeof w);
+	uint64_t a = (w[0] ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull;
+	uint64_t b = (w[1] ^ 0x13198a2e03707344ull) * 0xc2b2ae3d27d4eb4full;
+	a = (a ^ w[2]) * 0x165667b19e3779f9ull;
+	b = (b ^ w[3]) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = mix(a ^ (b >> 31), b ^ (a >> 29));
+	return (h ^ (h >> 29)) & (MEMO_NCCL - 1);
+}
+
+const double *perf_memo_nccl(struct perf_memo *mo, const struct nccl_key *key)
+{
+	const struct memo_nccl *e = &mo->nccl[nccl_slot(key)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->bytes : NULL;
+}
+
+void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double bytes)
+{
+	struct memo_nccl *e = &mo->nccl[nccl_slot(key)];
+	e->gen = mo->gen;
+	e->key = *key;
+	e->bytes = bytes;
 }
 
 struct perf_stage *perf_memo_stages_take(int n)

@@ -38,6 +38,7 @@
 
 #include "capmilp.h"
 #include "lp.h"
+#include "perf_int.h"   /* perf_stage_memories */
 #include "perf_memo.h"
 #include "runs_on.h"
 
@@ -568,6 +569,59 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	}
 	x->res->stats.evaluated++;
 	mem_miss_offer(x, &sp);
+}
+
+/* The memory check before a whole estimate (issue 13, ninth round): the
+ * layer splits are fitted at a layout's largest DP degree, and the cost
+ * and deadline objectives try mixes of few nodes, whose lower degree
+ * leaves more optimizer state per GPU; on Mixtral 8x22B's cost search
+ * 60% of the whole estimates were dropped for memory afterwards.
+ * perf_stage_memories gives the memory fields of p's whole estimate's
+ * stage records bit for bit (perf.c says why), and search_mem_state
+ * reads nothing else of an estimate (fits, total, slack, capacity), so
+ * the verdict here is the one try_combo would reach after the whole
+ * estimate:
+ *   - over the headroom while plans keep it: over_headroom on the same
+ *     records, dropped (pruned) with nothing else done;
+ *   - does not fit, and mem_miss_offer would free it: its ratio need /
+ *     capacity (search_mem_state on the same records) is no nearer than
+ *     the nearest miss so far (mem_miss_now reads this thread's own
+ *     context and the parent's, which no other thread writes meanwhile);
+ *   - does not fit but nearer than the nearest miss: the whole estimate
+ *     runs, for mem_miss_offer keeps the plan with its times.
+ * Returns 1 when p is dropped, 0 when it needs its whole estimate, -1
+ * when the model refuses it (perf_estimate would fail the same way:
+ * same checks). A dropped plan counts in evaluated and in probes
+ * (stage records alone), so evaluated stays the number of plans the
+ * model judged and evaluated - probes - dp_terms the whole estimates. */
+static int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
+{
+	/* nothing it could drop: risky plans are kept, and a first miss is
+	 * kept whatever its ratio */
+	if (x->mem_frac >= 1 && mem_miss_now(x) == 0)
+		return 0;
+	struct estimate e;
+	double t0 = sample_begin(x);
+	int rc = perf_stage_memories(x->c, x->m, p, NULL, &e, err);
+	sample_end(x, t0);
+	if (rc < 0)
+		return -1;
+	double need, cap;
+	enum search_mem st = search_mem_state(&e, x->o->mem_headroom, &need, &cap);
+	estimate_free(&e);
+	int drop = 0;
+	if (st == MEM_RISKY)
+		drop = x->mem_frac < 1;
+	else if (st == MEM_NOFIT) {
+		double ratio = cap > 0 ? need / cap : HUGE_VAL, now = mem_miss_now(x);
+		drop = now > 0 && ratio >= now;
+	}
+	if (drop) {
+		x->res->stats.evaluated++;
+		x->res->stats.probes++;
+		x->res->stats.pruned++;
+	}
+	return drop;
 }
 
 /* The per-stage affine fits of layout L (f[0..pp-1]) from two probes (one
@@ -1286,6 +1340,12 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
+	int mf = mem_first(x, &sp.plan, &err);
+	if (mf != 0) {
+		plan_free(&sp.plan);
+		x->res->stats.pruned += mf < 0;
+		return -1;
+	}
 	if (estimate(x, &sp.plan, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
