@@ -171,6 +171,14 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *calib, struct estimate *e,
 		     struct hp_err *err);
+/* perf_estimate's memory alone, bit for bit: each stage record's memory
+ * fields, e->fits, worst_over_bytes and worst_stage, the rest zero (the
+ * planner's memory check before a whole estimate; perf.c says which
+ * fields). Same inputs, checks and errors as perf_estimate; call
+ * estimate_free(). */
+int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
+			const struct plan *p, const struct perf_calib *calib, struct estimate *e,
+			struct hp_err *err);
 /* Free e's stages (e itself is the caller's); e may be reused. Safe on
  * an estimate perf_estimate failed on or already freed. */
 void estimate_free(struct estimate *e);

@@ -1,8 +1,7 @@
 /* perf_int.h — the stages of the training performance model, shared by
  * perf.c (the orchestrator), perf_compute.c (kernels on one GPU),
  * perf_comm.c (TP/CP/EP/PP/DP communication) and perf_mem.c (memory per
- * GPU). Private to those files, but for search.c, which calls
- * perf_stage_memories (below).
+ * GPU). Private to those files.
  *
  * One stage of one replica group is evaluated in a struct stage_ctx: the
  * inputs (cluster, model, plan, constants, the stage's pool and GPU) are
@@ -312,16 +311,6 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
 /* Parameters of the stage on one GPU outside its transformer layers
  * (embedding, output layer, final norm), which stay 16-bit in an fp8 run. */
 double perf_stage_end_params(const struct stage_ctx *x);
-
-/* perf.c: perf_estimate's memory alone, bit for bit: each stage
- * record's memory fields, e->fits, worst_over_bytes and worst_stage (the
- * planner's memory check before a whole estimate, search.c; perf.c says
- * which fields). Same inputs, checks and errors as perf_estimate; call
- * estimate_free(). Declared here, not in perf.h, for now: search.c is
- * the one caller outside src/perf*.c that includes this header. */
-int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
-			const struct plan *p, const struct perf_calib *calib, struct estimate *e,
-			struct hp_err *err);
 
 /* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
  * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand

@@ -38,7 +38,6 @@
 
 #include "capmilp.h"
 #include "lp.h"
-#include "perf_int.h"   /* perf_stage_memories */
 #include "perf_memo.h"
 #include "runs_on.h"
 

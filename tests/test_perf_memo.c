@@ -12,7 +12,6 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "perf.h"
-#include "perf_int.h"   /* perf_stage_memories */
 #include "plan.h"
 
 static struct catalog cat;

@@ -11,7 +11,6 @@
 #include "t.h"
 #include "calib_rows.h"
 #include "search.h"
-#include "perf_int.h"   /* perf_stage_memories */
 
 #include <cjson/cJSON.h>
 
