@@ -58,8 +58,13 @@ struct capmilp {
  * steps, 2,593 / 395 / 138 / 20 programmes to GLPK, 5.6-5.7 / 3.8-4.2 /
  * 4.4-4.5 / 3.4-3.6 s (GLPK takes about 1.2 ms on the programmes capmilp
  * gives up on, about 20,000 steps); budget, 4,096 / 16,384: 3,053 / 1,822
- * to GLPK, 5.3-6.3 / 5.9-6.2 s (its GLPK solves are cheaper, 0.4 ms). */
-#define CAPMILP_STEPS_DEADLINE 65536
+ * to GLPK, 5.3-6.3 / 5.9-6.2 s (its GLPK solves are cheaper, 0.4 ms).
+ * After the MoE round changed DeepSeek-V3's step times (EP overlap), the
+ * same bench's deadline search (idle, whole search, wall) took 21.8 s at
+ * 65,536 steps (1,058 to GLPK), 17.2 s at 4,096 (8,259) and 16.0 s at
+ * 16,384 (2,892), with byte-identical results; 405B 2.53 / 2.42 s. So
+ * 16,384. */
+#define CAPMILP_STEPS_DEADLINE 16384
 #define CAPMILP_STEPS_BUDGET 4096
 
 /* Solve m. Returns 0 with the optimum in counts[0..n-1] (among optima
