@@ -554,7 +554,7 @@ static void html_table(struct sbuf *b, struct table *t)
 	table_done(t);
 }
 
-static void card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
+void report_html_card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
 {
 	sbuf_addf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
 	h(b, k);
@@ -575,20 +575,20 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	report_plan_label(sp, in->res, c, v, sizeof v);
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
 		 search_optimality_name(sp->optimality), sp->est.n_gpus);
-	card(b, "hero", "Best plan", v, t);
+	report_html_card(b, "hero", "Best plan", v, t);
 	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
 	snprintf(t, sizeof t, "step %s, MFU %.1f%%", hp_fmt_duration(y, sizeof y,
 		 sp->est.step_time_s), 100 * sp->est.mfu);
-	card(b, "", "Throughput", v, t);
+	report_html_card(b, "", "Throughput", v, t);
 	snprintf(t, sizeof t, "%s tokens", hp_fmt_count(x, sizeof x, s->tokens));
-	card(b, "", "Time to train", hp_fmt_duration(y, sizeof y, sp->time_to_train_s), t);
+	report_html_card(b, "", "Time to train", hp_fmt_duration(y, sizeof y, sp->time_to_train_s), t);
 	if (sp->est.price_known) {
 		snprintf(t, sizeof t, "%s/h, %s per 1M tokens",
 			 report_fmt_usd(x, sizeof x, sp->est.usd_per_hour),
 			 report_fmt_usd(y, sizeof y, sp->est.usd_per_mtok));
-		card(b, "", "Cost to train", report_fmt_usd(z, sizeof z, sp->cost_to_train_usd), t);
+		report_html_card(b, "", "Cost to train", report_fmt_usd(z, sizeof z, sp->cost_to_train_usd), t);
 	} else {
-		card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
+		report_html_card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
 	}
 	if (s->single) {
 		char lbl[PLAN_LABEL_MAX];
@@ -601,7 +601,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 				 100 * (sp->cost_to_train_usd / s->single->cost_to_train_usd - 1), lbl);
 		else
 			snprintf(t, sizeof t, "the throughput of %s", lbl);
-		card(b, "", "vs best single pool", v, t);
+		report_html_card(b, "", "vs best single pool", v, t);
 	}
 	sbuf_add(b, "</div>\n");
 }

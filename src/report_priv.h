@@ -121,6 +121,10 @@ extern const char report_css[];
  * the title "<title>: <model> on <cluster>", the kicker line, the model
  * and cluster as the heading; the caller adds its workload to the meta
  * line, then closes it with "</div></header>". */
+/* A summary card: its key, value and small print, each escaped; cls is
+ * "" or "hero". */
+void report_html_card(struct sbuf *b, const char *cls, const char *k, const char *v,
+		      const char *s);
 void report_html_head(struct sbuf *b, const char *title, const char *kicker, const char *model,
 		      const struct cluster *c);
 

@@ -676,17 +676,6 @@ static void render_text(struct sbuf *b, const struct serve_report_input *in, con
 
 /* ---- the HTML page ------------------------------------------------------------ */
 
-static void card(struct sbuf *b, const char *cls, const char *k, const char *v, const char *s)
-{
-	sbuf_addf(b, "<div class=\"card%s%s\"><div class=\"k\">", *cls ? " " : "", cls);
-	esc_html(b, k);
-	sbuf_add(b, "</div><div class=\"v\">");
-	esc_html(b, v);
-	sbuf_add(b, "</div><div class=\"s\">");
-	esc_html(b, s);
-	sbuf_add(b, "</div></div>\n");
-}
-
 static void slo_card(struct sbuf *b, const char *k, double p99, double target)
 {
 	char v[32], t[32], s[96];
@@ -697,7 +686,7 @@ static void slo_card(struct sbuf *b, const char *k, double p99, double target)
 			 isfinite(p99) && p99 <= target * (1 + 1e-9) ? "met" : "missed");
 	else
 		snprintf(s, sizeof s, "p99; no target");
-	card(b, "", k, v, s);
+	report_html_card(b, "", k, v, s);
 }
 
 static void html_cards(struct sbuf *b, const struct serve_report_input *in,
@@ -707,17 +696,17 @@ static void html_cards(struct sbuf *b, const struct serve_report_input *in,
 	sbuf_add(b, "<div class=\"cards\">\n");
 	snprintf(s, sizeof s, "%s, %d GPUs, %s", pl->how ? pl->how : "", pl->gpus,
 		 pl->fits ? "meets the rate and the SLOs" : "misses the rate or an SLO");
-	card(b, "hero", "Best plan", pl->label, s);
+	report_html_card(b, "hero", "Best plan", pl->label, s);
 	if (pl->price_known) {
 		snprintf(v, sizeof v, "%s/h", report_fmt_usd(x, sizeof x, pl->usd_per_hour));
 		snprintf(s, sizeof s, "$%.3f per million output tokens", pl->usd_per_mtok);
-		card(b, "", "Cost", v, s);
+		report_html_card(b, "", "Cost", v, s);
 	} else {
-		card(b, "", "Cost", "unknown", "a pool in the plan has no price");
+		report_html_card(b, "", "Cost", "unknown", "a pool in the plan has no price");
 	}
 	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, pl->out_tps));
 	snprintf(s, sizeof s, "%.2f requests/s", pl->req_s);
-	card(b, "", "Output", v, s);
+	report_html_card(b, "", "Output", v, s);
 	slo_card(b, "Time to first token", pl->ttft.p99, in->opts->slo.ttft_p99_s);
 	slo_card(b, "Time per output token", pl->tpot.p99, in->opts->slo.tpot_p99_s);
 	sbuf_add(b, "</div>\n");
