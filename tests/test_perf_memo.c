@@ -395,6 +395,22 @@ TEST(pipeline_node_edge)
 	plan_free(&k.p);
 }
 
+/* Case 3's MoE plan (TP 4, PP 2, CP 2, EP 4 at DP 4) as a, and as b the
+ * same at DP 2 with global batch gbs_b (the two tests below meet one
+ * stage again at another DP degree). */
+static void case3_at_dp2(struct est_case *a, struct est_case *b, int gbs_b)
+{
+	struct hp_err err = { 0 };
+	*a = cases[3];
+	*b = cases[3];
+	plan_init(&a->p);
+	plan_init(&b->p);
+	plan_copy(&a->p, &cases[3].p);
+	plan_copy(&b->p, &cases[3].p);
+	CHECK(plan_uniform(&b->p, &b->c, b->m, 0, 4, 2, 2, &err) == 0);
+	b->p.gbs = gbs_b;
+}
+
 /* A stage met again at another DP degree (and the same micro-batches
  * per replica) takes its compute and TP/CP/EP/PP terms from the stage
  * core memo (perf_memo.c, struct stage_core) and computes only its DP
@@ -408,14 +424,9 @@ TEST(pipeline_node_edge)
  * instead of 16), or the test would not tell a stale core. */
 TEST(stage_core_at_another_dp_equals_a_miss)
 {
-	struct est_case a = cases[3], b = cases[3];
+	struct est_case a, b;
 	struct hp_err err = { 0 };
-	plan_init(&a.p);
-	plan_init(&b.p);
-	plan_copy(&a.p, &cases[3].p);
-	plan_copy(&b.p, &cases[3].p);
-	CHECK(plan_uniform(&b.p, &b.c, b.m, 0, 4, 2, 2, &err) == 0);
-	b.p.gbs = 256;
+	case3_at_dp2(&a, &b, 256);
 	struct estimate ea, eb, cold;
 	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
 	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
@@ -450,14 +461,9 @@ TEST(stage_core_at_another_dp_equals_a_miss)
  * their buffers are the same. */
 TEST(memory_check_at_another_dp_equals_a_miss)
 {
-	struct est_case a = cases[3], b = cases[3];
+	struct est_case a, b;
 	struct hp_err err = { 0 };
-	plan_init(&a.p);
-	plan_init(&b.p);
-	plan_copy(&a.p, &cases[3].p);
-	plan_copy(&b.p, &cases[3].p);
-	CHECK(plan_uniform(&b.p, &b.c, b.m, 0, 4, 2, 2, &err) == 0);
-	b.p.gbs = 128;
+	case3_at_dp2(&a, &b, 128);
 	struct estimate ma, mb, cold;
 	CHECK(perf_stage_memories(&a.c, a.m, &a.p, NULL, &ma, &err) == 0);
 	CHECK(perf_stage_memories(&b.c, b.m, &b.p, NULL, &mb, &err) == 0);

@@ -731,6 +731,31 @@ static int stages_differ(const struct estimate *a, const struct estimate *b)
 	return d > 0;
 }
 
+/* The plan shapes dp_exposed_matches_estimate and
+ * memory_check_matches_estimate run over, on their cluster of a 2x8
+ * H100 pool and a 2x8 A100 pool: TP x PP x DP uniform on the first pool,
+ * shape 3 spanning both (8 replicas of 2 GPUs, stage s on pool s % 2).
+ * Returns 0 with *p built, or -1 (p freed) when the shape does not fit
+ * the model. */
+enum { N_SHAPES = 4 };
+static const int shape_tp[N_SHAPES] = { 8, 4, 2, 1 }, shape_pp[N_SHAPES] = { 1, 2, 4, 2 },
+		 shape_dp[N_SHAPES] = { 2, 2, 2, 8 };
+
+static int shape_plan(struct plan *p, const struct cluster *c, const struct model_spec *m,
+		      int shape)
+{
+	struct hp_err err = { 0 };
+	plan_init(p);
+	if (plan_uniform(p, c, m, 0, shape_tp[shape], shape_pp[shape], shape_dp[shape], &err) < 0) {
+		plan_free(p);
+		return -1;
+	}
+	if (shape == 3)
+		for (int s = 0; s < p->replicas[0].n_stages; s++)
+			p->replicas[0].stages[s].pool = s % 2;
+	return 0;
+}
+
 /* perf_dp_exposed (the planner's bound takes its DP terms from it, issue
  * 13, sixth round) returns exactly perf_estimate's bd.dp_comm, compared
  * with ==: cold (before any estimate of the plan: the memo misses and it
@@ -763,21 +788,11 @@ TEST(dp_exposed_matches_estimate)
 		CHECK(m != NULL);
 		if (!m)
 			continue;
-		for (int shape = 0; shape < 4; shape++) {
-			static const int tp[] = { 8, 4, 2, 1 }, pp[] = { 1, 2, 4, 2 },
-					 dp[] = { 2, 2, 2, 8 };
+		for (int shape = 0; shape < N_SHAPES; shape++) {
 			for (int v = 0; v < 4 * 3 * 3 * 5; v++) {
 				struct plan p;
-				plan_init(&p);
-				/* shape 3 spans both pools: 8 replicas of 2 GPUs on 16 + 16 */
-				if (plan_uniform(&p, &c, m, 0, tp[shape], pp[shape], dp[shape],
-						 &err) < 0) {
-					plan_free(&p);
+				if (shape_plan(&p, &c, m, shape) < 0)
 					continue;
-				}
-				if (shape == 3)
-					for (int s = 0; s < p.replicas[0].n_stages; s++)
-						p.replicas[0].stages[s].pool = s % 2;
 				p.zero = v % 4;
 				p.grad_overlap = (v / 4) % 3 - 1;
 				p.param_overlap = (v / 12) % 3 - 1;
@@ -872,23 +887,14 @@ TEST(memory_check_matches_estimate)
 		CHECK(m != NULL);
 		if (!m)
 			continue;
-		for (int shape = 0; shape < 4; shape++) {
-			static const int tp[] = { 8, 4, 2, 1 }, pp[] = { 1, 2, 4, 2 },
-					 dp[] = { 2, 2, 2, 8 };
+		for (int shape = 0; shape < N_SHAPES; shape++) {
 			for (int v = 0; v < 4 * 2 * 3; v++) {
 				struct plan p;
-				plan_init(&p);
-				if (plan_uniform(&p, &c, m, 0, tp[shape], pp[shape], dp[shape],
-						 &err) < 0) {
-					plan_free(&p);
+				if (shape_plan(&p, &c, m, shape) < 0)
 					continue;
-				}
-				if (shape == 3)
-					for (int s = 0; s < p.replicas[0].n_stages; s++)
-						p.replicas[0].stages[s].pool = s % 2;
 				p.zero = v % 4;
 				p.recompute = v / 4 % 2 ? RC_FULL : RC_NONE;
-				p.schedule = v / 8 == 1 && pp[shape] > 1 ? SCHED_INTERLEAVED : p.schedule;
+				p.schedule = v / 8 == 1 && shape_pp[shape] > 1 ? SCHED_INTERLEAVED : p.schedule;
 				p.vpp = p.schedule == SCHED_INTERLEAVED ? 2 : p.vpp;
 				p.ep = m->moe.experts > 0 && shape != 3 ? 2 : 1;
 				p.gbs = gbs++;   /* a batch not seen before: the memo misses */
