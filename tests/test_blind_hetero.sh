@@ -33,10 +33,45 @@ set -u
 HETPLAN=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# Sailor's MIT rows use Titan RTX and RTX 2080 Ti, which the built-in
+# catalog lacks: their datasheet entries are read as a user catalog
+# (docs/formats.md "User catalog files"), in a config folder of the
+# test's own, so a user's ~/.config/hetplan plays no part either.
+mkdir -p "$T/cfg/hetplan"
+cp tests/data/blind_hetero_gpus.json "$T/cfg/hetplan/gpus.json"
+XDG_CONFIG_HOME="$T/cfg"
+export XDG_CONFIG_HOME
 
 # ID:ERROR%  a step time beyond 30% (the error when listed); the reason of
-# each is in docs/blind.md. Keep the list closed.
+# each is in docs/blind.md (AMP) and docs/blind-round8.md (Sailor).
+# ID:dnf:GIB  hetplan says the run does not fit (exit 4), GiB over on the
+# fullest stage when listed; the run did fit. Keep the list closed.
+# Eighth round (Sailor's MIT runs, first prediction): BLSLB rows with a
+# pipeline boundary on the RTX 3090 node's 1 GbE link are too slow in
+# hetplan (pp_comm 64-179 s against measured steps of 54-84 s), the DP-only
+# rows too fast (TP 8 across PCIe consumer GPUs: measured 1.9-2.4 s per
+# micro-batch, hetplan 0.35 s); BLSLA rows (Titan RTX + RTX 2080 Ti, TP 4,
+# fp32) too fast in compute and TP; BLSLB-02, BLSLA-05/09 run in 5.5-8.7
+# GiB measured (the files' max_mem) where hetplan's fp32 unfused-attention
+# activations put them over.
 KNOWN_MISSES="
+BLSLB-02:dnf:0.8
+BLSLB-02:-40
+BLSLB-03:+130
+BLSLB-04:+56
+BLSLB-05:-72
+BLSLB-06:+92
+BLSLB-07:+48
+BLSLB-08:-69
+BLSLA-01:-38
+BLSLA-02:-47
+BLSLA-04:-37
+BLSLA-05:dnf:2.6
+BLSLA-05:-46
+BLSLA-07:-33
+BLSLA-08:-37
+BLSLA-09:dnf:2.6
+BLSLA-09:-46
 BLAMP-05:-63
 BLAMP-08:-40
 BLAMP-10:-57
@@ -50,10 +85,13 @@ import csv, json, re, subprocess, sys
 hetplan, path, tmp, known_txt = sys.argv[1:5]
 # "seen": a development set, printed; no row is held to 30%
 seen = len(sys.argv) > 5 and sys.argv[5] == "seen"
-known = {}
+known, known_dnf = {}, {}
 for tok in known_txt.split():
-    rid, val = tok.split(":")
-    known[rid] = float(val)
+    f = tok.split(":")
+    if len(f) == 3 and f[1] == "dnf":
+        known_dnf[f[0]] = float(f[2])
+    else:
+        known[f[0]] = float(f[1])
 
 def tag(notes, key):
     m = re.search(key + r":\s*([A-Za-z0-9.\-]+)", notes)
@@ -82,11 +120,53 @@ def pool_of_rank(sizes, g):
         g -= n
     return None
 
+def layers_of(r, part, s):
+    # The transformer layers of stage s, from the partition's entries.
+    L = int(r["n_layers"])
+    if tag(r["notes"], "ENTRIES") == "sailor":
+        # Sailor's entries: 0 embedding, 1..L the layers, L+1 the LM head.
+        return max(part[s], 1) - 1, min(part[s + 1], L + 1) - 2
+    # DeepSpeed's AMP entries: 0 embedding, 1 a transpose, 2..25 the layers.
+    return max(part[s], 2) - 2, min(part[s + 1], 26) - 3
+
+def stages_plan(r, part):
+    # placement "stages:P/P/...|P/P/...": the pool of every stage, one
+    # list per DP replica (Sailor's tmp_per_stage); equal replicas merge.
+    tp, pp, dp = int(r["tp"]), int(r["pp"]), int(r["dp"])
+    reps = [x.split("/") for x in r["placement"][len("stages:"):].split("|")]
+    if len(reps) != dp or any(len(x) != pp for x in reps):
+        raise ValueError("placement lists %d replicas for dp %d, pp %d" % (len(reps), dp, pp))
+    groups = []
+    for sig in reps:
+        for g in groups:
+            if g[0] == sig:
+                g[1] += 1
+                break
+        else:
+            groups.append([sig, 1])
+    out = []
+    for sig, count in groups:
+        st = []
+        for s in range(pp):
+            first, last = layers_of(r, part, s)
+            st.append(dict(pool=sig[s], tp=tp, first_layer=first, last_layer=last))
+        out.append(dict(count=count, stages=st))
+    return out
+
 def plan_of(r, sizes):
     tp, pp, dp = int(r["tp"]), int(r["pp"]), int(r["dp"])
     part = [int(x) for x in r["partition"].split(",")]
     if len(part) != pp + 1:
         raise ValueError("partition has %d entries for pp %d" % (len(part), pp))
+    # R1 (AMP): fp16 with an fp32 all-reduce; R2 (Sailor): fp32 throughout.
+    prec = "fp32" if r["precision"].lower().startswith("fp32") else "fp16"
+    common = dict(mbs=int(r["micro_batch"]), gbs=int(r["global_batch"]), precision=prec,
+                  zero=int(r["zero_stage"] or 0), framework=tag(r["notes"], "FW"),
+                  flash=False, sp=False)
+    if prec == "fp16":
+        common["grad_reduce_fp32"] = True
+    if r["placement"].startswith("stages:"):
+        return dict(common, replicas=stages_plan(r, part))
     if not r["placement"].startswith("deepspeed-rank-order"):
         raise ValueError("unknown placement " + r["placement"])
     # DeepSpeed's topology (pipe, data, model): rank = st*dp*tp + d*tp + t.
@@ -107,14 +187,10 @@ def plan_of(r, sizes):
     for sig, count in groups:
         st = []
         for s in range(pp):
-            # entries 2..25 are the 24 layers
-            first = max(part[s], 2) - 2
-            last = min(part[s + 1], 26) - 3
+            first, last = layers_of(r, part, s)
             st.append(dict(pool=sig[s], tp=tp, first_layer=first, last_layer=last))
         reps.append(dict(count=count, stages=st))
-    return dict(mbs=int(r["micro_batch"]), gbs=int(r["global_batch"]), precision="fp16",
-                zero=int(r["zero_stage"] or 0), framework=tag(r["notes"], "FW"),
-                flash=False, sp=False, grad_reduce_fp32=True, replicas=reps)
+    return dict(common, replicas=reps)
 
 res = []
 for r in csv.DictReader(open(path)):
@@ -130,14 +206,16 @@ for r in csv.DictReader(open(path)):
     except (ValueError, KeyError) as e:
         print("FAIL %s: %s" % (rid, e))
         continue
-    if tag(r["notes"], "ARCH") != "gpt":
-        print("FAIL %s: ARCH tag is not gpt" % rid)
+    arch = tag(r["notes"], "ARCH")
+    if arch not in ("gpt", "gpt-untied"):
+        print("FAIL %s: ARCH tag is not gpt or gpt-untied" % rid)
         continue
-    # R1 (blind_hetero_README.md): Megatron-LM v1.1.5 GPT-2.
+    # R1 (blind_hetero_README.md): Megatron-LM v1.1.5 GPT-2; R2: Sailor's
+    # Megatron-DeepSpeed OPT, the same block with an untied LM head.
     model = dict(name=rid.lower(), layers=int(r["n_layers"]), hidden=int(r["hidden"]),
                  heads=int(r["n_heads"]), kv_heads=int(r["n_kv_heads"]), ffn=int(r["ffn_hidden"]),
                  vocab=int(r["vocab"]), seq_len=int(r["seq_len"]), gated_mlp=False,
-                 norm="layernorm", position="learned", tied_embeddings=True, bias=True,
+                 norm="layernorm", position="learned", tied_embeddings=(arch == "gpt"), bias=True,
                  dropout=True)
     f = {}
     for k, obj in (("cluster", dict(name="amp", pools=pools)), ("model", model), ("plan", plan)):
@@ -155,6 +233,11 @@ for r in csv.DictReader(open(path)):
         continue
     if p.returncode == 0:
         print("OK %s estimates and fits" % rid)
+        if rid in known_dnf:
+            print("NOTE %s now fits: drop %s:dnf from KNOWN_MISSES" % (rid, rid))
+    elif p.returncode == 4 and rid in known_dnf and not seen:
+        print("OK %s known miss: does not fit (%s; listed %.1f GiB over)" % (
+            rid, p.stderr.strip().split("(")[-1].rstrip(")"), known_dnf[rid]))
     else:
         print("FAIL %s: hetplan estimate exit %d: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
     err = 100.0 * (pred - meas) / meas
@@ -165,7 +248,7 @@ for r in csv.DictReader(open(path)):
     # overhead over them is the time per slot (docs/blind.md, AMP section).
     slots = int(r["global_batch"]) // (int(r["micro_batch"]) * int(r["dp"])) + int(r["pp"]) - 1
     slot = (1e3 * (meas - fixed) / slots, 1e3 * (pred - fixed) / slots)
-    res.append((rid, lay, meas, pred, err, aerr, slot))
+    res.append((rid, lay, meas, pred, err, aerr, slot, bd))
     if seen:
         pass
     elif abs(err) > 30:
@@ -179,9 +262,22 @@ for r in csv.DictReader(open(path)):
 print()
 print("%-9s %-22s %9s %9s %8s %8s %13s" % ("id", "layout", "measured", "hetplan", "error", "AMP",
                                            "slot ms m/h"))
-for rid, lay, m, p, e, a, sl in res:
+for rid, lay, m, p, e, a, sl, bd in res:
     print("%-9s %-22s %9.3f %9.3f %+7.1f%% %+7.1f%% %6.0f/%-6.0f" % (rid, lay, m, p, e, a, sl[0], sl[1]))
 print()
+# hetplan's breakdown per row (seconds), for the diagnosis in docs/blind*.md
+print("%-9s %8s %8s %8s %8s %8s %8s" % ("id", "compute", "tp_comm", "pp_comm", "bubble", "dp_comm", "overhead"))
+for rid, lay, m, p, e, a, sl, bd in res:
+    print("%-9s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f" % (rid, bd["compute"], bd["tp_comm"], bd["pp_comm"],
+                                                   bd["bubble"], bd["dp_comm"], bd["overhead"]))
+print()
+# one line per source group (AMP, Sailor's two MIT sets)
+for grp in sorted(set(x[0].rsplit("-", 1)[0] for x in res)):
+    sel = [x for x in res if x[0].rsplit("-", 1)[0] == grp]
+    if len(sel) < len(res):
+        print("MAPE %-8s %5.1f%%  (%d rows, %d beyond 30%%, mean signed %+.1f%%)" % (
+            grp, sum(abs(x[4]) for x in sel) / len(sel), len(sel), sum(abs(x[4]) > 30 for x in sel),
+            sum(x[4] for x in sel) / len(sel)))
 if res:
     n = len(res)
     print("MAPE hetplan %5.1f%%  (%d rows, %d beyond 30%%, worst %+.1f%%, mean signed %+.1f%%)" % (
