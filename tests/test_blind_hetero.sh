@@ -3,8 +3,10 @@
 # trials it never saw.
 #
 # tests/data/blind_hetero.csv holds 30 real trials of AMP's heterogeneous
-# cluster (12 V100 + 4 T4, GPT-2 medium-class, DeepSpeed pipeline), recorded
-# and committed before any prediction (tests/data/blind_hetero_README.md).
+# cluster (12 V100 + 4 T4, GPT-2 medium-class, DeepSpeed pipeline) and 17
+# of Sailor's MIT cluster (RTX 3090, Titan RTX, RTX 2080 Ti; OPT-350M-shaped,
+# fp32, Megatron-DeepSpeed), each set recorded and committed before any
+# prediction (tests/data/blind_hetero_README.md).
 # For every row a driver below writes the cluster (the row's `pools`), the
 # model and a plan (replicas and stages from the row's `placement` and
 # `partition`), runs
@@ -17,7 +19,7 @@
 #
 # What is asserted (facts that hold, not targets):
 #  - every row parses and hetplan estimates it and says it fits (exit 0:
-#    these runs ran);
+#    these runs ran), or is listed below as not fitting (ID:dnf:GIB);
 #  - every row whose error is beyond 30% is in KNOWN_MISSES below, a closed
 #    list with the error when listed and its reason in docs/blind.md
 #    ("Heterogeneous trials"). A listed row back within 30% is printed as
