@@ -388,7 +388,10 @@ for r in rows:
     else:
         print("FAIL %s: hetplan estimate exit %d: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
     err = 100.0 * (pred - meas) / meas
-    if rows_out:
+    # calculon's make_inputs.py writes every non-fp8 row as 2-byte float16
+    # and has no GH200 peak: fp32/tf32 rows (BLSLC) are not handed to it
+    # (docs/blind-round8.md gives the change that would list them there).
+    if rows_out and not r["precision"].lower().startswith(("fp32", "tf32")):
         pl = json.loads(p.stdout)["plan"]
         g = catalog[next(c for k, c in GPU if k in r["gpu"])]
         per = len(pl["replicas"][0]["stages"])
