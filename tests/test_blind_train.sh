@@ -388,10 +388,9 @@ for r in rows:
     else:
         print("FAIL %s: hetplan estimate exit %d: %s" % (rid, p.returncode, p.stderr.strip()[:200]))
     err = 100.0 * (pred - meas) / meas
-    # calculon's make_inputs.py writes every non-fp8 row as 2-byte float16
-    # and has no GH200 peak: fp32/tf32 rows (BLSLC) are not handed to it
-    # (docs/blind-round8.md gives the change that would list them there).
-    if rows_out and not r["precision"].lower().startswith(("fp32", "tf32")):
+    # fp32/tf32 rows (BLSLC) go to calculon's input too: make_inputs.py
+    # lists them as not comparable (it writes 2-byte float16 only).
+    if rows_out:
         pl = json.loads(p.stdout)["plan"]
         g = catalog[next(c for k, c in GPU if k in r["gpu"])]
         per = len(pl["replicas"][0]["stages"])

@@ -124,6 +124,8 @@ def cannot(r):
         return 'context parallelism (cp %d): calculon has TP, PP and DP only' % r['cp']
     if r['experts'] > 0 or r['ep'] > 1:
         return 'mixture of experts: calculon has dense blocks only'
+    if r['precision'] in ('fp32', 'tf32'):
+        return '%s: make_inputs writes 2-byte float16 only' % r['precision']
     if r['precision'] == 'fp8' and r['flops_fp8'] <= 0:
         return 'fp8 on %s, which has no fp8' % r['gpu']
     return None
