@@ -410,19 +410,9 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	int gen3 = framework_get(p->framework)->attn_gen3 && ge->attn3_fwd > 0;
 	double ef = pk * (gen3 ? ge->attn3_fwd : ge->attn_fwd);
 	double eb = pk * (gen3 ? ge->attn3_bwd : ge->attn_bwd);
-	double ramp_f = s / (s + k->attn_s_half), ramp_b = ramp_f;
-	/* cuDNN fused attention (the Megatron-Core / NeMo class) ramps as its
-	 * kernel benchmark does (ATTN_S_HALF_FWD / _BWD, fitted to the cuDNN
-	 * rows of tests/data/attention.csv), not on the fitted attn_s_half:
-	 * NeMo's long-sequence runs (Llama 2 7B, 4K-1M tokens at constant
-	 * attention FLOPs per GPU, docs/attention.md) spend the same attention
-	 * time at 4K as at 1M. Those rows prompted this; they are not fitted. */
-	if (gen3) {
-		ramp_f = s / (s + ATTN_S_HALF_FWD);
-		ramp_b = s / (s + ATTN_S_HALF_BWD);
-	}
-	lc->attn_f = f / (ef * ramp_f);
-	lc->attn_b = 2.5 * f / (eb * ramp_b);
+	double ramp = s / (s + k->attn_s_half);
+	lc->attn_f = f / (ef * ramp);
+	lc->attn_b = 2.5 * f / (eb * ramp);
 	double cp = p->cp > 1 ? p->cp : 1;
 	if (cp <= 1)
 		return;
