@@ -341,6 +341,34 @@ TEST(cp_ring)
 	catalog_done(&cat);
 }
 
+/* The FLOP convention of the long-sequence rows. NeMo's long-context
+ * table (tests/data/blind_train.csv, BLNLS) prints TFLOP/s per GPU;
+ * hetplan's step times are compared with F / (TFLOP/s x GPUs), where F
+ * counts the attention core over the full s x s (Megatron/NeMo):
+ *   F = 3 B s [L (2h(h + 2 kv hd) + 2h^2 + 3 x 2h ffn + 4 s h) + 2hV].
+ * Llama 2 7B (L 32, h 4,096, kv x hd 4,096, ffn 11,008, V 32,000), four
+ * sequences of 1,048,576 tokens (BLNLS-09): the bracket is
+ * 32 x (100,663,296 + 33,554,432 + 270,532,608 + 17,179,869,184)
+ * + 262,144,000 = 562,969,968,640, times 3 x 4 x 1,048,576 = 7.0838e18,
+ * as the row's notes state. hetplan's model FLOPs (MFU, model_tflops)
+ * must use the same count, or its MFU and the rows' could not be
+ * compared: with the causal half, the attention term (98% of F here)
+ * would halve. */
+TEST(flop_convention_long_sequence)
+{
+	struct catalog cat;
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent", &err) < 0) {
+		T_FAILF("catalog: %s", err.msg);
+		return;
+	}
+	const struct model_spec *m = catalog_model(&cat, "llama2-7b");
+	CHECK(m != NULL);
+	if (m)
+		CHECK_NEAR(model_step_flops(m, 4.0 * 1048576, 1048576) / 7.0838e18, 1.0, 1e-4);
+	catalog_done(&cat);
+}
+
 int main(void)
 {
 	RUN(table_reads);
@@ -348,5 +376,6 @@ int main(void)
 	RUN(shipped_levels_are_physical);
 	RUN(shape_facts);
 	RUN(cp_ring);
+	RUN(flop_convention_long_sequence);
 	return t_done("attention");
 }
