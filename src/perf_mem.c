@@ -51,6 +51,14 @@
  * transformer_engine/pytorch/module/base.py, initialize_ub). Allocated by
  * userbuffers' own cudaMalloc / cuMem, outside PyTorch's allocator. */
 #define TE_UB_BUFFERS 10
+/* Of those, the all-gather ones (qkv and fc1 fprop and dgrad, proj and
+ * fc2 dgrad: 6) hold FP8 data, 1 B an element, in an fp8 run; the four
+ * reduce-scatter ones stay 16-bit (TE v1.13 module/base.py:268-275
+ * layers_all_gather_overlap, :310 fp8_buf, :361 buffer_dtype uint8; the
+ * same at TE @d0067d0). A recipe may also mark the two pipelined
+ * reduce-scatter buffers fp8_buf: counted 16-bit, an over-count of up to
+ * 2 x T x h bytes there. */
+#define TE_UB_FP8_BUFFERS 6
 
 /* NCCL channels of a group with `per_node` of its `ranks` on one NVLink
  * domain of pool pl (dom: its GPUs, perf_domain_gpus). */
@@ -311,7 +319,10 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	double outside = k->cuda_context_bytes + nccl_bytes_memo(x);
 	if (plan_tp_overlap(p) && p->sp && x->tp > 1) {
 		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
-		outside += TE_UB_BUFFERS * x->T * x->m->hidden * elt;
+		double bufs = TE_UB_BUFFERS * elt;
+		if (p->precision == HP_FP8)
+			bufs = (TE_UB_BUFFERS - TE_UB_FP8_BUFFERS) * elt + TE_UB_FP8_BUFFERS * 1.0;
+		outside += bufs * x->T * x->m->hidden;
 	}
 	ps->weights = wbytes;
 	ps->grads = gbytes;

@@ -92,8 +92,9 @@ trap 'rm -rf "$T"' EXIT
 # less on that rank), which this driver does not pass; with
 # --grad-reduce-fp32 off hetplan fits it (70.3 GiB alive of 79.6 GiB).
 # Since round 8 (mem2) an fp8 layer under TE keeps its GEMM inputs in FP8
-# (perf_mem.c fp8_saved_delta): BLMLL-01 fits as the driver runs it, 77.6
-# GiB alive of 79.6 (fp32 gradient buffer), and is off the list.
+# and six of TE's ten userbuffers in FP8 (perf_mem.c): BLMLL-01 fits as
+# the driver runs it, 77.3 GiB alive of 79.6 (fp32 gradient buffer), and
+# is off the list.
 # Round 8 (mem2, docs/blind-round8-mem.md): BLL3-01..03 run ZeRO-2 as the
 # Llama 3 paper states (the rows had zero 1): BLL3-02/03 fit; BLL3-01
 # (32 micro-batches on 16 stages: Megatron's warm-up keeps 17.6 of them

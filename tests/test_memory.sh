@@ -118,6 +118,7 @@ json "s=d['memory'][1]; assert abs(s['activations_bytes'] - s['allocator_cache_b
 # projection's input (16,384 / 8) gains 1 B: (-16,384 - 16,384 - 53,248 +
 # 16,384) / 8 = -8,704 B, so a layer keeps 56,384 B per token and stage 1
 # holds 16 x 8 x 8192 x 56,384 = 59,122,909,184 B before the slack.
+cp "$T/out" "$T/meta_bf16.json"
 python3 - "$D/llama405b_meta.json" "$T/meta_fp8.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
@@ -127,5 +128,15 @@ PY
 expect 0 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b \
 	--plan "$T/meta_fp8.json" --format json
 json "s=d['memory'][1]; assert d['plan']['precision'] == 'fp8', d['plan']; assert abs(s['activations_bytes'] - s['allocator_cache_bytes'] - 59122909184) < 1e-3 * 59122909184, s"
+# TE's userbuffers for the TP overlap: 10 of 8192 x 16,384 elements each,
+# 2 B in bf16; in fp8 the six all-gather buffers hold FP8 data, 1 B (TE
+# module/base.py layers_all_gather_overlap, buffer_dtype uint8), so the
+# fixed memory drops by 6 x 8192 x 16,384 = 805,306,368 B, nothing else in
+# it depending on the precision.
+python3 - "$T/meta_bf16.json" "$T/out" <<'PY' && ok || bad "fp8 userbuffers"
+import json, sys
+a, b = (json.load(open(x))["memory"][1]["other_bytes"] for x in sys.argv[1:])
+assert a - b == 805306368, (a, b, a - b)
+PY
 
 finish memory
