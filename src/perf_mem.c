@@ -352,9 +352,10 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
  * -8,704 B a token of 65,088 (-13.4%). Applied with no recompute and with
  * selective recompute (both keep these tensors); full recompute keeps only
  * the layer input (the one layer it rebuilds, x->act_work, stays counted
- * in 16 bits: an over-count of 13% of one layer). Not applied to MoE layers, whose expert inputs are
- * dispatched copies (their accounting is model.c's), nor to FP8 attention
- * (fp8_dot_product_attention, not a hetplan setting). */
+ * in 16 bits: an over-count of 13% of one layer). Not applied to MoE
+ * layers, whose expert inputs are dispatched copies (their accounting is
+ * model.c's), nor to FP8 attention (fp8_dot_product_attention, not a
+ * hetplan setting). */
 static double fp8_saved_delta(const struct stage_ctx *x)
 {
 	const struct plan *p = x->p;
