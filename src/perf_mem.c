@@ -51,6 +51,14 @@
  * transformer_engine/pytorch/module/base.py, initialize_ub). Allocated by
  * userbuffers' own cudaMalloc / cuMem, outside PyTorch's allocator. */
 #define TE_UB_BUFFERS 10
+/* Of those, the all-gather ones (qkv and fc1 fprop and dgrad, proj and
+ * fc2 dgrad: 6) hold FP8 data, 1 B an element, in an fp8 run; the four
+ * reduce-scatter ones stay 16-bit (TE v1.13 module/base.py:268-275
+ * layers_all_gather_overlap, :310 fp8_buf, :361 buffer_dtype uint8; the
+ * same at TE @d0067d0). A recipe may also mark the two pipelined
+ * reduce-scatter buffers fp8_buf: counted 16-bit, an over-count of up to
+ * 2 x T x h bytes there. */
+#define TE_UB_FP8_BUFFERS 6
 
 /* NCCL channels of a group with `per_node` of its `ranks` on one NVLink
  * domain of pool pl (dom: its GPUs, perf_domain_gpus). */
@@ -311,7 +319,10 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	double outside = k->cuda_context_bytes + nccl_bytes_memo(x);
 	if (plan_tp_overlap(p) && p->sp && x->tp > 1) {
 		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
-		outside += TE_UB_BUFFERS * x->T * x->m->hidden * elt;
+		double bufs = TE_UB_BUFFERS * elt;
+		if (p->precision == HP_FP8)
+			bufs = (TE_UB_BUFFERS - TE_UB_FP8_BUFFERS) * elt + TE_UB_FP8_BUFFERS * 1.0;
+		outside += bufs * x->T * x->m->hidden;
 	}
 	ps->weights = wbytes;
 	ps->grads = gbytes;
@@ -320,6 +331,47 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 	ps->outside = outside;
 	ps->capacity = gpu_usable_bytes(x->g);
 	return perf_stage_memory_at(x, ps);
+}
+
+/* Bytes per micro-batch that an fp8 run under Transformer Engine keeps
+ * for backward beyond (negative: below) what x->act counts in 16 bits,
+ * for the stage's dense layers. TE saves a GEMM's input for the wgrad
+ * GEMM in the precision the GEMM ran in, FP8, 1 B an element (TE v1.13
+ * module/linear.py:294-305, saved_inputmat = the FP8 inputmat or its
+ * transpose; module/layernorm_linear.py:129, ln_out allocated uint8 under
+ * fp8 and saved at :334; TE 2.x keeps the quantized tensor's columnwise
+ * part, MXFP8 data plus one scale byte per 32, under 4% more). So:
+ * - the QKV and FC1 inputs (the two normalised outputs, SP shards) and
+ *   FC2's input (the activation function's output, ffn / tp) are 1 B,
+ *   not 2: -1 B each;
+ * - the output projection's input, the attention output, is kept twice:
+ *   in bf16 by the attention kernel for its own backward (TE v1.13
+ *   attention.py:6673, FusedAttnFunc saves q, k, v and out unless FP8
+ *   attention is on) and in FP8 by the projection: +1 B a q element.
+ * Llama 3.1 405B at TP 8: (-16,384 - 16,384 - 53,248 + 16,384) / 8 =
+ * -8,704 B a token of 65,088 (-13.4%). Applied with no recompute and with
+ * selective recompute (both keep these tensors); full recompute keeps only
+ * the layer input (the one layer it rebuilds, x->act_work, stays counted
+ * in 16 bits: an over-count of 13% of one layer). Not applied to MoE
+ * layers, whose expert inputs are dispatched copies (their accounting is
+ * model.c's), nor to FP8 attention (fp8_dot_product_attention, not a
+ * hetplan setting). */
+static double fp8_saved_delta(const struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	int te = p->framework == FW_MEGATRON_CORE || p->framework == FW_ANY;
+	if (p->precision != HP_FP8 || !te ||
+	    (p->recompute != RC_NONE && p->recompute != RC_SELECTIVE))
+		return 0;
+	const struct stage *st = &x->rep->stages[x->index];
+	int dense = st->last_layer - st->first_layer + 1 -
+		    model_moe_layers_in(x->m, st->first_layer, st->last_layer);
+	if (dense <= 0)
+		return 0;
+	double t = x->tp > 0 ? x->tp : 1, h = x->m->hidden;
+	double gemm_in = 2 * h / (p->sp ? t : 1);   /* QKV and FC1 inputs */
+	double per_token = -gemm_in - x->m->ffn / t + model_q_dim(x->m) / t;
+	return dense * x->T * per_token;
 }
 
 /* The activations of the micro-batches in flight at the stage's index,
@@ -360,7 +412,7 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 		inflight = pp - i;
 	if (inflight > x->mb)
 		inflight = x->mb;
-	double acts = x->act * inflight;
+	double acts = (x->act + fp8_saved_delta(x)) * inflight;
 	if (x->ckpt) {
 		/* One layer's full activations while it is recomputed and run
 		 * backward; under SP that includes the two all-gathered

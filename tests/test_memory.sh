@@ -109,4 +109,34 @@ expect 0 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b \
 json "a=d['memory'][1]['activations_bytes']; assert 68241178624 <= a <= 1.3*68241178624, a/$G"
 json "s=d['memory'][1]; assert abs(s['activations_bytes'] - s['allocator_cache_bytes'] - 68241178624) < 1e-3 * 68241178624, s"
 
+# --- The same layout in fp8 under Transformer Engine: TE keeps a GEMM's
+# input for the weight-gradient GEMM in FP8, 1 B an element (TE v1.13
+# module/linear.py saved_inputmat, module/layernorm_linear.py ln_out as
+# uint8), while the attention kernel still keeps its bf16 output beside
+# the projection's FP8 copy. Per token at TP 8: the QKV and FC1 inputs
+# (SP shards of 16,384) and FC2's input (53,248 / 8) lose 1 B each, the
+# projection's input (16,384 / 8) gains 1 B: (-16,384 - 16,384 - 53,248 +
+# 16,384) / 8 = -8,704 B, so a layer keeps 56,384 B per token and stage 1
+# holds 16 x 8 x 8192 x 56,384 = 59,122,909,184 B before the slack.
+cp "$T/out" "$T/meta_bf16.json"
+python3 - "$D/llama405b_meta.json" "$T/meta_fp8.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["precision"] = "fp8"
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect 0 "" $H estimate --pool 2048x8xH100-SXM,name=h100 -m llama3.1-405b \
+	--plan "$T/meta_fp8.json" --format json
+json "s=d['memory'][1]; assert d['plan']['precision'] == 'fp8', d['plan']; assert abs(s['activations_bytes'] - s['allocator_cache_bytes'] - 59122909184) < 1e-3 * 59122909184, s"
+# TE's userbuffers for the TP overlap: 10 of 8192 x 16,384 elements each,
+# 2 B in bf16; in fp8 the six all-gather buffers hold FP8 data, 1 B (TE
+# module/base.py layers_all_gather_overlap, buffer_dtype uint8), so the
+# fixed memory drops by 6 x 8192 x 16,384 = 805,306,368 B, nothing else in
+# it depending on the precision.
+python3 - "$T/meta_bf16.json" "$T/out" <<'PY' && ok || bad "fp8 userbuffers"
+import json, sys
+a, b = (json.load(open(x))["memory"][1]["other_bytes"] for x in sys.argv[1:])
+assert a - b == 805306368, (a, b, a - b)
+PY
+
 finish memory
