@@ -315,7 +315,16 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
  * Megatron-Bridge @067f987df0 perf_recipes/qwen/{h100,b200}/qwen3_moe.py).
  * The backward launches twice as many (layer_kernels): GroupedLinear's
  * backward runs a data and a weight gradient GEMM per expert, and every
- * other op has one backward. Other frameworks' MoE code is not written
+ * other op has one backward. One GEMM launch per local expert is TE's
+ * default GroupedLinear path: a loop of cuBLASLt calls over four streams
+ * (NVIDIA/TransformerEngine @5c62f728 transformer_engine/common/gemm/
+ * cublaslt_gemm.cu, nvte_multi_stream_cublas_gemm); Megatron-Core takes
+ * TE's single-launch GroupedTensor path only with moe_use_grouped_tensor
+ * or the TE op fuser (transformer_config.py: both default False), which
+ * the full-iteration CUDA graph recipes turn on: not modelled, hetplan
+ * has no CUDA graphs (perf.c). Each launch costs the host host_op_s and
+ * the GPU kernel_gap_s, as every other launch does; the loop runs in C++
+ * and may cost the host less than an eager op (not measured). Other frameworks' MoE code is not written
  * down; their MoE layers are costed with this list.
  *
  * Host synchronisations: one per layer forward, none backward.
