@@ -324,8 +324,9 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
  * the full-iteration CUDA graph recipes turn on: not modelled, hetplan
  * has no CUDA graphs (perf.c). Each launch costs the host host_op_s and
  * the GPU kernel_gap_s, as every other launch does; the loop runs in C++
- * and may cost the host less than an eager op (not measured). Other frameworks' MoE code is not written
- * down; their MoE layers are costed with this list.
+ * and may cost the host less than an eager op (not measured). Other
+ * frameworks' MoE code is not written down; their MoE layers are costed
+ * with this list.
  *
  * Host synchronisations: one per layer forward, none backward.
  * HybridEP's dispatch waits on the host for the received token count when
