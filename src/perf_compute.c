@@ -324,9 +324,12 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
  * the full-iteration CUDA graph recipes turn on: not modelled, hetplan
  * has no CUDA graphs (perf.c). Each launch costs the host host_op_s and
  * the GPU kernel_gap_s, as every other launch does; the loop runs in C++
- * and may cost the host less than an eager op (not measured). Other
- * frameworks' MoE code is not written down; their MoE layers are costed
- * with this list.
+ * and may cost the host less than an eager op (not measured). torchtitan
+ * runs each expert weight as one torch._grouped_mm over all local experts
+ * (GroupedExperts, use_grouped_mm default True: pytorch/torchtitan
+ * @71213cf1 torchtitan/models/common/moe.py), so there a per-expert row
+ * is one launch. Other frameworks' MoE code (DeepSpeed) is not written
+ * down; their MoE layers are costed with this list.
  *
  * Host synchronisations: one per layer forward, none backward.
  * HybridEP's dispatch waits on the host for the received token count when
@@ -375,12 +378,15 @@ static const struct moe_op {
 	{ "combine: results back to the tokens' ranks (HybridEP combine)", 1, 0, 0, 1, 0 },
 };
 
-/* Launches of the MoE block forward for local experts per GPU; *colls
+/* Launches of the MoE block forward for local experts per GPU (one
+ * grouped launch under torchtitan); *colls
  * of them collectives (0 without EP: the dispatch and combine stay on the
  * GPU), *syncs host waits. */
 static double moe_block_kernels(const struct plan *p, double local, double *colls, double *syncs)
 {
 	double n = 0, c = 0, w = 0;
+	if (p->framework == FW_TORCHTITAN)
+		local = 1;
 	for (size_t i = 0; i < sizeof moe_ops / sizeof *moe_ops; i++) {
 		const struct moe_op *o = &moe_ops[i];
 		if (o->fp8_only && p->precision != HP_FP8)

@@ -117,6 +117,16 @@ a=$(co "$T/e8.json")
 b=$(co "$T/e16.json")
 python3 -c "import sys; d = ${b%% *} - ${a%% *}; w = 2 * 8 * 6 * $hop; sys.exit(0 if abs(d - w) <= 1e-9 * w else 1)" && ok ||
 	bad "8 more local experts: compute + overhead $a -> $b, expected + 96 x host_op_s $hop"
+# torchtitan runs each expert weight as one torch._grouped_mm over every
+# local expert (GroupedExperts, use_grouped_mm default True:
+# pytorch/torchtitan @71213cf1 torchtitan/models/common/moe.py): the same
+# host-bound pair costs the same.
+est t8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
+est t16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
+a=$(co "$T/t8.json")
+b=$(co "$T/t16.json")
+python3 -c "import sys; d = ${b%% *} - ${a%% *}; sys.exit(0 if abs(d) <= 1e-9 * ${a%% *} else 1)" && ok ||
+	bad "torchtitan, 8 more local experts: compute + overhead $a -> $b, expected no change"
 mk "$T/m_moe.json" 8 0 4096 14336 4096 4
 mk "$T/m_dense.json" 8 4 4096 14336 4096 4
 est moe --pool 1x1xH100-SXM -m "$T/m_moe.json" --tp 1 --pp 1 --mbs 1 --gbs 4
