@@ -323,8 +323,12 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
  * or the TE op fuser (transformer_config.py: both default False), which
  * the full-iteration CUDA graph recipes turn on: not modelled, hetplan
  * has no CUDA graphs (perf.c). Each launch costs the host host_op_s and
- * the GPU kernel_gap_s, as every other launch does; the loop runs in C++
- * and may cost the host less than an eager op (not measured). torchtitan
+ * the GPU kernel_gap_s, as every other launch does. The loop itself runs
+ * in C++, but GroupedLinear's Python side does per-GEMM PyTorch work
+ * around it (torch.split of the inputs, two torch.empty per GEMM for the
+ * fp8 cast outputs), which TE's maintainers name as the module's CPU
+ * overhead (NVIDIA/TransformerEngine issue #1499, 2025-02-24): one eager
+ * op's host cost per expert GEMM is the simplification. torchtitan
  * runs each expert weight as one torch._grouped_mm over all local experts
  * (GroupedExperts, use_grouped_mm default True: pytorch/torchtitan
  * @71213cf1 torchtitan/models/common/moe.py), so there a per-expert row
