@@ -242,11 +242,21 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 	b += copies * eb * T * ffn / t * (m->gated_mlp ? 3 : 2);
 	if (copies > 1)
 		b += 2 * 2 * eb * T * h * copies;  /* MoE permute and unpermute */
+	if (model_layer_is_moe(m, layer)) {
+		/* The router's fp32 scores (moe_ops): top-k reads the logits and
+		 * writes the probabilities and the 1-byte routing map, the
+		 * aux-loss scores do the same again, the token count and the
+		 * loss read the map and the scores: 4 + 5 + 4 + 5 + 1 + 4 bytes
+		 * per token and expert. */
+		b += 23.0 * T / (p->sp ? t : 1) * m->moe.experts;
+	}
 	if (p->precision == HP_FP8) {
 		/* Transformer Engine casts each GEMM's activation input to fp8
 		 * (read 16-bit, write fp8 and its transpose for the weight
-		 * gradient): the inputs of QKV, projection, MLP up and down. */
-		double in = T * (h + q + h + ffn * copies) / t;
+		 * gradient): the inputs of QKV, projection, MLP up and down. An
+		 * MoE layer's fc1 input is every routed copy of a token (and the
+		 * shared expert's), cast after the 16-bit dispatch. */
+		double in = T * (h + q + h * copies + ffn * copies) / t;
 		b += 4 * in;
 	}
 	if (framework_get(p->framework)->eager_modules)
@@ -296,6 +306,113 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
 	return n;
 }
 
+/* The MoE block of one layer forward (router, dispatch, experts, combine),
+ * launch by launch, as Megatron-Core runs it dropless with the settings
+ * NVIDIA's MoE recipes use: the flex token dispatcher on HybridEP
+ * (moe_token_dispatcher_type flex), moe_router_fusion, moe_grouped_gemm
+ * (TEGroupedMLP) and bias_activation_fusion (Megatron-LM @d98e8a64,
+ * megatron/core/transformer/moe/; recipe settings NVIDIA-NeMo/
+ * Megatron-Bridge @067f987df0 perf_recipes/qwen/{h100,b200}/qwen3_moe.py).
+ * The backward launches twice as many (layer_kernels): GroupedLinear's
+ * backward runs a data and a weight gradient GEMM per expert, and every
+ * other op has one backward. One GEMM launch per local expert is TE's
+ * default GroupedLinear path: a loop of cuBLASLt calls over four streams
+ * (NVIDIA/TransformerEngine @5c62f728 transformer_engine/common/gemm/
+ * cublaslt_gemm.cu, nvte_multi_stream_cublas_gemm); Megatron-Core takes
+ * TE's single-launch GroupedTensor path only with moe_use_grouped_tensor
+ * or the TE op fuser (transformer_config.py: both default False), which
+ * the full-iteration CUDA graph recipes turn on: not modelled, hetplan
+ * has no CUDA graphs (perf.c). Each launch costs the host host_op_s and
+ * the GPU kernel_gap_s, as every other launch does. The loop itself runs
+ * in C++, but GroupedLinear's Python side does per-GEMM PyTorch work
+ * around it (torch.split of the inputs, two torch.empty per GEMM for the
+ * fp8 cast outputs), which TE's maintainers name as the module's CPU
+ * overhead (NVIDIA/TransformerEngine issue #1499, 2025-02-24): one eager
+ * op's host cost per expert GEMM is the simplification. torchtitan
+ * runs each expert weight as one torch._grouped_mm over all local experts
+ * (GroupedExperts, use_grouped_mm default True: pytorch/torchtitan
+ * @71213cf1 torchtitan/models/common/moe.py), so there a per-expert row
+ * is one launch. Other frameworks' MoE code (DeepSpeed) is not written
+ * down; their MoE layers are costed with this list.
+ *
+ * Host synchronisations: one per layer forward, none backward.
+ * HybridEP's dispatch waits on the host for the received token count when
+ * the caller gives no upper bound (fused_a2a.py HybridEPDispatch.forward:
+ * non_blocking = num_permuted_tokens is not None; token_dispatcher.py
+ * _HybridEPManager: "None means no up-bound, will cause a CPU sync"); it
+ * sizes the permuted buffer and the host lists TE's GroupedLinear takes
+ * (m_splits, experts.py TEGroupedMLP.forward: tokens_per_expert.tolist()).
+ * The NCCL all-to-all dispatcher has the same one wait, at
+ * "before_ep_alltoall" (token_dispatcher.py MoEAlltoAllTokenDispatcher
+ * preprocess: the all-to-all's split sizes). The backward reuses the
+ * saved handle and split lists and waits on nothing. The wait is
+ * avoided, not modelled here, by a static bound: drop-and-pad
+ * (moe_pad_expert_input_to_capacity), or moe_expert_rank_capacity_factor
+ * as the full-iteration CUDA graph recipes set it (Megatron-Bridge
+ * perf_recipes/qwen/common.py _enable_hybridep_full_iteration_mxfp8).
+ *
+ * Bytes: the permute and unpermute move tokens x top_k x hidden x 2 bytes
+ * each way (HybridEP dispatches in 16 bits: fused_a2a.py fp8_dispatch =
+ * False); the router's ops read and write tokens x experts fp32 scores;
+ * both are in layer_ew_bytes. */
+static const struct moe_op {
+	const char *op;          /* what runs, and where */
+	unsigned char kernels;   /* launches forward */
+	unsigned char per_expert;/* 1: one launch per local expert */
+	unsigned char fp8_only;  /* 1: only under fp8 */
+	unsigned char coll;      /* a dispatch/combine collective (host_coll_s) */
+	unsigned char sync;      /* the host waits for the device here */
+} moe_ops[] = {
+	{ "router gating GEMM (router.py TopKRouter.gating)", 1, 0, 0, 0, 0 },
+	{ "score function and top-k, fused (fused_topk_with_score_function)", 1, 0, 0, 0, 0 },
+	{ "aux-loss scores, fused (compute_routing_scores_for_aux_loss)", 1, 0, 0, 0, 0 },
+	{ "tokens per expert for the loss (get_tokens_per_expert_and_token_count)", 1, 0, 0, 0, 0 },
+	{ "aux loss, fused (switch_load_balancing_loss_func)", 1, 0, 0, 0, 0 },
+	{ "loss scaled into the tracker (attach_and_log_load_balancing_loss)", 2, 0, 0, 0, 0 },
+	{ "dispatch metadata: tokens per rank and expert (HybridEP preprocessing)", 1, 0, 0, 0, 0 },
+	{ "received-token count to the host, which waits (dispatch_with_permute)", 1, 0, 0, 0, 1 },
+	{ "dispatch: tokens to the experts' ranks (HybridEP dispatch)", 1, 0, 0, 1, 0 },
+	{ "permute into expert order (HybridEP permute)", 1, 0, 0, 0, 0 },
+	{ "fc1 input cast to fp8, all experts in one call (TE split_quantize)", 1, 0, 1, 0, 0 },
+	{ "fc1 GEMM, one cuBLASLt call per expert (TE general_grouped_gemm)", 1, 1, 0, 0, 0 },
+	{ "SwiGLU with the routing probabilities, fused (weighted_bias_swiglu)", 1, 0, 0, 0, 0 },
+	{ "fc2 input cast to fp8 (TE split_quantize)", 1, 0, 1, 0, 0 },
+	{ "fc2 GEMM, one cuBLASLt call per expert (TE general_grouped_gemm)", 1, 1, 0, 0, 0 },
+	{ "unpermute (HybridEP combine_with_unpermute)", 1, 0, 0, 0, 0 },
+	{ "combine: results back to the tokens' ranks (HybridEP combine)", 1, 0, 0, 1, 0 },
+};
+
+/* Launches of the MoE block forward for local experts per GPU (one
+ * grouped launch under torchtitan); *colls
+ * of them collectives (0 without EP: the dispatch and combine stay on the
+ * GPU), *syncs host waits. */
+static double moe_block_kernels(const struct plan *p, double local, double *colls, double *syncs)
+{
+	double n = 0, c = 0, w = 0;
+	if (p->framework == FW_TORCHTITAN)
+		local = 1;
+	for (size_t i = 0; i < sizeof moe_ops / sizeof *moe_ops; i++) {
+		const struct moe_op *o = &moe_ops[i];
+		if (o->fp8_only && p->precision != HP_FP8)
+			continue;
+		n += o->kernels * (o->per_expert ? local : 1);
+		c += o->coll ? o->kernels : 0;
+		w += o->sync;
+	}
+	*colls = p->ep > 1 ? c : 0;
+	*syncs = w;
+	return n;
+}
+
+/* Host waits per MoE layer forward (moe_ops); 0 for a dense layer. */
+static double layer_host_syncs(const struct model_spec *m, int layer, const struct plan *p)
+{
+	double c, w = 0;
+	if (model_layer_is_moe(m, layer))
+		moe_block_kernels(p, 1, &c, &w);
+	return w;
+}
+
 /* Kernels one layer launches forward on one GPU, op by op. The backward
  * launches about twice as many (a data and a weight gradient per GEMM, a
  * backward per memory-bound op). */
@@ -322,9 +439,14 @@ static double layer_kernels(const struct model_spec *m, int layer, const struct 
 		n += p->sp ? 4 : 2;            /* TP collectives */
 	if (p->precision == HP_FP8)
 		n += 6;                        /* fp8 casts and amax updates */
-	if (model_layer_is_moe(m, layer))
-		n += 10;                       /* router, top-k, softmax, permute, 2 grouped GEMMs,
-						* unpermute, all-to-all x2, combine */
+	if (model_layer_is_moe(m, layer)) {
+		/* The dense MLP's up, down and activation give way to the
+		 * MoE block; a shared expert is a dense MLP of its own. */
+		double c, w;
+		n -= 3;
+		n += 3 * (m->moe.shared_experts > 0);
+		n += moe_block_kernels(p, (double)m->moe.experts / p->ep, &c, &w);
+	}
 	return n;
 }
 
@@ -453,7 +575,10 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k);
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 	lc->kernels = layer_kernels(m, layer, p, tp);
-	lc->colls = (tp > 1 ? (p->sp ? 4 : 2) : 0) + (model_layer_is_moe(m, layer) && p->ep > 1 ? 2 : 0);
+	double moe_colls = 0, syncs;
+	if (model_layer_is_moe(m, layer))
+		moe_block_kernels(p, 1, &moe_colls, &syncs);
+	lc->colls = (tp > 1 ? (p->sp ? 4 : 2) : 0) + moe_colls;
 
 	/* Attention core: queries of this CP rank against the whole sequence. */
 	double mm, attn_tok;
@@ -581,10 +706,11 @@ void perf_stage_compute(struct stage_ctx *x)
 	int count[2];
 	count[1] = model_moe_layers_in(m, st->first_layer, st->last_layer);
 	count[0] = st->last_layer - st->first_layer + 1 - count[1];
+	int at[2] = { st->first_layer, st->last_layer - count[1] + 1 };
 	if (count[0])
-		stage_layer_cost(x, st->first_layer, 0, &lc[0]);
+		stage_layer_cost(x, at[0], 0, &lc[0]);
 	if (count[1])
-		stage_layer_cost(x, st->last_layer - count[1] + 1, 1, &lc[1]);
+		stage_layer_cost(x, at[1], 1, &lc[1]);
 	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0, stall = 0;
 	double params = 0, eparams = 0, attn_sum = 0, gemm_sum = 0;
 	double gap = k->kernel_gap_s;
@@ -602,11 +728,18 @@ void perf_stage_compute(struct stage_ctx *x)
 		fwd += n * f;
 		bwd += n * b;
 		stall += n * (perf_fmax(0, host - f) + perf_fmax(0, 2 * host - b));
+		/* At a host wait the device runs dry: the next kernel starts
+		 * only once the host has issued it, host_op_s later (moe_ops).
+		 * The rest of the layer is costed as before: the per-layer
+		 * race above already keeps the host from running ahead of the
+		 * next layer. Once per forward (and recomputed forward). */
+		double drain = layer_host_syncs(m, at[kind], p) * k->host_op_s;
+		stall += n * drain;
 		attn_sum += n * L->attn_f;
 		gemm_sum += n * L->gemm;
 		if (p->recompute == RC_FULL) {
 			rc += n * f;
-			stall += n * perf_fmax(0, host - f);
+			stall += n * (perf_fmax(0, host - f) + drain);
 		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
 			rc += n * (L->attn_f + L->ew_scores);
 		} else if (p->recompute == RC_SELECTIVE_OP) {

@@ -81,4 +81,58 @@ a, b = sys.argv[1].split(), sys.argv[2].split()
 r = float(a[0]) / float(b[0])
 sys.exit(0 if a[2] == b[2] and 0.4518 <= r <= 0.6 else 1)
 PY
+# The MoE block's launches and host wait (perf_compute.c moe_ops, docs/moe.md
+# "Kernels and host waits"). Facts from the frameworks' code:
+#  - Transformer Engine's GroupedLinear runs one cuBLASLt GEMM per local
+#    expert (general_grouped_gemm -> nvte_multi_stream_cublas_gemm, a loop
+#    of cublas_gemm calls, each with its own descriptors and algorithm
+#    heuristic: NVIDIA/TransformerEngine @5c62f728
+#    transformer_engine/common/gemm/cublaslt_gemm.cu), fc1 and fc2
+#    forward; backward a data and a weight gradient GEMM for each: 2 x 3 = 6
+#    launches per expert per layer and micro-batch. When the host, not the
+#    GPU, sets the pace (hidden 256: each kernel is shorter than its
+#    launch), 8 more experts per GPU add 2 layers x 8 x 6 launches of
+#    host_op_s (data/calibration.json) to compute + overhead.
+#  - Megatron-Core's dropless dispatch waits on the host once per MoE
+#    layer forward and never in the backward (fused_a2a.py
+#    HybridEPDispatch: non_blocking only with a token bound;
+#    token_dispatcher.py MoEAlltoAllTokenDispatcher: one sync point);
+#    after the wait the device is idle until the host has issued the next
+#    kernel. With the GPU setting the pace (hidden 4,096, seq 4,096), the
+#    same 4-layer model with every layer MoE against every layer dense
+#    differs in overhead by 4 layers x 4 micro-batches x host_op_s.
+hop=$(python3 -c "import json; print(repr([c['value'] for c in json.load(open('data/calibration.json'))['constants'] if c['name'] == 'host_op_s'][0]))")
+mk() { # mk FILE EXPERTS DENSE_LAYERS HIDDEN FFN SEQ LAYERS (heads of 128)
+	printf '{"name":"t","layers":%s,"hidden":%s,"heads":%s,"kv_heads":2,"ffn":%s,"vocab":1024,"seq_len":%s,"gated_mlp":true,"norm":"rmsnorm","position":"rope","tied_embeddings":false,"bias":false,"moe":{"experts":%s,"top_k":2,"expert_ffn":%s,"shared_experts":0,"dense_layers":%s}}\n' \
+		"$7" "$4" $(($4 / 128)) "$5" "$6" "$2" "$5" "$3" >"$1"
+}
+co() { # co FILE: compute + overhead of the step, and its overhead
+	python3 -c "import json,sys; b = json.load(open(sys.argv[1]))['breakdown_s']; print(repr(b['compute'] + b['overhead']), repr(b['overhead']))" "$1"
+}
+mk "$T/m_e8.json" 8 0 256 256 256 2
+mk "$T/m_e16.json" 16 0 256 256 256 2
+est e8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1
+est e16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1
+a=$(co "$T/e8.json")
+b=$(co "$T/e16.json")
+python3 -c "import sys; d = ${b%% *} - ${a%% *}; w = 2 * 8 * 6 * $hop; sys.exit(0 if abs(d - w) <= 1e-9 * w else 1)" && ok ||
+	bad "8 more local experts: compute + overhead $a -> $b, expected + 96 x host_op_s $hop"
+# torchtitan runs each expert weight as one torch._grouped_mm over every
+# local expert (GroupedExperts, use_grouped_mm default True:
+# pytorch/torchtitan @71213cf1 torchtitan/models/common/moe.py): the same
+# host-bound pair costs the same.
+est t8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
+est t16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
+a=$(co "$T/t8.json")
+b=$(co "$T/t16.json")
+python3 -c "import sys; d = ${b%% *} - ${a%% *}; sys.exit(0 if abs(d) <= 1e-9 * ${a%% *} else 1)" && ok ||
+	bad "torchtitan, 8 more local experts: compute + overhead $a -> $b, expected no change"
+mk "$T/m_moe.json" 8 0 4096 14336 4096 4
+mk "$T/m_dense.json" 8 4 4096 14336 4096 4
+est moe --pool 1x1xH100-SXM -m "$T/m_moe.json" --tp 1 --pp 1 --mbs 1 --gbs 4
+est dense --pool 1x1xH100-SXM -m "$T/m_dense.json" --tp 1 --pp 1 --mbs 1 --gbs 4
+a=$(co "$T/dense.json")
+b=$(co "$T/moe.json")
+python3 -c "import sys; d = ${b#* } - ${a#* }; w = 4 * 4 * $hop; sys.exit(0 if abs(d - w) <= 1e-9 * w else 1)" && ok ||
+	bad "one host wait per MoE layer forward: overhead $a (dense) -> $b (MoE), expected + 16 x host_op_s $hop"
 finish moe
