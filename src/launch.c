@@ -408,14 +408,11 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 }
 
 /* Whether the piece runs the expert all-to-all overlap hetplan costed
- * (framework_ep_overlap_on, as perf_comm.c asks it). */
+ * (plan_ep_overlap_on, as perf_comm.c asks it). */
 static int launch_ep_overlap(const struct model_spec *m, const struct plan *p,
 			     const struct piece *pc)
 {
-	int v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
-	return m->moe.experts &&
-	       framework_ep_overlap_on(p->framework, p->ep, pc->pp, v, p->recompute == RC_FULL,
-				       p->precision == HP_FP32 || p->precision == HP_TF32);
+	return m->moe.experts && plan_ep_overlap_on(p, pc->pp);
 }
 
 /* Batch, recompute, optimizer sharding, precision and overlaps. */

@@ -291,10 +291,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
-	int ov = framework_ep_overlap_on(p->framework, p->ep, x->pp,
-					 p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
-					 p->recompute == RC_FULL,
-					 p->precision == HP_FP32 || p->precision == HP_TF32);
+	int ov = plan_ep_overlap_on(p, x->pp);
 	/* With the MoE layer recomputed (op-level selective), the recompute's
 	 * dispatch and combine are charged in line: the overlap pairs a
 	 * forward with a backward, not a recompute (simplified: Megatron-Core

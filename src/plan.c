@@ -26,7 +26,7 @@ void plan_init(struct plan *p)
 	p->flash = 1;
 	p->framework = FW_ANY;
 	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
-	p->fp8_params = -1;
+	p->fp8_params = p->ep_overlap = -1;
 }
 
 int plan_tp_overlap(const struct plan *p)
@@ -61,6 +61,21 @@ int plan_fp8_params(const struct plan *p)
 	if (p->precision != HP_FP8 || p->zero < 1 || p->zero > 2)
 		return 0;
 	return p->fp8_params >= 0 ? p->fp8_params : framework_get(p->framework)->fp8_params;
+}
+
+int plan_ep_overlap(const struct plan *p)
+{
+	return p->ep_overlap >= 0 ? p->ep_overlap : framework_get(p->framework)->ep_overlap;
+}
+
+int plan_ep_overlap_on(const struct plan *p, int pp)
+{
+	if (!plan_ep_overlap(p))
+		return 0;
+	return framework_ep_overlap_on(p->framework, p->ep, pp,
+				       p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
+				       p->recompute == RC_FULL,
+				       p->precision == HP_FP32 || p->precision == HP_TF32);
 }
 
 void plan_free(struct plan *p)
@@ -198,7 +213,8 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    a->framework != b->framework || plan_tp_overlap(a) != plan_tp_overlap(b) ||
 	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
 	    plan_param_overlap(a) != plan_param_overlap(b) ||
-	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b))
+	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b) ||
+	    plan_ep_overlap(a) != plan_ep_overlap(b))
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -331,6 +347,7 @@ static int eff_grad_overlap(const void *p) { return plan_grad_overlap(p); }
 static int eff_param_overlap(const void *p) { return plan_param_overlap(p); }
 static int eff_grad_fp32(const void *p) { return plan_grad_fp32(p); }
 static int eff_fp8_params(const void *p) { return plan_fp8_params(p); }
+static int eff_ep_overlap(const void *p) { return plan_ep_overlap(p); }
 
 static const char *const on_off[] = { "off", "on" };
 static const char *const attention[] = { "unfused", "flash" };
@@ -448,6 +465,17 @@ static const struct hp_field plan_field_list[] = {
 		 "copy (4 bytes), and half the bytes in the parameter all-gather. Only under "
 		 "megatron-core with precision fp8 and zero 1 or 2. Default: the framework's (on for "
 		 "megatron-core, as NVIDIA's FP8 recipes run)." },
+	{ .key = "ep_overlap", .flag = "ep-overlap", .kind = FK_BOOL, .off = PF(ep_overlap),
+	  .names = on_off, .effective = eff_ep_overlap,
+	  .help = "MoE all-to-alls behind the other micro-batch's compute (Megatron "
+		 "`--overlap-moe-expert-parallel-comm`); absent: the framework's default",
+	  .doc = "The expert all-to-alls (dispatch and combine) of one micro-batch run beside "
+		 "the other micro-batch's compute (Megatron-Core "
+		 "`--overlap-moe-expert-parallel-comm --delay-wgrad-compute`). Megatron-Core "
+		 "runs it only with EP above 1, virtual stages when PP is above 1, no full "
+		 "recompute and a 16-bit or fp8 run; elsewhere a plan asking for it runs "
+		 "without. Only under megatron-core. Default: the framework's (on for "
+		 "megatron-core, as NVIDIA's MoE recipes mostly run; off for the rest)." },
 };
 #undef PF
 
@@ -599,6 +627,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --fp8-param-gather only), not %s",
+				  ctx, framework_name(p->framework));
+	if (p->ep_overlap == 1 && !framework_get(p->framework)->ep_overlap)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: ep_overlap on needs framework megatron-core (hetplan models "
+				  "Megatron-Core's --overlap-moe-expert-parallel-comm only), not %s",
 				  ctx, framework_name(p->framework));
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	if (seq % p->cp)

@@ -83,6 +83,10 @@ struct plan {
 	int fp8_params;       /* -1 the framework's default, 0 off, 1 on: an fp8 run keeps
 			       * its GEMM weights as FP8 tensors (--fp8-param-gather);
 			       * read it through plan_fp8_params() */
+	int ep_overlap;       /* -1 the framework's default, 0 off, 1 on: the expert
+			       * all-to-alls run beside the other micro-batch's compute
+			       * (--overlap-moe-expert-parallel-comm); read it through
+			       * plan_ep_overlap() and plan_ep_overlap_on() */
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -153,6 +157,17 @@ int plan_grad_fp32(const struct plan *p);
  * plans, or under a framework other than megatron-core (or any), is
  * refused by plan_validate. */
 int plan_fp8_params(const struct plan *p);
+
+/* The expert all-to-all overlap the plan asks for: its ep_overlap key, or
+ * absent, its framework's default (framework.h ep_overlap). Whether a
+ * piece of pp stages runs it is plan_ep_overlap_on. */
+int plan_ep_overlap(const struct plan *p);
+
+/* 1 when a piece of the plan with pp stages hides its expert all-to-alls
+ * (plan_ep_overlap, and Megatron-Core's checks: framework_ep_overlap_on).
+ * perf_comm.c costs it and launch.c writes its flags through this one
+ * function, so the two cannot disagree. */
+int plan_ep_overlap_on(const struct plan *p, int pp);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

@@ -126,7 +126,6 @@ BLMBA-09:invalid:vstage
 BLMBA-02:invalid:epfold
 BLMBA-03:invalid:epfold
 BLMBA-04:time:-67
-BLMBA-01:time:-44
 BLMBA-07:dnf:18.2
 BLLC-01:time:+34
 BLLC-05:time:+193

@@ -77,7 +77,7 @@ TEST(plan_json_writes_the_schema)
 		     "\"schedule\":\"interleaved:4\",\"cp\":2,\"ep\":4,\"sp\":false,"
 		     "\"flash\":false,\"framework\":\"torchtitan\",\"tp_overlap\":true,"
 		     "\"grad_overlap\":false,\"param_overlap\":true,\"grad_reduce_fp32\":false,"
-		     "\"fp8_params\":false,\"replicas\":[{\"count\":1,"
+		     "\"fp8_params\":false,\"ep_overlap\":false,\"replicas\":[{\"count\":1,"
 		     "\"batch_share\":1,\"stages\":[{\"pool\":\"h100\",\"gpu\":\"H100-SXM\","
 		     "\"tp\":8,\"first_layer\":0,\"last_layer\":79}]}]}");
 	free(s);

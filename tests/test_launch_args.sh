@@ -102,7 +102,7 @@ $H launch --pool 4x8xH100-SXM $mx --pp 4 --schedule interleaved:2 --format slurm
 grep -qx 'export CUDA_DEVICE_MAX_CONNECTIONS=32' "$T/ovs" && ok ||
 	bad "ep overlap: CUDA_DEVICE_MAX_CONNECTIONS is not 32"
 for case in "--pp 4|PP 4 without virtual stages" "--pp 1 --recompute full|full recompute" \
-	"--pp 1 --framework deepspeed|DeepSpeed"; do
+	"--pp 1 --framework deepspeed|DeepSpeed" "--pp 1 --ep-overlap off|the plan key off"; do
 	# shellcheck disable=SC2086
 	$H launch --pool 4x8xH100-SXM $mx ${case%%|*} > "$T/no" 2>"$T/err" ||
 		bad "${case#*|}: $(cat "$T/err")"

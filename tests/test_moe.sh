@@ -68,6 +68,27 @@ for case in "--pp 4|PP 4 without virtual stages" "--pp 1 --recompute full|full r
 	[ "$1" = "$2" ] && ok || bad "${case#*|}: exposed $2 s, expected all of $1 s"
 done
 
+# The plan key ep_overlap off: Megatron-Core runs the all-to-all in line
+# (Megatron-Bridge's H100 FP8 Qwen3-30B recipe sets moe_a2a_overlap False,
+# perf_recipes/qwen/h100/qwen3_moe.py @067f987df0:92): exposed == time on
+# the PP 1 layout whose default hides most of it (above), and the plan
+# JSON says "ep_overlap": false; on is refused outside megatron-core (exit
+# 3, naming the key and the framework).
+# shellcheck disable=SC2086
+est off $mx --pp 1 --ep-overlap off
+# shellcheck disable=SC2086
+set -- $(ep "$T/off.json")
+[ "$1" = "$2" ] && ok || bad "--ep-overlap off: exposed $2 s, expected all of $1 s"
+python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/off.json'))['plan']['ep_overlap'] is False else 1)" &&
+	ok || bad "--ep-overlap off: plan JSON ep_overlap is not false"
+python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/pp1.json'))['plan']['ep_overlap'] is True else 1)" &&
+	ok || bad "megatron-core default: plan JSON ep_overlap is not true"
+# shellcheck disable=SC2086
+"$H" estimate $mx --pp 1 --framework deepspeed --ep-overlap on > /dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q "ep_overlap on needs framework megatron-core.*deepspeed" "$T/err" && ok ||
+	bad "--ep-overlap on under deepspeed: exit $rc: $(cat "$T/err")"
+
 ds="--pool 32x8xB200 -m deepseek-v3 --tp 1 --pp 8 --ep 32 --dp 32 --mbs 1 --gbs 4096 --precision fp8"
 # shellcheck disable=SC2086
 est mc $ds --framework megatron-core

@@ -169,7 +169,7 @@ TEST(json_keys_and_schema)
 		"rank", "label", "list_label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
 		"time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
 		"recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework",
-		"tp_overlap", "grad_overlap", "param_overlap", "grad_reduce_fp32", "fp8_params", "replicas",
+		"tp_overlap", "grad_overlap", "param_overlap", "grad_reduce_fp32", "fp8_params", "ep_overlap", "replicas",
 		"links",
 		"breakdown_group", "breakdown_s", "memory", "comm", "optimality", "pareto", "runs_on", "runs_on_why",
 		"memory_verdict", "mem_need_bytes", "mem_capacity_bytes",
