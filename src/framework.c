@@ -180,7 +180,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1, 0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1,
-			   .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
