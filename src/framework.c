@@ -36,12 +36,27 @@
  *    receives with blocking calls (deepspeed/runtime/pipe/p2p.py: send()
  *    and recv() assert async_op == False), each its own instruction of
  *    the TrainSchedule, so a micro-batch's four transfers run one after
- *    another. The row sends the full tensor over the NIC. That is a
- *    stand-in, not DeepSpeed's code: with TP its engine sends 1/t slices
- *    (engine.py: is_pipe_partitioned = is_model_parallel, October 2021)
- *    plus the attention mask; set so, every DeepSpeed pipeline row moves
- *    further from its measurement (docs/ppdiag.md), so the larger
- *    transfers stand for a DeepSpeed cost hetplan does not yet have.
+ *    another. With TP it partitions them (pp_partitioned): each TP rank
+ *    sends its 1/t PartitionedTensor slice of the output, and of the
+ *    output's gradient, after a small meta tensor, and the receiving
+ *    stage all-gathers the slices over the TP group before its forward;
+ *    the sending stage all-gathers twice before its backward (its own
+ *    output, restored for autograd, and the received gradient):
+ *    deepspeed/runtime/pipe/engine.py @29bee73f0 (October 2021:
+ *    is_pipe_partitioned = is_grad_partitioned = is_model_parallel) and
+ *    @38327e07f (pipeline.pipe_partitioned and grad_partitioned, both
+ *    true by default in runtime/config.py). Megatron-DeepSpeed's
+ *    GPTModelPipe, from its pipeline integration on (microsoft/
+ *    Megatron-DeepSpeed 8a132ced, June 2021; BLOOM's, bigscience-workshop/
+ *    Megatron-DeepSpeed @0035f06a, and Sailor's copy too), keeps the attention mask in args.attn_mask, so no mask
+ *    crosses. Not this row: DeepSpeed 0.3 with the Megatron-LM v1.1.5
+ *    GPT2ModelPipe of DeepSpeedExamples (the AMP rows' code, DachengLi1/
+ *    AMP @72eeea4) sends the gradient whole (is_grad_partitioned False)
+ *    and the fp16 [1, 1, s, s] mask with every activation, at TP 1 too
+ *    (docs/blind-round8-sailor.md). Until the sailor round this row sent
+ *    full tensors from every rank, a stand-in for a DeepSpeed cost the
+ *    MT-NLG and BLOOM rows seemed to need; at TP 8 over 1 GbE it charged
+ *    eight times what the code sends (docs/ppdiag.md).
  *  - Attention kernels on Hopper and later: Megatron-Core runs Transformer
  *    Engine's fused attention (cuDNN, FlashAttention-3 class); PyTorch
  *    SDPA, flash-attn 2 and the older stacks run FlashAttention-2 class
@@ -180,7 +195,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1, 0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1,
-			   .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },

@@ -117,6 +117,18 @@ struct framework_info {
 				    * NCCL all-to-all sends one copy per expert */
 	int fp8_params;            /* an fp8 run keeps its GEMM weights in FP8 by
 				    * default (plan key fp8_params, plan_fp8_params) */
+	/* The pipeline's transfers again (with pp_scatter_gather and
+	 * pp_blocking; last so the rows' positional fields keep their order). */
+	int pp_partitioned;        /* with TP above 1, each TP rank sends only its
+				    * 1/t slice of the stage's output and of that
+				    * output's gradient, each slice after a small
+				    * meta tensor of its own, and the full tensor
+				    * is all-gathered over the TP group where it is
+				    * used: once on the receiving stage in the
+				    * forward, twice on the sending stage in the
+				    * backward (its output restored for autograd,
+				    * and the received gradient); perf_comm.c,
+				    * perf_stage_pp */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

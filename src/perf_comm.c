@@ -337,17 +337,69 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i)
 	return off % dom == 0;
 }
 
+/* Bytes of one element of the activation a stage hands to the next: 4
+ * in an fp32 or tf32 run (the tensors stay fp32; TF32 is only the GEMMs'
+ * math mode), else 2 (fp16/bf16; an fp8 run's layer outputs are bf16:
+ * Transformer Engine casts only inside its GEMMs). */
+static double pp_elem_bytes(const struct plan *p)
+{
+	return p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+}
+
+/* Bytes of DeepSpeed's PartitionedTensor meta tensor (to_meta(),
+ * deepspeed/runtime/utils.py @29bee73f0): int64 entries [ndim, the dims,
+ * parts, the t + 1 partition offsets], for the 3-D activation
+ * [s, b, h]: 1 + 3 + 1 + (t + 1). Sent on its own, blocking, before each
+ * slice: its cost is the send's latency. */
+static double pp_meta_bytes(int tp)
+{
+	return 8.0 * (1 + 3 + 1 + (tp + 1));
+}
+
+/* One micro-batch's transfers with neighbour stage j under DeepSpeed's
+ * partitioned pipeline (framework.h, pp_partitioned; TP above 1). The
+ * PipelineEngine (deepspeed/runtime/pipe/engine.py @29bee73f0, October
+ * 2021; the same at DeepSpeed @38327e07f, where pipeline.pipe_partitioned
+ * and grad_partitioned default to true) keeps each TP rank's 1/t of the
+ * stage output (PartitionedTensor) and sends it and its meta tensor as
+ * two blocking sends (_exec_send_activations); the gradient goes back the
+ * same way (_exec_send_grads). Each rank sends its own slice over its own
+ * share of the link, so the full tensor crosses once. PartitionedTensor.
+ * full() all-gathers it over the TP group: on the receiving stage before
+ * its forward (_exec_forward_pass), and on the sending stage twice before
+ * its backward, to restore its output for autograd and to rebuild the
+ * received gradient (_exec_backward_pass). Megatron-DeepSpeed's
+ * GPTModelPipe keeps the attention mask out of the pipe (pretrain_gpt.py
+ * precomputes args.attn_mask, microsoft/Megatron-DeepSpeed 8a132ced, June
+ * 2021, and Sailor's copy): only the hidden states cross. Not counted:
+ * the meta tensor's host copies in from_meta (a sync each), and the copy
+ * of each gathered part out of NCCL's flat buffer. `bytes` is what one
+ * rank holds; gp the pair, gt the TP group. Returns seconds with
+ * neighbour j, the four one-way transfers in series (pp_blocking). */
+static double pp_partitioned_time(struct stage_ctx *x, const struct perf_group *gp,
+				  const struct perf_group *gt, double bytes, int j,
+				  struct comm_result *cr)
+{
+	double slice = bytes / x->tp;
+	double one_way = coll(x, gp, COMM_SENDRECV, pp_meta_bytes(x->tp), NULL) +
+			 coll(x, gp, COMM_SENDRECV, slice, cr);
+	double gather = coll(x, gt, COMM_ALLGATHER, bytes, NULL);
+	return 2 * one_way + (j < x->index ? 1 : 2) * gather;
+}
+
 /* Pipeline p2p: each stage waits for its neighbours' activations and
  * gradients. Per micro-batch, with each neighbour: one exchange (a send
  * paired with a receive, both directions of the link at once) per
- * chunk. The framework decides two things (src/framework.c):
+ * chunk. The framework decides three things (src/framework.c):
  *  - scatter/gather (Megatron-LM 2021-22): an output replicated on the
  *    t TP ranks (no sequence parallelism) crosses as t slices of 1/t,
  *    one per rank's link, and is all-gathered inside the TP group on
  *    arrival;
  *  - blocking transfers (DeepSpeed's PipelineEngine): the send and the
  *    receive are separate blocking calls, so each exchange costs two
- *    one-way transfers in series. */
+ *    one-way transfers in series;
+ *  - partitioned transfers (DeepSpeed, pp_partitioned_time): slices with
+ *    meta sends, and three all-gathers per boundary. */
 double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 {
 	if (!x->fw)
@@ -360,27 +412,30 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		int j = x->index + nb;
 		if (j < 0 || j >= x->pp)
 			continue;
-		struct perf_group gp;
+		struct perf_group gp, gt;
 		struct comm_result cr;
 		int dom = perf_domain_gpus(x->pl);
 		/* perf_pp_boundary_crosses(x, j) before, (x, index) after */
 		int same_node = !(nb < 0 ? x->cross_prev : x->cross_next);
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
-		double bytes = x->T * x->m->hidden * 2 / (p->sp ? x->tp : 1);
-		double one;
-		if (fw->pp_scatter_gather && !p->sp && x->tp > 1) {
-			struct perf_group gt;
+		double bytes = x->T * x->m->hidden * pp_elem_bytes(p) / (p->sp ? x->tp : 1);
+		double one, sent = bytes;
+		if (fw->pp_partitioned && x->tp > 1) {
 			make_group(x, st->pool, -1, x->tp, x->tp < dom ? x->tp : dom, &gt);
-			bytes /= x->tp;
-			one = coll(x, &gp, COMM_SENDRECV, bytes, &cr) +
-			      coll(x, &gt, COMM_ALLGATHER, bytes * x->tp, NULL);
+			one = pp_partitioned_time(x, &gp, &gt, bytes, j, &cr);
+			sent = bytes / x->tp;
+		} else if (fw->pp_scatter_gather && !p->sp && x->tp > 1) {
+			make_group(x, st->pool, -1, x->tp, x->tp < dom ? x->tp : dom, &gt);
+			sent = bytes / x->tp;
+			one = coll(x, &gp, COMM_SENDRECV, sent, &cr) +
+			      coll(x, &gt, COMM_ALLGATHER, bytes, NULL);
 		} else {
 			one = coll(x, &gp, COMM_SENDRECV, bytes, &cr);
 		}
-		if (fw->pp_blocking)
+		if (fw->pp_blocking && !(fw->pp_partitioned && x->tp > 1))
 			one *= 2;
 		t_pp += x->v * one;
-		note_comm(e, DIM_PP, COMM_SENDRECV, bytes, 2 * x->v * x->mb, &gp, &cr,
+		note_comm(e, DIM_PP, COMM_SENDRECV, sent, 2 * x->v * x->mb, &gp, &cr,
 			  2 * x->v * one * x->mb, x->v * one * x->mb);
 	}
 	return t_pp;

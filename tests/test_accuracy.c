@@ -376,9 +376,13 @@ TEST(calibration_file)
  * no sequence parallelism). A stage's output is b x s x h x 2 bytes =
  * 2,048 x 20,480 x 2 = 83,886,080 bytes; Megatron-LM 2021 sends 1/8 of
  * it from each TP rank (scatter/gather, SC21 Sec. 4.1): 10,485,760 bytes.
- * DeepSpeed sends the whole tensor, and its send and receive are two
- * blocking calls (deepspeed/runtime/pipe/p2p.py): twice the paired
- * exchange's time on a pipeline without TP. */
+ * DeepSpeed's PipelineEngine sends 1/8 too: with model parallelism each
+ * TP rank keeps and sends its PartitionedTensor slice of the output and
+ * of its gradient (deepspeed/runtime/pipe/engine.py @29bee73f0:
+ * is_pipe_partitioned = is_grad_partitioned = is_model_parallel). Its send
+ * and receive are two blocking calls (deepspeed/runtime/pipe/p2p.py):
+ * twice the paired exchange's time on a pipeline without TP. An fp32 run
+ * sends 4-byte elements: 2,048 x 20,480 x 4 / 8 = 20,971,520 bytes. */
 TEST(pipeline_transfers_as_frameworks_run_them)
 {
 	const struct calib_row *r = NULL;
@@ -395,11 +399,12 @@ TEST(pipeline_transfers_as_frameworks_run_them)
 	struct estimate e;
 	struct hp_err err = { 0 };
 	static const struct { enum hp_framework fw; double bytes; } cases[] = {
-		{ FW_MEGATRON_LM, 10485760.0 }, { FW_DEEPSPEED, 83886080.0 },
-		{ FW_MEGATRON_CORE, 83886080.0 },
+		{ FW_MEGATRON_LM, 10485760.0 }, { FW_DEEPSPEED, 10485760.0 },
+		{ FW_MEGATRON_CORE, 83886080.0 }, { FW_DEEPSPEED, 20971520.0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		p.framework = cases[i].fw;
+		p.precision = i == 3 ? HP_FP32 : r->plan.precision;
 		CHECK(perf_estimate(&r->cluster, &r->model, &p, NULL, &e, &err) == 0);
 		if (e.comm[DIM_PP].bytes != cases[i].bytes)
 			T_FAILF("%s: PP message %.0f bytes, want %.0f", framework_name(cases[i].fw),
