@@ -104,6 +104,8 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
 	return perf_fmax(C / chunks, C - G) + slow * perf_fmin(C, G);
 }
 
+static double pp_elem_bytes(const struct plan *p);
+
 /* Tensor parallelism, inside the node (or the NVLink domain): per
  * micro-batch. Under sequence parallelism each layer all-gathers before
  * the QKV and MLP-up GEMMs and reduce-scatters after the projection and
@@ -125,7 +127,8 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	 * NVLink domain and pays the NICs. */
 	int dom = perf_domain_gpus(x->pl);
 	make_group(x, st->pool, -1, tp, tp < dom ? tp : dom, &gt);
-	double bytes = x->T * x->m->hidden * 2;
+	/* the layer's output in the run's activation dtype (pp_elem_bytes) */
+	double bytes = x->T * x->m->hidden * pp_elem_bytes(p);
 	double one = p->sp ? coll(x, &gt, COMM_ALLGATHER, bytes, &cr) +
 				     coll(x, &gt, COMM_REDUCESCATTER, bytes, NULL)
 			   : coll(x, &gt, COMM_ALLREDUCE, bytes, &cr);

@@ -276,6 +276,15 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		 * 6 eb in all, entered as a third (see eager_extra_bytes). */
 		if (framework_get(p->framework)->eager_modules)
 			*scores += n * 2 * eb;
+		/* In an fp32 or tf32 run Megatron's fused scale-mask-softmax
+		 * kernel is not available (FusedScaleMaskSoftmax.
+		 * is_kernel_available needs 16-bit input, megatron/model/
+		 * fused_softmax.py), so the scale, the masked_fill_ and the
+		 * softmax run as three passes: the scale and the mask each read
+		 * and write the scores forward (4 eb) and pass the gradient
+		 * back the same way (4 eb). 8 eb, entered as a third as above. */
+		else if (eb == 4)
+			*scores += n * 8 * eb / 3;
 		b += *scores;
 	}
 	return b;

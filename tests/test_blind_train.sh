@@ -108,18 +108,12 @@ trap 'rm -rf "$T"' EXIT
 # the measured step at mbs 8 (81 against 49 TFLOP/s per GPU on BLSLC-10);
 # the mbs 1 rows (-0% to -22%) are carried by hetplan's per-micro-batch
 # overhead. The source's own layer profile matches the measured steps.
+# Since then (docs/blind-round8-sailor.md): the TP all-reduce moves 4-byte
+# elements in an fp32/tf32 run, and Megatron's fused softmax, 16-bit
+# only, gives way to three passes: BLSLC-04..15 within 30% (dropped),
+# BLSLC-03 -30.4%.
 KNOWN_MISSES="
-BLSLC-03:time:-34
-BLSLC-04:time:-33
-BLSLC-05:time:-45
-BLSLC-08:time:-34
-BLSLC-09:time:-37
-BLSLC-10:time:-35
-BLSLC-11:time:-35
-BLSLC-12:time:-37
-BLSLC-13:time:-38
-BLSLC-14:time:-35
-BLSLC-15:time:-37
+BLSLC-03:time:-30
 BLMBM-01:invalid:vstage
 BLMBM-02:invalid:vstage
 BLMBA-09:invalid:vstage

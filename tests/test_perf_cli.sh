@@ -59,6 +59,15 @@ assert f['step_time_s'] > 3 * t['step_time_s'], (f['step_time_s'], t['step_time_
 w = f['memory'][0]['weights_bytes']
 assert 6.4e9 < w < 6.8e9, w
 PY
+# An fp32 (and tf32: TF32 is only the GEMMs' math mode) run keeps 4-byte
+# activations, so its TP collectives move 4 bytes an element: Llama 3.1 8B,
+# TP 2, mbs 1, seq 8192, hidden 4096: 8192 x 4096 x 4 = 134,217,728 B per
+# call (bf16: 67,108,864).
+for pr in "tf32 134217728" "bf16 67108864"; do
+	expect 0 "" $H estimate --pool 1x8xA100-80GB -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 8 \
+		--precision ${pr% *} --format json
+	json "r = [c for c in d['comm'] if c['dim'] == 'tp']; assert r and r[0]['bytes'] == ${pr#* }, r"
+done
 expect 3 "has no fp8 units" $H launch --pool 1x8xA100-80GB -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --precision fp8
 
 # --- interleaving with one layer less on the first and last stage: Llama 3.1
