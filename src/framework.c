@@ -126,13 +126,17 @@
  *    (--overlap-moe-expert-parallel-comm --delay-wgrad-compute; Megatron-LM
  *    megatron/core/transformer/moe/README.md @d98e8a64). The flags are
  *    opt-in (model_parallel_config.py: both default False); the
- *    megatron-core row turns the overlap on because NVIDIA's MoE
- *    performance recipes do: every Qwen3 and DeepSeek-V3 pre-training
- *    recipe of NVIDIA-NeMo/Megatron-Bridge @067f987df0 on H100, B200,
- *    GB200 and GB300 sets overlap_moe_expert_parallel_comm = True
- *    (src/megatron/bridge/perf_recipes/qwen/common.py
- *    _enable_hybridep_full_iteration_mxfp8, qwen/h100/qwen3_moe.py,
- *    deepseek/common.py, deepseek/b200/deepseek_v3.py). Megatron-Core
+ *    megatron-core row turns the overlap on because most of NVIDIA's MoE
+ *    performance recipes do: at NVIDIA-NeMo/Megatron-Bridge @067f987df0
+ *    the DeepSeek-V3 recipes, the Qwen3 recipes that take
+ *    _enable_hybridep_full_iteration_mxfp8, the H100 Qwen3-235B and the
+ *    H100-BF16 / B200-MXFP8 Qwen3-30B recipes set
+ *    overlap_moe_expert_parallel_comm = True (src/megatron/bridge/
+ *    perf_recipes/qwen/common.py, qwen/h100/qwen3_moe.py,
+ *    deepseek/common.py, deepseek/b200/deepseek_v3.py); the others (e.g.
+ *    qwen3_30b_a3b_pretrain_16gpu_h100_fp8cs_config, qwen3_moe.py:92)
+ *    keep moe_a2a_overlap False, which the plan key ep_overlap off
+ *    expresses (plan_ep_overlap_on). Megatron-Core
  *    refuses it (transformer_config.py @d98e8a64, L3002-3046) without
  *    expert parallelism, with pipeline parallelism but no virtual
  *    stages, with full recompute or a recompute method, and outside a
