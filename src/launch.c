@@ -439,9 +439,11 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 	}
 	if (p->zero >= 1)
 		ARG("--use-distributed-optimizer");
+	/* fp32 and tf32 runs take neither flag: Megatron trains in fp32
+	 * then (TF32 is PyTorch's math mode, launch notes) */
 	if (p->precision == HP_FP16)
 		ARG("--fp16");
-	else
+	else if (p->precision == HP_BF16 || p->precision == HP_FP8)
 		ARG("--bf16");
 	if (plan_grad_fp32(p))
 		ARG("--accumulate-allreduce-grads-in-fp32");
@@ -645,8 +647,17 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 		cJSON_AddBoolToObject(f, "enabled", 1);
 		cJSON_AddNumberToObject(f, "loss_scale", 0);
 		cJSON_AddNumberToObject(f, "initial_scale_power", 16);
-	} else {
+	} else if (p->precision == HP_BF16 || p->precision == HP_FP8) {
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(o, "bf16"), "enabled", 1);
+	}
+	/* Under sequence parallelism a stage's output is each TP rank's own
+	 * shard: the pipeline engine must not partition it again (its
+	 * defaults, pipe_partitioned and grad_partitioned true, are what
+	 * hetplan costs otherwise: perf_comm.c perf_stage_pp). */
+	if (pc->pp > 1 && pc->tp > 1 && p->sp) {
+		cJSON *pl = cJSON_AddObjectToObject(o, "pipeline");
+		cJSON_AddBoolToObject(pl, "pipe_partitioned", 0);
+		cJSON_AddBoolToObject(pl, "grad_partitioned", 0);
 	}
 	cJSON *z = cJSON_AddObjectToObject(o, "zero_optimization");
 	cJSON_AddNumberToObject(z, "stage", p->zero);
@@ -753,7 +764,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 		  "steps = %lld\nmax_norm = 1.0\nmixed_precision_param = \"%s\"\n"
 		  "mixed_precision_reduce = \"float32\"\n\n", p->mbs, pc->gbs, seq,
 		  (samples + pc->gbs - 1) / pc->gbs,
-		  p->precision == HP_FP16 ? "float32" : "bfloat16");
+		  p->precision == HP_BF16 || p->precision == HP_FP8 ? "bfloat16" : "float32");
 	if (p->precision == HP_FP16)
 		sbuf_add(notes, "torchtitan: its mixed precision is bfloat16 or float32; the plan's "
 			    "fp16 has no switch.\n");
@@ -854,6 +865,13 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
 			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
 			      "the network once per expert, not once per node.\n");
+	if (p->precision == HP_TF32 || p->precision == HP_FP32)
+		sbuf_addf(&nb, "%s: no mixed-precision flag is written; the run keeps fp32 tensors, and "
+			      "its GEMMs use TF32 only when the training script sets "
+			      "torch.backends.cuda.matmul.allow_tf32 = %s (PyTorch's default is False "
+			      "since 1.12; no launcher flag sets it).\n",
+			  p->precision == HP_TF32 ? "tf32" : "fp32",
+			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");

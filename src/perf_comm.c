@@ -127,7 +127,11 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	 * NVLink domain and pays the NICs. */
 	int dom = perf_domain_gpus(x->pl);
 	make_group(x, st->pool, -1, tp, tp < dom ? tp : dom, &gt);
-	/* the layer's output in the run's activation dtype (pp_elem_bytes) */
+	/* the layer's output in the run's activation dtype (pp_elem_bytes).
+	 * Simplified under fp8: Transformer Engine all-gathers the FP8
+	 * normalised input of QKV and FC1 (1 B an element, layernorm_linear.py
+	 * ln_out) while the reduce-scatters stay 16-bit; hetplan charges
+	 * 2 B for both. */
 	double bytes = x->T * x->m->hidden * pp_elem_bytes(p);
 	double one = p->sp ? coll(x, &gt, COMM_ALLGATHER, bytes, &cr) +
 				     coll(x, &gt, COMM_REDUCESCATTER, bytes, NULL)
@@ -175,10 +179,11 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int dom = perf_domain_gpus(x->pl);
 	make_group(x, st->pool, -1, 2, tp * cp <= dom ? 2 : 1, &gc);
-	/* K and V of the rank's s/cp tokens, 16-bit; K/V heads fewer than
-	 * the TP ranks are replicated, one head per rank. */
+	/* K and V of the rank's s/cp tokens in the activation dtype
+	 * (pp_elem_bytes); K/V heads fewer than the TP ranks are
+	 * replicated, one head per rank. */
 	double kvw = perf_fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
-	double bytes = 2 * x->T * kvw * 2;
+	double bytes = 2 * x->T * kvw * pp_elem_bytes(x->p);
 	double xf = coll(x, &gc, COMM_SENDRECV, bytes, &cr);
 	double xb = coll(x, &gc, COMM_SENDRECV, 2 * bytes, NULL);
 	double blk_f = x->attn_fwd / layers / cp;
@@ -291,7 +296,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
-	double bytes = x->T * x->m->moe.top_k * x->m->hidden * 2 / x->tp;
+	double bytes = x->T * x->m->moe.top_k * x->m->hidden * pp_elem_bytes(p) / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
 	int ov = plan_ep_overlap_on(p, x->pp);
@@ -423,7 +428,13 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
 		double bytes = x->T * x->m->hidden * pp_elem_bytes(p) / (p->sp ? x->tp : 1);
 		double one, sent = bytes;
-		if (fw->pp_partitioned && x->tp > 1) {
+		/* DeepSpeed partitions a TP-replicated output; under sequence
+		 * parallelism each rank holds its own 1/t shard already, and a
+		 * PartitionedTensor of it would mix shards: the shard crosses
+		 * whole (Megatron-DeepSpeed recipes turn partitioning off with
+		 * sequence parallelism). */
+		int part = fw->pp_partitioned && !p->sp && x->tp > 1;
+		if (part) {
 			make_group(x, st->pool, -1, x->tp, x->tp < dom ? x->tp : dom, &gt);
 			one = pp_partitioned_time(x, &gp, &gt, bytes, j, &cr);
 			sent = bytes / x->tp;
@@ -435,7 +446,7 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		} else {
 			one = coll(x, &gp, COMM_SENDRECV, bytes, &cr);
 		}
-		if (fw->pp_blocking && !(fw->pp_partitioned && x->tp > 1))
+		if (fw->pp_blocking && !part)
 			one *= 2;
 		t_pp += x->v * one;
 		note_comm(e, DIM_PP, COMM_SENDRECV, sent, 2 * x->v * x->mb, &gp, &cr,

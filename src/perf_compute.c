@@ -454,6 +454,10 @@ static double layer_kernels(const struct model_spec *m, int layer, const struct 
 		double c, w;
 		n -= 3;
 		n += 3 * (m->moe.shared_experts > 0);
+		/* so do the dense MLP's two fp8 casts of the +6 above: the
+		 * MoE block counts its own (moe_ops) */
+		if (p->precision == HP_FP8 && m->moe.shared_experts == 0)
+			n -= 2;
 		n += moe_block_kernels(p, (double)m->moe.experts / p->ep, &c, &w);
 	}
 	return n;

@@ -347,7 +347,9 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
  * - the output projection's input, the attention output, is kept twice:
  *   in bf16 by the attention kernel for its own backward (TE v1.13
  *   attention.py:6673, FusedAttnFunc saves q, k, v and out unless FP8
- *   attention is on) and in FP8 by the projection: +1 B a q element.
+ *   attention is on) and in FP8 by the projection: +1 B a q element
+ *   (with unfused attention, which keeps its probabilities and V, not
+ *   its output, only the FP8 copy: -1 B);
  * Llama 3.1 405B at TP 8: (-16,384 - 16,384 - 53,248 + 16,384) / 8 =
  * -8,704 B a token of 65,088 (-13.4%). Applied with no recompute and with
  * selective recompute (both keep these tensors); full recompute keeps only
@@ -370,7 +372,10 @@ static double fp8_saved_delta(const struct stage_ctx *x)
 		return 0;
 	double t = x->tp > 0 ? x->tp : 1, h = x->m->hidden;
 	double gemm_in = 2 * h / (p->sp ? t : 1);   /* QKV and FC1 inputs */
-	double per_token = -gemm_in - x->m->ffn / t + model_q_dim(x->m) / t;
+	/* the attention output's second copy exists only under the fused
+	 * kernel; unfused attention keeps its probabilities and V instead,
+	 * so the projection's FP8 copy replaces the 16-bit one (-1 B) */
+	double per_token = -gemm_in - x->m->ffn / t + (p->flash ? 1 : -1) * model_q_dim(x->m) / t;
 	return dense * x->T * per_token;
 }
 

@@ -229,4 +229,37 @@ assert worlds == [140, 80], worlds
 assert sum(batches) == 96, batches
 PY
 
+# --- precision flags. Megatron takes --bf16 or --fp16 for mixed precision
+# and neither to train in fp32 (megatron/training/arguments.py, the pinned
+# list); DeepSpeed's config likewise has a "bf16" or "fp16" block or none.
+# A tf32 or fp32 plan writes none (the run keeps fp32 tensors) and says how
+# TF32 is switched on. DeepSpeed's pipeline engine partitions a stage's
+# output over the TP ranks unless its config says otherwise
+# (deepspeed/runtime/config.py get_pipeline_config: pipe_partitioned and
+# grad_partitioned default True); under sequence parallelism the output is
+# each rank's own shard already, so the config turns both off.
+tf="-m llama3.1-8b --tp 2 --pp 2 --dp 2 --mbs 1 --gbs 8"
+# shellcheck disable=SC2086
+$H launch --pool 1x8xA100-80GB $tf --precision tf32 > "$T/t32" 2>"$T/n32" || bad "tf32 launch: $(cat "$T/n32")"
+known_flags "$T/t32" "tf32"
+expect "$T/t32" "bf16=<absent> fp16=<absent>" "tf32"
+grep -q "allow_tf32 = True" "$T/n32" && ok || bad "tf32: no note on allow_tf32: $(cat "$T/n32")"
+for case in "tf32|--precision tf32|None|False" "bf16 SP|--precision bf16|True|False" \
+	"bf16 no SP|--precision bf16 --no-sp|True|None"; do
+	IFS='|' read -r name args bf part <<EOC
+$case
+EOC
+	# shellcheck disable=SC2086
+	$H launch --pool 1x8xA100-80GB $tf $args --framework deepspeed --format deepspeed \
+		> "$T/dsc" 2>/dev/null || bad "$name: deepspeed launch"
+	python3 - "$T/dsc" "$bf" "$part" <<'PY' && ok || bad "deepspeed config, $name"
+import json, sys
+d = json.load(open(sys.argv[1]))
+bf = d.get("bf16", {}).get("enabled")
+part = d.get("pipeline", {}).get("pipe_partitioned")
+assert str(bf) == sys.argv[2] and str(part) == sys.argv[3], (bf, part)
+assert "fp16" not in d
+PY
+done
+
 finish launch_args

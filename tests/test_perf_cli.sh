@@ -69,6 +69,13 @@ for pr in "tf32 134217728" "bf16 67108864"; do
 	json "r = [c for c in d['comm'] if c['dim'] == 'tp']; assert r and r[0]['bytes'] == ${pr#* }, r"
 done
 expect 3 "has no fp8 units" $H launch --pool 1x8xA100-80GB -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --precision fp8
+# DeepSpeed's pipeline under sequence parallelism: each TP rank's output is
+# its own 1/t shard, which crosses whole (no PartitionedTensor of a shard):
+# Llama 3.1 70B, TP 8, seq 8192, hidden 8192, bf16: 8192 x 8192 x 2 / 8 =
+# 16,777,216 B per message (partitioning it again would give 2,097,152).
+expect 0 "" $H estimate --pool 4x8xH100-SXM,nics=1,nic_gbps=10 -m llama3.1-70b --tp 8 --pp 4 \
+	--mbs 1 --gbs 64 --framework deepspeed --format json
+json "r = [c for c in d['comm'] if c['dim'] == 'pp']; assert r and r[0]['bytes'] == 16777216, r"
 
 # --- interleaving with one layer less on the first and last stage: Llama 3.1
 # 405B, 126 layers on 16 stages of 8 chunks (7, 8 x 14, 7), TP 8, DP 128,
