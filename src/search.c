@@ -488,6 +488,7 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
 			int gbs);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
+static void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on);
 static void sp_label(const struct ctx *x, struct search_plan *sp);
 
 /* While plans must keep the memory headroom (x->mem_frac < 1), one that
@@ -867,20 +868,33 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }
 
-/* The label of a plan that has none yet. finish_plan leaves it empty (a
- * plan has at least one replica, so a made label never is): most scored
- * plans are dropped without being kept or compared on it, and formatting
- * it for each was 1.5% of a search's instructions (issue 13: no string
- * formatting in the search). It is made before a plan is kept anywhere
- * (ranked list, Pareto front, per-pool, stock and nearest plans) and
- * before sp_better compares labels. */
+/* The label of a plan that has none yet, and with it the sentence of
+ * why frameworks cannot run it (runs_on_why). finish_plan leaves both
+ * empty (a plan has at least one replica, so a made label never is):
+ * most scored plans are dropped without being kept or compared on it,
+ * and formatting the label for each was 1.5% of a search's instructions,
+ * the sentence (runs_on.c's verdict again, with its reasons) about 1%
+ * (issue 13: no string formatting in the search). Both are made before
+ * a plan is kept anywhere (ranked list, Pareto front, per-pool, stock
+ * and nearest plans) and before sp_better compares labels; the verdict's
+ * mask (finish_plan) does not read the sentence. */
 static void sp_label(const struct ctx *x, struct search_plan *sp)
 {
-	if (!sp->label[0])
+	if (!sp->label[0]) {
 		make_label(x, sp);
+		runs_on_mask(&sp->plan, x->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	}
 }
 
 static void finish_plan(const struct ctx *x, struct search_plan *sp)
+{
+	finish_plan_on(x, sp, runs_on_mask(&sp->plan, x->c, NULL, 0));
+}
+
+/* finish_plan, given the plan's runs_on_mask (which reads neither the
+ * plan's framework nor its overlaps: try_combo's, made before it names
+ * the framework, is the same). */
+static void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on)
 {
 	int used[HP_MAX_POOLS];
 	plan_gpus(&sp->plan, used);
@@ -896,7 +910,8 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 		}
 	}
 	sp->single_pool = pools == 1 ? last : -1;
-	sp->runs_on = runs_on_mask(&sp->plan, x->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	sp->runs_on = runs_on;
+	sp->runs_on_why[0] = '\0';   /* made with the label: sp_label */
 	search_plan_memory(sp, x->o->mem_headroom);
 	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
@@ -1394,7 +1409,7 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 		sp_free(&sp);
 		return -1;
 	}
-	finish_plan(x, &sp);
+	finish_plan_on(x, &sp, fw);
 	if (time_s)
 		*time_s = sp.time_to_train_s;
 	if (cost_usd)
@@ -1510,7 +1525,10 @@ static struct combo *cl_add(struct count_list *cl, const int *counts)
 	unsigned h = cl_hash(counts, cl->width) & (unsigned)(cl->n_slot - 1);
 	while (cl->slot[h]) {
 		struct combo *e = &cl->v[cl->slot[h] - 1];
-		if (!memcmp(e->v, counts, (size_t)cl->width * sizeof *counts))
+		int i = 0;
+		while (i < cl->width && e->v[i] == counts[i])
+			i++;
+		if (i == cl->width)
 			return e;
 		h = (h + 1) & (unsigned)(cl->n_slot - 1);
 	}
@@ -1832,10 +1850,10 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 		mixes *= k;
 		pools[np++] = p;
 	}
-	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1];
+	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
+	/* every pool the set uses is set below for each mix; the others stay */
+	memcpy(cap, x->cap, sizeof cap);
 	for (long it = 0;; it++) {
-		int cap[HP_MAX_POOLS];
-		memcpy(cap, x->cap, sizeof cap);
 		for (int q = 0; q < np; q++)
 			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
 		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
