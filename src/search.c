@@ -1157,11 +1157,10 @@ static int split_batch(struct group_in *g, int n, long M)
 	return 0;
 }
 
-static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
-			int gbs)
+/* Fill r as count replicas of layout L running m micro-batches each. */
+static void replica_fill(struct replica *r, const struct layout *L, int count, int m, int mbs,
+			 int gbs)
 {
-	p->replicas = xrealloc(p->replicas, (size_t)(p->n_replicas + 1) * sizeof *p->replicas);
-	struct replica *r = &p->replicas[p->n_replicas++];
 	r->count = count;
 	r->batch_share = (double)m * mbs / gbs;
 	r->n_stages = L->pp;
@@ -1173,6 +1172,13 @@ static void add_replica(struct plan *p, const struct layout *L, int count, int m
 		r->stages[s].last_layer = a + L->k[s] - 1;
 		a += L->k[s];
 	}
+}
+
+static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
+			int gbs)
+{
+	p->replicas = xrealloc(p->replicas, (size_t)(p->n_replicas + 1) * sizeof *p->replicas);
+	replica_fill(&p->replicas[p->n_replicas++], L, count, m, mbs, gbs);
 }
 
 /* The replica groups of one combination (layouts with a non-zero count),
@@ -1361,13 +1367,20 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
+	/* the replica groups in one allocation (add_replica grows it by one) */
+	int n_rep = 0;
+	for (int i = 0; i < k; i++)
+		n_rep += (gi[i].count - gi[i].n_lo > 0) + (gi[i].n_lo > 0);
+	sp.plan.replicas = xmalloc((size_t)n_rep * sizeof *sp.plan.replicas);
 	for (int i = 0; i < k; i++) {
+		struct replica *r = sp.plan.replicas;
 		int hi_n = gi[i].count - gi[i].n_lo;
 		if (hi_n > 0)
-			add_replica(&sp.plan, gi[i].L, hi_n, gi[i].m, g->mbs, x->o->gbs);
+			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, hi_n, gi[i].m, g->mbs,
+				     x->o->gbs);
 		if (gi[i].n_lo > 0)
-			add_replica(&sp.plan, gi[i].L, gi[i].n_lo, gi[i].m - gi[i].q, g->mbs,
-				    x->o->gbs);
+			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, gi[i].n_lo,
+				     gi[i].m - gi[i].q, g->mbs, x->o->gbs);
 	}
 	struct hp_err err = { 0 };
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
