@@ -1238,8 +1238,7 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 static int bounds_screened(struct ctx *x, double lb, double t, double usd, int priced,
 			   double margin)
 {
-	double worst, stock;
-	int have_worst = top_worst(x, &worst), have_stock = stock_best(x, &stock), kept = 0;
+	int kept = 0;
 	for (const struct ctx *y = x; y; y = y->glob)
 		kept |= y->n_top > 0;
 	if (!kept)
@@ -1251,9 +1250,16 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
 	if (x->o->objective != OBJ_THROUGHPUT && misses)
 		;   /* neither ranked nor stock, whatever the lists hold */
-	else if (!have_worst || !(lb > worst / margin) ||
-		 (!x->no_stock && (!have_stock || !(lb > stock / margin))))
-		return 0;
+	else {
+		/* the lists only where they decide (most of a budget search's
+		 * candidates are sure misses) */
+		double worst, stock;
+		int have_worst = top_worst(x, &worst);
+		if (!have_worst || !(lb > worst / margin))
+			return 0;
+		if (!x->no_stock && (!stock_best(x, &stock) || !(lb > stock / margin)))
+			return 0;
+	}
 	if (priced && !front_dominates(x, t, usd))
 		return 0;
 	return 1;
