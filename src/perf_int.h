@@ -34,7 +34,8 @@ struct layer_cost {
  * constants: the layer kind, the stage's pool and TP, and the plan's
  * settings. All fields are set (unused ones 0) so equal keys compare
  * equal byte for byte. kind: 0 dense layer, 1 MoE layer, 2 the output
- * layer's logits GEMM (only pool, tp, precision, mbs, cp and s). */
+ * layer's logits GEMM (only pool, tp, precision, mbs, cp and s), 3 the
+ * routed experts' two GEMMs of an MoE stage (those and ep). */
 struct layer_key {
 	int kind, pool, tp;
 	int precision, mbs, cp, ep, sp, flash, recompute, framework;

@@ -488,6 +488,7 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
 			int gbs);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
+static void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on);
 static void sp_label(const struct ctx *x, struct search_plan *sp);
 
 /* While plans must keep the memory headroom (x->mem_frac < 1), one that
@@ -867,20 +868,33 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }
 
-/* The label of a plan that has none yet. finish_plan leaves it empty (a
- * plan has at least one replica, so a made label never is): most scored
- * plans are dropped without being kept or compared on it, and formatting
- * it for each was 1.5% of a search's instructions (issue 13: no string
- * formatting in the search). It is made before a plan is kept anywhere
- * (ranked list, Pareto front, per-pool, stock and nearest plans) and
- * before sp_better compares labels. */
+/* The label of a plan that has none yet, and with it the sentence of
+ * why frameworks cannot run it (runs_on_why). finish_plan leaves both
+ * empty (a plan has at least one replica, so a made label never is):
+ * most scored plans are dropped without being kept or compared on it,
+ * and formatting the label for each was 1.5% of a search's instructions,
+ * the sentence (runs_on.c's verdict again, with its reasons) about 1%
+ * (issue 13: no string formatting in the search). Both are made before
+ * a plan is kept anywhere (ranked list, Pareto front, per-pool, stock
+ * and nearest plans) and before sp_better compares labels; the verdict's
+ * mask (finish_plan) does not read the sentence. */
 static void sp_label(const struct ctx *x, struct search_plan *sp)
 {
-	if (!sp->label[0])
+	if (!sp->label[0]) {
 		make_label(x, sp);
+		runs_on_mask(&sp->plan, x->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	}
 }
 
 static void finish_plan(const struct ctx *x, struct search_plan *sp)
+{
+	finish_plan_on(x, sp, runs_on_mask(&sp->plan, x->c, NULL, 0));
+}
+
+/* finish_plan, given the plan's runs_on_mask (which reads neither the
+ * plan's framework nor its overlaps: try_combo's, made before it names
+ * the framework, is the same). */
+static void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on)
 {
 	int used[HP_MAX_POOLS];
 	plan_gpus(&sp->plan, used);
@@ -896,7 +910,8 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 		}
 	}
 	sp->single_pool = pools == 1 ? last : -1;
-	sp->runs_on = runs_on_mask(&sp->plan, x->c, sp->runs_on_why, sizeof sp->runs_on_why);
+	sp->runs_on = runs_on;
+	sp->runs_on_why[0] = '\0';   /* made with the label: sp_label */
 	search_plan_memory(sp, x->o->mem_headroom);
 	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
@@ -1020,6 +1035,14 @@ struct group_in {
 	int m, n_lo;        /* count - n_lo replicas run m, n_lo run m - q */
 };
 
+/* fmax without libm's call, the same bits as glibc's x86-64 fmax (maxsd:
+ * the second operand unless the first is greater, the other operand
+ * when one is a NaN); perf_int.h's perf_fmax, for the candidates' loops. */
+static inline double max_d(double a, double b)
+{
+	return a > b || b != b ? a : b;
+}
+
 /* Micro-batches each replica of the groups can run within T (a multiple
  * of its q), into k[]; returns their total, or -1 when a group cannot run
  * q. Monotone in T, group by group: (T - A) / B and floor are. */
@@ -1029,8 +1052,12 @@ static long groups_capacity(const struct group_in *g, int n, double T, long *k)
 	int short_of_q = 0;
 	for (int i = 0; i < n; i++) {
 		double f = (T - g[i].L->A) / g[i].L->B;
-		k[i] = f < 0 ? 0 : (long)floor(f + 1e-9);
-		k[i] -= k[i] % g[i].q;
+		/* f + 1e-9 > 0 here, where the conversion's truncation is
+		 * floor's value (without libm's call: split_batch makes about
+		 * 45 of these per candidate) */
+		k[i] = f < 0 ? 0 : (long)(f + 1e-9);
+		if (g[i].q > 1)
+			k[i] -= k[i] % g[i].q;
 		short_of_q |= k[i] < g[i].q;
 		tot += k[i] * g[i].count;
 	}
@@ -1059,8 +1086,8 @@ static int split_batch(struct group_in *g, int n, long M)
 	double lo = 0, hi = 0;
 	for (int i = 0; i < n; i++) {
 		need += (long)g[i].q * g[i].count;
-		lo = fmax(lo, g[i].L->A + g[i].L->B * g[i].q);
-		hi = fmax(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
+		lo = max_d(lo, g[i].L->A + g[i].L->B * g[i].q);
+		hi = max_d(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
 	}
 	if (need > M)
 		return -1;
@@ -1095,7 +1122,13 @@ static int split_batch(struct group_in *g, int n, long M)
 		tot += k * g[i].count;
 	}
 	long excess = tot - M;
-	/* Take the excess from the replicas that finish last. */
+	/* Take the excess from the replicas that finish last, q micro-
+	 * batches from one replica at a time. The group chosen stays the
+	 * one that finishes last (its time changes only once all its
+	 * replicas have given q: then its mm falls), so its replicas give
+	 * in one step as many as one at a time would: the same split, in
+	 * one pass a group instead of one a replica (11 million passes in a
+	 * Mixtral 8x22B budget search). */
 	while (excess > 0) {
 		int best = -1;
 		double bt = -1;
@@ -1117,17 +1150,17 @@ static int split_batch(struct group_in *g, int n, long M)
 			b->m -= b->q;
 			b->n_lo = 0;
 		}
-		b->n_lo++;
-		excess -= b->q;
+		long take = HP_MIN((long)(b->count - b->n_lo), excess / b->q);
+		b->n_lo += (int)take;
+		excess -= take * b->q;
 	}
 	return 0;
 }
 
-static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
-			int gbs)
+/* Fill r as count replicas of layout L running m micro-batches each. */
+static void replica_fill(struct replica *r, const struct layout *L, int count, int m, int mbs,
+			 int gbs)
 {
-	p->replicas = xrealloc(p->replicas, (size_t)(p->n_replicas + 1) * sizeof *p->replicas);
-	struct replica *r = &p->replicas[p->n_replicas++];
 	r->count = count;
 	r->batch_share = (double)m * mbs / gbs;
 	r->n_stages = L->pp;
@@ -1139,6 +1172,13 @@ static void add_replica(struct plan *p, const struct layout *L, int count, int m
 		r->stages[s].last_layer = a + L->k[s] - 1;
 		a += L->k[s];
 	}
+}
+
+static void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
+			int gbs)
+{
+	p->replicas = xrealloc(p->replicas, (size_t)(p->n_replicas + 1) * sizeof *p->replicas);
+	replica_fill(&p->replicas[p->n_replicas++], L, count, m, mbs, gbs);
 }
 
 /* The replica groups of one combination (layouts with a non-zero count),
@@ -1164,9 +1204,13 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 			dp += counts[i];
 			num += counts[i] * L->A_lo / L->B_lo;
 			den += counts[i] / L->B_lo;
-			floor_t = fmax(floor_t, L->A_lo + L->B_lo * gi[k].q);
-			for (int p = 0; p < x->c->n_pools; p++)
-				used[p] += counts[i] * L->gpus[p];
+			floor_t = max_d(floor_t, L->A_lo + L->B_lo * gi[k].q);
+			/* the layout's pools once each (fit_count) */
+			for (int s = 0; s < L->nseg; s++) {
+				int p = L->seg[s].pool;
+				if (!s || p != L->seg[0].pool)
+					used[p] += counts[i] * L->gpus[p];
+			}
 			k++;
 		}
 	if (!k)
@@ -1176,7 +1220,7 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 		x->res->stats.pruned++;
 		return -1;
 	}
-	*pipe_lb = fmax(num / den, floor_t);
+	*pipe_lb = max_d(num / den, floor_t);
 	return k;
 }
 
@@ -1194,8 +1238,7 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 static int bounds_screened(struct ctx *x, double lb, double t, double usd, int priced,
 			   double margin)
 {
-	double worst, stock;
-	int have_worst = top_worst(x, &worst), have_stock = stock_best(x, &stock), kept = 0;
+	int kept = 0;
 	for (const struct ctx *y = x; y; y = y->glob)
 		kept |= y->n_top > 0;
 	if (!kept)
@@ -1207,9 +1250,16 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
 	if (x->o->objective != OBJ_THROUGHPUT && misses)
 		;   /* neither ranked nor stock, whatever the lists hold */
-	else if (!have_worst || !(lb > worst / margin) ||
-		 (!x->no_stock && (!have_stock || !(lb > stock / margin))))
-		return 0;
+	else {
+		/* the lists only where they decide (most of a budget search's
+		 * candidates are sure misses) */
+		double worst, stock;
+		int have_worst = top_worst(x, &worst);
+		if (!have_worst || !(lb > worst / margin))
+			return 0;
+		if (!x->no_stock && (!stock_best(x, &stock) || !(lb > stock / margin)))
+			return 0;
+	}
 	if (priced && !front_dominates(x, t, usd))
 		return 0;
 	return 1;
@@ -1286,7 +1336,7 @@ static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi,
 	*pipe = 0;
 	for (int i = 0; i < k; i++) {
 		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
-		*pipe = fmax(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
+		*pipe = max_d(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
 	}
 	return 0;
 }
@@ -1311,16 +1361,32 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 		return -1;
 	if (screen && combo_screened(x, used, pipe))
 		return 1;
+	/* more GPUs of a pool than it has: plan_validate would refuse the
+	 * plan (with a message, 11,000 instructions each, for the 48,000
+	 * MILP neighbours of a Mixtral 8x22B budget search that overrun);
+	 * refused here before the plan is built, counted as it counts them */
+	for (int p = 0; p < x->c->n_pools; p++)
+		if (used[p] > x->cap[p]) {
+			x->res->stats.pruned++;
+			return -1;
+		}
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
+	/* the replica groups in one allocation (add_replica grows it by one) */
+	int n_rep = 0;
+	for (int i = 0; i < k; i++)
+		n_rep += (gi[i].count - gi[i].n_lo > 0) + (gi[i].n_lo > 0);
+	sp.plan.replicas = xmalloc((size_t)n_rep * sizeof *sp.plan.replicas);
 	for (int i = 0; i < k; i++) {
+		struct replica *r = sp.plan.replicas;
 		int hi_n = gi[i].count - gi[i].n_lo;
 		if (hi_n > 0)
-			add_replica(&sp.plan, gi[i].L, hi_n, gi[i].m, g->mbs, x->o->gbs);
+			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, hi_n, gi[i].m, g->mbs,
+				     x->o->gbs);
 		if (gi[i].n_lo > 0)
-			add_replica(&sp.plan, gi[i].L, gi[i].n_lo, gi[i].m - gi[i].q, g->mbs,
-				    x->o->gbs);
+			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, gi[i].n_lo,
+				     gi[i].m - gi[i].q, g->mbs, x->o->gbs);
 	}
 	struct hp_err err = { 0 };
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
@@ -1362,7 +1428,7 @@ static int try_combo(struct ctx *x, const struct gset *g, const struct layout **
 		sp_free(&sp);
 		return -1;
 	}
-	finish_plan(x, &sp);
+	finish_plan_on(x, &sp, fw);
 	if (time_s)
 		*time_s = sp.time_to_train_s;
 	if (cost_usd)
@@ -1478,7 +1544,10 @@ static struct combo *cl_add(struct count_list *cl, const int *counts)
 	unsigned h = cl_hash(counts, cl->width) & (unsigned)(cl->n_slot - 1);
 	while (cl->slot[h]) {
 		struct combo *e = &cl->v[cl->slot[h] - 1];
-		if (!memcmp(e->v, counts, (size_t)cl->width * sizeof *counts))
+		int i = 0;
+		while (i < cl->width && e->v[i] == counts[i])
+			i++;
+		if (i == cl->width)
 			return e;
 		h = (h + 1) & (unsigned)(cl->n_slot - 1);
 	}
@@ -1800,10 +1869,10 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 		mixes *= k;
 		pools[np++] = p;
 	}
-	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1];
+	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
+	/* every pool the set uses is set below for each mix; the others stay */
+	memcpy(cap, x->cap, sizeof cap);
 	for (long it = 0;; it++) {
-		int cap[HP_MAX_POOLS];
-		memcpy(cap, x->cap, sizeof cap);
 		for (int q = 0; q < np; q++)
 			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
 		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
@@ -3732,55 +3801,71 @@ struct gset_task {
 struct batch {
 	struct gset_task *t;
 	int n;
-	atomic_int next;
+	int next;             /* settings handed out (under the pool's lock) */
+	int finished;         /* settings searched */
 	atomic_int *cancel;
 };
 
-static void *batch_worker(void *arg)
-{
-	struct batch *b = arg;
-	for (;;) {
-		int i = atomic_fetch_add(&b->next, 1);
-		if (i >= b->n)
-			break;
-		if (b->cancel && atomic_load(b->cancel))
-			continue;
-		b->t[i].done = search_gset(&b->t[i].x, b->t[i].g);
-	}
-	return NULL;
-}
+/* Work for a thread that would otherwise wait for a batch's last setting:
+ * the per-pool searches (single_pool_best), which depend on the pool
+ * alone, not on anything the batches keep. Each is run once, by whichever
+ * thread takes it; its answer is used after the batches, in pool order,
+ * so when it ran changes nothing but the time. */
+struct side_task {
+	void (*run)(void *arg);
+	void *arg;
+};
 
 /* The search's worker threads live as long as search_gsets: each batch
  * is handed to them through the pool, so a thread's estimate memo
  * (perf_memo.c, one per thread) stays warm from one batch to the next
- * instead of starting empty in a new thread every batch. */
+ * instead of starting empty in a new thread every batch. A thread takes
+ * the batch's next setting; with none left it takes a side task (the
+ * calling thread too, while it waits for the batch's last setting). */
 struct worker_pool {
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
-	struct batch *b;      /* the batch in progress */
-	unsigned gen;         /* batches handed out */
-	int busy;             /* workers still in the current batch */
+	struct batch *b;      /* the batch in progress, NULL between batches */
+	struct side_task *side;
+	int n_side, side_next, side_done;
 	int quit;
 };
+
+/* Take and run one piece of work with p->mu held (released while it
+ * runs): the batch's next setting, else a side task. Returns 0 when
+ * there was none. */
+static int pool_take(struct worker_pool *p)
+{
+	struct batch *b = p->b;
+	if (b && b->next < b->n) {
+		int i = b->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (!(b->cancel && atomic_load(b->cancel)))
+			b->t[i].done = search_gset(&b->t[i].x, b->t[i].g);
+		pthread_mutex_lock(&p->mu);
+		if (++b->finished == b->n)
+			pthread_cond_broadcast(&p->done);
+		return 1;
+	}
+	if (p->side_next < p->n_side) {
+		struct side_task *t = &p->side[p->side_next++];
+		pthread_mutex_unlock(&p->mu);
+		t->run(t->arg);
+		pthread_mutex_lock(&p->mu);
+		p->side_done++;
+		pthread_cond_broadcast(&p->done);
+		return 1;
+	}
+	return 0;
+}
 
 static void *pool_thread(void *arg)
 {
 	struct worker_pool *p = arg;
-	unsigned seen = 0;
 	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		while (!p->quit && p->gen == seen)
+	while (!p->quit)
+		if (!pool_take(p))
 			pthread_cond_wait(&p->work, &p->mu);
-		if (p->quit)
-			break;
-		seen = p->gen;
-		struct batch *b = p->b;
-		pthread_mutex_unlock(&p->mu);
-		batch_worker(b);
-		pthread_mutex_lock(&p->mu);
-		if (--p->busy == 0)
-			pthread_cond_signal(&p->done);
-	}
 	pthread_mutex_unlock(&p->mu);
 	lp_thread_done();
 	return NULL;
@@ -3891,7 +3976,11 @@ static int search_threads(const struct search_opts *o)
 	return (int)HP_MAX(1, HP_MIN(n, GSET_BATCH));
 }
 
-static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
+/* Search the settings gs in batches (above), and run the side tasks on
+ * threads that would otherwise wait; every side task has run when it
+ * returns. */
+static void search_gsets(struct ctx *x, const struct gset *gs, int ng, struct side_task *side,
+			 int n_side)
 {
 	const struct search_opts *o = x->o;
 	int nt = search_threads(o);
@@ -3902,8 +3991,10 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 	pthread_mutex_init(&pl.mu, NULL);
 	pthread_cond_init(&pl.work, NULL);
 	pthread_cond_init(&pl.done, NULL);
+	pl.side = side;
+	pl.n_side = n_side;
 	int started = 0;
-	for (int k = 1; k < HP_MIN(nt, ng); k++)
+	for (int k = 1; k < HP_MIN(nt, ng + n_side); k++)
 		if (pthread_create(&th[started], NULL, pool_thread, &pl) == 0)
 			started++;
 	int size = 1;
@@ -3912,23 +4003,21 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 		 * set the bound the later ones prune against */
 		size = b0 == 0 ? 1 : HP_MIN(GSET_BATCH, 2 * size);
 		struct batch b;
+		memset(&b, 0, sizeof b);
 		b.t = t;
 		b.n = HP_MIN(size, ng - b0);
-		atomic_init(&b.next, 0);
 		b.cancel = o->cancel;
 		for (int i = 0; i < b.n; i++)
 			task_init(&t[i], x, &gs[b0 + i]);
-		/* the workers (a batch of one setting leaves them nothing) */
+		/* this thread searches settings too, and takes a side task only
+		 * while the batch's last settings are still being searched */
 		pthread_mutex_lock(&pl.mu);
 		pl.b = &b;
-		pl.busy = started;
-		pl.gen++;
 		pthread_cond_broadcast(&pl.work);
-		pthread_mutex_unlock(&pl.mu);
-		batch_worker(&b);
-		pthread_mutex_lock(&pl.mu);
-		while (pl.busy > 0)
-			pthread_cond_wait(&pl.done, &pl.mu);
+		while (b.finished < b.n)
+			if (!pool_take(&pl))
+				pthread_cond_wait(&pl.done, &pl.mu);
+		pl.b = NULL;
 		pthread_mutex_unlock(&pl.mu);
 		for (int i = 0; i < b.n; i++) {
 			if (!t[i].done)
@@ -3939,6 +4028,9 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 			o->progress(o->progress_arg, (double)(b0 + b.n) / ng);
 	}
 	pthread_mutex_lock(&pl.mu);
+	while (pl.side_done < pl.n_side)
+		if (!pool_take(&pl))
+			pthread_cond_wait(&pl.done, &pl.mu);
 	pl.quit = 1;
 	pthread_cond_broadcast(&pl.work);
 	pthread_mutex_unlock(&pl.mu);
@@ -3950,43 +4042,59 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng)
 	free(t);
 }
 
-
 /* The best plan on pool i alone, planned on a cluster of that pool only,
  * so that it depends on the pool alone (the shared search keeps fewer
  * layouts per pool as pools are added, and probes memory at the whole
- * cluster's DP degree). Re-scored on the full cluster. */
-static void single_pool_best(struct ctx *x, int i)
+ * cluster's DP degree). Re-scored on the full cluster. The search on
+ * the pool runs as a side task of the shared search's threads
+ * (pool_search_run), on one thread: its answer is the same for any
+ * thread count (tests/test_threads.sh). */
+struct pool_search {
+	const struct ctx *x;
+	int i;
+	struct search_result sr;
+};
+
+static void pool_search_run(void *arg)
 {
-	struct search_result *res = x->res;
+	struct pool_search *ps = arg;
+	const struct ctx *x = ps->x;
 	struct cluster *sc = xmalloc(sizeof *sc);
 	*sc = *x->c;
 	sc->n_pools = 1;
-	sc->pools[0] = x->c->pools[i];
+	sc->pools[0] = x->c->pools[ps->i];
 	struct search_opts so = *x->o;
 	so.top_k = 1;
 	so.progress = NULL;
-	struct search_result sr;
+	so.threads = 1;
 	struct hp_err err = { 0 };
-	search_inner(sc, x->m, &so, &sr, &err, 1, x->mem_frac);
+	search_inner(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac);
 	free(sc);
+}
+
+/* Take pool i's answer sr (freed) into the shared search's results. */
+static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
+{
+	struct search_result *res = x->res;
+	struct hp_err err = { 0 };
 	/* A cancel raised during the sub-search (the TUI's preview timer)
 	 * leaves its answer short: the whole search is then cut short too,
 	 * so that its caller plans again instead of showing a partial
 	 * single-pool list as complete. */
-	if (sr.stats.cancelled)
+	if (sr->stats.cancelled)
 		res->stats.cancelled = 1;
-	res->stats.evaluated += sr.stats.evaluated;
-	res->stats.screened += sr.stats.screened;
-	res->stats.probes += sr.stats.probes;
-	res->stats.dp_terms += sr.stats.dp_terms;
-	res->stats.sub_candidates += sr.stats.candidates + sr.stats.sub_candidates;
-	res->stats.lp_solves += sr.stats.lp_solves;
-	res->stats.milp_glpk += sr.stats.milp_glpk;
-	res->stats.estimate_s += sr.stats.estimate_s;
-	res->stats.milp_s += sr.stats.milp_s;
-	res->stats.lp_s += sr.stats.lp_s;
-	res->stats.candidate_s += sr.stats.candidate_s;
-	const struct search_plan *src = sr.n_plans ? &sr.plans[0] : sr.has_nearest ? &sr.nearest : NULL;
+	res->stats.evaluated += sr->stats.evaluated;
+	res->stats.screened += sr->stats.screened;
+	res->stats.probes += sr->stats.probes;
+	res->stats.dp_terms += sr->stats.dp_terms;
+	res->stats.sub_candidates += sr->stats.candidates + sr->stats.sub_candidates;
+	res->stats.lp_solves += sr->stats.lp_solves;
+	res->stats.milp_glpk += sr->stats.milp_glpk;
+	res->stats.estimate_s += sr->stats.estimate_s;
+	res->stats.milp_s += sr->stats.milp_s;
+	res->stats.lp_s += sr->stats.lp_s;
+	res->stats.candidate_s += sr->stats.candidate_s;
+	const struct search_plan *src = sr->n_plans ? &sr->plans[0] : sr->has_nearest ? &sr->nearest : NULL;
 	if (res->has_single[i]) {
 		sp_free(&res->single[i]);
 		res->has_single[i] = 0;
@@ -4018,7 +4126,7 @@ static void single_pool_best(struct ctx *x, int i)
 			plan_free(&sp.plan);
 		}
 	}
-	search_result_free(&sr);
+	search_result_free(sr);
 }
 
 /* Overlap keys the planner may set, per framework (bit 0: off allowed,
@@ -4323,12 +4431,24 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	enum_gsets(&x, gs);
 	res->stats.settings = ng;
 	x.milp_memo = capmilp_memo_new();
-	search_gsets(&x, gs, ng);
+	/* the best plan on each pool alone, searched while the settings are
+	 * (side tasks) and taken in pool order after them */
+	int n_side = !sub && c->n_pools > 1 ? c->n_pools : 0;
+	struct pool_search ps[HP_MAX_POOLS];
+	struct side_task side[HP_MAX_POOLS];
+	for (int i = 0; i < n_side; i++) {
+		memset(&ps[i], 0, sizeof ps[i]);
+		ps[i].x = &x;
+		ps[i].i = i;
+		side[i] = (struct side_task){ pool_search_run, &ps[i] };
+	}
+	search_gsets(&x, gs, ng, side, n_side);
 	free(gs);
-
-	if (!sub && c->n_pools > 1)
-		for (int i = 0; i < c->n_pools && !res->stats.cancelled; i++)
-			single_pool_best(&x, i);
+	for (int i = 0; i < n_side; i++)
+		if (!res->stats.cancelled)
+			single_pool_best(&x, i, &ps[i].sr);
+		else
+			search_result_free(&ps[i].sr);
 	if (!res->stats.cancelled)
 		search_overlaps(&x);
 	capmilp_memo_free(x.milp_memo);

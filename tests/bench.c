@@ -18,8 +18,18 @@
 static volatile double sink;
 
 /* `bench CASE [OBJECTIVE]` runs only the planner cases whose name holds
- * CASE (and only that objective), for profiling one of them. */
+ * CASE (and only that objective), for profiling one of them. For
+ * callgrind, BENCH_THREADS=N runs the objective cases on N threads (0:
+ * the online cores, the default) and BENCH_REPS=N runs each search N
+ * times instead of the case's own count. */
 static const char *only_case, *only_obj;
+static int env_threads, env_reps;
+
+static int env_int(const char *name, int dflt)
+{
+	const char *v = getenv(name);
+	return v && *v ? atoi(v) : dflt;
+}
 
 static int wanted(const char *what, const char *obj)
 {
@@ -173,6 +183,8 @@ static void bench_objectives(const char *what, const struct cluster *c,
 	struct search_opts o;
 	search_opts_init(&o);
 	o.gbs = gbs;
+	o.threads = env_threads;
+	reps = env_reps > 0 ? env_reps : reps;
 	struct search_result res;
 	if (only_case && !strstr(what, only_case))
 		return;
@@ -318,6 +330,8 @@ int main(int argc, char **argv)
 {
 	only_case = argc > 1 ? argv[1] : NULL;
 	only_obj = argc > 2 ? argv[2] : NULL;
+	env_threads = env_int("BENCH_THREADS", 0);
+	env_reps = env_int("BENCH_REPS", 0);
 	setvbuf(stdout, NULL, _IOLBF, 0);   /* figures as they come */
 	struct catalog cat;
 	struct hp_err err = { 0 };

@@ -461,6 +461,56 @@ TEST(threads_same_plans)
 	}
 }
 
+/* The best plan on each pool (search_result.single) is the best plan of
+ * a search on a cluster of that pool alone, its stages moved to the
+ * pool's index (docs/planner.md, "Threads": those searches run as side
+ * tasks of the shared search's threads, and their answers are taken in
+ * pool order). Checked against searches run here one pool at a time, on
+ * three pools of different GPUs and with 1 and 2 threads, so an answer
+ * taken for the wrong pool or lost between threads fails. */
+TEST(pool_bests_are_the_pools_alone)
+{
+	static const char *const pools[] = { "2x8xH100-SXM,name=h100", "2x8xA100-80GB,name=a100",
+					     "2x8xL40S,name=l40s" };
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	for (int i = 0; i < 3; i++)
+		CHECK(cluster_add_pool_spec(&c, pools[i], &cat, &err) == 0);
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
+	struct search_opts o;
+	search_opts_init(&o);
+	o.gbs = 64;
+	for (int th = 1; th <= 2; th++) {
+		o.threads = th;
+		struct search_result r;
+		CHECK(search_run(&c, m, &o, &r, &err) == 0);
+		for (int i = 0; i < 3; i++) {
+			struct cluster one;
+			cluster_init(&one);
+			CHECK(cluster_add_pool_spec(&one, pools[i], &cat, &err) == 0);
+			struct search_opts so = o;
+			so.top_k = 1;
+			struct search_result a;
+			CHECK(search_run(&one, m, &so, &a, &err) == 0);
+			CHECK(a.n_plans == 1 && r.has_single[i]);
+			if (a.n_plans == 1 && r.has_single[i]) {
+				struct plan p;
+				plan_copy(&p, &a.plans[0].plan);
+				for (int g = 0; g < p.n_replicas; g++)
+					for (int s = 0; s < p.replicas[g].n_stages; s++)
+						p.replicas[g].stages[s].pool = i;
+				if (!plan_equal(&p, &r.single[i].plan))
+					T_FAILF("%d threads, pool %s: best plan %s, alone %s", th, pools[i],
+						r.single[i].label, a.plans[0].label);
+				plan_free(&p);
+			}
+			search_result_free(&a);
+		}
+		search_result_free(&r);
+	}
+}
+
 /* Every global setting is searched, however many there are. A MoE model
  * with 64 experts at 32K context: micro-batch 1, 2, 4, 8 x recompute
  * none/full x ZeRO 1/3 x 1F1B/interleaved x CP 1, 2, 4, 8 (sequences of
@@ -1064,6 +1114,7 @@ int main(void)
 	RUN(brute_force_small_clusters);
 	RUN(narayanan_table1);
 	RUN(threads_same_plans);
+	RUN(pool_bests_are_the_pools_alone);
 	RUN(no_settings_cap);
 	RUN(framework_constrains_overlaps);
 	RUN(dp_bound_brute_force);
