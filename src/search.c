@@ -1297,6 +1297,8 @@ struct set_curve {
 	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1], usd_h[HP_MAX_POOLS + 1];
 	double ub[HP_MAX_POOLS + 1];
 	double M;
+	double min_total;   /* replicas every plan has at least: the EP step
+			     * (capmilp_ep_step; the EP degree divides dp cp) */
 };
 
 /* The knapsack's LP value at step s, with n_i >= lo (0 or 1): HUGE_VAL
@@ -1325,13 +1327,26 @@ static double curve_usd_h(const struct set_curve *sc, double s, int lo)
 		}
 		idx[j] = i;
 	}
+	double cheapest = HUGE_VAL, n_lo = lo * sc->n;
 	for (int j = 0; j < k && need > 0; j++) {
 		int i = idx[j];
 		double take = fmin(sc->ub[i] - lo, need / c[i]);
 		usd += take * sc->usd_h[i];
 		need -= take * c[i];
 	}
-	return need > 1e-9 * sc->M ? HUGE_VAL : usd;
+	if (need > 1e-9 * sc->M)
+		return HUGE_VAL;
+	if (!lo || n_lo >= sc->min_total)
+		return usd;
+	/* with n_i >= 1, min_total replicas cost at least one of each and
+	 * the rest at the least price (a second relaxation; s times it is
+	 * not monotone, so the n_i >= 0 curve leaves it out) */
+	for (int i = 0; i < sc->n; i++)
+		cheapest = fmin(cheapest, sc->usd_h[i]);
+	double base = 0;
+	for (int i = 0; i < sc->n; i++)
+		base += sc->usd_h[i];
+	return fmax(usd, base + (sc->min_total - n_lo) * cheapest);
 }
 
 /* The least step at which the knapsack with n_i >= 1 is feasible: every
@@ -1375,11 +1390,12 @@ static double curve_min(const struct set_curve *sc, double a, double b, double w
 }
 
 double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
-			  const int *ub, double M, double s_lo, double s_hi)
+			  const int *ub, double M, int min_total, double s_lo, double s_hi)
 {
 	struct set_curve sc;
 	sc.n = n;
 	sc.M = M;
+	sc.min_total = min_total;
 	for (int i = 0; i < n; i++) {
 		sc.A[i] = a[i];
 		sc.B[i] = b[i];
@@ -1459,6 +1475,7 @@ static int set_curve_screened(struct ctx *x, const struct gset *g, const struct 
 	double thr = x->no_stock ? worst : fmax(worst, stock);
 	sc.n = n;
 	sc.M = (double)(o->gbs / g->mbs);
+	sc.min_total = (double)capmilp_ep_step(g->ep, g->cp);
 	for (int i = 0; i < n; i++) {
 		if (!Ls[i]->price_known)
 			return 0;
