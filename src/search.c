@@ -1286,11 +1286,18 @@ static int set_screened(struct ctx *x, const struct gset *g, const struct layout
  * sum n_i c_i(s) >= M: a covering knapsack whose LP is filled greedily
  * by USD per micro-batch. */
 /* Halvings of a step interval where its ends alone do not prove the
- * screen (curve_min): each adds at most twice the knapsacks; 4 was
- * measured against 2 and 8 on the bench's DeepSeek-V3 deadline search. */
+ * screen (curve_min), and the knapsacks one set's screen may evaluate
+ * (past them it gives up and the set is searched, as without the
+ * screen). Candidates left in the bench's deadline searches at depth
+ * 0, 4, 8, 12, 20: Llama 3.1 405B 416,046, 406,210, 371,503 (8);
+ * DeepSeek-V3 6,892,376 (4), 6,465,404, 5,967,713, 5,924,216. At 16
+ * the screen is near its limit; 4,096 knapsacks (well under a
+ * millisecond) bound a set whose curve runs close to the line it must
+ * clear. */
 #ifndef CURVE_DEPTH
-#define CURVE_DEPTH 4
+#define CURVE_DEPTH 16
 #endif
+#define CURVE_EVALS 4096
 
 struct set_curve {
 	int n;
@@ -1374,19 +1381,22 @@ static double curve_first_step(const struct set_curve *sc, double s_hi)
  * [a, b]: a times the knapsack with n_i >= 1 at b (it is nonincreasing),
  * and b times the one with n_i >= 0 at b (s times it is nonincreasing);
  * where neither reaches `want`, the interval is halved geometrically up
- * to `depth` times, and the least over the pieces returned. The caller
- * asks only whether it reaches want, so the pieces stop at the first
- * one under it (want HUGE_VAL: every piece, for the tests). */
-static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth)
+ * to `depth` times while *evals (knapsacks left) lasts, and the least
+ * over the pieces returned. The caller asks only whether it reaches
+ * want, so the pieces stop at the first one under it (want HUGE_VAL:
+ * every piece, for the tests). */
+static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
+			long *evals)
 {
 	double v = fmax(a * curve_usd_h(sc, b, 1), b * curve_usd_h(sc, b, 0));
-	if (v >= want || depth <= 0 || !(b > a * (1 + 1e-9)))
+	*evals -= 2;
+	if (v >= want || depth <= 0 || *evals <= 0 || !(b > a * (1 + 1e-9)))
 		return v;
 	double mid = sqrt(a * b);
-	double l = curve_min(sc, a, mid, want, depth - 1);
+	double l = curve_min(sc, a, mid, want, depth - 1, evals);
 	if (l < want && want < HUGE_VAL)
 		return l;
-	return fmin(l, curve_min(sc, mid, b, want, depth - 1));
+	return fmin(l, curve_min(sc, mid, b, want, depth - 1, evals));
 }
 
 double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
@@ -1402,16 +1412,17 @@ double search_curve_bound(int n, const double *a, const double *b, const double 
 		sc.usd_h[i] = usd_h[i];
 		sc.ub[i] = ub[i];
 	}
-	return curve_min(&sc, s_lo, s_hi, HUGE_VAL, CURVE_DEPTH);
+	long evals = CURVE_EVALS;
+	return curve_min(&sc, s_lo, s_hi, HUGE_VAL, CURVE_DEPTH, &evals);
 }
 
 /* Does the kept Pareto front dominate every plan whose pipeline term is
  * s in [s_lo, s_hi] (time to train at least kt s, cost at least kt s
  * usd_h(s) / 3600)? The front's points sorted by time, each point's
- * cost the least up to it: between two points' times the step the plan
- * needs is that cost. */
+ * cost the least up to it: between two points' times the plans' cost
+ * bound must reach that cost. *evals: knapsacks left (curve_min). */
 static int curve_front_dominated(const struct ctx *x, const struct set_curve *sc, double kt,
-				 double s_lo, double s_hi)
+				 double s_lo, double s_hi, long *evals)
 {
 	int np = 0;
 	for (const struct ctx *y = x; y; y = y->glob)
@@ -1442,7 +1453,7 @@ static int curve_front_dominated(const struct ctx *x, const struct set_curve *sc
 		if (b <= a && j + 1 < np)
 			continue;
 		double want = pt[j][1] * 3600 / kt;
-		ok = curve_min(sc, a, fmax(a, b), want, CURVE_DEPTH) >= want;
+		ok = curve_min(sc, a, fmax(a, b), want, CURVE_DEPTH, evals) >= want;
 		if (b >= s_hi)
 			break;
 	}
@@ -1502,9 +1513,10 @@ static int set_curve_screened(struct ctx *x, const struct gset *g, const struct 
 	default:
 		return 0;
 	}
-	if (top_hi >= s_lo && !(curve_min(&sc, s_lo, top_hi, want, CURVE_DEPTH) > want))
+	long evals = CURVE_EVALS;
+	if (top_hi >= s_lo && !(curve_min(&sc, s_lo, top_hi, want, CURVE_DEPTH, &evals) > want))
 		return 0;
-	return curve_front_dominated(x, &sc, kt, s_lo, s_hi);
+	return curve_front_dominated(x, &sc, kt, s_lo, s_hi, &evals);
 }
 
 /* The batch split of groups gi (split_batch) and its pipeline term.
