@@ -1274,6 +1274,20 @@ static int set_screened(struct ctx *x, const struct gset *g, const struct layout
 	return rate > 0 && bounds_screened(x, lb, t, usd, priced, margin);
 }
 
+/* Halvings of a step interval where its ends alone do not prove the
+ * screen (curve_min), and the knapsacks one set's screen may evaluate
+ * (past them it gives up and the set is searched, as without the
+ * screen). Candidates left in the bench's deadline searches by depth:
+ * Llama 3.1 405B 416,046 (0), 406,210 (4), 371,503 (8); DeepSeek-V3
+ * 6,892,376 (4), 6,465,404 (8), 5,967,713 (12), 5,924,216 (20). At 16
+ * the screen is near its limit; 4,096 knapsacks (well under a
+ * millisecond) bound a set whose curve runs close to the line it must
+ * clear. */
+#ifndef CURVE_DEPTH
+#define CURVE_DEPTH 16
+#endif
+#define CURVE_EVALS 4096
+
 /* A layout set's cost as a function of its step, for the screen below.
  * A plan of the set runs n_i >= 1 replicas of layout i, each replica r
  * m_r >= 1 micro-batches (split_batch), sum m_r = M; its pipeline term
@@ -1285,20 +1299,6 @@ static int set_screened(struct ctx *x, const struct gset *g, const struct layout
  * 1 <= n_i <= ub_i (replicas that fit the cluster alone) with
  * sum n_i c_i(s) >= M: a covering knapsack whose LP is filled greedily
  * by USD per micro-batch. */
-/* Halvings of a step interval where its ends alone do not prove the
- * screen (curve_min), and the knapsacks one set's screen may evaluate
- * (past them it gives up and the set is searched, as without the
- * screen). Candidates left in the bench's deadline searches at depth
- * 0, 4, 8, 12, 20: Llama 3.1 405B 416,046, 406,210, 371,503 (8);
- * DeepSeek-V3 6,892,376 (4), 6,465,404, 5,967,713, 5,924,216. At 16
- * the screen is near its limit; 4,096 knapsacks (well under a
- * millisecond) bound a set whose curve runs close to the line it must
- * clear. */
-#ifndef CURVE_DEPTH
-#define CURVE_DEPTH 16
-#endif
-#define CURVE_EVALS 4096
-
 struct set_curve {
 	int n;
 	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1], usd_h[HP_MAX_POOLS + 1];
