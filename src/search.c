@@ -1324,6 +1324,251 @@ static int set_screened(struct ctx *x, const struct gset *g, const struct layout
 	return rate > 0 && bounds_screened(x, lb, t, usd, priced, margin);
 }
 
+/* Halvings of a step interval where its ends alone do not prove the
+ * screen (curve_min), and the knapsacks one set's screen may evaluate
+ * (past them it gives up and the set is searched, as without the
+ * screen). Candidates left in the bench's deadline searches by depth:
+ * Llama 3.1 405B 416,046 (0), 406,210 (4), 371,503 (8); DeepSeek-V3
+ * 6,892,376 (4), 6,465,404 (8), 5,967,713 (12), 5,924,216 (20). At 16
+ * the screen is near its limit; 4,096 knapsacks (well under a
+ * millisecond) bound a set whose curve runs close to the line it must
+ * clear. */
+#ifndef CURVE_DEPTH
+#define CURVE_DEPTH 16
+#endif
+#define CURVE_EVALS 4096
+
+/* A layout set's cost as a function of its step, for the screen below.
+ * A plan of the set runs n_i >= 1 replicas of layout i, each replica r
+ * m_r >= 1 micro-batches (split_batch), sum m_r = M; its pipeline term
+ * s = max_r (A_lo_i + B_lo_i m_r) is a lower bound on its step
+ * (combo_split), so every replica of layout i runs at most
+ * c_i(s) = (s - A_lo_i) / B_lo_i micro-batches and sum n_i c_i(s) >= M.
+ * Its price (whole nodes) is at least the GPU shares sum n_i usd_h_i.
+ * So USD per hour is at least the least sum n_i usd_h_i over real
+ * 1 <= n_i <= ub_i (replicas that fit the cluster alone) with
+ * sum n_i c_i(s) >= M: a covering knapsack whose LP is filled greedily
+ * by USD per micro-batch. */
+struct set_curve {
+	int n;
+	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1], usd_h[HP_MAX_POOLS + 1];
+	double ub[HP_MAX_POOLS + 1];
+	double M;
+	double min_total;   /* replicas every plan has at least: the EP step
+			     * (capmilp_ep_step; the EP degree divides dp cp) */
+};
+
+/* The knapsack's LP value at step s, with n_i >= lo (0 or 1): HUGE_VAL
+ * when no count vector runs M micro-batches within s. Nonincreasing in s
+ * (the c_i(s) grow). With lo = 0, s times it is nonincreasing too: the
+ * counts n_i (s - A_i) / (s' - A_i) run the same micro-batches within
+ * s' > s, and s' (s - A_i) <= s (s' - A_i) when A_i >= 0. */
+static double curve_usd_h(const struct set_curve *sc, double s, int lo)
+{
+	int idx[HP_MAX_POOLS + 1], k = 0;
+	double per[HP_MAX_POOLS + 1], c[HP_MAX_POOLS + 1], need = sc->M, usd = 0;
+	for (int i = 0; i < sc->n; i++) {
+		c[i] = (s - sc->A[i]) / sc->B[i];
+		if (c[i] < lo || !(c[i] > 0)) {
+			if (lo)
+				return HUGE_VAL;   /* a replica cannot run one micro-batch */
+			continue;
+		}
+		usd += lo * sc->usd_h[i];
+		need -= lo * c[i];
+		per[i] = sc->usd_h[i] / c[i];
+		int j = k++;
+		while (j > 0 && per[idx[j - 1]] > per[i]) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	double cheapest = HUGE_VAL, n_lo = lo * sc->n;
+	for (int j = 0; j < k && need > 0; j++) {
+		int i = idx[j];
+		double take = fmin(sc->ub[i] - lo, need / c[i]);
+		usd += take * sc->usd_h[i];
+		need -= take * c[i];
+	}
+	if (need > 1e-9 * sc->M)
+		return HUGE_VAL;
+	if (!lo || n_lo >= sc->min_total)
+		return usd;
+	/* with n_i >= 1, min_total replicas cost at least one of each and
+	 * the rest at the least price (a second relaxation; s times it is
+	 * not monotone, so the n_i >= 0 curve leaves it out) */
+	for (int i = 0; i < sc->n; i++)
+		cheapest = fmin(cheapest, sc->usd_h[i]);
+	double base = 0;
+	for (int i = 0; i < sc->n; i++)
+		base += sc->usd_h[i];
+	return fmax(usd, base + (sc->min_total - n_lo) * cheapest);
+}
+
+/* The least step at which the knapsack with n_i >= 1 is feasible: every
+ * c_i(s) >= 1 and sum ub_i c_i(s) >= M (nondecreasing in s, linear
+ * between the A_i; bisected to 1e-12). */
+static double curve_first_step(const struct set_curve *sc, double s_hi)
+{
+	double lo = 0;
+	for (int i = 0; i < sc->n; i++)
+		lo = fmax(lo, sc->A[i] + sc->B[i]);
+	double hi = fmax(lo, s_hi);
+	for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
+		double mid = 0.5 * (lo + hi), f = 0;
+		for (int i = 0; i < sc->n; i++)
+			f += sc->ub[i] * (mid - sc->A[i]) / sc->B[i];
+		if (f >= sc->M)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/* A lower bound on s usd_h(s) (USD per hour times seconds) for s in
+ * [a, b]: a times the knapsack with n_i >= 1 at b (it is nonincreasing),
+ * and b times the one with n_i >= 0 at b (s times it is nonincreasing);
+ * where neither reaches `want`, the interval is halved geometrically up
+ * to `depth` times while *evals (knapsacks left) lasts, and the least
+ * over the pieces returned. The caller asks only whether it reaches
+ * want, so the pieces stop at the first one under it (want HUGE_VAL:
+ * every piece, for the tests). */
+static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
+			long *evals)
+{
+	double v = fmax(a * curve_usd_h(sc, b, 1), b * curve_usd_h(sc, b, 0));
+	*evals -= 2;
+	if (v >= want || depth <= 0 || *evals <= 0 || !(b > a * (1 + 1e-9)))
+		return v;
+	double mid = sqrt(a * b);
+	double l = curve_min(sc, a, mid, want, depth - 1, evals);
+	if (l < want && want < HUGE_VAL)
+		return l;
+	return fmin(l, curve_min(sc, mid, b, want, depth - 1, evals));
+}
+
+double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
+			  const int *ub, double M, int min_total, double s_lo, double s_hi)
+{
+	struct set_curve sc;
+	sc.n = n;
+	sc.M = M;
+	sc.min_total = min_total;
+	for (int i = 0; i < n; i++) {
+		sc.A[i] = a[i];
+		sc.B[i] = b[i];
+		sc.usd_h[i] = usd_h[i];
+		sc.ub[i] = ub[i];
+	}
+	long evals = CURVE_EVALS;
+	return curve_min(&sc, s_lo, s_hi, HUGE_VAL, CURVE_DEPTH, &evals);
+}
+
+/* Does the kept Pareto front dominate every plan whose pipeline term is
+ * s in [s_lo, s_hi] (time to train at least kt s, cost at least kt s
+ * usd_h(s) / 3600)? The front's points sorted by time, each point's
+ * cost the least up to it: between two points' times the plans' cost
+ * bound must reach that cost. *evals: knapsacks left (curve_min). */
+static int curve_front_dominated(const struct ctx *x, const struct set_curve *sc, double kt,
+				 double s_lo, double s_hi, long *evals)
+{
+	int np = 0;
+	for (const struct ctx *y = x; y; y = y->glob)
+		np += y->n_front;
+	if (!np)
+		return 0;
+	double (*pt)[2] = xmalloc((size_t)np * sizeof *pt);
+	np = 0;
+	for (const struct ctx *y = x; y; y = y->glob)
+		for (int i = 0; i < y->n_front; i++) {
+			/* insertion by time: fronts hold tens of points */
+			double t = y->front[i].time_to_train_s, c = y->front[i].cost_to_train_usd;
+			int j = np++;
+			while (j > 0 && pt[j - 1][0] > t) {
+				pt[j][0] = pt[j - 1][0];
+				pt[j][1] = pt[j - 1][1];
+				j--;
+			}
+			pt[j][0] = t;
+			pt[j][1] = c;
+		}
+	int ok = pt[0][0] <= kt * s_lo;
+	for (int j = 0; ok && j < np; j++) {
+		if (j)
+			pt[j][1] = fmin(pt[j][1], pt[j - 1][1]);
+		double a = fmax(s_lo, pt[j][0] / kt);
+		double b = j + 1 < np ? fmin(s_hi, pt[j + 1][0] / kt) : s_hi;
+		if (b <= a && j + 1 < np)
+			continue;
+		double want = pt[j][1] * 3600 / kt;
+		ok = curve_min(sc, a, fmax(a, b), want, CURVE_DEPTH, evals) >= want;
+		if (b >= s_hi)
+			break;
+	}
+	free(pt);
+	return ok;
+}
+
+/* set_screened on the set's cost curve, for cost, deadline and budget:
+ * its corner (every layout at full count for the time, the cheapest
+ * layout's USD per micro-batch for the cost) is far from any plan of the
+ * set, whose step also holds the pipeline fill and drain of the few
+ * micro-batches each replica runs when many run. With s a plan's
+ * pipeline term (curve_usd_h), its time to train is at least kt s and
+ * its cost kt s usd_h(s) / 3600; the set is skipped when no s in
+ * [s_lo, s_hi] gives a plan that can enter the ranked list or be the
+ * stock plan (as bounds_screened: the deadline's plans within it cost
+ * more than the last ranked, the budget's plans within it take longer)
+ * and the front dominates them all. s_hi bounds every plan's term (a
+ * replica runs at most M micro-batches). The same 1e-6 margin as the
+ * candidates' screen. Returns 1 to skip the set. */
+static int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			      int n)
+{
+	const double margin = 1 - 1e-6;
+	const struct search_opts *o = x->o;
+	struct set_curve sc;
+	double worst, stock, tok_step = (double)o->gbs * x->seq, s_hi = 0;
+	if (!top_worst(x, &worst) || (!x->no_stock && !stock_best(x, &stock)))
+		return 0;
+	double thr = x->no_stock ? worst : fmax(worst, stock);
+	sc.n = n;
+	sc.M = (double)(o->gbs / g->mbs);
+	sc.min_total = (double)capmilp_ep_step(g->ep, g->cp);
+	for (int i = 0; i < n; i++) {
+		if (!Ls[i]->price_known)
+			return 0;
+		sc.A[i] = Ls[i]->A_lo;
+		sc.B[i] = Ls[i]->B_lo;
+		sc.usd_h[i] = Ls[i]->usd_h;
+		sc.ub[i] = fit_count(x, Ls[i], x->cap);
+		s_hi = fmax(s_hi, sc.A[i] + sc.B[i] * sc.M);
+	}
+	double s_lo = curve_first_step(&sc, s_hi), kt = x->tokens / tok_step * margin;
+	double top_hi = s_hi, want = HUGE_VAL;   /* plans with s <= top_hi cost want or more */
+	switch (o->objective) {
+	case OBJ_COST:
+		want = thr / margin / 1e6 * tok_step * 3600 / margin;
+		break;
+	case OBJ_DEADLINE:
+		top_hi = fmin(s_hi, o->deadline_s / margin / kt);
+		want = thr / margin * 3600 / kt;
+		break;
+	case OBJ_BUDGET:
+		top_hi = fmin(s_hi, thr / margin / kt);
+		want = o->budget_usd / margin * 3600 / kt;
+		break;
+	default:
+		return 0;
+	}
+	long evals = CURVE_EVALS;
+	if (top_hi >= s_lo && !(curve_min(&sc, s_lo, top_hi, want, CURVE_DEPTH, &evals) > want))
+		return 0;
+	return curve_front_dominated(x, &sc, kt, s_lo, s_hi, &evals);
+}
+
 /* The batch split of groups gi (split_batch) and its pipeline term.
  * Returns -1 when there are fewer micro-batches than the replicas need. */
 static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi, int k,
@@ -2045,7 +2290,8 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
 		x->res->stats.pruned++;
 		return;
 	}
-	if (set_screened(x, g, Ls, n)) {
+	if (set_screened(x, g, Ls, n) ||
+	    (x->o->objective != OBJ_THROUGHPUT && set_curve_screened(x, g, Ls, n))) {
 		x->res->stats.screened++;
 		return;
 	}

@@ -233,6 +233,17 @@ struct whole_layout {
 double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
 			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps);
 
+/* The set screen of cost, deadline and budget (search.c,
+ * set_curve_screened), for tests: a lower bound on s times the least USD
+ * per hour of any plan whose pipeline term s lies in [s_lo, s_hi] and
+ * that runs M micro-batches on n layouts, replicas of layout i costing
+ * usd_h[i] per hour, 1 to ub[i] of them and min_total or more in all,
+ * each taking m >= 1 micro-batches in a + b m <= s seconds (a[i] >= 0,
+ * b[i] > 0). HUGE_VAL when no such plan exists. Cannot fail;
+ * n <= HP_MAX_POOLS + 1. */
+double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
+			  const int *ub, double M, int min_total, double s_lo, double s_hi);
+
 /* Names: static strings ("throughput", "within-gap", ...); the argument
  * must be a valid enum value. */
 const char *search_objective_name(enum search_objective o);
