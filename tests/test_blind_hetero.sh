@@ -146,14 +146,13 @@ def stages_plan(r, part):
                 break
         else:
             groups.append([sig, 1])
-    out = []
-    for sig, count in groups:
-        st = []
-        for s in range(pp):
-            first, last = layers_of(r, part, s)
-            st.append(dict(pool=sig[s], tp=tp, first_layer=first, last_layer=last))
-        out.append(dict(count=count, stages=st))
-    return out
+    return replicas_of(groups, r, part, pp, tp)
+
+def replicas_of(groups, r, part, pp, tp):
+    # [pool of each stage], count -> the plan's replica groups
+    return [dict(count=count, stages=[dict(pool=sig[s], tp=tp, first_layer=layers_of(r, part, s)[0],
+                                           last_layer=layers_of(r, part, s)[1]) for s in range(pp)])
+            for sig, count in groups]
 
 def plan_of(r, sizes):
     tp, pp, dp = int(r["tp"]), int(r["pp"]), int(r["dp"])
@@ -185,14 +184,7 @@ def plan_of(r, sizes):
             groups[-1][1] += 1
         else:
             groups.append([sig, 1])
-    reps = []
-    for sig, count in groups:
-        st = []
-        for s in range(pp):
-            first, last = layers_of(r, part, s)
-            st.append(dict(pool=sig[s], tp=tp, first_layer=first, last_layer=last))
-        reps.append(dict(count=count, stages=st))
-    return dict(common, replicas=reps)
+    return dict(common, replicas=replicas_of(groups, r, part, pp, tp))
 
 res = []
 for r in csv.DictReader(open(path)):
