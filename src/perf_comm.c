@@ -104,8 +104,6 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
 	return perf_fmax(C / chunks, C - G) + slow * perf_fmin(C, G);
 }
 
-static double pp_elem_bytes(const struct plan *p);
-
 /* Tensor parallelism, inside the node (or the NVLink domain): per
  * micro-batch. Under sequence parallelism each layer all-gathers before
  * the QKV and MLP-up GEMMs and reduce-scatters after the projection and
@@ -127,12 +125,12 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	 * NVLink domain and pays the NICs. */
 	int dom = perf_domain_gpus(x->pl);
 	make_group(x, st->pool, -1, tp, tp < dom ? tp : dom, &gt);
-	/* the layer's output in the run's activation dtype (pp_elem_bytes).
+	/* the layer's output in the run's activation dtype (perf_act_elem_bytes).
 	 * Simplified under fp8: Transformer Engine all-gathers the FP8
 	 * normalised input of QKV and FC1 (1 B an element, layernorm_linear.py
 	 * ln_out) while the reduce-scatters stay 16-bit; hetplan charges
 	 * 2 B for both. */
-	double bytes = x->T * x->m->hidden * pp_elem_bytes(p);
+	double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p);
 	double one = p->sp ? coll(x, &gt, COMM_ALLGATHER, bytes, &cr) +
 				     coll(x, &gt, COMM_REDUCESCATTER, bytes, NULL)
 			   : coll(x, &gt, COMM_ALLREDUCE, bytes, &cr);
@@ -180,10 +178,10 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e)
 	int dom = perf_domain_gpus(x->pl);
 	make_group(x, st->pool, -1, 2, tp * cp <= dom ? 2 : 1, &gc);
 	/* K and V of the rank's s/cp tokens in the activation dtype
-	 * (pp_elem_bytes); K/V heads fewer than the TP ranks are
+	 * (perf_act_elem_bytes); K/V heads fewer than the TP ranks are
 	 * replicated, one head per rank. */
 	double kvw = perf_fmax(model_kv_dim(x->m) / tp, (double)x->m->head_dim);
-	double bytes = 2 * x->T * kvw * pp_elem_bytes(x->p);
+	double bytes = 2 * x->T * kvw * perf_act_elem_bytes(x->p);
 	double xf = coll(x, &gc, COMM_SENDRECV, bytes, &cr);
 	double xb = coll(x, &gc, COMM_SENDRECV, 2 * bytes, NULL);
 	double blk_f = x->attn_fwd / layers / cp;
@@ -296,7 +294,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
 	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
-	double bytes = x->T * x->m->moe.top_k * x->m->hidden * pp_elem_bytes(p) / x->tp;
+	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
 	int ov = plan_ep_overlap_on(p, x->pp);
@@ -343,15 +341,6 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i)
 	for (int k = i; k > 0 && rep->stages[k - 1].pool == pool; k--)
 		off += rep->stages[k - 1].tp * per;
 	return off % dom == 0;
-}
-
-/* Bytes of one element of the activation a stage hands to the next: 4
- * in an fp32 or tf32 run (the tensors stay fp32; TF32 is only the GEMMs'
- * math mode), else 2 (fp16/bf16; an fp8 run's layer outputs are bf16:
- * Transformer Engine casts only inside its GEMMs). */
-static double pp_elem_bytes(const struct plan *p)
-{
-	return p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
 }
 
 /* Bytes of DeepSpeed's PartitionedTensor meta tensor (to_meta(),
@@ -426,7 +415,7 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		/* perf_pp_boundary_crosses(x, j) before, (x, index) after */
 		int same_node = !(nb < 0 ? x->cross_prev : x->cross_next);
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
-		double bytes = x->T * x->m->hidden * pp_elem_bytes(p) / (p->sp ? x->tp : 1);
+		double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p) / (p->sp ? x->tp : 1);
 		double one, sent = bytes;
 		/* DeepSpeed partitions a TP-replicated output; under sequence
 		 * parallelism each rank holds its own 1/t shard already, and a
@@ -434,12 +423,13 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		 * whole (Megatron-DeepSpeed recipes turn partitioning off with
 		 * sequence parallelism). */
 		int part = fw->pp_partitioned && !p->sp && x->tp > 1;
-		if (part) {
+		int scatter = !part && fw->pp_scatter_gather && !p->sp && x->tp > 1;
+		if (part || scatter)
 			make_group(x, st->pool, -1, x->tp, x->tp < dom ? x->tp : dom, &gt);
+		if (part) {
 			one = pp_partitioned_time(x, &gp, &gt, bytes, j, &cr);
 			sent = bytes / x->tp;
-		} else if (fw->pp_scatter_gather && !p->sp && x->tp > 1) {
-			make_group(x, st->pool, -1, x->tp, x->tp < dom ? x->tp : dom, &gt);
+		} else if (scatter) {
 			sent = bytes / x->tp;
 			one = coll(x, &gp, COMM_SENDRECV, sent, &cr) +
 			      coll(x, &gt, COMM_ALLGATHER, bytes, NULL);

@@ -221,7 +221,7 @@ static double eager_extra_bytes(const struct model_spec *m, const struct plan *p
 static double layer_ew_bytes(const struct model_spec *m, int layer, const struct plan *p,
 			     int tp, double T, double s, double *scores)
 {
-	double eb = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+	double eb = perf_act_elem_bytes(p);
 	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
 	double Th = T * h / (p->sp ? t : 1);
 	double ffn = m->ffn, copies = 1;
@@ -413,15 +413,6 @@ static double moe_block_kernels(const struct plan *p, double local, double *coll
 	return n;
 }
 
-/* Host waits per MoE layer forward (moe_ops); 0 for a dense layer. */
-static double layer_host_syncs(const struct model_spec *m, int layer, const struct plan *p)
-{
-	double c, w = 0;
-	if (model_layer_is_moe(m, layer))
-		moe_block_kernels(p, 1, &c, &w);
-	return w;
-}
-
 /* Kernels one layer launches forward on one GPU, op by op. The backward
  * launches about twice as many (a data and a weight gradient per GEMM, a
  * backward per memory-bound op). */
@@ -588,10 +579,11 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k);
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 	lc->kernels = layer_kernels(m, layer, p, tp);
-	double moe_colls = 0, syncs;
+	double moe_colls = 0, syncs = 0;
 	if (model_layer_is_moe(m, layer))
 		moe_block_kernels(p, 1, &moe_colls, &syncs);
 	lc->colls = (tp > 1 ? (p->sp ? 4 : 2) : 0) + moe_colls;
+	lc->syncs = syncs;
 
 	/* Attention core: queries of this CP rank against the whole sequence. */
 	double mm, attn_tok;
@@ -737,11 +729,10 @@ void perf_stage_compute(struct stage_ctx *x)
 	int count[2];
 	count[1] = model_moe_layers_in(m, st->first_layer, st->last_layer);
 	count[0] = st->last_layer - st->first_layer + 1 - count[1];
-	int at[2] = { st->first_layer, st->last_layer - count[1] + 1 };
 	if (count[0])
-		stage_layer_cost(x, at[0], 0, &lc[0]);
+		stage_layer_cost(x, st->first_layer, 0, &lc[0]);
 	if (count[1])
-		stage_layer_cost(x, at[1], 1, &lc[1]);
+		stage_layer_cost(x, st->last_layer - count[1] + 1, 1, &lc[1]);
 	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0, stall = 0;
 	double params = 0, eparams = 0, attn_sum = 0, gemm_sum = 0;
 	double gap = k->kernel_gap_s;
@@ -764,7 +755,7 @@ void perf_stage_compute(struct stage_ctx *x)
 		 * The rest of the layer is costed as before: the per-layer
 		 * race above already keeps the host from running ahead of the
 		 * next layer. Once per forward (and recomputed forward). */
-		double drain = layer_host_syncs(m, at[kind], p) * k->host_op_s;
+		double drain = L->syncs * k->host_op_s;
 		stall += n * drain;
 		attn_sum += n * L->attn_f;
 		gemm_sum += n * L->gemm;

@@ -23,6 +23,7 @@ struct layer_cost {
 	double ew_scores; /* s, the part of ew spent on s x s tensors */
 	double kernels;   /* kernels launched forward */
 	double colls;     /* of which NCCL collectives */
+	double syncs;     /* host waits for the device per forward (MoE dispatch) */
 	double act;       /* bytes kept for backward (with the plan's recompute) */
 	double act_norc;  /* bytes without recompute (working set) */
 	double rc_frac;   /* op-level selective: share of GEMM time run again */
@@ -328,6 +329,15 @@ static inline double perf_fmax(double a, double b)
 static inline double perf_fmin(double a, double b)
 {
 	return a < b || b != b ? a : b;
+}
+
+/* Bytes of one activation element of plan p: 4 in an fp32 or tf32 run
+ * (the tensors stay fp32; TF32 is only the GEMMs' math mode), else 2
+ * (fp16/bf16; an fp8 run's activations between GEMMs are bf16:
+ * Transformer Engine casts only inside its GEMMs). */
+static inline double perf_act_elem_bytes(const struct plan *p)
+{
+	return p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
 }
 
 /* Peak FLOP/s of g at dtype dt (falling back as perf.c documents). */

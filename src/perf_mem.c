@@ -318,7 +318,7 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
 		wbytes += 2 * 2 * x->unit;
 	double outside = k->cuda_context_bytes + nccl_bytes_memo(x);
 	if (plan_tp_overlap(p) && p->sp && x->tp > 1) {
-		double elt = p->precision == HP_FP32 || p->precision == HP_TF32 ? 4 : 2;
+		double elt = perf_act_elem_bytes(p);
 		double bufs = TE_UB_BUFFERS * elt;
 		if (p->precision == HP_FP8)
 			bufs = (TE_UB_BUFFERS - TE_UB_FP8_BUFFERS) * elt + TE_UB_FP8_BUFFERS * 1.0;
