@@ -198,4 +198,22 @@ double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
 double perf_attn_eff(const struct perf_calib *k, enum hp_gen gen, int gen3, int bwd,
 		     double head_dim, double s, int causal);
 
+/* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
+ * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand
+ * unless the first is greater, and the other operand when one is a quiet
+ * NaN), without a call: the stage functions take about 10 million of
+ * them in a Mixtral 8x22B search (issue 13, eighth round), and the
+ * planner's candidate loops (search.c) as many. On other
+ * targets they may differ from libm only in the sign of a zero result,
+ * which C leaves to the implementation. */
+static inline double perf_fmax(double a, double b)
+{
+	return a > b || b != b ? a : b;
+}
+
+static inline double perf_fmin(double a, double b)
+{
+	return a < b || b != b ? a : b;
+}
+
 #endif

@@ -314,23 +314,6 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
  * (embedding, output layer, final norm), which stay 16-bit in an fp8 run. */
 double perf_stage_end_params(const struct stage_ctx *x);
 
-/* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
- * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand
- * unless the first is greater, and the other operand when one is a quiet
- * NaN), without a call: the stage functions take about 10 million of
- * them in a Mixtral 8x22B search (issue 13, eighth round). On other
- * targets they may differ from libm only in the sign of a zero result,
- * which C leaves to the implementation. */
-static inline double perf_fmax(double a, double b)
-{
-	return a > b || b != b ? a : b;
-}
-
-static inline double perf_fmin(double a, double b)
-{
-	return a < b || b != b ? a : b;
-}
-
 /* Bytes of one activation element of plan p: 4 in an fp32 or tf32 run
  * (the tensors stay fp32; TF32 is only the GEMMs' math mode), else 2
  * (fp16/bf16; an fp8 run's activations between GEMMs are bf16:

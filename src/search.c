@@ -1035,14 +1035,6 @@ struct group_in {
 	int m, n_lo;        /* count - n_lo replicas run m, n_lo run m - q */
 };
 
-/* fmax without libm's call, the same bits as glibc's x86-64 fmax (maxsd:
- * the second operand unless the first is greater, the other operand
- * when one is a NaN); perf_int.h's perf_fmax, for the candidates' loops. */
-static inline double max_d(double a, double b)
-{
-	return a > b || b != b ? a : b;
-}
-
 /* Micro-batches each replica of the groups can run within T (a multiple
  * of its q), into k[]; returns their total, or -1 when a group cannot run
  * q. Monotone in T, group by group: (T - A) / B and floor are. */
@@ -1086,8 +1078,8 @@ static int split_batch(struct group_in *g, int n, long M)
 	double lo = 0, hi = 0;
 	for (int i = 0; i < n; i++) {
 		need += (long)g[i].q * g[i].count;
-		lo = max_d(lo, g[i].L->A + g[i].L->B * g[i].q);
-		hi = max_d(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
+		lo = perf_fmax(lo, g[i].L->A + g[i].L->B * g[i].q);
+		hi = perf_fmax(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
 	}
 	if (need > M)
 		return -1;
@@ -1204,7 +1196,7 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 			dp += counts[i];
 			num += counts[i] * L->A_lo / L->B_lo;
 			den += counts[i] / L->B_lo;
-			floor_t = max_d(floor_t, L->A_lo + L->B_lo * gi[k].q);
+			floor_t = perf_fmax(floor_t, L->A_lo + L->B_lo * gi[k].q);
 			/* the layout's pools once each (fit_count) */
 			for (int s = 0; s < L->nseg; s++) {
 				int p = L->seg[s].pool;
@@ -1220,7 +1212,7 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 		x->res->stats.pruned++;
 		return -1;
 	}
-	*pipe_lb = max_d(num / den, floor_t);
+	*pipe_lb = perf_fmax(num / den, floor_t);
 	return k;
 }
 
@@ -1581,7 +1573,7 @@ static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi,
 	*pipe = 0;
 	for (int i = 0; i < k; i++) {
 		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
-		*pipe = max_d(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
+		*pipe = perf_fmax(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
 	}
 	return 0;
 }
