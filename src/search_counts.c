@@ -1,0 +1,645 @@
+/* search_counts.c — replica counts of a layout set: enumeration, the
+ * greedy fills and the capacity MILP ladder. */
+#include "search_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lp.h"
+
+int cmp_rate(const void *a, const void *b)
+{
+	const struct layout *const *x = a, *const *y = b;
+	if ((*x)->rate != (*y)->rate)
+		return (*x)->rate > (*y)->rate ? -1 : 1;
+	if ((*x)->size != (*y)->size)
+		return (*x)->size < (*y)->size ? -1 : 1;
+	return (*x)->pp - (*y)->pp;
+}
+
+static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
+			  const int *limit, const int *cap, int *counts);
+
+static int fill_counts(const struct ctx *x, const struct layout **Ls, int n, const int *limit,
+		       int *counts)
+{
+	return fill_counts_in(x, Ls, n, limit, x->cap, counts);
+}
+
+/* Replicas of L that fit in the GPUs left. A layout's GPUs are on its
+ * segments' pools (layout_size), at most two, so only those are read:
+ * the loop over every pool was a tenth of a deadline search's candidate
+ * handling. */
+int fit_count(const struct ctx *x, const struct layout *L, const int *left)
+{
+	(void)x;
+	int n = 1 << 30;
+	for (int s = 0; s < L->nseg; s++) {
+		int p = L->seg[s].pool;
+		if (L->gpus[p])
+			n = HP_MIN(n, left[p] / L->gpus[p]);
+	}
+	return n;
+}
+
+/* Fill the layouts in order, each as many replicas as fit (or limit[i]
+ * when >= 0). Returns 0 if every layout gets at least one. */
+static int fill_counts_in(const struct ctx *x, const struct layout **Ls, int n,
+			  const int *limit, const int *cap, int *counts)
+{
+	int left[HP_MAX_POOLS];
+	memcpy(left, cap, sizeof left);
+	for (int i = 0; i < n; i++) {
+		int k = fit_count(x, Ls[i], left);
+		if (limit && limit[i] >= 0)
+			k = HP_MIN(k, limit[i]);
+		if (k < 1)
+			return -1;
+		counts[i] = k;
+		/* the layout's pools once each (fit_count) */
+		for (int s = 0; s < Ls[i]->nseg; s++) {
+			int p = Ls[i]->seg[s].pool;
+			if (!s || p != Ls[i]->seg[0].pool)
+				left[p] -= k * Ls[i]->gpus[p];
+		}
+	}
+	return 0;
+}
+
+/* The count vectors of one layout set, each tried once: a candidate
+ * list that grows as needed, hashed so that the MILP ladder's repeats
+ * and neighbours are looked up, not re-estimated. */
+struct combo {
+	int v[HP_MAX_POOLS + 1];
+	int state;            /* 0 untried, 1 screened out, 2 tried */
+	int rc;               /* try_combo()'s answer when tried */
+	double t, cost;
+};
+
+struct count_list {
+	struct combo *v;
+	int n, cap, width;
+	int *slot;            /* open addressing: index + 1, 0 empty */
+	int n_slot;           /* a power of two, > 2 n */
+};
+
+static unsigned cl_hash(const int *v, int w)
+{
+	unsigned h = 2166136261u;   /* FNV-1a */
+	for (int i = 0; i < w; i++)
+		h = (h ^ (unsigned)v[i]) * 16777619u;
+	return h;
+}
+
+static void cl_rehash(struct count_list *cl)
+{
+	free(cl->slot);
+	cl->n_slot = cl->n_slot ? 2 * cl->n_slot : 64;
+	cl->slot = xcalloc((size_t)cl->n_slot, sizeof *cl->slot);
+	for (int i = 0; i < cl->n; i++) {
+		unsigned h = cl_hash(cl->v[i].v, cl->width) & (unsigned)(cl->n_slot - 1);
+		while (cl->slot[h])
+			h = (h + 1) & (unsigned)(cl->n_slot - 1);
+		cl->slot[h] = i + 1;
+	}
+}
+
+/* The entry for counts, added (untried) when new. */
+static struct combo *cl_add(struct count_list *cl, const int *counts)
+{
+	if (2 * (cl->n + 1) > cl->n_slot)
+		cl_rehash(cl);
+	unsigned h = cl_hash(counts, cl->width) & (unsigned)(cl->n_slot - 1);
+	while (cl->slot[h]) {
+		struct combo *e = &cl->v[cl->slot[h] - 1];
+		int i = 0;
+		while (i < cl->width && e->v[i] == counts[i])
+			i++;
+		if (i == cl->width)
+			return e;
+		h = (h + 1) & (unsigned)(cl->n_slot - 1);
+	}
+	if (cl->n == cl->cap) {
+		cl->cap = cl->cap ? 2 * cl->cap : 64;
+		cl->v = xrealloc(cl->v, (size_t)cl->cap * sizeof *cl->v);
+	}
+	struct combo *e = &cl->v[cl->n];
+	memset(e, 0, sizeof *e);
+	memcpy(e->v, counts, (size_t)cl->width * sizeof *counts);
+	cl->slot[h] = ++cl->n;
+	return e;
+}
+
+static void cl_free(struct count_list *cl)
+{
+	free(cl->v);
+	free(cl->slot);
+}
+
+/* cl_add, for a vector that can be a plan: the EP degree must divide
+ * the data-parallel degree times CP (combo_groups prunes the others), so
+ * the candidate lists of MoE settings do not grow with vectors that are
+ * never estimated. */
+static void cl_add_valid(struct count_list *cl, const struct gset *g, const int *counts, int n)
+{
+	long dp = 0;
+	for (int i = 0; i < n; i++)
+		dp += counts[i];
+	if ((dp * g->cp) % g->ep == 0)
+		cl_add(cl, counts);
+}
+
+/* try_combo() once per count vector; want_time: the MILP ladder needs
+ * the time and cost, so a screened entry is estimated after all. */
+static int cl_try(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		  struct combo *e, int want_time)
+{
+	if (e->state == 2 || (e->state == 1 && !want_time))
+		return e->rc;
+	e->t = e->cost = HUGE_VAL;
+	e->rc = try_combo(x, g, Ls, e->v, n, !want_time, &e->t, &e->cost);
+	e->state = e->rc == 1 ? 1 : 2;
+	return e->rc;
+}
+
+static void all_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		       int i, int *left, int *counts)
+{
+	if (i == n) {
+		try_combo(x, g, Ls, counts, n, 1, NULL, NULL);
+		return;
+	}
+	for (int k = fit_count(x, Ls[i], left); k >= 1; k--) {
+		counts[i] = k;
+		for (int p = 0; p < x->c->n_pools; p++)
+			left[p] -= k * Ls[i]->gpus[p];
+		all_counts(x, g, Ls, n, i + 1, left, counts);
+		for (int p = 0; p < x->c->n_pools; p++)
+			left[p] += k * Ls[i]->gpus[p];
+	}
+}
+
+/* Capacity MILP over the replica counts of one layout set (lp.c). Integer
+ * n_i replicas of layout i and N_p nodes of pool p (billed whole):
+ *   deadline: min sum N_p P_p - lambda sum n_i r_i   s.t. sum n_i r_i >= R
+ *             (Dinkelbach: lambda is moved to the ratio of the last answer,
+ *             so the optimum minimises USD per micro-batch, i.e. the cost
+ *             to train, among mixes fast enough for the deadline)
+ *   budget:   max sum n_i r_i   s.t. sum N_p P_p / 3600 <= lambda sum n_i r_i
+ *             (cost to train within the budget, exactly linear)
+ * with sum_i n_i gpus_ip <= gpn_p N_p, N_p <= nodes_p, n_i >= 1 and at
+ * most one replica per micro-batch. r_i = 1/B_i: micro-batches per second
+ * of a replica; P_p: USD per node-hour. */
+static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			    int n, double R, double lambda, int *counts)
+{
+	int deadline = x->o->objective == OBJ_DEADLINE;
+	const struct cluster *c = x->c;
+	struct lp *lp = lp_new(!deadline);
+	int col[HP_MAX_POOLS + 1], ncol[HP_MAX_POOLS];
+	int idx[2 * HP_MAX_POOLS + 2];
+	double cf[2 * HP_MAX_POOLS + 2];
+	for (int i = 0; i < n; i++) {
+		int cap = fit_count(x, Ls[i], x->cap);
+		double r = 1.0 / Ls[i]->B;
+		col[i] = lp_add_col(lp, 1, cap, deadline ? -lambda * r : r, 1);
+	}
+	for (int p = 0; p < c->n_pools; p++) {
+		ncol[p] = -1;
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		ncol[p] = lp_add_col(lp, 0, c->pools[p].nodes,
+				     deadline ? c->pools[p].usd_per_node_h : 0, 1);
+		int k = 0;
+		for (int i = 0; i < n; i++)
+			if (Ls[i]->gpus[p]) {
+				idx[k] = col[i];
+				cf[k++] = Ls[i]->gpus[p];
+			}
+		idx[k] = ncol[p];
+		cf[k++] = -c->pools[p].gpus_per_node;
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		idx[k] = col[i];
+		cf[k++] = 1.0 / Ls[i]->B;
+	}
+	if (deadline) {
+		lp_add_row(lp, k, idx, cf, R, HUGE_VAL);
+	} else {
+		for (int i = 0; i < k; i++)
+			cf[i] *= -lambda;
+		for (int p = 0; p < c->n_pools; p++)
+			if (ncol[p] >= 0) {
+				idx[k] = ncol[p];
+				cf[k++] = c->pools[p].usd_per_node_h / 3600;
+			}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int i = 0; i < n; i++) {
+		idx[i] = col[i];
+		cf[i] = 1;
+	}
+	lp_add_row(lp, n, idx, cf, -HUGE_VAL, (double)(x->o->gbs / g->mbs));
+	long step = capmilp_ep_step(g->ep, g->cp);
+	if (step > 1) {
+		/* sum_i n_i = step k, k integer: the EP rule (capmilp.h) */
+		idx[n] = lp_add_col(lp, 0, (double)(x->o->gbs / g->mbs / step), 0, 1);
+		cf[n] = -(double)step;
+		lp_add_row(lp, n + 1, idx, cf, 0, 0);
+	}
+	struct lp_result r;
+	int rc = lp_solve(lp, 5000, &r);
+	x->res->stats.milp_glpk++;
+	if (rc == 0)
+		for (int i = 0; i < n; i++)
+			counts[i] = (int)lround(lp_value(lp, col[i]));
+	lp_free(lp);
+	return rc;
+}
+
+/* The MILP above, solved by capmilp.c (exact branch and bound on the
+ * counts, node counts of pools computed); GLPK takes it when that gives
+ * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). Returns
+ * 0 with counts, -1 when infeasible. */
+static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		       double R, double lambda, int *counts)
+{
+	const struct cluster *c = x->c;
+	struct capmilp m;
+	memset(&m, 0, sizeof m);
+	m.kind = x->o->objective == OBJ_DEADLINE ? CAPMILP_DEADLINE : CAPMILP_BUDGET;
+	m.n = n;
+	for (int p = 0; p < c->n_pools; p++) {
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		int q = m.np++;
+		m.gpn[q] = c->pools[p].gpus_per_node;
+		m.nodes[q] = c->pools[p].nodes;
+		m.usd_node_h[q] = c->pools[p].usd_per_node_h;
+		for (int i = 0; i < n; i++)
+			m.g[i][q] = Ls[i]->gpus[p];
+	}
+	for (int i = 0; i < n; i++) {
+		m.r[i] = 1.0 / Ls[i]->B;
+		m.ub[i] = fit_count(x, Ls[i], x->cap);
+	}
+	m.max_total = x->o->gbs / g->mbs;
+	m.total_step = capmilp_ep_step(g->ep, g->cp);
+	m.R = R;
+	m.lambda = lambda;
+	m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
+	x->res->stats.lp_solves++;
+	double t0 = hp_now();
+	int rc;
+	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts)) {
+		/* GLPK's model is built from the same fields as m */
+		rc = capmilp_solve(&m, counts, NULL);
+		if (rc == -2)
+			rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
+		capmilp_memo_put(x->milp_memo, &m, rc, counts);
+	}
+	x->res->stats.milp_s += hp_now() - t0;
+	return rc;
+}
+
+/* Branch and bound over layout sets: a bound on the set's best score
+ * (every layout at its asymptotic rate, as many replicas as fit, no
+ * fill/drain, synchronisation or optimizer time). Sets that cannot beat
+ * the last of the kept plans are skipped; single-pool sets never are, so
+ * the per-pool comparison stays exact. */
+static int set_pruned(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+		      int n, const int *full)
+{
+	double worst;
+	if (!top_worst(x, &worst) || (n == 1 && Ls[0]->nseg == 1))
+		return 0;
+	double tok_mb = (double)g->mbs * x->seq, rate = 0, best_cost = HUGE_VAL;
+	for (int i = 0; i < n; i++) {
+		rate += full[i] / Ls[i]->B;
+		if (Ls[i]->price_known)
+			best_cost = fmin(best_cost, Ls[i]->usd_h / 3600 * Ls[i]->B / tok_mb);
+	}
+	double tok_s = rate * tok_mb, bound;
+	switch (x->o->objective) {
+	case OBJ_THROUGHPUT: bound = 1.0 / tok_s; break;
+	case OBJ_COST: bound = best_cost * 1e6; break;
+	case OBJ_DEADLINE: bound = best_cost * x->tokens; break;
+	default: bound = x->tokens / tok_s; break;
+	}
+	return bound >= worst;
+}
+
+/* Count candidates around "every layout as many replicas as fit" (full):
+ * one replica fewer of each layout, fractions of the first (the two-pool
+ * layout when the set has one), fewer replicas so the micro-batches
+ * divide evenly, and no more replicas than micro-batches. */
+static void counts_around_full(const struct ctx *x, const struct gset *g,
+			       const struct layout **Ls, int n, const int *full,
+			       struct count_list *cl)
+{
+	int counts[HP_MAX_POOLS + 1], limit[HP_MAX_POOLS + 1] = { 0 };
+	long M = x->o->gbs / g->mbs, total = 0;
+	for (int i = 0; i < n; i++)
+		total += full[i];
+	for (int j = 0; j < n; j++) {
+		int fr[] = { full[j] - 1, (3 * full[j]) / 4, full[j] / 2, full[j] / 4, 1 };
+		for (size_t f = 0; f < HP_ARRAY_LEN(fr); f++) {
+			if (fr[f] < 1 || (f > 0 && j > 0))
+				continue;
+			for (int i = 0; i < n; i++)
+				limit[i] = -1;
+			limit[j] = fr[f];
+			if (fill_counts(x, Ls, n, limit, counts) == 0)
+				cl_add_valid(cl, g, counts, n);
+		}
+	}
+	/* the largest R <= total (down to half) with M % R == 0, every
+	 * layout scaled alike, the remainder handed out in order */
+	long R = HP_MIN(total, M);
+	while (R > total / 2 && M % R)
+		R--;
+	if (R >= 1 && R < total && M % R == 0) {
+		long given = 0;
+		for (int i = 0; i < n; i++) {
+			limit[i] = (int)HP_MAX(1, full[i] * R / total);
+			given += limit[i];
+		}
+		for (int i = 0; i < n && given < R; i++) {
+			long add = HP_MIN(full[i] - limit[i], R - given);
+			limit[i] += (int)add;
+			given += add;
+		}
+		if (given == R && fill_counts(x, Ls, n, limit, counts) == 0)
+			cl_add_valid(cl, g, counts, n);
+	}
+	if (total > M) {
+		for (int i = 0; i < n; i++)
+			limit[i] = (int)HP_MAX(1, full[i] * M / total);
+		if (fill_counts(x, Ls, n, limit, counts) == 0)
+			cl_add_valid(cl, g, counts, n);
+	}
+	if (x->o->objective == OBJ_COST) {
+		/* per token, few replicas waste least on bubbles and syncs */
+		for (int a = 1; a <= 4; a *= 2)
+			for (int i = 0; i < n; i++) {
+				for (int k = 0; k < n; k++)
+					limit[k] = k == i ? a : 1;
+				if (fill_counts(x, Ls, n, limit, counts) == 0)
+					cl_add_valid(cl, g, counts, n);
+			}
+	}
+}
+
+/* Mixes of whole nodes tried per layout set: beyond this many the ladder
+ * below becomes a neighbourhood (every pool on one rung, or one pool off
+ * the top rung). 4,096 = 6 rungs on 4 pools plus room; a set spans at
+ * most n_pools + 1 layouts. */
+#define NODE_MIXES_MAX 4096
+
+/* Whole-node mixes: for each pool the set uses, a ladder of node counts
+ * (N, 3N/4, N/2, N/4, 2, 1; every count up to 6 nodes), the layouts
+ * filled inside them. Costs are billed by the node, and integer
+ * micro-batches make some mixes finish together where the linear model
+ * cannot see it. */
+static void counts_node_mixes(const struct ctx *x, const struct gset *g,
+			      const struct layout **Ls, int n, struct count_list *cl)
+{
+	int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
+	double mixes = 1;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		int used = 0;
+		for (int i = 0; i < n; i++)
+			used |= Ls[i]->gpus[p] > 0;
+		if (!used)
+			continue;
+		int N = x->c->pools[p].nodes, k = 0;
+		int lad[] = { N, (3 * N) / 4, N / 2, N / 4, 2, 1 };
+		if (N <= 6)
+			for (int v = N; v >= 1; v--)
+				lv[np][k++] = v;
+		else
+			for (size_t j = 0; j < HP_ARRAY_LEN(lad); j++) {
+				int dup = 0;
+				for (int q = 0; q < k; q++)
+					dup |= lv[np][q] == lad[j];
+				if (lad[j] >= 1 && !dup)
+					lv[np][k++] = lad[j];
+			}
+		nl[np] = k;
+		mixes *= k;
+		pools[np++] = p;
+	}
+	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
+	/* every pool the set uses is set below for each mix; the others stay */
+	memcpy(cap, x->cap, sizeof cap);
+	for (long it = 0;; it++) {
+		for (int q = 0; q < np; q++)
+			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
+		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+			cl_add_valid(cl, g, counts, n);
+		if (mixes > NODE_MIXES_MAX) {
+			/* neighbourhood: rung r on every pool (it < 8), then pool
+			 * q alone on rung r */
+			long r = it + 1, q = 0;
+			if (r < 8) {
+				for (int j = 0; j < np; j++)
+					at[j] = (int)HP_MIN(r, nl[j] - 1);
+				continue;
+			}
+			r -= 8;
+			q = r / 8;
+			if (q >= np)
+				break;
+			memset(at, 0, sizeof at);
+			at[q] = (int)HP_MIN(r % 8, nl[q] - 1);
+			continue;
+		}
+		int q = 0;
+		for (; q < np; q++) {
+			if (++at[q] < nl[q])
+				break;
+			at[q] = 0;
+		}
+		if (q == np)
+			break;
+	}
+}
+
+/* Is the budget MILP (milp_counts) surely infeasible? Its cost row is
+ * sum N_p P_p / 3600 - lambda sum n_i / B_i <= 0, and whole nodes cost
+ * at least the GPU shares, sum N_p P_p >= sum n_i usd_h_i; so the row's
+ * left side is at least sum n_i c_i with c_i = usd_h_i / 3600 -
+ * lambda / B_i, whose least value over 1 <= n_i <= (replicas that fit)
+ * takes each positive c_i once and each negative one at the most
+ * replicas. When that is still above zero by more than a relative 1e-4
+ * (far above GLPK's 1e-7 feasibility tolerance) the solve would only say
+ * "infeasible". */
+static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int n,
+			     double lambda)
+{
+	double pos = 0, neg = 0;
+	for (int i = 0; i < n; i++) {
+		double ci = Ls[i]->usd_h / 3600 - lambda / Ls[i]->B;
+		if (ci > 0)
+			pos += ci;
+		else
+			neg -= ci * fit_count(x, Ls[i], x->cap);
+	}
+	return pos > neg * (1 + 1e-4);
+}
+
+/* Deadline and budget: the capacity MILP and its Dinkelbach / budget
+ * ladder (milp_counts), each answer and its +-1 neighbours tried. */
+static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			       int n, struct count_list *cl)
+{
+	const struct search_opts *o = x->o;
+	int counts[HP_MAX_POOLS + 1];
+	for (int i = 0; i < n; i++)
+		if (!Ls[i]->price_known)
+			return;
+	double tok_mb = (double)g->mbs * x->seq;
+	double R = o->objective == OBJ_DEADLINE ? x->tokens / o->deadline_s / tok_mb : 0;
+	double lambda = o->objective == OBJ_BUDGET ? o->budget_usd * tok_mb / x->tokens : 0;
+	/* the most micro-batches per second the MILP can reach: every layout
+	 * at as many replicas as fit alone (an upper bound on its rate row) */
+	double rate_max = 0;
+	for (int i = 0; i < n; i++)
+		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
+	for (int round = 0; round < 8; round++) {
+		/* surely infeasible (the margin is far above GLPK's 1e-7
+		 * feasibility tolerance): skip the solve that would say so */
+		if (o->objective == OBJ_DEADLINE && rate_max < R * (1 - 1e-4))
+			return;
+		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
+			return;
+		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
+			return;
+		/* the optimum and its neighbours (integer rounding of the
+		 * step's fill/drain and synchronisation) */
+		struct combo *e = cl_add(cl, counts);
+		int rc = cl_try(x, g, Ls, n, e, 1);
+		double t = e->t, cost = e->cost;
+		/* neighbours that keep the sum a multiple of the EP step:
+		 * +-step on one count (+-1 without EP), and with EP one replica
+		 * moved from a count to another */
+		long step = capmilp_ep_step(g->ep, g->cp);
+		for (int i = 0; i < n; i++)
+			for (int d = -1; d <= 1; d += 2) {
+				int save = counts[i];
+				counts[i] += d * (int)step;
+				if (counts[i] >= 1)
+					cl_try(x, g, Ls, n, cl_add(cl, counts), 0);
+				counts[i] = save;
+				for (int j = 0; j < n && step > 1 && d > 0; j++) {
+					if (j == i || counts[j] <= 1)
+						continue;
+					counts[i]++;
+					counts[j]--;
+					cl_try(x, g, Ls, n, cl_add(cl, counts), 0);
+					counts[i]--;
+					counts[j]++;
+				}
+			}
+		if (rc != 0)
+			return;
+		if (o->objective == OBJ_DEADLINE) {
+			if (t > o->deadline_s) {
+				/* slower than the linear model said: ask for more */
+				R *= t / o->deadline_s * 1.0005;
+				continue;
+			}
+			/* Dinkelbach step: USD/h per micro-batch/s of this answer */
+			double rate = 0, usd_h = cost / t * 3600;
+			for (int i = 0; i < n; i++)
+				rate += counts[i] / Ls[i]->B;
+			double next = usd_h / rate;
+			if (fabs(next - lambda) <= 1e-6 * next)
+				return;
+			lambda = next;
+		} else {
+			if (cost <= o->budget_usd)
+				return;
+			lambda *= o->budget_usd / cost * 0.9995;
+		}
+	}
+}
+
+/* Can a plan of this layout set run on a stock framework (runs_on.c)?
+ * Every count vector of the set has at least one replica of each layout,
+ * and every framework refuses mixed GPU types (in a pipeline or across
+ * replicas), mixed TP degrees in a pipeline and replicas of different
+ * layouts (stage count, TP, layer split). Returns 0 only when one of
+ * those holds for every plan of the set; 1 otherwise. */
+static int set_may_stock(const struct ctx *x, const struct layout **Ls, int n)
+{
+	const struct pool *pools = x->c->pools;
+	const struct layout *L0 = Ls[0];
+	const char *gpu = pools[L0->seg[0].pool].gpu.name;
+	for (int i = 0; i < n; i++) {
+		const struct layout *L = Ls[i];
+		for (int s = 0; s < L->nseg; s++)
+			if (strcmp(pools[L->seg[s].pool].gpu.name, gpu) || L->seg[s].tp != L0->seg[0].tp)
+				return 0;
+		if (L->pp != L0->pp || memcmp(L->k, L0->k, (size_t)L->pp * sizeof *L->k))
+			return 0;
+	}
+	return 1;
+}
+
+/* Replica counts for one layout set: every vector when the cluster is
+ * tiny, else the candidates above (bound-pruned first), each tried once. */
+static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			      int n)
+{
+	int counts[HP_MAX_POOLS + 1], full[HP_MAX_POOLS + 1];
+	if (x->exhaustive) {
+		int left[HP_MAX_POOLS];
+		memcpy(left, x->cap, sizeof left);
+		all_counts(x, g, Ls, n, 0, left, counts);
+		return;
+	}
+	if (fill_counts(x, Ls, n, NULL, full) < 0)
+		return;
+	if (set_pruned(x, g, Ls, n, full)) {
+		x->res->stats.pruned++;
+		return;
+	}
+	if (set_screened(x, g, Ls, n) ||
+	    (x->o->objective != OBJ_THROUGHPUT && set_curve_screened(x, g, Ls, n))) {
+		x->res->stats.screened++;
+		return;
+	}
+	struct count_list cl = { 0 };
+	cl.width = n;
+	cl_add(&cl, full);
+	counts_around_full(x, g, Ls, n, full, &cl);
+	if (x->o->objective != OBJ_THROUGHPUT)
+		counts_node_mixes(x, g, Ls, n, &cl);
+	for (int i = 0; i < cl.n; i++)
+		cl_try(x, g, Ls, n, &cl.v[i], 0);
+	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
+		counts_milp_ladder(x, g, Ls, n, &cl);
+	cl_free(&cl);
+}
+
+/* counts_for_set_in, screening without the stock plan where no plan of
+ * the set can be one. */
+void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
+{
+	struct search_stats *st = &x->res->stats;
+	double t0 = hp_now(), other = st->estimate_s + st->milp_s;
+	x->no_stock = !set_may_stock(x, Ls, n);
+	counts_for_set_in(x, g, Ls, n);
+	x->no_stock = 0;
+	st->candidate_s += hp_now() - t0 - (st->estimate_s + st->milp_s - other);
+}

@@ -1,0 +1,149 @@
+/* search_int.h — the planner's private types and the functions its
+ * files share (search.c, search_counts.c, search_bound.c). */
+#ifndef SEARCH_INT_H
+#define SEARCH_INT_H
+
+#include "search.h"
+
+#include "capmilp.h"
+
+/* The deepest pipeline searched: the last rung of pp_ladder (solve_layout
+ * refuses deeper ones rather than overrun its per-stage arrays). */
+#define MAX_STAGES 128
+
+struct gset {
+	int mbs;
+	enum hp_recompute rc;
+	int zero;
+	enum hp_schedule sched;
+	int vpp;
+	int cp, ep;
+};
+
+struct seg {
+	int pool, tp, stages;
+};
+
+struct layout {
+	int nseg;
+	struct seg seg[2];
+	int pp;
+	int gpus[HP_MAX_POOLS];   /* per replica */
+	int size;
+	int max_count;            /* replicas that fit on the cluster alone */
+	/* solved for the current global settings */
+	int fits;
+	int k[MAX_STAGES];        /* layers per stage */
+	double B, A;              /* pipeline time = m*B + A per step */
+	double B_lo, A_lo;        /* the same without PP/CP/EP communication,
+				   * whose links depend on the DP degree
+				   * (dispatch.c): a lower bound at any degree */
+	double rate;              /* micro-batches per second per GPU */
+	double usd_h;             /* per replica (GPU share of node prices) */
+	int price_known;
+};
+
+struct ctx {
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct search_opts *o;
+	struct search_result *res;
+	int seq;
+	double tokens;
+	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
+	int exhaustive;
+	double mem_miss;          /* nearest memory miss: need / capacity */
+	char mem_desc[200];
+	double mem_frac;          /* share of each GPU's capacity a layer split may fill:
+				   * 1 - the headroom, or 1 when no plan keeps it */
+	int max_dp;               /* most replicas any plan can have */
+	/* the ranked list kept while searching */
+	struct search_plan *top;
+	int n_top, keep;
+	/* every scored plan's (time, cost) for the Pareto front */
+	struct search_plan *front;
+	int n_front, cap_front;
+	double best_miss;         /* nearest miss: how far over the limit */
+	double bound;             /* objective bound over the searched space */
+	int have_bound;
+	/* A worker's context (one global setting) reads the shared one's
+	 * kept plans, frozen for the batch, to prune and screen; NULL for
+	 * the shared context itself. */
+	const struct ctx *glob;
+	/* Set while the replica counts of one layout set are tried: no plan
+	 * of the set runs on a stock framework (set_no_stock), so the best
+	 * stock plan cannot change and does not hold back screening. */
+	int no_stock;
+	unsigned long n_estimates;   /* estimate() calls, for its time sample */
+	struct capmilp_memo *milp_memo;  /* answered capacity MILPs, shared by the
+					  * search's threads (capmilp.h) */
+};
+
+/* Per stage: time and memory as alpha + dense*bd + moe*bm; c: time
+ * without PP/CP/EP communication. */
+struct fit {
+	double ta, tbd, tbm;
+	double ca, cbd, cbm;
+	double ma, mbd, mbm;
+	double cap;
+};
+
+struct group_in {
+	const struct layout *L;
+	int count;
+	int q;              /* micro-batch granularity (pp when interleaved) */
+	/* out */
+	int m, n_lo;        /* count - n_lo replicas run m, n_lo run m - q */
+};
+
+struct layouts {
+	struct layout *v;
+	int n, cap;
+};
+
+/* Data-parallel terms of the throughput bound (dp_bound): per layout i,
+ * a[i] + b[i] m seconds is at most the exposed DP synchronisation of any
+ * plan that uses it with m micro-batches per replica and between n_lo and
+ * n_hi replicas in all. NULL: no terms, any number of replicas. */
+struct dp_terms {
+	double *a, *b;
+	char *done;               /* a[i], b[i] computed at n_lo */
+	char *no_fit;             /* layout i fits in memory at no split with
+				   * n_hi replicas or fewer */
+	double n_lo, n_hi;
+};
+
+/* Layouts of the relaxed optimum dp_bound computes terms for per LP. */
+#define DP_SUP_MAX 64
+
+/* search.c: shared with the counts and the bounds. */
+int top_worst(const struct ctx *x, double *w);
+int layout_dense_layers(const struct model_spec *m);
+void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g);
+int estimate_dp(struct ctx *x, const struct plan *p, double *dp_s, struct hp_err *err);
+int sr_fill(const struct fit *f, int S, int layers, int dense, int v, double C, int *k);
+int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L, struct fit *f,
+	       int at);
+void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs, int gbs);
+int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
+int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
+int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, const int *counts,
+	      int n, int screen, double *time_s, double *cost_usd);
+int search_cancelled(const struct ctx *x);
+int overlap_values(const struct plan *p, int k, int *v);
+
+/* search_counts.c: the replica counts of a layout set. */
+int cmp_rate(const void *a, const void *b);
+int fit_count(const struct ctx *x, const struct layout *L, const int *left);
+void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
+
+/* search_bound.c: the bounds of a global setting. */
+double step_score(const struct ctx *x, const struct gset *g, double step);
+double search_cut(const struct ctx *x);
+double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
+		     int *n_sup);
+double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut, int *cut_hit,
+		int *fsup, int *n_fsup);
+double cost_bound(const struct ctx *x, const struct gset *g, const struct layouts *ls);
+
+#endif
