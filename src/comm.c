@@ -49,7 +49,10 @@
  *    tree network bound is NCCL's channels, one NIC each, at the spine's
  *    ECMP efficiency (DOMAIN_NET_CH_BPS, SPINE_ECMP_EFF), not the
  *    domain's NIC total.
- *  - Tree all-reduce pays the pipeline fill of its chain (TREE_STEP_BYTES).
+ *  - Tree all-reduce pays the pipeline fill of its chain (TREE_STEP_BYTES);
+ *    a ring broadcast pays its chain's (BCAST_STEP_BYTES), with the
+ *    protocol NCCL's tuner picks by its own cost, which leaves the chain
+ *    out (bcast_tuner_s), not the one cheapest here.
  *  - Groups of 32 nodes or more lose 10% of network bandwidth to congestion
  *    across the spine (the reference's default for large jobs; AWS p5 shows
  *    a -10% step at 32 nodes).
@@ -308,12 +311,14 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
  * Steps: Simple 4 MiB / 8 = 512 KiB; LL128 576,000 data bytes (as the
  * tree's); LL 512 KiB / 8 / 2 = 32 KiB of data. A message of less than a
  * step per channel fills with what it has. NCCL's own tuner leaves this
- * out (bcast_tuner_s). On 128 A100 nodes of 4 x 100 Gb/s (4 channels)
- * a Simple broadcast fills 896 NVLink hops of 8.7 us and 127 network hops
- * of 49 us: 14 ms, where moving 90 MB takes 2.1 ms. Simplified: the
- * ring's channels are taken to split every link evenly (one channel per
- * NIC share), and a root is taken at a node boundary (n - N NVLink hops,
- * N - 1 network hops). */
+ * out (bcast_tuner_s), and the protocol is the one it picks. On 128 A100
+ * nodes of 4 x 100 Gb/s (4 channels, 10.8 GB/s each beyond 32 nodes) an
+ * LL128 broadcast fills 127 network hops of 53 us: 6.8 ms, where moving
+ * 90 MB takes 2.0 ms; Simple would also hold each step on 896 NVLink hops
+ * (8.7 us each): 14 ms. Simplified: the ring's channels are taken to
+ * split every link evenly, a root is taken at a node boundary (n - N
+ * NVLink hops, N - 1 network hops), and nothing else (a proxy's polling,
+ * a GPUDirect flush) is added per hop beyond NCCL's per-hop latency. */
 #define BCAST_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : (p) == P_LL128 ? 576000.0 : 32768.0)
 #define DOMAIN_NET_CH_BPS (48.0 * GBPS)
 #define SPINE_ECMP_EFF 0.632
@@ -716,20 +721,29 @@ static double bcast_fill_us(const struct ctx *x, int p, double bus)
 	return fill / US;
 }
 
-/* NCCL's own cost of a ring broadcast with protocol row p, seconds: its
- * tuner (tuning.cc, ncclTopoTuneModel) charges a ring broadcast whose
- * channels all follow one ring order (sameChannels, what its search tries
- * first and keeps on NVSwitch nodes) the base latency and ONE hop, "waiting
- * for proper chunk modeling", whatever the rank count; it picks the
- * protocol by this cost, and so by bandwidth once a message is past a few
- * MB (Simple). Host latency left out: the same for every protocol. */
+/* NCCL's own cost of a ring broadcast with protocol row p, seconds, by
+ * which its tuner picks the protocol (tuning.cc, ncclTopoTuneModel): the
+ * base latency plus, where every channel follows one ring order
+ * (sameChannels), ONE hop whatever the rank count; otherwise nRanks hops of
+ * the network figure (of one node's link inside a node), Simple at the
+ * tree's per-hop figure ("Add some chunk latency, waiting for proper chunk
+ * modeling"). sameChannels is taken to hold inside a node and over nodes
+ * of one NIC, and not over nodes of several NICs, whose channels enter
+ * the node through different NICs and so different GPUs (NCCL's graph
+ * logs: "sameChannels 0" on multi-NIC H100 and H20 nodes, NVIDIA/nccl
+ * issues #1519 and #1189; and a 24-byte broadcast over 1,024 ranks priced
+ * 6.6 + 1024 x 2.7 = 2771.4 us, ring LL, issue #1304). Host latency left
+ * out: the same for every protocol. */
 static double bcast_tuner_s(const struct ctx *x, int p)
 {
 	double bus = ring_bus(x, p);
 	if (bus <= 0)
 		return INFINITY;
 	int hw = x->N > 1 ? HW_NET : x->hw;
-	return (base_lat[A_RING][p] + hw_lat[hw][A_RING][p]) * US + x->S / bus;
+	double hop = hw_lat[hw][A_RING][p];
+	if (x->N > 1 && x->g->fab.nics > 1)
+		hop = x->n * hw_lat[hw][p == P_SIMPLE ? A_TREE : A_RING][p];
+	return (base_lat[A_RING][p] + hop) * US + x->S / bus;
 }
 
 static double ring_time(const struct ctx *x, int p)

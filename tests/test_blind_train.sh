@@ -50,9 +50,10 @@ trap 'rm -rf "$T"' EXIT
 # 17% from 8 to 1,024 GPUs, the rest of the growth is unexplained.
 # Since the scale round (docs/comm-accuracy.md "Broadcast chains at
 # scale", prompted by these rows): each of the 162 owners' broadcasts
-# pays its ring chain's pipeline fill (one 512 KiB step per hop, 1,023
-# hops), under the Simple protocol NCCL's tuner picks: BLIL-08 -1.9%,
-# off the list; the series is -8..-2% (BLIL-09..16 -8..+2%).
+# pays its ring chain's pipeline fill (one step held per network hop,
+# 127 of them at 1,024 GPUs) under the protocol NCCL's tuner picks
+# (LL128 on these 4-NIC nodes): BLIL-08 -23.4%, off the list; BLIL-16
+# -4.2%.
 # BLPAX-07: Pax GPT 126M on 64 GPUs, 0.08-0.14 s steps: XLA without
 # TE is 33% slower than with TE on the same model and GPUs (BLPAX-04), a
 # kernel-implementation gap one compute model cannot see; small-model
