@@ -312,10 +312,10 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
  * tree's); LL 512 KiB / 8 / 2 = 32 KiB of data. A message of less than a
  * step per channel fills with what it has. NCCL's own tuner leaves this
  * out (bcast_tuner_s), and the protocol is the one it picks. On 128 A100
- * nodes of 4 x 100 Gb/s (4 channels, 10.8 GB/s each beyond 32 nodes) an
- * LL128 broadcast fills 127 network hops of 53 us: 6.8 ms, where moving
- * 90 MB takes 2.0 ms; Simple would also hold each step on 896 NVLink hops
- * (8.7 us each): 14 ms. Simplified: the ring's channels are taken to
+ * nodes of 4 x 100 Gb/s (4 channels; LL128 at 48 x 0.9 x 0.92 / 4 = 9.9
+ * GB/s each beyond 32 nodes) an LL128 broadcast fills 127 network hops of
+ * 58 us: 7.4 ms, where moving 90 MB takes 2.3 ms; Simple would also hold
+ * each step on 896 NVLink hops (8.7 us each): 14 ms. Simplified: the ring's channels are taken to
  * split every link evenly, a root is taken at a node boundary (n - N
  * NVLink hops, N - 1 network hops), and nothing else (a proxy's polling,
  * a GPUDirect flush) is added per hop beyond NCCL's per-hop latency. */
