@@ -49,7 +49,10 @@
  *    tree network bound is NCCL's channels, one NIC each, at the spine's
  *    ECMP efficiency (DOMAIN_NET_CH_BPS, SPINE_ECMP_EFF), not the
  *    domain's NIC total.
- *  - Tree all-reduce pays the pipeline fill of its chain (TREE_STEP_BYTES).
+ *  - Tree all-reduce pays the pipeline fill of its chain (TREE_STEP_BYTES);
+ *    a ring broadcast pays its chain's (BCAST_STEP_BYTES), with the
+ *    protocol NCCL's tuner picks by its own cost, which leaves the chain
+ *    out (bcast_tuner_s), not the one cheapest here.
  *  - Groups of 32 nodes or more lose 10% of network bandwidth to congestion
  *    across the spine (the reference's default for large jobs; AWS p5 shows
  *    a -10% step at 32 nodes).
@@ -289,6 +292,34 @@ static const double nvls_ratio[ARCH_N] = { 0, 0, 1.29, 1.15 };
  * 20 racks the fill is 2.9 ms, which is why NCCL's tree does not beat
  * its ring there (measured fixed cost 5.4 ms; tests/test_blind_comm.sh). */
 #define TREE_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : 576000.0)
+/* Ring broadcast pipeline fill. NCCL broadcasts as a chain from the root
+ * around the ring, each rank forwarding to one peer (NVIDIA/nccl issues
+ * #358 and #490, the maintainers: "a pipeline starting from the root and
+ * only sending to a single peer"; device/broadcast.h, runRing:
+ * directRecvCopyDirectSend per chunk), in chunks of one step of the
+ * protocol's buffer (collectives.h: BROADCAST_CHUNKSTEPS = SLICESTEPS = 1;
+ * issue #391: "chains (broadcast/reduce) use all 8 slots and their chunk
+ * size is 512KB"; enqueue.cc cuts no ring broadcast chunk). Before the
+ * last rank sees its first byte, the first chunk crosses n - 1 hops, each
+ * held whole before it is passed on where the protocol stores and
+ * forwards a step: the network transport's proxy sends a step once the GPU
+ * has written all of it (every protocol), and Simple's receiver waits for
+ * the step's counter on NVLink/PCIe too, where LL and LL128 forward each
+ * line as its flag arrives (their per-hop latency holds that). A network
+ * hop passes a step at one active channel's share of the ring's bus
+ * bandwidth, an NVLink/PCIe hop at that share of the scale-up link.
+ * Steps: Simple 4 MiB / 8 = 512 KiB; LL128 576,000 data bytes (as the
+ * tree's); LL 512 KiB / 8 / 2 = 32 KiB of data. A message of less than a
+ * step per channel fills with what it has. NCCL's own tuner leaves this
+ * out (bcast_tuner_s), and the protocol is the one it picks. On 128 A100
+ * nodes of 4 x 100 Gb/s (4 channels; LL128 at 48 x 0.9 x 0.92 / 4 = 9.9
+ * GB/s each beyond 32 nodes) an LL128 broadcast fills 127 network hops of
+ * 58 us: 7.4 ms, where moving 90 MB takes 2.3 ms; Simple would also hold
+ * each step on 896 NVLink hops (8.7 us each): 14 ms. Simplified: the ring's channels are taken to
+ * split every link evenly, a root is taken at a node boundary (n - N
+ * NVLink hops, N - 1 network hops), and nothing else (a proxy's polling,
+ * a GPUDirect flush) is added per hop beyond NCCL's per-hop latency. */
+#define BCAST_STEP_BYTES(p) ((p) == P_SIMPLE ? 524288.0 : (p) == P_LL128 ? 576000.0 : 32768.0)
 #define DOMAIN_NET_CH_BPS (48.0 * GBPS)
 #define SPINE_ECMP_EFF 0.632
 #define EFA_HOP_S 25e-6         /* extra per network hop on EFA, see top */
@@ -655,9 +686,11 @@ static double cand_time(const struct ctx *x, double lat_s, double busbw,
 	return HOST_LAT_S + lat_s + x->S * factor / busbw;
 }
 
-static double ring_time(const struct ctx *x, int p)
+/* Bus bandwidth of a ring with protocol row p, bytes/s, channels cut for
+ * the message as NCCL cuts them. */
+static double ring_bus(const struct ctx *x, int p)
 {
-	int n = x->n, N = x->N;
+	int N = x->N;
 	double bus = N > 1 ? HP_MIN(x->b_up, x->b_net) : x->b_up;
 	if (x->ppn == 1 && N > 1)
 		bus = x->b_net;
@@ -667,16 +700,65 @@ static double ring_time(const struct ctx *x, int p)
 	else if (p == P_LL128)
 		bus = HP_MIN(bus * LL128_EFF,
 			     x->nch * perch_ring_ll128[x->arch][x->idx2] * GBPS);
-	bus *= chan_frac(x, p, 1);
+	return bus * chan_frac(x, p, 1);
+}
+
+/* Pipeline fill of a ring broadcast's chain, µs (see BCAST_STEP_BYTES):
+ * every network hop, and with Simple every NVLink/PCIe hop too, holds a
+ * step before it forwards it, at one active channel's share of its link. */
+static double bcast_fill_us(const struct ctx *x, int p, double bus)
+{
+	if (bus <= 0 || x->n < 2)
+		return 0;
+	/* What the channels hold in flight at once, over the whole link:
+	 * a step each (at most the message), the same as one step at one
+	 * channel's share, and never less for a larger message. */
+	double frac = chan_frac(x, p, 1);
+	double held = HP_MIN(x->S, x->nch * BCAST_STEP_BYTES(p));
+	double fill = (x->N - 1) * held / (bus / frac);
+	if (p == P_SIMPLE)
+		fill += (x->n - x->N) * held / x->b_up;
+	return fill / US;
+}
+
+/* NCCL's own cost of a ring broadcast with protocol row p, seconds, by
+ * which its tuner picks the protocol (tuning.cc, ncclTopoTuneModel): the
+ * base latency plus, where every channel follows one ring order
+ * (sameChannels), ONE hop whatever the rank count; otherwise nRanks hops of
+ * the network figure (of one node's link inside a node), Simple at the
+ * tree's per-hop figure ("Add some chunk latency, waiting for proper chunk
+ * modeling"). sameChannels is taken to hold inside a node and over nodes
+ * of one NIC, and not over nodes of several NICs, whose channels enter
+ * the node through different NICs and so different GPUs (NCCL's graph
+ * logs: "sameChannels 0" on multi-NIC H100 and H20 nodes, NVIDIA/nccl
+ * issues #1519 and #1189; and a 24-byte broadcast over 1,024 ranks priced
+ * 6.6 + 1024 x 2.7 = 2771.4 us, ring LL, issue #1304). Host latency left
+ * out: the same for every protocol. */
+static double bcast_tuner_s(const struct ctx *x, int p)
+{
+	double bus = ring_bus(x, p);
+	if (bus <= 0)
+		return INFINITY;
+	int hw = x->N > 1 ? HW_NET : x->hw;
+	double hop = hw_lat[hw][A_RING][p];
+	if (x->N > 1 && x->g->fab.nics > 1)
+		hop = x->n * hw_lat[hw][p == P_SIMPLE ? A_TREE : A_RING][p];
+	return (base_lat[A_RING][p] + hop) * US + x->S / bus;
+}
+
+static double ring_time(const struct ctx *x, int p)
+{
+	int n = x->n, N = x->N;
+	double bus = ring_bus(x, p);
 
 	double intra = hw_lat[x->hw][A_RING][p];
 	double lat, factor;
 	if (x->c == COMM_BROADCAST) {
 		/* Pipelined chain: n - N NVLink/PCIe hops, N - 1 network hops;
-		 * Simple uses the tree per-hop figure. */
+		 * Simple uses the tree per-hop figure; plus the chain's fill. */
 		int a = p == P_SIMPLE ? A_TREE : A_RING;
 		lat = base_lat[A_RING][p] + (n - N) * hw_lat[x->hw][a][p] +
-		      (N - 1) * inter_lat(x, a, p);
+		      (N - 1) * inter_lat(x, a, p) + bcast_fill_us(x, p, bus);
 		factor = 1.0;
 		if (x->wan_lat > 0)
 			lat += x->wan_lat / US;
@@ -1072,7 +1154,7 @@ static int coll_best(const struct ctx *x, enum comm_algo algo, enum comm_proto p
 	if (proto == COMM_LL128 && !x->ll128_ok)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "comm: ll128 needs NVLink between the GPUs of a node");
-	double best = INFINITY;
+	double best = INFINITY, best_key = INFINITY;
 	for (int a = COMM_RING; a <= COMM_PAT; a++) {
 		if (!ok[a] || (algo != COMM_ALGO_AUTO && algo != (enum comm_algo)a))
 			continue;
@@ -1082,7 +1164,12 @@ static int coll_best(const struct ctx *x, enum comm_algo algo, enum comm_proto p
 			    (p != P_SIMPLE && x->N > 1 && x->g->fab.net_simple_only))
 				continue;
 			double t = algo_time(x, a, p);
-			if (t < best) {
+			/* A broadcast takes the protocol NCCL's tuner picks
+			 * (bcast_tuner_s) and pays what the chain costs. */
+			double key = x->c == COMM_BROADCAST && proto == COMM_PROTO_AUTO
+				     ? bcast_tuner_s(x, p) : t;
+			if (key < best_key) {
+				best_key = key;
 				best = t;
 				out->algo = (enum comm_algo)a;
 				out->proto = proto_enum(p);

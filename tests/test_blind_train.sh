@@ -48,6 +48,12 @@ trap 'rm -rf "$T"' EXIT
 # owner; docs/blind.md "Estimate-only frameworks named (post-hoc)"):
 # BLIL-07 -27.6% (off the list), BLIL-08 -40.0%; hetplan's step now grows
 # 17% from 8 to 1,024 GPUs, the rest of the growth is unexplained.
+# Since the scale round (docs/comm-accuracy.md "Broadcast chains at
+# scale", prompted by these rows): each of the 162 owners' broadcasts
+# pays its ring chain's pipeline fill (one step held per network hop,
+# 127 of them at 1,024 GPUs) under the protocol NCCL's tuner picks
+# (LL128 on these 4-NIC nodes): BLIL-08 -23.4%, off the list; BLIL-16
+# -4.2%.
 # BLPAX-07: Pax GPT 126M on 64 GPUs, 0.08-0.14 s steps: XLA without
 # TE is 33% slower than with TE on the same model and GPUs (BLPAX-04), a
 # kernel-implementation gap one compute model cannot see; small-model
@@ -123,7 +129,6 @@ BLMBA-04:time:-67
 BLMBA-07:dnf:18.2
 BLLC-01:time:+34
 BLLC-05:time:+193
-BLIL-08:time:-40
 BLPAX-07:time:-31
 BLPAX-10:time:-36
 BLL1-01:time:+373

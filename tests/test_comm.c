@@ -666,6 +666,40 @@ TEST(multi_domain_channels)
 	CHECK_NEAR(busbw_of(&flat, COMM_ALLREDUCE, S, COMM_RING), 720e9, 0.005);
 }
 
+/* A ring broadcast's chain fill and NCCL's protocol choice (comm.c,
+ * BCAST_STEP_BYTES, bcast_tuner_s). 16 DGX A100 nodes (NVLink 300 GB/s x
+ * 0.8 = 240 GB/s), 128 ranks, 90 MB (one of InternLM 7B's 162 owner
+ * broadcasts at 1,024 ranks is 7.32e9 x 2 / 162 = 90 MB), on 4 x 100 Gb/s
+ * NICs or on one 400 Gb/s NIC: 48 GB/s a node either way (x 0.96), 4
+ * channels (ceil(48 / 12)), all active.
+ * By hand, Simple: host 4 + base 8.4 + 112 NVLink hops x 4.0 (NCCL's tree
+ * Simple figure) + 15 network hops x 14 = 670.4 us; fill: 4 channels x
+ * 512 KiB = 2,097,152 bytes held per hop, 15 x 2097152 / 48e9 = 655.36 us
+ * over the network and 112 x 2097152 / 240e9 = 978.67 us over NVLink;
+ * data 90e6 / 48e9 = 1875 us: 4179.43 us. LL128: host 4 + base 14 + 112 x
+ * 1.9 + 15 x 4.0 = 290.8 us; fill over the network only (NVLink hops
+ * forward per line): 15 x 4 x 576000 / 44.16e9 = 782.6 us (48 x 0.92 =
+ * 44.16 GB/s); data 90e6 / 44.16e9 = 2038.0 us: 3111.4 us.
+ * NCCL's tuner with one NIC (sameChannels: base + one network hop + S/bw):
+ * Simple 22.4 + 1875 = 1897 us, LL128 18 + 2038 = 2056 us: Simple. With
+ * four NICs (channels on different GPUs: nRanks hops): Simple 8.4 + 128 x
+ * 14 + 1875 = 3675 us, LL128 14 + 128 x 4.0 + 2038 = 2564 us, LL 6.6 +
+ * 128 x 2.7 + 90e6 / 20.4e9 = 4764 us: LL128. */
+TEST(broadcast_chain_fill)
+{
+	struct gpu_spec a100 = gpu(GEN_AMPERE, 300e9, 4);
+	struct comm_group g4 = group_on(&a100, INTRA_NVSWITCH, 4, 100, 128, 8);
+	struct comm_group g1 = group_on(&a100, INTRA_NVSWITCH, 1, 400, 128, 8);
+	struct comm_result r;
+	CHECK(comm_time(&g1, COMM_BROADCAST, 90e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_NEAR(r.time_s, 4179.43e-6, 1e-4);
+	CHECK(r.proto == COMM_SIMPLE && r.algo == COMM_RING);
+	CHECK(comm_time(&g4, COMM_BROADCAST, 90e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r, NULL) == 0);
+	CHECK_NEAR(r.time_s, 3111.4e-6, 1e-4);
+	CHECK(r.proto == COMM_LL128 && r.algo == COMM_RING);
+	CHECK_NEAR(t_of(&g4, COMM_BROADCAST, 90e6, COMM_RING, COMM_SIMPLE), 4179.43e-6, 1e-4);
+}
+
 int main(void)
 {
 	RUN(busbw_factors);
@@ -685,5 +719,6 @@ int main(void)
 	RUN(no_p2p_through_host);
 	RUN(one_nic_gen3);
 	RUN(multi_domain_channels);
+	RUN(broadcast_chain_fill);
 	return t_done("comm");
 }
