@@ -149,6 +149,8 @@ TEST(best_dtype_of_parts_without_bf16)
  *   A10G, issue 126:            65.67 at 8192,  69.47 at 10240
  *   V100-SXM2-16GB, issue 140:  97.36 at 8192,  89.37 at 10240
  *   RTX 4090, issue 78:         155.50 at 8192, 156.88 at 10240
+ *   H100 SXM (80GB HBM3), issue 79:  736.19 at 8192, 668.42 at 10240
+ *   H20, issue 77:              138.52 at 8192, 142.09 at 10240
  * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
  * 10240): each entry is that mean, rounded (to 0.1 TFLOP/s; the L4's to
  * a whole one), so within 0.5 of it. The T4 has no sweep at these sizes;
@@ -166,6 +168,8 @@ TEST(measured_gemm16_rates)
 		{ "L4", 53.80, 52.47 },
 		{ "V100-SXM2-16GB", 97.36, 89.37 },
 		{ "RTX-4090", 155.50, 156.88 },
+		{ "H100-SXM", 736.19, 668.42 },
+		{ "H20", 138.52, 142.09 },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const struct gpu_spec *g = G(rows[i].gpu);
