@@ -149,7 +149,7 @@ TEST(best_dtype_of_parts_without_bf16)
  *   A10G, issue 126:            65.67 at 8192,  69.47 at 10240
  *   V100-SXM2-16GB, issue 140:  97.36 at 8192,  89.37 at 10240
  *   RTX 4090, issue 78:         155.50 at 8192, 156.88 at 10240
- *   H100 SXM (80GB HBM3), issue 79:  736.19 at 8192, 668.42 at 10240
+ *   H100 SXM, issue 79:         736.19 at 8192, 668.42 at 10240
  *   H20, issue 77:              138.52 at 8192, 142.09 at 10240
  * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
  * 10240): each entry is that mean, rounded (to 0.1 TFLOP/s; the L4's to
