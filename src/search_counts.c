@@ -265,10 +265,12 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 
 /* The MILP above, solved by capmilp.c (exact branch and bound on the
  * counts, node counts of pools computed); GLPK takes it when that gives
- * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). Returns
- * 0 with counts, -1 when infeasible. */
+ * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). stop
+ * (NAN: none) is the *value of the last rung's answer where this rung
+ * only tightens its row (capmilp.h, have_stop). Returns 0 with counts
+ * and *value (NAN when GLPK answered), -1 when infeasible. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       double R, double lambda, int *counts)
+		       double R, double lambda, double stop, int *counts, double *value)
 {
 	const struct cluster *c = x->c;
 	struct capmilp m;
@@ -297,15 +299,20 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.R = R;
 	m.lambda = lambda;
 	m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
+	m.have_stop = !isnan(stop);
+	m.stop = m.have_stop ? stop : 0;
 	x->res->stats.lp_solves++;
 	double t0 = hp_now();
 	int rc;
-	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts)) {
+	*value = NAN;
+	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts, value)) {
 		/* GLPK's model is built from the same fields as m */
-		rc = capmilp_solve(&m, counts, NULL);
-		if (rc == -2)
+		rc = capmilp_solve_value(&m, counts, NULL, value);
+		if (rc == -2) {
 			rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
-		capmilp_memo_put(x->milp_memo, &m, rc, counts);
+			*value = NAN;
+		}
+		capmilp_memo_put(x->milp_memo, &m, rc, counts, *value);
 	}
 	x->res->stats.milp_s += hp_now() - t0;
 	return rc;
@@ -515,6 +522,9 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	double rate_max = 0;
 	for (int i = 0; i < n; i++)
 		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
+	/* the last rung's answer value, where the next rung only tightens
+	 * the row: the next search stops on reaching it (capmilp.h) */
+	double stop = NAN, value;
 	for (int round = 0; round < 8; round++) {
 		/* surely infeasible (the margin is far above GLPK's 1e-7
 		 * feasibility tolerance): skip the solve that would say so */
@@ -522,7 +532,7 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 			return;
 		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
 			return;
-		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
+		if (milp_counts(x, g, Ls, n, R, lambda, stop, counts, &value) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
@@ -556,6 +566,7 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 			if (t > o->deadline_s) {
 				/* slower than the linear model said: ask for more */
 				R *= t / o->deadline_s * 1.0005;
+				stop = value;   /* R only grows, lambda stays */
 				continue;
 			}
 			/* Dinkelbach step: USD/h per micro-batch/s of this answer */
@@ -566,10 +577,12 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 			if (fabs(next - lambda) <= 1e-6 * next)
 				return;
 			lambda = next;
+			stop = NAN;
 		} else {
 			if (cost <= o->budget_usd)
 				return;
 			lambda *= o->budget_usd / cost * 0.9995;
+			stop = value;   /* lambda only falls (cost > budget) */
 		}
 	}
 }
