@@ -328,6 +328,9 @@ struct set_curve {
 	double M;
 	double min_total;   /* replicas every plan has at least: the EP step
 			     * (capmilp_ep_step; the EP degree divides dp cp) */
+	double floor_usd_h; /* USD per hour every plan in question pays at
+			     * least (0: none), whatever its step
+			     * (set_curve_screened_below) */
 };
 
 /* The knapsack's LP value at step s, with n_i >= lo (0 or 1): HUGE_VAL
@@ -365,6 +368,8 @@ static double curve_usd_h(const struct set_curve *sc, double s, int lo)
 	}
 	if (need > 1e-9 * sc->M)
 		return HUGE_VAL;
+	if (lo)
+		usd = fmax(usd, sc->floor_usd_h);   /* a floor keeps it nonincreasing */
 	if (!lo || n_lo >= sc->min_total)
 		return usd;
 	/* with n_i >= 1, min_total replicas cost at least one of each and
@@ -428,6 +433,7 @@ double search_curve_bound(int n, const double *a, const double *b, const double 
 	sc.n = n;
 	sc.M = M;
 	sc.min_total = min_total;
+	sc.floor_usd_h = 0;
 	for (int i = 0; i < n; i++) {
 		sc.A[i] = a[i];
 		sc.B[i] = b[i];
@@ -499,6 +505,12 @@ static int curve_front_dominated(const struct ctx *x, const struct set_curve *sc
 int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			      int n)
 {
+	return set_curve_screened_below(x, g, Ls, n, HUGE_VAL, 0);
+}
+
+int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			     double s_cap, double rate_min)
+{
 	const double margin = 1 - 1e-6;
 	const struct search_opts *o = x->o;
 	struct set_curve sc;
@@ -509,6 +521,7 @@ int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout 
 	sc.n = n;
 	sc.M = (double)(o->gbs / g->mbs);
 	sc.min_total = (double)capmilp_ep_step(g->ep, g->cp);
+	sc.floor_usd_h = HUGE_VAL;
 	for (int i = 0; i < n; i++) {
 		if (!Ls[i]->price_known)
 			return 0;
@@ -517,7 +530,10 @@ int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout 
 		sc.usd_h[i] = Ls[i]->usd_h;
 		sc.ub[i] = fit_count(x, Ls[i], x->cap);
 		s_hi = fmax(s_hi, sc.A[i] + sc.B[i] * sc.M);
+		/* sum n_i usd_h_i >= min_i (usd_h_i B_i) sum n_i / B_i */
+		sc.floor_usd_h = fmin(sc.floor_usd_h, Ls[i]->usd_h * Ls[i]->B * rate_min * margin);
 	}
+	s_hi = fmin(s_hi, s_cap);
 	double s_lo = curve_first_step(&sc, s_hi), kt = x->tokens / tok_step * margin;
 	double top_hi = s_hi, want = HUGE_VAL;   /* plans with s <= top_hi cost want or more */
 	switch (o->objective) {

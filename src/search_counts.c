@@ -504,6 +504,36 @@ static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int 
 	return pos > neg * (1 + 1e-4);
 }
 
+/* Can the deadline ladder below try nothing that changes what the search
+ * reports? Each of its answers has a rate row of at least R (the first
+ * rung's; R only grows), sum_i n_i / B_i >= R, and each neighbour loses
+ * at most step (the EP step) replicas of one layout: rate at least
+ * R' = R - step max_i 1/B_i. Such counts split M micro-batches within
+ * T = M / R' + max_i (A_i + q_i B_i): each group runs at least
+ * (T - A_i) / B_i - q_i micro-batches a replica within T (split_batch),
+ * and sum_i n_i ((T - A_i) / B_i - q_i) >= M there as
+ * sum_i n_i (A_i + q_i B_i) / B_i <= R' max_i (A_i + q_i B_i); the
+ * split's time is the least with M, and the pipeline term (A_lo, B_lo
+ * at most A, B) is at most it. So every plan the ladder can try has a
+ * pipeline term of at most T (a relative 1e-6 above for the split's
+ * rounding), and pays at least min_i (usd_h_i B_i) R' USD an hour; the
+ * set's cost curve with those decides them all at once
+ * (set_curve_screened_below). Returns 1 to skip the ladder. */
+static int ladder_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			   double R)
+{
+	double r_max = 0, a_max = 0, M = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < n; i++) {
+		int q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
+		r_max = fmax(r_max, 1 / Ls[i]->B);
+		a_max = fmax(a_max, Ls[i]->A + q * Ls[i]->B);
+	}
+	double Rn = R - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
+	if (!(Rn > 0))
+		return 0;
+	return set_curve_screened_below(x, g, Ls, n, (M / Rn + a_max) * (1 + 1e-6), Rn);
+}
+
 /* Deadline and budget: the capacity MILP and its Dinkelbach / budget
  * ladder (milp_counts), each answer and its +-1 neighbours tried. */
 static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -522,6 +552,10 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	double rate_max = 0;
 	for (int i = 0; i < n; i++)
 		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
+	if (o->objective == OBJ_DEADLINE && ladder_screened(x, g, Ls, n, R)) {
+		x->res->stats.screened++;
+		return;
+	}
 	/* the last rung's answer value, where the next rung only tightens
 	 * the row: the next search stops on reaching it (capmilp.h) */
 	double stop = NAN, value;
