@@ -528,7 +528,9 @@ static int ladder_screened(struct ctx *x, const struct gset *g, const struct lay
 		r_max = fmax(r_max, 1 / Ls[i]->B);
 		a_max = fmax(a_max, Ls[i]->A + q * Ls[i]->B);
 	}
-	double Rn = R - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
+	/* R less 1e-6 of it: the solvers' feasibility tolerances (capmilp
+	 * 1e-9, GLPK 1e-7) on the rate row */
+	double Rn = R * (1 - 1e-6) - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
 	if (!(Rn > 0))
 		return 0;
 	return set_curve_screened_below(x, g, Ls, n, (M / Rn + a_max) * (1 + 1e-6), Rn);
@@ -552,10 +554,6 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	double rate_max = 0;
 	for (int i = 0; i < n; i++)
 		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
-	if (o->objective == OBJ_DEADLINE && ladder_screened(x, g, Ls, n, R)) {
-		x->res->stats.screened++;
-		return;
-	}
 	/* the last rung's answer value, where the next rung only tightens
 	 * the row: the next search stops on reaching it (capmilp.h) */
 	double stop = NAN, value;
@@ -564,6 +562,12 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 		 * feasibility tolerance): skip the solve that would say so */
 		if (o->objective == OBJ_DEADLINE && rate_max < R * (1 - 1e-4))
 			return;
+		/* the rungs left, whose R is at least this one's, screened
+		 * whole (once more each rung: R grows, the kept plans too) */
+		if (o->objective == OBJ_DEADLINE && ladder_screened(x, g, Ls, n, R)) {
+			x->res->stats.screened++;
+			return;
+		}
 		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
 			return;
 		if (milp_counts(x, g, Ls, n, R, lambda, stop, counts, &value) < 0)
