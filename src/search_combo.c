@@ -489,6 +489,36 @@ static int curve_front_dominated(const struct ctx *x, const struct set_curve *sc
 	return ok;
 }
 
+/* The least USD per hour of counts 1 <= n_i <= ub_i (sc) that run at
+ * least rate_min micro-batches per second at the layouts' B, sum n_i /
+ * B_i: the LP, filled greedily by USD per unit of rate (usd_h_i B_i)
+ * after one replica of each; 0 for rate_min <= 0, HUGE_VAL when no
+ * counts reach it. */
+static double rate_floor(const struct set_curve *sc, const struct layout **Ls, double rate_min)
+{
+	int idx[HP_MAX_POOLS + 1];
+	double usd = 0, need = rate_min;
+	if (!(rate_min > 0))
+		return 0;
+	for (int i = 0; i < sc->n; i++) {
+		usd += sc->usd_h[i];
+		need -= 1 / Ls[i]->B;
+		int j = i;
+		while (j > 0 && sc->usd_h[idx[j - 1]] * Ls[idx[j - 1]]->B > sc->usd_h[i] * Ls[i]->B) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	for (int j = 0; j < sc->n && need > 0; j++) {
+		int i = idx[j];
+		double take = fmin(fmax(sc->ub[i] - 1, 0), need * Ls[i]->B);
+		usd += take * sc->usd_h[i];
+		need -= take / Ls[i]->B;
+	}
+	return need > 1e-9 * rate_min ? HUGE_VAL : usd;
+}
+
 /* set_screened on the set's cost curve, for cost, deadline and budget:
  * its corner (every layout at full count for the time, the cheapest
  * layout's USD per micro-batch for the cost) is far from any plan of the
@@ -521,7 +551,6 @@ int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct l
 	sc.n = n;
 	sc.M = (double)(o->gbs / g->mbs);
 	sc.min_total = (double)capmilp_ep_step(g->ep, g->cp);
-	sc.floor_usd_h = HUGE_VAL;
 	for (int i = 0; i < n; i++) {
 		if (!Ls[i]->price_known)
 			return 0;
@@ -530,9 +559,8 @@ int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct l
 		sc.usd_h[i] = Ls[i]->usd_h;
 		sc.ub[i] = fit_count(x, Ls[i], x->cap);
 		s_hi = fmax(s_hi, sc.A[i] + sc.B[i] * sc.M);
-		/* sum n_i usd_h_i >= min_i (usd_h_i B_i) sum n_i / B_i */
-		sc.floor_usd_h = fmin(sc.floor_usd_h, Ls[i]->usd_h * Ls[i]->B * rate_min * margin);
 	}
+	sc.floor_usd_h = rate_floor(&sc, Ls, rate_min) * margin;
 	s_hi = fmin(s_hi, s_cap);
 	double s_lo = curve_first_step(&sc, s_hi), kt = x->tokens / tok_step * margin;
 	double top_hi = s_hi, want = HUGE_VAL;   /* plans with s <= top_hi cost want or more */
