@@ -508,7 +508,7 @@ static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int 
  * reports? Each of its answers has a rate row of at least R (the first
  * rung's; R only grows), sum_i n_i / B_i >= R, and each neighbour loses
  * at most step (the EP step) replicas of one layout: rate at least
- * R' = R - step max_i 1/B_i. Such counts split M micro-batches within
+ * R' = R (1 - 1e-6) - step max_i 1/B_i. Such counts split M micro-batches within
  * T = M / R' + max_i (A_i + q_i B_i): each group runs at least
  * (T - A_i) / B_i - q_i micro-batches a replica within T (split_batch),
  * and sum_i n_i ((T - A_i) / B_i - q_i) >= M there as
@@ -516,9 +516,10 @@ static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int 
  * split's time is the least with M, and the pipeline term (A_lo, B_lo
  * at most A, B) is at most it. So every plan the ladder can try has a
  * pipeline term of at most T (a relative 1e-6 above for the split's
- * rounding), and pays at least min_i (usd_h_i B_i) R' USD an hour; the
- * set's cost curve with those decides them all at once
- * (set_curve_screened_below). Returns 1 to skip the ladder. */
+ * rounding), and pays at least the least USD an hour of counts that
+ * reach R' (rate_floor); the set's cost curve with those decides them
+ * all at once (set_curve_screened_below). Returns 1 to skip the
+ * ladder. */
 static int ladder_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
 			   double R)
 {
