@@ -136,6 +136,7 @@ struct bb {
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	int gave_up;
+	int done;             /* the incumbent reached m->stop (offer) */
 };
 
 static double node_price(const struct capmilp *m, const int *G)
@@ -345,11 +346,16 @@ static double joint_ub(const struct bb *b, int i, const int *u, double slack, lo
 	return rate0 + best;
 }
 
+/* A new incumbent. With m->have_stop, once it reaches m->stop no later
+ * point can replace it (capmilp.h): the search stops (done). */
 static void offer(struct bb *b, double val)
 {
+	const struct capmilp *m = b->m;
 	b->have = 1;
 	b->best_val = val;
-	memcpy(b->best, b->cur, (size_t)b->m->n * sizeof *b->cur);
+	memcpy(b->best, b->cur, (size_t)m->n * sizeof *b->cur);
+	if (m->have_stop && (m->kind == CAPMILP_DEADLINE ? val <= m->stop : val >= m->stop))
+		b->done = 1;
 }
 
 /* The most rate of the counts i.. in boxes [1, u_j] with at most left
@@ -528,6 +534,8 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 		double val = node_price(m, G2) - m->lambda * rt;
 		if (!b->have || val < b->best_val - b->tol)
 			offer(b, val);
+		if (b->done)
+			return;
 	}
 }
 
@@ -699,7 +707,10 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 static void seed_dive(struct bb *b)
 {
 	struct bb d = *b;
+	struct capmilp dm = *b->m;
 	int G[HP_MAX_POOLS] = { 0 };
+	dm.have_stop = 0;   /* the dive looks for its best point */
+	d.m = &dm;
 	d.have = d.have_seed = 0;
 	d.limit = d.nodes + CAPMILP_SEED_STEPS;
 	seed_search(&d, 0, G, 0, 0);
@@ -711,7 +722,7 @@ static void seed_dive(struct bb *b)
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
-	if (b->gave_up)
+	if (b->gave_up || b->done)
 		return;
 	if (++b->nodes > b->limit) {
 		b->gave_up = 1;
@@ -755,7 +766,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int k0 = u[i] >= CAPMILP_SKIP_MIN ? first_candidate(b, i, u, G, rate, cnt, up) : 0;
 	if (k0 < 0)
 		return;
-	for (int k = k0; k < u[i] && !b->gave_up; k++) {
+	for (int k = k0; k < u[i] && !b->gave_up && !b->done; k++) {
 		int v = up ? 1 + k : u[i] - k;
 		if (++b->nodes > b->limit) {
 			b->gave_up = 1;
@@ -858,7 +869,7 @@ long capmilp_ep_step(int ep, int cp)
 	return ep / a;
 }
 
-static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes)
+static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, double *value)
 {
 	struct bb b;
 	memset(&b, 0, sizeof b);
@@ -939,7 +950,7 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes)
 	dfs(&b, 0, G0, 0, 0);
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
-		b.gave_up = b.have = 0;
+		b.gave_up = b.have = b.done = 0;
 		seed_dive(&b);
 		dfs(&b, 0, G0, 0, 0);
 	}
@@ -950,6 +961,8 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes)
 	if (!b.have)
 		return -1;
 	memcpy(counts, b.best, (size_t)m->n * sizeof *counts);
+	if (value)
+		*value = b.best_val;
 	return 0;
 }
 
@@ -985,8 +998,13 @@ static void deadline_order(const struct capmilp *m, int *perm)
 
 int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 {
+	return capmilp_solve_value(m, counts, nodes, NULL);
+}
+
+int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, double *value)
+{
 	if (m->kind != CAPMILP_DEADLINE)
-		return solve_in_order(m, counts, nodes);
+		return solve_in_order(m, counts, nodes, value);
 	int perm[CAPMILP_MAX_VARS], c[CAPMILP_MAX_VARS];
 	deadline_order(m, perm);
 	struct capmilp p = *m;
@@ -995,7 +1013,7 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 		p.ub[a] = m->ub[perm[a]];
 		memcpy(p.g[a], m->g[perm[a]], sizeof p.g[a]);
 	}
-	int rc = solve_in_order(&p, c, nodes);
+	int rc = solve_in_order(&p, c, nodes, value);
 	if (rc == 0)
 		for (int a = 0; a < m->n; a++)
 			counts[perm[a]] = c[a];
@@ -1015,7 +1033,7 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes)
 
 /* The longest key memo_key writes. */
 #define CAPMILP_MEMO_KEY_MAX                                                       \
-	(3 * sizeof(int) + 3 * sizeof(long) + 2 * sizeof(double) +                   \
+	(4 * sizeof(int) + 3 * sizeof(long) + 3 * sizeof(double) +                   \
 	 CAPMILP_MAX_VARS * (sizeof(double) + sizeof(int) + HP_MAX_POOLS * sizeof(int)) + \
 	 HP_MAX_POOLS * (2 * sizeof(int) + sizeof(double)))
 
@@ -1025,6 +1043,7 @@ struct memo_slot {
 	size_t len;
 	int rc;
 	int counts[CAPMILP_MAX_VARS];
+	double value;
 };
 
 struct capmilp_memo {
@@ -1052,6 +1071,9 @@ static size_t memo_key(const struct capmilp *m, unsigned char *k)
 	at = key_put(k, at, &m->node_limit, sizeof m->node_limit);
 	at = key_put(k, at, &m->R, sizeof m->R);
 	at = key_put(k, at, &m->lambda, sizeof m->lambda);
+	at = key_put(k, at, &m->have_stop, sizeof m->have_stop);
+	if (m->have_stop)
+		at = key_put(k, at, &m->stop, sizeof m->stop);
 	for (int i = 0; i < m->n; i++) {
 		at = key_put(k, at, &m->r[i], sizeof m->r[i]);
 		at = key_put(k, at, &m->ub[i], sizeof m->ub[i]);
@@ -1095,7 +1117,8 @@ void capmilp_memo_free(struct capmilp_memo *mm)
 	free(mm);
 }
 
-int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, int *counts)
+int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, int *counts,
+		     double *value)
 {
 	if (!mm)
 		return 0;
@@ -1111,12 +1134,15 @@ int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, 
 		*rc = s->rc;
 		if (s->rc == 0)
 			memcpy(counts, s->counts, (size_t)m->n * sizeof *counts);
+		if (s->rc == 0 && value)
+			*value = s->value;
 	}
 	pthread_mutex_unlock(&mm->mu);
 	return hit;
 }
 
-void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, const int *counts)
+void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, const int *counts,
+		      double value)
 {
 	if (!mm)
 		return;
@@ -1134,5 +1160,6 @@ void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, 
 	s->rc = rc;
 	if (rc == 0)
 		memcpy(s->counts, counts, (size_t)m->n * sizeof *counts);
+	s->value = value;
 	pthread_mutex_unlock(&mm->mu);
 }

@@ -47,6 +47,20 @@ struct capmilp {
 						 * budget: USD per micro-batch */
 	long node_limit;                        /* steps (nodes, bound evaluations and
 						 * values of the last count), then give up */
+	/* A bound on the optimum the caller knows (0: none): the search
+	 * stops once its incumbent reaches stop (deadline: is at most it;
+	 * budget: at least it). stop must be the value (capmilp_solve_value)
+	 * of the answer to a programme that differs from this one only in a
+	 * looser row: deadline, R at most this R with the same lambda;
+	 * budget, lambda at least this lambda. Its feasible points are a
+	 * superset of these, so this optimum is no better than that answer
+	 * (which is within the tolerance of its optimum); an incumbent that
+	 * reaches it is never replaced later (a point must beat the
+	 * incumbent by more than the tolerance), so the answer is the one
+	 * the whole search would end on, in fewer steps, whenever the whole
+	 * search would not give up at node_limit. Part of the memo's key. */
+	int have_stop;
+	double stop;
 };
 
 /* The steps (node_limit) after which the planner hands a programme to
@@ -80,6 +94,12 @@ struct capmilp {
  * tolerance is 1e-7). */
 int capmilp_solve(const struct capmilp *m, int *counts, long *nodes);
 
+/* capmilp_solve, with the answer's objective (deadline: whole-node price
+ * less lambda times the rate; budget: the rate, as the search sums them)
+ * in *value when it returns 0 (value may be NULL): the stop of a tighter
+ * programme (struct capmilp, have_stop). */
+int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, double *value);
+
 /* The total_step of a setting with expert parallelism ep and context
  * parallelism cp (both >= 1): ep / gcd(ep, cp). A plan's data-parallel
  * degree dp (the sum of the replica counts) must have dp * cp a multiple
@@ -109,12 +129,16 @@ struct capmilp_memo *capmilp_memo_new(void);
 /* Free mm and its keys; NULL is a no-op. No thread may be using it. */
 void capmilp_memo_free(struct capmilp_memo *mm);
 /* The answer stored for m: returns 1 with *rc and, when *rc is 0,
- * counts[0..m->n-1] as they were put; 0 when m is not stored (counts
- * and *rc untouched) or mm is NULL. Thread-safe. */
-int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, int *counts);
+ * counts[0..m->n-1] and *value (value may be NULL) as they were put; 0
+ * when m is not stored (counts, *rc and *value untouched) or mm is NULL.
+ * Thread-safe. */
+int capmilp_memo_get(struct capmilp_memo *mm, const struct capmilp *m, int *rc, int *counts,
+		     double *value);
 /* Store the answer to m (rc, and counts[0..m->n-1] when rc is 0, as the
- * caller's whole solve gave them), replacing the programme in its slot.
- * NULL mm is a no-op. Thread-safe. */
-void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, const int *counts);
+ * caller's whole solve gave them, and the caller's value for it, any
+ * double, NAN for none), replacing the programme in its slot. NULL mm is
+ * a no-op. Thread-safe. */
+void capmilp_memo_put(struct capmilp_memo *mm, const struct capmilp *m, int rc, const int *counts,
+		      double value);
 
 #endif

@@ -26,8 +26,9 @@
  * what the searched space can reach; the gap of the best plan to it is
  * what "optimality" reports.
  *
- * Files: search.c (settings, layouts, layer and batch splits, screening,
- * the ranked list, threads), search_counts.c (the replica counts of a
+ * Files: search.c (settings, layouts, layer split, the ranked list,
+ * threads), search_combo.c (batch split, screening, scoring one
+ * combination), search_counts.c (the replica counts of a
  * layout set: greedy fills, enumeration, the MILP ladder), search_bound.c
  * (the LP bounds, their floors and DP terms, the whole-replica step, the
  * cost bound); search_int.h holds what they share. */
@@ -45,9 +46,6 @@
 #include "lp.h"
 #include "perf_memo.h"
 #include "runs_on.h"
-
-struct ctx;
-static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err);
 
 void search_opts_init(struct search_opts *o)
 {
@@ -124,7 +122,7 @@ static void search_plan_memory(struct search_plan *sp, double headroom)
 				     &sp->mem_capacity_bytes) == MEM_RISKY;
 }
 
-static void sp_free(struct search_plan *s)
+void sp_free(struct search_plan *s)
 {
 	plan_free(&s->plan);
 	estimate_free(&s->est);
@@ -171,7 +169,7 @@ static void sample_end(struct ctx *x, double t0)
 		x->res->stats.estimate_s += ESTIMATE_SAMPLE * (hp_now() - t0);
 }
 
-static int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err)
+int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err)
 {
 	double t0 = sample_begin(x);
 	int rc = perf_estimate(x->c, x->m, p, NULL, e, err);
@@ -217,7 +215,7 @@ int top_worst(const struct ctx *x, double *w)
 
 /* The best stock-framework plan's score here or in the shared context;
  * 0 when neither has one. */
-static int stock_best(const struct ctx *x, double *w)
+int stock_best(const struct ctx *x, double *w)
 {
 	int have = 0;
 	*w = HUGE_VAL;
@@ -231,7 +229,7 @@ static int stock_best(const struct ctx *x, double *w)
 
 /* Does a kept Pareto point dominate (or equal) every plan with time to
  * train >= t and cost >= usd? */
-static int front_dominates(const struct ctx *x, double t, double usd)
+int front_dominates(const struct ctx *x, double t, double usd)
 {
 	for (const struct ctx *y = x; y; y = y->glob)
 		for (int i = 0; i < y->n_front; i++)
@@ -273,7 +271,7 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	p->framework = x->o->framework;
 }
 
-static void layout_stage(const struct layout *L, int s, int *pool, int *tp)
+void layout_stage(const struct layout *L, int s, int *pool, int *tp)
 {
 	if (s < L->seg[0].stages) {
 		*pool = L->seg[0].pool;
@@ -409,12 +407,11 @@ int sr_fill(const struct fit *f, int S, int layers, int dense, int v, double C, 
 
 static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
-static void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on);
 static void sp_label(const struct ctx *x, struct search_plan *sp);
 
 /* While plans must keep the memory headroom (x->mem_frac < 1), one that
  * fits only by eating into it is left out like one that does not fit. */
-static int over_headroom(const struct ctx *x, const struct estimate *e)
+int over_headroom(const struct ctx *x, const struct estimate *e)
 {
 	double need, cap;
 	return x->mem_frac < 1 &&
@@ -424,7 +421,7 @@ static int over_headroom(const struct ctx *x, const struct estimate *e)
 /* A plan that does not fit in memory (sp, estimated; taken over): keep it
  * as the nearest memory miss when its fullest stage, as a share of its
  * GPU, comes closer than the nearest so far. */
-static void mem_miss_offer(struct ctx *x, struct search_plan *sp)
+void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 {
 	double need, cap;
 	search_mem_state(&sp->est, x->o->mem_headroom, &need, &cap);
@@ -515,7 +512,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
  * same checks). A dropped plan counts in evaluated and in probes
  * (stage records alone), so evaluated stays the number of plans the
  * model judged and evaluated - probes - dp_terms the whole estimates. */
-static int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
+int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 {
 	/* nothing it could drop: risky plans are kept, and a first miss is
 	 * kept whatever its ratio */
@@ -815,7 +812,7 @@ static void finish_plan(const struct ctx *x, struct search_plan *sp)
 /* finish_plan, given the plan's runs_on_mask (which reads neither the
  * plan's framework nor its overlaps: try_combo's, made before it names
  * the framework, is the same). */
-static void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on)
+void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on)
 {
 	int used[HP_MAX_POOLS];
 	plan_gpus(&sp->plan, used);
@@ -871,7 +868,7 @@ static void front_add(struct ctx *x, struct search_plan *sp)
 
 static void top_insert(struct ctx *x, struct search_plan *sp);
 
-static void keep_plan(struct ctx *x, struct search_plan *sp)
+void keep_plan(struct ctx *x, struct search_plan *sp)
 {
 	struct search_result *res = x->res;
 	int ok;
@@ -943,648 +940,6 @@ static void top_insert(struct ctx *x, struct search_plan *sp)
 	sp_label(x, sp);
 	sp_move(&x->top[i], sp);
 	x->n_top++;
-}
-
-/* ------------------------------------------------------------------ */
-/* Batch split: integer micro-batches per replica, all finishing together. */
-
-/* Micro-batches each replica of the groups can run within T (a multiple
- * of its q), into k[]; returns their total, or -1 when a group cannot run
- * q. Monotone in T, group by group: (T - A) / B and floor are. */
-static long groups_capacity(const struct group_in *g, int n, double T, long *k)
-{
-	long tot = 0;
-	int short_of_q = 0;
-	for (int i = 0; i < n; i++) {
-		double f = (T - g[i].L->A) / g[i].L->B;
-		/* f + 1e-9 > 0 here, where the conversion's truncation is
-		 * floor's value (without libm's call: split_batch makes about
-		 * 45 of these per candidate) */
-		k[i] = f < 0 ? 0 : (long)(f + 1e-9);
-		if (g[i].q > 1)
-			k[i] -= k[i] % g[i].q;
-		short_of_q |= k[i] < g[i].q;
-		tot += k[i] * g[i].count;
-	}
-	return short_of_q ? -1 : tot;
-}
-
-/* Between lo (short of M) and hi (M or more), does a single group step
- * up, by one q? Then the least T with M or more is that step, and every
- * T from it up to hi gives hi's micro-batches to every group: the
- * bisection below may stop there with the answer it would reach. */
-static int one_step_between(const struct group_in *g, int n, const long *klo, const long *khi)
-{
-	int steps = 0;
-	for (int i = 0; i < n; i++)
-		if (khi[i] != klo[i]) {
-			if (khi[i] - klo[i] != g[i].q)
-				return 0;
-			steps++;
-		}
-	return steps == 1;
-}
-
-static int split_batch(struct group_in *g, int n, long M)
-{
-	long need = 0;
-	double lo = 0, hi = 0;
-	for (int i = 0; i < n; i++) {
-		need += (long)g[i].q * g[i].count;
-		lo = perf_fmax(lo, g[i].L->A + g[i].L->B * g[i].q);
-		hi = perf_fmax(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
-	}
-	if (need > M)
-		return -1;
-	long klo[HP_MAX_POOLS + 1], khi[HP_MAX_POOLS + 1], kmid[HP_MAX_POOLS + 1];
-	if (groups_capacity(g, n, lo, klo) >= M) {
-		hi = lo;
-	} else {
-		/* the least T with M micro-batches, to 1e-13; stopped early
-		 * (one_step_between) only when hi holds M or more, so the
-		 * split below is the same as at the end of the halvings */
-		int early = groups_capacity(g, n, hi, khi) >= M;
-		for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
-			if (early && one_step_between(g, n, klo, khi))
-				break;
-			double mid = 0.5 * (lo + hi);
-			if (groups_capacity(g, n, mid, kmid) >= M) {
-				hi = mid;
-				memcpy(khi, kmid, (size_t)n * sizeof *kmid);
-			} else {
-				lo = mid;
-				memcpy(klo, kmid, (size_t)n * sizeof *kmid);
-			}
-		}
-	}
-	long tot = 0;
-	for (int i = 0; i < n; i++) {
-		double f = (hi - g[i].L->A) / g[i].L->B;
-		long k = (long)floor(f + 1e-9);
-		k -= k % g[i].q;
-		g[i].m = (int)k;
-		g[i].n_lo = 0;
-		tot += k * g[i].count;
-	}
-	long excess = tot - M;
-	/* Take the excess from the replicas that finish last, q micro-
-	 * batches from one replica at a time. The group chosen stays the
-	 * one that finishes last (its time changes only once all its
-	 * replicas have given q: then its mm falls), so its replicas give
-	 * in one step as many as one at a time would: the same split, in
-	 * one pass a group instead of one a replica (11 million passes in a
-	 * Mixtral 8x22B budget search). */
-	while (excess > 0) {
-		int best = -1;
-		double bt = -1;
-		for (int i = 0; i < n; i++) {
-			int cur_hi = g[i].count - g[i].n_lo;
-			int mm = cur_hi > 0 ? g[i].m : g[i].m - g[i].q;
-			if (mm - g[i].q < g[i].q || g[i].q > excess)
-				continue;
-			double t = g[i].L->A + g[i].L->B * mm;
-			if (t > bt) {
-				bt = t;
-				best = i;
-			}
-		}
-		if (best < 0)
-			return -1;
-		struct group_in *b = &g[best];
-		if (b->n_lo == b->count) {
-			b->m -= b->q;
-			b->n_lo = 0;
-		}
-		long take = HP_MIN((long)(b->count - b->n_lo), excess / b->q);
-		b->n_lo += (int)take;
-		excess -= take * b->q;
-	}
-	return 0;
-}
-
-/* Fill r as count replicas of layout L running m micro-batches each. */
-static void replica_fill(struct replica *r, const struct layout *L, int count, int m, int mbs,
-			 int gbs)
-{
-	r->count = count;
-	r->batch_share = (double)m * mbs / gbs;
-	r->n_stages = L->pp;
-	r->stages = xcalloc((size_t)L->pp, sizeof *r->stages);
-	int a = 0;
-	for (int s = 0; s < L->pp; s++) {
-		layout_stage(L, s, &r->stages[s].pool, &r->stages[s].tp);
-		r->stages[s].first_layer = a;
-		r->stages[s].last_layer = a + L->k[s] - 1;
-		a += L->k[s];
-	}
-}
-
-void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs,
-			int gbs)
-{
-	p->replicas = xrealloc(p->replicas, (size_t)(p->n_replicas + 1) * sizeof *p->replicas);
-	replica_fill(&p->replicas[p->n_replicas++], L, count, m, mbs, gbs);
-}
-
-/* The replica groups of one combination (layouts with a non-zero count),
- * the GPUs they use per pool, and a lower bound on their pipeline time
- * before the batch split: with c_i replicas of layout i taking m_i >= q_i
- * micro-batches each and sum c_i m_i = M, the step's pipeline term
- * max_i (A_i + B_i m_i) is at least T where sum c_i (T - A_i) / B_i = M,
- * and at least every A_i + B_i q_i. Returns how many groups, or -1 when
- * the counts are invalid (EP does not divide the DP degree). */
-static int combo_groups(struct ctx *x, const struct gset *g, const struct layout **Ls,
-			const int *counts, int n, struct group_in *gi, int *used,
-			double *pipe_lb)
-{
-	int k = 0, dp = 0;
-	double num = (double)(x->o->gbs / g->mbs), den = 0, floor_t = 0;
-	memset(used, 0, HP_MAX_POOLS * sizeof *used);
-	for (int i = 0; i < n; i++)
-		if (counts[i] > 0) {
-			const struct layout *L = Ls[i];
-			gi[k].L = L;
-			gi[k].count = counts[i];
-			gi[k].q = g->sched == SCHED_INTERLEAVED ? L->pp : 1;
-			dp += counts[i];
-			num += counts[i] * L->A_lo / L->B_lo;
-			den += counts[i] / L->B_lo;
-			floor_t = perf_fmax(floor_t, L->A_lo + L->B_lo * gi[k].q);
-			/* the layout's pools once each (fit_count) */
-			for (int s = 0; s < L->nseg; s++) {
-				int p = L->seg[s].pool;
-				if (!s || p != L->seg[0].pool)
-					used[p] += counts[i] * L->gpus[p];
-			}
-			k++;
-		}
-	if (!k)
-		return -1;
-	x->res->stats.candidates++;
-	if ((dp * g->cp) % g->ep) {
-		x->res->stats.pruned++;
-		return -1;
-	}
-	*pipe_lb = perf_fmax(num / den, floor_t);
-	return k;
-}
-
-/* Screening: from the layouts' affine fits alone (no perf_estimate), is
- * the combination sure to change nothing the search reports? pipe is a
- * lower bound on the step's pipeline term max(A + B m) over the groups,
- * which is exactly perf.c's (stage times do not depend on the DP degree,
- * and the fits are exact in the layers); the step adds DP
- * synchronisation, the optimizer and a fixed overhead to it, so pipe
- * bounds the step time from below; node prices (used: GPUs per pool)
- * are exact. A plan whose bounds cannot beat the last ranked plan nor
- * the best stock-framework plan, and whose (time, cost) is dominated on
- * the Pareto front, is skipped. A relative margin of 1e-6 covers
- * rounding in the fits (they hold to ~1e-12). Returns 1 to skip. */
-static int bounds_screened(struct ctx *x, double lb, double t, double usd, int priced,
-			   double margin)
-{
-	int kept = 0;
-	for (const struct ctx *y = x; y; y = y->glob)
-		kept |= y->n_top > 0;
-	if (!kept)
-		return 0;
-	/* sure to miss the deadline or the budget (or unpriced): it can
-	 * only be a nearest miss, which is reported only when no plan is
-	 * kept, and a plan is kept here */
-	int misses = !priced || (x->o->objective == OBJ_DEADLINE && t > x->o->deadline_s / margin) ||
-		     (x->o->objective == OBJ_BUDGET && usd > x->o->budget_usd / margin);
-	if (x->o->objective != OBJ_THROUGHPUT && misses)
-		;   /* neither ranked nor stock, whatever the lists hold */
-	else {
-		/* the lists only where they decide (most of a budget search's
-		 * candidates are sure misses) */
-		double worst, stock;
-		int have_worst = top_worst(x, &worst);
-		if (!have_worst || !(lb > worst / margin))
-			return 0;
-		if (!x->no_stock && (!stock_best(x, &stock) || !(lb > stock / margin)))
-			return 0;
-	}
-	if (priced && !front_dominates(x, t, usd))
-		return 0;
-	return 1;
-}
-
-static int combo_screened(struct ctx *x, const int *used, double pipe)
-{
-	const double margin = 1 - 1e-6;
-	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
-	double usd_h = 0;
-	int priced = 1;
-	for (int p = 0; p < x->c->n_pools; p++) {
-		const struct pool *pl = &x->c->pools[p];
-		if (!used[p])
-			continue;
-		if (pl->usd_per_node_h <= 0)
-			priced = 0;
-		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
-	}
-	double t = x->tokens * step / tok_step, usd = usd_h * t / 3600;
-	double lb;
-	switch (x->o->objective) {
-	case OBJ_THROUGHPUT: lb = step / tok_step; break;
-	case OBJ_COST: lb = priced ? usd_h / 3600 * step / tok_step * 1e6 : HUGE_VAL; break;
-	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
-	default: lb = priced ? t : HUGE_VAL; break;
-	}
-	if (!bounds_screened(x, lb, t, usd, priced, margin))
-		return 0;
-	x->res->stats.screened++;
-	return 1;
-}
-
-/* The same screen for every replica-count vector of a layout set at
- * once: with n_i replicas of layout i (at most as many as fit alone,
- * maxc_i), the step is at least M / sum(n_i / B_i) (B without PP/CP/EP
- * communication, fill and drain dropped), and USD per step at least
- * min_i(usd_h_i B_i) M / 3600 (GPU shares of node prices; rounding up to
- * whole nodes only adds). Every candidate uses every layout of the set
- * (counts >= 1), so one unpriced layout makes them all unpriced. Returns
- * 1 to skip the set. */
-int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
-{
-	const double margin = 1 - 1e-6;
-	double M = (double)(x->o->gbs / g->mbs), rate = 0, cps = HUGE_VAL;
-	int priced = 1;
-	for (int i = 0; i < n; i++) {
-		rate += fit_count(x, Ls[i], x->cap) / Ls[i]->B_lo;
-		priced &= Ls[i]->price_known;
-		cps = fmin(cps, Ls[i]->usd_h * Ls[i]->B_lo);
-	}
-	double tok_step = (double)x->o->gbs * x->seq, step = M / rate * margin;
-	double usd_step = cps * M / 3600 * margin;
-	double t = x->tokens * step / tok_step, usd = usd_step * x->tokens / tok_step;
-	double lb;
-	switch (x->o->objective) {
-	case OBJ_THROUGHPUT: lb = step / tok_step; break;
-	case OBJ_COST: lb = priced ? usd_step / tok_step * 1e6 : HUGE_VAL; break;
-	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
-	default: lb = priced ? t : HUGE_VAL; break;
-	}
-	return rate > 0 && bounds_screened(x, lb, t, usd, priced, margin);
-}
-
-/* Halvings of a step interval where its ends alone do not prove the
- * screen (curve_min), and the knapsacks one set's screen may evaluate
- * (past them it gives up and the set is searched, as without the
- * screen). Candidates left in the bench's deadline searches by depth:
- * Llama 3.1 405B 416,046 (0), 406,210 (4), 371,503 (8); DeepSeek-V3
- * 6,892,376 (4), 6,465,404 (8), 5,967,713 (12), 5,924,216 (20). At 16
- * the screen is near its limit; 4,096 knapsacks (well under a
- * millisecond) bound a set whose curve runs close to the line it must
- * clear. */
-#ifndef CURVE_DEPTH
-#define CURVE_DEPTH 16
-#endif
-#define CURVE_EVALS 4096
-
-/* A layout set's cost as a function of its step, for the screen below.
- * A plan of the set runs n_i >= 1 replicas of layout i, each replica r
- * m_r >= 1 micro-batches (split_batch), sum m_r = M; its pipeline term
- * s = max_r (A_lo_i + B_lo_i m_r) is a lower bound on its step
- * (combo_split), so every replica of layout i runs at most
- * c_i(s) = (s - A_lo_i) / B_lo_i micro-batches and sum n_i c_i(s) >= M.
- * Its price (whole nodes) is at least the GPU shares sum n_i usd_h_i.
- * So USD per hour is at least the least sum n_i usd_h_i over real
- * 1 <= n_i <= ub_i (replicas that fit the cluster alone) with
- * sum n_i c_i(s) >= M: a covering knapsack whose LP is filled greedily
- * by USD per micro-batch. */
-struct set_curve {
-	int n;
-	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1], usd_h[HP_MAX_POOLS + 1];
-	double ub[HP_MAX_POOLS + 1];
-	double M;
-	double min_total;   /* replicas every plan has at least: the EP step
-			     * (capmilp_ep_step; the EP degree divides dp cp) */
-};
-
-/* The knapsack's LP value at step s, with n_i >= lo (0 or 1): HUGE_VAL
- * when no count vector runs M micro-batches within s. Nonincreasing in s
- * (the c_i(s) grow). With lo = 0, s times it is nonincreasing too: the
- * counts n_i (s - A_i) / (s' - A_i) run the same micro-batches within
- * s' > s, and s' (s - A_i) <= s (s' - A_i) when A_i >= 0. */
-static double curve_usd_h(const struct set_curve *sc, double s, int lo)
-{
-	int idx[HP_MAX_POOLS + 1], k = 0;
-	double per[HP_MAX_POOLS + 1], c[HP_MAX_POOLS + 1], need = sc->M, usd = 0;
-	for (int i = 0; i < sc->n; i++) {
-		c[i] = (s - sc->A[i]) / sc->B[i];
-		if (c[i] < lo || !(c[i] > 0)) {
-			if (lo)
-				return HUGE_VAL;   /* a replica cannot run one micro-batch */
-			continue;
-		}
-		usd += lo * sc->usd_h[i];
-		need -= lo * c[i];
-		per[i] = sc->usd_h[i] / c[i];
-		int j = k++;
-		while (j > 0 && per[idx[j - 1]] > per[i]) {
-			idx[j] = idx[j - 1];
-			j--;
-		}
-		idx[j] = i;
-	}
-	double cheapest = HUGE_VAL, n_lo = lo * sc->n;
-	for (int j = 0; j < k && need > 0; j++) {
-		int i = idx[j];
-		double take = fmin(sc->ub[i] - lo, need / c[i]);
-		usd += take * sc->usd_h[i];
-		need -= take * c[i];
-	}
-	if (need > 1e-9 * sc->M)
-		return HUGE_VAL;
-	if (!lo || n_lo >= sc->min_total)
-		return usd;
-	/* with n_i >= 1, min_total replicas cost at least one of each and
-	 * the rest at the least price (a second relaxation; s times it is
-	 * not monotone, so the n_i >= 0 curve leaves it out) */
-	for (int i = 0; i < sc->n; i++)
-		cheapest = fmin(cheapest, sc->usd_h[i]);
-	double base = 0;
-	for (int i = 0; i < sc->n; i++)
-		base += sc->usd_h[i];
-	return fmax(usd, base + (sc->min_total - n_lo) * cheapest);
-}
-
-/* The least step at which the knapsack with n_i >= 1 is feasible: every
- * c_i(s) >= 1 and sum ub_i c_i(s) >= M (nondecreasing in s, linear
- * between the A_i; bisected to 1e-12). */
-static double curve_first_step(const struct set_curve *sc, double s_hi)
-{
-	double lo = 0;
-	for (int i = 0; i < sc->n; i++)
-		lo = fmax(lo, sc->A[i] + sc->B[i]);
-	double hi = fmax(lo, s_hi);
-	for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; it++) {
-		double mid = 0.5 * (lo + hi), f = 0;
-		for (int i = 0; i < sc->n; i++)
-			f += sc->ub[i] * (mid - sc->A[i]) / sc->B[i];
-		if (f >= sc->M)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return lo;
-}
-
-/* A lower bound on s usd_h(s) (USD per hour times seconds) for s in
- * [a, b]: a times the knapsack with n_i >= 1 at b (it is nonincreasing),
- * and b times the one with n_i >= 0 at b (s times it is nonincreasing);
- * where neither reaches `want`, the interval is halved geometrically up
- * to `depth` times while *evals (knapsacks left) lasts, and the least
- * over the pieces returned. The caller asks only whether it reaches
- * want, so the pieces stop at the first one under it (want HUGE_VAL:
- * every piece, for the tests). */
-static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
-			long *evals)
-{
-	double v = fmax(a * curve_usd_h(sc, b, 1), b * curve_usd_h(sc, b, 0));
-	*evals -= 2;
-	if (v >= want || depth <= 0 || *evals <= 0 || !(b > a * (1 + 1e-9)))
-		return v;
-	double mid = sqrt(a * b);
-	double l = curve_min(sc, a, mid, want, depth - 1, evals);
-	if (l < want && want < HUGE_VAL)
-		return l;
-	return fmin(l, curve_min(sc, mid, b, want, depth - 1, evals));
-}
-
-double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
-			  const int *ub, double M, int min_total, double s_lo, double s_hi)
-{
-	struct set_curve sc;
-	sc.n = n;
-	sc.M = M;
-	sc.min_total = min_total;
-	for (int i = 0; i < n; i++) {
-		sc.A[i] = a[i];
-		sc.B[i] = b[i];
-		sc.usd_h[i] = usd_h[i];
-		sc.ub[i] = ub[i];
-	}
-	long evals = CURVE_EVALS;
-	return curve_min(&sc, s_lo, s_hi, HUGE_VAL, CURVE_DEPTH, &evals);
-}
-
-/* Does the kept Pareto front dominate every plan whose pipeline term is
- * s in [s_lo, s_hi] (time to train at least kt s, cost at least kt s
- * usd_h(s) / 3600)? The front's points sorted by time, each point's
- * cost the least up to it: between two points' times the plans' cost
- * bound must reach that cost. *evals: knapsacks left (curve_min). */
-static int curve_front_dominated(const struct ctx *x, const struct set_curve *sc, double kt,
-				 double s_lo, double s_hi, long *evals)
-{
-	int np = 0;
-	for (const struct ctx *y = x; y; y = y->glob)
-		np += y->n_front;
-	if (!np)
-		return 0;
-	double (*pt)[2] = xmalloc((size_t)np * sizeof *pt);
-	np = 0;
-	for (const struct ctx *y = x; y; y = y->glob)
-		for (int i = 0; i < y->n_front; i++) {
-			/* insertion by time: fronts hold tens of points */
-			double t = y->front[i].time_to_train_s, c = y->front[i].cost_to_train_usd;
-			int j = np++;
-			while (j > 0 && pt[j - 1][0] > t) {
-				pt[j][0] = pt[j - 1][0];
-				pt[j][1] = pt[j - 1][1];
-				j--;
-			}
-			pt[j][0] = t;
-			pt[j][1] = c;
-		}
-	int ok = pt[0][0] <= kt * s_lo;
-	for (int j = 0; ok && j < np; j++) {
-		if (j)
-			pt[j][1] = fmin(pt[j][1], pt[j - 1][1]);
-		double a = fmax(s_lo, pt[j][0] / kt);
-		double b = j + 1 < np ? fmin(s_hi, pt[j + 1][0] / kt) : s_hi;
-		if (b <= a && j + 1 < np)
-			continue;
-		double want = pt[j][1] * 3600 / kt;
-		ok = curve_min(sc, a, fmax(a, b), want, CURVE_DEPTH, evals) >= want;
-		if (b >= s_hi)
-			break;
-	}
-	free(pt);
-	return ok;
-}
-
-/* set_screened on the set's cost curve, for cost, deadline and budget:
- * its corner (every layout at full count for the time, the cheapest
- * layout's USD per micro-batch for the cost) is far from any plan of the
- * set, whose step also holds the pipeline fill and drain of the few
- * micro-batches each replica runs when many run. With s a plan's
- * pipeline term (curve_usd_h), its time to train is at least kt s and
- * its cost kt s usd_h(s) / 3600; the set is skipped when no s in
- * [s_lo, s_hi] gives a plan that can enter the ranked list or be the
- * stock plan (as bounds_screened: the deadline's plans within it cost
- * more than the last ranked, the budget's plans within it take longer)
- * and the front dominates them all. s_hi bounds every plan's term (a
- * replica runs at most M micro-batches). The same 1e-6 margin as the
- * candidates' screen. Returns 1 to skip the set. */
-int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
-			      int n)
-{
-	const double margin = 1 - 1e-6;
-	const struct search_opts *o = x->o;
-	struct set_curve sc;
-	double worst, stock, tok_step = (double)o->gbs * x->seq, s_hi = 0;
-	if (!top_worst(x, &worst) || (!x->no_stock && !stock_best(x, &stock)))
-		return 0;
-	double thr = x->no_stock ? worst : fmax(worst, stock);
-	sc.n = n;
-	sc.M = (double)(o->gbs / g->mbs);
-	sc.min_total = (double)capmilp_ep_step(g->ep, g->cp);
-	for (int i = 0; i < n; i++) {
-		if (!Ls[i]->price_known)
-			return 0;
-		sc.A[i] = Ls[i]->A_lo;
-		sc.B[i] = Ls[i]->B_lo;
-		sc.usd_h[i] = Ls[i]->usd_h;
-		sc.ub[i] = fit_count(x, Ls[i], x->cap);
-		s_hi = fmax(s_hi, sc.A[i] + sc.B[i] * sc.M);
-	}
-	double s_lo = curve_first_step(&sc, s_hi), kt = x->tokens / tok_step * margin;
-	double top_hi = s_hi, want = HUGE_VAL;   /* plans with s <= top_hi cost want or more */
-	switch (o->objective) {
-	case OBJ_COST:
-		want = thr / margin / 1e6 * tok_step * 3600 / margin;
-		break;
-	case OBJ_DEADLINE:
-		top_hi = fmin(s_hi, o->deadline_s / margin / kt);
-		want = thr / margin * 3600 / kt;
-		break;
-	case OBJ_BUDGET:
-		top_hi = fmin(s_hi, thr / margin / kt);
-		want = o->budget_usd / margin * 3600 / kt;
-		break;
-	default:
-		return 0;
-	}
-	long evals = CURVE_EVALS;
-	if (top_hi >= s_lo && !(curve_min(&sc, s_lo, top_hi, want, CURVE_DEPTH, &evals) > want))
-		return 0;
-	return curve_front_dominated(x, &sc, kt, s_lo, s_hi, &evals);
-}
-
-/* The batch split of groups gi (split_batch) and its pipeline term.
- * Returns -1 when there are fewer micro-batches than the replicas need. */
-static int combo_split(struct ctx *x, const struct gset *g, struct group_in *gi, int k,
-		       double *pipe)
-{
-	if (split_batch(gi, k, x->o->gbs / g->mbs) < 0) {
-		x->res->stats.pruned++;
-		return -1;
-	}
-	*pipe = 0;
-	for (int i = 0; i < k; i++) {
-		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
-		*pipe = perf_fmax(*pipe, gi[i].L->A_lo + gi[i].L->B_lo * m);
-	}
-	return 0;
-}
-
-/* Score one combination of layouts and counts: build the plan, check it
- * (validity, --framework), estimate it and keep it. Returns 0 when it was
- * scored (time_s/cost_usd, when not NULL, get its time and cost to train;
- * cost HUGE_VAL when unpriced), 1 when screened out (only when screen), -1 when invalid or
- * it does not fit. */
-int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
-		     const int *counts, int n, int screen, double *time_s, double *cost_usd)
-{
-	struct group_in gi[HP_MAX_POOLS + 1];
-	int used[HP_MAX_POOLS];
-	double pipe;
-	int k = combo_groups(x, g, Ls, counts, n, gi, used, &pipe);
-	if (k < 0)
-		return -1;
-	if (screen && combo_screened(x, used, pipe))
-		return 1;
-	if (combo_split(x, g, gi, k, &pipe) < 0)
-		return -1;
-	if (screen && combo_screened(x, used, pipe))
-		return 1;
-	/* more GPUs of a pool than it has: plan_validate would refuse the
-	 * plan (with a message, 11,000 instructions each, for the 48,000
-	 * MILP neighbours of a Mixtral 8x22B budget search that overrun);
-	 * refused here before the plan is built, counted as it counts them */
-	for (int p = 0; p < x->c->n_pools; p++)
-		if (used[p] > x->cap[p]) {
-			x->res->stats.pruned++;
-			return -1;
-		}
-	struct search_plan sp;
-	memset(&sp, 0, sizeof sp);
-	plan_globals(&sp.plan, x, g);
-	/* the replica groups in one allocation (add_replica grows it by one) */
-	int n_rep = 0;
-	for (int i = 0; i < k; i++)
-		n_rep += (gi[i].count - gi[i].n_lo > 0) + (gi[i].n_lo > 0);
-	sp.plan.replicas = xmalloc((size_t)n_rep * sizeof *sp.plan.replicas);
-	for (int i = 0; i < k; i++) {
-		struct replica *r = sp.plan.replicas;
-		int hi_n = gi[i].count - gi[i].n_lo;
-		if (hi_n > 0)
-			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, hi_n, gi[i].m, g->mbs,
-				     x->o->gbs);
-		if (gi[i].n_lo > 0)
-			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, gi[i].n_lo,
-				     gi[i].m - gi[i].q, g->mbs, x->o->gbs);
-	}
-	struct hp_err err = { 0 };
-	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
-		plan_free(&sp.plan);
-		x->res->stats.pruned++;
-		return -1;
-	}
-	/* --framework: only plans it runs; else the plan names the framework
-	 * that runs it (Megatron-Core first, whose row FW_ANY estimates with,
-	 * so the numbers do not move), or stays FW_ANY when none does */
-	unsigned fw = runs_on_mask(&sp.plan, x->c, NULL, 0);
-	if (x->o->framework != FW_ANY && !(fw & (1u << x->o->framework))) {
-		plan_free(&sp.plan);
-		x->res->stats.pruned++;
-		return -1;
-	}
-	if (x->o->framework == FW_ANY)
-		sp.plan.framework = runs_on_pick(fw);
-	int mf = mem_first(x, &sp.plan, &err);
-	if (mf != 0) {
-		plan_free(&sp.plan);
-		x->res->stats.pruned += mf < 0;
-		return -1;
-	}
-	if (estimate(x, &sp.plan, &sp.est, &err) < 0) {
-		plan_free(&sp.plan);
-		x->res->stats.pruned++;
-		return -1;
-	}
-	x->res->stats.evaluated++;
-	if (!sp.est.fits) {
-		/* fitted at the probe's DP degree, not at this one's */
-		x->res->stats.pruned++;
-		mem_miss_offer(x, &sp);
-		return -1;
-	}
-	if (over_headroom(x, &sp.est)) {
-		x->res->stats.pruned++;
-		sp_free(&sp);
-		return -1;
-	}
-	finish_plan_on(x, &sp, fw);
-	if (time_s)
-		*time_s = sp.time_to_train_s;
-	if (cost_usd)
-		*cost_usd = sp.est.price_known ? sp.cost_to_train_usd : HUGE_VAL;
-	keep_plan(x, &sp);
-	return 0;
 }
 
 /* Has the caller asked the search to stop (search_opts.cancel)? Polled

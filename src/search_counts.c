@@ -265,10 +265,12 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
 
 /* The MILP above, solved by capmilp.c (exact branch and bound on the
  * counts, node counts of pools computed); GLPK takes it when that gives
- * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). Returns
- * 0 with counts, -1 when infeasible. */
+ * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). stop
+ * (NAN: none) is the *value of the last rung's answer where this rung
+ * only tightens its row (capmilp.h, have_stop). Returns 0 with counts
+ * and *value (NAN when GLPK answered), -1 when infeasible. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       double R, double lambda, int *counts)
+		       double R, double lambda, double stop, int *counts, double *value)
 {
 	const struct cluster *c = x->c;
 	struct capmilp m;
@@ -297,15 +299,20 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.R = R;
 	m.lambda = lambda;
 	m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
+	m.have_stop = !isnan(stop);
+	m.stop = m.have_stop ? stop : 0;
 	x->res->stats.lp_solves++;
 	double t0 = hp_now();
 	int rc;
-	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts)) {
+	*value = NAN;
+	if (!capmilp_memo_get(x->milp_memo, &m, &rc, counts, value)) {
 		/* GLPK's model is built from the same fields as m */
-		rc = capmilp_solve(&m, counts, NULL);
-		if (rc == -2)
+		rc = capmilp_solve_value(&m, counts, NULL, value);
+		if (rc == -2) {
 			rc = milp_counts_glpk(x, g, Ls, n, R, lambda, counts);
-		capmilp_memo_put(x->milp_memo, &m, rc, counts);
+			*value = NAN;
+		}
+		capmilp_memo_put(x->milp_memo, &m, rc, counts, *value);
 	}
 	x->res->stats.milp_s += hp_now() - t0;
 	return rc;
@@ -497,6 +504,39 @@ static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int 
 	return pos > neg * (1 + 1e-4);
 }
 
+/* Can the deadline ladder below try nothing that changes what the search
+ * reports? Each of its answers has a rate row of at least R (the first
+ * rung's; R only grows), sum_i n_i / B_i >= R, and each neighbour loses
+ * at most step (the EP step) replicas of one layout: rate at least
+ * R' = R (1 - 1e-6) - step max_i 1/B_i. Such counts split M micro-batches within
+ * T = M / R' + max_i (A_i + q_i B_i): each group runs at least
+ * (T - A_i) / B_i - q_i micro-batches a replica within T (split_batch),
+ * and sum_i n_i ((T - A_i) / B_i - q_i) >= M there as
+ * sum_i n_i (A_i + q_i B_i) / B_i <= R' max_i (A_i + q_i B_i); the
+ * split's time is the least with M, and the pipeline term (A_lo, B_lo
+ * at most A, B) is at most it. So every plan the ladder can try has a
+ * pipeline term of at most T (a relative 1e-6 above for the split's
+ * rounding), and pays at least the least USD an hour of counts that
+ * reach R' (rate_floor); the set's cost curve with those decides them
+ * all at once (set_curve_screened_below). Returns 1 to skip the
+ * ladder. */
+static int ladder_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			   double R)
+{
+	double r_max = 0, a_max = 0, M = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < n; i++) {
+		int q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
+		r_max = fmax(r_max, 1 / Ls[i]->B);
+		a_max = fmax(a_max, Ls[i]->A + q * Ls[i]->B);
+	}
+	/* R less 1e-6 of it: the solvers' feasibility tolerances (capmilp
+	 * 1e-9, GLPK 1e-7) on the rate row */
+	double Rn = R * (1 - 1e-6) - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
+	if (!(Rn > 0))
+		return 0;
+	return set_curve_screened_below(x, g, Ls, n, (M / Rn + a_max) * (1 + 1e-6), Rn);
+}
+
 /* Deadline and budget: the capacity MILP and its Dinkelbach / budget
  * ladder (milp_counts), each answer and its +-1 neighbours tried. */
 static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -515,14 +555,23 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	double rate_max = 0;
 	for (int i = 0; i < n; i++)
 		rate_max += fit_count(x, Ls[i], x->cap) / Ls[i]->B;
+	/* the last rung's answer value, where the next rung only tightens
+	 * the row: the next search stops on reaching it (capmilp.h) */
+	double stop = NAN, value;
 	for (int round = 0; round < 8; round++) {
 		/* surely infeasible (the margin is far above GLPK's 1e-7
 		 * feasibility tolerance): skip the solve that would say so */
 		if (o->objective == OBJ_DEADLINE && rate_max < R * (1 - 1e-4))
 			return;
+		/* the rungs left, whose R is at least this one's, screened
+		 * whole (once more each rung: R grows, the kept plans too) */
+		if (o->objective == OBJ_DEADLINE && ladder_screened(x, g, Ls, n, R)) {
+			x->res->stats.screened++;
+			return;
+		}
 		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
 			return;
-		if (milp_counts(x, g, Ls, n, R, lambda, counts) < 0)
+		if (milp_counts(x, g, Ls, n, R, lambda, stop, counts, &value) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
@@ -556,6 +605,7 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 			if (t > o->deadline_s) {
 				/* slower than the linear model said: ask for more */
 				R *= t / o->deadline_s * 1.0005;
+				stop = value;   /* R only grows, lambda stays */
 				continue;
 			}
 			/* Dinkelbach step: USD/h per micro-batch/s of this answer */
@@ -566,10 +616,12 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 			if (fabs(next - lambda) <= 1e-6 * next)
 				return;
 			lambda = next;
+			stop = NAN;
 		} else {
 			if (cost <= o->budget_usd)
 				return;
 			lambda *= o->budget_usd / cost * 0.9995;
+			stop = value;   /* lambda only falls (cost > budget) */
 		}
 	}
 }

@@ -1,5 +1,6 @@
 /* search_int.h — the planner's private types and the functions its
- * files share (search.c, search_counts.c, search_bound.c). */
+ * files share (search.c, search_combo.c, search_counts.c,
+ * search_bound.c). */
 #ifndef SEARCH_INT_H
 #define SEARCH_INT_H
 
@@ -116,7 +117,17 @@ struct dp_terms {
 /* Layouts of the relaxed optimum dp_bound computes terms for per LP. */
 #define DP_SUP_MAX 64
 
-/* search.c: shared with the counts and the bounds. */
+/* search.c: shared with the combinations, the counts and the bounds. */
+void sp_free(struct search_plan *s);
+int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_err *err);
+int stock_best(const struct ctx *x, double *w);
+int front_dominates(const struct ctx *x, double t, double usd);
+void layout_stage(const struct layout *L, int s, int *pool, int *tp);
+int over_headroom(const struct ctx *x, const struct estimate *e);
+void mem_miss_offer(struct ctx *x, struct search_plan *sp);
+int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err);
+void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_on);
+void keep_plan(struct ctx *x, struct search_plan *sp);
 int top_worst(const struct ctx *x, double *w);
 int layout_dense_layers(const struct model_spec *m);
 void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g);
@@ -124,13 +135,22 @@ int estimate_dp(struct ctx *x, const struct plan *p, double *dp_s, struct hp_err
 int sr_fill(const struct fit *f, int S, int layers, int dense, int v, double C, int *k);
 int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L, struct fit *f,
 	       int at);
+int search_cancelled(const struct ctx *x);
+int overlap_values(const struct plan *p, int k, int *v);
+
+/* search_combo.c: batch split, screening and scoring of a combination. */
 void add_replica(struct plan *p, const struct layout *L, int count, int m, int mbs, int gbs);
 int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
 int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
+/* set_curve_screened over the plans of the set whose pipeline term (the
+ * step's lower bound, combo_split) is at most s_cap and whose counts run
+ * at least rate_min micro-batches per second at the layouts' B
+ * (sum n_i / B_i): 1 when none of them can change what the search
+ * reports. */
+int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			     double s_cap, double rate_min);
 int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, const int *counts,
 	      int n, int screen, double *time_s, double *cost_usd);
-int search_cancelled(const struct ctx *x);
-int overlap_values(const struct plan *p, int k, int *v);
 
 /* search_counts.c: the replica counts of a layout set. */
 int cmp_rate(const void *a, const void *b);

@@ -11,6 +11,8 @@
  *   - GLPK on 104 programmes the planner posed (tests/data/
  *     capmilp_planner.txt), most of them ones the solver used to give up
  *     on: the same value;
+ *   - the stop (a bound from a looser programme's answer): the same
+ *     counts as without it, and brute force's value;
  *   - the memo of answered programmes: a hit only for the same programme,
  *     with the answer put, whatever else was put since, from two threads. */
 #include <pthread.h>
@@ -274,6 +276,46 @@ TEST(brute_force_small)
 		random_model(&m, 3);
 		bad += against_bf(&m, t);
 	}
+}
+
+/* The stop (have_stop): a programme tightened on its row (deadline, R
+ * raised 0-30% with lambda kept; budget, lambda cut 0-30%), told the
+ * looser one's answer value, returns the counts it returns without it,
+ * and a brute-force optimum, on 3,000 random small instances (the
+ * planner's ladder poses exactly these pairs). */
+TEST(stop_same_answer)
+{
+	int bad = 0, stopped = 0;
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 4);
+		int n0[CAPMILP_MAX_VARS], n1[CAPMILP_MAX_VARS], n2[CAPMILP_MAX_VARS];
+		double v0, v1 = 0;
+		if (capmilp_solve_value(&m, n0, NULL, &v0) != 0)
+			continue;
+		double f = 1 + rnd(31) / 100.0;
+		if (m.kind == CAPMILP_DEADLINE)
+			m.R *= f;
+		else
+			m.lambda /= f;
+		int rc = capmilp_solve(&m, n1, NULL);
+		m.have_stop = 1;
+		m.stop = v0;
+		long steps_stop = 0, steps = 0;
+		int rc2 = capmilp_solve_value(&m, n2, &steps_stop, &v1);
+		m.have_stop = 0;
+		capmilp_solve(&m, n1, &steps);
+		stopped += steps_stop < steps;
+		if (rc != rc2 || (rc == 0 && memcmp(n1, n2, (size_t)m.n * sizeof *n1))) {
+			T_FAILF("instance %d (kind %d): %d and %d with the stop", t, m.kind, rc, rc2);
+			bad++;
+			continue;
+		}
+		m.have_stop = 1;
+		bad += against_bf(&m, t);
+	}
+	/* the stop saves steps somewhere (same answers would hold without) */
+	CHECK(stopped > 0);
 }
 
 TEST(glpk_planner_size)
@@ -563,13 +605,13 @@ TEST(memo_same_programme_only)
 	struct capmilp m, o;
 	memo_model(&m, 7);
 	int got[CAPMILP_MAX_VARS] = { 0 }, rc = 99;
-	CHECK(!capmilp_memo_get(mm, &m, &rc, got));
+	CHECK(!capmilp_memo_get(mm, &m, &rc, got, NULL));
 	CHECK_EQ_INT(rc, 99);
 	int put[CAPMILP_MAX_VARS] = { 3, 5, 8, 13 };
-	capmilp_memo_put(mm, &m, 0, put);
+	capmilp_memo_put(mm, &m, 0, put, NAN);
 	/* the same programme in another struct: the answer put */
 	o = m;
-	CHECK(capmilp_memo_get(mm, &o, &rc, got));
+	CHECK(capmilp_memo_get(mm, &o, &rc, got, NULL));
 	CHECK_EQ_INT(rc, 0);
 	for (int i = 0; i < m.n; i++)
 		CHECK_EQ_INT(got[i], put[i]);
@@ -577,10 +619,10 @@ TEST(memo_same_programme_only)
 	o.r[m.n] = 9;
 	o.g[0][m.np] = 4;
 	o.usd_node_h[m.np] = 1;
-	CHECK(capmilp_memo_get(mm, &o, &rc, got));
+	CHECK(capmilp_memo_get(mm, &o, &rc, got, NULL));
 	/* any field it reads, moved by the least step: a miss */
-	struct capmilp v[13];
-	for (int k = 0; k < 13; k++)
+	struct capmilp v[14];
+	for (int k = 0; k < 14; k++)
 		v[k] = m;
 	v[0].kind = m.kind == CAPMILP_BUDGET ? CAPMILP_DEADLINE : CAPMILP_BUDGET;
 	v[1].R = nextafter(m.R, 10);
@@ -595,20 +637,30 @@ TEST(memo_same_programme_only)
 	v[10].total_step++;
 	v[11].node_limit++;
 	v[12].n++;   /* a third layout (zero GPUs, rate 0) */
-	for (int k = 0; k < 13; k++) {
+	v[13].have_stop = 1;
+	for (int k = 0; k < 14; k++) {
 		rc = 99;
-		if (capmilp_memo_get(mm, &v[k], &rc, got))
+		if (capmilp_memo_get(mm, &v[k], &rc, got, NULL))
 			T_FAILF("programme changed in field %d: a hit", k);
 	}
+	/* with a stop, its value is in the key too; the value put comes back */
+	struct capmilp s1 = v[13], s2 = v[13];
+	s1.stop = 1;
+	s2.stop = nextafter(1, 2);
+	capmilp_memo_put(mm, &s1, 0, put, 2.5);
+	double val = 0;
+	CHECK(capmilp_memo_get(mm, &s1, &rc, got, &val));
+	CHECK(val == 2.5);
+	CHECK(!capmilp_memo_get(mm, &s2, &rc, got, &val));
 	/* an infeasible answer: rc comes back, counts untouched */
-	capmilp_memo_put(mm, &v[4], -1, NULL);
+	capmilp_memo_put(mm, &v[4], -1, NULL, NAN);
 	int keep[CAPMILP_MAX_VARS] = { 42, 42 };
-	CHECK(capmilp_memo_get(mm, &v[4], &rc, keep));
+	CHECK(capmilp_memo_get(mm, &v[4], &rc, keep, NULL));
 	CHECK_EQ_INT(rc, -1);
 	CHECK_EQ_INT(keep[0], 42);
 	/* no memo: never a hit, put ignored */
-	CHECK(!capmilp_memo_get(NULL, &m, &rc, got));
-	capmilp_memo_put(NULL, &m, 0, put);
+	CHECK(!capmilp_memo_get(NULL, &m, &rc, got, NULL));
+	capmilp_memo_put(NULL, &m, 0, put, NAN);
 	capmilp_memo_free(mm);
 	capmilp_memo_free(NULL);
 }
@@ -629,13 +681,13 @@ static void *memo_worker(void *arg)
 		struct capmilp m;
 		memo_model(&m, s);
 		int c[CAPMILP_MAX_VARS] = { (int)s, (int)(s * 3), 1, 2 };
-		capmilp_memo_put(j->mm, &m, s % 7 ? 0 : -2, c);
+		capmilp_memo_put(j->mm, &m, s % 7 ? 0 : -2, c, NAN);
 	}
 	for (unsigned s = j->first; s < j->first + j->count; s++) {
 		struct capmilp m;
 		memo_model(&m, s);
 		int c[CAPMILP_MAX_VARS] = { 0 }, rc = 99;
-		if (!capmilp_memo_get(j->mm, &m, &rc, c))
+		if (!capmilp_memo_get(j->mm, &m, &rc, c, NULL))
 			continue;
 		j->hits++;
 		if (rc != (s % 7 ? 0 : -2) || (rc == 0 && (c[0] != (int)s || c[1] != (int)(s * 3))))
@@ -655,7 +707,7 @@ TEST(memo_many_programmes)
 		struct capmilp m;
 		memo_model(&m, s);
 		int c[CAPMILP_MAX_VARS], rc;
-		CHECK(capmilp_memo_get(mm, &m, &rc, c));
+		CHECK(capmilp_memo_get(mm, &m, &rc, c, NULL));
 	}
 	struct memo_job a = { mm, 100000, 30000, 0, 0 }, b = { mm, 200000, 30000, 0, 0 };
 	pthread_t th;
@@ -671,6 +723,7 @@ int main(void)
 {
 	RUN(hand_worked);
 	RUN(brute_force_small);
+	RUN(stop_same_answer);
 	RUN(brute_force_replicas_row);
 	RUN(deadline_within_tolerance);
 	RUN(glpk_planner_size);
