@@ -457,12 +457,23 @@ static double pcie_eff_Bps(int gen)
  * refuses peer access; the T4, A10G and L4 of AWS g4dn/g5/g6 instances)
  * pass NCCL's intra-node traffic through pinned host memory (the SHM
  * transport): every byte crosses PCIe twice and the CPU's root complex in
- * both directions at once. SHM_EFF = 0.5 of the PCIe x16 figure (range
- * 0.5-0.75): NCCL's developers quote 12 GB/s through a PCIe switch against
- * "9 or 6" GB/s through SHM on PCIe Gen3 (NVIDIA/nccl issue #406), and a
- * Gen3 x16 SHM all-reduce between 2 GPUs on one channel ran at 3.9 GB/s
- * where the one-way broadcast ran at 10.3 (issue #384: the CPU handles
- * two-way traffic badly). Gen3 gives 0.5 x 12 = 6 GB/s, Gen4 12.8. */
+ * both directions at once. SHM_EFF = 0.325 of the PCIe x16 figure (range
+ * 0.26-0.75): a Gen3 x16 SHM all-reduce between 2 GPUs ran at 3.9 GB/s
+ * busbw (all-gather and reduce-scatter 3.17) where the one-way broadcast
+ * ran at 10.3 and reduce at 9.6 (NVIDIA/nccl issue #384, NCCL 2.4.8,
+ * NCCL_MAX_NCHANNELS=1; NCCL's answer there: on 2 GPUs broadcast and
+ * reduce flow one way, the others both ways, and "some CPUs do not handle
+ * bidirectional traffic well", seen on NVIDIA's platforms too); 3.9 / 12
+ * = 0.325. A ring all-reduce, all-gather or reduce-scatter sends and
+ * receives on every GPU at once: the two-way case. NCCL's developers
+ * quote "9 or 6" GB/s through SHM on Gen3 (issue #406: the upper end of
+ * the range, one-way). Gen3 gives 0.325 x 12 = 3.9 GB/s, Gen4 8.32.
+ * Simplified: one figure for every collective and for the pipeline's
+ * one-way sends too, whatever the CPU (its vendor and generation are not
+ * in the cluster description). Until the tcp round (issue 12) this was
+ * 0.5 from the issue #406 quote; the change was prompted by the AMPHOM,
+ * BLAMP and BLSLB rows (docs/comm-accuracy.md, "Collectives without P2P
+ * or RDMA"), and BLSLA's rows (4 x RTX 2080 Ti) argue for the old value. */
 /* One NIC for a PCIe Gen3 NVLink node (DGX-1-class V100 SXM2 servers
  * with a single EDR HCA): ONE_NIC_EFF = 0.70 of line rate in training,
  * range 0.6-0.8, where IB elsewhere gets NIC_EFF 0.96.
@@ -490,7 +501,7 @@ static double pcie_eff_Bps(int gen)
 #define TCP_EFF 0.8
 #define TCP_NODE_BPS (5.0 * GBPS)
 #define TCP_HOP_S 8e-6
-#define SHM_EFF 0.5
+#define SHM_EFF 0.325
 
 /* GPU-to-GPU bandwidth through host memory for a PCIe x16 link of pcie_Bps
  * (per direction). */
