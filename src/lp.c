@@ -46,21 +46,58 @@ void lp_free(struct lp *lp)
 	free(lp);
 }
 
+static void col_bnds(glp_prob *P, int j, double lo, double hi)
+{
+	if (hi < 0)
+		glp_set_col_bnds(P, j, GLP_LO, lo, 0);
+	else if (hi == lo)
+		glp_set_col_bnds(P, j, GLP_FX, lo, lo);
+	else
+		glp_set_col_bnds(P, j, GLP_DB, lo, hi);
+}
+
+static void row_bnds(glp_prob *P, int i, double lo, double hi)
+{
+	int lo_inf = !isfinite(lo), hi_inf = !isfinite(hi);
+	if (lo_inf && hi_inf)
+		glp_set_row_bnds(P, i, GLP_FR, 0, 0);
+	else if (lo_inf)
+		glp_set_row_bnds(P, i, GLP_UP, 0, hi);
+	else if (hi_inf)
+		glp_set_row_bnds(P, i, GLP_LO, lo, 0);
+	else if (lo == hi)
+		glp_set_row_bnds(P, i, GLP_FX, lo, lo);
+	else
+		glp_set_row_bnds(P, i, GLP_DB, lo, hi);
+}
+
 int lp_add_col(struct lp *lp, double lo, double hi, double obj, int integer)
 {
 	int j = glp_add_cols(lp->P, 1);
-	if (hi < 0)
-		glp_set_col_bnds(lp->P, j, GLP_LO, lo, 0);
-	else if (hi == lo)
-		glp_set_col_bnds(lp->P, j, GLP_FX, lo, lo);
-	else
-		glp_set_col_bnds(lp->P, j, GLP_DB, lo, hi);
+	col_bnds(lp->P, j, lo, hi);
 	glp_set_obj_coef(lp->P, j, isfinite(obj) ? obj : 0);
 	if (integer) {
 		glp_set_col_kind(lp->P, j, GLP_IV);
 		lp->n_int++;
 	}
 	return lp->n_cols++;
+}
+
+int lp_set_col(struct lp *lp, int col, double lo, double hi, double obj)
+{
+	if (!lp->P || col < 0 || col >= lp->n_cols)
+		return -1;
+	col_bnds(lp->P, col + 1, lo, hi);
+	glp_set_obj_coef(lp->P, col + 1, isfinite(obj) ? obj : 0);
+	return 0;
+}
+
+int lp_set_row(struct lp *lp, int row, double lo, double hi)
+{
+	if (!lp->P || row < 0 || row >= lp->n_rows)
+		return -1;
+	row_bnds(lp->P, row + 1, lo, hi);
+	return 0;
 }
 
 int lp_add_row(struct lp *lp, int n, const int *idx, const double *coef, double lo,
@@ -70,17 +107,7 @@ int lp_add_row(struct lp *lp, int n, const int *idx, const double *coef, double 
 		if (!isfinite(coef[k]) || idx[k] < 0 || idx[k] >= lp->n_cols)
 			return -1;
 	int i = glp_add_rows(lp->P, 1);
-	int lo_inf = !isfinite(lo), hi_inf = !isfinite(hi);
-	if (lo_inf && hi_inf)
-		glp_set_row_bnds(lp->P, i, GLP_FR, 0, 0);
-	else if (lo_inf)
-		glp_set_row_bnds(lp->P, i, GLP_UP, 0, hi);
-	else if (hi_inf)
-		glp_set_row_bnds(lp->P, i, GLP_LO, lo, 0);
-	else if (lo == hi)
-		glp_set_row_bnds(lp->P, i, GLP_FX, lo, lo);
-	else
-		glp_set_row_bnds(lp->P, i, GLP_DB, lo, hi);
+	row_bnds(lp->P, i, lo, hi);
 	for (int k = 0; k < n; k++) {
 		if (coef[k] == 0)
 			continue;

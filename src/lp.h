@@ -62,6 +62,13 @@ double lp_value(const struct lp *lp, int col);
  * about 40% of a small LP's). Cannot fail. */
 void lp_set_scale(struct lp *lp, int on);
 
+/* Change column col's bounds and objective coefficient after it was
+ * added (the same conventions as lp_add_col), or row row's bounds (those
+ * of lp_add_row), so that a model is solved again from its last basis
+ * (warm start) instead of built anew. Returns 0, or -1 (nothing changed)
+ * for an index out of range or a model the solver failed on. */
+int lp_set_col(struct lp *lp, int col, double lo, double hi, double obj);
+int lp_set_row(struct lp *lp, int row, double lo, double hi);
 /* Write the model in CPLEX LP format to path (for debugging a model by
  * hand, and tests). Returns 0, or -1 when GLPK cannot write it. */
 int lp_write(struct lp *lp, const char *path);
