@@ -1114,7 +1114,7 @@ static double dp_least(struct ctx *x, const struct gset *g, struct layouts *ls,
  * (dp_range_run; finished when they are). A setting none of whose ranges
  * holds a plan (every LP or floor infeasible) has no plan: *cut_hit = 1. */
 double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
-		       int *cut_hit, int *fsup, int *n_fsup)
+		int *cut_hit, int *fsup, int *n_fsup)
 {
 	*cut_hit = 0;
 	long M = x->o->gbs / g->mbs;
@@ -1186,7 +1186,7 @@ double search_cut(const struct ctx *x)
  * set's LP alone (pipe_floor's cut): bound_finish raises it no further
  * and the search's bound, the least over the settings, is the same. */
 double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
-			    int *n_sup)
+		     int *n_sup)
 {
 	int n = 0;
 	double best = pipe_floor(x, g, ls, NULL, search_cut(x), sup, &n);
