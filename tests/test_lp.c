@@ -90,6 +90,40 @@ TEST(lp_resolve_by_hand)
 	lp_free(lp);
 }
 
+/* lp_solve scales a model itself (lp.c, scl_auto) with the factors
+ * GLPK's glp_scale_prob(GLP_SF_AUTO) would give, bit for bit: checked
+ * against GLPK on models shaped like the planner's bound LPs (a few rows,
+ * tens of columns, |a_ij| from 1e-3 to 1e4, some entries left out), on a
+ * well-scaled one (every |a_ij| in [0.1, 10]: GLPK skips, factors 1),
+ * and on one with an empty column. */
+TEST(scaling_is_glpks)
+{
+	unsigned long long st = 12345;
+	for (int trial = 0; trial < 200; trial++) {
+		int m = 1 + trial % 9, n = 1 + (trial * 7) % 60, well = trial % 10 == 3;
+		struct lp *lp = lp_new(trial % 2);
+		for (int j = 0; j < n + 1; j++)
+			lp_add_col(lp, 0, -1, 1, 0);   /* column n stays empty */
+		int idx[64];
+		double cf[64];
+		for (int i = 0; i < m; i++) {
+			int k = 0;
+			for (int j = 0; j < n; j++) {
+				st = st * 6364136223846793005ull + 1442695040888963407ull;
+				double u = (double)(st >> 11) / 9007199254740992.0;   /* [0, 1) */
+				if (u < 0.2 && j)
+					continue;
+				idx[k] = j;
+				cf[k++] = (u < 0.6 ? 1 : -1) *
+					  (well ? 0.1 + 9.9 * u : pow(10, -3 + 7 * u));
+			}
+			CHECK(lp_add_row(lp, k, idx, cf, -HUGE_VAL, 1) >= 0);
+		}
+		CHECK_EQ_INT(lp_scale_check(lp), 0);
+		lp_free(lp);
+	}
+}
+
 /* 0-1 knapsack: max 5a + 4b + 3c, 2a + 3b + c <= 5. Feasible sets and
  * values: {a,b} 9, {a,c} 8, {b,c} 7, {a,b,c} weighs 6: the optimum is 9. */
 TEST(knapsack_by_hand)
@@ -186,6 +220,7 @@ int main(void)
 	RUN(lp_by_hand);
 	RUN(lp_unscaled_by_hand);
 	RUN(lp_resolve_by_hand);
+	RUN(scaling_is_glpks);
 	RUN(knapsack_by_hand);
 	RUN(cover_by_hand);
 	RUN(infeasible_unbounded_bad_input);
