@@ -183,6 +183,11 @@ struct scl {
 	int *rp, *rj, *cp, *ci;   /* row i's entries rp[i]..rp[i+1]-1; columns' */
 	double *rv, *cv;          /* |a_ij| in row and column order */
 	double *r, *s;            /* factors, 1-based */
+	/* each row's and column's least and largest scaled |a_ij| under the
+	 * factors now (rows_ok, cols_ok: computed since they last changed);
+	 * GLPK computes them again at every use, to the same values */
+	double *rmn, *rmx, *cmn, *cmx;
+	int rows_ok, cols_ok;
 };
 
 /* Row i's least and largest scaled |a_ij| (GLPK's min_row_aij and
@@ -222,54 +227,68 @@ static void scl_col(const struct scl *c, int j, double *mn, double *mx)
 	*mx = hi;
 }
 
+static void scl_rows(struct scl *c)
+{
+	for (int i = 1; !c->rows_ok && i <= c->m; i++)
+		scl_row(c, i, &c->rmn[i], &c->rmx[i]);
+	c->rows_ok = 1;
+}
+
+static void scl_cols(struct scl *c)
+{
+	for (int j = 1; !c->cols_ok && j <= c->n; j++)
+		scl_col(c, j, &c->cmn[j], &c->cmx[j]);
+	c->cols_ok = 1;
+}
+
 /* The matrix's scaled min and max |a_ij| over its rows (min_mat_aij,
  * max_mat_aij). */
-static void scl_mat(const struct scl *c, double *mn, double *mx)
+static void scl_mat(struct scl *c, double *mn, double *mx)
 {
+	scl_rows(c);
 	*mn = *mx = 1.0;
 	for (int i = 1; i <= c->m; i++) {
-		double a, b;
-		scl_row(c, i, &a, &b);
-		if (i == 1 || *mn > a)
-			*mn = a;
-		if (i == 1 || *mx < b)
-			*mx = b;
+		if (i == 1 || *mn > c->rmn[i])
+			*mn = c->rmn[i];
+		if (i == 1 || *mx < c->rmx[i])
+			*mx = c->rmx[i];
 	}
 }
 
 /* 1 when the rows' largest max/min ratio exceeds the columns'. */
-static int scl_rows_worse(const struct scl *c)
+static int scl_rows_worse(struct scl *c)
 {
-	double rr = 1.0, cr = 1.0, a, b;
-	for (int i = 1; i <= c->m; i++) {
-		scl_row(c, i, &a, &b);
-		if (i == 1 || rr < b / a)
-			rr = b / a;
-	}
-	for (int j = 1; j <= c->n; j++) {
-		scl_col(c, j, &a, &b);
-		if (j == 1 || cr < b / a)
-			cr = b / a;
-	}
+	double rr = 1.0, cr = 1.0;
+	scl_rows(c);
+	scl_cols(c);
+	for (int i = 1; i <= c->m; i++)
+		if (i == 1 || rr < c->rmx[i] / c->rmn[i])
+			rr = c->rmx[i] / c->rmn[i];
+	for (int j = 1; j <= c->n; j++)
+		if (j == 1 || cr < c->cmx[j] / c->cmn[j])
+			cr = c->cmx[j] / c->cmn[j];
 	return rr > cr;
 }
 
 /* One geometric-mean (gm 1) or equilibration (gm 0) pass over the rows
- * and the columns, rows first unless flag. */
+ * and the columns, rows first unless flag. A row's statistics do not
+ * read the other rows' factors, so taking them all before changing any
+ * is what GLPK's row-by-row loop computes; the same for columns. */
 static void scl_pass(struct scl *c, int flag, int gm)
 {
 	for (int pass = 0; pass <= 1; pass++) {
-		double a, b;
-		if (pass == flag)
-			for (int i = 1; i <= c->m; i++) {
-				scl_row(c, i, &a, &b);
-				c->r[i] = gm ? c->r[i] / sqrt(a * b) : c->r[i] / b;
-			}
-		else
-			for (int j = 1; j <= c->n; j++) {
-				scl_col(c, j, &a, &b);
-				c->s[j] = gm ? c->s[j] / sqrt(a * b) : c->s[j] / b;
-			}
+		if (pass == flag) {
+			scl_rows(c);
+			for (int i = 1; i <= c->m; i++)
+				c->r[i] = gm ? c->r[i] / sqrt(c->rmn[i] * c->rmx[i])
+					     : c->r[i] / c->rmx[i];
+		} else {
+			scl_cols(c);
+			for (int j = 1; j <= c->n; j++)
+				c->s[j] = gm ? c->s[j] / sqrt(c->cmn[j] * c->cmx[j])
+					     : c->s[j] / c->cmx[j];
+		}
+		c->rows_ok = c->cols_ok = 0;
 	}
 }
 
@@ -285,6 +304,11 @@ static void scl_init(struct scl *c, const struct lp *lp)
 	c->cv = xmalloc(((size_t)ne + 1) * sizeof *c->cv);
 	c->r = xmalloc(((size_t)m + 1) * sizeof *c->r);
 	c->s = xmalloc(((size_t)n + 1) * sizeof *c->s);
+	c->rmn = xmalloc(((size_t)m + 1) * sizeof *c->rmn);
+	c->rmx = xmalloc(((size_t)m + 1) * sizeof *c->rmx);
+	c->cmn = xmalloc(((size_t)n + 1) * sizeof *c->cmn);
+	c->cmx = xmalloc(((size_t)n + 1) * sizeof *c->cmx);
+	c->rows_ok = c->cols_ok = 0;
 	for (int k = 1; k <= ne; k++) {
 		c->rp[lp->ia[k] + 1]++;
 		c->cp[lp->ja[k] + 1]++;
@@ -321,6 +345,10 @@ static void scl_free(struct scl *c)
 	free(c->cv);
 	free(c->r);
 	free(c->s);
+	free(c->rmn);
+	free(c->rmx);
+	free(c->cmn);
+	free(c->cmx);
 }
 
 /* The factors of GLP_SF_AUTO for the model's entries (not yet loaded
