@@ -62,6 +62,18 @@ double lp_value(const struct lp *lp, int col);
  * about 40% of a small LP's). Cannot fail. */
 void lp_set_scale(struct lp *lp, int on);
 
+/* Change column col's bounds and objective coefficient after it was
+ * added (the same conventions as lp_add_col), or row row's bounds (those
+ * of lp_add_row), so that a model is solved again from its last basis
+ * (warm start) instead of built anew. Returns 0, or -1 (nothing changed)
+ * for an index out of range or a model the solver failed on. */
+int lp_set_col(struct lp *lp, int col, double lo, double hi, double obj);
+int lp_set_row(struct lp *lp, int row, double lo, double hi);
+/* For tests: load the model's matrix (not yet solved), compute lp_solve's
+ * scale factors and GLPK's own (glp_scale_prob, GLP_SF_AUTO), and return
+ * how many rows and columns have factors that differ in any bit (0: the
+ * same), or -1 when the model has no matrix to load. */
+int lp_scale_check(struct lp *lp);
 /* Write the model in CPLEX LP format to path (for debugging a model by
  * hand, and tests). Returns 0, or -1 when GLPK cannot write it. */
 int lp_write(struct lp *lp, const char *path);

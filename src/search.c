@@ -1494,6 +1494,7 @@ static int search_gset(struct ctx *x, const struct gset *g)
 	for (int p = 0; p < c->n_pools; p++)
 		free(per_pool[p]);
 	free(het);
+	bound_memo_free(&ls);
 	free(ls.v);
 	perf_memo_unpin(&saved);
 	return done;

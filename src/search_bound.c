@@ -27,6 +27,90 @@ static double term_b(const struct layout *L, const struct dp_terms *dt, int i)
 	return L->B + (dt ? dt->b[i] : 0);
 }
 
+/* lp_pipe_bound's answers for one setting's layouts, by programme. A
+ * setting's bound meets the same LP again (a DP range solved again after
+ * a refinement that changed none of its terms, a floor whose layouts are
+ * those of another floor: on 65,536 GPUs about a quarter of the LPs), and
+ * GLPK, given the same model built in the same order, gives the same
+ * answer, so an answer is looked up instead of solved again. The model is
+ * built from the setting's fixed data (M, the pools, the objective and
+ * budget, and per layout its GPUs, fewest micro-batches and price, none
+ * of which changes while ls lives) and from what the key holds: whether
+ * there are DP terms, their replica range, whether sup takes shares, and
+ * per column, in order, its layout's index and its two terms. (tau only
+ * picks the columns, so it is not in the key.) An LP GLPK failed on is
+ * not kept: it is solved again, as before. */
+struct pipe_memo {
+	struct pipe_answer {
+		unsigned long long h;
+		double *key;
+		int n_key, n_sup;
+		double val;
+		int sup[DP_SUP_MAX];
+	} *v;
+	int n, cap;
+	long keys;                /* doubles held by the keys */
+};
+
+/* Keys held per setting at most (doubles): 8 MB. */
+#define PIPE_MEMO_KEYS (1L << 20)
+
+static unsigned long long key_hash(const double *k, int n)
+{
+	unsigned long long h = 1469598103934665603ull;   /* FNV-1a over the bytes */
+	const unsigned char *b = (const unsigned char *)k;
+	for (size_t i = 0; i < (size_t)n * sizeof *k; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
+static const struct pipe_answer *pipe_memo_find(const struct pipe_memo *m, const double *key,
+						 int n_key, unsigned long long h)
+{
+	for (int i = 0; m && i < m->n; i++)
+		if (m->v[i].h == h && m->v[i].n_key == n_key &&
+		    !memcmp(m->v[i].key, key, (size_t)n_key * sizeof *key))
+			return &m->v[i];
+	return NULL;
+}
+
+/* Keep an answer; takes key (freed here when it is not kept). */
+static void pipe_memo_add(struct layouts *ls, double *key, int n_key, unsigned long long h,
+			  double val, const int *sup, int n_sup)
+{
+	if (!ls->memo)
+		ls->memo = xcalloc(1, sizeof *ls->memo);
+	struct pipe_memo *m = ls->memo;
+	if (m->keys + n_key > PIPE_MEMO_KEYS) {
+		free(key);
+		return;
+	}
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->v = xrealloc(m->v, (size_t)m->cap * sizeof *m->v);
+	}
+	struct pipe_answer *a = &m->v[m->n++];
+	a->h = h;
+	a->key = key;
+	a->n_key = n_key;
+	a->val = val;
+	a->n_sup = n_sup;
+	memcpy(a->sup, sup, (size_t)n_sup * sizeof *sup);
+	m->keys += n_key;
+}
+
+void bound_memo_free(struct layouts *ls)
+{
+	struct pipe_memo *m = ls->memo;
+	if (!m)
+		return;
+	for (int i = 0; i < m->n; i++)
+		free(m->v[i].key);
+	free(m->v);
+	free(m);
+	ls->memo = NULL;
+}
+
 /* LP bound on the pipeline time of one global setting, over the layouts
  * whose one-replica floor A_L + B_L q_L (q_L its fewest micro-batches) is
  * at most tau. With n_L replicas of layout L taking m_L >= q_L
@@ -46,111 +130,147 @@ static double term_b(const struct layout *L, const struct dp_terms *dt, int i)
  * NULL) gets the indices in ls of the optimum's layouts with at least one
  * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt and not
  * whole, of any share of one (at most DP_SUP_MAX). */
-static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
-			    const struct dp_terms *dt, int whole, int *sup, int *n_sup)
+static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct layouts *ls,
+			    const int *col, const struct dp_terms *dt, int shares, int *sup,
+			    int *n_sup)
 {
+	double M = (double)(x->o->gbs / g->mbs), val = HUGE_VAL;
 	struct lp *lp = lp_new(0);
-	int n = 0;
-	double M = (double)(x->o->gbs / g->mbs);
-	int *col = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *col);
 	int tcol = lp_add_col(lp, 0, -1, M, 0);
-	for (int i = 0; i < ls->n; i++) {
-		struct layout *L = &ls->v[i];
-		col[i] = -1;
-		if (!L->fits || L->max_count < 1 || (dt && dt->no_fit[i]) ||
-		    term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L) > tau)
-			continue;
-		col[i] = lp_add_col(lp, 0, -1, term_a(L, dt, i) / term_b(L, dt, i), 0);
-		n++;
-	}
-	double val = HUGE_VAL;
-	if (n) {
-		int *idx = xmalloc((size_t)(n + 1) * sizeof *idx);
-		double *cf = xmalloc((size_t)(n + 1) * sizeof *cf);
-		int k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0) {
-				idx[k] = col[i];
-				cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
-			}
-		lp_add_row(lp, k, idx, cf, 1, 1);
-		if (dt) {
-			/* the replicas in all, sum n_L = sum y_L / t, within
-			 * [n_lo, n_hi] */
-			k = 0;
-			for (int i = 0; i < ls->n; i++)
-				if (col[i] >= 0) {
-					idx[k] = col[i];
-					cf[k++] = 1;
-				}
-			idx[k] = tcol;
-			cf[k++] = -dt->n_lo;
-			lp_add_row(lp, k, idx, cf, 0, HUGE_VAL);
-			cf[k - 1] = -dt->n_hi;
-			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0)
+			lp_add_col(lp, 0, -1, term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i), 0);
+	int *idx = xmalloc((size_t)(ls->n + 1) * sizeof *idx);
+	double *cf = xmalloc((size_t)(ls->n + 1) * sizeof *cf);
+	int k = 0;
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0) {
+			idx[k] = col[i];
+			cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
 		}
-		for (int p = 0; p < x->c->n_pools; p++) {
-			k = 0;
-			for (int i = 0; i < ls->n; i++)
-				if (col[i] >= 0 && ls->v[i].gpus[p]) {
-					idx[k] = col[i];
-					cf[k++] = ls->v[i].gpus[p];
-				}
-			if (k) {
-				idx[k] = tcol;
-				cf[k++] = -x->cap[p];
-				lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-			}
-		}
+	lp_add_row(lp, k, idx, cf, 1, 1);
+	if (dt) {
+		/* the replicas in all, sum n_L = sum y_L / t, within
+		 * [n_lo, n_hi] */
 		k = 0;
 		for (int i = 0; i < ls->n; i++)
 			if (col[i] >= 0) {
 				idx[k] = col[i];
-				cf[k++] = layout_min_mb(g, &ls->v[i]);
+				cf[k++] = 1;
 			}
 		idx[k] = tcol;
-		cf[k++] = -M;
+		cf[k++] = -dt->n_lo;
+		lp_add_row(lp, k, idx, cf, 0, HUGE_VAL);
+		cf[k - 1] = -dt->n_hi;
 		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-		if (x->o->objective == OBJ_BUDGET) {
-			/* within the budget: USD per second <= lambda x micro-batches
-			 * per second, homogeneous in n, so it stays linear in y; GPU
-			 * shares of node prices make it a relaxation */
-			double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
-			k = 0;
-			for (int i = 0; i < ls->n; i++)
-				if (col[i] >= 0) {
-					idx[k] = col[i];
-					cf[k++] = ls->v[i].price_known
-						? ls->v[i].usd_h / 3600 -
-						  lambda / term_b(&ls->v[i], dt, i)
-						: 1e3;   /* unpriced: cannot be used */
-				}
+	}
+	for (int p = 0; p < x->c->n_pools; p++) {
+		k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0 && ls->v[i].gpus[p]) {
+				idx[k] = col[i];
+				cf[k++] = ls->v[i].gpus[p];
+			}
+		if (k) {
+			idx[k] = tcol;
+			cf[k++] = -x->cap[p];
 			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
 		}
-		struct lp_result r;
-		double t0 = hp_now();
-		int rc = lp_solve(lp, 0, &r);
-		x->res->stats.lp_s += hp_now() - t0;
-		if (rc == 0 && r.obj > 0)
-			val = r.obj;
-		else if (r.status != LP_INFEASIBLE)
-			val = -1;
-		/* the relaxed optimum's layouts: those of at least one replica
-		 * (of any share of one with dt: the layouts whose terms
-		 * dp_bound computes next) */
-		double t = rc == 0 ? lp_value(lp, tcol) : 0;
-		int shares = dt && !whole;
-		int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
-		for (int i = 0; sup && t > 0 && i < ls->n; i++)
-			if (col[i] >= 0 && lp_value(lp, col[i]) >= (shares ? 1e-9 : 1) * t &&
-			    *n_sup < cap_sup)
-				sup[(*n_sup)++] = i;
-		x->res->stats.lp_solves++;
-		free(idx);
-		free(cf);
 	}
-	free(col);
+	k = 0;
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0) {
+			idx[k] = col[i];
+			cf[k++] = layout_min_mb(g, &ls->v[i]);
+		}
+	idx[k] = tcol;
+	cf[k++] = -M;
+	lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	if (x->o->objective == OBJ_BUDGET) {
+		/* within the budget: USD per second <= lambda x micro-batches
+		 * per second, homogeneous in n, so it stays linear in y; GPU
+		 * shares of node prices make it a relaxation */
+		double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
+		k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = ls->v[i].price_known
+					? ls->v[i].usd_h / 3600 - lambda / term_b(&ls->v[i], dt, i)
+					: 1e3;   /* unpriced: cannot be used */
+			}
+		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
+	}
+	struct lp_result r;
+	double t0 = hp_now();
+	int rc = lp_solve(lp, 0, &r);
+	x->res->stats.lp_s += hp_now() - t0;
+	if (rc == 0 && r.obj > 0)
+		val = r.obj;
+	else if (r.status != LP_INFEASIBLE)
+		val = -1;
+	/* the relaxed optimum's layouts: those of at least one replica
+	 * (of any share of one with dt: the layouts whose terms
+	 * dp_bound computes next) */
+	double t = rc == 0 ? lp_value(lp, tcol) : 0;
+	int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
+	for (int i = 0; t > 0 && i < ls->n; i++)
+		if (col[i] >= 0 && lp_value(lp, col[i]) >= (shares ? 1e-9 : 1) * t &&
+		    *n_sup < cap_sup)
+			sup[(*n_sup)++] = i;
+	x->res->stats.lp_solves++;
+	free(idx);
+	free(cf);
 	lp_free(lp);
+	return val;
+}
+
+static double lp_pipe_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double tau,
+			    const struct dp_terms *dt, int whole, int *sup, int *n_sup)
+{
+	int n = 0, shares = dt && !whole;
+	int *col = xmalloc((size_t)(ls->n ? ls->n : 1) * sizeof *col);
+	double *key = xmalloc((size_t)(4 + 3 * ls->n) * sizeof *key);
+	int n_key = 0;
+	key[n_key++] = dt != NULL;
+	key[n_key++] = shares;
+	key[n_key++] = dt ? dt->n_lo : 0;
+	key[n_key++] = dt ? dt->n_hi : 0;
+	for (int i = 0; i < ls->n; i++) {
+		const struct layout *L = &ls->v[i];
+		col[i] = -1;
+		if (!L->fits || L->max_count < 1 || (dt && dt->no_fit[i]) ||
+		    term_a(L, dt, i) + term_b(L, dt, i) * layout_min_mb(g, L) > tau)
+			continue;
+		col[i] = 1 + n;   /* t is column 0 */
+		key[n_key++] = i;
+		key[n_key++] = term_a(L, dt, i);
+		key[n_key++] = term_b(L, dt, i);
+		n++;
+	}
+	double val = HUGE_VAL;
+	int ms[DP_SUP_MAX], n_ms = 0;
+	unsigned long long h = key_hash(key, n_key);
+	const struct pipe_answer *a = n ? pipe_memo_find(ls->memo, key, n_key, h) : NULL;
+	if (a) {
+		val = a->val;
+		n_ms = a->n_sup;
+		memcpy(ms, a->sup, (size_t)n_ms * sizeof *ms);
+		free(key);
+	} else if (n) {
+		val = pipe_lp_solve(x, g, ls, col, dt, shares, ms, &n_ms);
+		if (val != -1)
+			pipe_memo_add(ls, key, n_key, h, val, ms, n_ms);
+		else
+			free(key);
+	} else {
+		free(key);
+	}
+	int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
+	for (int i = 0; sup && i < n_ms; i++)
+		if (*n_sup < cap_sup)
+			sup[(*n_sup)++] = ms[i];
+	free(col);
 	return val;
 }
 
@@ -388,83 +508,149 @@ static double whole_next(const struct whole_layout *L, int n, double T)
 	return best;
 }
 
-/* One pool's rows: the capacity row and its Chvatal-Gomory cuts. */
-static void whole_pool_rows(struct lp *lp, const struct whole_layout *L, const int *col, int n,
-			    int p, long cap, int *idx, double *cf)
+/* The programme of whole_feasible for one call of search_whole_step,
+ * built once and solved again at each step T from its last basis (a warm
+ * start: the bisection's steps differ in a few capacities c_L(T), and a
+ * fresh model took about a hundred simplex iterations each). Every layout
+ * that could be used at some T (b > 0, q >= 1, max_count >= 1) has a
+ * column; at T one that cannot (c_L(T) < q_L) is fixed at 0, which is the
+ * programme without it. Per pool, the capacity row and one
+ * Chvatal-Gomory row per distinct replica size g > 1 on it; a cut row is
+ * on (at most floor(cap_p / g)) at T only when a layout used at T has
+ * that size, and free otherwise, so the rows in force at T are exactly
+ * those the programme at T has (a row over columns fixed at 0 holds
+ * anyway). The same programme, so the same optimum value; only the
+ * simplex path differs, and the test obj >= M (1 - 1e-9) reads the value
+ * with a tolerance far above that path's last bits. */
+struct whole_lp {
+	struct lp *lp;
+	const struct whole_layout *L;
+	int n, n_pools;
+	const int *cap;
+	long M, n_lo, n_hi;
+	int *col;                 /* layout i's column, -1: none */
+	char *on;                 /* layout i used at the last T */
+	int n_cut;
+	struct whole_cut {
+		int p, row;
+		long g;
+	} *cut;
+};
+
+/* Add the rows of one pool: its capacity row, then a cut per size. */
+static void whole_pool_rows(struct whole_lp *w, int p, int *idx, double *cf)
 {
-	for (int s = -1; s < n; s++) {
+	const struct whole_layout *L = w->L;
+	for (int s = -1; s < w->n; s++) {
 		/* s = -1: the plain row (divisor 1); else the divisor
 		 * gpus[p] of layout s, once per distinct value */
 		long d = s < 0 ? 1 : L[s].gpus[p];
 		if (s >= 0) {
-			int dup = d <= 1 || col[s] < 0;
+			int dup = d <= 1 || w->col[s] < 0;
 			for (int j = 0; j < s && !dup; j++)
-				dup = col[j] >= 0 && L[j].gpus[p] == d;
+				dup = w->col[j] >= 0 && L[j].gpus[p] == d;
 			if (dup)
 				continue;
 		}
 		int k = 0;
-		for (int i = 0; i < n; i++)
-			if (col[i] >= 0 && L[i].gpus[p] / d > 0) {
-				idx[k] = col[i];
+		for (int i = 0; i < w->n; i++)
+			if (w->col[i] >= 0 && L[i].gpus[p] / d > 0) {
+				idx[k] = w->col[i];
 				cf[k++] = (double)(L[i].gpus[p] / d);
 			}
-		if (k)
-			lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)(cap / d));
+		if (!k)
+			continue;
+		int row = lp_add_row(w->lp, k, idx, cf, -HUGE_VAL, (double)(w->cap[p] / d));
+		if (s >= 0)
+			w->cut[w->n_cut++] = (struct whole_cut){ p, row, d };
 	}
+}
+
+static void whole_lp_build(struct whole_lp *w)
+{
+	const struct whole_layout *L = w->L;
+	int n = w->n;
+	w->lp = lp_new(1);
+	lp_set_scale(w->lp, 0);   /* only obj >= M (1 - 1e-9) is read */
+	int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
+	double *cf = xmalloc((size_t)(n ? n : 1) * sizeof *cf);
+	for (int i = 0; i < n; i++)
+		w->col[i] = L[i].b > 0 && L[i].q >= 1 && L[i].max_count >= 1
+			    ? lp_add_col(w->lp, 0, 0, 0, 0) : -1;
+	w->n_cut = 0;
+	for (int p = 0; p < w->n_pools; p++)
+		whole_pool_rows(w, p, idx, cf);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (w->col[i] >= 0) {
+			idx[k] = w->col[i];
+			cf[k++] = L[i].q;
+		}
+	if (k) {
+		lp_add_row(w->lp, k, idx, cf, -HUGE_VAL, (double)w->M);
+		for (int i = 0; i < k; i++)
+			cf[i] = 1;
+		lp_add_row(w->lp, k, idx, cf, (double)w->n_lo, (double)w->n_hi);
+	}
+	free(idx);
+	free(cf);
+}
+
+/* Set the programme at step T: the columns used and their capacities,
+ * the cut rows in force. Returns how many layouts are used. */
+static int whole_lp_at(struct whole_lp *w, double T)
+{
+	const struct whole_layout *L = w->L;
+	int used = 0;
+	for (int i = 0; i < w->n; i++) {
+		double c = w->col[i] >= 0 ? whole_cap(&L[i], T) : 0;
+		w->on[i] = c >= 1;
+		used += w->on[i];
+		if (w->col[i] >= 0)
+			lp_set_col(w->lp, w->col[i], 0, w->on[i] ? L[i].max_count : 0,
+				   w->on[i] ? c : 0);
+	}
+	for (int k = 0; k < w->n_cut; k++) {
+		const struct whole_cut *u = &w->cut[k];
+		int in = 0;
+		for (int i = 0; i < w->n && !in; i++)
+			in = w->on[i] && L[i].gpus[u->p] == u->g;
+		lp_set_row(w->lp, u->row, -HUGE_VAL,
+			   in ? (double)(w->cap[u->p] / u->g) : HUGE_VAL);
+	}
+	return used;
 }
 
 /* Is step T feasible (the programme above reaches M)? 1 also when GLPK
- * fails (no proof), 0 when proven not. *lps counts the LPs. */
-static int whole_feasible(const struct whole_layout *L, int n, const int *cap, int n_pools,
-			  long M, long n_lo, long n_hi, double T, int *lps)
+ * fails (no proof), 0 when proven not. *lps counts the LPs. Should GLPK
+ * fail on the warm-started model, a fresh one is solved instead. */
+static int whole_feasible(struct whole_lp *w, double T, int *lps)
 {
-	struct lp *lp = lp_new(1);
-	lp_set_scale(lp, 0);   /* only obj >= M (1 - 1e-9) is read */
-	int *col = xmalloc((size_t)(n ? n : 1) * sizeof *col);
-	int *idx = xmalloc((size_t)(n ? n : 1) * sizeof *idx);
-	double *cf = xmalloc((size_t)(n ? n : 1) * sizeof *cf);
-	int used = 0;
-	for (int i = 0; i < n; i++) {
-		double c = whole_cap(&L[i], T);
-		col[i] = c >= 1 && L[i].max_count >= 1
-			 ? lp_add_col(lp, 0, L[i].max_count, c, 0) : -1;
-		used += col[i] >= 0;
-	}
-	int ok = 0;
-	if (used) {
-		for (int p = 0; p < n_pools; p++)
-			whole_pool_rows(lp, L, col, n, p, cap[p], idx, cf);
-		int k = 0;
-		for (int i = 0; i < n; i++)
-			if (col[i] >= 0) {
-				idx[k] = col[i];
-				cf[k++] = L[i].q;
-			}
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, (double)M);
-		for (int i = 0; i < k; i++)
-			cf[i] = 1;
-		lp_add_row(lp, k, idx, cf, (double)n_lo, (double)n_hi);
-		struct lp_result r;
-		int rc = lp_solve(lp, 0, &r);
+	struct lp_result r;
+	int rc = -1;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!w->lp)
+			whole_lp_build(w);
+		if (!whole_lp_at(w, T))
+			return 0;
+		rc = lp_solve(w->lp, 0, &r);
 		(*lps)++;
-		if (rc == 0)
-			ok = r.obj >= (double)M * (1 - 1e-9);
-		else
-			ok = r.status != LP_INFEASIBLE;
+		if (rc == 0 || r.status != LP_ERROR)
+			break;
+		lp_free(w->lp);
+		w->lp = NULL;
 	}
-	free(col);
-	free(idx);
-	free(cf);
-	lp_free(lp);
-	return ok;
+	if (rc == 0)
+		return r.obj >= (double)w->M * (1 - 1e-9);
+	return r.status != LP_INFEASIBLE;
 }
 
-double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
-			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps)
+/* search_whole_step's search over T with the programme w. */
+static double whole_search(struct whole_lp *w, double t_min, double t_max, int *lps)
 {
-	if (M < 1 || n_pools > HP_MAX_POOLS || n_lo > n_hi)
-		return HUGE_VAL;
+	const struct whole_layout *L = w->L;
+	int n = w->n;
+	long M = w->M;
 	/* lo: proven infeasible (-1: below every floor, where no replica
 	 * fits in a step); hi: feasible */
 	double lo = -1, hi = HUGE_VAL, first = whole_next(L, n, lo);
@@ -472,14 +658,14 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 		return HUGE_VAL;
 	double h = first;
 	if (isfinite(t_min) && t_min >= first) {
-		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t_min, lps))
+		if (whole_feasible(w, t_min, lps))
 			return t_min;
 		lo = h = t_min;
 	}
 	/* infeasible at t_max: the least feasible step is above it, which
 	 * is all the caller asks */
 	if (t_max > h && isfinite(t_max)) {
-		if (!whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t_max, lps))
+		if (!whole_feasible(w, t_max, lps))
 			return t_max;
 		hi = t_max;
 	}
@@ -492,7 +678,7 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 	for (double d = lo < 0 ? 0 : 0.01 * h; !isfinite(hi) && lo < tbig;
 	     d = d > 0 ? 2 * d : 0.01 * h) {
 		double t = fmin(h + d, tbig);
-		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, t, lps)) {
+		if (whole_feasible(w, t, lps)) {
 			hi = t;
 			break;
 		}
@@ -508,7 +694,7 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 		if (!(nb < hi))
 			break;
 		double mid = fmax(nb, lo + (hi - lo) / 2);
-		if (whole_feasible(L, n, cap, n_pools, M, n_lo, n_hi, mid, lps)) {
+		if (whole_feasible(w, mid, lps)) {
 			if (mid == nb)
 				return fmax(t_min, nb * (1 - 1e-8));
 			hi = mid;
@@ -520,6 +706,24 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 	 * breakpoint: the least feasible step is at least that, less
 	 * whole_cap's tolerance */
 	return fmax(t_min, whole_next(L, n, lo) * (1 - 1e-8));
+}
+
+double search_whole_step(const struct whole_layout *L, int n, const int *cap, int n_pools,
+			 long M, long n_lo, long n_hi, double t_min, double t_max, int *lps)
+{
+	if (M < 1 || n_pools > HP_MAX_POOLS || n_lo > n_hi)
+		return HUGE_VAL;
+	struct whole_lp w = { .L = L, .n = n, .n_pools = n_pools, .cap = cap, .M = M,
+			      .n_lo = n_lo, .n_hi = n_hi };
+	w.col = xmalloc((size_t)(n ? n : 1) * sizeof *w.col);
+	w.on = xmalloc((size_t)(n ? n : 1));
+	w.cut = xmalloc((size_t)(n_pools * n + 1) * sizeof *w.cut);
+	double t = whole_search(&w, t_min, t_max, lps);
+	lp_free(w.lp);
+	free(w.col);
+	free(w.on);
+	free(w.cut);
+	return t;
 }
 
 /* The DP terms of layout L (its layer split solved) at d replicas in all:
@@ -910,7 +1114,7 @@ static double dp_least(struct ctx *x, const struct gset *g, struct layouts *ls,
  * (dp_range_run; finished when they are). A setting none of whose ranges
  * holds a plan (every LP or floor infeasible) has no plan: *cut_hit = 1. */
 double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut,
-		       int *cut_hit, int *fsup, int *n_fsup)
+		int *cut_hit, int *fsup, int *n_fsup)
 {
 	*cut_hit = 0;
 	long M = x->o->gbs / g->mbs;
@@ -982,7 +1186,7 @@ double search_cut(const struct ctx *x)
  * set's LP alone (pipe_floor's cut): bound_finish raises it no further
  * and the search's bound, the least over the settings, is the same. */
 double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, int *sup,
-			    int *n_sup)
+		     int *n_sup)
 {
 	int n = 0;
 	double best = pipe_floor(x, g, ls, NULL, search_cut(x), sup, &n);

@@ -100,6 +100,7 @@ struct group_in {
 struct layouts {
 	struct layout *v;
 	int n, cap;
+	struct pipe_memo *memo;   /* the bound LPs' answers (search_bound.c) */
 };
 
 /* Data-parallel terms of the throughput bound (dp_bound): per layout i,
@@ -165,5 +166,7 @@ double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, in
 double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut, int *cut_hit,
 		int *fsup, int *n_fsup);
 double cost_bound(const struct ctx *x, const struct gset *g, const struct layouts *ls);
+/* Free the bound LPs' answers kept for ls (before its layouts go). */
+void bound_memo_free(struct layouts *ls);
 
 #endif

@@ -52,6 +52,78 @@ TEST(lp_unscaled_by_hand)
 	lp_free(lp);
 }
 
+/* The LP of lp_by_hand solved again after changes (lp_set_col,
+ * lp_set_row), from its last basis, as the whole-replica feasibility
+ * tests do: x fixed at 0 leaves max 2y, y <= 4 and 3y <= 6, so 4 at
+ * y = 2; then the first row's bound raised to 10 and x freed to [0, 3]
+ * with objective 1: the vertices of x + y <= 10, x + 3y <= 6, x <= 3 are
+ * (0,0) 0, (3,0) 3, (3,1) 5, (0,2) 4: 5 at (3, 1); last, the second row
+ * made free: x + y <= 10 and x <= 3 with y unbounded above, so
+ * x + 2y is maximal at y = 10 - x: 20 - x at x = 0, 20. */
+TEST(lp_resolve_by_hand)
+{
+	struct lp *lp = lp_new(1);
+	int x = lp_add_col(lp, 0, 3, 3, 0), y = lp_add_col(lp, 0, -1, 2, 0);
+	int idx[2] = { x, y };
+	double r1[2] = { 1, 1 }, r2[2] = { 1, 3 };
+	int row1 = lp_add_row(lp, 2, idx, r1, -HUGE_VAL, 4);
+	int row2 = lp_add_row(lp, 2, idx, r2, -HUGE_VAL, 6);
+	struct lp_result r;
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_NEAR(r.obj, 11, 1e-9);
+	CHECK_EQ_INT(lp_set_col(lp, x, 0, 0, 3), 0);
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_NEAR(r.obj, 4, 1e-9);
+	CHECK_NEAR(lp_value(lp, y), 2, 1e-9);
+	CHECK_EQ_INT(lp_set_row(lp, row1, -HUGE_VAL, 10), 0);
+	CHECK_EQ_INT(lp_set_col(lp, x, 0, 3, 1), 0);
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_NEAR(r.obj, 5, 1e-9);
+	CHECK_NEAR(lp_value(lp, x), 3, 1e-9);
+	CHECK_NEAR(lp_value(lp, y), 1, 1e-9);
+	CHECK_EQ_INT(lp_set_row(lp, row2, -HUGE_VAL, HUGE_VAL), 0);
+	CHECK_EQ_INT(lp_solve(lp, 0, &r), 0);
+	CHECK_NEAR(r.obj, 20, 1e-9);
+	CHECK_NEAR(lp_value(lp, y), 10, 1e-9);
+	CHECK_EQ_INT(lp_set_col(lp, 2, 0, 1, 1), -1);   /* no such column */
+	CHECK_EQ_INT(lp_set_row(lp, -1, 0, 1), -1);
+	lp_free(lp);
+}
+
+/* lp_solve scales a model itself (lp.c, scl_auto) with the factors
+ * GLPK's glp_scale_prob(GLP_SF_AUTO) would give, bit for bit: checked
+ * against GLPK on models shaped like the planner's bound LPs (a few rows,
+ * tens of columns, |a_ij| from 1e-3 to 1e4, some entries left out), on a
+ * well-scaled one (every |a_ij| in [0.1, 10]: GLPK skips, factors 1),
+ * and on one with an empty column. */
+TEST(scaling_is_glpks)
+{
+	unsigned long long st = 12345;
+	for (int trial = 0; trial < 200; trial++) {
+		int m = 1 + trial % 9, n = 1 + (trial * 7) % 60, well = trial % 10 == 3;
+		struct lp *lp = lp_new(trial % 2);
+		for (int j = 0; j < n + 1; j++)
+			lp_add_col(lp, 0, -1, 1, 0);   /* column n stays empty */
+		int idx[64];
+		double cf[64];
+		for (int i = 0; i < m; i++) {
+			int k = 0;
+			for (int j = 0; j < n; j++) {
+				st = st * 6364136223846793005ull + 1442695040888963407ull;
+				double u = (double)(st >> 11) / 9007199254740992.0;   /* [0, 1) */
+				if (u < 0.2 && j)
+					continue;
+				idx[k] = j;
+				cf[k++] = (u < 0.6 ? 1 : -1) *
+					  (well ? 0.1 + 9.9 * u : pow(10, -3 + 7 * u));
+			}
+			CHECK(lp_add_row(lp, k, idx, cf, -HUGE_VAL, 1) >= 0);
+		}
+		CHECK_EQ_INT(lp_scale_check(lp), 0);
+		lp_free(lp);
+	}
+}
+
 /* 0-1 knapsack: max 5a + 4b + 3c, 2a + 3b + c <= 5. Feasible sets and
  * values: {a,b} 9, {a,c} 8, {b,c} 7, {a,b,c} weighs 6: the optimum is 9. */
 TEST(knapsack_by_hand)
@@ -147,6 +219,8 @@ int main(void)
 {
 	RUN(lp_by_hand);
 	RUN(lp_unscaled_by_hand);
+	RUN(lp_resolve_by_hand);
+	RUN(scaling_is_glpks);
 	RUN(knapsack_by_hand);
 	RUN(cover_by_hand);
 	RUN(infeasible_unbounded_bad_input);
