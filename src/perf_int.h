@@ -70,7 +70,22 @@ struct perf_group {
  * the tied embeddings' peer: end_pool; the EP overlap's in-line passes:
  * ep_tail), memory also through the micro-batches in flight, which
  * stage_val handles. Set every field (memset first): keys compare as
- * bytes. */
+ * bytes.
+ *
+ * The micro-batches mb are kept only where a value the entry holds reads
+ * them (issue 13, tenth round: the cost objectives meet one replica
+ * group at many micro-batch counts, and keying them all made 61% of a
+ * DeepSeek-V3 cost search's stage cores misses). Readers of x->mb, by
+ * file: perf_comm.c's collective notes (calls and times per step, never
+ * kept in an entry: perf.c recomputes the notes of the stages the
+ * estimate reports, estimate_notes), ep_overlap_exposed (the EP overlap's
+ * in-line passes, only when plan_ep_overlap_on for the group's depth:
+ * stage_ctx.ep_ov) and the ZeRO-3 DP terms (per micro-batch gathers,
+ * zero 3 only); perf_mem.c's perf_stage_memory_at (the micro-batches in
+ * flight), which a hit at another mb runs again as it does at another
+ * index. So a stage key holds mb when ep_ov or zero is 3, else 0, and a
+ * stage core key (no DP terms) holds it only when ep_ov; ep_tail, read
+ * only by ep_overlap_exposed, is 0 unless ep_ov. */
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
@@ -90,23 +105,22 @@ struct stage_key {
 };
 
 /* What a stage's evaluation yields: the stage (its group and index are
- * the caller's), the exposed DP time and optimizer time per step, and the
- * collectives it noted. */
+ * the caller's) and the exposed DP time and optimizer time per step. Not
+ * its collective notes (perf.c, estimate_notes). */
 struct stage_val {
 	struct perf_stage ps;
 	double dp_exposed, opt_s;
-	struct perf_comm comm[DIM_COUNT];
-	/* ps's memory was computed at this stage index; at another, only
-	 * perf_stage_memory_at runs again, from perf_stage_compute's outputs
-	 * it reads (the index sets only the micro-batches in flight there;
-	 * the model state and NCCL's buffers are ps's) */
-	int index;
+	/* ps's memory was computed at this stage index and micro-batch
+	 * count; at another, only perf_stage_memory_at runs again, from
+	 * perf_stage_compute's outputs it reads (the index and mb set only
+	 * the micro-batches in flight there; the model state and NCCL's
+	 * buffers are ps's) */
+	int index, mb;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	/* 0: put by perf_stage_times, without the DP sync and the optimizer
-	 * (dp_exposed and opt_s zero, comm not kept: whatever an earlier
-	 * entry of the slot left); a whole estimate or perf_dp_exposed
-	 * takes such an entry for a miss and puts a whole one in its place,
-	 * so only its ps and memory inputs are ever read */
+	 * (dp_exposed and opt_s zero); a whole estimate takes such an entry
+	 * for a miss and puts a whole one in its place, so only its ps and
+	 * memory inputs are ever read */
 	int has_dp;
 };
 
@@ -114,12 +128,12 @@ struct stage_val {
  * only parts that read the DP degree (perf_stage_dp, perf_mem.c; the
  * pipeline's hand-offs read it through stage_key.cross): the stage record
  * with its times (the memory fields 0, group and index the caller's),
- * the TP/CP/EP/PP notes, and perf_stage_compute's outputs, which the DP
- * sync and the memory read. Kept per stage key with dp 0
- * (perf_memo_core): a search meets one stage at many DP degrees. */
+ * and perf_stage_compute's outputs, which the DP sync and the memory
+ * read. Kept per stage key with dp 0 (and mb 0 unless ep_ov: struct
+ * stage_key) (perf_memo_core): a search meets one stage at many DP
+ * degrees and micro-batch counts. */
 struct stage_core {
 	struct perf_stage ps;
-	struct perf_comm comm[DIM_COUNT];
 	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	int moe_layers;
@@ -139,6 +153,25 @@ struct stage_core {
  * mixes (issue 13, ninth round). */
 struct stage_mem_in {
 	double act, act_work, params, eparams, unit;
+};
+
+/* A stage's memory but for what its index and micro-batches set: what
+ * perf_stage_memory puts into the record before perf_stage_memory_at
+ * (weights, grads, optimizer, other, outside, capacity), and the outputs
+ * of perf_stage_compute that perf_stage_memory_at reads (act, act_work,
+ * unit). perf_stage_memory reads, besides those outputs and the cluster,
+ * model and constants: the DP, CP, TP, EP and PP degrees, the plan's
+ * zero, precision (and FP8-parameter bit), master, framework, grad_fp32,
+ * schedule, tp_overlap and sp, the micro-batch's tokens (mbs, s, cp), the
+ * stage's pool (its GPU and NCCL's buffers) and whether it is first or
+ * last; not the index, the micro-batches, the neighbours' pools, the node
+ * crossings nor the other site's pool. So they are kept per key of
+ * struct stage_mem_in with the DP degree set (perf.c, stage_mem_state;
+ * perf_memo_memst): the planner's memory check meets one stage in many
+ * replica mixes at one DP degree (issue 13, tenth round). */
+struct stage_mem_state {
+	double weights, grads, optimizer, other, outside, capacity;
+	double act, act_work, unit;
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same
@@ -172,7 +205,7 @@ uint64_t perf_memo_stage_h0(const struct stage_key *key);
 /* The cached stage for key (h0: perf_memo_stage_h0 of key), or NULL;
  * perf_memo_stage_put stores one: it returns the entry for key, for the
  * caller to fill before any other call on this memo (filled in place: a
- * stage_val is about 1 KB). */
+ * stage_val is about 0.3 KB). */
 const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
 					uint64_t h0);
 struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
@@ -189,6 +222,12 @@ const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stag
 					 uint64_t h0);
 struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
 				       uint64_t h0);
+/* The same for the memory states (key: a memory-input key with the DP
+ * degree set; h0: its perf_memo_stage_h0), in a table of their own. */
+const struct stage_mem_state *perf_memo_memst(struct perf_memo *mo, const struct stage_key *key,
+					      uint64_t h0);
+struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct stage_key *key,
+					    uint64_t h0);
 /* NCCL's buffers on one GPU (perf_mem.c, nccl_bytes) per what they
  * depend on: the stage's pool, its TP, CP, DP and PP degrees, the plan's
  * EP degree, whether the schedule is interleaved, and whether the stage
@@ -227,6 +266,7 @@ struct stage_ctx {
 	struct perf_memo *memo;  /* this thread's memo for c, m, k */
 	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
+	int ep_ov;               /* plan_ep_overlap_on(p, pp) for the replica group */
 	/* the stage memo's key with the fields every stage of the replica
 	 * group shares set (ctx_init, ctx_replica), the rest 0 */
 	struct stage_key key0;
@@ -295,7 +335,9 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes
- * its most expensive collective in e->comm. */
+ * its most expensive collective in e->comm; e NULL notes nothing and
+ * returns the same time (the notes are a side output: perf.c evaluates
+ * stages without them and notes only the stages the estimate reports). */
 double perf_stage_tp(struct stage_ctx *x, struct estimate *e);
 double perf_stage_cp(struct stage_ctx *x, struct estimate *e);
 double perf_stage_ep(struct stage_ctx *x, struct estimate *e);
