@@ -315,6 +315,21 @@ static void stage_front(struct stage_ctx *x, struct estimate *notes, struct perf
 	ps->t_total += ps->t_host_stall;
 }
 
+/* A memo entry's record src into ps (padding too: records compare as
+ * bytes), ps's group and index kept and its layer range x's stage's: an
+ * entry serves every stage of its shape (stage_key_layers). */
+static void record_from(const struct stage_ctx *x, const struct perf_stage *src,
+			struct perf_stage *ps)
+{
+	int group = ps->group, index = ps->index;
+	const struct stage *st = &x->rep->stages[x->index];
+	memcpy(ps, src, sizeof *ps);
+	ps->group = group;
+	ps->index = index;
+	ps->first_layer = st->first_layer;
+	ps->last_layer = st->last_layer;
+}
+
 /* perf_stage_compute's outputs into a stage core, and back. */
 static void core_save(const struct stage_ctx *x, struct stage_core *c)
 {
@@ -387,10 +402,7 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	core_key_of(x, key, &ck);
 	const struct stage_core *hit = perf_memo_core(x->memo, &ck, x->core_h0);
 	if (hit) {
-		int group = ps->group, index = ps->index;
-		memcpy(ps, &hit->ps, sizeof *ps);   /* padding too: records compare as bytes */
-		ps->group = group;
-		ps->index = index;
+		record_from(x, &hit->ps, ps);
 		core_load(x, hit);
 		return;
 	}
@@ -469,8 +481,7 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	*key = x->key0;
 	key->pool = st->pool;
 	key->tp = st->tp;
-	key->first_layer = st->first_layer;
-	key->last_layer = st->last_layer;
+	stage_key_layers(x->m, st, key);
 	key->prev_pool = x->index > 0 ? sts[x->index - 1].pool : -1;
 	key->next_pool = x->index + 1 < x->pp ? sts[x->index + 1].pool : -1;
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
@@ -488,10 +499,7 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 			   struct perf_stage *ps)
 {
-	int group = ps->group, index = ps->index;
-	memcpy(ps, &hit->ps, sizeof *ps);   /* padding too: records compare as bytes */
-	ps->group = group;
-	ps->index = index;
+	record_from(x, &hit->ps, ps);
 	if (hit->index != x->index || hit->mb != x->mb) {
 		/* another index or mb: the same stage but for its memory */
 		x->act = hit->act;
@@ -1000,8 +1008,7 @@ static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, u
 	struct stage_key mk = *mk0;
 	mk.pool = st->pool;
 	mk.tp = st->tp;
-	mk.first_layer = st->first_layer;
-	mk.last_layer = st->last_layer;
+	stage_key_layers(x->m, st, &mk);
 	mk.prev_pool = x->first ? -1 : 0;
 	mk.next_pool = x->last ? -1 : 0;
 	const struct stage_mem_in *hit = perf_memo_mem(x->memo, &mk, h0);
@@ -1039,8 +1046,7 @@ static void stage_mem_state(struct stage_ctx *x, const struct stage_key *sk0, ui
 	struct stage_key sk = *sk0;
 	sk.pool = st->pool;
 	sk.tp = st->tp;
-	sk.first_layer = st->first_layer;
-	sk.last_layer = st->last_layer;
+	stage_key_layers(x->m, st, &sk);
 	sk.prev_pool = x->first ? -1 : 0;
 	sk.next_pool = x->last ? -1 : 0;
 	const struct stage_mem_state *hit = perf_memo_memst(x->memo, &sk, h0);

@@ -94,7 +94,10 @@ struct stage_key {
 				       * overlap's in-line passes depend on the
 				       * rank (perf_comm.c ep_overlap_exposed);
 				       * else 0 */
-	int dp, other_pool, pp, mb, pool, tp, first_layer, last_layer;
+	int dp, other_pool, pp, mb, pool, tp;
+	/* the stage's layers, and of them MoE layers: all a stage's values
+	 * read of its layer range (stage_key_layers) */
+	int layers, moe_layers;
 	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
 	int end_pool;                 /* the first stage: the last's pool; the last:
 				       * the first's (the tied embeddings' peer); else -1 */
@@ -103,6 +106,23 @@ struct stage_key {
 				       * (perf_pp_boundary_crosses) */
 	double s;
 };
+
+/* A stage's layer range as its key holds it: the number of layers and
+ * of MoE layers. Every value a stage entry holds reads the range only so:
+ * perf_stage_compute costs one layer of each kind (model_layer_is_moe,
+ * the only reader of a layer's index in model.c: dense layers come
+ * first, then MoE layers, all alike) times their counts; perf_comm.c and
+ * perf_mem.c read the count of layers and of dense layers. Only the
+ * record's first_layer and last_layer name the range, and a hit takes
+ * them from the plan (perf.c). So one entry serves every stage of that
+ * shape, wherever its layers lie (issue 13, tenth round: the middle
+ * stages of a DeepSeek-V3 pipeline, four MoE layers each). */
+static inline void stage_key_layers(const struct model_spec *m, const struct stage *st,
+				    struct stage_key *key)
+{
+	key->layers = st->last_layer - st->first_layer + 1;
+	key->moe_layers = model_moe_layers_in(m, st->first_layer, st->last_layer);
+}
 
 /* What a stage's evaluation yields: the stage (its group and index are
  * the caller's) and the exposed DP time and optimizer time per step. Not
@@ -198,7 +218,7 @@ const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
 /* The hash of the fields of a stage key that every stage of a replica
- * group shares (all but pool, tp, first_layer, last_layer, prev_pool,
+ * group shares (all but pool, tp, layers, moe_layers, prev_pool,
  * next_pool, end_pool and cross), computed once per group; the stage
  * table's slot mixes it with the stage's own fields. */
 uint64_t perf_memo_stage_h0(const struct stage_key *key);

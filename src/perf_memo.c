@@ -527,8 +527,8 @@ static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 {
 	uint64_t a = h0 + (uint64_t)(uint32_t)key->pool * 0x9e3779b97f4a7c15ull +
 		     (uint64_t)(uint32_t)key->tp * 0xc2b2ae3d27d4eb4full +
-		     (uint64_t)(uint32_t)key->first_layer * 0x165667b19e3779f9ull +
-		     (uint64_t)(uint32_t)key->last_layer * 0xff51afd7ed558ccdull;
+		     (uint64_t)(uint32_t)key->layers * 0x165667b19e3779f9ull +
+		     (uint64_t)(uint32_t)key->moe_layers * 0xff51afd7ed558ccdull;
 	uint64_t b = (uint64_t)(uint32_t)key->prev_pool * 0x27d4eb2f165667c5ull +
 		     (uint64_t)(uint32_t)key->next_pool * 0x85ebca77c2b2ae63ull +
 		     (uint64_t)(uint32_t)key->end_pool * 0x94d049bb133111ebull +

@@ -763,6 +763,80 @@ TEST(micro_batches_only_where_read)
 	plan_free(&x.p);
 }
 
+/* DeepSeek-V3 (61 layers, the first 3 dense) on 8x8 H100, TP 8, PP 4,
+ * DP 2, EP 8, its stages at the layer ranges first[0..3] (the last to
+ * layer 60). */
+static int deepseek_plan(struct est_case *k, const int *first)
+{
+	struct hp_err err = { 0 };
+	memset(k, 0, sizeof *k);
+	cluster_init(&k->c);
+	if (add_pool(&k->c, "8x8xH100-SXM") < 0)
+		return -1;
+	k->m = catalog_model(&cat, "deepseek-v3");
+	if (!k->m)
+		return -1;
+	plan_init(&k->p);
+	k->p.mbs = 1;
+	k->p.gbs = 64;
+	k->p.ep = 8;
+	if (plan_uniform(&k->p, &k->c, k->m, 0, 8, 4, 2, &err) < 0)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		k->p.replicas[0].stages[i].first_layer = first[i];
+		k->p.replicas[0].stages[i].last_layer = i < 3 ? first[i + 1] - 1 : k->m->layers - 1;
+	}
+	return 0;
+}
+
+/* A stage entry is keyed by its number of layers and of MoE layers, not
+ * by where they lie (perf_int.h, stage_key_layers; issue 13, tenth
+ * round), and serves every stage of that shape. Two facts a wrong key
+ * would break, each also against a cold estimate:
+ *  - plan A's stages 1 and 2 hold layers 4-7 and 8-11, four MoE layers
+ *    each, on one pool between stages of that pool (every hand-off
+ *    leaves its 8-GPU node: TP 8 fills it), so their times per
+ *    micro-batch are equal, and their records still name their own
+ *    layers (4-7, 8-11: a hit takes the range from the plan);
+ *  - plan B's stage 1 holds layers 1-4, as many layers but two of them
+ *    dense (1 and 2; 3 and 4 MoE), estimated right after A on this
+ *    thread: it must not take A's all-MoE stage's time (a DeepSeek-V3
+ *    dense layer's MLP, 18,432 wide, costs another time than a MoE
+ *    layer's 8 routed experts of 2,048 and a shared one), and B must be
+ *    the bytes of its cold estimate. */
+TEST(stage_shape_is_in_the_key)
+{
+	struct est_case a, b;
+	const int fa[] = { 0, 4, 8, 12 }, fb[] = { 0, 1, 5, 12 };
+	if (deepseek_plan(&a, fa) < 0 || deepseek_plan(&b, fb) < 0) {
+		CHECK(0);
+		return;
+	}
+	struct hp_err err = { 0 };
+	struct estimate ea, eb, ca, cb;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&a, &ca) == 0);
+	CHECK(cold_estimate(&b, &cb) == 0);
+	CHECK(same_estimate(&ea, &ca));
+	CHECK(same_estimate(&eb, &cb));
+	if (ea.stages && eb.stages) {
+		CHECK(ea.stages[1].t_total == ea.stages[2].t_total);
+		CHECK_EQ_INT(ea.stages[1].first_layer, 4);
+		CHECK_EQ_INT(ea.stages[1].last_layer, 7);
+		CHECK_EQ_INT(ea.stages[2].first_layer, 8);
+		CHECK_EQ_INT(ea.stages[2].last_layer, 11);
+		CHECK(eb.stages[1].t_total != ea.stages[1].t_total);
+		CHECK_EQ_INT(eb.stages[1].first_layer, 1);
+	}
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ca);
+	estimate_free(&cb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -789,6 +863,7 @@ int main(void)
 	RUN(ep_overlap_rank_is_in_the_key);
 	RUN(memory_check_at_another_dp_equals_a_miss);
 	RUN(micro_batches_only_where_read);
+	RUN(stage_shape_is_in_the_key);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
