@@ -413,6 +413,28 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	core_save(x, c);
 }
 
+/* perf_stage_dp(x, NULL) for the stage of key (x set for it, its
+ * perf_stage_compute outputs in place), from the DP memo when a stage of
+ * the same DP inputs was met (perf_int.h, perf_memo_dp: the key without
+ * the neighbours' pools, the node crossings and the EP overlap's rank).
+ * Issue 13, tenth round: the DP sync's collectives were a third of
+ * perf_estimate's time in the DeepSeek-V3 cost search, most of them
+ * missing the collective memo. */
+static double stage_dp_memo(struct stage_ctx *x, const struct stage_key *key)
+{
+	struct stage_key dk = *key;
+	dk.prev_pool = key->prev_pool < 0 ? -1 : 0;
+	dk.next_pool = key->next_pool < 0 ? -1 : 0;
+	dk.cross = 0;
+	dk.ep_tail = 0;
+	const double *hit = perf_memo_dp(x->memo, &dk, x->key_h0);
+	if (hit)
+		return *hit;
+	double v = perf_stage_dp(x, NULL);
+	perf_memo_dp_put(x->memo, &dk, x->key_h0, v);
+	return v;
+}
+
 /* The stage's share of the step: compute, communication inside each
  * micro-batch, DP synchronisation after the drain, memory; no notes
  * (estimate_notes). ps is cleared here but for its group and index. */
@@ -431,7 +453,7 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 		return;
 	}
 	stage_front_memo(x, key, ps);
-	*dp_exposed = perf_stage_dp(x, NULL);
+	*dp_exposed = stage_dp_memo(x, key);
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);

@@ -248,6 +248,21 @@ const struct stage_mem_state *perf_memo_memst(struct perf_memo *mo, const struct
 					      uint64_t h0);
 struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct stage_key *key,
 					    uint64_t h0);
+/* The exposed DP sync of a stage (perf_stage_dp's value) per key: the
+ * stage key with prev_pool and next_pool 0 unless -1 (first / last),
+ * cross and ep_tail 0 (perf.c, stage_dp_memo). perf_stage_dp reads,
+ * besides the cluster, model and constants: perf_stage_compute's outputs
+ * (params, eparams, fwd, bwd, rc: functions of the stage's pool, TP,
+ * layers, first / last, the pipeline's depth and the plan, as struct
+ * stage_mem_in says), the DP, CP and EP degrees, the other site's pool,
+ * the plan's settings (zero, framework, grad_fp32, grad_overlap,
+ * param_overlap, precision's FP8-parameter bit, master), the micro-
+ * batches under ZeRO-3 (which the stage key keeps then), and for tied
+ * embeddings the peer's pool (end_pool); not the neighbours' pools, the
+ * node crossings nor the EP overlap's rank. h0: the stage key's. */
+const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0);
+void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
+		      double dp_exposed);
 /* NCCL's buffers on one GPU (perf_mem.c, nccl_bytes) per what they
  * depend on: the stage's pool, its TP, CP, DP and PP degrees, the plan's
  * EP degree, whether the schedule is interleaved, and whether the stage

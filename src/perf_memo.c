@@ -134,6 +134,12 @@ struct memo_mem {
 	struct stage_mem_in v;
 };
 
+struct memo_dp {
+	unsigned gen;
+	struct stage_key key;
+	double v;
+};
+
 struct memo_memst {
 	unsigned gen;
 	struct stage_key key;
@@ -168,6 +174,7 @@ struct perf_memo {
 	struct memo_core core[MEMO_STAGE];
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
+	struct memo_dp dp[MEMO_STAGE];   /* exposed DP syncs, 0.15 MB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
@@ -600,6 +607,21 @@ struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct s
 	e->gen = mo->gen;
 	e->key = *key;
 	return &e->v;
+}
+
+const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)
+{
+	const struct memo_dp *e = &mo->dp[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
+		      double dp_exposed)
+{
+	struct memo_dp *e = &mo->dp[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	e->v = dp_exposed;
 }
 
 static size_t nccl_slot(const struct nccl_key *key)

@@ -837,6 +837,51 @@ TEST(stage_shape_is_in_the_key)
 	plan_free(&b.p);
 }
 
+/* A stage met again with other neighbours takes its exposed DP sync
+ * from the DP memo (perf_int.h, perf_memo_dp: the key without the
+ * neighbours' pools and the node crossings, which perf_stage_dp never
+ * reads). Llama 3.1 70B, TP 8, PP 4, DP 2, on an H100 and an A100 pool
+ * of one site: plan A puts its four stages on pools 0, 0, 1, 1, plan B
+ * on 0, 1, 0, 1, so B's middle stages are A's middle stages (the same
+ * pool, layers and degrees, the same DP group's pools) between other
+ * neighbours, and within B no two stages share a DP key (their pools
+ * differ): B estimated right after A on this thread must be the bytes
+ * of its cold estimate, and its DP sync is not nothing (70B's 20-layer
+ * stages reduce 1.7e9 parameters a TP rank / 8 over 2 ranks). */
+TEST(dp_sync_memo_across_neighbours)
+{
+	struct est_case a, b;
+	struct hp_err err = { 0 };
+	memset(&a, 0, sizeof a);
+	cluster_init(&a.c);
+	if (add_pool(&a.c, "4x8xH100-SXM") < 0 || add_pool(&a.c, "4x8xA100-80GB") < 0)
+		return;
+	a.m = catalog_model(&cat, "llama3.1-70b");
+	plan_init(&a.p);
+	a.p.mbs = 1;
+	a.p.gbs = 64;
+	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 8, 4, 2, &err) == 0);
+	b = a;
+	plan_init(&b.p);
+	plan_copy(&b.p, &a.p);
+	const int pa[] = { 0, 0, 1, 1 }, pb[] = { 0, 1, 0, 1 };
+	for (int i = 0; i < 4; i++) {
+		a.p.replicas[0].stages[i].pool = pa[i];
+		b.p.replicas[0].stages[i].pool = pb[i];
+	}
+	struct estimate ea, eb, cold;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&b, &cold) == 0);
+	CHECK(same_estimate(&eb, &cold));
+	CHECK(eb.bd.dp_comm > 0);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&cold);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -864,6 +909,7 @@ int main(void)
 	RUN(memory_check_at_another_dp_equals_a_miss);
 	RUN(micro_batches_only_where_read);
 	RUN(stage_shape_is_in_the_key);
+	RUN(dp_sync_memo_across_neighbours);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
