@@ -413,25 +413,46 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	core_save(x, c);
 }
 
+/* The DP memo's key of the stage of key (x set for it) into dk, and its
+ * h0 (perf_int.h, perf_memo_dp): the neighbours' pools but for -1 (first
+ * / last), the node crossings and the EP overlap's rank cleared, the
+ * micro-batches kept only under ZeRO-3, the depth as min(pp, 2) unless
+ * the stage syncs tied embeddings. */
+static uint64_t stage_dp_key(struct stage_ctx *x, const struct stage_key *key,
+			     struct stage_key *dk)
+{
+	int pp_whole = x->m->tied_embeddings && (x->first || x->last);
+	*dk = *key;
+	dk->prev_pool = key->prev_pool < 0 ? -1 : 0;
+	dk->next_pool = key->next_pool < 0 ? -1 : 0;
+	dk->cross = 0;
+	dk->ep_tail = 0;
+	dk->mb = x->p->zero == 3 ? x->mb : 0;
+	if (!pp_whole && dk->pp > 2)
+		dk->pp = 2;
+	if (pp_whole)
+		return perf_memo_stage_h0(dk);
+	if (!x->dp_h0_set) {
+		x->dp_h0 = perf_memo_stage_h0(dk);
+		x->dp_h0_set = 1;
+	}
+	return x->dp_h0;
+}
+
 /* perf_stage_dp(x, NULL) for the stage of key (x set for it, its
  * perf_stage_compute outputs in place), from the DP memo when a stage of
- * the same DP inputs was met (perf_int.h, perf_memo_dp: the key without
- * the neighbours' pools, the node crossings and the EP overlap's rank).
- * Issue 13, tenth round: the DP sync's collectives were a third of
- * perf_estimate's time in the DeepSeek-V3 cost search, most of them
- * missing the collective memo. */
+ * the same DP inputs was met (stage_dp_key). Issue 13, tenth round: the
+ * DP sync's collectives were a third of perf_estimate's time in the
+ * DeepSeek-V3 cost search, most of them missing the collective memo. */
 static double stage_dp_memo(struct stage_ctx *x, const struct stage_key *key)
 {
-	struct stage_key dk = *key;
-	dk.prev_pool = key->prev_pool < 0 ? -1 : 0;
-	dk.next_pool = key->next_pool < 0 ? -1 : 0;
-	dk.cross = 0;
-	dk.ep_tail = 0;
-	const double *hit = perf_memo_dp(x->memo, &dk, x->key_h0);
+	struct stage_key dk;
+	uint64_t h0 = stage_dp_key(x, key, &dk);
+	const double *hit = perf_memo_dp(x->memo, &dk, h0);
 	if (hit)
 		return *hit;
 	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, x->key_h0, v);
+	perf_memo_dp_put(x->memo, &dk, h0, v);
 	return v;
 }
 
@@ -743,6 +764,7 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
 	x->key_h0 = with_key ? perf_memo_stage_h0(&x->key0) : 0;
 	x->core_h0_set = 0;
+	x->dp_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 

@@ -257,9 +257,13 @@ struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct s
  * stage_mem_in says), the DP, CP and EP degrees, the other site's pool,
  * the plan's settings (zero, framework, grad_fp32, grad_overlap,
  * param_overlap, precision's FP8-parameter bit, master), the micro-
- * batches under ZeRO-3 (which the stage key keeps then), and for tied
- * embeddings the peer's pool (end_pool); not the neighbours' pools, the
- * node crossings nor the EP overlap's rank. h0: the stage key's. */
+ * batches under ZeRO-3, and for tied embeddings the peer's pool
+ * (end_pool); not the neighbours' pools, the node crossings nor the EP
+ * overlap's rank. Of the pipeline's depth it reads only whether it is
+ * above 1 (the output layer on the last stage, DeepSpeed's reduce after
+ * the drain), but for the tied embeddings' sync on the first and last
+ * stages, whose node test reads pp itself: the key holds pp there, else
+ * min(pp, 2). h0: its perf_memo_stage_h0. */
 const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0);
 void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
 		      double dp_exposed);
@@ -308,6 +312,9 @@ struct stage_ctx {
 	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
 	uint64_t core_h0;        /* the same of key0 with dp 0, when core_h0_set */
 	int core_h0_set;
+	uint64_t dp_h0;          /* the same of key0 as the DP memo keys it
+				  * (perf.c, stage_dp_key), when dp_h0_set */
+	int dp_h0_set;
 	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
 	 * perf.c for every stage (each boundary computed once per replica
 	 * group: the previous stage's next is this one's previous) */

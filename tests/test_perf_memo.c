@@ -882,6 +882,67 @@ TEST(dp_sync_memo_across_neighbours)
 	plan_free(&b.p);
 }
 
+/* GPT 1.7B (24 layers, tied embeddings) on 8x8 H100, TP 2, DP 2, with
+ * pp stages: the first holds layers 0-9, the others split the other 14
+ * evenly (pp 3: 7 each; pp 8: 2 each). */
+static int gpt_tied_plan(struct est_case *k, int pp)
+{
+	struct hp_err err = { 0 };
+	memset(k, 0, sizeof *k);
+	cluster_init(&k->c);
+	if (add_pool(&k->c, "8x8xH100-SXM") < 0)
+		return -1;
+	k->m = catalog_model(&cat, "gpt-1.7b");
+	if (!k->m || k->m->layers != 24 || !k->m->tied_embeddings)
+		return -1;
+	plan_init(&k->p);
+	k->p.mbs = 1;
+	k->p.gbs = 64;
+	if (plan_uniform(&k->p, &k->c, k->m, 0, 2, pp, 2, &err) < 0)
+		return -1;
+	int per = 14 / (pp - 1);
+	for (int i = 0; i < pp; i++) {
+		struct stage *st = &k->p.replicas[0].stages[i];
+		st->first_layer = i ? 10 + (i - 1) * per : 0;
+		st->last_layer = i ? st->first_layer + per - 1 : 9;
+	}
+	return 0;
+}
+
+/* The DP memo keeps the depth as min(pp, 2) but where the tied
+ * embeddings' sync reads it (perf_int.h, perf_memo_dp): the first and
+ * last stages' two copies share a node only when the whole pipeline
+ * does, pp x TP x CP GPUs within the node's 8. GPT 1.7B's first stage
+ * (layers 0-9, TP 2) at pp 3 (6 GPUs: in the node) then at pp 8 (16:
+ * across nodes, a slower all-reduce of the embedding's gradient): the
+ * second, estimated right after the first on this thread, must be the
+ * bytes of its cold estimate, and its exposed DP time (set by the first
+ * stage, which holds 10 of the 24 layers and the embedding) must be the
+ * one perf_dp_exposed computes without any memo. Tried: the depth
+ * normalised on those stages too, it fails. */
+TEST(tied_sync_depth_is_in_the_dp_key)
+{
+	struct est_case a, b;
+	if (gpt_tied_plan(&a, 3) < 0 || gpt_tied_plan(&b, 8) < 0) {
+		CHECK(0);
+		return;
+	}
+	struct hp_err err = { 0 };
+	struct estimate ea, eb, cold;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&b, &cold) == 0);
+	CHECK(same_estimate(&eb, &cold));
+	double dp_s = -1;
+	CHECK(perf_dp_exposed(&b.c, b.m, &b.p, NULL, &dp_s, &err) == 0);
+	CHECK(eb.bd.dp_comm == dp_s);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&cold);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -910,6 +971,7 @@ int main(void)
 	RUN(micro_batches_only_where_read);
 	RUN(stage_shape_is_in_the_key);
 	RUN(dp_sync_memo_across_neighbours);
+	RUN(tied_sync_depth_is_in_the_dp_key);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
