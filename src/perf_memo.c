@@ -4,7 +4,10 @@
  * WAN, the link names the communication table shows), the time of each
  * collective (per group shape, links, collective and bytes), the cost
  * of each layer kind per stage shape and plan settings, and each
- * pipeline stage (whole, and without its DP terms: struct stage_core).
+ * pipeline stage (whole; without its DP terms: struct stage_core; its
+ * exposed DP sync; its memory inputs and index-free memory for the
+ * planner's memory check), a stage by its shape (struct stage_key: its
+ * count of layers and MoE layers, not their range).
  *
  * One memo per thread, so threads estimating at once share nothing and
  * take no lock: a _Thread_local pointer to a heap block allocated on the
@@ -22,7 +25,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 1.4 MB per thread, and the spare stage records) however long a search
+ * 1.7 MB per thread, and the spare stage records) however long a search
  * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
