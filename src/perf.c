@@ -857,30 +857,48 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
  * zeroed notes for that stage alone, as an evaluation of all stages with
  * notes kept per stage would have. The stage functions are functions of
  * the context ctx_replica and ctx_stage set (the memo's keys rest on
- * that), and their notes are a side output that changes no time. */
+ * that), and their notes are a side output that changes no time. From
+ * the notes memo when the stage was noted before (perf_memo_notes: its
+ * stage key with the micro-batches, which the notes scale with). */
 static void estimate_notes(struct stage_ctx *x, const struct pace *pc, struct estimate *e)
 {
 	struct estimate notes;
 	struct perf_stage scratch;
+	struct stage_key nk;
+	const struct perf_comm *hit;
 	const struct perf_stage *ps = pc->crit;
 	if (ps) {
 		ctx_replica(x, ps->group, 0);
 		ctx_stage(x, ps->index);
-		memset(notes.comm, 0, sizeof notes.comm);
-		stage_front(x, &notes, &scratch);
-		perf_stage_dp(x, &notes);
+		stage_key_of(x, &nk);
+		nk.mb = x->mb;
+		if ((hit = perf_memo_notes(x->memo, &nk, 0))) {
+			memcpy(notes.comm, hit, sizeof notes.comm);
+		} else {
+			memset(notes.comm, 0, sizeof notes.comm);
+			stage_front(x, &notes, &scratch);
+			perf_stage_dp(x, &notes);
+			memcpy(perf_memo_notes_put(x->memo, &nk, 0), notes.comm, sizeof notes.comm);
+		}
 		for (int d = 0; d < DIM_COUNT; d++)
 			if (d != DIM_DP)
 				e->comm[d] = notes.comm[d];
 	}
 	if (pc->dp_st && pc->dp_st != ps) {
-		/* the DP sync reads perf_stage_compute's outputs only */
 		ps = pc->dp_st;
 		ctx_replica(x, ps->group, 0);
 		ctx_stage(x, ps->index);
-		perf_stage_compute(x);
-		memset(notes.comm, 0, sizeof notes.comm);
-		perf_stage_dp(x, &notes);
+		stage_key_of(x, &nk);
+		nk.mb = x->mb;
+		if ((hit = perf_memo_notes(x->memo, &nk, 1))) {
+			memcpy(notes.comm, hit, sizeof notes.comm);
+		} else {
+			/* the DP sync reads perf_stage_compute's outputs only */
+			perf_stage_compute(x);
+			memset(notes.comm, 0, sizeof notes.comm);
+			perf_stage_dp(x, &notes);
+			memcpy(perf_memo_notes_put(x->memo, &nk, 1), notes.comm, sizeof notes.comm);
+		}
 	}
 	if (pc->dp_st)
 		e->comm[DIM_DP] = notes.comm[DIM_DP];

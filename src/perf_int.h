@@ -267,6 +267,18 @@ struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct s
 const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0);
 void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
 		      double dp_exposed);
+/* The collective notes of one stage (perf.c, estimate_notes): kind 0,
+ * every dimension as stage_front then perf_stage_dp note them; kind 1,
+ * the DP sync's alone (perf_stage_compute then perf_stage_dp). Keyed by
+ * the stage key with mb set whatever the plan (the notes' calls and
+ * times per step scale with it): the notes read nothing else of the
+ * stage but what its values read (struct stage_key). The cached
+ * DIM_COUNT notes, or NULL; perf_memo_notes_put returns the entry's, for
+ * the caller to fill before any other call on this memo. */
+const struct perf_comm *perf_memo_notes(struct perf_memo *mo, const struct stage_key *key,
+					int kind);
+struct perf_comm *perf_memo_notes_put(struct perf_memo *mo, const struct stage_key *key,
+				      int kind);
 /* NCCL's buffers on one GPU (perf_mem.c, nccl_bytes) per what they
  * depend on: the stage's pool, its TP, CP, DP and PP degrees, the plan's
  * EP degree, whether the schedule is interleaved, and whether the stage

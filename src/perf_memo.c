@@ -63,6 +63,11 @@
  * on the shared 2-core machine). */
 #define MEMO_STAGE_BITS 10
 #define MEMO_STAGE (1 << MEMO_STAGE_BITS)
+/* Collective notes (struct memo_notes): an estimate notes two stages,
+ * and a search's consecutive estimates mostly the same few; 64 slots of
+ * 0.66 KB. Issue 13, tenth round: recomputing them on every estimate
+ * doubled the single-plan microbench (0.3 to 0.6 us). */
+#define MEMO_NOTES 64
 /* NCCL buffer sizes per stage shape (struct nccl_key): a search meets a
  * few hundred (pools x degrees); 512 slots of 48 bytes (24 KB). Issue
  * 13, ninth round: nccl_channels had 5.2 million calls (161 million
@@ -143,6 +148,13 @@ struct memo_dp {
 	double v;
 };
 
+struct memo_notes {
+	unsigned gen;
+	int kind;
+	struct stage_key key;
+	struct perf_comm comm[DIM_COUNT];
+};
+
 struct memo_memst {
 	unsigned gen;
 	struct stage_key key;
@@ -178,6 +190,7 @@ struct perf_memo {
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
 	struct memo_dp dp[MEMO_STAGE];   /* exposed DP syncs, 0.15 MB */
+	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
@@ -625,6 +638,31 @@ void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_
 	e->gen = mo->gen;
 	e->key = *key;
 	e->v = dp_exposed;
+}
+
+static struct memo_notes *notes_slot(struct perf_memo *mo, const struct stage_key *key,
+				     int kind)
+{
+	size_t i = stage_slot(key, perf_memo_stage_h0(key) + (uint64_t)kind);
+	return &mo->notes[i & (MEMO_NOTES - 1)];
+}
+
+const struct perf_comm *perf_memo_notes(struct perf_memo *mo, const struct stage_key *key,
+					int kind)
+{
+	const struct memo_notes *e = notes_slot(mo, key, kind);
+	return e->gen == mo->gen && e->kind == kind && !memcmp(&e->key, key, sizeof *key)
+		       ? e->comm : NULL;
+}
+
+struct perf_comm *perf_memo_notes_put(struct perf_memo *mo, const struct stage_key *key,
+				      int kind)
+{
+	struct memo_notes *e = notes_slot(mo, key, kind);
+	e->gen = mo->gen;
+	e->kind = kind;
+	e->key = *key;
+	return e->comm;
 }
 
 static size_t nccl_slot(const struct nccl_key *key)
