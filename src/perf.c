@@ -290,7 +290,7 @@ static void stage_record_clear(struct perf_stage *ps)
 }
 
 /* The stage's compute and the communication inside each micro-batch
- * (noted in notes): its record's times. */
+ * (noted in notes; NULL: not noted): its record's times. */
 static void stage_front(struct stage_ctx *x, struct estimate *notes, struct perf_stage *ps)
 {
 	const struct stage *st = &x->rep->stages[x->index];
@@ -313,6 +313,21 @@ static void stage_front(struct stage_ctx *x, struct estimate *notes, struct perf
 	 * the GPU runs them, the GPU waits for it. */
 	ps->t_host_stall = x->host_stall;
 	ps->t_total += ps->t_host_stall;
+}
+
+/* A memo entry's record src into ps (padding too: records compare as
+ * bytes), ps's group and index kept and its layer range x's stage's: an
+ * entry serves every stage of its shape (stage_key_layers). */
+static void record_from(const struct stage_ctx *x, const struct perf_stage *src,
+			struct perf_stage *ps)
+{
+	int group = ps->group, index = ps->index;
+	const struct stage *st = &x->rep->stages[x->index];
+	memcpy(ps, src, sizeof *ps);
+	ps->group = group;
+	ps->index = index;
+	ps->first_layer = st->first_layer;
+	ps->last_layer = st->last_layer;
 }
 
 /* perf_stage_compute's outputs into a stage core, and back. */
@@ -352,56 +367,100 @@ static void core_load(struct stage_ctx *x, const struct stage_core *c)
 	x->bw_hbm = c->bw_hbm;
 }
 
-/* The key of x's stage core: key (x's stage key) with dp 0; its h0 once
- * per replica group. */
+/* The key of x's stage core: key (x's stage key) with dp 0, and mb 0
+ * unless the group overlaps its EP all-to-alls (a stage key keeps mb for
+ * ZeRO-3's DP terms too, which a core does not hold: struct stage_key);
+ * its h0 once per replica group. */
 static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct stage_key *ck)
 {
 	*ck = *key;
 	ck->dp = 0;
+	if (!x->ep_ov)
+		ck->mb = 0;
 	if (!x->core_h0_set) {
 		struct stage_key k0 = x->key0;
 		k0.dp = 0;
+		if (!x->ep_ov)
+			k0.mb = 0;
 		x->core_h0 = perf_memo_stage_h0(&k0);
 		x->core_h0_set = 1;
 	}
 }
 
-/* stage_front from the stage core memo when this stage was evaluated
- * before at another DP degree (or this one): the same values, computed
- * by the same code, so the same bits. ps is cleared but for its group
- * and index, notes->comm zeroed. Issue 13, eighth round: 85% (70B) and
- * 70% (Mixtral 8x22B) of the stage memo's misses in a whole estimate
- * differ from an entry only in the DP degree. */
+/* stage_front, without its notes, from the stage core memo when this
+ * stage was evaluated before at another DP degree or micro-batch count
+ * (or these): the same values, computed by the same code, so the same
+ * bits. ps is cleared but for its group and index. Issue 13, eighth
+ * round: 85% (70B) and 70% (Mixtral 8x22B) of the stage memo's misses in
+ * a whole estimate differ from an entry only in the DP degree; tenth
+ * round: with the micro-batches in the key too, 61% of a DeepSeek-V3
+ * cost search's cores missed. */
 static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
-			     struct estimate *notes, struct perf_stage *ps)
+			     struct perf_stage *ps)
 {
 	struct stage_key ck;
 	core_key_of(x, key, &ck);
 	const struct stage_core *hit = perf_memo_core(x->memo, &ck, x->core_h0);
 	if (hit) {
-		int group = ps->group, index = ps->index;
-		memcpy(ps, &hit->ps, sizeof *ps);   /* padding too: records compare as bytes */
-		ps->group = group;
-		ps->index = index;
-		memcpy(notes->comm, hit->comm, sizeof notes->comm);
+		record_from(x, &hit->ps, ps);
 		core_load(x, hit);
 		return;
 	}
-	memset(notes->comm, 0, sizeof notes->comm);
 	stage_record_clear(ps);
-	stage_front(x, notes, ps);
+	stage_front(x, NULL, ps);
 	struct stage_core *c = perf_memo_core_put(x->memo, &ck, x->core_h0);
 	memcpy(&c->ps, ps, sizeof c->ps);
-	memcpy(c->comm, notes->comm, sizeof c->comm);
 	core_save(x, c);
 }
 
+/* The DP memo's key of the stage of key (x set for it) into dk, and its
+ * h0 (perf_int.h, perf_memo_dp): the neighbours' pools but for -1 (first
+ * / last), the node crossings and the EP overlap's rank cleared, the
+ * micro-batches kept only under ZeRO-3, the depth as min(pp, 2) unless
+ * the stage syncs tied embeddings. */
+static uint64_t stage_dp_key(struct stage_ctx *x, const struct stage_key *key,
+			     struct stage_key *dk)
+{
+	int pp_whole = x->m->tied_embeddings && (x->first || x->last);
+	*dk = *key;
+	dk->prev_pool = key->prev_pool < 0 ? -1 : 0;
+	dk->next_pool = key->next_pool < 0 ? -1 : 0;
+	dk->cross = 0;
+	dk->ep_tail = 0;
+	dk->mb = x->p->zero == 3 ? x->mb : 0;
+	if (!pp_whole && dk->pp > 2)
+		dk->pp = 2;
+	if (pp_whole)
+		return perf_memo_stage_h0(dk);
+	if (!x->dp_h0_set) {
+		x->dp_h0 = perf_memo_stage_h0(dk);
+		x->dp_h0_set = 1;
+	}
+	return x->dp_h0;
+}
+
+/* perf_stage_dp(x, NULL) for the stage of key (x set for it, its
+ * perf_stage_compute outputs in place), from the DP memo when a stage of
+ * the same DP inputs was met (stage_dp_key). Issue 13, tenth round: the
+ * DP sync's collectives were a third of perf_estimate's time in the
+ * DeepSeek-V3 cost search, most of them missing the collective memo. */
+static double stage_dp_memo(struct stage_ctx *x, const struct stage_key *key)
+{
+	struct stage_key dk;
+	uint64_t h0 = stage_dp_key(x, key, &dk);
+	const double *hit = perf_memo_dp(x->memo, &dk, h0);
+	if (hit)
+		return *hit;
+	double v = perf_stage_dp(x, NULL);
+	perf_memo_dp_put(x->memo, &dk, h0, v);
+	return v;
+}
+
 /* The stage's share of the step: compute, communication inside each
- * micro-batch (noted in notes, zeroed first), DP synchronisation after
- * the drain, memory. ps is cleared here but for its group and index. */
+ * micro-batch, DP synchronisation after the drain, memory; no notes
+ * (estimate_notes). ps is cleared here but for its group and index. */
 static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
-			      struct estimate *notes, struct perf_stage *ps, double *dp_exposed,
-			      double *opt_s)
+			      struct perf_stage *ps, double *dp_exposed, double *opt_s)
 {
 	if (!dp_exposed) {
 		/* perf_stage_times: no DP sync nor optimizer (neither is an
@@ -409,14 +468,13 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 		 * misses found one in 5% of its stages, and putting them cost
 		 * more than the hits saved (issue 13, eighth round: 1.2%
 		 * more instructions on the 70B search, 0.6% on Mixtral 8x22B) */
-		memset(notes->comm, 0, sizeof notes->comm);
 		stage_record_clear(ps);
-		stage_front(x, notes, ps);
+		stage_front(x, NULL, ps);
 		perf_stage_memory(x, ps);
 		return;
 	}
-	stage_front_memo(x, key, notes, ps);
-	*dp_exposed = perf_stage_dp(x, notes);
+	stage_front_memo(x, key, ps);
+	*dp_exposed = stage_dp_memo(x, key);
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
@@ -466,29 +524,27 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	*key = x->key0;
 	key->pool = st->pool;
 	key->tp = st->tp;
-	key->first_layer = st->first_layer;
-	key->last_layer = st->last_layer;
+	stage_key_layers(x->m, st, key);
 	key->prev_pool = x->index > 0 ? sts[x->index - 1].pool : -1;
 	key->next_pool = x->index + 1 < x->pp ? sts[x->index + 1].pool : -1;
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
 	key->cross = x->cross_prev | x->cross_next << 1;
-	key->ep_tail = key->ep > 1 && x->pp > 1 ? x->pp - x->index : 0;
+	/* read only by the EP overlap (struct stage_key) */
+	key->ep_tail = x->ep_ov && x->pp > 1 ? x->pp - x->index : 0;
 }
 
 /* A memo hit for stage x: its record, group and index kept; another
- * index of the same stage recomputes only the memory that depends on the
- * index (perf_stage_memory_at: the activations in flight; weights,
- * gradients, optimizer state and NCCL's buffers are the entry's). */
+ * index or micro-batch count of the same stage recomputes only the
+ * memory that depends on them (perf_stage_memory_at: the activations in
+ * flight; weights, gradients, optimizer state and NCCL's buffers are the
+ * entry's, and no time of the record reads them: struct stage_key). */
 static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 			   struct perf_stage *ps)
 {
-	int group = ps->group, index = ps->index;
-	memcpy(ps, &hit->ps, sizeof *ps);   /* padding too: records compare as bytes */
-	ps->group = group;
-	ps->index = index;
-	if (hit->index != x->index) {
-		/* another index: the same stage but for its memory */
+	record_from(x, &hit->ps, ps);
+	if (hit->index != x->index || hit->mb != x->mb) {
+		/* another index or mb: the same stage but for its memory */
 		x->act = hit->act;
 		x->act_work = hit->act_work;
 		x->params = hit->params;
@@ -499,21 +555,16 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 	}
 }
 
-/* The memo entry for a stage, completed (a stage's records, memory
- * inputs and notes) from stage_compute_all's outputs. */
+/* The memo entry for a stage, completed (a stage's records and memory
+ * inputs) from stage_compute_all's outputs. */
 static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
-			 const struct estimate *notes, double dp_exposed, double opt_s,
-			 int has_dp, struct stage_val *v)
+			 double dp_exposed, double opt_s, int has_dp, struct stage_val *v)
 {
 	memcpy(&v->ps, ps, sizeof v->ps);   /* padding too (stage_from_hit) */
 	v->dp_exposed = dp_exposed;
 	v->opt_s = opt_s;
-	/* an entry without the DP terms is read for its record only
-	 * (stage_eval and perf_dp_exposed take it for a miss): its notes
-	 * are not kept */
-	if (has_dp)
-		memcpy(v->comm, notes->comm, sizeof v->comm);
 	v->index = x->index;
+	v->mb = x->mb;
 	v->act = x->act;
 	v->act_work = x->act_work;
 	v->params = x->params;
@@ -536,19 +587,15 @@ static void stage_fit_note(struct estimate *e, const struct perf_stage *ps)
 }
 
 /* stage_compute_all, from the memo when this stage was evaluated before
- * for the same inputs; then the estimate's fit and worst overflow.
- * Returns the stage's collective notes: the memo entry's on a hit (valid
- * until the next perf_memo_stage_put on this thread, so the caller reads
- * them before evaluating another stage), else notes->comm, filled here.
- * On a hit nothing is zeroed or copied here, and the caller copies the
- * notes only of a stage that sets the pace or the most exposed DP time
- * (issue 13: zeroing and copying the 520 bytes of every stage was about
- * 30% of perf_estimate's own time, perf annotate on Mixtral 8x22B). */
-static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *e,
-					  struct estimate *notes, struct perf_stage *ps,
-					  double *dp_exposed, double *opt_s)
+ * for the same inputs; then the estimate's fit and worst overflow. No
+ * notes: the estimate notes the collectives of the two stages it reports
+ * once all are evaluated (estimate_notes; issue 13: zeroing and copying
+ * the 520 bytes of every stage's notes was about 30% of perf_estimate's
+ * own time, perf annotate on Mixtral 8x22B, and keeping them in the memo
+ * tied its entries to the micro-batch count the notes scale with). */
+static void stage_eval(struct stage_ctx *x, struct estimate *e, struct perf_stage *ps,
+		       double *dp_exposed, double *opt_s)
 {
-	const struct perf_comm *comm = notes->comm;
 	struct stage_key key;
 	stage_key_of(x, &key);
 	const struct stage_val *hit = perf_memo_stage(x->memo, &key, x->key_h0);
@@ -556,14 +603,12 @@ static const struct perf_comm *stage_eval(struct stage_ctx *x, struct estimate *
 		stage_from_hit(x, hit, ps);
 		*dp_exposed = hit->dp_exposed;
 		*opt_s = hit->opt_s;
-		comm = hit->comm;
 	} else {
-		stage_compute_all(x, &key, notes, ps, dp_exposed, opt_s);
-		stage_val_of(x, ps, notes, *dp_exposed, *opt_s, 1,
+		stage_compute_all(x, &key, ps, dp_exposed, opt_s);
+		stage_val_of(x, ps, *dp_exposed, *opt_s, 1,
 			     perf_memo_stage_put(x->memo, &key, x->key_h0));
 	}
 	stage_fit_note(e, ps);
-	return comm;
 }
 
 /* Pools in the plan: the DP group spans all of them; other_pool is one of
@@ -697,6 +742,7 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 struct pace {
 	double worst_pipe, worst_dp, worst_opt;
 	double dp_seen;                 /* most exposed DP time of a stage */
+	struct perf_stage *dp_st;       /* the first stage with it */
 	struct perf_stage *crit;        /* the slowest group's slowest stage */
 	double crit_m, crit_bubble;
 };
@@ -711,10 +757,14 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->rep = &x->p->replicas[r];
 	x->pp = x->rep->n_stages;
 	x->mb = plan_replica_microbatches(x->p, r);
+	x->ep_ov = plan_ep_overlap_on(x->p, x->pp);
 	x->key0.pp = x->pp;
-	x->key0.mb = x->mb;
+	/* read by a stage's values only through the EP overlap and ZeRO-3's
+	 * DP terms (struct stage_key) */
+	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
 	x->key_h0 = with_key ? perf_memo_stage_h0(&x->key0) : 0;
 	x->core_h0_set = 0;
+	x->dp_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
@@ -761,11 +811,11 @@ static int estimate_begin(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* Replica group r: every stage, then its pipeline; what sets the pace
+ * into pc (the stages to note: estimate_notes). */
 static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si,
 			 struct pace *pc)
 {
-	struct estimate notes;
-	struct perf_comm group_comm[DIM_COUNT];
 	ctx_replica(x, r, 1);
 	double sum_t = 0, max_t = 0;
 	struct perf_stage *max_st = NULL;
@@ -775,16 +825,15 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 		ps->group = r;
 		ps->index = i;
 		double dpx, opt;
-		const struct perf_comm *comm = stage_eval(x, e, &notes, ps, &dpx, &opt);
+		stage_eval(x, e, ps, &dpx, &opt);
 		sum_t += ps->t_total;
 		if (ps->t_total > max_t) {
 			max_t = ps->t_total;
 			max_st = ps;
-			memcpy(group_comm, comm, sizeof group_comm);
 		}
 		if (dpx > pc->dp_seen) {
 			pc->dp_seen = dpx;
-			e->comm[DIM_DP] = comm[DIM_DP];
+			pc->dp_st = ps;
 		}
 		pc->worst_dp = perf_fmax(pc->worst_dp, dpx);
 		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
@@ -798,10 +847,61 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 		pc->crit = max_st;
 		pc->crit_m = x->mb;
 		pc->crit_bubble = (sum_t - max_t) / x->v;
+	}
+}
+
+/* The communication table: the collectives the pace-setting group's
+ * slowest stage (pc->crit) notes for TP/CP/EP/PP, its DP sync's tied
+ * embeddings included, and those of the DP sync of the stage with the
+ * most exposed DP time (pc->dp_st), each noted by the stage functions on
+ * zeroed notes for that stage alone, as an evaluation of all stages with
+ * notes kept per stage would have. The stage functions are functions of
+ * the context ctx_replica and ctx_stage set (the memo's keys rest on
+ * that), and their notes are a side output that changes no time. From
+ * the notes memo when the stage was noted before (perf_memo_notes: its
+ * stage key with the micro-batches, which the notes scale with). */
+static void estimate_notes(struct stage_ctx *x, const struct pace *pc, struct estimate *e)
+{
+	struct estimate notes;
+	struct perf_stage scratch;
+	struct stage_key nk;
+	const struct perf_comm *hit;
+	const struct perf_stage *ps = pc->crit;
+	if (ps) {
+		ctx_replica(x, ps->group, 0);
+		ctx_stage(x, ps->index);
+		stage_key_of(x, &nk);
+		nk.mb = x->mb;
+		if ((hit = perf_memo_notes(x->memo, &nk, 0))) {
+			memcpy(notes.comm, hit, sizeof notes.comm);
+		} else {
+			memset(notes.comm, 0, sizeof notes.comm);
+			stage_front(x, &notes, &scratch);
+			perf_stage_dp(x, &notes);
+			memcpy(perf_memo_notes_put(x->memo, &nk, 0), notes.comm, sizeof notes.comm);
+		}
 		for (int d = 0; d < DIM_COUNT; d++)
 			if (d != DIM_DP)
-				e->comm[d] = group_comm[d];
+				e->comm[d] = notes.comm[d];
 	}
+	if (pc->dp_st && pc->dp_st != ps) {
+		ps = pc->dp_st;
+		ctx_replica(x, ps->group, 0);
+		ctx_stage(x, ps->index);
+		stage_key_of(x, &nk);
+		nk.mb = x->mb;
+		if ((hit = perf_memo_notes(x->memo, &nk, 1))) {
+			memcpy(notes.comm, hit, sizeof notes.comm);
+		} else {
+			/* the DP sync reads perf_stage_compute's outputs only */
+			perf_stage_compute(x);
+			memset(notes.comm, 0, sizeof notes.comm);
+			perf_stage_dp(x, &notes);
+			memcpy(perf_memo_notes_put(x->memo, &nk, 1), notes.comm, sizeof notes.comm);
+		}
+	}
+	if (pc->dp_st)
+		e->comm[DIM_DP] = notes.comm[DIM_DP];
 }
 
 /* The step's breakdown and time from what set its pace. */
@@ -843,6 +943,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	int si = 0;
 	for (int r = 0; r < p->n_replicas; r++)
 		replica_eval(&x, r, e, &si, &pc);
+	estimate_notes(&x, &pc, e);
 	breakdown(&pc, k, e);
 	totals(c, x.memo, p, used, x.s, e);
 	return 0;
@@ -887,7 +988,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 	*dp_s = 0;
 	if (check_plan(c, m, p, err) < 0)
 		return -1;
-	struct estimate e, notes;
+	struct estimate e;
 	memset(&e, 0, sizeof e);
 	struct stage_ctx x;
 	int used[HP_MAX_POOLS];
@@ -900,8 +1001,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 				continue;
 			ctx_stage(&x, i);
 			perf_stage_compute(&x);
-			memset(notes.comm, 0, sizeof notes.comm);
-			worst = perf_fmax(worst, perf_stage_dp(&x, &notes));
+			worst = perf_fmax(worst, perf_stage_dp(&x, NULL));
 		}
 	}
 	*dp_s = worst;
@@ -925,7 +1025,6 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
 	struct stage_ctx x;
-	struct estimate notes;
 	int used[HP_MAX_POOLS], si = 0;
 	ctx_init(&x, c, m, p, k, used, e);
 	for (int r = 0; r < p->n_replicas; r++) {
@@ -941,9 +1040,8 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 			if (hit) {
 				stage_from_hit(&x, hit, ps);
 			} else {
-				stage_compute_all(&x, &key, &notes, ps, NULL, NULL);
-				stage_val_of(&x, ps, &notes, 0, 0, 0,
-					     perf_memo_stage_put(x.memo, &key, x.key_h0));
+				stage_compute_all(&x, &key, ps, NULL, NULL);
+				stage_val_of(&x, ps, 0, 0, 0, perf_memo_stage_put(x.memo, &key, x.key_h0));
 			}
 		}
 	}
@@ -972,8 +1070,7 @@ static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, u
 	struct stage_key mk = *mk0;
 	mk.pool = st->pool;
 	mk.tp = st->tp;
-	mk.first_layer = st->first_layer;
-	mk.last_layer = st->last_layer;
+	stage_key_layers(x->m, st, &mk);
 	mk.prev_pool = x->first ? -1 : 0;
 	mk.next_pool = x->last ? -1 : 0;
 	const struct stage_mem_in *hit = perf_memo_mem(x->memo, &mk, h0);
@@ -991,6 +1088,54 @@ static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, u
 	v->act_work = x->act_work;
 	v->params = x->params;
 	v->eparams = x->eparams;
+	v->unit = x->unit;
+}
+
+/* Stage x's memory into ps (its memory fields; the rest as they were):
+ * the index- and micro-batch-free part from the memory-state memo (key:
+ * sk0, x's replica group's memory-input key with its DP degree, and the
+ * stage's own fields as stage_mem_inputs sets them; h0: its
+ * perf_memo_stage_h0), then perf_stage_memory_at as perf_stage_memory
+ * ends; else stage_mem_inputs (mk0, h0m) and perf_stage_memory, and the
+ * state put. perf_stage_memory_at reads of the record only what
+ * perf_stage_memory set before it, and of x only the inputs the entry
+ * keeps, the plan and the stage's place (struct stage_mem_state), so a
+ * hit computes the bits a miss would. */
+static void stage_mem_state(struct stage_ctx *x, const struct stage_key *sk0, uint64_t h0,
+			    const struct stage_key *mk0, uint64_t h0m, struct perf_stage *ps)
+{
+	const struct stage *st = &x->rep->stages[x->index];
+	struct stage_key sk = *sk0;
+	sk.pool = st->pool;
+	sk.tp = st->tp;
+	stage_key_layers(x->m, st, &sk);
+	sk.prev_pool = x->first ? -1 : 0;
+	sk.next_pool = x->last ? -1 : 0;
+	const struct stage_mem_state *hit = perf_memo_memst(x->memo, &sk, h0);
+	if (hit) {
+		ps->weights = hit->weights;
+		ps->grads = hit->grads;
+		ps->optimizer = hit->optimizer;
+		ps->other = hit->other;
+		ps->outside = hit->outside;
+		ps->capacity = hit->capacity;
+		x->act = hit->act;
+		x->act_work = hit->act_work;
+		x->unit = hit->unit;
+		perf_stage_memory_at(x, ps);
+		return;
+	}
+	stage_mem_inputs(x, mk0, h0m);
+	perf_stage_memory(x, ps);
+	struct stage_mem_state *v = perf_memo_memst_put(x->memo, &sk, h0);
+	v->weights = ps->weights;
+	v->grads = ps->grads;
+	v->optimizer = ps->optimizer;
+	v->other = ps->other;
+	v->outside = ps->outside;
+	v->capacity = ps->capacity;
+	v->act = x->act;
+	v->act_work = x->act_work;
 	v->unit = x->unit;
 }
 
@@ -1032,14 +1177,16 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 		struct stage_key mk0 = x.key0;
 		mk0.dp = mk0.mb = mk0.other_pool = 0;
 		uint64_t h0 = perf_memo_stage_h0(&mk0);
+		struct stage_key sk0 = mk0;
+		sk0.dp = x.dp;
+		uint64_t hs0 = perf_memo_stage_h0(&sk0);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
 			ctx_stage_place(&x, i);
 			memset(ps, 0, sizeof *ps);
 			ps->group = r;
 			ps->index = i;
-			stage_mem_inputs(&x, &mk0, h0);
-			perf_stage_memory(&x, ps);
+			stage_mem_state(&x, &sk0, hs0, &mk0, h0, ps);
 			stage_fit_note(e, ps);
 		}
 	}

@@ -65,11 +65,14 @@ static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_co
 }
 
 /* Note the collective in e->comm[d] when it is the dimension's most
- * expensive so far. The link name was formatted once, with the links. */
+ * expensive so far (e NULL: nothing noted, perf_int.h). The link name was
+ * formatted once, with the links. */
 static void note_comm(struct estimate *e, enum perf_dim d, enum comm_coll op,
 		      double bytes, double calls, const struct perf_group *pg,
 		      const struct comm_result *r, double time_s, double exposed_s)
 {
+	if (!e)
+		return;
 	struct perf_comm *pc = &e->comm[d];
 	const struct perf_group *g = pg;
 	if (g->ranks <= 1 && op != COMM_SENDRECV)

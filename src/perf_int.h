@@ -70,7 +70,22 @@ struct perf_group {
  * the tied embeddings' peer: end_pool; the EP overlap's in-line passes:
  * ep_tail), memory also through the micro-batches in flight, which
  * stage_val handles. Set every field (memset first): keys compare as
- * bytes. */
+ * bytes.
+ *
+ * The micro-batches mb are kept only where a value the entry holds reads
+ * them (issue 13, tenth round: the cost objectives meet one replica
+ * group at many micro-batch counts, and keying them all made 61% of a
+ * DeepSeek-V3 cost search's stage cores misses). Readers of x->mb, by
+ * file: perf_comm.c's collective notes (calls and times per step, never
+ * kept in an entry: perf.c recomputes the notes of the stages the
+ * estimate reports, estimate_notes), ep_overlap_exposed (the EP overlap's
+ * in-line passes, only when plan_ep_overlap_on for the group's depth:
+ * stage_ctx.ep_ov) and the ZeRO-3 DP terms (per micro-batch gathers,
+ * zero 3 only); perf_mem.c's perf_stage_memory_at (the micro-batches in
+ * flight), which a hit at another mb runs again as it does at another
+ * index. So a stage key holds mb when ep_ov or zero is 3, else 0, and a
+ * stage core key (no DP terms) holds it only when ep_ov; ep_tail, read
+ * only by ep_overlap_exposed, is 0 unless ep_ov. */
 struct stage_key {
 	int mbs, precision, recompute, zero, schedule, vpp, cp, ep, sp, flash, loss, master;
 	int framework, tp_overlap, grad_overlap, param_overlap;
@@ -79,7 +94,10 @@ struct stage_key {
 				       * overlap's in-line passes depend on the
 				       * rank (perf_comm.c ep_overlap_exposed);
 				       * else 0 */
-	int dp, other_pool, pp, mb, pool, tp, first_layer, last_layer;
+	int dp, other_pool, pp, mb, pool, tp;
+	/* the stage's layers, and of them MoE layers: all a stage's values
+	 * read of its layer range (stage_key_layers) */
+	int layers, moe_layers;
 	int prev_pool, next_pool;     /* -1: none (the first / last stage) */
 	int end_pool;                 /* the first stage: the last's pool; the last:
 				       * the first's (the tied embeddings' peer); else -1 */
@@ -89,24 +107,40 @@ struct stage_key {
 	double s;
 };
 
+/* A stage's layer range as its key holds it: the number of layers and
+ * of MoE layers. Every value a stage entry holds reads the range only so:
+ * perf_stage_compute costs one layer of each kind (model_layer_is_moe,
+ * the only reader of a layer's index in model.c: dense layers come
+ * first, then MoE layers, all alike) times their counts; perf_comm.c and
+ * perf_mem.c read the count of layers and of dense layers. Only the
+ * record's first_layer and last_layer name the range, and a hit takes
+ * them from the plan (perf.c). So one entry serves every stage of that
+ * shape, wherever its layers lie (issue 13, tenth round: the middle
+ * stages of a DeepSeek-V3 pipeline, four MoE layers each). */
+static inline void stage_key_layers(const struct model_spec *m, const struct stage *st,
+				    struct stage_key *key)
+{
+	key->layers = st->last_layer - st->first_layer + 1;
+	key->moe_layers = model_moe_layers_in(m, st->first_layer, st->last_layer);
+}
+
 /* What a stage's evaluation yields: the stage (its group and index are
- * the caller's), the exposed DP time and optimizer time per step, and the
- * collectives it noted. */
+ * the caller's) and the exposed DP time and optimizer time per step. Not
+ * its collective notes (perf.c, estimate_notes). */
 struct stage_val {
 	struct perf_stage ps;
 	double dp_exposed, opt_s;
-	struct perf_comm comm[DIM_COUNT];
-	/* ps's memory was computed at this stage index; at another, only
-	 * perf_stage_memory_at runs again, from perf_stage_compute's outputs
-	 * it reads (the index sets only the micro-batches in flight there;
-	 * the model state and NCCL's buffers are ps's) */
-	int index;
+	/* ps's memory was computed at this stage index and micro-batch
+	 * count; at another, only perf_stage_memory_at runs again, from
+	 * perf_stage_compute's outputs it reads (the index and mb set only
+	 * the micro-batches in flight there; the model state and NCCL's
+	 * buffers are ps's) */
+	int index, mb;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	/* 0: put by perf_stage_times, without the DP sync and the optimizer
-	 * (dp_exposed and opt_s zero, comm not kept: whatever an earlier
-	 * entry of the slot left); a whole estimate or perf_dp_exposed
-	 * takes such an entry for a miss and puts a whole one in its place,
-	 * so only its ps and memory inputs are ever read */
+	 * (dp_exposed and opt_s zero); a whole estimate takes such an entry
+	 * for a miss and puts a whole one in its place, so only its ps and
+	 * memory inputs are ever read */
 	int has_dp;
 };
 
@@ -114,12 +148,12 @@ struct stage_val {
  * only parts that read the DP degree (perf_stage_dp, perf_mem.c; the
  * pipeline's hand-offs read it through stage_key.cross): the stage record
  * with its times (the memory fields 0, group and index the caller's),
- * the TP/CP/EP/PP notes, and perf_stage_compute's outputs, which the DP
- * sync and the memory read. Kept per stage key with dp 0
- * (perf_memo_core): a search meets one stage at many DP degrees. */
+ * and perf_stage_compute's outputs, which the DP sync and the memory
+ * read. Kept per stage key with dp 0 (and mb 0 unless ep_ov: struct
+ * stage_key) (perf_memo_core): a search meets one stage at many DP
+ * degrees and micro-batch counts. */
 struct stage_core {
 	struct perf_stage ps;
-	struct perf_comm comm[DIM_COUNT];
 	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	int moe_layers;
@@ -139,6 +173,25 @@ struct stage_core {
  * mixes (issue 13, ninth round). */
 struct stage_mem_in {
 	double act, act_work, params, eparams, unit;
+};
+
+/* A stage's memory but for what its index and micro-batches set: what
+ * perf_stage_memory puts into the record before perf_stage_memory_at
+ * (weights, grads, optimizer, other, outside, capacity), and the outputs
+ * of perf_stage_compute that perf_stage_memory_at reads (act, act_work,
+ * unit). perf_stage_memory reads, besides those outputs and the cluster,
+ * model and constants: the DP, CP, TP, EP and PP degrees, the plan's
+ * zero, precision (and FP8-parameter bit), master, framework, grad_fp32,
+ * schedule, tp_overlap and sp, the micro-batch's tokens (mbs, s, cp), the
+ * stage's pool (its GPU and NCCL's buffers) and whether it is first or
+ * last; not the index, the micro-batches, the neighbours' pools, the node
+ * crossings nor the other site's pool. So they are kept per key of
+ * struct stage_mem_in with the DP degree set (perf.c, stage_mem_state;
+ * perf_memo_memst): the planner's memory check meets one stage in many
+ * replica mixes at one DP degree (issue 13, tenth round). */
+struct stage_mem_state {
+	double weights, grads, optimizer, other, outside, capacity;
+	double act, act_work, unit;
 };
 
 /* perf_memo.c: what perf_estimate computes again and again for the same
@@ -165,14 +218,14 @@ const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
 /* The hash of the fields of a stage key that every stage of a replica
- * group shares (all but pool, tp, first_layer, last_layer, prev_pool,
+ * group shares (all but pool, tp, layers, moe_layers, prev_pool,
  * next_pool, end_pool and cross), computed once per group; the stage
  * table's slot mixes it with the stage's own fields. */
 uint64_t perf_memo_stage_h0(const struct stage_key *key);
 /* The cached stage for key (h0: perf_memo_stage_h0 of key), or NULL;
  * perf_memo_stage_put stores one: it returns the entry for key, for the
  * caller to fill before any other call on this memo (filled in place: a
- * stage_val is about 1 KB). */
+ * stage_val is about 0.3 KB). */
 const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
 					uint64_t h0);
 struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
@@ -189,6 +242,43 @@ const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stag
 					 uint64_t h0);
 struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
 				       uint64_t h0);
+/* The same for the memory states (key: a memory-input key with the DP
+ * degree set; h0: its perf_memo_stage_h0), in a table of their own. */
+const struct stage_mem_state *perf_memo_memst(struct perf_memo *mo, const struct stage_key *key,
+					      uint64_t h0);
+struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct stage_key *key,
+					    uint64_t h0);
+/* The exposed DP sync of a stage (perf_stage_dp's value) per key: the
+ * stage key with prev_pool and next_pool 0 unless -1 (first / last),
+ * cross and ep_tail 0 (perf.c, stage_dp_memo). perf_stage_dp reads,
+ * besides the cluster, model and constants: perf_stage_compute's outputs
+ * (params, eparams, fwd, bwd, rc: functions of the stage's pool, TP,
+ * layers, first / last, the pipeline's depth and the plan, as struct
+ * stage_mem_in says), the DP, CP and EP degrees, the other site's pool,
+ * the plan's settings (zero, framework, grad_fp32, grad_overlap,
+ * param_overlap, precision's FP8-parameter bit, master), the micro-
+ * batches under ZeRO-3, and for tied embeddings the peer's pool
+ * (end_pool); not the neighbours' pools, the node crossings nor the EP
+ * overlap's rank. Of the pipeline's depth it reads only whether it is
+ * above 1 (the output layer on the last stage, DeepSpeed's reduce after
+ * the drain), but for the tied embeddings' sync on the first and last
+ * stages, whose node test reads pp itself: the key holds pp there, else
+ * min(pp, 2). h0: its perf_memo_stage_h0. */
+const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0);
+void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
+		      double dp_exposed);
+/* The collective notes of one stage (perf.c, estimate_notes): kind 0,
+ * every dimension as stage_front then perf_stage_dp note them; kind 1,
+ * the DP sync's alone (perf_stage_compute then perf_stage_dp). Keyed by
+ * the stage key with mb set whatever the plan (the notes' calls and
+ * times per step scale with it): the notes read nothing else of the
+ * stage but what its values read (struct stage_key). The cached
+ * DIM_COUNT notes, or NULL; perf_memo_notes_put returns the entry's, for
+ * the caller to fill before any other call on this memo. */
+const struct perf_comm *perf_memo_notes(struct perf_memo *mo, const struct stage_key *key,
+					int kind);
+struct perf_comm *perf_memo_notes_put(struct perf_memo *mo, const struct stage_key *key,
+				      int kind);
 /* NCCL's buffers on one GPU (perf_mem.c, nccl_bytes) per what they
  * depend on: the stage's pool, its TP, CP, DP and PP degrees, the plan's
  * EP degree, whether the schedule is interleaved, and whether the stage
@@ -227,12 +317,16 @@ struct stage_ctx {
 	struct perf_memo *memo;  /* this thread's memo for c, m, k */
 	const struct param_count *pc; /* whole-model parameter counts */
 	int index, pp, mb;       /* stage in the pipeline, depth, micro-batches */
+	int ep_ov;               /* plan_ep_overlap_on(p, pp) for the replica group */
 	/* the stage memo's key with the fields every stage of the replica
 	 * group shares set (ctx_init, ctx_replica), the rest 0 */
 	struct stage_key key0;
 	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
 	uint64_t core_h0;        /* the same of key0 with dp 0, when core_h0_set */
 	int core_h0_set;
+	uint64_t dp_h0;          /* the same of key0 as the DP memo keys it
+				  * (perf.c, stage_dp_key), when dp_h0_set */
+	int dp_h0_set;
 	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
 	 * perf.c for every stage (each boundary computed once per replica
 	 * group: the previous stage's next is this one's previous) */
@@ -295,7 +389,9 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes
- * its most expensive collective in e->comm. */
+ * its most expensive collective in e->comm; e NULL notes nothing and
+ * returns the same time (the notes are a side output: perf.c evaluates
+ * stages without them and notes only the stages the estimate reports). */
 double perf_stage_tp(struct stage_ctx *x, struct estimate *e);
 double perf_stage_cp(struct stage_ctx *x, struct estimate *e);
 double perf_stage_ep(struct stage_ctx *x, struct estimate *e);

@@ -4,7 +4,10 @@
  * WAN, the link names the communication table shows), the time of each
  * collective (per group shape, links, collective and bytes), the cost
  * of each layer kind per stage shape and plan settings, and each
- * pipeline stage (whole, and without its DP terms: struct stage_core).
+ * pipeline stage (whole; without its DP terms: struct stage_core; its
+ * exposed DP sync; its memory inputs and index-free memory for the
+ * planner's memory check), a stage by its shape (struct stage_key: its
+ * count of layers and MoE layers, not their range).
  *
  * One memo per thread, so threads estimating at once share nothing and
  * take no lock: a _Thread_local pointer to a heap block allocated on the
@@ -22,7 +25,8 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 0.7 MB per thread) however long a search runs. */
+ * 1.7 MB per thread, and the spare stage records) however long a search
+ * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
 
@@ -40,17 +44,30 @@
 #define MEMO_COLL (1 << MEMO_COLL_BITS)
 #define MEMO_LAYER_BITS 9
 #define MEMO_LAYER (1 << MEMO_LAYER_BITS)
-/* Stages: a search step evaluates a few hundred stage shapes; 256 slots
- * of about 0.8 KB (0.2 MB). Larger tables were measured and rejected
- * (2026-12, Mixtral 8x22B on 1,024 GPUs, cost): 4,096 stage and 16,384
- * collective slots raised stage hits from 13% to 28% of lookups (most
- * stage keys are seen once: they hold the DP degree and micro-batches)
- * and cut collective misses from 15% to 12%, but the search took more
- * CPU time, the 4.7 MB tables no longer staying in cache. The stage
- * cores (struct stage_core: a stage but for its DP sync and memory,
- * keyed without the DP degree) have as many slots of their own, about
- * 0.2 MB more (issue 13, eighth round). */
-#define MEMO_STAGE 256
+/* Stages: a search step evaluates a few hundred stage shapes. Larger
+ * tables were measured and rejected (2026-12, Mixtral 8x22B on 1,024
+ * GPUs, cost): 4,096 stage and 16,384 collective slots raised stage hits
+ * from 13% to 28% of lookups (most stage keys were seen once: they held
+ * the DP degree and micro-batches) and cut collective misses from 15% to
+ * 12%, but the search took more CPU time, the 4.7 MB tables no longer
+ * staying in cache. The stage cores (struct stage_core: a stage but for
+ * its DP sync and memory, keyed without the DP degree) have as many
+ * slots of their own (issue 13, eighth round). Tenth round: the entries
+ * no longer keep the collective notes (0.4 KB a stage entry, not 1 KB),
+ * nor the micro-batches where nothing they hold reads them, and the
+ * DeepSeek-V3 cost search (16,384 GPUs, about 65 stages an estimate in
+ * 4 to 5 replica groups) thrashed 256 slots: 1,024 slots cut its stage
+ * core misses from 1.57M to 0.43M and raised stage hits from 1.8M to
+ * 2.7M of 6.9M lookups, for 1 MB of stage and core tables a thread;
+ * 2,048 and 4,096 slots took more CPU time again (measured back to back
+ * on the shared 2-core machine). */
+#define MEMO_STAGE_BITS 10
+#define MEMO_STAGE (1 << MEMO_STAGE_BITS)
+/* Collective notes (struct memo_notes): an estimate notes two stages,
+ * and a search's consecutive estimates mostly the same few; 64 slots of
+ * 0.66 KB. Issue 13, tenth round: recomputing them on every estimate
+ * doubled the single-plan microbench (0.3 to 0.6 us). */
+#define MEMO_NOTES 64
 /* NCCL buffer sizes per stage shape (struct nccl_key): a search meets a
  * few hundred (pools x degrees); 512 slots of 48 bytes (24 KB). Issue
  * 13, ninth round: nccl_channels had 5.2 million calls (161 million
@@ -125,6 +142,25 @@ struct memo_mem {
 	struct stage_mem_in v;
 };
 
+struct memo_dp {
+	unsigned gen;
+	struct stage_key key;
+	double v;
+};
+
+struct memo_notes {
+	unsigned gen;
+	int kind;
+	struct stage_key key;
+	struct perf_comm comm[DIM_COUNT];
+};
+
+struct memo_memst {
+	unsigned gen;
+	struct stage_key key;
+	struct stage_mem_state v;
+};
+
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
  * forward FLOPs of every layer and the logits (model_step_flops is
  * 3 x tokens x sum), and hw, the hardware FLOPs per token
@@ -151,7 +187,10 @@ struct perf_memo {
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
 	struct memo_core core[MEMO_STAGE];
-	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 43 KB */
+	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
+	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
+	struct memo_dp dp[MEMO_STAGE];   /* exposed DP syncs, 0.15 MB */
+	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
@@ -496,20 +535,30 @@ uint64_t perf_memo_stage_h0(const struct stage_key *key)
 	return mix(a ^ (b >> 31) ^ (d >> 17), b ^ (c >> 27)) ^ (c ^ (a >> 33) ^ d);
 }
 
-/* The slot of key: h0 (its shared words) and its own four words, in two
- * lanes (issue 13, seventh round: hashing the whole key for every stage
- * was 4% of a search); the slot only places the entry, the whole key is
- * compared on lookup. */
+/* The slot of key: h0 (its shared words) and its own eight fields; the
+ * slot only places the entry, the whole key is compared on lookup. Each
+ * own field is read as the int perf.c has just written (stage_key_of,
+ * stage_mem_inputs set them one by one right before the lookup): the two
+ * 16-byte loads of them as four words before could not be forwarded
+ * from those 4-byte stores and waited for them to reach the cache, 7%
+ * of the DeepSeek-V3 cost search in this function (issue 13, tenth
+ * round, perf annotate). Each field times its own odd constant, summed:
+ * independent multiplies (issue 13, seventh round: a chain of them was
+ * 4% of a search), and no two adjacent loads for the compiler to merge
+ * into a wide one again; the top bits of a last multiply pick the slot. */
 static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 {
-	uint64_t w[STAGE_OWN_WORDS];
-	memcpy(w, (const char *)key + STAGE_OWN_OFF, sizeof w);
-	uint64_t a = (h0 ^ w[0]) * 0x9e3779b97f4a7c15ull;
-	uint64_t b = (0x13198a2e03707344ull ^ w[1]) * 0xc2b2ae3d27d4eb4full;
-	a = (a ^ w[2]) * 0x165667b19e3779f9ull;
-	b = (b ^ w[3]) * 0x9e3779b97f4a7c15ull;
-	uint64_t h = mix(a ^ (b >> 31), b ^ (a >> 29));
-	return (h ^ (h >> 29)) & (MEMO_STAGE - 1);
+	uint64_t a = h0 + (uint64_t)(uint32_t)key->pool * 0x9e3779b97f4a7c15ull +
+		     (uint64_t)(uint32_t)key->tp * 0xc2b2ae3d27d4eb4full +
+		     (uint64_t)(uint32_t)key->layers * 0x165667b19e3779f9ull +
+		     (uint64_t)(uint32_t)key->moe_layers * 0xff51afd7ed558ccdull;
+	uint64_t b = (uint64_t)(uint32_t)key->prev_pool * 0x27d4eb2f165667c5ull +
+		     (uint64_t)(uint32_t)key->next_pool * 0x85ebca77c2b2ae63ull +
+		     (uint64_t)(uint32_t)key->end_pool * 0x94d049bb133111ebull +
+		     (uint64_t)(uint32_t)key->cross * 0xbf58476d1ce4e5b9ull;
+	uint64_t h = (a ^ (b >> 29) ^ (b << 17)) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 31;
+	return (size_t)((h * 0xff51afd7ed558ccdull) >> (64 - MEMO_STAGE_BITS));
 }
 
 const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
@@ -558,6 +607,62 @@ struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_
 	e->gen = mo->gen;
 	e->key = *key;
 	return &e->v;
+}
+
+const struct stage_mem_state *perf_memo_memst(struct perf_memo *mo, const struct stage_key *key,
+					      uint64_t h0)
+{
+	const struct memo_memst *e = &mo->memst[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct stage_key *key,
+					    uint64_t h0)
+{
+	struct memo_memst *e = &mo->memst[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	return &e->v;
+}
+
+const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)
+{
+	const struct memo_dp *e = &mo->dp[stage_slot(key, h0)];
+	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+}
+
+void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
+		      double dp_exposed)
+{
+	struct memo_dp *e = &mo->dp[stage_slot(key, h0)];
+	e->gen = mo->gen;
+	e->key = *key;
+	e->v = dp_exposed;
+}
+
+static struct memo_notes *notes_slot(struct perf_memo *mo, const struct stage_key *key,
+				     int kind)
+{
+	size_t i = stage_slot(key, perf_memo_stage_h0(key) + (uint64_t)kind);
+	return &mo->notes[i & (MEMO_NOTES - 1)];
+}
+
+const struct perf_comm *perf_memo_notes(struct perf_memo *mo, const struct stage_key *key,
+					int kind)
+{
+	const struct memo_notes *e = notes_slot(mo, key, kind);
+	return e->gen == mo->gen && e->kind == kind && !memcmp(&e->key, key, sizeof *key)
+		       ? e->comm : NULL;
+}
+
+struct perf_comm *perf_memo_notes_put(struct perf_memo *mo, const struct stage_key *key,
+				      int kind)
+{
+	struct memo_notes *e = notes_slot(mo, key, kind);
+	e->gen = mo->gen;
+	e->kind = kind;
+	e->key = *key;
+	return e->comm;
 }
 
 static size_t nccl_slot(const struct nccl_key *key)
