@@ -554,44 +554,58 @@ static int ladder_screened(struct ctx *x, const struct gset *g, const struct lay
  * A_lo_i >= 0), so every plan the ladder can try has a pipeline term of
  * at least M / R_lo: the set's cost curve from there decides them all
  * (set_curve_screened_below). Returns 1 to skip the ladder. */
-static int budget_ladder_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
-				  int n, double lambda)
+double search_budget_rate_bound(int n, const double *usd_h, const double *B,
+				const double *B_lo, const double *ub, double lambda)
 {
 	int idx[HP_MAX_POOLS + 1], k = 0;
-	double lam = lambda * (1 + 1e-4), slack = 0, rate = 0, r_max = 0, c[HP_MAX_POOLS + 1];
-	double M = (double)(x->o->gbs / g->mbs);
+	double slack = 0, rate = 0, c[HP_MAX_POOLS + 1];
 	for (int i = 0; i < n; i++) {
-		double ub = fit_count(x, Ls[i], x->cap);
-		c[i] = Ls[i]->usd_h / 3600 - lam / Ls[i]->B;
-		r_max = fmax(r_max, 1 / Ls[i]->B_lo);
+		c[i] = usd_h[i] / 3600 - lambda / B[i];
 		if (c[i] <= 0) {
-			rate += ub / Ls[i]->B_lo;
-			slack -= ub * c[i];
+			rate += ub[i] / B_lo[i];
+			slack -= ub[i] * c[i];
 			continue;
 		}
-		rate += 1 / Ls[i]->B_lo;
+		rate += 1 / B_lo[i];
 		slack -= c[i];
 		int j = k++;
 		/* by rate per unit of c, the most first */
-		while (j > 0 && 1 / (Ls[idx[j - 1]]->B_lo * c[idx[j - 1]]) < 1 / (Ls[i]->B_lo * c[i])) {
+		while (j > 0 && B_lo[idx[j - 1]] * c[idx[j - 1]] > B_lo[i] * c[i]) {
 			idx[j] = idx[j - 1];
 			j--;
 		}
 		idx[j] = i;
 	}
 	if (slack < 0)
-		return 0;   /* budget_infeasible decides that */
+		return -1;
 	for (int j = 0; j < k && slack > 0; j++) {
 		int i = idx[j];
-		double take = fmin(fit_count(x, Ls[i], x->cap) - 1.0, slack / c[i]);
+		double take = fmin(ub[i] - 1, slack / c[i]);
 		if (take > 0) {
-			rate += take / Ls[i]->B_lo;
+			rate += take / B_lo[i];
 			slack -= take * c[i];
 		}
 	}
-	rate += (double)capmilp_ep_step(g->ep, g->cp) * r_max;
+	return rate;
+}
+
+/* The screen itself, from search_budget_rate_bound's rate (see above). */
+static int budget_ladder_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
+				  int n, double lambda)
+{
+	double usd_h[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1], B_lo[HP_MAX_POOLS + 1];
+	double ub[HP_MAX_POOLS + 1], r_max = 0, M = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < n; i++) {
+		usd_h[i] = Ls[i]->usd_h;
+		B[i] = Ls[i]->B;
+		B_lo[i] = Ls[i]->B_lo;
+		ub[i] = fit_count(x, Ls[i], x->cap);
+		r_max = fmax(r_max, 1 / B_lo[i]);
+	}
+	double rate = search_budget_rate_bound(n, usd_h, B, B_lo, ub, lambda * (1 + 1e-4));
 	if (!(rate > 0))
-		return 0;
+		return 0;   /* budget_infeasible decides an empty row */
+	rate += (double)capmilp_ep_step(g->ep, g->cp) * r_max;
 	return set_curve_screened_below(x, g, Ls, n, M / rate * (1 - 1e-6), HUGE_VAL, 0);
 }
 

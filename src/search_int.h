@@ -156,6 +156,11 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, con
 int cmp_rate(const void *a, const void *b);
 int fit_count(const struct ctx *x, const struct layout *L, const int *left);
 void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
+/* The most sum n_i / B_lo[i] over real 1 <= n_i <= ub[i] with
+ * sum n_i (usd_h[i] / 3600 - lambda / B[i]) <= 0 (the budget ladder's
+ * cost row at GPU shares, relaxed); -1 when no counts meet the row. */
+double search_budget_rate_bound(int n, const double *usd_h, const double *B,
+				const double *B_lo, const double *ub, double lambda);
 
 /* search_bound.c: the bounds of a global setting. */
 double step_score(const struct ctx *x, const struct gset *g, double step);
