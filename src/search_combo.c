@@ -519,6 +519,26 @@ static double rate_floor(const struct set_curve *sc, const struct layout **Ls, d
 	return need > 1e-9 * rate_min ? HUGE_VAL : usd;
 }
 
+/* The least USD per hour of any plan of the set: every plan runs at
+ * least one replica of each layout, so pool p holds at least
+ * sum_i gpus_ip of its GPUs, billed by the whole node:
+ * ceil(sum_i gpus_ip / gpn_p) nodes at P_p each. Whatever the step, so
+ * the knapsack with n_i >= 1 may be raised to it (curve_usd_h). */
+static double nodes_floor(const struct ctx *x, const struct layout **Ls, int n)
+{
+	double usd = 0;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		const struct pool *pl = &x->c->pools[p];
+		long gpus = 0;
+		for (int i = 0; i < n; i++)
+			gpus += Ls[i]->gpus[p];
+		if (gpus > 0)
+			usd += (double)((gpus + pl->gpus_per_node - 1) / pl->gpus_per_node) *
+			       pl->usd_per_node_h;
+	}
+	return usd;
+}
+
 /* set_screened on the set's cost curve, for cost, deadline and budget:
  * its corner (every layout at full count for the time, the cheapest
  * layout's USD per micro-batch for the cost) is far from any plan of the
@@ -535,11 +555,11 @@ static double rate_floor(const struct set_curve *sc, const struct layout **Ls, d
 int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			      int n)
 {
-	return set_curve_screened_below(x, g, Ls, n, HUGE_VAL, 0);
+	return set_curve_screened_below(x, g, Ls, n, 0, HUGE_VAL, 0);
 }
 
 int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-			     double s_cap, double rate_min)
+			     double s_min, double s_cap, double rate_min)
 {
 	const double margin = 1 - 1e-6;
 	const struct search_opts *o = x->o;
@@ -560,9 +580,9 @@ int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct l
 		sc.ub[i] = fit_count(x, Ls[i], x->cap);
 		s_hi = fmax(s_hi, sc.A[i] + sc.B[i] * sc.M);
 	}
-	sc.floor_usd_h = rate_floor(&sc, Ls, rate_min) * margin;
+	sc.floor_usd_h = fmax(rate_floor(&sc, Ls, rate_min), nodes_floor(x, Ls, n)) * margin;
 	s_hi = fmin(s_hi, s_cap);
-	double s_lo = curve_first_step(&sc, s_hi), kt = x->tokens / tok_step * margin;
+	double s_lo = fmax(curve_first_step(&sc, s_hi), s_min), kt = x->tokens / tok_step * margin;
 	double top_hi = s_hi, want = HUGE_VAL;   /* plans with s <= top_hi cost want or more */
 	switch (o->objective) {
 	case OBJ_COST:

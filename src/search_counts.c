@@ -534,7 +534,79 @@ static int ladder_screened(struct ctx *x, const struct gset *g, const struct lay
 	double Rn = R * (1 - 1e-6) - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
 	if (!(Rn > 0))
 		return 0;
-	return set_curve_screened_below(x, g, Ls, n, (M / Rn + a_max) * (1 + 1e-6), Rn);
+	return set_curve_screened_below(x, g, Ls, n, 0, (M / Rn + a_max) * (1 + 1e-6), Rn);
+}
+
+/* The budget ladder's version. Each answer of the ladder is feasible for
+ * a rung's cost row, sum N_p P_p / 3600 <= lambda sum n_i / B_i, at a
+ * lambda no higher than the first rung's (lambda only falls); whole
+ * nodes cost at least the GPU shares, so sum n_i c_i <= 0 with
+ * c_i = usd_h_i / 3600 - lambda' / B_i, lambda' the first rung's raised
+ * by a relative 1e-4 (as budget_infeasible: far above the solvers'
+ * feasibility tolerances). Their rate at the fits without PP/CP/EP
+ * communication, sum n_i / B_lo_i, is then at most the LP's greatest
+ * over 1 <= n_i <= (replicas that fit): each layout once, the ones with
+ * c_i <= 0 at the most replicas, then the others by rate per unit of c
+ * while the row's slack lasts; a neighbour adds at most one EP step of
+ * one layout (or moves one replica). A plan of rate R_lo at B_lo splits
+ * M micro-batches in no less than M / R_lo (combo_split: each replica
+ * runs at most (s - A_lo_i) / B_lo_i within pipeline term s, and
+ * A_lo_i >= 0), so every plan the ladder can try has a pipeline term of
+ * at least M / R_lo: the set's cost curve from there decides them all
+ * (set_curve_screened_below). Returns 1 to skip the ladder. */
+double search_budget_rate_bound(int n, const double *usd_h, const double *B,
+				const double *B_lo, const double *ub, double lambda)
+{
+	int idx[HP_MAX_POOLS + 1], k = 0;
+	double slack = 0, rate = 0, c[HP_MAX_POOLS + 1];
+	for (int i = 0; i < n; i++) {
+		c[i] = usd_h[i] / 3600 - lambda / B[i];
+		if (c[i] <= 0) {
+			rate += ub[i] / B_lo[i];
+			slack -= ub[i] * c[i];
+			continue;
+		}
+		rate += 1 / B_lo[i];
+		slack -= c[i];
+		int j = k++;
+		/* by rate per unit of c, the most first */
+		while (j > 0 && B_lo[idx[j - 1]] * c[idx[j - 1]] > B_lo[i] * c[i]) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	if (slack < 0)
+		return -1;
+	for (int j = 0; j < k && slack > 0; j++) {
+		int i = idx[j];
+		double take = fmin(ub[i] - 1, slack / c[i]);
+		if (take > 0) {
+			rate += take / B_lo[i];
+			slack -= take * c[i];
+		}
+	}
+	return rate;
+}
+
+/* The screen itself, from search_budget_rate_bound's rate (see above). */
+static int budget_ladder_screened(struct ctx *x, const struct gset *g, const struct layout **Ls,
+				  int n, double lambda)
+{
+	double usd_h[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1], B_lo[HP_MAX_POOLS + 1];
+	double ub[HP_MAX_POOLS + 1], r_max = 0, M = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < n; i++) {
+		usd_h[i] = Ls[i]->usd_h;
+		B[i] = Ls[i]->B;
+		B_lo[i] = Ls[i]->B_lo;
+		ub[i] = fit_count(x, Ls[i], x->cap);
+		r_max = fmax(r_max, 1 / B_lo[i]);
+	}
+	double rate = search_budget_rate_bound(n, usd_h, B, B_lo, ub, lambda * (1 + 1e-4));
+	if (!(rate > 0))
+		return 0;   /* budget_infeasible decides an empty row */
+	rate += (double)capmilp_ep_step(g->ep, g->cp) * r_max;
+	return set_curve_screened_below(x, g, Ls, n, M / rate * (1 - 1e-6), HUGE_VAL, 0);
 }
 
 /* Deadline and budget: the capacity MILP and its Dinkelbach / budget
@@ -571,6 +643,10 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 		}
 		if (o->objective == OBJ_BUDGET && budget_infeasible(x, Ls, n, lambda))
 			return;
+		if (o->objective == OBJ_BUDGET && budget_ladder_screened(x, g, Ls, n, lambda)) {
+			x->res->stats.screened++;
+			return;
+		}
 		if (milp_counts(x, g, Ls, n, R, lambda, stop, counts, &value) < 0)
 			return;
 		/* the optimum and its neighbours (integer rounding of the

@@ -144,12 +144,12 @@ void add_replica(struct plan *p, const struct layout *L, int count, int m, int m
 int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
 int set_curve_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
 /* set_curve_screened over the plans of the set whose pipeline term (the
- * step's lower bound, combo_split) is at most s_cap and whose counts run
- * at least rate_min micro-batches per second at the layouts' B
- * (sum n_i / B_i): 1 when none of them can change what the search
- * reports. */
+ * step's lower bound, combo_split) is at least s_min and at most s_cap
+ * and whose counts run at least rate_min micro-batches per second at the
+ * layouts' B (sum n_i / B_i): 1 when none of them can change what the
+ * search reports. */
 int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-			     double s_cap, double rate_min);
+			     double s_min, double s_cap, double rate_min);
 int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, const int *counts,
 	      int n, int screen, double *time_s, double *cost_usd);
 
@@ -157,6 +157,11 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, con
 int cmp_rate(const void *a, const void *b);
 int fit_count(const struct ctx *x, const struct layout *L, const int *left);
 void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **Ls, int n);
+/* The most sum n_i / B_lo[i] over real 1 <= n_i <= ub[i] with
+ * sum n_i (usd_h[i] / 3600 - lambda / B[i]) <= 0 (the budget ladder's
+ * cost row at GPU shares, relaxed); -1 when no counts meet the row. */
+double search_budget_rate_bound(int n, const double *usd_h, const double *B,
+				const double *B_lo, const double *ub, double lambda);
 
 /* search_bound.c: the bounds of a global setting. */
 double step_score(const struct ctx *x, const struct gset *g, double step);

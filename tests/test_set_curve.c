@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include "t.h"
 #include "search.h"
+#include "search_int.h"
 
 static unsigned long long rng_state = 4242;
 static unsigned rnd(unsigned n)
@@ -151,10 +152,59 @@ TEST(brute_force_small)
 	printf("  brute force: %d intervals with a plan, bound exact on %d\n", compared, tight);
 }
 
+/* The budget ladder's rate bound (search_counts.c,
+ * search_budget_rate_bound) by hand and against every integer count
+ * vector of 3,000 random small sets: no vector meeting the cost row runs
+ * faster (at B_lo) than the bound. */
+TEST(budget_rate_bound)
+{
+	/* hand: two layouts. A: 36 USD/h, B = 1 s (B_lo 0.5 s), up to 4;
+	 * B: 72 USD/h, B = 1 s (B_lo 1 s), up to 3; lambda = 0.015 USD per
+	 * micro-batch. c_A = 0.01 - 0.015 = -0.005, c_B = 0.02 - 0.015 =
+	 * 0.005 a replica: A at 4 leaves 0.02 of slack, B once uses 0.005,
+	 * 0.015 more buys 3 more of B but only 2 fit: rate 4 / 0.5 + 3 / 1
+	 * = 11. At lambda 0.01: c_A = 0, c_B = 0.01, slack -0.01 < 0: -1. */
+	double usd[] = { 36, 72 }, B[] = { 1, 1 }, Bl[] = { 0.5, 1 }, ub[] = { 4, 3 };
+	CHECK_NEAR(search_budget_rate_bound(2, usd, B, Bl, ub, 0.015), 11, 1e-9);
+	CHECK(search_budget_rate_bound(2, usd, B, Bl, ub, 0.01) < 0);
+	int violations = 0, feasible = 0;
+	for (int iter = 0; iter < 3000; iter++) {
+		int n = 1 + (int)rnd(3), cnt[3] = { 1, 1, 1 };
+		double u[3], b[3], bl[3], up[3];
+		for (int i = 0; i < n; i++) {
+			u[i] = urand(1, 100);
+			b[i] = urand(0.1, 2);
+			bl[i] = b[i] * urand(0.5, 1);
+			up[i] = 1 + rnd(5);
+		}
+		double lambda = urand(0.001, 0.05), bound = search_budget_rate_bound(n, u, b, bl, up, lambda);
+		for (;;) {
+			double row = 0, rate = 0;
+			for (int i = 0; i < n; i++) {
+				row += cnt[i] * (u[i] / 3600 - lambda / b[i]);
+				rate += cnt[i] / bl[i];
+			}
+			if (row <= 0) {
+				feasible++;
+				violations += bound < 0 || rate > bound * (1 + 1e-12);
+			}
+			int i = 0;
+			while (i < n && ++cnt[i] > up[i])
+				cnt[i++] = 1;
+			if (i == n)
+				break;
+		}
+	}
+	CHECK(feasible > 1000);
+	CHECK(violations == 0);
+	printf("  budget rate bound: %d feasible vectors, %d above the bound\n", feasible, violations);
+}
+
 int main(void)
 {
 	RUN(hand_one_layout);
 	RUN(hand_every_layout_once);
 	RUN(brute_force_small);
+	RUN(budget_rate_bound);
 	return t_done("set_curve");
 }
