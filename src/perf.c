@@ -1055,6 +1055,21 @@ void estimate_free(struct estimate *e)
 	e->n_stages = 0;
 }
 
+/* A memory-memo key for stage x: k0 (its replica group's key) with the
+ * stage's pool, TP and layers, and whether it is first or last as
+ * prev_pool / next_pool -1 (else 0). */
+static void mem_key_of(const struct stage_ctx *x, const struct stage_key *k0,
+		       struct stage_key *k)
+{
+	const struct stage *st = &x->rep->stages[x->index];
+	*k = *k0;
+	k->pool = st->pool;
+	k->tp = st->tp;
+	stage_key_layers(x->m, st, k);
+	k->prev_pool = x->first ? -1 : 0;
+	k->next_pool = x->last ? -1 : 0;
+}
+
 /* perf_stage_compute's outputs that perf_stage_memory reads, into x:
  * from the memory-input memo, else computed and put. Its key (mk0: x's
  * replica group's key0 with the DP degree, the micro-batches and the
@@ -1066,13 +1081,8 @@ void estimate_free(struct estimate *e)
  * an entry holds the bits it would compute here. */
 static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, uint64_t h0)
 {
-	const struct stage *st = &x->rep->stages[x->index];
-	struct stage_key mk = *mk0;
-	mk.pool = st->pool;
-	mk.tp = st->tp;
-	stage_key_layers(x->m, st, &mk);
-	mk.prev_pool = x->first ? -1 : 0;
-	mk.next_pool = x->last ? -1 : 0;
+	struct stage_key mk;
+	mem_key_of(x, mk0, &mk);
 	const struct stage_mem_in *hit = perf_memo_mem(x->memo, &mk, h0);
 	if (hit) {
 		x->act = hit->act;
@@ -1104,13 +1114,8 @@ static void stage_mem_inputs(struct stage_ctx *x, const struct stage_key *mk0, u
 static void stage_mem_state(struct stage_ctx *x, const struct stage_key *sk0, uint64_t h0,
 			    const struct stage_key *mk0, uint64_t h0m, struct perf_stage *ps)
 {
-	const struct stage *st = &x->rep->stages[x->index];
-	struct stage_key sk = *sk0;
-	sk.pool = st->pool;
-	sk.tp = st->tp;
-	stage_key_layers(x->m, st, &sk);
-	sk.prev_pool = x->first ? -1 : 0;
-	sk.next_pool = x->last ? -1 : 0;
+	struct stage_key sk;
+	mem_key_of(x, sk0, &sk);
 	const struct stage_mem_state *hit = perf_memo_memst(x->memo, &sk, h0);
 	if (hit) {
 		ps->weights = hit->weights;

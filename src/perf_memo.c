@@ -561,69 +561,29 @@ static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 	return (size_t)((h * 0xff51afd7ed558ccdull) >> (64 - MEMO_STAGE_BITS));
 }
 
-const struct stage_val *perf_memo_stage(struct perf_memo *mo, const struct stage_key *key,
-					uint64_t h0)
-{
-	const struct memo_stage *e = &mo->stage[stage_slot(key, h0)];
-	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
-}
+/* The stage-keyed tables share one lookup and one store: a slot of the
+ * direct-mapped table holds the value when its generation is this
+ * estimate run's and its key is the whole key (stage_slot picks the
+ * slot). STAGE_TABLE writes the typed pair for one table. */
+#define STAGE_TABLE(get, put, tab, entry, vtype)                                      \
+	const vtype *get(struct perf_memo *mo, const struct stage_key *key, uint64_t h0) \
+	{                                                                                \
+		const struct entry *e = &mo->tab[stage_slot(key, h0)];                  \
+		return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v  \
+										: NULL; \
+	}                                                                                \
+	vtype *put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)       \
+	{                                                                                \
+		struct entry *e = &mo->tab[stage_slot(key, h0)];                        \
+		e->gen = mo->gen;                                                        \
+		e->key = *key;                                                           \
+		return &e->v;                                                            \
+	}
 
-struct stage_val *perf_memo_stage_put(struct perf_memo *mo, const struct stage_key *key,
-				      uint64_t h0)
-{
-	struct memo_stage *e = &mo->stage[stage_slot(key, h0)];
-	e->gen = mo->gen;
-	e->key = *key;
-	return &e->v;
-}
-
-const struct stage_core *perf_memo_core(struct perf_memo *mo, const struct stage_key *key,
-					uint64_t h0)
-{
-	const struct memo_core *e = &mo->core[stage_slot(key, h0)];
-	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
-}
-
-struct stage_core *perf_memo_core_put(struct perf_memo *mo, const struct stage_key *key,
-				      uint64_t h0)
-{
-	struct memo_core *e = &mo->core[stage_slot(key, h0)];
-	e->gen = mo->gen;
-	e->key = *key;
-	return &e->v;
-}
-
-const struct stage_mem_in *perf_memo_mem(struct perf_memo *mo, const struct stage_key *key,
-					 uint64_t h0)
-{
-	const struct memo_mem *e = &mo->mem[stage_slot(key, h0)];
-	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
-}
-
-struct stage_mem_in *perf_memo_mem_put(struct perf_memo *mo, const struct stage_key *key,
-				       uint64_t h0)
-{
-	struct memo_mem *e = &mo->mem[stage_slot(key, h0)];
-	e->gen = mo->gen;
-	e->key = *key;
-	return &e->v;
-}
-
-const struct stage_mem_state *perf_memo_memst(struct perf_memo *mo, const struct stage_key *key,
-					      uint64_t h0)
-{
-	const struct memo_memst *e = &mo->memst[stage_slot(key, h0)];
-	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
-}
-
-struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct stage_key *key,
-					    uint64_t h0)
-{
-	struct memo_memst *e = &mo->memst[stage_slot(key, h0)];
-	e->gen = mo->gen;
-	e->key = *key;
-	return &e->v;
-}
+STAGE_TABLE(perf_memo_stage, perf_memo_stage_put, stage, memo_stage, struct stage_val)
+STAGE_TABLE(perf_memo_core, perf_memo_core_put, core, memo_core, struct stage_core)
+STAGE_TABLE(perf_memo_mem, perf_memo_mem_put, mem, memo_mem, struct stage_mem_in)
+STAGE_TABLE(perf_memo_memst, perf_memo_memst_put, memst, memo_memst, struct stage_mem_state)
 
 const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)
 {
