@@ -716,14 +716,19 @@ static double ring_bus(const struct ctx *x, int p)
 
 /* Pipeline fill of a ring broadcast's chain, µs (see BCAST_STEP_BYTES):
  * every network hop, and with Simple every NVLink/PCIe hop too, holds a
- * step before it forwards it, at one active channel's share of its link. */
+ * step before it forwards it (see the simplification inside). */
 static double bcast_fill_us(const struct ctx *x, int p, double bus)
 {
 	if (bus <= 0 || x->n < 2)
 		return 0;
-	/* What the channels hold in flight at once, over the whole link:
-	 * a step each (at most the message), the same as one step at one
-	 * channel's share, and never less for a larger message. */
+	/* What the link holds in flight at once: a step per channel, at most
+	 * the message, at the whole link's rate (bus / frac). Simplified: a
+	 * small message that NCCL cuts to k = frac x nch channels is charged
+	 * as if spread over all nch; charging each active channel its
+	 * S / k at one channel's share (S / frac in place of S) would make
+	 * the time fall where NCCL adds channels as the size grows
+	 * (test_comm's conventions_and_edges), which measured sweeps do not
+	 * show. Only messages below nch steps differ. */
 	double frac = chan_frac(x, p, 1);
 	double held = HP_MIN(x->S, x->nch * BCAST_STEP_BYTES(p));
 	double fill = (x->N - 1) * held / (bus / frac);

@@ -19,6 +19,8 @@ struct lp {
 	int ne, cap;
 	double *x;            /* solution, 0-based */
 	int no_scale;         /* lp_set_scale(lp, 0) */
+	struct scl *scl;      /* the scaling being loaded: freed by lp_solve's
+			       * error path when GLPK stops inside the load */
 };
 
 struct lp *lp_new(int maximise)
@@ -373,19 +375,33 @@ static void scl_auto(struct scl *c, const struct lp *lp)
 	scl_pass(c, scl_rows_worse(c), 0);
 }
 
+/* Free the scaling lp holds, if any. */
+static void lp_drop_scl(struct lp *lp)
+{
+	if (lp->scl) {
+		scl_free(lp->scl);
+		free(lp->scl);
+		lp->scl = NULL;
+	}
+}
+
 /* Load the model's entries into GLPK's matrix, scaled unless no_scale. */
 static void load_scaled(struct lp *lp)
 {
-	struct scl c;
-	if (!lp->no_scale)
-		scl_auto(&c, lp);
-	glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
 	if (!lp->no_scale) {
-		for (int i = 1; i <= c.m; i++)
-			glp_set_rii(lp->P, i, c.r[i]);
-		for (int j = 1; j <= c.n; j++)
-			glp_set_sjj(lp->P, j, c.s[j]);
-		scl_free(&c);
+		/* held by lp, not on this stack, so that a GLPK error inside the
+		 * load (a longjmp to lp_solve) can still free it */
+		lp->scl = xcalloc(1, sizeof *lp->scl);
+		scl_auto(lp->scl, lp);
+	}
+	glp_load_matrix(lp->P, lp->ne, lp->ia, lp->ja, lp->ar);
+	if (lp->scl) {
+		const struct scl *c = lp->scl;
+		for (int i = 1; i <= c->m; i++)
+			glp_set_rii(lp->P, i, c->r[i]);
+		for (int j = 1; j <= c->n; j++)
+			glp_set_sjj(lp->P, j, c->s[j]);
+		lp_drop_scl(lp);
 	}
 }
 
@@ -423,6 +439,7 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 	glp_error_hook(on_glpk_error, &g);
 	if (setjmp(g.env)) {
 		glp_error_hook(NULL, NULL);
+		lp_drop_scl(lp);
 		lp->P = NULL;
 		glp_free_env();
 		r->status = LP_ERROR;

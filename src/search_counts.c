@@ -508,7 +508,7 @@ static int budget_infeasible(const struct ctx *x, const struct layout **Ls, int 
  * reports? Each of its answers has a rate row of at least R (the first
  * rung's; R only grows), sum_i n_i / B_i >= R, and each neighbour loses
  * at most step (the EP step) replicas of one layout: rate at least
- * R' = R (1 - 1e-6) - step max_i 1/B_i. Such counts split M micro-batches within
+ * R' = R (1 - 1e-4) - step max_i 1/B_i. Such counts split M micro-batches within
  * T = M / R' + max_i (A_i + q_i B_i): each group runs at least
  * (T - A_i) / B_i - q_i micro-batches a replica within T (split_batch),
  * and sum_i n_i ((T - A_i) / B_i - q_i) >= M there as
@@ -529,9 +529,12 @@ static int ladder_screened(struct ctx *x, const struct gset *g, const struct lay
 		r_max = fmax(r_max, 1 / Ls[i]->B);
 		a_max = fmax(a_max, Ls[i]->A + q * Ls[i]->B);
 	}
-	/* R less 1e-6 of it: the solvers' feasibility tolerances (capmilp
-	 * 1e-9, GLPK 1e-7) on the rate row */
-	double Rn = R * (1 - 1e-6) - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
+	/* R less 1e-4 of it: the solvers' feasibility tolerances on the rate
+	 * row (capmilp 1e-9, GLPK's rows 1e-7) and GLPK's integrality
+	 * tolerance (1e-5 per count) before lround, which can leave a GLPK
+	 * answer's rounded counts short of R by about 1e-5 of it; the same
+	 * margin as the rate_max check */
+	double Rn = R * (1 - 1e-4) - (double)capmilp_ep_step(g->ep, g->cp) * r_max;
 	if (!(Rn > 0))
 		return 0;
 	return set_curve_screened_below(x, g, Ls, n, 0, (M / Rn + a_max) * (1 + 1e-6), Rn);
