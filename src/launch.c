@@ -661,7 +661,8 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	}
 	cJSON *z = cJSON_AddObjectToObject(o, "zero_optimization");
 	cJSON_AddNumberToObject(z, "stage", p->zero);
-	cJSON_AddBoolToObject(z, "overlap_comm", 1);
+	/* the plan's gradient overlap, which the estimate charged */
+	cJSON_AddBoolToObject(z, "overlap_comm", plan_grad_overlap(p) == 1);
 	cJSON_AddBoolToObject(z, "contiguous_gradients", 1);
 	if (p->recompute != RC_NONE) {
 		cJSON *a = cJSON_AddObjectToObject(o, "activation_checkpointing");

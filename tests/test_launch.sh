@@ -125,6 +125,17 @@ import json; d = json.load(open('$T/ds2.json'))
 assert (d['train_batch_size'], d['train_micro_batch_size_per_gpu'], d['gradient_accumulation_steps']) == (512, 16, 1), d
 assert d['bf16']['enabled'] is True
 " && ok || bad "deepspeed 1.7B keys"
+# DeepSpeed's zero_optimization.overlap_comm follows the plan's gradient
+# overlap, which the estimate charged: on by the deepspeed row's default,
+# off when the plan says --grad-overlap off.
+for g in on off; do
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --zero 1 \
+	    --framework deepspeed --grad-overlap $g --format deepspeed >"$T/dso.json" 2>/dev/null
+	python3 -c "
+import json; d = json.load(open('$T/dso.json'))
+assert d['zero_optimization']['overlap_comm'] is ('$g' == 'on'), d['zero_optimization']
+" && ok || bad "deepspeed overlap_comm with --grad-overlap $g"
+done
 
 # Llama-style models: GQA, SwiGLU, RMSNorm, RoPE, untied embeddings.
 $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 512 --recompute selective >"$T/l.args" 2>"$T/err"
