@@ -850,6 +850,33 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 	}
 }
 
+/* The collectives stage ps notes into notes->comm: with kind 0 those of
+ * its micro-batches and its DP sync, with kind 1 its DP sync's alone;
+ * from the notes memo, else noted on zeroed notes and put. */
+static void stage_notes(struct stage_ctx *x, const struct perf_stage *ps, int kind,
+			struct estimate *notes)
+{
+	struct stage_key nk;
+	ctx_replica(x, ps->group, 0);
+	ctx_stage(x, ps->index);
+	stage_key_of(x, &nk);
+	nk.mb = x->mb;
+	const struct perf_comm *hit = perf_memo_notes(x->memo, &nk, kind);
+	if (hit) {
+		memcpy(notes->comm, hit, sizeof notes->comm);
+		return;
+	}
+	memset(notes->comm, 0, sizeof notes->comm);
+	if (kind == 0) {
+		struct perf_stage scratch;
+		stage_front(x, notes, &scratch);
+	} else {
+		perf_stage_compute(x);   /* the DP sync reads its outputs only */
+	}
+	perf_stage_dp(x, notes);
+	memcpy(perf_memo_notes_put(x->memo, &nk, kind), notes->comm, sizeof notes->comm);
+}
+
 /* The communication table: the collectives the pace-setting group's
  * slowest stage (pc->crit) notes for TP/CP/EP/PP, its DP sync's tied
  * embeddings included, and those of the DP sync of the stage with the
@@ -863,43 +890,14 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 static void estimate_notes(struct stage_ctx *x, const struct pace *pc, struct estimate *e)
 {
 	struct estimate notes;
-	struct perf_stage scratch;
-	struct stage_key nk;
-	const struct perf_comm *hit;
-	const struct perf_stage *ps = pc->crit;
-	if (ps) {
-		ctx_replica(x, ps->group, 0);
-		ctx_stage(x, ps->index);
-		stage_key_of(x, &nk);
-		nk.mb = x->mb;
-		if ((hit = perf_memo_notes(x->memo, &nk, 0))) {
-			memcpy(notes.comm, hit, sizeof notes.comm);
-		} else {
-			memset(notes.comm, 0, sizeof notes.comm);
-			stage_front(x, &notes, &scratch);
-			perf_stage_dp(x, &notes);
-			memcpy(perf_memo_notes_put(x->memo, &nk, 0), notes.comm, sizeof notes.comm);
-		}
+	if (pc->crit) {
+		stage_notes(x, pc->crit, 0, &notes);
 		for (int d = 0; d < DIM_COUNT; d++)
 			if (d != DIM_DP)
 				e->comm[d] = notes.comm[d];
 	}
-	if (pc->dp_st && pc->dp_st != ps) {
-		ps = pc->dp_st;
-		ctx_replica(x, ps->group, 0);
-		ctx_stage(x, ps->index);
-		stage_key_of(x, &nk);
-		nk.mb = x->mb;
-		if ((hit = perf_memo_notes(x->memo, &nk, 1))) {
-			memcpy(notes.comm, hit, sizeof notes.comm);
-		} else {
-			/* the DP sync reads perf_stage_compute's outputs only */
-			perf_stage_compute(x);
-			memset(notes.comm, 0, sizeof notes.comm);
-			perf_stage_dp(x, &notes);
-			memcpy(perf_memo_notes_put(x->memo, &nk, 1), notes.comm, sizeof notes.comm);
-		}
-	}
+	if (pc->dp_st && pc->dp_st != pc->crit)
+		stage_notes(x, pc->dp_st, 1, &notes);
 	if (pc->dp_st)
 		e->comm[DIM_DP] = notes.comm[DIM_DP];
 }
