@@ -21,6 +21,15 @@ grep -q "Best plan on each pool alone" "$T/mix.txt" && ok || bad "no single-pool
 n=$(sed -n '/Best plan on each pool alone/,/^$/p' "$T/mix.txt" | grep -cE '^  (h100|a100|l40s) ')
 [ "$n" = 3 ] && ok || bad "expected 3 single-pool lines, got $n"
 sed -n '/Best plan on each pool alone/,/^$/p' "$T/mix.txt" | grep -q "faster" && ok || bad "no gain stated"
+# The detail names each stage's GPU in full: the catalog's A100-SXM4-40GB
+# and A100-SXM4-80GB differ only in their last four characters, so a
+# column cut at 10 ("A100-SXM4-") would print both alike.
+sed -n '/Plan 1 in detail/,/^$/p' "$T/mix.txt" | grep -E '^    stage ' > "$T/stages"
+if grep -q ' a100 ' "$T/stages"; then
+	grep -q ' a100 *A100-SXM4-40GB tp ' "$T/stages" && ok || bad "stage GPU name cut: $(head -3 "$T/stages")"
+else
+	grep -qE ' (H100-SXM|L40S) +tp ' "$T/stages" && ok || bad "stage lines: $(head -3 "$T/stages")"
+fi
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json > "$T/mix.json" 2>/dev/null
 py "
 import json, sys

@@ -241,6 +241,17 @@ static int label_cols(const char *s)
  * last third (the micro-batch counts and the settings that tell it from
  * its neighbours) around "...". */
 #define PLAN_COL_MAX 64
+/* Pool and GPU name columns: names are at most 63 bytes (cluster.c);
+ * wider than this they keep their start and end around "...". */
+#define NAME_COL_MAX 24
+
+/* w widened to fit name, up to NAME_COL_MAX. */
+static int name_col(int w, const char *name)
+{
+	int n = label_cols(name);
+	n = n < NAME_COL_MAX ? n : NAME_COL_MAX;
+	return n > w ? n : w;
+}
 
 /* The byte offset of code point k of s (its length when s is shorter). */
 static size_t cp_offset(const char *s, int k)
@@ -303,6 +314,16 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	sbuf_addf(o, "  micro-batch %d, %s, recompute %s, ZeRO-%d%s, cp %d, ep %d\n", p->mbs, sched,
 	     plan_recompute_name(p->recompute), p->zero, p->zero == 1 ? " (distributed optimizer)" : "",
 	     p->cp, p->ep);
+	/* The pool and GPU columns are as wide as the widest name the plan
+	 * uses (at least 8, at most NAME_COL_MAX), so that "A100-SXM4-40GB"
+	 * and "A100-SXM4-80GB" never print alike. */
+	int wpool = 8, wgpu = 8;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int s = 0; s < p->replicas[r].n_stages; s++) {
+			const struct pool *pl = &c->pools[p->replicas[r].stages[s].pool];
+			wpool = name_col(wpool, pl->name);
+			wgpu = name_col(wgpu, pl->gpu.name);
+		}
 	int k = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
@@ -313,10 +334,13 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 			char nodes[96] = "";
 			if (have_d)
 				dispatch_nodes_text(&d.st[k], nodes, sizeof nodes);
-			sbuf_addf(o, "    stage %-2d %-10.10s %-10.10s tp %-2d layers %3d-%-3d (%2d)  nodes %s\n", s,
-			     c->pools[st->pool].name, c->pools[st->pool].gpu.name, st->tp,
-			     st->first_layer, st->last_layer, st->last_layer - st->first_layer + 1,
-			     nodes);
+			sbuf_addf(o, "    stage %-2d ", s);
+			add_label_cell(o, c->pools[st->pool].name, wpool);
+			sbuf_add(o, " ");
+			add_label_cell(o, c->pools[st->pool].gpu.name, wgpu);
+			sbuf_addf(o, " tp %-2d layers %3d-%-3d (%2d)  nodes %s\n", st->tp,
+				  st->first_layer, st->last_layer, st->last_layer - st->first_layer + 1,
+				  nodes);
 		}
 	}
 	const struct perf_breakdown *b = &sp->est.bd;
@@ -416,9 +440,21 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 
 	if (c->n_pools > 1 && res->n_plans) {
 		sbuf_add(o, "Best plan on each pool alone:\n");
+		int wpool = 10, wlab = 24;
 		for (int i = 0; i < c->n_pools; i++) {
+			char lb[PLAN_LABEL_MAX];
+			wpool = name_col(wpool, c->pools[i].name);
+			if (res->has_single[i]) {
+				plan_list_label(&res->single[i], res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
+				int n = label_cols(lb);
+				wlab = n > wlab ? (n < PLAN_COL_MAX ? n : PLAN_COL_MAX) : wlab;
+			}
+		}
+		for (int i = 0; i < c->n_pools; i++) {
+			sbuf_add(o, "  ");
+			add_label_cell(o, c->pools[i].name, wpool);
 			if (!res->has_single[i]) {
-				sbuf_addf(o, "  %-10s  nothing fits on this pool alone\n", c->pools[i].name);
+				sbuf_add(o, "  nothing fits on this pool alone\n");
 				continue;
 			}
 			const struct search_plan *sp = &res->single[i];
@@ -429,9 +465,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
 			double gain = b->est.tokens_per_s / sp->est.tokens_per_s - 1;
-			sbuf_addf(o, "  %-10s  %-24s %8s tokens/s, %s, %s; the best plan is %.0f%% %s",
-				  c->pools[i].name, lb, tok, t, cost, 100 * fabs(gain),
-				  gain >= 0 ? "faster" : "slower");
+			sbuf_add(o, "  ");
+			add_label_cell(o, lb, wlab);
+			sbuf_addf(o, " %8s tokens/s, %s, %s; the best plan is %.0f%% %s", tok, t, cost,
+				  100 * fabs(gain), gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
 				sbuf_addf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
