@@ -704,6 +704,41 @@ TEST(broadcast_chain_fill)
 	CHECK_NEAR(t_of(&g4, COMM_BROADCAST, 90e6, COMM_RING, COMM_SIMPLE), 4179.43e-6, 1e-4);
 }
 
+/* The per-step latencies at the scale of the blind weak-scaling rows
+ * (docs/blind-round10-scale.md): 1,024 ranks on 128 A100 nodes of 8 with
+ * 4 x 100 Gb/s NICs (InternLM's BLIL-08), 8-byte messages so the times
+ * are NCCL's latency terms alone (ncclTopoTuneModel, src/graph/tuning.cc:
+ * nsteps, nInterSteps).
+ * Ring + LL all-reduce: nsteps 2 x 1023 = 2046, of them 2 x 127 = 254
+ * network steps at 2.7 us, 1,792 NVLink steps at max(0.6, 1.0 net
+ * overhead) us: 6.6 + 1792 + 685.8 = 2484.4 us; + 4 host = 2488.4 us.
+ * Ring + LL reduce-scatter: 1023 steps, 127 of them network:
+ * 6.6 + 896 x 1.0 + 127 x 2.7 = 1245.5 us; + 4 = 1249.5 us.
+ * Tree + LL all-reduce: 6.8 + 2 x (7 x 0.6 + log2(128) x 5.0) = 85.2 us;
+ * + 4 = 89.2 us (docs/accuracy.md, "Scale", item 2: 89 us).
+ * The ring's 2,046 steps cost 28 times the tree's 2 x 14 hops. For
+ * InternLM's 512 MiB gradient bucket that decides the algorithm. Node
+ * NICs: 4 x 12.5 GB/s x 0.96 x 0.9 (32 nodes or more) = 43.2 GB/s, 4
+ * channels. Ring + LL128: (1792 x 1.9 + 254 x 4.0 + 14) us = 4.4 ms of
+ * steps, plus 2 x 1023/1024 x 537 MB at 0.92 x 43.2 GB/s = 27.0 ms: 31.4
+ * ms. Tree + Simple: 8.4 + 2 x (7 x 4.0 + 7 x 14) = 260 us of hops, plus
+ * a fill of 2 x 14 hops x 512 KiB at one channel's 9.9 GB/s = 1.5 ms,
+ * plus 537 MB at half of 39.7 GB/s = 27.0 ms: 28.8 ms, the fastest. */
+TEST(latency_at_1024_ranks)
+{
+	struct gpu_spec a100 = gpu(GEN_AMPERE, 300e9, 4);
+	struct comm_group g = group_on(&a100, INTRA_NVSWITCH, 4, 100, 1024, 8);
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_RING, COMM_LL), 2488.4e-6, 0.005);
+	CHECK_NEAR(t_of(&g, COMM_REDUCESCATTER, 8, COMM_RING, COMM_LL), 1249.5e-6, 0.005);
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 8, COMM_TREE, COMM_LL), 89.2e-6, 0.005);
+	struct comm_result r;
+	CHECK(comm_time(&g, COMM_ALLREDUCE, 536870912.0, COMM_ALGO_AUTO, COMM_PROTO_AUTO, &r,
+			NULL) == 0);
+	CHECK(r.algo == COMM_TREE && r.proto == COMM_SIMPLE);
+	CHECK_NEAR(r.time_s, 28.8e-3, 0.01);
+	CHECK_NEAR(t_of(&g, COMM_ALLREDUCE, 536870912.0, COMM_RING, COMM_LL128), 31.4e-3, 0.01);
+}
+
 int main(void)
 {
 	RUN(busbw_factors);
@@ -724,5 +759,6 @@ int main(void)
 	RUN(one_nic_gen3);
 	RUN(multi_domain_channels);
 	RUN(broadcast_chain_fill);
+	RUN(latency_at_1024_ranks);
 	return t_done("comm");
 }
