@@ -36,6 +36,13 @@ int plan_tp_overlap(const struct plan *p)
 
 int plan_grad_overlap(const struct plan *p)
 {
+	/* A framework whose code reduces after the backward at this ZeRO
+	 * stage (DeepSpeed at ZeRO 0, framework.c) overlaps nothing; an
+	 * explicit "on" there is refused by validate_settings, and the
+	 * planner's "on" variant equals the plan it came from (plan_equal)
+	 * and is dropped. */
+	if (!framework_grad_overlap_possible(p->framework, p->zero))
+		return 0;
 	return p->grad_overlap >= 0 ? p->grad_overlap : framework_get(p->framework)->grad_overlap;
 }
 
@@ -440,7 +447,8 @@ static const struct hp_field plan_field_list[] = {
 	  .help = "DP gradient reduce behind backward; absent: the framework's default",
 	  .doc = "The data-parallel gradient reduce runs bucket by bucket beside the last "
 		 "micro-batch's backward (`--overlap-grad-reduce`, DeepSpeed overlap_comm, "
-		 "FSDP). Default: the framework's." },
+		 "FSDP). Default: the framework's. DeepSpeed at zero 0 has no such path "
+		 "(the engine all-reduces after the backward): off, and `on` is an error." },
 	{ .key = "param_overlap", .flag = "param-overlap", .kind = FK_BOOL,
 	  .off = PF(param_overlap), .names = on_off, .effective = eff_param_overlap,
 	  .help = "DP parameter gather behind forward; absent: the framework's default",
@@ -627,6 +635,12 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --fp8-param-gather only), not %s",
+				  ctx, framework_name(p->framework));
+	if (p->grad_overlap == 1 && !framework_grad_overlap_possible(p->framework, p->zero))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: grad_overlap on needs zero 1-3 under framework %s (at ZeRO 0 "
+				  "DeepSpeed all-reduces the gradients after the backward; its "
+				  "overlap_comm belongs to the ZeRO optimizer)",
 				  ctx, framework_name(p->framework));
 	if (p->ep_overlap == 1 && !framework_get(p->framework)->ep_overlap)
 		return hp_err_set(err, HP_EXIT_INPUT,

@@ -136,6 +136,32 @@ import json; d = json.load(open('$T/dso.json'))
 assert d['zero_optimization']['overlap_comm'] is ('$g' == 'on'), d['zero_optimization']
 " && ok || bad "deepspeed overlap_comm with --grad-overlap $g"
 done
+# At ZeRO 0 DeepSpeed has no overlapping path: overlap_comm is a field of
+# the ZeRO optimizer, and without one DeepSpeedEngine.backward() runs the
+# backward, then allreduce_gradients(), whose ZeRO-0 branch is
+# buffered_allreduce_fallback (deepspeed/runtime/engine.py @38327e07f
+# L2048-2062, called at L2152). So the deepspeed row's default is off
+# there: the config says overlap_comm false, the estimate's DP all-reduce
+# is exposed whole (exposed_s equals time_s), and --grad-overlap on is
+# refused (exit 3) rather than charged.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --format deepspeed >"$T/ds0.json" 2>/dev/null
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --format json >"$T/ds0e.json" 2>/dev/null
+python3 -c "
+import json
+c = json.load(open('$T/ds0.json'))['zero_optimization']
+e = json.load(open('$T/ds0e.json'))
+dp = [r for r in e['comm'] if r['dim'] == 'dp'][0]
+assert c['stage'] == 0 and c['overlap_comm'] is False, c
+assert e['plan']['grad_overlap'] is False, e['plan']
+assert dp['collective'] == 'allreduce' and dp['exposed_s'] == dp['time_s'] > 0, dp
+" && ok || bad "deepspeed ZeRO 0: overlap_comm false, DP all-reduce exposed whole"
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --grad-overlap on >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q 'grad_overlap on needs zero 1-3 under framework deepspeed' "$T/err" \
+	&& ok || bad "deepspeed ZeRO 0 with --grad-overlap on: exit $rc, $(cat "$T/err")"
 
 # Llama-style models: GQA, SwiGLU, RMSNorm, RoPE, untied embeddings.
 $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 512 --recompute selective >"$T/l.args" 2>"$T/err"
