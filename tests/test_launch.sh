@@ -162,6 +162,19 @@ $H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --
 rc=$?
 [ $rc -eq 3 ] && grep -q 'grad_overlap on needs zero 1-3 under framework deepspeed' "$T/err" \
 	&& ok || bad "deepspeed ZeRO 0 with --grad-overlap on: exit $rc, $(cat "$T/err")"
+# Megatron-DeepSpeed runs DeepSpeed's pipeline engine at PP 1 too unless
+# --no-pipeline-parallel is given (pretrain_gpt.py: GPTModelPipe "if
+# args.deepspeed and not args.no_pipeline_parallel"), and the engine
+# drops overlap_comm for a PipelineModule (engine.py @38327e07f
+# L1639-1642): a ZeRO-1 PP-1 plan with the overlap says so; one without
+# it (--grad-overlap off) does not need the flag.
+for g in on off; do
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 1 \
+	    --framework deepspeed --grad-overlap $g --format deepspeed >/dev/null 2>"$T/err"
+	n=$(grep -c 'no-pipeline-parallel' "$T/err")
+	[ "$n" -eq "$([ $g = on ] && echo 1 || echo 0)" ] && ok \
+		|| bad "deepspeed PP 1 --grad-overlap $g: --no-pipeline-parallel note $n times"
+done
 
 # Llama-style models: GQA, SwiGLU, RMSNorm, RoPE, untied embeddings.
 $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 512 --recompute selective >"$T/l.args" 2>"$T/err"
