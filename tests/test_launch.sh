@@ -162,6 +162,27 @@ $H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --
 rc=$?
 [ $rc -eq 3 ] && grep -q 'grad_overlap on needs zero 1-3 under framework deepspeed' "$T/err" \
 	&& ok || bad "deepspeed ZeRO 0 with --grad-overlap on: exit $rc, $(cat "$T/err")"
+# An fp32 or tf32 run has fp32 gradients only: DeepSpeed without an
+# fp16/bf16 section reduces param.grad as it is (engine.py
+# buffered_allreduce_fallback), so its DP all-reduce moves 4 bytes a
+# parameter where the bf16 run of the same plan moves 2 (the deepspeed
+# row reduces in the training dtype): twice the bytes, exactly. And
+# --grad-reduce-fp32 off there is refused (exit 3).
+for pr in bf16 tf32; do
+	$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+	    --framework deepspeed --precision $pr --format json >"$T/dsp-$pr.json" 2>/dev/null
+done
+python3 -c "
+import json
+b = [[r['bytes'] for r in json.load(open('$T/dsp-%s.json' % p))['comm'] if r['dim'] == 'dp'][0]
+     for p in ('bf16', 'tf32')]
+assert b[1] == 2 * b[0] > 0, b
+" && ok || bad "deepspeed tf32 DP all-reduce: not twice the bf16 bytes"
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --precision fp32 \
+    --grad-reduce-fp32 off >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q 'grad_reduce_fp32 off needs a 16-bit or fp8 run' "$T/err" && ok \
+	|| bad "fp32 run with --grad-reduce-fp32 off: exit $rc, $(cat "$T/err")"
 # Megatron-DeepSpeed runs DeepSpeed's pipeline engine at PP 1 too unless
 # --no-pipeline-parallel is given (pretrain_gpt.py: GPTModelPipe "if
 # args.deepspeed and not args.no_pipeline_parallel"), and the engine
