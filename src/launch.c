@@ -661,8 +661,12 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	}
 	cJSON *z = cJSON_AddObjectToObject(o, "zero_optimization");
 	cJSON_AddNumberToObject(z, "stage", p->zero);
-	/* the plan's gradient overlap, which the estimate charged */
-	cJSON_AddBoolToObject(z, "overlap_comm", plan_grad_overlap(p) == 1);
+	/* the plan's gradient overlap, which the estimate charged: none at
+	 * PP above 1, where DeepSpeed builds the ZeRO optimizer of a
+	 * PipelineModule with overlap_comm False whatever the config says
+	 * (runtime/engine.py @38327e07f L1639-1642; perf_comm.c charges
+	 * the reduce whole there) */
+	cJSON_AddBoolToObject(z, "overlap_comm", plan_grad_overlap(p) == 1 && pc->pp == 1);
 	cJSON_AddBoolToObject(z, "contiguous_gradients", 1);
 	if (p->recompute != RC_NONE) {
 		cJSON *a = cJSON_AddObjectToObject(o, "activation_checkpointing");

@@ -136,6 +136,22 @@ import json; d = json.load(open('$T/dso.json'))
 assert d['zero_optimization']['overlap_comm'] is ('$g' == 'on'), d['zero_optimization']
 " && ok || bad "deepspeed overlap_comm with --grad-overlap $g"
 done
+# At PP above 1 DeepSpeed builds the ZeRO optimizer of a PipelineModule
+# with overlap_comm False (engine.py @38327e07f L1639-1642: "Pipeline
+# parallelism does not support overlapped communication"), and the
+# estimate charges the reduce whole: the config says false there too,
+# and the estimate's DP reduce is exposed whole.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1 \
+    --framework deepspeed --format deepspeed >"$T/dspp.json" 2>/dev/null
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1 \
+    --framework deepspeed --format json >"$T/dsppe.json" 2>/dev/null
+python3 -c "
+import json
+z = json.load(open('$T/dspp.json'))['zero_optimization']
+dp = [r for r in json.load(open('$T/dsppe.json'))['comm'] if r['dim'] == 'dp']
+assert z['stage'] == 1 and z['overlap_comm'] is False, z
+assert dp and all(r['exposed_s'] == r['time_s'] > 0 for r in dp), dp
+" && ok || bad "deepspeed PP 2: overlap_comm false and the DP reduce exposed whole"
 # At ZeRO 0 DeepSpeed has no overlapping path: overlap_comm is a field of
 # the ZeRO optimizer, and without one DeepSpeedEngine.backward() runs the
 # backward, then allreduce_gradients(), whose ZeRO-0 branch is
