@@ -17,10 +17,27 @@
  *    (the 2019-22 papers, DLPerf, vTrain) reduces fp16 gradients; bf16 and
  *    fp8 runs (fp8 keeps bf16 parameters) reduce fp32.
  *  - DeepSpeed: "overlap_comm" overlaps the gradient reduction with the
- *    backward pass (on by default for ZeRO-3, off for stages 1-2 in the
- *    config documentation); hetplan assumes the user sets it, as every
- *    published large DeepSpeed recipe does; ZeRO-3 prefetches parameters.
- *    No TP overlap. Gradients reduced in the training dtype.
+ *    backward pass (on by default for ZeRO-3, off for stages 1-2:
+ *    deepspeed/runtime/zero/config.py overlap_comm_valid, L351-353 at
+ *    38327e07f, sets it to stage == 3 when absent); hetplan assumes the
+ *    user sets it at ZeRO 1-2, as every published large DeepSpeed recipe
+ *    does; ZeRO-3 prefetches parameters. No TP overlap. Gradients reduced
+ *    in the training dtype. At ZeRO 0 nothing can overlap
+ *    (grad_overlap_min_zero 1): overlap_comm is a field of the ZeRO
+ *    optimizer only, and without one DeepSpeedEngine.backward() runs
+ *    loss.backward() and then allreduce_gradients(), whose ZeRO-0 branch
+ *    is buffered_allreduce_fallback, bucket after bucket once the
+ *    backward is done (runtime/engine.py @38327e07f L2048-2062, called at
+ *    L2152; the same in v0.3.13, engine.py L927-941 and L1010, AMP's
+ *    copy); no gradient hook is registered. ZeRO-1 honours overlap_comm
+ *    since stage 1 joined stage_1_and_2.py: the hooks exist when
+ *    "partition_gradients or overlap_comm" (L527-528) and reduce at the
+ *    accumulation boundary, i.e. during the last micro-batch's backward
+ *    (reduce_ready_partitions_and_remove_grads, L1424-1426). Under the
+ *    PipelineEngine the ZeRO optimizer is built with overlap_comm False
+ *    ("Pipeline parallelism does not support overlapped communication",
+ *    engine.py L1639-1642): perf_comm.c's perf_stage_dp holds it off
+ *    at PP above 1.
  *  - torchtitan: FSDP2 prefetches the next layer's all-gather and overlaps
  *    the reduce-scatter with the backward; async TP is opt-in
  *    (experimental.enable_async_tensor_parallel); reduce dtype fp32
@@ -198,8 +215,10 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1, 0, 0,
-			   "DeepSpeed config docs: zero_optimization.overlap_comm", 0, 1,
-			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "
+			   "ZeRO 0 reduces after the backward: runtime/engine.py)", 0, 1,
+			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+			   .grad_overlap_min_zero = 1 },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
@@ -256,6 +275,11 @@ double framework_bcast_owners(int layers, int gated, int ends, int ranks)
 			 (ends > 0 ? ends : 0);
 	double n = tensors < ranks ? tensors : ranks;
 	return n >= 1 ? n : 1;
+}
+
+int framework_grad_overlap_possible(enum hp_framework f, int zero)
+{
+	return zero >= framework_get(f)->grad_overlap_min_zero;
 }
 
 double framework_opt_bytes(enum hp_framework f, int fp32_run)

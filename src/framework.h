@@ -129,6 +129,13 @@ struct framework_info {
 				    * backward (its output restored for autograd,
 				    * and the received gradient); perf_comm.c,
 				    * perf_stage_pp */
+	/* The gradient overlap's dependence on ZeRO (with grad_overlap). */
+	int grad_overlap_min_zero; /* the lowest ZeRO stage whose code path can
+				    * overlap the gradient reduce at all: below
+				    * it the reduce runs after the backward,
+				    * whatever the plan or config says, and
+				    * plan_grad_overlap is 0 (DeepSpeed: 1,
+				    * framework.c); 0 for the other rows */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -168,6 +175,13 @@ int framework_launchable(enum hp_framework f);
  * precondition on f as framework_get. */
 int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
 			    int full_recompute, int fp32_run);
+/* 1 when a plan of framework f at ZeRO stage `zero` can overlap its
+ * gradient reduce with the backward (zero at least the row's
+ * grad_overlap_min_zero), 0 when f's code reduces after the backward at
+ * that stage. plan.c's plan_grad_overlap and its validation, and so the
+ * estimate, the planner and launch, take it from here. Same
+ * precondition on f as framework_get. */
+int framework_grad_overlap_possible(enum hp_framework f, int zero);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

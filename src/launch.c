@@ -661,8 +661,12 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	}
 	cJSON *z = cJSON_AddObjectToObject(o, "zero_optimization");
 	cJSON_AddNumberToObject(z, "stage", p->zero);
-	/* the plan's gradient overlap, which the estimate charged */
-	cJSON_AddBoolToObject(z, "overlap_comm", plan_grad_overlap(p) == 1);
+	/* the plan's gradient overlap, which the estimate charged: none at
+	 * PP above 1, where DeepSpeed builds the ZeRO optimizer of a
+	 * PipelineModule with overlap_comm False whatever the config says
+	 * (runtime/engine.py @38327e07f L1639-1642; perf_comm.c charges
+	 * the reduce whole there) */
+	cJSON_AddBoolToObject(z, "overlap_comm", plan_grad_overlap(p) == 1 && pc->pp == 1);
 	cJSON_AddBoolToObject(z, "contiguous_gradients", 1);
 	if (p->recompute != RC_NONE) {
 		cJSON *a = cJSON_AddObjectToObject(o, "activation_checkpointing");
@@ -682,6 +686,17 @@ static void deepspeed_notes(struct sbuf *n, const struct plan *p, const struct p
 			  "(Megatron-DeepSpeed: --tensor-model-parallel-size %d "
 			  "--pipeline-model-parallel-size %d); the config holds batch, precision and "
 			  "ZeRO.\n", pc->tp, pc->pp, pc->tp, pc->pp);
+	/* Megatron-DeepSpeed builds GPTModelPipe, a PipelineModule, unless
+	 * --no-pipeline-parallel is given (pretrain_gpt.py model_provider;
+	 * "use pp engine even for pp=1", deepspeedai/Megatron-DeepSpeed #6,
+	 * July 2021), and DeepSpeed builds the ZeRO optimizer of a
+	 * PipelineModule with overlap_comm False (runtime/engine.py
+	 * @38327e07f L1639-1642): the overlap the estimate charged at PP 1
+	 * needs the flag. */
+	if (pc->pp == 1 && plan_grad_overlap(p) && p->zero >= 1 && p->zero <= 2)
+		sbuf_add(n, "DeepSpeed: at PP 1 give Megatron-DeepSpeed --no-pipeline-parallel: "
+			    "under its pipeline engine DeepSpeed turns overlap_comm off, and the "
+			    "estimate overlapped the gradient reduce.\n");
 	if (pc->pp > 1 && p->zero > 1)
 		sbuf_addf(n, "DeepSpeed: its pipeline engine supports ZeRO stage 0 or 1 only; "
 			  "the plan asks for ZeRO-%d.\n", p->zero);

@@ -36,11 +36,26 @@ int plan_tp_overlap(const struct plan *p)
 
 int plan_grad_overlap(const struct plan *p)
 {
+	/* A framework whose code reduces after the backward at this ZeRO
+	 * stage (DeepSpeed at ZeRO 0, framework.c) overlaps nothing; an
+	 * explicit "on" there is refused by validate_settings, and the
+	 * planner's "on" variant equals the plan it came from (plan_equal)
+	 * and is dropped. */
+	if (!framework_grad_overlap_possible(p->framework, p->zero))
+		return 0;
 	return p->grad_overlap >= 0 ? p->grad_overlap : framework_get(p->framework)->grad_overlap;
 }
 
 int plan_grad_fp32(const struct plan *p)
 {
+	/* An fp32 or tf32 run holds fp32 gradients and no 16-bit copy: its
+	 * DP reduce moves 4 bytes a parameter whatever the framework
+	 * (DeepSpeed without fp16/bf16 reduces param.grad as it is,
+	 * runtime/engine.py buffered_allreduce_fallback; the framework rows'
+	 * "training dtype" is fp32 there). validate_settings refuses an
+	 * explicit "off" in such a run. */
+	if (p->precision == HP_FP32 || p->precision == HP_TF32)
+		return 1;
 	int d = framework_get(p->framework)->grad_reduce_fp32;
 	if (d == FW_GRAD_FP32_UNLESS_FP16)
 		d = p->precision != HP_FP16;
@@ -440,7 +455,8 @@ static const struct hp_field plan_field_list[] = {
 	  .help = "DP gradient reduce behind backward; absent: the framework's default",
 	  .doc = "The data-parallel gradient reduce runs bucket by bucket beside the last "
 		 "micro-batch's backward (`--overlap-grad-reduce`, DeepSpeed overlap_comm, "
-		 "FSDP). Default: the framework's." },
+		 "FSDP). Default: the framework's. DeepSpeed at zero 0 has no such path "
+		 "(the engine all-reduces after the backward): off, and `on` is an error." },
 	{ .key = "param_overlap", .flag = "param-overlap", .kind = FK_BOOL,
 	  .off = PF(param_overlap), .names = on_off, .effective = eff_param_overlap,
 	  .help = "DP parameter gather behind forward; absent: the framework's default",
@@ -453,7 +469,8 @@ static const struct hp_field plan_field_list[] = {
 		 "DeepSpeed `fp32_allreduce`); absent: the framework's default",
 	  .doc = "Data-parallel gradients are reduced in fp32, 4 bytes a parameter (Megatron's "
 		 "`--accumulate-allreduce-grads-in-fp32`, DeepSpeed's `fp32_allreduce`), rather "
-		 "than in the 16-bit dtype. Default: the framework's." },
+		 "than in the 16-bit dtype. Default: the framework's; an fp32 or tf32 run has "
+		 "fp32 gradients only (on, and `off` is an error)." },
 	{ .key = "fp8_params", .flag = "fp8-params", .kind = FK_BOOL, .off = PF(fp8_params),
 	  .names = on_off, .effective = eff_fp8_params,
 	  .help = "fp8 runs keep GEMM weights in FP8 (Megatron `--fp8-param-gather`); "
@@ -627,6 +644,17 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --fp8-param-gather only), not %s",
+				  ctx, framework_name(p->framework));
+	if (p->grad_fp32 == 0 && (p->precision == HP_FP32 || p->precision == HP_TF32))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: grad_reduce_fp32 off needs a 16-bit or fp8 run (precision %s "
+				  "holds fp32 gradients only)",
+				  ctx, hp_dtype_name((enum hp_dtype)p->precision));
+	if (p->grad_overlap == 1 && !framework_grad_overlap_possible(p->framework, p->zero))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: grad_overlap on needs zero 1-3 under framework %s (at ZeRO 0 "
+				  "DeepSpeed all-reduces the gradients after the backward; its "
+				  "overlap_comm belongs to the ZeRO optimizer)",
 				  ctx, framework_name(p->framework));
 	if (p->ep_overlap == 1 && !framework_get(p->framework)->ep_overlap)
 		return hp_err_set(err, HP_EXIT_INPUT,

@@ -1981,7 +1981,10 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
  *    flags of megatron/training/arguments.py, so both values run;
  *  - Megatron-LM 2021-22: the SC21 code has none of them: off only;
  *  - DeepSpeed: zero_optimization.overlap_comm switches the gradient
- *    overlap; no TP overlap; ZeRO-3 always prefetches parameters;
+ *    overlap at ZeRO 1-3; at ZeRO 0 the engine reduces after the backward
+ *    and plan_grad_overlap is 0 whatever the key (framework.c, plan.c),
+ *    so an "on" variant there equals its base plan and is dropped; no TP
+ *    overlap; ZeRO-3 always prefetches parameters;
  *  - torchtitan: async TP is opt-in (experimental.enable_async_tensor_
  *    parallel); FSDP2 always overlaps its reduce-scatter and prefetches
  *    its all-gathers;

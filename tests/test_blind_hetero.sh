@@ -65,13 +65,13 @@ export XDG_CONFIG_HOME
 # -09 still do not fit and keep their dnf entries). The errors listed are
 # those at the end of the round (the AMP rows moved with the pipeline
 # change, BLSLB-04 and -07 changed sides); a listed row whose error
-# changes sign fails.
+# changes sign fails. Round 10 (dspipe, docs/blind-round10-dspipe.md):
+# DeepSpeed at ZeRO 0 reduces after the backward, and an fp32 run's
+# gradients cross as fp32 (4 bytes, where hetplan moved 2): BLSLB-04,
+# -07 and -08 within 30% and dropped; BLSLB-05 -32.8%.
 KNOWN_MISSES="
 BLSLB-02:dnf:0.8
-BLSLB-04:-35
 BLSLB-05:-57
-BLSLB-07:-36
-BLSLB-08:-56
 BLSLA-05:dnf:2.6
 BLSLA-09:dnf:2.6
 BLAMP-05:-64

@@ -136,6 +136,82 @@ import json; d = json.load(open('$T/dso.json'))
 assert d['zero_optimization']['overlap_comm'] is ('$g' == 'on'), d['zero_optimization']
 " && ok || bad "deepspeed overlap_comm with --grad-overlap $g"
 done
+# At PP above 1 DeepSpeed builds the ZeRO optimizer of a PipelineModule
+# with overlap_comm False (engine.py @38327e07f L1639-1642: "Pipeline
+# parallelism does not support overlapped communication"), and the
+# estimate charges the reduce whole: the config says false there too,
+# and the estimate's DP reduce is exposed whole.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1 \
+    --framework deepspeed --format deepspeed >"$T/dspp.json" 2>/dev/null
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1 \
+    --framework deepspeed --format json >"$T/dsppe.json" 2>/dev/null
+python3 -c "
+import json
+z = json.load(open('$T/dspp.json'))['zero_optimization']
+dp = [r for r in json.load(open('$T/dsppe.json'))['comm'] if r['dim'] == 'dp']
+assert z['stage'] == 1 and z['overlap_comm'] is False, z
+assert dp and all(r['exposed_s'] == r['time_s'] > 0 for r in dp), dp
+" && ok || bad "deepspeed PP 2: overlap_comm false and the DP reduce exposed whole"
+# At ZeRO 0 DeepSpeed has no overlapping path: overlap_comm is a field of
+# the ZeRO optimizer, and without one DeepSpeedEngine.backward() runs the
+# backward, then allreduce_gradients(), whose ZeRO-0 branch is
+# buffered_allreduce_fallback (deepspeed/runtime/engine.py @38327e07f
+# L2048-2062, called at L2152). So the deepspeed row's default is off
+# there: the config says overlap_comm false, the estimate's DP all-reduce
+# is exposed whole (exposed_s equals time_s), and --grad-overlap on is
+# refused (exit 3) rather than charged.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --format deepspeed >"$T/ds0.json" 2>/dev/null
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --format json >"$T/ds0e.json" 2>/dev/null
+python3 -c "
+import json
+c = json.load(open('$T/ds0.json'))['zero_optimization']
+e = json.load(open('$T/ds0e.json'))
+dp = [r for r in e['comm'] if r['dim'] == 'dp'][0]
+assert c['stage'] == 0 and c['overlap_comm'] is False, c
+assert e['plan']['grad_overlap'] is False, e['plan']
+assert dp['collective'] == 'allreduce' and dp['exposed_s'] == dp['time_s'] > 0, dp
+" && ok || bad "deepspeed ZeRO 0: overlap_comm false, DP all-reduce exposed whole"
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --grad-overlap on >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q 'grad_overlap on needs zero 1-3 under framework deepspeed' "$T/err" \
+	&& ok || bad "deepspeed ZeRO 0 with --grad-overlap on: exit $rc, $(cat "$T/err")"
+# An fp32 or tf32 run has fp32 gradients only: DeepSpeed without an
+# fp16/bf16 section reduces param.grad as it is (engine.py
+# buffered_allreduce_fallback), so its DP all-reduce moves 4 bytes a
+# parameter where the bf16 run of the same plan moves 2 (the deepspeed
+# row reduces in the training dtype): twice the bytes, exactly. And
+# --grad-reduce-fp32 off there is refused (exit 3).
+for pr in bf16 tf32; do
+	$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+	    --framework deepspeed --precision $pr --format json >"$T/dsp-$pr.json" 2>/dev/null
+done
+python3 -c "
+import json
+b = [[r['bytes'] for r in json.load(open('$T/dsp-%s.json' % p))['comm'] if r['dim'] == 'dp'][0]
+     for p in ('bf16', 'tf32')]
+assert b[1] == 2 * b[0] > 0, b
+" && ok || bad "deepspeed tf32 DP all-reduce: not twice the bf16 bytes"
+$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --precision fp32 \
+    --grad-reduce-fp32 off >/dev/null 2>"$T/err"
+rc=$?
+[ $rc -eq 3 ] && grep -q 'grad_reduce_fp32 off needs a 16-bit or fp8 run' "$T/err" && ok \
+	|| bad "fp32 run with --grad-reduce-fp32 off: exit $rc, $(cat "$T/err")"
+# Megatron-DeepSpeed runs DeepSpeed's pipeline engine at PP 1 too unless
+# --no-pipeline-parallel is given (pretrain_gpt.py: GPTModelPipe "if
+# args.deepspeed and not args.no_pipeline_parallel"), and the engine
+# drops overlap_comm for a PipelineModule (engine.py @38327e07f
+# L1639-1642): a ZeRO-1 PP-1 plan with the overlap says so; one without
+# it (--grad-overlap off) does not need the flag.
+for g in on off; do
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 1 \
+	    --framework deepspeed --grad-overlap $g --format deepspeed >/dev/null 2>"$T/err"
+	n=$(grep -c 'no-pipeline-parallel' "$T/err")
+	[ "$n" -eq "$([ $g = on ] && echo 1 || echo 0)" ] && ok \
+		|| bad "deepspeed PP 1 --grad-overlap $g: --no-pipeline-parallel note $n times"
+done
 
 # Llama-style models: GQA, SwiGLU, RMSNorm, RoPE, untied embeddings.
 $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 512 --recompute selective >"$T/l.args" 2>"$T/err"
