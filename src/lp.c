@@ -190,6 +190,7 @@ struct scl {
 	 * GLPK computes them again at every use, to the same values */
 	double *rmn, *rmx, *cmn, *cmx;
 	int rows_ok, cols_ok;
+	int full;                 /* no row and no column is empty */
 };
 
 /* Row i's least and largest scaled |a_ij| (GLPK's min_row_aij and
@@ -244,11 +245,29 @@ static void scl_cols(struct scl *c)
 }
 
 /* The matrix's scaled min and max |a_ij| over its rows (min_mat_aij,
- * max_mat_aij). */
-static void scl_mat(struct scl *c, double *mn, double *mx)
+ * max_mat_aij). by_cols: from the columns' statistics instead, when no
+ * row or column is empty (an empty one counts 1 in GLPK's, and rows and
+ * columns would then differ), for a caller whose next pass starts with
+ * the columns: the least and largest of the same products (each
+ * |a_ij| * (r_i * s_j), the same operations in either order) are the
+ * same numbers, and the pass then reuses the columns' statistics instead
+ * of computing them again (issue 13, thirteenth round: a third of the
+ * geometric-mean passes' products, columns first being the bound LPs'
+ * usual order). */
+static void scl_mat(struct scl *c, double *mn, double *mx, int by_cols)
 {
-	scl_rows(c);
 	*mn = *mx = 1.0;
+	if (by_cols && c->full && !c->rows_ok) {
+		scl_cols(c);
+		for (int j = 1; j <= c->n; j++) {
+			if (j == 1 || *mn > c->cmn[j])
+				*mn = c->cmn[j];
+			if (j == 1 || *mx < c->cmx[j])
+				*mx = c->cmx[j];
+		}
+		return;
+	}
+	scl_rows(c);
 	for (int i = 1; i <= c->m; i++) {
 		if (i == 1 || *mn > c->rmn[i])
 			*mn = c->rmn[i];
@@ -335,6 +354,11 @@ static void scl_init(struct scl *c, const struct lp *lp)
 		c->r[i] = 1.0;
 	for (int j = 0; j <= n; j++)
 		c->s[j] = 1.0;
+	c->full = m > 0 && n > 0;
+	for (int i = 1; i <= m && c->full; i++)
+		c->full = c->rp[i + 1] > c->rp[i];
+	for (int j = 1; j <= n && c->full; j++)
+		c->full = c->cp[j + 1] > c->cp[j];
 }
 
 static void scl_free(struct scl *c)
@@ -359,14 +383,14 @@ static void scl_auto(struct scl *c, const struct lp *lp)
 {
 	scl_init(c, lp);
 	double mn, mx;
-	scl_mat(c, &mn, &mx);
+	scl_mat(c, &mn, &mx, 0);
 	if (mn >= 0.10 && mx <= 10.0)
 		return;   /* well scaled: GLPK skips */
 	int flag = scl_rows_worse(c);
 	double ratio = 0.0;
 	for (int k = 1; k <= 15; k++) {
 		double r_old = ratio;
-		scl_mat(c, &mn, &mx);
+		scl_mat(c, &mn, &mx, flag);   /* flag: scl_pass starts with the columns */
 		ratio = mx / mn;
 		if (k > 1 && ratio > 0.90 * r_old)
 			break;
