@@ -454,8 +454,8 @@ static double fill_peak(const struct fit *f, int S, int dense, const int *k)
  *     layers fit where more did). Then a fill that fails at b's
  *     predecessor (nextafter towards 0) proves that the least C that
  *     succeeds is b itself, and every later test is a comparison with
- *     b. A fill that succeeds there gives a lower b; at most four such
- *     steps are tried per success of the bisection.
+ *     b. A fill that succeeds there gives a lower b (one such step per
+ *     success of the bisection: four cost more fills than they saved).
  * A negative or NaN slope (fill_take scans) calls sr_fill for every test,
  * as before. */
 static double fill_bisect(const struct fit *f, int S, int layers, int dense, int v, int *k)
@@ -481,13 +481,11 @@ static double fill_bisect(const struct fit *f, int S, int layers, int dense, int
 			ok = 1;
 		else if ((ok = sr_fill(f, S, layers, dense, v, mid, k) == 0) && nonneg) {
 			ok_at = fill_peak(f, S, dense, k);
-			for (int step = 0; mono && step < 1 && !known; step++) {
-				if (sr_fill(f, S, layers, dense, v, nextafter(ok_at, -HUGE_VAL), k) < 0) {
-					least = ok_at;
-					known = 1;
-				} else {
-					ok_at = fill_peak(f, S, dense, k);
-				}
+			if (mono && sr_fill(f, S, layers, dense, v, nextafter(ok_at, -HUGE_VAL), k) < 0) {
+				least = ok_at;
+				known = 1;
+			} else if (mono) {
+				ok_at = fill_peak(f, S, dense, k);
 			}
 		}
 		if (ok)
