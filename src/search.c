@@ -323,7 +323,12 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	rep.stages = st;
 	p.replicas = &rep;
 	struct estimate e;
-	struct hp_err err = { 0 };
+	/* an empty error, not a zeroed one: the 1 KB message buffer cleared
+	 * for every probe was 4M instructions of the 70B search on 1,024
+	 * GPUs, and nothing reads past the terminator */
+	struct hp_err err;
+	err.code = 0;
+	err.msg[0] = '\0';
 	/* the stage records alone (perf_stage_times): a probe reads nothing
 	 * else (docs/planner.md, sixth round) */
 	if (estimate_stages(x, &p, &e, &err) < 0)
@@ -368,6 +373,20 @@ static int fill_take(const struct fit *f, int a, int limit, int dense, int v, do
 		return take;
 	}
 	int lo = 0, hi = limit / v;   /* fits at lo * v (lo = 0: none yet) */
+	/* First a guess from the slopes (the MoE ones; exact for a stage of
+	 * one kind of layer up to rounding), kept only when the test itself
+	 * says it is the last fit (it fits and one more multiple of v does
+	 * not), which by the monotony above is what the search finds. Issue
+	 * 13, thirteenth round: two tests instead of log2(limit / v). */
+	double gt = f->tbm > 0 ? (C - f->ta) / f->tbm : HUGE_VAL;
+	double gm = f->mbm > 0 ? (f->cap - f->ma) / f->mbm : HUGE_VAL;
+	double g = fmin(gt, gm) / v;
+	if (g >= 0 && g <= hi) {
+		int m = (int)g;
+		if ((m == 0 || fill_fits(f, a, m * v, dense, C)) &&
+		    (m == hi || !fill_fits(f, a, (m + 1) * v, dense, C)))
+			return m * v;
+	}
 	while (lo < hi) {
 		int mid = lo + (hi - lo + 1) / 2;
 		if (fill_fits(f, a, mid * v, dense, C))
@@ -403,6 +422,78 @@ int sr_fill(const struct fit *f, int S, int layers, int dense, int v, double C, 
 		a += take;
 	}
 	return 0;
+}
+
+/* The bottleneck of a fill k: its stages' largest fitted time. */
+static double fill_peak(const struct fit *f, int S, int dense, const int *k)
+{
+	double peak = -HUGE_VAL;
+	for (int s = 0, a = 0; s < S; a += k[s++])
+		peak = fmax(peak, fit_time(&f[s], a, a + k[s] - 1, dense));
+	return peak;
+}
+
+/* solve_layout's bisection on the bottleneck C: from [0, the slowest
+ * stage's time for every layer] to within 1e-7, hi where the greedy fill
+ * succeeds. Returns hi; k is scratch. Issue 13, thirteenth round: every
+ * test of the bisection is decided as sr_fill(mid) == 0 decides it, but
+ * not always by calling it (120,465 calls were 8% of the 70B search on
+ * 1,024 GPUs):
+ *   - A fill that succeeds at C with bottleneck b (fill_peak <= C)
+ *     succeeds at every C' in [b, C] with the same layers: each stage's
+ *     take fits at C' (its time is at most b), the next multiple of v did
+ *     not fit at C >= C', and with no negative slope fill_take finds the
+ *     largest take that fits (the test is monotone in the count), so each
+ *     stage takes the same from the same first layer. The bisection's
+ *     later tests all lie under C (hi = C), so one at b or above
+ *     succeeds.
+ *   - When a stage's time and memory depend on its count of layers only
+ *     (one kind of layer: every layer dense or none), success is
+ *     monotone in C: at C' > C each stage ends no earlier than at C (a
+ *     stage starting later has left fewer layers of the same kind, and v
+ *     layers fit where more did). Then a fill that fails at b's
+ *     predecessor (nextafter towards 0) proves that the least C that
+ *     succeeds is b itself, and every later test is a comparison with
+ *     b. A fill that succeeds there gives a lower b (one such step per
+ *     success of the bisection: four cost more fills than they saved).
+ * A negative or NaN slope (fill_take scans) calls sr_fill for every test,
+ * as before. */
+static double fill_bisect(const struct fit *f, int S, int layers, int dense, int v, int *k)
+{
+	int nonneg = 1;
+	for (int s = 0; s < S; s++)
+		nonneg &= f[s].tbd >= 0 && f[s].tbm >= 0 && f[s].mbd >= 0 && f[s].mbm >= 0;
+	int mono = nonneg && (dense <= 0 || dense >= layers);
+	double hi = 0;
+	for (int s = 0; s < S; s++)
+		hi = fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
+	/* k holds the fill at C = HUGE_VAL, which succeeded: so does every
+	 * C from its bottleneck up */
+	double lo = 0, ok_at = nonneg ? fill_peak(f, S, dense, k) : HUGE_VAL;
+	double least = 0;                              /* the least C that fills */
+	int known = 0;                                 /* ... once found */
+	for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; it++) {
+		double mid = 0.5 * (lo + hi);
+		int ok;
+		if (known)
+			ok = mid >= least;
+		else if (nonneg && mid >= ok_at)
+			ok = 1;
+		else if ((ok = sr_fill(f, S, layers, dense, v, mid, k) == 0) && nonneg) {
+			ok_at = fill_peak(f, S, dense, k);
+			if (mono && sr_fill(f, S, layers, dense, v, nextafter(ok_at, -HUGE_VAL), k) < 0) {
+				least = ok_at;
+				known = 1;
+			} else if (mono) {
+				ok_at = fill_peak(f, S, dense, k);
+			}
+		}
+		if (ok)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
 }
 
 static void sp_move(struct search_plan *dst, struct search_plan *src);
@@ -611,17 +702,7 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L)
 		note_memory_miss(x, g, L, f, S, layers, dense);
 		return;
 	}
-	double hi = 0;
-	for (int s = 0; s < S; s++)
-		hi = fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
-	double lo = 0;
-	for (int it = 0; it < 60 && hi - lo > 1e-7 * hi; it++) {
-		double mid = 0.5 * (lo + hi);
-		if (sr_fill(f, S, layers, dense, v, mid, k) == 0)
-			hi = mid;
-		else
-			lo = mid;
-	}
+	double hi = fill_bisect(f, S, layers, dense, v, k);
 	if (sr_fill(f, S, layers, dense, v, hi, k) < 0 &&
 	    sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
 		return;
