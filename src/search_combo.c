@@ -5,11 +5,13 @@
  * estimates and keeps a plan. Moved from search.c unchanged. */
 #include "search_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capmilp.h"
+#include "perf.h"
 #include "runs_on.h"
 
 /* ------------------------------------------------------------------ */
@@ -265,6 +267,189 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 	return 1;
 }
 
+/* The exposed DP synchronisation of the plans of one layout set, kept
+ * while its counts are tried. perf_estimate's step is worst_pipe +
+ * worst_dp + worst_opt + step_overhead_s (perf.c, breakdown), and
+ * perf_dp_exposed is its worst_dp to the bit (the same expressions on the
+ * same inputs). Under ZeRO 0-2 a stage's exposed DP time reads its
+ * layers, pool, TP degree and place in the pipeline, the plan's settings
+ * and framework, the DP degree (the replicas in all, N) and the plan's
+ * other pool (perf.c plan_pools: from the pools the plan uses), never the
+ * micro-batches (perf.c stage_dp_key keys mb under ZeRO 3 only). Every
+ * plan of a set runs every layout of the set (counts >= 1), so its stages
+ * and pools are the set's: its worst_dp is a function of (N, framework)
+ * alone, kept here after the first plan of that pair computed it. The
+ * keeper is reset by set_screened, which counts_for_set_in calls before
+ * any count of a set is tried, and is read only by the set it was reset
+ * for (the context, the setting and the layouts' addresses match).
+ * Under ZeRO 3 a stage's exposed time is its per-micro-batch exposure
+ * (gathers and reduce-scatters beside the forward, backward and
+ * recompute) times its group's micro-batches plus the tied-embedding sum
+ * (perf_comm.c perf_stage_dp), nondecreasing in them: worst_dp is then at
+ * least the one with every replica at the plan's fewest micro-batches,
+ * m_min, which is kept under (N, framework, m_min) (computed on the plan
+ * with every group's share set to m_min micro-batches, then put back). */
+#define DPM_SLOTS 256
+struct dp_memo {
+	const struct ctx *x;
+	const struct gset *g;
+	struct gset gv;
+	int n, live;
+	const struct layout *L[HP_MAX_POOLS + 1];
+	struct dp_memo_e {
+		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
+		double v;
+	} e[DPM_SLOTS];
+};
+static _Thread_local struct dp_memo dpm;
+
+static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			  int n)
+{
+	dpm.live = !x->exhaustive && n <= HP_MAX_POOLS + 1;
+	dpm.x = x;
+	dpm.g = g;
+	dpm.gv = *g;
+	dpm.n = n;
+	for (int i = 0; dpm.live && i < n; i++)
+		dpm.L[i] = Ls[i];
+	memset(dpm.e, 0, sizeof dpm.e);
+}
+
+static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			int n)
+{
+	if (!dpm.live || dpm.x != x || dpm.g != g || dpm.n != n ||
+	    memcmp(&dpm.gv, g, sizeof *g) != 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (dpm.L[i] != Ls[i])
+			return 0;
+	return 1;
+}
+
+static int same_stages(const struct replica *a, const struct replica *b)
+{
+	if (a->n_stages != b->n_stages)
+		return 0;
+	for (int s = 0; s < a->n_stages; s++)
+		if (a->stages[s].pool != b->stages[s].pool || a->stages[s].tp != b->stages[s].tp ||
+		    a->stages[s].first_layer != b->stages[s].first_layer ||
+		    a->stages[s].last_layer != b->stages[s].last_layer)
+			return 0;
+	return 1;
+}
+
+/* perf_dp_exposed of plan p, on a shallow copy whose groups of one
+ * layout are one (a layout's two groups, m and m - q micro-batches, hold
+ * the same stages; the DP degree, the pools and so every stage's DP time
+ * stay: half the stages to evaluate), every group at m micro-batches
+ * under ZeRO 3 (m = 0: as they are, which ZeRO 0-2 do not read). */
+static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
+{
+	struct replica rep[2 * (HP_MAX_POOLS + 1)];
+	struct plan q = *p;
+	struct hp_err err = { 0 };
+	if (p->n_replicas > (int)HP_ARRAY_LEN(rep))
+		return -1;
+	q.replicas = rep;
+	q.n_replicas = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *a = &p->replicas[r];
+		struct replica *last = q.n_replicas ? &rep[q.n_replicas - 1] : NULL;
+		if (last && same_stages(last, a)) {
+			last->count += a->count;
+			continue;
+		}
+		rep[q.n_replicas] = *a;
+		if (m)
+			rep[q.n_replicas].batch_share = (double)m * p->mbs / p->gbs;
+		q.n_replicas++;
+	}
+	return estimate_dp(x, &q, dp, &err);
+}
+
+/* A lower bound on the plan's worst_dp, exact under ZeRO 0-2, from the
+ * set's keeper when its key was met; -1 when it cannot be had (the
+ * estimate will say why). */
+static double set_dp_exposed(struct ctx *x, const struct plan *p)
+{
+	int N = plan_dp(p), fw = (int)p->framework, m = 0;
+	if (p->zero == 3) {
+		m = INT_MAX;
+		for (int r = 0; r < p->n_replicas; r++)
+			m = HP_MIN(m, plan_replica_microbatches(p, r));
+	}
+	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
+		     DPM_SLOTS;
+	struct dp_memo_e *slot = NULL;
+	for (int k = 0; k < 8; k++) {
+		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
+		if (e->N == N && e->fw == fw && e->m == m)
+			return e->v;
+		if (!e->N) {
+			slot = e;
+			break;
+		}
+	}
+	double dp;
+	if (dp_at(x, p, m, &dp) < 0)
+		return -1;
+	if (slot) {
+		slot->N = N;
+		slot->fw = fw;
+		slot->m = m;
+		slot->v = dp;
+	}
+	return dp;
+}
+
+/* Whether a plan whose step is at least `step` surely misses the deadline
+ * (budget) by more than this context's nearest miss so far (search.c
+ * keep_plan: a miss replaces the nearest when it misses by less, or by as
+ * much and sorts first), so that it cannot become the nearest miss. The
+ * nearest is written to the result even when plans are kept, and the
+ * candidates' screen leaves it to the screens it had; this screen, whose
+ * step is larger, skips a deadline or budget plan only past it, so the
+ * nearest stays the same. */
+static int nearer_miss_impossible(const struct ctx *x, const int *used, double step)
+{
+	const double margin = 1 - 1e-6;
+	if (!x->res->has_nearest)
+		return 0;
+	double usd_h = 0;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		const struct pool *pl = &x->c->pools[p];
+		if (!used[p])
+			continue;
+		if (pl->usd_per_node_h <= 0)
+			return 0;
+		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
+	}
+	double t = x->tokens * step * margin / ((double)x->o->gbs * x->seq);
+	double miss = x->o->objective == OBJ_DEADLINE ? t / x->o->deadline_s - 1
+						      : usd_h * t / 3600 / x->o->budget_usd - 1;
+	return miss * margin > x->best_miss + 1e-12;
+}
+
+/* The candidates' screen again, once the plan is built and names its
+ * framework, with the plan's exposed DP time added to its pipeline term
+ * (set_dp_exposed): 1 to skip the plan. */
+static int dp_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		       const struct plan *p, const int *used, double pipe)
+{
+	if (!dp_memo_ours(x, g, Ls, n))
+		return 0;
+	double dp = set_dp_exposed(x, p);
+	if (!(dp > 0))
+		return 0;
+	double step = pipe + dp + perf_calib_default()->step_overhead_s;
+	if ((x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET) &&
+	    !nearer_miss_impossible(x, used, step))
+		return 0;
+	return combo_screened(x, used, step);
+}
+
 /* The same screen for every replica-count vector of a layout set at
  * once: with n_i replicas of layout i (at most as many as fit alone,
  * maxc_i), the step is at least M / sum(n_i / B_i) (B without PP/CP/EP
@@ -275,6 +460,7 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
  * 1 to skip the set. */
 int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
 {
+	dp_memo_reset(x, g, Ls, n);
 	const double margin = 1 - 1e-6;
 	double M = (double)(x->o->gbs / g->mbs), rate = 0, cps = HUGE_VAL;
 	int priced = 1;
@@ -686,6 +872,10 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
+	if (screen && dp_screened(x, g, Ls, n, &sp.plan, used, pipe)) {
+		plan_free(&sp.plan);
+		return 1;
+	}
 	int mf = mem_first(x, &sp.plan, &err);
 	if (mf != 0) {
 		plan_free(&sp.plan);
