@@ -239,7 +239,7 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 	return 1;
 }
 
-static int combo_screened(struct ctx *x, const int *used, double pipe)
+static int combo_bounds(struct ctx *x, const int *used, double pipe)
 {
 	const double margin = 1 - 1e-6;
 	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
@@ -261,7 +261,12 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
 	default: lb = priced ? t : HUGE_VAL; break;
 	}
-	if (!bounds_screened(x, lb, t, usd, priced, margin))
+	return bounds_screened(x, lb, t, usd, priced, margin);
+}
+
+static int combo_screened(struct ctx *x, const int *used, double pipe)
+{
+	if (!combo_bounds(x, used, pipe))
 		return 0;
 	x->res->stats.screened++;
 	return 1;
@@ -295,6 +300,7 @@ struct dp_memo {
 	const struct gset *g;
 	struct gset gv;
 	int n, live;
+	double seen;   /* the largest DP time computed for the set */
 	const struct layout *L[HP_MAX_POOLS + 1];
 	struct dp_memo_e {
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
@@ -313,6 +319,7 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	dpm.n = n;
 	for (int i = 0; dpm.live && i < n; i++)
 		dpm.L[i] = Ls[i];
+	dpm.seen = 0;
 	memset(dpm.e, 0, sizeof dpm.e);
 }
 
@@ -366,42 +373,95 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 			rep[q.n_replicas].batch_share = (double)m * p->mbs / p->gbs;
 		q.n_replicas++;
 	}
-	return estimate_dp(x, &q, dp, &err);
+	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
 }
 
 /* A lower bound on the plan's worst_dp, exact under ZeRO 0-2, from the
  * set's keeper when its key was met; -1 when it cannot be had (the
  * estimate will say why). */
-static double set_dp_exposed(struct ctx *x, const struct plan *p)
+/* The keeper's key of plan p: N, framework and, under ZeRO 3, the fewest
+ * micro-batches of a replica (*m_max the most). */
+static unsigned dp_key(const struct plan *p, int *N, int *fw, int *m, int *m_max)
 {
-	int N = plan_dp(p), fw = (int)p->framework, m = 0;
+	*N = plan_dp(p);
+	*fw = (int)p->framework;
+	*m = *m_max = 0;
 	if (p->zero == 3) {
-		m = INT_MAX;
-		for (int r = 0; r < p->n_replicas; r++)
-			m = HP_MIN(m, plan_replica_microbatches(p, r));
-	}
-	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
-		     DPM_SLOTS;
-	struct dp_memo_e *slot = NULL;
-	for (int k = 0; k < 8; k++) {
-		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
-		if (e->N == N && e->fw == fw && e->m == m)
-			return e->v;
-		if (!e->N) {
-			slot = e;
-			break;
+		*m = INT_MAX;
+		for (int r = 0; r < p->n_replicas; r++) {
+			int k = plan_replica_microbatches(p, r);
+			*m = HP_MIN(*m, k);
+			*m_max = HP_MAX(*m_max, k);
 		}
 	}
+	return ((unsigned)*N * 2654435761u ^ (unsigned)*fw * 40503u ^ (unsigned)*m * 97u) %
+	       DPM_SLOTS;
+}
+
+/* The keeper's entry for p's key, or the empty slot to put it in (NULL
+ * when neither is within 8 slots). */
+static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
+{
+	int N, fw, m, m_max;
+	unsigned h = dp_key(p, &N, &fw, &m, &m_max);
+	*hit = 0;
+	*m_all = m == m_max;
+	for (int k = 0; k < 8; k++) {
+		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
+		if (e->N == N && e->fw == fw && e->m == m) {
+			*hit = 1;
+			return e;
+		}
+		if (!e->N) {
+			e->N = 0;
+			e->fw = fw;
+			e->m = m;
+			e->v = N;   /* the key's N until the entry is put */
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static void dp_slot_put(struct dp_memo_e *e, double v)
+{
+	e->N = (int)e->v;
+	e->v = v;
+}
+
+/* A lower bound on the plan's worst_dp, exact under ZeRO 0-2, from the
+ * set's keeper when its key was met; else computed (compute), or -1. */
+static double set_dp_exposed(struct ctx *x, const struct plan *p, int compute)
+{
+	int hit, m_all;
+	struct dp_memo_e *e = dp_slot(p, &hit, &m_all);
+	if (hit)
+		return e->v;
+	if (!compute)
+		return -1;
+	int N, fw, m, m_max;
 	double dp;
+	dp_key(p, &N, &fw, &m, &m_max);
 	if (dp_at(x, p, m, &dp) < 0)
 		return -1;
-	if (slot) {
-		slot->N = N;
-		slot->fw = fw;
-		slot->m = m;
-		slot->v = dp;
-	}
+	if (e)
+		dp_slot_put(e, dp);
+	dpm.seen = fmax(dpm.seen, dp);
 	return dp;
+}
+
+/* A whole estimate's dp_comm into the set's keeper: worst_dp of its key
+ * under ZeRO 0-2, and under ZeRO 3 when every replica runs the fewest
+ * micro-batches (else it is above the key's bound). */
+static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			  int n, const struct plan *p, double dp_comm)
+{
+	int hit, m_all;
+	if (!dp_memo_ours(x, g, Ls, n))
+		return;
+	struct dp_memo_e *e = dp_slot(p, &hit, &m_all);
+	if (e && !hit && m_all)
+		dp_slot_put(e, dp_comm);
 }
 
 /* Whether a plan whose step is at least `step` surely misses the deadline
@@ -440,12 +500,18 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 {
 	if (!dp_memo_ours(x, g, Ls, n))
 		return 0;
-	double dp = set_dp_exposed(x, p);
+	const double ovh = perf_calib_default()->step_overhead_s;
+	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	/* not computed where the set's largest DP time so far would not
+	 * screen the plan either (a guess: only the work, not the answer,
+	 * depends on it) */
+	int compute = !(dpm.seen > 0) || (combo_bounds(x, used, pipe + dpm.seen + ovh) &&
+					  (!dl || nearer_miss_impossible(x, used, pipe + dpm.seen + ovh)));
+	double dp = set_dp_exposed(x, p, compute);
 	if (!(dp > 0))
 		return 0;
-	double step = pipe + dp + perf_calib_default()->step_overhead_s;
-	if ((x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET) &&
-	    !nearer_miss_impossible(x, used, step))
+	double step = pipe + dp + ovh;
+	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
 }
@@ -888,6 +954,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 		return -1;
 	}
 	x->res->stats.evaluated++;
+	dp_memo_offer(x, g, Ls, n, &sp.plan, sp.est.bd.dp_comm);
 	if (!sp.est.fits) {
 		/* fitted at the probe's DP degree, not at this one's */
 		x->res->stats.pruned++;
