@@ -213,7 +213,8 @@ TEST(budget_rate_bound)
  *   1. step = pipeline + dp_comm + optimizer + step_overhead_s, with the
  *      pipeline the slowest group's m max_i t_i + (sum_i t_i - max_i t_i)
  *      / v over its stage records (so step >= the bound's three terms);
- *   2. perf_dp_exposed is bd.dp_comm to the bit;
+ *   2. perf_dp_exposed, and perf_dp_exposed_memo (a miss or a hit of the
+ *      DP memo), are bd.dp_comm to the bit;
  *   3. two groups with the same stages may be one group of both counts
  *      (the DP degree and the pools unchanged): the same dp_comm;
  *   4. under ZeRO 3 every group at the plan's fewest micro-batches gives
@@ -339,8 +340,10 @@ TEST(dp_screen_terms)
 		CHECK_NEAR(e.step_time_s, pipe + e.bd.dp_comm + e.bd.optimizer + ovh,
 			   1e-12 * e.step_time_s);
 		CHECK(e.step_time_s >= (pipe + e.bd.dp_comm + ovh) * (1 - 1e-12));
-		/* 2 */
+		/* 2, and through the DP memo (a miss, then a hit) */
 		CHECK(perf_dp_exposed(&c, m, &p, NULL, &dp, &err) == 0 && dp == e.bd.dp_comm);
+		for (int k = 0; k < 2; k++)
+			CHECK(perf_dp_exposed_memo(&c, m, &p, &dp, &err) == 0 && dp == e.bd.dp_comm);
 		/* 3: groups with the same stages as one */
 		struct replica rep[6];
 		struct plan q = p;
@@ -360,6 +363,7 @@ TEST(dp_screen_terms)
 		}
 		if (p.zero <= 2) {
 			CHECK(perf_dp_exposed(&c, m, &q, NULL, &dp, &err) == 0 && dp == e.bd.dp_comm);
+			CHECK(perf_dp_exposed_memo(&c, m, &q, &dp, &err) == 0 && dp == e.bd.dp_comm);
 		} else {
 			/* 4 */
 			zero3++;
