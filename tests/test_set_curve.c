@@ -260,39 +260,55 @@ static void rand_group(struct replica *r, int pool, int tp, int pp, int layers, 
 	}
 }
 
-TEST(dp_screen_terms)
+/* The catalog (loaded once) and a cluster of three pools. */
+static void dp_cluster(struct cluster *c)
+{
+	static int loaded;
+	struct hp_err err = { 0 };
+	if (!loaded)
+		CHECK(catalog_load(&dp_cat, "/nonexistent", &err) == 0);
+	loaded = 1;
+	cluster_init(c);
+	CHECK(cluster_add_pool_spec(c, "8x8xH100-SXM,name=h100", &dp_cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(c, "8x8xA100-80GB,name=a100", &dp_cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(c, "8x8xL40S,name=l40s", &dp_cat, &err) == 0);
+}
+
+/* The hand case of fact 1 (above). */
+TEST(dp_screen_hand)
 {
 	struct hp_err err = { 0 };
-	CHECK(catalog_load(&dp_cat, "/nonexistent", &err) == 0);
 	const double ovh = perf_calib_default()->step_overhead_s;
 	CHECK_NEAR(ovh, 0.010169683168249465, 1e-15);
 	struct cluster c;
-	cluster_init(&c);
-	CHECK(cluster_add_pool_spec(&c, "8x8xH100-SXM,name=h100", &dp_cat, &err) == 0);
-	CHECK(cluster_add_pool_spec(&c, "8x8xA100-80GB,name=a100", &dp_cat, &err) == 0);
-	CHECK(cluster_add_pool_spec(&c, "8x8xL40S,name=l40s", &dp_cat, &err) == 0);
+	dp_cluster(&c);
+	struct plan p;
+	struct estimate e;
+	plan_init(&p);
+	p.mbs = 1;
+	p.gbs = 4;
+	p.seq_len = 4096;
+	p.n_replicas = 1;
+	p.replicas = calloc(1, sizeof *p.replicas);
+	const struct model_spec *m = catalog_model(&dp_cat, "llama3.1-8b");
+	rand_group(&p.replicas[0], 0, 1, 1, m->layers, 1, 1.0);
+	double dp = -1;
+	CHECK(perf_dp_exposed(&c, m, &p, NULL, &dp, &err) == 0 && dp == 0);
+	CHECK(perf_estimate(&c, m, &p, NULL, &e, &err) == 0);
+	CHECK(e.bd.dp_comm == 0);
+	CHECK_NEAR(e.step_time_s, 4 * e.stages[0].t_total + e.bd.optimizer + ovh,
+		   1e-12 * e.step_time_s);
+	estimate_free(&e);
+	plan_free(&p);
+}
+
+TEST(dp_screen_terms)
+{
+	struct hp_err err = { 0 };
+	const double ovh = perf_calib_default()->step_overhead_s;
+	struct cluster c;
+	dp_cluster(&c);
 	const char *models[] = { "llama3.1-8b", "mixtral-8x7b", "llama3.1-70b" };
-	/* the hand case */
-	{
-		struct plan p;
-		struct estimate e;
-		plan_init(&p);
-		p.mbs = 1;
-		p.gbs = 4;
-		p.seq_len = 4096;
-		p.n_replicas = 1;
-		p.replicas = calloc(1, sizeof *p.replicas);
-		const struct model_spec *m = catalog_model(&dp_cat, "llama3.1-8b");
-		rand_group(&p.replicas[0], 0, 1, 1, m->layers, 1, 1.0);
-		double dp = -1;
-		CHECK(perf_dp_exposed(&c, m, &p, NULL, &dp, &err) == 0 && dp == 0);
-		CHECK(perf_estimate(&c, m, &p, NULL, &e, &err) == 0);
-		CHECK(e.bd.dp_comm == 0);
-		CHECK_NEAR(e.step_time_s, 4 * e.stages[0].t_total + e.bd.optimizer + ovh,
-			   1e-12 * e.step_time_s);
-		estimate_free(&e);
-		plan_free(&p);
-	}
 	int checked = 0, zero3 = 0, with_dp = 0;
 	for (int it = 0; it < 400; it++) {
 		const struct model_spec *m = catalog_model(&dp_cat, models[rnd(3)]);
@@ -389,6 +405,7 @@ int main(void)
 	RUN(hand_every_layout_once);
 	RUN(brute_force_small);
 	RUN(budget_rate_bound);
+	RUN(dp_screen_hand);
 	RUN(dp_screen_terms);
 	return t_done("set_curve");
 }
