@@ -2,7 +2,8 @@
  * batch split (integer micro-batches per replica), the screens that skip
  * a combination or a whole layout set from the layouts' affine fits
  * alone (set_screened, set_curve_screened), and try_combo, which builds,
- * estimates and keeps a plan. Moved from search.c unchanged. */
+ * estimates and keeps a plan; once built, a plan is screened again with
+ * its exposed DP synchronisation (dp_screened). Moved from search.c. */
 #include "search_int.h"
 
 #include <limits.h>
