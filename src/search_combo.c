@@ -305,6 +305,7 @@ struct dp_memo {
 	const struct layout *L[HP_MAX_POOLS + 1];
 	struct dp_memo_e {
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
+		int key_n;      /* an empty slot handed out: the N to put */
 		double v;
 	} e[DPM_SLOTS];
 };
@@ -377,9 +378,6 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
 }
 
-/* A lower bound on the plan's worst_dp, exact under ZeRO 0-2, from the
- * set's keeper when its key was met; -1 when it cannot be had (the
- * estimate will say why). */
 /* The keeper's key of plan p: N, framework and, under ZeRO 3, the fewest
  * micro-batches of a replica (*m_max the most). */
 static unsigned dp_key(const struct plan *p, int *N, int *fw, int *m, int *m_max)
@@ -414,10 +412,9 @@ static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
 			return e;
 		}
 		if (!e->N) {
-			e->N = 0;
 			e->fw = fw;
 			e->m = m;
-			e->v = N;   /* the key's N until the entry is put */
+			e->key_n = N;
 			return e;
 		}
 	}
@@ -426,7 +423,7 @@ static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
 
 static void dp_slot_put(struct dp_memo_e *e, double v)
 {
-	e->N = (int)e->v;
+	e->N = e->key_n;
 	e->v = v;
 }
 
