@@ -1006,6 +1006,51 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* perf_dp_exposed through the DP memo perf_estimate keeps (stage_dp_key,
+ * perf_memo_dp): a stage whose DP inputs an estimate or a call before met
+ * costs its key alone. The memo's value is perf_stage_dp's on the same
+ * inputs, so the same bits as perf_dp_exposed; a miss computes the stage
+ * as perf_dp_exposed does and puts it. For the planner's candidate
+ * screen (search_combo.c), whose plans share their stages with the
+ * estimates around them. */
+int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, double *dp_s, struct hp_err *err)
+{
+	const struct perf_calib *k = perf_calib_default();
+	*dp_s = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	struct estimate e;
+	memset(&e, 0, sizeof e);
+	struct stage_ctx x;
+	int used[HP_MAX_POOLS];
+	ctx_init(&x, c, m, p, k, used, &e);
+	double worst = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		ctx_replica(&x, r, 1);
+		for (int i = 0; i < x.pp; i++) {
+			if (dp_as_previous(&x, i))
+				continue;
+			ctx_stage(&x, i);
+			struct stage_key key, dk;
+			stage_key_of(&x, &key);
+			uint64_t h0 = stage_dp_key(&x, &key, &dk);
+			const double *hit = perf_memo_dp(x.memo, &dk, h0);
+			double v;
+			if (hit) {
+				v = *hit;
+			} else {
+				perf_stage_compute(&x);
+				v = perf_stage_dp(&x, NULL);
+				perf_memo_dp_put(x.memo, &dk, h0, v);
+			}
+			worst = perf_fmax(worst, v);
+		}
+	}
+	*dp_s = worst;
+	return 0;
+}
+
 /* perf_estimate's stage records alone (times, memory, capacity): the
  * memo's on a hit, else stage_compute_all without the DP sync and the
  * optimizer, which nothing in a stage record reads (perf_comm.c writes

@@ -164,6 +164,10 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    const struct plan *p, const struct perf_calib *calib, double *dp_s,
 		    struct hp_err *err);
+/* perf_dp_exposed with the default calibration through perf_estimate's
+ * DP memo (the same bits; a hit skips the stage). */
+int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, double *dp_s, struct hp_err *err);
 /* perf_estimate's e->stages alone, bit for bit (times, memory and
  * capacity of each stage; for the planner's layout probes, which read
  * nothing else): the rest of e is not computed (zero). Same inputs,

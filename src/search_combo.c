@@ -2,14 +2,17 @@
  * batch split (integer micro-batches per replica), the screens that skip
  * a combination or a whole layout set from the layouts' affine fits
  * alone (set_screened, set_curve_screened), and try_combo, which builds,
- * estimates and keeps a plan. Moved from search.c unchanged. */
+ * estimates and keeps a plan; once built, a plan is screened again with
+ * its exposed DP synchronisation (dp_screened). Moved from search.c. */
 #include "search_int.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "capmilp.h"
+#include "perf.h"
 #include "runs_on.h"
 
 /* ------------------------------------------------------------------ */
@@ -237,7 +240,7 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 	return 1;
 }
 
-static int combo_screened(struct ctx *x, const int *used, double pipe)
+static int combo_bounds(struct ctx *x, const int *used, double pipe)
 {
 	const double margin = 1 - 1e-6;
 	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
@@ -259,10 +262,256 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
 	case OBJ_DEADLINE: lb = priced ? usd : HUGE_VAL; break;
 	default: lb = priced ? t : HUGE_VAL; break;
 	}
-	if (!bounds_screened(x, lb, t, usd, priced, margin))
+	return bounds_screened(x, lb, t, usd, priced, margin);
+}
+
+static int combo_screened(struct ctx *x, const int *used, double pipe)
+{
+	if (!combo_bounds(x, used, pipe))
 		return 0;
 	x->res->stats.screened++;
 	return 1;
+}
+
+/* The exposed DP synchronisation of the plans of one layout set, kept
+ * while its counts are tried. perf_estimate's step is worst_pipe +
+ * worst_dp + worst_opt + step_overhead_s (perf.c, breakdown), and
+ * perf_dp_exposed is its worst_dp to the bit (the same expressions on the
+ * same inputs). Under ZeRO 0-2 a stage's exposed DP time reads its
+ * layers, pool, TP degree and place in the pipeline, the plan's settings
+ * and framework, the DP degree (the replicas in all, N) and the plan's
+ * other pool (perf.c plan_pools: from the pools the plan uses), never the
+ * micro-batches (perf.c stage_dp_key keys mb under ZeRO 3 only). Every
+ * plan of a set runs every layout of the set (counts >= 1), so its stages
+ * and pools are the set's: its worst_dp is a function of (N, framework)
+ * alone, kept here after the first plan of that pair computed it. The
+ * keeper is reset by set_screened, which counts_for_set_in calls before
+ * any count of a set is tried, and is read only by the set it was reset
+ * for (the context, the setting and the layouts' addresses match).
+ * Under ZeRO 3 a stage's exposed time is its per-micro-batch exposure
+ * (gathers and reduce-scatters beside the forward, backward and
+ * recompute) times its group's micro-batches plus the tied-embedding sum
+ * (perf_comm.c perf_stage_dp), nondecreasing in them: worst_dp is then at
+ * least the one with every replica at the plan's fewest micro-batches,
+ * m_min, which is kept under (N, framework, m_min) (computed on the plan
+ * with every group's share set to m_min micro-batches, then put back). */
+#define DPM_SLOTS 256
+struct dp_memo {
+	const struct ctx *x;
+	const struct gset *g;
+	struct gset gv;
+	int n, live;
+	double seen;   /* the largest DP time computed for the set */
+	const struct layout *L[HP_MAX_POOLS + 1];
+	struct dp_memo_e {
+		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
+		int key_n;      /* an empty slot handed out: the N to put */
+		double v;
+	} e[DPM_SLOTS];
+};
+static _Thread_local struct dp_memo dpm;
+
+static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			  int n)
+{
+	dpm.live = !x->exhaustive && n <= HP_MAX_POOLS + 1;
+	dpm.x = x;
+	dpm.g = g;
+	dpm.gv = *g;
+	dpm.n = n;
+	for (int i = 0; dpm.live && i < n; i++)
+		dpm.L[i] = Ls[i];
+	dpm.seen = 0;
+	memset(dpm.e, 0, sizeof dpm.e);
+}
+
+static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			int n)
+{
+	if (!dpm.live || dpm.x != x || dpm.g != g || dpm.n != n ||
+	    memcmp(&dpm.gv, g, sizeof *g) != 0)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (dpm.L[i] != Ls[i])
+			return 0;
+	return 1;
+}
+
+static int same_stages(const struct replica *a, const struct replica *b)
+{
+	if (a->n_stages != b->n_stages)
+		return 0;
+	for (int s = 0; s < a->n_stages; s++)
+		if (a->stages[s].pool != b->stages[s].pool || a->stages[s].tp != b->stages[s].tp ||
+		    a->stages[s].first_layer != b->stages[s].first_layer ||
+		    a->stages[s].last_layer != b->stages[s].last_layer)
+			return 0;
+	return 1;
+}
+
+/* perf_dp_exposed of plan p, on a shallow copy whose groups of one
+ * layout are one (a layout's two groups, m and m - q micro-batches, hold
+ * the same stages; the DP degree, the pools and so every stage's DP time
+ * stay: half the stages to evaluate), every group at m micro-batches
+ * under ZeRO 3 (m = 0: as they are, which ZeRO 0-2 do not read). */
+static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
+{
+	struct replica rep[2 * (HP_MAX_POOLS + 1)];
+	struct plan q = *p;
+	struct hp_err err = { 0 };
+	if (p->n_replicas > (int)HP_ARRAY_LEN(rep))
+		return -1;
+	q.replicas = rep;
+	q.n_replicas = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *a = &p->replicas[r];
+		struct replica *last = q.n_replicas ? &rep[q.n_replicas - 1] : NULL;
+		if (last && same_stages(last, a)) {
+			last->count += a->count;
+			continue;
+		}
+		rep[q.n_replicas] = *a;
+		if (m)
+			rep[q.n_replicas].batch_share = (double)m * p->mbs / p->gbs;
+		q.n_replicas++;
+	}
+	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
+}
+
+/* The keeper's key of plan p: N, framework and, under ZeRO 3, the fewest
+ * micro-batches of a replica (*m_max the most). */
+static unsigned dp_key(const struct plan *p, int *N, int *fw, int *m, int *m_max)
+{
+	*N = plan_dp(p);
+	*fw = (int)p->framework;
+	*m = *m_max = 0;
+	if (p->zero == 3) {
+		*m = INT_MAX;
+		for (int r = 0; r < p->n_replicas; r++) {
+			int k = plan_replica_microbatches(p, r);
+			*m = HP_MIN(*m, k);
+			*m_max = HP_MAX(*m_max, k);
+		}
+	}
+	return ((unsigned)*N * 2654435761u ^ (unsigned)*fw * 40503u ^ (unsigned)*m * 97u) %
+	       DPM_SLOTS;
+}
+
+/* The keeper's entry for p's key, or the empty slot to put it in (NULL
+ * when neither is within 8 slots). */
+static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
+{
+	int N, fw, m, m_max;
+	unsigned h = dp_key(p, &N, &fw, &m, &m_max);
+	*hit = 0;
+	*m_all = m == m_max;
+	for (int k = 0; k < 8; k++) {
+		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
+		if (e->N == N && e->fw == fw && e->m == m) {
+			*hit = 1;
+			return e;
+		}
+		if (!e->N) {
+			e->fw = fw;
+			e->m = m;
+			e->key_n = N;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static void dp_slot_put(struct dp_memo_e *e, double v)
+{
+	e->N = e->key_n;
+	e->v = v;
+}
+
+/* A lower bound on the plan's worst_dp, exact under ZeRO 0-2, from the
+ * set's keeper when its key was met; else computed (compute), or -1. */
+static double set_dp_exposed(struct ctx *x, const struct plan *p, int compute)
+{
+	int hit, m_all;
+	struct dp_memo_e *e = dp_slot(p, &hit, &m_all);
+	if (hit)
+		return e->v;
+	if (!compute)
+		return -1;
+	int N, fw, m, m_max;
+	double dp;
+	dp_key(p, &N, &fw, &m, &m_max);
+	if (dp_at(x, p, m, &dp) < 0)
+		return -1;
+	if (e)
+		dp_slot_put(e, dp);
+	dpm.seen = fmax(dpm.seen, dp);
+	return dp;
+}
+
+/* A whole estimate's dp_comm into the set's keeper: worst_dp of its key
+ * under ZeRO 0-2, and under ZeRO 3 when every replica runs the fewest
+ * micro-batches (else it is above the key's bound). */
+static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			  int n, const struct plan *p, double dp_comm)
+{
+	int hit, m_all;
+	if (!dp_memo_ours(x, g, Ls, n))
+		return;
+	struct dp_memo_e *e = dp_slot(p, &hit, &m_all);
+	if (e && !hit && m_all)
+		dp_slot_put(e, dp_comm);
+}
+
+/* Whether a plan whose step is at least `step` surely misses the deadline
+ * (budget) by more than this context's nearest miss so far (search.c
+ * keep_plan: a miss replaces the nearest when it misses by less, or by as
+ * much and sorts first), so that it cannot become the nearest miss. The
+ * nearest is written to the result even when plans are kept, and the
+ * candidates' screen leaves it to the screens it had; this screen, whose
+ * step is larger, skips a deadline or budget plan only past it, so the
+ * nearest stays the same. */
+static int nearer_miss_impossible(const struct ctx *x, const int *used, double step)
+{
+	const double margin = 1 - 1e-6;
+	if (!x->res->has_nearest)
+		return 0;
+	double usd_h = 0;
+	for (int p = 0; p < x->c->n_pools; p++) {
+		const struct pool *pl = &x->c->pools[p];
+		if (!used[p])
+			continue;
+		if (pl->usd_per_node_h <= 0)
+			return 0;
+		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
+	}
+	double t = x->tokens * step * margin / ((double)x->o->gbs * x->seq);
+	double miss = x->o->objective == OBJ_DEADLINE ? t / x->o->deadline_s - 1
+						      : usd_h * t / 3600 / x->o->budget_usd - 1;
+	return miss * margin > x->best_miss + 1e-12;
+}
+
+/* The candidates' screen again, once the plan is built and names its
+ * framework, with the plan's exposed DP time added to its pipeline term
+ * (set_dp_exposed): 1 to skip the plan. */
+static int dp_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+		       const struct plan *p, const int *used, double pipe)
+{
+	if (!dp_memo_ours(x, g, Ls, n))
+		return 0;
+	const double ovh = perf_calib_default()->step_overhead_s;
+	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	/* not computed where the set's largest DP time so far would not
+	 * screen the plan either (a guess: only the work, not the answer,
+	 * depends on it) */
+	int compute = !(dpm.seen > 0) || (combo_bounds(x, used, pipe + dpm.seen + ovh) &&
+					  (!dl || nearer_miss_impossible(x, used, pipe + dpm.seen + ovh)));
+	double dp = set_dp_exposed(x, p, compute);
+	if (!(dp > 0))
+		return 0;
+	double step = pipe + dp + ovh;
+	if (dl && !nearer_miss_impossible(x, used, step))
+		return 0;
+	return combo_screened(x, used, step);
 }
 
 /* The same screen for every replica-count vector of a layout set at
@@ -275,6 +524,7 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
  * 1 to skip the set. */
 int set_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n)
 {
+	dp_memo_reset(x, g, Ls, n);
 	const double margin = 1 - 1e-6;
 	double M = (double)(x->o->gbs / g->mbs), rate = 0, cps = HUGE_VAL;
 	int priced = 1;
@@ -686,6 +936,10 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
+	if (screen && dp_screened(x, g, Ls, n, &sp.plan, used, pipe)) {
+		plan_free(&sp.plan);
+		return 1;
+	}
 	int mf = mem_first(x, &sp.plan, &err);
 	if (mf != 0) {
 		plan_free(&sp.plan);
@@ -698,6 +952,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 		return -1;
 	}
 	x->res->stats.evaluated++;
+	dp_memo_offer(x, g, Ls, n, &sp.plan, sp.est.bd.dp_comm);
 	if (!sp.est.fits) {
 		/* fitted at the probe's DP degree, not at this one's */
 		x->res->stats.pruned++;

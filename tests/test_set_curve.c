@@ -11,7 +11,12 @@
  * better plan, so the brute force is the test that matters; the hand
  * cases show the bound is not vacuous. */
 #include <stdlib.h>
+#include <string.h>
 #include "t.h"
+#include "catalog.h"
+#include "cluster.h"
+#include "perf.h"
+#include "plan.h"
 #include "search.h"
 #include "search_int.h"
 
@@ -200,11 +205,207 @@ TEST(budget_rate_bound)
 	printf("  budget rate bound: %d feasible vectors, %d above the bound\n", feasible, violations);
 }
 
+
+/* The candidates' DP screen (search_combo.c dp_screened) adds to a
+ * plan's pipeline term its exposed DP time, perf_dp_exposed, and the
+ * fixed step overhead. It rests on four facts of perf_estimate, checked
+ * here on random plans against full estimates:
+ *   1. step = pipeline + dp_comm + optimizer + step_overhead_s, with the
+ *      pipeline the slowest group's m max_i t_i + (sum_i t_i - max_i t_i)
+ *      / v over its stage records (so step >= the bound's three terms);
+ *   2. perf_dp_exposed, and perf_dp_exposed_memo (a miss or a hit of the
+ *      DP memo), are bd.dp_comm to the bit;
+ *   3. two groups with the same stages may be one group of both counts
+ *      (the DP degree and the pools unchanged): the same dp_comm;
+ *   4. under ZeRO 3 every group at the plan's fewest micro-batches gives
+ *      a dp_comm no larger.
+ * Hand case (fact 1 with no DP term): one replica (DP degree 1) of Llama
+ * 3.1 8B on one H100, 4 micro-batches, 1F1B, one stage: dp_comm = 0 (no
+ * DP group), the pipeline is 4 t, so step = 4 t + optimizer + 0.010170 s
+ * (data/calibration.json step_overhead_s, 0.010169683168249465). */
+static struct catalog dp_cat;
+
+static double pipe_of(const struct plan *p, const struct estimate *e)
+{
+	double worst = 0;
+	int si = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		double sum = 0, mx = 0;
+		for (int s = 0; s < p->replicas[r].n_stages; s++, si++) {
+			sum += e->stages[si].t_total;
+			mx = fmax(mx, e->stages[si].t_total);
+		}
+		int v = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
+		worst = fmax(worst, plan_replica_microbatches(p, r) * mx + (sum - mx) / v);
+	}
+	return worst;
+}
+
+/* A random group: pp stages of tp GPUs on pool `pool` over `layers`. */
+static void rand_group(struct replica *r, int pool, int tp, int pp, int layers, int count,
+		       double share)
+{
+	r->count = count;
+	r->batch_share = share;
+	r->n_stages = pp;
+	r->stages = calloc((size_t)pp, sizeof *r->stages);
+	int a = 0;
+	for (int s = 0; s < pp; s++) {
+		int k = (layers - a) / (pp - s);
+		r->stages[s].pool = pool;
+		r->stages[s].tp = tp;
+		r->stages[s].first_layer = a;
+		r->stages[s].last_layer = a + k - 1;
+		a += k;
+	}
+}
+
+/* The catalog (loaded once) and a cluster of three pools. */
+static void dp_cluster(struct cluster *c)
+{
+	static int loaded;
+	struct hp_err err = { 0 };
+	if (!loaded)
+		CHECK(catalog_load(&dp_cat, "/nonexistent", &err) == 0);
+	loaded = 1;
+	cluster_init(c);
+	CHECK(cluster_add_pool_spec(c, "8x8xH100-SXM,name=h100", &dp_cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(c, "8x8xA100-80GB,name=a100", &dp_cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(c, "8x8xL40S,name=l40s", &dp_cat, &err) == 0);
+}
+
+/* The hand case of fact 1 (above). */
+TEST(dp_screen_hand)
+{
+	struct hp_err err = { 0 };
+	const double ovh = perf_calib_default()->step_overhead_s;
+	CHECK_NEAR(ovh, 0.010169683168249465, 1e-15);
+	struct cluster c;
+	dp_cluster(&c);
+	struct plan p;
+	struct estimate e;
+	plan_init(&p);
+	p.mbs = 1;
+	p.gbs = 4;
+	p.seq_len = 4096;
+	p.n_replicas = 1;
+	p.replicas = calloc(1, sizeof *p.replicas);
+	const struct model_spec *m = catalog_model(&dp_cat, "llama3.1-8b");
+	rand_group(&p.replicas[0], 0, 1, 1, m->layers, 1, 1.0);
+	double dp = -1;
+	CHECK(perf_dp_exposed(&c, m, &p, NULL, &dp, &err) == 0 && dp == 0);
+	CHECK(perf_estimate(&c, m, &p, NULL, &e, &err) == 0);
+	CHECK(e.bd.dp_comm == 0);
+	CHECK_NEAR(e.step_time_s, 4 * e.stages[0].t_total + e.bd.optimizer + ovh,
+		   1e-12 * e.step_time_s);
+	estimate_free(&e);
+	plan_free(&p);
+}
+
+TEST(dp_screen_terms)
+{
+	struct hp_err err = { 0 };
+	const double ovh = perf_calib_default()->step_overhead_s;
+	struct cluster c;
+	dp_cluster(&c);
+	const char *models[] = { "llama3.1-8b", "mixtral-8x7b", "llama3.1-70b" };
+	int checked = 0, zero3 = 0, with_dp = 0;
+	for (int it = 0; it < 400; it++) {
+		const struct model_spec *m = catalog_model(&dp_cat, models[rnd(3)]);
+		struct plan p;
+		plan_init(&p);
+		p.mbs = 1 + (int)rnd(2);
+		p.seq_len = 4096;
+		p.zero = (int)rnd(4);
+		p.framework = (enum hp_framework)(1 + rnd(4));
+		p.ep = m->moe.experts > 0 ? 1 << rnd(3) : 1;
+		int ng = 1 + (int)rnd(3), pp = 1 + (int)rnd(4), mb = 0;
+		p.replicas = calloc((size_t)ng * 2, sizeof *p.replicas);
+		int tot = 0;
+		for (int i = 0; i < ng; i++) {
+			int pool = (int)rnd(3), tp = 1 << rnd(3), cnt = 1 + (int)rnd(4);
+			int m_hi = 1 + (int)rnd(6);
+			rand_group(&p.replicas[p.n_replicas++], pool, tp, pp, m->layers, cnt, m_hi);
+			tot += cnt;
+			mb += cnt * m_hi;
+			if (rnd(2) && m_hi > 1) {   /* the same stages, one micro-batch fewer */
+				rand_group(&p.replicas[p.n_replicas++], pool, tp, pp, m->layers, 1,
+					   m_hi - 1);
+				tot++;
+				mb += m_hi - 1;
+			}
+		}
+		if ((tot % p.ep) != 0) {
+			plan_free(&p);
+			continue;
+		}
+		p.gbs = mb * p.mbs;
+		for (int r = 0; r < p.n_replicas; r++)
+			p.replicas[r].batch_share *= (double)p.mbs / p.gbs;
+		struct estimate e;
+		double dp;
+		if (plan_validate(&p, &c, m, "test", &err) < 0 ||
+		    perf_estimate(&c, m, &p, NULL, &e, &err) < 0) {
+			plan_free(&p);
+			continue;
+		}
+		checked++;
+		with_dp += e.bd.dp_comm > 0;
+		/* 1 */
+		double pipe = pipe_of(&p, &e);
+		CHECK_NEAR(e.step_time_s, pipe + e.bd.dp_comm + e.bd.optimizer + ovh,
+			   1e-12 * e.step_time_s);
+		CHECK(e.step_time_s >= (pipe + e.bd.dp_comm + ovh) * (1 - 1e-12));
+		/* 2, and through the DP memo (a miss, then a hit) */
+		CHECK(perf_dp_exposed(&c, m, &p, NULL, &dp, &err) == 0 && dp == e.bd.dp_comm);
+		for (int k = 0; k < 2; k++)
+			CHECK(perf_dp_exposed_memo(&c, m, &p, &dp, &err) == 0 && dp == e.bd.dp_comm);
+		/* 3: groups with the same stages as one */
+		struct replica rep[6];
+		struct plan q = p;
+		q.replicas = rep;
+		q.n_replicas = 0;
+		int m_min = 1 << 30;
+		for (int r = 0; r < p.n_replicas; r++) {
+			m_min = HP_MIN(m_min, plan_replica_microbatches(&p, r));
+			if (q.n_replicas && rep[q.n_replicas - 1].stages[0].pool ==
+			    p.replicas[r].stages[0].pool && rep[q.n_replicas - 1].stages[0].tp ==
+			    p.replicas[r].stages[0].tp && p.replicas[r].count == 1 &&
+			    r > 0 && p.replicas[r - 1].stages == rep[q.n_replicas - 1].stages) {
+				rep[q.n_replicas - 1].count += p.replicas[r].count;
+				continue;
+			}
+			rep[q.n_replicas++] = p.replicas[r];
+		}
+		if (p.zero <= 2) {
+			CHECK(perf_dp_exposed(&c, m, &q, NULL, &dp, &err) == 0 && dp == e.bd.dp_comm);
+			CHECK(perf_dp_exposed_memo(&c, m, &q, &dp, &err) == 0 && dp == e.bd.dp_comm);
+		} else {
+			/* 4 */
+			zero3++;
+			for (int r = 0; r < q.n_replicas; r++)
+				rep[r].batch_share = (double)m_min * p.mbs / p.gbs;
+			CHECK(perf_dp_exposed(&c, m, &q, NULL, &dp, &err) == 0);
+			CHECK(dp <= e.bd.dp_comm);
+		}
+		estimate_free(&e);
+		plan_free(&p);
+	}
+	CHECK(checked > 100);
+	CHECK(with_dp > 50);
+	CHECK(zero3 > 10);
+	printf("  DP screen terms: %d random plans (%d with DP time, %d ZeRO 3)\n", checked, with_dp,
+	       zero3);
+	catalog_done(&dp_cat);
+}
+
 int main(void)
 {
 	RUN(hand_one_layout);
 	RUN(hand_every_layout_once);
 	RUN(brute_force_small);
 	RUN(budget_rate_bound);
+	RUN(dp_screen_hand);
+	RUN(dp_screen_terms);
 	return t_done("set_curve");
 }
