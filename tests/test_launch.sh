@@ -173,6 +173,31 @@ assert c['stage'] == 0 and c['overlap_comm'] is False, c
 assert e['plan']['grad_overlap'] is False, e['plan']
 assert dp['collective'] == 'allreduce' and dp['exposed_s'] == dp['time_s'] > 0, dp
 " && ok || bad "deepspeed ZeRO 0: overlap_comm false, DP all-reduce exposed whole"
+# And at ZeRO 0 the engine's all-reduce path makes three passes over the
+# gradients on the compute stream (engine.py @38327e07f L2491-2521:
+# allreduce_bucket flattens the bucket, scales it with mul_, all-reduces
+# it; allreduce_and_copy copies it back into each .grad), each a read and
+# a write. So the DP time of a ZeRO-0 DeepSpeed plan is the all-reduce
+# alone (what `hetplan comm` gives for the same bytes and ranks) plus
+# 3 x 2 x the gradient bytes at the A100's sustained HBM bandwidth
+# (2.039 TB/s nominal, data/gpus.json, x ampere.hbm, data/calibration.json).
+$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --dp 8 --mbs 2 --gbs 16 \
+    --precision fp16 --zero 0 --framework deepspeed --format json >"$T/dsc.json" 2>/dev/null
+dsb=$(python3 -c "import json; print([r['bytes'] for r in json.load(open('$T/dsc.json'))['comm'] if r['dim'] == 'dp'][0])")
+$H comm --collective allreduce --bytes "$dsb" --gpu A100-SXM4-80GB --gpus-per-node 8 --nodes 1 \
+    --format json >"$T/dsc-ar.json" 2>/dev/null
+python3 -c "
+import json
+e = json.load(open('$T/dsc.json'))
+dp = [r for r in e['comm'] if r['dim'] == 'dp'][0]
+ar = json.load(open('$T/dsc-ar.json'))['time_us'] * 1e-6
+hbm = [c['value'] for c in json.load(open('data/calibration.json'))['constants']
+       if c['name'] == 'ampere.hbm'][0]
+# 1.65B parameters x 2 bytes (fp16 gradients reduced in the training dtype)
+assert dp['bytes'] == $dsb and 3.2e9 < dp['bytes'] < 3.4e9, dp
+want = ar + 3 * 2 * dp['bytes'] / (2.039e12 * hbm)
+assert abs(dp['time_s'] - want) < 1e-9 * want and dp['exposed_s'] == dp['time_s'], (dp, want)
+" && ok || bad "deepspeed ZeRO 0: DP time is the all-reduce plus three passes over the gradients"
 $H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
     --framework deepspeed --grad-overlap on >/dev/null 2>"$T/err"
 rc=$?
