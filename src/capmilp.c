@@ -309,6 +309,143 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 	return val0 + best;
 }
 
+/* joint_lb with the replicas row an equality: exactly S replicas among
+ * the counts i.. (their one each included), the same segments and
+ * multipliers. The inner minimum takes the S - (n - i) extra replicas
+ * cheapest first whatever their sign; HUGE_VAL when the boxes cannot
+ * hold S. Any multiplier gives a valid bound on the programme with that
+ * sum; the largest over b->mult is taken. */
+static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, long S,
+			  const double *fr)
+{
+	const struct capmilp *m = b->m;
+	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS], cap = 0;
+	int fj[CAPMILP_MAX_VARS], nf = 0;
+	long room0 = S;
+	for (int j = i; j < m->n; j++) {
+		double U = u[j] - 1, f = fr ? min2(fr[j], U) : 0;
+		val0 += b->dcoef[j];
+		need -= m->r[j];
+		room0--;
+		flen[j] = f;
+		plen[j] = U - f;
+		cap += U;
+		if (f > 0)
+			fj[nf++] = j;
+	}
+	if (room0 < 0 || (double)room0 > cap)
+		return HUGE_VAL;
+	double best = -HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
+		int fo[CAPMILP_MAX_VARS];
+		for (int a = 0; a < nf; a++) {
+			int j = fj[a], k = a;
+			double cj = -m->lambda * m->r[j] - pi * m->r[j];
+			while (k > 0 && fc[k - 1] > cj) {
+				fc[k] = fc[k - 1];
+				fo[k] = fo[k - 1];
+				k--;
+			}
+			fc[k] = cj;
+			fo[k] = j;
+		}
+		double L = pi * need, got = 0, room = (double)room0;
+		const int *ord = b->mult_order[t];
+		int pa = 0, fa = 0;
+		while (room > 0) {
+			while (pa < m->n && (ord[pa] < i || !(plen[ord[pa]] > 0)))
+				pa++;
+			if (pa >= m->n && fa >= nf)
+				break;   /* rounding: cap held room0 */
+			double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
+			int take_free = fa < nf && (pa >= m->n || fc[fa] <= pc);
+			double cj = take_free ? fc[fa] : pc;
+			int j = take_free ? fo[fa++] : ord[pa++];
+			double y = min2(take_free ? flen[j] : plen[j], room);
+			L += cj * y;
+			got += m->r[j] * y;
+			room -= y;
+		}
+		best = max2(best, L);
+		if (need - got <= 0)
+			break;   /* a supergradient <= 0: no larger pi does better */
+	}
+	return val0 + best;
+}
+
+/* The lattice of sums for the counts i.. under the EP step (step_lb,
+ * step_ub): the counts i.. sum to first, first + step, ... (at most
+ * *z steps on), the whole sum a multiple of b->step, at least one each,
+ * at most their boxes and the replicas left. Returns 0 when there is no
+ * such sum. */
+static int step_lattice(const struct bb *b, int i, const int *u, long cnt, long *first, long *z)
+{
+	const struct capmilp *m = b->m;
+	long lo = m->n - i, hi = 0, s = b->step;
+	for (int j = i; j < m->n; j++)
+		hi += u[j];
+	if (b->card_binds)
+		hi = HP_MIN(hi, m->max_total - cnt);
+	long last = hi - (cnt + hi) % s;
+	*first = lo + ((s - (cnt + lo) % s) % s);
+	if (*first > last)
+		return 0;
+	*z = (last - *first) / s;
+	return 1;
+}
+
+/* The deadline's bound over the counts i.. with the EP step: the sum of
+ * all counts is a multiple of b->step, so the counts i.. sum to one of
+ * S = first, first + step, ..., last (at least one each, at most their
+ * boxes and the replicas left). The least of joint_lb_eq over those S
+ * bounds every point of the subtree; joint_lb_eq is convex in S (each
+ * multiplier's inner minimum is a sum of sorted coefficients, convex in
+ * S, and a maximum of convex functions is convex), so its least lattice
+ * value is found by halving on the sign of its differences. HUGE_VAL
+ * when no S is possible. */
+static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, const double *fr)
+{
+	const struct capmilp *m = b->m;
+	long first, z, s = b->step;
+	if (!step_lattice(b, i, u, cnt, &first, &z))
+		return HUGE_VAL;
+	/* a first guess at the least point: the replicas of the knapsack's
+	 * fill by price per rate (knap_lb's order), one of each first */
+	double want = need, sum = (double)(m->n - i);
+	for (int j = i; j < m->n; j++)
+		want -= m->r[j];
+	for (int t = 0; t < m->n && want > 0; t++) {
+		int j = b->order[t];
+		if (j < i)
+			continue;
+		double add = min2((double)(u[j] - 1), want / m->r[j]);
+		sum += add;
+		want -= add * m->r[j];
+	}
+	long k = (long)((sum - (double)first) / (double)s + 0.5);
+	k = HP_MAX(0, HP_MIN(z, k));
+	/* from there down the slope, one lattice point at a time: the first
+	 * point not below its neighbour on that side is the least (convex) */
+	b->nodes++;
+	double fk = joint_lb_eq(b, i, u, need, first + k * s, fr);
+	for (int dir = 1; dir >= -1; dir -= 2) {
+		int moved = 0;
+		while (k + dir >= 0 && k + dir <= z) {
+			b->nodes++;
+			double f = joint_lb_eq(b, i, u, need, first + (k + dir) * s, fr);
+			if (!(f < fk))
+				break;
+			k += dir;
+			fk = f;
+			moved = 1;
+		}
+		if (moved)
+			break;
+	}
+	return fk;
+}
+
 /* The budget's rate bound over the counts i.. with boxes [1, u_j] when
  * the replicas row binds: the most sum r_j n_j with sum d_j n_j <= slack
  * and sum n_j <= left, as an LP, through the budget row's Lagrangian
@@ -344,6 +481,67 @@ static double joint_ub(const struct bb *b, int i, const int *u, double slack, lo
 			break;   /* a subgradient >= 0: no larger nu does better */
 	}
 	return rate0 + best;
+}
+
+/* joint_ub with the replicas row an equality: exactly S replicas among
+ * the counts i.. (their one each included), the S - (n - i) extra ones
+ * taken by decreasing r_j - nu d_j whatever its sign. -HUGE_VAL when
+ * the boxes cannot hold S. Any nu >= 0 gives a valid bound on the
+ * programme with that sum; the least over b->mult is taken. */
+static double joint_ub_eq(const struct bb *b, int i, const int *u, double slack, long S)
+{
+	const struct capmilp *m = b->m;
+	double rate0 = 0, cap = 0;
+	long room0 = S;
+	for (int j = i; j < m->n; j++) {
+		rate0 += m->r[j];
+		slack -= b->dcoef[j];
+		room0--;
+		cap += u[j] - 1;
+	}
+	if (room0 < 0 || (double)room0 > cap)
+		return -HUGE_VAL;
+	double best = HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)room0;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			if (j < i)
+				continue;
+			double y = min2((double)(u[j] - 1), room);
+			U += (m->r[j] - nu * b->dcoef[j]) * y;
+			used += b->dcoef[j] * y;
+			room -= y;
+		}
+		best = min2(best, U);
+		if (slack - used >= 0)
+			break;   /* a subgradient >= 0: no larger nu does better */
+	}
+	return rate0 + best;
+}
+
+/* The budget's bound over the counts i.. with the EP step: the greatest
+ * of joint_ub_eq over the lattice of sums (step_lattice), concave in
+ * the sum as joint_lb_eq is convex (step_lb), found from the most the
+ * replicas left allow, down its slope. -HUGE_VAL when no sum is
+ * possible. */
+static double step_ub(struct bb *b, int i, const int *u, double slack, long cnt)
+{
+	long first, z;
+	if (!step_lattice(b, i, u, cnt, &first, &z))
+		return -HUGE_VAL;
+	long k = z, s = b->step;
+	b->nodes++;
+	double fk = joint_ub_eq(b, i, u, slack, first + k * s);
+	while (k > 0) {
+		b->nodes++;
+		double f = joint_ub_eq(b, i, u, slack, first + (k - 1) * s);
+		if (!(f > fk))
+			break;
+		k--;
+		fk = f;
+	}
+	return fk;
 }
 
 /* A new incumbent. With m->have_stop, once it reaches m->stop no later
@@ -743,11 +941,22 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		double lb = max2(whole - m->lambda * rate_max, sub_bound(b, i, u, G, rate, cnt, 1));
 		if (!may_improve(b, lb))
 			return;
+		if (b->step > 1 && i < m->n - 1) {
+			double fr[CAPMILP_MAX_VARS];
+			double p = mixed_price(b, i, G) + paid_free(b, i, G, fr) - m->lambda * rate;
+			if (!may_improve(b, p + step_lb(b, i, u, b->R_lo - rate, cnt, fr) - b->tol))
+				return;
+		}
 	} else {
 		if (whole / 3600 - m->lambda * rate_max > b->row_tol)
 			return;
 		if (!may_improve(b, sub_bound(b, i, u, G, rate, cnt, 1)))
 			return;
+		if (b->step > 1 && i < m->n - 1) {
+			double slack = b->row_tol - (mixed_price(b, i, G) / 3600 - m->lambda * rate);
+			if (!may_improve(b, rate + step_ub(b, i, u, slack, cnt) + b->tol))
+				return;
+		}
 	}
 	if (i == m->n - 1) {
 		last_count(b, i, u[i], G, rate, cnt);
