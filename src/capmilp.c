@@ -917,6 +917,45 @@ static void seed_dive(struct bb *b)
 	b->seed = d.best_val;
 }
 
+/* The caller's hint (capmilp.h, have_hint) as a seed: 1 with its value
+ * in *val when it is feasible by the search's own tests (boxes, GPUs,
+ * the replicas row, the EP step, the rate row at R_lo or the budget row
+ * within row_tol), else 0. */
+static int hint_value(const struct bb *b, double *val)
+{
+	const struct capmilp *m = b->m;
+	if (!m->have_hint)
+		return 0;
+	int G[HP_MAX_POOLS] = { 0 };
+	long cnt = 0;
+	double rate = 0;
+	for (int i = 0; i < m->n; i++) {
+		int v = m->hint[i];
+		if (v < 1 || v > m->ub[i])
+			return 0;
+		cnt += v;
+		rate += v * m->r[i];
+		for (int q = 0; q < m->np; q++)
+			G[q] += v * m->g[i][q];
+	}
+	if (cnt > m->max_total || cnt % b->step)
+		return 0;
+	for (int q = 0; q < m->np; q++)
+		if (G[q] > b->capg[q])
+			return 0;
+	double price = node_price(m, G);
+	if (m->kind == CAPMILP_DEADLINE) {
+		if (rate < b->R_lo)
+			return 0;
+		*val = price - m->lambda * rate;
+	} else {
+		if (price / 3600 - m->lambda * rate > b->row_tol)
+			return 0;
+		*val = rate;
+	}
+	return 1;
+}
+
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
@@ -1155,12 +1194,22 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	 * the others start again with one (the same answer, cut_at) */
 	int G0[HP_MAX_POOLS] = { 0 };
 	long limit = b.limit;
+	double hint = 0;
+	int have_hint = hint_value(&b, &hint);
+	b.have_seed = have_hint;
+	b.seed = hint;
 	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
 	dfs(&b, 0, G0, 0, 0);
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
 		b.gave_up = b.have = b.done = 0;
 		seed_dive(&b);
+		/* the better of the two seeds */
+		if (have_hint && (!b.have_seed || (m->kind == CAPMILP_DEADLINE ? hint < b.seed
+									 : hint > b.seed))) {
+			b.have_seed = 1;
+			b.seed = hint;
+		}
 		dfs(&b, 0, G0, 0, 0);
 	}
 	if (nodes)
@@ -1220,6 +1269,7 @@ int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, doubl
 	for (int a = 0; a < m->n; a++) {
 		p.r[a] = m->r[perm[a]];
 		p.ub[a] = m->ub[perm[a]];
+		p.hint[a] = m->hint[perm[a]];
 		memcpy(p.g[a], m->g[perm[a]], sizeof p.g[a]);
 	}
 	int rc = solve_in_order(&p, c, nodes, value);
@@ -1242,8 +1292,8 @@ int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, doubl
 
 /* The longest key memo_key writes. */
 #define CAPMILP_MEMO_KEY_MAX                                                       \
-	(4 * sizeof(int) + 3 * sizeof(long) + 3 * sizeof(double) +                   \
-	 CAPMILP_MAX_VARS * (sizeof(double) + sizeof(int) + HP_MAX_POOLS * sizeof(int)) + \
+	(5 * sizeof(int) + 3 * sizeof(long) + 3 * sizeof(double) +                   \
+	 CAPMILP_MAX_VARS * (sizeof(double) + 2 * sizeof(int) + HP_MAX_POOLS * sizeof(int)) + \
 	 HP_MAX_POOLS * (2 * sizeof(int) + sizeof(double)))
 
 struct memo_slot {
@@ -1283,6 +1333,9 @@ static size_t memo_key(const struct capmilp *m, unsigned char *k)
 	at = key_put(k, at, &m->have_stop, sizeof m->have_stop);
 	if (m->have_stop)
 		at = key_put(k, at, &m->stop, sizeof m->stop);
+	at = key_put(k, at, &m->have_hint, sizeof m->have_hint);
+	if (m->have_hint)
+		at = key_put(k, at, m->hint, (size_t)m->n * sizeof m->hint[0]);
 	for (int i = 0; i < m->n; i++) {
 		at = key_put(k, at, &m->r[i], sizeof m->r[i]);
 		at = key_put(k, at, &m->ub[i], sizeof m->ub[i]);
