@@ -1043,9 +1043,20 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 				break;
 			continue;
 		}
+		b->cur[i] = v;
+		if (dl && i + 1 == m->n - 1) {
+			/* the deadline's last count: scanned directly (last_count
+			 * offers only points that beat the incumbent, all that a
+			 * cut here would leave; measured on DeepSeek-V3's
+			 * programmes: the same answers, a tenth less time; the
+			 * budget's took as long) */
+			int ul[CAPMILP_MAX_VARS];
+			if (boxes(b, i + 1, G2, cnt + v, ul) == 0)
+				last_count(b, i + 1, ul[i + 1], G2, rt, cnt + v);
+			continue;
+		}
 		if ((dl || b->closed[i + 1]) && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
 			continue;
-		b->cur[i] = v;
 		dfs(b, i + 1, G2, rt, cnt + v);
 	}
 }
