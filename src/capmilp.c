@@ -27,16 +27,26 @@
  *   budget row at GPU-share prices and the replicas row (joint_ub, the
  *   budget row's Lagrangian); the node is cut when the row is over the
  *   budget even at the whole-node price of one replica each and the most
- *   rate reachable.
+ *   rate reachable;
+ * - with the EP step (total_step > 1), both also on the lattice of sums:
+ *   the counts left sum to one of first, first + step, ... (the whole
+ *   sum a multiple of the step), and the LP of the counts left with the
+ *   replicas row an equality at each such sum is a relaxation of the
+ *   points with that sum; its least (deadline, step_lb) or greatest
+ *   (budget, step_ub) value over the lattice bounds the subtree.
  *
  * Both bounds only relax (whole nodes cost at least GPU shares, and at
  * least the nodes already holding GPUs; counts left may take any value in
  * their boxes; any multiplier of a Lagrangian bounds the LP), so no cut
  * drops an optimum that beats the incumbent by more than the tolerance.
  *
- * Two devices save steps without changing the answer. A loop over one
+ * Devices that save steps without changing the answer. A loop over one
  * count halves its way to the first value whose bound could beat the
- * incumbent (first_candidate: the LP bound is convex in that count). And
+ * incumbent (first_candidate: the LP bound is convex in that count), at
+ * its start and again after a run of cut values. The caller's hint (the
+ * last rung's counts), where feasible, is a seed from the start (below).
+ * The deadline's last count is scanned straight from its parent's loop.
+ * And
  * when the search is not done in CAPMILP_QUICK_STEPS it starts again
  * with a seed: a short best-first search near the LP's choices
  * (seed_dive) gives a feasible value, and subtrees that cannot come
