@@ -152,6 +152,12 @@ struct bb {
 	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	int gave_up;
 	int done;             /* the incumbent reached m->stop (offer) */
+	/* joint_lb_ordered's best multiplier at its last call, per first
+	 * count left: where its next call starts (any start gives the same
+	 * largest value; a pointer, so that the bounds, which take a const
+	 * struct bb, may move it) */
+	int *warm;
+	int warm_store[2 * (CAPMILP_MAX_VARS + 1)];   /* ordered, then free */
 };
 
 static double node_price(const struct capmilp *m, const int *G)
@@ -234,93 +240,139 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 /* joint_lb's Lagrangian without idle GPUs, in the order of each
  * multiplier (b->mult_order); need and left already net of the one
  * replica of each count i... */
-static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
+/* One multiplier of joint_lb_ordered: L(mult[t]) and, in *got, the rate
+ * its inner minimum takes (need - *got is a supergradient there). */
+static double ordered_at(const struct bb *b, int t, int i, const int *u, double need, long left,
+			 double *got)
 {
 	const struct capmilp *m = b->m;
-	double best = -HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double pi = b->mult[t], L = pi * need, got = 0, room = (double)left;
-		for (int a = 0; a < m->n && room > 0; a++) {
-			int j = b->mult_order[t][a];
-			double cj = b->dcoef[j] - pi * m->r[j];
-			if (cj >= 0)
-				break;
-			if (j < i)
-				continue;
-			double y = min2((double)(u[j] - 1), room);
-			L += cj * y;
-			got += m->r[j] * y;
-			room -= y;
-		}
-		best = max2(best, L);
-		if (need - got <= 0)
-			break;   /* a supergradient <= 0: no larger pi does better */
+	double pi = b->mult[t], L = pi * need, g = 0, room = (double)left;
+	for (int a = 0; a < m->n && room > 0; a++) {
+		int j = b->mult_order[t][a];
+		double cj = b->dcoef[j] - pi * m->r[j];
+		if (cj >= 0)
+			break;
+		if (j < i)
+			continue;
+		double y = min2((double)(u[j] - 1), room);
+		L += cj * y;
+		g += m->r[j] * y;
+		room -= y;
 	}
+	*got = g;
+	return L;
+}
+
+/* The largest L over b->mult, L concave in the multiplier: from the
+ * multiplier that was best at the last call for the counts i.. (*warm),
+ * up while the supergradient is positive, else down until it is (a
+ * positive supergradient at t: every smaller multiplier gives less). */
+static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
+{
+	int *warm = &b->warm[i], t = HP_MIN(*warm, b->n_mult - 1), arg = t;
+	double got, best = ordered_at(b, t, i, u, need, left, &got);
+	int dir = need - got > 0 ? 1 : -1;
+	for (t += dir; t >= 0 && t < b->n_mult; t += dir) {
+		double L = ordered_at(b, t, i, u, need, left, &got);
+		if (L > best) {
+			best = L;
+			arg = t;
+		}
+		if (dir > 0 ? need - got <= 0 : need - got > 0)
+			break;
+	}
+	*warm = arg;
 	return best;
+}
+
+/* The segments of joint_lb's counts: up to two a count, its first
+ * flen[j] extra replicas, which take GPUs already paid for (no pool
+ * price), then plen[j] more; fj lists the nf counts with a free one. */
+struct segs {
+	double flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
+	int fj[CAPMILP_MAX_VARS], nf;
+};
+
+/* One multiplier of joint_lb with free segments: L(mult[t]) and, in
+ * *got, the rate its inner minimum takes. */
+static double free_at(const struct bb *b, int t, int i, double need, long left,
+		      const struct segs *sg, double *got)
+{
+	const struct capmilp *m = b->m;
+	double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
+	int fo[CAPMILP_MAX_VARS], nf = sg->nf;
+	/* the free segments by (coefficient, count), insertion */
+	for (int a = 0; a < nf; a++) {
+		int j = sg->fj[a], k = a;
+		double cj = -m->lambda * m->r[j] - pi * m->r[j];
+		while (k > 0 && fc[k - 1] > cj) {
+			fc[k] = fc[k - 1];
+			fo[k] = fo[k - 1];
+			k--;
+		}
+		fc[k] = cj;
+		fo[k] = j;
+	}
+	/* merged with the paid ones, already in that order at pi
+	 * (b->mult_order); on equal coefficients the lower count first, a
+	 * count's free segment before its paid one: the order of a stable
+	 * sort of the segments by coefficient */
+	double L = pi * need, g = 0, room = (double)left;
+	const int *ord = b->mult_order[t];
+	int pa = 0, fa = 0;
+	while (room > 0) {
+		while (pa < m->n && (ord[pa] < i || !(sg->plen[ord[pa]] > 0)))
+			pa++;
+		double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
+		int take_free = fa < nf && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
+		double cj = take_free ? fc[fa] : pc;
+		if (!(cj < 0))
+			break;
+		int j = take_free ? fo[fa++] : ord[pa++];
+		double y = min2(take_free ? sg->flen[j] : sg->plen[j], room);
+		L += cj * y;
+		g += m->r[j] * y;
+		room -= y;
+	}
+	*got = g;
+	return L;
 }
 
 static double joint_lb(const struct bb *b, int i, const int *u, double need, long left,
 		       const double *fr)
 {
 	const struct capmilp *m = b->m;
-	/* up to two segments a count: its first fr_j extra replicas, which
-	 * take GPUs already paid for (no pool price), then the rest */
-	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
-	int fj[CAPMILP_MAX_VARS], nf = 0;
+	struct segs sg;
+	double val0 = 0;
+	sg.nf = 0;
 	for (int j = i; j < m->n; j++) {
 		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
 		val0 += e;
 		need -= m->r[j];
 		left--;
 		double f = fr ? min2(fr[j], U) : 0;
-		flen[j] = f;
-		plen[j] = U - f;
+		sg.flen[j] = f;
+		sg.plen[j] = U - f;
 		if (f > 0)
-			fj[nf++] = j;
+			sg.fj[sg.nf++] = j;
 	}
-	if (!nf)
+	if (!sg.nf)
 		return val0 + joint_lb_ordered(b, i, u, need, left);
-	double best = -HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
-		int fo[CAPMILP_MAX_VARS];
-		/* the free segments by (coefficient, count), insertion */
-		for (int a = 0; a < nf; a++) {
-			int j = fj[a], k = a;
-			double cj = -m->lambda * m->r[j] - pi * m->r[j];
-			while (k > 0 && fc[k - 1] > cj) {
-				fc[k] = fc[k - 1];
-				fo[k] = fo[k - 1];
-				k--;
-			}
-			fc[k] = cj;
-			fo[k] = j;
+	/* as joint_lb_ordered: from the last call's best multiplier, along
+	 * the supergradient (L is concave in the multiplier) */
+	int *warm = &b->warm[CAPMILP_MAX_VARS + 1 + i], t = HP_MIN(*warm, b->n_mult - 1), arg = t;
+	double got, best = free_at(b, t, i, need, left, &sg, &got);
+	int dir = need - got > 0 ? 1 : -1;
+	for (t += dir; t >= 0 && t < b->n_mult; t += dir) {
+		double L = free_at(b, t, i, need, left, &sg, &got);
+		if (L > best) {
+			best = L;
+			arg = t;
 		}
-		/* merged with the paid ones, already in that order at pi
-		 * (b->mult_order); on equal coefficients the lower count
-		 * first, a count's free segment before its paid one: the
-		 * order of a stable sort of the segments by coefficient */
-		double L = pi * need, got = 0, room = (double)left;
-		const int *ord = b->mult_order[t];
-		int pa = 0, fa = 0;
-		while (room > 0) {
-			while (pa < m->n && (ord[pa] < i || !(plen[ord[pa]] > 0)))
-				pa++;
-			double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
-			int take_free = fa < nf && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
-			double cj = take_free ? fc[fa] : pc;
-			if (!(cj < 0))
-				break;
-			int j = take_free ? fo[fa++] : ord[pa++];
-			double y = min2(take_free ? flen[j] : plen[j], room);
-			L += cj * y;
-			got += m->r[j] * y;
-			room -= y;
-		}
-		best = max2(best, L);
-		if (need - got <= 0)
-			break;   /* a supergradient <= 0: no larger pi does better */
+		if (dir > 0 ? need - got <= 0 : need - got > 0)
+			break;
 	}
+	*warm = arg;
 	return val0 + best;
 }
 
@@ -1166,6 +1218,7 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	struct capmilp mc = *m_in;
 	const struct capmilp *m = &mc;
 	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
+	b.warm = b.warm_store;
 	mc.max_total -= mc.max_total % b.step;
 	b.m = m;
 	b.limit = m->node_limit > 0 ? m->node_limit : 100000;
