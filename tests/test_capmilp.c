@@ -760,6 +760,20 @@ TEST(memo_same_programme_only)
 		if (capmilp_memo_get(mm, &v[k], &rc, got, NULL))
 			T_FAILF("programme changed in field %d: a hit", k);
 	}
+	/* a hint, and its counts, are in the key (they decide whether the
+	 * search gives up) */
+	struct capmilp h1 = m, h2 = m;
+	h1.have_hint = h2.have_hint = 1;
+	for (int i = 0; i < m.n; i++)
+		h1.hint[i] = h2.hint[i] = 1 + i;
+	h2.hint[m.n - 1]++;
+	CHECK(!capmilp_memo_get(mm, &h1, &rc, got, NULL));
+	capmilp_memo_put(mm, &h1, 0, put, NAN);
+	CHECK(capmilp_memo_get(mm, &h1, &rc, got, NULL));
+	CHECK(!capmilp_memo_get(mm, &h2, &rc, got, NULL));
+	h2 = h1;
+	h2.hint[m.n] = 7;   /* beyond the n layouts: not read */
+	CHECK(capmilp_memo_get(mm, &h2, &rc, got, NULL));
 	/* with a stop, its value is in the key too; the value put comes back */
 	struct capmilp s1 = v[13], s2 = v[13];
 	s1.stop = 1;
