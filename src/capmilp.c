@@ -27,16 +27,26 @@
  *   budget row at GPU-share prices and the replicas row (joint_ub, the
  *   budget row's Lagrangian); the node is cut when the row is over the
  *   budget even at the whole-node price of one replica each and the most
- *   rate reachable.
+ *   rate reachable;
+ * - with the EP step (total_step > 1), both also on the lattice of sums:
+ *   the counts left sum to one of first, first + step, ... (the whole
+ *   sum a multiple of the step), and the LP of the counts left with the
+ *   replicas row an equality at each such sum is a relaxation of the
+ *   points with that sum; its least (deadline, step_lb) or greatest
+ *   (budget, step_ub) value over the lattice bounds the subtree.
  *
  * Both bounds only relax (whole nodes cost at least GPU shares, and at
  * least the nodes already holding GPUs; counts left may take any value in
  * their boxes; any multiplier of a Lagrangian bounds the LP), so no cut
  * drops an optimum that beats the incumbent by more than the tolerance.
  *
- * Two devices save steps without changing the answer. A loop over one
+ * Devices that save steps without changing the answer. A loop over one
  * count halves its way to the first value whose bound could beat the
- * incumbent (first_candidate: the LP bound is convex in that count). And
+ * incumbent (first_candidate: the LP bound is convex in that count), at
+ * its start and again after a run of cut values. The caller's hint (the
+ * last rung's counts), where feasible, is a seed from the start (below).
+ * The deadline's last count is scanned straight from its parent's loop.
+ * And
  * when the search is not done in CAPMILP_QUICK_STEPS it starts again
  * with a seed: a short best-first search near the LP's choices
  * (seed_dive) gives a feasible value, and subtrees that cannot come
@@ -92,6 +102,11 @@
  * letting its loop cut them one by one. A search setting. */
 #define CAPMILP_SKIP_MIN 32
 
+/* Cut values of a count in a row after which dfs's loop halves its way
+ * to the next one worth searching (first_candidate again, with the
+ * incumbent it has now). A search setting. */
+#define CAPMILP_RUN_SKIP 16
+
 /* fmin and fmax for the operands here, which are never NaN (finite or
  * +-HUGE_VAL): the same values, inlined (the libm calls took about 8% of
  * the solver's time in a profile). */
@@ -137,6 +152,12 @@ struct bb {
 	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	int gave_up;
 	int done;             /* the incumbent reached m->stop (offer) */
+	/* joint_lb_ordered's best multiplier at its last call, per first
+	 * count left: where its next call starts (any start gives the same
+	 * largest value; a pointer, so that the bounds, which take a const
+	 * struct bb, may move it) */
+	int *warm;
+	int warm_store[2 * (CAPMILP_MAX_VARS + 1)];   /* ordered, then free */
 };
 
 static double node_price(const struct capmilp *m, const int *G)
@@ -219,57 +240,172 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 /* joint_lb's Lagrangian without idle GPUs, in the order of each
  * multiplier (b->mult_order); need and left already net of the one
  * replica of each count i... */
-static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
+/* One multiplier of joint_lb_ordered: L(mult[t]) and, in *got, the rate
+ * its inner minimum takes (need - *got is a supergradient there). */
+static double ordered_at(const struct bb *b, int t, int i, const int *u, double need, long left,
+			 double *got)
 {
 	const struct capmilp *m = b->m;
-	double best = -HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double pi = b->mult[t], L = pi * need, got = 0, room = (double)left;
-		for (int a = 0; a < m->n && room > 0; a++) {
-			int j = b->mult_order[t][a];
-			double cj = b->dcoef[j] - pi * m->r[j];
-			if (cj >= 0)
-				break;
-			if (j < i)
-				continue;
-			double y = min2((double)(u[j] - 1), room);
-			L += cj * y;
-			got += m->r[j] * y;
-			room -= y;
-		}
-		best = max2(best, L);
-		if (need - got <= 0)
-			break;   /* a supergradient <= 0: no larger pi does better */
+	double pi = b->mult[t], L = pi * need, g = 0, room = (double)left;
+	for (int a = 0; a < m->n && room > 0; a++) {
+		int j = b->mult_order[t][a];
+		double cj = b->dcoef[j] - pi * m->r[j];
+		if (cj >= 0)
+			break;
+		if (j < i)
+			continue;
+		double y = min2((double)(u[j] - 1), room);
+		L += cj * y;
+		g += m->r[j] * y;
+		room -= y;
 	}
+	*got = g;
+	return L;
+}
+
+/* The largest L over b->mult, L concave in the multiplier: from the
+ * multiplier that was best at the last call for the counts i.. (*warm),
+ * up while the supergradient is positive, else down until it is (a
+ * positive supergradient at t: every smaller multiplier gives less). */
+static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
+{
+	int *warm = &b->warm[i], t = HP_MIN(*warm, b->n_mult - 1), arg = t;
+	double got, best = ordered_at(b, t, i, u, need, left, &got);
+	int dir = need - got > 0 ? 1 : -1;
+	for (t += dir; t >= 0 && t < b->n_mult; t += dir) {
+		double L = ordered_at(b, t, i, u, need, left, &got);
+		if (L > best) {
+			best = L;
+			arg = t;
+		}
+		if (dir > 0 ? need - got <= 0 : need - got > 0)
+			break;
+	}
+	*warm = arg;
 	return best;
+}
+
+/* The segments of joint_lb's counts: up to two a count, its first
+ * flen[j] extra replicas, which take GPUs already paid for (no pool
+ * price), then plen[j] more; fj lists the nf counts with a free one. */
+struct segs {
+	double flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
+	int fj[CAPMILP_MAX_VARS], nf;
+};
+
+/* One multiplier of joint_lb with free segments: L(mult[t]) and, in
+ * *got, the rate its inner minimum takes. */
+static double free_at(const struct bb *b, int t, int i, double need, long left,
+		      const struct segs *sg, double *got)
+{
+	const struct capmilp *m = b->m;
+	double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
+	int fo[CAPMILP_MAX_VARS], nf = sg->nf;
+	/* the free segments by (coefficient, count), insertion */
+	for (int a = 0; a < nf; a++) {
+		int j = sg->fj[a], k = a;
+		double cj = -m->lambda * m->r[j] - pi * m->r[j];
+		while (k > 0 && fc[k - 1] > cj) {
+			fc[k] = fc[k - 1];
+			fo[k] = fo[k - 1];
+			k--;
+		}
+		fc[k] = cj;
+		fo[k] = j;
+	}
+	/* merged with the paid ones, already in that order at pi
+	 * (b->mult_order); on equal coefficients the lower count first, a
+	 * count's free segment before its paid one: the order of a stable
+	 * sort of the segments by coefficient */
+	double L = pi * need, g = 0, room = (double)left;
+	const int *ord = b->mult_order[t];
+	int pa = 0, fa = 0;
+	while (room > 0) {
+		while (pa < m->n && (ord[pa] < i || !(sg->plen[ord[pa]] > 0)))
+			pa++;
+		double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
+		int take_free = fa < nf && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
+		double cj = take_free ? fc[fa] : pc;
+		if (!(cj < 0))
+			break;
+		int j = take_free ? fo[fa++] : ord[pa++];
+		double y = min2(take_free ? sg->flen[j] : sg->plen[j], room);
+		L += cj * y;
+		g += m->r[j] * y;
+		room -= y;
+	}
+	*got = g;
+	return L;
 }
 
 static double joint_lb(const struct bb *b, int i, const int *u, double need, long left,
 		       const double *fr)
 {
 	const struct capmilp *m = b->m;
-	/* up to two segments a count: its first fr_j extra replicas, which
-	 * take GPUs already paid for (no pool price), then the rest */
-	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
-	int fj[CAPMILP_MAX_VARS], nf = 0;
+	struct segs sg;
+	double val0 = 0;
+	sg.nf = 0;
 	for (int j = i; j < m->n; j++) {
 		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
 		val0 += e;
 		need -= m->r[j];
 		left--;
 		double f = fr ? min2(fr[j], U) : 0;
+		sg.flen[j] = f;
+		sg.plen[j] = U - f;
+		if (f > 0)
+			sg.fj[sg.nf++] = j;
+	}
+	if (!sg.nf)
+		return val0 + joint_lb_ordered(b, i, u, need, left);
+	/* as joint_lb_ordered: from the last call's best multiplier, along
+	 * the supergradient (L is concave in the multiplier) */
+	int *warm = &b->warm[CAPMILP_MAX_VARS + 1 + i], t = HP_MIN(*warm, b->n_mult - 1), arg = t;
+	double got, best = free_at(b, t, i, need, left, &sg, &got);
+	int dir = need - got > 0 ? 1 : -1;
+	for (t += dir; t >= 0 && t < b->n_mult; t += dir) {
+		double L = free_at(b, t, i, need, left, &sg, &got);
+		if (L > best) {
+			best = L;
+			arg = t;
+		}
+		if (dir > 0 ? need - got <= 0 : need - got > 0)
+			break;
+	}
+	*warm = arg;
+	return val0 + best;
+}
+
+/* joint_lb with the replicas row an equality: exactly S replicas among
+ * the counts i.. (their one each included), the same segments and
+ * multipliers. The inner minimum takes the S - (n - i) extra replicas
+ * cheapest first whatever their sign; HUGE_VAL when the boxes cannot
+ * hold S. Any multiplier gives a valid bound on the programme with that
+ * sum; the largest over b->mult is taken. */
+static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, long S,
+			  const double *fr)
+{
+	const struct capmilp *m = b->m;
+	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS], cap = 0;
+	int fj[CAPMILP_MAX_VARS], nf = 0;
+	long room0 = S;
+	for (int j = i; j < m->n; j++) {
+		double U = u[j] - 1, f = fr ? min2(fr[j], U) : 0;
+		val0 += b->dcoef[j];
+		need -= m->r[j];
+		room0--;
 		flen[j] = f;
 		plen[j] = U - f;
+		cap += U;
 		if (f > 0)
 			fj[nf++] = j;
 	}
-	if (!nf)
-		return val0 + joint_lb_ordered(b, i, u, need, left);
+	if (room0 < 0 || (double)room0 > cap)
+		return HUGE_VAL;
 	double best = -HUGE_VAL;
 	for (int t = 0; t < b->n_mult; t++) {
 		double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
 		int fo[CAPMILP_MAX_VARS];
-		/* the free segments by (coefficient, count), insertion */
 		for (int a = 0; a < nf; a++) {
 			int j = fj[a], k = a;
 			double cj = -m->lambda * m->r[j] - pi * m->r[j];
@@ -281,21 +417,17 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 			fc[k] = cj;
 			fo[k] = j;
 		}
-		/* merged with the paid ones, already in that order at pi
-		 * (b->mult_order); on equal coefficients the lower count
-		 * first, a count's free segment before its paid one: the
-		 * order of a stable sort of the segments by coefficient */
-		double L = pi * need, got = 0, room = (double)left;
+		double L = pi * need, got = 0, room = (double)room0;
 		const int *ord = b->mult_order[t];
 		int pa = 0, fa = 0;
 		while (room > 0) {
 			while (pa < m->n && (ord[pa] < i || !(plen[ord[pa]] > 0)))
 				pa++;
+			if (pa >= m->n && fa >= nf)
+				break;   /* rounding: cap held room0 */
 			double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
-			int take_free = fa < nf && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
+			int take_free = fa < nf && (pa >= m->n || fc[fa] <= pc);
 			double cj = take_free ? fc[fa] : pc;
-			if (!(cj < 0))
-				break;
 			int j = take_free ? fo[fa++] : ord[pa++];
 			double y = min2(take_free ? flen[j] : plen[j], room);
 			L += cj * y;
@@ -307,6 +439,78 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 			break;   /* a supergradient <= 0: no larger pi does better */
 	}
 	return val0 + best;
+}
+
+/* The lattice of sums for the counts i.. under the EP step (step_lb,
+ * step_ub): the counts i.. sum to first, first + step, ... (at most
+ * *z steps on), the whole sum a multiple of b->step, at least one each,
+ * at most their boxes and the replicas left. Returns 0 when there is no
+ * such sum. */
+static int step_lattice(const struct bb *b, int i, const int *u, long cnt, long *first, long *z)
+{
+	const struct capmilp *m = b->m;
+	long lo = m->n - i, hi = 0, s = b->step;
+	for (int j = i; j < m->n; j++)
+		hi += u[j];
+	if (b->card_binds)
+		hi = HP_MIN(hi, m->max_total - cnt);
+	long last = hi - (cnt + hi) % s;
+	*first = lo + ((s - (cnt + lo) % s) % s);
+	if (*first > last)
+		return 0;
+	*z = (last - *first) / s;
+	return 1;
+}
+
+/* The deadline's bound over the counts i.. with the EP step: the sum of
+ * all counts is a multiple of b->step, so the counts i.. sum to one of
+ * S = first, first + step, ..., last (at least one each, at most their
+ * boxes and the replicas left). The least of joint_lb_eq over those S
+ * bounds every point of the subtree; joint_lb_eq is convex in S (each
+ * multiplier's inner minimum is a sum of sorted coefficients, convex in
+ * S, and a maximum of convex functions is convex), so its least lattice
+ * value is found by halving on the sign of its differences. HUGE_VAL
+ * when no S is possible. */
+static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, const double *fr)
+{
+	const struct capmilp *m = b->m;
+	long first, z, s = b->step;
+	if (!step_lattice(b, i, u, cnt, &first, &z))
+		return HUGE_VAL;
+	/* a first guess at the least point: the replicas of the knapsack's
+	 * fill by price per rate (knap_lb's order), one of each first */
+	double want = need, sum = (double)(m->n - i);
+	for (int j = i; j < m->n; j++)
+		want -= m->r[j];
+	for (int t = 0; t < m->n && want > 0; t++) {
+		int j = b->order[t];
+		if (j < i)
+			continue;
+		double add = min2((double)(u[j] - 1), want / m->r[j]);
+		sum += add;
+		want -= add * m->r[j];
+	}
+	long k = (long)((sum - (double)first) / (double)s + 0.5);
+	k = HP_MAX(0, HP_MIN(z, k));
+	/* from there down the slope, one lattice point at a time: the first
+	 * point not below its neighbour on that side is the least (convex) */
+	b->nodes++;
+	double fk = joint_lb_eq(b, i, u, need, first + k * s, fr);
+	for (int dir = 1; dir >= -1; dir -= 2) {
+		int moved = 0;
+		while (k + dir >= 0 && k + dir <= z) {
+			b->nodes++;
+			double f = joint_lb_eq(b, i, u, need, first + (k + dir) * s, fr);
+			if (!(f < fk))
+				break;
+			k += dir;
+			fk = f;
+			moved = 1;
+		}
+		if (moved)
+			break;
+	}
+	return fk;
 }
 
 /* The budget's rate bound over the counts i.. with boxes [1, u_j] when
@@ -344,6 +548,67 @@ static double joint_ub(const struct bb *b, int i, const int *u, double slack, lo
 			break;   /* a subgradient >= 0: no larger nu does better */
 	}
 	return rate0 + best;
+}
+
+/* joint_ub with the replicas row an equality: exactly S replicas among
+ * the counts i.. (their one each included), the S - (n - i) extra ones
+ * taken by decreasing r_j - nu d_j whatever its sign. -HUGE_VAL when
+ * the boxes cannot hold S. Any nu >= 0 gives a valid bound on the
+ * programme with that sum; the least over b->mult is taken. */
+static double joint_ub_eq(const struct bb *b, int i, const int *u, double slack, long S)
+{
+	const struct capmilp *m = b->m;
+	double rate0 = 0, cap = 0;
+	long room0 = S;
+	for (int j = i; j < m->n; j++) {
+		rate0 += m->r[j];
+		slack -= b->dcoef[j];
+		room0--;
+		cap += u[j] - 1;
+	}
+	if (room0 < 0 || (double)room0 > cap)
+		return -HUGE_VAL;
+	double best = HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)room0;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			if (j < i)
+				continue;
+			double y = min2((double)(u[j] - 1), room);
+			U += (m->r[j] - nu * b->dcoef[j]) * y;
+			used += b->dcoef[j] * y;
+			room -= y;
+		}
+		best = min2(best, U);
+		if (slack - used >= 0)
+			break;   /* a subgradient >= 0: no larger nu does better */
+	}
+	return rate0 + best;
+}
+
+/* The budget's bound over the counts i.. with the EP step: the greatest
+ * of joint_ub_eq over the lattice of sums (step_lattice), concave in
+ * the sum as joint_lb_eq is convex (step_lb), found from the most the
+ * replicas left allow, down its slope. -HUGE_VAL when no sum is
+ * possible. */
+static double step_ub(struct bb *b, int i, const int *u, double slack, long cnt)
+{
+	long first, z;
+	if (!step_lattice(b, i, u, cnt, &first, &z))
+		return -HUGE_VAL;
+	long k = z, s = b->step;
+	b->nodes++;
+	double fk = joint_ub_eq(b, i, u, slack, first + k * s);
+	while (k > 0) {
+		b->nodes++;
+		double f = joint_ub_eq(b, i, u, slack, first + (k - 1) * s);
+		if (!(f > fk))
+			break;
+		k--;
+		fk = f;
+	}
+	return fk;
 }
 
 /* A new incumbent. With m->have_stop, once it reaches m->stop no later
@@ -719,6 +984,45 @@ static void seed_dive(struct bb *b)
 	b->seed = d.best_val;
 }
 
+/* The caller's hint (capmilp.h, have_hint) as a seed: 1 with its value
+ * in *val when it is feasible by the search's own tests (boxes, GPUs,
+ * the replicas row, the EP step, the rate row at R_lo or the budget row
+ * within row_tol), else 0. */
+static int hint_value(const struct bb *b, double *val)
+{
+	const struct capmilp *m = b->m;
+	if (!m->have_hint)
+		return 0;
+	int G[HP_MAX_POOLS] = { 0 };
+	long cnt = 0;
+	double rate = 0;
+	for (int i = 0; i < m->n; i++) {
+		int v = m->hint[i];
+		if (v < 1 || v > m->ub[i])
+			return 0;
+		cnt += v;
+		rate += v * m->r[i];
+		for (int q = 0; q < m->np; q++)
+			G[q] += v * m->g[i][q];
+	}
+	if (cnt > m->max_total || cnt % b->step)
+		return 0;
+	for (int q = 0; q < m->np; q++)
+		if (G[q] > b->capg[q])
+			return 0;
+	double price = node_price(m, G);
+	if (m->kind == CAPMILP_DEADLINE) {
+		if (rate < b->R_lo)
+			return 0;
+		*val = price - m->lambda * rate;
+	} else {
+		if (price / 3600 - m->lambda * rate > b->row_tol)
+			return 0;
+		*val = rate;
+	}
+	return 1;
+}
+
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
@@ -743,11 +1047,22 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		double lb = max2(whole - m->lambda * rate_max, sub_bound(b, i, u, G, rate, cnt, 1));
 		if (!may_improve(b, lb))
 			return;
+		if (b->step > 1 && i < m->n - 1) {
+			double fr[CAPMILP_MAX_VARS];
+			double p = mixed_price(b, i, G) + paid_free(b, i, G, fr) - m->lambda * rate;
+			if (!may_improve(b, p + step_lb(b, i, u, b->R_lo - rate, cnt, fr) - b->tol))
+				return;
+		}
 	} else {
 		if (whole / 3600 - m->lambda * rate_max > b->row_tol)
 			return;
 		if (!may_improve(b, sub_bound(b, i, u, G, rate, cnt, 1)))
 			return;
+		if (b->step > 1 && i < m->n - 1) {
+			double slack = b->row_tol - (mixed_price(b, i, G) / 3600 - m->lambda * rate);
+			if (!may_improve(b, rate + step_ub(b, i, u, slack, cnt) + b->tol))
+				return;
+		}
 	}
 	if (i == m->n - 1) {
 		last_count(b, i, u[i], G, rate, cnt);
@@ -759,7 +1074,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	 * that can meet the rate (cheap first), the others down. */
 	int dl = m->kind == CAPMILP_DEADLINE, G2[HP_MAX_POOLS];
 	double rest_most = 0, best_seen = 0;
-	int seen = 0;
+	int seen = 0, run = 0;
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
 	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
@@ -793,11 +1108,34 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 			double t = cut_at(b);
 			if (!isinf(t) && (dl ? best_seen < t : best_seen > t))
 				break;
+			/* a run of cut values: halve to the next one worth it
+			 * (first_candidate, over the whole box: a v it skips is
+			 * cut by this loop, before or now) */
+			if (++run >= CAPMILP_RUN_SKIP && u[i] - k >= CAPMILP_SKIP_MIN) {
+				run = 0;
+				int k1 = first_candidate(b, i, u, G, rate, cnt, up);
+				if (k1 < 0)
+					break;
+				if (k1 > k)
+					k = k1 - 1;
+			}
+			continue;
+		}
+		run = 0;
+		b->cur[i] = v;
+		if (dl && i + 1 == m->n - 1) {
+			/* the deadline's last count: scanned directly (last_count
+			 * offers only points that beat the incumbent, all that a
+			 * cut here would leave; measured on DeepSeek-V3's
+			 * programmes: the same answers, a tenth less time; the
+			 * budget's took as long) */
+			int ul[CAPMILP_MAX_VARS];
+			if (boxes(b, i + 1, G2, cnt + v, ul) == 0)
+				last_count(b, i + 1, ul[i + 1], G2, rt, cnt + v);
 			continue;
 		}
 		if ((dl || b->closed[i + 1]) && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
 			continue;
-		b->cur[i] = v;
 		dfs(b, i + 1, G2, rt, cnt + v);
 	}
 }
@@ -880,6 +1218,7 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	struct capmilp mc = *m_in;
 	const struct capmilp *m = &mc;
 	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
+	b.warm = b.warm_store;
 	mc.max_total -= mc.max_total % b.step;
 	b.m = m;
 	b.limit = m->node_limit > 0 ? m->node_limit : 100000;
@@ -946,12 +1285,22 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	 * the others start again with one (the same answer, cut_at) */
 	int G0[HP_MAX_POOLS] = { 0 };
 	long limit = b.limit;
+	double hint = 0;
+	int have_hint = hint_value(&b, &hint);
+	b.have_seed = have_hint;
+	b.seed = hint;
 	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
 	dfs(&b, 0, G0, 0, 0);
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
 		b.gave_up = b.have = b.done = 0;
 		seed_dive(&b);
+		/* the better of the two seeds */
+		if (have_hint && (!b.have_seed || (m->kind == CAPMILP_DEADLINE ? hint < b.seed
+									 : hint > b.seed))) {
+			b.have_seed = 1;
+			b.seed = hint;
+		}
 		dfs(&b, 0, G0, 0, 0);
 	}
 	if (nodes)
@@ -1011,6 +1360,7 @@ int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, doubl
 	for (int a = 0; a < m->n; a++) {
 		p.r[a] = m->r[perm[a]];
 		p.ub[a] = m->ub[perm[a]];
+		p.hint[a] = m->hint[perm[a]];
 		memcpy(p.g[a], m->g[perm[a]], sizeof p.g[a]);
 	}
 	int rc = solve_in_order(&p, c, nodes, value);
@@ -1033,8 +1383,8 @@ int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, doubl
 
 /* The longest key memo_key writes. */
 #define CAPMILP_MEMO_KEY_MAX                                                       \
-	(4 * sizeof(int) + 3 * sizeof(long) + 3 * sizeof(double) +                   \
-	 CAPMILP_MAX_VARS * (sizeof(double) + sizeof(int) + HP_MAX_POOLS * sizeof(int)) + \
+	(5 * sizeof(int) + 3 * sizeof(long) + 3 * sizeof(double) +                   \
+	 CAPMILP_MAX_VARS * (sizeof(double) + 2 * sizeof(int) + HP_MAX_POOLS * sizeof(int)) + \
 	 HP_MAX_POOLS * (2 * sizeof(int) + sizeof(double)))
 
 struct memo_slot {
@@ -1074,6 +1424,9 @@ static size_t memo_key(const struct capmilp *m, unsigned char *k)
 	at = key_put(k, at, &m->have_stop, sizeof m->have_stop);
 	if (m->have_stop)
 		at = key_put(k, at, &m->stop, sizeof m->stop);
+	at = key_put(k, at, &m->have_hint, sizeof m->have_hint);
+	if (m->have_hint)
+		at = key_put(k, at, m->hint, (size_t)m->n * sizeof m->hint[0]);
 	for (int i = 0; i < m->n; i++) {
 		at = key_put(k, at, &m->r[i], sizeof m->r[i]);
 		at = key_put(k, at, &m->ub[i], sizeof m->ub[i]);

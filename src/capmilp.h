@@ -61,6 +61,16 @@ struct capmilp {
 	 * search would not give up at node_limit. Part of the memo's key. */
 	int have_stop;
 	double stop;
+	/* A count vector the caller knows (have_hint 0: none), such as the
+	 * last rung's answer. When it is feasible here (the boxes, the GPUs,
+	 * the replicas row, the EP step and the rate or budget row within
+	 * the tolerance below), its value seeds the search: subtrees that
+	 * cannot come within twice the tolerance of it are cut, which never
+	 * changes the answer (capmilp.c, cut_at), only the steps. So the
+	 * answer is the same with or without it; whether the search gives
+	 * up at node_limit is not, so the hint is part of the memo's key. */
+	int have_hint;
+	int hint[CAPMILP_MAX_VARS];
 };
 
 /* The steps (node_limit) after which the planner hands a programme to

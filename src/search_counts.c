@@ -267,10 +267,13 @@ static int milp_counts_glpk(struct ctx *x, const struct gset *g, const struct la
  * counts, node counts of pools computed); GLPK takes it when that gives
  * up after CAPMILP_STEPS_DEADLINE or _BUDGET steps (capmilp.h). stop
  * (NAN: none) is the *value of the last rung's answer where this rung
- * only tightens its row (capmilp.h, have_stop). Returns 0 with counts
- * and *value (NAN when GLPK answered), -1 when infeasible. */
+ * only tightens its row (capmilp.h, have_stop); hint (NULL: none) the
+ * last rung's counts, a seed where they are still feasible (have_hint:
+ * the same answer, fewer steps). Returns 0 with counts and *value (NAN
+ * when GLPK answered), -1 when infeasible. */
 static int milp_counts(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       double R, double lambda, double stop, int *counts, double *value)
+		       double R, double lambda, double stop, const int *hint, int *counts,
+		       double *value)
 {
 	const struct cluster *c = x->c;
 	struct capmilp m;
@@ -301,6 +304,9 @@ static int milp_counts(struct ctx *x, const struct gset *g, const struct layout 
 	m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
 	m.have_stop = !isnan(stop);
 	m.stop = m.have_stop ? stop : 0;
+	m.have_hint = hint != NULL;
+	if (hint)
+		memcpy(m.hint, hint, (size_t)n * sizeof *hint);
 	x->res->stats.lp_solves++;
 	double t0 = hp_now();
 	int rc;
@@ -633,6 +639,7 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 	/* the last rung's answer value, where the next rung only tightens
 	 * the row: the next search stops on reaching it (capmilp.h) */
 	double stop = NAN, value;
+	int last[HP_MAX_POOLS + 1], have_last = 0;
 	for (int round = 0; round < 8; round++) {
 		/* surely infeasible (the margin is far above GLPK's 1e-7
 		 * feasibility tolerance): skip the solve that would say so */
@@ -650,8 +657,11 @@ static void counts_milp_ladder(struct ctx *x, const struct gset *g, const struct
 			x->res->stats.screened++;
 			return;
 		}
-		if (milp_counts(x, g, Ls, n, R, lambda, stop, counts, &value) < 0)
+		if (milp_counts(x, g, Ls, n, R, lambda, stop, have_last ? last : NULL, counts,
+				&value) < 0)
 			return;
+		memcpy(last, counts, (size_t)n * sizeof *counts);
+		have_last = 1;
 		/* the optimum and its neighbours (integer rounding of the
 		 * step's fill/drain and synchronisation) */
 		struct combo *e = cl_add(cl, counts);

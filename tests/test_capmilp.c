@@ -14,7 +14,13 @@
  *   - the stop (a bound from a looser programme's answer): the same
  *     counts as without it, and brute force's value;
  *   - the memo of answered programmes: a hit only for the same programme,
- *     with the answer put, whatever else was put since, from two threads. */
+ *     with the answer put, whatever else was put since, from two threads;
+ *   - the EP step's lattice in the bounds: a hand-worked instance where
+ *     the step moves the optimum, and every count vector of 3,000 small
+ *     programmes with steps of 4 to 32 (the planner's MoE settings);
+ *   - the hint (a known count vector as a seed): the same counts with
+ *     and without it, the brute-force optimum and random vectors as
+ *     hints. */
 #include <pthread.h>
 #include <stdlib.h>
 #include "t.h"
@@ -497,6 +503,117 @@ TEST(brute_force_total_step)
 	CHECK(compared >= 150);
 }
 
+/* The EP step's lattice (capmilp.c, step_lb). Pool A: 8 nodes of 8 GPUs
+ * at 10 USD/node-h, layout a 8 GPUs a replica (a node each) at 1
+ * micro-batch/s; pool B: 2 nodes at 30 USD/node-h, layout b 4 GPUs a
+ * replica (two a node) at 3/s. R = 7, lambda = 0. Without a step the
+ * least price is (a, b) = (1, 2): rate 1 + 6 = 7, one node of each pool,
+ * 10 + 30 = 40 USD/h ((4, 1) also reaches 7 but costs 40 + 30). With
+ * the sum a multiple of 4: (3, 1) runs 6 < 7; (2, 2) runs 8 for
+ * 20 + 30 = 50; (1, 3) runs 10 for 10 + 60; (7, 1), (6, 2), (5, 3) and
+ * (4, 4) cost 100, 90, 110 and 100: so (2, 2) at 50. Budget at
+ * lambda = 30 / 3600 USD per micro-batch (the row: price <= 30 x rate):
+ * every vector passes it (at most 80 + 60 USD/h, at least 4 / s), so
+ * the most rate is (8, 4), 8 + 12 = 20, its sum 12 a multiple of 4. With
+ * the sum a multiple of 5 instead (5 or 10), (6, 4) runs 6 + 12 = 18
+ * (and (7, 3) 16, (1, 4) 13): 120 USD/h <= 30 x 18. */
+TEST(ep_step_hand_worked)
+{
+	struct capmilp m;
+	memset(&m, 0, sizeof m);
+	m.kind = CAPMILP_DEADLINE;
+	m.n = m.np = 2;
+	m.r[0] = 1, m.r[1] = 3;
+	m.ub[0] = 8, m.ub[1] = 4;
+	m.g[0][0] = 8, m.g[1][1] = 4;
+	m.gpn[0] = m.gpn[1] = 8;
+	m.nodes[0] = 8, m.nodes[1] = 2;
+	m.usd_node_h[0] = 10, m.usd_node_h[1] = 30;
+	m.max_total = 1000;
+	m.R = 7;
+	m.node_limit = 100000;
+	int n[CAPMILP_MAX_VARS];
+	CHECK_EQ_INT(capmilp_solve(&m, n, NULL), 0);
+	CHECK_EQ_INT(n[0], 1);
+	CHECK_EQ_INT(n[1], 2);
+	m.total_step = 4;
+	CHECK_EQ_INT(capmilp_solve(&m, n, NULL), 0);
+	CHECK_EQ_INT(n[0], 2);
+	CHECK_EQ_INT(n[1], 2);
+	m.kind = CAPMILP_BUDGET;
+	m.R = 0;
+	m.lambda = 30.0 / 3600;
+	CHECK_EQ_INT(capmilp_solve(&m, n, NULL), 0);
+	CHECK_EQ_INT(n[0], 8);
+	CHECK_EQ_INT(n[1], 4);
+	m.total_step = 5;
+	CHECK_EQ_INT(capmilp_solve(&m, n, NULL), 0);
+	CHECK_EQ_INT(n[0], 6);
+	CHECK_EQ_INT(n[1], 4);
+}
+
+/* The planner's MoE shapes: sums a multiple of 4 to 32 (DeepSeek-V3's
+ * EP steps), coarse against the boxes, so the lattice of sums decides
+ * the bounds; the replicas row binding in a third, the deadline at
+ * lambda = 0 in half of its instances. Against every count vector. */
+TEST(brute_force_ep_lattice)
+{
+	static const long steps[] = { 4, 8, 16, 32 };
+	int bad = 0, feasible_n = 0;
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 5);
+		m.total_step = steps[rnd(4)];
+		long ub_sum = 0;
+		for (int i = 0; i < m.n; i++)
+			ub_sum += m.ub[i];
+		if (ub_sum >= m.n && !rnd(3))
+			m.max_total = m.n + (long)rnd((unsigned)(ub_sum - m.n + 1));
+		if (m.kind == CAPMILP_DEADLINE && rnd(2))
+			m.lambda = 0;
+		int n[CAPMILP_MAX_VARS];
+		feasible_n += capmilp_solve(&m, n, NULL) == 0;
+		bad += against_bf(&m, t);
+	}
+	CHECK(feasible_n > 1000);
+}
+
+/* The hint (have_hint): the brute-force optimum itself, a random vector
+ * in the boxes (feasible or not) or a vector outside them as the hint,
+ * on 3,000 random small programmes with and without the EP step: the
+ * same answer as without a hint, and the hint saves steps somewhere. */
+TEST(hint_same_answer)
+{
+	int bad = 0, saved = 0;
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 4);
+		if (rnd(2))
+			m.total_step = 1 + (long)rnd(8);
+		if (m.kind == CAPMILP_DEADLINE && rnd(2))
+			m.lambda = 0;
+		int n0[CAPMILP_MAX_VARS], n1[CAPMILP_MAX_VARS];
+		long s0 = 0, s1 = 0;
+		int rc0 = capmilp_solve(&m, n0, &s0);
+		int kind = (int)rnd(3);
+		for (int i = 0; i < m.n; i++)
+			m.hint[i] = kind == 0 && rc0 == 0 ? n0[i]
+				  : kind == 1 ? 1 + (int)rnd((unsigned)HP_MAX(1, m.ub[i]))
+					      : m.ub[i] + 1;
+		m.have_hint = 1;
+		int rc1 = capmilp_solve(&m, n1, &s1);
+		saved += s1 < s0;
+		if (rc0 != rc1 || (rc0 == 0 && memcmp(n0, n1, (size_t)m.n * sizeof *n0))) {
+			T_FAILF("instance %d (kind %d, hint %d): %d and %d with the hint", t, m.kind,
+				kind, rc0, rc1);
+			bad++;
+			continue;
+		}
+		bad += against_bf(&m, t);
+	}
+	CHECK(saved > 0);
+}
+
 /* Parse one line of tests/data/capmilp_planner.txt (format in its
  * header). Returns 0, or -1 on a malformed line. */
 static int parse_planner(const char *line, struct capmilp *m)
@@ -643,6 +760,20 @@ TEST(memo_same_programme_only)
 		if (capmilp_memo_get(mm, &v[k], &rc, got, NULL))
 			T_FAILF("programme changed in field %d: a hit", k);
 	}
+	/* a hint, and its counts, are in the key (they decide whether the
+	 * search gives up) */
+	struct capmilp h1 = m, h2 = m;
+	h1.have_hint = h2.have_hint = 1;
+	for (int i = 0; i < m.n; i++)
+		h1.hint[i] = h2.hint[i] = 1 + i;
+	h2.hint[m.n - 1]++;
+	CHECK(!capmilp_memo_get(mm, &h1, &rc, got, NULL));
+	capmilp_memo_put(mm, &h1, 0, put, NAN);
+	CHECK(capmilp_memo_get(mm, &h1, &rc, got, NULL));
+	CHECK(!capmilp_memo_get(mm, &h2, &rc, got, NULL));
+	h2 = h1;
+	h2.hint[m.n] = 7;   /* beyond the n layouts: not read */
+	CHECK(capmilp_memo_get(mm, &h2, &rc, got, NULL));
 	/* with a stop, its value is in the key too; the value put comes back */
 	struct capmilp s1 = v[13], s2 = v[13];
 	s1.stop = 1;
@@ -730,6 +861,9 @@ int main(void)
 	RUN(ep_step_rule);
 	RUN(brute_force_total_step);
 	RUN(planner_instances);
+	RUN(ep_step_hand_worked);
+	RUN(brute_force_ep_lattice);
+	RUN(hint_same_answer);
 	RUN(memo_same_programme_only);
 	RUN(memo_many_programmes);
 	lp_thread_done();
