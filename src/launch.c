@@ -692,8 +692,14 @@ static void deepspeed_notes(struct sbuf *n, const struct plan *p, const struct p
 	 * July 2021), and DeepSpeed builds the ZeRO optimizer of a
 	 * PipelineModule with overlap_comm False (runtime/engine.py
 	 * @38327e07f L1639-1642): the overlap the estimate charged at PP 1
-	 * needs the flag. */
-	if (pc->pp == 1 && plan_grad_overlap(p) && p->zero >= 1 && p->zero <= 2)
+	 * needs the flag. The pipeline engine also refuses ZeRO 2 and 3
+	 * (PipelineEngine.__init__ asserts zero_optimization_stage() < 2), so
+	 * a PP-1 plan at those stages needs it whatever the overlap. */
+	if (pc->pp == 1 && p->zero >= 2)
+		sbuf_addf(n, "DeepSpeed: at PP 1 give Megatron-DeepSpeed --no-pipeline-parallel: "
+			  "its pipeline engine, which it builds even at PP 1 without the flag, "
+			  "refuses ZeRO-%d.\n", p->zero);
+	else if (pc->pp == 1 && plan_grad_overlap(p) && p->zero == 1)
 		sbuf_add(n, "DeepSpeed: at PP 1 give Megatron-DeepSpeed --no-pipeline-parallel: "
 			    "under its pipeline engine DeepSpeed turns overlap_comm off, and the "
 			    "estimate overlapped the gradient reduce.\n");

@@ -328,7 +328,10 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
 			int n)
 {
-	if (!dpm.live || dpm.x != x || dpm.g != g || dpm.n != n ||
+	/* An exhaustive search (search_counts.c) never calls set_screened,
+	 * which resets the memo: addresses of an earlier search on this
+	 * thread could match there, so the memo is off in that mode. */
+	if (x->exhaustive || !dpm.live || dpm.x != x || dpm.g != g || dpm.n != n ||
 	    memcmp(&dpm.gv, g, sizeof *g) != 0)
 		return 0;
 	for (int i = 0; i < n; i++)

@@ -237,6 +237,15 @@ for g in on off; do
 	[ "$n" -eq "$([ $g = on ] && echo 1 || echo 0)" ] && ok \
 		|| bad "deepspeed PP 1 --grad-overlap $g: --no-pipeline-parallel note $n times"
 done
+# ZeRO 2 and 3 at PP 1 need the flag whatever the overlap: DeepSpeed's
+# PipelineEngine.__init__ asserts zero_optimization_stage() < 2 ("ZeRO-2
+# and ZeRO-3 are incompatible with pipeline parallelism").
+for z in 2 3; do
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero $z \
+	    --framework deepspeed --grad-overlap off --format deepspeed >/dev/null 2>"$T/err"
+	grep -q "no-pipeline-parallel.*refuses ZeRO-$z" "$T/err" && ok \
+		|| bad "deepspeed PP 1 ZeRO $z: no --no-pipeline-parallel note: $(cat "$T/err")"
+done
 
 # Llama-style models: GQA, SwiGLU, RMSNorm, RoPE, untied embeddings.
 $H launch --pool 8x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 512 --recompute selective >"$T/l.args" 2>"$T/err"
