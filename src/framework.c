@@ -137,6 +137,43 @@
  *    inside HybridZeroOptimizer's flatten, fp32 cast, unscale and copy
  *    back: not counted here (FW_OPT_BYTES_DEFAULT); on a shard of 1/8 to
  *    1/1024 of 7B parameters it is under 20 ms of a 4-7 s step.
+ *  - llm.c (estimate-only): karpathy/llm.c's GPT-2/GPT-3 trainer, read at
+ *    @f1e2ace (the BLLC rows' commit; scripts/run_gpt2_*.sh, -z 1).
+ *    Data parallelism: multi_gpu_async_reduce_gradient (llmc/zero.cuh
+ *    L514-550) records an event on the compute stream and, on a stream of
+ *    its own, reduce-scatters (-z 1; all-reduces at -z 0) one NCCL group
+ *    per transformer layer as the backward passes it, in floatX (bf16:
+ *    grad_reduce_fp32 0), on the last micro-step only (train_gpt2.cu
+ *    L930-946): the gradient overlap is on at every ZeRO stage
+ *    (grad_overlap_min_zero 0). The group of wte, wpe and the final norm
+ *    goes last, after the encoder's backward (L955-964), so the last
+ *    Vp x C + T x C elements are exposed; hetplan's default buckets
+ *    (max(40M, 1M x dp)) expose a last bucket of 40M, against llm.c's
+ *    39.4M on d12 and 52.5M on d24 (simplified: not per layer). ZeRO-1's
+ *    parameter all-gather runs after the AdamW update, and
+ *    cudaDeviceSynchronize follows (gpt2_update, L1108-1123): no
+ *    parameter overlap. No TP. cuDNN attention (USE_CUDNN=1 in the
+ *    scripts): attn_gen3.
+ *    Optimizer bytes per local (shard) parameter: adamw_kernel3
+ *    (llmc/adamw.cuh L19-46) reads the bf16 gradient (2) and fp32 m, v
+ *    and master weight (12), writes m, v, the master (12) and the bf16
+ *    parameter (2): 28; global_norm_squared over the shard's bf16
+ *    gradients (train_gpt2.cu L1002-1015): 2. 30 bytes. Not counted: the
+ *    cudaMemsetAsync of the whole bf16 gradient at the first micro-step
+ *    (L801; 2 bytes per parameter, not per shard: 0.1 ms on d12).
+ *    The loss: fused_classifier_kernel5 (llmc/fused_classifier.cuh),
+ *    called at the start of gpt2_backward_and_reduce (train_gpt2.cu
+ *    L822), reads the bf16 logits once for the softmax's max and sum,
+ *    again for the probabilities ("hopefully still in cache"), and writes
+ *    the logits' gradient in place: at most 2 + 2 + 2 = 6 bytes a logit,
+ *    all in the backward (loss_bytes_fwd 0). Megatron's path moves
+ *    12 + 12 (FW_LOSS_BYTES_MEGATRON).
+ *    The layer: fused_residual_forward5 (L734, L744-747) adds the residual
+ *    and applies the next LayerNorm in one kernel (fused_residual_norm);
+ *    the model code has no dropout (no_dropout); matmul_forward_cublaslt
+ *    adds every bias in cuBLASLt's epilogue (gemm_bias_epilogue); GELU
+ *    runs apart (gelu_fusion 0, L350 and L1516: "off for now"), as
+ *    hetplan's other rows charge it. Eight kernels a layer forward.
  *  - Expert all-to-all overlap (ep_overlap; hetplan's cost in perf_comm.c,
  *    perf_stage_ep, and docs/moe.md). Megatron-Core v0.14 added
  *    "batch-level overlapping to hide EP-A2A communication"
@@ -203,25 +240,30 @@
 static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-		     .ep_overlap = 1, .ep_dispatch_dedup = 1, .fp8_params = 1 },
+		     .ep_overlap = 1, .ep_dispatch_dedup = 1, .fp8_params = 1,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
-			       .ep_dispatch_dedup = 1, .fp8_params = 1 },
+			       .ep_dispatch_dedup = 1, .fp8_params = 1,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
-			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1, 0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "
 			   "ZeRO 0 reduces after the backward: runtime/engine.py)", 0, 1,
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-			   .grad_overlap_min_zero = 1 },
+			   .grad_overlap_min_zero = 1,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
-			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT },
+			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* 46 bytes: apex O2's generic master-weight path (below). */
 	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", "ddp", 0, 1, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
@@ -229,7 +271,8 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
 			     "@ab520f82",
 			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0,
-			     .ep_overlap = 0, .ep_dispatch_dedup = 0 },
+			     .ep_overlap = 0, .ep_dispatch_dedup = 0,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
 				  "PyTorch eager + apex AMP/DDP (2020 model code)", "ddp20", 0, 1, 0,
@@ -237,14 +280,27 @@ static const struct framework_info rows[FW_ROWS] = {
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
 				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
 				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0,
-				  .ep_overlap = 0, .ep_dispatch_dedup = 0 },
+				  .ep_overlap = 0, .ep_dispatch_dedup = 0,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
 	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
 	 * counted (below). */
 	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", "intern", 0, 1, 1, 0, 0,
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
 			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1,
-			  .ep_overlap = 0, .ep_dispatch_dedup = 0 },
+			  .ep_overlap = 0, .ep_dispatch_dedup = 0,
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
+	/* llm.c: see the notes above; every field named. */
+	[FW_LLMC] = { .id = FW_LLMC, .name = "llm.c", .display = "llm.c (karpathy/llm.c train_gpt2.cu)",
+		      .abbrev = "llmc", .tp_overlap = 0, .grad_overlap = 1, .param_overlap = 0,
+		      .grad_reduce_fp32 = 0, .attn_gen3 = 1,
+		      .source = "karpathy/llm.c train_gpt2.cu, llmc/zero.cuh, llmc/adamw.cuh, "
+				"llmc/fused_classifier.cuh @f1e2ace",
+		      .ddp_bucket_elems = 0, .ddp_copy_passes = 0,
+		      .opt_bytes_per_param = 28 + 2, .zero1_bcast = 0, .ep_overlap = 0,
+		      .ep_dispatch_dedup = 0, .fp8_params = 0, .grad_overlap_min_zero = 0,
+		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .fused_residual_norm = 1,
+		      .no_dropout = 1, .gemm_bias_epilogue = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

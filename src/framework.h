@@ -19,7 +19,9 @@
  * fine-tuning runs, in its 2022 and 2020 model code (the blind rows of
  * tests/data/holdout_small.csv). FW_INTERNLM: InternLM's own trainer of
  * August 2023 with its Hybrid Zero optimizer (the BLIL rows of
- * tests/data/blind_train.csv). */
+ * tests/data/blind_train.csv). FW_LLMC: karpathy/llm.c's own C/CUDA GPT-2
+ * trainer, train_gpt2.cu @f1e2ace (the BLLC rows): fused classifier,
+ * fused residual + LayerNorm, no dropout, biases in the GEMM epilogue. */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -36,6 +38,7 @@ enum hp_framework {
 	FW_PYTORCH_DDP = FW_COUNT,   /* estimate-only: eager PyTorch + apex AMP/DDP */
 	FW_PYTORCH_DDP_2020,         /* the same, with the 2020 model code's copies */
 	FW_INTERNLM,                 /* estimate-only: InternLM's trainer, Hybrid Zero */
+	FW_LLMC,                     /* estimate-only: karpathy/llm.c's C/CUDA trainer */
 	FW_ROWS
 };
 
@@ -53,6 +56,13 @@ enum hp_framework {
  * framework.c are mixed-precision paths). Range of the counted paths:
  * 32 (apex July 2019) to 54 (apex O2 with a clipping step). */
 #define FW_OPT_BYTES_DEFAULT 30.0
+
+/* HBM bytes per logit the loss moves, forward and backward, in the
+ * Megatron-style path every row but llm.c's runs: an fp32 softmax
+ * cross-entropy that reads, writes and reads back the T x V/tp logits
+ * (3 x 4 bytes) in each direction (Megatron's vocab_parallel_cross_entropy:
+ * max, exp and sum, then the gradient written in place). */
+#define FW_LOSS_BYTES_MEGATRON 12.0
 
 struct framework_info {
 	enum hp_framework id;
@@ -136,6 +146,24 @@ struct framework_info {
 				    * whatever the plan or config says, and
 				    * plan_grad_overlap is 0 (DeepSpeed: 1,
 				    * framework.c); 0 for the other rows */
+	/* The loss and the layer's memory-bound ops (perf_compute.c; fixed
+	 * by the framework's code). */
+	double loss_bytes_fwd;     /* HBM bytes per logit (T x V/tp) the loss moves
+				    * in the forward: FW_LOSS_BYTES_MEGATRON, or 0
+				    * where the loss runs in the backward */
+	double loss_bytes_bwd;     /* and in the backward (the logits' gradient;
+				    * llm.c: its fused classifier, loss and
+				    * gradient in one kernel, 6) */
+	int fused_residual_norm;   /* each residual add and the LayerNorm after it
+				    * run as one kernel that reads the residual and
+				    * the branch and writes the sum and the normed
+				    * output (4 element moves, where an add and a
+				    * norm apart move 5) */
+	int no_dropout;            /* the framework's model code has no dropout,
+				    * whatever the model's own config says: no
+				    * masks, no dropout kernels */
+	int gemm_bias_epilogue;    /* every bias is added in its GEMM's epilogue
+				    * (cuBLASLt): no bias-add kernels */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

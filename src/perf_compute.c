@@ -229,12 +229,18 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		ffn = m->moe.expert_ffn;
 		copies = m->moe.top_k + m->moe.shared_experts;
 	}
+	const struct framework_info *fw = framework_get(p->framework);
+	int dropout = m->dropout && !fw->no_dropout;
 	double b = 0;
-	b += 2 * 2 * eb * Th;                      /* two norms: read x, write y */
-	b += 2 * 3 * eb * Th;                      /* two residual adds: read 2, write 1 */
-	if (m->dropout && !fused_dropout_add(p))
+	if (fw->fused_residual_norm) {
+		b += 2 * 4 * eb * Th;              /* two add + norm kernels: read 2, write 2 */
+	} else {
+		b += 2 * 2 * eb * Th;              /* two norms: read x, write y */
+		b += 2 * 3 * eb * Th;              /* two residual adds: read 2, write 1 */
+	}
+	if (dropout && !fused_dropout_add(p))
 		b += 2 * (2 * eb + 1) * Th;        /* two dropouts: read, write, 1-byte mask */
-	else if (m->dropout)
+	else if (dropout)
 		b += 2 * Th;                       /* fused into the adds: the 1-byte masks */
 	if (m->position == POS_ROPE)
 		b += 2 * eb * T * (q + kv) / t;    /* rotary on q and k: read, write */
@@ -266,7 +272,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		/* Unfused attention: scale-mask-softmax reads and writes the
 		 * s x s scores, dropout reads, writes and masks them. */
 		double n = (double)m->heads / t * T * s;
-		*scores = n * (2 * eb + (m->dropout ? 2 * eb + 1 : 0));
+		*scores = n * (2 * eb + (dropout ? 2 * eb + 1 : 0));
 		/* Eager modules scale and mask the scores in two ops of their
 		 * own before the softmax (DeepLearningExamples BERT
 		 * modeling.py @26c26761 and @a9e2c1d5, BertSelfAttention:
@@ -420,16 +426,18 @@ static double layer_kernels(const struct model_spec *m, int layer, const struct 
 {
 	if (framework_get(p->framework)->eager_modules && !model_layer_is_moe(m, layer))
 		return eager_layer_kernels(m, p, tp);
+	const struct framework_info *fw = framework_get(p->framework);
+	int dropout = m->dropout && !fw->no_dropout;
 	double n = 0;
-	n += 2;                                /* norms */
+	n += fw->fused_residual_norm ? 0 : 2;  /* norms (fused: in the adds) */
 	n += 4;                                /* QKV, projection, MLP up, MLP down */
 	n += 2;                                /* residual adds (bias/dropout fused) */
 	n += 1;                                /* activation */
-	if (m->bias)
+	if (m->bias && !fw->gemm_bias_epilogue)
 		n += 2;                        /* bias adds not fused into a GEMM */
 	if (m->position == POS_ROPE)
 		n += 2;                        /* rotary on q and k */
-	if (m->dropout)
+	if (dropout)
 		n += 2;                        /* dropout masks */
 	if (p->flash)
 		n += 1;
@@ -787,12 +795,18 @@ void perf_stage_compute(struct stage_ctx *x)
 		bwd += 3 * T * h * 2 / bwh + gap;
 	}
 	if (x->last) {
-		/* Final norm, logits GEMM, fp32 softmax cross-entropy (read,
-		 * write and read back the T x V/tp logits). */
+		/* Final norm, logits GEMM and the loss: the framework row's
+		 * bytes per logit over the T x V/tp logits, each way (Megatron's
+		 * fp32 softmax cross-entropy reads, writes and reads back the
+		 * logits both ways: 12 + 12; llm.c's fused classifier 0 + 6). */
+		const struct framework_info *fw = framework_get(p->framework);
 		double lg = stage_logits_gemm(x);
-		double ew = 3 * T * V / tp * 4 / bwh;
-		fwd += lg + ew + 4 * gap;
-		bwd += 2 * lg + ew + 8 * gap;
+		/* Counted in 4-byte elements, in the order the 12-byte path
+		 * has always been summed (3 x T x V / tp x 4 / bwh). */
+		double ew_f = fw->loss_bytes_fwd / 4 * T * V / tp * 4 / bwh;
+		double ew_b = fw->loss_bytes_bwd / 4 * T * V / tp * 4 / bwh;
+		fwd += lg + ew_f + 4 * gap;
+		bwd += 2 * lg + ew_b + 8 * gap;
 		params += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / tp +
 			  x->pc->final_norm;
 		unit = perf_fmax(unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);

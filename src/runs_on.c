@@ -17,6 +17,7 @@
  *   pytorch-ddp(-2020)  NVIDIA DeepLearningExamples' BERT run_squad.py:
  *                  eager PyTorch under apex AMP O2 and apex DDP.
  *   internlm       InternLM's trainer of August 2023 (Hybrid Zero).
+ *   llm.c          karpathy/llm.c's train_gpt2.cu @f1e2ace.
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -34,6 +35,7 @@
 #define TITAN B(FW_TORCHTITAN)
 #define DDP (B(FW_PYTORCH_DDP) | B(FW_PYTORCH_DDP_2020))
 #define IL B(FW_INTERNLM)
+#define LLMC B(FW_LLMC)
 
 struct verdict {
 	unsigned mask;
@@ -238,7 +240,15 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    (internlm/solver/pipeline_utils.py): per chunk, every stage gets
  *    layers / pp and the last layers % pp stages one more; it asserts the
  *    layers divide into the chunks. No other split is expressible.
- *  - Both: hetplan's rows model dense models (InternLM's MoE code came
+ *  - llm.c: train_gpt2.cu @f1e2ace runs data parallelism only (one
+ *    process per GPU under mpirun, no tensor or pipeline split);
+ *    set_zero_configs (llmc/zero.cuh L558-575) takes -z 0 or 1 and falls
+ *    back to 0 for anything else (ZeRO-2/3 are not implemented). PRECISION
+ *    is FP32, FP16 or BF16 (Makefile; no FP8); no context or expert
+ *    parallelism (GPT-2 and GPT-3 shapes, dense). Its -r 1/2 recompute
+ *    GELU and the LayerNorms only, which no hetplan recompute mode is:
+ *    only plans without recomputation run on it.
+ *  - All three: hetplan's rows model dense models (InternLM's MoE code came
  *    after the row's commit; DLE BERT has none): no expert parallelism. */
 int runs_on_zero_ok(enum hp_framework f, int zero)
 {
@@ -246,6 +256,7 @@ int runs_on_zero_ok(enum hp_framework f, int zero)
 	case FW_PYTORCH_DDP:
 	case FW_PYTORCH_DDP_2020: return zero == 0;
 	case FW_INTERNLM: return zero <= 1;
+	case FW_LLMC: return zero <= 1;
 	default: return 1;
 	}
 }
@@ -277,6 +288,14 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 		deny(v, DDP, "recomputation (run_squad.py has no checkpointing flag)");
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, IL, "selective recomputation (model.checkpoint recomputes whole layers)");
+	if (rep->stages[0].tp > 1 || pp > 1)
+		deny(v, LLMC, "TP or PP (llm.c: data parallelism only)");
+	if (!runs_on_zero_ok(FW_LLMC, p->zero))
+		deny(v, LLMC, "ZeRO-%d (llm.c's -z takes 0 or 1: llmc/zero.cuh)", p->zero);
+	if (p->precision == HP_FP8 || p->cp > 1 || p->ep > 1)
+		deny(v, LLMC, "FP8, CP or EP (llm.c: bf16/fp16/fp32, dense, data parallel)");
+	if (p->recompute != RC_NONE)
+		deny(v, LLMC, "recomputation (llm.c's -r recomputes GELU and LayerNorm only)");
 	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
 	if (layers % chunks) {
 		deny(v, IL, "%d layers do not split into %d chunks", layers, chunks);

@@ -2074,7 +2074,10 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
  *    DistributedDataParallel overlaps its bucketed all-reduce unless
  *    delay_allreduce is set (both run). InternLM has no TP overlap; its
  *    hybrid ZeRO optimizer's overlap_sync_grad and overlap_sync_param
- *    are config switches (both run).
+ *    are config switches (both run). llm.c has no switch for either DP
+ *    overlap: its gradient reduce always runs on its own stream during
+ *    the backward, its ZeRO-1 gather always after the update (llmc/
+ *    zero.cuh, train_gpt2.cu @f1e2ace; framework.c); no TP.
  * Values outside the mask are the framework's default (framework.c). */
 static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_ANY] = { 3, 3, 3 },
@@ -2085,6 +2088,7 @@ static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_PYTORCH_DDP] = { 1, 3, 1 },
 	[FW_PYTORCH_DDP_2020] = { 1, 3, 1 },
 	[FW_INTERNLM] = { 1, 3, 3 },
+	[FW_LLMC] = { 1, 2, 1 },
 };
 
 /* The values key k may take in plan p: those the framework allows where

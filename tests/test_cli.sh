@@ -236,9 +236,24 @@ assert b['plan']['framework'] == 'internlm' and b['step_time_s'] == a['step_time
 printf '{"mbs": 4, "gbs": 32, "precision": "fp16", "framework": "pytorch-ddp-2020", "replicas": [{"count": 8, "stages": [{"pool": "v", "first_layer": 0, "last_layer": 23}]}]}' >"$T/ddp.json"
 expect 0 "" $H estimate --pool 1x8xV100-SXM2-32GB,name=v -m gpt-1.7b --plan "$T/ddp.json" --format json
 json "p = d['plan']; assert (p['framework'], p['grad_overlap'], p['tp_overlap']) == ('pytorch-ddp-2020', True, False), p"
+# llm.c's train_gpt2.cu @f1e2ace (the llm.c row): -z 1 reduce-scatters the
+# bf16 gradients (llmc/zero.cuh, ncclReduceScatter of floatX) on its NCCL
+# stream during the backward and all-gathers the parameters after the
+# update; no TP. Hand count of gpt-1.7b (24 layers, hidden 2304, FFN
+# 9216, vocab 51200, 2,048 learned positions, biases, LayerNorm, tied):
+# embedding 117,964,800 + positions 4,718,592 + 24 x (QKV 15,932,160 +
+# projection 5,310,720 + MLP 21,242,880 + 21,235,968 + norms 9,216 =
+# 63,730,944) + final norm 4,608 = 1,652,230,656 parameters; 2 bytes each
+# = 3,304,461,312 bytes reduce-scattered over 8 ranks.
+LC="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 4 --gbs 64 --zero 1 --precision bf16 --format json"
+expect 0 "" $LC --framework llm.c
+json "p = d['plan']; assert (p['framework'], p['tp_overlap'], p['grad_overlap'], p['param_overlap'], p['grad_reduce_fp32']) == ('llm.c', False, True, False, False), p"
+json "c = [x for x in d['comm'] if x['dim'] == 'dp']; assert [(x['collective'], x['bytes'], x['group']) for x in c] == [('reducescatter', 3304461312, 8)], c"
+expect 0 "" $LC --framework LLMC
+json "assert d['plan']['framework'] == 'llm.c', d['plan']"
 # Bad names: exit 2 (a flag) or 3 (a file), naming the flag or the key and
 # every row's name.
-ALL="any, megatron-core, megatron-lm, deepspeed, torchtitan, pytorch-ddp, pytorch-ddp-2020 or internlm"
+ALL="any, megatron-core, megatron-lm, deepspeed, torchtitan, pytorch-ddp, pytorch-ddp-2020, internlm or llm.c"
 expect 2 "hetplan estimate: --framework: expected $ALL, got 'internlm2'" $IL --framework internlm2
 expect 2 "hetplan plan: --framework: expected $ALL, got 'jax'" $H plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --framework jax
 expect 2 "hetplan launch: --framework: expected $ALL, got ''" $H launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8 --framework ''
@@ -247,14 +262,14 @@ expect 2 "--framework: expected $ALL, got 'xxxx" $IL --framework "$LONG"
 expect 2 "--framework: expected $ALL" $IL --framework "$(printf 'internlm\033[2J')"
 grep -q "$(printf '\033')" "$T/err" && bad "--framework echoed a raw escape" || ok
 printf '{"mbs": 1, "gbs": 8, "framework": "pytorch", "replicas": [{"stages": [{"pool": "h100-sxm", "first_layer": 0, "last_layer": 31}]}]}' >"$T/fw.json"
-expect 3 "fw.json: framework: expected \"any\", \"megatron-core\", \"megatron-lm\", \"deepspeed\", \"torchtitan\", \"pytorch-ddp\", \"pytorch-ddp-2020\" or \"internlm\", got \"pytorch\"" $E --plan "$T/fw.json"
+expect 3 "fw.json: framework: expected \"any\", \"megatron-core\", \"megatron-lm\", \"deepspeed\", \"torchtitan\", \"pytorch-ddp\", \"pytorch-ddp-2020\", \"internlm\" or \"llm.c\", got \"pytorch\"" $E --plan "$T/fw.json"
 # --help names the rows from the table, the estimate-only ones apart
-# (framework.h: pytorch-ddp, pytorch-ddp-2020 and internlm are the rows
+# (framework.h: pytorch-ddp, pytorch-ddp-2020, internlm and llm.c are the rows
 # after FW_COUNT)
-$H plan --help | grep -qF "estimate-only, planned and estimated but not launched: pytorch-ddp, pytorch-ddp-2020, internlm." && ok ||
+$H plan --help | grep -qF "estimate-only, planned and estimated but not launched: pytorch-ddp, pytorch-ddp-2020, internlm, llm.c." && ok ||
 	bad "plan --help does not list the estimate-only frameworks"
 # completions offer every name
-$H completion bash | grep -qF 'compgen -W "any megatron-core megatron-lm deepspeed torchtitan pytorch-ddp pytorch-ddp-2020 internlm"' && ok ||
+$H completion bash | grep -qF 'compgen -W "any megatron-core megatron-lm deepspeed torchtitan pytorch-ddp pytorch-ddp-2020 internlm llm.c"' && ok ||
 	bad "bash completion lacks the framework names"
 
 finish cli

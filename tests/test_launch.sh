@@ -316,7 +316,7 @@ expect 1 "" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --force -o "$T/no/such/dir/x.sh"
 # and before the memory check (--force does not change it); nothing is
 # written.
 LF="$H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8"
-for fw in internlm pytorch-ddp pytorch-ddp-2020; do
+for fw in internlm pytorch-ddp pytorch-ddp-2020 llm.c; do
 	expect 2 "hetplan: --framework: $fw is estimate-only: hetplan has no launcher for" $LF --framework $fw
 	[ ! -s "$T/out" ] && ok || bad "launch --framework $fw wrote configs"
 done

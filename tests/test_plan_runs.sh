@@ -185,9 +185,9 @@ done
 
 # --- the RUNS ON column's short names are names --framework takes: a
 # user copies "mlm" from the table (mcore, mlm, ds, titan; ddp, ddp20,
-# intern for the estimate-only rows), and the plan says the full name.
+# intern, llmc for the estimate-only rows), and the plan says the full name.
 for pair in mcore:megatron-core mlm:megatron-lm ds:deepspeed titan:torchtitan \
-	ddp:pytorch-ddp ddp20:pytorch-ddp-2020 intern:internlm; do
+	ddp:pytorch-ddp ddp20:pytorch-ddp-2020 intern:internlm llmc:llm.c; do
 	ab=${pair%%:*} full=${pair#*:}
 	$H estimate --pool 2x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 256 \
 		--precision fp16 --framework "$ab" --format json >"$T/ab.json" 2>"$T/err" &&

@@ -15,7 +15,10 @@
  *     flag) for pytorch-ddp(-2020); InternLM @01e7fd61 for internlm
  *     (Hybrid Zero = ZeRO-1; model.dtype fp16/bf16/fp32/tf32; whole-layer
  *     model.checkpoint; partition_uniform: per chunk layers / pp per
- *     stage, one more on the last layers % pp stages).
+ *     stage, one more on the last layers % pp stages); karpathy/llm.c
+ *     @f1e2ace for llm.c (data parallelism only; llmc/zero.cuh's
+ *     set_zero_configs: -z 0 or 1; no FP8; -r recomputes GELU and
+ *     LayerNorm only, no hetplan recompute mode).
  * Every mask is also checked against runs_on.h's promise: an
  * estimate-only row's bit is set only where megatron-core's is. */
 #include "t.h"
@@ -32,6 +35,7 @@ static struct model_spec model;   /* llama3.1-8b: 32 layers */
 #define TT (1u << FW_TORCHTITAN)
 #define PD ((1u << FW_PYTORCH_DDP) | (1u << FW_PYTORCH_DDP_2020))
 #define IL (1u << FW_INTERNLM)
+#define LC (1u << FW_LLMC)
 
 static void cluster2(struct cluster *c, const char *a, const char *b)
 {
@@ -313,7 +317,7 @@ TEST(estimate_only_rows)
 	const char *dp8 = "{\"zero\":0,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,"
 			  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
 	CHECK_EQ_INT(mask_of(&c, dp8, why, sizeof why), RUNS_ON_ALL);
-	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL);
+	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC);
 	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
 			     "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
@@ -347,6 +351,50 @@ TEST(estimate_only_rows)
 	m = mask_of(&c, "{\"zero\":0,\"precision\":\"fp16\",\"replicas\":[{\"stages\":["
 		    ONE_STAGE("a", 8) "]}]}", NULL, 0);
 	CHECK_EQ_INT(m & (PD | IL), IL);
+}
+
+/* llm.c's train_gpt2.cu as scripts/run_gpt2_124M.sh runs it: mpirun -np 8,
+ * bf16, -z 1, -r 0 (the BLLC rows' plan) runs; each of TP, PP, ZeRO-2,
+ * recomputation and FP8 is outside what llm.c @f1e2ace can run. */
+TEST(llmc_row)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xA100-SXM4-80GB,name=a", NULL);
+	char why[512];
+	const char *bllc = "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
+			   "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, bllc, why, sizeof why) & LC, LC);
+	static const struct { const char *json, *why; } no[] = {
+		{ "{\"zero\":2,\"replicas\":[{\"count\":8,\"batch_share\":0.125,\"stages\":["
+		  ONE_STAGE("a", 1) "]}]}", "ZeRO-2 (llm.c's -z takes 0 or 1" },
+		{ "{\"zero\":1,\"replicas\":[{\"count\":2,\"batch_share\":0.5,\"stages\":["
+		  ONE_STAGE("a", 8) "]}]}", "TP or PP (llm.c: data parallelism only)" },
+		{ "{\"zero\":1,\"replicas\":[{\"count\":8,\"batch_share\":0.125,\"stages\":["
+		  "{\"pool\":\"a\",\"first_layer\":0,\"last_layer\":15},"
+		  "{\"pool\":\"a\",\"first_layer\":16,\"last_layer\":31}]}]}",
+		  "TP or PP (llm.c: data parallelism only)" },
+		{ "{\"zero\":1,\"recompute\":\"full\",\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
+		  "\"stages\":[" ONE_STAGE("a", 1) "]}]}", "recomputation (llm.c's -r" },
+		{ "{\"zero\":1,\"precision\":\"fp8\",\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
+		  "\"stages\":[" ONE_STAGE("a", 1) "]}]}", "FP8, CP or EP" },
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		struct plan p;
+		struct hp_err err = { 0 };
+		plan_init(&p);
+		p.gbs = 64;
+		p.mbs = 1;
+		if (plan_parse_json(&p, no[i].json, strlen(no[i].json), "test", &c, &err) < 0) {
+			T_FAILF("%s", err.msg);
+			plan_free(&p);
+			continue;
+		}
+		CHECK(!(runs_on_mask(&p, &c, NULL, 0) & LC));
+		runs_on_why_row(&p, &c, FW_LLMC, why, sizeof why);
+		if (!strstr(why, no[i].why))
+			T_FAILF("plan %zu: why '%s', want '%s'", i, why, no[i].why);
+		plan_free(&p);
+	}
 }
 
 TEST(names_and_pick)
@@ -394,6 +442,7 @@ int main(void)
 	RUN(recompute_kinds);
 	RUN(fp8);
 	RUN(estimate_only_rows);
+	RUN(llmc_row);
 	RUN(names_and_pick);
 	catalog_done(&cat);
 	return t_done("runs_on");
