@@ -22,7 +22,10 @@
  *    38327e07f, sets it to stage == 3 when absent); hetplan assumes the
  *    user sets it at ZeRO 1-2, as every published large DeepSpeed recipe
  *    does; ZeRO-3 prefetches parameters. No TP overlap. Gradients reduced
- *    in the training dtype. At ZeRO 0 nothing can overlap
+ *    in the training dtype, but in fp32 for bf16 at ZeRO 0, where the
+ *    engine accumulates them in fp32 (FW_GRAD_FP32_BF16_ZERO0,
+ *    get_data_types; launch states communication_data_type and
+ *    data_types.grad_accum_dtype). At ZeRO 0 nothing can overlap
  *    (grad_overlap_min_zero 1): overlap_comm is a field of the ZeRO
  *    optimizer only, and without one DeepSpeedEngine.backward() runs
  *    loss.backward() and then allreduce_gradients(), whose ZeRO-0 branch
@@ -254,7 +257,8 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
-	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1, 0, 0,
+	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1,
+			   FW_GRAD_FP32_BF16_ZERO0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "
 			   "ZeRO 0 reduces after the backward: runtime/engine.py)", 0, 1,
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,

@@ -46,6 +46,13 @@ enum hp_framework {
  * turns --accumulate-allreduce-grads-in-fp32 on by itself only under
  * bf16; an fp16 run reduces its fp16 gradients unless the flag is given. */
 #define FW_GRAD_FP32_UNLESS_FP16 2
+/* grad_reduce_fp32 value of the deepspeed row: DeepSpeed accumulates
+ * (and so all-reduces) bf16 gradients in fp32 when no ZeRO optimizer is
+ * configured (runtime/engine.py get_data_types: "if model_dtype ==
+ * torch.bfloat16 and not self.zero_optimization(): grad_accum_dtype =
+ * torch.float32"; BF16_Optimizer hands its fp32 gradients to the
+ * all-reduce); otherwise it reduces in the training dtype. */
+#define FW_GRAD_FP32_BF16_ZERO0 3
 
 /* HBM bytes the optimizer step moves per local parameter when nothing
  * else is counted: hetplan's single figure for every framework before the

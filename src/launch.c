@@ -650,6 +650,18 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	} else if (p->precision == HP_BF16 || p->precision == HP_FP8) {
 		cJSON_AddBoolToObject(cJSON_AddObjectToObject(o, "bf16"), "enabled", 1);
 	}
+	/* The dtype the estimate reduced the gradients in, stated rather than
+	 * left to DeepSpeed's defaults: allreduce_bucket casts each bucket to
+	 * communication_data_type; at ZeRO 0 under bf16 the gradients are
+	 * accumulated in grad_accum_dtype (fp32 by default, get_data_types). */
+	if (p->precision == HP_FP16 || p->precision == HP_BF16 || p->precision == HP_FP8) {
+		const char *g16 = p->precision == HP_FP16 ? "fp16" : "bf16";
+		const char *gd = plan_grad_fp32(p) ? "fp32" : g16;
+		cJSON_AddStringToObject(o, "communication_data_type", gd);
+		if (p->zero == 0 && p->precision != HP_FP16)
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(o, "data_types"),
+						"grad_accum_dtype", gd);
+	}
 	/* Under sequence parallelism a stage's output is each TP rank's own
 	 * shard: the pipeline engine must not partition it again (its
 	 * defaults, pipe_partitioned and grad_partitioned true, are what

@@ -59,6 +59,8 @@ int plan_grad_fp32(const struct plan *p)
 	int d = framework_get(p->framework)->grad_reduce_fp32;
 	if (d == FW_GRAD_FP32_UNLESS_FP16)
 		d = p->precision != HP_FP16;
+	else if (d == FW_GRAD_FP32_BF16_ZERO0)
+		d = p->precision == HP_BF16 && p->zero == 0;
 	return p->grad_fp32 >= 0 ? p->grad_fp32 : d;
 }
 

@@ -441,7 +441,11 @@ TEST(pipeline_transfers_as_frameworks_run_them)
  * accumulation and all-reduce to be done in fp32"), so an fp16 run
  * reduces fp16 gradients; torchtitan reduces in fp32
  * (mixed_precision_reduce = "float32"); DeepSpeed reduces in the training
- * dtype unless fp32_allreduce. Checked as the DP bytes of one plan: the
+ * dtype unless fp32_allreduce, except bf16 without a ZeRO optimizer,
+ * which it accumulates and so all-reduces in fp32 (runtime/engine.py
+ * get_data_types: "if model_dtype == torch.bfloat16 and not
+ * self.zero_optimization(): grad_accum_dtype = torch.float32"; these
+ * plans are ZeRO 0). Checked as the DP bytes of one plan: the
  * gradients of N21-T1-01 (GPT 1.7B, fp16, TP 1: 1.7e9 parameters) all-
  * reduced as 2 or 4 bytes each. */
 TEST(gradient_dtype_as_frameworks_reduce)
@@ -457,12 +461,13 @@ TEST(gradient_dtype_as_frameworks_reduce)
 	static const struct { enum hp_framework fw; enum hp_dtype dt; int bytes; } cases[] = {
 		{ FW_MEGATRON_LM, HP_FP16, 2 },   { FW_MEGATRON_LM, HP_BF16, 4 },
 		{ FW_MEGATRON_CORE, HP_FP16, 2 }, { FW_MEGATRON_CORE, HP_BF16, 4 },
-		{ FW_TORCHTITAN, HP_FP16, 4 },    { FW_DEEPSPEED, HP_BF16, 2 },
+		{ FW_TORCHTITAN, HP_FP16, 4 },    { FW_DEEPSPEED, HP_BF16, 4 },
+		{ FW_DEEPSPEED, HP_FP16, 2 },
 	};
 	struct plan p;
 	plan_init(&p);
 	plan_copy(&p, &r->plan);
-	double per_param[6];
+	double per_param[7];
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		p.framework = cases[i].fw;
 		p.precision = cases[i].dt;

@@ -205,20 +205,34 @@ rc=$?
 	&& ok || bad "deepspeed ZeRO 0 with --grad-overlap on: exit $rc, $(cat "$T/err")"
 # An fp32 or tf32 run has fp32 gradients only: DeepSpeed without an
 # fp16/bf16 section reduces param.grad as it is (engine.py
-# buffered_allreduce_fallback), so its DP all-reduce moves 4 bytes a
-# parameter where the bf16 run of the same plan moves 2 (the deepspeed
-# row reduces in the training dtype): twice the bytes, exactly. And
-# --grad-reduce-fp32 off there is refused (exit 3).
-for pr in bf16 tf32; do
-	$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --zero 0 \
-	    --framework deepspeed --precision $pr --format json >"$T/dsp-$pr.json" 2>/dev/null
+# buffered_allreduce_fallback), 4 bytes a parameter. A bf16 run reduces
+# in bf16 under a ZeRO optimizer (2 bytes: half the tf32 bytes at ZeRO 1)
+# but in fp32 at ZeRO 0, where DeepSpeed accumulates bf16 gradients in
+# fp32 (engine.py get_data_types: "if model_dtype == torch.bfloat16 and
+# not self.zero_optimization(): grad_accum_dtype = torch.float32"; the
+# BF16_Optimizer's fp32 gradients are what it all-reduces): the same
+# bytes as tf32. And --grad-reduce-fp32 off in an fp32 run is refused.
+for z in 0 1; do
+	for pr in bf16 tf32; do
+		$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --zero $z \
+		    --framework deepspeed --precision $pr --format json >"$T/dsp-$pr-$z.json" 2>/dev/null
+	done
 done
 python3 -c "
 import json
-b = [[r['bytes'] for r in json.load(open('$T/dsp-%s.json' % p))['comm'] if r['dim'] == 'dp'][0]
-     for p in ('bf16', 'tf32')]
-assert b[1] == 2 * b[0] > 0, b
-" && ok || bad "deepspeed tf32 DP all-reduce: not twice the bf16 bytes"
+def b(p, z):
+    return [r['bytes'] for r in json.load(open('$T/dsp-%s-%d.json' % (p, z)))['comm'] if r['dim'] == 'dp'][0]
+assert b('bf16', 0) == b('tf32', 0) > 0, (b('bf16', 0), b('tf32', 0))
+assert 2 * b('bf16', 1) == b('tf32', 1) > 0, (b('bf16', 1), b('tf32', 1))
+" && ok || bad "deepspeed DP bytes: bf16 at ZeRO 0 not fp32, or at ZeRO 1 not half of tf32's"
+# The launch config states the dtype the estimate reduced in.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --zero 0 \
+    --framework deepspeed --precision bf16 --format deepspeed >"$T/ds0.json" 2>/dev/null
+python3 -c "
+import json
+d = json.load(open('$T/ds0.json'))
+assert d['communication_data_type'] == 'fp32' and d['data_types']['grad_accum_dtype'] == 'fp32', d
+" && ok || bad "deepspeed ZeRO 0 bf16 config: gradient dtype not fp32: $(cat "$T/ds0.json")"
 $H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --precision fp32 \
     --grad-reduce-fp32 off >/dev/null 2>"$T/err"
 rc=$?
