@@ -650,13 +650,15 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 	if (p->grad_fp32 == 0 && (p->precision == HP_FP32 || p->precision == HP_TF32))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: grad_reduce_fp32 off needs a 16-bit or fp8 run (precision %s "
-				  "holds fp32 gradients only)",
+				  "holds fp32 gradients only; a plan file written by hetplan before "
+				  "December 2026 may hold it: remove the key)",
 				  ctx, hp_dtype_name((enum hp_dtype)p->precision));
 	if (p->grad_overlap == 1 && !framework_grad_overlap_possible(p->framework, p->zero))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: grad_overlap on needs zero 1-3 under framework %s (at ZeRO 0 "
 				  "DeepSpeed all-reduces the gradients after the backward; its "
-				  "overlap_comm belongs to the ZeRO optimizer)",
+				  "overlap_comm belongs to the ZeRO optimizer; a plan file written by "
+				  "hetplan before December 2026 may hold it: remove the key)",
 				  ctx, framework_name(p->framework));
 	if (p->ep_overlap == 1 && !framework_get(p->framework)->ep_overlap)
 		return hp_err_set(err, HP_EXIT_INPUT,
