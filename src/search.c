@@ -1912,6 +1912,8 @@ static int search_threads(const struct search_opts *o)
  * work is that of the last earlier setting of the same shape (schedule,
  * VPP, CP, EP: those that differ within a run of settings; the micro-
  * batch, recomputation and ZeRO stage change less often, enum_gsets),
+ * one with the same recomputation and ZeRO stage if there is one (a
+ * batch can straddle two of those, whose work differs tenfold),
  * in counts weighted by rough costs per item (bench's time lines, 2
  * cores: ~1 us a candidate, ~5 us an estimate; LPs and capacity MILPs
  * ~100 us, twice that for a MILP GLPK solves, a guess from the MILP
@@ -1924,21 +1926,28 @@ static double gset_work(const struct search_stats *st)
 	       100.0 * (double)(st->lp_solves + st->milp_glpk);
 }
 
-static int same_shape(const struct gset *a, const struct gset *b)
+static int same_shape(const struct gset *a, const struct gset *b, int close)
 {
-	return a->sched == b->sched && a->vpp == b->vpp && a->cp == b->cp && a->ep == b->ep;
+	return a->sched == b->sched && a->vpp == b->vpp && a->cp == b->cp && a->ep == b->ep &&
+	       (!close || (a->rc == b->rc && a->zero == b->zero));
+}
+
+/* The work of the last setting before b0 of g's shape, closest first
+ * (the same recomputation and ZeRO stage too), else 0. */
+static double gset_predict(const struct gset *gs, int b0, const struct gset *g, const double *work)
+{
+	for (int close = 1; close >= 0; close--)
+		for (int j = b0 - 1; j >= 0; j--)
+			if (same_shape(&gs[j], g, close))
+				return work[j];
+	return 0;
 }
 
 static void batch_order(struct batch *b, const struct gset *gs, int b0, const double *work)
 {
 	double pred[GSET_BATCH];
 	for (int i = 0; i < b->n; i++) {
-		pred[i] = 0;
-		for (int j = b0 - 1; j >= 0; j--)
-			if (same_shape(&gs[j], &gs[b0 + i])) {
-				pred[i] = work[j];
-				break;
-			}
+		pred[i] = gset_predict(gs, b0, &gs[b0 + i], work);
 		/* insertion sort: descending prediction, then index */
 		int k = i;
 		while (k > 0 && pred[b->order[k - 1]] < pred[i]) {
