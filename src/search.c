@@ -1727,6 +1727,7 @@ struct gset_task {
 struct batch {
 	struct gset_task *t;
 	int n;
+	int order[GSET_BATCH]; /* the order settings are handed out in */
 	int next;             /* settings handed out (under the pool's lock) */
 	int finished;         /* settings searched */
 	atomic_int *cancel;
@@ -1764,7 +1765,7 @@ static int pool_take(struct worker_pool *p)
 {
 	struct batch *b = p->b;
 	if (b && b->next < b->n) {
-		int i = b->next++;
+		int i = b->order[b->next++];
 		pthread_mutex_unlock(&p->mu);
 		if (!(b->cancel && atomic_load(b->cancel)))
 			b->t[i].done = search_gset(&b->t[i].x, b->t[i].g);
@@ -1902,6 +1903,61 @@ static int search_threads(const struct search_opts *o)
 	return (int)HP_MAX(1, HP_MIN(n, GSET_BATCH));
 }
 
+/* The order a batch's settings are taken in: longest first, so that a
+ * thread finding the batch empty waits on a short setting rather than a
+ * long one (issue 13: with 2 threads, DeepSeek-V3's batches of 8 ended on
+ * their longest setting). Which thread takes a setting changes nothing
+ * but the time (above), so any order gives the same answer; this one is
+ * still deterministic, from counts, not clocks. A setting's predicted
+ * work is that of the last earlier setting of the same shape (schedule,
+ * VPP, CP, EP: those that differ within a run of settings; the micro-
+ * batch, recomputation and ZeRO stage change less often, enum_gsets),
+ * one with the same recomputation and ZeRO stage if there is one (a
+ * batch can straddle two of those, whose work differs tenfold),
+ * in counts weighted by rough costs per item (bench's time lines, 2
+ * cores: ~1 us a candidate, ~5 us an estimate; LPs and capacity MILPs
+ * ~100 us, twice that for a MILP GLPK solves, a guess from the MILP
+ * seconds over the counts). Only the ranking matters, and only within a
+ * batch. Settings with no earlier one of their shape, or the same
+ * prediction, keep their index order. */
+static double gset_work(const struct search_stats *st)
+{
+	return 1.0 * (double)st->candidates + 5.0 * (double)st->evaluated +
+	       100.0 * (double)(st->lp_solves + st->milp_glpk);
+}
+
+static int same_shape(const struct gset *a, const struct gset *b, int close)
+{
+	return a->sched == b->sched && a->vpp == b->vpp && a->cp == b->cp && a->ep == b->ep &&
+	       (!close || (a->rc == b->rc && a->zero == b->zero));
+}
+
+/* The work of the last setting before b0 of g's shape, closest first
+ * (the same recomputation and ZeRO stage too), else 0. */
+static double gset_predict(const struct gset *gs, int b0, const struct gset *g, const double *work)
+{
+	for (int close = 1; close >= 0; close--)
+		for (int j = b0 - 1; j >= 0; j--)
+			if (same_shape(&gs[j], g, close))
+				return work[j];
+	return 0;
+}
+
+static void batch_order(struct batch *b, const struct gset *gs, int b0, const double *work)
+{
+	double pred[GSET_BATCH];
+	for (int i = 0; i < b->n; i++) {
+		pred[i] = gset_predict(gs, b0, &gs[b0 + i], work);
+		/* insertion sort: descending prediction, then index */
+		int k = i;
+		while (k > 0 && pred[b->order[k - 1]] < pred[i]) {
+			b->order[k] = b->order[k - 1];
+			k--;
+		}
+		b->order[k] = i;
+	}
+}
+
 /* Search the settings gs in batches (above), and run the side tasks on
  * threads that would otherwise wait; every side task has run when it
  * returns. */
@@ -1911,6 +1967,7 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng, struct si
 	const struct search_opts *o = x->o;
 	int nt = search_threads(o);
 	struct gset_task *t = xcalloc(GSET_BATCH, sizeof *t);
+	double *work = xcalloc((size_t)ng, sizeof *work);
 	pthread_t th[GSET_BATCH];
 	struct worker_pool pl;
 	memset(&pl, 0, sizeof pl);
@@ -1935,6 +1992,7 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng, struct si
 		b.cancel = o->cancel;
 		for (int i = 0; i < b.n; i++)
 			task_init(&t[i], x, &gs[b0 + i]);
+		batch_order(&b, gs, b0, work);
 		/* this thread searches settings too, and takes a side task only
 		 * while the batch's last settings are still being searched */
 		pthread_mutex_lock(&pl.mu);
@@ -1948,6 +2006,7 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng, struct si
 		for (int i = 0; i < b.n; i++) {
 			if (!t[i].done)
 				x->res->stats.cancelled = 1;
+			work[b0 + i] = gset_work(&t[i].res.stats);
 			task_merge(x, &t[i]);
 		}
 		if (o->progress)
@@ -1965,6 +2024,7 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng, struct si
 	pthread_cond_destroy(&pl.work);
 	pthread_cond_destroy(&pl.done);
 	pthread_mutex_destroy(&pl.mu);
+	free(work);
 	free(t);
 }
 
