@@ -293,17 +293,13 @@ struct segs {
 	int fj[CAPMILP_MAX_VARS], nf;
 };
 
-/* One multiplier of joint_lb with free segments: L(mult[t]) and, in
- * *got, the rate its inner minimum takes. */
-static double free_at(const struct bb *b, int t, int i, double need, long left,
-		      const struct segs *sg, double *got)
+/* The free segments fj[0..nf) by (coefficient at multiplier pi, count):
+ * an insertion sort, stable, into fc (coefficients) and fo (counts). */
+static void free_by_coef(const struct capmilp *m, double pi, const int *fj, int nf,
+			 double *fc, int *fo)
 {
-	const struct capmilp *m = b->m;
-	double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
-	int fo[CAPMILP_MAX_VARS], nf = sg->nf;
-	/* the free segments by (coefficient, count), insertion */
 	for (int a = 0; a < nf; a++) {
-		int j = sg->fj[a], k = a;
+		int j = fj[a], k = a;
 		double cj = -m->lambda * m->r[j] - pi * m->r[j];
 		while (k > 0 && fc[k - 1] > cj) {
 			fc[k] = fc[k - 1];
@@ -313,6 +309,17 @@ static double free_at(const struct bb *b, int t, int i, double need, long left,
 		fc[k] = cj;
 		fo[k] = j;
 	}
+}
+
+/* One multiplier of joint_lb with free segments: L(mult[t]) and, in
+ * *got, the rate its inner minimum takes. */
+static double free_at(const struct bb *b, int t, int i, double need, long left,
+		      const struct segs *sg, double *got)
+{
+	const struct capmilp *m = b->m;
+	double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
+	int fo[CAPMILP_MAX_VARS], nf = sg->nf;
+	free_by_coef(m, pi, sg->fj, nf, fc, fo);
 	/* merged with the paid ones, already in that order at pi
 	 * (b->mult_order); on equal coefficients the lower count first, a
 	 * count's free segment before its paid one: the order of a stable
@@ -406,17 +413,7 @@ static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, 
 	for (int t = 0; t < b->n_mult; t++) {
 		double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
 		int fo[CAPMILP_MAX_VARS];
-		for (int a = 0; a < nf; a++) {
-			int j = fj[a], k = a;
-			double cj = -m->lambda * m->r[j] - pi * m->r[j];
-			while (k > 0 && fc[k - 1] > cj) {
-				fc[k] = fc[k - 1];
-				fo[k] = fo[k - 1];
-				k--;
-			}
-			fc[k] = cj;
-			fo[k] = j;
-		}
+		free_by_coef(m, pi, fj, nf, fc, fo);
 		double L = pi * need, got = 0, room = (double)room0;
 		const int *ord = b->mult_order[t];
 		int pa = 0, fa = 0;

@@ -967,6 +967,52 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
 }
 
+/* One stage's exposed DP time: through the DP memo (stage_dp_key,
+ * perf_memo_dp) when with_memo, a miss computed and put; else computed. */
+static double stage_dp_of(struct stage_ctx *x, int with_memo)
+{
+	if (!with_memo) {
+		perf_stage_compute(x);
+		return perf_stage_dp(x, NULL);
+	}
+	struct stage_key key, dk;
+	stage_key_of(x, &key);
+	uint64_t h0 = stage_dp_key(x, &key, &dk);
+	const double *hit = perf_memo_dp(x->memo, &dk, h0);
+	if (hit)
+		return *hit;
+	perf_stage_compute(x);
+	double v = perf_stage_dp(x, NULL);
+	perf_memo_dp_put(x->memo, &dk, h0, v);
+	return v;
+}
+
+static int dp_exposed(const struct cluster *c, const struct model_spec *m,
+		      const struct plan *p, const struct perf_calib *k, int with_memo,
+		      double *dp_s, struct hp_err *err)
+{
+	*dp_s = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	struct estimate e;
+	memset(&e, 0, sizeof e);
+	struct stage_ctx x;
+	int used[HP_MAX_POOLS];
+	ctx_init(&x, c, m, p, k, used, &e);
+	double worst = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		ctx_replica(&x, r, with_memo);
+		for (int i = 0; i < x.pp; i++) {
+			if (dp_as_previous(&x, i))
+				continue;
+			ctx_stage(&x, i);
+			worst = perf_fmax(worst, stage_dp_of(&x, with_memo));
+		}
+	}
+	*dp_s = worst;
+	return 0;
+}
+
 /* perf_estimate's bd.dp_comm alone: per stage only what perf_stage_dp
  * reads (perf_stage_compute: the stage's parameters and its forward,
  * backward and recompute times; the TP/CP/EP/PP collectives of
@@ -981,29 +1027,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    const struct plan *p, const struct perf_calib *k, double *dp_s,
 		    struct hp_err *err)
 {
-	if (!k)
-		k = perf_calib_default();
-	*dp_s = 0;
-	if (check_plan(c, m, p, err) < 0)
-		return -1;
-	struct estimate e;
-	memset(&e, 0, sizeof e);
-	struct stage_ctx x;
-	int used[HP_MAX_POOLS];
-	ctx_init(&x, c, m, p, k, used, &e);
-	double worst = 0;
-	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r, 0);
-		for (int i = 0; i < x.pp; i++) {
-			if (dp_as_previous(&x, i))
-				continue;
-			ctx_stage(&x, i);
-			perf_stage_compute(&x);
-			worst = perf_fmax(worst, perf_stage_dp(&x, NULL));
-		}
-	}
-	*dp_s = worst;
-	return 0;
+	return dp_exposed(c, m, p, k ? k : perf_calib_default(), 0, dp_s, err);
 }
 
 /* perf_dp_exposed through the DP memo perf_estimate keeps (stage_dp_key,
@@ -1016,39 +1040,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 			 const struct plan *p, double *dp_s, struct hp_err *err)
 {
-	const struct perf_calib *k = perf_calib_default();
-	*dp_s = 0;
-	if (check_plan(c, m, p, err) < 0)
-		return -1;
-	struct estimate e;
-	memset(&e, 0, sizeof e);
-	struct stage_ctx x;
-	int used[HP_MAX_POOLS];
-	ctx_init(&x, c, m, p, k, used, &e);
-	double worst = 0;
-	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r, 1);
-		for (int i = 0; i < x.pp; i++) {
-			if (dp_as_previous(&x, i))
-				continue;
-			ctx_stage(&x, i);
-			struct stage_key key, dk;
-			stage_key_of(&x, &key);
-			uint64_t h0 = stage_dp_key(&x, &key, &dk);
-			const double *hit = perf_memo_dp(x.memo, &dk, h0);
-			double v;
-			if (hit) {
-				v = *hit;
-			} else {
-				perf_stage_compute(&x);
-				v = perf_stage_dp(&x, NULL);
-				perf_memo_dp_put(x.memo, &dk, h0, v);
-			}
-			worst = perf_fmax(worst, v);
-		}
-	}
-	*dp_s = worst;
-	return 0;
+	return dp_exposed(c, m, p, perf_calib_default(), 1, dp_s, err);
 }
 
 /* perf_estimate's stage records alone (times, memory, capacity): the
