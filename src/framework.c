@@ -262,7 +262,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "
 			   "ZeRO 0 reduces after the backward: runtime/engine.py)", 0, 1,
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-			   .grad_overlap_min_zero = 1,
+			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,

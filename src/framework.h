@@ -153,6 +153,11 @@ struct framework_info {
 				    * whatever the plan or config says, and
 				    * plan_grad_overlap is 0 (DeepSpeed: 1,
 				    * framework.c); 0 for the other rows */
+	int zero0_copy_passes;     /* ddp_copy_passes at ZeRO 0 where the code
+				    * path differs (DeepSpeed: 3, the engine's
+				    * own reduce without the ZeRO optimizer's
+				    * contiguous buffers, framework.c); 0: the
+				    * row's ddp_copy_passes at every stage */
 	/* The loss and the layer's memory-bound ops (perf_compute.c; fixed
 	 * by the framework's code). */
 	double loss_bytes_fwd;     /* HBM bytes per logit (T x V/tp) the loss moves

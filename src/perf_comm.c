@@ -472,9 +472,6 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
  * parameter elements to fetch ahead of use", deepspeed/runtime/zero/
  * config.py). Range: any user setting; hetplan plans with the default. */
 #define DS_PREFETCH_ELEMS 5e7
-/* Read-and-write passes DeepSpeed's engine makes over each gradient at
- * ZeRO 0 (flatten, scale, copy back: ddp_bucket_copies). */
-#define DS_ZERO0_COPY_PASSES 3
 
 /* DeepSpeed ZeRO-3 releases a module's gathered parameters after its
  * forward unless the module runs again within stage3_max_reuse_distance
@@ -597,10 +594,11 @@ static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ran
 	 * allreduce_and_copy, L2491-2521: allreduce_bucket flattens the
 	 * bucket (self.flatten), scales it in place (mul_ by 1 / DP) and
 	 * all-reduces it, then copy_ writes it back into each gradient;
-	 * v0.3.13's engine.py does the same with div_). The row's 0 is
-	 * ZeRO 1-2's, whose gradients already live in contiguous buffers. */
-	if (x->p->framework == FW_DEEPSPEED && x->p->zero == 0)
-		passes = DS_ZERO0_COPY_PASSES;
+	 * v0.3.13's engine.py does the same with div_): the row's
+	 * zero0_copy_passes. Its ddp_copy_passes, 0, is ZeRO 1-2's, whose
+	 * gradients already live in contiguous buffers. */
+	if (x->p->zero == 0 && x->fw->zero0_copy_passes > 0)
+		passes = x->fw->zero0_copy_passes;
 	double bw = x->g->hbm_Bps * x->k->gen[x->g->gen].hbm;
 	if (ranks <= 1 || passes <= 0 || bw <= 0)
 		return 0;
