@@ -1034,7 +1034,7 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
  * perf_memo_dp): a stage whose DP inputs an estimate or a call before met
  * costs its key alone. The memo's value is perf_stage_dp's on the same
  * inputs, so the same bits as perf_dp_exposed; a miss computes the stage
- * as perf_dp_exposed does and puts it. For the planner's candidate
+ * as perf_dp_exposed does and stores it. For the planner's candidate
  * screen (search_combo.c), whose plans share their stages with the
  * estimates around them. */
 int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
