@@ -510,6 +510,38 @@ static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, 
 	return fk;
 }
 
+/* The least over the multipliers nu in b->mult of nu slack + the most
+ * sum (r_j - nu d_j) y_j with y_j in [0, u_j - 1] for the counts i..
+ * and sum y_j <= room, taken by decreasing r_j - nu d_j (b->mult_order):
+ * those with a nonpositive coefficient left out when positive_only
+ * (joint_ub's inequality), else taken as they come (joint_ub_eq's
+ * equality fills room whatever the sign). */
+static double ub_least(const struct bb *b, int i, const int *u, double slack, long room0,
+		       int positive_only)
+{
+	const struct capmilp *m = b->m;
+	double best = HUGE_VAL;
+	for (int t = 0; t < b->n_mult; t++) {
+		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)room0;
+		for (int a = 0; a < m->n && room > 0; a++) {
+			int j = b->mult_order[t][a];
+			double pj = m->r[j] - nu * b->dcoef[j];
+			if (positive_only && pj <= 0)
+				break;
+			if (j < i)
+				continue;
+			double y = min2((double)(u[j] - 1), room);
+			U += pj * y;
+			used += b->dcoef[j] * y;
+			room -= y;
+		}
+		best = min2(best, U);
+		if (slack - used >= 0)
+			break;   /* a subgradient >= 0: no larger nu does better */
+	}
+	return best;
+}
+
 /* The budget's rate bound over the counts i.. with boxes [1, u_j] when
  * the replicas row binds: the most sum r_j n_j with sum d_j n_j <= slack
  * and sum n_j <= left, as an LP, through the budget row's Lagrangian
@@ -525,26 +557,7 @@ static double joint_ub(const struct bb *b, int i, const int *u, double slack, lo
 		slack -= b->dcoef[j];
 		left--;
 	}
-	double best = HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)left;
-		for (int a = 0; a < m->n && room > 0; a++) {
-			int j = b->mult_order[t][a];
-			double pj = m->r[j] - nu * b->dcoef[j];
-			if (pj <= 0)
-				break;
-			if (j < i)
-				continue;
-			double y = min2((double)(u[j] - 1), room);
-			U += pj * y;
-			used += b->dcoef[j] * y;
-			room -= y;
-		}
-		best = min2(best, U);
-		if (slack - used >= 0)
-			break;   /* a subgradient >= 0: no larger nu does better */
-	}
-	return rate0 + best;
+	return rate0 + ub_least(b, i, u, slack, left, 1);
 }
 
 /* joint_ub with the replicas row an equality: exactly S replicas among
@@ -565,23 +578,7 @@ static double joint_ub_eq(const struct bb *b, int i, const int *u, double slack,
 	}
 	if (room0 < 0 || (double)room0 > cap)
 		return -HUGE_VAL;
-	double best = HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)room0;
-		for (int a = 0; a < m->n && room > 0; a++) {
-			int j = b->mult_order[t][a];
-			if (j < i)
-				continue;
-			double y = min2((double)(u[j] - 1), room);
-			U += (m->r[j] - nu * b->dcoef[j]) * y;
-			used += b->dcoef[j] * y;
-			room -= y;
-		}
-		best = min2(best, U);
-		if (slack - used >= 0)
-			break;   /* a subgradient >= 0: no larger nu does better */
-	}
-	return rate0 + best;
+	return rate0 + ub_least(b, i, u, slack, room0, 0);
 }
 
 /* The budget's bound over the counts i.. with the EP step: the greatest

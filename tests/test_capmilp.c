@@ -457,6 +457,33 @@ TEST(ep_step_rule)
 	CHECK_EQ_INT(bad, 0);
 }
 
+/* 3,000 random programmes of up to `vars` counts whose sum must be a
+ * multiple of one of steps[0..nsteps), each against every count vector
+ * (against_bf): the replicas row set where rnd(bind_den) == bind_hit,
+ * the deadline at lambda = 0 in half of its instances. Counts the
+ * feasible ones in *feasible_n; returns the failures (stops after 5). */
+static int step_instances(int vars, const long *steps, unsigned nsteps, unsigned bind_den,
+			  unsigned bind_hit, int *feasible_n)
+{
+	int bad = 0;
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, vars);
+		m.total_step = steps[rnd(nsteps)];
+		long ub_sum = 0;
+		for (int i = 0; i < m.n; i++)
+			ub_sum += m.ub[i];
+		if (ub_sum >= m.n && rnd(bind_den) == bind_hit)
+			m.max_total = m.n + (long)rnd((unsigned)(ub_sum - m.n + 1));
+		if (m.kind == CAPMILP_DEADLINE && rnd(2))
+			m.lambda = 0;
+		int n[CAPMILP_MAX_VARS];
+		*feasible_n += capmilp_solve(&m, n, NULL) == 0;
+		bad += against_bf(&m, t);
+	}
+	return bad;
+}
+
 /* The sum of the counts a multiple of total_step (the EP rule): small
  * instances against every count vector (feasible() checks the step),
  * the replicas row binding in some, the deadline at lambda = 0 in half
@@ -465,22 +492,8 @@ TEST(ep_step_rule)
 TEST(brute_force_total_step)
 {
 	static const long steps[] = { 2, 3, 4, 8, 16 };
-	int bad = 0, feasible_n = 0;
-	for (int t = 0; t < 3000 && bad <= 5; t++) {
-		struct capmilp m;
-		random_model(&m, 3);
-		m.total_step = steps[rnd(5)];
-		long ub_sum = 0;
-		for (int i = 0; i < m.n; i++)
-			ub_sum += m.ub[i];
-		if (ub_sum >= m.n && rnd(2))
-			m.max_total = m.n + (long)rnd((unsigned)(ub_sum - m.n + 1));
-		if (m.kind == CAPMILP_DEADLINE && rnd(2))
-			m.lambda = 0;
-		int n[CAPMILP_MAX_VARS];
-		feasible_n += capmilp_solve(&m, n, NULL) == 0;
-		bad += against_bf(&m, t);
-	}
+	int feasible_n = 0;
+	int bad = step_instances(3, steps, 5, 2, 1, &feasible_n);
 	CHECK(feasible_n > 1000);
 	int compared = 0;
 	for (int t = 0; t < 300 && bad <= 5; t++) {
@@ -559,22 +572,8 @@ TEST(ep_step_hand_worked)
 TEST(brute_force_ep_lattice)
 {
 	static const long steps[] = { 4, 8, 16, 32 };
-	int bad = 0, feasible_n = 0;
-	for (int t = 0; t < 3000 && bad <= 5; t++) {
-		struct capmilp m;
-		random_model(&m, 5);
-		m.total_step = steps[rnd(4)];
-		long ub_sum = 0;
-		for (int i = 0; i < m.n; i++)
-			ub_sum += m.ub[i];
-		if (ub_sum >= m.n && !rnd(3))
-			m.max_total = m.n + (long)rnd((unsigned)(ub_sum - m.n + 1));
-		if (m.kind == CAPMILP_DEADLINE && rnd(2))
-			m.lambda = 0;
-		int n[CAPMILP_MAX_VARS];
-		feasible_n += capmilp_solve(&m, n, NULL) == 0;
-		bad += against_bf(&m, t);
-	}
+	int feasible_n = 0;
+	step_instances(5, steps, 4, 3, 0, &feasible_n);
 	CHECK(feasible_n > 1000);
 }
 

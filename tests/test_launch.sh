@@ -136,15 +136,20 @@ import json; d = json.load(open('$T/dso.json'))
 assert d['zero_optimization']['overlap_comm'] is ('$g' == 'on'), d['zero_optimization']
 " && ok || bad "deepspeed overlap_comm with --grad-overlap $g"
 done
+# ds_both NAME FLAGS...: the same DeepSpeed plan as launch's config
+# ($T/NAME.json) and as an estimate ($T/NAMEe.json).
+ds_both() {
+	n=$1
+	shift
+	$H launch "$@" --framework deepspeed --format deepspeed >"$T/$n.json" 2>/dev/null
+	$H estimate "$@" --framework deepspeed --format json >"$T/${n}e.json" 2>/dev/null
+}
 # At PP above 1 DeepSpeed builds the ZeRO optimizer of a PipelineModule
 # with overlap_comm False (engine.py @38327e07f L1639-1642: "Pipeline
 # parallelism does not support overlapped communication"), and the
 # estimate charges the reduce whole: the config says false there too,
 # and the estimate's DP reduce is exposed whole.
-$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1 \
-    --framework deepspeed --format deepspeed >"$T/dspp.json" 2>/dev/null
-$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1 \
-    --framework deepspeed --format json >"$T/dsppe.json" 2>/dev/null
+ds_both dspp --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 2 --mbs 1 --gbs 64 --zero 1
 python3 -c "
 import json
 z = json.load(open('$T/dspp.json'))['zero_optimization']
@@ -160,10 +165,7 @@ assert dp and all(r['exposed_s'] == r['time_s'] > 0 for r in dp), dp
 # there: the config says overlap_comm false, the estimate's DP all-reduce
 # is exposed whole (exposed_s equals time_s), and --grad-overlap on is
 # refused (exit 3) rather than charged.
-$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
-    --framework deepspeed --format deepspeed >"$T/ds0.json" 2>/dev/null
-$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0 \
-    --framework deepspeed --format json >"$T/ds0e.json" 2>/dev/null
+ds_both ds0 --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --mbs 1 --gbs 64 --zero 0
 python3 -c "
 import json
 c = json.load(open('$T/ds0.json'))['zero_optimization']
