@@ -174,7 +174,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	static const char *const known[] = {
 		"name", "gpu", "gpus_per_node", "nodes", "intra", "nics", "nic_gbps",
 		"transport", "provider", "region", "site", "price_per_node_hour", "spot",
-		"nvl_domain", NULL,
+		"nvl_domain", "intra_gbyte_s", NULL,
 	};
 	char path[32], where[160];
 	snprintf(path, sizeof path, "pools[%d]", idx);
@@ -204,7 +204,8 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	    jx_str(&jc, o, "site", 0, p.site, sizeof p.site) < 0 ||
 	    jx_num(&jc, o, "price_per_node_hour", 0, 0, 1e6, &p.usd_per_node_h) < 0 ||
 	    jx_bool(&jc, o, "spot", 0, &p.spot) < 0 ||
-	    jx_int(&jc, o, "nvl_domain", 0, 1, 100000, &p.nvl_domain) < 0)
+	    jx_int(&jc, o, "nvl_domain", 0, 1, 100000, &p.nvl_domain) < 0 ||
+	    jx_num(&jc, o, "intra_gbyte_s", 0, 0.01, 1e4, &p.intra_gbyte_s) < 0)
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(o, "price_per_node_hour")) {
 		snprintf(p.price_source, sizeof p.price_source, "%s", file);
@@ -395,6 +396,12 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 						  "--pool %s: nvl_domain: expected 1 to 100000 GPUs, got '%s'",
 						  spec, eq);
 			p.nvl_domain = iv;
+		} else if (!strcmp(kv, "intra_gbyte_s")) {
+			if (hp_parse_quantity(eq, &v) || v < 0.01 || v > 1e4)
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: intra_gbyte_s: expected 0.01 to 10000 GB/s, got '%s'",
+						  spec, eq);
+			p.intra_gbyte_s = v;
 		} else if (!strcmp(kv, "transport")) {
 			if (comm_transport_parse(eq, &p.transport))
 				return hp_err_set(err, HP_EXIT_USAGE,
@@ -425,7 +432,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			p.nodes = iv;   /* as in cluster JSON: available up to max */
 		} else {
 			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, nvl_domain, transport, provider, region, site, price, spot, max)",
+					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, nvl_domain, intra_gbyte_s, transport, provider, region, site, price, spot, max)",
 					  spec, kv);
 		}
 	}

@@ -55,6 +55,10 @@ struct pool {
 	int nodes_max;        /* 0: a fixed pool */
 	enum hp_intra intra;
 	double intra_Bps;     /* scale-up per GPU per direction */
+	double intra_gbyte_s; /* measured GPU-to-GPU rate inside a node, GB/s per
+			       * GPU and direction, every GPU sending at once;
+			       * 0: the catalog's link, as comm_fabric_init
+			       * prices it (comm_fabric_set_intra) */
 	int nvl_domain;       /* GPUs on one NVLink fabric, >= gpus_per_node: 72 on
 			       * GB200/GB300 NVL72 racks of 4-GPU trays; else a node */
 	int nics;

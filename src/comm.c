@@ -561,6 +561,20 @@ void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t)
 	f->net_simple_only = f->transport == COMM_TRANSPORT_EFA;
 }
 
+/* The measured rate replaces intra_Bps only: the scale-up figure every
+ * intra-node hop of a collective and a pipeline hand-off is priced at
+ * (b_up below). It is what a node's PCIe tree, root complex or host memory
+ * sustain under load, which the catalog's per-slot figure cannot know: on
+ * Sailor's MIT nodes (eth-easl/sailor, sailor/providers/
+ * intra_node_bandwidths.json, NCCL send/receive of gpus/2 concurrent
+ * pairs, profiling/networking/test_sendrecv.py) four pairs of RTX 3090
+ * moved 5.33 GB/s in all, 1.33 a pair, where a Gen4 slot gives 25.6. */
+void comm_fabric_set_intra(struct comm_fabric *f, double gbyte_s)
+{
+	if (gbyte_s > 0)
+		f->intra_Bps = gbyte_s * 1e9;
+}
+
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 		     const struct comm_fabric *b)
 {

@@ -93,6 +93,11 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
  * the transport's values (EFA: 25 us per hop, Simple only; TCP sockets:
  * 8 us, all protocols; IB: 0, all). */
 void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t);
+
+/* A measured GPU-to-GPU rate inside the node (a pool's intra_gbyte_s, GB/s
+ * per GPU and direction with every GPU sending at once) in place of the
+ * catalog's link figure; 0 or less leaves the fabric as it is. */
+void comm_fabric_set_intra(struct comm_fabric *f, double gbyte_s);
 /* The slowest of a and b, link by link (TCP, then EFA, then IB), into
  * *out (which may be a or b). Never fails. */
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,

@@ -361,11 +361,13 @@ static void build_link(const struct cluster *c, int a, int b, struct memo_link *
 	memset(g, 0, sizeof *g);
 	comm_fabric_init(&g->fab, &pa->gpu, pa->intra, pa->nics, pa->nic_gbps);
 	comm_fabric_set_transport(&g->fab, pa->transport);
+	comm_fabric_set_intra(&g->fab, pa->intra_gbyte_s);
 	if (b != a) {
 		const struct pool *pb = &c->pools[b];
 		struct comm_fabric fb;
 		comm_fabric_init(&fb, &pb->gpu, pb->intra, pb->nics, pb->nic_gbps);
 		comm_fabric_set_transport(&fb, pb->transport);
+		comm_fabric_set_intra(&fb, pb->intra_gbyte_s);
 		comm_fabric_min(&g->fab, &g->fab, &fb);
 		if (!cluster_same_site(c, a, b)) {
 			g->cross_site = 1;

@@ -470,6 +470,7 @@ static double pool_comm(const struct pool *p, enum comm_coll c, int ranks, int p
 	memset(&g, 0, sizeof g);
 	comm_fabric_init(&g.fab, &p->gpu, p->intra, p->nics, p->nic_gbps);
 	comm_fabric_set_transport(&g.fab, p->transport);
+	comm_fabric_set_intra(&g.fab, p->intra_gbyte_s);
 	g.ranks = ranks;
 	g.ranks_per_node = per_node;
 	g.oversub = 1;

@@ -111,6 +111,17 @@ static const struct hp_field pool_field_list[] = {
 		 "GB300 NVL72 racks of 4-GPU trays (the catalog default for those parts), the "
 		 "node elsewhere. Collectives inside a domain run over NVLink; across domains "
 		 "over every tray's NICs." },
+	{ .key = "intra_gbyte_s", .kind = FK_NUM, .off = PO(intra_gbyte_s), .min = 0.01,
+	  .max = 1e4, .flags = FF_OMIT_ZERO,
+	  .help = "measured GPU-to-GPU GB/s inside a node, per GPU and direction, all GPUs "
+		  "sending; default: the catalog's link",
+	  .doc = "A measured GPU-to-GPU rate inside a node, GB/s per GPU and direction, with "
+		 "every GPU of the node sending at once (for example a send/receive test of "
+		 "gpus_per_node / 2 concurrent pairs, per pair). It replaces the catalog's "
+		 "figure for the node's collectives and pipeline hand-offs (NVLink at NCCL's "
+		 "per-link rate; PCIe x16 at 12 GB/s on Gen3 and 25.6 on Gen4, through host "
+		 "memory at 0.325 of that without peer access), for hosts whose PCIe tree is "
+		 "slower or faster than a slot's. Default: the catalog's." },
 };
 #undef PO
 
