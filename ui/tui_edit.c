@@ -14,6 +14,7 @@
  * the table alone (a label when the entry has one, else its JSON key); its
  * changes go to the edited plan and tui_planedit_changed() instead. */
 #include "tui_int.h"
+#include "comm.h"
 
 #include <assert.h>
 #include <math.h>
@@ -62,7 +63,7 @@ static struct field pool_field_ui[FIELDS_UI_MAX] = {
 	SET(PF_NODES, pool_fields, "nodes"),
 	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL, NULL, NULL, NULL },
 	SET(PF_INTRA, pool_fields, "intra"),
-	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction", NULL, NULL, NULL },
+	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction; 0: catalog", NULL, NULL, NULL },
 	/* NICs to site come here from the table, before the price; the spot
 	 * and the fabric's links after the entries they follow there. */
 	SET(PF_PRICE, pool_fields, "price_per_node_hour"),
@@ -278,6 +279,17 @@ static int is_model_field(const struct field *f)
 	return f->tbl == &model_fields || f->tbl == &moe_fields || f->tbl == &mla_fields;
 }
 
+/* The scale-up rate the step-time model prices an intra-node hop at,
+ * bytes/s per GPU and direction: the pool's measured figure when it has
+ * one, else the fabric's own from the catalog (perf_memo.c build_link). */
+static double pool_intra_rate(const struct pool *p)
+{
+	struct comm_fabric f;
+	comm_fabric_init(&f, &p->gpu, p->intra, p->nics, p->nic_gbps);
+	comm_fabric_set_intra(&f, p->intra_gbyte_s);
+	return f.intra_Bps;
+}
+
 /* The text of field f; "" when it has no value. */
 static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 {
@@ -293,7 +305,7 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	switch (f->id) {
 	case PF_GPU: snprintf(buf, n, "%s", p->gpu.name); break;
 	case PF_AVAIL: snprintf(buf, n, p->nodes_max ? "rent up to %d" : "fixed %d", p->nodes); break;
-	case PF_INTRA_BW: fmt_num(buf, n, p->intra_Bps / 1e9); break;
+	case PF_INTRA_BW: fmt_num(buf, n, pool_intra_rate(p) / 1e9); break;
 	case PF_PRICE:
 		if (p->usd_per_node_h > 0)
 			snprintf(buf, n, "%.2f", p->usd_per_node_h);
@@ -413,7 +425,16 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 		if (p->nodes_max)
 			p->nodes_max = iv;
 		return 0;
-	case PF_INTRA_BW: p->intra_Bps = dv * 1e9; return 0;
+	case PF_INTRA_BW:
+		/* The pool key intra_gbyte_s, which the step-time model reads
+		 * (comm_fabric_set_intra); 0 gives the pool back to the
+		 * catalog's figure. */
+		if (dv != 0 && !(dv >= 0.01 && dv <= 1e4)) {
+			tui_message(t, 1, "Scale-up speed: expected 0.01 to 10000 GB/s, or 0 for the catalog's");
+			return -1;
+		}
+		p->intra_gbyte_s = dv;
+		return 0;
 	case PF_PRICE:
 		/* 0 hands the pool back to the price book. */
 		p->usd_per_node_h = dv;
