@@ -127,6 +127,140 @@ void bound_memo_free(struct layouts *ls)
 	ls->memo = NULL;
 }
 
+/* The pipeline LP as a dense model: column 0 is t, column 1 + k the k-th
+ * layout of col; rows in the order of pipe_lp_solve's comment (the
+ * objective's row, with dt the replicas' two rows, the pools used, the
+ * micro-batches, with a budget the budget's row). */
+struct pipe_model {
+	int m, n;
+	double *a, *c;                   /* m x n, row-major; n costs */
+	double lo[LPS_MAX_ROWS], hi[LPS_MAX_ROWS];
+};
+
+/* The next row of the model, zeroed, with bounds lo, hi. */
+static double *pm_row(struct pipe_model *pm, double lo, double hi)
+{
+	double *r = pm->a + (size_t)pm->m * pm->n;
+	memset(r, 0, (size_t)pm->n * sizeof *r);
+	pm->lo[pm->m] = lo;
+	pm->hi[pm->m++] = hi;
+	return r;
+}
+
+/* The pools' rows (those a layout of col uses) and the micro-batches'. */
+static void pm_pool_rows(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			 const int *col, struct pipe_model *pm)
+{
+	for (int p = 0; p < x->c->n_pools; p++) {
+		int used = 0;
+		for (int i = 0; i < ls->n; i++)
+			used |= col[i] >= 0 && ls->v[i].gpus[p];
+		if (!used)
+			continue;
+		double *r = pm_row(pm, -HUGE_VAL, 0);
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0)
+				r[col[i]] = ls->v[i].gpus[p];
+		r[0] = -x->cap[p];
+	}
+	double *r = pm_row(pm, -HUGE_VAL, 0);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0)
+			r[col[i]] = layout_min_mb(g, &ls->v[i]);
+	r[0] = -(double)(x->o->gbs / g->mbs);
+}
+
+/* The model of pipe_lp_solve; pm->a and pm->c are the caller's to free.
+ * At most n_pools + 5 rows. */
+_Static_assert(HP_MAX_POOLS + 5 <= LPS_MAX_ROWS, "the pipeline LP's rows fit lpsmall.c");
+static void pipe_model_build(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			     const int *col, const struct dp_terms *dt, struct pipe_model *pm)
+{
+	int n = 1;
+	for (int i = 0; i < ls->n; i++)
+		n += col[i] >= 0;
+	pm->m = 0;
+	pm->n = n;
+	pm->a = xmalloc((size_t)(x->c->n_pools + 5) * n * sizeof *pm->a);
+	pm->c = xmalloc((size_t)n * sizeof *pm->c);
+	pm->c[0] = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0)
+			pm->c[col[i]] = term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i);
+	double *r = pm_row(pm, 1, 1);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0)
+			r[col[i]] = 1.0 / term_b(&ls->v[i], dt, i);
+	if (dt) {
+		/* the replicas in all, sum n_L = sum y_L / t, within
+		 * [n_lo, n_hi] */
+		for (int side = 0; side < 2; side++) {
+			r = side ? pm_row(pm, -HUGE_VAL, 0) : pm_row(pm, 0, HUGE_VAL);
+			for (int i = 0; i < ls->n; i++)
+				if (col[i] >= 0)
+					r[col[i]] = 1;
+			r[0] = side ? -dt->n_hi : -dt->n_lo;
+		}
+	}
+	pm_pool_rows(x, g, ls, col, pm);
+	if (x->o->objective == OBJ_BUDGET) {
+		/* within the budget: USD per second <= lambda x micro-batches
+		 * per second, homogeneous in n, so it stays linear in y; GPU
+		 * shares of node prices make it a relaxation */
+		double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
+		r = pm_row(pm, -HUGE_VAL, 0);
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0)
+				r[col[i]] = ls->v[i].price_known
+					? ls->v[i].usd_h / 3600 - lambda / term_b(&ls->v[i], dt, i)
+					: 1e3;   /* unpriced: cannot be used */
+	}
+}
+
+/* The model solved by GLPK, as before lpsmall.c: the same columns and
+ * rows in the same order (lp_add_row keeps a row's nonzero entries). */
+static int pipe_model_glpk(const struct pipe_model *pm, double *xv, struct lp_result *r)
+{
+	struct lp *lp = lp_new(0);
+	int *idx = xmalloc((size_t)pm->n * sizeof *idx);
+	for (int j = 0; j < pm->n; j++) {
+		lp_add_col(lp, 0, -1, pm->c[j], 0);
+		idx[j] = j;
+	}
+	for (int i = 0; i < pm->m; i++)
+		lp_add_row(lp, pm->n, idx, pm->a + (size_t)i * pm->n, pm->lo[i], pm->hi[i]);
+	int rc = lp_solve(lp, 0, r);
+	for (int j = 0; j < pm->n; j++)
+		xv[j] = rc == 0 ? lp_value(lp, j) : 0;
+	free(idx);
+	lp_free(lp);
+	return rc;
+}
+
+/* Is lp_small_solve's optimum the vertex GLPK finds, and its support
+ * the one GLPK's gives? Yes when the optimum is unique (every nonbasic
+ * column's and inequality row's reduced cost clear of 0: the optimum is
+ * not dual degenerate) and no layout's replicas y_L / t lie within 1e-9
+ * relative of the support's threshold (one replica, or 1e-9 of one with
+ * shares), where the last bits of either solver decide. Otherwise GLPK
+ * solves the LP again, so that the support, which decides which DP terms
+ * and which layout sets the search computes next, is the one it was
+ * (issue 13, fourteenth round: on 1,024 GPUs of 3 types 1.3% of the LPs,
+ * on the 65,536-GPU bench case of 16 pools, four of each GPU type, 37%:
+ * its layouts on pools of one type tie). Below 1e-9 the bench's ties were
+ * all exact zeros, the rest 1e-5 or more. */
+static int pipe_support_sure(const struct lp_result *r, const double *xv,
+			     const struct layouts *ls, const int *col, int shares)
+{
+	if (r->tie_col < 1e-9 || r->tie_row < 1e-9)
+		return 0;
+	double th = shares ? 1e-9 : 1;
+	for (int i = 0; xv[0] > 0 && i < ls->n; i++)
+		if (col[i] >= 0 && fabs(xv[col[i]] / (xv[0] * th) - 1) < 1e-9)
+			return 0;
+	return 1;
+}
+
 /* LP bound on the pipeline time of one global setting, over the layouts
  * whose one-replica floor A_L + B_L q_L (q_L its fewest micro-batches) is
  * at most tau. With n_L replicas of layout L taking m_L >= q_L
@@ -141,85 +275,28 @@ void bound_memo_free(struct layouts *ls)
  * With dt, each layout's step is at least A_L + a_L + (B_L + b_L) m_L
  * (its DP terms added, the same algebra with A_L + a_L and B_L + b_L), and
  * n_lo <= sum n_L <= n_hi, i.e. n_lo t <= sum y_L <= n_hi t.
+ * Every cost is >= 0 and every column >= 0, so lpsmall.c's dense dual
+ * simplex takes it (issue 13, fourteenth round: GLPK took about 200,000
+ * instructions an LP); GLPK solves it when that one gives up
+ * (LP_ERROR: a cycle, a singular basis).
  * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
- * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
- * NULL) gets the indices in ls of the optimum's layouts with at least one
- * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt and not
- * whole, of any share of one (at most DP_SUP_MAX). */
+ * programme is infeasible, and -1 when the solvers fail otherwise. sup
+ * (may be NULL) gets the indices in ls of the optimum's layouts with at
+ * least one replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt
+ * and not whole, of any share of one (at most DP_SUP_MAX). */
 static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct layouts *ls,
 			    const int *col, const struct dp_terms *dt, int shares, int *sup,
 			    int *n_sup)
 {
-	double M = (double)(x->o->gbs / g->mbs), val = HUGE_VAL;
-	struct lp *lp = lp_new(0);
-	int tcol = lp_add_col(lp, 0, -1, M, 0);
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0)
-			lp_add_col(lp, 0, -1, term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i), 0);
-	int *idx = xmalloc((size_t)(ls->n + 1) * sizeof *idx);
-	double *cf = xmalloc((size_t)(ls->n + 1) * sizeof *cf);
-	int k = 0;
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0) {
-			idx[k] = col[i];
-			cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
-		}
-	lp_add_row(lp, k, idx, cf, 1, 1);
-	if (dt) {
-		/* the replicas in all, sum n_L = sum y_L / t, within
-		 * [n_lo, n_hi] */
-		k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0) {
-				idx[k] = col[i];
-				cf[k++] = 1;
-			}
-		idx[k] = tcol;
-		cf[k++] = -dt->n_lo;
-		lp_add_row(lp, k, idx, cf, 0, HUGE_VAL);
-		cf[k - 1] = -dt->n_hi;
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-	}
-	for (int p = 0; p < x->c->n_pools; p++) {
-		k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0 && ls->v[i].gpus[p]) {
-				idx[k] = col[i];
-				cf[k++] = ls->v[i].gpus[p];
-			}
-		if (k) {
-			idx[k] = tcol;
-			cf[k++] = -x->cap[p];
-			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-		}
-	}
-	k = 0;
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0) {
-			idx[k] = col[i];
-			cf[k++] = layout_min_mb(g, &ls->v[i]);
-		}
-	idx[k] = tcol;
-	cf[k++] = -M;
-	lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-	if (x->o->objective == OBJ_BUDGET) {
-		/* within the budget: USD per second <= lambda x micro-batches
-		 * per second, homogeneous in n, so it stays linear in y; GPU
-		 * shares of node prices make it a relaxation */
-		double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
-		k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0) {
-				idx[k] = col[i];
-				cf[k++] = ls->v[i].price_known
-					? ls->v[i].usd_h / 3600 - lambda / term_b(&ls->v[i], dt, i)
-					: 1e3;   /* unpriced: cannot be used */
-			}
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-	}
+	double val = HUGE_VAL;
+	struct pipe_model pm;
+	pipe_model_build(x, g, ls, col, dt, &pm);
+	double *xv = xmalloc((size_t)pm.n * sizeof *xv);
 	struct lp_result r;
 	double t0 = hp_now();
-	int rc = lp_solve(lp, 0, &r);
+	int rc = lp_small_solve(pm.m, pm.n, pm.a, pm.lo, pm.hi, pm.c, xv, &r);
+	if ((rc != 0 && r.status == LP_ERROR) || (rc == 0 && !pipe_support_sure(&r, xv, ls, col, shares)))
+		rc = pipe_model_glpk(&pm, xv, &r);
 	x->res->stats.lp_s += hp_now() - t0;
 	if (rc == 0 && r.obj > 0)
 		val = r.obj;
@@ -228,16 +305,15 @@ static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct la
 	/* the relaxed optimum's layouts: those of at least one replica
 	 * (of any share of one with dt: the layouts whose terms
 	 * dp_bound computes next) */
-	double t = rc == 0 ? lp_value(lp, tcol) : 0;
+	double t = rc == 0 ? xv[0] : 0;
 	int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
 	for (int i = 0; t > 0 && i < ls->n; i++)
-		if (col[i] >= 0 && lp_value(lp, col[i]) >= (shares ? 1e-9 : 1) * t &&
-		    *n_sup < cap_sup)
+		if (col[i] >= 0 && xv[col[i]] >= (shares ? 1e-9 : 1) * t && *n_sup < cap_sup)
 			sup[(*n_sup)++] = i;
 	x->res->stats.lp_solves++;
-	free(idx);
-	free(cf);
-	lp_free(lp);
+	free(xv);
+	free(pm.a);
+	free(pm.c);
 	return val;
 }
 

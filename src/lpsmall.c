@@ -1,0 +1,341 @@
+/* lpsmall.c — a dense dual simplex for the planner's small LPs (lp.h,
+ * lp_small_solve).
+ *
+ * Issue 13, fourteenth round: the bound's pipeline LPs (search_bound.c,
+ * pipe_lp_solve) have about 7 rows and 57 columns, every column >= 0 and
+ * unbounded above, every cost >= 0, and GLPK spent about 200,000
+ * instructions on each (scaling, its sparse LU, steepest-edge updates,
+ * 8.5 dual simplex iterations). Here the model is a dense m x n matrix
+ * and the basis (m <= LPS_MAX_ROWS) is inverted anew at every iteration
+ * (Gauss-Jordan with partial pivoting: m^3 operations, 350 for 7 rows),
+ * which costs less than keeping a factorisation up to date and keeps no
+ * error from one iteration to the next.
+ *
+ * The variables are GLPK's: an auxiliary r_i = a_i x per row with the
+ * row's bounds [lo_i, hi_i], and the structural x_j in [0, inf); the
+ * rows say r - A x = 0. The first basis is every auxiliary (x = 0),
+ * dual feasible because every cost is >= 0 (a model with a negative cost
+ * is refused: LP_ERROR, and the caller asks GLPK). Then the textbook
+ * bounded dual simplex (Koberstein, "The dual simplex method, techniques
+ * for a fast and stable implementation", 2005, ch. 3):
+ *   - leaving row: the basic variable out of its bounds by most, in
+ *     the dual steepest-edge measure infeasibility^2 / ||e_p B^-1||^2
+ *     (the weights are the rows of the explicit inverse, exact here,
+ *     not updated approximations); ties go to the lower row;
+ *   - entering column: the least dual ratio |d_j| / |alpha_pj| among the
+ *     columns that move the leaving variable toward its bound; among
+ *     ratios within 1e-12 of the least, the largest |alpha_pj| (a stable
+ *     pivot), then the lower index;
+ *   - no entering column: the dual is unbounded and the LP infeasible.
+ * Dual feasibility is kept by the ratio test, so the LP is never
+ * unbounded (costs >= 0 on x >= 0: the objective is at least 0). An
+ * iteration limit (degenerate cycling), a pivot too small or a singular
+ * basis end in LP_ERROR, for the caller to ask GLPK instead.
+ *
+ * The optimum's value is the one GLPK finds to about 1e-12 relative (the
+ * same vertex, or another of the same value; tests/test_lp.c compares
+ * the two on thousands of random LPs of the bound's shape). Where the
+ * optimum is not unique the vertex may differ from GLPK's. */
+#include "lp.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Feasibility: a basic variable within 1e-9 (1 + |bound|) of its bound
+ * is feasible (GLPK: 1e-7 on its scaled model); a pivot under 1e-9 of
+ * the row's largest |alpha_pj| is not taken. */
+#define LPS_TOL_P 1e-9
+#define LPS_TOL_PIV 1e-9
+#define LPS_TIES 1e-12
+
+struct lps {
+	int m, n;
+	const double *a, *lo, *hi, *c;
+	int head[LPS_MAX_ROWS];        /* basic variable of each basis row */
+	signed char *st;               /* per variable: 0 basic, 1 at lo, 2 at hi */
+	double binv[LPS_MAX_ROWS][LPS_MAX_ROWS];
+	double beta[LPS_MAX_ROWS];     /* basic values */
+	double *d;                     /* reduced costs (nonbasic) */
+	double *alpha;                 /* the leaving row of B^-1 [I, -A] */
+};
+
+static double var_lo(const struct lps *s, int v)
+{
+	return v < s->m ? s->lo[v] : 0;
+}
+
+static double var_hi(const struct lps *s, int v)
+{
+	return v < s->m ? s->hi[v] : HUGE_VAL;
+}
+
+/* B^-1 by Gauss-Jordan with partial pivoting; B's column k is [I, -A]'s
+ * column head[k]. Returns -1 for a singular basis. */
+static int lps_invert(struct lps *s)
+{
+	int m = s->m;
+	double b[LPS_MAX_ROWS][LPS_MAX_ROWS];
+	for (int k = 0; k < m; k++) {
+		int v = s->head[k];
+		for (int i = 0; i < m; i++) {
+			b[i][k] = v < m ? (double)(i == v) : -s->a[(size_t)i * s->n + (v - m)];
+			s->binv[i][k] = i == k;
+		}
+	}
+	for (int k = 0; k < m; k++) {
+		int piv = k;
+		for (int i = k + 1; i < m; i++)
+			if (fabs(b[i][k]) > fabs(b[piv][k]))
+				piv = i;
+		if (!(fabs(b[piv][k]) > 1e-12))
+			return -1;
+		if (piv != k)
+			for (int j = 0; j < m; j++) {
+				double t = b[k][j];
+				b[k][j] = b[piv][j];
+				b[piv][j] = t;
+				t = s->binv[k][j];
+				s->binv[k][j] = s->binv[piv][j];
+				s->binv[piv][j] = t;
+			}
+		double f = 1.0 / b[k][k];
+		for (int j = 0; j < m; j++) {
+			b[k][j] *= f;
+			s->binv[k][j] *= f;
+		}
+		for (int i = 0; i < m; i++) {
+			double g = b[i][k];
+			if (i == k || g == 0)
+				continue;
+			for (int j = 0; j < m; j++) {
+				b[i][j] -= g * b[k][j];
+				s->binv[i][j] -= g * s->binv[k][j];
+			}
+		}
+	}
+	return 0;
+}
+
+/* The basic values (-B^-1 times the nonbasic auxiliaries at their
+ * bounds: nonbasic structurals are at 0) and the reduced costs. */
+static void lps_values(struct lps *s)
+{
+	int m = s->m, n = s->n;
+	double w[LPS_MAX_ROWS], y[LPS_MAX_ROWS];
+	for (int i = 0; i < m; i++)
+		w[i] = s->st[i] == 1 ? s->lo[i] : s->st[i] == 2 ? s->hi[i] : 0;
+	for (int k = 0; k < m; k++) {
+		double v = 0;
+		for (int i = 0; i < m; i++)
+			v -= s->binv[k][i] * w[i];
+		s->beta[k] = v;
+	}
+	/* y = c_B B^-1; d_j = c_j - y [I, -A]_j */
+	for (int i = 0; i < m; i++) {
+		double v = 0;
+		for (int k = 0; k < m; k++) {
+			int h = s->head[k];
+			if (h >= m)
+				v += s->c[h - m] * s->binv[k][i];
+		}
+		y[i] = v;
+	}
+	for (int i = 0; i < m; i++)
+		s->d[i] = -y[i];
+	for (int j = 0; j < n; j++)
+		s->d[m + j] = s->c[j];
+	for (int i = 0; i < m; i++) {
+		const double *ai = s->a + (size_t)i * n;
+		double yi = y[i];
+		if (yi != 0)
+			for (int j = 0; j < n; j++)
+				s->d[m + j] += yi * ai[j];
+	}
+}
+
+/* The leaving row: the basic variable out of its bounds by most in the
+ * steepest-edge measure, or -1 when every one is within them. *dir: +1
+ * above its upper bound, -1 below its lower. */
+static int lps_leaving(const struct lps *s, int *dir)
+{
+	int m = s->m, p = -1;
+	double best = 0;
+	for (int k = 0; k < m; k++) {
+		int v = s->head[k];
+		double lo = var_lo(s, v), hi = var_hi(s, v), x = s->beta[k], e = 0;
+		int sg = 0;
+		if (x < lo - LPS_TOL_P * (1 + fabs(lo))) {
+			e = lo - x;
+			sg = -1;
+		} else if (x > hi + LPS_TOL_P * (1 + fabs(hi))) {
+			e = x - hi;
+			sg = 1;
+		}
+		if (!sg)
+			continue;
+		double w = 0;
+		for (int i = 0; i < m; i++)
+			w += s->binv[k][i] * s->binv[k][i];
+		double score = e * e / w;
+		if (score > best) {
+			best = score;
+			p = k;
+			*dir = sg;
+		}
+	}
+	return p;
+}
+
+/* The entering variable for leaving row p moving in direction dir, or
+ * -1 when none moves it (the LP is infeasible). */
+static int lps_entering(struct lps *s, int p, int dir)
+{
+	int m = s->m, n = s->n, nv = m + n;
+	double amax = 0;
+	for (int i = 0; i < m; i++)
+		s->alpha[i] = s->binv[p][i];
+	for (int j = 0; j < n; j++)
+		s->alpha[m + j] = 0;
+	for (int i = 0; i < m; i++) {
+		double r = s->binv[p][i];
+		const double *ai = s->a + (size_t)i * n;
+		if (r != 0)
+			for (int j = 0; j < n; j++)
+				s->alpha[m + j] -= r * ai[j];
+	}
+	for (int v = 0; v < nv; v++)
+		if (s->st[v] && fabs(s->alpha[v]) > amax)
+			amax = fabs(s->alpha[v]);
+	double tol = LPS_TOL_PIV * amax, least = HUGE_VAL;
+	/* pass 1: the least ratio; pass 2: the largest pivot near it */
+	for (int pass = 0; pass < 2; pass++) {
+		int q = -1;
+		double big = 0;
+		for (int v = 0; v < nv; v++) {
+			if (!s->st[v] || var_lo(s, v) == var_hi(s, v))
+				continue;   /* basic, or fixed: never enters */
+			double t = dir * s->alpha[v], ratio;
+			if (s->st[v] == 1 && t > tol)
+				ratio = fmax(s->d[v], 0) / t;
+			else if (s->st[v] == 2 && t < -tol)
+				ratio = fmin(s->d[v], 0) / t;
+			else
+				continue;
+			if (pass == 0) {
+				if (ratio < least)
+					least = ratio;
+			} else if (ratio <= least + LPS_TIES * (1 + least) && fabs(t) > big) {
+				big = fabs(t);
+				q = v;
+			}
+		}
+		if (pass == 1 || least == HUGE_VAL)
+			return q;
+	}
+	return -1;
+}
+
+/* At an optimum: the least reduced cost of a nonbasic structural
+ * relative to its cost (r->tie_col) and the least of a nonbasic
+ * auxiliary (r->tie_row) that is not fixed. 0: another optimal vertex
+ * may exist (the optimum is dual degenerate). */
+static void lps_ties(const struct lps *s, struct lp_result *r)
+{
+	r->tie_col = r->tie_row = HUGE_VAL;
+	for (int v = 0; v < s->m + s->n; v++) {
+		if (!s->st[v] || var_lo(s, v) == var_hi(s, v))
+			continue;
+		if (v < s->m)
+			r->tie_row = fmin(r->tie_row, fabs(s->d[v]));
+		else
+			r->tie_col = fmin(r->tie_col, fabs(s->d[v]) / (1 + s->c[v - s->m]));
+	}
+}
+
+/* Check the model is of the shape this solver takes. */
+static const char *lps_refuse(int m, int n, const double *a, const double *lo,
+			      const double *hi, const double *c)
+{
+	if (m < 1 || m > LPS_MAX_ROWS || n < 1)
+		return "outside the small solver's size";
+	for (int j = 0; j < n; j++)
+		if (!(c[j] >= 0) || !isfinite(c[j]))
+			return "a negative or non-finite cost";
+	for (int i = 0; i < m; i++) {
+		if (isnan(lo[i]) || isnan(hi[i]) || lo[i] > hi[i] || lo[i] == HUGE_VAL ||
+		    hi[i] == -HUGE_VAL)
+			return "a row's bounds are empty";
+		for (int j = 0; j < n; j++)
+			if (!isfinite(a[(size_t)i * n + j]))
+				return "a non-finite coefficient";
+	}
+	return NULL;
+}
+
+int lp_small_solve(int m, int n, const double *a, const double *lo, const double *hi,
+		   const double *c, double *x, struct lp_result *r)
+{
+	memset(r, 0, sizeof *r);
+	const char *why = lps_refuse(m, n, a, lo, hi, c);
+	if (why) {
+		r->status = LP_ERROR;
+		snprintf(r->msg, sizeof r->msg, "%s", why);
+		return -1;
+	}
+	struct lps s = { .m = m, .n = n, .a = a, .lo = lo, .hi = hi, .c = c };
+	int nv = m + n;
+	s.st = xmalloc((size_t)nv * sizeof *s.st);
+	s.d = xmalloc(2 * (size_t)nv * sizeof *s.d);
+	s.alpha = s.d + nv;
+	for (int i = 0; i < m; i++) {
+		s.head[i] = i;
+		s.st[i] = 0;
+	}
+	for (int j = 0; j < n; j++)
+		s.st[m + j] = 1;
+	int it, limit = 50 + 10 * nv;
+	r->status = LP_ERROR;
+	for (it = 0; it < limit; it++) {
+		if (lps_invert(&s) < 0) {
+			snprintf(r->msg, sizeof r->msg, "a singular basis");
+			break;
+		}
+		lps_values(&s);
+		int dir = 0, p = lps_leaving(&s, &dir);
+		if (p < 0) {
+			r->status = LP_OPTIMAL;
+			break;
+		}
+		int q = lps_entering(&s, p, dir);
+		if (q < 0) {
+			r->status = LP_INFEASIBLE;
+			snprintf(r->msg, sizeof r->msg, "no feasible solution");
+			break;
+		}
+		s.st[s.head[p]] = dir > 0 ? 2 : 1;
+		s.st[q] = 0;
+		s.head[p] = q;
+	}
+	if (it == limit)
+		snprintf(r->msg, sizeof r->msg, "no optimum within %d iterations", limit);
+	r->nodes = it;   /* iterations, for tests */
+	for (int j = 0; j < n; j++)
+		x[j] = 0;
+	if (r->status == LP_OPTIMAL) {
+		double obj = 0;
+		for (int k = 0; k < m; k++)
+			if (s.head[k] >= m)
+				x[s.head[k] - m] = s.beta[k];
+		for (int j = 0; j < n; j++)
+			obj += c[j] * x[j];
+		r->obj = r->bound = obj;
+		lps_ties(&s, r);
+	}
+	free(s.st);
+	free(s.d);
+	return r->status == LP_OPTIMAL ? 0 : -1;
+}
