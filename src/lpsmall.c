@@ -51,12 +51,18 @@
 #define LPS_TOL_P 1e-9
 #define LPS_TOL_PIV 1e-9
 #define LPS_TIES 1e-12
+/* The basis is inverted anew every LPS_REINVERT iterations, and before
+ * an optimum is declared; between, the inverse is updated. */
+#define LPS_REINVERT 16
 
 struct lps {
 	int m, n;
 	const double *a, *lo, *hi, *c;
 	int head[LPS_MAX_ROWS];        /* basic variable of each basis row */
 	signed char *st;               /* per variable: 0 basic, 1 at lo, 2 at hi */
+	signed char *fixed;            /* per variable: lo == hi */
+	int *cand;                     /* the ratio test's candidates */
+	double *ratio;                 /* and their ratios */
 	double binv[LPS_MAX_ROWS][LPS_MAX_ROWS];
 	double beta[LPS_MAX_ROWS];     /* basic values */
 	double *d;                     /* reduced costs (nonbasic) */
@@ -120,12 +126,12 @@ static int lps_invert(struct lps *s)
 	return 0;
 }
 
-/* The basic values (-B^-1 times the nonbasic auxiliaries at their
- * bounds: nonbasic structurals are at 0) and the reduced costs. */
-static void lps_values(struct lps *s)
+/* The basic values: -B^-1 times the nonbasic auxiliaries at their
+ * bounds (nonbasic structurals are at 0). */
+static void lps_beta(struct lps *s)
 {
-	int m = s->m, n = s->n;
-	double w[LPS_MAX_ROWS], y[LPS_MAX_ROWS];
+	int m = s->m;
+	double w[LPS_MAX_ROWS];
 	for (int i = 0; i < m; i++)
 		w[i] = s->st[i] == 1 ? s->lo[i] : s->st[i] == 2 ? s->hi[i] : 0;
 	for (int k = 0; k < m; k++) {
@@ -134,7 +140,14 @@ static void lps_values(struct lps *s)
 			v -= s->binv[k][i] * w[i];
 		s->beta[k] = v;
 	}
-	/* y = c_B B^-1; d_j = c_j - y [I, -A]_j */
+}
+
+/* The reduced costs computed afresh: y = c_B B^-1, d_j = c_j - y
+ * [I, -A]_j (between, the pivots update them: lps_pivot). */
+static void lps_duals(struct lps *s)
+{
+	int m = s->m, n = s->n;
+	double y[LPS_MAX_ROWS];
 	for (int i = 0; i < m; i++) {
 		double v = 0;
 		for (int k = 0; k < m; k++) {
@@ -211,32 +224,93 @@ static int lps_entering(struct lps *s, int p, int dir)
 		if (s->st[v] && fabs(s->alpha[v]) > amax)
 			amax = fabs(s->alpha[v]);
 	double tol = LPS_TOL_PIV * amax, least = HUGE_VAL;
-	/* pass 1: the least ratio; pass 2: the largest pivot near it */
-	for (int pass = 0; pass < 2; pass++) {
-		int q = -1;
-		double big = 0;
-		for (int v = 0; v < nv; v++) {
-			if (!s->st[v] || var_lo(s, v) == var_hi(s, v))
-				continue;   /* basic, or fixed: never enters */
-			double t = dir * s->alpha[v], ratio;
-			if (s->st[v] == 1 && t > tol)
-				ratio = fmax(s->d[v], 0) / t;
-			else if (s->st[v] == 2 && t < -tol)
-				ratio = fmin(s->d[v], 0) / t;
-			else
-				continue;
-			if (pass == 0) {
-				if (ratio < least)
-					least = ratio;
-			} else if (ratio <= least + LPS_TIES * (1 + least) && fabs(t) > big) {
-				big = fabs(t);
-				q = v;
-			}
-		}
-		if (pass == 1 || least == HUGE_VAL)
-			return q;
+	/* pass 1: the candidates and the least ratio; pass 2: the largest
+	 * pivot among the candidates near it */
+	int nc = 0;
+	for (int v = 0; v < nv; v++) {
+		if (!s->st[v] || s->fixed[v])
+			continue;   /* basic, or fixed: never enters */
+		double t = dir * s->alpha[v], dv = s->d[v], ratio;
+		if (s->st[v] == 1 && t > tol)
+			ratio = (dv > 0 ? dv : 0) / t;
+		else if (s->st[v] == 2 && t < -tol)
+			ratio = (dv < 0 ? dv : 0) / t;
+		else
+			continue;
+		s->cand[nc] = v;
+		s->ratio[nc++] = ratio;
+		if (ratio < least)
+			least = ratio;
 	}
-	return -1;
+	int q = -1;
+	double big = 0, near = least + LPS_TIES * (1 + least);
+	for (int k = 0; k < nc; k++) {
+		double t = fabs(s->alpha[s->cand[k]]);
+		if (s->ratio[k] <= near && t > big) {
+			big = t;
+			q = s->cand[k];
+		}
+	}
+	return q;
+}
+
+/* Pivot: row p's variable leaves to its bound (dir), q enters; the
+ * reduced costs follow (d_j -= theta alpha_pj, theta = d_q / alpha_pq;
+ * the leaving variable's is -theta). */
+static void lps_pivot(struct lps *s, int p, int q, int dir)
+{
+	int nv = s->m + s->n, out = s->head[p];
+	double theta = s->d[q] / s->alpha[q];
+	for (int v = 0; v < nv; v++)
+		if (s->st[v])
+			s->d[v] -= theta * s->alpha[v];
+	s->d[q] = 0;
+	s->d[out] = -theta;
+	s->st[out] = dir > 0 ? 2 : 1;
+	s->st[q] = 0;
+	s->head[p] = q;
+}
+
+/* B^-1 after column q entered row p (product form: with u = B^-1 [I,
+ * -A]_q, row p is divided by u_p and u_i times it taken from every
+ * other row), instead of inverting anew: m^2 operations, not m^3. */
+static void lps_update(struct lps *s, int p, int q)
+{
+	int m = s->m;
+	double u[LPS_MAX_ROWS];
+	for (int i = 0; i < m; i++) {
+		double v = 0;
+		if (q < m)
+			v = s->binv[i][q];
+		else
+			for (int k = 0; k < m; k++)
+				v -= s->binv[i][k] * s->a[(size_t)k * s->n + (q - m)];
+		u[i] = v;
+	}
+	double f = 1.0 / u[p];
+	for (int k = 0; k < m; k++)
+		s->binv[p][k] *= f;
+	for (int i = 0; i < m; i++)
+		if (i != p && u[i] != 0)
+			for (int k = 0; k < m; k++)
+				s->binv[i][k] -= u[i] * s->binv[p][k];
+}
+
+/* At a primal feasible basis: the reduced costs afresh (the pivots'
+ * updates may have drifted) and 1 when they are dual feasible, so the
+ * basis is optimal; 0 when one is off by more than 1e-9 (1 + |c_j|),
+ * for GLPK to solve the LP instead. */
+static int lps_optimal(struct lps *s)
+{
+	lps_duals(s);
+	for (int v = 0; v < s->m + s->n; v++) {
+		if (!s->st[v] || s->fixed[v])
+			continue;
+		double tol = 1e-9 * (1 + (v < s->m ? 0 : s->c[v - s->m]));
+		if ((s->st[v] == 1 && s->d[v] < -tol) || (s->st[v] == 2 && s->d[v] > tol))
+			return 0;
+	}
+	return 1;
 }
 
 /* At an optimum: the least reduced cost of a nonbasic structural
@@ -247,7 +321,7 @@ static void lps_ties(const struct lps *s, struct lp_result *r)
 {
 	r->tie_col = r->tie_row = HUGE_VAL;
 	for (int v = 0; v < s->m + s->n; v++) {
-		if (!s->st[v] || var_lo(s, v) == var_hi(s, v))
+		if (!s->st[v] || s->fixed[v])
 			continue;
 		if (v < s->m)
 			r->tie_row = fmin(r->tie_row, fabs(s->d[v]));
@@ -286,28 +360,56 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 		snprintf(r->msg, sizeof r->msg, "%s", why);
 		return -1;
 	}
-	struct lps s = { .m = m, .n = n, .a = a, .lo = lo, .hi = hi, .c = c };
+	struct lps s;   /* not zeroed whole: binv alone is 8 KB */
+	s.m = m;
+	s.n = n;
+	s.a = a;
+	s.lo = lo;
+	s.hi = hi;
+	s.c = c;
 	int nv = m + n;
-	s.st = xmalloc((size_t)nv * sizeof *s.st);
-	s.d = xmalloc(2 * (size_t)nv * sizeof *s.d);
+	s.d = xmalloc((size_t)nv * (3 * sizeof *s.d + sizeof *s.cand + 2));
 	s.alpha = s.d + nv;
+	s.ratio = s.alpha + nv;
+	s.cand = (int *)(s.ratio + nv);
+	s.st = (signed char *)(s.cand + nv);
+	s.fixed = s.st + nv;
 	for (int i = 0; i < m; i++) {
 		s.head[i] = i;
 		s.st[i] = 0;
+		s.fixed[i] = lo[i] == hi[i];
 	}
-	for (int j = 0; j < n; j++)
+	for (int j = 0; j < n; j++) {
 		s.st[m + j] = 1;
-	int it, limit = 50 + 10 * nv;
+		s.fixed[m + j] = 0;
+	}
+	int it = 0, limit = 50 + 10 * nv;
 	r->status = LP_ERROR;
-	for (it = 0; it < limit; it++) {
-		if (lps_invert(&s) < 0) {
+	if (lps_invert(&s) == 0)
+		lps_duals(&s);   /* c: every auxiliary basic, y = 0 */
+	int fresh = 1;   /* binv inverted anew since the last pivot */
+	for (; it < limit; it++) {
+		if (!fresh && (it % LPS_REINVERT == 0) && lps_invert(&s) < 0) {
 			snprintf(r->msg, sizeof r->msg, "a singular basis");
 			break;
 		}
-		lps_values(&s);
+		fresh |= it % LPS_REINVERT == 0;
+		lps_beta(&s);
 		int dir = 0, p = lps_leaving(&s, &dir);
+		if (p < 0 && !fresh) {
+			/* feasible on the updated inverse: decide on a fresh one */
+			if (lps_invert(&s) < 0) {
+				snprintf(r->msg, sizeof r->msg, "a singular basis");
+				break;
+			}
+			fresh = 1;
+			lps_beta(&s);
+			p = lps_leaving(&s, &dir);
+		}
 		if (p < 0) {
-			r->status = LP_OPTIMAL;
+			r->status = lps_optimal(&s) ? LP_OPTIMAL : LP_ERROR;
+			if (r->status != LP_OPTIMAL)
+				snprintf(r->msg, sizeof r->msg, "dual feasibility lost");
 			break;
 		}
 		int q = lps_entering(&s, p, dir);
@@ -316,9 +418,9 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 			snprintf(r->msg, sizeof r->msg, "no feasible solution");
 			break;
 		}
-		s.st[s.head[p]] = dir > 0 ? 2 : 1;
-		s.st[q] = 0;
-		s.head[p] = q;
+		lps_pivot(&s, p, q, dir);
+		lps_update(&s, p, q);
+		fresh = 0;
 	}
 	if (it == limit)
 		snprintf(r->msg, sizeof r->msg, "no optimum within %d iterations", limit);
@@ -335,7 +437,6 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 		r->obj = r->bound = obj;
 		lps_ties(&s, r);
 	}
-	free(s.st);
 	free(s.d);
 	return r->status == LP_OPTIMAL ? 0 : -1;
 }
