@@ -2,14 +2,17 @@
  * lp_small_solve).
  *
  * Issue 13, fourteenth round: the bound's pipeline LPs (search_bound.c,
- * pipe_lp_solve) have about 7 rows and 57 columns, every column >= 0 and
- * unbounded above, every cost >= 0, and GLPK spent about 200,000
- * instructions on each (scaling, its sparse LU, steepest-edge updates,
- * 8.5 dual simplex iterations). Here the model is a dense m x n matrix
- * and the basis (m <= LPS_MAX_ROWS) is inverted anew at every iteration
- * (Gauss-Jordan with partial pivoting: m^3 operations, 350 for 7 rows),
- * which costs less than keeping a factorisation up to date and keeps no
- * error from one iteration to the next.
+ * pipe_lp_solve) have 5 to 9 rows and tens to hundreds of columns on up
+ * to 4 pools (up to 21 rows and thousands of columns on 16), every column
+ * >= 0 and unbounded above, every cost >= 0, and GLPK spent about 200,000
+ * instructions on each of the 70B search's (scaling, its sparse LU,
+ * steepest-edge updates, 8.5 dual simplex iterations). Here the basis
+ * (m <= LPS_MAX_ROWS) is held as an explicit inverse: inverted anew
+ * (Gauss-Jordan with partial pivoting, m^3 operations: 350 for 7 rows) at
+ * the start, every LPS_REINVERT iterations and before an optimum is
+ * declared, and updated in product form between (m^2). The matrix is
+ * kept by rows, nonzero entries only (a pool's row holds only the
+ * layouts on that pool), so a pivot row costs the nonzeros, not m n.
  *
  * The variables are GLPK's: an auxiliary r_i = a_i x per row with the
  * row's bounds [lo_i, hi_i], and the structural x_j in [0, inf); the
@@ -26,16 +29,22 @@
  *     columns that move the leaving variable toward its bound; among
  *     ratios within 1e-12 of the least, the largest |alpha_pj| (a stable
  *     pivot), then the lower index;
- *   - no entering column: the dual is unbounded and the LP infeasible.
+ *   - no entering column: the dual is unbounded and the LP infeasible;
+ *   - the reduced costs are updated by each pivot and computed afresh
+ *     before an optimum is declared, which must find them dual feasible
+ *     (else LP_ERROR).
  * Dual feasibility is kept by the ratio test, so the LP is never
  * unbounded (costs >= 0 on x >= 0: the objective is at least 0). An
  * iteration limit (degenerate cycling), a pivot too small or a singular
  * basis end in LP_ERROR, for the caller to ask GLPK instead.
  *
- * The optimum's value is the one GLPK finds to about 1e-12 relative (the
- * same vertex, or another of the same value; tests/test_lp.c compares
- * the two on thousands of random LPs of the bound's shape). Where the
- * optimum is not unique the vertex may differ from GLPK's. */
+ * The optimum's value agrees with GLPK's to 1e-9 relative
+ * (tests/test_lp.c, 4,000 random LPs of the bound's shape; on the
+ * bench's 29,725 LPs the largest difference was 5.8e-11, where GLPK's own
+ * optimum left its equality row at 0.99999999986 and this one's at 1 to
+ * the last bit). Where the optimum is not unique the vertex may differ
+ * from GLPK's: r->tie_col and r->tie_row say when (pipe_lp_solve then
+ * asks GLPK). */
 #include "lp.h"
 
 #include <math.h>
@@ -62,6 +71,11 @@ struct lps {
 	signed char *st;               /* per variable: 0 basic, 1 at lo, 2 at hi */
 	signed char *fixed;            /* per variable: lo == hi */
 	int *cand;                     /* the ratio test's candidates */
+	/* a's nonzero entries by row (row i's are rp[i] .. rp[i + 1] - 1,
+	 * in column order): a pool's row holds only the layouts on that
+	 * pool, so on 16 pools most of a row is zeros */
+	int rp[LPS_MAX_ROWS + 1], *rj;
+	double *rv;
 	double *ratio;                 /* and their ratios */
 	double binv[LPS_MAX_ROWS][LPS_MAX_ROWS];
 	double beta[LPS_MAX_ROWS];     /* basic values */
@@ -162,11 +176,10 @@ static void lps_duals(struct lps *s)
 	for (int j = 0; j < n; j++)
 		s->d[m + j] = s->c[j];
 	for (int i = 0; i < m; i++) {
-		const double *ai = s->a + (size_t)i * n;
 		double yi = y[i];
 		if (yi != 0)
-			for (int j = 0; j < n; j++)
-				s->d[m + j] += yi * ai[j];
+			for (int k = s->rp[i]; k < s->rp[i + 1]; k++)
+				s->d[m + s->rj[k]] += yi * s->rv[k];
 	}
 }
 
@@ -215,10 +228,9 @@ static int lps_entering(struct lps *s, int p, int dir)
 		s->alpha[m + j] = 0;
 	for (int i = 0; i < m; i++) {
 		double r = s->binv[p][i];
-		const double *ai = s->a + (size_t)i * n;
 		if (r != 0)
-			for (int j = 0; j < n; j++)
-				s->alpha[m + j] -= r * ai[j];
+			for (int k = s->rp[i]; k < s->rp[i + 1]; k++)
+				s->alpha[m + s->rj[k]] -= r * s->rv[k];
 	}
 	for (int v = 0; v < nv; v++)
 		if (s->st[v] && fabs(s->alpha[v]) > amax)
@@ -368,12 +380,26 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 	s.hi = hi;
 	s.c = c;
 	int nv = m + n;
-	s.d = xmalloc((size_t)nv * (3 * sizeof *s.d + sizeof *s.cand + 2));
+	size_t nz = (size_t)m * n;
+	s.d = xmalloc((size_t)nv * (3 * sizeof *s.d + sizeof *s.cand + 2) +
+		      nz * (sizeof *s.rv + sizeof *s.rj));
 	s.alpha = s.d + nv;
 	s.ratio = s.alpha + nv;
-	s.cand = (int *)(s.ratio + nv);
-	s.st = (signed char *)(s.cand + nv);
+	s.rv = s.ratio + nv;
+	s.cand = (int *)(s.rv + nz);
+	s.rj = s.cand + nv;
+	s.st = (signed char *)(s.rj + nz);
 	s.fixed = s.st + nv;
+	s.rp[0] = 0;
+	for (int i = 0; i < m; i++) {
+		int k = s.rp[i];
+		for (int j = 0; j < n; j++)
+			if (a[(size_t)i * n + j] != 0) {
+				s.rj[k] = j;
+				s.rv[k++] = a[(size_t)i * n + j];
+			}
+		s.rp[i + 1] = k;
+	}
 	for (int i = 0; i < m; i++) {
 		s.head[i] = i;
 		s.st[i] = 0;

@@ -217,18 +217,26 @@ static void pipe_model_build(const struct ctx *x, const struct gset *g, const st
 	}
 }
 
-/* The model solved by GLPK, as before lpsmall.c: the same columns and
- * rows in the same order (lp_add_row keeps a row's nonzero entries). */
+/* The model solved by GLPK as it was before lpsmall.c, entry for entry:
+ * the same columns and rows in the same order, and in each row the
+ * layouts' entries first and t's last (lp_add_row keeps a row's nonzero
+ * entries in the order given; GLPK's factorisation follows that order,
+ * and in a degenerate LP another order may end at another vertex). */
 static int pipe_model_glpk(const struct pipe_model *pm, double *xv, struct lp_result *r)
 {
 	struct lp *lp = lp_new(0);
-	int *idx = xmalloc((size_t)pm->n * sizeof *idx);
-	for (int j = 0; j < pm->n; j++) {
+	int n = pm->n, *idx = xmalloc((size_t)n * sizeof *idx);
+	double *cf = xmalloc((size_t)n * sizeof *cf);
+	for (int j = 0; j < n; j++) {
 		lp_add_col(lp, 0, -1, pm->c[j], 0);
-		idx[j] = j;
+		idx[j] = j + 1 < n ? j + 1 : 0;
 	}
-	for (int i = 0; i < pm->m; i++)
-		lp_add_row(lp, pm->n, idx, pm->a + (size_t)i * pm->n, pm->lo[i], pm->hi[i]);
+	for (int i = 0; i < pm->m; i++) {
+		for (int j = 0; j < n; j++)
+			cf[j] = pm->a[(size_t)i * n + idx[j]];
+		lp_add_row(lp, n, idx, cf, pm->lo[i], pm->hi[i]);
+	}
+	free(cf);
 	int rc = lp_solve(lp, 0, r);
 	for (int j = 0; j < pm->n; j++)
 		xv[j] = rc == 0 ? lp_value(lp, j) : 0;
@@ -259,6 +267,30 @@ static int pipe_support_sure(const struct lp_result *r, const double *xv,
 		if (col[i] >= 0 && fabs(xv[col[i]] / (xv[0] * th) - 1) < 1e-9)
 			return 0;
 	return 1;
+}
+
+/* Does the cluster hold two pools of the same GPUs, nodes and network
+ * (they may differ in name, site and price)? Their layouts then come in
+ * twins of equal cost, and the pipeline LPs' optima are often dual
+ * degenerate: on the bench's 65,536 GPUs in 16 pools, four of each GPU
+ * type, 1,214 of 3,239 LPs, which pipe_support_sure sends to GLPK after
+ * lp_small_solve, so that the two solves cost more than GLPK alone did
+ * (5.4 -> 6.9 s of CPU on the loaded machine). On such a cluster GLPK
+ * solves them first. Only the solver is chosen here, never the answer:
+ * GLPK's is the one the search always had. */
+static int twin_pools(const struct cluster *c)
+{
+	for (int p = 0; p < c->n_pools; p++)
+		for (int q = p + 1; q < c->n_pools; q++) {
+			const struct pool *a = &c->pools[p], *b = &c->pools[q];
+			if (!strcmp(a->gpu.name, b->gpu.name) && a->gpus_per_node == b->gpus_per_node &&
+			    a->nodes == b->nodes && a->nodes_max == b->nodes_max &&
+			    a->intra == b->intra && a->intra_Bps == b->intra_Bps &&
+			    a->nvl_domain == b->nvl_domain && a->nics == b->nics &&
+			    a->nic_gbps == b->nic_gbps && a->transport == b->transport)
+				return 1;
+		}
+	return 0;
 }
 
 /* LP bound on the pipeline time of one global setting, over the layouts
@@ -294,7 +326,10 @@ static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct la
 	double *xv = xmalloc((size_t)pm.n * sizeof *xv);
 	struct lp_result r;
 	double t0 = hp_now();
-	int rc = lp_small_solve(pm.m, pm.n, pm.a, pm.lo, pm.hi, pm.c, xv, &r);
+	int rc = -1;
+	r.status = LP_ERROR;
+	if (!twin_pools(x->c))
+		rc = lp_small_solve(pm.m, pm.n, pm.a, pm.lo, pm.hi, pm.c, xv, &r);
 	if ((rc != 0 && r.status == LP_ERROR) || (rc == 0 && !pipe_support_sure(&r, xv, ls, col, shares)))
 		rc = pipe_model_glpk(&pm, xv, &r);
 	x->res->stats.lp_s += hp_now() - t0;

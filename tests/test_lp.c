@@ -235,6 +235,18 @@ TEST(small_by_hand)
 	CHECK_NEAR(x[0], 0.2, 1e-12);
 	CHECK_NEAR(x[1], 0.4, 1e-12);
 	CHECK_NEAR(x[2], 0.2, 1e-12);
+	/* the optimum is unique: every column basic, and the two pool rows
+	 * (nonbasic, binding) price the GPUs: no reduced cost is 0 */
+	CHECK(r.tie_row > 1e-9 && r.tie_col > 1e-9);
+	/* layout 2 twice (a twin pool's copy: the same column): the step is
+	 * the same 2.8, but y2 may be split between the two copies, so the
+	 * optimum is not unique and a reduced cost says so */
+	double a3[4][4] = { { 0, 2, 1, 1 }, { -8, 4, 0, 0 }, { -4, 0, 4, 4 }, { -8, 1, 1, 1 } };
+	double c3[4] = { 8, 2, 2, 2 }, x3[4];
+	CHECK_EQ_INT(lp_small_solve(4, 4, &a3[0][0], lo, hi, c3, x3, &r), 0);
+	CHECK_NEAR(r.obj, 2.8, 1e-12);
+	CHECK_NEAR(x3[2] + x3[3], 0.2, 1e-12);
+	CHECK(r.tie_col < 1e-12);
 	/* at least 4 replicas in all (y1 + y2 - 4t >= 0): the pools hold
 	 * 3, so no point */
 	double a2[5][3] = { { 0, 2, 1 }, { -8, 4, 0 }, { -4, 0, 4 }, { -8, 1, 1 }, { -4, 1, 1 } };
