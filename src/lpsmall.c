@@ -73,8 +73,11 @@ struct lps {
 	int *cand;                     /* the ratio test's candidates */
 	/* a's nonzero entries by row (row i's are rp[i] .. rp[i + 1] - 1,
 	 * in column order): a pool's row holds only the layouts on that
-	 * pool, so on 16 pools most of a row is zeros */
+	 * pool, so on 16 pools most of a row is zeros. A row at least half
+	 * full is read from a itself (dense[i]: contiguous, no index); both
+	 * ways add the same nonzero products in the same order */
 	int rp[LPS_MAX_ROWS + 1], *rj;
+	char dense[LPS_MAX_ROWS];
 	double *rv;
 	double *ratio;                 /* and their ratios */
 	double binv[LPS_MAX_ROWS][LPS_MAX_ROWS];
@@ -177,7 +180,11 @@ static void lps_duals(struct lps *s)
 		s->d[m + j] = s->c[j];
 	for (int i = 0; i < m; i++) {
 		double yi = y[i];
-		if (yi != 0)
+		const double *ai = s->a + (size_t)i * n;
+		if (yi != 0 && s->dense[i])
+			for (int j = 0; j < n; j++)
+				s->d[m + j] += yi * ai[j];
+		else if (yi != 0)
 			for (int k = s->rp[i]; k < s->rp[i + 1]; k++)
 				s->d[m + s->rj[k]] += yi * s->rv[k];
 	}
@@ -228,7 +235,11 @@ static int lps_entering(struct lps *s, int p, int dir)
 		s->alpha[m + j] = 0;
 	for (int i = 0; i < m; i++) {
 		double r = s->binv[p][i];
-		if (r != 0)
+		const double *ai = s->a + (size_t)i * n;
+		if (r != 0 && s->dense[i])
+			for (int j = 0; j < n; j++)
+				s->alpha[m + j] -= r * ai[j];
+		else if (r != 0)
 			for (int k = s->rp[i]; k < s->rp[i + 1]; k++)
 				s->alpha[m + s->rj[k]] -= r * s->rv[k];
 	}
@@ -342,7 +353,30 @@ static void lps_ties(const struct lps *s, struct lp_result *r)
 	}
 }
 
-/* Check the model is of the shape this solver takes. */
+/* a's rows, nonzeros only (rp, rj, rv) and which are dense. Returns -1
+ * for a non-finite coefficient. */
+static int lps_rows(struct lps *s)
+{
+	int m = s->m, n = s->n;
+	s->rp[0] = 0;
+	for (int i = 0; i < m; i++) {
+		int k = s->rp[i];
+		const double *ai = s->a + (size_t)i * n;
+		for (int j = 0; j < n; j++)
+			if (ai[j] != 0) {
+				if (!isfinite(ai[j]))
+					return -1;
+				s->rj[k] = j;
+				s->rv[k++] = ai[j];
+			}
+		s->rp[i + 1] = k;
+		s->dense[i] = 2 * (k - s->rp[i]) >= n;
+	}
+	return 0;
+}
+
+/* Check the model is of the shape this solver takes (but for its
+ * coefficients, which lps_rows checks). */
 static const char *lps_refuse(int m, int n, const double *a, const double *lo,
 			      const double *hi, const double *c)
 {
@@ -355,11 +389,8 @@ static const char *lps_refuse(int m, int n, const double *a, const double *lo,
 		if (isnan(lo[i]) || isnan(hi[i]) || lo[i] > hi[i] || lo[i] == HUGE_VAL ||
 		    hi[i] == -HUGE_VAL)
 			return "a row's bounds are empty";
-		for (int j = 0; j < n; j++)
-			if (!isfinite(a[(size_t)i * n + j]))
-				return "a non-finite coefficient";
 	}
-	return NULL;
+	return NULL;   /* the coefficients: lps_rows */
 }
 
 int lp_small_solve(int m, int n, const double *a, const double *lo, const double *hi,
@@ -390,15 +421,11 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 	s.rj = s.cand + nv;
 	s.st = (signed char *)(s.rj + nz);
 	s.fixed = s.st + nv;
-	s.rp[0] = 0;
-	for (int i = 0; i < m; i++) {
-		int k = s.rp[i];
-		for (int j = 0; j < n; j++)
-			if (a[(size_t)i * n + j] != 0) {
-				s.rj[k] = j;
-				s.rv[k++] = a[(size_t)i * n + j];
-			}
-		s.rp[i + 1] = k;
+	if (lps_rows(&s) < 0) {
+		free(s.d);
+		r->status = LP_ERROR;
+		snprintf(r->msg, sizeof r->msg, "a non-finite coefficient");
+		return -1;
 	}
 	for (int i = 0; i < m; i++) {
 		s.head[i] = i;

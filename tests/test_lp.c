@@ -261,6 +261,10 @@ TEST(small_by_hand)
 	CHECK_EQ_INT(r.status, LP_ERROR);
 	CHECK(lp_small_solve(LPS_MAX_ROWS + 1, 3, &a[0][0], lo, hi, c, x, &r) < 0);
 	CHECK_EQ_INT(r.status, LP_ERROR);
+	/* so is a NaN coefficient */
+	a[1][1] = NAN;
+	CHECK(lp_small_solve(4, 3, &a[0][0], lo, hi, c, x, &r) < 0);
+	CHECK_EQ_INT(r.status, LP_ERROR);
 }
 
 static double lcg_u(unsigned long long *st)
