@@ -436,7 +436,9 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 		s.st[m + j] = 1;
 		s.fixed[m + j] = 0;
 	}
-	int it = 0, limit = 50 + 10 * nv;
+	/* the bench's LPs took at most 140 iterations (20 rows); a cycle
+	 * costs no more than this before GLPK is asked */
+	int it = 0, limit = 100 + 20 * m;
 	r->status = LP_ERROR;
 	if (lps_invert(&s) == 0)
 		lps_duals(&s);   /* c: every auxiliary basic, y = 0 */
