@@ -127,121 +127,144 @@ void bound_memo_free(struct layouts *ls)
 	ls->memo = NULL;
 }
 
-/* The pipeline LP as a dense model: column 0 is t, column 1 + k the k-th
- * layout of col; rows in the order of pipe_lp_solve's comment (the
- * objective's row, with dt the replicas' two rows, the pools used, the
- * micro-batches, with a budget the budget's row). */
+/* The pipeline LP's rows go to one of two sinks: GLPK's model, or a
+ * dense m x n matrix for lp_small_solve (column 0 is t, column 1 + k the
+ * k-th layout of col). */
 struct pipe_model {
+	struct lp *lp;                   /* GLPK's model, or NULL: dense */
 	int m, n;
 	double *a, *c;                   /* m x n, row-major; n costs */
 	double lo[LPS_MAX_ROWS], hi[LPS_MAX_ROWS];
 };
 
-/* The next row of the model, zeroed, with bounds lo, hi. */
-static double *pm_row(struct pipe_model *pm, double lo, double hi)
+/* Row lo <= sum_j cf[j] x[idx[j]] <= hi into the sink. */
+static void pm_row(struct pipe_model *pm, int k, const int *idx, const double *cf, double lo,
+		   double hi)
 {
+	if (pm->lp) {
+		lp_add_row(pm->lp, k, idx, cf, lo, hi);
+		return;
+	}
 	double *r = pm->a + (size_t)pm->m * pm->n;
 	memset(r, 0, (size_t)pm->n * sizeof *r);
+	for (int j = 0; j < k; j++)
+		r[idx[j]] = cf[j];
 	pm->lo[pm->m] = lo;
 	pm->hi[pm->m++] = hi;
-	return r;
 }
 
-/* The pools' rows (those a layout of col uses) and the micro-batches'. */
-static void pm_pool_rows(const struct ctx *x, const struct gset *g, const struct layouts *ls,
-			 const int *col, struct pipe_model *pm)
+/* The rows of pipe_lp_solve's comment in their order (the objective's
+ * row, with dt the replicas' two rows, the pools used, the micro-batches,
+ * with a budget the budget's row), each row's layouts first and t last:
+ * GLPK's model is the one it was before lpsmall.c, call for call. At
+ * most n_pools + 5 rows. */
+static void pipe_rows(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+		      const int *col, const struct dp_terms *dt, struct pipe_model *pm)
 {
-	for (int p = 0; p < x->c->n_pools; p++) {
-		int used = 0;
-		for (int i = 0; i < ls->n; i++)
-			used |= col[i] >= 0 && ls->v[i].gpus[p];
-		if (!used)
-			continue;
-		double *r = pm_row(pm, -HUGE_VAL, 0);
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0)
-				r[col[i]] = ls->v[i].gpus[p];
-		r[0] = -x->cap[p];
-	}
-	double *r = pm_row(pm, -HUGE_VAL, 0);
+	double M = (double)(x->o->gbs / g->mbs);
+	int *idx = xmalloc((size_t)(ls->n + 1) * sizeof *idx), k = 0;
+	double *cf = xmalloc((size_t)(ls->n + 1) * sizeof *cf);
 	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0)
-			r[col[i]] = layout_min_mb(g, &ls->v[i]);
-	r[0] = -(double)(x->o->gbs / g->mbs);
-}
-
-/* The model of pipe_lp_solve; pm->a and pm->c are the caller's to free.
- * At most n_pools + 5 rows. */
-_Static_assert(HP_MAX_POOLS + 5 <= LPS_MAX_ROWS, "the pipeline LP's rows fit lpsmall.c");
-static void pipe_model_build(const struct ctx *x, const struct gset *g, const struct layouts *ls,
-			     const int *col, const struct dp_terms *dt, struct pipe_model *pm)
-{
-	int n = 1;
-	for (int i = 0; i < ls->n; i++)
-		n += col[i] >= 0;
-	pm->m = 0;
-	pm->n = n;
-	pm->a = xmalloc((size_t)(x->c->n_pools + 5) * n * sizeof *pm->a);
-	pm->c = xmalloc((size_t)n * sizeof *pm->c);
-	pm->c[0] = (double)(x->o->gbs / g->mbs);
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0)
-			pm->c[col[i]] = term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i);
-	double *r = pm_row(pm, 1, 1);
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0)
-			r[col[i]] = 1.0 / term_b(&ls->v[i], dt, i);
+		if (col[i] >= 0) {
+			idx[k] = col[i];
+			cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
+		}
+	pm_row(pm, k, idx, cf, 1, 1);
 	if (dt) {
 		/* the replicas in all, sum n_L = sum y_L / t, within
 		 * [n_lo, n_hi] */
-		for (int side = 0; side < 2; side++) {
-			r = side ? pm_row(pm, -HUGE_VAL, 0) : pm_row(pm, 0, HUGE_VAL);
-			for (int i = 0; i < ls->n; i++)
-				if (col[i] >= 0)
-					r[col[i]] = 1;
-			r[0] = side ? -dt->n_hi : -dt->n_lo;
+		for (int i = 0; i < k; i++)
+			cf[i] = 1;
+		idx[k] = 0;
+		cf[k] = -dt->n_lo;
+		pm_row(pm, k + 1, idx, cf, 0, HUGE_VAL);
+		cf[k] = -dt->n_hi;
+		pm_row(pm, k + 1, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int p = 0; p < x->c->n_pools; p++) {
+		k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0 && ls->v[i].gpus[p]) {
+				idx[k] = col[i];
+				cf[k++] = ls->v[i].gpus[p];
+			}
+		if (k) {
+			idx[k] = 0;
+			cf[k++] = -x->cap[p];
+			pm_row(pm, k, idx, cf, -HUGE_VAL, 0);
 		}
 	}
-	pm_pool_rows(x, g, ls, col, pm);
+	k = 0;
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0) {
+			idx[k] = col[i];
+			cf[k++] = layout_min_mb(g, &ls->v[i]);
+		}
+	idx[k] = 0;
+	cf[k++] = -M;
+	pm_row(pm, k, idx, cf, -HUGE_VAL, 0);
 	if (x->o->objective == OBJ_BUDGET) {
 		/* within the budget: USD per second <= lambda x micro-batches
 		 * per second, homogeneous in n, so it stays linear in y; GPU
 		 * shares of node prices make it a relaxation */
 		double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
-		r = pm_row(pm, -HUGE_VAL, 0);
+		k = 0;
 		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0)
-				r[col[i]] = ls->v[i].price_known
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = ls->v[i].price_known
 					? ls->v[i].usd_h / 3600 - lambda / term_b(&ls->v[i], dt, i)
 					: 1e3;   /* unpriced: cannot be used */
+			}
+		pm_row(pm, k, idx, cf, -HUGE_VAL, 0);
 	}
+	free(idx);
+	free(cf);
+}
+_Static_assert(HP_MAX_POOLS + 5 <= LPS_MAX_ROWS, "the pipeline LP's rows fit lpsmall.c");
+
+/* The costs: M for t, A_L / B_L for a layout. */
+static void pipe_costs(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+		       const int *col, const struct dp_terms *dt, double *c)
+{
+	c[0] = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0)
+			c[col[i]] = term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i);
 }
 
-/* The model solved by GLPK as it was before lpsmall.c, entry for entry:
- * the same columns and rows in the same order, and in each row the
- * layouts' entries first and t's last (lp_add_row keeps a row's nonzero
- * entries in the order given; GLPK's factorisation follows that order,
- * and in a degenerate LP another order may end at another vertex). */
-static int pipe_model_glpk(const struct pipe_model *pm, double *xv, struct lp_result *r)
+/* The LP by lp_small_solve on the dense model (n columns). */
+static int pipe_lp_small(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			 const int *col, const struct dp_terms *dt, int n, double *xv,
+			 struct lp_result *r)
 {
-	struct lp *lp = lp_new(0);
-	int n = pm->n, *idx = xmalloc((size_t)n * sizeof *idx);
-	double *cf = xmalloc((size_t)n * sizeof *cf);
-	for (int j = 0; j < n; j++) {
-		lp_add_col(lp, 0, -1, pm->c[j], 0);
-		idx[j] = j + 1 < n ? j + 1 : 0;
-	}
-	for (int i = 0; i < pm->m; i++) {
-		for (int j = 0; j < n; j++)
-			cf[j] = pm->a[(size_t)i * n + idx[j]];
-		lp_add_row(lp, n, idx, cf, pm->lo[i], pm->hi[i]);
-	}
-	free(cf);
-	int rc = lp_solve(lp, 0, r);
-	for (int j = 0; j < pm->n; j++)
-		xv[j] = rc == 0 ? lp_value(lp, j) : 0;
-	free(idx);
-	lp_free(lp);
+	struct pipe_model pm = { .n = n };
+	pm.a = xmalloc((size_t)(x->c->n_pools + 5) * n * sizeof *pm.a);
+	pm.c = xmalloc((size_t)n * sizeof *pm.c);
+	pipe_costs(x, g, ls, col, dt, pm.c);
+	pipe_rows(x, g, ls, col, dt, &pm);
+	int rc = lp_small_solve(pm.m, pm.n, pm.a, pm.lo, pm.hi, pm.c, xv, r);
+	free(pm.a);
+	free(pm.c);
+	return rc;
+}
+
+/* The LP by GLPK, the model built as before lpsmall.c (n columns). */
+static int pipe_lp_glpk(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			const int *col, const struct dp_terms *dt, int n, double *xv,
+			struct lp_result *r)
+{
+	struct pipe_model pm = { .lp = lp_new(0), .n = n };
+	double *c = xmalloc((size_t)n * sizeof *c);
+	pipe_costs(x, g, ls, col, dt, c);
+	for (int j = 0; j < n; j++)
+		lp_add_col(pm.lp, 0, -1, c[j], 0);
+	pipe_rows(x, g, ls, col, dt, &pm);
+	int rc = lp_solve(pm.lp, 0, r);
+	for (int j = 0; j < n; j++)
+		xv[j] = rc == 0 ? lp_value(pm.lp, j) : 0;
+	free(c);
+	lp_free(pm.lp);
 	return rc;
 }
 
@@ -321,17 +344,18 @@ static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct la
 			    int *n_sup)
 {
 	double val = HUGE_VAL;
-	struct pipe_model pm;
-	pipe_model_build(x, g, ls, col, dt, &pm);
-	double *xv = xmalloc((size_t)pm.n * sizeof *xv);
+	int n = 1;
+	for (int i = 0; i < ls->n; i++)
+		n += col[i] >= 0;
+	double *xv = xmalloc((size_t)n * sizeof *xv);
 	struct lp_result r;
 	double t0 = hp_now();
 	int rc = -1;
 	r.status = LP_ERROR;
 	if (!twin_pools(x->c))
-		rc = lp_small_solve(pm.m, pm.n, pm.a, pm.lo, pm.hi, pm.c, xv, &r);
+		rc = pipe_lp_small(x, g, ls, col, dt, n, xv, &r);
 	if ((rc != 0 && r.status == LP_ERROR) || (rc == 0 && !pipe_support_sure(&r, xv, ls, col, shares)))
-		rc = pipe_model_glpk(&pm, xv, &r);
+		rc = pipe_lp_glpk(x, g, ls, col, dt, n, xv, &r);
 	x->res->stats.lp_s += hp_now() - t0;
 	if (rc == 0 && r.obj > 0)
 		val = r.obj;
@@ -347,8 +371,6 @@ static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct la
 			sup[(*n_sup)++] = i;
 	x->res->stats.lp_solves++;
 	free(xv);
-	free(pm.a);
-	free(pm.c);
 	return val;
 }
 
