@@ -42,6 +42,10 @@ struct lp_result {
 	double bound;         /* best bound (MILP), = obj when optimal */
 	double gap;           /* relative |obj - bound| / |obj| */
 	int nodes;            /* branch-and-bound nodes */
+	/* lp_small_solve at an optimum: the least |reduced cost| of a
+	 * nonbasic column over 1 + its cost, and of a nonbasic row that is
+	 * not an equality (0: another optimal vertex may exist) */
+	double tie_col, tie_row;
 	char msg[128];
 };
 
@@ -82,5 +86,20 @@ int lp_write(struct lp *lp, const char *path);
  * planned exits (the main thread's is released at process exit). */
 void lp_thread_done(void);
 
+/* A dense LP of the bound's shape solved without GLPK (lpsmall.c):
+ * min c x subject to lo_i <= sum_j a[i n + j] x_j <= hi_i (i < m; a
+ * side may be infinite, lo_i = hi_i an equality) and x_j >= 0, with
+ * every c_j >= 0 and finite and m <= LPS_MAX_ROWS. Returns 0 with
+ * r->status LP_OPTIMAL, r->obj the optimum and x (n values) a vertex
+ * where it is reached; else -1 with r->status LP_INFEASIBLE, or LP_ERROR
+ * when the model is not of that shape or the solver gave up (a singular
+ * basis, a cycle): r->msg says why, and the caller solves the model with
+ * GLPK instead. r->nodes counts the simplex iterations. The optimum's
+ * value agrees with GLPK's to 1e-9 relative (the bench's LPs: 6e-11 at
+ * most, GLPK's own error); where the optimum is not unique (r->tie_col
+ * or r->tie_row 0), x may be another optimal vertex than GLPK's. */
+#define LPS_MAX_ROWS 32
+int lp_small_solve(int m, int n, const double *a, const double *lo, const double *hi,
+		   const double *c, double *x, struct lp_result *r);
 
 #endif

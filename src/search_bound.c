@@ -127,6 +127,195 @@ void bound_memo_free(struct layouts *ls)
 	ls->memo = NULL;
 }
 
+/* The pipeline LP's rows go to one of two sinks: GLPK's model, or a
+ * dense m x n matrix for lp_small_solve (column 0 is t, column 1 + k the
+ * k-th layout of col). */
+struct pipe_model {
+	struct lp *lp;                   /* GLPK's model, or NULL: dense */
+	int m, n;
+	double *a, *c;                   /* m x n, row-major; n costs */
+	double lo[LPS_MAX_ROWS], hi[LPS_MAX_ROWS];
+};
+
+/* Row lo <= sum_j cf[j] x[idx[j]] <= hi into the sink. */
+static void pm_row(struct pipe_model *pm, int k, const int *idx, const double *cf, double lo,
+		   double hi)
+{
+	if (pm->lp) {
+		lp_add_row(pm->lp, k, idx, cf, lo, hi);
+		return;
+	}
+	double *r = pm->a + (size_t)pm->m * pm->n;
+	memset(r, 0, (size_t)pm->n * sizeof *r);
+	for (int j = 0; j < k; j++)
+		r[idx[j]] = cf[j];
+	pm->lo[pm->m] = lo;
+	pm->hi[pm->m++] = hi;
+}
+
+/* The rows of pipe_lp_solve's comment in their order (the objective's
+ * row, with dt the replicas' two rows, the pools used, the micro-batches,
+ * with a budget the budget's row), each row's layouts first and t last:
+ * GLPK's model is the one it was before lpsmall.c, call for call. At
+ * most n_pools + 5 rows. */
+static void pipe_rows(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+		      const int *col, const struct dp_terms *dt, struct pipe_model *pm)
+{
+	double M = (double)(x->o->gbs / g->mbs);
+	int *idx = xmalloc((size_t)(ls->n + 1) * sizeof *idx), k = 0;
+	double *cf = xmalloc((size_t)(ls->n + 1) * sizeof *cf);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0) {
+			idx[k] = col[i];
+			cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
+		}
+	pm_row(pm, k, idx, cf, 1, 1);
+	if (dt) {
+		/* the replicas in all, sum n_L = sum y_L / t, within
+		 * [n_lo, n_hi] */
+		for (int i = 0; i < k; i++)
+			cf[i] = 1;
+		idx[k] = 0;
+		cf[k] = -dt->n_lo;
+		pm_row(pm, k + 1, idx, cf, 0, HUGE_VAL);
+		cf[k] = -dt->n_hi;
+		pm_row(pm, k + 1, idx, cf, -HUGE_VAL, 0);
+	}
+	for (int p = 0; p < x->c->n_pools; p++) {
+		k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0 && ls->v[i].gpus[p]) {
+				idx[k] = col[i];
+				cf[k++] = ls->v[i].gpus[p];
+			}
+		if (k) {
+			idx[k] = 0;
+			cf[k++] = -x->cap[p];
+			pm_row(pm, k, idx, cf, -HUGE_VAL, 0);
+		}
+	}
+	k = 0;
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0) {
+			idx[k] = col[i];
+			cf[k++] = layout_min_mb(g, &ls->v[i]);
+		}
+	idx[k] = 0;
+	cf[k++] = -M;
+	pm_row(pm, k, idx, cf, -HUGE_VAL, 0);
+	if (x->o->objective == OBJ_BUDGET) {
+		/* within the budget: USD per second <= lambda x micro-batches
+		 * per second, homogeneous in n, so it stays linear in y; GPU
+		 * shares of node prices make it a relaxation */
+		double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
+		k = 0;
+		for (int i = 0; i < ls->n; i++)
+			if (col[i] >= 0) {
+				idx[k] = col[i];
+				cf[k++] = ls->v[i].price_known
+					? ls->v[i].usd_h / 3600 - lambda / term_b(&ls->v[i], dt, i)
+					: 1e3;   /* unpriced: cannot be used */
+			}
+		pm_row(pm, k, idx, cf, -HUGE_VAL, 0);
+	}
+	free(idx);
+	free(cf);
+}
+_Static_assert(HP_MAX_POOLS + 5 <= LPS_MAX_ROWS, "the pipeline LP's rows fit lpsmall.c");
+
+/* The costs: M for t, A_L / B_L for a layout. */
+static void pipe_costs(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+		       const int *col, const struct dp_terms *dt, double *c)
+{
+	c[0] = (double)(x->o->gbs / g->mbs);
+	for (int i = 0; i < ls->n; i++)
+		if (col[i] >= 0)
+			c[col[i]] = term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i);
+}
+
+/* The LP by lp_small_solve on the dense model (n columns). */
+static int pipe_lp_small(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			 const int *col, const struct dp_terms *dt, int n, double *xv,
+			 struct lp_result *r)
+{
+	struct pipe_model pm = { .n = n };
+	pm.a = xmalloc((size_t)(x->c->n_pools + 5) * n * sizeof *pm.a);
+	pm.c = xmalloc((size_t)n * sizeof *pm.c);
+	pipe_costs(x, g, ls, col, dt, pm.c);
+	pipe_rows(x, g, ls, col, dt, &pm);
+	int rc = lp_small_solve(pm.m, pm.n, pm.a, pm.lo, pm.hi, pm.c, xv, r);
+	free(pm.a);
+	free(pm.c);
+	return rc;
+}
+
+/* The LP by GLPK, the model built as before lpsmall.c (n columns). */
+static int pipe_lp_glpk(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			const int *col, const struct dp_terms *dt, int n, double *xv,
+			struct lp_result *r)
+{
+	struct pipe_model pm = { .lp = lp_new(0), .n = n };
+	double *c = xmalloc((size_t)n * sizeof *c);
+	pipe_costs(x, g, ls, col, dt, c);
+	for (int j = 0; j < n; j++)
+		lp_add_col(pm.lp, 0, -1, c[j], 0);
+	pipe_rows(x, g, ls, col, dt, &pm);
+	int rc = lp_solve(pm.lp, 0, r);
+	for (int j = 0; j < n; j++)
+		xv[j] = rc == 0 ? lp_value(pm.lp, j) : 0;
+	free(c);
+	lp_free(pm.lp);
+	return rc;
+}
+
+/* Is lp_small_solve's optimum the vertex GLPK finds, and its support
+ * the one GLPK's gives? Yes when the optimum is unique (every nonbasic
+ * column's and inequality row's reduced cost clear of 0: the optimum is
+ * not dual degenerate) and no layout's replicas y_L / t lie within 1e-9
+ * relative of the support's threshold (one replica, or 1e-9 of one with
+ * shares), where the last bits of either solver decide. Otherwise GLPK
+ * solves the LP again, so that the support, which decides which DP terms
+ * and which layout sets the search computes next, is the one it was
+ * (issue 13, fourteenth round: on 1,024 GPUs of 3 types 1.3% of the LPs,
+ * on the 65,536-GPU bench case of 16 pools, four of each GPU type, 37%:
+ * its layouts on pools of one type tie). Below 1e-9 the bench's ties were
+ * all exact zeros, the rest 1e-5 or more. */
+static int pipe_support_sure(const struct lp_result *r, const double *xv,
+			     const struct layouts *ls, const int *col, int shares)
+{
+	if (r->tie_col < 1e-9 || r->tie_row < 1e-9)
+		return 0;
+	double th = shares ? 1e-9 : 1;
+	for (int i = 0; xv[0] > 0 && i < ls->n; i++)
+		if (col[i] >= 0 && fabs(xv[col[i]] / (xv[0] * th) - 1) < 1e-9)
+			return 0;
+	return 1;
+}
+
+/* Does the cluster hold two pools of the same GPUs, nodes and network
+ * (they may differ in name, site and price)? Their layouts then come in
+ * twins of equal cost, and the pipeline LPs' optima are often dual
+ * degenerate: on the bench's 65,536 GPUs in 16 pools, four of each GPU
+ * type, 1,214 of 3,239 LPs, which pipe_support_sure sends to GLPK after
+ * lp_small_solve, so that the two solves cost more than GLPK alone did
+ * (5.4 -> 6.9 s of CPU on the loaded machine). On such a cluster GLPK
+ * solves them first. Only the solver is chosen here, never the answer:
+ * GLPK's is the one the search always had. */
+static int twin_pools(const struct cluster *c)
+{
+	for (int p = 0; p < c->n_pools; p++)
+		for (int q = p + 1; q < c->n_pools; q++) {
+			const struct pool *a = &c->pools[p], *b = &c->pools[q];
+			if (!strcmp(a->gpu.name, b->gpu.name) && a->gpus_per_node == b->gpus_per_node &&
+			    a->nodes == b->nodes && a->nodes_max == b->nodes_max &&
+			    a->intra == b->intra && a->intra_Bps == b->intra_Bps &&
+			    a->nvl_domain == b->nvl_domain && a->nics == b->nics &&
+			    a->nic_gbps == b->nic_gbps && a->transport == b->transport)
+				return 1;
+		}
+	return 0;
+}
+
 /* LP bound on the pipeline time of one global setting, over the layouts
  * whose one-replica floor A_L + B_L q_L (q_L its fewest micro-batches) is
  * at most tau. With n_L replicas of layout L taking m_L >= q_L
@@ -141,85 +330,32 @@ void bound_memo_free(struct layouts *ls)
  * With dt, each layout's step is at least A_L + a_L + (B_L + b_L) m_L
  * (its DP terms added, the same algebra with A_L + a_L and B_L + b_L), and
  * n_lo <= sum n_L <= n_hi, i.e. n_lo t <= sum y_L <= n_hi t.
+ * Every cost is >= 0 and every column >= 0, so lpsmall.c's dense dual
+ * simplex takes it (issue 13, fourteenth round: GLPK took about 200,000
+ * instructions an LP); GLPK solves it when that one gives up
+ * (LP_ERROR: a cycle, a singular basis).
  * Returns the minimum (seconds), HUGE_VAL when no layout qualifies or the
- * programme is infeasible, and -1 when GLPK fails otherwise. sup (may be
- * NULL) gets the indices in ls of the optimum's layouts with at least one
- * replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt and not
- * whole, of any share of one (at most DP_SUP_MAX). */
+ * programme is infeasible, and -1 when the solvers fail otherwise. sup
+ * (may be NULL) gets the indices in ls of the optimum's layouts with at
+ * least one replica (n_sup of them, at most HP_MAX_POOLS + 1); with dt
+ * and not whole, of any share of one (at most DP_SUP_MAX). */
 static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct layouts *ls,
 			    const int *col, const struct dp_terms *dt, int shares, int *sup,
 			    int *n_sup)
 {
-	double M = (double)(x->o->gbs / g->mbs), val = HUGE_VAL;
-	struct lp *lp = lp_new(0);
-	int tcol = lp_add_col(lp, 0, -1, M, 0);
+	double val = HUGE_VAL;
+	int n = 1;
 	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0)
-			lp_add_col(lp, 0, -1, term_a(&ls->v[i], dt, i) / term_b(&ls->v[i], dt, i), 0);
-	int *idx = xmalloc((size_t)(ls->n + 1) * sizeof *idx);
-	double *cf = xmalloc((size_t)(ls->n + 1) * sizeof *cf);
-	int k = 0;
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0) {
-			idx[k] = col[i];
-			cf[k++] = 1.0 / term_b(&ls->v[i], dt, i);
-		}
-	lp_add_row(lp, k, idx, cf, 1, 1);
-	if (dt) {
-		/* the replicas in all, sum n_L = sum y_L / t, within
-		 * [n_lo, n_hi] */
-		k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0) {
-				idx[k] = col[i];
-				cf[k++] = 1;
-			}
-		idx[k] = tcol;
-		cf[k++] = -dt->n_lo;
-		lp_add_row(lp, k, idx, cf, 0, HUGE_VAL);
-		cf[k - 1] = -dt->n_hi;
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-	}
-	for (int p = 0; p < x->c->n_pools; p++) {
-		k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0 && ls->v[i].gpus[p]) {
-				idx[k] = col[i];
-				cf[k++] = ls->v[i].gpus[p];
-			}
-		if (k) {
-			idx[k] = tcol;
-			cf[k++] = -x->cap[p];
-			lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-		}
-	}
-	k = 0;
-	for (int i = 0; i < ls->n; i++)
-		if (col[i] >= 0) {
-			idx[k] = col[i];
-			cf[k++] = layout_min_mb(g, &ls->v[i]);
-		}
-	idx[k] = tcol;
-	cf[k++] = -M;
-	lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-	if (x->o->objective == OBJ_BUDGET) {
-		/* within the budget: USD per second <= lambda x micro-batches
-		 * per second, homogeneous in n, so it stays linear in y; GPU
-		 * shares of node prices make it a relaxation */
-		double lambda = x->o->budget_usd * g->mbs * x->seq / x->tokens;
-		k = 0;
-		for (int i = 0; i < ls->n; i++)
-			if (col[i] >= 0) {
-				idx[k] = col[i];
-				cf[k++] = ls->v[i].price_known
-					? ls->v[i].usd_h / 3600 - lambda / term_b(&ls->v[i], dt, i)
-					: 1e3;   /* unpriced: cannot be used */
-			}
-		lp_add_row(lp, k, idx, cf, -HUGE_VAL, 0);
-	}
+		n += col[i] >= 0;
+	double *xv = xmalloc((size_t)n * sizeof *xv);
 	struct lp_result r;
 	double t0 = hp_now();
-	int rc = lp_solve(lp, 0, &r);
+	int rc = -1;
+	r.status = LP_ERROR;
+	if (!twin_pools(x->c))
+		rc = pipe_lp_small(x, g, ls, col, dt, n, xv, &r);
+	if ((rc != 0 && r.status == LP_ERROR) || (rc == 0 && !pipe_support_sure(&r, xv, ls, col, shares)))
+		rc = pipe_lp_glpk(x, g, ls, col, dt, n, xv, &r);
 	x->res->stats.lp_s += hp_now() - t0;
 	if (rc == 0 && r.obj > 0)
 		val = r.obj;
@@ -228,16 +364,13 @@ static double pipe_lp_solve(struct ctx *x, const struct gset *g, const struct la
 	/* the relaxed optimum's layouts: those of at least one replica
 	 * (of any share of one with dt: the layouts whose terms
 	 * dp_bound computes next) */
-	double t = rc == 0 ? lp_value(lp, tcol) : 0;
+	double t = rc == 0 ? xv[0] : 0;
 	int cap_sup = shares ? DP_SUP_MAX : HP_MAX_POOLS + 1;
 	for (int i = 0; t > 0 && i < ls->n; i++)
-		if (col[i] >= 0 && lp_value(lp, col[i]) >= (shares ? 1e-9 : 1) * t &&
-		    *n_sup < cap_sup)
+		if (col[i] >= 0 && xv[col[i]] >= (shares ? 1e-9 : 1) * t && *n_sup < cap_sup)
 			sup[(*n_sup)++] = i;
 	x->res->stats.lp_solves++;
-	free(idx);
-	free(cf);
-	lp_free(lp);
+	free(xv);
 	return val;
 }
 
