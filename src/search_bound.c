@@ -309,6 +309,7 @@ static int twin_pools(const struct cluster *c)
 			if (!strcmp(a->gpu.name, b->gpu.name) && a->gpus_per_node == b->gpus_per_node &&
 			    a->nodes == b->nodes && a->nodes_max == b->nodes_max &&
 			    a->intra == b->intra && a->intra_Bps == b->intra_Bps &&
+			    a->intra_gbyte_s == b->intra_gbyte_s &&
 			    a->nvl_domain == b->nvl_domain && a->nics == b->nics &&
 			    a->nic_gbps == b->nic_gbps && a->transport == b->transport)
 				return 1;
