@@ -204,14 +204,14 @@ static double knap_lb(const struct bb *b, int i, const int *u, double need)
 	const struct capmilp *m = b->m;
 	double val = 0, rate = 0;
 	for (int j = i; j < m->n; j++) {
-		double d = b->share[j] - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		int k = d < 0 ? u[j] : 1;
 		val += d * k;
 		rate += m->r[j] * k;
 	}
 	for (int t = 0; t < m->n && rate < need; t++) {
 		int j = b->order[t];
-		double d = b->share[j] - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		if (j < i || d < 0 || u[j] <= 1)
 			continue;
 		double add = min2((double)(u[j] - 1), (need - rate) / m->r[j]);
@@ -230,7 +230,7 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 	const struct capmilp *m = b->m;
 	double rate = 0;
 	for (int j = i; j < m->n; j++) {
-		double d = b->share[j] / 3600 - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		int k = d <= 0 ? u[j] : 1;
 		slack -= d * k;
 		rate += m->r[j] * k;
@@ -239,7 +239,7 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 		return -1;
 	for (int t = 0; t < m->n && slack > 0; t++) {
 		int j = b->order[t];
-		double d = b->share[j] / 3600 - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		if (j < i || d <= 0 || u[j] <= 1)
 			continue;
 		double add = min2((double)(u[j] - 1), slack / d);
@@ -359,7 +359,7 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 	double val0 = 0;
 	sg.nf = 0;
 	for (int j = i; j < m->n; j++) {
-		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
+		double e = b->dcoef[j], U = u[j] - 1;
 		val0 += e;
 		need -= m->r[j];
 		left--;
@@ -394,22 +394,41 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
  * cheapest first whatever their sign; HUGE_VAL when the boxes cannot
  * hold S. Any multiplier gives a valid bound on the programme with that
  * sum; the largest over b->mt->mult is taken. */
-static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, long S,
-			  const double *fr)
+/* What joint_lb_eq reads of the counts i.. whatever the sum S: the one
+ * replica of each taken (val0, need net of its rate, fixed: n - i
+ * replicas), the segments (flen, plen) and the most extra replicas the
+ * boxes hold (cap). Computed once for the lattice walk of one node. */
+struct eq_segs {
+	double val0, need, cap, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
+	long fixed;
+};
+
+static void eq_segs_of(const struct bb *b, int i, const int *u, double need, const double *fr,
+		       struct eq_segs *e)
 {
 	const struct capmilp *m = b->m;
-	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS], cap = 0;
-	long room0 = S;
+	e->val0 = 0;
+	e->cap = 0;
+	e->fixed = 0;
 	for (int j = i; j < m->n; j++) {
 		double U = u[j] - 1, f = fr ? min2(fr[j], U) : 0;
-		val0 += b->dcoef[j];
+		e->val0 += b->dcoef[j];
 		need -= m->r[j];
-		room0--;
-		flen[j] = f;
-		plen[j] = U - f;
-		cap += U;
+		e->fixed++;
+		e->flen[j] = f;
+		e->plen[j] = U - f;
+		e->cap += U;
 	}
-	if (room0 < 0 || (double)room0 > cap)
+	e->need = need;
+}
+
+static double joint_lb_eq(const struct bb *b, int i, const struct eq_segs *e, long S)
+{
+	const struct capmilp *m = b->m;
+	const double *flen = e->flen, *plen = e->plen;
+	double need = e->need;
+	long room0 = S - e->fixed;
+	if (room0 < 0 || (double)room0 > e->cap)
 		return HUGE_VAL;
 	double best = -HUGE_VAL;
 	for (int t = 0; t < b->mt->n_mult; t++) {
@@ -437,7 +456,7 @@ static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, 
 		if (need - got <= 0)
 			break;   /* a supergradient <= 0: no larger pi does better */
 	}
-	return val0 + best;
+	return e->val0 + best;
 }
 
 /* The lattice of sums for the counts i.. under the EP step (step_lb,
@@ -494,12 +513,14 @@ static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, 
 	/* from there down the slope, one lattice point at a time: the first
 	 * point not below its neighbour on that side is the least (convex) */
 	b->nodes++;
-	double fk = joint_lb_eq(b, i, u, need, first + k * s, fr);
+	struct eq_segs e;
+	eq_segs_of(b, i, u, need, fr, &e);
+	double fk = joint_lb_eq(b, i, &e, first + k * s);
 	for (int dir = 1; dir >= -1; dir -= 2) {
 		int moved = 0;
 		while (k + dir >= 0 && k + dir <= z) {
 			b->nodes++;
-			double f = joint_lb_eq(b, i, u, need, first + (k + dir) * s, fr);
+			double f = joint_lb_eq(b, i, &e, first + (k + dir) * s);
 			if (!(f < fk))
 				break;
 			k += dir;
@@ -772,7 +793,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 		}
 		return;
 	}
-	double d = b->share[i] - m->lambda * m->r[i];
+	double d = b->dcoef[i];
 	int lo = 1;
 	if (rate + m->r[i] < b->R_lo)
 		lo = (int)HP_MIN((double)u + 1, ceil((b->R_lo - rate) / m->r[i]));
@@ -1073,7 +1094,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int seen = 0, run = 0;
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
-	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
+	int up = dl && b->dcoef[i] >= 0;
 	int k0 = u[i] >= CAPMILP_SKIP_MIN ? first_candidate(b, i, u, G, rate, cnt, up) : 0;
 	if (k0 < 0)
 		return;
