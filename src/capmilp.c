@@ -711,18 +711,27 @@ static double paid_free(const struct bb *b, int i, const int *G, double *fr)
  * counts held, the first is convex and the second concave (an LP's value
  * in its right-hand side), which lets that loop stop early; whole = 1
  * prices the pools no count left uses at whole nodes (tighter). */
-static double sub_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
-			long cnt, int whole)
+/* sub_bound with what its node already has: price, the price of G
+ * (mixed_price with whole, else share_price), and card, card_ub of the
+ * counts i.. with the replicas left. The deadline with whole also gives,
+ * where fr and *paid are not NULL, the free replicas (paid_free) and the
+ * price with the idle part of the last nodes added, when the rate row
+ * can be met (else the bound is infinite and they are not set). */
+static double sub_bound_at(const struct bb *b, int i, const int *u, const int *G, double rate,
+			   long cnt, int whole, double price, double card, double *fr, double *paid)
 {
 	const struct capmilp *m = b->m;
-	double price = whole ? mixed_price(b, i, G) : share_price(m, G);
-	double most = rate + card_ub(b, i, u, m->max_total - cnt);
+	double most = rate + card;
 	if (m->kind == CAPMILP_DEADLINE) {
 		if (most < b->R_lo)
 			return HUGE_VAL;
 		if (whole) {
-			double fr[CAPMILP_MAX_VARS];
+			double own[CAPMILP_MAX_VARS];
+			if (!fr)
+				fr = own;
 			price += paid_free(b, i, G, fr);
+			if (paid)
+				*paid = price;
 			return price - m->lambda * rate +
 			       joint_lb(b, i, u, b->R_lo - rate,
 					b->card_binds ? m->max_total - cnt : CAPMILP_NO_CARD, fr);
@@ -738,6 +747,15 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 	if (b->card_binds)
 		more = min2(more, joint_ub(b, i, u, slack, m->max_total - cnt));
 	return rate + min2(more, most - rate);
+}
+
+static double sub_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
+			long cnt, int whole)
+{
+	const struct capmilp *m = b->m;
+	return sub_bound_at(b, i, u, G, rate, cnt, whole,
+			    whole ? mixed_price(b, i, G) : share_price(m, G),
+			    card_ub(b, i, u, m->max_total - cnt), NULL, NULL);
 }
 
 /* The bound a subtree must beat to be searched: deadline, a subtree is
@@ -1055,28 +1073,31 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	double rate_max = rate;
 	for (int j = i; j < m->n; j++)
 		rate_max += m->r[j] * u[j];
-	rate_max = min2(rate_max, rate + card_ub(b, i, u, m->max_total - cnt));
+	/* the node's card_ub and mixed_price, taken once for its bounds */
+	double card = card_ub(b, i, u, m->max_total - cnt), mp = mixed_price(b, i, G);
+	rate_max = min2(rate_max, rate + card);
 	int Gmin[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
 		Gmin[q] = G[q] + b->gmin[i][q];
 	double whole = node_price(m, Gmin);
 	if (m->kind == CAPMILP_DEADLINE) {
-		double lb = max2(whole - m->lambda * rate_max, sub_bound(b, i, u, G, rate, cnt, 1));
+		double fr[CAPMILP_MAX_VARS], paid = 0;
+		double lb = max2(whole - m->lambda * rate_max,
+				 sub_bound_at(b, i, u, G, rate, cnt, 1, mp, card, fr, &paid));
 		if (!may_improve(b, lb))
 			return;
 		if (b->step > 1 && i < m->n - 1) {
-			double fr[CAPMILP_MAX_VARS];
-			double p = mixed_price(b, i, G) + paid_free(b, i, G, fr) - m->lambda * rate;
+			double p = paid - m->lambda * rate;
 			if (!may_improve(b, p + step_lb(b, i, u, b->R_lo - rate, cnt, fr) - b->tol))
 				return;
 		}
 	} else {
 		if (whole / 3600 - m->lambda * rate_max > b->row_tol)
 			return;
-		if (!may_improve(b, sub_bound(b, i, u, G, rate, cnt, 1)))
+		if (!may_improve(b, sub_bound_at(b, i, u, G, rate, cnt, 1, mp, card, NULL, NULL)))
 			return;
 		if (b->step > 1 && i < m->n - 1) {
-			double slack = b->row_tol - (mixed_price(b, i, G) / 3600 - m->lambda * rate);
+			double slack = b->row_tol - (mp / 3600 - m->lambda * rate);
 			if (!may_improve(b, rate + step_ub(b, i, u, slack, cnt) + b->tol))
 				return;
 		}
@@ -1115,7 +1136,10 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 			break;
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
-		double bnd = sub_bound(b, i + 1, u, G2, rt, cnt + v, 0);
+		/* the child's card_ub, for both its bounds below */
+		double ccard = card_ub(b, i + 1, u, m->max_total - cnt - v);
+		double bnd = sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 0, share_price(m, G2), ccard, NULL,
+					  NULL);
 		if (!seen || (dl ? bnd < best_seen : bnd > best_seen))
 			best_seen = bnd;
 		seen = 1;
@@ -1151,7 +1175,9 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 				last_count(b, i + 1, ul[i + 1], G2, rt, cnt + v);
 			continue;
 		}
-		if ((dl || b->closed[i + 1]) && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
+		if ((dl || b->closed[i + 1]) &&
+		    !may_improve(b, sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 1, mixed_price(b, i + 1, G2),
+						 ccard, NULL, NULL)))
 			continue;
 		dfs(b, i + 1, G2, rt, cnt + v);
 	}
