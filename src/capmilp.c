@@ -1058,18 +1058,14 @@ static int hint_value(const struct bb *b, double *val)
 	return 1;
 }
 
-static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
+/* Can the node where counts 0..i-1 take G GPUs, rate and cnt replicas,
+ * the counts i.. in the boxes u, hold a point better than the incumbent?
+ * 1 when its bounds cut it: the whole-node price of one replica each
+ * with the most rate reachable, sub_bound with whole nodes and, with the
+ * EP step, the lattice of sums (step_lb, step_ub). */
+static int node_cut(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
-	if (b->gave_up || b->done)
-		return;
-	if (++b->nodes > b->limit) {
-		b->gave_up = 1;
-		return;
-	}
-	int u[CAPMILP_MAX_VARS];
-	if (boxes(b, i, G, cnt, u) < 0)
-		return;
 	double rate_max = rate;
 	for (int j = i; j < m->n; j++)
 		rate_max += m->r[j] * u[j];
@@ -1085,23 +1081,40 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		double lb = max2(whole - m->lambda * rate_max,
 				 sub_bound_at(b, i, u, G, rate, cnt, 1, mp, card, fr, &paid));
 		if (!may_improve(b, lb))
-			return;
+			return 1;
 		if (b->step > 1 && i < m->n - 1) {
 			double p = paid - m->lambda * rate;
 			if (!may_improve(b, p + step_lb(b, i, u, b->R_lo - rate, cnt, fr) - b->tol))
-				return;
+				return 1;
 		}
 	} else {
 		if (whole / 3600 - m->lambda * rate_max > b->row_tol)
-			return;
+			return 1;
 		if (!may_improve(b, sub_bound_at(b, i, u, G, rate, cnt, 1, mp, card, NULL, NULL)))
-			return;
+			return 1;
 		if (b->step > 1 && i < m->n - 1) {
 			double slack = b->row_tol - (mp / 3600 - m->lambda * rate);
 			if (!may_improve(b, rate + step_ub(b, i, u, slack, cnt) + b->tol))
-				return;
+				return 1;
 		}
 	}
+	return 0;
+}
+
+static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
+{
+	const struct capmilp *m = b->m;
+	if (b->gave_up || b->done)
+		return;
+	if (++b->nodes > b->limit) {
+		b->gave_up = 1;
+		return;
+	}
+	int u[CAPMILP_MAX_VARS];
+	if (boxes(b, i, G, cnt, u) < 0)
+		return;
+	if (node_cut(b, i, u, G, rate, cnt))
+		return;
 	if (i == m->n - 1) {
 		last_count(b, i, u[i], G, rate, cnt);
 		return;
