@@ -357,13 +357,22 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 	const struct capmilp *m = b->m;
 	struct segs sg;
 	double val0 = 0;
+	if (!fr) {
+		/* no free segments: the same sums, without the segments */
+		for (int j = i; j < m->n; j++) {
+			val0 += b->dcoef[j];
+			need -= m->r[j];
+			left--;
+		}
+		return val0 + joint_lb_ordered(b, i, u, need, left);
+	}
 	sg.nf = 0;
 	for (int j = i; j < m->n; j++) {
 		double e = b->dcoef[j], U = u[j] - 1;
 		val0 += e;
 		need -= m->r[j];
 		left--;
-		double f = fr ? min2(fr[j], U) : 0;
+		double f = min2(fr[j], U);
 		sg.flen[j] = f;
 		sg.plen[j] = U - f;
 		sg.nf += f > 0;
