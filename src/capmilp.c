@@ -137,9 +137,10 @@ struct mtab {
 	 * same doubles) */
 	double mcoef[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
 	/* deadline: the free segments' coefficients -lambda r_j - pi r_j at
-	 * mult[t] in increasing order, ties by count (the order of a stable
-	 * sort of counts taken in index order: free_by_coef's), fcoef[t][a]
-	 * that of count forder[t][a] */
+	 * mult[t] in increasing order, ties by count (a stable sort of the
+	 * counts taken in index order; the bounds skip the counts without a
+	 * free segment, which leaves the order a stable sort of those alone
+	 * gives), fcoef[t][a] that of count forder[t][a] (free_order) */
 	double fcoef[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
 	int forder[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
 };
