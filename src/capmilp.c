@@ -120,6 +120,31 @@ static inline double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+/* The multipliers of the Lagrangian bounds and the greedy orders at
+ * each, fixed for one solve (joint_mults). */
+#define CAPMILP_MAX_MULT (2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2)
+struct mtab {
+	/* with card_binds: the multipliers at which the joint bounds' greedy
+	 * order can change (joint_lb, joint_ub), 0 first, increasing */
+	double mult[CAPMILP_MAX_MULT];
+	int n_mult;
+	/* the counts in the greedy order at each multiplier: deadline,
+	 * increasing d_j - pi r_j; budget, decreasing r_j - nu d_j */
+	int mult_order[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
+	/* mcoef[t][a]: the coefficient of count mult_order[t][a] at mult[t]
+	 * (deadline d_j - pi r_j, budget r_j - nu d_j), computed once here
+	 * with the expression the bounds used to evaluate at every call (the
+	 * same doubles) */
+	double mcoef[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
+	/* deadline: the free segments' coefficients -lambda r_j - pi r_j at
+	 * mult[t] in increasing order, ties by count (a stable sort of the
+	 * counts taken in index order; the bounds skip the counts without a
+	 * free segment, which leaves the order a stable sort of those alone
+	 * gives), fcoef[t][a] that of count forder[t][a] (free_order) */
+	double fcoef[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
+	int forder[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
+};
+
 struct bb {
 	const struct capmilp *m;
 	int cur[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS];
@@ -137,13 +162,10 @@ struct bb {
 	int closed[CAPMILP_MAX_VARS + 1];              /* a pool no count i.. uses */
 	int users[CAPMILP_MAX_VARS + 1][HP_MAX_POOLS]; /* counts i.. using pool q */
 	int pool_of[CAPMILP_MAX_VARS];                 /* layout j's one pool, or -1 */
-	/* with card_binds: the multipliers at which the joint bounds' greedy
-	 * order can change (joint_lb, joint_ub), 0 first, increasing */
-	double mult[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2];
-	int n_mult;
-	/* the counts in the greedy order at each multiplier: deadline,
-	 * increasing d_j - pi r_j; budget, decreasing r_j - nu d_j */
-	int mult_order[2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2][CAPMILP_MAX_VARS];
+	/* the multipliers of the joint bounds and their orders (joint_mults),
+	 * apart from the search's state so that neither a solve's clearing of
+	 * that state nor the seed's copy of it moves them */
+	const struct mtab *mt;
 	double dcoef[CAPMILP_MAX_VARS];  /* d_j: net price (deadline, USD/h) or
 					  * net row (budget, USD/s) of a replica */
 	double seed;          /* a feasible point's value (seed_dive), if have_seed */
@@ -183,14 +205,14 @@ static double knap_lb(const struct bb *b, int i, const int *u, double need)
 	const struct capmilp *m = b->m;
 	double val = 0, rate = 0;
 	for (int j = i; j < m->n; j++) {
-		double d = b->share[j] - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		int k = d < 0 ? u[j] : 1;
 		val += d * k;
 		rate += m->r[j] * k;
 	}
 	for (int t = 0; t < m->n && rate < need; t++) {
 		int j = b->order[t];
-		double d = b->share[j] - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		if (j < i || d < 0 || u[j] <= 1)
 			continue;
 		double add = min2((double)(u[j] - 1), (need - rate) / m->r[j]);
@@ -209,7 +231,7 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 	const struct capmilp *m = b->m;
 	double rate = 0;
 	for (int j = i; j < m->n; j++) {
-		double d = b->share[j] / 3600 - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		int k = d <= 0 ? u[j] : 1;
 		slack -= d * k;
 		rate += m->r[j] * k;
@@ -218,7 +240,7 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
 		return -1;
 	for (int t = 0; t < m->n && slack > 0; t++) {
 		int j = b->order[t];
-		double d = b->share[j] / 3600 - m->lambda * m->r[j];
+		double d = b->dcoef[j];
 		if (j < i || d <= 0 || u[j] <= 1)
 			continue;
 		double add = min2((double)(u[j] - 1), slack / d);
@@ -236,9 +258,9 @@ static double knap_ub(const struct bb *b, int i, const int *u, double slack)
  * objective); each is a valid lower bound, the inner minimum is greedy
  * (the most negative coefficients first, up to left replicas), and L is
  * concave and linear between the multipliers at which that order changes
- * (b->mult), so the largest of those is the LP's value. */
+ * (b->mt->mult), so the largest of those is the LP's value. */
 /* joint_lb's Lagrangian without idle GPUs, in the order of each
- * multiplier (b->mult_order); need and left already net of the one
+ * multiplier (b->mt->mult_order); need and left already net of the one
  * replica of each count i... */
 /* One multiplier of joint_lb_ordered: L(mult[t]) and, in *got, the rate
  * its inner minimum takes (need - *got is a supergradient there). */
@@ -246,10 +268,12 @@ static double ordered_at(const struct bb *b, int t, int i, const int *u, double 
 			 double *got)
 {
 	const struct capmilp *m = b->m;
-	double pi = b->mult[t], L = pi * need, g = 0, room = (double)left;
+	double pi = b->mt->mult[t], L = pi * need, g = 0, room = (double)left;
+	const int *ord = b->mt->mult_order[t];
+	const double *cs = b->mt->mcoef[t];
 	for (int a = 0; a < m->n && room > 0; a++) {
-		int j = b->mult_order[t][a];
-		double cj = b->dcoef[j] - pi * m->r[j];
+		int j = ord[a];
+		double cj = cs[a];
 		if (cj >= 0)
 			break;
 		if (j < i)
@@ -263,16 +287,16 @@ static double ordered_at(const struct bb *b, int t, int i, const int *u, double 
 	return L;
 }
 
-/* The largest L over b->mult, L concave in the multiplier: from the
+/* The largest L over b->mt->mult, L concave in the multiplier: from the
  * multiplier that was best at the last call for the counts i.. (*warm),
  * up while the supergradient is positive, else down until it is (a
  * positive supergradient at t: every smaller multiplier gives less). */
 static double joint_lb_ordered(const struct bb *b, int i, const int *u, double need, long left)
 {
-	int *warm = &b->warm[i], t = HP_MIN(*warm, b->n_mult - 1), arg = t;
+	int *warm = &b->warm[i], t = HP_MIN(*warm, b->mt->n_mult - 1), arg = t;
 	double got, best = ordered_at(b, t, i, u, need, left, &got);
 	int dir = need - got > 0 ? 1 : -1;
-	for (t += dir; t >= 0 && t < b->n_mult; t += dir) {
+	for (t += dir; t >= 0 && t < b->mt->n_mult; t += dir) {
 		double L = ordered_at(b, t, i, u, need, left, &got);
 		if (L > best) {
 			best = L;
@@ -287,29 +311,11 @@ static double joint_lb_ordered(const struct bb *b, int i, const int *u, double n
 
 /* The segments of joint_lb's counts: up to two a count, its first
  * flen[j] extra replicas, which take GPUs already paid for (no pool
- * price), then plen[j] more; fj lists the nf counts with a free one. */
+ * price), then plen[j] more; nf counts have a free one. */
 struct segs {
 	double flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
-	int fj[CAPMILP_MAX_VARS], nf;
+	int nf;
 };
-
-/* The free segments fj[0..nf) by (coefficient at multiplier pi, count):
- * an insertion sort, stable, into fc (coefficients) and fo (counts). */
-static void free_by_coef(const struct capmilp *m, double pi, const int *fj, int nf,
-			 double *fc, int *fo)
-{
-	for (int a = 0; a < nf; a++) {
-		int j = fj[a], k = a;
-		double cj = -m->lambda * m->r[j] - pi * m->r[j];
-		while (k > 0 && fc[k - 1] > cj) {
-			fc[k] = fc[k - 1];
-			fo[k] = fo[k - 1];
-			k--;
-		}
-		fc[k] = cj;
-		fo[k] = j;
-	}
-}
 
 /* One multiplier of joint_lb with free segments: L(mult[t]) and, in
  * *got, the rate its inner minimum takes. */
@@ -317,21 +323,22 @@ static double free_at(const struct bb *b, int t, int i, double need, long left,
 		      const struct segs *sg, double *got)
 {
 	const struct capmilp *m = b->m;
-	double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
-	int fo[CAPMILP_MAX_VARS], nf = sg->nf;
-	free_by_coef(m, pi, sg->fj, nf, fc, fo);
-	/* merged with the paid ones, already in that order at pi
-	 * (b->mult_order); on equal coefficients the lower count first, a
+	/* the free segments (b->mt->forder: by coefficient at mult[t], ties by
+	 * count) merged with the paid ones, also in that order at mult[t]
+	 * (b->mt->mult_order); on equal coefficients the lower count first, a
 	 * count's free segment before its paid one: the order of a stable
 	 * sort of the segments by coefficient */
-	double L = pi * need, g = 0, room = (double)left;
-	const int *ord = b->mult_order[t];
+	double L = b->mt->mult[t] * need, g = 0, room = (double)left;
+	const int *ord = b->mt->mult_order[t], *fo = b->mt->forder[t];
+	const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
 	int pa = 0, fa = 0;
 	while (room > 0) {
 		while (pa < m->n && (ord[pa] < i || !(sg->plen[ord[pa]] > 0)))
 			pa++;
-		double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
-		int take_free = fa < nf && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
+		while (fa < m->n && (fo[fa] < i || !(sg->flen[fo[fa]] > 0)))
+			fa++;
+		double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
+		int take_free = fa < m->n && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
 		double cj = take_free ? fc[fa] : pc;
 		if (!(cj < 0))
 			break;
@@ -351,26 +358,34 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 	const struct capmilp *m = b->m;
 	struct segs sg;
 	double val0 = 0;
+	if (!fr) {
+		/* no free segments: the same sums, without the segments */
+		for (int j = i; j < m->n; j++) {
+			val0 += b->dcoef[j];
+			need -= m->r[j];
+			left--;
+		}
+		return val0 + joint_lb_ordered(b, i, u, need, left);
+	}
 	sg.nf = 0;
 	for (int j = i; j < m->n; j++) {
-		double e = b->share[j] - m->lambda * m->r[j], U = u[j] - 1;
+		double e = b->dcoef[j], U = u[j] - 1;
 		val0 += e;
 		need -= m->r[j];
 		left--;
-		double f = fr ? min2(fr[j], U) : 0;
+		double f = min2(fr[j], U);
 		sg.flen[j] = f;
 		sg.plen[j] = U - f;
-		if (f > 0)
-			sg.fj[sg.nf++] = j;
+		sg.nf += f > 0;
 	}
 	if (!sg.nf)
 		return val0 + joint_lb_ordered(b, i, u, need, left);
 	/* as joint_lb_ordered: from the last call's best multiplier, along
 	 * the supergradient (L is concave in the multiplier) */
-	int *warm = &b->warm[CAPMILP_MAX_VARS + 1 + i], t = HP_MIN(*warm, b->n_mult - 1), arg = t;
+	int *warm = &b->warm[CAPMILP_MAX_VARS + 1 + i], t = HP_MIN(*warm, b->mt->n_mult - 1), arg = t;
 	double got, best = free_at(b, t, i, need, left, &sg, &got);
 	int dir = need - got > 0 ? 1 : -1;
-	for (t += dir; t >= 0 && t < b->n_mult; t += dir) {
+	for (t += dir; t >= 0 && t < b->mt->n_mult; t += dir) {
 		double L = free_at(b, t, i, need, left, &sg, &got);
 		if (L > best) {
 			best = L;
@@ -388,42 +403,58 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
  * multipliers. The inner minimum takes the S - (n - i) extra replicas
  * cheapest first whatever their sign; HUGE_VAL when the boxes cannot
  * hold S. Any multiplier gives a valid bound on the programme with that
- * sum; the largest over b->mult is taken. */
-static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, long S,
-			  const double *fr)
+ * sum; the largest over b->mt->mult is taken. */
+/* What joint_lb_eq reads of the counts i.. whatever the sum S: the one
+ * replica of each taken (val0, need net of its rate, fixed: n - i
+ * replicas), the segments (flen, plen) and the most extra replicas the
+ * boxes hold (cap). Computed once for the lattice walk of one node. */
+struct eq_segs {
+	double val0, need, cap, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
+	long fixed;
+};
+
+static void eq_segs_of(const struct bb *b, int i, const int *u, double need, const double *fr,
+		       struct eq_segs *e)
 {
 	const struct capmilp *m = b->m;
-	double val0 = 0, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS], cap = 0;
-	int fj[CAPMILP_MAX_VARS], nf = 0;
-	long room0 = S;
+	e->val0 = 0;
+	e->cap = 0;
+	e->fixed = 0;
 	for (int j = i; j < m->n; j++) {
 		double U = u[j] - 1, f = fr ? min2(fr[j], U) : 0;
-		val0 += b->dcoef[j];
+		e->val0 += b->dcoef[j];
 		need -= m->r[j];
-		room0--;
-		flen[j] = f;
-		plen[j] = U - f;
-		cap += U;
-		if (f > 0)
-			fj[nf++] = j;
+		e->fixed++;
+		e->flen[j] = f;
+		e->plen[j] = U - f;
+		e->cap += U;
 	}
-	if (room0 < 0 || (double)room0 > cap)
+	e->need = need;
+}
+
+static double joint_lb_eq(const struct bb *b, int i, const struct eq_segs *e, long S)
+{
+	const struct capmilp *m = b->m;
+	const double *flen = e->flen, *plen = e->plen;
+	double need = e->need;
+	long room0 = S - e->fixed;
+	if (room0 < 0 || (double)room0 > e->cap)
 		return HUGE_VAL;
 	double best = -HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double pi = b->mult[t], fc[CAPMILP_MAX_VARS];
-		int fo[CAPMILP_MAX_VARS];
-		free_by_coef(m, pi, fj, nf, fc, fo);
-		double L = pi * need, got = 0, room = (double)room0;
-		const int *ord = b->mult_order[t];
+	for (int t = 0; t < b->mt->n_mult; t++) {
+		double L = b->mt->mult[t] * need, got = 0, room = (double)room0;
+		const int *ord = b->mt->mult_order[t], *fo = b->mt->forder[t];
+		const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
 		int pa = 0, fa = 0;
 		while (room > 0) {
 			while (pa < m->n && (ord[pa] < i || !(plen[ord[pa]] > 0)))
 				pa++;
-			if (pa >= m->n && fa >= nf)
+			while (fa < m->n && (fo[fa] < i || !(flen[fo[fa]] > 0)))
+				fa++;
+			if (pa >= m->n && fa >= m->n)
 				break;   /* rounding: cap held room0 */
-			double pc = pa < m->n ? b->dcoef[ord[pa]] - pi * m->r[ord[pa]] : HUGE_VAL;
-			int take_free = fa < nf && (pa >= m->n || fc[fa] <= pc);
+			double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
+			int take_free = fa < m->n && (pa >= m->n || fc[fa] <= pc);
 			double cj = take_free ? fc[fa] : pc;
 			int j = take_free ? fo[fa++] : ord[pa++];
 			double y = min2(take_free ? flen[j] : plen[j], room);
@@ -435,7 +466,7 @@ static double joint_lb_eq(const struct bb *b, int i, const int *u, double need, 
 		if (need - got <= 0)
 			break;   /* a supergradient <= 0: no larger pi does better */
 	}
-	return val0 + best;
+	return e->val0 + best;
 }
 
 /* The lattice of sums for the counts i.. under the EP step (step_lb,
@@ -492,12 +523,14 @@ static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, 
 	/* from there down the slope, one lattice point at a time: the first
 	 * point not below its neighbour on that side is the least (convex) */
 	b->nodes++;
-	double fk = joint_lb_eq(b, i, u, need, first + k * s, fr);
+	struct eq_segs e;
+	eq_segs_of(b, i, u, need, fr, &e);
+	double fk = joint_lb_eq(b, i, &e, first + k * s);
 	for (int dir = 1; dir >= -1; dir -= 2) {
 		int moved = 0;
 		while (k + dir >= 0 && k + dir <= z) {
 			b->nodes++;
-			double f = joint_lb_eq(b, i, u, need, first + (k + dir) * s, fr);
+			double f = joint_lb_eq(b, i, &e, first + (k + dir) * s);
 			if (!(f < fk))
 				break;
 			k += dir;
@@ -510,9 +543,9 @@ static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, 
 	return fk;
 }
 
-/* The least over the multipliers nu in b->mult of nu slack + the most
+/* The least over the multipliers nu in b->mt->mult of nu slack + the most
  * sum (r_j - nu d_j) y_j with y_j in [0, u_j - 1] for the counts i..
- * and sum y_j <= room, taken by decreasing r_j - nu d_j (b->mult_order):
+ * and sum y_j <= room, taken by decreasing r_j - nu d_j (b->mt->mult_order):
  * those with a nonpositive coefficient left out when positive_only
  * (joint_ub's inequality), else taken as they come (joint_ub_eq's
  * equality fills room whatever the sign). */
@@ -521,11 +554,11 @@ static double ub_least(const struct bb *b, int i, const int *u, double slack, lo
 {
 	const struct capmilp *m = b->m;
 	double best = HUGE_VAL;
-	for (int t = 0; t < b->n_mult; t++) {
-		double nu = b->mult[t], U = nu * slack, used = 0, room = (double)room0;
+	for (int t = 0; t < b->mt->n_mult; t++) {
+		double nu = b->mt->mult[t], U = nu * slack, used = 0, room = (double)room0;
 		for (int a = 0; a < m->n && room > 0; a++) {
-			int j = b->mult_order[t][a];
-			double pj = m->r[j] - nu * b->dcoef[j];
+			int j = b->mt->mult_order[t][a];
+			double pj = b->mt->mcoef[t][a];
 			if (positive_only && pj <= 0)
 				break;
 			if (j < i)
@@ -547,7 +580,7 @@ static double ub_least(const struct bb *b, int i, const int *u, double slack, lo
  * and sum n_j <= left, as an LP, through the budget row's Lagrangian
  * U(nu) = nu slack + max { sum (r_j - nu d_j) n_j : sum n_j <= left,
  * boxes } (nu >= 0, each an upper bound; convex, linear between the
- * multipliers in b->mult), as in joint_lb. */
+ * multipliers in b->mt->mult), as in joint_lb. */
 static double joint_ub(const struct bb *b, int i, const int *u, double slack, long left)
 {
 	const struct capmilp *m = b->m;
@@ -564,7 +597,7 @@ static double joint_ub(const struct bb *b, int i, const int *u, double slack, lo
  * the counts i.. (their one each included), the S - (n - i) extra ones
  * taken by decreasing r_j - nu d_j whatever its sign. -HUGE_VAL when
  * the boxes cannot hold S. Any nu >= 0 gives a valid bound on the
- * programme with that sum; the least over b->mult is taken. */
+ * programme with that sum; the least over b->mt->mult is taken. */
 static double joint_ub_eq(const struct bb *b, int i, const int *u, double slack, long S)
 {
 	const struct capmilp *m = b->m;
@@ -688,18 +721,27 @@ static double paid_free(const struct bb *b, int i, const int *G, double *fr)
  * counts held, the first is convex and the second concave (an LP's value
  * in its right-hand side), which lets that loop stop early; whole = 1
  * prices the pools no count left uses at whole nodes (tighter). */
-static double sub_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
-			long cnt, int whole)
+/* sub_bound with what its node already has: price, the price of G
+ * (mixed_price with whole, else share_price), and card, card_ub of the
+ * counts i.. with the replicas left. The deadline with whole also gives,
+ * where fr and *paid are not NULL, the free replicas (paid_free) and the
+ * price with the idle part of the last nodes added, when the rate row
+ * can be met (else the bound is infinite and they are not set). */
+static double sub_bound_at(const struct bb *b, int i, const int *u, const int *G, double rate,
+			   long cnt, int whole, double price, double card, double *fr, double *paid)
 {
 	const struct capmilp *m = b->m;
-	double price = whole ? mixed_price(b, i, G) : share_price(m, G);
-	double most = rate + card_ub(b, i, u, m->max_total - cnt);
+	double most = rate + card;
 	if (m->kind == CAPMILP_DEADLINE) {
 		if (most < b->R_lo)
 			return HUGE_VAL;
 		if (whole) {
-			double fr[CAPMILP_MAX_VARS];
+			double own[CAPMILP_MAX_VARS];
+			if (!fr)
+				fr = own;
 			price += paid_free(b, i, G, fr);
+			if (paid)
+				*paid = price;
 			return price - m->lambda * rate +
 			       joint_lb(b, i, u, b->R_lo - rate,
 					b->card_binds ? m->max_total - cnt : CAPMILP_NO_CARD, fr);
@@ -715,6 +757,15 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 	if (b->card_binds)
 		more = min2(more, joint_ub(b, i, u, slack, m->max_total - cnt));
 	return rate + min2(more, most - rate);
+}
+
+static double sub_bound(const struct bb *b, int i, const int *u, const int *G, double rate,
+			long cnt, int whole)
+{
+	const struct capmilp *m = b->m;
+	return sub_bound_at(b, i, u, G, rate, cnt, whole,
+			    whole ? mixed_price(b, i, G) : share_price(m, G),
+			    card_ub(b, i, u, m->max_total - cnt), NULL, NULL);
 }
 
 /* The bound a subtree must beat to be searched: deadline, a subtree is
@@ -770,7 +821,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 		}
 		return;
 	}
-	double d = b->share[i] - m->lambda * m->r[i];
+	double d = b->dcoef[i];
 	int lo = 1;
 	if (rate + m->r[i] < b->R_lo)
 		lo = (int)HP_MIN((double)u + 1, ceil((b->R_lo - rate) / m->r[i]));
@@ -802,7 +853,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
  * later counts' boxes u held, as a value to minimise: deadline, the
  * GPU-share price less lambda times the rate plus joint_lb of the later
  * counts; budget, minus (the rate plus joint_ub). Each joint bound is an
- * extremum over the fixed multipliers b->mult of functions affine in the
+ * extremum over the fixed multipliers b->mt->mult of functions affine in the
  * rate (or budget) row's right-hand side and convex (concave) in the
  * replicas left, which are affine in v: so this is convex in v and
  * finite even where the rows cannot be met. It is never above the child
@@ -1017,6 +1068,49 @@ static int hint_value(const struct bb *b, double *val)
 	return 1;
 }
 
+/* Can the node where counts 0..i-1 take G GPUs, rate and cnt replicas,
+ * the counts i.. in the boxes u, hold a point better than the incumbent?
+ * 1 when its bounds cut it: the whole-node price of one replica each
+ * with the most rate reachable, sub_bound with whole nodes and, with the
+ * EP step, the lattice of sums (step_lb, step_ub). */
+static int node_cut(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
+{
+	const struct capmilp *m = b->m;
+	double rate_max = rate;
+	for (int j = i; j < m->n; j++)
+		rate_max += m->r[j] * u[j];
+	/* the node's card_ub and mixed_price, taken once for its bounds */
+	double card = card_ub(b, i, u, m->max_total - cnt), mp = mixed_price(b, i, G);
+	rate_max = min2(rate_max, rate + card);
+	int Gmin[HP_MAX_POOLS];
+	for (int q = 0; q < m->np; q++)
+		Gmin[q] = G[q] + b->gmin[i][q];
+	double whole = node_price(m, Gmin);
+	if (m->kind == CAPMILP_DEADLINE) {
+		double fr[CAPMILP_MAX_VARS], paid = 0;
+		double lb = max2(whole - m->lambda * rate_max,
+				 sub_bound_at(b, i, u, G, rate, cnt, 1, mp, card, fr, &paid));
+		if (!may_improve(b, lb))
+			return 1;
+		if (b->step > 1 && i < m->n - 1) {
+			double p = paid - m->lambda * rate;
+			if (!may_improve(b, p + step_lb(b, i, u, b->R_lo - rate, cnt, fr) - b->tol))
+				return 1;
+		}
+	} else {
+		if (whole / 3600 - m->lambda * rate_max > b->row_tol)
+			return 1;
+		if (!may_improve(b, sub_bound_at(b, i, u, G, rate, cnt, 1, mp, card, NULL, NULL)))
+			return 1;
+		if (b->step > 1 && i < m->n - 1) {
+			double slack = b->row_tol - (mp / 3600 - m->lambda * rate);
+			if (!may_improve(b, rate + step_ub(b, i, u, slack, cnt) + b->tol))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 {
 	const struct capmilp *m = b->m;
@@ -1029,35 +1123,8 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int u[CAPMILP_MAX_VARS];
 	if (boxes(b, i, G, cnt, u) < 0)
 		return;
-	double rate_max = rate;
-	for (int j = i; j < m->n; j++)
-		rate_max += m->r[j] * u[j];
-	rate_max = min2(rate_max, rate + card_ub(b, i, u, m->max_total - cnt));
-	int Gmin[HP_MAX_POOLS];
-	for (int q = 0; q < m->np; q++)
-		Gmin[q] = G[q] + b->gmin[i][q];
-	double whole = node_price(m, Gmin);
-	if (m->kind == CAPMILP_DEADLINE) {
-		double lb = max2(whole - m->lambda * rate_max, sub_bound(b, i, u, G, rate, cnt, 1));
-		if (!may_improve(b, lb))
-			return;
-		if (b->step > 1 && i < m->n - 1) {
-			double fr[CAPMILP_MAX_VARS];
-			double p = mixed_price(b, i, G) + paid_free(b, i, G, fr) - m->lambda * rate;
-			if (!may_improve(b, p + step_lb(b, i, u, b->R_lo - rate, cnt, fr) - b->tol))
-				return;
-		}
-	} else {
-		if (whole / 3600 - m->lambda * rate_max > b->row_tol)
-			return;
-		if (!may_improve(b, sub_bound(b, i, u, G, rate, cnt, 1)))
-			return;
-		if (b->step > 1 && i < m->n - 1) {
-			double slack = b->row_tol - (mixed_price(b, i, G) / 3600 - m->lambda * rate);
-			if (!may_improve(b, rate + step_ub(b, i, u, slack, cnt) + b->tol))
-				return;
-		}
-	}
+	if (node_cut(b, i, u, G, rate, cnt))
+		return;
 	if (i == m->n - 1) {
 		last_count(b, i, u[i], G, rate, cnt);
 		return;
@@ -1071,7 +1138,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 	int seen = 0, run = 0;
 	for (int j = i + 1; j < m->n; j++)
 		rest_most += m->r[j] * u[j];
-	int up = dl && b->share[i] - m->lambda * m->r[i] >= 0;
+	int up = dl && b->dcoef[i] >= 0;
 	int k0 = u[i] >= CAPMILP_SKIP_MIN ? first_candidate(b, i, u, G, rate, cnt, up) : 0;
 	if (k0 < 0)
 		return;
@@ -1092,7 +1159,10 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 			break;
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
-		double bnd = sub_bound(b, i + 1, u, G2, rt, cnt + v, 0);
+		/* the child's card_ub, for both its bounds below */
+		double ccard = card_ub(b, i + 1, u, m->max_total - cnt - v);
+		double bnd = sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 0, share_price(m, G2), ccard, NULL,
+					  NULL);
 		if (!seen || (dl ? bnd < best_seen : bnd > best_seen))
 			best_seen = bnd;
 		seen = 1;
@@ -1128,16 +1198,41 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 				last_count(b, i + 1, ul[i + 1], G2, rt, cnt + v);
 			continue;
 		}
-		if ((dl || b->closed[i + 1]) && !may_improve(b, sub_bound(b, i + 1, u, G2, rt, cnt + v, 1)))
+		if ((dl || b->closed[i + 1]) &&
+		    !may_improve(b, sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 1, mixed_price(b, i + 1, G2),
+						 ccard, NULL, NULL)))
 			continue;
 		dfs(b, i + 1, G2, rt, cnt + v);
+	}
+}
+
+/* b->mt->forder[t] and b->mt->fcoef[t]: every count by its free segment's
+ * coefficient -lambda r_j - pi r_j at pi = mult[t], increasing, ties by
+ * count (a stable insertion sort of the counts in index order). The
+ * bounds walk it skipping the counts without a free segment: the order
+ * of the same stable sort of those alone. */
+static void free_order(const struct bb *b, struct mtab *w, int t)
+{
+	const struct capmilp *m = b->m;
+	double pi = w->mult[t], *fc = w->fcoef[t];
+	int *fo = w->forder[t];
+	for (int j = 0; j < m->n; j++) {
+		double cj = -m->lambda * m->r[j] - pi * m->r[j];
+		int k = j;
+		while (k > 0 && fc[k - 1] > cj) {
+			fc[k] = fc[k - 1];
+			fo[k] = fo[k - 1];
+			k--;
+		}
+		fc[k] = cj;
+		fo[k] = j;
 	}
 }
 
 /* The multipliers of joint_lb / joint_ub: 0 and every positive one at
  * which a coefficient changes sign or two coefficients are equal (the
  * deadline's d_j - pi r_j; the budget's r_j - nu d_j), increasing. */
-static void joint_mults(struct bb *b)
+static void joint_mults(struct bb *b, struct mtab *w)
 {
 	const struct capmilp *m = b->m;
 	int dl = m->kind == CAPMILP_DEADLINE;
@@ -1148,8 +1243,8 @@ static void joint_mults(struct bb *b)
 		a[j] = dl ? d : m->r[j];
 		s[j] = dl ? m->r[j] : d;
 	}
-	b->n_mult = 0;
-	b->mult[b->n_mult++] = 0;
+	w->n_mult = 0;
+	w->mult[w->n_mult++] = 0;
 	for (int j = 0; j < m->n; j++)
 		for (int k = j; k < m->n; k++) {
 			/* k == j: a_j - x s_j = 0; else a_j - x s_j = a_k - x s_k */
@@ -1157,23 +1252,23 @@ static void joint_mults(struct bb *b)
 			double x = den != 0 ? num / den : -1;
 			if (!(x > 0) || !isfinite(x))
 				continue;
-			int t = b->n_mult++;
-			while (t > 0 && b->mult[t - 1] > x) {
-				b->mult[t] = b->mult[t - 1];
+			int t = w->n_mult++;
+			while (t > 0 && w->mult[t - 1] > x) {
+				w->mult[t] = w->mult[t - 1];
 				t--;
 			}
-			b->mult[t] = x;
+			w->mult[t] = x;
 		}
 	/* one far beyond the last: where the rows cannot be met, the bound
 	 * then grows steeply with the shortfall (relaxed_child, seed_dive);
 	 * where they can, the loops stop before it */
-	b->mult[b->n_mult] = CAPMILP_FAR_MULT * (1 + b->mult[b->n_mult - 1]);
-	b->n_mult++;
+	w->mult[w->n_mult] = CAPMILP_FAR_MULT * (1 + w->mult[w->n_mult - 1]);
+	w->n_mult++;
 	for (int j = 0; j < m->n; j++)
 		b->dcoef[j] = dl ? a[j] : s[j];
-	for (int t = 0; t < b->n_mult; t++) {
-		int *ord = b->mult_order[t];
-		double x = b->mult[t];
+	for (int t = 0; t < w->n_mult; t++) {
+		int *ord = w->mult_order[t];
+		double x = w->mult[t];
 		for (int j = 0; j < m->n; j++) {
 			/* deadline: increasing a_j - x s_j; budget: decreasing */
 			double key = dl ? a[j] - x * s[j] : -(a[j] - x * s[j]);
@@ -1185,6 +1280,12 @@ static void joint_mults(struct bb *b)
 			}
 			ord[k] = j;
 		}
+		for (int k = 0; k < m->n; k++) {
+			int j = ord[k];
+			w->mcoef[t][k] = dl ? b->dcoef[j] - x * m->r[j] : m->r[j] - x * b->dcoef[j];
+		}
+		if (dl)
+			free_order(b, w, t);
 	}
 }
 
@@ -1267,7 +1368,9 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 		}
 		b.by_rate[k] = i;
 	}
-	joint_mults(&b);
+	struct mtab mt;
+	b.mt = &mt;
+	joint_mults(&b, &mt);
 	if (m->kind == CAPMILP_DEADLINE) {
 		b.tol = 1e-9 * (1 + price_all + m->lambda * rate_all);
 		b.R_lo = m->R * (1 - 1e-9);

@@ -284,6 +284,64 @@ TEST(brute_force_small)
 	}
 }
 
+/* More counts than the planner poses (it has at most 5): 6 to 8
+ * single-pool layouts on their own pools or sharing them, and a
+ * two-pool one, boxes of 1 to 3 replicas so that every vector can be
+ * tried, the replicas row binding in a third and an EP step in half.
+ * capmilp's multiplier tables (struct mtab: up to 2 + n (n + 1) / 2
+ * multipliers, each with every count's coefficient in its greedy order
+ * and the free segments' order) then hold up to 38 rows; against every
+ * count vector. */
+TEST(brute_force_many_counts)
+{
+	static const double node_usd[] = { 55.04, 23.568, 20.984, 98.32 };
+	static const long steps[] = { 1, 2, 3, 4 };
+	int bad = 0, feasible_n = 0;
+	for (int t = 0; t < 400 && bad <= 5; t++) {
+		struct capmilp m;
+		memset(&m, 0, sizeof m);
+		m.kind = rnd(2) ? CAPMILP_DEADLINE : CAPMILP_BUDGET;
+		m.n = 6 + (int)rnd(3);
+		m.np = 2 + (int)rnd((unsigned)(m.n - 1));
+		for (int q = 0; q < m.np; q++) {
+			m.gpn[q] = rnd(4) ? 8 : 4;
+			m.nodes[q] = 1 + (int)rnd(3);
+			m.usd_node_h[q] = node_usd[rnd(4)];
+		}
+		double most = 0, share = 0;
+		for (int i = 0; i < m.n; i++) {
+			if (i == 0 && rnd(2)) {
+				m.g[i][0] = 1 + (int)rnd(4);
+				m.g[i][1] = 1 + (int)rnd(4);
+			} else {
+				m.g[i][i % m.np] = 1 << rnd(3);
+			}
+			m.r[i] = 0.05 + rnd(1000) / 500.0;
+			int ub = 1 + (int)rnd(3);
+			for (int q = 0; q < m.np; q++)
+				if (m.g[i][q])
+					ub = HP_MIN(ub, m.gpn[q] * m.nodes[q] / m.g[i][q]);
+			m.ub[i] = HP_MAX(ub, 1);
+			most += m.r[i] * m.ub[i];
+			for (int q = 0; q < m.np; q++)
+				share += m.usd_node_h[q] * m.g[i][q] / m.gpn[q] / m.r[i];
+		}
+		m.max_total = rnd(3) ? 1L << 20 : m.n + (long)rnd((unsigned)m.n * 2);
+		m.total_step = rnd(2) ? steps[rnd(4)] : 0;
+		if (m.kind == CAPMILP_DEADLINE) {
+			m.R = most * (0.05 + rnd(100) / 100.0);
+			m.lambda = rnd(3) ? share / m.n * (0.2 + rnd(100) / 50.0) : 0;
+		} else {
+			m.lambda = share / m.n / 3600 * (0.3 + rnd(100) / 60.0);
+		}
+		m.node_limit = 1L << 30;
+		int n[CAPMILP_MAX_VARS];
+		feasible_n += capmilp_solve(&m, n, NULL) == 0;
+		bad += against_bf(&m, t);
+	}
+	CHECK(feasible_n > 100);
+}
+
 /* The stop (have_stop): a programme tightened on its row (deadline, R
  * raised 0-30% with lambda kept; budget, lambda cut 0-30%), told the
  * looser one's answer value, returns the counts it returns without it,
@@ -853,6 +911,7 @@ int main(void)
 {
 	RUN(hand_worked);
 	RUN(brute_force_small);
+	RUN(brute_force_many_counts);
 	RUN(stop_same_answer);
 	RUN(brute_force_replicas_row);
 	RUN(deadline_within_tolerance);
