@@ -94,9 +94,12 @@ void lp_thread_done(void);
  * where it is reached; else -1 with r->status LP_INFEASIBLE, or LP_ERROR
  * when the model is not of that shape or the solver gave up (a singular
  * basis, a cycle): r->msg says why, and the caller solves the model with
- * GLPK instead. r->nodes counts the simplex iterations. The optimum's
- * value agrees with GLPK's to 1e-9 relative (the bench's LPs: 6e-11 at
- * most, GLPK's own error); where the optimum is not unique (r->tie_col
+ * GLPK instead. r->nodes counts the simplex iterations. On well-scaled
+ * LPs the optimum's value agrees with GLPK's to 1e-9 relative (the
+ * bench's LPs: 6e-11 at most, GLPK's own error); on badly scaled ones
+ * (stages of minutes, pools of 65,536 GPUs) GLPK may leave rows broken by
+ * up to 3e-4 and the two differ by up to about 1e-5, GLPK's exact
+ * rational solver siding with this one; where the optimum is not unique (r->tie_col
  * or r->tie_row 0), x may be another optimal vertex than GLPK's. */
 #define LPS_MAX_ROWS 32
 int lp_small_solve(int m, int n, const double *a, const double *lo, const double *hi,

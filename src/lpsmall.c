@@ -38,8 +38,9 @@
  * iteration limit (degenerate cycling), a pivot too small or a singular
  * basis end in LP_ERROR, for the caller to ask GLPK instead.
  *
- * The optimum's value agrees with GLPK's to 1e-9 relative
- * (tests/test_lp.c, 4,000 random LPs of the bound's shape; on the
+ * On well-scaled LPs the optimum's value agrees with GLPK's to 1e-9
+ * relative (tests/test_lp.c, 4,000 random LPs of the bound's shape; badly
+ * scaled ones to 1e-6, where GLPK leaves rows broken by up to 3e-4; on the
  * bench's 29,725 LPs the largest difference was 5.8e-11, where GLPK's own
  * optimum left its equality row at 0.99999999986 and this one's at 1 to
  * the last bit). Where the optimum is not unique the vertex may differ
@@ -59,6 +60,9 @@
  * the row's largest |alpha_pj| is not taken. */
 #define LPS_TOL_P 1e-9
 #define LPS_TOL_PIV 1e-9
+/* A right-signed entry above this fraction of the row's largest, dropped
+ * by LPS_TOL_PIV, makes "no entering variable" unproven (lps_entering). */
+#define LPS_TOL_TINY 1e-12
 #define LPS_TIES 1e-12
 /* The basis is inverted anew every LPS_REINVERT iterations, and before
  * an optimum is declared; between, the inverse is updated. */
@@ -223,8 +227,11 @@ static int lps_leaving(const struct lps *s, int *dir)
 	return p;
 }
 
-/* The entering variable for leaving row p moving in direction dir, or
- * -1 when none moves it (the LP is infeasible). */
+/* The entering variable for leaving row p moving in direction dir; -1
+ * when none moves it (the LP is infeasible), -2 when the only ones that
+ * would were dropped as pivots too small to trust beside the row's largest
+ * entry: no proof of infeasibility, so the caller gives the model to
+ * GLPK. */
 static int lps_entering(struct lps *s, int p, int dir)
 {
 	int m = s->m, n = s->n, nv = m + n;
@@ -249,7 +256,7 @@ static int lps_entering(struct lps *s, int p, int dir)
 	double tol = LPS_TOL_PIV * amax, least = HUGE_VAL;
 	/* pass 1: the candidates and the least ratio; pass 2: the largest
 	 * pivot among the candidates near it */
-	int nc = 0;
+	int nc = 0, dropped = 0;
 	for (int v = 0; v < nv; v++) {
 		if (!s->st[v] || s->fixed[v])
 			continue;   /* basic, or fixed: never enters */
@@ -258,8 +265,10 @@ static int lps_entering(struct lps *s, int p, int dir)
 			ratio = (dv > 0 ? dv : 0) / t;
 		else if (s->st[v] == 2 && t < -tol)
 			ratio = (dv < 0 ? dv : 0) / t;
-		else
+		else {
+			dropped |= (s->st[v] == 1 ? t : -t) > LPS_TOL_TINY * amax;
 			continue;
+		}
 		s->cand[nc] = v;
 		s->ratio[nc++] = ratio;
 		if (ratio < least)
@@ -274,7 +283,7 @@ static int lps_entering(struct lps *s, int p, int dir)
 			q = s->cand[k];
 		}
 	}
-	return q;
+	return q < 0 && dropped ? -2 : q;
 }
 
 /* Pivot: row p's variable leaves to its bound (dir), q enters; the
@@ -440,8 +449,12 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 	 * costs no more than this before GLPK is asked */
 	int it = 0, limit = 100 + 20 * m;
 	r->status = LP_ERROR;
-	if (lps_invert(&s) == 0)
-		lps_duals(&s);   /* c: every auxiliary basic, y = 0 */
+	if (lps_invert(&s) < 0) {   /* the identity: cannot fail */
+		free(s.d);
+		snprintf(r->msg, sizeof r->msg, "a singular basis");
+		return -1;
+	}
+	lps_duals(&s);   /* c: every auxiliary basic, y = 0 */
 	int fresh = 1;   /* binv inverted anew since the last pivot */
 	for (; it < limit; it++) {
 		if (!fresh && (it % LPS_REINVERT == 0) && lps_invert(&s) < 0) {
@@ -468,6 +481,19 @@ int lp_small_solve(int m, int n, const double *a, const double *lo, const double
 			break;
 		}
 		int q = lps_entering(&s, p, dir);
+		if (q == -1 && !fresh) {
+			/* infeasible on the updated inverse: decide on a fresh one */
+			if (lps_invert(&s) < 0) {
+				snprintf(r->msg, sizeof r->msg, "a singular basis");
+				break;
+			}
+			fresh = 1;
+			continue;
+		}
+		if (q == -2) {
+			snprintf(r->msg, sizeof r->msg, "a pivot too small to trust");
+			break;
+		}
 		if (q < 0) {
 			r->status = LP_INFEASIBLE;
 			snprintf(r->msg, sizeof r->msg, "no feasible solution");

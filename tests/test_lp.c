@@ -279,17 +279,18 @@ static double lcg_u(unsigned long long *st)
  * <= M t, maybe a budget row (price - lambda / B, either sign). Some
  * layouts repeat another's column exactly, some share its ratio A/B (ties:
  * several optimal vertices). Returns the rows; a is m x n. */
-static int random_bound_lp(unsigned long long *st, int n, double *a, double *lo, double *hi,
-			   double *c)
+static int random_bound_lp_of(unsigned long long *st, int n, double *a, double *lo, double *hi,
+			      double *c, int max_pools, double a_max, int cap_max)
 {
-	int m = 0, pools = 1 + (int)(lcg_u(st) * 4), dt = lcg_u(st) < 0.6,
+	int m = 0, pools = 1 + (int)(lcg_u(st) * max_pools), dt = lcg_u(st) < 0.6,
 	    budget = lcg_u(st) < 0.3;
-	double M = (double)(1 << (int)(lcg_u(st) * 11)), cap[4], A[64], B[64], gpus[64][4], q[64];
+	static double A[1024], B[1024], gpus[1024][16], q[1024];
+	double M = (double)(1 << (int)(lcg_u(st) * 11)), cap[16];
 	for (int p = 0; p < pools; p++)
-		cap[p] = 8 * (double)(1 + (int)(lcg_u(st) * 128));
+		cap[p] = 8 * (double)(1 + (int)(lcg_u(st) * cap_max));
 	for (int j = 1; j < n; j++) {
 		int same = j > 1 && lcg_u(st) < 0.15, ratio = j > 1 && lcg_u(st) < 0.15;
-		A[j] = same ? A[j - 1] : 0.01 + 2 * lcg_u(st);
+		A[j] = same ? A[j - 1] : 0.01 + a_max * lcg_u(st);
 		B[j] = same ? B[j - 1] : 0.001 + 0.5 * lcg_u(st);
 		if (ratio && !same) {
 			double f = 0.5 + lcg_u(st);
@@ -338,6 +339,13 @@ static int random_bound_lp(unsigned long long *st, int n, double *a, double *lo,
 	}
 #undef ROW
 	return m;
+}
+
+/* The bench's scale: up to 4 pools of up to 1,024 GPUs, stages up to 2 s. */
+static int random_bound_lp(unsigned long long *st, int n, double *a, double *lo, double *hi,
+			   double *c)
+{
+	return random_bound_lp_of(st, n, a, lo, hi, c, 4, 2, 128);
 }
 
 /* lp_small_solve against GLPK (lp_solve, the same model) on 4,000 random
@@ -399,6 +407,107 @@ TEST(small_matches_glpk)
 	CHECK_EQ_INT(bad, 0);
 }
 
+/* An LP of the bound's shape (14 rows, 50 columns) found by a stress run:
+ * at its 33rd pivot the leaving row's only right-signed entry was -9.6e-4
+ * beside a largest entry of 9.8e5, under the pivot tolerance, and the
+ * solver called the LP infeasible, which would have pruned a range that
+ * holds plans. GLPK (and its exact rational solver) finds it feasible
+ * with optimum 64354.74. lp_small_solve must not say infeasible: it may
+ * solve it (then to GLPK's optimum) or hand it to GLPK (LP_ERROR). */
+TEST(small_tiny_pivot_is_not_infeasible)
+{
+	FILE *f = fopen("tests/data/lp_tiny_pivot.txt", "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	int m = 0, n = 0;
+	static double a[LPS_MAX_ROWS * 64], lo[LPS_MAX_ROWS], hi[LPS_MAX_ROWS], c[64], x[64];
+	int ok = fscanf(f, "%d %d", &m, &n) == 2 && m > 0 && m <= LPS_MAX_ROWS && n > 0 && n <= 64;
+	char tok[64];
+	for (int i = 0; ok && i < m; i++)
+		for (int k = -2; ok && k < n; k++) {
+			ok = fscanf(f, "%63s", tok) == 1;
+			double v = !strcmp(tok, "-inf") ? -HUGE_VAL : !strcmp(tok, "inf") ? HUGE_VAL
+				 : strtod(tok, NULL);
+			if (k == -2)
+				lo[i] = v;
+			else if (k == -1)
+				hi[i] = v;
+			else
+				a[(size_t)i * n + k] = v;
+		}
+	for (int j = 0; ok && j < n; j++)
+		ok = fscanf(f, "%lf", &c[j]) == 1;
+	fclose(f);
+	CHECK(ok);
+	if (!ok)
+		return;
+	struct lp_result rs;
+	int idx[64];
+	for (int j = 0; j < n; j++)
+		idx[j] = j;
+	lp_small_solve(m, n, a, lo, hi, c, x, &rs);
+	CHECK(rs.status != LP_INFEASIBLE);
+	struct lp *lp = lp_new(0);
+	for (int j = 0; j < n; j++)
+		lp_add_col(lp, 0, -1, c[j], 0);
+	for (int i = 0; i < m; i++)
+		lp_add_row(lp, n, idx, a + (size_t)i * n, lo[i], hi[i]);
+	struct lp_result rg;
+	CHECK_EQ_INT(lp_solve(lp, 0, &rg), 0);
+	lp_free(lp);
+	CHECK_NEAR(rg.obj, 64354.74, 0.01);
+	if (rs.status == LP_OPTIMAL)
+		CHECK(fabs(rs.obj - rg.obj) <= 1e-9 * fabs(rg.obj));
+}
+
+/* Badly scaled LPs of the bound's shape (up to 16 pools, 65,536 GPUs a
+ * pool, stages up to 200 s, up to 600 layouts): whatever lp_small_solve answers must be
+ * GLPK's. It may give up (LP_ERROR, and the search asks GLPK), but an
+ * infeasible from it must be GLPK's infeasible and an optimum GLPK's to
+ * 1e-6 relative (on these scales GLPK leaves rows broken by up to
+ * 3e-4). Reaches rows beyond 9 and runs of 9-16 pivots on the updated
+ * inverse; the pivots stay under about one a row, so the refresh every
+ * 16 pivots is not reached here. */
+TEST(small_badly_scaled_never_wrong)
+{
+	unsigned long long st = 77;
+	enum { NMAX = 601 };
+	static double a[LPS_MAX_ROWS * NMAX];
+	static double lo[LPS_MAX_ROWS], hi[LPS_MAX_ROWS], c[NMAX], x[NMAX];
+	static int idx[NMAX];
+	int wrong = 0, gave_up = 0, long_runs = 0;
+	for (int j = 0; j < NMAX; j++)
+		idx[j] = j;
+	for (int trial = 0; trial < 1500; trial++) {
+		int n = 2 + (int)(lcg_u(&st) * (NMAX - 1));
+		int m = random_bound_lp_of(&st, n, a, lo, hi, c, 16, 200, 8192);
+		struct lp_result rs, rg;
+		lp_small_solve(m, n, a, lo, hi, c, x, &rs);
+		long_runs += rs.nodes > 8;
+		if (rs.status == LP_ERROR) {
+			gave_up++;
+			continue;
+		}
+		struct lp *lp = lp_new(0);
+		for (int j = 0; j < n; j++)
+			lp_add_col(lp, 0, -1, c[j], 0);
+		for (int i = 0; i < m; i++)
+			lp_add_row(lp, n, idx, a + (size_t)i * n, lo[i], hi[i]);
+		lp_solve(lp, 0, &rg);
+		lp_free(lp);
+		if (rs.status != rg.status ||
+		    (rs.status == LP_OPTIMAL && fabs(rs.obj - rg.obj) > 1e-6 * fabs(rg.obj))) {
+			wrong++;
+			T_FAILF("trial %d: lp_small_solve status %d obj %.17g, GLPK %d obj %.17g",
+				trial, rs.status, rs.obj, rg.status, rg.obj);
+		}
+	}
+	CHECK_EQ_INT(wrong, 0);
+	CHECK(gave_up < 300);      /* it solves most of them itself */
+	CHECK(long_runs > 30);    /* the updated inverse ran for 9+ pivots */
+}
+
 int main(void)
 {
 	RUN(lp_by_hand);
@@ -410,6 +519,9 @@ int main(void)
 	RUN(infeasible_unbounded_bad_input);
 	RUN(write_lp_file);
 	RUN(small_by_hand);
+	RUN(small_tiny_pivot_is_not_infeasible);
+	RUN(small_badly_scaled_never_wrong);
 	RUN(small_matches_glpk);
 	return t_done("lp");
 }
+
