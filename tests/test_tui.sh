@@ -139,16 +139,23 @@ wait_for reopen "EXITED:0" && ok || bad "q after reopening"
 # ---- 1a. the pool's scale-up speed reaches the step-time model
 # The field shows the rate an intra-node hop is priced at: H100's NVLink 4
 # at NCCL's 20.6 GB/s a link out of 25 (comm.c), 18 links x 25 x 20.6/25
-# = 370.8 GB/s. Typing 1 stores the pool key intra_gbyte_s = 1, which the
+# = 370.8 GB/s, marked as the catalog's. Typing 1 stores the pool key intra_gbyte_s = 1, which the
 # exported cluster carries, and the re-plan prices TP inside an H100 node
 # at 1 GB/s, so the best plan's step changes.
 start sus 80 24
 wait_ready sus || bad "no plans before the scale-up edit"
 sbefore=$(screen sus | sed -n 4p)
 keys sus 1
-wait_for sus "370.8 GB/s" && ok || bad "Scale-up speed is not NCCL's H100 rate: $(screen sus | grep 'Scale-up speed')"
+wait_for sus "catalog: 370.8 GB/s" && ok || bad "Scale-up speed is not NCCL's H100 rate: $(screen sus | grep 'Scale-up speed')"
 keys sus Enter j j j j j j Enter
 wait_for sus "Scale-up speed (per GPU" && ok || bad "Enter on Scale-up speed did not prompt"
+# The catalog's rate is not offered as a value: Enter on the empty prompt
+# keeps the catalog's (it would otherwise pin 370.8 as a measurement).
+screen sus | tail -1 | grep -q 'catalog): *$' && ok || bad "the prompt offers a value: $(screen sus | tail -1)"
+keys sus Enter
+wait_for sus "catalog: 370.8 GB/s" && ok || bad "Enter on the empty prompt changed the field: $(screen sus | grep 'Scale-up speed')"
+keys sus Enter
+wait_for sus "Scale-up speed (per GPU" || bad "Enter on Scale-up speed did not prompt again"
 keys sus C-u 1 Enter
 wait_for sus " 1 GB/s" && ok || bad "Scale-up speed after the edit: $(screen sus | grep 'Scale-up speed')"
 keys sus 3
@@ -156,7 +163,7 @@ wait_ready sus || bad "no plans after the scale-up edit"
 [ "$sbefore" != "$(screen sus | sed -n 4p)" ] && ok || bad "the best plan did not change with H100 TP at 1 GB/s"
 keys sus e C-u "$tmp/sus.json" Enter
 wait_for sus "exported $tmp/sus.json" && ok || bad "export after the scale-up edit: $(screen sus | tail -1)"
-python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["cluster"]["pools"]; assert p[0]["intra_gbyte_s"] == 1 and "intra_gbyte_s" not in p[1] or p[1]["intra_gbyte_s"] == 0, p' \
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["cluster"]["pools"]; assert p[0]["intra_gbyte_s"] == 1 and p[1].get("intra_gbyte_s", 0) == 0, p' \
 	"$tmp/sus.json" 2>/dev/null && ok || bad "the exported cluster lacks intra_gbyte_s 1: $(head -c 300 "$tmp/sus.json")"
 keys sus q q
 wait_for sus "EXITED:0" && ok || bad "quit after the scale-up edit"

@@ -63,7 +63,7 @@ static struct field pool_field_ui[FIELDS_UI_MAX] = {
 	SET(PF_NODES, pool_fields, "nodes"),
 	{ PF_AVAIL, F_CHOICE, "Availability", "", NULL, NULL, NULL, NULL },
 	SET(PF_INTRA, pool_fields, "intra"),
-	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction; 0: catalog", NULL, NULL, NULL },
+	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction; empty: catalog", NULL, NULL, NULL },
 	/* NICs to site come here from the table, before the price; the spot
 	 * and the fabric's links after the entries they follow there. */
 	SET(PF_PRICE, pool_fields, "price_per_node_hour"),
@@ -305,7 +305,14 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	switch (f->id) {
 	case PF_GPU: snprintf(buf, n, "%s", p->gpu.name); break;
 	case PF_AVAIL: snprintf(buf, n, p->nodes_max ? "rent up to %d" : "fixed %d", p->nodes); break;
-	case PF_INTRA_BW: fmt_num(buf, n, pool_intra_rate(p) / 1e9); break;
+	case PF_INTRA_BW: {
+		/* Unset: the catalog's rate, marked as such, as "default: "
+		 * marks the other fields' values in force. */
+		char v[48];
+		fmt_num(v, sizeof v, pool_intra_rate(p) / 1e9);
+		snprintf(buf, n, "%s%s", p->intra_gbyte_s > 0 ? "" : "catalog: ", v);
+		break;
+	}
 	case PF_PRICE:
 		if (p->usd_per_node_h > 0)
 			snprintf(buf, n, "%.2f", p->usd_per_node_h);
@@ -535,6 +542,8 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	int iv = 0;
 	double dv = 0;
 	const char *want = "";
+	if (f->id == PF_INTRA_BW && !*s)
+		s = "0";   /* empty: the catalog's rate */
 	if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
 		tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 		return -1;
@@ -559,8 +568,10 @@ static int field_cycle(struct tui *t, const struct field *f, int dir)
 		p->nodes_max = p->nodes_max ? 0 : p->nodes;
 		break;
 	case PF_INTRA:
+		/* another fabric: a rate measured on the old one no longer holds */
 		fields_cycle(f->d, p, dir);
 		pool_apply_defaults(p);
+		p->intra_gbyte_s = 0;
 		break;
 	case MF_PRESET: {
 		int cur = 0;
@@ -633,6 +644,10 @@ static int field_enter(struct tui *t)
 	char cur[96], title[96];
 	field_get(t, f, cur, sizeof cur);
 	if (f->id == WF_SEQ && !t->ws.opts.seq_len)
+		*cur = 0;
+	/* the catalog's rate is not offered as a value: Enter on it would
+	 * pin it as a measurement */
+	if (f->id == PF_INTRA_BW && !strncmp(cur, "catalog: ", 9))
 		*cur = 0;
 	if ((f->id == WF_DEADLINE || f->id == WF_BUDGET) && !strcmp(cur, "none"))
 		*cur = 0;
