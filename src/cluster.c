@@ -325,6 +325,79 @@ static int spec_text(char *out, size_t n, const char *spec, const char *key, con
 	return 0;
 }
 
+/* One key=value of a --pool spec into p (kv and eq split at the '='). */
+static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const char *spec,
+			 int *have_transport, struct hp_err *err)
+{
+	double v;
+	int iv;
+	if (!strcmp(kv, "name")) {
+		if (spec_text(p->name, sizeof p->name, spec, kv, eq, err) < 0)
+			return -1;
+	} else if (!strcmp(kv, "intra")) {
+		if (hp_intra_parse(eq, &p->intra))
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: intra: expected nvswitch, nvlink or pcie, got '%s'",
+					  spec, eq);
+	} else if (!strcmp(kv, "nics")) {
+		if (hp_parse_int(eq, &iv) || iv > 64)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: nics: expected 1 to 64, got '%s'", spec, eq);
+		p->nics = iv;
+	} else if (!strcmp(kv, "nic_gbps")) {
+		if (hp_parse_quantity(eq, &v) || v <= 0 || v > 1e5)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: nic_gbps: expected a positive number, got '%s'",
+					  spec, eq);
+		p->nic_gbps = v;
+	} else if (!strcmp(kv, "nvl_domain")) {
+		if (hp_parse_int(eq, &iv) || iv < 1 || iv > 100000)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: nvl_domain: expected 1 to 100000 GPUs, got '%s'",
+					  spec, eq);
+		p->nvl_domain = iv;
+	} else if (!strcmp(kv, "intra_gbyte_s")) {
+		if (hp_parse_quantity(eq, &v) || v < 0.01 || v > 1e4)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: intra_gbyte_s: expected 0.01 to 10000 GB/s, got '%s'",
+					  spec, eq);
+		p->intra_gbyte_s = v;
+	} else if (!strcmp(kv, "transport")) {
+		if (comm_transport_parse(eq, &p->transport))
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: transport: expected ib, efa or tcp, got '%s'",
+					  spec, eq);
+		*have_transport = 1;
+	} else if (!strcmp(kv, "provider") || !strcmp(kv, "region") || !strcmp(kv, "site")) {
+		char *dst = kv[0] == 'p' ? p->provider : kv[0] == 'r' ? p->region : p->site;
+		size_t n = kv[0] == 'p' ? sizeof p->provider : kv[0] == 'r' ? sizeof p->region : sizeof p->site;
+		if (spec_text(dst, n, spec, kv, eq, err) < 0)
+			return -1;
+	} else if (!strcmp(kv, "price")) {
+		if (hp_parse_quantity(eq, &v) || v > 1e6)
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: price: expected USD per node-hour, got '%s'",
+					  spec, eq);
+		p->usd_per_node_h = v;
+		snprintf(p->price_source, sizeof p->price_source, "--pool");
+		p->price_set = 1;
+	} else if (!strcmp(kv, "spot")) {
+		p->spot = !strcmp(eq, "1") || !strcmp(eq, "true") || !strcmp(eq, "yes");
+	} else if (!strcmp(kv, "max")) {
+		if (hp_parse_int(eq, &iv))
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: max: expected a positive integer, got '%s'",
+					  spec, eq);
+		p->nodes_max = iv;
+		p->nodes = iv;   /* as in cluster JSON: available up to max */
+	} else {
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, nvl_domain, intra_gbyte_s, transport, provider, region, site, price, spot, max)",
+				  spec, kv);
+	}
+	return 0;
+}
+
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err)
 {
@@ -369,72 +442,8 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			return hp_err_set(err, HP_EXIT_USAGE,
 					  "--pool %s: expected key=value, got '%s'", spec, kv);
 		*eq++ = '\0';
-		double v;
-		int iv;
-		if (!strcmp(kv, "name")) {
-			if (spec_text(p.name, sizeof p.name, spec, kv, eq, err) < 0)
-				return -1;
-		} else if (!strcmp(kv, "intra")) {
-			if (hp_intra_parse(eq, &p.intra))
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: intra: expected nvswitch, nvlink or pcie, got '%s'",
-						  spec, eq);
-		} else if (!strcmp(kv, "nics")) {
-			if (hp_parse_int(eq, &iv) || iv > 64)
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: nics: expected 1 to 64, got '%s'", spec, eq);
-			p.nics = iv;
-		} else if (!strcmp(kv, "nic_gbps")) {
-			if (hp_parse_quantity(eq, &v) || v <= 0 || v > 1e5)
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: nic_gbps: expected a positive number, got '%s'",
-						  spec, eq);
-			p.nic_gbps = v;
-		} else if (!strcmp(kv, "nvl_domain")) {
-			if (hp_parse_int(eq, &iv) || iv < 1 || iv > 100000)
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: nvl_domain: expected 1 to 100000 GPUs, got '%s'",
-						  spec, eq);
-			p.nvl_domain = iv;
-		} else if (!strcmp(kv, "intra_gbyte_s")) {
-			if (hp_parse_quantity(eq, &v) || v < 0.01 || v > 1e4)
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: intra_gbyte_s: expected 0.01 to 10000 GB/s, got '%s'",
-						  spec, eq);
-			p.intra_gbyte_s = v;
-		} else if (!strcmp(kv, "transport")) {
-			if (comm_transport_parse(eq, &p.transport))
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: transport: expected ib, efa or tcp, got '%s'",
-						  spec, eq);
-			have_transport = 1;
-		} else if (!strcmp(kv, "provider") || !strcmp(kv, "region") || !strcmp(kv, "site")) {
-			char *dst = kv[0] == 'p' ? p.provider : kv[0] == 'r' ? p.region : p.site;
-			size_t n = kv[0] == 'p' ? sizeof p.provider : kv[0] == 'r' ? sizeof p.region : sizeof p.site;
-			if (spec_text(dst, n, spec, kv, eq, err) < 0)
-				return -1;
-		} else if (!strcmp(kv, "price")) {
-			if (hp_parse_quantity(eq, &v) || v > 1e6)
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: price: expected USD per node-hour, got '%s'",
-						  spec, eq);
-			p.usd_per_node_h = v;
-			snprintf(p.price_source, sizeof p.price_source, "--pool");
-			p.price_set = 1;
-		} else if (!strcmp(kv, "spot")) {
-			p.spot = !strcmp(eq, "1") || !strcmp(eq, "true") || !strcmp(eq, "yes");
-		} else if (!strcmp(kv, "max")) {
-			if (hp_parse_int(eq, &iv))
-				return hp_err_set(err, HP_EXIT_USAGE,
-						  "--pool %s: max: expected a positive integer, got '%s'",
-						  spec, eq);
-			p.nodes_max = iv;
-			p.nodes = iv;   /* as in cluster JSON: available up to max */
-		} else {
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, nvl_domain, intra_gbyte_s, transport, provider, region, site, price, spot, max)",
-					  spec, kv);
-		}
+		if (pool_spec_key(&p, kv, eq, spec, &have_transport, err) < 0)
+			return -1;
 	}
 	if (!have_transport)
 		p.transport = cluster_default_transport(p.nic_gbps);
