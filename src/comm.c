@@ -544,6 +544,7 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		f->intra = INTRA_PCIE;
 		f->intra_Bps = gpu->no_p2p ? shm_Bps(f->pcie_Bps) : f->pcie_Bps;
 	}
+	f->intra_topo_Bps = f->intra_Bps;
 	f->nics = nics > 0 ? nics : 0;
 	f->nic_Bps = nic_gbps > 0 ? nic_gbps * 1e9 / 8.0 : 0;
 	f->nic_eff = f->nics == 1 && f->intra != INTRA_PCIE && gpu->pcie_gen <= 3
@@ -585,6 +586,7 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 	      : (a->gen < b->gen ? a->gen : b->gen);
 	r.intra = a->intra > b->intra ? a->intra : b->intra; /* PCIe worst */
 	r.intra_Bps = HP_MIN(a->intra_Bps, b->intra_Bps);
+	r.intra_topo_Bps = HP_MIN(a->intra_topo_Bps, b->intra_topo_Bps);
 	r.pcie_Bps = HP_MIN(a->pcie_Bps, b->pcie_Bps);
 	/* Keep the fewer rails and the smaller node total. */
 	double ta = a->nics * a->nic_Bps, tb = b->nics * b->nic_Bps;
@@ -1057,6 +1059,9 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	x->idx2 = x->N == 1 ? 0 : x->N == 2 ? 1 : 2;
 	x->hw = g->fab.intra == INTRA_PCIE ? HW_PCI : HW_NVLINK;
 	x->b_up = g->fab.intra_Bps > 0 ? g->fab.intra_Bps : g->fab.pcie_Bps;
+	/* NCCL sizes its channels from the topology, not from a measured
+	 * throughput: the channel counts below read the catalog's figure */
+	double b_topo = g->fab.intra_topo_Bps > 0 ? g->fab.intra_topo_Bps : x->b_up;
 	x->b_net = net_node_Bps(&g->fab);
 	if (x->N >= FABRIC_BIG_NODES)
 		x->b_net *= FABRIC_BIG_EFF;
@@ -1064,7 +1069,7 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	if (g->domain_hosts > 1 && x->N > 2 && x->b_net > 0 && g->fab.nic_Bps > 0) {
 		/* Channels of the domain's ring, one NIC each (see top). */
 		double per_ch = HP_MIN(g->fab.nic_Bps * NIC_EFF, DOMAIN_NET_CH_BPS);
-		double ch = comm_floor(x->b_up / per_ch);
+		double ch = comm_floor(b_topo / per_ch);
 		if (ch > MAX_CH)
 			ch = MAX_CH;
 		if (ch > g->fab.nics)
@@ -1082,7 +1087,7 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 	x->net_lat_us = g->fab.net_lat_s > 0 ? g->fab.net_lat_s / US : 0;
 	x->ll128_ok = x->hw == HW_NVLINK || x->ppn == 1;
 	x->efa = x->N > 1 && g->fab.transport == COMM_TRANSPORT_EFA;
-	double top = x->N > 1 ? HP_MIN(x->b_up, x->b_net) : x->b_up;
+	double top = x->N > 1 ? HP_MIN(b_topo, x->b_net) : b_topo;
 	x->nch = (int)comm_ceil(top / CH_BW);
 	if (x->nch < MIN_CH)
 		x->nch = MIN_CH;

@@ -26,6 +26,9 @@ struct comm_fabric {
 	enum hp_gen gen;          /* selects NCCL's per-generation tables */
 	enum hp_intra intra;      /* NVSwitch, NVLink mesh/bridge, PCIe */
 	double intra_Bps;         /* scale-up bandwidth per GPU per direction */
+	double intra_topo_Bps;    /* the same from the catalog's links, which
+				   * NCCL's channel counts follow even where a
+				   * measured rate replaced intra_Bps */
 	double pcie_Bps;          /* per GPU per direction */
 	int nics;                 /* NICs per node */
 	double nic_Bps;           /* per NIC per direction (Gb/s * 1e9 / 8) */

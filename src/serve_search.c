@@ -709,7 +709,8 @@ static void plan_label(struct serve_plan *pl, const struct cluster *c)
 static double kv_link_Bps(const struct pool *p, int tp)
 {
 	double nic = p->nics * p->nic_gbps * 1e9 / 8 * tp / (p->gpus_per_node > 0 ? p->gpus_per_node : 1);
-	return nic > 0 ? nic : p->intra_Bps * tp;
+	double up = p->intra_gbyte_s > 0 ? p->intra_gbyte_s * 1e9 : p->intra_Bps;   /* measured first */
+	return nic > 0 ? nic : up * tp;
 }
 
 struct pd_prefill {
