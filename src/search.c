@@ -85,29 +85,64 @@ const char *search_optimality_name(enum search_optimality o)
 	return n[o];
 }
 
+/* The memory summary of stage records ps[0..n-1] (struct perf_group_mem,
+ * perf_memo.h): search_mem_state's tests, kept so that the summaries of
+ * consecutive runs of records combine (mem_combine) into the summary of
+ * them all. */
+static void mem_summary(const struct perf_stage *ps, int n, double headroom,
+			struct perf_group_mem *g)
+{
+	g->worst = -1;
+	g->need = g->cap = 0;
+	g->nofit = g->risky = 0;
+	for (int i = 0; i < n; i++) {
+		double r = ps[i].capacity > 0 ? ps[i].total / ps[i].capacity : HUGE_VAL;
+		if (r > g->worst) {
+			g->worst = r;
+			g->need = ps[i].total - ps[i].slack;
+			g->cap = ps[i].capacity;
+		}
+		if (!ps[i].fits)
+			g->nofit = 1;
+		else if (ps[i].total > (1 - headroom) * ps[i].capacity)
+			g->risky = 1;
+	}
+}
+
+/* Summary a of earlier records and b of the records after them into a:
+ * the first largest ratio stays the first (b's only when greater), and
+ * a stage of either that does not fit, or fits within the headroom,
+ * counts as in one pass over all of them. */
+static void mem_combine(struct perf_group_mem *a, const struct perf_group_mem *b)
+{
+	if (b->worst > a->worst) {
+		a->worst = b->worst;
+		a->need = b->need;
+		a->cap = b->cap;
+	}
+	a->nofit |= b->nofit;
+	a->risky |= b->risky;
+}
+
+/* A summary's state: does not fit when a stage does not; else risky when
+ * a stage is within the headroom (in one pass, a stage within it is
+ * looked at only while no earlier stage failed, but any failure makes
+ * the state MEM_NOFIT whatever came before). */
+static enum search_mem mem_of_summary(const struct perf_group_mem *g)
+{
+	return g->nofit ? MEM_NOFIT : g->risky ? MEM_RISKY : MEM_FITS;
+}
+
 enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
 				 double *cap)
 {
-	enum search_mem st = MEM_FITS;
-	double worst = -1, nb = 0, cb = 0;
-	for (int i = 0; i < e->n_stages; i++) {
-		const struct perf_stage *ps = &e->stages[i];
-		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
-		if (r > worst) {
-			worst = r;
-			nb = ps->total - ps->slack;
-			cb = ps->capacity;
-		}
-		if (!ps->fits)
-			st = MEM_NOFIT;
-		else if (st == MEM_FITS && ps->total > (1 - headroom) * ps->capacity)
-			st = MEM_RISKY;
-	}
+	struct perf_group_mem g;
+	mem_summary(e->stages, e->n_stages, headroom, &g);
 	if (need)
-		*need = nb;
+		*need = g.need;
 	if (cap)
-		*cap = cb;
-	return st;
+		*cap = g.cap;
+	return mem_of_summary(&g);
 }
 
 const char *search_mem_name(enum search_mem s)
@@ -609,20 +644,40 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 	 * kept whatever its ratio */
 	if (x->mem_frac >= 1 && mem_miss_now(x) == 0)
 		return 0;
-	struct estimate e;
-	double t0 = sample_begin(x);
-	int rc = perf_stage_memories(x->c, x->m, p, NULL, &e, err);
-	sample_end(x, t0);
-	if (rc < 0)
-		return -1;
-	double need, cap;
-	enum search_mem st = search_mem_state(&e, x->o->mem_headroom, &need, &cap);
-	estimate_free(&e);
+	double h = x->o->mem_headroom;
+	struct perf_group_mem all = { -1, 0, 0, 0, 0 };
+	int r = 0;
+	if (p->replicas)
+		for (; r < p->n_replicas; r++) {
+			const struct replica *rp = &p->replicas[r];
+			const struct perf_group_mem *g =
+				rp->count >= 0 && rp->stages ? perf_memo_group_mem(x->c, x->m, p, r, h)
+							     : NULL;
+			if (!g)
+				break;
+			mem_combine(&all, g);
+		}
+	if (r < p->n_replicas || r < 1 || !p->replicas) {
+		struct estimate e;
+		double t0 = sample_begin(x);
+		int rc = perf_stage_memories(x->c, x->m, p, NULL, &e, err);
+		sample_end(x, t0);
+		if (rc < 0)
+			return -1;
+		for (int q = 0, si = 0; q < p->n_replicas; si += p->replicas[q++].n_stages) {
+			struct perf_group_mem g;
+			mem_summary(e.stages + si, p->replicas[q].n_stages, h, &g);
+			perf_memo_group_mem_put(x->c, x->m, p, q, h, &g);
+		}
+		mem_summary(e.stages, e.n_stages, h, &all);
+		estimate_free(&e);
+	}
+	enum search_mem st = mem_of_summary(&all);
 	int drop = 0;
 	if (st == MEM_RISKY)
 		drop = x->mem_frac < 1;
 	else if (st == MEM_NOFIT) {
-		double ratio = cap > 0 ? need / cap : HUGE_VAL, now = mem_miss_now(x);
+		double ratio = all.cap > 0 ? all.need / all.cap : HUGE_VAL, now = mem_miss_now(x);
 		drop = now > 0 && ratio >= now;
 	}
 	if (drop) {
