@@ -638,39 +638,72 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
  * same checks). A dropped plan counts in evaluated and in probes
  * (stage records alone), so evaluated stays the number of plans the
  * model judged and evaluated - probes - dp_terms the whole estimates. */
+/* The memory summary of replica group r of p (a well-formed group of a
+ * plan of DP degree dp) into g: from the group memo, else from
+ * perf_stage_memories on the plan of that group alone with its count set
+ * to dp, whose records are group r's in p: a group's records are a
+ * function of the plan's settings, the DP degree and the group itself
+ * (perf_memo.h; perf_stage_memories evaluates each group on its own, and
+ * of the other groups reads only the DP degree and the pools used, whose
+ * other-site pool no memory input reads: perf_int.h, struct
+ * stage_mem_in and stage_mem_state). Returns perf_stage_memories' status. */
+static int group_memory(struct ctx *x, const struct plan *p, int r, int dp,
+			struct perf_group_mem *g, struct hp_err *err)
+{
+	double h = x->o->mem_headroom;
+	const struct perf_group_mem *hit = perf_memo_group_mem(x->c, x->m, p, r, h);
+	if (hit) {
+		*g = *hit;
+		return 0;
+	}
+	struct plan one = *p;
+	struct replica rep = p->replicas[r];
+	rep.count = dp;
+	one.n_replicas = 1;
+	one.replicas = &rep;
+	struct estimate e;
+	double t0 = sample_begin(x);
+	int rc = perf_stage_memories(x->c, x->m, &one, NULL, &e, err);
+	sample_end(x, t0);
+	if (rc < 0)
+		return -1;
+	mem_summary(e.stages, e.n_stages, h, g);
+	estimate_free(&e);
+	perf_memo_group_mem_put(x->c, x->m, p, r, h, g);
+	return 0;
+}
+
 int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 {
 	/* nothing it could drop: risky plans are kept, and a first miss is
 	 * kept whatever its ratio */
 	if (x->mem_frac >= 1 && mem_miss_now(x) == 0)
 		return 0;
-	double h = x->o->mem_headroom;
+	/* the memory of each replica group (issue 13, fourteenth round: a
+	 * DeepSeek-V3 plan of the deadline search checked about 90 stages
+	 * in 4 groups, most of them met before at the same DP degree), in
+	 * the order of the records, so their summaries combine into the
+	 * records' (mem_summary); a plan perf_stage_memories would refuse
+	 * for a group (check_plan) is checked whole, for its message */
+	int ok = p->replicas && p->n_replicas >= 1, dp = 0;
+	for (int r = 0; ok && r < p->n_replicas; r++) {
+		const struct replica *rp = &p->replicas[r];
+		ok = rp->count >= 0 && rp->n_stages >= 1 && rp->stages;
+		dp += ok ? rp->count : 0;
+	}
 	struct perf_group_mem all = { -1, 0, 0, 0, 0 };
-	int r = 0;
-	if (p->replicas)
-		for (; r < p->n_replicas; r++) {
-			const struct replica *rp = &p->replicas[r];
-			const struct perf_group_mem *g =
-				rp->count >= 0 && rp->stages ? perf_memo_group_mem(x->c, x->m, p, r, h)
-							     : NULL;
-			if (!g)
-				break;
-			mem_combine(&all, g);
-		}
-	if (r < p->n_replicas || r < 1 || !p->replicas) {
+	if (!ok) {
 		struct estimate e;
-		double t0 = sample_begin(x);
-		int rc = perf_stage_memories(x->c, x->m, p, NULL, &e, err);
-		sample_end(x, t0);
-		if (rc < 0)
+		if (perf_stage_memories(x->c, x->m, p, NULL, &e, err) < 0)
 			return -1;
-		for (int q = 0, si = 0; q < p->n_replicas; si += p->replicas[q++].n_stages) {
-			struct perf_group_mem g;
-			mem_summary(e.stages + si, p->replicas[q].n_stages, h, &g);
-			perf_memo_group_mem_put(x->c, x->m, p, q, h, &g);
-		}
-		mem_summary(e.stages, e.n_stages, h, &all);
+		mem_summary(e.stages, e.n_stages, x->o->mem_headroom, &all);
 		estimate_free(&e);
+	}
+	for (int r = 0; ok && r < p->n_replicas; r++) {
+		struct perf_group_mem g;
+		if (group_memory(x, p, r, dp, &g, err) < 0)
+			return -1;
+		mem_combine(&all, &g);
 	}
 	enum search_mem st = mem_of_summary(&all);
 	int drop = 0;
