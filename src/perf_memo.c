@@ -25,7 +25,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 1.7 MB per thread, and the spare stage records) however long a search
+ * 2.5 MB per thread, and the spare stage records) however long a search
  * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
@@ -95,10 +95,17 @@
 #define MEMO_SPARE_DEPTH 2
 /* Replica groups' memory summaries for the planner's memory check
  * (struct perf_group_mem, perf_memo.h): issue 13, fourteenth round.
- * Groups of up to MEMO_GROUP_STAGES stages, each stage packed in a word. */
-#define MEMO_GROUP_BITS 10
+ * Groups of up to MEMO_GROUP_STAGES stages, each stage packed in 32
+ * bits, the plan's settings as the serial of their entry in a table of
+ * MEMO_GLOBS (a search checks plans of one setting at a time on a
+ * thread, in a few frameworks). The DeepSeek-V3 deadline search (one
+ * thread) looked up 1.02M groups of 244K plans: 1,024 slots of 0.4 KB
+ * missed 372K, 4,096 272K, 16,384 204K, 65,536 177K; these 0.19 KB
+ * entries hold 4,096 in 0.8 MB. */
+#define MEMO_GROUP_BITS 12
 #define MEMO_GROUP (1 << MEMO_GROUP_BITS)
 #define MEMO_GROUP_STAGES 32
+#define MEMO_GLOBS 8
 
 struct memo_link {
 	unsigned gen;
@@ -173,16 +180,16 @@ struct memo_memst {
 	struct stage_mem_state v;
 };
 
-/* A replica group's key (perf_memo.h, perf_memo_group_mem): the plan's
- * settings (replicas NULL, n_replicas 0), the headroom, the DP degree,
- * the micro-batches capped at twice the depth, and the stages, each as
- * pool | tp << 8 | first layer << 24 | last layer << 44. Compared as its
- * head and n_stages words. */
+/* A replica group's key (perf_memo.h, perf_memo_group_mem): the serial
+ * of the plan's settings (struct memo_glob), the headroom, the DP
+ * degree, the micro-batches capped at twice the depth, and the stages,
+ * each as pool | tp << 4 | first layer << 12 | last layer << 22.
+ * Compared as its head and n_stages words. */
 struct group_key {
-	struct plan glob;
+	uint64_t glob;
 	double headroom;
 	int dp, mb, n_stages, zero;
-	uint64_t st[MEMO_GROUP_STAGES];
+	uint32_t st[MEMO_GROUP_STAGES];
 };
 #define GROUP_HEAD offsetof(struct group_key, st)
 _Static_assert(GROUP_HEAD % sizeof(uint64_t) == 0, "the group key's head is whole words");
@@ -191,6 +198,16 @@ struct memo_group {
 	unsigned gen;
 	struct group_key key;
 	struct perf_group_mem v;
+};
+
+/* A plan's settings (every field of struct plan but its replicas, which
+ * are NULL and 0 here) and the serial that stands for them in group
+ * keys: a serial is never given twice on a thread, so an entry replaced
+ * here leaves the group entries of its serial unmatched. */
+struct memo_glob {
+	unsigned gen;
+	uint64_t serial;
+	struct plan p;
 };
 
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
@@ -224,7 +241,10 @@ struct perf_memo {
 	struct memo_dp dp[MEMO_STAGE];   /* exposed DP syncs, 0.15 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
-	struct memo_group group[MEMO_GROUP];  /* 0.4 MB */
+	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
+	struct memo_glob glob[MEMO_GLOBS];
+	uint64_t glob_serial;                 /* the last serial given */
+	int glob_next;                        /* the entry to replace next */
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
 	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
@@ -690,9 +710,29 @@ void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double
 	e->bytes = bytes;
 }
 
+/* The serial of p's settings (struct memo_glob), entered if new. */
+static uint64_t glob_serial(struct perf_memo *mo, const struct plan *p)
+{
+	struct plan q = *p;
+	q.n_replicas = 0;
+	q.replicas = NULL;
+	for (int i = 0; i < MEMO_GLOBS; i++) {
+		const struct memo_glob *e = &mo->glob[i];
+		if (e->gen == mo->gen && !memcmp(&e->p, &q, sizeof q))
+			return e->serial;
+	}
+	struct memo_glob *e = &mo->glob[mo->glob_next];
+	mo->glob_next = (mo->glob_next + 1) % MEMO_GLOBS;
+	e->gen = mo->gen;
+	e->p = q;
+	e->serial = ++mo->glob_serial;
+	return e->serial;
+}
+
 /* Group r of p's key into k; -1 when the group is not kept (more than
  * MEMO_GROUP_STAGES stages, or a field too wide for its packing). */
-static int group_key_of(const struct plan *p, int r, double headroom, struct group_key *k)
+static int group_key_of(struct perf_memo *mo, const struct plan *p, int r, double headroom,
+			struct group_key *k)
 {
 	const struct replica *rp = &p->replicas[r];
 	int n = rp->n_stages;
@@ -700,15 +740,13 @@ static int group_key_of(const struct plan *p, int r, double headroom, struct gro
 		return -1;
 	for (int i = 0; i < n; i++) {
 		const struct stage *st = &rp->stages[i];
-		if ((unsigned)st->pool > 0xff || (unsigned)st->tp > 0xffff ||
-		    (unsigned)st->first_layer > 0xfffff || (unsigned)st->last_layer > 0xfffff)
+		if ((unsigned)st->pool > 0xf || (unsigned)st->tp > 0xff ||
+		    (unsigned)st->first_layer > 0x3ff || (unsigned)st->last_layer > 0x3ff)
 			return -1;
-		k->st[i] = (uint64_t)st->pool | (uint64_t)st->tp << 8 |
-			   (uint64_t)st->first_layer << 24 | (uint64_t)st->last_layer << 44;
+		k->st[i] = (uint32_t)st->pool | (uint32_t)st->tp << 4 |
+			   (uint32_t)st->first_layer << 12 | (uint32_t)st->last_layer << 22;
 	}
-	memcpy(&k->glob, p, sizeof *p);
-	k->glob.n_replicas = 0;
-	k->glob.replicas = NULL;
+	k->glob = glob_serial(mo, p);
 	k->headroom = headroom;
 	k->dp = plan_dp(p);
 	/* perf_stage_memory_at reads the micro-batches only as a cap on the
@@ -748,7 +786,7 @@ const struct perf_group_mem *perf_memo_group_mem(const struct cluster *c,
 {
 	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
 	struct group_key k;
-	if (group_key_of(p, r, headroom, &k) < 0)
+	if (group_key_of(mo, p, r, headroom, &k) < 0)
 		return NULL;
 	const struct memo_group *e = &mo->group[group_slot(&k)];
 	return e->gen == mo->gen && group_same(&e->key, &k) ? &e->v : NULL;
@@ -760,7 +798,7 @@ void perf_memo_group_mem_put(const struct cluster *c, const struct model_spec *m
 {
 	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
 	struct group_key k;
-	if (group_key_of(p, r, headroom, &k) < 0)
+	if (group_key_of(mo, p, r, headroom, &k) < 0)
 		return;
 	struct memo_group *e = &mo->group[group_slot(&k)];
 	e->gen = mo->gen;
