@@ -1923,9 +1923,9 @@ struct batch {
  * result; each solve gets a result of its own for its counts). Issue 13,
  * thirteenth round: on two threads a quarter of the thread time of the
  * DeepSeek-V3 deadline and budget searches went idle, two thirds of it
- * in the first batches (one setting, then two); solving the layouts,
- * about a tenth of a setting's work, is what can be done for a later
- * setting before the earlier ones are merged. */
+ * in the first batches (one setting, then two); solving the layouts
+ * (some 7-9% of the search's work on DeepSeek-V3) is what can be done
+ * for a later setting before the earlier ones are merged. */
 struct pre_ahead {
 	struct ctx tmpl;
 	const struct gset *gs;
