@@ -25,7 +25,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 1.7 MB per thread, and the spare stage records) however long a search
+ * 2.5 MB per thread, and the spare stage records) however long a search
  * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
@@ -93,6 +93,19 @@
  * MB a thread. Longer arrays are allocated and freed each time. */
 #define MEMO_SPARES 128
 #define MEMO_SPARE_DEPTH 2
+/* Replica groups' memory summaries for the planner's memory check
+ * (struct perf_group_mem, perf_memo.h): issue 13, fourteenth round.
+ * Groups of up to MEMO_GROUP_STAGES stages, each stage packed in 32
+ * bits, the plan's settings as the serial of their entry in a table of
+ * MEMO_GLOBS (a search checks plans of one setting at a time on a
+ * thread, in a few frameworks). The DeepSeek-V3 deadline search (one
+ * thread) looked up 1.02M groups of 244K plans: 1,024 slots of 0.4 KB
+ * missed 372K, 4,096 272K, 16,384 204K, 65,536 177K; these 0.19 KB
+ * entries hold 4,096 in 0.8 MB. */
+#define MEMO_GROUP_BITS 12
+#define MEMO_GROUP (1 << MEMO_GROUP_BITS)
+#define MEMO_GROUP_STAGES 32
+#define MEMO_GLOBS 8
 
 struct memo_link {
 	unsigned gen;
@@ -167,6 +180,36 @@ struct memo_memst {
 	struct stage_mem_state v;
 };
 
+/* A replica group's key (perf_memo.h, perf_memo_group_mem): the serial
+ * of the plan's settings (struct memo_glob), the headroom, the DP
+ * degree, the micro-batches capped at twice the depth, and the stages,
+ * each as pool | tp << 4 | first layer << 12 | last layer << 22.
+ * Compared as its head and n_stages words. */
+struct group_key {
+	uint64_t glob;
+	double headroom;
+	int dp, mb, n_stages, zero;
+	uint32_t st[MEMO_GROUP_STAGES];
+};
+#define GROUP_HEAD offsetof(struct group_key, st)
+_Static_assert(GROUP_HEAD % sizeof(uint64_t) == 0, "the group key's head is whole words");
+
+struct memo_group {
+	unsigned gen;
+	struct group_key key;
+	struct perf_group_mem v;
+};
+
+/* A plan's settings (every field of struct plan but its replicas, which
+ * are NULL and 0 here) and the serial that stands for them in group
+ * keys: a serial is never given twice on a thread, so an entry replaced
+ * here leaves the group entries of its serial unmatched. */
+struct memo_glob {
+	unsigned gen;
+	uint64_t serial;
+	struct plan p;
+};
+
 /* A step's FLOPs per token for one (sequence, recompute): sum, the
  * forward FLOPs of every layer and the logits (model_step_flops is
  * 3 x tokens x sum), and hw, the hardware FLOPs per token
@@ -198,6 +241,10 @@ struct perf_memo {
 	struct memo_dp dp[MEMO_STAGE];   /* exposed DP syncs, 0.15 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
+	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
+	struct memo_glob glob[MEMO_GLOBS];
+	uint64_t glob_serial;                 /* the last serial given */
+	int glob_next;                        /* the entry to replace next */
 	/* estimate_free's spares by length (perf_memo_stages_give); kept
 	 * across generations */
 	struct perf_stage *spare[MEMO_SPARES + 1][MEMO_SPARE_DEPTH];
@@ -663,6 +710,102 @@ void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double
 	e->gen = mo->gen;
 	e->key = *key;
 	e->bytes = bytes;
+}
+
+/* The serial of p's settings (struct memo_glob), entered if new. */
+static uint64_t glob_serial(struct perf_memo *mo, const struct plan *p)
+{
+	struct plan q = *p;
+	q.n_replicas = 0;
+	q.replicas = NULL;
+	for (int i = 0; i < MEMO_GLOBS; i++) {
+		const struct memo_glob *e = &mo->glob[i];
+		if (e->gen == mo->gen && !memcmp(&e->p, &q, sizeof q))
+			return e->serial;
+	}
+	struct memo_glob *e = &mo->glob[mo->glob_next];
+	mo->glob_next = (mo->glob_next + 1) % MEMO_GLOBS;
+	e->gen = mo->gen;
+	e->p = q;
+	e->serial = ++mo->glob_serial;
+	return e->serial;
+}
+
+/* Group r of p's key into k; -1 when the group is not kept (more than
+ * MEMO_GROUP_STAGES stages, or a field too wide for its packing). */
+static int group_key_of(struct perf_memo *mo, const struct plan *p, int r, double headroom,
+			struct group_key *k)
+{
+	const struct replica *rp = &p->replicas[r];
+	int n = rp->n_stages;
+	if (n < 1 || n > MEMO_GROUP_STAGES)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		const struct stage *st = &rp->stages[i];
+		if ((unsigned)st->pool > 0xf || (unsigned)st->tp > 0xff ||
+		    (unsigned)st->first_layer > 0x3ff || (unsigned)st->last_layer > 0x3ff)
+			return -1;
+		k->st[i] = (uint32_t)st->pool | (uint32_t)st->tp << 4 |
+			   (uint32_t)st->first_layer << 12 | (uint32_t)st->last_layer << 22;
+	}
+	k->glob = glob_serial(mo, p);
+	k->headroom = headroom;
+	k->dp = plan_dp(p);
+	/* perf_stage_memory_at reads the micro-batches only as a cap on the
+	 * stages in flight, fewer than 2 x depth: at i = 0 1F1B has depth,
+	 * interleaved ((v + 1) depth - 1) / v <= 2 depth - 1 */
+	int mb = plan_replica_microbatches(p, r);
+	k->mb = mb > 2 * n ? 2 * n : mb;
+	k->n_stages = n;
+	k->zero = 0;
+	return 0;
+}
+
+static size_t group_slot(const struct group_key *k)
+{
+	uint64_t w[GROUP_HEAD / sizeof(uint64_t)];
+	memcpy(w, k, sizeof w);
+	uint64_t a = 0x243f6a8885a308d3ull, b = 0x13198a2e03707344ull;
+	for (size_t i = 0; i + 1 < sizeof w / sizeof *w; i += 2) {
+		a = (a ^ w[i]) * 0x9e3779b97f4a7c15ull;
+		b = (b ^ w[i + 1]) * 0xc2b2ae3d27d4eb4full;
+	}
+	for (int i = 0; i < k->n_stages; i++)
+		a = (a ^ k->st[i]) * 0x165667b19e3779f9ull;
+	uint64_t h = mix(a ^ (b >> 29), b ^ (a >> 31));
+	return (size_t)(h >> (64 - MEMO_GROUP_BITS));
+}
+
+static int group_same(const struct group_key *a, const struct group_key *b)
+{
+	return !memcmp(a, b, GROUP_HEAD) &&
+	       !memcmp(a->st, b->st, (size_t)a->n_stages * sizeof *a->st);
+}
+
+const struct perf_group_mem *perf_memo_group_mem(const struct cluster *c,
+						 const struct model_spec *m,
+						 const struct plan *p, int r, double headroom)
+{
+	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
+	struct group_key k;
+	if (group_key_of(mo, p, r, headroom, &k) < 0)
+		return NULL;
+	const struct memo_group *e = &mo->group[group_slot(&k)];
+	return e->gen == mo->gen && group_same(&e->key, &k) ? &e->v : NULL;
+}
+
+void perf_memo_group_mem_put(const struct cluster *c, const struct model_spec *m,
+			     const struct plan *p, int r, double headroom,
+			     const struct perf_group_mem *v)
+{
+	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
+	struct group_key k;
+	if (group_key_of(mo, p, r, headroom, &k) < 0)
+		return;
+	struct memo_group *e = &mo->group[group_slot(&k)];
+	e->gen = mo->gen;
+	memcpy(&e->key, &k, GROUP_HEAD + (size_t)k.n_stages * sizeof *k.st);
+	e->v = *v;
 }
 
 struct perf_stage *perf_memo_stages_take(int n)

@@ -12,6 +12,7 @@
 #include "catalog.h"
 #include "cluster.h"
 #include "perf.h"
+#include "perf_memo.h"
 #include "plan.h"
 
 static struct catalog cat;
@@ -943,6 +944,61 @@ TEST(tied_sync_depth_is_in_the_dp_key)
 	plan_free(&b.p);
 }
 
+/* The memory check's replica-group memo (perf_memo_group_mem) keys a
+ * group's micro-batches capped at twice its depth: a stage keeps
+ * min(micro-batches, stages' forwards in flight) micro-batches of
+ * activations, and in flight is at most 2 x depth - 1 (interleaved with
+ * one chunk a stage, stage 0: (depth - 1) x 2 + 1 = 9 of 5 stages;
+ * 1F1B's is depth). So, by hand, five interleaved stages keep the same
+ * memory at 9, 10 and 64 micro-batches (mbs 1, gbs 9, 10, 64) and less
+ * on stage 0 at 8. Cold estimates confirm it; then a summary put at 64
+ * micro-batches is found at 10 (the cap) but not at 8 (the global batch
+ * 64, the group's share 10/64 and 8/64), nor at another DP degree,
+ * framework or headroom, nor on an edited cluster. */
+TEST(group_memory_caps_the_micro_batches)
+{
+	struct est_case k = cases[0];
+	const int first[] = { 0, 8, 16, 24, 32 };
+	five_stages(&k.p, first);
+	k.p.schedule = SCHED_INTERLEAVED;
+	k.p.vpp = 1;
+	static const int gbs[] = { 64, 10, 9, 8 };
+	struct estimate e[4];
+	for (int i = 0; i < 4; i++) {
+		k.p.gbs = gbs[i];
+		CHECK(cold_estimate(&k, &e[i]) == 0);
+	}
+	if (e[0].stages && e[1].stages && e[2].stages && e[3].stages) {
+		for (int s = 0; s < 5; s++)
+			for (int i = 1; i < 3; i++)
+				CHECK(e[i].stages[s].total == e[0].stages[s].total &&
+				      e[i].stages[s].activations == e[0].stages[s].activations);
+		CHECK(e[3].stages[0].activations < e[0].stages[0].activations);
+	}
+	for (int i = 0; i < 4; i++)
+		estimate_free(&e[i]);
+	struct perf_group_mem v = { 0.5, 40e9, 80e9, 0, 1 };
+	k.p.gbs = 64;
+	perf_memo_group_mem_put(&k.c, k.m, &k.p, 0, 0.05, &v);
+	k.p.replicas[0].batch_share = 10 / 64.0;
+	const struct perf_group_mem *h = perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.05);
+	CHECK(h && h->worst == 0.5 && h->need == 40e9 && h->cap == 80e9 && h->risky == 1);
+	k.p.replicas[0].batch_share = 8 / 64.0;
+	CHECK(perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.05) == NULL);
+	k.p.replicas[0].batch_share = 1;
+	CHECK(perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.10) == NULL);
+	k.p.framework = FW_DEEPSPEED;
+	CHECK(perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.05) == NULL);
+	k.p.framework = FW_ANY;
+	k.p.replicas[0].count = 2;
+	CHECK(perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.05) == NULL);
+	k.p.replicas[0].count = 1;
+	CHECK(perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.05) != NULL);
+	k.c.pools[0].nodes++;
+	CHECK(perf_memo_group_mem(&k.c, k.m, &k.p, 0, 0.05) == NULL);
+	plan_free(&k.p);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -972,6 +1028,7 @@ int main(void)
 	RUN(stage_shape_is_in_the_key);
 	RUN(dp_sync_memo_across_neighbours);
 	RUN(tied_sync_depth_is_in_the_dp_key);
+	RUN(group_memory_caps_the_micro_batches);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
