@@ -586,24 +586,30 @@ struct set_curve {
 			     * (set_curve_screened_below) */
 };
 
-/* The knapsack's LP value at step s, with n_i >= lo (0 or 1): HUGE_VAL
- * when no count vector runs M micro-batches within s. Nonincreasing in s
- * (the c_i(s) grow). With lo = 0, s times it is nonincreasing too: the
- * counts n_i (s - A_i) / (s' - A_i) run the same micro-batches within
- * s' > s, and s' (s - A_i) <= s (s' - A_i) when A_i >= 0. */
-static double curve_usd_h(const struct set_curve *sc, double s, int lo)
+/* The knapsack's LP value at step s, with n_i >= lo for lo = 1 (*u1) and
+ * lo = 0 (*u0): HUGE_VAL when no count vector runs M micro-batches within
+ * s. Nonincreasing in s (the c_i(s) grow). With lo = 0, s times it is
+ * nonincreasing too: the counts n_i (s - A_i) / (s' - A_i) run the same
+ * micro-batches within s' > s, and s' (s - A_i) <= s (s' - A_i) when
+ * A_i >= 0. Both from one pass: the layouts that run a micro-batch and
+ * their order by USD per micro-batch are the same for both (lo = 1 needs
+ * every c_i >= 1, else it is HUGE_VAL; then every c_i > 0 counts for
+ * lo = 0 too), and each value is the same arithmetic as two separate
+ * passes (adding lo times a term is adding 0 or the term itself). */
+static void curve_usd_h2(const struct set_curve *sc, double s, double *u1, double *u0)
 {
-	int idx[HP_MAX_POOLS + 1], k = 0;
-	double per[HP_MAX_POOLS + 1], c[HP_MAX_POOLS + 1], need = sc->M, usd = 0;
+	int idx[HP_MAX_POOLS + 1], k = 0, all = 1;
+	double per[HP_MAX_POOLS + 1], c[HP_MAX_POOLS + 1], need1 = sc->M, need0 = sc->M;
+	double usd1 = 0, usd0 = 0;
 	for (int i = 0; i < sc->n; i++) {
 		c[i] = (s - sc->A[i]) / sc->B[i];
-		if (c[i] < lo || !(c[i] > 0)) {
-			if (lo)
-				return HUGE_VAL;   /* a replica cannot run one micro-batch */
-			continue;
+		if (c[i] < 1 || !(c[i] > 0)) {
+			all = 0;   /* a replica cannot run one micro-batch */
+			if (!(c[i] > 0))
+				continue;
 		}
-		usd += lo * sc->usd_h[i];
-		need -= lo * c[i];
+		usd1 += sc->usd_h[i];
+		need1 -= c[i];
 		per[i] = sc->usd_h[i] / c[i];
 		int j = k++;
 		while (j > 0 && per[idx[j - 1]] > per[i]) {
@@ -612,28 +618,39 @@ static double curve_usd_h(const struct set_curve *sc, double s, int lo)
 		}
 		idx[j] = i;
 	}
-	double cheapest = HUGE_VAL, n_lo = lo * sc->n;
-	for (int j = 0; j < k && need > 0; j++) {
+	for (int j = 0; j < k && need0 > 0; j++) {
 		int i = idx[j];
-		double take = fmin(sc->ub[i] - lo, need / c[i]);
-		usd += take * sc->usd_h[i];
-		need -= take * c[i];
+		double take = perf_fmin(sc->ub[i], need0 / c[i]);
+		usd0 += take * sc->usd_h[i];
+		need0 -= take * c[i];
 	}
-	if (need > 1e-9 * sc->M)
-		return HUGE_VAL;
-	if (lo)
-		usd = fmax(usd, sc->floor_usd_h);   /* a floor keeps it nonincreasing */
-	if (!lo || n_lo >= sc->min_total)
-		return usd;
+	*u0 = need0 > 1e-9 * sc->M ? HUGE_VAL : usd0;
+	*u1 = HUGE_VAL;
+	if (!all)
+		return;
+	for (int j = 0; j < k && need1 > 0; j++) {
+		int i = idx[j];
+		double take = perf_fmin(sc->ub[i] - 1, need1 / c[i]);
+		usd1 += take * sc->usd_h[i];
+		need1 -= take * c[i];
+	}
+	if (need1 > 1e-9 * sc->M)
+		return;
+	usd1 = perf_fmax(usd1, sc->floor_usd_h);   /* a floor keeps it nonincreasing */
+	double n_lo = sc->n;
+	if (n_lo >= sc->min_total) {
+		*u1 = usd1;
+		return;
+	}
 	/* with n_i >= 1, min_total replicas cost at least one of each and
 	 * the rest at the least price (a second relaxation; s times it is
 	 * not monotone, so the n_i >= 0 curve leaves it out) */
+	double cheapest = HUGE_VAL, base = 0;
 	for (int i = 0; i < sc->n; i++)
-		cheapest = fmin(cheapest, sc->usd_h[i]);
-	double base = 0;
+		cheapest = perf_fmin(cheapest, sc->usd_h[i]);
 	for (int i = 0; i < sc->n; i++)
 		base += sc->usd_h[i];
-	return fmax(usd, base + (sc->min_total - n_lo) * cheapest);
+	*u1 = perf_fmax(usd1, base + (sc->min_total - n_lo) * cheapest);
 }
 
 /* The least step at which the knapsack with n_i >= 1 is feasible: every
@@ -664,19 +681,31 @@ static double curve_first_step(const struct set_curve *sc, double s_hi)
  * to `depth` times while *evals (knapsacks left) lasts, and the least
  * over the pieces returned. The caller asks only whether it reaches
  * want, so the pieces stop at the first one under it (want HUGE_VAL:
- * every piece, for the tests). */
-static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
-			long *evals)
+ * every piece, for the tests). u1, u0: the two knapsacks at b (the
+ * upper half of an interval ends where it does, so it takes its
+ * parent's; *evals counts them as evaluated again, so the halvings stop
+ * where they did when each piece evaluated its own). */
+static double curve_min_at(const struct set_curve *sc, double a, double b, double u1, double u0,
+			   double want, int depth, long *evals)
 {
-	double v = fmax(a * curve_usd_h(sc, b, 1), b * curve_usd_h(sc, b, 0));
+	double v = perf_fmax(a * u1, b * u0);
 	*evals -= 2;
 	if (v >= want || depth <= 0 || *evals <= 0 || !(b > a * (1 + 1e-9)))
 		return v;
-	double mid = sqrt(a * b);
-	double l = curve_min(sc, a, mid, want, depth - 1, evals);
+	double mid = sqrt(a * b), m1, m0;
+	curve_usd_h2(sc, mid, &m1, &m0);
+	double l = curve_min_at(sc, a, mid, m1, m0, want, depth - 1, evals);
 	if (l < want && want < HUGE_VAL)
 		return l;
-	return fmin(l, curve_min(sc, mid, b, want, depth - 1, evals));
+	return perf_fmin(l, curve_min_at(sc, mid, b, u1, u0, want, depth - 1, evals));
+}
+
+static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
+			long *evals)
+{
+	double u1, u0;
+	curve_usd_h2(sc, b, &u1, &u0);
+	return curve_min_at(sc, a, b, u1, u0, want, depth, evals);
 }
 
 double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
@@ -776,7 +805,7 @@ static double rate_floor(const struct set_curve *sc, const struct layout **Ls, d
  * least one replica of each layout, so pool p holds at least
  * sum_i gpus_ip of its GPUs, billed by the whole node:
  * ceil(sum_i gpus_ip / gpn_p) nodes at P_p each. Whatever the step, so
- * the knapsack with n_i >= 1 may be raised to it (curve_usd_h). */
+ * the knapsack with n_i >= 1 may be raised to it (curve_usd_h2). */
 static double nodes_floor(const struct ctx *x, const struct layout **Ls, int n)
 {
 	double usd = 0;
@@ -797,7 +826,7 @@ static double nodes_floor(const struct ctx *x, const struct layout **Ls, int n)
  * layout's USD per micro-batch for the cost) is far from any plan of the
  * set, whose step also holds the pipeline fill and drain of the few
  * micro-batches each replica runs when many run. With s a plan's
- * pipeline term (curve_usd_h), its time to train is at least kt s and
+ * pipeline term (curve_usd_h2), its time to train is at least kt s and
  * its cost kt s usd_h(s) / 3600; the set is skipped when no s in
  * [s_lo, s_hi] gives a plan that can enter the ranked list or be the
  * stock plan (as bounds_screened: the deadline's plans within it cost
