@@ -418,6 +418,31 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
  * most n_pools + 1 layouts. */
 #define NODE_MIXES_MAX 4096
 
+/* The rungs of each pool's ladder (lv, nl) on which the set can fill:
+ * every layout gets at least one replica (fill_counts_in), so pool p
+ * holds at least sum_i gpus_ip of its GPUs, and a mix giving it fewer
+ * fails to fill whatever the other pools hold. Dropping those rungs
+ * keeps the other mixes in their order (the odometer below runs over a
+ * product of lists, each filtered alike). Returns -1 when a pool has no
+ * rung left (no mix fills). */
+static int node_rungs_kept(const struct ctx *x, const struct layout **Ls, int n, const int *pools,
+			   int np, int (*lv)[8], int *nl)
+{
+	for (int q = 0; q < np; q++) {
+		long need = 0;
+		int gpn = x->c->pools[pools[q]].gpus_per_node, k = 0;
+		for (int i = 0; i < n; i++)
+			need += Ls[i]->gpus[pools[q]];
+		for (int j = 0; j < nl[q]; j++)
+			if ((long)lv[q][j] * gpn >= need)
+				lv[q][k++] = lv[q][j];
+		nl[q] = k;
+		if (!k)
+			return -1;
+	}
+	return 0;
+}
+
 /* Whole-node mixes: for each pool the set uses, a ladder of node counts
  * (N, 3N/4, N/2, N/4, 2, 1; every count up to 6 nodes), the layouts
  * filled inside them. Costs are billed by the node, and integer
@@ -452,6 +477,8 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 		pools[np++] = p;
 	}
 	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
+	if (mixes <= NODE_MIXES_MAX && node_rungs_kept(x, Ls, n, pools, np, lv, nl) < 0)
+		return;
 	/* every pool the set uses is set below for each mix; the others stay */
 	memcpy(cap, x->cap, sizeof cap);
 	for (long it = 0;; it++) {
