@@ -18,83 +18,121 @@
 /* ------------------------------------------------------------------ */
 /* Batch split: integer micro-batches per replica, all finishing together. */
 
+/* The groups' fits, copied once a split (split_batch reads them about
+ * 45 times a candidate). */
+struct split_in {
+	int n;
+	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
+	long q[HP_MAX_POOLS + 1], count[HP_MAX_POOLS + 1];
+};
+
 /* Micro-batches each replica of the groups can run within T (a multiple
  * of its q), into k[]; returns their total, or -1 when a group cannot run
  * q. Monotone in T, group by group: (T - A) / B and floor are. */
-static long groups_capacity(const struct group_in *g, int n, double T, long *k)
+static long groups_capacity(const struct split_in *g, double T, long *k)
 {
 	long tot = 0;
 	int short_of_q = 0;
-	for (int i = 0; i < n; i++) {
-		double f = (T - g[i].L->A) / g[i].L->B;
+	for (int i = 0; i < g->n; i++) {
+		double f = (T - g->A[i]) / g->B[i];
 		/* f + 1e-9 > 0 here, where the conversion's truncation is
-		 * floor's value (without libm's call: split_batch makes about
-		 * 45 of these per candidate) */
-		k[i] = f < 0 ? 0 : (long)(f + 1e-9);
-		if (g[i].q > 1)
-			k[i] -= k[i] % g[i].q;
-		short_of_q |= k[i] < g[i].q;
-		tot += k[i] * g[i].count;
+		 * floor's value (without libm's call) */
+		long ki = f < 0 ? 0 : (long)(f + 1e-9);
+		if (g->q[i] > 1)
+			ki -= ki % g->q[i];
+		k[i] = ki;
+		short_of_q |= ki < g->q[i];
+		tot += ki * g->count[i];
 	}
 	return short_of_q ? -1 : tot;
 }
 
-/* Between lo (short of M) and hi (M or more), does a single group step
- * up, by one q? Then the least T with M or more is that step, and every
- * T from it up to hi gives hi's micro-batches to every group: the
- * bisection below may stop there with the answer it would reach. */
-static int one_step_between(const struct group_in *g, int n, const long *klo, const long *khi)
+/* Between lo (short of M) and hi (M or more, khi totalling tot_hi), does
+ * a single group step up (by one q or more)? The others then hold the
+ * same micro-batches at every T in [lo, hi], so the least T with M or
+ * more is where that group reaches the least multiple of its q that
+ * makes M, and the bisection below, which keeps lo and hi around that T
+ * and ends within 1e-13 of it (far less than a step of the group, B q),
+ * ends with that group there and the others as at hi. Returns the group
+ * with its micro-batches in *k_g, or -1. */
+static int one_group_between(const struct split_in *g, const long *klo, const long *khi,
+			     long tot_hi, long M, long *k_g)
 {
-	int steps = 0;
-	for (int i = 0; i < n; i++)
+	int grp = -1;
+	for (int i = 0; i < g->n; i++)
 		if (khi[i] != klo[i]) {
-			if (khi[i] - klo[i] != g[i].q)
-				return 0;
-			steps++;
+			if (grp >= 0)
+				return -1;
+			grp = i;
 		}
-	return steps == 1;
+	if (grp < 0)
+		return -1;
+	long others = tot_hi - khi[grp] * g->count[grp], need = M - others;
+	long k = (need + g->count[grp] - 1) / g->count[grp];
+	k = (k + g->q[grp] - 1) / g->q[grp] * g->q[grp];
+	if (k <= klo[grp] || k > khi[grp])
+		return -1;   /* not within the bracket: bisect on */
+	*k_g = k;
+	return grp;
 }
 
-static int split_batch(struct group_in *g, int n, long M)
+static int split_batch(struct group_in *gr, int n, long M)
 {
+	struct split_in g;
 	long need = 0;
 	double lo = 0, hi = 0;
+	g.n = n;
 	for (int i = 0; i < n; i++) {
-		need += (long)g[i].q * g[i].count;
-		lo = perf_fmax(lo, g[i].L->A + g[i].L->B * g[i].q);
-		hi = perf_fmax(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
+		g.A[i] = gr[i].L->A;
+		g.B[i] = gr[i].L->B;
+		g.q[i] = gr[i].q;
+		g.count[i] = gr[i].count;
+		need += (long)gr[i].q * gr[i].count;
+		lo = perf_fmax(lo, g.A[i] + g.B[i] * gr[i].q);
+		hi = perf_fmax(hi, g.A[i] + g.B[i] * ((double)M + gr[i].q));
 	}
 	if (need > M)
 		return -1;
-	long klo[HP_MAX_POOLS + 1], khi[HP_MAX_POOLS + 1], kmid[HP_MAX_POOLS + 1];
-	if (groups_capacity(g, n, lo, klo) >= M) {
-		hi = lo;
+	long buf[3][HP_MAX_POOLS + 1];
+	long *klo = buf[0], *khi = buf[1], *kmid = buf[2], *kend = NULL;
+	if (groups_capacity(&g, lo, klo) >= M) {
+		kend = klo;
 	} else {
 		/* the least T with M micro-batches, to 1e-13; stopped early
-		 * (one_step_between) only when hi holds M or more, so the
+		 * (one_group_between) only when hi holds M or more, so the
 		 * split below is the same as at the end of the halvings */
-		int early = groups_capacity(g, n, hi, khi) >= M;
+		long tot_hi = groups_capacity(&g, hi, khi), k_g;
+		int early = tot_hi >= M;
 		for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
-			if (early && one_step_between(g, n, klo, khi))
+			int grp;
+			if (early && (grp = one_group_between(&g, klo, khi, tot_hi, M, &k_g)) >= 0) {
+				khi[grp] = k_g;
 				break;
+			}
 			double mid = 0.5 * (lo + hi);
-			if (groups_capacity(g, n, mid, kmid) >= M) {
+			long tot = groups_capacity(&g, mid, kmid);
+			long *t = kmid;
+			if (tot >= M) {
 				hi = mid;
-				memcpy(khi, kmid, (size_t)n * sizeof *kmid);
+				tot_hi = tot;
+				early = 1;
+				kmid = khi;
+				khi = t;
 			} else {
 				lo = mid;
-				memcpy(klo, kmid, (size_t)n * sizeof *kmid);
+				kmid = klo;
+				klo = t;
 			}
 		}
+		kend = khi;
 	}
+	/* kend: groups_capacity's micro-batches at the split's T (each at
+	 * least its q there, so the truncation is floor's) */
 	long tot = 0;
 	for (int i = 0; i < n; i++) {
-		double f = (hi - g[i].L->A) / g[i].L->B;
-		long k = (long)floor(f + 1e-9);
-		k -= k % g[i].q;
-		g[i].m = (int)k;
-		g[i].n_lo = 0;
-		tot += k * g[i].count;
+		gr[i].m = (int)kend[i];
+		gr[i].n_lo = 0;
+		tot += kend[i] * gr[i].count;
 	}
 	long excess = tot - M;
 	/* Take the excess from the replicas that finish last, q micro-
@@ -108,11 +146,11 @@ static int split_batch(struct group_in *g, int n, long M)
 		int best = -1;
 		double bt = -1;
 		for (int i = 0; i < n; i++) {
-			int cur_hi = g[i].count - g[i].n_lo;
-			int mm = cur_hi > 0 ? g[i].m : g[i].m - g[i].q;
-			if (mm - g[i].q < g[i].q || g[i].q > excess)
+			int cur_hi = gr[i].count - gr[i].n_lo;
+			int mm = cur_hi > 0 ? gr[i].m : gr[i].m - gr[i].q;
+			if (mm - gr[i].q < gr[i].q || gr[i].q > excess)
 				continue;
-			double t = g[i].L->A + g[i].L->B * mm;
+			double t = gr[i].L->A + gr[i].L->B * mm;
 			if (t > bt) {
 				bt = t;
 				best = i;
@@ -120,7 +158,7 @@ static int split_batch(struct group_in *g, int n, long M)
 		}
 		if (best < 0)
 			return -1;
-		struct group_in *b = &g[best];
+		struct group_in *b = &gr[best];
 		if (b->n_lo == b->count) {
 			b->m -= b->q;
 			b->n_lo = 0;
@@ -302,8 +340,11 @@ struct dp_memo {
 	struct gset gv;
 	int n, live;
 	double seen;   /* the largest DP time computed for the set */
+	unsigned gen;  /* the set's: entries of another are empty (a reset
+			* without clearing the table) */
 	const struct layout *L[HP_MAX_POOLS + 1];
 	struct dp_memo_e {
+		unsigned gen;
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
 		int key_n;      /* an empty slot handed out: the N to put */
 		double v;
@@ -322,7 +363,10 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	for (int i = 0; dpm.live && i < n; i++)
 		dpm.L[i] = Ls[i];
 	dpm.seen = 0;
-	memset(dpm.e, 0, sizeof dpm.e);
+	if (!++dpm.gen) {   /* wrapped: entries of gen 0 would read as live */
+		memset(dpm.e, 0, sizeof dpm.e);
+		dpm.gen = 1;
+	}
 }
 
 static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -410,6 +454,10 @@ static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
 	*m_all = m == m_max;
 	for (int k = 0; k < 8; k++) {
 		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
+		if (e->gen != dpm.gen) {
+			e->gen = dpm.gen;
+			e->N = 0;
+		}
 		if (e->N == N && e->fw == fw && e->m == m) {
 			*hit = 1;
 			return e;
