@@ -342,6 +342,9 @@ struct dp_memo {
 	double seen;   /* the largest DP time computed for the set */
 	unsigned gen;  /* the set's: entries of another are empty (a reset
 			* without clearing the table) */
+	int built_any; /* a plan of the set was built, valid, named FW_ANY */
+	int built_odd; /* one was refused (plan_validate, --framework) or
+			* named a stock framework: no screen before building */
 	const struct layout *L[HP_MAX_POOLS + 1];
 	struct dp_memo_e {
 		unsigned gen;
@@ -363,6 +366,7 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	for (int i = 0; dpm.live && i < n; i++)
 		dpm.L[i] = Ls[i];
 	dpm.seen = 0;
+	dpm.built_any = dpm.built_odd = 0;
 	if (!++dpm.gen) {   /* wrapped: entries of gen 0 would read as live */
 		memset(dpm.e, 0, sizeof dpm.e);
 		dpm.gen = 1;
@@ -560,6 +564,69 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 	if (!(dp > 0))
 		return 0;
 	double step = pipe + dp + ovh;
+	if (dl && !nearer_miss_impossible(x, used, step))
+		return 0;
+	return combo_screened(x, used, step);
+}
+
+/* How a built plan of the set fared (dp_prescreened's condition). */
+static void dp_memo_built(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			  int n, int ok_any)
+{
+	if (!dp_memo_ours(x, g, Ls, n))
+		return;
+	if (ok_any)
+		dpm.built_any = 1;
+	else
+		dpm.built_odd = 1;
+}
+
+/* dp_screened before the plan is built, from the groups (gi, k) alone,
+ * where its answer is known without the plan: the set runs on no stock
+ * framework (x->no_stock: runs_on_pick names FW_ANY for each of its
+ * plans, set_may_stock), --framework is not given, and the keeper holds
+ * the plan's key (N = the replicas, FW_ANY, under ZeRO 3 the fewest
+ * micro-batches of a replica): dp_screened then reads that value and
+ * computes nothing, so its verdict is this one. Asked only once a plan
+ * of the set was built and valid and none was refused: whether
+ * plan_validate passes reads the settings, the layouts and the
+ * micro-batches, which the split makes whole (multiples of q) and the
+ * batch's shares, the same for every plan of the set (its GPUs per pool
+ * are checked before). Saves building, validating and naming the
+ * framework of a plan the keeper screens (6,500 instructions each). */
+static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			  const struct group_in *gi, int k, const int *used, double pipe)
+{
+	if (!x->no_stock || x->o->framework != FW_ANY || !dp_memo_ours(x, g, Ls, n) ||
+	    !dpm.built_any || dpm.built_odd)
+		return 0;
+	int N = 0, m = 0, fw = (int)FW_ANY;
+	if (g->zero == 3)
+		m = INT_MAX;
+	for (int i = 0; i < k; i++) {
+		N += gi[i].count;
+		if (g->zero == 3 && gi[i].count - gi[i].n_lo > 0)
+			m = HP_MIN(m, gi[i].m);
+		if (g->zero == 3 && gi[i].n_lo > 0)
+			m = HP_MIN(m, gi[i].m - gi[i].q);
+	}
+	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
+		     DPM_SLOTS;
+	const struct dp_memo_e *e = NULL;
+	for (int j = 0; j < 8; j++) {
+		const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
+		if (f->gen != dpm.gen || !f->N)
+			return 0;   /* dp_slot stops at the first empty slot */
+		if (f->N == N && f->fw == fw && f->m == m) {
+			e = f;
+			break;
+		}
+	}
+	if (!e || !(e->v > 0))
+		return 0;
+	const double ovh = perf_calib_default()->step_overhead_s;
+	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	double step = pipe + e->v + ovh;
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
@@ -981,6 +1048,8 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			x->res->stats.pruned++;
 			return -1;
 		}
+	if (screen && dp_prescreened(x, g, Ls, n, gi, k, used, pipe))
+		return 1;
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
@@ -1001,6 +1070,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	}
 	struct hp_err err = { 0 };
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
+		dp_memo_built(x, g, Ls, n, 0);
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
@@ -1010,12 +1080,14 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	 * so the numbers do not move), or stays FW_ANY when none does */
 	unsigned fw = runs_on_mask(&sp.plan, x->c, NULL, 0);
 	if (x->o->framework != FW_ANY && !(fw & (1u << x->o->framework))) {
+		dp_memo_built(x, g, Ls, n, 0);
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
+	dp_memo_built(x, g, Ls, n, sp.plan.framework == FW_ANY);
 	if (screen && dp_screened(x, g, Ls, n, &sp.plan, used, pipe)) {
 		plan_free(&sp.plan);
 		return 1;

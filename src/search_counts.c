@@ -418,15 +418,6 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
  * most n_pools + 1 layouts. */
 #define NODE_MIXES_MAX 4096
 
-/* Whether two count vectors differ (0: the same), without memcmp's call. */
-static int ints_differ(const int *a, const int *b, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return 1;
-	return 0;
-}
-
 /* The rungs of each pool's ladder (lv, nl) on which the set can fill:
  * every layout gets at least one replica (fill_counts_in), so pool p
  * holds at least sum_i gpus_ip of its GPUs, and a mix giving it fewer
@@ -486,7 +477,6 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 		pools[np++] = p;
 	}
 	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
-	int prev[HP_MAX_POOLS + 1], have_prev = 0;
 	if (mixes <= NODE_MIXES_MAX && node_rungs_kept(x, Ls, n, pools, np, lv, nl) < 0)
 		return;
 	/* every pool the set uses is set below for each mix; the others stay */
@@ -494,14 +484,8 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 	for (long it = 0;; it++) {
 		for (int q = 0; q < np; q++)
 			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
-		/* a vector just offered is in the list already (or was not
-		 * valid): consecutive mixes often fill alike */
-		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0 &&
-		    !(have_prev && !ints_differ(prev, counts, n))) {
+		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
 			cl_add_valid(cl, g, counts, n);
-			memcpy(prev, counts, (size_t)n * sizeof *counts);
-			have_prev = 1;
-		}
 		if (mixes > NODE_MIXES_MAX) {
 			/* neighbourhood: rung r on every pool (it < 8), then pool
 			 * q alone on rung r */
