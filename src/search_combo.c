@@ -24,6 +24,11 @@ struct split_in {
 	int n;
 	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
 	long q[HP_MAX_POOLS + 1], count[HP_MAX_POOLS + 1];
+	/* capacity_decided's sums: count_i / B_i, count_i A_i / B_i,
+	 * count_i q_i, count_i 1e-9 */
+	double s1, s2, cq, c9;
+	int whole;   /* every group runs its q at the first T tried, so at
+		      * every later one */
 };
 
 /* Micro-batches each replica of the groups can run within T (a multiple
@@ -45,6 +50,27 @@ static long groups_capacity(const struct split_in *g, double T, long *k)
 		tot += ki * g->count[i];
 	}
 	return short_of_q ? -1 : tot;
+}
+
+/* groups_capacity(g, T) >= M decided from its linear bounds, without
+ * its divisions: 1 surely, 0 surely not, -1 when they do not tell. With
+ * f_i = (T - A_i) / B_i as groups_capacity rounds it, each group's k_i
+ * is at most f_i + 1e-9 (or the total is -1, under M, when one is short
+ * of its q, which f_i < 0 makes it), and more than f_i - q_i (the
+ * truncation loses under 1, the multiple of q under q); so the total is
+ * at most sum count_i f_i + c9 and, when no group is short, more than
+ * sum count_i f_i - cq. That sum is T s1 - s2 to well within the slack
+ * (1e-9 of its terms, against roundings of about 1e-15). Every T the
+ * bisection asks gets the same answer as from groups_capacity, so it
+ * halves the same way. */
+static int capacity_decided(const struct split_in *g, double T, long M)
+{
+	double f = T * g->s1 - g->s2, slack = 1e-9 * (T * g->s1 + fabs(g->s2)) + 1e-9;
+	if (f + g->c9 + slack < (double)M)
+		return 0;
+	if (g->whole && f - g->cq - slack >= (double)M)
+		return 1;
+	return -1;
 }
 
 /* Between lo (short of M) and hi (M or more, khi totalling tot_hi), does
@@ -76,6 +102,66 @@ static int one_group_between(const struct split_in *g, const long *klo, const lo
 	return grp;
 }
 
+/* The bisection of split_batch: the least T with M micro-batches, to
+ * 1e-13, from lo (short of M, its groups_capacity in buf[0]) and hi;
+ * returns groups_capacity's micro-batches at the T it ends on. A T the
+ * bounds decide (capacity_decided) leaves its side's micro-batches
+ * stale; they are computed again only where read: the early stop
+ * (one_group_between, which any bracket with both sides known may take:
+ * it gives the end of the halvings) and the end. Stopped early only
+ * when hi holds M or more, so the answer is the same as at the end of
+ * the halvings. */
+static long *split_bisect(const struct split_in *g, long M, double lo, double hi,
+			  long (*buf)[HP_MAX_POOLS + 1])
+{
+	long *klo = buf[0], *khi = buf[1], *kmid = buf[2];
+	long tot_hi = groups_capacity(g, hi, khi), k_g;
+	int early = tot_hi >= M, lo_known = 1, hi_known = 1;
+	for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
+		int grp;
+		if (early && lo_known && hi_known &&
+		    (grp = one_group_between(g, klo, khi, tot_hi, M, &k_g)) >= 0) {
+			khi[grp] = k_g;
+			return khi;
+		}
+		double mid = 0.5 * (lo + hi);
+		int d = capacity_decided(g, mid, M);
+		if (d == 1) {
+			hi = mid;
+			hi_known = 0;
+			early = 1;
+			continue;
+		}
+		if (d == 0) {
+			lo = mid;
+			lo_known = 0;
+			continue;
+		}
+		long tot = groups_capacity(g, mid, kmid), *t = kmid;
+		if (tot >= M) {
+			hi = mid;
+			tot_hi = tot;
+			early = hi_known = 1;
+			kmid = khi;
+			khi = t;
+			if (!lo_known)
+				groups_capacity(g, lo, klo);
+			lo_known = 1;
+		} else {
+			lo = mid;
+			lo_known = 1;
+			kmid = klo;
+			klo = t;
+			if (!hi_known)
+				tot_hi = groups_capacity(g, hi, khi);
+			hi_known = 1;
+		}
+	}
+	if (!hi_known)
+		groups_capacity(g, hi, khi);
+	return khi;
+}
+
 static int split_batch(struct group_in *gr, int n, long M)
 {
 	struct split_in g;
@@ -94,37 +180,20 @@ static int split_batch(struct group_in *gr, int n, long M)
 	if (need > M)
 		return -1;
 	long buf[3][HP_MAX_POOLS + 1];
-	long *klo = buf[0], *khi = buf[1], *kmid = buf[2], *kend = NULL;
+	long *klo = buf[0], *kend = NULL;
 	if (groups_capacity(&g, lo, klo) >= M) {
 		kend = klo;
 	} else {
-		/* the least T with M micro-batches, to 1e-13; stopped early
-		 * (one_group_between) only when hi holds M or more, so the
-		 * split below is the same as at the end of the halvings */
-		long tot_hi = groups_capacity(&g, hi, khi), k_g;
-		int early = tot_hi >= M;
-		for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
-			int grp;
-			if (early && (grp = one_group_between(&g, klo, khi, tot_hi, M, &k_g)) >= 0) {
-				khi[grp] = k_g;
-				break;
-			}
-			double mid = 0.5 * (lo + hi);
-			long tot = groups_capacity(&g, mid, kmid);
-			long *t = kmid;
-			if (tot >= M) {
-				hi = mid;
-				tot_hi = tot;
-				early = 1;
-				kmid = khi;
-				khi = t;
-			} else {
-				lo = mid;
-				kmid = klo;
-				klo = t;
-			}
+		g.s1 = g.s2 = g.cq = g.c9 = 0;
+		g.whole = 1;
+		for (int i = 0; i < n; i++) {
+			g.s1 += g.count[i] / g.B[i];
+			g.s2 += g.count[i] * g.A[i] / g.B[i];
+			g.cq += (double)(g.count[i] * g.q[i]);
+			g.c9 += g.count[i] * 1e-9;
+			g.whole &= klo[i] >= g.q[i];
 		}
-		kend = khi;
+		kend = split_bisect(&g, M, lo, hi, buf);
 	}
 	/* kend: groups_capacity's micro-batches at the split's T (each at
 	 * least its q there, so the truncation is floor's) */
