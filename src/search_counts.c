@@ -418,6 +418,60 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
  * most n_pools + 1 layouts. */
 #define NODE_MIXES_MAX 4096
 
+/* fill_counts_in without a limit, for the node mixes: each layout's
+ * pools (at most two, once each, those it has GPUs on) as indices into
+ * the set's pools, read once a set instead of from the layouts each mix
+ * (fit_count and the subtraction read the same pools and GPUs; the
+ * pools the set does not use are read by neither). */
+struct mix_fill {
+	int n, np;
+	int gpn[HP_MAX_POOLS];
+	int nq[HP_MAX_POOLS + 1], q[HP_MAX_POOLS + 1][2], gpus[HP_MAX_POOLS + 1][2];
+};
+
+static void mix_fill_init(struct mix_fill *f, const struct ctx *x, const struct layout **Ls,
+			  int n, const int *pools, int np)
+{
+	f->n = n;
+	f->np = np;
+	for (int q = 0; q < np; q++)
+		f->gpn[q] = x->c->pools[pools[q]].gpus_per_node;
+	for (int i = 0; i < n; i++) {
+		const struct layout *L = Ls[i];
+		f->nq[i] = 0;
+		for (int s = 0; s < L->nseg; s++) {
+			int p = L->seg[s].pool;
+			if ((s && p == L->seg[0].pool) || !L->gpus[p])
+				continue;
+			for (int q = 0; q < np; q++)
+				if (pools[q] == p) {
+					f->q[i][f->nq[i]] = q;
+					f->gpus[i][f->nq[i]++] = L->gpus[p];
+				}
+		}
+	}
+}
+
+/* The fill of the set's layouts in order, each as many replicas as fit
+ * in cap (GPUs per set pool); 0 when every layout gets at least one. */
+static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
+{
+	int left[HP_MAX_POOLS];
+	for (int q = 0; q < f->np; q++)
+		left[q] = cap[q];
+	for (int i = 0; i < f->n; i++) {
+		int k = 1 << 30;
+		for (int j = 0; j < f->nq[i]; j++)
+			k = HP_MIN(k, left[f->q[i][j]] / f->gpus[i][j]);
+		if (k < 1)
+			return -1;
+		counts[i] = k;
+		for (int j = 0; j < f->nq[i]; j++)
+			left[f->q[i][j]] -= k * f->gpus[i][j];
+	}
+	return 0;
+}
+
 /* The rungs of each pool's ladder (lv, nl) on which the set can fill:
  * every layout gets at least one replica (fill_counts_in), so pool p
  * holds at least sum_i gpus_ip of its GPUs, and a mix giving it fewer
@@ -479,12 +533,12 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
 	if (mixes <= NODE_MIXES_MAX && node_rungs_kept(x, Ls, n, pools, np, lv, nl) < 0)
 		return;
-	/* every pool the set uses is set below for each mix; the others stay */
-	memcpy(cap, x->cap, sizeof cap);
+	struct mix_fill mf;
+	mix_fill_init(&mf, x, Ls, n, pools, np);
 	for (long it = 0;; it++) {
 		for (int q = 0; q < np; q++)
-			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
-		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+			cap[q] = lv[q][at[q]] * mf.gpn[q];
+		if (mix_fill(&mf, cap, counts) == 0)
 			cl_add_valid(cl, g, counts, n);
 		if (mixes > NODE_MIXES_MAX) {
 			/* neighbourhood: rung r on every pool (it < 8), then pool
