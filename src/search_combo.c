@@ -239,6 +239,30 @@ static int split_batch(struct group_in *gr, int n, long M)
 	return 0;
 }
 
+int search_split(int n, const double *A, const double *B, const int *q, const int *count, long M,
+		 int *m, int *n_lo)
+{
+	struct layout L[HP_MAX_POOLS + 1];
+	struct group_in gi[HP_MAX_POOLS + 1];
+	if (n < 1 || n > (int)HP_ARRAY_LEN(L))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		memset(&L[i], 0, sizeof L[i]);
+		L[i].A = A[i];
+		L[i].B = B[i];
+		gi[i].L = &L[i];
+		gi[i].count = count[i];
+		gi[i].q = q[i];
+	}
+	if (split_batch(gi, n, M) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		m[i] = gi[i].m;
+		n_lo[i] = gi[i].n_lo;
+	}
+	return 0;
+}
+
 /* Fill r as count replicas of layout L running m micro-batches each. */
 static void replica_fill(struct replica *r, const struct layout *L, int count, int m, int mbs,
 			 int gbs)
