@@ -502,7 +502,9 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 {
 	struct replica rep[2 * (HP_MAX_POOLS + 1)];
 	struct plan q = *p;
-	struct hp_err err = { 0 };
+	struct hp_err err;   /* empty, not zeroed (as search.c's probes) */
+	err.code = 0;
+	err.msg[0] = '\0';
 	if (p->n_replicas > (int)HP_ARRAY_LEN(rep))
 		return -1;
 	q.replicas = rep;
@@ -1161,7 +1163,11 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, gi[i].n_lo,
 				     gi[i].m - gi[i].q, g->mbs, x->o->gbs);
 	}
-	struct hp_err err = { 0 };
+	/* an empty error, not a zeroed one: nothing reads past the
+	 * terminator (as search.c's probes) */
+	struct hp_err err;
+	err.code = 0;
+	err.msg[0] = '\0';
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
 		dp_memo_built(x, g, Ls, n, 0);
 		plan_free(&sp.plan);
