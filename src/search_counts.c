@@ -437,6 +437,7 @@ struct mix_fill {
 	int n, np;
 	int gpn[HP_MAX_POOLS];
 	int nq[HP_MAX_POOLS + 1], q[HP_MAX_POOLS + 1][2], gpus[HP_MAX_POOLS + 1][2];
+	int dep[HP_MAX_POOLS + 1];   /* the least set pool that layouts 0..i use */
 };
 
 static void mix_fill_init(struct mix_fill *f, const struct ctx *x, const struct layout **Ls,
@@ -448,6 +449,7 @@ static void mix_fill_init(struct mix_fill *f, const struct ctx *x, const struct 
 		f->gpn[q] = x->c->pools[pools[q]].gpus_per_node;
 	for (int i = 0; i < n; i++) {
 		const struct layout *L = Ls[i];
+		f->dep[i] = i ? f->dep[i - 1] : np;
 		f->nq[i] = 0;
 		for (int s = 0; s < L->nseg; s++) {
 			int p = L->seg[s].pool;
@@ -457,13 +459,15 @@ static void mix_fill_init(struct mix_fill *f, const struct ctx *x, const struct 
 				if (pools[q] == p) {
 					f->q[i][f->nq[i]] = q;
 					f->gpus[i][f->nq[i]++] = L->gpus[p];
+					f->dep[i] = HP_MIN(f->dep[i], q);
 				}
 		}
 	}
 }
 
 /* The fill of the set's layouts in order, each as many replicas as fit
- * in cap (GPUs per set pool); 0 when every layout gets at least one. */
+ * in cap (GPUs per set pool); -1 when every layout gets at least one,
+ * else the first layout that gets none. */
 static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
 {
 	int left[HP_MAX_POOLS];
@@ -474,12 +478,12 @@ static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
 		for (int j = 0; j < f->nq[i]; j++)
 			k = HP_MIN(k, left[f->q[i][j]] / f->gpus[i][j]);
 		if (k < 1)
-			return -1;
+			return i;
 		counts[i] = k;
 		for (int j = 0; j < f->nq[i]; j++)
 			left[f->q[i][j]] -= k * f->gpus[i][j];
 	}
-	return 0;
+	return -1;
 }
 
 /* The rungs of each pool's ladder (lv, nl) on which the set can fill:
@@ -548,8 +552,17 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 	for (long it = 0;; it++) {
 		for (int q = 0; q < np; q++)
 			cap[q] = lv[q][at[q]] * mf.gpn[q];
-		if (mix_fill(&mf, cap, counts) == 0)
+		int fail = mix_fill(&mf, cap, counts);
+		if (fail < 0)
 			cl_add_valid(cl, g, counts, n);
+		else if (mixes <= NODE_MIXES_MAX)
+			/* the fill up to layout fail reads the pools of layouts
+			 * 0..fail alone, the least of them dep: every mix that
+			 * differs from this one below dep fails there too, and
+			 * those after it are the rest of its block of the
+			 * odometer (pools below dep turn fastest): skipped */
+			for (int q = 0; q < mf.dep[fail]; q++)
+				at[q] = nl[q] - 1;
 		if (mixes > NODE_MIXES_MAX) {
 			/* neighbourhood: rung r on every pool (it < 8), then pool
 			 * q alone on rung r */
