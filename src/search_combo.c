@@ -18,83 +18,190 @@
 /* ------------------------------------------------------------------ */
 /* Batch split: integer micro-batches per replica, all finishing together. */
 
+/* The groups' fits, copied once a split (split_batch reads them about
+ * 45 times a candidate). */
+struct split_in {
+	int n;
+	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
+	long q[HP_MAX_POOLS + 1], count[HP_MAX_POOLS + 1];
+	/* capacity_decided's sums: count_i / B_i, count_i A_i / B_i,
+	 * count_i q_i, count_i 1e-9 */
+	double s1, s2, cq, c9;
+	int whole;   /* every group runs its q at the first T tried, so at
+		      * every later one */
+};
+
 /* Micro-batches each replica of the groups can run within T (a multiple
  * of its q), into k[]; returns their total, or -1 when a group cannot run
  * q. Monotone in T, group by group: (T - A) / B and floor are. */
-static long groups_capacity(const struct group_in *g, int n, double T, long *k)
+static long groups_capacity(const struct split_in *g, double T, long *k)
 {
 	long tot = 0;
 	int short_of_q = 0;
-	for (int i = 0; i < n; i++) {
-		double f = (T - g[i].L->A) / g[i].L->B;
+	for (int i = 0; i < g->n; i++) {
+		double f = (T - g->A[i]) / g->B[i];
 		/* f + 1e-9 > 0 here, where the conversion's truncation is
-		 * floor's value (without libm's call: split_batch makes about
-		 * 45 of these per candidate) */
-		k[i] = f < 0 ? 0 : (long)(f + 1e-9);
-		if (g[i].q > 1)
-			k[i] -= k[i] % g[i].q;
-		short_of_q |= k[i] < g[i].q;
-		tot += k[i] * g[i].count;
+		 * floor's value (without libm's call) */
+		long ki = f < 0 ? 0 : (long)(f + 1e-9);
+		if (g->q[i] > 1)
+			ki -= ki % g->q[i];
+		k[i] = ki;
+		short_of_q |= ki < g->q[i];
+		tot += ki * g->count[i];
 	}
 	return short_of_q ? -1 : tot;
 }
 
-/* Between lo (short of M) and hi (M or more), does a single group step
- * up, by one q? Then the least T with M or more is that step, and every
- * T from it up to hi gives hi's micro-batches to every group: the
- * bisection below may stop there with the answer it would reach. */
-static int one_step_between(const struct group_in *g, int n, const long *klo, const long *khi)
+/* groups_capacity(g, T) >= M decided from its linear bounds, without
+ * its divisions: 1 surely, 0 surely not, -1 when they do not tell. With
+ * f_i = (T - A_i) / B_i as groups_capacity rounds it, each group's k_i
+ * is at most f_i + 1e-9 (or the total is -1, under M, when one is short
+ * of its q, which f_i < 0 makes it), and more than f_i - q_i (the
+ * truncation loses under 1, the multiple of q under q); so the total is
+ * at most sum count_i f_i + c9 and, when no group is short, more than
+ * sum count_i f_i - cq. That sum is T s1 - s2 to well within the slack
+ * (1e-9 of its terms, against roundings of about 1e-15). Every T the
+ * bisection asks gets the same answer as from groups_capacity, so it
+ * halves the same way. */
+static int capacity_decided(const struct split_in *g, double T, long M)
 {
-	int steps = 0;
-	for (int i = 0; i < n; i++)
-		if (khi[i] != klo[i]) {
-			if (khi[i] - klo[i] != g[i].q)
-				return 0;
-			steps++;
-		}
-	return steps == 1;
+	double f = T * g->s1 - g->s2, slack = 1e-9 * (T * g->s1 + fabs(g->s2)) + 1e-9;
+	if (f + g->c9 + slack < (double)M)
+		return 0;
+	if (g->whole && f - g->cq - slack >= (double)M)
+		return 1;
+	return -1;
 }
 
-static int split_batch(struct group_in *g, int n, long M)
+/* Between lo (short of M) and hi (M or more, khi totalling tot_hi), does
+ * a single group step up (by one q or more)? The others then hold the
+ * same micro-batches at every T in [lo, hi], so the least T with M or
+ * more is where that group reaches the least multiple of its q that
+ * makes M, and the bisection below, which keeps lo and hi around that T
+ * and ends within 1e-13 of it (far less than a step of the group, B q),
+ * ends with that group there and the others as at hi. Returns the group
+ * with its micro-batches in *k_g, or -1. */
+static int one_group_between(const struct split_in *g, const long *klo, const long *khi,
+			     long tot_hi, long M, long *k_g)
 {
+	int grp = -1;
+	for (int i = 0; i < g->n; i++)
+		if (khi[i] != klo[i]) {
+			if (grp >= 0)
+				return -1;
+			grp = i;
+		}
+	if (grp < 0)
+		return -1;
+	long others = tot_hi - khi[grp] * g->count[grp], need = M - others;
+	long k = (need + g->count[grp] - 1) / g->count[grp];
+	k = (k + g->q[grp] - 1) / g->q[grp] * g->q[grp];
+	if (k <= klo[grp] || k > khi[grp])
+		return -1;   /* not within the bracket: bisect on */
+	*k_g = k;
+	return grp;
+}
+
+/* The bisection of split_batch: the least T with M micro-batches, to
+ * 1e-13, from lo (short of M, its groups_capacity in buf[0]) and hi;
+ * returns groups_capacity's micro-batches at the T it ends on. A T the
+ * bounds decide (capacity_decided) leaves its side's micro-batches
+ * stale; they are computed again only where read: the early stop
+ * (one_group_between, which any bracket with both sides known may take:
+ * it gives the end of the halvings) and the end. Stopped early only
+ * when hi holds M or more, so the answer is the same as at the end of
+ * the halvings. */
+static long *split_bisect(const struct split_in *g, long M, double lo, double hi,
+			  long (*buf)[HP_MAX_POOLS + 1])
+{
+	long *klo = buf[0], *khi = buf[1], *kmid = buf[2];
+	long tot_hi = groups_capacity(g, hi, khi), k_g;
+	int early = tot_hi >= M, lo_known = 1, hi_known = 1;
+	for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
+		int grp;
+		if (early && lo_known && hi_known &&
+		    (grp = one_group_between(g, klo, khi, tot_hi, M, &k_g)) >= 0) {
+			khi[grp] = k_g;
+			return khi;
+		}
+		double mid = 0.5 * (lo + hi);
+		int d = capacity_decided(g, mid, M);
+		if (d == 1) {
+			hi = mid;
+			hi_known = 0;
+			early = 1;
+			continue;
+		}
+		if (d == 0) {
+			lo = mid;
+			lo_known = 0;
+			continue;
+		}
+		long tot = groups_capacity(g, mid, kmid), *t = kmid;
+		if (tot >= M) {
+			hi = mid;
+			tot_hi = tot;
+			early = hi_known = 1;
+			kmid = khi;
+			khi = t;
+			if (!lo_known)
+				groups_capacity(g, lo, klo);
+			lo_known = 1;
+		} else {
+			lo = mid;
+			lo_known = 1;
+			kmid = klo;
+			klo = t;
+			if (!hi_known)
+				tot_hi = groups_capacity(g, hi, khi);
+			hi_known = 1;
+		}
+	}
+	if (!hi_known)
+		groups_capacity(g, hi, khi);
+	return khi;
+}
+
+static int split_batch(struct group_in *gr, int n, long M)
+{
+	struct split_in g;
 	long need = 0;
 	double lo = 0, hi = 0;
+	g.n = n;
 	for (int i = 0; i < n; i++) {
-		need += (long)g[i].q * g[i].count;
-		lo = perf_fmax(lo, g[i].L->A + g[i].L->B * g[i].q);
-		hi = perf_fmax(hi, g[i].L->A + g[i].L->B * ((double)M + g[i].q));
+		g.A[i] = gr[i].L->A;
+		g.B[i] = gr[i].L->B;
+		g.q[i] = gr[i].q;
+		g.count[i] = gr[i].count;
+		need += (long)gr[i].q * gr[i].count;
+		lo = perf_fmax(lo, g.A[i] + g.B[i] * gr[i].q);
+		hi = perf_fmax(hi, g.A[i] + g.B[i] * ((double)M + gr[i].q));
 	}
 	if (need > M)
 		return -1;
-	long klo[HP_MAX_POOLS + 1], khi[HP_MAX_POOLS + 1], kmid[HP_MAX_POOLS + 1];
-	if (groups_capacity(g, n, lo, klo) >= M) {
-		hi = lo;
+	long buf[3][HP_MAX_POOLS + 1];
+	long *klo = buf[0], *kend = NULL;
+	if (groups_capacity(&g, lo, klo) >= M) {
+		kend = klo;
 	} else {
-		/* the least T with M micro-batches, to 1e-13; stopped early
-		 * (one_step_between) only when hi holds M or more, so the
-		 * split below is the same as at the end of the halvings */
-		int early = groups_capacity(g, n, hi, khi) >= M;
-		for (int it = 0; it < 100 && hi - lo > 1e-13 * hi; it++) {
-			if (early && one_step_between(g, n, klo, khi))
-				break;
-			double mid = 0.5 * (lo + hi);
-			if (groups_capacity(g, n, mid, kmid) >= M) {
-				hi = mid;
-				memcpy(khi, kmid, (size_t)n * sizeof *kmid);
-			} else {
-				lo = mid;
-				memcpy(klo, kmid, (size_t)n * sizeof *kmid);
-			}
+		g.s1 = g.s2 = g.cq = g.c9 = 0;
+		g.whole = 1;
+		for (int i = 0; i < n; i++) {
+			g.s1 += g.count[i] / g.B[i];
+			g.s2 += g.count[i] * g.A[i] / g.B[i];
+			g.cq += (double)(g.count[i] * g.q[i]);
+			g.c9 += g.count[i] * 1e-9;
+			g.whole &= klo[i] >= g.q[i];
 		}
+		kend = split_bisect(&g, M, lo, hi, buf);
 	}
+	/* kend: groups_capacity's micro-batches at the split's T (each at
+	 * least its q there, so the truncation is floor's) */
 	long tot = 0;
 	for (int i = 0; i < n; i++) {
-		double f = (hi - g[i].L->A) / g[i].L->B;
-		long k = (long)floor(f + 1e-9);
-		k -= k % g[i].q;
-		g[i].m = (int)k;
-		g[i].n_lo = 0;
-		tot += k * g[i].count;
+		gr[i].m = (int)kend[i];
+		gr[i].n_lo = 0;
+		tot += kend[i] * gr[i].count;
 	}
 	long excess = tot - M;
 	/* Take the excess from the replicas that finish last, q micro-
@@ -108,11 +215,11 @@ static int split_batch(struct group_in *g, int n, long M)
 		int best = -1;
 		double bt = -1;
 		for (int i = 0; i < n; i++) {
-			int cur_hi = g[i].count - g[i].n_lo;
-			int mm = cur_hi > 0 ? g[i].m : g[i].m - g[i].q;
-			if (mm - g[i].q < g[i].q || g[i].q > excess)
+			int cur_hi = gr[i].count - gr[i].n_lo;
+			int mm = cur_hi > 0 ? gr[i].m : gr[i].m - gr[i].q;
+			if (mm - gr[i].q < gr[i].q || gr[i].q > excess)
 				continue;
-			double t = g[i].L->A + g[i].L->B * mm;
+			double t = gr[i].L->A + gr[i].L->B * mm;
 			if (t > bt) {
 				bt = t;
 				best = i;
@@ -120,7 +227,7 @@ static int split_batch(struct group_in *g, int n, long M)
 		}
 		if (best < 0)
 			return -1;
-		struct group_in *b = &g[best];
+		struct group_in *b = &gr[best];
 		if (b->n_lo == b->count) {
 			b->m -= b->q;
 			b->n_lo = 0;
@@ -128,6 +235,30 @@ static int split_batch(struct group_in *g, int n, long M)
 		long take = HP_MIN((long)(b->count - b->n_lo), excess / b->q);
 		b->n_lo += (int)take;
 		excess -= take * b->q;
+	}
+	return 0;
+}
+
+int search_split(int n, const double *A, const double *B, const int *q, const int *count, long M,
+		 int *m, int *n_lo)
+{
+	struct layout L[HP_MAX_POOLS + 1];
+	struct group_in gi[HP_MAX_POOLS + 1];
+	if (n < 1 || n > (int)HP_ARRAY_LEN(L))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		memset(&L[i], 0, sizeof L[i]);
+		L[i].A = A[i];
+		L[i].B = B[i];
+		gi[i].L = &L[i];
+		gi[i].count = count[i];
+		gi[i].q = q[i];
+	}
+	if (split_batch(gi, n, M) < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		m[i] = gi[i].m;
+		n_lo[i] = gi[i].n_lo;
 	}
 	return 0;
 }
@@ -302,8 +433,14 @@ struct dp_memo {
 	struct gset gv;
 	int n, live;
 	double seen;   /* the largest DP time computed for the set */
+	unsigned gen;  /* the set's: entries of another are empty (a reset
+			* without clearing the table) */
+	int built_any; /* a plan of the set was built, valid, named FW_ANY */
+	int built_odd; /* one was refused (plan_validate, --framework) or
+			* named a stock framework: no screen before building */
 	const struct layout *L[HP_MAX_POOLS + 1];
 	struct dp_memo_e {
+		unsigned gen;
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
 		int key_n;      /* an empty slot handed out: the N to put */
 		double v;
@@ -322,7 +459,11 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	for (int i = 0; dpm.live && i < n; i++)
 		dpm.L[i] = Ls[i];
 	dpm.seen = 0;
-	memset(dpm.e, 0, sizeof dpm.e);
+	dpm.built_any = dpm.built_odd = 0;
+	if (!++dpm.gen) {   /* wrapped: entries of gen 0 would read as live */
+		memset(dpm.e, 0, sizeof dpm.e);
+		dpm.gen = 1;
+	}
 }
 
 static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -361,7 +502,9 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 {
 	struct replica rep[2 * (HP_MAX_POOLS + 1)];
 	struct plan q = *p;
-	struct hp_err err = { 0 };
+	struct hp_err err;   /* empty, not zeroed (as search.c's probes) */
+	err.code = 0;
+	err.msg[0] = '\0';
 	if (p->n_replicas > (int)HP_ARRAY_LEN(rep))
 		return -1;
 	q.replicas = rep;
@@ -410,6 +553,10 @@ static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
 	*m_all = m == m_max;
 	for (int k = 0; k < 8; k++) {
 		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
+		if (e->gen != dpm.gen) {
+			e->gen = dpm.gen;
+			e->N = 0;
+		}
 		if (e->N == N && e->fw == fw && e->m == m) {
 			*hit = 1;
 			return e;
@@ -517,6 +664,69 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 	return combo_screened(x, used, step);
 }
 
+/* How a built plan of the set fared (dp_prescreened's condition). */
+static void dp_memo_built(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			  int n, int ok_any)
+{
+	if (!dp_memo_ours(x, g, Ls, n))
+		return;
+	if (ok_any)
+		dpm.built_any = 1;
+	else
+		dpm.built_odd = 1;
+}
+
+/* dp_screened before the plan is built, from the groups (gi, k) alone,
+ * where its answer is known without the plan: the set runs on no stock
+ * framework (x->no_stock: runs_on_pick names FW_ANY for each of its
+ * plans, set_may_stock), --framework is not given, and the keeper holds
+ * the plan's key (N = the replicas, FW_ANY, under ZeRO 3 the fewest
+ * micro-batches of a replica): dp_screened then reads that value and
+ * computes nothing, so its verdict is this one. Asked only once a plan
+ * of the set was built and valid and none was refused: whether
+ * plan_validate passes reads the settings, the layouts and the
+ * micro-batches, which the split makes whole (multiples of q) and the
+ * batch's shares, the same for every plan of the set (its GPUs per pool
+ * are checked before). Saves building, validating and naming the
+ * framework of a plan the keeper screens (6,500 instructions each). */
+static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
+			  const struct group_in *gi, int k, const int *used, double pipe)
+{
+	if (!x->no_stock || x->o->framework != FW_ANY || !dp_memo_ours(x, g, Ls, n) ||
+	    !dpm.built_any || dpm.built_odd)
+		return 0;
+	int N = 0, m = 0, fw = (int)FW_ANY;
+	if (g->zero == 3)
+		m = INT_MAX;
+	for (int i = 0; i < k; i++) {
+		N += gi[i].count;
+		if (g->zero == 3 && gi[i].count - gi[i].n_lo > 0)
+			m = HP_MIN(m, gi[i].m);
+		if (g->zero == 3 && gi[i].n_lo > 0)
+			m = HP_MIN(m, gi[i].m - gi[i].q);
+	}
+	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
+		     DPM_SLOTS;
+	const struct dp_memo_e *e = NULL;
+	for (int j = 0; j < 8; j++) {
+		const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
+		if (f->gen != dpm.gen || !f->N)
+			return 0;   /* dp_slot stops at the first empty slot */
+		if (f->N == N && f->fw == fw && f->m == m) {
+			e = f;
+			break;
+		}
+	}
+	if (!e || !(e->v > 0))
+		return 0;
+	const double ovh = perf_calib_default()->step_overhead_s;
+	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	double step = pipe + e->v + ovh;
+	if (dl && !nearer_miss_impossible(x, used, step))
+		return 0;
+	return combo_screened(x, used, step);
+}
+
 /* The same screen for every replica-count vector of a layout set at
  * once: with n_i replicas of layout i (at most as many as fit alone,
  * maxc_i), the step is at least M / sum(n_i / B_i) (B without PP/CP/EP
@@ -586,24 +796,30 @@ struct set_curve {
 			     * (set_curve_screened_below) */
 };
 
-/* The knapsack's LP value at step s, with n_i >= lo (0 or 1): HUGE_VAL
- * when no count vector runs M micro-batches within s. Nonincreasing in s
- * (the c_i(s) grow). With lo = 0, s times it is nonincreasing too: the
- * counts n_i (s - A_i) / (s' - A_i) run the same micro-batches within
- * s' > s, and s' (s - A_i) <= s (s' - A_i) when A_i >= 0. */
-static double curve_usd_h(const struct set_curve *sc, double s, int lo)
+/* The knapsack's LP value at step s, with n_i >= lo for lo = 1 (*u1) and
+ * lo = 0 (*u0): HUGE_VAL when no count vector runs M micro-batches within
+ * s. Nonincreasing in s (the c_i(s) grow). With lo = 0, s times it is
+ * nonincreasing too: the counts n_i (s - A_i) / (s' - A_i) run the same
+ * micro-batches within s' > s, and s' (s - A_i) <= s (s' - A_i) when
+ * A_i >= 0. Both from one pass: the layouts that run a micro-batch and
+ * their order by USD per micro-batch are the same for both (lo = 1 needs
+ * every c_i >= 1, else it is HUGE_VAL; then every c_i > 0 counts for
+ * lo = 0 too), and each value is the same arithmetic as two separate
+ * passes (adding lo times a term is adding 0 or the term itself). */
+static void curve_usd_h2(const struct set_curve *sc, double s, double *u1, double *u0)
 {
-	int idx[HP_MAX_POOLS + 1], k = 0;
-	double per[HP_MAX_POOLS + 1], c[HP_MAX_POOLS + 1], need = sc->M, usd = 0;
+	int idx[HP_MAX_POOLS + 1], k = 0, all = 1;
+	double per[HP_MAX_POOLS + 1], c[HP_MAX_POOLS + 1], need1 = sc->M, need0 = sc->M;
+	double usd1 = 0, usd0 = 0;
 	for (int i = 0; i < sc->n; i++) {
 		c[i] = (s - sc->A[i]) / sc->B[i];
-		if (c[i] < lo || !(c[i] > 0)) {
-			if (lo)
-				return HUGE_VAL;   /* a replica cannot run one micro-batch */
-			continue;
+		if (c[i] < 1 || !(c[i] > 0)) {
+			all = 0;   /* a replica cannot run one micro-batch */
+			if (!(c[i] > 0))
+				continue;
 		}
-		usd += lo * sc->usd_h[i];
-		need -= lo * c[i];
+		usd1 += sc->usd_h[i];
+		need1 -= c[i];
 		per[i] = sc->usd_h[i] / c[i];
 		int j = k++;
 		while (j > 0 && per[idx[j - 1]] > per[i]) {
@@ -612,28 +828,39 @@ static double curve_usd_h(const struct set_curve *sc, double s, int lo)
 		}
 		idx[j] = i;
 	}
-	double cheapest = HUGE_VAL, n_lo = lo * sc->n;
-	for (int j = 0; j < k && need > 0; j++) {
+	for (int j = 0; j < k && need0 > 0; j++) {
 		int i = idx[j];
-		double take = fmin(sc->ub[i] - lo, need / c[i]);
-		usd += take * sc->usd_h[i];
-		need -= take * c[i];
+		double take = perf_fmin(sc->ub[i], need0 / c[i]);
+		usd0 += take * sc->usd_h[i];
+		need0 -= take * c[i];
 	}
-	if (need > 1e-9 * sc->M)
-		return HUGE_VAL;
-	if (lo)
-		usd = fmax(usd, sc->floor_usd_h);   /* a floor keeps it nonincreasing */
-	if (!lo || n_lo >= sc->min_total)
-		return usd;
+	*u0 = need0 > 1e-9 * sc->M ? HUGE_VAL : usd0;
+	*u1 = HUGE_VAL;
+	if (!all)
+		return;
+	for (int j = 0; j < k && need1 > 0; j++) {
+		int i = idx[j];
+		double take = perf_fmin(sc->ub[i] - 1, need1 / c[i]);
+		usd1 += take * sc->usd_h[i];
+		need1 -= take * c[i];
+	}
+	if (need1 > 1e-9 * sc->M)
+		return;
+	usd1 = perf_fmax(usd1, sc->floor_usd_h);   /* a floor keeps it nonincreasing */
+	double n_lo = sc->n;
+	if (n_lo >= sc->min_total) {
+		*u1 = usd1;
+		return;
+	}
 	/* with n_i >= 1, min_total replicas cost at least one of each and
 	 * the rest at the least price (a second relaxation; s times it is
 	 * not monotone, so the n_i >= 0 curve leaves it out) */
+	double cheapest = HUGE_VAL, base = 0;
 	for (int i = 0; i < sc->n; i++)
-		cheapest = fmin(cheapest, sc->usd_h[i]);
-	double base = 0;
+		cheapest = perf_fmin(cheapest, sc->usd_h[i]);
 	for (int i = 0; i < sc->n; i++)
 		base += sc->usd_h[i];
-	return fmax(usd, base + (sc->min_total - n_lo) * cheapest);
+	*u1 = perf_fmax(usd1, base + (sc->min_total - n_lo) * cheapest);
 }
 
 /* The least step at which the knapsack with n_i >= 1 is feasible: every
@@ -664,19 +891,31 @@ static double curve_first_step(const struct set_curve *sc, double s_hi)
  * to `depth` times while *evals (knapsacks left) lasts, and the least
  * over the pieces returned. The caller asks only whether it reaches
  * want, so the pieces stop at the first one under it (want HUGE_VAL:
- * every piece, for the tests). */
-static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
-			long *evals)
+ * every piece, for the tests). u1, u0: the two knapsacks at b (the
+ * upper half of an interval ends where it does, so it takes its
+ * parent's; *evals counts them as evaluated again, so the halvings stop
+ * where they did when each piece evaluated its own). */
+static double curve_min_at(const struct set_curve *sc, double a, double b, double u1, double u0,
+			   double want, int depth, long *evals)
 {
-	double v = fmax(a * curve_usd_h(sc, b, 1), b * curve_usd_h(sc, b, 0));
+	double v = perf_fmax(a * u1, b * u0);
 	*evals -= 2;
 	if (v >= want || depth <= 0 || *evals <= 0 || !(b > a * (1 + 1e-9)))
 		return v;
-	double mid = sqrt(a * b);
-	double l = curve_min(sc, a, mid, want, depth - 1, evals);
+	double mid = sqrt(a * b), m1, m0;
+	curve_usd_h2(sc, mid, &m1, &m0);
+	double l = curve_min_at(sc, a, mid, m1, m0, want, depth - 1, evals);
 	if (l < want && want < HUGE_VAL)
 		return l;
-	return fmin(l, curve_min(sc, mid, b, want, depth - 1, evals));
+	return perf_fmin(l, curve_min_at(sc, mid, b, u1, u0, want, depth - 1, evals));
+}
+
+static double curve_min(const struct set_curve *sc, double a, double b, double want, int depth,
+			long *evals)
+{
+	double u1, u0;
+	curve_usd_h2(sc, b, &u1, &u0);
+	return curve_min_at(sc, a, b, u1, u0, want, depth, evals);
 }
 
 double search_curve_bound(int n, const double *a, const double *b, const double *usd_h,
@@ -776,7 +1015,7 @@ static double rate_floor(const struct set_curve *sc, const struct layout **Ls, d
  * least one replica of each layout, so pool p holds at least
  * sum_i gpus_ip of its GPUs, billed by the whole node:
  * ceil(sum_i gpus_ip / gpn_p) nodes at P_p each. Whatever the step, so
- * the knapsack with n_i >= 1 may be raised to it (curve_usd_h). */
+ * the knapsack with n_i >= 1 may be raised to it (curve_usd_h2). */
 static double nodes_floor(const struct ctx *x, const struct layout **Ls, int n)
 {
 	double usd = 0;
@@ -797,7 +1036,7 @@ static double nodes_floor(const struct ctx *x, const struct layout **Ls, int n)
  * layout's USD per micro-batch for the cost) is far from any plan of the
  * set, whose step also holds the pipeline fill and drain of the few
  * micro-batches each replica runs when many run. With s a plan's
- * pipeline term (curve_usd_h), its time to train is at least kt s and
+ * pipeline term (curve_usd_h2), its time to train is at least kt s and
  * its cost kt s usd_h(s) / 3600; the set is skipped when no s in
  * [s_lo, s_hi] gives a plan that can enter the ranked list or be the
  * stock plan (as bounds_screened: the deadline's plans within it cost
@@ -904,6 +1143,8 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			x->res->stats.pruned++;
 			return -1;
 		}
+	if (screen && dp_prescreened(x, g, Ls, n, gi, k, used, pipe))
+		return 1;
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
@@ -922,8 +1163,13 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			replica_fill(&r[sp.plan.n_replicas++], gi[i].L, gi[i].n_lo,
 				     gi[i].m - gi[i].q, g->mbs, x->o->gbs);
 	}
-	struct hp_err err = { 0 };
+	/* an empty error, not a zeroed one: nothing reads past the
+	 * terminator (as search.c's probes) */
+	struct hp_err err;
+	err.code = 0;
+	err.msg[0] = '\0';
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0) {
+		dp_memo_built(x, g, Ls, n, 0);
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
@@ -933,12 +1179,14 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	 * so the numbers do not move), or stays FW_ANY when none does */
 	unsigned fw = runs_on_mask(&sp.plan, x->c, NULL, 0);
 	if (x->o->framework != FW_ANY && !(fw & (1u << x->o->framework))) {
+		dp_memo_built(x, g, Ls, n, 0);
 		plan_free(&sp.plan);
 		x->res->stats.pruned++;
 		return -1;
 	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
+	dp_memo_built(x, g, Ls, n, sp.plan.framework == FW_ANY);
 	if (screen && dp_screened(x, g, Ls, n, &sp.plan, used, pipe)) {
 		plan_free(&sp.plan);
 		return 1;

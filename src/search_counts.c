@@ -89,6 +89,16 @@ static unsigned cl_hash(const int *v, int w)
 	unsigned h = 2166136261u;   /* FNV-1a */
 	for (int i = 0; i < w; i++)
 		h = (h ^ (unsigned)v[i]) * 16777619u;
+	/* the table reads the low bits, which FNV's multiplier leaves depending
+	 * on the counts' low bits alone: mixed down (murmur3's finaliser) they
+	 * spread the node mixes' vectors (a DeepSeek-V3 lookup probed about 10
+	 * slots). Only where an entry sits changes, not which entry a vector
+	 * finds, nor the list's order. */
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	h ^= h >> 16;
 	return h;
 }
 
@@ -418,6 +428,89 @@ static void counts_around_full(const struct ctx *x, const struct gset *g,
  * most n_pools + 1 layouts. */
 #define NODE_MIXES_MAX 4096
 
+/* fill_counts_in without a limit, for the node mixes: each layout's
+ * pools (at most two, once each, those it has GPUs on) as indices into
+ * the set's pools, read once a set instead of from the layouts each mix
+ * (fit_count and the subtraction read the same pools and GPUs; the
+ * pools the set does not use are read by neither). */
+struct mix_fill {
+	int n, np;
+	int gpn[HP_MAX_POOLS];
+	int nq[HP_MAX_POOLS + 1], q[HP_MAX_POOLS + 1][2], gpus[HP_MAX_POOLS + 1][2];
+	int dep[HP_MAX_POOLS + 1];   /* the least set pool that layouts 0..i use */
+};
+
+static void mix_fill_init(struct mix_fill *f, const struct ctx *x, const struct layout **Ls,
+			  int n, const int *pools, int np)
+{
+	f->n = n;
+	f->np = np;
+	for (int q = 0; q < np; q++)
+		f->gpn[q] = x->c->pools[pools[q]].gpus_per_node;
+	for (int i = 0; i < n; i++) {
+		const struct layout *L = Ls[i];
+		f->dep[i] = i ? f->dep[i - 1] : np;
+		f->nq[i] = 0;
+		for (int s = 0; s < L->nseg; s++) {
+			int p = L->seg[s].pool;
+			if ((s && p == L->seg[0].pool) || !L->gpus[p])
+				continue;
+			for (int q = 0; q < np; q++)
+				if (pools[q] == p) {
+					f->q[i][f->nq[i]] = q;
+					f->gpus[i][f->nq[i]++] = L->gpus[p];
+					f->dep[i] = HP_MIN(f->dep[i], q);
+				}
+		}
+	}
+}
+
+/* The fill of the set's layouts in order, each as many replicas as fit
+ * in cap (GPUs per set pool); -1 when every layout gets at least one,
+ * else the first layout that gets none. */
+static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
+{
+	int left[HP_MAX_POOLS];
+	for (int q = 0; q < f->np; q++)
+		left[q] = cap[q];
+	for (int i = 0; i < f->n; i++) {
+		int k = 1 << 30;
+		for (int j = 0; j < f->nq[i]; j++)
+			k = HP_MIN(k, left[f->q[i][j]] / f->gpus[i][j]);
+		if (k < 1)
+			return i;
+		counts[i] = k;
+		for (int j = 0; j < f->nq[i]; j++)
+			left[f->q[i][j]] -= k * f->gpus[i][j];
+	}
+	return -1;
+}
+
+/* The rungs of each pool's ladder (lv, nl) on which the set can fill:
+ * every layout gets at least one replica (fill_counts_in), so pool p
+ * holds at least sum_i gpus_ip of its GPUs, and a mix giving it fewer
+ * fails to fill whatever the other pools hold. Dropping those rungs
+ * keeps the other mixes in their order (the odometer below runs over a
+ * product of lists, each filtered alike). Returns -1 when a pool has no
+ * rung left (no mix fills). */
+static int node_rungs_kept(const struct ctx *x, const struct layout **Ls, int n, const int *pools,
+			   int np, int (*lv)[8], int *nl)
+{
+	for (int q = 0; q < np; q++) {
+		long need = 0;
+		int gpn = x->c->pools[pools[q]].gpus_per_node, k = 0;
+		for (int i = 0; i < n; i++)
+			need += Ls[i]->gpus[pools[q]];
+		for (int j = 0; j < nl[q]; j++)
+			if ((long)lv[q][j] * gpn >= need)
+				lv[q][k++] = lv[q][j];
+		nl[q] = k;
+		if (!k)
+			return -1;
+	}
+	return 0;
+}
+
 /* Whole-node mixes: for each pool the set uses, a ladder of node counts
  * (N, 3N/4, N/2, N/4, 2, 1; every count up to 6 nodes), the layouts
  * filled inside them. Costs are billed by the node, and integer
@@ -452,13 +545,24 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 		pools[np++] = p;
 	}
 	int at[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1], cap[HP_MAX_POOLS];
-	/* every pool the set uses is set below for each mix; the others stay */
-	memcpy(cap, x->cap, sizeof cap);
+	if (mixes <= NODE_MIXES_MAX && node_rungs_kept(x, Ls, n, pools, np, lv, nl) < 0)
+		return;
+	struct mix_fill mf;
+	mix_fill_init(&mf, x, Ls, n, pools, np);
 	for (long it = 0;; it++) {
 		for (int q = 0; q < np; q++)
-			cap[pools[q]] = lv[q][at[q]] * x->c->pools[pools[q]].gpus_per_node;
-		if (fill_counts_in(x, Ls, n, NULL, cap, counts) == 0)
+			cap[q] = lv[q][at[q]] * mf.gpn[q];
+		int fail = mix_fill(&mf, cap, counts);
+		if (fail < 0)
 			cl_add_valid(cl, g, counts, n);
+		else if (mixes <= NODE_MIXES_MAX)
+			/* the fill up to layout fail reads the pools of layouts
+			 * 0..fail alone, the least of them dep: every mix that
+			 * differs from this one below dep fails there too, and
+			 * those after it are the rest of its block of the
+			 * odometer (pools below dep turn fastest): skipped */
+			for (int q = 0; q < mf.dep[fail]; q++)
+				at[q] = nl[q] - 1;
 		if (mixes > NODE_MIXES_MAX) {
 			/* neighbourhood: rung r on every pool (it < 8), then pool
 			 * q alone on rung r */

@@ -152,6 +152,12 @@ int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct l
 			     double s_min, double s_cap, double rate_min);
 int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, const int *counts,
 	      int n, int screen, double *time_s, double *cost_usd);
+/* The batch split (split_batch) of M micro-batches over n groups of
+ * count[i] replicas with pipeline time A[i] + B[i] m, m a multiple of
+ * q[i]: count[i] - n_lo[i] replicas run m[i], n_lo[i] run m[i] - q[i];
+ * -1 when the replicas need more than M. For the tests. */
+int search_split(int n, const double *A, const double *B, const int *q, const int *count, long M,
+		 int *m, int *n_lo);
 
 /* search_counts.c: the replica counts of a layout set. */
 int cmp_rate(const void *a, const void *b);

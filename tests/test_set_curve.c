@@ -399,6 +399,96 @@ TEST(dp_screen_terms)
 	catalog_done(&dp_cat);
 }
 
+/* The batch split (search_combo.c split_batch) against brute force: the
+ * least pipeline term of any split of M micro-batches over the replicas
+ * (each a positive multiple of its group's q) is the least T at which
+ * the replicas can run M in all, each as many multiples of q as end by
+ * T; T is one of the values A_i + B_i m. The split must give every
+ * replica whole multiples of q, M in all, and a term within 1e-12 of
+ * that least T (no split is below it); with every q 1 it must always
+ * split. Groups of equal fits and ties
+ * between groups' steps are drawn on purpose (the early stops of the
+ * bisection must give what the halvings give there too). */
+static long fill_at(int n, const double *A, const double *B, const int *q, const int *cnt,
+		    double T)
+{
+	long tot = 0;
+	for (int i = 0; i < n; i++) {
+		long k = 0;
+		while (A[i] + B[i] * (double)(k + q[i]) <= T)
+			k += q[i];
+		if (k < q[i])
+			return -1;
+		tot += k * cnt[i];
+	}
+	return tot;
+}
+
+static void split_brute_force(void)
+{
+	int checked = 0, ties = 0;
+	for (int t = 0; t < 3000; t++) {
+		int n = 1 + (int)rnd(4), q[5], cnt[5], m[5], n_lo[5];
+		double A[5], B[5];
+		long need = 0;
+		for (int i = 0; i < n; i++) {
+			int same = i > 0 && rnd(4) == 0;
+			A[i] = same ? A[i - 1] : (rnd(3) ? urand(0, 2) : (double)rnd(3));
+			B[i] = same ? B[i - 1] : (rnd(3) ? urand(0.05, 1) : 0.25 * (1 + rnd(4)));
+			q[i] = rnd(3) ? 1 : 1 + (int)rnd(4);
+			cnt[i] = 1 + (int)rnd(5);
+			need += (long)q[i] * cnt[i];
+			ties += same;
+		}
+		long M = need + (long)rnd(80);
+		/* with q > 1 the split may find no way to hand out exactly M
+		 * (M not a sum of the replicas' multiples, or its excess not
+		 * taken q at a time): only the splits it makes are checked */
+		if (search_split(n, A, B, q, cnt, M, m, n_lo) < 0) {
+			int all_one = 1;
+			for (int i = 0; i < n; i++)
+				all_one &= q[i] == 1;
+			CHECK(!all_one);
+			continue;
+		}
+		double best = HUGE_VAL;
+		for (int i = 0; i < n; i++)
+			for (long k = q[i]; k <= M; k += q[i]) {
+				double T = A[i] + B[i] * (double)k;
+				if (T < best && fill_at(n, A, B, q, cnt, T) >= M)
+					best = T;
+			}
+		long tot = 0;
+		double term = 0;
+		for (int i = 0; i < n; i++) {
+			CHECK(n_lo[i] >= 0 && n_lo[i] <= cnt[i]);
+			CHECK(m[i] % q[i] == 0);
+			if (cnt[i] - n_lo[i] > 0) {
+				CHECK(m[i] >= q[i]);
+				term = fmax(term, A[i] + B[i] * m[i]);
+			}
+			if (n_lo[i] > 0) {
+				CHECK(m[i] - q[i] >= q[i]);
+				term = fmax(term, A[i] + B[i] * (m[i] - q[i]));
+			}
+			tot += (long)(cnt[i] - n_lo[i]) * m[i] + (long)n_lo[i] * (m[i] - q[i]);
+		}
+		CHECK(tot == M);
+		CHECK(fabs(term - best) <= 1e-12 * best);
+		checked++;
+	}
+	int m1[1], lo1[1], q1[1] = { 2 }, c1[1] = { 3 };
+	double A1[1] = { 1 }, B1[1] = { 0.5 };
+	/* by hand: 3 replicas, q 2, 10 micro-batches: 4 + 4 + 2 (term
+	 * 1 + 0.5 x 4 = 3); 7 replicas need 14 */
+	CHECK(search_split(1, A1, B1, q1, c1, 10, m1, lo1) == 0);
+	CHECK(m1[0] == 4 && lo1[0] == 1);
+	c1[0] = 7;
+	CHECK(search_split(1, A1, B1, q1, c1, 10, m1, lo1) < 0);
+	printf("  batch split: %d random splits (%d groups sharing a fit) at the least term\n",
+	       checked, ties);
+}
+
 int main(void)
 {
 	RUN(hand_one_layout);
@@ -407,5 +497,6 @@ int main(void)
 	RUN(budget_rate_bound);
 	RUN(dp_screen_hand);
 	RUN(dp_screen_terms);
+	RUN(split_brute_force);
 	return t_done("set_curve");
 }
