@@ -460,7 +460,7 @@ int pricing_run_jobs(const struct price_config *cfg, const struct catalog *cat,
 	pthread_t th[16];
 	int started = 0;
 	for (int i = 0; i < nt && i < 16; i++)
-		if (pthread_create(&th[i], NULL, worker, &j) == 0)
+		if (hp_thread_start(&th[i], worker, &j) == 0)
 			started++;
 	if (!started)
 		worker(&j);

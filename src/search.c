@@ -2723,10 +2723,11 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	/* the best plan on each pool alone, searched while the settings are
 	 * (side tasks) and taken in pool order after them */
 	int n_side = !sub && c->n_pools > 1 ? c->n_pools : 0;
-	struct pool_search ps[HP_MAX_POOLS];
+	/* on the heap: 16 results of about 29 KB each are too much for a
+	 * stack that a user's ulimit or a C library may keep small */
+	struct pool_search *ps = n_side ? xcalloc((size_t)n_side, sizeof *ps) : NULL;
 	struct side_task side[HP_MAX_POOLS];
 	for (int i = 0; i < n_side; i++) {
-		memset(&ps[i], 0, sizeof ps[i]);
 		ps[i].x = &x;
 		ps[i].i = i;
 		side[i] = (struct side_task){ pool_search_run, &ps[i] };
@@ -2738,6 +2739,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 			single_pool_best(&x, i, &ps[i].sr);
 		else
 			search_result_free(&ps[i].sr);
+	free(ps);
 	if (!res->stats.cancelled)
 		search_overlaps(&x);
 	capmilp_memo_free(x.milp_memo);

@@ -542,3 +542,14 @@ char *hp_fmt_count(char *buf, size_t n, double v)
 	snprintf(buf, n, "%.0f", v);
 	return buf;
 }
+
+int hp_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t at;
+	if (pthread_attr_init(&at) != 0)
+		return pthread_create(th, NULL, fn, arg);
+	int rc = pthread_attr_setstacksize(&at, HP_THREAD_STACK);
+	rc = rc == 0 ? pthread_create(th, &at, fn, arg) : pthread_create(th, NULL, fn, arg);
+	pthread_attr_destroy(&at);
+	return rc;
+}

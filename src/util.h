@@ -11,6 +11,7 @@
 #define HP_UTIL_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <stdarg.h>
 
 /* Exit codes (documented in the man page). */
@@ -129,5 +130,13 @@ char *hp_fmt_count(char *buf, size_t n, double v);         /* "1.2T" */
 #define HP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define HP_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define HP_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* pthread_create with a stack of HP_THREAD_STACK bytes, whatever the
+ * process's default (RLIMIT_STACK, or a C library's own smaller one):
+ * a search runs on these threads, and its deepest chain (search_inner's
+ * frame of about 470 KB, capmilp's 75 KB below it) must not depend on
+ * the user's ulimit. Returns pthread_create's result. */
+#define HP_THREAD_STACK ((size_t)16 << 20)
+int hp_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
 #endif

@@ -118,7 +118,7 @@ int fetch_start(struct tui_fetch *f)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int rc = pthread_create(&f->th, NULL, worker, f);
+	int rc = hp_thread_start(&f->th, worker, f);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		pthread_mutex_lock(&f->mu);

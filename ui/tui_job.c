@@ -193,7 +193,7 @@ static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned 
 	pl->timer_stop = 0;
 	pthread_mutex_unlock(&pl->mu);
 	pthread_t timer;
-	int timing = pthread_create(&timer, NULL, timer_main, pl) == 0;
+	int timing = hp_thread_start(&timer, timer_main, pl) == 0;
 	plan_into(w, r, &pl->first, on_progress, pl);
 	if (timing) {
 		pthread_mutex_lock(&pl->mu);
@@ -286,7 +286,7 @@ struct tui_planner *planner_new(int wake_fd)
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
 	pthread_cond_init(&pl->timer_cv, NULL);
-	if (pthread_create(&pl->th, NULL, worker, pl) != 0) {
+	if (hp_thread_start(&pl->th, worker, pl) != 0) {
 		pthread_mutex_destroy(&pl->mu);
 		pthread_cond_destroy(&pl->cv);
 		pthread_cond_destroy(&pl->timer_cv);

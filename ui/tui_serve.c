@@ -240,7 +240,7 @@ int tui_serve_start(struct tui *t, int wake_fd)
 {
 	struct tui_serve *s = t->serve;
 	s->wake_fd = wake_fd;
-	if (pthread_create(&s->th, NULL, serve_worker, s) != 0)
+	if (hp_thread_start(&s->th, serve_worker, s) != 0)
 		return -1;
 	s->started = 1;
 	return 0;
