@@ -188,7 +188,7 @@ struct memo_memst {
 struct group_key {
 	uint64_t glob;
 	double headroom;
-	int dp, mb, n_stages, zero;
+	int dp, mb, n_stages, pad;   /* pad: always 0, the head whole words */
 	uint32_t st[MEMO_GROUP_STAGES];
 };
 #define GROUP_HEAD offsetof(struct group_key, st)
@@ -757,7 +757,7 @@ static int group_key_of(struct perf_memo *mo, const struct plan *p, int r, doubl
 	int mb = plan_replica_microbatches(p, r);
 	k->mb = mb > 2 * n ? 2 * n : mb;
 	k->n_stages = n;
-	k->zero = 0;
+	k->pad = 0;
 	return 0;
 }
 

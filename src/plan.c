@@ -679,6 +679,10 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: ep %d given for a dense model (no experts)", ctx, p->ep);
 	}
+	/* A check that reads the replica counts (plan_dp) must also be made
+	 * before a plan is built in the planner's candidates
+	 * (search_combo.c's dp_prescreened assumes every other plan of a set
+	 * validates once one has; this one is combo_groups' EP test). */
 	int dp = plan_dp(p);
 	if ((dp * p->cp) % p->ep)
 		return hp_err_set(err, HP_EXIT_INPUT,
