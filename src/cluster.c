@@ -1,5 +1,7 @@
 /* cluster.c — pools from JSON or --pool specs, with defaults per GPU type. */
 #include "cluster.h"
+#include "fields.h"
+#include "workspace.h"
 #include "jsonx.h"
 #include "escape.h"
 
@@ -171,10 +173,12 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int idx,
 		      const struct catalog *cat, struct hp_err *err)
 {
-	static const char *const known[] = {
-		"name", "gpu", "gpus_per_node", "nodes", "intra", "nics", "nic_gbps",
-		"transport", "provider", "region", "site", "price_per_node_hour", "spot",
-		"nvl_domain", "intra_gbyte_s", NULL,
+	/* the keys, their kinds and ranges are pool_fields' (workspace.c),
+	 * which also writes the docs, the man page and the TUI's rows; these
+	 * are read as the table says, the rest below by their own rules */
+	static const char *const plain[] = {
+		"name", "gpus_per_node", "nics", "nic_gbps", "provider", "region", "site",
+		"price_per_node_hour", "spot", "nvl_domain", "intra_gbyte_s", NULL,
 	};
 	char path[32], where[160];
 	snprintf(path, sizeof path, "pools[%d]", idx);
@@ -182,7 +186,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	struct jx_ctx jc = { file, path, err };
 	if (!cJSON_IsObject(o))
 		return hp_err_set(err, HP_EXIT_INPUT, "%s: expected an object", where);
-	if (jx_check_keys(&jc, o, known) < 0)
+	if (fields_check_keys(&pool_fields, &jc, o, NULL) < 0)
 		return -1;
 	char gpu[48];
 	if (jx_str(&jc, o, "gpu", 1, gpu, sizeof gpu) < 0)
@@ -195,17 +199,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	}
 	struct pool p;
 	pool_from_gpu(&p, g);
-	if (jx_str(&jc, o, "name", 0, p.name, sizeof p.name) < 0 ||
-	    jx_int(&jc, o, "gpus_per_node", 0, 1, HP_MAX_GPN, &p.gpus_per_node) < 0 ||
-	    jx_int(&jc, o, "nics", 0, 0, 64, &p.nics) < 0 ||
-	    jx_num(&jc, o, "nic_gbps", 0, 1, 1e5, &p.nic_gbps) < 0 ||
-	    jx_str(&jc, o, "provider", 0, p.provider, sizeof p.provider) < 0 ||
-	    jx_str(&jc, o, "region", 0, p.region, sizeof p.region) < 0 ||
-	    jx_str(&jc, o, "site", 0, p.site, sizeof p.site) < 0 ||
-	    jx_num(&jc, o, "price_per_node_hour", 0, 0, 1e6, &p.usd_per_node_h) < 0 ||
-	    jx_bool(&jc, o, "spot", 0, &p.spot) < 0 ||
-	    jx_int(&jc, o, "nvl_domain", 0, 1, 100000, &p.nvl_domain) < 0 ||
-	    jx_num(&jc, o, "intra_gbyte_s", 0, 0.01, 1e4, &p.intra_gbyte_s) < 0)
+	if (fields_read_keys(&pool_fields, plain, &p, &jc, o) < 0)
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(o, "price_per_node_hour")) {
 		snprintf(p.price_source, sizeof p.price_source, "%s", file);

@@ -199,14 +199,32 @@ int fields_read_json(const struct hp_field_table *t, void *base, const struct jx
 	return 0;
 }
 
+int fields_read_keys(const struct hp_field_table *t, const char *const *keys, void *base,
+		     const struct jx_ctx *c, const cJSON *o)
+{
+	for (; *keys; keys++) {
+		const struct hp_field *f = fields_find_key(t, *keys);
+		if (!f)
+			return hp_err_set(c->err, HP_EXIT_FAIL, "%s: no field '%s' in table %s",
+					  c->file, *keys, t->name);
+		if (read_one(f, base, c, o) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int fields_check_keys(const struct hp_field_table *t, const struct jx_ctx *c, const cJSON *o,
 		      const char *const *extra)
 {
 	const char *known[128];
 	int n = 0;
-	for (int i = 0; i < t->n && n < 127; i++)
-		if (t->f[i].key)
+	for (int i = 0; i < t->n && n < 127; i++) {
+		int seen = 0;   /* a key of two kinds (nodes: N or {"max": N}) once */
+		for (int k = 0; k < n && !seen && t->f[i].key; k++)
+			seen = !strcmp(known[k], t->f[i].key);
+		if (t->f[i].key && !seen)
 			known[n++] = t->f[i].key;
+	}
 	for (; extra && *extra && n < 127; extra++)
 		known[n++] = *extra;
 	known[n] = NULL;

@@ -137,6 +137,11 @@ const struct hp_field *fields_find_flag(const struct hp_field_table *t, const ch
 int fields_read_json(const struct hp_field_table *t, void *base, const struct jx_ctx *c,
 		     const struct cJSON *o);
 
+/* Read the fields of t named in keys (NULL-terminated), in that order,
+ * as fields_read_json reads them. Returns 0 or -1 with c->err filled. */
+int fields_read_keys(const struct hp_field_table *t, const char *const *keys, void *base,
+		     const struct jx_ctx *c, const struct cJSON *o);
+
 /* Complain about a key of o that is neither in t nor in extra (a
  * NULL-terminated list, or NULL). Returns 0 or -1 with err filled. */
 int fields_check_keys(const struct hp_field_table *t, const struct jx_ctx *c,

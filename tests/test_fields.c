@@ -8,6 +8,7 @@
  * roff a reader of the hand-written page saw. */
 #include "t.h"
 #include "fields_doc.h"
+#include "jsonx.h"
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
@@ -522,6 +523,46 @@ TEST(fields_doc_json)
 	free(s);
 }
 
+static const char *cluster_error(const char *text)
+{
+	static struct hp_err err;
+	struct cluster c;
+	memset(&err, 0, sizeof err);
+	int rc = cluster_parse_json(&c, text, strlen(text), "c.json", &cat, &err);
+	return rc < 0 ? err.msg : "";
+}
+
+/* A cluster file's pool keys are read as pool_fields says (the table
+ * docs/formats.md is written from): the ranges and kinds below are the
+ * documented ones, and the unknown-key message lists each key once. */
+TEST(cluster_pool_keys_follow_the_table)
+{
+#define POOL "{\"pools\":[{\"gpu\":\"H100-SXM\",\"nodes\":2,"
+	CHECK_STR(cluster_error(POOL "\"nics\":65}]}"),
+		  "c.json: pools[0].nics: expected an integer from 0 to 64, got 65");
+	CHECK_STR(cluster_error(POOL "\"intra_gbyte_s\":0}]}"),
+		  "c.json: pools[0].intra_gbyte_s: expected a number from 0.01 to 10000, got 0");
+	CHECK_STR(cluster_error(POOL "\"spot\":\"yes\"}]}"),
+		  "c.json: pools[0].spot: expected true or false, got \"yes\"");
+	CHECK_STR(cluster_error(POOL "\"bogus\":1}]}"),
+		  "c.json: pools[0].bogus: unknown key (known: name, gpu, gpus_per_node, nodes, "
+		  "intra, nics, nic_gbps, transport, provider, region, site, price_per_node_hour, "
+		  "spot, nvl_domain, intra_gbyte_s)");
+	CHECK_STR(cluster_error(POOL "\"nvl_domain\":8,\"intra_gbyte_s\":12.5}]}"), "");
+#undef POOL
+	/* a key the table lacks is the caller's error, never a silent skip */
+	struct hp_err err = { 0 };
+	struct pool p;
+	memset(&p, 0, sizeof p);
+	static const char *const keys[] = { "nics", "no_such_key", NULL };
+	struct jx_ctx jc = { "c.json", "pools[0]", &err };
+	cJSON *o = cJSON_Parse("{\"nics\":4}");
+	CHECK_EQ_INT(fields_read_keys(&pool_fields, keys, &p, &jc, o), -1);
+	CHECK_EQ_INT(p.nics, 4);
+	CHECK_CONTAINS(err.msg, "no_such_key");
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -546,6 +587,7 @@ int main(void)
 	RUN(every_key_is_documented);
 	RUN(fields_doc_renders_the_tables);
 	RUN(fields_doc_json);
+	RUN(cluster_pool_keys_follow_the_table);
 	catalog_done(&cat);
 	return t_done("fields");
 }
