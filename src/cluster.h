@@ -123,4 +123,10 @@ void pool_apply_defaults(struct pool *p);
  * nodes (GB200 NVL72), else the node. Never fails. */
 int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra);
 
+/* The settings table of a pool (cluster.c): the cluster file's keys,
+ * kinds, ranges and documentation; pool_nodes is its "nodes": {"max": N}
+ * form. */
+struct hp_field_table;
+extern const struct hp_field_table pool_fields, pool_nodes;
+
 #endif

@@ -11,122 +11,14 @@
 #include "jsonx.h"
 #include "serve_search.h"
 
-/* ---- Settings tables (fields.h) for the cluster's pools and fabric and
- * the workload. cluster.c reads the cluster file; these tables write it
- * back and give the TUI its labels. Ranges are those cluster.c and
- * workspace_parse accept. */
+/* ---- Settings tables (fields.h) for the cluster's fabric and the
+ * workload (a pool's is cluster.c's pool_fields). cluster.c reads the
+ * cluster file; these tables write it back and give the TUI its labels.
+ * Ranges are those cluster.c and workspace_parse accept. */
 
-FIELDS_ENUM(static, intra_enum, enum hp_intra, 3, hp_intra_name, hp_intra_parse);
-FIELDS_ENUM(static, transport_enum, enum comm_transport, COMM_TRANSPORT_COUNT,
-	    comm_transport_name, comm_transport_parse);
 /* OBJ_THROUGHPUT .. OBJ_BUDGET */
 FIELDS_ENUM(static, objective_enum, enum search_objective, 4, search_objective_name,
 	    search_objective_parse);
-
-/* A pool's price is saved only when the user set it (cluster file, --pool,
- * an edit: pool.price_set); catalog and price-book prices are looked up
- * again on load. */
-static int price_is_users(const void *base)
-{
-	const struct pool *p = base;
-	return p->price_set && p->usd_per_node_h > 0;
-}
-
-/* A pool's transport is saved when it is not the one its NIC speed gives
- * by default (cluster_default_transport), so that a reload keeps it. */
-static int transport_not_default(const void *base)
-{
-	const struct pool *p = base;
-	return p->transport != cluster_default_transport(p->nic_gbps);
-}
-
-static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
-static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
-
-static const char *const spot_names[] = { "on-demand", "spot" };
-
-#define PO(m) offsetof(struct pool, m)
-
-static const struct hp_field pool_nodes_list[] = {
-	{ .key = "max", .kind = FK_INT, .off = PO(nodes_max), .min = 1, .max = 1000000,
-	  .flags = FF_REQUIRED, .help = "rent up to this many nodes" },
-};
-static const struct hp_field_table pool_nodes = { "pool.nodes", pool_nodes_list, 1, 1 };
-
-static const struct hp_field pool_field_list[] = {
-	{ .key = "name", .kind = FK_STR, FIELD_STR(struct pool, name), .label = "Name",
-	  .help = "pool name; default: the GPU's",
-	  .doc = "Pool name used by plans and `--on`. Default: the GPU name in lower case "
-		 "(h100-sxm), with -2, -3, ... when taken." },
-	{ .key = "gpu", .kind = FK_STR, FIELD_STR(struct pool, gpu.name), .flags = FF_REQUIRED,
-	  .label = "GPU", .help = "catalog GPU name or alias ('hetplan gpus')" },
-	{ .key = "gpus_per_node", .kind = FK_INT, .off = PO(gpus_per_node), .min = 1,
-	  .max = HP_MAX_GPN, .label = "GPUs per node", .help = "GPUs per node; default: the GPU's usual node",
-	  .doc = "GPUs per node. Default: the GPU's usual node from the catalog." },
-	{ .key = "nodes", .kind = FK_INT, .off = PO(nodes), .min = 1, .max = HP_MAX_NODES,
-	  .present = pool_is_fixed, .label = "Nodes", .help = "nodes owned; or {\"max\": N} to rent",
-	  .doc = "Node count (required): an integer, or `{\"max\": `{N}`}` for nodes available "
-		 "to rent up to {N}, which count as {N} nodes when a plan is evaluated." },
-	{ .key = "nodes", .kind = FK_OBJECT, .sub = &pool_nodes, .present = pool_is_rented,
-	  .help = "{\"max\": N}: rent up to N nodes" },
-	{ .key = "intra", .kind = FK_ENUM, .off = PO(intra), .enm = &intra_enum,
-	  .label = "Scale-up", .help = "scale-up inside a node",
-	  .doc = "The link inside a node. Default: the GPU's usual node from the catalog." },
-	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = 64,
-	  .label = "NICs per node", .help = "scale-out NICs per node",
-	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog." },
-	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
-	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
-	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
-	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .present = transport_not_default, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
-	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
-		 "`efa` (AWS Elastic Fabric Adapter, SRD) or `tcp` (NCCL over TCP sockets on "
-		 "plain Ethernet). Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
-		 "over pools with different transports runs at the slowest (tcp, then efa)." },
-	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
-	  .label = "Provider", .help = "cloud or owner, for prices" },
-	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
-	  .label = "Region", .help = "region, for prices" },
-	{ .key = "site", .kind = FK_STR, FIELD_STR(struct pool, site), .flags = FF_OMIT_ZERO,
-	  .label = "Site",
-	  .hint = "pools on one site share a spine", .help = "pools on one site share a spine",
-	  .doc = "Where the pool lives. Pools with the same site share one spine; pools on "
-		 "different sites are joined by the WAN link of `fabric`. Default: "
-		 "{provider}/{region}." },
-	{ .key = "price_per_node_hour", .kind = FK_NUM, .off = PO(usd_per_node_h), .min = 0,
-	  .max = 1e6, .present = price_is_users, .label = "Price", .unit = "$/node-h",
-	  .hint = "USD per node-hour; 0 for the catalog's",
-	  .help = "USD per node-hour; absent: the price book's or the catalog's",
-	  .doc = "USD per node-hour. Default: the price book's cheapest matching offer (see "
-		 "`--no-price-book`), else the catalog's reference price per GPU-hour \u00d7 GPUs "
-		 "per node, where the catalog has one; without a price the cost is reported as "
-		 "unknown." },
-	{ .key = "spot", .kind = FK_BOOL, .off = PO(spot), .flags = FF_OMIT_ZERO,
-	  .names = spot_names, .label = "Spot",
-	  .help = "spot (preemptible) prices; default false" },
-	{ .key = "nvl_domain", .kind = FK_INT, .off = PO(nvl_domain), .min = 1, .max = 100000,
-	  .flags = FF_NOSAVE, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node",
-	  .doc = "GPUs on one NVLink fabric, a multiple of the GPUs per node: 72 on GB200 and "
-		 "GB300 NVL72 racks of 4-GPU trays (the catalog default for those parts), the "
-		 "node elsewhere. Collectives inside a domain run over NVLink; across domains "
-		 "over every tray's NICs." },
-	{ .key = "intra_gbyte_s", .kind = FK_NUM, .off = PO(intra_gbyte_s), .min = 0.01,
-	  .max = 1e4, .flags = FF_OMIT_ZERO,
-	  .help = "measured GPU-to-GPU GB/s inside a node, per GPU and direction, all GPUs "
-		  "sending; default: the catalog's link",
-	  .doc = "A measured GPU-to-GPU rate inside a node, GB/s per GPU and direction, with "
-		 "every GPU of the node sending at once (for example a send/receive test of "
-		 "gpus_per_node / 2 concurrent pairs, per pair). It replaces the catalog's "
-		 "figure for the node's collectives and pipeline hand-offs (NVLink at NCCL's "
-		 "per-link rate; PCIe x16 at 12 GB/s on Gen3 and 25.6 on Gen4, through host "
-		 "memory at 0.325 of that without peer access), for hosts whose PCIe tree is "
-		 "slower or faster than a slot's. Default: the catalog's." },
-};
-#undef PO
-
-const struct hp_field_table pool_fields = { "pool", pool_field_list,
-					    (int)HP_ARRAY_LEN(pool_field_list), 1 };
 
 #define CF(m) offsetof(struct cluster, m)
 static const struct hp_field fabric_field_list[] = {

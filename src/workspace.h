@@ -56,7 +56,7 @@ int workspace_save(const struct workspace *w, const char *path, struct hp_err *e
 
 /* The settings tables of the workspace's parts (fields.h): a cluster's
  * pools and fabric, and the workload (struct search_opts). */
-extern const struct hp_field_table pool_fields, fabric_fields, workload_fields, ws_serve_fields;
+extern const struct hp_field_table fabric_fields, workload_fields, ws_serve_fields;   /* pool_fields: cluster.h */
 
 /* The serve settings of ws_serve_fields that an engine configuration
  * holds (prefill_apart, sched_steps, eager), from a serve block into it
