@@ -157,6 +157,27 @@ static int glpk(const struct capmilp *m, int *n, double *val)
 	return rc == 0 && r.status == LP_OPTIMAL ? 0 : rc == 0 ? 1 : -1;
 }
 
+/* The programme's own row, drawn against its layouts: a deadline's rate
+ * R (5-105% of the most the boxes give) and lambda, or a budget's lambda
+ * (about a price per rate). */
+static void random_row(struct capmilp *m)
+{
+	double most = 0, share = 0;
+	for (int i = 0; i < m->n; i++) {
+		most += m->r[i] * m->ub[i];
+		for (int q = 0; q < m->np; q++)
+			share += m->usd_node_h[q] * m->g[i][q] / m->gpn[q] / m->r[i];
+	}
+	if (m->kind == CAPMILP_DEADLINE) {
+		m->R = most * (0.05 + rnd(100) / 100.0);
+		/* lambda: 0 (the ladder's first step) or about a price per rate */
+		m->lambda = rnd(3) ? share / m->n * (0.2 + rnd(100) / 50.0) : 0;
+	} else {
+		m->lambda = share / m->n / 3600 * (0.3 + rnd(100) / 60.0);
+	}
+	m->node_limit = 1L << 30;
+}
+
 /* A random instance like the planner's: a two-pool layout (sometimes)
  * and one single-pool layout per pool; size scales the pools. */
 static void random_model(struct capmilp *m, int size)
@@ -187,21 +208,8 @@ static void random_model(struct capmilp *m, int size)
 				ub = HP_MIN(ub, m->gpn[p] * m->nodes[p] / m->g[i][p]);
 		m->ub[i] = ub;
 	}
-	double most = 0, share = 0;
-	for (int i = 0; i < m->n; i++) {
-		most += m->r[i] * m->ub[i];
-		for (int q = 0; q < m->np; q++)
-			share += m->usd_node_h[q] * m->g[i][q] / m->gpn[q] / m->r[i];
-	}
 	m->max_total = rnd(3) ? 1L << 20 : 1 + (long)rnd(64);
-	if (m->kind == CAPMILP_DEADLINE) {
-		m->R = most * (0.05 + rnd(100) / 100.0);
-		/* lambda: 0 (the ladder's first step) or about a price per rate */
-		m->lambda = rnd(3) ? share / m->n * (0.2 + rnd(100) / 50.0) : 0;
-	} else {
-		m->lambda = share / m->n / 3600 * (0.3 + rnd(100) / 60.0);
-	}
-	m->node_limit = 1L << 30;
+	random_row(m);
 }
 
 TEST(hand_worked)
@@ -308,7 +316,6 @@ TEST(brute_force_many_counts)
 			m.nodes[q] = 1 + (int)rnd(3);
 			m.usd_node_h[q] = node_usd[rnd(4)];
 		}
-		double most = 0, share = 0;
 		for (int i = 0; i < m.n; i++) {
 			if (i == 0 && rnd(2)) {
 				m.g[i][0] = 1 + (int)rnd(4);
@@ -322,19 +329,10 @@ TEST(brute_force_many_counts)
 				if (m.g[i][q])
 					ub = HP_MIN(ub, m.gpn[q] * m.nodes[q] / m.g[i][q]);
 			m.ub[i] = HP_MAX(ub, 1);
-			most += m.r[i] * m.ub[i];
-			for (int q = 0; q < m.np; q++)
-				share += m.usd_node_h[q] * m.g[i][q] / m.gpn[q] / m.r[i];
 		}
 		m.max_total = rnd(3) ? 1L << 20 : m.n + (long)rnd((unsigned)m.n * 2);
 		m.total_step = rnd(2) ? steps[rnd(4)] : 0;
-		if (m.kind == CAPMILP_DEADLINE) {
-			m.R = most * (0.05 + rnd(100) / 100.0);
-			m.lambda = rnd(3) ? share / m.n * (0.2 + rnd(100) / 50.0) : 0;
-		} else {
-			m.lambda = share / m.n / 3600 * (0.3 + rnd(100) / 60.0);
-		}
-		m.node_limit = 1L << 30;
+		random_row(&m);
 		int n[CAPMILP_MAX_VARS];
 		feasible_n += capmilp_solve(&m, n, NULL) == 0;
 		bad += against_bf(&m, t);
