@@ -434,6 +434,22 @@ void tui_search(struct tui *t, int dir)
 	tui_message(t, 1, "no match for '%s'", t->search);
 }
 
+/* The planner's note on the message line: alone when the line is empty,
+ * else after the message already there (once); the bad colour if either
+ * is bad news. */
+static void planner_message(struct tui *t, int bad, const char *what)
+{
+	if (!*t->msg) {
+		tui_message(t, bad, "%s", what);
+		return;
+	}
+	if (strstr(t->msg, what))
+		return;
+	char was[sizeof t->msg];
+	snprintf(was, sizeof was, "%s", t->msg);
+	tui_message(t, bad || t->msg_bad, "%.*s; %s", (int)(sizeof was / 2), was, what);
+}
+
 /* A new answer from the planner: keep it if it is for the newest edit. */
 static void take_result(struct tui *t)
 {
@@ -447,11 +463,14 @@ static void take_result(struct tui *t)
 		t->cur = r;
 		tui_plans_sort(t);
 		/* The Plans view prints the planner's message; elsewhere the
-		 * footer says where to read it. */
+		 * footer says where to read it, after what the user's own
+		 * key said (the message line clears on the next key, and a
+		 * confirmation such as "sequence length 8192 -> 2048" must
+		 * not vanish because the plan came back quickly). */
 		if (r->rc < 0 && t->view != TV_PLANS)
-			tui_message(t, 1, "no plan: the Plans view (3) says why");
+			planner_message(t, 1, "no plan: the Plans view (3) says why");
 		else if (r->res.stats.cancelled && !r->partial)
-			tui_message(t, 0, "planning cancelled: the best plans found so far");
+			planner_message(t, 0, "planning cancelled: the best plans found so far");
 	}
 }
 
