@@ -287,7 +287,7 @@ static const struct hp_field moe_field_list[] = {
 };
 
 const struct hp_field_table moe_fields = { "model.moe", moe_field_list,
-					   (int)HP_ARRAY_LEN(moe_field_list), 1 };
+					   (int)HP_ARRAY_LEN(moe_field_list), 1, 0 };
 
 static const struct hp_field mla_field_list[] = {
 	{ .key = "q_lora_rank", .kind = FK_INT, .off = MF(mla.q_lora_rank), .min = 0,
@@ -306,7 +306,7 @@ static const struct hp_field mla_field_list[] = {
 
 /* Not strict: model files written before this table carried extra MLA keys. */
 const struct hp_field_table mla_fields = { "model.mla", mla_field_list,
-					   (int)HP_ARRAY_LEN(mla_field_list), 0 };
+					   (int)HP_ARRAY_LEN(mla_field_list), 0, 0 };
 
 static const struct hp_field model_field_list[] = {
 	{ .key = "name", .kind = FK_STR, FIELD_STR(struct model_spec, name),
@@ -380,7 +380,7 @@ static const struct hp_field model_field_list[] = {
 #undef MF
 
 const struct hp_field_table model_fields = { "model", model_field_list,
-					     (int)HP_ARRAY_LEN(model_field_list), 1 };
+					     (int)HP_ARRAY_LEN(model_field_list), 1, 0 };
 
 /* Rules between keys, after the table has read them. */
 static int model_check(struct model_spec *m, const char *file, const char *path,

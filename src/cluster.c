@@ -7,6 +7,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,7 +207,7 @@ static const struct hp_field pool_nodes_list[] = {
 	{ .key = "max", .kind = FK_INT, .off = PO(nodes_max), .min = 1, .max = 1000000,
 	  .flags = FF_REQUIRED, .help = "rent up to this many nodes" },
 };
-const struct hp_field_table pool_nodes = { "pool.nodes", pool_nodes_list, 1, 1 };
+const struct hp_field_table pool_nodes = { "pool.nodes", pool_nodes_list, 1, 1, 0 };
 
 static const struct hp_field pool_field_list[] = {
 	{ .key = "name", .kind = FK_STR, FIELD_STR(struct pool, name), .label = "Name",
@@ -281,7 +282,7 @@ static const struct hp_field pool_field_list[] = {
 #undef PO
 
 const struct hp_field_table pool_fields = { "pool", pool_field_list,
-					    (int)HP_ARRAY_LEN(pool_field_list), 1 };
+					    (int)HP_ARRAY_LEN(pool_field_list), 1, 0 };
 
 
 static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int idx,
@@ -420,88 +421,67 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 	return rc;
 }
 
-/* A text key of --pool (name, provider, region, site) into out, whole or
- * not at all: a cut value could end inside a character or match another
- * pool's name. */
-static int spec_text(char *out, size_t n, const char *spec, const char *key, const char *val,
-		     struct hp_err *err)
+/* ---- The --pool spec's keys, derived from pool_fields (cluster.h). */
+
+static struct hp_field spec_list[HP_ARRAY_LEN(pool_field_list) + 1];
+static struct hp_field_table spec_table = { "pool-spec", spec_list, 0, 1, 1 };
+static pthread_once_t spec_once = PTHREAD_ONCE_INIT;
+
+static void spec_build(void)
 {
-	if (strlen(val) >= n)
-		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected at most %zu bytes, got %zu",
-				  spec, key, n - 1, strlen(val));
-	hp_strlcpy(out, val, n);
-	return 0;
+	int n = 0;
+	for (size_t i = 0; i < HP_ARRAY_LEN(pool_field_list); i++) {
+		const struct hp_field *f = &pool_field_list[i];
+		/* the spec's NODESxGPUSxGPU gives these three */
+		if (!strcmp(f->key, "gpu") || !strcmp(f->key, "gpus_per_node") ||
+		    !strcmp(f->key, "nodes"))
+			continue;
+		spec_list[n] = *f;
+		if (!strcmp(f->key, "price_per_node_hour"))
+			spec_list[n].key = "price";
+		/* spot=1, true, yes (or 0, false, no), as the spec always took */
+		spec_list[n].names = NULL;
+		n++;
+	}
+	spec_list[n] = pool_nodes_list[0];
+	spec_list[n].flags &= ~FF_REQUIRED;
+	spec_list[n].help = "nodes available to rent; the pool counts as this many";
+	spec_table.n = n + 1;
 }
 
-/* One key=value of a --pool spec into p (kv and eq split at the '='). */
+const struct hp_field_table *cluster_pool_spec_fields(void)
+{
+	pthread_once(&spec_once, spec_build);
+	return &spec_table;
+}
+
+/* One key=value of a --pool spec into p (kv and eq split at the '='), by
+ * the spec's table; the keys with more to set than their member say so. */
 static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const char *spec,
 			 int *have_transport, struct hp_err *err)
 {
-	double v;
-	int iv;
-	if (!strcmp(kv, "name")) {
-		if (spec_text(p->name, sizeof p->name, spec, kv, eq, err) < 0)
-			return -1;
-	} else if (!strcmp(kv, "intra")) {
-		if (hp_intra_parse(eq, &p->intra))
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: intra: expected nvswitch, nvlink or pcie, got '%s'",
-					  spec, eq);
-	} else if (!strcmp(kv, "nics")) {
-		if (hp_parse_int(eq, &iv) || iv > 64)
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: nics: expected 1 to 64, got '%s'", spec, eq);
-		p->nics = iv;
-	} else if (!strcmp(kv, "nic_gbps")) {
-		if (hp_parse_quantity(eq, &v) || v <= 0 || v > 1e5)
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: nic_gbps: expected a positive number, got '%s'",
-					  spec, eq);
-		p->nic_gbps = v;
-	} else if (!strcmp(kv, "nvl_domain")) {
-		if (hp_parse_int(eq, &iv) || iv < 1 || iv > 100000)
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: nvl_domain: expected 1 to 100000 GPUs, got '%s'",
-					  spec, eq);
-		p->nvl_domain = iv;
-	} else if (!strcmp(kv, "intra_gbyte_s")) {
-		if (hp_parse_quantity(eq, &v) || v < 0.01 || v > 1e4)
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: intra_gbyte_s: expected 0.01 to 10000 GB/s, got '%s'",
-					  spec, eq);
-		p->intra_gbyte_s = v;
-	} else if (!strcmp(kv, "transport")) {
-		if (comm_transport_parse(eq, &p->transport))
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: transport: expected ib, efa or tcp, got '%s'",
-					  spec, eq);
-		*have_transport = 1;
-	} else if (!strcmp(kv, "provider") || !strcmp(kv, "region") || !strcmp(kv, "site")) {
-		char *dst = kv[0] == 'p' ? p->provider : kv[0] == 'r' ? p->region : p->site;
-		size_t n = kv[0] == 'p' ? sizeof p->provider : kv[0] == 'r' ? sizeof p->region : sizeof p->site;
-		if (spec_text(dst, n, spec, kv, eq, err) < 0)
-			return -1;
-	} else if (!strcmp(kv, "price")) {
-		if (hp_parse_quantity(eq, &v) || v > 1e6)
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: price: expected USD per node-hour, got '%s'",
-					  spec, eq);
-		p->usd_per_node_h = v;
+	const struct hp_field_table *t = cluster_pool_spec_fields();
+	const struct hp_field *f = fields_find_key(t, kv);
+	if (!f) {
+		char known[400] = "";
+		size_t len = 0;
+		for (int i = 0; i < t->n && len < sizeof known; i++)
+			len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
+						i ? ", " : "", t->f[i].key);
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: unknown key '%s' (known: %s)",
+				  spec, kv, known);
+	}
+	char want[160];
+	if (fields_parse_text(f, p, eq, want, sizeof want) < 0)
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s, got '%s'", spec,
+				  kv, want, eq);
+	if (!strcmp(kv, "price")) {
 		snprintf(p->price_source, sizeof p->price_source, "--pool");
 		p->price_set = 1;
-	} else if (!strcmp(kv, "spot")) {
-		p->spot = !strcmp(eq, "1") || !strcmp(eq, "true") || !strcmp(eq, "yes");
+	} else if (!strcmp(kv, "transport")) {
+		*have_transport = 1;
 	} else if (!strcmp(kv, "max")) {
-		if (hp_parse_int(eq, &iv))
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "--pool %s: max: expected a positive integer, got '%s'",
-					  spec, eq);
-		p->nodes_max = iv;
-		p->nodes = iv;   /* as in cluster JSON: available up to max */
-	} else {
-		return hp_err_set(err, HP_EXIT_USAGE,
-				  "--pool %s: unknown key '%s' (known: name, intra, nics, nic_gbps, nvl_domain, intra_gbyte_s, transport, provider, region, site, price, spot, max)",
-				  spec, kv);
+		p->nodes = p->nodes_max;   /* as in cluster JSON: available up to max */
 	}
 	return 0;
 }

@@ -129,4 +129,12 @@ int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_
 struct hp_field_table;
 extern const struct hp_field_table pool_fields, pool_nodes;
 
+/* The keys of a --pool spec (table "pool-spec"): pool_fields' entries,
+ * kinds, ranges and help, less gpu, gpus_per_node and nodes (the spec's
+ * NODESxGPUSxGPU), with price for price_per_node_hour, max for
+ * nodes.max, and spot read as a plain yes/no. Derived from the table once
+ * (thread-safe), never written by hand: cluster_add_pool_spec parses by
+ * it, and docs/formats.md and the man page list it. */
+const struct hp_field_table *cluster_pool_spec_fields(void);
+
 #endif

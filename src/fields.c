@@ -119,7 +119,7 @@ const char *fields_want(const struct hp_field *f, int quoted, char *buf, size_t 
 		else
 			snprintf(buf, n, "true or false");
 		break;
-	case FK_STR: snprintf(buf, n, "printable text of at most %zu characters", f->size - 1); break;
+	case FK_STR: snprintf(buf, n, "printable UTF-8 text of at most %zu bytes", f->size - 1); break;
 	case FK_ENUM: name_list(f->enm, quoted, buf, n); break;
 	case FK_CUSTOM: snprintf(buf, n, "%s", quoted ? f->custom->json_want : f->custom->want); break;
 	case FK_OBJECT: snprintf(buf, n, "an object"); break;

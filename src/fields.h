@@ -119,6 +119,9 @@ struct hp_field_table {
 	const struct hp_field *f;
 	int n;
 	int strict;             /* unknown keys in this object are errors */
+	/* Values are written as on a command line (--pool's key=value), so
+	 * the docs show names unquoted; 0: JSON. */
+	int cli_text;
 };
 
 /* The tables live with their structs: plan_fields (plan.h), model_fields

@@ -39,29 +39,32 @@ static const char *kind_word(const struct hp_field *f)
 	return "?";
 }
 
-/* The JSON values: "1 to 1000000", "\"fused\" or \"eager\"", "see below". */
-static const char *values(const struct hp_field *f, char *buf, size_t n)
+/* The JSON values: "1 to 1000000", "\"fused\" or \"eager\"", "see below";
+ * names unquoted in a table of command-line text. */
+static const char *values(const struct hp_field_table *t, const struct hp_field *f, char *buf,
+			  size_t n)
 {
 	switch (f->kind) {
 	case FK_INT: snprintf(buf, n, "%.0f to %.0f", f->min, f->max); break;
 	case FK_NUM: snprintf(buf, n, "%g to %g", f->min, f->max); break;
-	case FK_STR: snprintf(buf, n, "up to %zu characters", f->size - 1); break;
+	case FK_STR: snprintf(buf, n, "up to %zu bytes", f->size - 1); break;
 	case FK_OBJECT: snprintf(buf, n, "see below"); break;
-	default: fields_want(f, 1, buf, n); break;
+	default: fields_want(f, !t->cli_text, buf, n); break;
 	}
 	return buf;
 }
 
 /* The JSON values in words, for the man page: "an integer from 1 to
  * 1000000", "true or false", "\"fused\" or \"eager\"". */
-static const char *man_values(const struct hp_field *f, char *buf, size_t n)
+static const char *man_values(const struct hp_field_table *t, const struct hp_field *f,
+			      char *buf, size_t n)
 {
 	switch (f->kind) {
 	case FK_INT: snprintf(buf, n, "an integer from %.0f to %.0f", f->min, f->max); break;
 	case FK_NUM: snprintf(buf, n, "a number from %g to %g", f->min, f->max); break;
-	case FK_STR: snprintf(buf, n, "text of up to %zu characters", f->size - 1); break;
+	case FK_STR: snprintf(buf, n, "text of up to %zu bytes", f->size - 1); break;
 	case FK_OBJECT: snprintf(buf, n, "an object, keys below"); break;
-	default: fields_want(f, 1, buf, n); break;
+	default: fields_want(f, !t->cli_text, buf, n); break;
 	}
 	return buf;
 }
@@ -291,7 +294,7 @@ static void man_keys(struct sbuf *b, const struct hp_field_table *t)
 			roff_doc(b, f);
 		}
 		sbuf_add(b, "\n(");
-		roff_plain(b, man_values(f, v, sizeof v));
+		roff_plain(b, man_values(t, f, v, sizeof v));
 		if (f->flag) {
 			sbuf_add(b, "; as ");
 			roff_bold(b, "--", f->flag);
@@ -329,7 +332,7 @@ static void md_table(struct sbuf *b, const struct hp_field_table *t)
 		if (f->flag)
 			sbuf_addf(b, "`--%s` ", f->flag);
 		sbuf_addf(b, "| %s | ", kind_word(f));
-		md_text(b, values(f, v, sizeof v));
+		md_text(b, values(t, f, v, sizeof v));
 		sbuf_add(b, " | ");
 		md_text(b, f->help);
 		sbuf_add(b, (f->flags & FF_REQUIRED) ? " (required) |\n" : " |\n");
@@ -358,7 +361,7 @@ static void term_table(struct sbuf *b, const struct hp_field_table *const *t, in
 			table_text(&tb, f->key ? f->key : "-");
 			table_textf(&tb, "%s%s", f->flag ? "--" : "-", f->flag ? f->flag : "");
 			table_text(&tb, kind_word(f));
-			table_text(&tb, values(f, v, sizeof v));
+			table_text(&tb, values(t[k], f, v, sizeof v));
 			table_textf(&tb, "%s%s", f->help,
 				    (f->flags & FF_REQUIRED) ? " (required)" : "");
 		}
@@ -386,7 +389,7 @@ static void json_fields(struct sbuf *b, const struct hp_field_table *const *t, i
 				cJSON_AddNullToObject(o, "flag");
 			}
 			cJSON_AddStringToObject(o, "type", kind_word(f));
-			cJSON_AddStringToObject(o, "values", values(f, v, sizeof v));
+			cJSON_AddStringToObject(o, "values", values(t[k], f, v, sizeof v));
 			cJSON_AddBoolToObject(o, "required", (f->flags & FF_REQUIRED) != 0);
 			cJSON_AddStringToObject(o, "help", f->help);
 			if (f->doc)

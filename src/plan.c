@@ -499,7 +499,7 @@ static const struct hp_field plan_field_list[] = {
 #undef PF
 
 const struct hp_field_table plan_fields = { "plan", plan_field_list,
-					    (int)HP_ARRAY_LEN(plan_field_list), 1 };
+					    (int)HP_ARRAY_LEN(plan_field_list), 1, 0 };
 
 /* Keys the planner prints beside a plan (search results), ignored when a
  * plan file is read back. */

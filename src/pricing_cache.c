@@ -51,7 +51,7 @@ static const struct hp_field cache_meta_list[] = {
 #undef CE
 
 static const struct hp_field_table cache_meta = { "cache", cache_meta_list,
-						  (int)HP_ARRAY_LEN(cache_meta_list), 0 };
+						  (int)HP_ARRAY_LEN(cache_meta_list), 0, 0 };
 
 int pricing_mkdir_p(const char *path)
 {

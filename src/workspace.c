@@ -2,7 +2,9 @@
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
+#include <assert.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +36,7 @@ static const struct hp_field fabric_field_list[] = {
 #undef CF
 
 const struct hp_field_table fabric_fields = { "cluster.fabric", fabric_field_list,
-					      (int)HP_ARRAY_LEN(fabric_field_list), 1 };
+					      (int)HP_ARRAY_LEN(fabric_field_list), 1, 0 };
 
 #define WO(m) offsetof(struct search_opts, m)
 /* gbs and seq_len as a plan's; 1e18 tokens is 500x Llama 3's 15.6T;
@@ -65,7 +67,7 @@ static const struct hp_field workload_field_list[] = {
 #undef WO
 
 const struct hp_field_table workload_fields = { "workload", workload_field_list,
-						(int)HP_ARRAY_LEN(workload_field_list), 1 };
+						(int)HP_ARRAY_LEN(workload_field_list), 1, 0 };
 
 /* ---- The Serve view's workload ("serve"). Ranges as the view's prompts
  * and `hetplan serve` take them: rates up to 1e7 requests/s, TTFT up to an
@@ -179,7 +181,7 @@ static const struct hp_field ws_serve_field_list[] = {
 #undef SO
 
 const struct hp_field_table ws_serve_fields = { "serve", ws_serve_field_list,
-						(int)HP_ARRAY_LEN(ws_serve_field_list), 1 };
+						(int)HP_ARRAY_LEN(ws_serve_field_list), 1, 0 };
 
 void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c)
 {
@@ -210,14 +212,24 @@ void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
 	w->overlap_sched = c->overlap_sched;
 }
 
+static const struct hp_field_table *all_tables[10];
+
+static void all_tables_init(void)
+{
+	const struct hp_field_table *t[] = {
+		&plan_fields, &model_fields, &moe_fields, &mla_fields, &pool_fields, &pool_nodes,
+		cluster_pool_spec_fields(), &fabric_fields, &workload_fields, &ws_serve_fields,
+	};
+	static_assert(sizeof t == sizeof all_tables, "all_tables holds every table");
+	memcpy(all_tables, t, sizeof t);
+}
+
 const struct hp_field_table *const *workspace_field_tables(int *n)
 {
-	static const struct hp_field_table *const all[] = {
-		&plan_fields, &model_fields, &moe_fields, &mla_fields, &pool_fields, &pool_nodes,
-		&fabric_fields, &workload_fields, &ws_serve_fields,
-	};
-	*n = (int)HP_ARRAY_LEN(all);
-	return all;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, all_tables_init);
+	*n = (int)HP_ARRAY_LEN(all_tables);
+	return all_tables;
 }
 
 cJSON *cluster_to_json(const struct cluster *c)

@@ -389,6 +389,7 @@ TEST(every_key_is_documented)
 		{ "plan", "PLAN JSON" }, { "model", "MODEL JSON" }, { "model.moe", "MODEL JSON" },
 		{ "model.mla", "MODEL JSON" }, { "pool", "CLUSTER JSON" },
 		{ "pool.nodes", "CLUSTER JSON" }, { "cluster.fabric", "CLUSTER JSON" },
+		{ "pool-spec", "POOL SPEC" },
 	};
 	char *md = slurp("docs/formats.md"), *man = slurp("man/hetplan.1");
 	if (!md || !man)
@@ -563,6 +564,73 @@ TEST(cluster_pool_keys_follow_the_table)
 	cJSON_Delete(o);
 }
 
+/* A --pool spec reads the same keys, kinds and ranges as cluster JSON
+ * (docs/formats.md "Pool spec"): the expected texts are the documented
+ * ranges of the pool table (nics 0 to 64, intra_gbyte_s 0.01 to 10000),
+ * and a spot word outside yes/no is refused, where the spec once took any
+ * word but 1, true and yes as on-demand. */
+static const char *spec_error(const char *spec, struct pool *out)
+{
+	static char msg[1100];
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	if (cluster_add_pool_spec(&c, spec, &cat, &err) < 0) {
+		snprintf(msg, sizeof msg, "%d %s", err.code, err.msg);
+		return msg;
+	}
+	if (out)
+		*out = c.pools[0];
+	return "";
+}
+
+TEST(pool_spec_keys_follow_the_table)
+{
+	struct pool p;
+	CHECK_STR(spec_error("2x8xH100-SXM,nics=65", NULL),
+		  "2 --pool 2x8xH100-SXM,nics=65: nics: expected an integer from 0 to 64, got '65'");
+	CHECK_STR(spec_error("2x8xH100-SXM,intra_gbyte_s=0", NULL),
+		  "2 --pool 2x8xH100-SXM,intra_gbyte_s=0: intra_gbyte_s: expected a number from "
+		  "0.01 to 10000, got '0'");
+	CHECK_STR(spec_error("2x8xH100-SXM,spot=maybe", NULL),
+		  "2 --pool 2x8xH100-SXM,spot=maybe: spot: expected true or false, got 'maybe'");
+	CHECK_STR(spec_error("2x8xH100-SXM,price_per_node_hour=3", NULL),
+		  "2 --pool 2x8xH100-SXM,price_per_node_hour=3: unknown key 'price_per_node_hour' "
+		  "(known: name, intra, nics, nic_gbps, transport, provider, region, site, price, "
+		  "spot, nvl_domain, intra_gbyte_s, max)");
+	/* a name is shown on terminals and written into scripts: an escape
+	 * sequence is refused as in cluster JSON, and the message shows it
+	 * as ^[ */
+	CHECK_STR(spec_error("2x8xH100-SXM,name=a\033[2J", NULL),
+		  "2 --pool 2x8xH100-SXM,name=a^[[2J: name: expected printable UTF-8 text of at most 31 "
+		  "bytes, got 'a^[[2J'");
+	/* price, max and spot set what cluster JSON's keys set: 14 $/node-h
+	 * from --pool, up to 8 nodes to rent (counted as 8), spot capacity */
+	CHECK_STR(spec_error("1x8xA100-80GB,price=14,max=8,spot=yes,nics=4,nic_gbps=200", &p), "");
+	CHECK(p.usd_per_node_h == 14 && p.price_set);
+	CHECK_STR(p.price_source, "--pool");
+	CHECK_EQ_INT(p.nodes_max, 8);
+	CHECK_EQ_INT(p.nodes, 8);
+	CHECK_EQ_INT(p.spot, 1);
+	CHECK_EQ_INT(p.nics, 4);
+	CHECK(p.nic_gbps == 200);
+	/* every spec key but the two short names is a pool key of the same
+	 * kind and range */
+	const struct hp_field_table *t = cluster_pool_spec_fields();
+	for (int i = 0; i < t->n; i++) {
+		const char *k = t->f[i].key;
+		const struct hp_field *f = !strcmp(k, "price") ? fields_find_key(&pool_fields,
+										"price_per_node_hour")
+					 : !strcmp(k, "max") ? fields_find_key(&pool_nodes, "max")
+							     : fields_find_key(&pool_fields, k);
+		CHECK(f != NULL);
+		if (f) {
+			CHECK_EQ_INT((int)f->kind, (int)t->f[i].kind);
+			CHECK(f->min == t->f[i].min && f->max == t->f[i].max && f->off == t->f[i].off);
+		}
+	}
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -588,6 +656,7 @@ int main(void)
 	RUN(fields_doc_renders_the_tables);
 	RUN(fields_doc_json);
 	RUN(cluster_pool_keys_follow_the_table);
+	RUN(pool_spec_keys_follow_the_table);
 	catalog_done(&cat);
 	return t_done("fields");
 }

@@ -105,7 +105,7 @@ rm -f "$bad_name"
 # Invalid UTF-8 (a lone 0xFF byte) in a name would make --format json
 # output invalid JSON; it is refused and shown as \xFF.
 expect 2 'name: expected printable UTF-8 text' $H plan --pool "1x8xH100-SXM,name=a$(printf '\377')" -m llama3.1-8b --gbs 64
-grep -qF 'got "a\xFF"' "$T/err" && ok || bad "0xFF not shown as \\xFF: $(cat -v "$T/err")"
+grep -qF "got 'a\\xFF'" "$T/err" && ok || bad "0xFF not shown as \\xFF: $(cat -v "$T/err")"
 # CSV: a pool name with a comma once split the plan --format csv header
 # into one more column than the rows have (RFC 4180 quoting was missing);
 # the header is now fixed (REPORT_CSV_COLUMNS) and the name sits, quoted,

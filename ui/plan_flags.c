@@ -28,7 +28,7 @@ static const struct hp_field layout_field_list[] = {
 #undef LF
 
 static const struct hp_field_table layout_fields = { "layout", layout_field_list,
-						     (int)HP_ARRAY_LEN(layout_field_list), 0 };
+						     (int)HP_ARRAY_LEN(layout_field_list), 0, 0 };
 
 /* The generated entries, in --list-options order. */
 static int plan_flag_entries(struct option *out, int max)
