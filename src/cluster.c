@@ -145,6 +145,20 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.gpus_per_node: expected at most %d, got %d", where,
 				  HP_MAX_GPN, p->gpus_per_node);
+	/* Without a NIC a node reaches no other node: a collective or a
+	 * pipeline hand-off across nodes or pools would be priced over a link
+	 * of zero bandwidth. Zero NICs is for a lone node. */
+	if (p->nics == 0 && (p->nodes > 1 || p->nodes_max > 1))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.nics: %d nodes without NICs cannot reach each other; expected "
+				  "at least 1", where, HP_MAX(p->nodes, p->nodes_max));
+	for (int i = 0; i < c->n_pools; i++)
+		if (p->nics == 0 || c->pools[i].nics == 0)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s.nics: pool '%s' has no NIC to reach pool '%s'; "
+					  "expected at least 1 NIC per node in a cluster of pools",
+					  where, p->nics == 0 ? p->name : c->pools[i].name,
+					  p->nics == 0 ? c->pools[i].name : p->name);
 	if (p->nodes > HP_MAX_NODES || p->nodes_max > HP_MAX_NODES)
 		return hp_err_set(err, HP_EXIT_INPUT, "%s.nodes: expected at most %d, got %d",
 				  where, HP_MAX_NODES, HP_MAX(p->nodes, p->nodes_max));
@@ -168,6 +182,21 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 					  "characters), got \"%s\"", where, names[i].key,
 					  names[i].val);
 	return 0;
+}
+
+int cluster_check(const struct cluster *c, struct hp_err *err)
+{
+	struct cluster *before = xmalloc(sizeof *before);
+	*before = *c;
+	int rc = 0;
+	for (int i = 0; i < c->n_pools && rc == 0; i++) {
+		char where[64];
+		snprintf(where, sizeof where, "pool %.31s", c->pools[i].name);
+		before->n_pools = i;
+		rc = check_pool(before, &c->pools[i], where, err);
+	}
+	free(before);
+	return rc;
 }
 
 /* ---- The settings table (fields.h) of a pool: the cluster file's keys,

@@ -86,7 +86,8 @@ struct cluster {
  * Never fails; a cluster owns no memory (nothing to free). */
 void cluster_init(struct cluster *c);
 
-/* Parse cluster JSON (schema in docs/formats.md). file names it in
+/* Parse cluster JSON (schema in docs/formats.md) into c, initialised by
+ * cluster_init (its pools come after any c holds). file names it in
  * messages. Returns 0, or -1 with err (HP_EXIT_INPUT) naming the file and
  * field; c is then partly filled and should not be used. */
 int cluster_parse_json(struct cluster *c, const char *text, size_t len,
@@ -117,6 +118,13 @@ int cluster_same_site(const struct cluster *c, int a, int b);
  * that is larger than a node (GB200: 72) and the node is not PCIe-only.
  * Never fails. */
 void pool_apply_defaults(struct pool *p);
+
+/* The checks a cluster file's pools pass (names unique and printable,
+ * NVLink only on GPUs that have it, node and GPU limits, NICs to reach the
+ * other nodes and pools), on c as it stands: for an editor that changed a
+ * pool in place. Returns 0, or -1 with err naming the pool and the key
+ * (code HP_EXIT_INPUT). */
+int cluster_check(const struct cluster *c, struct hp_err *err);
 
 /* GPUs on one scale-up fabric for nodes of gpus_per_node g's joined by
  * intra when no nvl_domain is given: the catalog's domain where it spans

@@ -528,6 +528,7 @@ static const char *cluster_error(const char *text)
 {
 	static struct hp_err err;
 	struct cluster c;
+	cluster_init(&c);
 	memset(&err, 0, sizeof err);
 	int rc = cluster_parse_json(&c, text, strlen(text), "c.json", &cat, &err);
 	return rc < 0 ? err.msg : "";
@@ -604,6 +605,15 @@ TEST(pool_spec_keys_follow_the_table)
 	CHECK_STR(spec_error("2x8xH100-SXM,name=a\033[2J", NULL),
 		  "2 --pool 2x8xH100-SXM,name=a^[[2J: name: expected printable UTF-8 text of at most 31 "
 		  "bytes, got 'a^[[2J'");
+	/* zero NICs: a lone node only (two nodes, or two pools, would talk
+	 * over a link of zero bandwidth) */
+	CHECK_STR(spec_error("2x8xH100-SXM,nics=0", NULL),
+		  "2 --pool.nics: 2 nodes without NICs cannot reach each other; expected at least 1");
+	CHECK_STR(spec_error("1x8xH100-SXM,nics=0", NULL), "");
+	CHECK_STR(cluster_error("{\"pools\":[{\"gpu\":\"H100-SXM\",\"nodes\":1,\"nics\":0},"
+				"{\"gpu\":\"A100-SXM4-80GB\",\"nodes\":1}]}"),
+		  "c.json: pools[1].nics: pool 'h100-sxm' has no NIC to reach pool "
+		  "'a100-sxm4-80gb'; expected at least 1 NIC per node in a cluster of pools");
 	/* price, max and spot set what cluster JSON's keys set: 14 $/node-h
 	 * from --pool, up to 8 nodes to rent (counted as 8), spot capacity */
 	CHECK_STR(spec_error("1x8xA100-80GB,price=14,max=8,spot=yes,nics=4,nic_gbps=200", &p), "");

@@ -479,7 +479,14 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 		}
 		fields_set_int(f->d, base, iv);
 		return 0;
-	case FK_NUM: fields_set_num(f->d, base, dv); return 0;
+	case FK_NUM:
+		if (dv < f->d->min || dv > f->d->max) {
+			tui_message(t, 1, "%s: expected a number from %g to %g", f->label, f->d->min,
+				    f->d->max);
+			return -1;
+		}
+		fields_set_num(f->d, base, dv);
+		return 0;
 	case FK_STR:
 	case FK_ENUM:
 	case FK_CUSTOM:
@@ -550,8 +557,19 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	}
 	if ((f->tbl == &pool_fields || f->id == PF_INTRA_BW) && !p)
 		return -1;
+	/* A pool edit passes the checks a cluster file's pools pass (a
+	 * saved workspace must load again), else the pool is left as it was. */
+	struct pool old;
+	if (p)
+		old = *p;
 	if (field_set_special(t, f, s, iv, dv) < 0)
 		return -1;
+	struct hp_err err = { 0 };
+	if (p && cluster_check(&t->ws.cluster, &err) < 0) {
+		*p = old;
+		tui_message(t, 1, "%s", err.msg);
+		return -1;
+	}
 	field_changed(t, f);
 	return 0;
 }
