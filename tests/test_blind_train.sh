@@ -146,7 +146,9 @@ import csv, json, re, subprocess, sys
 hetplan, path, tmp, known_txt = sys.argv[1:5]
 # BLIND_ROWS=FILE: also write each row as hetplan resolved it, one JSON
 # object a line in the form tools/calculon/make_inputs.py reads
-# (tools/calculon/run_blind.sh); the test itself does not use it.
+# (tools/calculon/run_blind.sh), with hetplan's step breakdown added
+# (tools/blind_bias.py tabulates the signed error against it); the test
+# itself does not use it.
 rows_out = open(sys.argv[5], "w") if len(sys.argv) > 5 and sys.argv[5] else None
 catalog = {g["name"]: g for g in json.load(open("data/gpus.json"))["gpus"]}
 models = {m["name"]: m for m in json.load(open("data/models.json"))["models"]}
@@ -402,7 +404,8 @@ for r in rows:
     # fp32/tf32 rows (BLSLC) go to calculon's input too: make_inputs.py
     # lists them as not comparable (it writes 2-byte float16 only).
     if rows_out:
-        pl = json.loads(p.stdout)["plan"]
+        est = json.loads(p.stdout)
+        pl = est["plan"]
         g = catalog[next(c for k, c in GPU if k in r["gpu"])]
         per = len(pl["replicas"][0]["stages"])
         spec = cmd[cmd.index("--pool") + 1].split(",")
@@ -427,7 +430,9 @@ for r in rows:
             gpus_per_node=gpn, nodes=nodes, nvl_domain=g.get("scaleup_domain", gpn),
             intra_Bps=g["scaleup_gbyte_s_per_dir"] * 1e9,
             nics=int(kv.get("nics", g["defaults"]["nics"])),
-            nic_gbps=float(kv.get("nic_gbps", g["defaults"]["nic_gbps"])))) + "\n")
+            nic_gbps=float(kv.get("nic_gbps", g["defaults"]["nic_gbps"])),
+            # hetplan's step breakdown and MFU, for tools/blind_bias.py
+            breakdown_s=est["breakdown_s"], mfu=est["mfu"])) + "\n")
     res.append((regime_of(grp, r["gpu"]), rid, conf, r["n_gpus"], meas, pred, err))
     if abs(err) > 30:
         if rid in known:
