@@ -7,6 +7,7 @@
 #include "jsonx.h"
 
 #include <assert.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -353,8 +354,11 @@ int fields_parse_text(const struct hp_field *f, void *base, const char *s, char 
 	switch (f->kind) {
 	case FK_INT: return parse_int_text(f, base, s, want, n);
 	case FK_NUM:
+		/* decimal only, as util.h's parsers: strtod would also take
+		 * leading space, a '+' and hex ("0x10" = 16) */
 		d = strtod(s, &end);
-		if (end != s && !*end && isfinite(d) && d >= f->min && d <= f->max) {
+		if (end != s && !*end && isfinite(d) && d >= f->min && d <= f->max &&
+		    !strpbrk(s, "xX") && (isdigit((unsigned char)*s) || *s == '.' || *s == '-')) {
 			*num_at(f, base) = d;
 			rc = 0;
 		}

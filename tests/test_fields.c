@@ -605,6 +605,13 @@ TEST(pool_spec_keys_follow_the_table)
 	CHECK_STR(spec_error("2x8xH100-SXM,name=a\033[2J", NULL),
 		  "2 --pool 2x8xH100-SXM,name=a^[[2J: name: expected printable UTF-8 text of at most 31 "
 		  "bytes, got 'a^[[2J'");
+	/* numbers are decimal, as every other flag's: strtod alone would
+	 * read "0x10" as 16 and " 5" as 5 */
+	CHECK_STR(spec_error("2x8xH100-SXM,nic_gbps=0x10", NULL),
+		  "2 --pool 2x8xH100-SXM,nic_gbps=0x10: nic_gbps: expected a number from 1 to 100000, "
+		  "got '0x10'");
+	CHECK_CONTAINS(spec_error("2x8xH100-SXM,nic_gbps= 50", NULL), "nic_gbps: expected a number");
+	CHECK_STR(spec_error("2x8xH100-SXM,nic_gbps=.5e3", NULL), "");
 	/* zero NICs: a lone node only (two nodes, or two pools, would talk
 	 * over a link of zero bandwidth) */
 	CHECK_STR(spec_error("2x8xH100-SXM,nics=0", NULL),
