@@ -258,8 +258,10 @@ static const struct hp_field pool_field_list[] = {
 	  .label = "Scale-up", .help = "scale-up inside a node",
 	  .doc = "The link inside a node. Default: the GPU's usual node from the catalog." },
 	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = 64,
-	  .label = "NICs per node", .help = "scale-out NICs per node",
-	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog." },
+	  .label = "NICs per node", .help = "scale-out NICs per node; 0 only for a lone node",
+	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog. 0 "
+		 "only for a cluster of one pool of one node: without a NIC no other node or "
+		 "pool can be reached." },
 	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
 	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },

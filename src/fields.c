@@ -300,11 +300,9 @@ static int parse_int_text(const struct hp_field *f, void *base, const char *s, c
 {
 	int v = 0;
 	if (!(f->min <= 0 && !strcmp(s, "0")) && hp_parse_int(s, &v)) {
-		/* A range from 0 says so ("a non-negative integer"). */
-		if (f->want || f->min > 0)
-			snprintf(want, n, "%s", f->want ? f->want : "a positive integer");
-		else
-			fields_want(f, 0, want, n);
+		/* the range as fields_want words it: "a positive integer" for
+		 * 1 and up, else its bounds ("an integer from 1 to 100000") */
+		fields_want(f, 0, want, n);
 		return -1;
 	}
 	if (v < f->min || v > f->max) {

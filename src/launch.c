@@ -248,12 +248,7 @@ static const struct family *model_family(const struct model_spec *m)
 static long long train_samples(const struct model_spec *m, const struct plan *p, double tokens)
 {
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
-	if (tokens <= 0) {
-		struct param_count pc;
-		model_params(m, &pc);
-		tokens = 20 * pc.total;   /* as `plan`: 20 tokens per parameter */
-	}
-	return (long long)ceil(tokens / seq);
+	return (long long)ceil(model_train_tokens(m, tokens) / seq);
 }
 
 /* One "--flag value" item of a Megatron-LM argument list: pre before it,

@@ -140,6 +140,15 @@ void model_params(const struct model_spec *m, struct param_count *pc)
 	pc->active = act_layers + rest;
 }
 
+double model_train_tokens(const struct model_spec *m, double tokens)
+{
+	if (tokens > 0)
+		return tokens;
+	struct param_count pc;
+	model_params(m, &pc);
+	return 20 * pc.total;
+}
+
 /* Weights that take part in a matmul for one token: norms, biases and the
  * router's tiny matmul are ignored, as every published FLOP formula does. */
 static double layer_matmul_weights(const struct model_spec *m, int layer)

@@ -51,6 +51,12 @@ void model_layer_params(const struct model_spec *m, int layer, double *total,
 /* Whole-model parameter counts into *pc. */
 void model_params(const struct model_spec *m, struct param_count *pc);
 
+/* Tokens to train m on: tokens when > 0, else 20 per parameter (the
+ * compute-optimal ratio of Hoffmann et al. 2022, "Training Compute-Optimal
+ * Large Language Models", Table 3), the default of `plan`, `launch`,
+ * `report` and the TUI alike. */
+double model_train_tokens(const struct model_spec *m, double tokens);
+
 /* Forward FLOPs of layer i per token at sequence length s (full s^2
  * attention): matmul part (2 x active matmul weights) and attention core. */
 void model_layer_fwd_flops(const struct model_spec *m, int layer, double s,

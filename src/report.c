@@ -662,7 +662,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 {
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	double tokens = in->opts->tokens > 0 ? in->opts->tokens : 1e12;
+	double tokens = model_train_tokens(in->model, in->opts->tokens);
 	char label[PLAN_LABEL_MAX];
 	struct sbuf b;
 	struct table t;

@@ -201,11 +201,7 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 		s->chosen = &r->plans[in->chosen];
 	/* Tokens to train: the workload's, or what the planner assumed (its
 	 * time to train is tokens / tokens per second). */
-	s->tokens = in->opts->tokens;
-	if (!(s->tokens > 0) && s->chosen)
-		s->tokens = s->chosen->time_to_train_s * s->chosen->est.tokens_per_s;
-	if (!(s->tokens > 0))
-		s->tokens = 1e12;
+	s->tokens = model_train_tokens(in->model, in->opts->tokens);
 	/* The single-pool plan to compare against: by the objective's measure
 	 * (throughput or time for the speed objectives, cost otherwise). */
 	int by_cost = in->opts->objective == OBJ_COST || in->opts->objective == OBJ_DEADLINE;

@@ -2696,9 +2696,7 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	x.res = res;
 	x.mem_frac = mem_frac;
 	x.seq = o->seq_len ? o->seq_len : m->seq_len;
-	struct param_count pc;
-	model_params(m, &pc);
-	x.tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;
+	x.tokens = model_train_tokens(m, o->tokens);
 	int total = 0;
 	for (int i = 0; i < c->n_pools; i++) {
 		x.cap[i] = c->pools[i].nodes * c->pools[i].gpus_per_node;
@@ -2809,9 +2807,7 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 	text[0] = '\0';
 	if (c->n_pools < 1 || (o->deadline_s <= 0 && res->n_plans))
 		return 0;
-	struct param_count pc;
-	model_params(m, &pc);
-	double tokens = o->tokens > 0 ? o->tokens : 20 * pc.total;
+	double tokens = model_train_tokens(m, o->tokens);
 	double need_rate = o->deadline_s > 0 ? tokens / o->deadline_s : 0;
 	double have_rate = res->has_nearest ? res->nearest.est.tokens_per_s
 			   : res->n_plans ? res->plans[0].est.tokens_per_s : 0;

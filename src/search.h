@@ -40,7 +40,7 @@ enum search_optimality {
 struct search_opts {
 	int gbs;                  /* global batch, sequences (required) */
 	int seq_len;              /* 0: the model's */
-	double tokens;            /* tokens to train (0: 1T default for time/cost) */
+	double tokens;            /* tokens to train (0: model_train_tokens, 20 per parameter) */
 	enum search_objective objective;
 	double deadline_s;        /* OBJ_DEADLINE */
 	double budget_usd;        /* OBJ_BUDGET */

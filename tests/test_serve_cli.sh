@@ -291,7 +291,7 @@ assert re.search(r"^Plan 1: 2x .*本.* \(fleet ILP\):$", text, re.M), text
 PY
 # A name longer than a pool name holds is refused whole (never cut inside
 # a character): 'e' + 30 bytes + 'x' is 32 bytes.
-expect name-long 2 "name: expected at most 31 bytes, got 32" -- --pool "1x8xH100-SXM,name=e${U1}x" \
+expect name-long 2 "name: expected printable UTF-8 text of at most 31 bytes" -- --pool "1x8xH100-SXM,name=e${U1}x" \
 	-m llama3.1-8b --rate 1 --isl 100 --osl 100
 cat >"$tmp/m.json" <<'EOF2'
 {"name": "tiny-8l", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096, "vocab": 32000}

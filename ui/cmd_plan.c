@@ -747,9 +747,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	int src = search_run(&c, &m, &so, &res, &err);
 	if (prog.shown)
 		fputs("\r\033[K", stderr);   /* erase the progress line */
-	struct param_count pc;
-	model_params(&m, &pc);
-	double tokens = so.tokens > 0 ? so.tokens : 20 * pc.total;
+	double tokens = model_train_tokens(&m, so.tokens);
 	if (src < 0 && !res.why[0] && !res.has_nearest) {
 		rc = cli_fail(&err, HP_EXIT_USAGE);
 		search_result_free(&res);

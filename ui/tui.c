@@ -17,6 +17,7 @@
 #include "common.h"
 #include "tui_int.h"
 #include "escape.h"
+#include "utf8.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -434,20 +435,22 @@ void tui_search(struct tui *t, int dir)
 	tui_message(t, 1, "no match for '%s'", t->search);
 }
 
-/* The planner's note on the message line: alone when the line is empty,
- * else after the message already there (once); the bad colour if either
- * is bad news. */
-static void planner_message(struct tui *t, int bad, const char *what)
+/* The planner's note on the message line: whole when the line is empty,
+ * else its short form after the message already there (once), so that
+ * both fit an 80-column footer; the bad colour if either is bad news.
+ * The user's part is cut on a character boundary. */
+static void planner_message(struct tui *t, int bad, const char *whole, const char *brief)
 {
 	if (!*t->msg) {
-		tui_message(t, bad, "%s", what);
+		tui_message(t, bad, "%s", whole);
 		return;
 	}
-	if (strstr(t->msg, what))
+	if (strstr(t->msg, brief))
 		return;
 	char was[sizeof t->msg];
 	snprintf(was, sizeof was, "%s", t->msg);
-	tui_message(t, bad || t->msg_bad, "%.*s; %s", (int)(sizeof was / 2), was, what);
+	int keep = (int)utf8_cut(was, sizeof was / 2);
+	tui_message(t, bad || t->msg_bad, "%.*s; %s", keep, was, brief);
 }
 
 /* A new answer from the planner: keep it if it is for the newest edit. */
@@ -468,9 +471,10 @@ static void take_result(struct tui *t)
 		 * confirmation such as "sequence length 8192 -> 2048" must
 		 * not vanish because the plan came back quickly). */
 		if (r->rc < 0 && t->view != TV_PLANS)
-			planner_message(t, 1, "no plan: the Plans view (3) says why");
+			planner_message(t, 1, "no plan: the Plans view (3) says why", "no plan (3)");
 		else if (r->res.stats.cancelled && !r->partial)
-			planner_message(t, 0, "planning cancelled: the best plans found so far");
+			planner_message(t, 0, "planning cancelled: the best plans found so far",
+					"cancelled");
 	}
 }
 

@@ -326,7 +326,11 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 		else
 			snprintf(buf, n, "model's (%d)", m->seq_len);
 		break;
-	case WF_TOKENS: hp_fmt_count(buf, n, o->tokens > 0 ? o->tokens : 1e12); break;
+	case WF_TOKENS:
+		hp_fmt_count(buf, n, model_train_tokens(m, o->tokens));
+		if (!(o->tokens > 0))
+			snprintf(buf + strlen(buf), n - strlen(buf), " (20 per parameter)");
+		break;
 	case WF_DEADLINE:
 		if (o->deadline_s > 0)
 			hp_fmt_duration(buf, n, o->deadline_s);
@@ -480,7 +484,9 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 		fields_set_int(f->d, base, iv);
 		return 0;
 	case FK_NUM:
-		if (dv < f->d->min || dv > f->d->max) {
+		/* 0 from "none" or "" clears a quantity or duration */
+		if ((dv != 0 || (f->kind != F_QTY && f->kind != F_DUR)) &&
+		    (dv < f->d->min || dv > f->d->max)) {
 			tui_message(t, 1, "%s: expected a number from %g to %g", f->label, f->d->min,
 				    f->d->max);
 			return -1;
@@ -542,6 +548,25 @@ static void field_changed(struct tui *t, const struct field *f)
 	tui_edited(t);
 }
 
+/* A cluster edit stays only if the cluster passes the checks a cluster
+ * file passes (cluster_check: a saved workspace must load again); else
+ * the cluster goes back to before, the check's message shows, and the
+ * planner re-plans the cluster as it was. Returns 1 when the edit stays
+ * (or nothing changed). */
+static int cluster_guard(struct tui *t, const struct cluster *before)
+{
+	if (!memcmp(before, &t->ws.cluster, sizeof *before))
+		return 1;
+	struct hp_err err = { 0 };
+	if (cluster_check(&t->ws.cluster, &err) == 0)
+		return 1;
+	memcpy(&t->ws.cluster, before, sizeof *before);
+	tui_list_fix(&t->lpools, t->ws.cluster.n_pools, tui_view_rows());
+	tui_message(t, 1, "%s", err.msg);
+	tui_edited(t);
+	return 0;
+}
+
 /* Apply text to field f. Returns 0, or -1 with a message. */
 static int field_set(struct tui *t, const struct field *f, const char *s)
 {
@@ -557,21 +582,18 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	}
 	if ((f->tbl == &pool_fields || f->id == PF_INTRA_BW) && !p)
 		return -1;
-	/* A pool edit passes the checks a cluster file's pools pass (a
-	 * saved workspace must load again), else the pool is left as it was. */
-	struct pool old;
-	if (p)
-		old = *p;
-	if (field_set_special(t, f, s, iv, dv) < 0)
-		return -1;
-	struct hp_err err = { 0 };
-	if (p && cluster_check(&t->ws.cluster, &err) < 0) {
-		*p = old;
-		tui_message(t, 1, "%s", err.msg);
-		return -1;
+	struct cluster *before = NULL;
+	if (t->view == TV_CLUSTER) {
+		before = xmalloc(sizeof *before);
+		memcpy(before, &t->ws.cluster, sizeof *before);
 	}
-	field_changed(t, f);
-	return 0;
+	int rc = field_set_special(t, f, s, iv, dv);
+	if (rc == 0 && before && !cluster_guard(t, before))
+		rc = -1;
+	else if (rc == 0)
+		field_changed(t, f);
+	free(before);
+	return rc;
 }
 
 /* Step a choice field by dir (+1/-1). Returns 1 if it was one. */
@@ -886,7 +908,7 @@ static int cluster_fields_rows(void)
 	return COLS >= 120 ? tui_view_rows() - 1 : 8;
 }
 
-int view_cluster_key(struct tui *t, int action, int ch)
+static int cluster_key(struct tui *t, int action, int ch)
 {
 	struct cluster *c = &t->ws.cluster;
 	int h = cluster_fields_rows();
@@ -1008,6 +1030,19 @@ int view_cluster_key(struct tui *t, int action, int ch)
 	return R_NONE;
 }
 
+/* Every key of the Cluster view (+/- node, duplicate, delete, a choice
+ * cycled) leaves a cluster that passes cluster_check, or none of it. */
+int view_cluster_key(struct tui *t, int action, int ch)
+{
+	struct cluster *before = xmalloc(sizeof *before);
+	memcpy(before, &t->ws.cluster, sizeof *before);
+	int r = cluster_key(t, action, ch);
+	if (!cluster_guard(t, before))
+		r = R_DRAW;
+	free(before);
+	return r;
+}
+
 /* ---- Model view */
 
 void view_model_draw(struct tui *t, int y0, int h)
@@ -1035,7 +1070,7 @@ void view_model_draw(struct tui *t, int y0, int h)
 		    t->model_pane == 1);
 	const struct search_opts *o = &t->ws.opts;
 	int seq = o->seq_len ? o->seq_len : m->seq_len;
-	double tok = (double)o->gbs * seq, train = o->tokens > 0 ? o->tokens : 1e12;
+	double tok = (double)o->gbs * seq, train = model_train_tokens(m, o->tokens);
 	hp_fmt_count(a, sizeof a, tok);
 	hp_fmt_count(b, sizeof b, train / tok);
 	if (o->seq_len > m->seq_len)
@@ -1296,10 +1331,24 @@ static void pick_apply(struct tui *t, int idx)
 	struct cluster *c = &t->ws.cluster;
 	struct pool np;
 	struct hp_err err = { 0 };
-	if (pool_make(t->cat, c, g, &np, &err) < 0) {
+	/* a replacement is checked against the other pools, not the pool it
+	 * replaces */
+	struct cluster *others = xmalloc(sizeof *others);
+	memcpy(others, c, sizeof *others);
+	if (!t->pick_add && cur_pool(t)) {
+		int i = t->lpools.sel;
+		memmove(&others->pools[i], &others->pools[i + 1],
+			(size_t)(others->n_pools - i - 1) * sizeof others->pools[0]);
+		others->n_pools--;
+	}
+	int rc = pool_make(t->cat, others, g, &np, &err);
+	free(others);
+	if (rc < 0) {
 		tui_message(t, 1, "%s", err.msg);
 		return;
 	}
+	struct cluster *before = xmalloc(sizeof *before);
+	memcpy(before, c, sizeof *before);
 	if (t->pick_add) {
 		c->pools[c->n_pools++] = np;
 		t->lpools.sel = c->n_pools - 1;
@@ -1320,6 +1369,8 @@ static void pick_apply(struct tui *t, int idx)
 		*p = np;
 	}
 	tui_edited(t);
+	cluster_guard(t, before);
+	free(before);
 }
 
 int tui_picker_key(struct tui *t, int ch)

@@ -61,7 +61,7 @@ static char *export_json(const struct report_input *in, const struct search_plan
 	cJSON *w = cJSON_AddObjectToObject(o, "workload");
 	cJSON_AddNumberToObject(w, "gbs", wo->gbs);
 	cJSON_AddNumberToObject(w, "seq_len", wo->seq_len ? wo->seq_len : in->model->seq_len);
-	cJSON_AddNumberToObject(w, "tokens", wo->tokens > 0 ? wo->tokens : 1e12);
+	cJSON_AddNumberToObject(w, "tokens", model_train_tokens(in->model, wo->tokens));
 	cJSON_AddStringToObject(w, "precision", hp_dtype_name(wo->precision));
 	cJSON_AddStringToObject(w, "objective", search_objective_name(wo->objective));
 	cJSON_AddItemToObject(o, "plan", plan_to_json(&sp->plan, in->cluster));

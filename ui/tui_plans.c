@@ -763,7 +763,7 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	char tok[24], vpp[16] = "";
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(vpp, sizeof vpp, "%d", p->vpp);
-	hp_fmt_count(tok, sizeof tok, t->cur->o.tokens > 0 ? t->cur->o.tokens : 1e12);
+	hp_fmt_count(tok, sizeof tok, model_train_tokens(&t->cur->m, t->cur->o.tokens));
 	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPUs, %.1f kW", tok, d1, d2,
 		 e->n_gpus, e->power_kw);
 	cv.row++;
