@@ -1,0 +1,105 @@
+#!/bin/sh
+# test_tui_cluster.sh — the Cluster view keeps a cluster that loads again,
+# driven in the real binary under a private tmux server.
+#
+# The workspace has one pool: one H100 node with no NIC (docs/formats.md,
+# pool key nics: 0 only for a lone node; a second node or pool could only
+# be reached over a link of zero bandwidth). In the Cluster view:
+#   - '+' (one more node) is refused with cluster_check's message and the
+#     pool keeps its 1 node;
+#   - 'c' (duplicate) is refused the same way and the cluster keeps 1 pool;
+#   - setting "NICs per node" to 1 is taken, and then '+' is taken (2 nodes);
+#   - setting it back to 0 on 2 nodes is refused and it stays 1;
+#   - cycling Scale-up on a T4 pool (no NVLink: catalog) stays pcie;
+#   - a GPU change on the lone pool is checked against the other pools, not
+#     the pool it replaces: H100 -> A100-SXM4-80GB is taken;
+#   - 'w' saves a workspace that `hetplan report` loads (exit 0).
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
+. tests/tui_lib.sh
+
+cat >"$tmp/ws.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 1, "nics": 0}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
+JSON
+# The pool's row: name, GPU, nodes (third column).
+nodes_of() { screen "$1" | awk -v p="$2" '$1 == p { print $3; exit }'; }
+
+start cl 100 30 "" "tui $tmp/ws.json"
+wait_ready cl || bad "no plans for the lone 0-NIC node: $(screen cl | tail -1)"
+keys cl 1
+wait_for cl "NODES" || bad "no Cluster view"
+keys cl +
+wait_for cl "1 nodes without NICs" && bad "the check counted the old node count" || :
+wait_for cl "2 nodes without NICs cannot reach each other" && ok ||
+	bad "+ on a 0-NIC node was not refused: $(screen cl | tail -1)"
+[ "$(nodes_of cl h100)" = 1 ] && ok || bad "+ changed the node count to $(nodes_of cl h100)"
+keys cl c
+wait_for cl "has no NIC to reach pool" && ok || bad "c on a 0-NIC pool was not refused: $(screen cl | tail -1)"
+[ -z "$(nodes_of cl h100-2)" ] && ok || bad "the duplicate stayed: $(screen cl | grep '^ *h100-2 ')"
+screen cl | head -1 | grep -q "1 pool" && ok || bad "the header does not read 1 pool: $(screen cl | head -1)"
+
+# NICs per node -> 1, then + is taken; NICs back to 0 on 2 nodes is not.
+keys cl Enter
+wait_for cl "NICs per node" || bad "no pool fields"
+keys cl j j j j j j j Enter
+wait_for cl "NICs per node:" || bad "Enter on NICs per node did not prompt: $(screen cl | tail -1)"
+keys cl C-u 1 Enter
+wait_for cl "NVS+1x400G" && ok || bad "NICs 1 was not taken: $(screen cl | grep h100)"
+keys cl Escape +
+i=0
+while [ $i -lt 100 ] && [ "$(nodes_of cl h100)" != 2 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(nodes_of cl h100)" = 2 ] && ok || bad "+ with a NIC did not add a node: $(screen cl | grep h100)"
+keys cl Enter
+wait_for cl "NICs per node" || bad "no pool fields again"
+keys cl Enter
+wait_for cl "NICs per node:" || bad "no NICs prompt the second time: $(screen cl | tail -1)"
+keys cl C-u 0 Enter
+wait_for cl "2 nodes without NICs cannot reach each other" && ok ||
+	bad "NICs 0 on 2 nodes was not refused: $(screen cl | tail -1)"
+screen cl | grep -q "NVS+1x400G" && ok || bad "NICs did not stay 1: $(screen cl | grep h100)"
+keys cl Escape
+keys cl w
+wait_for cl "Save workspace to:" || bad "w did not prompt: $(screen cl | tail -1)"
+keys cl Enter
+wait_for cl "saved $tmp/ws.json" && ok || bad "w did not save: $(screen cl | tail -1)"
+keys cl q q
+wait_for cl "EXITED:0" || bad "q did not quit"
+$HP report "$tmp/ws.json" -o "$tmp/r.md" >/dev/null 2>"$tmp/err" && ok ||
+	bad "the saved workspace does not load: $(cat "$tmp/err")"
+
+# A T4 has no NVLink (catalog: scaleup none): Scale-up cycles nowhere.
+cat >"$tmp/t4.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "t4", "pools": [{"name": "t4", "gpu": "T4", "nodes": 2}]},
+ "model": "gpt-1.7b",
+ "workload": {"gbs": 64, "seq_len": 2048, "precision": "fp16", "objective": "throughput", "top": 5}}
+JSON
+start t4 100 30 "" "tui $tmp/t4.json"
+wait_ready t4 || bad "no plans on 2 T4 nodes: $(screen t4 | tail -1)"
+keys t4 1 Enter
+wait_for t4 "Scale-up" || bad "no T4 pool fields"
+keys t4 j j j j j Right
+wait_for t4 "has no NVLink" && ok || bad "Scale-up on a T4 cycled without a word: $(screen t4 | tail -1)"
+screen t4 | grep "Scale-up  " | grep -q "pcie" && ok || bad "Scale-up left pcie: $(screen t4 | grep 'Scale-up  ')"
+keys t4 q q
+wait_for t4 "EXITED:0" || bad "q did not quit the T4 session"
+
+# A GPU change on a lone 0-NIC pool: nothing else to reach, so it is taken.
+cat >"$tmp/gc.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 1, "nics": 0}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
+JSON
+start gc 100 30 "" "tui $tmp/gc.json"
+wait_ready gc || bad "no plans for the GPU change"
+keys gc 1 Enter j Enter
+wait_for gc "Filter:" || bad "Enter on GPU did not open the picker: $(screen gc | tail -2)"
+keys gc A 1 0 0 - S X M 4 - 8 0 G B Enter
+wait_for gc "A100-SXM4-80GB" && ok || bad "the GPU change was refused: $(screen gc | tail -1)"
+screen gc | tail -1 | grep -q "no NIC" && bad "the GPU change was checked against the pool it replaces" || ok
+keys gc q q
+wait_for gc "EXITED:0" || bad "q did not quit the GPU-change session"
+finish tui_cluster
