@@ -182,7 +182,9 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		snprintf(sub, sizeof sub, "%s.defaults", path);
 		struct jx_ctx cd = { file, sub, err };
 		if (jx_int(&cd, df, "gpus_per_node", 0, 1, 1024, &g->def_gpus_per_node) < 0 ||
-		    jx_int(&cd, df, "nics", 0, 0, 64, &g->def_nics) < 0 ||
+		    /* a usual node reaches others: at least one NIC (a pool
+		     * with 0 is a lone node, said in the pool itself) */
+		    jx_int(&cd, df, "nics", 0, 1, 64, &g->def_nics) < 0 ||
 		    jx_num(&cd, df, "nic_gbps", 0, 1, 1e5, &g->def_nic_gbps) < 0 ||
 		    jx_str(&cd, df, "intra", 0, intra, sizeof intra) < 0)
 			return -1;
