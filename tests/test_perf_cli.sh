@@ -157,7 +157,7 @@ expect 0 "" $H estimate --pool 18x4xGB200 -m llama3.1-8b --tp 1 --pp 1 --dp 64 -
 json "c=[c for c in d['comm'] if c['dim']=='dp'][0]; assert 'NIC' not in c['link'], c"
 expect 0 "" $H estimate --pool 18x4xGB200,nvl_domain=4 -m llama3.1-8b --tp 1 --pp 1 --dp 64 --mbs 1 --gbs 64 --zero 1 --seq-len 4096 --format json
 json "c=[c for c in d['comm'] if c['dim']=='dp'][0]; assert 'NIC' in c['link'], c"
-expect 2 "nvl_domain: expected 1 to 100000 GPUs" $H estimate --pool 18x4xGB200,nvl_domain=x -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64
+expect 2 "nvl_domain: expected a positive integer, got 'x'" $H estimate --pool 18x4xGB200,nvl_domain=x -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64
 
 # Pipeline hand-offs that leave the node. TP 1 x PP 4 x DP 4 on two
 # 8-GPU H100 nodes: ranks run stage by stage (Megatron's order, pipeline
@@ -194,7 +194,7 @@ json "
 tp = sum(c['time_s'] for c in d['comm'] if c['dim'] == 'tp')
 hand = 768 * 2 * 7 / 8 * 9437184 / 1e9
 assert hand <= tp <= hand * 1.02, (tp, hand)"
-expect 2 "intra_gbyte_s: expected 0.01 to 10000 GB/s" $E3,intra_gbyte_s=0
+expect 2 "intra_gbyte_s: expected a number from 0.01 to 10000, got '0'" $E3,intra_gbyte_s=0
 # The same key in a cluster file.
 echo '{"pools": [{"gpu": "RTX-3090", "nodes": 1, "gpus_per_node": 8, "intra": "pcie", "intra_gbyte_s": 1}]}' > "$T/c3090.json"
 expect 0 "" $H estimate -c "$T/c3090.json" -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8 --seq-len 2048 --format json
