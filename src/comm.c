@@ -429,8 +429,16 @@ static double pcie_eff_Bps(int gen)
  * NCCL over TCP sockets (COMM_TRANSPORT_TCP: NCCL's NET/Socket transport on
  * Ethernet without RDMA). The host CPU copies every byte through the
  * kernel's socket stack, with NCCL_SOCKET_NTHREADS helper threads of
- * NCCL_NSOCKS_PERTHREAD sockets each (1 x 1 by default, 2 x 8 detected on
- * AWS; NCCL environment-variable docs). Two effects, from nccl-tests runs
+ * NCCL_NSOCKS_PERTHREAD sockets each: by default none, the proxy thread
+ * driving one socket a connection; 2 x 8 when the NIC is AWS's ENA (PCI
+ * vendor 0x1d0f), 4 x 1 on GCP's gVNIC (src/transport/net_socket.cc,
+ * ncclNetSocketGetNsockNthread: NVIDIA/nccl v2.7.8-1 033d7995 and master
+ * 5067397c). The efficiency below is not a function of that count: no
+ * measurement of one NCCL version on one system with one socket and with
+ * many was found, and the modern points say the count does not set it
+ * (8 sockets forced on Azure's 25 Gb/s got 0.54 of line rate, nccl-tests
+ * issue #83; more threads on AWS's 100 Gb/s ENA gained nothing, issue
+ * #398); docs/blind-round12-ppshare.md. Two effects, from nccl-tests runs
  * posted in NVIDIA/nccl issues:
  *  - Line-rate efficiency TCP_EFF = 0.8 (range 0.5-0.94) where IB gets
  *    0.96: over a 32 Gb/s network (4 GB/s) all-reduce reached 2.06 GB/s

@@ -25,6 +25,7 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
 	pg->b = b < 0 ? a : b;
 	pg->ranks = ranks < 1 ? 1 : ranks;
 	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
+	pg->share = 0;
 	/* a stage's groups are nearly all on its pool alone or with the DP
 	 * group's other pool: those two links are kept in x */
 	if (a != x->link_pool) {
@@ -387,6 +388,33 @@ static double pp_partitioned_time(struct stage_ctx *x, const struct perf_group *
 	return 2 * one_way + (j < x->index ? 1 : 2) * gather;
 }
 
+/* The GPUs of a node whose pipeline hand-offs leave it at once, for the
+ * boundary between x's stage and its neighbour j: every GPU of a stage
+ * sends (each TP rank its copy or slice, each CP and DP rank its own
+ * micro-batch) to its peer of the neighbour stage, and the stage's tp x
+ * cp x dp GPUs sit together (see perf_pp_boundary_crosses), so as many
+ * as the stage has on the node, at most the node (or NVLink domain),
+ * cross together. The node's other stages hand off inside it or, under
+ * 1F1B's lock-step (one boundary's send after a forward, the other's
+ * after a backward), not at the same time. The receiving side is taken
+ * to have as many GPUs as the sending one (frameworks pipeline equal TP
+ * widths; the stage memo keys a stage by its own width, not its
+ * neighbour's), and the count is the larger of the two ends', each at
+ * most its node: the pair's fabric is the slower node's (build_link),
+ * divided among that many flows (simplified: the two nodes' own totals
+ * and counts are not paired end by end). With rail-aligned NICs that is each flow's NIC: 8 GPUs
+ * crossing on 8 NICs give one NIC a flow, 4 crossing on one NIC a
+ * quarter of it. */
+static int pp_share(const struct stage_ctx *x, int j)
+{
+	long g = (long)x->rep->stages[x->index].tp * x->cp * x->dp;
+	long di = perf_domain_gpus(x->pl);
+	long dj = perf_domain_gpus(&x->c->pools[x->rep->stages[j].pool]);
+	long ni = g < di ? g : di, nj = g < dj ? g : dj;
+	long n = ni > nj ? ni : nj;
+	return n < 1 ? 1 : (int)n;
+}
+
 /* Pipeline p2p: each stage waits for its neighbours' activations and
  * gradients. Per micro-batch, with each neighbour: one exchange (a send
  * paired with a receive, both directions of the link at once) per
@@ -418,6 +446,8 @@ double perf_stage_pp(struct stage_ctx *x, struct estimate *e)
 		/* perf_pp_boundary_crosses(x, j) before, (x, index) after */
 		int same_node = !(nb < 0 ? x->cross_prev : x->cross_next);
 		make_group(x, st->pool, x->rep->stages[j].pool, 2, same_node ? 2 : 1, &gp);
+		if (!same_node)
+			gp.share = pp_share(x, j);
 		double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p) / (p->sp ? x->tp : 1);
 		double one, sent = bytes;
 		/* DeepSpeed partitions a TP-replicated output; under sequence

@@ -55,10 +55,14 @@ struct perf_link {
 /* A communication group: `ranks` GPUs on the links of pools a and b,
  * ranks_per_node of them in each node (both clamped to >= 1, per_node <=
  * ranks). Its comm_group is only built when a collective on it is not in
- * the memo (perf_memo_coll). */
+ * the memo (perf_memo_coll). share: the GPUs of a node whose groups of
+ * this kind leave it through its NICs at the same time (a pipeline hand-
+ * off: the stage's GPUs on the node, perf_stage_pp); 0: every GPU of the
+ * node (or NVLink domain), one group per GPU or per ranks_per_node. */
 struct perf_group {
 	int a, b;
 	int ranks, ranks_per_node;
+	int share;
 	const struct perf_link *link;
 };
 

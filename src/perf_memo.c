@@ -126,6 +126,7 @@ struct memo_coll {
 	uint64_t tag;
 	double bytes;
 	int rc;
+	int share;     /* perf_group.share: in the padding after rc */
 	struct comm_result r;
 };
 _Static_assert(sizeof(struct memo_coll) == 64, "a collective entry is one cache line");
@@ -460,17 +461,28 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	g->ranks_per_node = pg->ranks_per_node;
 	g->oversub = mo->c.oversub;
 	/* The other GPUs of the node run the same collective in their own
-	 * groups at the same time (one DP group per TP rank, one p2p per GPU
-	 * of a stage), so a group that leaves the node gets its share of the
-	 * node's NICs: rails, one NIC per GPU on the usual 8-NIC nodes. */
+	 * groups at the same time (one DP group per TP rank), so a group that
+	 * leaves the node gets its share of the node's NICs: rails, one NIC
+	 * per GPU on the usual 8-NIC nodes. A pipeline hand-off shares them
+	 * with its stage's other GPUs on the node only (pg->share). */
 	int gpn = perf_domain_gpus(pa);
 	if (gpn > pa->gpus_per_node) {
 		g->fab.nics *= gpn / pa->gpus_per_node;
 		g->domain_hosts = gpn / pa->gpus_per_node;
 	}
-	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
-		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / gpn;
-		int n = g->fab.nics * g->ranks_per_node / gpn;
+	int busy = pg->share > 0 && pg->share < gpn ? pg->share : gpn;
+	if (g->ranks > g->ranks_per_node && g->ranks_per_node < busy && g->fab.nics > 0) {
+		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / busy;
+		int n = g->fab.nics * g->ranks_per_node / busy;
+		if (busy < gpn) {
+			/* fewer flows than GPUs: each still leaves by its GPUs'
+			 * own rails (nics / gpn of them, at least one NIC) */
+			int own = g->fab.nics * g->ranks_per_node / gpn;
+			own = own < 1 ? 1 : own;
+			if (total > own * g->fab.nic_Bps)
+				total = own * g->fab.nic_Bps;
+			n = n > own ? own : n;
+		}
 		g->fab.nics = n < 1 ? 1 : n;
 		g->fab.nic_Bps = total / g->fab.nics;
 	}
@@ -492,6 +504,7 @@ static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo
 	e->tag = tag;
 	e->bytes = bytes;
 	e->rc = rc;
+	e->share = g->share;
 	e->r = *r;
 	return rc;
 }
@@ -514,13 +527,15 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	 * round). Two multiplies, not three chained mix() steps (eighth
 	 * round: 70B on 1,024 GPUs, 52,701 -> 52,597 misses of 677,254
 	 * lookups and 26M fewer instructions). */
-	uint64_t h = ((shape ^ pools << 40) * 0x9e3779b97f4a7c15ull ^ bits) * 0xff51afd7ed558ccdull;
+	uint64_t h = ((shape ^ pools << 40 ^ (uint64_t)(uint32_t)g->share << 24) *
+		      0x9e3779b97f4a7c15ull ^ bits) * 0xff51afd7ed558ccdull;
 	struct memo_coll *e = &mo->coll[(h >> (64 - MEMO_COLL_BITS)) & ~(uint64_t)1];
-	if (e->tag == tag && e->shape == shape && e->bytes == bytes) {
+	if (e->tag == tag && e->shape == shape && e->bytes == bytes && e->share == g->share) {
 		*r = e->r;
 		return e->rc;
 	}
-	if (e[1].tag == tag && e[1].shape == shape && e[1].bytes == bytes) {
+	if (e[1].tag == tag && e[1].shape == shape && e[1].bytes == bytes &&
+	    e[1].share == g->share) {
 		*r = e[1].r;
 		return e[1].rc;
 	}

@@ -75,6 +75,10 @@ export XDG_CONFIG_HOME
 # measured 1.33 GB/s, no longer hides the pipeline hand-offs over that
 # node's 1 GbE link, which hetplan charges in full: BLSLB-04 -28.7% ->
 # +49.7%, -06 -0.8% -> +35.4%, -07 -25.3% -> +46.4% (listed).
+# Round 12 (ppshare, docs/blind-round12-ppshare.md): a cross-node
+# pipeline hand-off shares its node's NICs with its stage's GPUs on the
+# node only: BLAMP-05 -62.1% -> -62.8%, -10 -56.0% -> -57.5% (listed,
+# still within their entries); no row joins or leaves the list.
 KNOWN_MISSES="
 BLSLB-02:dnf:0.8
 BLSLB-04:+50

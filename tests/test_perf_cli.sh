@@ -176,6 +176,35 @@ assert a[0] == b[0] and a[3] == b[3], (a, b)
 for i in (1, 2):
     assert 0.10e-3 < b[i] - a[i] < 0.30e-3, (i, b[i] - a[i])"
 
+# A hand-off's flows share the node's NICs with the other GPUs of its
+# stage that cross at the same time, not with the whole node. Two nodes
+# of 4 A100 with one 100 Gb/s IB NIC each; llama3.1-8b's activation,
+# 2048 tokens x 4096 x 2 bytes = 16,777,216 bytes. NCCL gets 0.96 of the
+# line rate over IB (comm.c NIC_EFF: 12 GB/s per 100 Gb/s), so one flow
+# alone on the NIC moves it in 16,777,216 / 12.0e9 = 1.398 ms.
+#  - TP 1 x PP 2 x DP 4: each stage is a node, and all 4 GPUs hand off
+#    at once through the one NIC, 3.0 GB/s each: 16,777,216 / 3.0e9 =
+#    5.592 ms a hand-off, 4 x one flow's (plus NCCL's latency, about
+#    0.03 ms).
+#  - TP 1 x PP 8 x DP 1: stages 0-3 on node 0 and 4-7 on node 1, one GPU
+#    each; only the 3|4 hand-off crosses, one flow on the NIC: 1.398 ms.
+#    Stage 3 pays it where stage 2 pays an NVSwitch hand-off (about 0.09
+#    ms with latency), so stage 3 is 1.3-1.45 ms slower per micro-batch.
+#    Stage 4 pays the same on the receiving side. Charged as one of four
+#    flows, the hand-off would take about 5.6 ms.
+P2="--pool 2x4xA100-80GB,nics=1,nic_gbps=100,transport=ib -m llama3.1-8b --tp 1 --mbs 1 --gbs 32 --seq-len 2048 --framework megatron-lm --format json"
+expect 0 "" $H estimate $P2 --pp 2 --dp 4
+json "
+c = [c for c in d['comm'] if c['dim'] == 'pp'][0]
+one = c['time_s'] / c['calls_per_step']
+assert c['bytes'] == 16777216 and 'NIC' in c['link'], c
+assert 5.592e-3 <= one <= 5.592e-3 + 0.05e-3, one"
+expect 0 "" $H estimate $P2 --pp 8 --dp 1
+json "
+b = [m['time_per_microbatch_s'] for m in d['memory']]
+assert 1.30e-3 <= b[3] - b[2] <= 1.45e-3, b[3] - b[2]
+assert abs((b[4] - b[5]) - (b[3] - b[2])) < 1e-9, (b[4] - b[5], b[3] - b[2])"
+
 # A pool's measured intra-node rate (intra_gbyte_s) replaces the catalog's
 # link figure. TP 8 on eight RTX 3090 over PCIe, gpt-1.7b (24 layers,
 # hidden 2304), mbs 1, seq 2048, fp16, 8 micro-batches: 4 TP all-reduces a
