@@ -151,6 +151,13 @@ TEST(best_dtype_of_parts_without_bf16)
  *   RTX 4090, issue 78:         155.50 at 8192, 156.88 at 10240
  *   H100 SXM, issue 79:         736.19 at 8192, 668.42 at 10240
  *   H20, issue 77:              138.52 at 8192, 142.09 at 10240
+ *   A40, issue 185:             108.47 at 8192, 119.18 at 10240
+ *   RTX A4000, issue 97:        60.89 at 8192,  57.80 at 10240
+ *   RTX 3080 10GB, issue 114:   63.94 at 8192,  64.10 at 10240
+ *   RTX 5090, issue 124:        223.98 at 8192, 220.03 at 10240
+ *   RTX PRO 6000 WS, issue 160: 331.78 at 8192, 318.13 at 10240
+ *   RTX 2080 Ti, issue 181:     49.61 at 8192,  47.96 at 10240
+ *   TITAN RTX, issue 127:       53.86 at 8192,  45.52 at 10240
  * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
  * 10240): each entry is that mean, rounded (to 0.1 TFLOP/s; the L4's to
  * a whole one), so within 0.5 of it. The T4 has no sweep at these sizes;
@@ -170,6 +177,13 @@ TEST(measured_gemm16_rates)
 		{ "RTX-4090", 155.50, 156.88 },
 		{ "H100-SXM", 736.19, 668.42 },
 		{ "H20", 138.52, 142.09 },
+		{ "A40", 108.47, 119.18 },
+		{ "RTX-A4000", 60.89, 57.80 },
+		{ "RTX-3080", 63.94, 64.10 },
+		{ "RTX-5090", 223.98, 220.03 },
+		{ "RTX-PRO-6000", 331.78, 318.13 },
+		{ "RTX-2080-Ti", 49.61, 47.96 },
+		{ "TITAN-RTX", 53.86, 45.52 },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const struct gpu_spec *g = G(rows[i].gpu);
@@ -185,7 +199,9 @@ TEST(measured_gemm16_rates)
 		CHECK(t4->gemm16_meas >= 23e12 && t4->gemm16_meas <= 25e12);
 	/* No published sustained sweep was found for these. */
 	static const char *none[] = { "V100-PCIe", "L40S", "RTX-3090", "RTX-A6000",
-				      "H100-NVL", "H200-NVL", "A100-PCIe-80GB" };
+				      "H100-NVL", "H200-NVL", "A100-PCIe-80GB", "A30",
+				      "L40", "RTX-A5000", "RTX-4080", "TITAN-V",
+				      "MI100", "MI210", "MI250" };
 	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
 		const struct gpu_spec *g = G(none[i]);
 		if (g)
@@ -301,7 +317,8 @@ TEST(t4_behind_v100_in_bert_inference)
  *     vector 22.6 / 45.3 / 23.1, 1.6 / 3.2 / 1.2288 TB/s; MI100 BF16
  *     92.3, half its FP16;
  *   RTX A5000: nvidia-smi memory.total 24564 MiB (akash-network/
- *     provider-configs pull 83). */
+ *     provider-configs pull 83); RTX 5090: nvidia-smi 32607 MiB
+ *     (noonghunna/club-3090 issue 1107). */
 TEST(added_parts_datasheet_facts)
 {
 	const struct gpu_spec *g;
@@ -355,6 +372,8 @@ TEST(added_parts_datasheet_facts)
 		CHECK_NEAR(g->flops[HP_BF16], 92.3e12, 0);
 	if ((g = G("RTX-A5000")))
 		CHECK_NEAR(g->mem_usable_bytes, 24564.0 * 1048576, 0);
+	if ((g = G("RTX-5090")))
+		CHECK_NEAR(g->mem_usable_bytes, 32607.0 * 1048576, 0);
 }
 
 /* The names users type, and the part each must reach. "MI250" is the
