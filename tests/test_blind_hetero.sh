@@ -35,10 +35,11 @@ set -u
 HETPLAN=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-# Sailor's MIT rows use Titan RTX and RTX 2080 Ti, which the built-in
-# catalog lacks: their datasheet entries are read as a user catalog
-# (docs/formats.md "User catalog files"), in a config folder of the
-# test's own, so a user's ~/.config/hetplan plays no part either.
+# Sailor's MIT rows use Titan RTX and RTX 2080 Ti as the Sailor files
+# describe them (no NVLink bridge, 25 Gb/s): those entries are read as a
+# user catalog (docs/formats.md "User catalog files"), replacing the
+# built-in ones of the same names, in a config folder of the test's own,
+# so a user's ~/.config/hetplan plays no part either.
 mkdir -p "$T/cfg/hetplan"
 cp tests/data/blind_hetero_gpus.json "$T/cfg/hetplan/gpus.json"
 XDG_CONFIG_HOME="$T/cfg"

@@ -151,6 +151,13 @@ TEST(best_dtype_of_parts_without_bf16)
  *   RTX 4090, issue 78:         155.50 at 8192, 156.88 at 10240
  *   H100 SXM, issue 79:         736.19 at 8192, 668.42 at 10240
  *   H20, issue 77:              138.52 at 8192, 142.09 at 10240
+ *   A40, issue 185:             108.47 at 8192, 119.18 at 10240
+ *   RTX A4000, issue 97:        60.89 at 8192,  57.80 at 10240
+ *   RTX 3080 10GB, issue 114:   63.94 at 8192,  64.10 at 10240
+ *   RTX 5090, issue 124:        223.98 at 8192, 220.03 at 10240
+ *   RTX PRO 6000 WS, issue 160: 331.78 at 8192, 318.13 at 10240
+ *   RTX 2080 Ti, issue 181:     49.61 at 8192,  47.96 at 10240
+ *   TITAN RTX, issue 127:       53.86 at 8192,  45.52 at 10240
  * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
  * 10240): each entry is that mean, rounded (to 0.1 TFLOP/s; the L4's to
  * a whole one), so within 0.5 of it. The T4 has no sweep at these sizes;
@@ -170,6 +177,13 @@ TEST(measured_gemm16_rates)
 		{ "RTX-4090", 155.50, 156.88 },
 		{ "H100-SXM", 736.19, 668.42 },
 		{ "H20", 138.52, 142.09 },
+		{ "A40", 108.47, 119.18 },
+		{ "RTX-A4000", 60.89, 57.80 },
+		{ "RTX-3080", 63.94, 64.10 },
+		{ "RTX-5090", 223.98, 220.03 },
+		{ "RTX-PRO-6000", 331.78, 318.13 },
+		{ "RTX-2080-Ti", 49.61, 47.96 },
+		{ "TITAN-RTX", 53.86, 45.52 },
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		const struct gpu_spec *g = G(rows[i].gpu);
@@ -185,7 +199,9 @@ TEST(measured_gemm16_rates)
 		CHECK(t4->gemm16_meas >= 23e12 && t4->gemm16_meas <= 25e12);
 	/* No published sustained sweep was found for these. */
 	static const char *none[] = { "V100-PCIe", "L40S", "RTX-3090", "RTX-A6000",
-				      "H100-NVL", "H200-NVL", "A100-PCIe-80GB" };
+				      "H100-NVL", "H200-NVL", "A100-PCIe-80GB", "A30",
+				      "L40", "RTX-A5000", "RTX-4080", "TITAN-V",
+				      "MI100", "MI210", "MI250" };
 	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
 		const struct gpu_spec *g = G(none[i]);
 		if (g)
@@ -284,6 +300,136 @@ TEST(t4_behind_v100_in_bert_inference)
 	}
 }
 
+/* Parts added for small-model and lab clusters, against their sources
+ * (the URLs in gpus.json):
+ *   A40 datasheet: 48 GB GDDR6 at 696 GB/s, BF16/FP16 tensor 149.7 TF
+ *     dense (299.4 with sparsity), 300 W, 10,752 CUDA cores = 84 SMs;
+ *   A30 datasheet: 24 GB HBM2 at 933 GB/s, BF16 165 TF dense, NVLink
+ *     bridge 200 GB/s bidirectional = 100 GB/s per direction, 165 W;
+ *   L40 datasheet: FP16 181.05 TF dense (362.1 with sparsity), FP8 362,
+ *     half the L40S's 362.05 on the same 142 SMs, 864 GB/s;
+ *   RTX 5090 (RTX Blackwell whitepaper): 170 SMs, 1,792 GB/s, FP16 with
+ *     FP32 accumulate 209.5 dense = the 838 sparse FP16-accumulate
+ *     figure / 4;
+ *   TITAN V product page: 110 tensor TF, 652.8 GB/s, no BF16;
+ *   AMD MI210 / MI250 / MI100 (AnandTech's MI200 table, AMD pages):
+ *     104 / 208 / 120 CUs, FP16 matrix 181 / 362.1 / 184.6 TF, FP32
+ *     vector 22.6 / 45.3 / 23.1, 1.6 / 3.2 / 1.2288 TB/s; MI100 BF16
+ *     92.3, half its FP16;
+ *   RTX A5000: nvidia-smi memory.total 24564 MiB (akash-network/
+ *     provider-configs pull 83); RTX 5090: nvidia-smi 32607 MiB
+ *     (noonghunna/club-3090 issue 1107). */
+TEST(added_parts_datasheet_facts)
+{
+	const struct gpu_spec *g;
+	if ((g = G("A40"))) {
+		CHECK_NEAR(g->mem_bytes, 48e9, 0);
+		CHECK_NEAR(g->hbm_Bps, 696e9, 0);
+		CHECK_NEAR(g->flops[HP_FP16], 149.7e12, 0);
+		CHECK_NEAR(g->flops[HP_BF16], 149.7e12, 0);
+		CHECK_NEAR(g->tdp_w, 300, 0);
+		CHECK_EQ_INT(g->sms, 10752 / 128);
+	}
+	if ((g = G("A30"))) {
+		CHECK_NEAR(g->mem_bytes, 24e9, 0);
+		CHECK_NEAR(g->hbm_Bps, 933e9, 0);
+		CHECK_NEAR(g->flops[HP_BF16], 165e12, 0);
+		CHECK_NEAR(g->link_Bps, 200e9 / 2, 0);
+		CHECK_NEAR(g->tdp_w, 165, 0);
+	}
+	const struct gpu_spec *l40s = G("L40S");
+	if ((g = G("L40")) && l40s) {
+		CHECK_NEAR(g->flops[HP_FP16], 181.05e12, 0);
+		CHECK_NEAR(g->flops[HP_FP8], 362e12, 0);
+		CHECK_NEAR(g->hbm_Bps, 864e9, 0);
+		CHECK_EQ_INT(g->sms, l40s->sms);
+		CHECK_NEAR(g->flops[HP_FP16], l40s->flops[HP_FP16] / 2, 0.001);
+	}
+	if ((g = G("RTX-5090"))) {
+		CHECK_EQ_INT(g->sms, 170);
+		CHECK_NEAR(g->hbm_Bps, 1792e9, 0);
+		CHECK_NEAR(g->flops[HP_FP16], 838e12 / 4, 0.001);
+	}
+	if ((g = G("TITAN-V"))) {
+		CHECK_NEAR(g->flops[HP_FP16], 110e12, 0);
+		CHECK_NEAR(g->hbm_Bps, 652.8e9, 0);
+		CHECK(g->flops[HP_BF16] == 0);
+	}
+	static const struct { const char *gpu; int cus; double fp16, fp32, bw; } amd[] = {
+		{ "MI210", 104, 181e12, 22.6e12, 1.6e12 },
+		{ "MI250", 208, 362.1e12, 45.3e12, 3.2e12 },
+		{ "MI100", 120, 184.6e12, 23.1e12, 1.2288e12 },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(amd); i++) {
+		if (!(g = G(amd[i].gpu)))
+			continue;
+		CHECK_EQ_INT(g->sms, amd[i].cus);
+		CHECK_NEAR(g->flops[HP_FP16], amd[i].fp16, 0);
+		CHECK_NEAR(g->flops[HP_FP32], amd[i].fp32, 0);
+		CHECK_NEAR(g->hbm_Bps, amd[i].bw, 0);
+	}
+	if ((g = G("MI100")))
+		CHECK_NEAR(g->flops[HP_BF16], 92.3e12, 0);
+	if ((g = G("RTX-A5000")))
+		CHECK_NEAR(g->mem_usable_bytes, 24564.0 * 1048576, 0);
+	if ((g = G("RTX-5090")))
+		CHECK_NEAR(g->mem_usable_bytes, 32607.0 * 1048576, 0);
+}
+
+/* The names users type, and the part each must reach. "MI250" is the
+ * 208-CU MI250, no longer an alias of the 220-CU MI250X. */
+TEST(added_parts_resolve_by_alias)
+{
+	static const struct { const char *typed, *name; } rows[] = {
+		{ "A40", "A40" }, { "A40-48GB", "A40" }, { "a40_48g", "A40" },
+		{ "A30", "A30" }, { "A30-24GB", "A30" },
+		{ "L40", "L40" }, { "L40-48GB", "L40" }, { "L40S", "L40S" },
+		{ "RTX-A5000", "RTX-A5000" }, { "A5000", "RTX-A5000" },
+		{ "RTX A4000", "RTX-A4000" }, { "A4000", "RTX-A4000" },
+		{ "RTX-2080-Ti", "RTX-2080-Ti" }, { "2080ti", "RTX-2080-Ti" },
+		{ "GeForce RTX 2080 Ti", "RTX-2080-Ti" },
+		{ "TITAN-RTX", "TITAN-RTX" }, { "Titan RTX", "TITAN-RTX" },
+		{ "TITAN-V", "TITAN-V" }, { "titan_v", "TITAN-V" },
+		{ "RTX-3080", "RTX-3080" }, { "3080", "RTX-3080" }, { "RTX-3080-10GB", "RTX-3080" },
+		{ "RTX-4080", "RTX-4080" }, { "4080", "RTX-4080" },
+		{ "RTX-5090", "RTX-5090" }, { "5090", "RTX-5090" },
+		{ "GeForce-RTX-5090", "RTX-5090" },
+		{ "RTX-PRO-6000", "RTX-PRO-6000" }, { "RTX PRO 6000 Blackwell", "RTX-PRO-6000" },
+		{ "MI210", "MI210" }, { "MI250", "MI250" }, { "MI250X", "MI250X" },
+		{ "MI100", "MI100" }, { "Instinct-MI100", "MI100" },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(rows); i++) {
+		const struct gpu_spec *g = catalog_gpu(&cat, rows[i].typed);
+		if (!g || strcmp(g->name, rows[i].name))
+			T_FAILF("'%s' resolves to %s, want %s", rows[i].typed, g ? g->name : "nothing",
+				rows[i].name);
+	}
+}
+
+/* dtype support by generation: BF16 from Ampere and CDNA on, FP8 only on
+ * parts with FP8 units (Ada, Blackwell here), TF32 not on CDNA 1/2. */
+TEST(added_parts_dtypes)
+{
+	static const struct { const char *gpu; int tf32, bf16, fp8; } rows[] = {
+		{ "TITAN-V", 0, 0, 0 },   { "RTX-2080-Ti", 0, 0, 0 }, { "TITAN-RTX", 0, 0, 0 },
+		{ "A40", 1, 1, 0 },       { "A30", 1, 1, 0 },         { "RTX-A5000", 1, 1, 0 },
+		{ "RTX-A4000", 1, 1, 0 }, { "RTX-3080", 1, 1, 0 },    { "L40", 1, 1, 1 },
+		{ "RTX-4080", 1, 1, 1 },  { "RTX-5090", 1, 1, 1 },    { "RTX-PRO-6000", 1, 1, 1 },
+		{ "MI100", 0, 1, 0 },     { "MI210", 0, 1, 0 },       { "MI250", 0, 1, 0 },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(rows); i++) {
+		const struct gpu_spec *g = G(rows[i].gpu);
+		if (!g)
+			continue;
+		if ((g->flops[HP_TF32] > 0) != rows[i].tf32 || (g->flops[HP_BF16] > 0) != rows[i].bf16 ||
+		    (g->flops[HP_FP8] > 0) != rows[i].fp8 || !(g->flops[HP_FP16] > 0))
+			T_FAILF("%s: tf32 %g bf16 %g fp8 %g fp16 %g TF, want tf32 %d bf16 %d fp8 %d fp16",
+				g->name, g->flops[HP_TF32] / 1e12, g->flops[HP_BF16] / 1e12,
+				g->flops[HP_FP8] / 1e12, g->flops[HP_FP16] / 1e12, rows[i].tf32,
+				rows[i].bf16, rows[i].fp8);
+	}
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -301,6 +447,9 @@ int main(void)
 	RUN(measured_gemm16_rates);
 	RUN(t4_sustained_bandwidth);
 	RUN(t4_behind_v100_in_bert_inference);
+	RUN(added_parts_datasheet_facts);
+	RUN(added_parts_resolve_by_alias);
+	RUN(added_parts_dtypes);
 	catalog_done(&cat);
 	return t_done("catalog");
 }

@@ -7,7 +7,10 @@
 #   - the same for the program's own output on those examples;
 #   - `hetplan gpus --format csv` has no 0 in a peak, bandwidth or TDP cell
 #     (an unknown is empty), and `hetplan gpus` shows V100's 125 TF fp16
-#     (datasheet) rather than 0.
+#     (datasheet) rather than 0;
+#   - every part added for small-model and lab clusters plans GPT-2 small
+#     (exit 0, a finite step time) and refuses a dtype it lacks, naming
+#     the part.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -97,5 +100,46 @@ if checked < 5:
     print("  only %d reference prices found in the book" % checked); bad = 1
 sys.exit(bad)
 PY
+
+# Every part added for small-model and lab clusters plans a small model:
+# GPT-2 small (12 layers, hidden 768, 12 heads, MLP 3072, vocabulary
+# 50257, context 1024, learned positions, LayerNorm, biases, tied
+# embeddings: the GPT-2 paper's 117M / Hugging Face's 124M), data parallel
+# over one node of 8, in the part's 16-bit dtype (fp16 where it has no
+# bf16). Each must exit 0 with a finite, positive step time.
+cat >"$T/gpt2.json" <<'JSON'
+{"name": "gpt2-small", "layers": 12, "hidden": 768, "heads": 12, "ffn": 3072,
+ "vocab": 50257, "seq_len": 1024, "gated_mlp": false, "norm": "layernorm",
+ "position": "learned", "bias": true, "tied_embeddings": true}
+JSON
+for g in A40 A30 L40 RTX-A5000 RTX-A4000 RTX-2080-Ti TITAN-RTX TITAN-V RTX-3080 \
+	RTX-4080 RTX-5090 RTX-PRO-6000 MI210 MI250 MI100; do
+	prec=bf16
+	case $g in RTX-2080-Ti | TITAN-RTX | TITAN-V) prec=fp16 ;; esac
+	if "$H" estimate --pool "1x8x$g" -m "$T/gpt2.json" --tp 1 --pp 1 --mbs 4 --gbs 32 \
+		--precision $prec --format json >"$T/est_$g" 2>"$T/err_$g"; then
+		python3 - "$T/est_$g" <<'PY' && ok || bad "estimate on $g: no finite step time"
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+s = d["step_time_s"]
+sys.exit(0 if isinstance(s, (int, float)) and math.isfinite(s) and s > 0 else 1)
+PY
+	else
+		bad "estimate on $g exited $?: $(head -c 300 "$T/err_$g")"
+	fi
+done
+
+# A dtype the part lacks is refused (exit 3), naming the part: Volta and
+# Turing have no BF16 units (as V100 and T4), Ampere and CDNA no FP8,
+# CDNA 1/2 no TF32.
+for case in TITAN-V:bf16 RTX-2080-Ti:bf16 TITAN-RTX:bf16 A40:fp8 A30:fp8 RTX-3080:fp8 \
+	MI210:tf32 MI250:fp8 MI100:tf32; do
+	g=${case%%:*} dt=${case#*:}
+	"$H" estimate --pool "1x8x$g" -m "$T/gpt2.json" --tp 1 --pp 1 --mbs 4 --gbs 32 \
+		--precision "$dt" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" = 3 ] && grep -qF "($g) has no $dt units" "$T/err" && ok ||
+		bad "$g with $dt: exit $rc, $(head -c 300 "$T/err")"
+done
 
 finish catalog_tables
