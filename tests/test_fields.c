@@ -243,8 +243,10 @@ TEST(plan_flags_parse_text)
 	CHECK(fields_parse_text(zero, &p, "0", want, sizeof want) == 0 && p.zero == 0);
 	CHECK(fields_parse_text(zero, &p, "4", want, sizeof want) < 0);
 	CHECK_STR(want, "0, 1, 2 or 3");
+	/* --cp's range is 1 to 1024 (plan.c): a value that is no positive
+	 * integer is told the same range as one past it */
 	CHECK(fields_parse_text(cp, &p, "0", want, sizeof want) < 0);
-	CHECK_STR(want, "a positive integer");
+	CHECK_STR(want, "an integer from 1 to 1024");
 	CHECK(fields_parse_text(cp, &p, "2048", want, sizeof want) < 0);
 	CHECK_STR(want, "an integer from 1 to 1024");
 	CHECK(fields_parse_text(attn, &p, "unfused", want, sizeof want) == 0 && p.flash == 0);
