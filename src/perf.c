@@ -543,16 +543,60 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 			   struct perf_stage *ps)
 {
 	record_from(x, &hit->ps, ps);
-	if (hit->index != x->index || hit->mb != x->mb) {
+	/* loaded on every hit, not only for perf_stage_memory_at below: the
+	 * next stage of the same key reads them (stage_as_previous) */
+	x->act = hit->act;
+	x->act_work = hit->act_work;
+	x->params = hit->params;
+	x->eparams = hit->eparams;
+	x->unit = hit->unit;
+	x->bw_hbm = hit->bw_hbm;
+	if (hit->index != x->index || hit->mb != x->mb)
 		/* another index or mb: the same stage but for its memory */
-		x->act = hit->act;
-		x->act_work = hit->act_work;
-		x->params = hit->params;
-		x->eparams = hit->eparams;
-		x->unit = hit->unit;
-		x->bw_hbm = hit->bw_hbm;
 		perf_stage_memory_at(x, ps);
-	}
+}
+
+/* Whether stage i of x's replica group (x at it: ctx_stage) has the
+ * stage key of stage i - 1, which x was at before (its crossings in
+ * prev_cross): both in the middle of the pipeline (neither first nor
+ * last, so end_pool -1 for both), on one pool at one TP, of as many
+ * layers and MoE layers, their neighbours on one pool, the same node
+ * crossings, and no EP overlap (whose ep_tail is the index). The fields
+ * key0 holds are the replica group's. Checked field by field, as
+ * stage_key_of sets them, without building either key. */
+static int stage_key_as_previous(const struct stage_ctx *x, int i, int prev_cross)
+{
+	if (i < 2 || i >= x->pp - 1 || x->ep_ov)
+		return 0;
+	const struct stage *sts = x->rep->stages;
+	const struct stage *a = &sts[i - 1], *b = &sts[i];
+	if (a->pool != b->pool || a->tp != b->tp || sts[i - 2].pool != a->pool ||
+	    sts[i + 1].pool != b->pool)
+		return 0;
+	if ((x->cross_prev | x->cross_next << 1) != prev_cross)
+		return 0;
+	if (a->first_layer == b->first_layer && a->last_layer == b->last_layer)
+		return 1;
+	return a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
+	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
+	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+}
+
+/* Stage ps of x from prev, the record of the stage before it, of the
+ * same key (stage_key_as_previous): what the memo's entry for that key
+ * gives (stage_from_hit: prev is that entry's record, but for its layer
+ * range, group and index and the memory at its index), x's memory
+ * inputs still prev's (perf_stage_times: computed, or loaded from the
+ * hit). Only perf_stage_memory_at reads the index; it writes the
+ * in-flight activations, slack, total and fit, and reads only fields no
+ * index changes. So the same bits as the memo's path, without building
+ * the key and looking it up (issue 13, fifteenth round: most stages of
+ * a layout probe are middle stages like their neighbour). */
+static void stage_as_previous(struct stage_ctx *x, const struct perf_stage *prev,
+			      struct perf_stage *ps)
+{
+	record_from(x, prev, ps);
+	perf_stage_memory_at(x, ps);
 }
 
 /* The memo entry for a stage, completed (a stage's records and memory
@@ -1066,9 +1110,14 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 		ctx_replica(&x, r, 1);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
+			int prev_cross = x.cross_prev | x.cross_next << 1;
 			ctx_stage(&x, i);
 			ps->group = r;
 			ps->index = i;
+			if (stage_key_as_previous(&x, i, prev_cross)) {
+				stage_as_previous(&x, ps - 1, ps);
+				continue;
+			}
 			struct stage_key key;
 			stage_key_of(&x, &key);
 			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
