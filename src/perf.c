@@ -370,18 +370,33 @@ static void core_load(struct stage_ctx *x, const struct stage_core *c)
 /* The key of x's stage core: key (x's stage key) with dp 0, and mb 0
  * unless the group overlaps its EP all-to-alls (a stage key keeps mb for
  * ZeRO-3's DP terms too, which a core does not hold: struct stage_key);
- * its h0 once per replica group. */
+ * its h0 once per replica group. Without expert parallelism, the depth
+ * as min(pp, 2): of what a core holds, only the EP terms read the depth
+ * itself (perf_stage_ep: plan_ep_overlap_on and ep_overlap_exposed,
+ * after its return for EP 1); perf_stage_compute reads pp > 1 (the
+ * embedding's copy), perf_stage_pp which neighbours exist (the key's
+ * prev_pool and next_pool, -1 for none) and the stage's side of each
+ * (the index against the neighbour's), and the TP and CP terms not at
+ * all. The DP sync (tied embeddings, DeepSpeed) and the memory (NCCL's
+ * buffers, the activations in flight) do read it, and no core holds
+ * them. Issue 13, fifteenth round: a layout probe's stages are met
+ * again at every depth of the PP ladder. */
 static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct stage_key *ck)
 {
+	int pp_any = x->p->ep <= 1 && key->pp > 2;
 	*ck = *key;
 	ck->dp = 0;
 	if (!x->ep_ov)
 		ck->mb = 0;
+	if (pp_any)
+		ck->pp = 2;
 	if (!x->core_h0_set) {
 		struct stage_key k0 = x->key0;
 		k0.dp = 0;
 		if (!x->ep_ov)
 			k0.mb = 0;
+		if (pp_any)
+			k0.pp = 2;
 		x->core_h0 = perf_memo_stage_h0(&k0);
 		x->core_h0_set = 1;
 	}
@@ -464,12 +479,12 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 {
 	if (!dp_exposed) {
 		/* perf_stage_times: no DP sync nor optimizer (neither is an
-		 * input of the memory below), and no stage cores: a probe's
-		 * misses found one in 5% of its stages, and putting them cost
-		 * more than the hits saved (issue 13, eighth round: 1.2%
-		 * more instructions on the 70B search, 0.6% on Mixtral 8x22B) */
-		stage_record_clear(ps);
-		stage_front(x, NULL, ps);
+		 * input of the memory below). Stage cores: in the eighth
+		 * round a probe's misses found one in 5% of its stages, and
+		 * putting them cost more than the hits saved (1.2% more
+		 * instructions on the 70B search); keyed by min(pp, 2)
+		 * (core_key_of) they find most */
+		stage_front_memo(x, key, ps);
 		perf_stage_memory(x, ps);
 		return;
 	}
