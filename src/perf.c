@@ -367,6 +367,27 @@ static void core_load(struct stage_ctx *x, const struct stage_core *c)
 	x->bw_hbm = c->bw_hbm;
 }
 
+/* perf_memo_stage_h0 of key, or of the same key met last in this slot
+ * on this thread (0: replica groups' keys, ctx_replica; 1: their cores',
+ * core_key_of): a layout's probes, and the layouts of one setting and
+ * depth, share them (issue 13, fifteenth round: the hash was 1.4% of the
+ * 70B search's instructions). A pure function's value, so the same. */
+static _Thread_local struct {
+	struct stage_key k;
+	uint64_t h;
+	int set;
+} h0_last[2];
+
+static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
+{
+	if (h0_last[slot].set && !memcmp(&h0_last[slot].k, key, sizeof *key))
+		return h0_last[slot].h;
+	h0_last[slot].k = *key;
+	h0_last[slot].h = perf_memo_stage_h0(key);
+	h0_last[slot].set = 1;
+	return h0_last[slot].h;
+}
+
 /* The key of x's stage core: key (x's stage key) with dp 0, and mb 0
  * unless the group overlaps its EP all-to-alls (a stage key keeps mb for
  * ZeRO-3's DP terms too, which a core does not hold: struct stage_key);
@@ -397,7 +418,7 @@ static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct
 			k0.mb = 0;
 		if (pp_any)
 			k0.pp = 2;
-		x->core_h0 = perf_memo_stage_h0(&k0);
+		x->core_h0 = stage_h0_cached(1, &k0);
 		x->core_h0_set = 1;
 	}
 }
@@ -821,7 +842,7 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	/* read by a stage's values only through the EP overlap and ZeRO-3's
 	 * DP terms (struct stage_key) */
 	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
-	x->key_h0 = with_key ? perf_memo_stage_h0(&x->key0) : 0;
+	x->key_h0 = with_key ? stage_h0_cached(0, &x->key0) : 0;
 	x->core_h0_set = 0;
 	x->dp_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
@@ -1060,7 +1081,8 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, used, &e);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r, with_memo);
+		/* no stage memo key: the DP memo's h0 is stage_dp_key's */
+		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))
 				continue;

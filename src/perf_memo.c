@@ -25,7 +25,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 3 MB per thread, and the spare stage records) however long a search
+ * 3.9 MB per thread, and the spare stage records) however long a search
  * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
@@ -45,8 +45,11 @@
  * slots, 14K of them keys seen before and evicted; 4,096 slots in pairs
  * (0.25 MB a thread) cut comm_time's instructions by a fifth (29.6M ->
  * 23M) and the search's by 0.5%, and the best-of rate rose 1-5% on the
- * loaded 2-core machine. 512 layer slots. */
-#define MEMO_COLL_BITS 12
+ * loaded 2-core machine. Fifteenth round: 8,192 slots in pairs (0.5 MB)
+ * missed 22,688 times instead of 26,039 in that search, 0.6% fewer of
+ * its instructions (the wall-clock effect of the larger table was not
+ * measurable on the shared machine). 512 layer slots. */
+#define MEMO_COLL_BITS 13
 #define MEMO_COLL (1 << MEMO_COLL_BITS)
 #define MEMO_LAYER_BITS 9
 #define MEMO_LAYER (1 << MEMO_LAYER_BITS)
@@ -73,9 +76,9 @@
  * own size: the candidates' screen (perf_dp_exposed_memo) meets each
  * stage shape at many DP degrees. Issue 13, fifteenth round, the 70B
  * search on 1,024 GPUs (one thread): 1,024 slots missed 30,533 of
- * 57,679 lookups, 4,096 (0.6 MB) 21,852, and the search took 1.8% fewer
- * instructions. */
-#define MEMO_DP_BITS 12
+ * 57,679 lookups, 4,096 (0.6 MB) 21,852 and 8,192 (1.2 MB) 18,515, for
+ * 1.8% and 2.8% fewer instructions. */
+#define MEMO_DP_BITS 13
 #define MEMO_DP (1 << MEMO_DP_BITS)
 /* Collective notes (struct memo_notes): an estimate notes two stages,
  * and a search's consecutive estimates mostly the same few; 64 slots of
@@ -246,7 +249,7 @@ struct perf_memo {
 	struct memo_core core[MEMO_STAGE];
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
-	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 0.6 MB */
+	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 1.2 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */

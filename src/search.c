@@ -804,6 +804,9 @@ struct probe_entry {
 	struct probe_key k;
 	int rc, n_probes;
 	struct fit *f;                  /* k.pp of them when rc is 0 */
+	int fill;                       /* layout_fill's return when rc is 0 */
+	int *split;                     /* its layers per stage when fill is 1 */
+	double A, B, A_lo, B_lo;
 	struct probe_entry *next;
 };
 
@@ -828,6 +831,7 @@ static void probe_share_free(struct probe_share *sh)
 		for (struct probe_entry *e = sh->bucket[i], *n; e; e = n) {
 			n = e->next;
 			free(e->f);
+			free(e->split);
 			free(e);
 		}
 	pthread_mutex_destroy(&sh->mu);
@@ -853,32 +857,53 @@ static struct probe_entry *probe_find(struct probe_share *sh, const struct probe
 	return NULL;
 }
 
-/* probe_fits(x, g, L, f, 0), through x's shared probes for a single-pool
- * layout probed at the batch's micro-batches (when this search's DP cap
- * does not lower them): a hit copies the fits and counts the probes the
- * entry counted; a miss probes and keeps them. The bound's probes at its
- * DP ranges' degrees (layout_fits_at) are not shared: 0.05% of the 70B
- * search's instructions. */
-static int probe_fits_shared(struct ctx *x, const struct gset *g, const struct layout *L,
-			     struct fit *f)
+static int layout_fill(const struct fit *f, int S, int layers, int dense, int v,
+		       struct layout *L);
+
+/* L's fits into f (probe_fits(x, g, L, f, 0)) and its layer split from
+ * them (layout_fill's return into *fill, L's split and terms set when
+ * 1), through x's shared probes for a single-pool layout probed at the
+ * batch's micro-batches (when this search's DP cap does not lower them):
+ * a hit copies what the first search found and counts the probes it
+ * counted; a miss probes, fills and keeps both. Returns probe_fits's
+ * return. */
+static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, struct fit *f,
+			int *fill)
 {
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
 	struct probe_share *sh = x->share;
 	int M = (int)(x->o->gbs / g->mbs);
-	if (!sh || L->nseg != 1 || HP_MAX(1, HP_MIN(x->max_dp, M)) != M)
-		return probe_fits(x, g, L, f, 0);
+	if (!sh || L->nseg != 1 || HP_MAX(1, HP_MIN(x->max_dp, M)) != M) {
+		int rc = probe_fits(x, g, L, f, 0);
+		if (rc == 0)
+			*fill = layout_fill(f, S, layers, dense, v, L);
+		return rc;
+	}
 	struct probe_key k;
 	memset(&k, 0, sizeof k);
 	k.g = *g;
 	k.pool = x->share_pool0 >= 0 ? x->share_pool0 : L->seg[0].pool;
 	k.tp = L->seg[0].tp;
-	k.pp = L->pp;
+	k.pp = S;
 	k.count = M;
 	pthread_mutex_lock(&sh->mu);
 	const struct probe_entry *e = probe_find(sh, &k);
 	if (e) {
 		int rc = e->rc, n = e->n_probes;
-		if (rc == 0)
-			memcpy(f, e->f, (size_t)L->pp * sizeof *f);
+		if (rc == 0) {
+			memcpy(f, e->f, (size_t)S * sizeof *f);
+			*fill = e->fill;
+			if (e->fill == 1) {
+				memcpy(L->k, e->split, (size_t)S * sizeof *L->k);
+				L->A = e->A;
+				L->B = e->B;
+				L->A_lo = e->A_lo;
+				L->B_lo = e->B_lo;
+				L->rate = 1.0 / (L->B * L->size);
+			}
+		}
 		pthread_mutex_unlock(&sh->mu);
 		x->res->stats.evaluated += n;
 		x->res->stats.probes += n;
@@ -887,18 +912,28 @@ static int probe_fits_shared(struct ctx *x, const struct gset *g, const struct l
 	pthread_mutex_unlock(&sh->mu);
 	long p0 = x->res->stats.probes;
 	int rc = probe_fits(x, g, L, f, 0);
-	struct probe_entry *ne = xmalloc(sizeof *ne);
+	struct probe_entry *ne = xcalloc(1, sizeof *ne);
 	ne->k = k;
 	ne->rc = rc;
 	ne->n_probes = (int)(x->res->stats.probes - p0);
-	ne->f = NULL;
 	if (rc == 0) {
-		ne->f = xmalloc((size_t)L->pp * sizeof *ne->f);
-		memcpy(ne->f, f, (size_t)L->pp * sizeof *f);
+		*fill = layout_fill(f, S, layers, dense, v, L);
+		ne->fill = *fill;
+		ne->f = xmalloc((size_t)S * sizeof *ne->f);
+		memcpy(ne->f, f, (size_t)S * sizeof *f);
+		if (*fill == 1) {
+			ne->split = xmalloc((size_t)S * sizeof *ne->split);
+			memcpy(ne->split, L->k, (size_t)S * sizeof *L->k);
+			ne->A = L->A;
+			ne->B = L->B;
+			ne->A_lo = L->A_lo;
+			ne->B_lo = L->B_lo;
+		}
 	}
 	pthread_mutex_lock(&sh->mu);
 	if (probe_find(sh, &k)) {       /* another thread's, the same */
 		free(ne->f);
+		free(ne->split);
 		free(ne);
 	} else {
 		size_t b = probe_bucket(&k);
@@ -949,33 +984,20 @@ static void miss_defer(struct pre_layouts *pr, const struct layout *L, const str
 	memcpy(n->f, f, (size_t)L->pp * sizeof *n->f);
 }
 
-/* Solve the layer partition of layout L under global settings g; a
- * layout that fits nowhere is noted (note_memory_miss), or kept in
- * defer's misses when not NULL. */
-static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L,
-			 struct pre_layouts *defer)
+/* The layer split of layout L (S stages, v virtual stages each) from its
+ * fits f: 1 with L's split (k) and terms (A, B, A_lo, B_lo, rate) set,
+ * -1 when the greedy fill fails at every bottleneck (a memory miss), 0
+ * when the fill at the bisection's bottleneck and at none both fail. */
+static int layout_fill(const struct fit *f, int S, int layers, int dense, int v,
+		       struct layout *L)
 {
-	const struct model_spec *m = x->m;
-	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
-	int dense = layout_dense_layers(m);
-	L->fits = 0;
-	if (S * v > layers || layers % v || S > MAX_STAGES)
-		return;
-	struct fit f[MAX_STAGES];
-	if (probe_fits_shared(x, g, L, f) < 0)
-		return;
 	int k[MAX_STAGES];
-	if (sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
-		if (defer)
-			miss_defer(defer, L, f);
-		else
-			note_memory_miss(x, g, L, f, S, layers, dense);
-		return;
-	}
+	if (sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
+		return -1;
 	double hi = fill_bisect(f, S, layers, dense, v, k);
 	if (sr_fill(f, S, layers, dense, v, hi, k) < 0 &&
 	    sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
-		return;
+		return 0;
 	double sum = 0, mx = 0, csum = 0, cmx = 0;
 	int a = 0;
 	for (int s = 0; s < S; s++) {
@@ -993,7 +1015,33 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L,
 	L->B_lo = cmx;
 	L->A_lo = (csum - cmx) / v;
 	L->rate = 1.0 / (mx * L->size);
-	L->fits = 1;
+	return 1;
+}
+
+/* Solve the layer partition of layout L under global settings g; a
+ * layout that fits nowhere is noted (note_memory_miss), or kept in
+ * defer's misses when not NULL. */
+static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L,
+			 struct pre_layouts *defer)
+{
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
+	L->fits = 0;
+	if (S * v > layers || layers % v || S > MAX_STAGES)
+		return;
+	struct fit f[MAX_STAGES];
+	int fill = 0;
+	if (solve_shared(x, g, L, f, &fill) < 0)
+		return;
+	if (fill < 0) {
+		if (defer)
+			miss_defer(defer, L, f);
+		else
+			note_memory_miss(x, g, L, f, S, layers, dense);
+		return;
+	}
+	L->fits = fill == 1;
 }
 
 static void layout_price(const struct cluster *c, struct layout *L)
@@ -1303,10 +1351,19 @@ int search_cancelled(const struct ctx *x)
 	return x->o->cancel && atomic_load(x->o->cancel);
 }
 
+/* The most layouts a setting's list grew to on this thread: a later
+ * setting's list starts at that size. Doubling from 64 copied a list of
+ * 680-byte layouts up to three times (the 70B search on 1,024 GPUs
+ * grows them to 512, two-pool layouts that do not fit pushed and
+ * dropped again): 1.2% of its instructions (issue 13, fifteenth round).
+ * Only the capacity depends on it. */
+static _Thread_local int layouts_cap_seen;
+
 static struct layout *layouts_push(struct layouts *ls)
 {
 	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? 2 * ls->cap : 64;
+		ls->cap = ls->cap ? 2 * ls->cap : HP_MAX(64, layouts_cap_seen);
+		layouts_cap_seen = HP_MAX(layouts_cap_seen, ls->cap);
 		ls->v = xrealloc(ls->v, (size_t)ls->cap * sizeof *ls->v);
 	}
 	struct layout *L = &ls->v[ls->n++];
