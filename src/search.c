@@ -2866,6 +2866,38 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	return search_inner_shared(c, m, o, res, err, sub, mem_frac, NULL, -1);
 }
 
+/* The search's results from its context x: the ranked plans with their
+ * gap to the bound, and the Pareto front (sorted, its members marked in
+ * both lists). */
+static void results_take(struct ctx *x, struct search_result *res)
+{
+	res->n_plans = x->n_top;
+	res->plans = x->top;
+	res->has_bound = x->have_bound && !res->stats.cancelled;
+	res->bound = res->has_bound ? x->bound : 0;
+	for (int i = 0; i < res->n_plans; i++) {
+		struct search_plan *sp = &res->plans[i];
+		if (res->stats.cancelled || !x->have_bound) {
+			sp->optimality = OPTIMAL_HEURISTIC;
+		} else {
+			double gap = sp->score > 0 ? (sp->score - x->bound) / sp->score : 0;
+			sp->gap = gap < 0 ? 0 : gap;
+			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
+		}
+	}
+	if (x->n_front)
+		qsort(x->front, (size_t)x->n_front, sizeof *x->front, cmp_front);
+	res->pareto = x->front;
+	res->n_pareto = x->n_front;
+	for (int i = 0; i < res->n_plans; i++)
+		for (int j = 0; j < res->n_pareto; j++)
+			if (res->plans[i].time_to_train_s == res->pareto[j].time_to_train_s &&
+			    res->plans[i].cost_to_train_usd == res->pareto[j].cost_to_train_usd)
+				res->plans[i].pareto = res->pareto[j].pareto = 1;
+	for (int j = 0; j < res->n_pareto; j++)
+		res->pareto[j].pareto = 1;
+}
+
 /* search_inner; share (NULL: none) the shared search's probes when this
  * is one of its per-pool searches, share_pool0 that pool's index there. */
 static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
@@ -2963,32 +2995,7 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	capmilp_memo_free(x.milp_memo);
 	x.milp_memo = NULL;
 
-	/* results */
-	res->n_plans = x.n_top;
-	res->plans = x.top;
-	res->has_bound = x.have_bound && !res->stats.cancelled;
-	res->bound = res->has_bound ? x.bound : 0;
-	for (int i = 0; i < res->n_plans; i++) {
-		struct search_plan *sp = &res->plans[i];
-		if (res->stats.cancelled || !x.have_bound) {
-			sp->optimality = OPTIMAL_HEURISTIC;
-		} else {
-			double gap = sp->score > 0 ? (sp->score - x.bound) / sp->score : 0;
-			sp->gap = gap < 0 ? 0 : gap;
-			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
-		}
-	}
-	if (x.n_front)
-		qsort(x.front, (size_t)x.n_front, sizeof *x.front, cmp_front);
-	res->pareto = x.front;
-	res->n_pareto = x.n_front;
-	for (int i = 0; i < res->n_plans; i++)
-		for (int j = 0; j < res->n_pareto; j++)
-			if (res->plans[i].time_to_train_s == res->pareto[j].time_to_train_s &&
-			    res->plans[i].cost_to_train_usd == res->pareto[j].cost_to_train_usd)
-				res->plans[i].pareto = res->pareto[j].pareto = 1;
-	for (int j = 0; j < res->n_pareto; j++)
-		res->pareto[j].pareto = 1;
+	results_take(&x, res);
 	res->stats.seconds = hp_now() - t0;
 	explain_idle(&x);
 	if (!res->n_plans) {

@@ -1133,6 +1133,44 @@ static void combo_plan_free(struct plan *p, int framed)
 		plan_free(p);
 }
 
+/* Plan p's replica groups for groups gi (k of them): in rep_buf and
+ * st_buf (try_combo's frame) when they fit there, returning 1; else in
+ * one allocation and one a group (add_replica's), returning 0. Most
+ * candidates end before they are kept (refused or screened): try_combo
+ * copies a framed plan to the heap (plan_copy) once it is estimated,
+ * before anything keeps it. The per-candidate allocations and frees were
+ * 1.4% of the 70B search's instructions (issue 13, fifteenth round). */
+static int combo_plan_groups(const struct ctx *x, const struct gset *g,
+			     const struct group_in *gi, int k, struct plan *p,
+			     struct replica *rep_buf, struct stage *st_buf)
+{
+	int n_rep = 0, n_st = 0;
+	for (int i = 0; i < k; i++) {
+		int groups = (gi[i].count - gi[i].n_lo > 0) + (gi[i].n_lo > 0);
+		n_rep += groups;
+		n_st += groups * gi[i].L->pp;
+	}
+	int framed = n_rep <= 2 * (HP_MAX_POOLS + 1) && n_st <= COMBO_FRAME_STAGES;
+	p->replicas = framed ? rep_buf : xmalloc((size_t)n_rep * sizeof *p->replicas);
+	n_st = 0;
+	for (int i = 0; i < k; i++) {
+		struct replica *r = p->replicas;
+		int hi_n = gi[i].count - gi[i].n_lo, pp = gi[i].L->pp;
+		if (hi_n > 0) {
+			replica_fill_in(&r[p->n_replicas++], gi[i].L, hi_n, gi[i].m, g->mbs,
+					x->o->gbs, framed ? st_buf + n_st : NULL);
+			n_st += pp;
+		}
+		if (gi[i].n_lo > 0) {
+			replica_fill_in(&r[p->n_replicas++], gi[i].L, gi[i].n_lo,
+					gi[i].m - gi[i].q, g->mbs, x->o->gbs,
+					framed ? st_buf + n_st : NULL);
+			n_st += pp;
+		}
+	}
+	return framed;
+}
+
 /* Score one combination of layouts and counts: build the plan, check it
  * (validity, --framework), estimate it and keep it. Returns 0 when it was
  * scored (time_s/cost_usd, when not NULL, get its time and cost to train;
@@ -1167,38 +1205,9 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
 	plan_globals(&sp.plan, x, g);
-	/* The replica groups and their stages in this frame when they fit
-	 * in it (most candidates end here: refused or screened), copied to
-	 * the heap (plan_copy) once estimated, before anything keeps the
-	 * plan; else in one allocation and one a group (add_replica's). The
-	 * per-candidate allocations and frees were 1.4% of the 70B search's
-	 * instructions (issue 13, fifteenth round). */
 	struct replica rep_buf[2 * (HP_MAX_POOLS + 1)];
 	struct stage st_buf[COMBO_FRAME_STAGES];
-	int n_rep = 0, n_st = 0;
-	for (int i = 0; i < k; i++) {
-		int groups = (gi[i].count - gi[i].n_lo > 0) + (gi[i].n_lo > 0);
-		n_rep += groups;
-		n_st += groups * gi[i].L->pp;
-	}
-	int framed = n_rep <= (int)HP_ARRAY_LEN(rep_buf) && n_st <= COMBO_FRAME_STAGES;
-	sp.plan.replicas = framed ? rep_buf : xmalloc((size_t)n_rep * sizeof *sp.plan.replicas);
-	n_st = 0;
-	for (int i = 0; i < k; i++) {
-		struct replica *r = sp.plan.replicas;
-		int hi_n = gi[i].count - gi[i].n_lo, pp = gi[i].L->pp;
-		if (hi_n > 0) {
-			replica_fill_in(&r[sp.plan.n_replicas++], gi[i].L, hi_n, gi[i].m, g->mbs,
-					x->o->gbs, framed ? st_buf + n_st : NULL);
-			n_st += pp;
-		}
-		if (gi[i].n_lo > 0) {
-			replica_fill_in(&r[sp.plan.n_replicas++], gi[i].L, gi[i].n_lo,
-					gi[i].m - gi[i].q, g->mbs, x->o->gbs,
-					framed ? st_buf + n_st : NULL);
-			n_st += pp;
-		}
-	}
+	int framed = combo_plan_groups(x, g, gi, k, &sp.plan, rep_buf, st_buf);
 	/* an empty error, not a zeroed one: nothing reads past the
 	 * terminator (as search.c's probes) */
 	struct hp_err err;

@@ -19,9 +19,10 @@ static volatile double sink;
 
 /* `bench CASE [OBJECTIVE]` runs only the planner cases whose name holds
  * CASE (and only that objective), for profiling one of them. For
- * callgrind, BENCH_THREADS=N runs the objective cases on N threads (0:
- * the online cores, the default) and BENCH_REPS=N runs each search N
- * times instead of the case's own count. */
+ * callgrind, BENCH_THREADS=N runs the objective cases, and the
+ * evaluation rate's second run, on N threads (0: the online cores, the
+ * default) and BENCH_REPS=N runs each search N times instead of the
+ * case's own count. */
 static const char *only_case, *only_obj;
 static int env_threads, env_reps;
 
