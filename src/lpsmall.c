@@ -243,12 +243,25 @@ static int lps_entering(struct lps *s, int p, int dir)
 	for (int i = 0; i < m; i++) {
 		double r = s->binv[p][i];
 		const double *ai = s->a + (size_t)i * n;
-		if (r != 0 && s->dense[i])
-			for (int j = 0; j < n; j++)
-				s->alpha[m + j] -= r * ai[j];
-		else if (r != 0)
+		double *al = s->alpha + m;
+		if (r != 0 && s->dense[i]) {
+			/* four entries a pass, each the same multiply and
+			 * subtract (so the same bits): the loop's own
+			 * instructions were a third of it (issue 13, fifteenth
+			 * round: this loop was 2.3% of the 70B search) */
+			int j = 0;
+			for (; j + 4 <= n; j += 4) {
+				al[j] -= r * ai[j];
+				al[j + 1] -= r * ai[j + 1];
+				al[j + 2] -= r * ai[j + 2];
+				al[j + 3] -= r * ai[j + 3];
+			}
+			for (; j < n; j++)
+				al[j] -= r * ai[j];
+		} else if (r != 0) {
 			for (int k = s->rp[i]; k < s->rp[i + 1]; k++)
 				s->alpha[m + s->rj[k]] -= r * s->rv[k];
+		}
 	}
 	for (int v = 0; v < nv; v++)
 		if (s->st[v] && fabs(s->alpha[v]) > amax)

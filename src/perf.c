@@ -367,22 +367,58 @@ static void core_load(struct stage_ctx *x, const struct stage_core *c)
 	x->bw_hbm = c->bw_hbm;
 }
 
+/* perf_memo_stage_h0 of key, or of the same key met last in this slot
+ * on this thread (0: replica groups' keys, ctx_replica; 1: their cores',
+ * core_key_of): a layout's probes, and the layouts of one setting and
+ * depth, share them (issue 13, fifteenth round: the hash was 1.4% of the
+ * 70B search's instructions). A pure function's value, so the same. */
+static _Thread_local struct {
+	struct stage_key k;
+	uint64_t h;
+	int set;
+} h0_last[2];
+
+static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
+{
+	if (h0_last[slot].set && !memcmp(&h0_last[slot].k, key, sizeof *key))
+		return h0_last[slot].h;
+	h0_last[slot].k = *key;
+	h0_last[slot].h = perf_memo_stage_h0(key);
+	h0_last[slot].set = 1;
+	return h0_last[slot].h;
+}
+
 /* The key of x's stage core: key (x's stage key) with dp 0, and mb 0
  * unless the group overlaps its EP all-to-alls (a stage key keeps mb for
  * ZeRO-3's DP terms too, which a core does not hold: struct stage_key);
- * its h0 once per replica group. */
+ * its h0 once per replica group. Without expert parallelism, the depth
+ * as min(pp, 2): of what a core holds, only the EP terms read the depth
+ * itself (perf_stage_ep: plan_ep_overlap_on and ep_overlap_exposed,
+ * after its return for EP 1); perf_stage_compute reads pp > 1 (the
+ * embedding's copy), perf_stage_pp which neighbours exist (the key's
+ * prev_pool and next_pool, -1 for none) and the stage's side of each
+ * (the index against the neighbour's), and the TP and CP terms not at
+ * all. The DP sync (tied embeddings, DeepSpeed) and the memory (NCCL's
+ * buffers, the activations in flight) do read it, and no core holds
+ * them. Issue 13, fifteenth round: a layout probe's stages are met
+ * again at every depth of the PP ladder. */
 static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct stage_key *ck)
 {
+	int pp_any = x->p->ep <= 1 && key->pp > 2;
 	*ck = *key;
 	ck->dp = 0;
 	if (!x->ep_ov)
 		ck->mb = 0;
+	if (pp_any)
+		ck->pp = 2;
 	if (!x->core_h0_set) {
 		struct stage_key k0 = x->key0;
 		k0.dp = 0;
 		if (!x->ep_ov)
 			k0.mb = 0;
-		x->core_h0 = perf_memo_stage_h0(&k0);
+		if (pp_any)
+			k0.pp = 2;
+		x->core_h0 = stage_h0_cached(1, &k0);
 		x->core_h0_set = 1;
 	}
 }
@@ -464,12 +500,12 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 {
 	if (!dp_exposed) {
 		/* perf_stage_times: no DP sync nor optimizer (neither is an
-		 * input of the memory below), and no stage cores: a probe's
-		 * misses found one in 5% of its stages, and putting them cost
-		 * more than the hits saved (issue 13, eighth round: 1.2%
-		 * more instructions on the 70B search, 0.6% on Mixtral 8x22B) */
-		stage_record_clear(ps);
-		stage_front(x, NULL, ps);
+		 * input of the memory below). Stage cores: in the eighth
+		 * round a probe's misses found one in 5% of its stages, and
+		 * putting them cost more than the hits saved (1.2% more
+		 * instructions on the 70B search); keyed by min(pp, 2)
+		 * (core_key_of) they find most */
+		stage_front_memo(x, key, ps);
 		perf_stage_memory(x, ps);
 		return;
 	}
@@ -543,16 +579,60 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 			   struct perf_stage *ps)
 {
 	record_from(x, &hit->ps, ps);
-	if (hit->index != x->index || hit->mb != x->mb) {
+	/* loaded on every hit, not only for perf_stage_memory_at below: the
+	 * next stage of the same key reads them (stage_as_previous) */
+	x->act = hit->act;
+	x->act_work = hit->act_work;
+	x->params = hit->params;
+	x->eparams = hit->eparams;
+	x->unit = hit->unit;
+	x->bw_hbm = hit->bw_hbm;
+	if (hit->index != x->index || hit->mb != x->mb)
 		/* another index or mb: the same stage but for its memory */
-		x->act = hit->act;
-		x->act_work = hit->act_work;
-		x->params = hit->params;
-		x->eparams = hit->eparams;
-		x->unit = hit->unit;
-		x->bw_hbm = hit->bw_hbm;
 		perf_stage_memory_at(x, ps);
-	}
+}
+
+/* Whether stage i of x's replica group (x at it: ctx_stage) has the
+ * stage key of stage i - 1, which x was at before (its crossings in
+ * prev_cross): both in the middle of the pipeline (neither first nor
+ * last, so end_pool -1 for both), on one pool at one TP, of as many
+ * layers and MoE layers, their neighbours on one pool, the same node
+ * crossings, and no EP overlap (whose ep_tail is the index). The fields
+ * key0 holds are the replica group's. Checked field by field, as
+ * stage_key_of sets them, without building either key. */
+static int stage_key_as_previous(const struct stage_ctx *x, int i, int prev_cross)
+{
+	if (i < 2 || i >= x->pp - 1 || x->ep_ov)
+		return 0;
+	const struct stage *sts = x->rep->stages;
+	const struct stage *a = &sts[i - 1], *b = &sts[i];
+	if (a->pool != b->pool || a->tp != b->tp || sts[i - 2].pool != a->pool ||
+	    sts[i + 1].pool != b->pool)
+		return 0;
+	if ((x->cross_prev | x->cross_next << 1) != prev_cross)
+		return 0;
+	if (a->first_layer == b->first_layer && a->last_layer == b->last_layer)
+		return 1;
+	return a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
+	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
+	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+}
+
+/* Stage ps of x from prev, the record of the stage before it, of the
+ * same key (stage_key_as_previous): what the memo's entry for that key
+ * gives (stage_from_hit: prev is that entry's record, but for its layer
+ * range, group and index and the memory at its index), x's memory
+ * inputs still prev's (perf_stage_times: computed, or loaded from the
+ * hit). Only perf_stage_memory_at reads the index; it writes the
+ * in-flight activations, slack, total and fit, and reads only fields no
+ * index changes. So the same bits as the memo's path, without building
+ * the key and looking it up (issue 13, fifteenth round: most stages of
+ * a layout probe are middle stages like their neighbour). */
+static void stage_as_previous(struct stage_ctx *x, const struct perf_stage *prev,
+			      struct perf_stage *ps)
+{
+	record_from(x, prev, ps);
+	perf_stage_memory_at(x, ps);
 }
 
 /* The memo entry for a stage, completed (a stage's records and memory
@@ -762,7 +842,7 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	/* read by a stage's values only through the EP overlap and ZeRO-3's
 	 * DP terms (struct stage_key) */
 	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
-	x->key_h0 = with_key ? perf_memo_stage_h0(&x->key0) : 0;
+	x->key_h0 = with_key ? stage_h0_cached(0, &x->key0) : 0;
 	x->core_h0_set = 0;
 	x->dp_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
@@ -1001,7 +1081,8 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, used, &e);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		ctx_replica(&x, r, with_memo);
+		/* no stage memo key: the DP memo's h0 is stage_dp_key's */
+		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))
 				continue;
@@ -1066,9 +1147,14 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 		ctx_replica(&x, r, 1);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
+			int prev_cross = x.cross_prev | x.cross_next << 1;
 			ctx_stage(&x, i);
 			ps->group = r;
 			ps->index = i;
+			if (stage_key_as_previous(&x, i, prev_cross)) {
+				stage_as_previous(&x, ps - 1, ps);
+				continue;
+			}
 			struct stage_key key;
 			stage_key_of(&x, &key);
 			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);

@@ -385,7 +385,7 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 {
 	const struct plan *p = x->p;
 	const struct perf_calib *k = x->k;
-	double T = x->T, h = x->m->hidden, V = model_out_dim(x->m);
+	double T = x->T, h = x->m->hidden;
 	int tp = x->tp, pp = x->pp, i = x->index;
 	/* Activations kept for backward, per layer and token (x->act, model.c
 	 * layer_act_terms): for a Llama layer under Transformer Engine with
@@ -417,7 +417,9 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 		inflight = pp - i;
 	if (inflight > x->mb)
 		inflight = x->mb;
-	double acts = (x->act + fp8_saved_delta(x)) * inflight;
+	/* fp8_saved_delta is 0 unless the plan is FP8 (read first: this
+	 * runs for every stage of a layout probe) */
+	double acts = (x->act + (p->precision == HP_FP8 ? fp8_saved_delta(x) : 0)) * inflight;
 	if (x->ckpt) {
 		/* One layer's full activations while it is recomputed and run
 		 * backward; under SP that includes the two all-gathered
@@ -430,7 +432,7 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 	if (x->last) {
 		/* fp32 hidden state and logits; the eager loss holds three fp32
 		 * copies of the logits in its backward. */
-		double copies = p->loss == LOSS_EAGER ? 3 : 1;
+		double copies = p->loss == LOSS_EAGER ? 3 : 1, V = model_out_dim(x->m);
 		acts += 4 * T * (h + copies * V) / tp;
 	}
 	if (x->first)

@@ -25,7 +25,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 2.5 MB per thread, and the spare stage records) however long a search
+ * 3.9 MB per thread, and the spare stage records) however long a search
  * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
@@ -45,8 +45,11 @@
  * slots, 14K of them keys seen before and evicted; 4,096 slots in pairs
  * (0.25 MB a thread) cut comm_time's instructions by a fifth (29.6M ->
  * 23M) and the search's by 0.5%, and the best-of rate rose 1-5% on the
- * loaded 2-core machine. 512 layer slots. */
-#define MEMO_COLL_BITS 12
+ * loaded 2-core machine. Fifteenth round: 8,192 slots in pairs (0.5 MB)
+ * missed 22,688 times instead of 26,039 in that search, 0.6% fewer of
+ * its instructions (the wall-clock effect of the larger table was not
+ * measurable on the shared machine). 512 layer slots. */
+#define MEMO_COLL_BITS 13
 #define MEMO_COLL (1 << MEMO_COLL_BITS)
 #define MEMO_LAYER_BITS 9
 #define MEMO_LAYER (1 << MEMO_LAYER_BITS)
@@ -69,6 +72,14 @@
  * on the shared 2-core machine). */
 #define MEMO_STAGE_BITS 10
 #define MEMO_STAGE (1 << MEMO_STAGE_BITS)
+/* The exposed DP syncs (struct memo_dp, 0.15 KB) have a table of their
+ * own size: the candidates' screen (perf_dp_exposed_memo) meets each
+ * stage shape at many DP degrees. Issue 13, fifteenth round, the 70B
+ * search on 1,024 GPUs (one thread): 1,024 slots missed 30,533 of
+ * 57,679 lookups, 4,096 (0.6 MB) 21,852 and 8,192 (1.2 MB) 18,515, for
+ * 1.8% and 2.8% fewer instructions. */
+#define MEMO_DP_BITS 13
+#define MEMO_DP (1 << MEMO_DP_BITS)
 /* Collective notes (struct memo_notes): an estimate notes two stages,
  * and a search's consecutive estimates mostly the same few; 64 slots of
  * 0.66 KB. Issue 13, tenth round: recomputing them on every estimate
@@ -239,7 +250,7 @@ struct perf_memo {
 	struct memo_core core[MEMO_STAGE];
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
-	struct memo_dp dp[MEMO_STAGE];   /* exposed DP syncs, 0.15 MB */
+	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 1.2 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
@@ -621,7 +632,7 @@ uint64_t perf_memo_stage_h0(const struct stage_key *key)
  * independent multiplies (issue 13, seventh round: a chain of them was
  * 4% of a search), and no two adjacent loads for the compiler to merge
  * into a wide one again; the top bits of a last multiply pick the slot. */
-static size_t stage_slot(const struct stage_key *key, uint64_t h0)
+static uint64_t stage_hash(const struct stage_key *key, uint64_t h0)
 {
 	uint64_t a = h0 + (uint64_t)(uint32_t)key->pool * 0x9e3779b97f4a7c15ull +
 		     (uint64_t)(uint32_t)key->tp * 0xc2b2ae3d27d4eb4full +
@@ -633,7 +644,18 @@ static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 		     (uint64_t)(uint32_t)key->cross * 0xbf58476d1ce4e5b9ull;
 	uint64_t h = (a ^ (b >> 29) ^ (b << 17)) * 0x9e3779b97f4a7c15ull;
 	h ^= h >> 31;
-	return (size_t)((h * 0xff51afd7ed558ccdull) >> (64 - MEMO_STAGE_BITS));
+	return h * 0xff51afd7ed558ccdull;
+}
+
+static size_t stage_slot(const struct stage_key *key, uint64_t h0)
+{
+	return (size_t)(stage_hash(key, h0) >> (64 - MEMO_STAGE_BITS));
+}
+
+/* The DP table's slot: its own, larger table (MEMO_DP_BITS). */
+static size_t dp_slot(const struct stage_key *key, uint64_t h0)
+{
+	return (size_t)(stage_hash(key, h0) >> (64 - MEMO_DP_BITS));
 }
 
 /* The stage-keyed tables share one lookup and one store: a slot of the
@@ -662,14 +684,14 @@ STAGE_TABLE(perf_memo_memst, perf_memo_memst_put, memst, memo_memst, struct stag
 
 const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)
 {
-	const struct memo_dp *e = &mo->dp[stage_slot(key, h0)];
+	const struct memo_dp *e = &mo->dp[dp_slot(key, h0)];
 	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
 }
 
 void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
 		      double dp_exposed)
 {
-	struct memo_dp *e = &mo->dp[stage_slot(key, h0)];
+	struct memo_dp *e = &mo->dp[dp_slot(key, h0)];
 	e->gen = mo->gen;
 	e->key = *key;
 	e->v = dp_exposed;

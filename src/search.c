@@ -36,6 +36,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,16 +585,20 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 {
 	double worst = 0;
 	int a = 0;
-	struct layout E = *L;
 	for (int s = 0; s < S; s++) {
 		int k = layers / S + (s < layers % S);
-		E.k[s] = k;
 		worst = fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
 		a += k;
 	}
 	double now = mem_miss_now(x);
 	if (now > 0 && worst >= now)
 		return;
+	/* the layout with its even split, copied only past the test above,
+	 * which most misses fail (issue 13, fifteenth round: 1.3M fewer
+	 * instructions in the 70B search on 1,024 GPUs) */
+	struct layout E = *L;
+	for (int s = 0; s < S; s++)
+		E.k[s] = layers / S + (s < layers % S);
 	long M = x->o->gbs / g->mbs;
 	int count = HP_MAX(1, (int)HP_MIN((long)fit_count(x, L, x->cap), M));
 	int q = g->sched == SCHED_INTERLEAVED ? S : 1;
@@ -773,6 +778,172 @@ int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
 	return 0;
 }
 
+/* Single-pool layout probes shared by a search and its per-pool searches
+ * (pool_search_run: the best plan on each pool alone, on a cluster of
+ * that pool only). A probe reads of the cluster only its pool's record
+ * and the cluster-wide network fields the per-pool cluster copies (a
+ * one-pool plan has no other pool: perf.c's plan_pools gives other_pool
+ * -1), and of the search the model, the options the per-pool search
+ * copies, the setting, the layout, the probe's replica count and the
+ * memory fraction: so the same fits, bit for bit, in both searches where
+ * the count is the same, the batch's micro-batches (gbs / mbs) when
+ * neither cluster caps it. Keyed by the setting, the shared search's
+ * pool index, TP, PP and count; an entry keeps probe_fits's return, the
+ * probes it counted (a hit counts them again: the same counters whichever
+ * search probed first, on any thread count) and the fits. Issue 13,
+ * fifteenth round: 70B on 1,024 GPUs of 3 pools, whose per-pool searches
+ * probed 9,426 times beside the shared search's 20,661. */
+struct probe_key {
+	struct gset g;
+	int pool, tp, pp, count;
+};
+_Static_assert(sizeof(struct probe_key) == sizeof(struct gset) + 4 * sizeof(int),
+	       "struct probe_key compares as bytes");
+
+struct probe_entry {
+	struct probe_key k;
+	int rc, n_probes;
+	struct fit *f;                  /* k.pp of them when rc is 0 */
+	int fill;                       /* layout_fill's return when rc is 0 */
+	int *split;                     /* its layers per stage when fill is 1 */
+	double A, B, A_lo, B_lo;
+	struct probe_entry *next;
+};
+
+#define PROBE_SHARE_BUCKETS 4096
+struct probe_share {
+	pthread_mutex_t mu;
+	struct probe_entry *bucket[PROBE_SHARE_BUCKETS];
+};
+
+static struct probe_share *probe_share_new(void)
+{
+	struct probe_share *sh = xcalloc(1, sizeof *sh);
+	pthread_mutex_init(&sh->mu, NULL);
+	return sh;
+}
+
+static void probe_share_free(struct probe_share *sh)
+{
+	if (!sh)
+		return;
+	for (size_t i = 0; i < PROBE_SHARE_BUCKETS; i++)
+		for (struct probe_entry *e = sh->bucket[i], *n; e; e = n) {
+			n = e->next;
+			free(e->f);
+			free(e->split);
+			free(e);
+		}
+	pthread_mutex_destroy(&sh->mu);
+	free(sh);
+}
+
+static size_t probe_bucket(const struct probe_key *k)
+{
+	unsigned char b[sizeof *k];
+	memcpy(b, k, sizeof b);
+	uint64_t h = 14695981039346656037ull;   /* FNV-1a */
+	for (size_t i = 0; i < sizeof b; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return (size_t)(h >> 32) % PROBE_SHARE_BUCKETS;
+}
+
+/* The entry of k in sh, or NULL (sh->mu held). */
+static struct probe_entry *probe_find(struct probe_share *sh, const struct probe_key *k)
+{
+	for (struct probe_entry *e = sh->bucket[probe_bucket(k)]; e; e = e->next)
+		if (!memcmp(&e->k, k, sizeof *k))
+			return e;
+	return NULL;
+}
+
+static int layout_fill(const struct fit *f, int S, int layers, int dense, int v,
+		       struct layout *L);
+
+/* L's fits into f (probe_fits(x, g, L, f, 0)) and its layer split from
+ * them (layout_fill's return into *fill, L's split and terms set when
+ * 1), through x's shared probes for a single-pool layout probed at the
+ * batch's micro-batches (when this search's DP cap does not lower them):
+ * a hit copies what the first search found and counts the probes it
+ * counted; a miss probes, fills and keeps both. Returns probe_fits's
+ * return. */
+static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, struct fit *f,
+			int *fill)
+{
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
+	struct probe_share *sh = x->share;
+	int M = (int)(x->o->gbs / g->mbs);
+	if (!sh || L->nseg != 1 || HP_MAX(1, HP_MIN(x->max_dp, M)) != M) {
+		int rc = probe_fits(x, g, L, f, 0);
+		if (rc == 0)
+			*fill = layout_fill(f, S, layers, dense, v, L);
+		return rc;
+	}
+	struct probe_key k;
+	memset(&k, 0, sizeof k);
+	k.g = *g;
+	k.pool = x->share_pool0 >= 0 ? x->share_pool0 : L->seg[0].pool;
+	k.tp = L->seg[0].tp;
+	k.pp = S;
+	k.count = M;
+	pthread_mutex_lock(&sh->mu);
+	const struct probe_entry *e = probe_find(sh, &k);
+	if (e) {
+		int rc = e->rc, n = e->n_probes;
+		if (rc == 0) {
+			memcpy(f, e->f, (size_t)S * sizeof *f);
+			*fill = e->fill;
+			if (e->fill == 1) {
+				memcpy(L->k, e->split, (size_t)S * sizeof *L->k);
+				L->A = e->A;
+				L->B = e->B;
+				L->A_lo = e->A_lo;
+				L->B_lo = e->B_lo;
+				L->rate = 1.0 / (L->B * L->size);
+			}
+		}
+		pthread_mutex_unlock(&sh->mu);
+		x->res->stats.evaluated += n;
+		x->res->stats.probes += n;
+		return rc;
+	}
+	pthread_mutex_unlock(&sh->mu);
+	long p0 = x->res->stats.probes;
+	int rc = probe_fits(x, g, L, f, 0);
+	struct probe_entry *ne = xcalloc(1, sizeof *ne);
+	ne->k = k;
+	ne->rc = rc;
+	ne->n_probes = (int)(x->res->stats.probes - p0);
+	if (rc == 0) {
+		*fill = layout_fill(f, S, layers, dense, v, L);
+		ne->fill = *fill;
+		ne->f = xmalloc((size_t)S * sizeof *ne->f);
+		memcpy(ne->f, f, (size_t)S * sizeof *f);
+		if (*fill == 1) {
+			ne->split = xmalloc((size_t)S * sizeof *ne->split);
+			memcpy(ne->split, L->k, (size_t)S * sizeof *L->k);
+			ne->A = L->A;
+			ne->B = L->B;
+			ne->A_lo = L->A_lo;
+			ne->B_lo = L->B_lo;
+		}
+	}
+	pthread_mutex_lock(&sh->mu);
+	if (probe_find(sh, &k)) {       /* another thread's, the same */
+		free(ne->f);
+		free(ne->split);
+		free(ne);
+	} else {
+		size_t b = probe_bucket(&k);
+		ne->next = sh->bucket[b];
+		sh->bucket[b] = ne;
+	}
+	pthread_mutex_unlock(&sh->mu);
+	return rc;
+}
+
 /* A layout that fits nowhere, met while a setting's layouts were solved
  * ahead (struct pre_layouts): note_memory_miss's inputs, for the setting
  * to note when it runs. */
@@ -813,33 +984,20 @@ static void miss_defer(struct pre_layouts *pr, const struct layout *L, const str
 	memcpy(n->f, f, (size_t)L->pp * sizeof *n->f);
 }
 
-/* Solve the layer partition of layout L under global settings g; a
- * layout that fits nowhere is noted (note_memory_miss), or kept in
- * defer's misses when not NULL. */
-static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L,
-			 struct pre_layouts *defer)
+/* The layer split of layout L (S stages, v virtual stages each) from its
+ * fits f: 1 with L's split (k) and terms (A, B, A_lo, B_lo, rate) set,
+ * -1 when the greedy fill fails at every bottleneck (a memory miss), 0
+ * when the fill at the bisection's bottleneck and at none both fail. */
+static int layout_fill(const struct fit *f, int S, int layers, int dense, int v,
+		       struct layout *L)
 {
-	const struct model_spec *m = x->m;
-	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
-	int dense = layout_dense_layers(m);
-	L->fits = 0;
-	if (S * v > layers || layers % v || S > MAX_STAGES)
-		return;
-	struct fit f[MAX_STAGES];
-	if (probe_fits(x, g, L, f, 0) < 0)
-		return;
 	int k[MAX_STAGES];
-	if (sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0) {
-		if (defer)
-			miss_defer(defer, L, f);
-		else
-			note_memory_miss(x, g, L, f, S, layers, dense);
-		return;
-	}
+	if (sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
+		return -1;
 	double hi = fill_bisect(f, S, layers, dense, v, k);
 	if (sr_fill(f, S, layers, dense, v, hi, k) < 0 &&
 	    sr_fill(f, S, layers, dense, v, HUGE_VAL, k) < 0)
-		return;
+		return 0;
 	double sum = 0, mx = 0, csum = 0, cmx = 0;
 	int a = 0;
 	for (int s = 0; s < S; s++) {
@@ -857,7 +1015,33 @@ static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L,
 	L->B_lo = cmx;
 	L->A_lo = (csum - cmx) / v;
 	L->rate = 1.0 / (mx * L->size);
-	L->fits = 1;
+	return 1;
+}
+
+/* Solve the layer partition of layout L under global settings g; a
+ * layout that fits nowhere is noted (note_memory_miss), or kept in
+ * defer's misses when not NULL. */
+static void solve_layout(struct ctx *x, const struct gset *g, struct layout *L,
+			 struct pre_layouts *defer)
+{
+	const struct model_spec *m = x->m;
+	int S = L->pp, layers = m->layers, v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	int dense = layout_dense_layers(m);
+	L->fits = 0;
+	if (S * v > layers || layers % v || S > MAX_STAGES)
+		return;
+	struct fit f[MAX_STAGES];
+	int fill = 0;
+	if (solve_shared(x, g, L, f, &fill) < 0)
+		return;
+	if (fill < 0) {
+		if (defer)
+			miss_defer(defer, L, f);
+		else
+			note_memory_miss(x, g, L, f, S, layers, dense);
+		return;
+	}
+	L->fits = fill == 1;
 }
 
 static void layout_price(const struct cluster *c, struct layout *L)
@@ -1167,10 +1351,19 @@ int search_cancelled(const struct ctx *x)
 	return x->o->cancel && atomic_load(x->o->cancel);
 }
 
+/* The most layouts a setting's list grew to on this thread: a later
+ * setting's list starts at that size. Doubling from 64 copied a list of
+ * 680-byte layouts up to three times (the 70B search on 1,024 GPUs
+ * grows them to 512, two-pool layouts that do not fit pushed and
+ * dropped again): 1.2% of its instructions (issue 13, fifteenth round).
+ * Only the capacity depends on it. */
+static _Thread_local int layouts_cap_seen;
+
 static struct layout *layouts_push(struct layouts *ls)
 {
 	if (ls->n == ls->cap) {
-		ls->cap = ls->cap ? 2 * ls->cap : 64;
+		ls->cap = ls->cap ? 2 * ls->cap : HP_MAX(64, layouts_cap_seen);
+		layouts_cap_seen = HP_MAX(layouts_cap_seen, ls->cap);
 		ls->v = xrealloc(ls->v, (size_t)ls->cap * sizeof *ls->v);
 	}
 	struct layout *L = &ls->v[ls->n++];
@@ -2337,6 +2530,11 @@ struct pool_search {
 	struct search_result sr;
 };
 
+static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
+			       const struct search_opts *o, struct search_result *res,
+			       struct hp_err *err, int sub, double mem_frac,
+			       struct probe_share *share, int share_pool0);
+
 static void pool_search_run(void *arg)
 {
 	struct pool_search *ps = arg;
@@ -2350,7 +2548,7 @@ static void pool_search_run(void *arg)
 	so.progress = NULL;
 	so.threads = 1;
 	struct hp_err err = { 0 };
-	search_inner(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac);
+	search_inner_shared(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac, x->share, ps->i);
 	free(sc);
 }
 
@@ -2665,6 +2863,48 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
 			struct hp_err *err, int sub, double mem_frac)
 {
+	return search_inner_shared(c, m, o, res, err, sub, mem_frac, NULL, -1);
+}
+
+/* The search's results from its context x: the ranked plans with their
+ * gap to the bound, and the Pareto front (sorted, its members marked in
+ * both lists). */
+static void results_take(struct ctx *x, struct search_result *res)
+{
+	res->n_plans = x->n_top;
+	res->plans = x->top;
+	res->has_bound = x->have_bound && !res->stats.cancelled;
+	res->bound = res->has_bound ? x->bound : 0;
+	for (int i = 0; i < res->n_plans; i++) {
+		struct search_plan *sp = &res->plans[i];
+		if (res->stats.cancelled || !x->have_bound) {
+			sp->optimality = OPTIMAL_HEURISTIC;
+		} else {
+			double gap = sp->score > 0 ? (sp->score - x->bound) / sp->score : 0;
+			sp->gap = gap < 0 ? 0 : gap;
+			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
+		}
+	}
+	if (x->n_front)
+		qsort(x->front, (size_t)x->n_front, sizeof *x->front, cmp_front);
+	res->pareto = x->front;
+	res->n_pareto = x->n_front;
+	for (int i = 0; i < res->n_plans; i++)
+		for (int j = 0; j < res->n_pareto; j++)
+			if (res->plans[i].time_to_train_s == res->pareto[j].time_to_train_s &&
+			    res->plans[i].cost_to_train_usd == res->pareto[j].cost_to_train_usd)
+				res->plans[i].pareto = res->pareto[j].pareto = 1;
+	for (int j = 0; j < res->n_pareto; j++)
+		res->pareto[j].pareto = 1;
+}
+
+/* search_inner; share (NULL: none) the shared search's probes when this
+ * is one of its per-pool searches, share_pool0 that pool's index there. */
+static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
+			       const struct search_opts *o, struct search_result *res,
+			       struct hp_err *err, int sub, double mem_frac,
+			       struct probe_share *share, int share_pool0)
+{
 	memset(res, 0, sizeof *res);
 	double t0 = hp_now();
 	if (o->gbs <= 0)
@@ -2717,10 +2957,18 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 	struct gset *gs = xmalloc((size_t)ng * sizeof *gs);
 	enum_gsets(&x, gs);
 	res->stats.settings = ng;
-	x.milp_memo = capmilp_memo_new();
+	/* the count MILPs' memo (search_counts.c, milp_counts): deadline
+	 * and budget searches only; its 16,384 cleared slots were 0.8% of
+	 * a throughput search's instructions (four searches: the shared
+	 * one and each pool's), for no lookup */
+	x.milp_memo = o->objective == OBJ_DEADLINE || o->objective == OBJ_BUDGET
+			      ? capmilp_memo_new() : NULL;
 	/* the best plan on each pool alone, searched while the settings are
 	 * (side tasks) and taken in pool order after them */
 	int n_side = !sub && c->n_pools > 1 ? c->n_pools : 0;
+	struct probe_share *own_share = n_side ? probe_share_new() : NULL;
+	x.share = n_side ? own_share : share;
+	x.share_pool0 = n_side ? -1 : share_pool0;
 	/* on the heap: 16 results of about 29 KB each are too much for a
 	 * stack that a user's ulimit or a C library may keep small */
 	struct pool_search *ps = n_side ? xcalloc((size_t)n_side, sizeof *ps) : NULL;
@@ -2738,37 +2986,14 @@ static int search_inner(const struct cluster *c, const struct model_spec *m,
 		else
 			search_result_free(&ps[i].sr);
 	free(ps);
+	probe_share_free(own_share);
+	x.share = NULL;
 	if (!res->stats.cancelled)
 		search_overlaps(&x);
 	capmilp_memo_free(x.milp_memo);
 	x.milp_memo = NULL;
 
-	/* results */
-	res->n_plans = x.n_top;
-	res->plans = x.top;
-	res->has_bound = x.have_bound && !res->stats.cancelled;
-	res->bound = res->has_bound ? x.bound : 0;
-	for (int i = 0; i < res->n_plans; i++) {
-		struct search_plan *sp = &res->plans[i];
-		if (res->stats.cancelled || !x.have_bound) {
-			sp->optimality = OPTIMAL_HEURISTIC;
-		} else {
-			double gap = sp->score > 0 ? (sp->score - x.bound) / sp->score : 0;
-			sp->gap = gap < 0 ? 0 : gap;
-			sp->optimality = sp->gap <= 1e-3 ? OPTIMAL_PROVEN : OPTIMAL_GAP;
-		}
-	}
-	if (x.n_front)
-		qsort(x.front, (size_t)x.n_front, sizeof *x.front, cmp_front);
-	res->pareto = x.front;
-	res->n_pareto = x.n_front;
-	for (int i = 0; i < res->n_plans; i++)
-		for (int j = 0; j < res->n_pareto; j++)
-			if (res->plans[i].time_to_train_s == res->pareto[j].time_to_train_s &&
-			    res->plans[i].cost_to_train_usd == res->pareto[j].cost_to_train_usd)
-				res->plans[i].pareto = res->pareto[j].pareto = 1;
-	for (int j = 0; j < res->n_pareto; j++)
-		res->pareto[j].pareto = 1;
+	results_take(&x, res);
 	res->stats.seconds = hp_now() - t0;
 	explain_idle(&x);
 	if (!res->n_plans) {

@@ -78,6 +78,11 @@ struct ctx {
 	unsigned long n_estimates;   /* estimate() calls, for its time sample */
 	struct capmilp_memo *milp_memo;  /* answered capacity MILPs, shared by the
 					  * search's threads (capmilp.h) */
+	/* single-pool layout probes shared by a search and its per-pool
+	 * searches (search.c, struct probe_share; NULL: none), and the
+	 * shared search's index of this search's pool 0 (-1: the same) */
+	struct probe_share *share;
+	int share_pool0;
 };
 
 /* Per stage: time and memory as alpha + dense*bd + moe*bm; c: time
