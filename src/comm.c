@@ -520,7 +520,9 @@ static double shm_Bps(double pcie_Bps)
 
 /* Effective bandwidth of a node's NICs together, bytes/s, for the fabric's
  * transport: IB and EFA at NIC_EFF of line rate; TCP sockets at TCP_EFF,
- * at most TCP_NODE_BPS per node. */
+ * at most TCP_NODE_BPS per node, of which a group holding a share of the
+ * node's NICs gets the same share (the socket threads' copies are the
+ * node's, shared by every flow). */
 /* The fabric's share of line rate (0, unset: NIC_EFF). */
 static double fabric_nic_eff(const struct comm_fabric *f)
 {
@@ -531,7 +533,8 @@ static double net_node_Bps(const struct comm_fabric *f)
 {
 	double line = f->nics * f->nic_Bps;
 	if (f->transport == COMM_TRANSPORT_TCP)
-		return HP_MIN(line * TCP_EFF, TCP_NODE_BPS);
+		return HP_MIN(line * TCP_EFF,
+			      TCP_NODE_BPS * (f->node_share > 0 ? f->node_share : 1));
 	return line * fabric_nic_eff(f);
 }
 

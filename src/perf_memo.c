@@ -496,6 +496,7 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 		}
 		g->fab.nics = n < 1 ? 1 : n;
 		g->fab.nic_Bps = total / g->fab.nics;
+		g->fab.node_share = (double)g->ranks_per_node / busy;
 	}
 }
 

@@ -39,12 +39,18 @@
 
 struct verdict {
 	unsigned mask;
+	int quiet;            /* the mask only: no reasons formatted or kept
+			       * (the planner's screen, per candidate) */
 	char reason[FW_ROWS][160];
 	char all[200];        /* a rule that rules out every framework */
 };
 
 static void deny(struct verdict *v, unsigned fws, const char *fmt, ...)
 {
+	if (v->quiet) {
+		v->mask &= ~(fws & RUNS_ON_ALL);
+		return;
+	}
 	char msg[160];
 	va_list ap;
 	va_start(ap, fmt);
@@ -314,9 +320,14 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 
 /* The verdict on p: every rule applied. Returns 0, or -1 for an empty
  * plan (v->mask 0). */
-static int verdict_of(const struct plan *p, const struct cluster *c, struct verdict *v)
+static int verdict_of(const struct plan *p, const struct cluster *c, struct verdict *v,
+		      int quiet)
 {
-	memset(v, 0, sizeof *v);
+	if (quiet) {
+		v->quiet = 1;   /* reason[] and all[] are never read */
+	} else {
+		memset(v, 0, sizeof *v);
+	}
 	v->mask = RUNS_ON_ALL;
 	if (p->n_replicas < 1 || p->replicas[0].n_stages < 1) {
 		v->mask = 0;
@@ -337,7 +348,7 @@ void runs_on_why_row(const struct plan *p, const struct cluster *c, enum hp_fram
 	if (!n)
 		return;
 	why[0] = '\0';
-	if (verdict_of(p, c, &v) < 0)
+	if (verdict_of(p, c, &v, 0) < 0)
 		snprintf(why, n, "empty plan");
 	else if (f > FW_ANY && f < FW_ROWS && !(v.mask & B(f)))
 		snprintf(why, n, "%s", v.reason[f][0] ? v.reason[f] : v.all);
@@ -346,7 +357,7 @@ void runs_on_why_row(const struct plan *p, const struct cluster *c, enum hp_fram
 unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n)
 {
 	struct verdict v;
-	if (verdict_of(p, c, &v) < 0) {
+	if (verdict_of(p, c, &v, !(why && n)) < 0) {
 		if (why && n)
 			snprintf(why, n, "empty plan");
 		return 0;

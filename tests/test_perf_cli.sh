@@ -254,4 +254,23 @@ JSON
 	[ "$found" = 1 ] && ok || bad "the interface does not show the fp8-on-A100 error"
 fi
 
+# --- NCCL over TCP sockets: the node's 5 GB/s ceiling (comm.c
+# TCP_NODE_BPS, the socket threads' copies) is shared by every flow of the
+# node. TP 8 x DP 2 on two 8-GPU nodes with one NIC: eight DP groups (one
+# per TP rank) leave each node at once, each with 1/8 of the node.
+# 100 Gb/s NIC: min(12.5 GB/s x 0.8, 5) / 8 = 0.625 GB/s a group;
+#  40 Gb/s NIC: min(5 GB/s x 0.8, 5) / 8 = 0.5 GB/s a group;
+# so the 3.7 GiB reduce-scatter takes 0.5 / 0.625 = 0.8 of the 40 Gb/s
+# time on 100 Gb/s (latency terms are microseconds against seconds). With
+# the ceiling applied to a group's share as if it were the whole node,
+# each 100 Gb/s group got 1.25 GB/s and the ratio was 0.4.
+tcp_dp() {
+	$H estimate --pool "2x8xH100-SXM,nics=1,nic_gbps=$1,transport=tcp" -m llama3.1-8b \
+		--tp 8 --pp 1 --mbs 1 --gbs 64 --format json |
+		python3 -c 'import json,sys; print([c["time_s"] for c in json.load(sys.stdin)["comm"] if c["dim"] == "dp"][0])'
+}
+t100=$(tcp_dp 100) t40=$(tcp_dp 40)
+python3 -c "import sys; r = $t100 / $t40; sys.exit(0 if abs(r - 0.8) < 0.02 else 1)" && ok ||
+	bad "TCP node ceiling not shared: dp $t100 s at 100 Gb/s, $t40 s at 40 Gb/s (want ratio 0.8)"
+
 finish perf_cli
