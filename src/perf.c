@@ -65,12 +65,14 @@
  * in the file's "generations" block. */
 static const char *const gen_fields[] = {
 	"gemm16", "gemm8", "gemm32", "attn_fwd", "attn_bwd", "hbm", "attn3_fwd", "attn3_bwd",
+	"square16",
 };
 static const size_t gen_field_off[] = {
 	offsetof(struct perf_gen_eff, gemm16), offsetof(struct perf_gen_eff, gemm8),
 	offsetof(struct perf_gen_eff, gemm32), offsetof(struct perf_gen_eff, attn_fwd),
 	offsetof(struct perf_gen_eff, attn_bwd), offsetof(struct perf_gen_eff, hbm),
 	offsetof(struct perf_gen_eff, attn3_fwd), offsetof(struct perf_gen_eff, attn3_bwd),
+	offsetof(struct perf_gen_eff, square16),
 };
 /* The constants that are not per generation, by their names in the file. */
 static const char *const scalar_names[] = {

@@ -31,6 +31,9 @@ struct perf_gen_eff {
 	double hbm;           /* achieved / nominal HBM bandwidth */
 	double attn3_fwd;     /* cuDNN / FlashAttention-3 class forward (Hopper+) */
 	double attn3_bwd;     /* ... backward */
+	double square16;      /* sustained square fp16 GEMM (8192-10240) of the part
+			       * gemm16 was fitted on, fraction of its peak; 0: none
+			       * measured (clock_frac, perf_compute.c) */
 };
 
 struct perf_calib {
@@ -194,6 +197,12 @@ const char *perf_dim_name(enum perf_dim d);
  * of perf_peak the model credits, in (0, 1]. Never fails. */
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
 		     enum hp_dtype dt, double M, double N, double K);
+
+/* The 16-bit GEMM ceiling of gpu in FLOP/s: its fp16 peak x its
+ * generation's gemm16 x its sustained-clock factor (power limit, measured
+ * square-GEMM rate against the generation's reference part; clock_frac in
+ * src/perf_compute.c), before tile and main-loop losses. Never fails. */
+double perf_gemm16_ceiling(const struct perf_calib *k, const struct gpu_spec *gpu);
 
 /* Efficiency of one flash-attention kernel on generation gen (gen3: the
  * cuDNN / FA3 class where the generation has one), forward or backward,

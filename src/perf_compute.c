@@ -22,36 +22,65 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
 	return f;
 }
 
-/* Sustained clock of a power-limited GPU, relative to the part its
- * generation's constants describe, as a factor on compute-bound kernels
- * (GEMMs, flash attention; the memory clock is not lowered):
+/* Sustained clock of a GPU relative to the part its generation's
+ * constants were fitted on, as a factor on compute-bound kernels (GEMMs,
+ * flash attention; the memory clock is not lowered):
  *  - under a limit below the rated TDP the firmware lowers the clock
  *    until the board draws no more. Dynamic power goes as C V^2 f; near
  *    the top of the DVFS curve V rises with f, so f ~ P^(1/3), and once
  *    V sits at its floor f ~ P: hence the exponent k->power_clock_exp in
  *    [1/3, 1];
- *  - a part whose measured sustained 16-bit GEMM rate (catalog
- *    gemm16_tflops_measured) falls short of peak x its generation's
- *    gemm16 cannot hold that clock even at its rated power: its rate
- *    scales by measured / (peak x gemm16). A measurement above that
- *    product changes nothing: the constant is what training-shaped
- *    GEMMs reach, and a square benchmark's short runs at boost clocks
- *    above the datasheet's (GeForce parts) say nothing about a step.
- *    Simplified: the square benchmark is set against that training-shape
- *    constant, not against the same benchmark on an unthrottled part of
- *    the generation (H100 SXM: 0.71 of peak against hopper.gemm16 0.65),
- *    so a throttled part's slowdown may be understated by that ratio
- *    (docs/perf-sources.md 1.6).
- * 1 for a GPU with neither. */
-static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g)
+ *  - a part with a measured sustained square 16-bit GEMM rate (catalog
+ *    gemm16_tflops_measured, torch.mm at 8192 and 10240) in a generation
+ *    whose reference part has the same benchmark (gen.square16: V100
+ *    SXM2, T4, A100 SXM, H100 SXM, B200, the parts the gemm16 constants
+ *    were fitted on) runs its training GEMMs at gemm16 x (its square
+ *    fraction / the reference's): the same kernels on a part with another
+ *    sustained clock or power limit (gemm16 above square16, which a
+ *    refit can reach, counts as square16: the reference part's own
+ *    sweep bounds its training GEMMs). The ratio may exceed 1 (an A10G or
+ *    H20 holds a larger share of its smaller peak than the reference).
+ *    A square fraction above 1 (GeForce boards boosting past the
+ *    datasheet clock: RTX 3080 1.08, RTX 5090 1.06) counts as 1: the
+ *    datasheet peak is at the rated boost clock, above it the clock
+ *    depends on the board and its cooling (three RTX 5090 sweeps: 0.84,
+ *    1.06, 1.12 of peak), and a step runs longer than the sweep;
+ *  - FP32 and TF32 GEMMs (gemm32: datasheet-class defaults, not fitted
+ *    on the reference part; a ratio of tensor-core sweeps says nothing
+ *    of the CUDA-core rate), and any GEMM in a generation without a
+ *    reference sweep (Ada, CDNA, Gaudi, other): the measurement only
+ *    lowers: by measured / (peak x gemm16)
+ *    where it falls below that product (a square benchmark against a
+ *    training-shape constant, so a throttled part's slowdown there may
+ *    be understated by ~0.85-0.92, the ratio gemm16 / square16 of the
+ *    generations that have both).
+ * Simplified: the reference fractions of Ampere and Blackwell are cuBLAS
+ * figures, not the same torch.mm sweep (docs/perf-sources.md 1.6).
+ * 1 for a GPU with neither a limit nor a measurement. */
+static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g, enum hp_dtype dt)
 {
 	double f = 1;
 	if (g->power_limit_w > 0 && g->tdp_w > 0 && g->power_limit_w < g->tdp_w)
 		f = pow(g->power_limit_w / g->tdp_w, k->power_clock_exp);
-	double top = g->flops[HP_FP16] * k->gen[g->gen].gemm16;
-	if (g->gemm16_meas > 0 && top > 0 && g->gemm16_meas < top)
-		f *= g->gemm16_meas / top;
+	const struct perf_gen_eff *ge = &k->gen[g->gen];
+	double peak = g->flops[HP_FP16];
+	if (g->gemm16_meas > 0 && peak > 0) {
+		double sq = g->gemm16_meas < peak ? g->gemm16_meas / peak : 1;
+		/* Training-shaped GEMMs never outrun the square sweep on the
+		 * same part: a gemm16 above the reference's square16 (a refit
+		 * can push it there) counts as square16, and without a
+		 * reference the part's own sweep caps it. */
+		if (ge->square16 > 0 && dt != HP_FP32 && dt != HP_TF32)
+			f *= sq / perf_fmax(ge->square16, ge->gemm16);
+		else if (sq < ge->gemm16)
+			f *= sq / ge->gemm16;
+	}
 	return f;
+}
+
+double perf_gemm16_ceiling(const struct perf_calib *k, const struct gpu_spec *g)
+{
+	return g->flops[HP_FP16] * k->gen[g->gen].gemm16 * clock_frac(k, g, HP_FP16);
 }
 
 static int dtype_bytes(enum hp_dtype dt)
@@ -110,7 +139,7 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 		return 0;
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	double eff = gemm_eff_n(k, g, dt, M, N, K, count);
-	double math = count * 2 * M * N * K / (perf_peak(g, dt) * clock_frac(k, g) * eff);
+	double math = count * 2 * M * N * K / (perf_peak(g, dt) * clock_frac(k, g, dt) * eff);
 	double eb = dtype_bytes(dt) < 2 ? 1 : dtype_bytes(dt);
 	double bytes = count * eb * (M * K + K * N) + count * 2 * M * N * (eb > 2 ? 2 : 1);
 	double mem = bytes / (g->hbm_Bps * ge->hbm);
@@ -603,8 +632,8 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 		/* Causal: half the blocks run. Backward: 2.5x the forward
 		 * FLOPs (five matmuls to the forward's two). 16-bit even
 		 * under fp8 (adt above). */
-		double pk = perf_peak(g, adt == HP_FP32 || adt == HP_TF32 ? HP_BF16 : adt) *
-			    clock_frac(k, g);
+		enum hp_dtype pdt = adt == HP_FP32 || adt == HP_TF32 ? HP_BF16 : adt;
+		double pk = perf_peak(g, pdt) * clock_frac(k, g, pdt);
 		attn_core(m, g, p, tp, s, 0.5 * attn_flops, pk, k, lc);
 	} else {
 		double heads = (double)m->heads / t, d = m->head_dim;
