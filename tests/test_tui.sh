@@ -41,10 +41,11 @@ golden() {
 		n=$((n + 1))
 	done
 	n=0
-	# Checking: a screen that differs is captured again for up to 10 s
-	# (the full answer after a preview, on a loaded machine).
+	# Checking: a screen that differs is captured again for up to 30 s
+	# (the full answer after a preview, on a loaded machine), the bound
+	# of every other wait.
 	while [ "${UPDATE_GOLDEN:-}" != 1 ] && [ -f "$f" ] && ! cmp -s "$f" "$tmp/$1.txt" &&
-		[ $n -lt 100 ]; do
+		[ $n -lt 300 ]; do
 		sleep 0.1
 		screen "$2" >"$tmp/$1.txt"
 		n=$((n + 1))
@@ -98,7 +99,7 @@ keys flow C-u 8 Enter
 # 8x8 H100 + 8x8 A100 = 128 GPUs.
 wait_for flow "128 GPUs" && ok || bad "the header does not count 128 GPUs"
 keys flow 3
-wait_ready flow || bad "no plans after the edit"
+wait_plans flow || bad "no plans after the edit"
 after=$(screen flow | sed -n 4p)
 [ "$before" != "$after" ] && ok || bad "the best plan did not change after adding 4 H100 nodes: $after"
 screen flow | grep -q 'default workspace \[+\]' && ok || bad "the header does not mark unsaved changes"
@@ -153,13 +154,16 @@ wait_for sus "Scale-up speed (per GPU" && ok || bad "Enter on Scale-up speed did
 # keeps the catalog's (it would otherwise pin 370.8 as a measurement).
 screen sus | tail -1 | grep -q 'catalog): *$' && ok || bad "the prompt offers a value: $(screen sus | tail -1)"
 keys sus Enter
+# The field reads the catalog's rate under the prompt too: first the
+# prompt goes, then the field is read.
+wait_gone sus "Scale-up speed (per GPU" || bad "Enter did not close the prompt: $(screen sus | tail -1)"
 wait_for sus "catalog: 370.8 GB/s" && ok || bad "Enter on the empty prompt changed the field: $(screen sus | grep 'Scale-up speed')"
 keys sus Enter
 wait_for sus "Scale-up speed (per GPU" || bad "Enter on Scale-up speed did not prompt again"
 keys sus C-u 1 Enter
 wait_for sus " 1 GB/s" && ok || bad "Scale-up speed after the edit: $(screen sus | grep 'Scale-up speed')"
 keys sus 3
-wait_ready sus || bad "no plans after the scale-up edit"
+wait_plans sus || bad "no plans after the scale-up edit"
 [ "$sbefore" != "$(screen sus | sed -n 4p)" ] && ok || bad "the best plan did not change with H100 TP at 1 GB/s"
 keys sus e C-u "$tmp/sus.json" Enter
 wait_for sus "exported $tmp/sus.json" && ok || bad "export after the scale-up edit: $(screen sus | tail -1)"
@@ -274,7 +278,7 @@ keys big '?'
 wait_for big "Keys in the Model view" && ok || bad "? did not open help"
 screen big | grep -qE '^ +p +Pick a model preset' && ok || bad "help lacks the model view's p key"
 keys big q
-wait_for big "Training workload" && ok || bad "q did not close the help"
+wait_gone big "Keys in the Model view" && wait_for big "Training workload" && ok || bad "q did not close the help"
 keys big q
 wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 
@@ -290,7 +294,8 @@ serve_row() {
 start srv 80 24
 wait_ready srv || bad "no plans before the Serve view"
 keys srv 7
-wait_for srv "serving plan" && ok || bad "7 did not open the Serve view: $(screen srv | tail -1)"
+wait_for srv "Serving Llama-3.1 70B" && ok || bad "7 did not open the Serve view: $(screen srv | tail -1)"
+wait_serving srv || bad "no serving plans: $(screen srv | tail -1)"
 golden serve-80x24 srv
 row=$(serve_row srv 1)
 # Fixed lengths: 40 req/s x 300 output tokens = 12,000 output tokens/s.
@@ -312,14 +317,16 @@ serve_row srv 1 | grep -q '^20.00 6.00K ' && ok || bad "serve plan after the rat
 # 50 ms no configuration of the 96 GPUs serves it; the nearest miss shows.
 keys srv k k k l
 wait_for srv "Serving Llama-3.1 405B" && ok || bad "l on Model did not pick the next preset"
+wait_serving srv || bad "no serving answer for 405B: $(screen srv | tail -1)"
 wait_for srv "Nearest miss:" && ok || bad "no nearest miss for 405B within the SLOs: $(screen srv | sed -n 14,20p)"
 screen srv | grep -q "meets the SLOs" && ok || bad "the miss does not name the SLOs"
 # Fits nowhere: one node of 8 H100 (80 GB) cannot hold 405B x 2 bytes.
 keys srv 1 j x y
 wait_for srv "32 GPUs" && ok || bad "deleting the a100 pool: $(screen srv | head -1)"
 keys srv Enter j j j Enter C-u 1 Enter
-wait_for srv "8 GPUs" && ok || bad "one h100 node: $(screen srv | head -1)"
+wait_for srv ", 8 GPUs" && ok || bad "one h100 node: $(screen srv | head -1)"
 keys srv 7
+wait_serving srv || bad "no serving answer on 8 H100: $(screen srv | tail -1)"
 wait_for srv "fits nowhere" && ok || bad "405B on 8 H100: $(screen srv | sed -n 14,20p)"
 screen srv | grep -q "Nearest miss: 1x H100-SXM" && ok || bad "no nearest miss on H100"
 keys srv '?'
@@ -329,7 +336,8 @@ wait_for srv "EXITED:0" && ok || bad "quit from the Serve view"
 start srvbig 120 40
 wait_ready srvbig || bad "no plans at 120x40"
 keys srvbig 7
-wait_for srvbig "serving plan" && ok || bad "Serve view at 120x40"
+wait_for srvbig "Serving Llama-3.1 70B" && ok || bad "Serve view at 120x40"
+wait_serving srvbig || bad "no serving plans at 120x40: $(screen srvbig | tail -1)"
 golden serve-120x40 srvbig
 keys srvbig q
 wait_for srvbig "EXITED:0" && ok || bad "quit at 120x40 (serve)"
@@ -490,9 +498,12 @@ cp tests/data/fixtures/skypilot-v8-lambda-vms.constructed.csv "$tmp/www/lambda/v
 python3 tests/tools/fixture_http.py "$tmp/www" "$tmp/port" &
 srv=$!
 i=0
-while [ ! -s "$tmp/port" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -s "$tmp/port" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 port=$(cat "$tmp/port" 2>/dev/null)
-start slow 80 24 "HETPLAN_HTTP_TIMEOUT=30" "--skypilot-url http://127.0.0.1:$port/slow"
+# /slow trickles 2 bytes a second: with a stall limit of 300 s the update
+# is still running when the switches below end, however slow the machine
+# (Esc ends it first).
+start slow 80 24 "HETPLAN_HTTP_TIMEOUT=300" "--skypilot-url http://127.0.0.1:$port/slow"
 wait_ready slow || bad "slow run"
 keys slow 5 r
 wait_for slow "fetching prices 0/5" && ok || bad "r did not start an update: $(screen slow | tail -1)"
