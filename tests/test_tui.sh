@@ -238,7 +238,7 @@ while [ $i -lt 5 ] && [ "$(precision)" != fp8 ]; do
 	was=$(precision)
 	keys pe l
 	j=0
-	while [ $j -lt 100 ] && [ "$(precision)" = "$was" ]; do sleep 0.1; j=$((j + 1)); done
+	while [ $j -lt 300 ] && [ "$(precision)" = "$was" ]; do sleep 0.1; j=$((j + 1)); done
 	i=$((i + 1))
 done
 wait_for pe "has no fp8" && ok || bad "fp8 on A100: $(screen pe | sed -n 18,22p)"
@@ -514,11 +514,11 @@ keys slow 5 r
 wait_for slow "fetching prices 0/5" && ok || bad "r did not start an update: $(screen slow | tail -1)"
 sleep 1
 # View switches while bytes trickle in: each new view's header appears
-# (how soon is for `make bench`; 10 s only catches a blocked UI thread).
+# (how soon is for `make bench`; 30 s only catches a blocked UI thread).
 switched() {
 	keys slow "$1"
 	i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 300 ]; do
 		screen slow | sed -n 3p | grep -q "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
