@@ -311,7 +311,7 @@ wait_for srv "Rate (requests/s" && ok || bad "Enter on Rate did not prompt"
 keys srv C-u 20 Enter
 wait_for srv " 20 req/s" && ok || bad "the Rate field does not show 20"
 i=0
-while [ $i -lt 300 ] && ! serve_row srv 1 | grep -q '^20.00 6.00K '; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 600 ] && ! serve_row srv 1 | grep -q '^20.00 6.00K '; do sleep 0.1; i=$((i + 1)); done
 serve_row srv 1 | grep -q '^20.00 6.00K ' && ok || bad "serve plan after the rate edit: $(serve_row srv 1)"
 # The next preset (data/models.json order) is Llama-3.1 405B: within TPOT
 # 50 ms no configuration of the 96 GPUs serves it; the nearest miss shows.
