@@ -59,7 +59,7 @@ mode() { echo "$1" >"$T/mode"; }
 expect() {
 	code=$1 want=$2; shift 2
 	start=$(date +%s)
-	timeout 20 "$H" prices "$@" >"$T/out" 2>"$T/err"; rc=$?
+	timeout 120 "$H" prices "$@" >"$T/out" 2>"$T/err"; rc=$?
 	took=$(( $(date +%s) - start ))
 	[ -n "${TIMING:-}" ] && echo "  ${took}s prices $*" >&2
 	if [ "$rc" != "$code" ]; then
@@ -132,7 +132,7 @@ grep -q 'GET /v8/aws/vms.csv if-none-match="' "$T/log" && ok || bad "no If-None-
 
 # --- progress: a line redrawn on a terminal, nothing otherwise -------------
 if command -v script >/dev/null 2>&1; then
-	XDG_CACHE_HOME="$T/c4" timeout 20 script -qec "$H prices --update --source skypilot:gcp" /dev/null >"$T/tty" 2>&1
+	XDG_CACHE_HOME="$T/c4" timeout 120 script -qec "$H prices --update --source skypilot:gcp" /dev/null >"$T/tty" 2>&1
 	grep -q "$(printf '\r\033')\[K  0/1  skypilot:gcp" "$T/tty" && ok || bad "no progress line on a terminal: $(od -c "$T/tty" | head -3)"
 fi
 XDG_CACHE_HOME="$T/c4" expect 0 "not modified" --update --source skypilot:gcp
@@ -140,7 +140,7 @@ XDG_CACHE_HOME="$T/c4" expect 0 "not modified" --update --source skypilot:gcp
 
 # --- a plan's cost follows the price book ---------------------------------
 est() {
-	timeout 20 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
+	timeout 120 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
 		--format json >"$T/est" 2>"$T/esterr" || bad "estimate failed: $(cat "$T/esterr")"
 	python3 -c "import json; d=json.load(open('$T/est'))['cost']; print(d['usd_per_hour'], d['price_sources'][0]['source'])"
 }
@@ -153,7 +153,7 @@ after=$(est)
 # the feed's labcloud hgx-h100-8 at 32 a node: 2 x 32 = 64
 case "$after" in "64 labcloud hgx-h100-8 eu-north on-demand; json:http"*) ok ;; *) bad "after: $after" ;; esac
 # An explicit price is never replaced.
-timeout 20 "$H" estimate --pool 2x8xH100-SXM,price=50 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
+timeout 120 "$H" estimate --pool 2x8xH100-SXM,price=50 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
 	--format json >"$T/est" 2>&1
 python3 -c "import json; d=json.load(open('$T/est'))['cost']; assert d['usd_per_hour'] == 100 and d['price_sources'][0]['source'] == '--pool'" \
 	&& ok || bad "explicit price replaced: $(head -c 300 "$T/est")"
@@ -236,7 +236,7 @@ expect 0 "usage: hetplan prices" --help
 XDG_CACHE_HOME="$T/c5"
 run() {   # run NAME CODE -- hetplan args (output in $T/out, $T/err)
 	name=$1 code=$2; shift 2
-	timeout 20 "$H" "$@" >"$T/out" 2>"$T/err"; rc=$?
+	timeout 120 "$H" "$@" >"$T/out" 2>"$T/err"; rc=$?
 	if [ "$rc" = "$code" ]; then ok; else bad "$name: hetplan $* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; fi
 }
 X1K="--pool 2x8xX1000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full --format json"
@@ -294,7 +294,7 @@ rm "$T/config/hetplan/gpus.json"
 gpus 0 "not modified" --update --source "$U/gpus.json"
 grep -q 'GET /gpus.json if-none-match="' "$T/log" && ok || bad "gpus: no If-None-Match: $(cat "$T/log")"
 # The default source is the project's published data/gpus.json.
-HETPLAN_GPUS_URL= timeout 5 "$H" gpus --help | grep -q "project's data/gpus.json" && ok || bad "gpus --help"
+HETPLAN_GPUS_URL= timeout 120 "$H" gpus --help | grep -q "project's data/gpus.json" && ok || bad "gpus --help"
 
 # Faults: exit 1, a clear message, the last good catalog byte for byte.
 cp "$G" "$T/gpus-saved"
