@@ -33,8 +33,10 @@
 # not when it first has bytes. The footer's counts (wait_ready,
 # wait_plans, wait_serving) show only while no message is up: after an
 # edit whose re-plan may end in a message ("no plan: the Plans view (3)
-# says why", kept until the next key), wait for the view's content. A test that needs more at exit redefines
-# cleanup_extra after sourcing this file.
+# says why", kept until the next key), wait for the view's content.
+#
+# A test that needs more at exit redefines cleanup_extra after sourcing
+# this file.
 set -u
 HP=${HETPLAN:-./hetplan}
 case $HP in /*) ;; *) HP=$PWD/$HP ;; esac

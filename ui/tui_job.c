@@ -107,18 +107,25 @@ static void on_progress(void *arg, double done)
 
 /* The first pass's timer: at the budget, stop the search if its first
  * batch has ended (else on_progress does when it ends). */
+/* The CLOCK_REALTIME time in_s seconds from now, for
+ * pthread_cond_timedwait. */
+static void deadline_in(double in_s, struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	double end = ts->tv_sec + ts->tv_nsec * 1e-9 + in_s;
+	ts->tv_sec = (time_t)end;
+	ts->tv_nsec = (long)((end - (double)ts->tv_sec) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 static void *timer_main(void *arg)
 {
 	struct tui_planner *pl = arg;
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double end = ts.tv_sec + ts.tv_nsec * 1e-9 + pl->first_s - (hp_now() - pl->pass_t0);
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	deadline_in(pl->first_s - (hp_now() - pl->pass_t0), &ts);
 	pthread_mutex_lock(&pl->mu);
 	while (!pl->timer_stop) {
 		int rc = pthread_cond_timedwait(&pl->timer_cv, &pl->mu, &ts);
@@ -154,14 +161,7 @@ static void hold_preview(struct tui_planner *pl)
 	if (pl->refine_after_s <= 0)
 		return;
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double end = ts.tv_sec + ts.tv_nsec * 1e-9 + pl->refine_after_s;
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	deadline_in(pl->refine_after_s, &ts);
 	pthread_mutex_lock(&pl->mu);
 	while (!atomic_load(&pl->cancel))
 		if (pthread_cond_timedwait(&pl->hold_cv, &pl->mu, &ts) == ETIMEDOUT)
