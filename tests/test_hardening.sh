@@ -152,7 +152,7 @@ export XDG_CACHE_HOME="$T/hc" XDG_CONFIG_HOME="$T/hcfg" HETPLAN_HTTP_TIMEOUT=5
 python3 $D/server.py "$T/port" "$T/srvlog" &
 SRV=$!
 i=0
-while [ ! -s "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$T/port" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 export HETPLAN_SKYPILOT_URL="http://127.0.0.1:$(cat "$T/port")/v8"
 expect 1 "asks to wait 100000000000000000000 s (longer than hetplan waits); try again after more than 100 years" \
 	$H prices --update --source skypilot:gcp

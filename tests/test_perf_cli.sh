@@ -241,7 +241,10 @@ if command -v tmux >/dev/null 2>&1; then
  "model": "llama3.1-8b", "workload": {"gbs": 64, "seq_len": 4096, "tokens": 1e11, "objective": "throughput", "top": 5, "precision": "fp8"}}
 JSON
 	S=hp-perf-$$
-	tmux -L "$S" new-session -d -x 100 -y 30 "$H $T/fp8.json"
+	# no ~/.tmux.conf, and the catalog and price cache of an empty home,
+	# as tests/tui_lib.sh has them
+	tmux -L "$S" -f /dev/null new-session -d -x 100 -y 30 \
+		"env XDG_CONFIG_HOME='$T/tcfg' XDG_CACHE_HOME='$T/tcache' $H $T/fp8.json"
 	found=0
 	for _ in $(seq 1 60); do
 		sleep 0.5

@@ -10,9 +10,10 @@
 set -u
 H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
-SRV=
+SRV= HOLD=
 cleanup() {
 	[ -n "$SRV" ] && kill "$SRV" 2>/dev/null && wait "$SRV" 2>/dev/null
+	[ -n "$HOLD" ] && kill "$HOLD" 2>/dev/null && wait "$HOLD" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -22,26 +23,43 @@ trap cleanup EXIT
 unset http_proxy https_proxy all_proxy HTTP_PROXY HTTPS_PROXY ALL_PROXY no_proxy NO_PROXY \
 	HETPLAN_PRICES_CACHE HETPLAN_HTTP_MAX_BYTES
 export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config"
-export HETPLAN_HTTP_TIMEOUT=1 HETPLAN_HTTP_RETRY_MAX=2
+# A stall limit of 10 s: the fixture server answers in milliseconds, but a
+# loaded machine (or `nice -n 19` beside busy processes) can keep it off
+# the CPU for a second or more, which a 1 s limit would call a stall. The
+# trickle fault below sets 1 s itself.
+export HETPLAN_HTTP_TIMEOUT=10 HETPLAN_HTTP_RETRY_MAX=2
 C="$T/cache/hetplan"
 
 python3 tests/fixture_server.py "$T/port" "$T/mode" "$T/log" &
 SRV=$!
 i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$T/port" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 [ -s "$T/port" ] || { echo "prices: fixture server did not start"; echo "prices: 0 passed, 1 failed"; exit 1; }
 P=$(cat "$T/port")
 U="http://127.0.0.1:$P"
 export HETPLAN_SKYPILOT_URL="$U/v8" HETPLAN_AZURE_URL="$U/azure/prices"
-# A port nothing listens on: bind, read the number, close.
-DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+# A port nothing listens on, held for the whole suite: bound without
+# listen(), it refuses connections, and no other program (another suite's
+# server binding port 0) can be given the number meanwhile, as it could
+# once a probe socket was closed.
+python3 -c 'import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(86400)' "$T/deadport" &
+HOLD=$!
+i=0
+while [ ! -s "$T/deadport" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+DEAD=$(cat "$T/deadport" 2>/dev/null)
+[ -n "$DEAD" ] || { echo "prices: no port held for the refused-connection cases"; echo "prices: 0 passed, 1 failed"; exit 1; }
 mode() { echo "$1" >"$T/mode"; }
 
 # expect CODE 'text in stdout or stderr' -- args to `hetplan prices`
 expect() {
 	code=$1 want=$2; shift 2
 	start=$(date +%s)
-	timeout 20 "$H" prices "$@" >"$T/out" 2>"$T/err"; rc=$?
+	timeout 120 "$H" prices "$@" >"$T/out" 2>"$T/err"; rc=$?
 	took=$(( $(date +%s) - start ))
 	[ -n "${TIMING:-}" ] && echo "  ${took}s prices $*" >&2
 	if [ "$rc" != "$code" ]; then
@@ -114,7 +132,7 @@ grep -q 'GET /v8/aws/vms.csv if-none-match="' "$T/log" && ok || bad "no If-None-
 
 # --- progress: a line redrawn on a terminal, nothing otherwise -------------
 if command -v script >/dev/null 2>&1; then
-	XDG_CACHE_HOME="$T/c4" timeout 20 script -qec "$H prices --update --source skypilot:gcp" /dev/null >"$T/tty" 2>&1
+	XDG_CACHE_HOME="$T/c4" timeout 120 script -qec "$H prices --update --source skypilot:gcp" /dev/null >"$T/tty" 2>&1
 	grep -q "$(printf '\r\033')\[K  0/1  skypilot:gcp" "$T/tty" && ok || bad "no progress line on a terminal: $(od -c "$T/tty" | head -3)"
 fi
 XDG_CACHE_HOME="$T/c4" expect 0 "not modified" --update --source skypilot:gcp
@@ -122,7 +140,7 @@ XDG_CACHE_HOME="$T/c4" expect 0 "not modified" --update --source skypilot:gcp
 
 # --- a plan's cost follows the price book ---------------------------------
 est() {
-	timeout 20 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
+	timeout 120 "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
 		--format json >"$T/est" 2>"$T/esterr" || bad "estimate failed: $(cat "$T/esterr")"
 	python3 -c "import json; d=json.load(open('$T/est'))['cost']; print(d['usd_per_hour'], d['price_sources'][0]['source'])"
 }
@@ -135,7 +153,7 @@ after=$(est)
 # the feed's labcloud hgx-h100-8 at 32 a node: 2 x 32 = 64
 case "$after" in "64 labcloud hgx-h100-8 eu-north on-demand; json:http"*) ok ;; *) bad "after: $after" ;; esac
 # An explicit price is never replaced.
-timeout 20 "$H" estimate --pool 2x8xH100-SXM,price=50 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
+timeout 120 "$H" estimate --pool 2x8xH100-SXM,price=50 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full \
 	--format json >"$T/est" 2>&1
 python3 -c "import json; d=json.load(open('$T/est'))['cost']; assert d['usd_per_hour'] == 100 and d['price_sources'][0]['source'] == '--pool'" \
 	&& ok || bad "explicit price replaced: $(head -c 300 "$T/est")"
@@ -169,7 +187,10 @@ fault 404 404 "HTTP 404 Not Found" --source skypilot:aws
 fault 500 500 "HTTP 500 Internal Server Error (after a retry)" --source skypilot:aws
 fault 429-short 429:1 "asks to wait 1 s again; try again after" --source skypilot:aws
 fault 429-long 429:3600 "asks to wait 3600 s (longer than hetplan waits); try again after" --source skypilot:aws
+# 2 bytes/s against a limit of 1024 bytes/s for 1 s: a stall on any machine
+HETPLAN_HTTP_TIMEOUT=1
 fault trickle trickle "transfer stalled" --source skypilot:aws
+HETPLAN_HTTP_TIMEOUT=10
 fault big big "larger than the size cap of 100.0 KiB" --source skypilot:aws --max-bytes 100K
 fault bigstream bigstream "larger than the size cap of 100.0 KiB" --source skypilot:aws --max-bytes 100K
 fault truncated truncated "response truncated" --source skypilot:aws
@@ -215,7 +236,7 @@ expect 0 "usage: hetplan prices" --help
 XDG_CACHE_HOME="$T/c5"
 run() {   # run NAME CODE -- hetplan args (output in $T/out, $T/err)
 	name=$1 code=$2; shift 2
-	timeout 20 "$H" "$@" >"$T/out" 2>"$T/err"; rc=$?
+	timeout 120 "$H" "$@" >"$T/out" 2>"$T/err"; rc=$?
 	if [ "$rc" = "$code" ]; then ok; else bad "$name: hetplan $* -> exit $rc, want $code ($(head -c 300 "$T/err"))"; fi
 }
 X1K="--pool 2x8xX1000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute full --format json"
@@ -273,7 +294,7 @@ rm "$T/config/hetplan/gpus.json"
 gpus 0 "not modified" --update --source "$U/gpus.json"
 grep -q 'GET /gpus.json if-none-match="' "$T/log" && ok || bad "gpus: no If-None-Match: $(cat "$T/log")"
 # The default source is the project's published data/gpus.json.
-HETPLAN_GPUS_URL= timeout 5 "$H" gpus --help | grep -q "project's data/gpus.json" && ok || bad "gpus --help"
+HETPLAN_GPUS_URL= timeout 120 "$H" gpus --help | grep -q "project's data/gpus.json" && ok || bad "gpus --help"
 
 # Faults: exit 1, a clear message, the last good catalog byte for byte.
 cp "$G" "$T/gpus-saved"

@@ -22,11 +22,14 @@ fi
 start s1 120 40
 wait_for s1 " plans" || bad "the TUI did not start: $(screen s1 | tail -2)"
 keys s1 7
-wait_for s1 "serving plan" && ok || bad "7 did not open the Serve view"
+wait_for s1 "Serving Llama-3.1 70B" && ok || bad "7 did not open the Serve view"
+# e before the first serving answer says "no serving plan to export yet"
+wait_serving s1 || bad "no serving plans: $(screen s1 | tail -1)"
 keys s1 e
 wait_for s1 "Export serving plans to" && ok || bad "e in the Serve view: $(screen s1 | tail -1)"
 keys s1 C-u serve.json Enter
-if wait_file "$tmp/serve.json"; then ok; else bad "no serve.json written: $(screen s1 | tail -1)"; fi
+# The file is whole once the footer says so (it may have bytes before).
+if wait_for s1 " to serve.json" && [ -s "$tmp/serve.json" ]; then ok; else bad "no serve.json written: $(screen s1 | tail -1)"; fi
 # The contract keys of `hetplan serve --format json` (man page, "serve
 # options"), and what the Serve view plans by default: Llama-3.1 70B at
 # 40 req/s (docs/serving.md), with vLLM and the model's Hugging Face id.
@@ -52,7 +55,7 @@ PY
 keys s1 e
 wait_for s1 "Export serving plans to" || bad "second e did not prompt"
 keys s1 C-u serve.md Enter
-if wait_file "$tmp/serve.md"; then ok; else bad "no serve.md written"; fi
+if wait_for s1 " to serve.md" && [ -s "$tmp/serve.md" ]; then ok; else bad "no serve.md written"; fi
 head -1 "$tmp/serve.md" | grep -q '^# hetplan serving plans: Llama-3.1 70B$' && ok ||
 	bad "serve.md: $(head -1 "$tmp/serve.md")"
 grep -q '^| # | plan | GPUs | out tok/s |' "$tmp/serve.md" && ok || bad "serve.md has no plans table"
@@ -60,7 +63,7 @@ grep -q '^| # | plan | GPUs | out tok/s |' "$tmp/serve.md" && ok || bad "serve.m
 keys s1 e
 wait_for s1 "Export serving plans to" || bad "third e did not prompt"
 keys s1 C-u serve.html Enter
-if wait_file "$tmp/serve.html"; then ok; else bad "no serve.html written"; fi
+if wait_for s1 " to serve.html" && [ -s "$tmp/serve.html" ]; then ok; else bad "no serve.html written"; fi
 head -1 "$tmp/serve.html" | grep -q '^<!DOCTYPE html>$' && tail -1 "$tmp/serve.html" | grep -q '</html>$' &&
 	grep -q 'vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor-parallel-size' "$tmp/serve.html" &&
 	ok || bad "serve.html: $(head -c 200 "$tmp/serve.html")"
@@ -77,7 +80,7 @@ keys s1 C-u 40 Enter
 keys s1 w
 wait_for s1 "Save workspace to" || bad "w did not prompt"
 keys s1 C-u ws.json Enter
-if wait_file "$tmp/ws.json"; then ok; else bad "no ws.json written"; fi
+if wait_for s1 "saved ws.json" && [ -s "$tmp/ws.json" ]; then ok; else bad "no ws.json written"; fi
 python3 - "$tmp/ws.json" <<'PY' && ok || bad "ws.json has no serve section with the edits"
 import json, sys
 s = json.load(open(sys.argv[1]))["serve"]
@@ -95,7 +98,7 @@ wait_serving s1 || bad "the Serve view did not finish planning with Eager on: $(
 keys s1 e
 wait_for s1 "Export serving plans to" || bad "e after Eager did not prompt"
 keys s1 C-u eager.json Enter
-if wait_file "$tmp/eager.json"; then ok; else bad "no eager.json written"; fi
+if wait_for s1 " to eager.json" && [ -s "$tmp/eager.json" ]; then ok; else bad "no eager.json written"; fi
 python3 - "$tmp/eager.json" <<'PY' && ok || bad "eager.json: no --enforce-eager in the vLLM lines"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -107,7 +110,7 @@ PY
 keys s1 w
 wait_for s1 "Save workspace to" || bad "w did not prompt"
 keys s1 C-u ws-eager.json Enter
-if wait_file "$tmp/ws-eager.json"; then ok; else bad "no ws-eager.json written"; fi
+if wait_for s1 "saved ws-eager.json" && [ -s "$tmp/ws-eager.json" ]; then ok; else bad "no ws-eager.json written"; fi
 python3 - "$tmp/ws-eager.json" <<'PY' && ok || bad "ws-eager.json: serve.eager is not true"
 import json, sys
 s = json.load(open(sys.argv[1]))["serve"]
@@ -115,6 +118,8 @@ assert s["eager"] is True and "prefill_apart" not in s and "sched_steps" not in 
 PY
 keys s1 q q
 start s2 120 40 "" ws.json
+# Keys sent before the program has set up the terminal can be lost.
+wait_for s2 "ws.json" || bad "the reopened workspace did not start: $(screen s2 | head -2)"
 keys s2 7
 wait_for s2 " 25 req/s" && ok || bad "the reopened workspace does not show rate 25: $(screen s2 | head -12)"
 wait_for s2 " 40 ms" && ok || bad "the reopened workspace does not show TPOT 40 ms"

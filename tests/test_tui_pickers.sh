@@ -22,7 +22,7 @@ labels() {
 
 # ---- model picker: 8b + Enter
 start m 80 24
-wait_ready m 50 || bad "no plans at start: $(screen m | tail -2)"
+wait_ready m || bad "no plans at start: $(screen m | tail -2)"
 keys m 2 p
 wait_for m "Model preset" && ok || bad "p did not open the model picker"
 keys m 8 b
@@ -46,6 +46,9 @@ screen m | grep -q 'Sequence length   2048 tokens' && ok || bad "the field does 
 keys m 1 a
 wait_for m "Add a pool: pick its GPU" && ok || bad "a did not open the GPU picker"
 keys m V 1 0 0 - S X M 2 - 3
+# The unfiltered list may show V100-SXM2-32GB too, with another GPU
+# highlighted: wait for the filter, then read the rows and the dtype line.
+wait_for m "Filter: V100-SXM2-3_" || bad "the filter does not show V100-SXM2-3"
 wait_for m "V100-SXM2-32GB" && ok || bad "no V100-SXM2-32GB in the picker"
 screen m | grep 'V100-SXM2-32GB' | grep -q '125 TF fp16' && ok ||
 	bad "V100 row: $(screen m | grep 'V100-SXM2-32GB')"
@@ -56,7 +59,7 @@ keys m Escape
 for size in 80x24 120x40; do
 	w=${size%x*} h=${size#*x}
 	start "p$w" "$w" "$h"
-	wait_ready "p$w" 50 || bad "$size: no plans"
+	wait_ready "p$w" || bad "$size: no plans"
 	labels "p$w" >"$tmp/labels$w"
 	[ -s "$tmp/labels$w" ] && ok || bad "$size: no plan rows"
 	# unique
@@ -96,7 +99,10 @@ keys p80 / C-u z z z Enter
 wait_for p80 "no match for 'zzz'" && ok || bad "no 'no match' for zzz: $(screen p80 | sed -n 4p)"
 # an empty search shows all again
 keys p80 / C-u Enter
-wait_ready p80 && labels p80 | grep -q . && ok || bad "an empty search did not restore the list"
+# Until the key is read the screen is zzz's, empty, with its "N plans"
+# footer: wait for its "no match" line to go first.
+wait_gone p80 "no match for 'zzz'" && wait_ready p80 && labels p80 | grep -q . && ok ||
+	bad "an empty search did not restore the list"
 # help explains the notation
 keys p80 '?'
 wait_for p80 "Plan labels" && ok || bad "? has no Plan labels section"
@@ -113,7 +119,7 @@ cat >"$tmp/dl.json" <<'JSON'
  "workload": {"gbs": 1024, "tokens": 2e12, "objective": "deadline", "deadline_s": 86400}}
 JSON
 start dl 80 24 "" "tui $tmp/dl.json"
-wait_for dl "0 plans" 100 && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
+wait_for dl "0 plans" && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
 n=$(screen dl | grep -ci 'no plan')
 [ "$n" = 1 ] && ok || bad "'no plan' shown $n times: $(screen dl | sed -n 3,8p)"
 
@@ -124,7 +130,7 @@ plan_args="--pool 8x8xH100-SXM --pool 8x8xA100-SXM4-80GB -m llama3.1-70b --gbs 2
 "$HP" plan $plan_args >"$tmp/plan.out" 2>"$tmp/plan.err"
 [ $? = 0 ] && [ ! -s "$tmp/plan.err" ] && ok || bad "plan wrote to a non-terminal stderr: $(head -2 "$tmp/plan.err")"
 $T new-session -d -s prog -x 100 -y 10 "cd '$PWD' && '$HP' plan $plan_args >'$tmp/plan2.out'; echo EXITED:\$?; sleep 30"
-wait_for prog "EXITED:0" 300 && ok || bad "plan in a terminal did not finish: $(screen prog)"
+wait_for prog "EXITED:0" 1200 && ok || bad "plan in a terminal did not finish: $(screen prog)"
 screen prog | grep -q 'planning' && bad "the progress line was left on the screen" || ok
 # the same plans either way (the search's own timing line aside)
 grep -v '^search:' "$tmp/plan.out" >"$tmp/p1"; grep -v '^search:' "$tmp/plan2.out" >"$tmp/p2"

@@ -15,11 +15,28 @@
 #               snapshot
 #   screen NAME, keys NAME KEYS...
 #   wait_for NAME TEXT [TENTHS]   until the screen shows TEXT (fixed string)
+#   wait_gone NAME TEXT [TENTHS]  until the screen no longer shows TEXT
 #   wait_ready NAME [TENTHS]      until the footer ends in "N plans"
-#   wait_file FILE                until FILE exists and is not empty
-# Waits default to 30 s, far above any normal wait, so only a hang fails,
-# never a busy machine. A test that needs more at exit redefines
-# cleanup_extra after sourcing this file.
+#   wait_plans NAME [TENTHS]      until the Plans view is up and its footer
+#                                 ends in "N plans" (in one capture)
+#   wait_serving NAME [TENTHS]    until the footer ends in "N serving plans"
+# Waits default to 30 s (the Serve view's 60 s), far above any normal wait,
+# so only a hang fails, never a busy machine.
+#
+# What to wait for. send-keys returns before the program has read the
+# keys, so the screen a wait first sees may be the one from before them:
+# wait for text the keys bring (a new view's heading, a field's new value,
+# a prompt going away), never for text that was already there. Wait for
+# state that stays (a field, a view's content, the footer's count), not a
+# message that a later event may replace; and a file another process
+# writes is whole only once the program says so ("exported", "saved"),
+# not when it first has bytes. The footer's counts (wait_ready,
+# wait_plans, wait_serving) show only while no message is up: after an
+# edit whose re-plan may end in a message ("no plan: the Plans view (3)
+# says why", kept until the next key), wait for the view's content.
+#
+# A test that needs more at exit redefines cleanup_extra after sourcing
+# this file.
 set -u
 HP=${HETPLAN:-./hetplan}
 case $HP in /*) ;; *) HP=$PWD/$HP ;; esac
@@ -52,6 +69,15 @@ wait_for() {
 	done
 	return 1
 }
+wait_gone() {
+	i=0
+	while [ $i -lt "${3:-300}" ]; do
+		screen "$1" | grep -qF -- "$2" || return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 # The status line (the screen's last) matches the extended regular
 # expression $2, tried every 0.1 s up to $3 times.
 wait_status() {
@@ -64,15 +90,21 @@ wait_status() {
 	return 1
 }
 wait_ready() { wait_status "$1" ' [0-9]+ plans *$' "${2:-300}"; }
+# After a key that opens the Plans view (3) the screen may still be the
+# view before it, whose footer also ends in "N plans": the Plans view's
+# column heading (the third line) and a finished planner, in one capture.
+wait_plans() {
+	i=0
+	while [ $i -lt "${2:-300}" ]; do
+		screen "$1" >"$tmp/wait_plans"
+		sed -n 3p "$tmp/wait_plans" | grep -qE '^ +# +PLAN ' &&
+			tail -1 "$tmp/wait_plans" | grep -qE ' [0-9]+ plans *$' && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 # The Serve view's re-plan after an edit has finished: the status line
 # reads "N serving plans", not "planning serving" (ASan and a busy machine
 # make the solve take seconds).
 wait_serving() { wait_status "$1" ' [0-9]+ serving plans? *$' "${2:-600}"; }
-wait_file() {
-	i=0
-	while [ $i -lt 300 ] && [ ! -s "$1" ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -s "$1" ]
-}

@@ -32,7 +32,12 @@
  * with one pass.
  * An answer without plans from a pass that was cut short (by the preview
  * budget, an edit or Esc) is never posted: the screen keeps the plans it
- * has, which the Plans view marks as stale. */
+ * has, which the Plans view marks as stale.
+ *
+ * HETPLAN_TUI_REFINE_MS holds the full run back that long after a
+ * preview (default 0): on a fast machine the full answer can replace the
+ * preview within milliseconds, too soon for a test that reads the screen
+ * to see the preview at all. An edit, Esc or quit ends the hold. */
 #include "tui_int.h"
 #include "lp.h"
 
@@ -52,6 +57,9 @@
  * after the first batch always, 10000: in effect one pass). */
 #define TUI_FIRST_S 0.150
 #define TUI_FIRST_MAX_MS 10000
+/* The longest hold between a preview and the full run, ms: the same
+ * bound as the preview budget's. */
+#define TUI_REFINE_MAX_MS 10000
 
 struct tui_planner {
 	pthread_t th;
@@ -77,6 +85,10 @@ struct tui_planner {
 	 * the timer's stop request and wake-up */
 	int batches, timer_stop;
 	pthread_cond_t timer_cv;
+	/* the hold between a preview and the full run (under mu): its
+	 * length, and the wake-up that an edit, Esc or quit sends */
+	double refine_after_s;
+	pthread_cond_t hold_cv;
 };
 
 /* After each batch of global settings, on the worker (search.h: called
@@ -95,18 +107,25 @@ static void on_progress(void *arg, double done)
 
 /* The first pass's timer: at the budget, stop the search if its first
  * batch has ended (else on_progress does when it ends). */
+/* The CLOCK_REALTIME time in_s seconds from now, for
+ * pthread_cond_timedwait. */
+static void deadline_in(double in_s, struct timespec *ts)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	double end = ts->tv_sec + ts->tv_nsec * 1e-9 + in_s;
+	ts->tv_sec = (time_t)end;
+	ts->tv_nsec = (long)((end - (double)ts->tv_sec) * 1e9);
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 static void *timer_main(void *arg)
 {
 	struct tui_planner *pl = arg;
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double end = ts.tv_sec + ts.tv_nsec * 1e-9 + pl->first_s - (hp_now() - pl->pass_t0);
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	deadline_in(pl->first_s - (hp_now() - pl->pass_t0), &ts);
 	pthread_mutex_lock(&pl->mu);
 	while (!pl->timer_stop) {
 		int rc = pthread_cond_timedwait(&pl->timer_cv, &pl->mu, &ts);
@@ -120,17 +139,34 @@ static void *timer_main(void *arg)
 	return NULL;
 }
 
-/* The preview budget from HETPLAN_TUI_FIRST_MS, or TUI_FIRST_S. */
-static double first_budget_s(void)
+/* Milliseconds from the environment variable name, 0 to max_ms, in
+ * seconds; dflt_s when it is unset or out of range (the TUI has no stderr
+ * to warn on). */
+static double env_ms(const char *name, long max_ms, double dflt_s)
 {
-	const char *v = getenv("HETPLAN_TUI_FIRST_MS");
+	const char *v = getenv(name);
 	char *end;
 	if (!v || !*v)
-		return TUI_FIRST_S;
+		return dflt_s;
 	long ms = strtol(v, &end, 10);
-	if (*end || ms < 0 || ms > TUI_FIRST_MAX_MS)
-		return TUI_FIRST_S;   /* the TUI has no stderr to warn on */
+	if (*end || ms < 0 || ms > max_ms)
+		return dflt_s;
 	return ms / 1e3;
+}
+
+/* After a preview: wait refine_after_s, or until an edit, Esc or quit
+ * raises cancel. */
+static void hold_preview(struct tui_planner *pl)
+{
+	if (pl->refine_after_s <= 0)
+		return;
+	struct timespec ts;
+	deadline_in(pl->refine_after_s, &ts);
+	pthread_mutex_lock(&pl->mu);
+	while (!atomic_load(&pl->cancel))
+		if (pthread_cond_timedwait(&pl->hold_cv, &pl->mu, &ts) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&pl->mu);
 }
 
 static void plan_into(const struct workspace *w, struct tui_result *r,
@@ -222,6 +258,7 @@ static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned 
 	if (have) {
 		r->partial = 1;
 		post(pl, r);
+		hold_preview(pl);
 	} else {
 		tui_result_free(r);
 	}
@@ -282,14 +319,17 @@ struct tui_planner *planner_new(int wake_fd)
 {
 	struct tui_planner *pl = xcalloc(1, sizeof *pl);
 	pl->wake_fd = wake_fd;
-	pl->first_s = first_budget_s();
+	pl->first_s = env_ms("HETPLAN_TUI_FIRST_MS", TUI_FIRST_MAX_MS, TUI_FIRST_S);
+	pl->refine_after_s = env_ms("HETPLAN_TUI_REFINE_MS", TUI_REFINE_MAX_MS, 0);
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
 	pthread_cond_init(&pl->timer_cv, NULL);
+	pthread_cond_init(&pl->hold_cv, NULL);
 	if (hp_thread_start(&pl->th, worker, pl) != 0) {
 		pthread_mutex_destroy(&pl->mu);
 		pthread_cond_destroy(&pl->cv);
 		pthread_cond_destroy(&pl->timer_cv);
+		pthread_cond_destroy(&pl->hold_cv);
 		free(pl);
 		return NULL;
 	}
@@ -306,6 +346,7 @@ void planner_submit(struct tui_planner *pl, const struct workspace *w, unsigned 
 	if (pl->running) {
 		atomic_store(&pl->cancel, 1);
 		atomic_store(&pl->first, 1);
+		pthread_cond_signal(&pl->hold_cv);
 	}
 	pthread_cond_signal(&pl->cv);
 	pthread_mutex_unlock(&pl->mu);
@@ -317,6 +358,7 @@ void planner_cancel(struct tui_planner *pl)
 	if (pl->running) {
 		atomic_store(&pl->cancel, 1);
 		atomic_store(&pl->first, 1);
+		pthread_cond_signal(&pl->hold_cv);
 	}
 	pl->has_pending = 0;
 	pthread_mutex_unlock(&pl->mu);
@@ -350,11 +392,13 @@ void planner_free(struct tui_planner *pl)
 	atomic_store(&pl->cancel, 1);
 	atomic_store(&pl->first, 1);
 	pthread_cond_signal(&pl->cv);
+	pthread_cond_signal(&pl->hold_cv);
 	pthread_mutex_unlock(&pl->mu);
 	pthread_join(pl->th, NULL);
 	tui_result_free(pl->done);
 	pthread_mutex_destroy(&pl->mu);
 	pthread_cond_destroy(&pl->cv);
 	pthread_cond_destroy(&pl->timer_cv);
+	pthread_cond_destroy(&pl->hold_cv);
 	free(pl);
 }
