@@ -590,7 +590,10 @@ void comm_fabric_set_intra(struct comm_fabric *f, double gbyte_s)
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 		     const struct comm_fabric *b)
 {
+	/* zeroed first: a field added to the struct and not set below is 0
+	 * (its documented default), never stack garbage */
 	struct comm_fabric r;
+	memset(&r, 0, sizeof r);
 	/* NCCL picks its tables from the lowest compute capability. */
 	int aa = arch_of(a->gen), ab = arch_of(b->gen);
 	r.gen = aa < ab ? a->gen : ab < aa ? b->gen

@@ -45,10 +45,12 @@ struct comm_fabric {
 				   * NICs over IB/EFA: NIC_EFF, or ONE_NIC_EFF
 				   * for one NIC on a PCIe Gen3 NVLink node
 				   * (comm.c, docs/links.md) */
-	double node_share;        /* the fraction of the node's flows that are
-				   * this group's, when nics/nic_Bps are its
-				   * share of the node (perf_memo.c
-				   * build_group); 0: the whole node */
+	double node_share;        /* the hosts' worth of network stack behind
+				   * nics/nic_Bps: the group's share of one
+				   * node's flows, times the hosts of an
+				   * NVLink domain that spans several
+				   * (perf_memo.c build_group); 0: one whole
+				   * node */
 };
 
 struct comm_group {

@@ -400,7 +400,8 @@ static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
  * embedding's copy), perf_stage_pp which neighbours exist (the key's
  * prev_pool and next_pool, -1 for none) and the stage's side of each
  * (the index against the neighbour's), and the TP and CP terms not at
- * all. The DP sync (tied embeddings, DeepSpeed) and the memory (NCCL's
+ * all, but a hand-off that leaves the node reads the DP degree too (its
+ * NIC share, pp_share), so a crossing stage's core keeps it. The DP sync (tied embeddings, DeepSpeed) and the memory (NCCL's
  * buffers, the activations in flight) do read it, and no core holds
  * them. Issue 13, fifteenth round: a layout probe's stages are met
  * again at every depth of the PP ladder. */
@@ -408,7 +409,11 @@ static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct
 {
 	int pp_any = x->p->ep <= 1 && key->pp > 2;
 	*ck = *key;
-	ck->dp = 0;
+	/* a hand-off that leaves the node shares its NICs with the stage's
+	 * tp x cp x dp GPUs there (perf_comm.c pp_share): DP stays in the
+	 * key of a stage that crosses */
+	if (!key->cross)
+		ck->dp = 0;
 	if (!x->ep_ov)
 		ck->mb = 0;
 	if (pp_any)

@@ -480,9 +480,14 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	if (gpn > pa->gpus_per_node) {
 		g->fab.nics *= gpn / pa->gpus_per_node;
 		g->domain_hosts = gpn / pa->gpus_per_node;
+		/* the NICs of every host of the domain, and each host's TCP
+		 * ceiling (comm.c net_node_Bps) */
+		g->fab.node_share = g->domain_hosts;
 	}
 	int busy = pg->share > 0 && pg->share < gpn ? pg->share : gpn;
-	if (g->ranks > g->ranks_per_node && g->ranks_per_node < busy && g->fab.nics > 0) {
+	/* gated on the node, not on busy: a lone flow (busy 1) still leaves
+	 * by its own GPU's rails, not by every NIC of the node */
+	if (g->ranks > g->ranks_per_node && g->ranks_per_node < gpn && g->fab.nics > 0) {
 		double total = g->fab.nics * g->fab.nic_Bps * g->ranks_per_node / busy;
 		int n = g->fab.nics * g->ranks_per_node / busy;
 		if (busy < gpn) {
@@ -496,7 +501,8 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 		}
 		g->fab.nics = n < 1 ? 1 : n;
 		g->fab.nic_Bps = total / g->fab.nics;
-		g->fab.node_share = (double)g->ranks_per_node / busy;
+		g->fab.node_share = (double)g->ranks_per_node / busy *
+				    (g->domain_hosts > 1 ? g->domain_hosts : 1);
 	}
 }
 

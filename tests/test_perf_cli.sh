@@ -276,4 +276,34 @@ t100=$(tcp_dp 100) t40=$(tcp_dp 40)
 python3 -c "import sys; r = $t100 / $t40; sys.exit(0 if abs(r - 0.8) < 0.02 else 1)" && ok ||
 	bad "TCP node ceiling not shared: dp $t100 s at 100 Gb/s, $t40 s at 40 Gb/s (want ratio 0.8)"
 
+# --- a lone pipeline flow leaves by its own GPU's rail: TP 1 x PP 8 x DP 1
+# on two 4-GPU A100 nodes, one stage per GPU, one hand-off crossing.
+# With one 100 Gb/s NIC a node or four (one per GPU), that flow has one NIC
+# either way, so the step is the same; with every NIC of the node it was
+# 4x faster on the four-NIC nodes.
+pp1() {
+	$H estimate --pool "2x4xA100-80GB,nic_gbps=100,transport=ib,nics=$1" -m llama3.1-8b \
+		--tp 1 --pp 8 --dp 1 --mbs 1 --gbs 32 --seq-len 2048 --framework megatron-lm \
+		--format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["step_time_s"])'
+}
+s1=$(pp1 1) s4=$(pp1 4)
+[ -n "$s1" ] && [ "$s1" = "$s4" ] && ok || bad "a lone PP flow: $s1 s with 1 NIC, $s4 s with 4"
+# ... and the planner's steps are estimate's: its plans at DP 1 and DP 2
+# share stage records only where the hand-off's NIC share is the same.
+$H plan --pool 4x4xA100-80GB,nics=4,nic_gbps=100,transport=ib -m llama3.1-8b --tp 1 --pp 8 \
+	--gbs 32 --seq-len 2048 --objective cost --threads 1 --format json >"$T/ppl.json" 2>/dev/null
+python3 - "$T" "$H" <<'PY' && ok || bad "plan and estimate disagree on a PP-over-NIC cluster"
+import json, subprocess, sys
+t, h = sys.argv[1], sys.argv[2]
+plans = json.load(open(t + "/ppl.json"))["plans"]
+assert len(plans) >= 4, len(plans)
+for i, p in enumerate(plans):
+    json.dump(p, open("%s/pp%d.json" % (t, i), "w"))
+    r = subprocess.run([h, "estimate", "--pool", "4x4xA100-80GB,nics=4,nic_gbps=100,transport=ib",
+                        "-m", "llama3.1-8b", "--plan", "%s/pp%d.json" % (t, i), "--format", "json"],
+                       capture_output=True, text=True, check=True)
+    e = json.loads(r.stdout)["step_time_s"]
+    assert abs(e - p["step_time_s"]) <= 1e-9 * e, (i, p["step_time_s"], e)
+PY
+
 finish perf_cli
