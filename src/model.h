@@ -53,8 +53,9 @@ void model_params(const struct model_spec *m, struct param_count *pc);
 
 /* Tokens to train m on: tokens when > 0, else 20 per parameter (the
  * compute-optimal ratio of Hoffmann et al. 2022, "Training Compute-Optimal
- * Large Language Models", Table 3), the default of `plan`, `launch`,
- * `report` and the TUI alike. */
+ * Large Language Models", Table 3, for dense models), the default of
+ * `plan`, `launch`, `report` and the TUI alike. Simplified for MoE: every
+ * expert's parameters count (Mixtral 8x22B: 141B, 2.8T tokens). */
 double model_train_tokens(const struct model_spec *m, double tokens);
 
 /* Forward FLOPs of layer i per token at sequence length s (full s^2

@@ -70,9 +70,12 @@ static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g, e
 		 * same part: a gemm16 above the reference's square16 (a refit
 		 * can push it there) counts as square16, and without a
 		 * reference the part's own sweep caps it. */
-		if (ge->square16 > 0 && dt != HP_FP32 && dt != HP_TF32)
+		if (ge->square16 > 0 && (dt == HP_FP16 || dt == HP_BF16))
 			f *= sq / perf_fmax(ge->square16, ge->gemm16);
 		else if (sq < ge->gemm16)
+			/* fp32/tf32 (gemm32 was never fitted on the reference
+			 * part) and fp8 (no fp8 sweep backs a gain): a part
+			 * below the generation's rate is slowed, none sped up */
 			f *= sq / ge->gemm16;
 	}
 	return f;

@@ -1357,8 +1357,10 @@ static void pick_apply(struct tui *t, int idx)
 		tui_message(t, 0, "added pool %s: Enter edits its fields", np.name);
 	} else {
 		struct pool *p = cur_pool(t);
-		if (!p)
+		if (!p) {
+			free(before);
 			return;
+		}
 		hp_strlcpy(np.name, p->name, sizeof np.name);
 		hp_strlcpy(np.provider, p->provider, sizeof np.provider);
 		hp_strlcpy(np.region, p->region, sizeof np.region);
@@ -1368,8 +1370,8 @@ static void pick_apply(struct tui *t, int idx)
 		np.spot = p->spot;
 		*p = np;
 	}
-	tui_edited(t);
-	cluster_guard(t, before);
+	if (cluster_guard(t, before))   /* else it re-planned the old cluster */
+		tui_edited(t);
 	free(before);
 }
 
