@@ -17,12 +17,13 @@
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 
-cat >"$tmp/ws.json" <<'JSON'
+cat >"$tmp/lone.json" <<'JSON'
 {"version": 1,
  "cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 1, "nics": 0}]},
  "model": "llama3.1-8b",
  "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
 JSON
+cp "$tmp/lone.json" "$tmp/ws.json"   # saved over below
 # The pool's row: name, GPU, nodes (third column).
 nodes_of() { screen "$1" | awk -v p="$2" '$1 == p { print $3; exit }'; }
 
@@ -87,13 +88,7 @@ keys t4 q q
 wait_for t4 "EXITED:0" || bad "q did not quit the T4 session"
 
 # A GPU change on a lone 0-NIC pool: nothing else to reach, so it is taken.
-cat >"$tmp/gc.json" <<'JSON'
-{"version": 1,
- "cluster": {"name": "lab", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 1, "nics": 0}]},
- "model": "llama3.1-8b",
- "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
-JSON
-start gc 100 30 "" "tui $tmp/gc.json"
+start gc 100 30 "" "tui $tmp/lone.json"
 wait_ready gc || bad "no plans for the GPU change"
 keys gc 1 Enter j Enter
 wait_for gc "Filter:" || bad "Enter on GPU did not open the picker: $(screen gc | tail -2)"
