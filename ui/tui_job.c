@@ -105,8 +105,6 @@ static void on_progress(void *arg, double done)
 	pthread_mutex_unlock(&pl->mu);
 }
 
-/* The first pass's timer: at the budget, stop the search if its first
- * batch has ended (else on_progress does when it ends). */
 /* The CLOCK_REALTIME time in_s seconds from now, for
  * pthread_cond_timedwait. */
 static void deadline_in(double in_s, struct timespec *ts)
@@ -121,6 +119,8 @@ static void deadline_in(double in_s, struct timespec *ts)
 	}
 }
 
+/* The first pass's timer: at the budget, stop the search if its first
+ * batch has ended (else on_progress does when it ends). */
 static void *timer_main(void *arg)
 {
 	struct tui_planner *pl = arg;
