@@ -286,12 +286,17 @@ static void bench_planner(struct catalog *cat)
 	 * the rate if everything but the model's own evaluations took no
 	 * time (estimate_s is sampled, search.c's ESTIMATE_SAMPLE), and the
 	 * CPU time the rest took. */
-	if (s1->estimate_s > 0)
+	/* estimate_s is sampled wall time: on a loaded machine it can exceed
+	 * the CPU time, and the rest is then not measured */
+	if (s1->estimate_s > 0 && r1.cpu >= s1->estimate_s)
 		printf("    ceiling: %.0f evaluations/s if the estimates' %.3f s were all the search "
 		       "took; the rest took %.3f s (1e6/s would leave it %.3f s)\n",
 		       (s1->screened + s1->evaluated) / s1->estimate_s, s1->estimate_s,
 		       r1.cpu - s1->estimate_s,
 		       fmax(0, (s1->screened + s1->evaluated) / 1e6 - s1->estimate_s));
+	else if (s1->estimate_s > 0)
+		printf("    ceiling: not measured (the estimates' sampled %.3f s exceed the search's "
+		       "%.3f s of CPU: a loaded machine)\n", s1->estimate_s, r1.cpu);
 
 objectives:
 	o.threads = 0;
