@@ -120,6 +120,21 @@ static inline double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+/* key and val into keys[0..n] and vals[0..n], the first n sorted by key
+ * ascending; a key equal to one already there goes after it (insertion
+ * sort: stable, so ties keep their arrival order). */
+static inline void insert_sorted(double *keys, int *vals, int n, double key, int val)
+{
+	int k = n;
+	while (k > 0 && keys[k - 1] > key) {
+		keys[k] = keys[k - 1];
+		vals[k] = vals[k - 1];
+		k--;
+	}
+	keys[k] = key;
+	vals[k] = val;
+}
+
 /* The multipliers of the Lagrangian bounds and the greedy orders at
  * each, fixed for one solve (joint_mults). */
 #define CAPMILP_MAX_MULT (2 + CAPMILP_MAX_VARS * (CAPMILP_MAX_VARS + 1) / 2)
@@ -990,15 +1005,7 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 		double lb = sub_bound(d, i + 1, u, G2, rate + v * m->r[i], cnt + v, 1);
 		if (!may_improve(d, lb))
 			continue;
-		double key = m->kind == CAPMILP_BUDGET ? -lb : lb;
-		int k = nv++;
-		while (k > 0 && lbs[k - 1] > key) {
-			lbs[k] = lbs[k - 1];
-			vs[k] = vs[k - 1];
-			k--;
-		}
-		lbs[k] = key;
-		vs[k] = v;
+		insert_sorted(lbs, vs, nv++, m->kind == CAPMILP_BUDGET ? -lb : lb, v);
 	}
 	for (int k = 0; k < nv && d->nodes <= d->limit; k++) {
 		int v = vs[k], G2[HP_MAX_POOLS];
@@ -1217,15 +1224,7 @@ static void free_order(const struct bb *b, struct mtab *w, int t)
 	double pi = w->mult[t], *fc = w->fcoef[t];
 	int *fo = w->forder[t];
 	for (int j = 0; j < m->n; j++) {
-		double cj = -m->lambda * m->r[j] - pi * m->r[j];
-		int k = j;
-		while (k > 0 && fc[k - 1] > cj) {
-			fc[k] = fc[k - 1];
-			fo[k] = fo[k - 1];
-			k--;
-		}
-		fc[k] = cj;
-		fo[k] = j;
+		insert_sorted(fc, fo, j, -m->lambda * m->r[j] - pi * m->r[j], j);
 	}
 }
 
