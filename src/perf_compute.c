@@ -185,7 +185,9 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 	const struct moe_spec *e = &m->moe;
 	double local = (double)e->experts / p->ep;
 	double rows = T * e->top_k * p->ep / e->experts;
-	gm += gemm_time(k, g, dt, T, e->experts, h, 1);   /* router */
+	/* The router: a plain linear in 16 bits (or fp32) under fp8 too
+	 * (Megatron-Core TopKRouter.gating, torch.nn.functional.linear). */
+	gm += gemm_time(k, g, dt == HP_FP8 ? HP_BF16 : dt, T, e->experts, h, 1);
 	gm += gemm_time(k, g, dt, rows, up * e->expert_ffn / t, h, local);
 	gm += gemm_time(k, g, dt, rows, h, e->expert_ffn / t, local);
 	if (e->shared_experts) {
@@ -697,7 +699,13 @@ static void stage_layer_cost(struct stage_ctx *x, int layer, int kind, struct la
 	perf_memo_layer_put(x->memo, &key, lc);
 }
 
-/* The output layer's logits GEMM on the stage, memoised as kind 2. */
+/* The output layer's logits GEMM on the stage, memoised as kind 2. An
+ * fp8 run computes it in 16 bits: Megatron-Core's output layer is its own
+ * tensor_parallel.ColumnParallelLinear, not a Transformer Engine module,
+ * so fp8_autocast leaves it in bf16 (megatron/core/models/gpt/gpt_model.py
+ * GPTModel.__init__), and torchtitan's float8 recipes list "output" in
+ * quantize.linear.float8.filter_fqns. perf_stage_end_params keeps its
+ * weight in 16 bits for the same reason. */
 static double stage_logits_gemm(struct stage_ctx *x)
 {
 	struct layer_key key;
@@ -707,8 +715,8 @@ static double stage_logits_gemm(struct stage_ctx *x)
 		return hit->gemm;
 	struct layer_cost lc;
 	memset(&lc, 0, sizeof lc);
-	lc.gemm = gemm_time(x->k, x->g, x->p->precision, x->T, model_out_dim(x->m) / x->tp,
-			    x->m->hidden, 1);
+	enum hp_dtype dt = x->p->precision == HP_FP8 ? HP_BF16 : x->p->precision;
+	lc.gemm = gemm_time(x->k, x->g, dt, x->T, model_out_dim(x->m) / x->tp, x->m->hidden, 1);
 	perf_memo_layer_put(x->memo, &key, &lc);
 	return lc.gemm;
 }

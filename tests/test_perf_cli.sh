@@ -306,4 +306,37 @@ for i, p in enumerate(plans):
     assert abs(e - p["step_time_s"]) <= 1e-9 * e, (i, p["step_time_s"], e)
 PY
 
+
+# --- fp8 leaves the logits GEMM in bf16: Megatron-Core's output layer is
+# tensor_parallel.ColumnParallelLinear, not a Transformer Engine module
+# (megatron/core/models/gpt/gpt_model.py), and torchtitan's float8 recipes
+# filter "output". So growing the vocabulary adds the same compute time
+# under fp8 as under bf16. GPT 1.7B (hidden 2304) on one H100, 8
+# micro-batches of 2048 tokens (T = 16384), vocabulary 51200 -> 204800:
+# 3 GEMMs x 2 x 16384 x 2304 x 153600 = 3.48e13 FLOP more, at least
+# 3.48e13 / 989e12 = 0.035 s at the bf16 dense peak (H100 SXM datasheet).
+for v in 51200 204800; do
+	python3 - "$v" "$T/v$v.json" <<'PY'
+import json, sys
+doc = json.load(open("data/models.json"))
+m = dict(next(x for x in doc["models"] if x["name"] == "gpt-1.7b"))
+m.pop("published_params", None)
+m["name"], m["vocab"] = "vocab-" + sys.argv[1], int(sys.argv[1])
+json.dump(m, open(sys.argv[2], "w"))
+PY
+	for pr in bf16 fp8; do
+		expect 0 "" $H estimate --pool 1x8xH100-SXM -m "$T/v$v.json" --tp 1 --pp 1 --dp 1 \
+			--mbs 1 --gbs 8 --precision $pr --format json
+		cp "$T/out" "$T/v$v-$pr.json"
+	done
+done
+python3 - "$T" <<'PY' && ok || bad "fp8's logits GEMM is not at the bf16 rate"
+import json, sys
+c = {k: json.load(open("%s/v%s.json" % (sys.argv[1], k)))["breakdown_s"]["compute"]
+     for k in ("51200-bf16", "51200-fp8", "204800-bf16", "204800-fp8")}
+bf = c["204800-bf16"] - c["51200-bf16"]
+f8 = c["204800-fp8"] - c["51200-fp8"]
+assert bf >= 0.035, bf
+assert abs(f8 - bf) <= 0.01 * bf, (bf, f8)
+PY
 finish perf_cli
