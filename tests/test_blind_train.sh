@@ -191,17 +191,23 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLMLB": "B200 (8 per node)",
           # Eighth round: Sailor's Clariden runs (OPT-350M-shaped, 4-128
           # GH200, Megatron-DeepSpeed in fp32/TF32).
-          "BLSLC": "GH200 small model"}
+          "BLSLC": "GH200 small model",
+          # Round 13: MLPerf v5.1 closed-division logs of other submitters
+          # (Cisco H100 Llama 3.1 8B; HPE and Nebius H200 rows: regime_of),
+          # and one Megatron-LM issue's V100 run.
+          "BLML51": "H100 at scale", "BLMLV": "small/V100/consumer"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
     if grp == "BLMLL" and gpu.startswith("GB200"):
         return "GB200 NVL72"
+    if grp == "BLML51" and gpu.startswith("H200"):
+        return "H200 (Hopper, 141 GB)"
     if grp in ("BLIBM", "BLPAX") and gpu.startswith("H100"):
         return "H100 at scale"
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("H100", "H100-SXM"), ("H800", "H800-SXM"),
+GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090")]
