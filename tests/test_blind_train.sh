@@ -195,7 +195,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 13: MLPerf v5.1 closed-division logs of other submitters
           # (Cisco H100 Llama 3.1 8B; HPE and Nebius H200 rows: regime_of),
           # and one Megatron-LM issue's V100 run.
-          "BLML51": "H100 at scale", "BLMLV": "small/V100/consumer"}
+          "BLML51": "H100 at scale", "BLMLV": "small/V100/consumer",
+          # MLPerf v4.1 GPT-3 175B: NVIDIA Eos (256, 512) and Oracle OCI
+          # (1,536, 3,072) H100 runs.
+          "BLML41": "H100 at scale"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
