@@ -198,7 +198,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLML51": "H100 at scale", "BLMLV": "small/V100/consumer",
           # MLPerf v4.1 GPT-3 175B: NVIDIA Eos (256, 512) and Oracle OCI
           # (1,536, 3,072) H100 runs.
-          "BLML41": "H100 at scale"}
+          "BLML41": "H100 at scale",
+          # whyNLP/tinyllama README: TinyLlama 1.1B on RTX 3090/4090,
+          # RTX A6000, A40 and A100 (HF Trainer, DDP or DeepSpeed ZeRO-2).
+          "BLTLH": "small/V100/consumer"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
@@ -213,7 +216,8 @@ def regime_of(grp, gpu):
 GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
-       ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090")]
+       ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090", "RTX-3090"),
+       ("RTX-A6000", "RTX-A6000"), ("A40", "A40")]
 # Blocks named by the ARCH: tag (tests/data/blind_README.md).
 ARCH = {
     "llama": dict(gated_mlp=True, norm="rmsnorm", position="rope", tied_embeddings=False, bias=False),
