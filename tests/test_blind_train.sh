@@ -220,7 +220,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLML41": "H100 at scale",
           # whyNLP/tinyllama README: TinyLlama 1.1B on RTX 3090/4090,
           # RTX A6000, A40 and A100 (HF Trainer, DDP or DeepSpeed ZeRO-2).
-          "BLTLH": "small/V100/consumer"}
+          "BLTLH": "small/V100/consumer",
+          # DLPerf's DeepSpeed GPT-2 small on 8-32 V100-16GB (round 13,
+          # added after its first prediction).
+          "BLDSV": "small/V100/consumer"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
