@@ -4,6 +4,7 @@ training rows comes from (docs/blind-round12-bias.md).
 
     BLIND_ROWS=/tmp/rows.jsonl HETPLAN=./hetplan sh tests/test_blind_train.sh
     python3 tools/blind_bias.py /tmp/rows.jsonl [--exclude ID,ID,...]
+        [--groups GROUP,GROUP,...] [--per-row]
     build/tests/test_accuracy > /tmp/acc.txt
     python3 tools/blind_bias.py --calib /tmp/acc.txt
 
@@ -22,6 +23,9 @@ error e = (hetplan - measured) / measured:
      source groups (both demeaned per group), so that a source's offset
      does not pass for a trend;
   5. the share of e's variance that lies between source groups.
+--groups keeps only the rows of the named source groups (a round's new
+rows, docs/blind-round13.md); --per-row first prints each row's error
+with hetplan's breakdown as shares of its predicted step and its MFU.
 With --calib, the same within-group table (4) for the calibration rows:
 test_accuracy's printed in-sample step-time errors, joined with their
 rows in tests/data/{training,vtrain-a100-single,holdout}.csv.
@@ -131,21 +135,55 @@ def calib(acc_path):
     within(groups, ["log2_h_tp", "full_recompute", "fp8", "log2_mbs"])
 
 
+TERMS = ["compute", "recompute", "tp_comm", "pp_comm", "dp_comm", "cp_comm", "ep_comm",
+         "bubble", "optimizer", "overhead"]
+
+
+def per_row(rows):
+    """Each row's signed error, measured and predicted step, and hetplan's
+    breakdown as shares of its own predicted step."""
+    print("%-10s %7s %9s %9s %5s  " % ("id", "error", "measured", "hetplan", "MFU") +
+          " ".join("%9s" % t for t in TERMS))
+    for r in sorted(rows, key=lambda r: r["id"]):
+        print("%-10s %+6.1f%% %8.3fs %8.3fs %4.0f%%  " % (
+            r["id"], r["err"], r["measured_s"], r["hetplan_s"], 100 * r.get("mfu", float("nan"))) +
+            " ".join("%8.1f%%" % (100 * r["sh_" + t]) for t in TERMS))
+    print()
+
+
+def option(args, name):
+    """Remove '--name VALUE' from args and return VALUE's comma list."""
+    if name not in args:
+        return None
+    i = args.index(name)
+    if i + 1 >= len(args):
+        sys.exit("blind_bias.py: %s needs a comma-separated list" % name)
+    val = set(args[i + 1].split(","))
+    del args[i:i + 2]
+    return val
+
+
 def main():
     args = sys.argv[1:]
     if len(args) == 2 and args[0] == "--calib":
         calib(args[1])
         return
-    exclude = set()
-    if "--exclude" in args:
-        i = args.index("--exclude")
-        exclude = set(args[i + 1].split(","))
-        del args[i:i + 2]
+    exclude = option(args, "--exclude") or set()
+    groups = option(args, "--groups")
+    show_rows = "--per-row" in args
+    if show_rows:
+        args.remove("--per-row")
     if len(args) != 1:
-        sys.exit("usage: blind_bias.py ROWS.jsonl [--exclude ID,ID,...] | --calib TEST_ACCURACY_OUTPUT")
+        sys.exit("usage: blind_bias.py ROWS.jsonl [--exclude ID,...] [--groups GROUP,...] [--per-row]"
+                 " | --calib TEST_ACCURACY_OUTPUT")
     rows = load(args[0], exclude)
-    terms = ["compute", "recompute", "tp_comm", "pp_comm", "dp_comm", "cp_comm", "ep_comm",
-             "bubble", "optimizer", "overhead"]
+    if groups is not None:
+        rows = [r for r in rows if r["group"] in groups]
+    if not rows:
+        sys.exit("blind_bias.py: no rows left after --exclude/--groups")
+    if show_rows:
+        per_row(rows)
+    terms = TERMS
     print("%-22s %4s %7s %6s  " % ("regime", "rows", "signed", "MAPE") +
           " ".join("%9s" % t for t in terms))
     for reg in sorted(set(r["regime"] for r in rows)):
