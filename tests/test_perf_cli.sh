@@ -206,18 +206,18 @@ assert 1.30e-3 <= b[3] - b[2] <= 1.45e-3, b[3] - b[2]
 assert abs((b[4] - b[5]) - (b[3] - b[2])) < 1e-9, (b[4] - b[5], b[3] - b[2])"
 
 # A pool's measured intra-node rate (intra_gbyte_s) replaces the catalog's
-# link figure. TP 8 on eight RTX 3090 over PCIe, gpt-1.7b (24 layers,
+# link figure. TP 8 on eight RTX A6000 over PCIe, gpt-1.7b (24 layers,
 # hidden 2304), mbs 1, seq 2048, fp16, 8 micro-batches: 4 TP all-reduces a
 # layer and micro-batch (2 forward, 2 backward) = 768 of 2048 x 2304 x 2 =
 # 9,437,184 bytes; a ring moves 2 x 7/8 of them per GPU, so at 1 GB/s each
 # takes 16.52 ms and the step's TP time is 768 x 16.52 ms = 12.68 s, plus
 # latency (about 0.1 ms a call). 25.6 GB/s is the catalog's own figure for
 # a Gen4 x16 slot with peer access (comm.c pcie_eff_Bps): the same step.
-E3="$H estimate -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8 --seq-len 2048 --format json --pool 1x8xRTX-3090,intra=pcie"
+E3="$H estimate -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8 --seq-len 2048 --format json --pool 1x8xRTX-A6000,intra=pcie"
 expect 0 "" $E3
-cp "$T/out" "$T/r3090.json"
+cp "$T/out" "$T/ra6000.json"
 expect 0 "" $E3,intra_gbyte_s=25.6
-json "assert d['step_time_s'] == json.load(open('$T/r3090.json'))['step_time_s'], d['step_time_s']"
+json "assert d['step_time_s'] == json.load(open('$T/ra6000.json'))['step_time_s'], d['step_time_s']"
 expect 0 "" $E3,intra_gbyte_s=1
 json "
 tp = sum(c['time_s'] for c in d['comm'] if c['dim'] == 'tp')
@@ -225,13 +225,13 @@ hand = 768 * 2 * 7 / 8 * 9437184 / 1e9
 assert hand <= tp <= hand * 1.02, (tp, hand)"
 expect 2 "intra_gbyte_s: expected a number from 0.01 to 10000, got '0'" $E3,intra_gbyte_s=0
 # The same key in a cluster file.
-echo '{"pools": [{"gpu": "RTX-3090", "nodes": 1, "gpus_per_node": 8, "intra": "pcie", "intra_gbyte_s": 1}]}' > "$T/c3090.json"
-expect 0 "" $H estimate -c "$T/c3090.json" -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8 --seq-len 2048 --format json
+echo '{"pools": [{"gpu": "RTX-A6000", "nodes": 1, "gpus_per_node": 8, "intra": "pcie", "intra_gbyte_s": 1}]}' > "$T/ca6000.json"
+expect 0 "" $H estimate -c "$T/ca6000.json" -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8 --seq-len 2048 --format json
 json "
 tp = sum(c['time_s'] for c in d['comm'] if c['dim'] == 'tp')
 assert 12.68 <= tp <= 12.68 * 1.02, tp"
-echo '{"pools": [{"gpu": "RTX-3090", "nodes": 1, "intra_gbyte_s": -1}]}' > "$T/c3090.json"
-expect 3 "intra_gbyte_s" $H estimate -c "$T/c3090.json" -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8
+echo '{"pools": [{"gpu": "RTX-A6000", "nodes": 1, "intra_gbyte_s": -1}]}' > "$T/ca6000.json"
+expect 3 "intra_gbyte_s" $H estimate -c "$T/ca6000.json" -m gpt-1.7b --tp 8 --pp 1 --mbs 1 --gbs 8
 
 # --- the interface says the same, naming the GPU (run as a person would:
 # `hetplan WORKSPACE.json` in tmux, then the Plans view).
