@@ -66,6 +66,7 @@ FP32_TFLOPS = {   # datasheet fp32 peaks (hetplan data/gpus.json, cited there)
     'V100-SXM2-16GB': 15.7, 'V100-SXM2-32GB': 15.7, 'A100-SXM4-40GB': 19.5,
     'H200-SXM': 67.0, 'B200': 75.0, 'GB200': 80.0,
     'A800-SXM4-80GB': 19.5, 'H800-SXM': 67.0,  # A100 and H100 SXM compute
+    'RTX-3090': 35.6, 'RTX-A6000': 38.7, 'A40': 37.4,
 }
 
 # calculon's memory check is its own capacity model; a run that ran is not
@@ -118,6 +119,8 @@ def network_tiers(r, dom):
 
 
 def cannot(r):
+    if r['gpu'] not in FP32_TFLOPS and r['gpu'] not in ('A100-SXM4-80GB', 'H100-SXM'):
+        return 'no datasheet fp32 peak for %s in make_inputs.py (FP32_TFLOPS)' % r['gpu']
     if r['pools'] > 1 or r['replica_groups'] > 1:
         return 'heterogeneous cluster: calculon models one processor type per system'
     if r['cp'] > 1:
