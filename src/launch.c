@@ -765,6 +765,43 @@ static void toml_str(struct sbuf *b, const char *s)
 	sbuf_add(b, "\"");
 }
 
+/* The plan's pipeline as torchtitan's module_fqns_per_model_part: one
+ * list of module names per model part, in model order, the embedding in
+ * the first and the final norm and output projection in the last
+ * (torchtitan/distributed/pipeline_parallel.py, pipeline_module_split;
+ * the llama3 and deepseek_v3 models name them tok_embeddings, layers.N,
+ * norm, output). torchtitan's other two ways refuse or move the plan's
+ * split at the pinned commit: pipeline_parallel_split_points raises
+ * "deprecated" (models/llama3/infra/pipeline.py), and
+ * pipeline_parallel_layers_per_stage counts the embedding and the output
+ * as one layer each (first/last_stage_less_layers, default 1), so 80
+ * layers at 20 a stage make ceil(82 / 20) = 5 stages over PP 4 and the
+ * job stops. With v virtual stages a rank (Interleaved1F1B, torchtitan's
+ * loop placement: part j x pp + s on rank s) stage s's layers are split
+ * into v chunks, the first ones a layer larger when they do not divide. */
+static void titan_model_parts(struct sbuf *b, const struct replica *r, int v)
+{
+	int pp = r->n_stages, layer = 0;
+	sbuf_add(b, "module_fqns_per_model_part = [\n");
+	for (int part = 0; part < pp * v; part++) {
+		int s = part % pp, j = part / pp;
+		int n = stage_layers_of(r, s);
+		int k = n / v + (j < n % v);
+		sbuf_add(b, "\t[");
+		const char *sep = "";
+		if (part == 0) {
+			sbuf_add(b, "\"tok_embeddings\"");
+			sep = ", ";
+		}
+		for (int i = 0; i < k; i++, sep = ", ")
+			sbuf_addf(b, "%s\"layers.%d\"", sep, layer++);
+		if (part == pp * v - 1)
+			sbuf_addf(b, "%s\"norm\", \"output\"", sep);
+		sbuf_add(b, part == pp * v - 1 ? "]\n" : "],\n");
+	}
+	sbuf_add(b, "]\n");
+}
+
 static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const struct plan *p,
 			    const struct piece *pc, double tokens, struct sbuf *notes)
 {
@@ -789,9 +826,17 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	if (p->precision == HP_FP8)
 		sbuf_add(b, "converters = [\"float8\"]\n");
 	long long samples = train_samples(m, p, tokens);
+	/* torchtitan's pipeline runs local_batch_size / microbatch_size
+	 * micro-batches a schedule call and accumulates gradients over
+	 * global / (local x DP) calls (torchtitan/train.py,
+	 * distributed/pipeline_parallel.py build_pipeline_schedule): with PP
+	 * a replica's whole share goes through one call, as the plan's
+	 * pipeline does, instead of gbs / (mbs x DP) calls of one micro-batch
+	 * each, a fill and drain every time. */
+	int local = pc->pp > 1 ? pc->gbs / pc->dp : p->mbs;
 	sbuf_addf(b, "\n[training]\nlocal_batch_size = %d\nglobal_batch_size = %d\nseq_len = %d\n"
 		  "steps = %lld\nmax_norm = 1.0\nmixed_precision_param = \"%s\"\n"
-		  "mixed_precision_reduce = \"float32\"\n\n", p->mbs, pc->gbs, seq,
+		  "mixed_precision_reduce = \"float32\"\n\n", local, pc->gbs, seq,
 		  (samples + pc->gbs - 1) / pc->gbs,
 		  p->precision == HP_BF16 || p->precision == HP_FP8 ? "bfloat16" : "float32");
 	if (p->precision == HP_FP16)
@@ -815,20 +860,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 		sbuf_addf(b, "pipeline_parallel_schedule = \"%s\"\n",
 			  v > 1 ? "Interleaved1F1B" : "1F1B");
 		sbuf_addf(b, "pipeline_parallel_microbatch_size = %d\n", p->mbs);
-		const struct replica *r = pc->r;
-		int k0 = r->stages[0].last_layer - r->stages[0].first_layer + 1, even = 1;
-		for (int s = 1; s < r->n_stages; s++)
-			even &= r->stages[s].last_layer - r->stages[s].first_layer + 1 == k0;
-		if (even && k0 % v == 0) {
-			sbuf_addf(b, "pipeline_parallel_layers_per_stage = %d\n", k0 / v);
-		} else {
-			/* one split point per stage boundary (first layer of stage s) */
-			sbuf_add(b, "pipeline_parallel_split_points = [");
-			for (int s = 1; s < r->n_stages; s++)
-				sbuf_addf(b, "%s\"layers.%d\"", s > 1 ? ", " : "",
-					  r->stages[s].first_layer);
-			sbuf_add(b, "]\n");
-		}
+		titan_model_parts(b, pc->r, v);
 	}
 	sbuf_addf(b, "context_parallel_degree = %d\n", p->cp);
 	if (p->ep > 1)
@@ -846,6 +878,12 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 			    "selective_ac_option = \"op\"\n");
 		break;
 	}
+	/* Async TP is torch.compile's micro-pipelining: torchtitan refuses it
+	 * unless the model is compiled (distributed/tensor_parallel.py,
+	 * maybe_enable_async_tp: "Async TP requires 'model' in
+	 * --compile.components and --compile.enable"). */
+	if (pc->tp > 1 && plan_tp_overlap(p))
+		sbuf_add(b, "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n");
 }
 
 int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)

@@ -182,6 +182,60 @@ if bad:
 PY
 done
 
+# --- torchtitan runs the plan's pipeline as planned (torchtitan commit
+# 8a2686c4, the pinned job config):
+#   - n_microbatches = local_batch_size / pipeline_parallel_microbatch_size
+#     (distributed/pipeline_parallel.py build_pipeline_schedule) and
+#     gradient accumulation = global / (local x DP) (train.py). Llama 3.1
+#     70B, TP 8 x PP 4 x DP 4, mbs 1, gbs 1024: the plan pipelines
+#     1024 / 4 = 256 micro-batches, so local_batch_size = 256 and one
+#     accumulation step (1024 / (256 x 4) = 1); local 1 would give 256
+#     schedule calls of one micro-batch, a fill and drain each.
+#   - pipeline_parallel_split_points raises "deprecated"
+#     (models/llama3/infra/pipeline.py) and layers_per_stage = 20 counts
+#     the embedding and output as a layer each: ceil(82 / 20) = 5 stages,
+#     not divisible by PP 4, ValueError. The split goes in
+#     module_fqns_per_model_part: 4 parts of 20 layers, tok_embeddings
+#     first, norm and output last.
+#   - interleaved:2 (Interleaved1F1B): 8 parts of 10 layers, part j x 4 + s
+#     on rank s.
+#   - async TP needs compile.enable and "model" in compile.components
+#     (distributed/tensor_parallel.py maybe_enable_async_tp).
+for case in "1f1b|4|20" "interleaved:2|8|10"; do
+	IFS='|' read -r sched parts per <<EOC
+$case
+EOC
+	$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+		--schedule "$sched" --format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan $sched"
+	python3 - "$T/tt" "$parts" "$per" <<'PY' && ok || bad "torchtitan pipeline, $sched"
+import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb"))
+parts, per = int(sys.argv[2]), int(sys.argv[3])
+t, par = d["training"], d["parallelism"]
+assert t["local_batch_size"] == 256 and t["global_batch_size"] == 1024, t
+assert par["pipeline_parallel_microbatch_size"] == 1, par
+assert t["global_batch_size"] // (t["local_batch_size"] * par["data_parallel_shard_degree"]) == 1
+assert "pipeline_parallel_split_points" not in par and "pipeline_parallel_layers_per_stage" not in par
+fq = par["module_fqns_per_model_part"]
+assert len(fq) == parts, len(fq)
+want = [[f"layers.{i}" for i in range(j * per, (j + 1) * per)] for j in range(parts)]
+want[0].insert(0, "tok_embeddings")
+want[-1] += ["norm", "output"]
+assert fq == want, fq
+assert par["enable_async_tensor_parallel"] is True
+assert d["compile"]["enable"] is True and "model" in d["compile"]["components"], d.get("compile")
+PY
+done
+# without TP overlap there is no async TP, and no compile section is needed
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+	--tp-overlap off --format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan tp-overlap off"
+grep -q "enable_async_tensor_parallel\|^\[compile\]" "$T/tt" && bad "tp-overlap off: async TP or compile written" || ok
+# no PP: the micro-batch is the local batch, gradients accumulate over
+# 1024 / (2 x 64) = 8 steps (TP 2 x DP 64 on 128 GPUs, mbs 2)
+$H launch --pool 16x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 2 --gbs 1024 \
+	--format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan pp 1"
+grep -qx "local_batch_size = 2" "$T/tt" && ok || bad "pp 1: $(grep local_batch "$T/tt")"
+
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
 # per GPU against 40 GiB.
