@@ -573,7 +573,7 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			serve_format(&o, a->fmt, res, src, &c, &m, &a->so);
 	}
 	if (a->out_file) {
-		if (o.len && hp_write_file_atomic(a->out_file, o.s, o.len, &err) < 0)
+		if (o.len && cli_write_output(a->out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else if (o.len) {
 		fwrite(o.s, 1, o.len, stdout);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 int cli_fail(const struct hp_err *err, int fallback)
 {
@@ -208,12 +210,53 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 	return rc;
 }
 
+/* data to an existing file that is not a regular one (a device such as
+ * /dev/null, a FIFO, /dev/stdout): written in place, as a
+ * shell redirection would. Renaming a new file over it, as
+ * hp_write_file_atomic does, would replace the device node itself where
+ * its directory is writable (root in a container: /dev/null became a
+ * regular file) and fail with EACCES elsewhere. */
+static int write_in_place(const char *path, const void *data, size_t len, struct hp_err *err)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(fd);
+			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(e));
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd) < 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
 {
 	assert(path && (data || !len));
-	if (strcmp(path, "-"))
-		return hp_write_file_atomic(path, data, len, err);
-	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-		return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s", strerror(errno));
-	return 0;
+	struct stat st;
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+			return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s",
+					  strerror(errno));
+		return 0;
+	}
+	/* In place: a device, FIFO or socket named as such, or one of the
+	 * system's links under /dev (/dev/stdout, /dev/fd/N) to anything but a
+	 * directory. Other links are replaced, never followed (a link planted
+	 * at the output name cannot redirect the write). */
+	if (lstat(path, &st) == 0 &&
+	    (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	     (S_ISLNK(st.st_mode) && !strncmp(path, "/dev/", 5) && stat(path, &st) == 0 &&
+	      !S_ISDIR(st.st_mode))))
+		return write_in_place(path, data, len, err);
+	return hp_write_file_atomic(path, data, len, err);
 }

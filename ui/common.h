@@ -88,8 +88,10 @@ int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed)
 char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, const char *last);
 
 /* Write a command's output to path atomically (hp_write_file_atomic), or
- * to standard output when path is "-" (the usual Unix convention for -o).
- * Returns 0 or -1 with err filled. */
+ * to standard output when path is "-" (the usual Unix convention for -o),
+ * or in place when path is an existing character device, FIFO or socket
+ * (/dev/null) or a link under /dev (/dev/stdout): those are never
+ * replaced. Returns 0 or -1 with err filled. */
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err);
 
 /* The estimate's JSON (hetplan estimate --format json; built in
