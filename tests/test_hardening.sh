@@ -165,6 +165,19 @@ wait "$reader"
 python3 -c "import json; d=json.load(open('$T/dash/fromfifo')); assert d['plans']" 2>/dev/null && ok ||
 	bad "plan -o FIFO: the reader got no plan JSON"
 
+# Standard output that cannot be written (redirected onto a full disk;
+# /dev/full fails every write with ENOSPC) is an I/O failure, exit 1: the
+# table and the JSON were lost and the exit status was 0.
+if [ -c /dev/full ]; then
+	for fmt in table json; do
+		$H plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --top 1 --format $fmt \
+			>/dev/full 2>"$T/err"
+		rc=$?
+		[ $rc = 1 ] && grep -q "standard output" "$T/err" && ok ||
+			bad "plan --format $fmt > /dev/full: exit $rc, $(cat "$T/err")"
+	done
+fi
+
 # 7/8. HTTP. Retry-After: 99999999999999999999 overflowed curl's parser and
 # read as "no Retry-After"; it is a wait of 1e20 s. An ETag with a bare CR
 # was stored and replayed in If-None-Match; it is dropped instead.
