@@ -112,6 +112,21 @@ print(repr(e['step_time_s']), repr(e['cost']['usd_per_hour']))" > "$T/got$k"
 	cmp -s "$T/want$k" "$T/got$k" && ok || bad "plan $k round trip: want $(cat "$T/want$k") got $(cat "$T/got$k")"
 done
 
+# --- the whole `plan --format json` file is an estimate --plan input too:
+# --rank 3 takes plans[2] (it stopped at "schema_version: unknown key"),
+# and a rank past the list names the count.
+$H estimate $MIX -m llama3.1-70b --plan "$T/mix.json" --rank 3 --format json 2>"$T/err" |
+	py "
+import json, sys
+e = json.load(sys.stdin)
+print(repr(e['step_time_s']), repr(e['cost']['usd_per_hour']))" > "$T/gotr"
+cmp -s "$T/want2" "$T/gotr" && ok || bad "estimate --plan FILE --rank 3: want $(cat "$T/want2") got $(cat "$T/gotr") $(cat "$T/err")"
+n=$(py "import json; print(len(json.load(open('$T/mix.json'))['plans']))")
+$H estimate $MIX -m llama3.1-70b --plan "$T/mix.json" --rank $((n + 1)) >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 3 ] && grep -qF -- "--rank $((n + 1)): the file has $n plans" "$T/err" && ok ||
+	bad "estimate --rank past the list: exit $rc, $(cat "$T/err")"
+
 # --- same input, same output (the search's wall time aside)
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json 2>/dev/null > "$T/mix2.json"
 strip() { grep -v '"seconds"' "$1"; }

@@ -260,3 +260,50 @@ int cli_write_output(const char *path, const void *data, size_t len, struct hp_e
 		return write_in_place(path, data, len, err);
 	return hp_write_file_atomic(path, data, len, err);
 }
+
+int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct cluster *c,
+		       double *tokens, struct hp_err *err)
+{
+	size_t len;
+	char *text = hp_read_file(path, &len, err);
+	if (!text)
+		return -1;
+	cJSON *root = jx_parse(text, len, path, err);
+	if (!root) {
+		free(text);
+		return -1;
+	}
+	int obj = cJSON_IsObject(root);
+	const cJSON *plans = obj ? cJSON_GetObjectItemCaseSensitive(root, "plans") : NULL;
+	const cJSON *tk = obj ? cJSON_GetObjectItemCaseSensitive(root, "tokens") : NULL;
+	if (tokens && cJSON_IsNumber(tk) && tk->valuedouble > 0 && *tokens <= 0)
+		*tokens = tk->valuedouble;
+	char where[300];
+	cJSON *entry = root;
+	int rc = 0;
+	snprintf(where, sizeof where, "%.250s", path);
+	if (plans) {
+		int n = cJSON_IsArray(plans) ? cJSON_GetArraySize(plans) : -1;
+		if (n < 0)
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: plans: expected an array", path);
+		else if (rank > n)
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
+					path, rank, n, n == 1 ? "" : "s");
+		entry = rc ? NULL : cJSON_GetArrayItem(plans, rank - 1);
+		snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
+	}
+	if (entry && (plans || cJSON_GetObjectItemCaseSensitive(entry, "runs_on"))) {
+		/* a plan entry of the planner's or the report's JSON: its
+		 * report-only keys go before the plan's own parser sees it */
+		report_plan_strip_extras(entry);
+		char *one = cJSON_PrintUnformatted(entry);
+		rc = plan_parse_json(p, one, strlen(one), where, c, err);
+		free(one);
+	} else if (entry) {
+		/* a plan object as written: errors point into the file's text */
+		rc = plan_parse_json(p, text, len, path, c, err);
+	}
+	cJSON_Delete(root);
+	free(text);
+	return rc < 0 ? -1 : rc;
+}
