@@ -520,10 +520,6 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	int mb = pc->gbs / HP_MAX(p->mbs * pc->dp, 1);
 	sbuf_addf(b, "# %d sequences of %d tokens per step = micro-batch %d x %d micro-batches x "
 		  "DP %d\n", pc->gbs, p->seq_len ? p->seq_len : m->seq_len, p->mbs, mb, pc->dp);
-	if (p->zero >= 2)
-		sbuf_addf(b, "# ZeRO-%d: Megatron-LM's distributed optimizer shards optimizer "
-			  "state (ZeRO-1) and reduce-scatters gradients; for ZeRO-3 use DeepSpeed "
-			  "or Megatron-Core FSDP.\n", p->zero);
 	if (m->position == POS_ALIBI)
 		sbuf_add(b, "# ALiBi positions: Megatron-LM has no flag for them.\n");
 	sbuf_addf(b, "# Vocabulary %d comes from the tokenizer arguments.\n", m->vocab);

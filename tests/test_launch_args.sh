@@ -236,6 +236,19 @@ $H launch --pool 16x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 2 --gbs 1024 \
 	--format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan pp 1"
 grep -qx "local_batch_size = 2" "$T/tt" && ok || bad "pp 1: $(grep local_batch "$T/tt")"
 
+# --- ZeRO-2/3 comments agree with the arguments: Megatron gets Megatron-FSDP
+# (--use-megatron-fsdp, sharding strategy optim_grads / optim_grads_params)
+# and torchtitan FSDP2, so no format may say "for ZeRO-3 use DeepSpeed or
+# Megatron-Core FSDP" (the header said so above --use-megatron-fsdp, and in
+# torchtitan's TOML).
+for fmt in megatron torchtitan; do
+	$H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3 \
+		--format $fmt > "$T/z3" 2>/dev/null || bad "zero 3 $fmt"
+	grep -q "for ZeRO-3 use" "$T/z3" && bad "$fmt: ZeRO-3 comment contradicts the config" || ok
+done
+$H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3 > "$T/z3" 2>/dev/null
+expect "$T/z3" "use-megatron-fsdp= data-parallel-sharding-strategy=optim_grads_params" "zero 3"
+
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
 # per GPU against 40 GiB.
