@@ -682,13 +682,22 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	return o;
 }
 
-static void deepspeed_notes(struct sbuf *n, const struct plan *p, const struct piece *pc)
+static void deepspeed_notes(struct sbuf *n, const struct model_spec *m, const struct plan *p,
+			    const struct piece *pc)
 {
 	if (pc->tp > 1 || pc->pp > 1)
 		sbuf_addf(n, "DeepSpeed: TP %d and PP %d are set where the model is built "
 			  "(Megatron-DeepSpeed: --tensor-model-parallel-size %d "
 			  "--pipeline-model-parallel-size %d); the config holds batch, precision and "
 			  "ZeRO.\n", pc->tp, pc->pp, pc->tp, pc->pp);
+	/* DeepSpeed-MoE's expert parallelism is a layer argument too
+	 * (deepspeed.moe.layer.MoE ep_size; Megatron-DeepSpeed's
+	 * --num-experts and --moe-expert-parallel-size, DeepSpeed's
+	 * "Mixture of Experts for NLG" tutorial); the JSON has no key for it. */
+	if (p->ep > 1)
+		sbuf_addf(n, "DeepSpeed: EP %d is set where the model is built (Megatron-DeepSpeed: "
+			  "--num-experts %d --moe-expert-parallel-size %d); the config has no "
+			  "key for it.\n", p->ep, m->moe.experts, p->ep);
 	/* Megatron-DeepSpeed builds GPTModelPipe, a PipelineModule, unless
 	 * --no-pipeline-parallel is given (pretrain_gpt.py model_provider;
 	 * "use pp engine even for pp=1", deepspeedai/Megatron-DeepSpeed #6,
@@ -1000,7 +1009,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			}
 		}
 		for (int i = 0; i < np; i++)
-			deepspeed_notes(&nb, p, &pcs[i]);
+			deepspeed_notes(&nb, m, p, &pcs[i]);
 		char *s = esc_json_print(o);
 		cJSON_Delete(o);
 		sbuf_add(&b, s);

@@ -249,6 +249,15 @@ done
 $H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3 > "$T/z3" 2>/dev/null
 expect "$T/z3" "use-megatron-fsdp= data-parallel-sharding-strategy=optim_grads_params" "zero 3"
 
+# --- DeepSpeed's JSON has no expert-parallel key: an EP plan names where it
+# goes (Megatron-DeepSpeed --num-experts, --moe-expert-parallel-size; the
+# DeepSpeed MoE tutorial's flags). Mixtral 8x7B: num_local_experts 8 in its
+# config.json; EP 4 as planned. The note said TP and PP only.
+$H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --ep 4 --mbs 1 --gbs 256 \
+	--framework deepspeed --format deepspeed --force > /dev/null 2>"$T/dsn" || bad "deepspeed EP launch"
+grep -qF -- "--num-experts 8 --moe-expert-parallel-size 4" "$T/dsn" && ok ||
+	bad "deepspeed EP 4: no note on where EP goes: $(cat "$T/dsn")"
+
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
 # per GPU against 40 GiB.
