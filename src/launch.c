@@ -511,6 +511,26 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	char q1[SHQ_MAX], q2[SHQ_MAX];
 	sbuf_addf(b, "%s (%s, %d GPUs per node)\n", shq(q1, pl->name), shq(q2, pl->gpu.name),
 		  pl->gpus_per_node);
+	/* A pipeline over pools: the pool of each run of consecutive stages
+	 * (the line above names the first stage's pool only). */
+	const struct replica *r = pc->r;
+	int mixed = 0;
+	for (int s = 1; r && s < r->n_stages; s++)
+		mixed |= r->stages[s].pool != r->stages[0].pool;
+	if (mixed)
+		sbuf_add(b, "# Stages by pool:");
+	for (int s = 0; mixed && s < r->n_stages;) {
+		int e = s;
+		while (e + 1 < r->n_stages && r->stages[e + 1].pool == r->stages[s].pool)
+			e++;
+		const struct pool *ps = &c->pools[r->stages[s].pool];
+		sbuf_addf(b, "%s ", s ? "," : "");
+		sbuf_addf(b, e > s ? "%d-%d" : "%d", s, e);
+		sbuf_addf(b, " on %s (%s)", shq(q1, ps->name), shq(q2, ps->gpu.name));
+		s = e + 1;
+	}
+	if (mixed)
+		sbuf_add(b, "\n");
 	sbuf_addf(b, "# TP %d x PP %d", pc->tp, pc->pp);
 	if (p->cp > 1)
 		sbuf_addf(b, " x CP %d", p->cp);
