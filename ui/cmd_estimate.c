@@ -260,10 +260,26 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		cJSON_Delete(j);
 	} else {
 		print_table(e, c, p, m);
-		char nb[32], cb[32];
-		printf("\n  memory: %s (fullest stage %s of %s, %.0f%% headroom kept)\n",
-		       search_mem_name(ms), hp_fmt_bytes(nb, sizeof nb, need),
-		       hp_fmt_bytes(cb, sizeof cb, capb), 100 * headroom);
+		/* The fullest stage as search_mem_state picks it (the largest
+		 * total / capacity): its TOTAL, the allocator's reserve included,
+		 * is what the headroom verdict reads, and the live bytes are what
+		 * must fit; the line gave the live bytes alone beside a table
+		 * whose TOTAL column was larger, with no word of which. */
+		double total = need, worst = -1;
+		for (int i = 0; i < e->n_stages; i++) {
+			const struct perf_stage *st = &e->stages[i];
+			double r = st->capacity > 0 ? st->total / st->capacity : HUGE_VAL;
+			if (r > worst) {
+				worst = r;
+				total = st->total;
+			}
+		}
+		char nb[32], cb[32], tb[32];
+		printf("\n  memory: %s (fullest stage %s of %s with the allocator's reserve, %s live; "
+		       "%.0f%% headroom kept)\n",
+		       search_mem_name(ms), hp_fmt_bytes(tb, sizeof tb, total),
+		       hp_fmt_bytes(cb, sizeof cb, capb), hp_fmt_bytes(nb, sizeof nb, need),
+		       100 * headroom);
 		double cache = 0;
 		for (int i = 0; i < e->n_stages; i++)
 			cache = fmax(cache, e->stages[i].slack);
