@@ -924,6 +924,61 @@ int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)
 			  framework_get(f)->display, framework_list(FW_LIST_LAUNCHABLE, ok, sizeof ok));
 }
 
+/* Settings a framework lacks but that do not split the job, as notes. */
+static void settings_notes(struct sbuf *nb, const struct model_spec *m, const struct plan *p,
+			   enum launch_format f)
+{
+	if (p->recompute == RC_SELECTIVE_OP)
+		sbuf_add(nb, "Recomputation: op-level selective checkpointing (torchtitan's) has "
+			      "no Megatron-LM or DeepSpeed switch; no recompute flags are given. "
+			      "The nearest are --recompute-granularity selective or full: check "
+			      "memory with hetplan estimate --recompute selective|full.\n");
+	if (p->loss == LOSS_EAGER)
+		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
+			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
+	if (p->master == MASTER_REPLICATED)
+		sbuf_add(nb, "Optimizer: the plan assumes fp32 master weights whole on every "
+			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
+			      "distributed optimizer and current DeepSpeed shard them and need less "
+			      "memory than estimated.\n");
+	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
+	    framework_get(p->framework)->ep_dispatch_dedup)
+		sbuf_add(nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
+			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
+			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
+			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
+			      "the network once per expert, not once per node.\n");
+	if (p->precision == HP_TF32 || p->precision == HP_FP32)
+		sbuf_addf(nb, "%s: no mixed-precision flag is written; the run keeps fp32 tensors, and "
+			      "its GEMMs use TF32 only when the training script sets "
+			      "torch.backends.cuda.matmul.allow_tf32 = %s (PyTorch's default is False "
+			      "since 1.12; no launcher flag sets it).\n",
+			  p->precision == HP_TF32 ? "tf32" : "fp32",
+			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
+}
+
+/* A one-layout plan the format's framework cannot run as planned
+ * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
+ * DDP is 1-D, ...): the config is the nearest that framework takes, and
+ * the estimate is not for it. The sentence goes into deny (n bytes);
+ * returns 1 when there is one. The config was written silently. */
+static int framework_denial(const struct cluster *c, const struct plan *p, enum launch_format f,
+			    char *deny, size_t n)
+{
+	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
+			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
+			       : p->framework == FW_MEGATRON_LM ? FW_MEGATRON_LM
+								  : FW_MEGATRON_CORE;
+	char why[400];
+	runs_on_why_row(p, c, fw, why, sizeof why);
+	if (!why[0])
+		return 0;
+	snprintf(deny, n, "%s does not run this plan as planned: %s. The config is the nearest "
+		 "it takes; hetplan's estimate is for the plan, not for this config.",
+		 framework_get(fw)->display, why);
+	return 1;
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
@@ -936,40 +991,18 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	sbuf_init(&b);
 	sbuf_init(&nb);
 	int hetero = limits(c, p, &nb) > 0;
-	/* Settings a framework lacks but that do not split the job. */
-	if (p->recompute == RC_SELECTIVE_OP)
-		sbuf_add(&nb, "Recomputation: op-level selective checkpointing (torchtitan's) has "
-			      "no Megatron-LM or DeepSpeed switch; no recompute flags are given. "
-			      "The nearest are --recompute-granularity selective or full: check "
-			      "memory with hetplan estimate --recompute selective|full.\n");
-	if (p->loss == LOSS_EAGER)
-		sbuf_add(&nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
-			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
-	if (p->master == MASTER_REPLICATED)
-		sbuf_add(&nb, "Optimizer: the plan assumes fp32 master weights whole on every "
-			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
-			      "distributed optimizer and current DeepSpeed shard them and need less "
-			      "memory than estimated.\n");
-	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
-	    framework_get(p->framework)->ep_dispatch_dedup)
-		sbuf_add(&nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
-			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
-			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
-			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
-			      "the network once per expert, not once per node.\n");
-	if (p->precision == HP_TF32 || p->precision == HP_FP32)
-		sbuf_addf(&nb, "%s: no mixed-precision flag is written; the run keeps fp32 tensors, and "
-			      "its GEMMs use TF32 only when the training script sets "
-			      "torch.backends.cuda.matmul.allow_tf32 = %s (PyTorch's default is False "
-			      "since 1.12; no launcher flag sets it).\n",
-			  p->precision == HP_TF32 ? "tf32" : "fp32",
-			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
+	settings_notes(&nb, m, p, f);
+	char deny[600] = "";
+	if (!hetero && framework_denial(c, p, f, deny, sizeof deny))
+		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");
 	switch (f) {
 	case LAUNCH_MEGATRON:
 		header(&b, "Megatron-LM arguments", c, m, version, lim, hetero);
+		if (deny[0])
+			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
 		for (int i = 0; i < np; i++) {
 			sbuf_add(&b, "\n");
 			piece_header(&b, c, m, p, &pcs[i]);
@@ -991,6 +1024,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		break;
 	case LAUNCH_TORCHTITAN:
 		header(&b, "torchtitan job config (TOML)", c, m, version, lim, hetero);
+		if (deny[0])
+			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
 		for (int i = 0; i < np; i++) {
 			if (hetero)
 				sbuf_addf(&b, "\n# ---- piece %d of %d: save from here as its own file "

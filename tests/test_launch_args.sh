@@ -258,6 +258,25 @@ $H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --ep 4 --mbs 1 --gbs
 grep -qF -- "--num-experts 8 --moe-expert-parallel-size 4" "$T/dsn" && ok ||
 	bad "deepspeed EP 4: no note on where EP goes: $(cat "$T/dsn")"
 
+# --- a plan the format's framework cannot run as planned is said to be so:
+# DeepSpeed's pipeline engine has one training schedule, 1F1B
+# (deepspeed/runtime/pipe/schedule.py TrainSchedule), so an interleaved:2
+# plan's DeepSpeed config runs another schedule than the estimate's; the
+# config was written without a word. A plain 1F1B plan gets no such line.
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+	--schedule interleaved:2 --framework deepspeed --format deepspeed >/dev/null 2>"$T/dn" ||
+	bad "deepspeed interleaved launch"
+grep -q "DeepSpeed does not run this plan as planned: interleaved schedule" "$T/dn" && ok ||
+	bad "deepspeed interleaved: no statement: $(cat "$T/dn")"
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+	--framework deepspeed --format deepspeed >/dev/null 2>"$T/dn" || bad "deepspeed 1f1b launch"
+grep -q "does not run this plan as planned" "$T/dn" && bad "deepspeed 1f1b: $(cat "$T/dn")" || ok
+# and in the TOML's comments: torchtitan's FSDP2 has no ZeRO-1
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 --zero 1 \
+	--format torchtitan > "$T/tn" 2>/dev/null || bad "torchtitan zero 1 launch"
+grep -q "^# torchtitan (FSDP2) does not run this plan as planned: ZeRO-1" "$T/tn" && ok ||
+	bad "torchtitan ZeRO-1: no statement in the config: $(head -5 "$T/tn")"
+
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
 # per GPU against 40 GiB.
