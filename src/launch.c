@@ -511,6 +511,26 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	char q1[SHQ_MAX], q2[SHQ_MAX];
 	sbuf_addf(b, "%s (%s, %d GPUs per node)\n", shq(q1, pl->name), shq(q2, pl->gpu.name),
 		  pl->gpus_per_node);
+	/* A pipeline over pools: the pool of each run of consecutive stages
+	 * (the line above names the first stage's pool only). */
+	const struct replica *r = pc->r;
+	int mixed = 0;
+	for (int s = 1; r && s < r->n_stages; s++)
+		mixed |= r->stages[s].pool != r->stages[0].pool;
+	if (mixed)
+		sbuf_add(b, "# Stages by pool:");
+	for (int s = 0; mixed && s < r->n_stages;) {
+		int e = s;
+		while (e + 1 < r->n_stages && r->stages[e + 1].pool == r->stages[s].pool)
+			e++;
+		const struct pool *ps = &c->pools[r->stages[s].pool];
+		sbuf_addf(b, "%s ", s ? "," : "");
+		sbuf_addf(b, e > s ? "%d-%d" : "%d", s, e);
+		sbuf_addf(b, " on %s (%s)", shq(q1, ps->name), shq(q2, ps->gpu.name));
+		s = e + 1;
+	}
+	if (mixed)
+		sbuf_add(b, "\n");
 	sbuf_addf(b, "# TP %d x PP %d", pc->tp, pc->pp);
 	if (p->cp > 1)
 		sbuf_addf(b, " x CP %d", p->cp);
@@ -520,10 +540,6 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	int mb = pc->gbs / HP_MAX(p->mbs * pc->dp, 1);
 	sbuf_addf(b, "# %d sequences of %d tokens per step = micro-batch %d x %d micro-batches x "
 		  "DP %d\n", pc->gbs, p->seq_len ? p->seq_len : m->seq_len, p->mbs, mb, pc->dp);
-	if (p->zero >= 2)
-		sbuf_addf(b, "# ZeRO-%d: Megatron-LM's distributed optimizer shards optimizer "
-			  "state (ZeRO-1) and reduce-scatters gradients; for ZeRO-3 use DeepSpeed "
-			  "or Megatron-Core FSDP.\n", p->zero);
 	if (m->position == POS_ALIBI)
 		sbuf_add(b, "# ALiBi positions: Megatron-LM has no flag for them.\n");
 	sbuf_addf(b, "# Vocabulary %d comes from the tokenizer arguments.\n", m->vocab);
@@ -686,13 +702,22 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	return o;
 }
 
-static void deepspeed_notes(struct sbuf *n, const struct plan *p, const struct piece *pc)
+static void deepspeed_notes(struct sbuf *n, const struct model_spec *m, const struct plan *p,
+			    const struct piece *pc)
 {
 	if (pc->tp > 1 || pc->pp > 1)
 		sbuf_addf(n, "DeepSpeed: TP %d and PP %d are set where the model is built "
 			  "(Megatron-DeepSpeed: --tensor-model-parallel-size %d "
 			  "--pipeline-model-parallel-size %d); the config holds batch, precision and "
 			  "ZeRO.\n", pc->tp, pc->pp, pc->tp, pc->pp);
+	/* DeepSpeed-MoE's expert parallelism is a layer argument too
+	 * (deepspeed.moe.layer.MoE ep_size; Megatron-DeepSpeed's
+	 * --num-experts and --moe-expert-parallel-size, DeepSpeed's
+	 * "Mixture of Experts for NLG" tutorial); the JSON has no key for it. */
+	if (p->ep > 1)
+		sbuf_addf(n, "DeepSpeed: EP %d is set where the model is built (Megatron-DeepSpeed: "
+			  "--num-experts %d --moe-expert-parallel-size %d); the config has no "
+			  "key for it.\n", p->ep, m->moe.experts, p->ep);
 	/* Megatron-DeepSpeed builds GPTModelPipe, a PipelineModule, unless
 	 * --no-pipeline-parallel is given (pretrain_gpt.py model_provider;
 	 * "use pp engine even for pp=1", deepspeedai/Megatron-DeepSpeed #6,
@@ -765,6 +790,43 @@ static void toml_str(struct sbuf *b, const char *s)
 	sbuf_add(b, "\"");
 }
 
+/* The plan's pipeline as torchtitan's module_fqns_per_model_part: one
+ * list of module names per model part, in model order, the embedding in
+ * the first and the final norm and output projection in the last
+ * (torchtitan/distributed/pipeline_parallel.py, pipeline_module_split;
+ * the llama3 and deepseek_v3 models name them tok_embeddings, layers.N,
+ * norm, output). torchtitan's other two ways refuse or move the plan's
+ * split at the pinned commit: pipeline_parallel_split_points raises
+ * "deprecated" (models/llama3/infra/pipeline.py), and
+ * pipeline_parallel_layers_per_stage counts the embedding and the output
+ * as one layer each (first/last_stage_less_layers, default 1), so 80
+ * layers at 20 a stage make ceil(82 / 20) = 5 stages over PP 4 and the
+ * job stops. With v virtual stages a rank (Interleaved1F1B, torchtitan's
+ * loop placement: part j x pp + s on rank s) stage s's layers are split
+ * into v chunks, the first ones a layer larger when they do not divide. */
+static void titan_model_parts(struct sbuf *b, const struct replica *r, int v)
+{
+	int pp = r->n_stages, layer = 0;
+	sbuf_add(b, "module_fqns_per_model_part = [\n");
+	for (int part = 0; part < pp * v; part++) {
+		int s = part % pp, j = part / pp;
+		int n = stage_layers_of(r, s);
+		int k = n / v + (j < n % v);
+		sbuf_add(b, "\t[");
+		const char *sep = "";
+		if (part == 0) {
+			sbuf_add(b, "\"tok_embeddings\"");
+			sep = ", ";
+		}
+		for (int i = 0; i < k; i++, sep = ", ")
+			sbuf_addf(b, "%s\"layers.%d\"", sep, layer++);
+		if (part == pp * v - 1)
+			sbuf_addf(b, "%s\"norm\", \"output\"", sep);
+		sbuf_add(b, part == pp * v - 1 ? "]\n" : "],\n");
+	}
+	sbuf_add(b, "]\n");
+}
+
 static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const struct plan *p,
 			    const struct piece *pc, double tokens, struct sbuf *notes)
 {
@@ -789,9 +851,17 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	if (p->precision == HP_FP8)
 		sbuf_add(b, "converters = [\"float8\"]\n");
 	long long samples = train_samples(m, p, tokens);
+	/* torchtitan's pipeline runs local_batch_size / microbatch_size
+	 * micro-batches a schedule call and accumulates gradients over
+	 * global / (local x DP) calls (torchtitan/train.py,
+	 * distributed/pipeline_parallel.py build_pipeline_schedule): with PP
+	 * a replica's whole share goes through one call, as the plan's
+	 * pipeline does, instead of gbs / (mbs x DP) calls of one micro-batch
+	 * each, a fill and drain every time. */
+	int local = pc->pp > 1 ? pc->gbs / pc->dp : p->mbs;
 	sbuf_addf(b, "\n[training]\nlocal_batch_size = %d\nglobal_batch_size = %d\nseq_len = %d\n"
 		  "steps = %lld\nmax_norm = 1.0\nmixed_precision_param = \"%s\"\n"
-		  "mixed_precision_reduce = \"float32\"\n\n", p->mbs, pc->gbs, seq,
+		  "mixed_precision_reduce = \"float32\"\n\n", local, pc->gbs, seq,
 		  (samples + pc->gbs - 1) / pc->gbs,
 		  p->precision == HP_BF16 || p->precision == HP_FP8 ? "bfloat16" : "float32");
 	if (p->precision == HP_FP16)
@@ -815,20 +885,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 		sbuf_addf(b, "pipeline_parallel_schedule = \"%s\"\n",
 			  v > 1 ? "Interleaved1F1B" : "1F1B");
 		sbuf_addf(b, "pipeline_parallel_microbatch_size = %d\n", p->mbs);
-		const struct replica *r = pc->r;
-		int k0 = r->stages[0].last_layer - r->stages[0].first_layer + 1, even = 1;
-		for (int s = 1; s < r->n_stages; s++)
-			even &= r->stages[s].last_layer - r->stages[s].first_layer + 1 == k0;
-		if (even && k0 % v == 0) {
-			sbuf_addf(b, "pipeline_parallel_layers_per_stage = %d\n", k0 / v);
-		} else {
-			/* one split point per stage boundary (first layer of stage s) */
-			sbuf_add(b, "pipeline_parallel_split_points = [");
-			for (int s = 1; s < r->n_stages; s++)
-				sbuf_addf(b, "%s\"layers.%d\"", s > 1 ? ", " : "",
-					  r->stages[s].first_layer);
-			sbuf_add(b, "]\n");
-		}
+		titan_model_parts(b, pc->r, v);
 	}
 	sbuf_addf(b, "context_parallel_degree = %d\n", p->cp);
 	if (p->ep > 1)
@@ -846,6 +903,12 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 			    "selective_ac_option = \"op\"\n");
 		break;
 	}
+	/* Async TP is torch.compile's micro-pipelining: torchtitan refuses it
+	 * unless the model is compiled (distributed/tensor_parallel.py,
+	 * maybe_enable_async_tp: "Async TP requires 'model' in
+	 * --compile.components and --compile.enable"). */
+	if (pc->tp > 1 && plan_tp_overlap(p))
+		sbuf_add(b, "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n");
 }
 
 int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)
@@ -861,6 +924,61 @@ int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)
 			  framework_get(f)->display, framework_list(FW_LIST_LAUNCHABLE, ok, sizeof ok));
 }
 
+/* Settings a framework lacks but that do not split the job, as notes. */
+static void settings_notes(struct sbuf *nb, const struct model_spec *m, const struct plan *p,
+			   enum launch_format f)
+{
+	if (p->recompute == RC_SELECTIVE_OP)
+		sbuf_add(nb, "Recomputation: op-level selective checkpointing (torchtitan's) has "
+			      "no Megatron-LM or DeepSpeed switch; no recompute flags are given. "
+			      "The nearest are --recompute-granularity selective or full: check "
+			      "memory with hetplan estimate --recompute selective|full.\n");
+	if (p->loss == LOSS_EAGER)
+		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
+			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
+	if (p->master == MASTER_REPLICATED)
+		sbuf_add(nb, "Optimizer: the plan assumes fp32 master weights whole on every "
+			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
+			      "distributed optimizer and current DeepSpeed shard them and need less "
+			      "memory than estimated.\n");
+	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
+	    framework_get(p->framework)->ep_dispatch_dedup)
+		sbuf_add(nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
+			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
+			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
+			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
+			      "the network once per expert, not once per node.\n");
+	if (p->precision == HP_TF32 || p->precision == HP_FP32)
+		sbuf_addf(nb, "%s: no mixed-precision flag is written; the run keeps fp32 tensors, and "
+			      "its GEMMs use TF32 only when the training script sets "
+			      "torch.backends.cuda.matmul.allow_tf32 = %s (PyTorch's default is False "
+			      "since 1.12; no launcher flag sets it).\n",
+			  p->precision == HP_TF32 ? "tf32" : "fp32",
+			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
+}
+
+/* A one-layout plan the format's framework cannot run as planned
+ * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
+ * DDP is 1-D, ...): the config is the nearest that framework takes, and
+ * the estimate is not for it. The sentence goes into deny (n bytes);
+ * returns 1 when there is one. The config was written silently. */
+static int framework_denial(const struct cluster *c, const struct plan *p, enum launch_format f,
+			    char *deny, size_t n)
+{
+	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
+			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
+			       : p->framework == FW_MEGATRON_LM ? FW_MEGATRON_LM
+								  : FW_MEGATRON_CORE;
+	char why[400];
+	runs_on_why_row(p, c, fw, why, sizeof why);
+	if (!why[0])
+		return 0;
+	snprintf(deny, n, "%s does not run this plan as planned: %s. The config is the nearest "
+		 "it takes; hetplan's estimate is for the plan, not for this config.",
+		 framework_get(fw)->display, why);
+	return 1;
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
@@ -873,40 +991,18 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	sbuf_init(&b);
 	sbuf_init(&nb);
 	int hetero = limits(c, p, &nb) > 0;
-	/* Settings a framework lacks but that do not split the job. */
-	if (p->recompute == RC_SELECTIVE_OP)
-		sbuf_add(&nb, "Recomputation: op-level selective checkpointing (torchtitan's) has "
-			      "no Megatron-LM or DeepSpeed switch; no recompute flags are given. "
-			      "The nearest are --recompute-granularity selective or full: check "
-			      "memory with hetplan estimate --recompute selective|full.\n");
-	if (p->loss == LOSS_EAGER)
-		sbuf_add(&nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
-			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
-	if (p->master == MASTER_REPLICATED)
-		sbuf_add(&nb, "Optimizer: the plan assumes fp32 master weights whole on every "
-			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
-			      "distributed optimizer and current DeepSpeed shard them and need less "
-			      "memory than estimated.\n");
-	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
-	    framework_get(p->framework)->ep_dispatch_dedup)
-		sbuf_add(&nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
-			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
-			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
-			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
-			      "the network once per expert, not once per node.\n");
-	if (p->precision == HP_TF32 || p->precision == HP_FP32)
-		sbuf_addf(&nb, "%s: no mixed-precision flag is written; the run keeps fp32 tensors, and "
-			      "its GEMMs use TF32 only when the training script sets "
-			      "torch.backends.cuda.matmul.allow_tf32 = %s (PyTorch's default is False "
-			      "since 1.12; no launcher flag sets it).\n",
-			  p->precision == HP_TF32 ? "tf32" : "fp32",
-			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
+	settings_notes(&nb, m, p, f);
+	char deny[600] = "";
+	if (!hetero && framework_denial(c, p, f, deny, sizeof deny))
+		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	char *lim = xstrdup(nb.s ? nb.s : "");
 	switch (f) {
 	case LAUNCH_MEGATRON:
 		header(&b, "Megatron-LM arguments", c, m, version, lim, hetero);
+		if (deny[0])
+			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
 		for (int i = 0; i < np; i++) {
 			sbuf_add(&b, "\n");
 			piece_header(&b, c, m, p, &pcs[i]);
@@ -928,6 +1024,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		break;
 	case LAUNCH_TORCHTITAN:
 		header(&b, "torchtitan job config (TOML)", c, m, version, lim, hetero);
+		if (deny[0])
+			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
 		for (int i = 0; i < np; i++) {
 			if (hetero)
 				sbuf_addf(&b, "\n# ---- piece %d of %d: save from here as its own file "
@@ -966,7 +1064,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			}
 		}
 		for (int i = 0; i < np; i++)
-			deepspeed_notes(&nb, p, &pcs[i]);
+			deepspeed_notes(&nb, m, p, &pcs[i]);
 		char *s = esc_json_print(o);
 		cJSON_Delete(o);
 		sbuf_add(&b, s);

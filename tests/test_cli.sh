@@ -121,6 +121,26 @@ assert [s['replica_group'] for s in st] == [0, 0, 1, 1, 1, 1]
 # capacity is the GPU's: 40 GB A100 vs 80 GB H100
 assert st[2]['capacity_bytes'] < st[0]['capacity_bytes']
 "
+# The memory line names the fullest stage's TOTAL as the table prints it
+# (the largest TOTAL / capacity row, the allocator's reserve included) and
+# its live bytes (JSON total_bytes - allocator_cache_bytes); it gave the
+# live bytes alone, smaller than the table's TOTAL beside it.
+$H estimate -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json > "$T/est.txt" 2>/dev/null &&
+$H estimate -c $D/mixed.json -m llama3.1-70b --plan $D/hetero_plan.json --format json > "$T/est.json" 2>/dev/null &&
+python3 - "$T/est.txt" "$T/est.json" <<'PY' && ok || bad "estimate memory line: $(tail -1 "$T/est.txt")"
+import json, re, sys
+txt = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+w = max(d["memory"], key=lambda s: s["total_bytes"] / s["capacity_bytes"])
+gib = lambda b: "%.1f GiB" % (b / 2**30)
+line = [l for l in txt.splitlines() if l.strip().startswith("memory:")][0]
+want = "fullest stage %s of %s with the allocator's reserve, %s live" % (
+    gib(w["total_bytes"]), gib(w["capacity_bytes"]),
+    gib(w["total_bytes"] - w["allocator_cache_bytes"]))
+assert want in line, (want, line)
+# and that TOTAL is the one the table shows for the stage
+assert re.search(r"\b%s yes of" % re.escape(gib(w["total_bytes"])), txt), txt
+PY
 # Does not fit: 70B on one node with no sharding -> exit 4 with the overflow.
 expect 4 "does not fit" $H estimate --pool 1x8xH100 -m llama3.1-70b --tp 1 --pp 1 --mbs 1 --gbs 8 --zero 0
 

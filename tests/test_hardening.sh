@@ -142,6 +142,41 @@ head -1 "$T/dash/out" | grep -q '^# Megatron-LM arguments for' && ok || bad "lau
 	python3 -c "import json; d=json.load(open('$T/dash/r.json')); assert 'plans' in d" && ok ||
 	bad "report -o -: $(cat "$T/dash/err")"
 [ -e "$T/dash/-" ] && bad "report -o - created a file named -" || ok
+# serve -o - too (the man page: "as for plan"; it wrote a file named -).
+(cd "$T/dash" && "$HA" serve --pool 1x8xH100-SXM -m llama3.1-8b --isl 1000 --osl 100 \
+	--rate 1 --format json -o - >s.json 2>err) &&
+	python3 -c "import json; d=json.load(open('$T/dash/s.json')); assert d['plans']" && ok ||
+	bad "serve -o -: $(cat "$T/dash/err")"
+[ -e "$T/dash/-" ] && bad "serve -o - created a file named -" || ok
+
+# -o onto a FIFO (or a device: /dev/null, /dev/full) writes into it, as a
+# shell redirection does; the atomic rename replaced the FIFO with a
+# regular file (and, run as root, /dev/null itself). A reader on the FIFO
+# gets the JSON; the FIFO is still one afterwards.
+mkfifo "$T/dash/fifo"
+timeout 20 cat "$T/dash/fifo" > "$T/dash/fromfifo" &
+reader=$!
+timeout 20 "$HA" plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --top 1 --format json \
+	-o "$T/dash/fifo" 2>"$T/dash/err" || bad "plan -o FIFO: $(cat "$T/dash/err")"
+[ -p "$T/dash/fifo" ] && ok || bad "plan -o FIFO replaced the FIFO with a file"
+# unblock the reader if the FIFO was replaced and nothing opened it
+[ -p "$T/dash/fifo" ] || kill "$reader" 2>/dev/null
+wait "$reader"
+python3 -c "import json; d=json.load(open('$T/dash/fromfifo')); assert d['plans']" 2>/dev/null && ok ||
+	bad "plan -o FIFO: the reader got no plan JSON"
+
+# Standard output that cannot be written (redirected onto a full disk;
+# /dev/full fails every write with ENOSPC) is an I/O failure, exit 1: the
+# table and the JSON were lost and the exit status was 0.
+if [ -c /dev/full ]; then
+	for fmt in table json; do
+		$H plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --top 1 --format $fmt \
+			>/dev/full 2>"$T/err"
+		rc=$?
+		[ $rc = 1 ] && grep -q "standard output" "$T/err" && ok ||
+			bad "plan --format $fmt > /dev/full: exit $rc, $(cat "$T/err")"
+	done
+fi
 
 # 7/8. HTTP. Retry-After: 99999999999999999999 overflowed curl's parser and
 # read as "no Retry-After"; it is a wait of 1e20 s. An ETag with a bare CR

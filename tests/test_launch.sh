@@ -301,6 +301,22 @@ grep -q 'GPU types: the plan runs on H100-SXM (pool h100), A100-SXM4-40GB (pool 
 grep -q 'Batch shares: replicas take 62.5% and 37.5%' "$T/err" && ok || bad "batch share note"
 grep -q 'Piece: replica group 0 alone, 1 replica on pool h100' "$T/h.args" &&
 	grep -q 'Piece: replica group 1 alone, 1 replica on pool a100' "$T/h.args" && ok || bad "pieces"
+# A pipeline over two pools (stage 0 on h100, stages 1-2 on a100): the
+# piece's header named only the first stage's pool ("4 replicas on pool
+# h100"), as if the whole pipeline ran there; it now says which stages
+# each pool holds.
+cat > "$T/xpool.json" <<'J'
+{ "mbs": 1, "gbs": 64,
+  "replicas": [ { "count": 1, "batch_share": 1,
+    "stages": [ { "pool": "h100", "tp": 8, "first_layer": 0,  "last_layer": 9 },
+                { "pool": "a100", "tp": 8, "first_layer": 10, "last_layer": 20 },
+                { "pool": "a100", "tp": 8, "first_layer": 21, "last_layer": 31 } ] } ] }
+J
+$H launch -c $D/mixed.json -m llama3.1-8b --plan "$T/xpool.json" --force >"$T/x.args" 2>"$T/err" ||
+	bad "cross-pool launch: $(cat "$T/err")"
+grep -qxF '# Stages by pool: 0 on h100 (H100-SXM), 1-2 on a100 (A100-SXM4-40GB)' "$T/x.args" && ok ||
+	bad "cross-pool piece header: $(grep '^# ' "$T/x.args" | head -8)"
+grep -q '^# Stages by pool' "$T/h.args" && bad "single-pool pieces got a stages-by-pool line" || ok
 # 64 x 0.625 = 40 and 64 x 0.375 = 24 sequences per step
 check "$T/h.args" "global-batch-size=40" 2>/dev/null; python3 - "$T/h.args" <<'PY' && ok || bad "piece batches"
 import sys, re

@@ -182,6 +182,101 @@ if bad:
 PY
 done
 
+# --- torchtitan runs the plan's pipeline as planned (torchtitan commit
+# 8a2686c4, the pinned job config):
+#   - n_microbatches = local_batch_size / pipeline_parallel_microbatch_size
+#     (distributed/pipeline_parallel.py build_pipeline_schedule) and
+#     gradient accumulation = global / (local x DP) (train.py). Llama 3.1
+#     70B, TP 8 x PP 4 x DP 4, mbs 1, gbs 1024: the plan pipelines
+#     1024 / 4 = 256 micro-batches, so local_batch_size = 256 and one
+#     accumulation step (1024 / (256 x 4) = 1); local 1 would give 256
+#     schedule calls of one micro-batch, a fill and drain each.
+#   - pipeline_parallel_split_points raises "deprecated"
+#     (models/llama3/infra/pipeline.py) and layers_per_stage = 20 counts
+#     the embedding and output as a layer each: ceil(82 / 20) = 5 stages,
+#     not divisible by PP 4, ValueError. The split goes in
+#     module_fqns_per_model_part: 4 parts of 20 layers, tok_embeddings
+#     first, norm and output last.
+#   - interleaved:2 (Interleaved1F1B): 8 parts of 10 layers, part j x 4 + s
+#     on rank s.
+#   - async TP needs compile.enable and "model" in compile.components
+#     (distributed/tensor_parallel.py maybe_enable_async_tp).
+for case in "1f1b|4|20" "interleaved:2|8|10"; do
+	IFS='|' read -r sched parts per <<EOC
+$case
+EOC
+	$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+		--schedule "$sched" --format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan $sched"
+	python3 - "$T/tt" "$parts" "$per" <<'PY' && ok || bad "torchtitan pipeline, $sched"
+import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb"))
+parts, per = int(sys.argv[2]), int(sys.argv[3])
+t, par = d["training"], d["parallelism"]
+assert t["local_batch_size"] == 256 and t["global_batch_size"] == 1024, t
+assert par["pipeline_parallel_microbatch_size"] == 1, par
+assert t["global_batch_size"] // (t["local_batch_size"] * par["data_parallel_shard_degree"]) == 1
+assert "pipeline_parallel_split_points" not in par and "pipeline_parallel_layers_per_stage" not in par
+fq = par["module_fqns_per_model_part"]
+assert len(fq) == parts, len(fq)
+want = [[f"layers.{i}" for i in range(j * per, (j + 1) * per)] for j in range(parts)]
+want[0].insert(0, "tok_embeddings")
+want[-1] += ["norm", "output"]
+assert fq == want, fq
+assert par["enable_async_tensor_parallel"] is True
+assert d["compile"]["enable"] is True and "model" in d["compile"]["components"], d.get("compile")
+PY
+done
+# without TP overlap there is no async TP, and no compile section is needed
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+	--tp-overlap off --format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan tp-overlap off"
+grep -q "enable_async_tensor_parallel\|^\[compile\]" "$T/tt" && bad "tp-overlap off: async TP or compile written" || ok
+# no PP: the micro-batch is the local batch, gradients accumulate over
+# 1024 / (2 x 64) = 8 steps (TP 2 x DP 64 on 128 GPUs, mbs 2)
+$H launch --pool 16x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 2 --gbs 1024 \
+	--format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan pp 1"
+grep -qx "local_batch_size = 2" "$T/tt" && ok || bad "pp 1: $(grep local_batch "$T/tt")"
+
+# --- ZeRO-2/3 comments agree with the arguments: Megatron gets Megatron-FSDP
+# (--use-megatron-fsdp, sharding strategy optim_grads / optim_grads_params)
+# and torchtitan FSDP2, so no format may say "for ZeRO-3 use DeepSpeed or
+# Megatron-Core FSDP" (the header said so above --use-megatron-fsdp, and in
+# torchtitan's TOML).
+for fmt in megatron torchtitan; do
+	$H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3 \
+		--format $fmt > "$T/z3" 2>/dev/null || bad "zero 3 $fmt"
+	grep -q "for ZeRO-3 use" "$T/z3" && bad "$fmt: ZeRO-3 comment contradicts the config" || ok
+done
+$H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3 > "$T/z3" 2>/dev/null
+expect "$T/z3" "use-megatron-fsdp= data-parallel-sharding-strategy=optim_grads_params" "zero 3"
+
+# --- DeepSpeed's JSON has no expert-parallel key: an EP plan names where it
+# goes (Megatron-DeepSpeed --num-experts, --moe-expert-parallel-size; the
+# DeepSpeed MoE tutorial's flags). Mixtral 8x7B: num_local_experts 8 in its
+# config.json; EP 4 as planned. The note said TP and PP only.
+$H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --ep 4 --mbs 1 --gbs 256 \
+	--framework deepspeed --format deepspeed --force > /dev/null 2>"$T/dsn" || bad "deepspeed EP launch"
+grep -qF -- "--num-experts 8 --moe-expert-parallel-size 4" "$T/dsn" && ok ||
+	bad "deepspeed EP 4: no note on where EP goes: $(cat "$T/dsn")"
+
+# --- a plan the format's framework cannot run as planned is said to be so:
+# DeepSpeed's pipeline engine has one training schedule, 1F1B
+# (deepspeed/runtime/pipe/schedule.py TrainSchedule), so an interleaved:2
+# plan's DeepSpeed config runs another schedule than the estimate's; the
+# config was written without a word. A plain 1F1B plan gets no such line.
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+	--schedule interleaved:2 --framework deepspeed --format deepspeed >/dev/null 2>"$T/dn" ||
+	bad "deepspeed interleaved launch"
+grep -q "DeepSpeed does not run this plan as planned: interleaved schedule" "$T/dn" && ok ||
+	bad "deepspeed interleaved: no statement: $(cat "$T/dn")"
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
+	--framework deepspeed --format deepspeed >/dev/null 2>"$T/dn" || bad "deepspeed 1f1b launch"
+grep -q "does not run this plan as planned" "$T/dn" && bad "deepspeed 1f1b: $(cat "$T/dn")" || ok
+# and in the TOML's comments: torchtitan's FSDP2 has no ZeRO-1
+$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 --zero 1 \
+	--format torchtitan > "$T/tn" 2>/dev/null || bad "torchtitan zero 1 launch"
+grep -q "^# torchtitan (FSDP2) does not run this plan as planned: ZeRO-1" "$T/tn" && ok ||
+	bad "torchtitan ZeRO-1: no statement in the config: $(head -5 "$T/tn")"
+
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
 # per GPU against 40 GiB.

@@ -112,6 +112,44 @@ print(repr(e['step_time_s']), repr(e['cost']['usd_per_hour']))" > "$T/got$k"
 	cmp -s "$T/want$k" "$T/got$k" && ok || bad "plan $k round trip: want $(cat "$T/want$k") got $(cat "$T/got$k")"
 done
 
+# --- the whole `plan --format json` file is an estimate --plan input too:
+# --rank 3 takes plans[2] (it stopped at "schema_version: unknown key"),
+# and a rank past the list names the count.
+$H estimate $MIX -m llama3.1-70b --plan "$T/mix.json" --rank 3 --format json 2>"$T/err" |
+	py "
+import json, sys
+e = json.load(sys.stdin)
+print(repr(e['step_time_s']), repr(e['cost']['usd_per_hour']))" > "$T/gotr"
+cmp -s "$T/want2" "$T/gotr" && ok || bad "estimate --plan FILE --rank 3: want $(cat "$T/want2") got $(cat "$T/gotr") $(cat "$T/err")"
+n=$(py "import json; print(len(json.load(open('$T/mix.json'))['plans']))")
+$H estimate $MIX -m llama3.1-70b --plan "$T/mix.json" --rank $((n + 1)) >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 3 ] && grep -qF -- "--rank $((n + 1)): the file has $n plans" "$T/err" && ok ||
+	bad "estimate --rank past the list: exit $rc, $(cat "$T/err")"
+
+# --- a label wider than the table's plan column (64) is cut between words:
+# every word the table shows is a whole word of the JSON's label, and the
+# last third keeps the last pool's name (the cut read "...0s tp8 pp4" for
+# "l40s tp8 pp4").
+W="--pool 16x8xH100-SXM --pool 5x8xA100-SXM4-40GB --pool 4x8xL40S -m llama3.1-70b --gbs 1024 --top 5"
+$H plan $W > "$T/wide.txt" 2>/dev/null && $H plan $W --format json > "$T/wide.json" 2>/dev/null &&
+	py "
+import json
+d = json.load(open('$T/wide.json'))
+rows = [l for l in open('$T/wide.txt') if l[:3].strip().isdigit()]
+cut = 0
+for p, row in zip(d['plans'], rows):
+    cell = row[5:5 + 64].rstrip()
+    words = p['list_label'].replace('micro-batches', 'mb').split()
+    if ' ... ' not in cell:
+        continue
+    cut += 1
+    shown = [w for w in cell.split() if w != '...']
+    assert all(w in words for w in shown), (cell, words)
+    assert shown[-1] == words[-1], (cell, words)
+assert cut, 'no label was cut: widen the case'
+" && ok || bad "wide labels cut inside a word: $(sed -n 3,5p "$T/wide.txt")"
+
 # --- same input, same output (the search's wall time aside)
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json 2>/dev/null > "$T/mix2.json"
 strip() { grep -v '"seconds"' "$1"; }

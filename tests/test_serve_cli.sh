@@ -41,6 +41,10 @@ expect engine 2 "--engine" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --
 expect isl-dist 2 "--isl" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl weibull:1:2 --osl 1
 expect tp 2 "--tp" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 3
 expect rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --rate -4 --isl 1 --osl 1
+# a value above the bound names the bound ("above 0" alone read wrong for 1e12)
+expect rate-max 2 "at most 1e7" -- --pool 1x8xH100 -m llama3.1-8b --rate 1e12 --isl 1 --osl 1
+expect ttft-max 2 "at most 3600" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --ttft-p99 7200
+expect tpot-max 2 "at most 60" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tpot-p99 61
 expect pp-layers 2 "32 layers" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --pp 64
 expect tp-node 2 "inside a node" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 16
 expect stray 2 "unexpected" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 extra

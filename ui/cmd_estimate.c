@@ -21,7 +21,8 @@ const char *cmd_estimate_usage(void)
 	return cli_plan_usage(
 		buf, sizeof buf, "estimate",
 		"         [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n"
-		"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n");
+		"       hetplan estimate (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
+		"         [--rank N] [--no-price-book] [--mem-headroom FRAC] [--format table|json]\n");
 }
 
 static const char estimate_help[] =
@@ -31,14 +32,16 @@ static const char estimate_help[] =
 	"  -m, --model M        preset name ('hetplan models') or a model JSON file\n"
 	"      --on POOL        pool for a --tp/--pp/--dp plan (default: the first)\n"
 	"      --dp N           data-parallel replicas (default: all GPUs of the pool)\n"
-	"      --plan FILE      any plan, heterogeneous ones included (JSON schema in the man page)\n"
+	"      --plan FILE      any plan, heterogeneous ones included (JSON schema in the man page),\n"
+	"                       or a `hetplan plan`/report JSON with \"plans\"\n"
+	"      --rank N         which of those plans (default 1)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"      --mem-headroom F share of each GPU's memory to keep free (default 0.05): above\n"
 	"                       it the plan fits-with-risk\n"
 	"\n"
 	"Exit status: 0 fits (with or without risk), 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
-enum { O_PLAN = 256, O_FORMAT, O_NOBOOK, O_HEADROOM };
+enum { O_PLAN = 256, O_FORMAT, O_NOBOOK, O_HEADROOM, O_RANK };
 
 /* -c, --pool, -m and the plan flags come from plan_flags.c. */
 static const struct option estimate_opts[] = {
@@ -46,6 +49,7 @@ static const struct option estimate_opts[] = {
 	{ "no-price-book", no_argument, 0, O_NOBOOK },
 	{ "mem-headroom", required_argument, 0, O_HEADROOM },
 	{ "plan", required_argument, 0, O_PLAN },
+	{ "rank", required_argument, 0, O_RANK },
 	{ "format", required_argument, 0, O_FORMAT },
 	{ "help", no_argument, 0, 'h' },
 	{ 0, 0, 0, 0 },
@@ -237,27 +241,6 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	}
 }
 
-/* --plan FILE into p: a plan object, or one plan entry of `hetplan plan
- * --format json` (its report-only keys are dropped first). Returns 0 or
- * -1 with err. */
-static int load_plan_file(const char *path, const struct cluster *c, struct plan *p,
-			  struct hp_err *err)
-{
-	size_t len;
-	char *text = hp_read_file(path, &len, err);
-	cJSON *pj = text ? cJSON_ParseWithLength(text, len) : NULL;
-	if (cJSON_GetObjectItemCaseSensitive(pj, "runs_on")) {
-		report_plan_strip_extras(pj);
-		free(text);
-		text = cJSON_PrintUnformatted(pj);
-		len = strlen(text);
-	}
-	cJSON_Delete(pj);
-	int rc = text ? plan_parse_json(p, text, len, path, c, err) : -1;
-	free(text);
-	return rc;
-}
-
 /* The estimate as --format asks, with the memory verdict at headroom. */
 static void print_estimate(enum cli_format fmt, const struct estimate *e,
 			   const struct cluster *c, const struct plan *p,
@@ -277,10 +260,26 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		cJSON_Delete(j);
 	} else {
 		print_table(e, c, p, m);
-		char nb[32], cb[32];
-		printf("\n  memory: %s (fullest stage %s of %s, %.0f%% headroom kept)\n",
-		       search_mem_name(ms), hp_fmt_bytes(nb, sizeof nb, need),
-		       hp_fmt_bytes(cb, sizeof cb, capb), 100 * headroom);
+		/* The fullest stage as search_mem_state picks it (the largest
+		 * total / capacity): its TOTAL, the allocator's reserve included,
+		 * is what the headroom verdict reads, and the live bytes are what
+		 * must fit; the line gave the live bytes alone beside a table
+		 * whose TOTAL column was larger, with no word of which. */
+		double total = need, worst = -1;
+		for (int i = 0; i < e->n_stages; i++) {
+			const struct perf_stage *st = &e->stages[i];
+			double r = st->capacity > 0 ? st->total / st->capacity : HUGE_VAL;
+			if (r > worst) {
+				worst = r;
+				total = st->total;
+			}
+		}
+		char nb[32], cb[32], tb[32];
+		printf("\n  memory: %s (fullest stage %s of %s with the allocator's reserve, %s live; "
+		       "%.0f%% headroom kept)\n",
+		       search_mem_name(ms), hp_fmt_bytes(tb, sizeof tb, total),
+		       hp_fmt_bytes(cb, sizeof cb, capb), hp_fmt_bytes(nb, sizeof nb, need),
+		       100 * headroom);
 		double cache = 0;
 		for (int i = 0; i < e->n_stages; i++)
 			cache = fmax(cache, e->stages[i].slack);
@@ -301,7 +300,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	cluster_init(&c);
 	plan_init(&p);
 	const char *plan_file = NULL;
-	int no_book = 0;
+	int no_book = 0, rank = 1;
 	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
 	struct cli_plan_flags pf = { 0 };
 	enum cli_format fmt = FMT_TABLE;
@@ -325,6 +324,12 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			break;
 		}
 		case O_PLAN: plan_file = optarg; break;
+		case O_RANK:
+			if (hp_parse_int(optarg, &rank)) {
+				rc = usage_error("estimate", "rank", "a positive integer", optarg);
+				goto out;
+			}
+			break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 3)) {
 				rc = usage_error("estimate", "format", "table or json", optarg);
@@ -346,7 +351,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	rc = HP_EXIT_USAGE;
 	const char *ctx = "plan flags";
 	if (plan_file) {
-		if (load_plan_file(plan_file, &c, &p, &err) < 0) {
+		if (cli_load_plan_file(&p, plan_file, rank, &c, NULL, &err) < 0) {
 			rc = cli_fail(&err, HP_EXIT_INPUT);
 			goto out;
 		}

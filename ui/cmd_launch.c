@@ -66,51 +66,6 @@ const struct option *cmd_launch_options(void)
 	return cli_plan_options(launch_opts);
 }
 
-/* Read the plan file: a plan object, or an object with "plans" (the
- * planner's and the report's JSON), from which plan `rank` is taken. */
-static int load_plan(struct plan *p, const char *path, int rank, const struct cluster *c,
-		     double *tokens, struct hp_err *err)
-{
-	size_t len;
-	char *text = hp_read_file(path, &len, err);
-	if (!text)
-		return -1;
-	cJSON *root = jx_parse(text, len, path, err);
-	if (!root) {
-		free(text);
-		return -1;
-	}
-	const cJSON *plans = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "plans")
-						  : NULL;
-	int rc;
-	const cJSON *tk = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "tokens")
-					      : NULL;
-	if (cJSON_IsNumber(tk) && tk->valuedouble > 0 && *tokens <= 0)
-		*tokens = tk->valuedouble;
-	if (plans) {
-		int n = cJSON_IsArray(plans) ? cJSON_GetArraySize(plans) : -1;
-		if (n < 0)
-			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: plans: expected an array", path);
-		else if (rank > n)
-			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
-					path, rank, n, n == 1 ? "" : "s");
-		else {
-			cJSON *entry = cJSON_GetArrayItem(plans, rank - 1);
-			report_plan_strip_extras(entry);
-			char *one = cJSON_PrintUnformatted(entry);
-			char where[300];
-			snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
-			rc = plan_parse_json(p, one, strlen(one), where, c, err);
-			free(one);
-		}
-	} else {
-		rc = plan_parse_json(p, text, len, path, c, err);
-	}
-	cJSON_Delete(root);
-	free(text);
-	return rc;
-}
-
 /* What the command line asked for. */
 struct launch_args {
 	const char *plan_file, *out_path;
@@ -167,7 +122,7 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 		return rc;
 	const char *ctx = "plan flags";
 	if (a->plan_file) {
-		if (load_plan(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
+		if (cli_load_plan_file(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
 			return cli_fail(&err, HP_EXIT_INPUT);
 		ctx = a->plan_file;
 	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {

@@ -237,9 +237,9 @@ static int label_cols(const char *s)
 }
 
 /* The plan column is as wide as its widest label, at least the header's
- * 28 and at most PLAN_COL_MAX; a longer label keeps its start and its
- * last third (the micro-batch counts and the settings that tell it from
- * its neighbours) around "...". */
+ * 28 and at most PLAN_COL_MAX; a longer label keeps whole words of its
+ * start and its last third (the micro-batch counts and the settings that
+ * tell it from its neighbours) around " ... " (add_label_cell). */
 #define PLAN_COL_MAX 64
 /* Pool and GPU name columns: names are at most 63 bytes (cluster.c);
  * wider than this they keep their start and end around "...". */
@@ -265,16 +265,45 @@ static size_t cp_offset(const char *s, int k)
 	return (size_t)(p - s);
 }
 
+/* A label wider than width keeps whole words: its end from the start of
+ * the word holding its last third (at most half the width), " ... ", and
+ * the whole words of its start that fit; cut inside words, "...0s" no
+ * longer said which pool. A label with no space to cut at is cut inside a
+ * word, its start and last third around "...". */
 static void add_label_cell(struct sbuf *o, const char *label, int width)
 {
 	int cols = label_cols(label);
-	if (cols > width) {
-		int tail = width / 3, head = width - 3 - tail;
-		sbuf_addf(o, "%.*s...%s", (int)cp_offset(label, head), label,
-			  label + cp_offset(label, cols - tail));
+	if (cols <= width) {
+		sbuf_addf(o, "%s%*s", label, width - cols, "");
 		return;
 	}
-	sbuf_addf(o, "%s%*s", label, width - cols, "");
+	int tail = width / 3;
+	size_t t = cp_offset(label, cols - tail);
+	while (t > 0 && label[t - 1] != ' ' && tail < width / 2) {
+		do /* back one code point */
+			t--;
+		while (t > 0 && ((unsigned char)label[t] & 0xC0) == 0x80);
+		tail++;
+	}
+	if (t > 0 && label[t - 1] == ' ') {
+		size_t h = cp_offset(label, width - 5 - tail);
+		while (h > 0 && label[h] != ' ')
+			h--;
+		while (h > 0 && label[h - 1] == ' ')
+			h--;
+		if (h > 0) {
+			int head = 0;
+			for (size_t i = 0; i < h; i++)
+				head += ((unsigned char)label[i] & 0xC0) != 0x80;
+			sbuf_addf(o, "%.*s ... %s%*s", (int)h, label, label + t,
+				  width - head - 5 - tail, "");
+			return;
+		}
+	}
+	tail = width / 3;
+	int head = width - 3 - tail;
+	sbuf_addf(o, "%.*s...%s", (int)cp_offset(label, head), label,
+		  label + cp_offset(label, cols - tail));
 }
 
 static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,

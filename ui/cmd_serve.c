@@ -217,13 +217,13 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 			a->have_osl = 1;
 		return 0;
 	case O_RATE:
-		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0", arg) : 0;
+		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0, at most 1e7", arg) : 0;
 	case O_TTFT:
 		return parse_pos(arg, 3600, &so->slo.ttft_p99_s)
-		       ? usage_error("serve", "ttft-p99", "seconds above 0 (e.g. 2 or 0.5)", arg) : 0;
+		       ? usage_error("serve", "ttft-p99", "seconds above 0, at most 3600 (e.g. 2 or 0.5)", arg) : 0;
 	case O_TPOT:
 		return parse_pos(arg, 60, &so->slo.tpot_p99_s)
-		       ? usage_error("serve", "tpot-p99", "seconds above 0 (e.g. 0.05)", arg) : 0;
+		       ? usage_error("serve", "tpot-p99", "seconds above 0, at most 60 (e.g. 0.05)", arg) : 0;
 	case O_OBJ:
 		if (!strcmp(arg, "cost"))
 			so->objective = SERVE_OBJ_COST;
@@ -573,7 +573,7 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			serve_format(&o, a->fmt, res, src, &c, &m, &a->so);
 	}
 	if (a->out_file) {
-		if (o.len && hp_write_file_atomic(a->out_file, o.s, o.len, &err) < 0)
+		if (o.len && cli_write_output(a->out_file, o.s, o.len, &err) < 0)
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 	} else if (o.len) {
 		fwrite(o.s, 1, o.len, stdout);

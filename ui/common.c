@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 int cli_fail(const struct hp_err *err, int fallback)
 {
@@ -208,12 +210,100 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 	return rc;
 }
 
+/* data to an existing file that is not a regular one (a device such as
+ * /dev/null, a FIFO, /dev/stdout): written in place, as a
+ * shell redirection would. Renaming a new file over it, as
+ * hp_write_file_atomic does, would replace the device node itself where
+ * its directory is writable (root in a container: /dev/null became a
+ * regular file) and fail with EACCES elsewhere. */
+static int write_in_place(const char *path, const void *data, size_t len, struct hp_err *err)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+	const char *p = data;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(fd);
+			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(e));
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (close(fd) < 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+	return 0;
+}
+
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
 {
 	assert(path && (data || !len));
-	if (strcmp(path, "-"))
-		return hp_write_file_atomic(path, data, len, err);
-	if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-		return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s", strerror(errno));
-	return 0;
+	struct stat st;
+	if (!strcmp(path, "-")) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+			return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s",
+					  strerror(errno));
+		return 0;
+	}
+	/* In place: a device, FIFO or socket named as such, or one of the
+	 * system's links under /dev (/dev/stdout, /dev/fd/N) to anything but a
+	 * directory. Other links are replaced, never followed (a link planted
+	 * at the output name cannot redirect the write). */
+	if (lstat(path, &st) == 0 &&
+	    (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	     (S_ISLNK(st.st_mode) && !strncmp(path, "/dev/", 5) && stat(path, &st) == 0 &&
+	      !S_ISDIR(st.st_mode))))
+		return write_in_place(path, data, len, err);
+	return hp_write_file_atomic(path, data, len, err);
+}
+
+int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct cluster *c,
+		       double *tokens, struct hp_err *err)
+{
+	size_t len;
+	char *text = hp_read_file(path, &len, err);
+	if (!text)
+		return -1;
+	cJSON *root = jx_parse(text, len, path, err);
+	if (!root) {
+		free(text);
+		return -1;
+	}
+	int obj = cJSON_IsObject(root);
+	const cJSON *plans = obj ? cJSON_GetObjectItemCaseSensitive(root, "plans") : NULL;
+	const cJSON *tk = obj ? cJSON_GetObjectItemCaseSensitive(root, "tokens") : NULL;
+	if (tokens && cJSON_IsNumber(tk) && tk->valuedouble > 0 && *tokens <= 0)
+		*tokens = tk->valuedouble;
+	char where[300];
+	cJSON *entry = root;
+	int rc = 0;
+	snprintf(where, sizeof where, "%.250s", path);
+	if (plans) {
+		int n = cJSON_IsArray(plans) ? cJSON_GetArraySize(plans) : -1;
+		if (n < 0)
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: plans: expected an array", path);
+		else if (rank > n)
+			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
+					path, rank, n, n == 1 ? "" : "s");
+		entry = rc ? NULL : cJSON_GetArrayItem(plans, rank - 1);
+		snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
+	}
+	if (entry && (plans || cJSON_GetObjectItemCaseSensitive(entry, "runs_on"))) {
+		/* a plan entry of the planner's or the report's JSON: its
+		 * report-only keys go before the plan's own parser sees it */
+		report_plan_strip_extras(entry);
+		char *one = cJSON_PrintUnformatted(entry);
+		rc = plan_parse_json(p, one, strlen(one), where, c, err);
+		free(one);
+	} else if (entry) {
+		/* a plan object as written: errors point into the file's text */
+		rc = plan_parse_json(p, text, len, path, c, err);
+	}
+	cJSON_Delete(root);
+	free(text);
+	return rc < 0 ? -1 : rc;
 }

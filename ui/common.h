@@ -87,9 +87,19 @@ int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed)
  * last ("table|json|csv", or "table, json or csv"). Returns buf. */
 char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, const char *last);
 
+/* Read a plan file into p: a plan object (`estimate --plan`'s schema), a
+ * plan entry of `hetplan plan --format json` or a report, or such a JSON
+ * whole ("plans"), from which the plan of rank `rank` (1 = the best) is
+ * taken. tokens, when not NULL and not yet set (<= 0), gets the file's
+ * "tokens". Returns 0 or -1 with err naming the file and the key. */
+int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct cluster *c,
+		       double *tokens, struct hp_err *err);
+
 /* Write a command's output to path atomically (hp_write_file_atomic), or
- * to standard output when path is "-" (the usual Unix convention for -o).
- * Returns 0 or -1 with err filled. */
+ * to standard output when path is "-" (the usual Unix convention for -o),
+ * or in place when path is an existing character device, FIFO or socket
+ * (/dev/null) or a link under /dev (/dev/stdout): those are never
+ * replaced. Returns 0 or -1 with err filled. */
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err);
 
 /* The estimate's JSON (hetplan estimate --format json; built in
