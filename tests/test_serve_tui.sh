@@ -6,7 +6,8 @@
 #   `hetplan serve --format json` contract ({"schema_version", "model",
 #   "engine", "objective", "plans": [...], "search"}), not the training
 #   plan; a rate edit is saved by `w` under "serve" and comes back when the
-#   workspace is opened again.
+#   workspace is opened again; a message (`o`'s "opened ...") does not
+#   hide the footer's "planning serving".
 #
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
@@ -124,7 +125,26 @@ keys s2 7
 wait_for s2 " 25 req/s" && ok || bad "the reopened workspace does not show rate 25: $(screen s2 | head -12)"
 wait_for s2 " 40 ms" && ok || bad "the reopened workspace does not show TPOT 40 ms"
 
-# ---- 3. bad serve sections name the key
+# ---- 3. a message does not hide that serving is being planned
+# HETPLAN_TUI_SERVE_HOLD_MS holds each serving answer 10 s, the view busy
+# meanwhile. `o` in the Serve view shows "opened ws.json" and plans
+# serving again: the footer keeps both, the message first, until the
+# answer comes ("1 serving plan" or more).
+start s3 120 40 "HETPLAN_TUI_SERVE_HOLD_MS=10000"
+wait_for s3 " plans" || bad "the TUI did not start: $(screen s3 | tail -2)"
+keys s3 7
+wait_for s3 "Serving Llama-3.1 70B" || bad "7 did not open the Serve view"
+wait_status s3 ' planning serving *$' 300 && ok || bad "no 'planning serving' at start: $(screen s3 | tail -1)"
+wait_serving s3 || bad "the held serving answer did not come: $(screen s3 | tail -1)"
+keys s3 o C-u ws.json Enter
+wait_status s3 ' opened ws\.json; planning serving *$' 300 && ok ||
+	bad "the message hid 'planning serving': $(screen s3 | tail -1)"
+wait_status s3 ' opened ws\.json *$' 600 && ok ||
+	bad "the message did not stay alone once serving was planned: $(screen s3 | tail -1)"
+keys s3 j
+wait_serving s3 && ok || bad "no serving plans after the reopen: $(screen s3 | tail -1)"
+
+# ---- 4. bad serve sections name the key
 printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"isl":"lognormal:x"}}' >"$tmp/bad1.json"
 "$HP" report "$tmp/bad1.json" -o "$tmp/r1.md" >/dev/null 2>"$tmp/err1"; rc=$?
 [ $rc = 3 ] && grep -q "serve.isl" "$tmp/err1" && ok || bad "bad serve.isl: exit $rc, $(cat "$tmp/err1")"

@@ -162,8 +162,13 @@ struct tui {
 	int pick_add;                /* PK_GPU: add a pool rather than change one */
 	char search[64];
 	char plans_filter[64];       /* the / text the plans list is filtered by */
-	char msg[256];
+	char msg[256];               /* the message line; clears on the next key */
 	int msg_bad;
+	/* Background work's short notes (tui_note) that came while a message
+	 * was up: the footer shows them after the message, which is cut to
+	 * leave them room. Cleared with the message. */
+	char note[96];
+	int note_bad;
 	/* prices */
 	struct tui_fetch *fetch;
 	struct price_config pcfg;
@@ -199,6 +204,10 @@ struct tui_view_ops {
 	int (*plan)(const struct tui *t);
 	/* The footer's right-hand text when idle. NULL: the training plans. */
 	void (*status)(struct tui *t, char *buf, size_t n);
+	/* The view's own work under way ("planning serving"), or "": the
+	 * footer shows it after any message and the training planner's
+	 * progress, so that neither hides it. NULL: none. */
+	void (*work)(struct tui *t, char *buf, size_t n);
 	/* Views without a tab (>= TV_TABS): the tab lit while it shows. */
 	int tab;
 };
@@ -211,6 +220,11 @@ enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2,
 void tui_edited(struct tui *t);          /* the workspace changed: re-plan */
 void tui_message(struct tui *t, int bad, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Background work's news (a planner answer, a download's end): whole when
+ * the message line is empty; else brief joins the message already there
+ * (once), which stays, so that what the user's own key said does not
+ * vanish. Either bad: the bad colour. */
+void tui_note(struct tui *t, int bad, const char *whole, const char *brief);
 /* A plan by id: >= 0 a ranked plan, <= -1 the best plan of pool -1-id,
  * TUI_ID_EDITED the Edit plan view's edited plan (NULL while it has no
  * estimate). */
@@ -334,6 +348,8 @@ int view_serve_key(struct tui *t, int action, int ch);
 int serve_rows(struct tui *t, struct tui_list **l);
 void serve_row_text(struct tui *t, int row, char *buf, size_t n);
 void tui_serve_status(struct tui *t, char *buf, size_t n);
+/* "planning serving" while the serving planner works, else "". */
+void tui_serve_work(struct tui *t, char *buf, size_t n);
 
 /* ---- tui_planedit.c: the Edit plan view, a what-if on one plan's keys */
 /* Open the editor on plan id (tui_plan_get) and show it; a message when

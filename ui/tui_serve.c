@@ -28,7 +28,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The longest test hold of a serving answer, ms (hold_answer): the same
+ * bound as the training planner's HETPLAN_TUI_REFINE_MS. */
+#define SERVE_HOLD_MAX_MS 10000
 
 /* ---- the settings and their fields */
 
@@ -125,6 +130,7 @@ struct tui_serve {
 	pthread_cond_t cv;
 	int wake_fd, quit, running, has_pending;
 	struct serve_answer *pending, *done;
+	double hold_s;               /* HETPLAN_TUI_SERVE_HOLD_MS, seconds */
 };
 
 static void serve_run(struct serve_answer *a)
@@ -132,6 +138,29 @@ static void serve_run(struct serve_answer *a)
 	memset(&a->err, 0, sizeof a->err);
 	memset(&a->res, 0, sizeof a->res);
 	a->rc = serve_plan(&a->c, &a->m, &a->so, NULL, &a->res, &a->err);
+}
+
+/* HETPLAN_TUI_SERVE_HOLD_MS (0 to 10000, default 0) holds each answer
+ * back that long, the view busy meanwhile, so that a test reading the
+ * screen sees the footer while serving is planned (an answer of the
+ * default workspace takes tens of milliseconds). A newer submission or
+ * quit ends the hold. Called and returns with mu held. */
+static void hold_answer(struct tui_serve *s)
+{
+	if (s->hold_s <= 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double end = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + s->hold_s;
+	ts.tv_sec = (time_t)end;
+	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (!s->quit && !s->has_pending)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT)
+			break;
 }
 
 static void *serve_worker(void *arg)
@@ -150,6 +179,7 @@ static void *serve_worker(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		serve_run(a);
 		pthread_mutex_lock(&s->mu);
+		hold_answer(s);
 		s->running = 0;
 		free(s->done);
 		s->done = a;
@@ -240,6 +270,11 @@ int tui_serve_start(struct tui *t, int wake_fd)
 {
 	struct tui_serve *s = t->serve;
 	s->wake_fd = wake_fd;
+	const char *hold = getenv("HETPLAN_TUI_SERVE_HOLD_MS");
+	char *end;
+	long ms = hold && *hold ? strtol(hold, &end, 10) : 0;
+	if (hold && *hold && !*end && ms > 0 && ms <= SERVE_HOLD_MAX_MS)
+		s->hold_s = ms / 1e3;
 	if (hp_thread_start(&s->th, serve_worker, s) != 0)
 		return -1;
 	s->started = 1;
@@ -930,11 +965,16 @@ int view_serve_key(struct tui *t, int action, int ch)
 	}
 }
 
+void tui_serve_work(struct tui *t, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", tui_serve_busy(t) ? "planning serving" : "");
+}
+
 void tui_serve_status(struct tui *t, char *buf, size_t n)
 {
 	const struct tui_serve *s = t->serve;
 	if (tui_serve_busy(t))
-		snprintf(buf, n, "planning serving");
+		tui_serve_work(t, buf, n);
 	else if (s->cur)
 		snprintf(buf, n, "%d serving plan%s", s->cur->res.n_plans,
 			 s->cur->res.n_plans == 1 ? "" : "s");
