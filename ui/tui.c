@@ -526,7 +526,8 @@ static void draw_footer(struct tui *t)
 		x++;
 		tui_put(y, x, COLS - x - 1, 0, t->edit.buf);
 		curs_set(1);
-		move(y, x + t->edit.cur < COLS ? x + t->edit.cur : COLS - 1);
+		int cx = x + tui_cells(t->edit.buf, (size_t)t->edit.cur);
+		move(y, cx < COLS ? cx : COLS - 1);
 		return;
 	}
 	char right[320] = "";

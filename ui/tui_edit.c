@@ -837,7 +837,8 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		int i = t->lpools.top + r;
 		const struct pool *p = &c->pools[i];
 		static const char *const intra_short[] = { "NVS", "NVL", "PCIe" };
-		char nics[32], price[24], avail[24], where[48], line[256];
+		char nics[32], price[24], avail[24], where[160], line[512];
+		char name_c[64], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
 		if (p->usd_per_node_h > 0)
@@ -848,11 +849,16 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
 		else
 			snprintf(avail, sizeof avail, "fixed");
-		snprintf(where, sizeof where, "%s%.12s%s%.16s", p->spot ? "spot " : "",
+		snprintf(where, sizeof where, "%s%s%s%s", p->spot ? "spot " : "",
 			 *p->provider ? p->provider : "-", *p->region ? "/" : "", p->region);
-		snprintf(line, sizeof line, "%-8.8s %-*.*s %5d %5d %-11.11s %-*.*s %8s %-8s",
-			 p->name, gw, gw, p->gpu.name, p->nodes, p->gpus_per_node, nics, ww, ww,
-			 where, price, avail);
+		/* Names are the user's: cut in terminal cells on a whole
+		 * character ("~"), so wide or multi-byte ones keep the
+		 * columns aligned. */
+		tui_cell(name_c, sizeof name_c, p->name, 8);
+		tui_cell(gpu_c, sizeof gpu_c, p->gpu.name, gw);
+		tui_cell(where_c, sizeof where_c, where, ww);
+		snprintf(line, sizeof line, "%s %s %5d %5d %-11.11s %s %8s %-8s", name_c, gpu_c,
+			 p->nodes, p->gpus_per_node, nics, where_c, price, avail);
 		int sel = i == t->lpools.sel;
 		int a = sel ? tui_attr(t, t->cluster_pane == 0 ? C_SEL : C_SEL_DIM) : 0;
 		if (sel)

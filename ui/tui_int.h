@@ -116,8 +116,10 @@ void fetch_free(struct tui_fetch *f);
 struct tui_list { int sel, top; };
 
 struct lineedit {
-	char buf[256];
-	int len, cur;
+	char buf[256];               /* valid UTF-8, whole characters */
+	int len, cur;                /* bytes; cur on a character's start */
+	int cont, drop;              /* continuation bytes of the character
+				      * being typed still to take, or to drop */
 };
 
 enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
@@ -256,8 +258,13 @@ void tui_fill(int y, int x, int w, int attr);
 void tui_section(const struct tui *t, int y, int x, int w, const char *title);
 /* A bar of frac (0..1) of w columns; the rest is empty bar glyphs. */
 void tui_bar(const struct tui *t, int y, int x, int w, double frac, int attr);
-/* Columns that s takes (UTF-8 code points). */
+/* Terminal cells that s takes (wcwidth: a wide character takes 2), and
+ * that its first n bytes take. */
 int tui_width(const char *s);
+int tui_cells(const char *s, size_t n);
+/* s as a table cell of exactly cols terminal cells into dst (n bytes):
+ * padded with spaces, or cut on a whole character and ended in "~". */
+void tui_cell(char *dst, size_t n, const char *s, int cols);
 /* Keep sel visible in a list of n rows shown in h rows. */
 void tui_list_fix(struct tui_list *l, int n, int h);
 /* Move sel by an action (ACT_UP, ACT_PGDN, ...); returns 1 if it was one. */

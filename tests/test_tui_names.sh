@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_tui_names.sh — names that are not plain ASCII, typed and shown in
+# the real binary under a private tmux server.
+#
+#   - The prompt takes UTF-8 as typed (a multi-byte key arrives byte by
+#     byte): "Tōkyō" typed as a pool name is the name saved, not "Tky".
+#   - Left and Backspace move over whole characters: on "ab東京", Left then
+#     Backspace removes 東 (3 bytes), leaving "ab京", valid UTF-8.
+#   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
+#     multi-byte names: the GPU column starts in the same terminal cell on
+#     every row, a name too long for its 8 cells ends in "~" on a whole
+#     character, and the WHERE column is cut the same way.
+# Cells are counted with Unicode's East Asian Width (W and F take 2), as
+# the terminal draws them; tmux's capture gives each wide character once.
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
+. tests/tui_lib.sh
+TUI_DIR=$tmp
+
+cat >"$tmp/names.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [
+   {"name": "東京東京東京", "gpu": "H100-SXM", "nodes": 2, "provider": "日本クラウド", "region": "ap-東京-1"},
+   {"name": "x\"y'z", "gpu": "A100-SXM4-80GB", "nodes": 2},
+   {"name": "h100", "gpu": "H100-SXM", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
+JSON
+
+# cells_before RE: the terminal cells of the text before the first match
+# of the regular expression RE in each line of stdin, one per line.
+cells_before() {
+	python3 -c '
+import re, sys, unicodedata
+pat = re.compile(sys.argv[1])
+for line in sys.stdin:
+    m = pat.search(line)
+    if m:
+        pre = line[:m.start()]
+        print(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in pre))
+' "$1"
+}
+
+start nm 100 30 "" "tui names.json"
+wait_ready nm || bad "no plans for names.json: $(screen nm | tail -1)"
+keys nm 1
+wait_for nm "NODES" || bad "no Cluster view"
+screen nm >"$tmp/cl.txt"
+# The header's GPU column and each pool row's GPU name start in one cell.
+starts=$(sed -n '3,6p' "$tmp/cl.txt" | cells_before ' (GPU |H100-SXM|A100-SXM4-80GB)' | sort -u)
+[ "$(echo "$starts" | wc -l)" = 1 ] && ok || bad "GPU column not aligned (cells $starts): $(sed -n 3,6p "$tmp/cl.txt")"
+# FABRIC, after NODES and GPU/N, starts in one cell too.
+fab=$(sed -n '3,6p' "$tmp/cl.txt" | cells_before ' (FABRIC|NVS\+)' | sort -u)
+[ "$(echo "$fab" | wc -l)" = 1 ] && ok || bad "FABRIC column not aligned (cells $fab)"
+# 8 cells: 東京東 is 6, then "~" and a space (the 4th wide character would
+# need 2 more cells than the 8 allow).
+grep -q '^ 東京東~  H100-SXM ' "$tmp/cl.txt" && ok || bad "wide name not cut to 8 cells: $(sed -n 4p "$tmp/cl.txt")"
+grep -q "^ x\"y'z    A100" "$tmp/cl.txt" && ok || bad "quoted name: $(sed -n 5p "$tmp/cl.txt")"
+# WHERE is 20 cells at 100 columns: 日本クラウド (12) + "/ap-" (4) + 東 (2) + "~".
+grep -q ' 日本クラウド/ap-東~ ' "$tmp/cl.txt" && ok || bad "WHERE not cut on a character: $(sed -n 4p "$tmp/cl.txt")"
+
+# Rename the third pool, typing UTF-8: Tab to the fields, Name is the
+# first field.
+keys nm j j Enter
+wait_for nm "── Pool h100 " || bad "no fields of pool h100"
+keys nm Enter
+wait_for nm "Name: h100" || bad "Enter on Name did not prompt: $(screen nm | tail -1)"
+keys nm C-u "Tōkyō" Enter
+wait_for nm "── Pool Tōkyō " && ok || bad "the typed UTF-8 name was not taken: $(screen nm | grep -- '── Pool')"
+keys nm Enter
+wait_for nm "Name: Tōkyō" || bad "no Name prompt the second time: $(screen nm | tail -1)"
+keys nm C-u "ab東京" Left BSpace Enter
+wait_for nm "── Pool ab京 " && ok || bad "Left, Backspace did not remove one whole character: $(screen nm | grep -- '── Pool')"
+keys nm Escape w
+wait_for nm "Save workspace to" || bad "w did not prompt"
+keys nm C-u saved.json Enter
+if wait_for nm "saved saved.json" && [ -s "$tmp/saved.json" ]; then ok; else bad "no saved.json: $(screen nm | tail -1)"; fi
+python3 - "$tmp/saved.json" <<'PY' && ok || bad "saved names: $(head -c 400 "$tmp/saved.json")"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+raw.decode("utf-8")          # strict: a split character raises
+names = [p["name"] for p in json.loads(raw)["cluster"]["pools"]]
+assert names == ["東京東京東京", "x\"y'z", "ab京"], names
+PY
+"$HP" report "$tmp/saved.json" -o "$tmp/r.md" >/dev/null 2>"$tmp/err" && ok ||
+	bad "hetplan report refuses the saved workspace: $(cat "$tmp/err")"
+keys nm q
+wait_for nm "EXITED:0" && ok || bad "quit"
+
+finish test_tui_names
