@@ -144,6 +144,19 @@ wait_status s3 ' opened ws\.json *$' 600 && ok ||
 keys s3 j
 wait_serving s3 && ok || bad "no serving plans after the reopen: $(screen s3 | tail -1)"
 
+# The Serve view's help lists `e` once, as the view's export of serving
+# plans: the global row ("Export the selected plan") is not what `e` does
+# here. The global keys it does not override stay (w, o, R).
+keys s3 '?'
+wait_for s3 "Keys in every view" || bad "? did not open the help: $(screen s3 | sed -n 3p)"
+screen s3 >"$tmp/help.txt"
+grep -q "Export the serving plans" "$tmp/help.txt" && ok || bad "the Serve help lacks its e"
+grep -q "Export the selected plan" "$tmp/help.txt" && bad "the Serve help lists the training plan's e too" || ok
+grep -q "Save the workspace to a file" "$tmp/help.txt" && ok || bad "the Serve help lost the global w"
+keys s3 '?' 2 '?'
+wait_for s3 "Keys in the Model view" || bad "? in the Model view"
+screen s3 | grep -q "Export the selected plan" && ok || bad "the Model help lacks the global e"
+
 # ---- 4. bad serve sections name the key
 printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"isl":"lognormal:x"}}' >"$tmp/bad1.json"
 "$HP" report "$tmp/bad1.json" -o "$tmp/r1.md" >/dev/null 2>"$tmp/err1"; rc=$?

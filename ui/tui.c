@@ -613,8 +613,14 @@ static void draw_help(struct tui *t)
 		if (row - t->help_top >= 0 && row - t->help_top < h)
 			tui_section(t, y0 + row - t->help_top, 1, COLS - 2, title);
 		row++;
-		for (int i = 0; i < n; i++, row++) {
-			int y = y0 + row - t->help_top;
+		for (int i = 0; i < n; i++) {
+			/* A key the view's table answers by the same name
+			 * ("e export" in the Serve view) is listed there only:
+			 * the global row's sentence is not what it does here. */
+			const struct tui_key *own = pass ? key_find(t->view, k[i].codes[0]) : NULL;
+			if (own && !strcmp(own->name, k[i].name))
+				continue;
+			int y = y0 + row++ - t->help_top;
 			if (y < y0 || y >= y0 + h)
 				continue;
 			tui_put(y, 3, 14, tui_attr(t, C_TITLE), k[i].keys);
