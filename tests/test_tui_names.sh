@@ -10,6 +10,8 @@
 #     multi-byte names: the GPU column starts in the same terminal cell on
 #     every row, a name too long for its 8 cells ends in "~" on a whole
 #     character, and the WHERE column is cut the same way.
+#   - The Plans view's RUNS ON list, too long at 80 columns, keeps whole
+#     framework names and ends in "+…".
 # Cells are counted with Unicode's East Asian Width (W and F take 2), as
 # the terminal draws them; tmux's capture gives each wide character once.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
@@ -85,5 +87,31 @@ PY
 	bad "hetplan report refuses the saved workspace: $(cat "$tmp/err")"
 keys nm q
 wait_for nm "EXITED:0" && ok || bad "quit"
+
+# ---- cut cells: a RUNS ON list too long for its column (10 cells at 80
+# columns) keeps whole framework names and ends in "+…", never a name cut
+# short ("mcore+ds+t"). The L40S pool's best plan, TP 1 on one GPU, runs
+# on Megatron-Core, DeepSpeed and torchtitan (14 characters). Every row's
+# last word is a "+" list of the short names of `hetplan plan`'s legend
+# (mcore, mlm, ds, titan), or none.
+cat >"$tmp/big.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "big3",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
+                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "throughput", "top": 10}}
+JSON
+start ro 80 24 "" "tui big.json"
+wait_plans ro 600 || bad "no plans for big.json at 80x24: $(screen ro | tail -1)"
+screen ro >"$tmp/ro.txt"
+grep -q '^ *l40s tp1 pp1 .* mcore+ds+…$' "$tmp/ro.txt" && ok ||
+	bad "the l40s row's RUNS ON: $(grep 'l40s tp1' "$tmp/ro.txt")"
+sed -n '4,17p' "$tmp/ro.txt" | grep -E '[0-9.]+ [dy] ' | awk '{ print $NF }' >"$tmp/ro.words"
+[ -s "$tmp/ro.words" ] && ! grep -vE '^(none|(mcore|mlm|ds|titan)(\+(mcore|mlm|ds|titan))*(\+…)?)$' "$tmp/ro.words" &&
+	ok || bad "a RUNS ON cell is cut inside a name: $(tr '\n' ' ' <"$tmp/ro.words")"
+keys ro q
+wait_for ro "EXITED:0" && ok || bad "quit big.json"
 
 finish test_tui_names

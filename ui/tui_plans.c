@@ -6,6 +6,7 @@
  * a ranked plan, <= -1 the best plan confined to pool -1-id. */
 #include "plan_label.h"
 #include "runs_on.h"
+#include "utf8.h"
 #include "tui_int.h"
 
 #include <math.h>
@@ -274,11 +275,31 @@ static void put_words(const struct tui *t, int y, int x, int w, int attr, const 
 		cut--;
 	while (cut > 0 && (buf[cut - 1] == ' ' || buf[cut - 1] == '+'))
 		cut--;
-	if (cut <= 0)
-		cut = w - 1;   /* one long word: cut it */
+	if (cut <= 0)   /* one long word: cut it, on a character */
+		cut = (int)utf8_cut(buf, (size_t)HP_MAX(0, w - 1));
 	buf[cut] = '\0';
 	int used = tui_put(y, x, w - 1, attr, buf);
 	tui_put(y, x + used, 1, attr, tui_glyph(t, G_MID));
+}
+
+/* A "+" list (RUNS ON: "mcore+ds+titan") right-aligned in w columns; one
+ * too long keeps the names that fit and ends in "+" and an ellipsis, never
+ * a name cut short ("mcore+ds+t" read as another framework). */
+static void put_list(const struct tui *t, int y, int x, int w, int attr, const char *s)
+{
+	if (tui_width(s) <= w) {
+		tui_putr(y, x, w, attr, s);
+		return;
+	}
+	char buf[64];
+	hp_strlcpy(buf, s, sizeof buf);
+	int cut = HP_MIN(w - 1, (int)strlen(buf));
+	while (cut > 0 && buf[cut - 1] != '+')
+		cut--;
+	buf[cut] = 0;
+	char shown[96];
+	snprintf(shown, sizeof shown, "%s%s", buf, tui_glyph(t, G_MID));
+	tui_putr(y, x, w, attr, shown);
 }
 
 static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
@@ -313,7 +334,10 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		int ca = a;
 		if (!sel && c == 7)
 			ca = headroom(&sp->est) < 0.05 ? tui_attr(t, C_WARN) : 0;
-		tui_putr(y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
+		if (c == 8)
+			put_list(t, y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
+		else
+			tui_putr(y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
 		x += plan_cols[c].w + col_pad() + 1;
 	}
 }
