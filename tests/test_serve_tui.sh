@@ -144,6 +144,21 @@ wait_status s3 ' opened ws\.json *$' 600 && ok ||
 keys s3 j
 wait_serving s3 && ok || bad "no serving plans after the reopen: $(screen s3 | tail -1)"
 
+# The plans' heading names their answer's order: right after Objective
+# turns to throughput, the plans shown (held 10 s) are still the cost
+# answer's, "cheapest first"; the throughput answer brings "fastest first".
+# Objective is the tenth field.
+keys s3 g j j j j j j j j j l
+wait_for s3 "Objective  throughput" || bad "l on Objective: $(screen s3 | grep Objective)"
+screen s3 >"$tmp/obj.txt"
+if tail -1 "$tmp/obj.txt" | grep -q 'planning serving'; then
+	grep -q "Serving plans, cheapest first" "$tmp/obj.txt" && ok ||
+		bad "the held cost plans are titled: $(grep 'Serving plans' "$tmp/obj.txt")"
+else
+	bad "the throughput answer came before the capture, over 10 s: $(tail -1 "$tmp/obj.txt")"
+fi
+wait_for s3 "Serving plans, fastest first" 600 && ok || bad "no fastest-first heading after the answer"
+
 # The Serve view's help lists `e` once, as the view's export of serving
 # plans: the global row ("Export the selected plan") is not what `e` does
 # here. The global keys it does not override stay (w, o, R).

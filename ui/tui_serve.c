@@ -835,8 +835,11 @@ static void draw_plans(struct tui *t, int y, int h)
 	int wide = COLS >= 120, w = COLS - 2;
 	int lw = w - (wide ? 75 : 59);
 	char title[64], hdr[256];
+	/* The order of the plans shown: their answer's objective, not the
+	 * field's, which an edit being planned may have changed already. */
+	enum serve_objective obj = s->cur ? s->cur->so.objective : s->so.objective;
 	snprintf(title, sizeof title, "Serving plans, %s first",
-		 s->so.objective == SERVE_OBJ_COST ? "cheapest" : "fastest");
+		 obj == SERVE_OBJ_COST ? "cheapest" : "fastest");
 	tui_section(t, y++, 0, COLS, title);
 	h--;
 	if (!s->cur) {
