@@ -10,6 +10,7 @@
 #     multi-byte names: the GPU column starts in the same terminal cell on
 #     every row, a name too long for its 8 cells ends in "~" on a whole
 #     character, and the WHERE column is cut the same way.
+#   - The header cuts a long UTF-8 file name on a character.
 #   - The Plans view's RUNS ON list, too long at 80 columns, keeps whole
 #     framework names and ends in "+…".
 # Cells are counted with Unicode's East Asian Width (W and F take 2), as
@@ -87,6 +88,22 @@ PY
 	bad "hetplan report refuses the saved workspace: $(cat "$tmp/err")"
 keys nm q
 wait_for nm "EXITED:0" && ok || bad "quit"
+
+# ---- a workspace file named in UTF-8, longer than the header's 60 bytes:
+# "a" and 25 times 東京 (151 bytes) is cut to 60 bytes on a character,
+# "a" and 19 CJK characters (1 + 57 bytes), never a split one (drawn as
+# \xE6).
+long="a$(python3 -c 'print("東京" * 25)').json"
+cp "$tmp/names.json" "$tmp/$long"
+start lf 120 30 "" "tui $long"
+wait_ready lf || bad "no plans for the long file name: $(screen lf | tail -1)"
+head1=$(screen lf | head -1)
+case $head1 in
+*"│ a東京東京東京東京東京東京東京東京東京東 │"*) ok ;;
+*) bad "header with a long UTF-8 file name: $head1" ;;
+esac
+keys lf q
+wait_for lf "EXITED:0" && ok || bad "quit long file name"
 
 # ---- cut cells: a RUNS ON list too long for its column (10 cells at 80
 # columns) keeps whole framework names and ends in "+…", never a name cut

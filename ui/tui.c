@@ -487,9 +487,12 @@ static void draw_header(struct tui *t)
 	tui_fill(0, 0, COLS, a);
 	char where[96], what[160];
 	const char *slash = strrchr(t->path, '/');
-	snprintf(where, sizeof where, "%.60s%s", *t->path ? (slash ? slash + 1 : t->path)
-			 : "default workspace", t->dirty ? " [+]" : "");
-	snprintf(what, sizeof what, "%.40s, %d GPUs, %d pool%s", t->ws.model.display,
+	const char *file = *t->path ? (slash ? slash + 1 : t->path) : "default workspace";
+	/* byte limits cut on a character (a file or model named in UTF-8) */
+	snprintf(where, sizeof where, "%.*s%s", (int)utf8_cut(file, 60), file,
+		 t->dirty ? " [+]" : "");
+	snprintf(what, sizeof what, "%.*s, %d GPUs, %d pool%s",
+		 (int)utf8_cut(t->ws.model.display, 40), t->ws.model.display,
 		 cluster_total_gpus(&t->ws.cluster), t->ws.cluster.n_pools,
 		 t->ws.cluster.n_pools == 1 ? "" : "s");
 	const char *bar = tui_glyph(t, G_VLINE);
