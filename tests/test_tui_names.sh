@@ -10,7 +10,9 @@
 #     multi-byte names: the GPU column starts in the same terminal cell on
 #     every row, a name too long for its 8 cells ends in "~" on a whole
 #     character, and the WHERE column is cut the same way.
+#   - `c` names a long UTF-8 pool's copy from its name cut on a character.
 #   - The header cuts a long UTF-8 file name on a character.
+#   - A footer message in wide characters is cut in cells and shows.
 #   - The Plans view's RUNS ON list, too long at 80 columns, keeps whole
 #     framework names and ends in "+…".
 # Cells are counted with Unicode's East Asian Width (W and F take 2), as
@@ -88,6 +90,46 @@ PY
 	bad "hetplan report refuses the saved workspace: $(cat "$tmp/err")"
 keys nm q
 wait_for nm "EXITED:0" && ok || bad "quit"
+
+# ---- `c` duplicates a pool whose UTF-8 name fills its 31 bytes: the copy
+# is named from the first 24 bytes and "-2", cut on a character: "a" and
+# 7 CJK characters (22 bytes), not 22 bytes and two of the eighth's three
+# (which saved a name `hetplan report` refuses as invalid UTF-8).
+cat >"$tmp/dup.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [{"name": "a東京東京東京東京東京", "gpu": "H100-SXM", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
+JSON
+start dp 100 30 "" "tui dup.json"
+wait_ready dp || bad "no plans for dup.json: $(screen dp | tail -1)"
+keys dp 1
+wait_for dp "NODES" || bad "no Cluster view for dup.json"
+keys dp c
+wait_for dp "added pool a東京東京東京東-2" && ok || bad "c: $(screen dp | tail -1)"
+keys dp w
+wait_for dp "Save workspace to" || bad "w did not prompt (dup)"
+keys dp C-u dup2.json Enter
+if wait_for dp "saved dup2.json" && [ -s "$tmp/dup2.json" ]; then ok; else bad "no dup2.json"; fi
+"$HP" report "$tmp/dup2.json" -o "$tmp/dup2.md" >/dev/null 2>"$tmp/err" && ok ||
+	bad "hetplan report refuses the duplicated pool's name: $(cat "$tmp/err")"
+keys dp q
+wait_for dp "EXITED:0" && ok || bad "quit dup"
+
+# ---- a long message in wide characters still shows: the Serve view's
+# Model field given 40 CJK characters answers "Model: no preset '...'",
+# wider in cells than in characters; the footer shows its start, cut in
+# cells, not a blank line.
+start wm 80 24 "" ""
+wait_ready wm || bad "no plans at 80x24"
+keys wm 7
+wait_for wm "Serving Llama-3.1 70B" || bad "no Serve view at 80x24"
+keys wm Enter
+wait_for wm "Model (a preset name" || bad "Enter on Model did not prompt: $(screen wm | tail -1)"
+keys wm C-u "$(python3 -c 'print("東京" * 20)')" Enter
+wait_status wm "Model: no preset '東京東京" 300 && ok || bad "the footer of a wide message: '$(screen wm | tail -1)'"
+keys wm q q
+wait_for wm "EXITED:0" && ok || bad "quit wm"
 
 # ---- a workspace file named in UTF-8, longer than the header's 60 bytes:
 # "a" and 25 times 東京 (151 bytes) is cut to 60 bytes on a character,

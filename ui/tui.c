@@ -548,7 +548,7 @@ static void draw_footer(struct tui *t)
 		/* A message longer than the footer keeps its start, cut on a
 		 * character, so that the tail still shows. */
 		int room = HP_MIN(150, COLS - 4) - (*tail ? tui_width(tail) + 2 : 0);
-		int keep = (int)utf8_cut_cols(t->msg, HP_MAX(8, room));
+		int keep = (int)tui_cut_cells(t->msg, HP_MAX(8, room));
 		snprintf(right, sizeof right, "%.*s%s%s", keep, t->msg, *tail ? "; " : "", tail);
 		ra = tui_attr(t, t->msg_bad || (t->note_bad && *t->note) ? C_BAD : C_GOOD);
 	} else if (busy) {
@@ -571,8 +571,15 @@ static void draw_footer(struct tui *t)
 		else if (t->cur)
 			snprintf(right, sizeof right, "0 plans");
 	}
+	/* Measured as drawn (tui_put shows a control byte as ^[ or \xE6), and
+	 * never wider than the line: the start of a long text shows. */
+	if (!esc_is_printable(right, (size_t)-1)) {
+		char safe[sizeof right];
+		esc_term_buf(safe, sizeof safe, right);
+		memcpy(right, safe, sizeof right);
+	}
 	/* Hints: the view's, then the global ones, as many as fit. */
-	int rw = tui_width(right) + (frac >= 0 ? 12 : 0);
+	int rw = HP_MIN(tui_width(right), COLS - 2) + (frac >= 0 ? 12 : 0);
 	int limit = COLS - rw - 2, x = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		int n;

@@ -126,6 +126,20 @@ int tui_cells(const char *s, size_t n)
 	return w;
 }
 
+size_t tui_cut_cells(const char *s, int cells)
+{
+	size_t i = 0;
+	int w = 0, len;
+	while (s[i]) {
+		int c = char_cells(s + i, &len);
+		if (w + c > cells)
+			break;
+		w += c;
+		i += (size_t)len;
+	}
+	return i;
+}
+
 int tui_width(const char *s)
 {
 	return tui_cells(s, (size_t)-1);

@@ -24,6 +24,7 @@
 #include <curses.h>
 #include "pricing.h"
 #include "tui.h"
+#include "utf8.h"
 #include "workspace.h"
 
 #define TUI_MIN_COLS 80
@@ -240,6 +241,11 @@ void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title,
  * 1 the next match, -1 the previous. Shows a message when none matches. */
 void tui_search(struct tui *t, int dir);
 
+/* The arguments of "%.*s" that print at most max bytes of s, cut on a
+ * character: a byte precision alone ("%.24s") can split a UTF-8 name, and
+ * the split byte is drawn as \xE6 or, in a name, saved as invalid UTF-8. */
+#define TUI_CUT(s, max) (int)utf8_cut((s), (max)), (s)
+
 /* ---- tui_draw.c */
 void tui_theme_init(struct tui *t);
 int tui_attr(const struct tui *t, enum tui_color c);
@@ -262,6 +268,8 @@ void tui_bar(const struct tui *t, int y, int x, int w, double frac, int attr);
  * that its first n bytes take. */
 int tui_width(const char *s);
 int tui_cells(const char *s, size_t n);
+/* Bytes of the longest prefix of s, whole characters, within cells. */
+size_t tui_cut_cells(const char *s, int cells);
 /* s as a table cell of exactly cols terminal cells into dst (n bytes):
  * padded with spaces, or cut on a whole character and ended in "~". */
 void tui_cell(char *dst, size_t n, const char *s, int cols);

@@ -422,7 +422,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 			y += tui_put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
 		if (r->res.has_nearest) {
 			char lab[96];
-			snprintf(lab, sizeof lab, "nearest miss: %.80s", r->res.nearest.label);
+			snprintf(lab, sizeof lab, "nearest miss: %.*s", TUI_CUT(r->res.nearest.label, 80));
 			tui_put(y, 4, COLS - 6, tui_attr(t, C_WARN), lab);
 		}
 		return;
@@ -462,7 +462,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	const struct search_stats *st = &r->res.stats;
 	char leg[200], what[96];
 	if (*t->plans_filter)
-		snprintf(what, sizeof what, "filter '%.20s': %d shown", t->plans_filter, t->n_order);
+		snprintf(what, sizeof what, "filter '%.*s': %d shown", TUI_CUT(t->plans_filter, 20), t->n_order);
 	else
 		snprintf(what, sizeof what, "%ld candidates", st->candidates);
 	snprintf(leg, sizeof leg, "%s Pareto (time, cost)  %ssorted by %s%s  %s%s%s",
@@ -644,9 +644,9 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);
 					else if (gpus < pl->gpus_per_node)
-						snprintf(txt, sizeof txt, "%.8s %d GPUs", pl->name, gpus);
+						snprintf(txt, sizeof txt, "%.*s %d GPUs", TUI_CUT(pl->name, 8), gpus);
 					else
-						snprintf(txt, sizeof txt, "%.8s %d node%s", pl->name, nodes,
+						snprintf(txt, sizeof txt, "%.*s %d node%s", TUI_CUT(pl->name, 8), nodes,
 							 nodes == 1 ? "" : "s");
 					tui_put(y, x + 2, cell - 3, line == 1 ? A_BOLD : 0, txt);
 					if (line == 2 && k + 1 < n)
@@ -683,8 +683,8 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 		y = cv_y(cv);
 		if (y < 0)
 			continue;
-		tui_putf(y, 2, 20, 0, "G%d S%-2d %.8s TP%d", s->group + 1, s->index, c->pools[s->pool].name,
-			 s->tp);
+		tui_putf(y, 2, 20, 0, "G%d S%-2d %.*s TP%d", s->group + 1, s->index,
+			 TUI_CUT(c->pools[s->pool].name, 8), s->tp);
 		double v[5] = { s->weights, s->grads, s->optimizer, s->activations, s->other };
 		double scale = s->capacity > 0 ? bw / s->capacity : 0, acc = 0;
 		int col = 0;

@@ -304,7 +304,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			if (strcmp(p->gpu.name, g->name) || p->usd_per_node_h <= 0)
 				continue;
 			size_t l = strlen(pools);
-			snprintf(pools + l, sizeof pools - l, "%s%.12s %.2f", l ? ", " : "", p->name,
+			snprintf(pools + l, sizeof pools - l, "%s%.*s %.2f", l ? ", " : "", TUI_CUT(p->name, 12),
 				 p->usd_per_node_h / p->gpus_per_node);
 		}
 		char line[320];

@@ -454,7 +454,7 @@ static int set_model(struct tui *t, const char *name)
 {
 	const struct model_spec *m = catalog_model(t->cat, name);
 	if (!m) {
-		tui_message(t, 1, "Model: no preset '%.60s' ('hetplan models' lists them)", name);
+		tui_message(t, 1, "Model: no preset '%.*s' ('hetplan models' lists them)", TUI_CUT(name, 60));
 		return -1;
 	}
 	t->serve->m = *m;
@@ -793,7 +793,7 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 		 * are told apart */
 		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
 		char *line = xmalloc(strlen(l) + 80);
-		sprintf(line, "%.64s: %s", s->cur->c.pools[pl->inst[i].pool].name, l);
+		sprintf(line, "%.*s: %s", TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
 		int n = put_wrapped(y, 1, w, 4, 0, line, h);
 		free(line);
 		free(l);
@@ -899,7 +899,8 @@ void view_serve_draw(struct tui *t, int y0, int h)
 	int nfr = fields_rows(h);
 	int top = nfr + 1;                   /* the fields and their title */
 	char title[80];
-	snprintf(title, sizeof title, "Serving %.40s", s->m.display[0] ? s->m.display : s->m.name);
+	snprintf(title, sizeof title, "Serving %.*s",
+		 TUI_CUT(s->m.display[0] ? s->m.display : s->m.name, 40));
 	tui_section(t, y0, 0, lw, title);
 	draw_fields(t, y0 + 1, 0, lw, nfr);
 	for (int y = y0; y < y0 + top; y++)
