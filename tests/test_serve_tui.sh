@@ -172,6 +172,26 @@ keys s3 '?' 2 '?'
 wait_for s3 "Keys in the Model view" || bad "? in the Model view"
 screen s3 | grep -q "Export the selected plan" && ok || bad "the Model help lacks the global e"
 
+# Both planners at work on a 320-GPU workspace: the Serve view's footer
+# names each, serving first ("planning serving; training N s"). Serving
+# answers are held 10 s and the training planner's full run 5 s after its
+# preview (HETPLAN_TUI_REFINE_MS), so both are busy for 5 s and more.
+cat >"$tmp/big.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "big3",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
+                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost", "top": 10}}
+JSON
+start s4 120 40 "HETPLAN_TUI_SERVE_HOLD_MS=10000 HETPLAN_TUI_FIRST_MS=0 HETPLAN_TUI_REFINE_MS=5000" "big.json"
+wait_for s4 "big.json" || bad "big.json did not start: $(screen s4 | head -1)"
+keys s4 7
+wait_status s4 ' planning serving; training [0-9.]+ s, Esc cancels *$' 300 && ok ||
+	bad "both planners busy in the Serve view: $(screen s4 | tail -1)"
+keys s4 q q
+
 # ---- 4. bad serve sections name the key
 printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"isl":"lognormal:x"}}' >"$tmp/bad1.json"
 "$HP" report "$tmp/bad1.json" -o "$tmp/r1.md" >/dev/null 2>"$tmp/err1"; rc=$?

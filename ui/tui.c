@@ -552,8 +552,12 @@ static void draw_footer(struct tui *t)
 		snprintf(right, sizeof right, "%.*s%s%s", keep, t->msg, *tail ? "; " : "", tail);
 		ra = tui_attr(t, t->msg_bad || (t->note_bad && *t->note) ? C_BAD : C_GOOD);
 	} else if (busy) {
+		/* In a view with work of its own, "planning" alone would read
+		 * as that work: the training planner is named. */
 		if (*work)
 			snprintf(right, sizeof right, "%s; training %.1f s, Esc cancels", work, el);
+		else if (cur_view(t)->work)
+			snprintf(right, sizeof right, "planning training %.1f s, Esc cancels", el);
 		else
 			snprintf(right, sizeof right, "planning %.1f s, Esc cancels", el);
 		frac = pf;
