@@ -191,7 +191,7 @@ static int detail_plan(const struct tui *t)
 
 static int plans_plan(const struct tui *t)
 {
-	return t->lplans.sel < t->n_order ? t->order[t->lplans.sel] : t->detail_id;
+	return tui_plans_selected(t);
 }
 
 static int planedit_plan(const struct tui *t)

@@ -298,6 +298,9 @@ void tui_picker_draw(struct tui *t);
 int tui_picker_key(struct tui *t, int ch);
 
 void tui_plans_sort(struct tui *t);
+/* The plan id (tui_plan_get) of the Plans view's selected row: a ranked
+ * plan, or a pool's best plan from the rows under them. */
+int tui_plans_selected(const struct tui *t);
 void view_plans_draw(struct tui *t, int y0, int h);
 int view_plans_key(struct tui *t, int action, int ch);
 void view_detail_draw(struct tui *t, int y0, int h);

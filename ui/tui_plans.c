@@ -149,6 +149,11 @@ static int plans_rows(const struct tui *t)
 	return t->n_order + single_pools(t, pools);
 }
 
+int tui_plans_selected(const struct tui *t)
+{
+	return plans_rows(t) ? row_id(t, t->lplans.sel) : t->detail_id;
+}
+
 /* ---- labels: plan_label.h's, unique in the list; the notes the help
  * screen shows for them. */
 
