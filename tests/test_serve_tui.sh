@@ -6,7 +6,8 @@
 #   `hetplan serve --format json` contract ({"schema_version", "model",
 #   "engine", "objective", "plans": [...], "search"}), not the training
 #   plan; a rate edit is saved by `w` under "serve" and comes back when the
-#   workspace is opened again.
+#   workspace is opened again; a message (`o`'s "opened ...") does not
+#   hide the footer's "planning serving".
 #
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
@@ -124,7 +125,74 @@ keys s2 7
 wait_for s2 " 25 req/s" && ok || bad "the reopened workspace does not show rate 25: $(screen s2 | head -12)"
 wait_for s2 " 40 ms" && ok || bad "the reopened workspace does not show TPOT 40 ms"
 
-# ---- 3. bad serve sections name the key
+# ---- 3. a message does not hide that serving is being planned
+# HETPLAN_TUI_SERVE_HOLD_MS holds each serving answer 10 s, the view busy
+# meanwhile. `o` in the Serve view shows "opened ws.json" and plans
+# serving again: the footer keeps both, the message first, until the
+# answer comes ("1 serving plan" or more).
+start s3 120 40 "HETPLAN_TUI_SERVE_HOLD_MS=10000"
+wait_for s3 " plans" || bad "the TUI did not start: $(screen s3 | tail -2)"
+keys s3 7
+wait_for s3 "Serving Llama-3.1 70B" || bad "7 did not open the Serve view"
+wait_status s3 ' planning serving *$' 300 && ok || bad "no 'planning serving' at start: $(screen s3 | tail -1)"
+wait_serving s3 || bad "the held serving answer did not come: $(screen s3 | tail -1)"
+keys s3 o C-u ws.json Enter
+wait_status s3 ' opened ws\.json; planning serving *$' 300 && ok ||
+	bad "the message hid 'planning serving': $(screen s3 | tail -1)"
+wait_status s3 ' opened ws\.json *$' 600 && ok ||
+	bad "the message did not stay alone once serving was planned: $(screen s3 | tail -1)"
+keys s3 j
+wait_serving s3 && ok || bad "no serving plans after the reopen: $(screen s3 | tail -1)"
+
+# The plans' heading names their answer's order: right after Objective
+# turns to throughput, the plans shown (held 10 s) are still the cost
+# answer's, "cheapest first"; the throughput answer brings "fastest first".
+# Objective is the tenth field.
+keys s3 g j j j j j j j j j l
+wait_for s3 "Objective  throughput" || bad "l on Objective: $(screen s3 | grep Objective)"
+screen s3 >"$tmp/obj.txt"
+if tail -1 "$tmp/obj.txt" | grep -q 'planning serving'; then
+	grep -q "Serving plans, cheapest first" "$tmp/obj.txt" && ok ||
+		bad "the held cost plans are titled: $(grep 'Serving plans' "$tmp/obj.txt")"
+else
+	bad "the throughput answer came before the capture, over 10 s: $(tail -1 "$tmp/obj.txt")"
+fi
+wait_for s3 "Serving plans, fastest first" 600 && ok || bad "no fastest-first heading after the answer"
+
+# The Serve view's help lists `e` once, as the view's export of serving
+# plans: the global row ("Export the selected plan") is not what `e` does
+# here. The global keys it does not override stay (w, o, R).
+keys s3 '?'
+wait_for s3 "Keys in every view" || bad "? did not open the help: $(screen s3 | sed -n 3p)"
+screen s3 >"$tmp/help.txt"
+grep -q "Export the serving plans" "$tmp/help.txt" && ok || bad "the Serve help lacks its e"
+grep -q "Export the selected plan" "$tmp/help.txt" && bad "the Serve help lists the training plan's e too" || ok
+grep -q "Save the workspace to a file" "$tmp/help.txt" && ok || bad "the Serve help lost the global w"
+keys s3 '?' 2 '?'
+wait_for s3 "Keys in the Model view" || bad "? in the Model view"
+screen s3 | grep -q "Export the selected plan" && ok || bad "the Model help lacks the global e"
+
+# Both planners at work on a 320-GPU workspace: the Serve view's footer
+# names each, serving first ("planning serving; training N s"). Serving
+# answers are held 10 s and the training planner's full run 5 s after its
+# preview (HETPLAN_TUI_REFINE_MS), so both are busy for 5 s and more.
+cat >"$tmp/big.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "big3",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
+                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost", "top": 10}}
+JSON
+start s4 120 40 "HETPLAN_TUI_SERVE_HOLD_MS=10000 HETPLAN_TUI_FIRST_MS=0 HETPLAN_TUI_REFINE_MS=5000" "big.json"
+wait_for s4 "big.json" || bad "big.json did not start: $(screen s4 | head -1)"
+keys s4 7
+wait_status s4 ' planning serving; training [0-9.]+ s, Esc cancels *$' 300 && ok ||
+	bad "both planners busy in the Serve view: $(screen s4 | tail -1)"
+keys s4 q q
+
+# ---- 4. bad serve sections name the key
 printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"isl":"lognormal:x"}}' >"$tmp/bad1.json"
 "$HP" report "$tmp/bad1.json" -o "$tmp/r1.md" >/dev/null 2>"$tmp/err1"; rc=$?
 [ $rc = 3 ] && grep -q "serve.isl" "$tmp/err1" && ok || bad "bad serve.isl: exit $rc, $(cat "$tmp/err1")"

@@ -10,8 +10,9 @@
 #   plans so far ("refining") and then `hetplan plan`'s table; resize below
 #   80x24 and back;
 #   NO_COLOR, --ascii and a C locale without colour codes or non-ASCII bytes;
-#   the screen answers keys while a price download trickles in; Ctrl-C
-#   restores the terminal.
+#   the screen answers keys while a price download trickles in; a
+#   download's end joins the user's message instead of replacing it;
+#   Ctrl-C restores the terminal.
 #
 # Golden screens live in tests/golden/*.txt. After an intended change to a
 # screen, regenerate them with `make golden` (UPDATE_GOLDEN=1 sh
@@ -540,6 +541,29 @@ keys slow Escape 5
 wait_for slow "update cancelled" && ok || bad "Esc did not cancel the update: $(screen slow | sed -n 3,5p)"
 keys slow q
 wait_for slow "EXITED:0" 300 && ok || bad "quit after a cancelled update"
+
+# The end of a download joins the user's message, which stays: `w`
+# saves while /slow trickles below the 1 KiB/s stall floor, so each of the
+# five sources fails after its 3 s stall window (15 s in all, after the
+# save: the Prices view shows "updating" in the capture with "saved"), and
+# the footer then reads "saved p.json; prices: 5 failed (5)", not the
+# download's whole message alone.
+TUI_DIR=$tmp   # p.json is written there
+start stall 120 40 "HETPLAN_HTTP_TIMEOUT=3" "--skypilot-url http://127.0.0.1:$port/slow"
+TUI_DIR=$PWD
+wait_ready stall || bad "stall run"
+keys stall 5 r
+wait_for stall "updating 0/5" && ok || bad "r did not start an update: $(screen stall | sed -n 3,4p)"
+keys stall w C-u p.json Enter
+wait_for stall "saved p.json" || bad "w did not save: $(screen stall | tail -1)"
+screen stall | grep -q "updating [0-4]/5" && ok ||
+	bad "the update ended before the save, the machine took over 15 s: $(screen stall | sed -n 4p)"
+wait_status stall ' saved p\.json; prices: 5 failed \(5\) *$' 900 && ok ||
+	bad "the download's end replaced the message: $(screen stall | tail -1)"
+screen stall | grep -q "last update: 0 fetched or current, 5 failed" && ok ||
+	bad "Prices view after the failed update: $(screen stall | sed -n 4p)"
+keys stall q q
+wait_for stall "EXITED:0" && ok || bad "quit after a failed update"
 
 start fast 120 40 "" "--skypilot-url http://127.0.0.1:$port/fast"
 wait_ready fast || bad "fast run"

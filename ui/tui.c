@@ -191,7 +191,7 @@ static int detail_plan(const struct tui *t)
 
 static int plans_plan(const struct tui *t)
 {
-	return t->lplans.sel < t->n_order ? t->order[t->lplans.sel] : t->detail_id;
+	return tui_plans_selected(t);
 }
 
 static int planedit_plan(const struct tui *t)
@@ -217,7 +217,7 @@ static const struct tui_view_ops views[TV_COUNT] = {
 			 .key = view_compare_key },
 	[TV_SERVE] = { "Serve", KEYS(keys_serve), .draw = view_serve_draw, .key = view_serve_key,
 		       .rows = serve_rows, .row_text = serve_row_text,
-		       .status = tui_serve_status },
+		       .status = tui_serve_status, .work = tui_serve_work },
 	[TV_PLANEDIT] = { "Edit plan", KEYS(keys_planedit), .draw = view_planedit_draw,
 			  .key = view_planedit_key, .notes_title = "Edit plan",
 			  .notes = tui_planedit_notes, .plan = planedit_plan, .tab = TV_DETAIL },
@@ -362,6 +362,23 @@ void tui_message(struct tui *t, int bad, const char *fmt, ...)
 	vsnprintf(t->msg, sizeof t->msg, fmt, ap);
 	va_end(ap);
 	t->msg_bad = bad;
+	*t->note = 0;
+	t->note_bad = 0;
+}
+
+void tui_note(struct tui *t, int bad, const char *whole, const char *brief)
+{
+	if (!*t->msg) {
+		tui_message(t, bad, "%s", whole);
+		return;
+	}
+	if (strstr(t->msg, brief) || strstr(t->note, brief))
+		return;
+	size_t n = strlen(t->note);
+	if (n + strlen(brief) + 3 > sizeof t->note)
+		return;   /* full: the notes already there say enough */
+	snprintf(t->note + n, sizeof t->note - n, "%s%s", n ? "; " : "", brief);
+	t->note_bad |= bad;
 }
 
 int tui_view_rows(void)
@@ -435,24 +452,6 @@ void tui_search(struct tui *t, int dir)
 	tui_message(t, 1, "no match for '%s'", t->search);
 }
 
-/* The planner's note on the message line: whole when the line is empty,
- * else its short form after the message already there (once), so that
- * both fit an 80-column footer; the bad colour if either is bad news.
- * The user's part is cut on a character boundary. */
-static void planner_message(struct tui *t, int bad, const char *whole, const char *brief)
-{
-	if (!*t->msg) {
-		tui_message(t, bad, "%s", whole);
-		return;
-	}
-	if (strstr(t->msg, brief))
-		return;
-	char was[sizeof t->msg];
-	snprintf(was, sizeof was, "%s", t->msg);
-	int keep = (int)utf8_cut(was, sizeof was / 2);
-	tui_message(t, bad || t->msg_bad, "%.*s; %s", keep, was, brief);
-}
-
 /* A new answer from the planner: keep it if it is for the newest edit. */
 static void take_result(struct tui *t)
 {
@@ -471,10 +470,10 @@ static void take_result(struct tui *t)
 		 * confirmation such as "sequence length 8192 -> 2048" must
 		 * not vanish because the plan came back quickly). */
 		if (r->rc < 0 && t->view != TV_PLANS)
-			planner_message(t, 1, "no plan: the Plans view (3) says why", "no plan (3)");
+			tui_note(t, 1, "no plan: the Plans view (3) says why", "no plan (3)");
 		else if (r->res.stats.cancelled && !r->partial)
-			planner_message(t, 0, "planning cancelled: the best plans found so far",
-					"cancelled");
+			tui_note(t, 0, "planning cancelled: the best plans found so far",
+				 "cancelled");
 	}
 }
 
@@ -488,9 +487,12 @@ static void draw_header(struct tui *t)
 	tui_fill(0, 0, COLS, a);
 	char where[96], what[160];
 	const char *slash = strrchr(t->path, '/');
-	snprintf(where, sizeof where, "%.60s%s", *t->path ? (slash ? slash + 1 : t->path)
-			 : "default workspace", t->dirty ? " [+]" : "");
-	snprintf(what, sizeof what, "%.40s, %d GPUs, %d pool%s", t->ws.model.display,
+	const char *file = *t->path ? (slash ? slash + 1 : t->path) : "default workspace";
+	/* byte limits cut on a character (a file or model named in UTF-8) */
+	snprintf(where, sizeof where, "%.*s%s", (int)utf8_cut(file, 60), file,
+		 t->dirty ? " [+]" : "");
+	snprintf(what, sizeof what, "%.*s, %d GPUs, %d pool%s",
+		 (int)utf8_cut(t->ws.model.display, 40), t->ws.model.display,
 		 cluster_total_gpus(&t->ws.cluster), t->ws.cluster.n_pools,
 		 t->ws.cluster.n_pools == 1 ? "" : "s");
 	const char *bar = tui_glyph(t, G_VLINE);
@@ -527,35 +529,61 @@ static void draw_footer(struct tui *t)
 		x++;
 		tui_put(y, x, COLS - x - 1, 0, t->edit.buf);
 		curs_set(1);
-		move(y, x + t->edit.cur < COLS ? x + t->edit.cur : COLS - 1);
+		int cx = x + tui_cells(t->edit.buf, (size_t)t->edit.cur);
+		move(y, cx < COLS ? cx : COLS - 1);
 		return;
 	}
-	char right[160] = "";
+	char right[320] = "";
 	double frac = -1, pf = 0, el = 0;
 	int busy = t->pl && planner_busy(t->pl, &pf, &el);
 	int ra = tui_attr(t, C_DIM);
+	/* What is never hidden: background notes after a message, and the
+	 * view's own work under way after anything else. */
+	char work[64] = "", tail[200] = "";
+	if (cur_view(t)->work)
+		cur_view(t)->work(t, work, sizeof work);
+	snprintf(tail, sizeof tail, "%s%s%s", *t->msg ? t->note : "",
+		 *t->msg && *t->note && *work ? "; " : "", *work ? work : "");
 	if (*t->msg) {
-		/* A message longer than the footer keeps its start. */
-		snprintf(right, sizeof right, "%.*s", HP_MAX(8, HP_MIN(150, COLS - 4)), t->msg);
-		ra = tui_attr(t, t->msg_bad ? C_BAD : C_GOOD);
-		frac = -1;
+		/* A message longer than the footer keeps its start, cut on a
+		 * character, so that the tail still shows. */
+		int room = HP_MIN(150, COLS - 4) - (*tail ? tui_width(tail) + 2 : 0);
+		int keep = (int)tui_cut_cells(t->msg, HP_MAX(8, room));
+		snprintf(right, sizeof right, "%.*s%s%s", keep, t->msg, *tail ? "; " : "", tail);
+		ra = tui_attr(t, t->msg_bad || (t->note_bad && *t->note) ? C_BAD : C_GOOD);
 	} else if (busy) {
-		snprintf(right, sizeof right, "planning %.1f s, Esc cancels", el);
+		/* In a view with work of its own, "planning" alone would read
+		 * as that work: the training planner is named. */
+		if (*work)
+			snprintf(right, sizeof right, "%s; training %.1f s, Esc cancels", work, el);
+		else if (cur_view(t)->work)
+			snprintf(right, sizeof right, "planning training %.1f s, Esc cancels", el);
+		else
+			snprintf(right, sizeof right, "planning %.1f s, Esc cancels", el);
 		frac = pf;
 		ra = tui_attr(t, C_WARN);
 	} else {
-		tui_prices_status(t, right, sizeof right, &frac);
-		if (*right)
+		char fetch[160];
+		tui_prices_status(t, fetch, sizeof fetch, &frac);
+		if (*fetch) {
+			snprintf(right, sizeof right, "%s%s%s", work, *work ? "; " : "", fetch);
 			ra = tui_attr(t, C_WARN);
-		else if (cur_view(t)->status)
+		} else if (cur_view(t)->status)
 			cur_view(t)->status(t, right, sizeof right);
 		else if (t->cur && t->cur->rc == 0)
 			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
 		else if (t->cur)
 			snprintf(right, sizeof right, "0 plans");
 	}
+	/* Measured as drawn (tui_put shows a control byte as ^[ or \xE6), and
+	 * never wider than the line: the start of a long text shows. */
+	if (!esc_is_printable(right, (size_t)-1)) {
+		char safe[sizeof right];
+		esc_term_buf(safe, sizeof safe, right);
+		memcpy(right, safe, sizeof right);
+	}
 	/* Hints: the view's, then the global ones, as many as fit. */
-	int rw = tui_width(right) + (frac >= 0 ? 12 : 0);
+	int rw = HP_MIN(tui_width(right), COLS - 2) + (frac >= 0 ? 12 : 0);
 	int limit = COLS - rw - 2, x = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		int n;
@@ -599,8 +627,14 @@ static void draw_help(struct tui *t)
 		if (row - t->help_top >= 0 && row - t->help_top < h)
 			tui_section(t, y0 + row - t->help_top, 1, COLS - 2, title);
 		row++;
-		for (int i = 0; i < n; i++, row++) {
-			int y = y0 + row - t->help_top;
+		for (int i = 0; i < n; i++) {
+			/* A key the view's table answers by the same name
+			 * ("e export" in the Serve view) is listed there only:
+			 * the global row's sentence is not what it does here. */
+			const struct tui_key *own = pass ? key_find(t->view, k[i].codes[0]) : NULL;
+			if (own && !strcmp(own->name, k[i].name))
+				continue;
+			int y = y0 + row++ - t->help_top;
 			if (y < y0 || y >= y0 + h)
 				continue;
 			tui_put(y, 3, 14, tui_attr(t, C_TITLE), k[i].keys);
@@ -890,6 +924,7 @@ static int handle_key(struct tui *t, int ch)
 	if (t->prompt)
 		return prompt_key(t, ch);
 	*t->msg = 0;
+	*t->note = 0;
 	if (ch != 'q' && ch != KEY_F(10))
 		t->quit_armed = 0;
 	if (too_small(t)) {

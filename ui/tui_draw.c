@@ -2,13 +2,17 @@
  * has a colour pair and a monochrome attribute, so NO_COLOR loses nothing
  * but colour), glyph tables for UTF-8 and plain ASCII, clipped text, bars,
  * list scrolling and a one-line editor. Only the main thread calls these. */
+#define _XOPEN_SOURCE 700   /* wcwidth: the cells a character takes */
 #include "tui_int.h"
 #include "escape.h"
+#include "utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <wchar.h>
 
 static const struct {
 	short fg, bg;
@@ -88,13 +92,88 @@ const char *tui_glyph(const struct tui *t, enum tui_glyph g)
 	return t->utf8 ? glyph_utf8[g] : glyph_ascii[g];
 }
 
+/* The character at s: its bytes in *len and the terminal cells it takes
+ * (wcwidth in the locale: 2 for a wide CJK character, 0 for a combining
+ * mark). A byte that starts no character of the locale takes 1 cell, with
+ * any continuation bytes after it (as ncurses shows a stray byte). */
+static int char_cells(const char *s, int *len)
+{
+	if ((unsigned char)*s < 0x80) {   /* ASCII: the common case, no decoding */
+		*len = 1;
+		return 1;
+	}
+	mbstate_t st;
+	memset(&st, 0, sizeof st);
+	wchar_t wc;
+	size_t n = mbrtowc(&wc, s, MB_CUR_MAX, &st);
+	if (n == 0 || n == (size_t)-1 || n == (size_t)-2) {
+		int k = 1;
+		while (((unsigned char)s[k] & 0xc0) == 0x80)
+			k++;
+		*len = k;
+		return 1;
+	}
+	*len = (int)n;
+	int w = wcwidth(wc);
+	return w < 0 ? 1 : w;
+}
+
+int tui_cells(const char *s, size_t n)
+{
+	int w = 0, len;
+	for (size_t i = 0; i < n && s[i]; i += (size_t)len)
+		w += char_cells(s + i, &len);
+	return w;
+}
+
+size_t tui_cut_cells(const char *s, int cells)
+{
+	size_t i = 0;
+	int w = 0, len;
+	while (s[i]) {
+		int c = char_cells(s + i, &len);
+		if (w + c > cells)
+			break;
+		w += c;
+		i += (size_t)len;
+	}
+	return i;
+}
+
 int tui_width(const char *s)
 {
-	int w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			w++;
-	return w;
+	return tui_cells(s, (size_t)-1);
+}
+
+void tui_cell(char *dst, size_t n, const char *s, int cols)
+{
+	/* escaped first (tui_put would): "^[" takes the cells it shows in */
+	char safe[512];
+	if (!esc_is_printable(s, (size_t)-1))
+		s = esc_term_buf(safe, sizeof safe, s);
+	size_t o = 0;
+	int w = 0, len;
+	const char *p = s;
+	int whole = tui_width(s) <= cols;
+	while (*p) {
+		int c = char_cells(p, &len);
+		if (w + c > cols - (whole ? 0 : 1) || o + (size_t)len + 1 >= n)
+			break;
+		memcpy(dst + o, p, (size_t)len);
+		o += (size_t)len;
+		w += c;
+		p += len;
+	}
+	if (!whole && w < cols && o + 2 < n) {
+		dst[o++] = '~';
+		w++;
+	}
+	while (w < cols && o + 1 < n) {
+		dst[o++] = ' ';
+		w++;
+	}
+	if (n)
+		dst[o] = 0;
 }
 
 int tui_put(int y, int x, int w, int attr, const char *s)
@@ -108,13 +187,16 @@ int tui_put(int y, int x, int w, int attr, const char *s)
 	char safe[1024];
 	if (!esc_is_printable(s, (size_t)-1))
 		s = esc_term_buf(safe, sizeof safe, s);
-	int cols = 0;
+	/* Whole characters up to w cells: a wide one that would cross the
+	 * edge stays out. */
+	int cols = 0, len;
 	const char *p = s;
-	while (*p && cols < w) {
-		p++;
-		while (((unsigned char)*p & 0xc0) == 0x80)
-			p++;
-		cols++;
+	while (*p) {
+		int c = char_cells(p, &len);
+		if (cols + c > w)
+			break;
+		cols += c;
+		p += len;
 	}
 	if (attr)
 		attron(attr);
@@ -222,20 +304,89 @@ int tui_match(const char *hay, const char *needle)
 
 void lineedit_set(struct lineedit *e, const char *s)
 {
-	hp_strlcpy(e->buf, s, sizeof e->buf);
-	e->len = (int)strlen(e->buf);
-	e->cur = e->len;
+	/* cut on a character: the buffer always holds whole UTF-8 ones */
+	size_t n = utf8_cut(s, sizeof e->buf - 1);
+	memcpy(e->buf, s, n);
+	e->buf[n] = 0;
+	e->len = e->cur = (int)n;
+	e->cont = e->drop = 0;
+}
+
+static int is_cont(int c)
+{
+	return (c & 0xc0) == 0x80;
+}
+
+/* The start of the character before byte i, and the byte after the one at
+ * i: the cursor and the deletions move by whole characters. */
+static int char_prev(const struct lineedit *e, int i)
+{
+	do
+		i--;
+	while (i > 0 && is_cont((unsigned char)e->buf[i]));
+	return i;
+}
+
+static int char_next(const struct lineedit *e, int i)
+{
+	do
+		i++;
+	while (i < e->len && is_cont((unsigned char)e->buf[i]));
+	return i;
+}
+
+static void cut_range(struct lineedit *e, int from, int to)
+{
+	memmove(e->buf + from, e->buf + to, (size_t)(e->len - to + 1));
+	e->len -= to - from;
+	e->cur = from;
+}
+
+/* A typed byte: ASCII, or one byte of a UTF-8 character (getch gives a
+ * multi-byte key byte by byte). A lead byte goes in only when its whole
+ * character fits; its continuation bytes follow it, or are dropped with
+ * it. Stray continuation bytes and bytes that start no character are
+ * dropped, so the buffer stays valid UTF-8. */
+static void insert_byte(struct lineedit *e, int ch)
+{
+	int need;
+	if (is_cont(ch)) {
+		if (e->drop) {
+			e->drop--;
+			return;
+		}
+		if (!e->cont)
+			return;
+		e->cont--;
+		need = 1;
+	} else {
+		e->cont = e->drop = 0;
+		need = ch < 0x80 ? 1 : ch >= 0xc2 && ch < 0xe0 ? 2 : ch >= 0xe0 && ch < 0xf0 ? 3
+			: ch >= 0xf0 && ch < 0xf5 ? 4 : 0;
+		if (!need)
+			return;
+		if (e->len + need >= (int)sizeof e->buf) {
+			e->drop = need - 1;
+			return;
+		}
+		e->cont = need - 1;
+	}
+	memmove(e->buf + e->cur + 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
+	e->buf[e->cur++] = (char)ch;
+	e->len++;
 }
 
 int lineedit_key(struct lineedit *e, int ch)
 {
+	if (!(ch >= 0x80 && ch < 0x100))
+		e->cont = e->drop = 0;   /* any other key ends a character */
 	switch (ch) {
 	case '\n': case '\r': case KEY_ENTER:
 		return 1;
 	case 27:
 		return -1;
-	case KEY_LEFT: if (e->cur > 0) e->cur--; break;
-	case KEY_RIGHT: if (e->cur < e->len) e->cur++; break;
+	case KEY_LEFT: if (e->cur > 0) e->cur = char_prev(e, e->cur); break;
+	case KEY_RIGHT: if (e->cur < e->len) e->cur = char_next(e, e->cur); break;
 	case KEY_HOME: case 1: e->cur = 0; break;
 	case KEY_END: case 5: e->cur = e->len; break;
 	case 21:   /* C-u: clear */
@@ -243,24 +394,16 @@ int lineedit_key(struct lineedit *e, int ch)
 		e->buf[0] = 0;
 		break;
 	case KEY_BACKSPACE: case 127: case 8:
-		if (e->cur > 0) {
-			memmove(e->buf + e->cur - 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
-			e->cur--;
-			e->len--;
-		}
+		if (e->cur > 0)
+			cut_range(e, char_prev(e, e->cur), e->cur);
 		break;
 	case KEY_DC:
-		if (e->cur < e->len) {
-			memmove(e->buf + e->cur, e->buf + e->cur + 1, (size_t)(e->len - e->cur));
-			e->len--;
-		}
+		if (e->cur < e->len)
+			cut_range(e, e->cur, char_next(e, e->cur));
 		break;
 	default:
-		if (ch >= 32 && ch < 127 && e->len + 1 < (int)sizeof e->buf) {
-			memmove(e->buf + e->cur + 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
-			e->buf[e->cur++] = (char)ch;
-			e->len++;
-		}
+		if ((ch >= 32 && ch < 127) || (ch >= 0x80 && ch < 0x100))
+			insert_byte(e, ch);
 	}
 	return 0;
 }

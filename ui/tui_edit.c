@@ -837,7 +837,8 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		int i = t->lpools.top + r;
 		const struct pool *p = &c->pools[i];
 		static const char *const intra_short[] = { "NVS", "NVL", "PCIe" };
-		char nics[32], price[24], avail[24], where[48], line[256];
+		char nics[32], price[24], avail[24], where[160], line[512];
+		char name_c[64], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
 		if (p->usd_per_node_h > 0)
@@ -848,11 +849,16 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
 		else
 			snprintf(avail, sizeof avail, "fixed");
-		snprintf(where, sizeof where, "%s%.12s%s%.16s", p->spot ? "spot " : "",
+		snprintf(where, sizeof where, "%s%s%s%s", p->spot ? "spot " : "",
 			 *p->provider ? p->provider : "-", *p->region ? "/" : "", p->region);
-		snprintf(line, sizeof line, "%-8.8s %-*.*s %5d %5d %-11.11s %-*.*s %8s %-8s",
-			 p->name, gw, gw, p->gpu.name, p->nodes, p->gpus_per_node, nics, ww, ww,
-			 where, price, avail);
+		/* Names are the user's: cut in terminal cells on a whole
+		 * character ("~"), so wide or multi-byte ones keep the
+		 * columns aligned. */
+		tui_cell(name_c, sizeof name_c, p->name, 8);
+		tui_cell(gpu_c, sizeof gpu_c, p->gpu.name, gw);
+		tui_cell(where_c, sizeof where_c, where, ww);
+		snprintf(line, sizeof line, "%s %s %5d %5d %-11.11s %s %8s %-8s", name_c, gpu_c,
+			 p->nodes, p->gpus_per_node, nics, where_c, price, avail);
 		int sel = i == t->lpools.sel;
 		int a = sel ? tui_attr(t, t->cluster_pane == 0 ? C_SEL : C_SEL_DIM) : 0;
 		if (sel)
@@ -896,7 +902,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 			tui_put(yy, fx, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
 	const struct pool *p = c->n_pools ? &c->pools[t->lpools.sel] : NULL;
 	char title[64];
-	snprintf(title, sizeof title, "Pool %.30s", p ? p->name : "-");
+	snprintf(title, sizeof title, "Pool %.*s", TUI_CUT(p ? p->name : "-", 30));
 	tui_section(t, fy, fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), title);
 	fields_resolve_all();
 	draw_fields(t, pool_field_ui, fields_count(pool_field_ui), &t->lfields, fy + 1,
@@ -970,7 +976,7 @@ static int cluster_key(struct tui *t, int action, int ch)
 		}
 		struct pool np = *p;
 		for (int k = 2; k < 100; k++) {
-			snprintf(np.name, sizeof np.name, "%.24s-%d", p->name, k % 100);
+			snprintf(np.name, sizeof np.name, "%.*s-%d", TUI_CUT(p->name, 24), k % 100);
 			if (cluster_pool_index(c, np.name) < 0)
 				break;
 		}
@@ -989,7 +995,7 @@ static int cluster_key(struct tui *t, int action, int ch)
 				return R_DRAW;
 			}
 			char q[96];
-			snprintf(q, sizeof q, "Delete pool %.40s? (y/n)", p->name);
+			snprintf(q, sizeof q, "Delete pool %.*s? (y/n)", TUI_CUT(p->name, 40));
 			tui_start_prompt(t, P_CONFIRM_DEL, q, "");
 			return R_DRAW;
 		}
@@ -1052,7 +1058,7 @@ void view_model_draw(struct tui *t, int y0, int h)
 	struct param_count pc;
 	model_params(m, &pc);
 	char a[24], b[24], title[96];
-	snprintf(title, sizeof title, "Model: %.60s", m->display);
+	snprintf(title, sizeof title, "Model: %.*s", TUI_CUT(m->display, 60));
 	tui_section(t, y0, 0, w - 1, title);
 	fields_resolve_all();
 	int nm = fields_count(model_field_ui), nw = fields_count(work_field_ui);
@@ -1323,8 +1329,8 @@ static void pick_apply(struct tui *t, int idx)
 		tui_edited(t);
 		int seq = t->ws.opts.seq_len;
 		if (seq > t->ws.model.seq_len)
-			tui_message(t, 1, "%.20s: context %d < sequence %d; C clamps",
-				    t->ws.model.name, t->ws.model.seq_len, seq);
+			tui_message(t, 1, "%.*s: context %d < sequence %d; C clamps",
+				    TUI_CUT(t->ws.model.name, 20), t->ws.model.seq_len, seq);
 		return;
 	}
 	const struct gpu_spec *g = &t->cat->gpus[idx];

@@ -7,7 +7,8 @@
  * in .html or .csv gets the shared report (report.c) with this plan
  * detailed. The Edit plan view's plan (TUI_ID_EDITED) goes out with the
  * inputs it was estimated on, as .md or .json only: the shared report
- * ranks the planner's plans, and an edited one is not among them. Every
+ * ranks the planner's plans, and an edited one is not among them; nor is
+ * a pool's best plan (the rows under the ranked ones), also .md or .json. Every
  * file is written atomically. */
 #include "common.h"
 #include "escape.h"
@@ -80,11 +81,14 @@ int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err
 	int whole = report_format_from_path(path, &rf) == 0 && (rf == REPORT_HTML || rf == REPORT_CSV);
 	struct report_input in = { &t->cur->c, &t->cur->m, &t->cur->o, &t->cur->res, 0, time(NULL),
 				   HETPLAN_VERSION, NULL };
-	if (id == TUI_ID_EDITED) {
+	if (id < 0) {
+		/* the edited plan or a pool's best: the shared report details
+		 * one of the ranked plans, and neither is one */
 		if (whole)
-			return hp_err_set(err, HP_EXIT_USAGE,
-					  "%s: the edited plan exports as .md or .json", path);
-		tui_planedit_inputs(t, &in.cluster, &in.model, &in.opts);
+			return hp_err_set(err, HP_EXIT_USAGE, "%s: %s exports as .md or .json", path,
+					  id == TUI_ID_EDITED ? "the edited plan" : "a pool's best plan");
+		if (id == TUI_ID_EDITED)
+			tui_planedit_inputs(t, &in.cluster, &in.model, &in.opts);
 	} else if (whole) {
 		/* .html and .csv: the shared report (report.c) detailing this plan */
 		const struct search_result *r = &t->cur->res;

@@ -24,6 +24,7 @@
 #include <curses.h>
 #include "pricing.h"
 #include "tui.h"
+#include "utf8.h"
 #include "workspace.h"
 
 #define TUI_MIN_COLS 80
@@ -116,8 +117,10 @@ void fetch_free(struct tui_fetch *f);
 struct tui_list { int sel, top; };
 
 struct lineedit {
-	char buf[256];
-	int len, cur;
+	char buf[256];               /* valid UTF-8, whole characters */
+	int len, cur;                /* bytes; cur on a character's start */
+	int cont, drop;              /* continuation bytes of the character
+				      * being typed still to take, or to drop */
 };
 
 enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
@@ -162,8 +165,13 @@ struct tui {
 	int pick_add;                /* PK_GPU: add a pool rather than change one */
 	char search[64];
 	char plans_filter[64];       /* the / text the plans list is filtered by */
-	char msg[256];
+	char msg[256];               /* the message line; clears on the next key */
 	int msg_bad;
+	/* Background work's short notes (tui_note) that came while a message
+	 * was up: the footer shows them after the message, which is cut to
+	 * leave them room. Cleared with the message. */
+	char note[96];
+	int note_bad;
 	/* prices */
 	struct tui_fetch *fetch;
 	struct price_config pcfg;
@@ -199,6 +207,10 @@ struct tui_view_ops {
 	int (*plan)(const struct tui *t);
 	/* The footer's right-hand text when idle. NULL: the training plans. */
 	void (*status)(struct tui *t, char *buf, size_t n);
+	/* The view's own work under way ("planning serving"), or "": the
+	 * footer shows it after any message and the training planner's
+	 * progress, so that neither hides it. NULL: none. */
+	void (*work)(struct tui *t, char *buf, size_t n);
 	/* Views without a tab (>= TV_TABS): the tab lit while it shows. */
 	int tab;
 };
@@ -211,6 +223,11 @@ enum { R_NONE = 0, R_DRAW = 1, R_QUIT = 2,
 void tui_edited(struct tui *t);          /* the workspace changed: re-plan */
 void tui_message(struct tui *t, int bad, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Background work's news (a planner answer, a download's end): whole when
+ * the message line is empty; else brief joins the message already there
+ * (once), which stays, so that what the user's own key said does not
+ * vanish. Either bad: the bad colour. */
+void tui_note(struct tui *t, int bad, const char *whole, const char *brief);
 /* A plan by id: >= 0 a ranked plan, <= -1 the best plan of pool -1-id,
  * TUI_ID_EDITED the Edit plan view's edited plan (NULL while it has no
  * estimate). */
@@ -223,6 +240,11 @@ void tui_start_prompt(struct tui *t, enum prompt_kind k, const char *title,
 /* Find t->search in the current view's list: dir 0 from the selection on,
  * 1 the next match, -1 the previous. Shows a message when none matches. */
 void tui_search(struct tui *t, int dir);
+
+/* The arguments of "%.*s" that print at most max bytes of s, cut on a
+ * character: a byte precision alone ("%.24s") can split a UTF-8 name, and
+ * the split byte is drawn as \xE6 or, in a name, saved as invalid UTF-8. */
+#define TUI_CUT(s, max) (int)utf8_cut((s), (max)), (s)
 
 /* ---- tui_draw.c */
 void tui_theme_init(struct tui *t);
@@ -242,8 +264,15 @@ void tui_fill(int y, int x, int w, int attr);
 void tui_section(const struct tui *t, int y, int x, int w, const char *title);
 /* A bar of frac (0..1) of w columns; the rest is empty bar glyphs. */
 void tui_bar(const struct tui *t, int y, int x, int w, double frac, int attr);
-/* Columns that s takes (UTF-8 code points). */
+/* Terminal cells that s takes (wcwidth: a wide character takes 2), and
+ * that its first n bytes take. */
 int tui_width(const char *s);
+int tui_cells(const char *s, size_t n);
+/* Bytes of the longest prefix of s, whole characters, within cells. */
+size_t tui_cut_cells(const char *s, int cells);
+/* s as a table cell of exactly cols terminal cells into dst (n bytes):
+ * padded with spaces, or cut on a whole character and ended in "~". */
+void tui_cell(char *dst, size_t n, const char *s, int cols);
 /* Keep sel visible in a list of n rows shown in h rows. */
 void tui_list_fix(struct tui_list *l, int n, int h);
 /* Move sel by an action (ACT_UP, ACT_PGDN, ...); returns 1 if it was one. */
@@ -269,6 +298,9 @@ void tui_picker_draw(struct tui *t);
 int tui_picker_key(struct tui *t, int ch);
 
 void tui_plans_sort(struct tui *t);
+/* The plan id (tui_plan_get) of the Plans view's selected row: a ranked
+ * plan, or a pool's best plan from the rows under them. */
+int tui_plans_selected(const struct tui *t);
 void view_plans_draw(struct tui *t, int y0, int h);
 int view_plans_key(struct tui *t, int action, int ch);
 void view_detail_draw(struct tui *t, int y0, int h);
@@ -334,6 +366,8 @@ int view_serve_key(struct tui *t, int action, int ch);
 int serve_rows(struct tui *t, struct tui_list **l);
 void serve_row_text(struct tui *t, int row, char *buf, size_t n);
 void tui_serve_status(struct tui *t, char *buf, size_t n);
+/* "planning serving" while the serving planner works, else "". */
+void tui_serve_work(struct tui *t, char *buf, size_t n);
 
 /* ---- tui_planedit.c: the Edit plan view, a what-if on one plan's keys */
 /* Open the editor on plan id (tui_plan_get) and show it; a message when

@@ -6,6 +6,7 @@
  * a ranked plan, <= -1 the best plan confined to pool -1-id. */
 #include "plan_label.h"
 #include "runs_on.h"
+#include "utf8.h"
 #include "tui_int.h"
 
 #include <math.h>
@@ -148,6 +149,11 @@ static int plans_rows(const struct tui *t)
 	return t->n_order + single_pools(t, pools);
 }
 
+int tui_plans_selected(const struct tui *t)
+{
+	return plans_rows(t) ? row_id(t, t->lplans.sel) : t->detail_id;
+}
+
 /* ---- labels: plan_label.h's, unique in the list; the notes the help
  * screen shows for them. */
 
@@ -274,11 +280,31 @@ static void put_words(const struct tui *t, int y, int x, int w, int attr, const 
 		cut--;
 	while (cut > 0 && (buf[cut - 1] == ' ' || buf[cut - 1] == '+'))
 		cut--;
-	if (cut <= 0)
-		cut = w - 1;   /* one long word: cut it */
+	if (cut <= 0)   /* one long word: cut it, on a character */
+		cut = (int)utf8_cut(buf, (size_t)HP_MAX(0, w - 1));
 	buf[cut] = '\0';
 	int used = tui_put(y, x, w - 1, attr, buf);
 	tui_put(y, x + used, 1, attr, tui_glyph(t, G_MID));
+}
+
+/* A "+" list (RUNS ON: "mcore+ds+titan") right-aligned in w columns; one
+ * too long keeps the names that fit and ends in "+" and an ellipsis, never
+ * a name cut short ("mcore+ds+t" read as another framework). */
+static void put_list(const struct tui *t, int y, int x, int w, int attr, const char *s)
+{
+	if (tui_width(s) <= w) {
+		tui_putr(y, x, w, attr, s);
+		return;
+	}
+	char buf[64];
+	hp_strlcpy(buf, s, sizeof buf);
+	int cut = HP_MIN(w - 1, (int)strlen(buf));
+	while (cut > 0 && buf[cut - 1] != '+')
+		cut--;
+	buf[cut] = 0;
+	char shown[96];
+	snprintf(shown, sizeof shown, "%s%s", buf, tui_glyph(t, G_MID));
+	tui_putr(y, x, w, attr, shown);
 }
 
 static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
@@ -313,7 +339,10 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		int ca = a;
 		if (!sel && c == 7)
 			ca = headroom(&sp->est) < 0.05 ? tui_attr(t, C_WARN) : 0;
-		tui_putr(y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
+		if (c == 8)
+			put_list(t, y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
+		else
+			tui_putr(y, x, plan_cols[c].w + col_pad(), ca, cells[c]);
 		x += plan_cols[c].w + col_pad() + 1;
 	}
 }
@@ -398,7 +427,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 			y += tui_put_wrapped(y, 4, COLS - 6, 3, 0, r->res.why);
 		if (r->res.has_nearest) {
 			char lab[96];
-			snprintf(lab, sizeof lab, "nearest miss: %.80s", r->res.nearest.label);
+			snprintf(lab, sizeof lab, "nearest miss: %.*s", TUI_CUT(r->res.nearest.label, 80));
 			tui_put(y, 4, COLS - 6, tui_attr(t, C_WARN), lab);
 		}
 		return;
@@ -438,7 +467,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	const struct search_stats *st = &r->res.stats;
 	char leg[200], what[96];
 	if (*t->plans_filter)
-		snprintf(what, sizeof what, "filter '%.20s': %d shown", t->plans_filter, t->n_order);
+		snprintf(what, sizeof what, "filter '%.*s': %d shown", TUI_CUT(t->plans_filter, 20), t->n_order);
 	else
 		snprintf(what, sizeof what, "%ld candidates", st->candidates);
 	snprintf(leg, sizeof leg, "%s Pareto (time, cost)  %ssorted by %s%s  %s%s%s",
@@ -620,9 +649,9 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);
 					else if (gpus < pl->gpus_per_node)
-						snprintf(txt, sizeof txt, "%.8s %d GPUs", pl->name, gpus);
+						snprintf(txt, sizeof txt, "%.*s %d GPUs", TUI_CUT(pl->name, 8), gpus);
 					else
-						snprintf(txt, sizeof txt, "%.8s %d node%s", pl->name, nodes,
+						snprintf(txt, sizeof txt, "%.*s %d node%s", TUI_CUT(pl->name, 8), nodes,
 							 nodes == 1 ? "" : "s");
 					tui_put(y, x + 2, cell - 3, line == 1 ? A_BOLD : 0, txt);
 					if (line == 2 && k + 1 < n)
@@ -659,8 +688,8 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 		y = cv_y(cv);
 		if (y < 0)
 			continue;
-		tui_putf(y, 2, 20, 0, "G%d S%-2d %.8s TP%d", s->group + 1, s->index, c->pools[s->pool].name,
-			 s->tp);
+		tui_putf(y, 2, 20, 0, "G%d S%-2d %.*s TP%d", s->group + 1, s->index,
+			 TUI_CUT(c->pools[s->pool].name, 8), s->tp);
 		double v[5] = { s->weights, s->grads, s->optimizer, s->activations, s->other };
 		double scale = s->capacity > 0 ? bw / s->capacity : 0, acc = 0;
 		int col = 0;

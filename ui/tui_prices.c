@@ -105,6 +105,8 @@ void tui_prices_start(struct tui *t)
 		tui_message(t, 1, "a price update is already running (Esc cancels it)");
 }
 
+/* An update ended on the worker, not on a key: its news joins whatever
+ * message the user has up (tui_note), in brief, instead of replacing it. */
 int tui_prices_poll(struct tui *t)
 {
 	if (!t->fetch || !fetch_finished(t->fetch))
@@ -112,13 +114,16 @@ int tui_prices_poll(struct tui *t)
 	struct fetch_status st;
 	fetch_status(t->fetch, &st);
 	if (st.state == FETCH_CANCELLED) {
-		tui_message(t, 0, "price update cancelled; the cache is unchanged");
+		tui_note(t, 0, "price update cancelled; the cache is unchanged",
+			 "price update cancelled");
 		return 1;
 	}
 	struct hp_err err = { 0 };
 	struct price_book nb;
+	char whole[sizeof t->msg], brief[64];
 	if (pricing_load(&nb, &t->pcfg, t->cat, &err) < 0) {
-		tui_message(t, 1, "prices: %s", err.msg);
+		snprintf(whole, sizeof whole, "prices: %.200s", err.msg);
+		tui_note(t, 1, whole, "prices not reloaded (5)");
 		return 1;
 	}
 	if (t->have_pb)
@@ -126,12 +131,16 @@ int tui_prices_poll(struct tui *t)
 	t->pb = nb;
 	t->have_pb = 1;
 	index_offers(t);
-	if (st.n_failed)
-		tui_message(t, 1, "prices: %d source%s updated, %d failed (%s)", st.n_fetched,
-			    st.n_fetched == 1 ? "" : "s", st.n_failed, st.err);
-	else
-		tui_message(t, 0, "prices: %d source%s updated", st.n_fetched,
-			    st.n_fetched == 1 ? "" : "s");
+	if (st.n_failed) {
+		snprintf(whole, sizeof whole, "prices: %d source%s updated, %d failed (%.180s)",
+			 st.n_fetched, st.n_fetched == 1 ? "" : "s", st.n_failed, st.err);
+		snprintf(brief, sizeof brief, "prices: %d failed (5)", st.n_failed);
+		tui_note(t, 1, whole, brief);
+	} else {
+		snprintf(whole, sizeof whole, "prices: %d source%s updated", st.n_fetched,
+			 st.n_fetched == 1 ? "" : "s");
+		tui_note(t, 0, whole, "prices updated");
+	}
 	return 1;
 }
 
@@ -295,7 +304,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			if (strcmp(p->gpu.name, g->name) || p->usd_per_node_h <= 0)
 				continue;
 			size_t l = strlen(pools);
-			snprintf(pools + l, sizeof pools - l, "%s%.12s %.2f", l ? ", " : "", p->name,
+			snprintf(pools + l, sizeof pools - l, "%s%.*s %.2f", l ? ", " : "", TUI_CUT(p->name, 12),
 				 p->usd_per_node_h / p->gpus_per_node);
 		}
 		char line[320];

@@ -28,7 +28,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The longest test hold of a serving answer, ms (hold_answer): the same
+ * bound as the training planner's HETPLAN_TUI_REFINE_MS. */
+#define SERVE_HOLD_MAX_MS 10000
 
 /* ---- the settings and their fields */
 
@@ -125,6 +130,7 @@ struct tui_serve {
 	pthread_cond_t cv;
 	int wake_fd, quit, running, has_pending;
 	struct serve_answer *pending, *done;
+	double hold_s;               /* HETPLAN_TUI_SERVE_HOLD_MS, seconds */
 };
 
 static void serve_run(struct serve_answer *a)
@@ -132,6 +138,29 @@ static void serve_run(struct serve_answer *a)
 	memset(&a->err, 0, sizeof a->err);
 	memset(&a->res, 0, sizeof a->res);
 	a->rc = serve_plan(&a->c, &a->m, &a->so, NULL, &a->res, &a->err);
+}
+
+/* HETPLAN_TUI_SERVE_HOLD_MS (0 to 10000, default 0) holds each answer
+ * back that long, the view busy meanwhile, so that a test reading the
+ * screen sees the footer while serving is planned (an answer of the
+ * default workspace takes tens of milliseconds). A newer submission or
+ * quit ends the hold. Called and returns with mu held. */
+static void hold_answer(struct tui_serve *s)
+{
+	if (s->hold_s <= 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double end = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + s->hold_s;
+	ts.tv_sec = (time_t)end;
+	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	while (!s->quit && !s->has_pending)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT)
+			break;
 }
 
 static void *serve_worker(void *arg)
@@ -150,6 +179,7 @@ static void *serve_worker(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		serve_run(a);
 		pthread_mutex_lock(&s->mu);
+		hold_answer(s);
 		s->running = 0;
 		free(s->done);
 		s->done = a;
@@ -240,6 +270,11 @@ int tui_serve_start(struct tui *t, int wake_fd)
 {
 	struct tui_serve *s = t->serve;
 	s->wake_fd = wake_fd;
+	const char *hold = getenv("HETPLAN_TUI_SERVE_HOLD_MS");
+	char *end;
+	long ms = hold && *hold ? strtol(hold, &end, 10) : 0;
+	if (hold && *hold && !*end && ms > 0 && ms <= SERVE_HOLD_MAX_MS)
+		s->hold_s = ms / 1e3;
 	if (hp_thread_start(&s->th, serve_worker, s) != 0)
 		return -1;
 	s->started = 1;
@@ -419,7 +454,7 @@ static int set_model(struct tui *t, const char *name)
 {
 	const struct model_spec *m = catalog_model(t->cat, name);
 	if (!m) {
-		tui_message(t, 1, "Model: no preset '%.60s' ('hetplan models' lists them)", name);
+		tui_message(t, 1, "Model: no preset '%.*s' ('hetplan models' lists them)", TUI_CUT(name, 60));
 		return -1;
 	}
 	t->serve->m = *m;
@@ -758,7 +793,7 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 		 * are told apart */
 		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
 		char *line = xmalloc(strlen(l) + 80);
-		sprintf(line, "%.64s: %s", s->cur->c.pools[pl->inst[i].pool].name, l);
+		sprintf(line, "%.*s: %s", TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
 		int n = put_wrapped(y, 1, w, 4, 0, line, h);
 		free(line);
 		free(l);
@@ -800,8 +835,11 @@ static void draw_plans(struct tui *t, int y, int h)
 	int wide = COLS >= 120, w = COLS - 2;
 	int lw = w - (wide ? 75 : 59);
 	char title[64], hdr[256];
+	/* The order of the plans shown: their answer's objective, not the
+	 * field's, which an edit being planned may have changed already. */
+	enum serve_objective obj = s->cur ? s->cur->so.objective : s->so.objective;
 	snprintf(title, sizeof title, "Serving plans, %s first",
-		 s->so.objective == SERVE_OBJ_COST ? "cheapest" : "fastest");
+		 obj == SERVE_OBJ_COST ? "cheapest" : "fastest");
 	tui_section(t, y++, 0, COLS, title);
 	h--;
 	if (!s->cur) {
@@ -861,7 +899,8 @@ void view_serve_draw(struct tui *t, int y0, int h)
 	int nfr = fields_rows(h);
 	int top = nfr + 1;                   /* the fields and their title */
 	char title[80];
-	snprintf(title, sizeof title, "Serving %.40s", s->m.display[0] ? s->m.display : s->m.name);
+	snprintf(title, sizeof title, "Serving %.*s",
+		 TUI_CUT(s->m.display[0] ? s->m.display : s->m.name, 40));
 	tui_section(t, y0, 0, lw, title);
 	draw_fields(t, y0 + 1, 0, lw, nfr);
 	for (int y = y0; y < y0 + top; y++)
@@ -930,11 +969,16 @@ int view_serve_key(struct tui *t, int action, int ch)
 	}
 }
 
+void tui_serve_work(struct tui *t, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", tui_serve_busy(t) ? "planning serving" : "");
+}
+
 void tui_serve_status(struct tui *t, char *buf, size_t n)
 {
 	const struct tui_serve *s = t->serve;
 	if (tui_serve_busy(t))
-		snprintf(buf, n, "planning serving");
+		tui_serve_work(t, buf, n);
 	else if (s->cur)
 		snprintf(buf, n, "%d serving plan%s", s->cur->res.n_plans,
 			 s->cur->res.n_plans == 1 ? "" : "s");

@@ -1,0 +1,176 @@
+#!/bin/sh
+# test_tui_names.sh — names that are not plain ASCII, typed and shown in
+# the real binary under a private tmux server.
+#
+#   - The prompt takes UTF-8 as typed (a multi-byte key arrives byte by
+#     byte): "Tōkyō" typed as a pool name is the name saved, not "Tky".
+#   - Left and Backspace move over whole characters: on "ab東京", Left then
+#     Backspace removes 東 (3 bytes), leaving "ab京", valid UTF-8.
+#   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
+#     multi-byte names: the GPU column starts in the same terminal cell on
+#     every row, a name too long for its 8 cells ends in "~" on a whole
+#     character, and the WHERE column is cut the same way.
+#   - `c` names a long UTF-8 pool's copy from its name cut on a character.
+#   - The header cuts a long UTF-8 file name on a character.
+#   - A footer message in wide characters is cut in cells and shows.
+#   - The Plans view's RUNS ON list, too long at 80 columns, keeps whole
+#     framework names and ends in "+…".
+# Cells are counted with Unicode's East Asian Width (W and F take 2), as
+# the terminal draws them; tmux's capture gives each wide character once.
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
+. tests/tui_lib.sh
+TUI_DIR=$tmp
+
+cat >"$tmp/names.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [
+   {"name": "東京東京東京", "gpu": "H100-SXM", "nodes": 2, "provider": "日本クラウド", "region": "ap-東京-1"},
+   {"name": "x\"y'z", "gpu": "A100-SXM4-80GB", "nodes": 2},
+   {"name": "h100", "gpu": "H100-SXM", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
+JSON
+
+# cells_before RE: the terminal cells of the text before the first match
+# of the regular expression RE in each line of stdin, one per line.
+cells_before() {
+	python3 -c '
+import re, sys, unicodedata
+pat = re.compile(sys.argv[1])
+for line in sys.stdin:
+    m = pat.search(line)
+    if m:
+        pre = line[:m.start()]
+        print(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in pre))
+' "$1"
+}
+
+start nm 100 30 "" "tui names.json"
+wait_ready nm || bad "no plans for names.json: $(screen nm | tail -1)"
+keys nm 1
+wait_for nm "NODES" || bad "no Cluster view"
+screen nm >"$tmp/cl.txt"
+# The header's GPU column and each pool row's GPU name start in one cell.
+starts=$(sed -n '3,6p' "$tmp/cl.txt" | cells_before ' (GPU |H100-SXM|A100-SXM4-80GB)' | sort -u)
+[ "$(echo "$starts" | wc -l)" = 1 ] && ok || bad "GPU column not aligned (cells $starts): $(sed -n 3,6p "$tmp/cl.txt")"
+# FABRIC, after NODES and GPU/N, starts in one cell too.
+fab=$(sed -n '3,6p' "$tmp/cl.txt" | cells_before ' (FABRIC|NVS\+)' | sort -u)
+[ "$(echo "$fab" | wc -l)" = 1 ] && ok || bad "FABRIC column not aligned (cells $fab)"
+# 8 cells: 東京東 is 6, then "~" and a space (the 4th wide character would
+# need 2 more cells than the 8 allow).
+grep -q '^ 東京東~  H100-SXM ' "$tmp/cl.txt" && ok || bad "wide name not cut to 8 cells: $(sed -n 4p "$tmp/cl.txt")"
+grep -q "^ x\"y'z    A100" "$tmp/cl.txt" && ok || bad "quoted name: $(sed -n 5p "$tmp/cl.txt")"
+# WHERE is 20 cells at 100 columns: 日本クラウド (12) + "/ap-" (4) + 東 (2) + "~".
+grep -q ' 日本クラウド/ap-東~ ' "$tmp/cl.txt" && ok || bad "WHERE not cut on a character: $(sed -n 4p "$tmp/cl.txt")"
+
+# Rename the third pool, typing UTF-8: Tab to the fields, Name is the
+# first field.
+keys nm j j Enter
+wait_for nm "── Pool h100 " || bad "no fields of pool h100"
+keys nm Enter
+wait_for nm "Name: h100" || bad "Enter on Name did not prompt: $(screen nm | tail -1)"
+keys nm C-u "Tōkyō" Enter
+wait_for nm "── Pool Tōkyō " && ok || bad "the typed UTF-8 name was not taken: $(screen nm | grep -- '── Pool')"
+keys nm Enter
+wait_for nm "Name: Tōkyō" || bad "no Name prompt the second time: $(screen nm | tail -1)"
+keys nm C-u "ab東京" Left BSpace Enter
+wait_for nm "── Pool ab京 " && ok || bad "Left, Backspace did not remove one whole character: $(screen nm | grep -- '── Pool')"
+keys nm Escape w
+wait_for nm "Save workspace to" || bad "w did not prompt"
+keys nm C-u saved.json Enter
+if wait_for nm "saved saved.json" && [ -s "$tmp/saved.json" ]; then ok; else bad "no saved.json: $(screen nm | tail -1)"; fi
+python3 - "$tmp/saved.json" <<'PY' && ok || bad "saved names: $(head -c 400 "$tmp/saved.json")"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+raw.decode("utf-8")          # strict: a split character raises
+names = [p["name"] for p in json.loads(raw)["cluster"]["pools"]]
+assert names == ["東京東京東京", "x\"y'z", "ab京"], names
+PY
+"$HP" report "$tmp/saved.json" -o "$tmp/r.md" >/dev/null 2>"$tmp/err" && ok ||
+	bad "hetplan report refuses the saved workspace: $(cat "$tmp/err")"
+keys nm q
+wait_for nm "EXITED:0" && ok || bad "quit"
+
+# ---- `c` duplicates a pool whose UTF-8 name fills its 31 bytes: the copy
+# is named from the first 24 bytes and "-2", cut on a character: "a" and
+# 7 CJK characters (22 bytes), not 22 bytes and two of the eighth's three
+# (which saved a name `hetplan report` refuses as invalid UTF-8).
+cat >"$tmp/dup.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab", "pools": [{"name": "a東京東京東京東京東京", "gpu": "H100-SXM", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "precision": "bf16", "objective": "throughput", "top": 5}}
+JSON
+start dp 100 30 "" "tui dup.json"
+wait_ready dp || bad "no plans for dup.json: $(screen dp | tail -1)"
+keys dp 1
+wait_for dp "NODES" || bad "no Cluster view for dup.json"
+keys dp c
+wait_for dp "added pool a東京東京東京東-2" && ok || bad "c: $(screen dp | tail -1)"
+keys dp w
+wait_for dp "Save workspace to" || bad "w did not prompt (dup)"
+keys dp C-u dup2.json Enter
+if wait_for dp "saved dup2.json" && [ -s "$tmp/dup2.json" ]; then ok; else bad "no dup2.json"; fi
+"$HP" report "$tmp/dup2.json" -o "$tmp/dup2.md" >/dev/null 2>"$tmp/err" && ok ||
+	bad "hetplan report refuses the duplicated pool's name: $(cat "$tmp/err")"
+keys dp q
+wait_for dp "EXITED:0" && ok || bad "quit dup"
+
+# ---- a long message in wide characters still shows: the Serve view's
+# Model field given 40 CJK characters answers "Model: no preset '...'",
+# wider in cells than in characters; the footer shows its start, cut in
+# cells, not a blank line.
+start wm 80 24 "" ""
+wait_ready wm || bad "no plans at 80x24"
+keys wm 7
+wait_for wm "Serving Llama-3.1 70B" || bad "no Serve view at 80x24"
+keys wm Enter
+wait_for wm "Model (a preset name" || bad "Enter on Model did not prompt: $(screen wm | tail -1)"
+keys wm C-u "$(python3 -c 'print("東京" * 20)')" Enter
+wait_status wm "Model: no preset '東京東京" 300 && ok || bad "the footer of a wide message: '$(screen wm | tail -1)'"
+keys wm q q
+wait_for wm "EXITED:0" && ok || bad "quit wm"
+
+# ---- a workspace file named in UTF-8, longer than the header's 60 bytes:
+# "a" and 25 times 東京 (151 bytes) is cut to 60 bytes on a character,
+# "a" and 19 CJK characters (1 + 57 bytes), never a split one (drawn as
+# \xE6).
+long="a$(python3 -c 'print("東京" * 25)').json"
+cp "$tmp/names.json" "$tmp/$long"
+start lf 120 30 "" "tui $long"
+wait_ready lf || bad "no plans for the long file name: $(screen lf | tail -1)"
+head1=$(screen lf | head -1)
+case $head1 in
+*"│ a東京東京東京東京東京東京東京東京東京東 │"*) ok ;;
+*) bad "header with a long UTF-8 file name: $head1" ;;
+esac
+keys lf q
+wait_for lf "EXITED:0" && ok || bad "quit long file name"
+
+# ---- cut cells: a RUNS ON list too long for its column (10 cells at 80
+# columns) keeps whole framework names and ends in "+…", never a name cut
+# short ("mcore+ds+t"). The L40S pool's best plan, TP 1 on one GPU, runs
+# on Megatron-Core, DeepSpeed and torchtitan (14 characters). Every row's
+# last word is a "+" list of the short names of `hetplan plan`'s legend
+# (mcore, mlm, ds, titan), or none.
+cat >"$tmp/big.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "big3",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
+                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "throughput", "top": 10}}
+JSON
+start ro 80 24 "" "tui big.json"
+wait_plans ro 600 || bad "no plans for big.json at 80x24: $(screen ro | tail -1)"
+screen ro >"$tmp/ro.txt"
+grep -q '^ *l40s tp1 pp1 .* mcore+ds+…$' "$tmp/ro.txt" && ok ||
+	bad "the l40s row's RUNS ON: $(grep 'l40s tp1' "$tmp/ro.txt")"
+sed -n '4,17p' "$tmp/ro.txt" | grep -E '[0-9.]+ [dy] ' | awk '{ print $NF }' >"$tmp/ro.words"
+[ -s "$tmp/ro.words" ] && ! grep -vE '^(none|(mcore|mlm|ds|titan)(\+(mcore|mlm|ds|titan))*(\+…)?)$' "$tmp/ro.words" &&
+	ok || bad "a RUNS ON cell is cut inside a name: $(tr '\n' ' ' <"$tmp/ro.words")"
+keys ro q
+wait_for ro "EXITED:0" && ok || bad "quit big.json"
+
+finish test_tui_names
