@@ -6,6 +6,7 @@
 #     byte): "Tōkyō" typed as a pool name is the name saved, not "Tky".
 #   - Left and Backspace move over whole characters: on "ab東京", Left then
 #     Backspace removes 東 (3 bytes), leaving "ab京", valid UTF-8.
+#   - A / search longer than it holds is cut on a character.
 #   - A typed name loses the spaces around it; spaces only, or over the 31
 #     bytes a pool name holds, is refused with a message.
 #   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
@@ -64,6 +65,14 @@ grep -q '^ 東京東~  H100-SXM ' "$tmp/cl.txt" && ok || bad "wide name not cut 
 grep -q "^ x\"y'z    A100" "$tmp/cl.txt" && ok || bad "quoted name: $(sed -n 5p "$tmp/cl.txt")"
 # WHERE is 20 cells at 100 columns: 日本クラウド (12) + "/ap-" (4) + 東 (2) + "~".
 grep -q ' 日本クラウド/ap-東~ ' "$tmp/cl.txt" && ok || bad "WHERE not cut on a character: $(sed -n 4p "$tmp/cl.txt")"
+
+# A / search longer than the search holds (63 bytes) is cut on a
+# character: "a" and 25 東 (76 bytes) search as "a" and 20 (61 bytes), and
+# the footer's "no match" shows them, no split byte (\xE6).
+keys nm / "a$(python3 -c 'print("東" * 25)')" Enter
+wait_for nm "no match for 'a東東東" || bad "no 'no match' for a long search: $(screen nm | tail -1)"
+screen nm | tail -1 | grep -q "'a$(python3 -c 'print("東" * 20)')'" && ok ||
+	bad "a long UTF-8 search: $(screen nm | tail -1)"
 
 # Rename the third pool, typing UTF-8: Tab to the fields, Name is the
 # first field.
