@@ -6,6 +6,9 @@
 #     byte): "Tōkyō" typed as a pool name is the name saved, not "Tky".
 #   - Left and Backspace move over whole characters: on "ab東京", Left then
 #     Backspace removes 東 (3 bytes), leaving "ab京", valid UTF-8.
+#   - A / search longer than it holds is cut on a character.
+#   - A typed name loses the spaces around it; spaces only, or over the 31
+#     bytes a pool name holds, is refused with a message.
 #   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
 #     multi-byte names: the GPU column starts in the same terminal cell on
 #     every row, a name too long for its 8 cells ends in "~" on a whole
@@ -63,6 +66,14 @@ grep -q "^ x\"y'z    A100" "$tmp/cl.txt" && ok || bad "quoted name: $(sed -n 5p 
 # WHERE is 20 cells at 100 columns: 日本クラウド (12) + "/ap-" (4) + 東 (2) + "~".
 grep -q ' 日本クラウド/ap-東~ ' "$tmp/cl.txt" && ok || bad "WHERE not cut on a character: $(sed -n 4p "$tmp/cl.txt")"
 
+# A / search longer than the search holds (63 bytes) is cut on a
+# character: "a" and 25 東 (76 bytes) search as "a" and 20 (61 bytes), and
+# the footer's "no match" shows them, no split byte (\xE6).
+keys nm / "a$(python3 -c 'print("東" * 25)')" Enter
+wait_for nm "no match for 'a東東東" || bad "no 'no match' for a long search: $(screen nm | tail -1)"
+screen nm | tail -1 | grep -q "'a$(python3 -c 'print("東" * 20)')'" && ok ||
+	bad "a long UTF-8 search: $(screen nm | tail -1)"
+
 # Rename the third pool, typing UTF-8: Tab to the fields, Name is the
 # first field.
 keys nm j j Enter
@@ -88,7 +99,22 @@ assert names == ["東京東京東京", "x\"y'z", "ab京"], names
 PY
 "$HP" report "$tmp/saved.json" -o "$tmp/r.md" >/dev/null 2>"$tmp/err" && ok ||
 	bad "hetplan report refuses the saved workspace: $(cat "$tmp/err")"
-keys nm q
+# Spaces around a typed name are dropped; spaces only are no name; a name
+# over the 31 bytes a pool name holds is refused (11 CJK characters are
+# 33 bytes), not cut inside a character.
+keys nm Enter Enter   # the fields again (Esc left them), then Name
+wait_for nm "Name: ab京" || bad "no Name prompt the third time: $(screen nm | tail -1)"
+keys nm C-u "   " Enter
+wait_for nm "Name: a pool needs a name" && ok || bad "a name of spaces: $(screen nm | tail -1)"
+keys nm Enter
+wait_for nm "Name: ab京" || bad "no Name prompt the fourth time"
+keys nm C-u "$(python3 -c 'print("東" * 11)')" Enter
+wait_for nm "Name: at most 31 bytes, got 33" && ok || bad "a 33-byte name: $(screen nm | tail -1)"
+keys nm Enter
+wait_for nm "Name: ab京" || bad "no Name prompt the fifth time"
+keys nm C-u "  lab b  " Enter
+wait_for nm "── Pool lab b ──" && ok || bad "spaces around a name: $(screen nm | grep -- '── Pool')"
+keys nm q q
 wait_for nm "EXITED:0" && ok || bad "quit"
 
 # ---- `c` duplicates a pool whose UTF-8 name fills its 31 bytes: the copy

@@ -742,6 +742,14 @@ static int export_id(const struct tui *t)
 	return v->plan ? v->plan(t) : t->detail_id;
 }
 
+/* The / text typed so far, cut to the search's bytes on a character (a
+ * split one would match nothing and show as \xE6), and the search. */
+static void search_set(struct tui *t, const char *s)
+{
+	snprintf(t->search, sizeof t->search, "%.*s", TUI_CUT(s, sizeof t->search - 1));
+	tui_search(t, 0);
+}
+
 static int prompt_key(struct tui *t, int ch)
 {
 	int r = lineedit_key(&t->edit, ch);
@@ -749,10 +757,8 @@ static int prompt_key(struct tui *t, int ch)
 		r = ch == 'y' || ch == 'Y' ? 1 : -1;
 	}
 	if (r == 0) {
-		if (t->prompt == P_SEARCH) {
-			hp_strlcpy(t->search, t->edit.buf, sizeof t->search);
-			tui_search(t, 0);
-		}
+		if (t->prompt == P_SEARCH)
+			search_set(t, t->edit.buf);
 		return R_DRAW;
 	}
 	enum prompt_kind k = t->prompt;
@@ -792,8 +798,7 @@ static int prompt_key(struct tui *t, int ch)
 		}
 		break;
 	case P_SEARCH:
-		hp_strlcpy(t->search, s, sizeof t->search);
-		tui_search(t, 0);
+		search_set(t, s);
 		break;
 	case P_FIELD:
 		tui_field_commit(t, s);

@@ -411,18 +411,34 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 	struct search_opts *o = &t->ws.opts;
 	char want[96];
 	switch (f->id) {
-	case PF_NAME:
-		if (!*s) {
+	case PF_NAME: {
+		/* Spaces around a name are dropped: a plan label is the pool
+		 * names and keys between spaces, and a name of spaces only
+		 * labelled plans "  tp8 pp2". */
+		char name[sizeof p->name];
+		while (*s == ' ')
+			s++;
+		size_t n = strlen(s);
+		while (n > 0 && s[n - 1] == ' ')
+			n--;
+		if (!n) {
 			tui_message(t, 1, "Name: a pool needs a name");
 			return -1;
 		}
+		if (n >= sizeof name) {
+			tui_message(t, 1, "Name: at most %d bytes, got %zu", (int)sizeof name - 1, n);
+			return -1;
+		}
+		memcpy(name, s, n);
+		name[n] = 0;
 		for (int i = 0; i < c->n_pools; i++)
-			if (&c->pools[i] != p && !strcmp(c->pools[i].name, s)) {
-				tui_message(t, 1, "Name: pool '%s' exists already", s);
+			if (&c->pools[i] != p && !strcmp(c->pools[i].name, name)) {
+				tui_message(t, 1, "Name: pool '%s' exists already", name);
 				return -1;
 			}
-		hp_strlcpy(p->name, s, sizeof p->name);
+		hp_strlcpy(p->name, name, sizeof p->name);
 		return 0;
+	}
 	case PF_GPN:
 		/* The largest scale-up node a TUI user builds: an NVL72 rack. */
 		if (iv > 72) {
