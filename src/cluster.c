@@ -181,6 +181,13 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 					  "%s.%s: expected printable UTF-8 text (no control "
 					  "characters), got \"%s\"", where, names[i].key,
 					  names[i].val);
+	/* A pool's name starts plan labels ("h100 tp8 pp2"): spaces around it
+	 * would make a label that reads as another pool's, or as none. */
+	size_t nl = strlen(p->name);
+	if (nl && (p->name[0] == ' ' || p->name[nl - 1] == ' '))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.name: expected no spaces at its start or end, got \"%s\"",
+				  where, p->name);
 	return 0;
 }
 

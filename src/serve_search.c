@@ -54,7 +54,8 @@ int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
 	const char *c = strchr(s, ':');
 	double a = 0, b = 0;
 	if (!c) {
-		if (parse_num(s, &a) || a < 1 || a > 1e7)
+		/* A fixed length is a whole number of tokens (a mean need not be). */
+		if (parse_num(s, &a) || a < 1 || a > 1e7 || a != floor(a))
 			goto bad;
 		d->kind = DIST_FIXED;
 		d->a = a;
@@ -69,7 +70,7 @@ int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
 		d->kind = DIST_LOGNORMAL;
 	} else if (n == 7 && !strncmp(s, "uniform", n)) {
 		if (!c2 || parse_num(c + 1, &a) || parse_num(c2 + 1, &b) || a < 1 || b < a ||
-		    b > 1e7)
+		    b > 1e7 || a != floor(a) || b != floor(b))
 			goto bad;
 		d->kind = DIST_UNIFORM;
 	} else if (n == 3 && !strncmp(s, "exp", n)) {
@@ -84,8 +85,8 @@ int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
 	return 0;
 bad:
 	return hp_err_set(err, HP_EXIT_USAGE,
-			  "expected a token count from 1 to 1e7, lognormal:MEAN:CV, "
-			  "uniform:LO:HI or exp:MEAN, got '%s'", s);
+			  "expected a whole token count from 1 to 1e7, lognormal:MEAN:CV, "
+			  "uniform:LO:HI (whole counts) or exp:MEAN, got '%s'", s);
 }
 
 double serve_dist_mean(const struct serve_dist *d)
