@@ -738,9 +738,20 @@ static void deepspeed_notes(struct sbuf *n, const struct model_spec *m, const st
 	if (pc->pp > 1 && p->zero > 1)
 		sbuf_addf(n, "DeepSpeed: its pipeline engine supports ZeRO stage 0 or 1 only; "
 			  "the plan asks for ZeRO-%d.\n", p->zero);
-	if (p->recompute == RC_SELECTIVE)
-		sbuf_add(n, "DeepSpeed: selective recomputation (attention core only) is chosen "
-			    "in the model code; the config turns checkpointing on.\n");
+	/* The config's activation_checkpointing section only configures
+	 * deepspeed.checkpointing (partitioning, CPU copies); the model code
+	 * calls deepspeed.checkpointing.checkpoint, or nothing is recomputed
+	 * (DeepSpeed's activation-checkpointing API page). Megatron-DeepSpeed
+	 * turns it on with --recompute-granularity and
+	 * --deepspeed-activation-checkpointing (its arguments.py). */
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_FULL)
+		sbuf_addf(n, "DeepSpeed: recomputation is turned on in the model code, not by the "
+			  "config's activation_checkpointing section, which only configures it "
+			  "(Megatron-DeepSpeed: --recompute-granularity %s%s "
+			  "--deepspeed-activation-checkpointing); without them nothing is "
+			  "recomputed and the plan's memory does not hold.\n",
+			  p->recompute == RC_FULL ? "full" : "selective",
+			  p->recompute == RC_FULL ? " --recompute-method uniform" : "");
 	if (p->precision == HP_FP8)
 		sbuf_add(n, "DeepSpeed: FP8 runs through Transformer Engine in the model; the "
 			    "config says bf16.\n");

@@ -141,6 +141,11 @@ assert want in line, (want, line)
 # and that TOTAL is the one the table shows for the stage
 assert re.search(r"\b%s yes of" % re.escape(gib(w["total_bytes"])), txt), txt
 PY
+# --rank picks a plan of a --plan file; without one it was ignored and the
+# flags' plan estimated or launched as if it were the one asked for.
+expect 2 "--rank picks a plan of a --plan file" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --rank 2
+expect 2 "--rank picks a plan of a --plan file" $H launch --pool 2x8xH100-SXM -m llama3.1-8b \
+	--tp 1 --pp 1 --mbs 1 --gbs 64 --rank 2
 # Does not fit: 70B on one node with no sharding -> exit 4 with the overflow.
 expect 4 "does not fit" $H estimate --pool 1x8xH100 -m llama3.1-70b --tp 1 --pp 1 --mbs 1 --gbs 8 --zero 0
 

@@ -277,6 +277,18 @@ $H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 
 grep -q "^# torchtitan (FSDP2) does not run this plan as planned: ZeRO-1" "$T/tn" && ok ||
 	bad "torchtitan ZeRO-1: no statement in the config: $(head -5 "$T/tn")"
 
+# --- DeepSpeed's activation_checkpointing section configures
+# deepspeed.checkpointing (partitioning, CPU copies) and turns nothing on:
+# the model calls deepspeed.checkpointing.checkpoint (DeepSpeed's
+# activation-checkpointing API page). A full-recompute plan's notes name
+# the model-side switches; the selective note said "the config turns
+# checkpointing on" and the full one said nothing.
+$H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3 \
+	--recompute full --framework deepspeed --format deepspeed > /dev/null 2>"$T/dsr" || bad "deepspeed full recompute"
+grep -qF -- "--recompute-granularity full --recompute-method uniform --deepspeed-activation-checkpointing" "$T/dsr" &&
+	ok || bad "deepspeed full recompute: no model-side switch named: $(cat "$T/dsr")"
+grep -q "the config turns checkpointing on" "$T/dsr" && bad "deepspeed: says the config turns checkpointing on" || ok
+
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB
 # per GPU against 40 GiB.

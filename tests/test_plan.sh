@@ -150,6 +150,11 @@ for p, row in zip(d['plans'], rows):
 assert cut, 'no label was cut: widen the case'
 " && ok || bad "wide labels cut inside a word: $(sed -n 3,5p "$T/wide.txt")"
 
+# --- TP 1 x PP 1 x DP 8 at mbs 1, gbs 8: 8 / (1 x 8) = 1 micro-batch a
+# replica, said in the singular ("1 micro-batches each" before)
+$H plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 8 --tp 1 --pp 1 --mbs 1 --top 1 > "$T/one.txt" 2>/dev/null
+grep -q "8 x replica, 1 micro-batch each" "$T/one.txt" && ok || bad "singular micro-batch: $(grep replica "$T/one.txt")"
+
 # --- same input, same output (the search's wall time aside)
 $H plan $MIX -m llama3.1-70b --gbs 1024 --top 5 --format json 2>/dev/null > "$T/mix2.json"
 strip() { grep -v '"seconds"' "$1"; }

@@ -300,7 +300,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	cluster_init(&c);
 	plan_init(&p);
 	const char *plan_file = NULL;
-	int no_book = 0, rank = 1;
+	int no_book = 0, rank = 1, rank_set = 0;
 	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
 	struct cli_plan_flags pf = { 0 };
 	enum cli_format fmt = FMT_TABLE;
@@ -329,6 +329,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 				rc = usage_error("estimate", "rank", "a positive integer", optarg);
 				goto out;
 			}
+			rank_set = 1;
 			break;
 		case O_FORMAT:
 			if (cli_parse_format(optarg, &fmt, 3)) {
@@ -345,6 +346,11 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			goto out;
 		}
 		}
+	}
+	if (rank_set && !plan_file) {
+		fprintf(stderr, "hetplan estimate: --rank picks a plan of a --plan file; give --plan\n");
+		rc = HP_EXIT_USAGE;
+		goto out;
 	}
 	if ((rc = cli_load_inputs("estimate", argc, argv, &pf.in, !no_book, cat, &c, &m)))
 		goto out;

@@ -69,7 +69,7 @@ const struct option *cmd_launch_options(void)
 /* What the command line asked for. */
 struct launch_args {
 	const char *plan_file, *out_path;
-	int rank, force;
+	int rank, rank_set, force;
 	double tokens;
 	struct cli_plan_flags pf;
 	enum launch_format fmt;
@@ -86,6 +86,7 @@ static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 	case O_RANK:
 		if (hp_parse_int(optarg, &a->rank))
 			return usage_error("launch", "rank", "a positive integer", optarg);
+		a->rank_set = 1;
 		return -1;
 	case O_TOKENS:
 		if (hp_parse_quantity(optarg, &a->tokens) || a->tokens < 1 || a->tokens > 1e18)
@@ -117,6 +118,10 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 {
 	struct hp_err err = { 0 };
 	int rc;
+	if (a->rank_set && !a->plan_file) {
+		fprintf(stderr, "hetplan launch: --rank picks a plan of a --plan file; give --plan\n");
+		return HP_EXIT_USAGE;
+	}
 	/* Launch configs need no prices. */
 	if ((rc = cli_load_inputs("launch", argc, argv, &a->pf.in, 0, cat, c, m)))
 		return rc;

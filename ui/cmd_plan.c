@@ -356,8 +356,9 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	int k = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
-		sbuf_addf(o, "  %d x replica, %d micro-batches each (%.2f%% of the batch per replica):\n",
-		     rep->count, plan_replica_microbatches(p, r), 100 * rep->batch_share);
+		int mb = plan_replica_microbatches(p, r);
+		sbuf_addf(o, "  %d x replica, %d micro-batch%s each (%.2f%% of the batch per replica):\n",
+			  rep->count, mb, mb == 1 ? "" : "es", 100 * rep->batch_share);
 		for (int s = 0; s < rep->n_stages; s++, k++) {
 			const struct stage *st = &rep->stages[s];
 			char nodes[96] = "";
