@@ -456,46 +456,57 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	core_save(x, c);
 }
 
-/* The DP memo's key of the stage of key (x set for it) into dk, and its
- * h0 (perf_int.h, perf_memo_dp): the neighbours' pools but for -1 (first
- * / last), the node crossings and the EP overlap's rank cleared, the
- * micro-batches kept only under ZeRO-3, the depth as min(pp, 2) unless
- * the stage syncs tied embeddings. */
-static uint64_t stage_dp_key(struct stage_ctx *x, const struct stage_key *key,
-			     struct stage_key *dk)
+/* The DP memo's key of x's stage (x set for it: ctx_stage) into dk
+ * (perf_int.h, struct dp_key): the stage key's fields that perf_stage_dp
+ * reads, the plan's settings as their serial (once an estimate), the
+ * neighbours' pools only as whether there are any, no node crossings nor
+ * EP overlap's rank, the micro-batches only under ZeRO-3, the depth as
+ * min(pp, 2) and no peer pool unless the stage syncs tied embeddings.
+ * -1 when a field does not fit its bits (then no memo: computed). Issue
+ * 13, sixteenth round: the whole stage key (0.15 KB an entry, 1.2 MB a
+ * table) made the DP memo's lookups wait on memory; three words. */
+static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 {
+	const struct stage *sts = x->rep->stages, *st = &sts[x->index];
 	int pp_whole = x->m->tied_embeddings && (x->first || x->last);
-	*dk = *key;
-	dk->prev_pool = key->prev_pool < 0 ? -1 : 0;
-	dk->next_pool = key->next_pool < 0 ? -1 : 0;
-	dk->cross = 0;
-	dk->ep_tail = 0;
-	dk->mb = x->p->zero == 3 ? x->mb : 0;
-	if (!pp_whole && dk->pp > 2)
-		dk->pp = 2;
-	if (pp_whole)
-		return perf_memo_stage_h0(dk);
-	if (!x->dp_h0_set) {
-		x->dp_h0 = perf_memo_stage_h0(dk);
-		x->dp_h0_set = 1;
+	int pp = !pp_whole && x->pp > 2 ? 2 : x->pp;
+	int end = pp_whole && x->pp >= 2 ? sts[x->first ? x->pp - 1 : 0].pool : -1;
+	int layers = st->last_layer - st->first_layer + 1;
+	int moe = model_moe_layers_in(x->m, st->first_layer, st->last_layer);
+	long mb = x->p->zero == 3 ? x->mb : 0;
+	if (!x->glob_set) {
+		x->glob = perf_memo_glob(x->memo, x->p);
+		x->glob_set = 1;
 	}
-	return x->dp_h0;
+	if (x->glob >= 1ull << 40 || mb < 0 || mb >= 1l << 24 || (unsigned)st->pool > 0xf ||
+	    (unsigned)(x->other_pool + 1) > 0x1f || (unsigned)(end + 1) > 0x1f ||
+	    (unsigned)pp > 0xff || (unsigned)st->tp > 0x3ff || (unsigned)layers > 0xfff ||
+	    (unsigned)moe > 0xfff || x->dp < 0)
+		return -1;
+	dk->glob = x->glob | (uint64_t)mb << 40;
+	dk->stage = (uint64_t)st->pool | (uint64_t)(x->other_pool + 1) << 4 |
+		    (uint64_t)(end + 1) << 9 | (uint64_t)pp << 14 | (uint64_t)st->tp << 22 |
+		    (uint64_t)layers << 32 | (uint64_t)moe << 44 | (uint64_t)(x->index > 0) << 56 |
+		    (uint64_t)(x->index + 1 < x->pp) << 57;
+	dk->dp = (uint32_t)x->dp;
+	return 0;
 }
 
-/* perf_stage_dp(x, NULL) for the stage of key (x set for it, its
- * perf_stage_compute outputs in place), from the DP memo when a stage of
- * the same DP inputs was met (stage_dp_key). Issue 13, tenth round: the
- * DP sync's collectives were a third of perf_estimate's time in the
- * DeepSeek-V3 cost search, most of them missing the collective memo. */
-static double stage_dp_memo(struct stage_ctx *x, const struct stage_key *key)
+/* perf_stage_dp(x, NULL) for x's stage (its perf_stage_compute outputs
+ * in place), from the DP memo when a stage of the same DP inputs was met
+ * (stage_dp_key). Issue 13, tenth round: the DP sync's collectives were a
+ * third of perf_estimate's time in the DeepSeek-V3 cost search, most of
+ * them missing the collective memo. */
+static double stage_dp_memo(struct stage_ctx *x)
 {
-	struct stage_key dk;
-	uint64_t h0 = stage_dp_key(x, key, &dk);
-	const double *hit = perf_memo_dp(x->memo, &dk, h0);
+	struct dp_key dk;
+	if (stage_dp_key(x, &dk) < 0)
+		return perf_stage_dp(x, NULL);
+	const double *hit = perf_memo_dp(x->memo, &dk);
 	if (hit)
 		return *hit;
 	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, h0, v);
+	perf_memo_dp_put(x->memo, &dk, v);
 	return v;
 }
 
@@ -517,7 +528,7 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 		return;
 	}
 	stage_front_memo(x, key, ps);
-	*dp_exposed = stage_dp_memo(x, key);
+	*dp_exposed = stage_dp_memo(x);
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
@@ -851,7 +862,6 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
 	x->key_h0 = with_key ? stage_h0_cached(0, &x->key0) : 0;
 	x->core_h0_set = 0;
-	x->dp_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
@@ -1058,19 +1068,17 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
  * perf_memo_dp) when with_memo, a miss computed and put; else computed. */
 static double stage_dp_of(struct stage_ctx *x, int with_memo)
 {
-	if (!with_memo) {
+	struct dp_key dk;
+	if (!with_memo || stage_dp_key(x, &dk) < 0) {
 		perf_stage_compute(x);
 		return perf_stage_dp(x, NULL);
 	}
-	struct stage_key key, dk;
-	stage_key_of(x, &key);
-	uint64_t h0 = stage_dp_key(x, &key, &dk);
-	const double *hit = perf_memo_dp(x->memo, &dk, h0);
+	const double *hit = perf_memo_dp(x->memo, &dk);
 	if (hit)
 		return *hit;
 	perf_stage_compute(x);
 	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, h0, v);
+	perf_memo_dp_put(x->memo, &dk, v);
 	return v;
 }
 
@@ -1088,7 +1096,7 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, used, &e);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		/* no stage memo key: the DP memo's h0 is stage_dp_key's */
+		/* no stage memo key: the DP memo's is stage_dp_key's */
 		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))

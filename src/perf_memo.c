@@ -173,11 +173,15 @@ struct memo_mem {
 	struct stage_mem_in v;
 };
 
+/* Half a cache line: the table (8,192 entries) is 256 KB, where entries
+ * keyed by the whole stage key (0.15 KB, three lines) took 1.2 MB. */
 struct memo_dp {
-	unsigned gen;
-	struct stage_key key;
+	_Alignas(32) uint32_t gen;
+	uint32_t dp;
+	uint64_t glob, stage;
 	double v;
 };
+_Static_assert(sizeof(struct memo_dp) == 32, "a DP entry is half a cache line");
 
 struct memo_notes {
 	unsigned gen;
@@ -250,7 +254,7 @@ struct perf_memo {
 	struct memo_core core[MEMO_STAGE];
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
-	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 1.2 MB */
+	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 0.25 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
@@ -660,9 +664,14 @@ static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 }
 
 /* The DP table's slot: its own, larger table (MEMO_DP_BITS). */
-static size_t dp_slot(const struct stage_key *key, uint64_t h0)
+static size_t dp_slot(const struct dp_key *key)
 {
-	return (size_t)(stage_hash(key, h0) >> (64 - MEMO_DP_BITS));
+	uint64_t h = (key->glob ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull +
+		     (key->stage ^ 0x13198a2e03707344ull) * 0xc2b2ae3d27d4eb4full +
+		     (uint64_t)key->dp * 0x165667b19e3779f9ull;
+	h ^= h >> 31;
+	h *= 0xff51afd7ed558ccdull;
+	return (size_t)(h >> (64 - MEMO_DP_BITS));
 }
 
 /* The stage-keyed tables share one lookup and one store: a slot of the
@@ -689,18 +698,20 @@ STAGE_TABLE(perf_memo_core, perf_memo_core_put, core, memo_core, struct stage_co
 STAGE_TABLE(perf_memo_mem, perf_memo_mem_put, mem, memo_mem, struct stage_mem_in)
 STAGE_TABLE(perf_memo_memst, perf_memo_memst_put, memst, memo_memst, struct stage_mem_state)
 
-const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)
+const double *perf_memo_dp(struct perf_memo *mo, const struct dp_key *key)
 {
-	const struct memo_dp *e = &mo->dp[dp_slot(key, h0)];
-	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+	const struct memo_dp *e = &mo->dp[dp_slot(key)];
+	return e->gen == mo->gen && e->stage == key->stage && e->glob == key->glob &&
+	       e->dp == key->dp ? &e->v : NULL;
 }
 
-void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
-		      double dp_exposed)
+void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_exposed)
 {
-	struct memo_dp *e = &mo->dp[dp_slot(key, h0)];
+	struct memo_dp *e = &mo->dp[dp_slot(key)];
 	e->gen = mo->gen;
-	e->key = *key;
+	e->dp = key->dp;
+	e->glob = key->glob;
+	e->stage = key->stage;
 	e->v = dp_exposed;
 }
 
@@ -757,7 +768,7 @@ void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double
 }
 
 /* The serial of p's settings (struct memo_glob), entered if new. */
-static uint64_t glob_serial(struct perf_memo *mo, const struct plan *p)
+uint64_t perf_memo_glob(struct perf_memo *mo, const struct plan *p)
 {
 	struct plan q = *p;
 	q.n_replicas = 0;
@@ -792,7 +803,7 @@ static int group_key_of(struct perf_memo *mo, const struct plan *p, int r, doubl
 		k->st[i] = (uint32_t)st->pool | (uint32_t)st->tp << 4 |
 			   (uint32_t)st->first_layer << 12 | (uint32_t)st->last_layer << 22;
 	}
-	k->glob = glob_serial(mo, p);
+	k->glob = perf_memo_glob(mo, p);
 	k->headroom = headroom;
 	k->dp = plan_dp(p);
 	/* perf_stage_memory_at reads the micro-batches only as a cap on the
