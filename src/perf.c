@@ -610,34 +610,8 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 		perf_stage_memory_at(x, ps);
 }
 
-/* Whether stage i of x's replica group (x at it: ctx_stage) has the
- * stage key of stage i - 1, which x was at before (its crossings in
- * prev_cross): both in the middle of the pipeline (neither first nor
- * last, so end_pool -1 for both), on one pool at one TP, of as many
- * layers and MoE layers, their neighbours on one pool, the same node
- * crossings, and no EP overlap (whose ep_tail is the index). The fields
- * key0 holds are the replica group's. Checked field by field, as
- * stage_key_of sets them, without building either key. */
-static int stage_key_as_previous(const struct stage_ctx *x, int i, int prev_cross)
-{
-	if (i < 2 || i >= x->pp - 1 || x->ep_ov)
-		return 0;
-	const struct stage *sts = x->rep->stages;
-	const struct stage *a = &sts[i - 1], *b = &sts[i];
-	if (a->pool != b->pool || a->tp != b->tp || sts[i - 2].pool != a->pool ||
-	    sts[i + 1].pool != b->pool)
-		return 0;
-	if ((x->cross_prev | x->cross_next << 1) != prev_cross)
-		return 0;
-	if (a->first_layer == b->first_layer && a->last_layer == b->last_layer)
-		return 1;
-	return a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
-	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
-	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
-}
-
 /* Stage ps of x from prev, the record of the stage before it, of the
- * same key (stage_key_as_previous): what the memo's entry for that key
+ * same key (ctx_stage_as_previous): what the memo's entry for that key
  * gives (stage_from_hit: prev is that entry's record, but for its layer
  * range, group and index and the memory at its index), x's memory
  * inputs still prev's (perf_stage_times: computed, or loaded from the
@@ -809,7 +783,29 @@ void perf_ctx_settings(struct stage_ctx *x)
 	x->grad_fp32 = plan_grad_fp32(p);
 }
 
-/* The inputs every stage shares; used[] gets the GPUs per pool. */
+/* Which pools hold a stage of a replica group of one replica or more:
+ * used[i] nonzero exactly where plan_gpus's count is (count x tp x cp,
+ * with tp and cp at least 1 and pools below HP_MAX_POOLS: check_plan),
+ * without the counts, which perf_stage_times and perf_dp_exposed do not
+ * report (issue 13, sixteenth round: plan_gpus was 1.6% of the 70B
+ * search's instructions, most of it for them). */
+_Static_assert(HP_MAX_POOLS <= 32, "a pool is a bit of an unsigned");
+static void plan_pools_used(const struct plan *p, int *used)
+{
+	unsigned mask = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rp = &p->replicas[r];
+		if (rp->count > 0)
+			for (int s = 0; s < rp->n_stages; s++)
+				mask |= 1u << rp->stages[s].pool;
+	}
+	for (int i = 0; i < HP_MAX_POOLS; i++)
+		used[i] = mask >> i & 1;
+}
+
+/* The inputs every stage shares; used[] gets the GPUs per pool, and e
+ * its GPUs and sequence length (e NULL: used[] only whether a pool is
+ * used). */
 static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *k, int *used,
 		     struct estimate *e)
@@ -830,8 +826,12 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	 * forward runs again before the backward. */
 	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
 	x->link_pool = -1;   /* x->fw NULL: perf_ctx_settings not run yet */
-	e->seq_len = (int)x->s;
-	e->n_gpus = plan_gpus(p, used);
+	if (e) {
+		e->seq_len = (int)x->s;
+		e->n_gpus = plan_gpus(p, used);
+	} else {
+		plan_pools_used(p, used);
+	}
 	plan_pools(c, used, &x->other_pool);
 	key0_init(x);
 }
@@ -887,6 +887,41 @@ static void ctx_stage(struct stage_ctx *x, int i)
 						    : perf_pp_boundary_crosses(x, i - 1);
 	x->cross_next = perf_pp_boundary_crosses(x, i);
 	ctx_stage_place(x, i);
+}
+
+/* ctx_stage(x, i) for x at stage i - 1 (ctx_stage), and whether stage i
+ * of x's replica group has the stage key of stage i - 1: both in the
+ * middle of the pipeline (neither first nor last, so end_pool -1 for
+ * both), on one pool at one TP, of as many layers and MoE layers, their
+ * neighbours on one pool, the same node crossings, and no EP overlap
+ * (whose ep_tail is the index). The fields key0 holds are the replica
+ * group's. Checked field by field, as stage_key_of sets them, without
+ * building either key. When it has, only x's index and crossings move:
+ * first, last, the pool, its GPU and TP are stage i - 1's, the same
+ * (issue 13, sixteenth round: most stages of a layout probe). */
+static int ctx_stage_as_previous(struct stage_ctx *x, int i)
+{
+	if (i < 2 || i >= x->pp - 1 || x->ep_ov || x->index != i - 1) {
+		ctx_stage(x, i);
+		return 0;
+	}
+	const struct stage *sts = x->rep->stages;
+	const struct stage *a = &sts[i - 1], *b = &sts[i];
+	int prev_cross = x->cross_prev | x->cross_next << 1;
+	x->cross_prev = x->cross_next;
+	x->cross_next = perf_pp_boundary_crosses(x, i);
+	int same = a->pool == b->pool && a->tp == b->tp && sts[i - 2].pool == a->pool &&
+		   sts[i + 1].pool == b->pool && (x->cross_prev | x->cross_next << 1) == prev_cross;
+	if (same && !(a->first_layer == b->first_layer && a->last_layer == b->last_layer))
+		same = a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
+		       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
+		       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+	if (same) {
+		x->index = i;
+		return 1;
+	}
+	ctx_stage_place(x, i);
+	return 0;
 }
 
 /* What perf_estimate and perf_stage_times start with: the plan checked,
@@ -1089,11 +1124,9 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	*dp_s = 0;
 	if (check_plan(c, m, p, err) < 0)
 		return -1;
-	struct estimate e;
-	memset(&e, 0, sizeof e);
 	struct stage_ctx x;
 	int used[HP_MAX_POOLS];
-	ctx_init(&x, c, m, p, k, used, &e);
+	ctx_init(&x, c, m, p, k, used, NULL);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		/* no stage memo key: the DP memo's is stage_dp_key's */
@@ -1157,16 +1190,14 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 		return -1;
 	struct stage_ctx x;
 	int used[HP_MAX_POOLS], si = 0;
-	ctx_init(&x, c, m, p, k, used, e);
+	ctx_init(&x, c, m, p, k, used, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
-			int prev_cross = x.cross_prev | x.cross_next << 1;
-			ctx_stage(&x, i);
 			ps->group = r;
 			ps->index = i;
-			if (stage_key_as_previous(&x, i, prev_cross)) {
+			if (ctx_stage_as_previous(&x, i)) {
 				stage_as_previous(&x, ps - 1, ps);
 				continue;
 			}
@@ -1312,7 +1343,7 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 	e->worst_stage = -1;
 	struct stage_ctx x;
 	int used[HP_MAX_POOLS], si = 0;
-	ctx_init(&x, c, m, p, k, used, e);
+	ctx_init(&x, c, m, p, k, used, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 0);
 		struct stage_key mk0 = x.key0;
