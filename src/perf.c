@@ -683,14 +683,15 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct perf_stag
 	stage_fit_note(e, ps);
 }
 
-/* Pools in the plan: the DP group spans all of them; other_pool is one of
- * another site if there is one (its WAN link then bounds the group). */
-static void plan_pools(const struct cluster *c, const int *used, int *other)
+/* Pools in the plan (bit i of mask: pool i): the DP group spans all of
+ * them; other_pool is one of another site if there is one (its WAN link
+ * then bounds the group). */
+static void plan_pools(const struct cluster *c, unsigned mask, int *other)
 {
 	int first = -1;
 	*other = -1;
-	for (int i = 0; i < c->n_pools; i++)
-		if (used[i]) {
+	for (int i = 0; i < c->n_pools && mask >> i; i++)
+		if (mask >> i & 1) {
 			if (first < 0)
 				first = i;
 			else if (*other < 0 || !cluster_same_site(c, first, i))
@@ -783,14 +784,14 @@ void perf_ctx_settings(struct stage_ctx *x)
 	x->grad_fp32 = plan_grad_fp32(p);
 }
 
-/* Which pools hold a stage of a replica group of one replica or more:
- * used[i] nonzero exactly where plan_gpus's count is (count x tp x cp,
- * with tp and cp at least 1 and pools below HP_MAX_POOLS: check_plan),
+/* Which pools hold a stage of a replica group of one replica or more,
+ * bit i for pool i: where plan_gpus's count (count x tp x cp, with tp
+ * and cp at least 1 and pools below HP_MAX_POOLS: check_plan) is not 0,
  * without the counts, which perf_stage_times and perf_dp_exposed do not
  * report (issue 13, sixteenth round: plan_gpus was 1.6% of the 70B
  * search's instructions, most of it for them). */
 _Static_assert(HP_MAX_POOLS <= 32, "a pool is a bit of an unsigned");
-static void plan_pools_used(const struct plan *p, int *used)
+static unsigned plan_pool_mask(const struct plan *p)
 {
 	unsigned mask = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
@@ -799,13 +800,11 @@ static void plan_pools_used(const struct plan *p, int *used)
 			for (int s = 0; s < rp->n_stages; s++)
 				mask |= 1u << rp->stages[s].pool;
 	}
-	for (int i = 0; i < HP_MAX_POOLS; i++)
-		used[i] = mask >> i & 1;
+	return mask;
 }
 
-/* The inputs every stage shares; used[] gets the GPUs per pool, and e
- * its GPUs and sequence length (e NULL: used[] only whether a pool is
- * used). */
+/* The inputs every stage shares; with e, used[] gets the GPUs per pool
+ * and e its GPUs and sequence length (e NULL: neither is read). */
 static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *k, int *used,
 		     struct estimate *e)
@@ -826,13 +825,16 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	 * forward runs again before the backward. */
 	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
 	x->link_pool = -1;   /* x->fw NULL: perf_ctx_settings not run yet */
+	unsigned mask = 0;
 	if (e) {
 		e->seq_len = (int)x->s;
 		e->n_gpus = plan_gpus(p, used);
+		for (int i = 0; i < c->n_pools; i++)
+			mask |= (unsigned)(used[i] != 0) << i;
 	} else {
-		plan_pools_used(p, used);
+		mask = plan_pool_mask(p);
 	}
-	plan_pools(c, used, &x->other_pool);
+	plan_pools(c, mask, &x->other_pool);
 	key0_init(x);
 }
 
@@ -1125,8 +1127,7 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	if (check_plan(c, m, p, err) < 0)
 		return -1;
 	struct stage_ctx x;
-	int used[HP_MAX_POOLS];
-	ctx_init(&x, c, m, p, k, used, NULL);
+	ctx_init(&x, c, m, p, k, NULL, NULL);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		/* no stage memo key: the DP memo's is stage_dp_key's */
@@ -1189,8 +1190,8 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
 	struct stage_ctx x;
-	int used[HP_MAX_POOLS], si = 0;
-	ctx_init(&x, c, m, p, k, used, NULL);
+	int si = 0;
+	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
 		for (int i = 0; i < x.pp; i++) {
@@ -1342,8 +1343,8 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 	e->fits = 1;
 	e->worst_stage = -1;
 	struct stage_ctx x;
-	int used[HP_MAX_POOLS], si = 0;
-	ctx_init(&x, c, m, p, k, used, NULL);
+	int si = 0;
+	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 0);
 		struct stage_key mk0 = x.key0;
