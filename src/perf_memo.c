@@ -151,12 +151,14 @@ struct memo_layer {
 
 struct memo_stage {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_val v;
 };
 
 struct memo_core {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_core v;
 };
@@ -169,6 +171,7 @@ struct memo_nccl {
 
 struct memo_mem {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_mem_in v;
 };
@@ -192,6 +195,7 @@ struct memo_notes {
 
 struct memo_memst {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_mem_state v;
 };
@@ -663,6 +667,12 @@ static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 	return (size_t)(stage_hash(key, h0) >> (64 - MEMO_STAGE_BITS));
 }
 
+/* The slot of a stage-keyed table's hash h (stage_hash). */
+static size_t stage_slot_of(uint64_t h)
+{
+	return (size_t)(h >> (64 - MEMO_STAGE_BITS));
+}
+
 /* The DP table's slot: its own, larger table (MEMO_DP_BITS). */
 static size_t dp_slot(const struct dp_key *key)
 {
@@ -677,18 +687,25 @@ static size_t dp_slot(const struct dp_key *key)
 /* The stage-keyed tables share one lookup and one store: a slot of the
  * direct-mapped table holds the value when its generation is this
  * estimate run's and its key is the whole key (stage_slot picks the
- * slot). STAGE_TABLE writes the typed pair for one table. */
+ * slot). The entry keeps the key's whole hash, compared first: a slot
+ * held by another key (two lookups in three in a search's layout probes)
+ * is told from its first line, without comparing the key's 128 bytes
+ * (issue 13, sixteenth round). STAGE_TABLE writes the typed pair for one
+ * table. */
 #define STAGE_TABLE(get, put, tab, entry, vtype)                                      \
 	const vtype *get(struct perf_memo *mo, const struct stage_key *key, uint64_t h0) \
 	{                                                                                \
-		const struct entry *e = &mo->tab[stage_slot(key, h0)];                  \
-		return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v  \
-										: NULL; \
+		uint64_t h = stage_hash(key, h0);                                        \
+		const struct entry *e = &mo->tab[stage_slot_of(h)];                     \
+		return e->gen == mo->gen && e->tag == h &&                               \
+		       !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;                \
 	}                                                                                \
 	vtype *put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)       \
 	{                                                                                \
-		struct entry *e = &mo->tab[stage_slot(key, h0)];                        \
+		uint64_t h = stage_hash(key, h0);                                        \
+		struct entry *e = &mo->tab[stage_slot_of(h)];                           \
 		e->gen = mo->gen;                                                        \
+		e->tag = h;                                                              \
 		e->key = *key;                                                           \
 		return &e->v;                                                            \
 	}
