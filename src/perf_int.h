@@ -218,7 +218,9 @@ void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp
 const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
 /* comm_time(group, op, bytes, AUTO, AUTO) of group g (the comm_group is
  * built from g's links and the NIC share of its pool a's nodes). Returns
- * comm_time's status; r is filled on 0. */
+ * comm_time's status; on 0, r gets the time, algorithm and protocol, its
+ * bandwidths 0 (not kept: nothing in perf reads them), the same whether
+ * the memo held the collective or not. */
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
 /* The hash of the fields of a stage key that every stage of a replica

@@ -124,24 +124,33 @@ struct memo_link {
 	char in[48], out[48];    /* sizeof(struct perf_comm.link) */
 };
 
-/* One 64-byte line: a lookup is one cache line, and the table is where a
- * search's estimates miss the cache most (2026-12, perf on Mixtral 8x22B
- * cost: 12% of the search in perf_memo_coll, most of it waiting for the
- * entry). The key is two words and the message size, compared as three
- * 64-bit words (issue 13, eighth round: seven field compares were a fifth
- * of a lookup): shape, the ranks and ranks per node; tag, the memo's
- * generation, the collective and the pools (< HP_MAX_POOLS: a byte each),
- * never 0 for a filled entry (generations start at 1). */
+/* Half a 64-byte line, the two entries of a pair on one line: the table
+ * is where a search's estimates miss the cache most (2026-12, perf on
+ * Mixtral 8x22B cost: 12% of the search in perf_memo_coll, most of it
+ * waiting for the entry). The key is compared as three 64-bit words
+ * (issue 13, eighth round: seven field compares were a fifth of a
+ * lookup) but for the tag's result byte: shape, the ranks, the ranks per
+ * node and the NIC share (perf_group.share), 32, 16 and 16 bits; tag,
+ * the memo's generation, the collective and the pools (< HP_MAX_POOLS: a
+ * byte each), never 0 for a filled entry (generations start at 1); and
+ * the message size. The value is the time and, in the tag's byte 3,
+ * comm_time's status (bit 0: -1), the algorithm (bits 1-4) and the
+ * protocol (bits 5-7); not the bandwidths, which no reader of perf_memo_coll
+ * reads (issue 13, sixteenth round: 64-byte entries with them made the
+ * table 0.5 MB, a pair two lines). A group whose ranks per node or
+ * share do not fit 16 bits is computed every time. */
+#define COLL_RESULT_SHIFT 24
+#define COLL_RESULT_MASK (0xffull << COLL_RESULT_SHIFT)
 struct memo_coll {
-	_Alignas(64) uint64_t shape;
+	uint64_t shape;
 	uint64_t tag;
 	double bytes;
-	int rc;
-	int share;     /* perf_group.share: in the padding after rc */
-	struct comm_result r;
+	double time_s;
 };
-_Static_assert(sizeof(struct memo_coll) == 64, "a collective entry is one cache line");
+_Static_assert(sizeof(struct memo_coll) == 32, "a collective entry is half a cache line");
 _Static_assert(HP_MAX_POOLS <= 127 && COMM_COLL_COUNT <= 127, "pools and collectives fit a byte");
+_Static_assert(COMM_ALGO_COUNT <= 16 && COMM_PROTO_COUNT <= 8,
+	       "an algorithm fits 4 bits and a protocol 3 (memo_coll's result byte)");
 
 struct memo_layer {
 	unsigned gen;
@@ -252,7 +261,7 @@ struct perf_memo {
 	struct param_count pc;
 	struct memo_flops flops[MEMO_FLOPS];
 	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
-	struct memo_coll coll[MEMO_COLL];
+	_Alignas(64) struct memo_coll coll[MEMO_COLL];   /* pairs on one line */
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
 	struct memo_core core[MEMO_STAGE];
@@ -514,9 +523,10 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	}
 }
 
-/* A collective not in the memo: computed and put in slot e. Kept out of
- * perf_memo_coll, whose hits (nine lookups in ten) then need no stack
- * frame for the comm_group built here. */
+/* A collective not in the memo: computed into r (its bandwidths 0,
+ * perf_int.h) and, with e, put in slot e. Kept out of perf_memo_coll,
+ * whose hits (nine lookups in ten) then need no stack frame for the
+ * comm_group built here. */
 static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo_coll *e,
 					       uint64_t shape, uint64_t tag,
 					       const struct perf_group *g, enum comm_coll op,
@@ -526,13 +536,26 @@ static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo
 	build_group(mo, g, &cg);
 	memset(r, 0, sizeof *r);
 	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
-	e->shape = shape;
-	e->tag = tag;
-	e->bytes = bytes;
-	e->rc = rc;
-	e->share = g->share;
-	e->r = *r;
+	r->algbw_Bps = r->busbw_Bps = 0;
+	if (e) {
+		uint64_t res = (uint64_t)(rc < 0) | (uint64_t)r->algo << 1 | (uint64_t)r->proto << 5;
+		e->shape = shape;
+		e->tag = tag | res << COLL_RESULT_SHIFT;
+		e->bytes = bytes;
+		e->time_s = r->time_s;
+	}
 	return rc;
+}
+
+/* Entry e's value into r; its status. */
+static int coll_hit(const struct memo_coll *e, struct comm_result *r)
+{
+	unsigned res = (unsigned)(e->tag >> COLL_RESULT_SHIFT) & 0xff;
+	r->time_s = e->time_s;
+	r->algbw_Bps = r->busbw_Bps = 0;
+	r->algo = (enum comm_algo)(res >> 1 & 0xf);
+	r->proto = (enum comm_proto)(res >> 5);
+	return res & 1 ? -1 : 0;
 }
 
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
@@ -540,7 +563,7 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 {
 	uint64_t bits;
 	memcpy(&bits, &bytes, sizeof bits);
-	uint64_t shape = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
+	uint64_t shape0 = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
 	uint64_t pools = (uint64_t)(unsigned char)g->a | (uint64_t)(unsigned char)g->b << 8 |
 			 (uint64_t)(unsigned)op << 16;
 	uint64_t tag = pools | (uint64_t)mo->gen << 32;
@@ -553,18 +576,18 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	 * round). Two multiplies, not three chained mix() steps (eighth
 	 * round: 70B on 1,024 GPUs, 52,701 -> 52,597 misses of 677,254
 	 * lookups and 26M fewer instructions). */
-	uint64_t h = ((shape ^ pools << 40 ^ (uint64_t)(uint32_t)g->share << 24) *
+	uint64_t h = ((shape0 ^ pools << 40 ^ (uint64_t)(uint32_t)g->share << 24) *
 		      0x9e3779b97f4a7c15ull ^ bits) * 0xff51afd7ed558ccdull;
+	if ((unsigned)g->ranks_per_node > 0xffff || (unsigned)g->share > 0xffff)
+		return coll_miss(mo, NULL, 0, 0, g, op, bytes, r);
+	uint64_t shape = (uint64_t)(uint32_t)g->ranks |
+			 (uint64_t)(uint32_t)g->ranks_per_node << 32 |
+			 (uint64_t)(uint32_t)g->share << 48;
 	struct memo_coll *e = &mo->coll[(h >> (64 - MEMO_COLL_BITS)) & ~(uint64_t)1];
-	if (e->tag == tag && e->shape == shape && e->bytes == bytes && e->share == g->share) {
-		*r = e->r;
-		return e->rc;
-	}
-	if (e[1].tag == tag && e[1].shape == shape && e[1].bytes == bytes &&
-	    e[1].share == g->share) {
-		*r = e[1].r;
-		return e[1].rc;
-	}
+	if ((e->tag & ~COLL_RESULT_MASK) == tag && e->shape == shape && e->bytes == bytes)
+		return coll_hit(e, r);
+	if ((e[1].tag & ~COLL_RESULT_MASK) == tag && e[1].shape == shape && e[1].bytes == bytes)
+		return coll_hit(&e[1], r);
 	e[1] = e[0];   /* the older entry of the pair leaves, the newer moves over */
 	return coll_miss(mo, e, shape, tag, g, op, bytes, r);
 }
