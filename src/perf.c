@@ -639,12 +639,18 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
  * in-flight activations, slack, total and fit, and reads only fields no
  * index changes. So the same bits as the memo's path, without building
  * the key and looking it up (issue 13, fifteenth round: most stages of
- * a layout probe are middle stages like their neighbour). */
+ * a layout probe are middle stages like their neighbour). A run of such
+ * stages shares perf_stage_memory_at's other terms (*run, set by the
+ * run's first stage when *run_set is 0; issue 13, sixteenth round). */
 static void stage_as_previous(struct stage_ctx *x, const struct perf_stage *prev,
-			      struct perf_stage *ps)
+			      struct perf_stage *ps, struct mem_run *run, int *run_set)
 {
 	record_from(x, prev, ps);
-	perf_stage_memory_at(x, ps);
+	if (!*run_set) {
+		perf_mem_run_init(x, ps, run);
+		*run_set = 1;
+	}
+	perf_mem_run_at(x, run, ps);
 }
 
 /* The memo entry for a stage, completed (a stage's records and memory
@@ -1210,18 +1216,21 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
 	struct stage_ctx x;
+	struct mem_run run;
 	int si = 0;
 	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
+		int run_set = 0;
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
 			ps->group = r;
 			ps->index = i;
 			if (ctx_stage_as_previous(&x, i)) {
-				stage_as_previous(&x, ps - 1, ps);
+				stage_as_previous(&x, ps - 1, ps, &run, &run_set);
 				continue;
 			}
+			run_set = 0;
 			struct stage_key key;
 			stage_key_of(&x, &key);
 			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);

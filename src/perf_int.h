@@ -428,6 +428,25 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * optimizer and other as perf_stage_memory set them for the same stage at
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
+/* perf_stage_memory_at's terms that middle stages (neither first nor
+ * last) of one stage key share: all but the micro-batches in flight.
+ * perf_mem_run_init takes them from x and ps as perf_stage_memory_at
+ * would read them at such a stage; perf_mem_run_at is then
+ * perf_stage_memory_at, bit for bit, at any middle stage of that key
+ * whose record ps holds the same weights, grads, optimizer, other and
+ * capacity (perf.c, perf_stage_times: a layout probe's run of stages). */
+struct mem_run {
+	double base;      /* activations per micro-batch in flight */
+	double work;      /* x->act_work, added under checkpointing */
+	double sp_work;   /* the SP gathered inputs, added where read */
+	double churn_ws, churn_z3, churn_grads, frag1;
+	double wgo;       /* weights + grads + optimizer, summed as the total is */
+	double other;
+	int ckpt, sp_tp;
+};
+void perf_mem_run_init(const struct stage_ctx *x, const struct perf_stage *ps,
+		       struct mem_run *r);
+int perf_mem_run_at(const struct stage_ctx *x, const struct mem_run *r, struct perf_stage *ps);
 /* Parameters of the stage on one GPU outside its transformer layers
  * (embedding, output layer, final norm), which stay 16-bit in an fp8 run. */
 double perf_stage_end_params(const struct stage_ctx *x);
