@@ -72,13 +72,17 @@
  * on the shared 2-core machine). */
 #define MEMO_STAGE_BITS 10
 #define MEMO_STAGE (1 << MEMO_STAGE_BITS)
-/* The exposed DP syncs (struct memo_dp, 0.15 KB) have a table of their
+/* The exposed DP syncs (struct memo_dp, 32 bytes) have a table of their
  * own size: the candidates' screen (perf_dp_exposed_memo) meets each
  * stage shape at many DP degrees. Issue 13, fifteenth round, the 70B
  * search on 1,024 GPUs (one thread): 1,024 slots missed 30,533 of
- * 57,679 lookups, 4,096 (0.6 MB) 21,852 and 8,192 (1.2 MB) 18,515, for
- * 1.8% and 2.8% fewer instructions. */
-#define MEMO_DP_BITS 13
+ * 57,679 lookups, 4,096 21,852 and 8,192 18,515, for 1.8% and 2.8%
+ * fewer instructions, with entries of the whole stage key (0.15 KB: 1.2
+ * MB for 8,192). Sixteenth round, three-word keys: 4,096 slots (128 KB)
+ * took 5.0M more instructions than 8,192, 16,384 (0.5 MB) 3.4M fewer,
+ * and the best of ten rate runs (the shared machine at load 6 to 8) was
+ * 6% higher at 16,384 than at 8,192 in both orders. */
+#define MEMO_DP_BITS 14
 #define MEMO_DP (1 << MEMO_DP_BITS)
 /* Collective notes (struct memo_notes): an estimate notes two stages,
  * and a search's consecutive estimates mostly the same few; 64 slots of
@@ -185,8 +189,8 @@ struct memo_mem {
 	struct stage_mem_in v;
 };
 
-/* Half a cache line: the table (8,192 entries) is 256 KB, where entries
- * keyed by the whole stage key (0.15 KB, three lines) took 1.2 MB. */
+/* Half a cache line, where entries keyed by the whole stage key (0.15
+ * KB, three lines) took 1.2 MB for 8,192 (MEMO_DP_BITS). */
 struct memo_dp {
 	_Alignas(32) uint32_t gen;
 	uint32_t dp;
@@ -267,7 +271,7 @@ struct perf_memo {
 	struct memo_core core[MEMO_STAGE];
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
-	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 0.25 MB */
+	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 0.5 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
