@@ -281,6 +281,18 @@ const char *perf_dim_name(enum perf_dim d)
 	return n[d];
 }
 
+/* memset(p, 0, n) through the C library's: GCC inlines a memset of a
+ * known size of a few hundred bytes as rep stos, whose start-up cost
+ * more than the library's vector stores (issue 13, sixteenth round: the
+ * stage context's and the estimate's, 2% of the 70B search's samples,
+ * perf annotate). The volatile pointer keeps the call a call. */
+static void *(*volatile const memset_call)(void *, int, size_t) = memset;
+
+static void perf_zero(void *p, size_t n)
+{
+	memset_call(p, 0, n);
+}
+
 /* A stage record zeroed, padding included (estimates compare as bytes),
  * but for its group and index. */
 static void stage_record_clear(struct perf_stage *ps)
@@ -456,46 +468,57 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	core_save(x, c);
 }
 
-/* The DP memo's key of the stage of key (x set for it) into dk, and its
- * h0 (perf_int.h, perf_memo_dp): the neighbours' pools but for -1 (first
- * / last), the node crossings and the EP overlap's rank cleared, the
- * micro-batches kept only under ZeRO-3, the depth as min(pp, 2) unless
- * the stage syncs tied embeddings. */
-static uint64_t stage_dp_key(struct stage_ctx *x, const struct stage_key *key,
-			     struct stage_key *dk)
+/* The DP memo's key of x's stage (x set for it: ctx_stage) into dk
+ * (perf_int.h, struct dp_key): the stage key's fields that perf_stage_dp
+ * reads, the plan's settings as their serial (once an estimate), the
+ * neighbours' pools only as whether there are any, no node crossings nor
+ * EP overlap's rank, the micro-batches only under ZeRO-3, the depth as
+ * min(pp, 2) and no peer pool unless the stage syncs tied embeddings.
+ * -1 when a field does not fit its bits (then no memo: computed). Issue
+ * 13, sixteenth round: the whole stage key (0.15 KB an entry, 1.2 MB a
+ * table) made the DP memo's lookups wait on memory; three words. */
+static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 {
+	const struct stage *sts = x->rep->stages, *st = &sts[x->index];
 	int pp_whole = x->m->tied_embeddings && (x->first || x->last);
-	*dk = *key;
-	dk->prev_pool = key->prev_pool < 0 ? -1 : 0;
-	dk->next_pool = key->next_pool < 0 ? -1 : 0;
-	dk->cross = 0;
-	dk->ep_tail = 0;
-	dk->mb = x->p->zero == 3 ? x->mb : 0;
-	if (!pp_whole && dk->pp > 2)
-		dk->pp = 2;
-	if (pp_whole)
-		return perf_memo_stage_h0(dk);
-	if (!x->dp_h0_set) {
-		x->dp_h0 = perf_memo_stage_h0(dk);
-		x->dp_h0_set = 1;
+	int pp = !pp_whole && x->pp > 2 ? 2 : x->pp;
+	int end = pp_whole && x->pp >= 2 ? sts[x->first ? x->pp - 1 : 0].pool : -1;
+	int layers = st->last_layer - st->first_layer + 1;
+	int moe = model_moe_layers_in(x->m, st->first_layer, st->last_layer);
+	long mb = x->p->zero == 3 ? x->mb : 0;
+	if (!x->glob_set) {
+		x->glob = perf_memo_glob(x->memo, x->p);
+		x->glob_set = 1;
 	}
-	return x->dp_h0;
+	if (x->glob >= 1ull << 40 || mb < 0 || mb >= 1l << 24 || (unsigned)st->pool > 0xf ||
+	    (unsigned)(x->other_pool + 1) > 0x1f || (unsigned)(end + 1) > 0x1f ||
+	    (unsigned)pp > 0xff || (unsigned)st->tp > 0x3ff || (unsigned)layers > 0xfff ||
+	    (unsigned)moe > 0xfff || x->dp < 0)
+		return -1;
+	dk->glob = x->glob | (uint64_t)mb << 40;
+	dk->stage = (uint64_t)st->pool | (uint64_t)(x->other_pool + 1) << 4 |
+		    (uint64_t)(end + 1) << 9 | (uint64_t)pp << 14 | (uint64_t)st->tp << 22 |
+		    (uint64_t)layers << 32 | (uint64_t)moe << 44 | (uint64_t)(x->index > 0) << 56 |
+		    (uint64_t)(x->index + 1 < x->pp) << 57;
+	dk->dp = (uint32_t)x->dp;
+	return 0;
 }
 
-/* perf_stage_dp(x, NULL) for the stage of key (x set for it, its
- * perf_stage_compute outputs in place), from the DP memo when a stage of
- * the same DP inputs was met (stage_dp_key). Issue 13, tenth round: the
- * DP sync's collectives were a third of perf_estimate's time in the
- * DeepSeek-V3 cost search, most of them missing the collective memo. */
-static double stage_dp_memo(struct stage_ctx *x, const struct stage_key *key)
+/* perf_stage_dp(x, NULL) for x's stage (its perf_stage_compute outputs
+ * in place), from the DP memo when a stage of the same DP inputs was met
+ * (stage_dp_key). Issue 13, tenth round: the DP sync's collectives were a
+ * third of perf_estimate's time in the DeepSeek-V3 cost search, most of
+ * them missing the collective memo. */
+static double stage_dp_memo(struct stage_ctx *x)
 {
-	struct stage_key dk;
-	uint64_t h0 = stage_dp_key(x, key, &dk);
-	const double *hit = perf_memo_dp(x->memo, &dk, h0);
+	struct dp_key dk;
+	if (stage_dp_key(x, &dk) < 0)
+		return perf_stage_dp(x, NULL);
+	const double *hit = perf_memo_dp(x->memo, &dk);
 	if (hit)
 		return *hit;
 	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, h0, v);
+	perf_memo_dp_put(x->memo, &dk, v);
 	return v;
 }
 
@@ -517,7 +540,7 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 		return;
 	}
 	stage_front_memo(x, key, ps);
-	*dp_exposed = stage_dp_memo(x, key);
+	*dp_exposed = stage_dp_memo(x);
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
@@ -528,11 +551,19 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 
 /* The fields of the memo key every stage of the estimate shares (struct
  * stage_key), into x->key0; ctx_replica adds the replica group's. */
+_Static_assert(sizeof(struct stage_key) == 30 * sizeof(int) + sizeof(double),
+	       "key0_init sets every field of struct stage_key");
 static void key0_init(struct stage_ctx *x)
 {
 	const struct plan *p = x->p;
 	struct stage_key *key = &x->key0;
-	memset(key, 0, sizeof *key);
+	/* every field set, the stage's own 0 (ctx_replica and stage_key_of
+	 * set them), and no padding (perf_memo.c asserts the size): the bytes
+	 * are set without a memset, which GCC inlines as a rep stos that cost
+	 * more than these stores (issue 13, sixteenth round) */
+	key->ep_tail = key->pp = key->mb = key->pool = key->tp = 0;
+	key->layers = key->moe_layers = key->prev_pool = key->next_pool = 0;
+	key->end_pool = key->cross = 0;
 	key->mbs = p->mbs;
 	/* with the FP8-parameter bit (plan_fp8_params: memory, DP gather) */
 	key->precision = (int)p->precision | plan_fp8_params(p) << 8;
@@ -599,34 +630,8 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 		perf_stage_memory_at(x, ps);
 }
 
-/* Whether stage i of x's replica group (x at it: ctx_stage) has the
- * stage key of stage i - 1, which x was at before (its crossings in
- * prev_cross): both in the middle of the pipeline (neither first nor
- * last, so end_pool -1 for both), on one pool at one TP, of as many
- * layers and MoE layers, their neighbours on one pool, the same node
- * crossings, and no EP overlap (whose ep_tail is the index). The fields
- * key0 holds are the replica group's. Checked field by field, as
- * stage_key_of sets them, without building either key. */
-static int stage_key_as_previous(const struct stage_ctx *x, int i, int prev_cross)
-{
-	if (i < 2 || i >= x->pp - 1 || x->ep_ov)
-		return 0;
-	const struct stage *sts = x->rep->stages;
-	const struct stage *a = &sts[i - 1], *b = &sts[i];
-	if (a->pool != b->pool || a->tp != b->tp || sts[i - 2].pool != a->pool ||
-	    sts[i + 1].pool != b->pool)
-		return 0;
-	if ((x->cross_prev | x->cross_next << 1) != prev_cross)
-		return 0;
-	if (a->first_layer == b->first_layer && a->last_layer == b->last_layer)
-		return 1;
-	return a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
-	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
-	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
-}
-
 /* Stage ps of x from prev, the record of the stage before it, of the
- * same key (stage_key_as_previous): what the memo's entry for that key
+ * same key (ctx_stage_as_previous): what the memo's entry for that key
  * gives (stage_from_hit: prev is that entry's record, but for its layer
  * range, group and index and the memory at its index), x's memory
  * inputs still prev's (perf_stage_times: computed, or loaded from the
@@ -634,12 +639,18 @@ static int stage_key_as_previous(const struct stage_ctx *x, int i, int prev_cros
  * in-flight activations, slack, total and fit, and reads only fields no
  * index changes. So the same bits as the memo's path, without building
  * the key and looking it up (issue 13, fifteenth round: most stages of
- * a layout probe are middle stages like their neighbour). */
+ * a layout probe are middle stages like their neighbour). A run of such
+ * stages shares perf_stage_memory_at's other terms (*run, set by the
+ * run's first stage when *run_set is 0; issue 13, sixteenth round). */
 static void stage_as_previous(struct stage_ctx *x, const struct perf_stage *prev,
-			      struct perf_stage *ps)
+			      struct perf_stage *ps, struct mem_run *run, int *run_set)
 {
 	record_from(x, prev, ps);
-	perf_stage_memory_at(x, ps);
+	if (!*run_set) {
+		perf_mem_run_init(x, ps, run);
+		*run_set = 1;
+	}
+	perf_mem_run_at(x, run, ps);
 }
 
 /* The memo entry for a stage, completed (a stage's records and memory
@@ -698,14 +709,15 @@ static void stage_eval(struct stage_ctx *x, struct estimate *e, struct perf_stag
 	stage_fit_note(e, ps);
 }
 
-/* Pools in the plan: the DP group spans all of them; other_pool is one of
- * another site if there is one (its WAN link then bounds the group). */
-static void plan_pools(const struct cluster *c, const int *used, int *other)
+/* Pools in the plan (bit i of mask: pool i): the DP group spans all of
+ * them; other_pool is one of another site if there is one (its WAN link
+ * then bounds the group). */
+static void plan_pools(const struct cluster *c, unsigned mask, int *other)
 {
 	int first = -1;
 	*other = -1;
-	for (int i = 0; i < c->n_pools; i++)
-		if (used[i]) {
+	for (int i = 0; i < c->n_pools && mask >> i; i++)
+		if (mask >> i & 1) {
 			if (first < 0)
 				first = i;
 			else if (*other < 0 || !cluster_same_site(c, first, i))
@@ -798,12 +810,32 @@ void perf_ctx_settings(struct stage_ctx *x)
 	x->grad_fp32 = plan_grad_fp32(p);
 }
 
-/* The inputs every stage shares; used[] gets the GPUs per pool. */
+/* Which pools hold a stage of a replica group of one replica or more,
+ * bit i for pool i: where plan_gpus's count (count x tp x cp, with tp
+ * and cp at least 1 and pools below HP_MAX_POOLS: check_plan) is not 0,
+ * without the counts, which perf_stage_times and perf_dp_exposed do not
+ * report (issue 13, sixteenth round: plan_gpus was 1.6% of the 70B
+ * search's instructions, most of it for them). */
+_Static_assert(HP_MAX_POOLS <= 32, "a pool is a bit of an unsigned");
+static unsigned plan_pool_mask(const struct plan *p)
+{
+	unsigned mask = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rp = &p->replicas[r];
+		if (rp->count > 0)
+			for (int s = 0; s < rp->n_stages; s++)
+				mask |= 1u << rp->stages[s].pool;
+	}
+	return mask;
+}
+
+/* The inputs every stage shares; with e, used[] gets the GPUs per pool
+ * and e its GPUs and sequence length (e NULL: neither is read). */
 static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *k, int *used,
 		     struct estimate *e)
 {
-	memset(x, 0, sizeof *x);
+	perf_zero(x, sizeof *x);
 	x->c = c;
 	x->m = m;
 	x->p = p;
@@ -819,9 +851,16 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 	 * forward runs again before the backward. */
 	x->ckpt = p->recompute == RC_FULL || p->recompute == RC_SELECTIVE_OP;
 	x->link_pool = -1;   /* x->fw NULL: perf_ctx_settings not run yet */
-	e->seq_len = (int)x->s;
-	e->n_gpus = plan_gpus(p, used);
-	plan_pools(c, used, &x->other_pool);
+	unsigned mask = 0;
+	if (e) {
+		e->seq_len = (int)x->s;
+		e->n_gpus = plan_gpus(p, used);
+		for (int i = 0; i < c->n_pools; i++)
+			mask |= (unsigned)(used[i] != 0) << i;
+	} else {
+		mask = plan_pool_mask(p);
+	}
+	plan_pools(c, mask, &x->other_pool);
 	key0_init(x);
 }
 
@@ -851,7 +890,6 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
 	x->key_h0 = with_key ? stage_h0_cached(0, &x->key0) : 0;
 	x->core_h0_set = 0;
-	x->dp_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
@@ -879,12 +917,47 @@ static void ctx_stage(struct stage_ctx *x, int i)
 	ctx_stage_place(x, i);
 }
 
+/* ctx_stage(x, i) for x at stage i - 1 (ctx_stage), and whether stage i
+ * of x's replica group has the stage key of stage i - 1: both in the
+ * middle of the pipeline (neither first nor last, so end_pool -1 for
+ * both), on one pool at one TP, of as many layers and MoE layers, their
+ * neighbours on one pool, the same node crossings, and no EP overlap
+ * (whose ep_tail is the index). The fields key0 holds are the replica
+ * group's. Checked field by field, as stage_key_of sets them, without
+ * building either key. When it has, only x's index and crossings move:
+ * first, last, the pool, its GPU and TP are stage i - 1's, the same
+ * (issue 13, sixteenth round: most stages of a layout probe). */
+static int ctx_stage_as_previous(struct stage_ctx *x, int i)
+{
+	if (i < 2 || i >= x->pp - 1 || x->ep_ov || x->index != i - 1) {
+		ctx_stage(x, i);
+		return 0;
+	}
+	const struct stage *sts = x->rep->stages;
+	const struct stage *a = &sts[i - 1], *b = &sts[i];
+	int prev_cross = x->cross_prev | x->cross_next << 1;
+	x->cross_prev = x->cross_next;
+	x->cross_next = perf_pp_boundary_crosses(x, i);
+	int same = a->pool == b->pool && a->tp == b->tp && sts[i - 2].pool == a->pool &&
+		   sts[i + 1].pool == b->pool && (x->cross_prev | x->cross_next << 1) == prev_cross;
+	if (same && !(a->first_layer == b->first_layer && a->last_layer == b->last_layer))
+		same = a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
+		       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
+		       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+	if (same) {
+		x->index = i;
+		return 1;
+	}
+	ctx_stage_place(x, i);
+	return 0;
+}
+
 /* What perf_estimate and perf_stage_times start with: the plan checked,
  * e zeroed with one stage record per stage of every replica group. */
 static int estimate_begin(const struct cluster *c, const struct model_spec *m,
 			  const struct plan *p, struct estimate *e, struct hp_err *err)
 {
-	memset(e, 0, sizeof *e);
+	perf_zero(e, sizeof *e);
 	if (check_plan(c, m, p, err) < 0)
 		return -1;
 	int total_stages = 0;
@@ -1058,19 +1131,17 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
  * perf_memo_dp) when with_memo, a miss computed and put; else computed. */
 static double stage_dp_of(struct stage_ctx *x, int with_memo)
 {
-	if (!with_memo) {
+	struct dp_key dk;
+	if (!with_memo || stage_dp_key(x, &dk) < 0) {
 		perf_stage_compute(x);
 		return perf_stage_dp(x, NULL);
 	}
-	struct stage_key key, dk;
-	stage_key_of(x, &key);
-	uint64_t h0 = stage_dp_key(x, &key, &dk);
-	const double *hit = perf_memo_dp(x->memo, &dk, h0);
+	const double *hit = perf_memo_dp(x->memo, &dk);
 	if (hit)
 		return *hit;
 	perf_stage_compute(x);
 	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, h0, v);
+	perf_memo_dp_put(x->memo, &dk, v);
 	return v;
 }
 
@@ -1081,14 +1152,11 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	*dp_s = 0;
 	if (check_plan(c, m, p, err) < 0)
 		return -1;
-	struct estimate e;
-	memset(&e, 0, sizeof e);
 	struct stage_ctx x;
-	int used[HP_MAX_POOLS];
-	ctx_init(&x, c, m, p, k, used, &e);
+	ctx_init(&x, c, m, p, k, NULL, NULL);
 	double worst = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
-		/* no stage memo key: the DP memo's h0 is stage_dp_key's */
+		/* no stage memo key: the DP memo's is stage_dp_key's */
 		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))
@@ -1148,20 +1216,21 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
 	struct stage_ctx x;
-	int used[HP_MAX_POOLS], si = 0;
-	ctx_init(&x, c, m, p, k, used, e);
+	struct mem_run run;
+	int si = 0;
+	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
+		int run_set = 0;
 		for (int i = 0; i < x.pp; i++) {
 			struct perf_stage *ps = &e->stages[si++];
-			int prev_cross = x.cross_prev | x.cross_next << 1;
-			ctx_stage(&x, i);
 			ps->group = r;
 			ps->index = i;
-			if (stage_key_as_previous(&x, i, prev_cross)) {
-				stage_as_previous(&x, ps - 1, ps);
+			if (ctx_stage_as_previous(&x, i)) {
+				stage_as_previous(&x, ps - 1, ps, &run, &run_set);
 				continue;
 			}
+			run_set = 0;
 			struct stage_key key;
 			stage_key_of(&x, &key);
 			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
@@ -1303,8 +1372,8 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 	e->fits = 1;
 	e->worst_stage = -1;
 	struct stage_ctx x;
-	int used[HP_MAX_POOLS], si = 0;
-	ctx_init(&x, c, m, p, k, used, e);
+	int si = 0;
+	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 0);
 		struct stage_key mk0 = x.key0;

@@ -218,7 +218,9 @@ void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp
 const struct perf_link *perf_memo_link(struct perf_memo *mo, int a, int b);
 /* comm_time(group, op, bytes, AUTO, AUTO) of group g (the comm_group is
  * built from g's links and the NIC share of its pool a's nodes). Returns
- * comm_time's status; r is filled on 0. */
+ * comm_time's status; on 0, r gets the time, algorithm and protocol, its
+ * bandwidths 0 (not kept: nothing in perf reads them), the same whether
+ * the memo held the collective or not. */
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r);
 /* The hash of the fields of a stage key that every stage of a replica
@@ -252,25 +254,41 @@ const struct stage_mem_state *perf_memo_memst(struct perf_memo *mo, const struct
 					      uint64_t h0);
 struct stage_mem_state *perf_memo_memst_put(struct perf_memo *mo, const struct stage_key *key,
 					    uint64_t h0);
-/* The exposed DP sync of a stage (perf_stage_dp's value) per key: the
- * stage key with prev_pool and next_pool 0 unless -1 (first / last),
- * cross and ep_tail 0 (perf.c, stage_dp_memo). perf_stage_dp reads,
- * besides the cluster, model and constants: perf_stage_compute's outputs
- * (params, eparams, fwd, bwd, rc: functions of the stage's pool, TP,
- * layers, first / last, the pipeline's depth and the plan, as struct
- * stage_mem_in says), the DP, CP and EP degrees, the other site's pool,
- * the plan's settings (zero, framework, grad_fp32, grad_overlap,
- * param_overlap, precision's FP8-parameter bit, master), the micro-
- * batches under ZeRO-3, and for tied embeddings the peer's pool
- * (end_pool); not the neighbours' pools, the node crossings nor the EP
- * overlap's rank. Of the pipeline's depth it reads only whether it is
- * above 1 (the output layer on the last stage, DeepSpeed's reduce after
- * the drain), but for the tied embeddings' sync on the first and last
- * stages, whose node test reads pp itself: the key holds pp there, else
- * min(pp, 2). h0: its perf_memo_stage_h0. */
-const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0);
-void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
-		      double dp_exposed);
+/* The exposed DP sync of a stage (perf_stage_dp's value) per key: what
+ * the stage key would hold with prev_pool and next_pool 0 unless -1
+ * (first / last), cross and ep_tail 0 (perf.c, stage_dp_key), in three
+ * words (struct dp_key). perf_stage_dp reads, besides the cluster, model
+ * and constants: perf_stage_compute's outputs (params, eparams, fwd,
+ * bwd, rc: functions of the stage's pool, TP, layers, first / last, the
+ * pipeline's depth and the plan, as struct stage_mem_in says), the DP,
+ * CP and EP degrees, the other site's pool, the plan's settings (zero,
+ * framework, grad_fp32, grad_overlap, param_overlap, precision's
+ * FP8-parameter bit, master), the micro-batches under ZeRO-3, and for
+ * tied embeddings the peer's pool (end_pool); not the neighbours' pools,
+ * the node crossings nor the EP overlap's rank. Of the pipeline's depth
+ * it reads only whether it is above 1 (the output layer on the last
+ * stage, DeepSpeed's reduce after the drain), but for the tied
+ * embeddings' sync on the first and last stages, whose node test reads
+ * pp itself: the key holds pp there, else min(pp, 2); end_pool only
+ * there (else -1). The plan's settings (and the sequence length the plan
+ * or the model gives) enter as the serial of the plan's settings
+ * (perf_memo_glob), which stands for every field of the plan but its
+ * replicas. */
+struct dp_key {
+	uint64_t glob;     /* perf_memo_glob's serial | ZeRO-3's mb << 40 */
+	uint64_t stage;    /* pool | other_pool + 1 << 4 | end_pool + 1 << 9 |
+			    * pp << 14 | tp << 22 | layers << 32 |
+			    * moe_layers << 44 | (prev_pool >= 0) << 56 |
+			    * (next_pool >= 0) << 57 */
+	uint32_t dp;
+};
+/* The serial of p's settings on this memo (every field of struct plan
+ * but its replicas): equal serials, equal settings; a serial is never
+ * given twice on a thread. */
+uint64_t perf_memo_glob(struct perf_memo *mo, const struct plan *p);
+/* The cached DP sync for key, or NULL; perf_memo_dp_put stores one. */
+const double *perf_memo_dp(struct perf_memo *mo, const struct dp_key *key);
+void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_exposed);
 /* The collective notes of one stage (perf.c, estimate_notes): kind 0,
  * every dimension as stage_front then perf_stage_dp note them; kind 1,
  * the DP sync's alone (perf_stage_compute then perf_stage_dp). Keyed by
@@ -328,9 +346,9 @@ struct stage_ctx {
 	uint64_t key_h0;         /* perf_memo_stage_h0(&key0) */
 	uint64_t core_h0;        /* the same of key0 with dp 0, when core_h0_set */
 	int core_h0_set;
-	uint64_t dp_h0;          /* the same of key0 as the DP memo keys it
-				  * (perf.c, stage_dp_key), when dp_h0_set */
-	int dp_h0_set;
+	uint64_t glob;           /* perf_memo_glob(memo, p), when glob_set
+				  * (perf.c, stage_dp_key) */
+	int glob_set;
 	/* perf_pp_boundary_crosses(x, index - 1) and (x, index), set by
 	 * perf.c for every stage (each boundary computed once per replica
 	 * group: the previous stage's next is this one's previous) */
@@ -410,6 +428,25 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps);
  * optimizer and other as perf_stage_memory set them for the same stage at
  * another index (a stage memo hit). Returns ps->fits. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps);
+/* perf_stage_memory_at's terms that middle stages (neither first nor
+ * last) of one stage key share: all but the micro-batches in flight.
+ * perf_mem_run_init takes them from x and ps as perf_stage_memory_at
+ * would read them at such a stage; perf_mem_run_at is then
+ * perf_stage_memory_at, bit for bit, at any middle stage of that key
+ * whose record ps holds the same weights, grads, optimizer, other and
+ * capacity (perf.c, perf_stage_times: a layout probe's run of stages). */
+struct mem_run {
+	double base;      /* activations per micro-batch in flight */
+	double work;      /* x->act_work, added under checkpointing */
+	double sp_work;   /* the SP gathered inputs, added where read */
+	double churn_ws, churn_z3, churn_grads, frag1;
+	double wgo;       /* weights + grads + optimizer, summed as the total is */
+	double other;
+	int ckpt, sp_tp;
+};
+void perf_mem_run_init(const struct stage_ctx *x, const struct perf_stage *ps,
+		       struct mem_run *r);
+int perf_mem_run_at(const struct stage_ctx *x, const struct mem_run *r, struct perf_stage *ps);
 /* Parameters of the stage on one GPU outside its transformer layers
  * (embedding, output layer, final norm), which stay 16-bit in an fp8 run. */
 double perf_stage_end_params(const struct stage_ctx *x);

@@ -379,6 +379,21 @@ static double fp8_saved_delta(const struct stage_ctx *x)
 	return dense * x->T * per_token;
 }
 
+/* The micro-batches in flight on x's stage (perf_stage_memory_at says
+ * whence). */
+static double micro_batches_in_flight(const struct stage_ctx *x)
+{
+	int pp = x->pp, i = x->index;
+	double inflight, v = x->v;
+	if (x->p->schedule == SCHED_INTERLEAVED && pp > 1)
+		inflight = ((pp - i - 1) * 2.0 + (v - 1) * pp + 1) / v;
+	else
+		inflight = pp - i;
+	if (inflight > x->mb)
+		inflight = x->mb;
+	return inflight;
+}
+
 /* The activations of the micro-batches in flight at the stage's index,
  * the allocator's slack on what churns, and the total. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
@@ -386,7 +401,7 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 	const struct plan *p = x->p;
 	const struct perf_calib *k = x->k;
 	double T = x->T, h = x->m->hidden;
-	int tp = x->tp, pp = x->pp, i = x->index;
+	int tp = x->tp;
 	/* Activations kept for backward, per layer and token (x->act, model.c
 	 * layer_act_terms): for a Llama layer under Transformer Engine with
 	 * sequence parallelism and flash attention, in 16 bits, divided by TP:
@@ -410,13 +425,7 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 	 * the expression below. With as many micro-batches as stages (or
 	 * fewer) every forward runs first ("all_warmup_microbatches"): all m
 	 * micro-batches are in flight. */
-	double inflight, v = x->v;
-	if (p->schedule == SCHED_INTERLEAVED && pp > 1)
-		inflight = ((pp - i - 1) * 2.0 + (v - 1) * pp + 1) / v;
-	else
-		inflight = pp - i;
-	if (inflight > x->mb)
-		inflight = x->mb;
+	double inflight = micro_batches_in_flight(x);
 	/* fp8_saved_delta is 0 unless the plan is FP8 (read first: this
 	 * runs for every stage of a layout probe) */
 	double acts = (x->act + (p->precision == HP_FP8 ? fp8_saved_delta(x) : 0)) * inflight;
@@ -458,6 +467,51 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 	 * reports out of memory (c10/cuda/CUDACachingAllocator.cpp, malloc:
 	 * release_cached_blocks), so its slack makes a plan risky (within the
 	 * headroom, search_mem_state), not impossible. */
+	ps->fits = ps->total - ps->slack <= ps->capacity;
+	return ps->fits;
+}
+
+/* perf_stage_memory_at's terms for a middle stage (perf_int.h, struct
+ * mem_run): each the expression perf_stage_memory_at evaluates, on the
+ * same operands. */
+void perf_mem_run_init(const struct stage_ctx *x, const struct perf_stage *ps,
+		       struct mem_run *r)
+{
+	const struct plan *p = x->p;
+	const struct perf_calib *k = x->k;
+	double T = x->T, h = x->m->hidden;
+	int tp = x->tp;
+	r->base = x->act + (p->precision == HP_FP8 ? fp8_saved_delta(x) : 0);
+	r->ckpt = x->ckpt;
+	r->work = x->act_work;
+	r->sp_tp = p->sp && tp > 1;
+	r->sp_work = r->sp_tp ? 2 * 2 * T * h * (1 - 1.0 / tp) : 0;
+	int grad_buffer = p->framework == FW_MEGATRON_CORE || p->framework == FW_MEGATRON_LM ||
+			  p->framework == FW_ANY;
+	r->churn_ws = k->workspace_bytes;
+	r->churn_z3 = p->zero == 3 ? 2 * 2 * x->unit : 0;
+	r->churn_grads = grad_buffer ? 0 : ps->grads;
+	r->frag1 = k->mem_frag - 1;
+	r->wgo = ps->weights + ps->grads + ps->optimizer;
+	r->other = ps->other;
+}
+
+/* perf_stage_memory_at at a middle stage from r: the same operations in
+ * the same order (acts, then churn's three sums, slack, the total's
+ * sums left to right), so the same bits. Returns ps->fits. */
+int perf_mem_run_at(const struct stage_ctx *x, const struct mem_run *r, struct perf_stage *ps)
+{
+	double acts = r->base * micro_batches_in_flight(x);
+	if (r->ckpt) {
+		acts += r->work;
+		if (r->sp_tp)
+			acts += r->sp_work;
+	}
+	double churn = acts + r->churn_ws + r->churn_z3 + r->churn_grads;
+	ps->slack = r->frag1 * churn;
+	acts += ps->slack;
+	ps->activations = acts;
+	ps->total = r->wgo + acts + r->other;
 	ps->fits = ps->total - ps->slack <= ps->capacity;
 	return ps->fits;
 }

@@ -72,13 +72,17 @@
  * on the shared 2-core machine). */
 #define MEMO_STAGE_BITS 10
 #define MEMO_STAGE (1 << MEMO_STAGE_BITS)
-/* The exposed DP syncs (struct memo_dp, 0.15 KB) have a table of their
+/* The exposed DP syncs (struct memo_dp, 32 bytes) have a table of their
  * own size: the candidates' screen (perf_dp_exposed_memo) meets each
  * stage shape at many DP degrees. Issue 13, fifteenth round, the 70B
  * search on 1,024 GPUs (one thread): 1,024 slots missed 30,533 of
- * 57,679 lookups, 4,096 (0.6 MB) 21,852 and 8,192 (1.2 MB) 18,515, for
- * 1.8% and 2.8% fewer instructions. */
-#define MEMO_DP_BITS 13
+ * 57,679 lookups, 4,096 21,852 and 8,192 18,515, for 1.8% and 2.8%
+ * fewer instructions, with entries of the whole stage key (0.15 KB: 1.2
+ * MB for 8,192). Sixteenth round, three-word keys: 4,096 slots (128 KB)
+ * took 5.0M more instructions than 8,192, 16,384 (0.5 MB) 3.4M fewer,
+ * and the best of ten rate runs (the shared machine at load 6 to 8) was
+ * 6% higher at 16,384 than at 8,192 in both orders. */
+#define MEMO_DP_BITS 14
 #define MEMO_DP (1 << MEMO_DP_BITS)
 /* Collective notes (struct memo_notes): an estimate notes two stages,
  * and a search's consecutive estimates mostly the same few; 64 slots of
@@ -124,24 +128,33 @@ struct memo_link {
 	char in[48], out[48];    /* sizeof(struct perf_comm.link) */
 };
 
-/* One 64-byte line: a lookup is one cache line, and the table is where a
- * search's estimates miss the cache most (2026-12, perf on Mixtral 8x22B
- * cost: 12% of the search in perf_memo_coll, most of it waiting for the
- * entry). The key is two words and the message size, compared as three
- * 64-bit words (issue 13, eighth round: seven field compares were a fifth
- * of a lookup): shape, the ranks and ranks per node; tag, the memo's
- * generation, the collective and the pools (< HP_MAX_POOLS: a byte each),
- * never 0 for a filled entry (generations start at 1). */
+/* Half a 64-byte line, the two entries of a pair on one line: the table
+ * is where a search's estimates miss the cache most (2026-12, perf on
+ * Mixtral 8x22B cost: 12% of the search in perf_memo_coll, most of it
+ * waiting for the entry). The key is compared as three 64-bit words
+ * (issue 13, eighth round: seven field compares were a fifth of a
+ * lookup) but for the tag's result byte: shape, the ranks, the ranks per
+ * node and the NIC share (perf_group.share), 32, 16 and 16 bits; tag,
+ * the memo's generation, the collective and the pools (< HP_MAX_POOLS: a
+ * byte each), never 0 for a filled entry (generations start at 1); and
+ * the message size. The value is the time and, in the tag's byte 3,
+ * comm_time's status (bit 0: -1), the algorithm (bits 1-4) and the
+ * protocol (bits 5-7); not the bandwidths, which no reader of perf_memo_coll
+ * reads (issue 13, sixteenth round: 64-byte entries with them made the
+ * table 0.5 MB, a pair two lines). A group whose ranks per node or
+ * share do not fit 16 bits is computed every time. */
+#define COLL_RESULT_SHIFT 24
+#define COLL_RESULT_MASK (0xffull << COLL_RESULT_SHIFT)
 struct memo_coll {
-	_Alignas(64) uint64_t shape;
+	uint64_t shape;
 	uint64_t tag;
 	double bytes;
-	int rc;
-	int share;     /* perf_group.share: in the padding after rc */
-	struct comm_result r;
+	double time_s;
 };
-_Static_assert(sizeof(struct memo_coll) == 64, "a collective entry is one cache line");
+_Static_assert(sizeof(struct memo_coll) == 32, "a collective entry is half a cache line");
 _Static_assert(HP_MAX_POOLS <= 127 && COMM_COLL_COUNT <= 127, "pools and collectives fit a byte");
+_Static_assert(COMM_ALGO_COUNT <= 16 && COMM_PROTO_COUNT <= 8,
+	       "an algorithm fits 4 bits and a protocol 3 (memo_coll's result byte)");
 
 struct memo_layer {
 	unsigned gen;
@@ -151,12 +164,14 @@ struct memo_layer {
 
 struct memo_stage {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_val v;
 };
 
 struct memo_core {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_core v;
 };
@@ -169,15 +184,20 @@ struct memo_nccl {
 
 struct memo_mem {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_mem_in v;
 };
 
+/* Half a cache line, where entries keyed by the whole stage key (0.15
+ * KB, three lines) took 1.2 MB for 8,192 (MEMO_DP_BITS). */
 struct memo_dp {
-	unsigned gen;
-	struct stage_key key;
+	_Alignas(32) uint32_t gen;
+	uint32_t dp;
+	uint64_t glob, stage;
 	double v;
 };
+_Static_assert(sizeof(struct memo_dp) == 32, "a DP entry is half a cache line");
 
 struct memo_notes {
 	unsigned gen;
@@ -188,6 +208,7 @@ struct memo_notes {
 
 struct memo_memst {
 	unsigned gen;
+	uint64_t tag;     /* stage_hash of key: compared before the key */
 	struct stage_key key;
 	struct stage_mem_state v;
 };
@@ -244,13 +265,13 @@ struct perf_memo {
 	struct param_count pc;
 	struct memo_flops flops[MEMO_FLOPS];
 	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
-	struct memo_coll coll[MEMO_COLL];
+	_Alignas(64) struct memo_coll coll[MEMO_COLL];   /* pairs on one line */
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
 	struct memo_core core[MEMO_STAGE];
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
-	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 1.2 MB */
+	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 0.5 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
@@ -506,9 +527,10 @@ static void build_group(const struct perf_memo *mo, const struct perf_group *pg,
 	}
 }
 
-/* A collective not in the memo: computed and put in slot e. Kept out of
- * perf_memo_coll, whose hits (nine lookups in ten) then need no stack
- * frame for the comm_group built here. */
+/* A collective not in the memo: computed into r (its bandwidths 0,
+ * perf_int.h) and, with e, put in slot e. Kept out of perf_memo_coll,
+ * whose hits (nine lookups in ten) then need no stack frame for the
+ * comm_group built here. */
 static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo_coll *e,
 					       uint64_t shape, uint64_t tag,
 					       const struct perf_group *g, enum comm_coll op,
@@ -518,13 +540,26 @@ static __attribute__((noinline)) int coll_miss(struct perf_memo *mo, struct memo
 	build_group(mo, g, &cg);
 	memset(r, 0, sizeof *r);
 	int rc = comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL);
-	e->shape = shape;
-	e->tag = tag;
-	e->bytes = bytes;
-	e->rc = rc;
-	e->share = g->share;
-	e->r = *r;
+	r->algbw_Bps = r->busbw_Bps = 0;
+	if (e) {
+		uint64_t res = (uint64_t)(rc < 0) | (uint64_t)r->algo << 1 | (uint64_t)r->proto << 5;
+		e->shape = shape;
+		e->tag = tag | res << COLL_RESULT_SHIFT;
+		e->bytes = bytes;
+		e->time_s = r->time_s;
+	}
 	return rc;
+}
+
+/* Entry e's value into r; its status. */
+static int coll_hit(const struct memo_coll *e, struct comm_result *r)
+{
+	unsigned res = (unsigned)(e->tag >> COLL_RESULT_SHIFT) & 0xff;
+	r->time_s = e->time_s;
+	r->algbw_Bps = r->busbw_Bps = 0;
+	r->algo = (enum comm_algo)(res >> 1 & 0xf);
+	r->proto = (enum comm_proto)(res >> 5);
+	return res & 1 ? -1 : 0;
 }
 
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
@@ -532,7 +567,7 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 {
 	uint64_t bits;
 	memcpy(&bits, &bytes, sizeof bits);
-	uint64_t shape = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
+	uint64_t shape0 = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;
 	uint64_t pools = (uint64_t)(unsigned char)g->a | (uint64_t)(unsigned char)g->b << 8 |
 			 (uint64_t)(unsigned)op << 16;
 	uint64_t tag = pools | (uint64_t)mo->gen << 32;
@@ -545,18 +580,18 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	 * round). Two multiplies, not three chained mix() steps (eighth
 	 * round: 70B on 1,024 GPUs, 52,701 -> 52,597 misses of 677,254
 	 * lookups and 26M fewer instructions). */
-	uint64_t h = ((shape ^ pools << 40 ^ (uint64_t)(uint32_t)g->share << 24) *
+	uint64_t h = ((shape0 ^ pools << 40 ^ (uint64_t)(uint32_t)g->share << 24) *
 		      0x9e3779b97f4a7c15ull ^ bits) * 0xff51afd7ed558ccdull;
+	if ((unsigned)g->ranks_per_node > 0xffff || (unsigned)g->share > 0xffff)
+		return coll_miss(mo, NULL, 0, 0, g, op, bytes, r);
+	uint64_t shape = (uint64_t)(uint32_t)g->ranks |
+			 (uint64_t)(uint32_t)g->ranks_per_node << 32 |
+			 (uint64_t)(uint32_t)g->share << 48;
 	struct memo_coll *e = &mo->coll[(h >> (64 - MEMO_COLL_BITS)) & ~(uint64_t)1];
-	if (e->tag == tag && e->shape == shape && e->bytes == bytes && e->share == g->share) {
-		*r = e->r;
-		return e->rc;
-	}
-	if (e[1].tag == tag && e[1].shape == shape && e[1].bytes == bytes &&
-	    e[1].share == g->share) {
-		*r = e[1].r;
-		return e[1].rc;
-	}
+	if ((e->tag & ~COLL_RESULT_MASK) == tag && e->shape == shape && e->bytes == bytes)
+		return coll_hit(e, r);
+	if ((e[1].tag & ~COLL_RESULT_MASK) == tag && e[1].shape == shape && e[1].bytes == bytes)
+		return coll_hit(&e[1], r);
 	e[1] = e[0];   /* the older entry of the pair leaves, the newer moves over */
 	return coll_miss(mo, e, shape, tag, g, op, bytes, r);
 }
@@ -659,27 +694,45 @@ static size_t stage_slot(const struct stage_key *key, uint64_t h0)
 	return (size_t)(stage_hash(key, h0) >> (64 - MEMO_STAGE_BITS));
 }
 
-/* The DP table's slot: its own, larger table (MEMO_DP_BITS). */
-static size_t dp_slot(const struct stage_key *key, uint64_t h0)
+/* The slot of a stage-keyed table's hash h (stage_hash). */
+static size_t stage_slot_of(uint64_t h)
 {
-	return (size_t)(stage_hash(key, h0) >> (64 - MEMO_DP_BITS));
+	return (size_t)(h >> (64 - MEMO_STAGE_BITS));
+}
+
+/* The DP table's slot: its own, larger table (MEMO_DP_BITS). */
+static size_t dp_slot(const struct dp_key *key)
+{
+	uint64_t h = (key->glob ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull +
+		     (key->stage ^ 0x13198a2e03707344ull) * 0xc2b2ae3d27d4eb4full +
+		     (uint64_t)key->dp * 0x165667b19e3779f9ull;
+	h ^= h >> 31;
+	h *= 0xff51afd7ed558ccdull;
+	return (size_t)(h >> (64 - MEMO_DP_BITS));
 }
 
 /* The stage-keyed tables share one lookup and one store: a slot of the
  * direct-mapped table holds the value when its generation is this
  * estimate run's and its key is the whole key (stage_slot picks the
- * slot). STAGE_TABLE writes the typed pair for one table. */
+ * slot). The entry keeps the key's whole hash, compared first: a slot
+ * held by another key (two lookups in three in a search's layout probes)
+ * is told from its first line, without comparing the key's 128 bytes
+ * (issue 13, sixteenth round). STAGE_TABLE writes the typed pair for one
+ * table. */
 #define STAGE_TABLE(get, put, tab, entry, vtype)                                      \
 	const vtype *get(struct perf_memo *mo, const struct stage_key *key, uint64_t h0) \
 	{                                                                                \
-		const struct entry *e = &mo->tab[stage_slot(key, h0)];                  \
-		return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v  \
-										: NULL; \
+		uint64_t h = stage_hash(key, h0);                                        \
+		const struct entry *e = &mo->tab[stage_slot_of(h)];                     \
+		return e->gen == mo->gen && e->tag == h &&                               \
+		       !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;                \
 	}                                                                                \
 	vtype *put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)       \
 	{                                                                                \
-		struct entry *e = &mo->tab[stage_slot(key, h0)];                        \
+		uint64_t h = stage_hash(key, h0);                                        \
+		struct entry *e = &mo->tab[stage_slot_of(h)];                           \
 		e->gen = mo->gen;                                                        \
+		e->tag = h;                                                              \
 		e->key = *key;                                                           \
 		return &e->v;                                                            \
 	}
@@ -689,18 +742,20 @@ STAGE_TABLE(perf_memo_core, perf_memo_core_put, core, memo_core, struct stage_co
 STAGE_TABLE(perf_memo_mem, perf_memo_mem_put, mem, memo_mem, struct stage_mem_in)
 STAGE_TABLE(perf_memo_memst, perf_memo_memst_put, memst, memo_memst, struct stage_mem_state)
 
-const double *perf_memo_dp(struct perf_memo *mo, const struct stage_key *key, uint64_t h0)
+const double *perf_memo_dp(struct perf_memo *mo, const struct dp_key *key)
 {
-	const struct memo_dp *e = &mo->dp[dp_slot(key, h0)];
-	return e->gen == mo->gen && !memcmp(&e->key, key, sizeof *key) ? &e->v : NULL;
+	const struct memo_dp *e = &mo->dp[dp_slot(key)];
+	return e->gen == mo->gen && e->stage == key->stage && e->glob == key->glob &&
+	       e->dp == key->dp ? &e->v : NULL;
 }
 
-void perf_memo_dp_put(struct perf_memo *mo, const struct stage_key *key, uint64_t h0,
-		      double dp_exposed)
+void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_exposed)
 {
-	struct memo_dp *e = &mo->dp[dp_slot(key, h0)];
+	struct memo_dp *e = &mo->dp[dp_slot(key)];
 	e->gen = mo->gen;
-	e->key = *key;
+	e->dp = key->dp;
+	e->glob = key->glob;
+	e->stage = key->stage;
 	e->v = dp_exposed;
 }
 
@@ -757,7 +812,7 @@ void perf_memo_nccl_put(struct perf_memo *mo, const struct nccl_key *key, double
 }
 
 /* The serial of p's settings (struct memo_glob), entered if new. */
-static uint64_t glob_serial(struct perf_memo *mo, const struct plan *p)
+uint64_t perf_memo_glob(struct perf_memo *mo, const struct plan *p)
 {
 	struct plan q = *p;
 	q.n_replicas = 0;
@@ -792,7 +847,7 @@ static int group_key_of(struct perf_memo *mo, const struct plan *p, int r, doubl
 		k->st[i] = (uint32_t)st->pool | (uint32_t)st->tp << 4 |
 			   (uint32_t)st->first_layer << 12 | (uint32_t)st->last_layer << 22;
 	}
-	k->glob = glob_serial(mo, p);
+	k->glob = perf_memo_glob(mo, p);
 	k->headroom = headroom;
 	k->dp = plan_dp(p);
 	/* perf_stage_memory_at reads the micro-batches only as a cap on the

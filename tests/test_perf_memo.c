@@ -539,6 +539,41 @@ TEST(grad_fp32_is_in_the_key)
 	plan_free(&k.p);
 }
 
+/* The DP memo keys a plan's settings as the serial of their entry in a
+ * table of eight (perf_memo_glob): twelve settings of one plan (ZeRO 0,
+ * 1 or 2, gradient overlap off or on, fp32 gradients off or on), taken
+ * twice in turn on this thread, replace every entry of that table
+ * before the second pass. Each estimate of the second pass must be the
+ * bytes of its cold estimate, and its exposed DP time what
+ * perf_dp_exposed computes without any memo and perf_dp_exposed_memo
+ * through it. */
+TEST(dp_memo_across_more_settings_than_serials)
+{
+	struct est_case k = cases[1];
+	struct hp_err err = { 0 };
+	plan_init(&k.p);
+	plan_copy(&k.p, &cases[1].p);
+	for (int pass = 0; pass < 2; pass++)
+		for (int v = 0; v < 12; v++) {
+			k.p.zero = v % 3;
+			k.p.grad_overlap = v / 3 % 2;
+			k.p.grad_fp32 = v / 6;
+			struct estimate e, cold;
+			CHECK(perf_estimate(&k.c, k.m, &k.p, NULL, &e, &err) == 0);
+			if (pass) {
+				double plain = -1, memo = -1;
+				CHECK(cold_estimate(&k, &cold) == 0);
+				CHECK(same_estimate(&e, &cold));
+				CHECK(perf_dp_exposed(&k.c, k.m, &k.p, NULL, &plain, &err) == 0);
+				CHECK(perf_dp_exposed_memo(&k.c, k.m, &k.p, &memo, &err) == 0);
+				CHECK(e.bd.dp_comm == plain && memo == plain);
+				estimate_free(&cold);
+			}
+			estimate_free(&e);
+		}
+	plan_free(&k.p);
+}
+
 /* estimate_free keeps a thread's freed stage records as a spare for the
  * next estimate with as many stages (perf_memo.c). A spare must come back
  * as if new: records scribbled on before the free, then an estimate of
@@ -1022,6 +1057,7 @@ int main(void)
 	RUN(stage_record_spares_are_clean);
 	RUN(stage_core_at_another_dp_equals_a_miss);
 	RUN(grad_fp32_is_in_the_key);
+	RUN(dp_memo_across_more_settings_than_serials);
 	RUN(ep_overlap_rank_is_in_the_key);
 	RUN(memory_check_at_another_dp_equals_a_miss);
 	RUN(micro_batches_only_where_read);
