@@ -544,7 +544,24 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 	if (!x1 || !x2)
 		goto usage;
 	*x1 = *x2 = '\0';
-	if (hp_parse_int(buf, &nodes) || hp_parse_int(x1 + 1, &gpn) || !x2[1])
+	/* Digits that are not a count (0, or past int) get their own message. */
+	const struct { const char *what, *text; int *out; } counts[] = {
+		{ "NODES", buf, &nodes }, { "GPUS", x1 + 1, &gpn },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(counts); i++)
+		if (hp_parse_int(counts[i].text, counts[i].out)) {
+			const char *t = counts[i].text;
+			if (!*t || t[strspn(t, "0123456789")])
+				goto usage;
+			if (!t[strspn(t, "0")])
+				return hp_err_set(err, HP_EXIT_USAGE,
+						  "--pool %s: %s expected a count of at least 1, "
+						  "got '%s'", spec, counts[i].what, t);
+			return hp_err_set(err, HP_EXIT_USAGE,
+					  "--pool %s: %s is too large (a cluster holds at most %d "
+					  "GPUs), got '%s'", spec, counts[i].what, HP_MAX_GPUS, t);
+		}
+	if (!x2[1])
 		goto usage;
 	const struct gpu_spec *g = catalog_gpu(cat, x2 + 1);
 	if (!g) {

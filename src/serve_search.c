@@ -85,8 +85,9 @@ int serve_dist_parse(const char *s, struct serve_dist *d, struct hp_err *err)
 	return 0;
 bad:
 	return hp_err_set(err, HP_EXIT_USAGE,
-			  "expected a whole token count from 1 to 1e7, lognormal:MEAN:CV, "
-			  "uniform:LO:HI (whole counts) or exp:MEAN, got '%s'", s);
+			  "expected a whole token count from 1 to 1e7, lognormal:MEAN:CV "
+			  "(CV above 0, at most 10), uniform:LO:HI (whole counts) or exp:MEAN, "
+			  "got '%s'", s);
 }
 
 double serve_dist_mean(const struct serve_dist *d)

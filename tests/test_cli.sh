@@ -298,4 +298,16 @@ $H plan --help | grep -qF "estimate-only, planned and estimated but not launched
 $H completion bash | grep -qF 'compgen -W "any megatron-core megatron-lm deepspeed torchtitan pytorch-ddp pytorch-ddp-2020 internlm llm.c"' && ok ||
 	bad "bash completion lacks the framework names"
 
+# A pool's counts: 0 is not a count, and one too large names the limit.
+expect 2 "--pool 0x8xH100-SXM: NODES expected a count of at least 1, got '0'" \
+	$H estimate --pool 0x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "--pool 2x0xH100-SXM: GPUS expected a count of at least 1, got '0'" \
+	$H estimate --pool 2x0xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "NODES is too large (a cluster holds at most 16777216 GPUs)" \
+	$H estimate --pool 99999999999x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# A pool name starts every plan label: spaces around it are refused.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": " "}]}' > "$T/blank.json"
+expect 3 'pools[0].name: expected no spaces at its start or end, got " "' \
+	$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
+
 finish cli

@@ -39,6 +39,12 @@ expect no-isl 2 "--isl" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --osl 100
 expect both 2 "exclude" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --offline --isl 1 --osl 1
 expect engine 2 "--engine" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --engine foo
 expect isl-dist 2 "--isl" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl weibull:1:2 --osl 1
+# A request's length is a whole number of tokens; a distribution's mean
+# need not be, a uniform's bounds are lengths. The CV's range is named.
+expect isl-frac 2 "--isl: expected a whole token count" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 2.5 --osl 1
+expect osl-uniform-frac 2 "--osl: expected a whole token count" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 100 --osl uniform:1.5:10
+expect isl-cv 2 "CV above 0, at most 10" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl lognormal:100:20 --osl 1
+expect isl-mean-frac 0 "" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl exp:100.5 --osl 100
 expect tp 2 "--tp" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --tp 3
 expect rate 2 "--rate" -- --pool 1x8xH100 -m llama3.1-8b --rate -4 --isl 1 --osl 1
 # a value above the bound names the bound ("above 0" alone read wrong for 1e12)
