@@ -31,10 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The longest test hold of a serving answer, ms (hold_answer): the same
- * bound as the training planner's HETPLAN_TUI_REFINE_MS. */
-#define SERVE_HOLD_MAX_MS 10000
-
 /* ---- the settings and their fields */
 
 enum sfield {
@@ -130,7 +126,7 @@ struct tui_serve {
 	pthread_cond_t cv;
 	int wake_fd, quit, running, has_pending;
 	struct serve_answer *pending, *done;
-	double hold_s;               /* HETPLAN_TUI_SERVE_HOLD_MS, seconds */
+	const char *hold_file;       /* HETPLAN_TUI_SERVE_HOLD_FILE or NULL */
 };
 
 static void serve_run(struct serve_answer *a)
@@ -140,27 +136,21 @@ static void serve_run(struct serve_answer *a)
 	a->rc = serve_plan(&a->c, &a->m, &a->so, NULL, &a->res, &a->err);
 }
 
-/* HETPLAN_TUI_SERVE_HOLD_MS (0 to 10000, default 0) holds each answer
- * back that long, the view busy meanwhile, so that a test reading the
- * screen sees the footer while serving is planned (an answer of the
- * default workspace takes tens of milliseconds). A newer submission or
- * quit ends the hold. Called and returns with mu held. */
+static int answer_ended(void *arg)
+{
+	struct tui_serve *s = arg;
+	return s->quit || s->has_pending;
+}
+
+/* HETPLAN_TUI_SERVE_HOLD_FILE (tui_int.h, the test-only variables) holds
+ * each answer back while its file exists, the view busy meanwhile, so
+ * that a test reading the screen sees the footer while serving is planned
+ * (an answer of the default workspace takes tens of milliseconds). A
+ * newer submission or quit ends the hold. Called and returns with mu
+ * held. */
 static void hold_answer(struct tui_serve *s)
 {
-	if (s->hold_s <= 0)
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double end = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + s->hold_s;
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	while (!s->quit && !s->has_pending)
-		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT)
-			break;
+	tui_hold_while_file(s->hold_file, &s->mu, &s->cv, answer_ended, s);
 }
 
 static void *serve_worker(void *arg)
@@ -270,11 +260,7 @@ int tui_serve_start(struct tui *t, int wake_fd)
 {
 	struct tui_serve *s = t->serve;
 	s->wake_fd = wake_fd;
-	const char *hold = getenv("HETPLAN_TUI_SERVE_HOLD_MS");
-	char *end;
-	long ms = hold && *hold ? strtol(hold, &end, 10) : 0;
-	if (hold && *hold && !*end && ms > 0 && ms <= SERVE_HOLD_MAX_MS)
-		s->hold_s = ms / 1e3;
+	s->hold_file = getenv(TUI_HOLD_FILE_ENV_SERVE);
 	if (hp_thread_start(&s->th, serve_worker, s) != 0)
 		return -1;
 	s->started = 1;
