@@ -6,7 +6,8 @@
 #     byte): "Tōkyō" typed as a pool name is the name saved, not "Tky".
 #   - Left and Backspace move over whole characters: on "ab東京", Left then
 #     Backspace removes 東 (3 bytes), leaving "ab京", valid UTF-8.
-#   - A / search longer than it holds is cut on a character.
+#   - A / search longer than it holds is cut on a character, and so is a
+#     refused Serve field value echoed in the footer.
 #   - A typed name loses the spaces around it; spaces only, or over the 31
 #     bytes a pool name holds, is refused with a message.
 #   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
@@ -156,6 +157,23 @@ keys wm C-u "$(python3 -c 'print("東京" * 20)')" Enter
 wait_status wm "Model: no preset '東京東京" 300 && ok || bad "the footer of a wide message: '$(screen wm | tail -1)'"
 keys wm q q
 wait_for wm "EXITED:0" && ok || bad "quit wm"
+
+# ---- a refused value is echoed cut on a character: the Serve view's
+# Rate field (the fourth) given "ab" and 14 times 東 (2 + 42 bytes)
+# answers "... got '<the first 40 bytes>'", here "ab" and 12 times 東
+# (2 + 36 bytes; 40 bytes would end in two of the thirteenth's three,
+# drawn as \xE6\x9D).
+start rt 120 30 "" ""
+wait_ready rt || bad "no plans for the rate run"
+keys rt 7
+wait_for rt "Serving Llama-3.1 70B" || bad "no Serve view for the rate run"
+keys rt j j j Enter
+wait_for rt "Rate (requests/s" || bad "Enter on Rate did not prompt: $(screen rt | tail -1)"
+keys rt C-u "ab$(python3 -c 'print("東" * 14)')" Enter
+want="Rate: expected requests/s above 0 or offline, got 'ab$(python3 -c 'print("東" * 12)')'"
+wait_status rt " $want *\$" 300 && ok || bad "the refused rate's echo: '$(screen rt | tail -1)'"
+keys rt q q
+wait_for rt "EXITED:0" && ok || bad "quit rt"
 
 # ---- a workspace file named in UTF-8, longer than the header's 60 bytes:
 # "a" and 25 times 東京 (151 bytes) is cut to 60 bytes on a character,

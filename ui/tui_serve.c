@@ -471,8 +471,8 @@ static int serve_export(struct tui *t, const char *path)
 		tui_message(t, 1, "%s", err.msg);
 		return -1;
 	}
-	tui_message(t, 0, "exported %d serving plan%s to %.200s", a->res.n_plans,
-		    a->res.n_plans == 1 ? "" : "s", path);
+	tui_message(t, 0, "exported %d serving plan%s to %.*s", a->res.n_plans,
+		    a->res.n_plans == 1 ? "" : "s", TUI_CUT(path, 200));
 	return 0;
 }
 
@@ -492,7 +492,8 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		char want[128];
 		tab_get(s, &w);
 		if (fields_parse_text(tf, &w, text, want, sizeof want) < 0) {
-			tui_message(t, 1, "%s: expected %s, got '%.40s'", tf->label, want, text);
+			tui_message(t, 1, "%s: expected %s, got '%.*s'", tf->label, want,
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		ws_serve_to_config(&w, &s->so.base);
@@ -523,7 +524,8 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 			break;
 		}
 		if (parse_target(text, 1e7, &v) < 0 || v <= 0) {
-			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.40s'", text);
+			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.*s'",
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.rate = v;
@@ -531,15 +533,16 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		break;
 	case SF_TTFT:
 		if (parse_target(text, 3600, &v) < 0) {
-			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.40s'", text);
+			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.*s'",
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.ttft_p99_s = v;
 		break;
 	case SF_TPOT:
 		if (parse_target(text, 60000, &v) < 0) {
-			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.40s'",
-				    text);
+			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.*s'",
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.tpot_p99_s = v / 1e3;
