@@ -157,8 +157,9 @@ struct tui_list { int sel, top; };
 struct lineedit {
 	char buf[256];               /* valid UTF-8, whole characters */
 	int len, cur;                /* bytes; cur on a character's start */
-	int cont, drop;              /* continuation bytes of the character
-				      * being typed still to take, or to drop */
+	char pend[4];                /* the bytes of the UTF-8 character being
+				      * typed, until it is whole */
+	int npend, need;             /* bytes in pend, and in its character */
 };
 
 enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
