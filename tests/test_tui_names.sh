@@ -6,7 +6,11 @@
 #     byte): "Tōkyō" typed as a pool name is the name saved, not "Tky".
 #   - Left and Backspace move over whole characters: on "ab東京", Left then
 #     Backspace removes 東 (3 bytes), leaving "ab京", valid UTF-8.
-#   - A / search longer than it holds is cut on a character.
+#   - A / search longer than it holds is cut on a character, and so is a
+#     refused Serve field value echoed in the footer.
+#   - A multi-byte character goes in only once it is whole and valid: a
+#     lead byte cut short by another key, an overlong form, a surrogate
+#     and a stray continuation byte are dropped.
 #   - A typed name loses the spaces around it; spaces only, or over the 31
 #     bytes a pool name holds, is refused with a message.
 #   - The Cluster table keeps its columns with wide (CJK, 2 cells each) and
@@ -156,6 +160,49 @@ keys wm C-u "$(python3 -c 'print("東京" * 20)')" Enter
 wait_status wm "Model: no preset '東京東京" 300 && ok || bad "the footer of a wide message: '$(screen wm | tail -1)'"
 keys wm q q
 wait_for wm "EXITED:0" && ok || bad "quit wm"
+
+# ---- a refused value is echoed cut on a character: the Serve view's
+# Rate field (the fourth) given "ab" and 14 times 東 (2 + 42 bytes)
+# answers "... got '<the first 40 bytes>'", here "ab" and 12 times 東
+# (2 + 36 bytes; 40 bytes would end in two of the thirteenth's three,
+# drawn as \xE6\x9D).
+start rt 120 30 "" ""
+wait_ready rt || bad "no plans for the rate run"
+keys rt 7
+wait_for rt "Serving Llama-3.1 70B" || bad "no Serve view for the rate run"
+keys rt j j j Enter
+wait_for rt "Rate (requests/s" || bad "Enter on Rate did not prompt: $(screen rt | tail -1)"
+keys rt C-u "ab$(python3 -c 'print("東" * 14)')" Enter
+want="Rate: expected requests/s above 0 or offline, got 'ab$(python3 -c 'print("東" * 12)')'"
+wait_status rt " $want *\$" 300 && ok || bad "the refused rate's echo: '$(screen rt | tail -1)'"
+keys rt q q
+wait_for rt "EXITED:0" && ok || bad "quit rt"
+
+# ---- the line editor keeps a typed UTF-8 character aside until it is
+# whole and valid (RFC 3629 section 4). tmux's send-keys -H types raw
+# bytes: a lead byte E6 followed by "b" (a character cut short), E0 80 80
+# (an overlong form of U+0000), ED A0 80 (the surrogate U+D800) and a
+# stray continuation byte 80 are dropped; C3 A9 (U+00E9, é) and F0 9F 98
+# 80 (U+1F600) go in. The name typed is "a" E6 "b" E0 80 80 "c" ED A0 80
+# "d" 80 C3 A9 F0 9F 98 80 ".json": saved as "abcdé😀.json".
+start le 120 30 "" ""
+wait_ready le || bad "no plans for the line editor run"
+keys le w
+wait_for le "Save workspace to" || bad "w did not prompt: $(screen le | tail -1)"
+keys le C-u a
+keys le -H e6
+keys le b
+keys le -H e0 80 80
+keys le c
+keys le -H ed a0 80
+keys le d
+keys le -H 80 c3 a9 f0 9f 98 80
+keys le .json Enter
+name="abcdé$(printf '\360\237\230\200').json"
+wait_for le "saved $name" && ok || bad "the typed name with bad UTF-8: '$(screen le | tail -1)'"
+[ -s "$tmp/$name" ] && ok || bad "no $name written: $(ls "$tmp" | tr '\n' ' ')"
+keys le q
+wait_for le "EXITED:0" && ok || bad "quit le"
 
 # ---- a workspace file named in UTF-8, longer than the header's 60 bytes:
 # "a" and 25 times 東京 (151 bytes) is cut to 60 bytes on a character,

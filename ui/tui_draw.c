@@ -309,7 +309,7 @@ void lineedit_set(struct lineedit *e, const char *s)
 	memcpy(e->buf, s, n);
 	e->buf[n] = 0;
 	e->len = e->cur = (int)n;
-	e->cont = e->drop = 0;
+	e->npend = e->need = 0;
 }
 
 static int is_cont(int c)
@@ -342,44 +342,62 @@ static void cut_range(struct lineedit *e, int from, int to)
 	e->cur = from;
 }
 
+/* The bytes of one character at the cursor, when they fit. */
+static void insert_bytes(struct lineedit *e, const char *b, int n)
+{
+	if (e->len + n >= (int)sizeof e->buf)
+		return;
+	memmove(e->buf + e->cur + n, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
+	memcpy(e->buf + e->cur, b, (size_t)n);
+	e->cur += n;
+	e->len += n;
+}
+
 /* A typed byte: ASCII, or one byte of a UTF-8 character (getch gives a
- * multi-byte key byte by byte). A lead byte goes in only when its whole
- * character fits; its continuation bytes follow it, or are dropped with
- * it. Stray continuation bytes and bytes that start no character are
- * dropped, so the buffer stays valid UTF-8. */
+ * multi-byte key byte by byte). The bytes of a multi-byte character wait
+ * in pend and go in only once it is whole and valid UTF-8 (utf8_len: no
+ * overlong form, no surrogate, nothing over U+10FFFF) and fits; one cut
+ * short by another key or byte is dropped, as are stray continuation
+ * bytes and bytes that start no character, so the buffer stays valid
+ * UTF-8. */
 static void insert_byte(struct lineedit *e, int ch)
 {
-	int need;
 	if (is_cont(ch)) {
-		if (e->drop) {
-			e->drop--;
+		if (!e->npend)
 			return;
-		}
-		if (!e->cont)
+		e->pend[e->npend++] = (char)ch;
+		if (e->npend < e->need)
 			return;
-		e->cont--;
-		need = 1;
-	} else {
-		e->cont = e->drop = 0;
-		need = ch < 0x80 ? 1 : ch >= 0xc2 && ch < 0xe0 ? 2 : ch >= 0xe0 && ch < 0xf0 ? 3
-			: ch >= 0xf0 && ch < 0xf5 ? 4 : 0;
-		if (!need)
-			return;
-		if (e->len + need >= (int)sizeof e->buf) {
-			e->drop = need - 1;
-			return;
-		}
-		e->cont = need - 1;
+		char whole[sizeof e->pend + 1];
+		memcpy(whole, e->pend, (size_t)e->npend);
+		whole[e->npend] = 0;
+		int n = e->npend;
+		e->npend = e->need = 0;
+		if (utf8_len(whole, NULL) == n)
+			insert_bytes(e, whole, n);
+		return;
 	}
-	memmove(e->buf + e->cur + 1, e->buf + e->cur, (size_t)(e->len - e->cur + 1));
-	e->buf[e->cur++] = (char)ch;
-	e->len++;
+	e->npend = e->need = 0;   /* a character cut short is dropped */
+	if (ch < 0x80) {
+		char c = (char)ch;
+		insert_bytes(e, &c, 1);
+		return;
+	}
+	/* lead bytes: C2..DF start 2 bytes, E0..EF 3, F0..F4 4 (RFC 3629
+	 * section 4; C0, C1 and F5..FF start nothing valid) */
+	int need = ch >= 0xc2 && ch < 0xe0 ? 2 : ch >= 0xe0 && ch < 0xf0 ? 3
+		: ch >= 0xf0 && ch < 0xf5 ? 4 : 0;
+	if (!need)
+		return;
+	e->pend[0] = (char)ch;
+	e->npend = 1;
+	e->need = need;
 }
 
 int lineedit_key(struct lineedit *e, int ch)
 {
 	if (!(ch >= 0x80 && ch < 0x100))
-		e->cont = e->drop = 0;   /* any other key ends a character */
+		e->npend = e->need = 0;   /* any other key ends a character */
 	switch (ch) {
 	case '\n': case '\r': case KEY_ENTER:
 		return 1;

@@ -372,8 +372,8 @@ static int pool_make(const struct catalog *cat, const struct cluster *c,
 	struct cluster *tmp = xmalloc(sizeof *tmp);
 	*tmp = *c;
 	char spec[96];
-	snprintf(spec, sizeof spec, "1x%dx%.40s", g->def_gpus_per_node > 0 ? g->def_gpus_per_node : 8,
-		 g->name);
+	snprintf(spec, sizeof spec, "1x%dx%.*s", g->def_gpus_per_node > 0 ? g->def_gpus_per_node : 8,
+		 TUI_CUT(g->name, 40));
 	if (tmp->n_pools == HP_MAX_POOLS) {
 		free(tmp);
 		return hp_err_set(err, HP_EXIT_USAGE, "at most %d pools", HP_MAX_POOLS);

@@ -72,8 +72,8 @@ static void *worker(void *arg)
 	else
 		for (int i = 0; i < f->n_out; i++)
 			if (out[i].result == PRICE_FAILED) {
-				snprintf(f->st.err, sizeof f->st.err, "%.60s: %.180s", out[i].source,
-					 out[i].msg);
+				snprintf(f->st.err, sizeof f->st.err, "%.*s: %.*s",
+					 TUI_CUT(out[i].source, 60), TUI_CUT(out[i].msg, 180));
 				break;
 			}
 	f->st.finished = hp_now();

@@ -22,6 +22,7 @@
 #define HP_TUI_INT_H
 
 #include <curses.h>
+#include <pthread.h>
 #include "pricing.h"
 #include "tui.h"
 #include "utf8.h"
@@ -43,6 +44,43 @@ enum tui_glyph {
 	G_UP, G_DOWN, G_MID, G_SEG0, G_SEG1, G_SEG2, G_SEG3, G_SEG4, G_SEG5,
 	G_SEG6, G_SEG7, G_SEG8, G_SEG9, G_TL, G_TR, G_BL, G_BR, G_COUNT
 };
+
+/* ---- test-only environment variables (the one list of them)
+ *
+ * The tests that drive the TUI in tmux (tests/test_tui*.sh,
+ * tests/test_serve_tui.sh) must read screens that a fast machine shows
+ * for milliseconds only. These variables let a test hold such a screen;
+ * none changes an answer, and with none set the TUI never waits.
+ *   HETPLAN_TUI_FIRST_MS          milliseconds, 0 to 10000 (default 150):
+ *                                 the first planning pass's budget
+ *                                 (tui_job.c, TUI_FIRST_S); also read by
+ *                                 tests/bench_tui.sh
+ *   HETPLAN_TUI_REFINE_HOLD_FILE  a path: while a file of that name
+ *                                 exists, the full planning run waits
+ *                                 after a preview of the best plans so
+ *                                 far (tui_job.c)
+ *   HETPLAN_TUI_SERVE_HOLD_FILE   a path: while a file of that name
+ *                                 exists, each serving answer is held
+ *                                 back, the Serve view busy (tui_serve.c)
+ * A test creates the file before the key that starts the work and removes
+ * it once it has read the screen, so the order of events never depends on
+ * the machine's speed. An edit, Esc, a newer submission or quit also end
+ * a hold, and none lasts over TUI_HOLD_MAX_S. */
+#define TUI_HOLD_FILE_ENV_REFINE "HETPLAN_TUI_REFINE_HOLD_FILE"
+#define TUI_HOLD_FILE_ENV_SERVE "HETPLAN_TUI_SERVE_HOLD_FILE"
+/* The longest hold, seconds: twice the longest wait of tests/tui_lib.sh
+ * (60 s), so a test on a loaded machine always ends the hold itself, and
+ * a test that died leaves no TUI waiting for ever. */
+#define TUI_HOLD_MAX_S 120.0
+/* How often a hold looks for its file, seconds: one access() call per
+ * 50 ms costs nothing next to the planner. */
+#define TUI_HOLD_POLL_S 0.05
+
+/* Wait while the file at path exists (path NULL or empty: return at
+ * once), at most TUI_HOLD_MAX_S, or until ended(arg) is not 0. Called and
+ * returns with mu held; a signal of cv wakes it to test ended at once. */
+void tui_hold_while_file(const char *path, pthread_mutex_t *mu, pthread_cond_t *cv,
+			 int (*ended)(void *), void *arg);
 
 /* ---- the planner job (tui_job.c) */
 struct tui_result {              /* one answer, with the inputs it answers */
@@ -119,8 +157,9 @@ struct tui_list { int sel, top; };
 struct lineedit {
 	char buf[256];               /* valid UTF-8, whole characters */
 	int len, cur;                /* bytes; cur on a character's start */
-	int cont, drop;              /* continuation bytes of the character
-				      * being typed still to take, or to drop */
+	char pend[4];                /* the bytes of the UTF-8 character being
+				      * typed, until it is whole */
+	int npend, need;             /* bytes in pend, and in its character */
 };
 
 enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,

@@ -34,10 +34,11 @@
  * budget, an edit or Esc) is never posted: the screen keeps the plans it
  * has, which the Plans view marks as stale.
  *
- * HETPLAN_TUI_REFINE_MS holds the full run back that long after a
- * preview (default 0): on a fast machine the full answer can replace the
- * preview within milliseconds, too soon for a test that reads the screen
- * to see the preview at all. An edit, Esc or quit ends the hold. */
+ * HETPLAN_TUI_REFINE_HOLD_FILE (tui_int.h, the test-only variables)
+ * holds the full run back after a preview while a file exists: on a fast
+ * machine the full answer can replace the preview within milliseconds,
+ * too soon for a test that reads the screen to see the preview at all.
+ * An edit, Esc or quit ends the hold. */
 #include "tui_int.h"
 #include "lp.h"
 
@@ -57,9 +58,6 @@
  * after the first batch always, 10000: in effect one pass). */
 #define TUI_FIRST_S 0.150
 #define TUI_FIRST_MAX_MS 10000
-/* The longest hold between a preview and the full run, ms: the same
- * bound as the preview budget's. */
-#define TUI_REFINE_MAX_MS 10000
 
 struct tui_planner {
 	pthread_t th;
@@ -87,7 +85,7 @@ struct tui_planner {
 	pthread_cond_t timer_cv;
 	/* the hold between a preview and the full run (under mu): its
 	 * length, and the wake-up that an edit, Esc or quit sends */
-	double refine_after_s;
+	const char *refine_hold;     /* HETPLAN_TUI_REFINE_HOLD_FILE or NULL */
 	pthread_cond_t hold_cv;
 };
 
@@ -154,18 +152,31 @@ static double env_ms(const char *name, long max_ms, double dflt_s)
 	return ms / 1e3;
 }
 
-/* After a preview: wait refine_after_s, or until an edit, Esc or quit
- * raises cancel. */
+void tui_hold_while_file(const char *path, pthread_mutex_t *mu, pthread_cond_t *cv,
+			 int (*ended)(void *), void *arg)
+{
+	if (!path || !*path)
+		return;
+	double end = hp_now() + TUI_HOLD_MAX_S;
+	while (!ended(arg) && access(path, F_OK) == 0 && hp_now() < end) {
+		struct timespec ts;
+		deadline_in(TUI_HOLD_POLL_S, &ts);
+		pthread_cond_timedwait(cv, mu, &ts);
+	}
+}
+
+static int preview_ended(void *arg)
+{
+	struct tui_planner *pl = arg;
+	return atomic_load(&pl->cancel);
+}
+
+/* After a preview: wait while the refine hold file exists, or until an
+ * edit, Esc or quit raises cancel. */
 static void hold_preview(struct tui_planner *pl)
 {
-	if (pl->refine_after_s <= 0)
-		return;
-	struct timespec ts;
-	deadline_in(pl->refine_after_s, &ts);
 	pthread_mutex_lock(&pl->mu);
-	while (!atomic_load(&pl->cancel))
-		if (pthread_cond_timedwait(&pl->hold_cv, &pl->mu, &ts) == ETIMEDOUT)
-			break;
+	tui_hold_while_file(pl->refine_hold, &pl->mu, &pl->hold_cv, preview_ended, pl);
 	pthread_mutex_unlock(&pl->mu);
 }
 
@@ -320,7 +331,7 @@ struct tui_planner *planner_new(int wake_fd)
 	struct tui_planner *pl = xcalloc(1, sizeof *pl);
 	pl->wake_fd = wake_fd;
 	pl->first_s = env_ms("HETPLAN_TUI_FIRST_MS", TUI_FIRST_MAX_MS, TUI_FIRST_S);
-	pl->refine_after_s = env_ms("HETPLAN_TUI_REFINE_MS", TUI_REFINE_MAX_MS, 0);
+	pl->refine_hold = getenv(TUI_HOLD_FILE_ENV_REFINE);
 	pthread_mutex_init(&pl->mu, NULL);
 	pthread_cond_init(&pl->cv, NULL);
 	pthread_cond_init(&pl->timer_cv, NULL);

@@ -86,9 +86,10 @@ void tui_prices_apply(struct tui *t)
 		if (g->ref_usd_per_gpu_h > 0) {
 			/* The GPU lives inside the pool: copy before formatting. */
 			char ref[80];
-			hp_strlcpy(ref, g->ref_price_source, sizeof ref);
+			snprintf(ref, sizeof ref, "%.*s", TUI_CUT(g->ref_price_source, sizeof ref - 1));
 			p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
-			snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s", ref);
+			snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.*s",
+				 TUI_CUT(ref, 76));
 		}
 	}
 	if (t->have_pb)
@@ -122,7 +123,7 @@ int tui_prices_poll(struct tui *t)
 	struct price_book nb;
 	char whole[sizeof t->msg], brief[64];
 	if (pricing_load(&nb, &t->pcfg, t->cat, &err) < 0) {
-		snprintf(whole, sizeof whole, "prices: %.200s", err.msg);
+		snprintf(whole, sizeof whole, "prices: %.*s", TUI_CUT(err.msg, 200));
 		tui_note(t, 1, whole, "prices not reloaded (5)");
 		return 1;
 	}
@@ -132,8 +133,8 @@ int tui_prices_poll(struct tui *t)
 	t->have_pb = 1;
 	index_offers(t);
 	if (st.n_failed) {
-		snprintf(whole, sizeof whole, "prices: %d source%s updated, %d failed (%.180s)",
-			 st.n_fetched, st.n_fetched == 1 ? "" : "s", st.n_failed, st.err);
+		snprintf(whole, sizeof whole, "prices: %d source%s updated, %d failed (%.*s)",
+			 st.n_fetched, st.n_fetched == 1 ? "" : "s", st.n_failed, TUI_CUT(st.err, 180));
 		snprintf(brief, sizeof brief, "prices: %d failed (5)", st.n_failed);
 		tui_note(t, 1, whole, brief);
 	} else {
@@ -193,8 +194,8 @@ static void prices_why(struct tui *t, int y)
 		snprintf(line, sizeof line, "%s: no catalog reference; pools pay the cheapest offer",
 			 g->name);
 	} else if (!o) {
-		snprintf(line, sizeof line, "%s: catalog %.2f is %.80s; the book has no offer",
-			 g->name, g->ref_usd_per_gpu_h, g->ref_price_source);
+		snprintf(line, sizeof line, "%s: catalog %.2f is %.*s; the book has no offer",
+			 g->name, g->ref_usd_per_gpu_h, TUI_CUT(g->ref_price_source, 80));
 	} else {
 		char prov[24] = "", inst[64] = "";
 		sscanf(g->ref_price_source, "%23s %63s", prov, inst);
@@ -204,13 +205,13 @@ static void prices_why(struct tui *t, int y)
 			: strcmp(inst, o->instance) ? "another instance size"
 			: "another region, zone or snapshot";
 		if (!why)
-			snprintf(line, sizeof line, "%s: catalog = cheapest %.2f, %.80s", g->name,
-				 o->usd_per_gpu_h, g->ref_price_source);
+			snprintf(line, sizeof line, "%s: catalog = cheapest %.2f, %.*s", g->name,
+				 o->usd_per_gpu_h, TUI_CUT(g->ref_price_source, 80));
 		else
-			snprintf(line, sizeof line, "%s: cheapest is %s. catalog %.2f = %.50s; "
-				 "cheapest %.2f = %.12s %.24s %.16s", g->name, why,
-				 g->ref_usd_per_gpu_h, g->ref_price_source, o->usd_per_gpu_h,
-				 o->provider, o->instance, o->region);
+			snprintf(line, sizeof line, "%s: cheapest is %s. catalog %.2f = %.*s; "
+				 "cheapest %.2f = %.*s %.*s %.*s", g->name, why,
+				 g->ref_usd_per_gpu_h, TUI_CUT(g->ref_price_source, 50), o->usd_per_gpu_h,
+				 TUI_CUT(o->provider, 12), TUI_CUT(o->instance, 24), TUI_CUT(o->region, 16));
 	}
 	tui_put(y, 1, COLS - 2, tui_attr(t, C_DIM), line);
 }
@@ -231,7 +232,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 		hp_fmt_bytes(b, sizeof b, st.bytes);
 		tui_putf(y, 2, 20, tui_attr(t, C_WARN), "updating %d/%d", st.source, st.n_sources);
 		tui_bar(t, y, 18, 24, frac, tui_attr(t, C_WARN));
-		tui_putf(y++, 44, COLS - 45, 0, "%.40s %s, Esc cancels", st.url, b);
+		tui_putf(y++, 44, COLS - 45, 0, "%.*s %s, Esc cancels", TUI_CUT(st.url, 40), b);
 	} else if (st.state == FETCH_CANCELLED) {
 		tui_put(y++, 2, COLS - 4, tui_attr(t, C_WARN), "update cancelled; the cache is unchanged");
 	} else if (st.state == FETCH_DONE || st.state == FETCH_FAILED) {
@@ -250,7 +251,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 		pricing_describe_age(s, (double)now, age, sizeof age);
 		struct price_update u;
 		if (fetch_result(t->fetch, s->name, &u) && u.result == PRICE_FAILED)
-			snprintf(res, sizeof res, "failed: %.140s", u.msg);
+			snprintf(res, sizeof res, "failed: %.*s", TUI_CUT(u.msg, 140));
 		tui_putf(y++, 2, COLS - 4, 0, "%-16.16s %-8s %5d offers  %-40.40s %s", s->name,
 			 origin_name(s->origin), s->n_offers, age, res);
 	}
@@ -280,10 +281,11 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			/* Whole words in the WHERE column: the region goes first,
 			 * then the instance ends in an ellipsis. */
 			int ww = wcol;
-			snprintf(where, sizeof where, "%.12s %.60s %.20s", o->provider, o->instance,
-				 o->region);
+			snprintf(where, sizeof where, "%.*s %.*s %.*s", TUI_CUT(o->provider, 12),
+				 TUI_CUT(o->instance, 60), TUI_CUT(o->region, 20));
 			if ((int)strlen(where) > ww)
-				snprintf(where, sizeof where, "%.12s %.60s", o->provider, o->instance);
+				snprintf(where, sizeof where, "%.*s %.*s", TUI_CUT(o->provider, 12),
+					 TUI_CUT(o->instance, 60));
 			if ((int)strlen(where) > ww) {
 				/* at the last '_', '-' or '.' that fits */
 				int cut = ww - 1;

@@ -31,10 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The longest test hold of a serving answer, ms (hold_answer): the same
- * bound as the training planner's HETPLAN_TUI_REFINE_MS. */
-#define SERVE_HOLD_MAX_MS 10000
-
 /* ---- the settings and their fields */
 
 enum sfield {
@@ -130,7 +126,7 @@ struct tui_serve {
 	pthread_cond_t cv;
 	int wake_fd, quit, running, has_pending;
 	struct serve_answer *pending, *done;
-	double hold_s;               /* HETPLAN_TUI_SERVE_HOLD_MS, seconds */
+	const char *hold_file;       /* HETPLAN_TUI_SERVE_HOLD_FILE or NULL */
 };
 
 static void serve_run(struct serve_answer *a)
@@ -140,27 +136,21 @@ static void serve_run(struct serve_answer *a)
 	a->rc = serve_plan(&a->c, &a->m, &a->so, NULL, &a->res, &a->err);
 }
 
-/* HETPLAN_TUI_SERVE_HOLD_MS (0 to 10000, default 0) holds each answer
- * back that long, the view busy meanwhile, so that a test reading the
- * screen sees the footer while serving is planned (an answer of the
- * default workspace takes tens of milliseconds). A newer submission or
- * quit ends the hold. Called and returns with mu held. */
+static int answer_ended(void *arg)
+{
+	struct tui_serve *s = arg;
+	return s->quit || s->has_pending;
+}
+
+/* HETPLAN_TUI_SERVE_HOLD_FILE (tui_int.h, the test-only variables) holds
+ * each answer back while its file exists, the view busy meanwhile, so
+ * that a test reading the screen sees the footer while serving is planned
+ * (an answer of the default workspace takes tens of milliseconds). A
+ * newer submission or quit ends the hold. Called and returns with mu
+ * held. */
 static void hold_answer(struct tui_serve *s)
 {
-	if (s->hold_s <= 0)
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	double end = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + s->hold_s;
-	ts.tv_sec = (time_t)end;
-	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	while (!s->quit && !s->has_pending)
-		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts) == ETIMEDOUT)
-			break;
+	tui_hold_while_file(s->hold_file, &s->mu, &s->cv, answer_ended, s);
 }
 
 static void *serve_worker(void *arg)
@@ -270,11 +260,7 @@ int tui_serve_start(struct tui *t, int wake_fd)
 {
 	struct tui_serve *s = t->serve;
 	s->wake_fd = wake_fd;
-	const char *hold = getenv("HETPLAN_TUI_SERVE_HOLD_MS");
-	char *end;
-	long ms = hold && *hold ? strtol(hold, &end, 10) : 0;
-	if (hold && *hold && !*end && ms > 0 && ms <= SERVE_HOLD_MAX_MS)
-		s->hold_s = ms / 1e3;
+	s->hold_file = getenv(TUI_HOLD_FILE_ENV_SERVE);
 	if (hp_thread_start(&s->th, serve_worker, s) != 0)
 		return -1;
 	s->started = 1;
@@ -485,8 +471,8 @@ static int serve_export(struct tui *t, const char *path)
 		tui_message(t, 1, "%s", err.msg);
 		return -1;
 	}
-	tui_message(t, 0, "exported %d serving plan%s to %.200s", a->res.n_plans,
-		    a->res.n_plans == 1 ? "" : "s", path);
+	tui_message(t, 0, "exported %d serving plan%s to %.*s", a->res.n_plans,
+		    a->res.n_plans == 1 ? "" : "s", TUI_CUT(path, 200));
 	return 0;
 }
 
@@ -506,7 +492,8 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		char want[128];
 		tab_get(s, &w);
 		if (fields_parse_text(tf, &w, text, want, sizeof want) < 0) {
-			tui_message(t, 1, "%s: expected %s, got '%.40s'", tf->label, want, text);
+			tui_message(t, 1, "%s: expected %s, got '%.*s'", tf->label, want,
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		ws_serve_to_config(&w, &s->so.base);
@@ -537,7 +524,8 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 			break;
 		}
 		if (parse_target(text, 1e7, &v) < 0 || v <= 0) {
-			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.40s'", text);
+			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.*s'",
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.rate = v;
@@ -545,15 +533,16 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		break;
 	case SF_TTFT:
 		if (parse_target(text, 3600, &v) < 0) {
-			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.40s'", text);
+			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.*s'",
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.ttft_p99_s = v;
 		break;
 	case SF_TPOT:
 		if (parse_target(text, 60000, &v) < 0) {
-			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.40s'",
-				    text);
+			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.*s'",
+				    TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.tpot_p99_s = v / 1e3;
