@@ -19,6 +19,7 @@ struct lp {
 	int ne, cap;
 	double *x;            /* solution, 0-based */
 	int no_scale;         /* lp_set_scale(lp, 0) */
+	int mfv;              /* lp_set_cheap_branching(lp, 1) */
 	struct scl *scl;      /* the scaling being loaded: freed by lp_solve's
 			       * error path when GLPK stops inside the load */
 	/* columns added since GLPK last got them (cols_flush): one
@@ -548,6 +549,8 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 		ip.cb_func = mip_callback;
 		ip.cb_info = &ctl;
 		ip.mip_gap = 0;
+		if (lp->mfv)
+			ip.br_tech = GLP_BR_MFV;
 		glp_intopt(lp->P, &ip);
 		int ms = glp_mip_status(lp->P);
 		if (ms == GLP_OPT || ms == GLP_FEAS) {
@@ -576,6 +579,11 @@ int lp_solve(struct lp *lp, int node_budget, struct lp_result *r)
 void lp_set_scale(struct lp *lp, int on)
 {
 	lp->no_scale = !on;
+}
+
+void lp_set_cheap_branching(struct lp *lp, int on)
+{
+	lp->mfv = on != 0;
 }
 
 double lp_value(const struct lp *lp, int col)

@@ -612,6 +612,7 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 	place_flow_rows(pp, &g);
 	place_cover_rows(pp, &g);
 	struct lp_result lr;
+	lp_set_cheap_branching(g.lp, 1);
 	lp_solve(g.lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
 	sol->status = lr.status;
 	sol->nodes = lr.nodes;

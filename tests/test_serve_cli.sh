@@ -237,6 +237,25 @@ for r in p["routes"]:
         nxt = b + 1
     assert nxt == 32, nxt
 PY
+# A placement MILP with thousands of integer columns (70B over 8 H100 and 8
+# L40S: 4,600) branched for minutes a solve under GLPK's default
+# (Driebeck-Tomlin) branching; it must end, with a plan whose routes
+# cover the 80 layers.
+expect place-big 0 "" -- --pool 1x8xH100-SXM --pool 1x8xL40S -m llama3.1-70b --isl 2000 \
+	--osl 300 --rate 5 --place --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "two-pool 70B placement (above)"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+inst = p["instances"]
+assert p["routes"], "no routes"
+for r in p["routes"]:
+    nxt = 0
+    for s in r["instances"]:
+        a, b = inst[s]["layers"]
+        assert a == nxt, (a, nxt)
+        nxt = b + 1
+    assert nxt == 80, nxt
+PY
 
 # Launch lines load the model's Hugging Face repository (tests/data/
 # serving_hf_ids.txt: meta-llama/Llama-3.1-8B-Instruct for llama3.1-8b),
