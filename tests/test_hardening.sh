@@ -218,6 +218,18 @@ if [ -c /dev/full ]; then
 		[ $rc = 1 ] && grep -q "standard output" "$T/err" && ok ||
 			bad "plan --format $fmt > /dev/full: exit $rc, $(cat "$T/err")"
 	done
+	# The failure is said once: with -o - (and -o /dev/stdout) the write's
+	# own error and the check at exit both printed a line
+	# ("No space left on device", then "write error").
+	for o in - /dev/stdout; do
+		for c in "plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --top 1" \
+			"launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8"; do
+			$H $c -o $o >/dev/full 2>"$T/err"
+			rc=$?
+			[ $rc = 1 ] && [ "$(grep -c "standard output\|/dev/stdout" "$T/err")" = 1 ] && ok ||
+				bad "${c%% *} -o $o > /dev/full: exit $rc, $(cat "$T/err")"
+		done
+	done
 fi
 
 # 7/8. HTTP. Retry-After: 99999999999999999999 overflowed curl's parser and

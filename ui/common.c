@@ -281,8 +281,13 @@ static int write_descriptor(int fd, const char *path, const void *data, size_t l
 			    struct hp_err *err)
 {
 	if (fd == STDOUT_FILENO) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+			/* said here, with the errno; the stream's error flag is
+			 * cleared so main's check at exit does not say it again */
+			int e = errno;
+			clearerr(stdout);
+			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(e));
+		}
 		return 0;
 	}
 	if (fcntl(fd, F_GETFD) < 0)
