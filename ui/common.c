@@ -183,13 +183,19 @@ int usage_error(const char *cmd, const char *flag, const char *want, const char 
 	return HP_EXIT_USAGE;
 }
 
+int cli_model_is_file(const struct catalog *cat, const char *arg)
+{
+	struct stat st;
+	return !catalog_model(cat, arg) || stat(arg, &st) == 0;
+}
+
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err)
 {
 	assert(cat && arg && out);
 	const struct model_spec *m = catalog_model(cat, arg);
 	struct stat st;
-	if (m && stat(arg, &st) != 0) {
+	if (m && !cli_model_is_file(cat, arg)) {
 		*out = *m;
 		return 0;
 	}
