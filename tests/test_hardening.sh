@@ -76,6 +76,12 @@ echo first >"$T/fd3"
 [ "$(head -n 1 "$T/rep.csv")" = "# report" ] && [ "$(wc -l <"$T/rep.csv")" -gt 2 ] &&
 	ok || bad "report -o /dev/stdout: $(head -c 200 "$T/rep.csv")"
 expect 1 "/dev/fd/9: Bad file descriptor" $H $P -o /dev/fd/9
+# the same name reached without /dev/ in it (run in /dev): still the
+# descriptor, and /dev/stdout stays a link (as root the atomic rename
+# would have put a regular file there)
+{ echo "# rel"; (cd /dev && "$HA" $P -o stdout); } >"$T/rel.csv" 2>"$T/err"
+[ "$(head -n 1 "$T/rel.csv")" = "# rel" ] && [ "$(sed -n 2p "$T/rel.csv" | cut -d, -f1)" = rank ] &&
+	[ -L /dev/stdout ] && ok || bad "-o stdout in /dev: $(head -c 200 "$T/rel.csv") $(cat "$T/err")"
 
 # 4c. A link anywhere is never written through, /dev/shm (mode 1777: any
 # user may plant one there) included: it was followed because its name

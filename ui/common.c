@@ -245,16 +245,20 @@ static int write_fd_all(int fd, const char *path, const void *data, size_t len,
 static int descriptor_of_path(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	if (!slash || slash == path || slash - path >= 4096)
+	if (slash && slash - path >= 4096)
 		return -1;
 	char dir[4096], real[4096];
-	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	/* "stdout" run in /dev, and "/x", resolve too */
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	char *resolved = realpath(dir, NULL);
 	if (!resolved)
 		return -1;
 	snprintf(real, sizeof real, "%.4000s", resolved);
 	free(resolved);
-	const char *base = slash + 1;
+	const char *base = slash ? slash + 1 : path;
 	if (!strcmp(real, "/dev")) {
 		static const char *const std_names[] = { "stdin", "stdout", "stderr" };
 		for (int i = 0; i < 3; i++)
