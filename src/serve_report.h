@@ -21,6 +21,10 @@
  * ...` or `trtllm-serve ...`. The model is its Hugging Face repository
  * (the catalog's hf_id) or, without one, its preset name, as one shell
  * word (esc_shell). Heap string; caller frees. */
+/* What a model read from a file without "hf_id" gets as its hf_id: the
+ * user replaces it with a checkpoint directory or repository (hetplan
+ * serve says so). Angle brackets make esc_shell quote it. */
+#define SERVE_MODEL_PLACEHOLDER "<model-path-or-hf-repo>"
 char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
 			const struct serve_plan_inst *in);
 

@@ -55,6 +55,54 @@ ln -s "$T/victim" "$T/w/link.sh"
 expect 0 "" $H $L -o "$T/w/link.sh"
 [ "$(cat "$T/victim")" = keep ] && [ ! -L "$T/w/link.sh" ] && ok || bad "-o followed a symlink"
 
+# 4b. -o onto a descriptor name writes to the descriptor the shell opened,
+# at its offset, as `>&1` would: a header echoed first stays on line 1, and
+# -o /dev/stdout >>log appends (the file was opened anew at byte 0 and the
+# CSV overwrote "# header" and the log's first line). Same for /dev/fd/N,
+# /proc/self/fd/N and report's -o. A closed descriptor is an error.
+P="plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --format csv"
+{ echo "# header"; $H $P -o /dev/stdout; } >"$T/hdr.csv" 2>"$T/err"
+[ "$(head -n 1 "$T/hdr.csv")" = "# header" ] && [ "$(sed -n 2p "$T/hdr.csv" | cut -d, -f1-2)" = rank,label ] &&
+	ok || bad "-o /dev/stdout overwrote the header: $(head -c 200 "$T/hdr.csv")"
+printf 'line one\nline two\n' >"$T/log"
+$H $P -o /dev/stdout >>"$T/log" 2>"$T/err"
+[ "$(head -n 2 "$T/log" | tr '\n' ' ')" = "line one line two " ] && [ "$(sed -n 3p "$T/log" | cut -c1-4)" = rank ] &&
+	ok || bad "-o /dev/stdout >>log: $(head -c 200 "$T/log")"
+echo first >"$T/fd3"
+{ $H $P -o /dev/fd/3 && $H $P -o /proc/self/fd/3; } 3>>"$T/fd3" 2>"$T/err"
+[ "$(head -n 1 "$T/fd3")" = first ] && [ "$(grep -c '^rank,label' "$T/fd3")" = 2 ] &&
+	ok || bad "-o /dev/fd/3 twice onto >>: $(head -c 300 "$T/fd3")"
+{ echo "# report"; $H report tests/data/report/workspace.json --format csv -o /dev/stdout; } >"$T/rep.csv" 2>"$T/err"
+[ "$(head -n 1 "$T/rep.csv")" = "# report" ] && [ "$(wc -l <"$T/rep.csv")" -gt 2 ] &&
+	ok || bad "report -o /dev/stdout: $(head -c 200 "$T/rep.csv")"
+expect 1 "/dev/fd/9: Bad file descriptor" $H $P -o /dev/fd/9
+# the same name reached without /dev/ in it (run in /dev): still the
+# descriptor, and /dev/stdout stays a link (as root the atomic rename
+# would have put a regular file there)
+{ echo "# rel"; (cd /dev && "$HA" $P -o stdout); } >"$T/rel.csv" 2>"$T/err"
+[ "$(head -n 1 "$T/rel.csv")" = "# rel" ] && [ "$(sed -n 2p "$T/rel.csv" | cut -d, -f1)" = rank ] &&
+	[ -L /dev/stdout ] && ok || bad "-o stdout in /dev: $(head -c 200 "$T/rel.csv") $(cat "$T/err")"
+
+# 4c. A link anywhere is never written through, /dev/shm (mode 1777: any
+# user may plant one there) included: it was followed because its name
+# began /dev/. The link is replaced by the new file and its target is left
+# as it was. A link to a device is refused, not replaced; /dev/null named
+# as itself is written into and stays a character device.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	S=$(mktemp -u /dev/shm/hetplan-test.XXXXXX)
+	echo keep >"$T/victim2"
+	ln -s "$T/victim2" "$S.json"
+	$H $P -o "$S.json" 2>"$T/err"; rc=$?
+	[ $rc = 0 ] && [ "$(cat "$T/victim2")" = keep ] && [ -f "$S.json" ] && [ ! -L "$S.json" ] &&
+		ok || bad "-o through a /dev/shm link: exit $rc, victim '$(head -c 80 "$T/victim2")'"
+	ln -s /dev/null "$S.dev"
+	expect 2 "a symbolic link to something other than a regular file" $H $P -o "$S.dev"
+	[ -L "$S.dev" ] && ok || bad "a link to /dev/null was replaced"
+	rm -f "$S.json" "$S.dev"
+fi
+expect 0 "" $H $P -o /dev/null
+[ -c /dev/null ] && ok || bad "/dev/null is no longer a device"
+
 # 6. A FIFO named like a cache file blocked every command that loads the
 # price book (stat, then fopen, which waits for a writer). It is skipped
 # with a warning; 60 s is a generous bound for a command that takes well
@@ -175,6 +223,18 @@ if [ -c /dev/full ]; then
 		rc=$?
 		[ $rc = 1 ] && grep -q "standard output" "$T/err" && ok ||
 			bad "plan --format $fmt > /dev/full: exit $rc, $(cat "$T/err")"
+	done
+	# The failure is said once: with -o - (and -o /dev/stdout) the write's
+	# own error and the check at exit both printed a line
+	# ("No space left on device", then "write error").
+	for o in - /dev/stdout; do
+		for c in "plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --top 1" \
+			"launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8"; do
+			$H $c -o $o >/dev/full 2>"$T/err"
+			rc=$?
+			[ $rc = 1 ] && [ "$(grep -c "standard output\|/dev/stdout" "$T/err")" = 1 ] && ok ||
+				bad "${c%% *} -o $o > /dev/full: exit $rc, $(cat "$T/err")"
+		done
 	done
 fi
 

@@ -285,11 +285,22 @@ check "$T/m.args" "num-layers=126 account-for-embedding-in-pipeline-split= accou
 	decoder-last-pipeline-num-layers=- num-virtual-stages-per-pipeline-rank=-" 2>"$T/err" &&
 	ok || bad "405B interleaved: $(tail -1 "$T/err")"
 
-# torchtitan's op-level selective checkpointing has no Megatron switch: no
-# recompute flags, and a note that says so.
+# torchtitan's op-level selective checkpointing has no Megatron switch
+# (--recompute-granularity takes full or selective): no recompute flags,
+# and one sentence that says so with the nearest flags. Standard error
+# carried a "Recomputation:" note and a denial naming the same thing.
 $H launch --pool 8x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute selective-op >"$T/op.args" 2>"$T/err"
 check "$T/op.args" "recompute-granularity=- recompute-method=-" 2>/dev/null &&
-	grep -q 'op-level selective checkpointing' "$T/err" && ok || bad "selective-op: $(cat "$T/err")"
+	grep -q 'op-level selective' "$T/err" && ok || bad "selective-op: $(cat "$T/err")"
+[ "$(grep -c 'op-level selective' "$T/err")" = 1 ] && [ "$(grep -c 'recompute-granularity selective or full' "$T/err")" = 1 ] &&
+	ok || bad "selective-op said more or less than once: $(cat "$T/err")"
+# The SLURM script carries the Megatron format's arguments, so the same
+# warning that the framework does not run the plan as planned, after the
+# #!/bin/bash line (it was in the Megatron text only).
+$H launch --pool 8x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute selective-op \
+	--format slurm >"$T/op.sh" 2>/dev/null
+[ "$(head -n 1 "$T/op.sh")" = "#!/bin/bash" ] && grep -q '^# Megatron-Core does not run this plan as planned' "$T/op.sh" &&
+	bash -n "$T/op.sh" && ok || bad "slurm script lacks the denial: $(head -12 "$T/op.sh")"
 
 # A heterogeneous plan: H100 replica on 2 stages, A100 replica on 4, shares
 # 0.625 / 0.375. Pieces per group, and a plain statement of what stock
@@ -331,6 +342,25 @@ assert [p['pool'] for p in d['pieces']] == ['h100', 'a100']
 assert [p['config']['train_batch_size'] for p in d['pieces']] == [40, 24]
 assert len(d['cannot_express']) >= 3, d['cannot_express']
 " && ok || bad "hetero deepspeed"
+
+# A heterogeneous MoE plan (Mixtral 8x7B, 32 layers, EP 2): DeepSpeed's
+# EP note is about the plan, not a piece, so it is said once (it came once
+# per piece); so is the TP/PP note both pieces share.
+cat >"$T/moe.json" <<'J'
+{"mbs": 1, "gbs": 64, "precision": "bf16", "recompute": "full", "zero": 1, "ep": 2,
+ "schedule": "1f1b",
+ "replicas": [
+  {"count": 2, "batch_share": 0.3125,
+   "stages": [{"pool": "h100", "tp": 4, "first_layer": 0, "last_layer": 15},
+              {"pool": "h100", "tp": 4, "first_layer": 16, "last_layer": 31}]},
+  {"count": 2, "batch_share": 0.1875,
+   "stages": [{"pool": "a100", "tp": 4, "first_layer": 0, "last_layer": 15},
+              {"pool": "a100", "tp": 4, "first_layer": 16, "last_layer": 31}]}]}
+J
+$H launch -c $D/mixed.json -m mixtral-8x7b --plan "$T/moe.json" --force --format deepspeed >"$T/moe.ds" 2>"$T/err"
+[ "$(grep -c 'EP 2 is set where the model is built' "$T/err")" = 1 ] &&
+	[ "$(grep -c 'TP 4 and PP 2 are set where the model is built' "$T/err")" = 1 ] &&
+	ok || bad "hetero deepspeed notes repeated: $(cat "$T/err")"
 
 # Bad input: clear messages, documented codes, nothing written.
 L="$H launch --pool 2x8xH100-SXM -m llama3.1-8b"

@@ -396,6 +396,13 @@ chk 2 "--gbs N is required" --pool 1x8xH100 -m llama3.1-8b
 chk 2 "--objective: expected throughput, cost, deadline or budget, got 'fast'" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective fast
 chk 2 "needs --deadline" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective deadline
 chk 2 "--deadline: expected a duration" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --deadline soon
+# a deadline or budget the objective does not use was dropped without a
+# word (the cost objective's plans need not meet --deadline); refused,
+# naming the flag and the objective that uses it
+chk 2 "--deadline is used only by --objective deadline" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective cost --deadline 400d
+chk 2 "--deadline is used only by --objective deadline" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --deadline 30d
+chk 2 "--budget is used only by --objective budget" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective throughput --budget 2.5M
+chk 2 "--budget is used only by --objective budget" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --objective deadline --deadline 30d --budget 1M
 chk 2 "--tokens: expected a token count" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --tokens -5
 chk 2 "--budget: expected USD" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --budget 0
 chk 2 "--top: expected an integer" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --top 0

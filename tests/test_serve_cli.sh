@@ -327,7 +327,8 @@ cat >"$tmp/m.json" <<'EOF2'
 EOF2
 expect launch-noid 0 "" -- --pool 1x8xH100-SXM -m "$tmp/m.json" --estimate --tp 1 --rate 1 \
 	--isl 100 --osl 100 --format json
-grep -q '"launch":[[:space:]]*"vllm serve tiny-8l --tensor' "$tmp/out" && ok || bad "no hf_id: $(grep launch "$tmp/out")"
+# no "hf_id": the placeholder to replace, not the file's name
+grep -q '"launch":[[:space:]]*"vllm serve '"'<model-path-or-hf-repo>'"' --tensor' "$tmp/out" && ok || bad "no hf_id: $(grep launch "$tmp/out")"
 cat >"$tmp/m2.json" <<'EOF2'
 {"name": "tiny-8l", "hf_id": "me/it's mine", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096, "vocab": 32000}
 EOF2
@@ -490,6 +491,27 @@ for i in j["instances"]:
     assert "\n" + i["launch"] + "\n" in md, i["launch"]
 assert "| time per output token (TPOT) |" in md
 PY
+
+# A model from a JSON file: its "name" is the user's label, not a Hugging
+# Face repository (vllm serve my-llama would try to download "my-llama").
+# The launch line loads a quoted placeholder and a note says to replace it;
+# with "hf_id" in the file, that id is loaded; a preset keeps its catalog
+# id (meta-llama/Llama-3.1-8B-Instruct, data/models.json).
+cat >"$tmp/my.json" <<'J'
+{"name": "my-llama", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
+ "gated_mlp": true, "vocab": 128256, "seq_len": 8192, "tied_embeddings": false}
+J
+expect file-model 0 'has no "hf_id"' -- --pool 1x8xH100-SXM -m "$tmp/my.json" --rate 1 --isl 100 --osl 100
+grep -qF "vllm serve '<model-path-or-hf-repo>' --tensor-parallel-size" "$tmp/out" &&
+	! grep -q "vllm serve my-llama" "$tmp/out" && ok ||
+	bad "file model launch line: $(grep 'vllm serve' "$tmp/out")"
+sed 's/"name": "my-llama",/"name": "my-llama", "hf_id": "acme\/my-llama-8b",/' "$tmp/my.json" >"$tmp/my_hf.json"
+expect file-model-hf 0 "" -- --pool 1x8xH100-SXM -m "$tmp/my_hf.json" --rate 1 --isl 100 --osl 100
+grep -qF "vllm serve acme/my-llama-8b --tensor-parallel-size" "$tmp/out" && ! grep -q "hf_id" "$tmp/err" &&
+	ok || bad "file model with hf_id: $(grep 'vllm serve' "$tmp/out") $(cat "$tmp/err")"
+expect preset-model 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 1 --isl 100 --osl 100
+grep -qF "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size" "$tmp/out" &&
+	! grep -q "hf_id" "$tmp/err" && ok || bad "preset launch line: $(grep 'vllm serve' "$tmp/out")"
 
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

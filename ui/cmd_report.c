@@ -41,12 +41,16 @@ const struct option *cmd_report_options(void)
 	return report_opts;
 }
 
-/* report_write_file, with "-" for standard output. */
+/* The report rendered and written by cli_write_output, which knows "-",
+ * the descriptor names (/dev/stdout), devices and links; the format comes
+ * from the name unless given (checked before planning). */
 static int write_report(const char *path, enum report_format fmt, const struct report_input *in,
 			struct hp_err *err)
 {
-	if (strcmp(path, "-"))
-		return report_write_file(path, fmt, in, err);
+	if (fmt == REPORT_FORMAT_AUTO && report_format_from_path(path, &fmt) < 0)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "%s: cannot tell the format from the name; use .md, .html, "
+				  ".json or .csv, or give --format", path);
 	char *text;
 	size_t len;
 	if (report_render(in, fmt, &text, &len, err) < 0)

@@ -554,6 +554,18 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 		free(a);
 		return cli_fail(&err, HP_EXIT_INPUT);
 	}
+	/* A model file's name is the user's label, not a repository an
+	 * engine can fetch: without an "hf_id" the launch lines load a
+	 * placeholder (quoted, so run as is it fails rather than redirects)
+	 * and a note says to replace it. Presets keep theirs. */
+	if (!*m.hf_id && cli_model_is_file(cat, a->model_arg)) {
+		char shown[300];
+		snprintf(m.hf_id, sizeof m.hf_id, "%s", SERVE_MODEL_PLACEHOLDER);
+		fprintf(stderr, "hetplan serve: note: -m %s has no \"hf_id\": the launch lines load "
+			"'%s'; replace it with the checkpoint's directory or its Hugging Face "
+			"repository (or give \"hf_id\" in the file)\n",
+			esc_term_buf(shown, sizeof shown, a->model_arg), SERVE_MODEL_PLACEHOLDER);
+	}
 	struct serve_plan_result *res = xcalloc(1, sizeof *res);
 	struct sbuf o;
 	sbuf_init(&o);

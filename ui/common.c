@@ -10,6 +10,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,13 +183,19 @@ int usage_error(const char *cmd, const char *flag, const char *want, const char 
 	return HP_EXIT_USAGE;
 }
 
+int cli_model_is_file(const struct catalog *cat, const char *arg)
+{
+	struct stat st;
+	return !catalog_model(cat, arg) || stat(arg, &st) == 0;
+}
+
 int cli_load_model(const struct catalog *cat, const char *arg,
 		   struct model_spec *out, struct hp_err *err)
 {
 	assert(cat && arg && out);
 	const struct model_spec *m = catalog_model(cat, arg);
 	struct stat st;
-	if (m && stat(arg, &st) != 0) {
+	if (m && !cli_model_is_file(cat, arg)) {
 		*out = *m;
 		return 0;
 	}
@@ -210,29 +217,111 @@ int cli_load_model(const struct catalog *cat, const char *arg,
 	return rc;
 }
 
-/* data to an existing file that is not a regular one (a device such as
- * /dev/null, a FIFO, /dev/stdout): written in place, as a
- * shell redirection would. Renaming a new file over it, as
- * hp_write_file_atomic does, would replace the device node itself where
- * its directory is writable (root in a container: /dev/null became a
- * regular file) and fail with EACCES elsewhere. */
-static int write_in_place(const char *path, const void *data, size_t len, struct hp_err *err)
+/* Writes all of data to fd, an open descriptor; 0, or -1 with err naming
+ * path. */
+static int write_fd_all(int fd, const char *path, const void *data, size_t len,
+			struct hp_err *err)
 {
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
 	const char *p = data;
 	while (len) {
 		ssize_t w = write(fd, p, len);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : EIO;
-			close(fd);
-			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(e));
-		}
+		if (w <= 0)
+			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path,
+					  strerror(w < 0 ? errno : EIO));
 		p += w;
 		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The descriptor path names (/dev/stdin, /dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N and their spellings through the links /dev/fd
+ * and /proc/self): the descriptor number, or -1 for any other path. The
+ * directory part is resolved (realpath), so /dev/fd/3 and /proc/self/fd/3
+ * both come out as /proc/PID/fd/3; the last part is not, since following it
+ * reaches the file the descriptor has open, not the descriptor. */
+static int descriptor_of_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash && slash - path >= 4096)
+		return -1;
+	char dir[4096], real[4096];
+	/* "stdout" run in /dev, and "/x", resolve too */
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	char *resolved = realpath(dir, NULL);
+	if (!resolved)
+		return -1;
+	snprintf(real, sizeof real, "%.4000s", resolved);
+	free(resolved);
+	const char *base = slash ? slash + 1 : path;
+	if (!strcmp(real, "/dev")) {
+		static const char *const std_names[] = { "stdin", "stdout", "stderr" };
+		for (int i = 0; i < 3; i++)
+			if (!strcmp(base, std_names[i]))
+				return i;
+		return -1;
+	}
+	char self[64], thread[96];
+	snprintf(self, sizeof self, "/proc/%ld/fd", (long)getpid());
+	int is_thread = 0, n = 0;
+	long tid = 0;
+	if (sscanf(real, "/proc/%*d/task/%ld/fd%n", &tid, &n) == 1 && !real[n]) {
+		snprintf(thread, sizeof thread, "/proc/%ld/task/%ld/fd", (long)getpid(), tid);
+		is_thread = !strcmp(real, thread);
+	}
+	if (strcmp(real, self) && !is_thread)
+		return -1;
+	if (!*base || strspn(base, "0123456789") != strlen(base) || strlen(base) > 9)
+		return -1;
+	return atoi(base);
+}
+
+/* Data to descriptor fd, already open in this process: written at its
+ * present offset and with its flags (O_APPEND included), as a shell's
+ * `>&N` would, so a `{ echo header; hetplan ... -o /dev/stdout; } >file`
+ * keeps the header and `-o /dev/stdout >>log` appends. Opening the path
+ * anew would start a second offset at byte 0 and overwrite what the
+ * shell had written. Standard output goes the way of -o -. */
+static int write_descriptor(int fd, const char *path, const void *data, size_t len,
+			    struct hp_err *err)
+{
+	if (fd == STDOUT_FILENO) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+			/* said here, with the errno; the stream's error flag is
+			 * cleared so main's check at exit does not say it again */
+			int e = errno;
+			clearerr(stdout);
+			return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(e));
+		}
+		return 0;
+	}
+	if (fcntl(fd, F_GETFD) < 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(EBADF));
+	if (fd == STDERR_FILENO)
+		fflush(stderr);
+	return write_fd_all(fd, path, data, len, err);
+}
+
+/* Data to an existing device or FIFO named as itself (/dev/null, a named
+ * pipe): written in place, as a shell redirection would. Renaming a new
+ * file over it, as hp_write_file_atomic does, would replace the device node
+ * itself where its directory is writable (root in a container: /dev/null
+ * became a regular file) and fail with EACCES elsewhere. O_NOFOLLOW: a
+ * link put at the name between the lstat and here makes the open fail
+ * rather than write through it. */
+static int write_in_place(const char *path, const void *data, size_t len, struct hp_err *err)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
+	if (write_fd_all(fd, path, data, len, err) < 0) {
+		close(fd);
+		return -1;
 	}
 	if (close(fd) < 0)
 		return hp_err_set(err, HP_EXIT_FAIL, "%s: %s", path, strerror(errno));
@@ -242,23 +331,29 @@ static int write_in_place(const char *path, const void *data, size_t len, struct
 int cli_write_output(const char *path, const void *data, size_t len, struct hp_err *err)
 {
 	assert(path && (data || !len));
-	struct stat st;
-	if (!strcmp(path, "-")) {
-		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
-			return hp_err_set(err, HP_EXIT_FAIL, "standard output: %s",
-					  strerror(errno));
-		return 0;
-	}
-	/* In place: a device, FIFO or socket named as such, or one of the
-	 * system's links under /dev (/dev/stdout, /dev/fd/N) to anything but a
-	 * directory. Other links are replaced, never followed (a link planted
-	 * at the output name cannot redirect the write). */
-	if (lstat(path, &st) == 0 &&
-	    (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
-	     (S_ISLNK(st.st_mode) && !strncmp(path, "/dev/", 5) && stat(path, &st) == 0 &&
-	      !S_ISDIR(st.st_mode))))
+	struct stat st, target;
+	if (!strcmp(path, "-"))
+		return write_descriptor(STDOUT_FILENO, "standard output", data, len, err);
+	int fd = descriptor_of_path(path);
+	if (fd >= 0)
+		return write_descriptor(fd, path, data, len, err);
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
+		return hp_write_file_atomic(path, data, len, err);
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISFIFO(st.st_mode) ||
+	    S_ISSOCK(st.st_mode))
 		return write_in_place(path, data, len, err);
-	return hp_write_file_atomic(path, data, len, err);
+	if (S_ISDIR(st.st_mode))
+		return hp_err_set(err, HP_EXIT_USAGE, "%s: a directory, not a file name", path);
+	/* A link, anywhere (/dev/shm, which anyone may write, included), is
+	 * never followed: one to a regular file or to nothing is replaced by
+	 * the new file, so a link planted at the output name cannot redirect
+	 * the write. One to a device or a directory is refused: replacing it
+	 * would take a name the system put there. */
+	if (S_ISLNK(st.st_mode) && (stat(path, &target) != 0 || S_ISREG(target.st_mode)))
+		return hp_write_file_atomic(path, data, len, err);
+	return hp_err_set(err, HP_EXIT_USAGE,
+			  "%s: a symbolic link to something other than a regular file; "
+			  "name its target itself, or a new file", path);
 }
 
 int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct cluster *c,

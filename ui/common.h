@@ -66,6 +66,10 @@ int cli_build_cluster(const char *cmd, const char *cluster_file, const char *con
 		      int n_pools, int use_price_book, const struct catalog *cat,
 		      struct cluster *c);
 
+/* Whether -m arg names a model file rather than a preset: an existing
+ * path always does (as cli_load_model reads it). */
+int cli_model_is_file(const struct catalog *cat, const char *arg);
+
 /* Resolve -m into *out: an existing file is read as one model object,
  * otherwise arg is a preset name. Returns 0, or -1 with err
  * (HP_EXIT_INPUT: no such file or preset, with a "did you mean", or the
