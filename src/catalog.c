@@ -377,7 +377,8 @@ static const struct hp_field model_field_list[] = {
 	/* Read from catalogs and model files, not written back (as source):
 	 * a report's model object stays what it was. */
 	{ .key = "hf_id", .kind = FK_STR, FIELD_STR(struct model_spec, hf_id), .flags = FF_NOSAVE,
-	  .help = "Hugging Face repository the serving launch lines load; absent: the name" },
+	  .help = "Hugging Face repository the serving launch lines load; absent: a preset's own, "
+		  "else a placeholder to replace" },
 };
 #undef MF
 
