@@ -160,6 +160,10 @@ expect 2 "--precision: expected fp32, tf32, bf16, fp16 or fp8" $E --tp 1 --pp 1 
 expect 3 "pool 'a100-sxm4-80gb' (A100-SXM4-80GB) has no fp8 units" $H estimate --pool 1x8xA100-80GB -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --precision fp8
 expect 3 "(V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16)" $H estimate --pool 1x8xV100 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 8 --precision bf16
 expect 3 "has no bf16 units" $H plan --pool 1x8xV100 -m llama3.1-8b --gbs 8 --precision bf16
+# bf16 is the default: a user who named no precision is told the one that
+# runs (the T4 datasheet: fp16 65 TFLOP/s on its tensor cores, no bf16).
+expect 3 "(T4) has no bf16 units (it has: fp32, fp16); --precision fp16 runs on it" \
+	$H plan --pool 4x4xT4 -m gpt-1.7b --gbs 64
 expect 0 "" $H estimate --pool 1x8xA100-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --precision tf32
 expect 0 "" $H estimate --pool 1x8xV100 -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp32
 expect 2 "--schedule: expected 1f1b or interleaved:V" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --schedule zigzag
