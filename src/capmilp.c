@@ -192,6 +192,7 @@ struct bb {
 	long step_mask;
 	int gpn_shift[HP_MAX_POOLS];
 	double gpn_inv[HP_MAX_POOLS];
+	int gpn_pow2;         /* every pool's gpn a power of two */
 	int gave_up;
 	int done;             /* the incumbent reached m->stop (offer) */
 	/* joint_lb_ordered's best multiplier at its last call, per first
@@ -227,21 +228,32 @@ static inline long step_mod(const struct bb *b, long x)
 	return b->step_mask >= 0 ? x & b->step_mask : (x % b->step + b->step) % b->step;
 }
 
-static double node_price(const struct bb *b, const int *G)
+/* (One test a call, not one a pool, where every pool's gpn is a power
+ * of two: the planner's.) */
+static inline double node_price(const struct bb *b, const int *G)
 {
 	const struct capmilp *m = b->m;
 	double usd = 0;
-	for (int q = 0; q < m->np; q++)
-		usd += m->usd_node_h[q] * (double)whole_nodes(b, q, G[q]);
+	if (b->gpn_pow2)
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] *
+			       (double)((G[q] + m->gpn[q] - 1) >> b->gpn_shift[q]);
+	else
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] * (double)((G[q] + m->gpn[q] - 1) / m->gpn[q]);
 	return usd;
 }
 
-static double share_price(const struct bb *b, const int *G)
+static inline double share_price(const struct bb *b, const int *G)
 {
 	const struct capmilp *m = b->m;
 	double usd = 0;
-	for (int q = 0; q < m->np; q++)
-		usd += per_gpu(b, q, m->usd_node_h[q] * G[q]);
+	if (b->gpn_pow2)
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] * G[q] * b->gpn_inv[q];
+	else
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] * G[q] / m->gpn[q];
 	return usd;
 }
 
@@ -1345,12 +1357,14 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	const struct capmilp *m = &mc;
 	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
 	b.step_mask = (b.step & (b.step - 1)) == 0 ? b.step - 1 : -1;
+	b.gpn_pow2 = 1;
 	for (int q = 0; q < m_in->np; q++) {
 		int k = 0;
 		while (k < 30 && (1 << k) < m_in->gpn[q])
 			k++;
 		b.gpn_shift[q] = (1 << k) == m_in->gpn[q] ? k : -1;
 		b.gpn_inv[q] = b.gpn_shift[q] >= 0 ? 1.0 / m_in->gpn[q] : 0;
+		b.gpn_pow2 &= b.gpn_shift[q] >= 0;
 	}
 	b.warm = b.warm_store;
 	mc.max_total -= mc.max_total % b.step;
