@@ -495,14 +495,15 @@ static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
 /* The node mixes walked layout by layout, from this many set pools up
  * (counts_node_mixes): a search setting. The odometer fills every mix
  * from the first layout, and the set's first layouts use the pools that
- * turn fastest, so a fill that fails at layout i (most of them: 36.0M of
- * DeepSeek-V3's 40.3M mixes on 16,384 GPUs of 4 types at the deadline)
- * is met again for every rung of the pools that layouts 0..i do not
- * use. The walk gives each pool its rung where the first layout that
- * uses it is filled, so such a failure cuts every mix below it at once.
- * On 3 pools the walk's calls and its table cost more than the failures
- * save (fifteenth round: Mixtral 8x22B's deadline search, 12,153.6M ->
- * 12,225.1M instructions). */
+ * turn fastest: DeepSeek-V3's deadline search on 16,384 GPUs of 4 types
+ * fills about 20M mixes, each from scratch, and the 4.7M that fail
+ * all fail with dep 0, where the skip below cannot apply. The walk
+ * gives each pool its rung where the first layout that uses it is
+ * filled, so layouts 0..i are filled once for all the rungs of the
+ * pools they do not use, and a failure at layout i cuts all those
+ * mixes at once. On 3 pools it saves nothing (Mixtral 8x22B's deadline
+ * search: 10,870.2M -> 10,868.0M instructions; fifteenth round's walk
+ * of this kind cost more there). */
 #define MIX_WALK_POOLS 4
 
 /* The walk's state: the set's fill (mix_fill), each pool's rungs in GPUs
