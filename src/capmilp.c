@@ -187,6 +187,12 @@ struct bb {
 	int have_seed;
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	long step;            /* the sum of the counts a multiple of this (>= 1) */
+	/* step - 1 when step is a power of two, else -1 (step_mod); per pool,
+	 * k where gpn = 2^k, else -1, and 2^-k (whole_nodes, per_gpu) */
+	long step_mask;
+	int gpn_shift[HP_MAX_POOLS];
+	double gpn_inv[HP_MAX_POOLS];
+	int gpn_pow2;         /* every pool's gpn a power of two */
 	int gave_up;
 	int done;             /* the incumbent reached m->stop (offer) */
 	/* joint_lb_ordered's best multiplier at its last call, per first
@@ -197,19 +203,57 @@ struct bb {
 	int warm_store[2 * (CAPMILP_MAX_VARS + 1)];   /* ordered, then free */
 };
 
-static double node_price(const struct capmilp *m, const int *G)
+/* The divisions by a pool's GPUs per node and by the EP step, exact and
+ * cheaper where the divisor is a power of two (8 GPUs a node, EP steps):
+ * the same integers and doubles (x * 2^-k is x / 2^k, rounded alike),
+ * without the divisions that took a third of last_count's cycles on
+ * DeepSeek-V3's deadline programmes (perf, sixteenth round). */
+
+/* ceil(g / gpn_q) for g >= 0: whole nodes of pool q holding g GPUs. */
+static inline int whole_nodes(const struct bb *b, int q, int g)
 {
+	int k = b->gpn_shift[q], n = b->m->gpn[q];
+	return k >= 0 ? (g + n - 1) >> k : (g + n - 1) / n;
+}
+
+/* x / gpn_q. */
+static inline double per_gpu(const struct bb *b, int q, double x)
+{
+	return b->gpn_shift[q] >= 0 ? x * b->gpn_inv[q] : x / b->m->gpn[q];
+}
+
+/* x mod step, in [0, step) for any sign of x. */
+static inline long step_mod(const struct bb *b, long x)
+{
+	return b->step_mask >= 0 ? x & b->step_mask : (x % b->step + b->step) % b->step;
+}
+
+/* (One test a call, not one a pool, where every pool's gpn is a power
+ * of two: the planner's.) */
+static inline double node_price(const struct bb *b, const int *G)
+{
+	const struct capmilp *m = b->m;
 	double usd = 0;
-	for (int q = 0; q < m->np; q++)
-		usd += m->usd_node_h[q] * (double)((G[q] + m->gpn[q] - 1) / m->gpn[q]);
+	if (b->gpn_pow2)
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] *
+			       (double)((G[q] + m->gpn[q] - 1) >> b->gpn_shift[q]);
+	else
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] * (double)((G[q] + m->gpn[q] - 1) / m->gpn[q]);
 	return usd;
 }
 
-static double share_price(const struct capmilp *m, const int *G)
+static inline double share_price(const struct bb *b, const int *G)
 {
+	const struct capmilp *m = b->m;
 	double usd = 0;
-	for (int q = 0; q < m->np; q++)
-		usd += m->usd_node_h[q] * G[q] / m->gpn[q];
+	if (b->gpn_pow2)
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] * G[q] * b->gpn_inv[q];
+	else
+		for (int q = 0; q < m->np; q++)
+			usd += m->usd_node_h[q] * G[q] / m->gpn[q];
 	return usd;
 }
 
@@ -497,8 +541,8 @@ static int step_lattice(const struct bb *b, int i, const int *u, long cnt, long 
 		hi += u[j];
 	if (b->card_binds)
 		hi = HP_MIN(hi, m->max_total - cnt);
-	long last = hi - (cnt + hi) % s;
-	*first = lo + ((s - (cnt + lo) % s) % s);
+	long last = hi - step_mod(b, cnt + hi);
+	*first = lo + step_mod(b, -(cnt + lo));
 	if (*first > last)
 		return 0;
 	*z = (last - *first) / s;
@@ -697,8 +741,8 @@ static double mixed_price(const struct bb *b, int i, const int *G)
 	const struct capmilp *m = b->m;
 	double usd = 0;
 	for (int q = 0; q < m->np; q++)
-		usd += b->gmin[i][q] ? m->usd_node_h[q] * G[q] / m->gpn[q]
-				     : m->usd_node_h[q] * (double)((G[q] + m->gpn[q] - 1) / m->gpn[q]);
+		usd += b->gmin[i][q] ? per_gpu(b, q, m->usd_node_h[q] * G[q])
+				     : m->usd_node_h[q] * (double)whole_nodes(b, q, G[q]);
 	return usd;
 }
 
@@ -719,8 +763,8 @@ static double paid_free(const struct bb *b, int i, const int *G, double *fr)
 		if (q < 0 || b->users[i][q] != 1)
 			continue;
 		int gmin = G[q] + m->g[j][q];
-		int idle = (gmin + m->gpn[q] - 1) / m->gpn[q] * m->gpn[q] - gmin;
-		usd += m->usd_node_h[q] * idle / m->gpn[q];
+		int idle = whole_nodes(b, q, gmin) * m->gpn[q] - gmin;
+		usd += per_gpu(b, q, m->usd_node_h[q] * idle);
 		fr[j] = (double)idle / m->g[j][q];
 	}
 	return usd;
@@ -779,7 +823,7 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
 {
 	const struct capmilp *m = b->m;
 	return sub_bound_at(b, i, u, G, rate, cnt, whole,
-			    whole ? mixed_price(b, i, G) : share_price(m, G),
+			    whole ? mixed_price(b, i, G) : share_price(b, G),
 			    card_ub(b, i, u, m->max_total - cnt), NULL, NULL);
 }
 
@@ -818,9 +862,9 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 	const struct capmilp *m = b->m;
 	int G2[HP_MAX_POOLS];
 	/* the sum of the counts a multiple of b->step: v = want (mod step) */
-	long want = (b->step - cnt % b->step) % b->step;
+	long want = step_mod(b, -cnt);
 	if (m->kind == CAPMILP_BUDGET) {
-		for (int v = u - (int)(((u - want) % b->step + b->step) % b->step); v >= 1;
+		for (int v = u - (int)step_mod(b, u - want); v >= 1;
 		     v -= (int)b->step) {
 			double rt = rate + v * m->r[i];
 			b->nodes++;
@@ -829,7 +873,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 			for (int q = 0; q < m->np; q++)
 				G2[q] = G[q] + v * m->g[i][q];
 			b->cur[i] = v;
-			if (node_price(m, G2) / 3600 - m->lambda * rt <= b->row_tol) {
+			if (node_price(b, G2) / 3600 - m->lambda * rt <= b->row_tol) {
 				offer(b, rt);
 				return;   /* the largest feasible count here */
 			}
@@ -845,18 +889,18 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 	while (lo <= u && rate + lo * m->r[i] < b->R_lo)
 		lo++;
 	int up = d >= 0;
-	int first = lo + (int)(((want - lo) % b->step + b->step) % b->step);
-	int last = u - (int)(((u - want) % b->step + b->step) % b->step);
+	int first = lo + (int)step_mod(b, want - lo);
+	int last = u - (int)step_mod(b, u - want);
 	for (int k = 0; k <= last - first; k += (int)b->step) {
 		int v = up ? first + k : last - k;
 		b->nodes++;
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
 		double rt = rate + v * m->r[i];
-		if (b->have && share_price(m, G2) - m->lambda * rt >= b->best_val - b->tol)
+		if (b->have && share_price(b, G2) - m->lambda * rt >= b->best_val - b->tol)
 			return;
 		b->cur[i] = v;
-		double val = node_price(m, G2) - m->lambda * rt;
+		double val = node_price(b, G2) - m->lambda * rt;
 		if (!b->have || val < b->best_val - b->tol)
 			offer(b, val);
 		if (b->done)
@@ -881,7 +925,7 @@ static double relaxed_child(const struct bb *b, int i, const int *u, const int *
 	int G2[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
 		G2[q] = G[q] + v * m->g[i][q];
-	double rt = rate + v * m->r[i], price = share_price(m, G2);
+	double rt = rate + v * m->r[i], price = share_price(b, G2);
 	long left = b->card_binds ? m->max_total - cnt - v : CAPMILP_NO_CARD;
 	if (m->kind == CAPMILP_DEADLINE)
 		return price - m->lambda * rt + joint_lb(b, i + 1, u, b->R_lo - rt, left, NULL);
@@ -1062,7 +1106,7 @@ static int hint_value(const struct bb *b, double *val)
 	for (int q = 0; q < m->np; q++)
 		if (G[q] > b->capg[q])
 			return 0;
-	double price = node_price(m, G);
+	double price = node_price(b, G);
 	if (m->kind == CAPMILP_DEADLINE) {
 		if (rate < b->R_lo)
 			return 0;
@@ -1092,7 +1136,7 @@ static int node_cut(struct bb *b, int i, const int *u, const int *G, double rate
 	int Gmin[HP_MAX_POOLS];
 	for (int q = 0; q < m->np; q++)
 		Gmin[q] = G[q] + b->gmin[i][q];
-	double whole = node_price(m, Gmin);
+	double whole = node_price(b, Gmin);
 	if (m->kind == CAPMILP_DEADLINE) {
 		double fr[CAPMILP_MAX_VARS], paid = 0;
 		double lb = max2(whole - m->lambda * rate_max,
@@ -1168,7 +1212,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 			G2[q] = G[q] + v * m->g[i][q];
 		/* the child's card_ub, for both its bounds below */
 		double ccard = card_ub(b, i + 1, u, m->max_total - cnt - v);
-		double bnd = sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 0, share_price(m, G2), ccard, NULL,
+		double bnd = sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 0, share_price(b, G2), ccard, NULL,
 					  NULL);
 		if (!seen || (dl ? bnd < best_seen : bnd > best_seen))
 			best_seen = bnd;
@@ -1312,6 +1356,16 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	struct capmilp mc = *m_in;
 	const struct capmilp *m = &mc;
 	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
+	b.step_mask = (b.step & (b.step - 1)) == 0 ? b.step - 1 : -1;
+	b.gpn_pow2 = 1;
+	for (int q = 0; q < m_in->np; q++) {
+		int k = 0;
+		while (k < 30 && (1 << k) < m_in->gpn[q])
+			k++;
+		b.gpn_shift[q] = (1 << k) == m_in->gpn[q] ? k : -1;
+		b.gpn_inv[q] = b.gpn_shift[q] >= 0 ? 1.0 / m_in->gpn[q] : 0;
+		b.gpn_pow2 &= b.gpn_shift[q] >= 0;
+	}
 	b.warm = b.warm_store;
 	mc.max_total -= mc.max_total % b.step;
 	b.m = m;

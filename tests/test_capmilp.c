@@ -178,6 +178,11 @@ static void random_row(struct capmilp *m)
 	m->node_limit = 1L << 30;
 }
 
+/* Set: random_model gives half its pools 6 GPUs a node (not a power of
+ * two: capmilp divides by 8 or 4 by a shift or a product, by 6 as it
+ * is). */
+static int six_gpu_nodes;
+
 /* A random instance like the planner's: a two-pool layout (sometimes)
  * and one single-pool layout per pool; size scales the pools. */
 static void random_model(struct capmilp *m, int size)
@@ -187,7 +192,7 @@ static void random_model(struct capmilp *m, int size)
 	m->np = 1 + (int)rnd(3);
 	static const double node_usd[] = { 55.04, 23.568, 20.984, 98.32 };
 	for (int q = 0; q < m->np; q++) {
-		m->gpn[q] = rnd(4) ? 8 : 4;
+		m->gpn[q] = six_gpu_nodes && rnd(2) ? 6 : rnd(4) ? 8 : 4;
 		m->nodes[q] = 1 + (int)rnd((unsigned)size);
 		m->usd_node_h[q] = node_usd[rnd(4)];
 	}
@@ -621,6 +626,19 @@ TEST(ep_step_hand_worked)
 	CHECK_EQ_INT(n[1], 4);
 }
 
+/* Pools of 6 GPUs a node, with EP steps of 1 to 4 (3 is not a power of
+ * two either): against every count vector, as above. */
+TEST(brute_force_six_gpu_nodes)
+{
+	static const long steps[] = { 1, 2, 3, 4 };
+	int feasible_n = 0;
+	six_gpu_nodes = 1;
+	int bad = step_instances(3, steps, 4, 2, 1, &feasible_n);
+	six_gpu_nodes = 0;
+	CHECK_EQ_INT(bad, 0);
+	CHECK(feasible_n > 500);
+}
+
 /* The planner's MoE shapes: sums a multiple of 4 to 32 (DeepSeek-V3's
  * EP steps), coarse against the boxes, so the lattice of sums decides
  * the bounds; the replicas row binding in a third, the deadline at
@@ -922,6 +940,7 @@ int main(void)
 	RUN(hint_same_answer);
 	RUN(memo_same_programme_only);
 	RUN(memo_many_programmes);
+	RUN(brute_force_six_gpu_nodes);
 	lp_thread_done();
 	return t_done("capmilp");
 }
