@@ -33,6 +33,7 @@
  * (the LP bounds, their floors and DP terms, the whole-replica step, the
  * cost bound); search_int.h holds what they share. */
 #include "search_int.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -567,11 +568,35 @@ void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 	sp_move(&res->mem_miss, sp);
 	res->has_mem_miss = 1;
 	const struct plan *p = &res->mem_miss.plan;
-	char nb[32], cb[32];
+	char nb[32], cb[32], tb[32], lb[32], what[200];
+	/* The fullest stage as mem_summary picks it (total over capacity),
+	 * for its total with the allocator's reserve. */
+	double total = 0, worst = -1;
+	for (int i = 0; i < res->mem_miss.est.n_stages; i++) {
+		const struct perf_stage *st = &res->mem_miss.est.stages[i];
+		double r = st->capacity > 0 ? st->total / st->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			total = st->total;
+		}
+	}
+	double keep = (1 - x->o->mem_headroom) * cap;
+	if (need > cap || !(keep > 0))
+		snprintf(what, sizeof what, "needs %s of %s (%.0f%% over)",
+			 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap),
+			 100 * (ratio - 1));
+	else
+		/* it fits, but only in the headroom a plan must leave free */
+		snprintf(what, sizeof what,
+			 "holds %s with the allocator's reserve (%s live), above the %s that "
+			 "--mem-headroom %g leaves of %s (%.0f%% over)",
+			 hp_fmt_bytes(tb, sizeof tb, total), hp_fmt_bytes(nb, sizeof nb, need),
+			 hp_fmt_bytes(lb, sizeof lb, keep), x->o->mem_headroom,
+			 hp_fmt_bytes(cb, sizeof cb, cap), 100 * (total / keep - 1));
 	snprintf(x->mem_desc, sizeof x->mem_desc,
-		 "%.60s, dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage needs %s of %s",
+		 "%.60s, dp%d, recompute %s, ZeRO-%d, micro-batch %d: its fullest stage %s",
 		 res->mem_miss.label, plan_dp(p), plan_recompute_name(p->recompute), p->zero, p->mbs,
-		 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap));
+		 what);
 }
 
 /* Nothing fits on this layout: remember how close it came. The probe's
@@ -1170,18 +1195,20 @@ static void make_label(const struct ctx *x, struct search_plan *sp)
 			continue;
 		int pa = rep->stages[0].pool, pb = rep->stages[rep->n_stages - 1].pool;
 		int w;
+		/* pool names cut on a character boundary (utf8_cut), never
+		 * inside a multi-byte character */
+		const char *na = x->c->pools[pa].name, *nb = x->c->pools[pb].name;
 		if (pa == pb)
-			w = snprintf(buf + n, sizeof buf - n, "%s%.12s tp%d pp%d", n ? " + " : "",
-				     x->c->pools[pa].name, rep->stages[0].tp, rep->n_stages);
+			w = snprintf(buf + n, sizeof buf - n, "%s%.*s tp%d pp%d", n ? " + " : "",
+				     (int)utf8_cut(na, 12), na, rep->stages[0].tp, rep->n_stages);
 		else
-			w = snprintf(buf + n, sizeof buf - n, "%s%.10s>%.10s pp%d", n ? " + " : "",
-				     x->c->pools[pa].name, x->c->pools[pb].name, rep->n_stages);
+			w = snprintf(buf + n, sizeof buf - n, "%s%.*s>%.*s pp%d", n ? " + " : "",
+				     (int)utf8_cut(na, 10), na, (int)utf8_cut(nb, 10), nb,
+				     rep->n_stages);
 		n = w < 0 ? n : HP_MIN(n + (size_t)w, sizeof buf - 1);
 	}
-	if (n >= sizeof sp->label) {
-		memcpy(buf + sizeof sp->label - 4, "...", 4);
-		n = sizeof sp->label - 1;
-	}
+	if (n >= sizeof sp->label)
+		memcpy(buf + utf8_cut(buf, sizeof sp->label - 4), "...", 4);
 	hp_strlcpy(sp->label, buf, sizeof sp->label);
 }
 
@@ -2050,8 +2077,8 @@ static void explain_miss(struct ctx *x)
 	if (!res->has_nearest) {
 		if (x->mem_miss > 0)
 			snprintf(res->why, sizeof res->why,
-				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s (%.0f%% over)",
-				 x->m->name, x->mem_desc, 100 * (x->mem_miss - 1));
+				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s",
+				 x->m->name, x->mem_desc);
 		else
 			snprintf(res->why, sizeof res->why,
 				 "no plan fits: %s has no layout on this cluster within the fixed choices (TP must divide the %d heads and stay in a node)",

@@ -54,7 +54,7 @@ struct ctx {
 	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
 	int exhaustive;
 	double mem_miss;          /* nearest memory miss: need / capacity */
-	char mem_desc[200];
+	char mem_desc[320];
 	double mem_frac;          /* share of each GPU's capacity a layer split may fill:
 				   * 1 - the headroom, or 1 when no plan keeps it */
 	int max_dp;               /* most replicas any plan can have */

@@ -349,6 +349,22 @@ $H plan --pool 1x4xL4 -m llama3.1-405b --gbs 64 > "$T/o" 2>"$T/err"
 rc=$?
 [ $rc = 4 ] && ok || bad "model that fits nowhere: exit $rc, want 4"
 grep -q "no plan fits in memory" "$T/err" && ok || bad "no-fit message: $(cat "$T/err")"
+# A nearest miss that fits only inside the headroom says so, with a
+# positive excess over what the headroom leaves (it read "needs 75.0 GiB
+# of 79.6 GiB (-6% over)"). Plain DDP keeps every parameter's 16 bytes of
+# state on every GPU; the closest layout fits in the H100's 79.6 GiB but
+# not under the default --mem-headroom 0.05's 0.95 x 79.6 = 75.6 GiB (the
+# man page; each figure printed to 0.1 GiB, so within 0.1).
+$H plan --pool 8x8xH100-SXM -m llama3.1-8b --gbs 512 --framework pytorch-ddp > "$T/o" 2>"$T/err"
+python3 - "$T/err" <<'PY' && ok || bad "headroom miss message: $(cat "$T/err")"
+import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"above the ([0-9.]+) GiB that --mem-headroom 0.05 leaves of ([0-9.]+) GiB \(([-0-9]+)% over\)", t)
+assert m, t
+assert abs(float(m.group(1)) - 0.95 * float(m.group(2))) <= 0.1, m.groups()
+assert int(m.group(3)) > 0, m.groups()
+assert "-" not in re.findall(r"\(([-0-9]+)% over\)", t)[0], t
+PY
 $H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --tokens 2T --objective deadline \
 	--deadline 30d > "$T/o" 2>"$T/err"
 rc=$?
@@ -411,5 +427,17 @@ chk 2 "--pp 1000: more pipeline stages than the 32 layers" --pool 1x8xH100 -m ll
 chk 2 "--mbs 3 does not divide --gbs 8" --pool 1x8xH100 -m llama3.1-8b --gbs 8 --mbs 3
 chk 3 "unknown GPU" --pool 1x8xH900 -m llama3.1-8b --gbs 8
 chk 3 "unknown model" --pool 1x8xH100 -m llama9-8b --gbs 8
+
+# Labels cut a pool's name on a character boundary: a 24-byte CJK name
+# (8 characters of 3 bytes) cut to 10 bytes keeps 3 whole characters,
+# never a lone lead byte (the JSON writer turned one into U+FFFD).
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 4, "name": "東京東京東京東京"}, {"gpu": "A100-SXM4-80GB", "nodes": 4, "name": "a100"}]}' > "$T/cjk.json"
+$H plan -c "$T/cjk.json" -m llama3.1-70b --gbs 512 --format json > "$T/cjk.out" 2>"$T/err" || bad "CJK pool plan: $(cat "$T/err")"
+python3 - "$T/cjk.out" <<'PY' && ok || bad "CJK pool names cut inside a character"
+import json, sys
+labels = [p["label"] for p in json.load(open(sys.argv[1]))["plans"]]
+assert labels and all("\ufffd" not in l for l in labels), labels
+assert any("東京東" in l for l in labels), labels
+PY
 
 finish plan
