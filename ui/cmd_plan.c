@@ -726,20 +726,23 @@ static int plan_inputs(struct plan_args *a, const struct catalog *cat, struct cl
 	/* A deadline or a budget is a limit the user means to hold; the other
 	 * objectives do not look at it, so planning on would list plans that
 	 * may miss it. Refused, naming the objective that keeps it. */
-	if (a->so.objective != OBJ_DEADLINE && a->so.deadline_s > 0) {
-		fprintf(stderr, "hetplan plan: --deadline is used only by --objective deadline "
-			"(the cheapest plan that trains --tokens by then); --objective %s "
-			"ignores it: give --objective deadline, or drop --deadline\n",
-			search_objective_name(a->so.objective));
-		return HP_EXIT_USAGE;
-	}
-	if (a->so.objective != OBJ_BUDGET && a->so.budget_usd > 0) {
-		fprintf(stderr, "hetplan plan: --budget is used only by --objective budget "
-			"(the fastest plan that trains --tokens within it); --objective %s "
-			"ignores it: give --objective budget, or drop --budget\n",
-			search_objective_name(a->so.objective));
-		return HP_EXIT_USAGE;
-	}
+	const struct {
+		enum search_objective obj;
+		double value;
+		const char *flag, *what;
+	} limits[] = {
+		{ OBJ_DEADLINE, a->so.deadline_s, "--deadline", "the cheapest plan that trains --tokens by then" },
+		{ OBJ_BUDGET, a->so.budget_usd, "--budget", "the fastest plan that trains --tokens within it" },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(limits); i++)
+		if (a->so.objective != limits[i].obj && limits[i].value > 0) {
+			const char *want = search_objective_name(limits[i].obj);
+			fprintf(stderr, "hetplan plan: %s is used only by --objective %s (%s); "
+				"--objective %s ignores it: give --objective %s, or drop %s\n",
+				limits[i].flag, want, limits[i].what,
+				search_objective_name(a->so.objective), want, limits[i].flag);
+			return HP_EXIT_USAGE;
+		}
 	enum report_format pf;
 	if (a->out_file && !a->have_fmt && report_format_from_path(a->out_file, &pf) == 0) {
 		if (pf == REPORT_JSON)
