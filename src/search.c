@@ -570,21 +570,30 @@ void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 	const struct plan *p = &res->mem_miss.plan;
 	char nb[32], cb[32], tb[32], lb[32], what[200];
 	/* The fullest stage as mem_summary picks it (total over capacity),
-	 * for its total with the allocator's reserve. */
-	double total = 0, worst = -1;
+	 * for its total with the allocator's reserve; and the stage whose
+	 * live bytes exceed its GPU the most, which is what makes a plan
+	 * that does not fit (perf_stage.fits) fail, and may be another. */
+	double total = 0, worst = -1, live = 0, lcap = 0, lworst = -1;
 	for (int i = 0; i < res->mem_miss.est.n_stages; i++) {
 		const struct perf_stage *st = &res->mem_miss.est.stages[i];
 		double r = st->capacity > 0 ? st->total / st->capacity : HUGE_VAL;
+		double rl = st->capacity > 0 ? (st->total - st->slack) / st->capacity : HUGE_VAL;
 		if (r > worst) {
 			worst = r;
 			total = st->total;
 		}
+		if (rl > lworst) {
+			lworst = rl;
+			live = st->total - st->slack;
+			lcap = st->capacity;
+		}
 	}
 	double keep = (1 - x->o->mem_headroom) * cap;
-	if (need > cap || !(keep > 0))
+	if (search_mem_state(&res->mem_miss.est, x->o->mem_headroom, NULL, NULL) == MEM_NOFIT ||
+	    !(keep > 0))
 		snprintf(what, sizeof what, "needs %s of %s (%.0f%% over)",
-			 hp_fmt_bytes(nb, sizeof nb, need), hp_fmt_bytes(cb, sizeof cb, cap),
-			 100 * (ratio - 1));
+			 hp_fmt_bytes(nb, sizeof nb, live), hp_fmt_bytes(cb, sizeof cb, lcap),
+			 100 * (lworst - 1));
 	else
 		/* it fits, but only in the headroom a plan must leave free */
 		snprintf(what, sizeof what,
