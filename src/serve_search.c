@@ -1269,6 +1269,20 @@ static void seg_layers(const struct place_meta *pm, const struct place_seg *g, i
 		*l1 = pm->L - 1;
 }
 
+/* Segments that carry no traffic dropped: the MILP (or a rescore at
+ * another depth, whose max flow routes around a segment) can leave a
+ * machine placed that no request passes through, and a plan would have
+ * the user rent it for nothing. A path never takes one (place_paths
+ * skips residuals under 1e-6 of the flow), so nothing else changes. */
+static void place_drop_idle(struct place_solution *ps)
+{
+	int n = 0;
+	for (int s = 0; s < ps->n_segs; s++)
+		if (ps->seg[s].flow > 1e-6 * ps->flow)
+			ps->seg[n++] = ps->seg[s];
+	ps->n_segs = n;
+}
+
 /* One plan instance per segment of the solution; the price. */
 static void place_instances(const struct place_meta *pm, const struct place_problem *pp,
 			    const struct place_solution *ps, struct serve_plan *pl)
@@ -1597,6 +1611,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	pl->how = "placement";
 	pl->lp_status = ps->status;
 	pl->gap = ps->gap;
+	place_drop_idle(ps);
 	place_instances(pm, pp, ps, pl);
 	place_paths(pm, ps, pl);
 	pl->out_tps = ps->flow;

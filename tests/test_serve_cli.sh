@@ -240,13 +240,17 @@ PY
 # A placement MILP with thousands of integer columns (70B over 8 H100 and 8
 # L40S: 4,600) branched for minutes a solve under GLPK's default
 # (Driebeck-Tomlin) branching; it must end, with a plan whose routes
-# cover the 80 layers.
+# cover the 80 layers. Every machine it lists carries traffic (it listed
+# an H100 for layers 6-21 at 0 requests/s, rented for nothing), and the
+# plan's GPUs are the listed ones.
 expect place-big 0 "" -- --pool 1x8xH100-SXM --pool 1x8xL40S -m llama3.1-70b --isl 2000 \
 	--osl 300 --rate 5 --place --format json
 python3 - "$tmp/out" <<'PY' && ok || bad "two-pool 70B placement (above)"
 import json, sys
 p = json.load(open(sys.argv[1]))["plans"][0]
 inst = p["instances"]
+assert all(i["output_tokens_per_s"] > 0 for i in inst), inst
+assert p["gpus"] == sum(i["count"] * i["tp"] * i["pp"] for i in inst), p["gpus"]
 assert p["routes"], "no routes"
 for r in p["routes"]:
     nxt = 0
