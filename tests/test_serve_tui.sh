@@ -201,6 +201,27 @@ wait_status s4 ' planning serving; training [0-9.]+ s, Esc cancels *$' 600 && ok
 rm -f "$tmp/hold"
 keys s4 q q
 
+# ---- 3b. a model that is no preset (a model object in the workspace,
+# without "hf_id") launches the placeholder `hetplan serve` prints for a
+# model file, not its own name as if it were a Hugging Face repository
+python3 - "$tmp/custom.json" <<'PY'
+import json, sys
+doc = json.load(open("data/models.json"))
+m = dict(next(x for x in doc["models"] if x["name"] == "llama3.1-8b"))
+for k in ("published_params", "hf_id"):
+    m.pop(k, None)
+m["name"] = "my-8b"
+json.dump({"version": 1, "cluster": {"pools": [{"gpu": "H100-SXM", "nodes": 1}]},
+           "model": m, "serve": {"rate": 5, "isl": "1000", "osl": "200"}}, open(sys.argv[1], "w"))
+PY
+start s5 120 40 "" custom.json
+wait_for s5 " plans" || bad "the custom-model workspace did not start: $(screen s5 | tail -2)"
+keys s5 7
+wait_serving s5 || bad "no serving plans for the custom model: $(screen s5 | tail -1)"
+wait_for s5 "vllm serve '<model-path-or-hf-repo>'" && ok ||
+	bad "custom model's launch line: $(screen s5 | grep -i 'vllm' | head -2)"
+keys s5 q q
+
 # ---- 4. bad serve sections name the key
 printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"isl":"lognormal:x"}}' >"$tmp/bad1.json"
 "$HP" report "$tmp/bad1.json" -o "$tmp/r1.md" >/dev/null 2>"$tmp/err1"; rc=$?

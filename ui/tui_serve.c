@@ -294,6 +294,11 @@ static struct serve_answer *job_of(const struct tui *t)
 	struct serve_answer *a = xcalloc(1, sizeof *a);
 	a->c = t->ws.cluster;
 	a->m = s->m;
+	/* A model that is no preset (read from a file, or typed in) has no
+	 * repository an engine can fetch: its launch lines load the
+	 * placeholder `hetplan serve` prints for one (SERVE_MODEL_PLACEHOLDER). */
+	if (!*a->m.hf_id && !catalog_model(t->cat, a->m.name))
+		hp_strlcpy(a->m.hf_id, SERVE_MODEL_PLACEHOLDER, sizeof a->m.hf_id);
 	a->so = s->so;
 	a->gen = s->gen;
 	return a;
