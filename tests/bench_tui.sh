@@ -75,16 +75,7 @@ edit_ms() {
 	done
 	echo "- - -"
 }
-cat >"$tmp/big.json" <<'JSON'
-{"version": 1,
- "cluster": {"name": "big3",
-             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
-                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
-                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
- "model": "llama3.1-70b",
- "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "budget",
-              "deadline_s": 12960000, "budget_usd": 5000000, "top": 10}}
-JSON
+big3_workspace "$tmp/big.json" '{"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "budget", "deadline_s": 12960000, "budget_usd": 5000000, "top": 10}'
 # edits NAME ENV: three rounds of budget -> throughput -> cost -> deadline
 # -> budget; prints one line per objective.
 edits() {

@@ -223,20 +223,28 @@ expect out-bad 1 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 -
 # offline placement over mixed GPUs: every route covers all layers
 expect place 0 "" -- --pool 2x1xA100-SXM4-40GB --pool 4x1xL4 -m llama3.1-8b --offline \
 	--isl 512 --osl 128 --place --format json
-python3 - "$tmp/out" <<'PY' && ok || bad "placement routes (above)"
+# routes_cover FILE LAYERS: plan 1's request routes each run its
+# instances' layers in order from 0 to LAYERS - 1, no gap, no overlap.
+routes_cover() {
+	python3 - "$1" "$2" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))["plans"][0]
 inst = p["instances"]
 assert p["routes"], "no routes"
-assert abs(sum(r["weight"] for r in p["routes"]) - 1) < 1e-6
 for r in p["routes"]:
     nxt = 0
     for s in r["instances"]:
         a, b = inst[s]["layers"]
         assert a == nxt, (a, nxt)
         nxt = b + 1
-    assert nxt == 32, nxt
+    assert nxt == int(sys.argv[2]), nxt
 PY
+}
+python3 -c "
+import json
+p = json.load(open('$tmp/out'))['plans'][0]
+assert abs(sum(r['weight'] for r in p['routes']) - 1) < 1e-6
+" && routes_cover "$tmp/out" 32 && ok || bad "placement routes (above)"
 # A placement MILP with thousands of integer columns (70B over 8 H100 and 8
 # L40S: 4,600) branched for minutes a solve under GLPK's default
 # (Driebeck-Tomlin) branching; it must end, with a plan whose routes
@@ -245,21 +253,13 @@ PY
 # plan's GPUs are the listed ones.
 expect place-big 0 "" -- --pool 1x8xH100-SXM --pool 1x8xL40S -m llama3.1-70b --isl 2000 \
 	--osl 300 --rate 5 --place --format json
-python3 - "$tmp/out" <<'PY' && ok || bad "two-pool 70B placement (above)"
-import json, sys
-p = json.load(open(sys.argv[1]))["plans"][0]
-inst = p["instances"]
-assert all(i["output_tokens_per_s"] > 0 for i in inst), inst
-assert p["gpus"] == sum(i["count"] * i["tp"] * i["pp"] for i in inst), p["gpus"]
-assert p["routes"], "no routes"
-for r in p["routes"]:
-    nxt = 0
-    for s in r["instances"]:
-        a, b = inst[s]["layers"]
-        assert a == nxt, (a, nxt)
-        nxt = b + 1
-    assert nxt == 80, nxt
-PY
+python3 -c "
+import json
+p = json.load(open('$tmp/out'))['plans'][0]
+inst = p['instances']
+assert all(i['output_tokens_per_s'] > 0 for i in inst), inst
+assert p['gpus'] == sum(i['count'] * i['tp'] * i['pp'] for i in inst), p['gpus']
+" && routes_cover "$tmp/out" 80 && ok || bad "two-pool 70B placement (above)"
 
 # Launch lines load the model's Hugging Face repository (tests/data/
 # serving_hf_ids.txt: meta-llama/Llama-3.1-8B-Instruct for llama3.1-8b),

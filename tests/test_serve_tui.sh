@@ -183,15 +183,7 @@ screen s3 | grep -q "Export the selected plan" && ok || bad "the Model help lack
 # while $tmp/hold exists (HETPLAN_TUI_SERVE_HOLD_FILE,
 # HETPLAN_TUI_REFINE_HOLD_FILE), so both are busy until the test has read
 # the footer.
-cat >"$tmp/big.json" <<'JSON'
-{"version": 1,
- "cluster": {"name": "big3",
-             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
-                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
-                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
- "model": "llama3.1-70b",
- "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost", "top": 10}}
-JSON
+big3_workspace "$tmp/big.json" '{"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost", "top": 10}'
 : >"$tmp/hold"
 start s4 120 40 "HETPLAN_TUI_SERVE_HOLD_FILE=$tmp/hold HETPLAN_TUI_FIRST_MS=0 HETPLAN_TUI_REFINE_HOLD_FILE=$tmp/hold" "big.json"
 wait_for s4 "big.json" || bad "big.json did not start: $(screen s4 | head -1)"

@@ -362,16 +362,7 @@ wait_for srvbig "EXITED:0" && ok || bad "quit at 120x40 (serve)"
 # depend on the machine's speed. The screen must show the "refining"
 # marker with plan rows, then the full table, and that table must be `hetplan plan`'s for the same
 # inputs (the CLI: cmd_plan.c's own parser and table, not the TUI's).
-cat >"$tmp/big.json" <<'JSON'
-{"version": 1,
- "cluster": {"name": "big3",
-             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
-                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
-                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
- "model": "llama3.1-70b",
- "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost",
-              "deadline_s": 12960000, "top": 10}}
-JSON
+big3_workspace "$tmp/big.json" '{"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "cost", "deadline_s": 12960000, "top": 10}'
 python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["cluster"], open(sys.argv[2], "w"))' \
 	"$tmp/big.json" "$tmp/big-cluster.json"
 start prev 120 40 "HETPLAN_TUI_FIRST_MS=0 HETPLAN_TUI_REFINE_HOLD_FILE=$tmp/hold" "tui $tmp/big.json"

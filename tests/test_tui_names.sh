@@ -226,15 +226,7 @@ wait_for lf "EXITED:0" && ok || bad "quit long file name"
 # on Megatron-Core, DeepSpeed and torchtitan (14 characters). Every row's
 # last word is a "+" list of the short names of `hetplan plan`'s legend
 # (mcore, mlm, ds, titan), or none.
-cat >"$tmp/big.json" <<'JSON'
-{"version": 1,
- "cluster": {"name": "big3",
-             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
-                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
-                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
- "model": "llama3.1-70b",
- "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "throughput", "top": 10}}
-JSON
+big3_workspace "$tmp/big.json" '{"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "objective": "throughput", "top": 10}'
 start ro 80 24 "" "tui big.json"
 wait_plans ro 600 || bad "no plans for big.json at 80x24: $(screen ro | tail -1)"
 screen ro >"$tmp/ro.txt"

@@ -108,3 +108,18 @@ wait_plans() {
 # reads "N serving plans", not "planning serving" (ASan and a busy machine
 # make the solve take seconds).
 wait_serving() { wait_status "$1" ' [0-9]+ serving plans? *$' "${2:-600}"; }
+
+# big3_workspace FILE WORKLOAD: the 320-GPU, three-pool workspace (16 nodes
+# of H100, 16 of A100 80GB, 8 of L40S; Llama 3.1 70B) several suites plan
+# on, with WORKLOAD as its "workload" object.
+big3_workspace() {
+	cat >"$1" <<JSON
+{"version": 1,
+ "cluster": {"name": "big3",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16},
+                       {"name": "a100", "gpu": "A100-80GB", "nodes": 16},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 8}]},
+ "model": "llama3.1-70b",
+ "workload": $2}
+JSON
+}
