@@ -398,6 +398,10 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--context-parallel-size %d", p->cp);
 	if (p->ep > 1)
 		ARG("--expert-model-parallel-size %d", p->ep);
+	/* MoE parallel folding: absent, Megatron-Core sets the experts' TP
+	 * to the model's (arguments.py @d98e8a64 L587-588) */
+	if (m->moe.experts && plan_ep_folded(p, pc->tp))
+		ARG("--expert-tensor-parallel-size %d", plan_etp(p, pc->tp));
 	if (p->sp && pc->tp > 1)
 		ARG("--sequence-parallel");
 }
@@ -904,6 +908,11 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	sbuf_addf(b, "context_parallel_degree = %d\n", p->cp);
 	if (p->ep > 1)
 		sbuf_addf(b, "expert_parallel_degree = %d\n", p->ep);
+	/* torchtitan's expert TP defaults to 1, not to TP (job_config.py
+	 * @8a2686c4 L392, expert_tensor_parallel_degree: int = 1): written
+	 * whenever the experts' TP is above 1 */
+	if (p->ep > 1 && m->moe.experts && plan_etp(p, pc->tp) > 1)
+		sbuf_addf(b, "expert_tensor_parallel_degree = %d\n", plan_etp(p, pc->tp));
 	sbuf_add(b, "\n[activation_checkpoint]\n");
 	switch (p->recompute) {
 	case RC_NONE: sbuf_add(b, "mode = \"none\"\n"); break;

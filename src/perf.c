@@ -544,6 +544,10 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	/* The optimizer step: the framework row's HBM bytes per local
 	 * parameter (framework.h, opt_bytes_per_param). */
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
+	/* a folded plan's experts hold tp / etp times the weights per GPU on
+	 * as many fewer ranks: the step's shard is the unfolded one */
+	if (x->p->etp && x->p->zero >= 1)
+		opt_params = (x->params + x->eparams * x->p->etp / x->tp) / (double)(x->dp * x->cp);
 	int fp32 = x->p->precision == HP_FP32 || x->p->precision == HP_TF32;
 	*opt_s = framework_opt_bytes(x->p->framework, fp32) * opt_params / x->bw_hbm;
 	perf_stage_memory(x, ps);
@@ -572,7 +576,7 @@ static void key0_init(struct stage_ctx *x)
 	key->schedule = p->schedule;
 	key->vpp = p->vpp;
 	key->cp = p->cp;
-	key->ep = p->ep;
+	key->ep = p->ep | p->etp << 16;   /* etp above ep (at most 4096) */
 	key->sp = p->sp;
 	key->flash = p->flash;
 	key->loss = p->loss;

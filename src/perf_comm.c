@@ -108,6 +108,33 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
 	return perf_fmax(C / chunks, C - G) + slow * perf_fmin(C, G);
 }
 
+/* One forward unit (gather and scatter, or an all-reduce without
+ * sequence parallelism) of a folded MoE layer's routed experts over the
+ * expert TP group (plan_etp ranks, innermost in Megatron-Core's expert
+ * grid: together in a node up to its size). Megatron's AlltoAll
+ * dispatcher all-gathers the dispatched tokens over expt_tp after the
+ * all-to-all and reduce-scatters them before the combine
+ * (token_dispatcher.py @d98e8a64, dispatch_postprocess and
+ * combine_preprocess). Bytes: the gathered output, T / tp tokens of each
+ * of the etp ranks x hidden x the activation dtype; at etp = tp that is
+ * the T x hidden of the unit perf_stage_tp charges a dense MLP.
+ * Simplified, as hetplan charged the unfolded MoE layer before: the
+ * dispatched tokens are top_k copies of the rank's tokens, whose gather
+ * moves top_k times these bytes; not modelled. 0 at etp 1. */
+static double tp_expert_unit(struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	int etp = plan_etp(p, x->tp), dom = perf_domain_gpus(x->pl);
+	if (etp <= 1)
+		return 0;
+	struct perf_group ge;
+	make_group(x, x->rep->stages[x->index].pool, -1, etp, etp < dom ? etp : dom, &ge);
+	double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
+	return p->sp ? coll(x, &ge, COMM_ALLGATHER, bytes, NULL) +
+			       coll(x, &ge, COMM_REDUCESCATTER, bytes, NULL)
+		     : coll(x, &ge, COMM_ALLREDUCE, bytes, NULL);
+}
+
 /* Tensor parallelism, inside the node (or the NVLink domain): per
  * micro-batch. Under sequence parallelism each layer all-gathers before
  * the QKV and MLP-up GEMMs and reduce-scatters after the projection and
@@ -121,7 +148,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
-	if (tp <= 1)
+	if (tp <= 1 && !(x->moe_layers && plan_etp(p, tp) > 1))
 		return 0;
 	struct perf_group gt;
 	struct comm_result cr;
@@ -145,13 +172,21 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	int ov = x->tp_ov && p->sp;
 	double sl = x->k->tp_overlap_slowdown;
 	double cf = 2 * one * layers, cb = 2 * one * layers, cr_ = rc_units * one * layers;
+	double per_layer = 4 + rc_units, all = one * per_layer * layers;
+	if (x->moe_layers && plan_ep_folded(p, tp)) {
+		/* Folded MoE layers: the attention's unit on the TP group,
+		 * the experts' on the expert TP group (tp_expert_unit). */
+		double u = one * (2 * layers - x->moe_layers) + tp_expert_unit(x) * x->moe_layers;
+		cf = cb = u;
+		cr_ = rc_units * u / 2;
+		all = cf + cb + cr_;
+	}
 	double gf = x->gemm_fwd;
 	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
 		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov);
-	double per_layer = 4 + rc_units;
 	note_comm(e, DIM_TP, p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes,
 		  per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
-		  one * per_layer * layers * x->mb, t_tp * x->mb);
+		  all * x->mb, t_tp * x->mb);
 	return t_tp;
 }
 
@@ -284,6 +319,43 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
 	return fmax(net, nvl);
 }
 
+/* The experts' rank layout on x's stage: *ep_per_node, the ranks of an
+ * EP group in one node (or NVLink domain), and *edp_per_node, those of an
+ * expert data-parallel group (before make_group clamps them to 1..ranks).
+ * Folded (plan_ep_folded): Megatron-Core's expert grid, ranks ordered
+ * expert TP, EP, expert DP, PP from the innermost (parallel_state.py
+ * @d98e8a64, initialize_model_parallel: expert_decoder_rank_generator,
+ * order "tp-cp-ep-dp-pp" with cp 1 and tp = etp), so an EP group strides
+ * etp ranks (EP 32 at etp 1 on 8-GPU nodes: 4 nodes) and an expert-DP
+ * group etp x ep. Unfolded: hetplan's layout before folding, EP inside
+ * the DP x CP group of stride tp x cp. At cp 1 the two agree on the EP
+ * group; at cp > 1 Megatron-Core's expert grid strides tp, not tp x cp
+ * (not changed here: it would move every unfolded CP x EP estimate). */
+void perf_expert_layout(const struct stage_ctx *x, int *ep_per_node, int *edp_per_node)
+{
+	int dom = perf_domain_gpus(x->pl);
+	if (!plan_ep_folded(x->p, x->tp)) {
+		*ep_per_node = *edp_per_node = dom / (x->tp * x->cp);
+		return;
+	}
+	int etp = plan_etp(x->p, x->tp);
+	*ep_per_node = dom / etp;
+	*edp_per_node = dom / (etp * x->p->ep);
+}
+
+/* The expert data-parallel degree of x's stage: tp x cp x dp / (etp x
+ * ep), the ranks that hold the same expert shard (Megatron-Core's
+ * expert_data_parallel_size = world / (etp x ep x pp)); with the default
+ * etp, dp x cp / ep. At least 1. */
+int perf_expert_dp(const struct stage_ctx *x)
+{
+	long d = (long)x->dp * x->cp;
+	long de = plan_ep_folded(x->p, x->tp)
+			  ? (long)x->tp * d / ((long)plan_etp(x->p, x->tp) * x->p->ep)
+			  : d / x->p->ep;
+	return de > 0 ? (int)de : 1;
+}
+
 /* Expert parallelism: dispatch and combine all-to-alls, forward and
  * backward (and the forward's again under full recompute), exposed in
  * full unless the plan's framework overlaps them (ep_overlap_exposed).
@@ -296,8 +368,11 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 		return 0;
 	struct perf_group ge;
 	struct comm_result cr;
-	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
+	int per_node, edp_per_node;
+	perf_expert_layout(x, &per_node, &edp_per_node);
 	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
+	/* each rank dispatches its own T / tp tokens (sequence parallel),
+	 * top_k copies of hidden elements each, at every etp */
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
 	double n = x->ckpt ? 6 : 4;
@@ -692,12 +767,15 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	int layers = st->last_layer - st->first_layer + 1;
 	double params = x->params, eparams = x->eparams;
 	int d = x->dp * x->cp;
-	int de = d / p->ep > 0 ? d / p->ep : 1;
+	/* expert parameters reduce over the expert-DP group, the rest over
+	 * DP x CP (perf_expert_dp, perf_expert_layout) */
+	int de = perf_expert_dp(x);
 	struct perf_group gd, gde;
 	struct comm_result cr;
-	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp);
+	int per_node = perf_domain_gpus(x->pl) / (x->tp * x->cp), ep_node, edp_node;
+	perf_expert_layout(x, &ep_node, &edp_node);
 	make_group(x, st->pool, x->other_pool, d, per_node, &gd);
-	make_group(x, st->pool, x->other_pool, de, per_node, &gde);
+	make_group(x, st->pool, x->other_pool, de, edp_node, &gde);
 	double sl = x->k->dp_overlap_slowdown;
 	int gov = x->grad_ov, pov = x->param_ov;
 	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline

@@ -149,6 +149,34 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 	return perf_fmax(math, mem);
 }
 
+/* The routed experts' GEMM shape on one GPU of a stage of TP tp, for T
+ * tokens of a micro-batch (mbs x seq / cp, before sequence parallelism
+ * splits them over tp). The experts' layout is Megatron-Core's expert
+ * grid (parallel_state.py @d98e8a64: expert TP etp innermost, then EP,
+ * then expert DP; MoE parallel folding when etp != tp):
+ *  - *local = experts / ep experts on the GPU;
+ *  - each rank dispatches its own T / tp tokens (sequence parallel) x
+ *    top_k copies over the EP group; with etp > 1 the AlltoAll
+ *    dispatcher then all-gathers them over the etp ranks that share an
+ *    expert (token_dispatcher.py, MoEAlltoAllTokenDispatcher.
+ *    dispatch_postprocess: gather_from_sequence_parallel_region over
+ *    expt_tp). Under uniform routing an expert's rows are then
+ *    *rows = (T / tp) x top_k x ep x etp / experts;
+ *  - *et = etp: each GEMM's FFN side is expert_ffn / etp (TE's grouped
+ *    linears column- and row-split over expt_tp, experts.py).
+ * FLOPs per GPU, 2 x rows x local x (up + 1) x h x ffn / etp, come to
+ * 2 T top_k (up + 1) h ffn / tp at every etp: folding reshapes the
+ * GEMMs (fewer, taller rows at etp < tp), not their work. With etp = tp
+ * this is hetplan's earlier T top_k ep / experts rows of width ffn / tp. */
+static void expert_shape(const struct moe_spec *e, const struct plan *p, int tp, double T,
+			 double *local, double *rows, double *et)
+{
+	int etp = plan_etp(p, tp);
+	*local = (double)e->experts / p->ep;
+	*rows = T * e->top_k * p->ep * etp / ((double)e->experts * tp);
+	*et = etp;
+}
+
 /* The layer's GEMMs, forward. */
 static double layer_gemms(const struct model_spec *m, int layer, const struct gpu_spec *g,
 			  const struct plan *p, int tp, double T, double s,
@@ -183,13 +211,13 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 		return gm;
 	}
 	const struct moe_spec *e = &m->moe;
-	double local = (double)e->experts / p->ep;
-	double rows = T * e->top_k * p->ep / e->experts;
+	double local, rows, et;
+	expert_shape(e, p, tp, T, &local, &rows, &et);
 	/* The router: a plain linear in 16 bits (or fp32) under fp8 too
 	 * (Megatron-Core TopKRouter.gating, torch.nn.functional.linear). */
 	gm += gemm_time(k, g, dt == HP_FP8 ? HP_BF16 : dt, T, e->experts, h, 1);
-	gm += gemm_time(k, g, dt, rows, up * e->expert_ffn / t, h, local);
-	gm += gemm_time(k, g, dt, rows, h, e->expert_ffn / t, local);
+	gm += gemm_time(k, g, dt, rows, up * e->expert_ffn / et, h, local);
+	gm += gemm_time(k, g, dt, rows, h, e->expert_ffn / et, local);
 	if (e->shared_experts) {
 		double f = (double)e->shared_experts * e->expert_ffn;
 		gm += gemm_time(k, g, dt, T, up * f / t, h, 1);
@@ -453,6 +481,21 @@ static double moe_block_kernels(const struct plan *p, double local, double *coll
 	return n;
 }
 
+/* TP collectives of a layer forward on one GPU: under sequence
+ * parallelism an all-gather before and a reduce-scatter after the
+ * attention and the MLP; without it an all-reduce after each. A folded
+ * MoE layer (plan_ep_folded) keeps the attention's pair on its TP group,
+ * and its routed experts gather and scatter their tokens over the expert
+ * TP group instead (token_dispatcher.py dispatch_postprocess and
+ * combine_preprocess, over expt_tp): none at etp 1. */
+static double tp_colls(const struct model_spec *m, int layer, const struct plan *p, int tp)
+{
+	int per = p->sp ? 2 : 1;
+	if (!model_layer_is_moe(m, layer) || !plan_ep_folded(p, tp))
+		return tp > 1 ? 2 * per : 0;
+	return (tp > 1 ? per : 0) + (plan_etp(p, tp) > 1 ? per : 0);
+}
+
 /* Kernels one layer launches forward on one GPU, op by op. The backward
  * launches about twice as many (a data and a weight gradient per GEMM, a
  * backward per memory-bound op). */
@@ -477,8 +520,7 @@ static double layer_kernels(const struct model_spec *m, int layer, const struct 
 		n += 1;
 	else
 		n += 6;                        /* 2 batched GEMMs, softmax, dropout, 2 copies */
-	if (tp > 1)
-		n += p->sp ? 4 : 2;            /* TP collectives */
+	n += tp_colls(m, layer, p, tp);        /* TP collectives */
 	if (p->precision == HP_FP8)
 		n += 6;                        /* fp8 casts and amax updates */
 	if (model_layer_is_moe(m, layer)) {
@@ -617,14 +659,15 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	double total, active, experts;
 	model_layer_params(m, layer, &total, &active, &experts);
 	lc->params = (total - experts) / t;
-	lc->expert_params = experts / (t * p->ep);
+	/* expert weights per GPU: (experts / ep) x expert params / etp */
+	lc->expert_params = experts / ((double)plan_etp(p, tp) * p->ep);
 	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k);
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 	lc->kernels = layer_kernels(m, layer, p, tp);
 	double moe_colls = 0, syncs = 0;
 	if (model_layer_is_moe(m, layer))
 		moe_block_kernels(p, 1, &moe_colls, &syncs);
-	lc->colls = (tp > 1 ? (p->sp ? 4 : 2) : 0) + moe_colls;
+	lc->colls = tp_colls(m, layer, p, tp) + moe_colls;
 	lc->syncs = syncs;
 
 	/* Attention core: queries of this CP rank against the whole sequence. */
@@ -675,7 +718,8 @@ static void stage_key(const struct stage_ctx *x, int kind, struct layer_key *key
 	key->s = x->s;
 	if (kind == 2)
 		return;
-	key->ep = p->ep;
+	/* with the etp key above ep (ep at most 4096: 13 bits) */
+	key->ep = p->ep | p->etp << 16;
 	if (kind == 3)
 		return;
 	key->sp = p->sp;
@@ -733,7 +777,7 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 		return;
 	const struct perf_calib *k = x->k;
 	const struct moe_spec *e = &x->m->moe;
-	double gap = k->kernel_gap_s, t = x->tp, up = x->m->gated_mlp ? 2 : 1;
+	double gap = k->kernel_gap_s, up = x->m->gated_mlp ? 2 : 1;
 	x->moe_fwd = L->gemm + L->attn_f + L->ew + L->kernels * gap;
 	x->moe_bwd = 2 * L->gemm + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 	/* memoised as kind 3 (the pool's GPU, precision, TP, micro-batch,
@@ -747,11 +791,11 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 		x->moe_expert_fwd = hit->gemm;
 		return;
 	}
-	double local = (double)e->experts / x->p->ep;
-	double rows = x->T * e->top_k * x->p->ep / e->experts;
+	double local, rows, et;
+	expert_shape(e, x->p, x->tp, x->T, &local, &rows, &et);
 	enum hp_dtype dt = x->p->precision;
-	x->moe_expert_fwd = gemm_time(k, x->g, dt, rows, up * e->expert_ffn / t, x->m->hidden, local) +
-			    gemm_time(k, x->g, dt, rows, x->m->hidden, e->expert_ffn / t, local);
+	x->moe_expert_fwd = gemm_time(k, x->g, dt, rows, up * e->expert_ffn / et, x->m->hidden, local) +
+			    gemm_time(k, x->g, dt, rows, x->m->hidden, e->expert_ffn / et, local);
 	struct layer_cost lc;
 	memset(&lc, 0, sizeof lc);
 	lc.gemm = x->moe_expert_fwd;

@@ -416,6 +416,10 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
  * stages without them and notes only the stages the estimate reports). */
 double perf_stage_tp(struct stage_ctx *x, struct estimate *e);
 double perf_stage_cp(struct stage_ctx *x, struct estimate *e);
+/* The experts' layout on x's stage (perf_comm.c): the ranks of an EP and
+ * of an expert-DP group in one node, and the expert-DP degree. */
+void perf_expert_layout(const struct stage_ctx *x, int *ep_per_node, int *edp_per_node);
+int perf_expert_dp(const struct stage_ctx *x);
 double perf_stage_ep(struct stage_ctx *x, struct estimate *e);
 double perf_stage_pp(struct stage_ctx *x, struct estimate *e);
 /* Exposed DP time per step (s), after the stage's last backward. */

@@ -151,7 +151,8 @@ static double nccl_bytes(const struct stage_ctx *x)
 	b += nccl_coll_bytes(pl, dom, dp * cp, dpn * cp);
 	if (p->ep > 1) {
 		/* All-to-all: a connection to every other rank of the group. */
-		int epn = dom / inner;
+		int epn, edpn;
+		perf_expert_layout(x, &epn, &edpn);
 		int near = (epn < p->ep ? epn : p->ep) - 1;
 		if (near > 0)
 			b += nccl_p2p_bytes(pl, dom, near, 1, near + 1);
@@ -231,7 +232,7 @@ static double nccl_bytes_memo(const struct stage_ctx *x)
 {
 	struct nccl_key key = {
 		.pool = x->rep->stages[x->index].pool, .tp = x->tp, .cp = x->cp, .dp = x->dp,
-		.pp = x->pp, .ep = x->p->ep, .interleaved = x->p->schedule == SCHED_INTERLEAVED,
+		.pp = x->pp, .ep = x->p->ep | x->p->etp << 16, .interleaved = x->p->schedule == SCHED_INTERLEAVED,
 		.ends = x->first | x->last << 1,
 	};
 	const double *hit = perf_memo_nccl(x->memo, &key);
@@ -248,7 +249,9 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 {
 	const struct plan *p = x->p;
 	int d = x->dp * x->cp;
-	int de = d / p->ep > 0 ? d / p->ep : 1;
+	/* expert gradients and optimizer states shard over the expert-DP
+	 * group, tp x cp x dp / (etp x ep) ranks (perf_expert_dp) */
+	int de = perf_expert_dp(x);
 	double sh = d, she = de;
 	double whole = x->params + x->eparams, shard = x->params / sh + x->eparams / she;
 	double wbytes = p->zero == 3 ? 2 * shard : weight_bytes(x, whole);

@@ -80,6 +80,16 @@ int plan_fp8_params(const struct plan *p)
 	return p->fp8_params >= 0 ? p->fp8_params : framework_get(p->framework)->fp8_params;
 }
 
+int plan_etp(const struct plan *p, int tp)
+{
+	return p->etp > 0 ? p->etp : tp;
+}
+
+int plan_ep_folded(const struct plan *p, int tp)
+{
+	return plan_etp(p, tp) != tp;
+}
+
 int plan_ep_overlap(const struct plan *p)
 {
 	return p->ep_overlap >= 0 ? p->ep_overlap : framework_get(p->framework)->ep_overlap;
@@ -226,6 +236,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    a->precision != b->precision || a->recompute != b->recompute ||
 	    a->loss != b->loss || a->master != b->master || a->zero != b->zero ||
 	    a->schedule != b->schedule || a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
+	    a->etp != b->etp ||
 	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas ||
 	    a->framework != b->framework || plan_tp_overlap(a) != plan_tp_overlap(b) ||
 	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
@@ -428,7 +439,21 @@ static const struct hp_field plan_field_list[] = {
 	{ .key = "ep", .flag = "ep", .kind = FK_INT, .off = PF(ep), .min = 1, .max = 4096,
 	  .help = "expert-parallel degree (MoE)",
 	  .doc = "Expert-parallel degree (default 1). Only for mixture-of-experts models; it "
-		 "must divide the number of experts and {dp} \u00d7 {cp}." },
+		 "must divide the number of experts, and {etp} \u00d7 {ep} must divide {tp} "
+		 "\u00d7 {cp} \u00d7 {dp} of every stage (with the default {etp}: {ep} divides "
+		 "{dp} \u00d7 {cp})." },
+	{ .key = "etp", .flag = "etp", .kind = FK_INT, .off = PF(etp), .min = 1, .max = 1024,
+	  .flags = FF_OMIT_ZERO, .help = "expert tensor-parallel size (MoE); absent: each stage's TP",
+	  .doc = "Expert tensor-parallel size (Megatron-Core `--expert-tensor-parallel-size`; "
+		 "default: each stage's {tp}). Under MoE parallel folding the routed experts "
+		 "have a layout of their own: {etp} \u00d7 {ep} \u00d7 expert {dp} = {tp} "
+		 "\u00d7 {cp} \u00d7 {dp} of each stage, so {ep} may span the TP ranks "
+		 "({etp} 1 with {tp} 2 and {ep} 32, as NVIDIA's Qwen3 235B recipe). {etp} must "
+		 "divide the expert FFN width, {etp} \u00d7 {ep} the GPUs of every stage; "
+		 "below {tp} it needs sequence parallelism. Only for mixture-of-experts "
+		 "models. `hetplan launch` writes it for Megatron-Core and torchtitan (which "
+		 "takes {etp} = {tp}, or 1 with {ep} a multiple of {cp} \u00d7 {tp}); DeepSpeed "
+		 "has no expert TP of its own. The planner does not search it." },
 	{ .key = "sp", .flag = "no-sp", .kind = FK_BOOL, .off = PF(sp), .flags = FF_NEG_FLAG,
 	  .help = "sequence parallelism with TP (--no-sp turns it off)",
 	  .doc = "Turn off sequence parallelism, which is on by default with TP." },
@@ -626,6 +651,49 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			  n ? have : "no listed peaks", alt);
 }
 
+/* The etp key (Megatron-Core's MoE parallel folding). Megatron-Core
+ * builds the experts' rank grid from etp, ep and expert dp =
+ * world / (etp x ep x pp) (parallel_state.py @d98e8a64
+ * initialize_model_parallel, L871-883: a RuntimeError unless etp x ep x
+ * pp divides the world), i.e. etp x ep divides each stage's tp x cp x dp;
+ * TE's expert linears split the expert FFN width over etp
+ * (experts.py TEGroupedMLP); MoELayer.forward raises in training with TP
+ * but no sequence parallelism (moe_layer.py L636-640), which hetplan
+ * enforces where the experts' layout leaves the attention's. Dense
+ * models: an etp other than a stage's TP is refused, as ep > 1 is. */
+static int validate_etp(const struct plan *p, const struct model_spec *m, int dp,
+			const char *ctx, struct hp_err *err)
+{
+	if (!p->etp)
+		return 0;
+	if (m->moe.experts && m->moe.expert_ffn % p->etp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: etp %d does not divide the expert FFN width %d", ctx, p->etp,
+				  m->moe.expert_ffn);
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		for (int s = 0; s < r->n_stages; s++) {
+			int tp = r->stages[s].tp;
+			long gpus = (long)tp * p->cp * dp;
+			if (!m->moe.experts && p->etp != tp)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: etp %d given for a dense model (no experts; "
+						  "stage %d has tp %d)", ctx, p->etp, s, tp);
+			if (gpus % ((long)p->etp * p->ep))
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: etp %d x ep %d must divide tp x cp x dp = %ld "
+						  "of replicas[%d].stages[%d] (the experts' ranks "
+						  "tile each stage's)", ctx, p->etp, p->ep, gpus, i, s);
+			if (p->etp < tp && !p->sp)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: etp %d below tp %d needs sequence parallelism "
+						  "(Megatron-Core's MoE layer refuses TP without it in "
+						  "training); drop --no-sp", ctx, p->etp, tp);
+		}
+	}
+	return 0;
+}
+
 /* The settings against the model: batch, master layout, cp and ep. */
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
@@ -685,13 +753,14 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 	/* A check that reads the replica counts (plan_dp) must also be made
 	 * before a plan is built in the planner's candidates
 	 * (search_combo.c's dp_prescreened assumes every other plan of a set
-	 * validates once one has; this one is combo_groups' EP test). */
+	 * validates once one has; this one is combo_groups' EP test). The
+	 * planner builds plans with the default etp only. */
 	int dp = plan_dp(p);
-	if ((dp * p->cp) % p->ep)
+	if (!p->etp && (dp * p->cp) % p->ep)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: ep %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
 				  ctx, p->ep, dp * p->cp);
-	return 0;
+	return validate_etp(p, m, dp, ctx, err);
 }
 
 /* Stage s of replica group i: its layer range starts at next, its TP fits

@@ -8,7 +8,7 @@
  * to 1), so faster replicas can take more.
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
- *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep",
+ *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep","etp",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -67,6 +67,9 @@ struct plan {
 	enum hp_schedule schedule;
 	int vpp;              /* model chunks per stage (interleaved) */
 	int cp, ep;
+	int etp;              /* expert tensor parallel size (Megatron-Core
+			       * --expert-tensor-parallel-size); 0: each stage's
+			       * TP. Read it through plan_etp() */
 	int sp;               /* sequence parallel with TP (default on) */
 	int flash;            /* fused flash attention (default on) */
 	enum hp_loss loss;    /* how the cross-entropy is computed (default fused) */
@@ -168,6 +171,16 @@ int plan_ep_overlap(const struct plan *p);
  * perf_comm.c costs it and launch.c writes its flags through this one
  * function, so the two cannot disagree. */
 int plan_ep_overlap_on(const struct plan *p, int pp);
+
+/* The expert tensor-parallel size of a stage of TP tp: the plan's etp
+ * key, or absent (0), tp (Megatron-Core's default: arguments.py
+ * @d98e8a64 L587-588 sets expert_tensor_parallel_size to
+ * tensor_model_parallel_size when it is None). */
+int plan_etp(const struct plan *p, int tp);
+
+/* 1 when a stage of TP tp runs its experts on a layout of their own
+ * (Megatron-Core's MoE parallel folding): plan_etp(p, tp) != tp. */
+int plan_ep_folded(const struct plan *p, int tp);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

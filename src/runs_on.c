@@ -209,6 +209,19 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * (torchtitan/distributed/expert_parallel.py). */
 	if (p->ep > 1)
 		deny(v, MLM, "expert parallelism (EP %d)", p->ep);
+	/* Expert TP of its own (MoE parallel folding, plan_ep_folded):
+	 * Megatron-Core --expert-tensor-parallel-size; torchtitan
+	 * parallelism.expert_tensor_parallel_degree takes only etp = tp, or
+	 * etp 1 with ep a multiple of cp x tp (torchtitan/distributed/
+	 * parallel_dims.py @8a2686c4 L57-64); DeepSpeed-MoE's experts use the
+	 * model's TP. */
+	int tp0 = rep->stages[0].tp, etp = plan_etp(p, tp0);
+	if (p->ep > 1 && etp != tp0) {
+		deny(v, MLM | DS, "expert TP %d unlike TP %d (MoE parallel folding)", etp, tp0);
+		if (etp != 1 || p->ep % (p->cp * tp0))
+			deny(v, TITAN, "expert TP %d with TP %d and EP %d (torchtitan takes expert "
+			     "TP = TP, or 1 with EP a multiple of CP x TP)", etp, tp0, p->ep);
+	}
 	/* Recomputation. Megatron's selective recomputation (attention core,
 	 * --recompute-granularity selective) is Megatron's alone; torchtitan's
 	 * op-level selective checkpointing (activation_checkpoint.mode

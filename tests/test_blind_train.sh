@@ -163,8 +163,6 @@ BLTLH-02:time:+39
 BLMBM-01:invalid:vstage
 BLMBM-02:invalid:vstage
 BLMBA-09:invalid:vstage
-BLMBA-02:invalid:epfold
-BLMBA-03:invalid:epfold
 BLMBA-04:time:-67
 BLMBA-07:dnf:18.2
 BLLC-05:time:+161
@@ -327,6 +325,12 @@ def args_of(r, mfile):
     ep = int(r["ep"] or 1)
     if ep > 1:
         a += ["--ep", str(ep)]
+    # ETP:n: the recipe's expert tensor-parallel size where it differs
+    # from TP (Megatron-Core MoE parallel folding; the note names the file
+    # and line).
+    etp = tag(r["notes"], "ETP")
+    if etp:
+        a += ["--etp", etp]
     # OVERLAPS:tp=off,grad=off,param=off: overlaps the source's launch
     # arguments leave off, where the preset would turn them on.
     ov = re.search(r"OVERLAPS:\s*([a-z=,]+)", r["notes"])
@@ -375,6 +379,8 @@ def args_of(r, mfile):
                         replicas=[dict(count=int(r["dp"]), stages=st)])
             if re.search(r"SP:\s*off", r["notes"]):
                 plan["sp"] = False
+            if etp:
+                plan["etp"] = int(etp)
             if tag(r["notes"], "ATTN") == "unfused":
                 plan["flash"] = False
             pfile = mfile.replace(".json", ".plan.json")

@@ -132,6 +132,48 @@ for extra in "--precision fp8 --fp8-params off" "--precision bf16" "--precision 
 	expect "$T/f8" "fp8-param-gather=<absent>" "$extra"
 done
 
+# --- MoE parallel folding (the etp key). Megatron-Core takes the experts'
+# TP as --expert-tensor-parallel-size (in the pinned arguments.py list),
+# and absent sets it to the model's TP (arguments.py @d98e8a64 L587-588):
+# written only where it differs. torchtitan's job config has
+# parallelism.expert_tensor_parallel_degree, default 1, not TP
+# (job_config.py @8a2686c4 L392), and runs only ETP = TP, or ETP 1 with EP
+# a multiple of CP x TP (parallel_dims.py L57-64). DeepSpeed-MoE has no
+# expert TP of its own: a denial. Mixtral 8x7B on 8 H100 (--force).
+grep -qxF -- --expert-tensor-parallel-size tests/data/megatron_args.txt && ok ||
+	bad "--expert-tensor-parallel-size not in megatron_args.txt"
+grep -qxF parallelism.expert_tensor_parallel_degree tests/data/torchtitan_keys.txt && ok ||
+	bad "parallelism.expert_tensor_parallel_degree not in torchtitan_keys.txt"
+fo="--pool 1x8xH100-SXM -m mixtral-8x7b --pp 1 --mbs 1 --gbs 64 --force"
+# shellcheck disable=SC2086
+$H launch $fo --tp 2 --ep 8 --etp 1 > "$T/fo" 2>"$T/err" || bad "etp 1 launch: $(cat "$T/err")"
+known_flags "$T/fo" "etp 1"
+expect "$T/fo" "expert-tensor-parallel-size=1 expert-model-parallel-size=8 tensor-model-parallel-size=2" "TP 2 EP 8 ETP 1"
+for e in "--ep 4" "--ep 4 --etp 2"; do
+	# shellcheck disable=SC2086
+	$H launch $fo --tp 2 $e > "$T/fo" 2>/dev/null || bad "$e launch"
+	expect "$T/fo" "expert-tensor-parallel-size=<absent>" "TP 2 $e (ETP = TP)"
+done
+# titan FLAGS WANT DENIED: the TOML's expert_tensor_parallel_degree line
+# (or "absent") and whether the denial names the expert TP
+titan() {
+	# shellcheck disable=SC2086
+	$H launch $fo --zero 3 $1 --format torchtitan > "$T/tt" 2>"$T/err" || bad "torchtitan $1"
+	got=$(grep '^expert_tensor_parallel_degree' "$T/tt" || echo absent)
+	den=no
+	grep -q "does not run this plan as planned: expert TP" "$T/err" && den=yes
+	[ "$got" = "$2" ] && [ "$den" = "$3" ] && ok ||
+		bad "torchtitan $1: '$got', denied $den; want '$2', denied $3"
+}
+titan "--tp 2 --ep 4" "expert_tensor_parallel_degree = 2" no
+titan "--tp 2 --ep 4 --etp 1" absent no
+titan "--tp 4 --ep 4 --etp 2" "expert_tensor_parallel_degree = 2" yes
+titan "--tp 4 --ep 2 --etp 1" absent yes
+# shellcheck disable=SC2086
+$H launch $fo --tp 2 --ep 8 --etp 1 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed etp 1"
+grep -q "DeepSpeed does not run this plan as planned: expert TP 1 unlike TP 2" "$T/err" && ok ||
+	bad "deepspeed etp 1: no denial: $(cat "$T/err")"
+
 # --- more settings: every flag still in the list
 i=0
 for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zero 3 --recompute full" \

@@ -23,6 +23,9 @@
 #    NVLink against one 400 Gb/s NIC per GPU), so the megatron-core row's
 #    all-to-all time is between 0.4518 and 0.6 of DeepSpeed's (same bytes,
 #    calls and links; 1f1b, so neither overlaps).
+#  - MoE parallel folding (the etp key): expert weights per GPU, the
+#    expert optimizer shard, the EP group's nodes, the plan JSON and the
+#    validity rules, each with its hand calculation or source below.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -156,4 +159,82 @@ a=$(co "$T/dense.json")
 b=$(co "$T/moe.json")
 python3 -c "import sys; d = ${b#* } - ${a#* }; w = 4 * 4 * $hop; sys.exit(0 if abs(d - w) <= 1e-9 * w else 1)" && ok ||
 	bad "one host wait per MoE layer forward: overhead $a (dense) -> $b (MoE), expected + 16 x host_op_s $hop"
+
+# --- MoE parallel folding: the plan key etp (Megatron-Core
+# --expert-tensor-parallel-size; docs/moe.md "Parallel folding").
+# A 2-layer model, hidden 1,024, 8 experts (2 per token) of width 512,
+# gated: one expert holds 3 x 1,024 x 512 = 1,572,864 parameters. On 16
+# H100 with TP 2, EP 8 (DP 8) each GPU holds 8 / 8 = 1 expert per layer:
+#   ETP 2 (the default, = TP): 1,572,864 / 2 x 2 layers = 1,572,864
+#     parameters, 3,145,728 bytes of bf16 weights;
+#   ETP 1: 1,572,864 x 2 layers = 3,145,728 parameters, 6,291,456 bytes;
+# so the weights grow by 3,145,728 bytes and nothing else moves in them.
+# The distributed optimizer shards the experts' 12 bytes a parameter over
+# expert DP = TP x DP / (ETP x EP): 16 / 16 = 1 at ETP 2, 16 / 8 = 2 at
+# ETP 1, i.e. 1,572,864 x 12 / 1 = 3,145,728 x 12 / 2 = 18,874,368 bytes
+# either way: the optimizer bytes do not move.
+printf '{"name":"fold","layers":2,"hidden":1024,"heads":8,"kv_heads":2,"ffn":512,"vocab":1024,"seq_len":1024,"gated_mlp":true,"norm":"rmsnorm","position":"rope","tied_embeddings":false,"bias":false,"moe":{"experts":%s,"top_k":2,"expert_ffn":512,"shared_experts":0,"dense_layers":0}}\n' 8 >"$T/fold8.json"
+sed 's/"experts":8/"experts":32/' "$T/fold8.json" >"$T/fold32.json"
+fold="--pool 2x8xH100-SXM -m $T/fold8.json --tp 2 --pp 1 --ep 8 --mbs 1 --gbs 64"
+# shellcheck disable=SC2086
+est f2 $fold
+# shellcheck disable=SC2086
+est f1 $fold --etp 1
+python3 - "$T/f2.json" "$T/f1.json" <<'PY' && ok || bad "etp 1 against etp = tp: expert weights +3,145,728 B, optimizer unchanged"
+import json, sys
+a, b = (json.load(open(f))["memory"][0] for f in sys.argv[1:])
+sys.exit(0 if b["weights_bytes"] - a["weights_bytes"] == 3145728 and
+         b["optimizer_bytes"] == a["optimizer_bytes"] else 1)
+PY
+# --etp 2 is the default written out: the same estimate, and the plan JSON
+# omits the key at its default and carries it when set.
+# shellcheck disable=SC2086
+est fe $fold --etp 2
+python3 - "$T/f2.json" "$T/fe.json" "$T/f1.json" <<'PY' && ok || bad "etp = tp differs from the default, or plan JSON etp wrong"
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if a["step_time_s"] == b["step_time_s"] and a["memory"] == b["memory"] and
+         "etp" not in a["plan"] and b["plan"]["etp"] == 2 and c["plan"]["etp"] == 1 else 1)
+PY
+# JSON round trip: the plan JSON of the ETP 1 estimate, fed back as
+# --plan, gives the same plan and step time.
+python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['plan'], open(sys.argv[2], 'w'))" \
+	"$T/f1.json" "$T/f1plan.json"
+est f1rt --pool 2x8xH100-SXM -m "$T/fold8.json" --plan "$T/f1plan.json"
+python3 - "$T/f1.json" "$T/f1rt.json" <<'PY' && ok || bad "etp 1 plan JSON round trip"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if a["plan"] == b["plan"] and a["step_time_s"] == b["step_time_s"] else 1)
+PY
+# The EP group's ranks (Megatron-Core's expert grid, parallel_state.py
+# @d98e8a64: expert TP innermost, then EP): at ETP 1 an EP group of 8
+# is 8 consecutive ranks, one node of 8; at ETP = TP 2 its ranks stride 2,
+# so it spans 2 nodes. EP 32 at ETP 1 and TP 2 (DP 16 < EP 32, the
+# Qwen3 235B recipe's folding) spans 4 nodes of 8.
+fold32="--pool 4x8xH100-SXM -m $T/fold32.json --tp 2 --pp 1 --mbs 1 --gbs 64"
+for case in "--ep 8|2" "--ep 8 --etp 1|1" "--ep 32 --etp 1|4"; do
+	# shellcheck disable=SC2086
+	est g $fold32 ${case%%|*}
+	python3 - "$T/g.json" "${case#*|}" <<'PY' && ok || bad "${case%%|*}: EP group not over ${case#*|} nodes"
+import json, sys
+r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "ep"]
+sys.exit(0 if r and r[0]["group_nodes"] == int(sys.argv[2]) else 1)
+PY
+done
+# Refused, exit 3, naming the key: ETP x EP must divide TP x DP (2 x 16 =
+# 32 GPUs here, and 2 x 32 = 64 does not), ETP must divide the expert
+# width 512 (3 does not), ETP below TP needs sequence parallelism
+# (Megatron-Core's MoELayer raises without it in training), and a dense
+# model takes no ETP other than its TP (as it takes no EP above 1).
+# shellcheck disable=SC2086
+expect 3 "etp 2 x ep 32 must divide tp x cp x dp = 32" "$H" estimate $fold32 --ep 32 --etp 2
+# shellcheck disable=SC2086
+expect 3 "etp 3 does not divide the expert FFN width 512" "$H" estimate $fold32 --ep 8 --etp 3
+# shellcheck disable=SC2086
+expect 3 "etp 1 below tp 2 needs sequence parallelism" "$H" estimate $fold32 --ep 8 --etp 1 --no-sp
+# shellcheck disable=SC2086
+expect 3 "ep 32 must divide dp x cp = 16" "$H" estimate $fold32 --ep 32
+expect 3 "etp 1 given for a dense model" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b \
+	--tp 2 --pp 1 --mbs 1 --gbs 64 --etp 1
+expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --etp 2
 finish moe

@@ -696,6 +696,45 @@ TEST(ep_overlap_rank_is_in_the_key)
 	plan_free(&b.p);
 }
 
+/* The experts' TP (the plan key etp) changes the expert GEMMs' shape, the
+ * expert weights per GPU, the EP group's nodes and the expert-DP group
+ * (perf_compute.c expert_shape, perf_comm.c perf_expert_layout), so the
+ * layer, stage and NCCL memo keys carry it: Mixtral 8x7B on 4x8 H100, TP
+ * 2, PP 2, DP 8, EP 8, first at the default etp (= TP) and then at etp 1
+ * on this thread; the etp-1 estimate must equal its cold estimate, and
+ * differ from the default's (its expert weights per GPU double). */
+TEST(etp_is_in_the_key)
+{
+	struct est_case a, b;
+	struct hp_err err = { 0 };
+	memset(&a, 0, sizeof a);
+	cluster_init(&a.c);
+	if (add_pool(&a.c, "4x8xH100-SXM") < 0)
+		return;
+	a.m = catalog_model(&cat, "mixtral-8x7b");
+	plan_init(&a.p);
+	a.p.mbs = 1;
+	a.p.gbs = 256;
+	a.p.ep = 8;
+	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 2, 2, 8, &err) == 0);
+	b = a;
+	plan_init(&b.p);
+	plan_copy(&b.p, &a.p);
+	b.p.etp = 1;
+	struct estimate ea, eb, ec;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&b, &ec) == 0);
+	CHECK(same_estimate(&eb, &ec));
+	if (ea.stages && eb.stages)
+		CHECK(eb.stages[0].weights > ea.stages[0].weights);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ec);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 /* Case k's plan at two global batches, as a (gbs_a) then b (gbs_b):
  * both estimated on this thread in that order, so b meets the stages a
  * left in the memo at another micro-batch count; b's cold estimate on a
@@ -1059,6 +1098,7 @@ int main(void)
 	RUN(grad_fp32_is_in_the_key);
 	RUN(dp_memo_across_more_settings_than_serials);
 	RUN(ep_overlap_rank_is_in_the_key);
+	RUN(etp_is_in_the_key);
 	RUN(memory_check_at_another_dp_equals_a_miss);
 	RUN(micro_batches_only_where_read);
 	RUN(stage_shape_is_in_the_key);
