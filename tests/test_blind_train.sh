@@ -74,10 +74,13 @@ trap 'rm -rf "$T"' EXIT
 # stage and 1 layer + MTP + loss on the last, so the last rank holds
 # 4(v-1)+1 layers; hetplan's interleaved:V takes a multiple of V (or one
 # less) per rank. BLMBA-02/03: Qwen3 235B on H100 with TP 2, DP 16, EP 32:
-# Megatron-Core folds EP over TP x DP (expert TP 1); hetplan needs EP to
-# divide DP x CP. BLMBA-04 (release 25.11): the same model and GPUs ran
-# 1.7x faster per GPU by 26.04 (BLMBA-01); hetplan's memory is 0.3 GiB
-# over. BLMBA-07: EP 32 across 4 B200 nodes: hetplan charges 34.6 s of
+# Megatron-Core folds EP over TP x DP (expert TP 1); hetplan needed EP to
+# divide DP x CP. Since the etp key (the rows' ETP:1 tag, docs/moe.md
+# "Parallel folding") they are scored; first prediction BLMBA-02 -24.8%,
+# BLMBA-03 -28.9% (docs/blind-round13.md, "Parallel folding").
+# BLMBA-04 (release 25.11): the same model and GPUs ran 1.7x faster
+# per GPU by 26.04 (BLMBA-01); hetplan's memory is 0.3 GiB over.
+# BLMBA-07: EP 32 across 4 B200 nodes: hetplan charges 34.6 s of
 # exposed 16-bit all-to-all (4 per MoE layer, no node-level dedup, no
 # overlap) for a 19.7 s step; its memory is 27 GiB over, 183 GB of it
 # activations with no recompute (ASSUMED: the 26.04.01 recipe, not at the
