@@ -356,6 +356,10 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 		if (f->d == fields_find_key(&plan_fields, "seq_len") &&
 		    fields_is_default(f->d, field_base(t, f))) {
 			snprintf(buf, n, "model's (%d)", m->seq_len);
+		} else if (f->d == fields_find_key(&plan_fields, "etp") &&
+			   !((const struct plan *)field_base(t, f))->etp) {
+			/* unset: the experts take each stage's TP (plan_etp) */
+			snprintf(buf, n, "stage's TP");
 		} else if (fields_is_default(f->d, field_base(t, f))) {
 			char v[64];
 			hp_strlcpy(v, buf, sizeof v);
