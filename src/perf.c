@@ -546,7 +546,7 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
 	/* a folded plan's experts hold tp / etp times the weights per GPU on
 	 * as many fewer ranks: the step's shard is the unfolded one */
-	if (x->p->etp && x->p->zero >= 1)
+	if (x->p->zero >= 1 && plan_ep_folded(x->p, x->tp))
 		opt_params = (x->params + x->eparams * x->p->etp / x->tp) / (double)(x->dp * x->cp);
 	int fp32 = x->p->precision == HP_FP32 || x->p->precision == HP_TF32;
 	*opt_s = framework_opt_bytes(x->p->framework, fp32) * opt_params / x->bw_hbm;

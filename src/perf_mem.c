@@ -232,7 +232,8 @@ static double nccl_bytes_memo(const struct stage_ctx *x)
 {
 	struct nccl_key key = {
 		.pool = x->rep->stages[x->index].pool, .tp = x->tp, .cp = x->cp, .dp = x->dp,
-		.pp = x->pp, .ep = x->p->ep | x->p->etp << 16, .interleaved = x->p->schedule == SCHED_INTERLEAVED,
+		.pp = x->pp, .ep = x->p->ep | x->p->etp << 16,
+		.interleaved = x->p->schedule == SCHED_INTERLEAVED,
 		.ends = x->first | x->last << 1,
 	};
 	const double *hit = perf_memo_nccl(x->memo, &key);
