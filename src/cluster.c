@@ -3,6 +3,7 @@
 #include "fields.h"
 #include "jsonx.h"
 #include "escape.h"
+#include "utf8.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -131,6 +132,31 @@ static void pool_from_gpu(struct pool *p, const struct gpu_spec *g)
 	p->transport = cluster_default_transport(p->nic_gbps);
 }
 
+/* 1 when name starts or ends in a blank character (utf8_is_blank); then
+ * note names one that is not an ASCII space, " (U+00A0 at its end)", as
+ * it shows as nothing in the message, or "" for an ASCII space. */
+static int blank_ends(const char *name, char *note, size_t n)
+{
+	unsigned first = 0, last = 0, cp;
+	for (const char *s = name; *s; ) {
+		int l = utf8_len(s, &cp);
+		if (l <= 0)
+			return 0;   /* not UTF-8: esc_is_printable refused it */
+		if (s == name)
+			first = cp;
+		last = cp;
+		s += l;
+	}
+	unsigned bad = utf8_is_blank(first) ? first : utf8_is_blank(last) ? last : 0;
+	if (!bad)
+		return 0;
+	if (bad == ' ')
+		snprintf(note, n, "%s", "");
+	else
+		snprintf(note, n, " (U+%04X at its %s)", bad, bad == first ? "start" : "end");
+	return 1;
+}
+
 static int check_pool(const struct cluster *c, const struct pool *p,
 		      const char *where, struct hp_err *err)
 {
@@ -182,12 +208,14 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 					  "characters), got \"%s\"", where, names[i].key,
 					  names[i].val);
 	/* A pool's name starts plan labels ("h100 tp8 pp2"): spaces around it
-	 * would make a label that reads as another pool's, or as none. */
-	size_t nl = strlen(p->name);
-	if (nl && (p->name[0] == ' ' || p->name[nl - 1] == ' '))
+	 * would make a label that reads as another pool's, or as none; a
+	 * no-break space, an ideographic space or a zero-width space reads as
+	 * the same (utf8_is_blank). */
+	char end[48];
+	if (blank_ends(p->name, end, sizeof end))
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s.name: expected no spaces at its start or end, got \"%s\"",
-				  where, p->name);
+				  "%s.name: expected no spaces at its start or end, got \"%s\"%s",
+				  where, p->name, end);
 	return 0;
 }
 

@@ -42,6 +42,20 @@ int utf8_is_control(unsigned cp)
 	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
 }
 
+int utf8_is_blank(unsigned cp)
+{
+	static const unsigned blank[][2] = {
+		{ 0x09, 0x0D }, { 0x20, 0x20 }, { 0x85, 0x85 }, { 0xA0, 0xA0 },
+		{ 0x1680, 0x1680 }, { 0x180E, 0x180E }, { 0x2000, 0x200D },
+		{ 0x2028, 0x2029 }, { 0x202F, 0x202F }, { 0x205F, 0x2060 },
+		{ 0x3000, 0x3000 }, { 0xFEFF, 0xFEFF },
+	};
+	for (size_t i = 0; i < sizeof blank / sizeof *blank; i++)
+		if (cp >= blank[i][0] && cp <= blank[i][1])
+			return 1;
+	return 0;
+}
+
 static size_t hex(char *out, unsigned char c)
 {
 	static const char digits[] = "0123456789ABCDEF";

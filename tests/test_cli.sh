@@ -314,4 +314,21 @@ printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": " "}]}' > "$T/blank.j
 expect 3 'pools[0].name: expected no spaces at its start or end, got " "' \
 	$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
 
+# The same with the spaces Unicode has besides ASCII's (PropList.txt
+# White_Space: U+00A0 no-break, U+2003 em, U+3000 ideographic) and a
+# zero-width space: each reads as the name without it, so each is refused,
+# the message naming the code point it does not show.
+for sp in 'h100\302\240:U+00A0 at its end' '\342\200\203h100:U+2003 at its start' \
+	'h100\343\200\200:U+3000 at its end' 'h100\342\200\213:U+200B at its end'; do
+	printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": "'"${sp%%:*}"'"}]}' > "$T/blank.json"
+	expect 3 "pools[0].name: expected no spaces at its start or end, got" \
+		$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
+	grep -qF "(${sp#*:})" "$T/err" && ok || bad "blank pool name: $(cat "$T/err")"
+done
+expect 2 '--pool.name: expected no spaces at its start or end, got "h100'"$(printf '\302\240')"'" (U+00A0 at its end)' \
+	$H estimate --pool "2x8xH100-SXM,name=h100$(printf '\302\240')" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
+# One inside a name is a name like any other.
+expect 0 "" $H estimate --pool "2x8xH100-SXM,name=h$(printf '\302\240')100" -m llama3.1-8b --tp 2 --pp 1 \
+	--mbs 1 --gbs 16
+
 finish cli

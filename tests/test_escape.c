@@ -76,6 +76,20 @@ TEST(utf8)
 	CHECK(!strcmp(utf8_term_buf(buf, 1, "abc"), ""));
 }
 
+/* The Unicode White_Space property (PropList.txt) and the zero-width
+ * format characters are blank; a letter, a combining accent (it shows on
+ * its letter) and U+00AD SOFT HYPHEN (shown at a line break) are not. */
+TEST(utf8_blank)
+{
+	const unsigned blank[] = { ' ', '\t', 0x85, 0xA0, 0x1680, 0x2000, 0x2003, 0x200A,
+				   0x200B, 0x2028, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF };
+	for (size_t i = 0; i < sizeof blank / sizeof *blank; i++)
+		CHECK_EQ_INT(utf8_is_blank(blank[i]), 1);
+	const unsigned not_blank[] = { 'a', '_', 0xAD, 0x301, 0x2010, 0x3001, 0xFF01 };
+	for (size_t i = 0; i < sizeof not_blank / sizeof *not_blank; i++)
+		CHECK_EQ_INT(utf8_is_blank(not_blank[i]), 0);
+}
+
 /* Cutting labels on character boundaries: "a\xe6\x97\xa5\xe6\x9c\xac" is
  * "a", U+65E5 and U+672C, 7 bytes in 3 characters; a cut at 5 bytes must
  * drop the second CJK character whole (keeping 4 bytes), and a 3-byte cut
@@ -242,6 +256,7 @@ int main(void)
 {
 	RUN(terminal);
 	RUN(utf8);
+	RUN(utf8_blank);
 	RUN(utf8_cuts);
 	RUN(printable);
 	RUN(shell);
