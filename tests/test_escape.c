@@ -201,7 +201,14 @@ TEST(markdown_html)
 {
 	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
 	SINK(esc_md, "a|b\nc", "a\\|b c");
-	SINK(esc_md, "x\x1b[2J", "x^[[2J");
+	SINK(esc_md, "x\x1b[2J", "x^[\\[2J");   /* the text's own [ escaped, as below */
+	/* Inline markup shows as text (CommonMark 2.4: a backslash before
+	 * ASCII punctuation makes it literal): no link, emphasis, code span or
+	 * strike from a name; "_" inside a word is no emphasis (CommonMark
+	 * 6.2), so Standard_ND96isr_H100_v5 stays as it is. */
+	SINK(esc_md, "[a](javascript:b) *x* `y` ~~z~~ _u_ snake_case \\",
+	     "\\[a\\](javascript:b) \\*x\\* \\`y\\` \\~\\~z\\~\\~ \\_u\\_ snake_case \\\\");
+	SINK(esc_md, "Standard_ND96isr_H100_v5", "Standard_ND96isr_H100_v5");
 	SINK(esc_html, "\"&'", "&quot;&amp;&#39;");
 }
 

@@ -218,4 +218,18 @@ assert page.count("<section>") == page.count("</section>")
 assert "serving" not in json.load(open(sys.argv[5]))
 PY
 
+# Markdown markup in names shows as text: a cluster named
+# "[docs](https://example.invalid) *now*" must not become a link and
+# emphasis in the report's title (CommonMark 2.4: each of [ ] * escaped
+# with a backslash is the character itself).
+python3 - "$W" "$T/mdw.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["cluster"]["name"] = "[docs](https://example.invalid) *now*"
+json.dump(w, open(sys.argv[2], "w"))
+PY
+expect 0 "" $H report "$T/mdw.json" -o "$T/mdw.md"
+grep -qxF '# Training plan: Llama-3.1 70B on \[docs\](https://example.invalid) \*now\*' "$T/mdw.md" && ok ||
+	bad "md: markup in a cluster name is live: $(head -1 "$T/mdw.md")"
+
 finish report_cli
