@@ -528,6 +528,15 @@ expect preset-model 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 1 --isl 10
 grep -qF "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size" "$tmp/out" &&
 	! grep -q "hf_id" "$tmp/err" && ok || bad "preset launch line: $(grep 'vllm serve' "$tmp/out")"
 
+# A rate out of reach with no SLO given: the message speaks of the rate
+# alone (it said "within the SLOs" when there were none); with one, of it.
+expect rate-nofit 4 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 100 --osl 100 --rate 1e6
+grep -qx 'hetplan: no fleet within the pool limits serves 1e+06 req/s' "$tmp/err" && ok ||
+	bad "rate out of reach without SLOs: $(head -1 "$tmp/err")"
+expect rate-nofit-slo 4 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 100 --osl 100 --rate 1e6 --ttft-p99 1
+grep -qx 'hetplan: no fleet within the pool limits serves 1e+06 req/s within the SLOs' "$tmp/err" && ok ||
+	bad "rate out of reach with an SLO: $(head -1 "$tmp/err")"
+
 # Wide characters in pool names: "日本a100" is 8 terminal columns (U+65E5
 # and U+672C are East_Asian_Width W, two columns each), so in the Instances
 # table every row's role cell starts in the header's "role" column,
