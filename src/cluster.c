@@ -27,9 +27,10 @@ int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_
 	 * fabric does (GB200 NVL72: 72 GPUs over 18 trays of 4). A domain no
 	 * larger than the usual node (V100's DGX-1 mesh of 8, H100's HGX
 	 * board of 8) is the node: 4 V100s per node (AWS p3.8xlarge) share
-	 * no NVLink with the next node. */
+	 * no NVLink with the next node. The domain is whole nodes (trays):
+	 * one that nodes of this size do not tile is no domain of them. */
 	return g->domain > gpus_per_node && g->domain > g->def_gpus_per_node &&
-	       intra != INTRA_PCIE ? g->domain : gpus_per_node;
+	       g->domain % gpus_per_node == 0 && intra != INTRA_PCIE ? g->domain : gpus_per_node;
 }
 
 void pool_apply_defaults(struct pool *p)
@@ -195,6 +196,13 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: the cluster would have %lld GPUs, more than hetplan's limit "
 				  "of %d", where, total, HP_MAX_GPUS);
+	/* An NVLink domain larger than a node is whole nodes (GB200 NVL72: 18
+	 * trays of 4); 12 GPUs over nodes of 8 is no fabric there is. */
+	if (p->gpus_per_node > 0 && p->nvl_domain > p->gpus_per_node &&
+	    p->nvl_domain % p->gpus_per_node)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.nvl_domain: expected a multiple of gpus_per_node (%d), got %d",
+				  where, p->gpus_per_node, p->nvl_domain);
 	/* Names are shown on terminals and written into scripts and CSV:
 	 * printable UTF-8 only (escape.h). */
 	const struct { const char *key, *val; } names[] = {

@@ -331,6 +331,13 @@ expect 2 '--pool.name: expected no spaces at its start or end, got "h100'"$(prin
 expect 0 "" $H estimate --pool "2x8xH100-SXM,name=h$(printf '\302\240')100" -m llama3.1-8b --tp 2 --pp 1 \
 	--mbs 1 --gbs 16
 
+# The same rule in a cluster file and --pool: nvl_domain 12 over nodes of 8.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "nvl_domain": 12}]}' > "$T/nvl.json"
+expect 3 'pools[0].nvl_domain: expected a multiple of gpus_per_node (8), got 12' \
+	$H estimate -c "$T/nvl.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
+expect 2 '--pool.nvl_domain: expected a multiple of gpus_per_node (8), got 12' \
+	$H estimate --pool 2x8xH100-SXM,nvl_domain=12 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
+
 # Wide characters: U+65E5 U+672C (CJK) and U+1F680 (an emoji) are
 # East_Asian_Width W, two columns each on a terminal, so "日本h100" takes 8
 # columns and "a🚀" 3. The columns are measured here with Python's

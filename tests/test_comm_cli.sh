@@ -89,4 +89,12 @@ ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
 expect transport_bad 2 "--transport: expected ib, efa or tcp, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 
+# An NVLink domain over several nodes is whole nodes (GB200 NVL72: 18 trays
+# of 4); 12 GPUs over nodes of 8 is refused, naming the rule (it was
+# ignored: the same time as without the flag).
+expect nvl_partial 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), got '12'" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 --nvl-domain 12
+expect nvl_whole 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
+	--nvl-domain 16
+
 finish comm_cli

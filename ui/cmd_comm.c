@@ -225,6 +225,14 @@ static int check_required(const struct comm_args *a)
 		miss = "--gpus-per-node: missing; expected a positive integer";
 	else if (!a->nodes)
 		miss = "--nodes: missing; expected a positive integer";
+	if (!miss && a->nvl_domain > a->gpn && a->nvl_domain % a->gpn) {
+		/* a domain over several nodes is whole nodes (NVL72: 18 x 4) */
+		char want[64];
+		snprintf(want, sizeof want, "a multiple of --gpus-per-node (%d)", a->gpn);
+		char got[16];
+		snprintf(got, sizeof got, "%d", a->nvl_domain);
+		return usage_error("comm", "nvl-domain", want, got);
+	}
 	if (!miss)
 		return 0;
 	fprintf(stderr, "hetplan comm: %s\n", miss);
