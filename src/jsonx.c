@@ -8,12 +8,79 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The line and column of the first \u0000 escape inside a string of the
+ * len bytes at text (cJSON decodes it to a NUL byte, which ends the text
+ * in C: "h100\u0000x" would read as "h100"). 0 when there is none. */
+static int nul_escape(const char *text, size_t len, int *line, int *col)
+{
+	int in_str = 0;
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < len; i++, (*col)++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 0;
+		} else if (!in_str) {
+			in_str = text[i] == '"';
+		} else if (text[i] == '"') {
+			in_str = 0;
+		} else if (text[i] == '\\' && i + 1 < len) {
+			if (len - i >= 6 && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4))
+				return 1;
+			i++;
+			(*col)++;
+		}
+	}
+	return 0;
+}
+
+/* A key that appears twice in one object of the tree at v (its path in
+ * path): RFC 8259 leaves which one counts to the reader (cJSON takes the
+ * first, Python's json the last), so the file means two things. The key
+ * into dup; 1 when there is one. */
+static int dup_key(const cJSON *v, char *path, size_t n, char *dup, size_t dn)
+{
+	size_t at = strlen(path);
+	int i = 0;
+	for (const cJSON *e = v ? v->child : NULL; e; e = e->next, i++) {
+		if (cJSON_IsObject(v)) {
+			for (const cJSON *f = v->child; f != e; f = f->next)
+				if (e->string && f->string && !strcmp(e->string, f->string)) {
+					snprintf(dup, dn, "%s", e->string);
+					return 1;
+				}
+			snprintf(path + at, n - at, "%s%s", at ? "." : "", e->string ? e->string : "");
+		} else {
+			snprintf(path + at, n - at, "[%d]", i);
+		}
+		if (dup_key(e, path, n, dup, dn))
+			return 1;
+		path[at] = 0;
+	}
+	return 0;
+}
+
 cJSON *jx_parse(const char *text, size_t len, const char *file,
 		struct hp_err *err)
 {
 	assert((text || !len) && file);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	int nl, nc;
+	char path[256] = "", key[64];
+	if (root && nul_escape(text, len, &nl, &nc)) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: line %d, column %d: a string holds \\u0000 "
+			   "(NUL), which no name or value may", file, nl, nc);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (root && dup_key(root, path, sizeof path, key, sizeof key)) {
+		char shown[80];
+		hp_err_set(err, HP_EXIT_INPUT, "%s: %s%skey \"%s\" appears twice in one object",
+			   file, path, *path ? ": " : "", esc_term_buf(shown, sizeof shown, key));
+		cJSON_Delete(root);
+		return NULL;
+	}
 	if (root)
 		return root;
 	if (!end || end < text || end > text + len)
