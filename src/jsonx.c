@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The line and column of the first \u0000 escape inside a string of the
@@ -34,25 +35,51 @@ static int nul_escape(const char *text, size_t len, int *line, int *col)
 	return 0;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key of object o that appears twice, or NULL: sorted names compared
+ * side by side, so a hostile object of 10^5 keys costs n log n, not n^2. */
+static const char *twice(const cJSON *o)
+{
+	size_t n = 0;
+	for (const cJSON *e = o->child; e; e = e->next)
+		n++;
+	if (n < 2)
+		return NULL;
+	const char **k = xmalloc(n * sizeof *k);
+	n = 0;
+	for (const cJSON *e = o->child; e; e = e->next)
+		k[n++] = e->string ? e->string : "";
+	qsort(k, n, sizeof *k, cmp_name);
+	const char *dup = NULL;
+	for (size_t i = 1; i < n && !dup; i++)
+		if (!strcmp(k[i - 1], k[i]))
+			dup = k[i];
+	free(k);
+	return dup;
+}
+
 /* A key that appears twice in one object of the tree at v (its path in
  * path): RFC 8259 leaves which one counts to the reader (cJSON takes the
  * first, Python's json the last), so the file means two things. The key
  * into dup; 1 when there is one. */
 static int dup_key(const cJSON *v, char *path, size_t n, char *dup, size_t dn)
 {
+	const char *k = cJSON_IsObject(v) ? twice(v) : NULL;
+	if (k) {
+		snprintf(dup, dn, "%s", k);
+		return 1;
+	}
 	size_t at = strlen(path);
 	int i = 0;
 	for (const cJSON *e = v ? v->child : NULL; e; e = e->next, i++) {
-		if (cJSON_IsObject(v)) {
-			for (const cJSON *f = v->child; f != e; f = f->next)
-				if (e->string && f->string && !strcmp(e->string, f->string)) {
-					snprintf(dup, dn, "%s", e->string);
-					return 1;
-				}
+		if (cJSON_IsObject(v))
 			snprintf(path + at, n - at, "%s%s", at ? "." : "", e->string ? e->string : "");
-		} else {
+		else
 			snprintf(path + at, n - at, "[%d]", i);
-		}
 		if (dup_key(e, path, n, dup, dn))
 			return 1;
 		path[at] = 0;

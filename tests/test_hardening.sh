@@ -196,6 +196,14 @@ expect 4 "" $H estimate -c "$T/bs.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --g
 printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "nodes": 8}]}' >"$T/dup.json"
 expect 3 'dup.json: pools[0]: key "nodes" appears twice in one object' \
 	$H estimate -c "$T/dup.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# The same in an object of 200000 keys, one of them twice: found by sorting
+# the names, so the answer comes at once (pairwise, 2e10 comparisons).
+python3 -c "
+k = ','.join('\"k%d\": 1' % i for i in range(200000))
+open('$T/many.json', 'w').write('{\"pools\": [{\"gpu\": \"H100-SXM\", \"nodes\": 1}], \"x\": {' + k + ', \"k5\": 2}}')
+"
+expect 3 'many.json: x: key "k5" appears twice in one object' \
+	timeout 60 $H estimate -c "$T/many.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 
 # 7. -o - is standard output (it created a file named "-").
 mkdir -p "$T/dash"
