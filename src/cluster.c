@@ -3,6 +3,7 @@
 #include "fields.h"
 #include "jsonx.h"
 #include "escape.h"
+#include "utf8.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -26,9 +27,10 @@ int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_
 	 * fabric does (GB200 NVL72: 72 GPUs over 18 trays of 4). A domain no
 	 * larger than the usual node (V100's DGX-1 mesh of 8, H100's HGX
 	 * board of 8) is the node: 4 V100s per node (AWS p3.8xlarge) share
-	 * no NVLink with the next node. */
+	 * no NVLink with the next node. The domain is whole nodes (trays):
+	 * one that nodes of this size do not tile is no domain of them. */
 	return g->domain > gpus_per_node && g->domain > g->def_gpus_per_node &&
-	       intra != INTRA_PCIE ? g->domain : gpus_per_node;
+	       g->domain % gpus_per_node == 0 && intra != INTRA_PCIE ? g->domain : gpus_per_node;
 }
 
 void pool_apply_defaults(struct pool *p)
@@ -131,6 +133,31 @@ static void pool_from_gpu(struct pool *p, const struct gpu_spec *g)
 	p->transport = cluster_default_transport(p->nic_gbps);
 }
 
+/* 1 when name starts or ends in a blank character (utf8_is_blank); then
+ * note names one that is not an ASCII space, " (U+00A0 at its end)", as
+ * it shows as nothing in the message, or "" for an ASCII space. */
+static int blank_ends(const char *name, char *note, size_t n)
+{
+	unsigned first = 0, last = 0, cp;
+	for (const char *s = name; *s; ) {
+		int l = utf8_len(s, &cp);
+		if (l <= 0)
+			return 0;   /* not UTF-8: esc_is_printable refused it */
+		if (s == name)
+			first = cp;
+		last = cp;
+		s += l;
+	}
+	unsigned bad = utf8_is_blank(first) ? first : utf8_is_blank(last) ? last : 0;
+	if (!bad)
+		return 0;
+	if (bad == ' ')
+		snprintf(note, n, "%s", "");
+	else
+		snprintf(note, n, " (U+%04X at its %s)", bad, bad == first ? "start" : "end");
+	return 1;
+}
+
 static int check_pool(const struct cluster *c, const struct pool *p,
 		      const char *where, struct hp_err *err)
 {
@@ -169,6 +196,13 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: the cluster would have %lld GPUs, more than hetplan's limit "
 				  "of %d", where, total, HP_MAX_GPUS);
+	/* An NVLink domain larger than a node is whole nodes (GB200 NVL72: 18
+	 * trays of 4); 12 GPUs over nodes of 8 is no fabric there is. */
+	if (p->gpus_per_node > 0 && p->nvl_domain > p->gpus_per_node &&
+	    p->nvl_domain % p->gpus_per_node)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.nvl_domain: expected a multiple of gpus_per_node (%d), got %d",
+				  where, p->gpus_per_node, p->nvl_domain);
 	/* Names are shown on terminals and written into scripts and CSV:
 	 * printable UTF-8 only (escape.h). */
 	const struct { const char *key, *val; } names[] = {
@@ -182,12 +216,14 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 					  "characters), got \"%s\"", where, names[i].key,
 					  names[i].val);
 	/* A pool's name starts plan labels ("h100 tp8 pp2"): spaces around it
-	 * would make a label that reads as another pool's, or as none. */
-	size_t nl = strlen(p->name);
-	if (nl && (p->name[0] == ' ' || p->name[nl - 1] == ' '))
+	 * would make a label that reads as another pool's, or as none; a
+	 * no-break space, an ideographic space or a zero-width space reads as
+	 * the same (utf8_is_blank). */
+	char end[48];
+	if (blank_ends(p->name, end, sizeof end))
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s.name: expected no spaces at its start or end, got \"%s\"",
-				  where, p->name);
+				  "%s.name: expected no spaces at its start or end, got \"%s\"%s",
+				  where, p->name, end);
 	return 0;
 }
 

@@ -149,17 +149,39 @@ void esc_html(struct sbuf *b, const char *s)
 	}
 }
 
+static int md_word(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (unsigned char)c >= 0x80;
+}
+
+/* 1 when the character at s (in the text from start) would start or end
+ * Markdown markup: a code span (`), emphasis or strike (*, ~), a link or
+ * image ([ ]), a backslash escape (\), or an underscore at a word's edge
+ * (CommonMark 6.2: "_" inside a word, as in Standard_ND96isr_H100_v5, is
+ * no emphasis, so it stays as it is). CommonMark 2.4 lets a backslash
+ * escape any ASCII punctuation, which then shows as itself. */
+static int md_markup(const char *start, const char *s)
+{
+	if (strchr("`*~[]\\", *s))
+		return 1;
+	return *s == '_' && (s == start || !md_word(s[-1]) || !md_word(s[1]));
+}
+
 void esc_md(struct sbuf *b, const char *s)
 {
 	assert(b && s);
+	const char *start = s;
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
 		char one[2] = { *s, 0 };
 		if (n == 1 && (*s == '\n' || *s == '\r'))
 			sbuf_addc(b, ' ');
-		else if (n == 1 && *s == '|')
-			sbuf_add(b, "\\|");
+		else if (n == 1 && (*s == '|' || md_markup(start, s))) {
+			sbuf_addc(b, '\\');
+			sbuf_addc(b, *s);
+		}
 		else if (n == 1 && strchr("&<>\"'", *s))
 			esc_html(b, one);
 		else if (!n || utf8_is_control(cp)) {

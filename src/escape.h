@@ -51,8 +51,11 @@ void esc_csv(struct sbuf *b, const char *s);
 /* HTML text and attributes (and SVG): & < > " ' as entities. */
 void esc_html(struct sbuf *b, const char *s);
 
-/* Markdown table cell: HTML-escaped (Markdown passes raw HTML through),
- * | as \|, CR and LF as spaces, other control characters as esc_term. */
+/* Markdown text and table cells: HTML-escaped (Markdown passes raw HTML
+ * through), | as \|, CR and LF as spaces, other control characters as
+ * esc_term, and the characters that start inline markup (` * ~ [ ] \ and
+ * _ at a word's edge) after a backslash, so a name makes no link, image,
+ * code span or emphasis. */
 void esc_md(struct sbuf *b, const char *s);
 
 /* JSON text (already escaped by cJSON): every byte sequence that is not

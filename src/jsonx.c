@@ -6,7 +6,86 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The line and column of the first \u0000 escape inside a string of the
+ * len bytes at text (cJSON decodes it to a NUL byte, which ends the text
+ * in C: "h100\u0000x" would read as "h100"). 0 when there is none. */
+static int nul_escape(const char *text, size_t len, int *line, int *col)
+{
+	int in_str = 0;
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < len; i++, (*col)++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 0;
+		} else if (!in_str) {
+			in_str = text[i] == '"';
+		} else if (text[i] == '"') {
+			in_str = 0;
+		} else if (text[i] == '\\' && i + 1 < len) {
+			if (len - i >= 6 && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4))
+				return 1;
+			i++;
+			(*col)++;
+		}
+	}
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key of object o that appears twice, or NULL: sorted names compared
+ * side by side, so a hostile object of 10^5 keys costs n log n, not n^2. */
+static const char *twice(const cJSON *o)
+{
+	size_t n = 0;
+	for (const cJSON *e = o->child; e; e = e->next)
+		n++;
+	if (n < 2)
+		return NULL;
+	const char **k = xmalloc(n * sizeof *k);
+	n = 0;
+	for (const cJSON *e = o->child; e; e = e->next)
+		k[n++] = e->string ? e->string : "";
+	qsort(k, n, sizeof *k, cmp_name);
+	const char *dup = NULL;
+	for (size_t i = 1; i < n && !dup; i++)
+		if (!strcmp(k[i - 1], k[i]))
+			dup = k[i];
+	free(k);
+	return dup;
+}
+
+/* A key that appears twice in one object of the tree at v (its path in
+ * path): RFC 8259 leaves which one counts to the reader (cJSON takes the
+ * first, Python's json the last), so the file means two things. The key
+ * into dup; 1 when there is one. */
+static int dup_key(const cJSON *v, char *path, size_t n, char *dup, size_t dn)
+{
+	const char *k = cJSON_IsObject(v) ? twice(v) : NULL;
+	if (k) {
+		snprintf(dup, dn, "%s", k);
+		return 1;
+	}
+	size_t at = strlen(path);
+	int i = 0;
+	for (const cJSON *e = v ? v->child : NULL; e; e = e->next, i++) {
+		if (cJSON_IsObject(v))
+			snprintf(path + at, n - at, "%s%s", at ? "." : "", e->string ? e->string : "");
+		else
+			snprintf(path + at, n - at, "[%d]", i);
+		if (dup_key(e, path, n, dup, dn))
+			return 1;
+		path[at] = 0;
+	}
+	return 0;
+}
 
 cJSON *jx_parse(const char *text, size_t len, const char *file,
 		struct hp_err *err)
@@ -14,6 +93,21 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 	assert((text || !len) && file);
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	int nl, nc;
+	char path[256] = "", key[64];
+	if (root && nul_escape(text, len, &nl, &nc)) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: line %d, column %d: a string holds \\u0000 "
+			   "(NUL), which no name or value may", file, nl, nc);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (root && dup_key(root, path, sizeof path, key, sizeof key)) {
+		char shown[80];
+		hp_err_set(err, HP_EXIT_INPUT, "%s: %s%skey \"%s\" appears twice in one object",
+			   file, path, *path ? ": " : "", esc_term_buf(shown, sizeof shown, key));
+		cJSON_Delete(root);
+		return NULL;
+	}
 	if (root)
 		return root;
 	if (!end || end < text || end > text + len)

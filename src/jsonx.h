@@ -20,7 +20,9 @@ struct jx_ctx {
 
 /* Parse the len bytes at text (no NUL needed). Returns the tree, which the
  * caller frees with cJSON_Delete, or NULL with err (HP_EXIT_INPUT) naming
- * file, line and column of a syntax error, or the nesting limit. */
+ * file, line and column of a syntax error, the nesting limit or a \u0000
+ * escape in a string (C text would end there), or the path of an object
+ * that holds a key twice (readers differ on which one counts). */
 cJSON *jx_parse(const char *text, size_t len, const char *file,
 		struct hp_err *err);
 

@@ -613,9 +613,14 @@ static void search_line(char *buf, size_t n, const struct serve_report_input *in
 	const struct serve_plan *pl = r->n_plans ? &r->plans[0] : NULL;
 	if (pl && is_how(pl, "estimate"))
 		snprintf(buf, n, "one instance configuration, estimated");
+	else if (pl && is_how(pl, "placement") && pl->gap > 1e-6)
+		/* LP_FEASIBLE: the node budget ended the search, the plan at
+		 * most gap from the bound (it said "within its gap", as if a
+		 * tolerance had been met) */
+		snprintf(buf, n, "placement MILP %.2f s, stopped by its node budget %.1f%% from "
+			 "the bound", r->seconds, 100 * pl->gap);
 	else if (pl && is_how(pl, "placement"))
-		snprintf(buf, n, "placement MILP %.2f s%s", r->seconds,
-			 pl->gap > 1e-6 ? ", stopped within its gap" : "");
+		snprintf(buf, n, "placement MILP %.2f s, optimal", r->seconds);
 	else
 		snprintf(buf, n, "%d candidate instance configuration%s, %d request bucket%s, "
 			 "%.2f s (ILP %.3f s)", r->n_cands, r->n_cands == 1 ? "" : "s", r->n_buckets,

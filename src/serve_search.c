@@ -1906,9 +1906,13 @@ static void fleet_nearest(struct fleet_run *fr, struct serve_plan_result *res,
 		res->has_nearest = 1;
 		res->nearest = pl;
 	}
-	snprintf(res->why, sizeof res->why,
-		 "no fleet within the pool limits serves %.3g req/s within the SLOs%s", fr->in.o->rate,
-		 res->has_nearest ? "" : " (no configuration meets them)");
+	/* "the SLOs" only when there are some: without --ttft-p99 or
+	 * --tpot-p99 the rate alone is out of reach. */
+	int slo = fr->in.o->slo.ttft_p99_s > 0 || fr->in.o->slo.tpot_p99_s > 0;
+	snprintf(res->why, sizeof res->why, "no fleet within the pool limits serves %.3g req/s%s%s",
+		 fr->in.o->rate, slo ? " within the SLOs" : "",
+		 res->has_nearest ? "" : slo ? " (no configuration meets them)"
+					     : " (no configuration serves a request)");
 	res->n_plans = 0;
 	err->code = HP_EXIT_NOFIT;
 }

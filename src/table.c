@@ -210,17 +210,11 @@ void table_render_csv(struct sbuf *b, const struct table *t)
 
 /* ---- terminal ------------------------------------------------------------ */
 
-/* Columns on a terminal: one per UTF-8 character (wide characters are
- * rare in pool and model names and count as one; a simplification). */
+/* Columns on a terminal: wide (CJK, emoji) characters take two, combining
+ * marks none (utf8_cols). */
 static int term_width(const char *s)
 {
-	int w = 0;
-	while (*s) {
-		int n = utf8_len(s, NULL);
-		s += n > 0 ? n : 1;
-		w++;
-	}
-	return w;
+	return utf8_cols(s);
 }
 
 static void term_cell(struct sbuf *b, const char *s, int width, enum table_align a, int last)

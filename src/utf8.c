@@ -42,6 +42,20 @@ int utf8_is_control(unsigned cp)
 	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
 }
 
+int utf8_is_blank(unsigned cp)
+{
+	static const unsigned blank[][2] = {
+		{ 0x09, 0x0D }, { 0x20, 0x20 }, { 0x85, 0x85 }, { 0xA0, 0xA0 },
+		{ 0x1680, 0x1680 }, { 0x180E, 0x180E }, { 0x2000, 0x200D },
+		{ 0x2028, 0x2029 }, { 0x202F, 0x202F }, { 0x205F, 0x2060 },
+		{ 0x3000, 0x3000 }, { 0xFEFF, 0xFEFF },
+	};
+	for (size_t i = 0; i < sizeof blank / sizeof *blank; i++)
+		if (cp >= blank[i][0] && cp <= blank[i][1])
+			return 1;
+	return 0;
+}
+
 static size_t hex(char *out, unsigned char c)
 {
 	static const char digits[] = "0123456789ABCDEF";
@@ -116,12 +130,31 @@ static size_t utf8_step(const char *s)
 	return l > 0 ? (size_t)l : 1;
 }
 
+int utf8_char_cols(const char *s, size_t *len)
+{
+	assert(s && *s && len);
+	unsigned cp;
+	int l = utf8_len(s, &cp);
+	if (l <= 0) {
+		*len = 1;
+		return 1;
+	}
+	*len = (size_t)l;
+	return utf8_cp_cols(cp);
+}
+
+int utf8_cols_n(const char *s, size_t n)
+{
+	int w = 0;
+	size_t len;
+	for (size_t o = 0; o < n && s[o]; o += len)
+		w += utf8_char_cols(s + o, &len);
+	return w;
+}
+
 int utf8_cols(const char *s)
 {
-	int n = 0;
-	for (size_t o = 0; s[o]; n++)
-		o += utf8_step(s + o);
-	return n;
+	return utf8_cols_n(s, (size_t)-1);
 }
 
 size_t utf8_cut(const char *s, size_t max)
@@ -138,9 +171,24 @@ size_t utf8_cut(const char *s, size_t max)
 
 size_t utf8_cut_cols(const char *s, int cols)
 {
-	size_t o = 0;
-	for (int k = 0; k < cols && s[o]; k++)
-		o += utf8_step(s + o);
+	size_t o = 0, len;
+	for (int w = 0; s[o]; o += len) {
+		int c = utf8_char_cols(s + o, &len);
+		if (w + c > cols)
+			break;
+		w += c;
+	}
+	return o;
+}
+
+size_t utf8_tail_cols(const char *s, int cols)
+{
+	int left = utf8_cols(s);
+	size_t o = 0, len;
+	while (s[o] && left > cols) {
+		left -= utf8_char_cols(s + o, &len);
+		o += len;
+	}
 	return o;
 }
 
@@ -148,7 +196,7 @@ void utf8_cell(char *dst, size_t n, const char *s, int cols)
 {
 	if (!n)
 		return;
-	int have = utf8_cols(s), cut = cols > 0 && have > cols;
+	int cut = cols > 0 && utf8_cols(s) > cols;
 	size_t take = utf8_cut_cols(s, cut ? cols - 1 : cols);
 	take = utf8_cut(s, take < n - 1 ? take : n - 1);
 	memcpy(dst, s, take);

@@ -23,6 +23,13 @@ int utf8_len(const char *s, unsigned *cp);
 /* 1 when cp is a C0 control, DEL or a C1 control; 0 otherwise. */
 int utf8_is_control(unsigned cp);
 
+/* 1 when cp shows as blank space or as nothing: the Unicode White_Space
+ * property (PropList.txt: U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680,
+ * U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) and the
+ * invisible format characters U+180E, U+200B..U+200D, U+2060 and U+FEFF,
+ * which show nothing at all. 0 otherwise. */
+int utf8_is_blank(unsigned cp);
+
 /* Longest terminal form of one character: a two-byte C1 control as two
  * \xNN escapes (8 bytes). */
 #define UTF8_TERM_MAX 8
@@ -40,24 +47,46 @@ size_t utf8_term_char(const char *s, char *out, size_t *out_len);
  * when n is 0. */
 char *utf8_term_buf(char *dst, size_t n, const char *s);
 
-/* Characters of s: one per valid sequence and one per byte that is not
- * part of one (the columns a terminal gives s when no character is wide,
- * the simplification every table of hetplan makes). */
+/* Terminal columns of code point cp, the rules of wcwidth (POSIX): 0 for
+ * a combining mark, a format character (U+200B ZERO WIDTH SPACE, U+FEFF)
+ * or a Hangul medial vowel, 2 for an East Asian wide or fullwidth
+ * character (CJK, Hangul syllables, emoji in emoji style; UAX #11), 1 for
+ * anything else, controls included (every sink shows a control in an
+ * escaped form before it is measured). Unlike wcwidth it does not depend
+ * on the locale, so every table of hetplan lines up the same way under
+ * every LANG. The tables are generated from the Unicode Character
+ * Database (src/utf8_width.c, tools/utf8_width_gen.py). */
+int utf8_cp_cols(unsigned cp);
+
+/* Terminal columns of the character at s and, in *len, its bytes: a
+ * valid sequence takes utf8_cp_cols of its code point; a byte that is not
+ * part of one takes 1 column and 1 byte. s non-empty (asserted). */
+int utf8_char_cols(const char *s, size_t *len);
+
+/* Terminal columns of s (utf8_char_cols summed), and of its first n bytes
+ * (a character that crosses byte n counts whole). */
 int utf8_cols(const char *s);
+int utf8_cols_n(const char *s, size_t n);
 
 /* Bytes of the longest prefix of s that holds at most max bytes and ends
  * on a character boundary: cut there, a label never ends inside a
  * multi-byte character. */
 size_t utf8_cut(const char *s, size_t max);
 
-/* Bytes of the prefix of s that holds its first cols characters (all of
- * s when it has fewer). */
+/* Bytes of the longest prefix of s that takes at most cols terminal
+ * columns (all of s when it takes fewer); zero-width characters after the
+ * last one that fits stay with it. */
 size_t utf8_cut_cols(const char *s, int cols);
 
-/* s as a table cell of exactly cols characters into dst (n bytes, always
- * NUL-terminated when n > 0): padded with spaces, or, when longer, its
- * first cols - 1 characters and "~" (ASCII, so every terminal shows the
- * cut at the same width). Cut short, never mid-character, when n is too
+/* The byte offset where the longest suffix of s that takes at most cols
+ * terminal columns begins (always a character boundary). */
+size_t utf8_tail_cols(const char *s, int cols);
+
+/* s as a table cell of exactly cols terminal columns into dst (n bytes,
+ * always NUL-terminated when n > 0): padded with spaces, or, when wider,
+ * the characters of its start that fit in cols - 1 columns, "~" (ASCII, so
+ * every terminal shows the cut at the same width) and a space when a wide
+ * character did not fit. Cut short, never mid-character, when n is too
  * small for the cell. */
 void utf8_cell(char *dst, size_t n, const char *s, int cols);
 

@@ -142,4 +142,22 @@ for case in TITAN-V:bf16 RTX-2080-Ti:bf16 TITAN-RTX:bf16 A40:fp8 A30:fp8 RTX-308
 		bad "$g with $dt: exit $rc, $(head -c 300 "$T/err")"
 done
 
+# Names from a user's gpus.json ($XDG_CONFIG_HOME/hetplan/gpus.json, as
+# `hetplan gpus --help` describes) reach the CSV and terminal sinks: a
+# comma and quotes are quoted and doubled (RFC 4180), and a CJK name is
+# padded by terminal columns (日 and 本 are East Asian Wide, two columns
+# each: "日本GPU" takes 7 of the GPU column's 16, then 9 spaces).
+mkdir -p "$T/xdg/hetplan"
+python3 - "$T/xdg/hetplan/gpus.json" <<'PY'
+import json, sys
+h = [g for g in json.load(open("data/gpus.json"))["gpus"] if g["name"] == "H100-SXM"][0]
+h.pop("aliases", None)
+json.dump({"gpus": [dict(h, name="日本GPU"), dict(h, name='my,gpu "x"')]}, open(sys.argv[1], "w"))
+PY
+XDG_CONFIG_HOME="$T/xdg" XDG_CACHE_HOME="$T/xdg" "$H" gpus --format csv >"$T/out" 2>"$T/err"
+grep -q '^"my,gpu ""x""",hopper,80,' "$T/out" && ok || bad "gpus csv: a comma name is not quoted: $(tail -2 "$T/out")"
+grep -q '^日本GPU,hopper,80,' "$T/out" && ok || bad "gpus csv: $(tail -2 "$T/out")"
+XDG_CONFIG_HOME="$T/xdg" XDG_CACHE_HOME="$T/xdg" "$H" gpus >"$T/out" 2>"$T/err"
+grep -q '^日本GPU          hopper ' "$T/out" && ok || bad "gpus table: a CJK name misaligns: $(grep 日本 "$T/out")"
+
 finish catalog_tables

@@ -314,4 +314,54 @@ printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": " "}]}' > "$T/blank.j
 expect 3 'pools[0].name: expected no spaces at its start or end, got " "' \
 	$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
 
+# The same with the spaces Unicode has besides ASCII's (PropList.txt
+# White_Space: U+00A0 no-break, U+2003 em, U+3000 ideographic) and a
+# zero-width space: each reads as the name without it, so each is refused,
+# the message naming the code point it does not show.
+for sp in 'h100\302\240:U+00A0 at its end' '\342\200\203h100:U+2003 at its start' \
+	'h100\343\200\200:U+3000 at its end' 'h100\342\200\213:U+200B at its end'; do
+	printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": "'"${sp%%:*}"'"}]}' > "$T/blank.json"
+	expect 3 "pools[0].name: expected no spaces at its start or end, got" \
+		$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
+	grep -qF "(${sp#*:})" "$T/err" && ok || bad "blank pool name: $(cat "$T/err")"
+done
+expect 2 '--pool.name: expected no spaces at its start or end, got "h100'"$(printf '\302\240')"'" (U+00A0 at its end)' \
+	$H estimate --pool "2x8xH100-SXM,name=h100$(printf '\302\240')" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
+# One inside a name is a name like any other.
+expect 0 "" $H estimate --pool "2x8xH100-SXM,name=h$(printf '\302\240')100" -m llama3.1-8b --tp 2 --pp 1 \
+	--mbs 1 --gbs 16
+
+# The same rule in a cluster file and --pool: nvl_domain 12 over nodes of 8.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "nvl_domain": 12}]}' > "$T/nvl.json"
+expect 3 'pools[0].nvl_domain: expected a multiple of gpus_per_node (8), got 12' \
+	$H estimate -c "$T/nvl.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
+expect 2 '--pool.nvl_domain: expected a multiple of gpus_per_node (8), got 12' \
+	$H estimate --pool 2x8xH100-SXM,nvl_domain=12 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
+
+# Wide characters: U+65E5 U+672C (CJK) and U+1F680 (an emoji) are
+# East_Asian_Width W, two columns each on a terminal, so "日本h100" takes 8
+# columns and "a🚀" 3. The columns are measured here with Python's
+# unicodedata (W and F count two), not with hetplan's own table: in the
+# plan list each row's RUNS ON cell starts in the header's RUNS ON column,
+# and in a stage row the GPU name starts where it does in the other pool's.
+cat > "$T/cols.py" <<'PY'
+import sys, unicodedata
+def cols(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in s)
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+head = [l for l in lines if l.startswith("  #  plan")][0]
+want = cols(head[:head.index("RUNS ON")])
+rows = [l for l in lines if l[:3].strip().isdigit() and " none " in l]
+assert rows, "no plan rows"
+for r in rows:
+    assert cols(r[:r.index(" none ") + 1]) == want, (r, want)
+stages = [l for l in lines if l.startswith("    stage ")]
+starts = {cols(l[:l.index(g)]) for l in stages for g in ("H100-SXM", "A100-SXM4-80GB") if g in l}
+assert len(stages) >= 2 and len(starts) == 1, stages
+PY
+expect 0 "" $H plan --pool "2x8xH100-SXM,name=日本h100" --pool "2x8xA100-SXM4-80GB,name=a🚀" \
+	-m llama2-7b --gbs 64 --top 3
+python3 "$T/cols.py" "$T/out" 2>"$T/pyerr" && ok || bad "wide pool names misalign the plan table: $(tail -1 "$T/pyerr")"
+
 finish cli

@@ -89,4 +89,22 @@ ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
 expect transport_bad 2 "--transport: expected ib, efa or tcp, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 
+# An NVLink domain over several nodes is whole nodes (GB200 NVL72: 18 trays
+# of 4); 12 GPUs over nodes of 8 is refused, naming the rule (it was
+# ignored: the same time as without the flag).
+expect nvl_partial 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), got '12'" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 --nvl-domain 12
+expect nvl_whole 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
+	--nvl-domain 16
+
+# Sizes are whole bytes: "0.3K" is 307.2 bytes, which was timed as such and
+# shown as 307; refused. 1e30 bytes (a million times any cluster's memory)
+# too: past 2^53 a double holds no longer every whole count.
+expect size_frac 2 "--bytes: expected a whole number of bytes (1.5K is 1536), got '0.3K'" -- \
+	--collective allreduce --bytes 0.3K $base
+expect size_huge 2 "--bytes: expected a size of at most 9007199254740992 bytes (2^53, 8 PiB), got '1e30'" -- \
+	--collective allreduce --bytes 1e30 $base
+expect size_whole 0 "" -- --collective allreduce --bytes 1.5K $base
+grep -q '^bytes       1536 (1.5 KiB)$' "$tmp/out" && ok || bad "1.5K: $(sed -n 2p "$tmp/out")"
+
 finish comm_cli

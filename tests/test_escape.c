@@ -76,34 +76,92 @@ TEST(utf8)
 	CHECK(!strcmp(utf8_term_buf(buf, 1, "abc"), ""));
 }
 
-/* Cutting labels on character boundaries: "a\xe6\x97\xa5\xe6\x9c\xac" is
- * "a", U+65E5 and U+672C, 7 bytes in 3 characters; a cut at 5 bytes must
- * drop the second CJK character whole (keeping 4 bytes), and a 3-byte cut
- * keeps only "a". A cell of 5 pads with 2 spaces; a cell of 2 holds "a~".
- * A stray continuation byte counts as one character. */
+/* The Unicode White_Space property (PropList.txt) and the zero-width
+ * format characters are blank; a letter, a combining accent (it shows on
+ * its letter) and U+00AD SOFT HYPHEN (shown at a line break) are not. */
+TEST(utf8_blank)
+{
+	const unsigned blank[] = { ' ', '\t', 0x85, 0xA0, 0x1680, 0x2000, 0x2003, 0x200A,
+				   0x200B, 0x2028, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF };
+	for (size_t i = 0; i < sizeof blank / sizeof *blank; i++)
+		CHECK_EQ_INT(utf8_is_blank(blank[i]), 1);
+	const unsigned not_blank[] = { 'a', '_', 0xAD, 0x301, 0x2010, 0x3001, 0xFF01 };
+	for (size_t i = 0; i < sizeof not_blank / sizeof *not_blank; i++)
+		CHECK_EQ_INT(utf8_is_blank(not_blank[i]), 0);
+}
+
+/* Cutting labels on character boundaries and terminal columns:
+ * "a\xe6\x97\xa5\xe6\x9c\xac" is "a", U+65E5 and U+672C, 7 bytes in 3
+ * characters. The two CJK characters are East_Asian_Width W
+ * (EastAsianWidth.txt: 4E00..9FFF is W), so a terminal gives them 2
+ * columns each: 1 + 2 + 2 = 5 columns. A cut at
+ * 5 bytes must drop the second CJK character whole (keeping 4 bytes), and
+ * a 3-byte cut keeps only "a"; a cut at 2 columns keeps only "a" (U+65E5
+ * would end in column 3), one at 3 columns keeps "a" and U+65E5. A cell of
+ * 7 pads with 2 spaces; a cell of 4 holds "a", U+65E5 and "~"; a cell of 3
+ * holds "a~" and a space (U+65E5 and "~" need 3 columns after "a"). A stray
+ * continuation byte takes one column. */
 TEST(utf8_cuts)
 {
 	const char *s = "a\xe6\x97\xa5\xe6\x9c\xac";
-	CHECK_EQ_INT(utf8_cols(s), 3);
+	CHECK_EQ_INT(utf8_cols(s), 5);
+	CHECK_EQ_INT(utf8_cols_n(s, 4), 3);
 	CHECK_EQ_INT((int)utf8_cut(s, 7), 7);
 	CHECK_EQ_INT((int)utf8_cut(s, 6), 4);
 	CHECK_EQ_INT((int)utf8_cut(s, 5), 4);
 	CHECK_EQ_INT((int)utf8_cut(s, 3), 1);
 	CHECK_EQ_INT((int)utf8_cut(s, 0), 0);
-	CHECK_EQ_INT((int)utf8_cut_cols(s, 2), 4);
+	CHECK_EQ_INT((int)utf8_cut_cols(s, 2), 1);
+	CHECK_EQ_INT((int)utf8_cut_cols(s, 3), 4);
 	CHECK_EQ_INT((int)utf8_cut_cols(s, 9), 7);
+	CHECK_EQ_INT((int)utf8_tail_cols(s, 2), 4);
+	CHECK_EQ_INT((int)utf8_tail_cols(s, 3), 4);
+	CHECK_EQ_INT((int)utf8_tail_cols(s, 5), 0);
 	CHECK_EQ_INT(utf8_cols("\x80x"), 2);
 	char c[32];
-	utf8_cell(c, sizeof c, s, 5);
+	utf8_cell(c, sizeof c, s, 7);
 	CHECK_STR(c, "a\xe6\x97\xa5\xe6\x9c\xac  ");
 	utf8_cell(c, sizeof c, s, 2);
 	CHECK_STR(c, "a~");
 	utf8_cell(c, sizeof c, s, 3);
+	CHECK_STR(c, "a~ ");
+	utf8_cell(c, sizeof c, s, 4);
+	CHECK_STR(c, "a\xe6\x97\xa5~");
+	utf8_cell(c, sizeof c, s, 5);
 	CHECK_STR(c, s);
 	/* a buffer too small for the cell: cut short, still whole characters
 	 * (then padded as far as the buffer goes) */
-	utf8_cell(c, 4, s, 5);
+	utf8_cell(c, 4, s, 7);
 	CHECK_STR(c, "a  ");
+}
+
+/* Columns of single code points, against the wcwidth rules (POSIX) and
+ * the Unicode data: U+00E9 (Latin, 1), U+0301 COMBINING ACUTE ACCENT (Mn,
+ * 0), U+200B ZERO WIDTH SPACE (Cf, 0), U+00AD SOFT HYPHEN (1, as wcwidth
+ * gives it), U+3000 IDEOGRAPHIC SPACE (F, 2), U+AC00 HANGUL SYLLABLE GA
+ * (W, 2), U+1160 HANGUL JUNGSEONG FILLER (0), U+FF21 FULLWIDTH LATIN
+ * CAPITAL LETTER A (F, 2), U+FF61 HALFWIDTH IDEOGRAPHIC FULL STOP (H, 1),
+ * U+1F600 GRINNING FACE (W, 2), U+2603 SNOWMAN (N, text style: 1),
+ * U+20000 (CJK Extension B, W, 2), U+E000 (private use, 1). "e" and
+ * U+0301 are one column: the accent sits on the e. */
+TEST(utf8_code_point_cols)
+{
+	CHECK_EQ_INT(utf8_cp_cols('a'), 1);
+	CHECK_EQ_INT(utf8_cp_cols(0xE9), 1);
+	CHECK_EQ_INT(utf8_cp_cols(0x301), 0);
+	CHECK_EQ_INT(utf8_cp_cols(0x200B), 0);
+	CHECK_EQ_INT(utf8_cp_cols(0xAD), 1);
+	CHECK_EQ_INT(utf8_cp_cols(0x3000), 2);
+	CHECK_EQ_INT(utf8_cp_cols(0xAC00), 2);
+	CHECK_EQ_INT(utf8_cp_cols(0x1160), 0);
+	CHECK_EQ_INT(utf8_cp_cols(0xFF21), 2);
+	CHECK_EQ_INT(utf8_cp_cols(0xFF61), 1);
+	CHECK_EQ_INT(utf8_cp_cols(0x1F600), 2);
+	CHECK_EQ_INT(utf8_cp_cols(0x2603), 1);
+	CHECK_EQ_INT(utf8_cp_cols(0x20000), 2);
+	CHECK_EQ_INT(utf8_cp_cols(0xE000), 1);
+	CHECK_EQ_INT(utf8_cols("e\xcc\x81"), 1);
+	CHECK_EQ_INT((int)utf8_cut_cols("e\xcc\x81x", 1), 3);
 }
 
 TEST(printable)
@@ -143,7 +201,14 @@ TEST(markdown_html)
 {
 	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
 	SINK(esc_md, "a|b\nc", "a\\|b c");
-	SINK(esc_md, "x\x1b[2J", "x^[[2J");
+	SINK(esc_md, "x\x1b[2J", "x^[\\[2J");   /* the text's own [ escaped, as below */
+	/* Inline markup shows as text (CommonMark 2.4: a backslash before
+	 * ASCII punctuation makes it literal): no link, emphasis, code span or
+	 * strike from a name; "_" inside a word is no emphasis (CommonMark
+	 * 6.2), so Standard_ND96isr_H100_v5 stays as it is. */
+	SINK(esc_md, "[a](javascript:b) *x* `y` ~~z~~ _u_ snake_case \\",
+	     "\\[a\\](javascript:b) \\*x\\* \\`y\\` \\~\\~z\\~\\~ \\_u\\_ snake_case \\\\");
+	SINK(esc_md, "Standard_ND96isr_H100_v5", "Standard_ND96isr_H100_v5");
 	SINK(esc_html, "\"&'", "&quot;&amp;&#39;");
 }
 
@@ -242,7 +307,9 @@ int main(void)
 {
 	RUN(terminal);
 	RUN(utf8);
+	RUN(utf8_blank);
 	RUN(utf8_cuts);
+	RUN(utf8_code_point_cols);
 	RUN(printable);
 	RUN(shell);
 	RUN(csv);

@@ -181,6 +181,30 @@ expect 3 "/dev/zero: file larger than 256 MiB" $H estimate -c /dev/zero -m llama
 expect 3 "deep.json: line 1, column 1001: JSON nested deeper than 1000 levels" \
 	$H estimate -c $D/deep.json -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 
+# 7. A \u0000 escape in a JSON string: cJSON decodes it to a NUL byte, so
+# the pool "h100\u0000evil" was planned as "h100" without a word. Refused,
+# with the line and column of the escape (56 characters before it:
+# {"pools": [{"gpu": "H100-SXM", "nodes": 1, "name": "h100).
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "name": "h100\\u0000evil"}]}' >"$T/nul.json"
+expect 3 'nul.json: line 1, column 57: a string holds \u0000 (NUL)' \
+	$H estimate -c "$T/nul.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# An escaped backslash before "u0000" is text, not a NUL.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "name": "h\\\\u0000"}]}' >"$T/bs.json"
+expect 4 "" $H estimate -c "$T/bs.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# A key twice in one object: cJSON read the first "nodes" (1), Python's
+# json the last (8), so one file planned two clusters. Refused, naming it.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "nodes": 8}]}' >"$T/dup.json"
+expect 3 'dup.json: pools[0]: key "nodes" appears twice in one object' \
+	$H estimate -c "$T/dup.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# The same in an object of 200000 keys, one of them twice: found by sorting
+# the names, so the answer comes at once (pairwise, 2e10 comparisons).
+python3 -c "
+k = ','.join('\"k%d\": 1' % i for i in range(200000))
+open('$T/many.json', 'w').write('{\"pools\": [{\"gpu\": \"H100-SXM\", \"nodes\": 1}], \"x\": {' + k + ', \"k5\": 2}}')
+"
+expect 3 'many.json: x: key "k5" appears twice in one object' \
+	timeout 60 $H estimate -c "$T/many.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+
 # 7. -o - is standard output (it created a file named "-").
 mkdir -p "$T/dash"
 (cd "$T/dash" && "$HA" $L -o - >out 2>err) && ok || bad "launch -o -: $(cat "$T/dash/err")"

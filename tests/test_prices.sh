@@ -338,4 +338,35 @@ gpus 2 "expected an http:// or https:// URL" --update --source ftp://x
 gpus 2 "--timeout: expected" --timeout never
 XDG_CACHE_HOME="$T/cache"
 
+# --- feed text in the CSV and terminal sinks --------------------------------
+# A cached json: feed (written here as the cache holds it: the header line,
+# the metadata line with the body's byte count, the body) with a comma and
+# a quote in names, a note that starts a spreadsheet formula, and CJK
+# names. RFC 4180: a field with , or " is quoted, " doubled; OWASP's CSV
+# injection rule (escape.h): a cell starting with = gets a leading '.
+mkdir -p "$T/c7"
+python3 - "$T/c7/prices-json-0000000000000000.cache" <<'PY'
+import json, sys
+body = json.dumps({"schema": "hetplan-prices/1", "currency": "USD", "offers": [
+    {"provider": "lab,cloud", "region": "eu-north", "instance": "h\"gx", "gpu": "H100-SXM",
+     "gpus": 8, "usd_per_hour": 32.0, "note": "=1+2"},
+    {"provider": "東京", "region": "ap-東京-1", "instance": "t8", "gpu": "H100-SXM",
+     "gpus": 8, "usd_per_hour": 30.0}]}).encode()
+meta = {"source": "json:http://127.0.0.1:9/f.json", "url": "http://127.0.0.1:9/f.json",
+        "etag": "", "last_modified": "", "format": "hetplan-json", "fetched_at": 1796325820,
+        "checked_at": 1796325820, "bytes": len(body)}
+open(sys.argv[1], "wb").write(b"hetplan-cache 1\n" + json.dumps(meta).encode() + b"\n" + body)
+PY
+expect 0 "" --cache-dir "$T/c7" --gpu H100-SXM --all --format csv
+# 32 / 8 = 4 and 30 / 8 = 3.75 a GPU-hour
+has 'H100-SXM,"lab,cloud",eu-north,,"h""gx",8,on-demand,4,32,json:http://127.0.0.1:9/f.json,"'"'"'=1+2"' "$T/out"
+has 'H100-SXM,東京,ap-東京-1,,t8,8,on-demand,3.75,30,json:http://127.0.0.1:9/f.json,' "$T/out"
+# The table pads by terminal columns: 東 and 京 take two each (East Asian
+# Wide), so PROVIDER "東京" (4 columns) gets 4 spaces to its 8 and REGION
+# "ap-東京-1" (10 columns) 6 to its 16, and INSTANCE starts where it does
+# on every row.
+expect 0 "" --cache-dir "$T/c7" --gpu H100-SXM --all
+grep -q '^H100-SXM        東京     ap-東京-1        t8                             8    3.750    30.000  on-demand $' "$T/out" &&
+	ok || bad "CJK feed names misalign the prices table: $(grep 東京 "$T/out")"
+
 finish prices

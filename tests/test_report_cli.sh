@@ -218,4 +218,33 @@ assert page.count("<section>") == page.count("</section>")
 assert "serving" not in json.load(open(sys.argv[5]))
 PY
 
+# Markdown markup in names shows as text: a cluster named
+# "[docs](https://example.invalid) *now*" must not become a link and
+# emphasis in the report's title (CommonMark 2.4: each of [ ] * escaped
+# with a backslash is the character itself).
+python3 - "$W" "$T/mdw.json" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["cluster"]["name"] = "[docs](https://example.invalid) *now*"
+json.dump(w, open(sys.argv[2], "w"))
+PY
+expect 0 "" $H report "$T/mdw.json" -o "$T/mdw.md"
+grep -qxF '# Training plan: Llama-3.1 70B on \[docs\](https://example.invalid) \*now\*' "$T/mdw.md" && ok ||
+	bad "md: markup in a cluster name is live: $(head -1 "$T/mdw.md")"
+
+# A workspace whose objective is deadline (or budget) with no deadline_s
+# (budget_usd): an invalid workspace (exit 3, the man page's EXIT STATUS)
+# naming the key; it was exit 2 with plan's flag names ("--objective
+# deadline needs --deadline"), which a report has none of.
+for ob in deadline:deadline_s budget:budget_usd; do
+	python3 - "$W" "$T/ob.json" "${ob%%:*}" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))
+w["workload"]["objective"] = sys.argv[3]
+json.dump(w, open(sys.argv[2], "w"))
+PY
+	expect 3 "ob.json: workload.${ob#*:}: the objective ${ob%%:*} needs one" $H report "$T/ob.json" -o "$T/ob.md"
+done
+[ -e "$T/ob.md" ] && bad "a report was written for a workspace without its bound" || ok
+
 finish report_cli

@@ -260,6 +260,14 @@ inst = p['instances']
 assert all(i['output_tokens_per_s'] > 0 for i in inst), inst
 assert p['gpus'] == sum(i['count'] * i['tp'] * i['pp'] for i in inst), p['gpus']
 " && routes_cover "$tmp/out" 80 && ok || bad "two-pool 70B placement (above)"
+# The same as a table: its MILP stops at the node budget with a gap (the
+# JSON's "gap"; docs/serving.md, x004), which the closing line says
+# instead of "stopped within its gap", as if a tolerance had been met.
+gap=$(python3 -c "import json; print('%.1f' % (100 * json.load(open('$tmp/out'))['plans'][0]['gap']))")
+expect place-big-table 0 "" -- --pool 1x8xH100-SXM --pool 1x8xL40S -m llama3.1-70b --isl 2000 \
+	--osl 300 --rate 5 --place
+grep -Eq "^placement MILP [0-9.]+ s, stopped by its node budget $gap% from the bound\$" "$tmp/out" &&
+	ok || bad "placement search line: $(tail -1 "$tmp/out") (gap $gap%)"
 
 # Launch lines load the model's Hugging Face repository (tests/data/
 # serving_hf_ids.txt: meta-llama/Llama-3.1-8B-Instruct for llama3.1-8b),
@@ -292,9 +300,11 @@ for p in plans:
         assert "(%s)" % i["pool"] in p["label"], (p["label"], i["pool"])
 PY
 # Pool names are UTF-8 and labels carry them: the JSON stays valid UTF-8
-# and the terminal table's plan cell is cut at 40 characters on every row
-# (cut ones end in "~"), whatever bytes its characters take (3 each for
-# these); the heading under the table has plan 1's name whole.
+# and the terminal table's plan cell is cut at 40 terminal columns on every
+# row (cut ones end in "~"), whatever bytes its characters take (3 each
+# for these) and whatever columns (2 each: U+65E5 and U+672C are
+# East_Asian_Width W, counted here with Python's unicodedata); the heading
+# under the table has plan 1's name whole.
 U1='日日日日日日日日日日' U2='本本本本本本本本本本'   # 30 bytes; a name holds 31
 expect labels-utf8 0 "" -- --pool "2x8xH100-SXM,name=a$U1" --pool "2x8xH100-SXM,name=b$U2" \
 	--pool "2x8xA100-SXM4-80GB,name=c$U1" --pool "2x8xA100-SXM4-80GB,name=d$U2" \
@@ -308,7 +318,15 @@ expect labels-utf8-table 0 "" -- --pool "2x8xH100-SXM,name=a$U1" --pool "2x8xH10
 	--pool "2x8xA100-SXM4-80GB,name=c$U1" --pool "2x8xA100-SXM4-80GB,name=d$U2" \
 	-m llama3.1-70b --isl 1000 --osl 200 --rate 60
 python3 - "$tmp/out" <<'PY' && ok || bad "labels-utf8 table: $(head -4 "$tmp/out")"
-import re, sys
+import re, sys, unicodedata
+def cols(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+def at(l, col):   # the index of the character that starts terminal column col
+    i = 0
+    while cols(l[:i]) < col:
+        i += 1
+    assert cols(l[:i]) == col, (l, col)
+    return i
 text = open(sys.argv[1], "rb").read().decode("utf-8", "strict")
 head, *rows = text.split("\n\n")[0].split("\n")
 start, end = head.index("plan"), head.index("GPUs")
@@ -316,8 +334,9 @@ assert end - start == 40 + 2, head   # 40 columns, then 2 spaces; GPUs is as wid
 assert rows
 for l in rows:
     assert re.match(r"^[0-9] +$", l[:start]), l
-    assert l[start + 40:start + 42] == "  ", l
-cut = [l for l in rows if l[start + 39] == "~"]
+    e = at(l, start + 40)
+    assert l[e:e + 2] == "  ", l
+cut = [l for l in rows if l[at(l, start + 40) - 1] == "~" or l[at(l, start + 40) - 2:at(l, start + 40)] == "~ "]
 assert cut, rows
 # the heading under the table names plan 1 whole
 assert re.search(r"^Plan 1: 2x .*本.* \(fleet ILP\):$", text, re.M), text
@@ -516,6 +535,35 @@ grep -qF "vllm serve acme/my-llama-8b --tensor-parallel-size" "$tmp/out" && ! gr
 expect preset-model 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 1 --isl 100 --osl 100
 grep -qF "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size" "$tmp/out" &&
 	! grep -q "hf_id" "$tmp/err" && ok || bad "preset launch line: $(grep 'vllm serve' "$tmp/out")"
+
+# A rate out of reach with no SLO given: the message speaks of the rate
+# alone (it said "within the SLOs" when there were none); with one, of it.
+expect rate-nofit 4 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 100 --osl 100 --rate 1e6
+grep -qx 'hetplan: no fleet within the pool limits serves 1e+06 req/s' "$tmp/err" && ok ||
+	bad "rate out of reach without SLOs: $(head -1 "$tmp/err")"
+expect rate-nofit-slo 4 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 100 --osl 100 --rate 1e6 --ttft-p99 1
+grep -qx 'hetplan: no fleet within the pool limits serves 1e+06 req/s within the SLOs' "$tmp/err" && ok ||
+	bad "rate out of reach with an SLO: $(head -1 "$tmp/err")"
+
+# Wide characters in pool names: "日本a100" is 8 terminal columns (U+65E5
+# and U+672C are East_Asian_Width W, two columns each), so in the Instances
+# table every row's role cell starts in the header's "role" column,
+# measured with Python's unicodedata rather than hetplan's own table.
+"$bin" serve --pool "1x8xH100-SXM,name=h" --pool "1x8xA100-SXM4-80GB,name=日本a100" -m llama2-7b \
+	--isl 1000 --osl 200 --rate 20 --top 3 >"$tmp/out" 2>"$tmp/err"
+python3 - "$tmp/out" <<'PY' 2>"$tmp/pyerr" && ok || bad "wide pool name misaligns the Instances table: $(tail -1 "$tmp/pyerr")"
+import sys, unicodedata
+def cols(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in s)
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+i = lines.index("Instances:")
+j = lines.index("", i)
+head, rows = lines[i + 1], [l for l in lines[i + 2:j] if "日本a100" in l]
+assert rows, lines[i:i + 6]
+for r in rows:
+    assert cols(r[:r.index(" both ") + 1]) == cols(head[:head.index("role")]), (r, head)
+PY
 
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -266,7 +266,8 @@ static void gpus_rows(const struct catalog *cat, enum cli_format fmt)
 		char dts[48];
 		if (fmt == FMT_CSV) {
 			char c[7][24];
-			printf("%s,%s,%g,%s,%s,%s", g->name, hp_gen_name(g->gen), g->mem_bytes / 1e9,
+			cli_print_csv(stdout, g->name);
+			printf(",%s,%g,%s,%s,%s", hp_gen_name(g->gen), g->mem_bytes / 1e9,
 			       g->hbm_Bps > 0 ? gpu_cell(c[0], 24, "%g", g->hbm_Bps / 1e12) : "",
 			       peak > 0 ? gpu_cell(c[1], 24, "%g", peak / 1e12) : "",
 			       best >= 0 ? bname : "");
@@ -283,7 +284,8 @@ static void gpus_rows(const struct catalog *cat, enum cli_format fmt)
 				       ? gpu_cell(c[4], 24, "%g", g->mem_usable_bytes / 1048576.0) : "");
 		} else {
 			char hbm[16], pk[16], link[16], tdp[16];
-			printf("%-16s %-10s %6.0f %8s %8s %-5s %9s %6d %6s  %s\n", g->name,
+			cli_print_term(stdout, g->name, 16);
+			printf(" %-10s %6.0f %8s %8s %-5s %9s %6d %6s  %s\n",
 			       hp_gen_name(g->gen), g->mem_bytes / 1e9,
 			       gpu_cell(hbm, sizeof hbm, "%.2f", g->hbm_Bps / 1e12),
 			       gpu_cell(pk, sizeof pk, "%.1f", peak / 1e12), bname,
@@ -387,14 +389,16 @@ int cmd_models(int argc, char **argv, const struct catalog *cat)
 			cJSON_AddStringToObject(o2, "source", m->source);
 			cJSON_AddItemToArray(arr, o2);
 		} else if (fmt == FMT_CSV) {
-			printf("%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m->name, m->layers,
+			cli_print_csv(stdout, m->name);
+			printf(",%d,%d,%d,%d,%d,%d,%d,%d,%d,%.0f,%.0f\n", m->layers,
 			       m->hidden, m->heads, m->kv_heads, m->ffn, m->vocab, m->seq_len,
 			       m->moe.experts, m->moe.top_k, pc.total, pc.active);
 		} else {
 			char ex[24] = "-";
 			if (m->moe.experts)
 				snprintf(ex, sizeof ex, "%dx%d", m->moe.experts, m->moe.top_k);
-			printf("%-16s %6d %6d %5d %4d %6d %7d %6d %8s %9s %9s\n", m->name, m->layers,
+			cli_print_term(stdout, m->name, 16);
+			printf(" %6d %6d %5d %4d %6d %7d %6d %8s %9s %9s\n", m->layers,
 			       m->hidden, m->heads, m->kv_heads,
 			       m->moe.experts ? m->moe.expert_ffn : m->ffn, m->vocab, m->seq_len,
 			       ex, tot, act);

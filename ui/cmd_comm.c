@@ -68,10 +68,22 @@ const struct option *cmd_comm_options(void)
 	return comm_opts;
 }
 
+/* The largest message size: 2^53 bytes (8 PiB), past which a double no
+ * longer holds every whole byte count. A collective's message is a buffer
+ * on each GPU, so one GPU's memory (288 GB on MI355X, the largest in the
+ * catalog) bounds it in practice, far below. */
+#define COMM_MAX_BYTES 9007199254740992.0
+
 static int parse_size(const char *flag, const char *s, double *out)
 {
 	if (hp_parse_bytes(s, out) || !(*out >= 0) || !isfinite(*out))
 		return usage_error("comm", flag, "a size like 64K, 1MiB or 4GB", s);
+	/* nccl-tests sizes are whole bytes: "0.3K" (307.2) was timed as
+	 * 307.2 bytes and shown as 307 */
+	if (*out != floor(*out))
+		return usage_error("comm", flag, "a whole number of bytes (1.5K is 1536)", s);
+	if (*out > COMM_MAX_BYTES)
+		return usage_error("comm", flag, "a size of at most 9007199254740992 bytes (2^53, 8 PiB)", s);
 	return 0;
 }
 
@@ -125,8 +137,9 @@ static int parse_sweep(struct comm_args *a, const char *arg)
 	if (n > 0 && n < sizeof lo)
 		hp_strlcpy(lo, arg, n + 1);
 	if (!lo[0] || hp_parse_bytes(lo, &a->smin) || hp_parse_bytes(colon + 1, &a->smax) ||
-	    !(a->smin >= 1) || !(a->smax >= a->smin) || !isfinite(a->smax))
-		return usage_error("comm", "sweep", "MIN:MAX sizes with 1 <= MIN <= MAX, like 8:1G", arg);
+	    !(a->smin >= 1) || !(a->smax >= a->smin) || !(a->smax <= COMM_MAX_BYTES) ||
+	    a->smin != floor(a->smin))
+		return usage_error("comm", "sweep", "MIN:MAX whole sizes with 1 <= MIN <= MAX <= 8 PiB, like 8:1G", arg);
 	a->have_sweep = 1;
 	return 0;
 }
@@ -225,6 +238,14 @@ static int check_required(const struct comm_args *a)
 		miss = "--gpus-per-node: missing; expected a positive integer";
 	else if (!a->nodes)
 		miss = "--nodes: missing; expected a positive integer";
+	if (!miss && a->nvl_domain > a->gpn && a->nvl_domain % a->gpn) {
+		/* a domain over several nodes is whole nodes (NVL72: 18 x 4) */
+		char want[64];
+		snprintf(want, sizeof want, "a multiple of --gpus-per-node (%d)", a->gpn);
+		char got[16];
+		snprintf(got, sizeof got, "%d", a->nvl_domain);
+		return usage_error("comm", "nvl-domain", want, got);
+	}
 	if (!miss)
 		return 0;
 	fprintf(stderr, "hetplan comm: %s\n", miss);

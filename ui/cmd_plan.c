@@ -224,16 +224,11 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.2f", v);
 }
 
-/* Columns a label takes: its code points (pool names are printable
- * UTF-8, cluster.c). */
+/* Terminal columns a label takes (utf8_cols: a CJK character or an emoji
+ * takes two). */
 static int label_cols(const char *s)
 {
-	int n = 0;
-	for (unsigned cp; *s; n++) {
-		int l = utf8_len(s, &cp);
-		s += l > 0 ? l : 1;
-	}
-	return n;
+	return utf8_cols(s);
 }
 
 /* The plan column is as wide as its widest label, at least the header's
@@ -253,23 +248,12 @@ static int name_col(int w, const char *name)
 	return n > w ? n : w;
 }
 
-/* The byte offset of code point k of s (its length when s is shorter). */
-static size_t cp_offset(const char *s, int k)
-{
-	const char *p = s;
-	for (int i = 0; i < k && *p; i++) {
-		unsigned cp;
-		int l = utf8_len(p, &cp);
-		p += l > 0 ? l : 1;
-	}
-	return (size_t)(p - s);
-}
-
 /* A label wider than width keeps whole words: its end from the start of
  * the word holding its last third (at most half the width), " ... ", and
  * the whole words of its start that fit; cut inside words, "...0s" no
  * longer said which pool. A label with no space to cut at is cut inside a
- * word, its start and last third around "...". */
+ * word, its start and last third around "...". Widths are terminal
+ * columns; a wide character that does not fit whole leaves a space. */
 static void add_label_cell(struct sbuf *o, const char *label, int width)
 {
 	int cols = label_cols(label);
@@ -277,33 +261,31 @@ static void add_label_cell(struct sbuf *o, const char *label, int width)
 		sbuf_addf(o, "%s%*s", label, width - cols, "");
 		return;
 	}
-	int tail = width / 3;
-	size_t t = cp_offset(label, cols - tail);
+	size_t t = utf8_tail_cols(label, width / 3);
+	int tail = label_cols(label + t);
 	while (t > 0 && label[t - 1] != ' ' && tail < width / 2) {
-		do /* back one code point */
+		do /* back one character */
 			t--;
 		while (t > 0 && ((unsigned char)label[t] & 0xC0) == 0x80);
-		tail++;
+		tail = label_cols(label + t);
 	}
 	if (t > 0 && label[t - 1] == ' ') {
-		size_t h = cp_offset(label, width - 5 - tail);
+		size_t h = utf8_cut_cols(label, width - 5 - tail);
 		while (h > 0 && label[h] != ' ')
 			h--;
 		while (h > 0 && label[h - 1] == ' ')
 			h--;
 		if (h > 0) {
-			int head = 0;
-			for (size_t i = 0; i < h; i++)
-				head += ((unsigned char)label[i] & 0xC0) != 0x80;
+			int head = utf8_cols_n(label, h);
 			sbuf_addf(o, "%.*s ... %s%*s", (int)h, label, label + t,
 				  width - head - 5 - tail, "");
 			return;
 		}
 	}
-	tail = width / 3;
-	int head = width - 3 - tail;
-	sbuf_addf(o, "%.*s...%s", (int)cp_offset(label, head), label,
-		  label + cp_offset(label, cols - tail));
+	t = utf8_tail_cols(label, width / 3);
+	size_t h = utf8_cut_cols(label, width - 3 - label_cols(label + t));
+	sbuf_addf(o, "%.*s...%s%*s", (int)h, label, label + t,
+		  width - utf8_cols_n(label, h) - 3 - label_cols(label + t), "");
 }
 
 static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,

@@ -132,21 +132,6 @@ static const char *kind(const struct price_offer *o)
 	return o->spot ? "spot" : "on-demand";
 }
 
-static void csv_str(const char *s)
-{
-	if (strpbrk(s, ",\"\n")) {
-		putchar('"');
-		for (; *s; s++) {
-			if (*s == '"')
-				putchar('"');
-			putchar(*s);
-		}
-		putchar('"');
-	} else {
-		fputs(s, stdout);
-	}
-}
-
 void http_flags_add(struct http_flags *f, const struct option *opts, int o,
 		    const char *value)
 {
@@ -356,17 +341,15 @@ static void print_csv(const struct price_book *pb, const struct price_offer **ro
 	printf("gpu,provider,region,zone,instance,gpus,kind,usd_per_gpu_hour,usd_per_instance_hour,source,note\n");
 	for (int i = 0; i < n; i++) {
 		const struct price_offer *r = rows[i];
-		printf("%s,%s,", r->gpu, r->provider);
-		csv_str(r->region);
+		const char *cells[] = { r->gpu, r->provider, r->region, r->zone, r->instance };
+		for (size_t c = 0; c < HP_ARRAY_LEN(cells); c++) {
+			cli_print_csv(stdout, cells[c]);
+			putchar(',');
+		}
+		printf("%g,%s,%.6g,%.6g,", r->gpus, kind(r), r->usd_per_gpu_h, r->usd_per_instance_h);
+		cli_print_csv(stdout, pb->src[r->source].name);
 		putchar(',');
-		csv_str(r->zone);
-		putchar(',');
-		csv_str(r->instance);
-		printf(",%g,%s,%.6g,%.6g,", r->gpus, kind(r), r->usd_per_gpu_h,
-		       r->usd_per_instance_h);
-		csv_str(pb->src[r->source].name);
-		putchar(',');
-		csv_str(r->note);
+		cli_print_csv(stdout, r->note);
 		putchar('\n');
 	}
 }
@@ -382,9 +365,18 @@ static void print_table(const struct price_book *pb, const struct price_offer **
 		snprintf(g, sizeof g, "%g", r->gpus);
 		if (r->gpus != floor(r->gpus))
 			snprintf(g, sizeof g, "%.2f", r->gpus);
-		printf("%-15s %-8s %-16s %-26s %5s %8.3f %9.3f  %-9s %s\n", r->gpu, r->provider,
-		       r->region, *r->instance ? r->instance : "(GPUs only)", g,
-		       r->usd_per_gpu_h, r->usd_per_instance_h, kind(r), r->note);
+		/* names pad by terminal columns (a CJK region takes two a
+		 * character), through the terminal sink like the note */
+		cli_print_term(stdout, r->gpu, 15);
+		putchar(' ');
+		cli_print_term(stdout, r->provider, 8);
+		putchar(' ');
+		cli_print_term(stdout, r->region, 16);
+		putchar(' ');
+		cli_print_term(stdout, *r->instance ? r->instance : "(GPUs only)", 26);
+		printf(" %5s %8.3f %9.3f  %-9s ", g, r->usd_per_gpu_h, r->usd_per_instance_h, kind(r));
+		cli_print_term(stdout, r->note, 0);
+		putchar('\n');
 	}
 	if (!n)
 		printf("(no offers match)\n");

@@ -152,6 +152,17 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	if (workspace_load(&ws, ws_path, cat, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
+	/* The planner's own check speaks of plan's flags (--deadline, exit
+	 * 2); here the bound is the file's, an invalid workspace (exit 3).
+	 * Loading such a file stays allowed, so the TUI opens it to add one. */
+	if ((ws.opts.objective == OBJ_DEADLINE && ws.opts.deadline_s <= 0) ||
+	    (ws.opts.objective == OBJ_BUDGET && ws.opts.budget_usd <= 0)) {
+		int dl = ws.opts.objective == OBJ_DEADLINE;
+		fprintf(stderr, "hetplan: %s: workload.%s: the objective %s needs one (%s)\n",
+			ws_path, dl ? "deadline_s" : "budget_usd", dl ? "deadline" : "budget",
+			dl ? "seconds, e.g. 2592000 for 30 days" : "USD, e.g. 2500000");
+		return HP_EXIT_INPUT;
+	}
 	/* Pools without a price of their own take the price book's cheapest
 	 * matching offer, as estimate does (snapshot + cache, no network). */
 	struct price_config pc;

@@ -6,6 +6,7 @@
 #include "jsonx.h"
 #include "pricing.h"
 #include "report.h"
+#include "utf8.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -401,4 +402,23 @@ int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct 
 	cJSON_Delete(root);
 	free(text);
 	return rc < 0 ? -1 : rc;
+}
+
+void cli_print_csv(FILE *f, const char *s)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	esc_csv(&b, s);
+	fputs(b.s ? b.s : "", f);
+	sbuf_done(&b);
+}
+
+void cli_print_term(FILE *f, const char *s, int cols)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	esc_term(&b, s);
+	const char *t = b.s ? b.s : "";
+	fprintf(f, "%s%*s", t, HP_MAX(cols - utf8_cols(t), 0), "");
+	sbuf_done(&b);
 }

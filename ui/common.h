@@ -91,6 +91,14 @@ int cli_format_from_path(const char *path, enum cli_format *f, unsigned allowed)
  * last ("table|json|csv", or "table, json or csv"). Returns buf. */
 char *cli_format_names(char *buf, size_t n, unsigned allowed, const char *sep, const char *last);
 
+/* Listing cells printed with printf beside numbers: s through the CSV
+ * sink (esc_csv: quoted when it holds , " or a line break, a formula
+ * start guarded), or through the terminal sink (esc_term) and padded with
+ * spaces to cols terminal columns (utf8_cols: a CJK character takes two);
+ * wider text is printed whole, as printf's %-*s does. */
+void cli_print_csv(FILE *f, const char *s);
+void cli_print_term(FILE *f, const char *s, int cols);
+
 /* Read a plan file into p: a plan object (`estimate --plan`'s schema), a
  * plan entry of `hetplan plan --format json` or a report, or such a JSON
  * whole ("plans"), from which the plan of rank `rank` (1 = the best) is
