@@ -1161,7 +1161,9 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))
 				continue;
-			ctx_stage(&x, i);
+			/* no node crossings: perf_stage_compute, perf_stage_dp
+			 * and stage_dp_key read none (they stay 0) */
+			ctx_stage_place(&x, i);
 			worst = perf_fmax(worst, stage_dp_of(&x, with_memo));
 		}
 	}
@@ -1184,6 +1186,44 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    struct hp_err *err)
 {
 	return dp_exposed(c, m, p, k ? k : perf_calib_default(), 0, dp_s, err);
+}
+
+/* perf_dp_exposed of p at n pairs of overlap keys (grad[v],
+ * param[v]) into dp_s[v], each stage's perf_stage_compute once for all
+ * of them: it reads neither overlap (they reach perf_stage_dp only
+ * through perf_ctx_settings: plan_grad_overlap, plan_param_overlap), and
+ * perf_stage_dp writes nothing into the context that another call reads
+ * but its link cache. So each dp_s[v] is the bits perf_dp_exposed gives
+ * for p with those keys (issue 13, seventeenth round: the bound's DP
+ * terms asked it once per pair, two to six pairs a layout, computing
+ * every stage again for each). */
+int perf_dp_exposed_each(const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, const int *grad, const int *param, int n,
+			 double *dp_s, struct hp_err *err)
+{
+	for (int v = 0; v < n; v++)
+		dp_s[v] = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	struct plan q = *p;
+	struct stage_ctx x;
+	ctx_init(&x, c, m, &q, perf_calib_default(), NULL, NULL);
+	for (int r = 0; r < q.n_replicas; r++) {
+		ctx_replica(&x, r, 0);
+		for (int i = 0; i < x.pp; i++) {
+			if (dp_as_previous(&x, i))
+				continue;
+			ctx_stage_place(&x, i);   /* no crossings: dp_exposed */
+			perf_stage_compute(&x);
+			for (int v = 0; v < n; v++) {
+				q.grad_overlap = grad[v];
+				q.param_overlap = param[v];
+				perf_ctx_settings(&x);
+				dp_s[v] = perf_fmax(dp_s[v], perf_stage_dp(&x, NULL));
+			}
+		}
+	}
+	return 0;
 }
 
 /* perf_dp_exposed through the DP memo perf_estimate keeps (stage_dp_key,
