@@ -1127,31 +1127,13 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
 }
 
-/* One stage's exposed DP time: through the DP memo (stage_dp_key,
- * perf_memo_dp) when with_memo, a miss computed and put; else computed. */
-static double stage_dp_of(struct stage_ctx *x, int with_memo)
-{
-	struct dp_key dk;
-	if (!with_memo || stage_dp_key(x, &dk) < 0) {
-		perf_stage_compute(x);
-		return perf_stage_dp(x, NULL);
-	}
-	const double *hit = perf_memo_dp(x->memo, &dk);
-	if (hit)
-		return *hit;
-	perf_stage_compute(x);
-	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, v);
-	return v;
-}
-
 /* Stages of a replica group whose DP memo slots dp_run_memo asks for
  * before it reads the first of them. */
 enum { DP_AHEAD = 16 };
 
 /* The most of worst and stages [i0, i1)'s exposed DP times through the
- * DP memo (stage_dp_of's with_memo path, stage by stage in the same
- * order, so the same lookups, misses and puts): first every stage's key,
+ * DP memo (stage_dp_key, perf_memo_dp: a miss computed and put; a stage
+ * without a key computed), stage by stage in order: first every stage's key,
  * each slot asked of the cache (perf_memo_dp_ahead), then the lookups.
  * The slots of one plan's stages lie far apart in the 0.5 MB table, and a
  * lookup waited for its line in turn (issue 13, sixteenth round:
@@ -1214,7 +1196,8 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 			/* no node crossings: perf_stage_compute, perf_stage_dp
 			 * and stage_dp_key read none (they stay 0) */
 			ctx_stage_place(&x, i);
-			worst = perf_fmax(worst, stage_dp_of(&x, 0));
+			perf_stage_compute(&x);
+			worst = perf_fmax(worst, perf_stage_dp(&x, NULL));
 		}
 	}
 	*dp_s = worst;
