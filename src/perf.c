@@ -788,9 +788,12 @@ static int check_plan(const struct cluster *c, const struct model_spec *m,
 					  r, rp->n_stages, rp->count);
 		for (int i = 0; i < rp->n_stages; i++) {
 			const struct stage *st = &rp->stages[i];
-			if (st->pool < 0 || st->pool >= c->n_pools || st->tp < 1 ||
-			    st->first_layer < 0 || st->last_layer < st->first_layer ||
-			    st->last_layer >= m->layers)
+			/* as unsigned: 0 <= pool < n_pools, and 0 <= first <=
+			 * last < layers (a negative first is above any last
+			 * that is itself not above layers), in three tests */
+			if ((unsigned)st->pool >= (unsigned)c->n_pools || st->tp < 1 ||
+			    (unsigned)st->first_layer > (unsigned)st->last_layer ||
+			    (unsigned)st->last_layer >= (unsigned)m->layers)
 				return hp_err_set(err, HP_EXIT_INPUT,
 						  "estimate: replicas[%d].stages[%d]: pool %d of %d, tp %d, layers %d-%d of %d",
 						  r, i, st->pool, c->n_pools, st->tp,
