@@ -1244,6 +1244,17 @@ int perf_dp_exposed_each(const struct cluster *c, const struct model_spec *m,
 	struct plan q = *p;
 	struct stage_ctx x;
 	ctx_init(&x, c, m, &q, perf_calib_default(), NULL, NULL);
+	/* each pair's settings once (perf_ctx_settings: of them only
+	 * grad_ov and param_ov read the overlap keys) */
+	int gov[PERF_DP_PAIRS], pov[PERF_DP_PAIRS];
+	assert(n <= PERF_DP_PAIRS);
+	for (int v = 0; v < n; v++) {
+		q.grad_overlap = grad[v];
+		q.param_overlap = param[v];
+		perf_ctx_settings(&x);
+		gov[v] = x.grad_ov;
+		pov[v] = x.param_ov;
+	}
 	for (int r = 0; r < q.n_replicas; r++) {
 		ctx_replica(&x, r, 0);
 		for (int i = 0; i < x.pp; i++) {
@@ -1254,7 +1265,8 @@ int perf_dp_exposed_each(const struct cluster *c, const struct model_spec *m,
 			for (int v = 0; v < n; v++) {
 				q.grad_overlap = grad[v];
 				q.param_overlap = param[v];
-				perf_ctx_settings(&x);
+				x.grad_ov = gov[v];
+				x.param_ov = pov[v];
 				dp_s[v] = perf_fmax(dp_s[v], perf_stage_dp(&x, NULL));
 			}
 		}

@@ -925,7 +925,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 			    double *a, double *b)
 {
 	int q = layout_min_mb(g, L), nm = g->zero == 3 ? 2 : 1;
-	double D[2][4];
+	double D[2][PERF_DP_PAIRS];
 	int vg[2], vp[2], ng = 0, np = 0;
 	*a = *b = 0;
 	for (int j = 0; j < nm; j++) {
@@ -941,7 +941,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 		/* every pair at once (estimate_dp_each: each stage computed
 		 * once); the pairs fail or not together (perf.c check_plan
 		 * reads neither overlap) */
-		int gv[4], pv[4];
+		int gv[PERF_DP_PAIRS], pv[PERF_DP_PAIRS];
 		for (int v = 0; v < ng * np; v++) {
 			gv[v] = vg[v % ng];
 			pv[v] = vp[v / ng];
