@@ -792,9 +792,12 @@ static int check_plan(const struct cluster *c, const struct model_spec *m,
 					  r, rp->n_stages, rp->count);
 		for (int i = 0; i < rp->n_stages; i++) {
 			const struct stage *st = &rp->stages[i];
-			if (st->pool < 0 || st->pool >= c->n_pools || st->tp < 1 ||
-			    st->first_layer < 0 || st->last_layer < st->first_layer ||
-			    st->last_layer >= m->layers)
+			/* as unsigned: 0 <= pool < n_pools, and 0 <= first <=
+			 * last < layers (a negative first is above any last
+			 * that is itself not above layers), in three tests */
+			if ((unsigned)st->pool >= (unsigned)c->n_pools || st->tp < 1 ||
+			    (unsigned)st->first_layer > (unsigned)st->last_layer ||
+			    (unsigned)st->last_layer >= (unsigned)m->layers)
 				return hp_err_set(err, HP_EXIT_INPUT,
 						  "estimate: replicas[%d].stages[%d]: pool %d of %d, tp %d, layers %d-%d of %d",
 						  r, i, st->pool, c->n_pools, st->tp,
@@ -1131,22 +1134,49 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
 }
 
-/* One stage's exposed DP time: through the DP memo (stage_dp_key,
- * perf_memo_dp) when with_memo, a miss computed and put; else computed. */
-static double stage_dp_of(struct stage_ctx *x, int with_memo)
+/* Stages of a replica group whose DP memo slots dp_run_memo asks for
+ * before it reads the first of them. */
+enum { DP_AHEAD = 16 };
+
+/* The most of worst and stages [i0, i1)'s exposed DP times through the
+ * DP memo (stage_dp_key, perf_memo_dp: a miss computed and put; a stage
+ * without a key computed), stage by stage in order: first every stage's key,
+ * each slot asked of the cache (perf_memo_dp_ahead), then the lookups.
+ * The slots of one plan's stages lie far apart in the 0.5 MB table, and a
+ * lookup waited for its line in turn (issue 13, sixteenth round:
+ * perf_memo_dp 4% of the samples for 0.65% of the instructions); the
+ * keys (stage_dp_key, with the stage placed: ctx_stage_place) are kept,
+ * and a miss places its stage again before computing it. */
+static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 {
-	struct dp_key dk;
-	if (!with_memo || stage_dp_key(x, &dk) < 0) {
-		perf_stage_compute(x);
-		return perf_stage_dp(x, NULL);
+	struct dp_key dk[DP_AHEAD];
+	signed char how[DP_AHEAD];   /* 0 skip (dp_as_previous), 1 keyed, -1 not */
+	for (int i = i0; i < i1; i++) {
+		how[i - i0] = 0;
+		if (dp_as_previous(x, i))
+			continue;
+		ctx_stage_place(x, i);
+		how[i - i0] = stage_dp_key(x, &dk[i - i0]) < 0 ? -1 : 1;
+		if (how[i - i0] > 0)
+			perf_memo_dp_ahead(x->memo, &dk[i - i0]);
 	}
-	const double *hit = perf_memo_dp(x->memo, &dk);
-	if (hit)
-		return *hit;
-	perf_stage_compute(x);
-	double v = perf_stage_dp(x, NULL);
-	perf_memo_dp_put(x->memo, &dk, v);
-	return v;
+	for (int i = i0; i < i1; i++) {
+		int h = how[i - i0];
+		if (!h)
+			continue;
+		const double *hit = h > 0 ? perf_memo_dp(x->memo, &dk[i - i0]) : NULL;
+		if (hit) {
+			worst = perf_fmax(worst, *hit);
+			continue;
+		}
+		ctx_stage_place(x, i);
+		perf_stage_compute(x);
+		double v = perf_stage_dp(x, NULL);
+		if (h > 0)
+			perf_memo_dp_put(x->memo, &dk[i - i0], v);
+		worst = perf_fmax(worst, v);
+	}
+	return worst;
 }
 
 static int dp_exposed(const struct cluster *c, const struct model_spec *m,
@@ -1162,11 +1192,19 @@ static int dp_exposed(const struct cluster *c, const struct model_spec *m,
 	for (int r = 0; r < p->n_replicas; r++) {
 		/* no stage memo key: the DP memo's is stage_dp_key's */
 		ctx_replica(&x, r, 0);
+		if (with_memo) {
+			for (int i = 0; i < x.pp; i += DP_AHEAD)
+				worst = dp_run_memo(&x, i, HP_MIN(x.pp, i + DP_AHEAD), worst);
+			continue;
+		}
 		for (int i = 0; i < x.pp; i++) {
 			if (dp_as_previous(&x, i))
 				continue;
-			ctx_stage(&x, i);
-			worst = perf_fmax(worst, stage_dp_of(&x, with_memo));
+			/* no node crossings: perf_stage_compute, perf_stage_dp
+			 * and stage_dp_key read none (they stay 0) */
+			ctx_stage_place(&x, i);
+			perf_stage_compute(&x);
+			worst = perf_fmax(worst, perf_stage_dp(&x, NULL));
 		}
 	}
 	*dp_s = worst;
@@ -1188,6 +1226,56 @@ int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    struct hp_err *err)
 {
 	return dp_exposed(c, m, p, k ? k : perf_calib_default(), 0, dp_s, err);
+}
+
+/* perf_dp_exposed of p at n pairs of overlap keys (grad[v],
+ * param[v]) into dp_s[v], each stage's perf_stage_compute once for all
+ * of them: it reads neither overlap (they reach perf_stage_dp only
+ * through perf_ctx_settings: plan_grad_overlap, plan_param_overlap), and
+ * perf_stage_dp writes nothing into the context that another call reads
+ * but its link cache. So each dp_s[v] is the bits perf_dp_exposed gives
+ * for p with those keys (issue 13, seventeenth round: the bound's DP
+ * terms asked it once per pair, two to six pairs a layout, computing
+ * every stage again for each). */
+int perf_dp_exposed_each(const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, const int *grad, const int *param, int n,
+			 double *dp_s, struct hp_err *err)
+{
+	for (int v = 0; v < n; v++)
+		dp_s[v] = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return -1;
+	struct plan q = *p;
+	struct stage_ctx x;
+	ctx_init(&x, c, m, &q, perf_calib_default(), NULL, NULL);
+	/* each pair's settings once (perf_ctx_settings: of them only
+	 * grad_ov and param_ov read the overlap keys) */
+	int gov[PERF_DP_PAIRS], pov[PERF_DP_PAIRS];
+	assert(n <= PERF_DP_PAIRS);
+	for (int v = 0; v < n; v++) {
+		q.grad_overlap = grad[v];
+		q.param_overlap = param[v];
+		perf_ctx_settings(&x);
+		gov[v] = x.grad_ov;
+		pov[v] = x.param_ov;
+	}
+	for (int r = 0; r < q.n_replicas; r++) {
+		ctx_replica(&x, r, 0);
+		for (int i = 0; i < x.pp; i++) {
+			if (dp_as_previous(&x, i))
+				continue;
+			ctx_stage_place(&x, i);   /* no crossings: dp_exposed */
+			perf_stage_compute(&x);
+			for (int v = 0; v < n; v++) {
+				q.grad_overlap = grad[v];
+				q.param_overlap = param[v];
+				x.grad_ov = gov[v];
+				x.param_ov = pov[v];
+				dp_s[v] = perf_fmax(dp_s[v], perf_stage_dp(&x, NULL));
+			}
+		}
+	}
+	return 0;
 }
 
 /* perf_dp_exposed through the DP memo perf_estimate keeps (stage_dp_key,

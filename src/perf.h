@@ -167,6 +167,14 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 int perf_dp_exposed(const struct cluster *c, const struct model_spec *m,
 		    const struct plan *p, const struct perf_calib *calib, double *dp_s,
 		    struct hp_err *err);
+/* perf_dp_exposed (default calibration) of p with its grad_overlap and
+ * param_overlap set to grad[v] and param[v], for each v < n (at most
+ * PERF_DP_PAIRS: on and off of each), into dp_s[v]: the same bits as n
+ * calls, each stage computed once. */
+#define PERF_DP_PAIRS 4
+int perf_dp_exposed_each(const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, const int *grad, const int *param, int n,
+			 double *dp_s, struct hp_err *err);
 /* perf_dp_exposed with the default calibration through perf_estimate's
  * DP memo (the same bits; a hit skips the stage). */
 int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,

@@ -289,6 +289,8 @@ uint64_t perf_memo_glob(struct perf_memo *mo, const struct plan *p);
 /* The cached DP sync for key, or NULL; perf_memo_dp_put stores one. */
 const double *perf_memo_dp(struct perf_memo *mo, const struct dp_key *key);
 void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_exposed);
+/* Ask the cache for key's slot ahead of perf_memo_dp (reads nothing). */
+void perf_memo_dp_ahead(const struct perf_memo *mo, const struct dp_key *key);
 /* The collective notes of one stage (perf.c, estimate_notes): kind 0,
  * every dimension as stage_front then perf_stage_dp note them; kind 1,
  * the DP sync's alone (perf_stage_compute then perf_stage_dp). Keyed by

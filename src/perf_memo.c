@@ -749,6 +749,11 @@ const double *perf_memo_dp(struct perf_memo *mo, const struct dp_key *key)
 	       e->dp == key->dp ? &e->v : NULL;
 }
 
+void perf_memo_dp_ahead(const struct perf_memo *mo, const struct dp_key *key)
+{
+	__builtin_prefetch(&mo->dp[dp_slot(key)]);
+}
+
 void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_exposed)
 {
 	struct memo_dp *e = &mo->dp[dp_slot(key)];

@@ -925,7 +925,7 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 			    double *a, double *b)
 {
 	int q = layout_min_mb(g, L), nm = g->zero == 3 ? 2 : 1;
-	double D[2][4];
+	double D[2][PERF_DP_PAIRS];
 	int vg[2], vp[2], ng = 0, np = 0;
 	*a = *b = 0;
 	for (int j = 0; j < nm; j++) {
@@ -938,20 +938,23 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 			ng = overlap_values(&p, 1, vg);
 			np = overlap_values(&p, 2, vp);
 		}
+		/* every pair at once (estimate_dp_each: each stage computed
+		 * once); the pairs fail or not together (perf.c check_plan
+		 * reads neither overlap) */
+		int gv[PERF_DP_PAIRS], pv[PERF_DP_PAIRS];
 		for (int v = 0; v < ng * np; v++) {
-			p.grad_overlap = vg[v % ng];
-			p.param_overlap = vp[v / ng];
-			struct hp_err err;   /* empty (probe_once says why not zeroed) */
-			err.code = 0;
-			err.msg[0] = '\0';
-			if (estimate_dp(x, &p, &D[j][v], &err) < 0) {
-				plan_free(&p);
-				return;
-			}
-			x->res->stats.evaluated++;
-			x->res->stats.dp_terms++;
+			gv[v] = vg[v % ng];
+			pv[v] = vp[v / ng];
 		}
+		struct hp_err err;   /* empty (probe_once says why not zeroed) */
+		err.code = 0;
+		err.msg[0] = '\0';
+		int rc = estimate_dp_each(x, &p, gv, pv, ng * np, D[j], &err);
 		plan_free(&p);
+		if (rc < 0)
+			return;
+		x->res->stats.evaluated += ng * np;
+		x->res->stats.dp_terms += ng * np;
 	}
 	double ca = HUGE_VAL, cb = HUGE_VAL;
 	for (int v = 0; v < ng * np; v++) {

@@ -137,7 +137,8 @@ void keep_plan(struct ctx *x, struct search_plan *sp);
 int top_worst(const struct ctx *x, double *w);
 int layout_dense_layers(const struct model_spec *m);
 void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g);
-int estimate_dp(struct ctx *x, const struct plan *p, double *dp_s, struct hp_err *err);
+int estimate_dp_each(struct ctx *x, const struct plan *p, const int *grad, const int *param,
+		     int n, double *dp_s, struct hp_err *err);
 int sr_fill(const struct fit *f, int S, int layers, int dense, int v, double C, int *k);
 int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L, struct fit *f,
 	       int at);
