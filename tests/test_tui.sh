@@ -287,6 +287,38 @@ wait_gone big "Keys in the Model view" && wait_for big "Training workload" && ok
 keys big q
 wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 
+# ---- 2a. figures wider than their column keep their unit
+# One A100 node at $500,000 an hour training Llama-3.1 8B on 1e15 tokens:
+# the best plan takes about 1,160 years, costs about $5.08T, and $5,080 per
+# million tokens. At 100 columns TIME is 7 characters wide and COST and
+# $/1M 6 and 5: "1159.9 y", "$5080425.86M" and "5080.43" lost their
+# units or digits ("1159.9", "$50804", "5080."), reading as thousands of
+# dollars where the plan costs trillions. The expected cells are the CLI's
+# figures for the same inputs, rounded by hand: years to a whole year, the
+# cost to three digits in trillions, $/1M to whole dollars.
+cat >"$tmp/dear.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "dear", "pools": [{"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 1,
+                                        "price_per_node_hour": 500000}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 8, "seq_len": 8192, "tokens": 1e15, "top": 1}}
+JSON
+printf '{"name": "dear", "pools": [{"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 1, "price_per_node_hour": 500000}]}' >"$tmp/dearc.json"
+"$HP" plan -c "$tmp/dearc.json" -m llama3.1-8b --gbs 8 --seq-len 8192 --tokens 1e15 --top 1 --format json |
+	python3 -c 'import json, sys
+p = json.load(sys.stdin)["plans"][0]
+print("%.0f" % (p["usd_per_hour"] / 3600 / p["tokens_per_s"] * 1e6))
+print("%.0f y" % (p["time_to_train_s"] / (365 * 86400)))
+print("$%.2fT" % (p["cost_to_train_usd"] / 1e12))' >"$tmp/dear.cells"
+start dear 100 30 "" "$tmp/dear.json"
+wait_ready dear || bad "no plans for the \$500,000/h pool: $(screen dear | tail -1)"
+row=$(screen dear | awk 'NR > 3 && $1 == "1" { print; exit }')
+while read -r cell; do
+	case "$row" in *" $cell "*) ok ;; *) bad "plan 1's row lacks '$cell': $row" ;; esac
+done <"$tmp/dear.cells"
+keys dear q
+wait_for dear "EXITED:0" && ok || bad "quit after the dear pool"
+
 # ---- 2b. the Serve view: golden screens, an edit re-plans, nearest misses
 # Its defaults: Llama-3.1 70B on the workspace's cluster at 40 requests/s of
 # 1500 prompt and 300 output tokens, p99 TTFT 2 s and TPOT 50 ms.
