@@ -13,7 +13,8 @@
 #   - cycling Scale-up on a T4 pool (no NVLink: catalog) stays pcie;
 #   - a GPU change on the lone pool is checked against the other pools, not
 #     the pool it replaces: H100 -> A100-SXM4-80GB is taken;
-#   - 'w' saves a workspace that `hetplan report` loads (exit 0).
+#   - 'w' saves a workspace that `hetplan report` loads (exit 0);
+#   - the Totals line's memory is the catalog's usable memory per GPU.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 
@@ -96,4 +97,25 @@ wait_for gc "A100-SXM4-80GB" && ok || bad "the GPU change was refused: $(screen 
 screen gc | tail -1 | grep -q "no NIC" && bad "the GPU change was checked against the pool it replaces" || ok
 keys gc q q
 wait_for gc "EXITED:0" || bad "q did not quit the GPU-change session"
+# The Totals line counts the memory the Detail view's bars call a GPU's
+# capacity: the catalog's memory_usable_mib (data/gpus.json), H100-SXM
+# 81559 MiB and A100-SXM4-80GB 81920 MiB, here 2 H100 nodes and 1 A100
+# node of 8: (16 x 81559 + 8 x 81920) MiB = 1,960,864 MiB = 1.87 TiB. The
+# nominal 80 GB (80e9 bytes) per GPU read 1.7 TiB, below the sum of the
+# Detail view's capacities.
+cat >"$tmp/mem.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "mem", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 2},
+                                      {"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 5}}
+JSON
+start mem 100 30 "" "tui $tmp/mem.json"
+wait_ready mem || bad "no plans for the memory totals"
+keys mem 1
+wait_for mem "Totals" || bad "no Cluster view for the memory totals"
+screen mem | grep -q "^ 24 GPUs .*  1\.9 TiB memory " && ok ||
+	bad "Totals memory is not the usable 1.9 TiB: $(screen mem | grep ' GPUs ')"
+keys mem q
+wait_for mem "EXITED:0" || bad "q did not quit the memory-totals session"
 finish tui_cluster

@@ -896,7 +896,10 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		double g = (double)p->nodes * p->gpus_per_node;
 		gpus += g;
 		flops += g * p->gpu.flops[t->ws.opts.precision];
-		mem += g * p->gpu.mem_bytes;
+		/* What the Detail view's memory bars count as a GPU's
+		 * capacity (perf_mem.c): the usable bytes a CUDA process
+		 * sees (H100: 79.6 GiB), not the nominal "80 GB". */
+		mem += g * gpu_usable_bytes(&p->gpu);
 		if (p->usd_per_node_h > 0)
 			usd += p->usd_per_node_h * p->nodes;
 		else
