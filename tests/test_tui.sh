@@ -287,6 +287,25 @@ wait_gone big "Keys in the Model view" && wait_for big "Training workload" && ok
 keys big q
 wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 
+# ---- 2a0. the help at 80x24 scrolls to its last page and no further
+# j past the end leaves the help's last key (C-l) on row 22, above the
+# blank row that ends the list (row 23) and the footer. The scroll was
+# clamped after drawing, so the screen showed blank rows past the end.
+start help 80 24
+wait_ready help || bad "no plans before the help"
+keys help 1 '?'
+wait_for help "Keys in the Cluster view" || bad "? did not open the Cluster view's help"
+keys help j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+i=0
+while [ $i -lt 300 ] && ! screen help | sed -n 22p | grep -q '^ *C-l  *Redraw the screen'; do
+	sleep 0.1
+	i=$((i + 1))
+done
+screen help | sed -n 22p | grep -q '^ *C-l  *Redraw the screen' && ok ||
+	bad "help scrolled past its end: rows 20-23 '$(screen help | sed -n 20,23p)'"
+keys help q q
+wait_for help "EXITED:0" && ok || bad "quit after the help"
+
 # ---- 2a. figures wider than their column keep their unit
 # One A100 node at $500,000 an hour training Llama-3.1 8B on 1e15 tokens:
 # the best plan takes about 1,160 years, costs about $5.08T, and $5,080 per

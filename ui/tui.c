@@ -612,12 +612,11 @@ static void draw_footer(struct tui *t)
 		tui_put(y, rx, COLS - rx, ra, right);
 }
 
-static void draw_help(struct tui *t)
+/* The help screen's rows from help_top on, into rows y0 .. y0 + h - 1;
+ * with h = 0 it only counts them. Returns the number of rows. */
+static int help_rows(struct tui *t, int y0, int h)
 {
-	int y0 = 2, h = LINES - 3;
-	for (int y = y0; y < y0 + h; y++)
-		tui_fill(y, 0, COLS, 0);
-	int row = 0, maxrow = 0;
+	int row = 0;
 	char title[64];
 	for (int pass = 0; pass < 2; pass++) {
 		int n;
@@ -653,9 +652,21 @@ static void draw_help(struct tui *t)
 			row++;
 		}
 	}
-	maxrow = row;
+	return row;
+}
+
+static void draw_help(struct tui *t)
+{
+	int y0 = 2, h = LINES - 3;
+	for (int y = y0; y < y0 + h; y++)
+		tui_fill(y, 0, COLS, 0);
+	/* Clamped before drawing: keys read in one go (j held down) may have
+	 * scrolled past the last row, which showed blank rows until the next
+	 * redraw. */
+	int maxrow = help_rows(t, y0, 0);
 	if (t->help_top > maxrow - h)
 		t->help_top = HP_MAX(0, maxrow - h);
+	help_rows(t, y0, h);
 }
 
 static void draw_too_small(struct tui *t)
