@@ -10,7 +10,10 @@
 #   - /h100 filters the plans list to plans with h100 in their label, and
 #     a text nothing matches says "no match";
 #   - no two rows of the default workspace's plans list read the same;
-#   - at 80x24 and 120x40 no plan label is cut inside a word.
+#   - at 80x24 and 120x40 no plan label is cut inside a word;
+#   - a model JSON file's path typed in the model picker loads that model
+#     (its plans are `hetplan plan -m FILE`'s), a file that does not load
+#     says why, and a GPU filter nothing matches says so.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 # The plan labels of the ranked rows on screen (below the header): the
@@ -122,6 +125,44 @@ start dl 80 24 "" "tui $tmp/dl.json"
 wait_for dl "0 plans" && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
 n=$(screen dl | grep -ci 'no plan')
 [ "$n" = 1 ] && ok || bad "'no plan' shown $n times: $(screen dl | sed -n 3,8p)"
+
+# ---- a model JSON file from the model picker
+# No preset matches a path: Enter reads the file as `-m FILE` does, and the
+# plans are the CLI's for that file (plan 1's label, compared as text).
+cat >"$tmp/my8b.json" <<'JSON'
+{"name": "my-8b", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
+ "vocab": 128256, "seq_len": 8192}
+JSON
+cat >"$tmp/lab2.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab2", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 256, "seq_len": 8192, "top": 3}}
+JSON
+want=$("$HP" plan --pool 2x8xH100-SXM,name=h100 -m "$tmp/my8b.json" --gbs 256 --top 1 --format json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["plans"][0]["list_label"])')
+start mf 80 24 "" "tui $tmp/lab2.json"
+wait_ready mf || bad "no plans before the model file"
+keys mf 2 p
+wait_for mf "Model preset" || bad "p did not open the model picker for a file"
+keys mf "$tmp/nothere.json"
+wait_for mf "Enter reads it as a model JSON file" && ok || bad "the picker does not offer a file: $(screen mf | sed -n 4,6p)"
+keys mf Enter
+wait_for mf "nothere.json: no such file" && ok || bad "a missing model file: $(screen mf | tail -1)"
+screen mf | grep -q "Model: Llama-3.1 70B" && ok || bad "a missing file changed the model: $(screen mf | sed -n 3p)"
+keys mf p "$tmp/my8b.json" Enter
+wait_for mf "Model: my-8b" && ok || bad "the model file did not load: $(screen mf | tail -1)"
+screen mf | grep -q " 8.03B parameters" && ok || bad "my-8b's size: $(screen mf | grep parameters)"
+keys mf 3
+wait_plans mf || bad "no plans for the model file"
+screen mf | awk 'NR > 3 && $1 == "1"' | grep -qF " $want " && ok ||
+	bad "plan 1 for the model file is not the CLI's '$want': $(screen mf | sed -n 4p)"
+keys mf 1 Enter j Enter
+wait_for mf "Filter:" || bad "Enter on GPU did not open the GPU picker"
+keys mf z z z Enter
+wait_for mf "no GPU matches 'zzz'" && ok || bad "a GPU nothing matches: $(screen mf | tail -1)"
+keys mf q q
+wait_for mf "EXITED:0" || bad "q did not quit after the model file"
 
 # ---- the CLI's progress line: on a terminal it is erased at the end
 # (whether or not the plan ran long enough to show it); with stderr not a
