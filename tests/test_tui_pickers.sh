@@ -11,6 +11,9 @@
 #     a text nothing matches says "no match";
 #   - no two rows of the default workspace's plans list read the same;
 #   - at 80x24 and 120x40 no plan label is cut inside a word;
+#   - at 80x24 with labels shorter than the label column's 12-column
+#     floor, the RUNS ON column is whole: its heading, and each cell names
+#     frameworks whole (runs_on.h's short names), never "mco";
 #   - a model JSON file's path typed in the model picker loads that model
 #     (its plans are `hetplan plan -m FILE`'s), a file that does not load
 #     says why, and a GPU filter nothing matches says so.
@@ -125,6 +128,27 @@ start dl 80 24 "" "tui $tmp/dl.json"
 wait_for dl "0 plans" && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
 n=$(screen dl | grep -ci 'no plan')
 [ "$n" = 1 ] && ok || bad "'no plan' shown $n times: $(screen dl | sed -n 3,8p)"
+
+# ---- short labels at 80x24: RUNS ON stays whole
+# One pool named h1: labels like "h1 tp1 pp1" (10 columns) are under the
+# label column's 12-column floor, which kept every column and pushed RUNS
+# ON past column 80 ("RUNS", and "mco" for mcore).
+cat >"$tmp/short.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "short", "pools": [{"name": "h1", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 256, "seq_len": 8192, "top": 3}}
+JSON
+start sh 80 24 "" "tui $tmp/short.json"
+wait_ready sh || bad "no plans for the short labels"
+screen sh | sed -n 3p | grep -q 'RUNS ON *$' && ok || bad "the RUNS ON heading is cut: $(screen sh | sed -n 3p)"
+# runs_on.h's short names (mcore, mlm, ds, titan) joined by "+", a list
+# that does not fit ending in "+" and an ellipsis, or none.
+cells=$(screen sh | awk 'NR > 3 && /^ *[0-9]+ / { print $NF }')
+[ -n "$cells" ] && ! echo "$cells" | grep -qvE '^((mcore|mlm|ds|titan)(\+(mcore|mlm|ds|titan))*(\+…)?|none)$' && ok ||
+	bad "RUNS ON cells cut inside a name: $(echo $cells)"
+keys sh q
+wait_for sh "EXITED:0" || bad "q did not quit the short-label session"
 
 # ---- a model JSON file from the model picker
 # No preset matches a path: Enter reads the file as `-m FILE` does, and the

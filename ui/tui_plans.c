@@ -307,8 +307,12 @@ static unsigned plan_layout(const struct tui *t, int n_rows, int *lw)
 		for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
 			if (shown & (1u << c))
 				fixed += plan_cols[c].w + col_pad() + 1;
-		*lw = HP_MAX(12, COLS - fixed - 1);
-		if (*lw >= want || d >= HP_ARRAY_LEN(col_drop_order))
+		/* The room left, not the 12-column floor, decides: with short
+		 * labels the floor kept every column at 80 columns and cut
+		 * RUNS ON ("mco" for mcore). */
+		int room = COLS - fixed - 1;
+		*lw = HP_MAX(12, room);
+		if (room >= want || d >= HP_ARRAY_LEN(col_drop_order))
 			return shown;
 		shown &= ~(1u << col_drop_order[d]);
 	}
