@@ -8,7 +8,8 @@
 #     Model view says so and C clamps the sequence length to 2048;
 #   - the GPU picker shows V100's fp16 peak (125 TF, datasheet), not 0;
 #   - /h100 filters the plans list to plans with h100 in their label, and
-#     a text nothing matches says "no match";
+#     a text nothing matches says "no match", and that message goes when
+#     Esc or a backspace leaves the text that raised it;
 #   - no two rows of the default workspace's plans list read the same;
 #   - at 80x24 and 120x40 no plan label is cut inside a word;
 #   - at 80x24 with labels shorter than the label column's 12-column
@@ -109,6 +110,22 @@ keys p80 / C-u Enter
 # footer: wait for its "no match" line to go first.
 wait_gone p80 "no match for 'zzz'" && wait_ready p80 && labels p80 | grep -q . && ok ||
 	bad "an empty search did not restore the list"
+# Esc in the prompt shows every plan again, and the "no match" the typed
+# text raised goes with it (it stayed in the footer, under the whole list).
+keys p80 / C-u q q q
+wait_for p80 "filter 'qqq': 0 shown" || bad "/qqq: no filter line: $(screen p80 | sed -n 22,23p)"
+keys p80 Escape
+wait_gone p80 "Find plan:" || bad "Esc did not close the search prompt"
+wait_ready p80 && ok || bad "Esc left the search's 'no match' in the footer: $(screen p80 | tail -1)"
+labels p80 | grep -q . && ok || bad "Esc did not show the plans again"
+# A backspace to a text that matches: its earlier "no match" goes too.
+keys p80 / C-u h 1 0 0 x
+wait_for p80 "filter 'h100x': 0 shown" || bad "/h100x: no filter line: $(screen p80 | sed -n 22,23p)"
+keys p80 BSpace Enter
+wait_for p80 "filter 'h100'" || bad "/h100 after a backspace: no filter line"
+wait_ready p80 && ok || bad "the 'no match' of h100x stayed: $(screen p80 | tail -1)"
+keys p80 / C-u Enter
+wait_gone p80 "filter 'h100'" || bad "an empty search did not clear the h100 filter"
 # help explains the notation
 keys p80 '?'
 wait_for p80 "Plan labels" && ok || bad "? has no Plan labels section"

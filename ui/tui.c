@@ -755,8 +755,20 @@ static int export_id(const struct tui *t)
 
 /* The / text typed so far, cut to the search's bytes on a character (a
  * split one would match nothing and show as \xE6), and the search. */
+/* The "no match" message of the search as it was goes with it: after Esc
+ * or more typing (a backspace, a text that matches again) it spoke of a
+ * text no longer searched for, under a list showing every row. */
+static void search_msg_clear(struct tui *t)
+{
+	char was[sizeof t->msg];
+	snprintf(was, sizeof was, "no match for '%s'", t->search);
+	if (!strcmp(t->msg, was))
+		*t->msg = 0;
+}
+
 static void search_set(struct tui *t, const char *s)
 {
+	search_msg_clear(t);
 	snprintf(t->search, sizeof t->search, "%.*s", TUI_CUT(s, sizeof t->search - 1));
 	tui_search(t, 0);
 }
@@ -775,8 +787,10 @@ static int prompt_key(struct tui *t, int ch)
 	enum prompt_kind k = t->prompt;
 	t->prompt = P_NONE;
 	if (r < 0) {
-		if (k == P_SEARCH)
+		if (k == P_SEARCH) {
+			search_msg_clear(t);
 			*t->search = 0;
+		}
 		return R_DRAW;
 	}
 	const char *s = t->edit.buf;
