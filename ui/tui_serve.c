@@ -427,6 +427,14 @@ static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t
 }
 
 /* "none", "off" or "0" clear a target; else a positive number up to max. */
+/* The largest targets the Serve view's fields take, the bounds that keep
+ * the solver's numbers finite and a typing slip (1e9) from reading as a
+ * goal: 10 million requests/s is beyond any fleet the catalog builds, an
+ * hour to the first token or a minute per output token is no serving SLO. */
+#define RATE_MAX 1e7       /* requests/s */
+#define TTFT_MAX_S 3600.0  /* seconds */
+#define TPOT_MAX_MS 60000.0 /* milliseconds */
+
 static int parse_target(const char *s, double max, double *out)
 {
 	if (!strcmp(s, "none") || !strcmp(s, "off") || !strcmp(s, "0")) {
@@ -528,26 +536,26 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 			s->so.objective = SERVE_OBJ_THROUGHPUT;
 			break;
 		}
-		if (parse_target(text, 1e7, &v) < 0 || v <= 0) {
-			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.*s'",
-				    TUI_CUT(text, 40));
+		if (parse_target(text, RATE_MAX, &v) < 0 || v <= 0) {
+			tui_message(t, 1, "Rate: expected requests/s above 0, at most %.0f, or offline; got '%.*s'",
+				    RATE_MAX, TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.rate = v;
 		s->so.offline = 0;
 		break;
 	case SF_TTFT:
-		if (parse_target(text, 3600, &v) < 0) {
-			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.*s'",
-				    TUI_CUT(text, 40));
+		if (parse_target(text, TTFT_MAX_S, &v) < 0) {
+			tui_message(t, 1, "TTFT p99: expected seconds above 0, at most %.0f, or none; got '%.*s'",
+				    TTFT_MAX_S, TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.ttft_p99_s = v;
 		break;
 	case SF_TPOT:
-		if (parse_target(text, 60000, &v) < 0) {
-			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.*s'",
-				    TUI_CUT(text, 40));
+		if (parse_target(text, TPOT_MAX_MS, &v) < 0) {
+			tui_message(t, 1, "TPOT p99: expected milliseconds above 0, at most %.0f, or none; got '%.*s'",
+				    TPOT_MAX_MS, TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.tpot_p99_s = v / 1e3;
