@@ -14,7 +14,8 @@
 #   - a GPU change on the lone pool is checked against the other pools, not
 #     the pool it replaces: H100 -> A100-SXM4-80GB is taken;
 #   - 'w' saves a workspace that `hetplan report` loads (exit 0);
-#   - the Totals line's memory is the catalog's usable memory per GPU.
+#   - the Totals line's memory is the catalog's usable memory per GPU;
+#   - a negative WAN latency is refused with the field's range.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 
@@ -116,6 +117,14 @@ keys mem 1
 wait_for mem "Totals" || bad "no Cluster view for the memory totals"
 screen mem | grep -q "^ 24 GPUs .*  1\.9 TiB memory " && ok ||
 	bad "Totals memory is not the usable 1.9 TiB: $(screen mem | grep ' GPUs ')"
+# WAN latency, the last field: -5 is a number, out of the field's range
+# (0 to 1e7 us, the cluster table's inter_pool_latency_us): the message
+# names the range, as for 1e9, not "expected a number".
+keys mem Enter G Enter
+wait_for mem "WAN latency (us):" || bad "Enter on WAN latency did not prompt: $(screen mem | tail -1)"
+keys mem C-u -5 Enter
+wait_for mem "WAN latency: expected a number from 0 to 1e+07, got '-5'" && ok ||
+	bad "WAN latency -5: $(screen mem | tail -1)"
 keys mem q
 wait_for mem "EXITED:0" || bad "q did not quit the memory-totals session"
 finish tui_cluster

@@ -594,7 +594,16 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	if (f->id == PF_INTRA_BW && !*s)
 		s = "0";   /* empty: the catalog's rate */
 	if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
-		tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
+		/* A number out of range ("-5") names the range, as one past
+		 * the top does, not "expected a number". */
+		char *end;
+		double v = strtod(s, &end);
+		if (f->kind == F_NUM && f->d && f->d->kind == FK_NUM && end != s && !*end &&
+		    isfinite(v))
+			tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label,
+				    f->d->min, f->d->max, s);
+		else
+			tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 		return -1;
 	}
 	if ((f->tbl == &pool_fields || f->id == PF_INTRA_BW) && !p)
