@@ -197,6 +197,27 @@ wait_for pe "exported $tmp/pe0.json" && ok || bad "e in the editor: $(screen pe 
 # step_row: the change column of the step time row ("same", "+20.8%").
 step_row() { screen pe | awk '/ step time / { print $NF; exit }'; }
 [ "$(step_row)" = same ] && ok || bad "the unedited plan's step time differs: $(step_row)"
+# The memory line names the fullest stage's total, the allocator's reserve
+# included, as the memory headroom row and the Detail view's bars count it,
+# and its live bytes, as `hetplan estimate` words it (the largest
+# total_bytes / capacity_bytes stage of its JSON). It named the live bytes
+# alone: "62.5 GiB of 79.6 GiB" beside a memory headroom of 15%.
+screen pe | awk -F'│' '/│ memory: / { on = 1 } on && $2 ~ /^ *$/ { exit } on { sub(/^ /, "", $2); printf "%s ", $2 }' >"$tmp/pe-mem"
+python3 - "$HP" "$tmp" <<'PY' && ok || bad "the editor's memory line vs hetplan estimate: $(cat "$tmp/pe-mem")"
+import json, subprocess, sys
+hp, tmp = sys.argv[1:]
+d = json.load(open(tmp + "/pe0.json"))
+for k in ("cluster", "model", "plan"):
+    json.dump(d[k], open("%s/pem-%s.json" % (tmp, k), "w"))
+out = subprocess.run([hp, "estimate", "-c", tmp + "/pem-cluster.json", "-m", tmp + "/pem-model.json",
+                      "--plan", tmp + "/pem-plan.json", "--format", "json"], capture_output=True, text=True)
+w = max(json.loads(out.stdout)["memory"], key=lambda s: s["total_bytes"] / s["capacity_bytes"])
+gib = lambda b: "%.1f GiB" % (b / 2**30)
+want = "fullest stage %s of %s with the allocator's reserve, %s live" % (
+    gib(w["total_bytes"]), gib(w["capacity_bytes"]), gib(w["total_bytes"] - w["allocator_cache_bytes"]))
+line = " ".join(open(tmp + "/pe-mem").read().split())
+assert want in line, (want, line)
+PY
 row=$(screen pe | awk '/^ tp_overlap / { print NR; exit }')
 i=4
 keys pe g
