@@ -15,7 +15,8 @@
 #     the pool it replaces: H100 -> A100-SXM4-80GB is taken;
 #   - 'w' saves a workspace that `hetplan report` loads (exit 0);
 #   - the Totals line's memory is the catalog's usable memory per GPU;
-#   - a negative WAN latency is refused with the field's range.
+#   - a negative WAN latency is refused with the field's range;
+#   - a pool's hourly price wider than the $/H column keeps AVAIL whole.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 
@@ -127,4 +128,23 @@ wait_for mem "WAN latency: expected a number from 0 to 1e+07, got '-5'" && ok ||
 	bad "WAN latency -5: $(screen mem | tail -1)"
 keys mem q
 wait_for mem "EXITED:0" || bad "q did not quit the memory-totals session"
+# 20 rentable H100 nodes at $999,999 a node-hour: $19,999,980 an hour
+# for the pool, 20.0M in the 8 columns of $/H; written out in full it
+# pushed AVAIL past the row's end and "max 20" read "max 2".
+cat >"$tmp/dear.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "dear", "pools": [{"name": "h", "gpu": "H100-SXM", "nodes": {"max": 20},
+                                        "price_per_node_hour": 999999},
+                                       {"name": "a", "gpu": "A100-SXM4-80GB", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 5}}
+JSON
+start dear 80 24 "" "tui $tmp/dear.json"
+wait_ready dear || bad "no plans for the dear pool"
+keys dear 1
+wait_for dear "Totals" || bad "no Cluster view for the dear pool"
+screen dear | grep -qE '^ h +H100-SXM +20 +8 .* 20\.0M max 20 *$' && ok ||
+	bad "the dear pool's row: $(screen dear | grep '^ h ')"
+keys dear q
+wait_for dear "EXITED:0" || bad "q did not quit the dear-pool session"
 finish tui_cluster

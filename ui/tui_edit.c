@@ -867,10 +867,19 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		char name_c[64], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
-		if (p->usd_per_node_h > 0)
-			snprintf(price, sizeof price, "%.2f", p->usd_per_node_h * p->nodes);
-		else
+		/* In the 8 columns of $/H: a wider figure pushed AVAIL past
+		 * the row's end ("max 2" for max 20 at $19999980.00). */
+		double ph = p->usd_per_node_h * p->nodes;
+		if (p->usd_per_node_h <= 0)
 			snprintf(price, sizeof price, "?");
+		else if (ph < 99999.995)
+			snprintf(price, sizeof price, "%.2f", ph);
+		else if (ph < 9999999.5)
+			snprintf(price, sizeof price, "%.0f", ph);
+		else if (ph < 9999.95e6)
+			snprintf(price, sizeof price, "%.1fM", ph / 1e6);
+		else
+			snprintf(price, sizeof price, "%.0fM", ph / 1e6);
 		if (p->nodes_max)
 			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
 		else
