@@ -515,6 +515,11 @@ wait_ready rs || bad "no plans before resizing"
 $T resize-window -t rs -x 70 -y 20
 wait_for rs "Terminal too small" && ok || bad "no too-small screen at 70x20: $(screen rs)"
 screen rs | grep -q "70x20; hetplan needs 80x24" && ok || bad "too-small screen does not give the sizes"
+# At 30 columns the way out is still readable whole, on two lines (cut at
+# the edge it read "Resize it, or press i to ignor").
+$T resize-window -t rs -x 30 -y 10
+wait_for rs "30x10; hetplan needs 80x24" || bad "no too-small screen at 30x10: $(screen rs)"
+screen rs | grep -q "^ *i to ignore, q to quit\. *$" && ok || bad "too-small screen at 30x10: $(screen rs)"
 $T resize-window -t rs -x 80 -y 24
 wait_for rs "Pareto (time, cost)" && ok || bad "the plans did not come back at 80x24"
 screen rs | grep -q "Terminal too small" && bad "too-small screen stayed" || ok

@@ -676,11 +676,19 @@ static void draw_too_small(struct tui *t)
 	char l2[96];
 	snprintf(l2, sizeof l2, "%dx%d; hetplan needs %dx%d.", COLS, LINES, TUI_MIN_COLS,
 		 TUI_MIN_ROWS);
+	/* On a screen narrower than the sentence, its two halves on two
+	 * lines: cut at the edge it read "press i to ignor", no q. */
 	const char *l3 = "Resize it, or press i to ignore, q to quit.";
+	const char *l3a = "Resize it, or press", *l3b = "i to ignore, q to quit.";
 	int y = LINES / 2 - 1;
 	tui_put(y, HP_MAX(0, (COLS - tui_width(l1)) / 2), COLS, tui_attr(t, C_BAD), l1);
 	tui_put(y + 1, HP_MAX(0, (COLS - tui_width(l2)) / 2), COLS, 0, l2);
-	tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3)) / 2), COLS, 0, l3);
+	if (tui_width(l3) <= COLS) {
+		tui_put(y + 2, (COLS - tui_width(l3)) / 2, COLS, 0, l3);
+	} else {
+		tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3a)) / 2), COLS, 0, l3a);
+		tui_put(y + 3, HP_MAX(0, (COLS - tui_width(l3b)) / 2), COLS, 0, l3b);
+	}
 }
 
 static int too_small(const struct tui *t)
