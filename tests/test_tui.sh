@@ -226,6 +226,12 @@ keys pe l
 wait_for pe "*tp_overlap" && ok || bad "l did not change tp_overlap: $(screen pe | grep tp_overlap)"
 change=$(step_row)
 golden planedit-80x24-tp-overlap pe
+# The memory headroom row's change agrees with its two values to their
+# last digit and a rounding (they were whole percents: 15% and 17% beside
+# "+1.6 pts").
+screen pe | awk -F'│' '$2 ~ /memory headroom/ { print $2; exit }' | tr -d '%' |
+	awk '{ d = $4 - $3; exit !(NF == 6 && $6 == "pts" && (d - $5) ^ 2 <= 0.1001 ^ 2) }' && ok ||
+	bad "memory headroom row: $(screen pe | grep 'memory headroom')"
 keys pe e C-u "$tmp/pe1.json" Enter
 wait_for pe "exported $tmp/pe1.json" && ok || bad "exporting the edited plan: $(screen pe | tail -1)"
 # The CLI: the exported cluster, model and plan without its tp_overlap key

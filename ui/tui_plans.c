@@ -1010,7 +1010,12 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 		break;
 	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
 	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0); break;
-	case 8: v = headroom(e); snprintf(buf, n, "%.0f%%", 100 * v); break;
+	case 8:
+		/* one decimal, as the change beside it ("+15.7 pts" read
+		 * against 15% and 31%) and MFU */
+		v = headroom(e);
+		snprintf(buf, n, "%.1f%%", 100 * v);
+		break;
 	case 9: v = e->bd.bubble; hp_fmt_duration(buf, n, v); break;
 	case 10:
 		v = e->bd.tp_comm + e->bd.pp_comm + e->bd.dp_comm + e->bd.cp_comm + e->bd.ep_comm;
