@@ -91,6 +91,10 @@ golden plans-80x24 flow
 before=$(screen flow | sed -n 4p)
 keys flow Enter
 wait_for flow "Layout: replicas x pipeline stages" && ok || bad "Enter did not open the detail view"
+# The settings line of plan 1 (interleaved:2) is wider than 80 columns: it
+# goes on in the row below, whole, not cut at the edge after "interleaved:2,".
+screen flow | grep -qE '^ +CP [0-9]+, EP [0-9]+ *$' && ok ||
+	bad "the Detail view's settings lack CP and EP at 80x24: $(screen flow | sed -n 6,7p)"
 golden detail-80x24 flow
 # Scroll to the communication table.
 keys flow G

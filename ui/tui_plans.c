@@ -849,13 +849,35 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPUs, %.1f kW", tok, d1, d2,
 		 e->n_gpus, e->power_kw);
 	cv.row++;
-	tui_putf(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM),
+	char set[192];
+	snprintf(set, sizeof set,
 		 "gbs %d x %d, micro-batch %d, %s, recompute %s, ZeRO-%d, %s%s, CP %d, EP %d", p->gbs,
 		 e->seq_len, p->mbs, hp_dtype_name(p->precision), plan_recompute_name(p->recompute),
-		 p->zero, p->schedule == SCHED_INTERLEAVED ? "interleaved:" : "1F1B",
-		 vpp, p->cp ? p->cp : 1,
-		 p->ep ? p->ep : 1);
-	cv.row += 2;
+		 p->zero, p->schedule == SCHED_INTERLEAVED ? "interleaved:" : "1F1B", vpp,
+		 p->cp ? p->cp : 1, p->ep ? p->ep : 1);
+	/* Wider than the screen (80 columns with an interleaved schedule):
+	 * the rest on the blank row below, cut after a comma; cut at the
+	 * edge it ended "interleaved:2," and CP and EP were not shown. */
+	char *brk = NULL;   /* the last ", " the text before fits */
+	if (tui_width(set) > w - 4)
+		for (char *q = strstr(set, ", "); q; q = strstr(q + 1, ", ")) {
+			*q = 0;
+			int fits = tui_width(set) <= w - 4;
+			*q = ',';
+			if (!fits)
+				break;
+			brk = q;
+		}
+	if (brk) {
+		*brk = 0;
+		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
+		cv.row++;
+		tui_put(cv_y(&cv), 4, w - 6, tui_attr(t, C_DIM), brk + 2);
+		cv.row++;
+	} else {
+		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
+		cv.row += 2;
+	}
 
 	tui_section(t, cv_y(&cv), 0, w, "Layout: replicas x pipeline stages");
 	cv.row++;
