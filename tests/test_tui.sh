@@ -384,6 +384,23 @@ keys srv 7
 wait_for srv "Serving Llama-3.1 70B" && ok || bad "7 did not open the Serve view: $(screen srv | tail -1)"
 wait_serving srv || bad "no serving plans: $(screen srv | tail -1)"
 golden serve-80x24 srv
+# At 80x24 the launch section has two rows: the first command, cut, and a
+# count of all of them, the number `hetplan serve` prints for the same
+# cluster and workload (the default workspace's cluster, written out).
+# The rows' end cut the command silently ("--max-model-len 1800" lost)
+# and the other instances' commands went unmentioned.
+cat >"$tmp/defc.json" <<'JSON'
+{"name": "default",
+ "pools": [{"name": "h100", "gpu": "H100-SXM", "gpus_per_node": 8, "nodes": 4, "intra": "nvswitch",
+            "nics": 8, "nic_gbps": 400},
+           {"name": "a100", "gpu": "A100-SXM4-80GB", "gpus_per_node": 8, "nodes": 8, "intra": "nvswitch",
+            "nics": 8, "nic_gbps": 200}],
+ "fabric": {"oversubscription": 1, "inter_pool_gbps": 100, "inter_pool_latency_us": 1000}}
+JSON
+n=$(env XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" serve -c "$tmp/defc.json" -m llama3.1-70b \
+	--isl 1500 --osl 300 --rate 40 --ttft-p99 2 --tpot-p99 0.05 | grep -c '^  vllm serve ')
+[ "$n" -gt 1 ] && screen srv | grep -q "cut here, $n commands in all: a taller screen shows them, e exports them" && ok ||
+	bad "the launch section at 80x24 does not count $n commands: $(screen srv | sed -n 20,23p)"
 row=$(serve_row srv 1)
 # Fixed lengths: 40 req/s x 300 output tokens = 12,000 output tokens/s.
 case "$row" in "40.00 12.0K "*) ok ;; *) bad "serve plan 1 is not 40 req/s, 12.0K tok/s: $row" ;; esac
