@@ -73,6 +73,13 @@ head -1 "$tmp/serve.html" | grep -q '^<!DOCTYPE html>$' && tail -1 "$tmp/serve.h
 # Rate is the fourth field: 25 req/s; TPOT p99 the sixth: 40 ms.
 keys s1 j j j Enter
 wait_for s1 "Rate (requests/s" && ok || bad "Enter on Rate did not prompt"
+# A rate past the field's top (10 million requests/s) is refused with the
+# top named: the message said "expected requests/s above 0", which 1e9 is.
+keys s1 C-u 1e9 Enter
+wait_for s1 "Rate: expected requests/s above 0, at most 10000000, or offline; got '1e9'" && ok ||
+	bad "Rate 1e9: $(screen s1 | tail -1)"
+keys s1 Enter
+wait_for s1 "Rate (requests/s" || bad "Enter on Rate did not prompt again"
 keys s1 C-u 25 Enter
 wait_for s1 " 25 req/s" && ok || bad "the Rate field does not show 25"
 keys s1 j j Enter

@@ -91,6 +91,10 @@ golden plans-80x24 flow
 before=$(screen flow | sed -n 4p)
 keys flow Enter
 wait_for flow "Layout: replicas x pipeline stages" && ok || bad "Enter did not open the detail view"
+# The settings line of plan 1 (interleaved:2) is wider than 80 columns: it
+# goes on in the row below, whole, not cut at the edge after "interleaved:2,".
+screen flow | grep -qE '^ +CP [0-9]+, EP [0-9]+ *$' && ok ||
+	bad "the Detail view's settings lack CP and EP at 80x24: $(screen flow | sed -n 6,7p)"
 golden detail-80x24 flow
 # Scroll to the communication table.
 keys flow G
@@ -197,6 +201,27 @@ wait_for pe "exported $tmp/pe0.json" && ok || bad "e in the editor: $(screen pe 
 # step_row: the change column of the step time row ("same", "+20.8%").
 step_row() { screen pe | awk '/ step time / { print $NF; exit }'; }
 [ "$(step_row)" = same ] && ok || bad "the unedited plan's step time differs: $(step_row)"
+# The memory line names the fullest stage's total, the allocator's reserve
+# included, as the memory headroom row and the Detail view's bars count it,
+# and its live bytes, as `hetplan estimate` words it (the largest
+# total_bytes / capacity_bytes stage of its JSON). It named the live bytes
+# alone: "62.5 GiB of 79.6 GiB" beside a memory headroom of 15%.
+screen pe | awk -F'│' '/│ memory: / { on = 1 } on && $2 ~ /^ *$/ { exit } on { sub(/^ /, "", $2); printf "%s ", $2 }' >"$tmp/pe-mem"
+python3 - "$HP" "$tmp" <<'PY' && ok || bad "the editor's memory line vs hetplan estimate: $(cat "$tmp/pe-mem")"
+import json, subprocess, sys
+hp, tmp = sys.argv[1:]
+d = json.load(open(tmp + "/pe0.json"))
+for k in ("cluster", "model", "plan"):
+    json.dump(d[k], open("%s/pem-%s.json" % (tmp, k), "w"))
+out = subprocess.run([hp, "estimate", "-c", tmp + "/pem-cluster.json", "-m", tmp + "/pem-model.json",
+                      "--plan", tmp + "/pem-plan.json", "--format", "json"], capture_output=True, text=True)
+w = max(json.loads(out.stdout)["memory"], key=lambda s: s["total_bytes"] / s["capacity_bytes"])
+gib = lambda b: "%.1f GiB" % (b / 2**30)
+want = "fullest stage %s of %s with the allocator's reserve, %s live" % (
+    gib(w["total_bytes"]), gib(w["capacity_bytes"]), gib(w["total_bytes"] - w["allocator_cache_bytes"]))
+line = " ".join(open(tmp + "/pe-mem").read().split())
+assert want in line, (want, line)
+PY
 row=$(screen pe | awk '/^ tp_overlap / { print NR; exit }')
 i=4
 keys pe g
@@ -205,6 +230,12 @@ keys pe l
 wait_for pe "*tp_overlap" && ok || bad "l did not change tp_overlap: $(screen pe | grep tp_overlap)"
 change=$(step_row)
 golden planedit-80x24-tp-overlap pe
+# The memory headroom row's change agrees with its two values to their
+# last digit and a rounding (they were whole percents: 15% and 17% beside
+# "+1.6 pts").
+screen pe | awk -F'│' '$2 ~ /memory headroom/ { print $2; exit }' | tr -d '%' |
+	awk '{ d = $4 - $3; exit !(NF == 6 && $6 == "pts" && (d - $5) ^ 2 <= 0.1001 ^ 2) }' && ok ||
+	bad "memory headroom row: $(screen pe | grep 'memory headroom')"
 keys pe e C-u "$tmp/pe1.json" Enter
 wait_for pe "exported $tmp/pe1.json" && ok || bad "exporting the edited plan: $(screen pe | tail -1)"
 # The CLI: the exported cluster, model and plan without its tp_overlap key
@@ -287,6 +318,57 @@ wait_gone big "Keys in the Model view" && wait_for big "Training workload" && ok
 keys big q
 wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 
+# ---- 2a0. the help at 80x24 scrolls to its last page and no further
+# j past the end leaves the help's last key (C-l) on row 22, above the
+# blank row that ends the list (row 23) and the footer. The scroll was
+# clamped after drawing, so the screen showed blank rows past the end.
+start help 80 24
+wait_ready help || bad "no plans before the help"
+keys help 1 '?'
+wait_for help "Keys in the Cluster view" || bad "? did not open the Cluster view's help"
+keys help j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
+i=0
+while [ $i -lt 300 ] && ! screen help | sed -n 22p | grep -q '^ *C-l  *Redraw the screen'; do
+	sleep 0.1
+	i=$((i + 1))
+done
+screen help | sed -n 22p | grep -q '^ *C-l  *Redraw the screen' && ok ||
+	bad "help scrolled past its end: rows 20-23 '$(screen help | sed -n 20,23p)'"
+keys help q q
+wait_for help "EXITED:0" && ok || bad "quit after the help"
+
+# ---- 2a. figures wider than their column keep their unit
+# One A100 node at $500,000 an hour training Llama-3.1 8B on 1e15 tokens:
+# the best plan takes about 1,160 years, costs about $5.08T, and $5,080 per
+# million tokens. At 100 columns TIME is 7 characters wide and COST and
+# $/1M 6 and 5: "1159.9 y", "$5080425.86M" and "5080.43" lost their
+# units or digits ("1159.9", "$50804", "5080."), reading as thousands of
+# dollars where the plan costs trillions. The expected cells are the CLI's
+# figures for the same inputs, rounded by hand: years to a whole year, the
+# cost to three digits in trillions, $/1M to whole dollars.
+cat >"$tmp/dear.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "dear", "pools": [{"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 1,
+                                        "price_per_node_hour": 500000}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 8, "seq_len": 8192, "tokens": 1e15, "top": 1}}
+JSON
+printf '{"name": "dear", "pools": [{"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 1, "price_per_node_hour": 500000}]}' >"$tmp/dearc.json"
+"$HP" plan -c "$tmp/dearc.json" -m llama3.1-8b --gbs 8 --seq-len 8192 --tokens 1e15 --top 1 --format json |
+	python3 -c 'import json, sys
+p = json.load(sys.stdin)["plans"][0]
+print("%.0f" % (p["usd_per_hour"] / 3600 / p["tokens_per_s"] * 1e6))
+print("%.0f y" % (p["time_to_train_s"] / (365 * 86400)))
+print("$%.2fT" % (p["cost_to_train_usd"] / 1e12))' >"$tmp/dear.cells"
+start dear 100 30 "" "$tmp/dear.json"
+wait_ready dear || bad "no plans for the \$500,000/h pool: $(screen dear | tail -1)"
+row=$(screen dear | awk 'NR > 3 && $1 == "1" { print; exit }')
+while read -r cell; do
+	case "$row" in *" $cell "*) ok ;; *) bad "plan 1's row lacks '$cell': $row" ;; esac
+done <"$tmp/dear.cells"
+keys dear q
+wait_for dear "EXITED:0" && ok || bad "quit after the dear pool"
+
 # ---- 2b. the Serve view: golden screens, an edit re-plans, nearest misses
 # Its defaults: Llama-3.1 70B on the workspace's cluster at 40 requests/s of
 # 1500 prompt and 300 output tokens, p99 TTFT 2 s and TPOT 50 ms.
@@ -302,6 +384,23 @@ keys srv 7
 wait_for srv "Serving Llama-3.1 70B" && ok || bad "7 did not open the Serve view: $(screen srv | tail -1)"
 wait_serving srv || bad "no serving plans: $(screen srv | tail -1)"
 golden serve-80x24 srv
+# At 80x24 the launch section has two rows: the first command, cut, and a
+# count of all of them, the number `hetplan serve` prints for the same
+# cluster and workload (the default workspace's cluster, written out).
+# The rows' end cut the command silently ("--max-model-len 1800" lost)
+# and the other instances' commands went unmentioned.
+cat >"$tmp/defc.json" <<'JSON'
+{"name": "default",
+ "pools": [{"name": "h100", "gpu": "H100-SXM", "gpus_per_node": 8, "nodes": 4, "intra": "nvswitch",
+            "nics": 8, "nic_gbps": 400},
+           {"name": "a100", "gpu": "A100-SXM4-80GB", "gpus_per_node": 8, "nodes": 8, "intra": "nvswitch",
+            "nics": 8, "nic_gbps": 200}],
+ "fabric": {"oversubscription": 1, "inter_pool_gbps": 100, "inter_pool_latency_us": 1000}}
+JSON
+n=$(env XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" serve -c "$tmp/defc.json" -m llama3.1-70b \
+	--isl 1500 --osl 300 --rate 40 --ttft-p99 2 --tpot-p99 0.05 | grep -c '^  vllm serve ')
+[ "$n" -gt 1 ] && screen srv | grep -q "cut here, $n commands in all: a taller screen shows them, e exports them" && ok ||
+	bad "the launch section at 80x24 does not count $n commands: $(screen srv | sed -n 20,23p)"
 row=$(serve_row srv 1)
 # Fixed lengths: 40 req/s x 300 output tokens = 12,000 output tokens/s.
 case "$row" in "40.00 12.0K "*) ok ;; *) bad "serve plan 1 is not 40 req/s, 12.0K tok/s: $row" ;; esac
@@ -443,6 +542,11 @@ wait_ready rs || bad "no plans before resizing"
 $T resize-window -t rs -x 70 -y 20
 wait_for rs "Terminal too small" && ok || bad "no too-small screen at 70x20: $(screen rs)"
 screen rs | grep -q "70x20; hetplan needs 80x24" && ok || bad "too-small screen does not give the sizes"
+# At 30 columns the way out is still readable whole, on two lines (cut at
+# the edge it read "Resize it, or press i to ignor").
+$T resize-window -t rs -x 30 -y 10
+wait_for rs "30x10; hetplan needs 80x24" || bad "no too-small screen at 30x10: $(screen rs)"
+screen rs | grep -q "^ *i to ignore, q to quit\. *$" && ok || bad "too-small screen at 30x10: $(screen rs)"
 $T resize-window -t rs -x 80 -y 24
 wait_for rs "Pareto (time, cost)" && ok || bad "the plans did not come back at 80x24"
 screen rs | grep -q "Terminal too small" && bad "too-small screen stayed" || ok

@@ -13,7 +13,10 @@
 #   - cycling Scale-up on a T4 pool (no NVLink: catalog) stays pcie;
 #   - a GPU change on the lone pool is checked against the other pools, not
 #     the pool it replaces: H100 -> A100-SXM4-80GB is taken;
-#   - 'w' saves a workspace that `hetplan report` loads (exit 0).
+#   - 'w' saves a workspace that `hetplan report` loads (exit 0);
+#   - the Totals line's memory is the catalog's usable memory per GPU;
+#   - a negative WAN latency is refused with the field's range;
+#   - a pool's hourly price wider than the $/H column keeps AVAIL whole.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 
@@ -96,4 +99,52 @@ wait_for gc "A100-SXM4-80GB" && ok || bad "the GPU change was refused: $(screen 
 screen gc | tail -1 | grep -q "no NIC" && bad "the GPU change was checked against the pool it replaces" || ok
 keys gc q q
 wait_for gc "EXITED:0" || bad "q did not quit the GPU-change session"
+# The Totals line counts the memory the Detail view's bars call a GPU's
+# capacity: the catalog's memory_usable_mib (data/gpus.json), H100-SXM
+# 81559 MiB and A100-SXM4-80GB 81920 MiB, here 2 H100 nodes and 1 A100
+# node of 8: (16 x 81559 + 8 x 81920) MiB = 1,960,864 MiB = 1.87 TiB. The
+# nominal 80 GB (80e9 bytes) per GPU read 1.7 TiB, below the sum of the
+# Detail view's capacities.
+cat >"$tmp/mem.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "mem", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 2},
+                                      {"name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 5}}
+JSON
+start mem 100 30 "" "tui $tmp/mem.json"
+wait_ready mem || bad "no plans for the memory totals"
+keys mem 1
+wait_for mem "Totals" || bad "no Cluster view for the memory totals"
+screen mem | grep -q "^ 24 GPUs .*  1\.9 TiB memory " && ok ||
+	bad "Totals memory is not the usable 1.9 TiB: $(screen mem | grep ' GPUs ')"
+# WAN latency, the last field: -5 is a number, out of the field's range
+# (0 to 1e7 us, the cluster table's inter_pool_latency_us): the message
+# names the range, as for 1e9, not "expected a number".
+keys mem Enter G Enter
+wait_for mem "WAN latency (us):" || bad "Enter on WAN latency did not prompt: $(screen mem | tail -1)"
+keys mem C-u -5 Enter
+wait_for mem "WAN latency: expected a number from 0 to 1e+07, got '-5'" && ok ||
+	bad "WAN latency -5: $(screen mem | tail -1)"
+keys mem q
+wait_for mem "EXITED:0" || bad "q did not quit the memory-totals session"
+# 20 rentable H100 nodes at $999,999 a node-hour: $19,999,980 an hour
+# for the pool, 20.0M in the 8 columns of $/H; written out in full it
+# pushed AVAIL past the row's end and "max 20" read "max 2".
+cat >"$tmp/dear.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "dear", "pools": [{"name": "h", "gpu": "H100-SXM", "nodes": {"max": 20},
+                                        "price_per_node_hour": 999999},
+                                       {"name": "a", "gpu": "A100-SXM4-80GB", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 5}}
+JSON
+start dear 80 24 "" "tui $tmp/dear.json"
+wait_ready dear || bad "no plans for the dear pool"
+keys dear 1
+wait_for dear "Totals" || bad "no Cluster view for the dear pool"
+screen dear | grep -qE '^ h +H100-SXM +20 +8 .* 20\.0M max 20 *$' && ok ||
+	bad "the dear pool's row: $(screen dear | grep '^ h ')"
+keys dear q
+wait_for dear "EXITED:0" || bad "q did not quit the dear-pool session"
 finish tui_cluster

@@ -173,7 +173,7 @@ wait_for rt "Serving Llama-3.1 70B" || bad "no Serve view for the rate run"
 keys rt j j j Enter
 wait_for rt "Rate (requests/s" || bad "Enter on Rate did not prompt: $(screen rt | tail -1)"
 keys rt C-u "ab$(python3 -c 'print("東" * 14)')" Enter
-want="Rate: expected requests/s above 0 or offline, got 'ab$(python3 -c 'print("東" * 12)')'"
+want="Rate: expected requests/s above 0, at most 10000000, or offline; got 'ab$(python3 -c 'print("東" * 12)')'"
 wait_status rt " $want *\$" 300 && ok || bad "the refused rate's echo: '$(screen rt | tail -1)'"
 keys rt q q
 wait_for rt "EXITED:0" && ok || bad "quit rt"

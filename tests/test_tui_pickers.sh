@@ -8,9 +8,16 @@
 #     Model view says so and C clamps the sequence length to 2048;
 #   - the GPU picker shows V100's fp16 peak (125 TF, datasheet), not 0;
 #   - /h100 filters the plans list to plans with h100 in their label, and
-#     a text nothing matches says "no match";
+#     a text nothing matches says "no match", and that message goes when
+#     Esc or a backspace leaves the text that raised it;
 #   - no two rows of the default workspace's plans list read the same;
-#   - at 80x24 and 120x40 no plan label is cut inside a word.
+#   - at 80x24 and 120x40 no plan label is cut inside a word;
+#   - at 80x24 with labels shorter than the label column's 12-column
+#     floor, the RUNS ON column is whole: its heading, and each cell names
+#     frameworks whole (runs_on.h's short names), never "mco";
+#   - a model JSON file's path typed in the model picker loads that model
+#     (its plans are `hetplan plan -m FILE`'s), a file that does not load
+#     says why, and a GPU filter nothing matches says so.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 # The plan labels of the ranked rows on screen (below the header): the
@@ -103,6 +110,22 @@ keys p80 / C-u Enter
 # footer: wait for its "no match" line to go first.
 wait_gone p80 "no match for 'zzz'" && wait_ready p80 && labels p80 | grep -q . && ok ||
 	bad "an empty search did not restore the list"
+# Esc in the prompt shows every plan again, and the "no match" the typed
+# text raised goes with it (it stayed in the footer, under the whole list).
+keys p80 / C-u q q q
+wait_for p80 "filter 'qqq': 0 shown" || bad "/qqq: no filter line: $(screen p80 | sed -n 22,23p)"
+keys p80 Escape
+wait_gone p80 "Find plan:" || bad "Esc did not close the search prompt"
+wait_ready p80 && ok || bad "Esc left the search's 'no match' in the footer: $(screen p80 | tail -1)"
+labels p80 | grep -q . && ok || bad "Esc did not show the plans again"
+# A backspace to a text that matches: its earlier "no match" goes too.
+keys p80 / C-u h 1 0 0 x
+wait_for p80 "filter 'h100x': 0 shown" || bad "/h100x: no filter line: $(screen p80 | sed -n 22,23p)"
+keys p80 BSpace Enter
+wait_for p80 "filter 'h100'" || bad "/h100 after a backspace: no filter line"
+wait_ready p80 && ok || bad "the 'no match' of h100x stayed: $(screen p80 | tail -1)"
+keys p80 / C-u Enter
+wait_gone p80 "filter 'h100'" || bad "an empty search did not clear the h100 filter"
 # help explains the notation
 keys p80 '?'
 wait_for p80 "Plan labels" && ok || bad "? has no Plan labels section"
@@ -122,6 +145,65 @@ start dl 80 24 "" "tui $tmp/dl.json"
 wait_for dl "0 plans" && ok || bad "no '0 plans' for an infeasible deadline: $(screen dl | tail -1)"
 n=$(screen dl | grep -ci 'no plan')
 [ "$n" = 1 ] && ok || bad "'no plan' shown $n times: $(screen dl | sed -n 3,8p)"
+
+# ---- short labels at 80x24: RUNS ON stays whole
+# One pool named h1: labels like "h1 tp1 pp1" (10 columns) are under the
+# label column's 12-column floor, which kept every column and pushed RUNS
+# ON past column 80 ("RUNS", and "mco" for mcore).
+cat >"$tmp/short.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "short", "pools": [{"name": "h1", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 256, "seq_len": 8192, "top": 3}}
+JSON
+start sh 80 24 "" "tui $tmp/short.json"
+wait_ready sh || bad "no plans for the short labels"
+screen sh | sed -n 3p | grep -q 'RUNS ON *$' && ok || bad "the RUNS ON heading is cut: $(screen sh | sed -n 3p)"
+# runs_on.h's short names (mcore, mlm, ds, titan) joined by "+", a list
+# that does not fit ending in "+" and an ellipsis, or none.
+cells=$(screen sh | awk 'NR > 3 && /^ *[0-9]+ / { print $NF }')
+[ -n "$cells" ] && ! echo "$cells" | grep -qvE '^((mcore|mlm|ds|titan)(\+(mcore|mlm|ds|titan))*(\+…)?|none)$' && ok ||
+	bad "RUNS ON cells cut inside a name: $(echo $cells)"
+keys sh q
+wait_for sh "EXITED:0" || bad "q did not quit the short-label session"
+
+# ---- a model JSON file from the model picker
+# No preset matches a path: Enter reads the file as `-m FILE` does, and the
+# plans are the CLI's for that file (plan 1's label, compared as text).
+cat >"$tmp/my8b.json" <<'JSON'
+{"name": "my-8b", "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
+ "vocab": 128256, "seq_len": 8192}
+JSON
+cat >"$tmp/lab2.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "lab2", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 256, "seq_len": 8192, "top": 3}}
+JSON
+want=$("$HP" plan --pool 2x8xH100-SXM,name=h100 -m "$tmp/my8b.json" --gbs 256 --top 1 --format json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["plans"][0]["list_label"])')
+start mf 80 24 "" "tui $tmp/lab2.json"
+wait_ready mf || bad "no plans before the model file"
+keys mf 2 p
+wait_for mf "Model preset" || bad "p did not open the model picker for a file"
+keys mf "$tmp/nothere.json"
+wait_for mf "Enter reads it as a model JSON file" && ok || bad "the picker does not offer a file: $(screen mf | sed -n 4,6p)"
+keys mf Enter
+wait_for mf "nothere.json: no such file" && ok || bad "a missing model file: $(screen mf | tail -1)"
+screen mf | grep -q "Model: Llama-3.1 70B" && ok || bad "a missing file changed the model: $(screen mf | sed -n 3p)"
+keys mf p "$tmp/my8b.json" Enter
+wait_for mf "Model: my-8b" && ok || bad "the model file did not load: $(screen mf | tail -1)"
+screen mf | grep -q " 8.03B parameters" && ok || bad "my-8b's size: $(screen mf | grep parameters)"
+keys mf 3
+wait_plans mf || bad "no plans for the model file"
+screen mf | awk 'NR > 3 && $1 == "1"' | grep -qF " $want " && ok ||
+	bad "plan 1 for the model file is not the CLI's '$want': $(screen mf | sed -n 4p)"
+keys mf 1 Enter j Enter
+wait_for mf "Filter:" || bad "Enter on GPU did not open the GPU picker"
+keys mf z z z Enter
+wait_for mf "no GPU matches 'zzz'" && ok || bad "a GPU nothing matches: $(screen mf | tail -1)"
+keys mf q q
+wait_for mf "EXITED:0" || bad "q did not quit after the model file"
 
 # ---- the CLI's progress line: on a terminal it is erased at the end
 # (whether or not the plan ran long enough to show it); with stderr not a

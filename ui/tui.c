@@ -612,12 +612,11 @@ static void draw_footer(struct tui *t)
 		tui_put(y, rx, COLS - rx, ra, right);
 }
 
-static void draw_help(struct tui *t)
+/* The help screen's rows from help_top on, into rows y0 .. y0 + h - 1;
+ * with h = 0 it only counts them. Returns the number of rows. */
+static int help_rows(struct tui *t, int y0, int h)
 {
-	int y0 = 2, h = LINES - 3;
-	for (int y = y0; y < y0 + h; y++)
-		tui_fill(y, 0, COLS, 0);
-	int row = 0, maxrow = 0;
+	int row = 0;
 	char title[64];
 	for (int pass = 0; pass < 2; pass++) {
 		int n;
@@ -653,9 +652,21 @@ static void draw_help(struct tui *t)
 			row++;
 		}
 	}
-	maxrow = row;
+	return row;
+}
+
+static void draw_help(struct tui *t)
+{
+	int y0 = 2, h = LINES - 3;
+	for (int y = y0; y < y0 + h; y++)
+		tui_fill(y, 0, COLS, 0);
+	/* Clamped before drawing: keys read in one go (j held down) may have
+	 * scrolled past the last row, which showed blank rows until the next
+	 * redraw. */
+	int maxrow = help_rows(t, y0, 0);
 	if (t->help_top > maxrow - h)
 		t->help_top = HP_MAX(0, maxrow - h);
+	help_rows(t, y0, h);
 }
 
 static void draw_too_small(struct tui *t)
@@ -665,11 +676,19 @@ static void draw_too_small(struct tui *t)
 	char l2[96];
 	snprintf(l2, sizeof l2, "%dx%d; hetplan needs %dx%d.", COLS, LINES, TUI_MIN_COLS,
 		 TUI_MIN_ROWS);
+	/* On a screen narrower than the sentence, its two halves on two
+	 * lines: cut at the edge it read "press i to ignor", no q. */
 	const char *l3 = "Resize it, or press i to ignore, q to quit.";
+	const char *l3a = "Resize it, or press", *l3b = "i to ignore, q to quit.";
 	int y = LINES / 2 - 1;
 	tui_put(y, HP_MAX(0, (COLS - tui_width(l1)) / 2), COLS, tui_attr(t, C_BAD), l1);
 	tui_put(y + 1, HP_MAX(0, (COLS - tui_width(l2)) / 2), COLS, 0, l2);
-	tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3)) / 2), COLS, 0, l3);
+	if (tui_width(l3) <= COLS) {
+		tui_put(y + 2, (COLS - tui_width(l3)) / 2, COLS, 0, l3);
+	} else {
+		tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3a)) / 2), COLS, 0, l3a);
+		tui_put(y + 3, HP_MAX(0, (COLS - tui_width(l3b)) / 2), COLS, 0, l3b);
+	}
 }
 
 static int too_small(const struct tui *t)
@@ -744,8 +763,20 @@ static int export_id(const struct tui *t)
 
 /* The / text typed so far, cut to the search's bytes on a character (a
  * split one would match nothing and show as \xE6), and the search. */
+/* The "no match" message of the search as it was goes with it: after Esc
+ * or more typing (a backspace, a text that matches again) it spoke of a
+ * text no longer searched for, under a list showing every row. */
+static void search_msg_clear(struct tui *t)
+{
+	char was[sizeof t->msg];
+	snprintf(was, sizeof was, "no match for '%s'", t->search);
+	if (!strcmp(t->msg, was))
+		*t->msg = 0;
+}
+
 static void search_set(struct tui *t, const char *s)
 {
+	search_msg_clear(t);
 	snprintf(t->search, sizeof t->search, "%.*s", TUI_CUT(s, sizeof t->search - 1));
 	tui_search(t, 0);
 }
@@ -764,8 +795,10 @@ static int prompt_key(struct tui *t, int ch)
 	enum prompt_kind k = t->prompt;
 	t->prompt = P_NONE;
 	if (r < 0) {
-		if (k == P_SEARCH)
+		if (k == P_SEARCH) {
+			search_msg_clear(t);
 			*t->search = 0;
+		}
 		return R_DRAW;
 	}
 	const char *s = t->edit.buf;

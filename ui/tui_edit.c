@@ -15,6 +15,7 @@
  * changes go to the edited plan and tui_planedit_changed() instead. */
 #include "tui_int.h"
 #include "comm.h"
+#include "common.h"
 
 #include <assert.h>
 #include <math.h>
@@ -597,7 +598,16 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	if (f->id == PF_INTRA_BW && !*s)
 		s = "0";   /* empty: the catalog's rate */
 	if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
-		tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
+		/* A number out of range ("-5") names the range, as one past
+		 * the top does, not "expected a number". */
+		char *end;
+		double v = strtod(s, &end);
+		if (f->kind == F_NUM && f->d && f->d->kind == FK_NUM && end != s && !*end &&
+		    isfinite(v))
+			tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label,
+				    f->d->min, f->d->max, s);
+		else
+			tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 		return -1;
 	}
 	if ((f->tbl == &pool_fields || f->id == PF_INTRA_BW) && !p)
@@ -861,10 +871,19 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		char name_c[64], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
-		if (p->usd_per_node_h > 0)
-			snprintf(price, sizeof price, "%.2f", p->usd_per_node_h * p->nodes);
-		else
+		/* In the 8 columns of $/H: a wider figure pushed AVAIL past
+		 * the row's end ("max 2" for max 20 at $19999980.00). */
+		double ph = p->usd_per_node_h * p->nodes;
+		if (p->usd_per_node_h <= 0)
 			snprintf(price, sizeof price, "?");
+		else if (ph < 99999.995)
+			snprintf(price, sizeof price, "%.2f", ph);
+		else if (ph < 9999999.5)
+			snprintf(price, sizeof price, "%.0f", ph);
+		else if (ph < 9999.95e6)
+			snprintf(price, sizeof price, "%.1fM", ph / 1e6);
+		else
+			snprintf(price, sizeof price, "%.0fM", ph / 1e6);
 		if (p->nodes_max)
 			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
 		else
@@ -900,7 +919,10 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		double g = (double)p->nodes * p->gpus_per_node;
 		gpus += g;
 		flops += g * p->gpu.flops[t->ws.opts.precision];
-		mem += g * p->gpu.mem_bytes;
+		/* What the Detail view's memory bars count as a GPU's
+		 * capacity (perf_mem.c): the usable bytes a CUDA process
+		 * sees (H100: 79.6 GiB), not the nominal "80 GB". */
+		mem += g * gpu_usable_bytes(&p->gpu);
 		if (p->usd_per_node_h > 0)
 			usd += p->usd_per_node_h * p->nodes;
 		else
@@ -1312,7 +1334,15 @@ void tui_picker_draw(struct tui *t)
 	tui_putf(y0, x0 + 2, w - 4, tui_attr(t, C_TITLE), " %s ",
 		 t->picker == PK_GPU ? (t->pick_add ? "Add a pool: pick its GPU" : "GPU")
 				     : "Model preset");
-	tui_putf(y0 + 1, x0 + 2, w - 4, 0, "Filter: %s_", t->pick_filter);
+	/* A filter longer than the box (a model file's path) shows its end. */
+	const char *ft = t->pick_filter;
+	int fw = w - 4 - 30 - 9;
+	if (tui_width(ft) > fw - 1) {
+		ft += strlen(ft) - (size_t)HP_MAX(0, fw - 2);
+		tui_putf(y0 + 1, x0 + 2, w - 4, 0, "Filter: %s%s_", tui_glyph(t, G_MID), ft);
+	} else {
+		tui_putf(y0 + 1, x0 + 2, w - 4, 0, "Filter: %s_", ft);
+	}
 	tui_putf(y0 + 1, x0 + w - 30, 28, tui_attr(t, C_DIM), "%28s", "Enter picks, Esc cancels");
 	for (int r = 0; r < h && t->lpick.top + r < t->n_pick; r++) {
 		int i = t->lpick.top + r;
@@ -1324,7 +1354,9 @@ void tui_picker_draw(struct tui *t)
 		tui_put(y0 + 2 + r, x0 + 2, w - 4, a, buf);
 	}
 	if (!t->n_pick)
-		tui_put(y0 + 2, x0 + 2, w - 4, tui_attr(t, C_DIM), "nothing matches");
+		tui_put(y0 + 2, x0 + 2, w - 4, tui_attr(t, C_DIM),
+			t->picker == PK_MODEL ? "no preset matches: Enter reads it as a model JSON file"
+					      : "nothing matches");
 	else if (t->picker == PK_GPU && t->lpick.sel < t->n_pick) {
 		/* The highlighted part's dtypes and their dense peaks. */
 		const struct gpu_spec *g = &t->cat->gpus[t->pick_idx[t->lpick.sel]];
@@ -1401,6 +1433,27 @@ static void pick_apply(struct tui *t, int idx)
 	free(before);
 }
 
+/* A model JSON file, as `hetplan plan -m FILE` reads it (one model
+ * object), in place of the workspace's model; a file that does not load
+ * leaves the model as it was and says why. */
+static void pick_model_file(struct tui *t, const char *path)
+{
+	struct model_spec m;
+	struct hp_err err = { 0 };
+	if (cli_load_model(t->cat, path, &m, &err) < 0) {
+		tui_message(t, 1, "%s", err.msg);
+		return;
+	}
+	t->ws.model = m;
+	t->ws.model_is_preset = 0;
+	tui_edited(t);
+	if (t->ws.opts.seq_len > m.seq_len)
+		tui_message(t, 1, "%.*s: context %d < sequence %d; C clamps", TUI_CUT(m.name, 20),
+			    m.seq_len, t->ws.opts.seq_len);
+	else
+		tui_message(t, 0, "model %.*s from %.*s", TUI_CUT(m.name, 24), TUI_CUT(path, 60));
+}
+
 int tui_picker_key(struct tui *t, int ch)
 {
 	int h = picker_rows();
@@ -1411,6 +1464,10 @@ int tui_picker_key(struct tui *t, int ch)
 	case '\n': case '\r': case KEY_ENTER:
 		if (t->n_pick)
 			pick_apply(t, t->pick_idx[t->lpick.sel]);
+		else if (t->picker == PK_MODEL && *t->pick_filter)
+			pick_model_file(t, t->pick_filter);
+		else if (*t->pick_filter)
+			tui_message(t, 1, "no GPU matches '%s'", t->pick_filter);
 		t->picker = PK_NONE;
 		return R_DRAW;
 	case KEY_UP: tui_list_move(&t->lpick, ACT_UP, t->n_pick, h); return R_DRAW;

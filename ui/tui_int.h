@@ -199,7 +199,7 @@ struct tui {
 	int field;                   /* P_FIELD: which field */
 	enum picker_kind picker;
 	struct tui_list lpick;
-	char pick_filter[48];
+	char pick_filter[256];   /* a preset name or a model file's path */
 	int *pick_idx, n_pick;
 	int pick_add;                /* PK_GPU: add a pool rather than change one */
 	char search[64];

@@ -18,6 +18,7 @@
 #include "runs_on.h"
 #include "tui_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,12 +173,30 @@ static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int
 	}
 	double need, cap;
 	enum search_mem ms = search_mem_state(&pe->cur.est, pe->o.mem_headroom, &need, &cap);
-	char a[16], b[16];
-	hp_fmt_bytes(a, sizeof a, need);
+	/* The fullest stage as search_mem_state picks it (the largest
+	 * total over capacity) with its total, the bytes the memory headroom
+	 * row and the Detail view's bars count; need is its live bytes
+	 * without the allocator's reserve (perf_stage.slack), what decides
+	 * whether it fits. Printed alone, need read 62.5 GiB of 79.6 GiB
+	 * beside a headroom of 15% (67.7 GiB used). Worded as `hetplan
+	 * estimate` words it. */
+	double total = need, worst = -1;
+	for (int i = 0; i < pe->cur.est.n_stages; i++) {
+		const struct perf_stage *ps = &pe->cur.est.stages[i];
+		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			total = ps->total;
+		}
+	}
+	char a[16], b[16], c[16];
+	hp_fmt_bytes(a, sizeof a, total);
 	hp_fmt_bytes(b, sizeof b, cap);
+	hp_fmt_bytes(c, sizeof c, need);
 	enum hp_framework fw = pe->cur.plan.framework;
-	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s%s%s%s", search_mem_name(ms), a,
-		 b, framework_launchable(fw) ? "" : "; ", framework_launchable(fw) ? "" : framework_name(fw),
+	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s with the allocator's reserve, %s live%s%s%s",
+		 search_mem_name(ms), a, b, c, framework_launchable(fw) ? "" : "; ",
+		 framework_launchable(fw) ? "" : framework_name(fw),
 		 framework_launchable(fw) ? "" : " is estimate-only: no launch config");
 	return tui_put_wrapped(y, x, w, HP_MAX(1, h), tui_attr(t, ms == MEM_FITS ? C_GOOD
 								    : ms == MEM_RISKY ? C_WARN : C_BAD),

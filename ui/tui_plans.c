@@ -16,12 +16,30 @@
 
 /* ---- formatting */
 
+/* Three significant digits of v / unit (unit >= 1), the decimals chosen
+ * for the value as rounded, so no figure needs more than 4 characters
+ * before the suffix ("9.99", "12.3", "258"). */
+static void fmt_sig3(char *buf, size_t n, const char *pre, double v, const char *suffix)
+{
+	int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+	snprintf(buf, n, "%s%.*f%s", pre, dec, v, suffix);
+}
+
+/* Dollars in at most 6 characters, the width of the plan table's $/H and
+ * COST columns (a wider figure would lose its unit there: "$258.1" for
+ * $258.12M): "$23.57", "$409", "$12K", "$3.58M", "$258M", "$1.23B". */
 static void fmt_usd(char *buf, size_t n, double usd, int known)
 {
-	if (!known || usd <= 0)
+	if (!known || usd <= 0 || !isfinite(usd))
 		snprintf(buf, n, "?");
-	else if (usd >= 1e6)
-		snprintf(buf, n, "$%.2fM", usd / 1e6);
+	else if (usd >= 999.5e12)
+		snprintf(buf, n, "$%.0e", usd);
+	else if (usd >= 999.5e9)
+		fmt_sig3(buf, n, "$", usd / 1e12, "T");
+	else if (usd >= 999.5e6)
+		fmt_sig3(buf, n, "$", usd / 1e9, "B");
+	else if (usd >= 999.5e3)
+		fmt_sig3(buf, n, "$", usd / 1e6, "M");
 	else if (usd >= 1e4)
 		snprintf(buf, n, "$%.0fK", usd / 1e3);
 	else if (usd >= 100)
@@ -30,13 +48,32 @@ static void fmt_usd(char *buf, size_t n, double usd, int known)
 		snprintf(buf, n, "$%.2f", usd);
 }
 
-/* hp_fmt_duration, with years for multi-year runs. */
+/* hp_fmt_duration, with years for multi-year runs, in at most 7
+ * characters, the plan table's TIME column (a wider figure would lose its
+ * unit there: "1250.3" for 1250.3 years): a figure of hp_fmt_duration's
+ * that is wider ("119.99 s", "45.5 min") is rounded to a whole number of
+ * its unit, and a run of 100 years or more to whole years. */
 static char *fmt_dur(char *buf, size_t n, double s)
 {
-	if (s >= 365 * 86400.0 && s < 1e12)
-		snprintf(buf, n, "%.1f y", s / (365 * 86400.0));
+	const double year_s = 365 * 86400.0;
+	if (s >= 99999.5 * year_s)
+		snprintf(buf, n, "%.0e y", s / year_s);
+	else if (s >= 99.95 * year_s)
+		snprintf(buf, n, "%.0f y", s / year_s);
+	else if (s >= year_s)
+		snprintf(buf, n, "%.1f y", s / year_s);
 	else
 		hp_fmt_duration(buf, n, s);
+	char *sp = strchr(buf, ' ');
+	if (strlen(buf) > 7 && sp) {
+		char unit[16];
+		hp_strlcpy(unit, sp + 1, sizeof unit);
+		double v = strtod(buf, NULL);
+		if (!strcmp(unit, "min") && v >= 99.5)
+			snprintf(buf, n, "%.1f h", v / 60);
+		else
+			snprintf(buf, n, "%.0f %s", v, unit);
+	}
 	return buf;
 }
 
@@ -222,10 +259,22 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 	hp_fmt_count(cells[1], 24, e->tokens_per_s);
 	snprintf(cells[2], 24, "%.1f%%", 100 * e->mfu);
 	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known);
-	if (e->price_known)
-		snprintf(cells[4], 24, "%.2f", e->usd_per_mtok);
-	else
+	/* $/1M in its 5 columns: "1.79", "12.34", "123.5", "4567", "45.7K" */
+	double um = e->usd_per_mtok;
+	if (!e->price_known || !isfinite(um))
 		snprintf(cells[4], 24, "?");
+	else if (um < 99.995)
+		snprintf(cells[4], 24, "%.2f", um);
+	else if (um < 999.95)
+		snprintf(cells[4], 24, "%.1f", um);
+	else if (um < 9999.5)
+		snprintf(cells[4], 24, "%.0f", um);
+	else if (um < 999.5e3)
+		fmt_sig3(cells[4], 24, "", um / 1e3, "K");
+	else if (um < 999.5e6)
+		fmt_sig3(cells[4], 24, "", um / 1e6, "M");
+	else
+		snprintf(cells[4], 24, "%.0e", um);
 	fmt_dur(cells[5], 24, sp->time_to_train_s);
 	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
 	snprintf(cells[7], 24, "%.0f%%", 100 * headroom(e));
@@ -258,8 +307,12 @@ static unsigned plan_layout(const struct tui *t, int n_rows, int *lw)
 		for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
 			if (shown & (1u << c))
 				fixed += plan_cols[c].w + col_pad() + 1;
-		*lw = HP_MAX(12, COLS - fixed - 1);
-		if (*lw >= want || d >= HP_ARRAY_LEN(col_drop_order))
+		/* The room left, not the 12-column floor, decides: with short
+		 * labels the floor kept every column at 80 columns and cut
+		 * RUNS ON ("mco" for mcore). */
+		int room = COLS - fixed - 1;
+		*lw = HP_MAX(12, room);
+		if (room >= want || d >= HP_ARRAY_LEN(col_drop_order))
 			return shown;
 		shown &= ~(1u << col_drop_order[d]);
 	}
@@ -796,13 +849,35 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPUs, %.1f kW", tok, d1, d2,
 		 e->n_gpus, e->power_kw);
 	cv.row++;
-	tui_putf(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM),
+	char set[192];
+	snprintf(set, sizeof set,
 		 "gbs %d x %d, micro-batch %d, %s, recompute %s, ZeRO-%d, %s%s, CP %d, EP %d", p->gbs,
 		 e->seq_len, p->mbs, hp_dtype_name(p->precision), plan_recompute_name(p->recompute),
-		 p->zero, p->schedule == SCHED_INTERLEAVED ? "interleaved:" : "1F1B",
-		 vpp, p->cp ? p->cp : 1,
-		 p->ep ? p->ep : 1);
-	cv.row += 2;
+		 p->zero, p->schedule == SCHED_INTERLEAVED ? "interleaved:" : "1F1B", vpp,
+		 p->cp ? p->cp : 1, p->ep ? p->ep : 1);
+	/* Wider than the screen (80 columns with an interleaved schedule):
+	 * the rest on the blank row below, cut after a comma; cut at the
+	 * edge it ended "interleaved:2," and CP and EP were not shown. */
+	char *brk = NULL;   /* the last ", " the text before fits */
+	if (tui_width(set) > w - 4)
+		for (char *q = strstr(set, ", "); q; q = strstr(q + 1, ", ")) {
+			*q = 0;
+			int fits = tui_width(set) <= w - 4;
+			*q = ',';
+			if (!fits)
+				break;
+			brk = q;
+		}
+	if (brk) {
+		*brk = 0;
+		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
+		cv.row++;
+		tui_put(cv_y(&cv), 4, w - 6, tui_attr(t, C_DIM), brk + 2);
+		cv.row++;
+	} else {
+		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
+		cv.row += 2;
+	}
 
 	tui_section(t, cv_y(&cv), 0, w, "Layout: replicas x pipeline stages");
 	cv.row++;
@@ -957,7 +1032,12 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 		break;
 	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
 	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0); break;
-	case 8: v = headroom(e); snprintf(buf, n, "%.0f%%", 100 * v); break;
+	case 8:
+		/* one decimal, as the change beside it ("+15.7 pts" read
+		 * against 15% and 31%) and MFU */
+		v = headroom(e);
+		snprintf(buf, n, "%.1f%%", 100 * v);
+		break;
 	case 9: v = e->bd.bubble; hp_fmt_duration(buf, n, v); break;
 	case 10:
 		v = e->bd.tp_comm + e->bd.pp_comm + e->bd.dp_comm + e->bd.cp_comm + e->bd.ep_comm;

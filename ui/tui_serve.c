@@ -24,6 +24,7 @@
 #include "lp.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -427,6 +428,14 @@ static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t
 }
 
 /* "none", "off" or "0" clear a target; else a positive number up to max. */
+/* The largest targets the Serve view's fields take, the bounds that keep
+ * the solver's numbers finite and a typing slip (1e9) from reading as a
+ * goal: 10 million requests/s is beyond any fleet the catalog builds, an
+ * hour to the first token or a minute per output token is no serving SLO. */
+#define RATE_MAX 1e7       /* requests/s */
+#define TTFT_MAX_S 3600.0  /* seconds */
+#define TPOT_MAX_MS 60000.0 /* milliseconds */
+
 static int parse_target(const char *s, double max, double *out)
 {
 	if (!strcmp(s, "none") || !strcmp(s, "off") || !strcmp(s, "0")) {
@@ -528,26 +537,26 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 			s->so.objective = SERVE_OBJ_THROUGHPUT;
 			break;
 		}
-		if (parse_target(text, 1e7, &v) < 0 || v <= 0) {
-			tui_message(t, 1, "Rate: expected requests/s above 0 or offline, got '%.*s'",
-				    TUI_CUT(text, 40));
+		if (parse_target(text, RATE_MAX, &v) < 0 || v <= 0) {
+			tui_message(t, 1, "Rate: expected requests/s above 0, at most %.0f, or offline; got '%.*s'",
+				    RATE_MAX, TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.rate = v;
 		s->so.offline = 0;
 		break;
 	case SF_TTFT:
-		if (parse_target(text, 3600, &v) < 0) {
-			tui_message(t, 1, "TTFT p99: expected seconds above 0 or none, got '%.*s'",
-				    TUI_CUT(text, 40));
+		if (parse_target(text, TTFT_MAX_S, &v) < 0) {
+			tui_message(t, 1, "TTFT p99: expected seconds above 0, at most %.0f, or none; got '%.*s'",
+				    TTFT_MAX_S, TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.ttft_p99_s = v;
 		break;
 	case SF_TPOT:
-		if (parse_target(text, 60000, &v) < 0) {
-			tui_message(t, 1, "TPOT p99: expected milliseconds above 0 or none, got '%.*s'",
-				    TUI_CUT(text, 40));
+		if (parse_target(text, TPOT_MAX_MS, &v) < 0) {
+			tui_message(t, 1, "TPOT p99: expected milliseconds above 0, at most %.0f, or none; got '%.*s'",
+				    TPOT_MAX_MS, TUI_CUT(text, 40));
 			return -1;
 		}
 		s->so.slo.tpot_p99_s = v / 1e3;
@@ -752,7 +761,8 @@ static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
 
 /* Text wrapped at spaces into rows of w columns, continuation rows
  * indented by indent; at most max_rows. Returns the rows written. */
-static int put_wrapped(int y, int x, int w, int indent, int attr, const char *p, int max_rows)
+static int wrap_text(int draw, int y, int x, int w, int indent, int attr, const char *p,
+		     int max_rows)
 {
 	int r = 0;
 	for (; *p && r < max_rows; r++) {
@@ -763,12 +773,18 @@ static int put_wrapped(int y, int x, int w, int indent, int attr, const char *p,
 					cut = k;
 					break;
 				}
-		tui_putf(y + r, x + ind, w - ind, attr, "%.*s", cut, p);
+		if (draw)
+			tui_putf(y + r, x + ind, w - ind, attr, "%.*s", cut, p);
 		p += cut;
 		while (*p == ' ')
 			p++;
 	}
 	return r;
+}
+
+static int put_wrapped(int y, int x, int w, int indent, int attr, const char *p, int max_rows)
+{
+	return wrap_text(1, y, x, w, indent, attr, p, max_rows);
 }
 
 /* How to start the selected plan's instances, in the rows left. */
@@ -782,17 +798,37 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 	snprintf(title, sizeof title, "Launch plan %d", s->lplans.sel + 1);
 	tui_section(t, y++, 0, COLS, title);
 	h--;
-	for (int i = 0; i < pl->n_inst && h > 0; i++) {
+	/* Whole commands only: one cut at the rows' end lost its last
+	 * flags (at 80x24 "--max-model-len 1800") and the instances after
+	 * it went unmentioned. What does not fit is counted on the last row. */
+	int shown = 0;
+	for (int i = 0; i < pl->n_inst; i++, shown++) {
 		/* "pool: command", so two instances alike but for the GPU
 		 * are told apart */
 		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
 		char *line = xmalloc(strlen(l) + 80);
 		sprintf(line, "%.*s: %s", TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
-		int n = put_wrapped(y, 1, w, 4, 0, line, h);
+		int rows = wrap_text(0, y, 1, w, 4, 0, line, INT_MAX);
+		int room = h - (i < pl->n_inst - 1 ? 1 : 0);   /* a row for the count */
+		int cut = rows > room && i == 0 && h >= 2;     /* the first, in part */
+		if (rows <= room || cut) {
+			int n = put_wrapped(y, 1, w, 4, 0, line, cut ? h - 1 : rows);
+			y += n;
+			h -= n;
+		}
 		free(line);
 		free(l);
-		y += n;
-		h -= n;
+		if (rows > room) {
+			if (cut)
+				tui_putf(y, 1, w, tui_attr(t, C_WARN),
+					 "%s cut here, %d command%s in all: a taller screen shows them, e exports them",
+					 tui_glyph(t, G_MID), pl->n_inst, pl->n_inst == 1 ? "" : "s");
+			else
+				tui_putf(y, 1, w, tui_attr(t, C_DIM),
+					 "%d more launch command%s: a taller screen shows them, e exports them",
+					 pl->n_inst - shown, pl->n_inst - shown == 1 ? "" : "s");
+			return;
+		}
 	}
 }
 
