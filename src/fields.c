@@ -285,7 +285,7 @@ const char *fields_format(const struct hp_field *f, const void *base, char *buf,
 		break;
 	case FK_STR: snprintf(buf, n, "%s", str_at(f, base)); break;
 	case FK_ENUM:
-		v = *int_at(f, base);
+		v = fields_get_int(f, base);   /* unset (-1): the effective value */
 		assert(v >= 0 && v < f->enm->n);
 		snprintf(buf, n, "%s", f->enm->name(v));
 		break;
@@ -390,7 +390,8 @@ int fields_cycle(const struct hp_field *f, void *base, int dir)
 		return 1;
 	}
 	if (f->kind == FK_ENUM) {
-		*p = ((*p + dir) % f->enm->n + f->enm->n) % f->enm->n;
+		int v = fields_get_int(f, base);   /* from the value in force */
+		*p = ((v + dir) % f->enm->n + f->enm->n) % f->enm->n;
 		return 1;
 	}
 	return 0;

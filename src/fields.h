@@ -107,7 +107,7 @@ struct hp_field {
 	 * ("1f1b|interleaved:{V}"); NULL: from the kind ({N}, the names). */
 	const char *arg;
 	const char *hint;       /* the TUI prompt's hint; NULL: the unit */
-	/* FK_INT/FK_BOOL: the value to write and show when the member holds
+	/* FK_INT/FK_BOOL/FK_ENUM: the value to write and show when the member holds
 	 * a "default" marker (the overlaps: -1 = the framework's). */
 	int (*effective)(const void *base);
 	/* Write the key only when this returns 1 (display differs from name). */

@@ -215,8 +215,9 @@
  *    inside; DeepEP's hybrid-ep branch, docs/README_Hybrid-EP.md) and is
  *    the one backend for a multi-node NVLink domain (NVL72). The 235B
  *    recipes on H100 and B200 keep the NCCL all-to-all dispatcher with its
- *    one copy per expert; a framework row is one choice, and the row takes
- *    the flex dispatcher the other recipes run (hetplan launch writes it).
+ *    one copy per expert; the row takes the flex dispatcher the other
+ *    recipes run as its default, and a plan names the run's own with its
+ *    moe_dispatch key (plan_moe_dispatch; hetplan launch writes it).
  *  - FP8 parameters (fp8_params; memory in perf_mem.c, the all-gather in
  *    perf_comm.c, docs/memory.md). Megatron-Core's --fp8-param-gather is
  *    opt-in (megatron/training/arguments.py @d98e8a64: store_true; the

@@ -308,12 +308,13 @@ static void megatron_moe_args(struct sbuf *b, const struct model_spec *m, const 
 		ARG("--moe-router-topk %d", m->moe.top_k);
 		ARG("--moe-ffn-hidden-size %d", m->moe.expert_ffn);
 		ARG("--moe-grouped-gemm");
-		/* the dispatcher hetplan costed (framework.c, ep_dispatch_dedup):
-		 * HybridEP through the flex dispatcher (DeepEP's hierarchical
-		 * dispatch; Megatron-Core's README: H100, B200, GB200, and the
-		 * only backend for a multi-node NVLink domain), else NCCL's
-		 * all-to-all */
-		if (framework_get(p->framework)->ep_dispatch_dedup && p->ep > 1) {
+		/* the dispatcher hetplan costed (plan_moe_dispatch: the plan's
+		 * moe_dispatch key, or the framework row's ep_dispatch_dedup):
+		 * flex is HybridEP through the flex dispatcher (DeepEP's
+		 * hierarchical dispatch; Megatron-Core's README: H100, B200,
+		 * GB200, and the only backend for a multi-node NVLink domain),
+		 * alltoall NCCL's all-to-all */
+		if (plan_moe_dispatch(p) == MOE_DISPATCH_FLEX && p->ep > 1) {
 			ARG("--moe-token-dispatcher-type flex");
 			ARG("--moe-flex-dispatcher-backend hybridep");
 		} else {
@@ -990,7 +991,7 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
 			      "distributed optimizer and current DeepSpeed shard them and need less "
 			      "memory than estimated.\n");
 	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
-	    framework_get(p->framework)->ep_dispatch_dedup)
+	    plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
 		sbuf_add(nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
 			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
 			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "

@@ -581,8 +581,9 @@ static void key0_init(struct stage_ctx *x)
 	key->flash = p->flash;
 	key->loss = p->loss;
 	key->master = p->master;
-	/* with the plan's ep_overlap key (-1, 0 or 1) above the framework */
-	key->framework = p->framework | (p->ep_overlap + 1) << 8;
+	/* with the plan's ep_overlap and moe_dispatch keys (-1, 0 or 1) above
+	 * the framework */
+	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10;
 	key->tp_overlap = p->tp_overlap;
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;

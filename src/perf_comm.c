@@ -270,7 +270,7 @@ static double ep_overlap_exposed(const struct stage_ctx *x, double a2a)
 }
 
 /* Of the token copies an NCCL all-to-all sends across nodes, the share a
- * DeepEP-class dispatch sends (framework row ep_dispatch_dedup), for an
+ * DeepEP-class dispatch sends (plan_moe_dispatch flex), for an
  * EP group over `nodes` nodes holding e's routed experts evenly. The
  * all-to-all sends each token once per routed expert on another node:
  * top_k (nodes - 1) / nodes copies on average; DeepEP sends it once per
@@ -294,7 +294,9 @@ static double ep_dedup_share(const struct moe_spec *e, int nodes)
 }
 
 /* One dispatch (or combine) of `bytes` per rank over EP group ge of x's
- * stage. NCCL's all-to-all: coll. DeepEP-class dispatch over more than
+ * stage, by the plan's dispatcher (plan_moe_dispatch: its moe_dispatch
+ * key, the framework row's default where absent). NCCL's all-to-all:
+ * coll. The flex dispatcher (DeepEP-class) over more than
  * one node: its network leg carries ep_dedup_share of the all-to-all's
  * copies, and its NVLink leg hands every copy to its GPU inside the
  * destination node; the kernels run the two legs at once (DeepEP
@@ -306,7 +308,7 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
 			       struct comm_result *cr)
 {
 	double one = coll(x, ge, COMM_ALLTOALL, bytes, cr);
-	if (!framework_get(x->p->framework)->ep_dispatch_dedup || ge->ranks <= ge->ranks_per_node)
+	if (plan_moe_dispatch(x->p) != MOE_DISPATCH_FLEX || ge->ranks <= ge->ranks_per_node)
 		return one;
 	int nodes = (ge->ranks + ge->ranks_per_node - 1) / ge->ranks_per_node;
 	double share = ep_dedup_share(&x->m->moe, nodes);

@@ -26,7 +26,7 @@ void plan_init(struct plan *p)
 	p->flash = 1;
 	p->framework = FW_ANY;
 	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
-	p->fp8_params = p->ep_overlap = -1;
+	p->fp8_params = p->ep_overlap = p->moe_dispatch = -1;
 }
 
 int plan_tp_overlap(const struct plan *p)
@@ -90,6 +90,14 @@ int plan_ep_folded(const struct plan *p, int tp)
 	return plan_etp(p, tp) != tp;
 }
 
+enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p)
+{
+	if (p->moe_dispatch >= 0)
+		return (enum hp_moe_dispatch)p->moe_dispatch;
+	return framework_get(p->framework)->ep_dispatch_dedup ? MOE_DISPATCH_FLEX
+							      : MOE_DISPATCH_ALLTOALL;
+}
+
 int plan_ep_overlap(const struct plan *p)
 {
 	return p->ep_overlap >= 0 ? p->ep_overlap : framework_get(p->framework)->ep_overlap;
@@ -148,6 +156,25 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 
 static const char *const master_names[] = { "sharded", "replicated" };
 static const char *const loss_names[] = { "fused", "eager" };
+/* Megatron-Core's --moe-token-dispatcher-type values hetplan costs
+ * (transformer_config.py @d98e8a64 L891; its third, allgather, has no
+ * cost model here) */
+static const char *const dispatch_names[] = { "alltoall", "flex" };
+
+const char *plan_moe_dispatch_name(enum hp_moe_dispatch d)
+{
+	assert((unsigned)d < HP_ARRAY_LEN(dispatch_names));
+	return dispatch_names[d];
+}
+
+int plan_moe_dispatch_parse(const char *s, enum hp_moe_dispatch *out)
+{
+	int v = fields_name_index(dispatch_names, (int)HP_ARRAY_LEN(dispatch_names), s);
+	if (v < 0)
+		return -1;
+	*out = (enum hp_moe_dispatch)v;
+	return 0;
+}
 
 const char *plan_master_name(enum hp_master m)
 {
@@ -242,7 +269,8 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
 	    plan_param_overlap(a) != plan_param_overlap(b) ||
 	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b) ||
-	    plan_ep_overlap(a) != plan_ep_overlap(b))
+	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
+	    plan_moe_dispatch(a) != plan_moe_dispatch(b))
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -342,6 +370,8 @@ FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_
 	    plan_recompute_parse);
 FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
 FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
+FIELDS_ENUM(static, dispatch_enum, enum hp_moe_dispatch, MOE_DISPATCH_COUNT,
+	    plan_moe_dispatch_name, plan_moe_dispatch_parse);
 
 static int sched_parse(void *base, const char *s)
 {
@@ -376,6 +406,9 @@ static int eff_param_overlap(const void *p) { return plan_param_overlap(p); }
 static int eff_grad_fp32(const void *p) { return plan_grad_fp32(p); }
 static int eff_fp8_params(const void *p) { return plan_fp8_params(p); }
 static int eff_ep_overlap(const void *p) { return plan_ep_overlap(p); }
+static int eff_moe_dispatch(const void *p) { return (int)plan_moe_dispatch(p); }
+/* the key is written only where the plan sets it (absent: the framework's) */
+static int has_moe_dispatch(const void *p) { return ((const struct plan *)p)->moe_dispatch >= 0; }
 
 static const char *const on_off[] = { "off", "on" };
 static const char *const attention[] = { "unfused", "flash" };
@@ -520,6 +553,18 @@ static const struct hp_field plan_field_list[] = {
 		 "recompute and a 16-bit or fp8 run; elsewhere a plan asking for it runs "
 		 "without. Only under megatron-core. Default: the framework's (on for "
 		 "megatron-core, as NVIDIA's MoE recipes mostly run; off for the rest)." },
+	{ .key = "moe_dispatch", .flag = "moe-dispatch", .kind = FK_ENUM, .off = PF(moe_dispatch),
+	  .enm = &dispatch_enum, .effective = eff_moe_dispatch, .present = has_moe_dispatch,
+	  .help = "MoE token dispatcher (Megatron `--moe-token-dispatcher-type`); absent: the "
+		 "framework's default",
+	  .doc = "How the MoE tokens reach their experts' ranks (Megatron-Core "
+		 "`--moe-token-dispatcher-type`). `alltoall` is NCCL's all-to-all: a token "
+		 "crosses the network once for each of its routed experts on another node. "
+		 "`flex` is the flex dispatcher with the DeepEP or HybridEP backend: once for "
+		 "each other node holding any of them, then over NVLink inside that node "
+		 "(docs/moe.md). `flex` needs megatron-core. Only for mixture-of-experts "
+		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
+		 "MoE recipes run; alltoall for the rest)." },
 };
 #undef PF
 
@@ -694,6 +739,32 @@ static int validate_etp(const struct plan *p, const struct model_spec *m, int dp
 	return 0;
 }
 
+/* The moe_dispatch key. flex is Megatron-Core's flex token dispatcher
+ * (transformer_config.py @d98e8a64 L891-898, flags from arguments.py
+ * L2373's ArgumentGroupFactory); the framework rows without it
+ * (framework.h ep_dispatch_dedup 0: DeepSpeed-MoE and torchtitan send
+ * with an all-to-all, Megatron-LM 2021-22 has no MoE) refuse it. A dense
+ * model takes no dispatcher other than the default, as it takes no ep
+ * above 1. */
+static int validate_dispatch(const struct plan *p, const struct model_spec *m, const char *ctx,
+			     struct hp_err *err)
+{
+	if (p->moe_dispatch < 0)
+		return 0;
+	const struct framework_info *fw = framework_get(p->framework);
+	if (p->moe_dispatch == MOE_DISPATCH_FLEX && !fw->ep_dispatch_dedup)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: moe_dispatch flex needs framework megatron-core (the flex "
+				  "dispatcher, DeepEP or HybridEP, is Megatron-Core's); %s has none: "
+				  "use alltoall", ctx, framework_name(p->framework));
+	int dflt = fw->ep_dispatch_dedup ? MOE_DISPATCH_FLEX : MOE_DISPATCH_ALLTOALL;
+	if (!m->moe.experts && p->moe_dispatch != dflt)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: moe_dispatch %s given for a dense model (no experts)", ctx,
+				  plan_moe_dispatch_name((enum hp_moe_dispatch)p->moe_dispatch));
+	return 0;
+}
+
 /* The settings against the model: batch, master layout, cp and ep. */
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
@@ -736,6 +807,8 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: ep_overlap on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --overlap-moe-expert-parallel-comm only), not %s",
 				  ctx, framework_name(p->framework));
+	if (validate_dispatch(p, m, ctx, err) < 0)
+		return -1;
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	if (seq % p->cp)
 		return hp_err_set(err, HP_EXIT_INPUT,

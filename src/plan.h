@@ -9,6 +9,7 @@
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
  *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep","etp",
+ *    "moe_dispatch",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -43,6 +44,12 @@ enum hp_loss { LOSS_FUSED, LOSS_EAGER };
  * (8 B/param / dp). ZeRO 2 and 3 shard gradients and master weights, so
  * only MASTER_SHARDED applies there. */
 enum hp_master { MASTER_SHARDED, MASTER_REPLICATED };
+/* MoE token dispatch, one value per cost model (perf_comm.c
+ * ep_dispatch_time): NCCL's all-to-all, one network copy per routed
+ * expert (Megatron-Core --moe-token-dispatcher-type alltoall); the flex
+ * dispatcher (DeepEP or HybridEP backend), one network copy per
+ * destination node (flex). */
+enum hp_moe_dispatch { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX, MOE_DISPATCH_COUNT };
 
 struct stage {
 	int pool;             /* index into cluster.pools */
@@ -90,6 +97,11 @@ struct plan {
 			       * all-to-alls run beside the other micro-batch's compute
 			       * (--overlap-moe-expert-parallel-comm); read it through
 			       * plan_ep_overlap() and plan_ep_overlap_on() */
+	int moe_dispatch;     /* -1 the framework's default, else an enum
+			       * hp_moe_dispatch: how the MoE tokens reach their
+			       * experts' ranks (Megatron-Core
+			       * --moe-token-dispatcher-type); read it through
+			       * plan_moe_dispatch() */
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -181,6 +193,15 @@ int plan_etp(const struct plan *p, int tp);
 /* 1 when a stage of TP tp runs its experts on a layout of their own
  * (Megatron-Core's MoE parallel folding): plan_etp(p, tp) != tp. */
 int plan_ep_folded(const struct plan *p, int tp);
+
+/* The MoE token dispatcher the plan is costed and launched with: its
+ * moe_dispatch key, or absent, its framework's (framework.h
+ * ep_dispatch_dedup: flex where set, else alltoall). Refused by
+ * plan_validate: flex under a framework without it, and a value other
+ * than the default on a dense model. */
+enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p);
+const char *plan_moe_dispatch_name(enum hp_moe_dispatch d);
+int plan_moe_dispatch_parse(const char *s, enum hp_moe_dispatch *d);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

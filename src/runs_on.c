@@ -209,6 +209,12 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * (torchtitan/distributed/expert_parallel.py). */
 	if (p->ep > 1)
 		deny(v, MLM, "expert parallelism (EP %d)", p->ep);
+	/* The flex token dispatcher (DeepEP or HybridEP backend) asked for
+	 * by the plan's moe_dispatch key is Megatron-Core's
+	 * (--moe-token-dispatcher-type flex); DeepSpeed-MoE and torchtitan
+	 * dispatch with an all-to-all (framework.c, ep_dispatch_dedup). */
+	if (p->ep > 1 && p->moe_dispatch == MOE_DISPATCH_FLEX)
+		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* Expert TP of its own (MoE parallel folding, plan_ep_folded):
 	 * Megatron-Core --expert-tensor-parallel-size; torchtitan
 	 * parallelism.expert_tensor_parallel_degree takes only etp = tp, or

@@ -77,7 +77,9 @@ trap 'rm -rf "$T"' EXIT
 # Megatron-Core folds EP over TP x DP (expert TP 1); hetplan needed EP to
 # divide DP x CP. Since the etp key (the rows' ETP:1 tag, docs/moe.md
 # "Parallel folding") they are scored; first prediction BLMBA-02 -24.8%,
-# BLMBA-03 -28.9% (docs/blind-round13.md, "Parallel folding").
+# BLMBA-03 -28.9% (docs/blind-round13.md, "Parallel folding"). Post hoc,
+# the recipes' own dispatcher (DISPATCH:alltoall, the moe_dispatch key):
+# BLMBA-02 -24.8% -> +2.9%, BLMBA-03 -28.9% -> -2.3% (docs/blind-round13.md).
 # BLMBA-04 (release 25.11): the same model and GPUs ran 1.7x faster
 # per GPU by 26.04 (BLMBA-01); hetplan's memory is 0.3 GiB over.
 # BLMBA-07: EP 32 across 4 B200 nodes: hetplan charges 34.6 s of
@@ -334,6 +336,12 @@ def args_of(r, mfile):
     etp = tag(r["notes"], "ETP")
     if etp:
         a += ["--etp", etp]
+    # DISPATCH:alltoall|flex: the recipe's MoE token dispatcher
+    # (Megatron-Core --moe-token-dispatcher-type; the note names the file
+    # and line), where the framework row's default is not the run's.
+    disp = tag(r["notes"], "DISPATCH")
+    if disp:
+        a += ["--moe-dispatch", disp]
     # OVERLAPS:tp=off,grad=off,param=off: overlaps the source's launch
     # arguments leave off, where the preset would turn them on.
     ov = re.search(r"OVERLAPS:\s*([a-z=,]+)", r["notes"])
@@ -384,6 +392,8 @@ def args_of(r, mfile):
                 plan["sp"] = False
             if etp:
                 plan["etp"] = int(etp)
+            if disp:
+                plan["moe_dispatch"] = disp
             if tag(r["notes"], "ATTN") == "unfused":
                 plan["flash"] = False
             pfile = mfile.replace(".json", ".plan.json")

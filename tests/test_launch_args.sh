@@ -174,6 +174,34 @@ $H launch $fo --tp 2 --ep 8 --etp 1 --format deepspeed > /dev/null 2>"$T/err" ||
 grep -q "DeepSpeed does not run this plan as planned: expert TP 1 unlike TP 2" "$T/err" && ok ||
 	bad "deepspeed etp 1: no denial: $(cat "$T/err")"
 
+# --- The token dispatcher (the moe_dispatch key). Megatron-Core's
+# --moe-token-dispatcher-type takes allgather, alltoall or flex, and
+# --moe-flex-dispatcher-backend deepep, hybridep or ncclep
+# (transformer_config.py @d98e8a64 L891 and L898, made flags by
+# arguments.py L2373): alltoall writes the first alone, flex (the
+# megatron-core default) the second too, with HybridEP. Both flags are in
+# the pinned list. Mixtral 8x7B, EP 8 on 8 H100 (--force).
+for f in --moe-token-dispatcher-type --moe-flex-dispatcher-backend; do
+	grep -qxF -- "$f" tests/data/megatron_args.txt && ok || bad "$f not in megatron_args.txt"
+done
+for d in "alltoall|moe-token-dispatcher-type=alltoall moe-flex-dispatcher-backend=<absent>" \
+	"flex|moe-token-dispatcher-type=flex moe-flex-dispatcher-backend=hybridep" \
+	"|moe-token-dispatcher-type=flex moe-flex-dispatcher-backend=hybridep"; do
+	arg=${d%%|*}
+	# shellcheck disable=SC2086
+	$H launch $fo --tp 1 --ep 8 ${arg:+--moe-dispatch $arg} > "$T/md" 2>"$T/err" ||
+		bad "moe_dispatch '$arg' launch: $(cat "$T/err")"
+	known_flags "$T/md" "moe_dispatch '$arg'"
+	expect "$T/md" "${d#*|}" "moe_dispatch '$arg'"
+done
+# flex asked of DeepSpeed's launcher: a denial (its MoE sends with an
+# all-to-all)
+# shellcheck disable=SC2086
+$H launch $fo --tp 1 --ep 8 --moe-dispatch flex --format deepspeed > /dev/null 2>"$T/err" ||
+	bad "deepspeed flex launch"
+grep -q "DeepSpeed does not run this plan as planned: the flex token dispatcher" "$T/err" && ok ||
+	bad "deepspeed moe_dispatch flex: no denial: $(cat "$T/err")"
+
 # --- more settings: every flag still in the list
 i=0
 for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zero 3 --recompute full" \

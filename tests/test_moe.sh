@@ -26,6 +26,8 @@
 #  - MoE parallel folding (the etp key): expert weights per GPU, the
 #    expert optimizer shard, the EP group's nodes, the plan JSON and the
 #    validity rules, each with its hand calculation or source below.
+#  - The token dispatcher (the moe_dispatch key): the two cost models'
+#    bytes by hand, the plan JSON, the refusals (below).
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -237,4 +239,69 @@ expect 3 "ep 32 must divide dp x cp = 16" "$H" estimate $fold32 --ep 32
 expect 3 "etp 1 given for a dense model" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b \
 	--tp 2 --pp 1 --mbs 1 --gbs 64 --etp 1
 expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --etp 2
+# --- The token dispatcher: the plan key moe_dispatch (Megatron-Core
+# --moe-token-dispatcher-type alltoall|flex; docs/moe.md "Token
+# dispatcher"). A 2-layer model, hidden 1,024, 16 experts (2 per token),
+# sequence 4,096, micro-batch 2, on 2 nodes of 8 H100 with TP 1, EP 16
+# (DP 16): each rank routes 2 x 4,096 = 8,192 tokens, and one dispatch
+# sends 8,192 x 2 copies x 1,024 x 2 B = 33,554,432 bytes per rank,
+# 16 calls a step (2 layers x 2 micro-batches x dispatch and combine, x 2
+# for the backward). The experts sit 8 per node, so a token's copy goes
+# to the other node with probability 1/2:
+#   alltoall: 2 x 1/2 = 1 copy per token leaves the node, 16,777,216 B of
+#     the 33,554,432 per rank;
+#   flex: one copy per other node holding any of its 2 experts:
+#     1 - C(8,2)/C(16,2) = 1 - 28/120 = 0.76667 copies per token, a share
+#     of 0.76667 of the all-to-all's: 12,862,532 B.
+# The NVLink leg (900 GB/s against a 50 GB/s NIC) hides under the network
+# leg, so flex's EP time is between 0.7667 and 0.85 of alltoall's (same
+# bytes and calls; latency and efficiency keep it above the share).
+printf '{"name":"disp","layers":2,"hidden":1024,"heads":8,"kv_heads":2,"ffn":512,"vocab":1024,"seq_len":4096,"gated_mlp":true,"norm":"rmsnorm","position":"rope","tied_embeddings":false,"bias":false,"moe":{"experts":16,"top_k":2,"expert_ffn":512,"shared_experts":0,"dense_layers":0}}\n' >"$T/disp.json"
+disp="--pool 2x8xH100-SXM -m $T/disp.json --tp 1 --pp 1 --ep 16 --mbs 2 --gbs 64"
+# shellcheck disable=SC2086
+est da $disp --moe-dispatch alltoall
+# shellcheck disable=SC2086
+est df $disp --moe-dispatch flex
+# shellcheck disable=SC2086
+est dd $disp
+# shellcheck disable=SC2086
+est ds $disp --framework deepspeed
+python3 - "$T/da.json" "$T/df.json" "$T/dd.json" "$T/ds.json" <<'PY' && ok || bad "moe_dispatch: alltoall against flex bytes, calls or time"
+import json, sys
+a, f, d, s = (json.load(open(x)) for x in sys.argv[1:])
+ea, ef, ed, es = ([c for c in j["comm"] if c["dim"] == "ep"][0] for j in (a, f, d, s))
+r = ef["time_s"] / ea["time_s"]
+sys.exit(0 if ea["bytes"] == ef["bytes"] == 33554432 and ea["calls_per_step"] == ef["calls_per_step"] == 16
+         and 0.7667 <= r <= 0.85
+         # the megatron-core default is flex, DeepSpeed's NCCL all-to-all
+         and ed["time_s"] == ef["time_s"] and es["time_s"] == ea["time_s"] else 1)
+PY
+# The plan JSON carries the key only when set; fed back as --plan it
+# gives the same plan and step time.
+python3 - "$T/da.json" "$T/dd.json" "$T/daplan.json" <<'PY' && ok || bad "moe_dispatch in the plan JSON"
+import json, sys
+a, d = (json.load(open(x)) for x in sys.argv[1:3])
+json.dump(a["plan"], open(sys.argv[3], "w"))
+sys.exit(0 if a["plan"]["moe_dispatch"] == "alltoall" and "moe_dispatch" not in d["plan"] else 1)
+PY
+est dart --pool 2x8xH100-SXM -m "$T/disp.json" --plan "$T/daplan.json"
+python3 - "$T/da.json" "$T/dart.json" <<'PY' && ok || bad "moe_dispatch alltoall plan JSON round trip"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if a["plan"] == b["plan"] and a["step_time_s"] == b["step_time_s"] else 1)
+PY
+# Refused, exit 3: flex under a framework without it (framework.c rows
+# deepspeed, torchtitan, megatron-lm: ep_dispatch_dedup 0), a dispatcher
+# other than the default for a dense model (as ep above 1 is), and a name
+# Megatron-Core's list has but hetplan does not cost (allgather).
+for fw in deepspeed torchtitan megatron-lm; do
+	# shellcheck disable=SC2086
+	expect 3 "moe_dispatch flex needs framework megatron-core" "$H" estimate $disp \
+		--framework $fw --moe-dispatch flex
+	grep -qF "$fw has none" "$T/err" && ok || bad "flex under $fw: message lacks the framework"
+done
+expect 3 "moe_dispatch alltoall given for a dense model" "$H" estimate --pool 2x8xH100-SXM \
+	-m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --moe-dispatch alltoall
+# shellcheck disable=SC2086
+expect 2 "--moe-dispatch" "$H" estimate $disp --moe-dispatch allgather
 finish moe

@@ -735,6 +735,45 @@ TEST(etp_is_in_the_key)
 	plan_free(&b.p);
 }
 
+/* The token dispatcher (the plan key moe_dispatch) changes the EP
+ * all-to-all's network bytes (perf_comm.c ep_dispatch_time), so the stage
+ * memo key carries it: Mixtral 8x7B on 4x8 H100, TP 2, PP 2, DP 8, EP 8
+ * (the EP group strides TP 2 ranks: 2 nodes), first at the megatron-core
+ * default (flex) and then at alltoall on this thread; the alltoall
+ * estimate must equal its cold estimate, and be slower than flex's (a
+ * token's network copies: 2 x 1/2 = 1 against 1 - C(4,2)/C(8,2) = 0.786,
+ * with 8 experts, 2 per token, 4 a node). */
+TEST(moe_dispatch_is_in_the_key)
+{
+	struct est_case a, b;
+	struct hp_err err = { 0 };
+	memset(&a, 0, sizeof a);
+	cluster_init(&a.c);
+	if (add_pool(&a.c, "4x8xH100-SXM") < 0)
+		return;
+	a.m = catalog_model(&cat, "mixtral-8x7b");
+	plan_init(&a.p);
+	a.p.mbs = 1;
+	a.p.gbs = 256;
+	a.p.ep = 8;
+	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 2, 2, 8, &err) == 0);
+	b = a;
+	plan_init(&b.p);
+	plan_copy(&b.p, &a.p);
+	b.p.moe_dispatch = MOE_DISPATCH_ALLTOALL;
+	struct estimate ea, eb, ec;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(cold_estimate(&b, &ec) == 0);
+	CHECK(same_estimate(&eb, &ec));
+	CHECK(eb.step_time_s > ea.step_time_s);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ec);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 /* Case k's plan at two global batches, as a (gbs_a) then b (gbs_b):
  * both estimated on this thread in that order, so b meets the stages a
  * left in the memo at another micro-batch count; b's cold estimate on a
@@ -1099,6 +1138,7 @@ int main(void)
 	RUN(dp_memo_across_more_settings_than_serials);
 	RUN(ep_overlap_rank_is_in_the_key);
 	RUN(etp_is_in_the_key);
+	RUN(moe_dispatch_is_in_the_key);
 	RUN(memory_check_at_another_dp_equals_a_miss);
 	RUN(micro_batches_only_where_read);
 	RUN(stage_shape_is_in_the_key);
