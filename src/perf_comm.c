@@ -330,17 +330,25 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
  * group etp x ep. Unfolded: hetplan's layout before folding, EP inside
  * the DP x CP group of stride tp x cp. At cp 1 the two agree on the EP
  * group; at cp > 1 Megatron-Core's expert grid strides tp, not tp x cp
- * (not changed here: it would move every unfolded CP x EP estimate). */
+ * (not changed here: it would move every unfolded CP x EP estimate). In
+ * both the expert-DP group strides the EP group's span (etp x ep, or
+ * tp x cp x ep unfolded), so with TP 2, EP 8 on 8-GPU nodes each of its
+ * ranks sits on a different node. Both at least 1. */
 void perf_expert_layout(const struct stage_ctx *x, int *ep_per_node, int *edp_per_node)
 {
 	int dom = perf_domain_gpus(x->pl);
 	if (!plan_ep_folded(x->p, x->tp)) {
-		*ep_per_node = *edp_per_node = dom / (x->tp * x->cp);
-		return;
+		*ep_per_node = dom / (x->tp * x->cp);
+		*edp_per_node = dom / (x->tp * x->cp * x->p->ep);
+	} else {
+		int etp = plan_etp(x->p, x->tp);
+		*ep_per_node = dom / etp;
+		*edp_per_node = dom / (etp * x->p->ep);
 	}
-	int etp = plan_etp(x->p, x->tp);
-	*ep_per_node = dom / etp;
-	*edp_per_node = dom / (etp * x->p->ep);
+	if (*ep_per_node < 1)
+		*ep_per_node = 1;
+	if (*edp_per_node < 1)
+		*edp_per_node = 1;
 }
 
 /* The expert data-parallel degree of x's stage: tp x cp x dp / (etp x

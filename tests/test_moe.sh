@@ -221,6 +221,25 @@ r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "ep"]
 sys.exit(0 if r and r[0]["group_nodes"] == int(sys.argv[2]) else 1)
 PY
 done
+# The expert-DP group's ranks (the same grid: expert DP outside ETP x
+# EP, so it strides etp x ep ranks, tp x ep at the default etp = tp). On
+# 4 nodes of 8 with TP 2, DP 16 and 32 experts:
+#   EP 8, ETP 2 (default): expert DP = 16 / 8 = 2, stride 2 x 8 = 16:
+#     its 2 ranks on 2 nodes; per GPU 32 / 8 = 4 experts at half width;
+#   EP 16, ETP 1: expert DP = 2 x 16 / 16 = 2, stride 16: 2 nodes; per
+#     GPU 32 / 16 = 2 whole experts.
+# The same expert bytes per GPU, reduced over the same 2 ranks on 2
+# nodes, beside the same dense DP group of 16: the dp row's time is the
+# same.
+# shellcheck disable=SC2086
+est d1 $fold32 --ep 8
+# shellcheck disable=SC2086
+est d2 $fold32 --ep 16 --etp 1
+python3 - "$T/d1.json" "$T/d2.json" <<'PY' && ok || bad "expert DP over 2 nodes: dp time at ep 8 etp 2 differs from ep 16 etp 1"
+import json, sys
+a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "dp"][0] for f in sys.argv[1:])
+sys.exit(0 if a["bytes"] == b["bytes"] and abs(a["time_s"] - b["time_s"]) <= 1e-9 * b["time_s"] else 1)
+PY
 # Refused, exit 3, naming the key: ETP x EP must divide TP x DP (2 x 16 =
 # 32 GPUs here, and 2 x 32 = 64 does not), ETP must divide the expert
 # width 512 (3 does not), ETP below TP needs sequence parallelism
