@@ -253,6 +253,18 @@ expect 3 "etp 3 does not divide the expert FFN width 512" "$H" estimate $fold32 
 expect 3 "etp 1 below tp 2 needs sequence parallelism" "$H" estimate $fold32 --ep 8 --etp 1 --no-sp
 # shellcheck disable=SC2086
 expect 3 "ep 32 must divide dp x cp = 16" "$H" estimate $fold32 --ep 32
+# Megatron's MoELayer.forward raises in training whenever the TP group
+# has more than one rank and sequence parallelism is off (moe_layer.py
+# @001199898c4b: "During training, performance may degrade if MoE and
+# tensor parallelism are enabled without also enabling sequence
+# parallelism"), at ETP = TP too; TP 1 has no TP group to refuse.
+# shellcheck disable=SC2086
+expect 3 "runs MoE layers at tp 2 without sequence parallelism" "$H" estimate $fold --no-sp \
+	--framework megatron-core
+# shellcheck disable=SC2086
+expect 3 "drop --no-sp" "$H" estimate $fold --no-sp --framework megatron-lm --ep 1
+expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --mbs 1 \
+	--gbs 64 --no-sp --framework megatron-core
 expect 3 "etp 1 given for a dense model" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b \
 	--tp 2 --pp 1 --mbs 1 --gbs 64 --etp 1
 expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --etp 2
