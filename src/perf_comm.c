@@ -175,8 +175,13 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double per_layer = 4 + rc_units, all = one * per_layer * layers;
 	if (x->moe_layers && plan_ep_folded(p, tp)) {
 		/* Folded MoE layers: the attention's unit on the TP group,
-		 * the experts' on the expert TP group (tp_expert_unit). */
-		double u = one * (2 * layers - x->moe_layers) + tp_expert_unit(x) * x->moe_layers;
+		 * the experts' on the expert TP group (tp_expert_unit), and
+		 * the shared experts' on the TP group (Megatron-Core's
+		 * SharedExpertMLP runs on pg_collection.tp, gathering and
+		 * scattering its own input and output). */
+		int shared = x->m->moe.shared_experts > 0;
+		double u = one * (2 * layers - x->moe_layers + shared * x->moe_layers) +
+			   tp_expert_unit(x) * x->moe_layers;
 		cf = cb = u;
 		cr_ = rc_units * u / 2;
 		all = cf + cb + cr_;

@@ -240,6 +240,20 @@ import json, sys
 a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "dp"][0] for f in sys.argv[1:])
 sys.exit(0 if a["bytes"] == b["bytes"] and abs(a["time_s"] - b["time_s"]) <= 1e-9 * b["time_s"] else 1)
 PY
+# Shared experts in a folded layer: Megatron-Core's SharedExpertMLP runs
+# on the attention's TP group and gathers / scatters its own input and
+# output. At ETP 1 the routed experts have no TP collectives, and with
+# every layer MoE (dense_layers 0) a layer's TP units are the attention's
+# (1) without shared experts and attention + shared experts (2) with one:
+# the tp row's time doubles, same bytes per unit (T x hidden).
+sed 's/"shared_experts":0/"shared_experts":1/' "$T/fold8.json" >"$T/fold8s.json"
+est s0 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
+est s1 --pool 2x8xH100-SXM -m "$T/fold8s.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
+python3 - "$T/s0.json" "$T/s1.json" <<'PY' && ok || bad "folded shared experts: tp time not twice the attention's alone"
+import json, sys
+a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "tp"][0] for f in sys.argv[1:])
+sys.exit(0 if a["bytes"] == b["bytes"] and abs(b["time_s"] - 2 * a["time_s"]) <= 1e-9 * b["time_s"] else 1)
+PY
 # Refused, exit 3, naming the key: ETP x EP must divide TP x DP (2 x 16 =
 # 32 GPUs here, and 2 x 32 = 64 does not), ETP must divide the expert
 # width 512 (3 does not), ETP below TP needs sequence parallelism
