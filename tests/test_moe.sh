@@ -254,6 +254,18 @@ import json, sys
 a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "tp"][0] for f in sys.argv[1:])
 sys.exit(0 if a["bytes"] == b["bytes"] and abs(b["time_s"] - 2 * a["time_s"]) <= 1e-9 * b["time_s"] else 1)
 PY
+# TP 1 with ETP 2: the comm table's tp row is the expert TP group's. Its
+# unit moves T x hidden x 2 B x ETP / TP = 1,024 x 1,024 x 2 x 2 =
+# 4,194,304 bytes over 2 ranks in one node; per micro-batch 2 MoE layers x
+# (1 unit forward + 1 backward) x 2 collectives (gather, reduce-scatter)
+# = 8, and 64 / (1 x 16) = 4 micro-batches: 32 a step.
+est e2 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64
+python3 - "$T/e2.json" <<'PY' && ok || bad "tp 1 etp 2: no tp row for the expert TP group"
+import json, sys
+r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "tp"]
+sys.exit(0 if r and r[0]["group"] == 2 and r[0]["group_nodes"] == 1 and
+         r[0]["bytes"] == 4194304 and r[0]["calls_per_step"] == 32 and r[0]["time_s"] > 0 else 1)
+PY
 # Refused, exit 3, naming the key: ETP x EP must divide TP x DP (2 x 16 =
 # 32 GPUs here, and 2 x 32 = 64 does not), ETP must divide the expert
 # width 512 (3 does not), ETP below TP needs sequence parallelism
