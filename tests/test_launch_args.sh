@@ -181,6 +181,17 @@ $H launch $fo --tp 2 --ep 8 --etp 1 --format deepspeed > /dev/null 2>"$T/err" ||
 grep -q "DeepSpeed does not run this plan as planned: expert TP 1 unlike TP 2" "$T/err" && ok ||
 	bad "deepspeed etp 1: no denial: $(cat "$T/err")"
 
+# Megatron-DeepSpeed TP-splits the experts only with
+# --enable-expert-tensor-parallelism (its arguments.py: store_true,
+# default False): the note names it at TP 2 with ETP = TP, not at TP 1.
+# shellcheck disable=SC2086
+$H launch $fo --tp 2 --ep 4 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed tp 2 ep 4"
+grep -q -- "--enable-expert-tensor-parallelism" "$T/err" && ok ||
+	bad "deepspeed tp 2 ep 4: no --enable-expert-tensor-parallelism note: $(cat "$T/err")"
+# shellcheck disable=SC2086
+$H launch $fo --tp 1 --ep 8 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed tp 1 ep 8"
+grep -q -- "--enable-expert-tensor-parallelism" "$T/err" && bad "deepspeed tp 1: expert TP note" || ok
+
 # --- more settings: every flag still in the list
 i=0
 for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zero 3 --recompute full" \
