@@ -726,6 +726,14 @@ static void deepspeed_notes(struct sbuf *n, const struct model_spec *m, const st
 		sbuf_addf(n, "DeepSpeed: EP %d is set where the model is built (Megatron-DeepSpeed: "
 			  "--num-experts %d --moe-expert-parallel-size %d); the config has no "
 			  "key for it.\n", p->ep, m->moe.experts, p->ep);
+	/* Megatron-DeepSpeed splits the experts over TP only with
+	 * --enable-expert-tensor-parallelism (arguments.py
+	 * _add_distributed_args: store_true, default False); without it each
+	 * TP rank holds whole experts, not the plan's 1 / TP of them. */
+	if (m->moe.experts > 0 && pc->tp > 1 && plan_etp(p, pc->tp) == pc->tp)
+		sbuf_addf(n, "DeepSpeed: give Megatron-DeepSpeed --enable-expert-tensor-parallelism "
+			  "so that the experts are split over TP %d as planned (off by default: "
+			  "each TP rank would hold whole experts).\n", pc->tp);
 	/* Megatron-DeepSpeed builds GPTModelPipe, a PipelineModule, unless
 	 * --no-pipeline-parallel is given (pretrain_gpt.py model_provider;
 	 * "use pp engine even for pp=1", deepspeedai/Megatron-DeepSpeed #6,

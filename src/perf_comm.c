@@ -175,8 +175,13 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double per_layer = 4 + rc_units, all = one * per_layer * layers;
 	if (x->moe_layers && plan_ep_folded(p, tp)) {
 		/* Folded MoE layers: the attention's unit on the TP group,
-		 * the experts' on the expert TP group (tp_expert_unit). */
-		double u = one * (2 * layers - x->moe_layers) + tp_expert_unit(x) * x->moe_layers;
+		 * the experts' on the expert TP group (tp_expert_unit), and
+		 * the shared experts' on the TP group (Megatron-Core's
+		 * SharedExpertMLP runs on pg_collection.tp, gathering and
+		 * scattering its own input and output). */
+		int shared = x->m->moe.shared_experts > 0;
+		double u = one * (2 * layers - x->moe_layers + shared * x->moe_layers) +
+			   tp_expert_unit(x) * x->moe_layers;
 		cf = cb = u;
 		cr_ = rc_units * u / 2;
 		all = cf + cb + cr_;
@@ -184,8 +189,23 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double gf = x->gemm_fwd;
 	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
 		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov);
-	note_comm(e, DIM_TP, p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes,
-		  per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
+	enum comm_coll op = p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE;
+	int etp = plan_etp(p, tp);
+	if (x->moe_layers && etp > tp) {
+		/* Folded with the expert TP group the larger (at TP 1 the
+		 * only one of more than a rank, which note_comm would skip):
+		 * the row names it, its unit's bytes and its collectives, 1
+		 * unit forward, 1 backward and rc_units / 2 recomputed per
+		 * MoE layer; the times stay the stage's whole TP time. */
+		double eb = bytes * etp / tp;
+		make_group(x, st->pool, -1, etp, etp < dom ? etp : dom, &gt);
+		coll(x, &gt, op, eb, &cr);
+		note_comm(e, DIM_TP, op, eb,
+			  (2 + rc_units / 2) * x->moe_layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
+			  all * x->mb, t_tp * x->mb);
+		return t_tp;
+	}
+	note_comm(e, DIM_TP, op, bytes, per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
 		  all * x->mb, t_tp * x->mb);
 	return t_tp;
 }
@@ -332,17 +352,25 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
  * group etp x ep. Unfolded: hetplan's layout before folding, EP inside
  * the DP x CP group of stride tp x cp. At cp 1 the two agree on the EP
  * group; at cp > 1 Megatron-Core's expert grid strides tp, not tp x cp
- * (not changed here: it would move every unfolded CP x EP estimate). */
+ * (not changed here: it would move every unfolded CP x EP estimate). In
+ * both the expert-DP group strides the EP group's span (etp x ep, or
+ * tp x cp x ep unfolded), so with TP 2, EP 8 on 8-GPU nodes each of its
+ * ranks sits on a different node. Both at least 1. */
 void perf_expert_layout(const struct stage_ctx *x, int *ep_per_node, int *edp_per_node)
 {
 	int dom = perf_domain_gpus(x->pl);
 	if (!plan_ep_folded(x->p, x->tp)) {
-		*ep_per_node = *edp_per_node = dom / (x->tp * x->cp);
-		return;
+		*ep_per_node = dom / (x->tp * x->cp);
+		*edp_per_node = dom / (x->tp * x->cp * x->p->ep);
+	} else {
+		int etp = plan_etp(x->p, x->tp);
+		*ep_per_node = dom / etp;
+		*edp_per_node = dom / (etp * x->p->ep);
 	}
-	int etp = plan_etp(x->p, x->tp);
-	*ep_per_node = dom / etp;
-	*edp_per_node = dom / (etp * x->p->ep);
+	if (*ep_per_node < 1)
+		*ep_per_node = 1;
+	if (*edp_per_node < 1)
+		*edp_per_node = 1;
 }
 
 /* The expert data-parallel degree of x's stage: tp x cp x dp / (etp x

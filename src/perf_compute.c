@@ -487,13 +487,16 @@ static double moe_block_kernels(const struct plan *p, double local, double *coll
  * MoE layer (plan_ep_folded) keeps the attention's pair on its TP group,
  * and its routed experts gather and scatter their tokens over the expert
  * TP group instead (token_dispatcher.py dispatch_postprocess and
- * combine_preprocess, over expt_tp): none at etp 1. */
+ * combine_preprocess, over expt_tp): none at etp 1. Its shared experts
+ * (SharedExpertMLP) run on the attention's TP group with a pair of their
+ * own. */
 static double tp_colls(const struct model_spec *m, int layer, const struct plan *p, int tp)
 {
 	int per = p->sp ? 2 : 1;
 	if (!model_layer_is_moe(m, layer) || !plan_ep_folded(p, tp))
 		return tp > 1 ? 2 * per : 0;
-	return (tp > 1 ? per : 0) + (plan_etp(p, tp) > 1 ? per : 0);
+	int attn_units = m->moe.shared_experts > 0 ? 2 : 1;
+	return (tp > 1 ? attn_units * per : 0) + (plan_etp(p, tp) > 1 ? per : 0);
 }
 
 /* Kernels one layer launches forward on one GPU, op by op. The backward

@@ -765,6 +765,32 @@ static int validate_dispatch(const struct plan *p, const struct model_spec *m, c
 	return 0;
 }
 
+/* Megatron's MoELayer.forward raises in training whenever its TP group
+ * has more than one rank and sequence parallelism is off
+ * (megatron/core/transformer/moe/moe_layer.py @001199898c4b, the first
+ * statement of MoELayer.forward; the folded case above is one instance).
+ * Applied to the Megatron frameworks only: DeepSpeed-MoE and torchtitan
+ * were not checked for the same rule. */
+static int validate_moe_sp(const struct plan *p, const struct model_spec *m, const char *ctx,
+			   struct hp_err *err)
+{
+	if (p->sp || (p->framework != FW_MEGATRON_CORE && p->framework != FW_MEGATRON_LM))
+		return 0;
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		for (int s = 0; s < r->n_stages; s++) {
+			const struct stage *st = &r->stages[s];
+			if (st->tp > 1 && model_moe_layers_in(m, st->first_layer, st->last_layer))
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: replicas[%d].stages[%d] runs MoE layers at tp %d "
+						  "without sequence parallelism, which %s refuses in "
+						  "training (MoE with tp > 1 needs it); drop --no-sp",
+						  ctx, i, s, st->tp, framework_get(p->framework)->name);
+		}
+	}
+	return 0;
+}
+
 /* The settings against the model: batch, master layout, cp and ep. */
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
@@ -833,6 +859,8 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: ep %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
 				  ctx, p->ep, dp * p->cp);
+	if (validate_moe_sp(p, m, ctx, err))
+		return -1;
 	return validate_etp(p, m, dp, ctx, err);
 }
 

@@ -220,9 +220,10 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * parallelism.expert_tensor_parallel_degree takes only etp = tp, or
 	 * etp 1 with ep a multiple of cp x tp (torchtitan/distributed/
 	 * parallel_dims.py @8a2686c4 L57-64); DeepSpeed-MoE's experts use the
-	 * model's TP. */
+	 * model's TP. At EP 1 too: torchtitan then runs the experts at
+	 * ETP = TP, which is not the plan. */
 	int tp0 = rep->stages[0].tp, etp = plan_etp(p, tp0);
-	if (p->ep > 1 && etp != tp0) {
+	if (etp != tp0) {
 		deny(v, MLM | DS, "expert TP %d unlike TP %d (MoE parallel folding)", etp, tp0);
 		if (etp != 1 || p->ep % (p->cp * tp0))
 			deny(v, TITAN, "expert TP %d with TP %d and EP %d (torchtitan takes expert "

@@ -169,6 +169,13 @@ titan "--tp 2 --ep 4" "expert_tensor_parallel_degree = 2" no
 titan "--tp 2 --ep 4 --etp 1" absent no
 titan "--tp 4 --ep 4 --etp 2" "expert_tensor_parallel_degree = 2" yes
 titan "--tp 4 --ep 2 --etp 1" absent yes
+# EP 1 with ETP 1 under TP 2: EP 1 is no multiple of CP x TP = 2, so
+# torchtitan runs the experts at ETP = TP 2, not the plan's 1: denied.
+titan "--tp 2 --ep 1 --etp 1" absent yes
+# shellcheck disable=SC2086
+$H launch $fo --tp 2 --ep 1 --etp 1 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed ep 1 etp 1"
+grep -q "DeepSpeed does not run this plan as planned: expert TP 1 unlike TP 2" "$T/err" && ok ||
+	bad "deepspeed ep 1 etp 1: no denial: $(cat "$T/err")"
 # shellcheck disable=SC2086
 $H launch $fo --tp 2 --ep 8 --etp 1 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed etp 1"
 grep -q "DeepSpeed does not run this plan as planned: expert TP 1 unlike TP 2" "$T/err" && ok ||
@@ -201,6 +208,16 @@ $H launch $fo --tp 1 --ep 8 --moe-dispatch flex --format deepspeed > /dev/null 2
 	bad "deepspeed flex launch"
 grep -q "DeepSpeed does not run this plan as planned: the flex token dispatcher" "$T/err" && ok ||
 	bad "deepspeed moe_dispatch flex: no denial: $(cat "$T/err")"
+# Megatron-DeepSpeed TP-splits the experts only with
+# --enable-expert-tensor-parallelism (its arguments.py: store_true,
+# default False): the note names it at TP 2 with ETP = TP, not at TP 1.
+# shellcheck disable=SC2086
+$H launch $fo --tp 2 --ep 4 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed tp 2 ep 4"
+grep -q -- "--enable-expert-tensor-parallelism" "$T/err" && ok ||
+	bad "deepspeed tp 2 ep 4: no --enable-expert-tensor-parallelism note: $(cat "$T/err")"
+# shellcheck disable=SC2086
+$H launch $fo --tp 1 --ep 8 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed tp 1 ep 8"
+grep -q -- "--enable-expert-tensor-parallelism" "$T/err" && bad "deepspeed tp 1: expert TP note" || ok
 
 # --- more settings: every flag still in the list
 i=0

@@ -223,6 +223,51 @@ r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "ep"]
 sys.exit(0 if r and r[0]["group_nodes"] == int(sys.argv[2]) else 1)
 PY
 done
+# The expert-DP group's ranks (the same grid: expert DP outside ETP x
+# EP, so it strides etp x ep ranks, tp x ep at the default etp = tp). On
+# 4 nodes of 8 with TP 2, DP 16 and 32 experts:
+#   EP 8, ETP 2 (default): expert DP = 16 / 8 = 2, stride 2 x 8 = 16:
+#     its 2 ranks on 2 nodes; per GPU 32 / 8 = 4 experts at half width;
+#   EP 16, ETP 1: expert DP = 2 x 16 / 16 = 2, stride 16: 2 nodes; per
+#     GPU 32 / 16 = 2 whole experts.
+# The same expert bytes per GPU, reduced over the same 2 ranks on 2
+# nodes, beside the same dense DP group of 16: the dp row's time is the
+# same.
+# shellcheck disable=SC2086
+est d1 $fold32 --ep 8
+# shellcheck disable=SC2086
+est d2 $fold32 --ep 16 --etp 1
+python3 - "$T/d1.json" "$T/d2.json" <<'PY' && ok || bad "expert DP over 2 nodes: dp time at ep 8 etp 2 differs from ep 16 etp 1"
+import json, sys
+a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "dp"][0] for f in sys.argv[1:])
+sys.exit(0 if a["bytes"] == b["bytes"] and abs(a["time_s"] - b["time_s"]) <= 1e-9 * b["time_s"] else 1)
+PY
+# Shared experts in a folded layer: Megatron-Core's SharedExpertMLP runs
+# on the attention's TP group and gathers / scatters its own input and
+# output. At ETP 1 the routed experts have no TP collectives, and with
+# every layer MoE (dense_layers 0) a layer's TP units are the attention's
+# (1) without shared experts and attention + shared experts (2) with one:
+# the tp row's time doubles, same bytes per unit (T x hidden).
+sed 's/"shared_experts":0/"shared_experts":1/' "$T/fold8.json" >"$T/fold8s.json"
+est s0 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
+est s1 --pool 2x8xH100-SXM -m "$T/fold8s.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
+python3 - "$T/s0.json" "$T/s1.json" <<'PY' && ok || bad "folded shared experts: tp time not twice the attention's alone"
+import json, sys
+a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "tp"][0] for f in sys.argv[1:])
+sys.exit(0 if a["bytes"] == b["bytes"] and abs(b["time_s"] - 2 * a["time_s"]) <= 1e-9 * b["time_s"] else 1)
+PY
+# TP 1 with ETP 2: the comm table's tp row is the expert TP group's. Its
+# unit moves T x hidden x 2 B x ETP / TP = 1,024 x 1,024 x 2 x 2 =
+# 4,194,304 bytes over 2 ranks in one node; per micro-batch 2 MoE layers x
+# (1 unit forward + 1 backward) x 2 collectives (gather, reduce-scatter)
+# = 8, and 64 / (1 x 16) = 4 micro-batches: 32 a step.
+est e2 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64
+python3 - "$T/e2.json" <<'PY' && ok || bad "tp 1 etp 2: no tp row for the expert TP group"
+import json, sys
+r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "tp"]
+sys.exit(0 if r and r[0]["group"] == 2 and r[0]["group_nodes"] == 1 and
+         r[0]["bytes"] == 4194304 and r[0]["calls_per_step"] == 32 and r[0]["time_s"] > 0 else 1)
+PY
 # Refused, exit 3, naming the key: ETP x EP must divide TP x DP (2 x 16 =
 # 32 GPUs here, and 2 x 32 = 64 does not), ETP must divide the expert
 # width 512 (3 does not), ETP below TP needs sequence parallelism
@@ -236,6 +281,18 @@ expect 3 "etp 3 does not divide the expert FFN width 512" "$H" estimate $fold32 
 expect 3 "etp 1 below tp 2 needs sequence parallelism" "$H" estimate $fold32 --ep 8 --etp 1 --no-sp
 # shellcheck disable=SC2086
 expect 3 "ep 32 must divide dp x cp = 16" "$H" estimate $fold32 --ep 32
+# Megatron's MoELayer.forward raises in training whenever the TP group
+# has more than one rank and sequence parallelism is off (moe_layer.py
+# @001199898c4b: "During training, performance may degrade if MoE and
+# tensor parallelism are enabled without also enabling sequence
+# parallelism"), at ETP = TP too; TP 1 has no TP group to refuse.
+# shellcheck disable=SC2086
+expect 3 "runs MoE layers at tp 2 without sequence parallelism" "$H" estimate $fold --no-sp \
+	--framework megatron-core
+# shellcheck disable=SC2086
+expect 3 "drop --no-sp" "$H" estimate $fold --no-sp --framework megatron-lm --ep 1
+expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --mbs 1 \
+	--gbs 64 --no-sp --framework megatron-core
 expect 3 "etp 1 given for a dense model" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b \
 	--tp 2 --pp 1 --mbs 1 --gbs 64 --etp 1
 expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --etp 2
