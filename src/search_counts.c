@@ -1091,15 +1091,16 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
 	cl.width = n;
 	cl_add(&cl, full);
 	counts_around_full(x, g, Ls, n, full, &cl);
+	int from = 0;
 	if (x->o->objective != OBJ_THROUGHPUT) {
 		/* the vectors before the node mixes tried first (they are
 		 * first in the list, tried in its order either way), so that
 		 * the mixes' blocks are screened against the plans they kept */
-		for (int i = 0; i < cl.n; i++)
-			cl_try(x, g, Ls, n, &cl.v[i], 0);
+		for (; from < cl.n; from++)
+			cl_try(x, g, Ls, n, &cl.v[from], 0);
 		counts_node_mixes(x, g, Ls, n, &cl);
 	}
-	for (int i = 0; i < cl.n; i++)
+	for (int i = from; i < cl.n; i++)
 		cl_try(x, g, Ls, n, &cl.v[i], 0);
 	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
 		counts_milp_ladder(x, g, Ls, n, &cl);
