@@ -503,7 +503,9 @@ static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
  * pools they do not use, and a failure at layout i cuts all those
  * mixes at once. On 3 pools it saves nothing (Mixtral 8x22B's deadline
  * search: 10,870.2M -> 10,868.0M instructions; fifteenth round's walk
- * of this kind cost more there). */
+ * of this kind cost more there), nor with its blocks' screen
+ * (walk_block_screened: 10,716.1M -> 10,932.9M, docs/planner.md
+ * "Seventeenth round"). */
 #define MIX_WALK_POOLS 4
 
 /* The walk's state: the set's fill (mix_fill), each pool's rungs in GPUs
