@@ -404,6 +404,23 @@ static int combo_bounds(struct ctx *x, const int *used, double pipe)
 	return bounds_screened(x, lb, t, usd, priced, margin);
 }
 
+/* try_combo's first screen (combo_screened, before the batch split) for
+ * every count vector of a set at once whose GPUs per pool are at least
+ * used[] (on the same pools: every layout of the set at one replica or
+ * more) and whose pipeline bound (combo_groups) is at least pipe. The
+ * screen is monotone: its price (whole nodes of used), time and cost
+ * grow with used and pipe, and each test it makes (past the deadline
+ * or budget, behind the last ranked and the stock plan, dominated on
+ * the front) holds for larger values where it holds for smaller ones,
+ * and for the lists kept later (the ranked list's last and the stock
+ * plan only improve, the front only gains dominating points). So a 1
+ * here is a 1 for each of those vectors whenever try_combo asks later.
+ * Counts nothing: the caller counts a block it skips. */
+int combo_screens_all(struct ctx *x, const int *used, double pipe)
+{
+	return combo_bounds(x, used, pipe);
+}
+
 static int combo_screened(struct ctx *x, const int *used, double pipe)
 {
 	if (!combo_bounds(x, used, pipe))

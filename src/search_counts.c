@@ -503,7 +503,9 @@ static int mix_fill(const struct mix_fill *f, const int *cap, int *counts)
  * pools they do not use, and a failure at layout i cuts all those
  * mixes at once. On 3 pools it saves nothing (Mixtral 8x22B's deadline
  * search: 10,870.2M -> 10,868.0M instructions; fifteenth round's walk
- * of this kind cost more there). */
+ * of this kind cost more there), nor with its blocks' screen
+ * (walk_block_screened: 10,716.1M -> 10,932.9M, docs/planner.md
+ * "Seventeenth round"). */
 #define MIX_WALK_POOLS 4
 
 /* The walk's state: the set's fill (mix_fill), each pool's rungs in GPUs
@@ -518,7 +520,85 @@ struct mix_walk {
 	int n_new[HP_MAX_POOLS + 1], newq[HP_MAX_POOLS + 1][2];
 	int *out;             /* mix at's counts at out + at * n */
 	unsigned char *ok;    /* 1: mix at filled */
+	/* the blocks' screen (walk_block_screened; x NULL: none) */
+	struct ctx *x;
+	const struct layout **Ls;
+	unsigned set_before[HP_MAX_POOLS + 1];  /* set pools layouts 0..i-1 use */
+	int branches[HP_MAX_POOLS + 1];         /* a layout from i on is the
+						 * first on a pool */
+	int top_gpus[HP_MAX_POOLS];             /* each pool's highest rung */
+	double M, floor_t;
 };
+
+double search_block_pipe_bound(int n, int i, const double *A, const double *B, const int *counts,
+			       const int *ub, double M)
+{
+	double num = M, den = 0;
+	int idx[HP_MAX_POOLS + 1], k = 0;
+	for (int j = 0; j < n; j++) {
+		int c = j < i ? counts[j] : 1;
+		num += c * A[j] / B[j];
+		den += c / B[j];
+		if (j < i || ub[j] <= 1)
+			continue;
+		/* the free layouts by A, the least first (insertion: n <= 5) */
+		int at = k++;
+		while (at > 0 && A[idx[at - 1]] > A[j]) {
+			idx[at] = idx[at - 1];
+			at--;
+		}
+		idx[at] = j;
+	}
+	if (!(den > 0))
+		return -HUGE_VAL;
+	double t = num / den;
+	for (int a = 0; a < k && A[idx[a]] < t; a++) {
+		int j = idx[a];
+		num += (ub[j] - 1) * A[j] / B[j];
+		den += (ub[j] - 1) / B[j];
+		t = num / den;
+	}
+	return t - 1e-9 * fabs(t);
+}
+
+/* Does try_combo's first screen skip every mix of the walk's block at
+ * layout i (layouts 0..i-1 at counts[], the set pools they use left
+ * with left[] GPUs)? Every mix of the block has counts[j] replicas of
+ * each layout j < i and 1 <= n_j <= ub_j of each later one, ub_j the
+ * replicas that fit on its pools' GPUs left, or on their highest rung
+ * where no layout before i uses them. So each pool holds at least the
+ * GPUs of counts[] and of one replica of each later layout (used), and
+ * the pipeline bound is at least search_block_pipe_bound's, and at
+ * least floor_t (the set's largest A_lo + q B_lo, in every mix's bound);
+ * combo_screens_all then decides the block. */
+static int walk_block_screened(const struct mix_walk *w, int i, const int *left,
+			       const int *counts)
+{
+	const struct mix_fill *f = w->f;
+	int used[HP_MAX_POOLS] = { 0 }, ub[HP_MAX_POOLS + 1];
+	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
+	for (int j = 0; j < f->n; j++) {
+		const struct layout *L = w->Ls[j];
+		int c = j < i ? counts[j] : 1;
+		for (int s = 0; s < L->nseg; s++) {
+			int p = L->seg[s].pool;
+			if (!s || p != L->seg[0].pool)
+				used[p] += c * L->gpus[p];
+		}
+		A[j] = L->A_lo;
+		B[j] = L->B_lo;
+		ub[j] = 1 << 30;
+		for (int k = 0; j >= i && k < f->nq[j]; k++) {
+			int q = f->q[j][k];
+			int cap = w->set_before[i] >> q & 1 ? left[q] : w->top_gpus[q];
+			ub[j] = HP_MIN(ub[j], cap / f->gpus[j][k]);
+		}
+		if (ub[j] < 1)
+			return 0;   /* the walk finds the block empty itself */
+	}
+	double pipe = search_block_pipe_bound(f->n, i, A, B, counts, ub, w->M);
+	return combo_screens_all(w->x, used, fmax(pipe, w->floor_t));
+}
 
 /* Layouts i.. of every mix that agrees with mix number idx on the pools
  * layouts 0..i-1 use, given the GPUs left_in those leave: the same
@@ -527,6 +607,10 @@ struct mix_walk {
 static void mix_walk(struct mix_walk *w, int i, const int *left_in, long idx, int *counts)
 {
 	const struct mix_fill *f = w->f;
+	if (w->x && i > 0 && w->branches[i] && walk_block_screened(w, i, left_in, counts)) {
+		w->x->res->stats.screened++;
+		return;
+	}
 	int a = w->n_new[i], left[HP_MAX_POOLS];
 	int q0 = a > 0 ? w->newq[i][0] : 0, q1 = a > 1 ? w->newq[i][1] : 0;
 	int n0 = a > 0 ? w->nl[q0] : 1, n1 = a > 1 ? w->nl[q1] : 1;
@@ -561,7 +645,8 @@ static void mix_walk(struct mix_walk *w, int i, const int *left_in, long idx, in
 
 /* The mixes the odometer of counts_node_mixes fills, handed to cl in its
  * order (mix_walk, then the table by number): the same list. */
-static void node_mixes_walked(const struct mix_fill *f, const int (*lv_gpus)[8], const int *nl,
+static void node_mixes_walked(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			      const struct mix_fill *f, const int (*lv_gpus)[8], const int *nl,
 			      long ep_step, struct count_list *cl)
 {
 	struct mix_walk w;
@@ -573,9 +658,12 @@ static void node_mixes_walked(const struct mix_fill *f, const int (*lv_gpus)[8],
 	for (int q = 0; q < f->np; q++) {
 		w.stride[q] = total;
 		total *= nl[q];
+		for (int j = 0; j < nl[q]; j++)
+			w.top_gpus[q] = HP_MAX(w.top_gpus[q], lv_gpus[q][j]);
 	}
 	unsigned seen = 0;
-	for (int i = 0; i < f->n; i++)
+	for (int i = 0; i < f->n; i++) {
+		w.set_before[i] = seen;
 		for (int j = 0; j < f->nq[i]; j++) {
 			int q = f->q[i][j];
 			if (!(seen & 1u << q)) {
@@ -583,6 +671,19 @@ static void node_mixes_walked(const struct mix_fill *f, const int (*lv_gpus)[8],
 				w.newq[i][w.n_new[i]++] = q;
 			}
 		}
+	}
+	for (int i = f->n - 1; i >= 0; i--)
+		w.branches[i] = w.n_new[i] > 0 || (i + 1 < f->n && w.branches[i + 1]);
+	/* the blocks' screen where its thresholds exist (a ranked list) */
+	if (!x->exhaustive) {
+		w.x = x;
+		w.Ls = Ls;
+		w.M = (double)(x->o->gbs / g->mbs);
+		for (int i = 0; i < f->n; i++) {
+			int q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
+			w.floor_t = fmax(w.floor_t, Ls[i]->A_lo + Ls[i]->B_lo * q);
+		}
+	}
 	w.out = xmalloc((size_t)total * (size_t)f->n * sizeof *w.out);
 	w.ok = xcalloc((size_t)total, 1);
 	int left[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1];
@@ -624,7 +725,7 @@ static int node_rungs_kept(const struct ctx *x, const struct layout **Ls, int n,
  * filled inside them. Costs are billed by the node, and integer
  * micro-batches make some mixes finish together where the linear model
  * cannot see it. */
-static void counts_node_mixes(const struct ctx *x, const struct gset *g,
+static void counts_node_mixes(struct ctx *x, const struct gset *g,
 			      const struct layout **Ls, int n, struct count_list *cl)
 {
 	int pools[HP_MAX_POOLS], np = 0, lv[HP_MAX_POOLS][8], nl[HP_MAX_POOLS];
@@ -668,7 +769,7 @@ static void counts_node_mixes(const struct ctx *x, const struct gset *g,
 		for (int j = 0; j < nl[q]; j++)
 			lv_gpus[q][j] = lv[q][j] * mf.gpn[q];
 	if (mixes <= NODE_MIXES_MAX && np >= MIX_WALK_POOLS) {
-		node_mixes_walked(&mf, (const int (*)[8])lv_gpus, nl, ep_step, cl);
+		node_mixes_walked(x, g, Ls, &mf, (const int (*)[8])lv_gpus, nl, ep_step, cl);
 		return;
 	}
 	for (long it = 0;; it++) {
@@ -992,9 +1093,16 @@ static void counts_for_set_in(struct ctx *x, const struct gset *g, const struct 
 	cl.width = n;
 	cl_add(&cl, full);
 	counts_around_full(x, g, Ls, n, full, &cl);
-	if (x->o->objective != OBJ_THROUGHPUT)
+	int from = 0;
+	if (x->o->objective != OBJ_THROUGHPUT) {
+		/* the vectors before the node mixes tried first (they are
+		 * first in the list, tried in its order either way), so that
+		 * the mixes' blocks are screened against the plans they kept */
+		for (; from < cl.n; from++)
+			cl_try(x, g, Ls, n, &cl.v[from], 0);
 		counts_node_mixes(x, g, Ls, n, &cl);
-	for (int i = 0; i < cl.n; i++)
+	}
+	for (int i = from; i < cl.n; i++)
 		cl_try(x, g, Ls, n, &cl.v[i], 0);
 	if (x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET)
 		counts_milp_ladder(x, g, Ls, n, &cl);

@@ -158,6 +158,12 @@ int set_curve_screened_below(struct ctx *x, const struct gset *g, const struct l
 			     double s_min, double s_cap, double rate_min);
 int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls, const int *counts,
 	      int n, int screen, double *time_s, double *cost_usd);
+/* try_combo's first screen, before the batch split, for every count
+ * vector of a layout set whose GPUs per pool are at least used[] (every
+ * pool the set's layouts use non-zero) and whose pipeline bound is at
+ * least pipe: 1 when it screens them all, now and whenever it is asked
+ * later in the search (search_combo.c). */
+int combo_screens_all(struct ctx *x, const int *used, double pipe);
 /* The batch split (split_batch) of M micro-batches over n groups of
  * count[i] replicas with pipeline time A[i] + B[i] m, m a multiple of
  * q[i]: count[i] - n_lo[i] replicas run m[i], n_lo[i] run m[i] - q[i];
@@ -174,6 +180,16 @@ void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **L
  * cost row at GPU shares, relaxed); -1 when no counts meet the row. */
 double search_budget_rate_bound(int n, const double *usd_h, const double *B,
 				const double *B_lo, const double *ub, double lambda);
+
+/* The least of try_combo's pipeline bound (M + sum_j n_j A[j] / B[j]) /
+ * (sum_j n_j / B[j]) over the count vectors with n_j = counts[j] for
+ * j < i and 1 <= n_j <= ub[j] for j >= i, less a relative 1e-9 (the
+ * order of the sums); -HUGE_VAL when no B term is left. Exact: a
+ * layout at its most replicas lowers the ratio while its A is under
+ * the ratio, so the free layouts go to ub in order of A while that
+ * holds (the node mixes' block screen, search_counts.c). */
+double search_block_pipe_bound(int n, int i, const double *A, const double *B, const int *counts,
+			       const int *ub, double M);
 
 /* search_bound.c: the bounds of a global setting. */
 double step_score(const struct ctx *x, const struct gset *g, double step);
