@@ -201,14 +201,20 @@ TEST(markdown_html)
 {
 	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
 	SINK(esc_md, "a|b\nc", "a\\|b c");
-	SINK(esc_md, "x\x1b[2J", "x^[\\[2J");   /* the text's own [ escaped, as below */
+	/* Controls as \\xNN (shown as \xNN): the caret forms ^[ ^] ^_ ^\ are
+	 * live Markdown (a link bracket, an emphasis mark, an escape). */
+	SINK(esc_md, "x\x1b[2J", "x\\\\x1B\\[2J");
+	SINK(esc_md, "a\x1d\x1f\x1c" "b", "a\\\\x1D\\\\x1F\\\\x1C" "b");
+	SINK(esc_md, "c\xc2\x85" "d\xff", "c\\\\xC2\\\\x85" "d\\\\xFF");   /* U+0085 NEL; a stray byte */
 	/* Inline markup shows as text (CommonMark 2.4: a backslash before
 	 * ASCII punctuation makes it literal): no link, emphasis, code span or
-	 * strike from a name; "_" inside a word is no emphasis (CommonMark
-	 * 6.2), so Standard_ND96isr_H100_v5 stays as it is. */
+	 * strike from a name. "_" is escaped everywhere: beside non-ASCII
+	 * punctuation (CommonMark 6.2) "«_docs_»" is emphasis. A trailing " #"
+	 * ends a heading (CommonMark 4.2), so # is escaped too. */
 	SINK(esc_md, "[a](javascript:b) *x* `y` ~~z~~ _u_ snake_case \\",
-	     "\\[a\\](javascript:b) \\*x\\* \\`y\\` \\~\\~z\\~\\~ \\_u\\_ snake_case \\\\");
-	SINK(esc_md, "Standard_ND96isr_H100_v5", "Standard_ND96isr_H100_v5");
+	     "\\[a\\](javascript:b) \\*x\\* \\`y\\` \\~\\~z\\~\\~ \\_u\\_ snake\\_case \\\\");
+	SINK(esc_md, "\xc2\xab_docs_\xc2\xbb", "\xc2\xab\\_docs\\_\xc2\xbb");
+	SINK(esc_md, "pool #", "pool \\#");
 	SINK(esc_html, "\"&'", "&quot;&amp;&#39;");
 }
 
