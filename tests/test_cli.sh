@@ -316,10 +316,15 @@ expect 3 'pools[0].name: expected no spaces at its start or end, got " "' \
 
 # The same with the spaces Unicode has besides ASCII's (PropList.txt
 # White_Space: U+00A0 no-break, U+2003 em, U+3000 ideographic) and a
-# zero-width space: each reads as the name without it, so each is refused,
-# the message naming the code point it does not show.
+# zero-width space, and characters of Unicode's Default_Ignorable_Code_Point
+# set (DerivedCoreProperties.txt 14.0: U+200E LEFT-TO-RIGHT MARK, U+3164
+# HANGUL FILLER, U+FE0F VARIATION SELECTOR-16): each reads as the name
+# without it, so each is refused, the message naming the code point it does
+# not show.
 for sp in 'h100\302\240:U+00A0 at its end' '\342\200\203h100:U+2003 at its start' \
-	'h100\343\200\200:U+3000 at its end' 'h100\342\200\213:U+200B at its end'; do
+	'h100\343\200\200:U+3000 at its end' 'h100\342\200\213:U+200B at its end' \
+	'h100\342\200\216:U+200E at its end' '\343\205\244h100:U+3164 at its start' \
+	'h100\357\270\217:U+FE0F at its end'; do
 	printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": "'"${sp%%:*}"'"}]}' > "$T/blank.json"
 	expect 3 "pools[0].name: expected no spaces at its start or end, got" \
 		$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16

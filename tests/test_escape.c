@@ -76,16 +76,25 @@ TEST(utf8)
 	CHECK(!strcmp(utf8_term_buf(buf, 1, "abc"), ""));
 }
 
-/* The Unicode White_Space property (PropList.txt) and the zero-width
- * format characters are blank; a letter, a combining accent (it shows on
- * its letter) and U+00AD SOFT HYPHEN (shown at a line break) are not. */
+/* The Unicode White_Space property (PropList.txt) and the
+ * Default_Ignorable_Code_Point property (DerivedCoreProperties.txt 14.0:
+ * U+00AD SOFT HYPHEN, U+200E LEFT-TO-RIGHT MARK, U+2066 LRI, U+FE0F
+ * VARIATION SELECTOR-16, the Hangul fillers U+115F, U+1160, U+3164,
+ * U+FFA0, U+E0041 TAG LATIN CAPITAL LETTER A, U+E01EF VARIATION
+ * SELECTOR-256) are blank; a letter, a combining accent (it shows on its
+ * letter), U+2010 HYPHEN, U+3001 IDEOGRAPHIC COMMA, U+FF01 FULLWIDTH
+ * EXCLAMATION MARK, U+1BCA4 and U+E1000 (just past ranges of the set) are
+ * not. */
 TEST(utf8_blank)
 {
 	const unsigned blank[] = { ' ', '\t', 0x85, 0xA0, 0x1680, 0x2000, 0x2003, 0x200A,
-				   0x200B, 0x2028, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF };
+				   0x200B, 0x2028, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF,
+				   0xAD, 0x200E, 0x2066, 0xFE0F, 0x115F, 0x1160, 0x3164,
+				   0xFFA0, 0xE0041, 0xE01EF };
 	for (size_t i = 0; i < sizeof blank / sizeof *blank; i++)
 		CHECK_EQ_INT(utf8_is_blank(blank[i]), 1);
-	const unsigned not_blank[] = { 'a', '_', 0xAD, 0x301, 0x2010, 0x3001, 0xFF01 };
+	const unsigned not_blank[] = { 'a', '_', 0x301, 0x2010, 0x3001, 0xFF01, 0x1BCA4,
+				       0xE1000 };
 	for (size_t i = 0; i < sizeof not_blank / sizeof *not_blank; i++)
 		CHECK_EQ_INT(utf8_is_blank(not_blank[i]), 0);
 }
