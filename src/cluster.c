@@ -33,6 +33,14 @@ int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_
 	       g->domain % gpus_per_node == 0 && intra != INTRA_PCIE ? g->domain : gpus_per_node;
 }
 
+void pool_derive_domain(struct pool *p)
+{
+	if (p->nvl_domain > 0 && !p->nvl_domain_derived)
+		return;
+	p->nvl_domain = cluster_default_domain(&p->gpu, p->gpus_per_node, p->intra);
+	p->nvl_domain_derived = 1;
+}
+
 void pool_apply_defaults(struct pool *p)
 {
 	const struct gpu_spec *g = &p->gpu;
@@ -49,8 +57,7 @@ void pool_apply_defaults(struct pool *p)
 		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
 			 g->ref_price_source);
 	}
-	if (p->nvl_domain <= 0)
-		p->nvl_domain = cluster_default_domain(g, p->gpus_per_node, p->intra);
+	pool_derive_domain(p);
 	if (p->nvl_domain < p->gpus_per_node)
 		p->nvl_domain = p->gpus_per_node;
 	if (!*p->site)
