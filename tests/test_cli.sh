@@ -342,6 +342,10 @@ expect 3 'pools[0].nvl_domain: expected a multiple of gpus_per_node (8), got 12'
 	$H estimate -c "$T/nvl.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
 expect 2 '--pool.nvl_domain: expected a multiple of gpus_per_node (8), got 12' \
 	$H estimate --pool 2x8xH100-SXM,nvl_domain=12 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
+# A domain smaller than the node (4 of 8) was raised to 8 without a word.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "nvl_domain": 4}]}' > "$T/nvl.json"
+expect 3 'pools[0].nvl_domain: expected a multiple of gpus_per_node (8), got 4' \
+	$H estimate -c "$T/nvl.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
 
 # Wide characters: U+65E5 U+672C (CJK) and U+1F680 (an emoji) are
 # East_Asian_Width W, two columns each on a terminal, so "日本h100" takes 8

@@ -96,6 +96,10 @@ expect nvl_partial 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), 
 	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 --nvl-domain 12
 expect nvl_whole 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
 	--nvl-domain 16
+# A domain of 4 inside nodes of 8 is no fabric either; it was timed as a
+# domain of 8 (the node), the same as --nvl-domain 8, without a word.
+expect nvl_small 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), got '4'" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 4 --nvl-domain 4
 
 # Sizes are whole bytes: "0.3K" is 307.2 bytes, which was timed as such and
 # shown as 307; refused. 1e30 bytes (a million times any cluster's memory)

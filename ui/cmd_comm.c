@@ -238,8 +238,9 @@ static int check_required(const struct comm_args *a)
 		miss = "--gpus-per-node: missing; expected a positive integer";
 	else if (!a->nodes)
 		miss = "--nodes: missing; expected a positive integer";
-	if (!miss && a->nvl_domain > a->gpn && a->nvl_domain % a->gpn) {
-		/* a domain over several nodes is whole nodes (NVL72: 18 x 4) */
+	if (!miss && a->nvl_domain > 0 && a->nvl_domain % a->gpn) {
+		/* a domain is whole nodes (NVL72: 18 x 4); one smaller than
+		 * a node read as the node */
 		char want[64];
 		snprintf(want, sizeof want, "a multiple of --gpus-per-node (%d)", a->gpn);
 		char got[16];
