@@ -106,8 +106,16 @@ expect nvl_small 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), go
 # too: past 2^53 a double holds no longer every whole count.
 expect size_frac 2 "--bytes: expected a whole number of bytes (1.5K is 1536), got '0.3K'" -- \
 	--collective allreduce --bytes 0.3K $base
-expect size_huge 2 "--bytes: expected a size of at most 9007199254740992 bytes (2^53, 8 PiB), got '1e30'" -- \
+expect size_huge 2 "--bytes: expected a size below 9007199254740992 bytes (2^53, 8 PiB), got '1e30'" -- \
 	--collective allreduce --bytes 1e30 $base
+# 2^53 + 1 = 9007199254740993 has no double: it read as 2^53 and ran as
+# ...992. Every size from 2^53 on is refused; 2^53 - 1 is exact and runs.
+expect size_2p53 2 "--bytes: expected a size below 9007199254740992 bytes (2^53, 8 PiB), got '9007199254740993'" -- \
+	--collective allreduce --bytes 9007199254740993 $base
+expect size_below 0 "" -- --collective allreduce --bytes 9007199254740991 $base
+# A sweep's MAX is a whole size too: 0.3K is 307.2 bytes.
+expect sweep_frac 2 "--sweep: expected MIN:MAX whole sizes with 1 <= MIN <= MAX < 8 PiB, like 8:1G, got '1:0.3K'" -- \
+	--collective allreduce $base --sweep 1:0.3K
 expect size_whole 0 "" -- --collective allreduce --bytes 1.5K $base
 grep -q '^bytes       1536 (1.5 KiB)$' "$tmp/out" && ok || bad "1.5K: $(sed -n 2p "$tmp/out")"
 

@@ -68,11 +68,12 @@ const struct option *cmd_comm_options(void)
 	return comm_opts;
 }
 
-/* The largest message size: 2^53 bytes (8 PiB), past which a double no
- * longer holds every whole byte count. A collective's message is a buffer
- * on each GPU, so one GPU's memory (288 GB on MI355X, the largest in the
- * catalog) bounds it in practice, far below. */
-#define COMM_MAX_BYTES 9007199254740992.0
+/* Message sizes stay below 2^53 bytes (8 PiB): from 2^53 on a double no
+ * longer holds every whole byte count ("9007199254740993" reads as 2^53).
+ * A collective's message is a buffer on each GPU, so one GPU's memory
+ * (288 GB on MI355X, the largest in the catalog) bounds it in practice,
+ * far below. */
+#define COMM_BYTES_LIMIT 9007199254740992.0
 
 static int parse_size(const char *flag, const char *s, double *out)
 {
@@ -82,8 +83,8 @@ static int parse_size(const char *flag, const char *s, double *out)
 	 * 307.2 bytes and shown as 307 */
 	if (*out != floor(*out))
 		return usage_error("comm", flag, "a whole number of bytes (1.5K is 1536)", s);
-	if (*out > COMM_MAX_BYTES)
-		return usage_error("comm", flag, "a size of at most 9007199254740992 bytes (2^53, 8 PiB)", s);
+	if (*out >= COMM_BYTES_LIMIT)
+		return usage_error("comm", flag, "a size below 9007199254740992 bytes (2^53, 8 PiB)", s);
 	return 0;
 }
 
@@ -136,10 +137,11 @@ static int parse_sweep(struct comm_args *a, const char *arg)
 	size_t n = colon ? (size_t)(colon - arg) : 0;
 	if (n > 0 && n < sizeof lo)
 		hp_strlcpy(lo, arg, n + 1);
+	/* Both ends whole sizes, as --bytes: "1:0.3K" (MAX 307.2) was taken. */
 	if (!lo[0] || hp_parse_bytes(lo, &a->smin) || hp_parse_bytes(colon + 1, &a->smax) ||
-	    !(a->smin >= 1) || !(a->smax >= a->smin) || !(a->smax <= COMM_MAX_BYTES) ||
-	    a->smin != floor(a->smin))
-		return usage_error("comm", "sweep", "MIN:MAX whole sizes with 1 <= MIN <= MAX <= 8 PiB, like 8:1G", arg);
+	    !(a->smin >= 1) || !(a->smax >= a->smin) || !(a->smax < COMM_BYTES_LIMIT) ||
+	    a->smin != floor(a->smin) || a->smax != floor(a->smax))
+		return usage_error("comm", "sweep", "MIN:MAX whole sizes with 1 <= MIN <= MAX < 8 PiB, like 8:1G", arg);
 	a->have_sweep = 1;
 	return 0;
 }
