@@ -6,7 +6,9 @@
 #include "comm.h"
 
 #include <cjson/cJSON.h>
+#include <assert.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,10 +167,13 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 			return usage_error("comm", "nodes", "an integer from 1 to 1000000", arg);
 		return 0;
 	case O_NICS:
+		/* 0 to 64, as a cluster file's nics: a node carries one
+		 * scale-out NIC per GPU or fewer (8 x 400G on a DGX H100, 4
+		 * on a GB200 tray), so 64 is far above any there is. */
 		if (!strcmp(arg, "0"))
 			a->nics = 0;
-		else if (hp_parse_int(arg, &a->nics))
-			return usage_error("comm", "nics", "a whole number of NICs per node", arg);
+		else if (hp_parse_int(arg, &a->nics) || a->nics < 1 || a->nics > 64)
+			return usage_error("comm", "nics", "a whole number of NICs per node from 0 to 64", arg);
 		return 0;
 	case O_NICGBPS:
 		a->nic_gbps = strtod(arg, &e);
@@ -276,7 +281,11 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 		a->nvl_domain = cluster_default_domain(gpu, a->gpn, a->intra);
 	if (a->nvl_domain > a->gpn && a->nvl_domain % a->gpn == 0) {
 		g->ranks_per_node = a->nvl_domain < g->ranks ? a->nvl_domain : g->ranks;
-		a->nics *= a->nvl_domain / a->gpn;
+		/* At most 64 NICs x 100000 trays (the flags' bounds):
+		 * 6.4e6, checked in a wider type all the same. */
+		long long nics = (long long)a->nics * (a->nvl_domain / a->gpn);
+		assert(nics >= 0 && nics <= INT_MAX);
+		a->nics = (int)nics;
 		g->domain_hosts = a->nvl_domain / a->gpn;
 	}
 	comm_fabric_init(&g->fab, gpu, a->intra, a->nics, a->nic_gbps);
