@@ -372,5 +372,12 @@ PY
 expect 0 "" $H plan --pool "2x8xH100-SXM,name=日本h100" --pool "2x8xA100-SXM4-80GB,name=a🚀" \
 	-m llama2-7b --gbs 64 --top 3
 python3 "$T/cols.py" "$T/out" 2>"$T/pyerr" && ok || bad "wide pool names misalign the plan table: $(tail -1 "$T/pyerr")"
+# The same in estimate's stage table: the POOL column is 14 terminal
+# columns, so "日本h100" (8 columns, 10 bytes) takes 6 spaces of padding,
+# then the space and TP (8, "%3d"). Padding by bytes gave 4.
+expect 0 "" $H estimate --pool '1x8xH100-SXM,name=日本h100' -m llama3.1-8b --tp 8 --pp 1 \
+	--mbs 1 --gbs 8
+grep -q '^  0     0     日本h100         8 0-31 ' "$T/out" && ok ||
+	bad "estimate POOL column by bytes: $(grep '日本' "$T/out")"
 
 finish cli
