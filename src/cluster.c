@@ -33,6 +33,14 @@ int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_
 	       g->domain % gpus_per_node == 0 && intra != INTRA_PCIE ? g->domain : gpus_per_node;
 }
 
+void pool_derive_domain(struct pool *p)
+{
+	if (p->nvl_domain > 0 && !p->nvl_domain_derived)
+		return;
+	p->nvl_domain = cluster_default_domain(&p->gpu, p->gpus_per_node, p->intra);
+	p->nvl_domain_derived = 1;
+}
+
 void pool_apply_defaults(struct pool *p)
 {
 	const struct gpu_spec *g = &p->gpu;
@@ -49,10 +57,7 @@ void pool_apply_defaults(struct pool *p)
 		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
 			 g->ref_price_source);
 	}
-	if (p->nvl_domain <= 0)
-		p->nvl_domain = cluster_default_domain(g, p->gpus_per_node, p->intra);
-	if (p->nvl_domain < p->gpus_per_node)
-		p->nvl_domain = p->gpus_per_node;
+	pool_derive_domain(p);
 	if (!*p->site)
 		snprintf(p->site, sizeof p->site, "%.23s%s%.23s", p->provider,
 			 *p->region ? "/" : "", p->region);
@@ -196,10 +201,10 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: the cluster would have %lld GPUs, more than hetplan's limit "
 				  "of %d", where, total, HP_MAX_GPUS);
-	/* An NVLink domain larger than a node is whole nodes (GB200 NVL72: 18
-	 * trays of 4); 12 GPUs over nodes of 8 is no fabric there is. */
-	if (p->gpus_per_node > 0 && p->nvl_domain > p->gpus_per_node &&
-	    p->nvl_domain % p->gpus_per_node)
+	/* An NVLink domain is whole nodes (GB200 NVL72: 18 trays of 4); 12
+	 * GPUs over nodes of 8 is no fabric there is, and 4 on a node of 8
+	 * (which the planner would price as the node's 8) is no domain either. */
+	if (p->gpus_per_node > 0 && p->nvl_domain % p->gpus_per_node)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.nvl_domain: expected a multiple of gpus_per_node (%d), got %d",
 				  where, p->gpus_per_node, p->nvl_domain);

@@ -61,6 +61,9 @@ struct pool {
 			       * prices it (comm_fabric_set_intra) */
 	int nvl_domain;       /* GPUs on one NVLink fabric, >= gpus_per_node: 72 on
 			       * GB200/GB300 NVL72 racks of 4-GPU trays; else a node */
+	int nvl_domain_derived; /* 1: nvl_domain is cluster_default_domain's, and
+				 * follows gpus_per_node, the GPU and intra when
+				 * they change (pool_derive_domain); 0: given */
 	int nics;
 	double nic_gbps;
 	enum comm_transport transport;  /* network: IB/RoCE, EFA or TCP sockets
@@ -118,6 +121,10 @@ int cluster_same_site(const struct cluster *c, int a, int b);
  * that is larger than a node (GB200: 72) and the node is not PCIe-only.
  * Never fails. */
 void pool_apply_defaults(struct pool *p);
+/* Set nvl_domain to cluster_default_domain for the pool as it is now, unless
+ * it was given (nvl_domain > 0 and not nvl_domain_derived): called by
+ * pool_apply_defaults and after an edit of gpus_per_node, GPU or intra. */
+void pool_derive_domain(struct pool *p);
 
 /* The checks a cluster file's pools pass (names unique and printable,
  * NVLink only on GPUs that have it, node and GPU limits, NICs to reach the

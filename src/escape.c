@@ -149,49 +149,51 @@ void esc_html(struct sbuf *b, const char *s)
 	}
 }
 
-static int md_word(char c)
+/* 1 when the character at s would start or end Markdown markup: a code
+ * span (`), emphasis or strike (*, _, ~), a link or image ([ ]), a
+ * backslash escape (\\) or, in a heading, a closing sequence (CommonMark
+ * 4.2 drops a trailing " #"). "_" is escaped everywhere: CommonMark 6.2
+ * makes emphasis of it beside any Unicode punctuation or space ("«_x_»"),
+ * and a test for those classes would need their tables; an escaped "_"
+ * inside a word shows the same. CommonMark 2.4 lets a backslash escape any
+ * ASCII punctuation, which then shows as itself. */
+static int md_markup(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       (unsigned char)c >= 0x80;
+	return c && strchr("`*_~[]\\#", c);
 }
 
-/* 1 when the character at s (in the text from start) would start or end
- * Markdown markup: a code span (`), emphasis or strike (*, ~), a link or
- * image ([ ]), a backslash escape (\), or an underscore at a word's edge
- * (CommonMark 6.2: "_" inside a word, as in Standard_ND96isr_H100_v5, is
- * no emphasis, so it stays as it is). CommonMark 2.4 lets a backslash
- * escape any ASCII punctuation, which then shows as itself. */
-static int md_markup(const char *start, const char *s)
+/* A control character or a byte that is no UTF-8 goes into Markdown as
+ * "\\xNN" per byte (the backslash itself escaped, so it shows as \xNN):
+ * the terminal's caret forms ^[, ^], ^_ and ^\\ are live Markdown. */
+static void md_bytes(struct sbuf *b, const char *s, int n)
 {
-	if (strchr("`*~[]\\", *s))
-		return 1;
-	return *s == '_' && (s == start || !md_word(s[-1]) || !md_word(s[1]));
+	static const char digits[] = "0123456789ABCDEF";
+	for (int i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char t[6] = { '\\', '\\', 'x', digits[c >> 4], digits[c & 15], 0 };
+		sbuf_add(b, t);
+	}
 }
 
 void esc_md(struct sbuf *b, const char *s)
 {
 	assert(b && s);
-	const char *start = s;
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
 		char one[2] = { *s, 0 };
 		if (n == 1 && (*s == '\n' || *s == '\r'))
 			sbuf_addc(b, ' ');
-		else if (n == 1 && (*s == '|' || md_markup(start, s))) {
+		else if (n == 1 && (*s == '|' || md_markup(*s))) {
 			sbuf_addc(b, '\\');
 			sbuf_addc(b, *s);
 		}
 		else if (n == 1 && strchr("&<>\"'", *s))
 			esc_html(b, one);
-		else if (!n || utf8_is_control(cp)) {
-			char t[8];
-			memcpy(t, s, n ? (size_t)n : 1);
-			t[n ? n : 1] = '\0';
-			esc_term(b, t);
-		} else {
+		else if (!n || utf8_is_control(cp))
+			md_bytes(b, s, n ? n : 1);
+		else
 			sbuf_addn(b, s, (size_t)n);
-		}
 		s += n ? n : 1;
 	}
 }

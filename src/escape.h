@@ -52,10 +52,10 @@ void esc_csv(struct sbuf *b, const char *s);
 void esc_html(struct sbuf *b, const char *s);
 
 /* Markdown text and table cells: HTML-escaped (Markdown passes raw HTML
- * through), | as \|, CR and LF as spaces, other control characters as
- * esc_term, and the characters that start inline markup (` * ~ [ ] \ and
- * _ at a word's edge) after a backslash, so a name makes no link, image,
- * code span or emphasis. */
+ * through), | as \|, CR and LF as spaces, other control characters and
+ * bytes that are no UTF-8 as \\xNN per byte (showing \xNN), and the
+ * characters that start markup (` * _ ~ [ ] \ #) after a backslash, so a
+ * name makes no link, image, code span, emphasis or heading change. */
 void esc_md(struct sbuf *b, const char *s);
 
 /* JSON text (already escaped by cJSON): every byte sequence that is not

@@ -9,27 +9,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The line and column of the first \u0000 escape inside a string of the
- * len bytes at text (cJSON decodes it to a NUL byte, which ends the text
- * in C: "h100\u0000x" would read as "h100"). 0 when there is none. */
-static int nul_escape(const char *text, size_t len, int *line, int *col)
+/* The first byte JSON text may not hold, with its line and column: a
+ * \u0000 escape inside a string (cJSON decodes it to a NUL byte, which ends
+ * the text in C: "h100\u0000x" would read as "h100"), a raw byte below 0x20
+ * inside a string (RFC 8259 section 7 requires U+0000-U+001F escaped there;
+ * cJSON copies it, and a raw NUL cuts a name short the same way), or one
+ * outside a string other than the tab, line feed and carriage return that
+ * section 2 allows as white space (cJSON skips any byte up to 0x20).
+ * Returns 0 when there is none, else 'u' for the escape and 'r' for a raw
+ * byte, whose value is stored in *byte. */
+static int bad_byte(const char *text, size_t len, int *line, int *col,
+		    unsigned char *byte)
 {
 	int in_str = 0;
 	*line = 1;
 	*col = 1;
 	for (size_t i = 0; i < len; i++, (*col)++) {
-		if (text[i] == '\n') {
+		unsigned char c = (unsigned char)text[i];
+		if (c < 0x20 && (in_str || (c != '\t' && c != '\n' && c != '\r'))) {
+			*byte = c;
+			return 'r';
+		}
+		if (c == '\n') {
 			(*line)++;
 			*col = 0;
 		} else if (!in_str) {
-			in_str = text[i] == '"';
-		} else if (text[i] == '"') {
+			in_str = c == '"';
+		} else if (c == '"') {
 			in_str = 0;
-		} else if (text[i] == '\\' && i + 1 < len) {
+		} else if (c == '\\' && i + 1 < len) {
 			if (len - i >= 6 && text[i + 1] == 'u' && !memcmp(text + i + 2, "0000", 4))
-				return 1;
+				return 'u';
 			i++;
 			(*col)++;
+			if (!text[i] || (unsigned char)text[i] < 0x20) {
+				*byte = (unsigned char)text[i];
+				return 'r';
+			}
 		}
 	}
 	return 0;
@@ -94,10 +110,25 @@ cJSON *jx_parse(const char *text, size_t len, const char *file,
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	int nl, nc;
+	unsigned char raw = 0;
 	char path[256] = "", key[64];
-	if (root && nul_escape(text, len, &nl, &nc)) {
+	int bad = bad_byte(text, len, &nl, &nc, &raw);
+	if (bad == 'u') {
 		hp_err_set(err, HP_EXIT_INPUT, "%s: line %d, column %d: a string holds \\u0000 "
 			   "(NUL), which no name or value may", file, nl, nc);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (bad == 'r' && !raw) {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: line %d, column %d: a raw NUL byte, "
+			   "which JSON text may not hold (RFC 8259 section 7)", file, nl, nc);
+		cJSON_Delete(root);
+		return NULL;
+	}
+	if (bad == 'r') {
+		hp_err_set(err, HP_EXIT_INPUT, "%s: line %d, column %d: raw control byte 0x%02X, "
+			   "which JSON allows only as the escape \\u%04X inside a string "
+			   "(RFC 8259 section 7)", file, nl, nc, raw, raw);
 		cJSON_Delete(root);
 		return NULL;
 	}

@@ -26,8 +26,11 @@ int utf8_is_control(unsigned cp);
 /* 1 when cp shows as blank space or as nothing: the Unicode White_Space
  * property (PropList.txt: U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680,
  * U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) and the
- * invisible format characters U+180E, U+200B..U+200D, U+2060 and U+FEFF,
- * which show nothing at all. 0 otherwise. */
+ * Default_Ignorable_Code_Point property (DerivedCoreProperties.txt, Unicode
+ * 14.0: U+00AD, the zero-width spaces and joiners, the bidirectional marks
+ * U+200E/U+200F and controls, variation selectors, the Hangul fillers
+ * U+115F, U+1160, U+3164, U+FFA0, the tag characters), which a renderer
+ * shows as nothing. 0 otherwise. */
 int utf8_is_blank(unsigned cp);
 
 /* Longest terminal form of one character: a two-byte C1 control as two

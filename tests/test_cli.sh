@@ -316,10 +316,15 @@ expect 3 'pools[0].name: expected no spaces at its start or end, got " "' \
 
 # The same with the spaces Unicode has besides ASCII's (PropList.txt
 # White_Space: U+00A0 no-break, U+2003 em, U+3000 ideographic) and a
-# zero-width space: each reads as the name without it, so each is refused,
-# the message naming the code point it does not show.
+# zero-width space, and characters of Unicode's Default_Ignorable_Code_Point
+# set (DerivedCoreProperties.txt 14.0: U+200E LEFT-TO-RIGHT MARK, U+3164
+# HANGUL FILLER, U+FE0F VARIATION SELECTOR-16): each reads as the name
+# without it, so each is refused, the message naming the code point it does
+# not show.
 for sp in 'h100\302\240:U+00A0 at its end' '\342\200\203h100:U+2003 at its start' \
-	'h100\343\200\200:U+3000 at its end' 'h100\342\200\213:U+200B at its end'; do
+	'h100\343\200\200:U+3000 at its end' 'h100\342\200\213:U+200B at its end' \
+	'h100\342\200\216:U+200E at its end' '\343\205\244h100:U+3164 at its start' \
+	'h100\357\270\217:U+FE0F at its end'; do
 	printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "name": "'"${sp%%:*}"'"}]}' > "$T/blank.json"
 	expect 3 "pools[0].name: expected no spaces at its start or end, got" \
 		$H estimate -c "$T/blank.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 16
@@ -337,6 +342,10 @@ expect 3 'pools[0].nvl_domain: expected a multiple of gpus_per_node (8), got 12'
 	$H estimate -c "$T/nvl.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
 expect 2 '--pool.nvl_domain: expected a multiple of gpus_per_node (8), got 12' \
 	$H estimate --pool 2x8xH100-SXM,nvl_domain=12 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
+# A domain smaller than the node (4 of 8) was raised to 8 without a word.
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 2, "nvl_domain": 4}]}' > "$T/nvl.json"
+expect 3 'pools[0].nvl_domain: expected a multiple of gpus_per_node (8), got 4' \
+	$H estimate -c "$T/nvl.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16
 
 # Wide characters: U+65E5 U+672C (CJK) and U+1F680 (an emoji) are
 # East_Asian_Width W, two columns each on a terminal, so "日本h100" takes 8
@@ -363,5 +372,12 @@ PY
 expect 0 "" $H plan --pool "2x8xH100-SXM,name=日本h100" --pool "2x8xA100-SXM4-80GB,name=a🚀" \
 	-m llama2-7b --gbs 64 --top 3
 python3 "$T/cols.py" "$T/out" 2>"$T/pyerr" && ok || bad "wide pool names misalign the plan table: $(tail -1 "$T/pyerr")"
+# The same in estimate's stage table: the POOL column is 14 terminal
+# columns, so "日本h100" (8 columns, 10 bytes) takes 6 spaces of padding,
+# then the space and TP (8, "%3d"). Padding by bytes gave 4.
+expect 0 "" $H estimate --pool '1x8xH100-SXM,name=日本h100' -m llama3.1-8b --tp 8 --pp 1 \
+	--mbs 1 --gbs 8
+grep -q '^  0     0     日本h100         8 0-31 ' "$T/out" && ok ||
+	bad "estimate POOL column by bytes: $(grep '日本' "$T/out")"
 
 finish cli

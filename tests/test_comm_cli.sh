@@ -96,14 +96,35 @@ expect nvl_partial 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), 
 	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 --nvl-domain 12
 expect nvl_whole 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
 	--nvl-domain 16
+# A domain of 4 inside nodes of 8 is no fabric either; it was timed as a
+# domain of 8 (the node), the same as --nvl-domain 8, without a word.
+expect nvl_small 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), got '4'" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 4 --nvl-domain 4
+
+# --nics is bounded as a cluster file's nics (0 to 64): 100000 NICs on each
+# of 100000 one-GPU trays of one domain overflowed int (UBSan) when the
+# domain's NICs were summed (100000 x 100000 = 1e10 > 2^31 - 1).
+expect nics_huge 2 "--nics: expected a whole number of NICs per node from 0 to 64, got '100000'" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 1 --nodes 100000 \
+	--nvl-domain 100000 --nics 100000
+expect nics_max 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 1 \
+	--nodes 100000 --nvl-domain 100000 --nics 64
 
 # Sizes are whole bytes: "0.3K" is 307.2 bytes, which was timed as such and
 # shown as 307; refused. 1e30 bytes (a million times any cluster's memory)
 # too: past 2^53 a double holds no longer every whole count.
 expect size_frac 2 "--bytes: expected a whole number of bytes (1.5K is 1536), got '0.3K'" -- \
 	--collective allreduce --bytes 0.3K $base
-expect size_huge 2 "--bytes: expected a size of at most 9007199254740992 bytes (2^53, 8 PiB), got '1e30'" -- \
+expect size_huge 2 "--bytes: expected a size below 9007199254740992 bytes (2^53, 8 PiB), got '1e30'" -- \
 	--collective allreduce --bytes 1e30 $base
+# 2^53 + 1 = 9007199254740993 has no double: it read as 2^53 and ran as
+# ...992. Every size from 2^53 on is refused; 2^53 - 1 is exact and runs.
+expect size_2p53 2 "--bytes: expected a size below 9007199254740992 bytes (2^53, 8 PiB), got '9007199254740993'" -- \
+	--collective allreduce --bytes 9007199254740993 $base
+expect size_below 0 "" -- --collective allreduce --bytes 9007199254740991 $base
+# A sweep's MAX is a whole size too: 0.3K is 307.2 bytes.
+expect sweep_frac 2 "--sweep: expected MIN:MAX whole sizes with 1 <= MIN <= MAX < 8 PiB, like 8:1G, got '1:0.3K'" -- \
+	--collective allreduce $base --sweep 1:0.3K
 expect size_whole 0 "" -- --collective allreduce --bytes 1.5K $base
 grep -q '^bytes       1536 (1.5 KiB)$' "$tmp/out" && ok || bad "1.5K: $(sed -n 2p "$tmp/out")"
 

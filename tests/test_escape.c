@@ -76,16 +76,25 @@ TEST(utf8)
 	CHECK(!strcmp(utf8_term_buf(buf, 1, "abc"), ""));
 }
 
-/* The Unicode White_Space property (PropList.txt) and the zero-width
- * format characters are blank; a letter, a combining accent (it shows on
- * its letter) and U+00AD SOFT HYPHEN (shown at a line break) are not. */
+/* The Unicode White_Space property (PropList.txt) and the
+ * Default_Ignorable_Code_Point property (DerivedCoreProperties.txt 14.0:
+ * U+00AD SOFT HYPHEN, U+200E LEFT-TO-RIGHT MARK, U+2066 LRI, U+FE0F
+ * VARIATION SELECTOR-16, the Hangul fillers U+115F, U+1160, U+3164,
+ * U+FFA0, U+E0041 TAG LATIN CAPITAL LETTER A, U+E01EF VARIATION
+ * SELECTOR-256) are blank; a letter, a combining accent (it shows on its
+ * letter), U+2010 HYPHEN, U+3001 IDEOGRAPHIC COMMA, U+FF01 FULLWIDTH
+ * EXCLAMATION MARK, U+1BCA4 and U+E1000 (just past ranges of the set) are
+ * not. */
 TEST(utf8_blank)
 {
 	const unsigned blank[] = { ' ', '\t', 0x85, 0xA0, 0x1680, 0x2000, 0x2003, 0x200A,
-				   0x200B, 0x2028, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF };
+				   0x200B, 0x2028, 0x202F, 0x205F, 0x2060, 0x3000, 0xFEFF,
+				   0xAD, 0x200E, 0x2066, 0xFE0F, 0x115F, 0x1160, 0x3164,
+				   0xFFA0, 0xE0041, 0xE01EF };
 	for (size_t i = 0; i < sizeof blank / sizeof *blank; i++)
 		CHECK_EQ_INT(utf8_is_blank(blank[i]), 1);
-	const unsigned not_blank[] = { 'a', '_', 0xAD, 0x301, 0x2010, 0x3001, 0xFF01 };
+	const unsigned not_blank[] = { 'a', '_', 0x301, 0x2010, 0x3001, 0xFF01, 0x1BCA4,
+				       0xE1000 };
 	for (size_t i = 0; i < sizeof not_blank / sizeof *not_blank; i++)
 		CHECK_EQ_INT(utf8_is_blank(not_blank[i]), 0);
 }
@@ -201,14 +210,20 @@ TEST(markdown_html)
 {
 	SINK(esc_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
 	SINK(esc_md, "a|b\nc", "a\\|b c");
-	SINK(esc_md, "x\x1b[2J", "x^[\\[2J");   /* the text's own [ escaped, as below */
+	/* Controls as \\xNN (shown as \xNN): the caret forms ^[ ^] ^_ ^\ are
+	 * live Markdown (a link bracket, an emphasis mark, an escape). */
+	SINK(esc_md, "x\x1b[2J", "x\\\\x1B\\[2J");
+	SINK(esc_md, "a\x1d\x1f\x1c" "b", "a\\\\x1D\\\\x1F\\\\x1C" "b");
+	SINK(esc_md, "c\xc2\x85" "d\xff", "c\\\\xC2\\\\x85" "d\\\\xFF");   /* U+0085 NEL; a stray byte */
 	/* Inline markup shows as text (CommonMark 2.4: a backslash before
 	 * ASCII punctuation makes it literal): no link, emphasis, code span or
-	 * strike from a name; "_" inside a word is no emphasis (CommonMark
-	 * 6.2), so Standard_ND96isr_H100_v5 stays as it is. */
+	 * strike from a name. "_" is escaped everywhere: beside non-ASCII
+	 * punctuation (CommonMark 6.2) "«_docs_»" is emphasis. A trailing " #"
+	 * ends a heading (CommonMark 4.2), so # is escaped too. */
 	SINK(esc_md, "[a](javascript:b) *x* `y` ~~z~~ _u_ snake_case \\",
-	     "\\[a\\](javascript:b) \\*x\\* \\`y\\` \\~\\~z\\~\\~ \\_u\\_ snake_case \\\\");
-	SINK(esc_md, "Standard_ND96isr_H100_v5", "Standard_ND96isr_H100_v5");
+	     "\\[a\\](javascript:b) \\*x\\* \\`y\\` \\~\\~z\\~\\~ \\_u\\_ snake\\_case \\\\");
+	SINK(esc_md, "\xc2\xab_docs_\xc2\xbb", "\xc2\xab\\_docs\\_\xc2\xbb");
+	SINK(esc_md, "pool #", "pool \\#");
 	SINK(esc_html, "\"&'", "&quot;&amp;&#39;");
 }
 

@@ -191,6 +191,23 @@ expect 3 'nul.json: line 1, column 57: a string holds \u0000 (NUL)' \
 # An escaped backslash before "u0000" is text, not a NUL.
 printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "name": "h\\\\u0000"}]}' >"$T/bs.json"
 expect 4 "" $H estimate -c "$T/bs.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# A raw NUL or other control byte (below 0x20) in a string: RFC 8259
+# section 7 requires it escaped; cJSON copied it, so the pool "h100<NUL>evil"
+# planned as "h100" and a NUL in a key read "pools[0].na: unknown key".
+# Column 57: 56 characters before the byte, as for nul.json above; the key
+# "na<NUL>me" has 46 before it ({"pools": [{"gpu": "H100-SXM", "nodes": 1, "na).
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "name": "h100\000evil"}]}' >"$T/rawnul.json"
+expect 3 'rawnul.json: line 1, column 57: a raw NUL byte, which JSON text may not hold' \
+	$H estimate -c "$T/rawnul.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "na\000me": "h100"}]}' >"$T/rawkey.json"
+expect 3 'rawkey.json: line 1, column 47: a raw NUL byte' \
+	$H estimate -c "$T/rawkey.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "name": "h100\033x"}]}' >"$T/rawesc.json"
+expect 3 'rawesc.json: line 1, column 57: raw control byte 0x1B, which JSON allows only as the escape \u001B' \
+	$H estimate -c "$T/rawesc.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+# Tab, line feed and carriage return between tokens are JSON white space.
+printf '{"pools":\r\n\t[{"gpu": "H100-SXM", "nodes": 1, "name": "h100"}]}' >"$T/ws.json"
+expect 4 "" $H estimate -c "$T/ws.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 # A key twice in one object: cJSON read the first "nodes" (1), Python's
 # json the last (8), so one file planned two clusters. Refused, naming it.
 printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "nodes": 8}]}' >"$T/dup.json"

@@ -83,6 +83,12 @@ expect 0 "embedded snapshot: SkyPilot catalog rows of unknown date"
 HETPLAN_SKYPILOT_URL="http://127.0.0.1:$DEAD/v8" expect 1 "could not connect" --update
 grep -q "using the embedded snapshot only" "$T/out" && ok || bad "offline update: no snapshot notice"
 [ "$(grep -c 'failed: .*could not connect.*nothing cached' "$T/err")" = 5 ] && ok || bad "offline update: want 5 failures: $(cat "$T/err")"
+# A source name is padded to 22 terminal columns, not bytes: "json:http://0:1/"
+# (16 columns) and U+65E5 (East_Asian_Width W: 2 columns, 3 bytes) take 18,
+# so 4 spaces and the separating one; by bytes (19) it was 3 and 1. Port 1
+# on 0.0.0.0 (this host) refuses the connection.
+expect 1 "could not connect" --update --source "json:http://0:1/日"
+grep -q '^json:http://0:1/日     FAILED ' "$T/out" && ok || bad "source column by bytes: $(head -1 "$T/out")"
 
 # --- every source, fetched in parallel ------------------------------------
 expect 0 "fetched" --update --source skypilot:aws --source skypilot:gcp --source skypilot:azure \

@@ -419,7 +419,7 @@ TEST(table_sinks_escape)
 	CHECK_STR(s, "| name | v |\n|---|---:|\n"
 		     "| a,b&quot;&lt;script&gt;\\|x | 1.5 s |\n"
 		     "| =cmd | -4 |\n"
-		     "| e^[\\[2J | |\n");   /* the text's own [ escaped (esc_md) */
+		     "| e\\\\x1B\\[2J | |\n");   /* ESC as \\x1B, the text's [ escaped (esc_md) */
 	free(s);
 	s = render_table(table_render_html);
 	CHECK_STR(s, "<table><tr><th>name</th><th class=\"n\" title=\"s\">v</th></tr>\n"

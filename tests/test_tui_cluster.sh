@@ -128,6 +128,28 @@ wait_for mem "WAN latency: expected a number from 0 to 1e+07, got '-5'" && ok ||
 	bad "WAN latency -5: $(screen mem | tail -1)"
 keys mem q
 wait_for mem "EXITED:0" || bad "q did not quit the memory-totals session"
+# GPUs per node of an H100 pool 8 -> 6: the catalog's NVLink domain (8,
+# the HGX board) is no domain given in the file, so it follows the node
+# (6) and the edit is taken; it read "nvl_domain: expected a multiple of
+# gpus_per_node (6), got 8", as the derived 8 stayed.
+cat >"$tmp/gpn.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "gpn", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 48, "seq_len": 4096, "top": 5}}
+JSON
+start gpn 100 30 "" "tui $tmp/gpn.json"
+wait_ready gpn || bad "no plans for the GPUs-per-node edit"
+keys gpn 1 Enter j j Enter
+wait_for gpn "GPUs per node:" || bad "Enter on GPUs per node did not prompt: $(screen gpn | tail -1)"
+keys gpn C-u 6 Enter
+i=0
+while [ $i -lt 100 ] && ! screen gpn | grep -qE '^ h100 +H100-SXM +2 +6 '; do sleep 0.1; i=$((i + 1)); done
+screen gpn | grep -qE '^ h100 +H100-SXM +2 +6 ' && ok ||
+	bad "GPUs per node 6 was not taken: $(screen gpn | tail -1)"
+screen gpn | grep -q "nvl_domain" && bad "nvl_domain refused: $(screen gpn | tail -1)" || ok
+keys gpn Escape q q
+wait_for gpn "EXITED:0" || bad "q did not quit the GPUs-per-node session"
 # 20 rentable H100 nodes at $999,999 a node-hour: $19,999,980 an hour
 # for the pool, 20.0M in the 8 columns of $/H; written out in full it
 # pushed AVAIL past the row's end and "max 20" read "max 2".

@@ -6,7 +6,9 @@
 #include "comm.h"
 
 #include <cjson/cJSON.h>
+#include <assert.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,11 +70,12 @@ const struct option *cmd_comm_options(void)
 	return comm_opts;
 }
 
-/* The largest message size: 2^53 bytes (8 PiB), past which a double no
- * longer holds every whole byte count. A collective's message is a buffer
- * on each GPU, so one GPU's memory (288 GB on MI355X, the largest in the
- * catalog) bounds it in practice, far below. */
-#define COMM_MAX_BYTES 9007199254740992.0
+/* Message sizes stay below 2^53 bytes (8 PiB): from 2^53 on a double no
+ * longer holds every whole byte count ("9007199254740993" reads as 2^53).
+ * A collective's message is a buffer on each GPU, so one GPU's memory
+ * (288 GB on MI355X, the largest in the catalog) bounds it in practice,
+ * far below. */
+#define COMM_BYTES_LIMIT 9007199254740992.0
 
 static int parse_size(const char *flag, const char *s, double *out)
 {
@@ -82,8 +85,8 @@ static int parse_size(const char *flag, const char *s, double *out)
 	 * 307.2 bytes and shown as 307 */
 	if (*out != floor(*out))
 		return usage_error("comm", flag, "a whole number of bytes (1.5K is 1536)", s);
-	if (*out > COMM_MAX_BYTES)
-		return usage_error("comm", flag, "a size of at most 9007199254740992 bytes (2^53, 8 PiB)", s);
+	if (*out >= COMM_BYTES_LIMIT)
+		return usage_error("comm", flag, "a size below 9007199254740992 bytes (2^53, 8 PiB)", s);
 	return 0;
 }
 
@@ -136,10 +139,11 @@ static int parse_sweep(struct comm_args *a, const char *arg)
 	size_t n = colon ? (size_t)(colon - arg) : 0;
 	if (n > 0 && n < sizeof lo)
 		hp_strlcpy(lo, arg, n + 1);
+	/* Both ends whole sizes, as --bytes: "1:0.3K" (MAX 307.2) was taken. */
 	if (!lo[0] || hp_parse_bytes(lo, &a->smin) || hp_parse_bytes(colon + 1, &a->smax) ||
-	    !(a->smin >= 1) || !(a->smax >= a->smin) || !(a->smax <= COMM_MAX_BYTES) ||
-	    a->smin != floor(a->smin))
-		return usage_error("comm", "sweep", "MIN:MAX whole sizes with 1 <= MIN <= MAX <= 8 PiB, like 8:1G", arg);
+	    !(a->smin >= 1) || !(a->smax >= a->smin) || !(a->smax < COMM_BYTES_LIMIT) ||
+	    a->smin != floor(a->smin) || a->smax != floor(a->smax))
+		return usage_error("comm", "sweep", "MIN:MAX whole sizes with 1 <= MIN <= MAX < 8 PiB, like 8:1G", arg);
 	a->have_sweep = 1;
 	return 0;
 }
@@ -163,10 +167,13 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 			return usage_error("comm", "nodes", "an integer from 1 to 1000000", arg);
 		return 0;
 	case O_NICS:
+		/* 0 to 64, as a cluster file's nics: a node carries one
+		 * scale-out NIC per GPU or fewer (8 x 400G on a DGX H100, 4
+		 * on a GB200 tray), so 64 is far above any there is. */
 		if (!strcmp(arg, "0"))
 			a->nics = 0;
-		else if (hp_parse_int(arg, &a->nics))
-			return usage_error("comm", "nics", "a whole number of NICs per node", arg);
+		else if (hp_parse_int(arg, &a->nics) || a->nics < 1 || a->nics > 64)
+			return usage_error("comm", "nics", "a whole number of NICs per node from 0 to 64", arg);
 		return 0;
 	case O_NICGBPS:
 		a->nic_gbps = strtod(arg, &e);
@@ -238,8 +245,9 @@ static int check_required(const struct comm_args *a)
 		miss = "--gpus-per-node: missing; expected a positive integer";
 	else if (!a->nodes)
 		miss = "--nodes: missing; expected a positive integer";
-	if (!miss && a->nvl_domain > a->gpn && a->nvl_domain % a->gpn) {
-		/* a domain over several nodes is whole nodes (NVL72: 18 x 4) */
+	if (!miss && a->nvl_domain > 0 && a->nvl_domain % a->gpn) {
+		/* a domain is whole nodes (NVL72: 18 x 4); one smaller than
+		 * a node read as the node */
 		char want[64];
 		snprintf(want, sizeof want, "a multiple of --gpus-per-node (%d)", a->gpn);
 		char got[16];
@@ -273,7 +281,11 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 		a->nvl_domain = cluster_default_domain(gpu, a->gpn, a->intra);
 	if (a->nvl_domain > a->gpn && a->nvl_domain % a->gpn == 0) {
 		g->ranks_per_node = a->nvl_domain < g->ranks ? a->nvl_domain : g->ranks;
-		a->nics *= a->nvl_domain / a->gpn;
+		/* At most 64 NICs x 100000 trays (the flags' bounds):
+		 * 6.4e6, checked in a wider type all the same. */
+		long long nics = (long long)a->nics * (a->nvl_domain / a->gpn);
+		assert(nics >= 0 && nics <= INT_MAX);
+		a->nics = (int)nics;
 		g->domain_hosts = a->nvl_domain / a->gpn;
 	}
 	comm_fabric_init(&g->fab, gpu, a->intra, a->nics, a->nic_gbps);

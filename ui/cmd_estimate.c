@@ -210,9 +210,13 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 			char lb[16];
 			snprintf(live, sizeof live, ": %s live", hp_fmt_bytes(lb, sizeof lb, s->total - s->slack));
 		}
-		printf("  %-5d %-5d %-14s %3d %-9s %10s %10s %10s %10s %10s %10s %s%s of %s\n", s->group,
-		       s->index, c->pools[s->pool].name, s->tp, ly, w, g, op, ac, ot, tt,
-		       s->fits ? "yes" : "NO", live, cap);
+		/* The pool padded by terminal columns, not bytes: a CJK name
+		 * (two columns a character, three bytes) kept the row aligned
+		 * only in ASCII. */
+		printf("  %-5d %-5d ", s->group, s->index);
+		cli_print_term(stdout, c->pools[s->pool].name, 14);
+		printf(" %3d %-9s %10s %10s %10s %10s %10s %10s %s%s of %s\n", s->tp, ly, w, g, op,
+		       ac, ot, tt, s->fits ? "yes" : "NO", live, cap);
 		shown++;
 	}
 	if (shown < e->n_stages)

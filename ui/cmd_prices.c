@@ -259,13 +259,16 @@ static int prices_update(const struct price_config *cfg, const struct catalog *c
 						    ? "keeping the cached copy" : "nothing cached");
 		if (a->fmt != FMT_TABLE)
 			continue;
+		/* Source names padded by terminal columns (a CJK name takes
+		 * two a character), not bytes. */
+		cli_print_term(stdout, ups[i].source, 22);
 		if (ups[i].result == PRICE_FETCHED)
-			printf("%-22s fetched        %d offers, %s%s%s\n", ups[i].source,
-			       ups[i].n_offers, age, *ups[i].msg ? "; " : "", ups[i].msg);
+			printf(" fetched        %d offers, %s%s%s\n", ups[i].n_offers, age,
+			       *ups[i].msg ? "; " : "", ups[i].msg);
 		else if (ups[i].result == PRICE_NOT_MODIFIED)
-			printf("%-22s not modified   %s\n", ups[i].source, age);
+			printf(" not modified   %s\n", age);
 		else
-			printf("%-22s %-14s %s\n", ups[i].source, result_name(ups[i].result), age);
+			printf(" %-14s %s\n", result_name(ups[i].result), age);
 	}
 	if (a->fmt == FMT_TABLE)
 		printf("\n");
@@ -389,8 +392,10 @@ static void print_table(const struct price_book *pb, const struct price_offer **
 			printf("%-22s %s: SkyPilot catalog rows of unknown date, %d offers%s\n",
 			       "embedded", age, s->n_offers,
 			       s->n_offers ? "" : " (all replaced by cached data)");
-		else
-			printf("%-22s %s, %d offers\n", s->name, age, s->n_offers);
+		else {
+			cli_print_term(stdout, s->name, 22);
+			printf(" %s, %d offers\n", age, s->n_offers);
+		}
 	}
 	if (pb->n_src == 1)
 		printf("no cached prices in %s: using the embedded snapshot only "

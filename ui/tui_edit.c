@@ -451,6 +451,7 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 			return -1;
 		}
 		p->gpus_per_node = iv;   /* tui_edited() reprices it */
+		pool_derive_domain(p);   /* a domain not given follows the node */
 		return 0;
 	case PF_NODES:
 		p->nodes = iv;
