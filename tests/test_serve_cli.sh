@@ -214,7 +214,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['plans']==
 expect csv 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 --format csv
 head -1 "$tmp/out" | grep -q "^rank,label,how,gpus,output_tokens_per_s" && ok || bad "csv header"
 expect md 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 --format md
-grep -q "^| # | plan |" "$tmp/out" && ok || bad "md table"
+grep -q "^| \\\\# | plan |" "$tmp/out" && ok || bad "md table"
 expect out 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 -o "$tmp/p.json"
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/p.json" && ok || bad "-o .json"
 expect out-bad 1 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --rate 10 --isl 1000 --osl 200 \

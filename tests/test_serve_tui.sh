@@ -59,7 +59,7 @@ keys s1 C-u serve.md Enter
 if wait_for s1 " to serve.md" && [ -s "$tmp/serve.md" ]; then ok; else bad "no serve.md written"; fi
 head -1 "$tmp/serve.md" | grep -q '^# hetplan serving plans: Llama-3.1 70B$' && ok ||
 	bad "serve.md: $(head -1 "$tmp/serve.md")"
-grep -q '^| # | plan | GPUs | out tok/s |' "$tmp/serve.md" && ok || bad "serve.md has no plans table"
+grep -q '^| \\# | plan | GPUs | out tok/s |' "$tmp/serve.md" && ok || bad "serve.md has no plans table"
 # .html: the page of `hetplan serve --format html`, whole
 keys s1 e
 wait_for s1 "Export serving plans to" || bad "third e did not prompt"
