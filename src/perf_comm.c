@@ -349,24 +349,18 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
  * @d98e8a64, initialize_model_parallel: expert_decoder_rank_generator,
  * order "tp-cp-ep-dp-pp" with cp 1 and tp = etp), so an EP group strides
  * etp ranks (EP 32 at etp 1 on 8-GPU nodes: 4 nodes) and an expert-DP
- * group etp x ep. Unfolded: hetplan's layout before folding, EP inside
- * the DP x CP group of stride tp x cp. At cp 1 the two agree on the EP
- * group; at cp > 1 Megatron-Core's expert grid strides tp, not tp x cp
- * (not changed here: it would move every unfolded CP x EP estimate). In
- * both the expert-DP group strides the EP group's span (etp x ep, or
- * tp x cp x ep unfolded), so with TP 2, EP 8 on 8-GPU nodes each of its
- * ranks sits on a different node. Both at least 1. */
+ * group etp x ep. Unfolded plans (etp = tp) take the same grid: the
+ * expert grid is built with cp 1 whatever the attention's CP, so an EP
+ * group strides tp ranks, not tp x cp (TP 1, CP 2, EP 8 on 8-GPU nodes:
+ * one node), and the expert-DP group strides tp x ep, so with TP 2, EP 8
+ * on 8-GPU nodes each of its ranks sits on a different node. Both at
+ * least 1. */
 void perf_expert_layout(const struct stage_ctx *x, int *ep_per_node, int *edp_per_node)
 {
 	int dom = perf_domain_gpus(x->pl);
-	if (!plan_ep_folded(x->p, x->tp)) {
-		*ep_per_node = dom / (x->tp * x->cp);
-		*edp_per_node = dom / (x->tp * x->cp * x->p->ep);
-	} else {
-		int etp = plan_etp(x->p, x->tp);
-		*ep_per_node = dom / etp;
-		*edp_per_node = dom / (etp * x->p->ep);
-	}
+	int etp = plan_etp(x->p, x->tp);
+	*ep_per_node = dom / etp;
+	*edp_per_node = dom / (etp * x->p->ep);
 	if (*ep_per_node < 1)
 		*ep_per_node = 1;
 	if (*edp_per_node < 1)

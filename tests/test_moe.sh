@@ -361,4 +361,14 @@ expect 3 "moe_dispatch alltoall given for a dense model" "$H" estimate --pool 2x
 	-m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --moe-dispatch alltoall
 # shellcheck disable=SC2086
 expect 2 "--moe-dispatch" "$H" estimate $disp --moe-dispatch allgather
+# The expert grid ignores the attention's CP: Megatron-Core builds it
+# with cp 1 (parallel_state.py initialize_model_parallel,
+# expert_decoder_rank_generator: order tp-ep-dp-pp, tp = etp), so at TP 1
+# an EP group of 8 is 8 consecutive ranks: one 8-GPU node, NVSwitch only,
+# whatever CP is. With CP 2 the old layout strode tp x cp = 2 ranks and
+# put the group on two nodes.
+"$H" estimate --pool 4x8xH100-SXM -m mixtral-8x7b --tp 1 --pp 1 --cp 2 --ep 8 --mbs 1 \
+	--gbs 256 --seq-len 8192 > "$T/cpep.txt" 2>"$T/err"
+grep -E "^  ep +alltoall .* 8 NVSwitch +p2p" "$T/cpep.txt" > /dev/null && ok ||
+	bad "cp 2 ep 8: the EP group leaves the node: $(grep '^  ep' "$T/cpep.txt")"
 finish moe
