@@ -403,7 +403,9 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 	 * to the model's (arguments.py @d98e8a64 L587-588) */
 	if (m->moe.experts && plan_ep_folded(p, pc->tp))
 		ARG("--expert-tensor-parallel-size %d", plan_etp(p, pc->tp));
-	if (p->sp && pc->tp > 1)
+	/* Megatron's MoE layer refuses TP > 1 without it in training
+	 * (framework_denial says so for a plan that has it off) */
+	if ((p->sp || m->moe.experts) && pc->tp > 1)
 		ARG("--sequence-parallel");
 }
 
@@ -1019,8 +1021,26 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
  * the estimate is not for it. The sentence goes into deny (n bytes);
  * returns 1 when there is one. The config was written silently. */
-static int framework_denial(const struct cluster *c, const struct plan *p, enum launch_format f,
-			    char *deny, size_t n)
+/* 1 when a stage runs MoE layers at TP > 1 without sequence
+ * parallelism: Megatron's MoELayer.forward raises then in training
+ * (plan.c validate_moe_sp refuses it for a plan whose own framework is
+ * Megatron's; a plan under another framework reaches the Megatron
+ * launcher here). */
+static int moe_tp_without_sp(const struct model_spec *m, const struct plan *p)
+{
+	if (p->sp || !m->moe.experts)
+		return 0;
+	for (int i = 0; i < p->n_replicas; i++)
+		for (int s = 0; s < p->replicas[i].n_stages; s++) {
+			const struct stage *st = &p->replicas[i].stages[s];
+			if (st->tp > 1 && model_moe_layers_in(m, st->first_layer, st->last_layer))
+				return 1;
+		}
+	return 0;
+}
+
+static int framework_denial(const struct cluster *c, const struct model_spec *m,
+			    const struct plan *p, enum launch_format f, char *deny, size_t n)
 {
 	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
 			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
@@ -1028,6 +1048,9 @@ static int framework_denial(const struct cluster *c, const struct plan *p, enum 
 								  : FW_MEGATRON_CORE;
 	char why[400];
 	runs_on_why_row(p, c, fw, why, sizeof why);
+	if (!why[0] && (fw == FW_MEGATRON_CORE || fw == FW_MEGATRON_LM) && moe_tp_without_sp(m, p))
+		snprintf(why, sizeof why, "its MoE layer refuses tensor parallelism above 1 "
+			 "without sequence parallelism in training, so the config turns it on");
 	if (!why[0])
 		return 0;
 	snprintf(deny, n, "%s does not run this plan as planned: %s. The config is the nearest "
@@ -1049,7 +1072,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	sbuf_init(&nb);
 	int hetero = limits(c, p, &nb) > 0;
 	char deny[900] = "";
-	int denied = !hetero && framework_denial(c, p, f, deny, sizeof deny);
+	int denied = !hetero && framework_denial(c, m, p, f, deny, sizeof deny);
 	/* one sentence about the recomputation, not a note and a denial */
 	int rc_denied = denied && p->recompute == RC_SELECTIVE_OP && f != LAUNCH_TORCHTITAN &&
 			strstr(deny, "recomputation");

@@ -218,6 +218,15 @@ grep -q -- "--enable-expert-tensor-parallelism" "$T/err" && ok ||
 # shellcheck disable=SC2086
 $H launch $fo --tp 1 --ep 8 --format deepspeed > /dev/null 2>"$T/err" || bad "deepspeed tp 1 ep 8"
 grep -q -- "--enable-expert-tensor-parallelism" "$T/err" && bad "deepspeed tp 1: expert TP note" || ok
+# Megatron's MoELayer.forward raises in training at TP > 1 without
+# sequence parallelism (moe_layer.py @001199898c4b): a plan under another
+# framework with --no-sp still gets --sequence-parallel in its Megatron
+# config and a sentence saying the plan is not run as planned.
+# shellcheck disable=SC2086
+$H launch $fo --tp 2 --ep 4 --no-sp --format megatron > "$T/nosp" 2>"$T/err" || bad "megatron tp 2 no-sp"
+grep -qxF -- "--sequence-parallel \\" "$T/nosp" && ok || bad "megatron tp 2 no-sp moe: no --sequence-parallel"
+grep -q "refuses tensor parallelism above 1 without sequence parallelism" "$T/err" && ok ||
+	bad "megatron tp 2 no-sp moe: no denial: $(cat "$T/err")"
 
 # --- more settings: every flag still in the list
 i=0
