@@ -259,6 +259,15 @@ FIELDS_ENUM(static, transport_enum, enum comm_transport, COMM_TRANSPORT_COUNT,
 /* A pool's price is saved only when the user set it (cluster file, --pool,
  * an edit: pool.price_set); catalog and price-book prices are looked up
  * again on load. */
+/* A pool's NVLink domain is saved when a file or flag gave it, not when
+ * it is the catalog's default (pool_derive_domain), so a workspace saved
+ * by the TUI keeps a user's domain and re-derives the default on load. */
+static int domain_is_users(const void *base)
+{
+	const struct pool *p = base;
+	return p->nvl_domain > 0 && !p->nvl_domain_derived;
+}
+
 static int price_is_users(const void *base)
 {
 	const struct pool *p = base;
@@ -341,7 +350,7 @@ static const struct hp_field pool_field_list[] = {
 	  .names = spot_names, .label = "Spot",
 	  .help = "spot (preemptible) prices; default false" },
 	{ .key = "nvl_domain", .kind = FK_INT, .off = PO(nvl_domain), .min = 1, .max = 100000,
-	  .flags = FF_NOSAVE, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node",
+	  .present = domain_is_users, .help = "GPUs on one NVLink fabric (NVL72: 72); default: a node",
 	  .doc = "GPUs on one NVLink fabric, a multiple of the GPUs per node: 72 on GB200 and "
 		 "GB300 NVL72 racks of 4-GPU trays (the catalog default for those parts), the "
 		 "node elsewhere. Collectives inside a domain run over NVLink; across domains "

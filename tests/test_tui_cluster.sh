@@ -71,6 +71,8 @@ keys cl q q
 wait_for cl "EXITED:0" || bad "q did not quit"
 $HP report "$tmp/ws.json" -o "$tmp/r.md" >/dev/null 2>"$tmp/err" && ok ||
 	bad "the saved workspace does not load: $(cat "$tmp/err")"
+# The lone pool's NVLink domain is the catalog's (its node): not written.
+grep -q '"nvl_domain"' "$tmp/ws.json" && bad "a derived nvl_domain was saved" || ok
 
 # A T4 has no NVLink (catalog: scaleup none): Scale-up cycles nowhere.
 cat >"$tmp/t4.json" <<'JSON'
@@ -169,4 +171,23 @@ screen dear | grep -qE '^ h +H100-SXM +20 +8 .* 20\.0M max 20 *$' && ok ||
 	bad "the dear pool's row: $(screen dear | grep '^ h ')"
 keys dear q
 wait_for dear "EXITED:0" || bad "q did not quit the dear-pool session"
+# A domain the workspace gives is kept by a save (docs/formats.md,
+# nvl_domain: 16 = two 8-GPU H100 nodes on one NVLink fabric); it was
+# read and never written, so the saved workspace planned with a domain
+# of 8.
+cat >"$tmp/dom.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "dom", "pools": [{"name": "h", "gpu": "H100-SXM", "nodes": 2, "nvl_domain": 16}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 5}}
+JSON
+start dom 100 30 "" "tui $tmp/dom.json"
+wait_ready dom || bad "no plans for the 16-GPU domain"
+keys dom w
+wait_for dom "Save workspace to:" || bad "w did not prompt in the domain session"
+keys dom Enter
+wait_for dom "saved $tmp/dom.json" || bad "w did not save the domain workspace: $(screen dom | tail -1)"
+keys dom q q
+wait_for dom "EXITED:0" || bad "q did not quit the domain session"
+grep -qE '"nvl_domain":[[:space:]]*16' "$tmp/dom.json" && ok || bad "the saved workspace lost nvl_domain 16: $(cat "$tmp/dom.json")"
 finish tui_cluster
