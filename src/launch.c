@@ -1021,24 +1021,6 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
  * the estimate is not for it. The sentence goes into deny (n bytes);
  * returns 1 when there is one. The config was written silently. */
-/* 1 when a stage runs MoE layers at TP > 1 without sequence
- * parallelism: Megatron's MoELayer.forward raises then in training
- * (plan.c validate_moe_sp refuses it for a plan whose own framework is
- * Megatron's; a plan under another framework reaches the Megatron
- * launcher here). */
-static int moe_tp_without_sp(const struct model_spec *m, const struct plan *p)
-{
-	if (p->sp || !m->moe.experts)
-		return 0;
-	for (int i = 0; i < p->n_replicas; i++)
-		for (int s = 0; s < p->replicas[i].n_stages; s++) {
-			const struct stage *st = &p->replicas[i].stages[s];
-			if (st->tp > 1 && model_moe_layers_in(m, st->first_layer, st->last_layer))
-				return 1;
-		}
-	return 0;
-}
-
 static int framework_denial(const struct cluster *c, const struct model_spec *m,
 			    const struct plan *p, enum launch_format f, char *deny, size_t n)
 {
@@ -1048,7 +1030,10 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 								  : FW_MEGATRON_CORE;
 	char why[400];
 	runs_on_why_row(p, c, fw, why, sizeof why);
-	if (!why[0] && (fw == FW_MEGATRON_CORE || fw == FW_MEGATRON_LM) && moe_tp_without_sp(m, p))
+	/* plan_validate refuses it under Megatron's own frameworks; a plan
+	 * under another one reaches the Megatron launcher here */
+	if (!why[0] && (fw == FW_MEGATRON_CORE || fw == FW_MEGATRON_LM) &&
+	    plan_moe_tp_without_sp(p, m, NULL, NULL))
 		snprintf(why, sizeof why, "its MoE layer refuses tensor parallelism above 1 "
 			 "without sequence parallelism in training, so the config turns it on");
 	if (!why[0])

@@ -771,24 +771,39 @@ static int validate_dispatch(const struct plan *p, const struct model_spec *m, c
  * statement of MoELayer.forward; the folded case above is one instance).
  * Applied to the Megatron frameworks only: DeepSpeed-MoE and torchtitan
  * were not checked for the same rule. */
-static int validate_moe_sp(const struct plan *p, const struct model_spec *m, const char *ctx,
-			   struct hp_err *err)
+int plan_moe_tp_without_sp(const struct plan *p, const struct model_spec *m, int *rep,
+			   int *stage)
 {
-	if (p->sp || (p->framework != FW_MEGATRON_CORE && p->framework != FW_MEGATRON_LM))
+	if (p->sp)
 		return 0;
 	for (int i = 0; i < p->n_replicas; i++) {
 		const struct replica *r = &p->replicas[i];
 		for (int s = 0; s < r->n_stages; s++) {
 			const struct stage *st = &r->stages[s];
-			if (st->tp > 1 && model_moe_layers_in(m, st->first_layer, st->last_layer))
-				return hp_err_set(err, HP_EXIT_INPUT,
-						  "%s: replicas[%d].stages[%d] runs MoE layers at tp %d "
-						  "without sequence parallelism, which %s refuses in "
-						  "training (MoE with tp > 1 needs it); drop --no-sp",
-						  ctx, i, s, st->tp, framework_get(p->framework)->name);
+			if (st->tp > 1 && model_moe_layers_in(m, st->first_layer, st->last_layer)) {
+				if (rep)
+					*rep = i;
+				if (stage)
+					*stage = s;
+				return 1;
+			}
 		}
 	}
 	return 0;
+}
+
+static int validate_moe_sp(const struct plan *p, const struct model_spec *m, const char *ctx,
+			   struct hp_err *err)
+{
+	int i, s;
+	if ((p->framework != FW_MEGATRON_CORE && p->framework != FW_MEGATRON_LM) ||
+	    !plan_moe_tp_without_sp(p, m, &i, &s))
+		return 0;
+	return hp_err_set(err, HP_EXIT_INPUT,
+			  "%s: replicas[%d].stages[%d] runs MoE layers at tp %d "
+			  "without sequence parallelism, which %s refuses in "
+			  "training (MoE with tp > 1 needs it); drop --no-sp",
+			  ctx, i, s, p->replicas[i].stages[s].tp, framework_get(p->framework)->name);
 }
 
 /* The settings against the model: batch, master layout, cp and ep. */

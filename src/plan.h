@@ -194,6 +194,13 @@ int plan_etp(const struct plan *p, int tp);
  * (Megatron-Core's MoE parallel folding): plan_etp(p, tp) != tp. */
 int plan_ep_folded(const struct plan *p, int tp);
 
+/* 1 when a stage runs MoE layers at TP > 1 with sequence parallelism
+ * off, which Megatron's MoELayer.forward refuses in training
+ * (moe_layer.py @001199898c4b); *rep and *stage (either may be NULL) the
+ * first such stage. 0 when none does. */
+int plan_moe_tp_without_sp(const struct plan *p, const struct model_spec *m, int *rep,
+			   int *stage);
+
 /* The MoE token dispatcher the plan is costed and launched with: its
  * moe_dispatch key, or absent, its framework's (framework.h
  * ep_dispatch_dedup: flex where set, else alltoall). Refused by
