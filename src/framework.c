@@ -233,7 +233,62 @@
  *    eos-dfw_n64_ngc25.01_nemo config_common.sh) sets FP8_PARAMS=True.
  *    The other rows: DeepSpeed and the older stacks have no FP8 weight
  *    storage; torchtitan's float8 keeps high-precision weights (its FSDP
- *    float8 all-gather casts before the gather, not modelled). */
+ *    float8 all-gather casts before the gather, not modelled).
+ *  - deepspeed-0.3 (estimate-only): DeepSpeed 0.3.0+7d4d742 (microsoft/
+ *    DeepSpeed 7d4d742bf, September 2020) with PyTorch 1.6, running the
+ *    Megatron-LM copy of DeepSpeedExamples @a79272c (Megatron-LM/, the
+ *    2019 model code), fp16 at ZeRO 0 or 1, no pipeline engine: the
+ *    BLDSV rows (DLPerf's DeepSpeed test). The deepspeed row models
+ *    Megatron-DeepSpeed's fused layer code and today's engine; this stack
+ *    differs in both:
+ *    The layer (Megatron-LM/mpu/transformer.py @a79272c,
+ *    GPT2ParallelSelfAttention, GPT2ParallelMLP, GPT2ParallelTransformer-
+ *    Layer): every op an eager kernel (eager_modules): F.linear on 3-D
+ *    inputs adds each bias apart, two dropouts and two residual adds
+ *    apart, apex FusedLayerNorm, the GeLU one TorchScript kernel; q, k
+ *    and v from one query_key_value linear (eager_fused_qkv), viewed and
+ *    permuted, then copied by torch.matmul into contiguous batches
+ *    (eager_qkv_copies); the scores divided by sqrt(d), then
+ *    torch.mul(scores, ltor_mask) - 10000.0 * (1.0 - ltor_mask)
+ *    (eager_mask_mul), softmax, dropout, and the context copied back
+ *    (.contiguous()).
+ *    The loss (pretrain_gpt2.py: vocab_parallel_cross_entropy(output.
+ *    contiguous().float(), ...); mpu/cross_entropy.py): forward, per
+ *    logit, the fp32 cast (read 2, write 4), clone (4 + 4), max (4),
+ *    sub_ (4 + 4), exp (4 + 4), sum (4), div_ (4 + 4): 46 bytes;
+ *    backward, mul_ (4 + 4) and the cast's gradient back to fp16
+ *    (4 + 2): 14. Megatron's later path moves 12 + 12.
+ *    ZeRO 0 (runtime/engine.py @7d4d742: allreduce_gradients ->
+ *    buffered_allreduce_fallback, after the backward, buckets of
+ *    MEMORY_OPT_ALLREDUCE_SIZE = 500,000,000 elements): the three copy
+ *    passes of the deepspeed row (flatten, mul_ by 1/DP, copy back), fp16
+ *    (allreduce_always_fp32 off by default), no overlap. The step is
+ *    FP16_Optimizer.step (runtime/fp16/fused_optimizer.py @7d4d742) with
+ *    apex FusedAdam (engine _configure_basic_optimizer), per parameter:
+ *    the overflow check, CheckOverflow.has_overflow_serial, float(x.
+ *    float().sum()) per gradient tensor (2 + 4 + 4 = 10); p.grad.to(fp32)
+ *    (2 + 4) and _flatten_dense_tensors (4 + 4); the norm of the flat
+ *    fp32 gradient (4); unscale mul_ (4 + 4); FusedAdam on fp32 p, g, m,
+ *    v (16 + 12); the copy of the fp32 master back into the fp16 weights
+ *    (4 + 2): 70 bytes. Not modelled: the overflow check's float() is a
+ *    host sync per gradient tensor (148 on GPT-2 small) while the GPU
+ *    waits.
+ *    ZeRO 1 (runtime/zero/stage1.py @7d4d742,
+ *    FP16_DeepSpeedZeroOptimizer_Stage1, called from the same
+ *    allreduce_gradients after the backward: no overlap at ZeRO 0 or 1,
+ *    grad_overlap_min_zero 2): reduce_scatter_gradients flattens every
+ *    rank's sub-partition of the fp16 gradients (get_flat_sub_partitions),
+ *    reduce-scatters them, scales every rank's partition with mul_ (not
+ *    only its own), and stitches them back with two torch.cat before
+ *    copying its own parameters' gradients out: four read-and-write
+ *    passes over the whole gradient (ddp_copy_passes 4). Then step()
+ *    all-gathers the updated fp16 sub-partitions (after the update: no
+ *    parameter overlap). Not modelled: step() also runs the overflow
+ *    check and get_grad_norm over every fp16 gradient tensor of the
+ *    model, not the shard (10 + 10 bytes a parameter and two host syncs
+ *    a tensor: .item() and float()); the shard's own step (fp32 cast and
+ *    flatten 6 + 8, unscale 8, FusedAdam 28, fp16 copy 6 = 56 bytes) is
+ *    charged at the row's 70. */
 #include "framework.h"
 
 #include <assert.h>
@@ -306,6 +361,22 @@ static const struct framework_info rows[FW_ROWS] = {
 		      .ep_dispatch_dedup = 0, .fp8_params = 0, .grad_overlap_min_zero = 0,
 		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .fused_residual_norm = 1,
 		      .no_dropout = 1, .gemm_bias_epilogue = 1 },
+	/* DeepSpeed 0.3 with DeepSpeedExamples' 2019 Megatron-LM: see the
+	 * notes above; every field named. */
+	[FW_DEEPSPEED_03] = { .id = FW_DEEPSPEED_03, .name = "deepspeed-0.3",
+			      .display = "DeepSpeed 0.3 + DeepSpeedExamples Megatron-LM (2019 code)",
+			      .abbrev = "ds03", .tp_overlap = 0, .grad_overlap = 0, .param_overlap = 0,
+			      .grad_reduce_fp32 = 0, .attn_gen3 = 0,
+			      .source = "microsoft/DeepSpeed runtime/engine.py, fp16/fused_optimizer.py, "
+					"zero/stage1.py @7d4d742; DeepSpeedExamples Megatron-LM @a79272c",
+			      .pp_scatter_gather = 0, .pp_blocking = 0, .eager_modules = 1,
+			      .eager_qkv_copies = 1, .ddp_bucket_elems = 5e8, .ddp_copy_passes = 4,
+			      .opt_bytes_per_param = 10 + 6 + 8 + 4 + 8 + 28 + 6, .zero1_bcast = 0,
+			      .ep_overlap = 0, .ep_dispatch_dedup = 0, .fp8_params = 0,
+			      .pp_partitioned = 0, .grad_overlap_min_zero = 2, .zero0_copy_passes = 3,
+			      .loss_bytes_fwd = 6 + 8 + 4 + 8 + 8 + 4 + 8, .loss_bytes_bwd = 8 + 6,
+			      .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
+			      .eager_fused_qkv = 1, .eager_mask_mul = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

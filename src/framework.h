@@ -21,7 +21,10 @@
  * August 2023 with its Hybrid Zero optimizer (the BLIL rows of
  * tests/data/blind_train.csv). FW_LLMC: karpathy/llm.c's own C/CUDA GPT-2
  * trainer, train_gpt2.cu @f1e2ace (the BLLC rows): fused classifier,
- * fused residual + LayerNorm, no dropout, biases in the GEMM epilogue. */
+ * fused residual + LayerNorm, no dropout, biases in the GEMM epilogue.
+ * FW_DEEPSPEED_03: DeepSpeed 0.3's engine (ZeRO 0 and its first ZeRO-1)
+ * running the 2019 Megatron-LM copy in DeepSpeedExamples, eager layer
+ * code (the BLDSV rows). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -39,6 +42,8 @@ enum hp_framework {
 	FW_PYTORCH_DDP_2020,         /* the same, with the 2020 model code's copies */
 	FW_INTERNLM,                 /* estimate-only: InternLM's trainer, Hybrid Zero */
 	FW_LLMC,                     /* estimate-only: karpathy/llm.c's C/CUDA trainer */
+	FW_DEEPSPEED_03,             /* estimate-only: DeepSpeed 0.3 with the 2019
+				      * Megatron-LM of DeepSpeedExamples */
 	FW_ROWS
 };
 
@@ -176,6 +181,15 @@ struct framework_info {
 				    * masks, no dropout kernels */
 	int gemm_bias_epilogue;    /* every bias is added in its GEMM's epilogue
 				    * (cuBLASLt): no bias-add kernels */
+	/* The eager layer's attention (with eager_modules). */
+	int eager_fused_qkv;       /* q, k and v come from one linear of width
+				    * q + 2 kv (one GEMM, one bias add), where
+				    * the BERT code runs three */
+	int eager_mask_mul;        /* the causal mask is applied as
+				    * scores x mask - 10000 (1 - mask): a multiply
+				    * and a subtract over the scores, and two small
+				    * ops on the mask, where BERT's additive mask
+				    * is one add */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

@@ -194,10 +194,13 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 				       : (up + 1) * h * m->ffn;
 		double attn_w = mm / 2 - ffn_w;
 		gm += gemm_time(k, g, dt, T, attn_w / (h * t), h, 1);
-	} else if (framework_get(p->framework)->eager_modules) {
+	} else if (framework_get(p->framework)->eager_modules &&
+		   !framework_get(p->framework)->eager_fused_qkv) {
 		/* Three nn.Linear modules, one GEMM each (DeepLearningExamples
 		 * BERT modeling.py @26c26761, BertSelfAttention: self.query,
-		 * self.key, self.value): narrower outputs, fewer tiles per wave. */
+		 * self.key, self.value): narrower outputs, fewer tiles per wave.
+		 * The 2019 Megatron-LM layer (eager_fused_qkv) has one
+		 * query_key_value linear: the fused GEMM below. */
 		gm += gemm_time(k, g, dt, T, q / t, h, 1);
 		gm += 2 * gemm_time(k, g, dt, T, kv / t, h, 1);
 		gm += gemm_time(k, g, dt, T, h, q / t, 1);
@@ -353,6 +356,16 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		 * back the same way (4 eb). 8 eb, entered as a third as above. */
 		else if (eb == 4)
 			*scores += n * 8 * eb / 3;
+		/* The 2019 Megatron-LM GPT-2 mask (eager_mask_mul;
+		 * DeepSpeedExamples Megatron-LM/mpu/transformer.py @a79272c:
+		 * torch.mul(scores, ltor_mask) - 10000.0 * (1.0 - ltor_mask))
+		 * multiplies and then subtracts: one more read and write of the
+		 * scores forward than the additive mask (2 eb), and its
+		 * backward multiplies the gradient by the mask (2 eb). 4 eb,
+		 * entered as a third. */
+		if (framework_get(p->framework)->eager_modules &&
+		    framework_get(p->framework)->eager_mask_mul)
+			*scores += n * 4 * eb / 3;
 		b += *scores;
 	}
 	return b;
@@ -368,7 +381,9 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
  * eager_qkv_copies); flash: one kernel. */
 static double eager_layer_kernels(const struct model_spec *m, const struct plan *p, int tp)
 {
-	double gemms = m->gated_mlp ? 7 : 6;
+	const struct framework_info *fw = framework_get(p->framework);
+	/* One query_key_value GEMM for q, k and v (eager_fused_qkv). */
+	double gemms = (m->gated_mlp ? 7 : 6) - (fw->eager_fused_qkv ? 2 : 0);
 	double n = gemms + (m->bias ? gemms : 0) + 2 + 2 + 1;
 	if (m->dropout)
 		n += 2;
@@ -377,7 +392,11 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
 	if (p->flash)
 		n += 1;
 	else
-		n += 7 + (framework_get(p->framework)->eager_qkv_copies ? 3 : 0);
+		n += 7 + (fw->eager_qkv_copies ? 3 : 0) +
+		     /* eager_mask_mul: the multiply, and 1 - mask and
+		      * 10000 x (1 - mask) on the s x s mask; the subtract
+		      * takes the add's place */
+		     (fw->eager_mask_mul ? 3 : 0);
 	if (tp > 1)
 		n += p->sp ? 4 : 2;
 	return n;

@@ -18,6 +18,8 @@
  *                  eager PyTorch under apex AMP O2 and apex DDP.
  *   internlm       InternLM's trainer of August 2023 (Hybrid Zero).
  *   llm.c          karpathy/llm.c's train_gpt2.cu @f1e2ace.
+ *   deepspeed-0.3  DeepSpeed 0.3.0+7d4d742 running DeepSpeedExamples'
+ *                  Megatron-LM @a79272c (the 2019 model code).
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -36,6 +38,7 @@
 #define DDP (B(FW_PYTORCH_DDP) | B(FW_PYTORCH_DDP_2020))
 #define IL B(FW_INTERNLM)
 #define LLMC B(FW_LLMC)
+#define DS03 B(FW_DEEPSPEED_03)
 
 struct verdict {
 	unsigned mask;
@@ -274,7 +277,16 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    parallelism (GPT-2 and GPT-3 shapes, dense). Its -r 1/2 recompute
  *    GELU and the LayerNorms only, which no hetplan recompute mode is:
  *    only plans without recomputation run on it.
- *  - All three: hetplan's rows model dense models (InternLM's MoE code came
+ *  - deepspeed-0.3: DeepSpeedExamples' Megatron-LM/ @a79272c (the 2019
+ *    model code under DeepSpeed 0.3.0+7d4d742): tensor parallelism by
+ *    its mpu (--model-parallel-size) and whole-layer checkpointing
+ *    (--checkpoint-activations) only; no pipeline (GPT2ParallelTransformer
+ *    is one module), no sequence parallelism, no fused attention (the
+ *    layer computes the s x s scores), fp16 (--fp16) or fp32 (DeepSpeed
+ *    0.3's config has no bf16). The row counts the engine's ZeRO 0 and
+ *    ZeRO-1 (zero/stage1.py) code paths; ZeRO-2 (zero/stage2.py) is not
+ *    counted, ZeRO-3 did not exist.
+ *  - All of them: hetplan's rows model dense models (InternLM's MoE code came
  *    after the row's commit; DLE BERT has none): no expert parallelism. */
 int runs_on_zero_ok(enum hp_framework f, int zero)
 {
@@ -283,6 +295,7 @@ int runs_on_zero_ok(enum hp_framework f, int zero)
 	case FW_PYTORCH_DDP_2020: return zero == 0;
 	case FW_INTERNLM: return zero <= 1;
 	case FW_LLMC: return zero <= 1;
+	case FW_DEEPSPEED_03: return zero <= 1;
 	default: return 1;
 	}
 }
@@ -322,6 +335,19 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 		deny(v, LLMC, "FP8, CP or EP (llm.c: bf16/fp16/fp32, dense, data parallel)");
 	if (p->recompute != RC_NONE)
 		deny(v, LLMC, "recomputation (llm.c's -r recomputes GELU and LayerNorm only)");
+	if (pp > 1)
+		deny(v, DS03, "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)");
+	if (rep->stages[0].tp > 1 && p->sp)
+		deny(v, DS03, "sequence parallelism (2019 Megatron-LM)");
+	if (!runs_on_zero_ok(FW_DEEPSPEED_03, p->zero))
+		deny(v, DS03, "ZeRO-%d (the row counts DeepSpeed 0.3's ZeRO 0-1 paths)", p->zero);
+	if (p->precision == HP_BF16 || p->precision == HP_FP8 || p->precision == HP_TF32)
+		deny(v, DS03, "%s (DeepSpeed 0.3 runs fp16 or fp32)",
+		     p->precision == HP_BF16 ? "bf16" : p->precision == HP_FP8 ? "FP8" : "tf32");
+	if (p->cp > 1 || p->ep > 1 || p->flash)
+		deny(v, DS03, "CP, EP or fused attention (2019 Megatron-LM: dense, unfused)");
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, DS03, "selective recomputation (--checkpoint-activations is whole-layer)");
 	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
 	if (layers % chunks) {
 		deny(v, IL, "%d layers do not split into %d chunks", layers, chunks);

@@ -673,6 +673,12 @@ TEST(pytorch_ddp_as_apex_runs_it)
  *    path: overflow l2norm over the fp16 grads 2; FusedAdam reads the fp16
  *    grad 2 and p, m, v 12, writes p, m, v 12 and the fp16 weight 2;
  *    zero_grad 2: 2 + 28 + 2 = 32.
+ *  - deepspeed-0.3, FP16_Optimizer.step (microsoft/DeepSpeed @7d4d742
+ *    runtime/fp16/fused_optimizer.py): the per-tensor overflow check
+ *    float(x.float().sum()) 2 + 4 + 4; p.grad.to(fp32) 2 + 4; the flatten
+ *    4 + 4; the flat norm 4; the unscale mul_ 4 + 4; apex FusedAdam 16 +
+ *    12; the fp32 -> fp16 copy 4 + 2: 10 + 6 + 8 + 4 + 8 + 28 + 6 = 70
+ *    (test_ds03.c checks the row's other counts).
  *  - every other row, and fp32 runs: hetplan's earlier 30, not counted.
  * On PTBERT-01 (BERT-large, one V100-SXM2-16GB, fp16; 334,096,386
  * parameters, the count of pytorch_ddp_as_apex_runs_it below), at
@@ -682,9 +688,10 @@ TEST(optimizer_bytes_as_frameworks_count)
 {
 	CHECK(framework_opt_bytes(FW_PYTORCH_DDP, 0) == 46);
 	CHECK(framework_opt_bytes(FW_PYTORCH_DDP_2020, 0) == 32);
+	CHECK(framework_opt_bytes(FW_DEEPSPEED_03, 0) == 70);
 	for (int f = 0; f < FW_ROWS; f++) {
 		CHECK(framework_opt_bytes((enum hp_framework)f, 1) == 30);
-		if (f != FW_PYTORCH_DDP && f != FW_PYTORCH_DDP_2020)
+		if (f != FW_PYTORCH_DDP && f != FW_PYTORCH_DDP_2020 && f != FW_DEEPSPEED_03)
 			CHECK(framework_opt_bytes((enum hp_framework)f, 0) == 30);
 	}
 	struct calib_row *b;

@@ -37,12 +37,14 @@ TEST(row_as_llmc_runs)
 	 * 2 + 2 + 2 backward. */
 	CHECK(f->loss_bytes_fwd == 0 && f->loss_bytes_bwd == 6);
 	CHECK(f->fused_residual_norm && f->no_dropout && f->gemm_bias_epilogue);
-	/* every other row: Megatron's 12 + 12, nothing of llm.c's */
+	/* every other row: nothing of llm.c's; Megatron's 12 + 12 but for
+	 * deepspeed-0.3's 2019 loss (46 + 14, test_ds03.c) */
 	for (int k = 0; k < FW_ROWS; k++) {
 		const struct framework_info *o = framework_get((enum hp_framework)k);
 		if (k == FW_LLMC)
 			continue;
-		CHECK(o->loss_bytes_fwd == 12 && o->loss_bytes_bwd == 12);
+		if (k != FW_DEEPSPEED_03)
+			CHECK(o->loss_bytes_fwd == 12 && o->loss_bytes_bwd == 12);
 		CHECK(!o->fused_residual_norm && !o->no_dropout && !o->gemm_bias_epilogue);
 	}
 }

@@ -36,6 +36,7 @@ static struct model_spec model;   /* llama3.1-8b: 32 layers */
 #define PD ((1u << FW_PYTORCH_DDP) | (1u << FW_PYTORCH_DDP_2020))
 #define IL (1u << FW_INTERNLM)
 #define LC (1u << FW_LLMC)
+#define D3 (1u << FW_DEEPSPEED_03)
 
 static void cluster2(struct cluster *c, const char *a, const char *b)
 {
@@ -313,11 +314,16 @@ TEST(estimate_only_rows)
 	char why[512];
 	/* BERT fine-tuning as run_squad.py runs it: 8 data-parallel ranks,
 	 * fp16 (--fp16), no sharding, no checkpointing: every row runs it
-	 * (torchtitan's DDP is 1-D, which this is). */
+	 * (torchtitan's DDP is 1-D, which this is), and deepspeed-0.3 too
+	 * once the attention is unfused (its 2019 layer has no fused kernel;
+	 * flash is the plan default). */
 	const char *dp8 = "{\"zero\":0,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,"
 			  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
-	CHECK_EQ_INT(mask_of(&c, dp8, why, sizeof why), RUNS_ON_ALL);
-	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC);
+	CHECK_EQ_INT(mask_of(&c, dp8, why, sizeof why), RUNS_ON_ALL & ~D3);
+	const char *dp8u = "{\"zero\":0,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
+			   "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, dp8u, why, sizeof why), RUNS_ON_ALL);
+	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3);
 	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
 			     "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
@@ -397,6 +403,59 @@ TEST(llmc_row)
 	}
 }
 
+/* DeepSpeedExamples' 2019 Megatron-LM under DeepSpeed 0.3 as DLPerf ran
+ * it (the BLDSV rows): 8 data-parallel ranks, fp16, ZeRO 0 or 1, unfused
+ * attention, runs; PP, sequence parallelism, ZeRO-2, bf16, fused
+ * attention and selective recomputation are outside that code. */
+TEST(ds03_row)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xV100-SXM2-16GB,name=a", NULL);
+	char why[512];
+	const char *bldsv = "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
+			    "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, bldsv, why, sizeof why) & D3, D3);
+	static const struct { const char *json, *why; } no[] = {
+		{ "{\"zero\":2,\"precision\":\"fp16\",\"flash\":false,\"replicas\":[{\"count\":8,"
+		  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
+		  "ZeRO-2 (the row counts DeepSpeed 0.3's ZeRO 0-1 paths)" },
+		{ "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"replicas\":[{\"count\":8,"
+		  "\"batch_share\":0.125,\"stages\":["
+		  "{\"pool\":\"a\",\"first_layer\":0,\"last_layer\":15},"
+		  "{\"pool\":\"a\",\"first_layer\":16,\"last_layer\":31}]}]}",
+		  "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)" },
+		{ "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"replicas\":[{\"count\":2,"
+		  "\"batch_share\":0.5,\"stages\":[" ONE_STAGE("a", 8) "]}]}",
+		  "sequence parallelism (2019 Megatron-LM)" },
+		{ "{\"zero\":1,\"precision\":\"bf16\",\"flash\":false,\"replicas\":[{\"count\":8,"
+		  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
+		  "bf16 (DeepSpeed 0.3 runs fp16 or fp32)" },
+		{ "{\"zero\":1,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,"
+		  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
+		  "CP, EP or fused attention" },
+		{ "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"recompute\":\"selective\","
+		  "\"replicas\":[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
+		  "selective recomputation (--checkpoint-activations" },
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		struct plan p;
+		struct hp_err err = { 0 };
+		plan_init(&p);
+		p.gbs = 64;
+		p.mbs = 1;
+		if (plan_parse_json(&p, no[i].json, strlen(no[i].json), "test", &c, &err) < 0) {
+			T_FAILF("%s", err.msg);
+			plan_free(&p);
+			continue;
+		}
+		CHECK(!(runs_on_mask(&p, &c, NULL, 0) & D3));
+		runs_on_why_row(&p, &c, FW_DEEPSPEED_03, why, sizeof why);
+		if (!strstr(why, no[i].why))
+			T_FAILF("plan %zu: why '%s', want '%s'", i, why, no[i].why);
+		plan_free(&p);
+	}
+}
+
 TEST(names_and_pick)
 {
 	char b[96];
@@ -443,6 +502,7 @@ int main(void)
 	RUN(fp8);
 	RUN(estimate_only_rows);
 	RUN(llmc_row);
+	RUN(ds03_row);
 	RUN(names_and_pick);
 	catalog_done(&cat);
 	return t_done("runs_on");
