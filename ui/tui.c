@@ -50,7 +50,8 @@ static const struct tui_key keys_global[] = {
 	{ K(27), "Esc", "cancel", "Cancel the running plan or price download", ACT_CANCEL, 0 },
 	{ K('w', 19), "w C-s", "save", "Save the workspace to a file (asks for the name)", ACT_SAVE, 1 },
 	{ K('o'), "o", "open", "Open a workspace file", ACT_OPEN, 0 },
-	{ K('e'), "e", "export", "Export the selected plan: .md for Markdown, .json for JSON", ACT_EXPORT, 1 },
+	{ K('e'), "e", "export", "Export the selected plan: .md, .json, or a .html/.csv report", ACT_EXPORT, 1 },
+	{ K('L'), "L", "launch", "Write the plan's launch config, as hetplan launch writes it", ACT_LAUNCH, 0 },
 	{ K('R'), "R", "replan", "Plan again now", ACT_REPLAN, 0 },
 	{ K(12), "C-l", "redraw", "Redraw the screen", ACT_REDRAW, 0 },
 };
@@ -761,6 +762,17 @@ static int export_id(const struct tui *t)
 	return v->plan ? v->plan(t) : t->detail_id;
 }
 
+static void launch_to(struct tui *t, const char *path)
+{
+	struct hp_err err = { 0 };
+	char msg[sizeof t->msg];
+	int warn = 0;
+	if (tui_export_launch(t, export_id(t), path, msg, sizeof msg, &warn, &err) < 0)
+		tui_message(t, 1, "%s", err.msg);
+	else
+		tui_message(t, warn, "%s", msg);
+}
+
 /* The / text typed so far, cut to the search's bytes on a character (a
  * split one would match nothing and show as \xE6), and the search. */
 /* The "no match" message of the search as it was goes with it: after Esc
@@ -805,7 +817,7 @@ static int prompt_key(struct tui *t, int ch)
 	/* A file name from the prompt (typed, pasted or prefilled from a
 	 * path) must be printable: a newline or escape in a name breaks
 	 * every listing and script that later shows it. */
-	if ((k == P_SAVE || k == P_OPEN || k == P_EXPORT) &&
+	if ((k == P_SAVE || k == P_OPEN || k == P_EXPORT || k == P_LAUNCH) &&
 	    !esc_is_printable(s, sizeof t->edit.buf - 1)) {
 		char shown[128];
 		tui_message(t, 1, "file name has control characters: %s",
@@ -829,6 +841,10 @@ static int prompt_key(struct tui *t, int ch)
 			else
 				tui_message(t, 0, "exported %s", s);
 		}
+		break;
+	case P_LAUNCH:
+		if (*s)
+			launch_to(t, s);
 		break;
 	case P_SEARCH:
 		search_set(t, s);
@@ -900,7 +916,15 @@ static int global_action(struct tui *t, int action)
 			tui_message(t, 1, "no plan to export yet");
 			return R_DRAW;
 		}
-		tui_start_prompt(t, P_EXPORT, "Export plan to (.md or .json):", "hetplan-plan.md");
+		tui_start_prompt(t, P_EXPORT, "Export plan to (.md .json .html .csv):", "hetplan-plan.md");
+		return R_DRAW;
+	case ACT_LAUNCH:
+		if (!tui_plan_get(t, export_id(t))) {
+			tui_message(t, 1, "no plan to launch yet");
+			return R_DRAW;
+		}
+		tui_start_prompt(t, P_LAUNCH, "Launch config to (.sh .toml .json, else Megatron):",
+				 "hetplan-launch.txt");
 		return R_DRAW;
 	case ACT_REPLAN:
 		t->gen++;
