@@ -219,6 +219,11 @@ keys s5 7
 wait_serving s5 || bad "no serving plans for the custom model: $(screen s5 | tail -1)"
 wait_for s5 "vllm serve '<model-path-or-hf-repo>'" && ok ||
 	bad "custom model's launch line: $(screen s5 | grep -i 'vllm' | head -2)"
+# its serve section gives no p99 target: the plan pane says that the
+# planner loads each instance to at most 0.9 of saturation (man page,
+# --ttft-p99), under the latencies that load gives
+wait_for s5 "no p99 target: load <= 90% of saturation" && ok ||
+	bad "no utilisation note without targets: $(screen s5 | sed -n 3,20p)"
 keys s5 q q
 
 # ---- 4. bad serve sections name the key
