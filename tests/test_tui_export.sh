@@ -31,7 +31,9 @@ wait_for ex "a100 tp8 pp2" || bad "no per-pool rows: $(screen ex | sed -n 14,16p
 keys ex e
 wait_for ex "Export plan to" || bad "e did not prompt: $(screen ex | tail -1)"
 keys ex C-u pool.json Enter
-if wait_for ex "exported pool.json" && [ -s "$tmp/pool.json" ]; then ok; else bad "no pool.json: $(screen ex | tail -1)"; fi
+# the message names the plan written (from Compare or Prices, e writes the
+# Detail view's plan, which is not on the screen)
+if wait_for ex "exported pool.json: best on a100: a100 tp8 pp2" && [ -s "$tmp/pool.json" ]; then ok; else bad "no pool.json: $(screen ex | tail -1)"; fi
 keys ex w
 wait_for ex "Save workspace to" || bad "w did not prompt"
 keys ex C-u ws.json Enter

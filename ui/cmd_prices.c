@@ -18,7 +18,7 @@
  * above prices_help. */
 const char cmd_prices_usage[] =
 	"hetplan prices [--update] [--source S]... [--gpu TYPE] [--provider P]\n"
-	"         [--region R] [--spot] [--all] [--format table|json|csv]\n";
+	"         [--region R] [--spot] [--all] [--gpus N] [--format table|json|csv]\n";
 
 static const char prices_help[] =
 	"\n"
@@ -33,7 +33,8 @@ static const char prices_help[] =
 	"      --provider P       one provider (aws, gcp, azure, lambda, runpod, ...)\n"
 	"      --region R         one region or zone\n"
 	"      --spot             spot / preemptible prices instead of on-demand\n"
-	"      --all              every offer, not just the cheapest per GPU and provider\n"
+	"      --all              every offer, not just the cheapest per GPU and provider,\n"
+	"                         with its zone (as the CSV and JSON give it)\n"
 	"      --gpus N           only instances with N GPUs\n"
 	"      --format F         table (default), json or csv\n"
 	"      --timeout S        connect timeout and stall window in seconds (default 20)\n"

@@ -154,7 +154,7 @@ static const struct tui_key keys_serve[] = {
 	FIELD_KEYS("Edit the selected serving field", "Switch between the serving fields and the plans"),
 	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
 	MATCH_KEYS,
-	{ K('e'), "e", "export", "Export the serving plans: .json as hetplan serve --format json, .md", ACT_EXPORT, 0 },
+	{ K('e'), "e", "export", "Export the serving plans as hetplan serve: .json, .md, .html", ACT_EXPORT, 0 },
 };
 
 static const struct tui_key keys_compare[] = {
@@ -238,11 +238,6 @@ const struct tui_key *tui_keys(int v, int *n)
 	}
 	*n = views[v].n_keys;
 	return views[v].keys;
-}
-
-const char *tui_view_name(int v)
-{
-	return v >= 0 && v < TV_COUNT ? views[v].name : "";
 }
 
 static const struct tui_key *key_find(int v, int ch)
@@ -836,10 +831,14 @@ static int prompt_key(struct tui *t, int ch)
 	case P_EXPORT:
 		if (*s) {
 			struct hp_err err = { 0 };
+			char lab[160];
+			/* which plan: from Compare or Prices it is the Detail
+			 * view's, which the screen does not show */
+			tui_plan_label(t, export_id(t), lab, sizeof lab);
 			if (tui_export(t, export_id(t), s, &err) < 0)
 				tui_message(t, 1, "%s", err.msg);
 			else
-				tui_message(t, 0, "exported %s", s);
+				tui_message(t, 0, "exported %s: %s", s, lab);
 		}
 		break;
 	case P_LAUNCH:
@@ -1116,7 +1115,7 @@ static void loop(struct tui *t)
 
 /* Every key binding, one per line: VIEW<TAB>KEYS<TAB>DESCRIPTION (the man
  * page's KEYS section is checked against this). */
-static void list_keys(void)
+void tui_list_keys(void)
 {
 	for (int v = 0; v <= TV_COUNT; v++) {
 		int n, view = v == TV_COUNT ? TV_GLOBAL : v;
@@ -1186,7 +1185,7 @@ static int tui_parse_args(int argc, char **argv, const struct catalog *cat, stru
 		case 'M': a->mouse = 0; break;
 		case 'U': a->url = optarg; break;
 		case 'B': return tui_bench(cat);
-		case 'K': list_keys(); return 0;
+		case 'K': tui_list_keys(); return 0;
 		case 'h': cli_usage(stdout, tui_usage, tui_help); return 0;
 		case ':':
 			fprintf(stderr, "hetplan: %s: missing value\n", argv[optind - 1]);

@@ -58,8 +58,10 @@ struct tui_key {
  * *n receives its length. Static storage; never NULL. */
 const struct tui_key *tui_keys(int v, int *n);
 
-/* "Cluster", "Model", ... for v in [0, TV_COUNT). */
-const char *tui_view_name(int v);
+/* `hetplan --list-keys` and `hetplan tui --list-keys`: one
+ * "VIEW<TAB>KEYS<TAB>DESCRIPTION" line per binding, the views in tab
+ * order, then the keys every view answers as view "any". */
+void tui_list_keys(void);
 
 /* Render every view and re-plan the default workspace on a terminal opened
  * on /dev/null; print the timings to stdout. Returns an exit status. */
