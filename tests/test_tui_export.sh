@@ -19,7 +19,8 @@
 # a100's best plan runs the interleaved schedule, which DeepSpeed's
 # pipeline does not run (runs_on.c: 1F1B only), so its .json status line
 # carries the CLI's verdict. A plan edited to an estimate-only framework
-# (InternLM) is refused with launch's own sentence, and no file is written.
+# (InternLM) is refused with launch's own sentence, and no file is written;
+# so is one edited until it no longer fits in GPU memory.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -113,6 +114,39 @@ verdict=$(sed 's/^hetplan[a-z ]*: --framework: //' "$tmp/err" | cut -c1-60)
 wait_for ex "the plan's framework: $verdict" && ok ||
 	bad "no estimate-only refusal ($verdict): $(screen ex | tail -1)"
 [ ! -e "$tmp/edited.txt" ] && ok || bad "edited.txt was written"
+# reset, then plan 1 at 16K tokens a sequence (seq_len, the third key):
+# its stages outgrow the GPUs; L refuses it with launch's own sentence for
+# the same plan (read back from the TUI's JSON export), and writes nothing
+keys ex r
+wait_gone ex "internlm" || bad "r did not reset the framework"
+keys ex g j j Enter
+wait_for ex "seq_len (tokens):" || bad "Enter on seq_len did not prompt: $(screen ex | tail -1)"
+keys ex C-u 16384 Enter
+wait_for ex "memory: does-not-fit" || bad "seq_len 16384 still fits: $(screen ex | sed -n 18,20p)"
+keys ex e
+wait_for ex "Export plan to" || bad "e did not prompt in the plan editor"
+keys ex C-u big.json Enter
+wait_for ex "exported big.json" || bad "big.json: $(screen ex | tail -1)"
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["plan"], open(sys.argv[2], "w"))' \
+	"$tmp/big.json" "$tmp/bigplan.json"
+"$HP" launch -c "$tmp/cluster.json" -m llama3.1-70b --plan "$tmp/bigplan.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 4 ] && ok || bad "the CLI did not refuse the plan as not fitting: $(cat "$tmp/err")"
+nofit=$(sed -n 's/^hetplan launch: \(the plan does not fit.*\); --force writes it anyway$/\1/p' "$tmp/err" | cut -c1-100)
+[ -n "$nofit" ] || bad "no fit message from the CLI: $(cat "$tmp/err")"
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt for the big plan"
+keys ex C-u big.txt Enter
+wait_for ex "$nofit" && ok || bad "no fit refusal ($nofit): $(screen ex | tail -1)"
+[ ! -e "$tmp/big.txt" ] && ok || bad "big.txt was written"
+# micro-batch 16 does not divide replica group 1's 292 sequences: the
+# estimator refuses the plan, and L says there is nothing to launch
+keys ex g Enter
+wait_for ex "mbs:" || bad "Enter on mbs did not prompt: $(screen ex | tail -1)"
+keys ex C-u 16 Enter
+wait_for ex "no estimate: edited plan" || bad "mbs 16 was estimated: $(screen ex | sed -n 18,20p)"
+keys ex L
+wait_for ex "the edited plan has no estimate (the view says why): nothing to launch" && ok ||
+	bad "L on a refused plan: $(screen ex | tail -1)"
 keys ex Escape q q
 wait_for ex "EXITED:0" && ok || bad "quit"
 

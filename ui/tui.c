@@ -757,6 +757,18 @@ static int export_id(const struct tui *t)
 	return v->plan ? v->plan(t) : t->detail_id;
 }
 
+/* e or L with no plan to write: the Edit plan view's plan has none while
+ * the estimator refuses it (the view shows why); elsewhere none is
+ * planned yet. */
+static void no_plan_message(struct tui *t, const char *verb)
+{
+	if (export_id(t) == TUI_ID_EDITED)
+		tui_message(t, 1, "the edited plan has no estimate (the view says why): nothing to %s",
+			    verb);
+	else
+		tui_message(t, 1, "no plan to %s yet", verb);
+}
+
 static void launch_to(struct tui *t, const char *path)
 {
 	struct hp_err err = { 0 };
@@ -912,14 +924,14 @@ static int global_action(struct tui *t, int action)
 		return R_DRAW;
 	case ACT_EXPORT:
 		if (!tui_plan_get(t, export_id(t))) {
-			tui_message(t, 1, "no plan to export yet");
+			no_plan_message(t, "export");
 			return R_DRAW;
 		}
 		tui_start_prompt(t, P_EXPORT, "Export plan to (.md .json .html .csv):", "hetplan-plan.md");
 		return R_DRAW;
 	case ACT_LAUNCH:
 		if (!tui_plan_get(t, export_id(t))) {
-			tui_message(t, 1, "no plan to launch yet");
+			no_plan_message(t, "launch");
 			return R_DRAW;
 		}
 		tui_start_prompt(t, P_LAUNCH, "Launch config to (.sh .toml .json, else Megatron):",

@@ -154,12 +154,15 @@ static int launch_check(const struct search_plan *sp, const struct cluster *c,
 				  "(%s over); hetplan launch --force writes it anyway",
 				  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes));
 	const struct perf_stage *ws = &e->stages[e->worst_stage];
+	char cb[32];
+	/* launch's sentence (ui/cmd_launch.c), its --force named as a command */
 	return hp_err_set(err, HP_EXIT_NOFIT, "the plan does not fit in GPU memory: stage %d of "
-			  "replica group %d on %s needs %s per GPU, %s more than it has; "
+			  "replica group %d on %s needs %s per GPU, %s more than its %s; "
 			  "hetplan launch --force writes it anyway",
 			  ws->index, ws->group, c->pools[ws->pool].gpu.name,
 			  hp_fmt_bytes(nb, sizeof nb, ws->total - ws->slack),
-			  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes));
+			  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes),
+			  hp_fmt_bytes(cb, sizeof cb, ws->capacity));
 }
 
 /* The note the status line shows: the framework's verdict on a plan it
