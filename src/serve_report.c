@@ -604,6 +604,16 @@ static void put_plan(struct sbuf *b, const struct ssink *k, const struct serve_r
 	}
 	serve_table_latency(&t, pl, &in->opts->slo);
 	put_table(b, k, &t, 1);
+	/* the load the latencies above are at when no target bounds it
+	 * (serve_max_rate); an estimate runs at the rate it was given */
+	const struct serve_slo *slo = &in->opts->slo;
+	if (!is_how(pl, "estimate") && slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0) {
+		char line[200];
+		snprintf(line, sizeof line, "No p99 target: each instance is loaded to at most %.0f%% "
+			 "of its saturation rate, so that its queue stays finite.",
+			 100 * SERVE_MAX_UTIL);
+		put_text(b, k, line);
+	}
 }
 
 /* The search's counts, one line of plain text. */

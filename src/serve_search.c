@@ -31,11 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Highest utilisation of an instance when no SLO bounds it: an M/D/c
- * queue at 0.9 of its slots waits a fraction of a service time (Erlang C
- * for c >= 8 slots); a choice, stated in the man page. */
-#define SERVE_MAX_UTIL 0.9
-
 /* --- distributions ---------------------------------------------------------- */
 
 static int parse_num(const char *s, double *v)

@@ -55,6 +55,12 @@ int serve_buckets(const struct serve_dist *isl, const struct serve_dist *osl, in
 
 /* --- instance candidates -------------------------------------------------- */
 
+/* Highest utilisation of an instance when no SLO bounds it (neither p99
+ * target given): an M/D/c queue at 0.9 of its slots waits a fraction of a
+ * service time (Erlang C for c >= 8 slots); a choice, stated in the man
+ * page and, under the latencies it gives, in serve's output. */
+#define SERVE_MAX_UTIL 0.9
+
 struct serve_slo {
 	double ttft_p99_s;    /* 0: none */
 	double tpot_p99_s;    /* 0: none */

@@ -303,6 +303,12 @@ static int serve_parse(struct workspace *w, const cJSON *root, const char *file,
 					  i ? "osl" : "isl", msg);
 		}
 	}
+	/* `serve` refuses --rate with --offline: offline is the most the
+	 * cluster serves, with no rate to meet */
+	if (sv->offline && sv->rate > 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%.120s: serve: \"rate\" and \"offline\" exclude each other (offline: "
+				  "the most the cluster serves, no rate)", file);
 	if (!sv->offline && sv->rate <= 0)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%.120s: serve: give \"rate\" (requests/s above 0) or \"offline\": true",

@@ -356,8 +356,8 @@ import json, sys
 body = json.dumps({"schema": "hetplan-prices/1", "currency": "USD", "offers": [
     {"provider": "lab,cloud", "region": "eu-north", "instance": "h\"gx", "gpu": "H100-SXM",
      "gpus": 8, "usd_per_hour": 32.0, "note": "=1+2"},
-    {"provider": "東京", "region": "ap-東京-1", "instance": "t8", "gpu": "H100-SXM",
-     "gpus": 8, "usd_per_hour": 30.0}]}).encode()
+    {"provider": "東京", "region": "ap-東京-1", "zone": "東京-1a", "instance": "t8",
+     "gpu": "H100-SXM", "gpus": 8, "usd_per_hour": 30.0}]}).encode()
 meta = {"source": "json:http://127.0.0.1:9/f.json", "url": "http://127.0.0.1:9/f.json",
         "etag": "", "last_modified": "", "format": "hetplan-json", "fetched_at": 1796325820,
         "checked_at": 1796325820, "bytes": len(body)}
@@ -366,13 +366,24 @@ PY
 expect 0 "" --cache-dir "$T/c7" --gpu H100-SXM --all --format csv
 # 32 / 8 = 4 and 30 / 8 = 3.75 a GPU-hour
 has 'H100-SXM,"lab,cloud",eu-north,,"h""gx",8,on-demand,4,32,json:http://127.0.0.1:9/f.json,"'"'"'=1+2"' "$T/out"
-has 'H100-SXM,東京,ap-東京-1,,t8,8,on-demand,3.75,30,json:http://127.0.0.1:9/f.json,' "$T/out"
+has 'H100-SXM,東京,ap-東京-1,東京-1a,t8,8,on-demand,3.75,30,json:http://127.0.0.1:9/f.json,' "$T/out"
 # The table pads by terminal columns: 東 and 京 take two each (East Asian
 # Wide), so PROVIDER "東京" (4 columns) gets 4 spaces to its 8 and REGION
 # "ap-東京-1" (10 columns) 6 to its 16, and INSTANCE starts where it does
-# on every row.
+# on every row. --all adds the CSV's ZONE column, as wide as its widest
+# zone: the snapshot's "asia-northeast1-b" (17 columns; the feed's
+# "東京-1a" takes 7, 東 and 京 two each), so "東京-1a" gets 10 spaces, and
+# the feed's offer without a zone 17.
 expect 0 "" --cache-dir "$T/c7" --gpu H100-SXM --all
-grep -q '^H100-SXM        東京     ap-東京-1        t8                             8    3.750    30.000  on-demand $' "$T/out" &&
+grep -q '^H100-SXM        東京     ap-東京-1        東京-1a           t8                             8    3.750    30.000  on-demand $' "$T/out" &&
 	ok || bad "CJK feed names misalign the prices table: $(grep 東京 "$T/out")"
+grep -q '^GPU             PROVIDER REGION           ZONE              INSTANCE                    GPUS' "$T/out" &&
+	ok || bad "no ZONE heading in prices --all: $(head -1 "$T/out")"
+grep -qF 'H100-SXM        lab,cloud eu-north                           h"gx  ' "$T/out" &&
+	ok || bad "an offer without a zone misaligns: $(grep eu-north "$T/out")"
+# The cheapest-offer table keeps one row per GPU and provider: no zone.
+expect 0 "" --cache-dir "$T/c7" --gpu H100-SXM
+grep -q '^GPU             PROVIDER REGION           INSTANCE ' "$T/out" &&
+	ok || bad "ZONE in the cheapest-offer table: $(head -1 "$T/out")"
 
 finish prices

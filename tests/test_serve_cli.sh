@@ -565,5 +565,29 @@ for r in rows:
     assert cols(r[:r.index(" both ") + 1]) == cols(head[:head.index("role")]), (r, head)
 PY
 
+# Without either p99 target an instance is loaded to at most 0.9 of its
+# saturation rate (the man page, --ttft-p99): the output says so under the
+# latencies it gives; with a target, or for --estimate at the rate given,
+# it does not. The per-instance req/s of the Instances table stays at or
+# under 0.9 x the saturation req/s that --estimate prints for the same
+# configuration (TP 1 on one H100).
+note='No p99 target: each instance is loaded to at most 90% of its saturation rate'
+expect util-note 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 1000 --osl 200 --rate 20
+grep -qF "$note" "$tmp/out" && ok || bad "no utilisation note without targets: $(tail -4 "$tmp/out")"
+expect util-note-md 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 1000 --osl 200 --rate 20 --format md
+grep -qF "$note" "$tmp/out" && ok || bad "no utilisation note in Markdown"
+expect util-slo 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 1000 --osl 200 --rate 20 --tpot-p99 0.05
+grep -qF "No p99 target" "$tmp/out" && bad "utilisation note with a TPOT target" || ok
+expect util-offline 0 "" -- --pool 1x1xH100-SXM -m llama3.1-8b --isl 1000 --osl 200 \
+	--offline --format json
+python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plans"][0]["requests_per_s"])' \
+	"$tmp/out" >"$tmp/offline_rate" 2>/dev/null || bad "offline JSON: $(head -c 300 "$tmp/out")"
+expect util-est 0 "" -- --pool 1x1xH100-SXM -m llama3.1-8b --isl 1000 --osl 200 \
+	--rate 1 --estimate --tp 1
+grep -qF "No p99 target" "$tmp/out" && bad "utilisation note on an estimate" || ok
+sat=$(sed -n 's/^saturation: [0-9]* output tok\/s, \([0-9.]*\) req\/s.*/\1/p' "$tmp/out")
+python3 -c 'import sys; r, s = float(open(sys.argv[1]).read()), float(sys.argv[2]); assert abs(r / s - 0.9) < 0.01, (r, s)' \
+	"$tmp/offline_rate" "$sat" && ok || bad "offline rate $(cat "$tmp/offline_rate") is not 0.9 x saturation $sat"
+
 echo "serve_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -219,6 +219,11 @@ keys s5 7
 wait_serving s5 || bad "no serving plans for the custom model: $(screen s5 | tail -1)"
 wait_for s5 "vllm serve '<model-path-or-hf-repo>'" && ok ||
 	bad "custom model's launch line: $(screen s5 | grep -i 'vllm' | head -2)"
+# its serve section gives no p99 target: the plan pane says that the
+# planner loads each instance to at most 0.9 of saturation (man page,
+# --ttft-p99), under the latencies that load gives
+wait_for s5 "no p99 target: load <= 90% of saturation" && ok ||
+	bad "no utilisation note without targets: $(screen s5 | sed -n 3,20p)"
 keys s5 q q
 
 # ---- 4. bad serve sections name the key
@@ -228,6 +233,20 @@ printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3
 printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"engine":"tgi"}}' >"$tmp/bad2.json"
 "$HP" report "$tmp/bad2.json" -o "$tmp/r2.md" >/dev/null 2>"$tmp/err2"; rc=$?
 [ $rc = 3 ] && grep -q "engine" "$tmp/err2" && ok || bad "bad serve.engine: exit $rc, $(cat "$tmp/err2")"
+# rate and offline together contradict each other, as serve's --rate and
+# --offline do: the file and both keys are named, in batch and in the TUI
+printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":5,"offline":true}}' >"$tmp/bad3.json"
+"$HP" report "$tmp/bad3.json" -o "$tmp/r3.md" >/dev/null 2>"$tmp/err3"; rc=$?
+[ $rc = 3 ] && grep -qF 'bad3.json: serve: "rate" and "offline" exclude each other' "$tmp/err3" && ok ||
+	bad "rate with offline: exit $rc, $(cat "$tmp/err3")"
+[ ! -e "$tmp/r3.md" ] && ok || bad "r3.md was written"
+start s6 120 40 "" bad3.json
+wait_for s6 "bad3.json: serve: \"rate\" and \"offline\" exclude each other" && ok ||
+	bad "the TUI opened rate with offline: $(screen s6 | tail -3)"
+# offline alone (rate absent or 0, as the TUI saves it) still loads
+printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3.1-8b","serve":{"rate":0,"offline":true}}' >"$tmp/off.json"
+"$HP" report "$tmp/off.json" -o "$tmp/off.md" >/dev/null 2>"$tmp/err4" && ok ||
+	bad "offline with rate 0: $(cat "$tmp/err4")"
 
 echo "test_serve_tui: $pass passed, $fail failed"
 [ $fail = 0 ]

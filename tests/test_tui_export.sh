@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_tui_export.sh — `e` in the Plans view exports the row selected, in
+# test_tui_export.sh — `e` and `L` in the Plans view export the row selected, in
 # the real binary under a private tmux server.
 #
 # The default workspace (4 nodes of 8 H100-SXM, 8 of 8 A100-80GB,
@@ -10,6 +10,17 @@
 # JSON, not the TUI's), and not ranked plan 1's. A pool's best plan is not
 # among the ranked plans the shared .html report details, so `e` to .html
 # refuses by name rather than detailing plan 1.
+#
+# `L` writes the same row's launch config: the file is byte for byte what
+# `hetplan launch` writes for that plan (the CLI reads the plan from the
+# `plan` object of the TUI's own JSON export, or as rank N of `hetplan plan
+# --format json`, with the workload's 2T tokens), in the format its name
+# asks for (.json DeepSpeed, .sh Slurm, else Megatron-LM arguments). Pool
+# a100's best plan runs the interleaved schedule, which DeepSpeed's
+# pipeline does not run (runs_on.c: 1F1B only), so its .json status line
+# carries the CLI's verdict. A plan edited to an estimate-only framework
+# (InternLM) is refused with launch's own sentence, and no file is written;
+# so is one edited until it no longer fits in GPU memory.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -21,7 +32,9 @@ wait_for ex "a100 tp8 pp2" || bad "no per-pool rows: $(screen ex | sed -n 14,16p
 keys ex e
 wait_for ex "Export plan to" || bad "e did not prompt: $(screen ex | tail -1)"
 keys ex C-u pool.json Enter
-if wait_for ex "exported pool.json" && [ -s "$tmp/pool.json" ]; then ok; else bad "no pool.json: $(screen ex | tail -1)"; fi
+# the message names the plan written (from Compare or Prices, e writes the
+# Detail view's plan, which is not on the screen)
+if wait_for ex "exported pool.json: best on a100: a100 tp8 pp2" && [ -s "$tmp/pool.json" ]; then ok; else bad "no pool.json: $(screen ex | tail -1)"; fi
 keys ex w
 wait_for ex "Save workspace to" || bad "w did not prompt"
 keys ex C-u ws.json Enter
@@ -45,7 +58,96 @@ keys ex C-u pool.html Enter
 wait_for ex "pool.html: a pool's best plan exports as .md or .json" && ok ||
 	bad ".html of a pool's best plan: $(screen ex | tail -1)"
 [ ! -e "$tmp/pool.html" ] && ok || bad "pool.html was written"
-keys ex q q
+
+# L: launch configs, compared with `hetplan launch` for the same plan
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["plan"], open(sys.argv[2], "w"))' \
+	"$tmp/pool.json" "$tmp/poolplan.json"
+cli_launch() {   # OUT ARGS...: hetplan launch on the saved cluster
+	out=$1; shift
+	"$HP" launch -c "$tmp/cluster.json" -m llama3.1-70b "$@" >"$tmp/$out" 2>"$tmp/err" ||
+		bad "hetplan launch $*: $(cat "$tmp/err")"
+}
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt: $(screen ex | tail -1)"
+keys ex C-u pool-ds.json Enter
+wait_for ex "wrote pool-ds.json (DeepSpeed config)" && ok || bad "pool-ds.json: $(screen ex | tail -1)"
+screen ex | tail -1 | grep -qF "DeepSpeed does not run this plan as planned" && ok ||
+	bad "no DeepSpeed verdict: $(screen ex | tail -1)"
+cli_launch cli-ds.json --plan "$tmp/poolplan.json" --tokens 2T --format deepspeed
+grep -qF "DeepSpeed does not run this plan as planned" "$tmp/err" && ok ||
+	bad "the CLI gave no verdict either: $(cat "$tmp/err")"
+cmp "$tmp/pool-ds.json" "$tmp/cli-ds.json" && ok || bad "pool-ds.json differs from hetplan launch"
+keys ex g
+wait_gone ex "wrote pool-ds.json" || bad "g left the message up"
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt on plan 1"
+keys ex Enter
+wait_for ex "wrote hetplan-launch.txt (Megatron-LM arguments)" && ok ||
+	bad "default launch name: $(screen ex | tail -1)"
+cli_launch cli-1.txt --plan "$tmp/cli.json" --rank 1
+cmp "$tmp/hetplan-launch.txt" "$tmp/cli-1.txt" && ok || bad "plan 1's Megatron arguments differ"
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt again"
+keys ex C-u plan1.sh Enter
+wait_for ex "wrote plan1.sh (Slurm + torchrun script)" && ok || bad "plan1.sh: $(screen ex | tail -1)"
+cli_launch cli-1.sh --plan "$tmp/cli.json" --rank 1 --format slurm
+cmp "$tmp/plan1.sh" "$tmp/cli-1.sh" && ok || bad "plan 1's Slurm script differs"
+# the what-if view: plan 1 edited to an estimate-only framework
+keys ex E
+wait_for ex "What if: #1" || bad "E did not open the plan editor"
+i=0
+while [ $i -lt 14 ]; do keys ex j; i=$((i + 1)); done
+i=0
+while [ $i -lt 12 ] && ! screen ex | grep -qE "^[ *]framework +internlm"; do
+	keys ex l
+	sleep 0.2
+	i=$((i + 1))
+done
+screen ex | grep -qE "^[ *]framework +internlm" || bad "framework row never read internlm"
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt in the plan editor"
+keys ex C-u edited.txt Enter
+"$HP" launch -c "$tmp/cluster.json" -m llama3.1-70b --tp 8 --pp 2 --mbs 1 --gbs 1024 \
+	--framework internlm >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && ok || bad "the CLI did not refuse internlm as a usage error"
+verdict=$(sed 's/^hetplan[a-z ]*: --framework: //' "$tmp/err" | cut -c1-60)
+wait_for ex "the plan's framework: $verdict" && ok ||
+	bad "no estimate-only refusal ($verdict): $(screen ex | tail -1)"
+[ ! -e "$tmp/edited.txt" ] && ok || bad "edited.txt was written"
+# reset, then plan 1 at 16K tokens a sequence (seq_len, the third key):
+# its stages outgrow the GPUs; L refuses it with launch's own sentence for
+# the same plan (read back from the TUI's JSON export), and writes nothing
+keys ex r
+wait_gone ex "internlm" || bad "r did not reset the framework"
+keys ex g j j Enter
+wait_for ex "seq_len (tokens):" || bad "Enter on seq_len did not prompt: $(screen ex | tail -1)"
+keys ex C-u 16384 Enter
+wait_for ex "memory: does-not-fit" || bad "seq_len 16384 still fits: $(screen ex | sed -n 18,20p)"
+keys ex e
+wait_for ex "Export plan to" || bad "e did not prompt in the plan editor"
+keys ex C-u big.json Enter
+wait_for ex "exported big.json" || bad "big.json: $(screen ex | tail -1)"
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["plan"], open(sys.argv[2], "w"))' \
+	"$tmp/big.json" "$tmp/bigplan.json"
+"$HP" launch -c "$tmp/cluster.json" -m llama3.1-70b --plan "$tmp/bigplan.json" >/dev/null 2>"$tmp/err"
+[ $? -eq 4 ] && ok || bad "the CLI did not refuse the plan as not fitting: $(cat "$tmp/err")"
+nofit=$(sed -n 's/^hetplan launch: \(the plan does not fit.*\); --force writes it anyway$/\1/p' "$tmp/err" | cut -c1-100)
+[ -n "$nofit" ] || bad "no fit message from the CLI: $(cat "$tmp/err")"
+keys ex L
+wait_for ex "Launch config to" || bad "L did not prompt for the big plan"
+keys ex C-u big.txt Enter
+wait_for ex "$nofit" && ok || bad "no fit refusal ($nofit): $(screen ex | tail -1)"
+[ ! -e "$tmp/big.txt" ] && ok || bad "big.txt was written"
+# micro-batch 16 does not divide replica group 1's 292 sequences: the
+# estimator refuses the plan, and L says there is nothing to launch
+keys ex g Enter
+wait_for ex "mbs:" || bad "Enter on mbs did not prompt: $(screen ex | tail -1)"
+keys ex C-u 16 Enter
+wait_for ex "no estimate: edited plan" || bad "mbs 16 was estimated: $(screen ex | sed -n 18,20p)"
+keys ex L
+wait_for ex "the edited plan has no estimate (the view says why): nothing to launch" && ok ||
+	bad "L on a refused plan: $(screen ex | tail -1)"
+keys ex Escape q q
 wait_for ex "EXITED:0" && ok || bad "quit"
 
 finish test_tui_export

@@ -61,7 +61,7 @@ static const struct command commands[] = {
 	CMD(prices, "GPU prices: embedded, cached, or fetched with --update"),
 	CMD(report, "plan a workspace and write a Markdown/HTML/JSON/CSV report"),
 	{ "launch", cmd_launch, cmd_launch_options, NULL,
-	  "a plan as Megatron-LM arguments, a Slurm script or DeepSpeed JSON", cmd_launch_usage },
+	  "a plan as Megatron-LM, Slurm, DeepSpeed or torchtitan configs", cmd_launch_usage },
 	{ "serve", cmd_serve, cmd_serve_options, NULL,
 	  "size and place LLM serving: instances, fleet, latency SLOs", cmd_serve_usage },
 	{ "tui", tui_main, tui_options, tui_usage,
@@ -162,20 +162,6 @@ static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 	return 0;
 }
 
-/* `hetplan --list-keys`: "VIEW<TAB>KEYS<TAB>DESCRIPTION" per TUI binding,
- * from the TUI's own key tables. */
-static int list_all_keys(void)
-{
-	for (int v = TV_GLOBAL; v < TV_COUNT; v++) {
-		int n;
-		const struct tui_key *k = tui_keys(v, &n);
-		for (int i = 0; i < n; i++)
-			printf("%s\t%s\t%s\n", v == TV_GLOBAL ? "global" : tui_view_name(v), k[i].keys,
-			       k[i].desc);
-	}
-	return 0;
-}
-
 /* `hetplan --list-fields[=FORMAT]`: every setting of every table
  * (fields_doc.h); md and man are what `make fields-docs` splices into
  * docs/formats.md and man/hetplan.1. */
@@ -206,8 +192,10 @@ int cli_main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "--list-options"))
 		return list_all_options();
-	if (argc == 2 && !strcmp(argv[1], "--list-keys"))
-		return list_all_keys();
+	if (argc == 2 && !strcmp(argv[1], "--list-keys")) {
+		tui_list_keys();   /* the same listing as `hetplan tui --list-keys` */
+		return 0;
+	}
 	if (argc == 2 && !strncmp(argv[1], "--list-fields", 13) &&
 	    (argv[1][13] == '\0' || argv[1][13] == '='))
 		return list_all_fields(argv[1][13] ? argv[1] + 14 : NULL);

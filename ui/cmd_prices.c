@@ -4,6 +4,8 @@
 #include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
+#include "sbuf.h"
+#include "utf8.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +18,7 @@
  * above prices_help. */
 const char cmd_prices_usage[] =
 	"hetplan prices [--update] [--source S]... [--gpu TYPE] [--provider P]\n"
-	"         [--region R] [--spot] [--all] [--format table|json|csv]\n";
+	"         [--region R] [--spot] [--all] [--gpus N] [--format table|json|csv]\n";
 
 static const char prices_help[] =
 	"\n"
@@ -31,7 +33,8 @@ static const char prices_help[] =
 	"      --provider P       one provider (aws, gcp, azure, lambda, runpod, ...)\n"
 	"      --region R         one region or zone\n"
 	"      --spot             spot / preemptible prices instead of on-demand\n"
-	"      --all              every offer, not just the cheapest per GPU and provider\n"
+	"      --all              every offer, not just the cheapest per GPU and provider,\n"
+	"                         with its zone (as the CSV and JSON give it)\n"
 	"      --gpus N           only instances with N GPUs\n"
 	"      --format F         table (default), json or csv\n"
 	"      --timeout S        connect timeout and stall window in seconds (default 20)\n"
@@ -357,11 +360,41 @@ static void print_csv(const struct price_book *pb, const struct price_offer **ro
 	}
 }
 
+/* Terminal columns s takes as the terminal sink shows it (a CJK zone
+ * takes two a character, a control byte its escape). */
+static int term_cols(const char *s)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	esc_term(&b, s);
+	int w = utf8_cols(b.s ? b.s : "");
+	sbuf_done(&b);
+	return w;
+}
+
+/* --all lists every offer, and two of one instance type in one region
+ * differ by their zone: a ZONE column as wide as the widest zone shown
+ * (the CSV's and JSON's "zone"; "" when the source gives none). 0: no
+ * column (the cheapest-offer table, one row per GPU and provider). */
+static int zone_cols(const struct price_offer **rows, int n, const struct prices_args *a)
+{
+	if (!a->all)
+		return 0;
+	int w = (int)strlen("ZONE");
+	for (int i = 0; i < n; i++)
+		w = HP_MAX(w, term_cols(rows[i]->zone));
+	return w;
+}
+
 static void print_table(const struct price_book *pb, const struct price_offer **rows, int n,
 			const struct prices_args *a, double now)
 {
-	printf("%-15s %-8s %-16s %-26s %5s %8s %9s  %-9s %s\n", "GPU", "PROVIDER", "REGION",
-	       "INSTANCE", "GPUS", "$/GPU-H", "$/INST-H", "KIND", "NOTE");
+	int zw = zone_cols(rows, n, a);
+	printf("%-15s %-8s %-16s ", "GPU", "PROVIDER", "REGION");
+	if (zw)
+		printf("%-*s ", zw, "ZONE");
+	printf("%-26s %5s %8s %9s  %-9s %s\n", "INSTANCE", "GPUS", "$/GPU-H", "$/INST-H", "KIND",
+	       "NOTE");
 	for (int i = 0; i < n; i++) {
 		const struct price_offer *r = rows[i];
 		char g[16];
@@ -376,6 +409,10 @@ static void print_table(const struct price_book *pb, const struct price_offer **
 		putchar(' ');
 		cli_print_term(stdout, r->region, 16);
 		putchar(' ');
+		if (zw) {
+			cli_print_term(stdout, r->zone, zw);
+			putchar(' ');
+		}
 		cli_print_term(stdout, *r->instance ? r->instance : "(GPUs only)", 26);
 		printf(" %5s %8.3f %9.3f  %-9s ", g, r->usd_per_gpu_h, r->usd_per_instance_h, kind(r));
 		cli_print_term(stdout, r->note, 0);

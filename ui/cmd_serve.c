@@ -50,6 +50,10 @@ const char *cmd_serve_usage(void)
 	return buf;
 }
 
+/* SERVE_MAX_UTIL as written in serve_search.h ("0.9"), for the help. */
+#define UTIL_TEXT_(x) #x
+#define UTIL_TEXT(x) UTIL_TEXT_(x)
+
 static const char serve_help[] =
 	"\n"
 	"  -c, --cluster FILE   cluster JSON; pools with \"nodes\": {\"max\": N} can be rented up to N\n"
@@ -60,7 +64,9 @@ static const char serve_help[] =
 	"      --rate R         requests/s to serve (Poisson arrivals)\n"
 	"      --offline        no rate: the most the cluster can serve\n"
 	"      --ttft-p99 S     p99 time to first token, seconds (e.g. 2 or 0.5)\n"
-	"      --tpot-p99 S     p99 time per output token, seconds (e.g. 0.05)\n"
+	"      --tpot-p99 S     p99 time per output token, seconds (e.g. 0.05); without\n"
+	"                       either target an instance is loaded to at most\n"
+	"                       " UTIL_TEXT(SERVE_MAX_UTIL) " of its saturation rate\n"
 	"      --objective O    cost (default with --rate: cheapest fleet), throughput\n"
 	"      --engine E       vllm (default), sglang, tensorrt-llm, tensorrt-llm-engine\n"
 	"      --precision P    weights: bf16 (default), fp16, fp8, int4 (weight-only), fp4\n"

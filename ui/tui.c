@@ -50,7 +50,8 @@ static const struct tui_key keys_global[] = {
 	{ K(27), "Esc", "cancel", "Cancel the running plan or price download", ACT_CANCEL, 0 },
 	{ K('w', 19), "w C-s", "save", "Save the workspace to a file (asks for the name)", ACT_SAVE, 1 },
 	{ K('o'), "o", "open", "Open a workspace file", ACT_OPEN, 0 },
-	{ K('e'), "e", "export", "Export the selected plan: .md for Markdown, .json for JSON", ACT_EXPORT, 1 },
+	{ K('e'), "e", "export", "Export the selected plan: .md, .json, or a .html/.csv report", ACT_EXPORT, 1 },
+	{ K('L'), "L", "launch", "Write the plan's launch config, as hetplan launch writes it", ACT_LAUNCH, 0 },
 	{ K('R'), "R", "replan", "Plan again now", ACT_REPLAN, 0 },
 	{ K(12), "C-l", "redraw", "Redraw the screen", ACT_REDRAW, 0 },
 };
@@ -153,7 +154,7 @@ static const struct tui_key keys_serve[] = {
 	FIELD_KEYS("Edit the selected serving field", "Switch between the serving fields and the plans"),
 	{ K('/'), "/", "search", "Find a serving plan by its label", ACT_SEARCH, 0 },
 	MATCH_KEYS,
-	{ K('e'), "e", "export", "Export the serving plans: .json as hetplan serve --format json, .md", ACT_EXPORT, 0 },
+	{ K('e'), "e", "export", "Export the serving plans as hetplan serve: .json, .md, .html", ACT_EXPORT, 0 },
 };
 
 static const struct tui_key keys_compare[] = {
@@ -237,11 +238,6 @@ const struct tui_key *tui_keys(int v, int *n)
 	}
 	*n = views[v].n_keys;
 	return views[v].keys;
-}
-
-const char *tui_view_name(int v)
-{
-	return v >= 0 && v < TV_COUNT ? views[v].name : "";
 }
 
 static const struct tui_key *key_find(int v, int ch)
@@ -761,6 +757,29 @@ static int export_id(const struct tui *t)
 	return v->plan ? v->plan(t) : t->detail_id;
 }
 
+/* e or L with no plan to write: the Edit plan view's plan has none while
+ * the estimator refuses it (the view shows why); elsewhere none is
+ * planned yet. */
+static void no_plan_message(struct tui *t, const char *verb)
+{
+	if (export_id(t) == TUI_ID_EDITED)
+		tui_message(t, 1, "the edited plan has no estimate (the view says why): nothing to %s",
+			    verb);
+	else
+		tui_message(t, 1, "no plan to %s yet", verb);
+}
+
+static void launch_to(struct tui *t, const char *path)
+{
+	struct hp_err err = { 0 };
+	char msg[sizeof t->msg];
+	int warn = 0;
+	if (tui_export_launch(t, export_id(t), path, msg, sizeof msg, &warn, &err) < 0)
+		tui_message(t, 1, "%s", err.msg);
+	else
+		tui_message(t, warn, "%s", msg);
+}
+
 /* The / text typed so far, cut to the search's bytes on a character (a
  * split one would match nothing and show as \xE6), and the search. */
 /* The "no match" message of the search as it was goes with it: after Esc
@@ -805,7 +824,7 @@ static int prompt_key(struct tui *t, int ch)
 	/* A file name from the prompt (typed, pasted or prefilled from a
 	 * path) must be printable: a newline or escape in a name breaks
 	 * every listing and script that later shows it. */
-	if ((k == P_SAVE || k == P_OPEN || k == P_EXPORT) &&
+	if ((k == P_SAVE || k == P_OPEN || k == P_EXPORT || k == P_LAUNCH) &&
 	    !esc_is_printable(s, sizeof t->edit.buf - 1)) {
 		char shown[128];
 		tui_message(t, 1, "file name has control characters: %s",
@@ -824,11 +843,19 @@ static int prompt_key(struct tui *t, int ch)
 	case P_EXPORT:
 		if (*s) {
 			struct hp_err err = { 0 };
+			char lab[160];
+			/* which plan: from Compare or Prices it is the Detail
+			 * view's, which the screen does not show */
+			tui_plan_label(t, export_id(t), lab, sizeof lab);
 			if (tui_export(t, export_id(t), s, &err) < 0)
 				tui_message(t, 1, "%s", err.msg);
 			else
-				tui_message(t, 0, "exported %s", s);
+				tui_message(t, 0, "exported %s: %s", s, lab);
 		}
+		break;
+	case P_LAUNCH:
+		if (*s)
+			launch_to(t, s);
 		break;
 	case P_SEARCH:
 		search_set(t, s);
@@ -897,10 +924,18 @@ static int global_action(struct tui *t, int action)
 		return R_DRAW;
 	case ACT_EXPORT:
 		if (!tui_plan_get(t, export_id(t))) {
-			tui_message(t, 1, "no plan to export yet");
+			no_plan_message(t, "export");
 			return R_DRAW;
 		}
-		tui_start_prompt(t, P_EXPORT, "Export plan to (.md or .json):", "hetplan-plan.md");
+		tui_start_prompt(t, P_EXPORT, "Export plan to (.md .json .html .csv):", "hetplan-plan.md");
+		return R_DRAW;
+	case ACT_LAUNCH:
+		if (!tui_plan_get(t, export_id(t))) {
+			no_plan_message(t, "launch");
+			return R_DRAW;
+		}
+		tui_start_prompt(t, P_LAUNCH, "Launch config to (.sh .toml .json, else Megatron):",
+				 "hetplan-launch.txt");
 		return R_DRAW;
 	case ACT_REPLAN:
 		t->gen++;
@@ -1092,7 +1127,7 @@ static void loop(struct tui *t)
 
 /* Every key binding, one per line: VIEW<TAB>KEYS<TAB>DESCRIPTION (the man
  * page's KEYS section is checked against this). */
-static void list_keys(void)
+void tui_list_keys(void)
 {
 	for (int v = 0; v <= TV_COUNT; v++) {
 		int n, view = v == TV_COUNT ? TV_GLOBAL : v;
@@ -1162,7 +1197,7 @@ static int tui_parse_args(int argc, char **argv, const struct catalog *cat, stru
 		case 'M': a->mouse = 0; break;
 		case 'U': a->url = optarg; break;
 		case 'B': return tui_bench(cat);
-		case 'K': list_keys(); return 0;
+		case 'K': tui_list_keys(); return 0;
 		case 'h': cli_usage(stdout, tui_usage, tui_help); return 0;
 		case ':':
 			fprintf(stderr, "hetplan: %s: missing value\n", argv[optind - 1]);

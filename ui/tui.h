@@ -26,8 +26,8 @@ enum tui_action {
 	/* global */
 	ACT_QUIT, ACT_HELP, ACT_VIEW1, ACT_VIEW2, ACT_VIEW3, ACT_VIEW4, ACT_VIEW5, ACT_VIEW6,
 	ACT_VIEW7,
-	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_CANCEL, ACT_SAVE, ACT_OPEN, ACT_EXPORT, ACT_REDRAW,
-	ACT_REPLAN,
+	ACT_NEXT_VIEW, ACT_PREV_VIEW, ACT_CANCEL, ACT_SAVE, ACT_OPEN, ACT_EXPORT, ACT_LAUNCH,
+	ACT_REDRAW, ACT_REPLAN,
 	/* lists */
 	ACT_UP, ACT_DOWN, ACT_PGUP, ACT_PGDN, ACT_TOP, ACT_BOTTOM, ACT_ENTER, ACT_BACK, ACT_PANE,
 	ACT_SEARCH, ACT_SEARCH_NEXT, ACT_SEARCH_PREV, ACT_SORT, ACT_SORT_REV,
@@ -58,8 +58,10 @@ struct tui_key {
  * *n receives its length. Static storage; never NULL. */
 const struct tui_key *tui_keys(int v, int *n);
 
-/* "Cluster", "Model", ... for v in [0, TV_COUNT). */
-const char *tui_view_name(int v);
+/* `hetplan --list-keys` and `hetplan tui --list-keys`: one
+ * "VIEW<TAB>KEYS<TAB>DESCRIPTION" line per binding, the views in tab
+ * order, then the keys every view answers as view "any". */
+void tui_list_keys(void);
 
 /* Render every view and re-plan the default workspace on a terminal opened
  * on /dev/null; print the timings to stdout. Returns an exit status. */

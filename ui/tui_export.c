@@ -12,6 +12,8 @@
  * file is written atomically. */
 #include "common.h"
 #include "escape.h"
+#include "launch.h"
+#include "perf.h"
 #include "report.h"
 #include "sbuf.h"
 #include "tui_int.h"
@@ -19,6 +21,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 static cJSON *estimate_to_json(const struct search_plan *sp, const struct cluster *c)
@@ -105,5 +108,113 @@ int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err
 	char *s = json ? export_json(&in, sp) : report_plan_md(&in, sp);
 	int rc = hp_write_file_atomic(path, s, strlen(s), err);
 	free(s);
+	return rc;
+}
+
+/* `L`'s formats by the file name's ending; the first row, with no ending,
+ * is `hetplan launch`'s default. what names the file in the message. */
+static const struct {
+	const char *ext;
+	enum launch_format fmt;
+	const char *what;
+} launch_exts[] = {
+	{ NULL, LAUNCH_MEGATRON, "Megatron-LM arguments" },
+	{ ".sh", LAUNCH_SLURM, "Slurm + torchrun script" },
+	{ ".toml", LAUNCH_TORCHTITAN, "torchtitan job config" },
+	{ ".json", LAUNCH_DEEPSPEED, "DeepSpeed config" },
+};
+
+static int launch_ext_row(const char *path)
+{
+	size_t n = strlen(path);
+	for (int i = 1; i < (int)HP_ARRAY_LEN(launch_exts); i++) {
+		size_t e = strlen(launch_exts[i].ext);
+		if (n > e && !strcasecmp(path + n - e, launch_exts[i].ext))
+			return i;
+	}
+	return 0;
+}
+
+/* What `hetplan launch` refuses before it renders anything: an estimate-only
+ * framework (a usage error there), then a plan that does not fit in GPU
+ * memory (its exit 4 without --force). Returns 0 or -1 with err. */
+static int launch_check(const struct search_plan *sp, const struct cluster *c,
+			const struct model_spec *m, struct hp_err *err)
+{
+	if (plan_validate(&sp->plan, c, m, "plan", err) < 0)
+		return -1;
+	if (launch_refuses(&sp->plan, "the plan's framework", err) < 0)
+		return -1;
+	const struct estimate *e = &sp->est;
+	if (e->fits)
+		return 0;
+	char nb[32], ob[32];
+	if (!e->stages || e->worst_stage < 0 || e->worst_stage >= e->n_stages)
+		return hp_err_set(err, HP_EXIT_NOFIT, "the plan does not fit in GPU memory "
+				  "(%s over); hetplan launch --force writes it anyway",
+				  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes));
+	const struct perf_stage *ws = &e->stages[e->worst_stage];
+	char cb[32];
+	/* launch's sentence (ui/cmd_launch.c), its --force named as a command */
+	return hp_err_set(err, HP_EXIT_NOFIT, "the plan does not fit in GPU memory: stage %d of "
+			  "replica group %d on %s needs %s per GPU, %s more than its %s; "
+			  "hetplan launch --force writes it anyway",
+			  ws->index, ws->group, c->pools[ws->pool].gpu.name,
+			  hp_fmt_bytes(nb, sizeof nb, ws->total - ws->slack),
+			  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes),
+			  hp_fmt_bytes(cb, sizeof cb, ws->capacity));
+}
+
+/* The note the status line shows: the framework's verdict on a plan it
+ * does not run as planned when there is one (launch_render words it "...
+ * does not run this plan as planned: ..."), else the first. notes is
+ * newline-ended lines; returns the line's length, *line its start, and
+ * the number of lines in *count. */
+static int launch_shown_note(const char *notes, const char **line, int *count)
+{
+	const char *v = strstr(notes, " does not run this plan as planned: ");
+	*count = 0;
+	for (const char *s = notes; *s; s++)
+		*count += *s == '\n' || !s[1];
+	if (v)
+		while (v > notes && v[-1] != '\n')
+			v--;
+	*line = v ? v : notes;
+	const char *e = strchr(*line, '\n');
+	return e ? (int)(e - *line) : (int)strlen(*line);
+}
+
+int tui_export_launch(const struct tui *t, int id, const char *path, char *msg, size_t n,
+		      int *warn, struct hp_err *err)
+{
+	const struct search_plan *sp = tui_plan_get(t, id);
+	if (!sp || !t->cur)
+		return hp_err_set(err, HP_EXIT_FAIL, "no plan to export yet");
+	const struct cluster *c = &t->cur->c;
+	const struct model_spec *m = &t->cur->m;
+	const struct search_opts *o = &t->cur->o;
+	if (id == TUI_ID_EDITED)
+		tui_planedit_inputs(t, &c, &m, &o);
+	if (launch_check(sp, c, m, err) < 0)
+		return -1;
+	int row = launch_ext_row(path);
+	char *text, *notes;
+	size_t len;
+	if (launch_render(c, m, &sp->plan, launch_exts[row].fmt, model_train_tokens(m, o->tokens),
+			  HETPLAN_VERSION, &text, &len, &notes, err) < 0)
+		return -1;
+	int rc = hp_write_file_atomic(path, text, len, err);
+	if (rc == 0) {
+		const char *line;
+		int count, ln = launch_shown_note(notes, &line, &count);
+		*warn = count > 0;
+		if (count)
+			snprintf(msg, n, "wrote %s (%s); %d note%s: %.*s", path, launch_exts[row].what,
+				 count, count == 1 ? "" : "s", ln, line);
+		else
+			snprintf(msg, n, "wrote %s (%s)", path, launch_exts[row].what);
+	}
+	free(text);
+	free(notes);
 	return rc;
 }

@@ -162,7 +162,7 @@ struct lineedit {
 	int npend, need;             /* bytes in pend, and in its character */
 };
 
-enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
+enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_LAUNCH, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
 		   P_SERVE_FIELD };
 
 enum picker_kind { PK_NONE, PK_GPU, PK_MODEL };
@@ -437,5 +437,15 @@ int tui_plan_fields_key(struct tui *t, int action);
 /* ---- tui_export.c: the plan report. Format from the path's extension
  * (.json, .md; anything else is Markdown). Returns 0 or -1 with err. */
 int tui_export(const struct tui *t, int id, const char *path, struct hp_err *err);
+/* `L`: plan id's launch config, as `hetplan launch` writes it for the same
+ * plan (the workload's tokens for --tokens), written atomically to path.
+ * The format from the path's extension: .sh a Slurm + torchrun script,
+ * .toml torchtitan, .json DeepSpeed, anything else Megatron-LM arguments
+ * (launch's default). An estimate-only framework or a plan that does not
+ * fit in GPU memory is refused as launch refuses it (without --force).
+ * Returns 0 with what was written and the renderer's verdict in msg (n
+ * bytes; *warn 1 when the renderer has notes), or -1 with err. */
+int tui_export_launch(const struct tui *t, int id, const char *path, char *msg, size_t n,
+		      int *warn, struct hp_err *err);
 
 #endif

@@ -703,7 +703,12 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 	if (!pl)
 		return;
 	const struct cluster *c = &s->cur->c;
-	int y1 = y + h, n_lat = 2;
+	/* without either p99 target the planner loads an instance to at
+	 * most SERVE_MAX_UTIL of its saturation rate: said under the
+	 * latencies that load gives, as serve's output does */
+	const struct serve_slo *slo = &s->cur->so.slo;
+	int capped = slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0;
+	int y1 = y + h, n_lat = 2 + capped;
 	y++;
 	for (int i = 0; i < pl->n_inst && y < y1 - n_lat - 1; i++) {
 		const struct serve_plan_inst *in = &pl->inst[i];
@@ -736,6 +741,9 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 	fmt_lat(b, sizeof b, pl->tpot.p50);
 	fmt_lat(d, sizeof d, pl->tpot.p99);
 	tui_putf(y++, x + 1, w - 1, 0, "TPOT mean %s p50 %s p99 %s", a, b, d);
+	if (capped)
+		tui_putf(y++, x + 1, w - 1, tui_attr(t, C_DIM),
+			 "no p99 target: load <= %.0f%% of saturation", 100 * SERVE_MAX_UTIL);
 }
 
 /* One plan row in `cols` columns; wide adds the p50 latencies. */
