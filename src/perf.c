@@ -979,6 +979,29 @@ static int estimate_begin(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* The fill and drain of a pipeline whose virtual stages the plan's
+ * pp_layout gives (plan.h), with st[0..pp) its stages' records and crit
+ * the slowest's index. Under the interleaved schedule the slowest rank
+ * waits, per step, for each rank before it to run one chunk forward and,
+ * at the end, the same chunk backward (chunk 0: the first micro-batch
+ * enters and the last leaves through it), and for each rank after it to
+ * run the last chunk forward and backward (the turn from forward to
+ * backward is the last virtual stage). A chunk's share of its rank's
+ * time is its slots (pp_layout_chunk_share: layers, the embedding and
+ * the loss alike). With equal chunks this is (sum - slowest) / v, the
+ * formula above; the chunks' own costs (dense and MoE layers, the output
+ * layer) are not told apart: a simplification. */
+static double layout_fill(const struct pp_layout *L, const struct perf_stage *st, int pp,
+			  int crit)
+{
+	int vp = L->n / pp;
+	double fill = 0;
+	for (int i = 0; i < pp; i++)
+		if (i != crit)
+			fill += st[i].t_total * pp_layout_chunk_share(L, pp, i, i < crit ? 0 : vp - 1);
+	return fill;
+}
+
 /* Replica group r: every stage, then its pipeline; what sets the pace
  * into pc (the stages to note: estimate_notes). */
 static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si,
@@ -1007,14 +1030,18 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
 	}
 	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
-	 * drain through the others. */
-	double pipe = x->mb * max_t + (sum_t - max_t) / x->v;
+	 * drain through the others (one chunk of each, v chunks a stage). */
+	double fill = (sum_t - max_t) / x->v;
+	const struct pp_layout *L = x->p->pp_layout[0] ? plan_pp_layout(x->p) : NULL;
+	if (L && max_st && L->n % x->pp == 0)
+		fill = layout_fill(L, &e->stages[*si - x->pp], x->pp, max_st->index);
+	double pipe = x->mb * max_t + fill;
 	if (pipe > pc->worst_pipe) {
 		pc->worst_pipe = pipe;
 		e->slowest_group = r;
 		pc->crit = max_st;
 		pc->crit_m = x->mb;
-		pc->crit_bubble = (sum_t - max_t) / x->v;
+		pc->crit_bubble = fill;
 	}
 }
 

@@ -389,6 +389,11 @@ static double micro_batches_in_flight(const struct stage_ctx *x)
 {
 	int pp = x->pp, i = x->index;
 	double inflight, v = x->v;
+	/* a pp_layout's chunks of unequal layers: each forward of the
+	 * warm-up holds its own chunk's (pp_layout_inflight) */
+	const struct pp_layout *L = x->p->pp_layout[0] ? plan_pp_layout(x->p) : NULL;
+	if (L && pp > 1 && L->n % pp == 0)
+		return pp_layout_inflight(L, pp, i, x->mb);
 	if (x->p->schedule == SCHED_INTERLEAVED && pp > 1)
 		inflight = ((pp - i - 1) * 2.0 + (v - 1) * pp + 1) / v;
 	else

@@ -178,6 +178,18 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 			deny(v, MLM, "interleaved stages of %d layers do not split into %d chunks",
 			     mn, p->vpp);
 	}
+	/* Virtual stages of unequal layers (the plan's pp_layout):
+	 * Megatron-Core --pipeline-model-parallel-layout; torchtitan
+	 * module_fqns_per_model_part, one part per virtual stage, round
+	 * robin as the layout's (launch.c titan_model_parts); Megatron-LM
+	 * 2021-22 splits each stage into equal chunks. */
+	const struct pp_layout *L = plan_pp_layout(p);
+	if (L && interleaved)
+		for (int k = 1; k < L->n; k++)
+			if (L->stage_layers[k] != L->stage_layers[0]) {
+				deny(v, MLM, "virtual stages of unequal layers (pp_layout)");
+				break;
+			}
 	/* ZeRO. DeepSpeed's PipelineEngine asserts zero stage < 2 ("ZeRO-2
 	 * and ZeRO-3 are incompatible with pipeline parallelism"). Megatron-LM
 	 * 2021-22 has only --use-distributed-optimizer (ZeRO-1). Megatron-Core
