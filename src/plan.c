@@ -487,24 +487,6 @@ static const struct hp_field plan_field_list[] = {
 		 "model chunks (2 to 64); every stage's layer count must be a multiple of {V} "
 		 "(the first and last may hold one less; any split with `pp_layout`) and the "
 		 "micro-batch count a multiple of {pp}." },
-	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
-	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
-	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
-		  "syntax (\"Et*4|(t*4|)*14tL\")",
-	  .doc = "The layers of each virtual pipeline stage, in Megatron-Core's "
-		 "`--pipeline-model-parallel-layout` syntax: `E` the embedding, `t` a "
-		 "transformer layer, `L` the loss and output layer, `|` ends a virtual stage, "
-		 "{X}`*`{N} repeats a symbol and `(`...`)*`{N} a group; commas are ignored. "
-		 "Virtual stage {k} runs on pipeline rank {k} mod {pp} as its chunk {k} / {pp}. "
-		 "`Et*4|(t*4|)*14tL` with {pp} 4 and `interleaved:4` gives ranks 16, 16, 16 and 13 "
-		 "of DeepSeek-V3's 61 layers (NVIDIA's recipe). The layout must start with `E`, "
-		 "end with `L`, hold the model's layers, and have {pp} \u00d7 {V} virtual stages "
-		 "({V} 1 under 1f1b); each stage of the plan holds its rank's layers (with "
-		 "`--tp`/`--pp` the stages are placed so). Ranks then need not hold a multiple of "
-		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
-		 "time takes each rank's first and last chunk for the fill and drain and the "
-		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
-		 "Megatron-Core; other frameworks get a note. The planner does not search it." },
 	{ .key = "cp", .flag = "cp", .kind = FK_INT, .off = PF(cp), .min = 1, .max = 1024,
 	  .help = "context-parallel degree",
 	  .doc = "Context-parallel degree (default 1). It must divide the sequence length." },
@@ -604,6 +586,24 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe.md). `flex` needs megatron-core. Only for mixture-of-experts "
 		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
 		 "MoE recipes run; alltoall for the rest)." },
+	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
+	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
+	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
+		  "syntax (\"Et*4|(t*4|)*14tL\")",
+	  .doc = "The layers of each virtual pipeline stage, in Megatron-Core's "
+		 "`--pipeline-model-parallel-layout` syntax: `E` the embedding, `t` a "
+		 "transformer layer, `L` the loss and output layer, `|` ends a virtual stage, "
+		 "{X}`*`{N} repeats a symbol and `(`...`)*`{N} a group; commas are ignored. "
+		 "Virtual stage {k} runs on pipeline rank {k} mod {pp} as its chunk {k} / {pp}. "
+		 "`Et*4|(t*4|)*14tL` with {pp} 4 and `interleaved:4` gives ranks 16, 16, 16 and 13 "
+		 "of DeepSeek-V3's 61 layers (NVIDIA's recipe). The layout must start with `E`, "
+		 "end with `L`, hold the model's layers, and have {pp} \u00d7 {V} virtual stages "
+		 "({V} 1 under 1f1b); each stage of the plan holds its rank's layers (with "
+		 "`--tp`/`--pp` the stages are placed so). Ranks then need not hold a multiple of "
+		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
+		 "time takes each rank's first and last chunk for the fill and drain and the "
+		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
+		 "Megatron-Core; other frameworks get a note. The planner does not search it." },
 };
 #undef PF
 
