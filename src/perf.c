@@ -542,12 +542,17 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	stage_front_memo(x, key, ps);
 	*dp_exposed = stage_dp_memo(x);
 	/* The optimizer step: the framework row's HBM bytes per local
-	 * parameter (framework.h, opt_bytes_per_param). */
-	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
-	/* a folded plan's experts hold tp / etp times the weights per GPU on
-	 * as many fewer ranks: the step's shard is the unfolded one */
-	if (x->p->zero >= 1 && plan_ep_folded(x->p, x->tp))
-		opt_params = (x->params + x->eparams * x->p->etp / x->tp) / (double)(x->dp * x->cp);
+	 * parameter (framework.h, opt_bytes_per_param), on the rank's shard.
+	 * Sharded, the dense parameters split over DP x CP and the experts
+	 * over their own DP group, tp x cp x dp / (etp x ep) ranks
+	 * (perf_expert_dp), as perf_mem.c's model_state_bytes holds them:
+	 * one copy of the experts' state over the stage's tp x cp x dp GPUs.
+	 * (The experts were divided by DP x CP, EP times too few ranks'
+	 * worth: DeepSeek-V3 at EP 64 stepped a 64th of its expert state.) */
+	double opt_params = x->params + x->eparams;
+	if (x->p->zero >= 1)
+		opt_params = x->params / (double)(x->dp * x->cp) +
+			     (x->eparams ? x->eparams / (double)perf_expert_dp(x) : 0);
 	int fp32 = x->p->precision == HP_FP32 || x->p->precision == HP_TF32;
 	*opt_s = framework_opt_bytes(x->p->framework, fp32) * opt_params / x->bw_hbm;
 	perf_stage_memory(x, ps);
