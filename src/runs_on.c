@@ -221,11 +221,15 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * (torchtitan/distributed/expert_parallel.py). */
 	if (p->ep > 1)
 		deny(v, MLM, "expert parallelism (EP %d)", p->ep);
-	/* The flex token dispatcher (DeepEP or HybridEP backend) asked for
-	 * by the plan's moe_dispatch key is Megatron-Core's
-	 * (--moe-token-dispatcher-type flex); DeepSpeed-MoE and torchtitan
-	 * dispatch with an all-to-all (framework.c, ep_dispatch_dedup). */
-	if (p->ep > 1 && p->moe_dispatch == MOE_DISPATCH_FLEX)
+	/* The flex token dispatcher (DeepEP or HybridEP backend) is
+	 * Megatron-Core's (--moe-token-dispatcher-type flex); DeepSpeed-MoE
+	 * and torchtitan dispatch with an all-to-all (framework.c,
+	 * ep_dispatch_dedup). The dispatcher the plan is costed with counts:
+	 * its moe_dispatch key, or absent, its framework row's default, flex
+	 * for megatron-core and for "any" (estimated as megatron-core), so a
+	 * MoE plan of either does not run as planned on them; an alltoall
+	 * one does. */
+	if (p->ep > 1 && plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
 		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* Expert TP of its own (MoE parallel folding, plan_ep_folded):
 	 * Megatron-Core --expert-tensor-parallel-size; torchtitan
