@@ -221,16 +221,6 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * (torchtitan/distributed/expert_parallel.py). */
 	if (p->ep > 1)
 		deny(v, MLM, "expert parallelism (EP %d)", p->ep);
-	/* The flex token dispatcher (DeepEP or HybridEP backend) is
-	 * Megatron-Core's (--moe-token-dispatcher-type flex); DeepSpeed-MoE
-	 * and torchtitan dispatch with an all-to-all (framework.c,
-	 * ep_dispatch_dedup). The dispatcher the plan is costed with counts:
-	 * its moe_dispatch key, or absent, its framework row's default, flex
-	 * for megatron-core and for "any" (estimated as megatron-core), so a
-	 * MoE plan of either does not run as planned on them; an alltoall
-	 * one does. */
-	if (p->ep > 1 && plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
-		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* Expert TP of its own (MoE parallel folding, plan_ep_folded):
 	 * Megatron-Core --expert-tensor-parallel-size; torchtitan
 	 * parallelism.expert_tensor_parallel_degree takes only etp = tp, or
@@ -245,6 +235,17 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 			deny(v, TITAN, "expert TP %d with TP %d and EP %d (torchtitan takes expert "
 			     "TP = TP, or 1 with EP a multiple of CP x TP)", etp, tp0, p->ep);
 	}
+	/* After the expert TP rule, whose reason a launch note names first.
+	 * The flex token dispatcher (DeepEP or HybridEP backend) is
+	 * Megatron-Core's (--moe-token-dispatcher-type flex); DeepSpeed-MoE
+	 * and torchtitan dispatch with an all-to-all (framework.c,
+	 * ep_dispatch_dedup). The dispatcher the plan is costed with counts:
+	 * its moe_dispatch key, or absent, its framework row's default, flex
+	 * for megatron-core and for "any" (estimated as megatron-core), so a
+	 * MoE plan of either does not run as planned on them; an alltoall
+	 * one does. */
+	if (p->ep > 1 && plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
+		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* Recomputation. Megatron's selective recomputation (attention core,
 	 * --recompute-granularity selective) is Megatron's alone; torchtitan's
 	 * op-level selective checkpointing (activation_checkpoint.mode
