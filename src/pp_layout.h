@@ -21,8 +21,10 @@
 
 /* The plan key's buffer, NUL included: "Et*4|(t*4|)*14tL" is 16 bytes;
  * a 61-layer model written out symbol by symbol on 32 virtual stages is
- * 95, so 256 holds every layout a user types. */
-#define PP_LAYOUT_TEXT 256
+ * 95, so 128 holds every layout a user types. It is part of struct plan,
+ * which the planner initialises and compares per candidate: 128 bytes
+ * rather than 256 kept that cost to half. */
+#define PP_LAYOUT_TEXT 128
 /* Virtual stages read: PP x VP, with VP at most 64 (the schedule key's
  * range) and PP at most 16 at that VP; no published run comes near. */
 #define PP_LAYOUT_VSTAGES 1024

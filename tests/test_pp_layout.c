@@ -122,7 +122,7 @@ TEST(errors_name_the_position)
 	memset(big, 't', sizeof big - 1);
 	big[sizeof big - 1] = 0;
 	CHECK(parse(big) == -1);
-	CHECK(strstr(msg, "longer than 255 bytes") != NULL);
+	CHECK(strstr(msg, "longer than 127 bytes") != NULL);
 	CHECK(pp_layout_cached(big) == NULL);
 	CHECK(pp_layout_cached("") == NULL);
 	CHECK(pp_layout_cached("Et*2|tL") != NULL);

@@ -58,7 +58,7 @@ expect 3 "16 virtual stages; PP 4 x VP 1" $H estimate $DS --pp-layout "$LAY"
 expect 3 "places 60 transformer layers" $H estimate $DS --schedule interleaved:4 \
 	--pp-layout 'Et*4|(t*4|)*14L'
 expect 3 "MTP" $H estimate $DS --schedule interleaved:4 --pp-layout 'Et*4|(t*4|)*14tmL'
-expect 2 "at most 255 bytes" $H estimate $DS --pp-layout "$(printf 'E%0300dL' 0 | tr 0 t)"
+expect 2 "at most 127 bytes" $H estimate $DS --pp-layout "$(printf 'E%0200dL' 0 | tr 0 t)"
 python3 - "$T/plan.json" "$T/bad.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
