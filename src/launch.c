@@ -164,7 +164,8 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 		int f, l;
 		/* Any other split is --pipeline-model-parallel-layout (megatron_args) */
 		int even = layer_split(r, &f, &l), emb, loss;
-		if (p->schedule == SCHED_INTERLEAVED && (f || l || !even) &&
+		/* a pp_layout names every virtual stage (megatron_parallel_args) */
+		if (p->schedule == SCHED_INTERLEAVED && !p->pp_layout[0] && (f || l || !even) &&
 		    !vp_slots(r, p->vpp, &emb, &loss)) {
 			sbuf_add(notes, "Interleaving: stages of unequal layers beyond one less on "
 				    "the first or last stage cannot be combined with virtual "
@@ -360,7 +361,16 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 	int vp = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 0;
 	int uneven = pc->first_layers || pc->last_layers, emb, loss;
 	int slots = vp_slots(pc->r, vp, &emb, &loss);
-	if (slots) {
+	if (p->pp_layout[0]) {
+		/* the plan's own layout (plan_validate checked it against PP,
+		 * VP and the model): arguments.py @d98e8a64 L941-950 takes VP
+		 * from it (the layout's stages / PP) and refuses it beside
+		 * --num-layers-per-virtual-pipeline-stage and
+		 * --num-virtual-stages-per-pipeline-rank (L927-939); its
+		 * symbols (E, t, L, |, (, ), *, digits and commas) need no
+		 * escape inside double quotes */
+		ARG("--pipeline-model-parallel-layout \"%s\"", p->pp_layout);
+	} else if (slots) {
 		/* transformer_config.py refuses a first or last stage whose
 		 * layers VP does not divide; arguments.py adds a layer per
 		 * --account-for-* flag before it splits */
@@ -833,14 +843,17 @@ static void toml_str(struct sbuf *b, const char *s)
  * job stops. With v virtual stages a rank (Interleaved1F1B, torchtitan's
  * loop placement: part j x pp + s on rank s) stage s's layers are split
  * into v chunks, the first ones a layer larger when they do not divide. */
-static void titan_model_parts(struct sbuf *b, const struct replica *r, int v)
+static void titan_model_parts(struct sbuf *b, const struct replica *r, int v,
+			      const struct pp_layout *L)
 {
 	int pp = r->n_stages, layer = 0;
 	sbuf_add(b, "module_fqns_per_model_part = [\n");
 	for (int part = 0; part < pp * v; part++) {
 		int s = part % pp, j = part / pp;
 		int n = stage_layers_of(r, s);
-		int k = n / v + (j < n % v);
+		/* a pp_layout's part holds its virtual stage's layers (the
+		 * same round robin: part k on rank k mod pp) */
+		int k = L && L->n == pp * v ? L->stage_layers[part] : n / v + (j < n % v);
 		sbuf_add(b, "\t[");
 		const char *sep = "";
 		if (part == 0) {
@@ -914,7 +927,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 		sbuf_addf(b, "pipeline_parallel_schedule = \"%s\"\n",
 			  v > 1 ? "Interleaved1F1B" : "1F1B");
 		sbuf_addf(b, "pipeline_parallel_microbatch_size = %d\n", p->mbs);
-		titan_model_parts(b, pc->r, v);
+		titan_model_parts(b, pc->r, v, plan_pp_layout(p));
 	}
 	sbuf_addf(b, "context_parallel_degree = %d\n", p->cp);
 	if (p->ep > 1)

@@ -542,12 +542,17 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	stage_front_memo(x, key, ps);
 	*dp_exposed = stage_dp_memo(x);
 	/* The optimizer step: the framework row's HBM bytes per local
-	 * parameter (framework.h, opt_bytes_per_param). */
-	double opt_params = (x->params + x->eparams) / (x->p->zero >= 1 ? (double)(x->dp * x->cp) : 1.0);
-	/* a folded plan's experts hold tp / etp times the weights per GPU on
-	 * as many fewer ranks: the step's shard is the unfolded one */
-	if (x->p->zero >= 1 && plan_ep_folded(x->p, x->tp))
-		opt_params = (x->params + x->eparams * x->p->etp / x->tp) / (double)(x->dp * x->cp);
+	 * parameter (framework.h, opt_bytes_per_param), on the rank's shard.
+	 * Sharded, the dense parameters split over DP x CP and the experts
+	 * over their own DP group, tp x cp x dp / (etp x ep) ranks
+	 * (perf_expert_dp), as perf_mem.c's model_state_bytes holds them:
+	 * one copy of the experts' state over the stage's tp x cp x dp GPUs.
+	 * (The experts were divided by DP x CP, EP times too few ranks'
+	 * worth: DeepSeek-V3 at EP 64 stepped a 64th of its expert state.) */
+	double opt_params = x->params + x->eparams;
+	if (x->p->zero >= 1)
+		opt_params = x->params / (double)(x->dp * x->cp) +
+			     (x->eparams ? x->eparams / (double)perf_expert_dp(x) : 0);
 	int fp32 = x->p->precision == HP_FP32 || x->p->precision == HP_TF32;
 	*opt_s = framework_opt_bytes(x->p->framework, fp32) * opt_params / x->bw_hbm;
 	perf_stage_memory(x, ps);
@@ -979,6 +984,29 @@ static int estimate_begin(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* The fill and drain of a pipeline whose virtual stages the plan's
+ * pp_layout gives (plan.h), with st[0..pp) its stages' records and crit
+ * the slowest's index. Under the interleaved schedule the slowest rank
+ * waits, per step, for each rank before it to run one chunk forward and,
+ * at the end, the same chunk backward (chunk 0: the first micro-batch
+ * enters and the last leaves through it), and for each rank after it to
+ * run the last chunk forward and backward (the turn from forward to
+ * backward is the last virtual stage). A chunk's share of its rank's
+ * time is its slots (pp_layout_chunk_share: layers, the embedding and
+ * the loss alike). With equal chunks this is (sum - slowest) / v, the
+ * formula above; the chunks' own costs (dense and MoE layers, the output
+ * layer) are not told apart: a simplification. */
+static double layout_fill(const struct pp_layout *L, const struct perf_stage *st, int pp,
+			  int crit)
+{
+	int vp = L->n / pp;
+	double fill = 0;
+	for (int i = 0; i < pp; i++)
+		if (i != crit)
+			fill += st[i].t_total * pp_layout_chunk_share(L, pp, i, i < crit ? 0 : vp - 1);
+	return fill;
+}
+
 /* Replica group r: every stage, then its pipeline; what sets the pace
  * into pc (the stages to note: estimate_notes). */
 static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si,
@@ -1007,14 +1035,18 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
 	}
 	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
-	 * drain through the others. */
-	double pipe = x->mb * max_t + (sum_t - max_t) / x->v;
+	 * drain through the others (one chunk of each, v chunks a stage). */
+	double fill = (sum_t - max_t) / x->v;
+	const struct pp_layout *L = x->p->pp_layout[0] ? plan_pp_layout(x->p) : NULL;
+	if (L && max_st && L->n % x->pp == 0)
+		fill = layout_fill(L, &e->stages[*si - x->pp], x->pp, max_st->index);
+	double pipe = x->mb * max_t + fill;
 	if (pipe > pc->worst_pipe) {
 		pc->worst_pipe = pipe;
 		e->slowest_group = r;
 		pc->crit = max_st;
 		pc->crit_m = x->mb;
-		pc->crit_bubble = (sum_t - max_t) / x->v;
+		pc->crit_bubble = fill;
 	}
 }
 

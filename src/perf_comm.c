@@ -323,7 +323,17 @@ static double ep_dedup_share(const struct moe_spec *e, int nodes)
  * "normal" kernels forward RDMA to NVLink in chunks), so the longer
  * counts. Simplified: each leg is costed as an all-to-all of its bytes
  * (the network one over the whole group, the NVLink one over a node's
- * ranks), with comm.c's all-to-all efficiency for DeepEP's. */
+ * ranks), with comm.c's all-to-all efficiency for DeepEP's.
+ * Simplified too, at expert TP above 1: Megatron-Core's flex dispatcher
+ * sends over one group of all expert-TP x EP ranks, etp x top_k copies
+ * of each token and no gather over the expert TP group afterwards
+ * (token_dispatcher.py @d98e8a64, MoEFlexTokenDispatcher: tp_ep_group,
+ * router_topk = tp_size x moe_router_topk); hetplan keeps the alltoall
+ * dispatcher's picture for both, this dispatch over the EP group of ep
+ * ranks and the expert-TP gather after it (tp_expert_unit). The etp
+ * copies go to ranks of one node (the expert TP group is innermost), so
+ * the network leg is about the same and the NVLink leg is what the
+ * picture moves; not checked against a measured run (docs/moe.md). */
 static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge, double bytes,
 			       struct comm_result *cr)
 {

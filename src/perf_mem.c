@@ -383,9 +383,9 @@ static double fp8_saved_delta(const struct stage_ctx *x)
 	return dense * x->T * per_token;
 }
 
-/* The micro-batches in flight on x's stage (perf_stage_memory_at says
- * whence). */
-static double micro_batches_in_flight(const struct stage_ctx *x)
+/* The micro-batches in flight on x's stage under equal chunks
+ * (perf_stage_memory_at says whence). */
+static inline double even_in_flight(const struct stage_ctx *x)
 {
 	int pp = x->pp, i = x->index;
 	double inflight, v = x->v;
@@ -396,6 +396,26 @@ static double micro_batches_in_flight(const struct stage_ctx *x)
 	if (inflight > x->mb)
 		inflight = x->mb;
 	return inflight;
+}
+
+/* The same for a plan with a pp_layout: chunks of unequal layers, each
+ * forward of the warm-up holding its own chunk's (pp_layout_inflight).
+ * Apart and reached by a tail call, so the common path keeps no frame. */
+static __attribute__((noinline)) double layout_in_flight(const struct stage_ctx *x)
+{
+	const struct pp_layout *L = plan_pp_layout(x->p);
+	if (L && x->pp > 1 && L->n % x->pp == 0)
+		return pp_layout_inflight(L, x->pp, x->index, x->mb);
+	return even_in_flight(x);
+}
+
+/* The micro-batches in flight on x's stage (perf_stage_memory_at says
+ * whence). */
+static double micro_batches_in_flight(const struct stage_ctx *x)
+{
+	if (__builtin_expect(x->p->pp_layout[0] != 0, 0))
+		return layout_in_flight(x);
+	return even_in_flight(x);
 }
 
 /* The activations of the micro-batches in flight at the stage's index,

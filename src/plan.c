@@ -80,6 +80,11 @@ int plan_fp8_params(const struct plan *p)
 	return p->fp8_params >= 0 ? p->fp8_params : framework_get(p->framework)->fp8_params;
 }
 
+const struct pp_layout *plan_pp_layout(const struct plan *p)
+{
+	return p->pp_layout[0] ? pp_layout_cached(p->pp_layout) : NULL;
+}
+
 int plan_etp(const struct plan *p, int tp)
 {
 	return p->etp > 0 ? p->etp : tp;
@@ -253,6 +258,21 @@ int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spe
 		r->stages[s] = (struct stage){ pool, tp, next, next + n - 1 };
 		next += n;
 	}
+	/* A pp_layout of whole ranks for this depth and model places the
+	 * ranks' layers (plan_validate checks the rest: VP, E and L) */
+	const struct pp_layout *L = plan_pp_layout(p);
+	if (L && L->n % pp == 0 && L->layers == m->layers) {
+		int have = 1;
+		for (int s = 0; s < pp; s++)
+			have &= pp_layout_rank_layers(L, pp, s) > 0;
+		next = 0;
+		for (int s = 0; have && s < pp; s++) {
+			int n = pp_layout_rank_layers(L, pp, s);
+			r->stages[s].first_layer = next;
+			r->stages[s].last_layer = next + n - 1;
+			next += n;
+		}
+	}
 	(void)c;
 	return 0;
 }
@@ -263,7 +283,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    a->precision != b->precision || a->recompute != b->recompute ||
 	    a->loss != b->loss || a->master != b->master || a->zero != b->zero ||
 	    a->schedule != b->schedule || a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
-	    a->etp != b->etp ||
+	    a->etp != b->etp || strcmp(a->pp_layout, b->pp_layout) != 0 ||
 	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas ||
 	    a->framework != b->framework || plan_tp_overlap(a) != plan_tp_overlap(b) ||
 	    plan_grad_overlap(a) != plan_grad_overlap(b) ||
@@ -465,7 +485,8 @@ static const struct hp_field plan_field_list[] = {
 	  .custom = &sched_custom, .help = "pipeline schedule", .arg = "1f1b|interleaved:{V}",
 	  .doc = "Pipeline schedule (default 1f1b). `interleaved:`{V} gives each stage {V} "
 		 "model chunks (2 to 64); every stage's layer count must be a multiple of {V} "
-		 "and the micro-batch count a multiple of {pp}." },
+		 "(the first and last may hold one less; any split with `pp_layout`) and the "
+		 "micro-batch count a multiple of {pp}." },
 	{ .key = "cp", .flag = "cp", .kind = FK_INT, .off = PF(cp), .min = 1, .max = 1024,
 	  .help = "context-parallel degree",
 	  .doc = "Context-parallel degree (default 1). It must divide the sequence length." },
@@ -565,6 +586,24 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe.md). `flex` needs megatron-core. Only for mixture-of-experts "
 		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
 		 "MoE recipes run; alltoall for the rest)." },
+	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
+	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
+	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
+		  "syntax (\"Et*4|(t*4|)*14tL\")",
+	  .doc = "The layers of each virtual pipeline stage, in Megatron-Core's "
+		 "`--pipeline-model-parallel-layout` syntax: `E` the embedding, `t` a "
+		 "transformer layer, `L` the loss and output layer, `|` ends a virtual stage, "
+		 "{X}`*`{N} repeats a symbol and `(`...`)*`{N} a group; commas are ignored. "
+		 "Virtual stage {k} runs on pipeline rank {k} mod {pp} as its chunk {k} / {pp}. "
+		 "`Et*4|(t*4|)*14tL` with {pp} 4 and `interleaved:4` gives ranks 16, 16, 16 and 13 "
+		 "of DeepSeek-V3's 61 layers (NVIDIA's recipe). The layout must start with `E`, "
+		 "end with `L`, hold the model's layers, and have {pp} \u00d7 {V} virtual stages "
+		 "({V} 1 under 1f1b); each stage of the plan holds its rank's layers (with "
+		 "`--tp`/`--pp` the stages are placed so). Ranks then need not hold a multiple of "
+		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
+		 "time takes each rank's first and last chunk for the fill and drain and the "
+		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
+		 "Megatron-Core; other frameworks get a note. The planner does not search it." },
 };
 #undef PF
 
@@ -914,7 +953,7 @@ static int validate_stage(const struct plan *p, int i, int s, int next, const st
 	 * layers on 16 x 8 chunks). */
 	int nl = st->last_layer - st->first_layer + 1;
 	int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
-	if (p->schedule == SCHED_INTERLEAVED && nl % p->vpp && !(edge && (nl + 1) % p->vpp == 0))
+	if (p->schedule == SCHED_INTERLEAVED && !p->pp_layout[0] && nl % p->vpp && !(edge && (nl + 1) % p->vpp == 0))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
 				  ctx, p->vpp, p->vpp, s, nl);
@@ -953,6 +992,44 @@ static int validate_replica(const struct plan *p, int i, const struct cluster *c
 	return 0;
 }
 
+/* The pp_layout key: it parses, fits the model, PP x VP and every
+ * replica group's depth, and each stage holds its rank's layers. */
+static int validate_pp_layout(const struct plan *p, const struct model_spec *m,
+			      const char *ctx, struct hp_err *err)
+{
+	struct pp_layout L;
+	char msg[200];
+	if (!p->pp_layout[0])
+		return 0;
+	if (pp_layout_parse(p->pp_layout, &L, msg, sizeof msg) < 0)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: pp_layout (--pp-layout) \"%s\": %s",
+				  ctx, p->pp_layout, msg);
+	int pp = p->replicas[0].n_stages, vp = p->schedule == SCHED_INTERLEAVED ? p->vpp : 1;
+	if (pp_layout_check(&L, pp, vp, m->layers, msg, sizeof msg) < 0)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: pp_layout (--pp-layout) \"%s\" %s",
+				  ctx, p->pp_layout, msg);
+	for (int g = 0; g < p->n_replicas; g++) {
+		const struct replica *r = &p->replicas[g];
+		if (r->n_stages != pp)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: pp_layout (--pp-layout) is one layout for every replica; "
+					  "replicas[%d] has %d stages, replicas[0] %d",
+					  ctx, g, r->n_stages, pp);
+		for (int s = 0; s < pp; s++) {
+			int nl = r->stages[s].last_layer - r->stages[s].first_layer + 1;
+			int want = pp_layout_rank_layers(&L, pp, s);
+			if (nl != want)
+				return hp_err_set(err, HP_EXIT_INPUT,
+						  "%s: pp_layout (--pp-layout) \"%s\" gives pipeline rank %d "
+						  "%d layers (its virtual stages %d, %d, ...); replicas[%d]"
+						  ".stages[%d] holds %d (layers %d-%d)",
+						  ctx, p->pp_layout, s, want, s, s + pp, g, s, nl,
+						  r->stages[s].first_layer, r->stages[s].last_layer);
+		}
+	}
+	return 0;
+}
+
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err)
 {
@@ -967,6 +1044,8 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 	if (fabs(share_sum - 1) > 1e-6)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: batch shares add up to %.6g; expected 1", ctx, share_sum);
+	if (validate_pp_layout(p, m, ctx, err) < 0)
+		return -1;
 	int used[HP_MAX_POOLS];
 	plan_gpus(p, used);
 	for (int i = 0; i < c->n_pools; i++) {

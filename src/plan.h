@@ -9,7 +9,7 @@
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
  *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep","etp",
- *    "moe_dispatch",
+ *    "moe_dispatch","pp_layout",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -20,6 +20,7 @@
 #include "model.h"
 #include "framework.h"
 #include "fields.h"
+#include "pp_layout.h"
 
 struct cJSON;
 
@@ -102,6 +103,12 @@ struct plan {
 			       * experts' ranks (Megatron-Core
 			       * --moe-token-dispatcher-type); read it through
 			       * plan_moe_dispatch() */
+	/* Megatron-Core's --pipeline-model-parallel-layout (pp_layout.h),
+	 * "" when absent: the layers of each virtual stage, which then need
+	 * not be a multiple of vpp per rank. Each stage's layer range holds
+	 * its rank's layers in all (a count: the rank's chunks are not
+	 * contiguous in the model); plan_validate checks the two agree. */
+	char pp_layout[PP_LAYOUT_TEXT];
 	int n_replicas;       /* groups */
 	struct replica *replicas;
 };
@@ -134,6 +141,10 @@ int plan_validate(const struct plan *p, const struct cluster *c,
  * file). Never falls back silently. */
 int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			 const char *ctx, struct hp_err *err);
+
+/* The plan's pp_layout parsed (pp_layout_cached: per thread), or NULL
+ * when it has none or it does not parse (plan_validate refuses that). */
+const struct pp_layout *plan_pp_layout(const struct plan *p);
 
 /* Same settings and the same replica groups and stages. */
 int plan_equal(const struct plan *a, const struct plan *b);

@@ -181,6 +181,18 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 			deny(v, MLM, "interleaved stages of %d layers do not split into %d chunks",
 			     mn, p->vpp);
 	}
+	/* Virtual stages of unequal layers (the plan's pp_layout):
+	 * Megatron-Core --pipeline-model-parallel-layout; torchtitan
+	 * module_fqns_per_model_part, one part per virtual stage, round
+	 * robin as the layout's (launch.c titan_model_parts); Megatron-LM
+	 * 2021-22 splits each stage into equal chunks. */
+	const struct pp_layout *L = plan_pp_layout(p);
+	if (L && interleaved)
+		for (int k = 1; k < L->n; k++)
+			if (L->stage_layers[k] != L->stage_layers[0]) {
+				deny(v, MLM, "virtual stages of unequal layers (pp_layout)");
+				break;
+			}
 	/* ZeRO. DeepSpeed's PipelineEngine asserts zero stage < 2 ("ZeRO-2
 	 * and ZeRO-3 are incompatible with pipeline parallelism"). Megatron-LM
 	 * 2021-22 has only --use-distributed-optimizer (ZeRO-1). Megatron-Core
@@ -212,12 +224,6 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * (torchtitan/distributed/expert_parallel.py). */
 	if (p->ep > 1)
 		deny(v, MLM, "expert parallelism (EP %d)", p->ep);
-	/* The flex token dispatcher (DeepEP or HybridEP backend) asked for
-	 * by the plan's moe_dispatch key is Megatron-Core's
-	 * (--moe-token-dispatcher-type flex); DeepSpeed-MoE and torchtitan
-	 * dispatch with an all-to-all (framework.c, ep_dispatch_dedup). */
-	if (p->ep > 1 && p->moe_dispatch == MOE_DISPATCH_FLEX)
-		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* Expert TP of its own (MoE parallel folding, plan_ep_folded):
 	 * Megatron-Core --expert-tensor-parallel-size; torchtitan
 	 * parallelism.expert_tensor_parallel_degree takes only etp = tp, or
@@ -232,6 +238,17 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 			deny(v, TITAN, "expert TP %d with TP %d and EP %d (torchtitan takes expert "
 			     "TP = TP, or 1 with EP a multiple of CP x TP)", etp, tp0, p->ep);
 	}
+	/* After the expert TP rule, whose reason a launch note names first.
+	 * The flex token dispatcher (DeepEP or HybridEP backend) is
+	 * Megatron-Core's (--moe-token-dispatcher-type flex); DeepSpeed-MoE
+	 * and torchtitan dispatch with an all-to-all (framework.c,
+	 * ep_dispatch_dedup). The dispatcher the plan is costed with counts:
+	 * its moe_dispatch key, or absent, its framework row's default, flex
+	 * for megatron-core and for "any" (estimated as megatron-core), so a
+	 * MoE plan of either does not run as planned on them; an alltoall
+	 * one does. */
+	if (p->ep > 1 && plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
+		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* Recomputation. Megatron's selective recomputation (attention core,
 	 * --recompute-granularity selective) is Megatron's alone; torchtitan's
 	 * op-level selective checkpointing (activation_checkpoint.mode

@@ -72,8 +72,19 @@ trap 'rm -rf "$T"' EXIT
 # Sixth round (MoE, first prediction, docs/blind.md "Round 6"):
 # BLMBM-01/02, BLMBA-09: DeepSeek-V3 recipes put 4 layers on each virtual
 # stage and 1 layer + MTP + loss on the last, so the last rank holds
-# 4(v-1)+1 layers; hetplan's interleaved:V takes a multiple of V (or one
-# less) per rank. BLMBA-02/03: Qwen3 235B on H100 with TP 2, DP 16, EP 32:
+# 4(v-1)+1 layers; hetplan's interleaved:V took a multiple of V (or one
+# less) per rank. Since the pp_layout key (the layouts in PP_LAYOUT below,
+# docs/moe.md "Uneven virtual stages") they are scored; first prediction:
+# BLMBM-01 +19.0%, BLMBM-02 -6.6%, BLMBA-09 +5.8% (+19.1%, -6.5%, +5.8%
+# once the optimizer step took the experts' expert-DP shard, docs/moe.md).
+# Two do not fit:
+# BLMBM-02 (GB200) 30.0 GiB over: its recipe recomputes the MLA
+# up-projection (recompute_modules ['mla_up_proj']), which hetplan has no
+# setting for and runs as none; the Q, K and V it frees are 128 heads x
+# (192 + 192 + 128) x 2 B = 128 KiB a token, 0.5 GiB a layer at 4,096
+# tokens, x 16 layers x 4.75 micro-batches in flight on rank 0 = 38 GiB.
+# BLMBA-09 (H100, CONF:low, no recipe at the pinned commit: recompute and
+# layout ASSUMED) 1.7 GiB over. BLMBA-02/03: Qwen3 235B on H100 with TP 2, DP 16, EP 32:
 # Megatron-Core folds EP over TP x DP (expert TP 1); hetplan needed EP to
 # divide DP x CP. Since the etp key (the rows' ETP:1 tag, docs/moe.md
 # "Parallel folding") they are scored; first prediction BLMBA-02 -24.8%,
@@ -165,9 +176,8 @@ BLTLH-01:dnf:6.1
 BLTLH-01:time:+45
 BLTLH-02:dnf:6.1
 BLTLH-02:time:+39
-BLMBM-01:invalid:vstage
-BLMBM-02:invalid:vstage
-BLMBA-09:invalid:vstage
+BLMBM-02:dnf:30.0
+BLMBA-09:dnf:1.7
 BLMBA-04:time:-67
 BLMBA-07:dnf:18.2
 BLLC-05:time:+161
@@ -192,6 +202,16 @@ catalog = {g["name"]: g for g in json.load(open("data/gpus.json"))["gpus"]}
 models = {m["name"]: m for m in json.load(open("data/models.json"))["models"]}
 def rid_of(r):
     return r["id"]
+# The virtual stages of the rows whose LAYOUT: ranks are not a multiple of
+# VP (the pp_layout key, Megatron-Core --pipeline-model-parallel-layout),
+# without the recipes' MTP layer m, which hetplan does not model.
+# BLMBM-01: the recipe's own string (its note). BLMBM-02: the recipe map's
+# (4, 4) entry, the same 16 stages (its note). BLMBA-09: no layout at the
+# pinned commit (the note's LAYOUT is ASSUMED); 2 layers a chunk, rank 7's
+# five as 2, 1, 1 and the last stage's 1 with the loss, as the map's
+# entries end; chosen before the row was scored.
+PP_LAYOUT = {"BLMBM-01": "Et*4|(t*4|)*14tL", "BLMBM-02": "Et*4|(t*4|)*14tL",
+             "BLMBA-09": "Et*2|(t*2|)*14t|(t*2|)*7t|(t*2|)*7tL"}
 known, known_dnf, known_inv = {}, {}, {}
 for tok in known_txt.split():
     rid, kind, val = tok.split(":")
@@ -394,6 +414,8 @@ def args_of(r, mfile):
                 plan["etp"] = int(etp)
             if disp:
                 plan["moe_dispatch"] = disp
+            if rid_of(r) in PP_LAYOUT:
+                plan["pp_layout"] = PP_LAYOUT[rid_of(r)]
             if tag(r["notes"], "ATTN") == "unfused":
                 plan["flash"] = False
             pfile = mfile.replace(".json", ".plan.json")

@@ -251,13 +251,27 @@ TEST(expert_parallel)
 	/* EP 8: Megatron-LM 2021-22 has no MoE layers; Megatron-Core
 	 * --expert-model-parallel-size, DeepSpeed-MoE ep_size and torchtitan
 	 * expert_parallel_degree run it (ZeRO-3: torchtitan needs FSDP). */
-	unsigned m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+	unsigned m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"moe_dispatch\":\"alltoall\","
+			     "\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 			     "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
 	CHECK_EQ_INT(m, MC | DS | TT);
-	m = mask_of(&c, "{\"zero\":1,\"ep\":8,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+	m = mask_of(&c, "{\"zero\":1,\"ep\":8,\"moe_dispatch\":\"alltoall\","
+		    "\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
 	CHECK_EQ_INT(m, MC | DS);
 	CHECK(strstr(why, "megatron-lm: expert parallelism (EP 8)") != NULL);
+	/* Without the key the plan is costed with its framework's default
+	 * dispatcher: flex for "any" (estimated as megatron-core,
+	 * framework.c), which DeepSpeed-MoE and torchtitan do not have (their
+	 * MoE layers dispatch with an all-to-all) */
+	m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
+	CHECK_EQ_INT(m, MC);
+	CHECK(strstr(why, "torchtitan: the flex token dispatcher") != NULL);
+	m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"framework\":\"torchtitan\","
+		    "\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
+	CHECK(m & TT);
 }
 
 TEST(interleaved_schedule)

@@ -1,0 +1,204 @@
+/* test_pp_layout.c — the pipeline layout string (src/pp_layout.c) against
+ * Megatron-Core's own examples and hand counts:
+ *   - pipeline_parallel_layer_layout.py @d98e8a64, parse_str_to_list's
+ *     docstring: "Ettt|(tt|)*29,m|L" is [E,t,t,t] + [t,t] x 29 + [m] + [L];
+ *     its comments: "(|ab)*2,cd -> |ab|abcd";
+ *   - arguments.py @d98e8a64 --pipeline-model-parallel-layout help:
+ *     "E|(t|)*3,m|m||L" (an empty stage between the two m);
+ *   - NVIDIA's DeepSeek-V3 recipe layout "Et*4|(t*4|)*14tmL" (Megatron-
+ *     Bridge deepseek_v3.py @067f987df0): with PP 4 the ranks hold 16, 16,
+ *     16 and 13 layers, with PP 2 32 and 29 (tests/data/blind_train.csv,
+ *     BLMBM-01/02 notes);
+ *   - hostile text: each error names its 1-based position, and a
+ *     pseudo-random stream of layout-like bytes never overruns a bound.
+ * The in-flight and fill shares are hand counts written beside each. */
+#include "t.h"
+#include "pp_layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct pp_layout L;
+static char msg[200];
+
+static int parse(const char *s)
+{
+	msg[0] = 0;
+	return pp_layout_parse(s, &L, msg, sizeof msg);
+}
+
+TEST(megatron_docstring)
+{
+	CHECK(parse("Ettt|(tt|)*29,m|L") == 0);
+	CHECK_EQ_INT(L.n, 32);
+	CHECK_EQ_INT(L.stage_layers[0], 3);
+	CHECK(L.flags[0] == PPL_EMB);
+	for (int k = 1; k <= 29; k++)
+		CHECK_EQ_INT(L.stage_layers[k], 2);
+	CHECK(L.flags[30] == PPL_MTP && L.stage_layers[30] == 0);
+	CHECK(L.flags[31] == PPL_LOSS && L.stage_layers[31] == 0);
+	CHECK_EQ_INT(L.layers, 61);
+	CHECK_EQ_INT(L.n_mtp, 1);
+	/* the help's example: E | t | t | t | m | m | (empty) | L */
+	CHECK(parse("E|(t|)*3,m|m||L") == 0);
+	CHECK_EQ_INT(L.n, 8);
+	CHECK_EQ_INT(L.layers, 3);
+	CHECK(L.flags[6] == 0 && L.stage_layers[6] == 0);
+	/* the comment's "(|ab)*2,cd -> |ab|abcd": E|tt|tttL */
+	CHECK(parse("E(|tt)*2,tL") == 0);
+	CHECK_EQ_INT(L.n, 3);
+	CHECK_EQ_INT(L.stage_layers[1], 2);
+	CHECK_EQ_INT(L.stage_layers[2], 3);
+	CHECK(L.flags[2] == PPL_LOSS);
+}
+
+TEST(deepseek_recipe_ranks)
+{
+	CHECK(parse("Et*4|(t*4|)*14tmL") == 0);
+	CHECK_EQ_INT(L.n, 16);
+	CHECK_EQ_INT(L.layers, 61);
+	int want4[] = { 16, 16, 16, 13 };
+	for (int r = 0; r < 4; r++)
+		CHECK_EQ_INT(pp_layout_rank_layers(&L, 4, r), want4[r]);
+	CHECK_EQ_INT(pp_layout_rank_layers(&L, 2, 0), 32);
+	CHECK_EQ_INT(pp_layout_rank_layers(&L, 2, 1), 29);
+	/* the recipe's MTP layer: hetplan's models have none */
+	CHECK(pp_layout_check(&L, 4, 4, 61, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "MTP") != NULL);
+	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
+	CHECK(pp_layout_check(&L, 4, 4, 61, msg, sizeof msg) == 0);
+	CHECK(pp_layout_check(&L, 2, 8, 61, msg, sizeof msg) == 0);
+	/* 16 virtual stages are not PP 4 x VP 2, nor 60 layers the model's */
+	CHECK(pp_layout_check(&L, 4, 2, 61, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "16 virtual stages") != NULL);
+	CHECK(pp_layout_check(&L, 4, 4, 60, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "61 transformer layers") != NULL);
+}
+
+TEST(check_ends_and_ranks)
+{
+	CHECK(parse("tE|tL") == 0);   /* E not first */
+	CHECK(pp_layout_check(&L, 2, 1, 2, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "start with the embedding") != NULL);
+	CHECK(parse("Et|LtL") == 0);  /* L twice */
+	CHECK(pp_layout_check(&L, 2, 1, 2, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "end with the loss") != NULL);
+	CHECK(parse("Et|tL|") == 0);  /* the last symbol is L, the last stage empty */
+	CHECK_EQ_INT(L.n, 3);
+	/* rank 2 of 4 gets stage 2, which is empty */
+	CHECK(parse("Et|t||tL") == 0);
+	CHECK(pp_layout_check(&L, 4, 1, 3, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "rank 2") != NULL);
+}
+
+/* Each refusal names where: the 1-based position in the text as given
+ * (commas count). */
+TEST(errors_name_the_position)
+{
+	static const struct { const char *s, *at; } bad[] = {
+		{ "Et*4|x", "position 6 ('x')" },
+		{ "Et*|L", "position 4 ('|')" },
+		{ "Et*", "position 4 (the end)" },
+		{ "E(t|(t)*2)*2L", "position 5 ('(')" },
+		{ "E(t|L", "position 2 ('(')" },
+		{ "Et)L", "position 3 (')')" },
+		{ "E()*2L", "position 2 ('(')" },
+		{ "E(t)L", "position 5 ('L')" },
+		{ "Et*2*3L", "position 5 ('*')" },
+		{ "E,t*100001L", "position 4 ('*')" },
+		{ "Et*1234567L", "position 10 ('7')" },
+		{ "*E", "position 1 ('*')" },
+		{ "E t", "position 2 (' ')" },
+		{ "E\x01t", "position 2 (byte 0x01)" },
+		{ "", "position 1 (the end)" },
+		{ "E(|)*1024L", "more than 1024 virtual stages" },
+		{ "E(t*100000)*11L", "more than 1000000" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		if (parse(bad[i].s) != -1 || !strstr(msg, bad[i].at))
+			T_FAILF("\"%s\": %s (want \"%s\")", bad[i].s, msg, bad[i].at);
+	}
+	char big[PP_LAYOUT_TEXT + 8];
+	memset(big, 't', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	CHECK(parse(big) == -1);
+	CHECK(strstr(msg, "longer than 127 bytes") != NULL);
+	CHECK(pp_layout_cached(big) == NULL);
+	CHECK(pp_layout_cached("") == NULL);
+	CHECK(pp_layout_cached("Et*2|tL") != NULL);
+	CHECK(pp_layout_cached("Et*2|tQ") == NULL);
+}
+
+/* A pseudo-random stream of layout bytes (fixed seed, so every run reads
+ * the same texts): each parse ends with 0 and sane counts, or -1 and a
+ * positioned message. Run under ASan/UBSan by make check's sanitizer
+ * build, this is the parser's fuzz replay. */
+TEST(random_text)
+{
+	static const char alpha[] = "EtLm|()*,0123456789x";
+	unsigned long long st = 0x9e3779b97f4a7c15ull;
+	char s[PP_LAYOUT_TEXT + 40];
+	for (int it = 0; it < 20000; it++) {
+		st = st * 6364136223846793005ull + 1442695040888963407ull;
+		int len = (int)(st >> 33) % (int)(sizeof s - 1);
+		for (int i = 0; i < len; i++) {
+			st = st * 6364136223846793005ull + 1442695040888963407ull;
+			s[i] = alpha[(st >> 35) % (sizeof alpha - 1)];
+		}
+		s[len] = 0;
+		int rc = parse(s);
+		if (rc == 0) {
+			CHECK(L.n >= 1 && L.n <= PP_LAYOUT_VSTAGES);
+			CHECK(L.layers >= 0 && L.layers <= PP_LAYOUT_LAYERS_MAX);
+		} else if (rc != -1 || strncmp(msg, "position ", 9) != 0) {
+			T_FAILF("\"%s\": rc %d, %s", s, rc, msg);
+			break;
+		}
+	}
+}
+
+/* The interleaved warm-up (Megatron-Core schedules.py): rank r runs
+ * (pp - r - 1) x 2 + (vp - 1) x pp + 1 chunk forwards before its first
+ * backward, forward k on chunk (k / pp) mod vp. */
+TEST(inflight_hand_counts)
+{
+	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
+	/* rank 3 of 4, 64 micro-batches: 13 forwards, chunks 0,0,0,0, 1 x 4,
+	 * 2 x 4, then chunk 3 once: 16 + 16 + 16 + 1 = 49 layers of its 13 */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 49.0 / 13, 1e-12);
+	/* rank 0: 19 forwards of 4-layer chunks: 76 of 16 = 4.75, as with
+	 * equal chunks (19 / 4) */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 64), 4.75, 1e-12);
+	/* 4 micro-batches: rank 0's 19 warm-up forwards exceed the 16 there
+	 * are, so all 4 are in flight */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 4), 4, 1e-12);
+	/* 1F1B (one chunk a rank): pp - r */
+	CHECK(parse("Et*16|t*16|t*16|t*13L") == 0);
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 1, 64), 3, 1e-12);
+}
+
+/* A chunk's share of its rank's time: slots (layers, E, L) over the
+ * rank's. */
+TEST(chunk_shares)
+{
+	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
+	/* rank 0: chunks E+4, 4, 4, 4 = 17 slots; chunk 0 is 5 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 0, 0), 5.0 / 17, 1e-12);
+	/* rank 3: chunks 4, 4, 4, 1+L = 14 slots; chunk 3 is 2 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 3), 2.0 / 14, 1e-12);
+	/* rank 1: four chunks of 4 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 1, 2), 0.25, 1e-12);
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 1, 4), 0, 1e-12);   /* no chunk 4 */
+}
+
+int main(void)
+{
+	RUN(megatron_docstring);
+	RUN(deepseek_recipe_ranks);
+	RUN(check_ends_and_ranks);
+	RUN(errors_name_the_position);
+	RUN(random_text);
+	RUN(inflight_hand_counts);
+	RUN(chunk_shares);
+	return t_done("pp_layout");
+}
