@@ -1292,14 +1292,6 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 	return dp_exposed(c, m, p, perf_calib_default(), 1, dp_s, err);
 }
 
-/* perf_estimate's stage records alone (times, memory, capacity): the
- * memo's on a hit, else stage_compute_all without the DP sync and the
- * optimizer, which nothing in a stage record reads (perf_comm.c writes
- * nothing into the stage context, and perf_stage_memory reads the
- * context only); such a miss is put into the memo marked without them
- * (has_dp 0), for the next perf_stage_times of the stage. The same
- * expressions on the same inputs, so the same bits as perf_estimate's
- * e->stages. */
 /* perf_stage_times's records of replica group r, x pointed at it
  * (ctx_replica), into e from record *si on. */
 static void stage_times_group(struct stage_ctx *x, int r, struct estimate *e, int *si)
@@ -1327,6 +1319,14 @@ static void stage_times_group(struct stage_ctx *x, int r, struct estimate *e, in
 	}
 }
 
+/* perf_estimate's stage records alone (times, memory, capacity): the
+ * memo's on a hit, else stage_compute_all without the DP sync and the
+ * optimizer, which nothing in a stage record reads (perf_comm.c writes
+ * nothing into the stage context, and perf_stage_memory reads the
+ * context only); such a miss is put into the memo marked without them
+ * (has_dp 0), for the next perf_stage_times of the stage. The same
+ * expressions on the same inputs, so the same bits as perf_estimate's
+ * e->stages. */
 int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *k, struct estimate *e,
 		     struct hp_err *err)
