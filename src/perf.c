@@ -1324,6 +1324,33 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 	return dp_exposed(c, m, p, perf_calib_default(), 1, dp_s, err);
 }
 
+/* perf_stage_times's records of replica group r, x pointed at it
+ * (ctx_replica), into e from record *si on. */
+static void stage_times_group(struct stage_ctx *x, int r, struct estimate *e, int *si)
+{
+	struct mem_run run;
+	int run_set = 0;
+	for (int i = 0; i < x->pp; i++) {
+		struct perf_stage *ps = &e->stages[(*si)++];
+		ps->group = r;
+		ps->index = i;
+		if (ctx_stage_as_previous(x, i)) {
+			stage_as_previous(x, ps - 1, ps, &run, &run_set);
+			continue;
+		}
+		run_set = 0;
+		struct stage_key key;
+		stage_key_of(x, &key);
+		const struct stage_val *hit = perf_memo_stage(x->memo, &key, x->key_h0);
+		if (hit) {
+			stage_from_hit(x, hit, ps);
+		} else {
+			stage_compute_all(x, &key, ps, NULL, NULL);
+			stage_val_of(x, ps, 0, 0, 0, perf_memo_stage_put(x->memo, &key, x->key_h0));
+		}
+	}
+}
+
 /* perf_estimate's stage records alone (times, memory, capacity): the
  * memo's on a hit, else stage_compute_all without the DP sync and the
  * optimizer, which nothing in a stage record reads (perf_comm.c writes
@@ -1341,31 +1368,68 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	if (estimate_begin(c, m, p, e, err) < 0)
 		return -1;
 	struct stage_ctx x;
-	struct mem_run run;
 	int si = 0;
 	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
-		int run_set = 0;
-		for (int i = 0; i < x.pp; i++) {
-			struct perf_stage *ps = &e->stages[si++];
-			ps->group = r;
-			ps->index = i;
-			if (ctx_stage_as_previous(&x, i)) {
-				stage_as_previous(&x, ps - 1, ps, &run, &run_set);
-				continue;
+		stage_times_group(&x, r, e, &si);
+	}
+	return 0;
+}
+
+/* perf_stage_times of p with every stage at each layer range in turn.
+ * Nothing ctx_init and ctx_replica set reads a stage's layers (key0_init
+ * leaves the key's layers 0; the replica group's depth, micro-batches
+ * and key hash are the plan's), nor does check_plan but for the range
+ * test: so the context after them, kept from the first range, is the
+ * one each later range would build, and a later range that passes the
+ * range test passes check_plan. Each estimate's records are the bits
+ * perf_stage_times gives (issue 13, eighteenth round: a layout's two or
+ * three probes set their contexts up again, about 1K instructions a
+ * probe of the 70B search on 1,024 GPUs). */
+int perf_stage_times_each(const struct cluster *c, const struct model_spec *m,
+			  struct plan *p, const int *first, const int *last, int n,
+			  void (*take)(void *arg, int v, const struct estimate *e), void *arg,
+			  struct hp_err *err)
+{
+	struct stage_ctx x0, x;
+	int records = 0;
+	for (int v = 0; v < n; v++) {
+		for (int r = 0; r < p->n_replicas; r++)
+			for (int i = 0; i < p->replicas[r].n_stages; i++) {
+				p->replicas[r].stages[i].first_layer = first[v];
+				p->replicas[r].stages[i].last_layer = last[v];
 			}
-			run_set = 0;
-			struct stage_key key;
-			stage_key_of(&x, &key);
-			const struct stage_val *hit = perf_memo_stage(x.memo, &key, x.key_h0);
-			if (hit) {
-				stage_from_hit(&x, hit, ps);
-			} else {
-				stage_compute_all(&x, &key, ps, NULL, NULL);
-				stage_val_of(&x, ps, 0, 0, 0, perf_memo_stage_put(x.memo, &key, x.key_h0));
-			}
+		struct estimate e;
+		if (v == 0 || (unsigned)first[v] > (unsigned)last[v] ||
+		    (unsigned)last[v] >= (unsigned)m->layers) {
+			if (estimate_begin(c, m, p, &e, err) < 0)
+				return -1;
+		} else {
+			/* estimate_begin but for check_plan, passed above */
+			perf_zero(&e, sizeof e);
+			e.stages = perf_memo_stages_take(records);
+			e.n_stages = records;
 		}
+		if (v == 0) {
+			ctx_init(&x0, c, m, p, perf_calib_default(), NULL, NULL);
+			ctx_replica(&x0, 0, 1);
+			records = e.n_stages;
+		}
+		/* the last range may use x0 itself */
+		struct stage_ctx *px = &x0;
+		if (v < n - 1) {
+			x = x0;
+			px = &x;
+		}
+		int si = 0;
+		stage_times_group(px, 0, &e, &si);
+		for (int r = 1; r < p->n_replicas; r++) {
+			ctx_replica(px, r, 1);
+			stage_times_group(px, r, &e, &si);
+		}
+		take(arg, v, &e);
+		estimate_free(&e);
 	}
 	return 0;
 }

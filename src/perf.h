@@ -186,6 +186,16 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 		     const struct plan *p, const struct perf_calib *calib, struct estimate *e,
 		     struct hp_err *err);
+/* perf_stage_times (default calibration) of p with every stage of every
+ * replica group at layers [first[v], last[v]], for v < n in turn (p's
+ * stages are rewritten; left at the last range): each estimate is given
+ * to take(arg, v, e), then freed. The same bits, checks and errors as n
+ * calls, the context set up once (the planner's layout probes). Returns
+ * 0, or -1 with err (the ranges before the failing one given to take). */
+int perf_stage_times_each(const struct cluster *c, const struct model_spec *m,
+			  struct plan *p, const int *first, const int *last, int n,
+			  void (*take)(void *arg, int v, const struct estimate *e), void *arg,
+			  struct hp_err *err);
 /* perf_estimate's memory alone, bit for bit: each stage record's memory
  * fields, e->fits, worst_over_bytes and worst_stage, the rest zero (the
  * planner's memory check before a whole estimate; perf.c says which

@@ -214,17 +214,6 @@ int estimate(struct ctx *x, const struct plan *p, struct estimate *e, struct hp_
 	return rc;
 }
 
-/* The same, for a layout probe: perf_stage_times (the stage records
- * alone), sampled into the same statistic. */
-static int estimate_stages(struct ctx *x, const struct plan *p, struct estimate *e,
-			   struct hp_err *err)
-{
-	double t0 = sample_begin(x);
-	int rc = perf_stage_times(x->c, x->m, p, NULL, e, err);
-	sample_end(x, t0);
-	return rc;
-}
-
 /* For the bound's DP terms: perf_dp_exposed (dp_comm alone) of p at n
  * pairs of overlap keys (perf_dp_exposed_each), sampled as n calls: timed when one of them would be, for as many as
  * would. */
@@ -347,10 +336,36 @@ static double fit_mem(const struct fit *f, int a, int b, int dense)
 	return f->ma + nd * f->mbd + nm * f->mbm;
 }
 
-/* One probe: every stage holds layers [a, b] (ranges may overlap; perf
- * only looks at the layer kinds). */
-static int probe_once(struct ctx *x, const struct gset *g, const struct layout *L, int count,
-		      int a, int b, double *t, double *tc, double *mem, double *cap)
+/* A layout's probes: each gives, per stage, its time (t), its time
+ * but for the PP, CP and EP transfers (tc), its memory (mem) and the
+ * memory a plan may use of its GPU (cap); row v of each is probe v's. */
+struct probe_out {
+	struct ctx *x;
+	int S;
+	double t[3][MAX_STAGES], tc[3][MAX_STAGES], mem[3][MAX_STAGES], cap[3][MAX_STAGES];
+};
+
+static void probe_take(void *arg, int v, const struct estimate *e)
+{
+	struct probe_out *o = arg;
+	struct ctx *x = o->x;
+	x->res->stats.evaluated++;
+	x->res->stats.probes++;
+	for (int s = 0; s < o->S; s++) {
+		o->t[v][s] = e->stages[s].t_total;
+		o->tc[v][s] = o->t[v][s] - e->stages[s].t_pp - e->stages[s].t_cp - e->stages[s].t_ep;
+		o->mem[v][s] = e->stages[s].total;
+		o->cap[v][s] = e->stages[s].capacity * x->mem_frac;
+	}
+}
+
+/* L's probes at count replicas: probe v has every stage on layers
+ * [first[v], last[v]] (ranges may overlap; perf only looks at the layer
+ * kinds), its stage records alone (perf_stage_times_each: a probe reads
+ * nothing else, docs/planner.md, sixth round), sampled into the
+ * estimates' time as n calls. */
+static int probe_run(struct ctx *x, const struct gset *g, const struct layout *L, int count,
+		     const int *first, const int *last, int n, struct probe_out *o)
 {
 	struct plan p;
 	plan_globals(&p, x, g);
@@ -359,34 +374,26 @@ static int probe_once(struct ctx *x, const struct gset *g, const struct layout *
 	p.n_replicas = 1;
 	struct replica rep = { count, 1.0 / count, L->pp, NULL };
 	struct stage st[MAX_STAGES];
-	for (int s = 0; s < L->pp; s++) {
+	for (int s = 0; s < L->pp; s++)
 		layout_stage(L, s, &st[s].pool, &st[s].tp);
-		st[s].first_layer = a;
-		st[s].last_layer = b;
-	}
 	rep.stages = st;
 	p.replicas = &rep;
-	struct estimate e;
 	/* an empty error, not a zeroed one: the 1 KB message buffer cleared
 	 * for every probe was 4M instructions of the 70B search on 1,024
 	 * GPUs, and nothing reads past the terminator */
 	struct hp_err err;
 	err.code = 0;
 	err.msg[0] = '\0';
-	/* the stage records alone (perf_stage_times): a probe reads nothing
-	 * else (docs/planner.md, sixth round) */
-	if (estimate_stages(x, &p, &e, &err) < 0)
-		return -1;
-	x->res->stats.evaluated++;
-	x->res->stats.probes++;
-	for (int s = 0; s < L->pp; s++) {
-		t[s] = e.stages[s].t_total;
-		tc[s] = t[s] - e.stages[s].t_pp - e.stages[s].t_cp - e.stages[s].t_ep;
-		mem[s] = e.stages[s].total;
-		cap[s] = e.stages[s].capacity * x->mem_frac;
-	}
-	estimate_free(&e);
-	return 0;
+	o->x = x;
+	o->S = L->pp;
+	int timed = 0;
+	for (int v = 0; v < n; v++)
+		timed += x->n_estimates++ % ESTIMATE_SAMPLE == 0;
+	double t0 = timed ? hp_now() : 0;
+	int rc = perf_stage_times_each(x->c, x->m, &p, first, last, n, probe_take, o, &err);
+	if (timed)
+		x->res->stats.estimate_s += (double)ESTIMATE_SAMPLE * timed * (hp_now() - t0) / n;
+	return rc;
 }
 
 /* Do n layers from layer a fit stage f at bottleneck C (time and memory)? */
@@ -780,21 +787,29 @@ int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
 	 * that fits beside other pools' replicas; every plan is checked at
 	 * its real degree afterwards. */
 	int count = at > 0 ? at : HP_MAX(1, HP_MIN(x->max_dp, (int)(x->o->gbs / g->mbs)));
-	double t1[MAX_STAGES], m1[MAX_STAGES], t2[MAX_STAGES], m2[MAX_STAGES], cap[MAX_STAGES];
-	double c1[MAX_STAGES], c2[MAX_STAGES];
 	int moe = m->moe.experts > 0;
-	/* Probe with MoE layers at the end (or dense ones for a dense model). */
-	if (probe_once(x, g, L, count, layers - 1, layers - 1, t1, c1, m1, cap) < 0)
+	/* Probe with MoE layers at the end (or dense ones for a dense
+	 * model): one layer, two, and a dense one where both kinds are */
+	int first[3] = { layers - 1 }, last[3] = { layers - 1 }, n = 1;
+	int two = layers >= 2, three = moe && dense > 0 && dense < layers;
+	if (two)
+		first[n] = layers - 2, last[n++] = layers - 1;
+	if (three)
+		first[n] = last[n] = 0, n++;
+	struct probe_out o;
+	if (probe_run(x, g, L, count, first, last, n, &o) < 0)
 		return -1;
-	if (layers >= 2) {
-		if (probe_once(x, g, L, count, layers - 2, layers - 1, t2, c2, m2, cap) < 0)
-			return -1;
-	} else {
-		memcpy(t2, t1, sizeof t1);
-		memcpy(m2, m1, sizeof m1);
-		memcpy(c2, c1, sizeof c1);
-		for (int s = 0; s < S; s++)
-			t2[s] *= 2, m2[s] *= 2, c2[s] *= 2;
+	const double *t1 = o.t[0], *m1 = o.mem[0], *c1 = o.tc[0];
+	const double *t2 = o.t[1], *m2 = o.mem[1], *c2 = o.tc[1], *cap = o.cap[1];
+	if (!two) {
+		/* one layer: a second probe's values as twice the first's, in
+		 * the row no probe uses then */
+		for (int s = 0; s < S; s++) {
+			o.t[2][s] = 2 * t1[s];
+			o.mem[2][s] = 2 * m1[s];
+			o.tc[2][s] = 2 * c1[s];
+		}
+		t2 = o.t[2], m2 = o.mem[2], c2 = o.tc[2], cap = o.cap[0];
 	}
 	for (int s = 0; s < S; s++) {
 		double bt = t2[s] - t1[s], bm = m2[s] - m1[s];
@@ -806,10 +821,8 @@ int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
 		f[s].ca = c1[s] - f[s].cbm;
 		f[s].cap = cap[s];
 	}
-	if (moe && dense > 0 && dense < layers) {
-		double t3[MAX_STAGES], m3[MAX_STAGES], c3[MAX_STAGES];
-		if (probe_once(x, g, L, count, 0, 0, t3, c3, m3, cap) < 0)
-			return -1;
+	if (three) {
+		const double *t3 = o.t[1 + two], *m3 = o.mem[1 + two], *c3 = o.tc[1 + two];
 		for (int s = 0; s < S; s++) {
 			f[s].cbd = c3[s] - f[s].ca;
 			f[s].tbd = t3[s] - f[s].ta;

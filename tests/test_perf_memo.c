@@ -447,6 +447,121 @@ TEST(stage_core_at_another_dp_equals_a_miss)
 	plan_free(&b.p);
 }
 
+/* perf_stage_times of case k's plan with every stage at layers [a, b],
+ * by a new thread (an empty memo): the records-only path computed from
+ * nothing a probe before it left. */
+struct cold_times_arg {
+	struct plan p;
+	const struct est_case *k;
+	struct estimate out;
+	struct hp_err err;
+	int rc;
+};
+
+static void *cold_times_main(void *v)
+{
+	struct cold_times_arg *a = v;
+	a->rc = perf_stage_times(&a->k->c, a->k->m, &a->p, NULL, &a->out, &a->err);
+	return NULL;
+}
+
+static int cold_times(const struct est_case *k, int a, int b, struct cold_times_arg *out)
+{
+	plan_init(&out->p);
+	plan_copy(&out->p, &k->p);
+	for (int r = 0; r < out->p.n_replicas; r++)
+		for (int i = 0; i < out->p.replicas[r].n_stages; i++) {
+			out->p.replicas[r].stages[i].first_layer = a;
+			out->p.replicas[r].stages[i].last_layer = b;
+		}
+	out->k = k;
+	out->err.code = 0;
+	out->err.msg[0] = '\0';
+	out->rc = -1;
+	pthread_t th;
+	if (pthread_create(&th, NULL, cold_times_main, out))
+		return -1;
+	pthread_join(th, NULL);
+	plan_free(&out->p);
+	return out->rc;
+}
+
+#define EACH_MAX 4
+struct each_seen {
+	int n;
+	struct estimate e[EACH_MAX];
+};
+
+static void each_take(void *arg, int v, const struct estimate *e)
+{
+	struct each_seen *s = arg;
+	CHECK(v == s->n && v < EACH_MAX);
+	if (v != s->n || v >= EACH_MAX)
+		return;
+	s->e[v] = *e;
+	s->e[v].stages = malloc((size_t)e->n_stages * sizeof *e->stages);
+	if (s->e[v].stages)
+		memcpy(s->e[v].stages, e->stages, (size_t)e->n_stages * sizeof *e->stages);
+	s->n++;
+}
+
+/* A layout's probes through one context (perf_stage_times_each, issue
+ * 13 eighteenth round): every stage of the plan at one layer range, then
+ * the next. Each range's estimate must be the bytes of perf_stage_times
+ * of that plan on a thread of its own, for the interleaved pipeline
+ * (case 0), the two-site pipeline (case 2) and the MoE plan with EP and
+ * CP (case 3), with the ranges the planner probes (the last layer, the
+ * last two, the first) in both orders; and a range past the model's
+ * layers must fail with perf_stage_times's message for it, after the
+ * ranges before it were given and none after. */
+TEST(probe_ranges_share_a_context)
+{
+	static const int kase[] = { 0, 2, 3 };
+	for (size_t ci = 0; ci < sizeof kase / sizeof *kase; ci++) {
+		const struct est_case *k = &cases[kase[ci]];
+		int L = k->m->layers;
+		int orders[2][3][2] = { { { L - 1, L - 1 }, { L - 2, L - 1 }, { 0, 0 } },
+					{ { 0, 0 }, { L - 2, L - 1 }, { L - 1, L - 1 } } };
+		for (int o = 0; o < 2; o++) {
+			int first[3], last[3];
+			for (int v = 0; v < 3; v++)
+				first[v] = orders[o][v][0], last[v] = orders[o][v][1];
+			struct plan p;
+			plan_init(&p);
+			plan_copy(&p, &k->p);
+			struct each_seen seen = { 0 };
+			struct hp_err err = { 0 };
+			CHECK(perf_stage_times_each(&k->c, k->m, &p, first, last, 3, each_take, &seen,
+						    &err) == 0);
+			CHECK(seen.n == 3);
+			for (int v = 0; v < seen.n; v++) {
+				struct cold_times_arg cold;
+				CHECK(cold_times(k, first[v], last[v], &cold) == 0);
+				CHECK(same_estimate(&seen.e[v], &cold.out));
+				estimate_free(&cold.out);
+				free(seen.e[v].stages);
+			}
+			plan_free(&p);
+		}
+		/* the second range ends past the model: one range given */
+		int first[3] = { L - 1, 1, 0 }, last[3] = { L - 1, L, 0 };
+		struct plan p;
+		plan_init(&p);
+		plan_copy(&p, &k->p);
+		struct each_seen seen = { 0 };
+		struct hp_err err = { 0 };
+		CHECK(perf_stage_times_each(&k->c, k->m, &p, first, last, 3, each_take, &seen, &err) ==
+		      -1);
+		CHECK(seen.n == 1);
+		for (int v = 0; v < seen.n; v++)
+			free(seen.e[v].stages);
+		struct cold_times_arg cold;
+		CHECK(cold_times(k, 1, L, &cold) == -1);
+		CHECK_STR(err.msg, cold.err.msg);
+		plan_free(&p);
+	}
+}
+
 /* The planner's memory check (perf_stage_memories, issue 13 ninth round)
  * takes perf_stage_compute's outputs from a memo kept without the DP
  * degree and the micro-batches, and NCCL's buffers from a memo keyed by
@@ -1152,6 +1267,7 @@ int main(void)
 	RUN(dp_sync_memo_across_neighbours);
 	RUN(tied_sync_depth_is_in_the_dp_key);
 	RUN(group_memory_caps_the_micro_batches);
+	RUN(probe_ranges_share_a_context);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
