@@ -229,6 +229,13 @@ double perf_gemm16_ceiling(const struct perf_calib *k, const struct gpu_spec *gp
 double perf_attn_eff(const struct perf_calib *k, enum hp_gen gen, int gen3, int bwd,
 		     double head_dim, double s, int causal);
 
+/* The training path's attention ramp at sequence s: the fraction of the
+ * generation's in-training attention rate a layer of s tokens reaches,
+ * s / (s + attn_s_half) up to 8,192 tokens and flat past it, where the
+ * published kernels stop speeding up (src/perf_compute.c,
+ * ATTN_RAMP_S_MAX_TOKENS). 0 for s <= 0. Never fails. */
+double perf_attn_train_ramp(const struct perf_calib *k, double s);
+
 /* fmax and fmin, bit for bit as glibc's x86-64 libm computes them
  * (sysdeps/x86_64/fpu/s_fmax.S: maxsd, which returns its second operand
  * unless the first is greater, and the other operand when one is a quiet

@@ -614,6 +614,29 @@ double perf_attn_eff(const struct perf_calib *k, enum hp_gen gen, int gen3, int 
 	return e > 1 ? 1 : e;
 }
 
+/* The longest sequence at which the training path's fitted ramp
+ * s / (s + attn_s_half) still rises; past it the ramp holds its value
+ * there. The ramp (attn_s_half 1,024, where the kernels' own is 128-256)
+ * stands for what makes attention slow at the calibration rows' 1k-8k
+ * tokens; carried on, it made attention 12.5% faster per FLOP from 8k to
+ * 1M tokens (0.889 -> 1.0). The published kernels do not speed up past
+ * 8k: tests/data/attention.csv, H100, head dim 128, rate at 8,192 over
+ * 16,384 tokens: cuDNN forward 1.01 (0.98 causal), backward 1.00;
+ * FlashAttention-2 forward 1.00 (0.99 causal), backward 0.99;
+ * FlashAttention-3 1.00 (0.98 causal), backward 1.00 (the one exception,
+ * FA2's combined causal forward + backward chart, 0.94); and past 16k
+ * the only loss that still shrinks with s is a causal kernel's masked
+ * diagonal tiles, one tile row in s / 128 (under 0.8% at 16k). Range
+ * 8,192-16,384 tokens (where those tables saturate; 16k is their longest
+ * point). docs/blind-round15-cp.md gives the rows it moves. */
+#define ATTN_RAMP_S_MAX_TOKENS 8192.0
+
+double perf_attn_train_ramp(const struct perf_calib *k, double s)
+{
+	double sr = s < ATTN_RAMP_S_MAX_TOKENS ? s : ATTN_RAMP_S_MAX_TOKENS;
+	return sr > 0 ? sr / (sr + k->attn_s_half) : 0;
+}
+
 /* The attention core of one layer on one GPU, forward and backward (s),
  * for f causal FLOPs (the forward's two matmuls over the rank's queries,
  * half the s x s blocks). Without context parallelism one causal kernel
@@ -635,14 +658,15 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 {
 	/* The training path keeps the fitted form: the generation's
 	 * in-training rate (calibration attn_fwd / attn3_fwd ...) on a ramp
-	 * s / (s + attn_s_half). perf_attn_eff's head-dim, causal and
+	 * s / (s + attn_s_half), flat past ATTN_RAMP_S_MAX_TOKENS
+	 * (perf_attn_train_ramp). perf_attn_eff's head-dim, causal and
 	 * per-direction shapes are not applied here yet: with today's fitted
 	 * constants they raise the cross-validated error (docs/attention.md). */
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	int gen3 = framework_get(p->framework)->attn_gen3 && ge->attn3_fwd > 0;
 	double ef = pk * (gen3 ? ge->attn3_fwd : ge->attn_fwd);
 	double eb = pk * (gen3 ? ge->attn3_bwd : ge->attn_bwd);
-	double ramp = s / (s + k->attn_s_half);
+	double ramp = perf_attn_train_ramp(k, s);
 	lc->attn_f = f / (ef * ramp);
 	lc->attn_b = 2.5 * f / (eb * ramp);
 	double cp = p->cp > 1 ? p->cp : 1;
