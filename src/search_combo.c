@@ -638,17 +638,29 @@ static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struc
 }
 
 /* Whether a plan whose step is at least `step` surely misses the deadline
- * (budget) by more than this context's nearest miss so far (search.c
- * keep_plan: a miss replaces the nearest when it misses by less, or by as
- * much and sorts first), so that it cannot become the nearest miss. The
- * nearest is written to the result even when plans are kept, and the
- * candidates' screen leaves it to the screens it had; this screen, whose
- * step is larger, skips a deadline or budget plan only past it, so the
- * nearest stays the same. */
+ * (budget) by more than the nearest miss so far, here or in the shared
+ * context (search.c keep_plan: a miss replaces the nearest when it misses
+ * by less, or by as much and sorts first; task_merge keeps the lesser of
+ * a setting's and the shared one's the same way), so that it cannot
+ * become the nearest miss. The nearest is written to the result even
+ * when plans are kept, and the candidates' screen leaves it to the
+ * screens it had; this screen, whose step is larger, skips a deadline or
+ * budget plan only past it, so the nearest stays the same. The shared
+ * context's is frozen during a batch (the same for every thread count)
+ * and only falls; a plan skipped past it would have missed by more than
+ * it, so it could not have lowered the least of the two, and every later
+ * verdict here is the same as had it been kept. */
 static int nearer_miss_impossible(const struct ctx *x, const int *used, double step)
 {
 	const double margin = 1 - 1e-6;
-	if (!x->res->has_nearest)
+	int have = 0;
+	double best = HUGE_VAL;
+	for (const struct ctx *y = x; y; y = y->glob)
+		if (y->res->has_nearest) {
+			best = fmin(best, y->best_miss);
+			have = 1;
+		}
+	if (!have)
 		return 0;
 	double usd_h = 0;
 	for (int p = 0; p < x->c->n_pools; p++) {
@@ -662,7 +674,7 @@ static int nearer_miss_impossible(const struct ctx *x, const int *used, double s
 	double t = x->tokens * step * margin / ((double)x->o->gbs * x->seq);
 	double miss = x->o->objective == OBJ_DEADLINE ? t / x->o->deadline_s - 1
 						      : usd_h * t / 3600 / x->o->budget_usd - 1;
-	return miss * margin > x->best_miss + 1e-12;
+	return miss * margin > best + 1e-12;
 }
 
 /* The candidates' screen again, once the plan is built and names its
