@@ -2,7 +2,6 @@
 #include "utf8.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <string.h>
 
 int utf8_len(const char *str, unsigned *cp)
@@ -40,6 +39,15 @@ int utf8_len(const char *str, unsigned *cp)
 int utf8_is_control(unsigned cp)
 {
 	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
+}
+
+int utf8_is_bidi_control(unsigned cp)
+{
+	/* Bidi_Control (PropList.txt, Unicode 14.0): ALM, LRM, RLM, the
+	 * embeddings and overrides U+202A..U+202E and the isolates
+	 * U+2066..U+2069. */
+	return cp == 0x61C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
 int utf8_is_blank(unsigned cp)
@@ -94,6 +102,15 @@ size_t utf8_term_char(const char *s, char *out, size_t *out_len)
 	} else if (cp >= 0x80 && cp <= 0x9F) {
 		*out_len = hex(out, (unsigned char)s[0]);
 		*out_len += hex(out + *out_len, (unsigned char)s[1]);
+	} else if (utf8_is_bidi_control(cp)) {
+		/* Shown, not obeyed: a name from a feed or a file must not
+		 * reorder the rest of the row (CVE-2021-42574). */
+		static const char digits[] = "0123456789ABCDEF";
+		memcpy(out, "<U+", 3);
+		for (int i = 0; i < 4; i++)
+			out[3 + i] = digits[(cp >> (12 - 4 * i)) & 15];
+		out[7] = '>';
+		*out_len = 8;
 	} else {
 		memcpy(out, s, (size_t)n);
 		*out_len = (size_t)n;

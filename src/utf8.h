@@ -33,14 +33,19 @@ int utf8_is_control(unsigned cp);
  * shows as nothing. 0 otherwise. */
 int utf8_is_blank(unsigned cp);
 
+/* 1 for the Bidi_Control characters (U+061C, U+200E, U+200F,
+ * U+202A..U+202E, U+2066..U+2069), which make a terminal reorder the text
+ * around them; 0 otherwise. */
+int utf8_is_bidi_control(unsigned cp);
+
 /* Longest terminal form of one character: a two-byte C1 control as two
  * \xNN escapes (8 bytes). */
 #define UTF8_TERM_MAX 8
 
 /* The terminal form of the character at s (s non-empty, asserted): C0
  * controls and DEL as caret notation (ESC -> ^[, LF -> ^J, DEL -> ^?), C1
- * controls and each byte that is not valid UTF-8 as \xNN, anything else
- * copied. Writes *out_len (<= UTF8_TERM_MAX) bytes to out, unterminated;
+ * controls and each byte that is not valid UTF-8 as \xNN, a Bidi_Control
+ * character as <U+XXXX> (8 bytes), anything else copied. Writes *out_len (<= UTF8_TERM_MAX) bytes to out, unterminated;
  * returns how many bytes of s it consumed (1 to 4). */
 size_t utf8_term_char(const char *s, char *out, size_t *out_len);
 

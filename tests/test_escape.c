@@ -68,6 +68,16 @@ TEST(utf8)
 	CHECK(utf8_term_char("\xc2\x85z", one, &k) == 2 && k == 8 &&
 	      !memcmp(one, "\\xC2\\x85", 8));
 	CHECK(utf8_term_char("\x1b[", one, &k) == 1 && k == 2 && !memcmp(one, "^[", 2));
+	/* Bidi_Control characters are shown by name, not obeyed: RLO
+	 * (U+202E, E2 80 AE) would make a terminal print the rest of a row
+	 * right to left (CVE-2021-42574). U+2066 (LRI) too; U+202F (narrow
+	 * no-break space, E2 80 AF) is not one and is copied. */
+	CHECK(utf8_term_char("\xe2\x80\xae" "evil", one, &k) == 3 && k == 8 &&
+	      !memcmp(one, "<U+202E>", 8));
+	CHECK(utf8_term_char("\xe2\x81\xa6", one, &k) == 3 && k == 8 &&
+	      !memcmp(one, "<U+2066>", 8));
+	CHECK(utf8_term_char("\xe2\x80\xaf", one, &k) == 3 && k == 3 &&
+	      !memcmp(one, "\xe2\x80\xaf", 3));
 	/* A cut never leaves half of a character: "ab" + a 3-byte dash in 5
 	 * bytes keeps "ab"; in 6 it keeps all of it. */
 	char buf[8];
