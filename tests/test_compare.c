@@ -21,7 +21,9 @@
  * hetplan's leave-one-source-out MAPE (constants refitted without the
  * group, tests/fit_core.h: the fair figure against an uncalibrated tool)
  * and calculon's MAPE; then the same over all rows and over the rows
- * calculon expresses exactly (no approximation noted).
+ * calculon expresses exactly (no approximation noted); then the same
+ * figures as docs/compare.md's Results table in Markdown, which
+ * tools/compare_update.py copies into the doc.
  *
  * Asserted: hetplan's held-out MAPE is below calculon's on the same rows,
  * over all compared rows and over those outside vTrain, against calculon
@@ -169,6 +171,58 @@ static void acc_print(const char *name, const struct acc *a)
 	       a->held / a->n < a->calc / a->n ? "" : "   calculon better");
 }
 
+/* One line of docs/compare.md's Results table: MAPEs as percent, bold
+ * where the doc puts the headline figures. */
+static void md_row(const char *name, int n, double in, double held, double calc, double alt,
+		   int bold)
+{
+	const char *b = bold ? "**" : "";
+	printf("| %s%s%s | ", b, name, b);
+	if (n > 0)
+		printf("%d", n);
+	printf(" | %.1f%% | %s%.1f%%%s | %s%.1f%%%s | %.1f%% |\n", in, b, held, b, b, calc, b, alt);
+}
+
+static void md_acc(const char *name, const struct acc *a, int bold)
+{
+	if (a->n)
+		md_row(name, a->n, a->in / a->n, a->held / a->n, a->calc / a->n,
+		       a->calc_alt / a->n, bold);
+}
+
+/* docs/compare.md's Results table, between the markers that
+ * tools/compare_update.py replaces: the per-group lines, then all rows,
+ * those outside vTrain, the exact ones and the mean of the group MAPEs
+ * (gmean holds their sums over ng groups). */
+static void md_table(const struct fit_set *fs, const struct acc *grp, const struct acc *all,
+		     const struct acc *not_vt, const struct acc *exact, const struct acc *gmean,
+		     int ng, int n_run, int n_cc)
+{
+	int better = 0;
+	printf("\n<!-- compare-table begin: tools/compare_update.py writes this from "
+	       "build/tests/test_compare -->\n");
+	printf("calculon ran %d of the %d rows. MAPE, per source group:\n\n", n_run, n_cc);
+	printf("| group | rows | hetplan in-sample | hetplan held-out | calculon |"
+	       " calculon, DP overlap off |\n|---|---:|---:|---:|---:|---:|\n");
+	for (int g = 0; g < fs->n_groups; g++) {
+		md_acc(fs->group[g], &grp[g], 0);
+		better += grp[g].n && grp[g].held < grp[g].calc;
+	}
+	md_acc("all", all, 1);
+	md_acc("all but vTrain", not_vt, 0);
+	md_acc("exact only (no approx)", exact, 0);
+	if (ng) {
+		char name[48];
+		snprintf(name, sizeof name, "mean of the %d groups", ng);
+		md_row(name, 0, gmean->in / ng, gmean->held / ng, gmean->calc / ng,
+		       gmean->calc_alt / ng, 0);
+	}
+	if (all->n && all->held > 0)
+		printf("\nhetplan held out is better overall by a factor of %.1f (calculon's MAPE over"
+		       " hetplan's), and in %d of the %d groups.\n", all->calc / all->held, better, ng);
+	printf("<!-- compare-table end -->\n");
+}
+
 TEST(hetplan_beats_calculon_on_the_same_rows)
 {
 	struct cc_row *cc;
@@ -286,6 +340,7 @@ TEST(hetplan_beats_calculon_on_the_same_rows)
 	       "vTrain (hetplan/calculon error): %s\n", n_closer, n_vt_closer, closer);
 	if (n_stale || n_missing)
 		printf("%d rows stale, %d missing: rerun tools/calculon/run.sh\n", n_stale, n_missing);
+	md_table(&fs, grp, &all, &not_vt, &exact, &gmean, ng, n_run, n_cc);
 
 	CHECK(n_run >= 300);
 	if (!(n_stale + n_missing <= n_run / 10))
