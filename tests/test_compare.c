@@ -223,6 +223,38 @@ static void md_table(const struct fit_set *fs, const struct acc *grp, const stru
 	printf("<!-- compare-table end -->\n");
 }
 
+/* The per-group table as text, then as docs/compare.md's Markdown. */
+static void group_tables(const struct fit_set *fs, const struct acc *grp, const struct acc *all,
+			 const struct acc *not_vt, const struct acc *exact, int n_run, int n_cc)
+{
+	printf("\n%-14s %5s %12s %12s %12s %12s\n", "group", "rows", "hetplan in", "hetplan held",
+	       "calculon", "calc no-DPov");
+	struct acc gmean = { 0 };   /* sums of group MAPEs */
+	int ng = 0;
+	for (int g = 0; g < fs->n_groups; g++) {
+		const struct acc *a = &grp[g];
+		acc_print(fs->group[g], a);
+		if (a->n) {
+			ng++;
+			gmean.in += a->in / a->n;
+			gmean.held += a->held / a->n;
+			gmean.calc += a->calc / a->n;
+			gmean.calc_alt += a->calc_alt / a->n;
+		}
+	}
+	acc_print("all", all);
+	acc_print("all but VT", not_vt);
+	acc_print("exact only", exact);
+	if (ng)
+		printf("%-14s %5d %11.1f%% %11.1f%% %11.1f%% %11.1f%%\n", "group mean", ng,
+		       gmean.in / ng, gmean.held / ng, gmean.calc / ng, gmean.calc_alt / ng);
+	printf("(MAPE. hetplan in: shipped constants, fitted on these rows too; hetplan held: "
+	       "constants refitted without the row's source group; calc no-DPov: calculon with "
+	       "data_par_overlap off; exact only: rows without an approx note; group mean: "
+	       "each group weighs the same, the count is of groups)\n");
+	md_table(fs, grp, all, not_vt, exact, &gmean, ng, n_run, n_cc);
+}
+
 TEST(hetplan_beats_calculon_on_the_same_rows)
 {
 	struct cc_row *cc;
@@ -311,36 +343,11 @@ TEST(hetplan_beats_calculon_on_the_same_rows)
 
 	printf("\ncalculon %s; %d rows run, %d it cannot express (tests/data/calculon_compare.csv)\n",
 	       commit, n_run, n_cannot);
-	printf("\n%-14s %5s %12s %12s %12s %12s\n", "group", "rows", "hetplan in", "hetplan held",
-	       "calculon", "calc no-DPov");
-	struct acc gmean = { 0 };   /* sums of group MAPEs */
-	int ng = 0;
-	for (int g = 0; g < fs.n_groups; g++) {
-		const struct acc *a = &grp[g];
-		acc_print(fs.group[g], a);
-		if (a->n) {
-			ng++;
-			gmean.in += a->in / a->n;
-			gmean.held += a->held / a->n;
-			gmean.calc += a->calc / a->n;
-			gmean.calc_alt += a->calc_alt / a->n;
-		}
-	}
-	acc_print("all", &all);
-	acc_print("all but VT", &not_vt);
-	acc_print("exact only", &exact);
-	if (ng)
-		printf("%-14s %5d %11.1f%% %11.1f%% %11.1f%% %11.1f%%\n", "group mean", ng,
-		       gmean.in / ng, gmean.held / ng, gmean.calc / ng, gmean.calc_alt / ng);
-	printf("(MAPE. hetplan in: shipped constants, fitted on these rows too; hetplan held: "
-	       "constants refitted without the row's source group; calc no-DPov: calculon with "
-	       "data_par_overlap off; exact only: rows without an approx note; group mean: "
-	       "each group weighs the same, the count is of groups)\n");
+	group_tables(&fs, grp, &all, &not_vt, &exact, n_run, n_cc);
 	printf("\ncalculon closer than hetplan held-out on %d rows (%d of them vTrain); outside "
 	       "vTrain (hetplan/calculon error): %s\n", n_closer, n_vt_closer, closer);
 	if (n_stale || n_missing)
 		printf("%d rows stale, %d missing: rerun tools/calculon/run.sh\n", n_stale, n_missing);
-	md_table(&fs, grp, &all, &not_vt, &exact, &gmean, ng, n_run, n_cc);
 
 	CHECK(n_run >= 300);
 	if (!(n_stale + n_missing <= n_run / 10))
