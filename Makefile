@@ -10,6 +10,7 @@
 #   make bench      timings of the engine's hot paths and the TUI
 #   make golden     rewrite the TUI's golden screens (tests/golden/)
 #   make fields-docs  rewrite the settings tables in docs/formats.md and the man page
+#   make compare-docs  rewrite docs/compare.md's Results table from test_compare
 #   make install    PREFIX=/usr/local DESTDIR=
 
 CC      ?= cc
@@ -44,7 +45,7 @@ TEST_BIN   = $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BIN       ?= hetplan
 
 .PHONY: all run check test asan bench golden install uninstall clean deps deps-test fit \
-	fields-docs \
+	fields-docs compare-docs \
 	fuzz fuzz-run
 
 all: $(BIN)
@@ -86,6 +87,12 @@ $(BUILD)/tests/%: tests/%.c tests/t.h $(BUILD)/tests/%.d $(BUILD)/libhetplan.a
 # when they are not current.
 fields-docs: $(BIN)
 	python3 tools/fields_update.py ./$(BIN) docs/formats.md man/hetplan.1
+
+# docs/compare.md's Results table and README's calculon sentence, from
+# test_compare's output (tools/compare_update.py); rerun after a model change.
+compare-docs: $(BUILD)/tests/test_compare
+	$(BUILD)/tests/test_compare > $(BUILD)/compare.out
+	python3 tools/compare_update.py < $(BUILD)/compare.out
 
 # Missing build or test packages are installed with apt-get when we are root,
 # otherwise the exact command is printed and make stops (tools/deps.sh).

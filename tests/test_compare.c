@@ -21,7 +21,9 @@
  * hetplan's leave-one-source-out MAPE (constants refitted without the
  * group, tests/fit_core.h: the fair figure against an uncalibrated tool)
  * and calculon's MAPE; then the same over all rows and over the rows
- * calculon expresses exactly (no approximation noted).
+ * calculon expresses exactly (no approximation noted); then the same
+ * figures as docs/compare.md's Results table in Markdown, which
+ * tools/compare_update.py copies into the doc.
  *
  * Asserted: hetplan's held-out MAPE is below calculon's on the same rows,
  * over all compared rows and over those outside vTrain, against calculon
@@ -169,6 +171,90 @@ static void acc_print(const char *name, const struct acc *a)
 	       a->held / a->n < a->calc / a->n ? "" : "   calculon better");
 }
 
+/* One line of docs/compare.md's Results table: MAPEs as percent, bold
+ * where the doc puts the headline figures. */
+static void md_row(const char *name, int n, double in, double held, double calc, double alt,
+		   int bold)
+{
+	const char *b = bold ? "**" : "";
+	printf("| %s%s%s | ", b, name, b);
+	if (n > 0)
+		printf("%d", n);
+	printf(" | %.1f%% | %s%.1f%%%s | %s%.1f%%%s | %.1f%% |\n", in, b, held, b, b, calc, b, alt);
+}
+
+static void md_acc(const char *name, const struct acc *a, int bold)
+{
+	if (a->n)
+		md_row(name, a->n, a->in / a->n, a->held / a->n, a->calc / a->n,
+		       a->calc_alt / a->n, bold);
+}
+
+/* docs/compare.md's Results table, between the markers that
+ * tools/compare_update.py replaces: the per-group lines, then all rows,
+ * those outside vTrain, the exact ones and the mean of the group MAPEs
+ * (gmean holds their sums over ng groups). */
+static void md_table(const struct fit_set *fs, const struct acc *grp, const struct acc *all,
+		     const struct acc *not_vt, const struct acc *exact, const struct acc *gmean,
+		     int ng, int n_run, int n_cc)
+{
+	int better = 0;
+	printf("\n<!-- compare-table begin: tools/compare_update.py writes this from "
+	       "build/tests/test_compare -->\n");
+	printf("calculon ran %d of the %d rows. MAPE, per source group:\n\n", n_run, n_cc);
+	printf("| group | rows | hetplan in-sample | hetplan held-out | calculon |"
+	       " calculon, DP overlap off |\n|---|---:|---:|---:|---:|---:|\n");
+	for (int g = 0; g < fs->n_groups; g++) {
+		md_acc(fs->group[g], &grp[g], 0);
+		better += grp[g].n && grp[g].held < grp[g].calc;
+	}
+	md_acc("all", all, 1);
+	md_acc("all but vTrain", not_vt, 0);
+	md_acc("exact only (no approx)", exact, 0);
+	if (ng) {
+		char name[48];
+		snprintf(name, sizeof name, "mean of the %d groups", ng);
+		md_row(name, 0, gmean->in / ng, gmean->held / ng, gmean->calc / ng,
+		       gmean->calc_alt / ng, 0);
+	}
+	if (all->n && all->held > 0)
+		printf("\nhetplan held out is better overall by a factor of %.1f (calculon's MAPE over"
+		       " hetplan's), and in %d of the %d groups.\n", all->calc / all->held, better, ng);
+	printf("<!-- compare-table end -->\n");
+}
+
+/* The per-group table as text, then as docs/compare.md's Markdown. */
+static void group_tables(const struct fit_set *fs, const struct acc *grp, const struct acc *all,
+			 const struct acc *not_vt, const struct acc *exact, int n_run, int n_cc)
+{
+	printf("\n%-14s %5s %12s %12s %12s %12s\n", "group", "rows", "hetplan in", "hetplan held",
+	       "calculon", "calc no-DPov");
+	struct acc gmean = { 0 };   /* sums of group MAPEs */
+	int ng = 0;
+	for (int g = 0; g < fs->n_groups; g++) {
+		const struct acc *a = &grp[g];
+		acc_print(fs->group[g], a);
+		if (a->n) {
+			ng++;
+			gmean.in += a->in / a->n;
+			gmean.held += a->held / a->n;
+			gmean.calc += a->calc / a->n;
+			gmean.calc_alt += a->calc_alt / a->n;
+		}
+	}
+	acc_print("all", all);
+	acc_print("all but VT", not_vt);
+	acc_print("exact only", exact);
+	if (ng)
+		printf("%-14s %5d %11.1f%% %11.1f%% %11.1f%% %11.1f%%\n", "group mean", ng,
+		       gmean.in / ng, gmean.held / ng, gmean.calc / ng, gmean.calc_alt / ng);
+	printf("(MAPE. hetplan in: shipped constants, fitted on these rows too; hetplan held: "
+	       "constants refitted without the row's source group; calc no-DPov: calculon with "
+	       "data_par_overlap off; exact only: rows without an approx note; group mean: "
+	       "each group weighs the same, the count is of groups)\n");
+	md_table(fs, grp, all, not_vt, exact, &gmean, ng, n_run, n_cc);
+}
+
 TEST(hetplan_beats_calculon_on_the_same_rows)
 {
 	struct cc_row *cc;
@@ -257,31 +343,7 @@ TEST(hetplan_beats_calculon_on_the_same_rows)
 
 	printf("\ncalculon %s; %d rows run, %d it cannot express (tests/data/calculon_compare.csv)\n",
 	       commit, n_run, n_cannot);
-	printf("\n%-14s %5s %12s %12s %12s %12s\n", "group", "rows", "hetplan in", "hetplan held",
-	       "calculon", "calc no-DPov");
-	struct acc gmean = { 0 };   /* sums of group MAPEs */
-	int ng = 0;
-	for (int g = 0; g < fs.n_groups; g++) {
-		const struct acc *a = &grp[g];
-		acc_print(fs.group[g], a);
-		if (a->n) {
-			ng++;
-			gmean.in += a->in / a->n;
-			gmean.held += a->held / a->n;
-			gmean.calc += a->calc / a->n;
-			gmean.calc_alt += a->calc_alt / a->n;
-		}
-	}
-	acc_print("all", &all);
-	acc_print("all but VT", &not_vt);
-	acc_print("exact only", &exact);
-	if (ng)
-		printf("%-14s %5d %11.1f%% %11.1f%% %11.1f%% %11.1f%%\n", "group mean", ng,
-		       gmean.in / ng, gmean.held / ng, gmean.calc / ng, gmean.calc_alt / ng);
-	printf("(MAPE. hetplan in: shipped constants, fitted on these rows too; hetplan held: "
-	       "constants refitted without the row's source group; calc no-DPov: calculon with "
-	       "data_par_overlap off; exact only: rows without an approx note; group mean: "
-	       "each group weighs the same, the count is of groups)\n");
+	group_tables(&fs, grp, &all, &not_vt, &exact, n_run, n_cc);
 	printf("\ncalculon closer than hetplan held-out on %d rows (%d of them vTrain); outside "
 	       "vTrain (hetplan/calculon error): %s\n", n_closer, n_vt_closer, closer);
 	if (n_stale || n_missing)
