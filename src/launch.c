@@ -1119,7 +1119,13 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			else
 				sbuf_add(&b, "\n");
 			piece_header(&b, c, m, p, &pcs[i]);
-			torchtitan_toml(&b, m, p, &pcs[i], tokens, &nb);
+			/* each piece's notes once: the pieces of a heterogeneous
+			 * plan share most of them */
+			struct sbuf pn;
+			sbuf_init(&pn);
+			torchtitan_toml(&b, m, p, &pcs[i], tokens, &pn);
+			add_new_lines(&nb, pn.s ? pn.s : "");
+			sbuf_done(&pn);
 		}
 		break;
 	case LAUNCH_DEEPSPEED: {
