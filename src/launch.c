@@ -990,6 +990,18 @@ static void add_new_lines(struct sbuf *nb, const char *lines)
 	}
 }
 
+/* One piece's torchtitan config, its notes added once each: the pieces
+ * of a heterogeneous plan share most of them. */
+static void torchtitan_piece(struct sbuf *b, const struct model_spec *m, const struct plan *p,
+			     const struct piece *pc, double tokens, struct sbuf *nb)
+{
+	struct sbuf pn;
+	sbuf_init(&pn);
+	torchtitan_toml(b, m, p, pc, tokens, &pn);
+	add_new_lines(nb, pn.s ? pn.s : "");
+	sbuf_done(&pn);
+}
+
 /* Settings a framework lacks but that do not split the job, as notes. */
 /* What a config does about op-level selective recomputation where the
  * framework has no switch for it (all but torchtitan). */
@@ -1119,7 +1131,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			else
 				sbuf_add(&b, "\n");
 			piece_header(&b, c, m, p, &pcs[i]);
-			torchtitan_toml(&b, m, p, &pcs[i], tokens, &nb);
+			torchtitan_piece(&b, m, p, &pcs[i], tokens, &nb);
 		}
 		break;
 	case LAUNCH_DEEPSPEED: {

@@ -122,6 +122,63 @@ static int is_how(const struct serve_plan *pl, const char *how)
 	return pl->how && !strcmp(pl->how, how);
 }
 
+double serve_inst_max_util(const struct serve_plan *pl, int role, const struct serve_slo *slo)
+{
+	if (is_how(pl, "estimate"))
+		return 0;
+	int capped = role == ROLE_DECODE ||
+		     (role == ROLE_PREFILL && slo->ttft_p99_s <= 0) ||
+		     (role == ROLE_BOTH && slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0);
+	return capped ? SERVE_MAX_UTIL : 0;
+}
+
+int serve_cap_note(const struct serve_plan *pl, const struct serve_slo *slo, int brief,
+		   char *buf, size_t n)
+{
+	int both = 0, pre = 0, dec = 0;
+	for (int i = 0; i < pl->n_inst; i++) {
+		if (serve_inst_max_util(pl, pl->inst[i].role, slo) <= 0)
+			continue;
+		both |= pl->inst[i].role == ROLE_BOTH;
+		pre |= pl->inst[i].role == ROLE_PREFILL;
+		dec |= pl->inst[i].role == ROLE_DECODE;
+	}
+	double pct = 100 * SERVE_MAX_UTIL;
+	if (!both && !pre && !dec)
+		return 0;
+	if (!pre && !dec)
+		snprintf(buf, n, brief ? "no p99 target: load <= %.0f%% of saturation" :
+			 "No p99 target: each instance is loaded to at most %.0f%% "
+			 "of its saturation rate, so that its queue stays finite.", pct);
+	else if (brief)
+		snprintf(buf, n, "%s load <= %.0f%% of saturation%s",
+			 both ? "no p99 target: instance" : pre && dec ? "prefill, decode" :
+			 pre ? "prefill" : "decode", pct,
+			 dec && !pre && !both ? " (always)" : pre && !both ? " (no TTFT target)" : "");
+	else {
+		/* the roles capped, then why each is: "Both-phase and decode
+		 * instances are ... (both-phase: no p99 target; decode:
+		 * always)", roles as the JSON's role names them */
+		char who[64] = "", why[160] = "";
+		const char *role[3] = { "both-phase", "prefill", "decode" };
+		const char *cause[3] = { "no p99 target", "no TTFT target", "always, whatever the targets" };
+		int on[3] = { both, pre, dec }, k = 0, last = dec ? 2 : pre ? 1 : 0;
+		for (int r = 0; r < 3; r++) {
+			if (!on[r])
+				continue;
+			size_t lw = strlen(who), ly = strlen(why);
+			snprintf(who + lw, sizeof who - lw, "%s%s", !k ? "" : r == last ? " and " : ", ",
+				 role[r]);
+			snprintf(why + ly, sizeof why - ly, "%s%s: %s", k ? "; " : "", role[r], cause[r]);
+			k++;
+		}
+		who[0] = (char)(who[0] - 'a' + 'A');
+		snprintf(buf, n, "%s instances are loaded to at most %.0f%% of their saturation rate, "
+			 "so that their queues stay finite (%s).", who, pct, why);
+	}
+	return 1;
+}
+
 /* A latency for people: "52.6 ms", "1.20 s", "inf". */
 static void fmt_latency(char *b, size_t n, double s)
 {
@@ -458,6 +515,11 @@ cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
 		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->last_layer));
 		serve_json_num(e, "requests_per_s", in->rate);
 		serve_json_num(e, "output_tokens_per_s", in->tokens_per_s);
+		double cap = serve_inst_max_util(pl, in->role, &so->slo);
+		if (cap > 0)
+			cJSON_AddNumberToObject(e, "max_utilisation", cap);
+		else
+			cJSON_AddNullToObject(e, "max_utilisation");
 		if (strcmp(pl->how ? pl->how : "", "placement")) {
 			char *l = serve_launch_line(m, so, in);
 			cJSON_AddStringToObject(e, "launch", l);
@@ -606,14 +668,9 @@ static void put_plan(struct sbuf *b, const struct ssink *k, const struct serve_r
 	put_table(b, k, &t, 1);
 	/* the load the latencies above are at when no target bounds it
 	 * (serve_max_rate); an estimate runs at the rate it was given */
-	const struct serve_slo *slo = &in->opts->slo;
-	if (!is_how(pl, "estimate") && slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0) {
-		char line[200];
-		snprintf(line, sizeof line, "No p99 target: each instance is loaded to at most %.0f%% "
-			 "of its saturation rate, so that its queue stays finite.",
-			 100 * SERVE_MAX_UTIL);
+	char line[300];
+	if (serve_cap_note(pl, &in->opts->slo, 0, line, sizeof line))
 		put_text(b, k, line);
-	}
 }
 
 /* The search's counts, one line of plain text. */

@@ -44,10 +44,22 @@ struct serve_report_input {
  * usd_per_hour, usd_per_million_output_tokens, ttft_s and tpot_s as
  * {mean, p50, p99}, gpus, instances [{pool, gpu, count, role, tp, pp,
  * max_batch, kv_capacity_tokens, layers, requests_per_s,
- * output_tokens_per_s, launch}], routes, solver, gap, fits), and the
+ * output_tokens_per_s, max_utilisation, launch}], routes, solver, gap, fits), and the
  * whole answer {"schema_version", "model", "engine", "objective",
  * "plans", "search", and with in->failed "why" and "nearest_miss"}.
  * serve_json_num adds v, or null when it is not finite. */
+/* The load cap on a plan's instances of `role` (enum serve_role): the
+ * search loads them to at most SERVE_MAX_UTIL of their saturation rate
+ * where no target bounds the load (serve_search.c: a unified instance
+ * without either p99 target, a prefill instance without a TTFT target, a
+ * decode instance always), 0 where the targets bound it or the plan is an
+ * estimate at a given rate. serve_cap_note words the caps that apply to
+ * pl's instances for its output (brief: the TUI's short line); 0 when none
+ * applies. */
+double serve_inst_max_util(const struct serve_plan *pl, int role, const struct serve_slo *slo);
+int serve_cap_note(const struct serve_plan *pl, const struct serve_slo *slo, int brief,
+		   char *buf, size_t n);
+
 struct cJSON;
 struct cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
 			      const struct model_spec *m, const struct serve_opts *so);

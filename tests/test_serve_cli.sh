@@ -175,7 +175,19 @@ for pl in d["plans"]:
         for w in i["launch"].split():
             if w.startswith("--"):
                 assert w in known, "unknown vLLM flag " + w
+        # both targets given: a both-phase instance's and a prefill
+        # instance's load is bound by them (null); a decode instance is
+        # loaded to at most 0.9 of its saturation rate whatever the targets
+        # (serve_search.c pd_decode_mu; the man page's max_utilisation)
+        want = 0.9 if i["role"] == "decode" else None
+        assert i["max_utilisation"] == want, (i["role"], i["max_utilisation"])
 PY
+# the table says which instances run under the cap, and why
+expect disagg-note 0 "" -- --pool 2x8xH100-SXM,max=8 --pool 2x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
+	--rate 10 --isl 8000 --osl 500 --ttft-p99 3 --tpot-p99 0.03 --disagg
+grep -qF "Decode instances are loaded to at most 90% of their saturation rate, so that their queues stay finite (decode: always, whatever the targets)." "$tmp/out" && ok ||
+	bad "no decode cap note: $(grep -i saturation "$tmp/out")"
+grep -qF "No p99 target" "$tmp/out" && bad "the no-target note with both targets given" || ok
 expect disagg-place 2 "--disagg" -- --pool 1x8xH100 -m llama3.1-8b --offline --isl 1 --osl 1 --place --disagg
 
 # trtllm-serve lines: every flag in TensorRT-LLM's option list (4c05a74)

@@ -769,15 +769,44 @@ static void no_plan_message(struct tui *t, const char *verb)
 		tui_message(t, 1, "no plan to %s yet", verb);
 }
 
+/* The plan L writes in *id, or -1 with the reason in why: L writes the plan on
+ * the screen. Serve shows serving plans, whose engine commands `e`
+ * exports; Compare shows two, and writes one only when A and B are the
+ * same plan. Elsewhere it is the plan `e` exports (named in the message,
+ * since from Prices that is the Detail view's, not on the screen). */
+static int launch_id(const struct tui *t, int *id, char *why, size_t n)
+{
+	if (t->view == TV_SERVE) {
+		snprintf(why, n, "L writes a training plan's launch config; "
+			 "e exports the serving plans with their launch commands");
+		return -1;
+	}
+	if (t->view == TV_COMPARE && t->cmp[0] != t->cmp[1]) {
+		char a[160], b[160];
+		tui_plan_label(t, t->cmp[0], a, sizeof a);
+		tui_plan_label(t, t->cmp[1], b, sizeof b);
+		snprintf(why, n, "Compare shows two plans (A %.40s, B %.40s): "
+			 "press L on the one wanted in Plans or Detail", a, b);
+		return -1;
+	}
+	*id = t->view == TV_COMPARE ? t->cmp[0] : export_id(t);
+	return 0;
+}
+
 static void launch_to(struct tui *t, const char *path)
 {
 	struct hp_err err = { 0 };
-	char msg[sizeof t->msg];
-	int warn = 0;
-	if (tui_export_launch(t, export_id(t), path, msg, sizeof msg, &warn, &err) < 0)
-		tui_message(t, 1, "%s", err.msg);
+	char msg[sizeof t->msg], lab[160], why[sizeof t->msg];
+	int warn = 0, id;
+	if (launch_id(t, &id, why, sizeof why) < 0) {
+		tui_message(t, 1, "%s", why);
+		return;
+	}
+	tui_plan_label(t, id, lab, sizeof lab);
+	if (tui_export_launch(t, id, path, msg, sizeof msg, &warn, &err) < 0)
+		tui_message(t, 1, "%s (%s)", err.msg, lab);
 	else
-		tui_message(t, warn, "%s", msg);
+		tui_message(t, warn, "%s: %s", msg, lab);
 }
 
 /* The / text typed so far, cut to the search's bytes on a character (a
@@ -929,14 +958,21 @@ static int global_action(struct tui *t, int action)
 		}
 		tui_start_prompt(t, P_EXPORT, "Export plan to (.md .json .html .csv):", "hetplan-plan.md");
 		return R_DRAW;
-	case ACT_LAUNCH:
-		if (!tui_plan_get(t, export_id(t))) {
+	case ACT_LAUNCH: {
+		char why[sizeof t->msg];
+		int id;
+		if (launch_id(t, &id, why, sizeof why) < 0) {
+			tui_message(t, 1, "%s", why);
+			return R_DRAW;
+		}
+		if (!tui_plan_get(t, id)) {
 			no_plan_message(t, "launch");
 			return R_DRAW;
 		}
 		tui_start_prompt(t, P_LAUNCH, "Launch config to (.sh .toml .json, else Megatron):",
 				 "hetplan-launch.txt");
 		return R_DRAW;
+	}
 	case ACT_REPLAN:
 		t->gen++;
 		planner_submit(t->pl, &t->ws, t->gen);

@@ -208,11 +208,16 @@ int tui_export_launch(const struct tui *t, int id, const char *path, char *msg, 
 		const char *line;
 		int count, ln = launch_shown_note(notes, &line, &count);
 		*warn = count > 0;
+		/* the verdict first and the file's name alone: an 80-column
+		 * status line cuts the end, and the path is the part the user
+		 * typed */
+		const char *base = strrchr(path, '/');
+		base = base && base[1] ? base + 1 : path;
 		if (count)
-			snprintf(msg, n, "wrote %s (%s); %d note%s: %.*s", path, launch_exts[row].what,
-				 count, count == 1 ? "" : "s", ln, line);
+			snprintf(msg, n, "%d note%s: %.*s; wrote %s (%s)", count,
+				 count == 1 ? "" : "s", ln, line, base, launch_exts[row].what);
 		else
-			snprintf(msg, n, "wrote %s (%s)", path, launch_exts[row].what);
+			snprintf(msg, n, "wrote %s (%s)", base, launch_exts[row].what);
 	}
 	free(text);
 	free(notes);

@@ -703,11 +703,11 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 	if (!pl)
 		return;
 	const struct cluster *c = &s->cur->c;
-	/* without either p99 target the planner loads an instance to at
-	 * most SERVE_MAX_UTIL of its saturation rate: said under the
+	/* where no target bounds an instance's load the planner loads it to
+	 * at most SERVE_MAX_UTIL of its saturation rate: said under the
 	 * latencies that load gives, as serve's output does */
-	const struct serve_slo *slo = &s->cur->so.slo;
-	int capped = slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0;
+	char capline[120];
+	int capped = serve_cap_note(pl, &s->cur->so.slo, 1, capline, sizeof capline);
 	int y1 = y + h, n_lat = 2 + capped;
 	y++;
 	for (int i = 0; i < pl->n_inst && y < y1 - n_lat - 1; i++) {
@@ -742,8 +742,7 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 	fmt_lat(d, sizeof d, pl->tpot.p99);
 	tui_putf(y++, x + 1, w - 1, 0, "TPOT mean %s p50 %s p99 %s", a, b, d);
 	if (capped)
-		tui_putf(y++, x + 1, w - 1, tui_attr(t, C_DIM),
-			 "no p99 target: load <= %.0f%% of saturation", 100 * SERVE_MAX_UTIL);
+		tui_putf(y++, x + 1, w - 1, tui_attr(t, C_DIM), "%s", capline);
 }
 
 /* One plan row in `cols` columns; wide adds the p50 latencies. */
