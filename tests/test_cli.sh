@@ -293,8 +293,12 @@ expect 0 "" $DS3
 json "p = d['plans']; assert p and all((x['framework'], x['flash'], x['tp_overlap'], x['grad_overlap'], x['param_overlap']) == ('deepspeed-0.3', False, False, False, False) and x['zero'] in (0, 1) for x in p), [(x['framework'], x['flash'], x['zero']) for x in p]"
 # a choice the row's rules refuse for every plan (bf16: DeepSpeed 0.3's
 # fp16 optimizer or fp32 only) is named as such, not as memory or layout
-expect 4 "--framework deepspeed-0.3 runs none of the candidate plans for gpt-1.7b here" $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision bf16 --framework deepspeed-0.3
-expect 4 "--framework deepspeed-0.3 runs none of the candidate plans" $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision fp16 --framework deepspeed-0.3 --pp 2
+expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision bf16 --framework deepspeed-0.3
+# with --pp 2 every candidate has a pipeline, which the 2019 code lacks:
+# all of them refused (N of N)
+expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision fp16 --framework deepspeed-0.3 --pp 2
+grep -qE "rules refuse ([0-9]+) of the \1 candidate plans for gpt-1.7b here \(" "$T/err" && ok ||
+	bad "--pp 2 under deepspeed-0.3: not every candidate refused: $(cat "$T/err")"
 D3="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 4 --gbs 64 --precision fp16 --attention unfused --framework deepspeed-0.3"
 expect 3 "param_overlap on cannot run under framework deepspeed-0.3" $D3 --zero 1 --param-overlap on
 expect 3 "grad_overlap on needs zero 2-3 under framework deepspeed-0.3 (below ZeRO 2" $D3 --zero 1 --grad-overlap on
