@@ -190,6 +190,10 @@ struct framework_info {
 				    * and a subtract over the scores, and two small
 				    * ops on the mask, where BERT's additive mask
 				    * is one add */
+	int unfused_only;          /* the framework's model code has no fused
+				    * (flash) attention kernel: the planner builds
+				    * unfused-attention plans for it (search.c,
+				    * plan_globals) and runs_on.c refuses flash */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

@@ -820,7 +820,8 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	/* DeepSpeed ZeRO-1/2 all-gathers the updated parameters inside the
 	 * optimizer step (deepspeed/runtime/zero/stage_1_and_2.py, step():
 	 * all_gather_dp_groups before it returns): nothing to hide behind. */
-	if (p->framework == FW_DEEPSPEED && p->zero >= 1 && p->zero <= 2)
+	if ((p->framework == FW_DEEPSPEED && p->zero >= 1 && p->zero <= 2) ||
+	    p->framework == FW_DEEPSPEED_03)   /* stage1.py: after step() */
 		pov = 0;
 	double gb = x->grad_fp32 ? 4 : 2;
 	const struct framework_info *fw = x->fw;

@@ -877,10 +877,21 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  ctx, hp_dtype_name((enum hp_dtype)p->precision));
 	if (p->grad_overlap == 1 && !framework_grad_overlap_possible(p->framework, p->zero))
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: grad_overlap on needs zero 1-3 under framework %s (at ZeRO 0 "
-				  "DeepSpeed all-reduces the gradients after the backward; its "
-				  "overlap_comm belongs to the ZeRO optimizer; a plan file written by "
-				  "hetplan before December 2026 may hold it: remove the key)",
+				  "%s: grad_overlap on needs zero %d-3 under framework %s (below ZeRO "
+				  "%d its code reduces the gradients after the backward, whatever its "
+				  "config says; a plan file written by hetplan before December 2026 "
+				  "may hold it: remove the key)",
+				  ctx, framework_get(p->framework)->grad_overlap_min_zero,
+				  framework_name(p->framework),
+				  framework_get(p->framework)->grad_overlap_min_zero);
+	/* DeepSpeed 0.3's ZeRO-1 (zero/stage1.py @7d4d742) all-gathers the
+	 * updated fp16 partitions after optimizer.step(), and ZeRO 0 gathers
+	 * nothing: no parameter gather runs beside the forward. */
+	if (p->param_overlap == 1 && p->framework == FW_DEEPSPEED_03)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: param_overlap on cannot run under framework %s (its ZeRO-1 "
+				  "all-gathers the parameters after the optimizer step, with nothing "
+				  "to hide behind; ZeRO 0 gathers none): use --param-overlap off",
 				  ctx, framework_name(p->framework));
 	if (p->ep_overlap == 1 && !framework_get(p->framework)->ep_overlap)
 		return hp_err_set(err, HP_EXIT_INPUT,

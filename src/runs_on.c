@@ -361,8 +361,11 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 	if (p->precision == HP_BF16 || p->precision == HP_FP8 || p->precision == HP_TF32)
 		deny(v, DS03, "%s (DeepSpeed 0.3 runs fp16 or fp32)",
 		     p->precision == HP_BF16 ? "bf16" : p->precision == HP_FP8 ? "FP8" : "tf32");
-	if (p->cp > 1 || p->ep > 1 || p->flash)
-		deny(v, DS03, "CP, EP or fused attention (2019 Megatron-LM: dense, unfused)");
+	if (p->cp > 1 || p->ep > 1)
+		deny(v, DS03, "CP or EP (2019 Megatron-LM: dense, one sequence per rank)");
+	if (p->flash)
+		deny(v, DS03, "flash attention (2019 Megatron-LM has no fused attention kernel: "
+		     "--attention unfused)");
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, DS03, "selective recomputation (--checkpoint-activations is whole-layer)");
 	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;

@@ -300,7 +300,10 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	p->vpp = g->vpp;
 	p->cp = g->cp;
 	p->ep = g->ep;
-	p->flash = !x->o->unfused_attention;
+	/* a framework without a fused attention kernel (unfused_only)
+	 * runs unfused-attention plans only: build those for it */
+	p->flash = !x->o->unfused_attention &&
+		   !framework_get(x->o->framework)->unfused_only;
 	p->framework = x->o->framework;
 }
 
@@ -659,7 +662,11 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	plan_globals(&sp.plan, x, g);
 	add_replica(&sp.plan, &E, count, (int)(M / count), g->mbs, x->o->gbs);
 	struct hp_err err = { 0 };
+	/* under --framework NAME only a plan it runs is a miss worth naming
+	 * (try_combo's test): a PP layout is no nearest miss for apex DDP */
 	if (plan_validate(&sp.plan, x->c, x->m, "planner", &err) < 0 ||
+	    (x->o->framework != FW_ANY &&
+	     !(runs_on_mask(&sp.plan, x->c, NULL, 0) & (1u << x->o->framework))) ||
 	    estimate(x, &sp.plan, &sp.est, &err) < 0) {
 		plan_free(&sp.plan);
 		return;
@@ -2112,7 +2119,18 @@ static void explain_miss(struct ctx *x)
 	char b1[32], b2[32], tk[32], rate[32], usd[32], usd2[32];
 	hp_fmt_count(tk, sizeof tk, x->tokens);
 	if (!res->has_nearest) {
-		if (x->mem_miss > 0)
+		/* no plan --framework NAME runs came near: its rules refused
+		 * them (the memory misses are of plans it runs only) */
+		if (res->stats.fw_denied > 0 && x->mem_miss <= 0)
+			snprintf(res->why, sizeof res->why,
+				 "no plan fits: --framework %s's rules refuse %ld of the %ld candidate plans for %s here%s "
+				 "(its rules: docs/runnable.md; `hetplan estimate --framework %s` names the one a plan breaks)",
+				 framework_name(o->framework), res->stats.fw_denied, res->stats.candidates,
+				 x->m->name,
+				 res->stats.fw_denied < res->stats.candidates
+					 ? ", and the search kept none of the rest (memory, layout)" : "",
+				 framework_name(o->framework));
+		else if (x->mem_miss > 0)
 			snprintf(res->why, sizeof res->why,
 				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s",
 				 x->m->name, x->mem_desc);
@@ -2358,6 +2376,7 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.pruned += r->stats.pruned;
 	res->stats.screened += r->stats.screened;
 	res->stats.probes += r->stats.probes;
+	res->stats.fw_denied += r->stats.fw_denied;
 	res->stats.dp_terms += r->stats.dp_terms;
 	res->stats.sub_candidates += r->stats.sub_candidates;
 	res->stats.lp_solves += r->stats.lp_solves;
@@ -2703,6 +2722,10 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
  *    overlap: its gradient reduce always runs on its own stream during
  *    the backward, its ZeRO-1 gather always after the update (llmc/
  *    zero.cuh, train_gpt2.cu @f1e2ace; framework.c); no TP.
+ *    DeepSpeed 0.3 with the 2019 Megatron-LM: no TP overlap; its ZeRO
+ *    0-1 paths reduce the gradients after the backward (the overlapping
+ *    reduce is ZeRO-2's, grad_overlap_min_zero) and stage1.py gathers
+ *    the parameters after optimizer.step(): off only.
  * Values outside the mask are the framework's default (framework.c). */
 static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_ANY] = { 3, 3, 3 },
@@ -2714,6 +2737,7 @@ static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_PYTORCH_DDP_2020] = { 1, 3, 1 },
 	[FW_INTERNLM] = { 1, 3, 3 },
 	[FW_LLMC] = { 1, 2, 1 },
+	[FW_DEEPSPEED_03] = { 1, 1, 1 },
 };
 
 /* The values key k may take in plan p: those the framework allows where

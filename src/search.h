@@ -108,6 +108,8 @@ struct search_stats {
 	 * alone) and the bound's DP terms (perf_dp_exposed: the exposed DP
 	 * time alone); the rest are whole estimates of plans. */
 	long probes, dp_terms;
+	long fw_denied;       /* of candidates: plans --framework NAME cannot
+			       * run (runs_on.c), dropped before any estimate */
 	/* Candidates of the per-pool searches (the best plan on each pool
 	 * alone), which candidates leaves out; their screened candidates,
 	 * estimates, probes and DP terms are in the fields above. */

@@ -1256,6 +1256,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 		dp_memo_built(x, g, Ls, n, 0);
 		combo_plan_free(&sp.plan, framed);
 		x->res->stats.pruned++;
+		x->res->stats.fw_denied++;
 		return -1;
 	}
 	if (x->o->framework == FW_ANY)

@@ -281,6 +281,29 @@ json "p = d['plan']; assert (p['framework'], p['tp_overlap'], p['grad_overlap'],
 json "c = [x for x in d['comm'] if x['dim'] == 'dp']; assert [(x['collective'], x['bytes'], x['group']) for x in c] == [('reducescatter', 3304461312, 8)], c"
 expect 0 "" $LC --framework LLMC
 json "assert d['plan']['framework'] == 'llm.c', d['plan']"
+# DeepSpeed 0.3 with DeepSpeedExamples' 2019 Megatron-LM (the deepspeed-0.3
+# row) has no fused attention kernel, so `plan` builds unfused-attention
+# plans for it and finds one where llm.c does: 8 A100-80GB hold gpt-1.7b
+# (1.65e9 parameters, 16 bytes each with Adam = 26 GB) at TP 1. Its
+# ZeRO 0-1 paths overlap neither DP collective: stage1.py @7d4d742
+# all-gathers the updated partitions after optimizer.step(), and the
+# overlapping gradient reduce belongs to ZeRO-2 (engine.py).
+DS3="$H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision fp16 --framework deepspeed-0.3 --top 3 --format json"
+expect 0 "" $DS3
+json "p = d['plans']; assert p and all((x['framework'], x['flash'], x['tp_overlap'], x['grad_overlap'], x['param_overlap']) == ('deepspeed-0.3', False, False, False, False) and x['zero'] in (0, 1) for x in p), [(x['framework'], x['flash'], x['zero']) for x in p]"
+# a choice the row's rules refuse for every plan (bf16: DeepSpeed 0.3's
+# fp16 optimizer or fp32 only) is named as such, not as memory or layout
+expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision bf16 --framework deepspeed-0.3
+# with --pp 2 every candidate has a pipeline, which the 2019 code lacks:
+# all of them refused (N of N)
+expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision fp16 --framework deepspeed-0.3 --pp 2
+grep -qE "rules refuse ([0-9]+) of the \1 candidate plans for gpt-1.7b here \(" "$T/err" && ok ||
+	bad "--pp 2 under deepspeed-0.3: not every candidate refused: $(cat "$T/err")"
+D3="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 4 --gbs 64 --precision fp16 --attention unfused --framework deepspeed-0.3"
+expect 3 "param_overlap on cannot run under framework deepspeed-0.3" $D3 --zero 1 --param-overlap on
+expect 3 "grad_overlap on needs zero 2-3 under framework deepspeed-0.3 (below ZeRO 2" $D3 --zero 1 --grad-overlap on
+expect 0 "" $D3 --zero 1 --param-overlap off --format json
+json "assert (d['plan']['param_overlap'], d['plan']['framework']) == (False, 'deepspeed-0.3'), d['plan']"
 # Bad names: exit 2 (a flag) or 3 (a file), naming the flag or the key and
 # every row's name.
 ALL="any, megatron-core, megatron-lm, deepspeed, torchtitan, pytorch-ddp, pytorch-ddp-2020, internlm, llm.c or deepspeed-0.3"

@@ -9,9 +9,10 @@
  *    exponentiates and divides them: 46 + 14 bytes a logit, where
  *    Megatron's later path moves 12 + 12;
  *  - the 2019 causal mask by hand: scores x mask - 10000 (1 - mask) moves
- *    4 more bytes per 16-bit score (forward and backward) than the BERT
- *    code's additive mask, the only term that grows with the head count
- *    at a fixed width and differs between this row and pytorch-ddp-2020. */
+ *    4 more elements, 8 bytes, per 16-bit score (forward and backward)
+ *    than the BERT code's additive mask, the only term that grows with
+ *    the head count at a fixed width and differs between this row and
+ *    pytorch-ddp-2020. */
 #include "t.h"
 #include "catalog.h"
 #include "cluster.h"
@@ -148,8 +149,9 @@ TEST(loss_bytes_by_hand)
  * heads x s x s scores a layer per micro-batch; QKV, projection and MLP
  * GEMMs keep their shapes, and the batched attention GEMMs are the same
  * under both rows. Against pytorch-ddp-2020 (BERT's additive mask) this
- * row moves 4 bytes more per added fp16 score (2 eb: the multiply's read
- * and write forward, 2 eb: the gradient times the mask backward), in
+ * row moves 4 more elements, 8 bytes, per added fp16 score (2 eb: the
+ * multiply's read and write forward, 2 eb: the gradient times the mask
+ * backward, eb = 2 bytes), in
  * each of the model's layers:
  *   4 x 2 bytes x (2h - h heads) x s x s x layers / HBM rate. */
 TEST(mask_bytes_by_hand)

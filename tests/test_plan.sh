@@ -351,11 +351,15 @@ rc=$?
 grep -q "no plan fits in memory" "$T/err" && ok || bad "no-fit message: $(cat "$T/err")"
 # A nearest miss that fits only inside the headroom says so, with a
 # positive excess over what the headroom leaves (it read "needs 75.0 GiB
-# of 79.6 GiB (-6% over)"). Plain DDP keeps every parameter's 16 bytes of
-# state on every GPU; the closest layout fits in the H100's 79.6 GiB but
-# not under the default --mem-headroom 0.05's 0.95 x 79.6 = 75.6 GiB (the
-# man page; each figure printed to 0.1 GiB, so within 0.1).
-$H plan --pool 8x8xH100-SXM -m llama3.1-8b --gbs 512 --framework pytorch-ddp > "$T/o" 2>"$T/err"
+# of 79.6 GiB (-6% over)"). Megatron-LM 2021-22 without a distributed
+# optimizer keeps each of its layers' parameters' 16 bytes of state on
+# every GPU of the stage; at TP 1, PP 2 the layout fits in the H100's
+# 79.6 GiB but not under the default --mem-headroom 0.05's 0.95 x 79.6 =
+# 75.6 GiB (the man page; each figure printed to 0.1 GiB, so within 0.1).
+# (This case ran under --framework pytorch-ddp, whose nearest miss was a
+# PP 2 plan apex DDP cannot run; the planner names such misses no more.)
+$H plan --pool 8x8xH100-SXM -m llama3.1-8b --gbs 512 --framework megatron-lm --tp 1 --pp 2 \
+	--zero 0 --mbs 1 --recompute full > "$T/o" 2>"$T/err"
 python3 - "$T/err" <<'PY' && ok || bad "headroom miss message: $(cat "$T/err")"
 import re, sys
 t = open(sys.argv[1]).read()

@@ -446,7 +446,7 @@ TEST(ds03_row)
 		  "bf16 (DeepSpeed 0.3 runs fp16 or fp32)" },
 		{ "{\"zero\":1,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,"
 		  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
-		  "CP, EP or fused attention" },
+		  "flash attention (2019 Megatron-LM has no fused attention kernel: --attention unfused)" },
 		{ "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"recompute\":\"selective\","
 		  "\"replicas\":[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
 		  "selective recomputation (--checkpoint-activations" },
