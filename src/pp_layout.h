@@ -71,15 +71,20 @@ double pp_layout_chunk_share(const struct pp_layout *L, int pp, int r, int c);
 
 /* Micro-batches' activations held on rank r of pp at the interleaved
  * schedule's peak, in units of one micro-batch through all the rank's
- * layers: the warm-up's (pp - r - 1) x 2 + (vp - 1) x pp + 1 chunk
- * forwards (at most mb x vp: all of them), chunk (k / pp) mod vp for
- * forward k (Megatron-Core schedules.py get_model_chunk_id), each
- * weighted by its layers over the rank's. With equal chunks it is that
- * count / vp, capped at mb. */
+ * layers: Megatron-Core's schedule (schedules.py get_schedule_table,
+ * get_model_chunk_id) walked step by step, (pp - r - 1) x 2 + (vp - 1)
+ * x pp warm-up forwards, then a forward and a backward alternately,
+ * each forward adding its chunk's layers and each backward freeing its
+ * chunk's; the peak held over the rank's layers. A rank whose early
+ * chunks are larger than its late ones peaks in the steady state, not
+ * at the end of the warm-up. With equal chunks it is (warm-up + 1) / vp,
+ * capped at mb. */
 double pp_layout_inflight(const struct pp_layout *L, int pp, int r, int mb);
 
 /* The layout of text, parsed once per thread and kept while text stays
- * the same; NULL when text is empty or does not parse. */
+ * the same; NULL when text is empty or does not parse. The pointer is to
+ * a per-thread slot: it stays valid until this thread's next call with
+ * another text. */
 const struct pp_layout *pp_layout_cached(const char *text);
 
 #endif

@@ -157,19 +157,43 @@ TEST(random_text)
 	}
 }
 
-/* The interleaved warm-up (Megatron-Core schedules.py): rank r runs
- * (pp - r - 1) x 2 + (vp - 1) x pp + 1 chunk forwards before its first
- * backward, forward k on chunk (k / pp) mod vp. */
+/* The interleaved schedule (Megatron-Core schedules.py get_schedule_table,
+ * get_model_chunk_id): rank r runs w = (pp - r - 1) x 2 + (vp - 1) x pp
+ * warm-up forwards, then forward k and backward k - w alternately.
+ * Forward k is on chunk (k / pp) mod vp (groups of pp micro-batches);
+ * backward j on chunk vp - 1 - (j / pp) mod vp. Held layers counted by
+ * hand, peak after a forward. */
 TEST(inflight_hand_counts)
 {
+	/* PP 4, VP 2, rank 0: chunks 6 (virtual stage 0) and 2 (stage 4).
+	 * w = 3 x 2 + 1 x 4 = 10: forwards 0-3 on c0, 4-7 on c1, 8-9 on c0
+	 * hold 24 + 8 + 12 = 44. Then (forward chunk, backward chunk: held
+	 * after the forward / after the backward):
+	 *   f10 c0 / b0 c1: 50 / 48     f11 c0 / b1 c1: 54 / 52
+	 *   f12 c1 / b2 c1: 54 / 52     f13 c1 / b3 c1: 54 / 52
+	 *   f14 c1 / b4 c0: 54 / 48     f15 c1 / b5 c0: 50 / 44
+	 *   f16 c0 / b6 c0: 50 / 44     f17 c0 / b7 c0: 50 / 44
+	 *   f18 c0 / b8 c1: 50 / 48     f19 c0 / b9 c1: 54 / 52 ...
+	 * (period 8, net 0): peak 54 of 8 layers = 6.75. The warm-up alone
+	 * (11 forwards, 50) would give 6.25. */
+	CHECK(parse("Et*6|t*2|t*6|t*2|t*2|t*6|t*2|t*6L") == 0);
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 64), 54.0 / 8, 1e-12);
+	/* rank 3: chunks 2 and 6, w = 4: f0-3 on c0 hold 8; f4 c1 / b0 c1:
+	 * 14 / 8, and so on through f7 / b3; f8 c0 / b4 c0: 10 / 8: peak 14
+	 * of 8 = 1.75 */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 14.0 / 8, 1e-12);
+
 	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
-	/* rank 3 of 4, 64 micro-batches: 13 forwards, chunks 0,0,0,0, 1 x 4,
-	 * 2 x 4, then chunk 3 once: 16 + 16 + 16 + 1 = 49 layers of its 13 */
-	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 49.0 / 13, 1e-12);
-	/* rank 0: 19 forwards of 4-layer chunks: 76 of 16 = 4.75, as with
-	 * equal chunks (19 / 4) */
+	/* DeepSeek-V3's recipe, rank 3 of PP 4, VP 4 (chunks 4, 4, 4, 1):
+	 * w = 12 forwards on chunks 0, 1, 2 (4 each) hold 48; f12-f15 on
+	 * chunk 3 (+1) with b0-b3 on chunk 3 (-1): 49 / 48; f16 on chunk 0
+	 * (+4): 52, b4 on chunk 2 (-4): 48; the period repeats: peak 52 of
+	 * 13 layers */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 52.0 / 13, 1e-12);
+	/* rank 0, chunks all of 4: w = 18; equal chunks keep w + 1 = 19
+	 * forwards at the peak: 76 of 16 = 4.75 */
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 64), 4.75, 1e-12);
-	/* 4 micro-batches: rank 0's 19 warm-up forwards exceed the 16 there
+	/* 4 micro-batches: rank 0's 18 warm-up forwards reach the 16 there
 	 * are, so all 4 are in flight */
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 4), 4, 1e-12);
 	/* 1F1B (one chunk a rank): pp - r */
