@@ -635,8 +635,11 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 	x->eparams = hit->eparams;
 	x->unit = hit->unit;
 	x->bw_hbm = hit->bw_hbm;
-	if (hit->index != x->index || hit->mb != x->mb)
-		/* another index or mb: the same stage but for its memory */
+	if (hit->index != x->index || hit->mb != x->mb ||
+	    __builtin_expect(hit->layout | (x->p->pp_layout[0] != 0), 0))
+		/* another index or mb, or a pp_layout on either side (its
+		 * chunks set the activations in flight, and the key holds no
+		 * layout): the same stage but for its memory */
 		perf_stage_memory_at(x, ps);
 }
 
@@ -680,6 +683,7 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 	v->unit = x->unit;
 	v->bw_hbm = x->bw_hbm;
 	v->has_dp = has_dp;
+	v->layout = x->p->pp_layout[0] != 0;
 }
 
 /* e's fit and worst overflow after stage record ps (one of e->stages). */
