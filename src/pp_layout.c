@@ -223,18 +223,21 @@ int pp_layout_rank_layers(const struct pp_layout *L, int pp, int r)
 	return sum;
 }
 
-static int slots(const struct pp_layout *L, int k)
-{
-	return L->stage_layers[k] + !!(L->flags[k] & PPL_EMB) + !!(L->flags[k] & PPL_LOSS);
-}
-
 double pp_layout_chunk_share(const struct pp_layout *L, int pp, int r, int c)
 {
-	int total = 0;
-	for (int k = r; k < L->n; k += pp)
-		total += slots(L, k);
+	int total = pp_layout_rank_layers(L, pp, r);
 	int k = c * pp + r;
-	return total > 0 && k < L->n ? (double)slots(L, k) / total : 0;
+	return total > 0 && k < L->n ? (double)L->stage_layers[k] / total : 0;
+}
+
+int pp_layout_even(const struct pp_layout *L, int pp)
+{
+	if (pp < 1 || L->n % pp)
+		return 0;
+	for (int k = pp; k < L->n; k++)
+		if (L->stage_layers[k] != L->stage_layers[k % pp])
+			return 0;
+	return 1;
 }
 
 /* The model chunk of rank-local forward k (0 <= k < mb x vp) in

@@ -201,18 +201,30 @@ TEST(inflight_hand_counts)
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 1, 64), 3, 1e-12);
 }
 
-/* A chunk's share of its rank's time: slots (layers, E, L) over the
- * rank's. */
+/* A chunk's share of its rank's time: its transformer layers over the
+ * rank's (E and L are the first and last stages' own costs). */
 TEST(chunk_shares)
 {
 	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
-	/* rank 0: chunks E+4, 4, 4, 4 = 17 slots; chunk 0 is 5 */
-	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 0, 0), 5.0 / 17, 1e-12);
-	/* rank 3: chunks 4, 4, 4, 1+L = 14 slots; chunk 3 is 2 */
-	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 3), 2.0 / 14, 1e-12);
+	/* rank 0: chunks E+4, 4, 4, 4 = 16 layers; chunk 0 is 4 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 0, 0), 4.0 / 16, 1e-12);
+	/* rank 3: chunks 4, 4, 4, 1+L = 13 layers; chunk 3 is 1 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 3), 1.0 / 13, 1e-12);
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 0), 4.0 / 13, 1e-12);
 	/* rank 1: four chunks of 4 */
 	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 1, 2), 0.25, 1e-12);
 	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 1, 4), 0, 1e-12);   /* no chunk 4 */
+	/* even: rank 3's chunks differ (4 and 1) */
+	CHECK(!pp_layout_even(&L, 4));
+	CHECK(parse("Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L") == 0);
+	CHECK(pp_layout_even(&L, 4));
+	/* ranks of 6 + 2 and 2 + 6: each rank's chunks differ */
+	CHECK(parse("Et*6|t*2|t*6|t*2|t*2|t*6|t*2|t*6L") == 0);
+	CHECK(!pp_layout_even(&L, 4));
+	/* ranks unequal to each other (5+5 and 3+3) but each of equal
+	 * chunks: the schedule is the even split's */
+	CHECK(parse("Et*5|t*3|t*3|t*5|t*5|t*3|t*3|t*5L") == 0);
+	CHECK(pp_layout_even(&L, 4));
 }
 
 int main(void)

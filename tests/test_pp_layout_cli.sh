@@ -11,7 +11,8 @@
 #   - Megatron-Core takes --pipeline-model-parallel-layout and derives VP
 #     from it, refusing --num-layers-per-virtual-pipeline-stage beside it
 #     (arguments.py @d98e8a64 L927-950);
-#   - a 1F1B layout of equal stages is the even split: the same estimate.
+#   - a 1F1B layout of equal stages, and an interleaved one of equal
+#     chunks, is the even split: the same estimate.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -33,13 +34,13 @@ cp "$T/out" "$T/ds.json"
 
 # --- fill and drain: the slowest rank waits for chunk 0 of each rank
 # before it and the last chunk of each rank after it; a chunk's share is
-# its slots (layers, E, L) over its rank's. Ranks' chunks (slots): rank 0
-# E+4,4,4,4 (17), ranks 1-2 4,4,4,4 (16), rank 3 4,4,4,1+L (14).
+# its transformer layers over its rank's. Ranks' chunks (layers): ranks
+# 0-2 4,4,4,4 (16), rank 3 4,4,4,1 (13).
 json "
 t = [s['time_per_microbatch_s'] for s in d['memory']]
 c = t.index(max(t))
-first = [5/17, 4/16, 4/16, 4/14]
-last = [4/17, 4/16, 4/16, 2/14]
+first = [4/16, 4/16, 4/16, 4/13]
+last = [4/16, 4/16, 4/16, 1/13]
 want = sum(t[i] * (first[i] if i < c else last[i]) for i in range(4) if i != c)
 got = d['breakdown_s']['bubble']
 assert abs(got - want) <= 1e-9 * want, (got, want, c)"
@@ -77,6 +78,18 @@ json "
 a = json.load(open('$T/even.json'))
 assert d['step_time_s'] == a['step_time_s'], (d['step_time_s'], a['step_time_s'])
 assert d['mem_need_bytes'] == a['mem_need_bytes']"
+
+# --- an interleaved layout of equal chunks is the even interleaved split:
+# the same estimate, byte for byte but for the key itself
+I8="--pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --mbs 1 --gbs 64 --schedule interleaved:2 --format json"
+expect 0 "" $H estimate $I8
+cp "$T/out" "$T/ieven.json"
+expect 0 "" $H estimate $I8 --pp-layout 'Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L'
+json "
+a = json.load(open('$T/ieven.json'))
+assert d['plan'].pop('pp_layout') == 'Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L'
+a['plan'].pop('pp_layout', None)
+assert d == a, [k for k in d if d[k] != a.get(k)]"
 
 # --- launch: Megatron-Core's flag, and none of the flags it refuses beside it
 expect 0 "" $H launch --force --plan "$T/plan.json" --pool 64x4xGB200 -m deepseek-v3
