@@ -13,6 +13,8 @@
  *     pseudo-random stream of layout-like bytes never overruns a bound.
  * The in-flight and fill shares are hand counts written beside each. */
 #include "t.h"
+#include "model.h"
+#include "plan.h"
 #include "pp_layout.h"
 
 #include <stdlib.h>
@@ -227,6 +229,41 @@ TEST(chunk_shares)
 	CHECK(pp_layout_even(&L, 4));
 }
 
+/* plan_place_layout: stage s takes rank s's layers, in order, whatever
+ * the split before (the Edit plan view calls it when the key changes).
+ * "Et*6|t*4|t*6|t*2|t*2|t*6|t*2|t*4L" at PP 4: virtual stages 6, 4, 6,
+ * 2, 2, 6, 2, 4; rank r holds stages r and r + 4: 6 + 2 = 8, 4 + 6 = 10,
+ * 6 + 2 = 8, 2 + 4 = 6, so layers 0-7, 8-17, 18-25, 26-31 of 32. */
+TEST(place_layout)
+{
+	struct model_spec m;
+	memset(&m, 0, sizeof m);
+	m.layers = 32;
+	struct plan p;
+	plan_init(&p);
+	struct stage st[4];
+	for (int s = 0; s < 4; s++)
+		st[s] = (struct stage){ s % 2, 2, 8 * s, 8 * s + 7 };
+	struct replica r = { 1, 1.0, 4, st };
+	p.n_replicas = 1;
+	p.replicas = &r;
+	CHECK_EQ_INT(plan_place_layout(&p, &m), 0);   /* no layout: nothing */
+	snprintf(p.pp_layout, sizeof p.pp_layout, "%s", "Et*6|t*4|t*6|t*2|t*2|t*6|t*2|t*4L");
+	CHECK_EQ_INT(plan_place_layout(&p, &m), 1);
+	const int want[4][2] = { { 0, 7 }, { 8, 17 }, { 18, 25 }, { 26, 31 } };
+	for (int s = 0; s < 4; s++) {
+		CHECK_EQ_INT(st[s].first_layer, want[s][0]);
+		CHECK_EQ_INT(st[s].last_layer, want[s][1]);
+		CHECK_EQ_INT(st[s].pool, s % 2);   /* pools and TP stay */
+		CHECK_EQ_INT(st[s].tp, 2);
+	}
+	/* another model depth: nothing placed */
+	m.layers = 31;
+	st[1].first_layer = 5;
+	CHECK_EQ_INT(plan_place_layout(&p, &m), 0);
+	CHECK_EQ_INT(st[1].first_layer, 5);
+}
+
 int main(void)
 {
 	RUN(megatron_docstring);
@@ -236,5 +273,6 @@ int main(void)
 	RUN(random_text);
 	RUN(inflight_hand_counts);
 	RUN(chunk_shares);
+	RUN(place_layout);
 	return t_done("pp_layout");
 }
