@@ -614,7 +614,8 @@ static const struct hp_field plan_field_list[] = {
 		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
 		 "time takes each rank's first and last chunk for the fill and drain and the "
 		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
-		 "Megatron-Core; other frameworks get a note. The planner does not search it." },
+		 "Megatron-Core; other frameworks get a note. The planner does not search it. "
+		 "An empty value is no layout (the even split)." },
 };
 #undef PF
 

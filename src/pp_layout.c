@@ -195,6 +195,20 @@ int pp_layout_check(const struct pp_layout *L, int pp, int vp, int layers, char 
 			 L->n_loss);
 		return -1;
 	}
+	/* Megatron builds the embedding on the first virtual stage and the
+	 * output layer and loss on the last (training.py model_provider:
+	 * pre_process / post_process), and hetplan costs them on the first
+	 * and last stages: an empty stage before E or after L would move them */
+	if (!(L->flags[0] & PPL_EMB)) {
+		snprintf(msg, n, "places the embedding E in a later virtual stage than the first "
+			 "(stage 1 is empty); Megatron builds it on virtual stage 1 of rank 0");
+		return -1;
+	}
+	if (L->n < 1 || !(L->flags[L->n - 1] & PPL_LOSS)) {
+		snprintf(msg, n, "places the loss L in an earlier virtual stage than the last "
+			 "(stage %d is empty); Megatron builds it on the last", L->n);
+		return -1;
+	}
 	if (L->layers != layers) {
 		snprintf(msg, n, "places %d transformer layers (t); the model has %d", L->layers,
 			 layers);

@@ -1077,7 +1077,7 @@ TEST(stage_shape_is_in_the_key)
  * chunks (pp_layout_inflight), which the stage key does not hold: a memo
  * entry computed without the layout must not give its memory to the
  * plan with it, nor the other way round. DeepSeek-V3's recipe layout
- * Et*4|(t*4|)*14tL at PP 4, VP 4 puts 16, 16, 16 and 13 layers on the
+ * Et*4|(t*4|)*14tL at PP 4, VP 4 places 16, 16, 16 and 13 layers on the
  * ranks (layers 0-15, 16-31, 32-47, 48-60); rank 3's chunks 4, 4, 4, 1
  * hold 52 layer-micro-batches at the peak of Megatron-Core's schedule
  * (test_pp_layout counts it), 4 micro-batches of its 13 layers, where

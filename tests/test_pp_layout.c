@@ -87,6 +87,13 @@ TEST(check_ends_and_ranks)
 	CHECK(strstr(msg, "end with the loss") != NULL);
 	CHECK(parse("Et|tL|") == 0);  /* the last symbol is L, the last stage empty */
 	CHECK_EQ_INT(L.n, 3);
+	/* Megatron builds L on the last virtual stage (training.py
+	 * post_process), E on the first (pre_process) */
+	CHECK(pp_layout_check(&L, 3, 1, 2, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "loss L in an earlier virtual stage") != NULL);
+	CHECK(parse("|Et|tL") == 0);
+	CHECK(pp_layout_check(&L, 3, 1, 2, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "embedding E in a later virtual stage") != NULL);
 	/* rank 2 of 4 gets stage 2, which is empty */
 	CHECK(parse("Et|t||tL") == 0);
 	CHECK(pp_layout_check(&L, 4, 1, 3, msg, sizeof msg) < 0);

@@ -11,6 +11,8 @@
 #   - Megatron-Core takes --pipeline-model-parallel-layout and derives VP
 #     from it, refusing --num-layers-per-virtual-pipeline-stage beside it
 #     (arguments.py @d98e8a64 L927-950);
+#   - Megatron-LM 2021-22 has no layout flag (it came with Megatron-Core's
+#     pipeline_parallel_layer_layout.py);
 #   - a 1F1B layout of equal stages, and an interleaved one of equal
 #     chunks, is the even split: the same estimate.
 # Run from the repository root after `make`.
@@ -58,6 +60,12 @@ grep -qF "position 6 ('x')" "$T/err" && ok || bad "no position: $(cat "$T/err")"
 expect 3 "16 virtual stages; PP 4 x VP 1" $H estimate $DS --pp-layout "$LAY"
 expect 3 "places 60 transformer layers" $H estimate $DS --schedule interleaved:4 \
 	--pp-layout 'Et*4|(t*4|)*14L'
+# E in virtual stage 0 and L in the last (Megatron builds them there:
+# training.py pre_process / post_process); an empty stage around them moves them
+expect 3 "embedding E in a later virtual stage" $H estimate $DS --schedule interleaved:4 \
+	--pp-layout '|Et*4|(t*4|)*13tL'
+expect 3 "loss L in an earlier virtual stage" $H estimate $DS --schedule interleaved:4 \
+	--pp-layout 'Et*4|(t*4|)*13tL|'
 expect 3 "MTP" $H estimate $DS --schedule interleaved:4 --pp-layout 'Et*4|(t*4|)*14tmL'
 expect 2 "at most 127 bytes" $H estimate $DS --pp-layout "$(printf 'E%0200dL' 0 | tr 0 t)"
 python3 - "$T/plan.json" "$T/bad.json" <<'PY'
@@ -114,5 +122,15 @@ expect 0 "does not run this plan as planned" $H launch --pool 1x8xH100-SXM -m ll
 	--tp 2 --pp 4 --mbs 1 --gbs 64 --schedule interleaved:2 --framework megatron-lm \
 	--pp-layout 'Et*6|t*2|t*6|t*2|t*2|t*6|t*2|t*6L'
 grep -qF "virtual stages of unequal layers" "$T/err" && ok || bad "no unequal-chunks note: $(cat "$T/err")"
+# that version has no --pipeline-model-parallel-layout (Megatron-Core's)
+grep -v '^#' "$T/out" | grep -qF -- "--pipeline-model-parallel-layout" &&
+	bad "the layout flag for Megatron-LM" || ok
+grep -qF "is Megatron-Core's" "$T/err" && ok || bad "the note does not name the flag's framework"
+# equal chunks: the even split, written as such, with no note
+expect 0 "" $H launch --pool 1x8xH100-SXM -m llama3.1-8b \
+	--tp 2 --pp 4 --mbs 1 --gbs 64 --schedule interleaved:2 --framework megatron-lm \
+	--pp-layout 'Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L'
+grep -qF -- "--num-layers-per-virtual-pipeline-stage 4" "$T/out" && ! grep -qF -- \
+	"--pipeline-model-parallel-layout" "$T/out" && ok || bad "Megatron-LM even layout: $(grep pipeline "$T/out")"
 
 finish pp_layout_cli
