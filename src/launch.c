@@ -361,7 +361,11 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 	int vp = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 0;
 	int uneven = pc->first_layers || pc->last_layers, emb, loss;
 	int slots = vp_slots(pc->r, vp, &emb, &loss);
-	if (p->pp_layout[0]) {
+	/* Megatron-LM (2021-22, FW_MEGATRON_LM) predates the layout flag:
+	 * such a plan gets the split its stages give, and an uneven one the
+	 * "does not run as planned" note (framework_denial) */
+	int lm = p->framework == FW_MEGATRON_LM && p->pp_layout[0];
+	if (p->pp_layout[0] && !lm) {
 		/* the plan's own layout (plan_validate checked it against PP,
 		 * VP and the model): arguments.py @d98e8a64 L941-950 takes VP
 		 * from it (the layout's stages / PP) and refuses it beside
@@ -379,7 +383,7 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 		if (loss)
 			ARG("--account-for-loss-in-pipeline-split");
 		ARG("--num-layers-per-virtual-pipeline-stage %d", stage_layers_of(pc->r, 1) / vp);
-	} else if (!pc->even) {
+	} else if (!pc->even && !lm) {
 		/* arguments.py --pipeline-model-parallel-layout: stages split by
 		 * "|", E the embedding, t a decoder layer, L the loss */
 		sbuf_add(b, pre);
@@ -1063,9 +1067,12 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 			 "without sequence parallelism in training, so the config turns it on");
 	if (!why[0])
 		return 0;
-	snprintf(deny, n, "%s does not run this plan as planned: %s. The config is the nearest "
+	snprintf(deny, n, "%s does not run this plan as planned: %s%s. The config is the nearest "
 		 "it takes; hetplan's estimate is for the plan, not for this config.",
-		 framework_get(fw)->display, why);
+		 framework_get(fw)->display, why,
+		 fw == FW_MEGATRON_LM && p->pp_layout[0]
+			 ? " (--pipeline-model-parallel-layout is Megatron-Core's, not in this "
+			   "version)" : "");
 	return 1;
 }
 

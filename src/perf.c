@@ -635,8 +635,11 @@ static void stage_from_hit(struct stage_ctx *x, const struct stage_val *hit,
 	x->eparams = hit->eparams;
 	x->unit = hit->unit;
 	x->bw_hbm = hit->bw_hbm;
-	if (hit->index != x->index || hit->mb != x->mb)
-		/* another index or mb: the same stage but for its memory */
+	if (hit->index != x->index || hit->mb != x->mb ||
+	    __builtin_expect(hit->layout | (x->p->pp_layout[0] != 0), 0))
+		/* another index or mb, or a pp_layout on either side (its
+		 * chunks set the activations in flight, and the key holds no
+		 * layout): the same stage but for its memory */
 		perf_stage_memory_at(x, ps);
 }
 
@@ -680,6 +683,7 @@ static void stage_val_of(const struct stage_ctx *x, const struct perf_stage *ps,
 	v->unit = x->unit;
 	v->bw_hbm = x->bw_hbm;
 	v->has_dp = has_dp;
+	v->layout = x->p->pp_layout[0] != 0;
 }
 
 /* e's fit and worst overflow after stage record ps (one of e->stages). */
@@ -992,9 +996,10 @@ static int estimate_begin(const struct cluster *c, const struct model_spec *m,
  * enters and the last leaves through it), and for each rank after it to
  * run the last chunk forward and backward (the turn from forward to
  * backward is the last virtual stage). A chunk's share of its rank's
- * time is its slots (pp_layout_chunk_share: layers, the embedding and
- * the loss alike). With equal chunks this is (sum - slowest) / v, the
- * formula above; the chunks' own costs (dense and MoE layers, the output
+ * time is its transformer layers over the rank's (pp_layout_chunk_share).
+ * With equal chunks this is (sum - slowest) / v, the formula the caller
+ * then keeps (pp_layout_even: the same bits as without the layout); the
+ * chunks' own costs (dense and MoE layers, the embedding and output
  * layer) are not told apart: a simplification. */
 static double layout_fill(const struct pp_layout *L, const struct perf_stage *st, int pp,
 			  int crit)
@@ -1038,7 +1043,7 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 	 * drain through the others (one chunk of each, v chunks a stage). */
 	double fill = (sum_t - max_t) / x->v;
 	const struct pp_layout *L = x->p->pp_layout[0] ? plan_pp_layout(x->p) : NULL;
-	if (L && max_st && L->n % x->pp == 0)
+	if (L && max_st && L->n % x->pp == 0 && !pp_layout_even(L, x->pp))
 		fill = layout_fill(L, &e->stages[*si - x->pp], x->pp, max_st->index);
 	double pipe = x->mb * max_t + fill;
 	if (pipe > pc->worst_pipe) {

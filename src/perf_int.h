@@ -146,6 +146,12 @@ struct stage_val {
 	 * for a miss and puts a whole one in its place, so only its ps and
 	 * memory inputs are ever read */
 	int has_dp;
+	/* 1: computed for a plan with a pp_layout, whose activations in
+	 * flight follow its chunks (pp_layout_inflight), which the key does
+	 * not hold: a hit where this or the plan asking has a layout runs
+	 * perf_stage_memory_at again (stage_from_hit); the times and the
+	 * rest of the memory read no layout */
+	int layout;
 };
 
 /* What a stage's evaluation yields before its DP sync and memory, the

@@ -229,6 +229,30 @@ int plan_schedule_parse(const char *s, enum hp_schedule *sched, int *vpp)
 	return -1;
 }
 
+int plan_place_layout(struct plan *p, const struct model_spec *m)
+{
+	const struct pp_layout *L = plan_pp_layout(p);
+	if (!L || L->layers != m->layers)
+		return 0;
+	int placed = 0;
+	for (int g = 0; g < p->n_replicas; g++) {
+		struct replica *r = &p->replicas[g];
+		int pp = r->n_stages, have = pp > 0 && L->n % pp == 0;
+		for (int s = 0; have && s < pp; s++)
+			have = pp_layout_rank_layers(L, pp, s) > 0;
+		if (!have)
+			continue;
+		for (int s = 0, next = 0; s < pp; s++) {
+			int n = pp_layout_rank_layers(L, pp, s);
+			r->stages[s].first_layer = next;
+			r->stages[s].last_layer = next + n - 1;
+			next += n;
+		}
+		placed++;
+	}
+	return placed;
+}
+
 int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spec *m,
 		 int pool, int tp, int pp, int dp, struct hp_err *err)
 {
@@ -258,21 +282,8 @@ int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spe
 		r->stages[s] = (struct stage){ pool, tp, next, next + n - 1 };
 		next += n;
 	}
-	/* A pp_layout of whole ranks for this depth and model places the
-	 * ranks' layers (plan_validate checks the rest: VP, E and L) */
-	const struct pp_layout *L = plan_pp_layout(p);
-	if (L && L->n % pp == 0 && L->layers == m->layers) {
-		int have = 1;
-		for (int s = 0; s < pp; s++)
-			have &= pp_layout_rank_layers(L, pp, s) > 0;
-		next = 0;
-		for (int s = 0; have && s < pp; s++) {
-			int n = pp_layout_rank_layers(L, pp, s);
-			r->stages[s].first_layer = next;
-			r->stages[s].last_layer = next + n - 1;
-			next += n;
-		}
-	}
+	/* a pp_layout of whole ranks for this depth and model places them */
+	plan_place_layout(p, m);
 	(void)c;
 	return 0;
 }
@@ -603,7 +614,8 @@ static const struct hp_field plan_field_list[] = {
 		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
 		 "time takes each rank's first and last chunk for the fill and drain and the "
 		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
-		 "Megatron-Core; other frameworks get a note. The planner does not search it." },
+		 "Megatron-Core; other frameworks get a note. The planner does not search it. "
+		 "An empty value is no layout (the even split)." },
 };
 #undef PF
 

@@ -117,6 +117,15 @@ void plan_init(struct plan *p);
 void plan_free(struct plan *p);
 void plan_copy(struct plan *dst, const struct plan *src);
 
+/* The layer ranges of the plan's stages from its pp_layout: in each
+ * replica group of pp stages whose depth divides the layout's virtual
+ * stages (each rank holding a layer), stage s takes rank s's layers
+ * (pp_layout_rank_layers), in order. Pools and TP stay; plan_validate
+ * checks the rest (VP, E and L). Nothing when the plan has no layout,
+ * it does not parse, or it places another number of layers than the
+ * model's. Returns the replica groups placed. */
+int plan_place_layout(struct plan *p, const struct model_spec *m);
+
 /* A homogeneous plan on one pool: dp replicas of pp stages with tp each,
  * layers split as evenly as possible (the outermost stages hold one less). */
 int plan_uniform(struct plan *p, const struct cluster *c, const struct model_spec *m,

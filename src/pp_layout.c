@@ -195,6 +195,20 @@ int pp_layout_check(const struct pp_layout *L, int pp, int vp, int layers, char 
 			 L->n_loss);
 		return -1;
 	}
+	/* Megatron builds the embedding on the first virtual stage and the
+	 * output layer and loss on the last (training.py model_provider:
+	 * pre_process / post_process), and hetplan costs them on the first
+	 * and last stages: an empty stage before E or after L would move them */
+	if (!(L->flags[0] & PPL_EMB)) {
+		snprintf(msg, n, "places the embedding E in a later virtual stage than the first "
+			 "(stage 1 is empty); Megatron builds it on virtual stage 1 of rank 0");
+		return -1;
+	}
+	if (L->n < 1 || !(L->flags[L->n - 1] & PPL_LOSS)) {
+		snprintf(msg, n, "places the loss L in an earlier virtual stage than the last "
+			 "(stage %d is empty); Megatron builds it on the last", L->n);
+		return -1;
+	}
 	if (L->layers != layers) {
 		snprintf(msg, n, "places %d transformer layers (t); the model has %d", L->layers,
 			 layers);
@@ -223,18 +237,33 @@ int pp_layout_rank_layers(const struct pp_layout *L, int pp, int r)
 	return sum;
 }
 
-static int slots(const struct pp_layout *L, int k)
-{
-	return L->stage_layers[k] + !!(L->flags[k] & PPL_EMB) + !!(L->flags[k] & PPL_LOSS);
-}
-
 double pp_layout_chunk_share(const struct pp_layout *L, int pp, int r, int c)
 {
-	int total = 0;
-	for (int k = r; k < L->n; k += pp)
-		total += slots(L, k);
+	int total = pp_layout_rank_layers(L, pp, r);
 	int k = c * pp + r;
-	return total > 0 && k < L->n ? (double)slots(L, k) / total : 0;
+	return total > 0 && k < L->n ? (double)L->stage_layers[k] / total : 0;
+}
+
+int pp_layout_even(const struct pp_layout *L, int pp)
+{
+	if (pp < 1 || L->n % pp)
+		return 0;
+	for (int k = pp; k < L->n; k++)
+		if (L->stage_layers[k] != L->stage_layers[k % pp])
+			return 0;
+	return 1;
+}
+
+/* The model chunk of rank-local forward k (0 <= k < mb x vp) in
+ * Megatron-Core's schedule table (schedules.py get_schedule_table): the
+ * micro-batches in groups of pp, each group run through chunk 0, then
+ * chunk 1, ..., the last group holding what is left (mb mod pp, or pp). */
+static int forward_chunk(long long k, int pp, int vp, int mb)
+{
+	long long group = (long long)pp * vp, g = k / group;
+	long long first = g * pp;                     /* the group's first micro-batch */
+	long long size = first + pp >= mb ? mb - first : pp;
+	return (int)((k - g * group) / size);
 }
 
 double pp_layout_inflight(const struct pp_layout *L, int pp, int r, int mb)
@@ -242,13 +271,27 @@ double pp_layout_inflight(const struct pp_layout *L, int pp, int r, int mb)
 	int vp = L->n / pp, rl = pp_layout_rank_layers(L, pp, r);
 	if (vp <= 1 || rl <= 0)
 		return pp - r < mb ? pp - r : mb;   /* 1F1B: pp - r in flight */
-	long long w = (long long)(pp - r - 1) * 2 + (long long)(vp - 1) * pp + 1;
-	if (w >= (long long)mb * vp)
+	long long total = (long long)mb * vp;
+	long long w = (long long)(pp - r - 1) * 2 + (long long)(vp - 1) * pp;
+	if (w >= total)
 		return mb;   /* every forward first: each micro-batch through every chunk */
-	double held = 0;
-	for (long long k = 0; k < w; k++)
-		held += L->stage_layers[(int)((k / pp) % vp) * pp + r];
-	return held / rl;
+	/* Warm-up: w forwards. Steady state: forward k, then backward k - w on
+	 * chunk vp - 1 - (forward k - w's chunk) (get_model_chunk_id with
+	 * forward false). The peak is after a forward. With mb a multiple of
+	 * pp every group is full, the steady state repeats every pp x vp
+	 * steps with no net change, so one period after the warm-up bounds
+	 * it; otherwise the whole schedule is walked (mb x vp steps). */
+	long long end = mb % pp == 0 && w + (long long)pp * vp < total ?
+			w + (long long)pp * vp : total;
+	long long held = 0, peak = 0;
+	for (long long k = 0; k < end; k++) {
+		held += L->stage_layers[forward_chunk(k, pp, vp, mb) * pp + r];
+		if (held > peak)
+			peak = held;
+		if (k >= w)
+			held -= L->stage_layers[(vp - 1 - forward_chunk(k - w, pp, vp, mb)) * pp + r];
+	}
+	return (double)peak / rl;
 }
 
 const struct pp_layout *pp_layout_cached(const char *text)

@@ -62,24 +62,35 @@ int pp_layout_rank_layers(const struct pp_layout *L, int pp, int r);
 
 /* The share of rank r's time per micro-batch that one chunk of it takes
  * while the pipeline fills or drains, chunk c of its n / pp: the chunk's
- * slots over the rank's, a slot being a transformer layer, the embedding
- * or the loss (each one layer's worth, as Megatron's
- * --account-for-embedding/loss-in-pipeline-split count them). A
- * simplification: a dense layer, an MoE layer and the output layer are
- * not told apart. With chunks of equal slots it is 1 / (n / pp). */
+ * transformer layers over the rank's. The embedding and the loss are
+ * hetplan's first and last stages' own costs (perf_stage_compute), the
+ * same with and without a layout, so they count for no chunk. A
+ * simplification: a dense layer and an MoE layer are not told apart,
+ * and the embedding's and output layer's time is spread over the rank's
+ * chunks. With chunks of equal layers it is 1 / (n / pp). */
 double pp_layout_chunk_share(const struct pp_layout *L, int pp, int r, int c);
+
+/* 1 when every rank's chunks hold equal transformer layers (rank r's
+ * chunks r, r + pp, ... each as many as chunk r): the schedule is that of
+ * the even split, and the estimate the plan's without the layout. */
+int pp_layout_even(const struct pp_layout *L, int pp);
 
 /* Micro-batches' activations held on rank r of pp at the interleaved
  * schedule's peak, in units of one micro-batch through all the rank's
- * layers: the warm-up's (pp - r - 1) x 2 + (vp - 1) x pp + 1 chunk
- * forwards (at most mb x vp: all of them), chunk (k / pp) mod vp for
- * forward k (Megatron-Core schedules.py get_model_chunk_id), each
- * weighted by its layers over the rank's. With equal chunks it is that
- * count / vp, capped at mb. */
+ * layers: Megatron-Core's schedule (schedules.py get_schedule_table,
+ * get_model_chunk_id) walked step by step, (pp - r - 1) x 2 + (vp - 1)
+ * x pp warm-up forwards, then a forward and a backward alternately,
+ * each forward adding its chunk's layers and each backward freeing its
+ * chunk's; the peak held over the rank's layers. A rank whose early
+ * chunks are larger than its late ones peaks in the steady state, not
+ * at the end of the warm-up. With equal chunks it is (warm-up + 1) / vp,
+ * capped at mb. */
 double pp_layout_inflight(const struct pp_layout *L, int pp, int r, int mb);
 
 /* The layout of text, parsed once per thread and kept while text stays
- * the same; NULL when text is empty or does not parse. */
+ * the same; NULL when text is empty or does not parse. The pointer is to
+ * a per-thread slot: it stays valid until this thread's next call with
+ * another text. */
 const struct pp_layout *pp_layout_cached(const char *text);
 
 #endif

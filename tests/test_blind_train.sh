@@ -76,7 +76,9 @@ trap 'rm -rf "$T"' EXIT
 # less) per rank. Since the pp_layout key (the layouts in PP_LAYOUT below,
 # docs/moe.md "Uneven virtual stages") they are scored; first prediction:
 # BLMBM-01 +19.0%, BLMBM-02 -6.6%, BLMBA-09 +5.8% (+19.1%, -6.5%, +5.8%
-# once the optimizer step took the experts' expert-DP shard, docs/moe.md).
+# once the optimizer step took the experts' expert-DP shard, docs/moe.md;
+# +19.0%, -6.6%, +5.7% with Megatron's whole interleaved schedule for the
+# memory in flight and fill shares by layers, memory verdicts unchanged).
 # Two do not fit:
 # BLMBM-02 (GB200) 30.0 GiB over: its recipe recomputes the MLA
 # up-projection (recompute_modules ['mla_up_proj']), which hetplan has no

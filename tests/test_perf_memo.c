@@ -1073,6 +1073,53 @@ TEST(stage_shape_is_in_the_key)
 	plan_free(&b.p);
 }
 
+/* A pp_layout sets the activations in flight on each rank from its
+ * chunks (pp_layout_inflight), which the stage key does not hold: a memo
+ * entry computed without the layout must not give its memory to the
+ * plan with it, nor the other way round. DeepSeek-V3's recipe layout
+ * Et*4|(t*4|)*14tL at PP 4, VP 4 places 16, 16, 16 and 13 layers on the
+ * ranks (layers 0-15, 16-31, 32-47, 48-60); rank 3's chunks 4, 4, 4, 1
+ * hold 52 layer-micro-batches at the peak of Megatron-Core's schedule
+ * (test_pp_layout counts it), 4 micro-batches of its 13 layers, where
+ * equal chunks hold (3 x 4 + 1) / 4 = 3.25: its memory differs. The
+ * plan without then with the layout, and with then without, each
+ * estimated warm on this thread, must be the bytes of its cold
+ * estimate. */
+TEST(pp_layout_memory_is_not_reused)
+{
+	struct est_case a, b;
+	const int first[] = { 0, 16, 32, 48 };
+	if (deepseek_plan(&a, first) < 0 || deepseek_plan(&b, first) < 0) {
+		CHECK(0);
+		return;
+	}
+	a.p.schedule = b.p.schedule = SCHED_INTERLEAVED;
+	a.p.vpp = b.p.vpp = 4;
+	snprintf(b.p.pp_layout, sizeof b.p.pp_layout, "%s", "Et*4|(t*4|)*14tL");
+	struct hp_err err = { 0 };
+	struct estimate ea, eb, eb2, ea2, ca, cb;
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb2, &err) == 0);
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea2, &err) == 0);
+	CHECK(cold_estimate(&a, &ca) == 0);
+	CHECK(cold_estimate(&b, &cb) == 0);
+	CHECK(same_estimate(&ea, &ca));
+	CHECK(same_estimate(&eb, &cb));
+	CHECK(same_estimate(&eb2, &cb));
+	CHECK(same_estimate(&ea2, &ca));
+	if (ca.stages && cb.stages && ca.n_stages == 4 && cb.n_stages == 4)
+		CHECK(cb.stages[3].total > ca.stages[3].total);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&eb2);
+	estimate_free(&ea2);
+	estimate_free(&ca);
+	estimate_free(&cb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 /* A stage met again with other neighbours takes its exposed DP sync
  * from the DP memo (perf_int.h, perf_memo_dp: the key without the
  * neighbours' pools and the node crossings, which perf_stage_dp never
@@ -1264,6 +1311,7 @@ int main(void)
 	RUN(memory_check_at_another_dp_equals_a_miss);
 	RUN(micro_batches_only_where_read);
 	RUN(stage_shape_is_in_the_key);
+	RUN(pp_layout_memory_is_not_reused);
 	RUN(dp_sync_memo_across_neighbours);
 	RUN(tied_sync_depth_is_in_the_dp_key);
 	RUN(group_memory_caps_the_micro_batches);

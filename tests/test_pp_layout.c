@@ -13,6 +13,8 @@
  *     pseudo-random stream of layout-like bytes never overruns a bound.
  * The in-flight and fill shares are hand counts written beside each. */
 #include "t.h"
+#include "model.h"
+#include "plan.h"
 #include "pp_layout.h"
 
 #include <stdlib.h>
@@ -85,6 +87,13 @@ TEST(check_ends_and_ranks)
 	CHECK(strstr(msg, "end with the loss") != NULL);
 	CHECK(parse("Et|tL|") == 0);  /* the last symbol is L, the last stage empty */
 	CHECK_EQ_INT(L.n, 3);
+	/* Megatron builds L on the last virtual stage (training.py
+	 * post_process), E on the first (pre_process) */
+	CHECK(pp_layout_check(&L, 3, 1, 2, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "loss L in an earlier virtual stage") != NULL);
+	CHECK(parse("|Et|tL") == 0);
+	CHECK(pp_layout_check(&L, 3, 1, 2, msg, sizeof msg) < 0);
+	CHECK(strstr(msg, "embedding E in a later virtual stage") != NULL);
 	/* rank 2 of 4 gets stage 2, which is empty */
 	CHECK(parse("Et|t||tL") == 0);
 	CHECK(pp_layout_check(&L, 4, 1, 3, msg, sizeof msg) < 0);
@@ -157,19 +166,43 @@ TEST(random_text)
 	}
 }
 
-/* The interleaved warm-up (Megatron-Core schedules.py): rank r runs
- * (pp - r - 1) x 2 + (vp - 1) x pp + 1 chunk forwards before its first
- * backward, forward k on chunk (k / pp) mod vp. */
+/* The interleaved schedule (Megatron-Core schedules.py get_schedule_table,
+ * get_model_chunk_id): rank r runs w = (pp - r - 1) x 2 + (vp - 1) x pp
+ * warm-up forwards, then forward k and backward k - w alternately.
+ * Forward k is on chunk (k / pp) mod vp (groups of pp micro-batches);
+ * backward j on chunk vp - 1 - (j / pp) mod vp. Held layers counted by
+ * hand, peak after a forward. */
 TEST(inflight_hand_counts)
 {
+	/* PP 4, VP 2, rank 0: chunks 6 (virtual stage 0) and 2 (stage 4).
+	 * w = 3 x 2 + 1 x 4 = 10: forwards 0-3 on c0, 4-7 on c1, 8-9 on c0
+	 * hold 24 + 8 + 12 = 44. Then (forward chunk, backward chunk: held
+	 * after the forward / after the backward):
+	 *   f10 c0 / b0 c1: 50 / 48     f11 c0 / b1 c1: 54 / 52
+	 *   f12 c1 / b2 c1: 54 / 52     f13 c1 / b3 c1: 54 / 52
+	 *   f14 c1 / b4 c0: 54 / 48     f15 c1 / b5 c0: 50 / 44
+	 *   f16 c0 / b6 c0: 50 / 44     f17 c0 / b7 c0: 50 / 44
+	 *   f18 c0 / b8 c1: 50 / 48     f19 c0 / b9 c1: 54 / 52 ...
+	 * (period 8, net 0): peak 54 of 8 layers = 6.75. The warm-up alone
+	 * (11 forwards, 50) would give 6.25. */
+	CHECK(parse("Et*6|t*2|t*6|t*2|t*2|t*6|t*2|t*6L") == 0);
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 64), 54.0 / 8, 1e-12);
+	/* rank 3: chunks 2 and 6, w = 4: f0-3 on c0 hold 8; f4 c1 / b0 c1:
+	 * 14 / 8, and so on through f7 / b3; f8 c0 / b4 c0: 10 / 8: peak 14
+	 * of 8 = 1.75 */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 14.0 / 8, 1e-12);
+
 	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
-	/* rank 3 of 4, 64 micro-batches: 13 forwards, chunks 0,0,0,0, 1 x 4,
-	 * 2 x 4, then chunk 3 once: 16 + 16 + 16 + 1 = 49 layers of its 13 */
-	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 49.0 / 13, 1e-12);
-	/* rank 0: 19 forwards of 4-layer chunks: 76 of 16 = 4.75, as with
-	 * equal chunks (19 / 4) */
+	/* DeepSeek-V3's recipe, rank 3 of PP 4, VP 4 (chunks 4, 4, 4, 1):
+	 * w = 12 forwards on chunks 0, 1, 2 (4 each) hold 48; f12-f15 on
+	 * chunk 3 (+1) with b0-b3 on chunk 3 (-1): 49 / 48; f16 on chunk 0
+	 * (+4): 52, b4 on chunk 2 (-4): 48; the period repeats: peak 52 of
+	 * 13 layers */
+	CHECK_NEAR(pp_layout_inflight(&L, 4, 3, 64), 52.0 / 13, 1e-12);
+	/* rank 0, chunks all of 4: w = 18; equal chunks keep w + 1 = 19
+	 * forwards at the peak: 76 of 16 = 4.75 */
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 64), 4.75, 1e-12);
-	/* 4 micro-batches: rank 0's 19 warm-up forwards exceed the 16 there
+	/* 4 micro-batches: rank 0's 18 warm-up forwards reach the 16 there
 	 * are, so all 4 are in flight */
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 0, 4), 4, 1e-12);
 	/* 1F1B (one chunk a rank): pp - r */
@@ -177,18 +210,65 @@ TEST(inflight_hand_counts)
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 1, 64), 3, 1e-12);
 }
 
-/* A chunk's share of its rank's time: slots (layers, E, L) over the
- * rank's. */
+/* A chunk's share of its rank's time: its transformer layers over the
+ * rank's (E and L are the first and last stages' own costs). */
 TEST(chunk_shares)
 {
 	CHECK(parse("Et*4|(t*4|)*14tL") == 0);
-	/* rank 0: chunks E+4, 4, 4, 4 = 17 slots; chunk 0 is 5 */
-	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 0, 0), 5.0 / 17, 1e-12);
-	/* rank 3: chunks 4, 4, 4, 1+L = 14 slots; chunk 3 is 2 */
-	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 3), 2.0 / 14, 1e-12);
+	/* rank 0: chunks E+4, 4, 4, 4 = 16 layers; chunk 0 is 4 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 0, 0), 4.0 / 16, 1e-12);
+	/* rank 3: chunks 4, 4, 4, 1+L = 13 layers; chunk 3 is 1 */
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 3), 1.0 / 13, 1e-12);
+	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 3, 0), 4.0 / 13, 1e-12);
 	/* rank 1: four chunks of 4 */
 	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 1, 2), 0.25, 1e-12);
 	CHECK_NEAR(pp_layout_chunk_share(&L, 4, 1, 4), 0, 1e-12);   /* no chunk 4 */
+	/* even: rank 3's chunks differ (4 and 1) */
+	CHECK(!pp_layout_even(&L, 4));
+	CHECK(parse("Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L") == 0);
+	CHECK(pp_layout_even(&L, 4));
+	/* ranks of 6 + 2 and 2 + 6: each rank's chunks differ */
+	CHECK(parse("Et*6|t*2|t*6|t*2|t*2|t*6|t*2|t*6L") == 0);
+	CHECK(!pp_layout_even(&L, 4));
+	/* ranks unequal to each other (5+5 and 3+3) but each of equal
+	 * chunks: the schedule is the even split's */
+	CHECK(parse("Et*5|t*3|t*3|t*5|t*5|t*3|t*3|t*5L") == 0);
+	CHECK(pp_layout_even(&L, 4));
+}
+
+/* plan_place_layout: stage s takes rank s's layers, in order, whatever
+ * the split before (the Edit plan view calls it when the key changes).
+ * "Et*6|t*4|t*6|t*2|t*2|t*6|t*2|t*4L" at PP 4: virtual stages 6, 4, 6,
+ * 2, 2, 6, 2, 4; rank r holds stages r and r + 4: 6 + 2 = 8, 4 + 6 = 10,
+ * 6 + 2 = 8, 2 + 4 = 6, so layers 0-7, 8-17, 18-25, 26-31 of 32. */
+TEST(place_layout)
+{
+	struct model_spec m;
+	memset(&m, 0, sizeof m);
+	m.layers = 32;
+	struct plan p;
+	plan_init(&p);
+	struct stage st[4];
+	for (int s = 0; s < 4; s++)
+		st[s] = (struct stage){ s % 2, 2, 8 * s, 8 * s + 7 };
+	struct replica r = { 1, 1.0, 4, st };
+	p.n_replicas = 1;
+	p.replicas = &r;
+	CHECK_EQ_INT(plan_place_layout(&p, &m), 0);   /* no layout: nothing */
+	snprintf(p.pp_layout, sizeof p.pp_layout, "%s", "Et*6|t*4|t*6|t*2|t*2|t*6|t*2|t*4L");
+	CHECK_EQ_INT(plan_place_layout(&p, &m), 1);
+	const int want[4][2] = { { 0, 7 }, { 8, 17 }, { 18, 25 }, { 26, 31 } };
+	for (int s = 0; s < 4; s++) {
+		CHECK_EQ_INT(st[s].first_layer, want[s][0]);
+		CHECK_EQ_INT(st[s].last_layer, want[s][1]);
+		CHECK_EQ_INT(st[s].pool, s % 2);   /* pools and TP stay */
+		CHECK_EQ_INT(st[s].tp, 2);
+	}
+	/* another model depth: nothing placed */
+	m.layers = 31;
+	st[1].first_layer = 5;
+	CHECK_EQ_INT(plan_place_layout(&p, &m), 0);
+	CHECK_EQ_INT(st[1].first_layer, 5);
 }
 
 int main(void)
@@ -200,5 +280,6 @@ int main(void)
 	RUN(random_text);
 	RUN(inflight_hand_counts);
 	RUN(chunk_shares);
+	RUN(place_layout);
 	return t_done("pp_layout");
 }

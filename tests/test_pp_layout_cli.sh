@@ -11,7 +11,10 @@
 #   - Megatron-Core takes --pipeline-model-parallel-layout and derives VP
 #     from it, refusing --num-layers-per-virtual-pipeline-stage beside it
 #     (arguments.py @d98e8a64 L927-950);
-#   - a 1F1B layout of equal stages is the even split: the same estimate.
+#   - Megatron-LM 2021-22 has no layout flag (it came with Megatron-Core's
+#     pipeline_parallel_layer_layout.py);
+#   - a 1F1B layout of equal stages, and an interleaved one of equal
+#     chunks, is the even split: the same estimate.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -33,13 +36,13 @@ cp "$T/out" "$T/ds.json"
 
 # --- fill and drain: the slowest rank waits for chunk 0 of each rank
 # before it and the last chunk of each rank after it; a chunk's share is
-# its slots (layers, E, L) over its rank's. Ranks' chunks (slots): rank 0
-# E+4,4,4,4 (17), ranks 1-2 4,4,4,4 (16), rank 3 4,4,4,1+L (14).
+# its transformer layers over its rank's. Ranks' chunks (layers): ranks
+# 0-2 4,4,4,4 (16), rank 3 4,4,4,1 (13).
 json "
 t = [s['time_per_microbatch_s'] for s in d['memory']]
 c = t.index(max(t))
-first = [5/17, 4/16, 4/16, 4/14]
-last = [4/17, 4/16, 4/16, 2/14]
+first = [4/16, 4/16, 4/16, 4/13]
+last = [4/16, 4/16, 4/16, 1/13]
 want = sum(t[i] * (first[i] if i < c else last[i]) for i in range(4) if i != c)
 got = d['breakdown_s']['bubble']
 assert abs(got - want) <= 1e-9 * want, (got, want, c)"
@@ -57,6 +60,12 @@ grep -qF "position 6 ('x')" "$T/err" && ok || bad "no position: $(cat "$T/err")"
 expect 3 "16 virtual stages; PP 4 x VP 1" $H estimate $DS --pp-layout "$LAY"
 expect 3 "places 60 transformer layers" $H estimate $DS --schedule interleaved:4 \
 	--pp-layout 'Et*4|(t*4|)*14L'
+# E in virtual stage 0 and L in the last (Megatron builds them there:
+# training.py pre_process / post_process); an empty stage around them moves them
+expect 3 "embedding E in a later virtual stage" $H estimate $DS --schedule interleaved:4 \
+	--pp-layout '|Et*4|(t*4|)*13tL'
+expect 3 "loss L in an earlier virtual stage" $H estimate $DS --schedule interleaved:4 \
+	--pp-layout 'Et*4|(t*4|)*13tL|'
 expect 3 "MTP" $H estimate $DS --schedule interleaved:4 --pp-layout 'Et*4|(t*4|)*14tmL'
 expect 2 "at most 127 bytes" $H estimate $DS --pp-layout "$(printf 'E%0200dL' 0 | tr 0 t)"
 python3 - "$T/plan.json" "$T/bad.json" <<'PY'
@@ -77,6 +86,18 @@ json "
 a = json.load(open('$T/even.json'))
 assert d['step_time_s'] == a['step_time_s'], (d['step_time_s'], a['step_time_s'])
 assert d['mem_need_bytes'] == a['mem_need_bytes']"
+
+# --- an interleaved layout of equal chunks is the even interleaved split:
+# the same estimate, byte for byte but for the key itself
+I8="--pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --mbs 1 --gbs 64 --schedule interleaved:2 --format json"
+expect 0 "" $H estimate $I8
+cp "$T/out" "$T/ieven.json"
+expect 0 "" $H estimate $I8 --pp-layout 'Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L'
+json "
+a = json.load(open('$T/ieven.json'))
+assert d['plan'].pop('pp_layout') == 'Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L'
+a['plan'].pop('pp_layout', None)
+assert d == a, [k for k in d if d[k] != a.get(k)]"
 
 # --- launch: Megatron-Core's flag, and none of the flags it refuses beside it
 expect 0 "" $H launch --force --plan "$T/plan.json" --pool 64x4xGB200 -m deepseek-v3
@@ -101,5 +122,15 @@ expect 0 "does not run this plan as planned" $H launch --pool 1x8xH100-SXM -m ll
 	--tp 2 --pp 4 --mbs 1 --gbs 64 --schedule interleaved:2 --framework megatron-lm \
 	--pp-layout 'Et*6|t*2|t*6|t*2|t*2|t*6|t*2|t*6L'
 grep -qF "virtual stages of unequal layers" "$T/err" && ok || bad "no unequal-chunks note: $(cat "$T/err")"
+# that version has no --pipeline-model-parallel-layout (Megatron-Core's)
+grep -v '^#' "$T/out" | grep -qF -- "--pipeline-model-parallel-layout" &&
+	bad "the layout flag for Megatron-LM" || ok
+grep -qF "is Megatron-Core's" "$T/err" && ok || bad "the note does not name the flag's framework"
+# equal chunks: the even split, written as such, with no note
+expect 0 "" $H launch --pool 1x8xH100-SXM -m llama3.1-8b \
+	--tp 2 --pp 4 --mbs 1 --gbs 64 --schedule interleaved:2 --framework megatron-lm \
+	--pp-layout 'Et*4|t*4|t*4|t*4|t*4|t*4|t*4|t*4L'
+grep -qF -- "--num-layers-per-virtual-pipeline-stage 4" "$T/out" && ! grep -qF -- \
+	"--pipeline-model-parallel-layout" "$T/out" && ok || bad "Megatron-LM even layout: $(grep pipeline "$T/out")"
 
 finish pp_layout_cli

@@ -33,6 +33,7 @@ struct tui_planedit {
 	struct search_plan cur;      /* the edited plan */
 	int orig_ok, cur_ok;         /* their estimates are valid */
 	char why[sizeof ((struct hp_err *)0)->msg];   /* why cur has none */
+	char placed[PP_LAYOUT_TEXT];  /* cur's pp_layout its stages were placed by */
 };
 
 /* Validate and estimate sp->plan on pe's inputs, and fill what the
@@ -72,6 +73,7 @@ static void reset(struct tui_planedit *pe)
 	plan_copy(&pe->cur.plan, &pe->orig.plan);
 	snprintf(pe->cur.label, sizeof pe->cur.label, "edited %.*s", TUI_CUT(pe->orig.label, 56));
 	pe->cur.optimality = OPTIMAL_HEURISTIC;
+	hp_strlcpy(pe->placed, pe->cur.plan.pp_layout, sizeof pe->placed);
 	pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;
 }
 
@@ -116,8 +118,16 @@ const struct plan *tui_planedit_orig(const struct tui *t)
 void tui_planedit_changed(struct tui *t)
 {
 	struct tui_planedit *pe = t->pe;
-	if (pe)
-		pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;
+	if (!pe)
+		return;
+	/* a new pp_layout places the stages' layers as `estimate --pp-layout`
+	 * does (plan_place_layout), so a layout whose ranks' totals differ
+	 * from the current split is taken as written */
+	if (strcmp(pe->placed, pe->cur.plan.pp_layout) != 0) {
+		plan_place_layout(&pe->cur.plan, &pe->m);
+		hp_strlcpy(pe->placed, pe->cur.plan.pp_layout, sizeof pe->placed);
+	}
+	pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;
 }
 
 const struct search_plan *tui_planedit_get(const struct tui *t)
