@@ -283,12 +283,18 @@
  *    copying its own parameters' gradients out: four read-and-write
  *    passes over the whole gradient (ddp_copy_passes 4). Then step()
  *    all-gathers the updated fp16 sub-partitions (after the update: no
- *    parameter overlap). Not modelled: step() also runs the overflow
- *    check and get_grad_norm over every fp16 gradient tensor of the
- *    model, not the shard (10 + 10 bytes a parameter and two host syncs
- *    a tensor: .item() and float()); the shard's own step (fp32 cast and
- *    flatten 6 + 8, unscale 8, FusedAdam 28, fp16 copy 6 = 56 bytes) is
- *    charged at the row's 70. */
+ *    parameter overlap). The step (step(), stage1.py L605-690
+ *    @7d4d742), costed by framework_opt_step_bytes: over every fp16
+ *    gradient tensor of the rank's model, not only its shard, the
+ *    overflow check (CheckOverflow.check, float(x.float().sum()): 2 + 4
+ *    + 4) and get_grad_norm(group) (p.grad.data.float().norm(): 2 + 4 +
+ *    4), 20 bytes per model parameter (zero1_opt_model_bytes); then on
+ *    the shard, get_flat_sub_partitions' .to(fp32) (2 + 4) and
+ *    _flatten_dense_tensors (4 + 4), unscale_and_clip_grads' mul_ (4 +
+ *    4), FusedAdam (16 + 12), the copy into the fp16 sub-partition (4 +
+ *    2): 56 bytes per shard parameter (zero1_opt_shard_bytes). At d
+ *    ranks: 56 x P/d + 20 x P. Not modelled: the two host syncs a
+ *    tensor (float() and .item()). */
 #include "framework.h"
 
 #include <assert.h>
@@ -331,7 +337,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
 			     "@ab520f82",
 			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0,
-			     .ep_overlap = 0, .ep_dispatch_dedup = 0,
+			     .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
@@ -340,7 +346,7 @@ static const struct framework_info rows[FW_ROWS] = {
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
 				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
 				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0,
-				  .ep_overlap = 0, .ep_dispatch_dedup = 0,
+				  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
 	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
@@ -348,7 +354,7 @@ static const struct framework_info rows[FW_ROWS] = {
 	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", "intern", 0, 1, 1, 0, 0,
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
 			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1,
-			  .ep_overlap = 0, .ep_dispatch_dedup = 0,
+			  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 2,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* llm.c: see the notes above; every field named. */
 	[FW_LLMC] = { .id = FW_LLMC, .name = "llm.c", .display = "llm.c (karpathy/llm.c train_gpt2.cu)",
@@ -360,7 +366,7 @@ static const struct framework_info rows[FW_ROWS] = {
 		      .opt_bytes_per_param = 28 + 2, .zero1_bcast = 0, .ep_overlap = 0,
 		      .ep_dispatch_dedup = 0, .fp8_params = 0, .grad_overlap_min_zero = 0,
 		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .fused_residual_norm = 1,
-		      .no_dropout = 1, .gemm_bias_epilogue = 1 },
+		      .no_dropout = 1, .gemm_bias_epilogue = 1, .zero_stages = 2 },
 	/* DeepSpeed 0.3 with DeepSpeedExamples' 2019 Megatron-LM: see the
 	 * notes above; every field named. */
 	[FW_DEEPSPEED_03] = { .id = FW_DEEPSPEED_03, .name = "deepspeed-0.3",
@@ -376,7 +382,9 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .pp_partitioned = 0, .grad_overlap_min_zero = 2, .zero0_copy_passes = 3,
 			      .loss_bytes_fwd = 6 + 8 + 4 + 8 + 8 + 4 + 8, .loss_bytes_bwd = 8 + 6,
 			      .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
-			      .eager_fused_qkv = 1, .eager_mask_mul = 1, .unfused_only = 1 },
+			      .eager_fused_qkv = 1, .eager_mask_mul = 1, .unfused_only = 1,
+			      .zero_stages = 2, .zero1_opt_shard_bytes = 6 + 8 + 8 + 28 + 6,
+			      .zero1_opt_model_bytes = 10 + 10 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
@@ -417,6 +425,22 @@ int framework_grad_overlap_possible(enum hp_framework f, int zero)
 double framework_opt_bytes(enum hp_framework f, int fp32_run)
 {
 	return fp32_run ? FW_OPT_BYTES_DEFAULT : framework_get(f)->opt_bytes_per_param;
+}
+
+double framework_opt_step_bytes(enum hp_framework f, int fp32_run, int zero,
+				double shard_params, double model_params)
+{
+	const struct framework_info *r = framework_get(f);
+	if (zero >= 1 && !fp32_run && r->zero1_opt_shard_bytes > 0)
+		return r->zero1_opt_shard_bytes * shard_params +
+		       r->zero1_opt_model_bytes * model_params;
+	return framework_opt_bytes(f, fp32_run) * shard_params;
+}
+
+int framework_zero_max(enum hp_framework f)
+{
+	int n = framework_get(f)->zero_stages;
+	return n >= 1 && n <= 4 ? n - 1 : 3;
 }
 
 int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,

@@ -163,6 +163,20 @@ struct framework_info {
 				    * own reduce without the ZeRO optimizer's
 				    * contiguous buffers, framework.c); 0: the
 				    * row's ddp_copy_passes at every stage */
+	/* The ZeRO stages the row's code runs, and its sharded step (last so
+	 * the rows' positional fields keep their order). */
+	int zero_stages;           /* ZeRO stages the row's code runs, counted
+				    * from 0 (1: ZeRO 0 only, 2: 0-1); 0: all
+				    * four, 0-3 (framework_zero_max) */
+	double zero1_opt_shard_bytes; /* at ZeRO 1 or more, HBM bytes the step
+				       * moves per parameter of the rank's shard,
+				       * where its code path differs from the
+				       * unsharded step (DeepSpeed 0.3: 56,
+				       * framework.c); 0: opt_bytes_per_param */
+	double zero1_opt_model_bytes; /* and per parameter of the rank's whole
+				       * model copy (passes that run over every
+				       * gradient tensor, not the shard; DeepSpeed
+				       * 0.3: 20); 0 for the other rows */
 	/* The loss and the layer's memory-bound ops (perf_compute.c; fixed
 	 * by the framework's code). */
 	double loss_bytes_fwd;     /* HBM bytes per logit (T x V/tp) the loss moves
@@ -210,6 +224,18 @@ int framework_parse(const char *s, enum hp_framework *out);
  * opt_bytes_per_param in a 16-bit run, FW_OPT_BYTES_DEFAULT when fp32_run
  * (fp32 or tf32 weights and gradients). Same precondition. */
 double framework_opt_bytes(enum hp_framework f, int fp32_run);
+/* HBM bytes f's optimizer step moves on one rank at ZeRO stage `zero`:
+ * shard_params (the parameters whose state the rank updates) times
+ * framework_opt_bytes, or, at ZeRO 1 or more in a 16-bit run where the row
+ * counts its sharded step (zero1_opt_shard_bytes), shard_params x
+ * zero1_opt_shard_bytes + model_params (the rank's whole model copy) x
+ * zero1_opt_model_bytes. Same precondition on f as framework_get. */
+double framework_opt_step_bytes(enum hp_framework f, int fp32_run, int zero,
+				double shard_params, double model_params);
+/* The highest ZeRO stage f's code runs (0-3; the row's zero_stages).
+ * runs_on.c refuses the stages above it, plan.c's messages name it. Same
+ * precondition on f as framework_get. */
+int framework_zero_max(enum hp_framework f);
 /* Ranks that own parameters, and so broadcast a shard each step, under
  * InternLM's Hybrid Zero ZeRO-1 (zero1_bcast) over `ranks` ranks, for a
  * stage of `layers` transformer layers (gated: a gated MLP) and `ends`

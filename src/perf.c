@@ -554,7 +554,11 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 		opt_params = x->params / (double)(x->dp * x->cp) +
 			     (x->eparams ? x->eparams / (double)perf_expert_dp(x) : 0);
 	int fp32 = x->p->precision == HP_FP32 || x->p->precision == HP_TF32;
-	*opt_s = framework_opt_bytes(x->p->framework, fp32) * opt_params / x->bw_hbm;
+	/* DeepSpeed 0.3's ZeRO-1 runs part of its step over the whole model
+	 * (x->params + x->eparams), the rest on the shard: the row's
+	 * counts, framework_opt_step_bytes. */
+	*opt_s = framework_opt_step_bytes(x->p->framework, fp32, x->p->zero, opt_params,
+					  x->params + x->eparams) / x->bw_hbm;
 	perf_stage_memory(x, ps);
 }
 

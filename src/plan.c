@@ -887,15 +887,24 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "holds fp32 gradients only; a plan file written by hetplan before "
 				  "December 2026 may hold it: remove the key)",
 				  ctx, hp_dtype_name((enum hp_dtype)p->precision));
-	if (p->grad_overlap == 1 && !framework_grad_overlap_possible(p->framework, p->zero))
+	if (p->grad_overlap == 1 && !framework_grad_overlap_possible(p->framework, p->zero)) {
+		int lo = framework_get(p->framework)->grad_overlap_min_zero;
+		int hi = framework_zero_max(p->framework);
+		if (lo > hi)   /* deepspeed-0.3: overlap from ZeRO 2, runs 0-1 */
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: grad_overlap on is not possible under framework %s "
+					  "(its code runs ZeRO 0-%d and at each reduces the gradients "
+					  "after the backward, whatever its config says; a plan file "
+					  "written by hetplan before December 2026 may hold it: remove "
+					  "the key)",
+					  ctx, framework_name(p->framework), hi);
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: grad_overlap on needs zero %d-3 under framework %s (below ZeRO "
+				  "%s: grad_overlap on needs zero %d-%d under framework %s (below ZeRO "
 				  "%d its code reduces the gradients after the backward, whatever its "
 				  "config says; a plan file written by hetplan before December 2026 "
 				  "may hold it: remove the key)",
-				  ctx, framework_get(p->framework)->grad_overlap_min_zero,
-				  framework_name(p->framework),
-				  framework_get(p->framework)->grad_overlap_min_zero);
+				  ctx, lo, hi, framework_name(p->framework), lo);
+	}
 	/* DeepSpeed 0.3's ZeRO-1 (zero/stage1.py @7d4d742) all-gathers the
 	 * updated fp16 partitions after optimizer.step(), and ZeRO 0 gathers
 	 * nothing: no parameter gather runs beside the forward. */

@@ -307,14 +307,9 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    after the row's commit; DLE BERT has none): no expert parallelism. */
 int runs_on_zero_ok(enum hp_framework f, int zero)
 {
-	switch (f) {
-	case FW_PYTORCH_DDP:
-	case FW_PYTORCH_DDP_2020: return zero == 0;
-	case FW_INTERNLM: return zero <= 1;
-	case FW_LLMC: return zero <= 1;
-	case FW_DEEPSPEED_03: return zero <= 1;
-	default: return 1;
-	}
+	/* framework.c's zero_stages: apex DDP 0; InternLM, llm.c and
+	 * DeepSpeed 0.3 0-1; the others 0-3. */
+	return zero <= framework_zero_max(f);
 }
 
 static void rules_estimate_only(struct verdict *v, const struct plan *p)

@@ -301,7 +301,7 @@ grep -qE "rules refuse ([0-9]+) of the \1 candidate plans for gpt-1.7b here \(" 
 	bad "--pp 2 under deepspeed-0.3: not every candidate refused: $(cat "$T/err")"
 D3="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 4 --gbs 64 --precision fp16 --attention unfused --framework deepspeed-0.3"
 expect 3 "param_overlap on cannot run under framework deepspeed-0.3" $D3 --zero 1 --param-overlap on
-expect 3 "grad_overlap on needs zero 2-3 under framework deepspeed-0.3 (below ZeRO 2" $D3 --zero 1 --grad-overlap on
+expect 3 "grad_overlap on is not possible under framework deepspeed-0.3 (its code runs ZeRO 0-1" $D3 --zero 1 --grad-overlap on
 expect 0 "" $D3 --zero 1 --param-overlap off --format json
 json "assert (d['plan']['param_overlap'], d['plan']['framework']) == (False, 'deepspeed-0.3'), d['plan']"
 # Bad names: exit 2 (a flag) or 3 (a file), naming the flag or the key and

@@ -68,6 +68,33 @@ TEST(name_parses_estimate_only)
 	CHECK(strstr(framework_list(FW_LIST_LAUNCHABLE, b, sizeof b), "deepspeed-0.3") == NULL);
 }
 
+/* The ZeRO-1 step (zero/stage1.py step() @7d4d742) by hand, for GPT-2
+ * small's P = 124,439,808 parameters (tied wte 50,257 x 768 = 38,597,376,
+ * wpe 1,024 x 768 = 786,432, 12 layers of 7,087,872, final LayerNorm
+ * 1,536) at d = 8 ranks, shard P/8 = 15,554,976:
+ *   over the whole model, CheckOverflow.check float(x.float().sum())
+ *   2 + 4 + 4 and get_grad_norm p.grad.data.float().norm() 2 + 4 + 4:
+ *   20 x 124,439,808 = 2,488,796,160 bytes;
+ *   on the shard, .to(fp32) 2 + 4, flatten 4 + 4, unscale mul_ 4 + 4,
+ *   FusedAdam 16 + 12, fp16 copy 4 + 2: 56 x 15,554,976 = 871,078,656;
+ *   total 3,359,874,816 bytes (ZeRO 0: 70 x P = 8,710,786,560). */
+TEST(zero1_step_bytes_by_hand)
+{
+	double P = 124439808.0, shard = P / 8;
+	CHECK(framework_opt_step_bytes(FW_DEEPSPEED_03, 0, 1, shard, P) == 3359874816.0);
+	CHECK(framework_opt_step_bytes(FW_DEEPSPEED_03, 0, 0, P, P) == 8710786560.0);
+	/* fp32 runs keep the default 30 bytes on the shard: 466,649,280 */
+	CHECK(framework_opt_step_bytes(FW_DEEPSPEED_03, 1, 1, shard, P) == 466649280.0);
+	/* the other rows: their own bytes on the shard only (megatron-core
+	 * 30 x 15,554,976 = 466,649,280) */
+	CHECK(framework_opt_step_bytes(FW_MEGATRON_CORE, 0, 1, shard, P) == 466649280.0);
+	/* the ZeRO stages each row's code runs (runs_on.c refuses the rest) */
+	CHECK(framework_zero_max(FW_DEEPSPEED_03) == 1 && framework_zero_max(FW_LLMC) == 1 &&
+	      framework_zero_max(FW_INTERNLM) == 1 && framework_zero_max(FW_PYTORCH_DDP) == 0 &&
+	      framework_zero_max(FW_PYTORCH_DDP_2020) == 0 &&
+	      framework_zero_max(FW_MEGATRON_CORE) == 3 && framework_zero_max(FW_DEEPSPEED) == 3);
+}
+
 /* Compute time of gpt-1.7b (catalog) with vocabulary V and `heads`
  * heads of hidden / heads each, on one V100-SXM2-16GB, fp16, unfused
  * attention, micro-batch 1 of the model's sequence, one micro-batch. */
@@ -179,6 +206,7 @@ int main(void)
 	}
 	RUN(row_as_deepspeed_03_runs);
 	RUN(name_parses_estimate_only);
+	RUN(zero1_step_bytes_by_hand);
 	RUN(loss_bytes_by_hand);
 	RUN(mask_bytes_by_hand);
 	catalog_done(&cat);
