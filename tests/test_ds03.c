@@ -19,6 +19,7 @@
 #include "framework.h"
 #include "perf.h"
 #include "plan.h"
+#include "one_gpu.h"
 
 static struct catalog cat;
 
@@ -100,13 +101,6 @@ TEST(zero1_step_bytes_by_hand)
  * attention, micro-batch 1 of the model's sequence, one micro-batch. */
 static double compute_s(enum hp_framework fw, int vocab, int heads)
 {
-	struct cluster c;
-	struct hp_err err = { 0 };
-	cluster_init(&c);
-	if (cluster_add_pool_spec(&c, "1x1xV100-SXM2-16GB,name=a", &cat, &err) < 0) {
-		T_FAILF("%s", err.msg);
-		return -1;
-	}
 	const struct model_spec *m0 = catalog_model(&cat, "gpt-1.7b");
 	if (!m0) {
 		T_FAILF("no gpt-1.7b in the catalog");
@@ -116,27 +110,7 @@ static double compute_s(enum hp_framework fw, int vocab, int heads)
 	m.vocab = vocab;
 	m.heads = m.kv_heads = heads;
 	m.head_dim = m.hidden / heads;
-	struct plan p;
-	plan_init(&p);
-	p.mbs = 1;
-	p.gbs = 1;
-	p.precision = HP_FP16;
-	p.flash = 0;
-	p.framework = fw;
-	double t = -1;
-	if (plan_uniform(&p, &c, &m, 0, 1, 1, 1, &err) < 0) {
-		T_FAILF("%s", err.msg);
-	} else {
-		struct estimate e;
-		if (perf_estimate(&c, &m, &p, NULL, &e, &err) == 0) {
-			t = e.bd.compute;
-			estimate_free(&e);
-		} else {
-			T_FAILF("%s", err.msg);
-		}
-	}
-	plan_free(&p);
-	return t;
+	return one_gpu_compute_s(&cat, "1x1xV100-SXM2-16GB,name=a", &m, HP_FP16, 0, fw);
 }
 
 /* The V100-SXM2-16GB's 900 GB/s (datasheet) times the calibration's

@@ -14,6 +14,7 @@
 #include "framework.h"
 #include "perf.h"
 #include "plan.h"
+#include "one_gpu.h"
 
 static struct catalog cat;
 
@@ -68,13 +69,6 @@ TEST(name_parses_estimate_only)
  * A100-SXM4-80GB, bf16, micro-batch 1 of 2,048 tokens, one micro-batch. */
 static double compute_s(enum hp_framework fw, int vocab)
 {
-	struct cluster c;
-	struct hp_err err = { 0 };
-	cluster_init(&c);
-	if (cluster_add_pool_spec(&c, "1x1xA100-SXM4-80GB,name=a", &cat, &err) < 0) {
-		T_FAILF("%s", err.msg);
-		return -1;
-	}
 	const struct model_spec *m0 = catalog_model(&cat, "gpt-1.7b");
 	if (!m0) {
 		T_FAILF("no gpt-1.7b in the catalog");
@@ -82,26 +76,7 @@ static double compute_s(enum hp_framework fw, int vocab)
 	}
 	struct model_spec m = *m0;
 	m.vocab = vocab;
-	struct plan p;
-	plan_init(&p);
-	p.mbs = 1;
-	p.gbs = 1;
-	p.precision = HP_BF16;
-	p.framework = fw;
-	double t = -1;
-	if (plan_uniform(&p, &c, &m, 0, 1, 1, 1, &err) < 0) {
-		T_FAILF("%s", err.msg);
-	} else {
-		struct estimate e;
-		if (perf_estimate(&c, &m, &p, NULL, &e, &err) == 0) {
-			t = e.bd.compute;
-			estimate_free(&e);
-		} else {
-			T_FAILF("%s", err.msg);
-		}
-	}
-	plan_free(&p);
-	return t;
+	return one_gpu_compute_s(&cat, "1x1xA100-SXM4-80GB,name=a", &m, HP_BF16, 1, fw);
 }
 
 /* The loss by hand. Growing the vocabulary from 51,200 to 64,000 adds
