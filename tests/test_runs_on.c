@@ -373,6 +373,29 @@ TEST(estimate_only_rows)
 	CHECK_EQ_INT(m & (PD | IL), IL);
 }
 
+/* The plan in json (gbs 64, mbs 1) is not runnable on framework fw (bit
+ * in runs_on_mask), and fw's reason contains want (case i of a table). */
+static void check_denied(const struct cluster *c, const char *json, enum hp_framework fw,
+			 unsigned bit, const char *want, size_t i)
+{
+	struct plan p;
+	struct hp_err err = { 0 };
+	char why[512];
+	plan_init(&p);
+	p.gbs = 64;
+	p.mbs = 1;
+	if (plan_parse_json(&p, json, strlen(json), "test", c, &err) < 0) {
+		T_FAILF("%s", err.msg);
+		plan_free(&p);
+		return;
+	}
+	CHECK(!(runs_on_mask(&p, c, NULL, 0) & bit));
+	runs_on_why_row(&p, c, fw, why, sizeof why);
+	if (!strstr(why, want))
+		T_FAILF("plan %zu: why '%s', want '%s'", i, why, want);
+	plan_free(&p);
+}
+
 /* llm.c's train_gpt2.cu as scripts/run_gpt2_124M.sh runs it: mpirun -np 8,
  * bf16, -z 1, -r 0 (the BLLC rows' plan) runs; each of TP, PP, ZeRO-2,
  * recomputation and FP8 is outside what llm.c @f1e2ace can run. */
@@ -398,23 +421,8 @@ TEST(llmc_row)
 		{ "{\"zero\":1,\"precision\":\"fp8\",\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
 		  "\"stages\":[" ONE_STAGE("a", 1) "]}]}", "FP8, CP or EP" },
 	};
-	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-		struct plan p;
-		struct hp_err err = { 0 };
-		plan_init(&p);
-		p.gbs = 64;
-		p.mbs = 1;
-		if (plan_parse_json(&p, no[i].json, strlen(no[i].json), "test", &c, &err) < 0) {
-			T_FAILF("%s", err.msg);
-			plan_free(&p);
-			continue;
-		}
-		CHECK(!(runs_on_mask(&p, &c, NULL, 0) & LC));
-		runs_on_why_row(&p, &c, FW_LLMC, why, sizeof why);
-		if (!strstr(why, no[i].why))
-			T_FAILF("plan %zu: why '%s', want '%s'", i, why, no[i].why);
-		plan_free(&p);
-	}
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		check_denied(&c, no[i].json, FW_LLMC, LC, no[i].why, i);
 }
 
 /* DeepSpeedExamples' 2019 Megatron-LM under DeepSpeed 0.3 as DLPerf ran
@@ -451,23 +459,8 @@ TEST(ds03_row)
 		  "\"replicas\":[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
 		  "selective recomputation (--checkpoint-activations" },
 	};
-	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
-		struct plan p;
-		struct hp_err err = { 0 };
-		plan_init(&p);
-		p.gbs = 64;
-		p.mbs = 1;
-		if (plan_parse_json(&p, no[i].json, strlen(no[i].json), "test", &c, &err) < 0) {
-			T_FAILF("%s", err.msg);
-			plan_free(&p);
-			continue;
-		}
-		CHECK(!(runs_on_mask(&p, &c, NULL, 0) & D3));
-		runs_on_why_row(&p, &c, FW_DEEPSPEED_03, why, sizeof why);
-		if (!strstr(why, no[i].why))
-			T_FAILF("plan %zu: why '%s', want '%s'", i, why, no[i].why);
-		plan_free(&p);
-	}
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		check_denied(&c, no[i].json, FW_DEEPSPEED_03, D3, no[i].why, i);
 }
 
 TEST(names_and_pick)
