@@ -291,6 +291,21 @@ wait_ready pebig || bad "no plans at 120x40 (editor)"
 keys pebig E
 wait_for pebig "What if: #1 " && ok || bad "E in the Plans view did not open the plan editor"
 golden planedit-120x40 pebig
+# pp_layout, the last key: an uneven layout of plan #1's interleaved:2
+# (80 layers, 25 + 20 on the first rank, 20 + 15 on the second) changes
+# the estimate; clearing it is no layout again, the planner's split, so
+# every row reads "same" (the editor had kept the layout's 45/35 split).
+tokens_row() { screen pebig | awk -F'│' '$2 ~ / tokens\/s / { n = split($2, f, " "); print f[n]; exit }'; }
+keys pebig G Enter
+wait_for pebig "pp_layout:" || bad "Enter on pp_layout did not ask for a value"
+keys pebig 'Et*25|t*20|t*20|t*15L' Enter
+wait_for pebig "*pp_layout          Et*25|t*20|t*20|t*15L" && ok || bad "the layout was not taken: $(screen pebig | grep pp_layout)"
+[ "$(tokens_row)" != same ] && ok || bad "an uneven layout changed nothing"
+keys pebig Enter
+wait_for pebig "pp_layout:" || bad "Enter on pp_layout did not ask again"
+keys pebig C-u Enter
+wait_for pebig " pp_layout          -" && ok || bad "the layout was not cleared: $(screen pebig | grep pp_layout)"
+[ "$(tokens_row)" = same ] && ok || bad "a cleared layout kept its split: tokens/s $(tokens_row)"
 keys pebig q
 wait_for pebig "EXITED:0" && ok || bad "quit at 120x40 (editor)"
 

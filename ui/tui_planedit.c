@@ -115,6 +115,26 @@ const struct plan *tui_planedit_orig(const struct tui *t)
 	return t->pe ? &t->pe->orig.plan : NULL;
 }
 
+/* A pp_layout cleared: the stages take back the planner's layer split
+ * (the plan's as it came), where the edited plan still has its replica
+ * groups and stages; an empty layout is no layout, not the last one's
+ * split. */
+static void restore_split(struct plan *cur, const struct plan *orig)
+{
+	if (cur->n_replicas != orig->n_replicas)
+		return;
+	for (int g = 0; g < cur->n_replicas; g++) {
+		struct replica *r = &cur->replicas[g];
+		const struct replica *o = &orig->replicas[g];
+		if (r->n_stages != o->n_stages)
+			continue;
+		for (int s = 0; s < r->n_stages; s++) {
+			r->stages[s].first_layer = o->stages[s].first_layer;
+			r->stages[s].last_layer = o->stages[s].last_layer;
+		}
+	}
+}
+
 void tui_planedit_changed(struct tui *t)
 {
 	struct tui_planedit *pe = t->pe;
@@ -124,7 +144,10 @@ void tui_planedit_changed(struct tui *t)
 	 * does (plan_place_layout), so a layout whose ranks' totals differ
 	 * from the current split is taken as written */
 	if (strcmp(pe->placed, pe->cur.plan.pp_layout) != 0) {
-		plan_place_layout(&pe->cur.plan, &pe->m);
+		if (pe->cur.plan.pp_layout[0])
+			plan_place_layout(&pe->cur.plan, &pe->m);
+		else
+			restore_split(&pe->cur.plan, &pe->orig.plan);
 		hp_strlcpy(pe->placed, pe->cur.plan.pp_layout, sizeof pe->placed);
 	}
 	pe->cur_ok = evaluate(pe, &pe->cur, pe->why, sizeof pe->why) == 0;
