@@ -382,7 +382,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .pp_partitioned = 0, .grad_overlap_min_zero = 2, .zero0_copy_passes = 3,
 			      .loss_bytes_fwd = 6 + 8 + 4 + 8 + 8 + 4 + 8, .loss_bytes_bwd = 8 + 6,
 			      .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
-			      .eager_fused_qkv = 1, .eager_mask_mul = 1, .unfused_only = 1,
+			      .eager_fused_qkv = 1, .eager_mask_mul = 1, .unfused_only = 1, .no_sp = 1,
 			      .zero_stages = 2, .zero1_opt_shard_bytes = 6 + 8 + 8 + 28 + 6,
 			      .zero1_opt_model_bytes = 10 + 10 },
 };

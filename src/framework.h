@@ -208,6 +208,10 @@ struct framework_info {
 				    * (flash) attention kernel: the planner builds
 				    * unfused-attention plans for it (search.c,
 				    * plan_globals) and runs_on.c refuses flash */
+	int no_sp;                 /* the framework's model code has no sequence
+				    * parallelism: the planner builds plans with
+				    * SP off for it (search.c, plan_globals) and
+				    * runs_on.c refuses SP with TP > 1 */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

@@ -280,7 +280,10 @@ double pp_layout_inflight(const struct pp_layout *L, int pp, int r, int mb)
 	 * forward false). The peak is after a forward. With mb a multiple of
 	 * pp every group is full, the steady state repeats every pp x vp
 	 * steps with no net change, so one period after the warm-up bounds
-	 * it; otherwise the whole schedule is walked (mb x vp steps). */
+	 * it; otherwise the whole schedule is walked (mb x vp steps): plan.c
+	 * refuses interleaved plans with mb not a multiple of pp (as
+	 * Megatron does), so only direct callers reach it (test_pp_layout.c's
+	 * hand count). */
 	long long end = mb % pp == 0 && w + (long long)pp * vp < total ?
 			w + (long long)pp * vp : total;
 	long long held = 0, peak = 0;

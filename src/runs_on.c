@@ -349,7 +349,7 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 		deny(v, LLMC, "recomputation (llm.c's -r recomputes GELU and LayerNorm only)");
 	if (pp > 1)
 		deny(v, DS03, "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)");
-	if (rep->stages[0].tp > 1 && p->sp)
+	if (rep->stages[0].tp > 1 && p->sp && framework_get(FW_DEEPSPEED_03)->no_sp)
 		deny(v, DS03, "sequence parallelism (2019 Megatron-LM)");
 	if (!runs_on_zero_ok(FW_DEEPSPEED_03, p->zero))
 		deny(v, DS03, "ZeRO-%d (the row counts DeepSpeed 0.3's ZeRO 0-1 paths)", p->zero);

@@ -304,6 +304,9 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	 * runs unfused-attention plans only: build those for it */
 	p->flash = !x->o->unfused_attention &&
 		   !framework_get(x->o->framework)->unfused_only;
+	/* and one without sequence parallelism (no_sp) runs SP-off plans */
+	if (framework_get(x->o->framework)->no_sp)
+		p->sp = 0;
 	p->framework = x->o->framework;
 }
 
@@ -2112,6 +2115,32 @@ static int cmp_front(const void *a, const void *b)
 	       x->cost_to_train_usd > y->cost_to_train_usd;
 }
 
+/* No plan --framework NAME runs came near: the plans that reached its
+ * rules (fw_checked of the candidates), how many it refused, the first
+ * refusal's reason, and what became of the rest. */
+static void explain_fw_refusal(struct ctx *x)
+{
+	struct search_result *res = x->res;
+	const struct search_stats *st = &res->stats;
+	const char *fw = framework_name(x->o->framework);
+	char rest[160] = "";
+	long kept = st->fw_checked - st->fw_denied;
+	long before = st->candidates - st->fw_checked;
+	if (kept > 0)
+		snprintf(rest, sizeof rest, "; none of the %ld it runs fits (memory)", kept);
+	if (before > 0) {
+		size_t k = strlen(rest);
+		snprintf(rest + k, sizeof rest - k,
+			 "; %ld more candidates were dropped before its rules (GPU counts, layout checks)",
+			 before);
+	}
+	snprintf(res->why, sizeof res->why,
+		 "no plan fits: --framework %s's rules refuse %ld of the %ld candidate plans for %s "
+		 "that reach them (first: %s)%s (its rules: docs/runnable.md)",
+		 fw, st->fw_denied, st->fw_checked, x->m->name,
+		 st->fw_first_why[0] ? st->fw_first_why : "no reason recorded", rest);
+}
+
 static void explain_miss(struct ctx *x)
 {
 	struct search_result *res = x->res;
@@ -2122,14 +2151,7 @@ static void explain_miss(struct ctx *x)
 		/* no plan --framework NAME runs came near: its rules refused
 		 * them (the memory misses are of plans it runs only) */
 		if (res->stats.fw_denied > 0 && x->mem_miss <= 0)
-			snprintf(res->why, sizeof res->why,
-				 "no plan fits: --framework %s's rules refuse %ld of the %ld candidate plans for %s here%s "
-				 "(its rules: docs/runnable.md; `hetplan estimate --framework %s` names the one a plan breaks)",
-				 framework_name(o->framework), res->stats.fw_denied, res->stats.candidates,
-				 x->m->name,
-				 res->stats.fw_denied < res->stats.candidates
-					 ? ", and the search kept none of the rest (memory, layout)" : "",
-				 framework_name(o->framework));
+			explain_fw_refusal(x);
 		else if (x->mem_miss > 0)
 			snprintf(res->why, sizeof res->why,
 				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s",
@@ -2377,6 +2399,10 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.screened += r->stats.screened;
 	res->stats.probes += r->stats.probes;
 	res->stats.fw_denied += r->stats.fw_denied;
+	res->stats.fw_checked += r->stats.fw_checked;
+	if (!res->stats.fw_first_why[0])
+		snprintf(res->stats.fw_first_why, sizeof res->stats.fw_first_why, "%s",
+			 r->stats.fw_first_why);
 	res->stats.dp_terms += r->stats.dp_terms;
 	res->stats.sub_candidates += r->stats.sub_candidates;
 	res->stats.lp_solves += r->stats.lp_solves;

@@ -110,6 +110,11 @@ struct search_stats {
 	long probes, dp_terms;
 	long fw_denied;       /* of candidates: plans --framework NAME cannot
 			       * run (runs_on.c), dropped before any estimate */
+	long fw_checked;      /* of candidates: plans that reached that test
+			       * (past the pool sizes and plan_validate) */
+	char fw_first_why[160];  /* the first refused plan's reason
+				  * (runs_on_why_row; setting order, the
+				  * same for any thread count), "" when none */
 	/* Candidates of the per-pool searches (the best plan on each pool
 	 * alone), which candidates leaves out; their screened candidates,
 	 * estimates, probes and DP terms are in the fields above. */

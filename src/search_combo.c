@@ -1252,7 +1252,13 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	 * that runs it (Megatron-Core first, whose row FW_ANY estimates with,
 	 * so the numbers do not move), or stays FW_ANY when none does */
 	unsigned fw = runs_on_mask(&sp.plan, x->c, NULL, 0);
+	x->res->stats.fw_checked += x->o->framework != FW_ANY;
 	if (x->o->framework != FW_ANY && !(fw & (1u << x->o->framework))) {
+		/* the first refusal's reason, for the no-plan message */
+		if (!x->res->stats.fw_first_why[0])
+			runs_on_why_row(&sp.plan, x->c, x->o->framework,
+					x->res->stats.fw_first_why,
+					sizeof x->res->stats.fw_first_why);
 		dp_memo_built(x, g, Ls, n, 0);
 		combo_plan_free(&sp.plan, framed);
 		x->res->stats.pruned++;

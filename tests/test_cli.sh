@@ -292,13 +292,22 @@ DS3="$H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision fp16 --f
 expect 0 "" $DS3
 json "p = d['plans']; assert p and all((x['framework'], x['flash'], x['tp_overlap'], x['grad_overlap'], x['param_overlap']) == ('deepspeed-0.3', False, False, False, False) and x['zero'] in (0, 1) for x in p), [(x['framework'], x['flash'], x['zero']) for x in p]"
 # a choice the row's rules refuse for every plan (bf16: DeepSpeed 0.3's
-# fp16 optimizer or fp32 only) is named as such, not as memory or layout
-expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision bf16 --framework deepspeed-0.3
+# fp16 optimizer or fp32 only) is named as such, not as memory or layout,
+# with the first refused plan's reason, the same for 1 and 3 threads
+for th in 1 3; do
+expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision bf16 --framework deepspeed-0.3 --threads $th
+grep -qE "rules refuse ([0-9]+) of the \1 candidate plans for gpt-1.7b that reach them \(first: bf16 \(DeepSpeed 0.3 runs fp16 or fp32\)\)" "$T/err" && ok ||
+	bad "bf16 under deepspeed-0.3, --threads $th: not every plan refused for bf16: $(cat "$T/err")"
+done
 # with --pp 2 every candidate has a pipeline, which the 2019 code lacks:
-# all of them refused (N of N)
+# all of them refused (N of N), the first for its pipeline
 expect 4 "no plan fits: --framework deepspeed-0.3's rules refuse " $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --precision fp16 --framework deepspeed-0.3 --pp 2
-grep -qE "rules refuse ([0-9]+) of the \1 candidate plans for gpt-1.7b here \(" "$T/err" && ok ||
+grep -qE "rules refuse ([0-9]+) of the \1 candidate plans for gpt-1.7b that reach them \(first: PP " "$T/err" && ok ||
 	bad "--pp 2 under deepspeed-0.3: not every candidate refused: $(cat "$T/err")"
+# the 2019 Megatron-LM has TP but no sequence parallelism (the row's
+# no_sp): `plan` builds SP-off plans for it, so --tp 2 finds one
+expect 0 "" $H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 64 --framework deepspeed-0.3 --precision fp16 --tp 2 --top 3 --format json
+json "p = d['plans']; assert p and all((x['framework'], x['sp']) == ('deepspeed-0.3', False) and all(s['tp'] == 2 for r in x['replicas'] for s in r['stages']) for x in p), p"
 D3="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 4 --gbs 64 --precision fp16 --attention unfused --framework deepspeed-0.3"
 expect 3 "param_overlap on cannot run under framework deepspeed-0.3" $D3 --zero 1 --param-overlap on
 expect 3 "grad_overlap on is not possible under framework deepspeed-0.3 (its code runs ZeRO 0-1" $D3 --zero 1 --grad-overlap on

@@ -1108,6 +1108,7 @@ TEST(pp_layout_memory_is_not_reused)
 	CHECK(same_estimate(&eb, &cb));
 	CHECK(same_estimate(&eb2, &cb));
 	CHECK(same_estimate(&ea2, &ca));
+	CHECK(ca.stages && cb.stages && ca.n_stages == 4 && cb.n_stages == 4);
 	if (ca.stages && cb.stages && ca.n_stages == 4 && cb.n_stages == 4)
 		CHECK(cb.stages[3].total > ca.stages[3].total);
 	estimate_free(&ea);

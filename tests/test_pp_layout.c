@@ -208,6 +208,21 @@ TEST(inflight_hand_counts)
 	/* 1F1B (one chunk a rank): pp - r */
 	CHECK(parse("Et*16|t*16|t*16|t*13L") == 0);
 	CHECK_NEAR(pp_layout_inflight(&L, 4, 1, 64), 3, 1e-12);
+
+	/* mb not a multiple of pp (the whole-schedule walk; plan.c refuses
+	 * such interleaved plans, as Megatron does): PP 2, VP 2, 3
+	 * micro-batches; the last group holds one micro-batch, so forwards
+	 * run (0,c0) (1,c0) (0,c1) (1,c1) (2,c0) (2,c1). Rank 0 holds
+	 * chunks of 3 (c0) and 1 (c1) layers, w = (2 - 0 - 1) x 2 +
+	 * (2 - 1) x 2 = 4 warm-up forwards. Held after each step
+	 * (micro-batch, chunk): (0,c0) 3, (1,c0) 6, (0,c1) 7, (1,c1) 8,
+	 * (2,c0) 11, backward (0,c1) 10, forward (2,c1) 11, backward (1,c1)
+	 * 10, cool-down 7, 4, 3, 0: peak 11 of 4 layers = 2.75. Rank 1
+	 * (chunks of 1 and 1, w = 2): 1, 2, then forward 3 / backward 2
+	 * alternately: peak 3 of 2 layers = 1.5. */
+	CHECK(parse("Et*3|t|t|tL") == 0);
+	CHECK_NEAR(pp_layout_inflight(&L, 2, 0, 3), 11.0 / 4, 1e-12);
+	CHECK_NEAR(pp_layout_inflight(&L, 2, 1, 3), 3.0 / 2, 1e-12);
 }
 
 /* A chunk's share of its rank's time: its transformer layers over the
