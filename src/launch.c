@@ -1076,6 +1076,24 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 	return 1;
 }
 
+void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *buf, size_t n)
+{
+	if (e->fits)
+		return;
+	char nb[32], cb[32], ob[32];
+	hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes);
+	if (!e->stages || e->worst_stage < 0 || e->worst_stage >= e->n_stages) {
+		snprintf(buf, n, "the plan does not fit in GPU memory (%s over)", ob);
+		return;
+	}
+	const struct perf_stage *ws = &e->stages[e->worst_stage];
+	snprintf(buf, n, "the plan does not fit in GPU memory: stage %d of replica group %d on %s "
+		 "needs %s per GPU, %s more than its %s",
+		 ws->index, ws->group, c->pools[ws->pool].gpu.name,
+		 hp_fmt_bytes(nb, sizeof nb, ws->total - ws->slack), ob,
+		 hp_fmt_bytes(cb, sizeof cb, ws->capacity));
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)

@@ -12,6 +12,7 @@
 #ifndef HP_LAUNCH_H
 #define HP_LAUNCH_H
 
+#include "perf.h"
 #include "plan.h"
 
 enum launch_format { LAUNCH_MEGATRON, LAUNCH_SLURM, LAUNCH_DEEPSPEED, LAUNCH_TORCHTITAN,
@@ -36,6 +37,13 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
  * which frameworks launch takes. where (may be NULL: "launch") starts
  * the message: the flag or file the framework came from. */
 int launch_refuses(const struct plan *p, const char *where, struct hp_err *err);
+
+/* The sentence `hetplan launch` gives a plan whose estimate e does not
+ * fit (e->fits 0): "the plan does not fit in GPU memory: stage S of
+ * replica group G on GPU needs X per GPU, Y more than its Z", into buf (n
+ * bytes), without what --force does (the caller's). Writes nothing
+ * when e fits. */
+void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *buf, size_t n);
 
 /* "megatron", "slurm" (alias "torchrun"), "deepspeed", "torchtitan",
  * ignoring case. Returns 0 and sets *f, or -1 for any other name. */

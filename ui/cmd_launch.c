@@ -156,14 +156,9 @@ static int check_fits(const struct launch_args *a, const struct cluster *c,
 		return cli_fail(&err, HP_EXIT_FAIL);
 	int rc = 0;
 	if (!est.fits) {
-		const struct perf_stage *ws = &est.stages[est.worst_stage];
-		char nb[32], cb[32], ob[32];
-		fprintf(stderr, "hetplan launch: the plan does not fit in GPU memory: stage %d of "
-			"replica group %d on %s needs %s per GPU, %s more than its %s%s\n",
-			ws->index, ws->group, c->pools[ws->pool].gpu.name,
-			hp_fmt_bytes(nb, sizeof nb, ws->total - ws->slack),
-			hp_fmt_bytes(ob, sizeof ob, est.worst_over_bytes),
-			hp_fmt_bytes(cb, sizeof cb, ws->capacity),
+		char why[400];
+		launch_nofit_text(&est, c, why, sizeof why);
+		fprintf(stderr, "hetplan launch: %s%s\n", why,
 			a->force ? " (--force: writing it anyway)" : "; --force writes it anyway");
 		if (!a->force)
 			rc = HP_EXIT_NOFIT;

@@ -145,24 +145,12 @@ static int launch_check(const struct search_plan *sp, const struct cluster *c,
 		return -1;
 	if (launch_refuses(&sp->plan, "the plan's framework", err) < 0)
 		return -1;
-	const struct estimate *e = &sp->est;
-	if (e->fits)
+	if (sp->est.fits)
 		return 0;
-	char nb[32], ob[32];
-	if (!e->stages || e->worst_stage < 0 || e->worst_stage >= e->n_stages)
-		return hp_err_set(err, HP_EXIT_NOFIT, "the plan does not fit in GPU memory "
-				  "(%s over); hetplan launch --force writes it anyway",
-				  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes));
-	const struct perf_stage *ws = &e->stages[e->worst_stage];
-	char cb[32];
-	/* launch's sentence (ui/cmd_launch.c), its --force named as a command */
-	return hp_err_set(err, HP_EXIT_NOFIT, "the plan does not fit in GPU memory: stage %d of "
-			  "replica group %d on %s needs %s per GPU, %s more than its %s; "
-			  "hetplan launch --force writes it anyway",
-			  ws->index, ws->group, c->pools[ws->pool].gpu.name,
-			  hp_fmt_bytes(nb, sizeof nb, ws->total - ws->slack),
-			  hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes),
-			  hp_fmt_bytes(cb, sizeof cb, ws->capacity));
+	char why[400];
+	/* hetplan launch's sentence, its --force named as a command */
+	launch_nofit_text(&sp->est, c, why, sizeof why);
+	return hp_err_set(err, HP_EXIT_NOFIT, "%s; hetplan launch --force writes it anyway", why);
 }
 
 /* The note the status line shows: the framework's verdict on a plan it
