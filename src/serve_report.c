@@ -126,10 +126,7 @@ double serve_inst_max_util(const struct serve_plan *pl, int role, const struct s
 {
 	if (is_how(pl, "estimate"))
 		return 0;
-	int capped = role == ROLE_DECODE ||
-		     (role == ROLE_PREFILL && slo->ttft_p99_s <= 0) ||
-		     (role == ROLE_BOTH && slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0);
-	return capped ? SERVE_MAX_UTIL : 0;
+	return serve_role_capped(role, slo) ? SERVE_MAX_UTIL : 0;
 }
 
 int serve_cap_note(const struct serve_plan *pl, const struct serve_slo *slo, int brief,

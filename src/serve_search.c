@@ -155,6 +155,12 @@ static int slo_met(const struct serve_result *r, const struct serve_slo *slo)
 	return 1;
 }
 
+int serve_role_capped(int role, const struct serve_slo *slo)
+{
+	return role == ROLE_DECODE || (role == ROLE_PREFILL && slo->ttft_p99_s <= 0) ||
+	       (role == ROLE_BOTH && slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0);
+}
+
 double serve_max_rate(const struct pool *p, const struct model_spec *m,
 		      const struct serve_config *cfg, double isl, double osl,
 		      const struct serve_slo *slo, const struct serve_calib *k)
@@ -164,7 +170,7 @@ double serve_max_rate(const struct pool *p, const struct model_spec *m,
 	if (serve_evaluate(p, m, cfg, &ld, k, &r, NULL) < 0 || !r.fits)
 		return 0;
 	double sat = r.req_s_max;
-	if (slo->ttft_p99_s <= 0 && slo->tpot_p99_s <= 0)
+	if (serve_role_capped(ROLE_BOTH, slo))
 		return SERVE_MAX_UTIL * sat;
 	double lo = 0, hi = 0.999 * sat;
 	ld.rate = hi;
@@ -773,7 +779,7 @@ static void pd_prefill_ttft(const struct pd_prefill *o, double rate, double fron
 static double pd_prefill_mu(const struct pd_prefill *o, const struct serve_slo *slo, double frontend)
 {
 	double rho;
-	if (slo->ttft_p99_s > 0) {
+	if (!serve_role_capped(ROLE_PREFILL, slo)) {
 		double a = slo->ttft_p99_s - frontend - o->S - o->kvx;
 		if (a <= 0)
 			return 0;

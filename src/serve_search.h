@@ -73,6 +73,14 @@ struct serve_slo {
  * moves from the prefill instance to a decode instance over the network). */
 enum serve_role { ROLE_BOTH, ROLE_PREFILL, ROLE_DECODE };
 
+/* 1 when the search loads an instance of `role` to SERVE_MAX_UTIL of its
+ * saturation rate because no target bounds it: a unified (both-phase)
+ * instance without either p99 target, a prefill instance without a TTFT
+ * target, a decode instance always (its batch is set by the TPOT target,
+ * its rate then capped). The rule serve_search.c applies and serve's
+ * output states (serve_report.c). */
+int serve_role_capped(int role, const struct serve_slo *slo);
+
 struct serve_cand {
 	int pool;
 	int role;                     /* enum serve_role */
