@@ -1333,9 +1333,44 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 	return dp_exposed(c, m, p, perf_calib_default(), 1, dp_s, err);
 }
 
+/* ctx_stage_as_previous(x, i) for stage i of a layer range after the
+ * first of perf_stage_times_each, from what the first range's call left
+ * in walk[i] (bit 0: the stage's crossing to the next, x->cross_next;
+ * bit 1: its return), or that call itself with walk[i] set (have 0;
+ * walk NULL: neither). Neither perf_pp_boundary_crosses nor the test of
+ * ctx_stage_as_previous reads a stage's layers but to compare those of
+ * two stages, which every stage of one range shares (the test's
+ * layers and MoE layers are then equal): so every range finds the same
+ * crossings and the same stages like their previous, and x's index,
+ * crossings and placement are those ctx_stage_as_previous leaves. The
+ * crossing into stage i is stage i - 1's to the next (ctx_stage), 0 for
+ * the first stage (perf_pp_boundary_crosses of index -1). Issue 13,
+ * nineteenth round: perf_pp_boundary_crosses ran for every stage of
+ * every range, 216K calls in the 70B search on 1,024 GPUs. */
+static int ctx_stage_walk(struct stage_ctx *x, int i, unsigned char *walk, int have)
+{
+	if (!walk)
+		return ctx_stage_as_previous(x, i);
+	if (!have) {
+		int same = ctx_stage_as_previous(x, i);
+		walk[i] = (unsigned char)(x->cross_next | same << 1);
+		return same;
+	}
+	x->cross_prev = i > 0 ? walk[i - 1] & 1 : 0;
+	x->cross_next = walk[i] & 1;
+	if (walk[i] & 2) {
+		x->index = i;
+		return 1;
+	}
+	ctx_stage_place(x, i);
+	return 0;
+}
+
 /* perf_stage_times's records of replica group r, x pointed at it
- * (ctx_replica), into e from record *si on. */
-static void stage_times_group(struct stage_ctx *x, int r, struct estimate *e, int *si)
+ * (ctx_replica), into e from record *si on; walk, have: ctx_stage_walk's
+ * (walk from the group's first stage). */
+static void stage_times_group(struct stage_ctx *x, int r, struct estimate *e, int *si,
+			      unsigned char *walk, int have)
 {
 	struct mem_run run;
 	int run_set = 0;
@@ -1343,7 +1378,7 @@ static void stage_times_group(struct stage_ctx *x, int r, struct estimate *e, in
 		struct perf_stage *ps = &e->stages[(*si)++];
 		ps->group = r;
 		ps->index = i;
-		if (ctx_stage_as_previous(x, i)) {
+		if (ctx_stage_walk(x, i, walk, have)) {
 			stage_as_previous(x, ps - 1, ps, &run, &run_set);
 			continue;
 		}
@@ -1381,7 +1416,7 @@ int perf_stage_times(const struct cluster *c, const struct model_spec *m,
 	ctx_init(&x, c, m, p, k, NULL, NULL);
 	for (int r = 0; r < p->n_replicas; r++) {
 		ctx_replica(&x, r, 1);
-		stage_times_group(&x, r, e, &si);
+		stage_times_group(&x, r, e, &si, NULL, 0);
 	}
 	return 0;
 }
@@ -1403,6 +1438,8 @@ int perf_stage_times_each(const struct cluster *c, const struct model_spec *m,
 {
 	struct stage_ctx x0, x;
 	int records = 0;
+	/* each stage's walk (ctx_stage_walk), from the first range */
+	unsigned char walk[256];
 	for (int v = 0; v < n; v++) {
 		for (int r = 0; r < p->n_replicas; r++)
 			for (int i = 0; i < p->replicas[r].n_stages; i++) {
@@ -1432,10 +1469,11 @@ int perf_stage_times_each(const struct cluster *c, const struct model_spec *m,
 			px = &x;
 		}
 		int si = 0;
-		stage_times_group(px, 0, &e, &si);
+		unsigned char *w = records <= (int)sizeof walk ? walk : NULL;
+		stage_times_group(px, 0, &e, &si, w, v > 0);
 		for (int r = 1; r < p->n_replicas; r++) {
 			ctx_replica(px, r, 1);
-			stage_times_group(px, r, &e, &si);
+			stage_times_group(px, r, &e, &si, w ? w + si : NULL, v > 0);
 		}
 		take(arg, v, &e);
 		estimate_free(&e);

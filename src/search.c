@@ -437,7 +437,7 @@ static int fill_take(const struct fit *f, int a, int limit, int dense, int v, do
 	 * 13, thirteenth round: two tests instead of log2(limit / v). */
 	double gt = f->tbm > 0 ? (C - f->ta) / f->tbm : HUGE_VAL;
 	double gm = f->mbm > 0 ? (f->cap - f->ma) / f->mbm : HUGE_VAL;
-	double g = fmin(gt, gm) / v;
+	double g = perf_fmin(gt, gm) / v;
 	if (g >= 0 && g <= hi) {
 		int m = (int)g;
 		if ((m == 0 || fill_fits(f, a, m * v, dense, C)) &&
@@ -486,7 +486,7 @@ static double fill_peak(const struct fit *f, int S, int dense, const int *k)
 {
 	double peak = -HUGE_VAL;
 	for (int s = 0, a = 0; s < S; a += k[s++])
-		peak = fmax(peak, fit_time(&f[s], a, a + k[s] - 1, dense));
+		peak = perf_fmax(peak, fit_time(&f[s], a, a + k[s] - 1, dense));
 	return peak;
 }
 
@@ -523,7 +523,7 @@ static double fill_bisect(const struct fit *f, int S, int layers, int dense, int
 	int mono = nonneg && (dense <= 0 || dense >= layers);
 	double hi = 0;
 	for (int s = 0; s < S; s++)
-		hi = fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
+		hi = perf_fmax(hi, fit_time(&f[s], 0, layers - 1, dense));
 	/* k holds the fill at C = HUGE_VAL, which succeeded: so does every
 	 * C from its bottleneck up */
 	double lo = 0, ok_at = nonneg ? fill_peak(f, S, dense, k) : HUGE_VAL;
@@ -641,7 +641,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 	int a = 0;
 	for (int s = 0; s < S; s++) {
 		int k = layers / S + (s < layers % S);
-		worst = fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
+		worst = perf_fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
 		a += k;
 	}
 	double now = mem_miss_now(x);
@@ -1077,9 +1077,9 @@ static int layout_fill(const struct fit *f, int S, int layers, int dense, int v,
 		double t = fit_time(&f[s], a, a + k[s] - 1, dense);
 		double tc = fit_comp(&f[s], a, a + k[s] - 1, dense);
 		sum += t;
-		mx = fmax(mx, t);
+		mx = perf_fmax(mx, t);
 		csum += tc;
-		cmx = fmax(cmx, tc);
+		cmx = perf_fmax(cmx, tc);
 		a += k[s];
 	}
 	L->B = mx;
