@@ -342,13 +342,17 @@ static double fit_mem(const struct fit *f, int a, int b, int dense)
 	return f->ma + nd * f->mbd + nm * f->mbm;
 }
 
-/* A layout's probes: each gives, per stage, its time (t), its time
- * but for the PP, CP and EP transfers (tc), its memory (mem) and the
- * memory a plan may use of its GPU (cap); row v of each is probe v's. */
+/* A layout's probes into its fits f (probe_fits): the first probe's
+ * per-stage time (t), time but for the PP, CP and EP transfers (tc),
+ * memory (mem) and the memory a plan may use of its GPU (cap) kept, the
+ * second's and third's taken into f as they come (two: a second probe
+ * runs). Issue 13, nineteenth round: the fits are what probe_fits
+ * computed from rows of all three, by the same expressions. */
 struct probe_out {
 	struct ctx *x;
-	int S;
-	double t[3][MAX_STAGES], tc[3][MAX_STAGES], mem[3][MAX_STAGES], cap[3][MAX_STAGES];
+	int S, two;
+	struct fit *f;
+	double t[MAX_STAGES], tc[MAX_STAGES], mem[MAX_STAGES], cap[MAX_STAGES];
 };
 
 static void probe_take(void *arg, int v, const struct estimate *e)
@@ -357,11 +361,38 @@ static void probe_take(void *arg, int v, const struct estimate *e)
 	struct ctx *x = o->x;
 	x->res->stats.evaluated++;
 	x->res->stats.probes++;
-	for (int s = 0; s < o->S; s++) {
-		o->t[v][s] = e->stages[s].t_total;
-		o->tc[v][s] = o->t[v][s] - e->stages[s].t_pp - e->stages[s].t_cp - e->stages[s].t_ep;
-		o->mem[v][s] = e->stages[s].total;
-		o->cap[v][s] = e->stages[s].capacity * x->mem_frac;
+	const struct perf_stage *st = e->stages;
+	struct fit *f = o->f;
+	if (v == 0) {
+		for (int s = 0; s < o->S; s++) {
+			o->t[s] = st[s].t_total;
+			o->tc[s] = o->t[s] - st[s].t_pp - st[s].t_cp - st[s].t_ep;
+			o->mem[s] = st[s].total;
+			o->cap[s] = st[s].capacity * x->mem_frac;
+		}
+	} else if (v == 1 && o->two) {
+		/* one layer (row 0) and two: slopes and intercepts */
+		for (int s = 0; s < o->S; s++) {
+			double t2 = st[s].t_total;
+			double c2 = t2 - st[s].t_pp - st[s].t_cp - st[s].t_ep;
+			double bt = t2 - o->t[s], bm = st[s].total - o->mem[s];
+			f[s].ta = o->t[s] - bt;
+			f[s].ma = o->mem[s] - bm;
+			f[s].tbm = f[s].tbd = bt;
+			f[s].mbm = f[s].mbd = bm;
+			f[s].cbm = f[s].cbd = c2 - o->tc[s];
+			f[s].ca = o->tc[s] - f[s].cbm;
+			f[s].cap = st[s].capacity * x->mem_frac;
+		}
+	} else {
+		/* a dense layer (probe_fits: after the two-layer probe) */
+		for (int s = 0; s < o->S; s++) {
+			double t3 = st[s].t_total;
+			double c3 = t3 - st[s].t_pp - st[s].t_cp - st[s].t_ep;
+			f[s].cbd = c3 - f[s].ca;
+			f[s].tbd = t3 - f[s].ta;
+			f[s].mbd = st[s].total - f[s].ma;
+		}
 	}
 }
 
@@ -807,36 +838,23 @@ int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
 	if (three)
 		first[n] = last[n] = 0, n++;
 	struct probe_out o;
+	o.two = two;
+	o.f = f;
 	if (probe_run(x, g, L, count, first, last, n, &o) < 0)
 		return -1;
-	const double *t1 = o.t[0], *m1 = o.mem[0], *c1 = o.tc[0];
-	const double *t2 = o.t[1], *m2 = o.mem[1], *c2 = o.tc[1], *cap = o.cap[1];
 	if (!two) {
-		/* one layer: a second probe's values as twice the first's, in
-		 * the row no probe uses then */
+		/* one layer: a second probe's values as twice the first's
+		 * (three is 0: one layer is of one kind) */
 		for (int s = 0; s < S; s++) {
-			o.t[2][s] = 2 * t1[s];
-			o.mem[2][s] = 2 * m1[s];
-			o.tc[2][s] = 2 * c1[s];
-		}
-		t2 = o.t[2], m2 = o.mem[2], c2 = o.tc[2], cap = o.cap[0];
-	}
-	for (int s = 0; s < S; s++) {
-		double bt = t2[s] - t1[s], bm = m2[s] - m1[s];
-		f[s].ta = t1[s] - bt;
-		f[s].ma = m1[s] - bm;
-		f[s].tbm = f[s].tbd = bt;
-		f[s].mbm = f[s].mbd = bm;
-		f[s].cbm = f[s].cbd = c2[s] - c1[s];
-		f[s].ca = c1[s] - f[s].cbm;
-		f[s].cap = cap[s];
-	}
-	if (three) {
-		const double *t3 = o.t[1 + two], *m3 = o.mem[1 + two], *c3 = o.tc[1 + two];
-		for (int s = 0; s < S; s++) {
-			f[s].cbd = c3[s] - f[s].ca;
-			f[s].tbd = t3[s] - f[s].ta;
-			f[s].mbd = m3[s] - f[s].ma;
+			double t2 = 2 * o.t[s], m2 = 2 * o.mem[s], c2 = 2 * o.tc[s];
+			double bt = t2 - o.t[s], bm = m2 - o.mem[s];
+			f[s].ta = o.t[s] - bt;
+			f[s].ma = o.mem[s] - bm;
+			f[s].tbm = f[s].tbd = bt;
+			f[s].mbm = f[s].mbd = bm;
+			f[s].cbm = f[s].cbd = c2 - o.tc[s];
+			f[s].ca = o.tc[s] - f[s].cbm;
+			f[s].cap = o.cap[s];
 		}
 	}
 	return 0;
