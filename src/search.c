@@ -668,16 +668,18 @@ void mem_miss_offer(struct ctx *x, struct search_plan *sp)
 static void note_memory_miss(struct ctx *x, const struct gset *g, const struct layout *L,
 			     const struct fit *f, int S, int layers, int dense)
 {
-	double worst = 0;
+	/* the largest ratio never falls (perf_fmax passes a NaN by): once
+	 * it reaches the nearest miss so far, the layout is no nearer
+	 * (issue 13, nineteenth round: most layouts probed are misses) */
+	double worst = 0, now = mem_miss_now(x);
 	int a = 0;
 	for (int s = 0; s < S; s++) {
 		int k = layers / S + (s < layers % S);
 		worst = perf_fmax(worst, fit_mem(&f[s], a, a + k - 1, dense) / f[s].cap);
+		if (now > 0 && worst >= now)
+			return;
 		a += k;
 	}
-	double now = mem_miss_now(x);
-	if (now > 0 && worst >= now)
-		return;
 	/* the layout with its even split, copied only past the test above,
 	 * which most misses fail (issue 13, fifteenth round: 1.3M fewer
 	 * instructions in the 70B search on 1,024 GPUs) */
