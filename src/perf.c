@@ -345,7 +345,7 @@ static void record_from(const struct stage_ctx *x, const struct perf_stage *src,
 }
 
 /* perf_stage_compute's outputs into a stage core, and back. */
-static void core_save(const struct stage_ctx *x, struct stage_core *c)
+static void core_save(const struct stage_ctx *x, struct stage_comp *c)
 {
 	c->fwd = x->fwd;
 	c->bwd = x->bwd;
@@ -363,7 +363,7 @@ static void core_save(const struct stage_ctx *x, struct stage_core *c)
 	c->bw_hbm = x->bw_hbm;
 }
 
-static void core_load(struct stage_ctx *x, const struct stage_core *c)
+static void core_load(struct stage_ctx *x, const struct stage_comp *c)
 {
 	x->fwd = c->fwd;
 	x->bwd = c->bwd;
@@ -458,14 +458,14 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	const struct stage_core *hit = perf_memo_core(x->memo, &ck, x->core_h0);
 	if (hit) {
 		record_from(x, &hit->ps, ps);
-		core_load(x, hit);
+		core_load(x, &hit->c);
 		return;
 	}
 	stage_record_clear(ps);
 	stage_front(x, NULL, ps);
 	struct stage_core *c = perf_memo_core_put(x->memo, &ck, x->core_h0);
 	memcpy(&c->ps, ps, sizeof c->ps);
-	core_save(x, c);
+	core_save(x, &c->c);
 }
 
 /* The DP memo's key of x's stage (x set for it: ctx_stage) into dk
@@ -1176,6 +1176,30 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
 }
 
+/* perf_stage_compute(x) for x's stage, whose DP memo key is dk
+ * (stage_dp_key), from the compute memo when a stage of the same key but
+ * for its DP degree was computed (perf_memo_comp: its outputs that a
+ * stage core keeps, core_save, which are all perf_stage_dp reads of
+ * them: stage_compute_all calls it after a core hit). perf_stage_compute
+ * reads of the stage its pool, TP, layers and MoE layers, whether it is
+ * first or last and whether pp > 1, of the plan its settings, and not
+ * the DP degree (struct stage_mem_in says what it reads), all in dk's
+ * glob and stage words; so an entry holds the bits it computes here.
+ * Issue 13, nineteenth round: the candidates' DP screen misses the DP
+ * memo where a stage shape meets a new DP degree, and computed the
+ * stage again each time (16K calls, 8.3M instructions of the 70B search
+ * on 1,024 GPUs). */
+static void dp_compute_memo(struct stage_ctx *x, const struct dp_key *dk)
+{
+	const struct stage_comp *hit = perf_memo_comp(x->memo, dk);
+	if (hit) {
+		core_load(x, hit);
+		return;
+	}
+	perf_stage_compute(x);
+	core_save(x, perf_memo_comp_put(x->memo, dk));
+}
+
 /* Stages of a replica group whose DP memo slots dp_run_memo asks for
  * before it reads the first of them. */
 enum { DP_AHEAD = 16 };
@@ -1212,7 +1236,10 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 			continue;
 		}
 		ctx_stage_place(x, i);
-		perf_stage_compute(x);
+		if (h > 0)
+			dp_compute_memo(x, &dk[i - i0]);
+		else
+			perf_stage_compute(x);
 		double v = perf_stage_dp(x, NULL);
 		if (h > 0)
 			perf_memo_dp_put(x->memo, &dk[i - i0], v);

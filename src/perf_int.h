@@ -162,11 +162,14 @@ struct stage_val {
  * read. Kept per stage key with dp 0 (and mb 0 unless ep_ov: struct
  * stage_key) (perf_memo_core): a search meets one stage at many DP
  * degrees and micro-batch counts. */
-struct stage_core {
-	struct perf_stage ps;
+struct stage_comp {
 	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	int moe_layers;
+};
+struct stage_core {
+	struct perf_stage ps;
+	struct stage_comp c;
 };
 
 /* perf_stage_compute's outputs that perf_stage_memory reads (perf_mem.c:
@@ -297,6 +300,11 @@ const double *perf_memo_dp(struct perf_memo *mo, const struct dp_key *key);
 void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_exposed);
 /* Ask the cache for key's slot ahead of perf_memo_dp (reads nothing). */
 void perf_memo_dp_ahead(const struct perf_memo *mo, const struct dp_key *key);
+/* perf_stage_compute's outputs (struct stage_comp) for a DP memo key's
+ * settings and stage, its DP degree not read (perf.c, dp_compute_memo),
+ * or NULL; perf_memo_comp_put gives the entry to fill. */
+const struct stage_comp *perf_memo_comp(struct perf_memo *mo, const struct dp_key *key);
+struct stage_comp *perf_memo_comp_put(struct perf_memo *mo, const struct dp_key *key);
 /* The collective notes of one stage (perf.c, estimate_notes): kind 0,
  * every dimension as stage_front then perf_stage_dp note them; kind 1,
  * the DP sync's alone (perf_stage_compute then perf_stage_dp). Keyed by

@@ -84,6 +84,12 @@
  * 6% higher at 16,384 than at 8,192 in both orders. */
 #define MEMO_DP_BITS 14
 #define MEMO_DP (1 << MEMO_DP_BITS)
+/* perf_stage_compute's outputs per DP memo key but for its DP degree
+ * (struct memo_comp, 0.13 KB; perf.c dp_compute_memo): the candidates'
+ * DP screen meets a stage shape at many DP degrees. Issue 13, nineteenth
+ * round: 1,024 slots (0.13 MB). */
+#define MEMO_COMP_BITS 10
+#define MEMO_COMP (1 << MEMO_COMP_BITS)
 /* Collective notes (struct memo_notes): an estimate notes two stages,
  * and a search's consecutive estimates mostly the same few; 64 slots of
  * 0.66 KB. Issue 13, tenth round: recomputing them on every estimate
@@ -199,6 +205,12 @@ struct memo_dp {
 };
 _Static_assert(sizeof(struct memo_dp) == 32, "a DP entry is half a cache line");
 
+struct memo_comp {
+	uint64_t glob, stage;
+	unsigned gen;
+	struct stage_comp v;
+};
+
 struct memo_notes {
 	unsigned gen;
 	int kind;
@@ -272,6 +284,7 @@ struct perf_memo {
 	struct memo_mem mem[MEMO_STAGE];  /* perf_stage_memories' inputs, 0.2 MB */
 	struct memo_memst memst[MEMO_STAGE];  /* ... and states, 0.2 MB */
 	struct memo_dp dp[MEMO_DP];      /* exposed DP syncs, 0.5 MB */
+	struct memo_comp comp[MEMO_COMP];  /* their stages' compute, 0.13 MB */
 	struct memo_notes notes[MEMO_NOTES];  /* 42 KB */
 	struct memo_nccl nccl[MEMO_NCCL];
 	struct memo_group group[MEMO_GROUP];  /* 0.8 MB */
@@ -762,6 +775,30 @@ void perf_memo_dp_put(struct perf_memo *mo, const struct dp_key *key, double dp_
 	e->glob = key->glob;
 	e->stage = key->stage;
 	e->v = dp_exposed;
+}
+
+static size_t comp_slot(const struct dp_key *key)
+{
+	uint64_t h = (key->glob ^ 0x243f6a8885a308d3ull) * 0x9e3779b97f4a7c15ull +
+		     (key->stage ^ 0x13198a2e03707344ull) * 0xc2b2ae3d27d4eb4full;
+	h ^= h >> 31;
+	h *= 0xff51afd7ed558ccdull;
+	return (size_t)(h >> (64 - MEMO_COMP_BITS));
+}
+
+const struct stage_comp *perf_memo_comp(struct perf_memo *mo, const struct dp_key *key)
+{
+	const struct memo_comp *e = &mo->comp[comp_slot(key)];
+	return e->gen == mo->gen && e->stage == key->stage && e->glob == key->glob ? &e->v : NULL;
+}
+
+struct stage_comp *perf_memo_comp_put(struct perf_memo *mo, const struct dp_key *key)
+{
+	struct memo_comp *e = &mo->comp[comp_slot(key)];
+	e->gen = mo->gen;
+	e->glob = key->glob;
+	e->stage = key->stage;
+	return &e->v;
 }
 
 static struct memo_notes *notes_slot(struct perf_memo *mo, const struct stage_key *key,
