@@ -452,6 +452,10 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
  * m_min, which is kept under (N, framework, m_min) (computed on the plan
  * with every group's share set to m_min micro-batches, then put back). */
 #define DPM_SLOTS 256
+/* Slots of the set's pipeline keeper (struct pipe_memo_e): layouts of a
+ * set times the DP degrees and micro-batch counts met, two entries each
+ * (the degree's own and the DP-free one). */
+#define PM_SLOTS 512
 struct dp_memo {
 	const struct ctx *x;
 	const struct gset *g;
@@ -470,8 +474,18 @@ struct dp_memo {
 		int key_n;      /* an empty slot handed out: the N to put */
 		double v;
 	} e[DPM_SLOTS];
+	/* Under FW_ANY, whether layout i's stage times read the micro-
+	 * batches (pipe_mb_read) */
+	char mb_any[HP_MAX_POOLS + 1];
+	struct pipe_memo_e {
+		unsigned gen;
+		int N, fw, li, m;   /* N = -1: the DP-free entry; li = -1: empty */
+		double A, B;
+	} pe[PM_SLOTS];
 };
 static _Thread_local struct dp_memo dpm;
+
+static int pipe_mb_read(const struct plan *p, int pp);
 
 static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struct layout **Ls,
 			  int n)
@@ -487,7 +501,15 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	dpm.built_any = dpm.built_odd = 0;
 	if (!++dpm.gen) {   /* wrapped: entries of gen 0 would read as live */
 		memset(dpm.e, 0, sizeof dpm.e);
+		memset(dpm.pe, 0, sizeof dpm.pe);
 		dpm.gen = 1;
+	}
+	if (dpm.live) {
+		struct plan pg;
+		plan_globals(&pg, x, g);
+		pg.framework = FW_ANY;
+		for (int i = 0; i < n; i++)
+			dpm.mb_any[i] = (char)pipe_mb_read(&pg, Ls[i]->pp);
 	}
 }
 
@@ -637,6 +659,155 @@ static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struc
 		dp_slot_put(e, dp_comm);
 }
 
+/* The set's pipeline keeper: what whole estimates of the set's plans
+ * tell of the pipeline term of its other plans. perf.c's replica_eval
+ * makes a group's pipeline m max_s t_s + (sum_s t_s - max_s t_s) / v
+ * from its stages' times t_s (t_total, per micro-batch), and a stage's
+ * time is a function of its stage key (perf_int.h, struct stage_key: the
+ * stage's pool, TP, layers and place in the pipeline, its neighbours'
+ * pools and node crossings, the plan's settings and framework, the DP
+ * degree, the other site's pool, and the micro-batches under the EP
+ * overlap or ZeRO 3: key0.mb). Every plan of a set runs every layout of
+ * it (counts >= 1), so its pools and other site's pool are the set's,
+ * and a group of layout i has the same stages whatever the counts: its
+ * stage times are a function of (N, framework, m) alone, m only where
+ * they read the micro-batches (pipe_mb_read). Two entries are kept per
+ * group of an estimate: A (the fill) and B (the slowest stage) at its N,
+ * exact for another plan at that N; and the same less each stage's PP
+ * hand-offs (t_pp), a lower bound at every N, since of a stage's time
+ * only the PP term reads the DP degree (perf_comm.c: the node crossings
+ * and the NIC share, perf_pp_boundary_crosses, pp_share; the compute,
+ * TP, CP and EP terms read the stage, its pool and the other site's,
+ * never x->dp), and the sum less the largest is nondecreasing in each
+ * term. These bounds hold the EP all-to-all and the CP exchange, which
+ * the layouts' A_lo, B_lo leave out (search.c layout_fill: those are
+ * probed on the layout alone, whose other site's pool is not the set's).
+ * Not kept for a plan with a pipeline layout of its own (pp_layout: its
+ * fill is layout_fill's), which the search does not build. */
+int search_pipe_mb_read(const struct plan *p, int pp)
+{
+	return p->zero == 3 || plan_ep_overlap_on(p, pp);
+}
+
+static int pipe_mb_read(const struct plan *p, int pp)
+{
+	return search_pipe_mb_read(p, pp);
+}
+
+void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, double *B,
+			double *A_free, double *B_free)
+{
+	double sum = 0, mx = 0, sum_c = 0, mx_c = 0;
+	for (int s = 0; s < pp; s++) {
+		double t = st[s].t_total, tc = t - st[s].t_pp;
+		sum += t;
+		mx = fmax(mx, t);
+		sum_c += tc;
+		mx_c = fmax(mx_c, tc);
+	}
+	*A = (sum - mx) / v;
+	*B = mx;
+	*A_free = fmax(0, (sum_c - mx_c) / v);
+	*B_free = mx_c;
+}
+
+static struct pipe_memo_e *pipe_slot(int N, int fw, int li, int m, int put)
+{
+	unsigned h = ((unsigned)(N + 1) * 2654435761u ^ (unsigned)fw * 40503u ^
+		      (unsigned)li * 7919u ^ (unsigned)m * 97u) % PM_SLOTS;
+	for (int k = 0; k < 8; k++) {
+		struct pipe_memo_e *e = &dpm.pe[(h + (unsigned)k) % PM_SLOTS];
+		if (e->gen != dpm.gen) {
+			e->gen = dpm.gen;
+			e->li = -1;
+		}
+		if (e->li == li && e->N == N && e->fw == fw && e->m == m)
+			return e;
+		if (e->li < 0) {
+			if (!put)
+				return NULL;
+			e->N = N;
+			e->fw = fw;
+			e->li = li;
+			e->m = m;
+			e->A = -1;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* The pipeline of a group of layout li running m micro-batches at DP
+ * degree N under framework fw (mb_read: its stage times read m), from
+ * the keeper: the degree's entry, else the DP-free one; -1 when neither
+ * is kept. */
+static double pipe_kept(int N, int fw, int li, int m, int mb_read)
+{
+	const struct pipe_memo_e *e = pipe_slot(N, fw, li, mb_read ? m : 0, 0);
+	if (!e || !(e->A >= 0))
+		e = pipe_slot(-1, fw, li, mb_read ? m : 0, 0);
+	if (!e || !(e->A >= 0))
+		return -1;
+	return m * e->B + e->A;
+}
+
+/* A lower bound on the pipeline term of the set's plan with groups gi
+ * (k of them, one a layout of the set: k == n) under framework fw
+ * (mb_read[i]: layout i's stage times read the micro-batches), from the
+ * keeper; pipe when it knows nothing better. */
+static double pipe_memo_bound(const struct group_in *gi, int k, int n, int fw,
+			      const char *mb_read, double pipe)
+{
+	if (k != n)
+		return pipe;
+	int N = 0;
+	for (int i = 0; i < k; i++)
+		N += gi[i].count;
+	for (int i = 0; i < k; i++) {
+		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
+		pipe = perf_fmax(pipe, pipe_kept(N, fw, i, m, mb_read[i]));
+	}
+	return pipe;
+}
+
+/* A whole estimate e of plan p (groups gi, k of them) into the keeper. */
+static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			    int n, const struct group_in *gi, int k, const struct plan *p,
+			    const struct estimate *e)
+{
+	if (k != n || p->pp_layout[0] || !dp_memo_ours(x, g, Ls, n))
+		return;
+	int N = plan_dp(p), fw = (int)p->framework, r = 0, si = 0;
+	int v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	for (int i = 0; i < k; i++) {
+		int mb_read = pipe_mb_read(p, gi[i].L->pp);
+		for (int lo = 0; lo < 2; lo++) {
+			int cnt = lo ? gi[i].n_lo : gi[i].count - gi[i].n_lo;
+			if (cnt <= 0)
+				continue;
+			int m = lo ? gi[i].m - gi[i].q : gi[i].m, pp = gi[i].L->pp;
+			if (r >= p->n_replicas || p->replicas[r].n_stages != pp ||
+			    si + pp > e->n_stages || e->stages[si].group != r ||
+			    e->stages[si + pp - 1].group != r)
+				return;
+			double A, B, A_free, B_free;
+			search_group_terms(&e->stages[si], pp, v, &A, &B, &A_free, &B_free);
+			struct pipe_memo_e *a = pipe_slot(N, fw, i, mb_read ? m : 0, 1);
+			if (a && !(a->A >= 0)) {
+				a->A = A;
+				a->B = B;
+			}
+			struct pipe_memo_e *b = pipe_slot(-1, fw, i, mb_read ? m : 0, 1);
+			if (b && !(b->A >= 0)) {
+				b->A = A_free;
+				b->B = B_free;
+			}
+			r++;
+			si += pp;
+		}
+	}
+}
+
 /* Whether a plan whose step is at least `step` surely misses the deadline
  * (budget) by more than the nearest miss so far, here or in the shared
  * context (search.c keep_plan: a miss replaces the nearest when it misses
@@ -681,10 +852,17 @@ static int nearer_miss_impossible(const struct ctx *x, const int *used, double s
  * framework, with the plan's exposed DP time added to its pipeline term
  * (set_dp_exposed): 1 to skip the plan. */
 static int dp_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       const struct plan *p, const int *used, double pipe)
+		       const struct plan *p, const struct group_in *gi, int k, const int *used,
+		       double pipe)
 {
 	if (!dp_memo_ours(x, g, Ls, n))
 		return 0;
+	if (k == n && !p->pp_layout[0]) {
+		char mb_read[HP_MAX_POOLS + 1];
+		for (int i = 0; i < k; i++)
+			mb_read[i] = (char)pipe_mb_read(p, gi[i].L->pp);
+		pipe = pipe_memo_bound(gi, k, n, (int)p->framework, mb_read, pipe);
+	}
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
 	/* not computed where the set's largest DP time so far would not
@@ -693,9 +871,7 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 	int compute = !(dpm.seen > 0) || (combo_bounds(x, used, pipe + dpm.seen + ovh) &&
 					  (!dl || nearer_miss_impossible(x, used, pipe + dpm.seen + ovh)));
 	double dp = set_dp_exposed(x, p, compute);
-	if (!(dp > 0))
-		return 0;
-	double step = pipe + dp + ovh;
+	double step = pipe + (dp > 0 ? dp : 0) + ovh;
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
@@ -758,6 +934,7 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 		return 0;
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	pipe = pipe_memo_bound(gi, k, n, (int)FW_ANY, dpm.mb_any, pipe);
 	double step = pipe + e->v + ovh;
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
@@ -1268,7 +1445,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
 	dp_memo_built(x, g, Ls, n, sp.plan.framework == FW_ANY);
-	if (screen && dp_screened(x, g, Ls, n, &sp.plan, used, pipe)) {
+	if (screen && dp_screened(x, g, Ls, n, &sp.plan, gi, k, used, pipe)) {
 		combo_plan_free(&sp.plan, framed);
 		return 1;
 	}
@@ -1285,6 +1462,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	}
 	x->res->stats.evaluated++;
 	dp_memo_offer(x, g, Ls, n, &sp.plan, sp.est.bd.dp_comm);
+	pipe_memo_offer(x, g, Ls, n, gi, k, &sp.plan, &sp.est);
 	if (framed) {
 		/* kept, offered as the nearest miss or freed whole (sp_free)
 		 * from here: on the heap */
