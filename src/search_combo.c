@@ -453,9 +453,10 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
  * with every group's share set to m_min micro-batches, then put back). */
 #define DPM_SLOTS 256
 /* Slots of the set's pipeline keeper (struct pipe_memo_e): layouts of a
- * set times the DP degrees and micro-batch counts met, two entries each
- * (the degree's own and the DP-free one). */
+ * set times the DP degrees met, and one DP-free entry a layout; and the
+ * micro-batch counts an entry keeps where the stage times read them. */
 #define PM_SLOTS 512
+#define PM_PAIRS 8
 struct dp_memo {
 	const struct ctx *x;
 	const struct gset *g;
@@ -479,8 +480,11 @@ struct dp_memo {
 	char mb_any[HP_MAX_POOLS + 1];
 	struct pipe_memo_e {
 		unsigned gen;
-		int N, fw, li, m;   /* N = -1: the DP-free entry; li = -1: empty */
-		double A, B;
+		int N, fw, li;      /* N = -1: the DP-free entry; li = -1: empty */
+		int n;              /* pairs kept */
+		int m[PM_PAIRS];    /* their micro-batches (0: the stage times
+				     * do not read them) */
+		double A[PM_PAIRS], B[PM_PAIRS];
 	} pe[PM_SLOTS];
 };
 static _Thread_local struct dp_memo dpm;
@@ -711,17 +715,17 @@ void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, d
 	*B_free = mx_c;
 }
 
-static struct pipe_memo_e *pipe_slot(int N, int fw, int li, int m, int put)
+static struct pipe_memo_e *pipe_slot(int N, int fw, int li, int put)
 {
 	unsigned h = ((unsigned)(N + 1) * 2654435761u ^ (unsigned)fw * 40503u ^
-		      (unsigned)li * 7919u ^ (unsigned)m * 97u) % PM_SLOTS;
+		      (unsigned)li * 7919u) % PM_SLOTS;
 	for (int k = 0; k < 8; k++) {
 		struct pipe_memo_e *e = &dpm.pe[(h + (unsigned)k) % PM_SLOTS];
 		if (e->gen != dpm.gen) {
 			e->gen = dpm.gen;
 			e->li = -1;
 		}
-		if (e->li == li && e->N == N && e->fw == fw && e->m == m)
+		if (e->li == li && e->N == N && e->fw == fw)
 			return e;
 		if (e->li < 0) {
 			if (!put)
@@ -729,26 +733,54 @@ static struct pipe_memo_e *pipe_slot(int N, int fw, int li, int m, int put)
 			e->N = N;
 			e->fw = fw;
 			e->li = li;
-			e->m = m;
-			e->A = -1;
+			e->n = 0;
 			return e;
 		}
 	}
 	return NULL;
 }
 
+/* The most an entry's pairs say of the pipeline of a group running m
+ * micro-batches (mb_read: the stage times read them), -1 when none
+ * applies. Where they are read, a pair kept at m' >= m applies: a stage
+ * time reads the micro-batches only through the EP overlap's exposed
+ * share (perf_comm.c ep_overlap_exposed: the passes without a partner,
+ * at 4 all-to-alls, over mb x v, the others at the paired exposure,
+ * which is at most 4 all-to-alls), nonincreasing in them, so each stage
+ * time at m is at least at m', and m B + A with it (B the largest, A
+ * the sum less the largest, both nondecreasing in each stage time). */
+static double pipe_pairs(const struct pipe_memo_e *e, int m, int mb_read)
+{
+	double best = -1;
+	for (int j = 0; e && j < e->n; j++)
+		if (mb_read ? e->m[j] >= m : e->m[j] == 0)
+			best = perf_fmax(best, m * e->B[j] + e->A[j]);
+	return best;
+}
+
 /* The pipeline of a group of layout li running m micro-batches at DP
- * degree N under framework fw (mb_read: its stage times read m), from
- * the keeper: the degree's entry, else the DP-free one; -1 when neither
- * is kept. */
+ * degree N under framework fw, from the keeper: the most its degree's
+ * entry and the DP-free one say; -1 when neither says anything. */
 static double pipe_kept(int N, int fw, int li, int m, int mb_read)
 {
-	const struct pipe_memo_e *e = pipe_slot(N, fw, li, mb_read ? m : 0, 0);
-	if (!e || !(e->A >= 0))
-		e = pipe_slot(-1, fw, li, mb_read ? m : 0, 0);
-	if (!e || !(e->A >= 0))
-		return -1;
-	return m * e->B + e->A;
+	return perf_fmax(pipe_pairs(pipe_slot(N, fw, li, 0), m, mb_read),
+			 pipe_pairs(pipe_slot(-1, fw, li, 0), m, mb_read));
+}
+
+/* Keep (A, B) at m (0: not read) in e, once a micro-batch count; an
+ * entry keeps its first PM_PAIRS counts. */
+static void pipe_pair_put(struct pipe_memo_e *e, int m, double A, double B)
+{
+	if (!e)
+		return;
+	for (int j = 0; j < e->n; j++)
+		if (e->m[j] == m)
+			return;
+	if (e->n == PM_PAIRS)
+		return;
+	e->m[e->n] = m;
+	e->A[e->n] = A;
+	e->B[e->n++] = B;
 }
 
 /* A lower bound on the pipeline term of the set's plan with groups gi
@@ -792,16 +824,8 @@ static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const str
 				return;
 			double A, B, A_free, B_free;
 			search_group_terms(&e->stages[si], pp, v, &A, &B, &A_free, &B_free);
-			struct pipe_memo_e *a = pipe_slot(N, fw, i, mb_read ? m : 0, 1);
-			if (a && !(a->A >= 0)) {
-				a->A = A;
-				a->B = B;
-			}
-			struct pipe_memo_e *b = pipe_slot(-1, fw, i, mb_read ? m : 0, 1);
-			if (b && !(b->A >= 0)) {
-				b->A = A_free;
-				b->B = B_free;
-			}
+			pipe_pair_put(pipe_slot(N, fw, i, 1), mb_read ? m : 0, A, B);
+			pipe_pair_put(pipe_slot(-1, fw, i, 1), mb_read ? m : 0, A_free, B_free);
 			r++;
 			si += pp;
 		}
