@@ -919,7 +919,11 @@ static void dp_memo_built(const struct ctx *x, const struct gset *g, const struc
  * plans, set_may_stock), --framework is not given, and the keeper holds
  * the plan's key (N = the replicas, FW_ANY, under ZeRO 3 the fewest
  * micro-batches of a replica): dp_screened then reads that value and
- * computes nothing, so its verdict is this one. Asked only once a plan
+ * computes nothing, so its verdict is this one; or where the set's
+ * pipeline keeper (pipe_memo_bound) raises the pipeline bound, which
+ * screens with the DP time left at 0 when the key is not held (a lower
+ * bound on the step as well: the plan would be screened by dp_screened
+ * too, or estimated where this does not screen). Asked only once a plan
  * of the set was built and valid and none was refused: whether
  * plan_validate passes reads the settings, the layouts and the
  * micro-batches, which the split makes whole (multiples of q) and the
@@ -948,18 +952,21 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 	for (int j = 0; j < 8; j++) {
 		const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
 		if (f->gen != dpm.gen || !f->N)
-			return 0;   /* dp_slot stops at the first empty slot */
+			break;   /* dp_slot stops at the first empty slot */
 		if (f->N == N && f->fw == fw && f->m == m) {
 			e = f;
 			break;
 		}
 	}
-	if (!e || !(e->v > 0))
+	/* without the key's DP time the step is still at least the
+	 * pipeline's (the keeper's) and the fixed overhead */
+	double dp = e && e->v > 0 ? e->v : 0, pipe0 = pipe;
+	pipe = pipe_memo_bound(gi, k, n, (int)FW_ANY, dpm.mb_any, pipe);
+	if (!(dp > 0) && !(pipe > pipe0))
 		return 0;
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
-	pipe = pipe_memo_bound(gi, k, n, (int)FW_ANY, dpm.mb_any, pipe);
-	double step = pipe + e->v + ovh;
+	double step = pipe + dp + ovh;
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
