@@ -476,8 +476,9 @@ struct dp_memo {
 		double v;
 	} e[DPM_SLOTS];
 	/* Under FW_ANY, whether layout i's stage times read the micro-
-	 * batches (pipe_mb_read) */
+	 * batches (pipe_mb_read; set with the set's first keeper entry) */
 	char mb_any[HP_MAX_POOLS + 1];
+	int pm_kept;        /* entries put for the set (0: nothing to read) */
 	struct pipe_memo_e {
 		unsigned gen;
 		int N, fw, li;      /* N = -1: the DP-free entry; li = -1: empty */
@@ -486,6 +487,9 @@ struct dp_memo {
 				     * do not read them) */
 		double A[PM_PAIRS], B[PM_PAIRS];
 	} pe[PM_SLOTS];
+	/* the DP-free entries, one a layout of the set (li, N -1 and the fw
+	 * of the first estimate that put one; gen as pe's) */
+	struct pipe_memo_e pfree[HP_MAX_POOLS + 1];
 };
 static _Thread_local struct dp_memo dpm;
 
@@ -506,15 +510,10 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	if (!++dpm.gen) {   /* wrapped: entries of gen 0 would read as live */
 		memset(dpm.e, 0, sizeof dpm.e);
 		memset(dpm.pe, 0, sizeof dpm.pe);
+		memset(dpm.pfree, 0, sizeof dpm.pfree);
 		dpm.gen = 1;
 	}
-	if (dpm.live) {
-		struct plan pg;
-		plan_globals(&pg, x, g);
-		pg.framework = FW_ANY;
-		for (int i = 0; i < n; i++)
-			dpm.mb_any[i] = (char)pipe_mb_read(&pg, Ls[i]->pp);
-	}
+	dpm.pm_kept = 0;
 }
 
 static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -717,6 +716,19 @@ void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, d
 
 static struct pipe_memo_e *pipe_slot(int N, int fw, int li, int put)
 {
+	if (N < 0) {
+		struct pipe_memo_e *e = &dpm.pfree[li];
+		if (e->gen != dpm.gen) {
+			if (!put)
+				return NULL;
+			e->gen = dpm.gen;
+			e->N = -1;
+			e->fw = fw;
+			e->li = li;
+			e->n = 0;
+		}
+		return e->fw == fw ? e : NULL;
+	}
 	unsigned h = ((unsigned)(N + 1) * 2654435761u ^ (unsigned)fw * 40503u ^
 		      (unsigned)li * 7919u) % PM_SLOTS;
 	for (int k = 0; k < 8; k++) {
@@ -790,7 +802,7 @@ static void pipe_pair_put(struct pipe_memo_e *e, int m, double A, double B)
 static double pipe_memo_bound(const struct group_in *gi, int k, int n, int fw,
 			      const char *mb_read, double pipe)
 {
-	if (k != n)
+	if (k != n || !dpm.pm_kept)
 		return pipe;
 	int N = 0;
 	for (int i = 0; i < k; i++)
@@ -826,6 +838,15 @@ static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const str
 			search_group_terms(&e->stages[si], pp, v, &A, &B, &A_free, &B_free);
 			pipe_pair_put(pipe_slot(N, fw, i, 1), mb_read ? m : 0, A, B);
 			pipe_pair_put(pipe_slot(-1, fw, i, 1), mb_read ? m : 0, A_free, B_free);
+			if (!dpm.pm_kept) {
+				/* the set's first: mb_any for the readers */
+				struct plan pg;
+				plan_globals(&pg, x, g);
+				pg.framework = FW_ANY;
+				for (int j = 0; j < n; j++)
+					dpm.mb_any[j] = (char)pipe_mb_read(&pg, Ls[j]->pp);
+				dpm.pm_kept = 1;
+			}
 			r++;
 			si += pp;
 		}
@@ -881,11 +902,15 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 {
 	if (!dp_memo_ours(x, g, Ls, n))
 		return 0;
-	if (k == n && !p->pp_layout[0]) {
+	if (k == n && dpm.pm_kept && !p->pp_layout[0]) {
 		char mb_read[HP_MAX_POOLS + 1];
-		for (int i = 0; i < k; i++)
-			mb_read[i] = (char)pipe_mb_read(p, gi[i].L->pp);
-		pipe = pipe_memo_bound(gi, k, n, (int)p->framework, mb_read, pipe);
+		const char *rd = dpm.mb_any;
+		if (p->framework != FW_ANY) {
+			for (int i = 0; i < k; i++)
+				mb_read[i] = (char)pipe_mb_read(p, gi[i].L->pp);
+			rd = mb_read;
+		}
+		pipe = pipe_memo_bound(gi, k, n, (int)p->framework, rd, pipe);
 	}
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
@@ -970,6 +995,96 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
+}
+
+/* The candidates' first screen again before the batch split, on the
+ * set's keepers (dp_prescreened's conditions: the plan will be named
+ * FW_ANY): each layout whose stage times do not read the micro-batches
+ * and whose pipeline terms the keeper holds (pipe_slot: at the plan's DP
+ * degree N, else DP-free) runs a group at m micro-batches in at least
+ * A + B m, the others at least A_lo + B_lo m (combo_groups' terms), so
+ * the pipeline term is at least T with sum_i n_i (T - A_i) / B_i = M
+ * and at least each A_i + B_i q_i (combo_groups' argument with these
+ * terms); under ZeRO 0-2 the DP keeper's time at (N, FW_ANY) adds to it.
+ * Saves the split of a plan the keepers screen. 1 to skip. */
+static int keeper_prescreened(struct ctx *x, const struct gset *g, const struct layout **Ls,
+			      int n, const struct group_in *gi, int k, const int *used,
+			      double pipe)
+{
+	if (k != n || !dpm.pm_kept || !x->no_stock || x->o->framework != FW_ANY ||
+	    !dp_memo_ours(x, g, Ls, n) || !dpm.built_any || dpm.built_odd)
+		return 0;
+	int N = 0, fw = (int)FW_ANY, better = 0;
+	for (int i = 0; i < k; i++)
+		N += gi[i].count;
+	double num = (double)(x->o->gbs / g->mbs), den = 0, floor_t = 0;
+	for (int i = 0; i < k; i++) {
+		const struct layout *L = gi[i].L;
+		double A = L->A_lo, B = L->B_lo;
+		const struct pipe_memo_e *e = NULL;
+		if (!dpm.mb_any[i]) {
+			e = pipe_slot(N, fw, i, 0);
+			if (!e || !e->n)
+				e = pipe_slot(-1, fw, i, 0);
+		}
+		if (e && e->n && e->m[0] == 0 && e->B[0] > 0 && e->A[0] >= A && e->B[0] >= B) {
+			A = e->A[0];
+			B = e->B[0];
+			better = 1;
+		}
+		num += gi[i].count * A / B;
+		den += gi[i].count / B;
+		floor_t = perf_fmax(floor_t, A + B * gi[i].q);
+	}
+	double dp = 0;
+	if (g->zero != 3) {
+		unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u) % DPM_SLOTS;
+		for (int j = 0; j < 8; j++) {
+			const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
+			if (f->gen != dpm.gen || !f->N)
+				break;
+			if (f->N == N && f->fw == fw && f->m == 0) {
+				dp = f->v > 0 ? f->v : 0;
+				break;
+			}
+		}
+	}
+	if (!better && !(dp > 0))
+		return 0;
+	double step = perf_fmax(perf_fmax(num / den, floor_t), pipe) + dp +
+		      perf_calib_default()->step_overhead_s;
+	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	if (dl && !nearer_miss_impossible(x, used, step))
+		return 0;
+	return combo_screened(x, used, step);
+}
+
+int search_keeper_terms(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			int n, double *A, double *B)
+{
+	int got = 0;
+	int on = x->no_stock && x->o->framework == FW_ANY && dp_memo_ours(x, g, Ls, n) &&
+		 dpm.pm_kept;
+	for (int i = 0; i < n; i++) {
+		A[i] = Ls[i]->A_lo;
+		B[i] = Ls[i]->B_lo;
+		if (!on || dpm.mb_any[i])
+			continue;
+		const struct pipe_memo_e *e = pipe_slot(-1, (int)FW_ANY, i, 0);
+		if (e && e->n && e->m[0] == 0 && e->B[0] >= B[i] && e->A[0] >= A[i]) {
+			A[i] = e->A[0];
+			B[i] = e->B[0];
+			got++;
+		}
+	}
+	return got;
+}
+
+int search_keeper_screens_all(struct ctx *x, const int *used, double pipe)
+{
+	double step = pipe + perf_calib_default()->step_overhead_s;
+	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
+	return combo_screens_all(x, used, step) && (!dl || nearer_miss_impossible(x, used, step));
 }
 
 /* The same screen for every replica-count vector of a layout set at
@@ -1423,6 +1538,8 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	if (k < 0)
 		return -1;
 	if (screen && combo_screened(x, used, pipe))
+		return 1;
+	if (screen && keeper_prescreened(x, g, Ls, n, gi, k, used, pipe))
 		return 1;
 	if (combo_split(x, g, gi, k, &pipe) < 0)
 		return -1;
