@@ -997,96 +997,6 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 	return combo_screened(x, used, step);
 }
 
-/* The candidates' first screen again before the batch split, on the
- * set's keepers (dp_prescreened's conditions: the plan will be named
- * FW_ANY): each layout whose stage times do not read the micro-batches
- * and whose pipeline terms the keeper holds (pipe_slot: at the plan's DP
- * degree N, else DP-free) runs a group at m micro-batches in at least
- * A + B m, the others at least A_lo + B_lo m (combo_groups' terms), so
- * the pipeline term is at least T with sum_i n_i (T - A_i) / B_i = M
- * and at least each A_i + B_i q_i (combo_groups' argument with these
- * terms); under ZeRO 0-2 the DP keeper's time at (N, FW_ANY) adds to it.
- * Saves the split of a plan the keepers screen. 1 to skip. */
-static int keeper_prescreened(struct ctx *x, const struct gset *g, const struct layout **Ls,
-			      int n, const struct group_in *gi, int k, const int *used,
-			      double pipe)
-{
-	if (k != n || !dpm.pm_kept || !x->no_stock || x->o->framework != FW_ANY ||
-	    !dp_memo_ours(x, g, Ls, n) || !dpm.built_any || dpm.built_odd)
-		return 0;
-	int N = 0, fw = (int)FW_ANY, better = 0;
-	for (int i = 0; i < k; i++)
-		N += gi[i].count;
-	double num = (double)(x->o->gbs / g->mbs), den = 0, floor_t = 0;
-	for (int i = 0; i < k; i++) {
-		const struct layout *L = gi[i].L;
-		double A = L->A_lo, B = L->B_lo;
-		const struct pipe_memo_e *e = NULL;
-		if (!dpm.mb_any[i]) {
-			e = pipe_slot(N, fw, i, 0);
-			if (!e || !e->n)
-				e = pipe_slot(-1, fw, i, 0);
-		}
-		if (e && e->n && e->m[0] == 0 && e->B[0] > 0 && e->A[0] >= A && e->B[0] >= B) {
-			A = e->A[0];
-			B = e->B[0];
-			better = 1;
-		}
-		num += gi[i].count * A / B;
-		den += gi[i].count / B;
-		floor_t = perf_fmax(floor_t, A + B * gi[i].q);
-	}
-	double dp = 0;
-	if (g->zero != 3) {
-		unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u) % DPM_SLOTS;
-		for (int j = 0; j < 8; j++) {
-			const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
-			if (f->gen != dpm.gen || !f->N)
-				break;
-			if (f->N == N && f->fw == fw && f->m == 0) {
-				dp = f->v > 0 ? f->v : 0;
-				break;
-			}
-		}
-	}
-	if (!better && !(dp > 0))
-		return 0;
-	double step = perf_fmax(perf_fmax(num / den, floor_t), pipe) + dp +
-		      perf_calib_default()->step_overhead_s;
-	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
-	if (dl && !nearer_miss_impossible(x, used, step))
-		return 0;
-	return combo_screened(x, used, step);
-}
-
-int search_keeper_terms(const struct ctx *x, const struct gset *g, const struct layout **Ls,
-			int n, double *A, double *B)
-{
-	int got = 0;
-	int on = x->no_stock && x->o->framework == FW_ANY && dp_memo_ours(x, g, Ls, n) &&
-		 dpm.pm_kept;
-	for (int i = 0; i < n; i++) {
-		A[i] = Ls[i]->A_lo;
-		B[i] = Ls[i]->B_lo;
-		if (!on || dpm.mb_any[i])
-			continue;
-		const struct pipe_memo_e *e = pipe_slot(-1, (int)FW_ANY, i, 0);
-		if (e && e->n && e->m[0] == 0 && e->B[0] >= B[i] && e->A[0] >= A[i]) {
-			A[i] = e->A[0];
-			B[i] = e->B[0];
-			got++;
-		}
-	}
-	return got;
-}
-
-int search_keeper_screens_all(struct ctx *x, const int *used, double pipe)
-{
-	double step = pipe + perf_calib_default()->step_overhead_s;
-	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
-	return combo_screens_all(x, used, step) && (!dl || nearer_miss_impossible(x, used, step));
-}
-
 /* The same screen for every replica-count vector of a layout set at
  * once: with n_i replicas of layout i (at most as many as fit alone,
  * maxc_i), the step is at least M / sum(n_i / B_i) (B without PP/CP/EP
@@ -1538,8 +1448,6 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	if (k < 0)
 		return -1;
 	if (screen && combo_screened(x, used, pipe))
-		return 1;
-	if (screen && keeper_prescreened(x, g, Ls, n, gi, k, used, pipe))
 		return 1;
 	if (combo_split(x, g, gi, k, &pipe) < 0)
 		return -1;

@@ -528,7 +528,6 @@ struct mix_walk {
 						 * first on a pool */
 	int top_gpus[HP_MAX_POOLS];             /* each pool's highest rung */
 	double M, floor_t;
-	const struct gset *g;
 };
 
 double search_block_pipe_bound(int n, int i, const double *A, const double *B, const int *counts,
@@ -598,19 +597,7 @@ static int walk_block_screened(const struct mix_walk *w, int i, const int *left,
 			return 0;   /* the walk finds the block empty itself */
 	}
 	double pipe = search_block_pipe_bound(f->n, i, A, B, counts, ub, w->M);
-	if (combo_screens_all(w->x, used, fmax(pipe, w->floor_t)))
-		return 1;
-	/* again on the set's pipeline keeper (its terms are at least A_lo,
-	 * B_lo: the same bound's argument), past the nearest miss */
-	if (!search_keeper_terms(w->x, w->g, w->Ls, f->n, A, B))
-		return 0;
-	double floor_k = 0;
-	for (int j = 0; j < f->n; j++) {
-		int q = w->g->sched == SCHED_INTERLEAVED ? w->Ls[j]->pp : 1;
-		floor_k = fmax(floor_k, A[j] + B[j] * q);
-	}
-	pipe = search_block_pipe_bound(f->n, i, A, B, counts, ub, w->M);
-	return search_keeper_screens_all(w->x, used, fmax(pipe, floor_k));
+	return combo_screens_all(w->x, used, fmax(pipe, w->floor_t));
 }
 
 /* Layouts i.. of every mix that agrees with mix number idx on the pools
@@ -690,7 +677,6 @@ static void node_mixes_walked(struct ctx *x, const struct gset *g, const struct 
 	/* the blocks' screen where its thresholds exist (a ranked list) */
 	if (!x->exhaustive) {
 		w.x = x;
-		w.g = g;
 		w.Ls = Ls;
 		w.M = (double)(x->o->gbs / g->mbs);
 		for (int i = 0; i < f->n; i++) {

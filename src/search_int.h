@@ -183,22 +183,6 @@ int search_pipe_mb_read(const struct plan *p, int pp);
 void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, double *B,
 			double *A_free, double *B_free);
 
-/* The set's pipeline keeper for a whole block of count vectors of the
- * set ls (n layouts) in setting g: each layout's DP-free terms, where
- * its plans are named FW_ANY (no stock framework runs the set, no
- * --framework), their stage times do not read the micro-batches and the
- * keeper holds them (and they are not below A_lo, B_lo), else A_lo,
- * B_lo, into A[], B[]: a group of layout i running m micro-batches has
- * a pipeline of at least A[i] + B[i] m in every plan of the set, at
- * every DP degree. Returns how many layouts have the keeper's terms.
- * search_keeper_screens_all: combo_screens_all for a pipeline bound
- * from those, with the fixed step overhead added and, for deadline and
- * budget, only past the nearest miss (nearer_miss_impossible), as every
- * screen the keeper's bounds reach: 1 when it skips them all. */
-int search_keeper_terms(const struct ctx *x, const struct gset *g, const struct layout **Ls,
-			int n, double *A, double *B);
-int search_keeper_screens_all(struct ctx *x, const int *used, double pipe);
-
 /* search_counts.c: the replica counts of a layout set. */
 int cmp_rate(const void *a, const void *b);
 int fit_count(const struct ctx *x, const struct layout *L, const int *left);
