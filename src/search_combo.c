@@ -944,11 +944,11 @@ static void dp_memo_built(const struct ctx *x, const struct gset *g, const struc
  * plans, set_may_stock), --framework is not given, and the keeper holds
  * the plan's key (N = the replicas, FW_ANY, under ZeRO 3 the fewest
  * micro-batches of a replica): dp_screened then reads that value and
- * computes nothing, so its verdict is this one; or where the set's
- * pipeline keeper (pipe_memo_bound) raises the pipeline bound, which
- * screens with the DP time left at 0 when the key is not held (a lower
- * bound on the step as well: the plan would be screened by dp_screened
- * too, or estimated where this does not screen). Asked only once a plan
+ * computes nothing, so its verdict is this one; and where the set's
+ * pipeline keeper (pipe_memo_bound) raises the pipeline bound, with the
+ * DP time left at 0 when the DP keeper does not hold the key (still a
+ * lower bound on the step: dp_screened's test on a lower bound, so what
+ * it skips changes nothing the search reports). Asked only once a plan
  * of the set was built and valid and none was refused: whether
  * plan_validate passes reads the settings, the layouts and the
  * micro-batches, which the split makes whole (multiples of q) and the
