@@ -704,13 +704,13 @@ void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, d
 	for (int s = 0; s < pp; s++) {
 		double t = st[s].t_total, tc = t - st[s].t_pp;
 		sum += t;
-		mx = fmax(mx, t);
+		mx = perf_fmax(mx, t);
 		sum_c += tc;
-		mx_c = fmax(mx_c, tc);
+		mx_c = perf_fmax(mx_c, tc);
 	}
 	*A = (sum - mx) / v;
 	*B = mx;
-	*A_free = fmax(0, (sum_c - mx_c) / v);
+	*A_free = perf_fmax(0, (sum_c - mx_c) / v);
 	*B_free = mx_c;
 }
 
@@ -779,6 +779,17 @@ static double pipe_kept(int N, int fw, int li, int m, int mb_read)
 			 pipe_pairs(pipe_slot(-1, fw, li, 0), m, mb_read));
 }
 
+/* Whether e holds a pair at m, or can hold no more (NULL: no slot). */
+static int pipe_pair_held(const struct pipe_memo_e *e, int m)
+{
+	if (!e || e->n == PM_PAIRS)
+		return 1;
+	for (int j = 0; j < e->n; j++)
+		if (e->m[j] == m)
+			return 1;
+	return 0;
+}
+
 /* Keep (A, B) at m (0: not read) in e, once a micro-batch count; an
  * entry keeps its first PM_PAIRS counts. */
 static void pipe_pair_put(struct pipe_memo_e *e, int m, double A, double B)
@@ -834,10 +845,14 @@ static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const str
 			    si + pp > e->n_stages || e->stages[si].group != r ||
 			    e->stages[si + pp - 1].group != r)
 				return;
-			double A, B, A_free, B_free;
-			search_group_terms(&e->stages[si], pp, v, &A, &B, &A_free, &B_free);
-			pipe_pair_put(pipe_slot(N, fw, i, 1), mb_read ? m : 0, A, B);
-			pipe_pair_put(pipe_slot(-1, fw, i, 1), mb_read ? m : 0, A_free, B_free);
+			int mk = mb_read ? m : 0;
+			struct pipe_memo_e *at = pipe_slot(N, fw, i, 1), *fr = pipe_slot(-1, fw, i, 1);
+			if (!pipe_pair_held(at, mk) || !pipe_pair_held(fr, mk)) {
+				double A, B, A_free, B_free;
+				search_group_terms(&e->stages[si], pp, v, &A, &B, &A_free, &B_free);
+				pipe_pair_put(at, mk, A, B);
+				pipe_pair_put(fr, mk, A_free, B_free);
+			}
 			if (!dpm.pm_kept) {
 				/* the set's first: mb_any for the readers */
 				struct plan pg;
