@@ -452,6 +452,11 @@ static int combo_screened(struct ctx *x, const int *used, double pipe)
  * m_min, which is kept under (N, framework, m_min) (computed on the plan
  * with every group's share set to m_min micro-batches, then put back). */
 #define DPM_SLOTS 256
+/* Slots of the set's pipeline keeper (struct pipe_memo_e): layouts of a
+ * set times the DP degrees met, and one DP-free entry a layout; and the
+ * micro-batch counts an entry keeps where the stage times read them. */
+#define PM_SLOTS 512
+#define PM_PAIRS 8
 struct dp_memo {
 	const struct ctx *x;
 	const struct gset *g;
@@ -470,8 +475,25 @@ struct dp_memo {
 		int key_n;      /* an empty slot handed out: the N to put */
 		double v;
 	} e[DPM_SLOTS];
+	/* Under FW_ANY, whether layout i's stage times read the micro-
+	 * batches (pipe_mb_read; set with the set's first keeper entry) */
+	char mb_any[HP_MAX_POOLS + 1];
+	int pm_kept;        /* entries put for the set (0: nothing to read) */
+	struct pipe_memo_e {
+		unsigned gen;
+		int N, fw, li;      /* N = -1: the DP-free entry; li = -1: empty */
+		int n;              /* pairs kept */
+		int m[PM_PAIRS];    /* their micro-batches (0: the stage times
+				     * do not read them) */
+		double A[PM_PAIRS], B[PM_PAIRS];
+	} pe[PM_SLOTS];
+	/* the DP-free entries, one a layout of the set (li, N -1 and the fw
+	 * of the first estimate that put one; gen as pe's) */
+	struct pipe_memo_e pfree[HP_MAX_POOLS + 1];
 };
 static _Thread_local struct dp_memo dpm;
+
+static int pipe_mb_read(const struct plan *p, int pp);
 
 static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struct layout **Ls,
 			  int n)
@@ -487,8 +509,11 @@ static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struc
 	dpm.built_any = dpm.built_odd = 0;
 	if (!++dpm.gen) {   /* wrapped: entries of gen 0 would read as live */
 		memset(dpm.e, 0, sizeof dpm.e);
+		memset(dpm.pe, 0, sizeof dpm.pe);
+		memset(dpm.pfree, 0, sizeof dpm.pfree);
 		dpm.gen = 1;
 	}
+	dpm.pm_kept = 0;
 }
 
 static int dp_memo_ours(const struct ctx *x, const struct gset *g, const struct layout **Ls,
@@ -637,6 +662,212 @@ static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struc
 		dp_slot_put(e, dp_comm);
 }
 
+/* The set's pipeline keeper: what whole estimates of the set's plans
+ * tell of the pipeline term of its other plans. perf.c's replica_eval
+ * makes a group's pipeline m max_s t_s + (sum_s t_s - max_s t_s) / v
+ * from its stages' times t_s (t_total, per micro-batch), and a stage's
+ * time is a function of its stage key (perf_int.h, struct stage_key: the
+ * stage's pool, TP, layers and place in the pipeline, its neighbours'
+ * pools and node crossings, the plan's settings and framework, the DP
+ * degree, the other site's pool, and the micro-batches under the EP
+ * overlap or ZeRO 3: key0.mb). Every plan of a set runs every layout of
+ * it (counts >= 1), so its pools and other site's pool are the set's,
+ * and a group of layout i has the same stages whatever the counts: its
+ * stage times are a function of (N, framework, m) alone, m only where
+ * they read the micro-batches (pipe_mb_read). Two entries are kept per
+ * group of an estimate: A (the fill) and B (the slowest stage) at its N,
+ * exact for another plan at that N; and the same less each stage's PP
+ * hand-offs (t_pp), a lower bound at every N, since of a stage's time
+ * only the PP term reads the DP degree (perf_comm.c: the node crossings
+ * and the NIC share, perf_pp_boundary_crosses, pp_share; the compute,
+ * TP, CP and EP terms read the stage, its pool and the other site's,
+ * never x->dp), and the sum less the largest is nondecreasing in each
+ * term. These bounds hold the EP all-to-all and the CP exchange, which
+ * the layouts' A_lo, B_lo leave out (search.c layout_fill: those are
+ * probed on the layout alone, whose other site's pool is not the set's).
+ * Not kept for a plan with a pipeline layout of its own (pp_layout: its
+ * fill is layout_fill's), which the search does not build. */
+int search_pipe_mb_read(const struct plan *p, int pp)
+{
+	return p->zero == 3 || plan_ep_overlap_on(p, pp);
+}
+
+static int pipe_mb_read(const struct plan *p, int pp)
+{
+	return search_pipe_mb_read(p, pp);
+}
+
+void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, double *B,
+			double *A_free, double *B_free)
+{
+	double sum = 0, mx = 0, sum_c = 0, mx_c = 0;
+	for (int s = 0; s < pp; s++) {
+		double t = st[s].t_total, tc = t - st[s].t_pp;
+		sum += t;
+		mx = perf_fmax(mx, t);
+		sum_c += tc;
+		mx_c = perf_fmax(mx_c, tc);
+	}
+	*A = (sum - mx) / v;
+	*B = mx;
+	*A_free = perf_fmax(0, (sum_c - mx_c) / v);
+	*B_free = mx_c;
+}
+
+static struct pipe_memo_e *pipe_slot(int N, int fw, int li, int put)
+{
+	if (N < 0) {
+		struct pipe_memo_e *e = &dpm.pfree[li];
+		if (e->gen != dpm.gen) {
+			if (!put)
+				return NULL;
+			e->gen = dpm.gen;
+			e->N = -1;
+			e->fw = fw;
+			e->li = li;
+			e->n = 0;
+		}
+		return e->fw == fw ? e : NULL;
+	}
+	unsigned h = ((unsigned)(N + 1) * 2654435761u ^ (unsigned)fw * 40503u ^
+		      (unsigned)li * 7919u) % PM_SLOTS;
+	for (int k = 0; k < 8; k++) {
+		struct pipe_memo_e *e = &dpm.pe[(h + (unsigned)k) % PM_SLOTS];
+		if (e->gen != dpm.gen) {
+			e->gen = dpm.gen;
+			e->li = -1;
+		}
+		if (e->li == li && e->N == N && e->fw == fw)
+			return e;
+		if (e->li < 0) {
+			if (!put)
+				return NULL;
+			e->N = N;
+			e->fw = fw;
+			e->li = li;
+			e->n = 0;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* The most an entry's pairs say of the pipeline of a group running m
+ * micro-batches (mb_read: the stage times read them), -1 when none
+ * applies. Where they are read, a pair kept at m' >= m applies: a stage
+ * time reads the micro-batches only through the EP overlap's exposed
+ * share (perf_comm.c ep_overlap_exposed: the passes without a partner,
+ * at 4 all-to-alls, over mb x v, the others at the paired exposure,
+ * which is at most 4 all-to-alls), nonincreasing in them, so each stage
+ * time at m is at least at m', and m B + A with it (B the largest, A
+ * the sum less the largest, both nondecreasing in each stage time). */
+static double pipe_pairs(const struct pipe_memo_e *e, int m, int mb_read)
+{
+	double best = -1;
+	for (int j = 0; e && j < e->n; j++)
+		if (mb_read ? e->m[j] >= m : e->m[j] == 0)
+			best = perf_fmax(best, m * e->B[j] + e->A[j]);
+	return best;
+}
+
+/* The pipeline of a group of layout li running m micro-batches at DP
+ * degree N under framework fw, from the keeper: the most its degree's
+ * entry and the DP-free one say; -1 when neither says anything. */
+static double pipe_kept(int N, int fw, int li, int m, int mb_read)
+{
+	return perf_fmax(pipe_pairs(pipe_slot(N, fw, li, 0), m, mb_read),
+			 pipe_pairs(pipe_slot(-1, fw, li, 0), m, mb_read));
+}
+
+/* Whether e holds a pair at m, or can hold no more (NULL: no slot). */
+static int pipe_pair_held(const struct pipe_memo_e *e, int m)
+{
+	if (!e || e->n == PM_PAIRS)
+		return 1;
+	for (int j = 0; j < e->n; j++)
+		if (e->m[j] == m)
+			return 1;
+	return 0;
+}
+
+/* Keep (A, B) at m (0: not read) in e, once a micro-batch count; an
+ * entry keeps its first PM_PAIRS counts. */
+static void pipe_pair_put(struct pipe_memo_e *e, int m, double A, double B)
+{
+	if (!e)
+		return;
+	for (int j = 0; j < e->n; j++)
+		if (e->m[j] == m)
+			return;
+	if (e->n == PM_PAIRS)
+		return;
+	e->m[e->n] = m;
+	e->A[e->n] = A;
+	e->B[e->n++] = B;
+}
+
+/* A lower bound on the pipeline term of the set's plan with groups gi
+ * (k of them, one a layout of the set: k == n) under framework fw
+ * (mb_read[i]: layout i's stage times read the micro-batches), from the
+ * keeper; pipe when it knows nothing better. */
+static double pipe_memo_bound(const struct group_in *gi, int k, int n, int fw,
+			      const char *mb_read, double pipe)
+{
+	if (k != n || !dpm.pm_kept)
+		return pipe;
+	int N = 0;
+	for (int i = 0; i < k; i++)
+		N += gi[i].count;
+	for (int i = 0; i < k; i++) {
+		int m = gi[i].count - gi[i].n_lo > 0 ? gi[i].m : gi[i].m - gi[i].q;
+		pipe = perf_fmax(pipe, pipe_kept(N, fw, i, m, mb_read[i]));
+	}
+	return pipe;
+}
+
+/* A whole estimate e of plan p (groups gi, k of them) into the keeper. */
+static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const struct layout **Ls,
+			    int n, const struct group_in *gi, int k, const struct plan *p,
+			    const struct estimate *e)
+{
+	if (k != n || p->pp_layout[0] || !dp_memo_ours(x, g, Ls, n))
+		return;
+	int N = plan_dp(p), fw = (int)p->framework, r = 0, si = 0;
+	int v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
+	for (int i = 0; i < k; i++) {
+		int mb_read = pipe_mb_read(p, gi[i].L->pp);
+		for (int lo = 0; lo < 2; lo++) {
+			int cnt = lo ? gi[i].n_lo : gi[i].count - gi[i].n_lo;
+			if (cnt <= 0)
+				continue;
+			int m = lo ? gi[i].m - gi[i].q : gi[i].m, pp = gi[i].L->pp;
+			if (r >= p->n_replicas || p->replicas[r].n_stages != pp ||
+			    si + pp > e->n_stages || e->stages[si].group != r ||
+			    e->stages[si + pp - 1].group != r)
+				return;
+			int mk = mb_read ? m : 0;
+			struct pipe_memo_e *at = pipe_slot(N, fw, i, 1), *fr = pipe_slot(-1, fw, i, 1);
+			if (!pipe_pair_held(at, mk) || !pipe_pair_held(fr, mk)) {
+				double A, B, A_free, B_free;
+				search_group_terms(&e->stages[si], pp, v, &A, &B, &A_free, &B_free);
+				pipe_pair_put(at, mk, A, B);
+				pipe_pair_put(fr, mk, A_free, B_free);
+			}
+			if (!dpm.pm_kept) {
+				/* the set's first: mb_any for the readers */
+				struct plan pg;
+				plan_globals(&pg, x, g);
+				pg.framework = FW_ANY;
+				for (int j = 0; j < n; j++)
+					dpm.mb_any[j] = (char)pipe_mb_read(&pg, Ls[j]->pp);
+				dpm.pm_kept = 1;
+			}
+			r++;
+			si += pp;
+		}
+	}
+}
+
 /* Whether a plan whose step is at least `step` surely misses the deadline
  * (budget) by more than the nearest miss so far, here or in the shared
  * context (search.c keep_plan: a miss replaces the nearest when it misses
@@ -681,10 +912,21 @@ static int nearer_miss_impossible(const struct ctx *x, const int *used, double s
  * framework, with the plan's exposed DP time added to its pipeline term
  * (set_dp_exposed): 1 to skip the plan. */
 static int dp_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       const struct plan *p, const int *used, double pipe)
+		       const struct plan *p, const struct group_in *gi, int k, const int *used,
+		       double pipe)
 {
 	if (!dp_memo_ours(x, g, Ls, n))
 		return 0;
+	if (k == n && dpm.pm_kept && !p->pp_layout[0]) {
+		char mb_read[HP_MAX_POOLS + 1];
+		const char *rd = dpm.mb_any;
+		if (p->framework != FW_ANY) {
+			for (int i = 0; i < k; i++)
+				mb_read[i] = (char)pipe_mb_read(p, gi[i].L->pp);
+			rd = mb_read;
+		}
+		pipe = pipe_memo_bound(gi, k, n, (int)p->framework, rd, pipe);
+	}
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
 	/* not computed where the set's largest DP time so far would not
@@ -693,9 +935,7 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 	int compute = !(dpm.seen > 0) || (combo_bounds(x, used, pipe + dpm.seen + ovh) &&
 					  (!dl || nearer_miss_impossible(x, used, pipe + dpm.seen + ovh)));
 	double dp = set_dp_exposed(x, p, compute);
-	if (!(dp > 0))
-		return 0;
-	double step = pipe + dp + ovh;
+	double step = pipe + (dp > 0 ? dp : 0) + ovh;
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
@@ -719,7 +959,11 @@ static void dp_memo_built(const struct ctx *x, const struct gset *g, const struc
  * plans, set_may_stock), --framework is not given, and the keeper holds
  * the plan's key (N = the replicas, FW_ANY, under ZeRO 3 the fewest
  * micro-batches of a replica): dp_screened then reads that value and
- * computes nothing, so its verdict is this one. Asked only once a plan
+ * computes nothing, so its verdict is this one; and where the set's
+ * pipeline keeper (pipe_memo_bound) raises the pipeline bound, with the
+ * DP time left at 0 when the DP keeper does not hold the key (still a
+ * lower bound on the step: dp_screened's test on a lower bound, so what
+ * it skips changes nothing the search reports). Asked only once a plan
  * of the set was built and valid and none was refused: whether
  * plan_validate passes reads the settings, the layouts and the
  * micro-batches, which the split makes whole (multiples of q) and the
@@ -748,17 +992,21 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 	for (int j = 0; j < 8; j++) {
 		const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
 		if (f->gen != dpm.gen || !f->N)
-			return 0;   /* dp_slot stops at the first empty slot */
+			break;   /* dp_slot stops at the first empty slot */
 		if (f->N == N && f->fw == fw && f->m == m) {
 			e = f;
 			break;
 		}
 	}
-	if (!e || !(e->v > 0))
+	/* without the key's DP time the step is still at least the
+	 * pipeline's (the keeper's) and the fixed overhead */
+	double dp = e && e->v > 0 ? e->v : 0, pipe0 = pipe;
+	pipe = pipe_memo_bound(gi, k, n, (int)FW_ANY, dpm.mb_any, pipe);
+	if (!(dp > 0) && !(pipe > pipe0))
 		return 0;
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
-	double step = pipe + e->v + ovh;
+	double step = pipe + dp + ovh;
 	if (dl && !nearer_miss_impossible(x, used, step))
 		return 0;
 	return combo_screened(x, used, step);
@@ -1268,7 +1516,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
 	dp_memo_built(x, g, Ls, n, sp.plan.framework == FW_ANY);
-	if (screen && dp_screened(x, g, Ls, n, &sp.plan, used, pipe)) {
+	if (screen && dp_screened(x, g, Ls, n, &sp.plan, gi, k, used, pipe)) {
 		combo_plan_free(&sp.plan, framed);
 		return 1;
 	}
@@ -1285,6 +1533,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	}
 	x->res->stats.evaluated++;
 	dp_memo_offer(x, g, Ls, n, &sp.plan, sp.est.bd.dp_comm);
+	pipe_memo_offer(x, g, Ls, n, gi, k, &sp.plan, &sp.est);
 	if (framed) {
 		/* kept, offered as the nearest miss or freed whole (sp_free)
 		 * from here: on the heap */

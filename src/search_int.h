@@ -171,6 +171,18 @@ int combo_screens_all(struct ctx *x, const int *used, double pipe);
 int search_split(int n, const double *A, const double *B, const int *q, const int *count, long M,
 		 int *m, int *n_lo);
 
+/* The set's pipeline keeper (search_combo.c): whether the stage times of
+ * plan p's groups of pp stages read their micro-batches (the EP overlap
+ * or ZeRO 3: perf.c key0.mb), and a group's pipeline terms from its pp
+ * stage records st (v chunks a stage): its pipeline at m micro-batches is
+ * m B + A (perf.c replica_eval), and m B_free + A_free, the same without
+ * the PP hand-offs (t_pp), is at most that of a group of the same stages
+ * at any DP degree, in a plan of the same pools, settings and framework
+ * (and micro-batches, where they are read). */
+int search_pipe_mb_read(const struct plan *p, int pp);
+void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, double *B,
+			double *A_free, double *B_free);
+
 /* search_counts.c: the replica counts of a layout set. */
 int cmp_rate(const void *a, const void *b);
 int fit_count(const struct ctx *x, const struct layout *L, const int *left);

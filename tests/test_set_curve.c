@@ -399,6 +399,170 @@ TEST(dp_screen_terms)
 	catalog_done(&dp_cat);
 }
 
+/* The set's pipeline keeper (search_combo.c, search_group_terms) on
+ * random plans: two plans P and Q of one layout set (1-3 layouts, each a
+ * pool, TP and pipeline depth, the same stages in both), the same
+ * settings, framework and batch, replica counts drawn apart (the same DP
+ * degree half the time), whole estimates of both. For each group of P
+ * (m_P micro-batches) and each group of Q of the same layout:
+ *   1. P's group pipeline m_P B + A from its own records is perf's: the
+ *      largest over P's groups is the step less DP, optimizer and the
+ *      fixed overhead (perf.c breakdown);
+ *   2. Q's DP-free terms (PP hand-offs left out) give m_P B_free + A_free
+ *      at most P's group pipeline, whatever the DP degrees, where the
+ *      stage times do not read the micro-batches or the two groups run
+ *      as many (search_pipe_mb_read): the bound the keeper screens on;
+ *   3. at the same DP degree Q's whole terms give P's group pipeline
+ *      (to rounding): the keeper's exact entry;
+ *   4. where the stage times read the micro-batches (the EP overlap), a
+ *      group of Q running more of them than P's gives a bound at most
+ *      P's group pipeline, at the same DP degree and DP-free.
+ * Hand fact behind 2: at PP 1 a stage has no hand-off (t_pp = 0), so the
+ * DP-free terms are the whole ones. A bound above a real plan's would
+ * let the planner skip a plan it must keep, so 2 is the check that
+ * matters. */
+static int keeper_plan(struct plan *p, const struct plan *glob, int ng, const int *pool,
+		       const int *tp, const int *pp, const int *cnt, int layers, int M, int *lay)
+{
+	*p = *glob;
+	p->replicas = calloc((size_t)ng * 2, sizeof *p->replicas);
+	p->n_replicas = 0;
+	int N = 0;
+	for (int i = 0; i < ng; i++)
+		N += cnt[i];
+	int base = M / N, rem = M % N;
+	for (int i = 0; i < ng; i++) {
+		int hi = HP_MIN(cnt[i], rem);
+		rem -= hi;
+		if (hi > 0) {
+			lay[p->n_replicas] = i;
+			rand_group(&p->replicas[p->n_replicas++], pool[i], tp[i], pp[i], layers, hi,
+				   base + 1);
+		}
+		if (cnt[i] - hi > 0) {
+			lay[p->n_replicas] = i;
+			rand_group(&p->replicas[p->n_replicas++], pool[i], tp[i], pp[i], layers,
+				   cnt[i] - hi, base);
+		}
+	}
+	for (int r = 0; r < p->n_replicas; r++)
+		p->replicas[r].batch_share *= (double)p->mbs / p->gbs;
+	return N;
+}
+
+TEST(pipe_keeper_terms)
+{
+	struct hp_err err = { 0 };
+	const double ovh = perf_calib_default()->step_overhead_s;
+	struct cluster c;
+	dp_cluster(&c);
+	const char *models[] = { "mixtral-8x7b", "llama3.1-8b" };
+	int checked = 0, pairs = 0, same_n = 0, ep_pairs = 0, pp_differs = 0, mb_read = 0;
+	int more_mb = 0;
+	unsigned long long saved = rng_state;   /* the other tests' draws stay */
+	rng_state = 1311;
+	for (int it = 0; it < 600; it++) {
+		const struct model_spec *m = catalog_model(&dp_cat, models[rnd(4) == 0]);
+		struct plan glob;
+		plan_init(&glob);
+		glob.mbs = 1;
+		glob.seq_len = 4096;
+		glob.zero = (int)rnd(4);
+		glob.framework = (enum hp_framework)(1 + rnd(4));
+		glob.ep = m->moe.experts > 0 ? 1 << rnd(4) : 1;
+		glob.cp = rnd(4) == 0 ? 2 : 1;
+		glob.ep_overlap = (int)rnd(3) - 1;
+		int M = 24 + (int)rnd(24);
+		glob.gbs = M * glob.mbs;
+		int ng = 1 + (int)rnd(3), pool[3], tp[3], pp[3], cp_[3], cq[3];
+		for (int i = 0; i < ng; i++) {
+			pool[i] = (int)rnd(3);
+			tp[i] = 1 << rnd(3);
+			pp[i] = 1 + (int)rnd(4);
+			cp_[i] = 1 + (int)rnd(4);
+			cq[i] = 1 + (int)rnd(4);
+		}
+		if (rnd(2)) {   /* the same DP degree: the counts permuted */
+			for (int i = 0; i < ng; i++)
+				cq[i] = cp_[(i + 1) % ng];
+		}
+		struct plan P, Q;
+		int layP[6], layQ[6];
+		int NP = keeper_plan(&P, &glob, ng, pool, tp, pp, cp_, m->layers, M, layP);
+		int NQ = keeper_plan(&Q, &glob, ng, pool, tp, pp, cq, m->layers, M, layQ);
+		struct estimate eP, eQ;
+		int okP = (NP * P.cp) % P.ep == 0 && plan_validate(&P, &c, m, "test", &err) == 0 &&
+			  perf_estimate(&c, m, &P, NULL, &eP, &err) == 0;
+		int okQ = okP && (NQ * Q.cp) % Q.ep == 0 &&
+			  plan_validate(&Q, &c, m, "test", &err) == 0 &&
+			  perf_estimate(&c, m, &Q, NULL, &eQ, &err) == 0;
+		if (!okQ) {
+			if (okP)
+				estimate_free(&eP);
+			plan_free(&P);
+			plan_free(&Q);
+			continue;
+		}
+		checked++;
+		int v = P.schedule == SCHED_INTERLEAVED ? P.vpp : 1;
+		/* 1 */
+		double worst = 0;
+		for (int r = 0, si = 0; r < P.n_replicas; si += P.replicas[r].n_stages, r++) {
+			double A, B, Af, Bf;
+			search_group_terms(&eP.stages[si], P.replicas[r].n_stages, v, &A, &B, &Af, &Bf);
+			worst = fmax(worst, plan_replica_microbatches(&P, r) * B + A);
+			if (P.replicas[r].n_stages == 1)
+				CHECK(Af == A && Bf == B);
+		}
+		CHECK_NEAR(worst, eP.step_time_s - eP.bd.dp_comm - eP.bd.optimizer - ovh,
+			   1e-9);
+		CHECK_NEAR(worst, pipe_of(&P, &eP), 1e-12);
+		/* 2, 3 */
+		for (int r = 0, si = 0; r < P.n_replicas; si += P.replicas[r].n_stages, r++) {
+			int S = P.replicas[r].n_stages, mP = plan_replica_microbatches(&P, r);
+			int reads = search_pipe_mb_read(&P, S);
+			mb_read += reads;
+			double A, B, Af, Bf;
+			search_group_terms(&eP.stages[si], S, v, &A, &B, &Af, &Bf);
+			double own = mP * B + A;
+			for (int q = 0, sq = 0; q < Q.n_replicas; sq += Q.replicas[q].n_stages, q++) {
+				if (layQ[q] != layP[r])
+					continue;
+				int mQ = plan_replica_microbatches(&Q, q);
+				if (reads && mQ < mP)
+					continue;   /* a stage time at more micro-batches is no larger */
+				double qA, qB, qAf, qBf;
+				search_group_terms(&eQ.stages[sq], S, v, &qA, &qB, &qAf, &qBf);
+				pairs++;
+				ep_pairs += P.ep > 1;
+				pp_differs += qA != qAf || qB != qBf;
+				CHECK(mP * qBf + qAf <= own * (1 + 1e-12));
+				CHECK(mP * qBf + qAf + eP.bd.dp_comm + ovh <= eP.step_time_s * (1 + 1e-12));
+				if (NP == NQ) {
+					same_n++;
+					CHECK(mP * qB + qA <= own * (1 + 1e-12));
+					if (!reads || mQ == mP)
+						CHECK_NEAR(mP * qB + qA, own, 1e-12);
+				}
+				more_mb += reads && mQ > mP;
+			}
+		}
+		estimate_free(&eP);
+		estimate_free(&eQ);
+		plan_free(&P);
+		plan_free(&Q);
+	}
+	rng_state = saved;
+	CHECK(checked > 150);
+	CHECK(same_n > 100);
+	CHECK(ep_pairs > 100);
+	CHECK(pp_differs > 100);
+	CHECK(more_mb > 20);
+	printf("  pipeline keeper: %d plan pairs, %d group pairs (%d at one DP degree, %d with EP, "
+	       "%d with PP hand-offs, %d of groups reading micro-batches, %d read at more)\n",
+	       checked, pairs, same_n, ep_pairs, pp_differs, mb_read, more_mb);
+}
+
 /* The batch split (search_combo.c split_batch) against brute force: the
  * least pipeline term of any split of M micro-batches over the replicas
  * (each a positive multiple of its group's q) is the least T at which
@@ -565,6 +729,7 @@ int main(void)
 	RUN(brute_force_small);
 	RUN(budget_rate_bound);
 	RUN(dp_screen_hand);
+	RUN(pipe_keeper_terms);
 	RUN(dp_screen_terms);
 	RUN(split_brute_force);
 	RUN(block_pipe_bound);
