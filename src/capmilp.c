@@ -165,10 +165,15 @@ struct mtab {
 	double fcoef[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
 	int forder[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
 	/* amask[t][i]: bit a set when count mult_order[t][a] is one of the
-	 * counts i.. (a node's counts left), so that the bounds visit only
-	 * those positions instead of testing every count (active_masks) */
+	 * counts i.. (a node's counts left; joint_mults), so that
+	 * ordered_at and ub_least visit only those positions instead of
+	 * testing every count and skipping the others */
 	unsigned amask[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS + 1];
 };
+
+/* amask, and the count masks of struct segs and struct eq_segs, hold a
+ * bit per count in an unsigned */
+_Static_assert(CAPMILP_MAX_VARS <= 32, "capmilp's count masks are 32 bits");
 
 struct bb {
 	const struct capmilp *m;
