@@ -120,6 +120,12 @@ static inline double max2(double a, double b)
 	return a > b ? a : b;
 }
 
+/* The index of the lowest set bit of x != 0. */
+static inline int ctz32(unsigned x)
+{
+	return __builtin_ctz(x);
+}
+
 /* key and val into keys[0..n] and vals[0..n], the first n sorted by key
  * ascending; a key equal to one already there goes after it (insertion
  * sort: stable, so ties keep their arrival order). */
@@ -158,7 +164,16 @@ struct mtab {
 	 * gives), fcoef[t][a] that of count forder[t][a] (free_order) */
 	double fcoef[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
 	int forder[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS];
+	/* amask[t][i]: bit a set when count mult_order[t][a] is one of the
+	 * counts i.. (a node's counts left; joint_mults), so that
+	 * ordered_at and ub_least visit only those positions instead of
+	 * testing every count and skipping the others */
+	unsigned amask[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS + 1];
 };
+
+/* amask, and the count masks of struct segs and struct eq_segs, hold a
+ * bit per count in an unsigned */
+_Static_assert(CAPMILP_MAX_VARS <= 32, "capmilp's count masks are 32 bits");
 
 struct bb {
 	const struct capmilp *m;
@@ -330,13 +345,15 @@ static double ordered_at(const struct bb *b, int t, int i, const int *u, double 
 	double pi = b->mt->mult[t], L = pi * need, g = 0, room = (double)left;
 	const int *ord = b->mt->mult_order[t];
 	const double *cs = b->mt->mcoef[t];
-	for (int a = 0; a < m->n && room > 0; a++) {
-		int j = ord[a];
+	/* the counts i.. in the order at mult[t]; cs is nondecreasing along
+	 * it (sorted by the same expression), so the first count left with
+	 * cj >= 0 ends the fill where the first of all counts with cj >= 0
+	 * did when the others were tested and skipped */
+	for (unsigned am = b->mt->amask[t][i]; am && room > 0; am &= am - 1) {
+		int a = ctz32(am), j = ord[a];
 		double cj = cs[a];
 		if (cj >= 0)
 			break;
-		if (j < i)
-			continue;
 		double y = min2((double)(u[j] - 1), room);
 		L += cj * y;
 		g += m->r[j] * y;
@@ -374,11 +391,14 @@ static double joint_lb_ordered(const struct bb *b, int i, const int *u, double n
 struct segs {
 	double flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
 	int nf;
+	/* bit j: count j is one of the counts i.. and its paid (pm) or free
+	 * (fm) segment is not empty; the merges' one test for both */
+	unsigned pm, fm;
 };
 
 /* One multiplier of joint_lb with free segments: L(mult[t]) and, in
  * *got, the rate its inner minimum takes. */
-static double free_at(const struct bb *b, int t, int i, double need, long left,
+static double free_at(const struct bb *b, int t, double need, long left,
 		      const struct segs *sg, double *got)
 {
 	const struct capmilp *m = b->m;
@@ -392,9 +412,9 @@ static double free_at(const struct bb *b, int t, int i, double need, long left,
 	const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
 	int pa = 0, fa = 0;
 	while (room > 0) {
-		while (pa < m->n && (ord[pa] < i || !(sg->plen[ord[pa]] > 0)))
+		while (pa < m->n && !(sg->pm >> ord[pa] & 1))
 			pa++;
-		while (fa < m->n && (fo[fa] < i || !(sg->flen[fo[fa]] > 0)))
+		while (fa < m->n && !(sg->fm >> fo[fa] & 1))
 			fa++;
 		double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
 		int take_free = fa < m->n && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
@@ -427,6 +447,7 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 		return val0 + joint_lb_ordered(b, i, u, need, left);
 	}
 	sg.nf = 0;
+	sg.pm = sg.fm = 0;
 	for (int j = i; j < m->n; j++) {
 		double e = b->dcoef[j], U = u[j] - 1;
 		val0 += e;
@@ -436,16 +457,18 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 		sg.flen[j] = f;
 		sg.plen[j] = U - f;
 		sg.nf += f > 0;
+		sg.pm |= (unsigned)(sg.plen[j] > 0) << j;
+		sg.fm |= (unsigned)(f > 0) << j;
 	}
 	if (!sg.nf)
 		return val0 + joint_lb_ordered(b, i, u, need, left);
 	/* as joint_lb_ordered: from the last call's best multiplier, along
 	 * the supergradient (L is concave in the multiplier) */
 	int *warm = &b->warm[CAPMILP_MAX_VARS + 1 + i], t = HP_MIN(*warm, b->mt->n_mult - 1), arg = t;
-	double got, best = free_at(b, t, i, need, left, &sg, &got);
+	double got, best = free_at(b, t, need, left, &sg, &got);
 	int dir = need - got > 0 ? 1 : -1;
 	for (t += dir; t >= 0 && t < b->mt->n_mult; t += dir) {
-		double L = free_at(b, t, i, need, left, &sg, &got);
+		double L = free_at(b, t, need, left, &sg, &got);
 		if (L > best) {
 			best = L;
 			arg = t;
@@ -470,6 +493,7 @@ static double joint_lb(const struct bb *b, int i, const int *u, double need, lon
 struct eq_segs {
 	double val0, need, cap, flen[CAPMILP_MAX_VARS], plen[CAPMILP_MAX_VARS];
 	long fixed;
+	unsigned pm, fm;   /* as struct segs */
 };
 
 static void eq_segs_of(const struct bb *b, int i, const int *u, double need, const double *fr,
@@ -479,6 +503,7 @@ static void eq_segs_of(const struct bb *b, int i, const int *u, double need, con
 	e->val0 = 0;
 	e->cap = 0;
 	e->fixed = 0;
+	e->pm = e->fm = 0;
 	for (int j = i; j < m->n; j++) {
 		double U = u[j] - 1, f = fr ? min2(fr[j], U) : 0;
 		e->val0 += b->dcoef[j];
@@ -487,11 +512,13 @@ static void eq_segs_of(const struct bb *b, int i, const int *u, double need, con
 		e->flen[j] = f;
 		e->plen[j] = U - f;
 		e->cap += U;
+		e->pm |= (unsigned)(e->plen[j] > 0) << j;
+		e->fm |= (unsigned)(f > 0) << j;
 	}
 	e->need = need;
 }
 
-static double joint_lb_eq(const struct bb *b, int i, const struct eq_segs *e, long S)
+static double joint_lb_eq(const struct bb *b, const struct eq_segs *e, long S)
 {
 	const struct capmilp *m = b->m;
 	const double *flen = e->flen, *plen = e->plen;
@@ -506,9 +533,9 @@ static double joint_lb_eq(const struct bb *b, int i, const struct eq_segs *e, lo
 		const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
 		int pa = 0, fa = 0;
 		while (room > 0) {
-			while (pa < m->n && (ord[pa] < i || !(plen[ord[pa]] > 0)))
+			while (pa < m->n && !(e->pm >> ord[pa] & 1))
 				pa++;
-			while (fa < m->n && (fo[fa] < i || !(flen[fo[fa]] > 0)))
+			while (fa < m->n && !(e->fm >> fo[fa] & 1))
 				fa++;
 			if (pa >= m->n && fa >= m->n)
 				break;   /* rounding: cap held room0 */
@@ -584,12 +611,12 @@ static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, 
 	b->nodes++;
 	struct eq_segs e;
 	eq_segs_of(b, i, u, need, fr, &e);
-	double fk = joint_lb_eq(b, i, &e, first + k * s);
+	double fk = joint_lb_eq(b, &e, first + k * s);
 	for (int dir = 1; dir >= -1; dir -= 2) {
 		int moved = 0;
 		while (k + dir >= 0 && k + dir <= z) {
 			b->nodes++;
-			double f = joint_lb_eq(b, i, &e, first + (k + dir) * s);
+			double f = joint_lb_eq(b, &e, first + (k + dir) * s);
 			if (!(f < fk))
 				break;
 			k += dir;
@@ -611,17 +638,17 @@ static double step_lb(struct bb *b, int i, const int *u, double need, long cnt, 
 static double ub_least(const struct bb *b, int i, const int *u, double slack, long room0,
 		       int positive_only)
 {
-	const struct capmilp *m = b->m;
 	double best = HUGE_VAL;
 	for (int t = 0; t < b->mt->n_mult; t++) {
 		double nu = b->mt->mult[t], U = nu * slack, used = 0, room = (double)room0;
-		for (int a = 0; a < m->n && room > 0; a++) {
-			int j = b->mt->mult_order[t][a];
+		/* the counts i.. only (amask; mcoef is nonincreasing along the
+		 * order, so the first of them with pj <= 0 ends the fill where
+		 * the first of all counts did) */
+		for (unsigned am = b->mt->amask[t][i]; am && room > 0; am &= am - 1) {
+			int a = ctz32(am), j = b->mt->mult_order[t][a];
 			double pj = b->mt->mcoef[t][a];
 			if (positive_only && pj <= 0)
 				break;
-			if (j < i)
-				continue;
 			double y = min2((double)(u[j] - 1), room);
 			U += pj * y;
 			used += b->dcoef[j] * y;
@@ -1329,6 +1356,12 @@ static void joint_mults(struct bb *b, struct mtab *w)
 		}
 		if (dl)
 			free_order(b, w, t);
+		for (int i = 0; i <= m->n; i++) {
+			unsigned am = 0;
+			for (int k = 0; k < m->n; k++)
+				am |= (unsigned)(ord[k] >= i) << k;
+			w->amask[t][i] = am;
+		}
 	}
 }
 
