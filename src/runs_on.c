@@ -303,8 +303,10 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    0.3's config has no bf16). The row counts the engine's ZeRO 0 and
  *    ZeRO-1 (zero/stage1.py) code paths; ZeRO-2 (zero/stage2.py) is not
  *    counted, ZeRO-3 did not exist.
- *  - All of them: hetplan's rows model dense models (InternLM's MoE code came
- *    after the row's commit; DLE BERT has none): no expert parallelism. */
+ *  - All of them: their model code is dense (framework.h moe, framework.c
+ *    "MoE layers": InternLM's MoE code came after the row's commit; DLE
+ *    BERT, llm.c's GPT-2 and the 2019 Megatron-LM have none): no expert
+ *    parallelism, and plan_validate refuses a MoE model under them. */
 int runs_on_zero_ok(enum hp_framework f, int zero)
 {
 	/* framework.c's zero_stages: apex DDP 0; InternLM, llm.c and
@@ -333,8 +335,16 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 		deny(v, DDP | IL, "FP8 training");
 	if (p->cp > 1)
 		deny(v, DDP | IL, "context parallelism (CP %d)", p->cp);
+	/* The rows without MoE layers (framework.h moe): no expert
+	 * parallelism. (plan_validate refuses a MoE model under them at EP 1
+	 * too; these rules do not see the model.) */
+	unsigned dense = 0;
+	for (int f = FW_ANY + 1; f < FW_ROWS; f++)
+		if (!framework_get((enum hp_framework)f)->moe)
+			dense |= B(f);
 	if (p->ep > 1)
-		deny(v, DDP | IL, "expert parallelism (EP %d; the row models dense models)", p->ep);
+		deny(v, dense, "expert parallelism (EP %d; the row's model code has no MoE layer)",
+		     p->ep);
 	if (p->recompute != RC_NONE)
 		deny(v, DDP, "recomputation (run_squad.py has no checkpointing flag)");
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)

@@ -463,6 +463,25 @@ TEST(ds03_row)
 		check_denied(&c, no[i].json, FW_DEEPSPEED_03, D3, no[i].why, i);
 }
 
+/* EP 8 on 16 H100s, a plan each estimate-only row's other rules take
+ * (TP 1, PP 1, ZeRO 0, fp16, unfused attention, no recomputation): none
+ * of their model codes has a MoE layer (DLE BERT, InternLM @01e7fd61,
+ * llm.c's GPT-2, the 2019 Megatron-LM), so each refuses it for the
+ * experts; Megatron-Core and DeepSpeed-MoE run it. */
+TEST(ep_on_dense_only_rows)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xH100-SXM,name=h", NULL);
+	const char *ep8 = "{\"zero\":0,\"precision\":\"fp16\",\"flash\":false,\"ep\":8,"
+			  "\"moe_dispatch\":\"alltoall\",\"replicas\":[{\"count\":16,"
+			  "\"batch_share\":0.0625,\"stages\":[" ONE_STAGE("h", 1) "]}]}";
+	static const enum hp_framework dense[] = { FW_PYTORCH_DDP, FW_PYTORCH_DDP_2020,
+						   FW_INTERNLM, FW_LLMC, FW_DEEPSPEED_03 };
+	for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++)
+		check_denied(&c, ep8, dense[i], 1u << dense[i], "no MoE layer", i);
+	CHECK_EQ_INT(mask_of(&c, ep8, NULL, 0) & (MC | DS), MC | DS);
+}
+
 TEST(names_and_pick)
 {
 	char b[96];
@@ -510,6 +529,7 @@ int main(void)
 	RUN(estimate_only_rows);
 	RUN(llmc_row);
 	RUN(ds03_row);
+	RUN(ep_on_dense_only_rows);
 	RUN(names_and_pick);
 	catalog_done(&cat);
 	return t_done("runs_on");

@@ -736,6 +736,10 @@ static int plan_inputs(struct plan_args *a, const struct catalog *cat, struct cl
 		return rc;
 	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
+	/* a MoE model under a dense-only --framework: every plan would be
+	 * refused, so say why before the search */
+	if (plan_framework_model(a->so.framework, m, "--framework", &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
 	if (a->so.fix_tp && (a->so.fix_tp & (a->so.fix_tp - 1))) {
 		fprintf(stderr, "hetplan plan: --tp: expected a power of two, got %d\n", a->so.fix_tp);
 		return HP_EXIT_USAGE;
