@@ -167,6 +167,12 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 				cJSON_AddNumberToObject(e, "best_vs_this",
 							res->plans[0].est.tokens_per_s /
 								sp->est.tokens_per_s - 1);
+			/* the plan itself, as the ranked plans carry it (rank 0
+			 * when it is not one of them): what `launch --plan` and
+			 * `estimate --plan` take, as the report's single_pool */
+			cJSON_AddItemToObject(e, "plan",
+					      cli_plan_entry_json(sp, report_plan_rank(res, sp), res,
+								  c, m));
 		} else {
 			cJSON_AddStringToObject(e, "note", "the model does not fit on this pool alone");
 		}
