@@ -239,6 +239,19 @@ grep -qF "note: --framework internlm is estimate-only" "$T/il.txt" && ok || bad 
 $H plan --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --gbs 256 --framework megatron-lm > "$T/ml.txt" 2>&1
 grep -q "estimate-only" "$T/ml.txt" && bad "megatron-lm noted as estimate-only" || ok
 
+# --- What a user can act on first. Llama 3.1 8B under apex DDP (TP 1,
+# PP 1, ZeRO 0: every state on every GPU): in bf16, the default
+# precision, run_squad.py runs nothing (--fp16 or fp32), so the no-plan
+# message names bf16, not the layout of the first candidate refused
+# ("uneven DP batch shares", "TP or PP"); in fp16 the reason is memory:
+# 2 + 2 + 4 + 4 + 4 = 16 bytes per parameter (fp16 weights and gradients,
+# fp32 master weights and Adam moments) x 8.03e9 = 119.7 GiB before any
+# activation, over an H100's 80 GiB.
+expect 4 "(first: bf16 (run_squad.py: --fp16 or fp32))" $H plan --pool 2x8xH100-SXM -m llama3.1-8b \
+	--gbs 256 --framework pytorch-ddp
+expect 4 "no plan fits in memory" $H plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 256 \
+	--framework pytorch-ddp --precision fp16
+
 # --- The plan JSON's search statistics: fw_checked (candidates that
 # reached --framework's rules) and fw_denied (those refused). The
 # pytorch-ddp run above (gpt-1.7b, 24 heads, on 16 GPUs) has TP 2-8
