@@ -167,7 +167,7 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 				cJSON_AddNumberToObject(e, "best_vs_this",
 							res->plans[0].est.tokens_per_s /
 								sp->est.tokens_per_s - 1);
-			/* the plan itself, as the ranked plans carry it (rank 0
+			/* the plan itself, as the ranked plans carry it ("rank" null
 			 * when it is not one of them): what `launch --plan` and
 			 * `estimate --plan` take, as the report's single_pool */
 			cJSON_AddItemToObject(e, "plan",
