@@ -295,6 +295,18 @@
  *    2): 56 bytes per shard parameter (zero1_opt_shard_bytes). At d
  *    ranks: 56 x P/d + 20 x P. Not modelled: the two host syncs a
  *    tensor (float() and .item()). */
+/*  - MoE layers (moe). Megatron-Core (megatron/core/transformer/moe/),
+ *    DeepSpeed (deepspeed/moe/, DeepSpeed-MoE) and torchtitan
+ *    (torchtitan/models/moe/) have routed-expert layers. The estimate-only
+ *    rows' model code is dense: DeepLearningExamples' BERT modeling.py,
+ *    InternLM's trainer at @01e7fd61 (its MoE code came later),
+ *    llm.c's GPT-2 train_gpt2.cu and DeepSpeedExamples' 2019 Megatron-LM
+ *    GPT2ParallelTransformerLayer have an MLP and no router, so a model
+ *    with experts does not run on them at any EP (plan.c
+ *    plan_framework_model). The megatron-lm row keeps moe = 1 as before:
+ *    Megatron-LM of 2021-22 had no MoE layer either (runs_on.c refuses
+ *    its EP above 1), but its row has run MoE models at EP 1 in hetplan's
+ *    tests and plans; not changed here. */
 #include "framework.h"
 
 #include <assert.h>
@@ -306,30 +318,35 @@ static const struct framework_info rows[FW_ROWS] = {
 	[FW_ANY] = { FW_ANY, "any", "any framework", "any", 1, 1, 1, FW_GRAD_FP32_UNLESS_FP16, 1,
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		     .ep_overlap = 1, .ep_dispatch_dedup = 1, .fp8_params = 1,
-		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+		.moe = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
 			       "megatron/training/arguments.py flags", 0, 0,
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
 			       .ep_dispatch_dedup = 1, .fp8_params = 1,
-		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+		.moe = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+		.moe = 1 },   /* as hetplan has always run it: see "MoE layers" above */
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1,
 			   FW_GRAD_FP32_BF16_ZERO0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "
 			   "ZeRO 0 reduces after the backward: runtime/engine.py)", 0, 1,
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
-		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+		.moe = 1 },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
-		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
+		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+		.moe = 1 },
 	/* 46 bytes: apex O2's generic master-weight path (below). */
 	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", "ddp", 0, 1, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
@@ -337,7 +354,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "apex/parallel/distributed.py @47da14a0; apex amp and FusedAdam "
 			     "@ab520f82",
 			     0, 0, 1, 0, 1e7, 3, 6 + 4 + 28 + 6 + 2, 0,
-			     .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 1,
+			     .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 1, .moe = 0,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* 32 bytes: apex O2's FusedAdam path of July 2019 (below). */
 	[FW_PYTORCH_DDP_2020] = { FW_PYTORCH_DDP_2020, "pytorch-ddp-2020",
@@ -346,7 +363,7 @@ static const struct framework_info rows[FW_ROWS] = {
 				  "DeepLearningExamples BERT run_squad.py and modeling.py @26c26761; "
 				  "apex/parallel/distributed.py, amp and FusedAdam @47da14a0",
 				  0, 0, 1, 1, 1e7, 3, 2 + 28 + 2, 0,
-				  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 1,
+				  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 1, .moe = 0,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* Hybrid Zero: all-reduce, then one broadcast per owner; buckets of
 	 * reduce_bucket_size 512 x 2^20 elements; optimizer bytes not
@@ -354,7 +371,7 @@ static const struct framework_info rows[FW_ROWS] = {
 	[FW_INTERNLM] = { FW_INTERNLM, "internlm", "InternLM trainer (Hybrid Zero)", "intern", 0, 1, 1, 0, 0,
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
 			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1,
-			  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 2,
+			  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 2, .moe = 0,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* llm.c: see the notes above; every field named. */
 	[FW_LLMC] = { .id = FW_LLMC, .name = "llm.c", .display = "llm.c (karpathy/llm.c train_gpt2.cu)",
@@ -366,7 +383,7 @@ static const struct framework_info rows[FW_ROWS] = {
 		      .opt_bytes_per_param = 28 + 2, .zero1_bcast = 0, .ep_overlap = 0,
 		      .ep_dispatch_dedup = 0, .fp8_params = 0, .grad_overlap_min_zero = 0,
 		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .fused_residual_norm = 1,
-		      .no_dropout = 1, .gemm_bias_epilogue = 1, .zero_stages = 2 },
+		      .no_dropout = 1, .gemm_bias_epilogue = 1, .zero_stages = 2, .moe = 0 },
 	/* DeepSpeed 0.3 with DeepSpeedExamples' 2019 Megatron-LM: see the
 	 * notes above; every field named. */
 	[FW_DEEPSPEED_03] = { .id = FW_DEEPSPEED_03, .name = "deepspeed-0.3",
@@ -384,7 +401,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
 			      .eager_fused_qkv = 1, .eager_mask_mul = 1, .unfused_only = 1, .no_sp = 1,
 			      .zero_stages = 2, .zero1_opt_shard_bytes = 6 + 8 + 8 + 28 + 6,
-			      .zero1_opt_model_bytes = 10 + 10 },
+			      .zero1_opt_model_bytes = 10 + 10, .moe = 0 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

@@ -212,6 +212,12 @@ struct framework_info {
 				    * parallelism: the planner builds plans with
 				    * SP off for it (search.c, plan_globals) and
 				    * runs_on.c refuses SP with TP > 1 */
+	int moe;                   /* the framework's model code has MoE layers
+				    * (routed experts): 0 for a row that runs
+				    * dense models only, under which plan_validate
+				    * refuses a model with experts (at EP 1 too),
+				    * `plan --framework` refuses it before the
+				    * search, and runs_on.c refuses EP above 1 */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

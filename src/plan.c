@@ -857,6 +857,28 @@ static int validate_moe_sp(const struct plan *p, const struct model_spec *m, con
 			  ctx, i, s, p->replicas[i].stages[s].tp, framework_get(p->framework)->name);
 }
 
+/* The framework's MoE layers (framework.h moe): see plan.h. */
+int plan_framework_model(enum hp_framework f, const struct model_spec *m, const char *ctx,
+			 struct hp_err *err)
+{
+	if (!m->moe.experts || framework_get(f)->moe)
+		return 0;
+	char with[128] = "";   /* the launchable rows with MoE layers, from the table */
+	size_t k = 0;
+	for (int i = FW_ANY + 1; i < FW_COUNT && k < sizeof with; i++)
+		if (framework_get((enum hp_framework)i)->moe) {
+			int w = snprintf(with + k, sizeof with - k, "%s%s", k ? ", " : "",
+					 framework_name((enum hp_framework)i));
+			if (w < 0)
+				break;
+			k += (size_t)w;
+		}
+	return hp_err_set(err, HP_EXIT_INPUT,
+			  "%s: framework %s runs dense models only (its model code has no MoE "
+			  "layer), and model %s has %d experts: use a framework with MoE "
+			  "layers (%s)", ctx, framework_name(f), m->name, m->moe.experts, with);
+}
+
 /* The settings against the model: batch, master layout, cp and ep. */
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
@@ -867,6 +889,8 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: micro-batch %d must be between 1 and the global batch %d",
 				  ctx, p->mbs, p->gbs);
+	if (plan_framework_model(p->framework, m, ctx, err) < 0)
+		return -1;
 	if (p->master == MASTER_REPLICATED && p->zero >= 2)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",

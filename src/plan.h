@@ -214,6 +214,15 @@ int plan_etp(const struct plan *p, int tp);
  * (Megatron-Core's MoE parallel folding): plan_etp(p, tp) != tp. */
 int plan_ep_folded(const struct plan *p, int tp);
 
+/* Whether framework f's model code runs model m: a model with experts
+ * needs a row with MoE layers (framework.h's moe; the estimate-only rows
+ * are dense), at any EP. Returns 0, or -1 with err set (HP_EXIT_INPUT,
+ * ctx first, naming the framework and the model). plan_validate applies
+ * it to the plan's framework; `plan --framework` to its flag before the
+ * search. Never fails otherwise. */
+int plan_framework_model(enum hp_framework f, const struct model_spec *m, const char *ctx,
+			 struct hp_err *err);
+
 /* 1 when a stage runs MoE layers at TP > 1 with sequence parallelism
  * off, which Megatron's MoELayer.forward refuses in training
  * (moe_layer.py @001199898c4b); *rep and *stage (either may be NULL) the

@@ -212,6 +212,8 @@ cJSON *report_search_json(cJSON *o, const struct search_stats *st)
 	cJSON_AddNumberToObject(so, "pruned", (double)st->pruned);
 	cJSON_AddNumberToObject(so, "lp_solves", st->lp_solves);
 	cJSON_AddNumberToObject(so, "seconds", st->seconds);
+	cJSON_AddNumberToObject(so, "fw_checked", (double)st->fw_checked);
+	cJSON_AddNumberToObject(so, "fw_denied", (double)st->fw_denied);
 	return so;
 }
 

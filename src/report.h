@@ -24,7 +24,8 @@
  *    "chosen": RANK or null,
  *    "plans":[PLAN...], "pareto":[PLAN...],
  *    "single_pool":[{"pool", "plan": PLAN or null}],
- *    "search":{"candidates","evaluated","pruned","lp_solves","seconds","cancelled"},
+ *    "search":{"candidates","evaluated","pruned","lp_solves","seconds","fw_checked",
+ *              "fw_denied","cancelled"},
  *    "why": "..." (only when nothing fits), "nearest": PLAN (likewise),
  *    "accuracy":[{"what","rows","mean_abs_err_pct","median_abs_err_pct",
  *                 "max_abs_err_pct","measured_by"}],
@@ -150,9 +151,16 @@ struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
 			       const struct search_result *r, const struct cluster *c,
 			       const struct model_spec *m);
 
+/* 1-based rank of sp in r's ranked list (the same plan counts), 0 when
+ * it is not there. */
+int report_plan_rank(const struct search_result *r, const struct search_plan *sp);
+
 /* Add the object "search" to o: the planner's statistics
- * ("candidates","evaluated","pruned","lp_solves","seconds"), as `plan
- * --format json` and the JSON report state them. Returns that object. */
+ * ("candidates","evaluated","pruned","lp_solves","seconds", and under
+ * --framework NAME "fw_checked": the candidates that reached its rules,
+ * "fw_denied": those its rules refused; both 0 without --framework), as
+ * `plan --format json` and the JSON report state them. Returns that
+ * object. */
 struct search_stats;
 struct cJSON *report_search_json(struct cJSON *o, const struct search_stats *st);
 

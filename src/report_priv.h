@@ -61,9 +61,6 @@ void report_fabric_text(const struct cluster *c, char *buf, size_t n);
 /* The assumptions and limits the reports list, one sentence each. */
 const char *const *report_assumptions(int *n);
 
-/* 1-based rank of sp in r's ranked list (the same plan counts), 0 when
- * it is not there. */
-int report_plan_rank(const struct search_result *r, const struct search_plan *sp);
 
 /* The section tables, built once and rendered by Markdown and HTML. Each
  * initialises t (the caller calls table_done). Numbers behind the cells

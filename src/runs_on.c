@@ -59,7 +59,10 @@ static void deny(struct verdict *v, unsigned fws, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if ((fws & RUNS_ON_ALL) == RUNS_ON_ALL && !v->all[0] && v->mask == RUNS_ON_ALL)
+	/* a rule for all, first to deny the stock rows (the estimate-only
+	 * rows' settings rules may have run before it) */
+	if ((fws & RUNS_ON_ALL) == RUNS_ON_ALL && !v->all[0] &&
+	    (v->mask & RUNS_ON_STOCK) == RUNS_ON_STOCK)
 		hp_strlcpy(v->all, msg, sizeof v->all);
 	for (int f = 1; f < FW_ROWS; f++)
 		if ((fws & B(f)) && (v->mask & B(f))) {
@@ -303,8 +306,10 @@ static void rules_framework(struct verdict *v, const struct plan *p)
  *    0.3's config has no bf16). The row counts the engine's ZeRO 0 and
  *    ZeRO-1 (zero/stage1.py) code paths; ZeRO-2 (zero/stage2.py) is not
  *    counted, ZeRO-3 did not exist.
- *  - All of them: hetplan's rows model dense models (InternLM's MoE code came
- *    after the row's commit; DLE BERT has none): no expert parallelism. */
+ *  - All of them: their model code is dense (framework.h moe, framework.c
+ *    "MoE layers": InternLM's MoE code came after the row's commit; DLE
+ *    BERT, llm.c's GPT-2 and the 2019 Megatron-LM have none): no expert
+ *    parallelism, and plan_validate refuses a MoE model under them. */
 int runs_on_zero_ok(enum hp_framework f, int zero)
 {
 	/* framework.c's zero_stages: apex DDP 0; InternLM, llm.c and
@@ -312,6 +317,66 @@ int runs_on_zero_ok(enum hp_framework f, int zero)
 	return zero <= framework_zero_max(f);
 }
 
+/* The estimate-only rows' rules on the plan-wide settings a user sets by
+ * flag or key (precision, ZeRO, recomputation, CP, EP, attention kernel),
+ * applied before every other rule so that a row's reason is the one the
+ * user can act on: the planner's --framework no-plan message names the
+ * first refused candidate's reason, and "bf16" (--precision fp16) says
+ * more than the layout ("uneven DP batch shares", "TP or PP") of
+ * whichever candidate came first when every candidate is bf16. The mask
+ * does not depend on the order. Precision first, then ZeRO,
+ * recomputation, CP and EP, attention. */
+static void rules_estimate_only_settings(struct verdict *v, const struct plan *p)
+{
+	if (p->precision == HP_BF16)
+		deny(v, DDP, "bf16 (run_squad.py: --fp16 or fp32)");
+	if (p->precision == HP_FP8)
+		deny(v, DDP | IL, "FP8 training");
+	if (p->precision == HP_FP8)
+		deny(v, LLMC, "FP8 (llm.c: bf16, fp16 or fp32)");
+	if (p->precision == HP_BF16 || p->precision == HP_FP8 || p->precision == HP_TF32)
+		deny(v, DS03, "%s (DeepSpeed 0.3 runs fp16 or fp32)",
+		     p->precision == HP_BF16 ? "bf16" : p->precision == HP_FP8 ? "FP8" : "tf32");
+	if (!runs_on_zero_ok(FW_PYTORCH_DDP, p->zero))
+		deny(v, DDP, "ZeRO-%d (apex DDP replicates the optimizer)", p->zero);
+	if (!runs_on_zero_ok(FW_INTERNLM, p->zero))
+		deny(v, IL, "ZeRO-%d (Hybrid Zero shards the optimizer only: ZeRO-1)", p->zero);
+	if (!runs_on_zero_ok(FW_LLMC, p->zero))
+		deny(v, LLMC, "ZeRO-%d (llm.c's -z takes 0 or 1: llmc/zero.cuh)", p->zero);
+	if (!runs_on_zero_ok(FW_DEEPSPEED_03, p->zero))
+		deny(v, DS03, "ZeRO-%d (the row counts DeepSpeed 0.3's ZeRO 0-1 paths)", p->zero);
+	if (p->recompute != RC_NONE)
+		deny(v, DDP, "recomputation (run_squad.py has no checkpointing flag)");
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, IL, "selective recomputation (model.checkpoint recomputes whole layers)");
+	if (p->recompute != RC_NONE)
+		deny(v, LLMC, "recomputation (llm.c's -r recomputes GELU and LayerNorm only)");
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, DS03, "selective recomputation (--checkpoint-activations is whole-layer)");
+	if (p->cp > 1)
+		deny(v, DDP | IL, "context parallelism (CP %d)", p->cp);
+	if (p->cp > 1)
+		deny(v, LLMC, "context parallelism (CP %d; llm.c: one sequence per rank)", p->cp);
+	if (p->cp > 1)
+		deny(v, DS03, "context parallelism (CP %d; 2019 Megatron-LM: one sequence per rank)",
+		     p->cp);
+	/* The rows without MoE layers (framework.h moe): no expert
+	 * parallelism. (plan_validate refuses a MoE model under them at EP 1
+	 * too; these rules do not see the model.) */
+	unsigned dense = 0;
+	for (int f = FW_ANY + 1; f < FW_ROWS; f++)
+		if (!framework_get((enum hp_framework)f)->moe)
+			dense |= B(f);
+	if (p->ep > 1)
+		deny(v, dense, "expert parallelism (EP %d; the row's model code has no MoE layer)",
+		     p->ep);
+	if (p->flash)
+		deny(v, DS03, "flash attention (2019 Megatron-LM has no fused attention kernel: "
+		     "--attention unfused)");
+}
+
+/* The estimate-only rows' rules on the layout: TP, PP, SP and the layer
+ * split (after the shared and stock rules). */
 static void rules_estimate_only(struct verdict *v, const struct plan *p)
 {
 	const struct replica *rep = &p->replicas[0];
@@ -323,46 +388,12 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 	}
 	if (rep->stages[0].tp > 1 || pp > 1)
 		deny(v, DDP, "TP or PP (apex DDP: data parallelism only)");
-	if (!runs_on_zero_ok(FW_PYTORCH_DDP, p->zero))
-		deny(v, DDP, "ZeRO-%d (apex DDP replicates the optimizer)", p->zero);
-	if (!runs_on_zero_ok(FW_INTERNLM, p->zero))
-		deny(v, IL, "ZeRO-%d (Hybrid Zero shards the optimizer only: ZeRO-1)", p->zero);
-	if (p->precision == HP_BF16)
-		deny(v, DDP, "bf16 (run_squad.py: --fp16 or fp32)");
-	if (p->precision == HP_FP8)
-		deny(v, DDP | IL, "FP8 training");
-	if (p->cp > 1)
-		deny(v, DDP | IL, "context parallelism (CP %d)", p->cp);
-	if (p->ep > 1)
-		deny(v, DDP | IL, "expert parallelism (EP %d; the row models dense models)", p->ep);
-	if (p->recompute != RC_NONE)
-		deny(v, DDP, "recomputation (run_squad.py has no checkpointing flag)");
-	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
-		deny(v, IL, "selective recomputation (model.checkpoint recomputes whole layers)");
 	if (rep->stages[0].tp > 1 || pp > 1)
 		deny(v, LLMC, "TP or PP (llm.c: data parallelism only)");
-	if (!runs_on_zero_ok(FW_LLMC, p->zero))
-		deny(v, LLMC, "ZeRO-%d (llm.c's -z takes 0 or 1: llmc/zero.cuh)", p->zero);
-	if (p->precision == HP_FP8 || p->cp > 1 || p->ep > 1)
-		deny(v, LLMC, "FP8, CP or EP (llm.c: bf16/fp16/fp32, dense, data parallel)");
-	if (p->recompute != RC_NONE)
-		deny(v, LLMC, "recomputation (llm.c's -r recomputes GELU and LayerNorm only)");
 	if (pp > 1)
 		deny(v, DS03, "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)");
 	if (rep->stages[0].tp > 1 && p->sp && framework_get(FW_DEEPSPEED_03)->no_sp)
 		deny(v, DS03, "sequence parallelism (2019 Megatron-LM)");
-	if (!runs_on_zero_ok(FW_DEEPSPEED_03, p->zero))
-		deny(v, DS03, "ZeRO-%d (the row counts DeepSpeed 0.3's ZeRO 0-1 paths)", p->zero);
-	if (p->precision == HP_BF16 || p->precision == HP_FP8 || p->precision == HP_TF32)
-		deny(v, DS03, "%s (DeepSpeed 0.3 runs fp16 or fp32)",
-		     p->precision == HP_BF16 ? "bf16" : p->precision == HP_FP8 ? "FP8" : "tf32");
-	if (p->cp > 1 || p->ep > 1)
-		deny(v, DS03, "CP or EP (2019 Megatron-LM: dense, one sequence per rank)");
-	if (p->flash)
-		deny(v, DS03, "flash attention (2019 Megatron-LM has no fused attention kernel: "
-		     "--attention unfused)");
-	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
-		deny(v, DS03, "selective recomputation (--checkpoint-activations is whole-layer)");
 	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
 	if (layers % chunks) {
 		deny(v, IL, "%d layers do not split into %d chunks", layers, chunks);
@@ -394,6 +425,7 @@ static int verdict_of(const struct plan *p, const struct cluster *c, struct verd
 		v->mask = 0;
 		return -1;
 	}
+	rules_estimate_only_settings(v, p);
 	rules_shared(v, p, c);
 	if (v->mask) {
 		rules_framework(v, p);

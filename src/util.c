@@ -369,28 +369,48 @@ char *hp_read_regular_file(const char *path, size_t *len, struct hp_err *err)
 	return fd < 0 ? NULL : read_fd(fd, path, len, err);
 }
 
-/* Temporary files are ".NAME.hp-tmp.PID.RANDOM" next to NAME: the same
- * directory, so rename() is atomic; a dot name, so listings skip it; the
- * PID, so a later write can remove what a killed process left. */
+/* Temporary files are ".hp-tmp.PID.RANDOM" (at most 8 + 20 + 1 + 8 = 37
+ * bytes) in the directory of the file they become: the same directory, so
+ * rename() is atomic; a dot name, so listings skip it; the PID, so a later
+ * write can remove what a killed process left; and short, so any legal
+ * name (up to NAME_MAX, 255 bytes on Linux) can be written, where the
+ * name folded into the temporary one (".NAME.hp-tmp.PID.RANDOM", hetplan
+ * before December 2026) left no room for names above ~225 bytes. */
 #define TMP_TAG ".hp-tmp."
 
-/* Remove temporary files for base in dir whose process is gone. */
+/* The PID of a temporary file name of ours, tail (what follows TMP_TAG:
+ * "PID.RANDOM"), when its process is gone and it may be removed; 0 when
+ * it is not one, or its process may still run (or is ours). */
+static long stale_pid(const char *tail)
+{
+	char *end;
+	long pid = strtol(tail, &end, 10);
+	if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
+	    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	return pid;
+}
+
+/* Remove the temporary files in dir whose process is gone: ours of any
+ * name (TMP_TAG first), and those of the older form for base
+ * ("." base TMP_TAG). */
 static void sweep_stale(const char *dir, const char *base)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
-	size_t bl = strlen(base);
+	size_t bl = strlen(base), tl = strlen(TMP_TAG);
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		const char *n = e->d_name;
-		if (n[0] != '.' || strncmp(n + 1, base, bl) ||
-		    strncmp(n + 1 + bl, TMP_TAG, strlen(TMP_TAG)))
+		const char *n = e->d_name, *tail;
+		if (!strncmp(n, TMP_TAG, tl))
+			tail = n + tl;
+		else if (n[0] == '.' && !strncmp(n + 1, base, bl) &&
+			 !strncmp(n + 1 + bl, TMP_TAG, tl))
+			tail = n + 1 + bl + tl;
+		else
 			continue;
-		char *end;
-		long pid = strtol(n + 1 + bl + strlen(TMP_TAG), &end, 10);
-		if (pid <= 0 || *end != '.' || pid == (long)getpid() ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!stale_pid(tail))
 			continue;
 		/* unlinkat removes a link itself, never its target. */
 		struct stat st;
@@ -435,7 +455,7 @@ int hp_write_file_atomic(const char *path, const void *data, size_t len,
 	int fd = -1;
 	for (int tries = 0; tries < 64 && fd < 0; tries++) {
 		free(tmp);
-		tmp = xasprintf("%s/.%s" TMP_TAG "%ld.%08lx", dir, base, (long)getpid(),
+		tmp = xasprintf("%s/" TMP_TAG "%ld.%08lx", dir, (long)getpid(),
 				tmp_seed() & 0xffffffffUL);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0 && errno != EEXIST && errno != ELOOP)

@@ -111,8 +111,10 @@ char *hp_read_regular_file(const char *path, size_t *len, struct hp_err *err);
 /* Write data to path atomically: a new temporary file next to path (opened
  * O_EXCL | O_NOFOLLOW, so a planted name or symlink is never written
  * through), fsync, the old file's mode kept, rename, fsync of the
- * directory. Temporary files of killed hetplan processes for the same
- * name are removed first. The old file stays intact on any failure.
+ * directory. The temporary name is short (".hp-tmp.PID.RANDOM", util.c),
+ * so every legal file name, NAME_MAX bytes included, can be written.
+ * Temporary files of killed hetplan processes in that directory are
+ * removed first. The old file stays intact on any failure.
  * Returns 0, or -1 with err naming path: HP_EXIT_USAGE when path names a
  * directory, HP_EXIT_FAIL for any I/O error. */
 int hp_write_file_atomic(const char *path, const void *data, size_t len,

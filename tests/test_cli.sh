@@ -412,4 +412,19 @@ expect 0 "" $H estimate --pool '1x8xH100-SXM,name=日本h100' -m llama3.1-8b --t
 grep -q '^  0     0     日本h100         8 0-31 ' "$T/out" && ok ||
 	bad "estimate POOL column by bytes: $(grep '日本' "$T/out")"
 
+# --- models and completion --help: a description, every option of the
+# command's getopt table (as --list-options prints it) and the exit
+# statuses, as every other command's help has; not the synopsis alone.
+for c in models completion; do
+	expect 0 "" $H $c --help
+	cp "$T/out" "$T/help_$c"
+	[ "$(wc -l <"$T/help_$c")" -ge 6 ] && ok || bad "$c --help is $(wc -l <"$T/help_$c") lines"
+	grep -q "^Exit status: 0 ok, 2 usage" "$T/help_$c" && ok || bad "$c --help lacks the exit statuses"
+	$H --list-options | awk -v c="$c" '$1 == c { print $2 }' >"$T/opts_$c"
+	[ -s "$T/opts_$c" ] && ok || bad "--list-options has no $c options"
+	while read -r o; do
+		grep -q -- "$o\b" "$T/help_$c" && ok || bad "$c --help does not name $o"
+	done <"$T/opts_$c"
+done
+
 finish cli

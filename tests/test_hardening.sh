@@ -51,6 +51,24 @@ expect 0 "" $H $L -o "$T/w/out.sh"
 [ "$(cat "$T/victim")" = keep ] && ok || bad "symlink target overwritten"
 [ -e "$T/w/.out.sh.hp-tmp.4194305.0badf00d" ] && bad "stale temporary file left" || ok
 [ "$(ls -A "$T/w" | grep -vc '^\.out\.sh\.hp-tmp\.[0-9]$')" = 1 ] && ok || bad "files left: $(ls -A "$T/w")"
+# a stale temporary file of the current form (".hp-tmp.PID.RANDOM"),
+# of a process that cannot exist, is removed too
+echo stale >"$T/w/.hp-tmp.4194305.0badf00d"
+expect 0 "" $H $L -o "$T/w/out.sh"
+[ -e "$T/w/.hp-tmp.4194305.0badf00d" ] && bad "stale short temporary file left" || ok
+# Any legal name can be written: 255 bytes is Linux's NAME_MAX (ext4's
+# and tmpfs's too), and 240 bytes; the older temporary name
+# (".NAME.hp-tmp.PID.RANDOM", 1 + 8 + 7 + 1 + 8 = 25 bytes more than NAME
+# at a 7-digit PID) went past 255 from NAME ~230. A 256-byte name is
+# refused by the kernel (ENAMETOOLONG), named in the error.
+for n in 240 255; do
+	long=$(printf "%${n}s" "" | tr ' ' 'x')
+	expect 0 "" $H $L -o "$T/w/$long"
+	[ -s "$T/w/$long" ] && ok || bad "a $n-byte name was not written"
+	rm -f "$T/w/$long"
+done
+long=$(printf "%256s" "" | tr ' ' 'x')
+expect 1 "File name too long" $H $L -o "$T/w/$long"
 ln -s "$T/victim" "$T/w/link.sh"
 expect 0 "" $H $L -o "$T/w/link.sh"
 [ "$(cat "$T/victim")" = keep ] && [ ! -L "$T/w/link.sh" ] && ok || bad "-o followed a symlink"

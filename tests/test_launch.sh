@@ -386,6 +386,16 @@ expect 2 "launch writes configs for megatron-core, megatron-lm, deepspeed, torch
 [ ! -e "$T/il.sh" ] && ok || bad "launch --framework internlm wrote $T/il.sh"
 printf '{"mbs": 1, "gbs": 8, "framework": "internlm", "replicas": [{"count": 8, "stages": [{"pool": "a", "first_layer": 0, "last_layer": 23}]}]}' >"$T/il.json"
 expect 2 "il.json: framework: internlm is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$T/il.json"
+# The estimate-only verdict comes first: before the missing --tp/--pp,
+# --mbs/--gbs, -m and the pool (every row from FW_COUNT on, framework.h),
+# and before a plan file's model checks (a MoE model under a dense-only
+# row, plan.c plan_framework_model).
+for fw in internlm pytorch-ddp pytorch-ddp-2020 llm.c deepspeed-0.3; do
+	expect 2 "hetplan: --framework: $fw is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --framework $fw
+	expect 2 "hetplan: --framework: $fw is estimate-only" $H launch --framework $fw --tp 1 --pp 1
+done
+printf '{"mbs": 1, "gbs": 8, "framework": "llm.c", "replicas": [{"count": 8, "stages": [{"pool": "a", "first_layer": 0, "last_layer": 31}]}]}' >"$T/lc.json"
+expect 2 "lc.json: framework: llm.c is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m mixtral-8x7b --plan "$T/lc.json"
 # the same plan under a stock framework launches
 sed 's/"internlm"/"megatron-core"/' "$T/il.json" >"$T/mc.json"
 expect 0 "" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$T/mc.json"

@@ -371,4 +371,32 @@ expect 2 "--moe-dispatch" "$H" estimate $disp --moe-dispatch allgather
 	--gbs 256 --seq-len 8192 > "$T/cpep.txt" 2>"$T/err"
 grep -E "^  ep +alltoall .* 8 NVSwitch +p2p" "$T/cpep.txt" > /dev/null && ok ||
 	bad "cp 2 ep 8: the EP group leaves the node: $(grep '^  ep' "$T/cpep.txt")"
+# --- MoE models under the dense-only rows. DeepLearningExamples' BERT
+# (pytorch-ddp, -2020), InternLM's trainer @01e7fd61, llm.c's GPT-2 and
+# DeepSpeedExamples' 2019 Megatron-LM (deepspeed-0.3) have an MLP and no
+# router: Mixtral (8 experts) runs on none of them, at EP 1 too, whether
+# estimate's --framework, the plan key or plan's --framework names them
+# (exit 3, the message naming the framework and the model). The plan
+# below is one each row's other rules take (TP 1, PP 1, ZeRO 0, fp16,
+# unfused attention, no recomputation), so the model is the only reason.
+DN="--pool 1x8xH100-SXM -m mixtral-8x7b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 0 --precision fp16 --attention unfused --recompute none"
+for fw in pytorch-ddp pytorch-ddp-2020 internlm llm.c deepspeed-0.3; do
+	# shellcheck disable=SC2086
+	expect 3 "framework $fw runs dense models only" "$H" estimate $DN --framework $fw
+	grep -qF "model mixtral-8x7b has 8 experts" "$T/err" && ok || bad "$fw: message lacks the model: $(cat "$T/err")"
+	expect 3 "framework $fw runs dense models only" "$H" plan --pool 1x8xH100-SXM -m mixtral-8x7b --gbs 64 --framework $fw
+	# a dense model under the same row and flags is not refused for it
+	# shellcheck disable=SC2086
+	"$H" estimate --pool 1x8xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 0 --precision fp16 \
+		--attention unfused --recompute none --framework $fw >/dev/null 2>"$T/err"
+	grep -qF "dense models only" "$T/err" && bad "$fw refuses a dense model: $(cat "$T/err")" || ok
+done
+printf '{"mbs": 1, "gbs": 64, "precision": "fp16", "zero": 0, "flash": false, "framework": "pytorch-ddp", "replicas": [{"count": 8, "stages": [{"pool": "a", "first_layer": 0, "last_layer": 31}]}]}' >"$T/ddp_moe.json"
+expect 3 "ddp_moe.json: framework pytorch-ddp runs dense models only" "$H" estimate \
+	--pool 1x8xH100-SXM,name=a -m mixtral-8x7b --plan "$T/ddp_moe.json"
+# the rows with MoE layers still take it (megatron-core at EP 1)
+# shellcheck disable=SC2086
+"$H" estimate $DN --framework megatron-core >/dev/null 2>"$T/err"
+grep -qF "dense models only" "$T/err" && bad "megatron-core refuses Mixtral" || ok
+
 finish moe

@@ -239,4 +239,60 @@ grep -qF "note: --framework internlm is estimate-only" "$T/il.txt" && ok || bad 
 $H plan --pool 4x8xA100-SXM4-80GB -m llama3.1-8b --gbs 256 --framework megatron-lm > "$T/ml.txt" 2>&1
 grep -q "estimate-only" "$T/ml.txt" && bad "megatron-lm noted as estimate-only" || ok
 
+# --- What a user can act on first. Llama 3.1 8B under apex DDP (TP 1,
+# PP 1, ZeRO 0: every state on every GPU): in bf16, the default
+# precision, run_squad.py runs nothing (--fp16 or fp32), so the no-plan
+# message names bf16, not the layout of the first candidate refused
+# ("uneven DP batch shares", "TP or PP"); in fp16 the reason is memory:
+# 2 + 2 + 4 + 4 + 4 = 16 bytes per parameter (fp16 weights and gradients,
+# fp32 master weights and Adam moments) x 8.03e9 = 119.7 GiB before any
+# activation, over an H100's 80 GiB.
+expect 4 "(first: bf16 (run_squad.py: --fp16 or fp32))" $H plan --pool 2x8xH100-SXM -m llama3.1-8b \
+	--gbs 256 --framework pytorch-ddp
+expect 4 "no plan fits in memory" $H plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 256 \
+	--framework pytorch-ddp --precision fp16
+
+# --- The plan JSON's search statistics: fw_checked (candidates that
+# reached --framework's rules) and fw_denied (those refused). The
+# pytorch-ddp run above (gpt-1.7b, 24 heads, on 16 GPUs) has TP 2-8
+# candidates, which apex DDP refuses, and every plan it returned passed
+# the rules; without --framework no candidate is checked.
+python3 - "$T/pd.json" <<'PY' && ok || bad "plan JSON's fw_checked/fw_denied"
+import json, sys
+st = json.load(open(sys.argv[1]))["search"]
+d = json.load(open(sys.argv[1]))
+assert st["fw_denied"] >= 1, st
+assert st["fw_checked"] - st["fw_denied"] >= len(d["plans"]), st
+assert st["fw_checked"] <= st["candidates"], st
+PY
+$H plan -c tests/data/cli/mixed.json -m llama3.1-8b --gbs 64 --format json >"$T/mx.json" 2>"$T/err" &&
+	ok || bad "plan on mixed.json: $(cat "$T/err")"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["search"]; sys.exit(s["fw_checked"] != 0 or s["fw_denied"] != 0)' \
+	"$T/mx.json" && ok || bad "fw_checked without --framework"
+
+# --- Each single_pool entry the table shows ("best on h100 alone") carries
+# its plan, which `hetplan launch --plan` takes: the TP and PP it writes
+# are the plan's own (a stage's tp, the stages per replica).
+python3 - "$T/mx.json" "$T" <<'PY' >"$T/sp.list" || bad "single_pool entries without a plan"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = 0
+for i, e in enumerate(d["single_pool"]):
+    if "label" not in e:        # the model does not fit there: no plan
+        continue
+    p = e["plan"]
+    assert p["label"] == e["label"], (p["label"], e["label"])
+    json.dump(p, open("%s/sp%d.json" % (sys.argv[2], i), "w"))
+    r = p["replicas"][0]
+    print(i, r["stages"][0]["tp"], len(r["stages"]))
+    n += 1
+assert n == 2, n                # both pools hold llama3.1-8b alone
+PY
+while read -r i tp pp; do
+	expect 0 "" $H launch -c tests/data/cli/mixed.json -m llama3.1-8b --plan "$T/sp$i.json"
+	grep -q -- "--tensor-model-parallel-size $tp\b" "$T/out" && ok || bad "single_pool[$i]: launch TP is not $tp"
+	grep -q -- "--pipeline-model-parallel-size $pp\b" "$T/out" && ok || bad "single_pool[$i]: launch PP is not $pp"
+done <"$T/sp.list"
+[ -s "$T/sp.list" ] && ok || bad "no single_pool plan to launch"
+
 finish plan_runs

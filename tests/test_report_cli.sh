@@ -30,7 +30,8 @@ assert set(d["inputs"]["workload"]) == {"gbs", "seq_len", "tokens", "precision",
 assert d["inputs"]["workload"]["gbs"] == 1024 and d["inputs"]["workload"]["tokens"] == 2e12
 for p in d["inputs"]["prices"]:
     assert set(p) == {"pool", "gpu", "usd_per_node_hour", "usd_per_gpu_hour", "source", "date"}
-assert set(d["search"]) == {"candidates", "evaluated", "pruned", "lp_solves", "seconds", "cancelled"}
+assert set(d["search"]) == {"candidates", "evaluated", "pruned", "lp_solves", "seconds", "fw_checked",
+                          "fw_denied", "cancelled"}
 plan_keys = {"rank", "label", "list_label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
              "time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
              "recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework", "tp_overlap",

@@ -348,7 +348,7 @@ TEST(estimate_only_rows)
 	plan_init(&p);
 	p.gbs = 64;
 	p.mbs = 1;
-	const char *z3 = "{\"zero\":3,\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
+	const char *z3 = "{\"zero\":3,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
 			 "\"stages\":[" ONE_STAGE("a", 1) "]}]}";
 	if (plan_parse_json(&p, z3, strlen(z3), "test", &c, &err) < 0)
 		T_FAILF("%s", err.msg);
@@ -419,7 +419,7 @@ TEST(llmc_row)
 		{ "{\"zero\":1,\"recompute\":\"full\",\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
 		  "\"stages\":[" ONE_STAGE("a", 1) "]}]}", "recomputation (llm.c's -r" },
 		{ "{\"zero\":1,\"precision\":\"fp8\",\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
-		  "\"stages\":[" ONE_STAGE("a", 1) "]}]}", "FP8, CP or EP" },
+		  "\"stages\":[" ONE_STAGE("a", 1) "]}]}", "FP8 (llm.c: bf16, fp16 or fp32)" },
 	};
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
 		check_denied(&c, no[i].json, FW_LLMC, LC, no[i].why, i);
@@ -461,6 +461,49 @@ TEST(ds03_row)
 	};
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
 		check_denied(&c, no[i].json, FW_DEEPSPEED_03, D3, no[i].why, i);
+}
+
+/* EP 8 on 16 H100s, a plan each estimate-only row's other rules take
+ * (TP 1, PP 1, ZeRO 0, fp16, unfused attention, no recomputation): none
+ * of their model codes has a MoE layer (DLE BERT, InternLM @01e7fd61,
+ * llm.c's GPT-2, the 2019 Megatron-LM), so each refuses it for the
+ * experts; Megatron-Core and DeepSpeed-MoE run it. */
+TEST(ep_on_dense_only_rows)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xH100-SXM,name=h", NULL);
+	const char *ep8 = "{\"zero\":0,\"precision\":\"fp16\",\"flash\":false,\"ep\":8,"
+			  "\"moe_dispatch\":\"alltoall\",\"replicas\":[{\"count\":16,"
+			  "\"batch_share\":0.0625,\"stages\":[" ONE_STAGE("h", 1) "]}]}";
+	static const enum hp_framework dense[] = { FW_PYTORCH_DDP, FW_PYTORCH_DDP_2020,
+						   FW_INTERNLM, FW_LLMC, FW_DEEPSPEED_03 };
+	for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++)
+		check_denied(&c, ep8, dense[i], 1u << dense[i], "no MoE layer", i);
+	CHECK_EQ_INT(mask_of(&c, ep8, NULL, 0) & (MC | DS), MC | DS);
+}
+
+/* A plan that breaks a plan-wide setting of an estimate-only row (bf16
+ * under apex DDP: run_squad.py takes --fp16 or fp32) and layout rules
+ * too (TP 2, and 2 replicas with 60% and 40% of the batch): the row's
+ * reason is the setting, which --precision changes, not the layout of
+ * whichever candidate the planner refused first; the stock rows keep
+ * the shared rule's reason. */
+TEST(setting_reason_first)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xH100-SXM,name=h", NULL);
+	char why[512];
+	const char *json = "{\"zero\":0,\"precision\":\"bf16\",\"replicas\":["
+			   "{\"batch_share\":0.6,\"stages\":[" ONE_STAGE("h", 2) "]},"
+			   "{\"batch_share\":0.4,\"stages\":[" ONE_STAGE("h", 2) "]}]}";
+	check_denied(&c, json, FW_PYTORCH_DDP, 1u << FW_PYTORCH_DDP,
+		     "bf16 (run_squad.py: --fp16 or fp32)", 0);
+	check_denied(&c, json, FW_DEEPSPEED_03, 1u << FW_DEEPSPEED_03,
+		     "bf16 (DeepSpeed 0.3 runs fp16 or fp32)", 1);
+	/* InternLM runs bf16: its reason is the shared rule's */
+	check_denied(&c, json, FW_INTERNLM, 1u << FW_INTERNLM, "uneven DP batch shares", 2);
+	CHECK_EQ_INT(mask_of(&c, json, why, sizeof why), 0);
+	CHECK(strstr(why, "needs a heterogeneity-aware runtime: uneven DP batch shares") != NULL);
 }
 
 TEST(names_and_pick)
@@ -510,6 +553,8 @@ int main(void)
 	RUN(estimate_only_rows);
 	RUN(llmc_row);
 	RUN(ds03_row);
+	RUN(ep_on_dense_only_rows);
+	RUN(setting_reason_first);
 	RUN(names_and_pick);
 	catalog_done(&cat);
 	return t_done("runs_on");

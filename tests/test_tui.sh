@@ -328,6 +328,8 @@ golden model-120x40 big
 keys big '?'
 wait_for big "Keys in the Model view" && ok || bad "? did not open help"
 screen big | grep -qE '^ +p +Pick a model preset' && ok || bad "help lacks the model view's p key"
+# at 120x40 the Model view's help fits its 37 rows: no scroll hint
+screen big | grep -qF "help rows" && bad "a scroll hint on a help that fits" || ok
 keys big q
 wait_gone big "Keys in the Model view" && wait_for big "Training workload" && ok || bad "q did not close the help"
 keys big q
@@ -341,6 +343,10 @@ start help 80 24
 wait_ready help || bad "no plans before the help"
 keys help 1 '?'
 wait_for help "Keys in the Cluster view" || bad "? did not open the Cluster view's help"
+# the help is longer than its 24 - 3 = 21 rows (tab bar, header and footer
+# apart): the footer says which rows show and how to see the rest
+wait_for help "help rows 1-21 of " && ok || bad "no scroll hint in the help's footer: '$(screen help | sed -n 24p)'"
+screen help | sed -n 24p | grep -qF "j/Down for more" && ok || bad "the hint does not name the key: '$(screen help | sed -n 24p)'"
 keys help j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j j
 i=0
 while [ $i -lt 300 ] && ! screen help | sed -n 22p | grep -q '^ *C-l  *Redraw the screen'; do
@@ -349,6 +355,13 @@ while [ $i -lt 300 ] && ! screen help | sed -n 22p | grep -q '^ *C-l  *Redraw th
 done
 screen help | sed -n 22p | grep -q '^ *C-l  *Redraw the screen' && ok ||
 	bad "help scrolled past its end: rows 20-23 '$(screen help | sed -n 20,23p)'"
+# at the end: the last 21 rows of N, N - 20 to N, and no "more"
+foot=$(screen help | sed -n 24p)
+echo "$foot" | grep -qF "k/Up back" && ! echo "$foot" | grep -qF "for more" && ok ||
+	bad "footer at the help's end: '$foot'"
+# shellcheck disable=SC2046
+set -- $(echo "$foot" | sed -n 's/.*help rows \([0-9]*\)-\([0-9]*\) of \([0-9]*\).*/\1 \2 \3/p')
+[ $# = 3 ] && [ "$2" = "$3" ] && [ $(($2 - $1 + 1)) = 21 ] && ok || bad "help rows at the end: '$foot'"
 keys help q q
 wait_for help "EXITED:0" && ok || bad "quit after the help"
 

@@ -45,6 +45,19 @@ static const struct option *cmd_completion_options(void)
 }
 
 static const char cmd_completion_usage[] = "hetplan completion bash|zsh|fish\n";
+/* Its --help after the synopsis, as the other commands' help texts. */
+static const char completion_help[] =
+	"\n"
+	"  A completion script for the shell named, written from hetplan's own\n"
+	"  command and option tables (--list-options reads the same), with the\n"
+	"  model presets for -m, the GPU names for --gpu and the formats for\n"
+	"  --format. To try it in the running shell:\n"
+	"      source <(hetplan completion bash)\n"
+	"  make install installs all three.\n"
+	"\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"Exit status: 0 ok, 2 usage (no shell, or one not bash, zsh or fish).\n";
 
 /* CMD(name, summary): the command `name` run by cmd_name, with the
  * getopt table of cmd_name_options() and the synopsis cmd_name_usage. */
@@ -138,7 +151,7 @@ static int list_all_options(void)
 static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		cli_usage(stdout, cmd_completion_usage, "");
+		cli_usage(stdout, cmd_completion_usage, completion_help);
 		return 0;
 	}
 	if (argc != 2) {

@@ -25,6 +25,23 @@ static const struct option list_options[] = {
 const char cmd_gpus_usage[] = "hetplan gpus [--format table|json|csv]\n";
 const char cmd_models_usage[] = "hetplan models [--format table|json|csv]\n";
 
+/* `hetplan models --help` after the synopsis, as gpus_usage and the
+ * other commands' help texts (the --format words as list_options takes
+ * them, the exit statuses as main returns them). */
+static const char models_help[] =
+	"\n"
+	"  The model presets -m takes by name: the embedded data/models.json, then\n"
+	"  your own $XDG_CONFIG_HOME/hetplan/models.json (later wins). -m also takes\n"
+	"  a model JSON file (man hetplan, MODEL JSON). EXPERTS is routed experts x\n"
+	"  top-k (- for a dense model); FFN is the expert FFN width of a MoE model;\n"
+	"  ACTIVE counts the parameters one token uses.\n"
+	"\n"
+	"  -f, --format F         table (default), json or csv (json adds the MoE\n"
+	"                         settings and each preset's source)\n"
+	"  -h, --help             this text\n"
+	"\n"
+	"Exit status: 0 ok, 2 usage, 3 invalid input (a bad models.json).\n";
+
 static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fmt)
 {
 	const struct option *opts = list_options;
@@ -34,7 +51,7 @@ static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fm
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
 		if (o == 'h') {
-			cli_usage(stdout, strcmp(cmd, "gpus") ? cmd_models_usage : cmd_gpus_usage, "");
+			cli_usage(stdout, cmd_models_usage, models_help);
 			return 0;
 		}
 		if (o == 'f' && !cli_parse_format(optarg, fmt, 7))

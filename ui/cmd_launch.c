@@ -122,6 +122,16 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 		fprintf(stderr, "hetplan launch: --rank picks a plan of a --plan file; give --plan\n");
 		return HP_EXIT_USAGE;
 	}
+	/* A plan may name an estimate-only framework; launch has nothing to
+	 * write for it: a usage error, said before anything else about the
+	 * plan (a missing --tp or --mbs, the model's own checks), as soon as
+	 * the framework is known: the --framework flag's now, a plan file's
+	 * once it is read. */
+	char where[300];
+	snprintf(where, sizeof where, "%.250s%s", a->plan_file ? a->plan_file : "--framework",
+		 a->plan_file ? ": framework" : "");
+	if (!a->plan_file && launch_refuses(p, where, &err) < 0)
+		return cli_fail(&err, HP_EXIT_USAGE);
 	/* Launch configs need no prices. */
 	if ((rc = cli_load_inputs("launch", argc, argv, &a->pf.in, 0, cat, c, m)))
 		return rc;
@@ -130,18 +140,13 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 		if (cli_load_plan_file(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
 			return cli_fail(&err, HP_EXIT_INPUT);
 		ctx = a->plan_file;
+		if (launch_refuses(p, where, &err) < 0)
+			return cli_fail(&err, HP_EXIT_USAGE);
 	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {
 		return rc;
 	}
 	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
-	/* A plan may name an estimate-only framework; launch has nothing to
-	 * write for it: a usage error, before the memory check. */
-	char where[300];
-	snprintf(where, sizeof where, "%.250s%s", a->plan_file ? a->plan_file : "--framework",
-		 a->plan_file ? ": framework" : "");
-	if (launch_refuses(p, where, &err) < 0)
-		return cli_fail(&err, HP_EXIT_USAGE);
 	return 0;
 }
 

@@ -167,6 +167,12 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 				cJSON_AddNumberToObject(e, "best_vs_this",
 							res->plans[0].est.tokens_per_s /
 								sp->est.tokens_per_s - 1);
+			/* the plan itself, as the ranked plans carry it ("rank" null
+			 * when it is not one of them): what `launch --plan` and
+			 * `estimate --plan` take, as the report's single_pool */
+			cJSON_AddItemToObject(e, "plan",
+					      cli_plan_entry_json(sp, report_plan_rank(res, sp), res,
+								  c, m));
 		} else {
 			cJSON_AddStringToObject(e, "note", "the model does not fit on this pool alone");
 		}
@@ -735,6 +741,10 @@ static int plan_inputs(struct plan_args *a, const struct catalog *cat, struct cl
 	if ((rc = cli_build_cluster("plan", a->cluster_file, a->pools, a->n_pools, !a->no_book, cat, c)))
 		return rc;
 	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	/* a MoE model under a dense-only --framework: every plan would be
+	 * refused, so say why before the search */
+	if (plan_framework_model(a->so.framework, m, "--framework", &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	if (a->so.fix_tp && (a->so.fix_tp & (a->so.fix_tp - 1))) {
 		fprintf(stderr, "hetplan plan: --tp: expected a power of two, got %d\n", a->so.fix_tp);

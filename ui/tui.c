@@ -516,6 +516,15 @@ static void draw_tabs(struct tui *t)
 }
 
 /* Footer: hints from the tables on the left, work and messages on the right. */
+static int help_rows(struct tui *t, int y0, int h);
+
+/* The help screen's rows on screen: LINES - 3, between the tab bar and
+ * the footer (draw_help). */
+static int help_height(void)
+{
+	return LINES - 3;
+}
+
 static void draw_footer(struct tui *t)
 {
 	int y = LINES - 1;
@@ -570,6 +579,19 @@ static void draw_footer(struct tui *t)
 			snprintf(right, sizeof right, "%d plans", t->cur->res.n_plans);
 		else if (t->cur)
 			snprintf(right, sizeof right, "0 plans");
+	}
+	/* The help screen longer than its rows: which rows show and how to
+	 * see the rest, in place of the status (a message still wins). */
+	if (t->help && !*t->msg) {
+		int rows = help_rows(t, 0, 0), h = help_height();
+		if (rows > h) {
+			int last = HP_MIN(t->help_top + h, rows);
+			snprintf(right, sizeof right, "help rows %d-%d of %d: %s", t->help_top + 1,
+				 last, rows, last < rows ? "j/Down for more, k/Up back"
+				 : "k/Up back");
+			frac = -1;
+			ra = tui_attr(t, C_WARN);
+		}
 	}
 	/* Measured as drawn (tui_put shows a control byte as ^[ or \xE6), and
 	 * never wider than the line: the start of a long text shows. */
@@ -653,7 +675,7 @@ static int help_rows(struct tui *t, int y0, int h)
 
 static void draw_help(struct tui *t)
 {
-	int y0 = 2, h = LINES - 3;
+	int y0 = 2, h = help_height();
 	for (int y = y0; y < y0 + h; y++)
 		tui_fill(y, 0, COLS, 0);
 	/* Clamped before drawing: keys read in one go (j held down) may have

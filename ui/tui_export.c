@@ -135,15 +135,16 @@ static int launch_ext_row(const char *path)
 	return 0;
 }
 
-/* What `hetplan launch` refuses before it renders anything: an estimate-only
- * framework (a usage error there), then a plan that does not fit in GPU
- * memory (its exit 4 without --force). Returns 0 or -1 with err. */
+/* What `hetplan launch` refuses before it renders anything, in its order:
+ * an estimate-only framework (a usage error there, said first), an
+ * invalid plan, then a plan that does not fit in GPU memory (its exit 4
+ * without --force). Returns 0 or -1 with err. */
 static int launch_check(const struct search_plan *sp, const struct cluster *c,
 			const struct model_spec *m, struct hp_err *err)
 {
-	if (plan_validate(&sp->plan, c, m, "plan", err) < 0)
-		return -1;
 	if (launch_refuses(&sp->plan, "the plan's framework", err) < 0)
+		return -1;
+	if (plan_validate(&sp->plan, c, m, "plan", err) < 0)
 		return -1;
 	if (sp->est.fits)
 		return 0;

@@ -191,7 +191,12 @@ static void plan_into(const struct workspace *w, struct tui_result *r,
 	r->o.progress_arg = arg;
 	memset(&r->err, 0, sizeof r->err);
 	double t0 = hp_now();
-	r->rc = search_run(&r->c, &r->m, &r->o, &r->res, &r->err);
+	/* a MoE model under a dense-only framework: every plan would be
+	 * refused, so say why instead of searching (as `plan --framework`) */
+	if (plan_framework_model(r->o.framework, &r->m, "framework", &r->err) < 0)
+		r->rc = -1;
+	else
+		r->rc = search_run(&r->c, &r->m, &r->o, &r->res, &r->err);
 	r->seconds = hp_now() - t0;
 	r->o.cancel = NULL;
 	r->o.progress = NULL;
