@@ -175,7 +175,18 @@ trap 'rm -rf "$T"' EXIT
 # ZeRO-1's step counted from stage1.py (56 bytes a shard parameter plus
 # 20 a model parameter, where 70 a shard parameter had been charged):
 # BLDSV-02/04/06 -11.3%, -20.8%, -22.6%.
+# Round 16 (docs/blind-round16-bias.md): the BLSLC rows (ARCH:gpt-untied)
+# dropped the dropouts that Sailor's OPT layer never runs (opt_model.py
+# @e8a93f77e6; see the "gpt-untied" entry below). hetplan had charged the
+# fp32 score dropout and the hidden dropout masks, which had hidden part of
+# the gap: GH200 small model -17.6% -> -27.8% mean signed, and BLSLC-03,
+# -05, -09, -12, -15 go beyond 30% (listed). The model is unchanged.
 KNOWN_MISSES="
+BLSLC-03:time:-35
+BLSLC-05:time:-38
+BLSLC-09:time:-33
+BLSLC-12:time:-34
+BLSLC-15:time:-34
 BLMLV-01:time:-70
 BLTLH-01:dnf:6.1
 BLTLH-01:time:+45
@@ -292,9 +303,13 @@ ARCH = {
     "gpt-nobias": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=False),
     # MLPerf's GPT-3 175B in NeMo: GPT block with biases, dropout 0.0.
     "gpt-nodropout": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=True, bias=True),
-    # Sailor's Megatron-DeepSpeed OPT: GPT block with an untied LM head.
-    "gpt-untied": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=False, bias=True,
-                       dropout=True),
+    # Sailor's Megatron-DeepSpeed OPT: GPT block with an untied LM head and
+    # no dropout: OPTParallelTransformerLayer leaves both hidden dropouts
+    # commented out and OPTParallelAttention applies none to the scores
+    # (saha18uiuc/sailor @e8a93f77e6, third_party/Megatron-DeepSpeed/
+    # megatron/model/opt_model.py, unchanged since 13b7942; run_opt.slurm
+    # launches pretrain_gpt.py --model-name OPT, which builds OPTModelPipe).
+    "gpt-untied": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=False, bias=True),
 }
 
 # An FW tag may name an estimate-only framework row (src/framework.h,
