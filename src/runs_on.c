@@ -330,10 +330,10 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 {
 	if (p->precision == HP_BF16)
 		deny(v, DDP, "bf16 (run_squad.py: --fp16 or fp32)");
-	if (p->precision == HP_FP8)
+	if (p->precision == HP_FP8) {
 		deny(v, DDP | IL, "FP8 training");
-	if (p->precision == HP_FP8)
 		deny(v, LLMC, "FP8 (llm.c: bf16, fp16 or fp32)");
+	}
 	if (p->precision == HP_BF16 || p->precision == HP_FP8 || p->precision == HP_TF32)
 		deny(v, DS03, "%s (DeepSpeed 0.3 runs fp16 or fp32)",
 		     p->precision == HP_BF16 ? "bf16" : p->precision == HP_FP8 ? "FP8" : "tf32");
@@ -353,13 +353,12 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 		deny(v, LLMC, "recomputation (llm.c's -r recomputes GELU and LayerNorm only)");
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, DS03, "selective recomputation (--checkpoint-activations is whole-layer)");
-	if (p->cp > 1)
+	if (p->cp > 1) {
 		deny(v, DDP | IL, "context parallelism (CP %d)", p->cp);
-	if (p->cp > 1)
 		deny(v, LLMC, "context parallelism (CP %d; llm.c: one sequence per rank)", p->cp);
-	if (p->cp > 1)
 		deny(v, DS03, "context parallelism (CP %d; 2019 Megatron-LM: one sequence per rank)",
 		     p->cp);
+	}
 	/* The rows without MoE layers (framework.h moe): no expert
 	 * parallelism. (plan_validate refuses a MoE model under them at EP 1
 	 * too; these rules do not see the model.) */

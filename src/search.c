@@ -355,6 +355,28 @@ struct probe_out {
 	double t[MAX_STAGES], tc[MAX_STAGES], mem[MAX_STAGES], cap[MAX_STAGES];
 };
 
+/* A stage's time but for its PP, CP and EP transfers (probe_out's tc). */
+static double probe_tc(const struct perf_stage *st)
+{
+	return st->t_total - st->t_pp - st->t_cp - st->t_ep;
+}
+
+/* Stage s's fit f from the first probe's values (one layer, in o) and a
+ * second point one layer further (time t2, memory m2, tc c2), with the
+ * memory a plan may use of its GPU, cap: slopes and intercepts. */
+static void fit_two(struct fit *f, const struct probe_out *o, int s, double t2, double m2,
+		    double c2, double cap)
+{
+	double bt = t2 - o->t[s], bm = m2 - o->mem[s];
+	f->ta = o->t[s] - bt;
+	f->ma = o->mem[s] - bm;
+	f->tbm = f->tbd = bt;
+	f->mbm = f->mbd = bm;
+	f->cbm = f->cbd = c2 - o->tc[s];
+	f->ca = o->tc[s] - f->cbm;
+	f->cap = cap;
+}
+
 static void probe_take(void *arg, int v, const struct estimate *e)
 {
 	struct probe_out *o = arg;
@@ -366,31 +388,20 @@ static void probe_take(void *arg, int v, const struct estimate *e)
 	if (v == 0) {
 		for (int s = 0; s < o->S; s++) {
 			o->t[s] = st[s].t_total;
-			o->tc[s] = o->t[s] - st[s].t_pp - st[s].t_cp - st[s].t_ep;
+			o->tc[s] = probe_tc(&st[s]);
 			o->mem[s] = st[s].total;
 			o->cap[s] = st[s].capacity * x->mem_frac;
 		}
 	} else if (v == 1 && o->two) {
 		/* one layer (row 0) and two: slopes and intercepts */
-		for (int s = 0; s < o->S; s++) {
-			double t2 = st[s].t_total;
-			double c2 = t2 - st[s].t_pp - st[s].t_cp - st[s].t_ep;
-			double bt = t2 - o->t[s], bm = st[s].total - o->mem[s];
-			f[s].ta = o->t[s] - bt;
-			f[s].ma = o->mem[s] - bm;
-			f[s].tbm = f[s].tbd = bt;
-			f[s].mbm = f[s].mbd = bm;
-			f[s].cbm = f[s].cbd = c2 - o->tc[s];
-			f[s].ca = o->tc[s] - f[s].cbm;
-			f[s].cap = st[s].capacity * x->mem_frac;
-		}
+		for (int s = 0; s < o->S; s++)
+			fit_two(&f[s], o, s, st[s].t_total, st[s].total, probe_tc(&st[s]),
+				st[s].capacity * x->mem_frac);
 	} else {
 		/* a dense layer (probe_fits: after the two-layer probe) */
 		for (int s = 0; s < o->S; s++) {
-			double t3 = st[s].t_total;
-			double c3 = t3 - st[s].t_pp - st[s].t_cp - st[s].t_ep;
-			f[s].cbd = c3 - f[s].ca;
-			f[s].tbd = t3 - f[s].ta;
+			f[s].cbd = probe_tc(&st[s]) - f[s].ca;
+			f[s].tbd = st[s].t_total - f[s].ta;
 			f[s].mbd = st[s].total - f[s].ma;
 		}
 	}
@@ -847,17 +858,8 @@ int probe_fits(struct ctx *x, const struct gset *g, const struct layout *L,
 	if (!two) {
 		/* one layer: a second probe's values as twice the first's
 		 * (three is 0: one layer is of one kind) */
-		for (int s = 0; s < S; s++) {
-			double t2 = 2 * o.t[s], m2 = 2 * o.mem[s], c2 = 2 * o.tc[s];
-			double bt = t2 - o.t[s], bm = m2 - o.mem[s];
-			f[s].ta = o.t[s] - bt;
-			f[s].ma = o.mem[s] - bm;
-			f[s].tbm = f[s].tbd = bt;
-			f[s].mbm = f[s].mbd = bm;
-			f[s].cbm = f[s].cbd = c2 - o.tc[s];
-			f[s].ca = o.tc[s] - f[s].cbm;
-			f[s].cap = o.cap[s];
-		}
+		for (int s = 0; s < S; s++)
+			fit_two(&f[s], &o, s, 2 * o.t[s], 2 * o.mem[s], 2 * o.tc[s], o.cap[s]);
 	}
 	return 0;
 }

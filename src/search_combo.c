@@ -476,7 +476,7 @@ struct dp_memo {
 		double v;
 	} e[DPM_SLOTS];
 	/* Under FW_ANY, whether layout i's stage times read the micro-
-	 * batches (pipe_mb_read; set with the set's first keeper entry) */
+	 * batches (search_pipe_mb_read; set with the set's first keeper entry) */
 	char mb_any[HP_MAX_POOLS + 1];
 	int pm_kept;        /* entries put for the set (0: nothing to read) */
 	struct pipe_memo_e {
@@ -492,8 +492,6 @@ struct dp_memo {
 	struct pipe_memo_e pfree[HP_MAX_POOLS + 1];
 };
 static _Thread_local struct dp_memo dpm;
-
-static int pipe_mb_read(const struct plan *p, int pp);
 
 static void dp_memo_reset(const struct ctx *x, const struct gset *g, const struct layout **Ls,
 			  int n)
@@ -674,7 +672,7 @@ static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struc
  * it (counts >= 1), so its pools and other site's pool are the set's,
  * and a group of layout i has the same stages whatever the counts: its
  * stage times are a function of (N, framework, m) alone, m only where
- * they read the micro-batches (pipe_mb_read). Two entries are kept per
+ * they read the micro-batches (search_pipe_mb_read). Two entries are kept per
  * group of an estimate: A (the fill) and B (the slowest stage) at its N,
  * exact for another plan at that N; and the same less each stage's PP
  * hand-offs (t_pp), a lower bound at every N, since of a stage's time
@@ -690,11 +688,6 @@ static void dp_memo_offer(const struct ctx *x, const struct gset *g, const struc
 int search_pipe_mb_read(const struct plan *p, int pp)
 {
 	return p->zero == 3 || plan_ep_overlap_on(p, pp);
-}
-
-static int pipe_mb_read(const struct plan *p, int pp)
-{
-	return search_pipe_mb_read(p, pp);
 }
 
 void search_group_terms(const struct perf_stage *st, int pp, int v, double *A, double *B,
@@ -835,7 +828,7 @@ static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const str
 	int N = plan_dp(p), fw = (int)p->framework, r = 0, si = 0;
 	int v = g->sched == SCHED_INTERLEAVED ? g->vpp : 1;
 	for (int i = 0; i < k; i++) {
-		int mb_read = pipe_mb_read(p, gi[i].L->pp);
+		int mb_read = search_pipe_mb_read(p, gi[i].L->pp);
 		for (int lo = 0; lo < 2; lo++) {
 			int cnt = lo ? gi[i].n_lo : gi[i].count - gi[i].n_lo;
 			if (cnt <= 0)
@@ -859,7 +852,7 @@ static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const str
 				plan_globals(&pg, x, g);
 				pg.framework = FW_ANY;
 				for (int j = 0; j < n; j++)
-					dpm.mb_any[j] = (char)pipe_mb_read(&pg, Ls[j]->pp);
+					dpm.mb_any[j] = (char)search_pipe_mb_read(&pg, Ls[j]->pp);
 				dpm.pm_kept = 1;
 			}
 			r++;
@@ -922,7 +915,7 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 		const char *rd = dpm.mb_any;
 		if (p->framework != FW_ANY) {
 			for (int i = 0; i < k; i++)
-				mb_read[i] = (char)pipe_mb_read(p, gi[i].L->pp);
+				mb_read[i] = (char)search_pipe_mb_read(p, gi[i].L->pp);
 			rd = mb_read;
 		}
 		pipe = pipe_memo_bound(gi, k, n, (int)p->framework, rd, pipe);

@@ -515,7 +515,6 @@ static void draw_tabs(struct tui *t)
 	tab_x[TV_TABS] = x;
 }
 
-/* Footer: hints from the tables on the left, work and messages on the right. */
 static int help_rows(struct tui *t, int y0, int h);
 
 /* The help screen's rows on screen: LINES - 3, between the tab bar and
@@ -525,6 +524,7 @@ static int help_height(void)
 	return LINES - 3;
 }
 
+/* Footer: hints from the tables on the left, work and messages on the right. */
 static void draw_footer(struct tui *t)
 {
 	int y = LINES - 1;
