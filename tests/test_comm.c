@@ -627,6 +627,56 @@ TEST(no_p2p_through_host)
 	catalog_done(&cat);
 }
 
+/* The fixed cost of one collective through host memory (SHM, no P2P) is
+ * tens of microseconds, measured, not the 0.5-0.7 ms per TP all-reduce
+ * that AMP's T4 rows pay (docs/blind-round20-pcie.md: that cost is the
+ * framework's, two torch.cuda.synchronize() calls around each TP
+ * all-reduce). Two published nccl-tests runs on GPUs without P2P:
+ *  - 8 RTX 4090, one node, all_reduce_perf at 8 B: 42.14 us out of place
+ *    (NCCL_BUFFSIZE=8388608; 42.56 with NCCL_ALGO=TREE), NVIDIA/nccl
+ *    issue #1530. NCCL's own tables (tuning.cc, comm.c's base_lat and
+ *    hw_lat) give ring LL 6.6 + 2 x 7 hops x 1.0 (PCI) = 20.6 us, plus
+ *    comm.c's 4 us host cost: 24.6 us, 0.58 of the measurement: hetplan
+ *    is short by ~17.5 us here (1.25 us a hop, or the two sockets such a
+ *    box has), which the test keeps within a factor of two.
+ *  - 2 RTX 4090 with P2P disabled, alltoall_perf at 8 B: 11.87 us out of
+ *    place (tinygrad/open-gpu-kernel-modules issue #17): one SHM hop each
+ *    way. A send over one SHM hop in hetplan: 4 + 6.6 (ring LL base) +
+ *    1.0 (one PCI hop) = 11.6 us, within 3% of it. */
+TEST(shm_fixed_cost_measured)
+{
+	struct catalog cat;
+	if (load_catalog(&cat) < 0)
+		return;
+	const struct gpu_spec *g4090 = catalog_gpu(&cat, "RTX-4090");
+	CHECK(g4090 != NULL);
+	if (!g4090) {
+		catalog_done(&cat);
+		return;
+	}
+	struct comm_group w = group_on(g4090, INTRA_PCIE, 1, 100, 8, 8);
+	double t8 = t_of(&w, COMM_ALLREDUCE, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO);
+	CHECK_NEAR(t8, 24.6e-6, 0.02);
+	CHECK(t8 > 42.14e-6 / 2 && t8 < 42.14e-6);
+	w = group_on(g4090, INTRA_PCIE, 1, 100, 2, 2);
+	double t2 = t_of(&w, COMM_SENDRECV, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO);
+	CHECK_NEAR(t2, 11.6e-6, 0.02);
+	CHECK_NEAR(t2, 11.87e-6, 0.05);
+	/* Four T4 of a g4dn.12xlarge, a 2 MiB fp16 activation (GPT-2 medium,
+	 * 1 x 1024 x 1024): ring Simple, latency 4 + 8.4 + 6 hops x 5.7
+	 * (PCI) = 46.6 us, and the bytes 2 x 3/4 x 2 MiB / 3.9 GB/s =
+	 * 806.6 us; 853.2 us in all. A fixed cost of 0.5 ms would be ten
+	 * times the latency term. */
+	const struct gpu_spec *t4 = catalog_gpu(&cat, "T4");
+	CHECK(t4 != NULL);
+	if (t4) {
+		w = group_on(t4, INTRA_PCIE, 1, 50, 4, 4);
+		double t = t_of(&w, COMM_ALLREDUCE, 2097152, COMM_ALGO_AUTO, COMM_PROTO_AUTO);
+		CHECK_NEAR(t, 853.2e-6, 1e-3);
+	}
+	catalog_done(&cat);
+}
+
 /* One NIC on a PCIe Gen3 NVLink node (DGX-1-class V100 with one EDR HCA)
  * runs at ONE_NIC_EFF = 0.70 of line rate (comm.c; docs/links.md: DLPerf's
  * topology and rows). Hand calculation: 2 nodes x 8 V100, 100 Gb/s = 12.5
@@ -761,6 +811,7 @@ int main(void)
 	RUN(tcp_transport);
 	RUN(tcp_default_in_cluster);
 	RUN(no_p2p_through_host);
+	RUN(shm_fixed_cost_measured);
 	RUN(one_nic_gen3);
 	RUN(multi_domain_channels);
 	RUN(broadcast_chain_fill);
