@@ -177,39 +177,44 @@ static void expert_shape(const struct moe_spec *e, const struct plan *p, int tp,
 	*et = etp;
 }
 
-/* TF32 GEMMs with a transposed operand on Hopper. Hopper's warpgroup MMA
- * (wgmma) reads both tf32 operands from shared memory K-major only: its
- * 16-bit forms take a major-ness per operand, the tf32 forms exist only
- * as "TN" (NVIDIA CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp,
- * SM90_64xNx8_F32TF32TF32_SS_TN with GMMA::smem_desc<GMMA::Major::K> for
- * A and B; the F16/BF16 atoms are templated on GMMA::Major tnspA/tnspB;
- * as vendored in PaddlePaddle/Paddle @44ab61d1 paddle/phi/kernels/
- * fusion/gpu/cute/atom/mma_traits_sm90_gmma.hpp). A linear layer's
- * forward, Y = X W^T, contracts over both operands' contiguous dimension
- * (K-major, the wgmma form); its backward does not: the data gradient
- * dX = dY W reads W along its rows' other dimension, the weight gradient
- * dW = dY^T X contracts over the tokens, the contiguous dimension of
- * neither operand. The same holds for three of the four backward GEMMs
- * of unfused attention (dV = P^T dO, dQ = dS K, dK = dS^T Q; dP = dO V^T
- * is K-major and is counted with them, simplified). So an fp32 run with
- * TF32 math (PyTorch allow_tf32) on Hopper has no wgmma path for its
- * backward GEMMs; hetplan costs them as fp32 GEMMs (the FP32 CUDA-core
- * peak at the generation's gemm32 efficiency). That the library falls to
- * that rate, rather than transposing an operand or running an Ampere
- * class mma.sync kernel, is an assumption, not a documented cuBLAS
- * behaviour: the evidence is the GH200 per-layer profile of Sailor's
- * Megatron-DeepSpeed OPT-350M (docs/blind-round20-small.md), whose
- * forward matches hetplan's TF32 forward and whose backward runs
- * 2.1-2.8x its forward. Ampere's mma.sync TF32 path loads either
- * major-ness (CUTLASS sm80 TF32 kernels for all four layouts), and
- * Blackwell's tcgen05 is not checked: both keep the TF32 rate. */
+/* TF32 GEMMs on Hopper whose two operands are both MN-major. Hopper's
+ * warpgroup MMA (wgmma) takes its B operand from shared memory, and in
+ * the tf32 form only K-major: the 16-bit atoms take a major-ness per
+ * operand (GMMA::Major tnspA, tnspB), the tf32 atoms exist only as "TN",
+ * shared-memory B K-major, and A either K-major in shared memory (SS) or
+ * from registers (RS), where the kernel's own loads can lay it out
+ * (NVIDIA CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp:
+ * SM90_64xNx8_F32TF32TF32_SS_TN / _RS_TN with GMMA::smem_desc<GMMA::
+ * Major::K>; as vendored in PaddlePaddle/Paddle @44ab61d1 paddle/phi/
+ * kernels/fusion/gpu/cute/atom/mma_traits_sm90_gmma.hpp). So a tf32 GEMM
+ * with one MN-major operand still has a wgmma form (that operand goes to
+ * A, swapping the product if needed): a square torch.mm, one operand
+ * MN-major, runs at 0.81 of the H100's TF32 peak (docs/perf-sources.md
+ * 1.3). One with both MN-major has none. A linear layer's forward
+ * (Y = X W^T) and data gradient (dX = dY W) are of the first kind; its
+ * weight gradient dW = dY^T X contracts over the tokens, the contiguous
+ * dimension of neither operand: both MN-major. So are unfused
+ * attention's dV = P^T dO and dK = dS^T Q (contracting over the queries).
+ * Those GEMMs of a tf32 run on Hopper are costed as fp32 GEMMs: the FP32
+ * CUDA-core peak at the generation's gemm32 efficiency (0.70; a square
+ * FP32 torch.mm measures 0.77 on the H100 SXM, perf-sources.md 1.3). That
+ * cuBLAS then runs a CUDA-core kernel, rather than transposing an operand
+ * first or an Ampere-class mma.sync kernel, is an assumption, not a
+ * documented behaviour: the evidence is the GH200 per-layer profile of
+ * Sailor's Megatron-DeepSpeed OPT-350M (docs/blind-round20-small.md),
+ * whose forward matches hetplan's TF32 forward and whose backward runs
+ * 2.1-2.8x its forward. Ampere's mma.sync loads either major-ness for
+ * TF32 (CUTLASS sm80 TF32 kernels for all four layouts), and Blackwell's
+ * tcgen05 is not checked: both keep the TF32 rate. Simplified: the weight
+ * gradient is costed at the forward's shape (same FLOPs; its K is the
+ * tokens, not the hidden size). */
 static enum hp_dtype bwd_gemm_dtype(const struct gpu_spec *g, enum hp_dtype dt)
 {
 	return dt == HP_TF32 && g->gen == GEN_HOPPER ? HP_FP32 : dt;
 }
 
-/* The layer's GEMMs, forward, as dt GEMMs (the backward's data and
- * weight gradients are twice this at bwd_gemm_dtype). */
+/* The layer's GEMMs, forward, as dt GEMMs (the backward's data gradients
+ * are this again, its weight gradients this at bwd_gemm_dtype). */
 static double layer_gemms(const struct model_spec *m, int layer, const struct gpu_spec *g,
 			  const struct plan *p, int tp, double T, double s,
 			  const struct perf_calib *k, enum hp_dtype dt)
@@ -740,7 +745,7 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->expert_params = experts / ((double)plan_etp(p, tp) * p->ep);
 	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k, p->precision);
 	enum hp_dtype bdt = bwd_gemm_dtype(g, p->precision);
-	lc->gemm_b = 2 * (bdt == p->precision ? lc->gemm : layer_gemms(m, layer, g, p, tp, T, s, k, bdt));
+	lc->gemm_b = lc->gemm + (bdt == p->precision ? lc->gemm : layer_gemms(m, layer, g, p, tp, T, s, k, bdt));
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 	lc->kernels = layer_kernels(m, layer, p, tp);
 	double moe_colls = 0, syncs = 0;
@@ -766,7 +771,12 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 		double heads = (double)m->heads / t, d = m->head_dim;
 		lc->attn_f = gemm_time(k, g, adt, sl, s, d, b * heads) +
 			     gemm_time(k, g, adt, sl, d, s, b * heads);
-		lc->attn_b = 2 * lc->attn_f;
+		/* Backward: dP = dO V^T and dQ = dS K as the forward's two;
+		 * dV = P^T dO and dK = dS^T Q (s keys x d, over the queries)
+		 * at bwd_gemm_dtype where that is not adt. */
+		enum hp_dtype adt_b = bwd_gemm_dtype(g, adt);
+		lc->attn_b = adt_b == adt ? 2 * lc->attn_f
+			     : lc->attn_f + 2 * gemm_time(k, g, adt_b, s, d, sl, b * heads);
 	}
 
 	struct act_opts ao = { b, sl, tp, p->sp && tp > 1, p->flash, p->recompute, p->ep };
@@ -844,7 +854,7 @@ static double stage_logits_gemm(struct stage_ctx *x, double *bwd)
 	double V = model_out_dim(x->m) / x->tp, h = x->m->hidden;
 	lc.gemm = gemm_time(x->k, x->g, dt, x->T, V, h, 1);
 	enum hp_dtype bdt = bwd_gemm_dtype(x->g, dt);
-	lc.gemm_b = 2 * (bdt == dt ? lc.gemm : gemm_time(x->k, x->g, bdt, x->T, V, h, 1));
+	lc.gemm_b = lc.gemm + (bdt == dt ? lc.gemm : gemm_time(x->k, x->g, bdt, x->T, V, h, 1));
 	perf_memo_layer_put(x->memo, &key, &lc);
 	*bwd = lc.gemm_b;
 	return lc.gemm;

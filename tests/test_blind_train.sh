@@ -181,12 +181,12 @@ trap 'rm -rf "$T"' EXIT
 # fp32 score dropout and the hidden dropout masks, which had hidden part of
 # the gap: GH200 small model -17.6% -> -27.8% mean signed, and BLSLC-03,
 # -05, -09, -12, -15 go beyond 30% (listed). The model is unchanged.
-# Round 20 (docs/blind-round20-small.md): on Hopper a TF32 GEMM with a
-# transposed operand has no wgmma form (tf32 wgmma reads both operands
-# K-major only), and every backward GEMM of a linear layer has one; they
-# are costed at the FP32 rate. BLSLC-03 -34.6 -> -12.6%, -05 -38.1 ->
-# -0.8%, -09 -33.2 -> +13.6%, -12 -33.8 -> +12.5%, -15 -33.7 -> +11.7%:
-# all five dropped.
+# Round 20 (docs/blind-round20-small.md): on Hopper a TF32 GEMM whose
+# two operands are both MN-major has no wgmma form (tf32 wgmma reads B
+# K-major only, A K-major or from registers): the weight gradients and
+# attention's dV and dK are costed at the FP32 rate. BLSLC-03 -34.6 ->
+# -24.0%, -05 -38.1 -> -15.0%, -09 -33.2 -> -7.2%, -12 -33.8 -> -8.0%,
+# -15 -33.7 -> -8.2%: all five dropped.
 KNOWN_MISSES="
 BLMLV-01:time:-70
 BLTLH-01:dnf:6.1
@@ -590,7 +590,8 @@ report_checks "$T/report"
 # one layer (forward, backward and TP all-reduces: the step of a 24-layer
 # model less that of a 12-layer one, over 12) is held to 25% of it. Before
 # round 20 (docs/blind-round20-small.md) hetplan gave 19.8 and 6.9 ms
-# (-31.5%, -27.3%): the TF32 backward GEMMs at the tensor-core rate.
+# (-31.5%, -27.3%): the TF32 weight-gradient GEMMs at the tensor-core
+# rate; after it 30.08 and 9.50 ms (+4.0%, +0.1%).
 opt_layer_ms() {  # TP MBS LAYERS -> compute + TP seconds of the step
 	printf '{"name":"opt","layers":%s,"hidden":1024,"heads":16,"kv_heads":16,"ffn":4096,"vocab":50688,"seq_len":2048,"gated_mlp":false,"norm":"layernorm","position":"learned","tied_embeddings":false,"bias":true}\n' "$3" >"$T/opt$3.json"
 	"$HETPLAN" estimate --pool "1x$1xGH200-96GB,intra=nvlink" -m "$T/opt$3.json" --tp "$1" --pp 1 --dp 1 \
