@@ -177,13 +177,49 @@ static void expert_shape(const struct moe_spec *e, const struct plan *p, int tp,
 	*et = etp;
 }
 
-/* The layer's GEMMs, forward. */
+/* TF32 GEMMs on Hopper whose two operands are both MN-major. Hopper's
+ * warpgroup MMA (wgmma) takes its B operand from shared memory, and in
+ * the tf32 form only K-major: the 16-bit atoms take a major-ness per
+ * operand (GMMA::Major tnspA, tnspB), the tf32 atoms exist only as "TN",
+ * shared-memory B K-major, and A either K-major in shared memory (SS) or
+ * from registers (RS), where the kernel's own loads can lay it out
+ * (NVIDIA CUTLASS include/cute/atom/mma_traits_sm90_gmma.hpp:
+ * SM90_64xNx8_F32TF32TF32_SS_TN / _RS_TN with GMMA::smem_desc<GMMA::
+ * Major::K>; as vendored in PaddlePaddle/Paddle @44ab61d1 paddle/phi/
+ * kernels/fusion/gpu/cute/atom/mma_traits_sm90_gmma.hpp). So a tf32 GEMM
+ * with one MN-major operand still has a wgmma form (that operand goes to
+ * A, swapping the product if needed): a square torch.mm, one operand
+ * MN-major, runs at 0.81 of the H100's TF32 peak (docs/perf-sources.md
+ * 1.3). One with both MN-major has none. A linear layer's forward
+ * (Y = X W^T) and data gradient (dX = dY W) are of the first kind; its
+ * weight gradient dW = dY^T X contracts over the tokens, the contiguous
+ * dimension of neither operand: both MN-major. So are unfused
+ * attention's dV = P^T dO and dK = dS^T Q (contracting over the queries).
+ * Those GEMMs of a tf32 run on Hopper are costed as fp32 GEMMs: the FP32
+ * CUDA-core peak at the generation's gemm32 efficiency (0.70; a square
+ * FP32 torch.mm measures 0.77 on the H100 SXM, perf-sources.md 1.3). That
+ * cuBLAS then runs a CUDA-core kernel, rather than transposing an operand
+ * first or an Ampere-class mma.sync kernel, is an assumption, not a
+ * documented behaviour: the evidence is the GH200 per-layer profile of
+ * Sailor's Megatron-DeepSpeed OPT-350M (docs/blind-round20-small.md),
+ * whose forward matches hetplan's TF32 forward and whose backward runs
+ * 2.1-2.8x its forward. Ampere's mma.sync loads either major-ness for
+ * TF32 (CUTLASS sm80 TF32 kernels for all four layouts), and Blackwell's
+ * tcgen05 is not checked: both keep the TF32 rate. Simplified: the weight
+ * gradient is costed at the forward's shape (same FLOPs; its K is the
+ * tokens, not the hidden size). */
+static enum hp_dtype bwd_gemm_dtype(const struct gpu_spec *g, enum hp_dtype dt)
+{
+	return dt == HP_TF32 && g->gen == GEN_HOPPER ? HP_FP32 : dt;
+}
+
+/* The layer's GEMMs, forward, as dt GEMMs (the backward's data gradients
+ * are this again, its weight gradients this at bwd_gemm_dtype). */
 static double layer_gemms(const struct model_spec *m, int layer, const struct gpu_spec *g,
 			  const struct plan *p, int tp, double T, double s,
-			  const struct perf_calib *k)
+			  const struct perf_calib *k, enum hp_dtype dt)
 {
 	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
-	enum hp_dtype dt = p->precision;
 	double up = m->gated_mlp ? 2 : 1, gm = 0;
 	if (m->mla.kv_lora_rank) {
 		double mm, at;
@@ -707,7 +743,9 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->params = (total - experts) / t;
 	/* expert weights per GPU: (experts / ep) x expert params / etp */
 	lc->expert_params = experts / ((double)plan_etp(p, tp) * p->ep);
-	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k);
+	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k, p->precision);
+	enum hp_dtype bdt = bwd_gemm_dtype(g, p->precision);
+	lc->gemm_b = lc->gemm + (bdt == p->precision ? lc->gemm : layer_gemms(m, layer, g, p, tp, T, s, k, bdt));
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 	lc->kernels = layer_kernels(m, layer, p, tp);
 	double moe_colls = 0, syncs = 0;
@@ -733,7 +771,12 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 		double heads = (double)m->heads / t, d = m->head_dim;
 		lc->attn_f = gemm_time(k, g, adt, sl, s, d, b * heads) +
 			     gemm_time(k, g, adt, sl, d, s, b * heads);
-		lc->attn_b = 2 * lc->attn_f;
+		/* Backward: dP = dO V^T and dQ = dS K as the forward's two;
+		 * dV = P^T dO and dK = dS^T Q (s keys x d, over the queries)
+		 * at bwd_gemm_dtype where that is not adt. */
+		enum hp_dtype adt_b = bwd_gemm_dtype(g, adt);
+		lc->attn_b = adt_b == adt ? 2 * lc->attn_f
+			     : lc->attn_f + 2 * gemm_time(k, g, adt_b, s, d, sl, b * heads);
 	}
 
 	struct act_opts ao = { b, sl, tp, p->sp && tp > 1, p->flash, p->recompute, p->ep };
@@ -796,18 +839,24 @@ static void stage_layer_cost(struct stage_ctx *x, int layer, int kind, struct la
  * GPTModel.__init__), and torchtitan's float8 recipes list "output" in
  * quantize.linear.float8.filter_fqns. perf_stage_end_params keeps its
  * weight in 16 bits for the same reason. */
-static double stage_logits_gemm(struct stage_ctx *x)
+static double stage_logits_gemm(struct stage_ctx *x, double *bwd)
 {
 	struct layer_key key;
 	stage_key(x, 2, &key);
 	const struct layer_cost *hit = perf_memo_layer(x->memo, &key);
-	if (hit)
+	if (hit) {
+		*bwd = hit->gemm_b;
 		return hit->gemm;
+	}
 	struct layer_cost lc;
 	memset(&lc, 0, sizeof lc);
 	enum hp_dtype dt = x->p->precision == HP_FP8 ? HP_BF16 : x->p->precision;
-	lc.gemm = gemm_time(x->k, x->g, dt, x->T, model_out_dim(x->m) / x->tp, x->m->hidden, 1);
+	double V = model_out_dim(x->m) / x->tp, h = x->m->hidden;
+	lc.gemm = gemm_time(x->k, x->g, dt, x->T, V, h, 1);
+	enum hp_dtype bdt = bwd_gemm_dtype(x->g, dt);
+	lc.gemm_b = lc.gemm + (bdt == dt ? lc.gemm : gemm_time(x->k, x->g, bdt, x->T, V, h, 1));
 	perf_memo_layer_put(x->memo, &key, &lc);
+	*bwd = lc.gemm_b;
 	return lc.gemm;
 }
 
@@ -825,7 +874,7 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 	const struct moe_spec *e = &x->m->moe;
 	double gap = k->kernel_gap_s, up = x->m->gated_mlp ? 2 : 1;
 	x->moe_fwd = L->gemm + L->attn_f + L->ew + L->kernels * gap;
-	x->moe_bwd = 2 * L->gemm + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
+	x->moe_bwd = L->gemm_b + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 	/* memoised as kind 3 (the pool's GPU, precision, TP, micro-batch,
 	 * CP, sequence and EP are all it reads): every MoE stage a search
 	 * costs computed these two GEMMs again, 7.7% of a Mixtral 8x22B
@@ -884,7 +933,7 @@ void perf_stage_compute(struct stage_ctx *x)
 		 * Per layer, so a stage's time stays affine in its layers. */
 		double host = (L->kernels - L->colls) * k->host_op_s + L->colls * k->host_coll_s;
 		double f = L->gemm + L->attn_f + L->ew + L->kernels * gap;
-		double b = 2 * L->gemm + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
+		double b = L->gemm_b + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 		fwd += n * f;
 		bwd += n * b;
 		stall += n * (perf_fmax(0, host - f) + perf_fmax(0, 2 * host - b));
@@ -930,13 +979,14 @@ void perf_stage_compute(struct stage_ctx *x)
 		 * fp32 softmax cross-entropy reads, writes and reads back the
 		 * logits both ways: 12 + 12; llm.c's fused classifier 0 + 6). */
 		const struct framework_info *fw = framework_get(p->framework);
-		double lg = stage_logits_gemm(x);
+		double lg_b;
+		double lg = stage_logits_gemm(x, &lg_b);
 		/* Counted in 4-byte elements, in the order the 12-byte path
 		 * has always been summed (3 x T x V / tp x 4 / bwh). */
 		double ew_f = fw->loss_bytes_fwd / 4 * T * V / tp * 4 / bwh;
 		double ew_b = fw->loss_bytes_bwd / 4 * T * V / tp * 4 / bwh;
 		fwd += lg + ew_f + 4 * gap;
-		bwd += 2 * lg + ew_b + 8 * gap;
+		bwd += lg_b + ew_b + 8 * gap;
 		params += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / tp +
 			  x->pc->final_norm;
 		unit = perf_fmax(unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);

@@ -17,6 +17,7 @@
  * (perf_compute.c fills it; perf_memo.c keeps it). */
 struct layer_cost {
 	double gemm;      /* s, forward GEMMs */
+	double gemm_b;    /* s, backward GEMMs (data and weight gradients) */
 	double attn_f;    /* s, attention core forward */
 	double attn_b;    /* s, attention core backward */
 	double ew;        /* s, memory-bound ops forward */

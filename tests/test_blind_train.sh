@@ -181,12 +181,13 @@ trap 'rm -rf "$T"' EXIT
 # fp32 score dropout and the hidden dropout masks, which had hidden part of
 # the gap: GH200 small model -17.6% -> -27.8% mean signed, and BLSLC-03,
 # -05, -09, -12, -15 go beyond 30% (listed). The model is unchanged.
+# Round 20 (docs/blind-round20-small.md): on Hopper a TF32 GEMM whose
+# two operands are both MN-major has no wgmma form (tf32 wgmma reads B
+# K-major only, A K-major or from registers): the weight gradients and
+# attention's dV and dK are costed at the FP32 rate. BLSLC-03 -34.6 ->
+# -24.0%, -05 -38.1 -> -15.0%, -09 -33.2 -> -7.2%, -12 -33.8 -> -8.0%,
+# -15 -33.7 -> -8.2%: all five dropped.
 KNOWN_MISSES="
-BLSLC-03:time:-35
-BLSLC-05:time:-38
-BLSLC-09:time:-33
-BLSLC-12:time:-34
-BLSLC-15:time:-34
 BLMLV-01:time:-70
 BLTLH-01:dnf:6.1
 BLTLH-01:time:+45
@@ -580,4 +581,32 @@ if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_train.csv "$T" "$KNOWN_MI
 fi
 cat "$T/report"
 report_checks "$T/report"
+
+# The BLSLC source's own per-layer profile on the same GPU, framework and
+# model (saha18uiuc/sailor @e8a93f77e6 sailor/Planner/simulations/
+# profiles_tmp.json, "OPT-350" / "GH-96" / micro-batch / TP, layer 1:
+# forward and backward seconds): micro-batch 8 at TP 1, 7.607 + 21.314 ms;
+# at TP 4, 3.021 + 6.469 ms (TP all-reduces included). hetplan's time of
+# one layer (forward, backward and TP all-reduces: the step of a 24-layer
+# model less that of a 12-layer one, over 12) is held to 25% of it. Before
+# round 20 (docs/blind-round20-small.md) hetplan gave 19.8 and 6.9 ms
+# (-31.5%, -27.3%): the TF32 weight-gradient GEMMs at the tensor-core
+# rate; after it 30.08 and 9.50 ms (+4.0%, +0.1%).
+opt_layer_ms() {  # TP MBS LAYERS -> compute + TP seconds of the step
+	printf '{"name":"opt","layers":%s,"hidden":1024,"heads":16,"kv_heads":16,"ffn":4096,"vocab":50688,"seq_len":2048,"gated_mlp":false,"norm":"layernorm","position":"learned","tied_embeddings":false,"bias":true}\n' "$3" >"$T/opt$3.json"
+	"$HETPLAN" estimate --pool "1x$1xGH200-96GB,intra=nvlink" -m "$T/opt$3.json" --tp "$1" --pp 1 --dp 1 \
+		--mbs "$2" --gbs "$2" --precision tf32 --recompute none --zero 0 --framework deepspeed \
+		--no-sp --attention unfused --format json >"$T/opt$3.out" 2>"$T/err" || return 1
+	python3 -c "import json; b=json.load(open('$T/opt$3.out'))['breakdown_s']; print(b['compute'] + b['tp_comm'])"
+}
+for case in "1 8 28.921" "4 8 9.490"; do
+	set -- $case
+	a=$(opt_layer_ms "$1" "$2" 24) && b=$(opt_layer_ms "$1" "$2" 12) ||
+		{ bad "OPT-350M layer profile TP $1 mbs $2: estimate failed ($(head -c 200 "$T/err"))"; continue; }
+	if python3 -c "import sys; l=($a - $b) / 12 * 1000; print('OPT-350M layer, GH200 tf32, TP $1 mbs $2: hetplan %.2f ms, profile $3 ms (%+.1f%%)' % (l, (l / $3 - 1) * 100)); sys.exit(abs(l / $3 - 1) > 0.25)"; then
+		ok
+	else
+		bad "OPT-350M layer TP $1 mbs $2 beyond 25% of the source's profile"
+	fi
+done
 finish test_blind_train
