@@ -86,7 +86,7 @@ export XDG_CONFIG_HOME
 # estimate, so BLSLB-02, BLSLA-05 and -09 now fit (dnf entries dropped),
 # and the step times fall: BLSLA -3.7% -> -8.8% mean signed, BLSLB +20.8%
 # -> +18.9%.
-# Round 20 (fidcomm, docs/blind-round20-pcie.md): AMP's rows at TP 2-4
+# Round 20 (docs/blind-round20-pcie.md): AMP's rows at TP 2-4
 # lean ~10 points more "too fast" than at TP 1 (BLAMP signed +8.6% TP 1,
 # -16.8% TP 2, -18.6% TP 4) because AMP's Megatron-LM fork times every TP
 # all-reduce with timers that call torch.cuda.synchronize() at start and
