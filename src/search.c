@@ -157,6 +157,8 @@ static void search_plan_memory(struct search_plan *sp, double headroom)
 {
 	sp->risky = search_mem_state(&sp->est, headroom, &sp->mem_need_bytes,
 				     &sp->mem_capacity_bytes) == MEM_RISKY;
+	if (sp->risky && search_mem_state(&sp->est, 0, NULL, NULL) == MEM_RISKY)
+		sp->risky = 2;
 }
 
 void sp_free(struct search_plan *s)
@@ -599,13 +601,13 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
 static void sp_label(const struct ctx *x, struct search_plan *sp);
 
-/* While plans must keep the memory headroom (x->mem_frac < 1), one that
- * fits only by eating into it is left out like one that does not fit. */
+/* While plans must keep a headroom (x->keep_h >= 0: search_run's first
+ * passes), one that fits only by eating into it is left out like one
+ * that does not fit. */
 int over_headroom(const struct ctx *x, const struct estimate *e)
 {
 	double need, cap;
-	return x->mem_frac < 1 &&
-	       search_mem_state(e, x->o->mem_headroom, &need, &cap) == MEM_RISKY;
+	return x->keep_h >= 0 && search_mem_state(e, x->keep_h, &need, &cap) == MEM_RISKY;
 }
 
 /* A plan that does not fit in memory (sp, estimated; taken over): keep it
@@ -757,7 +759,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 static int group_memory(struct ctx *x, const struct plan *p, int r, int dp,
 			struct perf_group_mem *g, struct hp_err *err)
 {
-	double h = x->o->mem_headroom;
+	double h = x->keep_h >= 0 ? x->keep_h : x->o->mem_headroom;
 	const struct perf_group_mem *hit = perf_memo_group_mem(x->c, x->m, p, r, h);
 	if (hit) {
 		*g = *hit;
@@ -784,7 +786,7 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 {
 	/* nothing it could drop: risky plans are kept, and a first miss is
 	 * kept whatever its ratio */
-	if (x->mem_frac >= 1 && mem_miss_now(x) == 0)
+	if (x->keep_h < 0 && mem_miss_now(x) == 0)
 		return 0;
 	/* the memory of each replica group (issue 13, fourteenth round: a
 	 * DeepSeek-V3 plan of the deadline search checked about 90 stages
@@ -803,7 +805,8 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 		struct estimate e;
 		if (perf_stage_memories(x->c, x->m, p, NULL, &e, err) < 0)
 			return -1;
-		mem_summary(e.stages, e.n_stages, x->o->mem_headroom, &all);
+		mem_summary(e.stages, e.n_stages,
+			    x->keep_h >= 0 ? x->keep_h : x->o->mem_headroom, &all);
 		estimate_free(&e);
 	}
 	for (int r = 0; ok && r < p->n_replicas; r++) {
@@ -815,7 +818,7 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 	enum search_mem st = mem_of_summary(&all);
 	int drop = 0;
 	if (st == MEM_RISKY)
-		drop = x->mem_frac < 1;
+		drop = x->keep_h >= 0;
 	else if (st == MEM_NOFIT) {
 		double ratio = all.cap > 0 ? all.need / all.cap : HUGE_VAL, now = mem_miss_now(x);
 		drop = now > 0 && ratio >= now;
@@ -1215,12 +1218,13 @@ static double objective_score(const struct ctx *x, const struct search_plan *sp,
  * here when a plan has none yet: sp_label). */
 static int sp_better(const struct ctx *x, struct search_plan *a, struct search_plan *b)
 {
-	/* scores within a part in 1e9 are equal: then a plan with its memory
-	 * headroom intact ranks above a risky one */
+	/* a plan with its memory headroom intact ranks above a risky one,
+	 * and one within its GPUs above one over them (search_plan.risky),
+	 * whatever their scores; then scores within a part in 1e9 are equal */
+	if (a->risky != b->risky)
+		return a->risky < b->risky;
 	if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))
 		return a->score < b->score;
-	if (a->risky != b->risky)
-		return b->risky;
 	if (a->score != b->score)
 		return a->score < b->score;
 	if (a->est.n_gpus != b->est.n_gpus)
@@ -2212,7 +2216,7 @@ static void explain_miss(struct ctx *x)
 
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
-			struct hp_err *err, int sub, double mem_frac);
+			struct hp_err *err, int sub, double mem_frac, double keep_h);
 
 /* ------------------------------------------------------------------ */
 /* Threads: global settings are searched in batches of GSET_BATCH, each
@@ -2670,7 +2674,7 @@ struct pool_search {
 
 static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
 			       const struct search_opts *o, struct search_result *res,
-			       struct hp_err *err, int sub, double mem_frac,
+			       struct hp_err *err, int sub, double mem_frac, double keep_h,
 			       struct probe_share *share, int share_pool0);
 
 static void pool_search_run(void *arg)
@@ -2686,7 +2690,8 @@ static void pool_search_run(void *arg)
 	so.progress = NULL;
 	so.threads = 1;
 	struct hp_err err = { 0 };
-	search_inner_shared(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac, x->share, ps->i);
+	search_inner_shared(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac, x->keep_h, x->share,
+			    ps->i);
 	free(sc);
 }
 
@@ -2983,30 +2988,42 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 	       struct hp_err *err)
 {
 	/* Plans keep the memory headroom: the layer split fills each GPU up
-	 * to 1 - headroom of its capacity. Only when no plan can keep it
-	 * does the search run again up to the whole capacity; those plans
-	 * are marked risky (fits-with-risk). */
-	double frac = o->mem_headroom > 0 && o->mem_headroom < 1 ? 1 - o->mem_headroom : 1;
-	int rc = search_inner(c, m, o, res, err, 0, frac);
-	if (rc == 0 || frac >= 1 || err->code != HP_EXIT_NOFIT || res->stats.cancelled)
-		return rc;
-	struct search_result again;
-	struct hp_err err2 = { 0 };
-	if (search_inner(c, m, o, &again, &err2, 0, 1) < 0) {
-		search_result_free(&again);
-		return rc;   /* nothing fits at all: the first answer explains it */
+	 * to 1 - headroom of its capacity, and a plan whose total (with the
+	 * caching allocator's reserve) is above that is dropped. Only when
+	 * no plan keeps it does the search run again, the split up to the
+	 * whole capacity, keeping plans whose total stays within the GPU
+	 * (marked risky: fits-with-risk); and only when none does, a third
+	 * time keeping every plan whose live tensors fit (its total above
+	 * the GPU: it runs only if the allocator frees its cached blocks,
+	 * perf_mem.c). So a plan over 100% of its GPU is listed only when
+	 * no plan within it exists, whatever the headroom (with
+	 * --mem-headroom 0 the first pass is the second one). */
+	double h = o->mem_headroom > 0 && o->mem_headroom < 1 ? o->mem_headroom : 0;
+	const double pass_frac[3] = { 1 - h, 1, 1 }, pass_keep[3] = { h, 0, -1 };
+	int first = h > 0 ? 0 : 1;
+	int rc = search_inner(c, m, o, res, err, 0, pass_frac[first], pass_keep[first]);
+	for (int k = first + 1; k < 3; k++) {
+		if (rc == 0 || err->code != HP_EXIT_NOFIT || res->stats.cancelled)
+			return rc;
+		struct search_result again;
+		struct hp_err err2 = { 0 };
+		if (search_inner(c, m, o, &again, &err2, 0, pass_frac[k], pass_keep[k]) < 0) {
+			search_result_free(&again);
+			continue;   /* the first answer explains what fits nowhere */
+		}
+		search_result_free(res);
+		*res = again;
+		memset(err, 0, sizeof *err);
+		return 0;
 	}
-	search_result_free(res);
-	*res = again;
-	memset(err, 0, sizeof *err);
-	return 0;
+	return rc;
 }
 
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
-			struct hp_err *err, int sub, double mem_frac)
+			struct hp_err *err, int sub, double mem_frac, double keep_h)
 {
-	return search_inner_shared(c, m, o, res, err, sub, mem_frac, NULL, -1);
+	return search_inner_shared(c, m, o, res, err, sub, mem_frac, keep_h, NULL, -1);
 }
 
 /* The search's results from its context x: the ranked plans with their
@@ -3045,7 +3062,7 @@ static void results_take(struct ctx *x, struct search_result *res)
  * is one of its per-pool searches, share_pool0 that pool's index there. */
 static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
 			       const struct search_opts *o, struct search_result *res,
-			       struct hp_err *err, int sub, double mem_frac,
+			       struct hp_err *err, int sub, double mem_frac, double keep_h,
 			       struct probe_share *share, int share_pool0)
 {
 	memset(res, 0, sizeof *res);
@@ -3078,6 +3095,7 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	x.o = o;
 	x.res = res;
 	x.mem_frac = mem_frac;
+	x.keep_h = keep_h;
 	x.seq = o->seq_len ? o->seq_len : m->seq_len;
 	x.tokens = model_train_tokens(m, o->tokens);
 	int total = 0;
@@ -3160,7 +3178,7 @@ static int meets_deadline(const struct cluster *c, const struct model_spec *m,
 	struct search_result r;
 	struct hp_err err = { 0 };
 	/* no deadline: a plan that fits in memory is enough */
-	int ok = search_inner(c, m, &so, &r, &err, 1, 1) == 0 && r.n_plans &&
+	int ok = search_inner(c, m, &so, &r, &err, 1, 1, -1) == 0 && r.n_plans &&
 		 (o->deadline_s <= 0 || r.plans[0].time_to_train_s <= o->deadline_s);
 	search_result_free(&r);
 	return ok;

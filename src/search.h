@@ -86,7 +86,11 @@ struct search_plan {
 				       * row buffers assume 64) */
 	unsigned runs_on;             /* frameworks that run it as one job (runs_on.h) */
 	char runs_on_why[320];        /* why the others cannot; "" when all can */
-	int risky;                    /* a stage uses more than 1 - headroom of its GPU */
+	int risky;                    /* 0: every stage within 1 - headroom of its GPU;
+				       * 1: a stage above that (fits-with-risk);
+				       * 2: a stage's total above its whole GPU (its
+				       * live tensors fit: it runs only if the caching
+				       * allocator frees cached blocks) */
 	double mem_need_bytes;        /* the fullest stage (by share of its GPU): need */
 	double mem_capacity_bytes;    /* and that GPU's capacity */
 };

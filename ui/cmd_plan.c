@@ -368,8 +368,12 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	double worst = 0;
 	for (int i = 0; i < sp->est.n_stages; i++)
 		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);
+	/* risky 2: the total with the allocator's reserve is over the GPU
+	 * (search_plan.risky), which is not "within the headroom" */
 	sbuf_addf(o, "  memory: fullest stage at %.0f%% of its GPU%s\n", 100 * worst,
-		  sp->risky ? " (under the memory headroom: risky)" : "");
+		  sp->risky == 2 ? " (over the GPU with the allocator's reserve: runs only if the "
+				   "caching allocator frees cached blocks; risky)"
+		  : sp->risky ? " (under the memory headroom: risky)" : "");
 	if (have_d) {
 		for (int i = 0; i < DIM_COUNT; i++)
 			if (d.links[i][0])
