@@ -153,7 +153,12 @@ const char *search_mem_name(enum search_mem s)
 	return n[s];
 }
 
-static void search_plan_memory(struct search_plan *sp, double headroom)
+double search_train_steps(double tokens, double per_step)
+{
+	return fmax(1, ceil(tokens / per_step));
+}
+
+void search_plan_memory(struct search_plan *sp, double headroom)
 {
 	sp->risky = search_mem_state(&sp->est, headroom, &sp->mem_need_bytes,
 				     &sp->mem_capacity_bytes) == MEM_RISKY;
@@ -1330,7 +1335,8 @@ void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_o
 	sp->runs_on = runs_on;
 	sp->runs_on_why[0] = '\0';   /* made with the label: sp_label */
 	search_plan_memory(sp, x->o->mem_headroom);
-	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
+	sp->time_to_train_s = search_train_steps(x->tokens, (double)sp->plan.gbs * sp->est.seq_len) *
+			      sp->est.step_time_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
 						       sp->time_to_train_s / 3600 : 0;
 	sp->label[0] = '\0';   /* made when needed: sp_label */

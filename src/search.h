@@ -187,6 +187,18 @@ int search_run(const struct cluster *c, const struct model_spec *m,
  * belongs to the caller. Safe on a zeroed or already freed result. */
 void search_result_free(struct search_result *res);
 
+/* sp's memory fields from its estimate: risky (0, 1 or 2: struct
+ * search_plan) under the headroom, and the fullest stage's need and
+ * capacity (search_mem_state). */
+void search_plan_memory(struct search_plan *sp, double headroom);
+
+/* Optimizer steps that train `tokens` at `per_step` tokens a step (global
+ * batch x sequence): ceil(tokens / per_step), at least 1, for a step
+ * runs whole (a last partial batch still costs a full step, and a run
+ * shorter than one batch is one step). per_step > 0. Every time and cost
+ * to train is this times the step time (plan, report, the TUI). */
+double search_train_steps(double tokens, double per_step);
+
 /* Memory verdict of an estimate under a headroom (fraction of each GPU's
  * capacity kept free): MEM_NOFIT when a stage's live bytes (without the
  * caching allocator's reserve, perf_stage.slack) exceed its GPU,
