@@ -36,6 +36,7 @@
 #include "utf8.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -2173,6 +2174,106 @@ static void explain_fw_refusal(struct ctx *x)
 		 st->fw_first_why[0] ? st->fw_first_why : "no reason recorded", rest);
 }
 
+/* Append ", " (after the first) and a reason to buf (n bytes), cut at n. */
+static void why_add(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void why_add(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t k = strlen(buf);
+	if (k && k + 2 < n) {
+		memcpy(buf + k, "; ", 3);
+		k += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + k, n - k, fmt, ap);
+	va_end(ap);
+}
+
+/* No layout was even tried: say which of the fixed choices rule them all
+ * out, each test the one the layout enumeration applies (tp_ok,
+ * pp_ladder, the GPUs a pipeline needs, solve_layout's chunks per
+ * layer, the interleaved schedule's micro-batches per replica: plan.c
+ * plan_validate), or, when none of them does alone, the choices. */
+static void explain_no_layout(struct ctx *x)
+{
+	const struct search_opts *o = x->o;
+	const struct model_spec *m = x->m;
+	const struct cluster *c = x->c;
+	char r[sizeof x->res->why - 160] = "";
+	int total = 0, node = 0, tp_min = 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		total += x->cap[i];
+		node = HP_MAX(node, c->pools[i].gpus_per_node);
+		for (int tp = 1; tp <= c->pools[i].gpus_per_node; tp *= 2)
+			if (tp_ok(m, &c->pools[i], tp) && (!o->fix_tp || tp == o->fix_tp)) {
+				tp_min = tp_min ? HP_MIN(tp_min, tp) : tp;
+				break;
+			}
+	}
+	int t = o->fix_tp;
+	if (t && !tp_min) {
+		if (t & (t - 1))
+			why_add(r, sizeof r, "--tp %d is not a power of two", t);
+		if (m->heads % t)
+			why_add(r, sizeof r, "--tp %d does not divide the %d attention heads", t,
+				m->heads);
+		if (t > m->kv_heads && t % m->kv_heads)
+			why_add(r, sizeof r, "--tp %d is neither a divisor nor a multiple of the %d KV heads",
+				t, m->kv_heads);
+		if (t > node)
+			why_add(r, sizeof r, "--tp %d is wider than a node (%d GPUs)", t, node);
+		else if (!r[0])
+			why_add(r, sizeof r, "--tp %d does not divide the GPUs of a node of any pool", t);
+	}
+	int pp = o->fix_pp, on_ladder = !pp;
+	for (size_t j = 0; j < HP_ARRAY_LEN(pp_ladder); j++)
+		on_ladder |= pp_ladder[j] == pp;
+	if (!on_ladder)
+		why_add(r, sizeof r, "--pp %d is not a depth the planner tries (1 to 8, then 10, 12, "
+			"14, 16, 18, 20, 24, 28, 32, ... 128)", pp);
+	else if (pp && tp_min && (long)pp * tp_min > total)
+		why_add(r, sizeof r, "--pp %d at TP %d needs %ld GPUs a replica; the cluster has %d",
+			pp, tp_min, (long)pp * tp_min, total);
+	int v = o->fix_sched;
+	if (v >= 2) {
+		int lo = pp ? pp : 2;
+		if (pp == 1)
+			why_add(r, sizeof r, "--schedule interleaved:%d needs --pp 2 or more", v);
+		else if (m->layers % v)
+			why_add(r, sizeof r, "interleaved:%d needs the %d layers of %s in %d equal chunks",
+				v, m->layers, m->name, v);
+		else if ((long)lo * v > m->layers)
+			why_add(r, sizeof r, "%s%d stages x interleaved:%d = %ld chunks, more than the %d layers",
+				pp ? "--pp " : "", lo, v, (long)lo * v, m->layers);
+		else if (pp) {
+			int most = 0, ok = 0;
+			for (int b = 1; b <= 8; b *= 2) {
+				int mbs = o->fix_mbs ? o->fix_mbs : b;
+				if (o->gbs % mbs == 0) {
+					most = HP_MAX(most, o->gbs / mbs);
+					ok |= (o->gbs / mbs) % pp == 0;
+				}
+				if (o->fix_mbs)
+					break;
+			}
+			if (!ok)
+				why_add(r, sizeof r, "the interleaved schedule needs a replica's micro-batches "
+					"to be a multiple of --pp %d; --gbs %d%s gives %d at most", pp,
+					o->gbs, o->fix_mbs ? " with --mbs" : "", most);
+		}
+	}
+	if (r[0])
+		snprintf(x->res->why, sizeof x->res->why,
+			 "no plan fits: %s has no layout on this cluster: %s", m->name, r);
+	else
+		snprintf(x->res->why, sizeof x->res->why,
+			 "no plan fits: %s has no layout on this cluster within the fixed choices "
+			 "(--tp %d, --pp %d, --mbs %d, --schedule %s; 0: free)", m->name, o->fix_tp,
+			 o->fix_pp, o->fix_mbs,
+			 o->fix_sched < 0 ? "free" : o->fix_sched == 0 ? "1f1b" : "interleaved");
+}
+
 static void explain_miss(struct ctx *x)
 {
 	struct search_result *res = x->res;
@@ -2189,9 +2290,7 @@ static void explain_miss(struct ctx *x)
 				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s",
 				 x->m->name, x->mem_desc);
 		else
-			snprintf(res->why, sizeof res->why,
-				 "no plan fits: %s has no layout on this cluster within the fixed choices (TP must divide the %d heads and stay in a node)",
-				 x->m->name, x->m->heads);
+			explain_no_layout(x);
 		return;
 	}
 	const struct search_plan *n = &res->nearest;

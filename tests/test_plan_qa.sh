@@ -1,0 +1,32 @@
+#!/bin/sh
+# test_plan_qa.sh — answers of `hetplan plan` and `hetplan estimate` a
+# user acts on (a QA sweep's findings): memory headroom ranking, whole
+# steps, the reasons given when no layout exists, money in small
+# budgets, the framework's ZeRO rules in estimate, plurals.
+# Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+. tests/lib.sh
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config"
+
+# --- no layout at all: the reason is the fixed choice that rules them out
+# gpt-1.7b: 24 layers, 24 heads (hetplan models); 1 node of 8 GPUs.
+P="$H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 16"
+# 24 % 16 = 8: TP 16 divides no head count, and a node has 8 GPUs
+expect 4 "no layout on this cluster: --tp 16 does not divide the 24 attention heads; --tp 16 is wider than a node (8 GPUs)" $P --tp 16
+# TP 8 divides 24 heads; 2 stages x 8 = 16 GPUs > 8
+expect 4 "no layout on this cluster: --pp 2 at TP 8 needs 16 GPUs a replica; the cluster has 8" $P --tp 8 --pp 2
+grep -qF "TP must divide" "$T/err" && bad "--tp 8 --pp 2: blames TP: $(cat "$T/err")" || ok
+# interleaving needs two stages or more
+expect 4 "--schedule interleaved:2 needs --pp 2 or more" $P --pp 1 --schedule interleaved:2
+# 24 layers do not split into 5 chunks (24 = 4 x 5 + 4)
+expect 4 "interleaved:5 needs the 24 layers of gpt-1.7b in 5 equal chunks" $P --schedule interleaved:5
+# --gbs 4: at most 4 micro-batches (mbs 1), not a multiple of pp 8
+expect 4 "needs a replica's micro-batches to be a multiple of --pp 8; --gbs 4 gives 4 at most" \
+	$H plan --pool 2x8xA100-SXM4-80GB -m gpt-1.7b --gbs 4 --pp 8 --schedule interleaved:2
+# 9 is not on the planner's PP ladder (1-8, 10, 12, ...)
+expect 4 "--pp 9 is not a depth the planner tries" $P --pp 9
+
+finish plan_qa
