@@ -2274,6 +2274,29 @@ static void explain_no_layout(struct ctx *x)
 			 o->fix_sched < 0 ? "free" : o->fix_sched == 0 ? "1f1b" : "interleaved");
 }
 
+/* Money for explain_miss: cents below USD 1,000 (a budget of USD 0.40
+ * printed as "0" read as no budget at all), else hp_fmt_count's 3 or 4
+ * figures. up: rounded up at the precision printed, for an amount that
+ * must be enough (the budget that the cheapest plan meets). */
+static char *fmt_money(char *buf, size_t n, double v, int up)
+{
+	if (v > 0 && v < 0.01) {
+		/* under a cent: two figures */
+		snprintf(buf, n, "%.2g", v);
+		return buf;
+	}
+	if (v < 1000) {
+		snprintf(buf, n, "%.2f", up ? ceil(v * 100 - 1e-9) / 100 : v);
+		return buf;
+	}
+	if (up) {
+		double d = v >= 1e15 ? 1e15 : v >= 1e12 ? 1e12 : v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : 1e3;
+		double q = d * (v / d < 10 ? 0.01 : 0.1);
+		v = ceil(v / q) * q;
+	}
+	return hp_fmt_count(buf, n, v);
+}
+
 static void explain_miss(struct ctx *x)
 {
 	struct search_result *res = x->res;
@@ -2303,15 +2326,27 @@ static void explain_miss(struct ctx *x)
 			 100 * (n->time_to_train_s / o->deadline_s - 1), n->est.n_gpus,
 			 hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
 		break;
-	case OBJ_BUDGET:
+	case OBJ_BUDGET: {
+		/* what the budget buys of the cheapest plan: whole steps
+		 * (search_train_steps), each at its price */
+		double per_step = (double)n->plan.gbs * n->est.seq_len;
+		double step_usd = n->est.usd_per_hour * n->est.step_time_s / 3600;
+		double steps = step_usd > 0 ? floor(o->budget_usd / step_usd) : 0;
+		char buys[96];
+		if (steps >= 1)
+			snprintf(buys, sizeof buys, "or %s tokens (%.0f steps) within this one",
+				 hp_fmt_count(b2, sizeof b2, steps * per_step), steps);
+		else
+			snprintf(buys, sizeof buys, "while this one buys not one step (USD %s a step)",
+				 fmt_money(b2, sizeof b2, step_usd, 1));
 		snprintf(res->why, sizeof res->why,
 			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs; "
-			 "a budget of USD %s, or %s tokens within this one, would be met by it",
-			 tk, hp_fmt_count(usd, sizeof usd, o->budget_usd),
-			 hp_fmt_count(usd2, sizeof usd2, n->cost_to_train_usd),
-			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus, usd2,
-			 hp_fmt_count(b2, sizeof b2, x->tokens * o->budget_usd / n->cost_to_train_usd));
+			 "a budget of USD %s would be met by it, %s",
+			 tk, fmt_money(usd, sizeof usd, o->budget_usd, 0),
+			 fmt_money(usd2, sizeof usd2, n->cost_to_train_usd, 1),
+			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus, usd2, buys);
 		break;
+	}
 	default:
 		snprintf(res->why, sizeof res->why,
 			 "plans fit, but none has a known price for every pool it uses (set price_per_node_hour in the cluster file or --pool ...,price=USD)");

@@ -29,4 +29,18 @@ expect 4 "needs a replica's micro-batches to be a multiple of --pp 8; --gbs 4 gi
 # 9 is not on the planner's PP ladder (1-8, 10, 12, ...)
 expect 4 "--pp 9 is not a depth the planner tries" $P --pp 9
 
+# --- money in a missed budget: cents, never "USD 0"
+B="$H plan --pool 1x8xA100-SXM4-80GB -m llama2-7b --gbs 64 --objective budget"
+expect 4 "within USD 0.40: the cheapest costs USD " $B --tokens 1e9 --budget 0.4
+grep -qF "USD 0:" "$T/err" && bad "budget 0.4 printed as USD 0: $(cat "$T/err")" || ok
+# what the budget buys is whole steps of 64 x 4096 = 262,144 tokens: the
+# tokens named are the step count times 262,144 (8 steps -> 2.10M)
+sed -n 's/.*or \([0-9.]*\)M tokens (\([0-9]*\) steps).*/\1 \2/p' "$T/err" > "$T/buys"
+read -r mt st < "$T/buys" && python3 -c "import sys; m, s = float('$mt'), int('$st'); sys.exit(not (s >= 1 and abs(m * 1e6 - s * 262144) < 0.005e6))" &&
+	ok || bad "budget 0.4: tokens bought are not whole steps: $(cat "$T/err")"
+# a budget under one step's price says so (USD 0.001; a step of 8 A100s
+# for seconds costs cents)
+expect 4 "within USD 0.001: " $B --tokens 1e6 --budget 0.001
+grep -qF "buys not one step" "$T/err" && ok || bad "budget 0.001: $(cat "$T/err")"
+
 finish plan_qa
