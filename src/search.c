@@ -3218,7 +3218,9 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER.json or --pool");
 	for (int i = 0; i < c->n_pools; i++)
-		if (plan_check_precision(c, i, o->precision, "--precision", err) < 0)
+		if (plan_check_precision(c, i, o->precision,
+					 o->precision_from[0] ? o->precision_from : "--precision",
+					 err) < 0)
 			return -1;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE,

@@ -56,6 +56,9 @@ struct search_opts {
 				       * (runs_on.h), estimated with its defaults */
 	int threads;              /* worker threads (0: the online cores); the
 				   * answer does not depend on it */
+	char precision_from[160]; /* where precision was set, for its messages: a
+				   * file's key as "FILE: workload" (workspace.c),
+				   * "" for the --precision flag */
 	double mem_headroom;      /* fraction of each GPU's usable memory kept free;
 				   * plans above 1 - headroom are "risky" (default 0.05) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then

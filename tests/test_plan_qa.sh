@@ -43,4 +43,21 @@ read -r mt st < "$T/buys" && python3 -c "import sys; m, s = float('$mt'), int('$
 expect 4 "within USD 0.001: " $B --tokens 1e6 --budget 0.001
 grep -qF "buys not one step" "$T/err" && ok || bad "budget 0.001: $(cat "$T/err")"
 
+# --- precision errors name where the precision came from
+# V100 has fp16 and fp32 tensor peaks, no bf16 (catalog: "it has: fp32, fp16")
+V='{"name": "v100", "gpu": "V100-SXM2-32GB", "nodes": 1, "gpus_per_node": 8}'
+echo "{\"cluster\": {\"name\": \"v\", \"pools\": [$V]}, \"model\": \"llama2-7b\", \"workload\": {\"gbs\": 8, \"precision\": \"bf16\"}}" > "$T/ws.json"
+echo "{\"cluster\": {\"name\": \"v\", \"pools\": [$V]}, \"model\": \"llama2-7b\", \"workload\": {\"gbs\": 8}}" > "$T/ws2.json"
+expect 3 "$T/ws.json: workload: precision bf16: pool 'v100' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); precision fp16 runs on it" \
+	$H report "$T/ws.json" -o "$T/r.md"
+grep -qF -- "--precision" "$T/err" && bad "workspace precision error names the flag: $(cat "$T/err")" || ok
+expect 3 "$T/ws2.json: workload (no precision key: the default): precision bf16:" $H report "$T/ws2.json" -o "$T/r.md"
+# from the flag: the flag
+expect 3 "--precision: precision bf16: pool 'g' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); --precision fp16 runs on it" \
+	$H plan --pool 1x8xV100-SXM2-32GB,name=g -m llama2-7b --gbs 8
+# from a plan file's "precision" key: the file
+$H plan --pool 1x8xH100-SXM,name=g -m llama2-7b --gbs 8 --top 1 --format json > "$T/p.json" 2>/dev/null
+expect 3 "$T/p.json: precision bf16: pool 'g' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); precision fp16 runs on it" \
+	$H estimate --pool 1x8xV100-SXM2-32GB,name=g -m llama2-7b --plan "$T/p.json"
+
 finish plan_qa
