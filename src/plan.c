@@ -1113,9 +1113,9 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		int have = c->pools[i].nodes * c->pools[i].gpus_per_node;
 		if (used[i] > have)
 			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: the plan needs %d GPUs of pool '%s', which has %d (%d nodes x %d)",
+					  "%s: the plan needs %d GPUs of pool '%s', which has %d (%d node%s x %d)",
 					  ctx, used[i], c->pools[i].name, have, c->pools[i].nodes,
-					  c->pools[i].gpus_per_node);
+					  c->pools[i].nodes == 1 ? "" : "s", c->pools[i].gpus_per_node);
 		if (used[i] && plan_check_precision(c, i, p->precision, ctx, err) < 0)
 			return -1;
 	}

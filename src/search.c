@@ -2320,11 +2320,11 @@ static void explain_miss(struct ctx *x)
 	switch (o->objective) {
 	case OBJ_DEADLINE:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %s tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %s tokens/s",
+			 "no plan trains %s tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPU%s at %s tokens/s",
 			 tk, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
 			 hp_fmt_duration(b2, sizeof b2, n->time_to_train_s),
 			 100 * (n->time_to_train_s / o->deadline_s - 1), n->est.n_gpus,
-			 hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
+			 n->est.n_gpus == 1 ? "" : "s", hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
 		break;
 	case OBJ_BUDGET: {
 		/* what the budget buys of the cheapest plan: whole steps
@@ -2340,11 +2340,12 @@ static void explain_miss(struct ctx *x)
 			snprintf(buys, sizeof buys, "while this one buys not one step (USD %s a step)",
 				 fmt_money(b2, sizeof b2, step_usd, 1));
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs; "
+			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPU%s; "
 			 "a budget of USD %s would be met by it, %s",
 			 tk, fmt_money(usd, sizeof usd, o->budget_usd, 0),
 			 fmt_money(usd2, sizeof usd2, n->cost_to_train_usd, 1),
-			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus, usd2, buys);
+			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus,
+			 n->est.n_gpus == 1 ? "" : "s", usd2, buys);
 		break;
 	}
 	default:

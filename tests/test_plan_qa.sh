@@ -60,4 +60,45 @@ $H plan --pool 1x8xH100-SXM,name=g -m llama2-7b --gbs 8 --top 1 --format json > 
 expect 3 "$T/p.json: precision bf16: pool 'g' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); precision fp16 runs on it" \
 	$H estimate --pool 1x8xV100-SXM2-32GB,name=g -m llama2-7b --plan "$T/p.json"
 
+# --- estimate and the framework's rules
+E13="$H estimate --pool 1x8xA100-SXM4-40GB -m llama2-13b --tp 1 --pp 1 --mbs 1 --gbs 8 --seq-len 2048"
+# apex DDP (pytorch-ddp) replicates the optimizer: ZeRO 0 only (its row's
+# zero_stages, runs_on.c), so estimate's default follows it; fp16 runs on it
+expect 4 "" $E13 --framework pytorch-ddp --precision fp16 --format json
+json "assert d['plan']['zero'] == 0, d['plan']['zero']"
+[ -s "$T/err" ] && grep -q "warning" "$T/err" && bad "pytorch-ddp fp16 ZeRO-0 warned: $(cat "$T/err")" || ok
+# bf16 is refused by its rules (run_squad.py: --fp16 or fp32): a warning names it
+expect 4 "warning: --framework pytorch-ddp does not run this plan as one job: bf16" $E13 --framework pytorch-ddp
+# --zero 1 is refused too: the warning names ZeRO
+expect 4 "warning: --framework pytorch-ddp does not run this plan as one job: ZeRO-1" $E13 --framework pytorch-ddp --precision fp16 --zero 1
+# InternLM's Hybrid Zero shards the optimizer only (ZeRO 0-1): from ZeRO-1
+# the hint never offers --zero 2 or 3 (13B does not fit a 40 GB A100 at ZeRO-1)
+$E13 --framework internlm > "$T/out" 2>"$T/err"
+grep -q "DOES NOT FIT" "$T/out" && ok || bad "internlm 13B: expected DOES NOT FIT"
+grep -qE "with --zero [23]" "$T/out" && bad "internlm hint offers ZeRO 2/3: $(grep with "$T/out")" || ok
+# a plan that does not fit keeps no headroom, and says none
+grep -q "^  memory: does-not-fit" "$T/out" && ok || bad "no memory line"
+grep -q "headroom kept" "$T/out" && bad "does-not-fit plan says headroom kept: $(grep memory: "$T/out")" || ok
+
+# --- one GPU: singular, and rows that print alike say how they differ
+expect 0 "" $H estimate --pool 1x1xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
+head -1 "$T/out" | grep -q "on 1 GPU, seq" && ok || bad "estimate 1 GPU: $(head -1 "$T/out")"
+expect 0 "" $H plan --pool 1x1xH100-SXM -m gpt-1.7b --gbs 8 --top 2
+head -1 "$T/out" | grep -q "(1 GPU in 1 pool)" && ok || bad "plan 1 GPU: $(head -1 "$T/out")"
+# one data-parallel rank: ZeRO-1 and ZeRO-3 run alike, memory apart
+grep -q "^Plans 1 and 2 show the same figures; they differ in ZeRO-1 vs ZeRO-3, the fullest stage's live memory" "$T/out" &&
+	ok || bad "plan 1 GPU: twins unexplained: $(sed -n 3,9p "$T/out")"
+
+# --- whole steps: --tokens below one batch trains one step
+# gbs 64 x 4096 = 262,144 tokens a step; 1,000 tokens -> 1 step
+expect 0 "" $H plan --pool 1x8xA100-SXM4-80GB -m llama2-7b --gbs 64 --tokens 1000 --top 2 --format json
+json "assert all(abs(p['time_to_train_s'] - p['step_time_s']) <= 1e-9 * p['step_time_s'] for p in d['plans']), [(p['time_to_train_s'], p['step_time_s']) for p in d['plans']]"
+
+# --- memory headroom: a plan over its GPU never ranks above one within it
+for h in 0 0.2; do
+	expect 0 "" $H plan --pool 4x8xA100-SXM4-40GB -m llama2-70b --gbs 64 --top 3 --mem-headroom $h
+	grep -q "over the GPU with the allocator's reserve" "$T/out" && bad "--mem-headroom $h lists a plan over its GPU" || ok
+	grep -q "memory: fullest stage at 10[1-9]%" "$T/out" && bad "--mem-headroom $h: plan 1 above 100%" || ok
+done
+
 finish plan_qa
