@@ -994,7 +994,7 @@ static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, s
 	pthread_mutex_lock(&sh->mu);
 	const struct probe_entry *e = probe_find(sh, &k);
 	if (e) {
-		int rc = e->rc, n = e->n_probes;
+		int rc = e->rc;
 		if (rc == 0) {
 			memcpy(f, e->f, (size_t)S * sizeof *f);
 			*fill = e->fill;
@@ -1008,8 +1008,10 @@ static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, s
 			}
 		}
 		pthread_mutex_unlock(&sh->mu);
-		x->res->stats.evaluated += n;
-		x->res->stats.probes += n;
+		/* its probes ran once, counted where they ran: a hit runs
+		 * none (it once added n here too, so that the counts of a
+		 * layout probed for the whole cluster and again for its pool
+		 * alone came out twice) */
 		return rc;
 	}
 	pthread_mutex_unlock(&sh->mu);
@@ -1035,6 +1037,11 @@ static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, s
 	}
 	pthread_mutex_lock(&sh->mu);
 	if (probe_find(sh, &k)) {       /* another thread's, the same */
+		/* probed twice at once: the one kept is counted where it
+		 * ran, so that each key's probes count once whatever the
+		 * threads' timing */
+		x->res->stats.evaluated -= ne->n_probes;
+		x->res->stats.probes -= ne->n_probes;
 		free(ne->f);
 		free(ne->split);
 		free(ne);

@@ -113,7 +113,9 @@ struct search_stats {
 			       * GLPK solved (counted in lp_solves too) */
 	/* Of evaluated: layout probes (perf_stage_times: the stage records
 	 * alone) and the bound's DP terms (perf_dp_exposed: the exposed DP
-	 * time alone); the rest are whole estimates of plans. */
+	 * time alone); the rest are whole estimates of plans. A layout
+	 * probe shared between the whole cluster's search and a per-pool one
+	 * (search.c solve_shared) counts once, in the search that ran it. */
 	long probes, dp_terms;
 	long fw_denied;       /* of candidates: plans --framework NAME cannot
 			       * run (runs_on.c), dropped before any estimate */
