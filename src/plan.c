@@ -739,8 +739,13 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			n += (size_t)snprintf(have + n, sizeof have - n, "%s%s", n ? ", " : "",
 					      hp_dtype_name((enum hp_dtype)d));
 	/* bf16 is the default, so a user who never named a precision meets
-	 * this on a GPU without it (V100, T4): name the one that runs. */
-	const char *alt = dt == HP_BF16 && g->flops[HP_FP16] > 0 ? "; --precision fp16 runs on it" : "";
+	 * this on a GPU without it (V100, T4): name the one that runs, as
+	 * the flag when the value came from flags (ctx "--precision" or
+	 * "plan flags"), else as the key of the file ctx names ("FILE",
+	 * "FILE: workload"), whose "precision" it is. */
+	int flag = strncmp(ctx, "--", 2) == 0 || strcmp(ctx, "plan flags") == 0;
+	const char *alt = dt == HP_BF16 && g->flops[HP_FP16] > 0
+		? flag ? "; --precision fp16 runs on it" : "; precision fp16 runs on it" : "";
 	return hp_err_set(err, HP_EXIT_INPUT,
 			  "%s: precision %s: pool '%s' (%s) has no %s units (it has: %s)%s", ctx,
 			  hp_dtype_name(dt), c->pools[pool].name, g->name, hp_dtype_name(dt),
@@ -1108,9 +1113,9 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		int have = c->pools[i].nodes * c->pools[i].gpus_per_node;
 		if (used[i] > have)
 			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: the plan needs %d GPUs of pool '%s', which has %d (%d nodes x %d)",
+					  "%s: the plan needs %d GPUs of pool '%s', which has %d (%d node%s x %d)",
 					  ctx, used[i], c->pools[i].name, have, c->pools[i].nodes,
-					  c->pools[i].gpus_per_node);
+					  c->pools[i].nodes == 1 ? "" : "s", c->pools[i].gpus_per_node);
 		if (used[i] && plan_check_precision(c, i, p->precision, ctx, err) < 0)
 			return -1;
 	}

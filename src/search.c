@@ -36,6 +36,7 @@
 #include "utf8.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -153,10 +154,17 @@ const char *search_mem_name(enum search_mem s)
 	return n[s];
 }
 
-static void search_plan_memory(struct search_plan *sp, double headroom)
+double search_train_steps(double tokens, double per_step)
+{
+	return fmax(1, ceil(tokens / per_step));
+}
+
+void search_plan_memory(struct search_plan *sp, double headroom)
 {
 	sp->risky = search_mem_state(&sp->est, headroom, &sp->mem_need_bytes,
 				     &sp->mem_capacity_bytes) == MEM_RISKY;
+	if (sp->risky && search_mem_state(&sp->est, 0, NULL, NULL) == MEM_RISKY)
+		sp->risky = 2;
 }
 
 void sp_free(struct search_plan *s)
@@ -599,13 +607,13 @@ static void sp_move(struct search_plan *dst, struct search_plan *src);
 static void finish_plan(const struct ctx *x, struct search_plan *sp);
 static void sp_label(const struct ctx *x, struct search_plan *sp);
 
-/* While plans must keep the memory headroom (x->mem_frac < 1), one that
- * fits only by eating into it is left out like one that does not fit. */
+/* While plans must keep a headroom (x->keep_h >= 0: search_run's first
+ * passes), one that fits only by eating into it is left out like one
+ * that does not fit. */
 int over_headroom(const struct ctx *x, const struct estimate *e)
 {
 	double need, cap;
-	return x->mem_frac < 1 &&
-	       search_mem_state(e, x->o->mem_headroom, &need, &cap) == MEM_RISKY;
+	return x->keep_h >= 0 && search_mem_state(e, x->keep_h, &need, &cap) == MEM_RISKY;
 }
 
 /* A plan that does not fit in memory (sp, estimated; taken over): keep it
@@ -757,7 +765,7 @@ static void note_memory_miss(struct ctx *x, const struct gset *g, const struct l
 static int group_memory(struct ctx *x, const struct plan *p, int r, int dp,
 			struct perf_group_mem *g, struct hp_err *err)
 {
-	double h = x->o->mem_headroom;
+	double h = x->keep_h >= 0 ? x->keep_h : x->o->mem_headroom;
 	const struct perf_group_mem *hit = perf_memo_group_mem(x->c, x->m, p, r, h);
 	if (hit) {
 		*g = *hit;
@@ -784,7 +792,7 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 {
 	/* nothing it could drop: risky plans are kept, and a first miss is
 	 * kept whatever its ratio */
-	if (x->mem_frac >= 1 && mem_miss_now(x) == 0)
+	if (x->keep_h < 0 && mem_miss_now(x) == 0)
 		return 0;
 	/* the memory of each replica group (issue 13, fourteenth round: a
 	 * DeepSeek-V3 plan of the deadline search checked about 90 stages
@@ -803,7 +811,8 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 		struct estimate e;
 		if (perf_stage_memories(x->c, x->m, p, NULL, &e, err) < 0)
 			return -1;
-		mem_summary(e.stages, e.n_stages, x->o->mem_headroom, &all);
+		mem_summary(e.stages, e.n_stages,
+			    x->keep_h >= 0 ? x->keep_h : x->o->mem_headroom, &all);
 		estimate_free(&e);
 	}
 	for (int r = 0; ok && r < p->n_replicas; r++) {
@@ -815,7 +824,7 @@ int mem_first(struct ctx *x, const struct plan *p, struct hp_err *err)
 	enum search_mem st = mem_of_summary(&all);
 	int drop = 0;
 	if (st == MEM_RISKY)
-		drop = x->mem_frac < 1;
+		drop = x->keep_h >= 0;
 	else if (st == MEM_NOFIT) {
 		double ratio = all.cap > 0 ? all.need / all.cap : HUGE_VAL, now = mem_miss_now(x);
 		drop = now > 0 && ratio >= now;
@@ -985,7 +994,7 @@ static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, s
 	pthread_mutex_lock(&sh->mu);
 	const struct probe_entry *e = probe_find(sh, &k);
 	if (e) {
-		int rc = e->rc, n = e->n_probes;
+		int rc = e->rc;
 		if (rc == 0) {
 			memcpy(f, e->f, (size_t)S * sizeof *f);
 			*fill = e->fill;
@@ -999,8 +1008,10 @@ static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, s
 			}
 		}
 		pthread_mutex_unlock(&sh->mu);
-		x->res->stats.evaluated += n;
-		x->res->stats.probes += n;
+		/* its probes ran once, counted where they ran: a hit runs
+		 * none (it once added n here too, so that the counts of a
+		 * layout probed for the whole cluster and again for its pool
+		 * alone came out twice) */
 		return rc;
 	}
 	pthread_mutex_unlock(&sh->mu);
@@ -1026,6 +1037,11 @@ static int solve_shared(struct ctx *x, const struct gset *g, struct layout *L, s
 	}
 	pthread_mutex_lock(&sh->mu);
 	if (probe_find(sh, &k)) {       /* another thread's, the same */
+		/* probed twice at once: the one kept is counted where it
+		 * ran, so that each key's probes count once whatever the
+		 * threads' timing */
+		x->res->stats.evaluated -= ne->n_probes;
+		x->res->stats.probes -= ne->n_probes;
 		free(ne->f);
 		free(ne->split);
 		free(ne);
@@ -1215,12 +1231,13 @@ static double objective_score(const struct ctx *x, const struct search_plan *sp,
  * here when a plan has none yet: sp_label). */
 static int sp_better(const struct ctx *x, struct search_plan *a, struct search_plan *b)
 {
-	/* scores within a part in 1e9 are equal: then a plan with its memory
-	 * headroom intact ranks above a risky one */
+	/* a plan with its memory headroom intact ranks above a risky one,
+	 * and one within its GPUs above one over them (search_plan.risky),
+	 * whatever their scores; then scores within a part in 1e9 are equal */
+	if (a->risky != b->risky)
+		return a->risky < b->risky;
 	if (fabs(a->score - b->score) > 1e-9 * fmax(fabs(a->score), fabs(b->score)))
 		return a->score < b->score;
-	if (a->risky != b->risky)
-		return b->risky;
 	if (a->score != b->score)
 		return a->score < b->score;
 	if (a->est.n_gpus != b->est.n_gpus)
@@ -1326,7 +1343,8 @@ void finish_plan_on(const struct ctx *x, struct search_plan *sp, unsigned runs_o
 	sp->runs_on = runs_on;
 	sp->runs_on_why[0] = '\0';   /* made with the label: sp_label */
 	search_plan_memory(sp, x->o->mem_headroom);
-	sp->time_to_train_s = x->tokens / sp->est.tokens_per_s;
+	sp->time_to_train_s = search_train_steps(x->tokens, (double)sp->plan.gbs * sp->est.seq_len) *
+			      sp->est.step_time_s;
 	sp->cost_to_train_usd = sp->est.price_known ? sp->est.usd_per_hour *
 						       sp->time_to_train_s / 3600 : 0;
 	sp->label[0] = '\0';   /* made when needed: sp_label */
@@ -2163,6 +2181,129 @@ static void explain_fw_refusal(struct ctx *x)
 		 st->fw_first_why[0] ? st->fw_first_why : "no reason recorded", rest);
 }
 
+/* Append ", " (after the first) and a reason to buf (n bytes), cut at n. */
+static void why_add(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void why_add(char *buf, size_t n, const char *fmt, ...)
+{
+	size_t k = strlen(buf);
+	if (k && k + 2 < n) {
+		memcpy(buf + k, "; ", 3);
+		k += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + k, n - k, fmt, ap);
+	va_end(ap);
+}
+
+/* No layout was even tried: say which of the fixed choices rule them all
+ * out, each test the one the layout enumeration applies (tp_ok,
+ * pp_ladder, the GPUs a pipeline needs, solve_layout's chunks per
+ * layer, the interleaved schedule's micro-batches per replica: plan.c
+ * plan_validate), or, when none of them does alone, the choices. */
+static void explain_no_layout(struct ctx *x)
+{
+	const struct search_opts *o = x->o;
+	const struct model_spec *m = x->m;
+	const struct cluster *c = x->c;
+	char r[sizeof x->res->why - 160] = "";
+	int total = 0, node = 0, tp_min = 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		total += x->cap[i];
+		node = HP_MAX(node, c->pools[i].gpus_per_node);
+		for (int tp = 1; tp <= c->pools[i].gpus_per_node; tp *= 2)
+			if (tp_ok(m, &c->pools[i], tp) && (!o->fix_tp || tp == o->fix_tp)) {
+				tp_min = tp_min ? HP_MIN(tp_min, tp) : tp;
+				break;
+			}
+	}
+	int t = o->fix_tp;
+	if (t && !tp_min) {
+		if (t & (t - 1))
+			why_add(r, sizeof r, "--tp %d is not a power of two", t);
+		if (m->heads % t)
+			why_add(r, sizeof r, "--tp %d does not divide the %d attention heads", t,
+				m->heads);
+		if (t > m->kv_heads && t % m->kv_heads)
+			why_add(r, sizeof r, "--tp %d is neither a divisor nor a multiple of the %d KV heads",
+				t, m->kv_heads);
+		if (t > node)
+			why_add(r, sizeof r, "--tp %d is wider than a node (%d GPUs)", t, node);
+		else if (!r[0])
+			why_add(r, sizeof r, "--tp %d does not divide the GPUs of a node of any pool", t);
+	}
+	int pp = o->fix_pp, on_ladder = !pp;
+	for (size_t j = 0; j < HP_ARRAY_LEN(pp_ladder); j++)
+		on_ladder |= pp_ladder[j] == pp;
+	if (!on_ladder)
+		why_add(r, sizeof r, "--pp %d is not a depth the planner tries (1 to 8, then 10, 12, "
+			"14, 16, 18, 20, 24, 28, 32, ... 128)", pp);
+	else if (pp && tp_min && (long)pp * tp_min > total)
+		why_add(r, sizeof r, "--pp %d at TP %d needs %ld GPUs a replica; the cluster has %d",
+			pp, tp_min, (long)pp * tp_min, total);
+	int v = o->fix_sched;
+	if (v >= 2) {
+		int lo = pp ? pp : 2;
+		if (pp == 1)
+			why_add(r, sizeof r, "--schedule interleaved:%d needs --pp 2 or more", v);
+		else if (m->layers % v)
+			why_add(r, sizeof r, "interleaved:%d needs the %d layers of %s in %d equal chunks",
+				v, m->layers, m->name, v);
+		else if ((long)lo * v > m->layers)
+			why_add(r, sizeof r, "%s%d stages x interleaved:%d = %ld chunks, more than the %d layers",
+				pp ? "--pp " : "", lo, v, (long)lo * v, m->layers);
+		else if (pp) {
+			int most = 0, ok = 0;
+			for (int b = 1; b <= 8; b *= 2) {
+				int mbs = o->fix_mbs ? o->fix_mbs : b;
+				if (o->gbs % mbs == 0) {
+					most = HP_MAX(most, o->gbs / mbs);
+					ok |= (o->gbs / mbs) % pp == 0;
+				}
+				if (o->fix_mbs)
+					break;
+			}
+			if (!ok)
+				why_add(r, sizeof r, "the interleaved schedule needs a replica's micro-batches "
+					"to be a multiple of --pp %d; --gbs %d%s gives %d at most", pp,
+					o->gbs, o->fix_mbs ? " with --mbs" : "", most);
+		}
+	}
+	if (r[0])
+		snprintf(x->res->why, sizeof x->res->why,
+			 "no plan fits: %s has no layout on this cluster: %s", m->name, r);
+	else
+		snprintf(x->res->why, sizeof x->res->why,
+			 "no plan fits: %s has no layout on this cluster within the fixed choices "
+			 "(--tp %d, --pp %d, --mbs %d, --schedule %s; 0: free)", m->name, o->fix_tp,
+			 o->fix_pp, o->fix_mbs,
+			 o->fix_sched < 0 ? "free" : o->fix_sched == 0 ? "1f1b" : "interleaved");
+}
+
+/* Money for explain_miss: cents below USD 1,000 (a budget of USD 0.40
+ * printed as "0" read as no budget at all), else hp_fmt_count's 3 or 4
+ * figures. up: rounded up at the precision printed, for an amount that
+ * must be enough (the budget that the cheapest plan meets). */
+static char *fmt_money(char *buf, size_t n, double v, int up)
+{
+	if (v > 0 && v < 0.01) {
+		/* under a cent: two figures */
+		snprintf(buf, n, "%.2g", v);
+		return buf;
+	}
+	if (v < 1000) {
+		snprintf(buf, n, "%.2f", up ? ceil(v * 100 - 1e-9) / 100 : v);
+		return buf;
+	}
+	if (up) {
+		double d = v >= 1e15 ? 1e15 : v >= 1e12 ? 1e12 : v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : 1e3;
+		double q = d * (v / d < 10 ? 0.01 : 0.1);
+		v = ceil(v / q) * q;
+	}
+	return hp_fmt_count(buf, n, v);
+}
+
 static void explain_miss(struct ctx *x)
 {
 	struct search_result *res = x->res;
@@ -2179,30 +2320,41 @@ static void explain_miss(struct ctx *x)
 				 "no plan fits in memory: %s needs more GPU memory than this cluster offers; the nearest miss is %s",
 				 x->m->name, x->mem_desc);
 		else
-			snprintf(res->why, sizeof res->why,
-				 "no plan fits: %s has no layout on this cluster within the fixed choices (TP must divide the %d heads and stay in a node)",
-				 x->m->name, x->m->heads);
+			explain_no_layout(x);
 		return;
 	}
 	const struct search_plan *n = &res->nearest;
 	switch (o->objective) {
 	case OBJ_DEADLINE:
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %s tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPUs at %s tokens/s",
+			 "no plan trains %s tokens within %s: the fastest reaches %s (%.0f%% over), on %d GPU%s at %s tokens/s",
 			 tk, hp_fmt_duration(b1, sizeof b1, o->deadline_s),
 			 hp_fmt_duration(b2, sizeof b2, n->time_to_train_s),
 			 100 * (n->time_to_train_s / o->deadline_s - 1), n->est.n_gpus,
-			 hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
+			 n->est.n_gpus == 1 ? "" : "s", hp_fmt_count(rate, sizeof rate, n->est.tokens_per_s));
 		break;
-	case OBJ_BUDGET:
+	case OBJ_BUDGET: {
+		/* what the budget buys of the cheapest plan: whole steps
+		 * (search_train_steps), each at its price */
+		double per_step = (double)n->plan.gbs * n->est.seq_len;
+		double step_usd = n->est.usd_per_hour * n->est.step_time_s / 3600;
+		double steps = step_usd > 0 ? floor(o->budget_usd / step_usd) : 0;
+		char buys[96];
+		if (steps >= 1)
+			snprintf(buys, sizeof buys, "or %s tokens (%.0f steps) within this one",
+				 hp_fmt_count(b2, sizeof b2, steps * per_step), steps);
+		else
+			snprintf(buys, sizeof buys, "while this one buys not one step (USD %s a step)",
+				 fmt_money(b2, sizeof b2, step_usd, 1));
 		snprintf(res->why, sizeof res->why,
-			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPUs; "
-			 "a budget of USD %s, or %s tokens within this one, would be met by it",
-			 tk, hp_fmt_count(usd, sizeof usd, o->budget_usd),
-			 hp_fmt_count(usd2, sizeof usd2, n->cost_to_train_usd),
-			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus, usd2,
-			 hp_fmt_count(b2, sizeof b2, x->tokens * o->budget_usd / n->cost_to_train_usd));
+			 "no plan trains %s tokens within USD %s: the cheapest costs USD %s (%.0f%% over), on %d GPU%s; "
+			 "a budget of USD %s would be met by it, %s",
+			 tk, fmt_money(usd, sizeof usd, o->budget_usd, 0),
+			 fmt_money(usd2, sizeof usd2, n->cost_to_train_usd, 1),
+			 100 * (n->cost_to_train_usd / o->budget_usd - 1), n->est.n_gpus,
+			 n->est.n_gpus == 1 ? "" : "s", usd2, buys);
 		break;
+	}
 	default:
 		snprintf(res->why, sizeof res->why,
 			 "plans fit, but none has a known price for every pool it uses (set price_per_node_hour in the cluster file or --pool ...,price=USD)");
@@ -2212,7 +2364,7 @@ static void explain_miss(struct ctx *x)
 
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
-			struct hp_err *err, int sub, double mem_frac);
+			struct hp_err *err, int sub, double mem_frac, double keep_h);
 
 /* ------------------------------------------------------------------ */
 /* Threads: global settings are searched in batches of GSET_BATCH, each
@@ -2670,7 +2822,7 @@ struct pool_search {
 
 static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
 			       const struct search_opts *o, struct search_result *res,
-			       struct hp_err *err, int sub, double mem_frac,
+			       struct hp_err *err, int sub, double mem_frac, double keep_h,
 			       struct probe_share *share, int share_pool0);
 
 static void pool_search_run(void *arg)
@@ -2686,7 +2838,8 @@ static void pool_search_run(void *arg)
 	so.progress = NULL;
 	so.threads = 1;
 	struct hp_err err = { 0 };
-	search_inner_shared(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac, x->share, ps->i);
+	search_inner_shared(sc, x->m, &so, &ps->sr, &err, 1, x->mem_frac, x->keep_h, x->share,
+			    ps->i);
 	free(sc);
 }
 
@@ -2983,30 +3136,42 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 	       struct hp_err *err)
 {
 	/* Plans keep the memory headroom: the layer split fills each GPU up
-	 * to 1 - headroom of its capacity. Only when no plan can keep it
-	 * does the search run again up to the whole capacity; those plans
-	 * are marked risky (fits-with-risk). */
-	double frac = o->mem_headroom > 0 && o->mem_headroom < 1 ? 1 - o->mem_headroom : 1;
-	int rc = search_inner(c, m, o, res, err, 0, frac);
-	if (rc == 0 || frac >= 1 || err->code != HP_EXIT_NOFIT || res->stats.cancelled)
-		return rc;
-	struct search_result again;
-	struct hp_err err2 = { 0 };
-	if (search_inner(c, m, o, &again, &err2, 0, 1) < 0) {
-		search_result_free(&again);
-		return rc;   /* nothing fits at all: the first answer explains it */
+	 * to 1 - headroom of its capacity, and a plan whose total (with the
+	 * caching allocator's reserve) is above that is dropped. Only when
+	 * no plan keeps it does the search run again, the split up to the
+	 * whole capacity, keeping plans whose total stays within the GPU
+	 * (marked risky: fits-with-risk); and only when none does, a third
+	 * time keeping every plan whose live tensors fit (its total above
+	 * the GPU: it runs only if the allocator frees its cached blocks,
+	 * perf_mem.c). So a plan over 100% of its GPU is listed only when
+	 * no plan within it exists, whatever the headroom (with
+	 * --mem-headroom 0 the first pass is the second one). */
+	double h = o->mem_headroom > 0 && o->mem_headroom < 1 ? o->mem_headroom : 0;
+	const double pass_frac[3] = { 1 - h, 1, 1 }, pass_keep[3] = { h, 0, -1 };
+	int first = h > 0 ? 0 : 1;
+	int rc = search_inner(c, m, o, res, err, 0, pass_frac[first], pass_keep[first]);
+	for (int k = first + 1; k < 3; k++) {
+		if (rc == 0 || err->code != HP_EXIT_NOFIT || res->stats.cancelled)
+			return rc;
+		struct search_result again;
+		struct hp_err err2 = { 0 };
+		if (search_inner(c, m, o, &again, &err2, 0, pass_frac[k], pass_keep[k]) < 0) {
+			search_result_free(&again);
+			continue;   /* the first answer explains what fits nowhere */
+		}
+		search_result_free(res);
+		*res = again;
+		memset(err, 0, sizeof *err);
+		return 0;
 	}
-	search_result_free(res);
-	*res = again;
-	memset(err, 0, sizeof *err);
-	return 0;
+	return rc;
 }
 
 static int search_inner(const struct cluster *c, const struct model_spec *m,
 			const struct search_opts *o, struct search_result *res,
-			struct hp_err *err, int sub, double mem_frac)
+			struct hp_err *err, int sub, double mem_frac, double keep_h)
 {
-	return search_inner_shared(c, m, o, res, err, sub, mem_frac, NULL, -1);
+	return search_inner_shared(c, m, o, res, err, sub, mem_frac, keep_h, NULL, -1);
 }
 
 /* The search's results from its context x: the ranked plans with their
@@ -3045,7 +3210,7 @@ static void results_take(struct ctx *x, struct search_result *res)
  * is one of its per-pool searches, share_pool0 that pool's index there. */
 static int search_inner_shared(const struct cluster *c, const struct model_spec *m,
 			       const struct search_opts *o, struct search_result *res,
-			       struct hp_err *err, int sub, double mem_frac,
+			       struct hp_err *err, int sub, double mem_frac, double keep_h,
 			       struct probe_share *share, int share_pool0)
 {
 	memset(res, 0, sizeof *res);
@@ -3061,7 +3226,9 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	if (c->n_pools < 1)
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER.json or --pool");
 	for (int i = 0; i < c->n_pools; i++)
-		if (plan_check_precision(c, i, o->precision, "--precision", err) < 0)
+		if (plan_check_precision(c, i, o->precision,
+					 o->precision_from[0] ? o->precision_from : "--precision",
+					 err) < 0)
 			return -1;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE,
@@ -3078,6 +3245,7 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	x.o = o;
 	x.res = res;
 	x.mem_frac = mem_frac;
+	x.keep_h = keep_h;
 	x.seq = o->seq_len ? o->seq_len : m->seq_len;
 	x.tokens = model_train_tokens(m, o->tokens);
 	int total = 0;
@@ -3160,7 +3328,7 @@ static int meets_deadline(const struct cluster *c, const struct model_spec *m,
 	struct search_result r;
 	struct hp_err err = { 0 };
 	/* no deadline: a plan that fits in memory is enough */
-	int ok = search_inner(c, m, &so, &r, &err, 1, 1) == 0 && r.n_plans &&
+	int ok = search_inner(c, m, &so, &r, &err, 1, 1, -1) == 0 && r.n_plans &&
 		 (o->deadline_s <= 0 || r.plans[0].time_to_train_s <= o->deadline_s);
 	search_result_free(&r);
 	return ok;

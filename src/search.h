@@ -56,6 +56,9 @@ struct search_opts {
 				       * (runs_on.h), estimated with its defaults */
 	int threads;              /* worker threads (0: the online cores); the
 				   * answer does not depend on it */
+	char precision_from[160]; /* where precision was set, for its messages: a
+				   * file's key as "FILE: workload" (workspace.c),
+				   * "" for the --precision flag */
 	double mem_headroom;      /* fraction of each GPU's usable memory kept free;
 				   * plans above 1 - headroom are "risky" (default 0.05) */
 	/* Interactive use: set *cancel non-zero to stop early (the result then
@@ -86,7 +89,11 @@ struct search_plan {
 				       * row buffers assume 64) */
 	unsigned runs_on;             /* frameworks that run it as one job (runs_on.h) */
 	char runs_on_why[320];        /* why the others cannot; "" when all can */
-	int risky;                    /* a stage uses more than 1 - headroom of its GPU */
+	int risky;                    /* 0: every stage within 1 - headroom of its GPU;
+				       * 1: a stage above that (fits-with-risk);
+				       * 2: a stage's total above its whole GPU (its
+				       * live tensors fit: it runs only if the caching
+				       * allocator frees cached blocks) */
 	double mem_need_bytes;        /* the fullest stage (by share of its GPU): need */
 	double mem_capacity_bytes;    /* and that GPU's capacity */
 };
@@ -106,7 +113,9 @@ struct search_stats {
 			       * GLPK solved (counted in lp_solves too) */
 	/* Of evaluated: layout probes (perf_stage_times: the stage records
 	 * alone) and the bound's DP terms (perf_dp_exposed: the exposed DP
-	 * time alone); the rest are whole estimates of plans. */
+	 * time alone); the rest are whole estimates of plans. A layout
+	 * probe shared between the whole cluster's search and a per-pool one
+	 * (search.c solve_shared) counts once, in the search that ran it. */
 	long probes, dp_terms;
 	long fw_denied;       /* of candidates: plans --framework NAME cannot
 			       * run (runs_on.c), dropped before any estimate */
@@ -182,6 +191,18 @@ int search_run(const struct cluster *c, const struct model_spec *m,
 /* Free everything search_run() allocated in res and zero it; res itself
  * belongs to the caller. Safe on a zeroed or already freed result. */
 void search_result_free(struct search_result *res);
+
+/* sp's memory fields from its estimate: risky (0, 1 or 2: struct
+ * search_plan) under the headroom, and the fullest stage's need and
+ * capacity (search_mem_state). */
+void search_plan_memory(struct search_plan *sp, double headroom);
+
+/* Optimizer steps that train `tokens` at `per_step` tokens a step (global
+ * batch x sequence): ceil(tokens / per_step), at least 1, for a step
+ * runs whole (a last partial batch still costs a full step, and a run
+ * shorter than one batch is one step). per_step > 0. Every time and cost
+ * to train is this times the step time (plan, report, the TUI). */
+double search_train_steps(double tokens, double per_step);
 
 /* Memory verdict of an estimate under a headroom (fraction of each GPU's
  * capacity kept free): MEM_NOFIT when a stage's live bytes (without the

@@ -57,6 +57,9 @@ struct ctx {
 	char mem_desc[320];
 	double mem_frac;          /* share of each GPU's capacity a layer split may fill:
 				   * 1 - the headroom, or 1 when no plan keeps it */
+	double keep_h;            /* headroom every kept plan must leave free in
+				   * this pass (0: its total within the GPU), or
+				   * -1 when a plan need only fit (search_run) */
 	int max_dp;               /* most replicas any plan can have */
 	/* the ranked list kept while searching */
 	struct search_plan *top;

@@ -377,6 +377,10 @@ int workspace_parse(struct workspace *w, const char *text, size_t len, const cha
 		goto out;
 	if (!w->opts.gbs)
 		w->opts.gbs = 1024;
+	/* the planner's messages on the precision name this file's key */
+	snprintf(w->opts.precision_from, sizeof w->opts.precision_from, "%.100s: workload%s", file,
+		 wl && cJSON_GetObjectItemCaseSensitive(wl, "precision") ? ""
+		 : " (no precision key: the default)");
 	if (serve_parse(w, root, file, cat, err) < 0)
 		goto out;
 	rc = 0;

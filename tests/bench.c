@@ -148,10 +148,15 @@ static struct run plan_run(const struct cluster *c, const struct model_spec *m,
 	return best;
 }
 
+/* One search's line. "model evaluations" is search_stats.evaluated:
+ * whole estimates of plans, layout probes and the bound's DP terms, each
+ * counted once where it ran (a layout probe the per-pool searches share
+ * with the whole cluster's is counted by the search that ran it, not
+ * again on each reuse), the per-pool searches' included. */
 static void print_run(const char *what, const char *obj, const struct run *r, double target)
 {
 	printf("  %-34s %-10s %7.3f s wall %7.3f s cpu  target < %.1f s wall (%s, %.2fx)  "
-	       "%ld cand, %ld screened, %ld estimates, %d LPs (%d MILPs to GLPK)%s\n",
+	       "%ld cand, %ld screened, %ld model evaluations, %d LPs (%d MILPs to GLPK)%s\n",
 	       what, obj, r->wall, r->cpu, target, r->wall < target ? "met" : "MISSED",
 	       target / r->wall, r->st.candidates, r->st.screened, r->st.evaluated,
 	       r->st.lp_solves, r->st.milp_glpk, r->ok ? "" : " (no plan)");

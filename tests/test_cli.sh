@@ -264,8 +264,12 @@ import json; a = json.load(open('$T/il.json')); b = json.load(open('$T/out'))
 assert b['plan']['framework'] == 'internlm' and b['step_time_s'] == a['step_time_s'], (b['plan']['framework'], a['step_time_s'], b['step_time_s'])" && ok ||
 	bad "internlm plan file round trip"
 printf '{"mbs": 4, "gbs": 32, "precision": "fp16", "framework": "pytorch-ddp-2020", "replicas": [{"count": 8, "stages": [{"pool": "v", "first_layer": 0, "last_layer": 23}]}]}' >"$T/ddp.json"
-expect 0 "" $H estimate --pool 1x8xV100-SXM2-32GB,name=v -m gpt-1.7b --plan "$T/ddp.json" --format json
-json "p = d['plan']; assert (p['framework'], p['grad_overlap'], p['tp_overlap']) == ('pytorch-ddp-2020', True, False), p"
+# no "zero" key: the row's own, 0 (apex DDP replicates the optimizer), at
+# which 1.65B parameters x (2 + 4 + 12) bytes = 29.7 GB of weights,
+# gradients and Adam state leave 4.4 GB of the V100's 34.1 GB, less than
+# four sequences' activations (6.5 GB at one): exit 4
+expect 4 "does not fit" $H estimate --pool 1x8xV100-SXM2-32GB,name=v -m gpt-1.7b --plan "$T/ddp.json" --format json
+json "p = d['plan']; assert (p['framework'], p['grad_overlap'], p['tp_overlap'], p['zero']) == ('pytorch-ddp-2020', True, False, 0), p"
 # llm.c's train_gpt2.cu @f1e2ace (the llm.c row): -z 1 reduce-scatters the
 # bf16 gradients (llmc/zero.cuh, ncclReduceScatter of floatX) on its NCCL
 # stream during the backward and all-gathers the parameters after the

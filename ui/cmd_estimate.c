@@ -5,6 +5,8 @@
 #include "jsonx.h"
 #include "perf.h"
 #include "report.h"
+#include "runs_on.h"
+#include "framework.h"
 #include "search.h"
 
 #include <getopt.h>
@@ -113,29 +115,47 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
  * (one more ZeRO stage, then full recomputation) that makes it fit, with
  * what its fullest stage then needs and the step time it costs; nothing
  * when neither does. step_s is the plan's own step time. */
+/* A plan that does not fit: the first of the framework's levers that
+ * makes it fit, tried in order: each higher ZeRO stage the plan's
+ * framework runs (runs_on_zero_ok: apex DDP none, InternLM up to 1),
+ * then full recomputation. A lever the framework's rules would refuse
+ * the plan for (runs_on_why_row) is not offered, unless they refuse the
+ * plan as it is already (estimate warns of that). */
 static void print_fit_hint(const struct cluster *c, const struct plan *p,
 			   const struct model_spec *m, double step_s)
 {
-	for (int k = 0; k < 2; k++) {
-		if ((k == 0 && p->zero >= 3) || (k == 1 && p->recompute == RC_FULL))
-			continue;
+	char why[400] = "";
+	int fw = p->framework != FW_ANY;
+	if (fw)
+		runs_on_why_row(p, c, p->framework, why, sizeof why);
+	int refused = why[0] != 0;
+	int zeros[3], n = 0;
+	for (int z = p->zero + 1; z <= 3; z++)
+		if (runs_on_zero_ok(p->framework, z))
+			zeros[n++] = z;
+	for (int k = 0; k <= n; k++) {
+		if (k == n && p->recompute == RC_FULL)
+			break;
 		struct plan q;
 		plan_init(&q);
 		plan_copy(&q, p);
-		if (k == 0)
-			q.zero = p->zero + 1;
+		if (k < n)
+			q.zero = zeros[k];
 		else
 			q.recompute = RC_FULL;
+		why[0] = '\0';
+		if (fw && !refused)
+			runs_on_why_row(&q, c, p->framework, why, sizeof why);
 		struct estimate f;
 		struct hp_err err = { 0 };
 		int fits = 0;
-		if (perf_estimate(c, m, &q, NULL, &f, &err) == 0) {
+		if (!why[0] && perf_estimate(c, m, &q, NULL, &f, &err) == 0) {
 			fits = f.fits;
 			if (fits) {
 				double need;
 				char nb[32], lever[32];
 				search_mem_state(&f, 0, &need, NULL);
-				if (k == 0)
+				if (k < n)
 					snprintf(lever, sizeof lever, "--zero %d", q.zero);
 				else
 					snprintf(lever, sizeof lever, "--recompute full");
@@ -155,8 +175,8 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m)
 {
 	char a[32], b[32];
-	printf("%s on %d GPUs, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s\n",
-	       m->display, e->n_gpus, e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
+	printf("%s on %d GPU%s, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s\n",
+	       m->display, e->n_gpus, e->n_gpus == 1 ? "" : "s", e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
 	       plan_recompute_name(p->recompute), p->zero,
 	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
 	       p->loss == LOSS_EAGER ? ", eager loss" : "");
@@ -279,11 +299,17 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 			}
 		}
 		char nb[32], cb[32], tb[32];
-		printf("\n  memory: %s (fullest stage %s of %s with the allocator's reserve, %s live; "
-		       "%.0f%% headroom kept)\n",
+		/* the headroom is kept only by a plan that fits without risk */
+		char hr[48];
+		if (ms == MEM_FITS)
+			snprintf(hr, sizeof hr, "; %.0f%% headroom kept", 100 * headroom);
+		else if (ms == MEM_RISKY)
+			snprintf(hr, sizeof hr, "; inside the %.0f%% headroom", 100 * headroom);
+		else
+			hr[0] = '\0';
+		printf("\n  memory: %s (fullest stage %s of %s with the allocator's reserve, %s live%s)\n",
 		       search_mem_name(ms), hp_fmt_bytes(tb, sizeof tb, total),
-		       hp_fmt_bytes(cb, sizeof cb, capb), hp_fmt_bytes(nb, sizeof nb, need),
-		       100 * headroom);
+		       hp_fmt_bytes(cb, sizeof cb, capb), hp_fmt_bytes(nb, sizeof nb, need), hr);
 		double cache = 0;
 		for (int i = 0; i < e->n_stages; i++)
 			cache = fmax(cache, e->stages[i].slack);
@@ -303,6 +329,9 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	struct hp_err err = { 0 };
 	cluster_init(&c);
 	plan_init(&p);
+	/* unset until the flags and the plan file are read: then the
+	 * framework row's default (below) */
+	p.zero = -1;
 	const char *plan_file = NULL;
 	int no_book = 0, rank = 1, rank_set = 0;
 	double headroom = 0.05;   /* as `plan --mem-headroom` (search.c) */
@@ -369,9 +398,24 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	} else if ((rc = cli_uniform_plan("estimate", &pf, &c, &m, &p))) {
 		goto out;
 	}
+	/* ZeRO-1, hetplan's default (plan_init), where the framework's
+	 * code runs it; else the highest stage it runs (its row's
+	 * zero_stages: apex DDP 0) */
+	if (p.zero < 0)
+		p.zero = HP_MIN(1, framework_zero_max(p.framework));
 	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;
+	}
+	/* estimated with the framework's behaviour even where its rules
+	 * refuse the plan (as plan --framework never lists it): say which */
+	if (p.framework != FW_ANY) {
+		char why[400];
+		runs_on_why_row(&p, &c, p.framework, why, sizeof why);
+		if (why[0])
+			fprintf(stderr, "hetplan estimate: warning: --framework %s does not run this "
+				"plan as one job: %s (its rules: docs/runnable.md); estimated anyway\n",
+				framework_name(p.framework), why);
 	}
 	struct estimate e;
 	if (perf_estimate(&c, &m, &p, NULL, &e, &err) < 0) {

@@ -294,6 +294,64 @@ static void add_label_cell(struct sbuf *o, const char *label, int width)
 		  width - utf8_cols_n(label, h) - 3 - label_cols(label + t), "");
 }
 
+/* The figures of a row as the table shows them (GPUs, tokens/s, MFU,
+ * $/h, $/1M tokens, time and cost to train), for same_figures. */
+static void row_figures(const struct search_plan *sp, char *buf, size_t n)
+{
+	char t[32], cost[32], uh[32], um[32], tok[32];
+	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
+	fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
+	fmt_usd(uh, sizeof uh, sp->est.usd_per_hour, sp->est.price_known);
+	fmt_usd(um, sizeof um, sp->est.usd_per_mtok, sp->est.price_known);
+	hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
+	snprintf(buf, n, "%d %s %.1f %s %s %s %s", sp->est.n_gpus, tok, 100 * sp->est.mfu, uh, um,
+		 t, cost);
+}
+
+/* Rows i and i + 1 (0-based) whose figures print alike: a line saying
+ * what differs between them (the settings, the fullest stage's memory,
+ * the frameworks), so that two rows that look the same are not read as a
+ * duplicate. Nothing when their figures differ. */
+static void same_figures(struct sbuf *o, const struct search_result *res, int i)
+{
+	const struct search_plan *a = &res->plans[i], *b = &res->plans[i + 1];
+	char fa[256], fb[256];
+	row_figures(a, fa, sizeof fa);
+	row_figures(b, fb, sizeof fb);
+	if (strcmp(fa, fb))
+		return;
+	const struct plan *p = &a->plan, *q = &b->plan;
+	char d[400] = "";
+	size_t k = 0;
+#define DIFF(...) k += (size_t)snprintf(d + k, k < sizeof d ? sizeof d - k : 0, __VA_ARGS__), \
+		  k = HP_MIN(k, sizeof d - 1)
+	if (p->zero != q->zero)
+		DIFF("%sZeRO-%d vs ZeRO-%d", k ? ", " : "", p->zero, q->zero);
+	if (p->mbs != q->mbs)
+		DIFF("%smicro-batch %d vs %d", k ? ", " : "", p->mbs, q->mbs);
+	if (p->recompute != q->recompute)
+		DIFF("%srecompute %s vs %s", k ? ", " : "", plan_recompute_name(p->recompute),
+		     plan_recompute_name(q->recompute));
+	if (p->schedule != q->schedule || p->vpp != q->vpp)
+		DIFF("%sschedule %s vs %s", k ? ", " : "",
+		     p->schedule == SCHED_INTERLEAVED ? "interleaved" : "1f1b",
+		     q->schedule == SCHED_INTERLEAVED ? "interleaved" : "1f1b");
+	if (a->mem_need_bytes != b->mem_need_bytes) {
+		char ma[32], mb[32];
+		DIFF("%sthe fullest stage's live memory %s vs %s", k ? ", " : "",
+		     hp_fmt_bytes(ma, sizeof ma, a->mem_need_bytes),
+		     hp_fmt_bytes(mb, sizeof mb, b->mem_need_bytes));
+	}
+	if (a->runs_on != b->runs_on)
+		DIFF("%sRUNS ON", k ? ", " : "");
+#undef DIFF
+	sbuf_addf(o, "Plans %d and %d show the same figures; they differ in %s%s.\n", i + 1, i + 2,
+		  k ? d : "their layout's details",
+		  (long)plan_dp(p) * HP_MAX(p->cp, 1) == 1 && p->zero != q->zero
+			  ? " (one data-parallel rank: nothing is sharded, but the stages hold "
+			    "gradients and weight buffers differently)" : "");
+}
+
 static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,
 		      const char *label, int width)
 {
@@ -368,8 +426,12 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	double worst = 0;
 	for (int i = 0; i < sp->est.n_stages; i++)
 		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);
+	/* risky 2: the total with the allocator's reserve is over the GPU
+	 * (search_plan.risky), which is not "within the headroom" */
 	sbuf_addf(o, "  memory: fullest stage at %.0f%% of its GPU%s\n", 100 * worst,
-		  sp->risky ? " (under the memory headroom: risky)" : "");
+		  sp->risky == 2 ? " (over the GPU with the allocator's reserve: runs only if the "
+				   "caching allocator frees cached blocks; risky)"
+		  : sp->risky ? " (under the memory headroom: risky)" : "");
 	if (have_d) {
 		for (int i = 0; i < DIM_COUNT; i++)
 			if (d.links[i][0])
@@ -409,8 +471,8 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	char tk[32];
 	hp_fmt_count(tk, sizeof tk, tokens);
 	int gpus = cluster_total_gpus(c);
-	sbuf_addf(o, "%s on %s (%d GPUs in %d pool%s), batch %d x %d, %s tokens, objective %s\n\n",
-	     m->name, *c->name ? c->name : "the cluster", gpus, c->n_pools,
+	sbuf_addf(o, "%s on %s (%d GPU%s in %d pool%s), batch %d x %d, %s tokens, objective %s\n\n",
+	     m->name, *c->name ? c->name : "the cluster", gpus, gpus == 1 ? "" : "s", c->n_pools,
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
 	char(*labels)[PLAN_LABEL_MAX] = res->n_plans ? xmalloc((size_t)res->n_plans * sizeof *labels) : NULL;
@@ -432,10 +494,13 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	sbuf_addf(o, "(* on the Pareto front of time and cost to train; ! under the %.0f%% memory "
 		  "headroom; RUNS ON: stock frameworks that run the plan as one job, mcore = "
 		  "Megatron-Core, mlm = Megatron-LM 2021-22, ds = DeepSpeed, titan = torchtitan, "
-		  "none = needs a heterogeneity-aware runtime%s%s)\n\n", 100 * so->mem_headroom,
+		  "none = needs a heterogeneity-aware runtime%s%s)\n", 100 * so->mem_headroom,
 		  split ? "; 113/112 mb: replicas of one layout run 113 and 112 micro-batches" : "",
 		  suffixed ? "; a label's last words (vpp2, mbs2, rc-sele, z1, cp2, ep8, fp8, 48gpu) are what "
 			     "tell it from a plan of the same layout" : "");
+	for (int i = 0; i + 1 < res->n_plans; i++)
+		same_figures(o, res, i);
+	sbuf_add(o, "\n");
 	if (res->n_plans && !res->plans[0].runs_on) {
 		char why[400];
 		snprintf(why, sizeof why, "%s", res->plans[0].runs_on_why);
@@ -447,8 +512,9 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			runs_on_names(sp->runs_on, ro, sizeof ro);
 			char lb[PLAN_LABEL_MAX];
 			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
-			sbuf_addf(o, "Best plan a stock framework runs: %s, %d GPUs, %s tokens/s "
-				  "(%.0f%% slower than plan 1), on %s.\n", lb, sp->est.n_gpus, tok,
+			sbuf_addf(o, "Best plan a stock framework runs: %s, %d GPU%s, %s tokens/s "
+				  "(%.0f%% slower than plan 1), on %s.\n", lb, sp->est.n_gpus,
+				  sp->est.n_gpus == 1 ? "" : "s", tok,
 				  100 * (1 - sp->est.tokens_per_s / res->plans[0].est.tokens_per_s), ro);
 		} else {
 			sbuf_add(o, "No plan found runs on a stock framework; try --framework megatron.\n");
@@ -511,8 +577,8 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			plan_list_label(&res->pareto[i], res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
-			sbuf_addf(o, "  %9s %9s  %s (%d GPUs)\n", t, cost, lb,
-				  res->pareto[i].est.n_gpus);
+			sbuf_addf(o, "  %9s %9s  %s (%d GPU%s)\n", t, cost, lb,
+				  res->pareto[i].est.n_gpus, res->pareto[i].est.n_gpus == 1 ? "" : "s");
 		}
 		sbuf_addf(o, "\n");
 	}
@@ -843,8 +909,9 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan: %s\n", res.why[0] ? res.why : err.msg);
 		if (res.has_nearest && fmt == FMT_TABLE && rf == REPORT_FORMAT_AUTO) {
 			char tok[32];
-			fprintf(stderr, "nearest miss: %s, %d GPUs, %s tokens/s\n",
+			fprintf(stderr, "nearest miss: %s, %d GPU%s, %s tokens/s\n",
 				res.nearest.label, res.nearest.est.n_gpus,
+				res.nearest.est.n_gpus == 1 ? "" : "s",
 				hp_fmt_count(tok, sizeof tok, res.nearest.est.tokens_per_s));
 		}
 		if (cap.n)

@@ -487,9 +487,10 @@ static void draw_header(struct tui *t)
 	/* byte limits cut on a character (a file or model named in UTF-8) */
 	snprintf(where, sizeof where, "%.*s%s", (int)utf8_cut(file, 60), file,
 		 t->dirty ? " [+]" : "");
-	snprintf(what, sizeof what, "%.*s, %d GPUs, %d pool%s",
+	int gpus = cluster_total_gpus(&t->ws.cluster);
+	snprintf(what, sizeof what, "%.*s, %d GPU%s, %d pool%s",
 		 (int)utf8_cut(t->ws.model.display, 40), t->ws.model.display,
-		 cluster_total_gpus(&t->ws.cluster), t->ws.cluster.n_pools,
+		 gpus, gpus == 1 ? "" : "s", t->ws.cluster.n_pools,
 		 t->ws.cluster.n_pools == 1 ? "" : "s");
 	const char *bar = tui_glyph(t, G_VLINE);
 	int x = 1;

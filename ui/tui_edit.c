@@ -1121,7 +1121,7 @@ void view_model_draw(struct tui *t, int y0, int h)
 	int seq = o->seq_len ? o->seq_len : m->seq_len;
 	double tok = (double)o->gbs * seq, train = model_train_tokens(m, o->tokens);
 	hp_fmt_count(a, sizeof a, tok);
-	hp_fmt_count(b, sizeof b, train / tok);
+	hp_fmt_count(b, sizeof b, search_train_steps(train, tok));
 	if (o->seq_len > m->seq_len)
 		tui_putf(y0 + h - 1, w + 1, COLS - w - 2, tui_attr(t, C_WARN),
 			 "sequence %d > context %d: C clamps", o->seq_len, m->seq_len);

@@ -186,6 +186,9 @@ static void plan_into(const struct workspace *w, struct tui_result *r,
 	r->c = w->cluster;
 	r->m = w->model;
 	r->o = w->opts;
+	/* the TUI's precision is the Workload tab's, whether the file set
+	 * it or the user since (no flag to name) */
+	snprintf(r->o.precision_from, sizeof r->o.precision_from, "workload");
 	r->o.cancel = cancel;
 	r->o.progress = progress;
 	r->o.progress_arg = arg;

@@ -49,11 +49,12 @@ static int evaluate(const struct tui_planedit *pe, struct search_plan *sp, char 
 		snprintf(why, n, "%s", err.msg);
 		return -1;
 	}
-	sp->time_to_train_s = pe->tokens / sp->est.tokens_per_s;
+	sp->time_to_train_s =
+		search_train_steps(pe->tokens, (double)sp->plan.gbs * sp->est.seq_len) *
+		sp->est.step_time_s;
 	sp->cost_to_train_usd =
 		sp->est.price_known ? sp->est.usd_per_hour * sp->time_to_train_s / 3600 : 0;
-	sp->risky = search_mem_state(&sp->est, pe->o.mem_headroom, &sp->mem_need_bytes,
-				     &sp->mem_capacity_bytes) == MEM_RISKY;
+	search_plan_memory(sp, pe->o.mem_headroom);
 	plan_gpus(&sp->plan, sp->gpus_used);
 	sp->runs_on = runs_on_mask(&sp->plan, &pe->c, sp->runs_on_why, sizeof sp->runs_on_why);
 	return 0;
@@ -92,7 +93,7 @@ void tui_planedit_open(struct tui *t, int id)
 	pe->m = t->cur->m;
 	pe->o = t->cur->o;
 	/* The planner's tokens (its default when the workload sets none). */
-	pe->tokens = sp->time_to_train_s * sp->est.tokens_per_s;
+	pe->tokens = model_train_tokens(&pe->m, pe->o.tokens);
 	pe->from = t->view;
 	tui_plan_label(t, id, pe->title, sizeof pe->title);
 	plan_copy(&pe->orig.plan, &sp->plan);

@@ -702,7 +702,8 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);
 					else if (gpus < pl->gpus_per_node)
-						snprintf(txt, sizeof txt, "%.*s %d GPUs", TUI_CUT(pl->name, 8), gpus);
+						snprintf(txt, sizeof txt, "%.*s %d GPU%s", TUI_CUT(pl->name, 8), gpus,
+							 gpus == 1 ? "" : "s");
 					else
 						snprintf(txt, sizeof txt, "%.*s %d node%s", TUI_CUT(pl->name, 8), nodes,
 							 nodes == 1 ? "" : "s");
@@ -846,8 +847,8 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(vpp, sizeof vpp, "%d", p->vpp);
 	hp_fmt_count(tok, sizeof tok, model_train_tokens(&t->cur->m, t->cur->o.tokens));
-	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPUs, %.1f kW", tok, d1, d2,
-		 e->n_gpus, e->power_kw);
+	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPU%s, %.1f kW", tok, d1, d2,
+		 e->n_gpus, e->n_gpus == 1 ? "" : "s", e->power_kw);
 	cv.row++;
 	char set[192];
 	snprintf(set, sizeof set,

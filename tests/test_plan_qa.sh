@@ -1,0 +1,104 @@
+#!/bin/sh
+# test_plan_qa.sh — answers of `hetplan plan` and `hetplan estimate` a
+# user acts on (a QA sweep's findings): memory headroom ranking, whole
+# steps, the reasons given when no layout exists, money in small
+# budgets, the framework's ZeRO rules in estimate, plurals.
+# Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+. tests/lib.sh
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export XDG_CACHE_HOME="$T/cache" XDG_CONFIG_HOME="$T/config"
+
+# --- no layout at all: the reason is the fixed choice that rules them out
+# gpt-1.7b: 24 layers, 24 heads (hetplan models); 1 node of 8 GPUs.
+P="$H plan --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --gbs 16"
+# 24 % 16 = 8: TP 16 divides no head count, and a node has 8 GPUs
+expect 4 "no layout on this cluster: --tp 16 does not divide the 24 attention heads; --tp 16 is wider than a node (8 GPUs)" $P --tp 16
+# TP 8 divides 24 heads; 2 stages x 8 = 16 GPUs > 8
+expect 4 "no layout on this cluster: --pp 2 at TP 8 needs 16 GPUs a replica; the cluster has 8" $P --tp 8 --pp 2
+grep -qF "TP must divide" "$T/err" && bad "--tp 8 --pp 2: blames TP: $(cat "$T/err")" || ok
+# interleaving needs two stages or more
+expect 4 "--schedule interleaved:2 needs --pp 2 or more" $P --pp 1 --schedule interleaved:2
+# 24 layers do not split into 5 chunks (24 = 4 x 5 + 4)
+expect 4 "interleaved:5 needs the 24 layers of gpt-1.7b in 5 equal chunks" $P --schedule interleaved:5
+# --gbs 4: at most 4 micro-batches (mbs 1), not a multiple of pp 8
+expect 4 "needs a replica's micro-batches to be a multiple of --pp 8; --gbs 4 gives 4 at most" \
+	$H plan --pool 2x8xA100-SXM4-80GB -m gpt-1.7b --gbs 4 --pp 8 --schedule interleaved:2
+# 9 is not on the planner's PP ladder (1-8, 10, 12, ...)
+expect 4 "--pp 9 is not a depth the planner tries" $P --pp 9
+
+# --- money in a missed budget: cents, never "USD 0"
+B="$H plan --pool 1x8xA100-SXM4-80GB -m llama2-7b --gbs 64 --objective budget"
+expect 4 "within USD 0.40: the cheapest costs USD " $B --tokens 1e9 --budget 0.4
+grep -qF "USD 0:" "$T/err" && bad "budget 0.4 printed as USD 0: $(cat "$T/err")" || ok
+# what the budget buys is whole steps of 64 x 4096 = 262,144 tokens: the
+# tokens named are the step count times 262,144 (8 steps -> 2.10M)
+sed -n 's/.*or \([0-9.]*\)M tokens (\([0-9]*\) steps).*/\1 \2/p' "$T/err" > "$T/buys"
+read -r mt st < "$T/buys" && python3 -c "import sys; m, s = float('$mt'), int('$st'); sys.exit(not (s >= 1 and abs(m * 1e6 - s * 262144) < 0.005e6))" &&
+	ok || bad "budget 0.4: tokens bought are not whole steps: $(cat "$T/err")"
+# a budget under one step's price says so (USD 0.001; a step of 8 A100s
+# for seconds costs cents)
+expect 4 "within USD 0.001: " $B --tokens 1e6 --budget 0.001
+grep -qF "buys not one step" "$T/err" && ok || bad "budget 0.001: $(cat "$T/err")"
+
+# --- precision errors name where the precision came from
+# V100 has fp16 and fp32 tensor peaks, no bf16 (catalog: "it has: fp32, fp16")
+V='{"name": "v100", "gpu": "V100-SXM2-32GB", "nodes": 1, "gpus_per_node": 8}'
+echo "{\"cluster\": {\"name\": \"v\", \"pools\": [$V]}, \"model\": \"llama2-7b\", \"workload\": {\"gbs\": 8, \"precision\": \"bf16\"}}" > "$T/ws.json"
+echo "{\"cluster\": {\"name\": \"v\", \"pools\": [$V]}, \"model\": \"llama2-7b\", \"workload\": {\"gbs\": 8}}" > "$T/ws2.json"
+expect 3 "$T/ws.json: workload: precision bf16: pool 'v100' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); precision fp16 runs on it" \
+	$H report "$T/ws.json" -o "$T/r.md"
+grep -qF -- "--precision" "$T/err" && bad "workspace precision error names the flag: $(cat "$T/err")" || ok
+expect 3 "$T/ws2.json: workload (no precision key: the default): precision bf16:" $H report "$T/ws2.json" -o "$T/r.md"
+# from the flag: the flag
+expect 3 "--precision: precision bf16: pool 'g' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); --precision fp16 runs on it" \
+	$H plan --pool 1x8xV100-SXM2-32GB,name=g -m llama2-7b --gbs 8
+# from a plan file's "precision" key: the file
+$H plan --pool 1x8xH100-SXM,name=g -m llama2-7b --gbs 8 --top 1 --format json > "$T/p.json" 2>/dev/null
+expect 3 "$T/p.json: precision bf16: pool 'g' (V100-SXM2-32GB) has no bf16 units (it has: fp32, fp16); precision fp16 runs on it" \
+	$H estimate --pool 1x8xV100-SXM2-32GB,name=g -m llama2-7b --plan "$T/p.json"
+
+# --- estimate and the framework's rules
+E13="$H estimate --pool 1x8xA100-SXM4-40GB -m llama2-13b --tp 1 --pp 1 --mbs 1 --gbs 8 --seq-len 2048"
+# apex DDP (pytorch-ddp) replicates the optimizer: ZeRO 0 only (its row's
+# zero_stages, runs_on.c), so estimate's default follows it; fp16 runs on it
+expect 4 "" $E13 --framework pytorch-ddp --precision fp16 --format json
+json "assert d['plan']['zero'] == 0, d['plan']['zero']"
+[ -s "$T/err" ] && grep -q "warning" "$T/err" && bad "pytorch-ddp fp16 ZeRO-0 warned: $(cat "$T/err")" || ok
+# bf16 is refused by its rules (run_squad.py: --fp16 or fp32): a warning names it
+expect 4 "warning: --framework pytorch-ddp does not run this plan as one job: bf16" $E13 --framework pytorch-ddp
+# --zero 1 is refused too: the warning names ZeRO
+expect 4 "warning: --framework pytorch-ddp does not run this plan as one job: ZeRO-1" $E13 --framework pytorch-ddp --precision fp16 --zero 1
+# InternLM's Hybrid Zero shards the optimizer only (ZeRO 0-1): from ZeRO-1
+# the hint never offers --zero 2 or 3 (13B does not fit a 40 GB A100 at ZeRO-1)
+$E13 --framework internlm > "$T/out" 2>"$T/err"
+grep -q "DOES NOT FIT" "$T/out" && ok || bad "internlm 13B: expected DOES NOT FIT"
+grep -qE "with --zero [23]" "$T/out" && bad "internlm hint offers ZeRO 2/3: $(grep with "$T/out")" || ok
+# a plan that does not fit keeps no headroom, and says none
+grep -q "^  memory: does-not-fit" "$T/out" && ok || bad "no memory line"
+grep -q "headroom kept" "$T/out" && bad "does-not-fit plan says headroom kept: $(grep memory: "$T/out")" || ok
+
+# --- one GPU: singular, and rows that print alike say how they differ
+expect 0 "" $H estimate --pool 1x1xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
+head -1 "$T/out" | grep -q "on 1 GPU, seq" && ok || bad "estimate 1 GPU: $(head -1 "$T/out")"
+expect 0 "" $H plan --pool 1x1xH100-SXM -m gpt-1.7b --gbs 8 --top 2
+head -1 "$T/out" | grep -q "(1 GPU in 1 pool)" && ok || bad "plan 1 GPU: $(head -1 "$T/out")"
+# one data-parallel rank: ZeRO-1 and ZeRO-3 run alike, memory apart
+grep -q "^Plans 1 and 2 show the same figures; they differ in ZeRO-1 vs ZeRO-3, the fullest stage's live memory" "$T/out" &&
+	ok || bad "plan 1 GPU: twins unexplained: $(sed -n 3,9p "$T/out")"
+
+# --- whole steps: --tokens below one batch trains one step
+# gbs 64 x 4096 = 262,144 tokens a step; 1,000 tokens -> 1 step
+expect 0 "" $H plan --pool 1x8xA100-SXM4-80GB -m llama2-7b --gbs 64 --tokens 1000 --top 2 --format json
+json "assert all(abs(p['time_to_train_s'] - p['step_time_s']) <= 1e-9 * p['step_time_s'] for p in d['plans']), [(p['time_to_train_s'], p['step_time_s']) for p in d['plans']]"
+
+# --- memory headroom: a plan over its GPU never ranks above one within it
+for h in 0 0.2; do
+	expect 0 "" $H plan --pool 4x8xA100-SXM4-40GB -m llama2-70b --gbs 64 --top 3 --mem-headroom $h
+	grep -q "over the GPU with the allocator's reserve" "$T/out" && bad "--mem-headroom $h lists a plan over its GPU" || ok
+	grep -q "memory: fullest stage at 10[1-9]%" "$T/out" && bad "--mem-headroom $h: plan 1 above 100%" || ok
+done
+
+finish plan_qa
