@@ -1131,6 +1131,29 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
 			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
 }
 
+/* The MoE model m beyond a Switch layer (framework.h moe_switch_only:
+ * Megatron-LM 2021-22's SwitchMLP), as a reason into why; nothing when
+ * fw has no such limit or m fits it. */
+static void moe_switch_denial(const struct model_spec *m, enum hp_framework fw, char *why,
+			      size_t n)
+{
+	const struct moe_spec *e = &m->moe;
+	if (!e->experts || !framework_get(fw)->moe_switch_only)
+		return;
+	if (e->top_k > 1)
+		snprintf(why, n, "its MoE layer (SwitchMLP, --num-experts) routes each token "
+			 "to one expert, and %s routes to %d", m->name, e->top_k);
+	else if (e->shared_experts)
+		snprintf(why, n, "its MoE layer (SwitchMLP) has no shared experts, and %s has %d",
+			 m->name, e->shared_experts);
+	else if (e->dense_layers)
+		snprintf(why, n, "its MoE layer (SwitchMLP) replaces the MLP of every layer, "
+			 "and %s keeps %d dense layers", m->name, e->dense_layers);
+	else if (e->expert_ffn && e->expert_ffn != m->ffn)
+		snprintf(why, n, "its experts (SwitchMLP) are the dense MLP's size "
+			 "(--ffn-hidden-size %d), and %s's are %d", m->ffn, m->name, e->expert_ffn);
+}
+
 /* A one-layout plan the format's framework cannot run as planned
  * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
@@ -1151,6 +1174,8 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 	    plan_moe_tp_without_sp(p, m, NULL, NULL))
 		snprintf(why, sizeof why, "its MoE layer refuses tensor parallelism above 1 "
 			 "without sequence parallelism in training, so the config turns it on");
+	if (!why[0])
+		moe_switch_denial(m, fw, why, sizeof why);
 	if (!why[0])
 		return 0;
 	snprintf(deny, n, "%s does not run this plan as planned: %s%s. The config is the nearest "
