@@ -479,7 +479,7 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 	}
 	/* Megatron-FSDP v1, the default (--megatron-fsdp-version 1,
 	 * arguments.py @d98e8a64 L3158), needs the distributed optimizer and
-	 * turns it on itself (L1124-1134; version 2 would refuse it) */
+	 * turns it on itself (L1124-1135; version 2 would refuse it) */
 	if (p->zero >= 1)
 		ARG("--use-distributed-optimizer");
 	/* fp32 and tf32 runs take neither flag: Megatron trains in fp32
@@ -1216,7 +1216,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	/* The estimate hid the parameter all-gather behind the forward while
 	 * the gradient reduce stayed exposed; Megatron takes
 	 * --overlap-param-gather only beside --overlap-grad-reduce
-	 * (arguments.py @d98e8a64 L1024-1028: "Must use
+	 * (arguments.py @d98e8a64 L1024-1029: "Must use
 	 * --overlap-param-gather with --overlap-grad-reduce"), so no Megatron
 	 * config runs what was costed. (At ZeRO 0 nothing is gathered.) */
 	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && p->zero >= 1 &&

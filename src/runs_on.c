@@ -214,7 +214,7 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	if (p->zero == 0 && (rep->stages[0].tp > 1 || pp > 1 || p->cp > 1))
 		deny(v, TITAN, "ZeRO-0 (DDP) with TP, PP or CP (its DDP is 1-D only)");
 	/* Parameter-gather overlap without the gradient-reduce overlap:
-	 * arguments.py L1024-1028 asserts "Must use --overlap-param-gather
+	 * arguments.py L1024-1029 asserts "Must use --overlap-param-gather
 	 * with --overlap-grad-reduce" (launch refuses to write it). */
 	if (p->zero >= 1 && plan_param_overlap(p) && !plan_grad_overlap(p))
 		deny(v, MCORE | MLM, "parameter-gather overlap without the gradient-reduce "

@@ -491,7 +491,7 @@ done
 # CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset.'" and L1169-1170 "assert
 # args.ckpt_format == "fsdp_dtensor"". The script exported 1 and no
 # checkpoint format (the default, torch_dist). Without FSDP, TP 2 on
-# Hopper still needs 1 (L1469-1471, "Using tensor model parallelism or
+# Hopper still needs 1 (L1453-1479, "Using tensor model parallelism or
 # context parallelism require setting ... CUDA_DEVICE_MAX_CONNECTIONS to 1").
 for z in 2 3; do
 	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero $z \
@@ -566,7 +566,7 @@ $H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --mbs 1 --gbs 64 --f
 grep -q "SwitchMLP" "$T/mc" && bad "megatron-core mixtral: $(cat "$T/mc")" || ok
 
 # --- parameter-gather overlap without the gradient-reduce overlap:
-# arguments.py @d98e8a64 L1024-1028, "assert args.overlap_grad_reduce,
+# arguments.py @d98e8a64 L1024-1029, "assert args.overlap_grad_reduce,
 # 'Must use --overlap-param-gather with --overlap-grad-reduce'". The plan
 # costs the gather hidden; the config had dropped --overlap-param-gather
 # without a word. Megatron formats refuse it (exit 2, naming both flags);
