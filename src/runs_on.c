@@ -219,6 +219,19 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	if (p->zero >= 1 && plan_param_overlap(p) && !plan_grad_overlap(p))
 		deny(v, MCORE | MLM, "parameter-gather overlap without the gradient-reduce "
 		     "overlap (--overlap-param-gather needs --overlap-grad-reduce)");
+	/* Megatron-FSDP (Megatron-Core's ZeRO-2/3) turns the gradient
+	 * reduce-scatter overlap on whenever it shards gradients, and the
+	 * parameter all-gather overlap at ZeRO-3, whatever the flags
+	 * (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py
+	 * @d98e8a64 L327-337: "Default to overlapped gradient
+	 * reduce-scatter when sharding gradients"): a plan costed without
+	 * them runs otherwise there. */
+	if (p->zero >= 2 && !plan_grad_overlap(p))
+		deny(v, MCORE, "ZeRO-%d without the gradient-reduce overlap (Megatron-FSDP "
+		     "always overlaps it)", p->zero);
+	else if (p->zero == 3 && !plan_param_overlap(p))
+		deny(v, MCORE, "ZeRO-3 without the parameter-gather overlap (Megatron-FSDP "
+		     "always overlaps it)");
 	/* Context parallelism: --context-parallel-size arrived with
 	 * Megatron-Core in 2023; DeepSpeed has Ulysses sequence parallelism
 	 * (all-to-all over heads), not ring attention; torchtitan has

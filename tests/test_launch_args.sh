@@ -503,6 +503,18 @@ for z in 2 3; do
 	grep -q '^export CUDA_DEVICE_MAX_CONNECTIONS=1$' "$T/fsdp" &&
 		bad "zero $z: CUDA_DEVICE_MAX_CONNECTIONS=1 under Megatron-FSDP" || ok
 done
+# Megatron-FSDP overlaps the gradient reduce-scatter whenever it shards
+# gradients, whatever the flags (megatron/core/distributed/fsdp/src/
+# megatron_fsdp/megatron_fsdp.py @d98e8a64 L331-333, "Default to overlapped
+# gradient reduce-scatter when sharding gradients"): a ZeRO-3 plan costed
+# without it is said not to run as planned; with it (the default), not.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero 3 \
+	--grad-overlap off --param-overlap off > /dev/null 2>"$T/err"
+grep -q "Megatron-Core does not run this plan as planned: ZeRO-3 without the gradient-reduce overlap" \
+	"$T/err" && ok || bad "zero 3 without grad overlap: $(cat "$T/err")"
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero 3 \
+	> /dev/null 2>"$T/err"
+grep -q "does not run this plan as planned" "$T/err" && bad "zero 3 default: $(cat "$T/err")" || ok
 $H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 256 --zero 1 \
 	--format slurm > "$T/z1" 2>/dev/null || bad "zero 1 slurm"
 grep -q '^export CUDA_DEVICE_MAX_CONNECTIONS=1$' "$T/z1" && ok || bad "zero 1 TP 2: not 1"
