@@ -1205,14 +1205,11 @@ void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *
 		 hp_fmt_bytes(cb, sizeof cb, ws->capacity));
 }
 
-int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
-		  enum launch_format f, double tokens, const char *version, char **out,
-		  size_t *len, char **notes, struct hp_err *err)
+/* What launch_render refuses to write for p as format f (launch.h):
+ * -1 with err (HP_EXIT_USAGE, naming the flag), else 0. */
+static int render_refuses(const struct cluster *c, const struct plan *p, enum launch_format f,
+			  const struct piece *pcs, int np, struct hp_err *err)
 {
-	if ((int)f < 0 || f >= LAUNCH_FORMAT_COUNT)
-		return hp_err_set(err, HP_EXIT_USAGE, "launch: unknown format %d", (int)f);
-	if (launch_refuses(p, NULL, err) < 0)
-		return -1;
 	/* The estimate hid the parameter all-gather behind the forward while
 	 * the gradient reduce stayed exposed; Megatron takes
 	 * --overlap-param-gather only beside --overlap-grad-reduce
@@ -1227,6 +1224,33 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 				  "--overlap-param-gather only with --overlap-grad-reduce, so no "
 				  "Megatron config runs the plan as estimated; give --grad-overlap on "
 				  "or --param-overlap off");
+	/* the formats that place ranks on nodes (DeepSpeed's JSON does not) */
+	for (int i = 0; i < np && f != LAUNCH_DEEPSPEED; i++) {
+		struct node_layout nl = piece_nodes(c, p, &pcs[i]);
+		if (nl.nodes)
+			continue;
+		const struct pool *pl = &c->pools[pcs[i].pool];
+		int world = pcs[i].tp * pcs[i].pp * p->cp * pcs[i].dp;
+		int n = (world + pl->gpus_per_node - 1) / pl->gpus_per_node;
+		char q[SHQ_MAX];
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "launch: --tp %d: %d GPUs on %d nodes of pool %s (%d GPUs a node) "
+				  "split neither evenly nor into whole TP groups a node, so torchrun "
+				  "cannot start the plan's ranks with every TP group inside a node; "
+				  "give a --tp that divides %d", pcs[i].tp, world, n,
+				  shq(q, pl->name), pl->gpus_per_node, pl->gpus_per_node);
+	}
+	return 0;
+}
+
+int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		  enum launch_format f, double tokens, const char *version, char **out,
+		  size_t *len, char **notes, struct hp_err *err)
+{
+	if ((int)f < 0 || f >= LAUNCH_FORMAT_COUNT)
+		return hp_err_set(err, HP_EXIT_USAGE, "launch: unknown format %d", (int)f);
+	if (launch_refuses(p, NULL, err) < 0)
+		return -1;
 	struct sbuf b, nb;
 	sbuf_init(&b);
 	sbuf_init(&nb);
@@ -1245,23 +1269,10 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
-	/* the formats that place ranks on nodes (DeepSpeed's JSON does not) */
-	for (int i = 0; i < np && f != LAUNCH_DEEPSPEED; i++) {
-		struct node_layout nl = piece_nodes(c, p, &pcs[i]);
-		if (nl.nodes)
-			continue;
-		const struct pool *pl = &c->pools[pcs[i].pool];
-		int world = pcs[i].tp * pcs[i].pp * p->cp * pcs[i].dp;
-		int n = (world + pl->gpus_per_node - 1) / pl->gpus_per_node;
-		char q[SHQ_MAX];
+	if (render_refuses(c, p, f, pcs, np, err) < 0) {
 		sbuf_done(&b);
 		sbuf_done(&nb);
-		return hp_err_set(err, HP_EXIT_USAGE,
-				  "launch: --tp %d: %d GPUs on %d nodes of pool %s (%d GPUs a node) "
-				  "split neither evenly nor into whole TP groups a node, so torchrun "
-				  "cannot start the plan's ranks with every TP group inside a node; "
-				  "give a --tp that divides %d", pcs[i].tp, world, n,
-				  shq(q, pl->name), pl->gpus_per_node, pl->gpus_per_node);
+		return -1;
 	}
 	char *lim = xstrdup(nb.s ? nb.s : "");
 	switch (f) {
