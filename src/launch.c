@@ -1140,18 +1140,20 @@ static void moe_switch_denial(const struct model_spec *m, enum hp_framework fw, 
 	const struct moe_spec *e = &m->moe;
 	if (!e->experts || !framework_get(fw)->moe_switch_only)
 		return;
+	char q[SHQ_MAX];
+	const char *name = shq(q, m->name);
 	if (e->top_k > 1)
 		snprintf(why, n, "its MoE layer (SwitchMLP, --num-experts) routes each token "
-			 "to one expert, and %s routes to %d", m->name, e->top_k);
+			 "to one expert, and %s routes to %d", name, e->top_k);
 	else if (e->shared_experts)
 		snprintf(why, n, "its MoE layer (SwitchMLP) has no shared experts, and %s has %d",
-			 m->name, e->shared_experts);
+			 name, e->shared_experts);
 	else if (e->dense_layers)
 		snprintf(why, n, "its MoE layer (SwitchMLP) replaces the MLP of every layer, "
-			 "and %s keeps %d dense layers", m->name, e->dense_layers);
+			 "and %s keeps %d dense layers", name, e->dense_layers);
 	else if (e->expert_ffn && e->expert_ffn != m->ffn)
 		snprintf(why, n, "its experts (SwitchMLP) are the dense MLP's size "
-			 "(--ffn-hidden-size %d), and %s's are %d", m->ffn, m->name, e->expert_ffn);
+			 "(--ffn-hidden-size %d), and %s's are %d", m->ffn, name, e->expert_ffn);
 }
 
 /* A one-layout plan the format's framework cannot run as planned
