@@ -200,7 +200,7 @@
  *    bf16/fp16 model (an fp8 run keeps bf16 parameters): those plans run
  *    without it (framework_ep_overlap_on). The other rows have no such
  *    schedule (DeepSpeed MoE, torchtitan: the all-to-all runs in line;
- *    Megatron-LM 2021-22 has no MoE).
+ *    Megatron-LM 2021-22 has one Switch layer and no EP).
  *  - Expert dispatch without repeated tokens (ep_dispatch_dedup; cost in
  *    perf_comm.c). The same recipes run Megatron-Core's flex token
  *    dispatcher (moe_token_dispatcher_type "flex" with the DeepEP or

@@ -240,7 +240,8 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 		deny(v, MLM, "context parallelism (CP %d)", p->cp);
 		deny(v, DS, "ring context parallelism (CP %d; DeepSpeed has Ulysses only)", p->cp);
 	}
-	/* Expert parallelism: Megatron-LM 2021-22 has no MoE layers;
+	/* Expert parallelism: Megatron-LM 2021-22's one MoE layer, SwitchMLP
+	 * (framework.c "MoE layers"), holds every expert on every rank;
 	 * Megatron-Core --expert-model-parallel-size, DeepSpeed-MoE ep_size,
 	 * torchtitan parallelism.expert_parallel_degree
 	 * (torchtitan/distributed/expert_parallel.py). */
