@@ -200,7 +200,7 @@
  *    bf16/fp16 model (an fp8 run keeps bf16 parameters): those plans run
  *    without it (framework_ep_overlap_on). The other rows have no such
  *    schedule (DeepSpeed MoE, torchtitan: the all-to-all runs in line;
- *    Megatron-LM 2021-22 has no MoE).
+ *    Megatron-LM 2021-22 has one Switch layer and no EP).
  *  - Expert dispatch without repeated tokens (ep_dispatch_dedup; cost in
  *    perf_comm.c). The same recipes run Megatron-Core's flex token
  *    dispatcher (moe_token_dispatcher_type "flex" with the DeepEP or
@@ -303,10 +303,17 @@
  *    llm.c's GPT-2 train_gpt2.cu and DeepSpeedExamples' 2019 Megatron-LM
  *    GPT2ParallelTransformerLayer have an MLP and no router, so a model
  *    with experts does not run on them at any EP (plan.c
- *    plan_framework_model). The megatron-lm row keeps moe = 1 as before:
- *    Megatron-LM of 2021-22 had no MoE layer either (runs_on.c refuses
- *    its EP above 1), but its row has run MoE models at EP 1 in hetplan's
- *    tests and plans; not changed here. */
+ *    plan_framework_model). Megatron-LM of 2021-22 has one: SwitchMLP
+ *    (--num-experts; merged into main 2022-02-24 at 53f3efc4; read at
+ *    e1c334b0, 2022-12-21, megatron/model/transformer.py L122-160 and
+ *    L596-597, megatron/arguments.py L458): a router of torch.max over
+ *    the softmax (top-1), in every layer, each expert a ParallelMLP of
+ *    --ffn-hidden-size, all experts on every rank (no expert
+ *    parallelism: runs_on.c refuses EP above 1). So the megatron-lm row
+ *    keeps moe = 1 with moe_switch_only: a model routing to more than
+ *    one expert, with shared experts, dense layers or experts of another
+ *    size does not run on it as planned (launch.c framework_denial says
+ *    so). */
 #include "framework.h"
 
 #include <assert.h>
@@ -333,7 +340,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1 },   /* as hetplan has always run it: see "MoE layers" above */
+		.moe = 1, .moe_switch_only = 1 },   /* SwitchMLP: see "MoE layers" above */
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1,
 			   FW_GRAD_FP32_BF16_ZERO0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "

@@ -218,6 +218,11 @@ struct framework_info {
 				    * refuses a model with experts (at EP 1 too),
 				    * `plan --framework` refuses it before the
 				    * search, and runs_on.c refuses EP above 1 */
+	int moe_switch_only;       /* its MoE layer is a Switch layer: top-1
+				    * routing, every layer, each expert the dense
+				    * MLP's size, all experts on every rank (no
+				    * EP); launch says a model beyond it does not
+				    * run as planned (launch.c framework_denial) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

@@ -252,6 +252,27 @@ static long long train_samples(const struct model_spec *m, const struct plan *p,
 	return (long long)ceil(model_train_tokens(m, tokens) / seq);
 }
 
+/* Optimizer steps of the plan: its samples over its global batch, rounded
+ * up. Every piece of a heterogeneous plan runs them all, each on its own
+ * share of the batch (the pieces' batches add up to the plan's: make_pieces). */
+static long long plan_steps(const struct model_spec *m, const struct plan *p, double tokens)
+{
+	long long samples = train_samples(m, p, tokens), gbs = HP_MAX(p->gbs, 1);
+	return (samples + gbs - 1) / gbs;
+}
+
+/* Megatron's --train-samples for a piece: the plan's samples for the whole
+ * plan; a replica group's piece its steps x its share of the batch, so
+ * that the pieces together train the plan's samples once (and stop at the
+ * same step), not each of them all of it. */
+static long long piece_samples(const struct model_spec *m, const struct plan *p,
+			       const struct piece *pc, double tokens)
+{
+	if (pc->group < 0)
+		return train_samples(m, p, tokens);
+	return plan_steps(m, p, tokens) * pc->gbs;
+}
+
 /* One "--flag value" item of a Megatron-LM argument list: pre before it,
  * sep after it ("\n" for an array in a script, " \\\n" for a command). */
 #define ARG(...) do { sbuf_add(b, pre); sbuf_addf(b, __VA_ARGS__); sbuf_add(b, sep); } while (0)
@@ -438,7 +459,7 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 {
 	ARG("--micro-batch-size %d", p->mbs);
 	ARG("--global-batch-size %d", pc->gbs);
-	ARG("--train-samples %lld", train_samples(m, p, tokens));
+	ARG("--train-samples %lld", piece_samples(m, p, pc, tokens));
 	if (p->recompute == RC_SELECTIVE)
 		ARG("--recompute-granularity selective");
 	else if (p->recompute == RC_FULL) {
@@ -452,7 +473,13 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--use-megatron-fsdp");
 		ARG("--data-parallel-sharding-strategy %s",
 		    p->zero == 2 ? "optim_grads" : "optim_grads_params");
+		/* arguments.py @d98e8a64 L1169-1170 asserts this checkpoint
+		 * format under Megatron-FSDP (L1675-1676: and only there) */
+		ARG("--ckpt-format fsdp_dtensor");
 	}
+	/* Megatron-FSDP v1, the default (--megatron-fsdp-version 1,
+	 * arguments.py @d98e8a64 L3158), needs the distributed optimizer and
+	 * turns it on itself (L1124-1135; version 2 would refuse it) */
 	if (p->zero >= 1)
 		ARG("--use-distributed-optimizer");
 	/* fp32 and tf32 runs take neither flag: Megatron trains in fp32
@@ -506,16 +533,53 @@ static void megatron_args(struct sbuf *b, const struct model_spec *m, const stru
 	megatron_train_args(b, m, p, pc, tokens, pre, sep);
 }
 
-/* GPUs per node for a job of `world` ranks: the most the pool's nodes
- * hold that divides the world and keeps TP groups inside a node, so that
- * nodes x GPUs per node is exactly the world (torchrun starts the same
- * --nproc-per-node on every node). */
-static int launch_gpn(int gpus_per_node, int world, int tp)
+/* How a piece's `world` ranks sit on a pool's nodes of gpus_per_node
+ * GPUs: on the fewest nodes that hold them, ceil(world / gpus_per_node),
+ * as the plan counted them. gpn ranks on every node but the last, last
+ * on that one (last == gpn: the same everywhere). Every node's count is
+ * a multiple of TP, or TP a multiple of it, so that Megatron's TP groups
+ * (consecutive ranks, TP fastest: parallel_state.py's default order
+ * "tp-cp-ep-dp-pp") never straddle nodes more than TP itself asks.
+ * Unequal counts are torchrun's to start: its agents' global ranks are
+ * the running sum of their local world sizes (torch/distributed/elastic/
+ * agent/server/api.py, SimpleElasticAgent._assign_worker_ranks), so the
+ * per-node counts may differ. */
+struct node_layout {
+	int nodes, gpn, last;
+};
+
+/* 0 when no such layout exists: the pool's nodes hold neither an equal
+ * share nor whole TP groups (gpus_per_node not a multiple of TP). */
+static int launch_nodes(int gpus_per_node, int world, int tp, struct node_layout *nl)
 {
-	for (int g = HP_MIN(gpus_per_node, world); g > 1; g--)
-		if (world % g == 0 && g % tp == 0)
-			return g;
+	int n = (world + gpus_per_node - 1) / HP_MAX(gpus_per_node, 1);
+	n = HP_MAX(n, 1);
+	nl->nodes = n;
+	if (world % n == 0) {
+		int g = world / n;
+		if (g % tp == 0 || tp % g == 0) {
+			nl->gpn = nl->last = g;
+			return 1;
+		}
+	}
+	/* full nodes and a last one with the rest: world is a multiple of
+	 * TP (TP x PP x CP x DP), so the rest is too when a node is */
+	if (gpus_per_node % tp)
+		return 0;
+	nl->gpn = gpus_per_node;
+	nl->last = world - (n - 1) * gpus_per_node;
 	return 1;
+}
+
+/* The layout of a piece (launch_render checked that one exists). */
+static struct node_layout piece_nodes(const struct cluster *c, const struct plan *p,
+				      const struct piece *pc)
+{
+	struct node_layout nl = { 1, 1, 1 };
+	int world = pc->tp * pc->pp * p->cp * pc->dp;
+	if (!launch_nodes(c->pools[pc->pool].gpus_per_node, world, pc->tp, &nl))
+		nl.nodes = nl.gpn = nl.last = 0;
+	return nl;
 }
 
 /* Comment lines that say what a piece is. */
@@ -555,9 +619,13 @@ static void piece_header(struct sbuf *b, const struct cluster *c, const struct m
 	sbuf_addf(b, "# TP %d x PP %d", pc->tp, pc->pp);
 	if (p->cp > 1)
 		sbuf_addf(b, " x CP %d", p->cp);
-	int gpn = launch_gpn(pl->gpus_per_node, world, pc->tp);
-	sbuf_addf(b, " x DP %d = %d GPUs on %d node%s x %d\n", pc->dp, world, world / gpn,
-		  world / gpn > 1 ? "s" : "", gpn);
+	struct node_layout nl = piece_nodes(c, p, pc);
+	if (nl.last == nl.gpn)
+		sbuf_addf(b, " x DP %d = %d GPUs on %d node%s x %d\n", pc->dp, world, nl.nodes,
+			  nl.nodes > 1 ? "s" : "", nl.gpn);
+	else
+		sbuf_addf(b, " x DP %d = %d GPUs on %d nodes: %d x %d and 1 x %d\n", pc->dp, world,
+			  nl.nodes, nl.nodes - 1, nl.gpn, nl.last);
 	int mb = pc->gbs / HP_MAX(p->mbs * pc->dp, 1);
 	sbuf_addf(b, "# %d sequences of %d tokens per step = micro-batch %d x %d micro-batches x "
 		  "DP %d\n", pc->gbs, p->seq_len ? p->seq_len : m->seq_len, p->mbs, mb, pc->dp);
@@ -633,6 +701,12 @@ static void job_name(char *buf, size_t n, const struct model_spec *m)
 static int launch_max_connections(const struct model_spec *m, const struct plan *p,
 				  const struct piece *pc)
 {
+	/* Megatron-FSDP (ZeRO-2/3, megatron_train_args) asserts "FSDP
+	 * requires CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset" (arguments.py
+	 * @d98e8a64 L1166-1167) and only warns beside TP or CP (L1456-1465):
+	 * 32, as for the expert overlap */
+	if (p->zero >= 2)
+		return 32;
 	return launch_ep_overlap(m, p, pc) ? 32 : 1;
 }
 
@@ -640,15 +714,13 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 			const struct plan *p, const struct piece *pc, double tokens,
 			const char *version, const char *deny)
 {
-	const struct pool *pl = &c->pools[pc->pool];
-	int world = pc->tp * pc->pp * p->cp * pc->dp;
-	int gpn = launch_gpn(pl->gpus_per_node, world, pc->tp);
-	int nodes = world / gpn;
+	struct node_layout nl = piece_nodes(c, p, pc);
 	char jn[64];
 	job_name(jn, sizeof jn, m);
+	/* the GPUs of the fullest node, on every node */
 	sbuf_addf(b, "#!/bin/bash\n#SBATCH --job-name=%s\n#SBATCH --nodes=%d\n"
 		  "#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n",
-		  jn, nodes, gpn);
+		  jn, nl.nodes, nl.gpn);
 	char q[SHQ_MAX];
 	sbuf_addf(b, "# Generated by hetplan %s for %s.\n", version ? version : "", mname(q, m));
 	/* the same arguments as the Megatron format, so the same warning */
@@ -664,10 +736,25 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n\nARGS=(\n",
 		  launch_max_connections(m, p, pc));
 	megatron_args(b, m, p, pc, tokens, "\t", "\n");
-	sbuf_addf(b, ")\n\nsrun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
-		  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
-		  "\t--rdzv-backend c10d \\\n\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
-		  "\t\"$MEGATRON/pretrain_gpt.py\" \"${ARGS[@]}\" \"$@\"\n", gpn);
+	if (nl.last == nl.gpn) {
+		sbuf_addf(b, ")\n\nsrun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
+			  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
+			  "\t--rdzv-backend c10d \\\n\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+			  "\t\"$MEGATRON/pretrain_gpt.py\" \"${ARGS[@]}\" \"$@\"\n", nl.gpn);
+		return;
+	}
+	/* one torchrun per node (--ntasks-per-node=1), its process count
+	 * from the node's SLURM_NODEID, which srun sets per task: the
+	 * command is a bash -c string so that each task expands it */
+	sbuf_addf(b, ")\n\n# %d processes on each node but the last, %d there (%d GPUs of the "
+		  "job's %d).\nexport MEGATRON MASTER_ADDR MASTER_PORT\n"
+		  "srun bash -c 'exec torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
+		  "\t--nproc-per-node \"$((SLURM_NODEID + 1 < SLURM_NNODES ? %d : %d))\" \\\n"
+		  "\t--rdzv-id \"$SLURM_JOB_ID\" \\\n\t--rdzv-backend c10d \\\n"
+		  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+		  "\t\"$MEGATRON/pretrain_gpt.py\" \"$@\"' torchrun \"${ARGS[@]}\" \"$@\"\n",
+		  nl.gpn, nl.last, (nl.nodes - 1) * nl.gpn + nl.last, nl.nodes * nl.gpn, nl.gpn,
+		  nl.last);
 }
 
 static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
@@ -896,7 +983,6 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	}
 	if (p->precision == HP_FP8)
 		sbuf_add(b, "converters = [\"float8\"]\n");
-	long long samples = train_samples(m, p, tokens);
 	/* torchtitan's pipeline runs local_batch_size / microbatch_size
 	 * micro-batches a schedule call and accumulates gradients over
 	 * global / (local x DP) calls (torchtitan/train.py,
@@ -908,7 +994,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	sbuf_addf(b, "\n[training]\nlocal_batch_size = %d\nglobal_batch_size = %d\nseq_len = %d\n"
 		  "steps = %lld\nmax_norm = 1.0\nmixed_precision_param = \"%s\"\n"
 		  "mixed_precision_reduce = \"float32\"\n\n", local, pc->gbs, seq,
-		  (samples + pc->gbs - 1) / pc->gbs,
+		  plan_steps(m, p, tokens),
 		  p->precision == HP_BF16 || p->precision == HP_FP8 ? "bfloat16" : "float32");
 	if (p->precision == HP_FP16)
 		sbuf_add(notes, "torchtitan: its mixed precision is bfloat16 or float32; the plan's "
@@ -1045,6 +1131,31 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
 			  p->precision == HP_TF32 ? "True, as the estimate assumes" : "False, as the estimate assumes");
 }
 
+/* The MoE model m beyond a Switch layer (framework.h moe_switch_only:
+ * Megatron-LM 2021-22's SwitchMLP), as a reason into why; nothing when
+ * fw has no such limit or m fits it. */
+static void moe_switch_denial(const struct model_spec *m, enum hp_framework fw, char *why,
+			      size_t n)
+{
+	const struct moe_spec *e = &m->moe;
+	if (!e->experts || !framework_get(fw)->moe_switch_only)
+		return;
+	char q[SHQ_MAX];
+	const char *name = shq(q, m->name);
+	if (e->top_k > 1)
+		snprintf(why, n, "its MoE layer (SwitchMLP, --num-experts) routes each token "
+			 "to one expert, and %s routes to %d", name, e->top_k);
+	else if (e->shared_experts)
+		snprintf(why, n, "its MoE layer (SwitchMLP) has no shared experts, and %s has %d",
+			 name, e->shared_experts);
+	else if (e->dense_layers)
+		snprintf(why, n, "its MoE layer (SwitchMLP) replaces the MLP of every layer, "
+			 "and %s keeps %d dense layers", name, e->dense_layers);
+	else if (e->expert_ffn && e->expert_ffn != m->ffn)
+		snprintf(why, n, "its experts (SwitchMLP) are the dense MLP's size "
+			 "(--ffn-hidden-size %d), and %s's are %d", m->ffn, name, e->expert_ffn);
+}
+
 /* A one-layout plan the format's framework cannot run as planned
  * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
@@ -1065,6 +1176,8 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 	    plan_moe_tp_without_sp(p, m, NULL, NULL))
 		snprintf(why, sizeof why, "its MoE layer refuses tensor parallelism above 1 "
 			 "without sequence parallelism in training, so the config turns it on");
+	if (!why[0])
+		moe_switch_denial(m, fw, why, sizeof why);
 	if (!why[0])
 		return 0;
 	snprintf(deny, n, "%s does not run this plan as planned: %s%s. The config is the nearest "
@@ -1094,6 +1207,44 @@ void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *
 		 hp_fmt_bytes(cb, sizeof cb, ws->capacity));
 }
 
+/* What launch_render refuses to write for p as format f (launch.h):
+ * -1 with err (HP_EXIT_USAGE, naming the flag), else 0. */
+static int render_refuses(const struct cluster *c, const struct plan *p, enum launch_format f,
+			  const struct piece *pcs, int np, struct hp_err *err)
+{
+	/* The estimate hid the parameter all-gather behind the forward while
+	 * the gradient reduce stayed exposed; Megatron takes
+	 * --overlap-param-gather only beside --overlap-grad-reduce
+	 * (arguments.py @d98e8a64 L1024-1029: "Must use
+	 * --overlap-param-gather with --overlap-grad-reduce"), so no Megatron
+	 * config runs what was costed. (At ZeRO 0 nothing is gathered.) */
+	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && p->zero >= 1 &&
+	    plan_param_overlap(p) && !plan_grad_overlap(p))
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "launch: --param-overlap on with --grad-overlap off (plan keys "
+				  "param_overlap, grad_overlap): Megatron-LM accepts "
+				  "--overlap-param-gather only with --overlap-grad-reduce, so no "
+				  "Megatron config runs the plan as estimated; give --grad-overlap on "
+				  "or --param-overlap off");
+	/* the formats that place ranks on nodes (DeepSpeed's JSON does not) */
+	for (int i = 0; i < np && f != LAUNCH_DEEPSPEED; i++) {
+		struct node_layout nl = piece_nodes(c, p, &pcs[i]);
+		if (nl.nodes)
+			continue;
+		const struct pool *pl = &c->pools[pcs[i].pool];
+		int world = pcs[i].tp * pcs[i].pp * p->cp * pcs[i].dp;
+		int n = (world + pl->gpus_per_node - 1) / pl->gpus_per_node;
+		char q[SHQ_MAX];
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "launch: --tp %d: %d GPUs on %d nodes of pool %s (%d GPUs a node) "
+				  "split neither evenly nor into whole TP groups a node, so torchrun "
+				  "cannot start the plan's ranks with every TP group inside a node; "
+				  "give a --tp that divides %d", pcs[i].tp, world, n,
+				  shq(q, pl->name), pl->gpus_per_node, pl->gpus_per_node);
+	}
+	return 0;
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
@@ -1120,6 +1271,11 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
+	if (render_refuses(c, p, f, pcs, np, err) < 0) {
+		sbuf_done(&b);
+		sbuf_done(&nb);
+		return -1;
+	}
 	char *lim = xstrdup(nb.s ? nb.s : "");
 	switch (f) {
 	case LAUNCH_MEGATRON:

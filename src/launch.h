@@ -24,7 +24,13 @@ enum launch_format { LAUNCH_MEGATRON, LAUNCH_SLURM, LAUNCH_DEEPSPEED, LAUNCH_TOR
  * (NUL-terminated, *len bytes) and *notes (one line per thing the format
  * cannot express, "" when none); the caller frees both. version goes into
  * the generated comments. Fails with -1 and err (HP_EXIT_USAGE) only on
- * a bad format or an estimate-only framework (launch_refuses). The
+ * a bad format, an estimate-only framework (launch_refuses), a Megatron
+ * format (megatron, slurm) for a plan with the parameter-gather overlap
+ * but not the gradient-reduce overlap (Megatron asserts against it), or
+ * a piece whose ranks fit on ceil(GPUs / GPUs per node) nodes of its
+ * pool neither evenly nor in whole TP groups a node (not DeepSpeed's
+ * JSON, which places no ranks). Slurm pieces ask for those nodes; when
+ * the GPUs do not split evenly, the last node runs fewer processes. The
  * DeepSpeed output is JSON: the config itself, or for a heterogeneous plan
  * {"pieces":[{"replica_group","pool","replicas","config"}],"cannot_express":[...]}. */
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,

@@ -213,6 +213,25 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 		deny(v, TITAN, "ZeRO-1 (FSDP2 shards parameters too: ZeRO-2 or 3)");
 	if (p->zero == 0 && (rep->stages[0].tp > 1 || pp > 1 || p->cp > 1))
 		deny(v, TITAN, "ZeRO-0 (DDP) with TP, PP or CP (its DDP is 1-D only)");
+	/* Parameter-gather overlap without the gradient-reduce overlap:
+	 * arguments.py L1024-1029 asserts "Must use --overlap-param-gather
+	 * with --overlap-grad-reduce" (launch refuses to write it). */
+	if (p->zero >= 1 && plan_param_overlap(p) && !plan_grad_overlap(p))
+		deny(v, MCORE | MLM, "parameter-gather overlap without the gradient-reduce "
+		     "overlap (--overlap-param-gather needs --overlap-grad-reduce)");
+	/* Megatron-FSDP (Megatron-Core's ZeRO-2/3) turns the gradient
+	 * reduce-scatter overlap on whenever it shards gradients, and the
+	 * parameter all-gather overlap at ZeRO-3, whatever the flags
+	 * (megatron/core/distributed/fsdp/src/megatron_fsdp/megatron_fsdp.py
+	 * @d98e8a64 L327-337: "Default to overlapped gradient
+	 * reduce-scatter when sharding gradients"): a plan costed without
+	 * them runs otherwise there. */
+	if (p->zero >= 2 && !plan_grad_overlap(p))
+		deny(v, MCORE, "ZeRO-%d without the gradient-reduce overlap (Megatron-FSDP "
+		     "always overlaps it)", p->zero);
+	else if (p->zero == 3 && !plan_param_overlap(p))
+		deny(v, MCORE, "ZeRO-3 without the parameter-gather overlap (Megatron-FSDP "
+		     "always overlaps it)");
 	/* Context parallelism: --context-parallel-size arrived with
 	 * Megatron-Core in 2023; DeepSpeed has Ulysses sequence parallelism
 	 * (all-to-all over heads), not ring attention; torchtitan has
@@ -221,7 +240,8 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 		deny(v, MLM, "context parallelism (CP %d)", p->cp);
 		deny(v, DS, "ring context parallelism (CP %d; DeepSpeed has Ulysses only)", p->cp);
 	}
-	/* Expert parallelism: Megatron-LM 2021-22 has no MoE layers;
+	/* Expert parallelism: Megatron-LM 2021-22's one MoE layer, SwitchMLP
+	 * (framework.c "MoE layers"), holds every expert on every rank;
 	 * Megatron-Core --expert-model-parallel-size, DeepSpeed-MoE ep_size,
 	 * torchtitan parallelism.expert_parallel_degree
 	 * (torchtitan/distributed/expert_parallel.py). */

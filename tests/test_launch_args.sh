@@ -398,8 +398,13 @@ $H launch --pool 1x8xA100-40GB -m llama3.1-70b --tp 8 --pp 1 --zero 0 --mbs 1 --
 	> "$T/o" 2>"$T/err" && [ -s "$T/o" ] && ok || bad "--force: $(cat "$T/err")"
 
 # --- heterogeneous: pieces add up. TP 4 x PP 5 x DP 7 = 140 GPUs on
-# 8-GPU nodes cannot fill whole nodes with 8 each: the script asks for
-# 35 nodes x 4 (35 x 4 = 140).
+# 8-GPU nodes: ceil(140 / 8) = 18 nodes (the pool's 18), 17 x 8 + 4 = 140
+# (the script asked for 35 nodes x 4, more nodes than the pool has).
+# Each piece trains its share of the plan's samples once: 2T tokens at
+# 8192 a sequence = 244140625 samples, ceil(244140625 / 96) = 2543132
+# steps, so 7 x 8 = 56 sequences x 2543132 = 142415392 samples on h and
+# 5 x 8 = 40 x 2543132 = 101725280 on a (together 244140672 >= 244140625);
+# each had been given all 244140625.
 cat > "$T/het.json" <<'J'
 {"mbs":1,"gbs":96,"zero":1,"replicas":[
  {"count":7,"batch_share":0.08333333333333333,"stages":[
@@ -410,13 +415,14 @@ cat > "$T/het.json" <<'J'
   {"pool":"a","tp":8,"first_layer":0,"last_layer":39},{"pool":"a","tp":8,"first_layer":40,"last_layer":79}]}]}
 J
 $H launch --pool 18x8xH100-SXM,name=h --pool 10x8xA100-80GB,name=a -m llama3.1-70b \
-	--plan "$T/het.json" --format slurm > "$T/het.sh" 2>"$T/err" && ok || bad "hetero launch: $(cat "$T/err")"
+	--plan "$T/het.json" --tokens 2T --format slurm > "$T/het.sh" 2>"$T/err" && ok ||
+	bad "hetero launch: $(cat "$T/err")"
 python3 - "$T/het.sh" <<'PY' && ok || bad "hetero pieces do not add up (above)"
 import re, sys
 text = open(sys.argv[1]).read()
 pieces = text.split("\n#!/bin/bash")[1:]
 assert len(pieces) == 2, len(pieces)
-worlds, batches = [], []
+worlds, batches, samples = [], [], []
 for p in pieces:
     nodes = int(re.search(r"#SBATCH --nodes=(\d+)", p).group(1))
     gpn = int(re.search(r"#SBATCH --gpus-per-node=(\d+)", p).group(1))
@@ -424,13 +430,27 @@ for p in pieces:
     pp = int(re.search(r"--pipeline-model-parallel-size (\d+)", p).group(1))
     dp = int(re.search(r"x DP (\d+) =", p).group(1))
     gbs = int(re.search(r"--global-batch-size (\d+)", p).group(1))
-    assert nodes * gpn == tp * pp * dp, (nodes, gpn, tp, pp, dp)
-    worlds.append(tp * pp * dp)
+    samples.append(int(re.search(r"--train-samples (\d+)", p).group(1)))
+    world = tp * pp * dp
+    # the fewest 8-GPU nodes, the last one holding the rest
+    assert nodes == -(-world // 8) and gpn == 8, (nodes, gpn, world)
+    last = world - (nodes - 1) * 8
+    if last != 8:
+        assert "? 8 : %d))" % last in p, "no per-node count for the last node"
+    worlds.append(world)
     batches.append(gbs)
 # 7 x 4 x 5 = 140 and 5 x 8 x 2 = 80; 96 sequences = 7 x 8 + 5 x 8
 assert worlds == [140, 80], worlds
 assert sum(batches) == 96, batches
+assert samples == [142415392, 101725280], samples
 PY
+# torchtitan: training.steps is the plan's 2543132 in both pieces (it was
+# 244140625 / 56 and / 40 rounded up: 4359655 and 6103516)
+$H launch --pool 18x8xH100-SXM,name=h --pool 10x8xA100-80GB,name=a -m llama3.1-70b \
+	--plan "$T/het.json" --tokens 2T --format torchtitan > "$T/het.toml" 2>/dev/null ||
+	bad "hetero torchtitan launch"
+[ "$(grep '^steps = ' "$T/het.toml" | tr '\n' ' ')" = "steps = 2543132 steps = 2543132 " ] && ok ||
+	bad "hetero torchtitan steps: $(grep '^steps' "$T/het.toml" | tr '\n' ' ')"
 
 # --- precision flags. Megatron takes --bf16 or --fp16 for mixed precision
 # and neither to train in fp32 (megatron/training/arguments.py, the pinned
@@ -464,5 +484,112 @@ assert str(bf) == sys.argv[2] and str(part) == sys.argv[3], (bf, part)
 assert "fp16" not in d
 PY
 done
+
+# --- Megatron-FSDP (ZeRO-2/3). megatron/training/arguments.py @d98e8a64,
+# validate_args under "if args.use_megatron_fsdp:": L1166-1167 "assert
+# os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS') != "1", 'FSDP requires
+# CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset.'" and L1169-1170 "assert
+# args.ckpt_format == "fsdp_dtensor"". The script exported 1 and no
+# checkpoint format (the default, torch_dist). Without FSDP, TP 2 on
+# Hopper still needs 1 (L1453-1479, "Using tensor model parallelism or
+# context parallelism require setting ... CUDA_DEVICE_MAX_CONNECTIONS to 1").
+for z in 2 3; do
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero $z \
+		--format slurm > "$T/fsdp" 2>"$T/err" || bad "zero $z slurm: $(cat "$T/err")"
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero $z \
+		> "$T/fsdpm" 2>/dev/null || bad "zero $z megatron"
+	known_flags "$T/fsdpm" "zero $z"
+	expect "$T/fsdp" "use-megatron-fsdp= ckpt-format=fsdp_dtensor" "zero $z"
+	grep -q '^export CUDA_DEVICE_MAX_CONNECTIONS=1$' "$T/fsdp" &&
+		bad "zero $z: CUDA_DEVICE_MAX_CONNECTIONS=1 under Megatron-FSDP" || ok
+done
+# Megatron-FSDP overlaps the gradient reduce-scatter whenever it shards
+# gradients, whatever the flags (megatron/core/distributed/fsdp/src/
+# megatron_fsdp/megatron_fsdp.py @d98e8a64 L331-333, "Default to overlapped
+# gradient reduce-scatter when sharding gradients"): a ZeRO-3 plan costed
+# without it is said not to run as planned; with it (the default), not.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero 3 \
+	--grad-overlap off --param-overlap off > /dev/null 2>"$T/err"
+grep -q "Megatron-Core does not run this plan as planned: ZeRO-3 without the gradient-reduce overlap" \
+	"$T/err" && ok || bad "zero 3 without grad overlap: $(cat "$T/err")"
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 256 --zero 3 \
+	> /dev/null 2>"$T/err"
+grep -q "does not run this plan as planned" "$T/err" && bad "zero 3 default: $(cat "$T/err")" || ok
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 256 --zero 1 \
+	--format slurm > "$T/z1" 2>/dev/null || bad "zero 1 slurm"
+grep -q '^export CUDA_DEVICE_MAX_CONNECTIONS=1$' "$T/z1" && ok || bad "zero 1 TP 2: not 1"
+expect "$T/z1" "ckpt-format=<absent> use-megatron-fsdp=<absent>" "zero 1"
+
+# --- nodes: 13 GPUs of a pool of 8-GPU nodes fill ceil(13 / 8) = 2 nodes,
+# 8 and 5 (the script asked for 13 nodes x 1). torchrun takes a different
+# --nproc-per-node on each node: the elastic agent gives each agent the
+# global ranks after the running sum of the local world sizes before it
+# (torch/distributed/elastic/agent/server/api.py,
+# SimpleElasticAgent._assign_worker_ranks). The script is run below with
+# stand-ins for srun (one task per node, SLURM_NODEID 0 and 1), scontrol
+# and torchrun, which prints its process count.
+$H launch --pool 2x8xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --dp 13 --mbs 1 --gbs 13 \
+	--format slurm > "$T/n13" 2>"$T/err" || bad "13 GPUs: $(cat "$T/err")"
+grep -qx '#SBATCH --nodes=2' "$T/n13" && ok || bad "13 GPUs: $(grep nodes= "$T/n13")"
+mkdir -p "$T/bin"
+printf '#!/bin/sh\nfor i in 0 1; do SLURM_NODEID=$i "$@"; done\n' > "$T/bin/srun"
+printf '#!/bin/sh\necho node0\n' > "$T/bin/scontrol"
+printf '#!/bin/sh\nwhile [ "$1" != --nproc-per-node ]; do shift; done\necho "$2"\n' > "$T/bin/torchrun"
+chmod +x "$T/bin/srun" "$T/bin/scontrol" "$T/bin/torchrun"
+got=$(PATH="$T/bin:$PATH" SLURM_NNODES=2 SLURM_JOB_ID=1 SLURM_JOB_NODELIST=x MEGATRON=/m \
+	bash "$T/n13" 2>&1 | tr '\n' ' ')
+[ "$got" = "8 5 " ] && ok || bad "13 GPUs: per-node processes '$got', want '8 5 '"
+# 12 GPUs at TP 2: 2 nodes of 6 (6 a multiple of TP 2), the same count on each
+$H launch --pool 2x8xH100-SXM -m gpt-1.7b --tp 2 --pp 1 --dp 6 --mbs 1 --gbs 12 \
+	--format slurm > "$T/n12" 2>/dev/null || bad "12 GPUs"
+grep -qx '#SBATCH --nodes=2' "$T/n12" && grep -qx '#SBATCH --gpus-per-node=6' "$T/n12" &&
+	grep -q -- '--nproc-per-node 6 ' "$T/n12" && ok || bad "12 GPUs: $(grep -e nodes= -e nproc "$T/n12")"
+# 12 GPUs at TP 4 on two 6-GPU nodes: 6 + 6 splits a TP group, 4 + 4 + 4
+# needs a third node: refused, naming --tp (exit 2)
+$H launch --pool 2x6xH100-SXM -m llama3.1-8b --tp 4 --pp 1 --dp 3 --mbs 1 --gbs 12 \
+	--seq-len 2048 > "$T/o" 2>"$T/err"
+rc=$?
+[ $rc = 2 ] && grep -q -- "--tp 4" "$T/err" && [ ! -s "$T/o" ] && ok ||
+	bad "TP 4 on 6-GPU nodes: exit $rc, $(cat "$T/err")"
+
+# --- Megatron-LM 2021-22's MoE layer is SwitchMLP (megatron/model/
+# transformer.py @e1c334b0, 2022-12-21, L122-160: "Routes input to one of N
+# MLP experts", torch.max over the router's softmax): top-1. Mixtral
+# routes each token to 2 experts (config.json num_experts_per_tok 2), so
+# its megatron-lm config is said not to run as planned; a top-1 variant
+# of it is not. Megatron-Core's row has no such limit.
+$H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --mbs 1 --gbs 64 \
+	--framework megatron-lm --force > /dev/null 2>"$T/mlm"
+grep -q "Megatron-LM (2021-22) does not run this plan as planned: its MoE layer (SwitchMLP, --num-experts) routes each token to one expert, and mixtral-8x7b routes to 2" "$T/mlm" &&
+	ok || bad "megatron-lm mixtral: $(cat "$T/mlm")"
+python3 - "$T/switch.json" <<'PY'
+import json, sys
+models = json.load(open("data/models.json"))["models"]
+m = dict(next(x for x in models if x["name"] == "mixtral-8x7b"))
+m["name"] = "switch-8x7b"
+m["moe"] = dict(m["moe"], top_k=1)
+json.dump(m, open(sys.argv[1], "w"))
+PY
+$H launch --pool 4x8xH100-SXM -m "$T/switch.json" --tp 2 --pp 2 --mbs 1 --gbs 64 \
+	--framework megatron-lm --force > /dev/null 2>"$T/sw" || bad "switch model: $(cat "$T/sw")"
+grep -q "SwitchMLP" "$T/sw" && bad "top-1 model under megatron-lm: $(cat "$T/sw")" || ok
+$H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 2 --mbs 1 --gbs 64 --force \
+	> /dev/null 2>"$T/mc"
+grep -q "SwitchMLP" "$T/mc" && bad "megatron-core mixtral: $(cat "$T/mc")" || ok
+
+# --- parameter-gather overlap without the gradient-reduce overlap:
+# arguments.py @d98e8a64 L1024-1029, "assert args.overlap_grad_reduce,
+# 'Must use --overlap-param-gather with --overlap-grad-reduce'". The plan
+# costs the gather hidden; the config had dropped --overlap-param-gather
+# without a word. Megatron formats refuse it (exit 2, naming both flags);
+# both on writes both flags.
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 256 --zero 1 \
+	--grad-overlap off --param-overlap on > "$T/o" 2>"$T/err"
+rc=$?
+[ $rc = 2 ] && grep -q -- "--param-overlap on with --grad-overlap off" "$T/err" && [ ! -s "$T/o" ] &&
+	ok || bad "param without grad overlap: exit $rc, $(cat "$T/err")"
+$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 256 --zero 1 \
+	--grad-overlap on --param-overlap on > "$T/ov" 2>/dev/null || bad "both overlaps"
+expect "$T/ov" "overlap-grad-reduce= overlap-param-gather= use-distributed-optimizer=" "both overlaps"
 
 finish launch_args
