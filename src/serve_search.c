@@ -1721,6 +1721,28 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 }
 
 /* The options make sense for this cluster and model: 0, or -1 with err. */
+/* The weight precision on the cluster's GPUs: an input error (exit 3) naming
+ * the GPU and --precision when no pool can run it, as training refuses fp8
+ * on an A100. A pool that cannot, beside one that can, only gets no
+ * instances (its evaluations fail). */
+static int check_wprec(const struct cluster *c, enum serve_wprec w, struct hp_err *err)
+{
+	struct hp_err first = { 0 };
+	for (int i = 0; i < c->n_pools; i++) {
+		struct hp_err e = { 0 };
+		if (serve_wprec_supported(&c->pools[i].gpu, w, &e) == 0)
+			return 0;
+		if (i == 0)
+			first = e;
+	}
+	if (c->n_pools > 0) {
+		if (err)
+			*err = first;
+		return -1;
+	}
+	return 0;
+}
+
 static int check_opts(const struct cluster *c, const struct model_spec *m,
 		      const struct serve_opts *o, struct hp_err *err)
 {
@@ -1730,6 +1752,8 @@ static int check_opts(const struct cluster *c, const struct model_spec *m,
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
 	if (!o->offline && !(o->rate > 0))
 		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
+	if (check_wprec(c, o->base.wprec, err) < 0)
+		return -1;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,
 				  m->layers);

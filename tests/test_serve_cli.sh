@@ -88,6 +88,29 @@ PY
 expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
 # fp4 on Hopper is refused with a reason (invalid input: exit 3)
 expect fp4 3 "FP4" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --estimate --precision fp4
+# ... and by the search too, not "no configuration meets the SLOs" (exit 4):
+# the message names the flag and the GPU. Every precision x generation that
+# no engine runs: fp4 off Blackwell (NVFP4 needs Blackwell's FP4 tensor
+# cores), fp8 on Volta and pre-MI300 AMD (vLLM's W8A16 FP8 Marlin kernel needs
+# compute capability >= 7.5, vLLM docs features/quantization/fp8).
+expect fp4-search 3 "--precision fp4: H100-SXM has no FP4" -- --pool 1x8xH100-SXM -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp4
+expect fp4-mi300x 3 "--precision fp4: MI300X" -- --pool 1x8xMI300X -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp4
+expect fp4-place 3 "--precision fp4: A100" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp4 --place
+expect fp8-v100 3 "--precision fp8: V100-SXM2-32GB" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp8
+expect fp8-mi250 3 "--precision fp8: MI250" -- --pool 1x8xMI250 -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp8
+# Runs: fp8 weight-only on Turing and Ampere, fp4 on Blackwell, and a mixed
+# cluster where only the B200 pool can run fp4 (the H100 pool gets nothing).
+expect fp8-t4 0 "" -- --pool 1x8xT4 -m llama3.1-8b --rate 1 --isl 512 --osl 128 --precision fp8
+expect fp8-a100 0 "" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --rate 1 --isl 512 --osl 128 \
+	--precision fp8
+expect fp4-mixed 0 "" -- --pool 1x8xH100-SXM --pool 1x8xB200 -m llama3.1-8b --rate 1 --isl 512 \
+	--osl 128 --precision fp4
+grep -q "H100" "$tmp/out" && bad "fp4-mixed: an H100 instance in an fp4 plan" || ok
 
 # the JSON contract: {"plans": [...]}, each with the documented keys
 expect json 0 "" -- --pool 2x8xH100-SXM,max=4 --pool 4x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
