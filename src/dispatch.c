@@ -97,29 +97,84 @@ static int place_stages(const struct cluster *c, const struct plan *p, struct di
 	return 0;
 }
 
-/* How pipeline neighbours connect: *cross_pool 1 (pools on one site) or
- * 2 (another site), *multi_node when neighbours on one pool sit on
- * different nodes. */
+/* Where pipeline neighbours meet: inpool[q] 1 when neighbours on pool q
+ * share a node, 2 when some sit on different nodes; pair[a][b] (a < b) 1
+ * when a boundary joins pools a and b. */
 static void pp_neighbours(const struct cluster *c, const struct plan *p,
-			  const struct dispatch *d, int *cross_pool, int *multi_node)
+			  const struct dispatch *d, int *inpool,
+			  unsigned char pair[HP_MAX_POOLS][HP_MAX_POOLS])
 {
 	int base = 0;
-	*cross_pool = *multi_node = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
 		for (int k = 0; k + 1 < rep->n_stages; k++) {
 			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
 			if (a->pool != b->pool) {
-				*cross_pool = cluster_same_site(c, a->pool, b->pool) ? 1 : 2;
-				if (*cross_pool == 2)
-					break;
+				pair[HP_MIN(a->pool, b->pool)][HP_MAX(a->pool, b->pool)] = 1;
 			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
 				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
-				*multi_node = 1;
+				inpool[a->pool] = 2;
+			} else if (!inpool[a->pool]) {
+				inpool[a->pool] = 1;
 			}
 		}
 		base += rep->n_stages;
 	}
+}
+
+static void links_add(char *buf, size_t n, const char *sep, const char *text)
+{
+	size_t l = strlen(buf);
+	if (l + 1 < n)
+		snprintf(buf + l, n - l, "%s%s", l ? sep : "", text);
+}
+
+/* The PP label: per pool the link its own boundaries cross, per pair of
+ * pools the link between them. A boundary between pools runs at the slower
+ * pool's NICs through the spine (perf_memo.c build_link: comm_fabric_min of
+ * the two), or over the WAN when the pools are at two sites. One pool
+ * alone is named without its pool. */
+static void links_pp(const struct cluster *c, const struct plan *p, const struct dispatch *d,
+		     char *buf, size_t n)
+{
+	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
+	int inpool[HP_MAX_POOLS] = { 0 }, n_kinds = 0;
+	unsigned char pair[HP_MAX_POOLS][HP_MAX_POOLS];
+	memset(pair, 0, sizeof pair);
+	pp_neighbours(c, p, d, inpool, pair);
+	for (int a = 0; a < c->n_pools; a++) {
+		n_kinds += inpool[a] != 0;
+		for (int b = a + 1; b < c->n_pools; b++)
+			n_kinds += pair[a][b];
+	}
+	char one[160];
+	for (int a = 0; a < c->n_pools; a++) {
+		const struct pool *pa = &c->pools[a];
+		if (!inpool[a])
+			continue;
+		char where[48] = "";
+		if (n_kinds > 1)
+			snprintf(where, sizeof where, "in %.31s: ", pa->name);
+		if (inpool[a] == 2)
+			snprintf(one, sizeof one, "%s%dx%gG NIC, leaf", where, pa->nics, pa->nic_gbps);
+		else
+			snprintf(one, sizeof one, "%s%s (same node)", where, intra[pa->intra]);
+		links_add(buf, n, "; ", one);
+	}
+	for (int a = 0; a < c->n_pools; a++)
+		for (int b = a + 1; b < c->n_pools; b++) {
+			if (!pair[a][b])
+				continue;
+			const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
+			const struct pool *slow = pb->nics * pb->nic_gbps < pa->nics * pa->nic_gbps ? pb : pa;
+			if (!cluster_same_site(c, a, b))
+				snprintf(one, sizeof one, "%.31s to %.31s: WAN %gG between sites",
+					 pa->name, pb->name, c->inter_pool_gbps);
+			else
+				snprintf(one, sizeof one, "%.31s to %.31s: %dx%gG NIC (%.31s), leaf and spine",
+					 pa->name, pb->name, slow->nics, slow->nic_gbps, slow->name);
+			links_add(buf, n, "; ", one);
+		}
 }
 
 /* The links each dimension's collectives cross, as text in d->links. */
@@ -133,7 +188,7 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 		for (int k = 0; k < p->replicas[r].n_stages; k++)
 			max_tp = HP_MAX(max_tp, p->replicas[r].stages[k].tp);
 	}
-	int sites = 0, multi_node_pp, cross_pool_pp, first = -1;
+	int sites = 0, first = -1;
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i]) {
 			if (first < 0)
@@ -141,7 +196,6 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 			if (!cluster_same_site(c, first, i))
 				sites = 1;
 		}
-	pp_neighbours(c, p, d, &cross_pool_pp, &multi_node_pp);
 	const struct pool *pf = &c->pools[first < 0 ? 0 : first];
 	char nic[48];
 	snprintf(nic, sizeof nic, "%dx%gG NIC", pf->nics, pf->nic_gbps);
@@ -161,17 +215,8 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 		size_t l = strlen(d->links[DIM_TP]);
 		snprintf(d->links[DIM_TP] + l, sizeof d->links[DIM_TP] - l, " (inside a node)");
 	}
-	if (max_pp > 1) {
-		if (cross_pool_pp == 2)
-			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP],
-				 "WAN %gG between sites", c->inter_pool_gbps);
-		else if (cross_pool_pp || multi_node_pp)
-			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP], "%.40s, leaf%s",
-				 nic, cross_pool_pp ? " and spine between pools" : "");
-		else
-			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP], "%s (same node)",
-				 intra[pf->intra]);
-	}
+	if (max_pp > 1)
+		links_pp(c, p, d, d->links[DIM_PP], sizeof d->links[DIM_PP]);
 	int dp = plan_dp(p) * p->cp;
 	if (dp > 1) {
 		if (sites)
