@@ -991,7 +991,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 			tot_out += rr * osl;
 		}
 		usd += cd->usd_per_hour * fs->count[kk];
-		if (c->pools[cd->pool].usd_per_node_h <= 0)
+		if (!pool_price_known(&c->pools[cd->pool]))
 			pl->price_known = 0;
 		pl->gpus += cd->gpus * fs->count[kk];
 		if (viol && ((o->slo.ttft_p99_s > 0 && cd->role != ROLE_DECODE &&
@@ -1310,7 +1310,7 @@ static void place_instances(const struct place_meta *pm, const struct place_prob
 							 place_util(pm));
 		pl->gpus += in->tp * g->count;
 		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
-		if (p->usd_per_node_h <= 0)
+		if (!pool_price_known(p))
 			pl->price_known = 0;
 	}
 	pl->usd_per_hour = usd;
@@ -1683,7 +1683,7 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	pl->gpus = cfg.tp * cfg.pp;
 	pl->out_tps = r->out_tps;
 	pl->req_s = r->rate;
-	pl->price_known = p.usd_per_node_h > 0;
+	pl->price_known = pool_price_known(&p);
 	pl->usd_per_hour = p.usd_per_node_h / p.gpus_per_node * pl->gpus;
 	pl->usd_per_mtok = pl->out_tps > 0 ? pl->usd_per_hour / (pl->out_tps * 3600) * 1e6 : 0;
 	pl->ttft = r->ttft_s;
