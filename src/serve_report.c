@@ -664,10 +664,11 @@ static int serve_nodes_note(const struct serve_plan *pl, const struct cluster *c
 {
 	if (!pl->price_known || n < 2)
 		return 0;
-	int len = snprintf(buf, n, "Cost: $%.2f/h rents whole nodes, as a cloud sells them and as "
-			   "training is priced:", pl->usd_per_hour);
-	int idle = 0;
-	for (int p = 0; p < c->n_pools && len > 0 && (size_t)len < n; p++) {
+	struct sbuf o;
+	sbuf_init(&o);
+	sbuf_add(&o, "Cost: whole nodes, as clouds rent them and training is priced:");
+	int idle = 0, first = 1;
+	for (int p = 0; p < c->n_pools; p++) {
 		if (!pl->nodes[p])
 			continue;
 		int used = 0;
@@ -675,13 +676,15 @@ static int serve_nodes_note(const struct serve_plan *pl, const struct cluster *c
 			if (pl->inst[i].pool == p)
 				used += pl->inst[i].tp * pl->inst[i].pp * pl->inst[i].count;
 		idle += pl->nodes[p] * c->pools[p].gpus_per_node - used;
-		len += snprintf(buf + len, n - (size_t)len, " %d node%s of %s at $%.2f/h;",
-				pl->nodes[p], pl->nodes[p] == 1 ? "" : "s", c->pools[p].name,
-				c->pools[p].usd_per_node_h);
+		sbuf_addf(&o, "%s %d x %s at $%.2f/h", first ? "" : " +", pl->nodes[p],
+			  c->pools[p].name, c->pools[p].usd_per_node_h);
+		first = 0;
 	}
-	if (len > 0 && (size_t)len < n)
-		snprintf(buf + len - 1, n - (size_t)len + 1, idle > 0 ? ". %d of their GPUs %s idle." : ".",
-			 idle, idle == 1 ? "is" : "are");
+	sbuf_addf(&o, " = $%.2f/h", pl->usd_per_hour);
+	if (idle > 0)
+		sbuf_addf(&o, " (%d GPU%s idle)", idle, idle == 1 ? "" : "s");
+	hp_strlcpy(buf, o.s ? o.s : "", n);
+	sbuf_done(&o);
 	return 1;
 }
 
