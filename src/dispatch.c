@@ -122,24 +122,46 @@ static void pp_neighbours(const struct cluster *c, const struct plan *p,
 	}
 }
 
-static void links_add(char *buf, size_t n, const char *sep, const char *text)
+/* Boundaries alike in their link, with the pools (or pool pairs) they
+ * join: "in h100, a100: 8x400G NIC, leaf". */
+struct link_group {
+	char link[96];
+	char where[160];
+	int n, inside;   /* inside: boundaries within the pools named */
+};
+
+static void group_add(struct link_group *g, int *ng, const char *link, const char *where)
 {
-	size_t l = strlen(buf);
-	if (l + 1 < n)
-		snprintf(buf + l, n - l, "%s%s", l ? sep : "", text);
+	int i = 0;
+	while (i < *ng && strcmp(g[i].link, link))
+		i++;
+	if (i == *ng) {
+		snprintf(g[i].link, sizeof g[i].link, "%s", link);
+		g[i].where[0] = '\0';
+		g[i].n = 0;
+		g[i].inside = 0;
+		(*ng)++;
+	}
+	size_t l = strlen(g[i].where);
+	if (l + 1 < sizeof g[i].where)
+		snprintf(g[i].where + l, sizeof g[i].where - l, "%s%s", g[i].n ? ", " : "", where);
+	g[i].n++;
 }
 
-/* The PP label: per pool the link its own boundaries cross, per pair of
- * pools the link between them. A boundary between pools runs at the slower
- * pool's NICs through the spine (perf_memo.c build_link: comm_fabric_min of
- * the two), or over the WAN when the pools are at two sites. One pool
- * alone is named without its pool. */
+/* The PP label: the link the boundaries inside each pool cross, and the
+ * link between each pair of pools a boundary joins. A boundary between
+ * pools runs at the slower pool's NICs through the spine (perf_memo.c
+ * build_link: comm_fabric_min of the two), or over the WAN when the
+ * pools are at two sites. One kind of boundary on one pool is named
+ * without its pool, as before. A label longer than n ends in "...". */
 static void links_pp(const struct cluster *c, const struct plan *p, const struct dispatch *d,
 		     char *buf, size_t n)
 {
 	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
-	int inpool[HP_MAX_POOLS] = { 0 }, n_kinds = 0;
+	enum { MAX_GROUPS = 2 * HP_MAX_POOLS };
+	int inpool[HP_MAX_POOLS] = { 0 }, n_kinds = 0, ng = 0;
 	unsigned char pair[HP_MAX_POOLS][HP_MAX_POOLS];
+	struct link_group g[MAX_GROUPS];
 	memset(pair, 0, sizeof pair);
 	pp_neighbours(c, p, d, inpool, pair);
 	for (int a = 0; a < c->n_pools; a++) {
@@ -147,34 +169,50 @@ static void links_pp(const struct cluster *c, const struct plan *p, const struct
 		for (int b = a + 1; b < c->n_pools; b++)
 			n_kinds += pair[a][b];
 	}
-	char one[160];
-	for (int a = 0; a < c->n_pools; a++) {
+	char link[96], where[72];
+	for (int a = 0; a < c->n_pools && ng < MAX_GROUPS; a++) {
 		const struct pool *pa = &c->pools[a];
 		if (!inpool[a])
 			continue;
-		char where[48] = "";
-		if (n_kinds > 1)
-			snprintf(where, sizeof where, "in %.31s: ", pa->name);
 		if (inpool[a] == 2)
-			snprintf(one, sizeof one, "%s%dx%gG NIC, leaf", where, pa->nics, pa->nic_gbps);
+			snprintf(link, sizeof link, "%dx%gG NIC, leaf", pa->nics, pa->nic_gbps);
 		else
-			snprintf(one, sizeof one, "%s%s (same node)", where, intra[pa->intra]);
-		links_add(buf, n, "; ", one);
+			snprintf(link, sizeof link, "%s (same node)", intra[pa->intra]);
+		if (n_kinds == 1) {
+			snprintf(buf, n, "%s", link);
+			return;
+		}
+		snprintf(where, sizeof where, "%.31s", pa->name);
+		group_add(g, &ng, link, where);
+		g[ng - 1].inside = 1;
 	}
 	for (int a = 0; a < c->n_pools; a++)
-		for (int b = a + 1; b < c->n_pools; b++) {
+		for (int b = a + 1; b < c->n_pools && ng < MAX_GROUPS; b++) {
 			if (!pair[a][b])
 				continue;
 			const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
 			const struct pool *slow = pb->nics * pb->nic_gbps < pa->nics * pa->nic_gbps ? pb : pa;
 			if (!cluster_same_site(c, a, b))
-				snprintf(one, sizeof one, "%.31s to %.31s: WAN %gG between sites",
-					 pa->name, pb->name, c->inter_pool_gbps);
+				snprintf(link, sizeof link, "WAN %gG between sites", c->inter_pool_gbps);
 			else
-				snprintf(one, sizeof one, "%.31s to %.31s: %dx%gG NIC (%.31s), leaf and spine",
-					 pa->name, pb->name, slow->nics, slow->nic_gbps, slow->name);
-			links_add(buf, n, "; ", one);
+				snprintf(link, sizeof link, "%dx%gG NIC, leaf and spine", slow->nics,
+					 slow->nic_gbps);
+			snprintf(where, sizeof where, "%.31s-%.31s", pa->name, pb->name);
+			group_add(g, &ng, link, where);
 		}
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < ng; i++) {
+		char one[300];
+		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
+				 g[i].where, g[i].link);
+		if (w < 0 || len + (size_t)w + 4 >= n) {
+			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
+			return;
+		}
+		memcpy(buf + len, one, (size_t)w + 1);
+		len += (size_t)w;
+	}
 }
 
 /* The links each dimension's collectives cross, as text in d->links. */

@@ -64,7 +64,7 @@ TEST(pp_two_pools_same_site)
 		 "\"A100-SXM4-80GB\", \"nodes\": 2, \"nics\": 4, \"nic_gbps\": 200}]}",
 		 plan4, got, sizeof got);
 	const char *want = "in h100: 8x400G NIC, leaf; in a100: 4x200G NIC, leaf; "
-			   "h100 to a100: 4x200G NIC (a100), leaf and spine";
+			   "h100-a100: 4x200G NIC, leaf and spine";
 	CHECK(strcmp(got, want) == 0);
 	if (strcmp(got, want))
 		fprintf(stderr, "  got: %s\n", got);
@@ -81,7 +81,29 @@ TEST(pp_two_sites)
 		 "\"site\": \"west\"}], \"fabric\": {\"inter_pool_gbps\": 25}}",
 		 plan4, got, sizeof got);
 	const char *want = "in h100: 8x400G NIC, leaf; in a100: 4x200G NIC, leaf; "
-			   "h100 to a100: WAN 25G between sites";
+			   "h100-a100: WAN 25G between sites";
+	CHECK(strcmp(got, want) == 0);
+	if (strcmp(got, want))
+		fprintf(stderr, "  got: %s\n", got);
+}
+
+/* Two H100 pools with the same 8x400G NICs: their inside boundaries are
+ * one group, named by both pools, and the boundary between them (4 stages,
+ * two per pool, so stage 1 on "x" meets stage 2 on "y") is the same NICs
+ * through the spine. */
+TEST(pp_groups_alike)
+{
+	char got[256];
+	pp_label("{\"pools\": [{\"name\": \"x\", \"gpu\": \"H100-SXM\", \"nodes\": 2, "
+		 "\"nics\": 8, \"nic_gbps\": 400}, {\"name\": \"y\", \"gpu\": \"H100-SXM\", "
+		 "\"nodes\": 2, \"nics\": 8, \"nic_gbps\": 400}]}",
+		 "{\"mbs\": 1, \"gbs\": 64, \"recompute\": \"full\", \"replicas\": [{\"count\": 1, "
+		 "\"stages\": [{\"pool\": \"x\", \"tp\": 8, \"first_layer\": 0, \"last_layer\": 19},"
+		 "{\"pool\": \"x\", \"tp\": 8, \"first_layer\": 20, \"last_layer\": 39},"
+		 "{\"pool\": \"y\", \"tp\": 8, \"first_layer\": 40, \"last_layer\": 59},"
+		 "{\"pool\": \"y\", \"tp\": 8, \"first_layer\": 60, \"last_layer\": 79}]}]}",
+		 got, sizeof got);
+	const char *want = "in x, y: 8x400G NIC, leaf; x-y: 8x400G NIC, leaf and spine";
 	CHECK(strcmp(got, want) == 0);
 	if (strcmp(got, want))
 		fprintf(stderr, "  got: %s\n", got);
@@ -111,6 +133,7 @@ int main(void)
 	}
 	RUN(pp_two_pools_same_site);
 	RUN(pp_two_sites);
+	RUN(pp_groups_alike);
 	RUN(pp_one_pool_same_node);
 	return t_done("dispatch");
 }
