@@ -52,7 +52,9 @@ void pool_apply_defaults(struct pool *p)
 		p->intra_Bps = pcie_x16_Bps[gen];
 	else
 		p->intra_Bps = g->link_Bps;
-	if (!p->usd_per_node_h && g->ref_usd_per_gpu_h > 0) {
+	/* An explicit price, 0 included (owned hardware), stays; unset: the
+	 * catalog's reference. */
+	if (!p->price_set && !p->usd_per_node_h && g->ref_usd_per_gpu_h > 0) {
 		p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
 		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
 			 g->ref_price_source);
@@ -61,6 +63,11 @@ void pool_apply_defaults(struct pool *p)
 	if (!*p->site)
 		snprintf(p->site, sizeof p->site, "%.23s%s%.23s", p->provider,
 			 *p->region ? "/" : "", p->region);
+}
+
+int pool_price_known(const struct pool *p)
+{
+	return p->usd_per_node_h > 0 || (p->price_set && p->usd_per_node_h == 0);
 }
 
 int cluster_pool_index(const struct cluster *c, const char *name)
@@ -271,7 +278,7 @@ static int domain_is_users(const void *base)
 static int price_is_users(const void *base)
 {
 	const struct pool *p = base;
-	return p->price_set && p->usd_per_node_h > 0;
+	return p->price_set && p->usd_per_node_h >= 0;
 }
 
 /* A pool's transport is saved when it is not the one its NIC speed gives
@@ -345,7 +352,9 @@ static const struct hp_field pool_field_list[] = {
 	  .doc = "USD per node-hour. Default: the price book's cheapest matching offer (see "
 		 "`--no-price-book`), else the catalog's reference price per GPU-hour \u00d7 GPUs "
 		 "per node, where the catalog has one; without a price the cost is reported as "
-		 "unknown." },
+		 "unknown. An explicit 0 in a cluster file or `--pool ...,price=0` is a price: "
+		 "owned hardware, costing nothing an hour (the TUI's editor takes 0 as the "
+		 "default instead)." },
 	{ .key = "spot", .kind = FK_BOOL, .off = PO(spot), .flags = FF_OMIT_ZERO,
 	  .names = spot_names, .label = "Spot",
 	  .help = "spot (preemptible) prices; default false" },

@@ -108,6 +108,9 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err);
 
+/* 1 when the pool has a price: a positive one, or one the user set, 0
+ * included (owned hardware costs nothing per hour); 0: unknown. */
+int pool_price_known(const struct pool *p);
 /* The index of the pool called name, or -1. */
 int cluster_pool_index(const struct cluster *c, const char *name);
 /* GPUs in every pool (nodes_max for rented pools), at most INT_MAX. */

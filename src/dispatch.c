@@ -97,28 +97,121 @@ static int place_stages(const struct cluster *c, const struct plan *p, struct di
 	return 0;
 }
 
-/* How pipeline neighbours connect: *cross_pool 1 (pools on one site) or
- * 2 (another site), *multi_node when neighbours on one pool sit on
- * different nodes. */
+/* Where pipeline neighbours meet: inpool[q] 1 when neighbours on pool q
+ * share a node, 2 when some sit on different nodes; pair[a][b] (a < b) 1
+ * when a boundary joins pools a and b. */
 static void pp_neighbours(const struct cluster *c, const struct plan *p,
-			  const struct dispatch *d, int *cross_pool, int *multi_node)
+			  const struct dispatch *d, int *inpool,
+			  unsigned char pair[HP_MAX_POOLS][HP_MAX_POOLS])
 {
 	int base = 0;
-	*cross_pool = *multi_node = 0;
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
 		for (int k = 0; k + 1 < rep->n_stages; k++) {
 			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
 			if (a->pool != b->pool) {
-				*cross_pool = cluster_same_site(c, a->pool, b->pool) ? 1 : 2;
-				if (*cross_pool == 2)
-					break;
+				pair[HP_MIN(a->pool, b->pool)][HP_MAX(a->pool, b->pool)] = 1;
 			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
 				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
-				*multi_node = 1;
+				inpool[a->pool] = 2;
+			} else if (!inpool[a->pool]) {
+				inpool[a->pool] = 1;
 			}
 		}
 		base += rep->n_stages;
+	}
+}
+
+/* Boundaries alike in their link, with the pools (or pool pairs) they
+ * join: "in h100, a100: 8x400G NIC, leaf". */
+struct link_group {
+	char link[96];
+	char where[160];
+	int n, inside;   /* inside: boundaries within the pools named */
+};
+
+static void group_add(struct link_group *g, int *ng, const char *link, const char *where)
+{
+	int i = 0;
+	while (i < *ng && strcmp(g[i].link, link))
+		i++;
+	if (i == *ng) {
+		snprintf(g[i].link, sizeof g[i].link, "%s", link);
+		g[i].where[0] = '\0';
+		g[i].n = 0;
+		g[i].inside = 0;
+		(*ng)++;
+	}
+	size_t l = strlen(g[i].where);
+	if (l + 1 < sizeof g[i].where)
+		snprintf(g[i].where + l, sizeof g[i].where - l, "%s%s", g[i].n ? ", " : "", where);
+	g[i].n++;
+}
+
+/* The PP label: the link the boundaries inside each pool cross, and the
+ * link between each pair of pools a boundary joins. A boundary between
+ * pools runs at the slower pool's NICs through the spine (perf_memo.c
+ * build_link: comm_fabric_min of the two), or over the WAN when the
+ * pools are at two sites. One kind of boundary on one pool is named
+ * without its pool, as before. A label longer than n ends in "...". */
+static void links_pp(const struct cluster *c, const struct plan *p, const struct dispatch *d,
+		     char *buf, size_t n)
+{
+	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
+	enum { MAX_GROUPS = 2 * HP_MAX_POOLS };
+	int inpool[HP_MAX_POOLS] = { 0 }, n_kinds = 0, ng = 0;
+	unsigned char pair[HP_MAX_POOLS][HP_MAX_POOLS];
+	struct link_group g[MAX_GROUPS];
+	memset(pair, 0, sizeof pair);
+	pp_neighbours(c, p, d, inpool, pair);
+	for (int a = 0; a < c->n_pools; a++) {
+		n_kinds += inpool[a] != 0;
+		for (int b = a + 1; b < c->n_pools; b++)
+			n_kinds += pair[a][b];
+	}
+	char link[96], where[72];
+	for (int a = 0; a < c->n_pools && ng < MAX_GROUPS; a++) {
+		const struct pool *pa = &c->pools[a];
+		if (!inpool[a])
+			continue;
+		if (inpool[a] == 2)
+			snprintf(link, sizeof link, "%dx%gG NIC, leaf", pa->nics, pa->nic_gbps);
+		else
+			snprintf(link, sizeof link, "%s (same node)", intra[pa->intra]);
+		if (n_kinds == 1) {
+			snprintf(buf, n, "%s", link);
+			return;
+		}
+		snprintf(where, sizeof where, "%.31s", pa->name);
+		group_add(g, &ng, link, where);
+		g[ng - 1].inside = 1;
+	}
+	for (int a = 0; a < c->n_pools; a++)
+		for (int b = a + 1; b < c->n_pools && ng < MAX_GROUPS; b++) {
+			if (!pair[a][b])
+				continue;
+			const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
+			const struct pool *slow = pb->nics * pb->nic_gbps < pa->nics * pa->nic_gbps ? pb : pa;
+			if (!cluster_same_site(c, a, b))
+				snprintf(link, sizeof link, "WAN %gG between sites", c->inter_pool_gbps);
+			else
+				snprintf(link, sizeof link, "%dx%gG NIC, leaf and spine", slow->nics,
+					 slow->nic_gbps);
+			snprintf(where, sizeof where, "%.31s-%.31s", pa->name, pb->name);
+			group_add(g, &ng, link, where);
+		}
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < ng; i++) {
+		char one[300];
+		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
+				 g[i].where, g[i].link);
+		if (w < 0 || len + (size_t)w + 4 >= n) {
+			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
+			return;
+		}
+		memcpy(buf + len, one, (size_t)w + 1);
+		len += (size_t)w;
 	}
 }
 
@@ -133,7 +226,7 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 		for (int k = 0; k < p->replicas[r].n_stages; k++)
 			max_tp = HP_MAX(max_tp, p->replicas[r].stages[k].tp);
 	}
-	int sites = 0, multi_node_pp, cross_pool_pp, first = -1;
+	int sites = 0, first = -1;
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i]) {
 			if (first < 0)
@@ -141,7 +234,6 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 			if (!cluster_same_site(c, first, i))
 				sites = 1;
 		}
-	pp_neighbours(c, p, d, &cross_pool_pp, &multi_node_pp);
 	const struct pool *pf = &c->pools[first < 0 ? 0 : first];
 	char nic[48];
 	snprintf(nic, sizeof nic, "%dx%gG NIC", pf->nics, pf->nic_gbps);
@@ -161,17 +253,8 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 		size_t l = strlen(d->links[DIM_TP]);
 		snprintf(d->links[DIM_TP] + l, sizeof d->links[DIM_TP] - l, " (inside a node)");
 	}
-	if (max_pp > 1) {
-		if (cross_pool_pp == 2)
-			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP],
-				 "WAN %gG between sites", c->inter_pool_gbps);
-		else if (cross_pool_pp || multi_node_pp)
-			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP], "%.40s, leaf%s",
-				 nic, cross_pool_pp ? " and spine between pools" : "");
-		else
-			snprintf(d->links[DIM_PP], sizeof d->links[DIM_PP], "%s (same node)",
-				 intra[pf->intra]);
-	}
+	if (max_pp > 1)
+		links_pp(c, p, d, d->links[DIM_PP], sizeof d->links[DIM_PP]);
 	int dp = plan_dp(p) * p->cp;
 	if (dp > 1) {
 		if (sites)

@@ -25,7 +25,7 @@ struct dispatch {
 	int n_stages;
 	struct dispatch_stage *st;    /* group-major, stage order */
 	int dp_inner;                 /* 1: DP peers placed before PP neighbours */
-	char links[DIM_COUNT][128];    /* "" when the dimension is not used */
+	char links[DIM_COUNT][256];    /* "" when the dimension is not used */
 };
 
 /* Place plan p (validated against c and m) on c's nodes. Returns 0 with

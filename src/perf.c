@@ -768,7 +768,7 @@ static void totals(const struct cluster *c, struct perf_memo *mo, const struct p
 			continue;
 		const struct pool *pl = &c->pools[i];
 		int nodes = (used[i] + pl->gpus_per_node - 1) / pl->gpus_per_node;
-		if (pl->usd_per_node_h > 0)
+		if (pool_price_known(pl))
 			e->usd_per_hour += nodes * pl->usd_per_node_h;
 		else
 			e->price_known = 0;

@@ -252,7 +252,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 	for (int i = 0; i < c->n_pools; i++) {
 		const struct pool *p = &c->pools[i];
 		cJSON *po = cJSON_CreateObject();
-		int known = p->usd_per_node_h > 0;
+		int known = pool_price_known(p);
 		cJSON_AddStringToObject(po, "pool", p->name);
 		cJSON_AddStringToObject(po, "gpu", p->gpu.name);
 		cJSON_AddItemToObject(po, "usd_per_node_hour", num_or_null(p->usd_per_node_h, known));

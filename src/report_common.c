@@ -223,7 +223,7 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 	}
 	s->all_priced = 1;
 	for (int i = 0; i < in->cluster->n_pools; i++)
-		if (!(in->cluster->pools[i].usd_per_node_h > 0))
+		if (!pool_price_known(&in->cluster->pools[i]))
 			s->all_priced = 0;
 }
 

@@ -172,7 +172,7 @@ void report_table_pools(struct table *t, const struct cluster *c)
 		table_text(t, hp_intra_name(p->intra));
 		table_textf(t, "%d x %.0f Gb/s", p->nics, p->nic_gbps);
 		table_textf(t, "%s / %s", *p->provider ? p->provider : "-", *p->region ? p->region : "-");
-		if (p->usd_per_node_h > 0) {
+		if (pool_price_known(p)) {
 			table_numf(t, "%.2f", p->usd_per_node_h);
 			table_numf(t, "%.2f", p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
 		} else {

@@ -1162,7 +1162,7 @@ static void layout_price(const struct cluster *c, struct layout *L)
 		if (!L->gpus[i])
 			continue;
 		const struct pool *p = &c->pools[i];
-		if (p->usd_per_node_h <= 0)
+		if (!pool_price_known(p))
 			L->price_known = 0;
 		L->usd_h += L->gpus[i] * p->usd_per_node_h / p->gpus_per_node;
 	}

@@ -389,7 +389,7 @@ static int combo_bounds(struct ctx *x, const int *used, double pipe)
 		const struct pool *pl = &x->c->pools[p];
 		if (!used[p])
 			continue;
-		if (pl->usd_per_node_h <= 0)
+		if (!pool_price_known(pl))
 			priced = 0;
 		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
 	}
@@ -891,7 +891,7 @@ static int nearer_miss_impossible(const struct ctx *x, const int *used, double s
 		const struct pool *pl = &x->c->pools[p];
 		if (!used[p])
 			continue;
-		if (pl->usd_per_node_h <= 0)
+		if (!pool_price_known(pl))
 			return 0;
 		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
 	}

@@ -377,11 +377,30 @@ double serve_wprec_bytes(enum serve_wprec w)
 
 double serve_kvprec_bytes(enum serve_kvprec k) { return k == SKV_FP8 ? 1 : 2; }
 
+/* FP8 weights: W8A8 on FP8 units (Ada, Hopper, Blackwell, MI300+, Gaudi2+),
+ * else weight-only W8A16 through vLLM's FP8 Marlin kernel, which needs an
+ * NVIDIA part of compute capability 7.5 (Turing) or later (vLLM docs,
+ * features/quantization/fp8: "FP8 models will run on compute capability
+ * >= 7.5 (Turing) as weight-only W8A16"; PR #5975 brought it to Ampere).
+ * Volta and the AMD parts before MI300 have neither. */
+static int wprec_fp8_runs(const struct gpu_spec *g)
+{
+	if (g->flops[HP_FP8] > 0)
+		return 1;
+	return g->gen == GEN_TURING || g->gen == GEN_AMPERE || g->gen == GEN_ADA ||
+	       g->gen == GEN_HOPPER || g->gen == GEN_BLACKWELL;
+}
+
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err)
 {
 	if (w == SW_FP4 && g->gen != GEN_BLACKWELL)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "--precision fp4: %s has no FP4 tensor cores (Blackwell has)",
+				  g->name);
+	if (w == SW_FP8 && !wprec_fp8_runs(g))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "--precision fp8: %s has no FP8 units and no weight-only FP8 "
+				  "kernel (NVIDIA Turing or later, MI300 or later)",
 				  g->name);
 	return 0;
 }

@@ -495,6 +495,15 @@ cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
 	cJSON_AddItemToObject(o, "ttft_s", quant_json(&pl->ttft));
 	cJSON_AddItemToObject(o, "tpot_s", quant_json(&pl->tpot));
 	cJSON_AddNumberToObject(o, "gpus", pl->gpus);
+	/* the whole nodes usd_per_hour prices (serve_search.c plan_price_nodes) */
+	cJSON *nodes = cJSON_AddArrayToObject(o, "nodes");
+	for (int p = 0; p < c->n_pools; p++)
+		if (pl->nodes[p]) {
+			cJSON *e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "pool", c->pools[p].name);
+			cJSON_AddNumberToObject(e, "nodes", pl->nodes[p]);
+			cJSON_AddItemToArray(nodes, e);
+		}
 	cJSON *arr = cJSON_AddArrayToObject(o, "instances");
 	for (int i = 0; i < pl->n_inst; i++) {
 		const struct serve_plan_inst *in = &pl->inst[i];
@@ -650,6 +659,35 @@ static void put_launch(struct sbuf *b, const struct ssink *k, const struct serve
 }
 
 /* Plan 1's detail: instances, launch lines, routes, latencies. */
+/* The whole nodes a plan's price pays for, as a sentence; 0 when unpriced. */
+static int serve_nodes_note(const struct serve_plan *pl, const struct cluster *c, char *buf, size_t n)
+{
+	if (!pl->price_known || n < 2)
+		return 0;
+	struct sbuf o;
+	sbuf_init(&o);
+	sbuf_add(&o, "Cost: whole nodes, as clouds rent them and training is priced:");
+	int idle = 0, first = 1;
+	for (int p = 0; p < c->n_pools; p++) {
+		if (!pl->nodes[p])
+			continue;
+		int used = 0;
+		for (int i = 0; i < pl->n_inst; i++)
+			if (pl->inst[i].pool == p)
+				used += pl->inst[i].tp * pl->inst[i].pp * pl->inst[i].count;
+		idle += pl->nodes[p] * c->pools[p].gpus_per_node - used;
+		sbuf_addf(&o, "%s %d x %s at $%.2f/h", first ? "" : " +", pl->nodes[p],
+			  c->pools[p].name, c->pools[p].usd_per_node_h);
+		first = 0;
+	}
+	sbuf_addf(&o, " = $%.2f/h", pl->usd_per_hour);
+	if (idle > 0)
+		sbuf_addf(&o, " (%d GPU%s idle)", idle, idle == 1 ? "" : "s");
+	hp_strlcpy(buf, o.s ? o.s : "", n);
+	sbuf_done(&o);
+	return 1;
+}
+
 static void put_plan(struct sbuf *b, const struct ssink *k, const struct serve_report_input *in,
 		     const struct serve_plan *pl)
 {
@@ -665,8 +703,10 @@ static void put_plan(struct sbuf *b, const struct ssink *k, const struct serve_r
 	put_table(b, k, &t, 1);
 	/* the load the latencies above are at when no target bounds it
 	 * (serve_max_rate); an estimate runs at the rate it was given */
-	char line[300];
+	char line[600];
 	if (serve_cap_note(pl, &in->opts->slo, 0, line, sizeof line))
+		put_text(b, k, line);
+	if (serve_nodes_note(pl, in->cluster, line, sizeof line))
 		put_text(b, k, line);
 }
 

@@ -289,6 +289,34 @@ int serve_enumerate(const struct cluster *c, const struct model_spec *m,
 	return n;
 }
 
+/* What the plan's instances cost an hour rented as whole nodes, as a cloud
+ * sells them (an H100 instance, p5.48xlarge, is 8 GPUs) and as training
+ * prices a plan (perf.c): per pool, its instances' GPUs rounded up to
+ * nodes at the node price. Sets pl->nodes, pl->usd_per_hour and
+ * pl->price_known; usd_per_mtok from pl->out_tps. */
+static void plan_price_nodes(const struct cluster *c, struct serve_plan *pl)
+{
+	long gpus[HP_MAX_POOLS] = { 0 };
+	for (int i = 0; i < pl->n_inst; i++) {
+		const struct serve_plan_inst *in = &pl->inst[i];
+		if (in->pool >= 0 && in->pool < c->n_pools)
+			gpus[in->pool] += (long)in->tp * in->pp * in->count;
+	}
+	pl->usd_per_hour = 0;
+	pl->price_known = 1;
+	for (int p = 0; p < c->n_pools; p++) {
+		const struct pool *po = &c->pools[p];
+		int gpn = po->gpus_per_node > 0 ? po->gpus_per_node : 1;
+		pl->nodes[p] = (int)((gpus[p] + gpn - 1) / gpn);
+		if (!pl->nodes[p])
+			continue;
+		if (!pool_price_known(po))
+			pl->price_known = 0;
+		pl->usd_per_hour += pl->nodes[p] * po->usd_per_node_h;
+	}
+	pl->usd_per_mtok = pl->out_tps > 0 ? pl->usd_per_hour / (pl->out_tps * 3600) * 1e6 : 0;
+}
+
 /* --- fleet ILP --------------------------------------------------------------- */
 
 /* The fleet ILP under construction: y_k (copies of configuration k),
@@ -298,6 +326,7 @@ struct fleet_lp {
 	struct lp *lp;
 	int K, R, thr;
 	int *ycol, *zcol, acol;
+	int ncol[HP_MAX_POOLS];  /* n_p, whole nodes of pool p; -1: per instance */
 	int *idx;
 	double *cf;
 };
@@ -311,12 +340,27 @@ static void fleet_columns(const struct fleet_problem *fp, struct fleet_lp *f)
 	/* throughput: max alpha, cost a tie-break worth less than 1e-4 of a
 	 * unit of alpha over the whole candidate list */
 	double eps = cost_sum > 0 ? 1e-4 / cost_sum : 0;
+	/* Whole nodes: n_p costs the node price; an instance on such a pool
+	 * costs 1e-4 of its own share, so the fewest instances fill the
+	 * nodes paid for (idle copies are never free). */
+	for (int p = 0; p < HP_MAX_POOLS; p++) {
+		f->ncol[p] = -1;
+		if (p >= fp->n_pools || !fp->node_cost || !(fp->node_cost[p] > 0) ||
+		    !fp->node_gpus || fp->node_gpus[p] < 1)
+			continue;
+		double hi = fp->pool_gpus[p] >= 0
+				    ? ceil((double)fp->pool_gpus[p] / fp->node_gpus[p]) : -1;
+		double c = fp->node_cost[p];
+		f->ncol[p] = lp_add_col(f->lp, 0, hi, f->thr ? -eps * c : c, 1);
+	}
 	for (int k = 0; k < K; k++) {
 		double hi = -1;
 		int pl = fp->pool[k];
 		if (pl >= 0 && pl < fp->n_pools && fp->pool_gpus[pl] >= 0)
 			hi = fp->pool_gpus[pl] / (fp->gpus[k] > 0 ? fp->gpus[k] : 1);
-		f->ycol[k] = lp_add_col(f->lp, 0, hi, f->thr ? -eps * fp->cost[k] : fp->cost[k], 1);
+		double c = pl >= 0 && pl < HP_MAX_POOLS && f->ncol[pl] >= 0 ? 1e-4 * fp->cost[k]
+									       : fp->cost[k];
+		f->ycol[k] = lp_add_col(f->lp, 0, hi, f->thr ? -eps * c : c, 1);
 	}
 	for (int k = 0; k < K; k++)
 		for (int r = 0; r < R; r++)
@@ -394,6 +438,20 @@ static void fleet_capacity_rows(const struct fleet_problem *fp, struct fleet_lp 
 		if (n)
 			lp_add_row(f->lp, n, f->idx, f->cf, -HUGE_VAL, fp->pool_gpus[p]);
 	}
+	/* whole nodes: sum_k gpus_k y_k - node_gpus_p n_p <= 0 */
+	for (int p = 0; p < fp->n_pools && p < HP_MAX_POOLS; p++) {
+		if (f->ncol[p] < 0)
+			continue;
+		int n = 0;
+		for (int k = 0; k < K; k++)
+			if (fp->pool[k] == p) {
+				f->idx[n] = f->ycol[k];
+				f->cf[n++] = fp->gpus[k];
+			}
+		f->idx[n] = f->ncol[p];
+		f->cf[n++] = -fp->node_gpus[p];
+		lp_add_row(f->lp, n, f->idx, f->cf, -HUGE_VAL, 0);
+	}
 }
 
 /* The solution: counts (rounded up to the load they carry), routes, cost. */
@@ -401,6 +459,7 @@ static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
 		       const struct lp_result *lr, struct fleet_solution *sol)
 {
 	int K = f->K, R = f->R;
+	long gpus[HP_MAX_POOLS] = { 0 };
 	sol->alpha = f->thr ? lp_value(f->lp, f->acol) : 1;
 	sol->obj = 0;
 	for (int k = 0; k < K; k++) {
@@ -417,8 +476,15 @@ static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
 		 * fast instance) can come back with y = 0: it needs one */
 		if (load > sol->count[k] + 1e-9)
 			sol->count[k] = (int)ceil(load - 1e-9);
-		sol->obj += fp->cost[k] * sol->count[k];
+		int pl = fp->pool[k];
+		if (pl >= 0 && pl < HP_MAX_POOLS && f->ncol[pl] >= 0)
+			gpus[pl] += fp->gpus[k] * sol->count[k];
+		else
+			sol->obj += fp->cost[k] * sol->count[k];
 	}
+	for (int p = 0; p < HP_MAX_POOLS; p++)
+		if (f->ncol[p] >= 0)
+			sol->obj += fp->node_cost[p] * ceil((double)gpus[p] / fp->node_gpus[p]);
 	if (f->thr)
 		sol->obj = sol->alpha;
 	sol->bound = lr->bound;
@@ -936,7 +1002,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 	pl->lp_status = fs->status;
 	pl->gap = fs->gap;
 	pl->price_known = 1;
-	double tot_rate = 0, tot_out = 0, usd = 0, w_ttft = 0, w_ttft50 = 0, w_tpot = 0;
+	double tot_rate = 0, tot_out = 0, w_ttft = 0, w_ttft50 = 0, w_tpot = 0;
 	for (int kk = 0; kk < K && pl->n_inst < SERVE_MAX_INST; kk++) {
 		if (fs->count[kk] <= 0)
 			continue;
@@ -990,9 +1056,6 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 			tot_rate += rr;
 			tot_out += rr * osl;
 		}
-		usd += cd->usd_per_hour * fs->count[kk];
-		if (c->pools[cd->pool].usd_per_node_h <= 0)
-			pl->price_known = 0;
 		pl->gpus += cd->gpus * fs->count[kk];
 		if (viol && ((o->slo.ttft_p99_s > 0 && cd->role != ROLE_DECODE &&
 			      !(ttft.p99 <= o->slo.ttft_p99_s * 1.0001)) ||
@@ -1015,8 +1078,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 	}
 	pl->req_s = tot_rate;
 	pl->out_tps = tot_out;
-	pl->usd_per_hour = usd;
-	pl->usd_per_mtok = tot_out > 0 ? usd / (tot_out * 3600) * 1e6 : 0;
+	plan_price_nodes(c, pl);
 	if (tot_rate > 0) {
 		pl->ttft.mean = w_ttft / tot_rate;
 		pl->ttft.p50 = w_ttft50 / tot_rate;
@@ -1288,8 +1350,6 @@ static void place_drop_idle(struct place_solution *ps)
 static void place_instances(const struct place_meta *pm, const struct place_problem *pp,
 			    const struct place_solution *ps, struct serve_plan *pl)
 {
-	pl->price_known = 1;
-	double usd = 0;
 	for (int s = 0; s < ps->n_segs && pl->n_inst < SERVE_MAX_INST; s++) {
 		const struct place_seg *g = &ps->seg[s];
 		int q = g->cls;
@@ -1309,12 +1369,9 @@ static void place_instances(const struct place_meta *pm, const struct place_prob
 		in->kv_capacity_tokens = place_kv_tokens(pm, p, in->last_layer - in->first_layer + 1, in->tp,
 							 place_util(pm));
 		pl->gpus += in->tp * g->count;
-		usd += p->usd_per_node_h / p->gpus_per_node * in->tp * g->count;
-		if (p->usd_per_node_h <= 0)
-			pl->price_known = 0;
 	}
-	pl->usd_per_hour = usd;
-	pl->usd_per_mtok = ps->flow > 0 ? usd / (ps->flow * 3600) * 1e6 : 0;
+	pl->out_tps = ps->flow;
+	plan_price_nodes(pm->c, pl);
 }
 
 /* The flow decomposed into paths (per-request routing weights, at most
@@ -1683,9 +1740,7 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	pl->gpus = cfg.tp * cfg.pp;
 	pl->out_tps = r->out_tps;
 	pl->req_s = r->rate;
-	pl->price_known = p.usd_per_node_h > 0;
-	pl->usd_per_hour = p.usd_per_node_h / p.gpus_per_node * pl->gpus;
-	pl->usd_per_mtok = pl->out_tps > 0 ? pl->usd_per_hour / (pl->out_tps * 3600) * 1e6 : 0;
+	plan_price_nodes(c, pl);
 	pl->ttft = r->ttft_s;
 	pl->tpot = r->tpot_s;
 	pl->fits = r->fits && (o->offline || o->rate < r->req_s_max) &&
@@ -1721,6 +1776,28 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 }
 
 /* The options make sense for this cluster and model: 0, or -1 with err. */
+/* The weight precision on the cluster's GPUs: an input error (exit 3) naming
+ * the GPU and --precision when no pool can run it, as training refuses fp8
+ * on an A100. A pool that cannot, beside one that can, only gets no
+ * instances (its evaluations fail). */
+static int check_wprec(const struct cluster *c, enum serve_wprec w, struct hp_err *err)
+{
+	struct hp_err first = { 0 };
+	for (int i = 0; i < c->n_pools; i++) {
+		struct hp_err e = { 0 };
+		if (serve_wprec_supported(&c->pools[i].gpu, w, &e) == 0)
+			return 0;
+		if (i == 0)
+			first = e;
+	}
+	if (c->n_pools > 0) {
+		if (err)
+			*err = first;
+		return -1;
+	}
+	return 0;
+}
+
 static int check_opts(const struct cluster *c, const struct model_spec *m,
 		      const struct serve_opts *o, struct hp_err *err)
 {
@@ -1730,6 +1807,8 @@ static int check_opts(const struct cluster *c, const struct model_spec *m,
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
 	if (!o->offline && !(o->rate > 0))
 		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
+	if (check_wprec(c, o->base.wprec, err) < 0)
+		return -1;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,
 				  m->layers);
@@ -1822,6 +1901,8 @@ struct fleet_run {
 	double rate[SERVE_MAX_BUCKETS];
 	double cost[SERVE_MAX_CANDS], mu[SERVE_MAX_CANDS * SERVE_MAX_BUCKETS];
 	int gp[SERVE_MAX_CANDS], pool[SERVE_MAX_CANDS], lim[HP_MAX_POOLS], role[SERVE_MAX_CANDS];
+	double node_cost[HP_MAX_POOLS];
+	int node_gpus[HP_MAX_POOLS];
 	struct fleet_problem fp;
 	struct fleet_solution fs;
 };
@@ -1840,11 +1921,16 @@ static void fleet_run_init(struct fleet_run *fr, int thr)
 		for (int r = 0; r < R; r++)
 			fr->mu[kk * R + r] = cand[kk].mu[r];
 	}
-	for (int p = 0; p < fr->in.c->n_pools; p++)
-		fr->lim[p] = pool_gpus(&fr->in.c->pools[p]);
+	for (int p = 0; p < fr->in.c->n_pools; p++) {
+		const struct pool *po = &fr->in.c->pools[p];
+		fr->lim[p] = pool_gpus(po);
+		/* priced pools rent whole nodes (plan_price_nodes) */
+		fr->node_cost[p] = po->usd_per_node_h > 0 ? po->usd_per_node_h : 0;
+		fr->node_gpus[p] = po->gpus_per_node;
+	}
 	struct fleet_problem fp = { K, R, fr->in.c->n_pools, fr->cost, fr->gp, fr->pool, fr->mu,
 				    fr->rate, fr->lim, thr ? SERVE_OBJ_THROUGHPUT : SERVE_OBJ_COST,
-				    fr->role };
+				    fr->role, fr->node_cost, fr->node_gpus };
 	fr->fp = fp;
 }
 

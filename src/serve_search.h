@@ -125,6 +125,12 @@ struct fleet_problem {
 	const int *role;             /* [k] enum serve_role; NULL: all ROLE_BOTH.
 				      * Demand is met by BOTH + PREFILL instances,
 				      * and what PREFILL takes DECODE takes too */
+	const double *node_cost;     /* [p] USD/h per node, > 0: pool p is rented
+				      * in whole nodes (an integer node count
+				      * n_p >= its instances' GPUs / node_gpus[p]
+				      * carries the cost; cost[k] only breaks
+				      * ties); NULL or <= 0: cost[k] per instance */
+	const int *node_gpus;        /* [p] GPUs per node, with node_cost */
 };
 
 struct fleet_solution {
@@ -260,6 +266,9 @@ struct serve_plan {
 	struct serve_quantiles ttft, tpot;
 	int fits;                    /* meets the rate and the SLOs */
 	int gpus;
+	int nodes[HP_MAX_POOLS];     /* whole nodes rented per pool: the GPUs
+				      * of its instances, rounded up to nodes;
+				      * usd_per_hour prices these */
 	const char *how;             /* "fleet ILP", "single pool", "placement" */
 	int lp_status;
 	double gap;

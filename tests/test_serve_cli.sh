@@ -88,6 +88,29 @@ PY
 expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
 # fp4 on Hopper is refused with a reason (invalid input: exit 3)
 expect fp4 3 "FP4" -- --pool 1x8xH100 -m llama3.1-8b --rate 1 --isl 1 --osl 1 --estimate --precision fp4
+# ... and by the search too, not "no configuration meets the SLOs" (exit 4):
+# the message names the flag and the GPU. Every precision x generation that
+# no engine runs: fp4 off Blackwell (NVFP4 needs Blackwell's FP4 tensor
+# cores), fp8 on Volta and pre-MI300 AMD (vLLM's W8A16 FP8 Marlin kernel needs
+# compute capability >= 7.5, vLLM docs features/quantization/fp8).
+expect fp4-search 3 "--precision fp4: H100-SXM has no FP4" -- --pool 1x8xH100-SXM -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp4
+expect fp4-mi300x 3 "--precision fp4: MI300X" -- --pool 1x8xMI300X -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp4
+expect fp4-place 3 "--precision fp4: A100" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp4 --place
+expect fp8-v100 3 "--precision fp8: V100-SXM2-32GB" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp8
+expect fp8-mi250 3 "--precision fp8: MI250" -- --pool 1x8xMI250 -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision fp8
+# Runs: fp8 weight-only on Turing and Ampere, fp4 on Blackwell, and a mixed
+# cluster where only the B200 pool can run fp4 (the H100 pool gets nothing).
+expect fp8-t4 0 "" -- --pool 1x8xT4 -m llama3.1-8b --rate 1 --isl 512 --osl 128 --precision fp8
+expect fp8-a100 0 "" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --rate 1 --isl 512 --osl 128 \
+	--precision fp8
+expect fp4-mixed 0 "" -- --pool 1x8xH100-SXM --pool 1x8xB200 -m llama3.1-8b --rate 1 --isl 512 \
+	--osl 128 --precision fp4
+grep -q "H100" "$tmp/out" && bad "fp4-mixed: an H100 instance in an fp4 plan" || ok
 
 # the JSON contract: {"plans": [...]}, each with the documented keys
 expect json 0 "" -- --pool 2x8xH100-SXM,max=4 --pool 4x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
@@ -351,7 +374,7 @@ for l in rows:
 cut = [l for l in rows if l[at(l, start + 40) - 1] == "~" or l[at(l, start + 40) - 2:at(l, start + 40)] == "~ "]
 assert cut, rows
 # the heading under the table names plan 1 whole
-assert re.search(r"^Plan 1: 2x .*本.* \(fleet ILP\):$", text, re.M), text
+assert re.search(r"^Plan 1: [0-9]+x .*本.* \(fleet ILP\):$", text, re.M), text
 PY
 # A name longer than a pool name holds is refused whole (never cut inside
 # a character): 'e' + 30 bytes + 'x' is 32 bytes.
@@ -557,6 +580,28 @@ expect rate-nofit-slo 4 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --isl 100 --osl
 grep -qx 'hetplan: no fleet within the pool limits serves 1e+06 req/s within the SLOs' "$tmp/err" && ok ||
 	bad "rate out of reach with an SLO: $(head -1 "$tmp/err")"
 
+# Whole nodes: one TP-1 instance of llama3.1-8b on an H100-SXM pool rents a
+# whole 8-GPU node, as training prices one (perf.c): the catalog's $6.88 per
+# GPU-hour x 8 = $55.04/h, not one GPU's $6.88; JSON names the node, the text
+# says so.
+expect nodes-json 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate 5 \
+	--no-price-book --tp 1 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "nodes json: $(head -c 400 "$tmp/out")"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+assert p["gpus"] == 1, p["gpus"]
+assert abs(p["usd_per_hour"] - 55.04) < 1e-9, p["usd_per_hour"]
+assert p["nodes"] == [{"pool": "h100-sxm", "nodes": 1}], p["nodes"]
+PY
+expect nodes-text 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate 5 \
+	--no-price-book --tp 1
+grep -q '^Cost: whole nodes, .*: 1 x h100-sxm at \$55.04/h = \$55.04/h (7 GPUs idle)$' \
+	"$tmp/out" && ok || bad "nodes text: $(grep Cost "$tmp/out")"
+# --estimate of one TP-2 instance: the same node, $55.04/h.
+expect nodes-estimate 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate 5 \
+	--no-price-book --tp 2 --estimate --format json
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); sys.exit(abs(p["usd_per_hour"] - 55.04) > 1e-9)' \
+	"$tmp/out" && ok || bad "nodes estimate: $(head -c 300 "$tmp/out")"
 # Wide characters in pool names: "日本a100" is 8 terminal columns (U+65E5
 # and U+672C are East_Asian_Width W, two columns each), so in the Instances
 # table every row's role cell starts in the header's "role" column,

@@ -406,7 +406,7 @@ TEST(fleet_brute_force)
 					if (v < best)
 						best = v;
 				}
-		struct fleet_problem fp = { 3, 1, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL };
+		struct fleet_problem fp = { 3, 1, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL, NULL, NULL };
 		struct fleet_solution fs;
 		struct hp_err err = { 0 };
 		CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
@@ -431,7 +431,7 @@ TEST(fleet_two_buckets)
 	int gpus[3] = { 1, 2, 1 }, pool[3] = { 0, 0, 1 }, lim[2] = { 100, 100 };
 	/* part 0: min 3a + 5b s.t. 2a + 3b >= 7: (2,1) = 11, (4,0) = 12,
 	 * (0,3) = 15, (1,2) = 13 -> 11; part 1: c >= 4/1.5 -> c = 3, cost 6 */
-	struct fleet_problem fp = { 3, 2, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL };
+	struct fleet_problem fp = { 3, 2, 2, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, NULL, NULL, NULL };
 	struct fleet_solution fs;
 	struct hp_err err = { 0 };
 	CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);
@@ -472,7 +472,7 @@ TEST(fleet_disaggregated)
 					if (v < best)
 						best = v;
 				}
-		struct fleet_problem fp = { 3, 1, 1, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, role };
+		struct fleet_problem fp = { 3, 1, 1, cost, gpus, pool, mu, rate, lim, SERVE_OBJ_COST, role, NULL, NULL };
 		struct fleet_solution fs;
 		struct hp_err err = { 0 };
 		CHECK(serve_fleet_solve(&fp, &fs, &err) == 0);

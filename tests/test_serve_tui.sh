@@ -248,5 +248,71 @@ printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3
 "$HP" report "$tmp/off.json" -o "$tmp/off.md" >/dev/null 2>"$tmp/err4" && ok ||
 	bad "offline with rate 0: $(cat "$tmp/err4")"
 
+# ---- 5. narrow screens: the plans table drops columns, never overlaps
+# Below 80 columns the TUI asks first ('i' ignores the warning). The Serve
+# view's table keeps # and PLAN (at least 12 columns) and drops, in turn,
+# REQ/S, TOK/S, GPUS, $/MTOK, TPOT99, TTFT99 (ui/tui_serve.c plan_cols):
+# at 60 columns (58 inside) the eight take 4 + 55 = 59 > 58 - 12, so REQ/S
+# and TOK/S go (59 - 14 = 45, PLAN 13); at 40 (38 inside) GPUS, $/MTOK
+# and TPOT99 go too (45 - 5 - 7 - 8 = 25, PLAN 13). Every header word
+# ends in the same column as its cell in plan 1's row (right-aligned
+# numbers; FIT and PLAN left-aligned start together), and the screens are
+# the goldens tests/golden/serve-{40,50,60}x24.txt.
+G=tests/golden
+i=0
+for W in 40 50 60; do
+	start n$W $W 24
+done
+for W in 40 50 60; do
+	wait_for n$W "Terminal too small" || bad "no size warning at $W columns"
+	keys n$W i
+	sleep 0.3
+	keys n$W 7
+done
+for W in 40 50 60; do
+	wait_serving n$W || bad "no serving plans at $W columns: $(screen n$W | tail -1)"
+	f=$G/serve-${W}x24.txt
+	screen n$W >"$tmp/n$W.txt"
+	n=0
+	while [ "${UPDATE_GOLDEN:-}" != 1 ] && ! cmp -s "$f" "$tmp/n$W.txt" && [ $n -lt 100 ]; do
+		sleep 0.1
+		screen n$W >"$tmp/n$W.txt"
+		n=$((n + 1))
+	done
+	if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
+		sleep 2
+		screen n$W >"$f"
+		echo "updated $f"
+		ok
+	elif cmp -s "$f" "$tmp/n$W.txt"; then
+		ok
+	else
+		bad "screen serve-${W}x24 differs from $f:"
+		diff "$f" "$tmp/n$W.txt" | head -10
+	fi
+	python3 - "$tmp/n$W.txt" "$W" <<'PY' && ok || bad "serve table at $W columns misaligned (above)"
+import sys, unicodedata
+def cols(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+width = int(sys.argv[2])
+assert all(cols(l) <= width for l in lines), "a line wider than the screen"
+h = next(i for i, l in enumerate(lines) if l.startswith("   # PLAN"))
+head, row = lines[h], lines[h + 1]
+assert row.startswith("   1 "), row
+words = head.split()
+assert words[:2] == ["#", "PLAN"] and words[-1] == "FIT", head
+want = {40: ["$/H", "TTFT99"], 50: ["$/H", "TTFT99", "TPOT99"],
+        60: ["GPUS", "$/H", "$/MTOK", "TTFT99", "TPOT99"]}[width]
+assert words[2:-1] == want, (width, words)
+cells = row.rstrip().rsplit(None, len(want) + 1)
+# right-aligned cells end where their header word ends
+end = 0
+for w in words[2:-1]:
+    end = head.index(w, end) + len(w)
+    assert row[end - 1] != " " and (end == len(row) or row[end] == " "), (w, head, row)
+assert row.index(cells[-1], end) == head.index("FIT"), (head, row)
+PY
+done
 echo "test_serve_tui: $pass passed, $fail failed"
 [ $fail = 0 ]

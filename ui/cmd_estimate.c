@@ -95,7 +95,7 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 		if (used[i]) {
 			cJSON *ps = cJSON_CreateObject();
 			cJSON_AddStringToObject(ps, "pool", c->pools[i].name);
-			if (c->pools[i].usd_per_node_h > 0)
+			if (pool_price_known(&c->pools[i]))
 				cJSON_AddNumberToObject(ps, "usd_per_node_hour", c->pools[i].usd_per_node_h);
 			else
 				cJSON_AddNullToObject(ps, "usd_per_node_hour");
@@ -192,7 +192,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	int used[HP_MAX_POOLS], first = 1;
 	plan_gpus(p, used);
 	for (int i = 0; i < c->n_pools; i++)
-		if (used[i] && c->pools[i].usd_per_node_h > 0) {
+		if (used[i] && pool_price_known(&c->pools[i])) {
 			printf("  %-16s %s $%.2f/node-h from %s\n", first ? "prices" : "",
 			       c->pools[i].name, c->pools[i].usd_per_node_h, c->pools[i].price_source);
 			first = 0;

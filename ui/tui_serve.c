@@ -745,25 +745,70 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 		tui_putf(y++, x + 1, w - 1, tui_attr(t, C_DIM), "%s", capline);
 }
 
-/* One plan row in `cols` columns; wide adds the p50 latencies. */
-static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl, int lw, int wide)
+/* The plan table's columns after # and PLAN: header, width, and the
+ * order they go in on a narrow screen (lowest first). At 80 columns all
+ * but the p50s show (PLAN gets w - 59); at 120 the p50s too (w - 75);
+ * below, the columns least needed to choose a plan go first (REQ/S and
+ * TOK/S: the rate asked for; GPUS; $/MTOK follows $/H) until PLAN has
+ * PLAN_MIN columns; $/H and FIT go last. */
+enum { PC_GPUS, PC_TPS, PC_REQ, PC_USDH, PC_USDM, PC_T50, PC_T99, PC_P50, PC_P99, PC_FIT, PC_COUNT };
+enum { PLAN_MIN = 12 };
+static const struct { const char *hdr; int w, drop; } plan_cols[PC_COUNT] = {
+	[PC_GPUS] = { "GPUS", 4, 3 },   [PC_TPS] = { "TOK/S", 6, 2 },  [PC_REQ] = { "REQ/S", 6, 1 },
+	[PC_USDH] = { "$/H", 8, 8 },    [PC_USDM] = { "$/MTOK", 6, 4 }, [PC_T50] = { "TTFT50", 7, 0 },
+	[PC_T99] = { "TTFT99", 7, 6 },  [PC_P50] = { "TPOT50", 7, 0 },  [PC_P99] = { "TPOT99", 7, 5 },
+	[PC_FIT] = { "FIT", 3, 7 },
+};
+
+/* Which columns show in w columns (on[]), and the PLAN column's width. */
+static int plan_cols_fit(int w, int wide, int *on)
 {
-	char tps[16], uh[16], um[16], t50[16], t99[16], p50[16], p99[16], lab[512];
-	hp_fmt_count(tps, sizeof tps, pl->out_tps);
-	fmt_usd(uh, sizeof uh, pl->usd_per_hour, pl->price_known);
-	fmt_usd(um, sizeof um, pl->usd_per_mtok, pl->price_known);
-	fmt_lat(t50, sizeof t50, pl->ttft.p50);
-	fmt_lat(t99, sizeof t99, pl->ttft.p99);
-	fmt_lat(p50, sizeof p50, pl->tpot.p50);
-	fmt_lat(p99, sizeof p99, pl->tpot.p99);
-	/* A label longer than its column ends in "~" (utf8_cell). */
-	utf8_cell(lab, sizeof lab, pl->label, lw);
-	if (wide)
-		snprintf(buf, n, "%3d %s %4d %6s %6.2f %8s %6s %7s %7s %7s %7s %-3s", rank, lab,
-			 pl->gpus, tps, pl->req_s, uh, um, t50, t99, p50, p99, pl->fits ? "yes" : "no");
-	else
-		snprintf(buf, n, "%3d %s %4d %6s %6.2f %8s %6s %7s %7s %-3s", rank, lab, pl->gpus,
-			 tps, pl->req_s, uh, um, t99, p99, pl->fits ? "yes" : "no");
+	int used = 4;   /* "#" (3) and a space */
+	for (int i = 0; i < PC_COUNT; i++) {
+		on[i] = wide || (i != PC_T50 && i != PC_P50);
+		used += on[i] ? plan_cols[i].w + 1 : 0;
+	}
+	while (w - used < PLAN_MIN) {
+		int low = -1;
+		for (int i = 0; i < PC_COUNT; i++)
+			if (on[i] && (low < 0 || plan_cols[i].drop < plan_cols[low].drop))
+				low = i;
+		if (low < 0)
+			break;
+		on[low] = 0;
+		used -= plan_cols[low].w + 1;
+	}
+	return HP_MAX(1, w - used);
+}
+
+/* The header, or (pl not NULL) one plan's row, in the columns on[]. */
+static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl, int lw, const int *on)
+{
+	char cell[PC_COUNT][24], lab[512];
+	size_t len;
+	if (!pl) {
+		for (int i = 0; i < PC_COUNT; i++)
+			snprintf(cell[i], sizeof cell[i], "%s", plan_cols[i].hdr);
+		len = (size_t)snprintf(buf, n, "%3s %-*s", "#", lw, "PLAN");
+	} else {
+		hp_fmt_count(cell[PC_TPS], sizeof cell[PC_TPS], pl->out_tps);
+		snprintf(cell[PC_GPUS], sizeof cell[PC_GPUS], "%d", pl->gpus);
+		snprintf(cell[PC_REQ], sizeof cell[PC_REQ], "%.2f", pl->req_s);
+		fmt_usd(cell[PC_USDH], sizeof cell[PC_USDH], pl->usd_per_hour, pl->price_known);
+		fmt_usd(cell[PC_USDM], sizeof cell[PC_USDM], pl->usd_per_mtok, pl->price_known);
+		fmt_lat(cell[PC_T50], sizeof cell[PC_T50], pl->ttft.p50);
+		fmt_lat(cell[PC_T99], sizeof cell[PC_T99], pl->ttft.p99);
+		fmt_lat(cell[PC_P50], sizeof cell[PC_P50], pl->tpot.p50);
+		fmt_lat(cell[PC_P99], sizeof cell[PC_P99], pl->tpot.p99);
+		snprintf(cell[PC_FIT], sizeof cell[PC_FIT], "%s", pl->fits ? "yes" : "no");
+		/* A label longer than its column ends in "~" (utf8_cell). */
+		utf8_cell(lab, sizeof lab, pl->label, lw);
+		len = (size_t)snprintf(buf, n, "%3d %s", rank, lab);
+	}
+	for (int i = 0; i < PC_COUNT && len < n; i++)
+		if (on[i])
+			len += (size_t)snprintf(buf + len, n - len, i == PC_FIT ? " %-*s" : " %*s",
+						plan_cols[i].w, cell[i]);
 }
 
 /* Text wrapped at spaces into rows of w columns, continuation rows
@@ -869,8 +914,8 @@ static void draw_no_plan(struct tui *t, int y, int w, int h)
 static void draw_plans(struct tui *t, int y, int h)
 {
 	struct tui_serve *s = t->serve;
-	int wide = COLS >= 120, w = COLS - 2;
-	int lw = w - (wide ? 75 : 59);
+	int wide = COLS >= 120, w = COLS - 2, on[PC_COUNT];
+	int lw = plan_cols_fit(w, wide, on);
 	char title[64], hdr[256];
 	/* The order of the plans shown: their answer's objective, not the
 	 * field's, which an edit being planned may have changed already. */
@@ -888,13 +933,7 @@ static void draw_plans(struct tui *t, int y, int h)
 		draw_no_plan(t, y, w, h);
 		return;
 	}
-	if (wide)
-		snprintf(hdr, sizeof hdr, "%3s %-*s %4s %6s %6s %8s %6s %7s %7s %7s %7s %-3s", "#", lw,
-			 "PLAN", "GPUS", "TOK/S", "REQ/S", "$/H", "$/MTOK", "TTFT50", "TTFT99", "TPOT50",
-			 "TPOT99", "FIT");
-	else
-		snprintf(hdr, sizeof hdr, "%3s %-*s %4s %6s %6s %8s %6s %7s %7s %-3s", "#", lw, "PLAN",
-			 "GPUS", "TOK/S", "REQ/S", "$/H", "$/MTOK", "TTFT99", "TPOT99", "FIT");
+	plan_row(hdr, sizeof hdr, 0, NULL, lw, on);
 	tui_put(y++, 1, w, tui_attr(t, C_TITLE), hdr);
 	int rows = HP_MIN(r->n_plans, h - 3);
 	tui_list_fix(&s->lplans, r->n_plans, rows);
@@ -902,7 +941,7 @@ static void draw_plans(struct tui *t, int y, int h)
 		int k = s->lplans.top + i, sel = k == s->lplans.sel;
 		int a = sel ? tui_attr(t, s->pane == 1 ? C_SEL : C_SEL_DIM) : 0;
 		char line[1024];
-		plan_row(line, sizeof line, k + 1, &r->plans[k], lw, wide);
+		plan_row(line, sizeof line, k + 1, &r->plans[k], lw, on);
 		if (sel)
 			tui_fill(y + i, 0, COLS, a);
 		tui_put(y + i, 1, w, a | (r->plans[k].fits ? 0 : tui_attr(t, C_WARN)), line);
@@ -932,7 +971,13 @@ static int fields_rows(int h)
 void view_serve_draw(struct tui *t, int y0, int h)
 {
 	struct tui_serve *s = t->serve;
-	int lw = COLS >= 120 ? 44 : 36;
+	/* Under PANE_MIN columns for the plan pane (a screen under 57
+	 * columns, with 'i' past the size warning) the settings take the
+	 * width and the plan shows in the table below only. */
+	enum { PANE_MIN = 20 };
+	int lw = COLS >= 120 ? 44 : 36, pane = COLS - lw - 1 >= PANE_MIN;
+	if (!pane)
+		lw = COLS;
 	int nfr = fields_rows(h);
 	int top = nfr + 1;                   /* the fields and their title */
 	char title[80];
@@ -940,9 +985,11 @@ void view_serve_draw(struct tui *t, int y0, int h)
 		 TUI_CUT(s->m.display[0] ? s->m.display : s->m.name, 40));
 	tui_section(t, y0, 0, lw, title);
 	draw_fields(t, y0 + 1, 0, lw, nfr);
-	for (int y = y0; y < y0 + top; y++)
-		tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
-	draw_plan(t, y0, lw + 1, COLS - lw - 1, top);
+	if (pane) {
+		for (int y = y0; y < y0 + top; y++)
+			tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
+		draw_plan(t, y0, lw + 1, COLS - lw - 1, top);
+	}
 	draw_plans(t, y0 + top, h - top);
 }
 
