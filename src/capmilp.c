@@ -930,10 +930,7 @@ static void last_count(struct bb *b, int i, int u, const int *G, double rate, lo
 		double val = node_price(b, G2) - m->lambda * rt;
 		if (!b->have || val < b->best_val - b->tol)
 			offer(b, val);
-		/* lambda 0: the value is the whole-node price, which never
-		 * falls as v grows (prices and GPUs per replica >= 0), so no
-		 * later v can beat this one's, and the loop would offer none */
-		if (b->done || m->lambda == 0)
+		if (b->done)
 			return;
 	}
 }
