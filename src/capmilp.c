@@ -1240,6 +1240,53 @@ static int greedy_point(const struct bb *b, int first, const int *cap, int *pt, 
 	return point_value(b, pt, val);
 }
 
+/* The budget row at G GPUs and rate: within row_tol? */
+static int budget_row_holds(const struct bb *b, const int *G, double rate)
+{
+	return node_price(b, G) / 3600 - b->m->lambda * rate <= b->row_tol;
+}
+
+/* The budget's greedy point: one replica of each layout, then the
+ * layouts in knapsack order (least GPU-share price per rate first) each
+ * given the most replicas that fit with the budget row holding (halving
+ * on the count: the row is not monotone in it with whole nodes, so this
+ * finds a feasible count, not always the largest), then replicas of the
+ * dearest layouts taken out until the sum is a multiple of the EP step.
+ * 1 with its rate in *val when that point is feasible (point_value). */
+static int greedy_budget(const struct bb *b, int *pt, double *val)
+{
+	const struct capmilp *m = b->m;
+	int G[HP_MAX_POOLS] = { 0 };
+	long cnt = 0;
+	double rate = 0;
+	for (int j = 0; j < m->n; j++) {
+		pt[j] = 0;
+		add_to(b, j, 1, pt, G, &cnt, &rate);
+	}
+	for (int t = 0; t < m->n; t++) {
+		int j = b->order[t];
+		int lo = 0, hi = fit_more(b, j, pt, G, cnt, 1L << 30);
+		while (lo < hi) {
+			int mid = lo + (hi - lo + 1) / 2, G2[HP_MAX_POOLS];
+			for (int q = 0; q < m->np; q++)
+				G2[q] = G[q] + mid * m->g[j][q];
+			if (budget_row_holds(b, G2, rate + mid * m->r[j]))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		if (lo > 0)
+			add_to(b, j, lo, pt, G, &cnt, &rate);
+	}
+	for (int t = m->n - 1; t >= 0 && cnt % b->step; t--) {
+		int j = b->order[t];
+		int k = (int)HP_MIN(cnt % b->step, (long)pt[j] - 1);
+		if (k > 0)
+			add_to(b, j, -k, pt, G, &cnt, &rate);
+	}
+	return point_value(b, pt, val);
+}
+
 /* The best greedy_point over every layout first and none, then improved
  * by capping one layout a node's worth of replicas under the best
  * point's count and filling again, while that helps (deadline; 0 when no
@@ -1248,9 +1295,9 @@ static int greedy_point(const struct bb *b, int first, const int *cap, int *pt, 
 static int greedy_seed(const struct bb *b, double *val)
 {
 	const struct capmilp *m = b->m;
-	if (m->kind != CAPMILP_DEADLINE)
-		return 0;
 	int pt[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS], cap[CAPMILP_MAX_VARS], have = 0, bf = -1;
+	if (m->kind != CAPMILP_DEADLINE)
+		return greedy_budget(b, pt, val);
 	for (int j = 0; j < m->n; j++)
 		cap[j] = m->ub[j];
 	for (int f = -1; f < m->n; f++) {
@@ -1615,7 +1662,8 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	/* the greedy point where it is better than the hint: the better
 	 * prior seed (both only cut, cut_at) */
 	double gval = 0;
-	if (greedy_seed(&b, &gval) && (!have_hint || gval < hint)) {
+	if (greedy_seed(&b, &gval) &&
+	    (!have_hint || (m->kind == CAPMILP_DEADLINE ? gval < hint : gval > hint))) {
 		have_hint = 1;
 		hint = gval;
 	}
