@@ -46,9 +46,10 @@
  * its start and again after a run of cut values. The caller's hint (the
  * last rung's counts), where feasible, is a seed from the start (below).
  * The deadline's last count is scanned straight from its parent's loop.
- * The deadline also starts with a greedy point's value as a seed
- * (greedy_seed: knapsack-order fills, the idle GPUs of taken nodes
- * filled, a node's worth taken out of one layout and filled again).
+ * Both kinds also start with a greedy point's value as a seed
+ * (greedy_seed: knapsack-order fills from each layout first; the
+ * deadline's with the idle GPUs of taken nodes filled and a node's worth
+ * taken out of one layout and filled again).
  * And
  * when the search is not done in CAPMILP_QUICK_STEPS it starts again
  * with a seed: a short best-first search near the LP's choices
@@ -1246,25 +1247,31 @@ static int budget_row_holds(const struct bb *b, const int *G, double rate)
 	return node_price(b, G) / 3600 - b->m->lambda * rate <= b->row_tol;
 }
 
-/* The budget's greedy point: one replica of each layout, then the
- * layouts in knapsack order (least GPU-share price per rate first) each
+/* The budget's greedy point from layout `first` (-1: none first): one
+ * replica of each layout, then `first` and the others in knapsack order
+ * (least GPU-share price per rate first) each
  * given the most replicas that fit with the budget row holding (halving
  * on the count: the row is not monotone in it with whole nodes, so this
  * finds a feasible count, not always the largest), then replicas of the
  * dearest layouts taken out until the sum is a multiple of the EP step.
  * 1 with its rate in *val when that point is feasible (point_value). */
-static int greedy_budget(const struct bb *b, int *pt, double *val)
+static int greedy_budget(const struct bb *b, int first, int *pt, double *val)
 {
 	const struct capmilp *m = b->m;
-	int G[HP_MAX_POOLS] = { 0 };
+	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS], k0 = 0;
 	long cnt = 0;
 	double rate = 0;
+	if (first >= 0)
+		ord[k0++] = first;
+	for (int t = 0; t < m->n; t++)
+		if (b->order[t] != first)
+			ord[k0++] = b->order[t];
 	for (int j = 0; j < m->n; j++) {
 		pt[j] = 0;
 		add_to(b, j, 1, pt, G, &cnt, &rate);
 	}
 	for (int t = 0; t < m->n; t++) {
-		int j = b->order[t];
+		int j = ord[t];
 		int lo = 0, hi = fit_more(b, j, pt, G, cnt, 1L << 30);
 		while (lo < hi) {
 			int mid = lo + (hi - lo + 1) / 2, G2[HP_MAX_POOLS];
@@ -1279,7 +1286,7 @@ static int greedy_budget(const struct bb *b, int *pt, double *val)
 			add_to(b, j, lo, pt, G, &cnt, &rate);
 	}
 	for (int t = m->n - 1; t >= 0 && cnt % b->step; t--) {
-		int j = b->order[t];
+		int j = ord[t];
 		int k = (int)HP_MIN(cnt % b->step, (long)pt[j] - 1);
 		if (k > 0)
 			add_to(b, j, -k, pt, G, &cnt, &rate);
@@ -1287,17 +1294,26 @@ static int greedy_budget(const struct bb *b, int *pt, double *val)
 	return point_value(b, pt, val);
 }
 
-/* The best greedy_point over every layout first and none, then improved
- * by capping one layout a node's worth of replicas under the best
- * point's count and filling again, while that helps (deadline; 0 when no
- * point is feasible): a seed from the start. It only cuts subtrees
- * (cut_at), so the answer is the same, the steps fewer. */
+/* A seed from the start (0 when no greedy point is feasible): budget,
+ * the best greedy_budget over every layout first and none; deadline, the
+ * best greedy_point over the same, then improved by capping one layout a
+ * node's worth of replicas under the best point's count and filling
+ * again, while that helps. It only cuts subtrees (cut_at), so the answer
+ * is the same, the steps fewer. */
 static int greedy_seed(const struct bb *b, double *val)
 {
 	const struct capmilp *m = b->m;
 	int pt[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS], cap[CAPMILP_MAX_VARS], have = 0, bf = -1;
-	if (m->kind != CAPMILP_DEADLINE)
-		return greedy_budget(b, pt, val);
+	if (m->kind != CAPMILP_DEADLINE) {
+		for (int f = -1; f < m->n; f++) {
+			double v;
+			if (greedy_budget(b, f, pt, &v) && (!have || v > *val)) {
+				*val = v;
+				have = 1;
+			}
+		}
+		return have;
+	}
 	for (int j = 0; j < m->n; j++)
 		cap[j] = m->ub[j];
 	for (int f = -1; f < m->n; f++) {
