@@ -1676,10 +1676,15 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	double hint = 0;
 	int have_hint = hint_value(&b, &hint);
 	/* the greedy point where it is better than the hint: the better
-	 * prior seed (both only cut, cut_at) */
+	 * prior seed (both only cut, cut_at); the deadline's only once the
+	 * quick search has not finished (its multi-start and refills cost
+	 * more than they save on the programmes done in CAPMILP_QUICK_STEPS:
+	 * replayed, a tenth of DeepSeek-V3's deadline programmes, capmilp
+	 * 1,990.8M instructions before seeds, 2,044.7M seeded from the start,
+	 * 2,009.7M seeded here, 68 -> 54 hand-offs to GLPK either way) */
 	double gval = 0;
-	if (greedy_seed(&b, &gval) &&
-	    (!have_hint || (m->kind == CAPMILP_DEADLINE ? gval < hint : gval > hint))) {
+	int dl = m->kind == CAPMILP_DEADLINE;
+	if (!dl && greedy_seed(&b, &gval) && (!have_hint || gval > hint)) {
 		have_hint = 1;
 		hint = gval;
 	}
@@ -1690,6 +1695,10 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
 		b.gave_up = b.have = b.done = 0;
+		if (dl && greedy_seed(&b, &gval) && (!have_hint || gval < hint)) {
+			have_hint = 1;
+			hint = gval;
+		}
 		seed_dive(&b);
 		/* the better of the two seeds */
 		if (have_hint && (!b.have_seed || (m->kind == CAPMILP_DEADLINE ? hint < b.seed
