@@ -46,6 +46,10 @@
  * its start and again after a run of cut values. The caller's hint (the
  * last rung's counts), where feasible, is a seed from the start (below).
  * The deadline's last count is scanned straight from its parent's loop.
+ * Both kinds also start with a greedy point's value as a seed
+ * (greedy_seed: knapsack-order fills from each layout first; the
+ * deadline's with the idle GPUs of taken nodes filled and a node's worth
+ * taken out of one layout and filled again).
  * And
  * when the search is not done in CAPMILP_QUICK_STEPS it starts again
  * with a seed: a short best-first search near the LP's choices
@@ -1107,20 +1111,18 @@ static void seed_dive(struct bb *b)
 	b->seed = d.best_val;
 }
 
-/* The caller's hint (capmilp.h, have_hint) as a seed: 1 with its value
- * in *val when it is feasible by the search's own tests (boxes, GPUs,
- * the replicas row, the EP step, the rate row at R_lo or the budget row
- * within row_tol), else 0. */
-static int hint_value(const struct bb *b, double *val)
+/* A count vector pt as a seed: 1 with its value in *val when it is
+ * feasible by the search's own tests (boxes, GPUs, the replicas row, the
+ * EP step, the rate row at R_lo or the budget row within row_tol), else
+ * 0. */
+static int point_value(const struct bb *b, const int *pt, double *val)
 {
 	const struct capmilp *m = b->m;
-	if (!m->have_hint)
-		return 0;
 	int G[HP_MAX_POOLS] = { 0 };
 	long cnt = 0;
 	double rate = 0;
 	for (int i = 0; i < m->n; i++) {
-		int v = m->hint[i];
+		int v = pt[i];
 		if (v < 1 || v > m->ub[i])
 			return 0;
 		cnt += v;
@@ -1144,6 +1146,209 @@ static int hint_value(const struct bb *b, double *val)
 		*val = rate;
 	}
 	return 1;
+}
+
+/* The caller's hint (capmilp.h, have_hint) as a seed (point_value). */
+static int hint_value(const struct bb *b, double *val)
+{
+	return b->m->have_hint && point_value(b, b->m->hint, val);
+}
+
+/* Replicas of layout j that fit beside G (its pools' GPUs, its box, the
+ * replicas row), at most want. */
+static int fit_more(const struct bb *b, int j, const int *c, const int *G, long cnt, long want)
+{
+	const struct capmilp *m = b->m;
+	long k = HP_MIN(want, (long)m->ub[j] - c[j]);
+	k = HP_MIN(k, m->max_total - cnt);
+	for (int q = 0; q < m->np; q++)
+		if (m->g[j][q] > 0)
+			k = HP_MIN(k, (long)(b->capg[q] - G[q]) / m->g[j][q]);
+	return (int)HP_MAX(k, 0);
+}
+
+static void add_to(const struct bb *b, int j, int k, int *c, int *G, long *cnt, double *rate)
+{
+	const struct capmilp *m = b->m;
+	c[j] += k;
+	*cnt += k;
+	*rate += k * m->r[j];
+	for (int q = 0; q < m->np; q++)
+		G[q] += k * m->g[j][q];
+}
+
+/* The deadline's greedy point from layout `first` (-1: none first): one
+ * replica of each layout, then `first` and the others in knapsack order
+ * (least GPU-share price less lambda times the rate, per rate) each up
+ * to what the rate row still asks, then the idle GPUs of the nodes taken
+ * filled (free rate), then single replicas in knapsack order until the
+ * sum is a multiple of the EP step; then, the dearest layouts first,
+ * replicas taken out (a multiple of the step at a time) while the rate
+ * row holds. 1 with its value in *val when that point is feasible
+ * (point_value). */
+static int greedy_point(const struct bb *b, int first, const int *cap, int *pt, double *val)
+{
+	const struct capmilp *m = b->m;
+	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS], k0 = 0;
+	long cnt = 0;
+	double rate = 0;
+	if (first >= 0)
+		ord[k0++] = first;
+	for (int t = 0; t < m->n; t++)
+		if (b->order[t] != first)
+			ord[k0++] = b->order[t];
+	for (int j = 0; j < m->n; j++) {
+		pt[j] = 0;
+		add_to(b, j, 1, pt, G, &cnt, &rate);
+	}
+	for (int t = 0; t < m->n && rate < b->R_lo; t++) {
+		int j = ord[t];
+		double need = ceil((b->R_lo - rate) / m->r[j]);
+		int k = fit_more(b, j, pt, G, cnt, (long)HP_MIN(need, 1e9));
+		add_to(b, j, HP_MIN(cap[j] - pt[j], k), pt, G, &cnt, &rate);
+	}
+	/* idle GPUs of the nodes taken: replicas that need no new node */
+	for (int t = 0; t < m->n; t++) {
+		int j = ord[t];
+		int k = HP_MIN(cap[j] - pt[j], fit_more(b, j, pt, G, cnt, 1L << 30));
+		for (int q = 0; q < m->np && k > 0; q++)
+			if (m->g[j][q] > 0) {
+				int top = (G[q] + m->gpn[q] - 1) / m->gpn[q] * m->gpn[q];
+				k = HP_MIN(k, (top - G[q]) / m->g[j][q]);
+			}
+		if (k > 0)
+			add_to(b, j, k, pt, G, &cnt, &rate);
+	}
+	for (long guard = 0; cnt % b->step && guard < b->step; guard++) {
+		int t = 0;
+		while (t < m->n &&
+		       HP_MIN(cap[ord[t]] - pt[ord[t]], fit_more(b, ord[t], pt, G, cnt, 1)) < 1)
+			t++;
+		if (t == m->n)
+			return 0;
+		add_to(b, ord[t], 1, pt, G, &cnt, &rate);
+	}
+	for (int t = m->n - 1; t >= 0; t--) {
+		int j = ord[t];
+		long k = (long)((rate - b->R_lo) / m->r[j]);
+		k = HP_MIN(k, (long)pt[j] - 1);
+		k -= k % b->step;
+		while (k > 0 && rate - k * m->r[j] < b->R_lo)
+			k -= b->step;
+		if (k > 0)
+			add_to(b, j, (int)-k, pt, G, &cnt, &rate);
+	}
+	return point_value(b, pt, val);
+}
+
+/* The budget row at G GPUs and rate: within row_tol? */
+static int budget_row_holds(const struct bb *b, const int *G, double rate)
+{
+	return node_price(b, G) / 3600 - b->m->lambda * rate <= b->row_tol;
+}
+
+/* The budget's greedy point from layout `first` (-1: none first): one
+ * replica of each layout, then `first` and the others in knapsack order
+ * (least GPU-share price per rate first) each
+ * given the most replicas that fit with the budget row holding (halving
+ * on the count: the row is not monotone in it with whole nodes, so this
+ * finds a feasible count, not always the largest), then replicas of the
+ * dearest layouts taken out until the sum is a multiple of the EP step.
+ * 1 with its rate in *val when that point is feasible (point_value). */
+static int greedy_budget(const struct bb *b, int first, int *pt, double *val)
+{
+	const struct capmilp *m = b->m;
+	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS], k0 = 0;
+	long cnt = 0;
+	double rate = 0;
+	if (first >= 0)
+		ord[k0++] = first;
+	for (int t = 0; t < m->n; t++)
+		if (b->order[t] != first)
+			ord[k0++] = b->order[t];
+	for (int j = 0; j < m->n; j++) {
+		pt[j] = 0;
+		add_to(b, j, 1, pt, G, &cnt, &rate);
+	}
+	for (int t = 0; t < m->n; t++) {
+		int j = ord[t];
+		int lo = 0, hi = fit_more(b, j, pt, G, cnt, 1L << 30);
+		while (lo < hi) {
+			int mid = lo + (hi - lo + 1) / 2, G2[HP_MAX_POOLS];
+			for (int q = 0; q < m->np; q++)
+				G2[q] = G[q] + mid * m->g[j][q];
+			if (budget_row_holds(b, G2, rate + mid * m->r[j]))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		if (lo > 0)
+			add_to(b, j, lo, pt, G, &cnt, &rate);
+	}
+	for (int t = m->n - 1; t >= 0 && cnt % b->step; t--) {
+		int j = ord[t];
+		int k = (int)HP_MIN(cnt % b->step, (long)pt[j] - 1);
+		if (k > 0)
+			add_to(b, j, -k, pt, G, &cnt, &rate);
+	}
+	return point_value(b, pt, val);
+}
+
+/* A seed from the start (0 when no greedy point is feasible): budget,
+ * the best greedy_budget over every layout first and none; deadline, the
+ * best greedy_point over the same, then improved by capping one layout a
+ * node's worth of replicas under the best point's count and filling
+ * again, while that helps. It only cuts subtrees (cut_at), so the answer
+ * is the same, the steps fewer. */
+static int greedy_seed(const struct bb *b, double *val)
+{
+	const struct capmilp *m = b->m;
+	int pt[CAPMILP_MAX_VARS], best[CAPMILP_MAX_VARS], cap[CAPMILP_MAX_VARS], have = 0, bf = -1;
+	if (m->kind != CAPMILP_DEADLINE) {
+		for (int f = -1; f < m->n; f++) {
+			double v;
+			if (greedy_budget(b, f, pt, &v) && (!have || v > *val)) {
+				*val = v;
+				have = 1;
+			}
+		}
+		return have;
+	}
+	for (int j = 0; j < m->n; j++)
+		cap[j] = m->ub[j];
+	for (int f = -1; f < m->n; f++) {
+		double v;
+		if (greedy_point(b, f, cap, pt, &v) && (!have || v < *val)) {
+			*val = v;
+			have = 1;
+			bf = f;
+			memcpy(best, pt, sizeof best);
+		}
+	}
+	for (int round = 0; have && round < 2 * m->n; round++) {
+		int better = 0;
+		for (int j = 0; j < m->n && !better; j++) {
+			/* a node's worth less of layout j (its largest share of a node) */
+			int per = 1;
+			for (int q = 0; q < m->np; q++)
+				if (m->g[j][q] > 0)
+					per = HP_MAX(per, (m->gpn[q] + m->g[j][q] - 1) / m->g[j][q]);
+			if (best[j] - per < 1)
+				continue;
+			for (int k = 0; k < m->n; k++)
+				cap[k] = m->ub[k];
+			cap[j] = best[j] - per;
+			double v;
+			if (greedy_point(b, bf, cap, pt, &v) && v < *val - b->tol) {
+				*val = v;
+				memcpy(best, pt, sizeof best);
+				better = 1;
+			}
+		}
+		if (!better)
+			break;
+	}
+	return have;
 }
 
 /* Can the node where counts 0..i-1 take G GPUs, rate and cnt replicas,
@@ -1470,6 +1675,19 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	long limit = b.limit;
 	double hint = 0;
 	int have_hint = hint_value(&b, &hint);
+	/* the greedy point where it is better than the hint: the better
+	 * prior seed (both only cut, cut_at); the deadline's only once the
+	 * quick search has not finished (its multi-start and refills cost
+	 * more than they save on the programmes done in CAPMILP_QUICK_STEPS:
+	 * replayed, a tenth of DeepSeek-V3's deadline programmes, capmilp
+	 * 1,990.8M instructions before seeds, 2,044.7M seeded from the start,
+	 * 2,009.7M seeded here, 68 -> 54 hand-offs to GLPK either way) */
+	double gval = 0;
+	int dl = m->kind == CAPMILP_DEADLINE;
+	if (!dl && greedy_seed(&b, &gval) && (!have_hint || gval > hint)) {
+		have_hint = 1;
+		hint = gval;
+	}
 	b.have_seed = have_hint;
 	b.seed = hint;
 	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
@@ -1477,6 +1695,10 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
 		b.gave_up = b.have = b.done = 0;
+		if (dl && greedy_seed(&b, &gval) && (!have_hint || gval < hint)) {
+			have_hint = 1;
+			hint = gval;
+		}
 		seed_dive(&b);
 		/* the better of the two seeds */
 		if (have_hint && (!b.have_seed || (m->kind == CAPMILP_DEADLINE ? hint < b.seed

@@ -20,7 +20,9 @@
  *     programmes with steps of 4 to 32 (the planner's MoE settings);
  *   - the hint (a known count vector as a seed): the same counts with
  *     and without it, the brute-force optimum and random vectors as
- *     hints. */
+ *     hints;
+ *   - the deadline's first rung (lambda 0): among optima, exactly the
+ *     first vector in the documented order (brute force in that order). */
 #include <pthread.h>
 #include <stdlib.h>
 #include "t.h"
@@ -494,6 +496,96 @@ TEST(deadline_within_tolerance)
 	}
 }
 
+/* The deadline's first rung (lambda 0: the whole-node price alone, which
+ * never falls as a count grows) and its tie rule. capmilp.h documents
+ * the answer among optima as the first found in a fixed order: the
+ * layouts reordered (those on two pools first, then by ub, fewest first,
+ * ties by index), each count from its least value up (its net price
+ * GPU-share price - 0 is >= 0). Many count vectors share a node price
+ * (idle GPUs in a node are free to fill), so the order decides the
+ * answer, and the planner's plans depend on it. Brute force here walks
+ * every vector in that order and takes the first one whose price is the
+ * optimum's; capmilp must return exactly that vector, on 3,000 random
+ * small programmes with and without an EP step and a binding replicas
+ * row. */
+static void lex_order(const struct capmilp *m, int *perm)
+{
+	long key[CAPMILP_MAX_VARS];
+	for (int i = 0; i < m->n; i++) {
+		int pools = 0;
+		for (int q = 0; q < m->np; q++)
+			pools += m->g[i][q] > 0;
+		key[i] = pools > 1 ? -1 : m->ub[i];
+	}
+	/* a stable selection: the least key, lowest index first */
+	int used[CAPMILP_MAX_VARS] = { 0 };
+	for (int a = 0; a < m->n; a++) {
+		int pick = -1;
+		for (int i = 0; i < m->n; i++)
+			if (!used[i] && (pick < 0 || key[i] < key[pick]))
+				pick = i;
+		used[pick] = 1;
+		perm[a] = pick;
+	}
+}
+
+/* The first feasible vector in lex order over perm of price <= best
+ * (+ a tolerance far under any node price); 1 when found. */
+static int lex_first(const struct capmilp *m, const int *perm, int a, int *n, double best)
+{
+	if (a == m->n)
+		return feasible(m, n, 1e-9) && price(m, n) <= best + 1e-6;
+	int i = perm[a];
+	for (n[i] = 1; n[i] <= m->ub[i]; n[i]++)
+		if (lex_first(m, perm, a + 1, n, best))
+			return 1;
+	return 0;
+}
+
+TEST(lambda0_lex_first)
+{
+	static const long steps[] = { 0, 2, 4, 8 };
+	int bad = 0, ties = 0, compared = 0;
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 3);
+		m.kind = CAPMILP_DEADLINE;
+		m.total_step = steps[rnd(4)];
+		random_row(&m);
+		m.lambda = 0;
+		if (rnd(3) == 0)
+			m.max_total = m.n + (long)rnd(8);
+		int v[CAPMILP_MAX_VARS], have = 0, n[CAPMILP_MAX_VARS], want[CAPMILP_MAX_VARS];
+		double best = 0;
+		bf(&m, 0, v, &have, &best);
+		int rc = capmilp_solve(&m, n, NULL);
+		if (!have) {
+			if (rc != -1) {
+				T_FAILF("instance %d: solver %d, brute force infeasible", t, rc);
+				bad++;
+			}
+			continue;
+		}
+		int perm[CAPMILP_MAX_VARS];
+		lex_order(&m, perm);
+		CHECK(lex_first(&m, perm, 0, want, best));
+		compared++;
+		/* another optimum exists: the largest count can grow in its node */
+		for (int i = 0; i < m.n; i++) {
+			want[i]++;
+			ties += feasible(&m, want, 1e-9) && price(&m, want) <= best + 1e-6;
+			want[i]--;
+		}
+		if (rc != 0 || memcmp(n, want, (size_t)m.n * sizeof *n)) {
+			T_FAILF("instance %d (n %d, step %ld): solver rc %d, not the first optimum in order",
+				t, m.n, m.total_step, rc);
+			bad++;
+		}
+	}
+	CHECK(compared > 1000);
+	CHECK(ties > 100);   /* the tie rule is what was tested */
+}
+
 /* capmilp_ep_step against the planner's own test for a count vector
  * that can be a plan (search.c: (dp * cp) % ep == 0, dp the sum of the
  * counts), for every ep <= 64, cp <= 16 and dp <= 256: dp is a multiple
@@ -931,6 +1023,7 @@ int main(void)
 	RUN(stop_same_answer);
 	RUN(brute_force_replicas_row);
 	RUN(deadline_within_tolerance);
+	RUN(lambda0_lex_first);
 	RUN(glpk_planner_size);
 	RUN(ep_step_rule);
 	RUN(brute_force_total_step);
