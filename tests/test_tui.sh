@@ -181,6 +181,26 @@ python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["cluster"]["pools"];
 keys sus q q
 wait_for sus "EXITED:0" && ok || bad "quit after the scale-up edit"
 
+# ---- 1a'. a price of 0 is a price (hardware already owned)
+# As `--pool ...,price=0` does, 0 in the Price field keeps the pool at
+# $0.00/h: h100 (4 nodes) drops out of the total, which is then a100's 8
+# nodes x 8 GPUs x the catalog's $2.945625/GPU-h = $188.53/h, with no
+# "unpriced" pool. Empty gives the pool back to the catalog: 4 x 8 x
+# $6.88/GPU-h = $220.16/h, and the total $408.69/h.
+start own 80 24
+wait_ready own || bad "no plans before the price edit"
+keys own 1 Enter j j j j j j j j j j j j Enter
+wait_for own "Price (USD per node-hour; empty for the catalog's, 0 for hardware you own)" && ok ||
+	bad "Enter on Price did not prompt: $(screen own | tail -1)"
+keys own C-u 0 Enter
+wait_for own "   0.00 fixed" && ok || bad "price 0 shows as: $(screen own | sed -n 4p)"
+screen own | grep -q ' \$188.53/h *$' && ok || bad "the total with an owned pool: $(screen own | sed -n 7p)"
+keys own Enter C-u Enter
+wait_for own " 220.16 fixed" && ok || bad "empty price did not give back the catalog's: $(screen own | sed -n 4p)"
+screen own | grep -q ' \$408.69/h *$' && ok || bad "the total after the catalog's price: $(screen own | sed -n 7p)"
+keys own q q
+wait_for own "EXITED:0" && ok || bad "quit after the price edit"
+
 # ---- 1b. the Edit plan view: a what-if on the best plan's keys
 # E in the Detail view opens plan #1 with every key of the plan table.
 # Toggling tp_overlap must move the step time the way `hetplan estimate`

@@ -315,7 +315,7 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 		break;
 	}
 	case PF_PRICE:
-		if (p->usd_per_node_h > 0)
+		if (pool_price_known(p))
 			snprintf(buf, n, "%.2f", p->usd_per_node_h);
 		break;
 	case MF_PRESET:
@@ -469,11 +469,17 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 		p->intra_gbyte_s = dv;
 		return 0;
 	case PF_PRICE:
-		/* 0 hands the pool back to the price book. */
+		/* Empty hands the pool back to the price book; 0 is a price
+		 * (hardware already owned), as `--pool ...,price=0` is. */
+		if (!*s) {
+			p->usd_per_node_h = 0;
+			p->price_set = 0;
+			p->price_source[0] = 0;
+			return 0;
+		}
 		p->usd_per_node_h = dv;
-		p->price_set = dv > 0;
-		if (dv > 0)
-			snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
+		p->price_set = 1;
+		snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
 		return 0;
 	case CF_OVERSUB:
 		if (dv < 1) {
@@ -598,7 +604,9 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 	const char *want = "";
 	if (f->id == PF_INTRA_BW && !*s)
 		s = "0";   /* empty: the catalog's rate */
-	if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
+	if (f->id == PF_PRICE && !*s)
+		dv = 0;    /* empty: the price book's (field_set_special) */
+	else if (field_parse(f->kind, s, &iv, &dv, &want) < 0) {
 		/* A number out of range ("-5") names the range, as one past
 		 * the top does, not "expected a number". */
 		char *end;
@@ -875,7 +883,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		/* In the 8 columns of $/H: a wider figure pushed AVAIL past
 		 * the row's end ("max 2" for max 20 at $19999980.00). */
 		double ph = p->usd_per_node_h * p->nodes;
-		if (p->usd_per_node_h <= 0)
+		if (!pool_price_known(p))
 			snprintf(price, sizeof price, "?");
 		else if (ph < 99999.995)
 			snprintf(price, sizeof price, "%.2f", ph);
@@ -924,7 +932,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		 * capacity (perf_mem.c): the usable bytes a CUDA process
 		 * sees (H100: 79.6 GiB), not the nominal "80 GB". */
 		mem += g * gpu_usable_bytes(&p->gpu);
-		if (p->usd_per_node_h > 0)
+		if (pool_price_known(p))
 			usd += p->usd_per_node_h * p->nodes;
 		else
 			unpriced++;

@@ -303,7 +303,7 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			snprintf(spot, sizeof spot, "%.2f", sp->usd_per_gpu_h);
 		for (int k = 0; k < t->ws.cluster.n_pools; k++) {
 			const struct pool *p = &t->ws.cluster.pools[k];
-			if (strcmp(p->gpu.name, g->name) || p->usd_per_node_h <= 0)
+			if (strcmp(p->gpu.name, g->name) || !pool_price_known(p))
 				continue;
 			size_t l = strlen(pools);
 			snprintf(pools + l, sizeof pools - l, "%s%.*s %.2f", l ? ", " : "", TUI_CUT(p->name, 12),
