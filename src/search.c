@@ -2181,7 +2181,7 @@ static void explain_fw_refusal(struct ctx *x)
 		 st->fw_first_why[0] ? st->fw_first_why : "no reason recorded", rest);
 }
 
-/* Append ", " (after the first) and a reason to buf (n bytes), cut at n. */
+/* Append "; " (after the first) and a reason to buf (n bytes), cut at n. */
 static void why_add(char *buf, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void why_add(char *buf, size_t n, const char *fmt, ...)
@@ -2236,9 +2236,13 @@ static void explain_no_layout(struct ctx *x)
 	int pp = o->fix_pp, on_ladder = !pp;
 	for (size_t j = 0; j < HP_ARRAY_LEN(pp_ladder); j++)
 		on_ladder |= pp_ladder[j] == pp;
-	if (!on_ladder)
-		why_add(r, sizeof r, "--pp %d is not a depth the planner tries (1 to 8, then 10, 12, "
-			"14, 16, 18, 20, 24, 28, 32, ... 128)", pp);
+	if (!on_ladder) {
+		char depths[128] = "";
+		for (size_t j = 0, k = 0; j < HP_ARRAY_LEN(pp_ladder) && k + 1 < sizeof depths; j++)
+			k += (size_t)snprintf(depths + k, sizeof depths - k, "%s%d", j ? " " : "",
+					      pp_ladder[j]);
+		why_add(r, sizeof r, "--pp %d is not a depth the planner tries (%s)", pp, depths);
+	}
 	else if (pp && tp_min && (long)pp * tp_min > total)
 		why_add(r, sizeof r, "--pp %d at TP %d needs %ld GPUs a replica; the cluster has %d",
 			pp, tp_min, (long)pp * tp_min, total);
