@@ -1177,6 +1177,25 @@ static void add_to(const struct bb *b, int j, int k, int *c, int *G, long *cnt, 
 		G[q] += k * m->g[j][q];
 }
 
+/* The start of both greedy points: ord, the layouts in the search's
+ * order with `first` (-1: none) moved to the front, and one replica of
+ * each layout in pt (G, cnt and rate counted as add_to does). */
+static void greedy_start(const struct bb *b, int first, int *ord, int *pt, int *G, long *cnt,
+			 double *rate)
+{
+	const struct capmilp *m = b->m;
+	int k0 = 0;
+	if (first >= 0)
+		ord[k0++] = first;
+	for (int t = 0; t < m->n; t++)
+		if (b->order[t] != first)
+			ord[k0++] = b->order[t];
+	for (int j = 0; j < m->n; j++) {
+		pt[j] = 0;
+		add_to(b, j, 1, pt, G, cnt, rate);
+	}
+}
+
 /* The deadline's greedy point from layout `first` (-1: none first): one
  * replica of each layout, then `first` and the others in knapsack order
  * (least GPU-share price less lambda times the rate, per rate) each up
@@ -1189,18 +1208,10 @@ static void add_to(const struct bb *b, int j, int k, int *c, int *G, long *cnt, 
 static int greedy_point(const struct bb *b, int first, const int *cap, int *pt, double *val)
 {
 	const struct capmilp *m = b->m;
-	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS], k0 = 0;
+	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS];
 	long cnt = 0;
 	double rate = 0;
-	if (first >= 0)
-		ord[k0++] = first;
-	for (int t = 0; t < m->n; t++)
-		if (b->order[t] != first)
-			ord[k0++] = b->order[t];
-	for (int j = 0; j < m->n; j++) {
-		pt[j] = 0;
-		add_to(b, j, 1, pt, G, &cnt, &rate);
-	}
+	greedy_start(b, first, ord, pt, G, &cnt, &rate);
 	for (int t = 0; t < m->n && rate < b->R_lo; t++) {
 		int j = ord[t];
 		double need = ceil((b->R_lo - rate) / m->r[j]);
@@ -1258,18 +1269,10 @@ static int budget_row_holds(const struct bb *b, const int *G, double rate)
 static int greedy_budget(const struct bb *b, int first, int *pt, double *val)
 {
 	const struct capmilp *m = b->m;
-	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS], k0 = 0;
+	int G[HP_MAX_POOLS] = { 0 }, ord[CAPMILP_MAX_VARS];
 	long cnt = 0;
 	double rate = 0;
-	if (first >= 0)
-		ord[k0++] = first;
-	for (int t = 0; t < m->n; t++)
-		if (b->order[t] != first)
-			ord[k0++] = b->order[t];
-	for (int j = 0; j < m->n; j++) {
-		pt[j] = 0;
-		add_to(b, j, 1, pt, G, &cnt, &rate);
-	}
+	greedy_start(b, first, ord, pt, G, &cnt, &rate);
 	for (int t = 0; t < m->n; t++) {
 		int j = ord[t];
 		int lo = 0, hi = fit_more(b, j, pt, G, cnt, 1L << 30);
@@ -1583,92 +1586,103 @@ long capmilp_ep_step(int ep, int cp)
 	return ep / a;
 }
 
-static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, double *value)
+/* The search's state for programme mc (solve_in_order's copy of m_in,
+ * its max_total cut to the EP step here) and its table mt: the step,
+ * the pools' shifts, the suffix sums, the knapsack and rate orders, the
+ * joint multiples and the tolerances. */
+static void bb_setup(struct bb *b, struct capmilp *mc, const struct capmilp *m_in,
+		     struct mtab *mt)
 {
-	struct bb b;
-	memset(&b, 0, sizeof b);
 	/* With total_step s > 1 the sum is at most the largest multiple of s
 	 * within max_total: the same integer points, tighter bounds. Only
 	 * last_count enforces the step itself; every bound below relaxes the
 	 * programme without it, so it relaxes the programme with it too. */
-	struct capmilp mc = *m_in;
-	const struct capmilp *m = &mc;
-	b.step = m_in->total_step > 1 ? m_in->total_step : 1;
-	b.step_mask = (b.step & (b.step - 1)) == 0 ? b.step - 1 : -1;
-	b.gpn_pow2 = 1;
+	const struct capmilp *m = mc;
+	b->step = m_in->total_step > 1 ? m_in->total_step : 1;
+	b->step_mask = (b->step & (b->step - 1)) == 0 ? b->step - 1 : -1;
+	b->gpn_pow2 = 1;
 	for (int q = 0; q < m_in->np; q++) {
 		int k = 0;
 		while (k < 30 && (1 << k) < m_in->gpn[q])
 			k++;
-		b.gpn_shift[q] = (1 << k) == m_in->gpn[q] ? k : -1;
-		b.gpn_inv[q] = b.gpn_shift[q] >= 0 ? 1.0 / m_in->gpn[q] : 0;
-		b.gpn_pow2 &= b.gpn_shift[q] >= 0;
+		b->gpn_shift[q] = (1 << k) == m_in->gpn[q] ? k : -1;
+		b->gpn_inv[q] = b->gpn_shift[q] >= 0 ? 1.0 / m_in->gpn[q] : 0;
+		b->gpn_pow2 &= b->gpn_shift[q] >= 0;
 	}
-	b.warm = b.warm_store;
-	mc.max_total -= mc.max_total % b.step;
-	b.m = m;
-	b.limit = m->node_limit > 0 ? m->node_limit : 100000;
+	b->warm = b->warm_store;
+	mc->max_total -= mc->max_total % b->step;
+	b->m = m;
+	b->limit = m->node_limit > 0 ? m->node_limit : 100000;
 	double price_all = 0, rate_all = 0;
 	for (int q = 0; q < m->np; q++) {
-		b.capg[q] = m->gpn[q] * m->nodes[q];
+		b->capg[q] = m->gpn[q] * m->nodes[q];
 		price_all += m->usd_node_h[q] * m->nodes[q];
 	}
 	for (int i = m->n - 1; i >= 0; i--) {
 		for (int q = 0; q < m->np; q++)
-			b.gmin[i][q] = b.gmin[i + 1][q] + m->g[i][q];
-		b.share[i] = 0;
+			b->gmin[i][q] = b->gmin[i + 1][q] + m->g[i][q];
+		b->share[i] = 0;
 		for (int q = 0; q < m->np; q++)
-			b.share[i] += m->usd_node_h[q] * m->g[i][q] / m->gpn[q];
+			b->share[i] += m->usd_node_h[q] * m->g[i][q] / m->gpn[q];
 		rate_all += m->r[i] * m->ub[i];
 	}
 	/* knapsack order: increasing d_j / r_j, ties by index (insertion) */
 	for (int i = 0; i < m->n; i++) {
-		double key = (b.share[i] - m->lambda * m->r[i]) / m->r[i];
+		double key = (b->share[i] - m->lambda * m->r[i]) / m->r[i];
 		int k = i;
 		while (k > 0) {
-			int j = b.order[k - 1];
-			if ((b.share[j] - m->lambda * m->r[j]) / m->r[j] <= key)
+			int j = b->order[k - 1];
+			if ((b->share[j] - m->lambda * m->r[j]) / m->r[j] <= key)
 				break;
-			b.order[k] = j;
+			b->order[k] = j;
 			k--;
 		}
-		b.order[k] = i;
+		b->order[k] = i;
 	}
 	long ub_sum = 0;
 	for (int i = 0; i < m->n; i++)
 		ub_sum += m->ub[i];
-	b.card_binds = ub_sum > m->max_total;
+	b->card_binds = ub_sum > m->max_total;
 	for (int i = 0; i <= m->n; i++)
 		for (int q = 0; q < m->np; q++)
-			b.closed[i] |= b.gmin[i][q] == 0;
+			b->closed[i] |= b->gmin[i][q] == 0;
 	for (int i = m->n - 1; i >= 0; i--) {
-		b.pool_of[i] = -1;
+		b->pool_of[i] = -1;
 		for (int q = 0; q < m->np; q++) {
-			b.users[i][q] = b.users[i + 1][q] + (m->g[i][q] > 0);
+			b->users[i][q] = b->users[i + 1][q] + (m->g[i][q] > 0);
 			if (m->g[i][q] > 0)
-				b.pool_of[i] = b.pool_of[i] == -1 ? q : -2;
+				b->pool_of[i] = b->pool_of[i] == -1 ? q : -2;
 		}
-		if (b.pool_of[i] < 0)
-			b.pool_of[i] = -1;
+		if (b->pool_of[i] < 0)
+			b->pool_of[i] = -1;
 	}
 	for (int i = 0; i < m->n; i++) {
 		int k = i;
-		while (k > 0 && m->r[b.by_rate[k - 1]] < m->r[i]) {
-			b.by_rate[k] = b.by_rate[k - 1];
+		while (k > 0 && m->r[b->by_rate[k - 1]] < m->r[i]) {
+			b->by_rate[k] = b->by_rate[k - 1];
 			k--;
 		}
-		b.by_rate[k] = i;
+		b->by_rate[k] = i;
 	}
-	struct mtab mt;
-	b.mt = &mt;
-	joint_mults(&b, &mt);
+	b->mt = mt;
+	joint_mults(b, mt);
 	if (m->kind == CAPMILP_DEADLINE) {
-		b.tol = 1e-9 * (1 + price_all + m->lambda * rate_all);
-		b.R_lo = m->R * (1 - 1e-9);
+		b->tol = 1e-9 * (1 + price_all + m->lambda * rate_all);
+		b->R_lo = m->R * (1 - 1e-9);
 	} else {
-		b.tol = 1e-9 * (1 + rate_all);
-		b.row_tol = 1e-9 * (price_all / 3600 + m->lambda * rate_all);
+		b->tol = 1e-9 * (1 + rate_all);
+		b->row_tol = 1e-9 * (price_all / 3600 + m->lambda * rate_all);
 	}
+}
+
+static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, double *value)
+{
+	struct bb b;
+	memset(&b, 0, sizeof b);
+	struct capmilp mc = *m_in;
+	const struct capmilp *m = &mc;
+	struct mtab mt;
+	bb_setup(&b, &mc, m_in, &mt);
 	/* most programmes are done in a few hundred steps without a seed;
 	 * the others start again with one (the same answer, cut_at) */
 	int G0[HP_MAX_POOLS] = { 0 };

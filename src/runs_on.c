@@ -149,8 +149,8 @@ static void rules_shared(struct verdict *v, const struct plan *p, const struct c
 		}
 }
 
-/* Layer split, schedule, ZeRO, CP, EP, recomputation, precision. */
-static void rules_framework(struct verdict *v, const struct plan *p)
+/* Layer split and schedule. */
+static void rules_layers(struct verdict *v, const struct plan *p)
 {
 	const struct replica *rep = &p->replicas[0];
 	int pp = rep->n_stages, mn = 1 << 30, mx = 0;
@@ -196,6 +196,13 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 				deny(v, MLM, "virtual stages of unequal layers (pp_layout)");
 				break;
 			}
+}
+
+/* ZeRO and the DP overlaps. */
+static void rules_zero(struct verdict *v, const struct plan *p)
+{
+	const struct replica *rep = &p->replicas[0];
+	int pp = rep->n_stages;
 	/* ZeRO. DeepSpeed's PipelineEngine asserts zero stage < 2 ("ZeRO-2
 	 * and ZeRO-3 are incompatible with pipeline parallelism"). Megatron-LM
 	 * 2021-22 has only --use-distributed-optimizer (ZeRO-1). Megatron-Core
@@ -232,6 +239,12 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	else if (p->zero == 3 && !plan_param_overlap(p))
 		deny(v, MCORE, "ZeRO-3 without the parameter-gather overlap (Megatron-FSDP "
 		     "always overlaps it)");
+}
+
+/* CP, EP, expert TP, the token dispatcher, recomputation, precision. */
+static void rules_parallel(struct verdict *v, const struct plan *p)
+{
+	const struct replica *rep = &p->replicas[0];
 	/* Context parallelism: --context-parallel-size arrived with
 	 * Megatron-Core in 2023; DeepSpeed has Ulysses sequence parallelism
 	 * (all-to-all over heads), not ring attention; torchtitan has
@@ -289,6 +302,14 @@ static void rules_framework(struct verdict *v, const struct plan *p)
 	 * DeepSpeed's config has no FP8 switch. */
 	if (p->precision == HP_FP8)
 		deny(v, MLM | DS, "FP8 training");
+}
+
+/* Layer split, schedule, ZeRO, CP, EP, recomputation, precision. */
+static void rules_framework(struct verdict *v, const struct plan *p)
+{
+	rules_layers(v, p);
+	rules_zero(v, p);
+	rules_parallel(v, p);
 }
 
 /* The estimate-only rows (framework.h). Each is stricter than

@@ -294,18 +294,29 @@ static void add_label_cell(struct sbuf *o, const char *label, int width)
 		  width - utf8_cols_n(label, h) - 3 - label_cols(label + t), "");
 }
 
+/* A row's formatted figures: time and cost to train, $/h, $/1M tokens,
+ * tokens/s (print_row's cells, and same_figures' comparison). */
+struct row_cells {
+	char t[32], cost[32], uh[32], um[32], tok[32];
+};
+
+static void row_cells(const struct search_plan *sp, struct row_cells *rc)
+{
+	hp_fmt_duration(rc->t, sizeof rc->t, sp->time_to_train_s);
+	fmt_usd(rc->cost, sizeof rc->cost, sp->cost_to_train_usd, sp->est.price_known);
+	fmt_usd(rc->uh, sizeof rc->uh, sp->est.usd_per_hour, sp->est.price_known);
+	fmt_usd(rc->um, sizeof rc->um, sp->est.usd_per_mtok, sp->est.price_known);
+	hp_fmt_count(rc->tok, sizeof rc->tok, sp->est.tokens_per_s);
+}
+
 /* The figures of a row as the table shows them (GPUs, tokens/s, MFU,
  * $/h, $/1M tokens, time and cost to train), for same_figures. */
 static void row_figures(const struct search_plan *sp, char *buf, size_t n)
 {
-	char t[32], cost[32], uh[32], um[32], tok[32];
-	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
-	fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
-	fmt_usd(uh, sizeof uh, sp->est.usd_per_hour, sp->est.price_known);
-	fmt_usd(um, sizeof um, sp->est.usd_per_mtok, sp->est.price_known);
-	hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
-	snprintf(buf, n, "%d %s %.1f %s %s %s %s", sp->est.n_gpus, tok, 100 * sp->est.mfu, uh, um,
-		 t, cost);
+	struct row_cells rc;
+	row_cells(sp, &rc);
+	snprintf(buf, n, "%d %s %.1f %s %s %s %s", sp->est.n_gpus, rc.tok, 100 * sp->est.mfu, rc.uh,
+		 rc.um, rc.t, rc.cost);
 }
 
 /* Rows i and i + 1 (0-based) whose figures print alike: a line saying
@@ -355,12 +366,8 @@ static void same_figures(struct sbuf *o, const struct search_result *res, int i)
 static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,
 		      const char *label, int width)
 {
-	char t[32], cost[32], uh[32], um[32], tok[32];
-	hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
-	fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
-	fmt_usd(uh, sizeof uh, sp->est.usd_per_hour, sp->est.price_known);
-	fmt_usd(um, sizeof um, sp->est.usd_per_mtok, sp->est.price_known);
-	hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
+	struct row_cells rc;
+	row_cells(sp, &rc);
 	char opt[24];
 	if (sp->optimality == OPTIMAL_GAP)
 		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
@@ -371,7 +378,7 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,
 	sbuf_addf(o, "%3d%c%c", rank, sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ');
 	add_label_cell(o, label, width);
 	sbuf_addf(o, " %-18.18s %5d %8s %5.1f%% %9s %8s %9s %9s  %s\n", ro, sp->est.n_gpus,
-		  tok, 100 * sp->est.mfu, uh, um, t, cost, opt);
+		  rc.tok, 100 * sp->est.mfu, rc.uh, rc.um, rc.t, rc.cost, opt);
 }
 
 static void print_layout(struct sbuf *o, const struct search_plan *sp, const struct cluster *c,
