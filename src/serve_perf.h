@@ -130,10 +130,20 @@ double serve_gpu_mem_bytes(const struct gpu_spec *g);
 /* Can this GPU run this weight precision? 0, or -1 with err naming the GPU. */
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err);
 
+struct serve_config;
+/* The weight precision cfg runs at on g: cfg->wprec, but fp16 where bf16 is
+ * the default (not wprec_given) and g has no bf16 (NVIDIA before Ampere), as
+ * vLLM's --dtype auto picks. */
+enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu_spec *g);
+
 /* One instance configuration. */
 struct serve_config {
 	int tp, pp;
 	enum serve_wprec wprec;
+	int wprec_given;      /* 1: the user named wprec (serve --precision) and
+			       * a GPU that cannot run it refuses; 0: bf16 is
+			       * the default and runs as fp16 on a GPU without
+			       * bf16 (serve_wprec_on) */
 	enum serve_kvprec kvprec;
 	enum serve_engine engine;
 	int max_batch;        /* 0: the engine's default */
