@@ -140,10 +140,6 @@ enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu
 struct serve_config {
 	int tp, pp;
 	enum serve_wprec wprec;
-	int wprec_given;      /* 1: the user named wprec (serve --precision) and
-			       * a GPU that cannot run it refuses; 0: bf16 is
-			       * the default and runs as fp16 on a GPU without
-			       * bf16 (serve_wprec_on) */
 	enum serve_kvprec kvprec;
 	enum serve_engine engine;
 	int max_batch;        /* 0: the engine's default */
@@ -167,6 +163,10 @@ struct serve_config {
 	int overlap_sched;    /* enum serve_overlap: the profile's sched_ahead,
 			       * or on, or off (also an engine version without
 			       * one: SGLang before v0.4) */
+	int wprec_given;      /* 1: the user named wprec (serve --precision) and
+			       * a GPU that cannot run it refuses; 0: bf16 is
+			       * the default and runs as fp16 on a GPU without
+			       * bf16 (serve_wprec_on) */
 };
 /* Whether cfg runs an overlap scheduler (the engine's default unless
  * overlap_sched forces it). */
