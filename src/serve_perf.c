@@ -391,8 +391,35 @@ static int wprec_fp8_runs(const struct gpu_spec *g)
 	       g->gen == GEN_HOPPER || g->gen == GEN_BLACKWELL;
 }
 
+/* BF16 needs an NVIDIA part of compute capability 8.0 (Ampere) or later:
+ * vLLM's CUDA platform lists bf16 among a GPU's dtypes only from 8.0 and
+ * check_if_supports_dtype refuses it below ("Bfloat16 is only supported on
+ * GPUs with compute capability of at least 8.0 ... --dtype=half"), while its
+ * default --dtype auto picks float16 there instead (vllm-project/vllm
+ * vllm/platforms/cuda.py @1c0d9ecf, CudaPlatformBase.supported_dtypes and
+ * check_if_supports_dtype; vllm/worker/worker.py @6ae52299,
+ * _check_if_gpu_supports_dtype). Volta (7.0) and Turing (7.5) are the
+ * catalog's parts below 8.0; AMD, Gaudi and parts of unknown generation are
+ * not refused (simplified: no catalog part among them lacks bf16). */
+static int wprec_bf16_runs(const struct gpu_spec *g)
+{
+	return g->gen != GEN_VOLTA && g->gen != GEN_TURING;
+}
+
+enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu_spec *g)
+{
+	if (cfg->wprec == SW_BF16 && !cfg->wprec_given && !wprec_bf16_runs(g))
+		return SW_FP16;
+	return cfg->wprec;
+}
+
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err)
 {
+	if (w == SW_BF16 && !wprec_bf16_runs(g))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "--precision bf16: %s has no bf16 (NVIDIA before Ampere, compute "
+				  "capability below 8.0, which vLLM refuses bf16 on); --precision fp16 runs",
+				  g->name);
 	if (w == SW_FP4 && g->gen != GEN_BLACKWELL)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "--precision fp4: %s has no FP4 tensor cores (Blackwell has)",
@@ -1001,7 +1028,7 @@ static int check_config(const struct pool *p, const struct model_spec *m,
 				  m->layers);
 	if (!(ld->isl >= 1 && ld->osl >= 1 && ld->isl <= 1e7 && ld->osl <= 1e7))
 		return hp_err_set(err, HP_EXIT_USAGE, "--isl/--osl: expected 1 to 1e7 tokens");
-	if (serve_wprec_supported(&p->gpu, cfg->wprec, err) < 0)
+	if (serve_wprec_supported(&p->gpu, serve_wprec_on(cfg, &p->gpu), err) < 0)
 		return -1;
 	if (!(p->gpu.hbm_Bps > 0) ||
 	    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0 || p->gpu.flops[HP_FP32] > 0))

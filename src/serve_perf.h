@@ -130,6 +130,12 @@ double serve_gpu_mem_bytes(const struct gpu_spec *g);
 /* Can this GPU run this weight precision? 0, or -1 with err naming the GPU. */
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err);
 
+struct serve_config;
+/* The weight precision cfg runs at on g: cfg->wprec, but fp16 where bf16 is
+ * the default (not wprec_given) and g has no bf16 (NVIDIA before Ampere), as
+ * vLLM's --dtype auto picks. */
+enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu_spec *g);
+
 /* One instance configuration. */
 struct serve_config {
 	int tp, pp;
@@ -157,6 +163,10 @@ struct serve_config {
 	int overlap_sched;    /* enum serve_overlap: the profile's sched_ahead,
 			       * or on, or off (also an engine version without
 			       * one: SGLang before v0.4) */
+	int wprec_given;      /* 1: the user named wprec (serve --precision) and
+			       * a GPU that cannot run it refuses; 0: bf16 is
+			       * the default and runs as fp16 on a GPU without
+			       * bf16 (serve_wprec_on) */
 };
 /* Whether cfg runs an overlap scheduler (the engine's default unless
  * overlap_sched forces it). */

@@ -369,7 +369,8 @@ expect 2 "--tp and --pp are required" $L --mbs 1 --gbs 16
 expect 2 "-m MODEL is required" $H launch --pool 2x8xH100-SXM --tp 1 --pp 1 --mbs 1 --gbs 16
 expect 3 "interleaved:2 needs each stage's layer count to be a multiple of 2" $L --tp 1 --pp 3 --dp 1 --mbs 1 --gbs 16 --schedule interleaved:2
 expect 3 "No such file" $L --plan "$T/none.json"
-expect 3 "--rank 3: the file has 2 plans" $H launch --pool 192x8xA100-SXM4-80GB -m gpt-145.6b --plan "$T/plans.json" --rank 3
+# a --rank past the plans is a usage error (2), as report's --rank is
+expect 2 "--rank 3: the file has 2 plans" $H launch --pool 192x8xA100-SXM4-80GB -m gpt-145.6b --plan "$T/plans.json" --rank 3
 expect 1 "" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --force -o "$T/no/such/dir/x.sh"
 [ ! -e "$T/no/such/dir/x.sh" ] && ok || bad "a file was written"
 

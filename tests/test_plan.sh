@@ -124,7 +124,7 @@ cmp -s "$T/want2" "$T/gotr" && ok || bad "estimate --plan FILE --rank 3: want $(
 n=$(py "import json; print(len(json.load(open('$T/mix.json'))['plans']))")
 $H estimate $MIX -m llama3.1-70b --plan "$T/mix.json" --rank $((n + 1)) >/dev/null 2>"$T/err"
 rc=$?
-[ $rc = 3 ] && grep -qF -- "--rank $((n + 1)): the file has $n plans" "$T/err" && ok ||
+[ $rc = 2 ] && grep -qF -- "--rank $((n + 1)): the file has $n plans" "$T/err" && ok ||
 	bad "estimate --rank past the list: exit $rc, $(cat "$T/err")"
 
 # --- a label wider than the table's plan column (64) is cut between words:

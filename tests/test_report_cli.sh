@@ -173,6 +173,17 @@ expect 2 "cannot tell the format from the name" $H report $W -o "$T/x.txt"
 expect 2 "--format: expected md, html, json or csv, got 'pdf'" $H report $W -o "$T/x.md" --format pdf
 expect 2 "--rank: expected a positive integer" $H report $W -o "$T/x.md" --rank 0
 expect 2 "--rank 99: the planner found" $H report $W -o "$T/x.md" --rank 99
+# ... the same user mistake as launch's and estimate's --rank past a plan
+# file's plans, so the same exit status (2, usage; man EXIT STATUS): the
+# report's JSON is such a file, with as many plans as the planner found.
+n=$(python3 -c "import json, sys; print(len(json.load(open(sys.argv[1]))['plans']))" "$T/r.json")
+ws_args=$(python3 -c "
+import json, sys
+w = json.load(open(sys.argv[1]))
+print(' '.join('--pool %dx%dx%s' % (p.get('nodes', 1), p.get('gpus_per_node', 8), p['gpu'])
+               for p in w['cluster']['pools']), '-m', w['model'])" $W)
+expect 2 "--rank $((n + 1)): the file has $n plans" $H launch $ws_args --plan "$T/r.json" --rank $((n + 1))
+expect 2 "--rank $((n + 1)): the file has $n plans" $H estimate $ws_args --plan "$T/r.json" --rank $((n + 1))
 expect 3 "No such file" $H report "$T/none.json" -o "$T/x.md"
 printf '{"cluster": {"pools": [{"gpu": "H100", "nodes": 2}]}, "model": "llama3.1-8b",}' >"$T/bad.json"
 expect 3 "bad.json: line 1, column" $H report "$T/bad.json" -o "$T/x.md"

@@ -112,6 +112,51 @@ expect fp4-mixed 0 "" -- --pool 1x8xH100-SXM --pool 1x8xB200 -m llama3.1-8b --ra
 	--osl 128 --precision fp4
 grep -q "H100" "$tmp/out" && bad "fp4-mixed: an H100 instance in an fp4 plan" || ok
 
+# bf16 on NVIDIA before Ampere: vLLM refuses it below compute capability 8.0
+# ("Bfloat16 is only supported on GPUs with compute capability of at least
+# 8.0", vllm/platforms/cuda.py @1c0d9ecf check_if_supports_dtype; V100 is 7.0,
+# T4 7.5), so a --precision bf16 named by the user is refused there, in the
+# search, --estimate and --place, with the precision that runs.
+expect bf16-v100 3 "--precision bf16: V100-SXM2-32GB" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --precision bf16
+grep -q -- "--precision fp16 runs" "$tmp/err" && ok || bad "bf16-v100: the error does not name fp16"
+expect bf16-t4-estimate 3 "--precision bf16: T4" -- --pool 1x8xT4 -m llama3.1-8b --rate 1 \
+	--isl 512 --osl 128 --precision bf16 --estimate
+expect bf16-t4-place 3 "--precision bf16: T4" -- --pool 1x8xT4 -m llama3.1-8b --rate 1 \
+	--isl 512 --osl 128 --precision bf16 --place
+expect bf16-a100 0 "" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --rate 1 --isl 512 --osl 128 \
+	--precision bf16
+# Without --precision the default bf16 runs as fp16 there, as vLLM's --dtype
+# auto picks float16 on a GPU whose supported dtypes lack bf16
+# (CudaPlatformBase.supported_dtypes @1c0d9ecf: float16 and float32 below
+# 8.0): a V100 cluster plans by default, and its plan is the --precision fp16
+# plan (both 2-byte weights on the V100's one 16-bit rate, 125 TFLOPS fp16),
+# but for the launch line's --dtype float16.
+expect bf16-default-v100 0 "" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b --rate 4 --isl 512 \
+	--osl 128 --format json
+cp "$tmp/out" "$tmp/v100-default.json"
+expect fp16-v100 0 "" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b --rate 4 --isl 512 --osl 128 \
+	--precision fp16 --format json
+python3 - "$tmp/v100-default.json" "$tmp/out" <<'PY' && ok || bad "bf16-default-v100: plan differs from --precision fp16"
+import json, sys
+a, b = (json.load(open(f))["plans"] for f in sys.argv[1:3])
+# the launch lines differ only in --dtype float16, which vLLM's auto picks itself
+def strip(ps):
+    for p in ps:
+        for i in p["instances"]:
+            i["launch"] = i["launch"].replace(" --dtype float16", "")
+    return ps
+assert a and strip(a) == strip(b), (a[:1], b[:1])
+PY
+# In a mixed cluster the T4 pool runs the default (offline, it carries
+# instances beside the A100s) but gets none under a named bf16.
+expect bf16-mixed-default 0 "" -- --pool 1x8xT4 --pool 1x8xA100-SXM4-80GB -m llama3.1-8b \
+	--offline --isl 512 --osl 128
+grep -q "  T4  " "$tmp/out" && ok || bad "bf16-mixed-default: no T4 instance"
+expect bf16-mixed 0 "" -- --pool 1x8xT4 --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --offline \
+	--isl 512 --osl 128 --precision bf16
+grep -q "  T4  " "$tmp/out" && bad "bf16-mixed: a T4 instance in a bf16 plan" || ok
+
 # the JSON contract: {"plans": [...]}, each with the documented keys
 expect json 0 "" -- --pool 2x8xH100-SXM,max=4 --pool 4x8xA100-SXM4-80GB,max=8 -m llama3.1-70b \
 	--rate 20 --isl 1500 --osl 300 --ttft-p99 2 --tpot-p99 0.05 --format json

@@ -94,7 +94,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0, 0, 0, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -106,6 +106,40 @@ TEST(amd_gpus)
 		if (!(r.tpot_min_s >= floor_s && r.tpot_min_s <= 3 * floor_s))
 			T_FAILF("%s: TPOT %.2f ms at batch 1, weights alone take %.2f ms", amd[i].name,
 				r.tpot_min_s * 1e3, floor_s * 1e3);
+	}
+}
+
+/* bf16 weights per GPU generation. vLLM's CUDA platform lists bf16 among
+ * a GPU's dtypes from compute capability 8.0 only (vllm/platforms/cuda.py
+ * @1c0d9ecf, CudaPlatformBase.supported_dtypes: "Pascal, Volta and Turing
+ * NVIDIA GPUs, BF16 is not supported"); NVIDIA's CUDA GPU list gives V100
+ * 7.0, T4 7.5, A100 8.0, H100 9.0. A named bf16 is refused below 8.0 (exit
+ * 3, naming the GPU); the default bf16 runs there as fp16, as vLLM's --dtype
+ * auto picks the platform's first supported dtype. */
+TEST(bf16_pre_ampere)
+{
+	static const struct { const char *name; int bf16; } gpus[] = {
+		{ "V100-SXM2-32GB", 0 }, { "T4", 0 }, { "A100-SXM4-80GB", 1 }, { "H100-SXM", 1 },
+	};
+	for (size_t i = 0; i < HP_ARRAY_LEN(gpus); i++) {
+		const struct gpu_spec *g = catalog_gpu(&cat, gpus[i].name);
+		CHECK(g != NULL);
+		if (!g)
+			continue;
+		struct serve_config cfg = { 0 };
+		cfg.wprec = SW_BF16;
+		CHECK(serve_wprec_on(&cfg, g) == (gpus[i].bf16 ? SW_BF16 : SW_FP16));
+		cfg.wprec_given = 1;
+		CHECK(serve_wprec_on(&cfg, g) == SW_BF16);
+		struct hp_err e = { 0 };
+		int rc = serve_wprec_supported(g, serve_wprec_on(&cfg, g), &e);
+		CHECK(rc == (gpus[i].bf16 ? 0 : -1));
+		if (!gpus[i].bf16) {
+			CHECK(e.code == HP_EXIT_INPUT);
+			CHECK(strstr(e.msg, g->name) && strstr(e.msg, "--precision bf16"));
+		}
+		cfg.wprec = SW_FP16;   /* fp16 runs everywhere here */
+		CHECK(serve_wprec_supported(g, serve_wprec_on(&cfg, g), NULL) == 0);
 	}
 }
 
@@ -147,7 +181,7 @@ struct h100_8b {
 /* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
-	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct serve_load ld = { 1000, 200, rate, 0, 0, 0 };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");
@@ -925,6 +959,7 @@ int main(void)
 	RUN(kv_bytes);
 	RUN(hf_ids);
 	RUN(amd_gpus);
+	RUN(bf16_pre_ampere);
 	RUN(weights);
 	RUN(erlang_c);
 	RUN(wait_tails);

@@ -69,7 +69,8 @@ static const char serve_help[] =
 	"                       " UTIL_TEXT(SERVE_MAX_UTIL) " of its saturation rate\n"
 	"      --objective O    cost (default with --rate: cheapest fleet), throughput\n"
 	"      --engine E       vllm (default), sglang, tensorrt-llm, tensorrt-llm-engine\n"
-	"      --precision P    weights: bf16 (default), fp16, fp8, int4 (weight-only), fp4\n"
+	"      --precision P    weights: bf16 (default; fp16 on V100/T4, which have no bf16),\n"
+	"                       fp16, fp8, int4 (weight-only), fp4\n"
 	"      --kv-precision P KV cache: bf16 (default), fp16, fp8\n"
 	"      --tp/--pp N      fix the parallelism of every instance\n"
 	"      --max-batch N    running sequences per instance (default: the engine's)\n"
@@ -243,6 +244,7 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		return serve_engine_parse(arg, &so->base.engine)
 		       ? usage_error("serve", "engine", "vllm, sglang, tensorrt-llm or tensorrt-llm-engine", arg) : 0;
 	case O_PREC:
+		so->base.wprec_given = 1;
 		return serve_wprec_parse(arg, &so->base.wprec)
 		       ? usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", arg) : 0;
 	case O_KVPREC:

@@ -382,8 +382,8 @@ int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct 
 		int n = cJSON_IsArray(plans) ? cJSON_GetArraySize(plans) : -1;
 		if (n < 0)
 			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: plans: expected an array", path);
-		else if (rank > n)
-			rc = hp_err_set(err, HP_EXIT_INPUT, "%s: --rank %d: the file has %d plan%s",
+		else if (rank > n)   /* a flag's value out of range, as report's --rank */
+			rc = hp_err_set(err, HP_EXIT_USAGE, "%s: --rank %d: the file has %d plan%s",
 					path, rank, n, n == 1 ? "" : "s");
 		entry = rc ? NULL : cJSON_GetArrayItem(plans, rank - 1);
 		snprintf(where, sizeof where, "%.250s: plans[%d]", path, rank - 1);
