@@ -1775,7 +1775,6 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 	plan_label(pl, c);
 }
 
-/* The options make sense for this cluster and model: 0, or -1 with err. */
 /* The weight precision on the cluster's GPUs: an input error (exit 3) naming
  * the GPU and --precision when no pool can run it, as training refuses fp8
  * on an A100. A pool that cannot, beside one that can, only gets no
@@ -1800,6 +1799,7 @@ static int check_wprec(const struct cluster *c, const struct serve_config *cfg,
 	return 0;
 }
 
+/* The options make sense for this cluster and model: 0, or -1 with err. */
 static int check_opts(const struct cluster *c, const struct model_spec *m,
 		      const struct serve_opts *o, struct hp_err *err)
 {
