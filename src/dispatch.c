@@ -1,5 +1,6 @@
 /* dispatch.c — plans onto nodes (see dispatch.h). */
 #include "dispatch.h"
+#include "perf_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ static void pp_neighbours(const struct cluster *c, const struct plan *p,
 /* Boundaries alike in their link, with the pools (or pool pairs) they
  * join: "in h100, a100: 8x400G NIC, leaf". */
 struct link_group {
-	char link[96];
+	char link[128];
 	char where[160];
 	int n, inside;   /* inside: boundaries within the pools named */
 };
@@ -215,28 +216,214 @@ static void links_pp(const struct cluster *c, const struct plan *p, const struct
 	}
 }
 
+/* The NIC text of pool q: "8x400G NIC". */
+static void nic_text(const struct pool *q, char *buf, size_t n)
+{
+	snprintf(buf, n, "%dx%gG NIC", q->nics, q->nic_gbps);
+}
+
+/* The link a group on the pools in mask crosses when it leaves the node:
+ * one pool's NICs, or between pools the slowest pool's NICs (nics x
+ * nic_gbps, as links_pp; comm_fabric_min keeps the smaller node total)
+ * through the spine, and the WAN when two of them are at two sites
+ * (perf_memo.c build_link). */
+static void net_link(const struct cluster *c, unsigned mask, char *buf, size_t n)
+{
+	int slow = -1, first = -1, sites = 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		const struct pool *q = &c->pools[i];
+		if (first < 0)
+			first = i;
+		else if (!cluster_same_site(c, first, i))
+			sites = 1;
+		if (slow < 0 || q->nics * q->nic_gbps < c->pools[slow].nics * c->pools[slow].nic_gbps)
+			slow = i;
+	}
+	char nic[48];
+	nic_text(&c->pools[slow < 0 ? 0 : slow], nic, sizeof nic);
+	const char *over = c->oversub > 1 ? " (oversubscribed)" : "";
+	if (sites)
+		snprintf(buf, n, "%.40s, spine%s, WAN %gG between sites", nic, over, c->inter_pool_gbps);
+	else
+		snprintf(buf, n, "%.40s, leaf and spine%s", nic, over);
+}
+
+/* The scale-up link of pool q, for a group inside one node (or NVLink
+ * domain, perf_domain_gpus). */
+static void up_link(const struct pool *q, char *buf, size_t n)
+{
+	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
+	snprintf(buf, n, "%s (inside %s)", intra[q->intra],
+		 q->nvl_domain > q->gpus_per_node ? "an NVLink domain" : "a node");
+}
+
+/* The pools in mask as "h100" or "h100-a100". */
+static void mask_names(const struct cluster *c, unsigned mask, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < c->n_pools && len + 1 < n; i++)
+		if (mask >> i & 1) {
+			int w = snprintf(buf + len, n - len, "%s%.31s", len ? "-" : "", c->pools[i].name);
+			if (w < 0 || (size_t)w >= n - len)
+				break;
+			len += (size_t)w;
+		}
+}
+
+/* The pools whose stages hold some layer of stage k of replica group r:
+ * a layer's DP group takes its ranks from every replica group, so it
+ * spans the pools of every stage that holds it. */
+static unsigned layer_pools(const struct plan *p, int r, int k)
+{
+	const struct stage *s = &p->replicas[r].stages[k];
+	unsigned mask = 0;
+	for (int r2 = 0; r2 < p->n_replicas; r2++)
+		for (int k2 = 0; k2 < p->replicas[r2].n_stages; k2++) {
+			const struct stage *t = &p->replicas[r2].stages[k2];
+			if (t->first_layer <= s->last_layer && s->first_layer <= t->last_layer)
+				mask |= 1u << t->pool;
+		}
+	return mask;
+}
+
+/* Join the groups as links_pp does: one group is named alone, several
+ * by where each is ("in h100: ...; h100-a100: ..."). */
+static void groups_text(const struct link_group *g, int ng, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	if (ng == 1) {
+		snprintf(buf, n, "%.127s", g[0].link);
+		return;
+	}
+	for (int i = 0; i < ng; i++) {
+		char one[300];
+		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
+				 g[i].where, g[i].link);
+		if (w < 0 || len + (size_t)w + 4 >= n) {
+			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
+			return;
+		}
+		memcpy(buf + len, one, (size_t)w + 1);
+		len += (size_t)w;
+	}
+}
+
+/* One stage's group: its link, on the pools in mask. */
+struct stage_link {
+	unsigned mask;
+	char link[128];
+};
+
+/* File one stage's link under where it runs (one pool: inside it; several:
+ * between them), a (mask, link) already filed not again. seen holds
+ * *n_seen of max. */
+static void file_link(struct link_group *g, int *ng, int max_groups, struct stage_link *seen,
+		      int *n_seen, int max_seen, const struct cluster *c, unsigned mask,
+		      const char *link)
+{
+	for (int i = 0; i < *n_seen; i++)
+		if (seen[i].mask == mask && !strcmp(seen[i].link, link))
+			return;
+	if (*n_seen < max_seen) {   /* when full, a where may be listed twice */
+		seen[*n_seen].mask = mask;
+		snprintf(seen[*n_seen].link, sizeof seen[*n_seen].link, "%s", link);
+		(*n_seen)++;
+	}
+	int single = (mask & (mask - 1)) == 0;
+	int i = 0;
+	while (i < *ng && (strcmp(g[i].link, link) || g[i].inside != single))
+		i++;
+	if (i == *ng) {
+		if (*ng >= max_groups)
+			return;
+		snprintf(g[i].link, sizeof g[i].link, "%s", link);
+		g[i].where[0] = '\0';
+		g[i].n = 0;
+		g[i].inside = single;
+		(*ng)++;
+	}
+	char where[72];
+	mask_names(c, mask, where, sizeof where);
+	size_t l = strlen(g[i].where);
+	if (l + 1 < sizeof g[i].where)
+		snprintf(g[i].where + l, sizeof g[i].where - l, "%s%s", g[i].n ? ", " : "", where);
+	g[i].n++;
+}
+
+/* The DP, CP and EP labels, stage by stage, costed as perf_comm.c does:
+ * - DP (perf_stage_dp): dp x cp ranks, dom / (tp x cp) of them in a
+ *   node (dom: the pool's node or NVLink domain); inside the node when
+ *   they all fit, else across nodes; a layer held on several pools spans
+ *   them (layer_pools).
+ * - CP (perf_stage_cp): the ring on the stage's pool alone, inside the
+ *   node when tp x cp fits it, else that pool's NICs.
+ * - EP (perf_stage_ep): ep ranks, dom / etp of them in a node; inside
+ *   the node when they fit; else the stage's pool's NICs when its replica
+ *   group alone holds an EP group (count x cp x tp >= ep x etp), or the
+ *   pools of the layer as for DP. */
+static void links_dp_cp_ep(const struct cluster *c, const struct plan *p, struct dispatch *d)
+{
+	enum { MAX_GROUPS = 2 * HP_MAX_POOLS };
+	struct link_group g[3][MAX_GROUPS];
+	int ng[3] = { 0 };
+	const enum perf_dim dims[3] = { DIM_DP, DIM_CP, DIM_EP };
+	enum { MAX_SEEN = 64 };
+	struct stage_link seen[3][MAX_SEEN];
+	int ns[3] = { 0 };
+	int dp = plan_dp(p), cp = p->cp;
+	char link[128];
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *rep = &p->replicas[r];
+		for (int k = 0; k < rep->n_stages; k++) {
+			const struct stage *st = &rep->stages[k];
+			const struct pool *q = &c->pools[st->pool];
+			int dom = perf_domain_gpus(q), tp = st->tp;
+			unsigned own = 1u << st->pool, span = layer_pools(p, r, k);
+			if ((long)dp * cp > 1) {
+				int per_node = dom / (tp * cp);
+				if (span == own && (long)dp * cp <= per_node)
+					up_link(q, link, sizeof link);
+				else
+					net_link(c, span, link, sizeof link);
+				file_link(g[0], &ng[0], MAX_GROUPS, seen[0], &ns[0], MAX_SEEN, c, span, link);
+			}
+			if (cp > 1) {
+				if (tp * cp <= dom)
+					up_link(q, link, sizeof link);
+				else
+					net_link(c, own, link, sizeof link);
+				file_link(g[1], &ng[1], MAX_GROUPS, seen[1], &ns[1], MAX_SEEN, c, own, link);
+			}
+			if (p->ep > 1) {
+				int etp = plan_etp(p, tp);
+				unsigned where = own;
+				if (p->ep <= HP_MAX(1, dom / etp))
+					up_link(q, link, sizeof link);
+				else {
+					if ((long)rep->count * cp * tp < (long)p->ep * etp)
+						where = span;
+					net_link(c, where, link, sizeof link);
+				}
+				file_link(g[2], &ng[2], MAX_GROUPS, seen[2], &ns[2], MAX_SEEN, c, where, link);
+			}
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		if (ng[i])
+			groups_text(g[i], ng[i], d->links[dims[i]], sizeof d->links[dims[i]]);
+}
+
 /* The links each dimension's collectives cross, as text in d->links. */
 static void dispatch_links(const struct cluster *c, const struct plan *p, struct dispatch *d)
 {
 	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
-	int used[HP_MAX_POOLS], max_pp = 1, max_tp = 1;
-	plan_gpus(p, used);
-	for (int r = 0; r < p->n_replicas; r++) {
+	int max_pp = 1;
+	for (int r = 0; r < p->n_replicas; r++)
 		max_pp = HP_MAX(max_pp, p->replicas[r].n_stages);
-		for (int k = 0; k < p->replicas[r].n_stages; k++)
-			max_tp = HP_MAX(max_tp, p->replicas[r].stages[k].tp);
-	}
-	int sites = 0, first = -1;
-	for (int i = 0; i < c->n_pools; i++)
-		if (used[i]) {
-			if (first < 0)
-				first = i;
-			if (!cluster_same_site(c, first, i))
-				sites = 1;
-		}
-	const struct pool *pf = &c->pools[first < 0 ? 0 : first];
-	char nic[48];
-	snprintf(nic, sizeof nic, "%dx%gG NIC", pf->nics, pf->nic_gbps);
 	/* TP links: each pool's own scale-up link (PCIe on L40S) */
 	int tp_intra[3] = { 0 };
 	for (int r = 0; r < p->n_replicas; r++)
@@ -255,22 +442,7 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 	}
 	if (max_pp > 1)
 		links_pp(c, p, d, d->links[DIM_PP], sizeof d->links[DIM_PP]);
-	int dp = plan_dp(p) * p->cp;
-	if (dp > 1) {
-		if (sites)
-			snprintf(d->links[DIM_DP], sizeof d->links[DIM_DP],
-				 "%.40s, spine%s, WAN %gG between sites", nic,
-				 c->oversub > 1 ? " (oversubscribed)" : "", c->inter_pool_gbps);
-		else
-			snprintf(d->links[DIM_DP], sizeof d->links[DIM_DP], "%.40s, leaf and spine%s",
-				 nic, c->oversub > 1 ? " (oversubscribed)" : "");
-	}
-	if (p->cp > 1)
-		snprintf(d->links[DIM_CP], sizeof d->links[DIM_CP], "%s",
-			 max_tp * p->cp <= pf->gpus_per_node ? intra[pf->intra] : nic);
-	if (p->ep > 1)
-		snprintf(d->links[DIM_EP], sizeof d->links[DIM_EP], "%s",
-			 max_tp * p->ep <= pf->gpus_per_node ? intra[pf->intra] : nic);
+	links_dp_cp_ep(c, p, d);
 }
 
 int dispatch_plan(const struct cluster *c, const struct model_spec *m, const struct plan *p,

@@ -665,8 +665,10 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 	for (int g = 0; g < p->n_replicas; g++) {
 		const struct replica *rep = &p->replicas[g];
 		int y = cv_y(cv);
+		/* numbered from 0, as the JSON (replica_group, breakdown_group)
+		 * and the HTML and launch reports number them */
 		tui_putf(y, 2, w - 4, A_BOLD, "Replica group %d: %d replica%s x %d stage%s, %.1f%% of the batch%s",
-			 g + 1, rep->count, rep->count == 1 ? "" : "s", rep->n_stages,
+			 g, rep->count, rep->count == 1 ? "" : "s", rep->n_stages,
 			 rep->n_stages == 1 ? "" : "s", 100 * rep->batch_share,
 			 rep->count == 1 ? "" : " each");
 		cv->row++;
@@ -737,12 +739,17 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 	tui_put(y, x, w - x, tui_attr(t, C_DIM), "| capacity");
 	cv->row++;
 	int bw = HP_MAX(10, w - 52);
+	/* the columns' own header, as the communication table has one */
+	y = cv_y(cv);
+	tui_putf(y, 2, w - 2, tui_attr(t, C_TITLE), "%-20s %-*s %9s / %-9s %4s", "GROUP STAGE POOL TP",
+		 bw + 1, "MEMORY", "USED", "CAPACITY", "USE");
+	cv->row++;
 	for (int i = 0; i < e->n_stages; i++, cv->row++) {
 		const struct perf_stage *s = &e->stages[i];
 		y = cv_y(cv);
 		if (y < 0)
 			continue;
-		tui_putf(y, 2, 20, 0, "G%d S%-2d %.*s TP%d", s->group + 1, s->index,
+		tui_putf(y, 2, 20, 0, "G%d S%-2d %.*s TP%d", s->group, s->index,
 			 TUI_CUT(c->pools[s->pool].name, 8), s->tp);
 		double v[5] = { s->weights, s->grads, s->optimizer, s->activations, s->other };
 		double scale = s->capacity > 0 ? bw / s->capacity : 0, acc = 0;
