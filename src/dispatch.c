@@ -149,6 +149,30 @@ static void group_add(struct link_group *g, int *ng, const char *link, const cha
 	g[i].n++;
 }
 
+/* Join the groups (the PP, DP, CP and EP labels): with `alone`, one group
+ * is named by its link only; else each by where it is ("in h100: ...;
+ * h100-a100: ..."). A label longer than n ends in "...". */
+static void groups_text(const struct link_group *g, int ng, int alone, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	if (ng == 1 && alone) {
+		snprintf(buf, n, "%.127s", g[0].link);
+		return;
+	}
+	for (int i = 0; i < ng; i++) {
+		char one[300];
+		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
+				 g[i].where, g[i].link);
+		if (w < 0 || len + (size_t)w + 4 >= n) {
+			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
+			return;
+		}
+		memcpy(buf + len, one, (size_t)w + 1);
+		len += (size_t)w;
+	}
+}
+
 /* The PP label: the link the boundaries inside each pool cross, and the
  * link between each pair of pools a boundary joins. A boundary between
  * pools runs at the slower pool's NICs through the spine (perf_memo.c
@@ -201,19 +225,7 @@ static void links_pp(const struct cluster *c, const struct plan *p, const struct
 			snprintf(where, sizeof where, "%.31s-%.31s", pa->name, pb->name);
 			group_add(g, &ng, link, where);
 		}
-	size_t len = 0;
-	buf[0] = '\0';
-	for (int i = 0; i < ng; i++) {
-		char one[300];
-		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
-				 g[i].where, g[i].link);
-		if (w < 0 || len + (size_t)w + 4 >= n) {
-			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
-			return;
-		}
-		memcpy(buf + len, one, (size_t)w + 1);
-		len += (size_t)w;
-	}
+	groups_text(g, ng, 0, buf, n);
 }
 
 /* The NIC text of pool q: "8x400G NIC". */
@@ -289,28 +301,6 @@ static unsigned layer_pools(const struct plan *p, int r, int k)
 	return mask;
 }
 
-/* Join the groups as links_pp does: one group is named alone, several
- * by where each is ("in h100: ...; h100-a100: ..."). */
-static void groups_text(const struct link_group *g, int ng, char *buf, size_t n)
-{
-	size_t len = 0;
-	buf[0] = '\0';
-	if (ng == 1) {
-		snprintf(buf, n, "%.127s", g[0].link);
-		return;
-	}
-	for (int i = 0; i < ng; i++) {
-		char one[300];
-		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
-				 g[i].where, g[i].link);
-		if (w < 0 || len + (size_t)w + 4 >= n) {
-			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
-			return;
-		}
-		memcpy(buf + len, one, (size_t)w + 1);
-		len += (size_t)w;
-	}
-}
 
 /* One stage's group: its link, on the pools in mask. */
 struct stage_link {
@@ -414,7 +404,7 @@ static void links_dp_cp_ep(const struct cluster *c, const struct plan *p, struct
 	}
 	for (int i = 0; i < 3; i++)
 		if (ng[i])
-			groups_text(g[i], ng[i], d->links[dims[i]], sizeof d->links[dims[i]]);
+			groups_text(g[i], ng[i], 1, d->links[dims[i]], sizeof d->links[dims[i]]);
 }
 
 /* The links each dimension's collectives cross, as text in d->links. */
