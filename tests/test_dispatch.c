@@ -38,14 +38,17 @@ static void dim_label(const char *model, enum perf_dim dim, const char *cluster_
 	if (plan_parse_json(&p, plan_js, strlen(plan_js), "p.json", &c, &err) < 0 ||
 	    plan_validate(&p, &c, m, "p.json", &err) < 0) {
 		T_FAILF("plan: %s", err.msg);
+		plan_free(&p);
 		return;
 	}
 	if (dispatch_plan(&c, m, &p, &d, &err) < 0) {
 		T_FAILF("dispatch: %s", err.msg);
+		plan_free(&p);
 		return;
 	}
 	snprintf(out, n, "%s", d.links[dim]);
 	dispatch_free(&d);
+	plan_free(&p);
 }
 
 /* The PP label of plan_js on cluster_js, llama3.1-70b. */
