@@ -2183,7 +2183,7 @@ static void explain_fw_refusal(struct ctx *x)
 
 /* Append "; " (after the first) and a reason to buf (n bytes), cut at n. */
 static void why_add(char *buf, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+	__attribute__((format(__printf__, 3, 4)));
 static void why_add(char *buf, size_t n, const char *fmt, ...)
 {
 	size_t k = strlen(buf);
