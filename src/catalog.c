@@ -37,6 +37,12 @@ static const char *const intra_names[] = { "nvswitch", "nvlink", "pcie" };
 
 const char *hp_intra_name(enum hp_intra i) { return intra_names[i]; }
 
+const char *hp_intra_label(enum hp_intra i)
+{
+	static const char *const labels[] = { "NVSwitch", "NVLink", "PCIe" };
+	return labels[i];
+}
+
 int hp_intra_parse(const char *s, enum hp_intra *out)
 {
 	for (size_t i = 0; i < HP_ARRAY_LEN(intra_names); i++)

@@ -164,6 +164,8 @@ const char *hp_dtype_name(enum hp_dtype d);
 extern const struct hp_field_enum hp_dtype_enum;
 int hp_dtype_parse(const char *s, enum hp_dtype *out);
 const char *hp_intra_name(enum hp_intra i);
+/* Its name in link labels: "NVSwitch", "NVLink", "PCIe". */
+const char *hp_intra_label(enum hp_intra i);
 int hp_intra_parse(const char *s, enum hp_intra *out);
 const char *hp_gen_name(enum hp_gen g);
 

@@ -182,7 +182,6 @@ static void groups_text(const struct link_group *g, int ng, int alone, char *buf
 static void links_pp(const struct cluster *c, const struct plan *p, const struct dispatch *d,
 		     char *buf, size_t n)
 {
-	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
 	enum { MAX_GROUPS = 2 * HP_MAX_POOLS };
 	int inpool[HP_MAX_POOLS] = { 0 }, n_kinds = 0, ng = 0;
 	unsigned char pair[HP_MAX_POOLS][HP_MAX_POOLS];
@@ -202,7 +201,7 @@ static void links_pp(const struct cluster *c, const struct plan *p, const struct
 		if (inpool[a] == 2)
 			snprintf(link, sizeof link, "%dx%gG NIC, leaf", pa->nics, pa->nic_gbps);
 		else
-			snprintf(link, sizeof link, "%s (same node)", intra[pa->intra]);
+			snprintf(link, sizeof link, "%s (same node)", hp_intra_label(pa->intra));
 		if (n_kinds == 1) {
 			snprintf(buf, n, "%s", link);
 			return;
@@ -266,8 +265,7 @@ static void net_link(const struct cluster *c, unsigned mask, char *buf, size_t n
  * domain, perf_domain_gpus). */
 static void up_link(const struct pool *q, char *buf, size_t n)
 {
-	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
-	snprintf(buf, n, "%s (inside %s)", intra[q->intra],
+	snprintf(buf, n, "%s (inside %s)", hp_intra_label(q->intra),
 		 q->nvl_domain > q->gpus_per_node ? "an NVLink domain" : "a node");
 }
 
@@ -300,7 +298,6 @@ static unsigned layer_pools(const struct plan *p, int r, int k)
 		}
 	return mask;
 }
-
 
 /* One stage's group: its link, on the pools in mask. */
 struct stage_link {
@@ -410,7 +407,6 @@ static void links_dp_cp_ep(const struct cluster *c, const struct plan *p, struct
 /* The links each dimension's collectives cross, as text in d->links. */
 static void dispatch_links(const struct cluster *c, const struct plan *p, struct dispatch *d)
 {
-	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
 	int max_pp = 1;
 	for (int r = 0; r < p->n_replicas; r++)
 		max_pp = HP_MAX(max_pp, p->replicas[r].n_stages);
@@ -424,7 +420,7 @@ static void dispatch_links(const struct cluster *c, const struct plan *p, struct
 		if (tp_intra[i]) {
 			size_t l = strlen(d->links[DIM_TP]);
 			snprintf(d->links[DIM_TP] + l, sizeof d->links[DIM_TP] - l, "%s%s",
-				 l ? " or " : "", intra[i]);
+				 l ? " or " : "", hp_intra_label(i));
 		}
 	if (d->links[DIM_TP][0]) {
 		size_t l = strlen(d->links[DIM_TP]);

@@ -745,7 +745,8 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->expert_params = experts / ((double)plan_etp(p, tp) * p->ep);
 	lc->gemm = layer_gemms(m, layer, g, p, tp, T, s, k, p->precision);
 	enum hp_dtype bdt = bwd_gemm_dtype(g, p->precision);
-	lc->gemm_b = lc->gemm + (bdt == p->precision ? lc->gemm : layer_gemms(m, layer, g, p, tp, T, s, k, bdt));
+	lc->gemm_b = lc->gemm + (bdt == p->precision ? lc->gemm
+							 : layer_gemms(m, layer, g, p, tp, T, s, k, bdt));
 	lc->rc_frac = model_layer_op_sac_recompute_frac(m, layer);
 	lc->kernels = layer_kernels(m, layer, p, tp);
 	double moe_colls = 0, syncs = 0;

@@ -448,7 +448,6 @@ void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp
  * link (EFA's transport wins), and the WAN when they are at two sites. */
 static void build_link(const struct cluster *c, int a, int b, struct memo_link *l)
 {
-	static const char *const intra[] = { "NVSwitch", "NVLink", "PCIe" };
 	struct comm_group *g = &l->link.base;
 	const struct pool *pa = &c->pools[a];
 	memset(g, 0, sizeof *g);
@@ -478,8 +477,8 @@ static void build_link(const struct cluster *c, int a, int b, struct memo_link *
 		snprintf(l->in, sizeof l->in, "WAN %gG", c->inter_pool_gbps);
 		memcpy(l->out, l->in, sizeof l->out);
 	} else {
-		snprintf(l->in, sizeof l->in, "%s", intra[g->fab.intra]);
-		snprintf(l->out, sizeof l->out, "%s + %dx%gG NIC", intra[g->fab.intra], pa->nics,
+		snprintf(l->in, sizeof l->in, "%s", hp_intra_label(g->fab.intra));
+		snprintf(l->out, sizeof l->out, "%s + %dx%gG NIC", hp_intra_label(g->fab.intra), pa->nics,
 			 pa->nic_gbps);
 	}
 	l->link.name_in = l->in;
