@@ -279,7 +279,12 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLTLH": "small/V100/consumer",
           # DLPerf's DeepSpeed GPT-2 small on 8-32 V100-16GB (round 13,
           # added after its first prediction).
-          "BLDSV": "small/V100/consumer"}
+          "BLDSV": "small/V100/consumer",
+          # Round 21: torchtitan's docs/performance.md @3faaa1a0d (64 A100
+          # FSDP2 rows; its 128-H100 405B rows: regime_of), and MLPerf v5.1
+          # Llama 3.1 8B logs of Dell, Oracle, UF and Verda on 8-256 B200
+          # (Dell's one B300 node: regime_of).
+          "BLTTP": "A100 8-1,024 GPUs", "BLML8B": "B200 (8 per node)"}
 def regime_of(grp, gpu):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
@@ -287,11 +292,13 @@ def regime_of(grp, gpu):
         return "GB200 NVL72"
     if grp == "BLML51" and gpu.startswith("H200"):
         return "H200 (Hopper, 141 GB)"
-    if grp in ("BLIBM", "BLPAX") and gpu.startswith("H100"):
+    if grp == "BLML8B" and gpu.startswith("B300"):
+        return "B300 (8 per node)"
+    if grp in ("BLIBM", "BLPAX", "BLTTP") and gpu.startswith("H100"):
         return "H100 at scale"
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090", "RTX-3090"),
