@@ -188,17 +188,11 @@ trap 'rm -rf "$T"' EXIT
 # -24.0%, -05 -38.1 -> -15.0%, -09 -33.2 -> -7.2%, -12 -33.8 -> -8.0%,
 # -15 -33.7 -> -8.2%: all five dropped.
 # Round 21 (first prediction, docs/blind-round21.md): 22 rows, none beyond
-# 30%. BLTTP-07: Llama 2 70B, FSDP2 on 64 A100-80GB, local batch 1, with
-# torchtitan's op-level selective AC (parallelize_llama.py @1ea476e9f: it
-# saves only mm, SDPA and reduce-scatter outputs and skips every second mm,
-# so norms, RoPE, SiLU and the k, o and w3 projections are recomputed).
-# The row runs as hetplan's selective recompute, Megatron's (only the
-# attention core recomputed), which keeps 110 GB of activations for the 80
-# layers (1.37 GB a layer); what the op policy keeps (block input, q, v,
-# SDPA output, w1 and w2 outputs: s x (4h + h_kv + ffn) x 2 bytes) is
-# about 0.51 GB a layer, 41 GB, and the run fits (the page: local batch 2
-# with this AC runs out of memory). A row-description limit: hetplan has
-# no torchtitan op-SAC setting. Step time -22.5% (within 30%).
+# 30%. BLTTP-07 (Llama 2 70B, FSDP2 on 64 A100-80GB, torchtitan's op-level
+# SAC) did not fit while the driver ran "selective (op-level SAC)" as
+# Megatron's selective recompute (110 GB of activations kept for 80
+# layers); read as hetplan's selective-op since (what tests/calib_rows.h
+# does for the TT rows), it fits and comes to -14.1%.
 KNOWN_MISSES="
 BLMLV-01:time:-70
 BLTLH-01:dnf:6.1
@@ -215,7 +209,6 @@ BLPAX-10:time:-36
 BLL1-01:time:+373
 BLOF-03:time:+34
 BLL3-01:dnf:2.4
-BLTTP-07:dnf:24.6
 "
 
 cat >"$T/drive.py" <<'PY'
@@ -230,6 +223,15 @@ hetplan, path, tmp, known_txt = sys.argv[1:5]
 rows_out = open(sys.argv[5], "w") if len(sys.argv) > 5 and sys.argv[5] else None
 catalog = {g["name"]: g for g in json.load(open("data/gpus.json"))["gpus"]}
 models = {m["name"]: m for m in json.load(open("data/models.json"))["models"]}
+# "96GB HBM2e" in the gpu column: torchtitan's Grand Teton H100 (96 GB
+# HBM2e, held at 500 W of its rated 700), built as tests/calib_rows.h
+# builds it for the TT rows: the catalog's H100-SXM with that memory and
+# power_limit_w, given to hetplan as a user catalog entry (added in round
+# 21 after the first prediction: docs/blind-round21.md).
+os.makedirs(tmp + "/xdg/hetplan", exist_ok=True)
+json.dump({"gpus": [dict(catalog["H100-SXM"], name="H100-SXM-GT500", memory_gb=96, power_limit_w=500)]},
+          open(tmp + "/xdg/hetplan/gpus.json", "w"))
+run_env = dict(os.environ, XDG_CONFIG_HOME=tmp + "/xdg")
 def rid_of(r):
     return r["id"]
 # The virtual stages of the rows whose LAYOUT: ranks are not a multiple of
@@ -355,6 +357,8 @@ def args_of(r, mfile):
     n = int(r["n_gpus"])
     gpu = next(c for k, c in GPU if k in r["gpu"])
     per = 4 if gpu in ("GB200", "GB300") else min(n, 8)
+    if "96GB HBM2e" in r["gpu"]:
+        gpu = "H100-SXM-GT500"
     # GPN:N: GPUs per node where the node is not the usual 8 (Clariden's
     # quad GH200); INTRA:LINK: the node's intra-node link.
     gpn = tag(r["notes"], "GPN")
@@ -382,7 +386,12 @@ def args_of(r, mfile):
     prec = ("tf32" if prec.startswith("tf32") else "fp32" if prec.startswith("fp32") else
             "fp8" if ("fp8" in prec or "float8" in prec) else "fp16" if "fp16" in prec else "bf16")
     rc = r["recompute"]
-    rc = "full" if rc.startswith("full") else "selective" if rc.startswith("selective") else "none"
+    # "selective (op-level SAC)": torchtitan's op policy, hetplan's
+    # selective-op, read as tests/calib_rows.h reads the TT rows (added in
+    # round 21 after the first prediction: docs/blind-round21.md).
+    rc = ("full" if rc.startswith("full") else
+          "selective-op" if rc.startswith("selective") and "op-level" in rc else
+          "selective" if rc.startswith("selective") else "none")
     a = [hetplan, "estimate", "--pool", pool, "-m", mfile,
          "--tp", r["tp"], "--pp", r["pp"], "--dp", r["dp"], "--cp", r["cp"] or "1",
          "--mbs", r["micro_batch"], "--gbs", r["global_batch"], "--precision", prec,
@@ -515,7 +524,7 @@ for r in rows:
     mfile = "%s/%s.json" % (tmp, rid)
     json.dump(model, open(mfile, "w"))
     cmd = args_of(r, mfile) + extra_args
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=run_env)
     if p.returncode == 3 and rid in known_inv:
         # hetplan cannot express the run's layout: no estimate to score.
         print("OK %s known miss: hetplan refuses the layout (%s): %s" % (
