@@ -139,8 +139,8 @@ void report_csv_table(struct table *t, const struct search_result *r, const stru
  *   "pareto": true when the plan is on the time/cost Pareto front,
  *   "runs_on": ["megatron-core", ...] (stock frameworks that run it as one
  *     job, runs_on.h), "runs_on_why": why the others cannot,
- *   "memory_verdict": "fits"|"fits-with-risk"|"does-not-fit" under the
- *     planner's headroom, "mem_need_bytes"/"mem_capacity_bytes": the
+ *   "memory_verdict": "fits"|"fits-with-risk"|"over-gpu"|"does-not-fit"
+ *     under the planner's headroom (search_plan_verdict), "mem_need_bytes"/"mem_capacity_bytes": the
  *     fullest stage and its GPU.
  * Caller owns the result (cJSON_Delete). */
 /* Add "breakdown_s", "memory" and "comm" of e to the object o. */

@@ -101,4 +101,33 @@ for h in 0 0.2; do
 	grep -q "memory: fullest stage at 10[1-9]%" "$T/out" && bad "--mem-headroom $h: plan 1 above 100%" || ok
 done
 
+# --- over the whole GPU: live tensors fit, the total with the reserve does not
+# Llama 3.1 8B (8.03B parameters) at TP 8, DP 1, ZeRO-1, bf16 on one node of
+# A100-40GB (40.0 GiB usable): weights 2 B x 8.03e9 / 8 = 1.9 GiB, fp32
+# gradients 4 B / 8 = 3.7 GiB, master weights and Adam moments 12 B / 8 =
+# 11.2 GiB (DP 1 shards nothing); with 4 x 8192-token micro-batches of
+# activations the stage holds 39.2 GiB live (fits) and 43.0 GiB with the
+# caching allocator's reserve: more than the GPU, so the verdict is
+# over-gpu, not fits-with-risk (which is for a total inside the GPU but
+# past the headroom), and estimate still exits 0 (the live bytes fit).
+L2="--pool 1x8xA100-SXM4-40GB -m llama3.1-8b --tp 8 --pp 1 --mbs 4 --gbs 64 --zero 1 --recompute none"
+# shellcheck disable=SC2086
+expect 0 "" $H estimate $L2
+grep -qF "memory: over-gpu (fullest stage 43.0 GiB of 40.0 GiB with the allocator's reserve, 39.2 GiB live; does not fit the GPU with the reserve" "$T/out" &&
+	ok || bad "estimate over the GPU: $(grep memory: "$T/out")"
+# shellcheck disable=SC2086
+expect 0 "" $H estimate $L2 --format json
+json "m = d['memory'][0]; assert d['memory_verdict'] == 'over-gpu' and m['total_bytes'] > m['capacity_bytes'] >= m['total_bytes'] - m['allocator_cache_bytes'], d['memory_verdict']"
+# the planner, fixed to that plan, says the same in its JSON and CSV
+# shellcheck disable=SC2086
+expect 0 "" $H plan $L2 --format json
+json "p = d['plans'][0]; assert p['memory_verdict'] == 'over-gpu', p['memory_verdict']"
+# shellcheck disable=SC2086
+expect 0 "" $H plan $L2 --format csv
+sed -n 2p "$T/out" | grep -q ',over-gpu$' && ok || bad "plan csv verdict: $(sed -n 2p "$T/out")"
+# a plan past the headroom but inside its GPU stays fits-with-risk: 70B on
+# 32 A100-40GB lists one (total 99% of the GPU, marked !) after safe ones
+expect 0 "" $H plan --pool 4x8xA100-SXM4-40GB -m llama3.1-70b --gbs 64 --top 5 --format json
+json "r = [p for p in d['plans'] if p['memory_verdict'] == 'fits-with-risk']; assert r and all(max(m['total_bytes'] / m['capacity_bytes'] for m in p['memory']) <= 1 for p in r), [p['label'] for p in r]"
+
 finish plan_qa
