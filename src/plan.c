@@ -480,7 +480,10 @@ static const struct hp_field plan_field_list[] = {
 		 "cross_entropy on fp32 logits, whose backward holds three copies (torchtitan)." },
 	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
 	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)", .arg = "0|1|2|3",
-	  .doc = "ZeRO stage (default 1): 0 is plain data parallelism with fp32 gradients and "
+	  .doc = "ZeRO stage (default: the framework's, 1 for all but `--framework "
+		 "pytorch-ddp` and `pytorch-ddp-2020`, whose apex DDP has no ZeRO: 0; "
+		 "`hetplan plan` searches it unless given): 0 is plain data parallelism "
+		 "with fp32 gradients and "
 		 "an all-reduce; 1 shards the fp32 master weights and Adam moments over "
 		 "{dp} \u00d7 {cp} (Megatron's distributed optimizer); 2 also keeps bf16 "
 		 "gradients, sharded; 3 also shards the weights and gathers them layer by layer." },

@@ -130,4 +130,15 @@ sed -n 2p "$T/out" | grep -q ',over-gpu$' && ok || bad "plan csv verdict: $(sed 
 expect 0 "" $H plan --pool 4x8xA100-SXM4-40GB -m llama3.1-70b --gbs 64 --top 5 --format json
 json "r = [p for p in d['plans'] if p['memory_verdict'] == 'fits-with-risk']; assert r and all(max(m['total_bytes'] / m['capacity_bytes'] for m in p['memory']) <= 1 for p in r), [p['label'] for p in r]"
 
+# --- --zero's default is the framework's (man: --zero): apex DDP, what
+# pytorch-ddp runs, has no ZeRO (plain all-reduce DDP), so 0; Megatron's
+# distributed optimizer makes 1 the default elsewhere
+Z="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 64 --precision fp16 --format json"
+expect 0 "" $Z --framework pytorch-ddp
+json "assert d['plan']['zero'] == 0, d['plan']"
+expect 0 "" $Z --framework megatron-core
+json "assert d['plan']['zero'] == 1, d['plan']"
+man -l man/hetplan.1 2>/dev/null | tr -s ' \n' '  ' | grep -qF "ZeRO stage (default: the framework's, 1 for all but --framework pytorch-ddp and pytorch-ddp-2020" &&
+	ok || bad "man --zero: the default does not name the framework's"
+
 finish plan_qa
