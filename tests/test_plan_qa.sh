@@ -141,4 +141,15 @@ json "assert d['plan']['zero'] == 1, d['plan']"
 man -l man/hetplan.1 2>/dev/null | tr -s ' \n' '  ' | grep -qF "ZeRO stage (default: the framework's, 1 for all but --framework pytorch-ddp and pytorch-ddp-2020" &&
 	ok || bad "man --zero: the default does not name the framework's"
 
+# --- the report's Pareto table tells apart plans of one layout: Llama 3.1
+# 70B on 128 H100 has "h100-sxm tp8 pp3" at several sizes off the ranked
+# list; a GPUs column gives each its count, TP 8 x PP 3 x DP: multiples of 24
+expect 0 "" $H plan --pool 16x8xH100-SXM -m llama3.1-70b --gbs 512 --top 1 --format md
+sed -n '/^## Pareto/,/^## Best/p' "$T/out" > "$T/par"
+grep -qF "| time to train | cost to train | plan | GPUs | rank |" "$T/par" && ok || bad "pareto header: $(sed -n 3p "$T/par")"
+n=$(grep -c "| h100-sxm tp8 pp3 |" "$T/par")
+g=$(grep "| h100-sxm tp8 pp3 |" "$T/par" | awk -F'|' '{print $5 + 0}' | sort -u)
+[ "$n" -ge 2 ] && [ "$(echo "$g" | wc -l)" = "$n" ] && [ -z "$(echo "$g" | awk '$1 % 24')" ] &&
+	ok || bad "pareto tp8 pp3 rows not told apart by GPUs: $(grep 'tp8 pp3 |' "$T/par")"
+
 finish plan_qa
