@@ -179,8 +179,12 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct sea
 	if (sp->optimality != OPTIMAL_HEURISTIC)
 		cJSON_AddNumberToObject(op, "gap", sp->gap);
 	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
-	/* which stock frameworks run it as one job (runs_on.h), and the
-	 * memory verdict under the planner's headroom */
+	report_plan_fit_json(o, sp);
+	return o;
+}
+
+void report_plan_fit_json(cJSON *o, const struct search_plan *sp)
+{
 	cJSON *ro = cJSON_AddArrayToObject(o, "runs_on");
 	for (int f = 1; f < FW_COUNT; f++)
 		if (sp->runs_on & (1u << f))
@@ -189,7 +193,6 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct sea
 	cJSON_AddStringToObject(o, "memory_verdict", search_plan_verdict(sp));
 	cJSON_AddNumberToObject(o, "mem_need_bytes", sp->mem_need_bytes);
 	cJSON_AddNumberToObject(o, "mem_capacity_bytes", sp->mem_capacity_bytes);
-	return o;
 }
 
 void report_plan_strip_extras(cJSON *entry)
