@@ -160,4 +160,22 @@ expect 0 "" $H plan --pool 2x8xA100-SXM4-80GB,name=a100 --pool 2x8xV100-SXM2-32G
 grep -qF "Plans 3 and 4 show the same figures; they differ in layout (a100 tp4 pp1 + v100 tp8 pp1 vs a100 tp2 pp1 + v100 tp8 pp1)" "$T/out" &&
 	ok || bad "same figures, layouts apart: $(grep '^Plans' "$T/out")"
 
+# --- the detail says how to act on plan 1, and following it gives the same
+# plan: -o plans.json, then estimate --plan prints plan 1's step time
+# (11.733 s in the detail's step line) and launch writes its two pieces
+SMALL="--pool 2x8xA100-SXM4-80GB,name=a100 --pool 2x8xV100-SXM2-32GB,name=v100 -m llama2-7b"
+# shellcheck disable=SC2086
+expect 0 "" $H plan $SMALL --gbs 256 --precision fp16 --top 2
+grep -qF "  to estimate or launch it: add -o plans.json to this command, then run hetplan estimate or launch with the same cluster and -m and --plan plans.json (--rank N for plan N)" "$T/out" &&
+	ok || bad "plan detail: no way to act on it"
+st=$(sed -n 's/^  step \([0-9.]*\) s:.*/\1/p' "$T/out")
+# shellcheck disable=SC2086
+expect 0 "" $H plan $SMALL --gbs 256 --precision fp16 --top 2 -o "$T/plans.json"
+# shellcheck disable=SC2086
+expect 0 "" $H estimate $SMALL --plan "$T/plans.json" --format json
+json "assert '%.3f' % d['step_time_s'] == '$st', (d['step_time_s'], '$st')"
+# shellcheck disable=SC2086
+expect 0 "" $H launch $SMALL --plan "$T/plans.json"
+[ "$(grep -c '^# Piece: replica group' "$T/out")" = 2 ] && ok || bad "launch: want 2 pieces: $(grep '^# Piece' "$T/out")"
+
 finish plan_qa

@@ -579,6 +579,12 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	if (res->n_plans) {
 		sbuf_add(o, "Plan 1 in detail:\n");
 		print_layout(o, &res->plans[0], c, m);
+		/* how to act on it: the JSON carries every plan exactly (layer
+		 * splits and batch shares no flag spells), and estimate and
+		 * launch read it */
+		sbuf_add(o, "  to estimate or launch it: add -o plans.json to this command, then run "
+			    "hetplan estimate or launch with the same cluster and -m and --plan "
+			    "plans.json (--rank N for plan N)\n");
 		sbuf_add(o, "\n");
 	}
 	if (res->n_pareto > 1) {
