@@ -178,4 +178,10 @@ json "assert '%.3f' % d['step_time_s'] == '$st', (d['step_time_s'], '$st')"
 expect 0 "" $H launch $SMALL --plan "$T/plans.json"
 [ "$(grep -c '^# Piece: replica group' "$T/out")" = 2 ] && ok || bad "launch: want 2 pieces: $(grep '^# Piece' "$T/out")"
 
+# --- a batch that does not split over the replicas names the flags, not a
+# JSON path (it read "plan flags: replicas[0] gets ..."): 24 A100 at TP 8
+# are 3 replicas; 64 / 3 = 21.33 sequences each; mbs 1 x dp 3 = 3
+expect 3 "hetplan: --gbs 64 over 3 data-parallel replicas gives 21.3333 sequences each, not a positive multiple of --mbs 1: give a --gbs that is a multiple of 3 (mbs x dp), or another --dp" \
+	$H estimate --pool 3x8xA100-SXM4-40GB -m llama3.1-70b --tp 8 --pp 1 --mbs 1 --gbs 64
+
 finish plan_qa
