@@ -261,16 +261,18 @@ static long long plan_steps(const struct model_spec *m, const struct plan *p, do
 	return (samples + gbs - 1) / gbs;
 }
 
-/* Megatron's --train-samples for a piece: the plan's samples for the whole
- * plan; a replica group's piece its steps x its share of the batch, so
- * that the pieces together train the plan's samples once (and stop at the
- * same step), not each of them all of it. */
+/* Megatron's --train-samples for a piece: the plan's steps x its global
+ * batch for the whole plan; a replica group's piece its steps x its share
+ * of the batch, so that the pieces together train the plan's samples once
+ * (and stop at the same step), not each of them all of it. Whole steps:
+ * Megatron runs train_samples // global_batch_size iterations
+ * (training.py, update_train_iters), so the samples rounded up to a step
+ * run the planner's step count (search_train_steps), where the bare
+ * sample count ran one step fewer whenever it was not a multiple. */
 static long long piece_samples(const struct model_spec *m, const struct plan *p,
 			       const struct piece *pc, double tokens)
 {
-	if (pc->group < 0)
-		return train_samples(m, p, tokens);
-	return plan_steps(m, p, tokens) * pc->gbs;
+	return plan_steps(m, p, tokens) * (pc->group < 0 ? HP_MAX(p->gbs, 1) : pc->gbs);
 }
 
 /* One "--flag value" item of a Megatron-LM argument list: pre before it,

@@ -480,7 +480,10 @@ static const struct hp_field plan_field_list[] = {
 		 "cross_entropy on fp32 logits, whose backward holds three copies (torchtitan)." },
 	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
 	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)", .arg = "0|1|2|3",
-	  .doc = "ZeRO stage (default 1): 0 is plain data parallelism with fp32 gradients and "
+	  .doc = "ZeRO stage (default: the framework's, 1 for all but `--framework "
+		 "pytorch-ddp` and `pytorch-ddp-2020`, whose apex DDP has no ZeRO: 0; "
+		 "`hetplan plan` searches it unless given): 0 is plain data parallelism "
+		 "with fp32 gradients and "
 		 "an all-reduce; 1 shards the fp32 master weights and Adam moments over "
 		 "{dp} \u00d7 {cp} (Megatron's distributed optimizer); 2 also keeps bf16 "
 		 "gradients, sharded; 3 also shards the weights and gathers them layer by layer." },
@@ -1028,6 +1031,14 @@ static int validate_replica(const struct plan *p, int i, const struct cluster *c
 	const struct replica *r = &p->replicas[i];
 	double seqs = plan_replica_seqs(p, i);
 	double mb = seqs / p->mbs;
+	if ((fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1) &&
+	    !strcmp(ctx, "plan flags") && p->n_replicas == 1)
+		/* a plan from --tp/--pp/--dp: name the flags, not a JSON path */
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "--gbs %d over %d data-parallel replicas gives %.6g sequences each, "
+				  "not a positive multiple of --mbs %d: give a --gbs that is a "
+				  "multiple of %ld (mbs x dp), or another --dp",
+				  p->gbs, plan_dp(p), seqs, p->mbs, (long)p->mbs * plan_dp(p));
 	if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",

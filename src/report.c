@@ -179,18 +179,20 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct sea
 	if (sp->optimality != OPTIMAL_HEURISTIC)
 		cJSON_AddNumberToObject(op, "gap", sp->gap);
 	cJSON_AddBoolToObject(o, "pareto", sp->pareto);
-	/* which stock frameworks run it as one job (runs_on.h), and the
-	 * memory verdict under the planner's headroom */
+	report_plan_fit_json(o, sp);
+	return o;
+}
+
+void report_plan_fit_json(cJSON *o, const struct search_plan *sp)
+{
 	cJSON *ro = cJSON_AddArrayToObject(o, "runs_on");
 	for (int f = 1; f < FW_COUNT; f++)
 		if (sp->runs_on & (1u << f))
 			cJSON_AddItemToArray(ro, cJSON_CreateString(framework_name((enum hp_framework)f)));
 	cJSON_AddStringToObject(o, "runs_on_why", sp->runs_on_why);
-	cJSON_AddStringToObject(o, "memory_verdict", sp->est.fits ? sp->risky ? "fits-with-risk" : "fits"
-							 : "does-not-fit");
+	cJSON_AddStringToObject(o, "memory_verdict", search_plan_verdict(sp));
 	cJSON_AddNumberToObject(o, "mem_need_bytes", sp->mem_need_bytes);
 	cJSON_AddNumberToObject(o, "mem_capacity_bytes", sp->mem_capacity_bytes);
-	return o;
 }
 
 void report_plan_strip_extras(cJSON *entry)
@@ -394,7 +396,7 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 		if (*q == ',')
 			*q = ';';
 	table_text(t, ro);
-	table_text(t, e->fits ? sp->risky ? "fits-with-risk" : "fits" : "does-not-fit");
+	table_text(t, search_plan_verdict(sp));
 }
 
 void report_csv_table(struct table *t, const struct search_result *r, const struct cluster *c)

@@ -139,14 +139,19 @@ void report_csv_table(struct table *t, const struct search_result *r, const stru
  *   "pareto": true when the plan is on the time/cost Pareto front,
  *   "runs_on": ["megatron-core", ...] (stock frameworks that run it as one
  *     job, runs_on.h), "runs_on_why": why the others cannot,
- *   "memory_verdict": "fits"|"fits-with-risk"|"does-not-fit" under the
- *     planner's headroom, "mem_need_bytes"/"mem_capacity_bytes": the
+ *   "memory_verdict": "fits"|"fits-with-risk"|"over-gpu"|"does-not-fit"
+ *     under the planner's headroom (search_plan_verdict), "mem_need_bytes"/"mem_capacity_bytes": the
  *     fullest stage and its GPU.
  * Caller owns the result (cJSON_Delete). */
 /* Add "breakdown_s", "memory" and "comm" of e to the object o. */
 void report_estimate_json_parts(struct cJSON *o, const struct estimate *e,
 				const struct cluster *c);
 struct search_result;
+/* Add to o what runs sp and whether it fits: "runs_on", "runs_on_why",
+ * "memory_verdict", "mem_need_bytes", "mem_capacity_bytes" (as above),
+ * for every writer of a plan's figures (report_plan_json, the TUI's
+ * export). */
+void report_plan_fit_json(struct cJSON *o, const struct search_plan *sp);
 struct cJSON *report_plan_json(const struct search_plan *sp, int rank,
 			       const struct search_result *r, const struct cluster *c,
 			       const struct model_spec *m);

@@ -122,9 +122,14 @@ static const struct table_col pareto_cols[] = {
 	{ "time to train", "s", TABLE_RIGHT },
 	{ "cost to train", "USD", TABLE_RIGHT },
 	{ "plan", NULL, TABLE_LEFT },
+	{ "GPUs", NULL, TABLE_RIGHT },
 	{ "rank", NULL, TABLE_RIGHT },
 };
 
+/* The GPU count is what tells apart the front's plans of one layout that
+ * are not among the ranked ones (their labels are told apart only from
+ * those): "h100 tp8 pp3" at 24, 48 and 96 GPUs, as `plan`'s list gives
+ * "(24 GPUs)". */
 void report_table_pareto(struct table *t, const struct report_input *in)
 {
 	const struct search_result *r = in->res;
@@ -139,6 +144,7 @@ void report_table_pareto(struct table *t, const struct report_input *in)
 		duration_cell(t, sp->time_to_train_s);
 		usd_cell(t, sp->cost_to_train_usd, sp->est.price_known);
 		table_text(t, label);
+		table_numf(t, "%.0f", sp->est.n_gpus);
 		if (rk)
 			table_numf(t, "%.0f", rk);
 		else

@@ -154,6 +154,21 @@ const char *search_mem_name(enum search_mem s)
 	return n[s];
 }
 
+const char *search_mem_verdict(const struct estimate *e, double headroom)
+{
+	enum search_mem s = search_mem_state(e, headroom, NULL, NULL);
+	if (s == MEM_RISKY && search_mem_state(e, 0, NULL, NULL) == MEM_RISKY)
+		return "over-gpu";
+	return search_mem_name(s);
+}
+
+const char *search_plan_verdict(const struct search_plan *sp)
+{
+	if (!sp->est.fits)
+		return search_mem_name(MEM_NOFIT);
+	return sp->risky == 2 ? "over-gpu" : search_mem_name(sp->risky ? MEM_RISKY : MEM_FITS);
+}
+
 double search_train_steps(double tokens, double per_step)
 {
 	return fmax(1, ceil(tokens / per_step));

@@ -217,6 +217,15 @@ enum search_mem search_mem_state(const struct estimate *e, double headroom, doub
 /* "fits", "fits-with-risk", "does-not-fit": a static string; s must be a
  * valid enum value. */
 const char *search_mem_name(enum search_mem s);
+/* The verdict a user reads (memory_verdict in JSON and CSV, the memory
+ * lines of estimate, plan and the TUI): search_mem_name's, except that a
+ * MEM_RISKY plan whose fullest stage's total, the allocator's reserve
+ * included, is over its whole GPU (search_plan.risky 2) is "over-gpu":
+ * it does not fit as the driver counts it, and runs only if PyTorch's
+ * caching allocator frees cached blocks. A static string. */
+const char *search_mem_verdict(const struct estimate *e, double headroom);
+/* The same for a planned plan, from sp->est.fits and sp->risky. */
+const char *search_plan_verdict(const struct search_plan *sp);
 
 /* When res missed the deadline (o->deadline_s set): for each pool, the
  * fewest whole nodes to add to it alone so that the fastest plan trains

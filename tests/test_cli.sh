@@ -185,7 +185,8 @@ expect 3 "--pp: 40 pipeline stages for a model of 32 layers" $E --tp 1 --pp 40 -
 expect 0 "" $E --tp 16 --pp 1 --dp 1 --mbs 1 --gbs 8
 expect 3 "tp 12 spans nodes of pool" $H estimate --pool 3x8xH100-SXM -m gpt-1.7b --tp 12 --pp 1 --dp 1 --mbs 1 --gbs 8
 expect 3 "needs 32 GPUs of pool" $E --tp 8 --pp 4 --dp 1 --mbs 1 --gbs 8
-expect 3 "not a positive multiple of the micro-batch" $E --tp 1 --pp 1 --dp 16 --mbs 3 --gbs 64
+# 64 / 16 = 4 sequences a replica, not a multiple of mbs 3; mbs x dp = 48
+expect 3 "--gbs 64 over 16 data-parallel replicas gives 4 sequences each, not a positive multiple of --mbs 3: give a --gbs that is a multiple of 48" $E --tp 1 --pp 1 --dp 16 --mbs 3 --gbs 64
 
 printf '{"pools": [{"gpu": "H100", "nodes": -4}]}' >"$T/c1.json"
 expect 3 "c1.json: pools[0].nodes: expected a positive integer, got -4" $H estimate -c "$T/c1.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8

@@ -466,7 +466,9 @@ TEST(fields_doc_renders_the_tables)
 			   "ZeRO stage (1: distributed optimizer) |\n");
 	/* A '|' in a cell would split it: escaped. */
 	CHECK_CONTAINS(md, "(--attention flash\\|unfused) |\n");
-	CHECK_CONTAINS(man, ".TP\n\\fB\\-\\-zero\\fR 0|1|2|3\n\\&ZeRO stage (default 1)");
+	/* the default is the framework row's: apex DDP (pytorch-ddp) has no ZeRO */
+	CHECK_CONTAINS(man, ".TP\n\\fB\\-\\-zero\\fR 0|1|2|3\n\\&ZeRO stage (default: the "
+			    "framework's, 1 for all but \\fB\\-\\-framework pytorch\\-ddp\\fR");
 	CHECK_CONTAINS(man, ".TP\n\\fB\\-\\-no\\-sp\\fR\n");
 	CHECK_CONTAINS(man, "\\fB\\-\\-schedule\\fR 1f1b|interleaved:\\fIV\\fR\n");
 	CHECK_CONTAINS(man, "\\fB\\-\\-accumulate\\-allreduce\\-grads\\-in\\-fp32\\fR");

@@ -57,7 +57,10 @@ expect() { # FILE 'flag=value ...' what ; flag= for a bare flag
 # hidden 8192, intermediate 28672, 64 heads, 8 KV heads, rope_theta
 # 500000, rope_scaling llama3 factor 8, rms_norm_eps 1e-5, untied
 # embeddings, no biases, attention_dropout 0). 2T tokens at 8192 per
-# sequence: 2e12 / 8192 = 244140625 samples.
+# sequence: 2e12 / 8192 = 244140625 samples, 3814697.27 batches of 64:
+# 3814698 whole steps (as plan counts them), 3814698 x 64 = 244140672
+# samples, so that Megatron's train_samples // global_batch_size runs
+# them all (244140625 // 64 ran 3814697).
 $H launch --pool 4x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 64 --tokens 2T \
 	> "$T/l70" 2>"$T/err" && ok || bad "llama 70b launch: $(cat "$T/err")"
 known_flags "$T/l70" "llama3.1-70b"
@@ -65,7 +68,7 @@ expect "$T/l70" "num-layers=80 hidden-size=8192 ffn-hidden-size=28672 num-attent
 	group-query-attention= num-query-groups=8 rotary-base=500000 use-rope-scaling=
 	rope-scaling-factor=8 normalization=RMSNorm norm-epsilon=1e-05 swiglu=
 	untie-embeddings-and-output-weights= disable-bias-linear= attention-dropout=0
-	hidden-dropout=0 position-embedding-type=rope seq-length=8192 train-samples=244140625
+	hidden-dropout=0 position-embedding-type=rope seq-length=8192 train-samples=244140672
 	tensor-model-parallel-size=8 pipeline-model-parallel-size=4 bf16=" "llama3.1-70b"
 
 # --- Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 config.json: 32 layers,

@@ -101,4 +101,87 @@ for h in 0 0.2; do
 	grep -q "memory: fullest stage at 10[1-9]%" "$T/out" && bad "--mem-headroom $h: plan 1 above 100%" || ok
 done
 
+# --- over the whole GPU: live tensors fit, the total with the reserve does not
+# Llama 3.1 8B (8.03B parameters) at TP 8, DP 1, ZeRO-1, bf16 on one node of
+# A100-40GB (40.0 GiB usable): weights 2 B x 8.03e9 / 8 = 1.9 GiB, fp32
+# gradients 4 B / 8 = 3.7 GiB, master weights and Adam moments 12 B / 8 =
+# 11.2 GiB (DP 1 shards nothing); with 4 x 8192-token micro-batches of
+# activations the stage holds 39.2 GiB live (fits) and 43.0 GiB with the
+# caching allocator's reserve: more than the GPU, so the verdict is
+# over-gpu, not fits-with-risk (which is for a total inside the GPU but
+# past the headroom), and estimate still exits 0 (the live bytes fit).
+L2="--pool 1x8xA100-SXM4-40GB -m llama3.1-8b --tp 8 --pp 1 --mbs 4 --gbs 64 --zero 1 --recompute none"
+# shellcheck disable=SC2086
+expect 0 "" $H estimate $L2
+grep -qF "memory: over-gpu (fullest stage 43.0 GiB of 40.0 GiB with the allocator's reserve, 39.2 GiB live; does not fit the GPU with the reserve" "$T/out" &&
+	ok || bad "estimate over the GPU: $(grep memory: "$T/out")"
+# shellcheck disable=SC2086
+expect 0 "" $H estimate $L2 --format json
+json "m = d['memory'][0]; assert d['memory_verdict'] == 'over-gpu' and m['total_bytes'] > m['capacity_bytes'] >= m['total_bytes'] - m['allocator_cache_bytes'], d['memory_verdict']"
+# the planner, fixed to that plan, says the same in its JSON and CSV
+# shellcheck disable=SC2086
+expect 0 "" $H plan $L2 --format json
+json "p = d['plans'][0]; assert p['memory_verdict'] == 'over-gpu', p['memory_verdict']"
+# shellcheck disable=SC2086
+expect 0 "" $H plan $L2 --format csv
+sed -n 2p "$T/out" | grep -q ',over-gpu$' && ok || bad "plan csv verdict: $(sed -n 2p "$T/out")"
+# a plan past the headroom but inside its GPU stays fits-with-risk: 70B on
+# 32 A100-40GB lists one (total 99% of the GPU, marked !) after safe ones
+expect 0 "" $H plan --pool 4x8xA100-SXM4-40GB -m llama3.1-70b --gbs 64 --top 5 --format json
+json "r = [p for p in d['plans'] if p['memory_verdict'] == 'fits-with-risk']; assert r and all(max(m['total_bytes'] / m['capacity_bytes'] for m in p['memory']) <= 1 for p in r), [p['label'] for p in r]"
+
+# --- --zero's default is the framework's (man: --zero): apex DDP, what
+# pytorch-ddp runs, has no ZeRO (plain all-reduce DDP), so 0; Megatron's
+# distributed optimizer makes 1 the default elsewhere
+Z="$H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 64 --precision fp16 --format json"
+expect 0 "" $Z --framework pytorch-ddp
+json "assert d['plan']['zero'] == 0, d['plan']"
+expect 0 "" $Z --framework megatron-core
+json "assert d['plan']['zero'] == 1, d['plan']"
+man -l man/hetplan.1 2>/dev/null | tr -s ' \n' '  ' | grep -qF "ZeRO stage (default: the framework's, 1 for all but --framework pytorch-ddp and pytorch-ddp-2020" &&
+	ok || bad "man --zero: the default does not name the framework's"
+
+# --- the report's Pareto table tells apart plans of one layout: Llama 3.1
+# 70B on 128 H100 has "h100-sxm tp8 pp3" at several sizes off the ranked
+# list; a GPUs column gives each its count, TP 8 x PP 3 x DP: multiples of 24
+expect 0 "" $H plan --pool 16x8xH100-SXM -m llama3.1-70b --gbs 512 --top 1 --format md
+sed -n '/^## Pareto/,/^## Best/p' "$T/out" > "$T/par"
+grep -qF "| time to train | cost to train | plan | GPUs | rank |" "$T/par" && ok || bad "pareto header: $(sed -n 3p "$T/par")"
+n=$(grep -c "| h100-sxm tp8 pp3 |" "$T/par")
+g=$(grep "| h100-sxm tp8 pp3 |" "$T/par" | awk -F'|' '{print $5 + 0}' | sort -u)
+[ "$n" -ge 2 ] && [ "$(echo "$g" | wc -l)" = "$n" ] && [ -z "$(echo "$g" | awk '$1 % 24')" ] &&
+	ok || bad "pareto tp8 pp3 rows not told apart by GPUs: $(grep 'tp8 pp3 |' "$T/par")"
+
+# --- rows that print alike but differ in layout say so: Llama 2 7B, fp16,
+# on 16 A100-80GB + 16 V100-32GB; plans 3 and 4 (a100 tp4 vs tp2, v100 tp8)
+# print the same tokens/s, $/h and times; the note used to name only their
+# memory, as if the rows were one layout
+expect 0 "" $H plan --pool 2x8xA100-SXM4-80GB,name=a100 --pool 2x8xV100-SXM2-32GB,name=v100 -m llama2-7b --gbs 256 --precision fp16 --top 4
+grep -qF "Plans 3 and 4 show the same figures; they differ in layout (a100 tp4 pp1 + v100 tp8 pp1 vs a100 tp2 pp1 + v100 tp8 pp1)" "$T/out" &&
+	ok || bad "same figures, layouts apart: $(grep '^Plans' "$T/out")"
+
+# --- the detail says how to act on plan 1, and following it gives the same
+# plan: -o plans.json, then estimate --plan prints plan 1's step time
+# (11.733 s in the detail's step line) and launch writes its two pieces
+SMALL="--pool 2x8xA100-SXM4-80GB,name=a100 --pool 2x8xV100-SXM2-32GB,name=v100 -m llama2-7b"
+# shellcheck disable=SC2086
+expect 0 "" $H plan $SMALL --gbs 256 --precision fp16 --top 2
+grep -qF "  to estimate or launch it: add -o plans.json to this command, then run hetplan estimate or launch with the same cluster and -m and --plan plans.json (--rank N for plan N)" "$T/out" &&
+	ok || bad "plan detail: no way to act on it"
+st=$(sed -n 's/^  step \([0-9.]*\) s:.*/\1/p' "$T/out")
+# shellcheck disable=SC2086
+expect 0 "" $H plan $SMALL --gbs 256 --precision fp16 --top 2 -o "$T/plans.json"
+# shellcheck disable=SC2086
+expect 0 "" $H estimate $SMALL --plan "$T/plans.json" --format json
+json "assert '%.3f' % d['step_time_s'] == '$st', (d['step_time_s'], '$st')"
+# shellcheck disable=SC2086
+expect 0 "" $H launch $SMALL --plan "$T/plans.json"
+[ "$(grep -c '^# Piece: replica group' "$T/out")" = 2 ] && ok || bad "launch: want 2 pieces: $(grep '^# Piece' "$T/out")"
+
+# --- a batch that does not split over the replicas names the flags, not a
+# JSON path (it read "plan flags: replicas[0] gets ..."): 24 A100 at TP 8
+# are 3 replicas; 64 / 3 = 21.33 sequences each; mbs 1 x dp 3 = 3
+expect 3 "hetplan: --gbs 64 over 3 data-parallel replicas gives 21.3333 sequences each, not a positive multiple of --mbs 1: give a --gbs that is a multiple of 3 (mbs x dp), or another --dp" \
+	$H estimate --pool 3x8xA100-SXM4-40GB -m llama3.1-70b --tp 8 --pp 1 --mbs 1 --gbs 64
+
 finish plan_qa

@@ -56,6 +56,9 @@ best = [p for p in cli["single_pool"] if p["pool"] == "a100"][0]
 assert e["label"] == best["label"], (e["label"], best["label"])
 assert abs(e["tokens_per_s"] / best["tokens_per_s"] - 1) < 1e-9, (e["tokens_per_s"], best["tokens_per_s"])
 assert e["label"] != cli["plans"][0]["label"], "plan 1 exported"
+# what runs it and whether it fits, as plan's JSON says (they were missing)
+for k in ("runs_on", "runs_on_why", "memory_verdict", "mem_need_bytes", "mem_capacity_bytes"):
+    assert e[k] == best["plan"][k], (k, e.get(k), best["plan"][k])
 PY
 keys ex e
 wait_for ex "Export plan to" || bad "second e did not prompt"

@@ -39,7 +39,8 @@ static const char estimate_help[] =
 	"      --rank N         which of those plans (default 1)\n"
 	"      --no-price-book  price pools from the catalog reference, not 'hetplan prices'\n"
 	"      --mem-headroom F share of each GPU's memory to keep free (default 0.05): above\n"
-	"                       it the plan fits-with-risk\n"
+	"                       it the plan fits-with-risk; over-gpu when its total is over\n"
+	"                       the whole GPU (the live tensors fitting)\n"
 	"\n"
 	"Exit status: 0 fits (with or without risk), 4 does not fit in memory, 2 usage, 3 invalid input.\n";
 
@@ -274,7 +275,7 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 	enum search_mem ms = search_mem_state(e, headroom, &need, &capb);
 	if (fmt == FMT_JSON) {
 		cJSON *j = cli_estimate_json(e, c, p, m);
-		cJSON_AddStringToObject(j, "memory_verdict", search_mem_name(ms));
+		cJSON_AddStringToObject(j, "memory_verdict", search_mem_verdict(e, headroom));
 		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
 		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
 		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
@@ -300,15 +301,19 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		}
 		char nb[32], cb[32], tb[32];
 		/* the headroom is kept only by a plan that fits without risk */
-		char hr[48];
+		char hr[128];
+		const char *verdict = search_mem_verdict(e, headroom);
 		if (ms == MEM_FITS)
 			snprintf(hr, sizeof hr, "; %.0f%% headroom kept", 100 * headroom);
+		else if (!strcmp(verdict, "over-gpu"))
+			snprintf(hr, sizeof hr, "; does not fit the GPU with the reserve: runs only "
+				 "if PyTorch's caching allocator frees cached blocks");
 		else if (ms == MEM_RISKY)
 			snprintf(hr, sizeof hr, "; inside the %.0f%% headroom", 100 * headroom);
 		else
 			hr[0] = '\0';
 		printf("\n  memory: %s (fullest stage %s of %s with the allocator's reserve, %s live%s)\n",
-		       search_mem_name(ms), hp_fmt_bytes(tb, sizeof tb, total),
+		       verdict, hp_fmt_bytes(tb, sizeof tb, total),
 		       hp_fmt_bytes(cb, sizeof cb, capb), hp_fmt_bytes(nb, sizeof nb, need), hr);
 		double cache = 0;
 		for (int i = 0; i < e->n_stages; i++)

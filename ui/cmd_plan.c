@@ -336,6 +336,10 @@ static void same_figures(struct sbuf *o, const struct search_result *res, int i)
 	size_t k = 0;
 #define DIFF(...) k += (size_t)snprintf(d + k, k < sizeof d ? sizeof d - k : 0, __VA_ARGS__), \
 		  k = HP_MIN(k, sizeof d - 1)
+	/* rows whose layouts differ (a100 tp4 vs tp2) say so first: the
+	 * settings and memory below are not all that sets them apart */
+	if (strcmp(a->label, b->label))
+		DIFF("layout (%s vs %s)", a->label, b->label);
 	if (p->zero != q->zero)
 		DIFF("%sZeRO-%d vs ZeRO-%d", k ? ", " : "", p->zero, q->zero);
 	if (p->mbs != q->mbs)
@@ -575,6 +579,12 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	if (res->n_plans) {
 		sbuf_add(o, "Plan 1 in detail:\n");
 		print_layout(o, &res->plans[0], c, m);
+		/* how to act on it: the JSON carries every plan exactly (layer
+		 * splits and batch shares no flag spells), and estimate and
+		 * launch read it */
+		sbuf_add(o, "  to estimate or launch it: add -o plans.json to this command, then run "
+			    "hetplan estimate or launch with the same cluster and -m and --plan "
+			    "plans.json (--rank N for plan N)\n");
 		sbuf_add(o, "\n");
 	}
 	if (res->n_pareto > 1) {

@@ -52,6 +52,7 @@ static cJSON *estimate_to_json(const struct search_plan *sp, const struct cluste
 	cJSON_AddStringToObject(o, "optimality", search_optimality_name(sp->optimality));
 	cJSON_AddNumberToObject(o, "power_kw", e->power_kw);
 	report_estimate_json_parts(o, e, c);
+	report_plan_fit_json(o, sp);
 	return o;
 }
 

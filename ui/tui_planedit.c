@@ -229,11 +229,13 @@ static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int
 	hp_fmt_bytes(c, sizeof c, need);
 	enum hp_framework fw = pe->cur.plan.framework;
 	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s with the allocator's reserve, %s live%s%s%s",
-		 search_mem_name(ms), a, b, c, framework_launchable(fw) ? "" : "; ",
+		 search_mem_verdict(&pe->cur.est, pe->o.mem_headroom), a, b, c, framework_launchable(fw) ? "" : "; ",
 		 framework_launchable(fw) ? "" : framework_name(fw),
 		 framework_launchable(fw) ? "" : " is estimate-only: no launch config");
+	/* over-gpu (the total over the whole GPU) shows as not fitting */
+	int over = ms == MEM_RISKY && search_mem_state(&pe->cur.est, 0, NULL, NULL) == MEM_RISKY;
 	return tui_put_wrapped(y, x, w, HP_MAX(1, h), tui_attr(t, ms == MEM_FITS ? C_GOOD
-								    : ms == MEM_RISKY ? C_WARN : C_BAD),
+								    : ms == MEM_RISKY && !over ? C_WARN : C_BAD),
 			       line);
 }
 
