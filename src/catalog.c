@@ -60,6 +60,11 @@ const char *hp_gen_name(enum hp_gen g)
 	return n[g];
 }
 
+int hp_gen_flash2(enum hp_gen g)
+{
+	return g != GEN_VOLTA && g != GEN_TURING;
+}
+
 static enum hp_gen gen_from_arch(const char *arch)
 {
 	static const struct { const char *word; enum hp_gen gen; } m[] = {

@@ -334,13 +334,13 @@ static const struct framework_info rows[FW_ROWS] = {
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
 			       .ep_dispatch_dedup = 1, .fp8_params = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1 },
+		.moe = 1, .flash_sm80 = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,
 			     .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .moe_switch_only = 1 },   /* SwitchMLP: see "MoE layers" above */
+		.moe = 1, .moe_switch_only = 1, .flash_sm80 = 1 },   /* SwitchMLP: see "MoE layers" above */
 	[FW_DEEPSPEED] = { FW_DEEPSPEED, "deepspeed", "DeepSpeed", "ds", 0, 1, 1,
 			   FW_GRAD_FP32_BF16_ZERO0, 0,
 			   "DeepSpeed config docs: zero_optimization.overlap_comm (ZeRO 1-3; "
@@ -348,7 +348,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1 },
+		.moe = 1, .flash_sm80 = 1 },
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
@@ -379,6 +379,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			  "InternLM hybrid_zero_optim.py and configs/7B_sft.py @01e7fd61",
 			  0, 0, 0, 0, 512.0 * 1024 * 1024, 0, FW_OPT_BYTES_DEFAULT, 1,
 			  .ep_overlap = 0, .ep_dispatch_dedup = 0, .zero_stages = 2, .moe = 0,
+			  .flash_sm80 = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON },
 	/* llm.c: see the notes above; every field named. */
 	[FW_LLMC] = { .id = FW_LLMC, .name = "llm.c", .display = "llm.c (karpathy/llm.c train_gpt2.cu)",

@@ -208,6 +208,12 @@ struct framework_info {
 				    * (flash) attention kernel: the planner builds
 				    * unfused-attention plans for it (search.c,
 				    * plan_globals) and runs_on.c refuses flash */
+	int flash_sm80;            /* its fused attention is flash-attn 2 or
+				    * Transformer Engine's, which need Ampere or
+				    * newer (hp_gen_flash2): on a cluster with a
+				    * Volta or Turing pool the planner builds
+				    * unfused-attention plans for it (search.c)
+				    * and runs_on.c refuses flash there */
 	int no_sp;                 /* the framework's model code has no sequence
 				    * parallelism: the planner builds plans with
 				    * SP off for it (search.c, plan_globals) and

@@ -42,6 +42,8 @@ struct piece {
 	int gbs;                  /* sequences per step for this piece */
 	int first_layers, last_layers;   /* 0: same as the middle stages */
 	int even;                 /* layer split Megatron can express */
+	int flash;                /* --use-flash-attn: the plan's flash on a
+				   * GPU flash-attn 2 runs on (hp_gen_flash2) */
 	const struct replica *r;
 };
 
@@ -499,7 +501,7 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 	/* the FP8 weights hetplan's memory and all-gather assumed (plan.h) */
 	if (plan_fp8_params(p))
 		ARG("--fp8-param-gather");
-	if (p->flash)
+	if (pc->flash)
 		ARG("--use-flash-attn");
 	/* overlaps from the plan (framework defaults unless set); arguments.py
 	 * accepts --overlap-param-gather only with --overlap-grad-reduce and
@@ -1273,6 +1275,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
+	for (int i = 0; i < np; i++)
+		pcs[i].flash = p->flash && hp_gen_flash2(c->pools[pcs[i].pool].gpu.gen);
 	if (render_refuses(c, p, f, pcs, np, err) < 0) {
 		sbuf_done(&b);
 		sbuf_done(&nb);

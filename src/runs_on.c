@@ -304,6 +304,31 @@ static void rules_parallel(struct verdict *v, const struct plan *p)
 		deny(v, MLM | DS, "FP8 training");
 }
 
+/* Fused attention on the plan's GPUs (hp_gen_flash2). The rows marked
+ * flash_sm80 (framework.h) run flash-attn 2 (--use-flash-attn) or
+ * Transformer Engine's fused backends: on Volta (V100) and Turing (T4,
+ * RTX 20, Titan RTX) those stacks compute the s x s scores. torchtitan's
+ * SDPA keeps a memory-efficient kernel there (sm50 and up). */
+static void rules_gpus(struct verdict *v, const struct plan *p, const struct cluster *c)
+{
+	unsigned fws = 0;
+	for (int f = FW_ANY + 1; f < FW_ROWS; f++)
+		if (framework_get((enum hp_framework)f)->flash_sm80)
+			fws |= B(f);
+	if (!p->flash)
+		return;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int s = 0; s < p->replicas[r].n_stages; s++) {
+			const struct gpu_spec *g = &c->pools[p->replicas[r].stages[s].pool].gpu;
+			if (!hp_gen_flash2(g->gen)) {
+				deny(v, fws, "flash attention on %.24s (flash-attn 2 needs "
+				     "Ampere or newer; unfused attention runs)",
+				     g->name);
+				return;
+			}
+		}
+}
+
 /* Layer split, schedule, ZeRO, CP, EP, recomputation, precision. */
 static void rules_framework(struct verdict *v, const struct plan *p)
 {
@@ -469,6 +494,7 @@ static int verdict_of(const struct plan *p, const struct cluster *c, struct verd
 	rules_shared(v, p, c);
 	if (v->mask) {
 		rules_framework(v, p);
+		rules_gpus(v, p, c);
 		rules_estimate_only(v, p);
 	}
 	return 0;

@@ -310,6 +310,17 @@ int layout_dense_layers(const struct model_spec *m)
 	return m->moe.experts ? m->moe.dense_layers : m->layers;
 }
 
+/* A pool whose GPU has no flash-attn 2 kernel (hp_gen_flash2: Volta,
+ * Turing): a framework marked flash_sm80 runs unfused attention there,
+ * and its one --use-flash-attn switch is for every rank. */
+static int cluster_has_pre_flash2(const struct cluster *c)
+{
+	for (int i = 0; i < c->n_pools; i++)
+		if (!hp_gen_flash2(c->pools[i].gpu.gen))
+			return 1;
+	return 0;
+}
+
 void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 {
 	plan_init(p);
@@ -323,10 +334,12 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	p->vpp = g->vpp;
 	p->cp = g->cp;
 	p->ep = g->ep;
-	/* a framework without a fused attention kernel (unfused_only)
-	 * runs unfused-attention plans only: build those for it */
-	p->flash = !x->o->unfused_attention &&
-		   !framework_get(x->o->framework)->unfused_only;
+	/* a framework without a fused attention kernel (unfused_only), or
+	 * one whose kernel needs Ampere on a cluster with older GPUs, runs
+	 * unfused-attention plans only: build those for it */
+	const struct framework_info *fw = framework_get(x->o->framework);
+	p->flash = !x->o->unfused_attention && !fw->unfused_only &&
+		   !(fw->flash_sm80 && cluster_has_pre_flash2(x->c));
 	/* and one without sequence parallelism (no_sp) runs SP-off plans */
 	if (framework_get(x->o->framework)->no_sp)
 		p->sp = 0;

@@ -295,4 +295,43 @@ while read -r i tp pp; do
 done <"$T/sp.list"
 [ -s "$T/sp.list" ] && ok || bad "no single_pool plan to launch"
 
+# --- fused attention before Ampere. flash-attn 2 (Megatron's
+# --use-flash-attn) and Transformer Engine's fused attention run on sm80 and
+# newer only (Dao-AILab/flash-attention README: Ampere, Ada, Hopper; Turing
+# with 1.x only), so on V100 Megatron computes the s x s scores: under
+# --framework megatron every plan is unfused, Megatron-Core runs it, and
+# launch writes no --use-flash-attn; without --framework the flash plan
+# names that rule for megatron-core.
+V100="--pool 2x8xV100-SXM2-32GB,name=v100 -m llama2-7b --gbs 64 --precision fp16"
+# shellcheck disable=SC2086
+$H plan $V100 --framework megatron --top 3 -o "$T/v100.json" --format json >"$T/v100.out" 2>"$T/err" &&
+	ok || bad "plan --framework megatron on V100: $(cat "$T/err")"
+python3 - "$T/v100.json" <<'PY' && ok || bad "V100 megatron plans are not unfused, or not runnable by megatron-core"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plans"], "no plans"
+for p in d["plans"]:
+    assert p["flash"] is False, p["label"]
+    assert "megatron-core" in p["runs_on"], (p["label"], p["runs_on"])
+PY
+# shellcheck disable=SC2086
+$H launch $V100 --plan "$T/v100.json" --framework megatron-core >"$T/v100.args" 2>"$T/err" &&
+	ok || bad "launch of the V100 megatron plan: $(cat "$T/err")"
+grep -q -- "--use-flash-attn" "$T/v100.args" && bad "V100 launch asks for flash-attn" || ok
+grep -q -- "--tensor-model-parallel-size" "$T/v100.args" && ok || bad "V100 launch wrote no Megatron arguments"
+# shellcheck disable=SC2086
+$H plan $V100 --top 1 --format json >"$T/v100any.json" 2>"$T/err" && ok || bad "plan on V100: $(cat "$T/err")"
+python3 - "$T/v100any.json" <<'PY' && ok || bad "V100 flash plan: megatron-core's refusal does not name flash attention"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+assert p["flash"] is True, p["label"]
+assert "megatron-core" not in p["runs_on"], p["runs_on"]
+assert "flash attention on V100-SXM2-32GB" in p["runs_on_why"], p["runs_on_why"]
+PY
+# the same flags on A100: flash, and launch asks for it
+# shellcheck disable=SC2086
+$H launch --pool 2x8xA100-SXM4-80GB -m llama2-7b --gbs 64 --tp 2 --pp 1 --mbs 1 --framework megatron-core \
+	>"$T/a100.args" 2>"$T/err" && ok || bad "launch on A100: $(cat "$T/err")"
+grep -q -- "--use-flash-attn" "$T/a100.args" && ok || bad "A100 launch lacks --use-flash-attn"
+
 finish plan_runs
