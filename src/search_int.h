@@ -196,6 +196,14 @@ void counts_for_set(struct ctx *x, const struct gset *g, const struct layout **L
 double search_budget_rate_bound(int n, const double *usd_h, const double *B,
 				const double *B_lo, const double *ub, double lambda);
 
+/* The set screen's verdict (set_curve_screened_below's curve_min) for
+ * tests: 1 when its bound on s times USD per hour over [s_lo, s_hi]
+ * (as search_curve_bound) reaches want; plain 1 without the early "no"
+ * (the reference it must agree with). *evals: the knapsacks it took. */
+int search_curve_reaches(int n, const double *a, const double *b, const double *usd_h,
+			 const int *ub, double M, int min_total, double s_lo, double s_hi,
+			 double want, int plain, long *evals);
+
 /* The least of try_combo's pipeline bound (M + sum_j n_j A[j] / B[j]) /
  * (sum_j n_j / B[j]) over the count vectors with n_j = counts[j] for
  * j < i and 1 <= n_j <= ub[j] for j >= i, less a relative 1e-9 (the

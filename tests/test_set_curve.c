@@ -157,6 +157,62 @@ TEST(brute_force_small)
 	printf("  brute force: %d intervals with a plan, bound exact on %d\n", compared, tight);
 }
 
+/* The screen's early "no" (search_combo.c curve_no) against the plain
+ * halvings. By hand, the one-layout set of hand_one_layout over 7..15 s:
+ * the least is 30 (one replica at 15 s, 15 s x 2 USD/h), so want 31 is a
+ * "no" and want 29 a "yes" either way; the early "no" sees 15 x 2 = 30
+ * at the interval's top, one knapsack (2 counted), where the halvings
+ * go down the left end (16 levels). Random sets (1 to 5 layouts, a
+ * random EP step, wants from half to twice the interval's bound): the
+ * verdicts must be the same, and the early "no" must save knapsacks on
+ * most "no"s. */
+TEST(curve_early_no)
+{
+	double a[] = { 3 }, b[] = { 1 }, u[] = { 2 };
+	int ub[] = { 10 };
+	long ev_fast, ev_plain;
+	CHECK(!search_curve_reaches(1, a, b, u, ub, 12, 1, 7, 15, 31, 0, &ev_fast));
+	CHECK(!search_curve_reaches(1, a, b, u, ub, 12, 1, 7, 15, 31, 1, &ev_plain));
+	CHECK(ev_fast == 2);
+	CHECK(ev_plain > 20);
+	CHECK(search_curve_reaches(1, a, b, u, ub, 12, 1, 7, 15, 29, 0, &ev_fast));
+	CHECK(search_curve_reaches(1, a, b, u, ub, 12, 1, 7, 15, 29, 1, &ev_plain));
+	CHECK(ev_fast == ev_plain);
+	int yes = 0, no = 0, saved = 0;
+	for (int it = 0; it < 20000; it++) {
+		int n = 1 + (int)rnd(5);
+		double A[5], B[5], U[5], M = 1 + (int)rnd(4000), s_max = 0;
+		int UB[5], step = rnd(2) ? 1 : 1 << rnd(4);
+		for (int i = 0; i < n; i++) {
+			A[i] = rnd(4) ? urand(0, 50) : 0;
+			B[i] = urand(0.01, 3);
+			U[i] = urand(0.5, 100);
+			UB[i] = 1 + (int)rnd(300);
+			s_max = fmax(s_max, A[i] + B[i] * M);
+		}
+		double s = urand(0, s_max), lo = s * urand(0.05, 1), hi = s * urand(1, 4);
+		double bound = search_curve_bound(n, A, B, U, UB, M, step, lo, hi);
+		if (!isfinite(bound))
+			continue;
+		double want = bound * urand(0.5, 2);
+		int f = search_curve_reaches(n, A, B, U, UB, M, step, lo, hi, want, 0, &ev_fast);
+		int p = search_curve_reaches(n, A, B, U, UB, M, step, lo, hi, want, 1, &ev_plain);
+		if (f != p) {
+			CHECK(f == p);
+			fprintf(stderr, "  case %d: early %d, plain %d, want %.17g\n", it, f, p, want);
+			break;
+		}
+		CHECK(ev_fast <= ev_plain);
+		yes += p;
+		no += !p;
+		saved += !p && ev_fast < ev_plain;
+	}
+	CHECK(yes > 1000);
+	CHECK(no > 1000);
+	CHECK(saved > no / 2);
+	printf("  early no: %d yes, %d no, knapsacks saved on %d of the no\n", yes, no, saved);
+}
+
 /* The budget ladder's rate bound (search_counts.c,
  * search_budget_rate_bound) by hand and against every integer count
  * vector of 3,000 random small sets: no vector meeting the cost row runs
@@ -727,6 +783,7 @@ int main(void)
 	RUN(hand_one_layout);
 	RUN(hand_every_layout_once);
 	RUN(brute_force_small);
+	RUN(curve_early_no);
 	RUN(budget_rate_bound);
 	RUN(dp_screen_hand);
 	RUN(pipe_keeper_terms);
