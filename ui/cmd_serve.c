@@ -248,6 +248,7 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		return serve_wprec_parse(arg, &so->base.wprec)
 		       ? usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", arg) : 0;
 	case O_KVPREC:
+		so->base.kvprec_given = 1;
 		return serve_kvprec_parse(arg, &so->base.kvprec)
 		       ? usage_error("serve", "kv-precision", "bf16, fp16 or fp8", arg) : 0;
 	case O_TP:
