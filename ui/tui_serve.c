@@ -857,7 +857,8 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 	for (int i = 0; i < pl->n_inst; i++, shown++) {
 		/* "pool: command", so two instances alike but for the GPU
 		 * are told apart */
-		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
+		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i],
+					   &s->cur->c.pools[pl->inst[i].pool].gpu);
 		char *line = xmalloc(strlen(l) + 80);
 		sprintf(line, "%.*s: %s", TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
 		int rows = wrap_text(0, y, 1, w, 4, 0, line, INT_MAX);
