@@ -227,6 +227,8 @@ static void serve_to_ws(struct tui *t)
 	w.engine = s->so.base.engine;
 	w.wprec = s->so.base.wprec;
 	w.kvprec = s->so.base.kvprec;
+	w.wprec_given = s->so.base.wprec_given;
+	w.kvprec_given = s->so.base.kvprec_given;
 	w.objective = s->so.objective;
 	ws_serve_from_config(&w, &s->so.base);
 	t->ws.serve = w;
@@ -377,8 +379,45 @@ static void tab_get(const struct tui_serve *s, struct ws_serve *w)
 	ws_serve_from_config(w, &s->so.base);
 }
 
-/* The text of field f and its unit ("" when the value carries none). */
-static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t n)
+/* The Weights or KV cache field (kv 0 or 1): the precision named, or the
+ * default and what it runs as on c's GPUs, in the field's 24 columns at
+ * 80x24: "bf16" where every pool has bf16, "fp16: Volta, no bf16" where
+ * none has, "bf16, fp16 on Volta" for a mix; a bf16 named (h/l past the
+ * default) reads "bf16 only": pools without it get no instances, and a
+ * cluster of them none (the plans pane says why). */
+static void prec_get(const struct tui_serve *s, const struct cluster *c, int kv, char *buf,
+		     size_t n)
+{
+	const struct serve_config *b = &s->so.base;
+	int given = kv ? b->kvprec_given : b->wprec_given;
+	int bf16 = kv ? b->kvprec == SKV_BF16 : b->wprec == SW_BF16;
+	const char *name = kv ? serve_kvprec_name(b->kvprec) : serve_wprec_name(b->wprec);
+	int lack = 0;
+	const struct gpu_spec *g = NULL;
+	for (int i = 0; c && i < c->n_pools; i++)
+		if (!serve_gpu_has_bf16(&c->pools[i].gpu)) {
+			lack++;
+			g = g ? g : &c->pools[i].gpu;
+		}
+	if (!bf16 || !lack) {
+		snprintf(buf, n, "%s%s", name, bf16 && given ? " only" : "");
+		return;
+	}
+	char arch[16];
+	snprintf(arch, sizeof arch, "%s", hp_gen_name(g->gen));
+	arch[0] = (char)(arch[0] - 'a' + 'A');
+	if (given)
+		snprintf(buf, n, "bf16 only");
+	else if (lack == c->n_pools)
+		snprintf(buf, n, "fp16: %s, no bf16", arch);
+	else
+		snprintf(buf, n, "bf16, fp16 on %s", arch);
+}
+
+/* The text of field f and its unit ("" when the value carries none); c:
+ * the cluster the precisions run on. */
+static const char *field_get(const struct tui_serve *s, const struct cluster *c, int f,
+			     char *buf, size_t n)
 {
 	const struct hp_field *tf = tab_field(f);
 	if (tf) {
@@ -417,8 +456,8 @@ static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t
 		break;
 	}
 	case SF_ENGINE: snprintf(buf, n, "%s", serve_engine_name(s->so.base.engine)); break;
-	case SF_WPREC: snprintf(buf, n, "%s", serve_wprec_name(s->so.base.wprec)); break;
-	case SF_KVPREC: snprintf(buf, n, "%s", serve_kvprec_name(s->so.base.kvprec)); break;
+	case SF_WPREC: prec_get(s, c, 0, buf, n); break;
+	case SF_KVPREC: prec_get(s, c, 1, buf, n); break;
 	case SF_OBJECTIVE:
 		snprintf(buf, n, "%s", s->so.objective == SERVE_OBJ_COST ? "cost" : "throughput");
 		break;
@@ -605,11 +644,20 @@ static int field_cycle(struct tui *t, int f, int dir)
 		s->so.base.engine = (enum serve_engine)step(s->so.base.engine, dir, ENGINE_COUNT);
 		break;
 	case SF_WPREC:
-		s->so.base.wprec = (enum serve_wprec)step(s->so.base.wprec, dir, SW_COUNT);
+	case SF_KVPREC: {
+		/* the default first (bf16, fp16 on a GPU without), then each
+		 * precision named, as --precision / --kv-precision name it */
+		int kv = f == SF_KVPREC, cnt = kv ? SKV_COUNT : SW_COUNT;
+		int *given = kv ? &s->so.base.kvprec_given : &s->so.base.wprec_given;
+		int v = kv ? (int)s->so.base.kvprec : (int)s->so.base.wprec;
+		int pos = step(*given ? v + 1 : 0, dir, cnt + 1);
+		*given = pos > 0;
+		if (kv)
+			s->so.base.kvprec = pos ? (enum serve_kvprec)(pos - 1) : SKV_BF16;
+		else
+			s->so.base.wprec = pos ? (enum serve_wprec)(pos - 1) : SW_BF16;
 		break;
-	case SF_KVPREC:
-		s->so.base.kvprec = (enum serve_kvprec)step(s->so.base.kvprec, dir, SKV_COUNT);
-		break;
+	}
 	case SF_OBJECTIVE:
 		s->so.objective = s->so.objective == SERVE_OBJ_COST ? SERVE_OBJ_THROUGHPUT
 								    : SERVE_OBJ_COST;
@@ -660,7 +708,7 @@ static void draw_fields(struct tui *t, int y, int x, int w, int h)
 		if (sel)
 			tui_fill(y, x, w, a);
 		char v[64];
-		const char *unit = field_get(s, f, v, sizeof v);
+		const char *unit = field_get(s, &t->ws.cluster, f, v, sizeof v);
 		char hb[128];
 		tui_put(y, x + 1, lw - 1, a, field_label(f));
 		int vx = x + lw + 1;
@@ -1006,7 +1054,7 @@ static int field_enter(struct tui *t)
 		return field_cycle(t, f, 1) ? R_DRAW : R_NONE;
 	char title[200], v[64];
 	s->exporting = 0;
-	field_get(s, f, v, sizeof v);
+	field_get(s, &t->ws.cluster, f, v, sizeof v);
 	snprintf(title, sizeof title, "%s (%s):", field_label(f), hint);
 	tui_start_prompt(t, P_SERVE_FIELD, title, v);
 	return R_DRAW;
