@@ -286,6 +286,7 @@ static const struct table_col inst_cols[] = {
 	{ "KV tokens", "tokens", TABLE_RIGHT },
 	{ "req/s", "requests/s", TABLE_RIGHT },
 	{ "tok/s", "tokens/s", TABLE_RIGHT },
+	{ "load", "share of saturation", TABLE_RIGHT },
 };
 
 static const char *role_name(int role)
@@ -312,6 +313,15 @@ void serve_table_instances(struct table *t, const struct cluster *c, const struc
 		table_numf(t, "%.0f", in->kv_capacity_tokens);
 		table_numf(t, "%.2f", in->rate);
 		table_numf(t, "%.0f", in->tokens_per_s);
+		/* each copy's rate over its saturation rate: the rest is its
+		 * headroom */
+		if (in->load > 0) {
+			char b[16];
+			snprintf(b, sizeof b, "%.0f%%", 100 * in->load);
+			table_num(t, b, in->load);
+		} else {
+			table_text(t, "-");
+		}
 	}
 }
 
@@ -582,6 +592,10 @@ cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
 		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->last_layer));
 		serve_json_num(e, "requests_per_s", in->rate);
 		serve_json_num(e, "output_tokens_per_s", in->tokens_per_s);
+		if (in->load > 0)
+			cJSON_AddNumberToObject(e, "utilisation", in->load);
+		else
+			cJSON_AddNullToObject(e, "utilisation");
 		double cap = serve_inst_max_util(pl, in->role, &so->slo);
 		if (cap > 0)
 			cJSON_AddNumberToObject(e, "max_utilisation", cap);
@@ -805,11 +819,36 @@ static void plan_heading(char *buf, size_t n, const struct serve_plan *pl)
 		snprintf(buf + o, n - (size_t)o, ")");
 }
 
+int serve_nearest_note(char *buf, size_t n, const struct serve_plan_result *r)
+{
+	const struct serve_plan *pl = &r->nearest;
+	char a[32], b[32];
+	if (!r->has_nearest) {
+		if (n)
+			buf[0] = 0;
+		return 0;
+	}
+	if (pl->req_s > 0) {
+		snprintf(buf, n, "%s, %d GPUs, %.2f req/s, %.0f output tok/s", pl->label, pl->gpus,
+			 pl->req_s, pl->out_tps);
+	} else if (isfinite(pl->ttft.p99)) {
+		/* no rate it meets the targets at: what one request alone
+		 * takes, the floor the targets are under */
+		fmt_latency(a, sizeof a, pl->ttft.p99);
+		fmt_latency(b, sizeof b, pl->tpot.p99);
+		snprintf(buf, n, "%s, %d GPUs; one request alone: TTFT %s, TPOT %s", pl->label,
+			 pl->gpus, a, b);
+	} else {
+		snprintf(buf, n, "%s, %d GPUs; does not fit", pl->label, pl->gpus);
+	}
+	return 1;
+}
+
 static void nearest_text(char *buf, size_t n, const struct serve_plan_result *r)
 {
-	if (r->has_nearest)
-		snprintf(buf, n, "Nearest miss: %s, %d GPUs, %.2f req/s, %.0f output tok/s.",
-			 r->nearest.label, r->nearest.gpus, r->nearest.req_s, r->nearest.out_tps);
+	char body[400];
+	if (serve_nearest_note(body, sizeof body, r))
+		snprintf(buf, n, "Nearest miss: %s.", body);
 	else
 		buf[0] = 0;
 }

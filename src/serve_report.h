@@ -40,6 +40,14 @@ char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
 int serve_prec_swap_note(char *buf, size_t n, const struct serve_config *cfg,
 			 const struct gpu_spec *g);
 
+/* r's nearest miss in a line of its own: "LABEL, N GPUs, R req/s, T
+ * output tok/s" where it serves a rate, "LABEL, N GPUs; one request alone:
+ * TTFT .., TPOT .." where it meets no rate, "LABEL, N GPUs; does not fit";
+ * returns 0 (buf "") without one. The command's standard error, the
+ * reports and the Serve view say it alike. */
+struct serve_plan_result;
+int serve_nearest_note(char *buf, size_t n, const struct serve_plan_result *r);
+
 /* What a serving report shows. */
 struct serve_report_input {
 	const struct cluster *cluster;
@@ -55,8 +63,10 @@ struct serve_report_input {
  * one plan (its keys: label, how, output_tokens_per_s, requests_per_s,
  * usd_per_hour, usd_per_million_output_tokens, ttft_s and tpot_s as
  * {mean, p50, p99}, gpus, instances [{pool, gpu, count, role, tp, pp,
- * weights, kv_cache (the precisions that run on its GPU), max_batch, kv_capacity_tokens, layers, requests_per_s,
- * output_tokens_per_s, max_utilisation, launch}], routes, solver, gap, fits), and the
+ * weights, kv_cache (the precisions that run on its GPU), max_batch,
+ * kv_capacity_tokens, layers, requests_per_s, output_tokens_per_s,
+ * utilisation (each copy's share of its saturation rate, null where not
+ * modelled), max_utilisation, launch}], routes, solver, gap, fits), and the
  * whole answer {"schema_version", "model", "engine", "objective",
  * "plans", "search", and with in->failed "why" and "nearest_miss"}.
  * serve_json_num adds v, or null when it is not finite. */
@@ -84,7 +94,8 @@ enum serve_sink { SERVE_SINK_TERM, SERVE_SINK_MD, SERVE_SINK_HTML };
  *   plans: the ranked plans, plan 1 marked TABLE_ROW_CHOSEN, their names
  *     cut to label_cols terminal columns ending in "~" (0: whole);
  *   instances: pl's instance groups (GPU, pool, role, TP, PP, layers,
- *     batch, KV tokens, routed rate and tokens/s);
+ *     batch, KV tokens, routed rate and tokens/s, load: the share of
+ *     saturation each copy runs at);
  *   routes: a placement's request routes (weight, layer ranges);
  *   latency: pl's TTFT and TPOT mean/p50/p99 against the SLO targets;
  *   workload: the rate, lengths, SLOs, engine and precisions (with what

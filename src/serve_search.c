@@ -1051,6 +1051,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 		in->last_layer = m->layers - 1;
 		in->rate = rr;
 		in->tokens_per_s = rr * osl;
+		in->load = cd->role == ROLE_BOTH && isfinite(lr.utilisation) ? lr.utilisation : 0;
 		/* a request counts once: at its prefill side (or its only one) */
 		if (cd->role != ROLE_DECODE) {
 			tot_rate += rr;
@@ -1737,6 +1738,7 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	in->last_layer = m->layers - 1;
 	in->rate = r->rate;
 	in->tokens_per_s = r->out_tps;
+	in->load = isfinite(r->utilisation) ? r->utilisation : 0;
 	pl->gpus = cfg.tp * cfg.pp;
 	pl->out_tps = r->out_tps;
 	pl->req_s = r->rate;

@@ -601,10 +601,9 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 	}
 	if (src < 0) {
 		fprintf(stderr, "hetplan: %s\n", res->why[0] ? res->why : err.msg);
-		if (res->has_nearest && a->fmt != FMT_JSON)
-			fprintf(stderr, "nearest miss: %s, %d GPUs, %.2f req/s, %.0f output tok/s\n",
-				res->nearest.label, res->nearest.gpus, res->nearest.req_s,
-				res->nearest.out_tps);
+		char near[400];
+		if (a->fmt != FMT_JSON && serve_nearest_note(near, sizeof near, res))
+			fprintf(stderr, "nearest miss: %s\n", near);
 		rc = err.code ? err.code : HP_EXIT_NOFIT;
 	}
 out:

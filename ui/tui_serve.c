@@ -773,9 +773,12 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 			 c->pools[in->pool].gpu.name, in->tp, pp, role);
 		char kv[24];
 		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
+		char load[24] = "";
+		if (in->load > 0)
+			snprintf(load, sizeof load, ", load %.0f%%", 100 * in->load);
 		if (in->max_batch > 0)
-			tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s",
-				 in->max_batch, kv, in->rate);
+			tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s%s",
+				 in->max_batch, kv, in->rate, load);
 		else
 			tui_put(y++, x + 3, w - 3, tui_attr(t, C_BAD), "does not fit");
 	}
