@@ -769,16 +769,22 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 		char pp[16] = "";
 		if (in->pp > 1)
 			snprintf(pp, sizeof pp, " pp%d", in->pp);
-		tui_putf(y++, x + 1, w - 1, A_BOLD, "%dx %s tp%d%s%s", in->count,
-			 c->pools[in->pool].gpu.name, in->tp, pp, role);
-		char kv[24];
-		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
-		char load[24] = "";
+		/* each copy's share of its saturation rate (the rest is its
+		 * headroom), after the instance's name where the pane has
+		 * room for it (the export's instances table always has it) */
+		char head[160], load[24] = "";
+		snprintf(head, sizeof head, "%dx %s tp%d%s%s", in->count, c->pools[in->pool].gpu.name,
+			 in->tp, pp, role);
 		if (in->load > 0)
 			snprintf(load, sizeof load, ", load %.0f%%", 100 * in->load);
+		if (tui_width(head) + (int)strlen(load) > w - 1)
+			load[0] = 0;
+		tui_putf(y++, x + 1, w - 1, A_BOLD, "%s%s", head, load);
+		char kv[24];
+		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
 		if (in->max_batch > 0)
-			tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s%s",
-				 in->max_batch, kv, in->rate, load);
+			tui_putf(y++, x + 3, w - 3, tui_attr(t, C_DIM), "batch %d, KV %s tok, %.2f req/s",
+				 in->max_batch, kv, in->rate);
 		else
 			tui_put(y++, x + 3, w - 3, tui_attr(t, C_BAD), "does not fit");
 	}
