@@ -71,7 +71,7 @@ static const char serve_help[] =
 	"      --engine E       vllm (default), sglang, tensorrt-llm, tensorrt-llm-engine\n"
 	"      --precision P    weights: bf16 (default; fp16 on V100/T4, which have no bf16),\n"
 	"                       fp16, fp8, int4 (weight-only), fp4\n"
-	"      --kv-precision P KV cache: bf16 (default), fp16, fp8\n"
+	"      --kv-precision P KV cache: bf16 (default; fp16 on V100/T4), fp16, fp8\n"
 	"      --tp/--pp N      fix the parallelism of every instance\n"
 	"      --max-batch N    running sequences per instance (default: the engine's)\n"
 	"      --chunk N        tokens per iteration (chunked prefill budget)\n"
