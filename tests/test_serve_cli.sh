@@ -61,6 +61,15 @@ expect slo-miss 4 "meets the SLOs" -- --pool 2x8xH100-SXM -m llama3.1-70b --rate
 	--isl 1500 --osl 300 --tpot-p99 0.001
 grep -q "fits nowhere" "$tmp/err" && bad "slo-miss: says fits nowhere: $(cat "$tmp/err")" || ok
 grep -q "nearest miss: 1x H100-SXM tp8" "$tmp/err" && ok || bad "slo-miss: nearest miss: $(cat "$tmp/err")"
+# It meets no rate, so it says what one request alone takes (it said "0.00
+# req/s, 0 output tok/s"): a TPOT at or above the 5.3 ms floor above.
+python3 - "$tmp/err" <<'PY' && ok || bad "slo-miss: the nearest miss line: $(cat "$tmp/err")"
+import re, sys
+t = open(sys.argv[1]).read()
+assert "0.00 req/s" not in t, t
+m = re.search(r"nearest miss: 1x H100-SXM tp8, 8 GPUs; one request alone: TTFT [0-9.]+ m?s, TPOT ([0-9.]+) ms", t)
+assert m and float(m.group(1)) >= 5.3, t
+PY
 # ... and a model too big for every configuration is: 405B x 2 bytes =
 # 811 GB > 8 x 80 GB.
 expect fits-nowhere 4 "fits nowhere" -- --pool 1x8xH100-SXM -m llama3.1-405b --rate 5 \
@@ -184,6 +193,28 @@ for p in json.load(open(sys.argv[1]))["plans"]:
         w = i["launch"].split()
         assert w[w.index("--dtype") + 1] == "float16" and "--quantization" in w, i["launch"]
         assert (i["weights"], i["kv_cache"]) == ("fp8", "fp16"), i
+PY
+# Each instance's load is its share of the saturation rate, the rest its
+# headroom: 20 req/s of Llama 3.1 8B (1000 in, 200 out) on one TP 2 copy
+# is 20 over the copy's offline rate, which --estimate --offline --tp 2
+# gives on its own; without a p99 target the search keeps it under 0.9.
+expect load-json 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --rate 20 --isl 1000 --osl 200 --format json
+cp "$tmp/out" "$tmp/load.json"
+expect load-text 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --rate 20 --isl 1000 --osl 200
+cp "$tmp/out" "$tmp/load.txt"
+expect load-sat 0 "" -- --estimate --pool 2x8xH100-SXM -m llama3.1-8b --offline --isl 1000 --osl 200 \
+	--tp 2 --format json
+python3 - "$tmp/load.json" "$tmp/out" "$tmp/load.txt" <<'PY' && ok || bad "load (above)"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+sat = json.load(open(sys.argv[2]))["requests_per_s"]
+i = p["instances"][0]
+assert len(p["instances"]) == 1 and i["tp"] == 2 and i["count"] == 1, p["instances"]
+want = 20 / i["count"] / sat
+assert abs(i["utilisation"] - want) < 1e-9 * want and i["utilisation"] <= 0.9, (i["utilisation"], want)
+# the text table's load column says the same, in whole percent
+rows = [l.split() for l in open(sys.argv[3]) if l.split()[:2] == ["1", "H100-SXM"]]
+assert rows and rows[0][-1] == "%.0f%%" % (100 * want), (rows, want)
 PY
 # --kv-precision bf16 is refused as --precision bf16 is, naming the GPU,
 # in the search, --estimate and --place; fp16 and fp8 run.
