@@ -32,6 +32,11 @@ static int max_model_len(const struct serve_opts *so)
 	return (int)ceil(need);
 }
 
+const char *serve_objective_ranked(const struct serve_opts *so)
+{
+	return so->offline || so->objective == SERVE_OBJ_THROUGHPUT ? "throughput" : "cost";
+}
+
 int serve_prec_swap_note(char *buf, size_t n, const struct serve_config *cfg,
 			 const struct gpu_spec *g)
 {
@@ -472,7 +477,7 @@ void serve_table_workload(struct table *t, const struct serve_opts *so, const st
 	table_row(t, 0);
 	table_text(t, "KV cache");
 	prec_cell(t, serve_kvprec_name(so->base.kvprec), !so->base.kvprec_given, c, &so->base, 1);
-	kv(t, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	kv(t, "objective", serve_objective_ranked(so));
 }
 
 /* The measured accuracy of the serving model (src/serve_accuracy.h,
@@ -636,7 +641,7 @@ cJSON *serve_plans_json(const struct serve_report_input *in)
 	cJSON_AddNumberToObject(j, "schema_version", 1);
 	cJSON_AddStringToObject(j, "model", in->model->name);
 	cJSON_AddStringToObject(j, "engine", serve_engine_name(so->base.engine));
-	cJSON_AddStringToObject(j, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	cJSON_AddStringToObject(j, "objective", serve_objective_ranked(so));
 	cJSON *pl = cJSON_AddArrayToObject(j, "plans");
 	for (int i = 0; i < res->n_plans; i++)
 		cJSON_AddItemToArray(pl, serve_plan_json(&res->plans[i], in->cluster, in->model, so));
@@ -938,7 +943,7 @@ static void html_head(struct sbuf *b, const struct serve_report_input *in)
 		sbuf_addf(b, " &middot; %.6g requests/s", in->opts->rate);
 	sbuf_addf(b, " &middot; engine %s &middot; objective %s",
 		  serve_engine_name(in->opts->base.engine),
-		  in->opts->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+		  serve_objective_ranked(in->opts));
 	if (in->generated) {
 		sbuf_addf(b, " &middot; generated %s by hetplan ",
 			  report_fmt_time(x, sizeof x, in->generated));

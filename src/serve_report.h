@@ -48,6 +48,11 @@ int serve_prec_swap_note(char *buf, size_t n, const struct serve_config *cfg,
 struct serve_plan_result;
 int serve_nearest_note(char *buf, size_t n, const struct serve_plan_result *r);
 
+/* The objective so's plans are ranked by, "cost" or "throughput": offline
+ * plans rank by throughput whatever so->objective says (serve_plan has no
+ * rate to serve at a lower cost). */
+const char *serve_objective_ranked(const struct serve_opts *so);
+
 /* What a serving report shows. */
 struct serve_report_input {
 	const struct cluster *cluster;

@@ -216,6 +216,17 @@ assert abs(i["utilisation"] - want) < 1e-9 * want and i["utilisation"] <= 0.9, (
 rows = [l.split() for l in open(sys.argv[3]) if l.split()[:2] == ["1", "H100-SXM"]]
 assert rows and rows[0][-1] == "%.0f%%" % (100 * want), (rows, want)
 PY
+# Offline plans rank by throughput (no rate to serve more cheaply), so
+# the JSON says "throughput" under --objective cost too (it said "cost"
+# above plans in throughput order).
+expect offline-cost 0 "" -- --pool 1x4xT4 --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --offline \
+	--isl 512 --osl 128 --objective cost --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "offline-cost (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tps = [p["output_tokens_per_s"] for p in d["plans"]]
+assert d["objective"] == "throughput" and len(tps) > 1 and tps == sorted(tps, reverse=True), (d["objective"], tps)
+PY
 # --kv-precision bf16 is refused as --precision bf16 is, naming the GPU,
 # in the search, --estimate and --place; fp16 and fp8 run.
 expect kv-bf16-v100 3 "--kv-precision bf16: V100-SXM2-32GB has no bf16" -- --pool 1x8xV100-SXM2-32GB \

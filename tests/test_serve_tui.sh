@@ -303,6 +303,19 @@ assert a.get("weights") == "fp16" and "kv_cache" not in a, a
 assert "weights" not in b and "kv_cache" not in b, b
 PY
 keys s8 q q
+# A mixed cluster: the default runs as bf16 on the A100 and as fp16 on the
+# T4 (Turing, 7.5); offline, the plans rank by throughput whatever the
+# workspace's objective (its default, cost, here).
+printf '%s' '{"cluster":{"pools":[{"name":"t4","gpu":"T4","nodes":1},{"name":"a100","gpu":"A100-80GB","nodes":1}]},"model":"llama3.1-8b","workload":{"precision":"fp16"},"serve":{"offline":true,"isl":"512","osl":"128"}}' >"$tmp/mixed.json"
+start s9 80 24 "" mixed.json
+wait_for s9 " plans" || bad "mixed.json did not start: $(screen s9 | tail -2)"
+keys s9 7
+wait_serving s9 || bad "no serving plans on the mixed cluster: $(screen s9 | tail -1)"
+wait_for s9 " Weights    bf16, fp16 on Turing" && wait_for s9 " KV cache   bf16, fp16 on Turing" && ok ||
+	bad "the Serve view does not say fp16 runs on the T4: $(screen s9 | sed -n 10,11p)"
+wait_for s9 " Objective  throughput (offline)" && wait_for s9 "Serving plans, fastest first" && ok ||
+	bad "offline plans not said to rank by throughput: $(screen s9 | sed -n 12,18p)"
+keys s9 q q
 
 # ---- 5. narrow screens: the plans table drops columns, never overlaps
 # Below 80 columns the TUI asks first ('i' ignores the warning). The Serve

@@ -459,7 +459,9 @@ static const char *field_get(const struct tui_serve *s, const struct cluster *c,
 	case SF_WPREC: prec_get(s, c, 0, buf, n); break;
 	case SF_KVPREC: prec_get(s, c, 1, buf, n); break;
 	case SF_OBJECTIVE:
-		snprintf(buf, n, "%s", s->so.objective == SERVE_OBJ_COST ? "cost" : "throughput");
+		/* offline plans rank by throughput, whatever the field holds */
+		snprintf(buf, n, "%s%s", serve_objective_ranked(&s->so),
+			 s->so.offline ? " (offline)" : "");
 		break;
 	default: *buf = 0; break;
 	}
@@ -977,9 +979,9 @@ static void draw_plans(struct tui *t, int y, int h)
 	char title[64], hdr[256];
 	/* The order of the plans shown: their answer's objective, not the
 	 * field's, which an edit being planned may have changed already. */
-	enum serve_objective obj = s->cur ? s->cur->so.objective : s->so.objective;
+	const struct serve_opts *so = s->cur ? &s->cur->so : &s->so;
 	snprintf(title, sizeof title, "Serving plans, %s first",
-		 obj == SERVE_OBJ_COST ? "cheapest" : "fastest");
+		 strcmp(serve_objective_ranked(so), "cost") ? "fastest" : "cheapest");
 	tui_section(t, y++, 0, COLS, title);
 	h--;
 	if (!s->cur) {
