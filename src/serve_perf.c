@@ -406,6 +406,11 @@ static int wprec_bf16_runs(const struct gpu_spec *g)
 	return g->gen != GEN_VOLTA && g->gen != GEN_TURING;
 }
 
+int serve_gpu_has_bf16(const struct gpu_spec *g)
+{
+	return wprec_bf16_runs(g);
+}
+
 enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu_spec *g)
 {
 	if (cfg->wprec == SW_BF16 && !cfg->wprec_given && !wprec_bf16_runs(g))
@@ -413,13 +418,41 @@ enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu
 	return cfg->wprec;
 }
 
+/* The KV cache follows the weights' 16-bit type unless told (vLLM's
+ * --kv-cache-dtype auto: the model dtype; SGLang's likewise), so a default
+ * bf16 cache is an fp16 one where the weights run as fp16. The bytes are
+ * the same 2 per element either way. */
+enum serve_kvprec serve_kvprec_on(const struct serve_config *cfg, const struct gpu_spec *g)
+{
+	if (cfg->kvprec == SKV_BF16 && !cfg->kvprec_given && !wprec_bf16_runs(g))
+		return SKV_FP16;
+	return cfg->kvprec;
+}
+
+int serve_kvprec_supported(const struct gpu_spec *g, enum serve_kvprec kv, struct hp_err *err)
+{
+	if (kv == SKV_BF16 && !wprec_bf16_runs(g))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "--kv-precision bf16: %s %s; --kv-precision fp16 runs", g->name,
+				  SERVE_NO_BF16_WHY);
+	return 0;
+}
+
+int serve_prec_supported(const struct gpu_spec *g, const struct serve_config *cfg,
+			 struct hp_err *err)
+{
+	if (serve_wprec_supported(g, serve_wprec_on(cfg, g), err) < 0 ||
+	    serve_kvprec_supported(g, serve_kvprec_on(cfg, g), err) < 0)
+		return -1;
+	return 0;
+}
+
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err)
 {
 	if (w == SW_BF16 && !wprec_bf16_runs(g))
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "--precision bf16: %s has no bf16 (NVIDIA before Ampere, compute "
-				  "capability below 8.0, which vLLM refuses bf16 on); --precision fp16 runs",
-				  g->name);
+				  "--precision bf16: %s %s; --precision fp16 runs", g->name,
+				  SERVE_NO_BF16_WHY);
 	if (w == SW_FP4 && g->gen != GEN_BLACKWELL)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "--precision fp4: %s has no FP4 tensor cores (Blackwell has)",
@@ -1028,7 +1061,7 @@ static int check_config(const struct pool *p, const struct model_spec *m,
 				  m->layers);
 	if (!(ld->isl >= 1 && ld->osl >= 1 && ld->isl <= 1e7 && ld->osl <= 1e7))
 		return hp_err_set(err, HP_EXIT_USAGE, "--isl/--osl: expected 1 to 1e7 tokens");
-	if (serve_wprec_supported(&p->gpu, serve_wprec_on(cfg, &p->gpu), err) < 0)
+	if (serve_prec_supported(&p->gpu, cfg, err) < 0)
 		return -1;
 	if (!(p->gpu.hbm_Bps > 0) ||
 	    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0 || p->gpu.flops[HP_FP32] > 0))

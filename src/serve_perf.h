@@ -127,14 +127,37 @@ double serve_kv_bytes_per_token(const struct model_spec *m, enum serve_kvprec kv
  * serve_perf.c). */
 double serve_gpu_mem_bytes(const struct gpu_spec *g);
 
-/* Can this GPU run this weight precision? 0, or -1 with err naming the GPU. */
+/* Why a GPU without bf16 refuses it, after its name in the messages of
+ * serve_wprec_supported, serve_kvprec_supported and the workspace's
+ * serve.weights / serve.kv_cache check. */
+#define SERVE_NO_BF16_WHY \
+	"has no bf16 (NVIDIA before Ampere, compute capability below 8.0, which vLLM refuses " \
+	"bf16 on)"
+
+/* 1 if g computes and stores bf16 (serve_perf.c: NVIDIA from Ampere, and
+ * every AMD/Gaudi part of the catalog), 0 for Volta and Turing. */
+int serve_gpu_has_bf16(const struct gpu_spec *g);
+
+/* Can this GPU run this weight precision? 0, or -1 with err (exit 3)
+ * naming --precision and the GPU. */
 int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct hp_err *err);
+/* Can this GPU hold a KV cache of this precision? 0, or -1 with err (exit
+ * 3) naming --kv-precision and the GPU: bf16 needs serve_gpu_has_bf16. */
+int serve_kvprec_supported(const struct gpu_spec *g, enum serve_kvprec kv, struct hp_err *err);
 
 struct serve_config;
 /* The weight precision cfg runs at on g: cfg->wprec, but fp16 where bf16 is
  * the default (not wprec_given) and g has no bf16 (NVIDIA before Ampere), as
- * vLLM's --dtype auto picks. */
+ * vLLM's --dtype auto picks in its later versions (serve_launch_line writes
+ * --dtype float16 for the earlier ones). */
 enum serve_wprec serve_wprec_on(const struct serve_config *cfg, const struct gpu_spec *g);
+/* The KV precision cfg runs at on g: likewise fp16 for a default bf16
+ * (not kvprec_given) on a GPU without bf16. */
+enum serve_kvprec serve_kvprec_on(const struct serve_config *cfg, const struct gpu_spec *g);
+/* Both precisions cfg runs at on g are supported: 0, or -1 with err from
+ * serve_wprec_supported or serve_kvprec_supported. */
+int serve_prec_supported(const struct gpu_spec *g, const struct serve_config *cfg,
+			 struct hp_err *err);
 
 /* One instance configuration. */
 struct serve_config {
@@ -167,6 +190,8 @@ struct serve_config {
 			       * a GPU that cannot run it refuses; 0: bf16 is
 			       * the default and runs as fp16 on a GPU without
 			       * bf16 (serve_wprec_on) */
+	int kvprec_given;     /* as wprec_given, for kvprec (serve
+			       * --kv-precision; serve_kvprec_on) */
 };
 /* Whether cfg runs an overlap scheduler (the engine's default unless
  * overlap_sched forces it). */

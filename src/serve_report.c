@@ -32,11 +32,38 @@ static int max_model_len(const struct serve_opts *so)
 	return (int)ceil(need);
 }
 
+const char *serve_objective_ranked(const struct serve_opts *so)
+{
+	return so->offline || so->objective == SERVE_OBJ_THROUGHPUT ? "throughput" : "cost";
+}
+
+int serve_prec_swap_note(char *buf, size_t n, const struct serve_config *cfg,
+			 const struct gpu_spec *g)
+{
+	int w = serve_wprec_on(cfg, g) != cfg->wprec, k = serve_kvprec_on(cfg, g) != cfg->kvprec;
+	if (!w && !k) {
+		if (n)
+			buf[0] = 0;
+		return 0;
+	}
+	snprintf(buf, n, "%s fp16 (%s has no bf16)",
+		 w && k ? "weights and KV cache" : w ? "weights" : "KV cache", g->name);
+	return 1;
+}
+
+/* The 16-bit type an engine computes in on g: fp16 where --precision
+ * fp16 asks for it, and on every GPU without bf16, whatever the weights
+ * (fp8 and int4 weight-only kernels compute in it too). */
+static int wants_fp16(const struct serve_opts *so, const struct gpu_spec *g)
+{
+	return serve_wprec_on(&so->base, g) == SW_FP16 || !serve_gpu_has_bf16(g);
+}
+
 /* vLLM's names of hetplan's precisions (vllm/engine/arg_utils.py:
- * --quantization, --kv-cache-dtype); checked by tests/test_serve_cli.sh
- * against tests/data/serving_vllm_flags.txt. */
+ * --dtype, --quantization, --kv-cache-dtype); checked by
+ * tests/test_serve_cli.sh against tests/data/serving_vllm_flags.txt. */
 static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
-			const struct serve_plan_inst *in)
+			const struct serve_plan_inst *in, const struct gpu_spec *g)
 {
 	sbuf_add(o, "vllm serve ");
 	model_ref(o, m);
@@ -50,7 +77,7 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 	sbuf_addf(o, " --kv-cache-dtype %s", so->base.kvprec == SKV_FP8 ? "fp8" : "auto");
 	if (so->base.wprec == SW_FP8)
 		sbuf_add(o, " --quantization fp8");
-	else if (so->base.wprec == SW_FP16)
+	if (wants_fp16(so, g))
 		sbuf_add(o, " --dtype float16");
 	if (so->base.chunk_tokens > 0)
 		sbuf_addf(o, " --max-num-batched-tokens %d", so->base.chunk_tokens);
@@ -70,7 +97,7 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
  * against a pinned list) and TensorRT-LLM (trtllm-serve; checked by
  * tests/test_serve_cli.sh against tests/data/serving_trtllm_flags.txt). */
 static void launch_other(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so,
-			 const struct serve_plan_inst *in)
+			 const struct serve_plan_inst *in, const struct gpu_spec *g)
 {
 	const struct serve_engine_profile *e = serve_engine(so->base.engine);
 	double util = so->base.mem_util > 0 ? so->base.mem_util : e->mem_util;
@@ -85,6 +112,10 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 			sbuf_add(o, " --kv-cache-dtype fp8_e5m2");
 		if (so->base.wprec == SW_FP8)
 			sbuf_add(o, " --quantization fp8");
+		/* sglang/srt/server_args.py --dtype: auto, half, float16,
+		 * bfloat16, float, float32 */
+		if (wants_fp16(so, g))
+			sbuf_add(o, " --dtype float16");
 		const char *ov = serve_overlap_flag(&so->base);
 		if (ov && *ov)
 			sbuf_addf(o, " %s", ov);
@@ -104,14 +135,14 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 }
 
 char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
-			const struct serve_plan_inst *in)
+			const struct serve_plan_inst *in, const struct gpu_spec *g)
 {
 	struct sbuf o;
 	sbuf_init(&o);
 	if (so->base.engine == ENGINE_VLLM)
-		launch_vllm(&o, m, so, in);
+		launch_vllm(&o, m, so, in, g);
 	else
-		launch_other(&o, m, so, in);
+		launch_other(&o, m, so, in, g);
 	return sbuf_take(&o, NULL);
 }
 
@@ -260,6 +291,7 @@ static const struct table_col inst_cols[] = {
 	{ "KV tokens", "tokens", TABLE_RIGHT },
 	{ "req/s", "requests/s", TABLE_RIGHT },
 	{ "tok/s", "tokens/s", TABLE_RIGHT },
+	{ "load", "share of saturation", TABLE_RIGHT },
 };
 
 static const char *role_name(int role)
@@ -286,6 +318,15 @@ void serve_table_instances(struct table *t, const struct cluster *c, const struc
 		table_numf(t, "%.0f", in->kv_capacity_tokens);
 		table_numf(t, "%.2f", in->rate);
 		table_numf(t, "%.0f", in->tokens_per_s);
+		/* each copy's rate over its saturation rate: the rest is its
+		 * headroom */
+		if (in->load > 0) {
+			char b[16];
+			snprintf(b, sizeof b, "%.0f%%", 100 * in->load);
+			table_num(t, b, in->load);
+		} else {
+			table_text(t, "-");
+		}
 	}
 }
 
@@ -384,7 +425,34 @@ static const struct table_col workload_cols[] = {
 	{ "value", NULL, TABLE_LEFT },
 };
 
-void serve_table_workload(struct table *t, const struct serve_opts *so)
+/* A precision and, after it, the pools' GPUs that run something else
+ * instead of a default bf16: "bf16 (fp16 on V100-SXM2-32GB, which has no
+ * bf16)". */
+static void prec_cell(struct table *t, const char *name, int swapped, const struct cluster *c,
+		      const struct serve_config *cfg, int kv)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	sbuf_add(&o, name);
+	int n = 0;
+	for (int i = 0; swapped && c && i < c->n_pools; i++) {
+		const struct gpu_spec *g = &c->pools[i].gpu;
+		int sw = kv ? serve_kvprec_on(cfg, g) != cfg->kvprec
+			    : serve_wprec_on(cfg, g) != cfg->wprec;
+		int dup = 0;
+		for (int j = 0; j < i && !dup; j++)
+			dup = !strcmp(c->pools[j].gpu.name, g->name);
+		if (!sw || dup)
+			continue;
+		sbuf_addf(&o, "%s%s", n++ ? ", " : " (fp16 on ", g->name);
+	}
+	if (n)
+		sbuf_addf(&o, ", which %s no bf16)", n == 1 ? "has" : "have");
+	table_text(t, o.s ? o.s : name);
+	sbuf_done(&o);
+}
+
+void serve_table_workload(struct table *t, const struct serve_opts *so, const struct cluster *c)
 {
 	char b[96];
 	table_init(t, "Workload");
@@ -403,9 +471,13 @@ void serve_table_workload(struct table *t, const struct serve_opts *so)
 	fmt_latency(b, sizeof b, so->slo.tpot_p99_s);
 	kv(t, "p99 TPOT target", so->slo.tpot_p99_s > 0 ? b : "none");
 	kv(t, "engine", serve_engine_name(so->base.engine));
-	kv(t, "weights", serve_wprec_name(so->base.wprec));
-	kv(t, "KV cache", serve_kvprec_name(so->base.kvprec));
-	kv(t, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	table_row(t, 0);
+	table_text(t, "weights");
+	prec_cell(t, serve_wprec_name(so->base.wprec), !so->base.wprec_given, c, &so->base, 0);
+	table_row(t, 0);
+	table_text(t, "KV cache");
+	prec_cell(t, serve_kvprec_name(so->base.kvprec), !so->base.kvprec_given, c, &so->base, 1);
+	kv(t, "objective", serve_objective_ranked(so));
 }
 
 /* The measured accuracy of the serving model (src/serve_accuracy.h,
@@ -514,6 +586,10 @@ cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
 		cJSON_AddStringToObject(e, "role", role_name(in->role));
 		cJSON_AddNumberToObject(e, "tp", in->tp);
 		cJSON_AddNumberToObject(e, "pp", in->pp);
+		/* what runs on this GPU: a default bf16 is fp16 on one without */
+		const struct gpu_spec *g = &c->pools[in->pool].gpu;
+		cJSON_AddStringToObject(e, "weights", serve_wprec_name(serve_wprec_on(&so->base, g)));
+		cJSON_AddStringToObject(e, "kv_cache", serve_kvprec_name(serve_kvprec_on(&so->base, g)));
 		cJSON_AddNumberToObject(e, "max_batch", in->max_batch);
 		cJSON_AddNumberToObject(e, "kv_capacity_tokens", in->kv_capacity_tokens);
 		cJSON *ly = cJSON_AddArrayToObject(e, "layers");
@@ -521,13 +597,17 @@ cJSON *serve_plan_json(const struct serve_plan *pl, const struct cluster *c,
 		cJSON_AddItemToArray(ly, cJSON_CreateNumber(in->last_layer));
 		serve_json_num(e, "requests_per_s", in->rate);
 		serve_json_num(e, "output_tokens_per_s", in->tokens_per_s);
+		if (in->load > 0)
+			cJSON_AddNumberToObject(e, "utilisation", in->load);
+		else
+			cJSON_AddNullToObject(e, "utilisation");
 		double cap = serve_inst_max_util(pl, in->role, &so->slo);
 		if (cap > 0)
 			cJSON_AddNumberToObject(e, "max_utilisation", cap);
 		else
 			cJSON_AddNullToObject(e, "max_utilisation");
 		if (strcmp(pl->how ? pl->how : "", "placement")) {
-			char *l = serve_launch_line(m, so, in);
+			char *l = serve_launch_line(m, so, in, &c->pools[in->pool].gpu);
 			cJSON_AddStringToObject(e, "launch", l);
 			free(l);
 		}
@@ -561,7 +641,7 @@ cJSON *serve_plans_json(const struct serve_report_input *in)
 	cJSON_AddNumberToObject(j, "schema_version", 1);
 	cJSON_AddStringToObject(j, "model", in->model->name);
 	cJSON_AddStringToObject(j, "engine", serve_engine_name(so->base.engine));
-	cJSON_AddStringToObject(j, "objective", so->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+	cJSON_AddStringToObject(j, "objective", serve_objective_ranked(so));
 	cJSON *pl = cJSON_AddArrayToObject(j, "plans");
 	for (int i = 0; i < res->n_plans; i++)
 		cJSON_AddItemToArray(pl, serve_plan_json(&res->plans[i], in->cluster, in->model, so));
@@ -633,14 +713,18 @@ static void put_launch(struct sbuf *b, const struct ssink *k, const struct serve
 	for (int i = 0; i < pl->n_inst; i++) {
 		const struct serve_plan_inst *x = &pl->inst[i];
 		const struct pool *p = &in->cluster->pools[x->pool];
-		char head[sizeof p->gpu.name + sizeof p->name + 128], pp[24] = "";
+		char head[2 * sizeof p->gpu.name + sizeof p->name + 192], pp[24] = "";
+		char swap[sizeof p->gpu.name + 64];
 		if (x->pp > 1)
 			snprintf(pp, sizeof pp, " x PP %d", x->pp);
-		snprintf(head, sizeof head, "# pool %s: %d instance%s of TP %d%s on %s%s", p->name,
+		/* the precision the GPU turns the default into, said where
+		 * the launch line's --dtype float16 comes from */
+		serve_prec_swap_note(swap, sizeof swap, &in->opts->base, &p->gpu);
+		snprintf(head, sizeof head, "# pool %s: %d instance%s of TP %d%s on %s%s%s%s", p->name,
 			 x->count, x->count == 1 ? "" : "s", x->tp, pp, p->gpu.name,
 			 x->role == ROLE_PREFILL ? ", prefill only"
-			 : x->role == ROLE_DECODE ? ", decode only" : "");
-		char *l = serve_launch_line(in->model, in->opts, x);
+			 : x->role == ROLE_DECODE ? ", decode only" : "", *swap ? ", " : "", swap);
+		char *l = serve_launch_line(in->model, in->opts, x, &p->gpu);
 		if (k == &sinks[SERVE_SINK_MD]) {   /* fenced code: literal text */
 			sbuf_addf(b, "%s\n%s\n", head, l);
 		} else {
@@ -740,11 +824,36 @@ static void plan_heading(char *buf, size_t n, const struct serve_plan *pl)
 		snprintf(buf + o, n - (size_t)o, ")");
 }
 
+int serve_nearest_note(char *buf, size_t n, const struct serve_plan_result *r)
+{
+	const struct serve_plan *pl = &r->nearest;
+	char a[32], b[32];
+	if (!r->has_nearest) {
+		if (n)
+			buf[0] = 0;
+		return 0;
+	}
+	if (pl->req_s > 0) {
+		snprintf(buf, n, "%s, %d GPUs, %.2f req/s, %.0f output tok/s", pl->label, pl->gpus,
+			 pl->req_s, pl->out_tps);
+	} else if (isfinite(pl->ttft.p99)) {
+		/* no rate it meets the targets at: what one request alone
+		 * takes, the floor the targets are under */
+		fmt_latency(a, sizeof a, pl->ttft.p99);
+		fmt_latency(b, sizeof b, pl->tpot.p99);
+		snprintf(buf, n, "%s, %d GPUs; one request alone: TTFT %s, TPOT %s", pl->label,
+			 pl->gpus, a, b);
+	} else {
+		snprintf(buf, n, "%s, %d GPUs; does not fit", pl->label, pl->gpus);
+	}
+	return 1;
+}
+
 static void nearest_text(char *buf, size_t n, const struct serve_plan_result *r)
 {
-	if (r->has_nearest)
-		snprintf(buf, n, "Nearest miss: %s, %d GPUs, %.2f req/s, %.0f output tok/s.",
-			 r->nearest.label, r->nearest.gpus, r->nearest.req_s, r->nearest.out_tps);
+	char body[400];
+	if (serve_nearest_note(body, sizeof body, r))
+		snprintf(buf, n, "Nearest miss: %s.", body);
 	else
 		buf[0] = 0;
 }
@@ -834,7 +943,7 @@ static void html_head(struct sbuf *b, const struct serve_report_input *in)
 		sbuf_addf(b, " &middot; %.6g requests/s", in->opts->rate);
 	sbuf_addf(b, " &middot; engine %s &middot; objective %s",
 		  serve_engine_name(in->opts->base.engine),
-		  in->opts->objective == SERVE_OBJ_COST ? "cost" : "throughput");
+		  serve_objective_ranked(in->opts));
 	if (in->generated) {
 		sbuf_addf(b, " &middot; generated %s by hetplan ",
 			  report_fmt_time(x, sizeof x, in->generated));
@@ -882,7 +991,7 @@ static void render_html(struct sbuf *b, const struct serve_report_input *in)
 		sbuf_add(b, "</section>\n");
 	}
 	sbuf_add(b, "<section><h2>Inputs</h2>");
-	serve_table_workload(&t, in->opts);
+	serve_table_workload(&t, in->opts, in->cluster);
 	put_table(b, k, &t, 1);
 	report_table_pools(&t, in->cluster);
 	put_table(b, k, &t, 1);
@@ -914,7 +1023,7 @@ void serve_report_part(struct sbuf *b, const struct serve_report_input *in, enum
 	s->esc(b, "Serving ");
 	s->esc(b, mname);
 	sbuf_add(b, s == &sinks[SERVE_SINK_HTML] ? "</h2>\n" : "\n");
-	serve_table_workload(&t, in->opts);
+	serve_table_workload(&t, in->opts, in->cluster);
 	put_table(b, s, &t, 1);
 	if (r->n_plans) {
 		serve_table_plans(&t, r, 0);

@@ -25,8 +25,33 @@
  * user replaces it with a checkpoint directory or repository (hetplan
  * serve says so). Angle brackets make esc_shell quote it. */
 #define SERVE_MODEL_PLACEHOLDER "<model-path-or-hf-repo>"
+/* g is the GPU of in's pool: on one without bf16 (serve_gpu_has_bf16) the
+ * vLLM and SGLang lines carry --dtype float16, since vLLM before its auto
+ * fallback loaded a bf16 model's own dtype there and stopped ("Bfloat16 is
+ * only supported on GPUs with compute capability of at least 8.0",
+ * vllm-project/vllm#946, #1157, with vLLM 0.5.4 zai-org/GLM-4#510). */
 char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
-			const struct serve_plan_inst *in);
+			const struct serve_plan_inst *in, const struct gpu_spec *g);
+
+/* Where g turns cfg's default bf16 weights or KV cache into fp16
+ * (serve_wprec_on, serve_kvprec_on): writes what runs and why, e.g.
+ * "weights and KV cache fp16 (V100-SXM2-32GB has no bf16)", and returns
+ * 1; else writes "" and returns 0. */
+int serve_prec_swap_note(char *buf, size_t n, const struct serve_config *cfg,
+			 const struct gpu_spec *g);
+
+/* r's nearest miss in a line of its own: "LABEL, N GPUs, R req/s, T
+ * output tok/s" where it serves a rate, "LABEL, N GPUs; one request alone:
+ * TTFT .., TPOT .." where it meets no rate, "LABEL, N GPUs; does not fit";
+ * returns 0 (buf "") without one. The command's standard error, the
+ * reports and the Serve view say it alike. */
+struct serve_plan_result;
+int serve_nearest_note(char *buf, size_t n, const struct serve_plan_result *r);
+
+/* The objective so's plans are ranked by, "cost" or "throughput": offline
+ * plans rank by throughput whatever so->objective says (serve_plan has no
+ * rate to serve at a lower cost). */
+const char *serve_objective_ranked(const struct serve_opts *so);
 
 /* What a serving report shows. */
 struct serve_report_input {
@@ -43,8 +68,10 @@ struct serve_report_input {
  * one plan (its keys: label, how, output_tokens_per_s, requests_per_s,
  * usd_per_hour, usd_per_million_output_tokens, ttft_s and tpot_s as
  * {mean, p50, p99}, gpus, instances [{pool, gpu, count, role, tp, pp,
- * max_batch, kv_capacity_tokens, layers, requests_per_s,
- * output_tokens_per_s, max_utilisation, launch}], routes, solver, gap, fits), and the
+ * weights, kv_cache (the precisions that run on its GPU), max_batch,
+ * kv_capacity_tokens, layers, requests_per_s, output_tokens_per_s,
+ * utilisation (each copy's share of its saturation rate, null where not
+ * modelled), max_utilisation, launch}], routes, solver, gap, fits), and the
  * whole answer {"schema_version", "model", "engine", "objective",
  * "plans", "search", and with in->failed "why" and "nearest_miss"}.
  * serve_json_num adds v, or null when it is not finite. */
@@ -72,15 +99,17 @@ enum serve_sink { SERVE_SINK_TERM, SERVE_SINK_MD, SERVE_SINK_HTML };
  *   plans: the ranked plans, plan 1 marked TABLE_ROW_CHOSEN, their names
  *     cut to label_cols terminal columns ending in "~" (0: whole);
  *   instances: pl's instance groups (GPU, pool, role, TP, PP, layers,
- *     batch, KV tokens, routed rate and tokens/s);
+ *     batch, KV tokens, routed rate and tokens/s, load: the share of
+ *     saturation each copy runs at);
  *   routes: a placement's request routes (weight, layer ranges);
  *   latency: pl's TTFT and TPOT mean/p50/p99 against the SLO targets;
- *   workload: the rate, lengths, SLOs, engine and precisions. */
+ *   workload: the rate, lengths, SLOs, engine and precisions (with what
+ *     runs on c's pools without bf16, serve_prec_swap_note). */
 void serve_table_plans(struct table *t, const struct serve_plan_result *res, int label_cols);
 void serve_table_instances(struct table *t, const struct cluster *c, const struct serve_plan *pl);
 void serve_table_routes(struct table *t, const struct cluster *c, const struct serve_plan *pl);
 void serve_table_latency(struct table *t, const struct serve_plan *pl, const struct serve_slo *slo);
-void serve_table_workload(struct table *t, const struct serve_opts *so);
+void serve_table_workload(struct table *t, const struct serve_opts *so, const struct cluster *c);
 
 /* The report of in for sink k, appended to b:
  *   TERM: the plans, plan 1's instances, launch lines, routes and

@@ -1051,6 +1051,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 		in->last_layer = m->layers - 1;
 		in->rate = rr;
 		in->tokens_per_s = rr * osl;
+		in->load = cd->role == ROLE_BOTH && isfinite(lr.utilisation) ? lr.utilisation : 0;
 		/* a request counts once: at its prefill side (or its only one) */
 		if (cd->role != ROLE_DECODE) {
 			tot_rate += rr;
@@ -1302,7 +1303,7 @@ static void place_classes(struct place_meta *pm, struct place_problem *pp)
 	const struct cluster *c = pm->c;
 	for (int pi = 0; pi < c->n_pools; pi++) {
 		const struct pool *p = &c->pools[pi];
-		if (serve_wprec_supported(&p->gpu, serve_wprec_on(&pm->o->base, &p->gpu), NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
+		if (serve_prec_supported(&p->gpu, &pm->o->base, NULL) < 0 || !(p->gpu.hbm_Bps > 0) ||
 		    !(p->gpu.flops[HP_BF16] > 0 || p->gpu.flops[HP_FP16] > 0))
 			continue;   /* no figures to score it with */
 		pp->group_cap[pi] = pool_gpus(p);
@@ -1737,6 +1738,7 @@ int serve_estimate_plan(const struct cluster *c, const struct model_spec *m,
 	in->last_layer = m->layers - 1;
 	in->rate = r->rate;
 	in->tokens_per_s = r->out_tps;
+	in->load = isfinite(r->utilisation) ? r->utilisation : 0;
 	pl->gpus = cfg.tp * cfg.pp;
 	pl->out_tps = r->out_tps;
 	pl->req_s = r->rate;
@@ -1775,18 +1777,18 @@ static void nearest_single(struct serve_plan *pl, const struct cluster *c,
 	plan_label(pl, c);
 }
 
-/* The weight precision on the cluster's GPUs: an input error (exit 3) naming
- * the GPU and --precision when no pool can run it, as training refuses fp8
- * on an A100. A pool that cannot, beside one that can, only gets no
- * instances (its evaluations fail). */
-static int check_wprec(const struct cluster *c, const struct serve_config *cfg,
+/* The weight and KV precisions on the cluster's GPUs: an input error (exit
+ * 3) naming the GPU and --precision or --kv-precision when no pool can run
+ * them, as training refuses fp8 on an A100. A pool that cannot, beside one
+ * that can, only gets no instances (its evaluations fail). */
+static int check_prec(const struct cluster *c, const struct serve_config *cfg,
 		       struct hp_err *err)
 {
 	struct hp_err first = { 0 };
 	for (int i = 0; i < c->n_pools; i++) {
 		struct hp_err e = { 0 };
 		const struct gpu_spec *g = &c->pools[i].gpu;
-		if (serve_wprec_supported(g, serve_wprec_on(cfg, g), &e) == 0)
+		if (serve_prec_supported(g, cfg, &e) == 0)
 			return 0;
 		if (i == 0)
 			first = e;
@@ -1809,7 +1811,7 @@ static int check_opts(const struct cluster *c, const struct model_spec *m,
 		return hp_err_set(err, HP_EXIT_USAGE, "no pools: give -c CLUSTER or --pool");
 	if (!o->offline && !(o->rate > 0))
 		return hp_err_set(err, HP_EXIT_USAGE, "--rate R (requests/s) or --offline is required");
-	if (check_wprec(c, &o->base, err) < 0)
+	if (check_prec(c, &o->base, err) < 0)
 		return -1;
 	if (o->fix_pp > m->layers)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pp %d: %s has %d layers", o->fix_pp, m->name,

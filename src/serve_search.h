@@ -255,6 +255,11 @@ struct serve_plan_inst {
 	int first_layer, last_layer; /* layers held (placement), else all */
 	double rate;                 /* req/s routed here (all copies) */
 	double tokens_per_s;         /* placement: flow through these machines */
+	double load;                 /* the share of its saturation rate each
+				      * copy serves (serve_result.utilisation at
+				      * rate / count): 1 - load is its headroom;
+				      * 0 where not modelled so (prefill and
+				      * decode roles, placements) */
 };
 
 struct serve_plan {

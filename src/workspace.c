@@ -136,9 +136,11 @@ static const struct hp_field ws_serve_field_list[] = {
 	{ .key = "engine", .kind = FK_ENUM, .off = SO(engine), .enm = &sengine_enum,
 	  .help = "serving engine" },
 	{ .key = "weights", .kind = FK_ENUM, .off = SO(wprec), .enm = &swprec_enum,
-	  .help = "weight precision (serve --precision)" },
+	  .help = "weight precision (serve --precision); absent: bf16, fp16 on a GPU "
+		  "without bf16" },
 	{ .key = "kv_cache", .kind = FK_ENUM, .off = SO(kvprec), .enm = &skvprec_enum,
-	  .help = "KV cache precision (serve --kv-precision)" },
+	  .help = "KV cache precision (serve --kv-precision); absent: bf16, fp16 on a GPU "
+		  "without bf16" },
 	{ .key = "objective", .kind = FK_ENUM, .off = SO(objective), .enm = &sobjective_enum,
 	  .help = "cost (cheapest fleet) or throughput" },
 	{ .key = "prefill_apart", .flag = "prefill-apart", .kind = FK_BOOL, .off = SO(prefill_apart),
@@ -200,6 +202,8 @@ void ws_serve_to_opts(const struct ws_serve *w, struct serve_opts *so)
 	so->base.engine = (enum serve_engine)w->engine;
 	so->base.wprec = (enum serve_wprec)w->wprec;
 	so->base.kvprec = (enum serve_kvprec)w->kvprec;
+	so->base.wprec_given = w->wprec_given;
+	so->base.kvprec_given = w->kvprec_given;
 	so->objective = (enum serve_objective)w->objective;
 	ws_serve_to_config(w, &so->base);
 }
@@ -266,6 +270,31 @@ int workspace_default(struct workspace *w, const struct catalog *cat, struct hp_
 	return workspace_parse(w, text, sizeof text - 1, "(default workspace)", cat, err);
 }
 
+/* A "weights" or "kv_cache" of "bf16" named in the file, as `serve
+ * --precision bf16` / `--kv-precision bf16` on the command line: refused
+ * when no pool of the cluster has bf16 (a pool without, beside one with,
+ * only gets no instances). Absent, the default runs as fp16 there. */
+static int serve_check_bf16(const struct workspace *w, const char *file, struct hp_err *err)
+{
+	const struct ws_serve *sv = &w->serve;
+	const struct cluster *c = &w->cluster;
+	for (int k = 0; k < 2; k++) {
+		int given = k ? sv->kvprec_given && sv->kvprec == SKV_BF16
+			      : sv->wprec_given && sv->wprec == SW_BF16;
+		int any = 0;
+		for (int i = 0; given && i < c->n_pools && !any; i++)
+			any = serve_gpu_has_bf16(&c->pools[i].gpu);
+		if (!given || any || c->n_pools < 1)
+			continue;
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%.120s: serve.%s: \"bf16\": %s %s; \"fp16\" runs, or leave "
+				  "\"%s\" out for the default (fp16 there)", file,
+				  k ? "kv_cache" : "weights", c->pools[0].gpu.name, SERVE_NO_BF16_WHY,
+				  k ? "kv_cache" : "weights");
+	}
+	return 0;
+}
+
 /* The "serve" object, checked as the Serve view checks its fields: a
  * known preset, lengths that parse as distributions. */
 static int serve_parse(struct workspace *w, const cJSON *root, const char *file,
@@ -284,6 +313,10 @@ static int serve_parse(struct workspace *w, const cJSON *root, const char *file,
 	struct jx_ctx js = { file, "serve", err };
 	if (fields_check_keys(&ws_serve_fields, &js, so, NULL) < 0 ||
 	    fields_read_json(&ws_serve_fields, sv, &js, so) < 0)
+		return -1;
+	sv->wprec_given = cJSON_GetObjectItemCaseSensitive(so, "weights") != NULL;
+	sv->kvprec_given = cJSON_GetObjectItemCaseSensitive(so, "kv_cache") != NULL;
+	if (serve_check_bf16(w, file, err) < 0)
 		return -1;
 	if (*sv->model && !catalog_model(cat, sv->model)) {
 		snprintf(where, sizeof where, "%.120s: serve.model", file);
@@ -411,8 +444,17 @@ char *workspace_to_string(const struct workspace *w)
 	else
 		cJSON_AddItemToObject(o, "model", model_to_json(&w->model));
 	fields_write_json(&workload_fields, &w->opts, cJSON_AddObjectToObject(o, "workload"));
-	if (w->serve.set)
-		fields_write_json(&ws_serve_fields, &w->serve, cJSON_AddObjectToObject(o, "serve"));
+	if (w->serve.set) {
+		cJSON *so = cJSON_AddObjectToObject(o, "serve");
+		fields_write_json(&ws_serve_fields, &w->serve, so);
+		/* a precision left to the default stays out, so that the
+		 * file reads back as the default (fp16 on a GPU without bf16),
+		 * not as a bf16 named and refused there */
+		if (!w->serve.wprec_given)
+			cJSON_DeleteItemFromObjectCaseSensitive(so, "weights");
+		if (!w->serve.kvprec_given)
+			cJSON_DeleteItemFromObjectCaseSensitive(so, "kv_cache");
+	}
 	char *s = cJSON_Print(o);
 	cJSON_Delete(o);
 	size_t n = strlen(s);

@@ -28,6 +28,11 @@ struct ws_serve {
 	int offline;
 	double ttft_p99_s, tpot_p99_s;   /* 0 = no target */
 	int engine, wprec, kvprec; /* enum serve_engine, serve_wprec, serve_kvprec */
+	int wprec_given, kvprec_given; /* "weights" / "kv_cache" in the file (or
+				      * chosen in the Serve view): saved, and
+				      * bf16 refused where no pool has it;
+				      * absent: the default, bf16 or fp16 on a
+				      * GPU without bf16 (serve_wprec_on) */
 	int objective;             /* enum serve_objective */
 	int prefill_apart, sched_steps, eager; /* serve_config's; 0 = the engine's */
 	int overlap_sched;         /* enum serve_overlap */

@@ -61,6 +61,15 @@ expect slo-miss 4 "meets the SLOs" -- --pool 2x8xH100-SXM -m llama3.1-70b --rate
 	--isl 1500 --osl 300 --tpot-p99 0.001
 grep -q "fits nowhere" "$tmp/err" && bad "slo-miss: says fits nowhere: $(cat "$tmp/err")" || ok
 grep -q "nearest miss: 1x H100-SXM tp8" "$tmp/err" && ok || bad "slo-miss: nearest miss: $(cat "$tmp/err")"
+# It meets no rate, so it says what one request alone takes (it said "0.00
+# req/s, 0 output tok/s"): a TPOT at or above the 5.3 ms floor above.
+python3 - "$tmp/err" <<'PY' && ok || bad "slo-miss: the nearest miss line: $(cat "$tmp/err")"
+import re, sys
+t = open(sys.argv[1]).read()
+assert "0.00 req/s" not in t, t
+m = re.search(r"nearest miss: 1x H100-SXM tp8, 8 GPUs; one request alone: TTFT [0-9.]+ m?s, TPOT ([0-9.]+) ms", t)
+assert m and float(m.group(1)) >= 5.3, t
+PY
 # ... and a model too big for every configuration is: 405B x 2 bytes =
 # 811 GB > 8 x 80 GB.
 expect fits-nowhere 4 "fits nowhere" -- --pool 1x8xH100-SXM -m llama3.1-405b --rate 5 \
@@ -131,23 +140,107 @@ expect bf16-a100 0 "" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --rate 1 --isl
 # (CudaPlatformBase.supported_dtypes @1c0d9ecf: float16 and float32 below
 # 8.0): a V100 cluster plans by default, and its plan is the --precision fp16
 # plan (both 2-byte weights on the V100's one 16-bit rate, 125 TFLOPS fp16),
-# but for the launch line's --dtype float16.
+# launch line included: both carry --dtype float16 (vLLM before that auto
+# fallback loaded the model's own bf16 and stopped with "Bfloat16 is only
+# supported on GPUs with compute capability of at least 8.0",
+# vllm-project/vllm#946 on a V100, #1157 on a T4, zai-org/GLM-4#510 with
+# vLLM 0.5.4).
 expect bf16-default-v100 0 "" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b --rate 4 --isl 512 \
 	--osl 128 --format json
 cp "$tmp/out" "$tmp/v100-default.json"
 expect fp16-v100 0 "" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b --rate 4 --isl 512 --osl 128 \
 	--precision fp16 --format json
-python3 - "$tmp/v100-default.json" "$tmp/out" <<'PY' && ok || bad "bf16-default-v100: plan differs from --precision fp16"
+python3 - "$tmp/v100-default.json" "$tmp/out" tests/data/serving_vllm_flags.txt <<'PY' && ok || bad "bf16-default-v100: plan differs from --precision fp16"
 import json, sys
 a, b = (json.load(open(f))["plans"] for f in sys.argv[1:3])
-# the launch lines differ only in --dtype float16, which vLLM's auto picks itself
-def strip(ps):
-    for p in ps:
-        for i in p["instances"]:
-            i["launch"] = i["launch"].replace(" --dtype float16", "")
-    return ps
-assert a and strip(a) == strip(b), (a[:1], b[:1])
+known = {l.strip() for l in open(sys.argv[3]) if l.startswith("--")}
+for p in a:
+    for i in p["instances"]:
+        w = i["launch"].split()
+        # vLLM's own flag, its value one of its --dtype choices
+        assert "--dtype" in known and w[w.index("--dtype") + 1] == "float16", i["launch"]
+        # what runs: the default bf16 weights and KV cache as fp16
+        assert (i["weights"], i["kv_cache"]) == ("fp16", "fp16"), i
+for p in b:
+    for i in p["instances"]:
+        # --precision fp16 leaves the KV cache at its (default) bf16, fp16 here
+        assert (i["weights"], i["kv_cache"]) == ("fp16", "fp16"), i
+assert a and a == b, (a[:1], b[:1])
 PY
+# An A100 runs the default as bf16, and its line has no --dtype (vLLM's
+# auto loads the model's bf16 there).
+expect bf16-default-a100 0 "" -- --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --rate 4 --isl 512 \
+	--osl 128 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "bf16-default-a100 (above)"
+import json, sys
+for p in json.load(open(sys.argv[1]))["plans"]:
+    for i in p["instances"]:
+        assert "--dtype" not in i["launch"], i["launch"]
+        assert (i["weights"], i["kv_cache"]) == ("bf16", "bf16"), i
+PY
+# The text output says where the fp16 comes from, above the line it is on.
+expect bf16-default-t4-text 0 "" -- --pool 1x8xT4 -m llama3.1-8b --rate 4 --isl 512 --osl 128
+grep -qF "on T4, weights and KV cache fp16 (T4 has no bf16)" "$tmp/out" && ok ||
+	bad "bf16-default-t4-text: no note on what runs: $(grep '# pool' "$tmp/out")"
+# SGLang too: its server_args --dtype takes float16; fp8 weight-only on a
+# T4 computes in it (W8A16), so the line carries it beside --quantization.
+expect sglang-t4-fp8 0 "" -- --pool 1x8xT4 -m llama3.1-8b --rate 4 --isl 512 --osl 128 \
+	--engine sglang --precision fp8 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "sglang-t4-fp8 (above)"
+import json, sys
+for p in json.load(open(sys.argv[1]))["plans"]:
+    for i in p["instances"]:
+        w = i["launch"].split()
+        assert w[w.index("--dtype") + 1] == "float16" and "--quantization" in w, i["launch"]
+        assert (i["weights"], i["kv_cache"]) == ("fp8", "fp16"), i
+PY
+# Each instance's load is its share of the saturation rate, the rest its
+# headroom: 20 req/s of Llama 3.1 8B (1000 in, 200 out) on one TP 2 copy
+# is 20 over the copy's offline rate, which --estimate --offline --tp 2
+# gives on its own; without a p99 target the search keeps it under 0.9.
+expect load-json 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --rate 20 --isl 1000 --osl 200 --format json
+cp "$tmp/out" "$tmp/load.json"
+expect load-text 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --rate 20 --isl 1000 --osl 200
+cp "$tmp/out" "$tmp/load.txt"
+expect load-sat 0 "" -- --estimate --pool 2x8xH100-SXM -m llama3.1-8b --offline --isl 1000 --osl 200 \
+	--tp 2 --format json
+python3 - "$tmp/load.json" "$tmp/out" "$tmp/load.txt" <<'PY' && ok || bad "load (above)"
+import json, sys
+p = json.load(open(sys.argv[1]))["plans"][0]
+sat = json.load(open(sys.argv[2]))["requests_per_s"]
+i = p["instances"][0]
+assert len(p["instances"]) == 1 and i["tp"] == 2 and i["count"] == 1, p["instances"]
+want = 20 / i["count"] / sat
+assert abs(i["utilisation"] - want) < 1e-9 * want and i["utilisation"] <= 0.9, (i["utilisation"], want)
+# the text table's load column says the same, in whole percent
+rows = [l.split() for l in open(sys.argv[3]) if l.split()[:2] == ["1", "H100-SXM"]]
+assert rows and rows[0][-1] == "%.0f%%" % (100 * want), (rows, want)
+PY
+# Offline plans rank by throughput (no rate to serve more cheaply), so
+# the JSON says "throughput" under --objective cost too (it said "cost"
+# above plans in throughput order).
+expect offline-cost 0 "" -- --pool 1x4xT4 --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --offline \
+	--isl 512 --osl 128 --objective cost --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "offline-cost (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tps = [p["output_tokens_per_s"] for p in d["plans"]]
+assert d["objective"] == "throughput" and len(tps) > 1 and tps == sorted(tps, reverse=True), (d["objective"], tps)
+PY
+# --kv-precision bf16 is refused as --precision bf16 is, naming the GPU,
+# in the search, --estimate and --place; fp16 and fp8 run.
+expect kv-bf16-v100 3 "--kv-precision bf16: V100-SXM2-32GB has no bf16" -- --pool 1x8xV100-SXM2-32GB \
+	-m llama3.1-8b --rate 1 --isl 512 --osl 128 --kv-precision bf16
+grep -q -- "--kv-precision fp16 runs" "$tmp/err" && ok || bad "kv-bf16-v100: the error does not name fp16"
+expect kv-bf16-t4-estimate 3 "--kv-precision bf16: T4 has no bf16" -- --pool 1x8xT4 -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --kv-precision bf16 --estimate
+expect kv-bf16-t4-place 3 "--kv-precision bf16: T4 has no bf16" -- --pool 1x8xT4 -m llama3.1-8b \
+	--rate 1 --isl 512 --osl 128 --kv-precision bf16 --place
+expect kv-fp16-v100 0 "" -- --pool 1x8xV100-SXM2-32GB -m llama3.1-8b --rate 1 --isl 512 --osl 128 \
+	--kv-precision fp16
+expect kv-bf16-mixed 0 "" -- --pool 1x8xT4 --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --offline \
+	--isl 512 --osl 128 --kv-precision bf16
+grep -q "  T4  " "$tmp/out" && bad "kv-bf16-mixed: a T4 instance under a named bf16 KV cache" || ok
 # In a mixed cluster the T4 pool runs the default (offline, it carries
 # instances beside the A100s) but gets none under a named bf16.
 expect bf16-mixed-default 0 "" -- --pool 1x8xT4 --pool 1x8xA100-SXM4-80GB -m llama3.1-8b \

@@ -94,7 +94,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0, 0, 0, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -140,6 +140,23 @@ TEST(bf16_pre_ampere)
 		}
 		cfg.wprec = SW_FP16;   /* fp16 runs everywhere here */
 		CHECK(serve_wprec_supported(g, serve_wprec_on(&cfg, g), NULL) == 0);
+		/* The KV cache alike: vLLM's --kv-cache-dtype auto follows the
+		 * model dtype, fp16 below 8.0; a named bf16 cache is refused
+		 * there, naming --kv-precision and the GPU. */
+		cfg.kvprec = SKV_BF16;
+		CHECK(serve_kvprec_on(&cfg, g) == (gpus[i].bf16 ? SKV_BF16 : SKV_FP16));
+		CHECK(serve_prec_supported(g, &cfg, NULL) == 0);
+		cfg.kvprec_given = 1;
+		CHECK(serve_kvprec_on(&cfg, g) == SKV_BF16);
+		memset(&e, 0, sizeof e);
+		rc = serve_prec_supported(g, &cfg, &e);
+		CHECK(rc == (gpus[i].bf16 ? 0 : -1));
+		if (!gpus[i].bf16) {
+			CHECK(e.code == HP_EXIT_INPUT);
+			CHECK(strstr(e.msg, g->name) && strstr(e.msg, "--kv-precision bf16"));
+		}
+		cfg.kvprec = SKV_FP8;  /* fp8 is no bf16 question */
+		CHECK(serve_kvprec_supported(g, serve_kvprec_on(&cfg, g), NULL) == 0);
 	}
 }
 
@@ -181,7 +198,7 @@ struct h100_8b {
 /* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
-	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct serve_load ld = { 1000, 200, rate, 0, 0, 0 };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");

@@ -248,6 +248,75 @@ printf '%s' '{"cluster":{"pools":[{"gpu":"H100-SXM","nodes":1}]},"model":"llama3
 "$HP" report "$tmp/off.json" -o "$tmp/off.md" >/dev/null 2>"$tmp/err4" && ok ||
 	bad "offline with rate 0: $(cat "$tmp/err4")"
 
+# ---- 4b. bf16 on a GPU without it (V100: compute capability 7.0; vLLM
+# refuses bf16 below 8.0). A "weights" or "kv_cache" of "bf16" in the file
+# is named, as serve's --precision bf16 is: refused on load, the file and
+# the key named, in batch and in the TUI. Absent, the default runs as fp16
+# and the Serve view says so; a default saved from the view stays absent.
+v100='{"cluster":{"pools":[{"name":"v100","gpu":"V100-SXM2-32GB","nodes":1}]},"model":"llama3.1-8b","workload":{"precision":"fp16"},"serve":{"rate":2,"isl":"512","osl":"128"'
+printf '%s,"weights":"bf16"}}' "$v100" >"$tmp/v100w.json"
+printf '%s,"kv_cache":"bf16"}}' "$v100" >"$tmp/v100kv.json"
+printf '%s}}' "$v100" >"$tmp/v100d.json"
+why='V100-SXM2-32GB has no bf16 (NVIDIA before Ampere, compute capability below 8.0, which vLLM refuses bf16 on)'
+"$HP" report "$tmp/v100w.json" -o "$tmp/rw.md" >/dev/null 2>"$tmp/errw"; rc=$?
+[ $rc = 3 ] && grep -qF "v100w.json: serve.weights: \"bf16\": $why; \"fp16\" runs, or leave \"weights\" out for the default (fp16 there)" "$tmp/errw" &&
+	ok || bad "serve.weights bf16 on a V100: exit $rc, $(cat "$tmp/errw")"
+"$HP" report "$tmp/v100kv.json" -o "$tmp/rkv.md" >/dev/null 2>"$tmp/errkv"; rc=$?
+[ $rc = 3 ] && grep -qF "v100kv.json: serve.kv_cache: \"bf16\": $why" "$tmp/errkv" &&
+	ok || bad "serve.kv_cache bf16 on a V100: exit $rc, $(cat "$tmp/errkv")"
+start s7 120 40 "" v100w.json
+wait_for s7 "v100w.json: serve.weights: \"bf16\": V100-SXM2-32GB has no bf16" && ok ||
+	bad "the TUI opened serve.weights bf16 on a V100: $(screen s7 | tail -3)"
+"$HP" report "$tmp/v100d.json" -o "$tmp/rd.md" >/dev/null 2>"$tmp/errd" && ok ||
+	bad "the default on a V100: $(cat "$tmp/errd")"
+grep -qF '| weights | bf16 (fp16 on V100-SXM2-32GB, which has no bf16) |' "$tmp/rd.md" && ok ||
+	bad "rd.md: the workload table does not say fp16 runs: $(grep weights "$tmp/rd.md")"
+start s8 120 40 "" v100d.json
+wait_for s8 " plans" || bad "v100d.json did not start: $(screen s8 | tail -2)"
+keys s8 7
+wait_serving s8 || bad "no serving plans on the V100: $(screen s8 | tail -1)"
+wait_for s8 " Weights    fp16: Volta, no bf16" && wait_for s8 " KV cache   fp16: Volta, no bf16" && ok ||
+	bad "the Serve view does not say what runs on the V100: $(screen s8 | sed -n 10,11p)"
+wait_for s8 "--kv-cache-dtype auto --dtype float16" && ok ||
+	bad "the Serve view's launch line lacks --dtype float16: $(screen s8 | sed -n 20,24p)"
+# Weights is the eighth field: l names fp16 (after the default, bf16)
+keys s8 j j j j j j j l
+wait_for s8 " Weights    bf16 only" && ok || bad "l on the default: $(screen s8 | sed -n 10p)"
+wait_for s8 "--precision bf16: V100-SXM2-32GB has no bf16" && ok ||
+	bad "a named bf16 on the V100 planned: $(screen s8 | sed -n 17,20p)"
+keys s8 l
+wait_for s8 " Weights    fp16 " && ok || bad "l on bf16: $(screen s8 | sed -n 10p)"
+keys s8 w
+wait_for s8 "Save workspace to" || bad "w did not prompt"
+keys s8 C-u v100s.json Enter
+if wait_for s8 "saved v100s.json" && [ -s "$tmp/v100s.json" ]; then ok; else bad "no v100s.json written"; fi
+keys s8 h h w
+wait_for s8 "Save workspace to" || bad "w did not prompt"
+keys s8 C-u v100s2.json Enter
+if wait_for s8 "saved v100s2.json" && [ -s "$tmp/v100s2.json" ]; then ok; else bad "no v100s2.json written"; fi
+python3 - "$tmp/v100s.json" "$tmp/v100s2.json" <<'PY' && ok || bad "v100s*.json: the precisions saved (above)"
+import json, sys
+a, b = (json.load(open(f))["serve"] for f in sys.argv[1:3])
+# named fp16 is saved; the KV cache, never touched, stays out
+assert a.get("weights") == "fp16" and "kv_cache" not in a, a
+# back to the default: neither key, so the file reads back as the default
+assert "weights" not in b and "kv_cache" not in b, b
+PY
+keys s8 q q
+# A mixed cluster: the default runs as bf16 on the A100 and as fp16 on the
+# T4 (Turing, 7.5); offline, the plans rank by throughput whatever the
+# workspace's objective (its default, cost, here).
+printf '%s' '{"cluster":{"pools":[{"name":"t4","gpu":"T4","nodes":1},{"name":"a100","gpu":"A100-80GB","nodes":1}]},"model":"llama3.1-8b","workload":{"precision":"fp16"},"serve":{"offline":true,"isl":"512","osl":"128"}}' >"$tmp/mixed.json"
+start s9 80 24 "" mixed.json
+wait_for s9 " plans" || bad "mixed.json did not start: $(screen s9 | tail -2)"
+keys s9 7
+wait_serving s9 || bad "no serving plans on the mixed cluster: $(screen s9 | tail -1)"
+wait_for s9 " Weights    bf16, fp16 on Turing" && wait_for s9 " KV cache   bf16, fp16 on Turing" && ok ||
+	bad "the Serve view does not say fp16 runs on the T4: $(screen s9 | sed -n 10,11p)"
+wait_for s9 " Objective  throughput (offline)" && wait_for s9 "Serving plans, fastest first" && ok ||
+	bad "offline plans not said to rank by throughput: $(screen s9 | sed -n 12,18p)"
+keys s9 q q
+
 # ---- 5. narrow screens: the plans table drops columns, never overlaps
 # Below 80 columns the TUI asks first ('i' ignores the warning). The Serve
 # view's table keeps # and PLAN (at least 12 columns) and drops, in turn,

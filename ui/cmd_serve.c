@@ -71,7 +71,7 @@ static const char serve_help[] =
 	"      --engine E       vllm (default), sglang, tensorrt-llm, tensorrt-llm-engine\n"
 	"      --precision P    weights: bf16 (default; fp16 on V100/T4, which have no bf16),\n"
 	"                       fp16, fp8, int4 (weight-only), fp4\n"
-	"      --kv-precision P KV cache: bf16 (default), fp16, fp8\n"
+	"      --kv-precision P KV cache: bf16 (default; fp16 on V100/T4), fp16, fp8\n"
 	"      --tp/--pp N      fix the parallelism of every instance\n"
 	"      --max-batch N    running sequences per instance (default: the engine's)\n"
 	"      --chunk N        tokens per iteration (chunked prefill budget)\n"
@@ -248,6 +248,7 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		return serve_wprec_parse(arg, &so->base.wprec)
 		       ? usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", arg) : 0;
 	case O_KVPREC:
+		so->base.kvprec_given = 1;
 		return serve_kvprec_parse(arg, &so->base.kvprec)
 		       ? usage_error("serve", "kv-precision", "bf16, fp16 or fp8", arg) : 0;
 	case O_TP:
@@ -600,10 +601,9 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 	}
 	if (src < 0) {
 		fprintf(stderr, "hetplan: %s\n", res->why[0] ? res->why : err.msg);
-		if (res->has_nearest && a->fmt != FMT_JSON)
-			fprintf(stderr, "nearest miss: %s, %d GPUs, %.2f req/s, %.0f output tok/s\n",
-				res->nearest.label, res->nearest.gpus, res->nearest.req_s,
-				res->nearest.out_tps);
+		char near[400];
+		if (a->fmt != FMT_JSON && serve_nearest_note(near, sizeof near, res))
+			fprintf(stderr, "nearest miss: %s\n", near);
 		rc = err.code ? err.code : HP_EXIT_NOFIT;
 	}
 out:

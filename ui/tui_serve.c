@@ -227,6 +227,8 @@ static void serve_to_ws(struct tui *t)
 	w.engine = s->so.base.engine;
 	w.wprec = s->so.base.wprec;
 	w.kvprec = s->so.base.kvprec;
+	w.wprec_given = s->so.base.wprec_given;
+	w.kvprec_given = s->so.base.kvprec_given;
 	w.objective = s->so.objective;
 	ws_serve_from_config(&w, &s->so.base);
 	t->ws.serve = w;
@@ -377,8 +379,45 @@ static void tab_get(const struct tui_serve *s, struct ws_serve *w)
 	ws_serve_from_config(w, &s->so.base);
 }
 
-/* The text of field f and its unit ("" when the value carries none). */
-static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t n)
+/* The Weights or KV cache field (kv 0 or 1): the precision named, or the
+ * default and what it runs as on c's GPUs, in the field's 24 columns at
+ * 80x24: "bf16" where every pool has bf16, "fp16: Volta, no bf16" where
+ * none has, "bf16, fp16 on Volta" for a mix; a bf16 named (h/l past the
+ * default) reads "bf16 only": pools without it get no instances, and a
+ * cluster of them none (the plans pane says why). */
+static void prec_get(const struct tui_serve *s, const struct cluster *c, int kv, char *buf,
+		     size_t n)
+{
+	const struct serve_config *b = &s->so.base;
+	int given = kv ? b->kvprec_given : b->wprec_given;
+	int bf16 = kv ? b->kvprec == SKV_BF16 : b->wprec == SW_BF16;
+	const char *name = kv ? serve_kvprec_name(b->kvprec) : serve_wprec_name(b->wprec);
+	int lack = 0;
+	const struct gpu_spec *g = NULL;
+	for (int i = 0; c && i < c->n_pools; i++)
+		if (!serve_gpu_has_bf16(&c->pools[i].gpu)) {
+			lack++;
+			g = g ? g : &c->pools[i].gpu;
+		}
+	if (!bf16 || !lack) {
+		snprintf(buf, n, "%s%s", name, bf16 && given ? " only" : "");
+		return;
+	}
+	char arch[16];
+	snprintf(arch, sizeof arch, "%s", hp_gen_name(g->gen));
+	arch[0] = (char)(arch[0] - 'a' + 'A');
+	if (given)
+		snprintf(buf, n, "bf16 only");
+	else if (lack == c->n_pools)
+		snprintf(buf, n, "fp16: %s, no bf16", arch);
+	else
+		snprintf(buf, n, "bf16, fp16 on %s", arch);
+}
+
+/* The text of field f and its unit ("" when the value carries none); c:
+ * the cluster the precisions run on. */
+static const char *field_get(const struct tui_serve *s, const struct cluster *c, int f,
+			     char *buf, size_t n)
 {
 	const struct hp_field *tf = tab_field(f);
 	if (tf) {
@@ -417,10 +456,12 @@ static const char *field_get(const struct tui_serve *s, int f, char *buf, size_t
 		break;
 	}
 	case SF_ENGINE: snprintf(buf, n, "%s", serve_engine_name(s->so.base.engine)); break;
-	case SF_WPREC: snprintf(buf, n, "%s", serve_wprec_name(s->so.base.wprec)); break;
-	case SF_KVPREC: snprintf(buf, n, "%s", serve_kvprec_name(s->so.base.kvprec)); break;
+	case SF_WPREC: prec_get(s, c, 0, buf, n); break;
+	case SF_KVPREC: prec_get(s, c, 1, buf, n); break;
 	case SF_OBJECTIVE:
-		snprintf(buf, n, "%s", s->so.objective == SERVE_OBJ_COST ? "cost" : "throughput");
+		/* offline plans rank by throughput, whatever the field holds */
+		snprintf(buf, n, "%s%s", serve_objective_ranked(&s->so),
+			 s->so.offline ? " (offline)" : "");
 		break;
 	default: *buf = 0; break;
 	}
@@ -605,11 +646,20 @@ static int field_cycle(struct tui *t, int f, int dir)
 		s->so.base.engine = (enum serve_engine)step(s->so.base.engine, dir, ENGINE_COUNT);
 		break;
 	case SF_WPREC:
-		s->so.base.wprec = (enum serve_wprec)step(s->so.base.wprec, dir, SW_COUNT);
+	case SF_KVPREC: {
+		/* the default first (bf16, fp16 on a GPU without), then each
+		 * precision named, as --precision / --kv-precision name it */
+		int kv = f == SF_KVPREC, cnt = kv ? SKV_COUNT : SW_COUNT;
+		int *given = kv ? &s->so.base.kvprec_given : &s->so.base.wprec_given;
+		int v = kv ? (int)s->so.base.kvprec : (int)s->so.base.wprec;
+		int pos = step(*given ? v + 1 : 0, dir, cnt + 1);
+		*given = pos > 0;
+		if (kv)
+			s->so.base.kvprec = pos ? (enum serve_kvprec)(pos - 1) : SKV_BF16;
+		else
+			s->so.base.wprec = pos ? (enum serve_wprec)(pos - 1) : SW_BF16;
 		break;
-	case SF_KVPREC:
-		s->so.base.kvprec = (enum serve_kvprec)step(s->so.base.kvprec, dir, SKV_COUNT);
-		break;
+	}
 	case SF_OBJECTIVE:
 		s->so.objective = s->so.objective == SERVE_OBJ_COST ? SERVE_OBJ_THROUGHPUT
 								    : SERVE_OBJ_COST;
@@ -660,7 +710,7 @@ static void draw_fields(struct tui *t, int y, int x, int w, int h)
 		if (sel)
 			tui_fill(y, x, w, a);
 		char v[64];
-		const char *unit = field_get(s, f, v, sizeof v);
+		const char *unit = field_get(s, &t->ws.cluster, f, v, sizeof v);
 		char hb[128];
 		tui_put(y, x + 1, lw - 1, a, field_label(f));
 		int vx = x + lw + 1;
@@ -721,8 +771,17 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 		char pp[16] = "";
 		if (in->pp > 1)
 			snprintf(pp, sizeof pp, " pp%d", in->pp);
-		tui_putf(y++, x + 1, w - 1, A_BOLD, "%dx %s tp%d%s%s", in->count,
-			 c->pools[in->pool].gpu.name, in->tp, pp, role);
+		/* each copy's share of its saturation rate (the rest is its
+		 * headroom), after the instance's name where the pane has
+		 * room for it (the export's instances table always has it) */
+		char head[160], load[24] = "";
+		snprintf(head, sizeof head, "%dx %s tp%d%s%s", in->count, c->pools[in->pool].gpu.name,
+			 in->tp, pp, role);
+		if (in->load > 0)
+			snprintf(load, sizeof load, ", load %.0f%%", 100 * in->load);
+		if (tui_width(head) + (int)strlen(load) > w - 1)
+			load[0] = 0;
+		tui_putf(y++, x + 1, w - 1, A_BOLD, "%s%s", head, load);
 		char kv[24];
 		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
 		if (in->max_batch > 0)
@@ -857,7 +916,8 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 	for (int i = 0; i < pl->n_inst; i++, shown++) {
 		/* "pool: command", so two instances alike but for the GPU
 		 * are told apart */
-		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i]);
+		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i],
+					   &s->cur->c.pools[pl->inst[i].pool].gpu);
 		char *line = xmalloc(strlen(l) + 80);
 		sprintf(line, "%.*s: %s", TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
 		int rows = wrap_text(0, y, 1, w, 4, 0, line, INT_MAX);
@@ -919,9 +979,9 @@ static void draw_plans(struct tui *t, int y, int h)
 	char title[64], hdr[256];
 	/* The order of the plans shown: their answer's objective, not the
 	 * field's, which an edit being planned may have changed already. */
-	enum serve_objective obj = s->cur ? s->cur->so.objective : s->so.objective;
+	const struct serve_opts *so = s->cur ? &s->cur->so : &s->so;
 	snprintf(title, sizeof title, "Serving plans, %s first",
-		 obj == SERVE_OBJ_COST ? "cheapest" : "fastest");
+		 strcmp(serve_objective_ranked(so), "cost") ? "fastest" : "cheapest");
 	tui_section(t, y++, 0, COLS, title);
 	h--;
 	if (!s->cur) {
@@ -1005,7 +1065,7 @@ static int field_enter(struct tui *t)
 		return field_cycle(t, f, 1) ? R_DRAW : R_NONE;
 	char title[200], v[64];
 	s->exporting = 0;
-	field_get(s, f, v, sizeof v);
+	field_get(s, &t->ws.cluster, f, v, sizeof v);
 	snprintf(title, sizeof title, "%s (%s):", field_label(f), hint);
 	tui_start_prompt(t, P_SERVE_FIELD, title, v);
 	return R_DRAW;
