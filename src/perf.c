@@ -618,6 +618,11 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
 	key->cross = x->cross_prev | x->cross_next << 1;
+	/* the DP peer and the EP group's (perf_dp_peer, perf_ep_peer): both
+	 * read the plan's other replica groups, which no other field holds */
+	key->other_pool = (x->other_pool + 1) |
+			  (perf_ep_peer(x->p, (int)(x->rep - x->p->replicas), x->index,
+					x->other_pool) + 1) << 5;
 	/* read only by the EP overlap (struct stage_key) */
 	key->ep_tail = x->ep_ov && x->pp > 1 ? x->pp - x->index : 0;
 }
@@ -924,6 +929,11 @@ static void ctx_stage_place(struct stage_ctx *x, int i)
 	x->pl = &x->c->pools[x->rep->stages[i].pool];
 	x->g = &x->pl->gpu;
 	x->tp = x->rep->stages[i].tp;
+	int peer = perf_dp_peer(x->c, x->p, (int)(x->rep - x->p->replicas), i);
+	if (peer != x->other_pool) {
+		x->other_pool = peer;
+		x->link_pool = -1;   /* link_other was the old peer's */
+	}
 }
 
 /* Point x at stage i of its replica group. Stages are visited in order,
@@ -965,6 +975,9 @@ static int ctx_stage_as_previous(struct stage_ctx *x, int i)
 		same = a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
 		       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
 		       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+	/* the DP peer reads the layers' holders in other replica groups */
+	if (same)
+		same = perf_dp_peer(x->c, x->p, (int)(x->rep - x->p->replicas), i) == x->other_pool;
 	if (same) {
 		x->index = i;
 		return 1;
@@ -1170,10 +1183,12 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	if (i < 2 || i >= x->pp - 1)
 		return 0;
 	const struct stage *a = &x->rep->stages[i - 1], *b = &x->rep->stages[i];
+	int r = (int)(x->rep - x->p->replicas);
 	return a->pool == b->pool && a->tp == b->tp &&
 	       a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
 	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
-	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+	       model_moe_layers_in(x->m, b->first_layer, b->last_layer) &&
+	       perf_dp_peer(x->c, x->p, r, i - 1) == perf_dp_peer(x->c, x->p, r, i);
 }
 
 /* perf_stage_compute(x) for x's stage, whose DP memo key is dk

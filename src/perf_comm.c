@@ -5,6 +5,7 @@
 #include "perf_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
@@ -13,6 +14,55 @@
 int perf_domain_gpus(const struct pool *p)
 {
 	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
+}
+
+/* A pool's NICs per node, Gb/s: what comm_fabric_min keeps the smaller
+ * of for a group on two pools. */
+static double node_nic_gbps(const struct pool *q)
+{
+	return q->nics * q->nic_gbps;
+}
+
+int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k)
+{
+	const struct stage *s = &p->replicas[r].stages[k];
+	int peer = -1, far = 0;
+	if (p->n_replicas < 2)   /* every replica of one group: the same pools */
+		return -1;
+	for (int r2 = 0; r2 < p->n_replicas; r2++) {
+		const struct replica *rp = &p->replicas[r2];
+		if (rp->count < 1)
+			continue;
+		for (int k2 = 0; k2 < rp->n_stages; k2++) {
+			const struct stage *t = &rp->stages[k2];
+			if (t->pool == s->pool || t->first_layer > s->last_layer ||
+			    s->first_layer > t->last_layer)
+				continue;
+			int f = !cluster_same_site(c, s->pool, t->pool);
+			if (peer < 0 || f > far ||
+			    (f == far && node_nic_gbps(&c->pools[t->pool]) <
+						 node_nic_gbps(&c->pools[peer])))
+				peer = t->pool, far = f;
+		}
+	}
+	return peer;
+}
+
+int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer)
+{
+	const struct replica *rp = &p->replicas[r];
+	int tp = rp->stages[k].tp;
+	if ((long)rp->count * p->cp * tp >= (long)p->ep * plan_etp(p, tp))
+		return -1;
+	return dp_peer;
+}
+
+void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n)
+{
+	const struct pool *pa = &c->pools[a], *pb = &c->pools[b < 0 ? a : b];
+	int nics = HP_MIN(pa->nics, pb->nics);
+	double total = HP_MIN(node_nic_gbps(pa), node_nic_gbps(pb));
+	snprintf(buf, n, "%dx%gG NIC", nics, nics > 0 ? total / nics : 0);
 }
 
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
@@ -404,7 +454,8 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int per_node, edp_per_node;
 	perf_expert_layout(x, &per_node, &edp_per_node);
-	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
+	make_group(x, st->pool, perf_ep_peer(p, (int)(x->rep - p->replicas), x->index, x->other_pool),
+		   p->ep, per_node, &ge);
 	/* each rank dispatches its own T / tp tokens (sequence parallel),
 	 * top_k copies of hidden elements each, at every etp */
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;

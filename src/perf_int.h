@@ -383,7 +383,8 @@ struct stage_ctx {
 	const struct perf_link *link_own, *link_other;
 	int first, last;         /* first / last stage of the pipeline */
 	int ckpt;                /* layers run forward again before backward */
-	int other_pool;          /* a pool of another site the DP group spans, or -1 */
+	int other_pool;          /* the stage's DP peer pool (perf_dp_peer), or -1;
+				  * before the first stage, the plan's (plan_pools) */
 	double s;                /* sequence length */
 	double T;                /* tokens per micro-batch on one CP rank */
 	double v;                /* model chunks per stage (1 unless interleaved) */
@@ -425,6 +426,27 @@ int perf_domain_gpus(const struct pool *p);
 /* 1 when the pipeline hand-off between stages i and i + 1 of x's replica
  * leaves a node (perf_comm.c); 0 otherwise or when either is no stage. */
 int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
+
+/* perf_comm.c: the links a stage's DP and EP groups are costed on, the
+ * one source of the communication table's link and dispatch's labels.
+ * perf_dp_peer: the pool, besides the stage's own, that the DP group of
+ * stage k of replica group r spans, paired with its own in the costed
+ * link (perf_memo_link: comm_fabric_min of the two, and the WAN between
+ * sites); -1 when every replica holding the stage's layers is on its own
+ * pool (one replica group, or groups placing those layers alike). Of
+ * several, one at another site first (the WAN bounds the group), else
+ * the one of the fewest NIC Gb/s per node: the group runs at its slowest
+ * member (a simplification for three pools: the pair's other fabric
+ * fields are the two pools', not all three). perf_ep_peer: the same for
+ * the EP group, -1 when one replica group holds a whole EP group (count
+ * x cp x tp >= ep x etp: Megatron-Core carves EP groups out of the
+ * DP x CP ranks of consecutive replicas), else dp_peer.
+ * perf_link_nic_text: the NICs a group on pools a and b (b -1: a alone)
+ * is costed on, as comm_fabric_min keeps them (the fewer NICs, the
+ * smaller node total): "4x200G NIC". */
+int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k);
+int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer);
+void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes
