@@ -65,6 +65,23 @@ void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t
 	snprintf(buf, n, "%dx%gG NIC", nics, nics > 0 ? total / nics : 0);
 }
 
+void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n)
+{
+	if (b < 0)
+		b = a;
+	if (!cluster_same_site(c, a, b)) {
+		snprintf(in, n, "WAN %gG", c->inter_pool_gbps);
+		snprintf(out, n, "%s", in);
+		return;
+	}
+	/* comm_fabric_min: the worse scale-up kind (PCIe worst) */
+	enum hp_intra intra = HP_MAX(c->pools[a].intra, c->pools[b].intra);
+	char nic[40];
+	perf_link_nic_text(c, a, b, nic, sizeof nic);
+	snprintf(in, n, "%s", hp_intra_label(intra));
+	snprintf(out, n, "%s + %s%s", hp_intra_label(intra), nic, b != a ? " (bottleneck)" : "");
+}
+
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
  * `per_node` of them in each node, on the links the memo built once for
  * the pool pair. */
@@ -76,6 +93,9 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
 	pg->ranks = ranks < 1 ? 1 : ranks;
 	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
 	pg->share = 0;
+	/* a group on two pools leaves the node, whatever fits in one */
+	if (pg->b != a && pg->ranks_per_node >= pg->ranks && pg->ranks > 1)
+		pg->ranks_per_node = (pg->ranks + 1) / 2;
 	/* a stage's groups are nearly all on its pool alone or with the DP
 	 * group's other pool: those two links are kept in x */
 	if (a != x->link_pool) {

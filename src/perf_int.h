@@ -447,6 +447,13 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
 int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k);
 int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer);
 void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n);
+/* The communication table's names of the link a group on pools a and b
+ * (b -1: a alone) is costed on, each truncated to n bytes: in, inside
+ * the node (the scale-up kind); out, leaving it (the scale-up kind +
+ * perf_link_nic_text, marked "(bottleneck)" on two pools: the group is
+ * costed at its slower member's NICs); both "WAN 100G" when the pools
+ * are at two sites. */
+void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes
