@@ -81,8 +81,9 @@ static int place_stages(const struct cluster *c, const struct plan *p, struct di
 					g += pl->gpus_per_node - g % pl->gpus_per_node;
 				if (g + need > have)
 					return hp_err_set(err, HP_EXIT_INPUT,
-							  "dispatch: pool '%s' runs out of GPUs placing replica group %d stage %d (%d GPUs)",
-							  pl->name, r, k, have);
+						  "dispatch: pool '%s' runs out of GPUs placing "
+						  "replica group %d stage %d (%d GPUs)",
+						  pl->name, r, k, have);
 				struct dispatch_stage *ds = &d->st[base + k];
 				if (ds->first_gpu < 0)
 					ds->first_gpu = g;
@@ -109,11 +110,13 @@ static void pp_neighbours(const struct cluster *c, const struct plan *p,
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
 		for (int k = 0; k + 1 < rep->n_stages; k++) {
-			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
+			const struct dispatch_stage *a = &d->st[base + k];
+			const struct dispatch_stage *b = &d->st[base + k + 1];
 			if (a->pool != b->pool) {
 				pair[HP_MIN(a->pool, b->pool)][HP_MAX(a->pool, b->pool)] = 1;
 			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
-				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
+				   c->pools[a->pool].gpus_per_node <
+					   rep->stages[k].tp * p->cp * 2) {
 				inpool[a->pool] = 2;
 			} else if (!inpool[a->pool]) {
 				inpool[a->pool] = 1;
@@ -162,8 +165,8 @@ static void groups_text(const struct link_group *g, int ng, int alone, char *buf
 	}
 	for (int i = 0; i < ng; i++) {
 		char one[300];
-		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
-				 g[i].where, g[i].link);
+		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "",
+				 g[i].inside ? "in " : "", g[i].where, g[i].link);
 		if (w < 0 || len + (size_t)w + 4 >= n) {
 			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
 			return;
@@ -258,7 +261,8 @@ static void mask_names(const struct cluster *c, unsigned mask, char *buf, size_t
 	buf[0] = '\0';
 	for (int i = 0; i < c->n_pools && len + 1 < n; i++)
 		if (mask >> i & 1) {
-			int w = snprintf(buf + len, n - len, "%s%.31s", len ? "-" : "", c->pools[i].name);
+			int w = snprintf(buf + len, n - len, "%s%.31s", len ? "-" : "",
+					 c->pools[i].name);
 			if (w < 0 || (size_t)w >= n - len)
 				break;
 			len += (size_t)w;

@@ -474,8 +474,8 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int per_node, edp_per_node;
 	perf_expert_layout(x, &per_node, &edp_per_node);
-	make_group(x, st->pool, perf_ep_peer(p, (int)(x->rep - p->replicas), x->index, x->other_pool),
-		   p->ep, per_node, &ge);
+	int peer = perf_ep_peer(p, (int)(x->rep - p->replicas), x->index, x->other_pool);
+	make_group(x, st->pool, peer, p->ep, per_node, &ge);
 	/* each rank dispatches its own T / tp tokens (sequence parallel),
 	 * top_k copies of hidden elements each, at every etp */
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;

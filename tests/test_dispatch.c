@@ -350,7 +350,8 @@ TEST(costed_link_by_hand)
 	plan_free(&p);
 	if (load(TWO_POOLS("2", "", "", ""),
 		 "{\"mbs\": 1, \"gbs\": 64, \"recompute\": \"full\", \"replicas\": [{\"count\": 2, "
-		 "\"stages\": [" STAGE("h100", "8", "0", "39") ", " STAGE("a100", "8", "40", "79") "]}]}",
+		 "\"stages\": [" STAGE("h100", "8", "0", "39") ", "
+		 STAGE("a100", "8", "40", "79") "]}]}",
 		 &c, &p) < 0)
 		return;
 	CHECK(dispatch_group_link(&c, &p, 0, 0, DIM_DP, &dl) == 0);
