@@ -23,10 +23,27 @@ static double node_nic_gbps(const struct pool *q)
 	return q->nics * q->nic_gbps;
 }
 
+/* The peer of a group on pool own whose other pools are mask (bit i:
+ * pool i, own's bit clear): one at another site first, else the one of
+ * the fewest NIC Gb/s per node, the lower index on a tie; -1 for none. */
+static int peer_of_mask(const struct cluster *c, int own, unsigned mask)
+{
+	int peer = -1, far = 0;
+	for (int i = 0; mask >> i; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int f = !cluster_same_site(c, own, i);
+		if (peer < 0 || f > far ||
+		    (f == far && node_nic_gbps(&c->pools[i]) < node_nic_gbps(&c->pools[peer])))
+			peer = i, far = f;
+	}
+	return peer;
+}
+
 int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k)
 {
 	const struct stage *s = &p->replicas[r].stages[k];
-	int peer = -1, far = 0;
+	unsigned mask = 0;
 	if (p->n_replicas < 2)   /* every replica of one group: the same pools */
 		return -1;
 	for (int r2 = 0; r2 < p->n_replicas; r2++) {
@@ -35,17 +52,93 @@ int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k)
 			continue;
 		for (int k2 = 0; k2 < rp->n_stages; k2++) {
 			const struct stage *t = &rp->stages[k2];
-			if (t->pool == s->pool || t->first_layer > s->last_layer ||
-			    s->first_layer > t->last_layer)
-				continue;
-			int f = !cluster_same_site(c, s->pool, t->pool);
-			if (peer < 0 || f > far ||
-			    (f == far && node_nic_gbps(&c->pools[t->pool]) <
-						 node_nic_gbps(&c->pools[peer])))
-				peer = t->pool, far = f;
+			if (t->first_layer <= s->last_layer && s->first_layer <= t->last_layer)
+				mask |= 1u << t->pool;
 		}
 	}
+	return peer_of_mask(c, s->pool, mask & ~(1u << s->pool));
+}
+
+void perf_peers_init(struct perf_peers *pp, const struct cluster *c, const struct plan *p)
+{
+	memset(pp, 0, sizeof *pp);
+	pp->last_pool = -1;
+	pp->how = p->n_replicas < 2 ? PEERS_NONE : PEERS_BITS;
+	int first = -1;
+	for (int r = 0; r < p->n_replicas && pp->how == PEERS_BITS; r++) {
+		const struct replica *rp = &p->replicas[r];
+		if (rp->count < 1)
+			continue;
+		for (int k = 0; k < rp->n_stages; k++) {
+			const struct stage *t = &rp->stages[k];
+			if (t->first_layer < 0 || t->last_layer >= 64 * PERF_PEER_WORDS) {
+				pp->how = PEERS_DIRECT;
+				break;
+			}
+			for (int w = 0; w < PERF_PEER_WORDS; w++) {
+				int a = HP_MAX(t->first_layer - 64 * w, 0);
+				int b = HP_MIN(t->last_layer - 64 * w, 63);
+				if (a <= b)
+					pp->layers[t->pool][w] |= (~0ull >> (63 - b)) & (~0ull << a);
+			}
+			if (!(pp->used >> t->pool & 1)) {
+				if (first < 0)
+					first = t->pool;
+				else if (!cluster_same_site(c, first, t->pool))
+					pp->sites = 1;
+			}
+			pp->used |= 1u << t->pool;
+		}
+	}
+}
+
+/* perf_peers_of from the layer bits, for stage s. */
+static int peers_of_bits(const struct perf_peers *pp, const struct cluster *c,
+			 const struct stage *s)
+{
+	uint64_t range[PERF_PEER_WORDS];
+	for (int w = 0; w < PERF_PEER_WORDS; w++) {
+		int a = HP_MAX(s->first_layer - 64 * w, 0);
+		int b = HP_MIN(s->last_layer - 64 * w, 63);
+		range[w] = a <= b ? (~0ull >> (63 - b)) & (~0ull << a) : 0;
+	}
+	unsigned mask = 0, rest = pp->used & ~(1u << s->pool);
+	for (int i = 0; rest >> i; i++)
+		if (rest >> i & 1)
+			for (int w = 0; w < PERF_PEER_WORDS; w++)
+				if (pp->layers[i][w] & range[w])
+					mask |= 1u << i;
+	if (!mask)
+		return -1;
+	if (pp->sites)
+		return peer_of_mask(c, s->pool, mask);
+	/* one site: the fewest NIC Gb/s, the lower index on a tie */
+	int peer = -1;
+	for (int i = 0; mask >> i; i++)
+		if (mask >> i & 1 &&
+		    (peer < 0 || node_nic_gbps(&c->pools[i]) < node_nic_gbps(&c->pools[peer])))
+			peer = i;
 	return peer;
+}
+
+int perf_peers_of(struct perf_peers *pp, const struct cluster *c, const struct plan *p, int r,
+		  int k)
+{
+	if (pp->how == PEERS_NONE)
+		return -1;
+	if (pp->how == PEERS_DIRECT)
+		return perf_dp_peer(c, p, r, k);
+	const struct stage *s = &p->replicas[r].stages[k];
+	/* a stage is asked again and again (placing it, and whether it is
+	 * like the one before): the last answer is kept */
+	if (pp->last_pool != s->pool || pp->last_first != s->first_layer ||
+	    pp->last_last != s->last_layer) {
+		pp->last_pool = s->pool;
+		pp->last_first = s->first_layer;
+		pp->last_last = s->last_layer;
+		pp->last_peer = peers_of_bits(pp, c, s);
+	}
+	return pp->last_peer;
 }
 
 int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer)

@@ -344,6 +344,20 @@ struct perf_stage *perf_memo_stages_take(int n);
  * n is out of range or this thread has no memo. */
 void perf_memo_stages_give(struct perf_stage *s, int n);
 
+/* The layers of a plan on each pool (bit l of layers[i]: some replica
+ * group of one replica or more holds layer l on pool i), for the stages'
+ * DP peers (perf_peers_of). Models of up to 64 x PERF_PEER_WORDS layers
+ * (405B has 126); beyond, PEERS_DIRECT: perf_dp_peer per stage. */
+enum { PERF_PEER_WORDS = 2 };
+enum { PEERS_NONE, PEERS_BITS, PEERS_DIRECT };
+struct perf_peers {
+	int how;              /* PEERS_NONE: one replica group, no peers */
+	int sites;            /* 1: the used pools are at two sites or more */
+	unsigned used;        /* the pools holding a stage */
+	int last_pool, last_first, last_last, last_peer;   /* the last stage asked */
+	uint64_t layers[HP_MAX_POOLS][PERF_PEER_WORDS];
+};
+
 struct stage_ctx {
 	/* inputs */
 	const struct cluster *c;
@@ -385,6 +399,7 @@ struct stage_ctx {
 	int ckpt;                /* layers run forward again before backward */
 	int other_pool;          /* the stage's DP peer pool (perf_dp_peer), or -1;
 				  * before the first stage, the plan's (plan_pools) */
+	struct perf_peers peers; /* ctx_init's, for stage_peer */
 	double s;                /* sequence length */
 	double T;                /* tokens per micro-batch on one CP rank */
 	double v;                /* model chunks per stage (1 unless interleaved) */
@@ -445,6 +460,13 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
  * is costed on, as comm_fabric_min keeps them (the fewer NICs, the
  * smaller node total): "4x200G NIC". */
 int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k);
+/* perf_dp_peer from a plan's layers per pool, set once by
+ * perf_peers_init (again after the plan's layer ranges move): the same
+ * value in time linear in the pools, where perf_dp_peer reads every
+ * stage of the plan. */
+void perf_peers_init(struct perf_peers *pp, const struct cluster *c, const struct plan *p);
+int perf_peers_of(struct perf_peers *pp, const struct cluster *c, const struct plan *p, int r,
+		  int k);
 int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer);
 void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n);
 /* The communication table's names of the link a group on pools a and b
