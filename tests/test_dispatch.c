@@ -363,6 +363,30 @@ TEST(costed_link_by_hand)
 	plan_free(&p);
 }
 
+/* TP 4, one replica on each pool holding every layer: the DP group is 2
+ * ranks, and 8 / 4 = 2 of a stage's DP ranks would fit its node, but the
+ * two are on two pools, so the group leaves the node: costed on a100's
+ * NICs, the bottleneck, not "NVSwitch" inside a node as before. The
+ * label and the estimate's table agree (dim_label checks it). */
+TEST(two_pools_leave_the_node)
+{
+	char got[256];
+	const char *plan = "{\"mbs\": 1, \"gbs\": 64, \"recompute\": \"full\", \"replicas\": ["
+			   "{\"count\": 1, \"stages\": [" STAGE("h100", "4", "0", "31") "]},"
+			   "{\"count\": 1, \"stages\": [" STAGE("a100", "4", "0", "31") "]}]}";
+	dim_label("llama3.1-8b", DIM_DP, TWO_POOLS("2", "", "", ""), plan, got, sizeof got);
+	same(got, "4x200G NIC (bottleneck), leaf and spine");
+	struct cluster c;
+	struct plan p;
+	struct dispatch_link dl;
+	if (load(TWO_POOLS("2", "", "", ""), plan, &c, &p) < 0)
+		return;
+	CHECK(dispatch_group_link(&c, &p, 0, 0, DIM_DP, &dl) == 0);
+	CHECK(!dl.in_node);
+	same(dl.costed, "NVSwitch + 4x200G NIC (bottleneck)");
+	plan_free(&p);
+}
+
 /* The communication table's DP row of plan_js on cluster_js,
  * llama3.1-70b (used 0 on failure). */
 static struct perf_comm dp_row(const char *cluster_js, const char *plan_js)
@@ -431,6 +455,7 @@ int main(void)
 	RUN(ep_each_pool);
 	RUN(ep_spans_pools_or_node);
 	RUN(costed_link_by_hand);
+	RUN(two_pools_leave_the_node);
 	RUN(cost_follows_span);
 	return t_done("dispatch");
 }
