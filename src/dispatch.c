@@ -308,7 +308,8 @@ int dispatch_group_link(const struct cluster *c, const struct plan *p, int r, in
 		int etp = plan_etp(p, tp);
 		ranks = p->ep;
 		per_node = HP_MAX(1, dom / etp);
-		out->peer = perf_ep_peer(p, r, k, perf_dp_peer(c, p, r, k));
+		/* inside the node when it fits, else the DP group's pools (perf_int.h) */
+		out->peer = ranks <= per_node ? -1 : perf_dp_peer(c, p, r, k);
 	} else {
 		return -1;
 	}

@@ -30,7 +30,8 @@ struct dispatch {
 
 /* The link one group's collective crosses and the link the cost model
  * prices it on (perf_comm.c, perf_memo.c), from the same choice of pools
- * (perf_dp_peer, perf_ep_peer): the one source of the plan's DP, CP and
+ * (perf_dp_peer; an EP group is costed on its DP group's pools, a
+ * simplification: perf_int.h): the one source of the plan's DP, CP and
  * EP labels, beside the communication table's link (perf_link_names). */
 struct dispatch_link {
 	unsigned mask;       /* the pools the group spans (bit i: pool i) */

@@ -618,11 +618,9 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
 	key->cross = x->cross_prev | x->cross_next << 1;
-	/* the DP peer and the EP group's (perf_dp_peer, perf_ep_peer): both
-	 * read the plan's other replica groups, which no other field holds */
-	key->other_pool = (x->other_pool + 1) |
-			  (perf_ep_peer(x->p, (int)(x->rep - x->p->replicas), x->index,
-					x->other_pool) + 1) << 5;
+	/* the stage's DP peer (perf_dp_peer), which the EP group shares: it
+	 * reads the plan's other replica groups, which no other field holds */
+	key->other_pool = x->other_pool;
 	/* read only by the EP overlap (struct stage_key) */
 	key->ep_tail = x->ep_ov && x->pp > 1 ? x->pp - x->index : 0;
 }

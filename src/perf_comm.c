@@ -141,15 +141,6 @@ int perf_peers_of(struct perf_peers *pp, const struct cluster *c, const struct p
 	return pp->last_peer;
 }
 
-int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer)
-{
-	const struct replica *rp = &p->replicas[r];
-	int tp = rp->stages[k].tp;
-	if ((long)rp->count * p->cp * tp >= (long)p->ep * plan_etp(p, tp))
-		return -1;
-	return dp_peer;
-}
-
 void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n)
 {
 	const struct pool *pa = &c->pools[a], *pb = &c->pools[b < 0 ? a : b];
@@ -567,8 +558,9 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int per_node, edp_per_node;
 	perf_expert_layout(x, &per_node, &edp_per_node);
-	int peer = perf_ep_peer(p, (int)(x->rep - p->replicas), x->index, x->other_pool);
-	make_group(x, st->pool, peer, p->ep, per_node, &ge);
+	/* inside the node when it fits, else on the DP group's pools
+	 * (perf_dp_peer; a simplification, perf_int.h) */
+	make_group(x, st->pool, p->ep <= per_node ? -1 : x->other_pool, p->ep, per_node, &ge);
 	/* each rank dispatches its own T / tp tokens (sequence parallel),
 	 * top_k copies of hidden elements each, at every etp */
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;

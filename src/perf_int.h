@@ -452,10 +452,14 @@ int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
  * several, one at another site first (the WAN bounds the group), else
  * the one of the fewest NIC Gb/s per node: the group runs at its slowest
  * member (a simplification for three pools: the pair's other fabric
- * fields are the two pools', not all three). perf_ep_peer: the same for
- * the EP group, -1 when one replica group holds a whole EP group (count
- * x cp x tp >= ep x etp: Megatron-Core carves EP groups out of the
- * DP x CP ranks of consecutive replicas), else dp_peer.
+ * fields are the two pools', not all three). An EP group is costed on
+ * its own node when it fits one (ep <= node / etp), else on the DP
+ * group's pools: a simplification, pessimistic where one replica group
+ * holds a whole EP group (count x cp x tp >= ep x etp: Megatron-Core
+ * carves EP groups out of the DP x CP ranks of consecutive replicas),
+ * kept because a stage's time per micro-batch must not read its group's
+ * replica count (the search's pipeline keeper, search_group_terms, reuses
+ * a layout's terms at every count; tests/test_set_curve.c).
  * perf_link_nic_text: the NICs a group on pools a and b (b -1: a alone)
  * is costed on, as comm_fabric_min keeps them (the fewer NICs, the
  * smaller node total): "4x200G NIC". */
@@ -467,7 +471,6 @@ int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k);
 void perf_peers_init(struct perf_peers *pp, const struct cluster *c, const struct plan *p);
 int perf_peers_of(struct perf_peers *pp, const struct cluster *c, const struct plan *p, int r,
 		  int k);
-int perf_ep_peer(const struct plan *p, int r, int k, int dp_peer);
 void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n);
 /* The communication table's names of the link a group on pools a and b
  * (b -1: a alone) is costed on, each truncated to n bytes: in, inside
