@@ -81,8 +81,9 @@ static int place_stages(const struct cluster *c, const struct plan *p, struct di
 					g += pl->gpus_per_node - g % pl->gpus_per_node;
 				if (g + need > have)
 					return hp_err_set(err, HP_EXIT_INPUT,
-							  "dispatch: pool '%s' runs out of GPUs placing replica group %d stage %d (%d GPUs)",
-							  pl->name, r, k, have);
+						  "dispatch: pool '%s' runs out of GPUs placing "
+						  "replica group %d stage %d (%d GPUs)",
+						  pl->name, r, k, have);
 				struct dispatch_stage *ds = &d->st[base + k];
 				if (ds->first_gpu < 0)
 					ds->first_gpu = g;
@@ -109,11 +110,13 @@ static void pp_neighbours(const struct cluster *c, const struct plan *p,
 	for (int r = 0; r < p->n_replicas; r++) {
 		const struct replica *rep = &p->replicas[r];
 		for (int k = 0; k + 1 < rep->n_stages; k++) {
-			const struct dispatch_stage *a = &d->st[base + k], *b = &d->st[base + k + 1];
+			const struct dispatch_stage *a = &d->st[base + k];
+			const struct dispatch_stage *b = &d->st[base + k + 1];
 			if (a->pool != b->pool) {
 				pair[HP_MIN(a->pool, b->pool)][HP_MAX(a->pool, b->pool)] = 1;
 			} else if (a->n_nodes != b->n_nodes || a->nodes[0] != b->nodes[0] ||
-				   c->pools[a->pool].gpus_per_node < rep->stages[k].tp * p->cp * 2) {
+				   c->pools[a->pool].gpus_per_node <
+					   rep->stages[k].tp * p->cp * 2) {
 				inpool[a->pool] = 2;
 			} else if (!inpool[a->pool]) {
 				inpool[a->pool] = 1;
@@ -162,8 +165,8 @@ static void groups_text(const struct link_group *g, int ng, int alone, char *buf
 	}
 	for (int i = 0; i < ng; i++) {
 		char one[300];
-		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "", g[i].inside ? "in " : "",
-				 g[i].where, g[i].link);
+		int w = snprintf(one, sizeof one, "%s%s%s: %s", i ? "; " : "",
+				 g[i].inside ? "in " : "", g[i].where, g[i].link);
 		if (w < 0 || len + (size_t)w + 4 >= n) {
 			snprintf(buf + len, n - len, "%s", len + 4 < n ? "..." : "");
 			return;
@@ -173,11 +176,40 @@ static void groups_text(const struct link_group *g, int ng, int alone, char *buf
 	}
 }
 
+/* The link a group on the pools in mask crosses when it leaves the node,
+ * costed on pools a and b (b -1: a alone; perf_dp_peer): their NICs as
+ * comm_fabric_min keeps them (perf_link_nic_text, the one text of the
+ * communication table's link too) through the leaf and spine, and the
+ * WAN when two pools of mask are at two sites. On two pools or more the
+ * label marks the costed link the bottleneck (the NICs, or the WAN
+ * between sites), as the communication table does (perf_link_names). */
+static void pair_link(const struct cluster *c, unsigned mask, int a, int b, char *buf,
+		      size_t n)
+{
+	int first = -1, sites = 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		if (first < 0)
+			first = i;
+		else if (!cluster_same_site(c, first, i))
+			sites = 1;
+	}
+	char nic[40];
+	perf_link_nic_text(c, a, b, nic, sizeof nic);
+	const char *over = c->oversub > 1 ? " (oversubscribed)" : "";
+	const char *neck = mask & (mask - 1) ? " (bottleneck)" : "";
+	if (sites)
+		snprintf(buf, n, "%s, spine%s, WAN %gG between sites%s", nic, over,
+			 c->inter_pool_gbps, neck);
+	else
+		snprintf(buf, n, "%s%s, leaf and spine%s", nic, neck, over);
+}
+
 /* The PP label: the link the boundaries inside each pool cross, and the
- * link between each pair of pools a boundary joins. A boundary between
- * pools runs at the slower pool's NICs through the spine (perf_memo.c
- * build_link: comm_fabric_min of the two), or over the WAN when the
- * pools are at two sites. One kind of boundary on one pool is named
+ * link between each pair of pools a boundary joins, which is costed at
+ * the slower pool's NICs through the spine, or the WAN when the pools are
+ * at two sites (pair_link). One kind of boundary on one pool is named
  * without its pool, as before. A label longer than n ends in "...". */
 static void links_pp(const struct cluster *c, const struct plan *p, const struct dispatch *d,
 		     char *buf, size_t n)
@@ -214,59 +246,12 @@ static void links_pp(const struct cluster *c, const struct plan *p, const struct
 		for (int b = a + 1; b < c->n_pools && ng < MAX_GROUPS; b++) {
 			if (!pair[a][b])
 				continue;
-			const struct pool *pa = &c->pools[a], *pb = &c->pools[b];
-			const struct pool *slow = pb->nics * pb->nic_gbps < pa->nics * pa->nic_gbps ? pb : pa;
-			if (!cluster_same_site(c, a, b))
-				snprintf(link, sizeof link, "WAN %gG between sites", c->inter_pool_gbps);
-			else
-				snprintf(link, sizeof link, "%dx%gG NIC, leaf and spine", slow->nics,
-					 slow->nic_gbps);
-			snprintf(where, sizeof where, "%.31s-%.31s", pa->name, pb->name);
+			pair_link(c, 1u << a | 1u << b, a, b, link, sizeof link);
+			snprintf(where, sizeof where, "%.31s-%.31s", c->pools[a].name,
+				 c->pools[b].name);
 			group_add(g, &ng, link, where);
 		}
 	groups_text(g, ng, 0, buf, n);
-}
-
-/* The NIC text of pool q: "8x400G NIC". */
-static void nic_text(const struct pool *q, char *buf, size_t n)
-{
-	snprintf(buf, n, "%dx%gG NIC", q->nics, q->nic_gbps);
-}
-
-/* The link a group on the pools in mask crosses when it leaves the node:
- * one pool's NICs, or between pools the slowest pool's NICs (nics x
- * nic_gbps, as links_pp; comm_fabric_min keeps the smaller node total)
- * through the spine, and the WAN when two of them are at two sites
- * (perf_memo.c build_link). */
-static void net_link(const struct cluster *c, unsigned mask, char *buf, size_t n)
-{
-	int slow = -1, first = -1, sites = 0;
-	for (int i = 0; i < c->n_pools; i++) {
-		if (!(mask >> i & 1))
-			continue;
-		const struct pool *q = &c->pools[i];
-		if (first < 0)
-			first = i;
-		else if (!cluster_same_site(c, first, i))
-			sites = 1;
-		if (slow < 0 || q->nics * q->nic_gbps < c->pools[slow].nics * c->pools[slow].nic_gbps)
-			slow = i;
-	}
-	char nic[48];
-	nic_text(&c->pools[slow < 0 ? 0 : slow], nic, sizeof nic);
-	const char *over = c->oversub > 1 ? " (oversubscribed)" : "";
-	if (sites)
-		snprintf(buf, n, "%.40s, spine%s, WAN %gG between sites", nic, over, c->inter_pool_gbps);
-	else
-		snprintf(buf, n, "%.40s, leaf and spine%s", nic, over);
-}
-
-/* The scale-up link of pool q, for a group inside one node (or NVLink
- * domain, perf_domain_gpus). */
-static void up_link(const struct pool *q, char *buf, size_t n)
-{
-	snprintf(buf, n, "%s (inside %s)", hp_intra_label(q->intra),
-		 q->nvl_domain > q->gpus_per_node ? "an NVLink domain" : "a node");
 }
 
 /* The pools in mask as "h100" or "h100-a100". */
@@ -276,27 +261,73 @@ static void mask_names(const struct cluster *c, unsigned mask, char *buf, size_t
 	buf[0] = '\0';
 	for (int i = 0; i < c->n_pools && len + 1 < n; i++)
 		if (mask >> i & 1) {
-			int w = snprintf(buf + len, n - len, "%s%.31s", len ? "-" : "", c->pools[i].name);
+			int w = snprintf(buf + len, n - len, "%s%.31s", len ? "-" : "",
+					 c->pools[i].name);
 			if (w < 0 || (size_t)w >= n - len)
 				break;
 			len += (size_t)w;
 		}
 }
 
-/* The pools whose stages hold some layer of stage k of replica group r:
+/* The pools whose stages hold some layer of stage k of replica group r
+ * (replica groups of one replica or more, as perf_dp_peer counts them):
  * a layer's DP group takes its ranks from every replica group, so it
  * spans the pools of every stage that holds it. */
 static unsigned layer_pools(const struct plan *p, int r, int k)
 {
 	const struct stage *s = &p->replicas[r].stages[k];
-	unsigned mask = 0;
+	unsigned mask = 1u << s->pool;
 	for (int r2 = 0; r2 < p->n_replicas; r2++)
-		for (int k2 = 0; k2 < p->replicas[r2].n_stages; k2++) {
+		for (int k2 = 0; k2 < p->replicas[r2].n_stages && p->replicas[r2].count > 0; k2++) {
 			const struct stage *t = &p->replicas[r2].stages[k2];
 			if (t->first_layer <= s->last_layer && s->first_layer <= t->last_layer)
 				mask |= 1u << t->pool;
 		}
 	return mask;
+}
+
+int dispatch_group_link(const struct cluster *c, const struct plan *p, int r, int k,
+			enum perf_dim dim, struct dispatch_link *out)
+{
+	const struct stage *st = &p->replicas[r].stages[k];
+	const struct pool *q = &c->pools[st->pool];
+	int dom = perf_domain_gpus(q), tp = st->tp, cp = p->cp;
+	long ranks;
+	int per_node;
+	memset(out, 0, sizeof *out);
+	out->pool = st->pool;
+	out->peer = -1;
+	if (dim == DIM_DP) {
+		ranks = (long)plan_dp(p) * cp;
+		per_node = dom / (tp * cp);
+		out->peer = perf_dp_peer(c, p, r, k);
+	} else if (dim == DIM_CP) {
+		ranks = cp;   /* the ring's neighbours: a node holds tp x cp or not */
+		per_node = tp * cp <= dom ? cp : 1;
+	} else if (dim == DIM_EP) {
+		int etp = plan_etp(p, tp);
+		ranks = p->ep;
+		per_node = HP_MAX(1, dom / etp);
+		/* inside the node when it fits, else the DP group's pools (perf_int.h) */
+		out->peer = ranks <= per_node ? -1 : perf_dp_peer(c, p, r, k);
+	} else {
+		return -1;
+	}
+	if (ranks <= 1)
+		return -1;
+	out->mask = out->peer < 0 ? 1u << st->pool : layer_pools(p, r, k);
+	out->in_node = out->peer < 0 && ranks <= per_node;
+	char in[48];
+	perf_link_names(c, st->pool, out->peer, in, out->costed, sizeof out->costed);
+	if (out->in_node) {
+		snprintf(out->costed, sizeof out->costed, "%s", in);
+		snprintf(out->crosses, sizeof out->crosses, "%s (inside %s)",
+			 hp_intra_label(q->intra),
+			 q->nvl_domain > q->gpus_per_node ? "an NVLink domain" : "a node");
+	} else {
+		pair_link(c, out->mask, st->pool, out->peer, out->crosses, sizeof out->crosses);
+	}
+	return 0;
 }
 
 /* One stage's group: its link, on the pools in mask. */
@@ -341,64 +372,23 @@ static void file_link(struct link_group *g, int *ng, int max_groups, struct stag
 	g[i].n++;
 }
 
-/* The DP, CP and EP labels, stage by stage, costed as perf_comm.c does:
- * - DP (perf_stage_dp): dp x cp ranks, dom / (tp x cp) of them in a
- *   node (dom: the pool's node or NVLink domain); inside the node when
- *   they all fit, else across nodes; a layer held on several pools spans
- *   them (layer_pools).
- * - CP (perf_stage_cp): the ring on the stage's pool alone, inside the
- *   node when tp x cp fits it, else that pool's NICs.
- * - EP (perf_stage_ep): ep ranks, dom / etp of them in a node; inside
- *   the node when they fit; else the stage's pool's NICs when its replica
- *   group alone holds an EP group (count x cp x tp >= ep x etp), or the
- *   pools of the layer as for DP. */
+/* The DP, CP and EP labels, stage by stage, from dispatch_group_link:
+ * each stage's group filed under the pools it spans. */
 static void links_dp_cp_ep(const struct cluster *c, const struct plan *p, struct dispatch *d)
 {
-	enum { MAX_GROUPS = 2 * HP_MAX_POOLS };
+	enum { MAX_GROUPS = 2 * HP_MAX_POOLS, MAX_SEEN = 64 };
 	struct link_group g[3][MAX_GROUPS];
 	int ng[3] = { 0 };
 	const enum perf_dim dims[3] = { DIM_DP, DIM_CP, DIM_EP };
-	enum { MAX_SEEN = 64 };
 	struct stage_link seen[3][MAX_SEEN];
 	int ns[3] = { 0 };
-	int dp = plan_dp(p), cp = p->cp;
-	char link[128];
-	for (int r = 0; r < p->n_replicas; r++) {
-		const struct replica *rep = &p->replicas[r];
-		for (int k = 0; k < rep->n_stages; k++) {
-			const struct stage *st = &rep->stages[k];
-			const struct pool *q = &c->pools[st->pool];
-			int dom = perf_domain_gpus(q), tp = st->tp;
-			unsigned own = 1u << st->pool, span = layer_pools(p, r, k);
-			if ((long)dp * cp > 1) {
-				int per_node = dom / (tp * cp);
-				if (span == own && (long)dp * cp <= per_node)
-					up_link(q, link, sizeof link);
-				else
-					net_link(c, span, link, sizeof link);
-				file_link(g[0], &ng[0], MAX_GROUPS, seen[0], &ns[0], MAX_SEEN, c, span, link);
-			}
-			if (cp > 1) {
-				if (tp * cp <= dom)
-					up_link(q, link, sizeof link);
-				else
-					net_link(c, own, link, sizeof link);
-				file_link(g[1], &ng[1], MAX_GROUPS, seen[1], &ns[1], MAX_SEEN, c, own, link);
-			}
-			if (p->ep > 1) {
-				int etp = plan_etp(p, tp);
-				unsigned where = own;
-				if (p->ep <= HP_MAX(1, dom / etp))
-					up_link(q, link, sizeof link);
-				else {
-					if ((long)rep->count * cp * tp < (long)p->ep * etp)
-						where = span;
-					net_link(c, where, link, sizeof link);
-				}
-				file_link(g[2], &ng[2], MAX_GROUPS, seen[2], &ns[2], MAX_SEEN, c, where, link);
-			}
-		}
-	}
+	struct dispatch_link dl;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int k = 0; k < p->replicas[r].n_stages; k++)
+			for (int i = 0; i < 3; i++)
+				if (!dispatch_group_link(c, p, r, k, dims[i], &dl))
+					file_link(g[i], &ng[i], MAX_GROUPS, seen[i], &ns[i],
+						  MAX_SEEN, c, dl.mask, dl.crosses);
 	for (int i = 0; i < 3; i++)
 		if (ng[i])
 			groups_text(g[i], ng[i], 1, d->links[dims[i]], sizeof d->links[dims[i]]);

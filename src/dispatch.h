@@ -28,6 +28,29 @@ struct dispatch {
 	char links[DIM_COUNT][256];    /* "" when the dimension is not used */
 };
 
+/* The link one group's collective crosses and the link the cost model
+ * prices it on (perf_comm.c, perf_memo.c), from the same choice of pools
+ * (perf_dp_peer; an EP group is costed on its DP group's pools, a
+ * simplification: perf_int.h): the one source of the plan's DP, CP and
+ * EP labels, beside the communication table's link (perf_link_names). */
+struct dispatch_link {
+	unsigned mask;       /* the pools the group spans (bit i: pool i) */
+	int pool, peer;      /* costed on the link of pools pool and peer
+			      * (peer -1: pool alone) */
+	int in_node;         /* 1: inside one node or NVLink domain */
+	char crosses[128];   /* what the labels print: "4x200G NIC, leaf and
+			      * spine (bottleneck)" */
+	char costed[48];     /* the communication table's name of the costed
+			      * link: "NVLink + 4x200G NIC (bottleneck)" */
+};
+
+/* The link of the dim (DIM_DP, DIM_CP or DIM_EP) group of stage k of
+ * replica group r of plan p (validated against c). Returns 0 with out
+ * filled, or -1 when that dimension has no group there (degree 1, or
+ * another dimension; out zeroed). Cannot fail otherwise. */
+int dispatch_group_link(const struct cluster *c, const struct plan *p, int r, int k,
+			enum perf_dim dim, struct dispatch_link *out);
+
 /* Place plan p (validated against c and m) on c's nodes. Returns 0 with
  * d filled (its arrays allocated here; free with dispatch_free()), or -1
  * with err set (HP_EXIT_INPUT: a pool runs out of GPUs, counting the GPUs

@@ -743,7 +743,8 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 	if (nl.last == nl.gpn) {
 		sbuf_addf(b, ")\n\nsrun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
 			  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
-			  "\t--rdzv-backend c10d \\\n\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+			  "\t--rdzv-backend c10d \\\n"
+			  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
 			  "\t\"$MEGATRON/pretrain_gpt.py\" \"${ARGS[@]}\" \"$@\"\n", nl.gpn);
 		return;
 	}

@@ -618,6 +618,9 @@ static void stage_key_of(const struct stage_ctx *x, struct stage_key *key)
 	key->end_pool = x->pp < 2 ? -1 : x->first ? sts[x->pp - 1].pool
 			: x->last ? sts[0].pool : -1;
 	key->cross = x->cross_prev | x->cross_next << 1;
+	/* the stage's DP peer (perf_dp_peer), which the EP group shares: it
+	 * reads the plan's other replica groups, which no other field holds */
+	key->other_pool = x->other_pool;
 	/* read only by the EP overlap (struct stage_key) */
 	key->ep_tail = x->ep_ov && x->pp > 1 ? x->pp - x->index : 0;
 }
@@ -882,6 +885,7 @@ static void ctx_init(struct stage_ctx *x, const struct cluster *c, const struct 
 		mask = plan_pool_mask(p);
 	}
 	plan_pools(c, mask, &x->other_pool);
+	perf_peers_init(&x->peers, c, p);
 	key0_init(x);
 }
 
@@ -914,6 +918,13 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */
 }
 
+/* The DP peer of stage i of x's replica group (perf_dp_peer), from the
+ * group's table when ctx_replica made one. */
+static int stage_peer(struct stage_ctx *x, int i)
+{
+	return perf_peers_of(&x->peers, x->c, x->p, (int)(x->rep - x->p->replicas), i);
+}
+
 /* Point x at stage i of its replica group but for the node crossings
  * (what perf_stage_memories needs). */
 static void ctx_stage_place(struct stage_ctx *x, int i)
@@ -924,6 +935,11 @@ static void ctx_stage_place(struct stage_ctx *x, int i)
 	x->pl = &x->c->pools[x->rep->stages[i].pool];
 	x->g = &x->pl->gpu;
 	x->tp = x->rep->stages[i].tp;
+	int peer = stage_peer(x, i);
+	if (peer != x->other_pool) {
+		x->other_pool = peer;
+		x->link_pool = -1;   /* link_other was the old peer's */
+	}
 }
 
 /* Point x at stage i of its replica group. Stages are visited in order,
@@ -965,6 +981,9 @@ static int ctx_stage_as_previous(struct stage_ctx *x, int i)
 		same = a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
 		       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
 		       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+	/* the DP peer reads the layers' holders in other replica groups */
+	if (same)
+		same = stage_peer(x, i) == x->other_pool;
 	if (same) {
 		x->index = i;
 		return 1;
@@ -1165,7 +1184,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
  * value, and the maximum over the stages does not need it twice (issue
  * 13, eighth round: the DP terms of a Mixtral 8x22B search were 6.7% of
  * its instructions). */
-static int dp_as_previous(const struct stage_ctx *x, int i)
+static int dp_as_previous(struct stage_ctx *x, int i)
 {
 	if (i < 2 || i >= x->pp - 1)
 		return 0;
@@ -1173,7 +1192,8 @@ static int dp_as_previous(const struct stage_ctx *x, int i)
 	return a->pool == b->pool && a->tp == b->tp &&
 	       a->last_layer - a->first_layer == b->last_layer - b->first_layer &&
 	       model_moe_layers_in(x->m, a->first_layer, a->last_layer) ==
-	       model_moe_layers_in(x->m, b->first_layer, b->last_layer);
+	       model_moe_layers_in(x->m, b->first_layer, b->last_layer) &&
+	       stage_peer(x, i - 1) == stage_peer(x, i);
 }
 
 /* perf_stage_compute(x) for x's stage, whose DP memo key is dk
@@ -1497,6 +1517,8 @@ int perf_stage_times_each(const struct cluster *c, const struct model_spec *m,
 		}
 		int si = 0;
 		unsigned char *w = records <= (int)sizeof walk ? walk : NULL;
+		if (v > 0)   /* the stages' DP peers read the layer ranges just moved */
+			perf_peers_init(&px->peers, c, p);
 		stage_times_group(px, 0, &e, &si, w, v > 0);
 		for (int r = 1; r < p->n_replicas; r++) {
 			ctx_replica(px, r, 1);

@@ -5,6 +5,7 @@
 #include "perf_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* GPUs of pool p on one NVLink fabric: a node, or an NVL72 rack. The
@@ -13,6 +14,156 @@
 int perf_domain_gpus(const struct pool *p)
 {
 	return p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
+}
+
+/* A pool's NICs per node, Gb/s: what comm_fabric_min keeps the smaller
+ * of for a group on two pools. */
+static double node_nic_gbps(const struct pool *q)
+{
+	return q->nics * q->nic_gbps;
+}
+
+/* The peer of a group on pool own whose other pools are mask (bit i:
+ * pool i, own's bit clear): one at another site first, else the one of
+ * the fewest NIC Gb/s per node, the lower index on a tie; -1 for none. */
+static int peer_of_mask(const struct cluster *c, int own, unsigned mask)
+{
+	int peer = -1, far = 0;
+	for (int i = 0; mask >> i; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int f = !cluster_same_site(c, own, i);
+		if (peer < 0 || f > far ||
+		    (f == far && node_nic_gbps(&c->pools[i]) < node_nic_gbps(&c->pools[peer])))
+			peer = i, far = f;
+	}
+	return peer;
+}
+
+int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k)
+{
+	const struct stage *s = &p->replicas[r].stages[k];
+	unsigned mask = 0;
+	if (p->n_replicas < 2)   /* every replica of one group: the same pools */
+		return -1;
+	for (int r2 = 0; r2 < p->n_replicas; r2++) {
+		const struct replica *rp = &p->replicas[r2];
+		if (rp->count < 1)
+			continue;
+		for (int k2 = 0; k2 < rp->n_stages; k2++) {
+			const struct stage *t = &rp->stages[k2];
+			if (t->first_layer <= s->last_layer && s->first_layer <= t->last_layer)
+				mask |= 1u << t->pool;
+		}
+	}
+	return peer_of_mask(c, s->pool, mask & ~(1u << s->pool));
+}
+
+void perf_peers_init(struct perf_peers *pp, const struct cluster *c, const struct plan *p)
+{
+	memset(pp, 0, sizeof *pp);
+	pp->last_pool = -1;
+	pp->how = p->n_replicas < 2 ? PEERS_NONE : PEERS_BITS;
+	int first = -1;
+	for (int r = 0; r < p->n_replicas && pp->how == PEERS_BITS; r++) {
+		const struct replica *rp = &p->replicas[r];
+		if (rp->count < 1)
+			continue;
+		for (int k = 0; k < rp->n_stages; k++) {
+			const struct stage *t = &rp->stages[k];
+			if (t->first_layer < 0 || t->last_layer >= 64 * PERF_PEER_WORDS) {
+				pp->how = PEERS_DIRECT;
+				break;
+			}
+			for (int w = 0; w < PERF_PEER_WORDS; w++) {
+				int a = HP_MAX(t->first_layer - 64 * w, 0);
+				int b = HP_MIN(t->last_layer - 64 * w, 63);
+				if (a <= b)
+					pp->layers[t->pool][w] |= (~0ull >> (63 - b)) & (~0ull << a);
+			}
+			if (!(pp->used >> t->pool & 1)) {
+				if (first < 0)
+					first = t->pool;
+				else if (!cluster_same_site(c, first, t->pool))
+					pp->sites = 1;
+			}
+			pp->used |= 1u << t->pool;
+		}
+	}
+}
+
+/* perf_peers_of from the layer bits, for stage s. */
+static int peers_of_bits(const struct perf_peers *pp, const struct cluster *c,
+			 const struct stage *s)
+{
+	uint64_t range[PERF_PEER_WORDS];
+	for (int w = 0; w < PERF_PEER_WORDS; w++) {
+		int a = HP_MAX(s->first_layer - 64 * w, 0);
+		int b = HP_MIN(s->last_layer - 64 * w, 63);
+		range[w] = a <= b ? (~0ull >> (63 - b)) & (~0ull << a) : 0;
+	}
+	unsigned mask = 0, rest = pp->used & ~(1u << s->pool);
+	for (int i = 0; rest >> i; i++)
+		if (rest >> i & 1)
+			for (int w = 0; w < PERF_PEER_WORDS; w++)
+				if (pp->layers[i][w] & range[w])
+					mask |= 1u << i;
+	if (!mask)
+		return -1;
+	if (pp->sites)
+		return peer_of_mask(c, s->pool, mask);
+	/* one site: the fewest NIC Gb/s, the lower index on a tie */
+	int peer = -1;
+	for (int i = 0; mask >> i; i++)
+		if (mask >> i & 1 &&
+		    (peer < 0 || node_nic_gbps(&c->pools[i]) < node_nic_gbps(&c->pools[peer])))
+			peer = i;
+	return peer;
+}
+
+int perf_peers_of(struct perf_peers *pp, const struct cluster *c, const struct plan *p, int r,
+		  int k)
+{
+	if (pp->how == PEERS_NONE)
+		return -1;
+	if (pp->how == PEERS_DIRECT)
+		return perf_dp_peer(c, p, r, k);
+	const struct stage *s = &p->replicas[r].stages[k];
+	/* a stage is asked again and again (placing it, and whether it is
+	 * like the one before): the last answer is kept */
+	if (pp->last_pool != s->pool || pp->last_first != s->first_layer ||
+	    pp->last_last != s->last_layer) {
+		pp->last_pool = s->pool;
+		pp->last_first = s->first_layer;
+		pp->last_last = s->last_layer;
+		pp->last_peer = peers_of_bits(pp, c, s);
+	}
+	return pp->last_peer;
+}
+
+void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n)
+{
+	const struct pool *pa = &c->pools[a], *pb = &c->pools[b < 0 ? a : b];
+	int nics = HP_MIN(pa->nics, pb->nics);
+	double total = HP_MIN(node_nic_gbps(pa), node_nic_gbps(pb));
+	snprintf(buf, n, "%dx%gG NIC", nics, nics > 0 ? total / nics : 0);
+}
+
+void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n)
+{
+	if (b < 0)
+		b = a;
+	if (!cluster_same_site(c, a, b)) {
+		snprintf(in, n, "WAN %gG", c->inter_pool_gbps);
+		snprintf(out, n, "%s", in);
+		return;
+	}
+	/* comm_fabric_min: the worse scale-up kind (PCIe worst) */
+	enum hp_intra intra = HP_MAX(c->pools[a].intra, c->pools[b].intra);
+	char nic[40];
+	perf_link_nic_text(c, a, b, nic, sizeof nic);
+	snprintf(in, n, "%s", hp_intra_label(intra));
+	snprintf(out, n, "%s + %s%s", hp_intra_label(intra), nic, b != a ? " (bottleneck)" : "");
 }
 
 /* Communication group of `ranks` GPUs of pools a and b (b < 0: a alone),
@@ -26,6 +177,9 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
 	pg->ranks = ranks < 1 ? 1 : ranks;
 	pg->ranks_per_node = per_node < 1 ? 1 : (per_node > pg->ranks ? pg->ranks : per_node);
 	pg->share = 0;
+	/* a group on two pools leaves the node, whatever fits in one */
+	if (pg->b != a && pg->ranks_per_node >= pg->ranks && pg->ranks > 1)
+		pg->ranks_per_node = (pg->ranks + 1) / 2;
 	/* a stage's groups are nearly all on its pool alone or with the DP
 	 * group's other pool: those two links are kept in x */
 	if (a != x->link_pool) {
@@ -404,7 +558,9 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	struct comm_result cr;
 	int per_node, edp_per_node;
 	perf_expert_layout(x, &per_node, &edp_per_node);
-	make_group(x, st->pool, x->other_pool, p->ep, per_node, &ge);
+	/* inside the node when it fits, else on the DP group's pools
+	 * (perf_dp_peer; a simplification, perf_int.h) */
+	make_group(x, st->pool, p->ep <= per_node ? -1 : x->other_pool, p->ep, per_node, &ge);
 	/* each rank dispatches its own T / tp tokens (sequence parallel),
 	 * top_k copies of hidden elements each, at every etp */
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;

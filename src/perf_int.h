@@ -344,6 +344,20 @@ struct perf_stage *perf_memo_stages_take(int n);
  * n is out of range or this thread has no memo. */
 void perf_memo_stages_give(struct perf_stage *s, int n);
 
+/* The layers of a plan on each pool (bit l of layers[i]: some replica
+ * group of one replica or more holds layer l on pool i), for the stages'
+ * DP peers (perf_peers_of). Models of up to 64 x PERF_PEER_WORDS layers
+ * (405B has 126); beyond, PEERS_DIRECT: perf_dp_peer per stage. */
+enum { PERF_PEER_WORDS = 2 };
+enum { PEERS_NONE, PEERS_BITS, PEERS_DIRECT };
+struct perf_peers {
+	int how;              /* PEERS_NONE: one replica group, no peers */
+	int sites;            /* 1: the used pools are at two sites or more */
+	unsigned used;        /* the pools holding a stage */
+	int last_pool, last_first, last_last, last_peer;   /* the last stage asked */
+	uint64_t layers[HP_MAX_POOLS][PERF_PEER_WORDS];
+};
+
 struct stage_ctx {
 	/* inputs */
 	const struct cluster *c;
@@ -383,7 +397,9 @@ struct stage_ctx {
 	const struct perf_link *link_own, *link_other;
 	int first, last;         /* first / last stage of the pipeline */
 	int ckpt;                /* layers run forward again before backward */
-	int other_pool;          /* a pool of another site the DP group spans, or -1 */
+	int other_pool;          /* the stage's DP peer pool (perf_dp_peer), or -1;
+				  * before the first stage, the plan's (plan_pools) */
+	struct perf_peers peers; /* ctx_init's, for stage_peer */
 	double s;                /* sequence length */
 	double T;                /* tokens per micro-batch on one CP rank */
 	double v;                /* model chunks per stage (1 unless interleaved) */
@@ -425,6 +441,44 @@ int perf_domain_gpus(const struct pool *p);
 /* 1 when the pipeline hand-off between stages i and i + 1 of x's replica
  * leaves a node (perf_comm.c); 0 otherwise or when either is no stage. */
 int perf_pp_boundary_crosses(const struct stage_ctx *x, int i);
+
+/* perf_comm.c: the links a stage's DP and EP groups are costed on, the
+ * one source of the communication table's link and dispatch's labels.
+ * perf_dp_peer: the pool, besides the stage's own, that the DP group of
+ * stage k of replica group r spans, paired with its own in the costed
+ * link (perf_memo_link: comm_fabric_min of the two, and the WAN between
+ * sites); -1 when every replica holding the stage's layers is on its own
+ * pool (one replica group, or groups placing those layers alike). Of
+ * several, one at another site first (the WAN bounds the group), else
+ * the one of the fewest NIC Gb/s per node: the group runs at its slowest
+ * member (a simplification for three pools: the pair's other fabric
+ * fields are the two pools', not all three). An EP group is costed on
+ * its own node when it fits one (ep <= node / etp), else on the DP
+ * group's pools: a simplification, pessimistic where one replica group
+ * holds a whole EP group (count x cp x tp >= ep x etp: Megatron-Core
+ * carves EP groups out of the DP x CP ranks of consecutive replicas),
+ * kept because a stage's time per micro-batch must not read its group's
+ * replica count (the search's pipeline keeper, search_group_terms, reuses
+ * a layout's terms at every count; tests/test_set_curve.c).
+ * perf_link_nic_text: the NICs a group on pools a and b (b -1: a alone)
+ * is costed on, as comm_fabric_min keeps them (the fewer NICs, the
+ * smaller node total): "4x200G NIC". */
+int perf_dp_peer(const struct cluster *c, const struct plan *p, int r, int k);
+/* perf_dp_peer from a plan's layers per pool, set once by
+ * perf_peers_init (again after the plan's layer ranges move): the same
+ * value in time linear in the pools, where perf_dp_peer reads every
+ * stage of the plan. */
+void perf_peers_init(struct perf_peers *pp, const struct cluster *c, const struct plan *p);
+int perf_peers_of(struct perf_peers *pp, const struct cluster *c, const struct plan *p, int r,
+		  int k);
+void perf_link_nic_text(const struct cluster *c, int a, int b, char *buf, size_t n);
+/* The communication table's names of the link a group on pools a and b
+ * (b -1: a alone) is costed on, each truncated to n bytes: in, inside
+ * the node (the scale-up kind); out, leaving it (the scale-up kind +
+ * perf_link_nic_text, marked "(bottleneck)" on two pools: the group is
+ * costed at its slower member's NICs); both "WAN 100G" when the pools
+ * are at two sites. */
+void perf_link_names(const struct cluster *c, int a, int b, char *in, char *out, size_t n);
 
 /* perf_comm.c: exposed communication per micro-batch inside the stage, and
  * the data-parallel synchronisation after the pipeline drains. Each notes

@@ -467,20 +467,12 @@ static void build_link(const struct cluster *c, int a, int b, struct memo_link *
 			g->wan_latency_s = c->inter_pool_latency_us * 1e-6;
 		}
 	}
-	/* The communication table's link column: the WAN when the group
-	 * crosses sites, else the scale-up fabric, and the stage pool's NICs
-	 * when the group leaves the node. Zeroed first, so that the bytes
+	/* The communication table's link column (perf_link_names, which
+	 * dispatch's labels share). Zeroed first, so that the bytes
 	 * after the name are the same however often it is rebuilt. */
 	memset(l->in, 0, sizeof l->in);
 	memset(l->out, 0, sizeof l->out);
-	if (g->cross_site) {
-		snprintf(l->in, sizeof l->in, "WAN %gG", c->inter_pool_gbps);
-		memcpy(l->out, l->in, sizeof l->out);
-	} else {
-		snprintf(l->in, sizeof l->in, "%s", hp_intra_label(g->fab.intra));
-		snprintf(l->out, sizeof l->out, "%s + %dx%gG NIC", hp_intra_label(g->fab.intra), pa->nics,
-			 pa->nic_gbps);
-	}
+	perf_link_names(c, a, b, l->in, l->out, sizeof l->in);
 	l->link.name_in = l->in;
 	l->link.name_out = l->out;
 }

@@ -242,17 +242,23 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	}
 	if (shown < e->n_stages)
 		printf("  (%d more stages)\n", e->n_stages - shown);
-	printf("\n  %-4s %-14s %10s %6s %-22s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
-	       "BYTES", "GROUP", "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
+	/* the link column as wide as its longest (a group across pools is
+	 * "NVSwitch + 4x200G NIC (bottleneck)"), at least 22 */
+	int lw = 22;
+	for (int d = 0; d < DIM_COUNT; d++)
+		if (e->comm[d].used)
+			lw = HP_MAX(lw, (int)strlen(e->comm[d].link));
+	printf("\n  %-4s %-14s %10s %6s %-*s %-9s %-7s %10s %10s\n", "DIM", "COLLECTIVE",
+	       "BYTES", "GROUP", lw, "LINK", "ALGO", "PROTO", "TIME", "EXPOSED");
 	for (int d = 0; d < DIM_COUNT; d++) {
 		const struct perf_comm *pc = &e->comm[d];
 		if (!pc->used)
 			continue;
 		hp_fmt_bytes(a, sizeof a, pc->bytes);
 		char t1[24], t2[24];
-		printf("  %-4s %-14s %10s %6d %-22s %-9s %-7s %10s %10s\n",
+		printf("  %-4s %-14s %10s %6d %-*s %-9s %-7s %10s %10s\n",
 		       perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), a, pc->group,
-		       pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
+		       lw, pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto),
 		       hp_fmt_duration(t1, sizeof t1, pc->time_s),
 		       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
 	}

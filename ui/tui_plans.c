@@ -771,15 +771,19 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 	}
 }
 
-/* One row per dimension; on narrow screens the links go on a second row. */
+/* One row per dimension; on narrow screens the links go on a second row.
+ * The link is the one the collective is costed on (perf_link_names): 36
+ * columns hold "NVSwitch + 4x200G NIC (bottleneck)" of a group across
+ * pools, and the wide row is then 115 columns. */
 static void draw_comm(struct tui *t, struct canvas *cv, const struct estimate *e, int w)
 {
-	int wide = w >= 110;
+	int wide = w >= 120;
 	int y = cv_y(cv);
 	if (wide)
-		tui_putf(y, 2, w - 4, tui_attr(t, C_TITLE), "%-3s %-13s %9s %5s  %-26s %-9s %-6s %9s %9s %6s",
-			 "DIM", "COLLECTIVE", "BYTES", "GROUP", "LINKS CROSSED", "ALGORITHM", "PROTO",
-			 "TIME", "EXPOSED", "CALLS");
+		tui_putf(y, 2, w - 4, tui_attr(t, C_TITLE),
+			 "%-3s %-13s %9s %5s  %-36s %-9s %-6s %9s %9s %6s", "DIM", "COLLECTIVE",
+			 "BYTES", "GROUP", "LINK COSTED ON", "ALGORITHM", "PROTO", "TIME", "EXPOSED",
+			 "CALLS");
 	else
 		tui_putf(y, 2, w - 4, tui_attr(t, C_TITLE), "%-3s %-13s %9s %5s  %-9s %9s %9s",
 			 "DIM", "COLLECTIVE", "BYTES", "GROUP", "ALGORITHM", "TIME", "EXPOSED");
@@ -797,7 +801,8 @@ static void draw_comm(struct tui *t, struct canvas *cv, const struct estimate *e
 		hp_fmt_count(calls, sizeof calls, pc->calls);
 		y = cv_y(cv);
 		if (wide) {
-			tui_putf(y, 2, w - 4, 0, "%-3s %-13s %9s %5d  %-26.26s %-9s %-6s %9s %9s %6s",
+			tui_putf(y, 2, w - 4, 0,
+				 "%-3s %-13s %9s %5d  %-36.36s %-9s %-6s %9s %9s %6s",
 				 perf_dim_name((enum perf_dim)d), comm_coll_name(pc->coll), b, pc->group,
 				 pc->link, comm_algo_name(pc->algo), comm_proto_name(pc->proto), t1, t2,
 				 calls);
