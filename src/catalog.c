@@ -60,7 +60,7 @@ const char *hp_gen_name(enum hp_gen g)
 	return n[g];
 }
 
-int hp_gen_flash2(enum hp_gen g)
+int hp_gen_sm80(enum hp_gen g)
 {
 	return g != GEN_VOLTA && g != GEN_TURING;
 }

@@ -168,11 +168,14 @@ const char *hp_intra_name(enum hp_intra i);
 const char *hp_intra_label(enum hp_intra i);
 int hp_intra_parse(const char *s, enum hp_intra *out);
 const char *hp_gen_name(enum hp_gen g);
-/* 1 where the stock training stacks' fused attention runs: flash-attn 2
- * (Dao-AILab/flash-attention README: Ampere, Ada, Hopper; Turing only
- * with 1.x) and Transformer Engine's fused backends need sm80 or newer,
- * so 0 on Volta and Turing. Other vendors' parts (CDNA's CK flash
- * kernels, Gaudi's fused SDPA) have their own: 1. */
-int hp_gen_flash2(enum hp_gen g);
+/* 0 for NVIDIA's pre-Ampere generations (Volta, Turing: compute
+ * capability below 8.0), 1 otherwise. What hangs on it: bf16 units
+ * (vLLM refuses bf16 below 8.0; serve_perf.c), and the stock training
+ * stacks' fused attention: flash-attn 2 (Dao-AILab/flash-attention
+ * README: Ampere, Ada, Hopper; Turing only with 1.x) and Transformer
+ * Engine's fused backends need sm80 (runs_on.c, launch.c, search.c).
+ * Other vendors' parts (CDNA's CK flash kernels, Gaudi's fused SDPA) have
+ * their own: 1. */
+int hp_gen_sm80(enum hp_gen g);
 
 #endif

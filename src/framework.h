@@ -210,7 +210,7 @@ struct framework_info {
 				    * plan_globals) and runs_on.c refuses flash */
 	int flash_sm80;            /* its fused attention is flash-attn 2 or
 				    * Transformer Engine's, which need Ampere or
-				    * newer (hp_gen_flash2): on a cluster with a
+				    * newer (hp_gen_sm80): on a cluster with a
 				    * Volta or Turing pool the planner builds
 				    * unfused-attention plans for it (search.c)
 				    * and runs_on.c refuses flash there */

@@ -43,7 +43,7 @@ struct piece {
 	int first_layers, last_layers;   /* 0: same as the middle stages */
 	int even;                 /* layer split Megatron can express */
 	int flash;                /* --use-flash-attn: the plan's flash on a
-				   * GPU flash-attn 2 runs on (hp_gen_flash2) */
+				   * GPU flash-attn 2 runs on (hp_gen_sm80) */
 	const struct replica *r;
 };
 
@@ -1277,7 +1277,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	struct piece pcs[64];
 	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	for (int i = 0; i < np; i++)
-		pcs[i].flash = p->flash && hp_gen_flash2(c->pools[pcs[i].pool].gpu.gen);
+		pcs[i].flash = p->flash && hp_gen_sm80(c->pools[pcs[i].pool].gpu.gen);
 	if (render_refuses(c, p, f, pcs, np, err) < 0) {
 		sbuf_done(&b);
 		sbuf_done(&nb);

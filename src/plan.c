@@ -1031,15 +1031,15 @@ static int validate_replica(const struct plan *p, int i, const struct cluster *c
 	const struct replica *r = &p->replicas[i];
 	double seqs = plan_replica_seqs(p, i);
 	double mb = seqs / p->mbs;
-	if ((fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1) &&
-	    !strcmp(ctx, "plan flags") && p->n_replicas == 1)
+	int uneven = fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1;
+	if (uneven && !strcmp(ctx, "plan flags") && p->n_replicas == 1)
 		/* a plan from --tp/--pp/--dp: name the flags, not a JSON path */
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "--gbs %d over %d data-parallel replicas gives %.6g sequences each, "
 				  "not a positive multiple of --mbs %d: give a --gbs that is a "
 				  "multiple of %ld (mbs x dp), or another --dp",
 				  p->gbs, plan_dp(p), seqs, p->mbs, (long)p->mbs * plan_dp(p));
-	if (fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1)
+	if (uneven)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
 				  ctx, i, seqs, p->mbs, p->gbs, plan_dp(p));

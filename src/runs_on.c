@@ -304,7 +304,7 @@ static void rules_parallel(struct verdict *v, const struct plan *p)
 		deny(v, MLM | DS, "FP8 training");
 }
 
-/* Fused attention on the plan's GPUs (hp_gen_flash2). The rows marked
+/* Fused attention on the plan's GPUs (hp_gen_sm80). The rows marked
  * flash_sm80 (framework.h) run flash-attn 2 (--use-flash-attn) or
  * Transformer Engine's fused backends: on Volta (V100) and Turing (T4,
  * RTX 20, Titan RTX) those stacks compute the s x s scores. torchtitan's
@@ -320,7 +320,7 @@ static void rules_gpus(struct verdict *v, const struct plan *p, const struct clu
 	for (int r = 0; r < p->n_replicas; r++)
 		for (int s = 0; s < p->replicas[r].n_stages; s++) {
 			const struct gpu_spec *g = &c->pools[p->replicas[r].stages[s].pool].gpu;
-			if (!hp_gen_flash2(g->gen)) {
+			if (!hp_gen_sm80(g->gen)) {
 				deny(v, fws, "flash attention on %.24s (flash-attn 2 needs "
 				     "Ampere or newer; unfused attention runs)",
 				     g->name);

@@ -310,13 +310,13 @@ int layout_dense_layers(const struct model_spec *m)
 	return m->moe.experts ? m->moe.dense_layers : m->layers;
 }
 
-/* A pool whose GPU has no flash-attn 2 kernel (hp_gen_flash2: Volta,
+/* A pool whose GPU has no flash-attn 2 kernel (hp_gen_sm80: Volta,
  * Turing): a framework marked flash_sm80 runs unfused attention there,
  * and its one --use-flash-attn switch is for every rank. */
 static int cluster_has_pre_flash2(const struct cluster *c)
 {
 	for (int i = 0; i < c->n_pools; i++)
-		if (!hp_gen_flash2(c->pools[i].gpu.gen))
+		if (!hp_gen_sm80(c->pools[i].gpu.gen))
 			return 1;
 	return 0;
 }

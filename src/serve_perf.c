@@ -403,7 +403,7 @@ static int wprec_fp8_runs(const struct gpu_spec *g)
  * not refused (simplified: no catalog part among them lacks bf16). */
 static int wprec_bf16_runs(const struct gpu_spec *g)
 {
-	return g->gen != GEN_VOLTA && g->gen != GEN_TURING;
+	return hp_gen_sm80(g->gen);
 }
 
 int serve_gpu_has_bf16(const struct gpu_spec *g)
