@@ -193,7 +193,7 @@ static void fill_piece(struct piece *pc, const struct plan *p, int g, int dp, in
 }
 
 /* The pieces of p: one for a homogeneous plan, else one per group. */
-static int make_pieces(const struct plan *p, int hetero, struct piece *out, int max)
+static int make_pieces_of(const struct plan *p, int hetero, struct piece *out, int max)
 {
 	if (!hetero) {
 		fill_piece(&out[0], p, 0, plan_dp(p), p->gbs);
@@ -206,6 +206,16 @@ static int make_pieces(const struct plan *p, int hetero, struct piece *out, int 
 		int seqs = plan_replica_microbatches(p, g) * p->mbs * p->replicas[g].count;
 		fill_piece(&out[n++], p, g, p->replicas[g].count, seqs > 0 ? seqs : 1);
 	}
+	return n;
+}
+
+/* make_pieces_of, each piece told whether its GPU runs flash-attn 2 */
+static int make_pieces(const struct cluster *c, const struct plan *p, int hetero,
+		       struct piece *out, int max)
+{
+	int n = make_pieces_of(p, hetero, out, max);
+	for (int i = 0; i < n; i++)
+		out[i].flash = p->flash && hp_gen_sm80(c->pools[out[i].pool].gpu.gen);
 	return n;
 }
 
@@ -1275,9 +1285,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	if (denied)
 		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
-	int np = make_pieces(p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
-	for (int i = 0; i < np; i++)
-		pcs[i].flash = p->flash && hp_gen_sm80(c->pools[pcs[i].pool].gpu.gen);
+	int np = make_pieces(c, p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
 	if (render_refuses(c, p, f, pcs, np, err) < 0) {
 		sbuf_done(&b);
 		sbuf_done(&nb);
