@@ -317,7 +317,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLNM": "B200 (8 per node)",
           # Round 22, part 2: NeMo AutoModel (PyTorch FSDP2) on H100; its
           # Qwen3 MoE row: regime_of.
-          "BLAM": "H100 at scale"}
+          "BLAM": "H100 at scale",
+          # Round 22, part 3: dgxc-benchmarking v25.07 worked examples
+          # (Nemotron-4 15B on H100, a recipe holdout.csv has at other
+          # sizes; the Grok-1-shaped MoE on GB200: regime_of).
+          "BLDGX": "H100 seen recipes"}
 def regime_of(grp, gpu, model=""):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
@@ -327,6 +331,8 @@ def regime_of(grp, gpu, model=""):
         return "H200 (Hopper, 141 GB)"
     if grp == "BLML8B" and gpu.startswith("B300"):
         return "B300 (8 per node)"
+    if grp == "BLDGX" and model.startswith("Grok"):
+        return "MoE (NeMo, AutoModel)"
     if grp == "BLAM" and model.startswith("Qwen3"):
         return "MoE (NeMo, AutoModel)"
     if grp == "BLNM":
