@@ -321,7 +321,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 22, part 3: dgxc-benchmarking v25.07 worked examples
           # (Nemotron-4 15B on H100, a recipe holdout.csv has at other
           # sizes; the Grok-1-shaped MoE on GB200: regime_of).
-          "BLDGX": "H100 seen recipes"}
+          "BLDGX": "H100 seen recipes",
+          # Round 22, part 4: MLPerf v4.1 GPT-3 175B, NVIDIA's 8-node B200
+          # preview log.
+          "BLMLP": "B200 (8 per node)"}
 def regime_of(grp, gpu, model=""):
     if grp == "BLFP" and gpu.startswith("A800"):
         return "A800 one node"
