@@ -580,7 +580,7 @@ static void key0_init(struct stage_ctx *x)
 	key->mbs = p->mbs;
 	/* with the FP8-parameter bit (plan_fp8_params: memory, DP gather) */
 	key->precision = (int)p->precision | plan_fp8_params(p) << 8;
-	key->recompute = p->recompute;
+	key->recompute = p->recompute | p->recompute_layers << 4;   /* recompute_layers too */
 	key->zero = p->zero;
 	key->schedule = p->schedule;
 	key->vpp = p->vpp;
@@ -593,7 +593,7 @@ static void key0_init(struct stage_ctx *x)
 	/* with the plan's ep_overlap and moe_dispatch keys (-1, 0 or 1) above
 	 * the framework */
 	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10;
-	key->tp_overlap = p->tp_overlap;
+	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;
 	key->grad_fp32 = p->grad_fp32;
