@@ -757,6 +757,19 @@ static void totals(const struct cluster *c, struct perf_memo *mo, const struct p
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
 	perf_memo_step_flops(mo, tokens, s, p->recompute, &e->model_flops, &e->hw_flops);
+	if (p->recompute == RC_FULL && p->recompute_layers > 0 && p->n_replicas > 0) {
+		/* recompute_layers: the recomputed forward's FLOPs for the share
+		 * of layers recomputed (replica group 0's stages) */
+		const struct replica *r = &p->replicas[0];
+		double all = 0, rc = 0;
+		for (int i = 0; i < r->n_stages; i++) {
+			int n = r->stages[i].last_layer - r->stages[i].first_layer + 1;
+			all += n;
+			rc += plan_recompute_count(p, n);
+		}
+		if (all > 0)
+			e->hw_flops = e->model_flops + (e->hw_flops - e->model_flops) * rc / all;
+	}
 	e->tokens_per_s = tokens / e->step_time_s;
 	for (int i = 0; i < c->n_pools; i++)
 		e->peak_flops += used[i] * perf_peak(&c->pools[i].gpu, p->precision);
