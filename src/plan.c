@@ -612,25 +612,6 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe.md). `flex` needs megatron-core. Only for mixture-of-experts "
 		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
 		 "MoE recipes run; alltoall for the rest)." },
-	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
-	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
-	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
-		  "syntax (\"Et*4|(t*4|)*14tL\")",
-	  .doc = "The layers of each virtual pipeline stage, in Megatron-Core's "
-		 "`--pipeline-model-parallel-layout` syntax: `E` the embedding, `t` a "
-		 "transformer layer, `L` the loss and output layer, `|` ends a virtual stage, "
-		 "{X}`*`{N} repeats a symbol and `(`...`)*`{N} a group; commas are ignored. "
-		 "Virtual stage {k} runs on pipeline rank {k} mod {pp} as its chunk {k} / {pp}. "
-		 "`Et*4|(t*4|)*14tL` with {pp} 4 and `interleaved:4` gives ranks 16, 16, 16 and 13 "
-		 "of DeepSeek-V3's 61 layers (NVIDIA's recipe). The layout must start with `E`, "
-		 "end with `L`, hold the model's layers, and have {pp} \u00d7 {V} virtual stages "
-		 "({V} 1 under 1f1b); each stage of the plan holds its rank's layers (with "
-		 "`--tp`/`--pp` the stages are placed so). Ranks then need not hold a multiple of "
-		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
-		 "time takes each rank's first and last chunk for the fill and drain and the "
-		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
-		 "Megatron-Core; other frameworks get a note. The planner does not search it. "
-		 "An empty value is no layout (the even split)." },
 	/* recompute_layers: up to the model's layer limit (catalog.c, 100000) */
 	{ .key = "recompute_layers", .flag = "recompute-layers", .kind = FK_INT,
 	  .off = PF(recompute_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
@@ -657,6 +638,25 @@ static const struct hp_field plan_field_list[] = {
 		 "Megatron-LM and the other frameworks do not (default off). No effect at TP 1. "
 		 "Estimate only: `hetplan launch` writes nothing for it and the planner does not "
 		 "search it." },
+	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
+	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
+	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
+		  "syntax (\"Et*4|(t*4|)*14tL\")",
+	  .doc = "The layers of each virtual pipeline stage, in Megatron-Core's "
+		 "`--pipeline-model-parallel-layout` syntax: `E` the embedding, `t` a "
+		 "transformer layer, `L` the loss and output layer, `|` ends a virtual stage, "
+		 "{X}`*`{N} repeats a symbol and `(`...`)*`{N} a group; commas are ignored. "
+		 "Virtual stage {k} runs on pipeline rank {k} mod {pp} as its chunk {k} / {pp}. "
+		 "`Et*4|(t*4|)*14tL` with {pp} 4 and `interleaved:4` gives ranks 16, 16, 16 and 13 "
+		 "of DeepSeek-V3's 61 layers (NVIDIA's recipe). The layout must start with `E`, "
+		 "end with `L`, hold the model's layers, and have {pp} \u00d7 {V} virtual stages "
+		 "({V} 1 under 1f1b); each stage of the plan holds its rank's layers (with "
+		 "`--tp`/`--pp` the stages are placed so). Ranks then need not hold a multiple of "
+		 "{V}. `m` (an MTP layer) is refused: hetplan's models have none. The pipeline "
+		 "time takes each rank's first and last chunk for the fill and drain and the "
+		 "memory its chunks' layers in flight. `hetplan launch` writes it for "
+		 "Megatron-Core; other frameworks get a note. The planner does not search it. "
+		 "An empty value is no layout (the even split)." },
 };
 #undef PF
 
