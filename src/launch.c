@@ -476,7 +476,13 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 	ARG("--train-samples %lld", piece_samples(m, p, pc, tokens));
 	if (p->recompute == RC_SELECTIVE)
 		ARG("--recompute-granularity selective");
-	else if (p->recompute == RC_FULL) {
+	else if (p->recompute == RC_FULL && p->recompute_layers > 0) {
+		/* the first N layers of every model chunk (megatron/core/
+		 * recompute.py @d98e8a64, the 'block' branch) */
+		ARG("--recompute-granularity full");
+		ARG("--recompute-method block");
+		ARG("--recompute-num-layers %d", p->recompute_layers);
+	} else if (p->recompute == RC_FULL) {
 		ARG("--recompute-granularity full");
 		ARG("--recompute-method uniform");
 		ARG("--recompute-num-layers 1");
@@ -878,14 +884,19 @@ static void deepspeed_notes(struct sbuf *n, const struct model_spec *m, const st
 	 * (DeepSpeed's activation-checkpointing API page). Megatron-DeepSpeed
 	 * turns it on with --recompute-granularity and
 	 * --deepspeed-activation-checkpointing (its arguments.py). */
+	char method[80] = "";
+	if (p->recompute == RC_FULL && p->recompute_layers > 0)
+		snprintf(method, sizeof method, " --recompute-method block --recompute-num-layers %d",
+			 p->recompute_layers);
+	else if (p->recompute == RC_FULL)
+		snprintf(method, sizeof method, " --recompute-method uniform");
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_FULL)
 		sbuf_addf(n, "DeepSpeed: recomputation is turned on in the model code, not by the "
 			  "config's activation_checkpointing section, which only configures it "
 			  "(Megatron-DeepSpeed: --recompute-granularity %s%s "
 			  "--deepspeed-activation-checkpointing); without them nothing is "
 			  "recomputed and the plan's memory does not hold.\n",
-			  p->recompute == RC_FULL ? "full" : "selective",
-			  p->recompute == RC_FULL ? " --recompute-method uniform" : "");
+			  p->recompute == RC_FULL ? "full" : "selective", method);
 	if (p->precision == HP_FP8)
 		sbuf_add(n, "DeepSpeed: FP8 runs through Transformer Engine in the model; the "
 			    "config says bf16.\n");
@@ -975,6 +986,45 @@ static void titan_model_parts(struct sbuf *b, const struct replica *r, int v,
 	sbuf_add(b, "]\n");
 }
 
+/* torchtitan's [activation_checkpoint] section. recompute_layers (R of a
+ * stage's L layers) becomes layer-level selective checkpointing: every
+ * K-th block wrapped (torchtitan/distributed/activation_checkpoint.py
+ * @8a2686c4, _apply_layer_sac: a counter from 1, checkpointed when
+ * count % K == 0, so floor(L / K) of L), K = L / R, which is R exactly
+ * when R divides L; otherwise the nearest K below, which recomputes more
+ * than R, and a comment says so. L: the piece's largest stage. */
+static void titan_ac(struct sbuf *b, const struct plan *p, const struct piece *pc)
+{
+	if (p->recompute == RC_FULL && p->recompute_layers > 0) {
+		int L = 0;
+		for (int i = 0; i < pc->r->n_stages; i++)
+			if (stage_layers_of(pc->r, i) > L)
+				L = stage_layers_of(pc->r, i);
+		int R = plan_recompute_count(p, L);
+		int K = R > 0 ? L / R : 1;
+		if (K < 1)
+			K = 1;
+		if (L / K != R)
+			sbuf_addf(b, "# one layer in %d is recomputed: %d of a stage's %d, where the "
+				  "plan recomputes %d (recompute_layers %d)\n", K, L / K, L, R,
+				  p->recompute_layers);
+		sbuf_addf(b, "mode = \"selective\"\nselective_ac_option = \"%d\"\n", K);
+		return;
+	}
+	switch (p->recompute) {
+	case RC_NONE: sbuf_add(b, "mode = \"none\"\n"); break;
+	case RC_FULL: sbuf_add(b, "mode = \"full\"\n"); break;
+	case RC_SELECTIVE_OP:
+		sbuf_add(b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
+		break;
+	default:
+		sbuf_add(b, "# Megatron's attention-only recomputation has no torchtitan mode; "
+			    "op-level selective is the nearest\nmode = \"selective\"\n"
+			    "selective_ac_option = \"op\"\n");
+		break;
+	}
+}
+
 static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const struct plan *p,
 			    const struct piece *pc, double tokens, struct sbuf *notes)
 {
@@ -1043,18 +1093,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	if (p->ep > 1 && m->moe.experts && plan_etp(p, pc->tp) > 1)
 		sbuf_addf(b, "expert_tensor_parallel_degree = %d\n", plan_etp(p, pc->tp));
 	sbuf_add(b, "\n[activation_checkpoint]\n");
-	switch (p->recompute) {
-	case RC_NONE: sbuf_add(b, "mode = \"none\"\n"); break;
-	case RC_FULL: sbuf_add(b, "mode = \"full\"\n"); break;
-	case RC_SELECTIVE_OP:
-		sbuf_add(b, "mode = \"selective\"\nselective_ac_option = \"op\"\n");
-		break;
-	default:
-		sbuf_add(b, "# Megatron's attention-only recomputation has no torchtitan mode; "
-			    "op-level selective is the nearest\nmode = \"selective\"\n"
-			    "selective_ac_option = \"op\"\n");
-		break;
-	}
+	titan_ac(b, p, pc);
 	/* Async TP is torch.compile's micro-pipelining: torchtitan refuses it
 	 * unless the model is compiled (distributed/tensor_parallel.py,
 	 * maybe_enable_async_tp: "Async TP requires 'model' in

@@ -580,7 +580,7 @@ static void key0_init(struct stage_ctx *x)
 	key->mbs = p->mbs;
 	/* with the FP8-parameter bit (plan_fp8_params: memory, DP gather) */
 	key->precision = (int)p->precision | plan_fp8_params(p) << 8;
-	key->recompute = p->recompute;
+	key->recompute = p->recompute | p->recompute_layers << 4;   /* recompute_layers too */
 	key->zero = p->zero;
 	key->schedule = p->schedule;
 	key->vpp = p->vpp;
@@ -593,7 +593,7 @@ static void key0_init(struct stage_ctx *x)
 	/* with the plan's ep_overlap and moe_dispatch keys (-1, 0 or 1) above
 	 * the framework */
 	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10;
-	key->tp_overlap = p->tp_overlap;
+	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;
 	key->grad_fp32 = p->grad_fp32;
@@ -757,6 +757,19 @@ static void totals(const struct cluster *c, struct perf_memo *mo, const struct p
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
 	perf_memo_step_flops(mo, tokens, s, p->recompute, &e->model_flops, &e->hw_flops);
+	if (p->recompute == RC_FULL && p->recompute_layers > 0 && p->n_replicas > 0) {
+		/* recompute_layers: the recomputed forward's FLOPs for the share
+		 * of layers recomputed (replica group 0's stages) */
+		const struct replica *r = &p->replicas[0];
+		double all = 0, rc = 0;
+		for (int i = 0; i < r->n_stages; i++) {
+			int n = r->stages[i].last_layer - r->stages[i].first_layer + 1;
+			all += n;
+			rc += plan_recompute_count(p, n);
+		}
+		if (all > 0)
+			e->hw_flops = e->model_flops + (e->hw_flops - e->model_flops) * rc / all;
+	}
 	e->tokens_per_s = tokens / e->step_time_s;
 	for (int i = 0; i < c->n_pools; i++)
 		e->peak_flops += used[i] * perf_peak(&c->pools[i].gpu, p->precision);

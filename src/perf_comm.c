@@ -322,7 +322,8 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	/* Per pass: two units forward, two backward; full recompute runs
 	 * the forward's again; op-level selective keeps the reduce-scatter
 	 * outputs and redoes the gathers (about one unit). */
-	double rc_units = p->recompute == RC_FULL ? 2 : p->recompute == RC_SELECTIVE_OP ? 1 : 0;
+	double rc_units = p->recompute == RC_FULL ? 2.0 * plan_recompute_count(p, layers) / layers
+			  : p->recompute == RC_SELECTIVE_OP ? 1 : 0;   /* recompute_layers: the share */
 	int ov = x->tp_ov && p->sp;
 	double sl = x->k->tp_overlap_slowdown;
 	double cf = 2 * one * layers, cb = 2 * one * layers, cr_ = rc_units * one * layers;

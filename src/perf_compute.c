@@ -924,6 +924,18 @@ void perf_stage_compute(struct stage_ctx *x)
 	double fwd = 0, bwd = 0, rc = 0, act = 0, act_work = 0, unit = 0, stall = 0;
 	double params = 0, eparams = 0, attn_sum = 0, gemm_sum = 0;
 	double gap = k->kernel_gap_s;
+	/* Layers under full recompute (all of them, or recompute_layers per
+	 * chunk: plan_recompute_count), taken from the dense layers first, as
+	 * Megatron's block method recomputes a chunk's first layers. */
+	int rc_left = plan_recompute_count(p, count[0] + count[1]);
+	/* tp_host_sync (AMP's Megatron fork): torch.cuda.synchronize() before
+	 * and after every TP all-reduce, 2 forward and 2 backward a layer,
+	 * drains the device, so the host's dispatch of a layer's kernels no
+	 * longer runs ahead of the device's work on them: the two add
+	 * (host + device), where otherwise the longer counts. The serialised
+	 * limit, with no constant of its own (docs/blind-round20-pcie.md
+	 * sections 3-4). At TP 1 the fork's _reduce returns before its timers. */
+	int host_sync = p->tp_host_sync && x->tp > 1;
 	for (int kind = 0; kind < 2; kind++) {
 		if (!count[kind])
 			continue;
@@ -937,7 +949,8 @@ void perf_stage_compute(struct stage_ctx *x)
 		double b = L->gemm_b + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 		fwd += n * f;
 		bwd += n * b;
-		stall += n * (perf_fmax(0, host - f) + perf_fmax(0, 2 * host - b));
+		double host_f = host_sync ? host : perf_fmax(0, host - f);
+		stall += n * (host_f + (host_sync ? 2 * host : perf_fmax(0, 2 * host - b)));
 		/* At a host wait the device runs dry: the next kernel starts
 		 * only once the host has issued it, host_op_s later (moe_ops).
 		 * The rest of the layer is costed as before: the per-layer
@@ -947,9 +960,12 @@ void perf_stage_compute(struct stage_ctx *x)
 		stall += n * drain;
 		attn_sum += n * L->attn_f;
 		gemm_sum += n * L->gemm;
+		/* the recomputed layers of this kind (n when all are) */
+		double nr = rc_left < count[kind] ? rc_left : count[kind];
 		if (p->recompute == RC_FULL) {
-			rc += n * f;
-			stall += n * (perf_fmax(0, host - f) + drain);
+			rc_left -= (int)nr;
+			rc += nr * f;
+			stall += nr * (host_f + drain);
 		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
 			rc += n * (L->attn_f + L->ew_scores);
 		} else if (p->recompute == RC_SELECTIVE_OP) {
@@ -957,7 +973,13 @@ void perf_stage_compute(struct stage_ctx *x)
 			rc += n * r;
 			stall += n * perf_fmax(0, 0.6 * host - r);
 		}
-		act += n * L->act;
+		/* A recomputed layer keeps its input (L->act under full
+		 * recompute); the others, with recompute_layers, all their
+		 * activations (act_norc). */
+		if (p->recompute == RC_FULL)
+			act += nr * L->act + (n - nr) * L->act_norc;
+		else
+			act += n * L->act;
 		if (L->act_norc > act_work)
 			act_work = L->act_norc;
 		params += n * L->params;

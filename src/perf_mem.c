@@ -356,7 +356,8 @@ int perf_stage_memory(const struct stage_ctx *x, struct perf_stage *ps)
  *   its output, only the FP8 copy: -1 B);
  * Llama 3.1 405B at TP 8: (-16,384 - 16,384 - 53,248 + 16,384) / 8 =
  * -8,704 B a token of 65,088 (-13.4%). Applied with no recompute and with
- * selective recompute (both keep these tensors); full recompute keeps only
+ * selective recompute (both keep these tensors), and to the layers that
+ * full recompute leaves whole under recompute_layers; full recompute keeps only
  * the layer input (the one layer it rebuilds, x->act_work, stays counted
  * in 16 bits: an over-count of 13% of one layer). Not applied to MoE
  * layers, whose expert inputs are dispatched copies (their accounting is
@@ -366,12 +367,18 @@ static double fp8_saved_delta(const struct stage_ctx *x)
 {
 	const struct plan *p = x->p;
 	int te = p->framework == FW_MEGATRON_CORE || p->framework == FW_ANY;
+	int partial = p->recompute == RC_FULL && p->recompute_layers > 0;
 	if (p->precision != HP_FP8 || !te ||
-	    (p->recompute != RC_NONE && p->recompute != RC_SELECTIVE))
+	    (p->recompute != RC_NONE && p->recompute != RC_SELECTIVE && !partial))
 		return 0;
 	const struct stage *st = &x->rep->stages[x->index];
-	int dense = st->last_layer - st->first_layer + 1 -
-		    model_moe_layers_in(x->m, st->first_layer, st->last_layer);
+	int layers = st->last_layer - st->first_layer + 1;
+	int dense = layers - model_moe_layers_in(x->m, st->first_layer, st->last_layer);
+	/* with recompute_layers, the layers kept whole: the recomputed ones
+	 * are taken from the dense layers first (perf_stage_compute) */
+	if (partial)
+		dense -= plan_recompute_count(p, layers) < dense ? plan_recompute_count(p, layers)
+								   : dense;
 	if (dense <= 0)
 		return 0;
 	double t = x->tp > 0 ? x->tp : 1, h = x->m->hidden;

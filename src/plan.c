@@ -34,6 +34,17 @@ int plan_tp_overlap(const struct plan *p)
 	return p->tp_overlap >= 0 ? p->tp_overlap : framework_get(p->framework)->tp_overlap;
 }
 
+int plan_recompute_count(const struct plan *p, int layers)
+{
+	if (p->recompute != RC_FULL || layers <= 0)
+		return 0;
+	if (p->recompute_layers <= 0)
+		return layers;
+	long long v = p->vpp > 1 ? p->vpp : 1;
+	long long n = (long long)p->recompute_layers * v;
+	return n < layers ? (int)n : layers;
+}
+
 int plan_grad_overlap(const struct plan *p)
 {
 	/* A framework whose code reduces after the backward at this ZeRO
@@ -301,7 +312,8 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_param_overlap(a) != plan_param_overlap(b) ||
 	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b) ||
 	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
-	    plan_moe_dispatch(a) != plan_moe_dispatch(b))
+	    plan_moe_dispatch(a) != plan_moe_dispatch(b) ||
+	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
 		const struct replica *x = &a->replicas[g], *y = &b->replicas[g];
@@ -600,6 +612,32 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe.md). `flex` needs megatron-core. Only for mixture-of-experts "
 		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
 		 "MoE recipes run; alltoall for the rest)." },
+	/* recompute_layers: up to the model's layer limit (catalog.c, 100000) */
+	{ .key = "recompute_layers", .flag = "recompute-layers", .kind = FK_INT,
+	  .off = PF(recompute_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
+	  .arg = "{N}", .help = "with recompute full: layers recomputed per stage chunk (0: all)",
+	  .doc = "With `--recompute full`, only {N} layers of each pipeline stage's model chunk "
+		 "are recomputed; the stage's other layers keep their activations (Megatron-LM "
+		 "`--recompute-method block --recompute-num-layers` {N}: the first {N} layers of "
+		 "each chunk). A stage of {L} layers in {V} chunks recomputes min({N} × {V}, {L}) "
+		 "of them (simplified: every chunk taken to hold {N} or more). torchtitan "
+		 "checkpoints every {K}-th layer instead (`selective_ac_option = \"`{K}`\"`): "
+		 "{L} / {K} layers of a stage of {L}, which {N} = {L} / {K} states; `hetplan "
+		 "launch` writes {K} = {L} / {N} and says so where {N} does not divide {L}. "
+		 "0 (the default) recomputes every layer. Needs `--recompute full`. The planner "
+		 "does not search it." },
+	{ .key = "tp_host_sync", .flag = "tp-host-sync", .kind = FK_BOOL, .off = PF(tp_host_sync),
+	  .names = on_off, .flags = FF_OMIT_ZERO,
+	  .help = "the host synchronises the GPU around every TP collective (AMP's Megatron fork)",
+	  .doc = "The host waits for the GPU before and after every tensor-parallel all-reduce, "
+		 "so at TP above 1 a layer's kernel launches no longer run ahead of its GPU work: "
+		 "each layer costs its host time plus its GPU time, where otherwise the longer "
+		 "of the two. AMP's Megatron-LM v1.1.5 fork (DachengLi1/AMP @708e87f, "
+		 "megatron/mpu/mappings.py `_reduce` under `timers('mp allreduce')`, whose "
+		 "`_Timer.start` and `stop` call `torch.cuda.synchronize()`) runs so; upstream "
+		 "Megatron-LM and the other frameworks do not (default off). No effect at TP 1. "
+		 "Estimate only: `hetplan launch` writes nothing for it and the planner does not "
+		 "search it." },
 	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
 	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
 	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
@@ -903,6 +941,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
 				  ctx, p->zero);
+	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: recompute_layers %d needs recompute full (it says how many "
+				  "layers of each stage chunk full recomputation covers), not %s",
+				  ctx, p->recompute_layers, plan_recompute_name(p->recompute));
 	if (p->fp8_params == 1 && !plan_fp8_params(p))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs precision fp8 and zero 1 or 2 "

@@ -103,6 +103,16 @@ struct plan {
 			       * experts' ranks (Megatron-Core
 			       * --moe-token-dispatcher-type); read it through
 			       * plan_moe_dispatch() */
+	int tp_host_sync;     /* 0 or 1: the host synchronises the device around every
+			       * TP collective, so a layer's kernel dispatch no longer
+			       * overlaps its device work at TP > 1 (AMP's Megatron-LM
+			       * fork times each TP all-reduce with
+			       * torch.cuda.synchronize(); plan.c, perf_compute.c) */
+	int recompute_layers; /* 0: under recompute full every layer is recomputed;
+			       * N > 0: only N layers of each pipeline stage's model
+			       * chunk (Megatron --recompute-method block
+			       * --recompute-num-layers N), the others keep their
+			       * activations; read it through plan_recompute_count() */
 	/* Megatron-Core's --pipeline-model-parallel-layout (pp_layout.h),
 	 * "" when absent: the layers of each virtual stage, which then need
 	 * not be a multiple of vpp per rank. Each stage's layer range holds
@@ -180,6 +190,13 @@ int plan_master_parse(const char *s, enum hp_master *out);
 /* The overlap settings in force: the explicit key, else the framework's
  * default (framework.h). */
 int plan_tp_overlap(const struct plan *p);
+/* Layers a stage of `layers` transformer layers in vpp model chunks
+ * recomputes in full: all of them under recompute full with
+ * recompute_layers 0, min(recompute_layers x vpp, layers) with it set
+ * (Megatron's block method recomputes the first N layers of every chunk;
+ * simplified: chunks taken as holding at least N layers each), 0 unless
+ * the plan's recompute is full. */
+int plan_recompute_count(const struct plan *p, int layers);
 int plan_grad_overlap(const struct plan *p);
 int plan_param_overlap(const struct plan *p);
 /* Whether data-parallel gradients are reduced in fp32 (4 bytes) rather than

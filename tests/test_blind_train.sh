@@ -447,11 +447,21 @@ def args_of(r, mfile):
     rc = ("full" if rc.startswith("full") else
           "selective-op" if rc.startswith("selective") and "op-level" in rc else
           "selective" if rc.startswith("selective") else "none")
+    # "every Kth layer": torchtitan's layer-level AC (selective_ac_option
+    # "K", distributed/activation_checkpoint.py _apply_layer_sac): whole
+    # blocks recomputed, 1 in K, floor(L / pp / K) a stage: full recompute
+    # of that many layers (recompute_layers, added in round 22).
+    every = re.search(r"every (\d+)(?:st|nd|rd|th) layer", r["recompute"])
+    rcl = int(r["n_layers"]) // int(r["pp"]) // int(every.group(1)) if every else 0
+    if rcl:
+        rc = "full"
     a = [hetplan, "estimate", "--pool", pool, "-m", mfile,
          "--tp", r["tp"], "--pp", r["pp"], "--dp", r["dp"], "--cp", r["cp"] or "1",
          "--mbs", r["micro_batch"], "--gbs", r["global_batch"], "--precision", prec,
          "--recompute", rc, "--zero", r["zero_stage"] or "0",
          "--framework", tag(r["notes"], "FW"), "--format", "json"]
+    if rcl:
+        a += ["--recompute-layers", str(rcl)]
     ep = int(r["ep"] or 1)
     if ep > 1:
         a += ["--ep", str(ep)]
@@ -515,6 +525,8 @@ def args_of(r, mfile):
                         replicas=[dict(count=int(r["dp"]), stages=st)])
             if re.search(r"SP:\s*off", r["notes"]):
                 plan["sp"] = False
+            if rcl:
+                plan["recompute_layers"] = rcl
             if etp:
                 plan["etp"] = int(etp)
             if disp:

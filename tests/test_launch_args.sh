@@ -237,7 +237,8 @@ for args in "-m deepseek-v3 --tp 8 --pp 8 --ep 8 --dp 8 --mbs 1 --gbs 1024 --zer
 	"-m llama3.1-8b --tp 4 --pp 4 --dp 2 --mbs 1 --gbs 64 --schedule interleaved:2 --precision fp8" \
 	"-m llama3.1-8b --tp 2 --pp 1 --cp 2 --dp 4 --seq-len 16384 --mbs 1 --gbs 64 --zero 2 --recompute selective" \
 	"-m qwen2.5-72b --tp 8 --pp 8 --dp 1 --mbs 1 --gbs 64" \
-	"-m gpt3-175b --tp 8 --pp 8 --dp 1 --mbs 1 --gbs 64 --precision fp16 --zero 0"; do
+	"-m gpt3-175b --tp 8 --pp 8 --dp 1 --mbs 1 --gbs 64 --precision fp16 --zero 0" \
+	"-m llama3.1-8b --tp 2 --pp 4 --dp 8 --mbs 1 --gbs 64 --recompute full --recompute-layers 2"; do
 	i=$((i + 1))
 	# shellcheck disable=SC2086
 	$H launch --pool 64x8xH100-SXM $args --force > "$T/m$i" 2>"$T/err" ||
@@ -387,6 +388,42 @@ $H launch --pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --ze
 grep -qF -- "--recompute-granularity full --recompute-method uniform --deepspeed-activation-checkpointing" "$T/dsr" &&
 	ok || bad "deepspeed full recompute: no model-side switch named: $(cat "$T/dsr")"
 grep -q "the config turns checkpointing on" "$T/dsr" && bad "deepspeed: says the config turns checkpointing on" || ok
+
+# --- recompute_layers: only some layers of each stage recomputed.
+# Megatron-LM (megatron/core/recompute.py @d98e8a64, the 'block' branch;
+# transformer_config.py: "block will recompute the input activations for
+# only a set number of transformer layers per pipeline stage"): Llama 3.1
+# 8B on PP 4 (8 layers a stage), 2 recomputed: --recompute-granularity
+# full --recompute-method block --recompute-num-layers 2 (all three in
+# megatron_args.txt, checked by known_flags). torchtitan
+# (distributed/activation_checkpoint.py @8a2686c4, _apply_layer_sac:
+# block n wrapped when n % K == 0, n counted from 1): 2 of 8 is every
+# 4th, mode "selective", selective_ac_option "4"; 3 of 8 has no K
+# (8 / 2 = 4 blocks, 8 / 3 = 2), so K = 2 and a comment says 4 are
+# recomputed. DeepSpeed: the model-side flags in the note.
+RL="--pool 4x8xH100-SXM -m llama3.1-8b --tp 2 --pp 4 --dp 4 --mbs 1 --gbs 64 --recompute full"
+# shellcheck disable=SC2086
+$H launch $RL --recompute-layers 2 --force > "$T/rl" 2>"$T/err" || bad "megatron recompute-layers: $(cat "$T/err")"
+known_flags "$T/rl" "recompute-layers"
+expect "$T/rl" "recompute-granularity=full recompute-method=block recompute-num-layers=2" "recompute-layers 2"
+# shellcheck disable=SC2086
+$H launch $RL --recompute-layers 2 --force --format torchtitan > "$T/rlt" 2>"$T/err" ||
+	bad "torchtitan recompute-layers: $(cat "$T/err")"
+# shellcheck disable=SC2086
+$H launch $RL --recompute-layers 3 --force --format torchtitan > "$T/rlt3" 2>"$T/err" ||
+	bad "torchtitan recompute-layers 3: $(cat "$T/err")"
+python3 - "$T/rlt" "$T/rlt3" <<'PY' && ok || bad "torchtitan recompute-layers: mode and every-K-th"
+import sys, tomllib
+a, b = (tomllib.load(open(x, "rb"))["activation_checkpoint"] for x in sys.argv[1:])
+assert a == {"mode": "selective", "selective_ac_option": "4"}, a
+assert b == {"mode": "selective", "selective_ac_option": "2"}, b
+assert "# one layer in 2 is recomputed: 4 of a stage's 8" in open(sys.argv[2]).read()
+PY
+# shellcheck disable=SC2086
+$H launch $RL --recompute-layers 2 --force --format deepspeed --framework deepspeed > /dev/null 2>"$T/dsr" ||
+	bad "deepspeed recompute-layers"
+grep -qF -- "--recompute-granularity full --recompute-method block --recompute-num-layers 2 --deepspeed-activation-checkpointing" "$T/dsr" &&
+	ok || bad "deepspeed recompute-layers: $(cat "$T/dsr")"
 
 # --- a plan that does not fit: 70B, TP 8, ZeRO-0 on 8 x A100-40GB needs
 # 16 bytes per parameter of model state alone: 70.6e9 x 16 / 8 = 141 GB

@@ -139,4 +139,45 @@ a, b = (json.load(open(x))["memory"][1]["other_bytes"] for x in sys.argv[1:])
 assert a - b == 805306368, (a, b, a - b)
 PY
 
+# --- recompute_layers: full recompute of only some layers of a stage.
+# Llama 3.1 8B (hidden 4096, 32 heads of 128, 8 KV heads, FFN 14,336,
+# seq 8192) at TP 1, PP 8 on A100s, mbs 1, 64 micro-batches, 1F1B: stage 1
+# holds layers 4-7 (4 layers) and 7 micro-batches in flight (pp - 1).
+# A layer kept whole (Transformer Engine, flash attention, the terms of
+# docs/memory.md) keeps per token 4 x 2h (norm inputs and outputs) +
+# 2(q + 2 kv) + 2q + 4 x heads (Q, K, V, the attention output and its
+# log-sum-exp) + 2 x 2 ffn + 2 ffn (FC1's output, SwiGLU's output)
+# = 32,768 + 12,288 + 8,192 + 128 + 57,344 + 28,672 = 139,392 B; a
+# recomputed layer keeps its input, 2h = 8,192 B. Each layer taken out of
+# recomputation keeps 131,200 B x 8,192 tokens x 7 micro-batches =
+# 7,523,532,800 B more (the allocator's slack aside). So with 1 of 4
+# recomputed (Megatron --recompute-method block --recompute-num-layers 1)
+# the stage holds 3 x 7,523,532,800 = 22,570,598,400 B more than with all
+# 4; 4 or more of 4 is full recompute. The recompute time is 1/4 of full's
+# (one layer's forward again, of four alike), and the hardware FLOPs add
+# 1/4 of full recompute's extra forward.
+for n in 0 1 4 9; do
+	if [ $n = 0 ]; then extra=""; else extra="--recompute-layers $n"; fi
+	expect 0 "" $H estimate --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --tp 1 --pp 8 --mbs 1 \
+		--gbs 64 --recompute full $extra --format json
+	cp "$T/out" "$T/rcl$n.json"
+done
+python3 - "$T" <<'PY' && ok || bad "recompute_layers: memory, recompute time and FLOPs by hand"
+import json, sys
+d = {n: json.load(open("%s/rcl%d.json" % (sys.argv[1], n))) for n in (0, 1, 4, 9)}
+kept = lambda n: d[n]["memory"][1]["activations_bytes"] - d[n]["memory"][1]["allocator_cache_bytes"]
+assert d[1]["memory"][1]["first_layer"] == 4 and d[1]["memory"][1]["last_layer"] == 7
+assert abs(kept(1) - kept(0) - 22570598400) < 1e-6 * 22570598400, kept(1) - kept(0)
+assert kept(4) == kept(0) and kept(9) == kept(0), (kept(4), kept(9), kept(0))
+rc = lambda n: d[n]["breakdown_s"]["recompute"]
+assert abs(rc(1) - rc(0) / 4) < 1e-9 * rc(0), (rc(1), rc(0))
+assert d[4]["step_time_s"] == d[0]["step_time_s"]
+hw = lambda n: d[n]["hardware_flops_per_step"] - d[n]["model_flops_per_step"]
+assert abs(hw(1) - hw(0) / 4) < 1e-9 * hw(0), (hw(1), hw(0))
+assert d[1]["plan"]["recompute_layers"] == 1 and "recompute_layers" not in d[0]["plan"]
+PY
+# recompute_layers needs full recompute: the key named, exit 3.
+expect 3 "recompute_layers 2 needs recompute full" $H estimate --pool 1x8xA100-SXM4-80GB \
+	-m llama3.1-8b --tp 1 --pp 8 --mbs 1 --gbs 64 --recompute selective --recompute-layers 2
+
 finish memory

@@ -340,4 +340,36 @@ f8 = c["204800-fp8"] - c["51200-fp8"]
 assert bf >= 0.035, bf
 assert abs(f8 - bf) <= 0.01 * bf, (bf, f8)
 PY
+# --- tp_host_sync: AMP's Megatron-LM fork wraps every TP all-reduce in
+# timers that call torch.cuda.synchronize() (DachengLi1/AMP @708e87f,
+# megatron/mpu/mappings.py _reduce; megatron/global_vars.py _Timer).
+# (1) At TP 1 its _reduce returns before the timers: no change at all.
+for s in off on; do
+	expect 0 "" $H estimate --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 \
+		--framework megatron-lm --tp-host-sync $s --format json
+	cp "$T/out" "$T/hs1$s.json"
+done
+python3 - "$T" <<'PY' && ok || bad "tp_host_sync at TP 1 changes the step"
+import json, sys
+a, b = (json.load(open("%s/hs1%s.json" % (sys.argv[1], s))) for s in ("off", "on"))
+assert a["step_time_s"] == b["step_time_s"] and b["plan"]["tp_host_sync"] is True, (a, b)
+PY
+# (2) At TP 2, with every kernel of an 18B layer longer than its launch,
+# the host's launches no longer hide behind the device: each forward pass
+# of a layer adds its host time h, each backward (about twice the
+# kernels) 2h. Full recompute runs each layer's forward, and so its TP
+# all-reduces and their synchronisations, once more: 4h per layer and
+# micro-batch against 3h without, a ratio of 4/3 whatever h is.
+for rcm in none full; do for s in off on; do
+	expect 0 "" $H estimate --pool 1x8xA100-SXM4-80GB -m gpt-18.4b --tp 2 --pp 2 --mbs 1 --gbs 8 \
+		--recompute $rcm --framework megatron-lm --tp-host-sync $s --format json
+	cp "$T/out" "$T/hs2$rcm$s.json"
+done; done
+python3 - "$T" <<'PY' && ok || bad "tp_host_sync at TP 2: 4h with full recompute, 3h without"
+import json, sys
+t = lambda n: json.load(open("%s/hs2%s.json" % (sys.argv[1], n)))["step_time_s"]
+dn, df = t("noneon") - t("noneoff"), t("fullon") - t("fulloff")
+assert dn > 0 and abs(df / dn - 4 / 3) < 1e-6, (dn, df)
+PY
+
 finish perf_cli
