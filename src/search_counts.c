@@ -536,6 +536,11 @@ struct mix_walk {
 						 * first on a pool */
 	int top_gpus[HP_MAX_POOLS];             /* each pool's highest rung */
 	double M, floor_t;
+	/* per layout, read once a set: its fits A_lo, B_lo and the GPUs
+	 * one replica adds to the pools (cluster pool, GPUs; a pool once
+	 * each, as fit_count counts them) */
+	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
+	int nu[HP_MAX_POOLS + 1], up[HP_MAX_POOLS + 1][2], ug[HP_MAX_POOLS + 1][2];
 };
 
 double search_block_pipe_bound(int n, int i, const double *A, const double *B, const int *counts,
@@ -584,17 +589,7 @@ static int walk_block_screened(const struct mix_walk *w, int i, const int *left,
 {
 	const struct mix_fill *f = w->f;
 	int used[HP_MAX_POOLS] = { 0 }, ub[HP_MAX_POOLS + 1];
-	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
 	for (int j = 0; j < f->n; j++) {
-		const struct layout *L = w->Ls[j];
-		int c = j < i ? counts[j] : 1;
-		for (int s = 0; s < L->nseg; s++) {
-			int p = L->seg[s].pool;
-			if (!s || p != L->seg[0].pool)
-				used[p] += c * L->gpus[p];
-		}
-		A[j] = L->A_lo;
-		B[j] = L->B_lo;
 		ub[j] = 1 << 30;
 		for (int k = 0; j >= i && k < f->nq[j]; k++) {
 			int q = f->q[j][k];
@@ -604,7 +599,12 @@ static int walk_block_screened(const struct mix_walk *w, int i, const int *left,
 		if (ub[j] < 1)
 			return 0;   /* the walk finds the block empty itself */
 	}
-	double pipe = search_block_pipe_bound(f->n, i, A, B, counts, ub, w->M);
+	for (int j = 0; j < f->n; j++) {
+		int c = j < i ? counts[j] : 1;
+		for (int k = 0; k < w->nu[j]; k++)
+			used[w->up[j][k]] += c * w->ug[j][k];
+	}
+	double pipe = search_block_pipe_bound(f->n, i, w->A, w->B, counts, ub, w->M);
 	return combo_screens_all(w->x, used, fmax(pipe, w->floor_t));
 }
 
@@ -693,8 +693,18 @@ static void node_mixes_walked(struct ctx *x, const struct gset *g, const struct 
 		w.Ls = Ls;
 		w.M = (double)(x->o->gbs / g->mbs);
 		for (int i = 0; i < f->n; i++) {
-			int q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
-			w.floor_t = fmax(w.floor_t, Ls[i]->A_lo + Ls[i]->B_lo * q);
+			const struct layout *L = Ls[i];
+			int q = g->sched == SCHED_INTERLEAVED ? L->pp : 1;
+			w.floor_t = fmax(w.floor_t, L->A_lo + L->B_lo * q);
+			w.A[i] = L->A_lo;
+			w.B[i] = L->B_lo;
+			for (int sg = 0; sg < L->nseg; sg++) {
+				int p = L->seg[sg].pool;
+				if (!sg || p != L->seg[0].pool) {
+					w.up[i][w.nu[i]] = p;
+					w.ug[i][w.nu[i]++] = L->gpus[p];
+				}
+			}
 		}
 	}
 	w.out = xmalloc((size_t)total * (size_t)f->n * sizeof *w.out);
