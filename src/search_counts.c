@@ -3,6 +3,7 @@
 #include "search_int.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,12 +157,17 @@ static void cl_free(struct count_list *cl)
  * degrees are), else by the remainder. The 64-bit division it replaces,
  * one per node mix, was a tenth of the node mixes' cycles on
  * DeepSeek-V3, 16,384 GPUs (perf, sixteenth round). */
+static inline int ep_divides(long step, long dp)
+{
+	return (step & (step - 1)) == 0 ? (dp & (step - 1)) == 0 : dp % step == 0;
+}
+
 static void cl_add_valid(struct count_list *cl, long step, const int *counts, int n)
 {
 	long dp = 0;
 	for (int i = 0; i < n; i++)
 		dp += counts[i];
-	if ((step & (step - 1)) == 0 ? (dp & (step - 1)) == 0 : dp % step == 0)
+	if (ep_divides(step, dp))
 		cl_add(cl, counts);
 }
 
@@ -519,7 +525,9 @@ struct mix_walk {
 	long stride[HP_MAX_POOLS];
 	int n_new[HP_MAX_POOLS + 1], newq[HP_MAX_POOLS + 1][2];
 	int *out;             /* mix at's counts at out + at * n */
-	unsigned char *ok;    /* 1: mix at filled */
+	uint64_t *ok;         /* bit at % 64 of word at / 64: mix at filled
+			       * and a plan's DP degree (the EP step) */
+	long ep_step;         /* the EP step (capmilp_ep_step) */
 	/* the blocks' screen (walk_block_screened; x NULL: none) */
 	struct ctx *x;
 	const struct layout **Ls;
@@ -528,6 +536,11 @@ struct mix_walk {
 						 * first on a pool */
 	int top_gpus[HP_MAX_POOLS];             /* each pool's highest rung */
 	double M, floor_t;
+	/* per layout, read once a set: its fits A_lo, B_lo and the GPUs
+	 * one replica adds to the pools (cluster pool, GPUs; a pool once
+	 * each, as fit_count counts them) */
+	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
+	int nu[HP_MAX_POOLS + 1], up[HP_MAX_POOLS + 1][2], ug[HP_MAX_POOLS + 1][2];
 };
 
 double search_block_pipe_bound(int n, int i, const double *A, const double *B, const int *counts,
@@ -576,17 +589,7 @@ static int walk_block_screened(const struct mix_walk *w, int i, const int *left,
 {
 	const struct mix_fill *f = w->f;
 	int used[HP_MAX_POOLS] = { 0 }, ub[HP_MAX_POOLS + 1];
-	double A[HP_MAX_POOLS + 1], B[HP_MAX_POOLS + 1];
 	for (int j = 0; j < f->n; j++) {
-		const struct layout *L = w->Ls[j];
-		int c = j < i ? counts[j] : 1;
-		for (int s = 0; s < L->nseg; s++) {
-			int p = L->seg[s].pool;
-			if (!s || p != L->seg[0].pool)
-				used[p] += c * L->gpus[p];
-		}
-		A[j] = L->A_lo;
-		B[j] = L->B_lo;
 		ub[j] = 1 << 30;
 		for (int k = 0; j >= i && k < f->nq[j]; k++) {
 			int q = f->q[j][k];
@@ -596,15 +599,25 @@ static int walk_block_screened(const struct mix_walk *w, int i, const int *left,
 		if (ub[j] < 1)
 			return 0;   /* the walk finds the block empty itself */
 	}
-	double pipe = search_block_pipe_bound(f->n, i, A, B, counts, ub, w->M);
+	for (int j = 0; j < f->n; j++) {
+		int c = j < i ? counts[j] : 1;
+		for (int k = 0; k < w->nu[j]; k++)
+			used[w->up[j][k]] += c * w->ug[j][k];
+	}
+	double pipe = search_block_pipe_bound(f->n, i, w->A, w->B, counts, ub, w->M);
 	return combo_screens_all(w->x, used, fmax(pipe, w->floor_t));
 }
 
 /* Layouts i.. of every mix that agrees with mix number idx on the pools
- * layouts 0..i-1 use, given the GPUs left_in those leave: the same
- * arithmetic as mix_fill, each layout's new pools put at each of their
- * rungs first. */
-static void mix_walk(struct mix_walk *w, int i, const int *left_in, long idx, int *counts)
+ * layouts 0..i-1 use, given the GPUs left_in those leave (and dp
+ * replicas in layouts 0..i-1): the same arithmetic as mix_fill, each
+ * layout's new pools put at each of their rungs first. A filled mix is
+ * kept only where its DP degree is a multiple of the EP step (the test of
+ * cl_add_valid, made here on the running sum: about 70% of DeepSeek-V3's
+ * filled mixes fail it on 16,384 GPUs, and were copied out and scanned
+ * before). */
+static void mix_walk(struct mix_walk *w, int i, const int *left_in, long idx, long dp,
+		     int *counts)
 {
 	const struct mix_fill *f = w->f;
 	if (w->x && i > 0 && w->branches[i] && walk_block_screened(w, i, left_in, counts)) {
@@ -634,11 +647,11 @@ static void mix_walk(struct mix_walk *w, int i, const int *left_in, long idx, in
 			counts[i] = k;
 			for (int j = 0; j < f->nq[i]; j++)
 				left[f->q[i][j]] -= k * f->gpus[i][j];
-			if (i == f->n - 1) {
-				w->ok[at] = 1;
+			if (i < f->n - 1) {
+				mix_walk(w, i + 1, left, at, dp + k, counts);
+			} else if (ep_divides(w->ep_step, dp + k)) {
+				w->ok[at >> 6] |= 1ull << (at & 63);
 				memcpy(w->out + at * f->n, counts, (size_t)f->n * sizeof *counts);
-			} else {
-				mix_walk(w, i + 1, left, at, counts);
 			}
 		}
 }
@@ -680,17 +693,31 @@ static void node_mixes_walked(struct ctx *x, const struct gset *g, const struct 
 		w.Ls = Ls;
 		w.M = (double)(x->o->gbs / g->mbs);
 		for (int i = 0; i < f->n; i++) {
-			int q = g->sched == SCHED_INTERLEAVED ? Ls[i]->pp : 1;
-			w.floor_t = fmax(w.floor_t, Ls[i]->A_lo + Ls[i]->B_lo * q);
+			const struct layout *L = Ls[i];
+			int q = g->sched == SCHED_INTERLEAVED ? L->pp : 1;
+			w.floor_t = fmax(w.floor_t, L->A_lo + L->B_lo * q);
+			w.A[i] = L->A_lo;
+			w.B[i] = L->B_lo;
+			for (int sg = 0; sg < L->nseg; sg++) {
+				int p = L->seg[sg].pool;
+				if (!sg || p != L->seg[0].pool) {
+					w.up[i][w.nu[i]] = p;
+					w.ug[i][w.nu[i]++] = L->gpus[p];
+				}
+			}
 		}
 	}
 	w.out = xmalloc((size_t)total * (size_t)f->n * sizeof *w.out);
-	w.ok = xcalloc((size_t)total, 1);
+	w.ok = xcalloc((size_t)(total + 63) / 64, sizeof *w.ok);
+	w.ep_step = ep_step;
 	int left[HP_MAX_POOLS] = { 0 }, counts[HP_MAX_POOLS + 1];
-	mix_walk(&w, 0, left, 0, counts);
-	for (long at = 0; at < total; at++)
-		if (w.ok[at])
-			cl_add_valid(cl, ep_step, w.out + at * f->n, f->n);
+	mix_walk(&w, 0, left, 0, 0, counts);
+	/* the filled mixes by number, a word of the bitmap at a time */
+	for (long word = 0; word < (total + 63) / 64; word++)
+		for (uint64_t bits = w.ok[word]; bits; bits &= bits - 1) {
+			long at = word * 64 + __builtin_ctzll(bits);
+			cl_add(cl, w.out + at * f->n);
+		}
 	free(w.out);
 	free(w.ok);
 }
