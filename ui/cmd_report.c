@@ -3,6 +3,7 @@
  * output). */
 #include "cmd_report.h"
 #include "common.h"
+#include "plan_label.h"
 #include "pricing.h"
 #include "serve_report.h"
 #include "workspace.h"
@@ -175,7 +176,9 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	pricing_free(&pb);
 	struct search_result res;
 	int rc = 0;
-	if (search_run(&ws.cluster, &ws.model, &ws.opts, &res, &err) < 0) {
+	int src = search_run(&ws.cluster, &ws.model, &ws.opts, &res, &err);
+	plan_label_result(&res, &ws.cluster);
+	if (src < 0) {
 		if (err.code != HP_EXIT_NOFIT) {
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 			search_result_free(&res);

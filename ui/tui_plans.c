@@ -222,9 +222,9 @@ static void row_label(const struct tui *t, int id, int brief, char *buf, size_t 
 		return;
 	}
 	if (id < 0)
-		plan_label_base(sp, brief, buf, n);
+		plan_label_base(sp, &t->cur->c, brief, buf, n);
 	else
-		plan_list_label(sp, t->cur->res.plans, t->order, t->n_order, brief, buf, n);
+		plan_list_label(sp, &t->cur->c, t->cur->res.plans, t->order, t->n_order, brief, buf, n);
 }
 
 void plans_row_text(struct tui *t, int row, char *buf, size_t n)
