@@ -63,12 +63,17 @@ static void short_name(const char *name, int cols, char *out, size_t n)
 
 void plan_pool_names(const struct cluster *c, char (*names)[PLAN_POOL_NAME_MAX])
 {
+	plan_pool_names_cols(c, PLAN_POOL_COLS, names);
+}
+
+void plan_pool_names_cols(const struct cluster *c, int cols, char (*names)[PLAN_POOL_NAME_MAX])
+{
 	int longest = 0;
 	for (int i = 0; i < c->n_pools; i++)
 		longest = HP_MAX(longest, utf8_cols(c->pools[i].name));
 	/* Widen until every short name differs from every other; at the
 	 * longest name's width all are whole, and pool names are unique. */
-	for (int w = PLAN_POOL_COLS;; w++) {
+	for (int w = HP_MAX(cols, 3);; w++) {
 		for (int i = 0; i < c->n_pools; i++)
 			short_name(c->pools[i].name, w, names[i], sizeof names[i]);
 		int clash = 0;

@@ -38,6 +38,8 @@
 
 /* The short name of every pool of c, names[i] for pool i. */
 void plan_pool_names(const struct cluster *c, char (*names)[PLAN_POOL_NAME_MAX]);
+/* The same from cols columns up (3 at least), for a narrower column. */
+void plan_pool_names_cols(const struct cluster *c, int cols, char (*names)[PLAN_POOL_NAME_MAX]);
 
 /* The layout label of p on c with plan_pool_names' names: one part per
  * run of replica groups of one layout, "POOL tpT ppS" or "FIRST>LAST ppS". */

@@ -50,7 +50,8 @@ struct sbuf;
 
 /* A part another module adds to a report (the workspace's serving plans,
  * serve_report_extra): its Markdown and HTML sections, placed after the
- * training plan's, and its JSON object under json_key. The report module
+ * training plan's, its JSON object under json_key and its CSV table after
+ * the plans'. The report module
  * calls it and knows nothing else of it. */
 struct report_extra {
 	void (*md)(struct sbuf *b, const void *ctx);
@@ -58,6 +59,8 @@ struct report_extra {
 	struct cJSON *(*json)(const void *ctx);
 	const char *json_key;
 	const void *ctx;
+	/* CSV rows appended after the plans' (a blank line first) */
+	void (*csv)(struct sbuf *b, const void *ctx);
 };
 
 enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FORMAT_COUNT };

@@ -279,6 +279,48 @@ void serve_table_plans(struct table *t, const struct serve_plan_result *res, int
 	}
 }
 
+/* `hetplan serve --format csv`'s columns (docs/formats.md), one row a
+ * plan; empty where a price or a latency is unknown. */
+static const struct table_col csv_cols[] = {
+	{ "rank", NULL, TABLE_RIGHT }, { "label", NULL, TABLE_LEFT }, { "how", NULL, TABLE_LEFT },
+	{ "gpus", NULL, TABLE_RIGHT }, { "output_tokens_per_s", NULL, TABLE_RIGHT },
+	{ "requests_per_s", NULL, TABLE_RIGHT }, { "usd_per_hour", NULL, TABLE_RIGHT },
+	{ "usd_per_million_output_tokens", NULL, TABLE_RIGHT }, { "ttft_mean_s", NULL, TABLE_RIGHT },
+	{ "ttft_p50_s", NULL, TABLE_RIGHT }, { "ttft_p99_s", NULL, TABLE_RIGHT },
+	{ "tpot_mean_s", NULL, TABLE_RIGHT }, { "tpot_p50_s", NULL, TABLE_RIGHT },
+	{ "tpot_p99_s", NULL, TABLE_RIGHT }, { "fits", NULL, TABLE_RIGHT },
+};
+
+void serve_table_csv(struct table *t, const struct serve_plan_result *res)
+{
+	table_init(t, "serving plans");
+	table_cols(t, csv_cols, (int)HP_ARRAY_LEN(csv_cols));
+	for (int i = 0; i < res->n_plans; i++) {
+		const struct serve_plan *pl = &res->plans[i];
+		table_row(t, 0);
+		table_textf(t, "%d", i + 1);
+		table_text(t, pl->label);
+		table_text(t, pl->how ? pl->how : "");
+		table_textf(t, "%d", pl->gpus);
+		table_numf(t, "%.6g", pl->out_tps);
+		table_numf(t, "%.6g", pl->req_s);
+		if (pl->price_known) {
+			table_numf(t, "%.4f", pl->usd_per_hour);
+			table_numf(t, "%.6g", pl->usd_per_mtok);
+		} else {
+			table_skip(t, 2);
+		}
+		const double v[6] = { pl->ttft.mean, pl->ttft.p50, pl->ttft.p99,
+				      pl->tpot.mean, pl->tpot.p50, pl->tpot.p99 };
+		for (int k = 0; k < 6; k++)
+			if (isfinite(v[k]))
+				table_numf(t, "%.6g", v[k]);
+			else
+				table_skip(t, 1);
+		table_textf(t, "%d", pl->fits);
+	}
+}
+
 static const struct table_col inst_cols[] = {
 	{ "instances", NULL, TABLE_RIGHT },
 	{ "GPU", NULL, TABLE_LEFT },
@@ -1063,6 +1105,17 @@ static void extra_html(struct sbuf *b, const void *ctx)
 	serve_report_part(b, ctx, SERVE_SINK_HTML);
 }
 
+/* The workspace report's CSV: the serving plans after the training plans,
+ * one blank line between (their header rows tell the two apart). */
+static void extra_csv(struct sbuf *b, const void *ctx)
+{
+	const struct serve_report_input *in = ctx;
+	struct table t;
+	serve_table_csv(&t, in->res);
+	table_render_csv(b, &t);
+	table_done(&t);
+}
+
 static cJSON *extra_json(const void *ctx)
 {
 	return serve_plans_json(ctx);
@@ -1070,5 +1123,5 @@ static cJSON *extra_json(const void *ctx)
 
 void serve_report_extra(struct report_extra *x, const struct serve_report_input *in)
 {
-	*x = (struct report_extra){ extra_md, extra_html, extra_json, "serving", in };
+	*x = (struct report_extra){ extra_md, extra_html, extra_json, "serving", in, extra_csv };
 }
