@@ -132,6 +132,15 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 		sbuf_addf(o, " --max_num_tokens %d --enable_chunked_prefill", so->base.chunk_tokens);
 	sbuf_addf(o, " --kv_cache_free_gpu_memory_fraction %.2f", util);
 	sbuf_addf(o, " --max_seq_len %d", max_model_len(so));
+	/* The 16-bit type, where vLLM and SGLang get --dtype float16:
+	 * trtllm-serve has no --dtype (serve.py's options @ 4c05a74); its
+	 * --extra_llm_api_options names a YAML file whose keys override the
+	 * LLM API's arguments (update_llm_args_with_extra_dict), and those
+	 * have dtype ("auto", the checkpoint's: bf16 for Llama 3; BaseLlmArgs
+	 * in tensorrt_llm/llmapi/llm_args.py), for either backend. The file is
+	 * a bash process substitution, so that the line stays one command. */
+	if (wants_fp16(so, g))
+		sbuf_add(o, " --extra_llm_api_options <(printf 'dtype: float16\\n')");
 }
 
 char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,

@@ -368,6 +368,26 @@ assert "--tp_size 4" in line, line
 PY
 done
 
+# trtllm-serve's 16-bit type: no --dtype in its options (above), so fp16
+# goes through --extra_llm_api_options, a YAML file of LLM API arguments
+# (serve.py @ 4c05a74; BaseLlmArgs.dtype, default "auto": the checkpoint's
+# bf16). A T4 (Turing, no bf16) gets dtype float16, as vLLM gets --dtype
+# float16; an H100 at the default bf16 gets no file.
+expect trtllm-t4 0 "" -- --pool 1x4xT4 -m llama3.1-8b --estimate --tp 4 --engine tensorrt-llm \
+	--rate 2 --isl 1000 --osl 200 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "trtllm on a T4: dtype (above)"
+import json, subprocess, sys
+line = json.load(open(sys.argv[1]))["instances"][0]["launch"]
+arg = " --extra_llm_api_options <(printf 'dtype: float16\\n')"
+assert line.endswith(arg), line
+# the process substitution yields the YAML mapping {dtype: float16}
+out = subprocess.run(["bash", "-c", "cat " + arg.split(None, 1)[1]], capture_output=True, text=True).stdout
+assert out == "dtype: float16\n", repr(out)
+PY
+expect trtllm-h100 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --engine tensorrt-llm \
+	--rate 2 --isl 1000 --osl 200 --format json
+grep -qF "extra_llm_api_options" "$tmp/out" && bad "trtllm on an H100 at bf16 names a dtype file" || ok
+
 # --estimate prints one plan object
 expect estimate 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --rate 5 \
 	--isl 1000 --osl 200 --format json
