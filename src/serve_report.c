@@ -164,7 +164,10 @@ static int is_how(const struct serve_plan *pl, const char *how)
 
 double serve_inst_max_util(const struct serve_plan *pl, int role, const struct serve_slo *slo)
 {
-	if (is_how(pl, "estimate"))
+	/* a placement's flow is the most its machines carry (max flow at
+	 * their full tokens/s, place_theta_layers): no cap, its bottleneck
+	 * runs at 100% */
+	if (is_how(pl, "estimate") || is_how(pl, "placement"))
 		return 0;
 	return serve_role_capped(role, slo) ? SERVE_MAX_UTIL : 0;
 }

@@ -78,7 +78,8 @@ struct serve_report_input {
 /* The load cap on a plan's instances of `role` (enum serve_role): the
  * search loads them to at most SERVE_MAX_UTIL of their saturation rate
  * where no target bounds the load (serve_role_capped), 0 where the
- * targets bound it or the plan is an estimate at a given rate. serve_cap_note words the caps that apply to
+ * targets bound it, the plan is an estimate at a given rate or a
+ * placement (its max flow loads its bottleneck machines fully). serve_cap_note words the caps that apply to
  * pl's instances for its output (brief: the TUI's short line); 0 when none
  * applies. */
 double serve_inst_max_util(const struct serve_plan *pl, int role, const struct serve_slo *slo);
