@@ -29,11 +29,14 @@
 #define PLAN_LAYOUT_MAX 64
 
 /* A pool's name in a label: whole when it takes at most PLAN_POOL_COLS
- * terminal columns; else its head and tail around a "~" ("a100-sx~40gb"
- * for a100-sxm4-40gb), widened column by column until no two pools of the
- * cluster read the same (pool names are unique, so the whole names at
- * worst). Never a blind cut: a100-sxm4-40gb and a100-sxm4-80gb stay apart. */
-#define PLAN_POOL_COLS 12
+ * terminal columns (14: every default pool name, the catalog's GPU names
+ * lowercased, "a100-sxm4-40gb" the longest); else its head and tail
+ * around a "~" ("a100-sxm~ast-1" for a100-sxm4-40gb-us-east-1), widened
+ * column by column until no two pools of the cluster read the same (pool
+ * names are unique, so the whole names at worst). Never a blind cut: the
+ * old labels cut names at 10 columns, and a100-sxm4-40gb and
+ * a100-sxm4-80gb both read "a100-sxm4-". */
+#define PLAN_POOL_COLS 14
 #define PLAN_POOL_NAME_MAX 40   /* bytes: a 31-byte name, "~" and NUL */
 
 /* The short name of every pool of c, names[i] for pool i. */

@@ -239,9 +239,8 @@ keys ro q
 wait_for ro "EXITED:0" && ok || bad "quit big.json"
 
 # --- two pools whose names differ only after 10 columns: a100-sxm4-40gb and
-# a100-sxm4-80gb (14 columns). The Plans rows give each 12 columns: 7 of
-# its head, "~", 4 of its tail ((12 - 1) * 2 / 5 = 4): "a100-sx~40gb". The
-# Detail's boxes and memory table start from 8 columns: "a100-~gb" (5 +
+# a100-sxm4-80gb (14 columns). The Plans rows give each 14 columns: whole.
+# The Detail's boxes and memory table start from 8 columns: "a100-~gb" (5 +
 # "~" + 7 * 2 / 5 = 2) for both, at 9 and 10 "a100-~0gb", "a100-s~0gb" (tail
 # 3) for both, so they widen to 11: 6 head columns, "~", 10 * 2 / 5 = 4
 # tail columns: "a100-s~40gb" and "a100-s~80gb".
@@ -257,7 +256,7 @@ JSON
 start tw 120 40 "" "tui twins.json"
 wait_plans tw || bad "no plans for twins.json: $(screen tw | tail -1)"
 screen tw >"$tmp/tw.txt"
-grep -q '^  1 .*a100-sx~40gb tp8 pp1 + a100-sx~80gb tp' "$tmp/tw.txt" && ok ||
+grep -q '^  1 .*a100-sxm4-40gb tp8 pp1 + a100-sxm4-80gb tp' "$tmp/tw.txt" && ok ||
 	bad "Plans row 1 over both A100 pools: $(sed -n 4p "$tmp/tw.txt")"
 grep -q 'a100-sxm4-[ >]' "$tmp/tw.txt" && bad "Plans: a blind cut: $(grep 'a100-sxm4-' "$tmp/tw.txt" | head -1)" || ok
 keys tw 4
