@@ -249,6 +249,12 @@ cmp -s "$T/s-serve.csv" "$T/serve.csv" && ok || bad "csv report's serving rows d
 head -1 "$T/s-serve.csv" | grep -qx 'rank,label,how,gpus,output_tokens_per_s,requests_per_s,usd_per_hour,usd_per_million_output_tokens,ttft_mean_s,ttft_p50_s,ttft_p99_s,tpot_mean_s,tpot_p50_s,tpot_p99_s,fits' &&
 	ok || bad "csv report: serving header: $(head -1 "$T/s-serve.csv")"
 
+# --- -o naming the workspace itself (by another path too) is refused
+# before anything is written: the workspace stays as it was
+cp "$T/wsc.json" "$T/self.json"
+expect 2 "that is the workspace being reported on" $H report "$T/self.json" -o "$T/./self.json"
+cmp -s "$T/wsc.json" "$T/self.json" && ok || bad "report -o its own workspace changed it"
+
 # Markdown markup in names shows as text: a cluster named
 # "[docs](https://example.invalid) *now*" must not become a link and
 # emphasis in the report's title (CommonMark 2.4: each of [ ] * escaped

@@ -9,6 +9,7 @@
 #include "workspace.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
@@ -141,6 +142,15 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	}
 	if (!out) {
 		fprintf(stderr, "hetplan report: -o FILE is required\n");
+		return HP_EXIT_USAGE;
+	}
+	/* -o naming the workspace itself would replace the user's inputs
+	 * with the report (same file: same device and inode) */
+	struct stat st_ws, st_out;
+	if (stat(ws_path, &st_ws) == 0 && stat(out, &st_out) == 0 && st_ws.st_dev == st_out.st_dev &&
+	    st_ws.st_ino == st_out.st_ino) {
+		fprintf(stderr, "hetplan report: -o %s: that is the workspace being reported on; "
+			"write the report to another file\n", out);
 		return HP_EXIT_USAGE;
 	}
 	enum report_format probe;
