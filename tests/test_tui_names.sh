@@ -239,12 +239,9 @@ keys ro q
 wait_for ro "EXITED:0" && ok || bad "quit big.json"
 
 # --- two pools whose names differ only after 10 columns: a100-sxm4-40gb and
-# a100-sxm4-80gb (14 columns). The Plans rows give each 14 columns: whole.
-# The Detail's boxes and memory table start from 8 columns: "a100-~gb" (5 +
-# "~" + 7 * 2 / 5 = 2) for both, at 9 and 10 "a100-~0gb", "a100-s~0gb" (tail
-# 3) for both, so they widen to 11: 6 head columns, "~", 10 * 2 / 5 = 4
-# tail columns: "a100-s~40gb" and "a100-s~80gb".
-# A blind cut read "a100-sxm4-" in Plans and "a100-sxm" in the Detail.
+# a100-sxm4-80gb (14 columns). The Plans rows and the Detail's boxes and
+# memory table give each 14 columns: whole. A blind cut read "a100-sxm4-"
+# in Plans and "a100-sxm" in the Detail.
 cat >"$tmp/twins.json" <<'JSON'
 {"version": 1,
  "cluster": {"name": "twins", "pools": [
@@ -264,7 +261,7 @@ wait_for tw "runs on no stock framework" || bad "Detail: no runs-on line: $(sed 
 screen tw >"$tmp/twd.txt"
 grep -q 'memory: fits, fullest stage .* free; the plan keeps 5% of each GPU free' "$tmp/twd.txt" && ok ||
 	bad "Detail: no memory line"
-grep -q '│ a100-s~40gb 1 node' "$tmp/twd.txt" && grep -q '│ a100-s~80gb 1 node' "$tmp/twd.txt" && ok ||
+grep -q '│ a100-sxm4-40gb 1 node' "$tmp/twd.txt" && grep -q '│ a100-sxm4-80gb 1 node' "$tmp/twd.txt" && ok ||
 	bad "Detail boxes: $(grep 'node' "$tmp/twd.txt" | head -2)"
 grep -q 'a100-sxm ' "$tmp/twd.txt" && bad "Detail: a blind cut at 8: $(grep 'a100-sxm ' "$tmp/twd.txt" | head -1)" || ok
 keys tw q

@@ -656,12 +656,12 @@ static void fit_name(const struct tui *t, const char *name, int w, char *buf, si
 		snprintf(buf, n, "%.*s", w, name);
 }
 
-/* The Detail's pool names: plan_label.h's short names from 8 columns up
- * (a blind cut at 8 read "a100-sxm" for both A100 pools); returns the
- * widest, in columns. */
+/* The Detail's pool names: the labels' short names (plan_label.h; a blind
+ * cut at 8 columns read "a100-sxm" for both A100 pools); returns the
+ * widest, in columns, 8 at least (the columns' old width). */
 static int detail_pool_names(const struct cluster *c, char (*names)[PLAN_POOL_NAME_MAX])
 {
-	plan_pool_names_cols(c, 8, names);
+	plan_pool_names(c, names);
 	int nw = 8;
 	for (int i = 0; i < c->n_pools; i++)
 		nw = HP_MAX(nw, utf8_cols(names[i]));
