@@ -38,7 +38,9 @@
  * the same schema (report_csv). Money and tp/pp cells are empty when
  * unknown (no price; replicas with different layouts); gap is empty for
  * heuristic plans; runs_on lists frameworks separated by "; " (as
- * runs_on_names, with ; for ,); memory_verdict is the JSON key's value. */
+ * runs_on_names, with ; for ,); memory_verdict is the JSON key's value.
+ * A report_extra's CSV (the workspace's serving plans) follows after one
+ * blank line, with its own header. */
 #ifndef HP_REPORT_H
 #define HP_REPORT_H
 
