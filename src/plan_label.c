@@ -1,6 +1,7 @@
 /* plan_label.c — what a list of plans calls each of its plans
  * (plan_label.h). */
 #include "plan_label.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <math.h>
@@ -44,11 +45,91 @@ static void split_note(const struct plan *p, int brief, char *buf, size_t n)
 		snprintf(buf + len, n - len, "%s", brief ? " mb" : " micro-batches");
 }
 
-void plan_label_base(const struct search_plan *sp, int brief, char *buf, size_t n)
+/* name shortened to cols columns: its first and last columns around a
+ * "~" (more of the head: GPU types lead a pool name, sizes and regions end
+ * it), or the whole name when it fits. */
+static void short_name(const char *name, int cols, char *out, size_t n)
 {
-	char note[96];
+	if (utf8_cols(name) <= cols) {
+		snprintf(out, n, "%s", name);
+		return;
+	}
+	int tail = (cols - 1) * 2 / 5, head = cols - 1 - tail;
+	size_t hb = utf8_cut_cols(name, head), tb = utf8_tail_cols(name, tail);
+	if (tb < hb)
+		tb = hb;
+	snprintf(out, n, "%.*s~%s", (int)hb, name, name + tb);
+}
+
+void plan_pool_names(const struct cluster *c, char (*names)[PLAN_POOL_NAME_MAX])
+{
+	plan_pool_names_cols(c, PLAN_POOL_COLS, names);
+}
+
+void plan_pool_names_cols(const struct cluster *c, int cols, char (*names)[PLAN_POOL_NAME_MAX])
+{
+	int longest = 0;
+	for (int i = 0; i < c->n_pools; i++)
+		longest = HP_MAX(longest, utf8_cols(c->pools[i].name));
+	/* Widen until every short name differs from every other; at the
+	 * longest name's width all are whole, and pool names are unique. */
+	for (int w = HP_MAX(cols, 3);; w++) {
+		for (int i = 0; i < c->n_pools; i++)
+			short_name(c->pools[i].name, w, names[i], sizeof names[i]);
+		int clash = 0;
+		for (int i = 0; i < c->n_pools && !clash; i++)
+			for (int j = i + 1; j < c->n_pools && !clash; j++)
+				clash = !strcmp(names[i], names[j]);
+		if (!clash || w >= longest)
+			return;
+	}
+}
+
+static void layout_named(const struct plan *p, const char (*names)[PLAN_POOL_NAME_MAX],
+			 char *out, size_t n)
+{
+	char buf[512];
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int r = 0; r < p->n_replicas && len < sizeof buf - 1; r++) {
+		const struct replica *rep = &p->replicas[r];
+		if (r > 0 && same_layout(rep, &p->replicas[r - 1]))
+			continue;
+		int pa = rep->stages[0].pool, pb = rep->stages[rep->n_stages - 1].pool;
+		int w = pa == pb
+			? snprintf(buf + len, sizeof buf - len, "%s%s tp%d pp%d", len ? " + " : "",
+				   names[pa], rep->stages[0].tp, rep->n_stages)
+			: snprintf(buf + len, sizeof buf - len, "%s%s>%s pp%d", len ? " + " : "",
+				   names[pa], names[pb], rep->n_stages);
+		len = w < 0 ? len : HP_MIN(len + (size_t)w, sizeof buf - 1);
+	}
+	if (len >= PLAN_LAYOUT_MAX)
+		memcpy(buf + utf8_cut(buf, PLAN_LAYOUT_MAX - 4), "...", 4);
+	snprintf(out, n, "%.*s", (int)utf8_cut(buf, PLAN_LAYOUT_MAX - 1), buf);
+}
+
+void plan_label_layout(const struct plan *p, const struct cluster *c, char *buf, size_t n)
+{
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	plan_pool_names(c, names);
+	layout_named(p, (const char (*)[PLAN_POOL_NAME_MAX])names, buf, n);
+}
+
+static void base_named(const struct search_plan *sp, const char (*names)[PLAN_POOL_NAME_MAX],
+		       int brief, char *buf, size_t n)
+{
+	char note[96], layout[PLAN_LAYOUT_MAX];
 	split_note(&sp->plan, brief, note, sizeof note);
-	snprintf(buf, n, "%s%s", sp->label, note);
+	layout_named(&sp->plan, names, layout, sizeof layout);
+	snprintf(buf, n, "%s%s", layout, note);
+}
+
+void plan_label_base(const struct search_plan *sp, const struct cluster *c, int brief,
+		     char *buf, size_t n)
+{
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	plan_pool_names(c, names);
+	base_named(sp, (const char (*)[PLAN_POOL_NAME_MAX])names, brief, buf, n);
 }
 
 /* The settings in which a differs from b, as bits of the table below. */
@@ -72,17 +153,21 @@ static unsigned setting_diffs(const struct search_plan *x, const struct search_p
 	return m;
 }
 
-void plan_list_label(const struct search_plan *sp, const struct search_plan *plans,
-		     const int *order, int n_order, int brief, char *buf, size_t n)
+void plan_list_label(const struct search_plan *sp, const struct cluster *c,
+		     const struct search_plan *plans, const int *order, int n_order, int brief,
+		     char *buf, size_t n)
 {
-	plan_label_base(sp, brief, buf, n);
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	plan_pool_names(c, names);
+	const char (*nm)[PLAN_POOL_NAME_MAX] = (const char (*)[PLAN_POOL_NAME_MAX])names;
+	base_named(sp, nm, brief, buf, n);
 	unsigned mask = 0;
 	char other[PLAN_LABEL_MAX];
 	for (int k = 0; k < n_order; k++) {
 		const struct search_plan *q = &plans[order ? order[k] : k];
 		if (q == sp)
 			continue;
-		plan_label_base(q, brief, other, sizeof other);
+		base_named(q, nm, brief, other, sizeof other);
 		if (!strcmp(other, buf))
 			mask |= setting_diffs(sp, q);
 	}
@@ -115,4 +200,27 @@ void plan_list_label(const struct search_plan *sp, const struct search_plan *pla
 		len += 3;
 	}
 	memcpy(buf + len, add, al + 1);
+}
+
+static void relabel(struct search_plan *sp, const struct cluster *c)
+{
+	if (*sp->label)
+		plan_label_layout(&sp->plan, c, sp->label, sizeof sp->label);
+}
+
+void plan_label_result(struct search_result *res, const struct cluster *c)
+{
+	for (int i = 0; i < res->n_plans; i++)
+		relabel(&res->plans[i], c);
+	for (int i = 0; i < res->n_pareto; i++)
+		relabel(&res->pareto[i], c);
+	for (int i = 0; i < HP_MAX_POOLS; i++)
+		if (res->has_single[i])
+			relabel(&res->single[i], c);
+	if (res->has_stock)
+		relabel(&res->stock, c);
+	if (res->has_nearest)
+		relabel(&res->nearest, c);
+	if (res->has_mem_miss)
+		relabel(&res->mem_miss, c);
 }

@@ -727,6 +727,10 @@ int report_render(const struct report_input *in, enum report_format fmt,
 		return 0;
 	case REPORT_CSV:
 		report_csv(&b, in->res, in->cluster);
+		if (in->extra && in->extra->csv) {
+			sbuf_add(&b, "\n");
+			in->extra->csv(&b, in->extra->ctx);
+		}
 		break;
 	case REPORT_MD:
 		md_render(in, &s, &b);

@@ -38,7 +38,9 @@
  * the same schema (report_csv). Money and tp/pp cells are empty when
  * unknown (no price; replicas with different layouts); gap is empty for
  * heuristic plans; runs_on lists frameworks separated by "; " (as
- * runs_on_names, with ; for ,); memory_verdict is the JSON key's value. */
+ * runs_on_names, with ; for ,); memory_verdict is the JSON key's value.
+ * A report_extra's CSV (the workspace's serving plans) follows after one
+ * blank line, with its own header. */
 #ifndef HP_REPORT_H
 #define HP_REPORT_H
 
@@ -50,7 +52,8 @@ struct sbuf;
 
 /* A part another module adds to a report (the workspace's serving plans,
  * serve_report_extra): its Markdown and HTML sections, placed after the
- * training plan's, and its JSON object under json_key. The report module
+ * training plan's, its JSON object under json_key and its CSV table after
+ * the plans'. The report module
  * calls it and knows nothing else of it. */
 struct report_extra {
 	void (*md)(struct sbuf *b, const void *ctx);
@@ -58,6 +61,8 @@ struct report_extra {
 	struct cJSON *(*json)(const void *ctx);
 	const char *json_key;
 	const void *ctx;
+	/* CSV rows appended after the plans' (a blank line first) */
+	void (*csv)(struct sbuf *b, const void *ctx);
 };
 
 enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FORMAT_COUNT };

@@ -169,11 +169,11 @@ void report_plan_label(const struct search_plan *sp, const struct search_result 
 		       const struct cluster *c, char *buf, size_t n)
 {
 	if (*sp->label && r) {
-		plan_list_label(sp, r->plans, NULL, r->n_plans, 0, buf, n);
+		plan_list_label(sp, c, r->plans, NULL, r->n_plans, 0, buf, n);
 		return;
 	}
 	if (*sp->label) {
-		snprintf(buf, n, "%s", sp->label);
+		plan_label_layout(&sp->plan, c, buf, n);
 		return;
 	}
 	const struct plan *p = &sp->plan;

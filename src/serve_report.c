@@ -132,6 +132,15 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 		sbuf_addf(o, " --max_num_tokens %d --enable_chunked_prefill", so->base.chunk_tokens);
 	sbuf_addf(o, " --kv_cache_free_gpu_memory_fraction %.2f", util);
 	sbuf_addf(o, " --max_seq_len %d", max_model_len(so));
+	/* The 16-bit type, where vLLM and SGLang get --dtype float16:
+	 * trtllm-serve has no --dtype (serve.py's options @ 4c05a74); its
+	 * --extra_llm_api_options names a YAML file whose keys override the
+	 * LLM API's arguments (update_llm_args_with_extra_dict), and those
+	 * have dtype ("auto", the checkpoint's: bf16 for Llama 3; BaseLlmArgs
+	 * in tensorrt_llm/llmapi/llm_args.py), for either backend. The file is
+	 * a bash process substitution, so that the line stays one command. */
+	if (wants_fp16(so, g))
+		sbuf_add(o, " --extra_llm_api_options <(printf 'dtype: float16\\n')");
 }
 
 char *serve_launch_line(const struct model_spec *m, const struct serve_opts *so,
@@ -155,7 +164,10 @@ static int is_how(const struct serve_plan *pl, const char *how)
 
 double serve_inst_max_util(const struct serve_plan *pl, int role, const struct serve_slo *slo)
 {
-	if (is_how(pl, "estimate"))
+	/* a placement's flow is the most its machines carry (max flow at
+	 * their full tokens/s, place_theta_layers): no cap, its bottleneck
+	 * runs at 100% */
+	if (is_how(pl, "estimate") || is_how(pl, "placement"))
 		return 0;
 	return serve_role_capped(role, slo) ? SERVE_MAX_UTIL : 0;
 }
@@ -276,6 +288,48 @@ void serve_table_plans(struct table *t, const struct serve_plan_result *res, int
 		latency_cell(t, pl->ttft.p99);
 		latency_cell(t, pl->tpot.p99);
 		table_text(t, pl->fits ? "yes" : "no")->flags |= pl->fits ? TABLE_GOOD : TABLE_BAD;
+	}
+}
+
+/* `hetplan serve --format csv`'s columns (docs/formats.md), one row a
+ * plan; empty where a price or a latency is unknown. */
+static const struct table_col csv_cols[] = {
+	{ "rank", NULL, TABLE_RIGHT }, { "label", NULL, TABLE_LEFT }, { "how", NULL, TABLE_LEFT },
+	{ "gpus", NULL, TABLE_RIGHT }, { "output_tokens_per_s", NULL, TABLE_RIGHT },
+	{ "requests_per_s", NULL, TABLE_RIGHT }, { "usd_per_hour", NULL, TABLE_RIGHT },
+	{ "usd_per_million_output_tokens", NULL, TABLE_RIGHT }, { "ttft_mean_s", NULL, TABLE_RIGHT },
+	{ "ttft_p50_s", NULL, TABLE_RIGHT }, { "ttft_p99_s", NULL, TABLE_RIGHT },
+	{ "tpot_mean_s", NULL, TABLE_RIGHT }, { "tpot_p50_s", NULL, TABLE_RIGHT },
+	{ "tpot_p99_s", NULL, TABLE_RIGHT }, { "fits", NULL, TABLE_RIGHT },
+};
+
+void serve_table_csv(struct table *t, const struct serve_plan_result *res)
+{
+	table_init(t, "serving plans");
+	table_cols(t, csv_cols, (int)HP_ARRAY_LEN(csv_cols));
+	for (int i = 0; i < res->n_plans; i++) {
+		const struct serve_plan *pl = &res->plans[i];
+		table_row(t, 0);
+		table_textf(t, "%d", i + 1);
+		table_text(t, pl->label);
+		table_text(t, pl->how ? pl->how : "");
+		table_textf(t, "%d", pl->gpus);
+		table_numf(t, "%.6g", pl->out_tps);
+		table_numf(t, "%.6g", pl->req_s);
+		if (pl->price_known) {
+			table_numf(t, "%.4f", pl->usd_per_hour);
+			table_numf(t, "%.6g", pl->usd_per_mtok);
+		} else {
+			table_skip(t, 2);
+		}
+		const double v[6] = { pl->ttft.mean, pl->ttft.p50, pl->ttft.p99,
+				      pl->tpot.mean, pl->tpot.p50, pl->tpot.p99 };
+		for (int k = 0; k < 6; k++)
+			if (isfinite(v[k]))
+				table_numf(t, "%.6g", v[k]);
+			else
+				table_skip(t, 1);
+		table_textf(t, "%d", pl->fits);
 	}
 }
 
@@ -1063,6 +1117,17 @@ static void extra_html(struct sbuf *b, const void *ctx)
 	serve_report_part(b, ctx, SERVE_SINK_HTML);
 }
 
+/* The workspace report's CSV: the serving plans after the training plans,
+ * one blank line between (their header rows tell the two apart). */
+static void extra_csv(struct sbuf *b, const void *ctx)
+{
+	const struct serve_report_input *in = ctx;
+	struct table t;
+	serve_table_csv(&t, in->res);
+	table_render_csv(b, &t);
+	table_done(&t);
+}
+
 static cJSON *extra_json(const void *ctx)
 {
 	return serve_plans_json(ctx);
@@ -1070,5 +1135,5 @@ static cJSON *extra_json(const void *ctx)
 
 void serve_report_extra(struct report_extra *x, const struct serve_report_input *in)
 {
-	*x = (struct report_extra){ extra_md, extra_html, extra_json, "serving", in };
+	*x = (struct report_extra){ extra_md, extra_html, extra_json, "serving", in, extra_csv };
 }

@@ -78,7 +78,8 @@ struct serve_report_input {
 /* The load cap on a plan's instances of `role` (enum serve_role): the
  * search loads them to at most SERVE_MAX_UTIL of their saturation rate
  * where no target bounds the load (serve_role_capped), 0 where the
- * targets bound it or the plan is an estimate at a given rate. serve_cap_note words the caps that apply to
+ * targets bound it, the plan is an estimate at a given rate or a
+ * placement (its max flow loads its bottleneck machines fully). serve_cap_note words the caps that apply to
  * pl's instances for its output (brief: the TUI's short line); 0 when none
  * applies. */
 double serve_inst_max_util(const struct serve_plan *pl, int role, const struct serve_slo *slo);
@@ -110,6 +111,12 @@ void serve_table_instances(struct table *t, const struct cluster *c, const struc
 void serve_table_routes(struct table *t, const struct cluster *c, const struct serve_plan *pl);
 void serve_table_latency(struct table *t, const struct serve_plan *pl, const struct serve_slo *slo);
 void serve_table_workload(struct table *t, const struct serve_opts *so, const struct cluster *c);
+/* The plans as `hetplan serve --format csv` writes them (and the workspace
+ * report's CSV after its training plans): rank, label, how, gpus,
+ * output_tokens_per_s, requests_per_s, usd_per_hour,
+ * usd_per_million_output_tokens, ttft and tpot mean/p50/p99 in seconds,
+ * fits; rendered with table_render_csv (esc_csv). */
+void serve_table_csv(struct table *t, const struct serve_plan_result *res);
 
 /* The report of in for sink k, appended to b:
  *   TERM: the plans, plan 1's instances, launch lines, routes and

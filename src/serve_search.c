@@ -1023,6 +1023,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 		struct serve_result lr;
 		inst_latency(c, m, cd, cd->role == ROLE_BOTH ? rr / fs->count[kk] : 0, isl, osl, k, &lr);
 		struct serve_quantiles ttft = lr.ttft_s, tpot = lr.tpot_s;
+		double load = cd->role == ROLE_BOTH && isfinite(lr.utilisation) ? lr.utilisation : 0;
 		if (cd->role != ROLE_BOTH) {
 			const struct serve_calib *kc = k ? k : serve_calib_default();
 			struct pool p = c->pools[cd->pool];
@@ -1033,10 +1034,20 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 				pd_prefill_eval(&p, m, &cd->cfg, isl, kc, &pf);
 				pd_prefill_ttft(&pf, rr / fs->count[kk], kc->frontend_s, &ttft);
 				memset(&tpot, 0, sizeof tpot);
+				/* prompts/s per copy over the most it prefills (or
+				 * its link carries): pd_prefill_ttft's rho */
+				double mu = fmin(pf.mu_max, pf.mu_link);
+				load = mu > 0 ? rr / fs->count[kk] / mu : 0;
 			} else {
 				pd_decode_tpot(&p, m, &cd->cfg, &lr, rr / fs->count[kk], isl, osl, kc, &tpot);
 				memset(&ttft, 0, sizeof ttft);
 				lr.max_batch = (int)pd_decode_bmax(&p, &cd->cfg, &lr, isl, osl);
+				/* requests/s per copy over the rate at its batch limit
+				 * (bmax sequences of osl tokens, one token each per
+				 * iteration) */
+				double bmax = lr.max_batch, mu = bmax >= 1
+					? bmax / (osl * pd_decode_t(&p, m, &cd->cfg, bmax, isl, osl, kc)) : 0;
+				load = mu > 0 ? rr / fs->count[kk] / mu : 0;
 			}
 		}
 		struct serve_plan_inst *in = &pl->inst[pl->n_inst++];
@@ -1051,7 +1062,7 @@ static void fleet_plan(const struct cluster *c, const struct model_spec *m,
 		in->last_layer = m->layers - 1;
 		in->rate = rr;
 		in->tokens_per_s = rr * osl;
-		in->load = cd->role == ROLE_BOTH && isfinite(lr.utilisation) ? lr.utilisation : 0;
+		in->load = isfinite(load) ? load : 0;
 		/* a request counts once: at its prefill side (or its only one) */
 		if (cd->role != ROLE_DECODE) {
 			tot_rate += rr;
@@ -1366,6 +1377,9 @@ static void place_instances(const struct place_meta *pm, const struct place_prob
 		int len = g->last - g->first + 1;
 		double th = pp->cls[q].theta[len];
 		in->max_batch = (int)(th * pm->ct[q][len] + 0.5);
+		/* each machine's share of the flow over the tokens/s it runs at
+		 * its batch (theta) */
+		in->load = th > 0 ? g->flow / (g->count * th) : 0;
 		/* the cache of the layers the machine is shown to hold */
 		in->kv_capacity_tokens = place_kv_tokens(pm, p, in->last_layer - in->first_layer + 1, in->tp,
 							 place_util(pm));

@@ -257,9 +257,12 @@ struct serve_plan_inst {
 	double tokens_per_s;         /* placement: flow through these machines */
 	double load;                 /* the share of its saturation rate each
 				      * copy serves (serve_result.utilisation at
-				      * rate / count): 1 - load is its headroom;
-				      * 0 where not modelled so (prefill and
-				      * decode roles, placements) */
+				      * rate / count; a prefill copy's prompts/s
+				      * over the most it prefills, a decode
+				      * copy's requests/s over the rate at its
+				      * batch limit, a placement machine's flow
+				      * over its tokens/s): 1 - load is its
+				      * headroom; 0 where unknown */
 };
 
 struct serve_plan {

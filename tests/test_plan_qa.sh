@@ -184,4 +184,47 @@ expect 0 "" $H launch $SMALL --plan "$T/plans.json"
 expect 3 "hetplan: --gbs 64 over 3 data-parallel replicas gives 21.3333 sequences each, not a positive multiple of --mbs 1: give a --gbs that is a multiple of 3 (mbs x dp), or another --dp" \
 	$H estimate --pool 3x8xA100-SXM4-40GB -m llama3.1-70b --tp 8 --pp 1 --mbs 1 --gbs 64
 
+# --- plan labels keep pools apart (plan_label.h): the default names of
+# A100-SXM4-40GB and -80GB pools, a100-sxm4-40gb and a100-sxm4-80gb, take
+# 14 columns, what a label gives a pool name, and stay whole. The old
+# blind cut at 10 columns read "a100-sxm4-" for both in a pipeline's "A>B"
+# (and at 12, "a100-sxm4-40", as if that were the name).
+TW="--pool 2x8xA100-SXM4-40GB --pool 2x8xA100-SXM4-80GB -m llama3.1-8b --gbs 256"
+# shellcheck disable=SC2086
+expect 0 "" $H plan $TW --pp 2 --top 4
+grep -qE "^  1\*? +a100-sxm4-[48]0gb>a100-sxm4-[48]0gb pp2" "$T/out" && ok ||
+	bad "pipeline label over both A100 pools: $(sed -n 4p "$T/out")"
+grep -E "a100-sxm4-[0-9]*[ >]" "$T/out" | grep -qv "^ *stage" &&
+	bad "a blind cut left: $(grep -E 'a100-sxm4-[0-9]*[ >]' "$T/out" | head -2)" || ok
+# shellcheck disable=SC2086
+expect 0 "" $H plan $TW --pp 2 --top 4 --format json
+json "import re; ls = [p['label'] for p in d['plans']]; assert all(re.fullmatch(r'a100-sxm4-[48]0gb(>a100-sxm4-[48]0gb)? (tp[0-9]+ )?pp2( \+ .*)?', l) for l in ls), ls"
+# longer names that differ only near the end: at 14 columns each is its
+# first 14 - 1 - 5 = 8 columns ("a100-sxm"), "~" and its last
+# (14 - 1) * 2 / 5 = 5: "ast-1" and "est-1" read apart
+expect 0 "" $H plan --pool 2x8xA100-SXM4-40GB,name=a100-sxm4-40gb-us-east-1 \
+	--pool 2x8xA100-SXM4-80GB,name=a100-sxm4-40gb-us-west-1 -m llama3.1-8b --gbs 256 --top 2
+grep -qF "a100-sxm~ast-1 tp8 pp1 + a100-sxm~est-1 tp" "$T/out" && ok ||
+	bad "east/west pools: $(sed -n 4p "$T/out")"
+
+# --- hostile pool names in a report's plan labels go through each
+# format's escaping (md: \~, \| and &lt;, html: &lt;, csv: a quoted field
+# only when it holds a comma or quote; the short names, 8 head columns
+# "<b>a100|", "~", 5 tail "-east", hold neither)
+cat > "$T/hostile.json" <<'EOF'
+{"version": 1,
+ "cluster": {"name": "hostile",
+             "pools": [{"name": "<b>a100|40,\"x\"-long-east", "gpu": "A100-SXM4-40GB", "nodes": 2},
+                       {"name": "<b>a100|40,\"x\"-long-west", "gpu": "A100-SXM4-80GB", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 256, "seq_len": 8192, "objective": "throughput", "top": 2}}
+EOF
+for f in md html csv json; do expect 0 "" $H report "$T/hostile.json" -o "$T/h.$f"; done
+grep -qF '&lt;b&gt;a100\|\~-east tp8 pp1 + &lt;b&gt;a100\|\~-west tp' "$T/h.md" && ok || bad "md label: $(grep -m1 'Best plan' "$T/h.md")"
+grep -qF '&lt;b&gt;a100|~-east tp8 pp1 + &lt;b&gt;a100|~-west tp' "$T/h.html" && ok || bad "html label"
+grep -q '^1,<b>a100|~-east tp8 pp1 + <b>a100|~-west tp[0-9]* pp1[^,]*,32,"<b>a100|40,""x""-long-east:16;' "$T/h.csv" && ok ||
+	bad "csv label: $(sed -n 2p "$T/h.csv")"
+cp "$T/h.json" "$T/out"
+json "assert d['plans'][0]['label'].startswith('<b>a100|~-east tp8 pp1 + <b>a100|~-west tp'), d['plans'][0]['label']"
+
 finish plan_qa

@@ -230,6 +230,31 @@ assert page.count("<section>") == page.count("</section>")
 assert "serving" not in json.load(open(sys.argv[5]))
 PY
 
+# --- the CSV report carries the serving plans too (md, html and json do):
+# after the training plans and one blank line, the rows `hetplan serve
+# --format csv` writes for the same inputs, byte for byte (the pool name,
+# with a comma and a quote, is in neither: serving labels name GPUs).
+cat >"$T/wsc.json" <<'EOF2'
+{"cluster": {"name": "lab", "pools": [{"name": "h,1\"00", "gpu": "H100-SXM", "nodes": 4,
+  "gpus_per_node": 8}]}, "model": "llama3.1-8b", "workload": {"gbs": 256},
+ "serve": {"rate": 20, "isl": "1000", "osl": "200", "ttft_p99_s": 1, "tpot_p99_s": 0.05}}
+EOF2
+expect 0 "" $H report "$T/wsc.json" -o "$T/s.csv"
+python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['cluster'], open(sys.argv[2], 'w'))" "$T/wsc.json" "$T/wsc-cluster.json"
+expect 0 "" $H serve -c "$T/wsc-cluster.json" -m llama3.1-8b --rate 20 --isl 1000 --osl 200 \
+	--ttft-p99 1 --tpot-p99 0.05 --format csv -o "$T/serve.csv"
+sed '1,/^$/d' "$T/s.csv" >"$T/s-serve.csv"
+head -1 "$T/s.csv" | grep -q '^rank,label,gpus,gpus_by_pool,' && ok || bad "csv report: training header first"
+cmp -s "$T/s-serve.csv" "$T/serve.csv" && ok || bad "csv report's serving rows differ from serve --format csv: $(diff "$T/s-serve.csv" "$T/serve.csv" | head -5)"
+head -1 "$T/s-serve.csv" | grep -qx 'rank,label,how,gpus,output_tokens_per_s,requests_per_s,usd_per_hour,usd_per_million_output_tokens,ttft_mean_s,ttft_p50_s,ttft_p99_s,tpot_mean_s,tpot_p50_s,tpot_p99_s,fits' &&
+	ok || bad "csv report: serving header: $(head -1 "$T/s-serve.csv")"
+
+# --- -o naming the workspace itself (by another path too) is refused
+# before anything is written: the workspace stays as it was
+cp "$T/wsc.json" "$T/self.json"
+expect 2 "that is the workspace being reported on" $H report "$T/self.json" -o "$T/./self.json"
+cmp -s "$T/wsc.json" "$T/self.json" && ok || bad "report -o its own workspace changed it"
+
 # Markdown markup in names shows as text: a cluster named
 # "[docs](https://example.invalid) *now*" must not become a link and
 # emphasis in the report's title (CommonMark 2.4: each of [ ] * escaped

@@ -368,6 +368,64 @@ assert "--tp_size 4" in line, line
 PY
 done
 
+# trtllm-serve's 16-bit type: no --dtype in its options (above), so fp16
+# goes through --extra_llm_api_options, a YAML file of LLM API arguments
+# (serve.py @ 4c05a74; BaseLlmArgs.dtype, default "auto": the checkpoint's
+# bf16). A T4 (Turing, no bf16) gets dtype float16, as vLLM gets --dtype
+# float16; an H100 at the default bf16 gets no file.
+expect trtllm-t4 0 "" -- --pool 1x4xT4 -m llama3.1-8b --estimate --tp 4 --engine tensorrt-llm \
+	--rate 2 --isl 1000 --osl 200 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "trtllm on a T4: dtype (above)"
+import json, subprocess, sys
+line = json.load(open(sys.argv[1]))["instances"][0]["launch"]
+arg = " --extra_llm_api_options <(printf 'dtype: float16\\n')"
+assert line.endswith(arg), line
+# the process substitution yields the YAML mapping {dtype: float16}
+out = subprocess.run(["bash", "-c", "cat " + arg.split(None, 1)[1]], capture_output=True, text=True).stdout
+assert out == "dtype: float16\n", repr(out)
+PY
+expect trtllm-h100 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --engine tensorrt-llm \
+	--rate 2 --isl 1000 --osl 200 --format json
+grep -qF "extra_llm_api_options" "$tmp/out" && bad "trtllm on an H100 at bf16 names a dtype file" || ok
+
+# --- per-instance load in --disagg and --place answers, as the plain
+# answer has it (it read "-" and null there).
+# Disaggregated: a decode copy is loaded to at most 90% of the rate at
+# the batch its TPOT allows (pd_decode_mu), itself at most its batch
+# limit, so its load against that limit is at most 0.9; a prefill copy
+# meeting a finite TTFT target runs below its saturation (load < 1).
+expect disagg-load 0 "" -- --pool 4x8xH100-SXM -m llama3.1-70b --rate 3 --isl 8000 --osl 500 \
+	--ttft-p99 1 --tpot-p99 0.04 --disagg --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "disagg loads (above)"
+import json, sys
+ins = json.load(open(sys.argv[1]))["plans"][0]["instances"]
+roles = {i["role"] for i in ins}
+assert roles == {"prefill", "decode"}, roles
+for i in ins:
+    u = i["utilisation"]
+    assert u is not None and u > 0, i
+    assert u <= 0.9 + 1e-9 if i["role"] == "decode" else u < 1, i
+PY
+# Placement: its flow is a maximum flow over the layer segments, so some
+# cut of them is saturated (max-flow min-cut): the fullest machine is at
+# 100%, none above; and no 90% cap is claimed (max_utilisation null, no
+# "loaded to at most" note).
+expect place-load 0 "" -- --pool 1x4xH100-SXM --pool 1x4xL40S -m llama3.1-8b --offline \
+	--isl 1000 --osl 200 --place --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "placement loads (above)"
+import json, sys
+ins = json.load(open(sys.argv[1]))["plans"][0]["instances"]
+us = [i["utilisation"] for i in ins]
+assert all(u is not None and 0 < u <= 1 + 1e-9 for u in us), us
+assert abs(max(us) - 1) < 1e-6, us
+assert all(i["max_utilisation"] is None for i in ins), ins
+PY
+expect place-load-text 0 "" -- --pool 1x4xH100-SXM --pool 1x4xL40S -m llama3.1-8b --offline \
+	--isl 1000 --osl 200 --place
+sed -n '/^instances /,/^$/p' "$tmp/out" | awk 'NR > 1 && NF { print $NF }' | grep -qv '%$' &&
+	bad "placement instances without a load: $(sed -n '/^instances /,/^$/p' "$tmp/out")" || ok
+grep -qF "loaded to at most" "$tmp/out" && bad "placement claims a 90% cap" || ok
+
 # --estimate prints one plan object
 expect estimate 0 "" -- --pool 1x8xH100-SXM -m llama3.1-8b --estimate --tp 1 --rate 5 \
 	--isl 1000 --osl 200 --format json

@@ -282,8 +282,13 @@ wait_for s8 "--kv-cache-dtype auto --dtype float16" && ok ||
 # Weights is the eighth field: l names fp16 (after the default, bf16)
 keys s8 j j j j j j j l
 wait_for s8 " Weights    bf16 only" && ok || bad "l on the default: $(screen s8 | sed -n 10p)"
-wait_for s8 "--precision bf16: V100-SXM2-32GB has no bf16" && ok ||
+# the refusal names the view's field, not serve's flag (--precision), and
+# how to change it: Weights is a choice, cycled with h or l
+wait_for s8 "Weights bf16: V100-SXM2-32GB has no bf16" && ok ||
 	bad "a named bf16 on the V100 planned: $(screen s8 | sed -n 17,20p)"
+screen s8 | tr -s ' \n' ' ' | grep -qF "Weights fp16 runs (Weights: select it and press h or l)" && ok ||
+	bad "the bf16 refusal does not say what to change: $(screen s8 | sed -n 17,21p)"
+screen s8 | grep -qF -- "--precision" && bad "the TUI names a CLI flag: $(screen s8 | grep -F -- '--precision')" || ok
 keys s8 l
 wait_for s8 " Weights    fp16 " && ok || bad "l on bf16: $(screen s8 | sed -n 10p)"
 keys s8 w

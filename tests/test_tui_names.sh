@@ -238,4 +238,33 @@ sed -n '4,17p' "$tmp/ro.txt" | grep -E '[0-9.]+ [dy] ' | awk '{ print $NF }' >"$
 keys ro q
 wait_for ro "EXITED:0" && ok || bad "quit big.json"
 
+# --- two pools whose names differ only after 10 columns: a100-sxm4-40gb and
+# a100-sxm4-80gb (14 columns). The Plans rows and the Detail's boxes and
+# memory table give each 14 columns: whole. A blind cut read "a100-sxm4-"
+# in Plans and "a100-sxm" in the Detail.
+cat >"$tmp/twins.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "twins", "pools": [
+   {"name": "a100-sxm4-40gb", "gpu": "A100-SXM4-40GB", "nodes": 2},
+   {"name": "a100-sxm4-80gb", "gpu": "A100-SXM4-80GB", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 256, "seq_len": 8192, "objective": "throughput", "top": 4}}
+JSON
+start tw 120 40 "" "tui twins.json"
+wait_plans tw || bad "no plans for twins.json: $(screen tw | tail -1)"
+screen tw >"$tmp/tw.txt"
+grep -q '^  1 .*a100-sxm4-40gb tp8 pp1 + a100-sxm4-80gb tp' "$tmp/tw.txt" && ok ||
+	bad "Plans row 1 over both A100 pools: $(sed -n 4p "$tmp/tw.txt")"
+grep -q 'a100-sxm4-[ >]' "$tmp/tw.txt" && bad "Plans: a blind cut: $(grep 'a100-sxm4-' "$tmp/tw.txt" | head -1)" || ok
+keys tw 4
+wait_for tw "runs on no stock framework" || bad "Detail: no runs-on line: $(sed -n 3,12p "$tmp/tw.txt")"
+screen tw >"$tmp/twd.txt"
+grep -q 'memory: fits, fullest stage .* free; the plan keeps 5% of each GPU free' "$tmp/twd.txt" && ok ||
+	bad "Detail: no memory line"
+grep -q '│ a100-sxm4-40gb 1 node' "$tmp/twd.txt" && grep -q '│ a100-sxm4-80gb 1 node' "$tmp/twd.txt" && ok ||
+	bad "Detail boxes: $(grep 'node' "$tmp/twd.txt" | head -2)"
+grep -q 'a100-sxm ' "$tmp/twd.txt" && bad "Detail: a blind cut at 8: $(grep 'a100-sxm ' "$tmp/twd.txt" | head -1)" || ok
+keys tw q
+wait_for tw "EXITED:0" && ok || bad "quit twins.json"
+
 finish test_tui_names

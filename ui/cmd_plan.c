@@ -142,7 +142,7 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 		const struct search_plan *sp = &res->pareto[i];
 		cJSON *e = cJSON_CreateObject();
 		char lb[PLAN_LABEL_MAX];
-		plan_list_label(sp, res->plans, NULL, res->n_plans, 0, lb, sizeof lb);
+		plan_list_label(sp, c, res->plans, NULL, res->n_plans, 0, lb, sizeof lb);
 		cJSON_AddStringToObject(e, "label", sp->label);
 		cJSON_AddStringToObject(e, "list_label", lb);
 		cJSON_AddNumberToObject(e, "time_to_train_s", sp->time_to_train_s);
@@ -490,9 +490,9 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	int width = 28, suffixed = 0, split = 0;
 	for (int i = 0; i < res->n_plans; i++) {
 		char base[PLAN_LABEL_MAX];
-		plan_list_label(&res->plans[i], res->plans, NULL, res->n_plans, 1, labels[i],
+		plan_list_label(&res->plans[i], c, res->plans, NULL, res->n_plans, 1, labels[i],
 				sizeof labels[i]);
-		plan_label_base(&res->plans[i], 1, base, sizeof base);
+		plan_label_base(&res->plans[i], c, 1, base, sizeof base);
 		split |= strcmp(base, res->plans[i].label) != 0;
 		suffixed |= strcmp(base, labels[i]) != 0;
 		width = HP_MAX(width, HP_MIN(label_cols(labels[i]), PLAN_COL_MAX));
@@ -522,7 +522,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			runs_on_names(sp->runs_on, ro, sizeof ro);
 			char lb[PLAN_LABEL_MAX];
-			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
+			plan_list_label(sp, c, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			sbuf_addf(o, "Best plan a stock framework runs: %s, %d GPU%s, %s tokens/s "
 				  "(%.0f%% slower than plan 1), on %s.\n", lb, sp->est.n_gpus,
 				  sp->est.n_gpus == 1 ? "" : "s", tok,
@@ -540,7 +540,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			char lb[PLAN_LABEL_MAX];
 			wpool = name_col(wpool, c->pools[i].name);
 			if (res->has_single[i]) {
-				plan_list_label(&res->single[i], res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
+				plan_list_label(&res->single[i], c, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 				int n = label_cols(lb);
 				wlab = n > wlab ? (n < PLAN_COL_MAX ? n : PLAN_COL_MAX) : wlab;
 			}
@@ -555,7 +555,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 			const struct search_plan *sp = &res->single[i];
 			const struct search_plan *b = &res->plans[0];
 			char tok[32], t[32], cost[32], lb[PLAN_LABEL_MAX];
-			plan_list_label(sp, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
+			plan_list_label(sp, c, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_count(tok, sizeof tok, sp->est.tokens_per_s);
 			hp_fmt_duration(t, sizeof t, sp->time_to_train_s);
 			fmt_usd(cost, sizeof cost, sp->cost_to_train_usd, sp->est.price_known);
@@ -591,7 +591,7 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 		sbuf_add(o, "Pareto front (time vs cost to train):\n");
 		for (int i = 0; i < res->n_pareto; i++) {
 			char t[32], cost[32], lb[PLAN_LABEL_MAX];
-			plan_list_label(&res->pareto[i], res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
+			plan_list_label(&res->pareto[i], c, res->plans, NULL, res->n_plans, 1, lb, sizeof lb);
 			hp_fmt_duration(t, sizeof t, res->pareto[i].time_to_train_s);
 			fmt_usd(cost, sizeof cost, res->pareto[i].cost_to_train_usd, 1);
 			sbuf_addf(o, "  %9s %9s  %s (%d GPU%s)\n", t, cost, lb,
@@ -870,6 +870,7 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	if (fwn[0] && (fmt != FMT_TABLE || rf != REPORT_FORMAT_AUTO))   /* the table says it */
 		fprintf(stderr, "hetplan plan: note: %s\n", fwn);
 	int src = search_run(&c, &m, &so, &res, &err);
+	plan_label_result(&res, &c);
 	if (prog.shown)
 		fputs("\r\033[K", stderr);   /* erase the progress line */
 	double tokens = model_train_tokens(&m, so.tokens);

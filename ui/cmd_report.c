@@ -3,11 +3,13 @@
  * output). */
 #include "cmd_report.h"
 #include "common.h"
+#include "plan_label.h"
 #include "pricing.h"
 #include "serve_report.h"
 #include "workspace.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
@@ -142,6 +144,15 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan report: -o FILE is required\n");
 		return HP_EXIT_USAGE;
 	}
+	/* -o naming the workspace itself would replace the user's inputs
+	 * with the report (same file: same device and inode) */
+	struct stat st_ws, st_out;
+	if (stat(ws_path, &st_ws) == 0 && stat(out, &st_out) == 0 && st_ws.st_dev == st_out.st_dev &&
+	    st_ws.st_ino == st_out.st_ino) {
+		fprintf(stderr, "hetplan report: -o %s: that is the workspace being reported on; "
+			"write the report to another file\n", out);
+		return HP_EXIT_USAGE;
+	}
 	enum report_format probe;
 	if (fmt == REPORT_FORMAT_AUTO && report_format_from_path(out, &probe) < 0) {
 		fprintf(stderr, "hetplan report: -o %s: cannot tell the format from the name; use "
@@ -175,7 +186,9 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	pricing_free(&pb);
 	struct search_result res;
 	int rc = 0;
-	if (search_run(&ws.cluster, &ws.model, &ws.opts, &res, &err) < 0) {
+	int src = search_run(&ws.cluster, &ws.model, &ws.opts, &res, &err);
+	plan_label_result(&res, &ws.cluster);
+	if (src < 0) {
 		if (err.code != HP_EXIT_NOFIT) {
 			rc = cli_fail(&err, HP_EXIT_FAIL);
 			search_result_free(&res);

@@ -6,6 +6,7 @@
 #include "sbuf.h"
 #include "serve_report.h"
 #include "serve_search.h"
+#include "table.h"
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
@@ -169,27 +170,10 @@ static int parse_pos(const char *s, double max, double *out)
 
 static void print_csv(struct sbuf *o, const struct serve_plan_result *res)
 {
-	sbuf_add(o, "rank,label,how,gpus,output_tokens_per_s,requests_per_s,usd_per_hour,"
-		    "usd_per_million_output_tokens,ttft_mean_s,ttft_p50_s,ttft_p99_s,tpot_mean_s,"
-		    "tpot_p50_s,tpot_p99_s,fits\n");
-	for (int i = 0; i < res->n_plans; i++) {
-		const struct serve_plan *pl = &res->plans[i];
-		sbuf_addf(o, "%d,", i + 1);
-		sbuf_add_csv(o, pl->label);
-		sbuf_addf(o, ",%s,%d,%.6g,%.6g,", pl->how ? pl->how : "", pl->gpus, pl->out_tps, pl->req_s);
-		if (pl->price_known)
-			sbuf_addf(o, "%.4f,%.6g,", pl->usd_per_hour, pl->usd_per_mtok);
-		else
-			sbuf_add(o, ",,");
-		const double v[6] = { pl->ttft.mean, pl->ttft.p50, pl->ttft.p99,
-				      pl->tpot.mean, pl->tpot.p50, pl->tpot.p99 };
-		for (int k = 0; k < 6; k++)
-			if (isfinite(v[k]))
-				sbuf_addf(o, "%.6g,", v[k]);
-			else
-				sbuf_add(o, ",");
-		sbuf_addf(o, "%d\n", pl->fits);
-	}
+	struct table t;
+	serve_table_csv(&t, res);
+	table_render_csv(o, &t);
+	table_done(&t);
 }
 
 /* What the command line asks for. */

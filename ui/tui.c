@@ -17,6 +17,7 @@
 #include "common.h"
 #include "tui_int.h"
 #include "escape.h"
+#include "plan_label.h"
 #include "utf8.h"
 
 #include <curl/curl.h>
@@ -402,10 +403,19 @@ void tui_plan_label(const struct tui *t, int id, char *buf, size_t n)
 		snprintf(buf, n, "-");
 	else if (id == TUI_ID_EDITED)
 		snprintf(buf, n, "%s", sp->label);
-	else if (id >= 0)
-		snprintf(buf, n, "#%d %s", id + 1, sp->label);
-	else
-		snprintf(buf, n, "best on %s: %s", t->cur->c.pools[-1 - id].name, sp->label);
+	else {
+		/* the name the Plans view's row gives it (plan_label.h), so
+		 * the Detail's and Compare's titles read as the row did */
+		char lb[PLAN_LABEL_MAX];
+		if (id >= 0) {
+			plan_list_label(sp, &t->cur->c, t->cur->res.plans, t->order, t->n_order, 0, lb,
+					sizeof lb);
+			snprintf(buf, n, "#%d %s", id + 1, lb);
+		} else {
+			plan_label_base(sp, &t->cur->c, 0, lb, sizeof lb);
+			snprintf(buf, n, "best on %s: %s", t->cur->c.pools[-1 - id].name, lb);
+		}
+	}
 }
 
 void tui_edited(struct tui *t)

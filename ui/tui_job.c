@@ -41,6 +41,7 @@
  * An edit, Esc or quit ends the hold. */
 #include "tui_int.h"
 #include "lp.h"
+#include "plan_label.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -199,7 +200,10 @@ static void plan_into(const struct workspace *w, struct tui_result *r,
 	if (plan_framework_model(r->o.framework, &r->m, "framework", &r->err) < 0)
 		r->rc = -1;
 	else
+	{
 		r->rc = search_run(&r->c, &r->m, &r->o, &r->res, &r->err);
+		plan_label_result(&r->res, &r->c);
+	}
 	r->seconds = hp_now() - t0;
 	r->o.cancel = NULL;
 	r->o.progress = NULL;

@@ -17,6 +17,7 @@
  * again picks up the newest answer. */
 #include "runs_on.h"
 #include "tui_int.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -253,8 +254,18 @@ void view_planedit_draw(struct tui *t, int y0, int h)
 	tui_plan_fields_draw(t, y0 + 1, 0, lw, h - 1);
 	for (int y = y0; y < y0 + h; y++)
 		tui_put(y, lw, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
-	char title[128];
+	char title[160];
 	snprintf(title, sizeof title, "What if: %s", pe->title);
+	/* the section's line leaves rw - 5 columns: a longer title keeps
+	 * whole words and ends in an ellipsis (cut at the edge, "vpp2" read
+	 * "vp") */
+	if (tui_width(title) > rw - 5 && rw > 8) {
+		size_t cut = utf8_cut_cols(title, rw - 6);
+		while (cut > 0 && title[cut] != ' ')
+			cut--;
+		if (cut > 0)
+			snprintf(title + cut, sizeof title - cut, "%s", tui_glyph(t, G_MID));
+	}
 	tui_section(t, y0, rx, rw, title);
 	static const char *const heads[3] = { "planner", "edited", "change" };
 	int y = tui_metric_table(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL,

@@ -222,9 +222,9 @@ static void row_label(const struct tui *t, int id, int brief, char *buf, size_t 
 		return;
 	}
 	if (id < 0)
-		plan_label_base(sp, brief, buf, n);
+		plan_label_base(sp, &t->cur->c, brief, buf, n);
 	else
-		plan_list_label(sp, t->cur->res.plans, t->order, t->n_order, brief, buf, n);
+		plan_list_label(sp, &t->cur->c, t->cur->res.plans, t->order, t->n_order, brief, buf, n);
 }
 
 void plans_row_text(struct tui *t, int row, char *buf, size_t n)
@@ -656,11 +656,25 @@ static void fit_name(const struct tui *t, const char *name, int w, char *buf, si
 		snprintf(buf, n, "%.*s", w, name);
 }
 
+/* The Detail's pool names: the labels' short names (plan_label.h; a blind
+ * cut at 8 columns read "a100-sxm" for both A100 pools); returns the
+ * widest, in columns, 8 at least (the columns' old width). */
+static int detail_pool_names(const struct cluster *c, char (*names)[PLAN_POOL_NAME_MAX])
+{
+	plan_pool_names(c, names);
+	int nw = 8;
+	for (int i = 0; i < c->n_pools; i++)
+		nw = HP_MAX(nw, utf8_cols(names[i]));
+	return nw;
+}
+
 static void draw_layout(struct tui *t, struct canvas *cv, const struct search_plan *sp,
 			const struct cluster *c, int w)
 {
 	const struct plan *p = &sp->plan;
-	int cell = 20, gap = 3;
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	/* the pool row is "NAME 12 nodes" inside "| " and " |" */
+	int cell = HP_MAX(20, detail_pool_names(c, names) + 12), gap = 3;
 	int per_row = HP_MAX(1, (w - 4 + gap) / (cell + gap));
 	for (int g = 0; g < p->n_replicas; g++) {
 		const struct replica *rep = &p->replicas[g];
@@ -704,10 +718,10 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 						snprintf(txt, sizeof txt, "layers %d-%d", st->first_layer,
 							 st->last_layer);
 					else if (gpus < pl->gpus_per_node)
-						snprintf(txt, sizeof txt, "%.*s %d GPU%s", TUI_CUT(pl->name, 8), gpus,
+						snprintf(txt, sizeof txt, "%s %d GPU%s", names[st->pool], gpus,
 							 gpus == 1 ? "" : "s");
 					else
-						snprintf(txt, sizeof txt, "%.*s %d node%s", TUI_CUT(pl->name, 8), nodes,
+						snprintf(txt, sizeof txt, "%s %d node%s", names[st->pool], nodes,
 							 nodes == 1 ? "" : "s");
 					tui_put(y, x + 2, cell - 3, line == 1 ? A_BOLD : 0, txt);
 					if (line == 2 && k + 1 < n)
@@ -738,19 +752,24 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 	}
 	tui_put(y, x, w - x, tui_attr(t, C_DIM), "| capacity");
 	cv->row++;
-	int bw = HP_MAX(10, w - 52);
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	int nw = detail_pool_names(c, names), lw = 12 + nw;   /* "G0 S0  " NAME " TP8" */
+	/* FREE: capacity less the total, the report's headroom column */
+	int bw = HP_MAX(10, w - 62 - (nw - 8));
 	/* the columns' own header, as the communication table has one */
 	y = cv_y(cv);
-	tui_putf(y, 2, w - 2, tui_attr(t, C_TITLE), "%-20s %-*s %9s / %-9s %4s", "GROUP STAGE POOL TP",
-		 bw + 1, "MEMORY", "USED", "CAPACITY", "USE");
+	tui_putf(y, 2, w - 2, tui_attr(t, C_TITLE), "%-*s %-*s %9s / %-9s %4s %9s", lw,
+		 "GROUP STAGE POOL TP", bw + 1, "MEMORY", "USED", "CAPACITY", "USE", "FREE");
 	cv->row++;
 	for (int i = 0; i < e->n_stages; i++, cv->row++) {
 		const struct perf_stage *s = &e->stages[i];
 		y = cv_y(cv);
 		if (y < 0)
 			continue;
-		tui_putf(y, 2, 20, 0, "G%d S%-2d %.*s TP%d", s->group, s->index,
-			 TUI_CUT(c->pools[s->pool].name, 8), s->tp);
+		char pn[PLAN_POOL_NAME_MAX + 8];
+		utf8_cell(pn, sizeof pn, names[s->pool], nw);
+		tui_putf(y, 2, lw, 0, "G%d S%-2d %s TP%d", s->group, s->index, pn, s->tp);
+		int bx = 3 + lw;
 		double v[5] = { s->weights, s->grads, s->optimizer, s->activations, s->other };
 		double scale = s->capacity > 0 ? bw / s->capacity : 0, acc = 0;
 		int col = 0;
@@ -758,16 +777,20 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 			acc += v[k];
 			int end = HP_MIN(bw, (int)(acc * scale + 0.5));
 			for (; col < end; col++)
-				tui_put(y, 23 + col, 1, tui_attr(t, parts[k].color), tui_glyph(t, parts[k].glyph));
+				tui_put(y, bx + col, 1, tui_attr(t, parts[k].color), tui_glyph(t, parts[k].glyph));
 		}
 		for (; col < bw; col++)
-			tui_put(y, 23 + col, 1, tui_attr(t, C_DIM), tui_glyph(t, G_BAR_EMPTY));
-		tui_put(y, 23 + bw, 1, tui_attr(t, s->fits ? C_DIM : C_BAD), tui_glyph(t, G_VLINE));
-		char a[16], b[16];
+			tui_put(y, bx + col, 1, tui_attr(t, C_DIM), tui_glyph(t, G_BAR_EMPTY));
+		tui_put(y, bx + bw, 1, tui_attr(t, s->fits ? C_DIM : C_BAD), tui_glyph(t, G_VLINE));
+		char a[16], b[16], f[16];
 		hp_fmt_bytes(a, sizeof a, s->total);
 		hp_fmt_bytes(b, sizeof b, s->capacity);
-		tui_putf(y, 25 + bw, w - 25 - bw, s->fits ? 0 : tui_attr(t, C_BAD), "%9s / %-9s %3.0f%%", a, b,
-			 s->capacity > 0 ? 100 * s->total / s->capacity : 0);
+		if (s->capacity >= s->total)
+			hp_fmt_bytes(f, sizeof f, s->capacity - s->total);
+		else
+			snprintf(f, sizeof f, "none");
+		tui_putf(y, bx + 2 + bw, w - bx - 2 - bw, s->fits ? 0 : tui_attr(t, C_BAD),
+			 "%9s / %-9s %3.0f%% %9s", a, b, s->capacity > 0 ? 100 * s->total / s->capacity : 0, f);
 	}
 }
 
@@ -820,6 +843,75 @@ static void draw_comm(struct tui *t, struct canvas *cv, const struct estimate *e
 		tui_put(cv_y(cv), 2, w - 4, tui_attr(t, C_DIM), "no communication on the critical path");
 		cv->row++;
 	}
+}
+
+/* s over as many rows of w columns as it takes, broken at spaces (a
+ * word wider than w is cut on a character); rows scrolled out of the
+ * canvas are counted, not drawn. */
+static void cv_wrapped(struct canvas *cv, int x, int w, int attr, const char *s)
+{
+	while (*s && w > 0) {
+		size_t cut = utf8_cut_cols(s, w);
+		if (s[cut]) {
+			size_t sp = cut;
+			while (sp > 0 && s[sp] != ' ')
+				sp--;
+			if (sp > 0)
+				cut = sp;
+		}
+		if (!cut)
+			break;
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)HP_MIN(cut, sizeof line - 1), s);
+		tui_put(cv_y(cv), x, w, attr, line);
+		cv->row++;
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+/* What runs the plan and how its memory stands, as `plan` and the report
+ * say it: the stock frameworks that run it as one job (or why none does,
+ * runs_on_why), the framework it is estimated under when one was chosen,
+ * and the fullest stage against its GPU and the memory headroom kept. */
+static void detail_runs_memory(struct tui *t, struct canvas *cv, const struct search_plan *sp,
+			       int w)
+{
+	char line[640], ro[96];
+	enum hp_framework fw = sp->plan.framework;
+	char under[64] = "";
+	if (fw != FW_ANY)
+		snprintf(under, sizeof under, "; estimated under %s", framework_name(fw));
+	if (sp->runs_on)
+		snprintf(line, sizeof line, "runs on %s as one job%s",
+			 runs_on_names(sp->runs_on, ro, sizeof ro), under);
+	else
+		snprintf(line, sizeof line, "runs on no stock framework: %s%s",
+			 *sp->runs_on_why ? sp->runs_on_why : "needs a heterogeneity-aware runtime", under);
+	cv_wrapped(cv, 2, w - 4, sp->runs_on ? 0 : tui_attr(t, C_WARN), line);
+	const struct estimate *e = &sp->est;
+	double headroom = t->cur->o.mem_headroom;
+	double need, cap, total = 0, worst = -1;
+	enum search_mem ms = search_mem_state(e, headroom, &need, &cap);
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *ps = &e->stages[i];
+		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			total = ps->total;
+			cap = ps->capacity;
+		}
+	}
+	char a[16], b[16], f[16];
+	hp_fmt_bytes(a, sizeof a, total);
+	hp_fmt_bytes(b, sizeof b, cap);
+	hp_fmt_bytes(f, sizeof f, cap > total ? cap - total : 0);
+	snprintf(line, sizeof line, "memory: %s, fullest stage %s of %s (%.0f%%), %s free; "
+		 "the plan keeps %.0f%% of each GPU free", search_plan_verdict(sp), a, b,
+		 cap > 0 ? 100 * total / cap : 0, f, 100 * headroom);
+	cv_wrapped(cv, 2, w - 4, tui_attr(t, ms == MEM_FITS ? C_GOOD : ms == MEM_RISKY ? C_WARN : C_BAD),
+		   line);
 }
 
 static int detail_draw_all(struct tui *t, int y0, int h)
@@ -889,8 +981,10 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 		cv.row++;
 	} else {
 		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
-		cv.row += 2;
+		cv.row++;
 	}
+	detail_runs_memory(t, &cv, sp, w);
+	cv.row++;
 
 	tui_section(t, cv_y(&cv), 0, w, "Layout: replicas x pipeline stages");
 	cv.row++;

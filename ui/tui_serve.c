@@ -17,6 +17,7 @@
  * `--disagg`, which stay on the command line (`hetplan serve`). */
 #include "cmd_serve.h"
 #include "serve_report.h"
+#include "sbuf.h"
 #include "serve_search.h"
 #include "tui_int.h"
 #include "utf8.h"
@@ -43,19 +44,20 @@ struct sfield_desc {
 	const char *label;
 	const char *unit;            /* after the value */
 	const char *hint;            /* in the prompt; NULL: a choice (h/l cycle it) */
+	const char *flag;            /* the `hetplan serve` flag it stands for, or NULL */
 };
 
 static const struct sfield_desc sfields[SF_COUNT] = {
-	[SF_MODEL] = { "Model", "", "a preset name ('hetplan models')" },
-	[SF_ISL] = { "Prompt", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN" },
-	[SF_OSL] = { "Output", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN" },
-	[SF_RATE] = { "Rate", "req/s", "requests/s, or offline for the most the cluster serves" },
-	[SF_TTFT] = { "TTFT p99", "s", "seconds to the first token; none" },
-	[SF_TPOT] = { "TPOT p99", "ms", "milliseconds per output token; none" },
-	[SF_ENGINE] = { "Engine", "", NULL },
-	[SF_WPREC] = { "Weights", "", NULL },
-	[SF_KVPREC] = { "KV cache", "", NULL },
-	[SF_OBJECTIVE] = { "Objective", "", NULL },
+	[SF_MODEL] = { "Model", "", "a preset name ('hetplan models')", NULL },
+	[SF_ISL] = { "Prompt", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--isl" },
+	[SF_OSL] = { "Output", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--osl" },
+	[SF_RATE] = { "Rate", "req/s", "requests/s, or offline for the most the cluster serves", "--rate" },
+	[SF_TTFT] = { "TTFT p99", "s", "seconds to the first token; none", "--ttft-p99" },
+	[SF_TPOT] = { "TPOT p99", "ms", "milliseconds per output token; none", "--tpot-p99" },
+	[SF_ENGINE] = { "Engine", "", NULL, "--engine" },
+	[SF_WPREC] = { "Weights", "", NULL, "--precision" },
+	[SF_KVPREC] = { "KV cache", "", NULL, "--kv-precision" },
+	[SF_OBJECTIVE] = { "Objective", "", NULL, "--objective" },
 };
 
 /* After the view's own fields come the serve settings table's entries
@@ -944,11 +946,48 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 	}
 }
 
+/* msg, written for the command line, in the view's words: each flag a
+ * field stands for ("--kv-precision bf16") becomes the field's label
+ * ("KV cache bf16"), and the end says how to change the first one named
+ * (a choice cycles with h/l, a value opens with Enter). */
+static void tui_words(const char *msg, char *out, size_t n)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	int first = -1;
+	for (const char *p = msg; *p;) {
+		int hit = -1;
+		size_t fl = 0;
+		for (int f = 0; f < SF_COUNT && hit < 0; f++) {
+			const char *flag = sfields[f].flag;
+			fl = flag ? strlen(flag) : 0;
+			if (fl && !strncmp(p, flag, fl) && (p == msg || p[-1] == ' ' || p[-1] == '(') &&
+			    (!p[fl] || p[fl] == ' ' || p[fl] == ':' || p[fl] == ',' || p[fl] == ')'))
+				hit = f;
+		}
+		if (hit < 0) {
+			sbuf_addc(&b, *p++);
+			continue;
+		}
+		sbuf_add(&b, sfields[hit].label);
+		if (first < 0)
+			first = hit;
+		p += fl;
+	}
+	if (first >= 0)
+		sbuf_addf(&b, " (%s: select it and press %s)", sfields[first].label,
+			  sfields[first].hint ? "Enter" : "h or l");
+	char *s = sbuf_take(&b, NULL);
+	snprintf(out, n, "%.*s", (int)utf8_cut(s, n - 1), s);
+	free(s);
+}
+
 static void draw_no_plan(struct tui *t, int y, int w, int h)
 {
 	const struct tui_serve *s = t->serve;
 	const struct serve_plan_result *r = &s->cur->res;
-	const char *why = r->why[0] ? r->why : s->cur->err.msg;
+	char why[1024];
+	tui_words(r->why[0] ? r->why : s->cur->err.msg, why, sizeof why);
 	tui_put(y++, 1, w, tui_attr(t, C_BAD), "No serving plan:");
 	y += put_wrapped(y, 3, w - 2, 0, 0, why, HP_MIN(3, h - 3));
 	if (r->has_nearest) {
