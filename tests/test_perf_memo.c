@@ -13,6 +13,7 @@
 #include "cluster.h"
 #include "perf.h"
 #include "perf_memo.h"
+#include "perf_int.h"
 #include "plan.h"
 
 static struct catalog cat;
@@ -1282,6 +1283,78 @@ TEST(group_memory_caps_the_micro_batches)
 	plan_free(&k.p);
 }
 
+
+/* perf_peers_of (the plan's layers per pool as bits, rows cleared only
+ * for the pools met, the set pools visited by their bits) against
+ * perf_dp_peer, which reads every stage of the plan for each: the same
+ * peer for every stage of 2,000 pseudo-random plans of 2 to 4 replica
+ * groups on four pools, three at one site and one at another, of three
+ * NIC totals (so the fewest-NIC rule, its lower-index tie and the other
+ * site's precedence all decide some stage), some groups of count 0
+ * (holding no GPUs: not DP peers). The table starts as garbage (0xa5
+ * bytes) so that a row read before it is cleared shows. */
+TEST(dp_peer_bits_match_every_stage)
+{
+	struct cluster c;
+	cluster_init(&c);
+	if (add_pool(&c, "4x8xH100-SXM,site=east") < 0 ||
+	    add_pool(&c, "4x8xA100-SXM4-40GB,site=east") < 0 ||
+	    add_pool(&c, "4x8xH100-SXM,site=east") < 0 ||
+	    add_pool(&c, "4x8xA100-SXM4-40GB,site=west") < 0)
+		return;
+	c.pools[1].nics = 4;   /* fewer NIC Gb/s per node than pools 0 and 2 */
+	const struct model_spec *m = catalog_model(&cat, "mixtral-8x22b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	unsigned seed = 12345;
+	int asked = 0, with_peer = 0, far = 0;
+	for (int t = 0; t < 2000; t++) {
+		struct plan p;
+		struct replica reps[4];
+		struct stage sts[4][8];
+		plan_init(&p);
+		p.replicas = reps;
+		p.n_replicas = 2 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+		/* sites: pool 3 only in every fourth plan */
+		int pools = t % 4 == 3 ? 4 : 3;
+		for (int r = 0; r < p.n_replicas; r++) {
+			int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+			reps[r] = (struct replica){ (seed >> 8) % 7 ? 1 : 0, 0.25, n, sts[r] };
+			int first = 0;
+			for (int k = 0; k < n; k++) {
+				int left = m->layers - first - (n - 1 - k);
+				int len = k == n - 1 ? left
+						     : 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) %
+							   (left < 12 ? left : 12);
+				sts[r][k] = (struct stage){ (int)(seed >> 4) % pools, 8, first,
+							    first + len - 1 };
+				first += len;
+			}
+		}
+		struct perf_peers pp;
+		memset(&pp, 0xa5, sizeof pp);
+		perf_peers_init(&pp, &c, &p);
+		for (int r = 0; r < p.n_replicas; r++)
+			for (int k = 0; k < reps[r].n_stages; k++) {
+				int want = perf_dp_peer(&c, &p, r, k);
+				int got = perf_peers_of(&pp, &c, &p, r, k);
+				if (got != want) {
+					T_FAILF("plan %d, group %d, stage %d: peer %d, perf_dp_peer %d",
+						t, r, k, got, want);
+					return;
+				}
+				asked++;
+				with_peer += want >= 0;
+				far += want == 3;
+			}
+	}
+	/* the cases the rules decide were met, not only "no peer" */
+	CHECK(asked > 5000);
+	CHECK(with_peer > asked / 4);
+	CHECK(far > 100);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -1317,6 +1390,7 @@ int main(void)
 	RUN(tied_sync_depth_is_in_the_dp_key);
 	RUN(group_memory_caps_the_micro_batches);
 	RUN(probe_ranges_share_a_context);
+	RUN(dp_peer_bits_match_every_stage);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
