@@ -344,7 +344,8 @@ struct perf_stage *perf_memo_stages_take(int n);
  * n is out of range or this thread has no memo. */
 void perf_memo_stages_give(struct perf_stage *s, int n);
 
-/* The layers of a plan on each pool (bit l of layers[i]: some replica
+/* The layers of a plan on each pool (bit l of layers[i], for pool i in
+ * used; other rows are not cleared and never read: some replica
  * group of one replica or more holds layer l on pool i), for the stages'
  * DP peers (perf_peers_of). Models of up to 64 x PERF_PEER_WORDS layers
  * (405B has 126); beyond, PEERS_DIRECT: perf_dp_peer per stage. */

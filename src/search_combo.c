@@ -379,10 +379,20 @@ static int bounds_screened(struct ctx *x, double lb, double t, double usd, int p
 	return 1;
 }
 
-static int combo_bounds(struct ctx *x, const int *used, double pipe)
+/* The price of a candidate's whole nodes, from its GPUs per pool used[]:
+ * USD an hour (summed over the pools in index order, the unpriced ones
+ * too) and whether every pool used has a price. try_combo's screens ask
+ * it up to five times a candidate with the same used[]; computed once
+ * (issue 13, twenty-second round: the loop, its divisions and
+ * pool_price_known calls were 0.9% of the Mixtral 8x22B deadline
+ * search's instructions). */
+struct combo_price {
+	double usd_h;
+	int priced;
+};
+
+static void combo_price_of(const struct ctx *x, const int *used, struct combo_price *pr)
 {
-	const double margin = 1 - 1e-6;
-	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
 	double usd_h = 0;
 	int priced = 1;
 	for (int p = 0; p < x->c->n_pools; p++) {
@@ -393,6 +403,16 @@ static int combo_bounds(struct ctx *x, const int *used, double pipe)
 			priced = 0;
 		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
 	}
+	pr->usd_h = usd_h;
+	pr->priced = priced;
+}
+
+static int combo_bounds(struct ctx *x, const struct combo_price *pr, double pipe)
+{
+	const double margin = 1 - 1e-6;
+	double step = pipe * margin, tok_step = (double)x->o->gbs * x->seq;
+	double usd_h = pr->usd_h;
+	int priced = pr->priced;
 	double t = x->tokens * step / tok_step, usd = usd_h * t / 3600;
 	double lb;
 	switch (x->o->objective) {
@@ -418,12 +438,14 @@ static int combo_bounds(struct ctx *x, const int *used, double pipe)
  * Counts nothing: the caller counts a block it skips. */
 int combo_screens_all(struct ctx *x, const int *used, double pipe)
 {
-	return combo_bounds(x, used, pipe);
+	struct combo_price pr;
+	combo_price_of(x, used, &pr);
+	return combo_bounds(x, &pr, pipe);
 }
 
-static int combo_screened(struct ctx *x, const int *used, double pipe)
+static int combo_screened(struct ctx *x, const struct combo_price *pr, double pipe)
 {
-	if (!combo_bounds(x, used, pipe))
+	if (!combo_bounds(x, pr, pipe))
 		return 0;
 	x->res->stats.screened++;
 	return 1;
@@ -874,7 +896,8 @@ static void pipe_memo_offer(const struct ctx *x, const struct gset *g, const str
  * and only falls; a plan skipped past it would have missed by more than
  * it, so it could not have lowered the least of the two, and every later
  * verdict here is the same as had it been kept. */
-static int nearer_miss_impossible(const struct ctx *x, const int *used, double step)
+static int nearer_miss_impossible(const struct ctx *x, const struct combo_price *pr,
+				  double step)
 {
 	const double margin = 1 - 1e-6;
 	int have = 0;
@@ -884,17 +907,9 @@ static int nearer_miss_impossible(const struct ctx *x, const int *used, double s
 			best = fmin(best, y->best_miss);
 			have = 1;
 		}
-	if (!have)
+	if (!have || !pr->priced)
 		return 0;
-	double usd_h = 0;
-	for (int p = 0; p < x->c->n_pools; p++) {
-		const struct pool *pl = &x->c->pools[p];
-		if (!used[p])
-			continue;
-		if (!pool_price_known(pl))
-			return 0;
-		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
-	}
+	double usd_h = pr->usd_h;
 	double t = x->tokens * step * margin / ((double)x->o->gbs * x->seq);
 	double miss = x->o->objective == OBJ_DEADLINE ? t / x->o->deadline_s - 1
 						      : usd_h * t / 3600 / x->o->budget_usd - 1;
@@ -905,8 +920,8 @@ static int nearer_miss_impossible(const struct ctx *x, const int *used, double s
  * framework, with the plan's exposed DP time added to its pipeline term
  * (set_dp_exposed): 1 to skip the plan. */
 static int dp_screened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-		       const struct plan *p, const struct group_in *gi, int k, const int *used,
-		       double pipe)
+		       const struct plan *p, const struct group_in *gi, int k,
+		       const struct combo_price *pr, double pipe)
 {
 	if (!dp_memo_ours(x, g, Ls, n))
 		return 0;
@@ -925,13 +940,13 @@ static int dp_screened(struct ctx *x, const struct gset *g, const struct layout 
 	/* not computed where the set's largest DP time so far would not
 	 * screen the plan either (a guess: only the work, not the answer,
 	 * depends on it) */
-	int compute = !(dpm.seen > 0) || (combo_bounds(x, used, pipe + dpm.seen + ovh) &&
-					  (!dl || nearer_miss_impossible(x, used, pipe + dpm.seen + ovh)));
+	int compute = !(dpm.seen > 0) || (combo_bounds(x, pr, pipe + dpm.seen + ovh) &&
+					  (!dl || nearer_miss_impossible(x, pr, pipe + dpm.seen + ovh)));
 	double dp = set_dp_exposed(x, p, compute);
 	double step = pipe + (dp > 0 ? dp : 0) + ovh;
-	if (dl && !nearer_miss_impossible(x, used, step))
+	if (dl && !nearer_miss_impossible(x, pr, step))
 		return 0;
-	return combo_screened(x, used, step);
+	return combo_screened(x, pr, step);
 }
 
 /* How a built plan of the set fared (dp_prescreened's condition). */
@@ -964,7 +979,8 @@ static void dp_memo_built(const struct ctx *x, const struct gset *g, const struc
  * are checked before). Saves building, validating and naming the
  * framework of a plan the keeper screens (6,500 instructions each). */
 static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
-			  const struct group_in *gi, int k, const int *used, double pipe)
+			  const struct group_in *gi, int k, const struct combo_price *pr,
+			  double pipe)
 {
 	if (!x->no_stock || x->o->framework != FW_ANY || !dp_memo_ours(x, g, Ls, n) ||
 	    !dpm.built_any || dpm.built_odd)
@@ -1000,9 +1016,9 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
 	double step = pipe + dp + ovh;
-	if (dl && !nearer_miss_impossible(x, used, step))
+	if (dl && !nearer_miss_impossible(x, pr, step))
 		return 0;
-	return combo_screened(x, used, step);
+	return combo_screened(x, pr, step);
 }
 
 /* The same screen for every replica-count vector of a layout set at
@@ -1501,11 +1517,14 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	int k = combo_groups(x, g, Ls, counts, n, gi, used, &pipe);
 	if (k < 0)
 		return -1;
-	if (screen && combo_screened(x, used, pipe))
+	struct combo_price pr = { 0, 0 };
+	if (screen)
+		combo_price_of(x, used, &pr);
+	if (screen && combo_screened(x, &pr, pipe))
 		return 1;
 	if (combo_split(x, g, gi, k, &pipe) < 0)
 		return -1;
-	if (screen && combo_screened(x, used, pipe))
+	if (screen && combo_screened(x, &pr, pipe))
 		return 1;
 	/* more GPUs of a pool than it has: plan_validate would refuse the
 	 * plan (with a message, 11,000 instructions each, for the 48,000
@@ -1516,7 +1535,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 			x->res->stats.pruned++;
 			return -1;
 		}
-	if (screen && dp_prescreened(x, g, Ls, n, gi, k, used, pipe))
+	if (screen && dp_prescreened(x, g, Ls, n, gi, k, &pr, pipe))
 		return 1;
 	struct search_plan sp;
 	memset(&sp, 0, sizeof sp);
@@ -1555,7 +1574,7 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
 	dp_memo_built(x, g, Ls, n, sp.plan.framework == FW_ANY);
-	if (screen && dp_screened(x, g, Ls, n, &sp.plan, gi, k, used, pipe)) {
+	if (screen && dp_screened(x, g, Ls, n, &sp.plan, gi, k, &pr, pipe)) {
 		combo_plan_free(&sp.plan, framed);
 		return 1;
 	}

@@ -13,6 +13,7 @@
 #include "cluster.h"
 #include "perf.h"
 #include "perf_memo.h"
+#include "perf_int.h"
 #include "plan.h"
 
 static struct catalog cat;
@@ -1282,6 +1283,192 @@ TEST(group_memory_caps_the_micro_batches)
 	plan_free(&k.p);
 }
 
+
+/* Plan t of a fixed pseudo-random sequence (the same plan for the same t)
+ * of mixtral-8x22b (56 layers) on the four pools of
+ * dp_peer_bits_match_every_stage's cluster: 2 to 4 replica groups of 1 to
+ * 8 stages (TP 8, consecutive layer ranges of 1 to 12 layers, the last
+ * taking the rest), counts 0 to 3 (0 in one group of seven), pool 3 (the
+ * other site) only when t % 4 == 3; ZeRO 0, 1 or 3 by t % 3. */
+static void random_plan(struct plan *p, struct replica *reps, struct stage (*sts)[8],
+			const struct model_spec *m, int t)
+{
+	unsigned seed = 12345u + (unsigned)t * 2654435761u;
+	plan_init(p);
+	p->mbs = 1;
+	p->gbs = 512;
+	p->zero = t % 3 == 2 ? 3 : t % 3;
+	p->replicas = reps;
+	p->n_replicas = 2 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 3;
+	int pools = t % 4 == 3 ? 4 : 3;
+	for (int r = 0; r < p->n_replicas; r++) {
+		int n = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+		int count = (seed >> 8) % 7 ? 1 + (int)(seed >> 12) % 3 : 0;
+		reps[r] = (struct replica){ count, 1.0 / 16, n, sts[r] };
+		int first = 0;
+		for (int k = 0; k < n; k++) {
+			int left = m->layers - first - (n - 1 - k);
+			int len = k == n - 1 ? left
+					     : 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) %
+						   (left < 12 ? left : 12);
+			sts[r][k] = (struct stage){ (int)(seed >> 4) % pools, 8, first, first + len - 1 };
+			first += len;
+		}
+	}
+}
+
+/* The cluster of dp_peer_bits_match_every_stage and
+ * dp_memo_matches_the_uncached_dp_time. */
+static int four_pools(struct cluster *c)
+{
+	cluster_init(c);
+	if (add_pool(c, "4x8xH100-SXM,site=east") < 0 ||
+	    add_pool(c, "4x8xA100-SXM4-40GB,site=east") < 0 ||
+	    add_pool(c, "4x8xH100-SXM,site=east") < 0 ||
+	    add_pool(c, "4x8xA100-SXM4-40GB,site=west") < 0)
+		return -1;
+	c->pools[1].nics = 4;   /* fewer NIC Gb/s per node than pools 0 and 2 */
+	return 0;
+}
+
+/* perf_peers_of (the plan's layers per pool as bits, rows cleared only
+ * for the pools met, the set pools visited by their bits) against
+ * perf_dp_peer, which reads every stage of the plan for each: the same
+ * peer for every stage of 2,000 pseudo-random plans of 2 to 4 replica
+ * groups on four pools, three at one site and one at another, of three
+ * NIC totals (so the fewest-NIC rule, its lower-index tie and the other
+ * site's precedence all decide some stage), some groups of count 0
+ * (holding no GPUs: not DP peers). The table starts as garbage (0xa5
+ * bytes) so that a row read before it is cleared shows. */
+TEST(dp_peer_bits_match_every_stage)
+{
+	struct cluster c;
+	if (four_pools(&c) < 0)
+		return;
+	const struct model_spec *m = catalog_model(&cat, "mixtral-8x22b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	int asked = 0, with_peer = 0, far = 0;
+	for (int t = 0; t < 2000; t++) {
+		struct plan p;
+		struct replica reps[4];
+		struct stage sts[4][8];
+		random_plan(&p, reps, sts, m, t);
+		struct perf_peers pp;
+		memset(&pp, 0xa5, sizeof pp);
+		perf_peers_init(&pp, &c, &p);
+		for (int r = 0; r < p.n_replicas; r++)
+			for (int k = 0; k < reps[r].n_stages; k++) {
+				int want = perf_dp_peer(&c, &p, r, k);
+				int got = perf_peers_of(&pp, &c, &p, r, k);
+				if (got != want) {
+					T_FAILF("plan %d, group %d, stage %d: peer %d, perf_dp_peer %d",
+						t, r, k, got, want);
+					return;
+				}
+				asked++;
+				with_peer += want >= 0;
+				far += want == 3;
+			}
+	}
+	/* the cases the rules decide were met, not only "no peer" */
+	CHECK(asked > 5000);
+	CHECK(with_peer > asked / 4);
+	CHECK(far > 100);
+}
+
+/* The candidates' DP screen (perf_dp_exposed_memo: the DP memo, two
+ * entries a slot pair) gives the bits of the uncached DP time
+ * (perf_dp_exposed: every stage computed) for 3,000 pseudo-random plans
+ * (random_plan) and, after each, for the plan 50 before it again: about
+ * 20,000 stage keys at several DP degrees and ZeRO stages, more than the
+ * memo's 16,384 entries, so pairs fill, entries move over and leave, and
+ * a key met again may be found in either entry or gone. */
+TEST(dp_memo_matches_the_uncached_dp_time)
+{
+	struct cluster c;
+	if (four_pools(&c) < 0)
+		return;
+	const struct model_spec *m = catalog_model(&cat, "mixtral-8x22b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	struct hp_err err = { 0 };
+	for (int t = 0; t < 3000; t++) {
+		for (int again = 0; again < 2; again++) {
+			if (again && t < 50)
+				break;
+			int u = again ? t - 50 : t;
+			struct plan p;
+			struct replica reps[4];
+			struct stage sts[4][8];
+			random_plan(&p, reps, sts, m, u);
+			double memo = -1, cold = -2;
+			if (perf_dp_exposed_memo(&c, m, &p, &memo, &err) < 0 ||
+			    perf_dp_exposed(&c, m, &p, NULL, &cold, &err) < 0) {
+				T_FAILF("plan %d: %s", u, err.msg);
+				return;
+			}
+			if (memcmp(&memo, &cold, sizeof memo)) {
+				T_FAILF("plan %d: DP time %.17g from the memo, %.17g computed", u,
+					memo, cold);
+				return;
+			}
+		}
+	}
+}
+
+/* The DP memo's table itself (perf_memo_dp, perf_memo_dp_put; two
+ * entries a slot pair): 40,000 puts in a pseudo-random order of 51,200
+ * keys (4 settings serials x 64 stage words x 200 DP degrees, so many
+ * keys share a pair and many differ in one field alone), each of the
+ * value (double)its index. Right after each put the key just put and the
+ * one put before it are found (of one pair, the two latest; of two, each
+ * still where it went), and afterwards every key reads its own value or
+ * nothing. The serials have their top bits set (ZeRO-3's micro-batches
+ * field at 2^24 - 1, beyond what stage_dp_key keys), so that no
+ * estimate's key meets them; the memo is started over after
+ * (perf_memo_open with another cluster). */
+TEST(dp_memo_pairs_keep_their_own_values)
+{
+	struct perf_memo *mo = perf_memo_open(&cases[0].c, cases[0].m, perf_calib_default());
+	enum { G = 4, S = 64, D = 200, PUTS = 40000 };
+	unsigned seed = 777;
+	struct dp_key prev = { 0 };
+	int found_both = 1, wrong = 0, hits = 0;
+	for (int i = 0; i < PUTS; i++) {
+		seed = seed * 1103515245u + 12345u;
+		int idx = (int)(seed >> 8) % (G * S * D);
+		struct dp_key k;
+		k.glob = 0xffffff0000000000ull | (uint64_t)(idx / (S * D));
+		k.stage = (uint64_t)(idx / D % S + 1) * 0x9e3779b97f4a7c15ull;
+		k.dp = (uint32_t)(idx % D + 1);
+		perf_memo_dp_put(mo, &k, (double)idx);
+		const double *a = perf_memo_dp(mo, &k), *b = i ? perf_memo_dp(mo, &prev) : a;
+		if (!a || !b)
+			found_both = 0;
+		prev = k;
+	}
+	for (int idx = 0; idx < G * S * D; idx++) {
+		struct dp_key k;
+		k.glob = 0xffffff0000000000ull | (uint64_t)(idx / (S * D));
+		k.stage = (uint64_t)(idx / D % S + 1) * 0x9e3779b97f4a7c15ull;
+		k.dp = (uint32_t)(idx % D + 1);
+		const double *v = perf_memo_dp(mo, &k);
+		hits += v != NULL;
+		wrong += v && *v != (double)idx;
+	}
+	CHECK(found_both);
+	CHECK(wrong == 0);
+	/* 16,384 entries, about 29,000 distinct keys put: most slots hold one */
+	CHECK(hits > 8000);
+	/* start the memo over: no later estimate on this thread meets these */
+	struct cluster other = cases[1].c;
+	other.pools[0].nics++;
+	perf_memo_open(&other, cases[0].m, perf_calib_default());
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -1317,6 +1504,9 @@ int main(void)
 	RUN(tied_sync_depth_is_in_the_dp_key);
 	RUN(group_memory_caps_the_micro_batches);
 	RUN(probe_ranges_share_a_context);
+	RUN(dp_peer_bits_match_every_stage);
+	RUN(dp_memo_matches_the_uncached_dp_time);
+	RUN(dp_memo_pairs_keep_their_own_values);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
