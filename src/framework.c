@@ -349,11 +349,18 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 		.moe = 1, .flash_sm80 = 1 },
+	/* zero_fsdp_default: torchtitan's data parallelism is FSDP2 (no
+	 * optimizer-only sharding), and parallelism.fsdp_reshard_after_forward
+	 * defaults to "default" (torchtitan/config/job_config.py @8a2686c4
+	 * L271), which models/llama3/infra/parallelize.py @8a2686c4 L285-288
+	 * (apply_fsdp) turns into reshard_after_forward = not pp_enabled:
+	 * parameters resharded after the forward (ZeRO-3) without PP, kept
+	 * gathered until the backward (ZeRO-2) with PP. */
 	[FW_TORCHTITAN] = { FW_TORCHTITAN, "torchtitan", "torchtitan (FSDP2)", "titan", 0, 1, 1, 1, 0,
 			    "torchtitan job config: FSDP2 prefetch, mixed_precision_reduce", 0, 0,
 			    .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1 },
+		.moe = 1, .zero_fsdp_default = 1 },
 	/* 46 bytes: apex O2's generic master-weight path (below). */
 	[FW_PYTORCH_DDP] = { FW_PYTORCH_DDP, "pytorch-ddp", "PyTorch eager + apex AMP/DDP", "ddp", 0, 1, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
@@ -466,6 +473,14 @@ int framework_zero_max(enum hp_framework f)
 {
 	int n = framework_get(f)->zero_stages;
 	return n >= 1 && n <= 4 ? n - 1 : 3;
+}
+
+int framework_default_zero(enum hp_framework f, int pp)
+{
+	if (framework_get(f)->zero_fsdp_default)
+		return pp > 1 ? 2 : 3;
+	int max = framework_zero_max(f);
+	return max < 1 ? max : 1;
 }
 
 int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,

@@ -168,6 +168,11 @@ struct framework_info {
 	int zero_stages;           /* ZeRO stages the row's code runs, counted
 				    * from 0 (1: ZeRO 0 only, 2: 0-1); 0: all
 				    * four, 0-3 (framework_zero_max) */
+	int zero_fsdp_default;     /* 1: a job that names no stage shards
+				    * parameters (FSDP2 fully_shard, torchtitan):
+				    * ZeRO-3, or ZeRO-2 with pipeline parallelism
+				    * (framework_default_zero); 0: ZeRO-1, or the
+				    * highest stage the row runs below that */
 	double zero1_opt_shard_bytes; /* at ZeRO 1 or more, HBM bytes the step
 				       * moves per parameter of the rank's shard,
 				       * where its code path differs from the
@@ -257,6 +262,13 @@ double framework_opt_step_bytes(enum hp_framework f, int fp32_run, int zero,
  * runs_on.c refuses the stages above it, plan.c's messages name it. Same
  * precondition on f as framework_get. */
 int framework_zero_max(enum hp_framework f);
+/* The ZeRO stage f's code runs when its user names none, for a plan of
+ * pp pipeline stages: the row's zero_fsdp_default policy (torchtitan:
+ * 3 at PP 1, 2 above), else hetplan's ZeRO-1 capped at
+ * framework_zero_max (apex DDP: 0). estimate and launch use it where no
+ * --zero (and no plan-file zero) is given. Same precondition on f as
+ * framework_get. */
+int framework_default_zero(enum hp_framework f, int pp);
 /* Ranks that own parameters, and so broadcast a shard each step, under
  * InternLM's Hybrid Zero ZeRO-1 (zero1_bcast) over `ranks` ranks, for a
  * stage of `layers` transformer layers (gated: a gated MLP) and `ends`

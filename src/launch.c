@@ -1070,9 +1070,12 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 			    "reshard_after_forward = \"never\" (ZeRO-2) is the nearest.\n");
 	sbuf_addf(b, "[parallelism]\ndata_parallel_replicate_degree = %d\n"
 		  "data_parallel_shard_degree = %d\n", replicate, shard);
+	/* "default" reshards after the forward only without PP
+	 * (parallelize.py @8a2686c4 L285-288: not pp_enabled), so ZeRO-3
+	 * with PP names "always" */
 	if (p->zero >= 1)
 		sbuf_addf(b, "fsdp_reshard_after_forward = \"%s\"\n",
-			  p->zero == 3 ? "default" : "never");
+			  p->zero < 3 ? "never" : pc->pp > 1 ? "always" : "default");
 	sbuf_addf(b, "tensor_parallel_degree = %d\n", pc->tp);
 	if (pc->tp > 1 && plan_tp_overlap(p))
 		sbuf_add(b, "enable_async_tensor_parallel = true\n");
@@ -1161,6 +1164,13 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
 	if (p->recompute == RC_SELECTIVE_OP && f != LAUNCH_TORCHTITAN && !recompute_in_denial)
 		sbuf_add(nb, "Recomputation: op-level selective checkpointing (torchtitan's) has "
 			      "no Megatron-LM or DeepSpeed switch; " RECOMPUTE_NEAREST "\n");
+	/* tp_host_sync: a behaviour of AMP's Megatron-LM fork (plan.c's
+	 * field), not a flag of any framework launch writes for */
+	if (p->tp_host_sync)
+		sbuf_add(nb, "Host sync: the plan assumes the host synchronises the GPU around every "
+			      "TP all-reduce (tp_host_sync on, AMP's Megatron-LM fork); no stock "
+			      "launcher does, so the run can be faster than estimated: check with "
+			      "hetplan estimate --tp-host-sync off.\n");
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");

@@ -330,6 +330,16 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	return 1;
 }
 
+void plan_default_zero(struct plan *p)
+{
+	if (p->zero >= 0)
+		return;
+	int pp = 1;
+	for (int i = 0; i < p->n_replicas; i++)
+		pp = HP_MAX(pp, p->replicas[i].n_stages);
+	p->zero = framework_default_zero(p->framework, pp);
+}
+
 int plan_dp(const struct plan *p)
 {
 	int n = 0;

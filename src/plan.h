@@ -168,6 +168,11 @@ const struct pp_layout *plan_pp_layout(const struct plan *p);
 /* Same settings and the same replica groups and stages. */
 int plan_equal(const struct plan *a, const struct plan *b);
 
+/* A zero left unset (negative: no --zero, no plan-file zero) set to the
+ * stage p's framework runs unasked at p's pipeline depth (the most
+ * stages of any replica group; framework_default_zero). */
+void plan_default_zero(struct plan *p);
+
 /* Total replicas, GPUs, and GPUs used per pool (array of HP_MAX_POOLS). */
 int plan_dp(const struct plan *p);
 int plan_gpus(const struct plan *p, int *per_pool);

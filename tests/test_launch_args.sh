@@ -376,6 +376,36 @@ $H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 
 	--format torchtitan > "$T/tn" 2>/dev/null || bad "torchtitan zero 1 launch"
 grep -q "^# torchtitan (FSDP2) does not run this plan as planned: ZeRO-1" "$T/tn" && ok ||
 	bad "torchtitan ZeRO-1: no statement in the config: $(head -5 "$T/tn")"
+# --- no --zero under --framework torchtitan: the stage torchtitan runs
+# unasked, so the config is the plan. fsdp_reshard_after_forward "default"
+# (torchtitan/config/job_config.py @8a2686c4) is reshard_after_forward =
+# not pp_enabled (models/llama3/infra/parallelize.py @8a2686c4 L285-288):
+# ZeRO-3 without PP, ZeRO-2 ("never") with it. The launch warned "does not
+# run this plan as planned: ZeRO-1" and wrote a ZeRO-2 config.
+TT="$H launch --framework torchtitan --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --mbs 1 --gbs 64 --format torchtitan"
+$TT --pp 1 > "$T/tz" 2>"$T/err" || bad "torchtitan default zero launch: $(cat "$T/err")"
+grep -qx 'fsdp_reshard_after_forward = "default"' "$T/tz" && grep -qx "data_parallel_shard_degree = 8" "$T/tz" &&
+	ok || bad "torchtitan pp 1 default zero: $(grep -e reshard -e shard_degree "$T/tz")"
+cat "$T/err" "$T/tz" | grep -q "does not run this plan" && bad "torchtitan pp 1: $(cat "$T/err")" || ok
+$TT --pp 2 > "$T/tz" 2>"$T/err" || bad "torchtitan pp 2 launch: $(cat "$T/err")"
+grep -qx 'fsdp_reshard_after_forward = "never"' "$T/tz" && ok ||
+	bad "torchtitan pp 2 default zero: $(grep reshard "$T/tz")"
+cat "$T/err" "$T/tz" | grep -q "does not run this plan" && bad "torchtitan pp 2: $(cat "$T/err")" || ok
+# ZeRO-3 asked for with PP: "default" would keep the parameters gathered
+# (not pp_enabled is False), so the config names "always"
+$TT --pp 2 --zero 3 > "$T/tz" 2>"$T/err" || bad "torchtitan pp 2 zero 3 launch: $(cat "$T/err")"
+grep -qx 'fsdp_reshard_after_forward = "always"' "$T/tz" && ok ||
+	bad "torchtitan pp 2 zero 3: $(grep reshard "$T/tz")"
+
+# --- tp_host_sync is AMP's Megatron-LM fork's behaviour (a host
+# synchronize around each TP all-reduce); no stock framework launch writes
+# for has it, so the config runs without it and launch says so, naming the
+# key, as for the other estimate-only settings (loss, master).
+for fmt in megatron torchtitan deepspeed; do
+	$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --zero 1 \
+		--tp-host-sync on --format $fmt --force > "$T/hs" 2>"$T/err" || bad "tp-host-sync $fmt: $(cat "$T/err")"
+	cat "$T/err" "$T/hs" | grep -q "tp_host_sync on" && ok || bad "tp-host-sync $fmt: no note naming the key"
+done
 
 # --- DeepSpeed's activation_checkpointing section configures
 # deepspeed.checkpointing (partitioning, CPU copies) and turns nothing on:

@@ -27,6 +27,29 @@ expect 0 "" $E --framework deepspeed
 json "p=d['plan']; assert (p['tp_overlap'], p['grad_overlap']) == (False, True), p"
 expect 0 "" $E --framework torchtitan
 json "p=d['plan']; assert (p['tp_overlap'], p['grad_overlap'], p['param_overlap']) == (False, True, True), p"
+# --- without --zero, a framework's default ZeRO stage is its code's: torchtitan
+# shards with FSDP2 and fsdp_reshard_after_forward "default" (job_config.py
+# @8a2686c4) is reshard_after_forward = not pp_enabled (llama3
+# parallelize.py @8a2686c4 L288): ZeRO-3 at PP 1, ZeRO-2 at PP 2. hetplan
+# estimated ZeRO-1, which FSDP2 cannot run, and said so. Other rows keep
+# ZeRO-1 (Megatron-Core's distributed optimizer), apex DDP its only stage 0.
+Z="$H estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --mbs 1 --gbs 64 --format json"
+expect 0 "" $Z --pp 1 --framework torchtitan
+grep -q "does not run this plan" "$T/err" && bad "torchtitan default zero: $(cat "$T/err")" || ok
+# Llama 3.1 8B: 8.03e9 parameters; a TP-2 rank's whole bf16 copy is
+# 8.03e9 / 2 x 2 bytes = 8.03 GB (what ZeRO-1 keeps); ZeRO-3 over DP 8 keeps
+# an eighth (1.0 GB) plus the layers being gathered (a layer is 0.22e9
+# parameters, 0.22 GB a TP rank), so well under half of it.
+json "assert d['plan']['zero'] == 3, d['plan']['zero']; w = d['memory'][0]['weights_bytes']; assert 0.9e9 < w < 8.03e9 / 2, w"
+expect 0 "" $Z --pp 2 --framework torchtitan
+json "assert d['plan']['zero'] == 2, d['plan']['zero']"
+grep -q "does not run this plan" "$T/err" && bad "torchtitan pp 2 default zero: $(cat "$T/err")" || ok
+expect 0 "" $Z --pp 2 --framework megatron-core
+json "assert d['plan']['zero'] == 1, d['plan']['zero']"
+# an explicit --zero still wins, and is still said to be unrunnable
+expect 0 "ZeRO-1 (FSDP2 shards parameters too" $Z --pp 1 --framework torchtitan --zero 1
+json "assert d['plan']['zero'] == 1, d['plan']['zero']"
+
 # An explicit key beats the framework's default, and round-trips.
 expect 0 "" $E --framework megatron-core --tp-overlap off
 json "p=d['plan']; assert p['tp_overlap'] is False and p['grad_overlap'] is True, p"

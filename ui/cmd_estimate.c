@@ -409,11 +409,10 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	} else if ((rc = cli_uniform_plan("estimate", &pf, &c, &m, &p))) {
 		goto out;
 	}
-	/* ZeRO-1, hetplan's default (plan_init), where the framework's
-	 * code runs it; else the highest stage it runs (its row's
-	 * zero_stages: apex DDP 0) */
-	if (p.zero < 0)
-		p.zero = HP_MIN(1, framework_zero_max(p.framework));
+	/* the stage the framework's code runs when none is named
+	 * (framework_default_zero: torchtitan FSDP2's, else ZeRO-1 or the
+	 * highest stage the row runs) */
+	plan_default_zero(&p);
 	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;

@@ -145,6 +145,8 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {
 		return rc;
 	}
+	/* no --zero: the stage the framework runs unasked (estimate's rule) */
+	plan_default_zero(p);
 	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	return 0;
@@ -210,6 +212,9 @@ int cmd_launch(int argc, char **argv, const struct catalog *cat)
 	int o, rc = -1;
 	cluster_init(&c);
 	plan_init(&p);
+	/* unset until the flags and the plan file are read: then the
+	 * framework's default (build_inputs) */
+	p.zero = -1;
 	optind = 1;
 	opterr = 0;
 	const struct option *opts = cli_plan_options(launch_opts);
