@@ -503,7 +503,9 @@ static const struct hp_field plan_field_list[] = {
 	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
 	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)", .arg = "0|1|2|3",
 	  .doc = "ZeRO stage (default: the framework's, 1 for all but `--framework "
-		 "pytorch-ddp` and `pytorch-ddp-2020`, whose apex DDP has no ZeRO: 0; "
+		 "pytorch-ddp` and `pytorch-ddp-2020`, whose apex DDP has no ZeRO: 0, and "
+		 "`--framework torchtitan`, whose FSDP2 reshards after the forward unless "
+		 "pipeline parallelism is on: 3 at PP 1, 2 above; "
 		 "`hetplan plan` searches it unless given): 0 is plain data parallelism "
 		 "with fp32 gradients and "
 		 "an all-reduce; 1 shards the fp32 master weights and Adam moments over "
@@ -646,8 +648,8 @@ static const struct hp_field plan_field_list[] = {
 		 "megatron/mpu/mappings.py `_reduce` under `timers('mp allreduce')`, whose "
 		 "`_Timer.start` and `stop` call `torch.cuda.synchronize()`) runs so; upstream "
 		 "Megatron-LM and the other frameworks do not (default off). No effect at TP 1. "
-		 "Estimate only: `hetplan launch` writes nothing for it and the planner does not "
-		 "search it." },
+		 "Estimate only: `hetplan launch` writes nothing for it (its notes say so, naming "
+		 "the key) and the planner does not search it." },
 	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
 	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
 	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
