@@ -898,6 +898,47 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 	perf_memo_layer_put(x->memo, &key, &lc);
 }
 
+/* A stage's running sums: what its layers add, then its ends. */
+struct stage_sums {
+	double fwd, bwd, params, unit;
+};
+
+/* The embedding lookup on the first stage; the final norm, logits GEMM
+ * and loss on the last, added to the stage's sums in that order. */
+static void stage_ends(struct stage_ctx *x, double bwh, struct stage_sums *t)
+{
+	const struct model_spec *m = x->m;
+	const struct plan *p = x->p;
+	double gap = x->k->kernel_gap_s;
+	double T = x->T, h = m->hidden, V = model_out_dim(m);
+	int tp = x->tp;
+	if (x->first) {
+		/* Embedding lookup: gather and write T x h; backward scatters. */
+		t->params += x->pc->embedding / tp;
+		t->unit = perf_fmax(t->unit, x->pc->embedding / tp);
+		t->fwd += 3 * T * h * 2 / bwh + gap;
+		t->bwd += 3 * T * h * 2 / bwh + gap;
+	}
+	if (x->last) {
+		/* Final norm, logits GEMM and the loss: the framework row's
+		 * bytes per logit over the T x V/tp logits, each way (Megatron's
+		 * fp32 softmax cross-entropy reads, writes and reads back the
+		 * logits both ways: 12 + 12; llm.c's fused classifier 0 + 6). */
+		const struct framework_info *fw = framework_get(p->framework);
+		double lg_b;
+		double lg = stage_logits_gemm(x, &lg_b);
+		/* Counted in 4-byte elements, in the order the 12-byte path
+		 * has always been summed (3 x T x V / tp x 4 / bwh). */
+		double ew_f = fw->loss_bytes_fwd / 4 * T * V / tp * 4 / bwh;
+		double ew_b = fw->loss_bytes_bwd / 4 * T * V / tp * 4 / bwh;
+		t->fwd += lg + ew_f + 4 * gap;
+		t->bwd += lg_b + ew_b + 8 * gap;
+		t->params += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / tp +
+			  x->pc->final_norm;
+		t->unit = perf_fmax(t->unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);
+	}
+}
+
 /* The stage's layers, costed once per layer kind (dense, MoE), plus the
  * embedding on the first stage and the output layer and loss on the last. */
 void perf_stage_compute(struct stage_ctx *x)
@@ -986,36 +1027,11 @@ void perf_stage_compute(struct stage_ctx *x)
 		eparams += n * L->expert_params;
 		unit = perf_fmax(unit, L->params + L->expert_params);
 	}
-	double T = x->T, h = m->hidden, V = model_out_dim(m);
-	int tp = x->tp;
 	double bwh = g->hbm_Bps * k->gen[g->gen].hbm;
-	if (x->first) {
-		/* Embedding lookup: gather and write T x h; backward scatters. */
-		params += x->pc->embedding / tp;
-		unit = perf_fmax(unit, x->pc->embedding / tp);
-		fwd += 3 * T * h * 2 / bwh + gap;
-		bwd += 3 * T * h * 2 / bwh + gap;
-	}
-	if (x->last) {
-		/* Final norm, logits GEMM and the loss: the framework row's
-		 * bytes per logit over the T x V/tp logits, each way (Megatron's
-		 * fp32 softmax cross-entropy reads, writes and reads back the
-		 * logits both ways: 12 + 12; llm.c's fused classifier 0 + 6). */
-		const struct framework_info *fw = framework_get(p->framework);
-		double lg_b;
-		double lg = stage_logits_gemm(x, &lg_b);
-		/* Counted in 4-byte elements, in the order the 12-byte path
-		 * has always been summed (3 x T x V / tp x 4 / bwh). */
-		double ew_f = fw->loss_bytes_fwd / 4 * T * V / tp * 4 / bwh;
-		double ew_b = fw->loss_bytes_bwd / 4 * T * V / tp * 4 / bwh;
-		fwd += lg + ew_f + 4 * gap;
-		bwd += lg_b + ew_b + 8 * gap;
-		params += (x->pc->output ? x->pc->output : (x->pp > 1 ? x->pc->embedding : 0)) / tp +
-			  x->pc->final_norm;
-		unit = perf_fmax(unit, (x->pc->output ? x->pc->output : x->pc->embedding) / tp);
-	}
-	x->fwd = fwd;
-	x->bwd = bwd;
+	struct stage_sums t = { fwd, bwd, params, unit };
+	stage_ends(x, bwh, &t);
+	x->fwd = t.fwd;
+	x->bwd = t.bwd;
 	x->rc = rc;
 	x->host_stall = stall;
 	x->attn_fwd = attn_sum;
@@ -1026,8 +1042,8 @@ void perf_stage_compute(struct stage_ctx *x)
 	stage_moe_times(x, count[1] ? &lc[1] : NULL);
 	x->act = act;
 	x->act_work = act_work;
-	x->params = params;
+	x->params = t.params;
 	x->eparams = eparams;
-	x->unit = unit;
+	x->unit = t.unit;
 	x->bw_hbm = bwh;
 }
