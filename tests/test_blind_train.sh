@@ -345,27 +345,30 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 22, part 6: MLPerf v4.0 GPT-3 175B, NVIDIA Eos H100
           # (512-11,616 GPUs; step from the gaps between evaluations).
           "BLML40": "H100 at scale"}
+# Rows whose regime is not their group's: (group, column, prefix, regime),
+# the first match wins (an empty prefix matches any row of the group).
+REGIME_BY_ROW = [
+    ("BLFP", "gpu", "A800", "A800 one node"),
+    ("BLMLL", "gpu", "GB200", "GB200 NVL72"),
+    ("BLML51", "gpu", "H200", "H200 (Hopper, 141 GB)"),
+    ("BLML8B", "gpu", "B300", "B300 (8 per node)"),
+    ("BLDGX", "model", "Grok", "MoE (NeMo, AutoModel)"),
+    ("BLAM", "model", "Qwen3", "MoE (NeMo, AutoModel)"),
+    # NeMo's Mixtral rows by their model column (the MoE regime of its
+    # token-drop recipes), then its rows by system.
+    ("BLNM", "model", "Mixtral", "MoE (NeMo, AutoModel)"),
+    ("BLNM", "gpu", "GB200", "GB200 NVL72"),
+    ("BLNM", "gpu", "H100", "H100 seen recipes"),
+    ("BLNM", "gpu", "", "B200 (8 per node)"),
+    ("BLIBM", "gpu", "H100", "H100 at scale"),
+    ("BLPAX", "gpu", "H100", "H100 at scale"),
+    ("BLTTP", "gpu", "H100", "H100 at scale"),
+]
 def regime_of(grp, gpu, model=""):
-    if grp == "BLFP" and gpu.startswith("A800"):
-        return "A800 one node"
-    if grp == "BLMLL" and gpu.startswith("GB200"):
-        return "GB200 NVL72"
-    if grp == "BLML51" and gpu.startswith("H200"):
-        return "H200 (Hopper, 141 GB)"
-    if grp == "BLML8B" and gpu.startswith("B300"):
-        return "B300 (8 per node)"
-    if grp == "BLDGX" and model.startswith("Grok"):
-        return "MoE (NeMo, AutoModel)"
-    if grp == "BLAM" and model.startswith("Qwen3"):
-        return "MoE (NeMo, AutoModel)"
-    if grp == "BLNM":
-        # Mixtral rows by their model column (the MoE regime of NeMo's
-        # token-drop recipes), then by system.
-        return ("MoE (NeMo, AutoModel)" if model.startswith("Mixtral") else
-                "GB200 NVL72" if gpu.startswith("GB200") else
-                "H100 seen recipes" if gpu.startswith("H100") else "B200 (8 per node)")
-    if grp in ("BLIBM", "BLPAX", "BLTTP") and gpu.startswith("H100"):
-        return "H100 at scale"
+    cols = {"gpu": gpu, "model": model}
+    for g, col, prefix, regime in REGIME_BY_ROW:
+        if g == grp and cols[col].startswith(prefix):
+            return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
 GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),

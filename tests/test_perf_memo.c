@@ -1317,18 +1317,21 @@ static void random_plan(struct plan *p, struct replica *reps, struct stage (*sts
 	}
 }
 
-/* The cluster of dp_peer_bits_match_every_stage and
- * dp_memo_matches_the_uncached_dp_time. */
-static int four_pools(struct cluster *c)
+/* The cluster and model of dp_peer_bits_match_every_stage and
+ * dp_memo_matches_the_uncached_dp_time: Mixtral 8x22B on four pools, or
+ * NULL (a failed check) where either cannot be had. */
+static const struct model_spec *mixtral_on_four_pools(struct cluster *c)
 {
 	cluster_init(c);
 	if (add_pool(c, "4x8xH100-SXM,site=east") < 0 ||
 	    add_pool(c, "4x8xA100-SXM4-40GB,site=east") < 0 ||
 	    add_pool(c, "4x8xH100-SXM,site=east") < 0 ||
 	    add_pool(c, "4x8xA100-SXM4-40GB,site=west") < 0)
-		return -1;
+		return NULL;
 	c->pools[1].nics = 4;   /* fewer NIC Gb/s per node than pools 0 and 2 */
-	return 0;
+	const struct model_spec *m = catalog_model(&cat, "mixtral-8x22b");
+	CHECK(m != NULL);
+	return m;
 }
 
 /* perf_peers_of (the plan's layers per pool as bits, rows cleared only
@@ -1343,10 +1346,7 @@ static int four_pools(struct cluster *c)
 TEST(dp_peer_bits_match_every_stage)
 {
 	struct cluster c;
-	if (four_pools(&c) < 0)
-		return;
-	const struct model_spec *m = catalog_model(&cat, "mixtral-8x22b");
-	CHECK(m != NULL);
+	const struct model_spec *m = mixtral_on_four_pools(&c);
 	if (!m)
 		return;
 	int asked = 0, with_peer = 0, far = 0;
@@ -1388,10 +1388,7 @@ TEST(dp_peer_bits_match_every_stage)
 TEST(dp_memo_matches_the_uncached_dp_time)
 {
 	struct cluster c;
-	if (four_pools(&c) < 0)
-		return;
-	const struct model_spec *m = catalog_model(&cat, "mixtral-8x22b");
-	CHECK(m != NULL);
+	const struct model_spec *m = mixtral_on_four_pools(&c);
 	if (!m)
 		return;
 	struct hp_err err = { 0 };
