@@ -344,7 +344,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLGD": "Gaudi2",
           # Round 22, part 6: MLPerf v4.0 GPT-3 175B, NVIDIA Eos H100
           # (512-11,616 GPUs; step from the gaps between evaluations).
-          "BLML40": "H100 at scale"}
+          "BLML40": "H100 at scale",
+          # Round 23: mli/transformers-benchmarks, GPT-2 medium/large/XL
+          # and a 1.3B GPT on one or two RTX 3090 Ti (Megatron-LM, HF
+          # Trainer, DeepSpeed ZeRO-2).
+          "BLMLI": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
