@@ -376,7 +376,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 23: mli/transformers-benchmarks, GPT-2 medium/large/XL
           # and a 1.3B GPT on one or two RTX 3090 Ti (Megatron-LM, HF
           # Trainer, DeepSpeed ZeRO-2).
-          "BLMLI": "small/V100/consumer"}
+          "BLMLI": "small/V100/consumer",
+          # Round 23, part 2: Naman-ntc/FastCode, SantaCoder 1.1B on 8 V100,
+          # A100 40GB or RTX A6000 (HF Trainer, DDP).
+          "BLFC": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
