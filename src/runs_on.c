@@ -39,6 +39,7 @@
 #define IL B(FW_INTERNLM)
 #define LLMC B(FW_LLMC)
 #define DS03 B(FW_DEEPSPEED_03)
+#define AM B(FW_AUTOMODEL)
 
 struct verdict {
 	unsigned mask;
@@ -438,6 +439,13 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 	if (p->flash)
 		deny(v, DS03, "flash attention (2019 Megatron-LM has no fused attention kernel: "
 		     "--attention unfused)");
+	/* NeMo AutoModel @e45812012 (framework.c): FSDP2 (no optimizer-only
+	 * sharding), activation_checkpointing wraps whole layers, experts at
+	 * the model's TP (no folding). */
+	if (p->zero == 1)
+		deny(v, AM, "ZeRO-1 (FSDP2 shards parameters too: ZeRO-2 or 3)");
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, AM, "selective recomputation (activation_checkpointing is whole-layer)");
 }
 
 /* The estimate-only rows' rules on the layout: TP, PP, SP and the layer
