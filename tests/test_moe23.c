@@ -7,7 +7,9 @@
  *    experts, top 8) at EP 8 in one node, where DeepEP sends a token once
  *    to each rank holding any of its experts, and a Mixtral-shaped one
  *    (8 experts, top 2), where every expert has a rank of its own and
- *    nothing is saved. */
+ *    nothing is saved;
+ *  - one Mixtral layer's dispatch and combine bytes and calls by hand
+ *    against the estimate's EP line. */
 #include "t.h"
 #include "catalog.h"
 #include "cluster.h"
@@ -68,7 +70,7 @@ TEST(name_parses_estimate_only)
 /* Exposed EP seconds of one step on one node of 8 H100: TP 1, PP 1,
  * DP 8 = EP 8, bf16, micro-batch 4 of 4,096, 8 micro-batches, ZeRO 3,
  * no recompute, under framework fw. */
-static double ep_s(const struct model_spec *m, enum hp_framework fw)
+static double ep_s_comm(const struct model_spec *m, enum hp_framework fw, struct perf_comm *out)
 {
 	struct cluster c;
 	struct hp_err err = { 0 };
@@ -93,6 +95,8 @@ static double ep_s(const struct model_spec *m, enum hp_framework fw)
 		struct estimate e;
 		if (perf_estimate(&c, m, &p, NULL, &e, &err) == 0) {
 			t = e.bd.ep_comm;
+			if (out)
+				*out = e.comm[DIM_EP];
 			estimate_free(&e);
 		} else {
 			T_FAILF("%s", err.msg);
@@ -100,6 +104,11 @@ static double ep_s(const struct model_spec *m, enum hp_framework fw)
 	}
 	plan_free(&p);
 	return t;
+}
+
+static double ep_s(const struct model_spec *m, enum hp_framework fw)
+{
+	return ep_s_comm(m, fw, NULL);
 }
 
 /* By hand, Qwen3-30B-A3B (Qwen/Qwen3-30B-A3B config.json: 128 experts,
@@ -141,6 +150,34 @@ TEST(deepep_once_per_rank_by_hand)
 			titan, am);
 }
 
+/* One Mixtral 8x7B MoE layer's all-to-all by hand (catalog: hidden 4,096,
+ * 32 layers, 8 experts, top 2, seq 4,096), on ep_s's layout: each rank
+ * dispatches its micro-batch of 4 x 4,096 = 16,384 tokens, 2 rows of
+ * 4,096 bf16 elements each: 16,384 x 2 x 4,096 x 2 B = 268,435,456 B
+ * (256 MiB) per dispatch or combine. Per step: dispatch and combine,
+ * forward and backward, 4 a layer, x 32 layers x 8 micro-batches (GBS
+ * 256 / (DP 8 x MBS 4)) = 1,024 calls, all exposed under AutoModel (in
+ * line: no overlap in its code). The estimate's EP line must say so. */
+TEST(mixtral_layer_alltoall_by_hand)
+{
+	const struct model_spec *q = catalog_model(&cat, "mixtral-8x7b");
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	struct perf_comm c = { 0 };
+	double t = ep_s_comm(q, FW_AUTOMODEL, &c);
+	CHECK(c.used);
+	CHECK(c.coll == COMM_ALLTOALL);
+	CHECK(c.group == 8);
+	if (!(fabs(c.bytes - 268435456.0) < 1))
+		T_FAILF("EP bytes per call %.0f, want 268,435,456", c.bytes);
+	if (!(fabs(c.calls - 1024) < 1e-9))
+		T_FAILF("EP calls per step %.1f, want 1,024", c.calls);
+	if (!(t > 0 && fabs(c.exposed_s - t) < 1e-9 * t && fabs(c.time_s - t) < 1e-9 * t))
+		T_FAILF("EP %.4f s, line time %.4f s, exposed %.4f s: want all exposed", t,
+			c.time_s, c.exposed_s);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -151,6 +188,7 @@ int main(void)
 	RUN(row_as_automodel_runs);
 	RUN(name_parses_estimate_only);
 	RUN(deepep_once_per_rank_by_hand);
+	RUN(mixtral_layer_alltoall_by_hand);
 	catalog_done(&cat);
 	return t_done("moe23");
 }
