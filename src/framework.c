@@ -313,7 +313,40 @@
  *    keeps moe = 1 with moe_switch_only: a model routing to more than
  *    one expert, with shared experts, dense layers or experts of another
  *    size does not run on it as planned (launch.c framework_denial says
- *    so). */
+ *    so).
+ *  - nemo-automodel (estimate-only): NVIDIA-NeMo/Automodel read at
+ *    e45812012 (the commit of the BLAM rows' page). Data parallelism is
+ *    FSDP2 (distributed.strategy fsdp2): fully_shard per layer, forward
+ *    and backward prefetch (components/distributed/parallelizer.py
+ *    apply_fsdp2_sharding_recursively: reshard_after_forward for every
+ *    layer but the last without PP, off with PP), so the torchtitan
+ *    policy (zero_fsdp_default). Gradients reduced in fp32
+ *    (MixedPrecisionPolicy reduce_dtype=torch.float32, distributed/
+ *    parallelizer.py and moe/parallelizer.py apply_fsdp). Attention is
+ *    Transformer Engine's (models/common/utils.py BackendConfig: attn
+ *    "te" by default when TE is installed): cuDNN fused attention on
+ *    Hopper and Blackwell, attn_gen3 as megatron-core. TP overlap is
+ *    opt-in (enable_async_tensor_parallel, default False in the
+ *    benchmark configs): off. MoE: BackendConfig dispatcher "deepep"
+ *    (the default) runs DeepEP's normal dispatch and combine
+ *    (moe/megatron/fused_a2a.py FusedDispatch / FusedCombine,
+ *    Buffer.dispatch with is_token_in_rank: a token goes once to each
+ *    rank holding any of its experts, ep_rank_dedup; across nodes once
+ *    per node over RDMA, ep_dispatch_dedup). The expert all-to-alls run
+ *    in line: MoEFlexTokenDispatcher.token_permutation2 and
+ *    token_unpermutation call dispatch and combine with
+ *    async_finish=False, allocate_on_comm_stream=False
+ *    (moe/megatron/token_dispatcher.py), so each blocks the compute
+ *    stream; there is no second micro-batch in flight (no combined
+ *    1F1B), ep_overlap 0. The only concurrency in the MoE block is the
+ *    shared experts on a stream of their own (moe/layers.py MoE.forward,
+ *    _shared_experts_stream), beside the routed experts and their
+ *    dispatch; not modelled (the measured rows have no shared expert).
+ *    Not modelled: moe/parallelizer.py shards MoE models with
+ *    reshard_after_forward False by default (MoEParallelizerConfig), a
+ *    ZeRO-2 layout, where the dense path reshards (ZeRO-3); the default
+ *    stage here is the dense one, and a MoE plan names its --zero.
+ */
 #include "framework.h"
 
 #include <assert.h>
@@ -417,6 +450,19 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .eager_fused_qkv = 1, .eager_mask_mul = 1, .unfused_only = 1, .no_sp = 1,
 			      .zero_stages = 2, .zero1_opt_shard_bytes = 6 + 8 + 8 + 28 + 6,
 			      .zero1_opt_model_bytes = 10 + 10, .moe = 0 },
+	/* NeMo AutoModel: see the notes above; every field named. */
+	[FW_AUTOMODEL] = { .id = FW_AUTOMODEL, .name = "nemo-automodel",
+			   .display = "NeMo AutoModel (FSDP2, TE, DeepEP)", .abbrev = "automodel",
+			   .tp_overlap = 0, .grad_overlap = 1, .param_overlap = 1,
+			   .grad_reduce_fp32 = 1, .attn_gen3 = 1,
+			   .source = "NVIDIA-NeMo/Automodel components/distributed/parallelizer.py, "
+				     "components/moe/megatron/{fused_a2a,token_dispatcher}.py, "
+				     "components/models/common/utils.py @e45812012",
+			   .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 0,
+			   .ep_dispatch_dedup = 1, .ep_rank_dedup = 1, .fp8_params = 0,
+			   .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON,
+			   .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+			   .zero_fsdp_default = 1, .moe = 1, .flash_sm80 = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

@@ -24,7 +24,9 @@
  * fused residual + LayerNorm, no dropout, biases in the GEMM epilogue.
  * FW_DEEPSPEED_03: DeepSpeed 0.3's engine (ZeRO 0 and its first ZeRO-1)
  * running the 2019 Megatron-LM copy in DeepSpeedExamples, eager layer
- * code (the BLDSV rows). */
+ * code (the BLDSV rows). FW_AUTOMODEL: NVIDIA-NeMo/Automodel's FSDP2
+ * recipes with Transformer Engine attention, grouped-GEMM experts and the
+ * DeepEP dispatcher (the BLAM rows; framework.c). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -44,6 +46,8 @@ enum hp_framework {
 	FW_LLMC,                     /* estimate-only: karpathy/llm.c's C/CUDA trainer */
 	FW_DEEPSPEED_03,             /* estimate-only: DeepSpeed 0.3 with the 2019
 				      * Megatron-LM of DeepSpeedExamples */
+	FW_AUTOMODEL,                /* estimate-only: NeMo AutoModel (FSDP2, TE
+				      * kernels, DeepEP dispatch) */
 	FW_ROWS
 };
 
@@ -234,6 +238,12 @@ struct framework_info {
 				    * MLP's size, all experts on every rank (no
 				    * EP); launch says a model beyond it does not
 				    * run as planned (launch.c framework_denial) */
+	int ep_rank_dedup;         /* its dispatcher's kernels send a token once
+				    * to each destination rank that holds any of
+				    * its experts, not once per routed expert
+				    * (DeepEP's normal kernels: is_token_in_rank);
+				    * perf_comm.c ep_dispatch_time, with
+				    * plan_moe_dispatch flex */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

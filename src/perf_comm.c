@@ -508,7 +508,19 @@ static double ep_dedup_share(const struct moe_spec *e, int nodes)
 static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge, double bytes,
 			       struct comm_result *cr)
 {
-	double one = coll(x, ge, COMM_ALLTOALL, bytes, cr);
+	/* A framework whose kernels send a token once per destination rank
+	 * (framework.h ep_rank_dedup: DeepEP's normal kernels, a token's row
+	 * goes to each rank in is_token_in_rank once, with its top-k indices
+	 * and weights, and the combine returns one reduced row per rank):
+	 * ep_dedup_share over the group's ranks, each rank holding E / ep
+	 * experts, of the per-expert copies. Qwen3-30B-A3B at EP 8: 4.67 of
+	 * 7 remote copies a token, 0.667. Over nodes it is the NVLink leg's
+	 * share; the network leg keeps the per-node share below. */
+	double nvl_bytes = bytes;
+	if (plan_moe_dispatch(x->p) == MOE_DISPATCH_FLEX &&
+	    framework_get(x->p->framework)->ep_rank_dedup)
+		nvl_bytes *= ep_dedup_share(&x->m->moe, ge->ranks);
+	double one = coll(x, ge, COMM_ALLTOALL, nvl_bytes, cr);
 	if (plan_moe_dispatch(x->p) != MOE_DISPATCH_FLEX || ge->ranks <= ge->ranks_per_node)
 		return one;
 	int nodes = (ge->ranks + ge->ranks_per_node - 1) / ge->ranks_per_node;
@@ -518,7 +530,7 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
 	struct perf_group gn;
 	make_group(x, ge->a, -1, ge->ranks_per_node, ge->ranks_per_node, &gn);
 	double net = coll(x, ge, COMM_ALLTOALL, bytes * share, cr);
-	double nvl = coll(x, &gn, COMM_ALLTOALL, bytes, NULL);
+	double nvl = coll(x, &gn, COMM_ALLTOALL, nvl_bytes, NULL);
 	return fmax(net, nvl);
 }
 

@@ -39,6 +39,7 @@
 #define IL B(FW_INTERNLM)
 #define LLMC B(FW_LLMC)
 #define DS03 B(FW_DEEPSPEED_03)
+#define AM B(FW_AUTOMODEL)
 
 struct verdict {
 	unsigned mask;
@@ -438,6 +439,21 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 	if (p->flash)
 		deny(v, DS03, "flash attention (2019 Megatron-LM has no fused attention kernel: "
 		     "--attention unfused)");
+	/* NeMo AutoModel @e45812012 (framework.c): FSDP2 (no optimizer-only
+	 * sharding) that keeps parameters gathered under PP
+	 * (distributed/parallelizer.py: reshard_after_forward False when
+	 * pp_enabled), DDP without TP, PP or EP (distributed/config.py
+	 * DDPConfig), activation_checkpointing of whole layers. */
+	const struct replica *rep = &p->replicas[0];
+	if (p->zero == 1)
+		deny(v, AM, "ZeRO-1 (FSDP2 shards parameters too: ZeRO-2 or 3)");
+	if (p->zero == 3 && rep->n_stages > 1)
+		deny(v, AM, "ZeRO-3 with PP %d (FSDP2 keeps parameters gathered under PP)",
+		     rep->n_stages);
+	if (p->zero == 0 && (rep->stages[0].tp > 1 || rep->n_stages > 1 || p->ep > 1))
+		deny(v, AM, "ZeRO-0 (DDP) with TP, PP or EP (DDPConfig: data parallelism only)");
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, AM, "selective recomputation (activation_checkpointing is whole-layer)");
 }
 
 /* The estimate-only rows' rules on the layout: TP, PP, SP and the layer

@@ -2959,6 +2959,8 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
  *    0-1 paths reduce the gradients after the backward (the overlapping
  *    reduce is ZeRO-2's, grad_overlap_min_zero) and stage1.py gathers
  *    the parameters after optimizer.step(): off only.
+ *    NeMo AutoModel: FSDP2 as torchtitan, and enable_async_tensor_parallel
+ *    (its async TP) is opt-in (framework.c).
  * Values outside the mask are the framework's default (framework.c). */
 static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_ANY] = { 3, 3, 3 },
@@ -2971,6 +2973,7 @@ static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_INTERNLM] = { 1, 3, 3 },
 	[FW_LLMC] = { 1, 2, 1 },
 	[FW_DEEPSPEED_03] = { 1, 1, 1 },
+	[FW_AUTOMODEL] = { 3, 2, 2 },
 };
 
 /* The values key k may take in plan p: those the framework allows where

@@ -391,7 +391,7 @@ expect 2 "il.json: framework: internlm is estimate-only" $H launch --pool 1x8xA1
 # --mbs/--gbs, -m and the pool (every row from FW_COUNT on, framework.h),
 # and before a plan file's model checks (a MoE model under a dense-only
 # row, plan.c plan_framework_model).
-for fw in internlm pytorch-ddp pytorch-ddp-2020 llm.c deepspeed-0.3; do
+for fw in internlm pytorch-ddp pytorch-ddp-2020 llm.c deepspeed-0.3 nemo-automodel; do
 	expect 2 "hetplan: --framework: $fw is estimate-only" $H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --framework $fw
 	expect 2 "hetplan: --framework: $fw is estimate-only" $H launch --framework $fw --tp 1 --pp 1
 done

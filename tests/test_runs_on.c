@@ -37,6 +37,7 @@ static struct model_spec model;   /* llama3.1-8b: 32 layers */
 #define IL (1u << FW_INTERNLM)
 #define LC (1u << FW_LLMC)
 #define D3 (1u << FW_DEEPSPEED_03)
+#define AM (1u << FW_AUTOMODEL)
 
 static void cluster2(struct cluster *c, const char *a, const char *b)
 {
@@ -218,7 +219,7 @@ TEST(zero3_with_pipeline)
 	/* without PP DeepSpeed's ZeRO-3 engine runs it */
 	m = mask_of(&c, "{\"zero\":3,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
-	CHECK_EQ_INT(m, MC | DS | TT);
+	CHECK_EQ_INT(m, MC | DS | TT | AM);
 }
 
 TEST(ddp_in_torchtitan_is_one_dimensional)
@@ -239,7 +240,7 @@ TEST(context_parallel)
 	char why[512];
 	unsigned m = mask_of(&c, "{\"zero\":3,\"cp\":2,\"seq_len\":16384,\"replicas\":[{\"stages\":["
 			     ONE_STAGE("h", 8) "]}]}", why, sizeof why);
-	CHECK_EQ_INT(m, MC | TT);
+	CHECK_EQ_INT(m, MC | TT | AM);
 	CHECK(strstr(why, "deepspeed: ring context parallelism") != NULL);
 }
 
@@ -254,7 +255,7 @@ TEST(expert_parallel)
 	unsigned m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"moe_dispatch\":\"alltoall\","
 			     "\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 			     "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
-	CHECK_EQ_INT(m, MC | DS | TT);
+	CHECK_EQ_INT(m, MC | DS | TT | AM);
 	m = mask_of(&c, "{\"zero\":1,\"ep\":8,\"moe_dispatch\":\"alltoall\","
 		    "\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
@@ -266,7 +267,7 @@ TEST(expert_parallel)
 	 * MoE layers dispatch with an all-to-all) */
 	m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
-	CHECK_EQ_INT(m, MC);
+	CHECK_EQ_INT(m, MC | AM);   /* AutoModel's DeepEP is flex */
 	CHECK(strstr(why, "torchtitan: the flex token dispatcher") != NULL);
 	m = mask_of(&c, "{\"zero\":3,\"ep\":8,\"framework\":\"torchtitan\","
 		    "\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
@@ -337,7 +338,7 @@ TEST(estimate_only_rows)
 	const char *dp8u = "{\"zero\":0,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
 			   "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
 	CHECK_EQ_INT(mask_of(&c, dp8u, why, sizeof why), RUNS_ON_ALL);
-	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3);
+	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3 | AM);
 	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
 			     "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
