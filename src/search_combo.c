@@ -491,6 +491,11 @@ struct dp_memo {
 	int built_odd; /* one was refused (plan_validate, --framework) or
 			* named a stock framework: no screen before building */
 	const struct layout *L[HP_MAX_POOLS + 1];
+	/* the set's DP sweep (dp_at): its serial (0: none), and the set
+	 * (gen), framework and ZeRO-3 micro-batches it was begun for */
+	unsigned long sw_serial;
+	unsigned sw_gen;
+	int sw_fw, sw_m;
 	struct dp_memo_e {
 		unsigned gen;
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
@@ -568,14 +573,11 @@ static int same_stages(const struct replica *a, const struct replica *b)
  * the same stages; the DP degree, the pools and so every stage's DP time
  * stay: half the stages to evaluate), every group at m micro-batches
  * under ZeRO 3 (m = 0: as they are, which ZeRO 0-2 do not read). */
-static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
+static int dp_plan_of(const struct plan *p, int m, struct replica *rep, int n_rep,
+		      struct plan *out)
 {
-	struct replica rep[2 * (HP_MAX_POOLS + 1)];
 	struct plan q = *p;
-	struct hp_err err;   /* empty, not zeroed (as search.c's probes) */
-	err.code = 0;
-	err.msg[0] = '\0';
-	if (p->n_replicas > (int)HP_ARRAY_LEN(rep))
+	if (p->n_replicas > n_rep)
 		return -1;
 	q.replicas = rep;
 	q.n_replicas = 0;
@@ -591,6 +593,41 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 			rep[q.n_replicas].batch_share = (double)m * p->mbs / p->gbs;
 		q.n_replicas++;
 	}
+	*out = q;
+	return 0;
+}
+
+/* perf_dp_exposed of plan p as dp_plan_of makes it, at its own DP degree N,
+ * through the set's DP sweep (perf_dp_sweep_begin): begun on the first
+ * plan of the set asked at framework fw and ZeRO-3 micro-batches m, and
+ * asked again at each N. Every plan of the set with that (fw, m) has the
+ * same stages after dp_plan_of (one group a layout, each layout at one
+ * replica or more) and the same settings (the set's, plan_globals, and
+ * fw), so the sweep at N gives the bits perf_dp_exposed_memo gives for it
+ * (perf.h); the key is the DP keeper's own (dp_key). Issue 13, twenty-
+ * third round: perf_dp_exposed_memo for each new N of a set set up its
+ * context and placed and keyed every stage again, about 7,000 of its
+ * 13,000 instructions a call in the Mixtral 8x22B deadline search. */
+static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
+{
+	struct replica rep[2 * (HP_MAX_POOLS + 1)];
+	struct plan q;
+	struct hp_err err;   /* empty, not zeroed (as search.c's probes) */
+	err.code = 0;
+	err.msg[0] = '\0';
+	int N = plan_dp(p), fw = (int)p->framework;
+	if (dpm.sw_serial && dpm.sw_gen == dpm.gen && dpm.sw_fw == fw && dpm.sw_m == m &&
+	    perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, dp) == 0)
+		return 0;
+	if (dp_plan_of(p, m, rep, (int)HP_ARRAY_LEN(rep), &q) < 0)
+		return -1;
+	dpm.sw_serial = dpm.live ? perf_dp_sweep_begin(x->c, x->m, &q, &err) : 0;
+	dpm.sw_gen = dpm.gen;
+	dpm.sw_fw = fw;
+	dpm.sw_m = m;
+	if (dpm.sw_serial && perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, dp) == 0)
+		return 0;
+	dpm.sw_serial = 0;
 	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
 }
 
