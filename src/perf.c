@@ -1403,7 +1403,10 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
  * ctx_stage_place: the pool, TP, first / last and the DP peer, which
  * reads which pools hold a stage's layers in groups of one replica or
  * more, not how many), nor perf_stage_compute, nor the key's other
- * words read (stage_dp_key: dk.dp alone is x->dp). So at degree N the
+ * words read (stage_dp_key: dk.dp alone is x->dp). Under ZeRO-3 a
+ * stage's time reads the group's micro-batches (x->mb, from its share,
+ * and the key's glob word): asked with mb, every group's share is set as
+ * search_combo.c's dp_plan_of sets it. So at degree N the
  * sweep's lookups and computes are dp_exposed's for the plan with N
  * replicas, and the maximum of the same values is the same bits. One
  * sweep a thread: the planner's DP screen keeps one a layout set
@@ -1418,6 +1421,7 @@ static _Thread_local struct dp_sweep {
 	const struct model_spec *m;
 	struct perf_memo *memo;
 	uint64_t epoch;          /* the memo's (perf_memo_epoch) at the start */
+	uint64_t glob;           /* the plan's settings' serial (perf_memo_glob) */
 	struct plan q;           /* the plan, its groups and stages below */
 	struct replica rep[DPS_REPS];
 	struct stage st[DPS_STAGES];
@@ -1476,6 +1480,11 @@ unsigned long perf_dp_sweep_begin(const struct cluster *c, const struct model_sp
 				s->n++;
 		}
 	}
+	/* the settings' serial, without ZeRO-3's micro-batches (stage_dp_key
+	 * keeps it below bit 40) */
+	s->glob = x->glob_set ? x->glob : perf_memo_glob(x->memo, &s->q);
+	if (s->glob >= 1ull << 40)
+		return 0;
 	s->c = c;
 	s->m = m;
 	s->memo = x->memo;
@@ -1487,20 +1496,34 @@ unsigned long perf_dp_sweep_begin(const struct cluster *c, const struct model_sp
 }
 
 int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct model_spec *m,
-		     int dp, double *dp_s)
+		     int dp, int mb, double *dp_s)
 {
 	struct dp_sweep *s = &sweep;
 	*dp_s = 0;
-	if (!serial || serial != s->serial || c != s->c || m != s->m || dp < 0)
+	if (!serial || serial != s->serial || c != s->c || m != s->m || dp < 0 || mb < 0)
 		return -1;
 	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
 	if (mo != s->memo || perf_memo_epoch(mo) != s->epoch)
 		return -1;
 	struct stage_ctx *x = &s->x;
+	uint64_t glob = s->glob;
+	if (mb > 0) {
+		/* every group at mb micro-batches (ctx_replica reads its
+		 * share: x->mb), the key's ZeRO-3 word with it */
+		for (int r = 0; r < s->q.n_replicas; r++)
+			s->rep[r].batch_share = (double)mb * s->q.mbs / s->q.gbs;
+		long k = s->q.zero == 3 ? plan_replica_microbatches(&s->q, 0) : 0;
+		if (k < 0 || k >= 1l << 24)
+			return -1;
+		glob |= (uint64_t)k << 40;
+	} else if (s->q.zero == 3) {
+		return -1;   /* ZeRO-3 is asked with its micro-batches */
+	}
 	x->dp = dp;
 	x->link_pool = -1;   /* the links are looked up again (perf_memo_link) */
 	for (int j = 0; j < s->n; j++)
 		if (s->e[j].keyed) {
+			s->e[j].dk.glob = glob;
 			s->e[j].dk.dp = (uint32_t)dp;
 			perf_memo_dp_ahead(mo, &s->e[j].dk);
 		}

@@ -492,10 +492,10 @@ struct dp_memo {
 			* named a stock framework: no screen before building */
 	const struct layout *L[HP_MAX_POOLS + 1];
 	/* the set's DP sweep (dp_at): its serial (0: none), and the set
-	 * (gen), framework and ZeRO-3 micro-batches it was begun for */
+	 * (gen) and framework it was begun for */
 	unsigned long sw_serial;
 	unsigned sw_gen;
-	int sw_fw, sw_m;
+	int sw_fw;
 	struct dp_memo_e {
 		unsigned gen;
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
@@ -599,8 +599,8 @@ static int dp_plan_of(const struct plan *p, int m, struct replica *rep, int n_re
 
 /* perf_dp_exposed of plan p as dp_plan_of makes it, at its own DP degree N,
  * through the set's DP sweep (perf_dp_sweep_begin): begun on the first
- * plan of the set asked at framework fw and ZeRO-3 micro-batches m, and
- * asked again at each N. Every plan of the set with that (fw, m) has the
+ * plan of the set asked at framework fw, and asked again at each N (and
+ * under ZeRO-3 each m). Every plan of the set at fw has the
  * same stages after dp_plan_of (one group a layout, each layout at one
  * replica or more) and the same settings (the set's, plan_globals, and
  * fw), so the sweep at N gives the bits perf_dp_exposed_memo gives for it
@@ -616,16 +616,15 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 	err.code = 0;
 	err.msg[0] = '\0';
 	int N = plan_dp(p), fw = (int)p->framework;
-	if (dpm.sw_serial && dpm.sw_gen == dpm.gen && dpm.sw_fw == fw && dpm.sw_m == m &&
-	    perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, dp) == 0)
+	if (dpm.sw_serial && dpm.sw_gen == dpm.gen && dpm.sw_fw == fw &&
+	    perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, m, dp) == 0)
 		return 0;
 	if (dp_plan_of(p, m, rep, (int)HP_ARRAY_LEN(rep), &q) < 0)
 		return -1;
 	dpm.sw_serial = dpm.live ? perf_dp_sweep_begin(x->c, x->m, &q, &err) : 0;
 	dpm.sw_gen = dpm.gen;
 	dpm.sw_fw = fw;
-	dpm.sw_m = m;
-	if (dpm.sw_serial && perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, dp) == 0)
+	if (dpm.sw_serial && perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, m, dp) == 0)
 		return 0;
 	dpm.sw_serial = 0;
 	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
