@@ -651,12 +651,11 @@ static unsigned dp_key(const struct plan *p, int *N, int *fw, int *m, int *m_max
 
 /* The keeper's entry for p's key, or the empty slot to put it in (NULL
  * when neither is within 8 slots). */
-static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
+static struct dp_memo_e *dp_slot_of(int N, int fw, int m, int *hit)
 {
-	int N, fw, m, m_max;
-	unsigned h = dp_key(p, &N, &fw, &m, &m_max);
+	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
+		     DPM_SLOTS;
 	*hit = 0;
-	*m_all = m == m_max;
 	for (int k = 0; k < 8; k++) {
 		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
 		if (e->gen != dpm.gen) {
@@ -675,6 +674,14 @@ static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
 		}
 	}
 	return NULL;
+}
+
+static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
+{
+	int N, fw, m, m_max;
+	dp_key(p, &N, &fw, &m, &m_max);
+	*m_all = m == m_max;
+	return dp_slot_of(N, fw, m, hit);
 }
 
 static void dp_slot_put(struct dp_memo_e *e, double v)
@@ -1031,27 +1038,37 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 		if (g->zero == 3 && gi[i].n_lo > 0)
 			m = HP_MIN(m, gi[i].m - gi[i].q);
 	}
-	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
-		     DPM_SLOTS;
-	const struct dp_memo_e *e = NULL;
-	for (int j = 0; j < 8; j++) {
-		const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
-		if (f->gen != dpm.gen || !f->N)
-			break;   /* dp_slot stops at the first empty slot */
-		if (f->N == N && f->fw == fw && f->m == m) {
-			e = f;
-			break;
-		}
-	}
-	/* without the key's DP time the step is still at least the
-	 * pipeline's (the keeper's) and the fixed overhead */
-	double dp = e && e->v > 0 ? e->v : 0, pipe0 = pipe;
-	pipe = pipe_memo_bound(gi, k, n, (int)FW_ANY, dpm.mb_any, pipe);
-	if (!(dp > 0) && !(pipe > pipe0))
-		return 0;
+	/* first from what the keepers hold alone: the DP time of the key
+	 * when met (else 0, still a lower bound), the pipeline bound */
+	int hit;
+	struct dp_memo_e *e = dp_slot_of(N, fw, m, &hit);
+	double dp = hit && e->v > 0 ? e->v : 0, pipe0 = pipe;
+	pipe = pipe_memo_bound(gi, k, n, fw, dpm.mb_any, pipe);
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
 	double step = pipe + dp + ovh;
+	if ((dp > 0 || pipe > pipe0) && (!dl || nearer_miss_impossible(x, pr, step)) &&
+	    combo_screened(x, pr, step))
+		return 1;
+	if (hit)
+		return 0;   /* dp_screened reads the same and screens the same */
+	/* then dp_screened's steps on the plan it would build (framework
+	 * FW_ANY, so the pipeline keeper's mb_any): where it computes the
+	 * key's DP time, computed here through the set's sweep */
+	int compute = !(dpm.seen > 0) || (combo_bounds(x, pr, pipe + dpm.seen + ovh) &&
+					  (!dl || nearer_miss_impossible(x, pr, pipe + dpm.seen + ovh)));
+	dp = -1;
+	if (compute) {
+		/* set_dp_exposed's computation (dp_at), through the set's
+		 * sweep when it was begun at FW_ANY; else left to the plan */
+		if (!dpm.sw_serial || dpm.sw_gen != dpm.gen || dpm.sw_fw != fw ||
+		    perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, m, &dp) < 0)
+			return 0;
+		if (e)
+			dp_slot_put(e, dp);
+		dpm.seen = fmax(dpm.seen, dp);
+	}
+	step = pipe + (dp > 0 ? dp : 0) + ovh;
 	if (dl && !nearer_miss_impossible(x, pr, step))
 		return 0;
 	return combo_screened(x, pr, step);
