@@ -1393,6 +1393,163 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 	return dp_exposed(c, m, p, perf_calib_default(), 1, dp_s, err);
 }
 
+/* perf_dp_exposed_memo of one plan at many DP degrees (perf.h,
+ * perf_dp_sweep_begin): the plan's stages, copied, and the DP memo keys
+ * of the stages dp_exposed looks up (every stage but those dp_as_previous
+ * skips), each key once, with the context placed as dp_exposed places
+ * it. A stage's exposed DP time reads the plan's DP degree only as
+ * x->dp (perf_comm.c perf_stage_dp: the DP and expert-DP groups, the
+ * buckets; perf_expert_dp), which neither the placement (ctx_replica,
+ * ctx_stage_place: the pool, TP, first / last and the DP peer, which
+ * reads which pools hold a stage's layers in groups of one replica or
+ * more, not how many), nor perf_stage_compute, nor the key's other
+ * words read (stage_dp_key: dk.dp alone is x->dp). Under ZeRO-3 a
+ * stage's time reads the group's micro-batches (x->mb, from its share,
+ * and the key's glob word): asked with mb, every group's share is set as
+ * search_combo.c's dp_plan_of sets it. So at degree N the
+ * sweep's lookups and computes are dp_exposed's for the plan with N
+ * replicas, and the maximum of the same values is the same bits. One
+ * sweep a thread: the planner's DP screen keeps one a layout set
+ * (search_combo.c); a set's plans at other counts are the same stages.
+ * Issue 13, twenty-third round: the screen's calls spent more on the
+ * context, the placements and the keys of about 8 stages a call than on
+ * the stages missing the memo. */
+enum { DPS_REPS = 64, DPS_STAGES = 512 };
+static _Thread_local struct dp_sweep {
+	unsigned long serial;    /* 0: none */
+	const struct cluster *c;
+	const struct model_spec *m;
+	struct perf_memo *memo;
+	uint64_t epoch;          /* the memo's (perf_memo_epoch) at the start */
+	uint64_t glob;           /* the plan's settings' serial (perf_memo_glob) */
+	struct plan q;           /* the plan, its groups and stages below */
+	struct replica rep[DPS_REPS];
+	struct stage st[DPS_STAGES];
+	struct stage_ctx x;
+	int n;                   /* entries */
+	struct dp_sweep_e {
+		short r, i;      /* the group and stage to place on a miss */
+		int keyed;       /* stage_dp_key gave dk (else: computed each time) */
+		struct dp_key dk;
+	} e[DPS_STAGES];
+} sweep;
+static _Thread_local unsigned long sweep_serials;
+
+unsigned long perf_dp_sweep_begin(const struct cluster *c, const struct model_spec *m,
+				  const struct plan *p, struct hp_err *err)
+{
+	struct dp_sweep *s = &sweep;
+	s->serial = 0;
+	if (check_plan(c, m, p, err) < 0)
+		return 0;
+	if (p->n_replicas > DPS_REPS)
+		return 0;
+	int n_st = 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		n_st += p->replicas[r].n_stages;
+	if (n_st > DPS_STAGES)
+		return 0;
+	s->q = *p;
+	s->q.replicas = s->rep;
+	n_st = 0;
+	for (int r = 0; r < p->n_replicas; r++) {
+		const struct replica *a = &p->replicas[r];
+		s->rep[r] = *a;
+		s->rep[r].stages = s->st + n_st;
+		memcpy(s->st + n_st, a->stages, (size_t)a->n_stages * sizeof *a->stages);
+		n_st += a->n_stages;
+	}
+	struct stage_ctx *x = &s->x;
+	ctx_init(x, c, m, &s->q, perf_calib_default(), NULL, NULL);
+	s->n = 0;
+	for (int r = 0; r < s->q.n_replicas; r++) {
+		ctx_replica(x, r, 0);
+		for (int i = 0; i < x->pp; i++) {
+			if (dp_as_previous(x, i))
+				continue;
+			ctx_stage_place(x, i);
+			struct dp_sweep_e *e = &s->e[s->n];
+			e->r = (short)r;
+			e->i = (short)i;
+			e->keyed = stage_dp_key(x, &e->dk) == 0;
+			int dup = 0;
+			for (int j = 0; e->keyed && j < s->n && !dup; j++)
+				dup = s->e[j].keyed && s->e[j].dk.glob == e->dk.glob &&
+				      s->e[j].dk.stage == e->dk.stage;
+			if (!dup)
+				s->n++;
+		}
+	}
+	/* the settings' serial, without ZeRO-3's micro-batches (stage_dp_key
+	 * keeps it below bit 40) */
+	s->glob = x->glob_set ? x->glob : perf_memo_glob(x->memo, &s->q);
+	if (s->glob >= 1ull << 40)
+		return 0;
+	s->c = c;
+	s->m = m;
+	s->memo = x->memo;
+	s->epoch = perf_memo_epoch(x->memo);
+	if (!++sweep_serials)
+		++sweep_serials;
+	s->serial = sweep_serials;
+	return s->serial;
+}
+
+int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct model_spec *m,
+		     int dp, int mb, double *dp_s)
+{
+	struct dp_sweep *s = &sweep;
+	*dp_s = 0;
+	if (!serial || serial != s->serial || c != s->c || m != s->m || dp < 0 || mb < 0)
+		return -1;
+	struct perf_memo *mo = perf_memo_open(c, m, perf_calib_default());
+	if (mo != s->memo || perf_memo_epoch(mo) != s->epoch)
+		return -1;
+	struct stage_ctx *x = &s->x;
+	uint64_t glob = s->glob;
+	if (mb > 0) {
+		/* every group at mb micro-batches (ctx_replica reads its
+		 * share: x->mb), the key's ZeRO-3 word with it */
+		for (int r = 0; r < s->q.n_replicas; r++)
+			s->rep[r].batch_share = (double)mb * s->q.mbs / s->q.gbs;
+		long k = s->q.zero == 3 ? plan_replica_microbatches(&s->q, 0) : 0;
+		if (k < 0 || k >= 1l << 24)
+			return -1;
+		glob |= (uint64_t)k << 40;
+	} else if (s->q.zero == 3) {
+		return -1;   /* ZeRO-3 is asked with its micro-batches */
+	}
+	x->dp = dp;
+	x->link_pool = -1;   /* the links are looked up again (perf_memo_link) */
+	for (int j = 0; j < s->n; j++)
+		if (s->e[j].keyed) {
+			s->e[j].dk.glob = glob;
+			s->e[j].dk.dp = (uint32_t)dp;
+			perf_memo_dp_ahead(mo, &s->e[j].dk);
+		}
+	double worst = 0;
+	for (int j = 0; j < s->n; j++) {
+		struct dp_sweep_e *e = &s->e[j];
+		const double *hit = e->keyed ? perf_memo_dp(mo, &e->dk) : NULL;
+		if (hit) {
+			worst = perf_fmax(worst, *hit);
+			continue;
+		}
+		ctx_replica(x, e->r, 0);
+		ctx_stage_place(x, e->i);
+		if (e->keyed)
+			dp_compute_memo(x, &e->dk);
+		else
+			perf_stage_compute(x);
+		double v = perf_stage_dp(x, NULL);
+		if (e->keyed)
+			perf_memo_dp_put(mo, &e->dk, v);
+		worst = perf_fmax(worst, v);
+	}
+	*dp_s = worst;
+	return 0;
+}
+
 /* ctx_stage_as_previous(x, i) for stage i of a layer range after the
  * first of perf_stage_times_each, from what the first range's call left
  * in walk[i] (bit 0: the stage's crossing to the next, x->cross_next;

@@ -179,6 +179,21 @@ int perf_dp_exposed_each(const struct cluster *c, const struct model_spec *m,
  * DP memo (the same bits; a hit skips the stage). */
 int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
 			 const struct plan *p, double *dp_s, struct hp_err *err);
+/* perf_dp_exposed_memo of p at other DP degrees: perf_dp_sweep_begin
+ * keeps p's stages (copied) and the keys of their DP memo entries, and
+ * returns the sweep's serial (0: no sweep, with err set where p is not a
+ * valid plan; p too large for the sweep leaves err alone); then
+ * perf_dp_sweep_at(serial, c, m, N, mb, dp_s) gives perf_dp_exposed_memo's
+ * bits for p with N replicas in all (the same groups at counts summing
+ * to N, each at least 1) and, for mb > 0, every group's batch_share
+ * mb * mbs / gbs (required under ZeRO-3, where the DP terms read it;
+ * mb 0 leaves the shares), returning 0, or -1 when the serial is not the
+ * thread's current sweep or c, m or the memo changed since (begin
+ * again). One sweep a thread; a begin ends the one before. */
+unsigned long perf_dp_sweep_begin(const struct cluster *c, const struct model_spec *m,
+				  const struct plan *p, struct hp_err *err);
+int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct model_spec *m,
+		     int dp, int mb, double *dp_s);
 /* perf_estimate's e->stages alone, bit for bit (times, memory and
  * capacity of each stage; for the planner's layout probes, which read
  * nothing else): the rest of e is not computed (zero). Same inputs,

@@ -220,6 +220,8 @@ struct perf_memo *perf_memo_open(const struct cluster *c, const struct model_spe
 				 const struct perf_calib *k);
 /* Whole-model parameter counts. */
 const struct param_count *perf_memo_params(struct perf_memo *mo);
+/* The memo's generation: it changes whenever perf_memo_open starts over. */
+uint64_t perf_memo_epoch(const struct perf_memo *mo);
 /* model_step_flops and model_step_hw_flops for this step. */
 void perf_memo_step_flops(struct perf_memo *mo, double tokens, double s, enum hp_recompute rc,
 			  double *model, double *hw);

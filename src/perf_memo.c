@@ -411,6 +411,11 @@ const struct param_count *perf_memo_params(struct perf_memo *mo)
 	return &mo->pc;
 }
 
+uint64_t perf_memo_epoch(const struct perf_memo *mo)
+{
+	return (uint64_t)gen_wraps << 32 | mo->gen;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

@@ -491,6 +491,11 @@ struct dp_memo {
 	int built_odd; /* one was refused (plan_validate, --framework) or
 			* named a stock framework: no screen before building */
 	const struct layout *L[HP_MAX_POOLS + 1];
+	/* the set's DP sweep (dp_at): its serial (0: none), and the set
+	 * (gen) and framework it was begun for */
+	unsigned long sw_serial;
+	unsigned sw_gen;
+	int sw_fw;
 	struct dp_memo_e {
 		unsigned gen;
 		int N, fw, m;   /* N = 0: empty; m: m_min under ZeRO 3, else 0 */
@@ -568,14 +573,11 @@ static int same_stages(const struct replica *a, const struct replica *b)
  * the same stages; the DP degree, the pools and so every stage's DP time
  * stay: half the stages to evaluate), every group at m micro-batches
  * under ZeRO 3 (m = 0: as they are, which ZeRO 0-2 do not read). */
-static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
+static int dp_plan_of(const struct plan *p, int m, struct replica *rep, int n_rep,
+		      struct plan *out)
 {
-	struct replica rep[2 * (HP_MAX_POOLS + 1)];
 	struct plan q = *p;
-	struct hp_err err;   /* empty, not zeroed (as search.c's probes) */
-	err.code = 0;
-	err.msg[0] = '\0';
-	if (p->n_replicas > (int)HP_ARRAY_LEN(rep))
+	if (p->n_replicas > n_rep)
 		return -1;
 	q.replicas = rep;
 	q.n_replicas = 0;
@@ -591,6 +593,40 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 			rep[q.n_replicas].batch_share = (double)m * p->mbs / p->gbs;
 		q.n_replicas++;
 	}
+	*out = q;
+	return 0;
+}
+
+/* perf_dp_exposed of plan p as dp_plan_of makes it, at its own DP degree N,
+ * through the set's DP sweep (perf_dp_sweep_begin): begun on the first
+ * plan of the set asked at framework fw, and asked again at each N (and
+ * under ZeRO-3 each m). Every plan of the set at fw has the
+ * same stages after dp_plan_of (one group a layout, each layout at one
+ * replica or more) and the same settings (the set's, plan_globals, and
+ * fw), so the sweep at N gives the bits perf_dp_exposed_memo gives for it
+ * (perf.h); the key is the DP keeper's own (dp_key). Issue 13, twenty-
+ * third round: perf_dp_exposed_memo for each new N of a set set up its
+ * context and placed and keyed every stage again, about 7,000 of its
+ * 13,000 instructions a call in the Mixtral 8x22B deadline search. */
+static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
+{
+	struct replica rep[2 * (HP_MAX_POOLS + 1)];
+	struct plan q;
+	struct hp_err err;   /* empty, not zeroed (as search.c's probes) */
+	err.code = 0;
+	err.msg[0] = '\0';
+	int N = plan_dp(p), fw = (int)p->framework;
+	if (dpm.sw_serial && dpm.sw_gen == dpm.gen && dpm.sw_fw == fw &&
+	    perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, m, dp) == 0)
+		return 0;
+	if (dp_plan_of(p, m, rep, (int)HP_ARRAY_LEN(rep), &q) < 0)
+		return -1;
+	dpm.sw_serial = dpm.live ? perf_dp_sweep_begin(x->c, x->m, &q, &err) : 0;
+	dpm.sw_gen = dpm.gen;
+	dpm.sw_fw = fw;
+	if (dpm.sw_serial && perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, m, dp) == 0)
+		return 0;
+	dpm.sw_serial = 0;
 	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
 }
 
@@ -615,12 +651,11 @@ static unsigned dp_key(const struct plan *p, int *N, int *fw, int *m, int *m_max
 
 /* The keeper's entry for p's key, or the empty slot to put it in (NULL
  * when neither is within 8 slots). */
-static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
+static struct dp_memo_e *dp_slot_of(int N, int fw, int m, int *hit)
 {
-	int N, fw, m, m_max;
-	unsigned h = dp_key(p, &N, &fw, &m, &m_max);
+	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
+		     DPM_SLOTS;
 	*hit = 0;
-	*m_all = m == m_max;
 	for (int k = 0; k < 8; k++) {
 		struct dp_memo_e *e = &dpm.e[(h + (unsigned)k) % DPM_SLOTS];
 		if (e->gen != dpm.gen) {
@@ -639,6 +674,14 @@ static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
 		}
 	}
 	return NULL;
+}
+
+static struct dp_memo_e *dp_slot(const struct plan *p, int *hit, int *m_all)
+{
+	int N, fw, m, m_max;
+	dp_key(p, &N, &fw, &m, &m_max);
+	*m_all = m == m_max;
+	return dp_slot_of(N, fw, m, hit);
 }
 
 static void dp_slot_put(struct dp_memo_e *e, double v)
@@ -977,7 +1020,17 @@ static void dp_memo_built(const struct ctx *x, const struct gset *g, const struc
  * micro-batches, which the split makes whole (multiples of q) and the
  * batch's shares, the same for every plan of the set (its GPUs per pool
  * are checked before). Saves building, validating and naming the
- * framework of a plan the keeper screens (6,500 instructions each). */
+ * framework of a plan the keeper screens (6,500 instructions each).
+ * Where the keepers alone do not skip it and the keeper misses the key,
+ * the rest of dp_screened's steps follow here on the plan it would
+ * build: its guess of whether to compute, the key's DP time through
+ * the set's sweep (dp_at's own, so the same bits, put in the keeper and
+ * the set's largest as set_dp_exposed puts them), its test; so its
+ * verdict and the state it leaves are dp_screened's, and a plan it
+ * skips is not built (issue 13, twenty-third round: 124,000 of the
+ * Mixtral 8x22B deadline search's 177,000 plans built). Where the sweep
+ * is not at hand (none begun for the set at FW_ANY), left to the plan
+ * before anything is computed or kept. */
 static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layout **Ls, int n,
 			  const struct group_in *gi, int k, const struct combo_price *pr,
 			  double pipe)
@@ -995,27 +1048,37 @@ static int dp_prescreened(struct ctx *x, const struct gset *g, const struct layo
 		if (g->zero == 3 && gi[i].n_lo > 0)
 			m = HP_MIN(m, gi[i].m - gi[i].q);
 	}
-	unsigned h = ((unsigned)N * 2654435761u ^ (unsigned)fw * 40503u ^ (unsigned)m * 97u) %
-		     DPM_SLOTS;
-	const struct dp_memo_e *e = NULL;
-	for (int j = 0; j < 8; j++) {
-		const struct dp_memo_e *f = &dpm.e[(h + (unsigned)j) % DPM_SLOTS];
-		if (f->gen != dpm.gen || !f->N)
-			break;   /* dp_slot stops at the first empty slot */
-		if (f->N == N && f->fw == fw && f->m == m) {
-			e = f;
-			break;
-		}
-	}
-	/* without the key's DP time the step is still at least the
-	 * pipeline's (the keeper's) and the fixed overhead */
-	double dp = e && e->v > 0 ? e->v : 0, pipe0 = pipe;
-	pipe = pipe_memo_bound(gi, k, n, (int)FW_ANY, dpm.mb_any, pipe);
-	if (!(dp > 0) && !(pipe > pipe0))
-		return 0;
+	/* first from what the keepers hold alone: the DP time of the key
+	 * when met (else 0, still a lower bound), the pipeline bound */
+	int hit;
+	struct dp_memo_e *e = dp_slot_of(N, fw, m, &hit);
+	double dp = hit && e->v > 0 ? e->v : 0, pipe0 = pipe;
+	pipe = pipe_memo_bound(gi, k, n, fw, dpm.mb_any, pipe);
 	const double ovh = perf_calib_default()->step_overhead_s;
 	int dl = x->o->objective == OBJ_DEADLINE || x->o->objective == OBJ_BUDGET;
 	double step = pipe + dp + ovh;
+	if ((dp > 0 || pipe > pipe0) && (!dl || nearer_miss_impossible(x, pr, step)) &&
+	    combo_screened(x, pr, step))
+		return 1;
+	if (hit)
+		return 0;   /* dp_screened reads the same and screens the same */
+	/* then dp_screened's steps on the plan it would build (framework
+	 * FW_ANY, so the pipeline keeper's mb_any): where it computes the
+	 * key's DP time, computed here through the set's sweep */
+	int compute = !(dpm.seen > 0) || (combo_bounds(x, pr, pipe + dpm.seen + ovh) &&
+					  (!dl || nearer_miss_impossible(x, pr, pipe + dpm.seen + ovh)));
+	dp = -1;
+	if (compute) {
+		/* set_dp_exposed's computation (dp_at), through the set's
+		 * sweep when it was begun at FW_ANY; else left to the plan */
+		if (!dpm.sw_serial || dpm.sw_gen != dpm.gen || dpm.sw_fw != fw ||
+		    perf_dp_sweep_at(dpm.sw_serial, x->c, x->m, N, m, &dp) < 0)
+			return 0;
+		if (e)
+			dp_slot_put(e, dp);
+		dpm.seen = fmax(dpm.seen, dp);
+	}
+	step = pipe + (dp > 0 ? dp : 0) + ovh;
 	if (dl && !nearer_miss_impossible(x, pr, step))
 		return 0;
 	return combo_screened(x, pr, step);

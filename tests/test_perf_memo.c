@@ -1466,6 +1466,94 @@ TEST(dp_memo_pairs_keep_their_own_values)
 	perf_memo_open(&other, cases[0].m, perf_calib_default());
 }
 
+/* The DP sweep (perf_dp_sweep_begin / perf_dp_sweep_at: one plan's
+ * stages placed and keyed once, asked at other DP degrees and, under
+ * ZeRO-3, other micro-batch counts) against the uncached DP time
+ * (perf_dp_exposed, every stage computed) of the plan rebuilt with those
+ * counts: 600 pseudo-random plans (random_plan, every group at one
+ * replica or more), each asked at 6 count vectors of 1 to 6 replicas a
+ * group and, under ZeRO-3, 1 to 8 micro-batches a group. The same bits
+ * each time; the answers move with the counts (a sweep that kept its
+ * first degree or micro-batches would fail); a serial begun before
+ * another begin, or before the memo started over (an edited cluster), is
+ * refused. */
+TEST(dp_sweep_matches_the_uncached_dp_time)
+{
+	struct cluster c;
+	const struct model_spec *m = mixtral_on_four_pools(&c);
+	if (!m)
+		return;
+	struct hp_err err = { 0 };
+	int asked = 0, moved = 0, z3_moved = 0;
+	unsigned seed = 4242;
+	for (int t = 0; t < 600; t++) {
+		struct plan p;
+		struct replica reps[4];
+		struct stage sts[4][8];
+		random_plan(&p, reps, sts, m, t);
+		for (int r = 0; r < p.n_replicas; r++)
+			reps[r].count = reps[r].count ? reps[r].count : 1;
+		unsigned long serial = perf_dp_sweep_begin(&c, m, &p, &err);
+		if (!serial) {
+			T_FAILF("plan %d: no sweep: %s", t, err.msg);
+			return;
+		}
+		double first = -1;
+		for (int v = 0; v < 6; v++) {
+			int N = 0, mb = 0;
+			for (int r = 0; r < p.n_replicas; r++) {
+				seed = seed * 1103515245u + 12345u;
+				reps[r].count = 1 + (int)(seed >> 16) % 6;
+				N += reps[r].count;
+			}
+			if (p.zero == 3) {
+				seed = seed * 1103515245u + 12345u;
+				mb = 1 + (int)(seed >> 16) % 8;
+				for (int r = 0; r < p.n_replicas; r++)
+					reps[r].batch_share = (double)mb * p.mbs / p.gbs;
+			}
+			double swept = -1, cold = -2;
+			if (perf_dp_sweep_at(serial, &c, m, N, mb, &swept) < 0 ||
+			    perf_dp_exposed(&c, m, &p, NULL, &cold, &err) < 0) {
+				T_FAILF("plan %d at %d replicas, %d micro-batches: refused (%s)", t, N,
+					mb, err.msg);
+				return;
+			}
+			if (memcmp(&swept, &cold, sizeof swept)) {
+				T_FAILF("plan %d at %d replicas, %d micro-batches: %.17g swept, %.17g computed",
+					t, N, mb, swept, cold);
+				return;
+			}
+			asked++;
+			if (v && swept != first) {
+				moved++;
+				z3_moved += p.zero == 3;
+			}
+			if (!v)
+				first = swept;
+		}
+	}
+	CHECK(asked == 3600);
+	CHECK(moved > 1000);
+	CHECK(z3_moved > 300);
+	/* a later begin ends the sweep before */
+	struct plan p;
+	struct replica reps[4];
+	struct stage sts[4][8];
+	random_plan(&p, reps, sts, m, 1);
+	for (int r = 0; r < p.n_replicas; r++)
+		reps[r].count = 1;
+	unsigned long a = perf_dp_sweep_begin(&c, m, &p, &err);
+	unsigned long b = perf_dp_sweep_begin(&c, m, &p, &err);
+	double v = 0;
+	CHECK(a && b && a != b);
+	CHECK(perf_dp_sweep_at(a, &c, m, 8, 0, &v) < 0);
+	CHECK(perf_dp_sweep_at(b, &c, m, 8, 0, &v) == 0);
+	/* an edited cluster starts the memo over: the sweep is refused */
+	c.pools[0].nics++;
+	CHECK(perf_dp_sweep_at(b, &c, m, 8, 0, &v) < 0);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -1504,6 +1592,7 @@ int main(void)
 	RUN(dp_peer_bits_match_every_stage);
 	RUN(dp_memo_matches_the_uncached_dp_time);
 	RUN(dp_memo_pairs_keep_their_own_values);
+	RUN(dp_sweep_matches_the_uncached_dp_time);
 	for (int i = 0; i < N_CASES; i++) {
 		estimate_free(&cases[i].ref);
 		plan_free(&cases[i].p);
