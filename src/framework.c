@@ -41,6 +41,23 @@
  *    ("Pipeline parallelism does not support overlapped communication",
  *    engine.py L1639-1642): perf_comm.c's perf_stage_dp holds it off
  *    at PP above 1.
+ *    ZeRO-2 reduces after every micro-batch (zero2_reduce_per_microbatch):
+ *    deepspeedai/DeepSpeed @edaa7221 (August 2026) stage_1_and_2.py
+ *    L1767-1769, reduce_ready_partitions_and_remove_grads, runs the
+ *    gradient hook's bucketed reduce when "self.partition_gradients or
+ *    self.is_gradient_accumulation_boundary()": ZeRO-2 (partition_grads)
+ *    reduces in every backward and keeps only its partition's
+ *    accumulated gradients, ZeRO-1 only in the boundary's; engine.py
+ *    L2902-2907, allreduce_gradients: "ZeRO stage >= 2 communicates
+ *    during non gradient accumulation boundaries as well" (the epilogue
+ *    each backward), else "Communicate only at gradient accumulation
+ *    boundaries" (DeepSpeed issue #2252, maintainer reply of 2022-08-23).
+ *    Under overlap_comm (average_tensor, L1350-1362: the reduction
+ *    stream) each micro-batch's buckets run beside its own backward;
+ *    overlap_comm's default is still stage == 3 (zero/config.py
+ *    L383-385 at @edaa7221), and hetplan keeps assuming the user sets it
+ *    at ZeRO 1-2 (huggingface/transformers tests/deepspeed/
+ *    ds_config_zero2.json @00e12e7c sets it).
  *  - torchtitan: FSDP2 prefetches the next layer's all-gather and overlaps
  *    the reduce-scatter with the backward; async TP is opt-in
  *    (experimental.enable_async_tensor_parallel); reduce dtype fp32
@@ -381,7 +398,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .flash_sm80 = 1 },
+		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1 },
 	/* zero_fsdp_default: torchtitan's data parallelism is FSDP2 (no
 	 * optimizer-only sharding), and parallelism.fsdp_reshard_after_forward
 	 * defaults to "default" (torchtitan/config/job_config.py @8a2686c4
@@ -493,6 +510,11 @@ double framework_bcast_owners(int layers, int gated, int ends, int ranks)
 			 (ends > 0 ? ends : 0);
 	double n = tensors < ranks ? tensors : ranks;
 	return n >= 1 ? n : 1;
+}
+
+int framework_dp_reads_mb(enum hp_framework f, int zero)
+{
+	return zero == 3 || (zero == 2 && framework_get(f)->zero2_reduce_per_microbatch);
 }
 
 int framework_grad_overlap_possible(enum hp_framework f, int zero)

@@ -244,6 +244,15 @@ struct framework_info {
 				    * (DeepEP's normal kernels: is_token_in_rank);
 				    * perf_comm.c ep_dispatch_time, with
 				    * plan_moe_dispatch flex */
+	/* The gradient reduce at ZeRO-2 (last so the rows' positional
+	 * fields keep their order). */
+	int zero2_reduce_per_microbatch; /* at ZeRO-2 the gradients are reduced
+				    * after every micro-batch's backward, not once
+				    * a step at the accumulation boundary: each
+				    * rank keeps only its partition's accumulated
+				    * gradients (DeepSpeed: framework.c);
+				    * perf_comm.c charges the reduce-scatter once
+				    * per micro-batch. 0: once a step */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -309,6 +318,14 @@ int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
  * estimate, the planner and launch, take it from here. Same
  * precondition on f as framework_get. */
 int framework_grad_overlap_possible(enum hp_framework f, int zero);
+/* 1 when the data-parallel term of a plan of framework f at ZeRO stage
+ * `zero` reads the micro-batch count: ZeRO-3 (gathers and reduce-scatters
+ * per micro-batch) and ZeRO-2 in a row with zero2_reduce_per_microbatch.
+ * The DP term is then nondecreasing in the micro-batches (perf_comm.c
+ * perf_stage_dp), and the memos and the planner's DP keeper key it by
+ * them (perf.c, search_combo.c, search_bound.c). Same precondition on f
+ * as framework_get. */
+int framework_dp_reads_mb(enum hp_framework f, int zero);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

@@ -485,7 +485,7 @@ static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 	int end = pp_whole && x->pp >= 2 ? sts[x->first ? x->pp - 1 : 0].pool : -1;
 	int layers = st->last_layer - st->first_layer + 1;
 	int moe = model_moe_layers_in(x->m, st->first_layer, st->last_layer);
-	long mb = x->p->zero == 3 ? x->mb : 0;
+	long mb = framework_dp_reads_mb(x->p->framework, x->p->zero) ? x->mb : 0;
 	if (!x->glob_set) {
 		x->glob = perf_memo_glob(x->memo, x->p);
 		x->glob_set = 1;
@@ -923,9 +923,9 @@ static void ctx_replica(struct stage_ctx *x, int r, int with_key)
 	x->mb = plan_replica_microbatches(x->p, r);
 	x->ep_ov = plan_ep_overlap_on(x->p, x->pp);
 	x->key0.pp = x->pp;
-	/* read by a stage's values only through the EP overlap and ZeRO-3's
-	 * DP terms (struct stage_key) */
-	x->key0.mb = x->ep_ov || x->p->zero == 3 ? x->mb : 0;
+	/* read by a stage's values only through the EP overlap and the DP
+	 * terms of ZeRO-3 and DeepSpeed's ZeRO-2 (struct stage_key) */
+	x->key0.mb = x->ep_ov || framework_dp_reads_mb(x->p->framework, x->p->zero) ? x->mb : 0;
 	x->key_h0 = with_key ? stage_h0_cached(0, &x->key0) : 0;
 	x->core_h0_set = 0;
 	x->index = -2;   /* no stage yet: ctx_stage computes both crossings */

@@ -1024,8 +1024,13 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		 * always exposed: counted in the total too, so exposed never
 		 * exceeds it. */
 		double copies = ddp_bucket_copies(x, (params + eparams) * gb, d);
-		t_dp = red + gat + copies;
-		exposed = overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
+		/* DeepSpeed ZeRO-2 reduces after every micro-batch's backward
+		 * (framework row zero2_reduce_per_microbatch, framework.c):
+		 * mb reduce-scatters a step, each beside its own micro-batch's
+		 * backward; ZeRO 0-1 and the other rows once, at the boundary. */
+		double nred = p->zero == 2 && fw->zero2_reduce_per_microbatch ? x->mb : 1;
+		t_dp = nred * red + gat + copies;
+		exposed = nred * overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
 			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) + copies;
 	} else {
 		dop = COMM_ALLGATHER;
@@ -1061,6 +1066,8 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		t_dp = (2 * ag + agr + rs) * x->mb;
 		exposed = (f_exp + b_exp + r_exp) * x->mb;
 	}
-	note_comm(e, DIM_DP, dop, dbytes, p->zero == 3 ? 3.0 * x->mb : 1, &gd, &cr, t_dp, exposed);
+	double calls = p->zero == 3 ? 3.0 * x->mb
+			: framework_dp_reads_mb(p->framework, p->zero) ? x->mb : 1;
+	note_comm(e, DIM_DP, dop, dbytes, calls, &gd, &cr, t_dp, exposed);
 	return exposed + tied_embedding_sync(x, e, gb);
 }

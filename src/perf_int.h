@@ -85,10 +85,11 @@ struct perf_group {
  * kept in an entry: perf.c recomputes the notes of the stages the
  * estimate reports, estimate_notes), ep_overlap_exposed (the EP overlap's
  * in-line passes, only when plan_ep_overlap_on for the group's depth:
- * stage_ctx.ep_ov) and the ZeRO-3 DP terms (per micro-batch gathers,
- * zero 3 only); perf_mem.c's perf_stage_memory_at (the micro-batches in
+ * stage_ctx.ep_ov) and the DP terms that read them (ZeRO-3's per
+ * micro-batch gathers, DeepSpeed ZeRO-2's per micro-batch reduce:
+ * framework_dp_reads_mb); perf_mem.c's perf_stage_memory_at (the micro-batches in
  * flight), which a hit at another mb runs again as it does at another
- * index. So a stage key holds mb when ep_ov or zero is 3, else 0, and a
+ * index. So a stage key holds mb when ep_ov or framework_dp_reads_mb, else 0, and a
  * stage core key (no DP terms) holds it only when ep_ov; ep_tail, read
  * only by ep_overlap_exposed, is 0 unless ep_ov. */
 struct stage_key {

@@ -916,7 +916,9 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
  * overlap, and the tied-embedding sum) of one replica group of L with m
  * micro-batches per replica, for every m the setting allows (q, 2q, ...)
  * and every gradient/parameter overlap the framework allows (the least
- * over them). Under ZeRO-1/2 the sync does not depend on m (b = 0); under
+ * over them). Under ZeRO-1/2 the sync does not depend on m (b = 0; but
+ * DeepSpeed's ZeRO-2 reduces every micro-batch: its sync only grows with
+ * m, so D(q) still bounds it from below at every m >= q); under
  * ZeRO-3 every micro-batch gathers again: dp_comm is the largest of the
  * stages' affine functions of m, so convex, and the chord through m = q
  * and 2q stays under it at q and at every m >= 2q. Adds the estimates to

@@ -459,7 +459,8 @@ static int combo_screened(struct ctx *x, const struct combo_price *pr, double pi
  * layers, pool, TP degree and place in the pipeline, the plan's settings
  * and framework, the DP degree (the replicas in all, N) and the plan's
  * other pool (perf.c plan_pools: from the pools the plan uses), never the
- * micro-batches (perf.c stage_dp_key keys mb under ZeRO 3 only). Every
+ * micro-batches (perf.c stage_dp_key keys mb only under ZeRO 3 and
+ * DeepSpeed's ZeRO 2, framework_dp_reads_mb: those go as ZeRO 3 below). Every
  * plan of a set runs every layout of the set (counts >= 1), so its stages
  * and pools are the set's: its worst_dp is a function of (N, framework)
  * alone, kept here after the first plan of that pair computed it. The
@@ -468,7 +469,9 @@ static int combo_screened(struct ctx *x, const struct combo_price *pr, double pi
  * for (the context, the setting and the layouts' addresses match).
  * Under ZeRO 3 a stage's exposed time is its per-micro-batch exposure
  * (gathers and reduce-scatters beside the forward, backward and
- * recompute) times its group's micro-batches plus the tied-embedding sum
+ * recompute; DeepSpeed's ZeRO 2: the gradient reduce-scatter beside each
+ * backward, plus the step's gather) times its group's micro-batches plus
+ * the tied-embedding sum
  * (perf_comm.c perf_stage_dp), nondecreasing in them: worst_dp is then at
  * least the one with every replica at the plan's fewest micro-batches,
  * m_min, which is kept under (N, framework, m_min) (computed on the plan
@@ -630,14 +633,15 @@ static int dp_at(struct ctx *x, const struct plan *p, int m, double *dp)
 	return perf_dp_exposed_memo(x->c, x->m, &q, dp, &err);
 }
 
-/* The keeper's key of plan p: N, framework and, under ZeRO 3, the fewest
- * micro-batches of a replica (*m_max the most). */
+/* The keeper's key of plan p: N, framework and, where the DP term reads
+ * the micro-batches (ZeRO 3, DeepSpeed's ZeRO 2: framework_dp_reads_mb),
+ * the fewest of a replica (*m_max the most). */
 static unsigned dp_key(const struct plan *p, int *N, int *fw, int *m, int *m_max)
 {
 	*N = plan_dp(p);
 	*fw = (int)p->framework;
 	*m = *m_max = 0;
-	if (p->zero == 3) {
+	if (framework_dp_reads_mb(p->framework, p->zero)) {
 		*m = INT_MAX;
 		for (int r = 0; r < p->n_replicas; r++) {
 			int k = plan_replica_microbatches(p, r);
@@ -690,7 +694,8 @@ static void dp_slot_put(struct dp_memo_e *e, double v)
 	e->v = v;
 }
 
-/* A lower bound on the plan's worst_dp, exact under ZeRO 0-2, from the
+/* A lower bound on the plan's worst_dp, exact where it does not read the
+ * micro-batches (ZeRO 0-2 but DeepSpeed's ZeRO 2), from the
  * set's keeper when its key was met; else computed (compute), or -1. */
 static double set_dp_exposed(struct ctx *x, const struct plan *p, int compute)
 {

@@ -108,6 +108,41 @@ TEST(consumer_and_workstation_parts)
 	}
 }
 
+/* RTX 3090 Ti (issue 12, consumer round 23): the full GA102, 10,752 CUDA
+ * cores = 84 SMs of 128, at the 1,860 MHz boost of NVIDIA's product page:
+ * FP32 10,752 x 2 x 1.86e9 = 40.0 TF; GeForce tensor cores with FP32
+ * accumulate 512 FLOP/clk/SM, 84 x 512 x 1.86e9 = 80.0 TF FP16/BF16, TF32
+ * half that; 21 Gbps x 384 bits / 8 = 1,008 GB/s; 450 W; nvidia-smi
+ * 24564 MiB (450 W cap). Its measured square fp16 matmul, 81.314 TFLOP/s
+ * at n = 8192 (mli/transformers-benchmarks micro_bench.ipynb @04df81d),
+ * is above that peak, so it counts as 1.0 of peak against the Ampere
+ * reference's 0.813 (253.7 of 312, ampere.square16): the Ti's GEMM
+ * ceiling over the unmeasured RTX 3090's (71 TF, clock factor 1) is
+ * 80 / 71 / 0.813 = 1.386. */
+TEST(rtx_3090_ti)
+{
+	const struct gpu_spec *g = G("RTX-3090-Ti"), *base = G("RTX-3090");
+	if (!g || !base)
+		return;
+	CHECK_EQ_INT(g->sms, 84);
+	CHECK_NEAR(g->flops[HP_FP32], 10752 * 2 * 1.86e9, 0.01e12);
+	CHECK_NEAR(g->flops[HP_BF16], 84 * 512 * 1.86e9, 0.01e12);
+	CHECK_NEAR(g->flops[HP_FP16], 84 * 512 * 1.86e9, 0.01e12);
+	CHECK_NEAR(g->flops[HP_TF32], 84 * 256 * 1.86e9, 0.01e12);
+	CHECK_NEAR(g->hbm_Bps, 21e9 * 384 / 8, 0);
+	CHECK_NEAR(g->tdp_w, 450, 0);
+	CHECK_NEAR(g->mem_usable_bytes, 24564.0 * 1048576, 0);
+	CHECK_EQ_INT(g->domain, 2);
+	CHECK_EQ_INT(g->no_p2p, 1);
+	CHECK(fabs(g->gemm16_meas - 81.314e12) < 0.05e12);
+	CHECK(base->gemm16_meas == 0);
+	double ratio = perf_gemm16_ceiling(perf_calib_default(), g) /
+		       perf_gemm16_ceiling(perf_calib_default(), base);
+	if (fabs(ratio - 80.0 / 71.0 / (253.7 / 312)) > 0.002)
+		T_FAILF("RTX-3090-Ti GEMM ceiling / RTX-3090's = %.4f, want 1.386", ratio);
+	CHECK(catalog_gpu(&cat, "3090ti") == g);
+}
+
 /* A10G: 80 SMs x 1710 MHz; 128 FP32 lanes x 2 = 35.0 TF; 600 GB/s. */
 TEST(a10g_filled)
 {
@@ -442,6 +477,7 @@ int main(void)
 	RUN(export_parts_have_reduced_nvlink);
 	RUN(rack_scale_domains);
 	RUN(consumer_and_workstation_parts);
+	RUN(rtx_3090_ti);
 	RUN(a10g_filled);
 	RUN(best_dtype_of_parts_without_bf16);
 	RUN(measured_gemm16_rates);
