@@ -1157,6 +1157,7 @@ struct place_meta {
 	const struct serve_calib *k;
 	const struct serve_engine_profile *e;
 	double isl, osl, depth;
+	double demand;   /* tokens/s to carry (--rate x mean output); 0 offline */
 	int L, B, Q;
 	int cpool[PLACE_MAX_CLASSES], ctp[PLACE_MAX_CLASSES];
 	double ct[PLACE_MAX_CLASSES][PLACE_MAX_BLOCKS + 1];
@@ -1325,6 +1326,9 @@ static void place_classes(struct place_meta *pm, struct place_problem *pp)
 			pc->count = pool_gpus(p) / tp;
 			pc->group = pi;
 			pc->units = tp;
+			/* the pool's price per GPU-hour (0: unknown or owned),
+			 * and 0.001 $/h a GPU so the fewest GPUs win a tie */
+			pc->usd_per_h = tp * (p->usd_per_node_h / p->gpus_per_node + 1e-3);
 			place_theta(pm, p, tp, pc, pm->ct[pm->Q]);
 			if (pc->max_blocks > 0) {
 				pm->cpool[pm->Q] = pi;
@@ -1635,6 +1639,77 @@ static void place_rescore(struct place_meta *pm, struct place_problem *pp, struc
 	free(cap0);
 }
 
+/* The most tokens/s the layout of ps carries at pp's thetas: an exact
+ * max flow over its segments (parallel machines add up). */
+static double place_capacity(const struct place_meta *pm, const struct place_problem *pp,
+			     const struct place_solution *ps)
+{
+	int nn = pm->B + 1;
+	double *cap = xcalloc((size_t)nn * (size_t)nn, sizeof *cap);
+	for (int s = 0; s < ps->n_segs; s++) {
+		const struct place_seg *g = &ps->seg[s];
+		cap[(size_t)g->first * nn + g->last + 1] +=
+			g->count * pp->cls[g->cls].theta[g->last - g->first + 1];
+	}
+	double f = place_maxflow(nn, cap);
+	free(cap);
+	return f;
+}
+
+/* With a rate: the machines the rate needs. The MILP places every machine
+ * it can use for the most flow; here machines are taken out one at a
+ * time, the dearest first (price per hour, then GPUs; a tie: the one
+ * that leaves the most capacity), while the layout's exact max flow at
+ * SERVE_MAX_UTIL still carries the demand: the fleet ILP's rule for an
+ * instance without targets (its queue stays finite), and like it only
+ * the replicas a rate needs are bought. Greedy, so not always the
+ * cheapest subset; never short of the demand. Then every segment's flow
+ * is the layout's max flow scaled to the demand, so a machine's load is
+ * its share of the rate. Returns 1 when the layout carries the demand
+ * (ps->flow is then the demand), 0 when it falls short (ps keeps its
+ * capacity: the nearest miss). */
+static int place_carry(struct place_meta *pm, struct place_problem *pp, struct place_solution *ps)
+{
+	place_rescore(pm, pp, ps, pm->depth);
+	double need = pm->demand / SERVE_MAX_UTIL * (1 - 1e-9);
+	if (!(ps->flow > 0) || ps->flow < need)
+		return 0;
+	for (;;) {
+		int best = -1;
+		double best_usd = 0, best_cap = 0;
+		for (int s = 0; s < ps->n_segs; s++) {
+			struct place_seg *g = &ps->seg[s];
+			if (g->count <= 0)
+				continue;
+			g->count--;
+			double cap = place_capacity(pm, pp, ps);
+			g->count++;
+			double usd = pp->cls[g->cls].usd_per_h;
+			if (cap >= need &&
+			    (best < 0 || usd > best_usd * (1 + 1e-12) ||
+			     (usd >= best_usd * (1 - 1e-12) && cap > best_cap))) {
+				best = s;
+				best_usd = usd;
+				best_cap = cap;
+			}
+		}
+		if (best < 0)
+			break;
+		ps->seg[best].count--;
+	}
+	int n = 0;
+	for (int s = 0; s < ps->n_segs; s++)
+		if (ps->seg[s].count > 0)
+			ps->seg[n++] = ps->seg[s];
+	ps->n_segs = n;
+	place_rescore(pm, pp, ps, pm->depth);
+	double f = pm->demand / ps->flow;
+	for (int s = 0; s < ps->n_segs; s++)
+		ps->seg[s].flow *= f;
+	ps->flow = pm->demand;
+	return 1;
+}
+
 static int place_plan(const struct cluster *c, const struct model_spec *m, const struct serve_opts *o,
 		      const struct serve_calib *k, struct serve_plan *pl, struct hp_err *err)
 {
@@ -1645,6 +1720,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	if (pm->B > pm->L)
 		pm->B = pm->L;
 	pm->depth = place_depth(pm);
+	pm->demand = !o->offline && o->rate > 0 ? o->rate * pm->osl : 0;
 	struct place_problem *pp = xcalloc(1, sizeof *pp);
 	struct place_solution *ps = xcalloc(1, sizeof *ps);
 	int rc = 0, passes = 0;
@@ -1680,6 +1756,7 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 					"the cluster's GPUs cannot hold the model's layers together (placement infeasible)");
 		goto out;
 	}
+	int carried = pm->demand > 0 && place_carry(pm, pp, ps);
 	memset(pl, 0, sizeof *pl);
 	pl->how = "placement";
 	pl->lp_status = ps->status;
@@ -1688,9 +1765,9 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	place_instances(pm, pp, ps, pl);
 	place_paths(pm, ps, pl);
 	pl->out_tps = ps->flow;
-	pl->req_s = ps->flow / pm->osl;
+	pl->req_s = carried ? o->rate : ps->flow / pm->osl;
 	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, ps, pl);
-	pl->fits = 1;
+	pl->fits = pm->demand > 0 ? carried : 1;
 	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
 out:
 	free(ps);
@@ -1869,9 +1946,15 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 		res->has_nearest = 1;
 		res->nearest = pl;
 		res->n_plans = 0;
-		snprintf(res->why, sizeof res->why,
-			 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
-			 pl.req_s, pl.tpot.p99 * 1e3);
+		if (!o->offline && o->rate > 0 && pl.req_s >= o->rate)
+			snprintf(res->why, sizeof res->why,
+				 "the placement serves at most %.2f req/s; loaded to %.0f%% of that "
+				 "(%.2f req/s) it is short of --rate %g",
+				 pl.req_s, 100 * SERVE_MAX_UTIL, SERVE_MAX_UTIL * pl.req_s, o->rate);
+		else
+			snprintf(res->why, sizeof res->why,
+				 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
+				 pl.req_s, pl.tpot.p99 * 1e3);
 		err->code = HP_EXIT_NOFIT;
 		return -1;
 	}

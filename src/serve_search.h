@@ -166,6 +166,8 @@ struct place_class {
 	int group;                   /* machines of classes with the same group
 				      * share an inventory of group_cap units */
 	int units;                   /* units of the group one machine uses */
+	double usd_per_h;            /* one machine's price per hour: with a
+				      * rate, the dearest are left out first */
 };
 
 struct place_problem {
