@@ -536,6 +536,36 @@ struct place_lp {
 	double *cf;
 };
 
+/* 1 when a machine of class q holding len blocks is never needed (its
+ * columns are left out with pp->prune; serve_search.h): a
+ * class r of the same inventory group whose machines take a whole
+ * fraction of q's units (TP 1 against TP 2 of one pool) holds len blocks
+ * too, and units(q) / units(r) of them carry at least q's tokens/s. Any
+ * placement with a q machine on a segment of that length keeps its flow,
+ * its cover and its inventory with those r machines on the same segment
+ * in its place (r's own machine count is bounded by the group's units,
+ * which do not change), so the MILP's optimum is the same without q's
+ * columns of that length, and a third to two thirds of the columns go
+ * (tests/test_serve_search.c: placement_prune_sound). */
+int place_column_pruned(const struct place_problem *pp, int q, int len)
+{
+	const struct place_class *pc = &pp->cls[q];
+	int uq = pc->units > 0 ? pc->units : 1;
+	if (pp->group_cap[pc->group] <= 0)
+		return 0;   /* no shared inventory: nothing stands in */
+	for (int r = 0; r < pp->n_classes; r++) {
+		const struct place_class *rc = &pp->cls[r];
+		int ur = rc->units > 0 ? rc->units : 1;
+		if (r == q || rc->group != pc->group || ur >= uq || uq % ur || rc->count <= 0 ||
+		    len > rc->max_blocks || !(rc->theta[len] > 0))
+			continue;
+		if ((double)(uq / ur) * rc->theta[len] >= pc->theta[len] &&
+		    (long long)rc->count * ur >= (long long)pc->count * uq)
+			return 1;
+	}
+	return 0;
+}
+
 static void place_columns(const struct place_problem *pp, struct place_lp *g)
 {
 	int Q = pp->n_classes, B = pp->n_blocks;
@@ -544,7 +574,7 @@ static void place_columns(const struct place_problem *pp, struct place_lp *g)
 		if (pc->count <= 0)
 			continue;
 		for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
-			if (!(pc->theta[len] > 0))
+			if (!(pc->theta[len] > 0) || (pp->prune && place_column_pruned(pp, q, len)))
 				continue;
 			for (int a = 0; a + len <= B; a++) {
 				int S = g->S++;
@@ -1597,6 +1627,7 @@ static int place_solve_at(struct place_meta *pm, struct place_problem *pp, struc
 	memset(pp, 0, sizeof *pp);
 	pm->Q = 0;
 	pp->n_blocks = pm->B;
+	pp->prune = 1;
 	pp->node_budget = 500;   /* the incumbent settles early; more nodes only move the bound */
 	place_classes(pm, pp);
 	if (!pm->Q)
