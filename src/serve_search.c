@@ -526,12 +526,19 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 /* --- placement MILP -------------------------------------------------------- */
 
 /* The placement MILP under construction: per segment s (class sq[s]
- * holding blocks sa[s] .. sa[s] + sl[s] - 1) the machine count ncol[s]
- * and the flow fcol[s]; the total flow Fcol; scratch rows. */
+ * holding blocks sa[s] .. sa[s] + sl[s] - 1) the machine count ncol[s];
+ * per edge (blocks a .. a + len - 1, whatever the class) the flow
+ * ecol[a * (B + 1) + len] (-1: no segment there), fcol[s] the edge of
+ * segment s; the total flow Fcol; scratch rows. Machines of every class
+ * on one edge are parallel arcs between the same two boundaries, so one
+ * flow per edge, at most the sum of their capacities, is the same max
+ * flow as one per segment, with fewer rows and columns: 70B over an
+ * H100 and an L40S node, 2,000 segments on 820 edges. */
 struct place_lp {
 	struct lp *lp;
 	int S, Fcol;
 	int *sq, *sa, *sl, *ncol, *fcol;
+	int *ecol;
 	int *idx;
 	double *cf;
 };
@@ -584,9 +591,14 @@ static void place_columns(const struct place_problem *pp, struct place_lp *g)
 				/* a machine costs 1e-6 of a token/s: idle ones are
 				 * left out, never at the expense of flow */
 				g->ncol[S] = lp_add_col(g->lp, 0, pc->count, -1e-6, 1);
-				g->fcol[S] = lp_add_col(g->lp, 0, -1, 0, 0);
 			}
 		}
+	}
+	for (int s = 0; s < g->S; s++) {
+		int *e = &g->ecol[g->sa[s] * (B + 1) + g->sl[s]];
+		if (*e < 0)
+			*e = lp_add_col(g->lp, 0, -1, 0, 0);
+		g->fcol[s] = *e;
 	}
 	g->Fcol = lp_add_col(g->lp, 0, -1, 1, 0);
 }
@@ -620,29 +632,36 @@ static void place_inventory_rows(const struct place_problem *pp, struct place_lp
 	}
 }
 
-/* Capacity f_s <= theta(len) n_s; conservation at boundaries 0..B: into
- * boundary b = segments ending at b-1 (or the source at 0), out =
- * segments starting at b (or the sink at B). */
+/* Capacity f_e <= sum of theta(len) n_s over the segments s on edge e;
+ * conservation at boundaries 0..B: into boundary b = edges ending at b-1
+ * (or the source at 0), out = edges starting at b (or the sink at B). */
 static void place_flow_rows(const struct place_problem *pp, struct place_lp *g)
 {
 	int B = pp->n_blocks;
-	for (int s = 0; s < g->S; s++) {
-		int id2[2] = { g->fcol[s], g->ncol[s] };
-		double c2[2] = { 1, -pp->cls[g->sq[s]].theta[g->sl[s]] };
-		lp_add_row(g->lp, 2, id2, c2, -HUGE_VAL, 0);
-	}
+	for (int a = 0; a < B; a++)
+		for (int len = 1; a + len <= B; len++) {
+			int e = g->ecol[a * (B + 1) + len], n = 0;
+			if (e < 0)
+				continue;
+			g->idx[n] = e;
+			g->cf[n++] = 1;
+			for (int s = 0; s < g->S; s++)
+				if (g->fcol[s] == e) {
+					g->idx[n] = g->ncol[s];
+					g->cf[n++] = -pp->cls[g->sq[s]].theta[len];
+				}
+			lp_add_row(g->lp, n, g->idx, g->cf, -HUGE_VAL, 0);
+		}
 	for (int bd = 0; bd <= B; bd++) {
 		int n = 0;
-		for (int s = 0; s < g->S; s++) {
-			if (g->sa[s] + g->sl[s] == bd) {
-				g->idx[n] = g->fcol[s];
-				g->cf[n++] = 1;
+		for (int a = 0; a < B; a++)
+			for (int len = 1; a + len <= B; len++) {
+				int e = g->ecol[a * (B + 1) + len];
+				if (e < 0 || (a + len != bd && a != bd))
+					continue;
+				g->idx[n] = e;
+				g->cf[n++] = a + len == bd ? 1 : -1;
 			}
-			if (g->sa[s] == bd) {
-				g->idx[n] = g->fcol[s];
-				g->cf[n++] = -1;
-			}
-		}
 		if (bd == 0 || bd == B) {
 			g->idx[n] = g->Fcol;
 			g->cf[n++] = bd == 0 ? 1 : -1;
@@ -665,17 +684,23 @@ static void place_cover_rows(const struct place_problem *pp, struct place_lp *g)
 	}
 }
 
-static void place_read(const struct place_lp *g, const struct lp_result *lr,
-		       struct place_solution *sol)
+static void place_read(const struct place_problem *pp, const struct place_lp *g,
+		       const struct lp_result *lr, struct place_solution *sol)
 {
 	sol->flow = lp_value(g->lp, g->Fcol);
 	sol->bound = lr->bound;
 	sol->gap = lr->gap;
 	for (int s = 0; s < g->S && sol->n_segs < PLACE_MAX_SEGS; s++) {
 		int cnt = (int)llround(lp_value(g->lp, g->ncol[s]));
-		double f = lp_value(g->lp, g->fcol[s]);
 		if (cnt <= 0)
 			continue;
+		/* the edge's flow, shared by the segments on it by capacity */
+		double own = cnt * pp->cls[g->sq[s]].theta[g->sl[s]], all = 0;
+		for (int t = 0; t < g->S; t++)
+			if (g->fcol[t] == g->fcol[s])
+				all += llround(lp_value(g->lp, g->ncol[t])) *
+				       pp->cls[g->sq[t]].theta[g->sl[t]];
+		double f = all > 0 ? lp_value(g->lp, g->fcol[s]) * own / all : 0;
 		struct place_seg *sg = &sol->seg[sol->n_segs++];
 		sg->cls = g->sq[s];
 		sg->first = g->sa[s];
@@ -702,6 +727,9 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 	g.sl = xmalloc(cap * sizeof *g.sl);
 	g.ncol = xmalloc(cap * sizeof *g.ncol);
 	g.fcol = xmalloc(cap * sizeof *g.fcol);
+	g.ecol = xmalloc((size_t)B * (size_t)(B + 1) * sizeof *g.ecol);
+	for (int i = 0; i < B * (B + 1); i++)
+		g.ecol[i] = -1;
 	place_columns(pp, &g);
 	g.idx = xmalloc((size_t)(g.S + 2) * sizeof *g.idx);
 	g.cf = xmalloc((size_t)(g.S + 2) * sizeof *g.cf);
@@ -714,7 +742,7 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 	sol->status = lr.status;
 	sol->nodes = lr.nodes;
 	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
-		place_read(&g, &lr, sol);
+		place_read(pp, &g, &lr, sol);
 	free(g.idx);
 	free(g.cf);
 	free(g.sq);
@@ -722,6 +750,7 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 	free(g.sl);
 	free(g.ncol);
 	free(g.fcol);
+	free(g.ecol);
 	lp_free(g.lp);
 	sol->seconds = hp_now() - t0;
 	return 0;
