@@ -145,7 +145,11 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {
 		return rc;
 	}
-	/* no --zero: the stage the framework runs unasked (estimate's rule) */
+	/* no --framework: the one the format runs under; no --zero: the
+	 * stage the framework runs unasked (estimate's rule) */
+	const char *implied = launch_format_framework(p, a->fmt);
+	if (implied)
+		fprintf(stderr, "hetplan launch: %s\n", implied);
 	plan_default_zero(p);
 	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
