@@ -1755,7 +1755,20 @@ static int place_carry(struct place_meta *pm, struct place_problem *pp, struct p
 		}
 		if (best < 0)
 			break;
-		ps->seg[best].count--;
+		/* then as many more of that segment as the demand allows (a
+		 * bisection on the count), so a cluster of hundreds of machines
+		 * takes a few max flows a segment, not one a machine */
+		struct place_seg *g = &ps->seg[best];
+		int lo = 1, hi = g->count, keep = g->count;
+		while (lo < hi) {
+			int mid = lo + (hi - lo + 1) / 2;
+			g->count = keep - mid;
+			if (place_capacity(pm, pp, ps) >= need)
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		g->count = keep - lo;
 	}
 	int n = 0;
 	for (int s = 0; s < ps->n_segs; s++)

@@ -67,5 +67,11 @@ run r73 4 4x1xH100-SXM -- --rate 73
 grep -q "at most 80.91 req/s; loaded to 90% of that (72.82 req/s) it is short of --rate 73" \
 	"$tmp/r73.err" && ok || bad "r73 message: $(cat "$tmp/r73.err")"
 
+# 64 nodes of 8 (512 machines of TP 1 and fewer of TP 2-8) at --rate 10:
+# ceil(10 / 18.205) = 1 GPU, priced as its whole node (the catalog's
+# $6.88 x 8 = $55.04/h: plans rent whole nodes).
+run big 0 64x8xH100-SXM -- --rate 10
+check big 1 10 55.04
+
 echo "serve_place: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
