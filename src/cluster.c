@@ -134,6 +134,24 @@ static void default_name(const struct cluster *c, struct pool *p)
 		snprintf(p->name, sizeof p->name, "%.19s-%d", base, k % 1000);
 }
 
+/* NICs of a node that is several of the catalog's trays of an NVLink
+ * domain (2x72xGB200: an NVL72 rack as one node of 72) when the user gave
+ * none: the tray's NICs per GPU (GB200: 4 ConnectX-7 per tray of 4, one
+ * NIC per GPU), so 72 GPUs get 18 x 4 = 72 NICs as the tray form
+ * 36x4xGB200 does, not the one tray's 4 for the whole rack. Only for a
+ * GPU whose catalog domain spans trays (cluster_default_domain's rule)
+ * and a node of whole trays; any other node keeps the catalog's NICs. */
+static void pool_nics_per_tray(struct pool *p)
+{
+	const struct gpu_spec *g = &p->gpu;
+	int tray = g->def_gpus_per_node;
+	if (tray <= 0 || g->domain <= tray || p->gpus_per_node <= tray ||
+	    p->gpus_per_node % tray || p->intra == INTRA_PCIE)
+		return;
+	long long n = (long long)g->def_nics * (p->gpus_per_node / tray);
+	p->nics = n > POOL_MAX_NICS ? POOL_MAX_NICS : (int)n;
+}
+
 static void pool_from_gpu(struct pool *p, const struct gpu_spec *g)
 {
 	memset(p, 0, sizeof *p);
@@ -321,9 +339,11 @@ static const struct hp_field pool_field_list[] = {
 	{ .key = "intra", .kind = FK_ENUM, .off = PO(intra), .enm = &intra_enum,
 	  .label = "Scale-up", .help = "scale-up inside a node",
 	  .doc = "The link inside a node. Default: the GPU's usual node from the catalog." },
-	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = 64,
+	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = POOL_MAX_NICS,
 	  .label = "NICs per node", .help = "scale-out NICs per node; 0 only for a lone node",
-	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog. 0 "
+	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog; a "
+		 "node of several of the catalog's trays of an NVLink domain (GB200 72 per node) "
+		 "gets the tray's NICs per GPU (18 trays x 4 = 72). 0 "
 		 "only for a cluster of one pool of one node: without a NIC no other node or "
 		 "pool can be reached." },
 	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
@@ -444,6 +464,8 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.transport: expected \"ib\", \"efa\" or \"tcp\", got \"%s\"",
 				  where, transport);
+	if (!cJSON_GetObjectItemCaseSensitive(o, "nics"))
+		pool_nics_per_tray(&p);
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, where, err) < 0)
@@ -555,7 +577,7 @@ const struct hp_field_table *cluster_pool_spec_fields(void)
 /* One key=value of a --pool spec into p (kv and eq split at the '='), by
  * the spec's table; the keys with more to set than their member say so. */
 static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const char *spec,
-			 int *have_transport, struct hp_err *err)
+			 int *have_transport, int *have_nics, struct hp_err *err)
 {
 	const struct hp_field_table *t = cluster_pool_spec_fields();
 	const struct hp_field *f = fields_find_key(t, kv);
@@ -577,6 +599,8 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 		p->price_set = 1;
 	} else if (!strcmp(kv, "transport")) {
 		*have_transport = 1;
+	} else if (!strcmp(kv, "nics")) {
+		*have_nics = 1;
 	} else if (!strcmp(kv, "max")) {
 		p->nodes = p->nodes_max;   /* as in cluster JSON: available up to max */
 	}
@@ -634,7 +658,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 	p.gpus_per_node = gpn;
 	if (gpn != g->def_gpus_per_node && g->def_intra == INTRA_NVSWITCH && gpn == 1)
 		p.intra = INTRA_PCIE;
-	int have_transport = 0;
+	int have_transport = 0, have_nics = 0;
 	/* strtok_r: the TUI's pool editor calls this from its own thread. */
 	char *save = NULL;
 	for (char *kv = opts ? strtok_r(opts, ",", &save) : NULL; kv;
@@ -644,9 +668,11 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			return hp_err_set(err, HP_EXIT_USAGE,
 					  "--pool %s: expected key=value, got '%s'", spec, kv);
 		*eq++ = '\0';
-		if (pool_spec_key(&p, kv, eq, spec, &have_transport, err) < 0)
+		if (pool_spec_key(&p, kv, eq, spec, &have_transport, &have_nics, err) < 0)
 			return -1;
 	}
+	if (!have_nics)
+		pool_nics_per_tray(&p);
 	if (!have_transport)
 		p.transport = cluster_default_transport(p.nic_gbps);
 	if (!*p.name)

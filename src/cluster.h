@@ -45,6 +45,11 @@ enum comm_transport cluster_default_transport(double nic_gbps);
  * announced (1M GPUs, 2025); a pool has at most 1024 GPUs per node. */
 #define HP_MAX_NODES 1000000
 #define HP_MAX_GPN 1024
+/* Most scale-out NICs a node may have: 64 was the limit (AWS p5: 32 EFA
+ * NICs for 8 GPUs); a GB200 NVL72 rack taken as one node of 72 GPUs has
+ * 18 trays x 4 = 72, so the limit is one per GPU of the largest node
+ * hetplan takes (HP_MAX_GPN), which also covers 64 on a node of 8. */
+#define POOL_MAX_NICS HP_MAX_GPN
 #define HP_MAX_GPUS (1 << 24)
 
 struct pool {

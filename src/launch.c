@@ -20,6 +20,17 @@
 
 static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan" };
 
+const char *launch_format_framework(struct plan *p, enum launch_format f)
+{
+	if (f != LAUNCH_TORCHTITAN || p->framework != FW_ANY)
+		return NULL;
+	p->framework = FW_TORCHTITAN;
+	return p->zero >= 0 ? "--format torchtitan without --framework: torchtitan's defaults, "
+			      "the plan's --zero kept"
+			    : "--format torchtitan without --framework: torchtitan's defaults "
+			      "(FSDP2: ZeRO-3, ZeRO-2 with PP), as --framework torchtitan";
+}
+
 int launch_format_parse(const char *s, enum launch_format *f)
 {
 	for (int i = 0; i < LAUNCH_FORMAT_COUNT; i++)

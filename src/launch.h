@@ -55,4 +55,11 @@ void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *
  * ignoring case. Returns 0 and sets *f, or -1 for any other name. */
 int launch_format_parse(const char *s, enum launch_format *f);
 
+/* The framework format f implies for a plan that names none (FW_ANY):
+ * a torchtitan config runs under torchtitan, so its defaults apply
+ * (framework_default_zero: FSDP2, ZeRO-3 at PP 1 and ZeRO-2 with PP, as
+ * `--framework torchtitan` gives). Sets p->framework and returns the note
+ * to show (call before plan_default_zero); NULL when nothing is implied. */
+const char *launch_format_framework(struct plan *p, enum launch_format f);
+
 #endif

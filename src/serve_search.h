@@ -166,6 +166,8 @@ struct place_class {
 	int group;                   /* machines of classes with the same group
 				      * share an inventory of group_cap units */
 	int units;                   /* units of the group one machine uses */
+	double usd_per_h;            /* one machine's price per hour: with a
+				      * rate, the dearest are left out first */
 };
 
 struct place_problem {
@@ -173,6 +175,9 @@ struct place_problem {
 	struct place_class cls[PLACE_MAX_CLASSES];
 	int group_cap[PLACE_MAX_CLASSES];   /* < 0 or 0 unused: no group limit */
 	int node_budget;
+	int prune;                   /* 1: leave out the columns of a TP degree
+				      * that machines of a smaller one of the
+				      * same pool match (the same optimum) */
 };
 
 #define PLACE_MAX_SEGS 512
@@ -194,6 +199,11 @@ struct place_solution {
 
 int serve_place_solve(const struct place_problem *pp, struct place_solution *sol,
 		      struct hp_err *err);
+/* 1 when pp->prune leaves out the columns of class q holding len blocks:
+ * a class of the same group with a whole fraction of q's units holds
+ * len blocks, and units(q) / units(r) of its machines carry at least
+ * q's tokens/s (the same optimum without them). */
+int place_column_pruned(const struct place_problem *pp, int q, int len);
 
 /* --- plans for the front ends ---------------------------------------------- */
 

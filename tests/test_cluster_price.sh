@@ -55,5 +55,15 @@ grep -q 'cost  *\$0.00/h' "$tmp/o.txt" && ok || bad "text: $(grep cost "$tmp/o.t
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["plans"][0]; sys.exit(0 if p["usd_per_hour"] == 0 else 1)' \
 	"$tmp/s.json" && ok || bad "serve: usd_per_hour not 0"
 
+# GB200 has an embedded price (data/prices.csv: CoreWeave's gb200-4x, its
+# published $42.00 an hour for 4 GPUs = $10.50 per GPU-hour): a plan on 2
+# trays of 4 GB200 prices without price= at 8 x 10.50 = $84.00 an hour,
+# from the price book (an empty cache, so only the embedded rows count).
+XDG_CACHE_HOME="$tmp/cache" XDG_CONFIG_HOME="$tmp/config" HETPLAN_PRICES_CACHE= \
+	"$bin" plan --pool 2x4xGB200 -m llama3.1-8b --gbs 64 --top 1 --format json \
+	>"$tmp/gb.json" 2>"$tmp/err" || bad "gb200 plan: $(cat "$tmp/err")"
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["plans"][0]; sys.exit(0 if p["usd_per_hour"] == 84 else 1)' \
+	"$tmp/gb.json" && ok || bad "gb200 plan: usd_per_hour $(grep -m1 -o '"usd_per_hour":[^,]*' "$tmp/gb.json")"
+
 echo "cluster_price: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

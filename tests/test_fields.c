@@ -260,13 +260,13 @@ TEST(plan_flags_parse_text)
 	CHECK(fields_parse_text(tpov, &p, "off", want, sizeof want) == 0 && p.tp_overlap == 0);
 	CHECK(fields_parse_text(tpov, &p, "maybe", want, sizeof want) < 0);
 	CHECK_STR(want, "on or off");
-	/* A range from 0 (NICs per node: 0 to 64, the man page's CLUSTER JSON)
+	/* A range from 0 (NICs per node: 0 to 1024, the man page's CLUSTER JSON)
 	 * is not "a positive integer" when the text is -1. */
 	struct pool po;
 	memset(&po, 0, sizeof po);
 	CHECK(fields_parse_text(fields_find_key(&pool_fields, "nics"), &po, "-1", want,
 				sizeof want) < 0);
-	CHECK_STR(want, "an integer from 0 to 64");
+	CHECK_STR(want, "an integer from 0 to 1024");
 }
 
 /* An overlap key left unset holds the framework's default: DeepSpeed has
@@ -544,8 +544,8 @@ static const char *cluster_error(const char *text)
 TEST(cluster_pool_keys_follow_the_table)
 {
 #define POOL "{\"pools\":[{\"gpu\":\"H100-SXM\",\"nodes\":2,"
-	CHECK_STR(cluster_error(POOL "\"nics\":65}]}"),
-		  "c.json: pools[0].nics: expected an integer from 0 to 64, got 65");
+	CHECK_STR(cluster_error(POOL "\"nics\":1025}]}"),
+		  "c.json: pools[0].nics: expected an integer from 0 to 1024, got 1025");
 	CHECK_STR(cluster_error(POOL "\"intra_gbyte_s\":0}]}"),
 		  "c.json: pools[0].intra_gbyte_s: expected a number from 0.01 to 10000, got 0");
 	CHECK_STR(cluster_error(POOL "\"spot\":\"yes\"}]}"),
@@ -571,7 +571,7 @@ TEST(cluster_pool_keys_follow_the_table)
 
 /* A --pool spec reads the same keys, kinds and ranges as cluster JSON
  * (docs/formats.md "Pool spec"): the expected texts are the documented
- * ranges of the pool table (nics 0 to 64, intra_gbyte_s 0.01 to 10000),
+ * ranges of the pool table (nics 0 to 1024, intra_gbyte_s 0.01 to 10000),
  * and a spot word outside yes/no is refused, where the spec once took any
  * word but 1, true and yes as on-demand. */
 static const char *spec_error(const char *spec, struct pool *out)
@@ -592,8 +592,8 @@ static const char *spec_error(const char *spec, struct pool *out)
 TEST(pool_spec_keys_follow_the_table)
 {
 	struct pool p;
-	CHECK_STR(spec_error("2x8xH100-SXM,nics=65", NULL),
-		  "2 --pool 2x8xH100-SXM,nics=65: nics: expected an integer from 0 to 64, got '65'");
+	CHECK_STR(spec_error("2x8xH100-SXM,nics=1025", NULL),
+		  "2 --pool 2x8xH100-SXM,nics=1025: nics: expected an integer from 0 to 1024, got '1025'");
 	CHECK_STR(spec_error("2x8xH100-SXM,intra_gbyte_s=0", NULL),
 		  "2 --pool 2x8xH100-SXM,intra_gbyte_s=0: intra_gbyte_s: expected a number from "
 		  "0.01 to 10000, got '0'");

@@ -300,13 +300,16 @@ done
 #   - interleaved:2 (Interleaved1F1B): 8 parts of 10 layers, part j x 4 + s
 #     on rank s.
 #   - async TP needs compile.enable and "model" in compile.components
-#     (distributed/tensor_parallel.py maybe_enable_async_tp).
+#     (distributed/tensor_parallel.py maybe_enable_async_tp); asked for
+#     with --tp-overlap on, since torchtitan's own default, which the
+#     format now implies, is off (parallelism.enable_async_tensor_parallel
+#     = False in job_config.py).
 for case in "1f1b|4|20" "interleaved:2|8|10"; do
 	IFS='|' read -r sched parts per <<EOC
 $case
 EOC
 	$H launch --pool 16x8xH100-SXM -m llama3.1-70b --tp 8 --pp 4 --mbs 1 --gbs 1024 \
-		--schedule "$sched" --format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan $sched"
+		--schedule "$sched" --tp-overlap on --format torchtitan > "$T/tt" 2>/dev/null || bad "torchtitan $sched"
 	python3 - "$T/tt" "$parts" "$per" <<'PY' && ok || bad "torchtitan pipeline, $sched"
 import sys, tomllib
 d = tomllib.load(open(sys.argv[1], "rb"))
@@ -661,5 +664,37 @@ rc=$?
 $H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 256 --zero 1 \
 	--grad-overlap on --param-overlap on > "$T/ov" 2>/dev/null || bad "both overlaps"
 expect "$T/ov" "overlap-grad-reduce= overlap-param-gather= use-distributed-optimizer=" "both overlaps"
+
+# --- --format torchtitan without --framework runs under torchtitan, with
+# its defaults (framework_default_zero: FSDP2, ZeRO-3 at PP 1, ZeRO-2 with
+# PP; torchtitan's parallelism.data_parallel_shard_degree -1 shards over
+# every DP rank). Llama 3.1 8B on 4 x 8 H100, TP 1 PP 1: DP 32, so
+# data_parallel_shard_degree = 32 and no replicate degree above 1; it fits
+# sharded (ZeRO-1 was refused, 7.6 GiB over on 79.6), and the config is
+# the one --framework torchtitan writes. With PP 2 (ZeRO-2) and with an
+# explicit --zero 1 the same holds; stderr says the defaults were implied.
+tt_base="--pool 4x8xH100-SXM -m llama3.1-8b --tp 1 --mbs 1 --gbs 64 --format torchtitan"
+for v in "--pp 1" "--pp 2" "--pp 1 --zero 1 --force"; do
+	# shellcheck disable=SC2086
+	$H launch $tt_base $v > "$T/tti" 2>"$T/tti.err" || bad "torchtitan implied ($v): $(cat "$T/tti.err")"
+	# shellcheck disable=SC2086
+	$H launch $tt_base $v --framework torchtitan > "$T/ttf" 2>/dev/null || bad "torchtitan framework ($v)"
+	cmp -s "$T/tti" "$T/ttf" && ok || bad "torchtitan ($v): config differs from --framework torchtitan's"
+	grep -q "^hetplan launch: --format torchtitan without --framework: torchtitan's defaults" "$T/tti.err" &&
+		ok || bad "torchtitan ($v): no note: $(cat "$T/tti.err")"
+	python3 - "$T/tti" <<'PY' && ok || bad "torchtitan implied ($v): keys not in its job config"
+import sys, tomllib
+known = {l.strip() for l in open("tests/data/torchtitan_keys.txt") if l.strip() and not l.startswith("#")}
+d = tomllib.load(open(sys.argv[1], "rb"))
+bad = [f"{s}.{k}" for s, kv in d.items() for k in kv if f"{s}.{k}" not in known]
+sys.exit("unknown: %r" % bad if bad else 0)
+PY
+done
+$H launch $tt_base --pp 1 > "$T/tti" 2>/dev/null
+grep -qx "data_parallel_shard_degree = 32" "$T/tti" && grep -qx "data_parallel_replicate_degree = 1" "$T/tti" &&
+	ok || bad "torchtitan implied: $(grep data_parallel "$T/tti")"
+# the other formats keep "any" (Megatron's ZeRO-1 distributed optimizer)
+$H launch $tt_base --pp 1 --format megatron --force > "$T/ttm" 2>"$T/ttm.err" || bad "megatron any"
+grep -q "without --framework" "$T/ttm.err" && bad "megatron format: torchtitan note" || ok
 
 finish launch_args

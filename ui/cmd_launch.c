@@ -145,8 +145,21 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {
 		return rc;
 	}
-	/* no --zero: the stage the framework runs unasked (estimate's rule) */
+	/* no --framework: the one the format runs under; no --zero: the
+	 * stage the framework runs unasked (estimate's rule) */
+	int zero = p->zero;
+	const char *implied = launch_format_framework(p, a->fmt);
 	plan_default_zero(p);
+	if (implied && plan_validate(p, c, m, ctx, &err) < 0) {
+		/* a setting only another framework runs (fp8_params): "any" */
+		p->framework = FW_ANY;
+		p->zero = zero;
+		plan_default_zero(p);
+		implied = NULL;
+		err = (struct hp_err){ 0 };
+	}
+	if (implied)
+		fprintf(stderr, "hetplan launch: %s\n", implied);
 	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	return 0;
