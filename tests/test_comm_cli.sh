@@ -101,10 +101,10 @@ expect nvl_whole 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus
 expect nvl_small 2 "--nvl-domain: expected a multiple of --gpus-per-node (8), got '4'" -- \
 	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 4 --nvl-domain 4
 
-# --nics is bounded as a cluster file's nics (0 to 64): 100000 NICs on each
+# --nics is bounded as a cluster file's nics (0 to 1024, POOL_MAX_NICS): 100000 NICs on each
 # of 100000 one-GPU trays of one domain overflowed int (UBSan) when the
 # domain's NICs were summed (100000 x 100000 = 1e10 > 2^31 - 1).
-expect nics_huge 2 "--nics: expected a whole number of NICs per node from 0 to 64, got '100000'" -- \
+expect nics_huge 2 "--nics: expected a whole number of NICs per node from 0 to 1024, got '100000'" -- \
 	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 1 --nodes 100000 \
 	--nvl-domain 100000 --nics 100000
 expect nics_max 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 1 \

@@ -4,6 +4,7 @@
 #include "escape.h"
 #include "common.h"
 #include "comm.h"
+#include "cluster.h"
 
 #include <cjson/cJSON.h>
 #include <assert.h>
@@ -167,13 +168,15 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 			return usage_error("comm", "nodes", "an integer from 1 to 1000000", arg);
 		return 0;
 	case O_NICS:
-		/* 0 to 64, as a cluster file's nics: a node carries one
-		 * scale-out NIC per GPU or fewer (8 x 400G on a DGX H100, 4
-		 * on a GB200 tray), so 64 is far above any there is. */
+		/* 0 to POOL_MAX_NICS (1024), the bound of a cluster file's
+		 * nics: a node carries one scale-out NIC per GPU or fewer (8 x
+		 * 400G on a DGX H100, 4 on a GB200 tray, 72 on an NVL72 rack
+		 * written as one node), and a node holds at most HP_MAX_GPN
+		 * GPUs. */
 		if (!strcmp(arg, "0"))
 			a->nics = 0;
-		else if (hp_parse_int(arg, &a->nics) || a->nics < 1 || a->nics > 64)
-			return usage_error("comm", "nics", "a whole number of NICs per node from 0 to 64", arg);
+		else if (hp_parse_int(arg, &a->nics) || a->nics < 1 || a->nics > POOL_MAX_NICS)
+			return usage_error("comm", "nics", "a whole number of NICs per node from 0 to 1024", arg);
 		return 0;
 	case O_NICGBPS:
 		a->nic_gbps = strtod(arg, &e);
@@ -281,8 +284,8 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 		a->nvl_domain = cluster_default_domain(gpu, a->gpn, a->intra);
 	if (a->nvl_domain > a->gpn && a->nvl_domain % a->gpn == 0) {
 		g->ranks_per_node = a->nvl_domain < g->ranks ? a->nvl_domain : g->ranks;
-		/* At most 64 NICs x 100000 trays (the flags' bounds):
-		 * 6.4e6, checked in a wider type all the same. */
+		/* At most 1024 NICs x 100000 trays (the flags' bounds):
+		 * 1.0e8, checked in a wider type all the same. */
 		long long nics = (long long)a->nics * (a->nvl_domain / a->gpn);
 		assert(nics >= 0 && nics <= INT_MAX);
 		a->nics = (int)nics;
