@@ -14,12 +14,9 @@
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
 bin=${HETPLAN:-./hetplan}
-pass=0
-fail=0
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
 
 # dp NAME ARGS...: the estimate's DP communication seconds into $tmp/NAME
 dp() {
@@ -73,5 +70,4 @@ dp h100-8 --pool 2x8xH100-SXM,nics=8 --zero 3 --recompute full
 [ "$(cat "$tmp/h100")" = "$(cat "$tmp/h100-8")" ] && ok ||
 	bad "2x8xH100-SXM DP $(cat "$tmp/h100") s, with nics=8 $(cat "$tmp/h100-8") s"
 
-echo "cluster_nics: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cluster_nics

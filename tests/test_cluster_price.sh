@@ -7,12 +7,9 @@
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
 bin=${HETPLAN:-./hetplan}
-pass=0
-fail=0
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
 
 # cost NAME WANT_USD_PER_NODE_HOUR WANT_USD_PER_HOUR -- estimate ARGS: the
 # estimate's JSON cost block, 2 nodes of 8 H100 at TP 8 (1 node priced per
@@ -65,5 +62,4 @@ XDG_CACHE_HOME="$tmp/cache" XDG_CONFIG_HOME="$tmp/config" HETPLAN_PRICES_CACHE= 
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["plans"][0]; sys.exit(0 if p["usd_per_hour"] == 84 else 1)' \
 	"$tmp/gb.json" && ok || bad "gb200 plan: usd_per_hour $(grep -m1 -o '"usd_per_hour":[^,]*' "$tmp/gb.json")"
 
-echo "cluster_price: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish cluster_price

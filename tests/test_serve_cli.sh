@@ -6,13 +6,9 @@
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
 bin=${HETPLAN:-./hetplan}
-pass=0
-fail=0
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
 
 # expect NAME RC [GREP_STDERR] -- ARGS...
 expect() {
@@ -842,5 +838,4 @@ sat=$(sed -n 's/^saturation: [0-9]* output tok\/s, \([0-9.]*\) req\/s.*/\1/p' "$
 python3 -c 'import sys; r, s = float(open(sys.argv[1]).read()), float(sys.argv[2]); assert abs(r / s - 0.9) < 0.01, (r, s)' \
 	"$tmp/offline_rate" "$sat" && ok || bad "offline rate $(cat "$tmp/offline_rate") is not 0.9 x saturation $sat"
 
-echo "serve_cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish serve_cli

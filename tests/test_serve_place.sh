@@ -19,12 +19,9 @@
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
 bin=${HETPLAN:-./hetplan}
-pass=0
-fail=0
+. tests/lib.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1" >&2; }
 
 # run NAME RC POOL -- ARGS...: serve --place as JSON into $tmp/NAME.json
 run() {
@@ -73,5 +70,4 @@ grep -q "at most 80.91 req/s; loaded to 90% of that (72.82 req/s) it is short of
 run big 0 64x8xH100-SXM -- --rate 10
 check big 1 10 55.04
 
-echo "serve_place: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish serve_place
