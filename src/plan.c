@@ -621,7 +621,7 @@ static const struct hp_field plan_field_list[] = {
 		 "crosses the network once for each of its routed experts on another node. "
 		 "`flex` is the flex dispatcher with the DeepEP or HybridEP backend: once for "
 		 "each other node holding any of them, then over NVLink inside that node "
-		 "(docs/moe.md). `flex` needs megatron-core. Only for mixture-of-experts "
+		 "(docs/moe.md). `flex` needs megatron-core or nemo-automodel. Only for mixture-of-experts "
 		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
 		 "MoE recipes run; alltoall for the rest)." },
 	/* recompute_layers: up to the model's layer limit (catalog.c, 100000) */
@@ -861,11 +861,25 @@ static int validate_dispatch(const struct plan *p, const struct model_spec *m, c
 	if (p->moe_dispatch < 0)
 		return 0;
 	const struct framework_info *fw = framework_get(p->framework);
-	if (p->moe_dispatch == MOE_DISPATCH_FLEX && !fw->ep_dispatch_dedup)
+	if (p->moe_dispatch == MOE_DISPATCH_FLEX && !fw->ep_dispatch_dedup) {
+		/* The frameworks that have it, from the table (framework.h
+		 * ep_dispatch_dedup), so a row added there is named here. */
+		char with[160] = "";
+		size_t used = 0;
+		for (int f = 0; f < FW_ROWS; f++) {
+			if (f == FW_ANY || !framework_get((enum hp_framework)f)->ep_dispatch_dedup)
+				continue;
+			int n = snprintf(with + used, sizeof with - used, "%s%s", used ? ", " : "",
+					 framework_name((enum hp_framework)f));
+			if (n < 0 || (size_t)n >= sizeof with - used)
+				break;
+			used += (size_t)n;
+		}
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: moe_dispatch flex needs framework megatron-core (the flex "
-				  "dispatcher, DeepEP or HybridEP, is Megatron-Core's); %s has none: "
-				  "use alltoall", ctx, framework_name(p->framework));
+				  "%s: moe_dispatch flex needs a framework with a flex dispatcher "
+				  "(DeepEP or HybridEP: %s); %s has none: use alltoall", ctx, with,
+				  framework_name(p->framework));
+	}
 	int dflt = fw->ep_dispatch_dedup ? MOE_DISPATCH_FLEX : MOE_DISPATCH_ALLTOALL;
 	if (!m->moe.experts && p->moe_dispatch != dflt)
 		return hp_err_set(err, HP_EXIT_INPUT,

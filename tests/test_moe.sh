@@ -353,7 +353,7 @@ PY
 # Megatron-Core's list has but hetplan does not cost (allgather).
 for fw in deepspeed torchtitan megatron-lm; do
 	# shellcheck disable=SC2086
-	expect 3 "moe_dispatch flex needs framework megatron-core" "$H" estimate $disp \
+	expect 3 "moe_dispatch flex needs a framework with a flex dispatcher (DeepEP or HybridEP: megatron-core, nemo-automodel)" "$H" estimate $disp \
 		--framework $fw --moe-dispatch flex
 	grep -qF "$fw has none" "$T/err" && ok || bad "flex under $fw: message lacks the framework"
 done
