@@ -3,7 +3,7 @@
  *
  * The book is merged from three layers:
  *   1. the snapshot compiled into hetplan (data/prices.csv: rows of the
- *      public SkyPilot catalogs, of unknown date);
+ *      public SkyPilot catalogs of unknown date, and rows from cited price pages);
  *   2. the cache ($XDG_CACHE_HOME/hetplan, else ~/.cache/hetplan): the last
  *      good copy of each source, with its URL, validators and fetch time;
  *   3. live sources, fetched only by pricing_update().

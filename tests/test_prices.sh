@@ -78,7 +78,7 @@ lacks() {
 # --- no network, nothing cached: the embedded snapshot, said so ----------
 mode ok
 expect 0 "using the embedded snapshot only"
-expect 0 "embedded snapshot: SkyPilot catalog rows of unknown date"
+expect 0 "embedded snapshot: public catalog and price-page rows, each citing its source"
 # Updating with nothing reachable: each source fails, the snapshot stays.
 HETPLAN_SKYPILOT_URL="http://127.0.0.1:$DEAD/v8" expect 1 "could not connect" --update
 grep -q "using the embedded snapshot only" "$T/out" && ok || bad "offline update: no snapshot notice"

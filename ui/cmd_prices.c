@@ -426,7 +426,7 @@ static void print_table(const struct price_book *pb, const struct price_offer **
 		char age[96];
 		pricing_describe_age(s, now, age, sizeof age);
 		if (s->origin == PRICE_EMBEDDED)
-			printf("%-22s %s: SkyPilot catalog rows of unknown date, %d offers%s\n",
+			printf("%-22s %s: public catalog and price-page rows, each citing its source, %d offers%s\n",
 			       "embedded", age, s->n_offers,
 			       s->n_offers ? "" : " (all replaced by cached data)");
 		else {
