@@ -2795,7 +2795,7 @@ static void search_gsets(struct ctx *x, const struct gset *gs, int ng, struct si
 	}
 	int started = 0;
 	for (int k = 1; k < HP_MIN(nt, ng + n_side); k++)
-		if (pthread_create(&th[started], NULL, pool_thread, &pl) == 0)
+		if (hp_thread_start(&th[started], pool_thread, &pl) == 0)
 			started++;
 	int size = 1;
 	for (int b0 = 0; b0 < ng && !x->res->stats.cancelled; b0 += size) {
