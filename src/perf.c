@@ -1507,17 +1507,20 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 		return -1;
 	struct stage_ctx *x = &s->x;
 	uint64_t glob = s->glob;
+	int reads_mb = framework_dp_reads_mb(s->q.framework, s->q.zero);
 	if (mb > 0) {
 		/* every group at mb micro-batches (ctx_replica reads its
-		 * share: x->mb), the key's ZeRO-3 word with it */
+		 * share: x->mb), the key's micro-batch word with it where the
+		 * DP term reads them (stage_dp_key) */
 		for (int r = 0; r < s->q.n_replicas; r++)
 			s->rep[r].batch_share = (double)mb * s->q.mbs / s->q.gbs;
-		long k = s->q.zero == 3 ? plan_replica_microbatches(&s->q, 0) : 0;
+		long k = reads_mb ? plan_replica_microbatches(&s->q, 0) : 0;
 		if (k < 0 || k >= 1l << 24)
 			return -1;
 		glob |= (uint64_t)k << 40;
-	} else if (s->q.zero == 3) {
-		return -1;   /* ZeRO-3 is asked with its micro-batches */
+	} else if (reads_mb) {
+		return -1;   /* ZeRO-3 and DeepSpeed's ZeRO-2 are asked with
+			      * their micro-batches */
 	}
 	x->dp = dp;
 	x->link_pool = -1;   /* the links are looked up again (perf_memo_link) */

@@ -186,7 +186,7 @@ int perf_dp_exposed_memo(const struct cluster *c, const struct model_spec *m,
  * perf_dp_sweep_at(serial, c, m, N, mb, dp_s) gives perf_dp_exposed_memo's
  * bits for p with N replicas in all (the same groups at counts summing
  * to N, each at least 1) and, for mb > 0, every group's batch_share
- * mb * mbs / gbs (required under ZeRO-3, where the DP terms read it;
+ * mb * mbs / gbs (required under ZeRO-3 and DeepSpeed ZeRO-2, where the DP terms read it;
  * mb 0 leaves the shares), returning 0, or -1 when the serial is not the
  * thread's current sweep or c, m or the memo changed since (begin
  * again). One sweep a thread; a begin ends the one before. */
