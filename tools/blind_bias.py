@@ -4,7 +4,7 @@ training rows comes from (docs/blind-round12-bias.md).
 
     BLIND_ROWS=/tmp/rows.jsonl HETPLAN=./hetplan sh tests/test_blind_train.sh
     python3 tools/blind_bias.py /tmp/rows.jsonl [--exclude ID,ID,...]
-        [--groups GROUP,GROUP,...] [--per-row]
+        [--groups GROUP,GROUP,...] [--per-row] [--scale]
     build/tests/test_accuracy > /tmp/acc.txt
     python3 tools/blind_bias.py --calib /tmp/acc.txt
 
@@ -26,6 +26,13 @@ error e = (hetplan - measured) / measured:
 --groups keeps only the rows of the named source groups (a round's new
 rows, docs/blind-round13.md); --per-row first prints each row's error
 with hetplan's breakdown as shares of its predicted step and its MFU.
+With --scale (docs/blind-round24-a100.md), instead: each row's GPUs,
+nodes, NICs, TP/PP/DP, signed error and hetplan's breakdown in seconds,
+then every series of a source group that holds the shape, the layout
+(TP, PP, micro-batch) and the tokens per GPU fixed while the GPU count
+grows (weak scaling): the measured and the predicted growth of the step
+over the series' smallest run, and which of hetplan's terms carried its
+growth. --scale takes --groups as well.
 With --calib, the same within-group table (4) for the calibration rows:
 test_accuracy's printed in-sample step-time errors, joined with their
 rows in tests/data/{training,vtrain-a100-single,holdout}.csv.
@@ -151,6 +158,48 @@ def per_row(rows):
     print()
 
 
+SCALE_TERMS = (("compute", ("compute", "recompute")), ("tp", ("tp_comm",)), ("pp", ("pp_comm",)),
+               ("dp", ("dp_comm",)), ("cp+ep", ("cp_comm", "ep_comm")), ("bubble", ("bubble",)),
+               ("other", ("optimizer", "overhead")))
+
+
+def scale(rows):
+    """Signed error against scale: per row, then per weak-scaling series."""
+    def secs(r, keys):
+        return sum(r["breakdown_s"][k] for k in keys)
+    print("%-10s %6s %5s %8s %11s %7s %9s %9s  " % ("id", "GPUs", "nodes", "NICs", "TP/PP/DP", "error",
+                                                     "measured", "hetplan") +
+          " ".join("%8s" % n for n, _ in SCALE_TERMS))
+    for r in sorted(rows, key=lambda r: (r["group"], r["tp"] * r["pp"] * r["dp"] * r["cp"], r["id"])):
+        gpus = r["tp"] * r["pp"] * r["dp"] * r["cp"]
+        print("%-10s %6d %5d %3dx%-4.0f %11s %+6.1f%% %8.3fs %8.3fs  " % (
+            r["id"], gpus, r["nodes"], r["nics"], r["nic_gbps"], "%d/%d/%d" % (r["tp"], r["pp"], r["dp"]),
+            r["err"], r["measured_s"], r["hetplan_s"]) +
+            " ".join("%7.3fs" % secs(r, keys) for _, keys in SCALE_TERMS))
+    print()
+    series = collections.defaultdict(list)
+    for r in rows:
+        key = (r["group"], r["tp"], r["pp"], r["cp"], r["mbs"], r["seq"], r["hidden"], r["layers"],
+               round(r["tok_gpu"]), r["zero"], r["framework"])
+        series[key].append(r)
+    print("== weak-scaling series (same shape, layout and tokens per GPU; growth over the smallest run)")
+    for key, v in sorted(series.items()):
+        sizes = sorted(set(r["tp"] * r["pp"] * r["dp"] * r["cp"] for r in v))
+        if len(sizes) < 3:
+            continue
+        v = sorted(v, key=lambda r: r["tp"] * r["pp"] * r["dp"] * r["cp"])
+        base = v[0]
+        print("  %s TP %d PP %d mbs %d, %d tokens/GPU: %d..%d GPUs" % (
+            key[0], key[1], key[2], key[4], key[8], sizes[0], sizes[-1]))
+        for r in v[1:]:
+            grow = {n: secs(r, keys) - secs(base, keys) for n, keys in SCALE_TERMS}
+            top = max(grow, key=lambda n: abs(grow[n]))
+            print("    %-10s %6d GPUs  measured %+7.3fs  hetplan %+7.3fs  error %+6.1f%%  (%s %+.3fs)" % (
+                r["id"], r["tp"] * r["pp"] * r["dp"] * r["cp"], r["measured_s"] - base["measured_s"],
+                r["hetplan_s"] - base["hetplan_s"], r["err"], top, grow[top]))
+    print()
+
+
 def option(args, name):
     """Remove '--name VALUE' from args and return VALUE's comma list."""
     if name not in args:
@@ -173,14 +222,20 @@ def main():
     show_rows = "--per-row" in args
     if show_rows:
         args.remove("--per-row")
+    show_scale = "--scale" in args
+    if show_scale:
+        args.remove("--scale")
     if len(args) != 1:
         sys.exit("usage: blind_bias.py ROWS.jsonl [--exclude ID,...] [--groups GROUP,...] [--per-row]"
-                 " | --calib TEST_ACCURACY_OUTPUT")
+                 " [--scale] | --calib TEST_ACCURACY_OUTPUT")
     rows = load(args[0], exclude)
     if groups is not None:
         rows = [r for r in rows if r["group"] in groups]
     if not rows:
         sys.exit("blind_bias.py: no rows left after --exclude/--groups")
+    if show_scale:
+        scale(rows)
+        return
     if show_rows:
         per_row(rows)
     terms = TERMS
