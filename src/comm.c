@@ -775,11 +775,16 @@ static double bcast_fill_us(const struct ctx *x, int p, double bus)
  * tree's per-hop figure ("Add some chunk latency, waiting for proper chunk
  * modeling"). sameChannels is taken to hold inside a node and over nodes
  * of one NIC, and not over nodes of several NICs, whose channels enter
- * the node through different NICs and so different GPUs (NCCL's graph
- * logs: "sameChannels 0" on multi-NIC H100 and H20 nodes, NVIDIA/nccl
- * issues #1519 and #1189; and a 24-byte broadcast over 1,024 ranks priced
- * 6.6 + 1024 x 2.7 = 2771.4 us, ring LL, issue #1304). Host latency left
- * out: the same for every protocol. */
+ * the node through different NICs and so different GPUs: NCCL's search
+ * (graph/search.cc, ncclTopoCompute and ncclTopoSearchRecNet) replays
+ * the first channel's order for each further NIC from the same first
+ * GPU, which reaches only its own NIC within the PIX path type it tries
+ * first, and drops sameChannels before it widens the path types
+ * (a 4-NIC ring graph printing "sameChannels 0", NVIDIA/nccl issue #601;
+ * the "sameChannels 0" line of issue #1519 is an NVLS graph, which never
+ * tries one order; docs/blind-round24-a100.md). A 24-byte broadcast over
+ * 1,024 ranks priced 6.6 + 1024 x 2.7 = 2771.4 us, ring LL (issue
+ * #1304). Host latency left out: the same for every protocol. */
 static double bcast_tuner_s(const struct ctx *x, int p)
 {
 	double bus = ring_bus(x, p);
