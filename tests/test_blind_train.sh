@@ -402,7 +402,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLMLI": "small/V100/consumer",
           # Round 23, part 2: Naman-ntc/FastCode, SantaCoder 1.1B on 8 V100,
           # A100 40GB or RTX A6000 (HF Trainer, DDP).
-          "BLFC": "small/V100/consumer"}
+          "BLFC": "small/V100/consumer",
+          # Round 24: dgxc-benchmarking v25.05.05 step-time tables (GB200
+          # Nemotron-4 340B and Llama 3.1 405B; their H100 rows and the
+          # Grok-1-shaped MoE rows: regime_of).
+          "BLDG55": "GB200 NVL72"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -421,6 +425,8 @@ REGIME_BY_ROW = [
     ("BLIBM", "gpu", "H100", "H100 at scale"),
     ("BLPAX", "gpu", "H100", "H100 at scale"),
     ("BLTTP", "gpu", "H100", "H100 at scale"),
+    ("BLDG55", "model", "Grok", "MoE (NeMo, AutoModel)"),
+    ("BLDG55", "gpu", "H100", "H100 seen recipes"),
 ]
 def regime_of(grp, gpu, model=""):
     cols = {"gpu": gpu, "model": model}
