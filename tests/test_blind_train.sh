@@ -426,6 +426,7 @@ REGIME_BY_ROW = [
     ("BLPAX", "gpu", "H100", "H100 at scale"),
     ("BLTTP", "gpu", "H100", "H100 at scale"),
     ("BLDG55", "model", "Grok", "MoE (NeMo, AutoModel)"),
+    ("BLDG55", "model", "DeepSeek", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "gpu", "H100", "H100 seen recipes"),
 ]
 def regime_of(grp, gpu, model=""):
