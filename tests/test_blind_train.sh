@@ -259,6 +259,12 @@ trap 'rm -rf "$T"' EXIT
 # ZeRO-2's per-micro-batch reduce, overlapped with each backward, does
 # not reach BLMLI-12..14 (-56% .. -70%: the 2.09 s NVLink/no-P2P gap says
 # the reduce was exposed; HF's ZeRO-2 config may offload the optimizer).
+# Round 24, part 2 (first prediction, docs/blind-round24.md): BLDG55-27..30,
+# DeepSeek-V3 on 512/1,024 H100 and 128/256 GB200 (dgxc-benchmarking
+# v25.05.05): EP 64 (32) with TP 2 and DP 32 (16) folds the expert-parallel
+# group over the TP ranks (ETP 1, Megatron-Core's MoE parallel folding);
+# hetplan requires EP to divide DP x CP and refuses the layout (model
+# term: no EP folding).
 KNOWN_MISSES="
 BLFC-05:time:-65
 BLFC-06:time:-65
@@ -285,6 +291,10 @@ BLPAX-10:time:-36
 BLL1-01:time:+373
 BLOF-03:time:+34
 BLL3-01:dnf:2.4
+BLDG55-27:invalid:epfold
+BLDG55-28:invalid:epfold
+BLDG55-29:invalid:epfold
+BLDG55-30:invalid:epfold
 "
 
 cat >"$T/drive.py" <<'PY'
