@@ -416,7 +416,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 24: dgxc-benchmarking v25.05.05 step-time tables (GB200
           # Nemotron-4 340B and Llama 3.1 405B; their H100 rows and the
           # Grok-1-shaped MoE rows: regime_of).
-          "BLDG55": "GB200 NVL72"}
+          "BLDG55": "GB200 NVL72",
+          # Round 24, part 3: the same repository's v25.04.01 Grok-1 tables
+          # on 64-2,048 H100 (NeMo 1 launcher).
+          "BLDG54": "MoE (NeMo, AutoModel)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
