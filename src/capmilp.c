@@ -1074,9 +1074,10 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 	for (int v = HP_MAX(1, v0 - CAPMILP_DIVE_WINDOW); v <= HP_MIN(u[i], v0 + CAPMILP_DIVE_WINDOW);
 	     v++) {
 		int G2[HP_MAX_POOLS];
+		if (++d->nodes > d->limit)
+			continue;   /* counted; nothing below reads its bound */
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
-		d->nodes++;
 		double lb = sub_bound(d, i + 1, u, G2, rate + v * m->r[i], cnt + v, 1);
 		if (!may_improve(d, lb))
 			continue;
