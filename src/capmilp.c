@@ -1008,11 +1008,19 @@ struct argmin_slot {
 };
 static _Thread_local struct argmin_slot argmin_memo[ARGMIN_MEMO_SLOTS];
 static _Thread_local unsigned long argmin_gen;
+static int argmin_memo_off;   /* capmilp_argmin_memo_set (the tests) */
+
+void capmilp_argmin_memo_set(int on)
+{
+	argmin_memo_off = !on;
+}
 
 static int relaxed_argmin_memo(struct bb *b, int i, const int *u, const int *G, double rate,
 			       long cnt)
 {
 	const struct capmilp *m = b->m;
+	if (argmin_memo_off)
+		return relaxed_argmin(b, i, u, G, rate, cnt);
 	uint64_t rb, h = 1469598103934665603ULL;
 	memcpy(&rb, &rate, sizeof rb);
 	h = (h ^ (uint64_t)i) * 1099511628211ULL;
