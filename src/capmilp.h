@@ -110,6 +110,13 @@ int capmilp_solve(const struct capmilp *m, int *counts, long *nodes);
  * programme (struct capmilp, have_stop). */
 int capmilp_solve_value(const struct capmilp *m, int *counts, long *nodes, double *value);
 
+/* For the tests: on = 0 turns off the memo of the search's LP points
+ * within a solve (capmilp.c, relaxed_argmin_memo), for every thread, until
+ * called again with 1 (the default). Answers, values and steps are the
+ * same either way; only the work differs. Not for use while another
+ * thread solves. */
+void capmilp_argmin_memo_set(int on);
+
 /* The total_step of a setting with expert parallelism ep and context
  * parallelism cp (both >= 1): ep / gcd(ep, cp). A plan's data-parallel
  * degree dp (the sum of the replica counts) must have dp * cp a multiple

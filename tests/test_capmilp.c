@@ -856,6 +856,78 @@ TEST(planner_instances)
 	CHECK(compared >= 95);
 }
 
+/* The memo of LP points within a solve (capmilp.c, relaxed_argmin_memo)
+ * changes no answer and no step count: every programme solved with it
+ * gives the same return, counts, value (bit for bit) and steps as with
+ * it off, whatever was solved before (the memo's entries of an earlier
+ * solve, whose keys the next programme shares, must not be read). The
+ * planner's programmes (tests/data/capmilp_planner.txt, solved at the
+ * planner's step limits, so some give up) and random ones with EP steps,
+ * many of the same shape and boxes one after the other. Fails when a hit
+ * returns another node's point or another solve's, or does not count the
+ * halving's steps again. */
+static int memo_twin(const struct capmilp *m, const char *what, int t)
+{
+	int n0[CAPMILP_MAX_VARS], n1[CAPMILP_MAX_VARS];
+	long s0 = -1, s1 = -2;
+	double v0 = 0, v1 = 0;
+	capmilp_argmin_memo_set(0);
+	int rc0 = capmilp_solve_value(m, n0, &s0, &v0);
+	capmilp_argmin_memo_set(1);
+	int rc1 = capmilp_solve_value(m, n1, &s1, &v1);
+	if (rc0 != rc1 || s0 != s1 ||
+	    (rc0 == 0 && (memcmp(n0, n1, (size_t)m->n * sizeof *n0) || memcmp(&v0, &v1, sizeof v0)))) {
+		T_FAILF("%s %d: without the memo rc %d, %ld steps, value %a; with it rc %d, %ld "
+			"steps, value %a", what, t, rc0, s0, rc0 == 0 ? v0 : 0.0, rc1, s1,
+			rc1 == 0 ? v1 : 0.0);
+		return 1;
+	}
+	return 0;
+}
+
+TEST(argmin_memo_same_steps)
+{
+	int bad = 0, count = 0, long_ones = 0;
+	FILE *f = fopen("tests/data/capmilp_planner.txt", "r");
+	CHECK(f != NULL);
+	char line[4096];
+	while (f && fgets(line, sizeof line, f) && bad <= 5) {
+		struct capmilp m;
+		if (line[0] == '#' || line[0] == '\n' || parse_planner(line, &m) < 0)
+			continue;
+		m.node_limit = m.kind == CAPMILP_DEADLINE ? CAPMILP_STEPS_DEADLINE : CAPMILP_STEPS_BUDGET;
+		/* a solve of another programme of the same shape between: its
+		 * memo entries share this one's keys (counts, GPUs, rates at 0) */
+		struct capmilp other = m;
+		other.R *= 1.5;
+		other.lambda *= 0.5;
+		int tmp[CAPMILP_MAX_VARS];
+		capmilp_solve(&other, tmp, NULL);
+		bad += memo_twin(&m, "planner programme", count++);
+	}
+	if (f)
+		fclose(f);
+	CHECK(count >= 100);
+	for (int t = 0; t < 3000 && bad <= 5; t++) {
+		struct capmilp m;
+		random_model(&m, 16 + (int)rnd(512));
+		if (rnd(2))
+			m.total_step = 1 + (long)rnd(8);
+		if (m.kind == CAPMILP_DEADLINE && rnd(2))
+			m.lambda = 0;
+		m.node_limit = 2000 + (long)rnd(20000);
+		long s = 0;
+		int tmp[CAPMILP_MAX_VARS];
+		capmilp_solve(&m, tmp, &s);
+		long_ones += s > 128;
+		bad += memo_twin(&m, "random programme", t);
+	}
+	/* not all done in the quick search's 128 steps (capmilp.c,
+	 * CAPMILP_QUICK_STEPS): the seed's dive and the search after it ran,
+	 * which meet the quick search's nodes again */
+	CHECK(long_ones >= 300);
+}
+
 /* A programme of the memo tests: n layouts on np pools, every field set
  * from seed so that two seeds differ in every field. */
 static void memo_model(struct capmilp *m, unsigned seed)
@@ -1034,6 +1106,7 @@ int main(void)
 	RUN(memo_same_programme_only);
 	RUN(memo_many_programmes);
 	RUN(brute_force_six_gpu_nodes);
+	RUN(argmin_memo_same_steps);
 	lp_thread_done();
 	return t_done("capmilp");
 }
