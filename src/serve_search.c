@@ -2274,7 +2274,8 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	pl->req_s = carried ? o->rate : ps->flow / pm->osl;
 	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, ps, pl);
 	pl->fits = pm->demand > 0 ? carried : 1;
-	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
+	snprintf(pl->label, sizeof pl->label, "placement over %d GPU%s, %d segment%s", pl->gpus,
+		 pl->gpus == 1 ? "" : "s", pl->n_inst, pl->n_inst == 1 ? "" : "s");
 out:
 	free(ps);
 	free(pp);
@@ -2452,15 +2453,25 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 		res->has_nearest = 1;
 		res->nearest = pl;
 		res->n_plans = 0;
+		/* every target the placement misses, each by name (a latency
+		 * miss read as "short of the target" beside a request rate) */
+		char *w = res->why;
+		size_t wn = sizeof res->why, at = 0;
+		w[0] = '\0';
 		if (!o->offline && o->rate > 0 && pl.req_s >= o->rate)
-			snprintf(res->why, sizeof res->why,
-				 "the placement serves at most %.2f req/s; loaded to %.0f%% of that "
-				 "(%.2f req/s) it is short of --rate %g",
-				 pl.req_s, 100 * SERVE_MAX_UTIL, SERVE_MAX_UTIL * pl.req_s, o->rate);
-		else
-			snprintf(res->why, sizeof res->why,
-				 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
-				 pl.req_s, pl.tpot.p99 * 1e3);
+			at += (size_t)snprintf(w, wn, "the placement serves at most %.2f req/s; loaded to %.0f%% of "
+					       "that (%.2f req/s) it is short of --rate %g",
+					       pl.req_s, 100 * SERVE_MAX_UTIL, SERVE_MAX_UTIL * pl.req_s, o->rate);
+		else if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
+			at += (size_t)snprintf(w, wn, "the placement serves at most %.2f req/s, short of --rate %g",
+					       pl.req_s, o->rate);
+		if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s && at < wn)
+			at += (size_t)snprintf(w + at, wn - at, "%sTPOT p99 %.1f ms, over --tpot-p99 %g s",
+					       at ? "; its " : "the placement's ", pl.tpot.p99 * 1e3,
+					       o->slo.tpot_p99_s);
+		if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s && at < wn)
+			snprintf(w + at, wn - at, "%sTTFT p99 %.1f ms, over --ttft-p99 %g s",
+				 at ? "; its " : "the placement's ", pl.ttft.p99 * 1e3, o->slo.ttft_p99_s);
 		err->code = HP_EXIT_NOFIT;
 		return -1;
 	}
