@@ -860,7 +860,7 @@ static void search_line(char *buf, size_t n, const struct serve_report_input *in
 		 * node budget, or a MILP too large to run after the staged
 		 * start), the optimum at most gap above the plan */
 		snprintf(buf, n, "placement search %.2f s; the optimum is at most %.1f%% above this "
-			 "plan (the search's bound)", r->seconds, 100 * pl->gap);
+			 "plan (its bound)", r->seconds, 100 * pl->gap);
 	else if (pl && is_how(pl, "placement"))
 		snprintf(buf, n, "placement search %.2f s, optimal", r->seconds);
 	else

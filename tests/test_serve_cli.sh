@@ -494,7 +494,7 @@ assert p['gpus'] == sum(i['count'] * i['tp'] * i['pp'] for i in inst), p['gpus']
 gap=$(python3 -c "import json; print('%.1f' % (100 * json.load(open('$tmp/out'))['plans'][0]['gap']))")
 expect place-big-table 0 "" -- --pool 1x8xH100-SXM --pool 1x8xL40S -m llama3.1-70b --isl 2000 \
 	--osl 300 --rate 5 --place
-grep -Eq "^placement search [0-9.]+ s; the optimum is at most $gap% above this plan \(the search's bound\)\$" "$tmp/out" &&
+grep -Eq "^placement search [0-9.]+ s; the optimum is at most $gap% above this plan \(its bound\)\$" "$tmp/out" &&
 	ok || bad "placement search line: $(tail -1 "$tmp/out") (gap $gap%)"
 
 # Launch lines load the model's Hugging Face repository (tests/data/
