@@ -141,15 +141,19 @@ static void default_name(const struct cluster *c, struct pool *p)
  * 36x4xGB200 does, not the one tray's 4 for the whole rack. Only for a
  * GPU whose catalog domain spans trays (cluster_default_domain's rule)
  * and a node of whole trays; any other node keeps the catalog's NICs. */
+int cluster_default_nics(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra)
+{
+	int tray = g->def_gpus_per_node;
+	if (tray <= 0 || g->domain <= tray || gpus_per_node <= tray || gpus_per_node % tray ||
+	    intra == INTRA_PCIE)
+		return g->def_nics;
+	long long n = (long long)g->def_nics * (gpus_per_node / tray);
+	return n > POOL_MAX_NICS ? POOL_MAX_NICS : (int)n;
+}
+
 static void pool_nics_per_tray(struct pool *p)
 {
-	const struct gpu_spec *g = &p->gpu;
-	int tray = g->def_gpus_per_node;
-	if (tray <= 0 || g->domain <= tray || p->gpus_per_node <= tray ||
-	    p->gpus_per_node % tray || p->intra == INTRA_PCIE)
-		return;
-	long long n = (long long)g->def_nics * (p->gpus_per_node / tray);
-	p->nics = n > POOL_MAX_NICS ? POOL_MAX_NICS : (int)n;
+	p->nics = cluster_default_nics(&p->gpu, p->gpus_per_node, p->intra);
 }
 
 static void pool_from_gpu(struct pool *p, const struct gpu_spec *g)

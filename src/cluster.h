@@ -146,6 +146,13 @@ int cluster_check(const struct cluster *c, struct hp_err *err);
  * nodes (GB200 NVL72), else the node. Never fails. */
 int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra);
 
+/* Scale-out NICs of a node of gpus_per_node g's joined by intra when the
+ * user names none: the catalog's NICs, or for a node of several of the
+ * catalog's trays of an NVLink domain (GB200 72 per node) the tray's NICs
+ * per GPU (18 trays x 4 = 72), at most POOL_MAX_NICS. The pool parser and
+ * `hetplan comm` both ask this. Never fails. */
+int cluster_default_nics(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra);
+
 /* The settings table of a pool (cluster.c): the cluster file's keys,
  * kinds, ranges and documentation; pool_nodes is its "nodes": {"max": N}
  * form. */

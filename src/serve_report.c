@@ -856,13 +856,13 @@ static void search_line(char *buf, size_t n, const struct serve_report_input *in
 	if (pl && is_how(pl, "estimate"))
 		snprintf(buf, n, "one instance configuration, estimated");
 	else if (pl && is_how(pl, "placement") && pl->gap > 1e-6)
-		/* LP_FEASIBLE: the node budget ended the search, the plan at
-		 * most gap from the bound (it said "within its gap", as if a
-		 * tolerance had been met) */
-		snprintf(buf, n, "placement MILP %.2f s, stopped by its node budget %.1f%% from "
-			 "the bound", r->seconds, 100 * pl->gap);
+		/* LP_FEASIBLE: the search stopped short of a proof (the MILP's
+		 * node budget, or a MILP too large to run after the staged
+		 * start), the optimum at most gap above the plan */
+		snprintf(buf, n, "placement search %.2f s; the optimum is at most %.1f%% above this "
+			 "plan (its bound)", r->seconds, 100 * pl->gap);
 	else if (pl && is_how(pl, "placement"))
-		snprintf(buf, n, "placement MILP %.2f s, optimal", r->seconds);
+		snprintf(buf, n, "placement search %.2f s, optimal", r->seconds);
 	else
 		snprintf(buf, n, "%d candidate instance configuration%s, %d request bucket%s, "
 			 "%.2f s (ILP %.3f s)", r->n_cands, r->n_cands == 1 ? "" : "s", r->n_buckets,
@@ -887,7 +887,13 @@ int serve_nearest_note(char *buf, size_t n, const struct serve_plan_result *r)
 			buf[0] = 0;
 		return 0;
 	}
-	if (pl->req_s > 0) {
+	if (pl->req_s > 0 && is_how(pl, "placement")) {
+		/* its label counts the GPUs already ("placement over 16 GPUs") */
+		fmt_latency(a, sizeof a, pl->ttft.p99);
+		fmt_latency(b, sizeof b, pl->tpot.p99);
+		snprintf(buf, n, "%s, %.2f req/s, %.0f output tok/s, TTFT p99 %s, TPOT p99 %s", pl->label,
+			 pl->req_s, pl->out_tps, a, b);
+	} else if (pl->req_s > 0) {
 		snprintf(buf, n, "%s, %d GPUs, %.2f req/s, %.0f output tok/s", pl->label, pl->gpus,
 			 pl->req_s, pl->out_tps);
 	} else if (isfinite(pl->ttft.p99)) {

@@ -26,6 +26,7 @@
 #include "model.h"
 #include "utf8.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,6 +537,7 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
  * H100 and an L40S node, 2,000 segments on 820 edges. */
 struct place_lp {
 	struct lp *lp;
+	double ub;                   /* no machine carries more (place_upper_bound) */
 	int S, Fcol;
 	int *sq, *sa, *sl, *ncol, *fcol;
 	int *ecol;
@@ -648,7 +650,7 @@ static void place_flow_rows(const struct place_problem *pp, struct place_lp *g)
 			for (int s = 0; s < g->S; s++)
 				if (g->fcol[s] == e) {
 					g->idx[n] = g->ncol[s];
-					g->cf[n++] = -pp->cls[g->sq[s]].theta[len];
+					g->cf[n++] = -fmin(pp->cls[g->sq[s]].theta[len], g->ub);
 				}
 			lp_add_row(g->lp, n, g->idx, g->cf, -HUGE_VAL, 0);
 		}
@@ -710,6 +712,397 @@ static void place_read(const struct place_problem *pp, const struct place_lp *g,
 	}
 }
 
+/* --- placement: the bound and the staged start ------------------------------ */
+
+/* The flow F* of any placement is at most the U of place_upper, and a
+ * staged placement (place_staged) reaches close to it; the MILP only has
+ * the gap between them to close, and none when they meet.
+ *
+ * The bound. Blocks take no part in a machine's tokens/s but their number
+ * (a class's theta depends on the length it holds, not where), and every
+ * request crosses every block once: at each block the machines holding it
+ * carry F* between them. So F* x B = sum over machines of (its flow x its
+ * length), and a machine's flow is at most its theta at that length and at
+ * most F* (it is one of the machines every request meets at its blocks).
+ * Hence F* x B <= A(F*), A(F) the most that sum of min(theta(len), F) x len
+ * reaches over the machines the inventory allows. A(F) / F does not grow
+ * with F, so every F with F x B <= A(F) is at most U = the largest such F
+ * (bisection). Without the "at most F*" the bound is the LP relaxation's
+ * (a machine of short layers counts its full tokens/s though no request
+ * needs it). A(F): each group's units to its machines of the best value
+ * per unit (a fractional knapsack, an upper bound of the whole-machine
+ * one and equal to it when every class alone fills the group, as a pool's
+ * TP degrees do). */
+static double place_machine_area(const struct place_class *pc, int B, double F)
+{
+	double v = 0;
+	for (int len = 1; len <= pc->max_blocks && len <= B; len++) {
+		double a = (pc->theta[len] < F ? pc->theta[len] : F) * len;
+		if (pc->theta[len] > 0 && a > v)
+			v = a;
+	}
+	return v;
+}
+
+static double place_area(const struct place_problem *pp, double F)
+{
+	double tot = 0;
+	int done[PLACE_MAX_CLASSES] = { 0 };
+	for (int q = 0; q < pp->n_classes; q++) {
+		const struct place_class *pc = &pp->cls[q];
+		if (done[q] || pc->count <= 0)
+			continue;
+		int gr = pc->group;
+		if (gr < 0 || gr >= PLACE_MAX_CLASSES || pp->group_cap[gr] <= 0) {
+			tot += pc->count * place_machine_area(pc, pp->n_blocks, F);
+			done[q] = 1;
+			continue;
+		}
+		/* the group: its units to the best value per unit first */
+		double left = pp->group_cap[gr];
+		for (;;) {
+			int best = -1;
+			double bv = 0;
+			for (int r = 0; r < pp->n_classes; r++) {
+				const struct place_class *rc = &pp->cls[r];
+				if (done[r] || rc->group != gr || rc->count <= 0)
+					continue;
+				double v = place_machine_area(rc, pp->n_blocks, F) / (rc->units > 0 ? rc->units : 1);
+				if (best < 0 || v > bv) {
+					best = r;
+					bv = v;
+				}
+			}
+			if (best < 0)
+				break;
+			const struct place_class *bc = &pp->cls[best];
+			double u = (double)bc->count * (bc->units > 0 ? bc->units : 1);
+			double take = u < left ? u : left;
+			tot += take * bv;
+			left -= take;
+			done[best] = 1;
+		}
+	}
+	return tot;
+}
+
+double place_upper_bound(const struct place_problem *pp)
+{
+	double hi = 0;
+	for (int q = 0; q < pp->n_classes; q++)
+		for (int len = 1; len <= pp->cls[q].max_blocks && len <= pp->n_blocks; len++)
+			hi += pp->cls[q].count * (pp->cls[q].theta[len] > 0 ? pp->cls[q].theta[len] : 0);
+	double lo = 0;
+	if (!(place_area(pp, hi) >= hi * pp->n_blocks))
+		for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+			double mid = 0.5 * (lo + hi);
+			if (place_area(pp, mid) >= mid * pp->n_blocks)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	return hi;
+}
+
+/* The staged start: blocks [0, B) cut into stages, each held by parallel
+ * machines of one group that all hold the stage's blocks, the flow the
+ * least stage's tokens/s. For a target F, a stage of l blocks is a set of
+ * at most PLACE_STAGE_MIX machines (or k of one class) whose thetas at l
+ * add to F or more; per group the fewest units that cover exactly b
+ * blocks (an unbounded knapsack over b), then the groups' block counts
+ * summed to exactly B. Bisection on F. A heuristic: it never exceeds the
+ * optimum, and the MILP or the bound says how far below it is. */
+#define PLACE_STAGE_MIX 3
+/* Relative distance at which a flow meets the bound: the bisections' */
+#define PLACE_GAP_CLOSED 1e-9
+/* Past this many machine columns the MILP does not run after a staged
+ * start: 70B over two 8-GPU pools has 2,000 and GLPK spent 2-5 s of
+ * CPU on 500 nodes there without finding a better placement (qa6
+ * round), where small problems (the tests' brute-force cases, under
+ * 200) close in milliseconds. */
+#define PLACE_MILP_MAX_COLS 1000
+
+struct place_item {
+	int units, len;
+	int cls[PLACE_STAGE_MIX], n;   /* machines: n classes, or k of cls[0] */
+	int k;                         /* > 0: k machines of cls[0] */
+};
+
+struct place_stager {
+	const struct place_problem *pp;
+	int B, n_items;
+	struct place_item *item;
+	int *grp;                      /* item's group */
+	long long *minu;               /* [group][b]: fewest units for b blocks */
+	int *pick;                     /* [group][b]: last item */
+	int *reach;                    /* [group + 1][b]: blocks of group g (-1 no) */
+};
+
+static int place_item_units(const struct place_problem *pp, const struct place_item *it)
+{
+	int u = 0;
+	for (int i = 0; i < it->n; i++)
+		u += (it->k > 0 ? it->k : 1) * (pp->cls[it->cls[i]].units > 0 ? pp->cls[it->cls[i]].units : 1);
+	return u;
+}
+
+static double place_item_theta(const struct place_problem *pp, const struct place_item *it, int len)
+{
+	double th = 0;
+	for (int i = 0; i < it->n; i++) {
+		const struct place_class *pc = &pp->cls[it->cls[i]];
+		if (len > pc->max_blocks || !(pc->theta[len] > 0))
+			return 0;
+		th += (it->k > 0 ? it->k : 1) * pc->theta[len];
+	}
+	return th;
+}
+
+static int place_group_units(const struct place_problem *pp, int gr, int q)
+{
+	if (gr >= 0 && gr < PLACE_MAX_CLASSES && pp->group_cap[gr] > 0)
+		return pp->group_cap[gr];
+	return pp->cls[q].count * (pp->cls[q].units > 0 ? pp->cls[q].units : 1);
+}
+
+/* The classes of q's group (or q alone without a shared inventory). */
+static int place_group_classes(const struct place_problem *pp, int q, int *out)
+{
+	int gr = pp->cls[q].group, n = 0;
+	if (gr < 0 || gr >= PLACE_MAX_CLASSES || pp->group_cap[gr] <= 0) {
+		out[n++] = q;
+		return n;
+	}
+	for (int r = 0; r < pp->n_classes; r++)
+		if (pp->cls[r].group == gr && pp->cls[r].count > 0)
+			out[n++] = r;
+	return n;
+}
+
+/* Items at target F into st (the combinations are the same at every F;
+ * the lengths that reach F are not). */
+static void place_stage_items(struct place_stager *st, double F)
+{
+	const struct place_problem *pp = st->pp;
+	st->n_items = 0;
+	int seen[PLACE_MAX_CLASSES] = { 0 };
+	for (int q = 0; q < pp->n_classes; q++) {
+		if (seen[q] || pp->cls[q].count <= 0)
+			continue;
+		int cl[PLACE_MAX_CLASSES], nc = place_group_classes(pp, q, cl);
+		for (int i = 0; i < nc; i++)
+			seen[cl[i]] = 1;
+		int gid = q;   /* the group's first class names it */
+		int cap = place_group_units(pp, pp->cls[q].group, q);
+		/* mixes of up to PLACE_STAGE_MIX machines (a multiset) */
+		int idx[PLACE_STAGE_MIX];
+		for (int m = 1; m <= PLACE_STAGE_MIX; m++) {
+			for (int i = 0; i < m; i++)
+				idx[i] = 0;
+			for (;;) {
+				struct place_item it = { .n = m };
+				for (int i = 0; i < m; i++)
+					it.cls[i] = cl[idx[i]];
+				it.units = place_item_units(pp, &it);
+				int ok = it.units <= cap;
+				for (int i = 0; i < m && ok; i++) {
+					int same = 0;
+					for (int j = 0; j < m; j++)
+						same += it.cls[j] == it.cls[i];
+					ok = same <= pp->cls[it.cls[i]].count;
+				}
+				for (int len = 1; ok && len <= st->B; len++)
+					if (place_item_theta(pp, &it, len) >= F) {
+						it.len = len;
+						st->item[st->n_items] = it;
+						st->grp[st->n_items++] = gid;
+					}
+				/* next multiset: idx non-decreasing */
+				int i = m - 1;
+				while (i >= 0 && idx[i] == nc - 1)
+					i--;
+				if (i < 0)
+					break;
+				idx[i]++;
+				for (int j = i + 1; j < m; j++)
+					idx[j] = idx[i];
+			}
+		}
+		/* k machines of one class, the fewest that reach F */
+		for (int i = 0; i < nc; i++) {
+			const struct place_class *pc = &pp->cls[cl[i]];
+			for (int len = 1; len <= pc->max_blocks && len <= st->B; len++) {
+				if (!(pc->theta[len] > 0))
+					continue;
+				double k = ceil(F / pc->theta[len]);
+				if (k <= PLACE_STAGE_MIX || k > pc->count)
+					continue;
+				struct place_item it = { .n = 1, .k = (int)k, .len = len };
+				it.cls[0] = cl[i];
+				it.units = place_item_units(pp, &it);
+				if (it.units > cap)
+					continue;
+				st->item[st->n_items] = it;
+				st->grp[st->n_items++] = gid;
+			}
+		}
+	}
+}
+
+/* 1 when stages at target F cover exactly B blocks within every group's
+ * units; st's tables then hold the choice. */
+static int place_stage_feasible(struct place_stager *st, double F)
+{
+	const struct place_problem *pp = st->pp;
+	int B = st->B, Q = pp->n_classes;
+	place_stage_items(st, F);
+	for (int g = 0; g < Q; g++)
+		for (int b = 0; b <= B; b++) {
+			st->minu[g * (B + 1) + b] = b ? LLONG_MAX : 0;
+			st->pick[g * (B + 1) + b] = -1;
+		}
+	for (int b = 1; b <= B; b++)
+		for (int i = 0; i < st->n_items; i++) {
+			const struct place_item *it = &st->item[i];
+			int g = st->grp[i];
+			if (it->len > b)
+				continue;
+			long long p = st->minu[g * (B + 1) + b - it->len];
+			if (p == LLONG_MAX)
+				continue;
+			if (p + it->units < st->minu[g * (B + 1) + b]) {
+				st->minu[g * (B + 1) + b] = p + it->units;
+				st->pick[g * (B + 1) + b] = i;
+			}
+		}
+	/* the groups in class order: reach[g + 1][b] = blocks group g takes */
+	for (int b = 0; b <= B; b++)
+		st->reach[b] = b ? -2 : 0;
+	for (int g = 0; g < Q; g++) {
+		int *prv = &st->reach[g * (B + 1)], *cur = &st->reach[(g + 1) * (B + 1)];
+		int cap = pp->cls[g].count > 0 ? place_group_units(pp, pp->cls[g].group, g) : -1;
+		for (int b = 0; b <= B; b++)
+			cur[b] = prv[b] != -2 ? 0 : -2;
+		int first = 1;   /* g names its group when no earlier class shares it */
+		for (int r = 0; r < g; r++)
+			if (pp->cls[r].count > 0 && pp->cls[r].group == pp->cls[g].group &&
+			    pp->group_cap[pp->cls[g].group] > 0)
+				first = 0;
+		if (cap < 0 || !first)
+			continue;
+		for (int b = 0; b <= B; b++) {
+			if (cur[b] != -2)
+				continue;
+			for (int x = 1; x <= b; x++)
+				if (prv[b - x] != -2 && st->minu[g * (B + 1) + x] <= cap) {
+					cur[b] = x;
+					break;
+				}
+		}
+	}
+	return st->reach[Q * (B + 1) + B] != -2;
+}
+
+/* The stages of the last feasible check as segments of ps (one per
+ * class on a stage); 1, or 0 when they break a class's count (the check
+ * bounds units only). The flow: an exact max flow of the layout. */
+static int place_stage_layout(struct place_stager *st, struct place_solution *ps)
+{
+	const struct place_problem *pp = st->pp;
+	int B = st->B, Q = pp->n_classes, b = B, at = 0;
+	int used[PLACE_MAX_CLASSES] = { 0 };
+	memset(ps, 0, sizeof *ps);
+	for (int g = Q - 1; g >= 0; g--) {
+		int x = st->reach[(g + 1) * (B + 1) + b];
+		b -= x;
+		/* group g's x blocks, item by item */
+		for (int y = x; y > 0;) {
+			const struct place_item *it = &st->item[st->pick[g * (B + 1) + y]];
+			for (int i = 0; i < it->n; i++) {
+				int q = it->cls[i], k = it->k > 0 ? it->k : 1, found = 0;
+				used[q] += k;
+				for (int s = 0; s < ps->n_segs; s++)
+					if (ps->seg[s].cls == q && ps->seg[s].first == at) {
+						ps->seg[s].count += k;
+						found = 1;
+					}
+				if (!found) {
+					if (ps->n_segs >= PLACE_MAX_SEGS)
+						return 0;
+					struct place_seg *sg = &ps->seg[ps->n_segs++];
+					sg->cls = q;
+					sg->first = at;
+					sg->last = at + it->len - 1;
+					sg->count = k;
+				}
+			}
+			at += it->len;
+			y -= it->len;
+		}
+	}
+	for (int q = 0; q < Q; q++)
+		if (used[q] > pp->cls[q].count)
+			return 0;
+	/* each stage carries the least stage's tokens/s, shared by capacity */
+	double F = HUGE_VAL;
+	for (int a = 0; a < B;) {
+		double c = 0;
+		int next = B;
+		for (int s = 0; s < ps->n_segs; s++)
+			if (ps->seg[s].first == a) {
+				c += ps->seg[s].count * pp->cls[ps->seg[s].cls].theta[ps->seg[s].last - a + 1];
+				next = ps->seg[s].last + 1;
+			}
+		F = c < F ? c : F;
+		a = next;
+	}
+	for (int s = 0; s < ps->n_segs; s++) {
+		struct place_seg *sg = &ps->seg[s];
+		double c = 0;
+		for (int t = 0; t < ps->n_segs; t++)
+			if (ps->seg[t].first == sg->first)
+				c += ps->seg[t].count * pp->cls[ps->seg[t].cls].theta[ps->seg[t].last - sg->first + 1];
+		sg->flow = F * sg->count * pp->cls[sg->cls].theta[sg->last - sg->first + 1] / c;
+	}
+	ps->flow = F;
+	return 1;
+}
+
+/* The best staged placement below ub into ps: its flow, 0 without one. */
+static double place_staged(const struct place_problem *pp, double ub, struct place_solution *ps)
+{
+	struct place_stager st = { .pp = pp, .B = pp->n_blocks };
+	int Q = pp->n_classes, B = st.B;
+	/* a group of n classes has C(n + 2, 3) + C(n + 1, 2) + n mixes and n
+	 * single-class items, each at up to B lengths: at most those of one
+	 * group of all Q classes */
+	size_t mixes = (size_t)(Q + 2) * (Q + 1) * Q / 6 + (size_t)(Q + 1) * Q / 2 + 2 * (size_t)Q;
+	size_t cap = mixes * (size_t)B + 1;
+	st.item = xmalloc(cap * sizeof *st.item);
+	st.grp = xmalloc(cap * sizeof *st.grp);
+	st.minu = xmalloc((size_t)Q * (size_t)(B + 1) * sizeof *st.minu);
+	st.pick = xmalloc((size_t)Q * (size_t)(B + 1) * sizeof *st.pick);
+	st.reach = xmalloc((size_t)(Q + 1) * (size_t)(B + 1) * sizeof *st.reach);
+	double lo = 0, hi = ub * (1 + 1e-9), best = 0;
+	for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (place_stage_feasible(&st, mid) && place_stage_layout(&st, ps))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && place_stage_feasible(&st, lo) && place_stage_layout(&st, ps))
+		best = ps->flow;
+	else
+		memset(ps, 0, sizeof *ps);
+	free(st.item);
+	free(st.grp);
+	free(st.minu);
+	free(st.pick);
+	free(st.reach);
+	return best;
+}
+
 int serve_place_solve(const struct place_problem *pp, struct place_solution *sol,
 		      struct hp_err *err)
 {
@@ -719,7 +1112,19 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 		return hp_err_set(err, HP_EXIT_USAGE, "placement: %d classes, %d blocks (limits %d, %d)",
 				  Q, B, PLACE_MAX_CLASSES, PLACE_MAX_BLOCKS);
 	double t0 = hp_now();
-	struct place_lp g = { .lp = lp_new(1) };
+	/* the bound and the staged start; met, nothing is left to search */
+	double ub = place_upper_bound(pp);
+	struct place_solution *st = xmalloc(sizeof *st);
+	double inc = place_staged(pp, ub, st);
+	if (inc > 0 && inc >= ub * (1 - PLACE_GAP_CLOSED)) {
+		*sol = *st;
+		free(st);
+		sol->status = LP_OPTIMAL;
+		sol->bound = ub;
+		sol->seconds = hp_now() - t0;
+		return 0;
+	}
+	struct place_lp g = { .lp = lp_new(1), .ub = ub };
 	/* segments of each class: [a, a + len - 1] */
 	size_t cap = (size_t)Q * B * B;
 	g.sq = xmalloc(cap * sizeof *g.sq);
@@ -733,6 +1138,19 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 	place_columns(pp, &g);
 	g.idx = xmalloc((size_t)(g.S + 2) * sizeof *g.idx);
 	g.cf = xmalloc((size_t)(g.S + 2) * sizeof *g.cf);
+	if (inc > 0 && g.S > PLACE_MILP_MAX_COLS) {
+		/* too large to close the gap within a second: the staged
+		 * placement and the gap to the bound */
+		*sol = *st;
+		sol->status = LP_FEASIBLE;
+		sol->bound = ub;
+		sol->gap = (ub - sol->flow) / sol->flow;
+		goto done;
+	}
+	/* only a placement better than the staged one is sought: none
+	 * (infeasible) proves the staged one optimal */
+	if (inc > 0)
+		lp_set_col(g.lp, g.Fcol, inc * (1 + PLACE_GAP_CLOSED), -1, 1);
 	place_inventory_rows(pp, &g);
 	place_flow_rows(pp, &g);
 	place_cover_rows(pp, &g);
@@ -741,8 +1159,23 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
 	lp_solve(g.lp, pp->node_budget > 0 ? pp->node_budget : 5000, &lr);
 	sol->status = lr.status;
 	sol->nodes = lr.nodes;
-	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
+	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE) {
 		place_read(pp, &g, &lr, sol);
+		if (sol->bound > ub)
+			sol->bound = ub;
+		sol->gap = sol->flow > 0 && sol->bound > sol->flow ? (sol->bound - sol->flow) / sol->flow : 0;
+	} else if (inc > 0) {
+		/* nothing better: proven (infeasible), or the budget ran out
+		 * (the gap to the bound stands) */
+		int nodes = sol->nodes;
+		*sol = *st;
+		sol->nodes = nodes;
+		sol->status = lr.status == LP_INFEASIBLE ? LP_OPTIMAL : LP_FEASIBLE;
+		sol->bound = sol->status == LP_OPTIMAL ? sol->flow : ub;
+		sol->gap = sol->status == LP_OPTIMAL ? 0 : (ub - sol->flow) / sol->flow;
+	}
+done:
+	free(st);
 	free(g.idx);
 	free(g.cf);
 	free(g.sq);
@@ -1841,7 +2274,8 @@ static int place_plan(const struct cluster *c, const struct model_spec *m, const
 	pl->req_s = carried ? o->rate : ps->flow / pm->osl;
 	pl->ttft.mean = pl->ttft.p50 = pl->ttft.p99 = place_ttft(pm, ps, pl);
 	pl->fits = pm->demand > 0 ? carried : 1;
-	snprintf(pl->label, sizeof pl->label, "placement over %d GPUs, %d segments", pl->gpus, pl->n_inst);
+	snprintf(pl->label, sizeof pl->label, "placement over %d GPU%s, %d segment%s", pl->gpus,
+		 pl->gpus == 1 ? "" : "s", pl->n_inst, pl->n_inst == 1 ? "" : "s");
 out:
 	free(ps);
 	free(pp);
@@ -2019,15 +2453,25 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 		res->has_nearest = 1;
 		res->nearest = pl;
 		res->n_plans = 0;
+		/* every target the placement misses, each by name (a latency
+		 * miss read as "short of the target" beside a request rate) */
+		char *w = res->why;
+		size_t wn = sizeof res->why, at = 0;
+		w[0] = '\0';
 		if (!o->offline && o->rate > 0 && pl.req_s >= o->rate)
-			snprintf(res->why, sizeof res->why,
-				 "the placement serves at most %.2f req/s; loaded to %.0f%% of that "
-				 "(%.2f req/s) it is short of --rate %g",
-				 pl.req_s, 100 * SERVE_MAX_UTIL, SERVE_MAX_UTIL * pl.req_s, o->rate);
-		else
-			snprintf(res->why, sizeof res->why,
-				 "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of the target",
-				 pl.req_s, pl.tpot.p99 * 1e3);
+			at += (size_t)snprintf(w, wn, "the placement serves at most %.2f req/s; loaded to %.0f%% of "
+					       "that (%.2f req/s) it is short of --rate %g",
+					       pl.req_s, 100 * SERVE_MAX_UTIL, SERVE_MAX_UTIL * pl.req_s, o->rate);
+		else if (!o->offline && o->rate > 0 && pl.req_s < o->rate)
+			at += (size_t)snprintf(w, wn, "the placement serves at most %.2f req/s, short of --rate %g",
+					       pl.req_s, o->rate);
+		if (o->slo.tpot_p99_s > 0 && pl.tpot.p99 > o->slo.tpot_p99_s && at < wn)
+			at += (size_t)snprintf(w + at, wn - at, "%sTPOT p99 %.1f ms, over --tpot-p99 %g s",
+					       at ? "; its " : "the placement's ", pl.tpot.p99 * 1e3,
+					       o->slo.tpot_p99_s);
+		if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s && at < wn)
+			snprintf(w + at, wn - at, "%sTTFT p99 %.1f ms, over --ttft-p99 %g s",
+				 at ? "; its " : "the placement's ", pl.ttft.p99 * 1e3, o->slo.ttft_p99_s);
 		err->code = HP_EXIT_NOFIT;
 		return -1;
 	}

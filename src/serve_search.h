@@ -204,6 +204,10 @@ int serve_place_solve(const struct place_problem *pp, struct place_solution *sol
  * len blocks, and units(q) / units(r) of its machines carry at least
  * q's tokens/s (the same optimum without them). */
 int place_column_pruned(const struct place_problem *pp, int q, int len);
+/* An upper bound of the placement's flow (serve_search.c explains it):
+ * the largest F with F x blocks <= the most that sum of min(theta, F) x
+ * blocks held reaches over the machines the inventory allows. */
+double place_upper_bound(const struct place_problem *pp);
 
 /* --- plans for the front ends ---------------------------------------------- */
 

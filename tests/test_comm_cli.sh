@@ -128,4 +128,28 @@ expect sweep_frac 2 "--sweep: expected MIN:MAX whole sizes with 1 <= MIN <= MAX 
 expect size_whole 0 "" -- --collective allreduce --bytes 1.5K $base
 grep -q '^bytes       1536 (1.5 KiB)$' "$tmp/out" && ok || bad "1.5K: $(sed -n 2p "$tmp/out")"
 
+# A node of NVL72 trays (GB200 72 per node) has every tray's NICs, as the
+# pool parser gives it (cluster_default_nics): 18 trays x 4 ConnectX-7 =
+# 72 NICs of 400 Gb/s, one per GPU, the same fabric as the tray form
+# (4 per node, --nvl-domain 72: 4 NICs x 18 trays in the domain). Two
+# racks, 144 ranks: the same collective takes the same time either way.
+# By hand for sendrecv of 1 GiB: each rank sends to its peer in the other
+# rack over its own NIC, 2^30 B / (400e9 / 8 B/s) = 21.47 ms at line rate
+# (the model's efficiency adds a few percent: under 25 ms). With the one
+# tray's 4 NICs for the whole rack, as `comm` had it, the 72 ranks share 4
+# NICs: 18 x as long (about 387 ms and more).
+gb="--gpu GB200 --bytes 1GiB --format json"
+for c in allreduce allgather alltoall sendrecv; do
+	r72=$("$bin" comm $gb --collective $c --gpus-per-node 72 --nodes 2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_us"])')
+	tray=$("$bin" comm $gb --collective $c --gpus-per-node 4 --nodes 36 --nvl-domain 72 |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["time_us"])')
+	[ -n "$r72" ] && [ "$r72" = "$tray" ] && ok || bad "nvl72 $c: 72 per node $r72 us, tray form $tray us"
+done
+python3 -c 'import sys; t = float(sys.argv[1]); sys.exit(not (21474 <= t <= 25000))' "$r72" && ok ||
+	bad "nvl72 sendrecv 1 GiB: $r72 us, want 21,474 to 25,000 (one 400G NIC a rank)"
+one=$("$bin" comm $gb --collective sendrecv --gpus-per-node 72 --nodes 2 --nics 4 |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["time_us"])')
+python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) >= 17 * float(sys.argv[2])))' "$one" "$r72" && ok ||
+	bad "nvl72 sendrecv with --nics 4: $one us, want about 18 x $r72 us"
+
 finish comm_cli

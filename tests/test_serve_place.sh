@@ -64,6 +64,20 @@ run r73 4 4x1xH100-SXM -- --rate 73
 grep -q "at most 80.91 req/s; loaded to 90% of that (72.82 req/s) it is short of --rate 73" \
 	"$tmp/r73.err" && ok || bad "r73 message: $(cat "$tmp/r73.err")"
 
+# A rate past the most (4 x 20.228 = 80.91 req/s) and a latency target
+# missed are each named: they read "serves 80.91 req/s (TPOT ...), short
+# of the target" alike, a TPOT miss as if it were the rate's. One H100
+# holding 32 layers takes far longer than 1 ms a token.
+run r100 4 4x1xH100-SXM -- --rate 100
+grep -q "the placement serves at most 80.91 req/s, short of --rate 100\$" "$tmp/r100.err" && ok ||
+	bad "r100 message: $(cat "$tmp/r100.err")"
+run tpot 4 4x1xH100-SXM -- --offline --tpot-p99 0.001
+grep -Eq "^hetplan: the placement's TPOT p99 [0-9.]+ ms, over --tpot-p99 0.001 s\$" "$tmp/tpot.err" && ok ||
+	bad "tpot message: $(cat "$tmp/tpot.err")"
+"$bin" serve --pool 4x1xH100-SXM -m llama3.1-8b --isl 1000 --osl 200 --place --no-price-book \
+	--rate 100 2>&1 >/dev/null | grep -Eq "^nearest miss: placement over 4 GPUs, 1 segment, 80.91 req/s, [0-9]+ output tok/s, TTFT p99 .*, TPOT p99 .*\$" &&
+	ok || bad "nearest miss line (the GPUs once; one segment, not \"1 segments\")"
+
 # 64 nodes of 8 (512 machines of TP 1 and fewer of TP 2-8) at --rate 10:
 # ceil(10 / 18.205) = 1 GPU, priced as its whole node (the catalog's
 # $6.88 x 8 = $55.04/h: plans rent whole nodes).

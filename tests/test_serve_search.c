@@ -14,6 +14,7 @@
 #include "serve_cases.h"
 #include "model.h"
 #include "serve_search.h"
+#include "lp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -648,6 +649,163 @@ TEST(placement_brute_force)
 	}
 }
 
+/* Two hand-checked placements of 2 blocks. (a) One class (no shared
+ * inventory) of 2 machines, 10 tokens/s holding one block and 4 holding
+ * both: one on each block carries 10 (both on both: 8). The bound: a
+ * machine at F = 10 counts min(10, 10) x 1 = 10 or min(4, 10) x 2 = 8
+ * block-tokens/s, so two give 20 = 10 x 2 blocks: U = 10, met by the
+ * staged start, no MILP node. (b) Add a class of one machine with 6 and
+ * 3: the first two in series carry 10 and the third holding both blocks
+ * beside them 3 more, 13. U: at F = 13 the two give 10 each and the third
+ * max(6 x 1, 3 x 2) = 6: 26 = 13 x 2, so U = 13, the optimum. Stages of
+ * one class reach 10 only (a second stage of the third machine alone is
+ * 6), so the MILP finds 13 above the staged 10. (c) One machine of 30
+ * tokens/s and one of 10, each holding one block: in series they carry
+ * 10. The bound caps each at F: min(30, F) + min(10, F) >= 2 F holds to
+ * F = 10, so U = 10, met; the LP relaxation's (30 + 10) / 2 = 20 is not. */
+TEST(placement_bound_hand)
+{
+	struct place_problem pp;
+	memset(&pp, 0, sizeof pp);
+	pp.n_blocks = 2;
+	pp.n_classes = 1;
+	pp.node_budget = 1000;
+	pp.cls[0] = (struct place_class){ .count = 2, .max_blocks = 2, .group = 0, .units = 1 };
+	pp.cls[0].theta[1] = 10;
+	pp.cls[0].theta[2] = 4;
+	struct place_solution ps;
+	struct hp_err err = { 0 };
+	CHECK_NEAR(place_upper_bound(&pp), 10, 1e-6);
+	CHECK(serve_place_solve(&pp, &ps, &err) == 0);
+	CHECK_EQ_INT(ps.status, LP_OPTIMAL);
+	CHECK_NEAR(ps.flow, 10, 1e-6);
+	CHECK_EQ_INT(ps.nodes, 0);
+	pp.n_classes = 2;
+	pp.cls[1] = (struct place_class){ .count = 1, .max_blocks = 2, .group = 1, .units = 1 };
+	pp.cls[1].theta[1] = 6;
+	pp.cls[1].theta[2] = 3;
+	CHECK_NEAR(place_upper_bound(&pp), 13, 1e-6);
+	CHECK(serve_place_solve(&pp, &ps, &err) == 0);
+	CHECK_EQ_INT(ps.status, LP_OPTIMAL);
+	CHECK_NEAR(ps.flow, 13, 1e-6);
+	CHECK_NEAR(ps.gap, 0, 1e-9);
+	pp.cls[0] = (struct place_class){ .count = 1, .max_blocks = 1, .group = 0, .units = 1 };
+	pp.cls[0].theta[1] = 30;
+	pp.cls[1] = (struct place_class){ .count = 1, .max_blocks = 1, .group = 1, .units = 1 };
+	pp.cls[1].theta[1] = 10;
+	CHECK_NEAR(place_upper_bound(&pp), 10, 1e-6);
+	CHECK(serve_place_solve(&pp, &ps, &err) == 0);
+	CHECK_EQ_INT(ps.status, LP_OPTIMAL);
+	CHECK_NEAR(ps.flow, 10, 1e-6);
+	CHECK_EQ_INT(ps.nodes, 0);
+}
+
+/* Pools whose GPUs make machines of TP 1 or TP 2 (one inventory a pool,
+ * as serve builds it), 2 to 4 blocks, every choice of machines and of
+ * each one's segment enumerated with an exact max flow: the solver's
+ * flow is the optimum, its status says so, and place_upper_bound is never
+ * below it. Cases where the bound is above the optimum (the MILP had to
+ * search from the staged start) and where it is met are both counted, so
+ * the test cannot pass on one path only. */
+TEST(placement_bound_brute_force)
+{
+	int tight = 0, loose = 0;
+	for (int trial = 0; trial < 60; trial++) {
+		struct place_problem pp;
+		memset(&pp, 0, sizeof pp);
+		int B = 2 + (int)(3 * urand());    /* 2..4 blocks */
+		pp.n_blocks = B;
+		pp.node_budget = 100000;
+		int pools = 1 + (int)(2 * urand()), gpus[2];
+		for (int pi = 0; pi < pools; pi++) {
+			gpus[pi] = 2 + (pools == 1 ? (int)(2 * urand()) : 0);   /* 2 or 3 GPUs */
+			pp.group_cap[pi] = gpus[pi];
+			double base = 50 + 200 * urand();
+			int mb = 1 + (int)(B * urand());
+			for (int tp = 1; tp <= 2; tp++) {
+				struct place_class *pc = &pp.cls[pp.n_classes++];
+				pc->count = gpus[pi] / tp;
+				pc->group = pi;
+				pc->units = tp;
+				pc->max_blocks = mb + tp - 1 < B ? mb + tp - 1 : B;
+				for (int k = 1; k <= pc->max_blocks; k++)
+					pc->theta[k] = base / k * tp * (0.6 + 0.8 * urand());
+			}
+		}
+		/* machines: per pool n2 of TP 2 and the GPUs left as TP 1 */
+		double best = 0;
+		int ns = B * (B + 1) / 2, sa[16], sb[16], k = 0;
+		for (int a = 0; a < B; a++)
+			for (int b = a; b < B; b++) {
+				sa[k] = a;
+				sb[k++] = b;
+			}
+		for (int n2a = 0; n2a <= gpus[0] / 2; n2a++)
+			for (int n2b = 0; n2b <= (pools > 1 ? gpus[1] / 2 : 0); n2b++) {
+				int mc[8], m = 0;   /* classes of the machines */
+				for (int i = 0; i < n2a; i++)
+					mc[m++] = 1;
+				for (int i = 0; i < gpus[0] - 2 * n2a; i++)
+					mc[m++] = 0;
+				for (int pi = 1; pi < pools; pi++) {
+					for (int i = 0; i < n2b; i++)
+						mc[m++] = 3;
+					for (int i = 0; i < gpus[1] - 2 * n2b; i++)
+						mc[m++] = 2;
+				}
+				long combos = 1;
+				for (int i = 0; i < m; i++)
+					combos *= ns + 1;
+				for (long c = 0; c < combos; c++) {
+					double cap[8][8] = { { 0 } };
+					long x = c;
+					int ok = 1;
+					for (int i = 0; i < m && ok; i++) {
+						int s = (int)(x % (ns + 1));
+						x /= ns + 1;
+						if (s == ns)
+							continue;   /* idle */
+						int len = sb[s] - sa[s] + 1;
+						if (len > pp.cls[mc[i]].max_blocks)
+							ok = 0;
+						else
+							cap[sa[s]][sb[s] + 1] += pp.cls[mc[i]].theta[len];
+					}
+					double f = ok ? maxflow(B, cap) : 0;
+					if (f > best)
+						best = f;
+				}
+			}
+		struct place_solution ps;
+		struct hp_err err = { 0 };
+		double ub = place_upper_bound(&pp);
+		CHECK(ub >= best * (1 - 1e-9));
+		CHECK(serve_place_solve(&pp, &ps, &err) == 0);
+		if (best <= 0) {
+			CHECK(ps.status == LP_INFEASIBLE || ps.flow <= 1e-9);
+			continue;
+		}
+		CHECK_EQ_INT(ps.status, LP_OPTIMAL);
+		CHECK_NEAR(ps.flow, best, 1e-6 * best);
+		CHECK(ps.gap < 1e-6);
+		if (best < ub * (1 - 1e-6))
+			loose++;
+		else
+			tight++;
+		/* the placement keeps each class's count and each pool's GPUs */
+		int used[4] = { 0 };
+		for (int s = 0; s < ps.n_segs; s++) {
+			const struct place_seg *g = &ps.seg[s];
+			used[g->cls] += g->count;
+			CHECK(g->flow <= g->count * pp.cls[g->cls].theta[g->last - g->first + 1] + 1e-6);
+		}
+		for (int pi = 0; pi < pools; pi++)
+			CHECK(used[2 * pi] + 2 * used[2 * pi + 1] <= gpus[pi]);
+	}
+	printf("placement bound: %d cases met it, %d below it (searched), all optimal\n", tight, loose);
+	CHECK(tight >= 5 && loose >= 5);
+}
+
 /* The column prune (place_dominated) keeps the MILP's optimum: pools
  * whose GPUs make machines of TP 1, 2 and 4 (one inventory of GPUs a
  * pool, as serve builds it), solved to optimality with every column and
@@ -1047,6 +1205,8 @@ int main(void)
 	RUN(fleet_disaggregated);
 	RUN(placement_brute_force);
 	RUN(placement_prune_sound);
+	RUN(placement_bound_hand);
+	RUN(placement_bound_brute_force);
 	RUN(placement_helix_cluster);
 	RUN(fleet_six_types);
 	RUN(eager_dispatch);

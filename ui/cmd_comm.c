@@ -29,7 +29,8 @@ static const char comm_help[] =
 	"  --gpu TYPE         a GPU from 'hetplan gpus'\n"
 	"  --gpus-per-node N  ranks per node\n"
 	"  --nodes N          nodes (ranks = nodes x gpus-per-node)\n"
-	"  --nics N           NICs per node (default: the GPU's usual node)\n"
+	"  --nics N           NICs per node (default: the GPU's usual node; a node of\n"
+	"                     several NVL72 trays, e.g. 72 GB200: every tray's, 18 x 4)\n"
 	"  --nvl-domain N     GPUs per NVLink domain, a multiple of --gpus-per-node\n"
 	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
@@ -269,8 +270,10 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 {
 	if (!a->have_intra)
 		a->intra = gpu->def_intra;
+	/* The pool parser's rule (cluster_default_nics): a node of several
+	 * NVL72 trays (72 per node) has every tray's NICs, not one tray's. */
 	if (a->nics < 0)
-		a->nics = gpu->def_nics;
+		a->nics = cluster_default_nics(gpu, a->gpn, a->intra);
 	if (a->nic_gbps < 0)
 		a->nic_gbps = gpu->def_nic_gbps;
 	memset(g, 0, sizeof *g);

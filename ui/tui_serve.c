@@ -917,11 +917,17 @@ static void draw_launch(struct tui *t, int y, int w, int h)
 	int shown = 0;
 	for (int i = 0; i < pl->n_inst; i++, shown++) {
 		/* "pool: command", so two instances alike but for the GPU
-		 * are told apart */
+		 * are told apart, and "6x pool: command" where the plan has
+		 * more than one of it (the plan's "6x H100-SXM tp4" showed
+		 * one line, as if one instance; `hetplan serve` says "6
+		 * instances of TP 4") */
 		char *l = serve_launch_line(&s->cur->m, &s->cur->so, &pl->inst[i],
 					   &s->cur->c.pools[pl->inst[i].pool].gpu);
-		char *line = xmalloc(strlen(l) + 80);
-		sprintf(line, "%.*s: %s", TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
+		char *line = xmalloc(strlen(l) + 100);
+		char times[32] = "";
+		if (pl->inst[i].count > 1)
+			snprintf(times, sizeof times, "%dx ", pl->inst[i].count);
+		sprintf(line, "%s%.*s: %s", times, TUI_CUT(s->cur->c.pools[pl->inst[i].pool].name, 64), l);
 		int rows = wrap_text(0, y, 1, w, 4, 0, line, INT_MAX);
 		int room = h - (i < pl->n_inst - 1 ? 1 : 0);   /* a row for the count */
 		int cut = rows > room && i == 0 && h >= 2;     /* the first, in part */
