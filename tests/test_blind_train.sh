@@ -566,6 +566,14 @@ def args_of(r, mfile):
     # main gradients.
     if tag(r["notes"], "GRADS") == "bf16":
         ovf += ["--grad-reduce-fp32", "off"]
+    # A DeepSpeed ZeRO 1-2 row whose config sets overlap_comm (its notes
+    # list it among the ds_config's settings): --grad-overlap on, since a
+    # plan naming none now takes DeepSpeed's own default, off below ZeRO-3
+    # (round 24, src/framework.c; the rows' scores are unchanged by it).
+    if (fw_of(r) == "deepspeed" and int(r["zero_stage"] or 0) in (1, 2)
+            and not (ov and "grad=" in ov.group(1))
+            and re.search(r"overlap_comm(?!\s*(?:false|off))", r["notes"])):
+        ovf += ["--grad-overlap", "on"]
     a += ovf
     # SP:off: the source runs TP without sequence parallelism.
     if re.search(r"SP:\s*off", r["notes"]):
