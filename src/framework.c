@@ -22,9 +22,10 @@
  *    38327e07f, sets it to stage == 3 when absent; the same validator in
  *    v0.7.1, dce3acaa of 2022-08-19, L138-145, and at @edaa7221 L383-385).
  *    A plan that names no grad_overlap follows that default
- *    (grad_overlap_default_min_zero 3, framework_grad_overlap_default):
+ *    (dp_overlap_default_min_zero 3, framework_grad_overlap_default):
  *    on at ZeRO-3, off at ZeRO 1-2, where the estimate charges the
- *    reduce exposed and says so in its notes; --grad-overlap on (a config
+ *    reduce exposed and says so in its notes (the parameter overlap's
+ *    default too: ZeRO 1-2 gather inside the step, perf_comm.c); --grad-overlap on (a config
  *    that sets overlap_comm true, as huggingface/transformers tests/
  *    deepspeed/ds_config_zero2.json @00e12e7c and most published
  *    recipes do) overlaps it, and launch writes the value the plan
@@ -405,7 +406,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1,
-		.grad_overlap_default_min_zero = 3,
+		.dp_overlap_default_min_zero = 3,
 		.grad_overlap_default_why = "DeepSpeed's zero_optimization.overlap_comm is off "
 					    "unless the config sets it (its default is on at "
 					    "ZeRO-3 only)" },
@@ -535,7 +536,13 @@ int framework_grad_overlap_possible(enum hp_framework f, int zero)
 int framework_grad_overlap_default(enum hp_framework f, int zero)
 {
 	const struct framework_info *r = framework_get(f);
-	return r->grad_overlap && zero >= r->grad_overlap_default_min_zero;
+	return r->grad_overlap && zero >= r->dp_overlap_default_min_zero;
+}
+
+int framework_param_overlap_default(enum hp_framework f, int zero)
+{
+	const struct framework_info *r = framework_get(f);
+	return r->param_overlap && zero >= r->dp_overlap_default_min_zero;
 }
 
 const char *framework_grad_overlap_note(enum hp_framework f, int zero)

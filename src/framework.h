@@ -253,17 +253,19 @@ struct framework_info {
 				    * gradients (DeepSpeed: framework.c);
 				    * perf_comm.c charges the reduce-scatter once
 				    * per micro-batch. 0: once a step */
-	/* The gradient overlap's default by ZeRO stage (with grad_overlap
-	 * and grad_overlap_min_zero; last so the rows' positional fields
-	 * keep their order). */
-	int grad_overlap_default_min_zero; /* the lowest ZeRO stage at which a
-				    * plan that names no grad_overlap runs with the
-				    * row's grad_overlap: below it the framework's
-				    * own default is off (DeepSpeed: 3, its
-				    * overlap_comm defaults to stage == 3,
-				    * framework.c); 0 for the other rows */
+	/* The DP overlaps' defaults by ZeRO stage (with grad_overlap,
+	 * param_overlap and grad_overlap_min_zero; last so the rows'
+	 * positional fields keep their order). */
+	int dp_overlap_default_min_zero; /* the lowest ZeRO stage at which a
+				    * plan that names no grad_overlap (param_overlap)
+				    * runs with the row's grad_overlap
+				    * (param_overlap): below it the framework's own
+				    * default is off (DeepSpeed: 3, its overlap_comm
+				    * defaults to stage == 3, and it prefetches
+				    * parameters at ZeRO-3 only: framework.c); 0 for
+				    * the other rows */
 	const char *grad_overlap_default_why; /* the framework's setting behind
-				    * grad_overlap_default_min_zero, for the
+				    * dp_overlap_default_min_zero, for the
 				    * estimate's notes (framework_grad_overlap_note);
 				    * NULL with it 0 */
 };
@@ -333,12 +335,18 @@ int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
 int framework_grad_overlap_possible(enum hp_framework f, int zero);
 /* The gradient overlap a plan of framework f at ZeRO stage `zero` runs
  * with when it names none (plan key grad_overlap unset): the row's
- * grad_overlap from grad_overlap_default_min_zero on, 0 below it (DeepSpeed
+ * grad_overlap from dp_overlap_default_min_zero on, 0 below it (DeepSpeed
  * at ZeRO 1-2: overlap_comm's own default is off). plan.c's
  * plan_grad_overlap takes it from here, after
  * framework_grad_overlap_possible. Same precondition on f as
  * framework_get. */
 int framework_grad_overlap_default(enum hp_framework f, int zero);
+/* The same for the parameter-gather overlap (plan key param_overlap
+ * unset): the row's param_overlap from dp_overlap_default_min_zero on, 0
+ * below it (DeepSpeed ZeRO 1-2 gathers the parameters inside the
+ * optimizer step, perf_comm.c). plan.c's plan_param_overlap takes it from
+ * here. Same precondition on f as framework_get. */
+int framework_param_overlap_default(enum hp_framework f, int zero);
 /* For the estimate's notes: the row's grad_overlap_default_why (static)
  * when a plan of framework f at ZeRO stage `zero` that names no
  * grad_overlap runs with the overlap off because of

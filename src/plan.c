@@ -79,7 +79,7 @@ int plan_grad_fp32(const struct plan *p)
 int plan_param_overlap(const struct plan *p)
 {
 	return p->param_overlap >= 0 ? p->param_overlap
-				     : framework_get(p->framework)->param_overlap;
+				     : framework_param_overlap_default(p->framework, p->zero);
 }
 
 int plan_fp8_params(const struct plan *p)
