@@ -19,9 +19,18 @@
  *  - DeepSpeed: "overlap_comm" overlaps the gradient reduction with the
  *    backward pass (on by default for ZeRO-3, off for stages 1-2:
  *    deepspeed/runtime/zero/config.py overlap_comm_valid, L351-353 at
- *    38327e07f, sets it to stage == 3 when absent); hetplan assumes the
- *    user sets it at ZeRO 1-2, as every published large DeepSpeed recipe
- *    does; ZeRO-3 prefetches parameters. No TP overlap. Gradients reduced
+ *    38327e07f, sets it to stage == 3 when absent; the same validator in
+ *    v0.7.1, dce3acaa of 2022-08-19, L138-145, and at @edaa7221 L383-385).
+ *    A plan that names no grad_overlap follows that default
+ *    (dp_overlap_default_min_zero 3, framework_grad_overlap_default):
+ *    on at ZeRO-3, off at ZeRO 1-2, where the estimate charges the
+ *    reduce exposed and says so in its notes (the parameter overlap's
+ *    default too: ZeRO 1-2 gather inside the step, perf_comm.c); --grad-overlap on (a config
+ *    that sets overlap_comm true, as huggingface/transformers tests/
+ *    deepspeed/ds_config_zero2.json @00e12e7c and most published
+ *    recipes do) overlaps it, and launch writes the value the plan
+ *    assumed. Until round 24 hetplan assumed the user set it at ZeRO 1-2.
+ *    ZeRO-3 prefetches parameters. No TP overlap. Gradients reduced
  *    in the training dtype, but in fp32 for bf16 at ZeRO 0, where the
  *    engine accumulates them in fp32 (FW_GRAD_FP32_BF16_ZERO0,
  *    get_data_types; launch states communication_data_type and
@@ -54,10 +63,8 @@
  *    boundaries" (DeepSpeed issue #2252, maintainer reply of 2022-08-23).
  *    Under overlap_comm (average_tensor, L1350-1362: the reduction
  *    stream) each micro-batch's buckets run beside its own backward;
- *    overlap_comm's default is still stage == 3 (zero/config.py
- *    L383-385 at @edaa7221), and hetplan keeps assuming the user sets it
- *    at ZeRO 1-2 (huggingface/transformers tests/deepspeed/
- *    ds_config_zero2.json @00e12e7c sets it).
+ *    without it (the default at ZeRO-2, above) each runs after its
+ *    backward: mb exposed reduce-scatters a step.
  *  - torchtitan: FSDP2 prefetches the next layer's all-gather and overlaps
  *    the reduce-scatter with the backward; async TP is opt-in
  *    (experimental.enable_async_tensor_parallel); reduce dtype fp32
@@ -398,7 +405,11 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1 },
+		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1,
+		.dp_overlap_default_min_zero = 3,
+		.grad_overlap_default_why = "DeepSpeed's zero_optimization.overlap_comm is off "
+					    "unless the config sets it (its default is on at "
+					    "ZeRO-3 only)" },
 	/* zero_fsdp_default: torchtitan's data parallelism is FSDP2 (no
 	 * optimizer-only sharding), and parallelism.fsdp_reshard_after_forward
 	 * defaults to "default" (torchtitan/config/job_config.py @8a2686c4
@@ -520,6 +531,27 @@ int framework_dp_reads_mb(enum hp_framework f, int zero)
 int framework_grad_overlap_possible(enum hp_framework f, int zero)
 {
 	return zero >= framework_get(f)->grad_overlap_min_zero;
+}
+
+int framework_grad_overlap_default(enum hp_framework f, int zero)
+{
+	const struct framework_info *r = framework_get(f);
+	return r->grad_overlap && zero >= r->dp_overlap_default_min_zero;
+}
+
+int framework_param_overlap_default(enum hp_framework f, int zero)
+{
+	const struct framework_info *r = framework_get(f);
+	return r->param_overlap && zero >= r->dp_overlap_default_min_zero;
+}
+
+const char *framework_grad_overlap_note(enum hp_framework f, int zero)
+{
+	const struct framework_info *r = framework_get(f);
+	if (!r->grad_overlap_default_why || !framework_grad_overlap_possible(f, zero) ||
+	    framework_grad_overlap_default(f, zero))
+		return NULL;
+	return r->grad_overlap_default_why;
 }
 
 double framework_opt_bytes(enum hp_framework f, int fp32_run)

@@ -253,6 +253,21 @@ struct framework_info {
 				    * gradients (DeepSpeed: framework.c);
 				    * perf_comm.c charges the reduce-scatter once
 				    * per micro-batch. 0: once a step */
+	/* The DP overlaps' defaults by ZeRO stage (with grad_overlap,
+	 * param_overlap and grad_overlap_min_zero; last so the rows'
+	 * positional fields keep their order). */
+	int dp_overlap_default_min_zero; /* the lowest ZeRO stage at which a
+				    * plan that names no grad_overlap (param_overlap)
+				    * runs with the row's grad_overlap
+				    * (param_overlap): below it the framework's own
+				    * default is off (DeepSpeed: 3, its overlap_comm
+				    * defaults to stage == 3, and it prefetches
+				    * parameters at ZeRO-3 only: framework.c); 0 for
+				    * the other rows */
+	const char *grad_overlap_default_why; /* the framework's setting behind
+				    * dp_overlap_default_min_zero, for the
+				    * estimate's notes (framework_grad_overlap_note);
+				    * NULL with it 0 */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -318,6 +333,27 @@ int framework_ep_overlap_on(enum hp_framework f, int ep, int pp, int vstages,
  * estimate, the planner and launch, take it from here. Same
  * precondition on f as framework_get. */
 int framework_grad_overlap_possible(enum hp_framework f, int zero);
+/* The gradient overlap a plan of framework f at ZeRO stage `zero` runs
+ * with when it names none (plan key grad_overlap unset): the row's
+ * grad_overlap from dp_overlap_default_min_zero on, 0 below it (DeepSpeed
+ * at ZeRO 1-2: overlap_comm's own default is off). plan.c's
+ * plan_grad_overlap takes it from here, after
+ * framework_grad_overlap_possible. Same precondition on f as
+ * framework_get. */
+int framework_grad_overlap_default(enum hp_framework f, int zero);
+/* The same for the parameter-gather overlap (plan key param_overlap
+ * unset): the row's param_overlap from dp_overlap_default_min_zero on, 0
+ * below it (DeepSpeed ZeRO 1-2 gathers the parameters inside the
+ * optimizer step, perf_comm.c). plan.c's plan_param_overlap takes it from
+ * here. Same precondition on f as framework_get. */
+int framework_param_overlap_default(enum hp_framework f, int zero);
+/* For the estimate's notes: the row's grad_overlap_default_why (static)
+ * when a plan of framework f at ZeRO stage `zero` that names no
+ * grad_overlap runs with the overlap off because of
+ * framework_grad_overlap_default (the code could overlap at that stage,
+ * the framework's default does not); NULL otherwise. Same precondition on
+ * f as framework_get. */
+const char *framework_grad_overlap_note(enum hp_framework f, int zero);
 /* 1 when the data-parallel term of a plan of framework f at ZeRO stage
  * `zero` reads the micro-batch count: ZeRO-3 (gathers and reduce-scatters
  * per micro-batch) and ZeRO-2 in a row with zero2_reduce_per_microbatch.

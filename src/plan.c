@@ -54,7 +54,8 @@ int plan_grad_overlap(const struct plan *p)
 	 * and is dropped. */
 	if (!framework_grad_overlap_possible(p->framework, p->zero))
 		return 0;
-	return p->grad_overlap >= 0 ? p->grad_overlap : framework_get(p->framework)->grad_overlap;
+	return p->grad_overlap >= 0 ? p->grad_overlap
+				    : framework_grad_overlap_default(p->framework, p->zero);
 }
 
 int plan_grad_fp32(const struct plan *p)
@@ -78,7 +79,7 @@ int plan_grad_fp32(const struct plan *p)
 int plan_param_overlap(const struct plan *p)
 {
 	return p->param_overlap >= 0 ? p->param_overlap
-				     : framework_get(p->framework)->param_overlap;
+				     : framework_param_overlap_default(p->framework, p->zero);
 }
 
 int plan_fp8_params(const struct plan *p)

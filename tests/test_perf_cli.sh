@@ -23,7 +23,12 @@ cp "$T/out" "$T/mcore.json"
 expect 0 "" $E --framework megatron-lm
 json "p=d['plan']; assert (p['framework'], p['tp_overlap'], p['grad_overlap'], p['param_overlap']) == ('megatron-lm', False, False, False), p"
 cp "$T/out" "$T/mlm.json"
+# DeepSpeed: overlap_comm is off unless the config sets it below ZeRO-3
+# (zero/config.py overlap_comm_valid: stage == 3), so this ZeRO-1 plan
+# takes it off; --grad-overlap on sets it.
 expect 0 "" $E --framework deepspeed
+json "p=d['plan']; assert (p['tp_overlap'], p['grad_overlap']) == (False, False), p"
+expect 0 "" $E --framework deepspeed --grad-overlap on
 json "p=d['plan']; assert (p['tp_overlap'], p['grad_overlap']) == (False, True), p"
 expect 0 "" $E --framework torchtitan
 json "p=d['plan']; assert (p['tp_overlap'], p['grad_overlap'], p['param_overlap']) == (False, True, True), p"

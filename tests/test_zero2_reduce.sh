@@ -22,6 +22,17 @@
 # NCCL efficiencies on a bridge (0.5 or better of the wire), at most twice
 # that, 27.5 ms. ZeRO-2 adds 15 such reduce-scatters to ZeRO-1's step, so
 # the DP time grows by 15 x [13.76, 27.5] ms = [206, 413] ms.
+#
+# overlap_comm (round 24). DeepSpeed's ZeRO config sets overlap_comm to
+# "stage == 3" when the config leaves it out (deepspeed/runtime/zero/
+# config.py overlap_comm_valid: v0.7.1 dce3acaa L138-145, @edaa7221
+# L383-385), so a DeepSpeed plan that names no --grad-overlap runs its
+# ZeRO 1-2 reduce after the backward: every byte of it exposed (exposed
+# equal to the DP time, no bucket copies under ZeRO's contiguous buffers),
+# and `launch --format deepspeed` writes "overlap_comm": false; with
+# --grad-overlap on it writes true and the exposed time falls below the
+# DP time. At ZeRO-3 the default is on: exposed below the DP time with no
+# flag. The estimate's text says which default it took.
 . tests/lib.sh
 H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
@@ -33,11 +44,14 @@ cat >"$T/gpt2l.json" <<'EOF'
  "position": "learned", "tied_embeddings": true, "bias": true, "dropout": true}
 EOF
 
-# est FW ZERO GBS: the estimate's DP communication row as "time calls bytes"
+# est FW ZERO GBS [FLAGS...]: the estimate's DP communication row as
+# "time calls bytes exposed"
 est() {
+	f=$1 z=$2 g=$3
+	shift 3
 	"$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink -m "$T/gpt2l.json" --tp 1 --pp 1 \
-		--dp 2 --mbs 2 --gbs "$3" --precision bf16 --zero "$2" --framework "$1" \
-		--format json >"$T/out" 2>"$T/err" || { echo "fail $(head -c 200 "$T/err")"; return; }
+		--dp 2 --mbs 2 --gbs "$g" --precision bf16 --zero "$z" --framework "$f" \
+		--format json "$@" >"$T/out" 2>"$T/err" || { echo "fail $(head -c 200 "$T/err")"; return; }
 	python3 -c "
 import json
 d = json.load(open('$T/out'))
@@ -45,7 +59,10 @@ r = [c for c in d['comm'] if c['dim'] == 'dp'][0]
 print(r['time_s'], r['calls_per_step'], r['bytes'], r['exposed_s'])"
 }
 
-set -- $(est deepspeed 2 64); ds2_t=$1 ds2_calls=$2 ds2_bytes=$3 ds2_exp=$4
+set -- $(est deepspeed 2 64 --grad-overlap on); ds2_t=$1 ds2_calls=$2 ds2_bytes=$3 ds2_exp=$4
+set -- $(est deepspeed 2 64); dsd2_t=$1 dsd2_exp=$4
+set -- $(est deepspeed 1 64); dsd1_t=$1 dsd1_exp=$4
+set -- $(est deepspeed 3 64); dsd3_t=$1 dsd3_exp=$4
 set -- $(est deepspeed 1 64); ds1_t=$1 ds1_calls=$2
 set -- $(est deepspeed 1 4); ds1_ga1_t=$1
 set -- $(est deepspeed 2 4); ds2_ga1_t=$1
@@ -71,5 +88,35 @@ python3 -c "assert 0 < $ds2_exp < $ds2_t" 2>/dev/null && ok ||
 	bad "deepspeed ZeRO-1: $ds1_calls calls, $ds1_t s at GA 16 against $ds1_ga1_t s at GA 1"
 [ "$mc2_calls" = 1 ] && [ "$mc2_t" = "$mc2_ga1_t" ] && ok ||
 	bad "megatron-core ZeRO-2: $mc2_calls calls, $mc2_t s at GA 16 against $mc2_ga1_t s at GA 1"
+
+# DeepSpeed's default below ZeRO-3: overlap_comm off, the reduce exposed
+# whole (the same reduce-scatters as with the overlap on)
+[ "$dsd2_t" = "$ds2_t" ] && [ "$dsd2_exp" = "$dsd2_t" ] && ok ||
+	bad "deepspeed ZeRO-2 default: exposed $dsd2_exp s of $dsd2_t s, want all of it (and $ds2_t s)"
+[ "$dsd1_t" = "$ds1_t" ] && [ "$dsd1_exp" = "$dsd1_t" ] && ok ||
+	bad "deepspeed ZeRO-1 default: exposed $dsd1_exp s of $dsd1_t s, want all of it"
+# ZeRO-3's default is on
+python3 -c "assert 0 < $dsd3_exp < $dsd3_t" 2>/dev/null && ok ||
+	bad "deepspeed ZeRO-3 default: exposed $dsd3_exp s not below its $dsd3_t s"
+# the estimate's text names the default it took, at ZeRO-2 and not at 3
+# or with the flag
+tx() {
+	"$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink -m "$T/gpt2l.json" --tp 1 --pp 1 \
+		--dp 2 --mbs 2 --gbs 64 --precision bf16 --framework deepspeed "$@" 2>/dev/null |
+		grep -c "note: DeepSpeed's zero_optimization.overlap_comm is off"
+}
+[ "$(tx --zero 2)" = 1 ] && [ "$(tx --zero 3)" = 0 ] && [ "$(tx --zero 2 --grad-overlap on)" = 0 ] &&
+	ok || bad "estimate's overlap_comm note: zero 2 $(tx --zero 2), zero 3 $(tx --zero 3), on $(tx --zero 2 --grad-overlap on)"
+# launch writes the overlap the estimate assumed
+lc() {
+	"$H" launch --pool 1x2xRTX-3090-Ti,intra=nvlink -m "$T/gpt2l.json" --tp 1 --pp 1 \
+		--dp 2 --mbs 2 --gbs 64 --precision bf16 --framework deepspeed --format deepspeed \
+		"$@" 2>/dev/null | python3 -c "
+import json, sys
+print(str(json.load(sys.stdin)['zero_optimization']['overlap_comm']).lower())"
+}
+[ "$(lc --zero 2)" = false ] && [ "$(lc --zero 2 --grad-overlap on)" = true ] &&
+	[ "$(lc --zero 1)" = false ] && [ "$(lc --zero 3)" = true ] && ok ||
+	bad "launch overlap_comm: zero 2 $(lc --zero 2), zero 2 on $(lc --zero 2 --grad-overlap on), zero 1 $(lc --zero 1), zero 3 $(lc --zero 3)"
 
 finish test_zero2_reduce

@@ -329,6 +329,14 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 			       "its reserve, up to %s a stage; expandable_segments:True in "
 			       "PYTORCH_CUDA_ALLOC_CONF lessens fragmentation)\n",
 			       hp_fmt_bytes(nb, sizeof nb, cache));
+		/* the framework's own default, not the row's, turned the
+		 * gradient overlap off (framework_grad_overlap_default) */
+		const char *gn = p->grad_overlap < 0 && plan_dp(p) > 1
+					 ? framework_grad_overlap_note(p->framework, p->zero)
+					 : NULL;
+		if (gn)
+			printf("  note: %s: the gradient reduce is charged after each backward, "
+			       "exposed (--grad-overlap on if the run turns it on)\n", gn);
 	}
 }
 
