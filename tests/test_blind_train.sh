@@ -268,7 +268,19 @@ trap 'rm -rf "$T"' EXIT
 # v25.05.05): EP 64 (32) with TP 2 and DP 32 (16) folds the expert-parallel
 # group over the TP ranks (ETP 1, Megatron-Core's MoE parallel folding);
 # hetplan requires EP to divide DP x CP and refuses the layout (model
-# term: no EP folding).
+# term: no EP folding). Post hoc (the lead, after the round): the rows
+# state expert tensor parallel 1, which hetplan expresses with the etp
+# key (ETP:1, as BLMBA-02/03); with the tag added to BLDG55-27..31 the
+# H100 rows score -9.0% (BLDG55-28) and 2.2 GiB over (BLDG55-27, PP 8:
+# the run fit); the GB200 rows 29-31 are -64%: with EP folded over TP
+# the expert all-to-all stays inside the NVL72 rack (1.6-1.7 s), and
+# hetplan's 12.2-12.4 s step is 30% MFU where the measured 34.2 s is
+# 10% (the README's own 248.5 of 2,450 TFLOP/s). The measured GB200 step
+# is 1.43x the H100 rows' per-GPU rate at the same tokens per GPU
+# against about 3.8x in hetplan, and flat from 128 to 512 GPUs; no
+# hardware term in the source explains 10% MFU on this stack (release
+# 25.04's GB200 BF16 DeepSeek-V3). BLDG55-31 was -25.5% at first
+# prediction without the tag (EP over 128 GPUs, two racks).
 # Round 24, part 3 (first prediction, docs/blind-round24.md section 7):
 # BLDG54-07, Grok-1-shaped 8-layer proxy, FP8 on 64 H100 (dgxc v25.04.01,
 # NeMo 1 launcher), -31%: the same layout measured in the later release
@@ -303,10 +315,10 @@ BLPAX-10:time:-36
 BLL1-01:time:+373
 BLOF-03:time:+34
 BLL3-01:dnf:2.4
-BLDG55-27:invalid:epfold
-BLDG55-28:invalid:epfold
-BLDG55-29:invalid:epfold
-BLDG55-30:invalid:epfold
+BLDG55-27:dnf:2.2
+BLDG55-29:time:-64
+BLDG55-30:time:-64
+BLDG55-31:time:-64
 BLDG54-07:time:-31
 "
 
