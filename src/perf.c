@@ -355,6 +355,9 @@ static void core_save(const struct stage_ctx *x, struct stage_comp *c)
 	c->attn_bwd_ratio = x->attn_bwd_ratio;
 	c->gemm_fwd = x->gemm_fwd;
 	c->moe_layers = x->moe_layers;
+	c->moe_fwd = x->moe_fwd;
+	c->moe_bwd = x->moe_bwd;
+	c->moe_expert_fwd = x->moe_expert_fwd;
 	c->act = x->act;
 	c->act_work = x->act_work;
 	c->params = x->params;
@@ -373,6 +376,9 @@ static void core_load(struct stage_ctx *x, const struct stage_comp *c)
 	x->attn_bwd_ratio = c->attn_bwd_ratio;
 	x->gemm_fwd = c->gemm_fwd;
 	x->moe_layers = c->moe_layers;
+	x->moe_fwd = c->moe_fwd;
+	x->moe_bwd = c->moe_bwd;
+	x->moe_expert_fwd = c->moe_expert_fwd;
 	x->act = c->act;
 	x->act_work = c->act_work;
 	x->params = c->params;
@@ -426,15 +432,17 @@ static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct
 	 * key of a stage that crosses */
 	if (!key->cross)
 		ck->dp = 0;
-	if (!x->ep_ov)
-		ck->mb = 0;
+	/* the micro-batches and the rank (ep_tail) only under the EP
+	 * overlap, and there only in perf_stage_ep's time, which a hit
+	 * computes again (stage_front_memo) */
+	ck->mb = 0;
+	ck->ep_tail = 0;
 	if (pp_any)
 		ck->pp = 2;
 	if (!x->core_h0_set) {
 		struct stage_key k0 = x->key0;
 		k0.dp = 0;
-		if (!x->ep_ov)
-			k0.mb = 0;
+		k0.mb = 0;
 		if (pp_any)
 			k0.pp = 2;
 		x->core_h0 = stage_h0_cached(1, &k0);
@@ -459,6 +467,14 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	if (hit) {
 		record_from(x, &hit->ps, ps);
 		core_load(x, &hit->c);
+		if (x->ep_ov) {
+			/* the EP time of this rank and micro-batch count, and
+			 * the total as stage_front sums it */
+			ps->t_ep = perf_stage_ep(x, NULL);
+			ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp +
+				      ps->t_cp + ps->t_ep + ps->t_pp;
+			ps->t_total += ps->t_host_stall;
+		}
 		return;
 	}
 	stage_record_clear(ps);

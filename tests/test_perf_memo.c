@@ -448,6 +448,63 @@ TEST(stage_core_at_another_dp_equals_a_miss)
 	plan_free(&b.p);
 }
 
+/* Under the EP overlap (Megatron-Core's combined 1F1B: EP > 1,
+ * interleaved when PP > 1, no full recompute) a stage's EP time reads
+ * its rank and the micro-batches (perf_comm.c ep_overlap_exposed: the
+ * passes run alone, 2 (pp - rank - 1) + (v - 1) pp + 1 of mb x v), and
+ * nothing else of the stage does; the stage core memo holds one entry
+ * for every rank and micro-batch count, and a hit computes the EP time
+ * again (perf.c stage_front_memo; issue 13, twenty-fourth round). Case
+ * 3's cluster, Mixtral 8x22B at TP 4, PP 4, DP 4, EP 4, interleaved
+ * (vpp 2), at gbs 256 then 512 (64 then 128 micro-batches a replica):
+ * each stage is 16 GPUs, two nodes, so every hand-off leaves the node
+ * and stages 1 and 2 share every core key field but the rank. The
+ * second estimate on this thread, met only through core hits at
+ * another micro-batch count, and its records-only path must be the
+ * bytes of cold ones; and the EP times must differ between stages 1 and
+ * 2 and between the two batches (by hand: 5 + 1 = 6 of 4 x 2 x 64 passes alone for rank 1 at
+ * the first batch, 2 + 4 + 1 = 7 for rank 2), or a stale EP time
+ * would pass. */
+TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
+{
+	struct est_case a = cases[3], b = cases[3];
+	struct hp_err err = { 0 };
+	plan_init(&a.p);
+	a.p.mbs = 1;
+	a.p.gbs = 256;
+	a.p.ep = 4;
+	a.p.zero = 1;
+	a.p.schedule = SCHED_INTERLEAVED;
+	a.p.vpp = 2;
+	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 4, 4, 4, &err) == 0);
+	CHECK(plan_ep_overlap_on(&a.p, 4));
+	plan_init(&b.p);
+	plan_copy(&b.p, &a.p);
+	b.p.gbs = 512;
+	struct estimate ea, eb, ca, cb;
+	CHECK(cold_estimate(&a, &ca) == 0);
+	CHECK(cold_estimate(&b, &cb) == 0);
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(same_estimate(&ea, &ca));
+	CHECK(same_estimate(&eb, &cb));
+	if (ca.stages && cb.stages && ca.n_stages >= 4 && cb.n_stages >= 4) {
+		CHECK(ca.stages[1].t_ep != ca.stages[2].t_ep);
+		CHECK(ca.stages[1].t_ep != cb.stages[1].t_ep);
+	}
+	struct estimate t;
+	CHECK(perf_stage_times(&b.c, b.m, &b.p, NULL, &t, &err) == 0);
+	if (t.stages && cb.stages && t.n_stages == cb.n_stages)
+		CHECK(!memcmp(t.stages, cb.stages, (size_t)t.n_stages * sizeof *t.stages));
+	estimate_free(&t);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ca);
+	estimate_free(&cb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 /* perf_stage_times of case k's plan with every stage at layers [a, b],
  * by a new thread (an empty memo): the records-only path computed from
  * nothing a probe before it left. */
@@ -1583,6 +1640,7 @@ int main(void)
 	RUN(tied_embeddings_peer_is_in_the_key);
 	RUN(memory_follows_the_stage_index);
 	RUN(memo_hit_at_another_index_equals_a_miss);
+	RUN(stage_core_under_ep_overlap_reads_rank_and_micro_batches);
 	RUN(pipeline_node_edge);
 	RUN(stage_record_spares_are_clean);
 	RUN(stage_core_at_another_dp_equals_a_miss);
