@@ -505,6 +505,90 @@ TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
 	plan_free(&b.p);
 }
 
+/* The collectives' second level (perf_memo.c, MEMO_COLL2: asked on a
+ * miss of the first level's 8,192 slots, filled by every computed
+ * collective; issue 13, twenty-fourth round). COLL_KEYS all-reduces and
+ * all-gathers of distinct sizes on one group of 16 ranks over two
+ * H100 nodes, asked twice on one thread: the second pass finds most of
+ * them only in the second level (the first level holds at most 8,192).
+ * Every COLL_EVERY-th size of both passes (time, algorithm, protocol,
+ * status) must be the bits of that one collective asked first on a
+ * thread of its own, whose memo is empty (comm_time's answer, nothing
+ * kept before it); and the times of neighbouring sizes and of the two
+ * collectives at one size must differ, or an entry served for the wrong
+ * key would pass. */
+#define COLL_KEYS 12000
+#define COLL_EVERY 60
+struct coll_ans {
+	double t;
+	int algo, proto, rc;
+};
+
+struct coll_run {
+	const struct cluster *c;
+	const struct model_spec *m;
+	struct coll_ans *ans;   /* passes x 2 x COLL_KEYS, or one answer */
+	int passes, only;       /* only >= 0: that key alone (2 i + op) */
+};
+
+static void coll_ask(struct perf_memo *mo, int key, struct coll_ans *a)
+{
+	struct perf_group g = { 0, 0, 16, 8, 0, perf_memo_link(mo, 0, 0) };
+	struct comm_result r;
+	double bytes = 1e6 + 4096.0 * (key / 2);
+	a->rc = perf_memo_coll(mo, &g, key % 2 ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes, &r);
+	a->t = r.time_s;
+	a->algo = (int)r.algo;
+	a->proto = (int)r.proto;
+}
+
+static void *coll_main(void *v)
+{
+	struct coll_run *run = v;
+	struct perf_memo *mo = perf_memo_open(run->c, run->m, perf_calib_default());
+	if (run->only >= 0) {
+		coll_ask(mo, run->only, run->ans);
+		return NULL;
+	}
+	for (int p = 0; p < run->passes; p++)
+		for (int key = 0; key < 2 * COLL_KEYS; key++)
+			coll_ask(mo, key, &run->ans[(size_t)p * 2 * COLL_KEYS + key]);
+	return NULL;
+}
+
+TEST(collective_second_level_equals_a_miss)
+{
+	const struct est_case *k = &cases[0];
+	struct coll_ans *warm = calloc(4 * COLL_KEYS, sizeof *warm);
+	CHECK(warm != NULL);
+	if (!warm)
+		return;
+	struct coll_run w = { &k->c, k->m, warm, 2, -1 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, coll_main, &w) == 0);
+	pthread_join(th, NULL);
+	int bad = 0, alike = 0, asked = 0;
+	for (int key = 0; key < 2 * COLL_KEYS; key += 1 + (key % 2 ? 2 * COLL_EVERY - 2 : 0)) {
+		struct coll_ans cold;
+		struct coll_run c1 = { &k->c, k->m, &cold, 1, key };
+		CHECK(pthread_create(&th, NULL, coll_main, &c1) == 0);
+		pthread_join(th, NULL);
+		for (int p = 0; p < 2; p++) {
+			const struct coll_ans *a = &warm[(size_t)p * 2 * COLL_KEYS + key];
+			bad += a->t != cold.t || a->algo != cold.algo || a->proto != cold.proto ||
+			       a->rc != cold.rc;
+		}
+		asked++;
+	}
+	for (int key = 2; key < 2 * COLL_KEYS; key++)
+		alike += warm[key].t == warm[key - 2].t || (key % 2 && warm[key].t == warm[key - 1].t);
+	CHECK(asked >= 2 * (COLL_KEYS / COLL_EVERY));
+	CHECK(bad == 0);
+	CHECK(alike == 0);
+	CHECK(warm[0].rc == 0 && warm[0].t > 0);
+	free(warm);
+}
+
 /* perf_stage_times of case k's plan with every stage at layers [a, b],
  * by a new thread (an empty memo): the records-only path computed from
  * nothing a probe before it left. */
@@ -1641,6 +1725,7 @@ int main(void)
 	RUN(memory_follows_the_stage_index);
 	RUN(memo_hit_at_another_index_equals_a_miss);
 	RUN(stage_core_under_ep_overlap_reads_rank_and_micro_batches);
+	RUN(collective_second_level_equals_a_miss);
 	RUN(pipeline_node_edge);
 	RUN(stage_record_spares_are_clean);
 	RUN(stage_core_at_another_dp_equals_a_miss);
