@@ -493,6 +493,47 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
  * -1 when a field does not fit its bits (then no memo: computed). Issue
  * 13, sixteenth round: the whole stage key (0.15 KB an entry, 1.2 MB a
  * table) made the DP memo's lookups wait on memory; three words. */
+/* Whether x's stage's exposed DP time is its value at one micro-batch
+ * times the group's micro-batches, to the bit: under ZeRO-3, perf_stage_dp
+ * returns (f_exp + b_exp + r_exp) x mb plus the tied embeddings' sum,
+ * and no other term of it reads the micro-batches (the gathers and
+ * reduce-scatters, their overlaps with the forward, backward and
+ * recompute of one micro-batch, zero3_calls, ds_list_copies,
+ * ds_recompute_regather: perf_comm.c). Where that sum is 0 (no tied
+ * embeddings on this stage: untied, a pipeline of one stage, or a
+ * middle stage; perf_comm.c tied_embedding_sync), the value at one
+ * micro-batch is (f_exp + b_exp + r_exp) x 1 + 0, the sum itself, and
+ * the value at mb the same product the code forms. So the DP memo
+ * keys such a stage at one micro-batch and its users multiply
+ * (dp_of_mb): one entry serves every count (issue 13, twenty-fourth
+ * round: the Mixtral 8x22B deadline search's DP screen computed 235,084
+ * ZeRO-3 stage terms, at 110,974 keys but for the micro-batches).
+ * test_perf_memo zero3_dp_at_one_micro_batch_equals_a_miss and
+ * dp_sweep_matches_the_uncached_dp_time compare with perf_dp_exposed,
+ * which computes every stage at its own micro-batches. */
+static int dp_mb_linear(const struct stage_ctx *x)
+{
+	return x->p->zero == 3 && !(x->m->tied_embeddings && x->pp >= 2 && (x->first || x->last));
+}
+
+/* perf_stage_dp(x, NULL) at one micro-batch (for dp_mb_linear's stages:
+ * what their key holds). */
+static double dp_at_one_mb(struct stage_ctx *x)
+{
+	int mb = x->mb;
+	x->mb = 1;
+	double v = perf_stage_dp(x, NULL);
+	x->mb = mb;
+	return v;
+}
+
+/* The exposed DP time at mb micro-batches of a stage whose key holds v:
+ * v itself, or v x mb where the key is dp_mb_linear's (lin). */
+static double dp_of_mb(double v, int lin, int mb)
+{
+	return lin ? v * mb : v;
+}
+
 static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 {
 	const struct stage *sts = x->rep->stages, *st = &sts[x->index];
@@ -502,6 +543,8 @@ static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 	int layers = st->last_layer - st->first_layer + 1;
 	int moe = model_moe_layers_in(x->m, st->first_layer, st->last_layer);
 	long mb = framework_dp_reads_mb(x->p->framework, x->p->zero) ? x->mb : 0;
+	if (mb && dp_mb_linear(x))
+		mb = 1;   /* the value at one micro-batch (dp_of_mb) */
 	if (!x->glob_set) {
 		x->glob = perf_memo_glob(x->memo, x->p);
 		x->glob_set = 1;
@@ -530,12 +573,13 @@ static double stage_dp_memo(struct stage_ctx *x)
 	struct dp_key dk;
 	if (stage_dp_key(x, &dk) < 0)
 		return perf_stage_dp(x, NULL);
+	int lin = dp_mb_linear(x);
 	const double *hit = perf_memo_dp(x->memo, &dk);
 	if (hit)
-		return *hit;
-	double v = perf_stage_dp(x, NULL);
+		return dp_of_mb(*hit, lin, x->mb);
+	double v = lin ? dp_at_one_mb(x) : perf_stage_dp(x, NULL);
 	perf_memo_dp_put(x->memo, &dk, v);
-	return v;
+	return dp_of_mb(v, lin, x->mb);
 }
 
 /* The stage's share of the step: compute, communication inside each
@@ -1266,12 +1310,15 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 {
 	struct dp_key dk[DP_AHEAD];
 	signed char how[DP_AHEAD];   /* 0 skip (dp_as_previous), 1 keyed, -1 not */
+	char lins[DP_AHEAD];         /* keyed at one micro-batch (dp_mb_linear) */
 	for (int i = i0; i < i1; i++) {
 		how[i - i0] = 0;
+		lins[i - i0] = 0;
 		if (dp_as_previous(x, i))
 			continue;
 		ctx_stage_place(x, i);
 		how[i - i0] = stage_dp_key(x, &dk[i - i0]) < 0 ? -1 : 1;
+		lins[i - i0] = (char)(how[i - i0] > 0 && dp_mb_linear(x));
 		if (how[i - i0] > 0)
 			perf_memo_dp_ahead(x->memo, &dk[i - i0]);
 	}
@@ -1280,8 +1327,9 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 		if (!h)
 			continue;
 		const double *hit = h > 0 ? perf_memo_dp(x->memo, &dk[i - i0]) : NULL;
+		int lin = lins[i - i0];
 		if (hit) {
-			worst = perf_fmax(worst, *hit);
+			worst = perf_fmax(worst, dp_of_mb(*hit, lin, x->mb));
 			continue;
 		}
 		ctx_stage_place(x, i);
@@ -1289,10 +1337,10 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 			dp_compute_memo(x, &dk[i - i0]);
 		else
 			perf_stage_compute(x);
-		double v = perf_stage_dp(x, NULL);
+		double v = lin ? dp_at_one_mb(x) : perf_stage_dp(x, NULL);
 		if (h > 0)
 			perf_memo_dp_put(x->memo, &dk[i - i0], v);
-		worst = perf_fmax(worst, v);
+		worst = perf_fmax(worst, dp_of_mb(v, lin, x->mb));
 	}
 	return worst;
 }
@@ -1446,6 +1494,7 @@ static _Thread_local struct dp_sweep {
 	struct dp_sweep_e {
 		short r, i;      /* the group and stage to place on a miss */
 		int keyed;       /* stage_dp_key gave dk (else: computed each time) */
+		int lin;         /* keyed at one micro-batch (dp_mb_linear) */
 		struct dp_key dk;
 	} e[DPS_STAGES];
 } sweep;
@@ -1488,6 +1537,7 @@ unsigned long perf_dp_sweep_begin(const struct cluster *c, const struct model_sp
 			e->r = (short)r;
 			e->i = (short)i;
 			e->keyed = stage_dp_key(x, &e->dk) == 0;
+			e->lin = e->keyed && dp_mb_linear(x);
 			int dup = 0;
 			for (int j = 0; e->keyed && j < s->n && !dup; j++)
 				dup = s->e[j].keyed && s->e[j].dk.glob == e->dk.glob &&
@@ -1522,15 +1572,16 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 	if (mo != s->memo || perf_memo_epoch(mo) != s->epoch)
 		return -1;
 	struct stage_ctx *x = &s->x;
-	uint64_t glob = s->glob;
+	uint64_t glob = s->glob, glob1 = s->glob | 1ull << 40;
 	int reads_mb = framework_dp_reads_mb(s->q.framework, s->q.zero);
+	long k = 0;
 	if (mb > 0) {
 		/* every group at mb micro-batches (ctx_replica reads its
 		 * share: x->mb), the key's micro-batch word with it where the
 		 * DP term reads them (stage_dp_key) */
 		for (int r = 0; r < s->q.n_replicas; r++)
 			s->rep[r].batch_share = (double)mb * s->q.mbs / s->q.gbs;
-		long k = reads_mb ? plan_replica_microbatches(&s->q, 0) : 0;
+		k = reads_mb ? plan_replica_microbatches(&s->q, 0) : 0;
 		if (k < 0 || k >= 1l << 24)
 			return -1;
 		glob |= (uint64_t)k << 40;
@@ -1542,7 +1593,7 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 	x->link_pool = -1;   /* the links are looked up again (perf_memo_link) */
 	for (int j = 0; j < s->n; j++)
 		if (s->e[j].keyed) {
-			s->e[j].dk.glob = glob;
+			s->e[j].dk.glob = s->e[j].lin ? glob1 : glob;
 			s->e[j].dk.dp = (uint32_t)dp;
 			perf_memo_dp_ahead(mo, &s->e[j].dk);
 		}
@@ -1551,7 +1602,8 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 		struct dp_sweep_e *e = &s->e[j];
 		const double *hit = e->keyed ? perf_memo_dp(mo, &e->dk) : NULL;
 		if (hit) {
-			worst = perf_fmax(worst, *hit);
+			/* every group at k micro-batches: ctx_replica's x->mb */
+			worst = perf_fmax(worst, dp_of_mb(*hit, e->lin, (int)k));
 			continue;
 		}
 		ctx_replica(x, e->r, 0);
@@ -1560,10 +1612,10 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 			dp_compute_memo(x, &e->dk);
 		else
 			perf_stage_compute(x);
-		double v = perf_stage_dp(x, NULL);
+		double v = e->lin ? dp_at_one_mb(x) : perf_stage_dp(x, NULL);
 		if (e->keyed)
 			perf_memo_dp_put(mo, &e->dk, v);
-		worst = perf_fmax(worst, v);
+		worst = perf_fmax(worst, dp_of_mb(v, e->lin, x->mb));
 	}
 	*dp_s = worst;
 	return 0;

@@ -505,6 +505,63 @@ TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
 	plan_free(&b.p);
 }
 
+/* Under ZeRO-3 the DP memo keys a stage's exposed DP time at one
+ * micro-batch and multiplies (perf.c dp_mb_linear: perf_stage_dp's
+ * ZeRO-3 value is its per-micro-batch exposure times the micro-batches,
+ * plus the tied embeddings' sum, which is why an end stage of a tied
+ * model keeps its micro-batches in the key; issue 13, twenty-fourth
+ * round). gpt-1.7b (tied input and output embeddings) and Mixtral 8x22B
+ * (untied), ZeRO-3, PP 2, DP 4 on case 0's H100 pool, estimated at gbs
+ * 256 then 512 (64 then 128 micro-batches a replica): the second
+ * estimate on this thread, whose DP terms come from the first's entries,
+ * must be the bytes of a cold one and its DP term perf_dp_exposed's
+ * (which computes every stage at its micro-batches, no memo), as must
+ * the screen's (perf_dp_exposed_memo); and its DP time must differ from the
+ * first's (by hand: twice the micro-batches, about twice the gathers),
+ * or a stale entry would pass. Fails when the tied model's end stages
+ * are keyed at one micro-batch too ((S + T) x 128 is not S x 128 + T)
+ * and when the multiplier is not the micro-batches. */
+TEST(zero3_dp_at_one_micro_batch_equals_a_miss)
+{
+	static const char *const models[] = { "gpt-1.7b", "mixtral-8x22b" };
+	for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
+		const struct model_spec *m = catalog_model(&cat, models[mi]);
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		struct est_case a = cases[0], b = cases[0];
+		struct hp_err err = { 0 };
+		a.m = b.m = m;
+		plan_init(&a.p);
+		a.p.mbs = 1;
+		a.p.gbs = 256;
+		a.p.zero = 3;
+		CHECK(plan_uniform(&a.p, &a.c, m, 0, 8, 2, 4, &err) == 0);
+		plan_init(&b.p);
+		plan_copy(&b.p, &a.p);
+		b.p.gbs = 512;
+		struct estimate ea, eb, cb;
+		CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+		CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+		CHECK(cold_estimate(&b, &cb) == 0);
+		CHECK(same_estimate(&eb, &cb));
+		CHECK(ea.bd.dp_comm > 0 && ea.bd.dp_comm != eb.bd.dp_comm);
+		/* and the candidates' screen's path (dp_run_memo) */
+		double dm = -1, dc = -1;
+		CHECK(perf_dp_exposed_memo(&b.c, b.m, &b.p, &dm, &err) == 0);
+		CHECK(perf_dp_exposed(&b.c, b.m, &b.p, NULL, &dc, &err) == 0);
+		CHECK(dm == dc);
+		/* perf_dp_exposed computes every stage at its micro-batches,
+		 * without the memo: the estimate's DP term is its value */
+		CHECK(eb.bd.dp_comm == dc);
+		estimate_free(&ea);
+		estimate_free(&eb);
+		estimate_free(&cb);
+		plan_free(&a.p);
+		plan_free(&b.p);
+	}
+}
+
 /* The collectives' second level (perf_memo.c, MEMO_COLL2: asked on a
  * miss of the first level's 8,192 slots, filled by every computed
  * collective; issue 13, twenty-fourth round). COLL_KEYS all-reduces and
@@ -1726,6 +1783,7 @@ int main(void)
 	RUN(memo_hit_at_another_index_equals_a_miss);
 	RUN(stage_core_under_ep_overlap_reads_rank_and_micro_batches);
 	RUN(collective_second_level_equals_a_miss);
+	RUN(zero3_dp_at_one_micro_batch_equals_a_miss);
 	RUN(pipeline_node_edge);
 	RUN(stage_record_spares_are_clean);
 	RUN(stage_core_at_another_dp_equals_a_miss);
