@@ -408,13 +408,15 @@ static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
 	return h0_last[slot].h;
 }
 
-/* The key of x's stage core: key (x's stage key) with dp 0, and mb 0
- * unless the group overlaps its EP all-to-alls (a stage key keeps mb for
- * ZeRO-3's DP terms too, which a core does not hold: struct stage_key);
- * its h0 once per replica group. Without expert parallelism, the depth
- * as min(pp, 2): of what a core holds, only the EP terms read the depth
- * itself (perf_stage_ep: plan_ep_overlap_on and ep_overlap_exposed,
- * after its return for EP 1); perf_stage_compute reads pp > 1 (the
+/* The key of x's stage core: key (x's stage key) with dp 0, mb 0 and
+ * ep_tail 0 (a stage key keeps mb for ZeRO-3's DP terms too, which a
+ * core does not hold: struct stage_key; under the EP overlap the EP
+ * time reads mb and the rank, and a hit computes it again:
+ * stage_front_memo); its h0 once per replica group. The depth as
+ * min(pp, 2): of what a core holds, only the EP terms read the depth
+ * itself (perf_stage_ep: plan_ep_overlap_on, the same at every depth of
+ * 2 or more, and ep_overlap_exposed, which a hit computes again; after
+ * its return for EP 1); perf_stage_compute reads pp > 1 (the
  * embedding's copy), perf_stage_pp which neighbours exist (the key's
  * prev_pool and next_pool, -1 for none) and the stage's side of each
  * (the index against the neighbour's), and the TP and CP terms not at
@@ -425,7 +427,14 @@ static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
  * again at every depth of the PP ladder. */
 static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct stage_key *ck)
 {
-	int pp_any = x->p->ep <= 1 && key->pp > 2;
+	/* with expert parallelism too: perf_stage_ep reads the depth only
+	 * as plan_ep_overlap_on (the same at every depth of 2 or more, for
+	 * the key's schedule and virtual stages) and, under the overlap, in
+	 * ep_overlap_exposed's passes, which a hit computes again
+	 * (stage_front_memo; issue 13, twenty-fourth round: the Mixtral 8x22B
+	 * probes' cores, keyed by depth, missed 257K times of 581K where a
+	 * table as large keyed by min(pp, 2) would miss about 106K) */
+	int pp_any = key->pp > 2;
 	*ck = *key;
 	/* a hand-off that leaves the node shares its NICs with the stage's
 	 * tp x cp x dp GPUs there (perf_comm.c pp_share): DP stays in the

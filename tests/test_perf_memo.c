@@ -505,6 +505,54 @@ TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
 	plan_free(&b.p);
 }
 
+/* The stage cores of an EP plan are keyed by min(pp, 2), as those of
+ * a plan without experts (perf.c core_key_of): perf_stage_ep reads the
+ * depth only through the EP overlap, which a core hit computes again.
+ * The plan of the test above (TP 4, DP 4, EP 4, interleaved, gbs 256)
+ * first at PP 3 with stages of 14, 14 and 28 layers, then at PP 4 (14
+ * each): PP 4's stage 1 (14 layers, both neighbours on the pool, both
+ * hand-offs leaving the node) meets PP 3's stage 1 core. The PP 4
+ * estimate on this thread must be the bytes of a cold one, and stage 1's
+ * EP time must differ between the depths (by hand, the passes alone of
+ * rank 1: 2 (3 - 2) + 3 + 1 = 6 at PP 3, 2 (4 - 2) + 4 + 1 = 9 at PP 4
+ * of 2 x 64), or a core served with its old depth's EP time would pass. */
+TEST(stage_core_at_another_depth_under_ep)
+{
+	struct est_case a = cases[3], b = cases[3];
+	struct hp_err err = { 0 };
+	plan_init(&b.p);
+	b.p.mbs = 1;
+	b.p.gbs = 256;
+	b.p.ep = 4;
+	b.p.zero = 1;
+	b.p.schedule = SCHED_INTERLEAVED;
+	b.p.vpp = 2;
+	CHECK(plan_uniform(&b.p, &b.c, b.m, 0, 4, 4, 4, &err) == 0);
+	plan_init(&a.p);
+	plan_copy(&a.p, &b.p);
+	if (a.p.n_replicas == 1 && a.p.replicas[0].n_stages == 4) {
+		a.p.replicas[0].stages[2].last_layer = a.p.replicas[0].stages[3].last_layer;
+		a.p.replicas[0].n_stages = 3;
+	}
+	CHECK(a.p.replicas[0].n_stages == 3 && a.p.replicas[0].stages[1].last_layer -
+						   a.p.replicas[0].stages[1].first_layer == 13);
+	struct estimate ea, eb, ca, cb;
+	CHECK(cold_estimate(&a, &ca) == 0);
+	CHECK(cold_estimate(&b, &cb) == 0);
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(same_estimate(&ea, &ca));
+	CHECK(same_estimate(&eb, &cb));
+	if (ca.stages && cb.stages && ca.n_stages == 3 && cb.n_stages == 4)
+		CHECK(ca.stages[1].t_ep != cb.stages[1].t_ep);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ca);
+	estimate_free(&cb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
 /* Under ZeRO-3 the DP memo keys a stage's exposed DP time at one
  * micro-batch and multiplies (perf.c dp_mb_linear: perf_stage_dp's
  * ZeRO-3 value is its per-micro-batch exposure times the micro-batches,
@@ -1782,6 +1830,7 @@ int main(void)
 	RUN(memory_follows_the_stage_index);
 	RUN(memo_hit_at_another_index_equals_a_miss);
 	RUN(stage_core_under_ep_overlap_reads_rank_and_micro_batches);
+	RUN(stage_core_at_another_depth_under_ep);
 	RUN(collective_second_level_equals_a_miss);
 	RUN(zero3_dp_at_one_micro_batch_equals_a_miss);
 	RUN(pipeline_node_edge);
