@@ -355,6 +355,9 @@ static void core_save(const struct stage_ctx *x, struct stage_comp *c)
 	c->attn_bwd_ratio = x->attn_bwd_ratio;
 	c->gemm_fwd = x->gemm_fwd;
 	c->moe_layers = x->moe_layers;
+	c->moe_fwd = x->moe_fwd;
+	c->moe_bwd = x->moe_bwd;
+	c->moe_expert_fwd = x->moe_expert_fwd;
 	c->act = x->act;
 	c->act_work = x->act_work;
 	c->params = x->params;
@@ -373,6 +376,9 @@ static void core_load(struct stage_ctx *x, const struct stage_comp *c)
 	x->attn_bwd_ratio = c->attn_bwd_ratio;
 	x->gemm_fwd = c->gemm_fwd;
 	x->moe_layers = c->moe_layers;
+	x->moe_fwd = c->moe_fwd;
+	x->moe_bwd = c->moe_bwd;
+	x->moe_expert_fwd = c->moe_expert_fwd;
 	x->act = c->act;
 	x->act_work = c->act_work;
 	x->params = c->params;
@@ -402,13 +408,15 @@ static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
 	return h0_last[slot].h;
 }
 
-/* The key of x's stage core: key (x's stage key) with dp 0, and mb 0
- * unless the group overlaps its EP all-to-alls (a stage key keeps mb for
- * ZeRO-3's DP terms too, which a core does not hold: struct stage_key);
- * its h0 once per replica group. Without expert parallelism, the depth
- * as min(pp, 2): of what a core holds, only the EP terms read the depth
- * itself (perf_stage_ep: plan_ep_overlap_on and ep_overlap_exposed,
- * after its return for EP 1); perf_stage_compute reads pp > 1 (the
+/* The key of x's stage core: key (x's stage key) with dp 0, mb 0 and
+ * ep_tail 0 (a stage key keeps mb for ZeRO-3's DP terms too, which a
+ * core does not hold: struct stage_key; under the EP overlap the EP
+ * time reads mb and the rank, and a hit computes it again:
+ * stage_front_memo); its h0 once per replica group. The depth as
+ * min(pp, 2): of what a core holds, only the EP terms read the depth
+ * itself (perf_stage_ep: plan_ep_overlap_on, the same at every depth of
+ * 2 or more, and ep_overlap_exposed, which a hit computes again; after
+ * its return for EP 1); perf_stage_compute reads pp > 1 (the
  * embedding's copy), perf_stage_pp which neighbours exist (the key's
  * prev_pool and next_pool, -1 for none) and the stage's side of each
  * (the index against the neighbour's), and the TP and CP terms not at
@@ -419,22 +427,31 @@ static uint64_t stage_h0_cached(int slot, const struct stage_key *key)
  * again at every depth of the PP ladder. */
 static void core_key_of(struct stage_ctx *x, const struct stage_key *key, struct stage_key *ck)
 {
-	int pp_any = x->p->ep <= 1 && key->pp > 2;
+	/* with expert parallelism too: perf_stage_ep reads the depth only
+	 * as plan_ep_overlap_on (the same at every depth of 2 or more, for
+	 * the key's schedule and virtual stages) and, under the overlap, in
+	 * ep_overlap_exposed's passes, which a hit computes again
+	 * (stage_front_memo; issue 13, twenty-fourth round: the Mixtral 8x22B
+	 * probes' cores, keyed by depth, missed 257K times of 581K where a
+	 * table as large keyed by min(pp, 2) would miss about 106K) */
+	int pp_any = key->pp > 2;
 	*ck = *key;
 	/* a hand-off that leaves the node shares its NICs with the stage's
 	 * tp x cp x dp GPUs there (perf_comm.c pp_share): DP stays in the
 	 * key of a stage that crosses */
 	if (!key->cross)
 		ck->dp = 0;
-	if (!x->ep_ov)
-		ck->mb = 0;
+	/* the micro-batches and the rank (ep_tail) only under the EP
+	 * overlap, and there only in perf_stage_ep's time, which a hit
+	 * computes again (stage_front_memo) */
+	ck->mb = 0;
+	ck->ep_tail = 0;
 	if (pp_any)
 		ck->pp = 2;
 	if (!x->core_h0_set) {
 		struct stage_key k0 = x->key0;
 		k0.dp = 0;
-		if (!x->ep_ov)
-			k0.mb = 0;
+		k0.mb = 0;
 		if (pp_any)
 			k0.pp = 2;
 		x->core_h0 = stage_h0_cached(1, &k0);
@@ -459,6 +476,14 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 	if (hit) {
 		record_from(x, &hit->ps, ps);
 		core_load(x, &hit->c);
+		if (x->ep_ov) {
+			/* the EP time of this rank and micro-batch count, and
+			 * the total as stage_front sums it */
+			ps->t_ep = perf_stage_ep(x, NULL);
+			ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp +
+				      ps->t_cp + ps->t_ep + ps->t_pp;
+			ps->t_total += ps->t_host_stall;
+		}
 		return;
 	}
 	stage_record_clear(ps);
@@ -477,6 +502,47 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
  * -1 when a field does not fit its bits (then no memo: computed). Issue
  * 13, sixteenth round: the whole stage key (0.15 KB an entry, 1.2 MB a
  * table) made the DP memo's lookups wait on memory; three words. */
+/* Whether x's stage's exposed DP time is its value at one micro-batch
+ * times the group's micro-batches, to the bit: under ZeRO-3, perf_stage_dp
+ * returns (f_exp + b_exp + r_exp) x mb plus the tied embeddings' sum,
+ * and no other term of it reads the micro-batches (the gathers and
+ * reduce-scatters, their overlaps with the forward, backward and
+ * recompute of one micro-batch, zero3_calls, ds_list_copies,
+ * ds_recompute_regather: perf_comm.c). Where that sum is 0 (no tied
+ * embeddings on this stage: untied, a pipeline of one stage, or a
+ * middle stage; perf_comm.c tied_embedding_sync), the value at one
+ * micro-batch is (f_exp + b_exp + r_exp) x 1 + 0, the sum itself, and
+ * the value at mb the same product the code forms. So the DP memo
+ * keys such a stage at one micro-batch and its users multiply
+ * (dp_of_mb): one entry serves every count (issue 13, twenty-fourth
+ * round: the Mixtral 8x22B deadline search's DP screen computed 235,084
+ * ZeRO-3 stage terms, at 110,974 keys but for the micro-batches).
+ * test_perf_memo zero3_dp_at_one_micro_batch_equals_a_miss and
+ * dp_sweep_matches_the_uncached_dp_time compare with perf_dp_exposed,
+ * which computes every stage at its own micro-batches. */
+static int dp_mb_linear(const struct stage_ctx *x)
+{
+	return x->p->zero == 3 && !(x->m->tied_embeddings && x->pp >= 2 && (x->first || x->last));
+}
+
+/* perf_stage_dp(x, NULL) at one micro-batch (for dp_mb_linear's stages:
+ * what their key holds). */
+static double dp_at_one_mb(struct stage_ctx *x)
+{
+	int mb = x->mb;
+	x->mb = 1;
+	double v = perf_stage_dp(x, NULL);
+	x->mb = mb;
+	return v;
+}
+
+/* The exposed DP time at mb micro-batches of a stage whose key holds v:
+ * v itself, or v x mb where the key is dp_mb_linear's (lin). */
+static double dp_of_mb(double v, int lin, int mb)
+{
+	return lin ? v * mb : v;
+}
+
 static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 {
 	const struct stage *sts = x->rep->stages, *st = &sts[x->index];
@@ -486,6 +552,8 @@ static int stage_dp_key(struct stage_ctx *x, struct dp_key *dk)
 	int layers = st->last_layer - st->first_layer + 1;
 	int moe = model_moe_layers_in(x->m, st->first_layer, st->last_layer);
 	long mb = framework_dp_reads_mb(x->p->framework, x->p->zero) ? x->mb : 0;
+	if (mb && dp_mb_linear(x))
+		mb = 1;   /* the value at one micro-batch (dp_of_mb) */
 	if (!x->glob_set) {
 		x->glob = perf_memo_glob(x->memo, x->p);
 		x->glob_set = 1;
@@ -514,12 +582,13 @@ static double stage_dp_memo(struct stage_ctx *x)
 	struct dp_key dk;
 	if (stage_dp_key(x, &dk) < 0)
 		return perf_stage_dp(x, NULL);
+	int lin = dp_mb_linear(x);
 	const double *hit = perf_memo_dp(x->memo, &dk);
 	if (hit)
-		return *hit;
-	double v = perf_stage_dp(x, NULL);
+		return dp_of_mb(*hit, lin, x->mb);
+	double v = lin ? dp_at_one_mb(x) : perf_stage_dp(x, NULL);
 	perf_memo_dp_put(x->memo, &dk, v);
-	return v;
+	return dp_of_mb(v, lin, x->mb);
 }
 
 /* The stage's share of the step: compute, communication inside each
@@ -1250,12 +1319,15 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 {
 	struct dp_key dk[DP_AHEAD];
 	signed char how[DP_AHEAD];   /* 0 skip (dp_as_previous), 1 keyed, -1 not */
+	char lins[DP_AHEAD];         /* keyed at one micro-batch (dp_mb_linear) */
 	for (int i = i0; i < i1; i++) {
 		how[i - i0] = 0;
+		lins[i - i0] = 0;
 		if (dp_as_previous(x, i))
 			continue;
 		ctx_stage_place(x, i);
 		how[i - i0] = stage_dp_key(x, &dk[i - i0]) < 0 ? -1 : 1;
+		lins[i - i0] = (char)(how[i - i0] > 0 && dp_mb_linear(x));
 		if (how[i - i0] > 0)
 			perf_memo_dp_ahead(x->memo, &dk[i - i0]);
 	}
@@ -1264,8 +1336,9 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 		if (!h)
 			continue;
 		const double *hit = h > 0 ? perf_memo_dp(x->memo, &dk[i - i0]) : NULL;
+		int lin = lins[i - i0];
 		if (hit) {
-			worst = perf_fmax(worst, *hit);
+			worst = perf_fmax(worst, dp_of_mb(*hit, lin, x->mb));
 			continue;
 		}
 		ctx_stage_place(x, i);
@@ -1273,10 +1346,10 @@ static double dp_run_memo(struct stage_ctx *x, int i0, int i1, double worst)
 			dp_compute_memo(x, &dk[i - i0]);
 		else
 			perf_stage_compute(x);
-		double v = perf_stage_dp(x, NULL);
+		double v = lin ? dp_at_one_mb(x) : perf_stage_dp(x, NULL);
 		if (h > 0)
 			perf_memo_dp_put(x->memo, &dk[i - i0], v);
-		worst = perf_fmax(worst, v);
+		worst = perf_fmax(worst, dp_of_mb(v, lin, x->mb));
 	}
 	return worst;
 }
@@ -1430,6 +1503,7 @@ static _Thread_local struct dp_sweep {
 	struct dp_sweep_e {
 		short r, i;      /* the group and stage to place on a miss */
 		int keyed;       /* stage_dp_key gave dk (else: computed each time) */
+		int lin;         /* keyed at one micro-batch (dp_mb_linear) */
 		struct dp_key dk;
 	} e[DPS_STAGES];
 } sweep;
@@ -1472,6 +1546,7 @@ unsigned long perf_dp_sweep_begin(const struct cluster *c, const struct model_sp
 			e->r = (short)r;
 			e->i = (short)i;
 			e->keyed = stage_dp_key(x, &e->dk) == 0;
+			e->lin = e->keyed && dp_mb_linear(x);
 			int dup = 0;
 			for (int j = 0; e->keyed && j < s->n && !dup; j++)
 				dup = s->e[j].keyed && s->e[j].dk.glob == e->dk.glob &&
@@ -1506,15 +1581,16 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 	if (mo != s->memo || perf_memo_epoch(mo) != s->epoch)
 		return -1;
 	struct stage_ctx *x = &s->x;
-	uint64_t glob = s->glob;
+	uint64_t glob = s->glob, glob1 = s->glob | 1ull << 40;
 	int reads_mb = framework_dp_reads_mb(s->q.framework, s->q.zero);
+	long k = 0;
 	if (mb > 0) {
 		/* every group at mb micro-batches (ctx_replica reads its
 		 * share: x->mb), the key's micro-batch word with it where the
 		 * DP term reads them (stage_dp_key) */
 		for (int r = 0; r < s->q.n_replicas; r++)
 			s->rep[r].batch_share = (double)mb * s->q.mbs / s->q.gbs;
-		long k = reads_mb ? plan_replica_microbatches(&s->q, 0) : 0;
+		k = reads_mb ? plan_replica_microbatches(&s->q, 0) : 0;
 		if (k < 0 || k >= 1l << 24)
 			return -1;
 		glob |= (uint64_t)k << 40;
@@ -1526,7 +1602,7 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 	x->link_pool = -1;   /* the links are looked up again (perf_memo_link) */
 	for (int j = 0; j < s->n; j++)
 		if (s->e[j].keyed) {
-			s->e[j].dk.glob = glob;
+			s->e[j].dk.glob = s->e[j].lin ? glob1 : glob;
 			s->e[j].dk.dp = (uint32_t)dp;
 			perf_memo_dp_ahead(mo, &s->e[j].dk);
 		}
@@ -1535,7 +1611,8 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 		struct dp_sweep_e *e = &s->e[j];
 		const double *hit = e->keyed ? perf_memo_dp(mo, &e->dk) : NULL;
 		if (hit) {
-			worst = perf_fmax(worst, *hit);
+			/* every group at k micro-batches: ctx_replica's x->mb */
+			worst = perf_fmax(worst, dp_of_mb(*hit, e->lin, (int)k));
 			continue;
 		}
 		ctx_replica(x, e->r, 0);
@@ -1544,10 +1621,10 @@ int perf_dp_sweep_at(unsigned long serial, const struct cluster *c, const struct
 			dp_compute_memo(x, &e->dk);
 		else
 			perf_stage_compute(x);
-		double v = perf_stage_dp(x, NULL);
+		double v = e->lin ? dp_at_one_mb(x) : perf_stage_dp(x, NULL);
 		if (e->keyed)
 			perf_memo_dp_put(mo, &e->dk, v);
-		worst = perf_fmax(worst, v);
+		worst = perf_fmax(worst, dp_of_mb(v, e->lin, x->mb));
 	}
 	*dp_s = worst;
 	return 0;

@@ -167,6 +167,7 @@ struct stage_val {
 struct stage_comp {
 	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
 	double act, act_work, params, eparams, unit, bw_hbm;
+	double moe_fwd, moe_bwd, moe_expert_fwd;   /* perf_stage_ep's, after a core hit */
 	int moe_layers;
 };
 struct stage_core {
@@ -412,7 +413,7 @@ struct stage_ctx {
 	 * keeps those read after a core hit: perf.c's core_save and core_load
 	 * copy each, so a new one read then goes there too; moe_fwd, moe_bwd
 	 * and moe_expert_fwd are read only by perf_stage_ep, which a core hit
-	 * does not run) */
+	 * runs again under the EP overlap: perf.c, stage_front_memo) */
 	double fwd, bwd, rc;     /* s */
 	double host_stall;       /* s, GPU idle waiting for the host, per micro-batch */
 	double attn_fwd;         /* s, attention core forward, all layers */

@@ -25,7 +25,7 @@
  *
  * The tables are direct-mapped: a key hashes to one slot and a newer key
  * replaces an older one there, so the memo stays a fixed size (about
- * 3.9 MB per thread, and the spare stage records) however long a search
+ * 5.9 MB per thread, and the spare stage records) however long a search
  * runs. */
 #include "perf_int.h"
 #include "perf_memo.h"
@@ -51,6 +51,20 @@
  * measurable on the shared machine). 512 layer slots. */
 #define MEMO_COLL_BITS 13
 #define MEMO_COLL (1 << MEMO_COLL_BITS)
+/* A second level behind them (pairs too, 2 MB a thread), asked only on
+ * a miss of the first and filled by every computed collective. Issue
+ * 13, twenty-fourth round: the Mixtral 8x22B deadline search on 1,024
+ * GPUs (one thread) computed 609,707 collectives, 554,328 of them for
+ * the candidates' DP screen (a stage shape at a DP degree met before in
+ * another setting, whose DP memo key differs but whose collectives do
+ * not), yet held only 180,652 distinct keys: the first level's 8,192
+ * slots evicted them. In a simulation of the lookups that missed, a
+ * least-recently-used table of 65,536 entries computed 295,331 and one
+ * of 131,072, 221,236. The first level stays small so that its hits
+ * (nine in ten) stay in cache; a miss there is worth a trip to memory
+ * (a collective is about 900 instructions). */
+#define MEMO_COLL2_BITS 16
+#define MEMO_COLL2 (1 << MEMO_COLL2_BITS)
 #define MEMO_LAYER_BITS 9
 #define MEMO_LAYER (1 << MEMO_LAYER_BITS)
 /* Stages: a search step evaluates a few hundred stage shapes. Larger
@@ -279,6 +293,7 @@ struct perf_memo {
 	struct memo_flops flops[MEMO_FLOPS];
 	struct memo_link link[HP_MAX_POOLS][HP_MAX_POOLS];
 	_Alignas(64) struct memo_coll coll[MEMO_COLL];   /* pairs on one line */
+	_Alignas(64) struct memo_coll coll2[MEMO_COLL2]; /* the second level, pairs too */
 	struct memo_layer layer[MEMO_LAYER];
 	struct memo_stage stage[MEMO_STAGE];
 	struct memo_core core[MEMO_STAGE];
@@ -603,7 +618,19 @@ int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_c
 	if ((e[1].tag & ~COLL_RESULT_MASK) == tag && e[1].shape == shape && e[1].bytes == bytes)
 		return coll_hit(&e[1], r);
 	e[1] = e[0];   /* the older entry of the pair leaves, the newer moves over */
-	return coll_miss(mo, e, shape, tag, g, op, bytes, r);
+	/* the second level: a hit comes back to the first; a miss is
+	 * computed into both */
+	struct memo_coll *f = &mo->coll2[(h >> (64 - MEMO_COLL2_BITS)) & ~(uint64_t)1];
+	for (int i = 0; i < 2; i++)
+		if ((f[i].tag & ~COLL_RESULT_MASK) == tag && f[i].shape == shape &&
+		    f[i].bytes == bytes) {
+			e[0] = f[i];
+			return coll_hit(e, r);
+		}
+	int rc = coll_miss(mo, e, shape, tag, g, op, bytes, r);
+	f[1] = f[0];
+	f[0] = e[0];
+	return rc;
 }
 
 /* Two lanes of multiplies, the slot from the top bits (as for the

@@ -448,6 +448,252 @@ TEST(stage_core_at_another_dp_equals_a_miss)
 	plan_free(&b.p);
 }
 
+/* Under the EP overlap (Megatron-Core's combined 1F1B: EP > 1,
+ * interleaved when PP > 1, no full recompute) a stage's EP time reads
+ * its rank and the micro-batches (perf_comm.c ep_overlap_exposed: the
+ * passes run alone, 2 (pp - rank - 1) + (v - 1) pp + 1 of mb x v), and
+ * nothing else of the stage does; the stage core memo holds one entry
+ * for every rank and micro-batch count, and a hit computes the EP time
+ * again (perf.c stage_front_memo; issue 13, twenty-fourth round). Case
+ * 3's cluster, Mixtral 8x22B at TP 4, PP 4, DP 4, EP 4, interleaved
+ * (vpp 2), at gbs 256 then 512 (64 then 128 micro-batches a replica):
+ * each stage is 16 GPUs, two nodes, so every hand-off leaves the node
+ * and stages 1 and 2 share every core key field but the rank. The
+ * second estimate on this thread, met only through core hits at
+ * another micro-batch count, and its records-only path must be the
+ * bytes of cold ones; and the EP times must differ between stages 1 and
+ * 2 and between the two batches (by hand: 5 + 1 = 6 of 4 x 2 x 64 passes alone for rank 1 at
+ * the first batch, 2 + 4 + 1 = 7 for rank 2), or a stale EP time
+ * would pass. */
+TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
+{
+	struct est_case a = cases[3], b = cases[3];
+	struct hp_err err = { 0 };
+	plan_init(&a.p);
+	a.p.mbs = 1;
+	a.p.gbs = 256;
+	a.p.ep = 4;
+	a.p.zero = 1;
+	a.p.schedule = SCHED_INTERLEAVED;
+	a.p.vpp = 2;
+	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 4, 4, 4, &err) == 0);
+	CHECK(plan_ep_overlap_on(&a.p, 4));
+	plan_init(&b.p);
+	plan_copy(&b.p, &a.p);
+	b.p.gbs = 512;
+	struct estimate ea, eb, ca, cb;
+	CHECK(cold_estimate(&a, &ca) == 0);
+	CHECK(cold_estimate(&b, &cb) == 0);
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(same_estimate(&ea, &ca));
+	CHECK(same_estimate(&eb, &cb));
+	if (ca.stages && cb.stages && ca.n_stages >= 4 && cb.n_stages >= 4) {
+		CHECK(ca.stages[1].t_ep != ca.stages[2].t_ep);
+		CHECK(ca.stages[1].t_ep != cb.stages[1].t_ep);
+	}
+	struct estimate t;
+	CHECK(perf_stage_times(&b.c, b.m, &b.p, NULL, &t, &err) == 0);
+	if (t.stages && cb.stages && t.n_stages == cb.n_stages)
+		CHECK(!memcmp(t.stages, cb.stages, (size_t)t.n_stages * sizeof *t.stages));
+	estimate_free(&t);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ca);
+	estimate_free(&cb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
+/* The stage cores of an EP plan are keyed by min(pp, 2), as those of
+ * a plan without experts (perf.c core_key_of): perf_stage_ep reads the
+ * depth only through the EP overlap, which a core hit computes again.
+ * The plan of the test above (TP 4, DP 4, EP 4, interleaved, gbs 256)
+ * first at PP 3 with stages of 14, 14 and 28 layers, then at PP 4 (14
+ * each): PP 4's stage 1 (14 layers, both neighbours on the pool, both
+ * hand-offs leaving the node) meets PP 3's stage 1 core. The PP 4
+ * estimate on this thread must be the bytes of a cold one, and stage 1's
+ * EP time must differ between the depths (by hand, the passes alone of
+ * rank 1: 2 (3 - 2) + 3 + 1 = 6 at PP 3, 2 (4 - 2) + 4 + 1 = 9 at PP 4
+ * of 2 x 64), or a core served with its old depth's EP time would pass. */
+TEST(stage_core_at_another_depth_under_ep)
+{
+	struct est_case a = cases[3], b = cases[3];
+	struct hp_err err = { 0 };
+	plan_init(&b.p);
+	b.p.mbs = 1;
+	b.p.gbs = 256;
+	b.p.ep = 4;
+	b.p.zero = 1;
+	b.p.schedule = SCHED_INTERLEAVED;
+	b.p.vpp = 2;
+	CHECK(plan_uniform(&b.p, &b.c, b.m, 0, 4, 4, 4, &err) == 0);
+	plan_init(&a.p);
+	plan_copy(&a.p, &b.p);
+	if (a.p.n_replicas == 1 && a.p.replicas[0].n_stages == 4) {
+		a.p.replicas[0].stages[2].last_layer = a.p.replicas[0].stages[3].last_layer;
+		a.p.replicas[0].n_stages = 3;
+	}
+	CHECK(a.p.replicas[0].n_stages == 3 && a.p.replicas[0].stages[1].last_layer -
+						   a.p.replicas[0].stages[1].first_layer == 13);
+	struct estimate ea, eb, ca, cb;
+	CHECK(cold_estimate(&a, &ca) == 0);
+	CHECK(cold_estimate(&b, &cb) == 0);
+	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+	CHECK(same_estimate(&ea, &ca));
+	CHECK(same_estimate(&eb, &cb));
+	if (ca.stages && cb.stages && ca.n_stages == 3 && cb.n_stages == 4)
+		CHECK(ca.stages[1].t_ep != cb.stages[1].t_ep);
+	estimate_free(&ea);
+	estimate_free(&eb);
+	estimate_free(&ca);
+	estimate_free(&cb);
+	plan_free(&a.p);
+	plan_free(&b.p);
+}
+
+/* Under ZeRO-3 the DP memo keys a stage's exposed DP time at one
+ * micro-batch and multiplies (perf.c dp_mb_linear: perf_stage_dp's
+ * ZeRO-3 value is its per-micro-batch exposure times the micro-batches,
+ * plus the tied embeddings' sum, which is why an end stage of a tied
+ * model keeps its micro-batches in the key; issue 13, twenty-fourth
+ * round). gpt-1.7b (tied input and output embeddings) and Mixtral 8x22B
+ * (untied), ZeRO-3, PP 2, DP 4 on case 0's H100 pool, estimated at gbs
+ * 256 then 512 (64 then 128 micro-batches a replica): the second
+ * estimate on this thread, whose DP terms come from the first's entries,
+ * must be the bytes of a cold one and its DP term perf_dp_exposed's
+ * (which computes every stage at its micro-batches, no memo), as must
+ * the screen's (perf_dp_exposed_memo); and its DP time must differ from the
+ * first's (by hand: twice the micro-batches, about twice the gathers),
+ * or a stale entry would pass. Fails when the tied model's end stages
+ * are keyed at one micro-batch too ((S + T) x 128 is not S x 128 + T)
+ * and when the multiplier is not the micro-batches. */
+TEST(zero3_dp_at_one_micro_batch_equals_a_miss)
+{
+	static const char *const models[] = { "gpt-1.7b", "mixtral-8x22b" };
+	for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
+		const struct model_spec *m = catalog_model(&cat, models[mi]);
+		CHECK(m != NULL);
+		if (!m)
+			continue;
+		struct est_case a = cases[0], b = cases[0];
+		struct hp_err err = { 0 };
+		a.m = b.m = m;
+		plan_init(&a.p);
+		a.p.mbs = 1;
+		a.p.gbs = 256;
+		a.p.zero = 3;
+		CHECK(plan_uniform(&a.p, &a.c, m, 0, 8, 2, 4, &err) == 0);
+		plan_init(&b.p);
+		plan_copy(&b.p, &a.p);
+		b.p.gbs = 512;
+		struct estimate ea, eb, cb;
+		CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
+		CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
+		CHECK(cold_estimate(&b, &cb) == 0);
+		CHECK(same_estimate(&eb, &cb));
+		CHECK(ea.bd.dp_comm > 0 && ea.bd.dp_comm != eb.bd.dp_comm);
+		/* and the candidates' screen's path (dp_run_memo) */
+		double dm = -1, dc = -1;
+		CHECK(perf_dp_exposed_memo(&b.c, b.m, &b.p, &dm, &err) == 0);
+		CHECK(perf_dp_exposed(&b.c, b.m, &b.p, NULL, &dc, &err) == 0);
+		CHECK(dm == dc);
+		/* perf_dp_exposed computes every stage at its micro-batches,
+		 * without the memo: the estimate's DP term is its value */
+		CHECK(eb.bd.dp_comm == dc);
+		estimate_free(&ea);
+		estimate_free(&eb);
+		estimate_free(&cb);
+		plan_free(&a.p);
+		plan_free(&b.p);
+	}
+}
+
+/* The collectives' second level (perf_memo.c, MEMO_COLL2: asked on a
+ * miss of the first level's 8,192 slots, filled by every computed
+ * collective; issue 13, twenty-fourth round). COLL_KEYS all-reduces and
+ * all-gathers of distinct sizes on one group of 16 ranks over two
+ * H100 nodes, asked twice on one thread: the second pass finds most of
+ * them only in the second level (the first level holds at most 8,192).
+ * Every COLL_EVERY-th size of both passes (time, algorithm, protocol,
+ * status) must be the bits of that one collective asked first on a
+ * thread of its own, whose memo is empty (comm_time's answer, nothing
+ * kept before it); and the times of neighbouring sizes and of the two
+ * collectives at one size must differ, or an entry served for the wrong
+ * key would pass. */
+#define COLL_KEYS 12000
+#define COLL_EVERY 60
+struct coll_ans {
+	double t;
+	int algo, proto, rc;
+};
+
+struct coll_run {
+	const struct cluster *c;
+	const struct model_spec *m;
+	struct coll_ans *ans;   /* passes x 2 x COLL_KEYS, or one answer */
+	int passes, only;       /* only >= 0: that key alone (2 i + op) */
+};
+
+static void coll_ask(struct perf_memo *mo, int key, struct coll_ans *a)
+{
+	struct perf_group g = { 0, 0, 16, 8, 0, perf_memo_link(mo, 0, 0) };
+	struct comm_result r;
+	double bytes = 1e6 + 4096.0 * (key / 2);
+	a->rc = perf_memo_coll(mo, &g, key % 2 ? COMM_ALLGATHER : COMM_ALLREDUCE, bytes, &r);
+	a->t = r.time_s;
+	a->algo = (int)r.algo;
+	a->proto = (int)r.proto;
+}
+
+static void *coll_main(void *v)
+{
+	struct coll_run *run = v;
+	struct perf_memo *mo = perf_memo_open(run->c, run->m, perf_calib_default());
+	if (run->only >= 0) {
+		coll_ask(mo, run->only, run->ans);
+		return NULL;
+	}
+	for (int p = 0; p < run->passes; p++)
+		for (int key = 0; key < 2 * COLL_KEYS; key++)
+			coll_ask(mo, key, &run->ans[(size_t)p * 2 * COLL_KEYS + key]);
+	return NULL;
+}
+
+TEST(collective_second_level_equals_a_miss)
+{
+	const struct est_case *k = &cases[0];
+	struct coll_ans *warm = calloc(4 * COLL_KEYS, sizeof *warm);
+	CHECK(warm != NULL);
+	if (!warm)
+		return;
+	struct coll_run w = { &k->c, k->m, warm, 2, -1 };
+	pthread_t th;
+	CHECK(pthread_create(&th, NULL, coll_main, &w) == 0);
+	pthread_join(th, NULL);
+	int bad = 0, alike = 0, asked = 0;
+	for (int key = 0; key < 2 * COLL_KEYS; key += 1 + (key % 2 ? 2 * COLL_EVERY - 2 : 0)) {
+		struct coll_ans cold;
+		struct coll_run c1 = { &k->c, k->m, &cold, 1, key };
+		CHECK(pthread_create(&th, NULL, coll_main, &c1) == 0);
+		pthread_join(th, NULL);
+		for (int p = 0; p < 2; p++) {
+			const struct coll_ans *a = &warm[(size_t)p * 2 * COLL_KEYS + key];
+			bad += a->t != cold.t || a->algo != cold.algo || a->proto != cold.proto ||
+			       a->rc != cold.rc;
+		}
+		asked++;
+	}
+	for (int key = 2; key < 2 * COLL_KEYS; key++)
+		alike += warm[key].t == warm[key - 2].t || (key % 2 && warm[key].t == warm[key - 1].t);
+	CHECK(asked >= 2 * (COLL_KEYS / COLL_EVERY));
+	CHECK(bad == 0);
+	CHECK(alike == 0);
+	CHECK(warm[0].rc == 0 && warm[0].t > 0);
+	free(warm);
+}
+
 /* perf_stage_times of case k's plan with every stage at layers [a, b],
  * by a new thread (an empty memo): the records-only path computed from
  * nothing a probe before it left. */
@@ -1583,6 +1829,10 @@ int main(void)
 	RUN(tied_embeddings_peer_is_in_the_key);
 	RUN(memory_follows_the_stage_index);
 	RUN(memo_hit_at_another_index_equals_a_miss);
+	RUN(stage_core_under_ep_overlap_reads_rank_and_micro_batches);
+	RUN(stage_core_at_another_depth_under_ep);
+	RUN(collective_second_level_equals_a_miss);
+	RUN(zero3_dp_at_one_micro_batch_equals_a_miss);
 	RUN(pipeline_node_edge);
 	RUN(stage_record_spares_are_clean);
 	RUN(stage_core_at_another_dp_equals_a_miss);
