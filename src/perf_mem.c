@@ -34,10 +34,30 @@
 #define NCCL_CH_BPS 12e9
 #define NCCL_MIN_CH 2
 #define NCCL_MAX_CH 32
-/* Point-to-point channels per remote peer over the network
- * (NCCL_NCHANNELS_PER_NET_PEER default 2); inside a node NCCL spreads a
- * pair over all its channels (issue 1685: 32 channels per pair, H100). */
+/* Point-to-point channels per peer in a communicator that spans nodes.
+ * NCCL gives every peer of a p2p communicator the same count,
+ * p2pnChannelsPerPeer: the minimum over all its ranks of the per-peer
+ * channels, where a peer over the network gets NCCL_NCHANNELS_PER_NET_PEER
+ * (2 in NCCL 2.18-2.21; newer: one per NIC, more to reach the NICs' rate
+ * at 14 GB/s a channel, so 2-4 with one 400 Gb/s NIC a GPU), so a peer on
+ * the same node gets those few channels too (NVIDIA/nccl
+ * src/graph/paths.cc @04cdb808, ncclTopoGetNchannels and
+ * ncclTopoComputeP2pChannelsPerPeer). Only a communicator inside one node
+ * spreads a pair over all its channels (issue 1685: 32 channels per pair,
+ * H100). Range 2-4. */
 #define NCCL_NET_PEER_CH 2
+/* Point-to-point connections over the network do not hold a FIFO each:
+ * with NCCL_NET_SHARED_BUFFERS at its default (-2: shared for p2p, not
+ * for rings and trees) they take their slots from one pool per direction,
+ * p2pnChannels x NCCL_SHARED_STEPS 16 x NCCL_P2P_NET_CHUNKSIZE 128 KiB,
+ * whatever the number of peers ("Only allocate dedicated buffers for
+ * ring/tree, not for p2p": NVIDIA/nccl src/transport/net.cc @022c022a,
+ * sendSetup, sendProxyConnect, sharedNetBuffersInit; src/init.cc
+ * P2P_NET_CHUNKSIZE); p2pnChannels is the communicator's channel count
+ * rounded up to a power of two (paths.cc ncclTopoComputeP2pChannels).
+ * 2 MiB a channel and direction; more when a user raises the chunk. */
+#define NCCL_SHARED_STEPS 16
+#define NCCL_P2P_NET_CHUNK 131072.0
 /* NVLink SHARP (Hopper / Blackwell NVSwitch): nvlsChannels (16 on sm90,
  * 24 on sm100 in one NVLink domain, 32 across) x 2 x buffSize (8 steps x
  * NCCL_NVLS_CHUNKSIZE 128 KiB = 1 MiB) x heads (the ranks on the fabric):
@@ -117,12 +137,25 @@ static double nccl_coll_bytes(const struct pool *pl, int dom, int ranks, int per
 	return b;
 }
 
-/* Bytes of point-to-point connections to `peers` peers, each on the node
- * (same_node) or over the network. */
-static double nccl_p2p_bytes(const struct pool *pl, int dom, int peers, int same_node, int ranks)
+/* Bytes of one point-to-point communicator of `ranks` ranks, `per_node`
+ * of them on one node, on a GPU with `near` peers on its node and `far`
+ * over the network. A communicator inside one node: one connection per
+ * peer and channel, over all the group's channels. One that spans nodes:
+ * NCCL_NET_PEER_CH connections per peer on the node, and for the network
+ * peers, however many, the two shared pools. */
+static double nccl_p2p_bytes(const struct pool *pl, int dom, int near, int far, int ranks,
+			     int per_node)
 {
-	int ch = same_node ? nccl_channels(pl, dom, ranks, ranks) : NCCL_NET_PEER_CH;
-	return peers * ch * NCCL_CONN_BYTES;
+	if (far <= 0 && per_node >= ranks)
+		return near * nccl_channels(pl, dom, ranks, ranks) * NCCL_CONN_BYTES;
+	double b = near * NCCL_NET_PEER_CH * NCCL_CONN_BYTES;
+	if (far > 0) {
+		int ch = nccl_channels(pl, dom, ranks, per_node), p2 = 1;
+		while (p2 < ch)
+			p2 <<= 1;
+		b += 2.0 * p2 * NCCL_SHARED_STEPS * NCCL_P2P_NET_CHUNK;
+	}
+	return b;
 }
 
 /* NCCL's buffers on one GPU of stage x: every communicator the plan uses
@@ -145,7 +178,9 @@ static double nccl_bytes(const struct stage_ctx *x)
 	if (cp > 1) {
 		/* Context parallelism exchanges K/V with its ring neighbours. */
 		int per = dom / tp;
-		b += nccl_p2p_bytes(pl, dom, 2, per >= cp, cp);
+		int cpn = per < cp ? (per > 0 ? per : 1) : cp;
+		int near = cpn >= cp ? 2 : cpn > 1 ? 1 : 0;
+		b += nccl_p2p_bytes(pl, dom, near, 2 - near, cp, cpn);
 	}
 	int dpn = dom / inner;
 	b += nccl_coll_bytes(pl, dom, dp * cp, dpn * cp);
@@ -153,10 +188,8 @@ static double nccl_bytes(const struct stage_ctx *x)
 		/* All-to-all: a connection to every other rank of the group. */
 		int epn, edpn;
 		perf_expert_layout(x, &epn, &edpn);
-		int near = (epn < p->ep ? epn : p->ep) - 1;
-		if (near > 0)
-			b += nccl_p2p_bytes(pl, dom, near, 1, near + 1);
-		b += nccl_p2p_bytes(pl, dom, p->ep - 1 - (near > 0 ? near : 0), 0, p->ep);
+		int on = epn < p->ep ? (epn > 0 ? epn : 1) : p->ep;
+		b += nccl_p2p_bytes(pl, dom, on - 1, p->ep - on, p->ep, on);
 	}
 	if (pp > 1) {
 		/* Send / receive with the neighbouring stages (the interleaved
@@ -167,7 +200,11 @@ static double nccl_bytes(const struct stage_ctx *x)
 		int per_dom = dom / (inner * dp);   /* stages on one NVLink domain */
 		if (per_dom < 1)
 			per_dom = 1;
-		b += nccl_p2p_bytes(pl, dom, peers, per_dom > 1, pp);
+		/* simplified: with two stages or more on a node every neighbour
+		 * is taken to be on it (a stage at a node's edge also holds the
+		 * network pools, 4 MiB x channels, not counted) */
+		int ppn = per_dom < pp ? per_dom : pp;
+		b += nccl_p2p_bytes(pl, dom, ppn > 1 ? peers : 0, ppn > 1 ? 0 : peers, pp, ppn);
 		b += nccl_coll_bytes(pl, dom, tp * pp, (tp < dom ? tp : dom) * (per_dom < pp ? per_dom : pp));
 	}
 	return b;

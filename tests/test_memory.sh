@@ -180,4 +180,33 @@ PY
 expect 3 "recompute_layers 2 needs recompute full" $H estimate --pool 1x8xA100-SXM4-80GB \
 	-m llama3.1-8b --tp 1 --pp 8 --mbs 1 --gbs 64 --recompute selective --recompute-layers 2
 
+# --- NCCL point-to-point across nodes, by hand from NCCL's code. A MoE
+# model of 16 experts on 2 nodes of 8 H100 (8 x 400 Gb/s NICs), DP 16.
+# EP 8 keeps the all-to-all on the node: a single-node communicator gives
+# each of the 7 peers all 32 channels (issue 1685), 7 x 32 x 10 MiB =
+# 2,240 MiB. EP 16 spans both nodes: every peer gets p2pnChannelsPerPeer
+# = NCCL_NCHANNELS_PER_NET_PEER 2 channels (NCCL src/graph/paths.cc), so
+# the 7 node peers hold 7 x 2 x 10 MiB = 140 MiB, and the 8 network peers
+# share two pools (net.cc, NCCL_NET_SHARED_BUFFERS) of p2pnChannels 32 x
+# 16 steps x 128 KiB = 64 MiB each: 268 MiB. Nothing else of the two
+# runs' fixed memory differs: EP 8 holds 1,972 MiB more. (Before this
+# term was read from NCCL, EP 16 was counted 7 x 32 x 10 + 8 x 2 x 10 =
+# 2,400 MiB, 160 MiB more than EP 8.)
+cat >"$T/moe16.json" <<'EOF'
+{"name": "moe16-test", "layers": 4, "hidden": 1024, "heads": 8, "kv_heads": 8, "ffn": 4096,
+ "gated_mlp": true, "vocab": 32000, "seq_len": 2048, "tied_embeddings": false, "norm": "rmsnorm",
+ "bias": false, "position": "rope",
+ "moe": {"experts": 16, "top_k": 2, "expert_ffn": 1024, "shared_experts": 0, "dense_layers": 0}}
+EOF
+for ep in 8 16; do
+	expect 0 "" $H estimate --pool 2x8xH100-SXM,nics=8,nic_gbps=400 -m "$T/moe16.json" --tp 1 \
+		--pp 1 --dp 16 --ep $ep --mbs 1 --gbs 16 --framework megatron-core --format json
+	cp "$T/out" "$T/ep$ep.json"
+done
+python3 - "$T/ep8.json" "$T/ep16.json" <<'PY' && ok || bad "EP all-to-all NCCL buffers across nodes"
+import json, sys
+a, b = (json.load(open(x))["memory"][0]["other_bytes"] for x in sys.argv[1:])
+assert abs((a - b) - 1972 * 2**20) < 2**20, (a, b, (a - b) / 2**20)
+PY
+
 finish memory
