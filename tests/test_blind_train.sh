@@ -271,8 +271,8 @@ trap 'rm -rf "$T"' EXIT
 # term: no EP folding). Post hoc (the lead, after the round): the rows
 # state expert tensor parallel 1, which hetplan expresses with the etp
 # key (ETP:1, as BLMBA-02/03); with the tag added to BLDG55-27..31 the
-# H100 rows score -9.0% (BLDG55-28) and 2.2 GiB over (BLDG55-27, PP 8:
-# the run fit); the GB200 rows 29-31 are -64%: with EP folded over TP
+# H100 rows score -9.0% (BLDG55-28) and -4.0% (BLDG55-27: 2.2 GiB over
+# until mem24's NCCL p2p buffers, docs/memory.md); the GB200 rows 29-31 are -64%: with EP folded over TP
 # the expert all-to-all stays inside the NVL72 rack (1.6-1.7 s), and
 # hetplan's 12.2-12.4 s step is 30% MFU where the measured 34.2 s is
 # 10% (the README's own 248.5 of 2,450 TFLOP/s). The measured GB200 step
