@@ -76,6 +76,18 @@ static int cold_estimate(const struct est_case *k, struct estimate *out)
 	return cold_estimate_with(k, NULL, out);
 }
 
+/* The estimates and plans of a warm/cold pair of cases. */
+static void free_pair(struct est_case *a, struct est_case *b, struct estimate *ea,
+		      struct estimate *eb, struct estimate *ca, struct estimate *cb)
+{
+	estimate_free(ea);
+	estimate_free(eb);
+	estimate_free(ca);
+	estimate_free(cb);
+	plan_free(&a->p);
+	plan_free(&b->p);
+}
+
 static int add_pool(struct cluster *c, const char *spec)
 {
 	struct hp_err err = { 0 };
@@ -448,6 +460,36 @@ TEST(stage_core_at_another_dp_equals_a_miss)
 	plan_free(&b.p);
 }
 
+/* Case 3's cluster with Mixtral 8x22B at TP 4, PP 4, DP 4, EP 4,
+ * interleaved (vpp 2), mbs 1, gbs 256, ZeRO-1: the EP-overlap plan of
+ * the two stage-core tests below. Returns plan_uniform's result. */
+static int ep_interleaved_case(struct est_case *c)
+{
+	struct hp_err err = { 0 };
+	plan_init(&c->p);
+	c->p.mbs = 1;
+	c->p.gbs = 256;
+	c->p.ep = 4;
+	c->p.zero = 1;
+	c->p.schedule = SCHED_INTERLEAVED;
+	c->p.vpp = 2;
+	return plan_uniform(&c->p, &c->c, c->m, 0, 4, 4, 4, &err);
+}
+
+/* Cold estimates of a and b (no memo), then a and b on this thread's
+ * memo in that order; each warm one must be its cold one's bytes. */
+static void warm_after_cold(struct est_case *a, struct est_case *b, struct estimate *ea,
+			    struct estimate *eb, struct estimate *ca, struct estimate *cb)
+{
+	struct hp_err err = { 0 };
+	CHECK(cold_estimate(a, ca) == 0);
+	CHECK(cold_estimate(b, cb) == 0);
+	CHECK(perf_estimate(&a->c, a->m, &a->p, NULL, ea, &err) == 0);
+	CHECK(perf_estimate(&b->c, b->m, &b->p, NULL, eb, &err) == 0);
+	CHECK(same_estimate(ea, ca));
+	CHECK(same_estimate(eb, cb));
+}
+
 /* Under the EP overlap (Megatron-Core's combined 1F1B: EP > 1,
  * interleaved when PP > 1, no full recompute) a stage's EP time reads
  * its rank and the micro-batches (perf_comm.c ep_overlap_exposed: the
@@ -469,25 +511,13 @@ TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
 {
 	struct est_case a = cases[3], b = cases[3];
 	struct hp_err err = { 0 };
-	plan_init(&a.p);
-	a.p.mbs = 1;
-	a.p.gbs = 256;
-	a.p.ep = 4;
-	a.p.zero = 1;
-	a.p.schedule = SCHED_INTERLEAVED;
-	a.p.vpp = 2;
-	CHECK(plan_uniform(&a.p, &a.c, a.m, 0, 4, 4, 4, &err) == 0);
+	CHECK(ep_interleaved_case(&a) == 0);
 	CHECK(plan_ep_overlap_on(&a.p, 4));
 	plan_init(&b.p);
 	plan_copy(&b.p, &a.p);
 	b.p.gbs = 512;
 	struct estimate ea, eb, ca, cb;
-	CHECK(cold_estimate(&a, &ca) == 0);
-	CHECK(cold_estimate(&b, &cb) == 0);
-	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
-	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
-	CHECK(same_estimate(&ea, &ca));
-	CHECK(same_estimate(&eb, &cb));
+	warm_after_cold(&a, &b, &ea, &eb, &ca, &cb);
 	if (ca.stages && cb.stages && ca.n_stages >= 4 && cb.n_stages >= 4) {
 		CHECK(ca.stages[1].t_ep != ca.stages[2].t_ep);
 		CHECK(ca.stages[1].t_ep != cb.stages[1].t_ep);
@@ -497,12 +527,7 @@ TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
 	if (t.stages && cb.stages && t.n_stages == cb.n_stages)
 		CHECK(!memcmp(t.stages, cb.stages, (size_t)t.n_stages * sizeof *t.stages));
 	estimate_free(&t);
-	estimate_free(&ea);
-	estimate_free(&eb);
-	estimate_free(&ca);
-	estimate_free(&cb);
-	plan_free(&a.p);
-	plan_free(&b.p);
+	free_pair(&a, &b, &ea, &eb, &ca, &cb);
 }
 
 /* The stage cores of an EP plan are keyed by min(pp, 2), as those of
@@ -519,15 +544,7 @@ TEST(stage_core_under_ep_overlap_reads_rank_and_micro_batches)
 TEST(stage_core_at_another_depth_under_ep)
 {
 	struct est_case a = cases[3], b = cases[3];
-	struct hp_err err = { 0 };
-	plan_init(&b.p);
-	b.p.mbs = 1;
-	b.p.gbs = 256;
-	b.p.ep = 4;
-	b.p.zero = 1;
-	b.p.schedule = SCHED_INTERLEAVED;
-	b.p.vpp = 2;
-	CHECK(plan_uniform(&b.p, &b.c, b.m, 0, 4, 4, 4, &err) == 0);
+	CHECK(ep_interleaved_case(&b) == 0);
 	plan_init(&a.p);
 	plan_copy(&a.p, &b.p);
 	if (a.p.n_replicas == 1 && a.p.replicas[0].n_stages == 4) {
@@ -537,20 +554,10 @@ TEST(stage_core_at_another_depth_under_ep)
 	CHECK(a.p.replicas[0].n_stages == 3 && a.p.replicas[0].stages[1].last_layer -
 						   a.p.replicas[0].stages[1].first_layer == 13);
 	struct estimate ea, eb, ca, cb;
-	CHECK(cold_estimate(&a, &ca) == 0);
-	CHECK(cold_estimate(&b, &cb) == 0);
-	CHECK(perf_estimate(&a.c, a.m, &a.p, NULL, &ea, &err) == 0);
-	CHECK(perf_estimate(&b.c, b.m, &b.p, NULL, &eb, &err) == 0);
-	CHECK(same_estimate(&ea, &ca));
-	CHECK(same_estimate(&eb, &cb));
+	warm_after_cold(&a, &b, &ea, &eb, &ca, &cb);
 	if (ca.stages && cb.stages && ca.n_stages == 3 && cb.n_stages == 4)
 		CHECK(ca.stages[1].t_ep != cb.stages[1].t_ep);
-	estimate_free(&ea);
-	estimate_free(&eb);
-	estimate_free(&ca);
-	estimate_free(&cb);
-	plan_free(&a.p);
-	plan_free(&b.p);
+	free_pair(&a, &b, &ea, &eb, &ca, &cb);
 }
 
 /* Under ZeRO-3 the DP memo keys a stage's exposed DP time at one
@@ -1312,12 +1319,7 @@ TEST(stage_shape_is_in_the_key)
 		CHECK(eb.stages[1].t_total != ea.stages[1].t_total);
 		CHECK_EQ_INT(eb.stages[1].first_layer, 1);
 	}
-	estimate_free(&ea);
-	estimate_free(&eb);
-	estimate_free(&ca);
-	estimate_free(&cb);
-	plan_free(&a.p);
-	plan_free(&b.p);
+	free_pair(&a, &b, &ea, &eb, &ca, &cb);
 }
 
 /* A pp_layout sets the activations in flight on each rank from its
