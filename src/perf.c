@@ -303,6 +303,16 @@ static void stage_record_clear(struct perf_stage *ps)
 	ps->index = index;
 }
 
+/* A stage record's t_total from its parts: the terms within a
+ * micro-batch, then the host's stall (stage_front, and a core hit that
+ * computes the EP term again: stage_front_memo). */
+static void stage_total(struct perf_stage *ps)
+{
+	ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp + ps->t_cp + ps->t_ep +
+		      ps->t_pp;
+	ps->t_total += ps->t_host_stall;
+}
+
 /* The stage's compute and the communication inside each micro-batch
  * (noted in notes; NULL: not noted): its record's times. */
 static void stage_front(struct stage_ctx *x, struct estimate *notes, struct perf_stage *ps)
@@ -321,12 +331,10 @@ static void stage_front(struct stage_ctx *x, struct estimate *notes, struct perf
 	ps->t_cp = perf_stage_cp(x, notes);
 	ps->t_ep = perf_stage_ep(x, notes);
 	ps->t_pp = perf_stage_pp(x, notes);
-	ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp + ps->t_cp + ps->t_ep +
-		      ps->t_pp;
 	/* The host issues every kernel in order; when it needs longer than
 	 * the GPU runs them, the GPU waits for it. */
 	ps->t_host_stall = x->host_stall;
-	ps->t_total += ps->t_host_stall;
+	stage_total(ps);
 }
 
 /* A memo entry's record src into ps (padding too: records compare as
@@ -480,9 +488,7 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 			/* the EP time of this rank and micro-batch count, and
 			 * the total as stage_front sums it */
 			ps->t_ep = perf_stage_ep(x, NULL);
-			ps->t_total = ps->t_fwd + ps->t_bwd + ps->t_recompute + ps->t_tp +
-				      ps->t_cp + ps->t_ep + ps->t_pp;
-			ps->t_total += ps->t_host_stall;
+			stage_total(ps);
 		}
 		return;
 	}

@@ -545,6 +545,18 @@ struct place_lp {
 	double *cf;
 };
 
+/* Units of its group's inventory one machine of pc takes (at least 1). */
+static int place_cls_units(const struct place_class *pc)
+{
+	return pc->units > 0 ? pc->units : 1;
+}
+
+/* 1 when group gr is a shared inventory with a limit (group_cap). */
+static int place_group_shared(const struct place_problem *pp, int gr)
+{
+	return gr >= 0 && gr < PLACE_MAX_CLASSES && pp->group_cap[gr] > 0;
+}
+
 /* 1 when a machine of class q holding len blocks is never needed (its
  * columns are left out with pp->prune; serve_search.h): a
  * class r of the same inventory group whose machines take a whole
@@ -559,12 +571,12 @@ struct place_lp {
 int place_column_pruned(const struct place_problem *pp, int q, int len)
 {
 	const struct place_class *pc = &pp->cls[q];
-	int uq = pc->units > 0 ? pc->units : 1;
+	int uq = place_cls_units(pc);
 	if (pp->group_cap[pc->group] <= 0)
 		return 0;   /* no shared inventory: nothing stands in */
 	for (int r = 0; r < pp->n_classes; r++) {
 		const struct place_class *rc = &pp->cls[r];
-		int ur = rc->units > 0 ? rc->units : 1;
+		int ur = place_cls_units(rc);
 		if (r == q || rc->group != pc->group || ur >= uq || uq % ur || rc->count <= 0 ||
 		    len > rc->max_blocks || !(rc->theta[len] > 0))
 			continue;
@@ -626,7 +638,7 @@ static void place_inventory_rows(const struct place_problem *pp, struct place_lp
 			const struct place_class *pc = &pp->cls[g->sq[s]];
 			if (pc->group == gr) {
 				g->idx[n] = g->ncol[s];
-				g->cf[n++] = pc->units > 0 ? pc->units : 1;
+				g->cf[n++] = place_cls_units(pc);
 			}
 		}
 		if (n)
@@ -753,7 +765,7 @@ static double place_area(const struct place_problem *pp, double F)
 		if (done[q] || pc->count <= 0)
 			continue;
 		int gr = pc->group;
-		if (gr < 0 || gr >= PLACE_MAX_CLASSES || pp->group_cap[gr] <= 0) {
+		if (!place_group_shared(pp, gr)) {
 			tot += pc->count * place_machine_area(pc, pp->n_blocks, F);
 			done[q] = 1;
 			continue;
@@ -767,7 +779,7 @@ static double place_area(const struct place_problem *pp, double F)
 				const struct place_class *rc = &pp->cls[r];
 				if (done[r] || rc->group != gr || rc->count <= 0)
 					continue;
-				double v = place_machine_area(rc, pp->n_blocks, F) / (rc->units > 0 ? rc->units : 1);
+				double v = place_machine_area(rc, pp->n_blocks, F) / place_cls_units(rc);
 				if (best < 0 || v > bv) {
 					best = r;
 					bv = v;
@@ -776,7 +788,7 @@ static double place_area(const struct place_problem *pp, double F)
 			if (best < 0)
 				break;
 			const struct place_class *bc = &pp->cls[best];
-			double u = (double)bc->count * (bc->units > 0 ? bc->units : 1);
+			double u = (double)bc->count * place_cls_units(bc);
 			double take = u < left ? u : left;
 			tot += take * bv;
 			left -= take;
@@ -842,7 +854,7 @@ static int place_item_units(const struct place_problem *pp, const struct place_i
 {
 	int u = 0;
 	for (int i = 0; i < it->n; i++)
-		u += (it->k > 0 ? it->k : 1) * (pp->cls[it->cls[i]].units > 0 ? pp->cls[it->cls[i]].units : 1);
+		u += (it->k > 0 ? it->k : 1) * place_cls_units(&pp->cls[it->cls[i]]);
 	return u;
 }
 
@@ -860,16 +872,16 @@ static double place_item_theta(const struct place_problem *pp, const struct plac
 
 static int place_group_units(const struct place_problem *pp, int gr, int q)
 {
-	if (gr >= 0 && gr < PLACE_MAX_CLASSES && pp->group_cap[gr] > 0)
+	if (place_group_shared(pp, gr))
 		return pp->group_cap[gr];
-	return pp->cls[q].count * (pp->cls[q].units > 0 ? pp->cls[q].units : 1);
+	return pp->cls[q].count * place_cls_units(&pp->cls[q]);
 }
 
 /* The classes of q's group (or q alone without a shared inventory). */
 static int place_group_classes(const struct place_problem *pp, int q, int *out)
 {
 	int gr = pp->cls[q].group, n = 0;
-	if (gr < 0 || gr >= PLACE_MAX_CLASSES || pp->group_cap[gr] <= 0) {
+	if (!place_group_shared(pp, gr)) {
 		out[n++] = q;
 		return n;
 	}
@@ -986,7 +998,7 @@ static int place_stage_feasible(struct place_stager *st, double F)
 		int first = 1;   /* g names its group when no earlier class shares it */
 		for (int r = 0; r < g; r++)
 			if (pp->cls[r].count > 0 && pp->cls[r].group == pp->cls[g].group &&
-			    pp->group_cap[pp->cls[g].group] > 0)
+			    place_group_shared(pp, pp->cls[g].group))
 				first = 0;
 		if (cap < 0 || !first)
 			continue;
