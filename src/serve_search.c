@@ -2482,8 +2482,12 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 					       at ? "; its " : "the placement's ", pl.tpot.p99 * 1e3,
 					       o->slo.tpot_p99_s);
 		if (o->slo.ttft_p99_s > 0 && pl.ttft.p99 > o->slo.ttft_p99_s && at < wn)
-			snprintf(w + at, wn - at, "%sTTFT p99 %.1f ms, over --ttft-p99 %g s",
-				 at ? "; its " : "the placement's ", pl.ttft.p99 * 1e3, o->slo.ttft_p99_s);
+			at += (size_t)snprintf(w + at, wn - at, "%sTTFT p99 %.1f ms, over --ttft-p99 %g s",
+					       at ? "; its " : "the placement's ", pl.ttft.p99 * 1e3,
+					       o->slo.ttft_p99_s);
+		if (at == 0)   /* no named target missed: never an empty reason */
+			snprintf(w, wn, "the placement serves %.2f req/s (TPOT p99 %.1f ms), short of "
+				 "the target", pl.req_s, pl.tpot.p99 * 1e3);
 		err->code = HP_EXIT_NOFIT;
 		return -1;
 	}
