@@ -448,7 +448,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLDG55": "GB200 NVL72",
           # Round 24, part 3: the same repository's v25.04.01 Grok-1 tables
           # on 64-2,048 H100 (NeMo 1 launcher).
-          "BLDG54": "MoE (NeMo, AutoModel)"}
+          "BLDG54": "MoE (NeMo, AutoModel)",
+          # Round 25: Megatron-Bridge performance-summary archive rows no
+          # file used (GB300/GB200 NVL72 dense layouts; its two Qwen3
+          # MoE rows: REGIME_BY_ROW).
+          "BLMB25": "GB200 NVL72"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -470,6 +474,8 @@ REGIME_BY_ROW = [
     ("BLDG55", "model", "Grok", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "model", "DeepSeek", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "gpu", "H100", "H100 seen recipes"),
+    ("BLMB25", "model", "Qwen3", "MoE (Megatron-Bridge)"),
+    ("BLMB25", "gpu", "GB300", "GB300 NVL72"),
 ]
 def regime_of(grp, gpu, model=""):
     cols = {"gpu": gpu, "model": model}
