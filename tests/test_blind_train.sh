@@ -493,6 +493,7 @@ REGIME_BY_ROW = [
     ("BLDG55", "model", "Grok", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "model", "DeepSeek", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "gpu", "H100", "H100 seen recipes"),
+    ("BLMB25", "gpu", "B300", "B300 (8 per node)"),
     ("BLMB25", "model", "Qwen3", "MoE (Megatron-Bridge)"),
     ("BLMB25", "gpu", "GB300", "GB300 NVL72"),
 ]
