@@ -295,6 +295,20 @@ trap 'rm -rf "$T"' EXIT
 # channels per node peer; NCCL shares one pool among network peers and
 # gives a node peer of a multi-node communicator its few p2p channels.
 # BLMBA-07 18.2 -> 15.8 GiB over (its activations: EP 8 at PP 1).
+# Round 25 (first prediction, docs/blind-round25.md): Megatron-Bridge
+# archive rows on GB300/GB200 NVL72. BLMB25-01 (Llama 3.1 405B FP8 on
+# 256 GB300) +33.7%: hetplan prices GB300 as GB200 (same catalog peaks;
+# 4.222 s against 4.208 s for the same 8B layout), where the page's
+# 25.11 8B rows measure GB300 1.19x faster than GB200 (37,556 against
+# 31,508 tokens/s/GPU, same layout and container); every GB300 row is
+# +21..+34% (model term: GB300 compute rate). BLMB25-03/-05 (70B,
+# Megatron-FSDP): the recipes offload the activations of 20 / 40 of 80
+# layers to host memory (cpu_offloading_num_layers), which hetplan has
+# no setting for: 63.3 / 149.9 GiB over (missing setting). BLMB25-09
+# (70B, PP 4 without VP, MBS 2): 114.3 GiB over and +60.1%, of which a
+# 2.78 s bubble; its throughput is within 1.4% of the VP 5 run of the
+# next containers, so the table likely omits interleaving or recompute
+# (row description).
 KNOWN_MISSES="
 BLFC-05:time:-65
 BLFC-06:time:-65
@@ -324,6 +338,11 @@ BLDG55-29:time:-64
 BLDG55-30:time:-64
 BLDG55-31:time:-64
 BLDG54-07:time:-31
+BLMB25-01:time:+34
+BLMB25-03:dnf:63.3
+BLMB25-05:dnf:149.9
+BLMB25-09:dnf:114.3
+BLMB25-09:time:+60
 "
 
 cat >"$T/drive.py" <<'PY'
@@ -448,7 +467,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLDG55": "GB200 NVL72",
           # Round 24, part 3: the same repository's v25.04.01 Grok-1 tables
           # on 64-2,048 H100 (NeMo 1 launcher).
-          "BLDG54": "MoE (NeMo, AutoModel)"}
+          "BLDG54": "MoE (NeMo, AutoModel)",
+          # Round 25: Megatron-Bridge performance-summary archive rows no
+          # file used (GB300/GB200 NVL72 dense layouts; its two Qwen3
+          # MoE rows: REGIME_BY_ROW).
+          "BLMB25": "GB200 NVL72"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -470,6 +493,9 @@ REGIME_BY_ROW = [
     ("BLDG55", "model", "Grok", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "model", "DeepSeek", "MoE (NeMo, AutoModel)"),
     ("BLDG55", "gpu", "H100", "H100 seen recipes"),
+    ("BLMB25", "gpu", "B300", "B300 (8 per node)"),
+    ("BLMB25", "model", "Qwen3", "MoE (Megatron-Bridge)"),
+    ("BLMB25", "gpu", "GB300", "GB300 NVL72"),
 ]
 def regime_of(grp, gpu, model=""):
     cols = {"gpu": gpu, "model": model}
