@@ -115,16 +115,36 @@ static double wave_eff(double M, double N, double count, int sms)
 	return best;
 }
 
+/* The K at which an fp8 GEMM's main loop runs at half speed, over the
+ * 16-bit one's (gemm_k_half, in elements of K). The fill before the steady
+ * state is a count of K-tile stages, and a stage is 128 bytes deep either
+ * way (TMA's 128-byte swizzle): 64 16-bit or 128 fp8 elements (NVIDIA
+ * CUTLASS examples/54_hopper_fp8_warp_specialized_gemm @3afc42d7: TileShape
+ * 64 x 128 x 128). So in elements the fp8 half-speed K is up to twice the
+ * 16-bit one; less, as the epilogue (16-bit output either way) does not
+ * shrink with the dtype. Measured: one harness's sweeps of M = N = 8192
+ * over K = 256..16384 on the H800 SXM (xwhzz/tilelang @b2acfc37
+ * benchmark/matmul/README.md, fp16, and benchmark/matmul_fp8/README.md,
+ * fp8; its own autotuned kernels, not cuBLAS) fit rate = top x K / (K + a)
+ * with a = 262 (fp16) and 458 (fp8), 1.75x; 242 and 408 (1.69x) on
+ * K >= 1024. So fp8 loses more at small K: from K 16,384 to 1,024 fp16
+ * falls 18%, fp8 27%. Range 1.7-2.0 (measured, the byte bound); 1.75 the
+ * measured ratio. The sweep's absolute a (about 10x hetplan's fitted
+ * gemm_k_half) is its kernels', not cuBLAS's: only the ratio is taken. */
+#define FP8_K_HALF_RATIO 1.75
+
 /* Efficiency of count batched (M x K)(K x N) GEMMs: the generation's
  * ceiling for the dtype, tile and wave quantisation, main-loop fill. */
 static double gemm_eff_n(const struct perf_calib *k, const struct gpu_spec *g,
 			 enum hp_dtype dt, double M, double N, double K, double count)
 {
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
-	double top = dt == HP_FP8 && g->flops[HP_FP8] > 0	   ? ge->gemm8
+	int fp8 = dt == HP_FP8 && g->flops[HP_FP8] > 0;
+	double top = fp8				   ? ge->gemm8
 		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
 						      : ge->gemm16;
-	return top * wave_eff(M, N, count, g->sms) * K / (K + k->gemm_k_half);
+	double k_half = k->gemm_k_half * (fp8 ? FP8_K_HALF_RATIO : 1);
+	return top * wave_eff(M, N, count, g->sms) * K / (K + k_half);
 }
 
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,
@@ -265,6 +285,31 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 	return gm;
 }
 
+/* Transformer Engine casts each GEMM's activation input to fp8 (read
+ * 16-bit, write fp8 and its transpose for the weight gradient: 2 + 1 + 1
+ * bytes an element): the inputs of QKV, projection, MLP up and down. An
+ * MoE layer's fc1 input is every routed copy of a token (and the shared
+ * expert's), cast after the 16-bit dispatch. The weights are not cast
+ * here: Megatron-Core hands TE is_first_microbatch, so a weight is cast
+ * (and transposed) on the step's first micro-batch and the cached copy
+ * serves the rest (TELinear.forward and TEGroupedLinear.forward,
+ * megatron/core/extensions/transformer_engine.py @d086a2e3): a few
+ * milliseconds a step at 4 bytes a parameter, not modelled. */
+double perf_fp8_cast_bytes(const struct model_spec *m, int layer, const struct plan *p, int tp,
+			   double T)
+{
+	if (p->precision != HP_FP8)
+		return 0;
+	double t = tp, h = m->hidden, q = model_q_dim(m);
+	double ffn = m->ffn, copies = 1;
+	if (model_layer_is_moe(m, layer)) {
+		ffn = m->moe.expert_ffn;
+		copies = m->moe.top_k + m->moe.shared_experts;
+	}
+	double in = T * (h + q + h * copies + ffn * copies) / t;
+	return 4 * in;
+}
+
 /* Megatron's transformer layer (Megatron-LM since 2020, Megatron-Core,
  * and Megatron-DeepSpeed under DeepSpeed) adds the projection's bias,
  * applies the dropout and adds the residual in one fused kernel
@@ -357,15 +402,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		 * per token and expert. */
 		b += 23.0 * T / (p->sp ? t : 1) * m->moe.experts;
 	}
-	if (p->precision == HP_FP8) {
-		/* Transformer Engine casts each GEMM's activation input to fp8
-		 * (read 16-bit, write fp8 and its transpose for the weight
-		 * gradient): the inputs of QKV, projection, MLP up and down. An
-		 * MoE layer's fc1 input is every routed copy of a token (and the
-		 * shared expert's), cast after the 16-bit dispatch. */
-		double in = T * (h + q + h * copies + ffn * copies) / t;
-		b += 4 * in;
-	}
+	b += perf_fp8_cast_bytes(m, layer, p, tp, T);
 	if (framework_get(p->framework)->eager_modules)
 		b += eager_extra_bytes(m, p, tp, T, eb);
 	*scores = 0;
