@@ -115,36 +115,16 @@ static double wave_eff(double M, double N, double count, int sms)
 	return best;
 }
 
-/* The K at which an fp8 GEMM's main loop runs at half speed, over the
- * 16-bit one's (gemm_k_half, in elements of K). The fill before the steady
- * state is a count of K-tile stages, and a stage is 128 bytes deep either
- * way (TMA's 128-byte swizzle): 64 16-bit or 128 fp8 elements (NVIDIA
- * CUTLASS examples/54_hopper_fp8_warp_specialized_gemm @3afc42d7: TileShape
- * 64 x 128 x 128). So in elements the fp8 half-speed K is up to twice the
- * 16-bit one; less, as the epilogue (16-bit output either way) does not
- * shrink with the dtype. Measured: one harness's sweeps of M = N = 8192
- * over K = 256..16384 on the H800 SXM (xwhzz/tilelang @b2acfc37
- * benchmark/matmul/README.md, fp16, and benchmark/matmul_fp8/README.md,
- * fp8; its own autotuned kernels, not cuBLAS) fit rate = top x K / (K + a)
- * with a = 262 (fp16) and 458 (fp8), 1.75x; 242 and 408 (1.69x) on
- * K >= 1024. So fp8 loses more at small K: from K 16,384 to 1,024 fp16
- * falls 18%, fp8 27%. Range 1.7-2.0 (measured, the byte bound); 1.75 the
- * measured ratio. The sweep's absolute a (about 10x hetplan's fitted
- * gemm_k_half) is its kernels', not cuBLAS's: only the ratio is taken. */
-#define FP8_K_HALF_RATIO 1.75
-
 /* Efficiency of count batched (M x K)(K x N) GEMMs: the generation's
  * ceiling for the dtype, tile and wave quantisation, main-loop fill. */
 static double gemm_eff_n(const struct perf_calib *k, const struct gpu_spec *g,
 			 enum hp_dtype dt, double M, double N, double K, double count)
 {
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
-	int fp8 = dt == HP_FP8 && g->flops[HP_FP8] > 0;
-	double top = fp8				   ? ge->gemm8
+	double top = dt == HP_FP8 && g->flops[HP_FP8] > 0	   ? ge->gemm8
 		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
 						      : ge->gemm16;
-	double k_half = k->gemm_k_half * (fp8 ? FP8_K_HALF_RATIO : 1);
-	return top * wave_eff(M, N, count, g->sms) * K / (K + k_half);
+	return top * wave_eff(M, N, count, g->sms) * K / (K + k->gemm_k_half);
 }
 
 double perf_gemm_eff(const struct perf_calib *k, const struct gpu_spec *gpu,

@@ -1,9 +1,9 @@
 /* test_fp8.c — what an fp8 run costs beyond its GEMMs' rate, by hand:
  * the bytes of Transformer Engine's casts of the GEMM inputs
- * (perf_fp8_cast_bytes), and the main-loop fill that makes an fp8 GEMM
- * lose more than a 16-bit one at small K (perf_gemm_eff, FP8_K_HALF_RATIO
- * in src/perf_compute.c). The measured FP8/BF16 step ratios of whole runs
- * are checked by tests/test_fp8_pairs.sh; docs/fp8.md has the pairs.
+ * (perf_fp8_cast_bytes), and the fp8 GEMM gain over bf16 against
+ * published sweeps (perf_gemm_eff). The measured FP8/BF16 step ratios
+ * of whole runs are checked by tests/test_fp8_pairs.sh; docs/fp8.md has
+ * the pairs.
  * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later. */
 #include "t.h"
 
@@ -55,29 +55,32 @@ TEST(cast_bytes_moe)
 	plan_free(&p);
 }
 
-/* One harness's K sweeps at M = N = 8192 on the H800 SXM (xwhzz/tilelang
- * @b2acfc37 benchmark/matmul/README.md and benchmark/matmul_fp8/
- * README.md): from K 16,384 to K 1,024 fp16 falls from 766 to 628 TFLOP/s
- * (0.820), fp8 from 1,541 to 1,129 (0.733). The fact checked is the
- * direction: the fp8 GEMM keeps less of its rate at the short K than the
- * 16-bit one on the same part (hetplan's main-loop fill is fitted to
- * training runs and far shorter than that harness's, so the size of the
- * drop is not compared). Same M and N at both K: the tile term cancels. */
-TEST(fp8_loses_more_at_small_k)
+/* hetplan's fp8 GEMM gain over bf16 on the H100 SXM, at a large training
+ * shape (8192 x 8192 x 8192), lies between two published sweeps of the
+ * same part: the best-shape MAMF tables (stas00/ml-engineering @744d01e1
+ * compute/accelerator/README.md: bf16 794.5, fp8 1,402.6 TFLOP/s, torch
+ * 2.7 / CUDA 12.6): 1.765x; and one harness's M = N = 8192, K = 16,384
+ * sweeps on the H800 SXM, the same SMs and clocks (xwhzz/tilelang
+ * @b2acfc37 benchmark/matmul/README.md fp16 766, benchmark/matmul_fp8/
+ * README.md fp8 1,541): 2.01x. Rates are efficiency x the part's peak
+ * (the sustained-clock factor is 1 for both on this part, the hopper
+ * reference). */
+TEST(fp8_gemm_gain_within_sweeps)
 {
 	const struct gpu_spec *g = catalog_gpu(&cat, "H100-SXM");
 	CHECK(g != NULL);
 	if (!g)
 		return;
 	const struct perf_calib *k = perf_calib_default();
-	double keep16 = perf_gemm_eff(k, g, HP_BF16, 8192, 8192, 1024) /
-			perf_gemm_eff(k, g, HP_BF16, 8192, 8192, 16384);
-	double keep8 = perf_gemm_eff(k, g, HP_FP8, 8192, 8192, 1024) /
-		       perf_gemm_eff(k, g, HP_FP8, 8192, 8192, 16384);
-	CHECK(keep8 < keep16);
-	CHECK(keep16 < 1);
-	/* and it never turns into a gain: a longer K is never slower */
-	CHECK(keep8 > 0 && keep8 < 1);
+	double r8 = perf_gemm_eff(k, g, HP_FP8, 8192, 8192, 8192) * g->flops[HP_FP8];
+	double r16 = perf_gemm_eff(k, g, HP_BF16, 8192, 8192, 8192) * g->flops[HP_BF16];
+	CHECK(r16 > 0);
+	if (r16 > 0) {
+		double gain = r8 / r16;
+		CHECK(gain >= 1402.6 / 794.5 && gain <= 1541.0 / 766.0);
+		if (!(gain >= 1402.6 / 794.5 && gain <= 1541.0 / 766.0))
+			fprintf(stderr, "  fp8/bf16 GEMM rate %.3f\n", gain);
+	}
 }
 
 int main(void)
@@ -89,7 +92,7 @@ int main(void)
 	}
 	RUN(cast_bytes_dense);
 	RUN(cast_bytes_moe);
-	RUN(fp8_loses_more_at_small_k);
+	RUN(fp8_gemm_gain_within_sweeps);
 	catalog_done(&cat);
 	return t_done("test_fp8");
 }
