@@ -265,6 +265,31 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 	return gm;
 }
 
+/* Transformer Engine casts each GEMM's activation input to fp8 (read
+ * 16-bit, write fp8 and its transpose for the weight gradient: 2 + 1 + 1
+ * bytes an element): the inputs of QKV, projection, MLP up and down. An
+ * MoE layer's fc1 input is every routed copy of a token (and the shared
+ * expert's), cast after the 16-bit dispatch. The weights are not cast
+ * here: Megatron-Core hands TE is_first_microbatch, so a weight is cast
+ * (and transposed) on the step's first micro-batch and the cached copy
+ * serves the rest (TELinear.forward and TEGroupedLinear.forward,
+ * megatron/core/extensions/transformer_engine.py @d086a2e3): a few
+ * milliseconds a step at 4 bytes a parameter, not modelled. */
+double perf_fp8_cast_bytes(const struct model_spec *m, int layer, const struct plan *p, int tp,
+			   double T)
+{
+	if (p->precision != HP_FP8)
+		return 0;
+	double t = tp, h = m->hidden, q = model_q_dim(m);
+	double ffn = m->ffn, copies = 1;
+	if (model_layer_is_moe(m, layer)) {
+		ffn = m->moe.expert_ffn;
+		copies = m->moe.top_k + m->moe.shared_experts;
+	}
+	double in = T * (h + q + h * copies + ffn * copies) / t;
+	return 4 * in;
+}
+
 /* Megatron's transformer layer (Megatron-LM since 2020, Megatron-Core,
  * and Megatron-DeepSpeed under DeepSpeed) adds the projection's bias,
  * applies the dropout and adds the residual in one fused kernel
@@ -357,15 +382,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		 * per token and expert. */
 		b += 23.0 * T / (p->sp ? t : 1) * m->moe.experts;
 	}
-	if (p->precision == HP_FP8) {
-		/* Transformer Engine casts each GEMM's activation input to fp8
-		 * (read 16-bit, write fp8 and its transpose for the weight
-		 * gradient): the inputs of QKV, projection, MLP up and down. An
-		 * MoE layer's fc1 input is every routed copy of a token (and the
-		 * shared expert's), cast after the 16-bit dispatch. */
-		double in = T * (h + q + h * copies + ffn * copies) / t;
-		b += 4 * in;
-	}
+	b += perf_fp8_cast_bytes(m, layer, p, tp, T);
 	if (framework_get(p->framework)->eager_modules)
 		b += eager_extra_bytes(m, p, tp, T, eb);
 	*scores = 0;

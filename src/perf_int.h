@@ -439,6 +439,10 @@ void perf_ctx_settings(struct stage_ctx *x);
  * parameters of the stage's layers (plus embedding / output on the first /
  * last stage). */
 void perf_stage_compute(struct stage_ctx *x);
+/* perf_compute.c: bytes one GPU's fp8 casts of a layer's GEMM inputs move
+ * forward for T tokens of a micro-batch on TP tp (0 unless p runs fp8). */
+double perf_fp8_cast_bytes(const struct model_spec *m, int layer, const struct plan *p, int tp,
+			   double T);
 
 /* perf_comm.c: GPUs of pool p on one NVLink fabric (a node, or an NVL72
  * rack): the collectives' "node". */
