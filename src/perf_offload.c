@@ -6,7 +6,7 @@
  * release, has the same paths at stage_1_and_2.py L1027-1084 and
  * L1178-1190), for the P parameters of a rank's ZeRO partition:
  *  - the fp32 master partition and its fp32 gradient are allocated on the
- *    CPU, pinned (L489-499, initialize_optimizer_states L838-844), with a
+ *    CPU, pinned (L489-499, initialize_optimizer_states L837-844), with a
  *    pinned 16-bit copy of the partition (param_buffer_of_bit16_for_cpu_
  *    offload_groups); DeepSpeedCPUAdam keeps Adam's two fp32 moments on
  *    the CPU beside them;
@@ -18,7 +18,7 @@
  *    and 2 B x P device-to-host a micro-batch (4 B in an fp32 run);
  *  - on the last micro-batch the gradient also goes to the fp32 buffer on
  *    the host, converted on the GPU (async_inplace_copy_grad_to_fp32_
- *    buffer_from_gpu, L1594-1610): 4 B x P device-to-host;
+ *    buffer_from_gpu, L1590-1605): 4 B x P device-to-host;
  *  - these copies are issued after each bucket's reduce, on the reduction
  *    stream under overlap_comm (beside the backward) and on the compute
  *    stream without it (reduce_ipg_grads, L1719-1729);
