@@ -414,7 +414,7 @@ static int arch_of(enum hp_gen g)
 
 /* Effective PCIe x16 bandwidth per direction: NCCL's 12 GB/s for Gen3,
  * SimAI's 25.6 / 51.2 GB/s for Gen4 / Gen5, doubling after that. */
-static double pcie_eff_Bps(int gen)
+double comm_pcie_Bps(int gen)
 {
 	if (gen <= 3)
 		return 12.0 * GBPS;
@@ -543,7 +543,7 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 {
 	memset(f, 0, sizeof *f);
 	f->gen = gpu->gen;
-	f->pcie_Bps = pcie_eff_Bps(gpu->pcie_gen);
+	f->pcie_Bps = comm_pcie_Bps(gpu->pcie_gen);
 	f->intra = intra;
 	if (intra != INTRA_PCIE && gpu->link_Bps > 0) {
 		/* NCCL counts 20.6 GB/s per NVLink4 link (line 25), 40.1 per

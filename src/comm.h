@@ -114,6 +114,10 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 
 /* busbw / algbw for collective c over n ranks (nccl-tests); 0 for n < 1. */
 double comm_busbw_factor(enum comm_coll c, int n);
+/* Effective PCIe x16 bandwidth a direction, bytes/s, at PCIe generation
+ * gen (comm.c: NCCL's 12 GB/s for Gen3, SimAI's 25.6 / 51.2 GB/s for
+ * Gen4 / Gen5, doubling after that; Gen3 and below at Gen3's). */
+double comm_pcie_Bps(int gen);
 
 /* Names ("allreduce", "ring", "ll128", ...): static strings. The value
  * must be in its enum's range (assert; "?" when asserts are off). */

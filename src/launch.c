@@ -834,6 +834,15 @@ static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
 	 * the reduce whole there) */
 	cJSON_AddBoolToObject(z, "overlap_comm", plan_grad_overlap(p) == 1 && pc->pp == 1);
 	cJSON_AddBoolToObject(z, "contiguous_gradients", 1);
+	/* ZeRO-Offload (plan key offload): the optimizer's partition on the
+	 * host, pinned, as the estimate costed it (perf_offload.c);
+	 * DeepSpeed's DeepSpeedZeroOffloadOptimizerConfig, device "cpu",
+	 * pin_memory (offload_config.py @edaa7221) */
+	if (p->offload == OFFLOAD_OPTIMIZER) {
+		cJSON *off = cJSON_AddObjectToObject(z, "offload_optimizer");
+		cJSON_AddStringToObject(off, "device", "cpu");
+		cJSON_AddBoolToObject(off, "pin_memory", 1);
+	}
 	if (p->recompute != RC_NONE) {
 		cJSON *a = cJSON_AddObjectToObject(o, "activation_checkpointing");
 		cJSON_AddBoolToObject(a, "partition_activations", p->sp && pc->tp > 1);

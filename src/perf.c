@@ -634,6 +634,14 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	 * counts, framework_opt_step_bytes. */
 	*opt_s = framework_opt_step_bytes(x->p->framework, fp32, x->p->zero, opt_params,
 					  x->params + x->eparams) / x->bw_hbm;
+	if (x->p->offload == OFFLOAD_OPTIMIZER) {
+		/* ZeRO-Offload: the GPU runs no Adam; the step's optimizer
+		 * time is the offload's exposed time (perf_offload.c), shown
+		 * as the breakdown's offload line */
+		struct perf_offload o;
+		perf_offload_cost(x, ps->t_bwd, &o);
+		*opt_s = o.exposed_s;
+	}
 	perf_stage_memory(x, ps);
 }
 
@@ -656,7 +664,9 @@ static void key0_init(struct stage_ctx *x)
 	/* with the FP8-parameter bit (plan_fp8_params: memory, DP gather) */
 	key->precision = (int)p->precision | plan_fp8_params(p) << 8;
 	key->recompute = p->recompute | p->recompute_layers << 4;   /* recompute_layers too */
-	key->zero = p->zero;
+	/* with the offload bit: it changes the memory and the optimizer
+	 * time a stage entry holds */
+	key->zero = p->zero | (int)p->offload << 4;
 	key->schedule = p->schedule;
 	key->vpp = p->vpp;
 	key->cp = p->cp;
@@ -984,6 +994,7 @@ struct pace {
 	struct perf_stage *dp_st;       /* the first stage with it */
 	struct perf_stage *crit;        /* the slowest group's slowest stage */
 	double crit_m, crit_bubble;
+	struct perf_stage *opt_st;      /* the first stage with worst_opt */
 };
 
 /* Replica group r: every stage, then its pipeline. The communication
@@ -1148,6 +1159,8 @@ static void replica_eval(struct stage_ctx *x, int r, struct estimate *e, int *si
 			pc->dp_st = ps;
 		}
 		pc->worst_dp = perf_fmax(pc->worst_dp, dpx);
+		if (opt > pc->worst_opt || !pc->opt_st)
+			pc->opt_st = ps;
 		pc->worst_opt = perf_fmax(pc->worst_opt, opt);
 	}
 	/* Pipeline of unequal stages: m x the slowest, plus warm-up and
@@ -1218,6 +1231,17 @@ static void estimate_notes(struct stage_ctx *x, const struct pace *pc, struct es
 		e->comm[DIM_DP] = notes.comm[DIM_DP];
 }
 
+/* ZeRO-Offload's terms for stage ps, the one with the most exposed
+ * offload time, into e->offload (what estimate prints: host memory per
+ * node, bytes over the link, the exposed parts). */
+static void offload_notes(struct stage_ctx *x, const struct perf_stage *ps, struct estimate *e)
+{
+	ctx_replica(x, ps->group, 0);
+	ctx_stage(x, ps->index);
+	perf_stage_compute(x);   /* the parameters and the backward it reads */
+	perf_offload_cost(x, ps->t_bwd, &e->offload);
+}
+
 /* The step's breakdown and time from what set its pace. */
 static void breakdown(const struct pace *pc, const struct perf_calib *k, struct estimate *e)
 {
@@ -1236,6 +1260,11 @@ static void breakdown(const struct pace *pc, const struct perf_calib *k, struct 
 	}
 	bd->dp_comm = pc->worst_dp;
 	bd->optimizer = pc->worst_opt;
+	if (e->offload.exposed_s > 0) {
+		/* ZeRO-Offload: the optimizer time is the offload's */
+		bd->offload = bd->optimizer;
+		bd->optimizer = 0;
+	}
 	bd->overhead += k->step_overhead_s;
 	e->step_time_s = pc->worst_pipe + pc->worst_dp + pc->worst_opt + k->step_overhead_s;
 }
@@ -1258,6 +1287,8 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	for (int r = 0; r < p->n_replicas; r++)
 		replica_eval(&x, r, e, &si, &pc);
 	estimate_notes(&x, &pc, e);
+	if (p->offload == OFFLOAD_OPTIMIZER && pc.opt_st)
+		offload_notes(&x, pc.opt_st, e);
 	breakdown(&pc, k, e);
 	totals(c, x.memo, p, used, x.s, e);
 	return 0;

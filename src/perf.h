@@ -120,6 +120,24 @@ struct perf_stage {
 struct perf_breakdown {
 	double compute, recompute, tp_comm, pp_comm, dp_comm, ep_comm, cp_comm,
 		bubble, optimizer, overhead;
+	double offload;           /* the optimizer offload's exposed time (plan key
+				   * offload; 0 without): in place of the GPU's
+				   * optimizer step; not one of report_time_parts,
+				   * so plans without it report as before */
+};
+
+/* What ZeRO-Offload (plan key offload = optimizer) costs one GPU a step
+ * (perf_offload.c says whence each term); all 0 without it. */
+struct perf_offload {
+	double partition_params;  /* P: parameters of the rank's ZeRO partition */
+	double link_Bps;          /* host link, a direction (PCIe x16 at the GPU's gen) */
+	double d2h_bytes, h2d_bytes; /* over the link, a step */
+	double grad_s;            /* of the gradient copies, exposed */
+	double adam_s;            /* the CPU Adam step and the fp32 -> 16-bit copy */
+	double param_s;           /* the 16-bit partition back to the GPU */
+	double exposed_s;         /* grad_s + adam_s + param_s */
+	double host_bytes_per_gpu, host_bytes_per_node;
+	int gpus_per_node;        /* the stage's GPUs on one node */
 };
 
 struct estimate {
@@ -140,6 +158,8 @@ struct estimate {
 	double worst_over_bytes;                  /* largest overflow, if not */
 	int worst_stage;
 	int slowest_group;
+	struct perf_offload offload;              /* of the stage with the most
+						   * exposed offload time */
 };
 
 /* Estimate plan p of model m on cluster c. calib NULL = defaults. The plan

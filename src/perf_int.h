@@ -430,6 +430,11 @@ struct stage_ctx {
 	double bw_hbm;           /* achieved HBM bandwidth, bytes/s */
 };
 
+/* perf_offload.c: what ZeRO-Offload costs x's stage a step into *o, with
+ * the stage's backward of bwd_s a micro-batch (what the gradient copies
+ * hide behind under overlap_comm); o all 0 unless the plan offloads. */
+void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offload *o);
+
 /* perf.c: x's plan settings (fw, tp_ov, grad_ov, param_ov, grad_fp32);
  * perf_comm.c's stage functions call it when x->fw is NULL (an estimate
  * whose stages all come from the memo never needs them). */

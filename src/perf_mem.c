@@ -337,6 +337,18 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 		gbytes = p->zero <= 1 ? gb * whole : 2 * shard;
 		obytes = 12 * (p->zero == 0 ? whole : shard);
 	}
+	/* ZeRO-Offload (plan key offload): the fp32 master partition and
+	 * Adam's two moments live in pinned host memory (DeepSpeed
+	 * stage_1_and_2.py @edaa7221 L489-499: the fp32 partition is made on
+	 * device "cpu"; DeepSpeedCPUAdam's state beside it). What stays on the
+	 * GPU is counted as without it: the 16-bit parameters and the
+	 * gradient terms above. Simplified: DeepSpeed also keeps the fp32
+	 * gradient partition on the host, where the ZeRO-2 term above still
+	 * holds it on the GPU (4 B a partition parameter, an over-count), and
+	 * adds one GPU buffer of the largest parameter's size
+	 * (temp_grad_buffer_for_gpu_offload, L585-593), not counted. */
+	if (p->offload == OFFLOAD_OPTIMIZER)
+		obytes = 0;
 	*w = wbytes;
 	*g = gbytes;
 	*o = obytes;

@@ -173,6 +173,9 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 
 static const char *const master_names[] = { "sharded", "replicated" };
 static const char *const loss_names[] = { "fused", "eager" };
+/* the offload key's values: DeepSpeed's offload_optimizer.device is
+ * "none" or "cpu" (hetplan models "cpu"; "nvme", ZeRO-Infinity, is not) */
+static const char *const offload_names[] = { "none", "optimizer" };
 /* Megatron-Core's --moe-token-dispatcher-type values hetplan costs
  * (transformer_config.py @d98e8a64 L891; its third, allgather, has no
  * cost model here) */
@@ -212,6 +215,23 @@ const char *plan_loss_name(enum hp_loss l)
 {
 	assert((unsigned)l < HP_ARRAY_LEN(loss_names));
 	return loss_names[l];
+}
+
+const char *plan_offload_name(enum hp_offload o)
+{
+	assert((unsigned)o < HP_ARRAY_LEN(offload_names));
+	return offload_names[o];
+}
+
+int plan_offload_parse(const char *s, enum hp_offload *out)
+{
+	int v = fields_name_index(offload_names, (int)HP_ARRAY_LEN(offload_names), s);
+	if (v < 0 && hp_strieq(s, "cpu"))
+		v = OFFLOAD_OPTIMIZER;   /* DeepSpeed's own word for it */
+	if (v < 0)
+		return -1;
+	*out = (enum hp_offload)v;
+	return 0;
 }
 
 int plan_loss_parse(const char *s, enum hp_loss *out)
@@ -305,6 +325,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	if (a->mbs != b->mbs || a->gbs != b->gbs || a->seq_len != b->seq_len ||
 	    a->precision != b->precision || a->recompute != b->recompute ||
 	    a->loss != b->loss || a->master != b->master || a->zero != b->zero ||
+	    a->offload != b->offload ||
 	    a->schedule != b->schedule || a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
 	    a->etp != b->etp || strcmp(a->pp_layout, b->pp_layout) != 0 ||
 	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas ||
@@ -423,6 +444,7 @@ FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_ROWS, framework_name,
 FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_name,
 	    plan_recompute_parse);
 FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
+FIELDS_ENUM(static, offload_enum, enum hp_offload, 2, plan_offload_name, plan_offload_parse);
 FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
 FIELDS_ENUM(static, dispatch_enum, enum hp_moe_dispatch, MOE_DISPATCH_COUNT,
 	    plan_moe_dispatch_name, plan_moe_dispatch_parse);
@@ -520,6 +542,24 @@ static const struct hp_field plan_field_list[] = {
 		 "master weights and the fp32 and bf16 gradients are whole on every "
 		 "data-parallel rank and only Adam's moments are sharded, 12 bytes per "
 		 "parameter plus 8 divided by the data-parallel degree." },
+	/* DeepSpeed's zero_optimization.offload_optimizer.device (none, cpu;
+	 * deepspeed/runtime/zero/offload_config.py @edaa7221); "cpu" is taken
+	 * as a synonym */
+	{ .key = "offload", .flag = "offload", .kind = FK_ENUM, .off = PF(offload),
+	  .enm = &offload_enum, .flags = FF_OMIT_ZERO,
+	  .help = "optimizer on the host CPU (DeepSpeed ZeRO-Offload); absent: none",
+	  .doc = "Where the optimizer runs (default `none`: on the GPU). `optimizer` is "
+		 "DeepSpeed's ZeRO-Offload (`zero_optimization.offload_optimizer` {device: "
+		 "cpu, pin_memory: true}; `cpu` is accepted for it): the fp32 master weights "
+		 "and Adam's two moments of each rank's ZeRO partition leave the GPU for pinned "
+		 "host memory and DeepSpeedCPUAdam steps them on the CPU. The estimate charges "
+		 "the gradient copies to the host (and, with gradient accumulation, their "
+		 "round trip every micro-batch), the CPU Adam step over the host's memory "
+		 "bandwidth and the 16-bit parameters' copy back, each over the GPU's PCIe "
+		 "link (docs/model.md, Optimizer offload), and notes the host memory "
+		 "a node needs. Needs `--framework deepspeed` and zero 1, 2 or 3; "
+		 "Megatron-Core's `--optimizer-cpu-offload` is not modelled (refused). "
+		 "The planner does not search it." },
 	{ .key = "schedule", .flag = "schedule", .kind = FK_CUSTOM, .off = PF(schedule),
 	  .custom = &sched_custom, .help = "pipeline schedule", .arg = "1f1b|interleaved:{V}",
 	  .doc = "Pipeline schedule (default 1f1b). `interleaved:`{V} gives each stage {V} "
@@ -952,6 +992,37 @@ int plan_framework_model(enum hp_framework f, const struct model_spec *m, const 
 			  "layers (%s)", ctx, framework_name(f), m->name, m->moe.experts, with);
 }
 
+/* The offload key: DeepSpeed's ZeRO-Offload only. DeepSpeed accepts
+ * offload_optimizer at ZeRO 1, 2 and 3 (stage_1_and_2.py and stage3.py
+ * @edaa7221 read zero_optimization.offload_optimizer); at ZeRO 0 there is no
+ * ZeRO optimizer to offload. Megatron-Core has its own CPU offload
+ * (--optimizer-cpu-offload, megatron/training/arguments.py @d98e8a64
+ * L2918: HybridDeviceOptimizer, with --optimizer-offload-fraction and
+ * --overlap-cpu-optimizer-d2h-h2d), a different schedule hetplan does not
+ * model: refused rather than costed as DeepSpeed's. */
+static int validate_offload(const struct plan *p, const char *ctx, struct hp_err *err)
+{
+	if (p->offload == OFFLOAD_NONE)
+		return 0;
+	if (p->framework != FW_DEEPSPEED)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload optimizer needs --framework deepspeed (DeepSpeed's "
+				  "ZeRO-Offload, zero_optimization.offload_optimizer device cpu), not "
+				  "%s; Megatron-Core's --optimizer-cpu-offload runs another schedule, "
+				  "which hetplan does not model",
+				  ctx, framework_name(p->framework));
+	if (p->zero < 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload optimizer needs zero 1, 2 or 3 (DeepSpeed offloads "
+				  "the ZeRO optimizer's partition; zero 0 has none)", ctx);
+	if (p->master == MASTER_REPLICATED)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload optimizer keeps the fp32 master weights sharded on "
+				  "the host: master \"replicated\" (DeepSpeed's BF16 optimizer) "
+				  "cannot offload", ctx);
+	return 0;
+}
+
 /* The settings against the model: batch, master layout, cp and ep. */
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
@@ -968,6 +1039,8 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
 				  ctx, p->zero);
+	if (validate_offload(p, ctx, err) < 0)
+		return -1;
 	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: recompute_layers %d needs recompute full (it says how many "

@@ -45,6 +45,12 @@ enum hp_loss { LOSS_FUSED, LOSS_EAGER };
  * (8 B/param / dp). ZeRO 2 and 3 shard gradients and master weights, so
  * only MASTER_SHARDED applies there. */
 enum hp_master { MASTER_SHARDED, MASTER_REPLICATED };
+/* Where the optimizer runs (the offload key). OFFLOAD_NONE: on the GPU.
+ * OFFLOAD_OPTIMIZER: DeepSpeed's ZeRO-Offload (zero_optimization
+ * .offload_optimizer {device: cpu}): the fp32 master weights and Adam's
+ * moments of the rank's ZeRO partition live in pinned host memory and
+ * DeepSpeedCPUAdam steps them on the CPU (perf_offload.c). */
+enum hp_offload { OFFLOAD_NONE, OFFLOAD_OPTIMIZER };
 /* MoE token dispatch, one value per cost model (perf_comm.c
  * ep_dispatch_time): NCCL's all-to-all, one network copy per routed
  * expert (Megatron-Core --moe-token-dispatcher-type alltoall); the flex
@@ -82,6 +88,7 @@ struct plan {
 	int flash;            /* fused flash attention (default on) */
 	enum hp_loss loss;    /* how the cross-entropy is computed (default fused) */
 	enum hp_master master; /* fp32 master layout (default sharded) */
+	enum hp_offload offload; /* optimizer on the GPU or the host (default none) */
 	enum hp_framework framework; /* what runs it (default FW_ANY) */
 	/* Overlaps: -1 = the framework's default, 0 off, 1 on. Read them
 	 * through plan_tp_overlap() and friends. */
@@ -189,6 +196,8 @@ const char *plan_recompute_name(enum hp_recompute r);
 /* "none", "selective", "full", "selective-op" (alias "op"). */
 int plan_recompute_parse(const char *s, enum hp_recompute *out);
 const char *plan_loss_name(enum hp_loss l);
+const char *plan_offload_name(enum hp_offload o);
+int plan_offload_parse(const char *s, enum hp_offload *out);
 int plan_loss_parse(const char *s, enum hp_loss *out);
 const char *plan_master_name(enum hp_master m);
 int plan_master_parse(const char *s, enum hp_master *out);

@@ -80,6 +80,23 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 	for (int i = 0; i < np; i++)
 		cJSON_AddNumberToObject(bd, time_parts[i].key,
 					report_part_value(&time_parts[i], &e->bd));
+	if (e->offload.exposed_s > 0) {
+		/* ZeRO-Offload (plan key offload): its own line, written only
+		 * when the plan offloads, and what it rests on */
+		cJSON_AddNumberToObject(bd, "offload", e->bd.offload);
+		const struct perf_offload *f = &e->offload;
+		cJSON *oo = cJSON_AddObjectToObject(o, "offload");
+		cJSON_AddNumberToObject(oo, "partition_params", f->partition_params);
+		cJSON_AddNumberToObject(oo, "host_link_bytes_per_s", f->link_Bps);
+		cJSON_AddNumberToObject(oo, "d2h_bytes", f->d2h_bytes);
+		cJSON_AddNumberToObject(oo, "h2d_bytes", f->h2d_bytes);
+		cJSON_AddNumberToObject(oo, "grad_copies_exposed_s", f->grad_s);
+		cJSON_AddNumberToObject(oo, "cpu_adam_s", f->adam_s);
+		cJSON_AddNumberToObject(oo, "param_copy_s", f->param_s);
+		cJSON_AddNumberToObject(oo, "exposed_s", f->exposed_s);
+		cJSON_AddNumberToObject(oo, "host_bytes_per_gpu", f->host_bytes_per_gpu);
+		cJSON_AddNumberToObject(oo, "host_bytes_per_node", f->host_bytes_per_node);
+	}
 	cJSON *mem = cJSON_AddArrayToObject(o, "memory");
 	for (int i = 0; i < e->n_stages; i++) {
 		const struct perf_stage *s = &e->stages[i];

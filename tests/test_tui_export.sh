@@ -105,8 +105,12 @@ cmp "$tmp/plan1.sh" "$tmp/cli-1.sh" && ok || bad "plan 1's Slurm script differs"
 # the what-if view: plan 1 edited to an estimate-only framework
 keys ex E
 wait_for ex "What if: #1" || bad "E did not open the plan editor"
-i=0
-while [ $i -lt 14 ]; do keys ex j; i=$((i + 1)); done
+# to the framework row, found on the screen (the plan keys start on line
+# 4; counting rows broke when a key was added above it)
+row=$(screen ex | awk '/^ framework / { print NR; exit }')
+i=4
+keys ex g
+while [ "$i" -lt "${row:-4}" ]; do keys ex j; i=$((i + 1)); done
 i=0
 while [ $i -lt 12 ] && ! screen ex | grep -qE "^[ *]framework +internlm"; do
 	keys ex l

@@ -205,6 +205,9 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	printf("                   tp %.3f  pp %.3f  dp %.3f  cp %.3f  ep %.3f  other %.3f\n",
 	       e->bd.tp_comm, e->bd.pp_comm, e->bd.dp_comm, e->bd.cp_comm, e->bd.ep_comm,
 	       e->bd.overhead);
+	if (e->offload.exposed_s > 0)
+		printf("                   offload %.3f (optimizer on the host CPU)\n",
+		       e->bd.offload);
 	/* OTHER is every byte of TOTAL not in the four columns before it
 	 * (buffers, workspace, the CUDA context), so the row adds up. */
 	printf("\n  %-5s %-5s %-14s %3s %-9s %10s %10s %10s %10s %10s %10s %s\n", "GROUP", "STAGE",
@@ -337,6 +340,21 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		if (gn)
 			printf("  note: %s: the gradient reduce is charged after each backward, "
 			       "exposed (--grad-overlap on if the run turns it on)\n", gn);
+		const struct perf_offload *f = &e->offload;
+		if (f->exposed_s > 0) {
+			char hb[32], nb2[32], db[32], ub[32];
+			printf("  note: offload optimizer (DeepSpeed ZeRO-Offload): the host needs %s "
+			       "a GPU, %s a node of %d GPUs (fp32 master, Adam moments and "
+			       "gradients, pinned 16-bit buffers), beside the GPU's memory above\n",
+			       hp_fmt_bytes(hb, sizeof hb, f->host_bytes_per_gpu),
+			       hp_fmt_bytes(nb2, sizeof nb2, f->host_bytes_per_node), f->gpus_per_node);
+			printf("  note: offload exposed %.3f s a step: gradient copies %.3f s (%s to "
+			       "the host, %s back over PCIe at %.1f GB/s), CPU Adam %.3f s, "
+			       "parameters back %.3f s\n",
+			       f->exposed_s, f->grad_s, hp_fmt_bytes(db, sizeof db, f->d2h_bytes),
+			       hp_fmt_bytes(ub, sizeof ub, f->h2d_bytes), f->link_Bps / 1e9, f->adam_s,
+			       f->param_s);
+		}
 	}
 }
 

@@ -1,0 +1,129 @@
+/* perf_offload.c — DeepSpeed's ZeRO-Offload (plan key offload =
+ * optimizer): what the optimizer's move to the host costs a step.
+ *
+ * What DeepSpeed does (deepspeedai/DeepSpeed @edaa7221, 2026,
+ * deepspeed/runtime/zero/stage_1_and_2.py; v0.7.1 @dce3acaa, the 2022
+ * release, has the same paths at stage_1_and_2.py L1027-1084 and
+ * L1178-1190), for the P parameters of a rank's ZeRO partition:
+ *  - the fp32 master partition and its fp32 gradient are allocated on the
+ *    CPU, pinned (L489-499, initialize_optimizer_states L837-844), with a
+ *    pinned 16-bit copy of the partition (param_buffer_of_bit16_for_cpu_
+ *    offload_groups); DeepSpeedCPUAdam keeps Adam's two fp32 moments on
+ *    the CPU beside them;
+ *  - with gradient accumulation, every micro-batch copies each partition
+ *    parameter's accumulated 16-bit gradient from pinned host memory to
+ *    the GPU and adds the new one (from the second micro-batch on), then
+ *    copies the sum back (async_accumulate_grad_in_cpu_via_gpu, L1516-
+ *    1560; copy_grads_in_partition, L1650-1666): 2 B x P host-to-device
+ *    and 2 B x P device-to-host a micro-batch (4 B in an fp32 run);
+ *  - on the last micro-batch the gradient also goes to the fp32 buffer on
+ *    the host, converted on the GPU (async_inplace_copy_grad_to_fp32_
+ *    buffer_from_gpu, L1590-1605): 4 B x P device-to-host;
+ *  - these copies are issued after each bucket's reduce, on the reduction
+ *    stream under overlap_comm (beside the backward) and on the compute
+ *    stream without it (reduce_ipg_grads, L1719-1729);
+ *  - step(): DeepSpeedCPUAdam over the partition (csrc/includes/
+ *    cpu_adam.h Step_AVX: reads the fp32 gradient, both moments and the
+ *    parameter, writes the parameter and the moments: 28 B of host memory
+ *    traffic a parameter), then the fp32 parameters are copied into the
+ *    pinned 16-bit buffer (4 B read, 2 B written) and from there to the GPU
+ *    (L2338-2341): P x 2 B host-to-device, before the partitions'
+ *    all-gather. Nothing overlaps the step: the ZeRO-Offload paper's
+ *    one-step delayed parameter update (Ren et al. 2021, arXiv 2101.06840,
+ *    Sec. 5.2) is not DeepSpeed's default and is not modelled.
+ *
+ * The costs. The host link is the GPU's PCIe link at x16 (comm.h
+ * comm_pcie_Bps: about 12 GB/s a direction at Gen3, 25.6 at Gen4, 51.2 at
+ * Gen5): the catalog has no lane count, and a desktop that splits its
+ * x16 slot into x8/x8 for two GPUs gets half (simplified: not modelled).
+ * The two directions of one rank's copies are issued on one stream, so
+ * they add. The CPU Adam step is bound by host memory bandwidth (its
+ * arithmetic is a few vector FMAs, a square root and a division per
+ * element: far below what even an 8-core desktop's AVX2 units retire at
+ * the bandwidth), each rank's share being HOST_MEM_BPS_PER_GPU. */
+#include "perf_int.h"
+
+#include "comm.h"
+
+#include <string.h>
+
+/* Host memory bandwidth per GPU a node hosts, bytes/s: the STREAM-class
+ * bandwidth of the node's DRAM divided by its GPUs, every rank's CPU Adam
+ * stepping at once. A desktop with two GPUs and dual-channel DDR4-3200
+ * (51.2 GB/s peak, about 40 GB/s sustained): 20 GB/s a GPU; DGX-2, the
+ * ZeRO-Offload paper's host (2 x Xeon Platinum 8168, 12 channels of
+ * DDR4-2666, 256 GB/s peak, about 200 sustained, 16 GPUs): 12.5; DGX A100
+ * (2 x EPYC 7742, 16 channels DDR4-3200, 410 GB/s peak, about 290
+ * sustained, 8 GPUs): 36; DGX H100 (2 x Xeon 8480C, 16 channels
+ * DDR5-4800, 614 GB/s peak, about 450 sustained, 8 GPUs): 56. Range 12-56
+ * GB/s; 20 is the desktop and the middle of the lower servers (the
+ * platforms' memory datasheets; sustained taken as about 0.75-0.8 of
+ * peak, STREAM triad class). A node constant, not fitted: hetplan's
+ * catalog describes no host. */
+#define HOST_MEM_BPS_PER_GPU 20e9
+/* Host memory traffic of DeepSpeedCPUAdam per fp32 parameter: read the
+ * gradient, the two moments and the parameter, write the parameter and
+ * the moments (cpu_adam.h Step_AVX), 7 x 4 B. */
+#define CPU_ADAM_BYTES_PER_PARAM 28.0
+/* DeepSpeed's reduce_bucket_size default, elements (deepspeed/runtime/
+ * zero/config.py @edaa7221 L113, 5e8): the last bucket of a backward is
+ * reduced, and its partition copied, after the backward has ended. */
+#define DS_REDUCE_BUCKET_ELEMS 5e8
+
+void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offload *o)
+{
+	const struct plan *p = x->p;
+	memset(o, 0, sizeof *o);
+	if (p->offload != OFFLOAD_OPTIMIZER)
+		return;
+	/* the rank's partition: the dense parameters over DP x CP, the
+	 * experts over their own DP group (as perf.c's optimizer step) */
+	double P = x->params / (double)(x->dp * x->cp) +
+		   (x->eparams ? x->eparams / (double)perf_expert_dp(x) : 0);
+	int fp32 = p->precision == HP_FP32 || p->precision == HP_TF32;
+	double elt = fp32 ? 4 : 2;   /* the model's gradient and parameter dtype */
+	int m = x->mb > 0 ? x->mb : 1;
+	double link = comm_pcie_Bps(x->g->pcie_gen);
+	o->link_Bps = link;
+	o->partition_params = P;
+	/* Per micro-batch: the accumulation round trip when there is more
+	 * than one micro-batch (no host-to-device on the first), and on the
+	 * last the fp32 gradient. */
+	double ga_d2h = m > 1 ? elt * P : 0, ga_h2d = m > 1 ? elt * P : 0;
+	o->d2h_bytes = m * ga_d2h + 4 * P;
+	o->h2d_bytes = (m - 1) * ga_h2d + elt * P;
+	/* Exposure of one micro-batch's copies of c seconds. Without
+	 * overlap_comm they run on the compute stream: all of c. With it,
+	 * beside the backward, except the last bucket's share f of the
+	 * stage's parameters, whose reduce and copy come after the backward
+	 * has ended; the rest hides when the backward is long enough. */
+	double f = 1;
+	if (plan_grad_overlap(p)) {
+		double whole = x->params + x->eparams;
+		f = whole > DS_REDUCE_BUCKET_ELEMS ? DS_REDUCE_BUCKET_ELEMS / whole : 1;
+	}
+	double c_mid = (ga_d2h + ga_h2d) / link, c_first = ga_d2h / link;
+	double c_last = (ga_d2h + ga_h2d + 4 * P) / link;
+	if (m == 1)
+		c_last = 4 * P / link;
+	double e_mid = f * c_mid + HP_MAX(0.0, (1 - f) * c_mid - bwd_s);
+	double e_first = f * c_first + HP_MAX(0.0, (1 - f) * c_first - bwd_s);
+	double e_last = f * c_last + HP_MAX(0.0, (1 - f) * c_last - bwd_s);
+	o->grad_s = m == 1 ? e_last : e_first + (m - 2) * e_mid + e_last;
+	/* The step: CPU Adam, then fp32 -> 16-bit into the pinned buffer
+	 * (4 B read + elt written), then the 16-bit partition to the GPU. */
+	o->adam_s = P * (CPU_ADAM_BYTES_PER_PARAM + 4 + elt) / HOST_MEM_BPS_PER_GPU;
+	o->param_s = elt * P / link;
+	o->exposed_s = o->grad_s + o->adam_s + o->param_s;
+	/* Host memory a GPU needs: fp32 master, two fp32 moments and the fp32
+	 * gradient partition, the pinned 16-bit parameter buffer, and with
+	 * gradient accumulation the 16-bit accumulated gradients. */
+	o->host_bytes_per_gpu = P * (4 + 8 + 4 + elt + (m > 1 ? elt : 0));
+	/* the GPUs of the stage on one node (a pipeline's other stages on
+	 * the same node are not added: simplified) */
+	int on_node = x->tp * x->cp * x->dp;
+	if (on_node > x->pl->gpus_per_node)
+		on_node = x->pl->gpus_per_node;
+	o->gpus_per_node = on_node;
+	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
+}
