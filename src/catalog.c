@@ -371,6 +371,24 @@ static const struct hp_field model_field_list[] = {
 	  .help = "biases on the QKV projection only (Qwen); default false" },
 	{ .key = "dropout", .kind = FK_BOOL, .off = MF(dropout), .label = "Dropout",
 	  .help = "dropout masks kept for backward; default false" },
+	/* Both from the model code (huggingface/transformers activations.py
+	 * NewGELUActivation; models/gpt_bigcode/modeling_gpt_bigcode.py
+	 * @00574544 upcast_masked_softmax): perf_compute.c hf_eager_bytes. */
+	{ .key = "gelu_new", .kind = FK_BOOL, .off = MF(gelu_new), .flags = FF_OMIT_ZERO,
+	  .label = "GeLU as gelu_new",
+	  .help = "GeLU as HF's gelu_new, eight eager kernels (GPT-2); default false",
+	  .doc = "The MLP's GeLU is Hugging Face's `gelu_new` (NewGELUActivation: the tanh "
+		 "formula as eight eager PyTorch kernels, as GPT-2's configs name it); "
+		 "counted under `--framework hf-transformers` and the other eager rows. "
+		 "Default false: one GeLU kernel." },
+	{ .key = "attn_softmax_fp32", .kind = FK_BOOL, .off = MF(attn_softmax_fp32),
+	  .flags = FF_OMIT_ZERO, .label = "Softmax in fp32",
+	  .help = "unfused attention casts the scores to fp32 for the softmax (GPTBigCode); "
+		  "default false",
+	  .doc = "The unfused attention casts the 16-bit scores to fp32 for the scale, mask "
+		 "and softmax and back (GPTBigCode's `attention_softmax_in_fp32`, true in "
+		 "its configs); counted under `--framework hf-transformers` and the other "
+		 "eager rows with `--attention unfused`. Default false." },
 	{ .key = "embedding_norm", .kind = FK_BOOL, .off = MF(embedding_norm),
 	  .label = "Embedding norm",
 	  .help = "a norm after the embedding (BLOOM); default false" },

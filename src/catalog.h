@@ -96,6 +96,14 @@ struct model_spec {
 	 * table is still trained (vocab x hidden parameters, gradients and
 	 * optimizer state) and the output layer is hidden x task_head. */
 	int task_head;
+	/* The model code's eager ops where a framework runs it eagerly
+	 * (framework.h eager_modules; perf_compute.c hf_eager_bytes):
+	 * gelu_new, the GeLU as Hugging Face's NewGELUActivation (the tanh
+	 * formula in eight PyTorch kernels; GPT-2's configs), and
+	 * attn_softmax_fp32, the unfused attention's scores cast to fp32
+	 * for the softmax and back (GPTBigCode's attention_softmax_in_fp32).
+	 * 0 = one GeLU kernel, a 16-bit softmax. */
+	int gelu_new, attn_softmax_fp32;
 	enum hp_norm norm;
 	enum hp_pos position;
 	struct moe_spec moe;

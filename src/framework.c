@@ -370,6 +370,44 @@
  *    reshard_after_forward False by default (MoEParallelizerConfig), a
  *    ZeRO-2 layout, where the dense path reshards (ZeRO-3); the default
  *    stage here is the dense one, and a MoE plan names its --zero.
+ *  - hf-transformers (estimate-only): the Hugging Face Trainer with
+ *    PyTorch DDP (torchrun --nproc_per_node N run_clm.py ...) running a
+ *    transformers model's eager modeling code, as the BLMLI (GPT-2,
+ *    mli/transformers-benchmarks) and BLFC (GPTBigCode SantaCoder,
+ *    Naman-ntc/FastCode) rows ran it. Data parallelism only: the Trainer
+ *    wraps the model in torch DistributedDataParallel and has no tensor
+ *    or pipeline parallel degree of its own (dp_only: plan_validate
+ *    refuses TP or PP above 1, exit 3). DDP reduces gradient buckets from
+ *    autograd hooks during the backward (grad_overlap; the Trainer skips
+ *    the reduce on the other micro-batches with no_sync), buckets of
+ *    bucket_cap_mb 25 MiB (TrainingArguments.ddp_bucket_cap_mb unset:
+ *    torch's default) of fp32 gradients: 25 x 2^20 / 4 elements. Under
+ *    --bf16 or --fp16 the Trainer keeps the weights, gradients and AdamW
+ *    in fp32 and runs the forward under torch.autocast (amp_autocast:
+ *    compute_loss_context_manager, autocast_smart_context_manager), so
+ *    the gradients are reduced in fp32 (grad_reduce_fp32 1). DDP copies
+ *    each gradient into its bucket, divides it by the world size and
+ *    copies the result back (gradient_as_bucket_view False, the
+ *    Trainer's default): three passes, as apex's (ddp_copy_passes 3).
+ *    ZeRO: a Trainer run with --deepspeed is DeepSpeed's engine with the
+ *    model in 16 bits (no autocast): the deepspeed row, whose config
+ *    defaults it keeps; this row is ZeRO 0 only (zero_stages 1).
+ *    Gradient checkpointing (--gradient_checkpointing) recomputes whole
+ *    blocks: recompute full; runs_on.c refuses selective. The model code
+ *    (perf_compute.c eager_layer_kernels, layer_ew_bytes, hf_eager_bytes):
+ *    huggingface/transformers models/gpt2/modeling_gpt2.py @0010f602 and
+ *    models/gpt_bigcode/modeling_gpt_bigcode.py @00574544: Conv1D /
+ *    nn.Linear with the bias in addmm (bias bytes counted), one c_attn
+ *    GEMM for q, k and v (eager_fused_qkv), _split_heads' permuted q, k,
+ *    v copied by torch.matmul (eager_qkv_copies), separate LayerNorm,
+ *    dropout and residual-add kernels, eager scores (scale, causal
+ *    torch.where, additive mask, softmax, dropout). The optimizer step
+ *    (torch AdamW over fp32 parameters, with the clip) is not counted
+ *    from the code: FW_OPT_BYTES_DEFAULT. Attention kernels through
+ *    attn_implementation "flash_attention_2" or SDPA: FlashAttention-2
+ *    class (attn_gen3 0), Ampere or newer (flash_sm80). No MoE layers in
+ *    the row's counts (moe 0). Launch refuses it (estimate-only): no
+ *    TrainingArguments key list is pinned in tests/data yet.
  */
 #include "framework.h"
 
@@ -491,6 +529,25 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON,
 			   .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 			   .zero_fsdp_default = 1, .moe = 1, .flash_sm80 = 1 },
+	/* HF Trainer + DDP + eager transformers models: see the notes above;
+	 * every field named. */
+	[FW_HF] = { .id = FW_HF, .name = "hf-transformers",
+		    .display = "HF Trainer + transformers (eager, DDP)", .abbrev = "hf",
+		    .tp_overlap = 0, .grad_overlap = 1, .param_overlap = 0,
+		    .grad_reduce_fp32 = 1, .attn_gen3 = 0,
+		    .source = "huggingface/transformers trainer.py, models/gpt2/modeling_gpt2.py "
+			      "@0010f602, models/gpt_bigcode/modeling_gpt_bigcode.py @00574544; "
+			      "torch DistributedDataParallel defaults",
+		    .pp_scatter_gather = 0, .pp_blocking = 0, .eager_modules = 1,
+		    .eager_qkv_copies = 1, .ddp_bucket_elems = 25.0 * 1024 * 1024 / 4,
+		    .ddp_copy_passes = 3, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+		    .zero1_bcast = 0, .ep_overlap = 0, .ep_dispatch_dedup = 0, .fp8_params = 0,
+		    .pp_partitioned = 0, .grad_overlap_min_zero = 0, .zero0_copy_passes = 0,
+		    .zero_stages = 1, .zero_fsdp_default = 0,
+		    .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+		    .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
+		    .eager_fused_qkv = 1, .eager_mask_mul = 0, .unfused_only = 0, .flash_sm80 = 1,
+		    .no_sp = 1, .moe = 0, .dp_only = 1, .amp_autocast = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
@@ -502,6 +559,19 @@ const struct framework_info *framework_get(enum hp_framework f)
 }
 
 const char *framework_name(enum hp_framework f) { return framework_get(f)->name; }
+
+int framework_layout_refusal(enum hp_framework f, int tp, int pp, char *why, size_t n)
+{
+	const struct framework_info *r = framework_get(f);
+	if (!r->dp_only || (tp <= 1 && pp <= 1))
+		return 0;
+	if (n)
+		snprintf(why, n, "framework %s runs data parallelism only (%s: no tensor or "
+			 "pipeline parallel degree), not %s %d: use --tp 1 --pp 1, or a framework "
+			 "with %s", r->name, r->display, tp > 1 ? "TP" : "PP", tp > 1 ? tp : pp,
+			 tp > 1 ? "tensor parallelism" : "pipeline parallelism");
+	return -1;
+}
 
 /* ParamBcastSyncHandler (internlm/solver/optimizer/utils.py @01e7fd61)
  * walks the model's blocks in order and gives each rank whole parameter

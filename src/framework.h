@@ -26,7 +26,10 @@
  * running the 2019 Megatron-LM copy in DeepSpeedExamples, eager layer
  * code (the BLDSV rows). FW_AUTOMODEL: NVIDIA-NeMo/Automodel's FSDP2
  * recipes with Transformer Engine attention, grouped-GEMM experts and the
- * DeepEP dispatcher (the BLAM rows; framework.c). */
+ * DeepEP dispatcher (the BLAM rows; framework.c). FW_HF: the Hugging Face
+ * Trainer (PyTorch DDP, torch autocast under --bf16/--fp16) running a
+ * transformers model's eager modeling code (the BLMLI and BLFC rows; a
+ * Trainer run with --deepspeed is the deepspeed row: framework.c). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -48,6 +51,8 @@ enum hp_framework {
 				      * Megatron-LM of DeepSpeedExamples */
 	FW_AUTOMODEL,                /* estimate-only: NeMo AutoModel (FSDP2, TE
 				      * kernels, DeepEP dispatch) */
+	FW_HF,                       /* estimate-only: the Hugging Face Trainer with
+				      * PyTorch DDP and eager transformers models */
 	FW_ROWS
 };
 
@@ -268,6 +273,18 @@ struct framework_info {
 				    * dp_overlap_default_min_zero, for the
 				    * estimate's notes (framework_grad_overlap_note);
 				    * NULL with it 0 */
+	/* The Hugging Face Trainer's layout and mixed precision (last so the
+	 * rows' positional fields keep their order). */
+	int dp_only;               /* the framework runs data parallelism only: a
+				    * plan with TP or PP above 1 is refused
+				    * (plan_validate, exit 3; runs_on.c), not
+				    * estimated with a warning */
+	int amp_autocast;          /* a 16-bit run keeps fp32 weights and runs the
+				    * forward under torch.autocast: each weight is
+				    * cast to 16 bits every micro-batch and its
+				    * gradient cast back and accumulated in fp32,
+				    * and the eager softmax runs in fp32
+				    * (perf_compute.c hf_eager_bytes) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -362,6 +379,12 @@ const char *framework_grad_overlap_note(enum hp_framework f, int zero);
  * them (perf.c, search_combo.c, search_bound.c). Same precondition on f
  * as framework_get. */
 int framework_dp_reads_mb(enum hp_framework f, int zero);
+/* 0 when f's code runs a plan of tp tensor-parallel ranks and pp
+ * pipeline stages; else -1 and a sentence for the user in why (n bytes:
+ * the framework, the degree, what the framework runs instead) when the
+ * row is dp_only and tp or pp is above 1. plan_validate refuses such a
+ * plan with it (exit 3). Same precondition on f as framework_get. */
+int framework_layout_refusal(enum hp_framework f, int tp, int pp, char *why, size_t n);
 /* framework_get(f)->name (static; same precondition). */
 const char *framework_name(enum hp_framework f);
 

@@ -339,6 +339,113 @@ static double eager_extra_bytes(const struct model_spec *m, const struct plan *p
 	return b;
 }
 
+/* What the Hugging Face Trainer's eager transformers models move beyond
+ * the eager rows' counts above (layer_ew_bytes, eager_extra_bytes), in
+ * bytes per layer on one GPU. layer_ew_bytes returns a forward figure
+ * whose backward is charged twice over (3x in all); each term here is
+ * counted forward and backward pass by pass, less what the eager rows
+ * already charge for the same ops, and entered as a third of that
+ * difference (as eager_extra_bytes). Zero for every row without
+ * eager_modules and amp_autocast and for a model with neither gelu_new
+ * nor attn_softmax_fp32 (framework.h, catalog.h). Each pass is read from
+ * the model code, huggingface/transformers models/gpt2/modeling_gpt2.py
+ * @0010f602 (GPT2Block, GPT2Attention._attn, GPT2MLP), activations.py
+ * @00e12e7c (NewGELUActivation) and models/gpt_bigcode/
+ * modeling_gpt_bigcode.py @00574544 (GPTBigCodeAttention._attn,
+ * upcast_masked_softmax), and from the dtypes torch.autocast gives each
+ * op (its CUDA op lists: addmm, linear, matmul and baddbmm in 16 bits;
+ * layer_norm, softmax and pow in fp32; the rest in the widest input
+ * dtype). Over the GPU's bandwidth at the memory-bound efficiency every
+ * other such pass runs at (layer_cost); no constant of its own.
+ * Backward of an elementwise op: it reads the incoming gradient and what
+ * the op saved (a product both inputs, tanh and softmax their output),
+ * writes one gradient per input; a gradient meeting another dtype is cast.
+ *
+ * Under autocast (amp_autocast, a 16-bit run) the weights are fp32, so
+ *  - the residual stream is fp32 (fp32 embeddings plus 16-bit branch
+ *    outputs). Each LayerNorm runs in fp32: forward read 4, write 4,
+ *    backward read 8, write 4: 20 bytes an element where the eager rows
+ *    charge 3 x 2 eb = 12 (+8). Its fp32 output is cast to 16 bits for
+ *    c_attn or c_fc (read 4, write 2), and the 16-bit input gradient is
+ *    cast back (read 2, write 4): +12. The residual adds (read 4 + 2,
+ *    write 4; backward the branch's gradient cast to 16 bits, 4 + 2: 16)
+ *    against the 18 charged: taken as equal. Per element of T x h:
+ *    2 x (8 + 12) = 40;
+ *  - every weight and bias is cast to 16 bits in each micro-batch's
+ *    forward (read 4, write 2; autocast caches a cast for one autocast
+ *    region, which the Trainer opens per micro-batch in
+ *    compute_loss_context_manager), and its 16-bit gradient is cast back
+ *    (read 2, write 4) and accumulated into the fp32 .grad (read 8, write
+ *    4): 24 bytes a parameter a micro-batch;
+ *  - GPT-2's scores (without attn_softmax_fp32) become fp32 at the
+ *    additive mask (16-bit scores + the fp32 mask GPT2Model builds from
+ *    the Trainer's attention_mask), so the softmax reads and writes fp32
+ *    and .type(value.dtype) casts back: forward and backward, scale 4 + 4,
+ *    torch.where 4 + 4, mask add 6 + 6 (the gradient cast to 16 bits),
+ *    softmax 8 + 12, cast 6 + 6 = 60 bytes a score where the eager rows
+ *    charge 24 (softmax 4 x 3, scale and mask 4 x 3): +36.
+ * With attn_softmax_fp32 (GPTBigCode: 16-bit scores from baddbmm with
+ * the scale in alpha), upcast_masked_softmax is TorchScript: counted as
+ * the fused group its comment intends (the cast, the unscale multiply and
+ * torch.where in one kernel: read 2, write 4; backward read 4, write 2),
+ * then the fp32 softmax (8 + 12) and the cast back (6 + 6): 44 bytes a
+ * score, +20 on the 24 charged. Unfused (no TorchScript fusion) it would
+ * be 76: not counted.
+ * gelu_new (pow, mul, add, mul, tanh, add, mul, mul) in the activation
+ * dtype moves 18 elements forward (1+1, 1+1, 2+1, 1+1, 1+1, 1+1, 1+1,
+ * 2+1) and 23 backward (pow 3, mul 2, add 0, mul 2, tanh 3, add 0, mul 2,
+ * product 5, and two adds summing the input's three gradients, 6): 41
+ * against one GeLU's 6 charged, +35 eb per element of T x ffn. Under
+ * autocast pow runs in fp32 and the chain after it follows in fp32:
+ * forward cast 2 + 4, pow 8, mul 8, add 2 + 4 + 4, mul 8, tanh 8, add 8,
+ * 0.5 x input 2 + 2, product 2 + 4 + 4, c_proj's input cast 4 + 2 (76);
+ * backward that cast 6, product 16, 0.5 x input 4, tanh 12, mul 8, the
+ * add's gradient to the 16-bit input cast 6, mul 8, pow 12, the first
+ * cast 6, the input's gradient sums 12 (90): 166 against 12, +154. */
+static double hf_eager_bytes(const struct model_spec *m, int layer, const struct plan *p, int tp,
+			     double T, double s, double *scores)
+{
+	const struct framework_info *fw = framework_get(p->framework);
+	double eb = perf_act_elem_bytes(p), t = tp, b = 0;
+	int amp = fw->amp_autocast && eb == 2;
+	*scores = 0;
+	if (!fw->eager_modules || model_layer_is_moe(m, layer))
+		return 0;
+	double Th = T * m->hidden / (p->sp ? t : 1);
+	if (amp) {
+		double total, active, experts;
+		model_layer_params(m, layer, &total, &active, &experts);
+		b += 40.0 / 3 * Th;                /* fp32 LayerNorms and their casts */
+		b += 24.0 / 3 * total / t;         /* weight casts and fp32 .grad */
+	}
+	if (m->gelu_new && !m->gated_mlp)
+		b += (amp ? 154.0 : 35 * eb) / 3 * T * m->ffn / t;
+	if (!p->flash && eb == 2) {
+		double n = (double)m->heads / t * T * s;
+		if (m->attn_softmax_fp32)
+			*scores = n * 20.0 / 3;
+		else if (amp)
+			*scores = n * 36.0 / 3;
+	}
+	return b + *scores;
+}
+
+/* Kernels hf_eager_bytes adds to an eager layer's forward: gelu_new's
+ * seven beyond one GeLU (and its output's cast under autocast); under
+ * autocast the two LayerNorm outputs' casts, a cast of each weight and
+ * bias (4 and 4), and GPT-2's mask add and cast back of the scores. */
+static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
+{
+	const struct framework_info *fw = framework_get(p->framework);
+	int amp = fw->amp_autocast && perf_act_elem_bytes(p) == 2;
+	double n = 0;
+	if (m->gelu_new && !m->gated_mlp)
+		n += 7 + amp;
+	if (amp)
+		n += 2 + 4 + (m->bias ? 4 : 0) + (!p->flash && !m->attn_softmax_fp32 ? 2 : 0);
+	return n;
+}
+
 /* Bytes the layer's memory-bound ops move forward on one GPU, op by op
  * (activations in 16 bits, 4 bytes under fp32/tf32; under sequence
  * parallelism the norms, dropouts and residuals see T/tp tokens). Each
@@ -421,6 +528,9 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 			*scores += n * 4 * eb / 3;
 		b += *scores;
 	}
+	double hf_scores;
+	b += hf_eager_bytes(m, layer, p, tp, T, s, &hf_scores);
+	*scores += hf_scores;
 	return b;
 }
 
@@ -452,7 +562,7 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
 		     (fw->eager_mask_mul ? 3 : 0);
 	if (tp > 1)
 		n += p->sp ? 4 : 2;
-	return n;
+	return n + hf_eager_kernels(m, p);
 }
 
 /* The MoE block of one layer forward (router, dispatch, experts, combine),

@@ -1035,6 +1035,14 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  ctx, p->mbs, p->gbs);
 	if (plan_framework_model(p->framework, m, ctx, err) < 0)
 		return -1;
+	for (int i = 0; i < p->n_replicas; i++) {   /* framework.h dp_only */
+		const struct replica *r = &p->replicas[i];
+		char why[240];
+		for (int s = 0; s < r->n_stages; s++)
+			if (framework_layout_refusal(p->framework, r->stages[s].tp, r->n_stages,
+						     why, sizeof why) < 0)
+				return hp_err_set(err, HP_EXIT_INPUT, "%s: %s", ctx, why);
+	}
 	if (p->master == MASTER_REPLICATED && p->zero >= 2)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",

@@ -20,6 +20,10 @@
  *   llm.c          karpathy/llm.c's train_gpt2.cu @f1e2ace.
  *   deepspeed-0.3  DeepSpeed 0.3.0+7d4d742 running DeepSpeedExamples'
  *                  Megatron-LM @a79272c (the 2019 model code).
+ *   nemo-automodel NVIDIA-NeMo/Automodel @e45812012.
+ *   hf-transformers  the Hugging Face Trainer with torch DDP (torchrun
+ *                  --nproc_per_node N run_clm.py ...) and a transformers
+ *                  model's eager code (framework.c).
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -40,6 +44,7 @@
 #define LLMC B(FW_LLMC)
 #define DS03 B(FW_DEEPSPEED_03)
 #define AM B(FW_AUTOMODEL)
+#define HF B(FW_HF)
 
 struct verdict {
 	unsigned mask;
@@ -454,6 +459,19 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 		deny(v, AM, "ZeRO-0 (DDP) with TP, PP or EP (DDPConfig: data parallelism only)");
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, AM, "selective recomputation (activation_checkpointing is whole-layer)");
+	/* The HF Trainer with DDP (framework.c): FP8 is not a Trainer
+	 * precision flag (--bf16, --fp16, --tf32), --gradient_checkpointing
+	 * recomputes whole blocks, the model code has no context
+	 * parallelism, and a ZeRO stage means --deepspeed: the deepspeed row. */
+	if (p->precision == HP_FP8)
+		deny(v, HF, "FP8 (the Trainer's flags: --bf16, --fp16 or --tf32)");
+	if (!runs_on_zero_ok(FW_HF, p->zero))
+		deny(v, HF, "ZeRO-%d (a Trainer run with --deepspeed: --framework deepspeed)",
+		     p->zero);
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		deny(v, HF, "selective recomputation (--gradient_checkpointing is whole-block)");
+	if (p->cp > 1)
+		deny(v, HF, "context parallelism (CP %d; DDP: one sequence per rank)", p->cp);
 }
 
 /* The estimate-only rows' rules on the layout: TP, PP, SP and the layer
@@ -471,6 +489,8 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 		deny(v, DDP, "TP or PP (apex DDP: data parallelism only)");
 	if (rep->stages[0].tp > 1 || pp > 1)
 		deny(v, LLMC, "TP or PP (llm.c: data parallelism only)");
+	if (rep->stages[0].tp > 1 || pp > 1)
+		deny(v, HF, "TP or PP (the HF Trainer with DDP: data parallelism only)");
 	if (pp > 1)
 		deny(v, DS03, "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)");
 	if (rep->stages[0].tp > 1 && p->sp && framework_get(FW_DEEPSPEED_03)->no_sp)

@@ -2980,7 +2980,8 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
  *    reduce is ZeRO-2's, grad_overlap_min_zero) and stage1.py gathers
  *    the parameters after optimizer.step(): off only.
  *    NeMo AutoModel: FSDP2 as torchtitan, and enable_async_tensor_parallel
- *    (its async TP) is opt-in (framework.c).
+ *    (its async TP) is opt-in (framework.c). hf-transformers: torch DDP
+ *    always reduces its buckets during the backward; no TP, no sharding.
  * Values outside the mask are the framework's default (framework.c). */
 static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_ANY] = { 3, 3, 3 },
@@ -2994,6 +2995,7 @@ static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_LLMC] = { 1, 2, 1 },
 	[FW_DEEPSPEED_03] = { 1, 1, 1 },
 	[FW_AUTOMODEL] = { 3, 2, 2 },
+	[FW_HF] = { 1, 2, 1 },
 };
 
 /* The values key k may take in plan p: those the framework allows where

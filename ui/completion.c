@@ -19,9 +19,11 @@
 
 enum value_kind { V_NONE, V_FILE, V_MODEL, V_GPU, V_WORDS, V_NUMBER };
 
-/* The longest word list a synopsis gives one option ("--algo
- * auto|ring|tree|nvls|nvls_tree|pat" is 30 bytes); longer is cut. */
-#define WORDS_MAX 128
+/* The longest word list one option takes ("--algo
+ * auto|ring|tree|nvls|nvls_tree|pat" is 30 bytes; the framework rows'
+ * names, from the plan key's enum, 143 with hf-transformers); longer
+ * is cut. */
+#define WORDS_MAX 256
 
 /* The value words usage gives option name ("[--format table|json]" ->
  * "table json") into buf; 0 when the synopsis shows no such list: the
