@@ -366,6 +366,7 @@ static void core_save(const struct stage_ctx *x, struct stage_comp *c)
 	c->moe_fwd = x->moe_fwd;
 	c->moe_bwd = x->moe_bwd;
 	c->moe_expert_fwd = x->moe_expert_fwd;
+	c->ep_one = x->ep_one;
 	c->act = x->act;
 	c->act_work = x->act_work;
 	c->params = x->params;
@@ -387,6 +388,7 @@ static void core_load(struct stage_ctx *x, const struct stage_comp *c)
 	x->moe_fwd = c->moe_fwd;
 	x->moe_bwd = c->moe_bwd;
 	x->moe_expert_fwd = c->moe_expert_fwd;
+	x->ep_one = c->ep_one;
 	x->act = c->act;
 	x->act_work = c->act_work;
 	x->params = c->params;
@@ -487,7 +489,7 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
 		if (x->ep_ov) {
 			/* the EP time of this rank and micro-batch count, and
 			 * the total as stage_front sums it */
-			ps->t_ep = perf_stage_ep(x, NULL);
+			ps->t_ep = perf_stage_ep_again(x);
 			stage_total(ps);
 		}
 		return;

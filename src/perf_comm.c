@@ -573,6 +573,20 @@ int perf_expert_dp(const struct stage_ctx *x)
 	return de > 0 ? (int)de : 1;
 }
 
+/* The stage's EP time per micro-batch from one dispatch's time `one`:
+ * its passes exposed in full, or as the EP overlap exposes them. With the
+ * MoE layer recomputed (op-level selective), the recompute's dispatch and
+ * combine are charged in line: the overlap pairs a forward with a
+ * backward, not a recompute (simplified: Megatron-Core may hide part of
+ * it too). */
+static double ep_time_of(const struct stage_ctx *x, double one)
+{
+	double n = x->ckpt ? 6 : 4;
+	int ov = plan_ep_overlap_on(x->p, x->pp);
+	return ov ? (ep_overlap_exposed(x, one) + (x->ckpt ? 2 * one : 0)) * x->moe_layers
+		  : one * n * x->moe_layers;
+}
+
 /* Expert parallelism: dispatch and combine all-to-alls, forward and
  * backward (and the forward's again under full recompute), exposed in
  * full unless the plan's framework overlaps them (ep_overlap_exposed).
@@ -581,6 +595,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 {
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
+	x->ep_one = 0;
 	if (p->ep <= 1 || !x->moe_layers)
 		return 0;
 	struct perf_group ge;
@@ -594,17 +609,27 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	 * top_k copies of hidden elements each, at every etp */
 	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) / x->tp;
 	double one = ep_dispatch_time(x, &ge, bytes, &cr);
-	double n = x->ckpt ? 6 : 4;
-	int ov = plan_ep_overlap_on(p, x->pp);
-	/* With the MoE layer recomputed (op-level selective), the recompute's
-	 * dispatch and combine are charged in line: the overlap pairs a
-	 * forward with a backward, not a recompute (simplified: Megatron-Core
-	 * may hide part of it too). */
-	double t_ep = ov ? (ep_overlap_exposed(x, one) + (x->ckpt ? 2 * one : 0)) * x->moe_layers
-			 : one * n * x->moe_layers;
+	x->ep_one = one;
+	double n = x->ckpt ? 6 : 4, t_ep = ep_time_of(x, one);
 	note_comm(e, DIM_EP, COMM_ALLTOALL, bytes, n * x->moe_layers * x->mb, &ge, &cr,
 		  one * n * x->moe_layers * x->mb, t_ep * x->mb);
 	return t_ep;
+}
+
+/* A stage core's dispatch time (ep_one) is a function of the core key:
+ * ep_dispatch_time reads the stage's pool and its DP peer (other_pool),
+ * the EP and expert-TP degrees, the TP degree, the plan's precision,
+ * micro-batch size, CP, dispatcher and framework, the sequence and the
+ * model, all in struct stage_key, and not the DP degree (make_group's
+ * share is 0), the micro-batches, the rank nor the depth. A core hit
+ * under the EP overlap ran all of perf_stage_ep again, the dispatch's
+ * group and collective lookup included (issue 13, twenty-fifth round:
+ * 282K calls, 0.2G instructions of the Mixtral 8x22B deadline search). */
+double perf_stage_ep_again(struct stage_ctx *x)
+{
+	if (x->p->ep <= 1 || !x->moe_layers)
+		return 0;
+	return ep_time_of(x, x->ep_one);
 }
 
 /* Whether the hand-off between stages i and i + 1 of x's replica leaves a

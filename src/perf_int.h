@@ -168,6 +168,7 @@ struct stage_comp {
 	double fwd, bwd, rc, host_stall, attn_fwd, attn_bwd_ratio, gemm_fwd;
 	double act, act_work, params, eparams, unit, bw_hbm;
 	double moe_fwd, moe_bwd, moe_expert_fwd;   /* perf_stage_ep's, after a core hit */
+	double ep_one;   /* perf_stage_ep's one dispatch (stage_ctx.ep_one) */
 	int moe_layers;
 };
 struct stage_core {
@@ -424,6 +425,9 @@ struct stage_ctx {
 	double moe_expert_fwd;   /* s, of moe_fwd: the routed experts' grouped
 				  * GEMMs (what the EP overlap's middle phase
 				  * runs beside two all-to-alls; perf_comm.c) */
+	double ep_one;           /* s, one dispatch all-to-all of the stage, set
+				  * by perf_stage_ep (0 without EP) for
+				  * perf_stage_ep_again */
 	double act, act_work;    /* bytes kept per micro-batch; one layer's working set */
 	double params, eparams;  /* non-expert and expert parameters on this GPU */
 	double unit;             /* the largest unit ZeRO-3 gathers whole */
@@ -506,6 +510,12 @@ double perf_stage_cp(struct stage_ctx *x, struct estimate *e);
 void perf_expert_layout(const struct stage_ctx *x, int *ep_per_node, int *edp_per_node);
 int perf_expert_dp(const struct stage_ctx *x);
 double perf_stage_ep(struct stage_ctx *x, struct estimate *e);
+/* perf_stage_ep's value, to the bit, from the dispatch time x->ep_one
+ * that perf_stage_ep left for the same stage core (struct stage_key with
+ * the DP degree, the micro-batches, the rank and the depth cleared: the
+ * dispatch reads none of them), at x's rank, micro-batches and depth:
+ * only the EP overlap's exposure reads those. Notes nothing. */
+double perf_stage_ep_again(struct stage_ctx *x);
 double perf_stage_pp(struct stage_ctx *x, struct estimate *e);
 /* Exposed DP time per step (s), after the stage's last backward. */
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e);

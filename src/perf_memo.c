@@ -590,6 +590,15 @@ static int coll_hit(const struct memo_coll *e, struct comm_result *r)
 int perf_memo_coll(struct perf_memo *mo, const struct perf_group *g, enum comm_coll op,
 		   double bytes, struct comm_result *r)
 {
+	/* A reduce-scatter is the all-gather's entry: comm.c costs the two
+	 * alike (the same algorithms offered, algos_allowed; the same steps,
+	 * latencies and bus factor, comm_busbw_factor and ring_time; nothing
+	 * else reads the collective), so comm_time gives the same bits for
+	 * both. ZeRO-3's DP terms ask both of each group at one size
+	 * (perf_comm.c perf_stage_dp). test_perf_memo
+	 * reduce_scatter_costs_as_all_gather holds comm.c to it. */
+	if (op == COMM_REDUCESCATTER)
+		op = COMM_ALLGATHER;
 	uint64_t bits;
 	memcpy(&bits, &bytes, sizeof bits);
 	uint64_t shape0 = (uint64_t)(uint32_t)g->ranks | (uint64_t)(uint32_t)g->ranks_per_node << 32;

@@ -3308,6 +3308,7 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	int total = 0;
 	for (int i = 0; i < c->n_pools; i++) {
 		x.cap[i] = c->pools[i].nodes * c->pools[i].gpus_per_node;
+		x.priced[i] = (unsigned char)(pool_price_known(&c->pools[i]) != 0);
 		total += x.cap[i];
 	}
 	x.exhaustive = total <= 16;

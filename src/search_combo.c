@@ -27,6 +27,7 @@ struct split_in {
 	/* capacity_decided's sums: count_i / B_i, count_i A_i / B_i,
 	 * count_i q_i, count_i 1e-9 */
 	double s1, s2, cq, c9;
+	double abs_s2;   /* fabs(s2), once a split */
 	int whole;   /* every group runs its q at the first T tried, so at
 		      * every later one */
 };
@@ -65,7 +66,7 @@ static long groups_capacity(const struct split_in *g, double T, long *k)
  * halves the same way. */
 static int capacity_decided(const struct split_in *g, double T, long M)
 {
-	double f = T * g->s1 - g->s2, slack = 1e-9 * (T * g->s1 + fabs(g->s2)) + 1e-9;
+	double f = T * g->s1 - g->s2, slack = 1e-9 * (T * g->s1 + g->abs_s2) + 1e-9;
 	if (f + g->c9 + slack < (double)M)
 		return 0;
 	if (g->whole && f - g->cq - slack >= (double)M)
@@ -193,6 +194,7 @@ static int split_batch(struct group_in *gr, int n, long M)
 			g.c9 += g.count[i] * 1e-9;
 			g.whole &= klo[i] >= g.q[i];
 		}
+		g.abs_s2 = fabs(g.s2);
 		kend = split_bisect(&g, M, lo, hi, buf);
 	}
 	/* kend: groups_capacity's micro-batches at the split's T (each at
@@ -352,11 +354,11 @@ static int combo_groups(struct ctx *x, const struct gset *g, const struct layout
 static int bounds_screened(struct ctx *x, double lb, double t, double usd, int priced,
 			   double margin)
 {
-	int kept = 0;
-	for (const struct ctx *y = x; y; y = y->glob)
-		kept |= y->n_top > 0;
-	if (!kept)
-		return 0;
+	const struct ctx *y = x;
+	while (y && y->n_top <= 0)
+		y = y->glob;
+	if (!y)
+		return 0;   /* nothing kept */
 	/* sure to miss the deadline or the budget (or unpriced): it can
 	 * only be a nearest miss, which is reported only when no plan is
 	 * kept, and a plan is kept here */
@@ -399,8 +401,7 @@ static void combo_price_of(const struct ctx *x, const int *used, struct combo_pr
 		const struct pool *pl = &x->c->pools[p];
 		if (!used[p])
 			continue;
-		if (!pool_price_known(pl))
-			priced = 0;
+		priced &= x->priced[p];
 		usd_h += (used[p] + pl->gpus_per_node - 1) / pl->gpus_per_node * pl->usd_per_node_h;
 	}
 	pr->usd_h = usd_h;

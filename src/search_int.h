@@ -52,6 +52,9 @@ struct ctx {
 	int seq;
 	double tokens;
 	int cap[HP_MAX_POOLS];    /* GPUs available per pool */
+	/* pool_price_known of each pool, once a search (try_combo's price
+	 * asked it about 3M times a Mixtral 8x22B deadline search) */
+	unsigned char priced[HP_MAX_POOLS];
 	int exhaustive;
 	double mem_miss;          /* nearest memory miss: need / capacity */
 	char mem_desc[320];

@@ -701,6 +701,98 @@ TEST(collective_second_level_equals_a_miss)
 	free(warm);
 }
 
+/* A reduce-scatter looked up as the all-gather of the same group and
+ * size (perf_memo.c perf_memo_coll; issue 13, twenty-fifth round). The
+ * fact it rests on is comm.c's: comm_time gives the two collectives the
+ * same bits (time, algorithm, protocol, status) on every group. Checked
+ * on groups of the links of five pools (NVSwitch with NVLS, NVSwitch
+ * without, PCIe, a GB200 NVLink domain, an H100 pool at another site
+ * over a WAN link), 2 to 512 ranks, 1 to 8 a node, with and without a
+ * shared spine, from 16 bytes to 4 GiB: the answers must span more than
+ * one algorithm and protocol (or the sizes would not reach comm.c's
+ * branches). Then the memo's side: on one thread, each size of a group
+ * in a node asked as all-gather, reduce-scatter, all-reduce and
+ * all-to-all in turn must give comm_time's answer for that collective
+ * on the group perf_memo.c builds (its link, ranks and the cluster's
+ * oversubscription); all-reduce and all-to-all differ from the
+ * all-gather there, so a key that folded them too would fail. */
+static int coll_same(const struct comm_result *a, int ra, const struct comm_result *b, int rb)
+{
+	return a->time_s == b->time_s && a->algo == b->algo && a->proto == b->proto && ra == rb;
+}
+
+TEST(reduce_scatter_costs_as_all_gather)
+{
+	struct cluster c;
+	cluster_init(&c);
+	if (add_pool(&c, "8x8xH100-SXM,site=east") < 0 ||
+	    add_pool(&c, "8x8xA100-SXM4-40GB,site=east") < 0 ||
+	    add_pool(&c, "8x8xL40S,site=east") < 0 || add_pool(&c, "4x72xGB200,site=east") < 0 ||
+	    add_pool(&c, "8x8xH100-SXM,site=west") < 0)
+		return;
+	const struct model_spec *m = cases[0].m;
+	struct perf_memo *mo = perf_memo_open(&c, m, perf_calib_default());
+	static const int ranks[] = { 2, 3, 8, 16, 64, 512 }, rpn[] = { 1, 2, 4, 8 };
+	int bad = 0, asked = 0, algos = 0, protos = 0;
+	for (int a = 0; a < c.n_pools; a++)
+		for (int b = a; b <= a + 1; b++)   /* alone, and with the next pool (4 with 0: WAN) */
+			for (size_t i = 0; i < HP_ARRAY_LEN(ranks); i++)
+				for (size_t j = 0; j < HP_ARRAY_LEN(rpn); j++)
+					for (int os = 1; os <= 2; os++)
+						for (int e = 4; e <= 32; e += 2) {
+							struct comm_group g =
+								perf_memo_link(mo, a, b % c.n_pools)->base;
+							g.ranks = ranks[i];
+							g.ranks_per_node = HP_MIN(rpn[j], ranks[i]);
+							g.oversub = os;
+							struct comm_result ra, rr;
+							double bytes = ldexp(1.0, e);
+							int ca = comm_time(&g, COMM_ALLGATHER, bytes, COMM_ALGO_AUTO,
+									   COMM_PROTO_AUTO, &ra, NULL);
+							int cr = comm_time(&g, COMM_REDUCESCATTER, bytes,
+									   COMM_ALGO_AUTO, COMM_PROTO_AUTO, &rr,
+									   NULL);
+							bad += !coll_same(&ra, ca, &rr, cr);
+							algos |= 1 << ra.algo;
+							protos |= 1 << ra.proto;
+							asked++;
+						}
+	CHECK(asked > 5000);
+	CHECK(bad == 0);
+	CHECK(__builtin_popcount((unsigned)algos) >= 2);
+	CHECK(__builtin_popcount((unsigned)protos) >= 2);
+	/* the memo: one thread, four collectives a size */
+	static const enum comm_coll ops[] = { COMM_ALLGATHER, COMM_REDUCESCATTER, COMM_ALLREDUCE,
+					      COMM_ALLTOALL };
+	int wrong = 0, differ = 0, n = 0;
+	for (int a = 0; a < 4; a++)
+		for (int r = 2; r <= 8; r *= 2)
+			for (int e = 10; e <= 30; e += 4) {
+				struct perf_group pg = { a, a, r, r, 0, perf_memo_link(mo, a, a) };
+				struct comm_group g = pg.link->base;
+				g.ranks = r;
+				g.ranks_per_node = r;
+				g.oversub = c.oversub;
+				double bytes = ldexp(1.0, e) * 1.25;
+				double t_ag = 0;
+				for (size_t o = 0; o < HP_ARRAY_LEN(ops); o++) {
+					struct comm_result rm, rd;
+					int cm = perf_memo_coll(mo, &pg, ops[o], bytes, &rm);
+					int cd = comm_time(&g, ops[o], bytes, COMM_ALGO_AUTO,
+							   COMM_PROTO_AUTO, &rd, NULL);
+					wrong += !coll_same(&rm, cm, &rd, cd);
+					if (o == 0)
+						t_ag = rd.time_s;
+					else if (o >= 2)
+						differ += rd.time_s != t_ag;
+				}
+				n++;
+			}
+	CHECK(n == 4 * 3 * 6);
+	CHECK(wrong == 0);
+	CHECK(differ == 2 * n);
+}
+
 /* perf_stage_times of case k's plan with every stage at layers [a, b],
  * by a new thread (an empty memo): the records-only path computed from
  * nothing a probe before it left. */
@@ -1834,6 +1926,7 @@ int main(void)
 	RUN(stage_core_under_ep_overlap_reads_rank_and_micro_batches);
 	RUN(stage_core_at_another_depth_under_ep);
 	RUN(collective_second_level_equals_a_miss);
+	RUN(reduce_scatter_costs_as_all_gather);
 	RUN(zero3_dp_at_one_micro_batch_equals_a_miss);
 	RUN(pipeline_node_edge);
 	RUN(stage_record_spares_are_clean);
