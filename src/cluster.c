@@ -594,7 +594,7 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: unknown key '%s' (known: %s)",
 				  spec, kv, known);
 	}
-	char want[160];
+	char want[FIELDS_WANT_MAX];
 	if (fields_parse_text(f, p, eq, want, sizeof want) < 0)
 		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s, got '%s'", spec,
 				  kv, want, eq);

@@ -165,7 +165,10 @@ int fields_parse_text(const struct hp_field *f, void *base, const char *s, char 
 		      size_t n);
 
 /* What a value of f looks like, for messages: CLI style (quoted 0) or JSON
- * style (quoted 1: "\"fused\" or \"eager\""). Returns buf. */
+ * style (quoted 1: "\"fused\" or \"eager\""). Returns buf. Every caller's
+ * buffer is FIELDS_WANT_MAX bytes, which test_fields checks against the
+ * longest "want" of every table (the framework list grows with its rows). */
+#define FIELDS_WANT_MAX 512
 const char *fields_want(const struct hp_field *f, int quoted, char *buf, size_t n);
 
 /* Direct access for editors that parse themselves (the TUI). */

@@ -652,6 +652,61 @@ TEST(pool_spec_keys_follow_the_table)
 	}
 }
 
+
+/* Every caller of fields_want / fields_parse_text holds FIELDS_WANT_MAX
+ * bytes. The enum lists grow with their tables (the framework list was
+ * 152 bytes unquoted and 176 quoted with its 14th row, past the 160 the
+ * --flag parser then held, and the plan-file message cut the last name
+ * off). Each table's longest "want", CLI and JSON style, must fit with
+ * its terminating zero, and the framework list must end with the last
+ * row of the framework table, hf-transformers (src/framework.c). */
+static size_t longest_want(const struct hp_field_table *t, const char **which)
+{
+	size_t most = 0;
+	char buf[4096];
+	for (int i = 0; i < t->n; i++) {
+		const struct hp_field *f = &t->f[i];
+		if (f->kind == FK_OBJECT && f->sub) {
+			size_t n = longest_want(f->sub, which);
+			most = n > most ? n : most;
+			continue;
+		}
+		for (int quoted = 0; quoted < 2; quoted++) {
+			size_t n = strlen(fields_want(f, quoted, buf, sizeof buf));
+			if (n > most) {
+				most = n;
+				*which = f->key ? f->key : f->flag;
+			}
+		}
+	}
+	return most;
+}
+
+TEST(every_want_fits_its_buffer)
+{
+	const struct hp_field_table *tables[] = { &plan_fields, &model_fields, &moe_fields,
+						  &mla_fields, &pool_fields, &pool_nodes,
+						  &fabric_fields, &workload_fields, &ws_serve_fields,
+						  cluster_pool_spec_fields() };
+	for (size_t i = 0; i < HP_ARRAY_LEN(tables); i++) {
+		const char *which = "";
+		size_t n = longest_want(tables[i], &which);
+		if (n + 1 > FIELDS_WANT_MAX)
+			T_FAILF("table %s: \"%s\" wants %zu bytes, FIELDS_WANT_MAX is %d",
+				tables[i]->name, which, n + 1, FIELDS_WANT_MAX);
+	}
+	const struct hp_field *fw = fields_find_key(&plan_fields, "framework");
+	CHECK(fw != NULL);
+	if (fw) {
+		char want[FIELDS_WANT_MAX];
+		struct plan p;
+		plan_init(&p);
+		CHECK(fields_parse_text(fw, &p, "no-such-framework", want, sizeof want) < 0);
+		size_t n = strlen(want);
+		CHECK(n > 15 && !strcmp(want + n - 15, "hf-transformers"));
+	}
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -678,6 +733,7 @@ int main(void)
 	RUN(fields_doc_json);
 	RUN(cluster_pool_keys_follow_the_table);
 	RUN(pool_spec_keys_follow_the_table);
+	RUN(every_want_fits_its_buffer);
 	catalog_done(&cat);
 	return t_done("fields");
 }

@@ -82,7 +82,7 @@ int cli_plan_flag(const char *cmd, int opt, const char *arg, struct plan *p,
 {
 	const struct hp_field *d;
 	void *base;
-	char want[160];
+	char want[FIELDS_WANT_MAX];
 	switch (opt) {
 	case 'c': f->in.cluster_file = arg; return 1;
 	case 'm': f->in.model_arg = arg; return 1;

@@ -414,7 +414,7 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 	struct pool *p = cur_pool(t);
 	struct cluster *c = &t->ws.cluster;
 	struct search_opts *o = &t->ws.opts;
-	char want[96];
+	char want[FIELDS_WANT_MAX];
 	switch (f->id) {
 	case PF_NAME: {
 		/* Spaces around a name are dropped: a plan label is the pool
