@@ -173,7 +173,25 @@ struct mtab {
 	 * ordered_at and ub_least visit only those positions instead of
 	 * testing every count and skipping the others */
 	unsigned amask[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS + 1];
+	/* deadline: the free and paid segments of every count merged, as the
+	 * merges of free_at (fmerge: by coefficient, then count, a count's
+	 * free segment first) and joint_lb_eq (emerge: by coefficient, free
+	 * segments first, then count) take them; an entry is the count j,
+	 * plus SEG_PAID for its paid segment, with its coefficient in
+	 * fmcoef / emcoef (merge_orders). Both lists are sorted by those
+	 * keys, so the merges visit the segments present in this order, and
+	 * the bounds walk it skipping the absent ones, one bit test each,
+	 * where they advanced two lists and compared their heads. */
+	unsigned char fmerge[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
+	unsigned char emerge[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
+	double fmcoef[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
+	double emcoef[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
 };
+
+/* A paid segment's mark in fmerge / emerge, and the shift of the paid
+ * counts' mask in a segment mask (seg_mask): bits 0-31 the free
+ * segments, 32-63 the paid ones. */
+#define SEG_PAID 32
 
 /* amask, and the count masks of struct segs and struct eq_segs, hold a
  * bit per count in an unsigned */
@@ -411,23 +429,20 @@ static double free_at(const struct bb *b, int t, double need, long left,
 	 * count) merged with the paid ones, also in that order at mult[t]
 	 * (b->mt->mult_order); on equal coefficients the lower count first, a
 	 * count's free segment before its paid one: the order of a stable
-	 * sort of the segments by coefficient */
+	 * sort of the segments by coefficient, b->mt->fmerge[t] */
 	double L = b->mt->mult[t] * need, g = 0, room = (double)left;
-	const int *ord = b->mt->mult_order[t], *fo = b->mt->forder[t];
-	const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
-	int pa = 0, fa = 0;
-	while (room > 0) {
-		while (pa < m->n && !(sg->pm >> ord[pa] & 1))
-			pa++;
-		while (fa < m->n && !(sg->fm >> fo[fa] & 1))
-			fa++;
-		double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
-		int take_free = fa < m->n && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
-		double cj = take_free ? fc[fa] : pc;
+	const unsigned char *mo = b->mt->fmerge[t];
+	const double *mc = b->mt->fmcoef[t];
+	uint64_t act = sg->fm | (uint64_t)sg->pm << SEG_PAID;
+	for (int a = 0, na = 2 * m->n; a < na && room > 0; a++) {
+		int c = mo[a];
+		if (!(act >> c & 1))
+			continue;
+		double cj = mc[a];
 		if (!(cj < 0))
 			break;
-		int j = take_free ? fo[fa++] : ord[pa++];
-		double y = min2(take_free ? sg->flen[j] : sg->plen[j], room);
+		int j = c & (SEG_PAID - 1);
+		double y = min2(c & SEG_PAID ? sg->plen[j] : sg->flen[j], room);
 		L += cj * y;
 		g += m->r[j] * y;
 		room -= y;
@@ -532,24 +547,21 @@ static double joint_lb_eq(const struct bb *b, const struct eq_segs *e, long S)
 	if (room0 < 0 || (double)room0 > e->cap)
 		return HUGE_VAL;
 	double best = -HUGE_VAL;
+	uint64_t act = e->fm | (uint64_t)e->pm << SEG_PAID;
 	for (int t = 0; t < b->mt->n_mult; t++) {
 		double L = b->mt->mult[t] * need, got = 0, room = (double)room0;
-		const int *ord = b->mt->mult_order[t], *fo = b->mt->forder[t];
-		const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
-		int pa = 0, fa = 0;
-		while (room > 0) {
-			while (pa < m->n && !(e->pm >> ord[pa] & 1))
-				pa++;
-			while (fa < m->n && !(e->fm >> fo[fa] & 1))
-				fa++;
-			if (pa >= m->n && fa >= m->n)
-				break;   /* rounding: cap held room0 */
-			double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
-			int take_free = fa < m->n && (pa >= m->n || fc[fa] <= pc);
-			double cj = take_free ? fc[fa] : pc;
-			int j = take_free ? fo[fa++] : ord[pa++];
-			double y = min2(take_free ? flen[j] : plen[j], room);
-			L += cj * y;
+		/* the free and paid segments merged, on equal coefficients the
+		 * free one first (b->mt->emerge); the walk ends with the
+		 * segments (rounding: cap held room0) */
+		const unsigned char *mo = b->mt->emerge[t];
+		const double *mc = b->mt->emcoef[t];
+		for (int a = 0, na = 2 * m->n; a < na && room > 0; a++) {
+			int c = mo[a];
+			if (!(act >> c & 1))
+				continue;
+			int j = c & (SEG_PAID - 1);
+			double y = min2(c & SEG_PAID ? plen[j] : flen[j], room);
+			L += mc[a] * y;
 			got += m->r[j] * y;
 			room -= y;
 		}
@@ -1574,6 +1586,37 @@ static void free_order(const struct bb *b, struct mtab *w, int t)
 	}
 }
 
+/* w->fmerge[t] and w->emerge[t] (struct mtab) from the paid order
+ * (mult_order, mcoef) and the free one (forder, fcoef) at mult[t]: the
+ * merges free_at and joint_lb_eq made at each call, with every segment
+ * present. Each list is sorted by (coefficient, count), so each merge's
+ * result is the list of all segments sorted by its own comparison, and
+ * with some segments absent the merges gave the same list less those. */
+static void merge_orders(const struct bb *b, struct mtab *w, int t)
+{
+	int n = b->m->n;
+	const int *ord = w->mult_order[t], *fo = w->forder[t];
+	const double *pcs = w->mcoef[t], *fc = w->fcoef[t];
+	for (int kind = 0; kind < 2; kind++) {
+		unsigned char *mo = kind ? w->emerge[t] : w->fmerge[t];
+		double *mc = kind ? w->emcoef[t] : w->fmcoef[t];
+		int pa = 0, fa = 0;
+		for (int a = 0; a < 2 * n; a++) {
+			int take_free;
+			if (pa >= n)
+				take_free = 1;
+			else if (fa >= n)
+				take_free = 0;
+			else if (kind)
+				take_free = fc[fa] <= pcs[pa];   /* joint_lb_eq */
+			else
+				take_free = fc[fa] < pcs[pa] || (fc[fa] == pcs[pa] && fo[fa] <= ord[pa]);
+			mc[a] = take_free ? fc[fa] : pcs[pa];
+			mo[a] = (unsigned char)(take_free ? fo[fa++] : ord[pa++] | SEG_PAID);
+		}
+	}
+}
+
 /* The multipliers of joint_lb / joint_ub: 0 and every positive one at
  * which a coefficient changes sign or two coefficients are equal (the
  * deadline's d_j - pi r_j; the budget's r_j - nu d_j), increasing. */
@@ -1629,8 +1672,10 @@ static void joint_mults(struct bb *b, struct mtab *w)
 			int j = ord[k];
 			w->mcoef[t][k] = dl ? b->dcoef[j] - x * m->r[j] : m->r[j] - x * b->dcoef[j];
 		}
-		if (dl)
+		if (dl) {
 			free_order(b, w, t);
+			merge_orders(b, w, t);
+		}
 		for (int i = 0; i <= m->n; i++) {
 			unsigned am = 0;
 			for (int k = 0; k < m->n; k++)
