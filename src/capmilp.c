@@ -222,6 +222,8 @@ struct bb {
 					  * net row (budget, USD/s) of a replica */
 	double seed;          /* a feasible point's value (seed_dive), if have_seed */
 	int have_seed;
+	double cut;           /* cut_at's value: set by cut_set whenever have,
+			       * best_val, have_seed or seed change */
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	/* step - 1 when step is a power of two, else -1 (step_mod); per pool,
@@ -741,6 +743,8 @@ static double step_ub(struct bb *b, int i, const int *u, double slack, long cnt)
 	return fk;
 }
 
+static void cut_set(struct bb *b);
+
 /* A new incumbent. With m->have_stop, once it reaches m->stop no later
  * point can replace it (capmilp.h): the search stops (done). */
 static void offer(struct bb *b, double val)
@@ -748,6 +752,7 @@ static void offer(struct bb *b, double val)
 	const struct capmilp *m = b->m;
 	b->have = 1;
 	b->best_val = val;
+	cut_set(b);
 	memcpy(b->best, b->cur, (size_t)m->n * sizeof *b->cur);
 	if (m->have_stop && (m->kind == CAPMILP_DEADLINE ? val <= m->stop : val >= m->stop))
 		b->done = 1;
@@ -880,13 +885,21 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
  * searched (that point is within the tolerance of the optimum, which is
  * at least as good as the seed), and the answer is the same. Infinite
  * with neither. */
-static double cut_at(const struct bb *b)
+static void cut_set(struct bb *b)
 {
 	if (b->m->kind == CAPMILP_DEADLINE)
-		return min2(b->have ? b->best_val - b->tol : HUGE_VAL,
-			    b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
-	return max2(b->have ? b->best_val + b->tol : -HUGE_VAL,
-		    b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
+		b->cut = min2(b->have ? b->best_val - b->tol : HUGE_VAL,
+			      b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
+	else
+		b->cut = max2(b->have ? b->best_val + b->tol : -HUGE_VAL,
+			      b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
+}
+
+/* The bound cut_set last took (read at every bound test: kept, not
+ * recomputed). */
+static inline double cut_at(const struct bb *b)
+{
+	return b->cut;
 }
 
 /* Can a subtree of bound lb (sub_bound) hold a better point than the
@@ -1183,11 +1196,13 @@ static void seed_dive(struct bb *b)
 	dm.have_stop = 0;   /* the dive looks for its best point */
 	d.m = &dm;
 	d.have = d.have_seed = 0;
+	cut_set(&d);
 	d.limit = d.nodes + CAPMILP_SEED_STEPS;
 	seed_search(&d, 0, G, 0, 0);
 	b->nodes = d.nodes;
 	b->have_seed = d.have;
 	b->seed = d.best_val;
+	cut_set(b);
 }
 
 /* A count vector pt as a seed: 1 with its value in *val when it is
@@ -1525,7 +1540,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
 		/* the child's card_ub, for both its bounds below */
-		double ccard = card_ub(b, i + 1, u, m->max_total - cnt - v);
+		double ccard = b->card_binds ? card_ub(b, i + 1, u, m->max_total - cnt - v) : rest_most;
 		double bnd = sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 0, share_price(b, G2), ccard, NULL,
 					  NULL);
 		if (!seen || (dl ? bnd < best_seen : bnd > best_seen))
@@ -1817,11 +1832,13 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	}
 	b.have_seed = have_hint;
 	b.seed = hint;
+	cut_set(&b);
 	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
 	dfs(&b, 0, G0, 0, 0);
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
 		b.gave_up = b.have = b.done = 0;
+		cut_set(&b);
 		if (dl && greedy_seed(&b, &gval) && (!have_hint || gval < hint)) {
 			have_hint = 1;
 			hint = gval;
@@ -1832,6 +1849,7 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 									 : hint > b.seed))) {
 			b.have_seed = 1;
 			b.seed = hint;
+			cut_set(&b);
 		}
 		dfs(&b, 0, G0, 0, 0);
 	}
