@@ -991,19 +991,34 @@ static double relaxed_child(const struct bb *b, int i, const int *u, const int *
 }
 
 /* The least point of relaxed_child over v in [1, u_i], by halving on
- * its slope (it is convex). */
-static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
+ * its slope (it is convex). A step's pair (mid, mid + 1) often holds a
+ * point of the step before (the last steps, where the interval is two or
+ * three wide): that value is taken again, not computed again (the same
+ * value: relaxed_child reads nothing the halving changes but the joint
+ * bounds' warm starts, which move where their walk starts, not the
+ * largest value it finds). *flo gets relaxed_child at the answer when a
+ * step computed it, else NAN. */
+static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, double rate, long cnt,
+			  double *flo)
 {
-	int lo = 1, hi = u[i];
+	int lo = 1, hi = u[i], va = 0, vb = 0;   /* the last step's points (0: none) */
+	double fa = 0, fb = 0;
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		b->nodes += 2;
-		if (relaxed_child(b, i, u, G, rate, cnt, mid + 1) >=
-		    relaxed_child(b, i, u, G, rate, cnt, mid))
+		double f1 = mid + 1 == va ? fa : mid + 1 == vb ? fb
+				: relaxed_child(b, i, u, G, rate, cnt, mid + 1);
+		double f0 = mid == va ? fa : mid == vb ? fb : relaxed_child(b, i, u, G, rate, cnt, mid);
+		if (f1 >= f0)
 			hi = mid;
 		else
 			lo = mid + 1;
+		va = mid;
+		fa = f0;
+		vb = mid + 1;
+		fb = f1;
 	}
+	*flo = lo == va ? fa : lo == vb ? fb : NAN;
 	return lo;
 }
 
@@ -1027,7 +1042,7 @@ static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, doubl
 struct argmin_slot {
 	unsigned long gen;
 	long cnt, steps;
-	double rate;
+	double rate, fmin;   /* fmin: relaxed_argmin's *flo */
 	int i, vmin;
 	int G[HP_MAX_POOLS];
 };
@@ -1041,11 +1056,11 @@ void capmilp_argmin_memo_set(int on)
 }
 
 static int relaxed_argmin_memo(struct bb *b, int i, const int *u, const int *G, double rate,
-			       long cnt)
+			       long cnt, double *fmin)
 {
 	const struct capmilp *m = b->m;
 	if (argmin_memo_off)
-		return relaxed_argmin(b, i, u, G, rate, cnt);
+		return relaxed_argmin(b, i, u, G, rate, cnt, fmin);
 	uint64_t rb, h = 1469598103934665603ULL;
 	memcpy(&rb, &rate, sizeof rb);
 	h = (h ^ (uint64_t)i) * 1099511628211ULL;
@@ -1058,10 +1073,12 @@ static int relaxed_argmin_memo(struct bb *b, int i, const int *u, const int *G, 
 	    memcmp(&e->rate, &rate, sizeof rate) == 0 &&
 	    memcmp(e->G, G, (size_t)m->np * sizeof *G) == 0) {
 		b->nodes += e->steps;
+		*fmin = e->fmin;
 		return e->vmin;
 	}
 	long n0 = b->nodes;
-	int v = relaxed_argmin(b, i, u, G, rate, cnt);
+	int v = relaxed_argmin(b, i, u, G, rate, cnt, fmin);
+	e->fmin = *fmin;
 	e->gen = b->solve_gen;
 	e->i = i;
 	e->cnt = cnt;
@@ -1090,9 +1107,12 @@ static int first_candidate(struct bb *b, int i, const int *u, const int *G, doub
 	if (isinf(thr))
 		return 0;
 	thr = (m->kind == CAPMILP_DEADLINE ? thr : -thr) + b->tol;
-	int vmin = relaxed_argmin_memo(b, i, u, G, rate, cnt), lo, hi;
+	double fmin;
+	int vmin = relaxed_argmin_memo(b, i, u, G, rate, cnt, &fmin), lo, hi;
 	b->nodes++;
-	if (!(relaxed_child(b, i, u, G, rate, cnt, vmin) < thr))
+	if (isnan(fmin))
+		fmin = relaxed_child(b, i, u, G, rate, cnt, vmin);
+	if (!(fmin < thr))
 		return -1;
 	if (up) {
 		/* decreasing on [1, vmin]: the least v under thr */
@@ -1159,7 +1179,8 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 		last_count(d, i, u[i], G, rate, cnt);
 		return;
 	}
-	int v0 = relaxed_argmin_memo(d, i, u, G, rate, cnt), nv = 0;
+	double f0;
+	int v0 = relaxed_argmin_memo(d, i, u, G, rate, cnt, &f0), nv = 0;
 	int vs[2 * CAPMILP_DIVE_WINDOW + 1];
 	double lbs[2 * CAPMILP_DIVE_WINDOW + 1];
 	for (int v = HP_MAX(1, v0 - CAPMILP_DIVE_WINDOW); v <= HP_MIN(u[i], v0 + CAPMILP_DIVE_WINDOW);
