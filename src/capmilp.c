@@ -189,8 +189,8 @@ struct mtab {
 };
 
 /* A paid segment's mark in fmerge / emerge, and the shift of the paid
- * counts' mask in a segment mask (seg_mask): bits 0-31 the free
- * segments, 32-63 the paid ones. */
+ * counts' mask in the merges' mask of the segments present (act): bits
+ * 0-31 the free segments, 32-63 the paid ones. */
 #define SEG_PAID 32
 
 /* amask, and the count masks of struct segs and struct eq_segs, hold a
@@ -1823,14 +1823,20 @@ static void bb_setup(struct bb *b, struct capmilp *mc, const struct capmilp *m_i
 	}
 }
 
+/* A solve's multipliers and orders (struct mtab, about 170 KB with the
+ * merged orders of 155 multipliers at the largest n), per thread rather
+ * than on the stack: a search on the process's main thread (--threads 1)
+ * runs under the user's stack limit (tests/test_hardening.sh: 256 KB),
+ * and no solve is entered from another on one thread. */
+static _Thread_local struct mtab solve_mt;
+
 static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, double *value)
 {
 	struct bb b;
 	memset(&b, 0, sizeof b);
 	struct capmilp mc = *m_in;
 	const struct capmilp *m = &mc;
-	struct mtab mt;
-	bb_setup(&b, &mc, m_in, &mt);
+	bb_setup(&b, &mc, m_in, &solve_mt);
 	b.solve_gen = ++argmin_gen;   /* never 0: the memo's empty slots */
 	/* most programmes are done in a few hundred steps without a seed;
 	 * the others start again with one (the same answer, cut_at) */
