@@ -173,7 +173,25 @@ struct mtab {
 	 * ordered_at and ub_least visit only those positions instead of
 	 * testing every count and skipping the others */
 	unsigned amask[CAPMILP_MAX_MULT][CAPMILP_MAX_VARS + 1];
+	/* deadline: the free and paid segments of every count merged, as the
+	 * merges of free_at (fmerge: by coefficient, then count, a count's
+	 * free segment first) and joint_lb_eq (emerge: by coefficient, free
+	 * segments first, then count) take them; an entry is the count j,
+	 * plus SEG_PAID for its paid segment, with its coefficient in
+	 * fmcoef / emcoef (merge_orders). Both lists are sorted by those
+	 * keys, so the merges visit the segments present in this order, and
+	 * the bounds walk it skipping the absent ones, one bit test each,
+	 * where they advanced two lists and compared their heads. */
+	unsigned char fmerge[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
+	unsigned char emerge[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
+	double fmcoef[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
+	double emcoef[CAPMILP_MAX_MULT][2 * CAPMILP_MAX_VARS];
 };
+
+/* A paid segment's mark in fmerge / emerge, and the shift of the paid
+ * counts' mask in the merges' mask of the segments present (act): bits
+ * 0-31 the free segments, 32-63 the paid ones. */
+#define SEG_PAID 32
 
 /* amask, and the count masks of struct segs and struct eq_segs, hold a
  * bit per count in an unsigned */
@@ -204,6 +222,8 @@ struct bb {
 					  * net row (budget, USD/s) of a replica */
 	double seed;          /* a feasible point's value (seed_dive), if have_seed */
 	int have_seed;
+	double cut;           /* cut_at's value: set by cut_set whenever have,
+			       * best_val, have_seed or seed change */
 	long nodes, limit;    /* steps: nodes, bound evaluations, last-count values */
 	long step;            /* the sum of the counts a multiple of this (>= 1) */
 	/* step - 1 when step is a power of two, else -1 (step_mod); per pool,
@@ -411,23 +431,20 @@ static double free_at(const struct bb *b, int t, double need, long left,
 	 * count) merged with the paid ones, also in that order at mult[t]
 	 * (b->mt->mult_order); on equal coefficients the lower count first, a
 	 * count's free segment before its paid one: the order of a stable
-	 * sort of the segments by coefficient */
+	 * sort of the segments by coefficient, b->mt->fmerge[t] */
 	double L = b->mt->mult[t] * need, g = 0, room = (double)left;
-	const int *ord = b->mt->mult_order[t], *fo = b->mt->forder[t];
-	const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
-	int pa = 0, fa = 0;
-	while (room > 0) {
-		while (pa < m->n && !(sg->pm >> ord[pa] & 1))
-			pa++;
-		while (fa < m->n && !(sg->fm >> fo[fa] & 1))
-			fa++;
-		double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
-		int take_free = fa < m->n && (fc[fa] < pc || (pa < m->n && fc[fa] == pc && fo[fa] <= ord[pa]));
-		double cj = take_free ? fc[fa] : pc;
+	const unsigned char *mo = b->mt->fmerge[t];
+	const double *mc = b->mt->fmcoef[t];
+	uint64_t act = sg->fm | (uint64_t)sg->pm << SEG_PAID;
+	for (int a = 0, na = 2 * m->n; a < na && room > 0; a++) {
+		int c = mo[a];
+		if (!(act >> c & 1))
+			continue;
+		double cj = mc[a];
 		if (!(cj < 0))
 			break;
-		int j = take_free ? fo[fa++] : ord[pa++];
-		double y = min2(take_free ? sg->flen[j] : sg->plen[j], room);
+		int j = c & (SEG_PAID - 1);
+		double y = min2(c & SEG_PAID ? sg->plen[j] : sg->flen[j], room);
 		L += cj * y;
 		g += m->r[j] * y;
 		room -= y;
@@ -532,24 +549,21 @@ static double joint_lb_eq(const struct bb *b, const struct eq_segs *e, long S)
 	if (room0 < 0 || (double)room0 > e->cap)
 		return HUGE_VAL;
 	double best = -HUGE_VAL;
+	uint64_t act = e->fm | (uint64_t)e->pm << SEG_PAID;
 	for (int t = 0; t < b->mt->n_mult; t++) {
 		double L = b->mt->mult[t] * need, got = 0, room = (double)room0;
-		const int *ord = b->mt->mult_order[t], *fo = b->mt->forder[t];
-		const double *pcs = b->mt->mcoef[t], *fc = b->mt->fcoef[t];
-		int pa = 0, fa = 0;
-		while (room > 0) {
-			while (pa < m->n && !(e->pm >> ord[pa] & 1))
-				pa++;
-			while (fa < m->n && !(e->fm >> fo[fa] & 1))
-				fa++;
-			if (pa >= m->n && fa >= m->n)
-				break;   /* rounding: cap held room0 */
-			double pc = pa < m->n ? pcs[pa] : HUGE_VAL;
-			int take_free = fa < m->n && (pa >= m->n || fc[fa] <= pc);
-			double cj = take_free ? fc[fa] : pc;
-			int j = take_free ? fo[fa++] : ord[pa++];
-			double y = min2(take_free ? flen[j] : plen[j], room);
-			L += cj * y;
+		/* the free and paid segments merged, on equal coefficients the
+		 * free one first (b->mt->emerge); the walk ends with the
+		 * segments (rounding: cap held room0) */
+		const unsigned char *mo = b->mt->emerge[t];
+		const double *mc = b->mt->emcoef[t];
+		for (int a = 0, na = 2 * m->n; a < na && room > 0; a++) {
+			int c = mo[a];
+			if (!(act >> c & 1))
+				continue;
+			int j = c & (SEG_PAID - 1);
+			double y = min2(c & SEG_PAID ? plen[j] : flen[j], room);
+			L += mc[a] * y;
 			got += m->r[j] * y;
 			room -= y;
 		}
@@ -729,6 +743,8 @@ static double step_ub(struct bb *b, int i, const int *u, double slack, long cnt)
 	return fk;
 }
 
+static void cut_set(struct bb *b);
+
 /* A new incumbent. With m->have_stop, once it reaches m->stop no later
  * point can replace it (capmilp.h): the search stops (done). */
 static void offer(struct bb *b, double val)
@@ -736,6 +752,7 @@ static void offer(struct bb *b, double val)
 	const struct capmilp *m = b->m;
 	b->have = 1;
 	b->best_val = val;
+	cut_set(b);
 	memcpy(b->best, b->cur, (size_t)m->n * sizeof *b->cur);
 	if (m->have_stop && (m->kind == CAPMILP_DEADLINE ? val <= m->stop : val >= m->stop))
 		b->done = 1;
@@ -868,13 +885,21 @@ static double sub_bound(const struct bb *b, int i, const int *u, const int *G, d
  * searched (that point is within the tolerance of the optimum, which is
  * at least as good as the seed), and the answer is the same. Infinite
  * with neither. */
-static double cut_at(const struct bb *b)
+static void cut_set(struct bb *b)
 {
 	if (b->m->kind == CAPMILP_DEADLINE)
-		return min2(b->have ? b->best_val - b->tol : HUGE_VAL,
-			    b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
-	return max2(b->have ? b->best_val + b->tol : -HUGE_VAL,
-		    b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
+		b->cut = min2(b->have ? b->best_val - b->tol : HUGE_VAL,
+			      b->have_seed ? b->seed + 2 * b->tol : HUGE_VAL);
+	else
+		b->cut = max2(b->have ? b->best_val + b->tol : -HUGE_VAL,
+			      b->have_seed ? b->seed - 2 * b->tol : -HUGE_VAL);
+}
+
+/* The bound cut_set last took (read at every bound test: kept, not
+ * recomputed). */
+static inline double cut_at(const struct bb *b)
+{
+	return b->cut;
 }
 
 /* Can a subtree of bound lb (sub_bound) hold a better point than the
@@ -966,19 +991,34 @@ static double relaxed_child(const struct bb *b, int i, const int *u, const int *
 }
 
 /* The least point of relaxed_child over v in [1, u_i], by halving on
- * its slope (it is convex). */
-static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, double rate, long cnt)
+ * its slope (it is convex). A step's pair (mid, mid + 1) often holds a
+ * point of the step before (the last steps, where the interval is two or
+ * three wide): that value is taken again, not computed again (the same
+ * value: relaxed_child reads nothing the halving changes but the joint
+ * bounds' warm starts, which move where their walk starts, not the
+ * largest value it finds). *flo gets relaxed_child at the answer when a
+ * step computed it, else NAN. */
+static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, double rate, long cnt,
+			  double *flo)
 {
-	int lo = 1, hi = u[i];
+	int lo = 1, hi = u[i], va = 0, vb = 0;   /* the last step's points (0: none) */
+	double fa = 0, fb = 0;
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 		b->nodes += 2;
-		if (relaxed_child(b, i, u, G, rate, cnt, mid + 1) >=
-		    relaxed_child(b, i, u, G, rate, cnt, mid))
+		double f1 = mid + 1 == va ? fa : mid + 1 == vb ? fb
+				: relaxed_child(b, i, u, G, rate, cnt, mid + 1);
+		double f0 = mid == va ? fa : mid == vb ? fb : relaxed_child(b, i, u, G, rate, cnt, mid);
+		if (f1 >= f0)
 			hi = mid;
 		else
 			lo = mid + 1;
+		va = mid;
+		fa = f0;
+		vb = mid + 1;
+		fb = f1;
 	}
+	*flo = lo == va ? fa : lo == vb ? fb : NAN;
 	return lo;
 }
 
@@ -1002,7 +1042,7 @@ static int relaxed_argmin(struct bb *b, int i, const int *u, const int *G, doubl
 struct argmin_slot {
 	unsigned long gen;
 	long cnt, steps;
-	double rate;
+	double rate, fmin;   /* fmin: relaxed_argmin's *flo */
 	int i, vmin;
 	int G[HP_MAX_POOLS];
 };
@@ -1016,11 +1056,11 @@ void capmilp_argmin_memo_set(int on)
 }
 
 static int relaxed_argmin_memo(struct bb *b, int i, const int *u, const int *G, double rate,
-			       long cnt)
+			       long cnt, double *fmin)
 {
 	const struct capmilp *m = b->m;
 	if (argmin_memo_off)
-		return relaxed_argmin(b, i, u, G, rate, cnt);
+		return relaxed_argmin(b, i, u, G, rate, cnt, fmin);
 	uint64_t rb, h = 1469598103934665603ULL;
 	memcpy(&rb, &rate, sizeof rb);
 	h = (h ^ (uint64_t)i) * 1099511628211ULL;
@@ -1033,10 +1073,12 @@ static int relaxed_argmin_memo(struct bb *b, int i, const int *u, const int *G, 
 	    memcmp(&e->rate, &rate, sizeof rate) == 0 &&
 	    memcmp(e->G, G, (size_t)m->np * sizeof *G) == 0) {
 		b->nodes += e->steps;
+		*fmin = e->fmin;
 		return e->vmin;
 	}
 	long n0 = b->nodes;
-	int v = relaxed_argmin(b, i, u, G, rate, cnt);
+	int v = relaxed_argmin(b, i, u, G, rate, cnt, fmin);
+	e->fmin = *fmin;
 	e->gen = b->solve_gen;
 	e->i = i;
 	e->cnt = cnt;
@@ -1065,9 +1107,12 @@ static int first_candidate(struct bb *b, int i, const int *u, const int *G, doub
 	if (isinf(thr))
 		return 0;
 	thr = (m->kind == CAPMILP_DEADLINE ? thr : -thr) + b->tol;
-	int vmin = relaxed_argmin_memo(b, i, u, G, rate, cnt), lo, hi;
+	double fmin;
+	int vmin = relaxed_argmin_memo(b, i, u, G, rate, cnt, &fmin), lo, hi;
 	b->nodes++;
-	if (!(relaxed_child(b, i, u, G, rate, cnt, vmin) < thr))
+	if (isnan(fmin))
+		fmin = relaxed_child(b, i, u, G, rate, cnt, vmin);
+	if (!(fmin < thr))
 		return -1;
 	if (up) {
 		/* decreasing on [1, vmin]: the least v under thr */
@@ -1134,7 +1179,8 @@ static void seed_search(struct bb *d, int i, const int *G, double rate, long cnt
 		last_count(d, i, u[i], G, rate, cnt);
 		return;
 	}
-	int v0 = relaxed_argmin_memo(d, i, u, G, rate, cnt), nv = 0;
+	double f0;
+	int v0 = relaxed_argmin_memo(d, i, u, G, rate, cnt, &f0), nv = 0;
 	int vs[2 * CAPMILP_DIVE_WINDOW + 1];
 	double lbs[2 * CAPMILP_DIVE_WINDOW + 1];
 	for (int v = HP_MAX(1, v0 - CAPMILP_DIVE_WINDOW); v <= HP_MIN(u[i], v0 + CAPMILP_DIVE_WINDOW);
@@ -1171,11 +1217,13 @@ static void seed_dive(struct bb *b)
 	dm.have_stop = 0;   /* the dive looks for its best point */
 	d.m = &dm;
 	d.have = d.have_seed = 0;
+	cut_set(&d);
 	d.limit = d.nodes + CAPMILP_SEED_STEPS;
 	seed_search(&d, 0, G, 0, 0);
 	b->nodes = d.nodes;
 	b->have_seed = d.have;
 	b->seed = d.best_val;
+	cut_set(b);
 }
 
 /* A count vector pt as a seed: 1 with its value in *val when it is
@@ -1513,7 +1561,7 @@ static void dfs(struct bb *b, int i, const int *G, double rate, long cnt)
 		for (int q = 0; q < m->np; q++)
 			G2[q] = G[q] + v * m->g[i][q];
 		/* the child's card_ub, for both its bounds below */
-		double ccard = card_ub(b, i + 1, u, m->max_total - cnt - v);
+		double ccard = b->card_binds ? card_ub(b, i + 1, u, m->max_total - cnt - v) : rest_most;
 		double bnd = sub_bound_at(b, i + 1, u, G2, rt, cnt + v, 0, share_price(b, G2), ccard, NULL,
 					  NULL);
 		if (!seen || (dl ? bnd < best_seen : bnd > best_seen))
@@ -1574,6 +1622,37 @@ static void free_order(const struct bb *b, struct mtab *w, int t)
 	}
 }
 
+/* w->fmerge[t] and w->emerge[t] (struct mtab) from the paid order
+ * (mult_order, mcoef) and the free one (forder, fcoef) at mult[t]: the
+ * merges free_at and joint_lb_eq made at each call, with every segment
+ * present. Each list is sorted by (coefficient, count), so each merge's
+ * result is the list of all segments sorted by its own comparison, and
+ * with some segments absent the merges gave the same list less those. */
+static void merge_orders(const struct bb *b, struct mtab *w, int t)
+{
+	int n = b->m->n;
+	const int *ord = w->mult_order[t], *fo = w->forder[t];
+	const double *pcs = w->mcoef[t], *fc = w->fcoef[t];
+	for (int kind = 0; kind < 2; kind++) {
+		unsigned char *mo = kind ? w->emerge[t] : w->fmerge[t];
+		double *mc = kind ? w->emcoef[t] : w->fmcoef[t];
+		int pa = 0, fa = 0;
+		for (int a = 0; a < 2 * n; a++) {
+			int take_free;
+			if (pa >= n)
+				take_free = 1;
+			else if (fa >= n)
+				take_free = 0;
+			else if (kind)
+				take_free = fc[fa] <= pcs[pa];   /* joint_lb_eq */
+			else
+				take_free = fc[fa] < pcs[pa] || (fc[fa] == pcs[pa] && fo[fa] <= ord[pa]);
+			mc[a] = take_free ? fc[fa] : pcs[pa];
+			mo[a] = (unsigned char)(take_free ? fo[fa++] : ord[pa++] | SEG_PAID);
+		}
+	}
+}
+
 /* The multipliers of joint_lb / joint_ub: 0 and every positive one at
  * which a coefficient changes sign or two coefficients are equal (the
  * deadline's d_j - pi r_j; the budget's r_j - nu d_j), increasing. */
@@ -1629,8 +1708,10 @@ static void joint_mults(struct bb *b, struct mtab *w)
 			int j = ord[k];
 			w->mcoef[t][k] = dl ? b->dcoef[j] - x * m->r[j] : m->r[j] - x * b->dcoef[j];
 		}
-		if (dl)
+		if (dl) {
 			free_order(b, w, t);
+			merge_orders(b, w, t);
+		}
 		for (int i = 0; i <= m->n; i++) {
 			unsigned am = 0;
 			for (int k = 0; k < m->n; k++)
@@ -1742,14 +1823,20 @@ static void bb_setup(struct bb *b, struct capmilp *mc, const struct capmilp *m_i
 	}
 }
 
+/* A solve's multipliers and orders (struct mtab, about 170 KB with the
+ * merged orders of 155 multipliers at the largest n), per thread rather
+ * than on the stack: a search on the process's main thread (--threads 1)
+ * runs under the user's stack limit (tests/test_hardening.sh: 256 KB),
+ * and no solve is entered from another on one thread. */
+static _Thread_local struct mtab solve_mt;
+
 static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, double *value)
 {
 	struct bb b;
 	memset(&b, 0, sizeof b);
 	struct capmilp mc = *m_in;
 	const struct capmilp *m = &mc;
-	struct mtab mt;
-	bb_setup(&b, &mc, m_in, &mt);
+	bb_setup(&b, &mc, m_in, &solve_mt);
 	b.solve_gen = ++argmin_gen;   /* never 0: the memo's empty slots */
 	/* most programmes are done in a few hundred steps without a seed;
 	 * the others start again with one (the same answer, cut_at) */
@@ -1772,11 +1859,13 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 	}
 	b.have_seed = have_hint;
 	b.seed = hint;
+	cut_set(&b);
 	b.limit = HP_MIN(limit, CAPMILP_QUICK_STEPS);
 	dfs(&b, 0, G0, 0, 0);
 	if (b.gave_up && limit > b.limit) {
 		b.limit = limit;
 		b.gave_up = b.have = b.done = 0;
+		cut_set(&b);
 		if (dl && greedy_seed(&b, &gval) && (!have_hint || gval < hint)) {
 			have_hint = 1;
 			hint = gval;
@@ -1787,6 +1876,7 @@ static int solve_in_order(const struct capmilp *m_in, int *counts, long *nodes, 
 									 : hint > b.seed))) {
 			b.have_seed = 1;
 			b.seed = hint;
+			cut_set(&b);
 		}
 		dfs(&b, 0, G0, 0, 0);
 	}

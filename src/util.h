@@ -136,7 +136,7 @@ char *hp_fmt_count(char *buf, size_t n, double v);         /* "1.2T" */
 /* pthread_create with a stack of HP_THREAD_STACK bytes, whatever the
  * process's default (RLIMIT_STACK, or a C library's own smaller one):
  * a search runs on these threads, and its deepest chain (search_inner's
- * frame of about 470 KB, capmilp's 75 KB below it) must not depend on
+ * frame of about 470 KB; capmilp keeps its 170 KB tables thread-local) must not depend on
  * the user's ulimit. Returns pthread_create's result. */
 #define HP_THREAD_STACK ((size_t)16 << 20)
 int hp_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);

@@ -22,7 +22,9 @@
  *     and without it, the brute-force optimum and random vectors as
  *     hints;
  *   - the deadline's first rung (lambda 0): among optima, exactly the
- *     first vector in the documented order (brute force in that order). */
+ *     first vector in the documented order (brute force in that order);
+ *   - 316 programmes the planner posed, with the answers and steps of
+ *     the solver before the twenty-fifth round's changes: the same. */
 #include <pthread.h>
 #include <stdlib.h>
 #include "t.h"
@@ -928,6 +930,99 @@ TEST(argmin_memo_same_steps)
 	CHECK(long_ones >= 300);
 }
 
+/* Parse one line of tests/data/capmilp_recorded.txt (format in its
+ * header): the programme into m, what the solver of the recording
+ * returned into rc, steps, value and counts. Returns 0, or -1 on a
+ * malformed line. */
+static int parse_recorded(const char *line, struct capmilp *m, int *rc, long *steps,
+			  double *value, int *counts)
+{
+	char *p = (char *)line, *e;
+	memset(m, 0, sizeof *m);
+	m->kind = (int)strtol(p, &e, 10) ? CAPMILP_BUDGET : CAPMILP_DEADLINE;
+	m->n = (int)strtol(p = e, &e, 10);
+	m->np = (int)strtol(p = e, &e, 10);
+	if (e == p || m->n < 1 || m->n > CAPMILP_MAX_VARS || m->np < 1 || m->np > HP_MAX_POOLS)
+		return -1;
+	m->max_total = strtol(p = e, &e, 10);
+	m->total_step = strtol(p = e, &e, 10);
+	m->R = strtod(p = e, &e);
+	m->lambda = strtod(p = e, &e);
+	m->node_limit = strtol(p = e, &e, 10);
+	m->have_stop = (int)strtol(p = e, &e, 10);
+	m->stop = strtod(p = e, &e);
+	m->have_hint = (int)strtol(p = e, &e, 10);
+	for (int i = 0; i < m->n; i++)
+		m->hint[i] = (int)strtol(p = e, &e, 10);
+	for (int i = 0; i < m->n; i++) {
+		m->r[i] = strtod(p = e, &e);
+		m->ub[i] = (int)strtol(p = e, &e, 10);
+		for (int q = 0; q < m->np; q++)
+			m->g[i][q] = (int)strtol(p = e, &e, 10);
+	}
+	for (int q = 0; q < m->np; q++) {
+		m->gpn[q] = (int)strtol(p = e, &e, 10);
+		m->nodes[q] = (int)strtol(p = e, &e, 10);
+		m->usd_node_h[q] = strtod(p = e, &e);
+	}
+	while (*e == ' ')
+		e++;
+	if (*e != '|')
+		return -1;
+	*rc = (int)strtol(p = e + 1, &e, 10);
+	*steps = strtol(p = e, &e, 10);
+	*value = strtod(p = e, &e);
+	for (int i = 0; i < m->n; i++)
+		counts[i] = (int)strtol(p = e, &e, 10);
+	return e == p ? -1 : 0;
+}
+
+/* Changes to the solver's work that keep its search (issue 13, the
+ * twenty-fifth round: the bounds' merged segment orders, the cut kept
+ * in the state, the halving's values taken again) must keep every
+ * step: the steps decide which programmes go to GLPK. 316 programmes
+ * the planner posed (tests/data/capmilp_recorded.txt), with what the
+ * solver of 3da8edf, before those changes, returned: the same return,
+ * steps, value (bit for bit) and counts. Fails when the search cuts
+ * otherwise (checked: a cut left stale after a new incumbent, offer
+ * without cut_set, takes programme 1 from 506 steps to 686). */
+TEST(recorded_programmes)
+{
+	FILE *f = fopen("tests/data/capmilp_recorded.txt", "r");
+	CHECK(f != NULL);
+	char line[8192];
+	int count = 0, bad = 0, restarted = 0, gave_up = 0;
+	while (f && fgets(line, sizeof line, f) && bad <= 5) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		struct capmilp m;
+		int rc0, c0[CAPMILP_MAX_VARS], c1[CAPMILP_MAX_VARS];
+		long s0, s1 = -1;
+		double v0, v1 = 0;
+		if (parse_recorded(line, &m, &rc0, &s0, &v0, c0) < 0) {
+			T_FAILF("capmilp_recorded.txt: malformed line %d", count + 1);
+			break;
+		}
+		count++;
+		restarted += s0 > 128;
+		gave_up += rc0 == -2;
+		int rc1 = capmilp_solve_value(&m, c1, &s1, &v1);
+		if (rc1 != rc0 || s1 != s0 ||
+		    (rc0 == 0 && (memcmp(&v0, &v1, sizeof v0) ||
+				  memcmp(c0, c1, (size_t)m.n * sizeof *c0)))) {
+			T_FAILF("recorded programme %d: recorded rc %d, %ld steps, value %a; now rc %d, "
+				"%ld steps, value %a", count, rc0, s0, rc0 == 0 ? v0 : 0.0, rc1, s1,
+				rc1 == 0 ? v1 : 0.0);
+			bad++;
+		}
+	}
+	if (f)
+		fclose(f);
+	CHECK(count == 316);
+	CHECK(restarted >= 200);
+	CHECK(gave_up >= 4);
+}
+
 /* A programme of the memo tests: n layouts on np pools, every field set
  * from seed so that two seeds differ in every field. */
 static void memo_model(struct capmilp *m, unsigned seed)
@@ -1107,6 +1202,7 @@ int main(void)
 	RUN(memo_many_programmes);
 	RUN(brute_force_six_gpu_nodes);
 	RUN(argmin_memo_same_steps);
+	RUN(recorded_programmes);
 	lp_thread_done();
 	return t_done("capmilp");
 }
