@@ -122,8 +122,9 @@ struct perf_breakdown {
 		bubble, optimizer, overhead;
 	double offload;           /* the optimizer offload's exposed time (plan key
 				   * offload; 0 without): in place of the GPU's
-				   * optimizer step; not one of report_time_parts,
-				   * so plans without it report as before */
+				   * optimizer step; one of report_time_parts,
+				   * left out of JSON at 0, so plans without it
+				   * report as before */
 };
 
 /* What ZeRO-Offload (plan key offload = optimizer) costs one GPU a step

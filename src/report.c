@@ -77,13 +77,14 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 	int np, nm;
 	const struct report_part *time_parts = report_time_parts(&np);
 	const struct report_part *mem_parts = report_mem_parts(&nm);
-	for (int i = 0; i < np; i++)
-		cJSON_AddNumberToObject(bd, time_parts[i].key,
-					report_part_value(&time_parts[i], &e->bd));
+	for (int i = 0; i < np; i++) {
+		double v = report_part_value(&time_parts[i], &e->bd);
+		if (v != 0 || !time_parts[i].omit_zero)
+			cJSON_AddNumberToObject(bd, time_parts[i].key, v);
+	}
 	if (e->offload.exposed_s > 0) {
-		/* ZeRO-Offload (plan key offload): its own line, written only
-		 * when the plan offloads, and what it rests on */
-		cJSON_AddNumberToObject(bd, "offload", e->bd.offload);
+		/* ZeRO-Offload (plan key offload): what its breakdown line
+		 * rests on */
 		const struct perf_offload *f = &e->offload;
 		cJSON *oo = cJSON_AddObjectToObject(o, "offload");
 		cJSON_AddNumberToObject(oo, "partition_params", f->partition_params);

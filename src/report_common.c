@@ -24,24 +24,28 @@
 /* ---- shared tables ------------------------------------------------------ */
 
 static const struct report_part time_parts[] = {
-	{ "compute", "compute", "#3b6ea8", offsetof(struct perf_breakdown, compute) },
-	{ "recompute", "recompute", "#8fb3dc", offsetof(struct perf_breakdown, recompute) },
-	{ "tp_comm", "TP comm", "#e08a3c", offsetof(struct perf_breakdown, tp_comm) },
-	{ "pp_comm", "PP p2p", "#c8553d", offsetof(struct perf_breakdown, pp_comm) },
-	{ "dp_comm", "DP sync", "#4f9d69", offsetof(struct perf_breakdown, dp_comm) },
-	{ "cp_comm", "CP comm", "#8a6fb5", offsetof(struct perf_breakdown, cp_comm) },
-	{ "ep_comm", "EP all-to-all", "#9c7a54", offsetof(struct perf_breakdown, ep_comm) },
-	{ "bubble", "pipeline bubble", "#b9bec7", offsetof(struct perf_breakdown, bubble) },
-	{ "optimizer", "optimizer", "#d17fb0", offsetof(struct perf_breakdown, optimizer) },
-	{ "overhead", "other", "#d8c27a", offsetof(struct perf_breakdown, overhead) },
+	{ "compute", "compute", "#3b6ea8", offsetof(struct perf_breakdown, compute), 0 },
+	{ "recompute", "recompute", "#8fb3dc", offsetof(struct perf_breakdown, recompute), 0 },
+	{ "tp_comm", "TP comm", "#e08a3c", offsetof(struct perf_breakdown, tp_comm), 0 },
+	{ "pp_comm", "PP p2p", "#c8553d", offsetof(struct perf_breakdown, pp_comm), 0 },
+	{ "dp_comm", "DP sync", "#4f9d69", offsetof(struct perf_breakdown, dp_comm), 0 },
+	{ "cp_comm", "CP comm", "#8a6fb5", offsetof(struct perf_breakdown, cp_comm), 0 },
+	{ "ep_comm", "EP all-to-all", "#9c7a54", offsetof(struct perf_breakdown, ep_comm), 0 },
+	{ "bubble", "pipeline bubble", "#b9bec7", offsetof(struct perf_breakdown, bubble), 0 },
+	{ "optimizer", "optimizer", "#d17fb0", offsetof(struct perf_breakdown, optimizer), 0 },
+	{ "overhead", "other", "#d8c27a", offsetof(struct perf_breakdown, overhead), 0 },
+	/* ZeRO-Offload's exposed time (plan key offload), in place of the
+	 * GPU's optimizer step: in every table and bar beside the others, in
+	 * JSON only when the plan offloads */
+	{ "offload", "optimizer offload", "#7a9e9f", offsetof(struct perf_breakdown, offload), 1 },
 };
 
 static const struct report_part mem_parts[] = {
-	{ "weights_bytes", "weights", "#3b6ea8", offsetof(struct perf_stage, weights) },
-	{ "grads_bytes", "gradients", "#4f9d69", offsetof(struct perf_stage, grads) },
-	{ "optimizer_bytes", "optimizer", "#e08a3c", offsetof(struct perf_stage, optimizer) },
-	{ "activations_bytes", "activations", "#8a6fb5", offsetof(struct perf_stage, activations) },
-	{ "other_bytes", "other", "#b9bec7", offsetof(struct perf_stage, other) },
+	{ "weights_bytes", "weights", "#3b6ea8", offsetof(struct perf_stage, weights), 0 },
+	{ "grads_bytes", "gradients", "#4f9d69", offsetof(struct perf_stage, grads), 0 },
+	{ "optimizer_bytes", "optimizer", "#e08a3c", offsetof(struct perf_stage, optimizer), 0 },
+	{ "activations_bytes", "activations", "#8a6fb5", offsetof(struct perf_stage, activations), 0 },
+	{ "other_bytes", "other", "#b9bec7", offsetof(struct perf_stage, other), 0 },
 };
 
 static const char *const pool_colors[] = {

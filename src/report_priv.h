@@ -14,6 +14,7 @@
 struct report_part {
 	const char *key, *label, *color;
 	size_t off;
+	int omit_zero;  /* JSON leaves the key out at 0 (a part only some plans have) */
 };
 const struct report_part *report_time_parts(int *n);    /* struct perf_breakdown */
 const struct report_part *report_mem_parts(int *n);     /* struct perf_stage */

@@ -303,6 +303,39 @@ TEST(markdown_sections)
 	free(s);
 }
 
+/* A plan whose breakdown has an optimizer offload line (ZeRO-Offload,
+ * set here by hand on the chosen plan: the renderers' contract, not the
+ * model's figure) shows it in the Markdown step table, the HTML bar and
+ * the JSON breakdown beside the other parts, so the parts add up to the
+ * step in every format; a plan without it keeps the JSON key out. */
+TEST(offload_line_in_every_format)
+{
+	struct estimate *e = &res.plans[1].est;
+	double saved = e->bd.offload;
+	e->bd.offload = 1.25;
+	char *md = render(REPORT_MD, 1);
+	CHECK(md != NULL);
+	if (md) {
+		const char *st = strstr(md, "### Step time");
+		CHECK(st != NULL);
+		const char *row = st ? strstr(st, "optimizer offload") : NULL;
+		const char *next = st ? strstr(st, "### Memory per GPU") : NULL;
+		CHECK(row != NULL && next != NULL && row < next);
+		CHECK(row != NULL && strstr(row, "1.250") != NULL);
+	}
+	free(md);
+	char *html = render(REPORT_HTML, 1);
+	CHECK(html != NULL && strstr(html, "optimizer offload") != NULL);
+	free(html);
+	char *js = render(REPORT_JSON, 1);
+	CHECK(js != NULL && strstr(js, "\"offload\":\t1.25") != NULL);
+	free(js);
+	e->bd.offload = saved;
+	js = render(REPORT_JSON, 1);
+	CHECK(js != NULL && strstr(js, "\"offload\":") == NULL);
+	free(js);
+}
+
 TEST(html_self_contained)
 {
 	char *s = render(REPORT_HTML, 0);
@@ -481,6 +514,7 @@ int main(int argc, char **argv)
 	RUN(json_nodes_in_order);
 	RUN(csv_one_row_per_plan);
 	RUN(markdown_sections);
+	RUN(offload_line_in_every_format);
 	RUN(html_self_contained);
 	RUN(bad_chosen_index);
 	RUN(nothing_fits);
