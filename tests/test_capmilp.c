@@ -781,6 +781,27 @@ TEST(hint_same_answer)
 	CHECK(saved > 0);
 }
 
+/* The part both recorded-programme formats share: each variable's rate,
+ * bound and GPUs a pool, then each pool's GPUs a node, nodes and price.
+ * Reads from *e on; *e and *p end as strtol/strtod leave them. */
+static void parse_vars_pools(struct capmilp *m, char **pp, char **ep)
+{
+	char *p = *pp, *e = *ep;
+	for (int i = 0; i < m->n; i++) {
+		m->r[i] = strtod(p = e, &e);
+		m->ub[i] = (int)strtol(p = e, &e, 10);
+		for (int q = 0; q < m->np; q++)
+			m->g[i][q] = (int)strtol(p = e, &e, 10);
+	}
+	for (int q = 0; q < m->np; q++) {
+		m->gpn[q] = (int)strtol(p = e, &e, 10);
+		m->nodes[q] = (int)strtol(p = e, &e, 10);
+		m->usd_node_h[q] = strtod(p = e, &e);
+	}
+	*pp = p;
+	*ep = e;
+}
+
 /* Parse one line of tests/data/capmilp_planner.txt (format in its
  * header). Returns 0, or -1 on a malformed line. */
 static int parse_planner(const char *line, struct capmilp *m)
@@ -797,17 +818,7 @@ static int parse_planner(const char *line, struct capmilp *m)
 	m->lambda = strtod(p = e, &e);
 	strtol(p = e, &e, 10);   /* rc0, steps0: not checked */
 	strtol(p = e, &e, 10);
-	for (int i = 0; i < m->n; i++) {
-		m->r[i] = strtod(p = e, &e);
-		m->ub[i] = (int)strtol(p = e, &e, 10);
-		for (int q = 0; q < m->np; q++)
-			m->g[i][q] = (int)strtol(p = e, &e, 10);
-	}
-	for (int q = 0; q < m->np; q++) {
-		m->gpn[q] = (int)strtol(p = e, &e, 10);
-		m->nodes[q] = (int)strtol(p = e, &e, 10);
-		m->usd_node_h[q] = strtod(p = e, &e);
-	}
+	parse_vars_pools(m, &p, &e);
 	return e == p ? -1 : 0;
 }
 
@@ -954,17 +965,7 @@ static int parse_recorded(const char *line, struct capmilp *m, int *rc, long *st
 	m->have_hint = (int)strtol(p = e, &e, 10);
 	for (int i = 0; i < m->n; i++)
 		m->hint[i] = (int)strtol(p = e, &e, 10);
-	for (int i = 0; i < m->n; i++) {
-		m->r[i] = strtod(p = e, &e);
-		m->ub[i] = (int)strtol(p = e, &e, 10);
-		for (int q = 0; q < m->np; q++)
-			m->g[i][q] = (int)strtol(p = e, &e, 10);
-	}
-	for (int q = 0; q < m->np; q++) {
-		m->gpn[q] = (int)strtol(p = e, &e, 10);
-		m->nodes[q] = (int)strtol(p = e, &e, 10);
-		m->usd_node_h[q] = strtod(p = e, &e);
-	}
+	parse_vars_pools(m, &p, &e);
 	while (*e == ' ')
 		e++;
 	if (*e != '|')
