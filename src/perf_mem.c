@@ -341,14 +341,24 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 	 * Adam's two moments live in pinned host memory (DeepSpeed
 	 * stage_1_and_2.py @edaa7221 L489-499: the fp32 partition is made on
 	 * device "cpu"; DeepSpeedCPUAdam's state beside it). What stays on the
-	 * GPU is counted as without it: the 16-bit parameters and the
-	 * gradient terms above. Simplified: DeepSpeed also keeps the fp32
-	 * gradient partition on the host, where the ZeRO-2 term above still
-	 * holds it on the GPU (4 B a partition parameter, an over-count), and
-	 * adds one GPU buffer of the largest parameter's size
-	 * (temp_grad_buffer_for_gpu_offload, L585-593), not counted. */
-	if (p->offload == OFFLOAD_OPTIMIZER)
+	 * GPU: the 16-bit parameters and, at ZeRO-2, not the fp32 gradient
+	 * partition of the term above (under cpu_offload DeepSpeed gives the
+	 * fp32 partition its gradient on the host and copies each reduced
+	 * bucket there, async_inplace_copy_grad_to_fp32_buffer_from_gpu) but
+	 * a 16-bit GPU buffer of the largest parameter's elements
+	 * (temp_grad_buffer_for_gpu_offload, L585-593, dtype the model's)
+	 * beside the whole 16-bit gradient of one unit before its reduce.
+	 * Simplified: the largest parameter is bounded by the largest unit
+	 * ZeRO-3 would gather (x->unit: a layer, or the embedding or output
+	 * layer): an over-count by the unit's other tensors (the position
+	 * table beside the token table; a layer's other weights where a
+	 * layer is the largest unit). ZeRO-1 and 3 keep the terms above. */
+	if (p->offload == OFFLOAD_OPTIMIZER) {
 		obytes = 0;
+		if (p->zero == 2 && p->precision != HP_FP32 && p->precision != HP_TF32 &&
+		    p->master != MASTER_REPLICATED)
+			gbytes = 2 * x->unit + 2 * x->unit;
+	}
 	*w = wbytes;
 	*g = gbytes;
 	*o = obytes;
