@@ -613,7 +613,9 @@ static void seg_values(const struct perf_breakdown *b, double v[10])
 {
 	v[0] = b->compute; v[1] = b->recompute; v[2] = b->tp_comm; v[3] = b->pp_comm;
 	v[4] = b->dp_comm; v[5] = b->cp_comm; v[6] = b->ep_comm; v[7] = b->bubble;
-	v[8] = b->optimizer; v[9] = b->overhead;
+	/* the optimizer step, on the GPU or (plan key offload) on the host:
+	 * one or the other is 0, so the bar still adds up to the step */
+	v[8] = b->optimizer + b->offload; v[9] = b->overhead;
 }
 
 /* A stacked bar of the step time; columns rounded so the parts add up. */
