@@ -781,6 +781,24 @@ TEST(hint_same_answer)
 	CHECK(saved > 0);
 }
 
+/* The head both recorded-programme formats share: the kind, the
+ * variables, the pools (bounded by the solver's limits) and the GPU cap,
+ * into a zeroed m; *pp and *ep left past it. Returns 0, or -1. */
+static int parse_head(const char *line, struct capmilp *m, char **pp, char **ep)
+{
+	char *p = (char *)line, *e;
+	memset(m, 0, sizeof *m);
+	m->kind = (int)strtol(p, &e, 10) ? CAPMILP_BUDGET : CAPMILP_DEADLINE;
+	m->n = (int)strtol(p = e, &e, 10);
+	m->np = (int)strtol(p = e, &e, 10);
+	if (e == p || m->n < 1 || m->n > CAPMILP_MAX_VARS || m->np < 1 || m->np > HP_MAX_POOLS)
+		return -1;
+	m->max_total = strtol(p = e, &e, 10);
+	*pp = p;
+	*ep = e;
+	return 0;
+}
+
 /* The part both recorded-programme formats share: each variable's rate,
  * bound and GPUs a pool, then each pool's GPUs a node, nodes and price.
  * Reads from *e on; *e and *p end as strtol/strtod leave them. */
@@ -806,14 +824,9 @@ static void parse_vars_pools(struct capmilp *m, char **pp, char **ep)
  * header). Returns 0, or -1 on a malformed line. */
 static int parse_planner(const char *line, struct capmilp *m)
 {
-	char *p = (char *)line, *e;
-	memset(m, 0, sizeof *m);
-	m->kind = (int)strtol(p, &e, 10) ? CAPMILP_BUDGET : CAPMILP_DEADLINE;
-	m->n = (int)strtol(p = e, &e, 10);
-	m->np = (int)strtol(p = e, &e, 10);
-	if (e == p || m->n < 1 || m->n > CAPMILP_MAX_VARS || m->np < 1 || m->np > HP_MAX_POOLS)
+	char *p, *e;
+	if (parse_head(line, m, &p, &e) < 0)
 		return -1;
-	m->max_total = strtol(p = e, &e, 10);
 	m->R = strtod(p = e, &e);
 	m->lambda = strtod(p = e, &e);
 	strtol(p = e, &e, 10);   /* rc0, steps0: not checked */
@@ -948,14 +961,9 @@ TEST(argmin_memo_same_steps)
 static int parse_recorded(const char *line, struct capmilp *m, int *rc, long *steps,
 			  double *value, int *counts)
 {
-	char *p = (char *)line, *e;
-	memset(m, 0, sizeof *m);
-	m->kind = (int)strtol(p, &e, 10) ? CAPMILP_BUDGET : CAPMILP_DEADLINE;
-	m->n = (int)strtol(p = e, &e, 10);
-	m->np = (int)strtol(p = e, &e, 10);
-	if (e == p || m->n < 1 || m->n > CAPMILP_MAX_VARS || m->np < 1 || m->np > HP_MAX_POOLS)
+	char *p, *e;
+	if (parse_head(line, m, &p, &e) < 0)
 		return -1;
-	m->max_total = strtol(p = e, &e, 10);
 	m->total_step = strtol(p = e, &e, 10);
 	m->R = strtod(p = e, &e);
 	m->lambda = strtod(p = e, &e);

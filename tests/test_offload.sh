@@ -51,12 +51,7 @@ H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-cat >"$T/gpt2l.json" <<'EOF'
-{"name": "gpt2-large", "layers": 36, "hidden": 1280, "heads": 20, "ffn": 5120,
- "vocab": 50257, "seq_len": 1024, "gated_mlp": false, "norm": "layernorm",
- "position": "learned", "tied_embeddings": true, "bias": true, "dropout": true}
-EOF
-BASE="--pool 1x2xRTX-3090-Ti,intra=nvlink -m $T/gpt2l.json --tp 1 --pp 1 --dp 2 --mbs 2
+BASE="--pool 1x2xRTX-3090-Ti,intra=nvlink -m tests/data/gpt2-large.json --tp 1 --pp 1 --dp 2 --mbs 2
       --gbs 64 --precision bf16 --zero 2 --framework deepspeed"
 
 # without the key: no offload line, no offload object, no plan key
@@ -118,13 +113,13 @@ cat >"$T/plan.json" <<'EOF'
  "offload": "cpu", "replicas": [{"count": 2, "stages": [{"pool": "p", "tp": 1,
  "first_layer": 0, "last_layer": 35}]}]}
 EOF
-expect 0 "" "$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink,name=p -m "$T/gpt2l.json" \
+expect 0 "" "$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink,name=p -m "tests/data/gpt2-large.json" \
 	--plan "$T/plan.json" --format json
 json "assert d['plan']['offload'] == 'optimizer' and abs(d['breakdown_s']['offload'] - 1.685934268) < 1e-6"
 
 # refused where the framework cannot run it (exit 3, naming why)
 expect 3 "offload optimizer needs --framework deepspeed" "$H" estimate \
-	--pool 1x2xRTX-3090-Ti -m "$T/gpt2l.json" --tp 1 --pp 1 --dp 2 --mbs 2 --gbs 64 \
+	--pool 1x2xRTX-3090-Ti -m "tests/data/gpt2-large.json" --tp 1 --pp 1 --dp 2 --mbs 2 --gbs 64 \
 	--zero 1 --framework megatron-core --offload optimizer
 grep -qF -- "--optimizer-cpu-offload" "$T/err" && ok || bad "refusal does not name Megatron-Core's flag"
 expect 3 "offload optimizer needs zero 1, 2 or 3" "$H" estimate $BASE --zero 0 --offload optimizer

@@ -38,18 +38,13 @@ H=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-cat >"$T/gpt2l.json" <<'EOF'
-{"name": "gpt2-large", "layers": 36, "hidden": 1280, "heads": 20, "ffn": 5120,
- "vocab": 50257, "seq_len": 1024, "gated_mlp": false, "norm": "layernorm",
- "position": "learned", "tied_embeddings": true, "bias": true, "dropout": true}
-EOF
 
 # est FW ZERO GBS [FLAGS...]: the estimate's DP communication row as
 # "time calls bytes exposed"
 est() {
 	f=$1 z=$2 g=$3
 	shift 3
-	"$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink -m "$T/gpt2l.json" --tp 1 --pp 1 \
+	"$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink -m "tests/data/gpt2-large.json" --tp 1 --pp 1 \
 		--dp 2 --mbs 2 --gbs "$g" --precision bf16 --zero "$z" --framework "$f" \
 		--format json "$@" >"$T/out" 2>"$T/err" || { echo "fail $(head -c 200 "$T/err")"; return; }
 	python3 -c "
@@ -101,7 +96,7 @@ python3 -c "assert 0 < $dsd3_exp < $dsd3_t" 2>/dev/null && ok ||
 # the estimate's text names the default it took, at ZeRO-2 and not at 3
 # or with the flag
 tx() {
-	"$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink -m "$T/gpt2l.json" --tp 1 --pp 1 \
+	"$H" estimate --pool 1x2xRTX-3090-Ti,intra=nvlink -m "tests/data/gpt2-large.json" --tp 1 --pp 1 \
 		--dp 2 --mbs 2 --gbs 64 --precision bf16 --framework deepspeed "$@" 2>/dev/null |
 		grep -c "note: DeepSpeed's zero_optimization.overlap_comm is off"
 }
@@ -109,7 +104,7 @@ tx() {
 	ok || bad "estimate's overlap_comm note: zero 2 $(tx --zero 2), zero 3 $(tx --zero 3), on $(tx --zero 2 --grad-overlap on)"
 # launch writes the overlap the estimate assumed
 lc() {
-	"$H" launch --pool 1x2xRTX-3090-Ti,intra=nvlink -m "$T/gpt2l.json" --tp 1 --pp 1 \
+	"$H" launch --pool 1x2xRTX-3090-Ti,intra=nvlink -m "tests/data/gpt2-large.json" --tp 1 --pp 1 \
 		--dp 2 --mbs 2 --gbs 64 --precision bf16 --framework deepspeed --format deepspeed \
 		"$@" 2>/dev/null | python3 -c "
 import json, sys
