@@ -186,6 +186,27 @@ int report_format_parse(const char *s, enum report_format *f);
  * Returns 0, or -1 when the extension says nothing. */
 int report_format_from_path(const char *path, enum report_format *f);
 
+/* A part of the step-time breakdown (struct perf_breakdown) or of a
+ * stage's memory (struct perf_stage), described once: its JSON and CSV
+ * key, its label in reports, its one word in the batch commands' text
+ * (estimate's "breakdown (s)" lines, plan's "step" line), its label of at
+ * most 9 columns in the interactive planner, its chart colour in HTML,
+ * its slot in the terminal's segment palette, and where it sits in the
+ * struct. Every format and view lists the parts of report_time_parts in
+ * this order. */
+struct report_part {
+	const char *key, *label, *word, *tui, *color;
+	int seg;        /* the terminal palette's slot, 0-9 (time parts) */
+	size_t off;
+	int omit_zero;  /* left out at 0 (a part only some plans have) */
+};
+const struct report_part *report_time_parts(int *n);    /* struct perf_breakdown */
+const struct report_part *report_mem_parts(int *n);     /* struct perf_stage */
+double report_part_value(const struct report_part *p, const void *obj);
+/* Whether a time part is listed for this breakdown (omit_zero parts only
+ * when not 0). */
+int report_part_shown(const struct report_part *p, const void *obj);
+
 /* The model's measured accuracy as the README states it (one table, used
  * by every report format). */
 struct report_accuracy {

@@ -24,28 +24,47 @@
 /* ---- shared tables ------------------------------------------------------ */
 
 static const struct report_part time_parts[] = {
-	{ "compute", "compute", "#3b6ea8", offsetof(struct perf_breakdown, compute), 0 },
-	{ "recompute", "recompute", "#8fb3dc", offsetof(struct perf_breakdown, recompute), 0 },
-	{ "tp_comm", "TP comm", "#e08a3c", offsetof(struct perf_breakdown, tp_comm), 0 },
-	{ "pp_comm", "PP p2p", "#c8553d", offsetof(struct perf_breakdown, pp_comm), 0 },
-	{ "dp_comm", "DP sync", "#4f9d69", offsetof(struct perf_breakdown, dp_comm), 0 },
-	{ "cp_comm", "CP comm", "#8a6fb5", offsetof(struct perf_breakdown, cp_comm), 0 },
-	{ "ep_comm", "EP all-to-all", "#9c7a54", offsetof(struct perf_breakdown, ep_comm), 0 },
-	{ "bubble", "pipeline bubble", "#b9bec7", offsetof(struct perf_breakdown, bubble), 0 },
-	{ "optimizer", "optimizer", "#d17fb0", offsetof(struct perf_breakdown, optimizer), 0 },
-	{ "overhead", "other", "#d8c27a", offsetof(struct perf_breakdown, overhead), 0 },
+	{ "compute", "compute", "compute", "compute", "#3b6ea8", 0,
+	  offsetof(struct perf_breakdown, compute), 0 },
+	{ "recompute", "recompute", "recompute", "recompute", "#8fb3dc", 1,
+	  offsetof(struct perf_breakdown, recompute), 0 },
+	{ "tp_comm", "TP comm", "tp", "TP comm", "#e08a3c", 2,
+	  offsetof(struct perf_breakdown, tp_comm), 0 },
+	{ "pp_comm", "PP p2p", "pp", "PP p2p", "#c8553d", 3,
+	  offsetof(struct perf_breakdown, pp_comm), 0 },
+	{ "dp_comm", "DP sync", "dp", "DP sync", "#4f9d69", 4,
+	  offsetof(struct perf_breakdown, dp_comm), 0 },
+	{ "cp_comm", "CP comm", "cp", "CP comm", "#8a6fb5", 5,
+	  offsetof(struct perf_breakdown, cp_comm), 0 },
+	{ "ep_comm", "EP all-to-all", "ep", "EP a2a", "#9c7a54", 6,
+	  offsetof(struct perf_breakdown, ep_comm), 0 },
+	{ "bubble", "pipeline bubble", "bubble", "bubble", "#b9bec7", 7,
+	  offsetof(struct perf_breakdown, bubble), 0 },
+	{ "optimizer", "optimizer", "optimizer", "optimizer", "#d17fb0", 8,
+	  offsetof(struct perf_breakdown, optimizer), 0 },
+	{ "overhead", "other", "other", "other", "#d8c27a", 9,
+	  offsetof(struct perf_breakdown, overhead), 0 },
 	/* ZeRO-Offload's exposed time (plan key offload), in place of the
-	 * GPU's optimizer step: in every table and bar beside the others, in
-	 * JSON only when the plan offloads */
-	{ "offload", "optimizer offload", "#7a9e9f", offsetof(struct perf_breakdown, offload), 1 },
+	 * GPU's optimizer step (so in the optimizer's terminal slot: the two
+	 * replace each other): in every table and bar beside the others, in
+	 * JSON and the batch text only when the plan offloads */
+	{ "offload", "optimizer offload", "offload", "offload", "#7a9e9f", 8,
+	  offsetof(struct perf_breakdown, offload), 1 },
 };
 
 static const struct report_part mem_parts[] = {
-	{ "weights_bytes", "weights", "#3b6ea8", offsetof(struct perf_stage, weights), 0 },
-	{ "grads_bytes", "gradients", "#4f9d69", offsetof(struct perf_stage, grads), 0 },
-	{ "optimizer_bytes", "optimizer", "#e08a3c", offsetof(struct perf_stage, optimizer), 0 },
-	{ "activations_bytes", "activations", "#8a6fb5", offsetof(struct perf_stage, activations), 0 },
-	{ "other_bytes", "other", "#b9bec7", offsetof(struct perf_stage, other), 0 },
+	{ "weights_bytes", "weights", "weights", "weights", "#3b6ea8", 2,
+	  offsetof(struct perf_stage, weights), 0 },
+	{ "grads_bytes", "gradients", "grads", "grads", "#4f9d69", 3,
+	  offsetof(struct perf_stage, grads), 0 },
+	{ "optimizer_bytes", "optimizer", "optim", "optimizer", "#e08a3c", 4,
+	  offsetof(struct perf_stage, optimizer), 0 },
+	{ "activations_bytes", "activations", "acts", "activations", "#8a6fb5", 0,
+	  offsetof(struct perf_stage, activations), 0 },
+	/* every byte of the total not in the four before it (buffers,
+	 * workspaces, the CUDA context), so a stage's parts add up */
+	{ "other_bytes", "other", "other", "other", "#b9bec7", 6,
+	  offsetof(struct perf_stage, other), 0 },
 };
 
 static const char *const pool_colors[] = {
@@ -85,9 +104,12 @@ static const char *const assumptions[] = {
 	"Cost is GPU node-hours at the listed price for the whole run; storage, egress, "
 	"spot preemption and idle time are not included.",
 	"TP overlap is modelled as Megatron-Core does it (sequence parallelism only, per "
-	"the plan's framework); EP all-to-alls are never overlapped.",
+	"the plan's framework); EP all-to-alls are hidden only where the framework "
+	"overlaps them (Megatron-Core: without pipelining or with interleaving, and no "
+	"full recompute).",
 	"GEMM tiles and per-layer kernel counts are written-down estimates, not profiles; "
-	"there is no power or clock model.",
+	"clocks are modelled only as a GPU's power limit below its rated TDP and its "
+	"measured square-GEMM rate against its generation's reference part.",
 	"The accuracy figures below hold for GPU generations with measured runs (Volta, "
 	"Ampere, Hopper, Blackwell); other generations rest on datasheet figures.",
 	"Node numbers are indices within each pool from hetplan's dispatcher: TP groups "
@@ -111,6 +133,11 @@ double report_part_value(const struct report_part *p, const void *obj)
 	double v;
 	memcpy(&v, (const char *)obj + p->off, sizeof v);
 	return v;
+}
+
+int report_part_shown(const struct report_part *p, const void *obj)
+{
+	return !p->omit_zero || report_part_value(p, obj) != 0;
 }
 
 const char *report_pool_color(int i)

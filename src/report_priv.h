@@ -9,17 +9,6 @@
 #include "sbuf.h"
 #include "table.h"
 
-/* A part of the step-time breakdown or of a stage's memory: its JSON key,
- * its label in reports, its chart colour, and where it sits in the struct. */
-struct report_part {
-	const char *key, *label, *color;
-	size_t off;
-	int omit_zero;  /* JSON leaves the key out at 0 (a part only some plans have) */
-};
-const struct report_part *report_time_parts(int *n);    /* struct perf_breakdown */
-const struct report_part *report_mem_parts(int *n);     /* struct perf_stage */
-double report_part_value(const struct report_part *p, const void *obj);
-
 /* Colour of pool i in layout diagrams and legends. */
 const char *report_pool_color(int i);
 

@@ -122,6 +122,34 @@ for k in range(20):
     if d and d["plans"]:
         plan_checks(f"cluster {k} ({na}x{a[0]} + {nb}x{b[0]}, {m})", d, pcie)
 
+# The text views say the same: `plan`'s "step X s: part v, ..." line of
+# each detailed plan lists parts that add up to X (its breakdown omitted
+# "other" once, so its parts fell short of the step), and `estimate`'s
+# "breakdown (s)" lines add up to its step time. Printed to the
+# millisecond: each part is off by 0.0005 s at most.
+import re
+for name, args, _ in readme:
+    p = subprocess.run([H, "plan", *args], capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if re.match(r"\s+step [0-9.]+ s:", l)]
+    check(lines, f"{name}: no 'step X s:' line in the text output")
+    for l in lines:
+        head, parts = l.split(":", 1)
+        step = float(head.split()[1])
+        vals = [float(x.split()[-1]) for x in parts.split(",")]
+        words = [" ".join(x.split()[:-1]) for x in parts.split(",")]
+        check(abs(sum(vals) - step) <= 0.0005 * (len(vals) + 1),
+              f"{name}: text parts {dict(zip(words, vals))} add to {sum(vals):.3f}, step {step}")
+est = [H, "estimate", "--pool", "8x8xH100-SXM", "-m", "llama3.1-70b", "--gbs", "256", "--mbs", "1",
+       "--tp", "8", "--pp", "2"]
+pt = subprocess.run(est, capture_output=True, text=True).stdout
+pj = json.loads(subprocess.run(est + ["--format", "json"], capture_output=True, text=True).stdout)
+m = re.search(r"breakdown \(s\)(.*?)\n\n", pt, re.S)
+check(m, "estimate: no 'breakdown (s)' block")
+if m:
+    vals = [float(v) for v in re.findall(r"[a-z]+ ([0-9.]+)", m.group(1))]
+    check(len(vals) >= 10 and abs(sum(vals) - pj["step_time_s"]) <= 0.0005 * (len(vals) + 1),
+          f"estimate: breakdown parts {vals} add to {sum(vals):.3f}, step {pj['step_time_s']}")
+
 for x in xfail[:8]:
     print("XFAIL (perf.c):", x)
 if len(xfail) > 8:

@@ -9,6 +9,7 @@
 #include "framework.h"
 #include "search.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -200,31 +201,39 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		}
 	printf("  power            %.1f kW, %.2f J/token (estimate)\n", e->power_kw,
 	       e->joules_per_token);
-	printf("\n  breakdown (s)    compute %.3f  recompute %.3f  bubble %.3f  optimizer %.3f\n",
-	       e->bd.compute, e->bd.recompute, e->bd.bubble, e->bd.optimizer);
-	printf("                   tp %.3f  pp %.3f  dp %.3f  cp %.3f  ep %.3f  other %.3f\n",
-	       e->bd.tp_comm, e->bd.pp_comm, e->bd.dp_comm, e->bd.cp_comm, e->bd.ep_comm,
-	       e->bd.overhead);
-	if (e->offload.exposed_s > 0)
-		printf("                   offload %.3f (optimizer on the host CPU)\n",
-		       e->bd.offload);
-	/* OTHER is every byte of TOTAL not in the four columns before it
-	 * (buffers, workspace, the CUDA context), so the row adds up. */
-	printf("\n  %-5s %-5s %-14s %3s %-9s %10s %10s %10s %10s %10s %10s %s\n", "GROUP", "STAGE",
-	       "POOL", "TP", "LAYERS", "WEIGHTS", "GRADS", "OPTIM", "ACTS", "OTHER", "TOTAL", "FITS");
-	int shown = 0;
+	/* the parts in report_time_parts' order and words, five a line */
+	int np, shown = 0;
+	const struct report_part *tparts = report_time_parts(&np);
+	printf("\n  breakdown (s)  ");
+	for (int i = 0; i < np; i++) {
+		if (!report_part_shown(&tparts[i], &e->bd))
+			continue;
+		if (shown && shown % 5 == 0)
+			printf("\n                 ");
+		printf("  %s %.3f", tparts[i].word, report_part_value(&tparts[i], &e->bd));
+		shown++;
+	}
+	printf("\n");
+	/* the memory columns: report_mem_parts, their words in capitals */
+	int nm;
+	const struct report_part *mparts = report_mem_parts(&nm);
+	printf("\n  %-5s %-5s %-14s %3s %-9s", "GROUP", "STAGE", "POOL", "TP", "LAYERS");
+	for (int k = 0; k < nm; k++) {
+		char head[16];
+		size_t j = 0;
+		for (; mparts[k].word[j] && j + 1 < sizeof head; j++)
+			head[j] = (char)toupper((unsigned char)mparts[k].word[j]);
+		head[j] = 0;
+		printf(" %10s", head);
+	}
+	printf(" %10s %s\n", "TOTAL", "FITS");
+	shown = 0;
 	for (int i = 0; i < e->n_stages; i++) {
 		const struct perf_stage *s = &e->stages[i];
 		if (shown >= 12 && i != e->worst_stage && i != e->n_stages - 1)
 			continue;
-		char w[16], g[16], op[16], ac[16], ot[16], tt[16], cap[16], ly[16];
+		char tt[16], cap[16], ly[16];
 		snprintf(ly, sizeof ly, "%d-%d", s->first_layer, s->last_layer);
-		hp_fmt_bytes(w, sizeof w, s->weights);
-		hp_fmt_bytes(g, sizeof g, s->grads);
-		hp_fmt_bytes(op, sizeof op, s->optimizer);
-		hp_fmt_bytes(ac, sizeof ac, s->activations);
-		hp_fmt_bytes(ot, sizeof ot,
-			     fmax(0, s->total - s->weights - s->grads - s->optimizer - s->activations));
 		hp_fmt_bytes(tt, sizeof tt, s->total);
 		hp_fmt_bytes(cap, sizeof cap, s->capacity);
 		/* A stage whose total fits only once the caching allocator
@@ -239,8 +248,12 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		 * only in ASCII. */
 		printf("  %-5d %-5d ", s->group, s->index);
 		cli_print_term(stdout, c->pools[s->pool].name, 14);
-		printf(" %3d %-9s %10s %10s %10s %10s %10s %10s %s%s of %s\n", s->tp, ly, w, g, op,
-		       ac, ot, tt, s->fits ? "yes" : "NO", live, cap);
+		printf(" %3d %-9s", s->tp, ly);
+		for (int k = 0; k < nm; k++) {
+			char v[16];
+			printf(" %10s", hp_fmt_bytes(v, sizeof v, report_part_value(&mparts[k], s)));
+		}
+		printf(" %10s %s%s of %s\n", tt, s->fits ? "yes" : "NO", live, cap);
 		shown++;
 	}
 	if (shown < e->n_stages)

@@ -431,9 +431,14 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 		}
 	}
 	const struct perf_breakdown *b = &sp->est.bd;
-	sbuf_addf(o, "  step %.3f s: compute %.3f, recompute %.3f, tp %.3f, pp %.3f, dp %.3f, cp %.3f, ep %.3f, bubble %.3f, optimizer %.3f\n",
-	     sp->est.step_time_s, b->compute, b->recompute, b->tp_comm, b->pp_comm, b->dp_comm,
-	     b->cp_comm, b->ep_comm, b->bubble, b->optimizer);
+	sbuf_addf(o, "  step %.3f s:", sp->est.step_time_s);
+	int np;
+	const struct report_part *tparts = report_time_parts(&np);
+	for (int i = 0, nk = 0; i < np; i++)
+		if (report_part_shown(&tparts[i], b))
+			sbuf_addf(o, "%s %s %.3f", nk++ ? "," : "", tparts[i].word,
+				  report_part_value(&tparts[i], b));
+	sbuf_add(o, "\n");
 	double worst = 0;
 	for (int i = 0; i < sp->est.n_stages; i++)
 		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);

@@ -5,6 +5,7 @@
  * that cluster, not to the one being edited). Plans are named by id: >= 0
  * a ranked plan, <= -1 the best plan confined to pool -1-id. */
 #include "plan_label.h"
+#include "report.h"
 #include "runs_on.h"
 #include "utf8.h"
 #include "tui_int.h"
@@ -597,42 +598,55 @@ static int cv_y(const struct canvas *cv)
 	return r >= 0 && r < cv->h ? cv->y0 + r : -1;
 }
 
+/* The terminal's segment palette, by a time part's slot (report_part.seg;
+ * the parts themselves, their order and labels are report_time_parts'). */
 static const struct {
-	const char *name;
 	enum tui_color color;
 	enum tui_glyph glyph;
-} segs[] = {
-	{ "compute", C_SEG0, G_SEG0 }, { "recompute", C_SEG4, G_SEG1 },
-	{ "TP comm", C_SEG1, G_SEG2 }, { "PP comm", C_SEG2, G_SEG3 },
-	{ "DP comm", C_SEG3, G_SEG4 }, { "CP comm", C_SEG7, G_SEG5 },
-	{ "EP comm", C_SEG6, G_SEG6 }, { "bubble", C_SEG5, G_SEG7 },
-	{ "optimizer", C_SEG8, G_SEG8 }, { "overhead", C_SEG9, G_SEG9 },
+} seg_palette[10] = {
+	{ C_SEG0, G_SEG0 }, { C_SEG4, G_SEG1 }, { C_SEG1, G_SEG2 }, { C_SEG2, G_SEG3 },
+	{ C_SEG3, G_SEG4 }, { C_SEG7, G_SEG5 }, { C_SEG6, G_SEG6 }, { C_SEG5, G_SEG7 },
+	{ C_SEG8, G_SEG8 }, { C_SEG9, G_SEG9 },
 };
 
-static void seg_values(const struct perf_breakdown *b, double v[10])
+enum { SEG_MAX = 16 };
+
+/* The step's parts, report_time_parts' order: their values, and the
+ * count (at most SEG_MAX). */
+static int seg_values(const struct perf_breakdown *b, double v[SEG_MAX],
+		      const struct report_part **parts)
 {
-	v[0] = b->compute; v[1] = b->recompute; v[2] = b->tp_comm; v[3] = b->pp_comm;
-	v[4] = b->dp_comm; v[5] = b->cp_comm; v[6] = b->ep_comm; v[7] = b->bubble;
-	/* the optimizer step, on the GPU or (plan key offload) on the host:
-	 * one or the other is 0, so the bar still adds up to the step */
-	v[8] = b->optimizer + b->offload; v[9] = b->overhead;
+	int n;
+	*parts = report_time_parts(&n);
+	if (n > SEG_MAX)
+		n = SEG_MAX;
+	for (int i = 0; i < n; i++)
+		v[i] = report_part_value(&(*parts)[i], b);
+	return n;
+}
+
+static void seg_put(const struct tui *t, int y, int x, const struct report_part *part)
+{
+	int slot = part->seg >= 0 && part->seg < 10 ? part->seg : 9;
+	tui_put(y, x, 1, tui_attr(t, seg_palette[slot].color), tui_glyph(t, seg_palette[slot].glyph));
 }
 
 /* A stacked bar of the step time; columns rounded so the parts add up. */
 static void step_bar(const struct tui *t, int y, int x, int w, const struct perf_breakdown *b)
 {
-	double v[10], sum = 0, acc = 0;
-	seg_values(b, v);
-	for (int i = 0; i < 10; i++)
+	double v[SEG_MAX], sum = 0, acc = 0;
+	const struct report_part *parts;
+	int n = seg_values(b, v, &parts);
+	for (int i = 0; i < n; i++)
 		sum += v[i];
 	if (sum <= 0 || y < 0)
 		return;
 	int col = 0;
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < n; i++) {
 		acc += v[i];
 		int end = (int)(acc / sum * w + 0.5);
 		for (; col < end; col++)
-			tui_put(y, x + col, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
+			seg_put(t, y, x + col, &parts[i]);
 	}
 }
 
@@ -737,20 +751,15 @@ static void draw_layout(struct tui *t, struct canvas *cv, const struct search_pl
 static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate *e,
 			const struct cluster *c, int w)
 {
-	static const struct {
-		const char *name;
-		enum tui_color color;
-		enum tui_glyph glyph;
-	} parts[] = {
-		{ "weights", C_SEG1, G_SEG2 }, { "grads", C_SEG2, G_SEG3 },
-		{ "optimizer", C_SEG3, G_SEG4 }, { "activations", C_SEG0, G_SEG0 },
-		{ "other", C_SEG6, G_SEG6 },
-	};
+	int np;
+	const struct report_part *parts = report_mem_parts(&np);
+	if (np > SEG_MAX)
+		np = SEG_MAX;
 	int y = cv_y(cv);
 	int x = 2;
-	for (size_t i = 0; i < HP_ARRAY_LEN(parts); i++) {
-		tui_put(y, x, 1, tui_attr(t, parts[i].color), tui_glyph(t, parts[i].glyph));
-		x += 2 + tui_put(y, x + 2, w - x - 2, 0, parts[i].name) + 1;
+	for (int i = 0; i < np; i++) {
+		seg_put(t, y, x, &parts[i]);
+		x += 2 + tui_put(y, x + 2, w - x - 2, 0, parts[i].tui) + 1;
 	}
 	tui_put(y, x, w - x, tui_attr(t, C_DIM), "| capacity");
 	cv->row++;
@@ -772,14 +781,13 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 		utf8_cell(pn, sizeof pn, names[s->pool], nw);
 		tui_putf(y, 2, lw, 0, "G%d S%-2d %s TP%d", s->group, s->index, pn, s->tp);
 		int bx = 3 + lw;
-		double v[5] = { s->weights, s->grads, s->optimizer, s->activations, s->other };
 		double scale = s->capacity > 0 ? bw / s->capacity : 0, acc = 0;
 		int col = 0;
-		for (int k = 0; k < 5; k++) {
-			acc += v[k];
+		for (int k = 0; k < np; k++) {
+			acc += report_part_value(&parts[k], s);
 			int end = HP_MIN(bw, (int)(acc * scale + 0.5));
 			for (; col < end; col++)
-				tui_put(y, bx + col, 1, tui_attr(t, parts[k].color), tui_glyph(t, parts[k].glyph));
+				seg_put(t, y, bx + col, &parts[k]);
 		}
 		for (; col < bw; col++)
 			tui_put(y, bx + col, 1, tui_attr(t, C_DIM), tui_glyph(t, G_BAR_EMPTY));
@@ -997,22 +1005,23 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	cv.row++;
 	step_bar(t, cv_y(&cv), 2, w - 4, &e->bd);
 	cv.row++;
-	double v[10], sum = 0;
-	seg_values(&e->bd, v);
-	for (int i = 0; i < 10; i++)
+	double v[SEG_MAX], sum = 0;
+	const struct report_part *parts;
+	int nseg = seg_values(&e->bd, v, &parts);
+	for (int i = 0; i < nseg; i++)
 		sum += v[i];
 	int colw = 25, per = HP_MAX(1, (w - 4) / colw), k = 0;
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < nseg; i++) {
 		if (v[i] <= 0 && i != 0)
 			continue;
 		if (k % per == 0 && k)
 			cv.row++;
 		y = cv_y(&cv);
 		int cx = 2 + (k % per) * colw;
-		tui_put(y, cx, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
+		seg_put(t, y, cx, &parts[i]);
 		char dv[16];
 		hp_fmt_duration(dv, sizeof dv, v[i]);
-		tui_putf(y, cx + 2, colw - 3, 0, "%-9s%8s%4.0f%%", segs[i].name, dv,
+		tui_putf(y, cx + 2, colw - 3, 0, "%-9s%8s%4.0f%%", parts[i].tui, dv,
 			 sum > 0 ? 100 * v[i] / sum : 0);
 		k++;
 	}
@@ -1219,11 +1228,17 @@ void tui_step_scale(const struct tui *t, const struct search_plan *pa,
 				 HP_MAX(1, (int)(bw * sp[k]->est.step_time_s / mx + 0.5)), &sp[k]->est.bd);
 	}
 	int x = x0 + lw + 3;
-	for (int i = 0; i < 10 && y < y_end; i++) {
+	int np;
+	const struct report_part *parts = report_time_parts(&np);
+	for (int i = 0; i < np && y < y_end; i++) {
+		/* a part only some plans have, in the legend when either has it */
+		if (parts[i].omit_zero && !(pa && report_part_value(&parts[i], &pa->est.bd) != 0) &&
+		    !(pb && report_part_value(&parts[i], &pb->est.bd) != 0))
+			continue;
 		if (x + 14 > x0 + w)
 			break;
-		tui_put(y, x, 1, tui_attr(t, segs[i].color), tui_glyph(t, segs[i].glyph));
-		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), segs[i].name) + 1;
+		seg_put(t, y, x, &parts[i]);
+		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), parts[i].tui) + 1;
 	}
 }
 
