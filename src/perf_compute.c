@@ -81,10 +81,10 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  * With the fitted x 0.659: B300 on B200 1.1^x (160/148)^(1-x) = 1.065 x
  * 1.027 = 1.094, GB300 on GB200 (1400/1200)^x (160/148)^(1-x) = 1.107 x
  * 1.027 = 1.137 (tests/test_clock_ref.c by hand).
- * Simplified, and said so: the whole board power is taken to scale the
- * tensor-core clock (HBM, NVLink and, on GB200/GB300, the tray's share of
- * the Grace CPU draw from the same rated figure), and the SM term assumes
- * the extra SMs of Blackwell Ultra share the cap like the others. */
+ * Simplified, and said so: the whole rated board power is taken to scale
+ * the tensor-core clock (HBM and NVLink draw from the same figure), and
+ * the SM term assumes the extra SMs of Blackwell Ultra share the cap like
+ * the others. */
 static double sustained_rate_ref(const struct perf_calib *k, const struct gpu_spec *g, double p_w)
 {
 	return pow(p_w / g->ref_tdp_w, k->power_clock_exp) *
