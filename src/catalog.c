@@ -143,6 +143,22 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	    jx_num(&c, o, "gemm16_tflops_measured", 0, 0.001, 1e6, &g->gemm16_meas) < 0)
 		return -1;
 	g->gemm16_meas *= 1e12;
+	const cJSON *cr = jx_obj(&c, o, "clock_ref", 0, &bad);
+	if (bad)
+		return -1;
+	if (cr) {
+		/* The reference part's rated figures (perf_compute.c,
+		 * clock_frac): all three are required, within the bounds of
+		 * tdp_w, sm_count and the tflops values above. */
+		char sub[96];
+		snprintf(sub, sizeof sub, "%s.clock_ref", path);
+		struct jx_ctx cc = { file, sub, err };
+		if (jx_num(&cc, cr, "tdp_w", 1, 1, 1e5, &g->ref_tdp_w) < 0 ||
+		    jx_num(&cc, cr, "sm_count", 1, 1, 100000, &g->ref_sms) < 0 ||
+		    jx_num(&cc, cr, "bf16_tflops", 1, 0.001, 1e6, &g->ref_flops16) < 0)
+			return -1;
+		g->ref_flops16 *= 1e12;
+	}
 	/* A cJSON null (unknown) is not a number: treat it as absent. */
 	g->mem_bytes = mem_gb * 1e9;
 	g->hbm_Bps = bw_tbps * 1e12;

@@ -57,6 +57,13 @@ struct gpu_spec {
 	 * performance model slows its compute-bound kernels in proportion
 	 * (perf_compute.c, clock_frac). */
 	double gemm16_meas;
+	/* A reference part of the same die at another rated board power
+	 * (catalog "clock_ref": its tdp_w, sm_count and dense bf16 peak;
+	 * B300: B200, 1000 W, 148 SMs, 2250 TFLOP/s; GB300: GB200, 1200 W,
+	 * 148, 2500). The performance model scales that part's sustained
+	 * rate by board power and SM count (perf_compute.c, clock_frac).
+	 * All 0: none. */
+	double ref_tdp_w, ref_sms, ref_flops16;
 	/* What a node of this GPU usually looks like. */
 	int def_gpus_per_node;
 	enum hp_intra def_intra;

@@ -56,14 +56,58 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  *    generations that have both).
  * Simplified: the reference fractions of Ampere and Blackwell are cuBLAS
  * figures, not the same torch.mm sweep (docs/perf-sources.md 1.6).
- * 1 for a GPU with neither a limit nor a measurement. */
+ *  - a part cut from a reference part's die and rated for more board
+ *    power (catalog clock_ref), without a sweep of its own: B300 at
+ *    1100 W against the B200 (1000 W, the HGX part blackwell.gemm16 was
+ *    fitted on), GB300 at 1400 W against the GB200 (1200 W, the same
+ *    NVL72 tray; a calibration part too, NEMO-08). Training GEMMs run
+ *    power-limited below the boost clock the datasheet peak assumes
+ *    (blackwell.gemm16 0.5 against the B200's best-shape 0.776), so the
+ *    part sustains the reference's rate (gemm16 x its peak) scaled by
+ *    what its power and SMs buy (sustained_rate_ref), and clock_frac is
+ *    that against gemm16 x the part's own peak. GB200 keeps its own
+ *    datasheet peak (2500 against the B200's 2250: 1.111 ~ 1.2^0.58,
+ *    NVIDIA's statement of what its 200 W more buy) and no reference, so
+ *    that gain is not counted twice. Capped at the reference's square
+ *    sweep share of the part's peak (training shapes never outrun it).
+ * 1 for a GPU with neither a limit, a measurement nor a reference. */
+
+/* The sustained compute rate of a part relative to its reference part
+ * (catalog clock_ref) at board power p_w: each SM's dynamic power goes
+ * as C V^2 f, so at a power cap the clock of each of n SMs goes as
+ * (p / n)^x (x = power_clock_exp, as for a limit below TDP) and the
+ * throughput n f as n^(1-x) p^x:
+ *   (p / p_ref)^x (n / n_ref)^(1-x).
+ * With the fitted x 0.659: B300 on B200 1.1^x (160/148)^(1-x) = 1.065 x
+ * 1.027 = 1.094, GB300 on GB200 (1400/1200)^x (160/148)^(1-x) = 1.107 x
+ * 1.027 = 1.137 (tests/test_clock_ref.c by hand).
+ * Simplified, and said so: the whole rated board power is taken to scale
+ * the tensor-core clock (HBM and NVLink draw from the same figure), and
+ * the SM term assumes the extra SMs of Blackwell Ultra share the cap like
+ * the others. */
+static double sustained_rate_ref(const struct perf_calib *k, const struct gpu_spec *g, double p_w)
+{
+	return pow(p_w / g->ref_tdp_w, k->power_clock_exp) *
+	       pow((double)g->sms / g->ref_sms, 1 - k->power_clock_exp);
+}
+
 static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g, enum hp_dtype dt)
 {
 	double f = 1;
-	if (g->power_limit_w > 0 && g->tdp_w > 0 && g->power_limit_w < g->tdp_w)
-		f = pow(g->power_limit_w / g->tdp_w, k->power_clock_exp);
+	int limited = g->power_limit_w > 0 && g->tdp_w > 0 && g->power_limit_w < g->tdp_w;
 	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	double peak = g->flops[HP_FP16];
+	if (g->ref_tdp_w > 0 && g->ref_sms > 0 && g->ref_flops16 > 0 && g->tdp_w > 0 &&
+	    g->sms > 0 && peak > 0 && !(g->gemm16_meas > 0)) {
+		double p_w = limited ? g->power_limit_w : g->tdp_w;
+		double top = perf_fmax(ge->square16, ge->gemm16);
+		double rate = ge->gemm16 * g->ref_flops16 * sustained_rate_ref(k, g, p_w);
+		if (rate > top * peak)
+			rate = top * peak;
+		return ge->gemm16 > 0 ? rate / (ge->gemm16 * peak) : 1;
+	}
+	if (limited)
+		f = pow(g->power_limit_w / g->tdp_w, k->power_clock_exp);
 	if (g->gemm16_meas > 0 && peak > 0) {
 		double sq = g->gemm16_meas < peak ? g->gemm16_meas / peak : 1;
 		/* Training-shaped GEMMs never outrun the square sweep on the

@@ -309,6 +309,10 @@ trap 'rm -rf "$T"' EXIT
 # 2.78 s bubble; its throughput is within 1.4% of the VP 5 run of the
 # next containers, so the table likely omits interleaving or recompute
 # (row description).
+# GB300 clock_ref (post hoc, docs/blind-round25.md "6. GB300 by power and
+# SMs"): GB300 sustains GB200's rate x (1400/1200)^x (160/148)^(1-x) =
+# 1.137: BLMB25-01 +33.7% -> +19.1%, off the list; BLMB25-09 +60.1% ->
+# +42.8% (the row's layout, above, not the chip).
 # Issue 12 offload (post hoc, docs/blind-round24-fw.md "ZeRO-Offload
 # built"): BLMLI-12..14 run with --offload optimizer (OFFLOAD_BY_ID, the
 # config they ran): -56.0/-61.0/-69.6% -> -41.6/-49.2/-55.9%, the gradient
@@ -344,7 +348,6 @@ BLDG55-29:time:-64
 BLDG55-30:time:-64
 BLDG55-31:time:-64
 BLDG54-07:time:-31
-BLMB25-01:time:+34
 BLMB25-03:dnf:63.3
 BLMB25-05:dnf:149.9
 BLMB25-09:dnf:114.3
