@@ -108,7 +108,8 @@ static const char *const assumptions[] = {
 	"overlaps them (Megatron-Core: without pipelining or with interleaving, and no "
 	"full recompute).",
 	"GEMM tiles and per-layer kernel counts are written-down estimates, not profiles; "
-	"clocks are modelled only as a GPU's power limit below its rated TDP and its "
+	"clocks are modelled only from board power (a power limit below the rated TDP; "
+	"a higher-power part of the same die, as GB300 against GB200) and a part's "
 	"measured square-GEMM rate against its generation's reference part.",
 	"The accuracy figures below hold for GPU generations with measured runs (Volta, "
 	"Ampere, Hopper, Blackwell); other generations rest on datasheet figures.",
