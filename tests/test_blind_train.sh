@@ -480,7 +480,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 25: Megatron-Bridge performance-summary archive rows no
           # file used (GB300/GB200 NVL72 dense layouts; its two Qwen3
           # MoE rows: REGIME_BY_ROW).
-          "BLMB25": "GB200 NVL72"}
+          "BLMB25": "GB200 NVL72",
+          # Round 26: llm-foundry's MPT benchmark tables (Composer FSDP),
+          # the rows training.csv's MPT group left out: 128 A100-40GB rows
+          # here, 128-512 H100 rows: REGIME_BY_ROW.
+          "BLMPT": "A100 8-1,024 GPUs"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -505,6 +509,7 @@ REGIME_BY_ROW = [
     ("BLMB25", "gpu", "B300", "B300 (8 per node)"),
     ("BLMB25", "model", "Qwen3", "MoE (Megatron-Bridge)"),
     ("BLMB25", "gpu", "GB300", "GB300 NVL72"),
+    ("BLMPT", "gpu", "H100", "H100 at scale"),
 ]
 def regime_of(grp, gpu, model=""):
     cols = {"gpu": gpu, "model": model}
