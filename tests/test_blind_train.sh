@@ -555,7 +555,11 @@ FW_POST_HOC = {"BLAM-01": "nemo-automodel", "BLAM-02": "nemo-automodel"}
 HF_TRAINER = ["BLMLI-01", "BLMLI-10", "BLMLI-11"] + ["BLFC-%02d" % i for i in range(1, 13)]
 FW_POST_HOC.update({rid: "hf-transformers" for rid in HF_TRAINER})
 
-OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "optimizer"}
+OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "optimizer",
+                 # Megatron-Bridge's recipes for these rows set cpu_offloading with
+                 # cpu_offloading_num_layers 20 (GB300) and 40 (GB200), as their
+                 # notes state (tagged post hoc, round 25: the rows were seen)
+                 "BLMB25-03": "activations:20", "BLMB25-05": "activations:40"}
 
 def fw_of(r):
     return FW_POST_HOC.get(r["id"]) or tag(r["notes"], "FW")
@@ -673,7 +677,9 @@ def args_of(r, mfile):
     # were seen).
     off = tag(r["notes"], "OFFLOAD") or OFFLOAD_BY_ID.get(rid_of(r))
     if off:
-        ovf += ["--offload", off]
+        # activations:N: Megatron-Core's --cpu-offloading-num-layers N
+        kind, _, nl = off.partition(":")
+        ovf += ["--offload", kind] + (["--offload-layers", nl] if nl else [])
     a += ovf
     # SP:off: the source runs TP without sequence parallelism.
     if re.search(r"SP:\s*off", r["notes"]):
