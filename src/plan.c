@@ -570,17 +570,6 @@ static const struct hp_field plan_field_list[] = {
 		 "hide (PCIe, or NVLink-C2C on Grace superchips) and notes the host memory "
 		 "(docs/memory.md, Activation offload). Needs `--framework megatron-core`, "
 		 "PP 1 and no recompute, as Megatron-Core does. The planner searches neither." },
-	/* offload_layers: 1 to the model's layers - 1 (Megatron-Core refuses
-	 * cpu_offloading_num_layers >= num_layers, transformer_config.py
-	 * @d98e8a64 L1884-1889); the field's bound is the catalog's layer
-	 * limit (catalog.c, 100000), the model's checked by plan_validate */
-	{ .key = "offload_layers", .flag = "offload-layers", .kind = FK_INT,
-	  .off = PF(offload_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
-	  .arg = "{N}", .help = "with offload activations: layers whose activations go to the host",
-	  .doc = "With `--offload activations`, the number of layers whose saved activations "
-		 "go to host memory: the model's first {N} (Megatron-Core "
-		 "`--cpu-offloading-num-layers` {N}; Megatron-Bridge `cpu_offloading_num_layers`). "
-		 "1 to the model's layers less one. Needs `--offload activations`." },
 	{ .key = "schedule", .flag = "schedule", .kind = FK_CUSTOM, .off = PF(schedule),
 	  .custom = &sched_custom, .help = "pipeline schedule", .arg = "1f1b|interleaved:{V}",
 	  .doc = "Pipeline schedule (default 1f1b). `interleaved:`{V} gives each stage {V} "
@@ -712,6 +701,19 @@ static const struct hp_field plan_field_list[] = {
 		 "Megatron-LM and the other frameworks do not (default off). No effect at TP 1. "
 		 "Estimate only: `hetplan launch` writes nothing for it (its notes say so, naming "
 		 "the key) and the planner does not search it." },
+	/* before pp_layout, the editor's last row (tests/test_tui.sh); the
+	 * 80x24 editor's rows above keep their places */
+	/* offload_layers: 1 to the model's layers - 1 (Megatron-Core refuses
+	 * cpu_offloading_num_layers >= num_layers, transformer_config.py
+	 * @d98e8a64 L1884-1889); the field's bound is the catalog's layer
+	 * limit (catalog.c, 100000), the model's checked by plan_validate */
+	{ .key = "offload_layers", .flag = "offload-layers", .kind = FK_INT,
+	  .off = PF(offload_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
+	  .arg = "{N}", .help = "with offload activations: layers whose activations go to the host",
+	  .doc = "With `--offload activations`, the number of layers whose saved activations "
+		 "go to host memory: the model's first {N} (Megatron-Core "
+		 "`--cpu-offloading-num-layers` {N}; Megatron-Bridge `cpu_offloading_num_layers`). "
+		 "1 to the model's layers less one. Needs `--offload activations`." },
 	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
 	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
 	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
