@@ -498,6 +498,11 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
 		ARG("--recompute-method uniform");
 		ARG("--recompute-num-layers 1");
 	}
+	/* activation offload (plan keys offload activations, offload_layers):
+	 * the flag alone turns cpu_offloading on (arguments.py @d98e8a64
+	 * L1950-1951); the activations switch defaults on and has no flag */
+	if (p->offload == OFFLOAD_ACTIVATIONS)
+		ARG("--cpu-offloading-num-layers %d", p->offload_layers);
 	if (p->zero >= 2) {
 		/* Megatron-FSDP: ZeRO-2 shards optimizer and gradients, ZeRO-3
 		 * parameters too (--data-parallel-sharding-strategy choices) */
@@ -1310,6 +1315,15 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
 				  "--overlap-param-gather only with --overlap-grad-reduce, so no "
 				  "Megatron config runs the plan as estimated; give --grad-overlap on "
 				  "or --param-overlap off");
+	/* Activation offload is Megatron-Core's (--cpu-offloading-num-layers):
+	 * the other formats' frameworks have no setting that runs it */
+	if (p->offload == OFFLOAD_ACTIVATIONS && f != LAUNCH_MEGATRON && f != LAUNCH_SLURM)
+		return hp_err_set(err, HP_EXIT_USAGE,
+				  "launch: offload activations (plan keys offload, offload_layers) "
+				  "is Megatron-Core's --cpu-offloading-num-layers; format %s has no "
+				  "setting for it, so no config it writes runs the plan as "
+				  "estimated: use --format megatron or slurm, or --offload none",
+				  format_names[f]);
 	/* the formats that place ranks on nodes (DeepSpeed's JSON does not) */
 	for (int i = 0; i < np && f != LAUNCH_DEEPSPEED; i++) {
 		struct node_layout nl = piece_nodes(c, p, &pcs[i]);

@@ -644,6 +644,14 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 		perf_offload_cost(x, ps->t_bwd, &o);
 		*opt_s = o.exposed_s;
 	}
+	if (__builtin_expect(x->p->offload == OFFLOAD_ACTIVATIONS, 0)) {
+		/* activation offload (PP 1 only): its exposed copies, m per
+		 * step, added after the stage's micro-batches with the
+		 * optimizer's time; the breakdown shows them as offload */
+		struct perf_offload o;
+		perf_act_offload_cost(x, ps->t_fwd, ps->t_bwd, &o);
+		*opt_s += o.exposed_s;
+	}
 	perf_stage_memory(x, ps);
 }
 
@@ -668,7 +676,7 @@ static void key0_init(struct stage_ctx *x)
 	key->recompute = p->recompute | p->recompute_layers << 4;   /* recompute_layers too */
 	/* with the offload bit: it changes the memory and the optimizer
 	 * time a stage entry holds */
-	key->zero = p->zero | (int)p->offload << 4;
+	key->zero = p->zero | (int)p->offload << 4 | p->offload_layers << 8;   /* and its layers */
 	key->schedule = p->schedule;
 	key->vpp = p->vpp;
 	key->cp = p->cp;
@@ -1241,7 +1249,10 @@ static void offload_notes(struct stage_ctx *x, const struct perf_stage *ps, stru
 	ctx_replica(x, ps->group, 0);
 	ctx_stage(x, ps->index);
 	perf_stage_compute(x);   /* the parameters and the backward it reads */
-	perf_offload_cost(x, ps->t_bwd, &e->offload);
+	if (x->p->offload == OFFLOAD_ACTIVATIONS)
+		perf_act_offload_cost(x, ps->t_fwd, ps->t_bwd, &e->offload);
+	else
+		perf_offload_cost(x, ps->t_bwd, &e->offload);
 }
 
 /* The step's breakdown and time from what set its pace. */
@@ -1262,7 +1273,12 @@ static void breakdown(const struct pace *pc, const struct perf_calib *k, struct 
 	}
 	bd->dp_comm = pc->worst_dp;
 	bd->optimizer = pc->worst_opt;
-	if (e->offload.exposed_s > 0) {
+	if (e->offload.kind == OFFLOAD_ACTIVATIONS) {
+		/* activation offload: its exposed copies were added to the
+		 * stage's optimizer time (stage_compute_all) */
+		bd->offload = e->offload.exposed_s;
+		bd->optimizer = perf_fmax(0, bd->optimizer - bd->offload);
+	} else if (e->offload.exposed_s > 0) {
 		/* ZeRO-Offload: the optimizer time is the offload's */
 		bd->offload = bd->optimizer;
 		bd->optimizer = 0;
@@ -1289,7 +1305,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	for (int r = 0; r < p->n_replicas; r++)
 		replica_eval(&x, r, e, &si, &pc);
 	estimate_notes(&x, &pc, e);
-	if (p->offload == OFFLOAD_OPTIMIZER && pc.opt_st)
+	if (p->offload != OFFLOAD_NONE && pc.opt_st)
 		offload_notes(&x, pc.opt_st, e);
 	breakdown(&pc, k, e);
 	totals(c, x.memo, p, used, x.s, e);

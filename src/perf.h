@@ -127,8 +127,11 @@ struct perf_breakdown {
 				   * report as before */
 };
 
-/* What ZeRO-Offload (plan key offload = optimizer) costs one GPU a step
- * (perf_offload.c says whence each term); all 0 without it. */
+/* What ZeRO-Offload (plan key offload = optimizer) or activation offload
+ * (offload = activations) costs one GPU a step (perf_offload.c says
+ * whence each term); all 0 without either. Activation offload fills
+ * link_Bps, d2h_bytes, h2d_bytes, exposed_s, the host bytes and the act_
+ * fields. */
 struct perf_offload {
 	double partition_params;  /* P: parameters of the rank's ZeRO partition */
 	double link_Bps;          /* host link, a direction (PCIe x16 at the GPU's gen) */
@@ -139,6 +142,13 @@ struct perf_offload {
 	double exposed_s;         /* grad_s + adam_s + param_s */
 	double host_bytes_per_gpu, host_bytes_per_node;
 	int gpus_per_node;        /* the stage's GPUs on one node */
+	/* activation offload (offload = activations; perf_offload.c): */
+	int kind;                 /* enum hp_offload of the plan (0: none) */
+	int act_layers;           /* N: the layers whose activations go */
+	double act_layer_bytes;   /* one layer's saved activations, a micro-batch */
+	double act_fwd_s, act_bwd_s; /* exposed copy time a micro-batch, forward
+				   * (to the host) and backward (back) */
+	int micro_batches;        /* the stage's micro-batches a step */
 };
 
 struct estimate {

@@ -439,6 +439,20 @@ struct stage_ctx {
  * hide behind under overlap_comm); o all 0 unless the plan offloads. */
 void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offload *o);
 
+/* perf_offload.c: what activation offload (offload = activations) costs
+ * x's stage a step into *o, the stage's forward and backward taking fwd_s
+ * and bwd_s a micro-batch; o all 0 unless the plan offloads activations. */
+void perf_act_offload_cost(const struct stage_ctx *x, double fwd_s, double bwd_s,
+			   struct perf_offload *o);
+
+/* perf_offload.c: g's link to host memory, one direction, bytes/s: PCIe
+ * x16 at its generation, or its share of a Grace superchip's NVLink-C2C. */
+double perf_host_link_Bps(const struct gpu_spec *g);
+
+/* perf_mem.c: one layer's saved activations of x's stage, one micro-batch,
+ * bytes (what activation offload copies per layer); 0 without it. */
+double perf_act_offload_layer_bytes(const struct stage_ctx *x);
+
 /* perf.c: x's plan settings (fw, tp_ov, grad_ov, param_ov, grad_fp32);
  * perf_comm.c's stage functions call it when x->fw is NULL (an estimate
  * whose stages all come from the memo never needs them). */

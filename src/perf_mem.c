@@ -449,6 +449,54 @@ static double fp8_saved_delta(const struct stage_ctx *x)
 	return dense * x->T * per_token;
 }
 
+/* Activation offload (plan key offload = activations, N =
+ * offload_layers; Megatron-Core --cpu-offloading-num-layers N). Megatron-
+ * Core hands its transformer block's layers to Transformer Engine's
+ * offload context (megatron/core/transformer/transformer_block.py
+ * @d98e8a64 L299-318, get_cpu_offload_context with cpu_offloading_num_
+ * layers and the block's num_layers; extensions/transformer_engine.py
+ * L3438-3483). TE's default schedule (transformer_engine/pytorch/
+ * cpu_offload.py @d0067d0d, DefaultOffloadSynchronizer, the path since
+ * TE 2.10 unless NVTE_CPU_OFFLOAD_V1 is set) offloads layers 0 .. N-1
+ * and makes the compute stream wait, before layer L - N + i's forward,
+ * for layer i's copy to end, and starts layer i's reload before layer
+ * L - 1 - N + i's backward, so that "activation memory usage is equal to
+ * (num_layers - num_offloaded_layers) * T" (its docstring, L749-751): the
+ * in-flight copies are inside that bound, with no separate double buffer
+ * (the v1 path, AsyncDoubleBufferGroupOffloadHandler in cpu_offload_v1.py,
+ * held one layer more; its cpu_offloading_double_buffering is not a
+ * Megatron flag). What goes: the tensors TE's modules mark for offload
+ * (mark_activation_offload in module/linear.py, layernorm_linear.py,
+ * layernorm_mlp.py, attention/dot_product_attention/backends.py): the
+ * GEMM inputs and the attention's saved tensors, i.e. what x->act counts
+ * for a layer (simplified: all of it, and every layer of the stage taken
+ * to hold the same bytes, the stage's mean: exact for a dense stack).
+ * Bytes of one layer's saved activations, one micro-batch; 0 without
+ * the setting. */
+double perf_act_offload_layer_bytes(const struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	if (p->offload != OFFLOAD_ACTIVATIONS || p->offload_layers <= 0)
+		return 0;
+	const struct stage *st = &x->rep->stages[x->index];
+	int layers = st->last_layer - st->first_layer + 1;
+	double base = x->act + (p->precision == HP_FP8 ? fp8_saved_delta(x) : 0);
+	return layers > 0 && base > 0 ? base / layers : 0;
+}
+
+/* What activation offload takes off the GPU's activations: N layers'
+ * worth of the one micro-batch in flight (it runs at PP 1 only,
+ * plan_validate, so one micro-batch's forward and backward at a time). */
+static double act_offload_bytes(const struct stage_ctx *x)
+{
+	int n = x->p->offload_layers;
+	const struct stage *st = &x->rep->stages[x->index];
+	int layers = st->last_layer - st->first_layer + 1;
+	if (n >= layers)
+		n = layers - 1;   /* as Megatron-Core's bound (plan_validate) */
+	return n > 0 ? n * perf_act_offload_layer_bytes(x) : 0;
+}
+
 /* The micro-batches in flight on x's stage under equal chunks
  * (perf_stage_memory_at says whence). */
 static inline double even_in_flight(const struct stage_ctx *x)
@@ -519,6 +567,8 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 	/* fp8_saved_delta is 0 unless the plan is FP8 (read first: this
 	 * runs for every stage of a layout probe) */
 	double acts = (x->act + (p->precision == HP_FP8 ? fp8_saved_delta(x) : 0)) * inflight;
+	if (__builtin_expect(p->offload == OFFLOAD_ACTIVATIONS, 0))
+		acts -= act_offload_bytes(x);
 	if (x->ckpt) {
 		/* One layer's full activations while it is recomputed and run
 		 * backward; under SP that includes the two all-gathered
@@ -592,6 +642,8 @@ void perf_mem_run_init(const struct stage_ctx *x, const struct perf_stage *ps,
 int perf_mem_run_at(const struct stage_ctx *x, const struct mem_run *r, struct perf_stage *ps)
 {
 	double acts = r->base * micro_batches_in_flight(x);
+	if (__builtin_expect(x->p->offload == OFFLOAD_ACTIVATIONS, 0))
+		acts -= act_offload_bytes(x);
 	if (r->ckpt) {
 		acts += r->work;
 		if (r->sp_tp)

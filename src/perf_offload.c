@@ -45,6 +45,8 @@
 
 #include "comm.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Host memory bandwidth per GPU a node hosts, bytes/s: the STREAM-class
@@ -76,6 +78,7 @@ void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offl
 	memset(o, 0, sizeof *o);
 	if (p->offload != OFFLOAD_OPTIMIZER)
 		return;
+	o->kind = OFFLOAD_OPTIMIZER;
 	/* the rank's partition: the dense parameters over DP x CP, the
 	 * experts over their own DP group (as perf.c's optimizer step) */
 	double P = x->params / (double)(x->dp * x->cp) +
@@ -121,6 +124,150 @@ void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offl
 	o->host_bytes_per_gpu = P * (4 + 8 + 4 + elt + (m > 1 ? elt : 0));
 	/* the GPUs of the stage on one node (a pipeline's other stages on
 	 * the same node are not added: simplified) */
+	int on_node = x->tp * x->cp * x->dp;
+	if (on_node > x->pl->gpus_per_node)
+		on_node = x->pl->gpus_per_node;
+	o->gpus_per_node = on_node;
+	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
+}
+
+/* ---- activation offload (offload = activations) ----------------------
+ *
+ * Megatron-Core's --cpu-offloading-num-layers N (megatron/training/
+ * arguments.py @d98e8a64 L1950-1951 turns cpu_offloading on with it; the
+ * activations switch, cpu_offloading_activations, defaults True and the
+ * weights one is ignored by TE 2.10+, cpu_offload.py @d0067d0d L805-811,
+ * "Offloading weights is deprecated"; neither has a command-line flag,
+ * arguments.py L2320-2323). The schedule is Transformer Engine's
+ * DefaultOffloadSynchronizer (cpu_offload.py @d0067d0d L576-653; what is
+ * kept on the GPU: perf_mem.c, perf_act_offload_layer_bytes):
+ *  - forward: before layer j's forward, layer j-1's saved tensors (if
+ *    j-1 < N) are queued on the offload stream (fwd_step, start_offload),
+ *    device to host; before layer L - N + i's forward the compute stream
+ *    waits for layer i's copy (finish_offload_map,
+ *    release_activation_forward_gpu_memory);
+ *  - backward: before layer L - 1 - N + i's backward, layer i's reload is
+ *    queued on the same stream, host to device (start_reload_map); layer
+ *    i's backward waits for it.
+ * One stream carries both directions in order (OffloadSynchronizer's
+ * offload_stream), so copies queue behind each other. The timeline below
+ * replays that with every layer of the stage taking the stage's mean
+ * forward and backward time (simplified: the embedding and the loss are
+ * spread over the layers; a copy is taken to start when its layer's
+ * forward ends, where TE may start a tensor's copy as soon as it is
+ * saved, so the forward's exposure is an upper bound). What the copies
+ * take from the kernels' HBM bandwidth is not charged: TE's guide says it
+ * is "unlikely to affect compute-bound operations like GEMMs" and may
+ * slow memory-bound ones (docs/features/other_optimizations/
+ * cpu_offloading/cpu_offloading.rst @d0067d0d); not quantified there,
+ * not modelled here.
+ *
+ * The host link, a direction:
+ *  - a PCIe GPU: its x16 link at its generation (comm_pcie_Bps);
+ *  - a Grace superchip (catalog form "Superchip ..."): NVLink-C2C, 900
+ *    GB/s bidirectional (NVIDIA's GH200 and GB200 datasheets; TE's guide
+ *    above, "900 GB/s bidirectional per link"), 450 GB/s a direction, one
+ *    link per Grace CPU. GB200 pairs one Grace with two GPUs and GB300 two
+ *    with four (the catalog's "(2 GPU + 1 CPU)", "(4 GPU + 2 CPU)"): every
+ *    rank copies at once in a data-parallel run, so each GPU is taken to
+ *    get its share, 225 GB/s (ASSUMED: an even split; NVIDIA gives the
+ *    link per superchip). GH200 (one GPU a Grace): 450. Nominal rates: no
+ *    measured copy efficiency is applied (the exposure is a lower bound
+ *    where copies are exposed). */
+#define C2C_BPS_PER_DIR 450e9
+
+/* GPUs sharing one Grace CPU's C2C link, from the catalog's form text
+ * "Superchip (G GPU + C CPU)"; 1 when it says no counts; 0 when the GPU
+ * is not a superchip. */
+static int superchip_gpus_per_cpu(const struct gpu_spec *g)
+{
+	if (!strstr(g->form, "Superchip"))
+		return 0;
+	const char *q = strchr(g->form, '(');
+	int gpus = 0, cpus = 0;
+	if (q && sscanf(q, "(%d GPU + %d CPU", &gpus, &cpus) == 2 && gpus > 0 && cpus > 0 &&
+	    gpus >= cpus)
+		return gpus / cpus;
+	return 1;
+}
+
+double perf_host_link_Bps(const struct gpu_spec *g)
+{
+	int share = superchip_gpus_per_cpu(g);
+	if (share > 0)
+		return C2C_BPS_PER_DIR / share;
+	return comm_pcie_Bps(g->pcie_gen);
+}
+
+/* TE's schedule above for L layers of which the first N offload, each
+ * layer f s forward and b s backward, each layer's copy c s: the forward's
+ * and the backward's time beyond L f and L b. */
+static void act_offload_timeline(int L, int N, double f, double b, double c, double *fwd_x,
+				 double *bwd_x)
+{
+	/* end[i]: when layer i's copy ends; copies queue in issue order.
+	 * The waits are summed (not the clock less L f), so that a copy the
+	 * compute hides adds exactly 0. */
+	double *end = xcalloc((size_t)N, sizeof *end);
+	double now = 0, stream = 0, wait = 0;
+	for (int j = 0; j < L; j++) {
+		if (j >= 1 && j - 1 < N) {   /* layer j-1's copy to the host */
+			stream = (now > stream ? now : stream) + c;
+			end[j - 1] = stream;
+		}
+		int i = j - (L - N);         /* N <= L - 1: i < j, issued */
+		if (i >= 0 && end[i] > now) {
+			wait += end[i] - now;
+			now = end[i];
+		}
+		now += f;
+	}
+	*fwd_x = wait;
+	now = stream = wait = 0;
+	for (int j = L - 1; j >= 0; j--) {
+		int i = j - (L - 1 - N);     /* layer i's reload starts here */
+		if (i >= 0 && i < N) {
+			stream = (now > stream ? now : stream) + c;
+			end[i] = stream;
+		}
+		if (j < N && end[j] > now) {
+			wait += end[j] - now;
+			now = end[j];
+		}
+		now += b;
+	}
+	*bwd_x = wait;
+	free(end);
+}
+
+void perf_act_offload_cost(const struct stage_ctx *x, double fwd_s, double bwd_s,
+			   struct perf_offload *o)
+{
+	const struct plan *p = x->p;
+	memset(o, 0, sizeof *o);
+	if (p->offload != OFFLOAD_ACTIVATIONS || p->offload_layers <= 0)
+		return;
+	const struct stage *st = &x->rep->stages[x->index];
+	int L = st->last_layer - st->first_layer + 1;
+	int N = p->offload_layers < L ? p->offload_layers : L - 1;
+	if (N <= 0)
+		return;
+	double B = perf_act_offload_layer_bytes(x);
+	double link = perf_host_link_Bps(x->g);
+	int m = x->mb > 0 ? x->mb : 1;
+	o->kind = OFFLOAD_ACTIVATIONS;
+	o->act_layers = N;
+	o->act_layer_bytes = B;
+	o->link_Bps = link;
+	o->micro_batches = m;
+	act_offload_timeline(L, N, fwd_s / L, bwd_s / L, B / link, &o->act_fwd_s, &o->act_bwd_s);
+	/* micro-batches run one after another at PP 1 */
+	o->exposed_s = m * (o->act_fwd_s + o->act_bwd_s);
+	o->d2h_bytes = o->h2d_bytes = (double)m * N * B;
+	/* pinned host buffers of one micro-batch's N layers (TE frees them
+	 * after the reload unless cpu_offloading_retain_pinned_cpu_buffers,
+	 * which keeps the same amount) */
+	o->host_bytes_per_gpu = N * B;
 	int on_node = x->tp * x->cp * x->dp;
 	if (on_node > x->pl->gpus_per_node)
 		on_node = x->pl->gpus_per_node;

@@ -174,8 +174,9 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 static const char *const master_names[] = { "sharded", "replicated" };
 static const char *const loss_names[] = { "fused", "eager" };
 /* the offload key's values: DeepSpeed's offload_optimizer.device is
- * "none" or "cpu" (hetplan models "cpu"; "nvme", ZeRO-Infinity, is not) */
-static const char *const offload_names[] = { "none", "optimizer" };
+ * "none" or "cpu" (hetplan models "cpu"; "nvme", ZeRO-Infinity, is not);
+ * "activations" is Megatron-Core's --cpu-offloading-num-layers */
+static const char *const offload_names[] = { "none", "optimizer", "activations" };
 /* Megatron-Core's --moe-token-dispatcher-type values hetplan costs
  * (transformer_config.py @d98e8a64 L891; its third, allgather, has no
  * cost model here) */
@@ -325,7 +326,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	if (a->mbs != b->mbs || a->gbs != b->gbs || a->seq_len != b->seq_len ||
 	    a->precision != b->precision || a->recompute != b->recompute ||
 	    a->loss != b->loss || a->master != b->master || a->zero != b->zero ||
-	    a->offload != b->offload ||
+	    a->offload != b->offload || a->offload_layers != b->offload_layers ||
 	    a->schedule != b->schedule || a->vpp != b->vpp || a->cp != b->cp || a->ep != b->ep ||
 	    a->etp != b->etp || strcmp(a->pp_layout, b->pp_layout) != 0 ||
 	    a->sp != b->sp || a->flash != b->flash || a->n_replicas != b->n_replicas ||
@@ -444,7 +445,7 @@ FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_ROWS, framework_name,
 FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_name,
 	    plan_recompute_parse);
 FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
-FIELDS_ENUM(static, offload_enum, enum hp_offload, 2, plan_offload_name, plan_offload_parse);
+FIELDS_ENUM(static, offload_enum, enum hp_offload, OFFLOAD_COUNT, plan_offload_name, plan_offload_parse);
 FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
 FIELDS_ENUM(static, dispatch_enum, enum hp_moe_dispatch, MOE_DISPATCH_COUNT,
 	    plan_moe_dispatch_name, plan_moe_dispatch_parse);
@@ -544,11 +545,13 @@ static const struct hp_field plan_field_list[] = {
 		 "parameter plus 8 divided by the data-parallel degree." },
 	/* DeepSpeed's zero_optimization.offload_optimizer.device (none, cpu;
 	 * deepspeed/runtime/zero/offload_config.py @edaa7221); "cpu" is taken
-	 * as a synonym */
+	 * as a synonym. "activations": Megatron-Core's cpu_offloading
+	 * (megatron/core/model_parallel_config.py @d98e8a64 L455-480) */
 	{ .key = "offload", .flag = "offload", .kind = FK_ENUM, .off = PF(offload),
 	  .enm = &offload_enum, .flags = FF_OMIT_ZERO,
-	  .help = "optimizer on the host CPU (DeepSpeed ZeRO-Offload); absent: none",
-	  .doc = "Where the optimizer runs (default `none`: on the GPU). `optimizer` is "
+	  .help = "what goes to host memory: optimizer (DeepSpeed ZeRO-Offload) or "
+		  "activations (Megatron-Core); absent: none",
+	  .doc = "What leaves the GPU for host memory (default `none`). `optimizer` is "
 		 "DeepSpeed's ZeRO-Offload (`zero_optimization.offload_optimizer` {device: "
 		 "cpu, pin_memory: true}; `cpu` is accepted for it): the fp32 master weights "
 		 "and Adam's two moments of each rank's ZeRO partition leave the GPU for pinned "
@@ -559,7 +562,14 @@ static const struct hp_field plan_field_list[] = {
 		 "link (docs/model.md, Optimizer offload), and notes the host memory "
 		 "a node needs. Needs `--framework deepspeed` and zero 1, 2 or 3; "
 		 "Megatron-Core's `--optimizer-cpu-offload` is not modelled (refused). "
-		 "The planner does not search it." },
+		 "`activations` is Megatron-Core's activation offload (`--cpu-offloading-num-layers` "
+		 "{N}, with {N} from `offload_layers`): the saved activations of the model's "
+		 "first {N} layers go to host memory after their forward and come back before "
+		 "their backward, on a copy stream beside the compute; the GPU keeps the other "
+		 "layers' worth, the estimate charges what of the copies the compute does not "
+		 "hide (PCIe, or NVLink-C2C on Grace superchips) and notes the host memory "
+		 "(docs/memory.md, Activation offload). Needs `--framework megatron-core`, "
+		 "PP 1 and no recompute, as Megatron-Core does. The planner searches neither." },
 	{ .key = "schedule", .flag = "schedule", .kind = FK_CUSTOM, .off = PF(schedule),
 	  .custom = &sched_custom, .help = "pipeline schedule", .arg = "1f1b|interleaved:{V}",
 	  .doc = "Pipeline schedule (default 1f1b). `interleaved:`{V} gives each stage {V} "
@@ -691,6 +701,19 @@ static const struct hp_field plan_field_list[] = {
 		 "Megatron-LM and the other frameworks do not (default off). No effect at TP 1. "
 		 "Estimate only: `hetplan launch` writes nothing for it (its notes say so, naming "
 		 "the key) and the planner does not search it." },
+	/* before pp_layout, the editor's last row (tests/test_tui.sh); the
+	 * 80x24 editor's rows above keep their places */
+	/* offload_layers: 1 to the model's layers - 1 (Megatron-Core refuses
+	 * cpu_offloading_num_layers >= num_layers, transformer_config.py
+	 * @d98e8a64 L1884-1889); the field's bound is the catalog's layer
+	 * limit (catalog.c, 100000), the model's checked by plan_validate */
+	{ .key = "offload_layers", .flag = "offload-layers", .kind = FK_INT,
+	  .off = PF(offload_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
+	  .arg = "{N}", .help = "with offload activations: layers whose activations go to the host",
+	  .doc = "With `--offload activations`, the number of layers whose saved activations "
+		 "go to host memory: the model's first {N} (Megatron-Core "
+		 "`--cpu-offloading-num-layers` {N}; Megatron-Bridge `cpu_offloading_num_layers`). "
+		 "1 to the model's layers less one. Needs `--offload activations`." },
 	{ .key = "pp_layout", .flag = "pp-layout", .kind = FK_STR, .off = PF(pp_layout),
 	  .size = PP_LAYOUT_TEXT, .flags = FF_OMIT_ZERO, .arg = "{LAYOUT}",
 	  .help = "layers of each virtual pipeline stage, Megatron's --pipeline-model-parallel-layout "
@@ -992,17 +1015,68 @@ int plan_framework_model(enum hp_framework f, const struct model_spec *m, const 
 			  "layers (%s)", ctx, framework_name(f), m->name, m->moe.experts, with);
 }
 
-/* The offload key: DeepSpeed's ZeRO-Offload only. DeepSpeed accepts
- * offload_optimizer at ZeRO 1, 2 and 3 (stage_1_and_2.py and stage3.py
- * @edaa7221 read zero_optimization.offload_optimizer); at ZeRO 0 there is no
- * ZeRO optimizer to offload. Megatron-Core has its own CPU offload
- * (--optimizer-cpu-offload, megatron/training/arguments.py @d98e8a64
- * L2918: HybridDeviceOptimizer, with --optimizer-offload-fraction and
- * --overlap-cpu-optimizer-d2h-h2d), a different schedule hetplan does not
- * model: refused rather than costed as DeepSpeed's. */
-static int validate_offload(const struct plan *p, const char *ctx, struct hp_err *err)
+/* Megatron-Core's activation offload (offload activations, N =
+ * offload_layers), refused where Megatron-Core refuses it
+ * (megatron/core/transformer/transformer_config.py @d98e8a64): N below
+ * the model's layers (L1884-1889), no pipeline parallelism (L1891-1894),
+ * no activation recomputation (L1896-1899). Other frameworks have no such
+ * setting. */
+static int validate_act_offload(const struct plan *p, const struct model_spec *m,
+				const char *ctx, struct hp_err *err)
 {
-	if (p->offload == OFFLOAD_NONE)
+	if (p->offload != OFFLOAD_ACTIVATIONS) {
+		if (p->offload_layers > 0)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: offload_layers %d needs offload activations (it says "
+					  "how many layers' activations go to host memory, Megatron-Core "
+					  "--cpu-offloading-num-layers), not offload %s",
+					  ctx, p->offload_layers, plan_offload_name(p->offload));
+		return 0;
+	}
+	if (p->framework != FW_MEGATRON_CORE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload activations needs --framework megatron-core "
+				  "(Megatron-Core's --cpu-offloading-num-layers), not %s",
+				  ctx, framework_name(p->framework));
+	if (p->offload_layers < 1 || p->offload_layers >= m->layers)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload activations needs offload_layers between 1 and %d "
+				  "(Megatron-Core's --cpu-offloading-num-layers must be below the "
+				  "model's %d layers), not %d", ctx, m->layers - 1, m->layers,
+				  p->offload_layers);
+	for (int i = 0; i < p->n_replicas; i++)
+		if (p->replicas[i].n_stages > 1)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: offload activations needs pipeline parallelism 1: "
+					  "Megatron-Core refuses --cpu-offloading-num-layers with "
+					  "--pipeline-model-parallel-size above 1 (\"Currently there is "
+					  "no support for Pipeline parallelism with CPU offloading\")",
+					  ctx);
+	if (p->recompute != RC_NONE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload activations needs recompute none: Megatron-Core "
+				  "refuses --cpu-offloading-num-layers with --recompute-granularity "
+				  "(\"CPU offloading does not work when activation recomputation is "
+				  "enabled\"), and the plan has recompute %s",
+				  ctx, plan_recompute_name(p->recompute));
+	return 0;
+}
+
+/* The offload key's optimizer value: DeepSpeed's ZeRO-Offload only.
+ * DeepSpeed accepts offload_optimizer at ZeRO 1, 2 and 3 (stage_1_and_2.py
+ * and stage3.py @edaa7221 read zero_optimization.offload_optimizer); at
+ * ZeRO 0 there is no ZeRO optimizer to offload. Megatron-Core has its own
+ * CPU optimizer offload (--optimizer-cpu-offload, megatron/training/
+ * arguments.py @d98e8a64 L2918: HybridDeviceOptimizer, with
+ * --optimizer-offload-fraction and --overlap-cpu-optimizer-d2h-h2d), a
+ * different schedule hetplan does not model: refused rather than costed
+ * as DeepSpeed's. */
+static int validate_offload(const struct plan *p, const struct model_spec *m, const char *ctx,
+			    struct hp_err *err)
+{
+	if (validate_act_offload(p, m, ctx, err) < 0)
+		return -1;
+	if (p->offload != OFFLOAD_OPTIMIZER)
 		return 0;
 	if (p->framework != FW_DEEPSPEED)
 		return hp_err_set(err, HP_EXIT_INPUT,
@@ -1047,7 +1121,7 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
 				  ctx, p->zero);
-	if (validate_offload(p, ctx, err) < 0)
+	if (validate_offload(p, m, ctx, err) < 0)
 		return -1;
 	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
 		return hp_err_set(err, HP_EXIT_INPUT,

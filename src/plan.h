@@ -45,12 +45,16 @@ enum hp_loss { LOSS_FUSED, LOSS_EAGER };
  * (8 B/param / dp). ZeRO 2 and 3 shard gradients and master weights, so
  * only MASTER_SHARDED applies there. */
 enum hp_master { MASTER_SHARDED, MASTER_REPLICATED };
-/* Where the optimizer runs (the offload key). OFFLOAD_NONE: on the GPU.
- * OFFLOAD_OPTIMIZER: DeepSpeed's ZeRO-Offload (zero_optimization
+/* What leaves the GPU for host memory (the offload key). OFFLOAD_NONE:
+ * nothing. OFFLOAD_OPTIMIZER: DeepSpeed's ZeRO-Offload (zero_optimization
  * .offload_optimizer {device: cpu}): the fp32 master weights and Adam's
  * moments of the rank's ZeRO partition live in pinned host memory and
- * DeepSpeedCPUAdam steps them on the CPU (perf_offload.c). */
-enum hp_offload { OFFLOAD_NONE, OFFLOAD_OPTIMIZER };
+ * DeepSpeedCPUAdam steps them on the CPU (perf_offload.c).
+ * OFFLOAD_ACTIVATIONS: Megatron-Core's activation offload
+ * (--cpu-offloading-num-layers N, the plan's offload_layers): the saved
+ * activations of the model's first N layers go to host memory after their
+ * forward and come back before their backward (perf_offload.c). */
+enum hp_offload { OFFLOAD_NONE, OFFLOAD_OPTIMIZER, OFFLOAD_ACTIVATIONS, OFFLOAD_COUNT };
 /* MoE token dispatch, one value per cost model (perf_comm.c
  * ep_dispatch_time): NCCL's all-to-all, one network copy per routed
  * expert (Megatron-Core --moe-token-dispatcher-type alltoall); the flex
@@ -88,7 +92,10 @@ struct plan {
 	int flash;            /* fused flash attention (default on) */
 	enum hp_loss loss;    /* how the cross-entropy is computed (default fused) */
 	enum hp_master master; /* fp32 master layout (default sharded) */
-	enum hp_offload offload; /* optimizer on the GPU or the host (default none) */
+	enum hp_offload offload; /* what goes to host memory (default none) */
+	int offload_layers;   /* with offload activations: the layers whose
+			       * activations go (Megatron-Core
+			       * --cpu-offloading-num-layers); 0 otherwise */
 	enum hp_framework framework; /* what runs it (default FW_ANY) */
 	/* Overlaps: -1 = the framework's default, 0 off, 1 on. Read them
 	 * through plan_tp_overlap() and friends. */

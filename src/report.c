@@ -82,7 +82,23 @@ void report_estimate_json_parts(cJSON *o, const struct estimate *e, const struct
 		if (v != 0 || !time_parts[i].omit_zero)
 			cJSON_AddNumberToObject(bd, time_parts[i].key, v);
 	}
-	if (e->offload.exposed_s > 0) {
+	if (e->offload.kind == OFFLOAD_ACTIVATIONS) {
+		/* activation offload (plan key offload = activations): what
+		 * its breakdown line rests on */
+		const struct perf_offload *f = &e->offload;
+		cJSON *oo = cJSON_AddObjectToObject(o, "offload");
+		cJSON_AddStringToObject(oo, "kind", "activations");
+		cJSON_AddNumberToObject(oo, "layers", f->act_layers);
+		cJSON_AddNumberToObject(oo, "layer_bytes", f->act_layer_bytes);
+		cJSON_AddNumberToObject(oo, "host_link_bytes_per_s", f->link_Bps);
+		cJSON_AddNumberToObject(oo, "d2h_bytes", f->d2h_bytes);
+		cJSON_AddNumberToObject(oo, "h2d_bytes", f->h2d_bytes);
+		cJSON_AddNumberToObject(oo, "forward_exposed_s_per_microbatch", f->act_fwd_s);
+		cJSON_AddNumberToObject(oo, "backward_exposed_s_per_microbatch", f->act_bwd_s);
+		cJSON_AddNumberToObject(oo, "exposed_s", f->exposed_s);
+		cJSON_AddNumberToObject(oo, "host_bytes_per_gpu", f->host_bytes_per_gpu);
+		cJSON_AddNumberToObject(oo, "host_bytes_per_node", f->host_bytes_per_node);
+	} else if (e->offload.exposed_s > 0) {
 		/* ZeRO-Offload (plan key offload): what its breakdown line
 		 * rests on */
 		const struct perf_offload *f = &e->offload;

@@ -44,11 +44,13 @@ static const struct report_part time_parts[] = {
 	  offsetof(struct perf_breakdown, optimizer), 0 },
 	{ "overhead", "other", "other", "other", "#d8c27a", 9,
 	  offsetof(struct perf_breakdown, overhead), 0 },
-	/* ZeRO-Offload's exposed time (plan key offload), in place of the
-	 * GPU's optimizer step (so in the optimizer's terminal slot: the two
-	 * replace each other): in every table and bar beside the others, in
-	 * JSON and the batch text only when the plan offloads */
-	{ "offload", "optimizer offload", "offload", "offload", "#7a9e9f", 8,
+	/* The exposed time of the plan's offload to the host (plan key
+	 * offload): ZeRO-Offload's optimizer step, in place of the GPU's
+	 * (so in the optimizer's terminal slot), or the activation copies'
+	 * waits (Megatron-Core's cpu offloading): in every table and bar
+	 * beside the others, in JSON and the batch text only when the plan
+	 * offloads */
+	{ "offload", "host offload", "offload", "offload", "#7a9e9f", 8,
 	  offsetof(struct perf_breakdown, offload), 1 },
 };
 

@@ -141,10 +141,17 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 		struct plan q;
 		plan_init(&q);
 		plan_copy(&q, p);
-		if (k < n)
+		if (k < n) {
 			q.zero = zeros[k];
-		else
+		} else {
 			q.recompute = RC_FULL;
+			/* Megatron-Core refuses recompute beside activation
+			 * offload (plan.c validate_act_offload): the lever
+			 * drops it */
+			q.offload = p->offload == OFFLOAD_ACTIVATIONS ? OFFLOAD_NONE : p->offload;
+			if (p->offload == OFFLOAD_ACTIVATIONS)
+				q.offload_layers = 0;
+		}
 		why[0] = '\0';
 		if (fw && !refused)
 			runs_on_why_row(&q, c, p->framework, why, sizeof why);
@@ -160,7 +167,8 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 				if (k < n)
 					snprintf(lever, sizeof lever, "--zero %d", q.zero);
 				else
-					snprintf(lever, sizeof lever, "--recompute full");
+					snprintf(lever, sizeof lever, "--recompute full%s",
+						 p->offload == OFFLOAD_ACTIVATIONS ? " --offload none" : "");
 				printf("  with %s it fits: %s on the fullest stage, step time x%.2f\n",
 				       lever, hp_fmt_bytes(nb, sizeof nb, need),
 				       step_s > 0 ? f.step_time_s / step_s : 1.0);
@@ -354,7 +362,20 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 			printf("  note: %s: the gradient reduce is charged after each backward, "
 			       "exposed (--grad-overlap on if the run turns it on)\n", gn);
 		const struct perf_offload *f = &e->offload;
-		if (f->exposed_s > 0) {
+		if (f->kind == OFFLOAD_ACTIVATIONS) {
+			char hb[32], nb2[32], lb[32], db[32];
+			printf("  note: offload activations (Megatron-Core --cpu-offloading-num-layers "
+			       "%d): the host needs %s a GPU, %s a node of %d GPUs (pinned copies of "
+			       "%d layers' activations, %s each), beside the GPU's memory above\n",
+			       f->act_layers, hp_fmt_bytes(hb, sizeof hb, f->host_bytes_per_gpu),
+			       hp_fmt_bytes(nb2, sizeof nb2, f->host_bytes_per_node), f->gpus_per_node,
+			       f->act_layers, hp_fmt_bytes(lb, sizeof lb, f->act_layer_bytes));
+			printf("  note: offload exposed %.3f s a step: %s each way over the host link "
+			       "at %.1f GB/s, of which the compute leaves %.3f s forward and %.3f s "
+			       "backward a micro-batch uncovered (%d micro-batches)\n",
+			       f->exposed_s, hp_fmt_bytes(db, sizeof db, f->d2h_bytes), f->link_Bps / 1e9,
+			       f->act_fwd_s, f->act_bwd_s, f->micro_batches);
+		} else if (f->exposed_s > 0) {
 			char hb[32], nb2[32], db[32], ub[32];
 			printf("  note: offload optimizer (DeepSpeed ZeRO-Offload): the host needs %s "
 			       "a GPU, %s a node of %d GPUs (fp32 master, Adam moments and "
