@@ -741,6 +741,35 @@ static int launch_max_connections(const struct model_spec *m, const struct plan 
 	return launch_ep_overlap(m, p, pc) ? 32 : 1;
 }
 
+/* The srun + torchrun lines that start a job of nl's nodes: script (a
+ * shell word) with args (shell words) and the job's own "$@". vars: the
+ * script's variable the per-node bash -c must see, besides MASTER_ADDR
+ * and MASTER_PORT. */
+static void torchrun_lines(struct sbuf *b, const struct node_layout *nl, const char *vars,
+			   const char *script, const char *args)
+{
+	if (nl->last == nl->gpn) {
+		sbuf_addf(b, "srun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
+			  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
+			  "\t--rdzv-backend c10d \\\n"
+			  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+			  "\t%s %s \"$@\"\n", nl->gpn, script, args);
+		return;
+	}
+	/* one torchrun per node (--ntasks-per-node=1), its process count
+	 * from the node's SLURM_NODEID, which srun sets per task: the
+	 * command is a bash -c string so that each task expands it */
+	sbuf_addf(b, "# %d processes on each node but the last, %d there (%d GPUs of the "
+		  "job's %d).\nexport %s MASTER_ADDR MASTER_PORT\n"
+		  "srun bash -c 'exec torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
+		  "\t--nproc-per-node \"$((SLURM_NODEID + 1 < SLURM_NNODES ? %d : %d))\" \\\n"
+		  "\t--rdzv-id \"$SLURM_JOB_ID\" \\\n\t--rdzv-backend c10d \\\n"
+		  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+		  "\t%s \"$@\"' torchrun %s \"$@\"\n",
+		  nl->gpn, nl->last, (nl->nodes - 1) * nl->gpn + nl->last, nl->nodes * nl->gpn, vars,
+		  nl->gpn, nl->last, script, args);
+}
+
 static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
 			const struct plan *p, const struct piece *pc, double tokens,
 			const char *version, const char *deny)
@@ -767,26 +796,8 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n\nARGS=(\n",
 		  launch_max_connections(m, p, pc));
 	megatron_args(b, m, p, pc, tokens, "\t", "\n");
-	if (nl.last == nl.gpn) {
-		sbuf_addf(b, ")\n\nsrun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
-			  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
-			  "\t--rdzv-backend c10d \\\n"
-			  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
-			  "\t\"$MEGATRON/pretrain_gpt.py\" \"${ARGS[@]}\" \"$@\"\n", nl.gpn);
-		return;
-	}
-	/* one torchrun per node (--ntasks-per-node=1), its process count
-	 * from the node's SLURM_NODEID, which srun sets per task: the
-	 * command is a bash -c string so that each task expands it */
-	sbuf_addf(b, ")\n\n# %d processes on each node but the last, %d there (%d GPUs of the "
-		  "job's %d).\nexport MEGATRON MASTER_ADDR MASTER_PORT\n"
-		  "srun bash -c 'exec torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
-		  "\t--nproc-per-node \"$((SLURM_NODEID + 1 < SLURM_NNODES ? %d : %d))\" \\\n"
-		  "\t--rdzv-id \"$SLURM_JOB_ID\" \\\n\t--rdzv-backend c10d \\\n"
-		  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
-		  "\t\"$MEGATRON/pretrain_gpt.py\" \"$@\"' torchrun \"${ARGS[@]}\" \"$@\"\n",
-		  nl.gpn, nl.last, (nl.nodes - 1) * nl.gpn + nl.last, nl.nodes * nl.gpn, nl.gpn,
-		  nl.last);
+	sbuf_add(b, ")\n\n");
+	torchrun_lines(b, &nl, "MEGATRON", "\"$MEGATRON/pretrain_gpt.py\"", "\"${ARGS[@]}\"");
 }
 
 static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
