@@ -1318,7 +1318,8 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
  *
  * The Trainer's settings go as command-line flags, not as a
  * TrainingArguments JSON: run_clm.py-style scripts read a JSON only when
- * it is their one argument (HfArgumentParser.parse_json_file), which
+ * it is their one argument (run_clm.py @00d481d1 main: len(sys.argv) == 2
+ * and a .json name, HfArgumentParser.parse_json_file), which
  * would leave no room for the user's --model_name_or_path and
  * --dataset_name; as flags they sit beside "$@". Every flag in ARGS is a
  * field of TrainingArguments (src/transformers/training_args.py at
