@@ -130,4 +130,25 @@ expect 3 "the plan has 2 replica groups that differ" $H launch --pool 1x8xA100-S
 expect 2 "give --format hf-trainer" $H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --framework hf-transformers
 expect 0 "" $H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --framework hf-transformers --format hf-trainer
 
+# --- selective recomputation: the Trainer has none; no
+# --gradient_checkpointing (whole layers), and stderr says so
+# shellcheck disable=SC2086
+expect 0 "HF Trainer: no selective recomputation" $H launch $GA --zero 1 --recompute selective
+[ "$(value "$T/out" gradient_checkpointing)" = "<absent>" ] && ok || bad "selective wrote --gradient_checkpointing"
+
+# --- a model name with shell syntax stays inside a comment (escape.h's
+# shell quoting) and the job and output names keep only [A-Za-z0-9._-]
+python3 - "$G2" "$T/odd.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = "gpt2 $(touch pwned)'\"`x`"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+$H launch --pool 1x8xA100-SXM4-80GB -m "$T/odd.json" --tp 1 --pp 1 --mbs 1 --gbs 8 --format hf-trainer \
+	>"$T/odd" 2>"$T/err" && ok || bad "odd name: $(cat "$T/err")"
+bash -n "$T/odd" && ok || bad "odd name: the script does not parse"
+grep -qx 'OUTPUT_DIR=${OUTPUT_DIR:-hetplan-gpt2___touch_pwned____x_}' "$T/odd" && ok ||
+	bad "odd name: $(grep OUTPUT_DIR= "$T/odd")"
+grep -v '^#' "$T/odd" | grep -qF '$(touch' && bad "odd name outside a comment" || ok
+
 finish hf_launch
