@@ -1546,6 +1546,55 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
 	return 0;
 }
 
+/* The deepspeed format into b: the config, or for a heterogeneous plan one
+ * per piece with what stock frameworks cannot express (lim); each
+ * distinct note of the pieces into nb. */
+static void deepspeed_render(struct sbuf *b, struct sbuf *nb, const struct cluster *c,
+			     const struct model_spec *m, const struct plan *p,
+			     const struct piece *pcs, int np, int hetero, const char *lim)
+{
+	cJSON *o;
+	if (!hetero) {
+		o = deepspeed_config(p, &pcs[0]);
+	} else {
+		o = cJSON_CreateObject();
+		cJSON *arr = cJSON_AddArrayToObject(o, "pieces");
+		for (int i = 0; i < np; i++) {
+			cJSON *po = cJSON_CreateObject();
+			cJSON_AddNumberToObject(po, "replica_group", pcs[i].group);
+			cJSON_AddStringToObject(po, "pool", c->pools[pcs[i].pool].name);
+			cJSON_AddNumberToObject(po, "replicas", pcs[i].dp);
+			cJSON_AddItemToObject(po, "config", deepspeed_config(p, &pcs[i]));
+			cJSON_AddItemToArray(arr, po);
+		}
+		cJSON *ce = cJSON_AddArrayToObject(o, "cannot_express");
+		for (const char *s = lim; *s;) {
+			const char *e = strchr(s, '\n');
+			size_t n = e ? (size_t)(e - s) : strlen(s);
+			char *line = xmalloc(n + 1);
+			memcpy(line, s, n);
+			line[n] = '\0';
+			cJSON_AddItemToArray(ce, cJSON_CreateString(line));
+			free(line);
+			s += n + (e != NULL);
+		}
+	}
+	/* a note per distinct sentence: pieces of one plan share its EP
+	 * and often their TP and PP */
+	for (int i = 0; i < np; i++) {
+		struct sbuf pn;
+		sbuf_init(&pn);
+		deepspeed_notes(&pn, m, p, &pcs[i]);
+		add_new_lines(nb, pn.s ? pn.s : "");
+		sbuf_done(&pn);
+	}
+	char *s = esc_json_print(o);
+	cJSON_Delete(o);
+	sbuf_add(b, s);
+	sbuf_add(b, "\n");
+	free(s);
+}
+
 int launch_format_refuses(const struct cluster *c, const struct plan *p, enum launch_format f,
 			  struct hp_err *err)
 {
@@ -1634,49 +1683,9 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		/* one piece: hf_refuses turned away every plan of more */
 		hf_trainer_script(&b, c, m, p, &pcs[0], tokens, version, deny, &nb);
 		break;
-	case LAUNCH_DEEPSPEED: {
-		cJSON *o;
-		if (!hetero) {
-			o = deepspeed_config(p, &pcs[0]);
-		} else {
-			o = cJSON_CreateObject();
-			cJSON *arr = cJSON_AddArrayToObject(o, "pieces");
-			for (int i = 0; i < np; i++) {
-				cJSON *po = cJSON_CreateObject();
-				cJSON_AddNumberToObject(po, "replica_group", pcs[i].group);
-				cJSON_AddStringToObject(po, "pool", c->pools[pcs[i].pool].name);
-				cJSON_AddNumberToObject(po, "replicas", pcs[i].dp);
-				cJSON_AddItemToObject(po, "config", deepspeed_config(p, &pcs[i]));
-				cJSON_AddItemToArray(arr, po);
-			}
-			cJSON *ce = cJSON_AddArrayToObject(o, "cannot_express");
-			for (const char *s = lim; *s;) {
-				const char *e = strchr(s, '\n');
-				size_t n = e ? (size_t)(e - s) : strlen(s);
-				char *line = xmalloc(n + 1);
-				memcpy(line, s, n);
-				line[n] = '\0';
-				cJSON_AddItemToArray(ce, cJSON_CreateString(line));
-				free(line);
-				s += n + (e != NULL);
-			}
-		}
-		/* a note per distinct sentence: pieces of one plan share its EP
-		 * and often their TP and PP */
-		for (int i = 0; i < np; i++) {
-			struct sbuf pn;
-			sbuf_init(&pn);
-			deepspeed_notes(&pn, m, p, &pcs[i]);
-			add_new_lines(&nb, pn.s ? pn.s : "");
-			sbuf_done(&pn);
-		}
-		char *s = esc_json_print(o);
-		cJSON_Delete(o);
-		sbuf_add(&b, s);
-		sbuf_add(&b, "\n");
-		free(s);
+	case LAUNCH_DEEPSPEED:
+		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim);
 		break;
-	}
 	default:
 		break;
 	}
