@@ -406,8 +406,10 @@
  *    from the code: FW_OPT_BYTES_DEFAULT. Attention kernels through
  *    attn_implementation "flash_attention_2" or SDPA: FlashAttention-2
  *    class (attn_gen3 0), Ampere or newer (flash_sm80). No MoE layers in
- *    the row's counts (moe 0). Launch refuses it (estimate-only): no
- *    TrainingArguments key list is pinned in tests/data yet.
+ *    the row's counts (moe 0). Estimate-only for every launch format but
+ *    hf-trainer (launch.c: the Trainer's own flags, checked against
+ *    tests/data/hf_training_args.txt, transformers training_args.py
+ *    @00349ae8), which runs this row at ZeRO 0 and the deepspeed row above.
  */
 #include "framework.h"
 

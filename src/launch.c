@@ -18,10 +18,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan" };
+static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan",
+					     "hf-trainer" };
 
 const char *launch_format_framework(struct plan *p, enum launch_format f)
 {
+	/* the HF Trainer wraps the model in DDP unless a DeepSpeed config is
+	 * given, which it then runs as DeepSpeed's engine (framework.c,
+	 * hf-transformers: "the deepspeed row") */
+	if (f == LAUNCH_HF_TRAINER && p->framework == FW_ANY) {
+		p->framework = p->zero >= 1 ? FW_DEEPSPEED : FW_HF;
+		return p->zero >= 1 ? "--format hf-trainer with --zero 1-3 and no --framework: the "
+				      "Trainer runs ZeRO through DeepSpeed, as --framework deepspeed"
+				    : "--format hf-trainer without --framework or --zero: the Trainer "
+				      "with PyTorch DDP, as --framework hf-transformers";
+	}
 	if (f != LAUNCH_TORCHTITAN || p->framework != FW_ANY)
 		return NULL;
 	p->framework = FW_TORCHTITAN;
@@ -746,6 +757,35 @@ static int launch_max_connections(const struct model_spec *m, const struct plan 
 	return launch_ep_overlap(m, p, pc) ? 32 : 1;
 }
 
+/* The srun + torchrun lines that start a job of nl's nodes: script (a
+ * shell word) with args (shell words) and the job's own "$@". vars: the
+ * script's variable the per-node bash -c must see, besides MASTER_ADDR
+ * and MASTER_PORT. */
+static void torchrun_lines(struct sbuf *b, const struct node_layout *nl, const char *vars,
+			   const char *script, const char *args)
+{
+	if (nl->last == nl->gpn) {
+		sbuf_addf(b, "srun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
+			  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
+			  "\t--rdzv-backend c10d \\\n"
+			  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+			  "\t%s %s \"$@\"\n", nl->gpn, script, args);
+		return;
+	}
+	/* one torchrun per node (--ntasks-per-node=1), its process count
+	 * from the node's SLURM_NODEID, which srun sets per task: the
+	 * command is a bash -c string so that each task expands it */
+	sbuf_addf(b, "# %d processes on each node but the last, %d there (%d GPUs of the "
+		  "job's %d).\nexport %s MASTER_ADDR MASTER_PORT\n"
+		  "srun bash -c 'exec torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
+		  "\t--nproc-per-node \"$((SLURM_NODEID + 1 < SLURM_NNODES ? %d : %d))\" \\\n"
+		  "\t--rdzv-id \"$SLURM_JOB_ID\" \\\n\t--rdzv-backend c10d \\\n"
+		  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
+		  "\t%s \"$@\"' torchrun %s \"$@\"\n",
+		  nl->gpn, nl->last, (nl->nodes - 1) * nl->gpn + nl->last, nl->nodes * nl->gpn, vars,
+		  nl->gpn, nl->last, script, args);
+}
+
 static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
 			const struct plan *p, const struct piece *pc, double tokens,
 			const char *version, const char *deny)
@@ -772,26 +812,8 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n\nARGS=(\n",
 		  launch_max_connections(m, p, pc));
 	megatron_args(b, m, p, pc, tokens, "\t", "\n");
-	if (nl.last == nl.gpn) {
-		sbuf_addf(b, ")\n\nsrun torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
-			  "\t--nproc-per-node %d \\\n\t--rdzv-id \"$SLURM_JOB_ID\" \\\n"
-			  "\t--rdzv-backend c10d \\\n"
-			  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
-			  "\t\"$MEGATRON/pretrain_gpt.py\" \"${ARGS[@]}\" \"$@\"\n", nl.gpn);
-		return;
-	}
-	/* one torchrun per node (--ntasks-per-node=1), its process count
-	 * from the node's SLURM_NODEID, which srun sets per task: the
-	 * command is a bash -c string so that each task expands it */
-	sbuf_addf(b, ")\n\n# %d processes on each node but the last, %d there (%d GPUs of the "
-		  "job's %d).\nexport MEGATRON MASTER_ADDR MASTER_PORT\n"
-		  "srun bash -c 'exec torchrun \\\n\t--nnodes \"$SLURM_NNODES\" \\\n"
-		  "\t--nproc-per-node \"$((SLURM_NODEID + 1 < SLURM_NNODES ? %d : %d))\" \\\n"
-		  "\t--rdzv-id \"$SLURM_JOB_ID\" \\\n\t--rdzv-backend c10d \\\n"
-		  "\t--rdzv-endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n"
-		  "\t\"$MEGATRON/pretrain_gpt.py\" \"$@\"' torchrun \"${ARGS[@]}\" \"$@\"\n",
-		  nl.gpn, nl.last, (nl.nodes - 1) * nl.gpn + nl.last, nl.nodes * nl.gpn, nl.gpn,
-		  nl.last);
+	sbuf_add(b, ")\n\n");
+	torchrun_lines(b, &nl, "MEGATRON", "\"$MEGATRON/pretrain_gpt.py\"", "\"${ARGS[@]}\"");
 }
 
 static cJSON *deepspeed_config(const struct plan *p, const struct piece *pc)
@@ -1143,6 +1165,21 @@ int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)
 			  framework_get(f)->display, framework_list(FW_LIST_LAUNCHABLE, ok, sizeof ok));
 }
 
+int launch_refuses_format(const struct plan *p, enum launch_format f, const char *where,
+			  struct hp_err *err)
+{
+	if (f == LAUNCH_HF_TRAINER && p->framework == FW_HF)
+		return 0;
+	if (launch_refuses(p, where, err) == 0)
+		return 0;
+	if (p->framework == FW_HF) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof err->msg - n, "; give --format hf-trainer for an HF "
+			 "Trainer script");
+	}
+	return -1;
+}
+
 /* Each line of lines (newline-ended) not already a line of *nb, appended. */
 static void add_new_lines(struct sbuf *nb, const char *lines)
 {
@@ -1211,7 +1248,8 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
 			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
 			      "it). With --moe-token-dispatcher-type alltoall instead, a token crosses "
 			      "the network once per expert, not once per node.\n");
-	if (p->precision == HP_TF32 || p->precision == HP_FP32)
+	/* the HF Trainer's --tf32 sets it (hf_args) */
+	if ((p->precision == HP_TF32 || p->precision == HP_FP32) && f != LAUNCH_HF_TRAINER)
 		sbuf_addf(nb, "%s: no mixed-precision flag is written; the run keeps fp32 tensors, and "
 			      "its GEMMs use TF32 only when the training script sets "
 			      "torch.backends.cuda.matmul.allow_tf32 = %s (PyTorch's default is False "
@@ -1255,6 +1293,7 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 {
 	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
 			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
+			       : f == LAUNCH_HF_TRAINER ? (p->framework == FW_HF ? FW_HF : FW_DEEPSPEED)
 			       : p->framework == FW_MEGATRON_LM ? FW_MEGATRON_LM
 								  : FW_MEGATRON_CORE;
 	char why[400];
@@ -1276,6 +1315,182 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 			 ? " (--pipeline-model-parallel-layout is Megatron-Core's, not in this "
 			   "version)" : "");
 	return 1;
+}
+
+/* The HF Trainer format (hf-trainer): a Slurm script, as the slurm
+ * format's, that runs a Trainer script such as transformers'
+ * examples/pytorch/language-modeling/run_clm.py under torchrun.
+ *
+ * The Trainer's settings go as command-line flags, not as a
+ * TrainingArguments JSON: run_clm.py-style scripts read a JSON only when
+ * it is their one argument (run_clm.py @00d481d1 main: len(sys.argv) == 2
+ * and a .json name, HfArgumentParser.parse_json_file), which
+ * would leave no room for the user's --model_name_or_path and
+ * --dataset_name; as flags they sit beside "$@". Every flag in ARGS is a
+ * field of TrainingArguments (src/transformers/training_args.py at
+ * huggingface/transformers 00349ae87edd; tests/data/hf_training_args.txt):
+ * HfArgumentParser makes each field a --name flag, and a bare bool flag
+ * means true. DATA_ARGS holds run_clm.py's own (--block_size).
+ *
+ * ZeRO 1-3 run through DeepSpeed: the deepspeed format's config
+ * (deepspeed_config), written by the script to a file that --deepspeed
+ * names. The Trainer checks the keys it also sets
+ * (integrations/deepspeed.py @02348331, trainer_config_process:
+ * train_micro_batch_size_per_gpu, gradient_accumulation_steps,
+ * train_batch_size, gradient_clipping, fp16.enabled, bf16.enabled must
+ * match per_device_train_batch_size, gradient_accumulation_steps, world
+ * size x both, max_grad_norm, --fp16, --bf16, or it stops): the config
+ * states them and ARGS gives the same values. A plan under
+ * hf-transformers (ZeRO 0) runs the Trainer's DDP, no DeepSpeed. */
+
+/* -1 with err (HP_EXIT_INPUT, naming the flag) for what the Trainer's
+ * data parallelism cannot run; pcs: the plan's np pieces. */
+static int hf_refuses(const struct cluster *c, const struct plan *p, const struct piece *pcs,
+		      int np, struct hp_err *err)
+{
+	const char *pre = "launch --format hf-trainer";
+	char why[300];
+	(void)c;
+	if (np > 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: the plan has %d replica groups that differ (GPU type, pool, "
+				  "layout or batch share: --pool, plan \"replicas\"); the HF Trainer "
+				  "runs one data-parallel group of identical ranks with the batch split "
+				  "evenly", pre, np);
+	const struct piece *pc = &pcs[0];
+	if (framework_layout_refusal(FW_HF, pc->tp, pc->pp, why, sizeof why) < 0)
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: --%s %d: %s", pre,
+				  pc->tp > 1 ? "tp" : "pp", pc->tp > 1 ? pc->tp : pc->pp, why);
+	if (p->cp > 1 || p->ep > 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: --%s %d: hetplan writes the HF Trainer's data parallelism only "
+				  "(DDP, DeepSpeed ZeRO), without %s parallelism: use --%s 1", pre,
+				  p->cp > 1 ? "cp" : "ep", p->cp > 1 ? p->cp : p->ep,
+				  p->cp > 1 ? "context" : "expert", p->cp > 1 ? "cp" : "ep");
+	if (p->schedule == SCHED_INTERLEAVED || p->vpp > 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: --schedule interleaved: the HF Trainer has no pipeline, so no "
+				  "interleaved schedule: use --schedule 1f1b", pre);
+	if (pc->gbs % HP_MAX(p->mbs * pc->dp, 1))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: --gbs %d is not a multiple of --mbs %d x DP %d: the Trainer's "
+				  "batch is per_device_train_batch_size x gradient_accumulation_steps x "
+				  "world size", pre, pc->gbs, p->mbs, pc->dp);
+	return 0;
+}
+
+/* The TrainingArguments flags of ARGS (see above), one a line after ind. */
+static void hf_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
+		    const struct piece *pc, double tokens, int ds, const char *ind)
+{
+	sbuf_addf(b, "%s--do_train\n%s--output_dir \"$OUTPUT_DIR\"\n", ind, ind);
+	sbuf_addf(b, "%s--per_device_train_batch_size %d\n", ind, p->mbs);
+	sbuf_addf(b, "%s--gradient_accumulation_steps %d\n", ind,
+		  pc->gbs / HP_MAX(p->mbs * pc->dp, 1));
+	/* optimizer steps: the Trainer counts one per accumulated batch */
+	sbuf_addf(b, "%s--max_steps %lld\n", ind, plan_steps(m, p, tokens));
+	/* deepspeed_config's gradient_clipping; the Trainer's default too */
+	sbuf_addf(b, "%s--max_grad_norm 1.0\n", ind);
+	if (p->precision == HP_BF16 || p->precision == HP_FP8)
+		sbuf_addf(b, "%s--bf16\n", ind);
+	else if (p->precision == HP_FP16)
+		sbuf_addf(b, "%s--fp16\n", ind);
+	else   /* fp32 tensors; TF32 GEMMs as the estimate assumed or not */
+		sbuf_addf(b, "%s--tf32 %s\n", ind, p->precision == HP_TF32 ? "true" : "false");
+	/* the Trainer's checkpointing recomputes every block (framework.c
+	 * hf-transformers: recompute full) */
+	if (p->recompute == RC_FULL)
+		sbuf_addf(b, "%s--gradient_checkpointing\n", ind);
+	if (ds)
+		sbuf_addf(b, "%s--deepspeed \"$DS_CONFIG\"\n", ind);
+}
+
+/* deepspeed_config for the Trainer: its recomputation is
+ * --gradient_checkpointing (torch.utils.checkpoint), not DeepSpeed's
+ * activation_checkpointing section; fp32 said outright, since the
+ * Trainer reads a config without fp16.enabled false as fp16 when it
+ * picks the dtype to load the model in (trainer_config_process); under
+ * offload, DeepSpeed's AdamW, which it runs on the host as
+ * DeepSpeedCPUAdam (as the estimate costs it, perf_offload.c), its
+ * hyper-parameters "auto": the Trainer fills them from learning_rate,
+ * adam_beta1/2, adam_epsilon and weight_decay. */
+static cJSON *hf_deepspeed_config(const struct plan *p, const struct piece *pc)
+{
+	cJSON *o = deepspeed_config(p, pc);
+	cJSON_DeleteItemFromObject(o, "activation_checkpointing");
+	if (p->precision == HP_TF32 || p->precision == HP_FP32)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(o, "fp16"), "enabled", 0);
+	if (p->offload == OFFLOAD_OPTIMIZER) {
+		cJSON *opt = cJSON_AddObjectToObject(o, "optimizer");
+		cJSON_AddStringToObject(opt, "type", "AdamW");
+		cJSON *pa = cJSON_AddObjectToObject(opt, "params");
+		static const char *const autos[] = { "lr", "betas", "eps", "weight_decay" };
+		for (size_t i = 0; i < HP_ARRAY_LEN(autos); i++)
+			cJSON_AddStringToObject(pa, autos[i], "auto");
+	}
+	return o;
+}
+
+/* What the Trainer does differently from the plan, one line each. */
+static void hf_notes(struct sbuf *n, const struct model_spec *m, const struct plan *p)
+{
+	if (p->recompute == RC_FULL && p->recompute_layers > 0 && p->recompute_layers < m->layers)
+		sbuf_addf(n, "HF Trainer: --gradient_checkpointing recomputes every layer, not the "
+			  "plan's %d of %d: check with hetplan estimate --recompute-layers 0.\n",
+			  p->recompute_layers, m->layers);
+	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
+		sbuf_add(n, "HF Trainer: no selective recomputation; no --gradient_checkpointing is "
+			    "written (it recomputes whole layers: hetplan estimate --recompute full).\n");
+	if (p->precision == HP_FP8)
+		sbuf_add(n, "HF Trainer: no FP8 training flag; --bf16 is written and the estimate "
+			    "(FP8 GEMMs) is faster than the run.\n");
+}
+
+static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			      const struct plan *p, const struct piece *pc, double tokens,
+			      const char *version, const char *deny, struct sbuf *notes)
+{
+	struct node_layout nl = piece_nodes(c, p, pc);
+	/* ZeRO above 0 is DeepSpeed's under the Trainer, whatever the row */
+	int ds = p->framework != FW_HF || p->zero >= 1;
+	char jn[64], q[SHQ_MAX];
+	job_name(jn, sizeof jn, m);
+	sbuf_addf(b, "#!/bin/bash\n#SBATCH --job-name=%s\n#SBATCH --nodes=%d\n"
+		  "#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n",
+		  jn, nl.nodes, nl.gpn);
+	sbuf_addf(b, "# HF Trainer script for %s, generated by hetplan %s.\n", mname(q, m),
+		  version ? version : "");
+	if (deny[0])
+		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
+	piece_header(b, c, m, p, pc);
+	if (ds)
+		sbuf_addf(b, "# The Trainer with DeepSpeed ZeRO-%d: the config below, written to "
+			  "$OUTPUT_DIR.\n", p->zero);
+	else
+		sbuf_add(b, "# The Trainer with PyTorch DDP (ZeRO 0, no DeepSpeed).\n");
+	sbuf_add(b, "# ARGS: TrainingArguments (transformers training_args.py @00349ae87edd);\n"
+		    "# DATA_ARGS: run_clm.py's own. OUTPUT_DIR must be on a file system every node "
+		    "reads.\n#\n# Usage: TRAIN_SCRIPT=/path/to/run_clm.py OUTPUT_DIR=/shared/dir "
+		    "sbatch THIS_SCRIPT \\\n#\t--model_name_or_path ... --dataset_name ...\n"
+		    "set -euo pipefail\nTRAIN_SCRIPT=${TRAIN_SCRIPT:-run_clm.py}\n");
+	sbuf_addf(b, "OUTPUT_DIR=${OUTPUT_DIR:-%s}\n", shq(q, jn));
+	sbuf_add(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+		    "MASTER_PORT=${MASTER_PORT:-29500}\nmkdir -p \"$OUTPUT_DIR\"\n");
+	if (ds) {
+		/* a quoted delimiter: the JSON goes in as it is */
+		cJSON *o = hf_deepspeed_config(p, pc);
+		char *js = esc_json_print(o);
+		cJSON_Delete(o);
+		sbuf_addf(b, "DS_CONFIG=$OUTPUT_DIR/ds_config.json\n"
+			  "cat > \"$DS_CONFIG\" <<'HETPLAN_DS_CONFIG'\n%s\nHETPLAN_DS_CONFIG\n", js);
+		free(js);
+	}
+	sbuf_add(b, "\nARGS=(\n");
+	hf_args(b, m, p, pc, tokens, ds, "\t");
+	sbuf_addf(b, ")\nDATA_ARGS=(--block_size %d)\n\n", p->seq_len ? p->seq_len : m->seq_len);
+	torchrun_lines(b, &nl, "TRAIN_SCRIPT", "\"$TRAIN_SCRIPT\"",
+		       "\"${DATA_ARGS[@]}\" \"${ARGS[@]}\"");
+	hf_notes(notes, m, p);
 }
 
 void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *buf, size_t n)
@@ -1324,6 +1539,8 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
 				  "setting for it, so no config it writes runs the plan as "
 				  "estimated: use --format megatron or slurm, or --offload none",
 				  format_names[f]);
+	if (f == LAUNCH_HF_TRAINER && hf_refuses(c, p, pcs, np, err) < 0)
+		return -1;
 	/* the formats that place ranks on nodes (DeepSpeed's JSON does not) */
 	for (int i = 0; i < np && f != LAUNCH_DEEPSPEED; i++) {
 		struct node_layout nl = piece_nodes(c, p, &pcs[i]);
@@ -1343,13 +1560,76 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
 	return 0;
 }
 
+/* The deepspeed format into b: the config, or for a heterogeneous plan one
+ * per piece with what stock frameworks cannot express (lim); each
+ * distinct note of the pieces into nb. */
+static void deepspeed_render(struct sbuf *b, struct sbuf *nb, const struct cluster *c,
+			     const struct model_spec *m, const struct plan *p,
+			     const struct piece *pcs, int np, int hetero, const char *lim)
+{
+	cJSON *o;
+	if (!hetero) {
+		o = deepspeed_config(p, &pcs[0]);
+	} else {
+		o = cJSON_CreateObject();
+		cJSON *arr = cJSON_AddArrayToObject(o, "pieces");
+		for (int i = 0; i < np; i++) {
+			cJSON *po = cJSON_CreateObject();
+			cJSON_AddNumberToObject(po, "replica_group", pcs[i].group);
+			cJSON_AddStringToObject(po, "pool", c->pools[pcs[i].pool].name);
+			cJSON_AddNumberToObject(po, "replicas", pcs[i].dp);
+			cJSON_AddItemToObject(po, "config", deepspeed_config(p, &pcs[i]));
+			cJSON_AddItemToArray(arr, po);
+		}
+		cJSON *ce = cJSON_AddArrayToObject(o, "cannot_express");
+		for (const char *s = lim; *s;) {
+			const char *e = strchr(s, '\n');
+			size_t n = e ? (size_t)(e - s) : strlen(s);
+			char *line = xmalloc(n + 1);
+			memcpy(line, s, n);
+			line[n] = '\0';
+			cJSON_AddItemToArray(ce, cJSON_CreateString(line));
+			free(line);
+			s += n + (e != NULL);
+		}
+	}
+	/* a note per distinct sentence: pieces of one plan share its EP
+	 * and often their TP and PP */
+	for (int i = 0; i < np; i++) {
+		struct sbuf pn;
+		sbuf_init(&pn);
+		deepspeed_notes(&pn, m, p, &pcs[i]);
+		add_new_lines(nb, pn.s ? pn.s : "");
+		sbuf_done(&pn);
+	}
+	char *s = esc_json_print(o);
+	cJSON_Delete(o);
+	sbuf_add(b, s);
+	sbuf_add(b, "\n");
+	free(s);
+}
+
+int launch_format_refuses(const struct cluster *c, const struct plan *p, enum launch_format f,
+			  struct hp_err *err)
+{
+	if (f != LAUNCH_HF_TRAINER)
+		return 0;
+	struct sbuf nb;
+	sbuf_init(&nb);
+	int hetero = limits(c, p, &nb) > 0;
+	sbuf_done(&nb);
+	struct piece pcs[64];
+	int np = make_pieces(c, p, hetero, pcs, (int)HP_ARRAY_LEN(pcs));
+	return hf_refuses(c, p, pcs, np, err);
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
 {
 	if ((int)f < 0 || f >= LAUNCH_FORMAT_COUNT)
 		return hp_err_set(err, HP_EXIT_USAGE, "launch: unknown format %d", (int)f);
-	if (launch_refuses(p, NULL, err) < 0)
+	if (launch_refuses_format(p, f, NULL, err) < 0)
 		return -1;
 	struct sbuf b, nb;
 	sbuf_init(&b);
@@ -1413,49 +1693,13 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			torchtitan_piece(&b, m, p, &pcs[i], tokens, &nb);
 		}
 		break;
-	case LAUNCH_DEEPSPEED: {
-		cJSON *o;
-		if (!hetero) {
-			o = deepspeed_config(p, &pcs[0]);
-		} else {
-			o = cJSON_CreateObject();
-			cJSON *arr = cJSON_AddArrayToObject(o, "pieces");
-			for (int i = 0; i < np; i++) {
-				cJSON *po = cJSON_CreateObject();
-				cJSON_AddNumberToObject(po, "replica_group", pcs[i].group);
-				cJSON_AddStringToObject(po, "pool", c->pools[pcs[i].pool].name);
-				cJSON_AddNumberToObject(po, "replicas", pcs[i].dp);
-				cJSON_AddItemToObject(po, "config", deepspeed_config(p, &pcs[i]));
-				cJSON_AddItemToArray(arr, po);
-			}
-			cJSON *ce = cJSON_AddArrayToObject(o, "cannot_express");
-			for (const char *s = lim; *s;) {
-				const char *e = strchr(s, '\n');
-				size_t n = e ? (size_t)(e - s) : strlen(s);
-				char *line = xmalloc(n + 1);
-				memcpy(line, s, n);
-				line[n] = '\0';
-				cJSON_AddItemToArray(ce, cJSON_CreateString(line));
-				free(line);
-				s += n + (e != NULL);
-			}
-		}
-		/* a note per distinct sentence: pieces of one plan share its EP
-		 * and often their TP and PP */
-		for (int i = 0; i < np; i++) {
-			struct sbuf pn;
-			sbuf_init(&pn);
-			deepspeed_notes(&pn, m, p, &pcs[i]);
-			add_new_lines(&nb, pn.s ? pn.s : "");
-			sbuf_done(&pn);
-		}
-		char *s = esc_json_print(o);
-		cJSON_Delete(o);
-		sbuf_add(&b, s);
-		sbuf_add(&b, "\n");
-		free(s);
+	case LAUNCH_HF_TRAINER:
+		/* one piece: hf_refuses turned away every plan of more */
+		hf_trainer_script(&b, c, m, p, &pcs[0], tokens, version, deny, &nb);
 		break;
-	}
+	case LAUNCH_DEEPSPEED:
+		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim);
+		break;
 	default:
 		break;
 	}

@@ -51,7 +51,7 @@ complete_words hetplan gpus --format j >"$T/got"
 # Value words come from each command's synopsis (the command table's
 # usage): the lists the man page gives for these options.
 complete_words hetplan launch --format "" >"$T/got"
-printf 'deepspeed\nmegatron\nslurm\ntorchtitan\n' >"$T/want"
+printf 'deepspeed\nhf-trainer\nmegatron\nslurm\ntorchtitan\n' >"$T/want"
 cmp -s "$T/got" "$T/want" && ok || bad "launch --format <TAB>: $(tr '\n' ' ' <"$T/got")"
 complete_words hetplan estimate --format "" >"$T/got"
 printf 'json\ntable\n' >"$T/want"
@@ -74,7 +74,7 @@ complete_words hetplan plan --tp "" >"$T/got"
 if command -v zsh >/dev/null 2>&1; then zsh -n "$T/_hetplan" && ok || bad "zsh -n"; fi
 "$H" completion fish >"$T/hetplan.fish" && grep -q "__fish_seen_subcommand_from plan' -l model -s m" "$T/hetplan.fish" &&
 	ok || bad "completion fish: no -m/--model line for plan"
-grep -q "__fish_seen_subcommand_from launch' -l format -s f -x -a 'megatron slurm deepspeed torchtitan'" \
+grep -q "__fish_seen_subcommand_from launch' -l format -s f -x -a 'megatron slurm deepspeed torchtitan hf-trainer'" \
 	"$T/hetplan.fish" && ok || bad "completion fish: launch --format words"
 if command -v fish >/dev/null 2>&1; then fish -n "$T/hetplan.fish" && ok || bad "fish -n"; fi
 # usage errors: exit 2

@@ -364,7 +364,7 @@ $H launch -c $D/mixed.json -m mixtral-8x7b --plan "$T/moe.json" --force --format
 
 # Bad input: clear messages, documented codes, nothing written.
 L="$H launch --pool 2x8xH100-SXM -m llama3.1-8b"
-expect 2 "--format: expected megatron, slurm, deepspeed or torchtitan, got 'yaml'" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --format yaml
+expect 2 "--format: expected megatron, slurm, deepspeed, torchtitan or hf-trainer, got 'yaml'" $L --tp 1 --pp 1 --mbs 1 --gbs 16 --format yaml
 expect 2 "--tp and --pp are required" $L --mbs 1 --gbs 16
 expect 2 "-m MODEL is required" $H launch --pool 2x8xH100-SXM --tp 1 --pp 1 --mbs 1 --gbs 16
 expect 3 "interleaved:2 needs each stage's layer count to be a multiple of 2" $L --tp 1 --pp 3 --dp 1 --mbs 1 --gbs 16 --schedule interleaved:2

@@ -74,7 +74,7 @@ static const struct command commands[] = {
 	CMD(prices, "GPU prices: embedded, cached, or fetched with --update"),
 	CMD(report, "plan a workspace and write a Markdown/HTML/JSON/CSV report"),
 	{ "launch", cmd_launch, cmd_launch_options, NULL,
-	  "a plan as Megatron-LM, Slurm, DeepSpeed or torchtitan configs", cmd_launch_usage },
+	  "a plan as Megatron-LM, Slurm, DeepSpeed, torchtitan or HF Trainer configs", cmd_launch_usage },
 	{ "serve", cmd_serve, cmd_serve_options, NULL,
 	  "size and place LLM serving: instances, fleet, latency SLOs", cmd_serve_usage },
 	{ "tui", tui_main, tui_options, tui_usage,

@@ -20,10 +20,10 @@ const char *cmd_launch_usage(void)
 	static char buf[2048];
 	return cli_plan_usage(
 		buf, sizeof buf, "launch",
-		"         [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+		"         [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan|hf-trainer]\n"
 		"         [-o FILE]\n"
 		"       hetplan launch (-c CLUSTER.json | --pool SPEC...) -m MODEL --plan PLAN.json\n"
-		"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan]\n"
+		"         [--rank N] [--tokens N] [--force] [--format megatron|slurm|deepspeed|torchtitan|hf-trainer]\n"
 		"         [-o FILE]\n");
 }
 
@@ -33,6 +33,8 @@ static const char launch_help[] =
 	"  --format slurm       a Slurm batch script running them under torchrun\n"
 	"  --format deepspeed   a DeepSpeed config (JSON)\n"
 	"  --format torchtitan  a torchtitan job config (TOML)\n"
+	"  --format hf-trainer  a Slurm script running an HF Trainer script (run_clm.py)\n"
+	"                       under torchrun: TrainingArguments flags, DeepSpeed config\n"
 	"  --tokens N           tokens to train, for --train-samples / steps (default: 20 per\n"
 	"                       parameter, or the \"tokens\" of a `hetplan plan` JSON)\n"
 	"  --force              write configs for a plan that does not fit in GPU memory\n"
@@ -94,7 +96,7 @@ static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 		return -1;
 	case 'f':
 		if (launch_format_parse(optarg, &a->fmt))
-			return usage_error("launch", "format", "megatron, slurm, deepspeed or torchtitan", optarg);
+			return usage_error("launch", "format", "megatron, slurm, deepspeed, torchtitan or hf-trainer", optarg);
 		return -1;
 	case ':':
 		fprintf(stderr, "hetplan launch: %s: missing value\n", argv[optind - 1]);
@@ -130,7 +132,7 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	char where[300];
 	snprintf(where, sizeof where, "%.250s%s", a->plan_file ? a->plan_file : "--framework",
 		 a->plan_file ? ": framework" : "");
-	if (!a->plan_file && launch_refuses(p, where, &err) < 0)
+	if (!a->plan_file && launch_refuses_format(p, a->fmt, where, &err) < 0)
 		return cli_fail(&err, HP_EXIT_USAGE);
 	/* Launch configs need no prices. */
 	if ((rc = cli_load_inputs("launch", argc, argv, &a->pf.in, 0, cat, c, m)))
@@ -140,7 +142,7 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 		if (cli_load_plan_file(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
 			return cli_fail(&err, HP_EXIT_INPUT);
 		ctx = a->plan_file;
-		if (launch_refuses(p, where, &err) < 0)
+		if (launch_refuses_format(p, a->fmt, where, &err) < 0)
 			return cli_fail(&err, HP_EXIT_USAGE);
 	} else if ((rc = cli_uniform_plan("launch", &a->pf, c, m, p))) {
 		return rc;
@@ -161,6 +163,9 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	if (implied)
 		fprintf(stderr, "hetplan launch: %s\n", implied);
 	if (plan_validate(p, c, m, ctx, &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);
+	/* what the format cannot run, before the memory check */
+	if (launch_format_refuses(c, p, a->fmt, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	return 0;
 }
