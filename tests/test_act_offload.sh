@@ -133,4 +133,28 @@ for f in deepspeed torchtitan; do
 	expect 2 "format $f has no setting for it" "$H" launch $BASE --offload activations \
 		--offload-layers 3 --format $f
 done
+# estimate's memory levers: a Megatron-Core plan that does not fit is
+# offered the fewest offloaded layers that fit with the 5% headroom kept.
+# Llama 3.1 70B on GB200 at TP 1, mbs 2, seq 8192, ZeRO 3, no recompute
+# needs 194.9 GiB more than the GPU; the lever's count N fits (verdict
+# "fits", headroom kept) and N - 1 does not: the fewest, as offered.
+L70="--pool 16x4xGB200 -m llama3.1-70b --gbs 256 --mbs 2 --seq-len 8192 --tp 1 --pp 1
+ --zero 3 --framework megatron-core --recompute none"
+# shellcheck disable=SC2086
+"$H" estimate $L70 >"$T/hint" 2>&1
+n=$(sed -n 's/.*with --offload activations --offload-layers \([0-9]*\) it fits.*/\1/p' "$T/hint")
+if [ -n "$n" ]; then
+	ok
+	# shellcheck disable=SC2086
+	v1=$("$H" estimate $L70 --offload activations --offload-layers "$n" --format json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["memory_verdict"])')
+	# shellcheck disable=SC2086
+	v0=$("$H" estimate $L70 --offload activations --offload-layers $((n - 1)) --format json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["memory_verdict"])')
+	if [ "$v1" = fits ] && [ "$v0" != fits ]; then ok; else
+		bad "offered $n layers: verdict $v1 at $n, $v0 at $((n - 1))"; fi
+else
+	bad "no activation-offload lever offered: $(grep -i 'with --\|fit' "$T/hint")"
+fi
+
 finish act_offload

@@ -113,18 +113,83 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 	return o;
 }
 
-/* For a plan that does not fit: the first of the usual memory levers
- * (one more ZeRO stage, then full recomputation) that makes it fit, with
- * what its fullest stage then needs and the step time it costs; nothing
- * when neither does. step_s is the plan's own step time. */
+/* Whether q (p with offload activations, offload_layers n) fits with the
+ * headroom kept (MEM_FITS: offload that leaves the GPU to the allocator's
+ * goodwill is no lever); the estimate in *f when it ran (estimate_free is
+ * the caller's then). */
+static int act_offload_fits(const struct cluster *c, const struct model_spec *m,
+			    const struct plan *p, int n, double headroom, struct estimate *f,
+			    int *ran)
+{
+	struct plan q;
+	plan_init(&q);
+	plan_copy(&q, p);
+	q.offload = OFFLOAD_ACTIVATIONS;
+	q.offload_layers = n;
+	struct hp_err err = { 0 };
+	*ran = perf_estimate(c, m, &q, NULL, f, &err) == 0;
+	plan_free(&q);
+	return *ran && search_mem_state(f, headroom, NULL, NULL) == MEM_FITS;
+}
+
+/* The activation-offload lever (Megatron-Core --cpu-offloading-num-layers)
+ * where the plan could take it (plan.c validate_act_offload: megatron-core,
+ * one pipeline stage, no recompute, no offload yet): the fewest offloaded
+ * layers that fit, found by halving (memory falls as layers leave), and
+ * printed as the other levers are. 1 when it printed. */
+static int act_offload_hint(const struct cluster *c, const struct plan *p,
+			    const struct model_spec *m, double step_s, double headroom)
+{
+	if (p->framework != FW_MEGATRON_CORE || p->recompute != RC_NONE ||
+	    p->offload != OFFLOAD_NONE || m->layers < 2)
+		return 0;
+	for (int i = 0; i < p->n_replicas; i++)
+		if (p->replicas[i].n_stages > 1)
+			return 0;
+	struct estimate f;
+	int ran;
+	int hi = m->layers - 1, lo = 0;   /* lo does not fit, hi is tried */
+	int fits = act_offload_fits(c, m, p, hi, headroom, &f, &ran);
+	if (ran)
+		estimate_free(&f);
+	if (!fits)
+		return 0;
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+		fits = act_offload_fits(c, m, p, mid, headroom, &f, &ran);
+		if (ran)
+			estimate_free(&f);
+		if (fits)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	if (!act_offload_fits(c, m, p, hi, headroom, &f, &ran)) {
+		if (ran)
+			estimate_free(&f);
+		return 0;
+	}
+	double need;
+	char nb[32];
+	search_mem_state(&f, 0, &need, NULL);
+	printf("  with --offload activations --offload-layers %d it fits: %s on the fullest "
+	       "stage, step time x%.2f\n", hi, hp_fmt_bytes(nb, sizeof nb, need),
+	       step_s > 0 ? f.step_time_s / step_s : 1.0);
+	estimate_free(&f);
+	return 1;
+}
+
 /* A plan that does not fit: the first of the framework's levers that
- * makes it fit, tried in order: each higher ZeRO stage the plan's
- * framework runs (runs_on_zero_ok: apex DDP none, InternLM up to 1),
- * then full recomputation. A lever the framework's rules would refuse
- * the plan for (runs_on_why_row) is not offered, unless they refuse the
- * plan as it is already (estimate warns of that). */
+ * makes it fit, with what its fullest stage then needs and the step time
+ * it costs (step_s is the plan's own), tried in order: each higher ZeRO
+ * stage the plan's framework runs (runs_on_zero_ok: apex DDP none,
+ * InternLM up to 1), then Megatron-Core's activation offload with the
+ * fewest layers that fit (act_offload_hint), then full recomputation;
+ * nothing when none does. A lever the framework's rules would refuse the
+ * plan for (runs_on_why_row) is not offered, unless they refuse the plan
+ * as it is already (estimate warns of that). */
 static void print_fit_hint(const struct cluster *c, const struct plan *p,
-			   const struct model_spec *m, double step_s)
+			   const struct model_spec *m, double step_s, double headroom)
 {
 	char why[400] = "";
 	int fw = p->framework != FW_ANY;
@@ -136,6 +201,8 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 		if (runs_on_zero_ok(p->framework, z))
 			zeros[n++] = z;
 	for (int k = 0; k <= n; k++) {
+		if (k == n && !refused && act_offload_hint(c, p, m, step_s, headroom))
+			return;
 		if (k == n && p->recompute == RC_FULL)
 			break;
 		struct plan q;
@@ -182,7 +249,7 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 }
 
 static void print_table(const struct estimate *e, const struct cluster *c,
-			const struct plan *p, const struct model_spec *m)
+			const struct plan *p, const struct model_spec *m, double headroom)
 {
 	char a[32], b[32];
 	printf("%s on %d GPU%s, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s\n",
@@ -292,7 +359,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		       s->index, c->pools[s->pool].gpu.name, hp_fmt_bytes(a, sizeof a, s->total - s->slack),
 		       hp_fmt_bytes(b, sizeof b, e->worst_over_bytes),
 		       hp_fmt_bytes((char[32]){ 0 }, 32, s->capacity));
-		print_fit_hint(c, p, m, e->step_time_s);
+		print_fit_hint(c, p, m, e->step_time_s, headroom);
 	}
 }
 
@@ -314,7 +381,7 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		free(s);
 		cJSON_Delete(j);
 	} else {
-		print_table(e, c, p, m);
+		print_table(e, c, p, m, headroom);
 		/* The fullest stage as search_mem_state picks it (the largest
 		 * total / capacity): its TOTAL, the allocator's reserve included,
 		 * is what the headroom verdict reads, and the live bytes are what
