@@ -98,6 +98,50 @@ static void gpu_key(char *dst, size_t n, const char *src)
 	dst[j] = '\0';
 }
 
+/* How far a clock_ref part's tdp_w, sm_count and bf16_tflops may lie from
+ * the part's own, either way. Physical meaning: parts cut from one die
+ * differ by less: the widest spread in data/gpus.json is GH100, H100-SXM
+ * against H20 (989 against 148 dense TFLOP/s, 6.7x; 132 against 78 SMs;
+ * 700 against 400 W). A slip of unit (kW for W, PFLOP/s for TFLOP/s) is
+ * 1000x, and would move the part's compute rate by as much without a
+ * word (clock_frac scales the reference's rate, capped only above). */
+#define CLOCK_REF_MAX_RATIO 8.0
+
+/* A clock_ref only means something beside the part's own board power, SM
+ * count and 16-bit peak (perf_compute.c, clock_frac scales between the
+ * two), and a measured rate (gemm16_tflops_measured) already states what
+ * the reference would estimate. Either slip would be ignored without a
+ * word, and figures far from the part's are a slip of unit: say so. */
+static int check_clock_ref(const struct gpu_spec *g, const char *file,
+			   const char *path, struct hp_err *err)
+{
+	const char *need = !(g->tdp_w > 0) ? "tdp_w" : g->sms <= 0 ? "sm_count" :
+			   !(g->flops[HP_FP16] > 0) ? "tflops.bf16" : NULL;
+	if (need)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s.clock_ref: needs the part's own %s (the reference's rate is scaled against it)",
+				  file, path, need);
+	if (g->gemm16_meas > 0)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s.clock_ref: give either clock_ref or gemm16_tflops_measured, not both (a measured rate already states the part's compute rate)",
+				  file, path);
+	const struct {
+		const char *key;
+		double ref, own;
+	} r[] = {
+		{ "tdp_w", g->ref_tdp_w, g->tdp_w },
+		{ "sm_count", g->ref_sms, g->sms },
+		{ "bf16_tflops", g->ref_flops16 / 1e12, g->flops[HP_FP16] / 1e12 },
+	};
+	for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+		if (r[i].ref > r[i].own * CLOCK_REF_MAX_RATIO ||
+		    r[i].own > r[i].ref * CLOCK_REF_MAX_RATIO)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: %s.clock_ref.%s: %g is more than %gx away from the part's own %g (a part of the same die; a slip of unit?)",
+					  file, path, r[i].key, r[i].ref, CLOCK_REF_MAX_RATIO, r[i].own);
+	return 0;
+}
+
 int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		      struct gpu_spec *g, struct hp_err *err)
 {
@@ -153,10 +197,12 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		char sub[96];
 		snprintf(sub, sizeof sub, "%s.clock_ref", path);
 		struct jx_ctx cc = { file, sub, err };
+		int ref_sms = 0;
 		if (jx_num(&cc, cr, "tdp_w", 1, 1, 1e5, &g->ref_tdp_w) < 0 ||
-		    jx_num(&cc, cr, "sm_count", 1, 1, 100000, &g->ref_sms) < 0 ||
+		    jx_int(&cc, cr, "sm_count", 1, 1, 100000, &ref_sms) < 0 ||
 		    jx_num(&cc, cr, "bf16_tflops", 1, 0.001, 1e6, &g->ref_flops16) < 0)
 			return -1;
+		g->ref_sms = ref_sms;
 		g->ref_flops16 *= 1e12;
 	}
 	/* A cJSON null (unknown) is not a number: treat it as absent. */
@@ -197,6 +243,8 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		if (!g->flops[HP_FP16])
 			g->flops[HP_FP16] = g->flops[HP_BF16];
 	}
+	if (cr && check_clock_ref(g, file, path, err) < 0)
+		return -1;
 	g->def_gpus_per_node = 8;
 	g->def_intra = g->link_Bps > 0 ? INTRA_NVLINK : INTRA_PCIE;
 	g->def_nics = 1;

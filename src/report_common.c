@@ -97,21 +97,24 @@ static const char *const assumptions[] = {
 	"quantisation and an HBM roofline, flash attention per kernel class, memory-bound "
 	"ops by their bytes, host issue time per kernel, TP/CP/EP communication with the "
 	"framework's overlaps, the pipeline bubble, data-parallel sync hidden bucket by "
-	"bucket where the framework overlaps it, and the optimizer step.",
+	"bucket where the framework overlaps it, and the optimizer step (under ZeRO-Offload "
+	"the host CPU's, as much of it as the GPU waits for).",
 	"Memory per GPU counts weights, gradients, optimizer state (sharded by ZeRO or the "
-	"distributed optimizer), activations (Korthikanti et al. 2022, with the chosen "
+	"distributed optimizer; in host memory under ZeRO-Offload), activations (Korthikanti et al. 2022, with the chosen "
 	"recomputation) with an allocator allowance, and a fixed per-GPU overhead.",
 	"Time to train is tokens to train divided by tokens per second; checkpointing, "
 	"evaluation, restarts after failures and data-loading stalls are not included.",
 	"Cost is GPU node-hours at the listed price for the whole run; storage, egress, "
 	"spot preemption and idle time are not included.",
 	"TP overlap is modelled as Megatron-Core does it (sequence parallelism only, per "
-	"the plan's framework); EP all-to-alls are hidden only where the framework "
-	"overlaps them (Megatron-Core: without pipelining or with interleaving, and no "
-	"full recompute).",
+	"the plan's framework); EP all-to-alls are partly hidden only where the framework "
+	"overlaps them (Megatron-Core with the plan's ep_overlap on: no pipelining or an "
+	"interleaved schedule, no full recompute, a 16-bit or fp8 run) and exposed in "
+	"full elsewhere.",
 	"GEMM tiles and per-layer kernel counts are written-down estimates, not profiles; "
 	"clocks are modelled only from board power (a power limit below the rated TDP; "
-	"a higher-power part of the same die, as GB300 against GB200) and a part's "
+	"a higher-power part of the same die, as GB300 against GB200, scaled by board "
+	"power and SM count) and a part's "
 	"measured square-GEMM rate against its generation's reference part.",
 	"The accuracy figures below hold for GPU generations with measured runs (Volta, "
 	"Ampere, Hopper, Blackwell); other generations rest on datasheet figures.",

@@ -298,6 +298,82 @@ if [ -c /dev/full ]; then
 	done
 fi
 
+# 9. The catalog key clock_ref (a reference part's tdp_w, sm_count and
+# bf16_tflops; src/catalog.c) in a user catalog: each hostile value stops
+# hetplan with exit 3 and a message naming the file and the field. A
+# copy of the built-in GB300 (1400 W, 160 SMs, 2500 TFLOP/s bf16, its
+# clock_ref GB200 1200 W, 148, 2500) gets the value under test. Before
+# the fix, a fractional sm_count ran, a clock_ref with 1000x figures
+# (a slip of unit: 1e5 W, 0.001 PFLOP/s written as TFLOP/s) ran at a
+# rate 30-2000x too slow (a 62-day step for 8B on 4 GPUs), and a
+# clock_ref on a part without tdp_w, or beside gemm16_tflops_measured,
+# was ignored without a word.
+mkdir -p "$T/cr/hetplan"
+clockref() {
+	python3 - "$T/cr/hetplan/gpus.json" "$1" "$2" <<'PY' || bad "clock_ref catalog $1 $2"
+import json, sys
+g = next(x for x in json.load(open("data/gpus.json"))["gpus"] if x["name"] == "GB300")
+g = dict(g, name="CR", aliases=[])
+g.pop("defaults", None)
+how, val = sys.argv[2], sys.argv[3]
+if how == "ref":
+    g["clock_ref"] = "@REF@"
+elif how == "drop":
+    del g[val]
+else:
+    g[how] = json.loads(val)
+s = json.dumps({"gpus": [g]}).replace('"@REF@"', val)
+open(sys.argv[1], "w").write(s)
+PY
+}
+CR="env XDG_CONFIG_HOME=$T/cr $H estimate --pool 1x4xCR -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8"
+F="$T/cr/hetplan/gpus.json: gpus[0].clock_ref"
+for c in '-5|tdp_w' '0|tdp_w' '1e999|tdp_w' '"1200"|tdp_w' 'null|tdp_w' 'true|tdp_w'; do
+	clockref ref "{\"tdp_w\": ${c%|*}, \"sm_count\": 148, \"bf16_tflops\": 2500}"
+	expect 3 "$F.tdp_w: expected a number from 1 to 100000" $CR
+done
+clockref ref '{"tdp_w": 1200, "sm_count": 148.5, "bf16_tflops": 2500}'
+expect 3 "$F.sm_count: expected an integer from 1 to 100000, got 148.5" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": -148, "bf16_tflops": 2500}'
+expect 3 "$F.sm_count: expected an integer" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": 148, "bf16_tflops": 1e308}'
+expect 3 "$F.bf16_tflops: expected a number from 0.001 to 1e+06" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": 148}'
+expect 3 "$F.bf16_tflops: missing" $CR
+clockref ref '{}'
+expect 3 "$F.tdp_w: missing" $CR
+clockref ref '"GB200"'
+expect 3 "$F: expected an object" $CR
+clockref ref '[1200, 148, 2500]'
+expect 3 "$F: expected an object" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": 148, "bf16_tflops": NaN}'
+expect 3 "gpus.json: line 1" $CR
+# figures a unit slip away from the part's own
+clockref ref '{"tdp_w": 100000, "sm_count": 148, "bf16_tflops": 2500}'
+expect 3 "$F.tdp_w: 100000 is more than 8x away from the part's own 1400" $CR
+clockref ref '{"tdp_w": 1.2, "sm_count": 148, "bf16_tflops": 2500}'
+expect 3 "$F.tdp_w: 1.2 is more than 8x away" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": 14800, "bf16_tflops": 2500}'
+expect 3 "$F.sm_count: 14800 is more than 8x away from the part's own 160" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": 148, "bf16_tflops": 2.5}'
+expect 3 "$F.bf16_tflops: 2.5 is more than 8x away from the part's own 2500" $CR
+# a clock_ref with nothing of the part's own to scale against, or beside
+# a measured rate that already says what it would estimate
+clockref drop tdp_w
+expect 3 "$F: needs the part's own tdp_w" $CR
+clockref drop sm_count
+expect 3 "$F: needs the part's own sm_count" $CR
+clockref drop tflops
+expect 3 "$F: needs the part's own tflops.bf16" $CR
+clockref gemm16_tflops_measured 1500
+expect 3 "$F: give either clock_ref or gemm16_tflops_measured" $CR
+# a clock_ref naming the part itself (its "part" and "source" are notes,
+# never read) and one equal to the part (power and SM ratios 1) run
+clockref ref '{"part": "CR", "tdp_w": 1400, "sm_count": 160, "bf16_tflops": 2500}'
+expect 0 "" $CR
+clockref ref '{"tdp_w": 1200, "sm_count": 148, "bf16_tflops": 2500}'
+expect 0 "" $CR
+
 # 7/8. HTTP. Retry-After: 99999999999999999999 overflowed curl's parser and
 # read as "no Retry-After"; it is a wait of 1e20 s. An ETag with a bare CR
 # was stored and replayed in If-None-Match; it is dropped instead.

@@ -1021,7 +1021,10 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 		seg_put(t, y, cx, &parts[i]);
 		char dv[16];
 		hp_fmt_duration(dv, sizeof dv, v[i]);
-		tui_putf(y, cx + 2, colw - 3, 0, "%-9s%8s%4.0f%%", parts[i].tui, dv,
+		/* a space between a 9-column label (recompute, optimizer) and
+		 * an 8-column value ("581.2 ms" ran into "optimizer"), and the
+		 * share in 4 (" 97%", "100%"): 9 + 1 + 8 + 4 = colw - 3 */
+		tui_putf(y, cx + 2, colw - 3, 0, "%-9s %8s%3.0f%%", parts[i].tui, dv,
 			 sum > 0 ? 100 * v[i] / sum : 0);
 		k++;
 	}
@@ -1227,16 +1230,22 @@ void tui_step_scale(const struct tui *t, const struct search_plan *pa,
 			step_bar(t, y, x0 + lw + 3,
 				 HP_MAX(1, (int)(bw * sp[k]->est.step_time_s / mx + 0.5)), &sp[k]->est.bd);
 	}
-	int x = x0 + lw + 3;
+	/* The legend: the parts either bar has (as the HTML chart's legend;
+	 * all of them would not fit 80 columns, and the ones past the edge
+	 * went unnamed), on as many lines as they need below the bars. */
+	int x1 = x0 + lw + 3, x = x1;
 	int np;
 	const struct report_part *parts = report_time_parts(&np);
 	for (int i = 0; i < np && y < y_end; i++) {
-		/* a part only some plans have, in the legend when either has it */
-		if (parts[i].omit_zero && !(pa && report_part_value(&parts[i], &pa->est.bd) != 0) &&
-		    !(pb && report_part_value(&parts[i], &pb->est.bd) != 0))
+		if (!(pa && report_part_value(&parts[i], &pa->est.bd) > 0) &&
+		    !(pb && report_part_value(&parts[i], &pb->est.bd) > 0))
 			continue;
-		if (x + 14 > x0 + w)
-			break;
+		/* a glyph, a space, a label of at most 9 columns and a gap */
+		if (x + 12 > x0 + w && x > x1) {
+			x = x1;
+			if (++y >= y_end)
+				break;
+		}
 		seg_put(t, y, x, &parts[i]);
 		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), parts[i].tui) + 1;
 	}
