@@ -303,7 +303,7 @@ TEST(markdown_sections)
 	free(s);
 }
 
-/* A plan whose breakdown has an optimizer offload line (ZeRO-Offload,
+/* A plan whose breakdown has a host offload line (ZeRO-Offload here,
  * set here by hand on the chosen plan: the renderers' contract, not the
  * model's figure) shows it in the Markdown step table, the HTML bar and
  * the JSON breakdown beside the other parts, so the parts add up to the
@@ -318,14 +318,14 @@ TEST(offload_line_in_every_format)
 	if (md) {
 		const char *st = strstr(md, "### Step time");
 		CHECK(st != NULL);
-		const char *row = st ? strstr(st, "optimizer offload") : NULL;
+		const char *row = st ? strstr(st, "host offload") : NULL;
 		const char *next = st ? strstr(st, "### Memory per GPU") : NULL;
 		CHECK(row != NULL && next != NULL && row < next);
 		CHECK(row != NULL && strstr(row, "1.250") != NULL);
 	}
 	free(md);
 	char *html = render(REPORT_HTML, 1);
-	CHECK(html != NULL && strstr(html, "optimizer offload") != NULL);
+	CHECK(html != NULL && strstr(html, "host offload") != NULL);
 	free(html);
 	char *js = render(REPORT_JSON, 1);
 	CHECK(js != NULL && strstr(js, "\"offload\":\t1.25") != NULL);
