@@ -110,7 +110,7 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
- * nics, nic_gbps, transport (ib|efa|tcp), provider, region, site, price (USD per
+ * nics, nic_gbps, host_mem_gb, transport (ib|efa|tcp), provider, region, site, price (USD per
  * node-hour), spot, max. Returns 0, or -1 with err naming the key (c
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
