@@ -261,6 +261,10 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		     * with 0 is a lone node, said in the pool itself) */
 		    jx_int(&cd, df, "nics", 0, 1, 64, &g->def_nics) < 0 ||
 		    jx_num(&cd, df, "nic_gbps", 0, 1, 1e5, &g->def_nic_gbps) < 0 ||
+		    /* GB per node: 1 (no server has less) to 1e5 (100 TB;
+		     * the largest shared-memory hosts, HPE Superdome Flex,
+		     * reach 48 TB) */
+		    jx_num(&cd, df, "host_mem_gb", 0, 1, 1e5, &g->def_host_mem_gb) < 0 ||
 		    jx_str(&cd, df, "intra", 0, intra, sizeof intra) < 0)
 			return -1;
 		if (*intra && hp_intra_parse(intra, &g->def_intra))

@@ -69,6 +69,10 @@ struct gpu_spec {
 	enum hp_intra def_intra;
 	int def_nics;
 	double def_nic_gbps;
+	/* Host (CPU) memory of that usual node, GB (1e9 B), from the
+	 * catalog's defaults.host_mem_gb (its source in defaults.
+	 * host_mem_source): DGX H100 2 TB, a GB200 tray 960 GB. 0: not known. */
+	double def_host_mem_gb;
 	char scaleup[64];
 	char source[200];
 	/* Reference on-demand price of one GPU-hour (host share included) and

@@ -151,6 +151,24 @@ int cluster_default_nics(const struct gpu_spec *g, int gpus_per_node, enum hp_in
 	return n > POOL_MAX_NICS ? POOL_MAX_NICS : (int)n;
 }
 
+double pool_host_mem_gb(const struct pool *p)
+{
+	if (p->host_mem_gb > 0)
+		return p->host_mem_gb;
+	const struct gpu_spec *g = &p->gpu;
+	int tray = g->def_gpus_per_node;
+	if (g->def_host_mem_gb <= 0 || tray <= 0 || p->gpus_per_node <= 0)
+		return 0;
+	if (p->gpus_per_node == tray)
+		return g->def_host_mem_gb;
+	/* a node of whole trays of a rack-scale domain (as NICs,
+	 * cluster_default_nics): the trays' memory; any other shape is a host
+	 * the catalog does not describe */
+	if (g->domain > tray && p->gpus_per_node % tray == 0 && p->intra != INTRA_PCIE)
+		return g->def_host_mem_gb * (p->gpus_per_node / tray);
+	return 0;
+}
+
 static void pool_nics_per_tray(struct pool *p)
 {
 	p->nics = cluster_default_nics(&p->gpu, p->gpus_per_node, p->intra);
@@ -353,6 +371,16 @@ static const struct hp_field pool_field_list[] = {
 	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
 	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
+	/* GB per node, 1 to 1e5 (the catalog's range, catalog.c) */
+	{ .key = "host_mem_gb", .kind = FK_NUM, .off = PO(host_mem_gb), .min = 1, .max = 1e5,
+	  .flags = FF_OMIT_ZERO, .unit = "GB",
+	  .help = "host (CPU) memory per node, GB; default: the GPU's usual node",
+	  .doc = "Host (CPU) memory per node, GB (10^9 bytes), that offloads to the host "
+		 "(plan key `offload`) are checked against: a plan whose host side needs "
+		 "more than 0.85 of it per node does not fit. Default: the GPU's usual node "
+		 "from the catalog (DGX H100 2048, a GB200 tray 960), or for a node of several "
+		 "trays of an NVLink domain the trays' sum; unknown (nothing checked) for "
+		 "other node shapes and GPUs without a reference node." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
 	  .present = transport_not_default, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
@@ -414,7 +442,7 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	 * are read as the table says, the rest below by their own rules */
 	static const char *const plain[] = {
 		"name", "gpus_per_node", "nics", "nic_gbps", "provider", "region", "site",
-		"price_per_node_hour", "spot", "nvl_domain", "intra_gbyte_s", NULL,
+		"price_per_node_hour", "spot", "nvl_domain", "intra_gbyte_s", "host_mem_gb", NULL,
 	};
 	char path[32], where[160];
 	snprintf(path, sizeof path, "pools[%d]", idx);

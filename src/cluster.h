@@ -71,6 +71,9 @@ struct pool {
 				 * they change (pool_derive_domain); 0: given */
 	int nics;
 	double nic_gbps;
+	double host_mem_gb;   /* host (CPU) memory of a node, GB (1e9 B), as given
+			       * by a file or flag; 0: not given, the catalog's
+			       * reference node's (pool_host_mem_gb) */
 	enum comm_transport transport;  /* network: IB/RoCE, EFA or TCP sockets
 					 * (default: cluster_default_transport) */
 	char provider[24], region[32], site[48];
@@ -107,7 +110,7 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
- * nics, nic_gbps, transport (ib|efa|tcp), provider, region, site, price (USD per
+ * nics, nic_gbps, host_mem_gb, transport (ib|efa|tcp), provider, region, site, price (USD per
  * node-hour), spot, max. Returns 0, or -1 with err naming the key (c
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
@@ -152,6 +155,15 @@ int cluster_default_domain(const struct gpu_spec *g, int gpus_per_node, enum hp_
  * per GPU (18 trays x 4 = 72), at most POOL_MAX_NICS. The pool parser and
  * `hetplan comm` both ask this. Never fails. */
 int cluster_default_nics(const struct gpu_spec *g, int gpus_per_node, enum hp_intra intra);
+
+/* Host (CPU) memory of one of p's nodes, GB (1e9 B): the pool's
+ * host_mem_gb when given; else the catalog's reference node's
+ * (def_host_mem_gb) for a node of that node's GPUs, or of several of the
+ * catalog's trays of a rack-scale NVLink domain (GB200 72 per node: 18
+ * trays' memory); 0 when unknown (another node shape, or a GPU whose
+ * catalog entry names no reference node's memory): nothing is checked
+ * against it then. Never fails. */
+double pool_host_mem_gb(const struct pool *p);
 
 /* The settings table of a pool (cluster.c): the cluster file's keys,
  * kinds, ranges and documentation; pool_nodes is its "nodes": {"max": N}

@@ -1498,6 +1498,19 @@ void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *
 	if (e->fits)
 		return;
 	char nb[32], cb[32], ob[32];
+	const struct perf_offload *f = &e->offload;
+	if (f->host_over && e->worst_stage < 0) {
+		/* the GPUs hold the plan; the host does not hold what it
+		 * offloads (perf_offload_host_check) */
+		snprintf(buf, n, "the plan does not fit in host memory: its offload needs %s of "
+			 "pinned host memory a node of pool %s, more than the %s usable of its "
+			 "%.0f GB (pool key host_mem_gb)",
+			 hp_fmt_bytes(nb, sizeof nb, f->host_bytes_per_node),
+			 f->host_pool >= 0 && f->host_pool < c->n_pools ? c->pools[f->host_pool].name
+									 : "?",
+			 hp_fmt_bytes(cb, sizeof cb, f->host_usable_bytes), f->host_mem_bytes / 1e9);
+		return;
+	}
 	hp_fmt_bytes(ob, sizeof ob, e->worst_over_bytes);
 	if (!e->stages || e->worst_stage < 0 || e->worst_stage >= e->n_stages) {
 		snprintf(buf, n, "the plan does not fit in GPU memory (%s over)", ob);

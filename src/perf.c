@@ -1253,6 +1253,13 @@ static void offload_notes(struct stage_ctx *x, const struct perf_stage *ps, stru
 		perf_act_offload_cost(x, ps->t_fwd, ps->t_bwd, &e->offload);
 	else
 		perf_offload_cost(x, ps->t_bwd, &e->offload);
+	/* the host side against the node's memory: a plan whose pinned
+	 * buffers the host cannot hold does not fit (simplified: the stage
+	 * reported here, the one with the most exposed offload time, is the
+	 * one checked; activation offload runs at PP 1, one stage a replica) */
+	perf_offload_host_check(x->pl, ps->pool, &e->offload);
+	if (e->offload.host_over)
+		e->fits = 0;
 }
 
 /* The step's breakdown and time from what set its pace. */

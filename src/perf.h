@@ -149,6 +149,14 @@ struct perf_offload {
 	double act_fwd_s, act_bwd_s; /* exposed copy time a micro-batch, forward
 				   * (to the host) and backward (back) */
 	int micro_batches;        /* the stage's micro-batches a step */
+	/* the host side against the node's memory (perf_offload_host_check): */
+	int host_pool;            /* the stage's pool (index in the cluster) */
+	double host_mem_bytes;    /* the pool's host memory a node (pool_host_mem_gb);
+				   * 0: unknown, nothing checked */
+	double host_usable_bytes; /* of it, what pinned buffers may take
+				   * (HOST_MEM_USABLE_SHARE); 0: unknown */
+	int host_over;            /* 1: host_bytes_per_node > host_usable_bytes:
+				   * the estimate does not fit (e->fits 0) */
 };
 
 struct estimate {
@@ -165,7 +173,11 @@ struct estimate {
 	double usd_per_hour, usd_per_mtok;
 	int price_known;
 	double power_kw, joules_per_token;
-	int fits;                                 /* every stage fits */
+	int fits;                                 /* every stage fits, and an
+						   * offload's host side fits
+						   * the node (offload.host_over
+						   * 0; worst_stage is -1 when
+						   * only the host is over) */
 	double worst_over_bytes;                  /* largest overflow, if not */
 	int worst_stage;
 	int slowest_group;

@@ -437,6 +437,12 @@ struct stage_ctx {
 /* perf_offload.c: what ZeRO-Offload costs x's stage a step into *o, with
  * the stage's backward of bwd_s a micro-batch (what the gradient copies
  * hide behind under overlap_comm); o all 0 unless the plan offloads. */
+/* perf_offload.c: o's host side (host_bytes_per_node, filled by
+ * perf_offload_cost or perf_act_offload_cost) against pool pl's host memory
+ * a node (pool_host_mem_gb) times HOST_MEM_USABLE_SHARE: fills o's host_
+ * fields, host_over 1 when the need is larger; nothing checked (host_over
+ * 0) when the pool's memory is unknown or o offloads nothing. */
+void perf_offload_host_check(const struct pool *pl, int pool, struct perf_offload *o);
 void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offload *o);
 
 /* perf_offload.c: what activation offload (offload = activations) costs

@@ -274,3 +274,34 @@ void perf_act_offload_cost(const struct stage_ctx *x, double fwd_s, double bwd_s
 	o->gpus_per_node = on_node;
 	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
 }
+
+/* ---- the host side against the node's memory -------------------------
+ *
+ * Share of a node's physical host memory that an offload's pinned
+ * buffers may take: the rest holds the kernel and its reserves, each
+ * rank's own process (the Python interpreter, the framework, the CUDA
+ * driver's host-side state: several GB a rank), the dataloader's worker
+ * processes and their prefetched batches, and the page cache that
+ * checkpoint writes and the dataset's reads go through. Pinned (page-
+ * locked) memory cannot be swapped or reclaimed, so the OS cannot make
+ * room when the other users grow. DeepSpeed's ZeRO-Offload and Megatron-
+ * Core/Transformer Engine both pin their host buffers (perf_offload.c
+ * above; TE cpu_offload.py allocates with pin_memory=True), and neither
+ * documents a fraction to keep free. ASSUMED, not measured or fitted:
+ * 0.85, range 0.8-0.9 (0.8: a node with a heavy dataloader, 8 ranks x 8
+ * workers x 1-2 GB, and a 2 TB host loses about 10% to them and the OS;
+ * 0.9: a lean one). */
+#define HOST_MEM_USABLE_SHARE 0.85
+
+void perf_offload_host_check(const struct pool *pl, int pool, struct perf_offload *o)
+{
+	o->host_pool = pool;
+	o->host_mem_bytes = o->host_usable_bytes = 0;
+	o->host_over = 0;
+	double gb = pool_host_mem_gb(pl);
+	if (o->host_bytes_per_node <= 0 || !(gb > 0))
+		return;
+	o->host_mem_bytes = gb * 1e9;
+	o->host_usable_bytes = HOST_MEM_USABLE_SHARE * o->host_mem_bytes;
+	o->host_over = o->host_bytes_per_node > o->host_usable_bytes;
+}

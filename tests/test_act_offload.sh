@@ -137,8 +137,11 @@ done
 # offered the fewest offloaded layers that fit with the 5% headroom kept.
 # Llama 3.1 70B on GB200 at TP 1, mbs 2, seq 8192, ZeRO 3, no recompute
 # needs 194.9 GiB more than the GPU; the lever's count N fits (verdict
-# "fits", headroom kept) and N - 1 does not: the fewest, as offered.
-L70="--pool 16x4xGB200 -m llama3.1-70b --gbs 256 --mbs 2 --seq-len 8192 --tp 1 --pp 1
+# "fits", headroom kept) and N - 1 does not: the fewest, as offered. The
+# catalog's tray (960 GB host) cannot hold N = 55 layers' pinned copies, so
+# the lever is tried here on a host of 1200 GB (host_mem_gb); the host
+# side's refusal is test_host_mem.sh's.
+L70="--pool 16x4xGB200,host_mem_gb=1200 -m llama3.1-70b --gbs 256 --mbs 2 --seq-len 8192 --tp 1 --pp 1
  --zero 3 --framework megatron-core --recompute none"
 # shellcheck disable=SC2086
 "$H" estimate $L70 >"$T/hint" 2>&1

@@ -412,4 +412,17 @@ key = lambda d: [(p["label"], p["step_time_s"]) for p in d["plans"]]
 assert key(a) == key(b) and key(a), (key(a)[:2], key(b)[:2])
 PY
 
+# host_mem_gb (pool key, GB per node): negative, zero, NaN, infinite,
+# huge, a string, a boolean, an array: refused with the key named, not
+# taken as "no host" or wrapped (a flag: usage 2; a cluster file: input 3).
+for v in -1 0 nan -inf 1e400 x; do
+	expect 2 "host_mem_gb: expected a number from 1 to 100000" $E --tp 8 --pp 1 --mbs 1 \
+		--gbs 8 --pool "1x8xH100-SXM,host_mem_gb=$v"
+done
+for v in -1 1e6 '"960"' false '[960]'; do
+	printf '{"pools": [{"gpu": "GB200", "nodes": 1, "host_mem_gb": %s}]}\n' "$v" >"$T/hm.json"
+	expect 3 "pools[0].host_mem_gb" $H estimate -c "$T/hm.json" -m llama3.1-8b --tp 4 \
+		--pp 1 --mbs 1 --gbs 4
+done
+
 finish hardening

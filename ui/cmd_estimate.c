@@ -82,6 +82,24 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 	cJSON_AddBoolToObject(o, "fits", e->fits);
 	if (!e->fits)
 		cJSON_AddNumberToObject(o, "memory_over_bytes", e->worst_over_bytes);
+	/* an offload's host side against the node's memory (perf_offload_
+	 * host_check): only for a plan that offloads, so others read as before */
+	const struct perf_offload *f = &e->offload;
+	if (f->host_bytes_per_node > 0) {
+		if (f->host_usable_bytes > 0)
+			cJSON_AddBoolToObject(o, "host_fits", !f->host_over);
+		else
+			cJSON_AddNullToObject(o, "host_fits");
+		cJSON_AddNumberToObject(o, "host_need_bytes_per_node", f->host_bytes_per_node);
+		if (f->host_usable_bytes > 0) {
+			cJSON_AddNumberToObject(o, "host_usable_bytes_per_node", f->host_usable_bytes);
+			cJSON_AddNumberToObject(o, "host_mem_bytes_per_node", f->host_mem_bytes);
+		} else {
+			cJSON_AddNullToObject(o, "host_usable_bytes_per_node");
+			cJSON_AddNullToObject(o, "host_mem_bytes_per_node");
+		}
+		cJSON_AddStringToObject(o, "host_pool", c->pools[f->host_pool].name);
+	}
 	cJSON *cost = cJSON_AddObjectToObject(o, "cost");
 	if (e->price_known) {
 		cJSON_AddNumberToObject(cost, "usd_per_hour", e->usd_per_hour);
@@ -132,6 +150,14 @@ static int act_offload_fits(const struct cluster *c, const struct model_spec *m,
 	return *ran && search_mem_state(f, headroom, NULL, NULL) == MEM_FITS;
 }
 
+/* The GPU's fit (act_offload_fits) and the host's: the host's need grows
+ * with n as the GPU's falls, so the fewest layers that fit the GPU is the
+ * only candidate; 1 when its host side fits too (or is unknown). */
+static int act_offload_host_fits(const struct estimate *f)
+{
+	return !f->offload.host_over;
+}
+
 /* The activation-offload lever (Megatron-Core --cpu-offloading-num-layers)
  * where the plan could take it (plan.c validate_act_offload: megatron-core,
  * one pipeline stage, no recompute, no offload yet): the fewest offloaded
@@ -167,6 +193,17 @@ static int act_offload_hint(const struct cluster *c, const struct plan *p,
 	if (!act_offload_fits(c, m, p, hi, headroom, &f, &ran)) {
 		if (ran)
 			estimate_free(&f);
+		return 0;
+	}
+	if (!act_offload_host_fits(&f)) {
+		/* more layers need more host memory: no N fits both */
+		char hb[32], ub[32];
+		printf("  with --offload activations it fits the GPU from --offload-layers %d, but "
+		       "the host of pool %s cannot hold it: %s a node, %s usable\n", hi,
+		       c->pools[f.offload.host_pool].name,
+		       hp_fmt_bytes(hb, sizeof hb, f.offload.host_bytes_per_node),
+		       hp_fmt_bytes(ub, sizeof ub, f.offload.host_usable_bytes));
+		estimate_free(&f);
 		return 0;
 	}
 	double need;
@@ -353,7 +390,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		       hp_fmt_duration(t1, sizeof t1, pc->time_s),
 		       hp_fmt_duration(t2, sizeof t2, pc->exposed_s));
 	}
-	if (!e->fits) {
+	if (!e->fits && e->worst_stage >= 0) {
 		const struct perf_stage *s = &e->stages[e->worst_stage];
 		printf("\n  DOES NOT FIT: stage %d on %s needs %s, %s more than its %s\n",
 		       s->index, c->pools[s->pool].gpu.name, hp_fmt_bytes(a, sizeof a, s->total - s->slack),
@@ -361,6 +398,12 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		       hp_fmt_bytes((char[32]){ 0 }, 32, s->capacity));
 		print_fit_hint(c, p, m, e->step_time_s, headroom);
 	}
+	const struct perf_offload *f = &e->offload;
+	if (f->host_over)
+		printf("\n  DOES NOT FIT THE HOST: the offload needs %s of host memory a node of pool "
+		       "%s, more than the %s usable of its host_mem_gb %.0f GB\n",
+		       hp_fmt_bytes(a, sizeof a, f->host_bytes_per_node), c->pools[f->host_pool].name,
+		       hp_fmt_bytes(b, sizeof b, f->host_usable_bytes), f->host_mem_bytes / 1e9);
 }
 
 /* The estimate as --format asks, with the memory verdict at headroom. */
@@ -372,7 +415,9 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 	enum search_mem ms = search_mem_state(e, headroom, &need, &capb);
 	if (fmt == FMT_JSON) {
 		cJSON *j = cli_estimate_json(e, c, p, m);
-		cJSON_AddStringToObject(j, "memory_verdict", search_mem_verdict(e, headroom));
+		cJSON_AddStringToObject(j, "memory_verdict", e->offload.host_over
+							      ? search_mem_name(MEM_NOFIT)
+							      : search_mem_verdict(e, headroom));
 		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
 		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
 		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
@@ -399,7 +444,8 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		char nb[32], cb[32], tb[32];
 		/* the headroom is kept only by a plan that fits without risk */
 		char hr[128];
-		const char *verdict = search_mem_verdict(e, headroom);
+		const char *verdict = e->offload.host_over ? search_mem_name(MEM_NOFIT)
+							   : search_mem_verdict(e, headroom);
 		if (ms == MEM_FITS)
 			snprintf(hr, sizeof hr, "; %.0f%% headroom kept", 100 * headroom);
 		else if (!strcmp(verdict, "over-gpu"))
@@ -409,6 +455,8 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 			snprintf(hr, sizeof hr, "; inside the %.0f%% headroom", 100 * headroom);
 		else
 			hr[0] = '\0';
+		if (e->offload.host_over)
+			snprintf(hr, sizeof hr, "; the GPU holds it, the host does not hold the offload");
 		printf("\n  memory: %s (fullest stage %s of %s with the allocator's reserve, %s live%s)\n",
 		       verdict, hp_fmt_bytes(tb, sizeof tb, total),
 		       hp_fmt_bytes(cb, sizeof cb, capb), hp_fmt_bytes(nb, sizeof nb, need), hr);
@@ -560,10 +608,18 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 		goto out;
 	}
 	print_estimate(fmt, &e, &c, &p, &m, headroom);
-	if (!e.fits) {
+	if (!e.fits && e.worst_stage >= 0) {
 		char a[32];
 		fprintf(stderr, "hetplan: the plan does not fit in GPU memory (%s over on the fullest stage)\n",
 			hp_fmt_bytes(a, sizeof a, e.worst_over_bytes));
+	}
+	if (e.offload.host_over) {
+		char a[32], b[32];
+		fprintf(stderr, "hetplan: the plan does not fit in host memory: the offload needs %s a "
+			"node of pool %s, %s usable (host_mem_gb)\n",
+			hp_fmt_bytes(a, sizeof a, e.offload.host_bytes_per_node),
+			c.pools[e.offload.host_pool].name,
+			hp_fmt_bytes(b, sizeof b, e.offload.host_usable_bytes));
 	}
 	rc = e.fits ? 0 : HP_EXIT_NOFIT;
 	estimate_free(&e);

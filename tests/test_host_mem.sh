@@ -1,0 +1,117 @@
+#!/bin/sh
+# test_host_mem.sh — an offload's host side against the node's host memory
+# (pool key host_mem_gb, perf_offload_host_check): usable is 0.85 of it
+# (HOST_MEM_USABLE_SHARE). Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib.sh
+
+# 1. ZeRO-Offload, by hand. Llama 3.1 8B has 8,030,261,248 parameters (its
+# Hugging Face model card's safetensors count); at DP 8 a rank's ZeRO
+# partition is P = 1,003,782,656. DeepSpeed keeps on the host a rank's
+# fp32 master (4 B), two fp32 Adam moments (8 B), the fp32 gradient (4 B)
+# and the pinned bf16 parameter buffer (2 B): 18 B x P = 18,068,087,808 B
+# a GPU, with one micro-batch (no accumulated gradient buffer). 8 GPUs a
+# node: 144,544,702,464 B. 0.85 x 170 GB = 144.5e9 B is less: does not fit;
+# 0.85 x 171 GB = 145.35e9 B holds it. The DGX H100 default, 2048 GB:
+# 0.85 x 2048e9 = 1,740,800,000,000 B usable.
+Z="-m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8 --zero 2 --framework deepspeed --offload optimizer"
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 1x8xH100-SXM $Z --format json
+json "assert d['host_need_bytes_per_node'] == 144544702464, d['host_need_bytes_per_node']
+assert d['host_mem_bytes_per_node'] == 2048e9 and d['host_usable_bytes_per_node'] == 1740800000000
+assert d['host_fits'] is True and d['fits'] is True"
+# shellcheck disable=SC2086
+expect 4 "does not fit in host memory" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=170 $Z --format json
+json "assert d['host_fits'] is False and d['fits'] is False and d['memory_verdict'] == 'does-not-fit'
+assert d['host_usable_bytes_per_node'] == 144.5e9, d['host_usable_bytes_per_node']"
+grep -qF "pool h100-sxm" "$T/err" && ok || bad "refusal names no pool: $(cat "$T/err")"
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=171 $Z --format json
+json "assert d['host_fits'] is True and d['fits'] is True"
+# launch refuses the same plan, naming host memory; --force writes it
+# shellcheck disable=SC2086
+expect 4 "does not fit in host memory" "$H" launch --pool 1x8xH100-SXM,host_mem_gb=170 $Z --format deepspeed
+grep -qF "host_mem_gb" "$T/err" && ok || bad "launch refusal names no key: $(cat "$T/err")"
+# shellcheck disable=SC2086
+expect 0 "" "$H" launch --pool 1x8xH100-SXM,host_mem_gb=170 $Z --format deepspeed --force
+# a node shape the catalog has no host for (4 H100s): unknown, unchecked
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 1x4xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 4 \
+	--zero 2 --framework deepspeed --offload optimizer --format json
+json "assert d['host_fits'] is None and d['host_usable_bytes_per_node'] is None"
+
+# 2. Activation offload on GB200 (the case that made the lever unsafe):
+# Llama 3.1 70B, TP 1, mbs 2, seq 8192, 55 layers offloaded. One layer's
+# saved activations B = 4,500,488,192 B (perf_mem.c's count, about 33.5 B
+# x seq x mbs x hidden = 134,217,728), so 55 x B = 247,526,850,560 B a GPU
+# and 4 GPUs a tray: 990,107,402,240 B. A tray has 2 Grace x 480 GB =
+# 960 GB (NVIDIA GB200 NVL72 datasheet), 0.85 x 960e9 = 816e9 B usable:
+# does not fit. It would take 990.107e9 / 0.85 = 1164.8 GB: 1164 does not,
+# 1165 does.
+L70="--pool 16x4xGB200 -m llama3.1-70b --gbs 256 --mbs 2 --seq-len 8192 --tp 1 --pp 1
+ --zero 3 --framework megatron-core --recompute none"
+# shellcheck disable=SC2086
+expect 4 "does not fit in host memory" "$H" estimate $L70 --offload activations \
+	--offload-layers 55 --format json
+json "assert d['host_need_bytes_per_node'] == 990107402240, d['host_need_bytes_per_node']
+assert d['host_usable_bytes_per_node'] == 816e9 and d['host_fits'] is False"
+# shellcheck disable=SC2086
+expect 4 "" "$H" launch $L70 --offload activations --offload-layers 55 --format megatron
+grep -qF "does not fit in host memory" "$T/err" && ok || bad "launch: $(cat "$T/err")"
+L70B=$(echo "$L70" | sed 's/16x4xGB200/16x4xGB200,host_mem_gb=1164/')
+# shellcheck disable=SC2086
+expect 4 "" "$H" estimate $L70B --offload activations --offload-layers 55 --format json
+json "assert d['host_fits'] is False"
+L70C=$(echo "$L70" | sed 's/16x4xGB200/16x4xGB200,host_mem_gb=1165/')
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate $L70C --offload activations --offload-layers 55 --format json
+json "assert d['host_fits'] is True and d['memory_verdict'] == 'fits'"
+# the rack as one node of 72 (18 trays): 18 x 960 GB, the trays' sum
+# shellcheck disable=SC2086
+expect 4 "" "$H" estimate --pool 1x72xGB200 -m llama3.1-70b --gbs 144 --mbs 2 --seq-len 8192 \
+	--tp 1 --pp 1 --zero 3 --framework megatron-core --recompute none \
+	--offload activations --offload-layers 55 --format json
+json "assert d['host_mem_bytes_per_node'] == 18 * 960e9, d['host_mem_bytes_per_node']"
+
+# 3. The lever offers no N whose host side does not fit: on the catalog's
+# tray the fewest layers that fit the GPU (55) need more host than there
+# is, and more layers need more, so none is offered and it says why; on a
+# host of 1165 GB it offers 55, whose host side then fits.
+# shellcheck disable=SC2086
+"$H" estimate $L70 >"$T/hint" 2>&1
+grep -q "with --offload activations --offload-layers [0-9]* it fits" "$T/hint" &&
+	bad "lever offered an N the host cannot hold: $(grep 'with --' "$T/hint")" || ok
+grep -qF "the host of pool gb200 cannot hold it" "$T/hint" && ok ||
+	bad "lever says nothing of the host: $(grep 'with --' "$T/hint")"
+# shellcheck disable=SC2086
+"$H" estimate $L70C >"$T/hint" 2>&1
+n=$(sed -n 's/.*with --offload activations --offload-layers \([0-9]*\) it fits.*/\1/p' "$T/hint")
+if [ -n "$n" ]; then
+	# shellcheck disable=SC2086
+	"$H" estimate $L70C --offload activations --offload-layers "$n" --format json >"$T/out" 2>/dev/null
+	json "assert d['host_fits'] is True and d['fits'] is True"
+else
+	bad "no lever on a host of 1165 GB: $(grep 'with --' "$T/hint")"
+fi
+
+# 4. Hostile values of the key, in --pool and in a cluster file: each is
+# refused with the key named (usage 2 for a flag, input 3 for a file).
+for v in -5 0 nan inf 1e9 abc ""; do
+	# shellcheck disable=SC2086
+	expect 2 "host_mem_gb: expected a number from 1 to 100000" "$H" estimate \
+		--pool "1x8xH100-SXM,host_mem_gb=$v" $Z
+done
+for v in -5 0 1e9 '"2048"' true null '[1]' '{}'; do
+	printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "host_mem_gb": %s}]}\n' "$v" >"$T/c.json"
+	# shellcheck disable=SC2086
+	expect 3 "host_mem_gb" "$H" estimate -c "$T/c.json" $Z
+done
+# a cluster file's host_mem_gb is the pool's
+printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "host_mem_gb": 170}]}\n' >"$T/c.json"
+# shellcheck disable=SC2086
+expect 4 "does not fit in host memory" "$H" estimate -c "$T/c.json" $Z
+
+finish host_mem
