@@ -120,9 +120,11 @@ struct perf_stage {
 struct perf_breakdown {
 	double compute, recompute, tp_comm, pp_comm, dp_comm, ep_comm, cp_comm,
 		bubble, optimizer, overhead;
-	double offload;           /* the optimizer offload's exposed time (plan key
-				   * offload; 0 without): in place of the GPU's
-				   * optimizer step; one of report_time_parts,
+	double offload;           /* the host offload's exposed time (plan key
+				   * offload; 0 without): ZeRO-Offload's, in
+				   * place of the GPU's optimizer step, or the
+				   * activation copies' waits; one of
+				   * report_time_parts,
 				   * left out of JSON at 0, so plans without it
 				   * report as before */
 };
