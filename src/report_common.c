@@ -49,8 +49,10 @@ static const struct report_part time_parts[] = {
 	 * (so in the optimizer's terminal slot), or the activation copies'
 	 * waits (Megatron-Core's cpu offloading): in every table and bar
 	 * beside the others, in JSON and the batch text only when the plan
-	 * offloads */
-	{ "offload", "host offload", "offload", "offload", "#7a9e9f", 8,
+	 * offloads. A terminal slot of its own (10): with activation offload
+	 * the optimizer's step is there too, and slot 8 drew both parts with
+	 * one glyph and colour */
+	{ "offload", "host offload", "offload", "offload", "#7a9e9f", 10,
 	  offsetof(struct perf_breakdown, offload), 1 },
 };
 

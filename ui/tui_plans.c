@@ -603,10 +603,10 @@ static int cv_y(const struct canvas *cv)
 static const struct {
 	enum tui_color color;
 	enum tui_glyph glyph;
-} seg_palette[10] = {
+} seg_palette[11] = {
 	{ C_SEG0, G_SEG0 }, { C_SEG4, G_SEG1 }, { C_SEG1, G_SEG2 }, { C_SEG2, G_SEG3 },
 	{ C_SEG3, G_SEG4 }, { C_SEG7, G_SEG5 }, { C_SEG6, G_SEG6 }, { C_SEG5, G_SEG7 },
-	{ C_SEG8, G_SEG8 }, { C_SEG9, G_SEG9 },
+	{ C_SEG8, G_SEG8 }, { C_SEG9, G_SEG9 }, { C_SEG10, G_SEG10 },
 };
 
 enum { SEG_MAX = 16 };
@@ -627,7 +627,7 @@ static int seg_values(const struct perf_breakdown *b, double v[SEG_MAX],
 
 static void seg_put(const struct tui *t, int y, int x, const struct report_part *part)
 {
-	int slot = part->seg >= 0 && part->seg < 10 ? part->seg : 9;
+	int slot = part->seg >= 0 && part->seg < (int)HP_ARRAY_LEN(seg_palette) ? part->seg : 9;
 	tui_put(y, x, 1, tui_attr(t, seg_palette[slot].color), tui_glyph(t, seg_palette[slot].glyph));
 }
 
