@@ -358,10 +358,11 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 		     int w, int y_end);
 /* The Compare view's "Step time, to scale": a section title, a bar per
  * plan named name[] (NULL: no bar), and the legend, in w columns from
- * (y, x0), down to row y_end (exclusive). */
-void tui_step_scale(const struct tui *t, const struct search_plan *pa,
-		    const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
-		    int y_end);
+ * (y, x0), down to row y_end (exclusive). Returns the rows it took; drawn
+ * from y = LINES (below the screen, where nothing shows) it measures. */
+int tui_step_scale(const struct tui *t, const struct search_plan *pa,
+		   const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
+		   int y_end);
 /* Row text the / search matches, per list view. */
 void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
 void plans_row_text(struct tui *t, int row, char *buf, size_t n);

@@ -1213,12 +1213,13 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 	return y;
 }
 
-void tui_step_scale(const struct tui *t, const struct search_plan *pa,
-		    const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
-		    int y_end)
+int tui_step_scale(const struct tui *t, const struct search_plan *pa,
+		   const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
+		   int y_end)
 {
+	int y_start = y;
 	if (y >= y_end)
-		return;
+		return 0;
 	tui_section(t, y++, x0, w, "Step time, to scale");
 	const struct search_plan *sp[2] = { pa, pb };
 	int lw = HP_MAX(tui_width(name[0]), tui_width(name[1]));
@@ -1247,8 +1248,13 @@ void tui_step_scale(const struct tui *t, const struct search_plan *pa,
 				break;
 		}
 		seg_put(t, y, x, &parts[i]);
-		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), parts[i].tui) + 1;
+		tui_put(y, x + 2, 12, tui_attr(t, C_DIM), parts[i].tui);
+		/* the label's width, not what tui_put drew: 0 below the
+		 * screen, where the caller measures */
+		x += 2 + HP_MIN(12, tui_width(parts[i].tui)) + 1;
 	}
+	/* the legend's last line, when it has one */
+	return HP_MIN(y_end, y + (x > x1)) - y_start;
 }
 
 void view_compare_draw(struct tui *t, int y0, int h)
