@@ -10,6 +10,7 @@
 #include "utf8.h"
 #include "tui_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1206,7 +1207,11 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 			else
 				snprintf(ds, sizeof ds, "%+.1f%%", 100 * d);
 			tui_putr(y, xd, dw, tui_attr(t, good > 0 ? C_GOOD : good < 0 ? C_BAD : C_NORMAL), ds);
-		} else if (a > 0 && b > 0) {
+		} else if ((a > 0 && b > 0) ||
+			   /* both 0 and printed alike ("0.0 us" of bubble
+			    * without a pipeline): the row read blank */
+			   (pa && pb && a == 0 && b == 0 && !strcmp(va, vb) &&
+			    isdigit((unsigned char)va[0]))) {
 			tui_putr(y, xd, dw, tui_attr(t, C_DIM), "same");
 		}
 	}
