@@ -196,7 +196,7 @@ int report_format_from_path(const char *path, enum report_format *f);
  * this order. */
 struct report_part {
 	const char *key, *label, *word, *tui, *color;
-	int seg;        /* the terminal palette's slot, 0-9 (time parts) */
+	int seg;        /* the terminal palette's slot, 0-10 (time parts) */
 	size_t off;
 	int omit_zero;  /* left out at 0 (a part only some plans have) */
 };

@@ -45,12 +45,13 @@ static const struct report_part time_parts[] = {
 	{ "overhead", "other", "other", "other", "#d8c27a", 9,
 	  offsetof(struct perf_breakdown, overhead), 0 },
 	/* The exposed time of the plan's offload to the host (plan key
-	 * offload): ZeRO-Offload's optimizer step, in place of the GPU's
-	 * (so in the optimizer's terminal slot), or the activation copies'
-	 * waits (Megatron-Core's cpu offloading): in every table and bar
-	 * beside the others, in JSON and the batch text only when the plan
-	 * offloads */
-	{ "offload", "host offload", "offload", "offload", "#7a9e9f", 8,
+	 * offload): ZeRO-Offload's optimizer step, in place of the GPU's,
+	 * or the activation copies' waits (Megatron-Core's cpu offloading):
+	 * in every table and bar beside the others, in JSON and the batch
+	 * text only when the plan offloads. A terminal slot of its own (10),
+	 * not the optimizer's 8: with activation offload the GPU's optimizer
+	 * step shows too, and one slot drew both with one glyph and colour */
+	{ "offload", "host offload", "offload", "offload", "#7a9e9f", 10,
 	  offsetof(struct perf_breakdown, offload), 1 },
 };
 

@@ -45,6 +45,9 @@ static const struct {
 	[C_SEG7]    = { COLOR_CYAN, -1, A_BOLD, 0 },
 	[C_SEG8]    = { COLOR_YELLOW, -1, A_BOLD, 0 },
 	[C_SEG9]    = { COLOR_BLACK, -1, A_BOLD, 0 },
+	/* host offload: a wait like the bubble's, apart from the optimizer
+	 * (both show in one activation-offload step) */
+	[C_SEG10]   = { COLOR_MAGENTA, -1, A_BOLD, 0 },
 };
 
 /* Glyphs: UTF-8 and ASCII side by side. Bar segments (step time, memory)
@@ -64,7 +67,7 @@ static const char *const glyph_ascii[G_COUNT] = {
 	[G_UP] = "^", [G_DOWN] = "v", [G_MID] = "~",
 	[G_SEG0] = "#", [G_SEG1] = "=", [G_SEG2] = "%", [G_SEG3] = "+",
 	[G_SEG4] = "@", [G_SEG5] = "x", [G_SEG6] = "o", [G_SEG7] = "~",
-	[G_SEG8] = "&", [G_SEG9] = ":",
+	[G_SEG8] = "&", [G_SEG9] = ":", [G_SEG10] = "h",
 	[G_TL] = "+", [G_TR] = "+", [G_BL] = "+", [G_BR] = "+",
 };
 
@@ -87,7 +90,7 @@ int tui_attr(const struct tui *t, enum tui_color c)
 
 const char *tui_glyph(const struct tui *t, enum tui_glyph g)
 {
-	if (g >= G_SEG0 && g <= G_SEG9)
+	if (g >= G_SEG0 && g <= G_SEG10)
 		return t->color && t->utf8 ? glyph_utf8[G_BAR] : glyph_ascii[g];
 	return t->utf8 ? glyph_utf8[g] : glyph_ascii[g];
 }

@@ -36,13 +36,14 @@ enum tui_color {
 	C_NORMAL, C_HEADER, C_TAB, C_TAB_ON, C_KEY, C_HINT, C_SEL, C_SEL_DIM,
 	C_TITLE, C_GOOD, C_BAD, C_WARN, C_DIM, C_PARETO, C_BUSY,
 	C_SEG0, C_SEG1, C_SEG2, C_SEG3, C_SEG4, C_SEG5, C_SEG6, C_SEG7, C_SEG8, C_SEG9,
+	C_SEG10,
 	C_COUNT
 };
 
 enum tui_glyph {
 	G_BAR, G_BAR_EMPTY, G_PARETO, G_MARK, G_HLINE, G_VLINE, G_ARROW, G_DOT,
 	G_UP, G_DOWN, G_MID, G_SEG0, G_SEG1, G_SEG2, G_SEG3, G_SEG4, G_SEG5,
-	G_SEG6, G_SEG7, G_SEG8, G_SEG9, G_TL, G_TR, G_BL, G_BR, G_COUNT
+	G_SEG6, G_SEG7, G_SEG8, G_SEG9, G_SEG10, G_TL, G_TR, G_BL, G_BR, G_COUNT
 };
 
 /* ---- test-only environment variables (the one list of them)
@@ -357,10 +358,11 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 		     int w, int y_end);
 /* The Compare view's "Step time, to scale": a section title, a bar per
  * plan named name[] (NULL: no bar), and the legend, in w columns from
- * (y, x0), down to row y_end (exclusive). */
-void tui_step_scale(const struct tui *t, const struct search_plan *pa,
-		    const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
-		    int y_end);
+ * (y, x0), down to row y_end (exclusive). Returns the rows it took; drawn
+ * from y = LINES (below the screen, where nothing shows) it measures. */
+int tui_step_scale(const struct tui *t, const struct search_plan *pa,
+		   const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
+		   int y_end);
 /* Row text the / search matches, per list view. */
 void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
 void plans_row_text(struct tui *t, int row, char *buf, size_t n);

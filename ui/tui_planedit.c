@@ -268,14 +268,26 @@ void view_planedit_draw(struct tui *t, int y0, int h)
 	}
 	tui_section(t, y0, rx, rw, title);
 	static const char *const heads[3] = { "planner", "edited", "change" };
-	int y = tui_metric_table(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL,
-				 heads, y0 + 1, rx + 1, rw - 1, y0 + h - 3);
-	y++;
-	/* A refused plan's message may take the step bars' rows. */
-	y += draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y - (pe->cur_ok ? 3 : 0)) + 1;
 	static const char *const names[2] = { "planner", "edited" };
-	tui_step_scale(t, pe->orig_ok ? &pe->orig : NULL, pe->cur_ok ? &pe->cur : NULL, names, y,
-		       rx, rw, y0 + h);
+	const struct search_plan *a = pe->orig_ok ? &pe->orig : NULL, *b = pe->cur_ok ? &pe->cur : NULL;
+	/* The rows each part needs, measured below the screen. Where they
+	 * do not all fit (80x24), the blank rows between them go first, then
+	 * the metric table's last rows: the step scale keeps the edited
+	 * plan's bar and the whole legend (at 80x24 it showed the planner's
+	 * bar alone, and no legend, so a step with host offload read as
+	 * unchanged parts). */
+	int mt = tui_metric_table(t, a, b, heads, LINES, rx + 1, rw - 1, LINES + 64) - LINES;
+	int vr = draw_verdict(t, pe, LINES, rx + 1, rw - 2, 8);
+	int sc = tui_step_scale(t, a, b, names, LINES, rx, rw, LINES + 16);
+	int avail = h - 1, gap = mt + vr + sc + 2 <= avail;
+	/* at least the table's heading and the first five metrics (GPUs to
+	 * $/hour) */
+	int mrows = HP_MIN(mt, HP_MAX(6, avail - vr - sc - 2 * gap));
+	int y = tui_metric_table(t, a, b, heads, y0 + 1, rx + 1, rw - 1, y0 + 1 + mrows);
+	y += gap;
+	/* A refused plan's message may take the step bars' rows. */
+	y += draw_verdict(t, pe, y, rx + 1, rw - 2, y0 + h - y - (pe->cur_ok ? sc : 0)) + gap;
+	tui_step_scale(t, a, b, names, y, rx, rw, y0 + h);
 }
 
 int view_planedit_key(struct tui *t, int action, int ch)

@@ -10,6 +10,7 @@
 #include "utf8.h"
 #include "tui_int.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,10 +604,10 @@ static int cv_y(const struct canvas *cv)
 static const struct {
 	enum tui_color color;
 	enum tui_glyph glyph;
-} seg_palette[10] = {
+} seg_palette[11] = {
 	{ C_SEG0, G_SEG0 }, { C_SEG4, G_SEG1 }, { C_SEG1, G_SEG2 }, { C_SEG2, G_SEG3 },
 	{ C_SEG3, G_SEG4 }, { C_SEG7, G_SEG5 }, { C_SEG6, G_SEG6 }, { C_SEG5, G_SEG7 },
-	{ C_SEG8, G_SEG8 }, { C_SEG9, G_SEG9 },
+	{ C_SEG8, G_SEG8 }, { C_SEG9, G_SEG9 }, { C_SEG10, G_SEG10 },
 };
 
 enum { SEG_MAX = 16 };
@@ -627,7 +628,7 @@ static int seg_values(const struct perf_breakdown *b, double v[SEG_MAX],
 
 static void seg_put(const struct tui *t, int y, int x, const struct report_part *part)
 {
-	int slot = part->seg >= 0 && part->seg < 10 ? part->seg : 9;
+	int slot = part->seg >= 0 && part->seg < (int)HP_ARRAY_LEN(seg_palette) ? part->seg : 9;
 	tui_put(y, x, 1, tui_attr(t, seg_palette[slot].color), tui_glyph(t, seg_palette[slot].glyph));
 }
 
@@ -1206,19 +1207,24 @@ int tui_metric_table(const struct tui *t, const struct search_plan *pa,
 			else
 				snprintf(ds, sizeof ds, "%+.1f%%", 100 * d);
 			tui_putr(y, xd, dw, tui_attr(t, good > 0 ? C_GOOD : good < 0 ? C_BAD : C_NORMAL), ds);
-		} else if (a > 0 && b > 0) {
+		} else if ((a > 0 && b > 0) ||
+			   /* both 0 and printed alike ("0.0 us" of bubble
+			    * without a pipeline): the row read blank */
+			   (pa && pb && a == 0 && b == 0 && !strcmp(va, vb) &&
+			    isdigit((unsigned char)va[0]))) {
 			tui_putr(y, xd, dw, tui_attr(t, C_DIM), "same");
 		}
 	}
 	return y;
 }
 
-void tui_step_scale(const struct tui *t, const struct search_plan *pa,
-		    const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
-		    int y_end)
+int tui_step_scale(const struct tui *t, const struct search_plan *pa,
+		   const struct search_plan *pb, const char *const name[2], int y, int x0, int w,
+		   int y_end)
 {
+	int y_start = y;
 	if (y >= y_end)
-		return;
+		return 0;
 	tui_section(t, y++, x0, w, "Step time, to scale");
 	const struct search_plan *sp[2] = { pa, pb };
 	int lw = HP_MAX(tui_width(name[0]), tui_width(name[1]));
@@ -1247,8 +1253,13 @@ void tui_step_scale(const struct tui *t, const struct search_plan *pa,
 				break;
 		}
 		seg_put(t, y, x, &parts[i]);
-		x += 2 + tui_put(y, x + 2, 12, tui_attr(t, C_DIM), parts[i].tui) + 1;
+		tui_put(y, x + 2, 12, tui_attr(t, C_DIM), parts[i].tui);
+		/* the label's width, not what tui_put drew: 0 below the
+		 * screen, where the caller measures */
+		x += 2 + HP_MIN(12, tui_width(parts[i].tui)) + 1;
 	}
+	/* the legend's last line, when it has one */
+	return HP_MIN(y_end, y + (x > x1)) - y_start;
 }
 
 void view_compare_draw(struct tui *t, int y0, int h)
