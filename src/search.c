@@ -136,8 +136,8 @@ static enum search_mem mem_of_summary(const struct perf_group_mem *g)
 	return g->nofit ? MEM_NOFIT : g->risky ? MEM_RISKY : MEM_FITS;
 }
 
-enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
-				 double *cap)
+enum search_mem search_gpu_mem_state(const struct estimate *e, double headroom, double *need,
+				     double *cap)
 {
 	struct perf_group_mem g;
 	mem_summary(e->stages, e->n_stages, headroom, &g);
@@ -146,6 +146,13 @@ enum search_mem search_mem_state(const struct estimate *e, double headroom, doub
 	if (cap)
 		*cap = g.cap;
 	return mem_of_summary(&g);
+}
+
+enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
+				 double *cap)
+{
+	enum search_mem s = search_gpu_mem_state(e, headroom, need, cap);
+	return e->offload.host_over ? MEM_NOFIT : s;
 }
 
 const char *search_mem_name(enum search_mem s)

@@ -206,7 +206,8 @@ double search_train_steps(double tokens, double per_step);
 
 /* Memory verdict of an estimate under a headroom (fraction of each GPU's
  * capacity kept free): MEM_NOFIT when a stage's live bytes (without the
- * caching allocator's reserve, perf_stage.slack) exceed its GPU,
+ * caching allocator's reserve, perf_stage.slack) exceed its GPU, or when
+ * an offload's host side exceeds its node (perf_offload.host_over),
  * MEM_RISKY when they fit but a stage, reserve included, uses more than
  * 1 - headroom of its GPU, else MEM_FITS. need/cap (may be NULL) get the
  * fullest stage's live bytes and its GPU's capacity, the stage with the
@@ -214,6 +215,12 @@ double search_train_steps(double tokens, double per_step);
 enum search_mem { MEM_FITS, MEM_RISKY, MEM_NOFIT };
 enum search_mem search_mem_state(const struct estimate *e, double headroom, double *need,
 				 double *cap);
+/* The GPUs' verdict alone: search_mem_state says MEM_NOFIT besides when
+ * an offload's host side does not fit its node (perf_offload.host_over),
+ * whatever the GPUs hold; this one reads the stages only (estimate's
+ * activation-offload lever weighs the two apart). */
+enum search_mem search_gpu_mem_state(const struct estimate *e, double headroom, double *need,
+				     double *cap);
 /* "fits", "fits-with-risk", "does-not-fit": a static string; s must be a
  * valid enum value. */
 const char *search_mem_name(enum search_mem s);

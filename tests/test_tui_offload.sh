@@ -260,4 +260,35 @@ PY
 
 run big 120 40 "$WS" 0
 run small 80 24 "$WS --ascii" 1
+
+# ---- 4. an offload the node's host memory cannot hold (pool key
+# host_mem_gb 20: 0.85 x 20 GB = 15.8 GiB usable): the GPUs hold the plan,
+# so the editor's memory line must say does-not-fit and why, with the
+# host bytes `hetplan estimate` gives for the same plan.
+python3 -c 'import json, sys
+w = json.load(open(sys.argv[1])); w["cluster"]["pools"][0]["host_mem_gb"] = 20
+json.dump(w, open(sys.argv[2], "w")); json.dump(w["cluster"], open(sys.argv[3], "w"))' \
+	"$WS" "$tmp/host_ws.json" "$tmp/host_cluster.json"
+start host 120 40 "" "$tmp/host_ws.json"
+wait_ready host || bad "no plans for the host-memory workspace: $(screen host | tail -3)"
+keys host E
+wait_for host "What if: #1 h100 tp1 pp1" || bad "E did not open the editor"
+[ -f "$tmp/rows" ] || screen host >"$tmp/rows"
+z=$(val host zero)
+cycle host framework megatron-core
+cycle host recompute none
+cycle host offload activations
+setnum host offload_layers 16
+wait_for host "the host does not hold the offload" && ok ||
+	bad "no host verdict in the editor: $(rtext host "│")"
+need=$(env XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" estimate -c "$tmp/host_cluster.json" \
+	-m llama3.1-8b --tp 1 --pp 1 --mbs 2 --gbs 64 --seq-len 4096 --framework megatron-core --zero "$z" \
+	--recompute none --offload activations --offload-layers 16 2>&1 |
+	sed -n 's/.*DOES NOT FIT THE HOST: the offload needs \([0-9.]* [KMGT]iB\).*/\1/p')
+[ -n "$need" ] && ok || bad "hetplan estimate did not refuse the host side"
+rtext host "│" | grep -qF "memory: does-not-fit" && ok || bad "verdict: $(rtext host "│")"
+rtext host "│" | tr -s ' ' | grep -qF "$need a node, 15.8 GiB usable (host_mem_gb)" && ok ||
+	bad "host bytes differ from the CLI's $need: $(rtext host "│")"
+keys host q
+wait_for host "EXITED:0" && ok || bad "q did not quit"
 finish test_tui_offload

@@ -147,7 +147,7 @@ static int act_offload_fits(const struct cluster *c, const struct model_spec *m,
 	struct hp_err err = { 0 };
 	*ran = perf_estimate(c, m, &q, NULL, f, &err) == 0;
 	plan_free(&q);
-	return *ran && search_mem_state(f, headroom, NULL, NULL) == MEM_FITS;
+	return *ran && search_gpu_mem_state(f, headroom, NULL, NULL) == MEM_FITS;
 }
 
 /* The GPU's fit (act_offload_fits) and the host's: the host's need grows

@@ -233,6 +233,16 @@ static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int
 		 search_mem_verdict(&pe->cur.est, pe->o.mem_headroom), a, b, c, framework_launchable(fw) ? "" : "; ",
 		 framework_launchable(fw) ? "" : framework_name(fw),
 		 framework_launchable(fw) ? "" : " is estimate-only: no launch config");
+	/* the GPUs may hold the plan while the node's host memory does not
+	 * hold what it offloads: the verdict (does-not-fit) says which */
+	if (pe->cur.est.offload.host_over) {
+		char hn[16], hu[16];
+		size_t l = strlen(line);
+		snprintf(line + l, sizeof line - l,
+			 "; the host does not hold the offload: %s a node, %s usable (host_mem_gb)",
+			 hp_fmt_bytes(hn, sizeof hn, pe->cur.est.offload.host_bytes_per_node),
+			 hp_fmt_bytes(hu, sizeof hu, pe->cur.est.offload.host_usable_bytes));
+	}
 	/* over-gpu (the total over the whole GPU) shows as not fitting */
 	int over = ms == MEM_RISKY && search_mem_state(&pe->cur.est, 0, NULL, NULL) == MEM_RISKY;
 	return tui_put_wrapped(y, x, w, HP_MAX(1, h), tui_attr(t, ms == MEM_FITS ? C_GOOD

@@ -1034,10 +1034,20 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	tui_section(t, cv_y(&cv), 0, w, "Memory per GPU, by stage");
 	cv.row++;
 	draw_memory(t, &cv, e, c, w);
-	if (!e->fits) {
+	if (!e->fits && e->worst_stage >= 0) {
 		hp_fmt_bytes(a, sizeof a, e->worst_over_bytes);
 		tui_putf(cv_y(&cv), 2, w - 4, tui_attr(t, C_BAD), "does not fit: %s over on stage %d", a,
 			 e->worst_stage);
+		cv.row++;
+	}
+	/* the GPUs may hold the plan while the node's host memory does not
+	 * hold what it offloads (worst_stage -1 then) */
+	if (e->offload.host_over) {
+		char need[16], use[16];
+		tui_putf(cv_y(&cv), 2, w - 4, tui_attr(t, C_BAD),
+			 "does not fit the host: the offload needs %s a node, %s usable (host_mem_gb)",
+			 hp_fmt_bytes(need, sizeof need, e->offload.host_bytes_per_node),
+			 hp_fmt_bytes(use, sizeof use, e->offload.host_usable_bytes));
 		cv.row++;
 	}
 	cv.row++;
