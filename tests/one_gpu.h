@@ -10,11 +10,12 @@
 #include "perf.h"
 #include "plan.h"
 
-/* pool_spec names one GPU ("1x1xTYPE,name=a");
+/* pool_spec names one GPU ("1x1xTYPE,name=a"); gpu, when not NULL,
+ * replaces the pool's catalog entry (a test's edited copy of it);
  * flash 0 for the unfused attention. -1 (and a failed check) on error. */
-static double one_gpu_compute_s(const struct catalog *cat, const char *pool_spec,
-				const struct model_spec *m, enum hp_dtype precision, int flash,
-				enum hp_framework fw)
+static inline double one_gpu_compute_s_as(const struct catalog *cat, const char *pool_spec,
+					  const struct gpu_spec *gpu, const struct model_spec *m,
+					  enum hp_dtype precision, int flash, enum hp_framework fw)
 {
 	struct cluster c;
 	struct hp_err err = { 0 };
@@ -23,6 +24,8 @@ static double one_gpu_compute_s(const struct catalog *cat, const char *pool_spec
 		T_FAILF("%s", err.msg);
 		return -1;
 	}
+	if (gpu)
+		c.pools[0].gpu = *gpu;
 	struct plan p;
 	plan_init(&p);
 	p.mbs = 1;
@@ -44,6 +47,13 @@ static double one_gpu_compute_s(const struct catalog *cat, const char *pool_spec
 	}
 	plan_free(&p);
 	return t;
+}
+
+static inline double one_gpu_compute_s(const struct catalog *cat, const char *pool_spec,
+				       const struct model_spec *m, enum hp_dtype precision, int flash,
+				       enum hp_framework fw)
+{
+	return one_gpu_compute_s_as(cat, pool_spec, NULL, m, precision, flash, fw);
 }
 
 #endif

@@ -25,6 +25,7 @@
 #include "cluster.h"
 #include "perf.h"
 #include "plan.h"
+#include "one_gpu.h"
 
 static struct catalog cat;
 
@@ -102,38 +103,12 @@ TEST(sustained_rate_by_power_and_sms)
  * the first two give C and M; the third must be C / 1.13678 + M. */
 static double compute_s(const struct gpu_spec *g)
 {
-	struct cluster c;
-	struct hp_err err = { 0 };
-	cluster_init(&c);
-	if (cluster_add_pool_spec(&c, "1x1xGB300,name=a", &cat, &err) < 0) {
-		T_FAILF("%s", err.msg);
-		return -1;
-	}
-	c.pools[0].gpu = *g;
 	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
 	if (!m) {
 		T_FAILF("model llama3.1-8b missing");
 		return -1;
 	}
-	struct plan p;
-	plan_init(&p);
-	p.mbs = 1;
-	p.gbs = 1;
-	p.precision = HP_BF16;
-	double t = -1;
-	if (plan_uniform(&p, &c, m, 0, 1, 1, 1, &err) < 0) {
-		T_FAILF("%s", err.msg);
-	} else {
-		struct estimate e;
-		if (perf_estimate(&c, m, &p, NULL, &e, &err) == 0) {
-			t = e.bd.compute;
-			estimate_free(&e);
-		} else {
-			T_FAILF("%s", err.msg);
-		}
-	}
-	plan_free(&p);
-	return t;
+	return one_gpu_compute_s_as(&cat, "1x1xGB300,name=a", g, m, HP_BF16, 1, FW_ANY);
 }
 
 TEST(estimate_scales_compute_bound_kernels)
