@@ -142,6 +142,32 @@ static int check_clock_ref(const struct gpu_spec *g, const char *file,
 	return 0;
 }
 
+/* The optional clock_ref object of a GPU entry: the reference part's
+ * rated figures (perf_compute.c, clock_frac), all three required, within
+ * the bounds of tdp_w, sm_count and the tflops values of an entry; its
+ * checks against the part's own figures come later (check_clock_ref). */
+static int parse_clock_ref(struct jx_ctx *c, const cJSON *o, const char *file,
+			   const char *path, struct gpu_spec *g, struct hp_err *err)
+{
+	int bad = 0;
+	const cJSON *cr = jx_obj(c, o, "clock_ref", 0, &bad);
+	if (bad)
+		return -1;
+	if (!cr)
+		return 0;
+	char sub[96];
+	snprintf(sub, sizeof sub, "%s.clock_ref", path);
+	struct jx_ctx cc = { file, sub, err };
+	int ref_sms = 0;
+	if (jx_num(&cc, cr, "tdp_w", 1, 1, 1e5, &g->ref_tdp_w) < 0 ||
+	    jx_int(&cc, cr, "sm_count", 1, 1, 100000, &ref_sms) < 0 ||
+	    jx_num(&cc, cr, "bf16_tflops", 1, 0.001, 1e6, &g->ref_flops16) < 0)
+		return -1;
+	g->ref_sms = ref_sms;
+	g->ref_flops16 *= 1e12;
+	return 0;
+}
+
 int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		      struct gpu_spec *g, struct hp_err *err)
 {
@@ -187,24 +213,8 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	    jx_num(&c, o, "gemm16_tflops_measured", 0, 0.001, 1e6, &g->gemm16_meas) < 0)
 		return -1;
 	g->gemm16_meas *= 1e12;
-	const cJSON *cr = jx_obj(&c, o, "clock_ref", 0, &bad);
-	if (bad)
+	if (parse_clock_ref(&c, o, file, path, g, err) < 0)
 		return -1;
-	if (cr) {
-		/* The reference part's rated figures (perf_compute.c,
-		 * clock_frac): all three are required, within the bounds of
-		 * tdp_w, sm_count and the tflops values above. */
-		char sub[96];
-		snprintf(sub, sizeof sub, "%s.clock_ref", path);
-		struct jx_ctx cc = { file, sub, err };
-		int ref_sms = 0;
-		if (jx_num(&cc, cr, "tdp_w", 1, 1, 1e5, &g->ref_tdp_w) < 0 ||
-		    jx_int(&cc, cr, "sm_count", 1, 1, 100000, &ref_sms) < 0 ||
-		    jx_num(&cc, cr, "bf16_tflops", 1, 0.001, 1e6, &g->ref_flops16) < 0)
-			return -1;
-		g->ref_sms = ref_sms;
-		g->ref_flops16 *= 1e12;
-	}
 	/* A cJSON null (unknown) is not a number: treat it as absent. */
 	g->mem_bytes = mem_gb * 1e9;
 	g->hbm_Bps = bw_tbps * 1e12;
@@ -243,7 +253,7 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 		if (!g->flops[HP_FP16])
 			g->flops[HP_FP16] = g->flops[HP_BF16];
 	}
-	if (cr && check_clock_ref(g, file, path, err) < 0)
+	if (g->ref_tdp_w > 0 && check_clock_ref(g, file, path, err) < 0)
 		return -1;
 	g->def_gpus_per_node = 8;
 	g->def_intra = g->link_Bps > 0 ? INTRA_NVLINK : INTRA_PCIE;

@@ -49,6 +49,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An offload's host bytes a node from its bytes a GPU: the GPUs of the
+ * stage on one node (a pipeline's other stages on the same node are not
+ * added: simplified). */
+static void host_per_node(const struct stage_ctx *x, struct perf_offload *o)
+{
+	int on_node = x->tp * x->cp * x->dp;
+	if (on_node > x->pl->gpus_per_node)
+		on_node = x->pl->gpus_per_node;
+	o->gpus_per_node = on_node;
+	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
+}
+
+
 /* Host memory bandwidth per GPU a node hosts, bytes/s: the STREAM-class
  * bandwidth of the node's DRAM divided by its GPUs, every rank's CPU Adam
  * stepping at once. A desktop with two GPUs and dual-channel DDR4-3200
@@ -122,13 +135,7 @@ void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offl
 	 * gradient partition, the pinned 16-bit parameter buffer, and with
 	 * gradient accumulation the 16-bit accumulated gradients. */
 	o->host_bytes_per_gpu = P * (4 + 8 + 4 + elt + (m > 1 ? elt : 0));
-	/* the GPUs of the stage on one node (a pipeline's other stages on
-	 * the same node are not added: simplified) */
-	int on_node = x->tp * x->cp * x->dp;
-	if (on_node > x->pl->gpus_per_node)
-		on_node = x->pl->gpus_per_node;
-	o->gpus_per_node = on_node;
-	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
+	host_per_node(x, o);
 }
 
 /* ---- activation offload (offload = activations) ----------------------
@@ -268,11 +275,7 @@ void perf_act_offload_cost(const struct stage_ctx *x, double fwd_s, double bwd_s
 	 * after the reload unless cpu_offloading_retain_pinned_cpu_buffers,
 	 * which keeps the same amount) */
 	o->host_bytes_per_gpu = N * B;
-	int on_node = x->tp * x->cp * x->dp;
-	if (on_node > x->pl->gpus_per_node)
-		on_node = x->pl->gpus_per_node;
-	o->gpus_per_node = on_node;
-	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
+	host_per_node(x, o);
 }
 
 /* ---- the host side against the node's memory -------------------------
