@@ -415,9 +415,8 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 	enum search_mem ms = search_mem_state(e, headroom, &need, &capb);
 	if (fmt == FMT_JSON) {
 		cJSON *j = cli_estimate_json(e, c, p, m);
-		cJSON_AddStringToObject(j, "memory_verdict", e->offload.host_over
-							      ? search_mem_name(MEM_NOFIT)
-							      : search_mem_verdict(e, headroom));
+		/* a host miss reads does-not-fit (search_mem_state) */
+		cJSON_AddStringToObject(j, "memory_verdict", search_mem_verdict(e, headroom));
 		cJSON_AddNumberToObject(j, "mem_headroom", headroom);
 		cJSON_AddNumberToObject(j, "mem_need_bytes", need);
 		cJSON_AddNumberToObject(j, "mem_capacity_bytes", capb);
@@ -444,8 +443,7 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		char nb[32], cb[32], tb[32];
 		/* the headroom is kept only by a plan that fits without risk */
 		char hr[128];
-		const char *verdict = e->offload.host_over ? search_mem_name(MEM_NOFIT)
-							   : search_mem_verdict(e, headroom);
+		const char *verdict = search_mem_verdict(e, headroom);
 		if (ms == MEM_FITS)
 			snprintf(hr, sizeof hr, "; %.0f%% headroom kept", 100 * headroom);
 		else if (!strcmp(verdict, "over-gpu"))
