@@ -329,6 +329,16 @@ trap 'rm -rf "$T"' EXIT
 # (autocast's fp32 LayerNorms, weight casts and softmax, gelu_new's eight
 # kernels, GPTBigCode's fp32 softmax) BLMLI-01 +0.3%, BLMLI-11 +1.9%,
 # BLFC-10 -3.3%, BLFC-12 -12.2% leave the list; BLFC-05..07 -55% .. -60%.
+# Round 27a (MegaScale's Megatron-LM baseline, first prediction,
+# docs/blind-round27-a100.md): all 11 step times within 13% (+1.2% to
+# +12.6% on 175B, -6.8% to -8.3% on 530B), but none fits as the rows are
+# written: the file's rule for unstated settings with the defaults of
+# Megatron-LM @285068c8 (no recompute, ZeRO 0, no sequence parallelism,
+# unfused attention) holds 37.0 GiB (175B) and 86.0 GiB (530B) more than
+# 80 GB on the fullest stage. The runs ran, so the rule's settings are
+# not what ran; with the distributed optimizer, sequence parallelism and
+# selective recompute (post hoc, not scored) every row fits, steps
+# +9.8% (BLMS-01), -3.7% (BLMS-08), -9.5% (BLMS-09).
 KNOWN_MISSES="
 BLFC-05:time:-55
 BLFC-06:time:-59
@@ -357,6 +367,17 @@ BLDG54-07:time:-31
 BLMB25-05:dnf:4.7
 BLMB25-09:dnf:114.3
 BLMB25-09:time:+60
+BLMS-01:dnf:37.0
+BLMS-02:dnf:37.0
+BLMS-03:dnf:37.0
+BLMS-04:dnf:37.0
+BLMS-05:dnf:37.0
+BLMS-06:dnf:37.0
+BLMS-07:dnf:37.0
+BLMS-08:dnf:37.0
+BLMS-09:dnf:86.0
+BLMS-10:dnf:86.0
+BLMS-11:dnf:86.0
 "
 
 cat >"$T/drive.py" <<'PY'
@@ -489,7 +510,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 26: llm-foundry's MPT benchmark tables (Composer FSDP),
           # the rows training.csv's MPT group left out: 128 A100-40GB rows
           # here, 128-512 H100 rows: REGIME_BY_ROW.
-          "BLMPT": "A100 8-1,024 GPUs"}
+          "BLMPT": "A100 8-1,024 GPUs",
+          # Round 27a: MegaScale's Megatron-LM baseline (175B on 3,072-12,288,
+          # 530B on 2,240-11,200 A100); its batch-768 rows: REGIME_BY_ROW.
+          "BLMS": "A100 >2,000 GPUs"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -515,6 +539,7 @@ REGIME_BY_ROW = [
     ("BLMB25", "model", "Qwen3", "MoE (Megatron-Bridge)"),
     ("BLMB25", "gpu", "GB300", "GB300 NVL72"),
     ("BLMPT", "gpu", "H100", "H100 at scale"),
+    ("BLMS", "model", "GPT 175B, batch 768", "A100 8-1,024 GPUs"),
 ]
 def regime_of(grp, gpu, model=""):
     cols = {"gpu": gpu, "model": model}
