@@ -513,7 +513,9 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLMPT": "A100 8-1,024 GPUs",
           # Round 27a: MegaScale's Megatron-LM baseline (175B on 3,072-12,288,
           # 530B on 2,240-11,200 A100); its batch-768 rows: REGIME_BY_ROW.
-          "BLMS": "A100 >2,000 GPUs"}
+          "BLMS": "A100 >2,000 GPUs",
+          # Round 27a, part 2: GLM-130B on 768 A100-40GB (DeepSpeed pipeline).
+          "BLGLM": "A100 8-1,024 GPUs"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
