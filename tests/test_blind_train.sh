@@ -489,7 +489,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 26: llm-foundry's MPT benchmark tables (Composer FSDP),
           # the rows training.csv's MPT group left out: 128 A100-40GB rows
           # here, 128-512 H100 rows: REGIME_BY_ROW.
-          "BLMPT": "A100 8-1,024 GPUs"}
+          "BLMPT": "A100 8-1,024 GPUs",
+          # Round 27 (small): BigScience's 1B3 benchmark on 8 Jean Zay V100
+          # (Megatron-DeepSpeed) and Languini Kitchen's one-GPU GPT table
+          # (RTX 3090, RTX 4090, V100).
+          "BLBS": "small/V100/consumer", "BLLK": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
