@@ -350,6 +350,15 @@ trap 'rm -rf "$T"' EXIT
 # commit (a Python loop over 32 local experts, torch permutation and
 # scatter, allgather dispatcher); the paper's own TP+TP layer without
 # overlap runs 27.7 s at 240 GPUs, hetplan gives 23.3 s.
+# Round 27, small (first prediction, docs/blind-round27-small.md):
+# BLBS-10/15: TP 2 inside a Jean Zay V100 node; the step exceeds the
+# TP 1 row by 24 s (recompute) and 16 s (none), 1.1-1.2 ms per 8 MB TP
+# all-reduce in both (about 7 GB/s, slower than hetplan's PCIe path, as if
+# NCCL did not use NVLink P2P in those runs); hetplan charges 0.09 ms.
+# BLLK-19..28 (one run's V100, torch's "V100-SXM2-32GB-LS"): 1.2-1.5x
+# slower than the same harness's RTX 3090 on every shape, where other
+# sources' V100 rows (BLBS, BLNG-01, BLDSV) and mli's layer benchmark
+# put a V100 at or above a 3090; the part's clocks are not stated.
 KNOWN_MISSES="
 BLFC-05:time:-55
 BLFC-06:time:-59
@@ -395,6 +404,17 @@ BLMSM-02:time:-38
 BLMSM-03:time:-38
 BLMSM-04:time:-38
 BLMSM-05:time:-39
+BLBS-10:time:-36
+BLBS-15:time:-34
+BLLK-19:time:-34
+BLLK-20:time:-41
+BLLK-22:time:-43
+BLLK-23:time:-42
+BLLK-24:time:-43
+BLLK-25:time:-42
+BLLK-26:time:-41
+BLLK-27:time:-42
+BLLK-28:time:-41
 "
 
 cat >"$T/drive.py" <<'PY'
@@ -536,7 +556,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 27c: MegaScale-MoE's Megatron-LM baseline (Megatron-Core
           # MoE @f1f03922, 352B MoE, TP 8 and expert TP 8, EP 1) on 240-1,440
           # H800: a MoE regime of its own (neither NVIDIA's recipes nor NeMo).
-          "BLMSM": "MoE (Megatron-LM, H800)"}
+          "BLMSM": "MoE (Megatron-LM, H800)",
+          # Round 27 (small): BigScience's 1B3 benchmark on 8 Jean Zay V100
+          # (Megatron-DeepSpeed) and Languini Kitchen's one-GPU GPT table
+          # (RTX 3090, RTX 4090, V100).
+          "BLBS": "small/V100/consumer", "BLLK": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
