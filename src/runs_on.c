@@ -300,6 +300,17 @@ static void rules_parallel(struct verdict *v, const struct plan *p)
 		deny(v, DS | TITAN, "Megatron's selective recomputation");
 	if (p->recompute == RC_SELECTIVE_OP)
 		deny(v, MCORE | MLM | DS, "op-level selective recomputation (torchtitan's)");
+	/* Partial recomputation under DeepSpeed's pipeline engine: its
+	 * GPTModelPipe checkpoints every `interval` layers for the uniform
+	 * method and sets the interval to 0, recomputing nothing, for the
+	 * block method (deepspeedai/Megatron-DeepSpeed@4efb479d
+	 * megatron/model/gpt_model.py L446-451), so a plan that keeps some
+	 * layers' activations would keep all of them. At PP 1 with
+	 * --no-pipeline-parallel the plain GPTModel honours the block method. */
+	if (p->recompute == RC_FULL && p->recompute_layers > 0 && p->n_replicas > 0 &&
+	    p->replicas[0].n_stages > 1)
+		deny(v, DS, "recompute_layers %d under the pipeline engine (GPTModelPipe "
+		     "recomputes nothing with the block method)", p->recompute_layers);
 	/* Overlap settings are not rules: a framework without a switch runs
 	 * the plan with its own default (framework.c), which the estimate
 	 * uses once the plan names that framework. */

@@ -402,4 +402,15 @@ sed 's/"internlm"/"megatron-core"/' "$T/il.json" >"$T/mc.json"
 expect 0 "" $H launch --pool 1x8xA100-SXM4-80GB,name=a -m gpt-1.7b --plan "$T/mc.json"
 grep -q -- "--tensor-model-parallel-size 1" "$T/out" && ok || bad "launch of the megatron-core plan: $(head -3 "$T/out")"
 
+# --- partial recomputation under DeepSpeed's pipeline engine: Megatron-
+# DeepSpeed's GPTModelPipe sets its checkpoint interval to 0 (nothing
+# recomputed) for --recompute-method block (deepspeedai/Megatron-DeepSpeed
+# @4efb479d megatron/model/gpt_model.py L446-451), so at PP 4 the plan's
+# recompute_layers cannot run as planned and launch says so; at PP 1 the
+# plain GPTModel (--no-pipeline-parallel) honours the block method.
+LR="$H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 4 --mbs 1 --gbs 64 --recompute full --recompute-layers 1 --format deepspeed"
+expect 0 "DeepSpeed does not run this plan as planned: recompute_layers 1 under the pipeline engine" $LR --pp 4
+$LR --pp 1 >"$T/out" 2>"$T/err"
+grep -q "under the pipeline engine" "$T/err" && bad "PP 1 partial recompute flagged: $(head -c 300 "$T/err")" || ok
+
 finish launch
