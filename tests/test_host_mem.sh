@@ -114,4 +114,49 @@ printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "host_mem_gb": 170}]}\n' >"$T
 # shellcheck disable=SC2086
 expect 4 "does not fit in host memory" "$H" estimate -c "$T/c.json" $Z
 
+# 5. Stages sharing a node add up (perf_offload_host_nodes). PP 2 x TP 4
+# at DP 1 on one 8-GPU node: each GPU holds 1/8 of the model's optimizer
+# state, and the node all of it. Llama 3.1 8B by its model card,
+# 8,030,261,248 parameters (stage 0: the embedding, 128,256 x 4,096 =
+# 525,336,576, and 16 layers; stage 1: 16 layers, the untied output layer
+# and the final norm). DeepSpeed's host bytes with one micro-batch are
+# 18 B a partition parameter (as in 1): the node needs 18 x 8,030,261,248
+# = 144,544,702,464 B, the same as the DP 8 node of 1 (hetplan keeps the
+# final norm, 4,096, whole on each TP rank: 3 x 4,096 x 18 = 221,184 B
+# more, 1.5e-6 of it). One stage alone, the 4 GPUs of each, needs about
+# half, 72.27e9 B. On a host of 100 GB, 85e9 usable: a stage would fit,
+# the node does not; 170 GB (144.5e9 usable) does not, 171 (145.35e9)
+# does, as for DP 8.
+S="-m llama3.1-8b --tp 4 --pp 2 --mbs 1 --gbs 1 --zero 1 --framework deepspeed --offload optimizer"
+for hm in 100 170; do
+	# shellcheck disable=SC2086
+	expect 4 "does not fit in host memory" "$H" estimate --pool "1x8xH100-SXM,host_mem_gb=$hm" \
+		$S --format json
+	json "assert abs(d['host_need_bytes_per_node'] / 144544702464 - 1) < 1e-5, d['host_need_bytes_per_node']
+assert d['host_need_bytes_per_node'] > d['host_usable_bytes_per_node']
+assert abs(d['host_usable_bytes_per_node'] - 0.85 * $hm * 1e9) < 1
+assert d['host_fits'] is False and d['fits'] is False and d['memory_verdict'] == 'does-not-fit'
+# what one stage alone needs (its 4 GPUs) is below the 100 GB host's 85e9
+assert 4 * d['offload']['host_bytes_per_gpu'] < 85e9, d['offload']['host_bytes_per_gpu']"
+done
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=171 $S --format json
+json "assert d['host_fits'] is True and d['fits'] is True"
+# the text says the node's need, and that the node has 8 such GPUs
+# shellcheck disable=SC2086
+expect 4 "" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=100 $S
+grep -qF "DOES NOT FIT THE HOST: the offload needs 134.6 GiB of host memory a node" "$T/out" && ok ||
+	bad "text: $(grep -F 'THE HOST' "$T/out")"
+grep -qF "a node of 8 GPUs" "$T/out" && ok || bad "text: $(grep -F 'a node of' "$T/out")"
+# At DP 2 over two such nodes each stage's TP x DP = 8 GPUs fill one node
+# (the comm model's placement: a stage's DP ranks together): a node holds
+# one stage's state, 18 B x about 4,015.1 M (half the model: stage 0,
+# 525,336,576 + 16 x 218,112,000 = 4,015,128,576) = 72,272,314,368 B;
+# the 100 GB host holds it.
+S2=$(echo "$S" | sed 's/--gbs 1 /--gbs 2 /')
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 2x8xH100-SXM,host_mem_gb=100 $S2 --format json
+json "assert abs(d['host_need_bytes_per_node'] / 72272314368 - 1) < 1e-5, d['host_need_bytes_per_node']
+assert d['host_fits'] is True and d['fits'] is True"
+
 finish host_mem
