@@ -159,4 +159,28 @@ expect 0 "" "$H" estimate --pool 2x8xH100-SXM,host_mem_gb=100 $S2 --format json
 json "assert abs(d['host_need_bytes_per_node'] / 72272314368 - 1) < 1e-5, d['host_need_bytes_per_node']
 assert d['host_fits'] is True and d['fits'] is True"
 
+# Two pools, two replica groups (tests/data/cli/hetero_plan.json: Llama
+# 3.1 70B, H100 nodes with 2 stages of 40 layers, A100 nodes with 4 of 20,
+# TP 8 each, DP 2 over the groups). A 20-layer stage at TP 8 fills an
+# A100 node; its 8 GPUs hold the stage's partition of DP 2. Llama 3.1 70B
+# layer (hidden 8,192, 8 KV heads of 128, FFN 28,672): attention 2 x
+# 8,192^2 + 2 x 8,192 x 1,024 = 150,994,944, MLP 3 x 8,192 x 28,672 =
+# 704,643,072, norms 16,384: 855,654,400. The last A100 stage: 20 layers,
+# the output layer 128,256 x 8,192 = 1,050,673,152 and the final norm
+# 8,192: 18,163,769,344 / 2 = 9,081,884,672 a node, 20 B each (24
+# micro-batches: 64 x 0.375): 181,637,693,440 B (hetplan keeps the final
+# norm whole on each TP rank, 573,440 B more). On an A100 host of 200 GB
+# (170e9 usable) that does not fit, though the H100 node needs about
+# twice the bytes (353e9 of its 1,740.8e9): the fullest node is the one
+# nearest its host's limit, the A100's. On 220 GB (187e9) it fits.
+for hm in 200 220; do
+	sed "s/\"nodes\": 4}/\"nodes\": 4, \"host_mem_gb\": $hm}/" tests/data/cli/mixed.json >"$T/mixed.json"
+	want=4 fits=False
+	[ "$hm" = 220 ] && want=0 fits=True
+	expect $want "" "$H" estimate -c "$T/mixed.json" -m llama3.1-70b \
+		--plan tests/data/cli/hetero_plan.json --offload optimizer --framework deepspeed --format json
+	json "assert abs(d['host_need_bytes_per_node'] / 181637693440 - 1) < 1e-5, d['host_need_bytes_per_node']
+assert d['host_pool'] == 'a100' and d['host_fits'] is $fits and d['fits'] is $fits, d['host_pool']"
+done
+
 finish host_mem
