@@ -183,4 +183,30 @@ for hm in 200 220; do
 assert d['host_pool'] == 'a100' and d['host_fits'] is $fits and d['fits'] is $fits, d['host_pool']"
 done
 
+# 6. The catalog's reference nodes (data/gpus.json defaults.host_mem_gb),
+# against the sources they cite; a GiB figure is converted to GB (x
+# 1.073741824, rounded to 0.1 GB, so within 0.05e9 B of it):
+#  - AWS g4dn.12xlarge, 4 T4: 192 GiB (AWS Batch user guide, GPU jobs);
+#  - AWS g6e.48xlarge, 8 L40S: 1,536 GiB (AWS G6e instance page);
+#  - Azure ND96isr MI300X v5, 8 MI300X: 1,850 GiB (Azure docs, ND MI300X
+#    v5 series);
+#  - HLS-Gaudi2, 8 Gaudi2: 1024 GB (MLPerf Training v3.0 system file);
+#  - Frontier's node, 4 MI250X: 512 GB DDR4 (OLCF Frontier User Guide).
+# A consumer card has no reference node (nothing checked), nor does a node
+# shape other than the reference's (L40S 4 a node).
+G="-m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --zero 2 --framework deepspeed --offload optimizer --precision fp16"
+for c in "1x4xT4 192*2**30" "1x8xL40S 1536*2**30" "1x8xMI300X 1850*2**30" "1x8xGaudi2 1024e9" \
+	"1x4xMI250X 512e9" "1x8xRTX-4090 None" "1x4xL40S None"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	# shellcheck disable=SC2086
+	expect 0 "" "$H" estimate --pool "$1" $G --format json
+	if [ "$2" = None ]; then
+		json "assert d['host_mem_bytes_per_node'] is None and d['host_fits'] is None, d['host_mem_bytes_per_node']"
+	else
+		json "assert abs(d['host_mem_bytes_per_node'] - $2) < 0.05e9, ('$1', d['host_mem_bytes_per_node'])
+assert d['host_fits'] is True"
+	fi
+done
+
 finish host_mem
