@@ -1241,6 +1241,17 @@ static void estimate_notes(struct stage_ctx *x, const struct pace *pc, struct es
 		e->comm[DIM_DP] = notes.comm[DIM_DP];
 }
 
+/* An offload's host bytes a GPU of x's stage (x at it, with the stage's
+ * parameters computed), its stage record ps. */
+static void offload_stage(struct stage_ctx *x, const struct perf_stage *ps,
+			  struct perf_offload *o)
+{
+	if (x->p->offload == OFFLOAD_ACTIVATIONS)
+		perf_act_offload_cost(x, ps->t_fwd, ps->t_bwd, o);
+	else
+		perf_offload_cost(x, ps->t_bwd, o);
+}
+
 /* ZeRO-Offload's terms for stage ps, the one with the most exposed
  * offload time, into e->offload (what estimate prints: host memory per
  * node, bytes over the link, the exposed parts). */
@@ -1249,15 +1260,25 @@ static void offload_notes(struct stage_ctx *x, const struct perf_stage *ps, stru
 	ctx_replica(x, ps->group, 0);
 	ctx_stage(x, ps->index);
 	perf_stage_compute(x);   /* the parameters and the backward it reads */
-	if (x->p->offload == OFFLOAD_ACTIVATIONS)
-		perf_act_offload_cost(x, ps->t_fwd, ps->t_bwd, &e->offload);
-	else
-		perf_offload_cost(x, ps->t_bwd, &e->offload);
-	/* the host side against the node's memory: a plan whose pinned
-	 * buffers the host cannot hold does not fit (simplified: the stage
-	 * reported here, the one with the most exposed offload time, is the
-	 * one checked; activation offload runs at PP 1, one stage a replica) */
-	perf_offload_host_check(x->pl, ps->pool, &e->offload);
+	offload_stage(x, ps, &e->offload);
+	/* the host side against the node's memory: every stage's pinned
+	 * buffers, summed over the GPUs each node hosts (perf_offload_host_
+	 * nodes); a plan whose fullest node's host cannot hold them does not
+	 * fit */
+	double *per_gpu = xcalloc((size_t)e->n_stages, sizeof *per_gpu);
+	int si = 0;
+	for (int r = 0; r < x->p->n_replicas; r++) {
+		ctx_replica(x, r, 0);
+		for (int i = 0; i < x->pp && si < e->n_stages; i++, si++) {
+			struct perf_offload o;
+			ctx_stage(x, i);
+			perf_stage_compute(x);
+			offload_stage(x, &e->stages[si], &o);
+			per_gpu[si] = o.host_bytes_per_gpu;
+		}
+	}
+	perf_offload_host_nodes(x->c, x->p, per_gpu, &e->offload);
+	free(per_gpu);
 	if (e->offload.host_over)
 		e->fits = 0;
 }

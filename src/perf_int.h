@@ -437,12 +437,19 @@ struct stage_ctx {
 /* perf_offload.c: what ZeRO-Offload costs x's stage a step into *o, with
  * the stage's backward of bwd_s a micro-batch (what the gradient copies
  * hide behind under overlap_comm); o all 0 unless the plan offloads. */
-/* perf_offload.c: o's host side (host_bytes_per_node, filled by
- * perf_offload_cost or perf_act_offload_cost) against pool pl's host memory
- * a node (pool_host_mem_gb) times HOST_MEM_USABLE_SHARE: fills o's host_
- * fields, host_over 1 when the need is larger; nothing checked (host_over
- * 0) when the pool's memory is unknown or o offloads nothing. */
-void perf_offload_host_check(const struct pool *pl, int pool, struct perf_offload *o);
+/* perf_offload.c: o's host side a node against the node's host memory.
+ * per_gpu[i]: the host bytes a GPU of stage record i (p's replica groups'
+ * stages in order, as struct estimate's stages; perf_offload_cost's or
+ * perf_act_offload_cost's host_bytes_per_gpu). Every stage's GPUs are
+ * placed on their pool's nodes (the comm model's rule) and each node's
+ * GPUs summed; o gets the fullest node (the highest need / usable over
+ * pools whose host memory is known, pool_host_mem_gb times
+ * HOST_MEM_USABLE_SHARE; else the highest need): host_bytes_per_node,
+ * gpus_per_node (its GPUs that offload), host_pool, host_mem_bytes and
+ * host_usable_bytes (0: unknown, nothing checked), host_over 1 when its
+ * need is larger. */
+void perf_offload_host_nodes(const struct cluster *c, const struct plan *p,
+			     const double *per_gpu, struct perf_offload *o);
 void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offload *o);
 
 /* perf_offload.c: what activation offload (offload = activations) costs

@@ -45,22 +45,10 @@
 
 #include "comm.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* An offload's host bytes a node from its bytes a GPU: the GPUs of the
- * stage on one node (a pipeline's other stages on the same node are not
- * added: simplified). */
-static void host_per_node(const struct stage_ctx *x, struct perf_offload *o)
-{
-	int on_node = x->tp * x->cp * x->dp;
-	if (on_node > x->pl->gpus_per_node)
-		on_node = x->pl->gpus_per_node;
-	o->gpus_per_node = on_node;
-	o->host_bytes_per_node = o->host_bytes_per_gpu * on_node;
-}
-
 
 /* Host memory bandwidth per GPU a node hosts, bytes/s: the STREAM-class
  * bandwidth of the node's DRAM divided by its GPUs, every rank's CPU Adam
@@ -135,7 +123,6 @@ void perf_offload_cost(const struct stage_ctx *x, double bwd_s, struct perf_offl
 	 * gradient partition, the pinned 16-bit parameter buffer, and with
 	 * gradient accumulation the 16-bit accumulated gradients. */
 	o->host_bytes_per_gpu = P * (4 + 8 + 4 + elt + (m > 1 ? elt : 0));
-	host_per_node(x, o);
 }
 
 /* ---- activation offload (offload = activations) ----------------------
@@ -275,7 +262,6 @@ void perf_act_offload_cost(const struct stage_ctx *x, double fwd_s, double bwd_s
 	 * after the reload unless cpu_offloading_retain_pinned_cpu_buffers,
 	 * which keeps the same amount) */
 	o->host_bytes_per_gpu = N * B;
-	host_per_node(x, o);
 }
 
 /* ---- the host side against the node's memory -------------------------
@@ -296,15 +282,123 @@ void perf_act_offload_cost(const struct stage_ctx *x, double fwd_s, double bwd_s
  * 0.9: a lean one). */
 #define HOST_MEM_USABLE_SHARE 0.85
 
-void perf_offload_host_check(const struct pool *pl, int pool, struct perf_offload *o)
+/* The host side a node. Pinned host buffers add up on a node: every GPU
+ * it hosts brings its own, whichever stage or replica it runs. Where the
+ * GPUs sit is the comm model's rule (perf_comm.c, perf_pp_boundary_
+ * crosses): on each pool a stage's TP x CP x DP GPUs are consecutive, and
+ * the pool's stages follow each other in pipeline order, so PP 2 x TP 4 on
+ * an 8-GPU node puts both stages on the node. Replica groups follow each
+ * other the same way, group after group (each group's stage takes TP x CP
+ * x its replica count). Simplified: a TP group may straddle two nodes here
+ * where dispatch would start it on the next one, and a launch that puts
+ * the DP ranks outer (dispatch's dp_inner off: each replica's pipeline
+ * together) mixes the stages on a node otherwise: not modelled (with
+ * whole nodes of one stage, as here, the fullest node holds the largest
+ * stage's GPUs only, at least what any mix of the node's count holds). */
+
+/* Walking one pool's GPUs in placement order (perf_offload_host_nodes):
+ * the node being summed and the fullest node seen on any pool. */
+struct host_walk {
+	int pool;
+	long long gpn;          /* the pool's GPUs a node */
+	double usable;          /* its usable host bytes a node; 0: unknown */
+	long long node;         /* the node being summed; -1: none yet */
+	double sum;             /* its host bytes */
+	long long gpus;         /* its GPUs that offload */
+	/* the fullest node: on a pool whose host is known, the highest
+	 * need / usable; where none is, the highest need */
+	int best_pool, best_checked;
+	double best_sum, best_key;
+	long long best_gpus;
+};
+
+/* The node w summed is done: the fullest so far? */
+static void host_walk_close(struct host_walk *w)
 {
-	o->host_pool = pool;
+	if (w->node < 0 || !(w->sum > 0))
+		return;
+	int checked = w->usable > 0;
+	double key = checked ? w->sum / w->usable : w->sum;
+	if (w->best_pool < 0 || checked > w->best_checked ||
+	    (checked == w->best_checked && key > w->best_key)) {
+		w->best_pool = w->pool;
+		w->best_checked = checked;
+		w->best_key = key;
+		w->best_sum = w->sum;
+		w->best_gpus = w->gpus;
+	}
+}
+
+/* n GPUs from GPU g of w's pool, b host bytes each, onto their nodes. A
+ * run of whole nodes counts as one node (they hold the same). */
+static void host_walk_add(struct host_walk *w, long long g, long long n, double b)
+{
+	while (n > 0) {
+		long long node = g / w->gpn;
+		long long take = w->gpn - g % w->gpn;
+		if (take > n)
+			take = n;
+		if (node != w->node) {
+			host_walk_close(w);
+			w->node = node;
+			w->sum = 0;
+			w->gpus = 0;
+		}
+		w->sum += (double)take * b;
+		w->gpus += take;
+		g += take;
+		n -= take;
+		if (n >= w->gpn) {
+			long long whole = n / w->gpn;
+			host_walk_close(w);
+			w->node = g / w->gpn + whole - 1;
+			w->sum = (double)w->gpn * b;
+			w->gpus = w->gpn;
+			g += whole * w->gpn;
+			n -= whole * w->gpn;
+		}
+	}
+}
+
+void perf_offload_host_nodes(const struct cluster *c, const struct plan *p,
+			     const double *per_gpu, struct perf_offload *o)
+{
+	o->host_bytes_per_node = 0;
+	o->gpus_per_node = 0;
 	o->host_mem_bytes = o->host_usable_bytes = 0;
 	o->host_over = 0;
-	double gb = pool_host_mem_gb(pl);
-	if (o->host_bytes_per_node <= 0 || !(gb > 0))
+	struct host_walk w = { .best_pool = -1 };
+	for (int q = 0; q < c->n_pools; q++) {
+		const struct pool *pl = &c->pools[q];
+		double gb = pool_host_mem_gb(pl);
+		w.pool = q;
+		w.gpn = pl->gpus_per_node > 0 ? pl->gpus_per_node : 1;
+		w.usable = gb > 0 ? HOST_MEM_USABLE_SHARE * (gb * 1e9) : 0;
+		w.node = -1;
+		w.sum = 0;
+		w.gpus = 0;
+		long long g = 0;   /* the pool's next GPU */
+		int si = 0;
+		for (int r = 0; r < p->n_replicas; r++) {
+			const struct replica *rep = &p->replicas[r];
+			for (int k = 0; k < rep->n_stages; k++, si++) {
+				if (rep->stages[k].pool != q)
+					continue;
+				long long n = (long long)rep->stages[k].tp * p->cp * rep->count;
+				host_walk_add(&w, g, n, per_gpu[si]);
+				g += n;
+			}
+		}
+		host_walk_close(&w);
+	}
+	if (w.best_pool < 0)
+		return;   /* nothing offloaded */
+	o->host_pool = w.best_pool;
+	o->host_bytes_per_node = w.best_sum;
+	o->gpus_per_node = (int)HP_MIN(w.best_gpus, (long long)INT_MAX);
+	if (!w.best_checked)
 		return;
-	o->host_mem_bytes = gb * 1e9;
+	o->host_mem_bytes = pool_host_mem_gb(&c->pools[w.best_pool]) * 1e9;
 	o->host_usable_bytes = HOST_MEM_USABLE_SHARE * o->host_mem_bytes;
 	o->host_over = o->host_bytes_per_node > o->host_usable_bytes;
 }

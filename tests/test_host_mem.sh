@@ -114,4 +114,99 @@ printf '{"pools": [{"gpu": "H100-SXM", "nodes": 1, "host_mem_gb": 170}]}\n' >"$T
 # shellcheck disable=SC2086
 expect 4 "does not fit in host memory" "$H" estimate -c "$T/c.json" $Z
 
+# 5. Stages sharing a node add up (perf_offload_host_nodes). PP 2 x TP 4
+# at DP 1 on one 8-GPU node: each GPU holds 1/8 of the model's optimizer
+# state, and the node all of it. Llama 3.1 8B by its model card,
+# 8,030,261,248 parameters (stage 0: the embedding, 128,256 x 4,096 =
+# 525,336,576, and 16 layers; stage 1: 16 layers, the untied output layer
+# and the final norm). DeepSpeed's host bytes with one micro-batch are
+# 18 B a partition parameter (as in 1): the node needs 18 x 8,030,261,248
+# = 144,544,702,464 B, the same as the DP 8 node of 1 (hetplan keeps the
+# final norm, 4,096, whole on each TP rank: 3 x 4,096 x 18 = 221,184 B
+# more, 1.5e-6 of it). One stage alone, the 4 GPUs of each, needs about
+# half, 72.27e9 B. On a host of 100 GB, 85e9 usable: a stage would fit,
+# the node does not; 170 GB (144.5e9 usable) does not, 171 (145.35e9)
+# does, as for DP 8.
+S="-m llama3.1-8b --tp 4 --pp 2 --mbs 1 --gbs 1 --zero 1 --framework deepspeed --offload optimizer"
+for hm in 100 170; do
+	# shellcheck disable=SC2086
+	expect 4 "does not fit in host memory" "$H" estimate --pool "1x8xH100-SXM,host_mem_gb=$hm" \
+		$S --format json
+	json "assert abs(d['host_need_bytes_per_node'] / 144544702464 - 1) < 1e-5, d['host_need_bytes_per_node']
+assert d['host_need_bytes_per_node'] > d['host_usable_bytes_per_node']
+assert abs(d['host_usable_bytes_per_node'] - 0.85 * $hm * 1e9) < 1
+assert d['host_fits'] is False and d['fits'] is False and d['memory_verdict'] == 'does-not-fit'
+# what one stage alone needs (its 4 GPUs) is below the 100 GB host's 85e9
+assert 4 * d['offload']['host_bytes_per_gpu'] < 85e9, d['offload']['host_bytes_per_gpu']"
+done
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=171 $S --format json
+json "assert d['host_fits'] is True and d['fits'] is True"
+# the text says the node's need, and that the node has 8 such GPUs
+# shellcheck disable=SC2086
+expect 4 "" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=100 $S
+grep -qF "DOES NOT FIT THE HOST: the offload needs 134.6 GiB of host memory a node" "$T/out" && ok ||
+	bad "text: $(grep -F 'THE HOST' "$T/out")"
+grep -qF "a node of 8 GPUs" "$T/out" && ok || bad "text: $(grep -F 'a node of' "$T/out")"
+# At DP 2 over two such nodes each stage's TP x DP = 8 GPUs fill one node
+# (the comm model's placement: a stage's DP ranks together): a node holds
+# one stage's state, 18 B x about 4,015.1 M (half the model: stage 0,
+# 525,336,576 + 16 x 218,112,000 = 4,015,128,576) = 72,272,314,368 B;
+# the 100 GB host holds it.
+S2=$(echo "$S" | sed 's/--gbs 1 /--gbs 2 /')
+# shellcheck disable=SC2086
+expect 0 "" "$H" estimate --pool 2x8xH100-SXM,host_mem_gb=100 $S2 --format json
+json "assert abs(d['host_need_bytes_per_node'] / 72272314368 - 1) < 1e-5, d['host_need_bytes_per_node']
+assert d['host_fits'] is True and d['fits'] is True"
+
+# Two pools, two replica groups (tests/data/cli/hetero_plan.json: Llama
+# 3.1 70B, H100 nodes with 2 stages of 40 layers, A100 nodes with 4 of 20,
+# TP 8 each, DP 2 over the groups). A 20-layer stage at TP 8 fills an
+# A100 node; its 8 GPUs hold the stage's partition of DP 2. Llama 3.1 70B
+# layer (hidden 8,192, 8 KV heads of 128, FFN 28,672): attention 2 x
+# 8,192^2 + 2 x 8,192 x 1,024 = 150,994,944, MLP 3 x 8,192 x 28,672 =
+# 704,643,072, norms 16,384: 855,654,400. The last A100 stage: 20 layers,
+# the output layer 128,256 x 8,192 = 1,050,673,152 and the final norm
+# 8,192: 18,163,769,344 / 2 = 9,081,884,672 a node, 20 B each (24
+# micro-batches: 64 x 0.375): 181,637,693,440 B (hetplan keeps the final
+# norm whole on each TP rank, 573,440 B more). On an A100 host of 200 GB
+# (170e9 usable) that does not fit, though the H100 node needs about
+# twice the bytes (353e9 of its 1,740.8e9): the fullest node is the one
+# nearest its host's limit, the A100's. On 220 GB (187e9) it fits.
+for hm in 200 220; do
+	sed "s/\"nodes\": 4}/\"nodes\": 4, \"host_mem_gb\": $hm}/" tests/data/cli/mixed.json >"$T/mixed.json"
+	want=4 fits=False
+	[ "$hm" = 220 ] && want=0 fits=True
+	expect $want "" "$H" estimate -c "$T/mixed.json" -m llama3.1-70b \
+		--plan tests/data/cli/hetero_plan.json --offload optimizer --framework deepspeed --format json
+	json "assert abs(d['host_need_bytes_per_node'] / 181637693440 - 1) < 1e-5, d['host_need_bytes_per_node']
+assert d['host_pool'] == 'a100' and d['host_fits'] is $fits and d['fits'] is $fits, d['host_pool']"
+done
+
+# 6. The catalog's reference nodes (data/gpus.json defaults.host_mem_gb),
+# against the sources they cite; a GiB figure is converted to GB (x
+# 1.073741824, rounded to 0.1 GB, so within 0.05e9 B of it):
+#  - AWS g4dn.12xlarge, 4 T4: 192 GiB (AWS Batch user guide, GPU jobs);
+#  - AWS g6e.48xlarge, 8 L40S: 1,536 GiB (AWS G6e instance page);
+#  - Azure ND96isr MI300X v5, 8 MI300X: 1,850 GiB (Azure docs, ND MI300X
+#    v5 series);
+#  - HLS-Gaudi2, 8 Gaudi2: 1024 GB (MLPerf Training v3.0 system file);
+#  - Frontier's node, 4 MI250X: 512 GB DDR4 (OLCF Frontier User Guide).
+# A consumer card has no reference node (nothing checked), nor does a node
+# shape other than the reference's (L40S 4 a node).
+G="-m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --zero 2 --framework deepspeed --offload optimizer --precision fp16"
+for c in "1x4xT4 192*2**30" "1x8xL40S 1536*2**30" "1x8xMI300X 1850*2**30" "1x8xGaudi2 1024e9" \
+	"1x4xMI250X 512e9" "1x8xRTX-4090 None" "1x4xL40S None"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	# shellcheck disable=SC2086
+	expect 0 "" "$H" estimate --pool "$1" $G --format json
+	if [ "$2" = None ]; then
+		json "assert d['host_mem_bytes_per_node'] is None and d['host_fits'] is None, d['host_mem_bytes_per_node']"
+	else
+		json "assert abs(d['host_mem_bytes_per_node'] - $2) < 0.05e9, ('$1', d['host_mem_bytes_per_node'])
+assert d['host_fits'] is True"
+	fi
+done
+
 finish host_mem
