@@ -14,7 +14,9 @@
 #   - every figure an offload estimate (activation offload, ZeRO-Offload,
 #     one over its node's host memory) prints as text is the JSON's, and
 #     a GB300 workspace's report says the same in .md, .csv and .json as
-#     `hetplan estimate` of its chosen plan, text and JSON.
+#     `hetplan estimate` of its chosen plan, text and JSON;
+#   - `hetplan gpus --format json` lists each part's clock_ref and usual
+#     host memory as data/gpus.json gives them.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -388,6 +390,34 @@ if all(out.values()):
     check(m and near(m.group(1), p["usd_per_hour"], 0.01) and
           near(m.group(2), p["usd_per_hour"] / 3600 / p["tokens_per_s"] * 1e6, 0.001),
           f"GB300: estimate cost text {m and m.groups()}")
+
+# The catalog as `hetplan gpus --format json` lists it against
+# data/gpus.json: a clock_ref part's reference figures (bf16 TFLOP/s x
+# 1e12 as FLOP/s; null without one) and its usual node's host memory
+# (defaults.host_mem_gb x 1e9; null when the file gives none), so a user
+# can see what GB300's and B300's rates are scaled from and what an
+# offload's host side is checked against.
+g = subprocess.run([H, "gpus", "--format", "json"], capture_output=True, text=True)
+listed = {x["name"]: x for x in json.loads(g.stdout)} if g.returncode == 0 else {}
+check(listed, f"gpus --format json: exit {g.returncode}")
+refs = 0
+for e in json.load(open("data/gpus.json"))["gpus"]:
+    x = listed.get(e["name"])
+    if x is None:
+        check(False, f"gpus: {e['name']} not listed")
+        continue
+    cr = e.get("clock_ref")
+    want = None if not cr else {"tdp_w": cr["tdp_w"], "sm_count": cr["sm_count"],
+                                "bf16_flops": cr["bf16_tflops"] * 1e12}
+    check(x.get("clock_ref", "absent") == want,
+          f"gpus {e['name']}: clock_ref {x.get('clock_ref', 'absent')}, data/gpus.json {want}")
+    refs += want is not None
+    hm = e.get("defaults", {}).get("host_mem_gb")
+    check(x.get("host_mem_bytes_per_node", "absent") == (hm * 1e9 if hm else None),
+          f"gpus {e['name']}: host_mem_bytes_per_node {x.get('host_mem_bytes_per_node', 'absent')}, "
+          f"data/gpus.json host_mem_gb {hm}")
+# GB300 and B300 (perf_compute.c): two parts with a reference
+check(refs == 2, f"gpus: {refs} parts with a clock_ref, want 2 (GB300, B300)")
 
 for x in xfail[:8]:
     print("XFAIL (perf.c):", x)
