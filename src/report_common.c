@@ -98,11 +98,13 @@ static const char *const assumptions[] = {
 	"quantisation and an HBM roofline, flash attention per kernel class, memory-bound "
 	"ops by their bytes, host issue time per kernel, TP/CP/EP communication with the "
 	"framework's overlaps, the pipeline bubble, data-parallel sync hidden bucket by "
-	"bucket where the framework overlaps it, and the optimizer step (under ZeRO-Offload "
-	"the host CPU's, as much of it as the GPU waits for).",
+	"bucket where the framework overlaps it, the optimizer step (under ZeRO-Offload "
+	"the host CPU's, as much of it as the GPU waits for), and under activation offload "
+	"the copies to and from the host that the compute does not cover.",
 	"Memory per GPU counts weights, gradients, optimizer state (sharded by ZeRO or the "
 	"distributed optimizer; in host memory under ZeRO-Offload), activations (Korthikanti et al. 2022, with the chosen "
-	"recomputation) with an allocator allowance, and a fixed per-GPU overhead.",
+	"recomputation; less the layers activation offload keeps in host memory) with an "
+	"allocator allowance, and a fixed per-GPU overhead.",
 	"Time to train is tokens to train divided by tokens per second; checkpointing, "
 	"evaluation, restarts after failures and data-loading stalls are not included.",
 	"Cost is GPU node-hours at the listed price for the whole run; storage, egress, "

@@ -425,4 +425,25 @@ for v in -1 1e6 '"960"' false '[960]'; do
 		--pp 1 --mbs 1 --gbs 4
 done
 
+# A plan file's "tokens" (hetplan plan --format json writes it; launch
+# reads it for the step count): 1e300 and 1e400 (inf to strtod) ran the
+# step count through a double-to-long-long overflow, and the scripts said
+# --max_steps -1152921504606846975 and --train-samples
+# -9223372036854775800 (the Trainer reads max_steps <= 0 as "train by
+# epochs"). The file's value has --tokens's range, 1 to 1e18, and the
+# refusal names the file and key (input: 3). 1e18 itself still launches:
+# 1e18 / 2048 (gpt-1.7b's sequence) = 488281250000000 sequences, / 8 =
+# 61035156250000 steps.
+for t in 1e300 1e400 1e19 0.5; do
+	printf '{"tokens": %s, "plans": [{"mbs": 1, "gbs": 8, "replicas": [{"count": 8, "stages": [{"pool": "a100-sxm4-80gb", "tp": 1, "first_layer": 0, "last_layer": 23}]}]}]}' \
+		"$t" >"$T/tok.json"
+	for f in hf-trainer megatron; do
+		expect 3 "$T/tok.json: tokens: expected a token count from 1 to 1e+18" $H launch \
+			--pool 1x8xA100-SXM4-80GB -m gpt-1.7b --plan "$T/tok.json" --format $f
+	done
+done
+printf '{"tokens": 1e18, "plans": [{"mbs": 1, "gbs": 8, "replicas": [{"count": 8, "stages": [{"pool": "a100-sxm4-80gb", "tp": 1, "first_layer": 0, "last_layer": 23}]}]}]}' >"$T/tok.json"
+expect 0 "" $H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --plan "$T/tok.json" --format hf-trainer
+grep -qx '	--max_steps 61035156250000' "$T/out" && ok || bad "1e18 tokens: $(grep max_steps "$T/out")"
+
 finish hardening

@@ -151,4 +151,97 @@ grep -qx 'OUTPUT_DIR=${OUTPUT_DIR:-hetplan-gpt2___touch_pwned____x_}' "$T/odd" &
 	bad "odd name: $(grep OUTPUT_DIR= "$T/odd")"
 grep -v '^#' "$T/odd" | grep -qF '$(touch' && bad "odd name outside a comment" || ok
 
+
+# --- every ARGS flag against the TrainingArguments field it names, its
+# type and its range, over a matrix of plans (precision, recomputation,
+# ZeRO stage, offload, batch shapes). The fields hetplan may write, read
+# from src/transformers/training_args.py at huggingface/transformers
+# 00349ae87eddc872ffa21a8a54f264375a0056a8 (class TrainingArguments):
+#   output_dir: str | None          per_device_train_batch_size: int = 8
+#   max_steps: int = -1             gradient_accumulation_steps: int = 1
+#   max_grad_norm: float = 1.0      bf16: bool = False   fp16: bool = False
+#   tf32: bool | None = None        gradient_checkpointing: bool = False
+#   deepspeed: dict | str | None    do_train: bool = False
+# and how HfArgumentParser reads them (src/transformers/hf_argparser.py
+# @002496228f0c, _parse_dataclass_field): a bool field with a default
+# takes a bare --flag (nargs "?", const True) or one of yes/no, true/false,
+# t/f, y/n, 1/0 (string_to_bool); tf32, bool | None with default None, gets
+# no const, so a bare --tf32 is an argparse error and it must carry a
+# value; deepspeed's union reads as str. Ranges: max_steps "if set to a
+# positive number" overrides the epochs (the help text), so it must be
+# >= 1 or the run trains by epochs; batch and accumulation are counts
+# (>= 1); max_grad_norm >= 0 (0 disables clipping); _validate_args raises
+# "At most one of fp16 and bf16 can be True".
+hf_ranges() {
+	python3 - "$1" <<'PY' >"$T/rng" 2>&1 && ok || bad "$2: $(cat "$T/rng")"
+import re, shlex, sys
+FIELDS = {
+    "output_dir": "str", "per_device_train_batch_size": "count", "max_steps": "count",
+    "gradient_accumulation_steps": "count", "max_grad_norm": "nonneg", "bf16": "bool",
+    "fp16": "bool", "tf32": "bool_value", "gradient_checkpointing": "bool",
+    "deepspeed": "str", "do_train": "bool",
+}
+TRUE, FALSE = ("yes", "true", "t", "y", "1"), ("no", "false", "f", "n", "0")
+text = open(sys.argv[1]).read()
+toks = shlex.split(re.search(r"\nARGS=\(\n(.*?)\n\)\n", text, re.S).group(1))
+vals, i = {}, 0
+while i < len(toks):
+    t = toks[i]
+    assert t.startswith("--"), "stray token %r" % t
+    name = t[2:]
+    assert name in FIELDS, "--%s: not a TrainingArguments field hetplan checks" % name
+    assert name not in vals, "--%s twice" % name
+    nxt = toks[i + 1] if i + 1 < len(toks) and not toks[i + 1].startswith("--") else None
+    kind = FIELDS[name]
+    if kind == "bool":
+        assert nxt is None or nxt.lower() in TRUE + FALSE, "--%s %r" % (name, nxt)
+        vals[name] = nxt is None or nxt.lower() in TRUE
+    elif kind == "bool_value":
+        assert nxt is not None and nxt.lower() in TRUE + FALSE, "--%s needs a value, got %r" % (name, nxt)
+        vals[name] = nxt.lower() in TRUE
+    else:
+        assert nxt is not None, "--%s without a value" % name
+        if kind == "count":
+            assert re.fullmatch(r"[0-9]+", nxt) and int(nxt) >= 1, "--%s %r: not a count >= 1" % (name, nxt)
+        elif kind == "nonneg":
+            assert float(nxt) >= 0, "--%s %r" % (name, nxt)
+        vals[name] = nxt
+    i += 1 if nxt is None else 2
+assert not (vals.get("bf16") and vals.get("fp16")), "both --bf16 and --fp16"
+for need in ("do_train", "output_dir", "per_device_train_batch_size",
+             "gradient_accumulation_steps", "max_steps"):
+    assert need in vals, "no --%s" % need
+PY
+}
+M1="--pool 2x8xH100-SXM -m $G2 --tp 1 --pp 1 --format hf-trainer --force"
+n=0
+for prec in bf16 fp16 fp32 tf32 fp8; do
+	for z in 0 1 3; do
+		for rc in none full selective; do
+			n=$((n + 1))
+			# shellcheck disable=SC2086
+			$H launch $M1 --mbs 2 --gbs 64 --precision $prec --zero $z --recompute $rc \
+				>"$T/m$n" 2>"$T/err" || { bad "$prec zero $z $rc: $(cat "$T/err")"; continue; }
+			hf_ranges "$T/m$n" "$prec zero $z recompute $rc"
+		done
+	done
+done
+# offload, the smallest and a large step count, a world of 1 and a
+# micro-batch equal to the batch: 1 token trains one step; 1e18 tokens /
+# 1024 / 16 = 61035156250000 steps, still a count
+for extra in "--zero 2 --offload optimizer --mbs 1 --gbs 16" "--zero 3 --offload optimizer --mbs 4 --gbs 512" \
+	"--mbs 1 --gbs 16 --tokens 1" "--mbs 1 --gbs 16 --tokens 1e18" "--mbs 16 --gbs 256 --zero 2"; do
+	# shellcheck disable=SC2086
+	$H launch $M1 $extra >"$T/x" 2>"$T/err" && hf_ranges "$T/x" "$extra" || bad "$extra: $(cat "$T/err")"
+done
+$H launch --pool 1x1xA100-SXM4-80GB -m $G2 --tp 1 --pp 1 --mbs 8 --gbs 8 --format hf-trainer --force \
+	>"$T/x" 2>"$T/err" && hf_ranges "$T/x" "one GPU" || bad "one GPU: $(cat "$T/err")"
+[ "$(value "$T/x" gradient_accumulation_steps)" = 1 ] && ok || bad "one GPU, mbs = gbs: accumulation $(value "$T/x" gradient_accumulation_steps)"
+# shellcheck disable=SC2086
+$H launch $M1 --mbs 1 --gbs 16 --tokens 1 >"$T/x" 2>"$T/err" || bad "1 token: $(cat "$T/err")"
+[ "$(value "$T/x" max_steps)" = 1 ] && ok || bad "1 token: --max_steps $(value "$T/x" max_steps), want 1"
+# shellcheck disable=SC2086
+$H launch $M1 --mbs 1 --gbs 16 --tokens 1e18 >"$T/x" 2>"$T/err" || bad "1e18 tokens: $(cat "$T/err")"
+[ "$(value "$T/x" max_steps)" = 61035156250000 ] && ok || bad "1e18 tokens: --max_steps $(value "$T/x" max_steps)"
+
 finish hf_launch

@@ -254,6 +254,19 @@ static void gpus_json(const struct catalog *cat)
 		cJSON_AddNumberToObject(o2, "scaleup_bytes_per_s_per_dir", g->link_Bps);
 		cJSON_AddNumberToObject(o2, "scaleup_domain", g->domain);
 		json_num_or_null(o2, "tdp_w", g->tdp_w);
+		/* the reference part whose rate the performance model scales
+		 * (catalog clock_ref, perf_compute.c clock_frac), and the host
+		 * memory of the usual node an offload is checked against
+		 * (defaults.host_mem_gb, pool_host_mem_gb): null when none */
+		if (g->ref_tdp_w > 0) {
+			cJSON *cr = cJSON_AddObjectToObject(o2, "clock_ref");
+			cJSON_AddNumberToObject(cr, "tdp_w", g->ref_tdp_w);
+			cJSON_AddNumberToObject(cr, "sm_count", g->ref_sms);
+			cJSON_AddNumberToObject(cr, "bf16_flops", g->ref_flops16);
+		} else {
+			cJSON_AddNullToObject(o2, "clock_ref");
+		}
+		json_num_or_null(o2, "host_mem_bytes_per_node", g->def_host_mem_gb * 1e9);
 		cJSON_AddStringToObject(o2, "source", g->source);
 		cJSON_AddItemToArray(arr, o2);
 	}

@@ -401,7 +401,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	const struct perf_offload *f = &e->offload;
 	if (f->host_over)
 		printf("\n  DOES NOT FIT THE HOST: the offload needs %s of host memory a node of pool "
-		       "%s, more than the %s usable of its host_mem_gb %.0f GB\n",
+		       "%s, more than the %s usable of its host_mem_gb %g GB\n",
 		       hp_fmt_bytes(a, sizeof a, f->host_bytes_per_node), c->pools[f->host_pool].name,
 		       hp_fmt_bytes(b, sizeof b, f->host_usable_bytes), f->host_mem_bytes / 1e9);
 }

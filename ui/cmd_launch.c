@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most tokens launch takes (--tokens, a plan file's "tokens"): 1e18,
+ * a thousand times the largest runs reported (Llama 3's 15.6T), and far
+ * below where the step count (tokens / sequence) leaves a long long. */
+#define LAUNCH_MAX_TOKENS 1e18
+
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
  * above launch_help. The plan flags between the two parts come from the
  * plan's settings table (cli_plan_usage). */
@@ -91,7 +96,8 @@ static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 		a->rank_set = 1;
 		return -1;
 	case O_TOKENS:
-		if (hp_parse_quantity(optarg, &a->tokens) || a->tokens < 1 || a->tokens > 1e18)
+		if (hp_parse_quantity(optarg, &a->tokens) || a->tokens < 1 ||
+		    a->tokens > LAUNCH_MAX_TOKENS)
 			return usage_error("launch", "tokens", "a token count such as 2T or 300B", optarg);
 		return -1;
 	case 'f':
@@ -141,6 +147,14 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	if (a->plan_file) {
 		if (cli_load_plan_file(p, a->plan_file, a->rank, c, &a->tokens, &err) < 0)
 			return cli_fail(&err, HP_EXIT_INPUT);
+		/* the file's "tokens" (hetplan plan --format json), in --tokens's
+		 * range: beyond it the step count overflows a long long */
+		if (!(a->tokens <= 0 || (a->tokens >= 1 && a->tokens <= LAUNCH_MAX_TOKENS))) {
+			hp_err_set(&err, HP_EXIT_INPUT,
+				   "%s: tokens: expected a token count from 1 to %g, got %g",
+				   a->plan_file, LAUNCH_MAX_TOKENS, a->tokens);
+			return cli_fail(&err, HP_EXIT_INPUT);
+		}
 		ctx = a->plan_file;
 		if (launch_refuses_format(p, a->fmt, where, &err) < 0)
 			return cli_fail(&err, HP_EXIT_USAGE);

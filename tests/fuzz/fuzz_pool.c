@@ -1,6 +1,11 @@
-/* fuzz_pool.c — the --pool NODESxGPUSxGPU[,key=value...] parser. */
+/* fuzz_pool.c — the --pool NODESxGPUSxGPU[,key=value...] parser, and each
+ * pool's host memory a node (pool_host_mem_gb: the host_mem_gb key, or the
+ * catalog's reference node), which must come out finite and not negative
+ * (0: unknown) whatever the spec said. */
 #include "fuzz.h"
 #include "cluster.h"
+
+#include <math.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,6 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (cluster_add_pool_spec(&c, spec, fuzz_catalog(), &err) < 0)
 			break;
 	(void)cluster_total_gpus(&c);
+	for (int i = 0; i < c.n_pools; i++) {
+		double gb = pool_host_mem_gb(&c.pools[i]);
+		if (!isfinite(gb) || gb < 0)
+			abort();
+	}
 	free(s);
 	return 0;
 }
