@@ -230,7 +230,7 @@ run() {
 	screen "$s" | tail -1 | grep -qF " d detail " && ok || bad "the footer lacks d: $(screen "$s" | tail -1)"
 	keys "$s" '?'
 	wait_for "$s" "Keys in the Edit plan view" || bad "? in the editor"
-	screen "$s" | grep -qE "^   d +The edited plan's Detail" && ok || bad "? lacks d"
+	screen "$s" | grep -qE "^   d +Detail view of the edited plan" && ok || bad "? lacks d"
 	keys "$s" Escape d '?'
 	wait_for "$s" "Keys in the Edited plan detail view" && ok || bad "? in the edited Detail"
 	screen "$s" | grep -qE "^   Esc h Left Bksp Back to the plan editor" && ok ||

@@ -147,7 +147,7 @@ static const struct tui_key keys_planedit[] = {
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Next choice of the selected key, or type its value", ACT_ENTER, 1 },
 	CHOICE_KEYS,
 	{ K('r'), "r", "reset", "Reset every key to the planner's plan", ACT_RESET, 1 },
-	{ K('d'), "d", "detail", "The edited plan's Detail: layout, step time, memory, communication",
+	{ K('d'), "d", "detail", "Detail view of the edited plan (Esc comes back here)",
 	  ACT_DETAIL, 1 },
 	{ K(27, KEY_BACKSPACE, 127), "Esc Bksp", "back", "Back to the view it was opened from", ACT_BACK, 1 },
 	EDITED_MARK_KEYS,
