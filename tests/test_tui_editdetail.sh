@@ -267,10 +267,10 @@ def word(v):
 for k in diff:
     assert named[k] == word(b[k]), (k, named[k], b[k])
 PY
+	# the plan object alone: the plan file hetplan estimate --plan reads
 	python3 -c 'import json, sys
-w = json.load(open(sys.argv[1]))
-json.dump(json.load(open(sys.argv[2]))["plan"], open(sys.argv[3], "w"))' \
-		"$tmp/ws.json" "$tmp/edited-$s.json" "$tmp/plan.json"
+json.dump(json.load(open(sys.argv[1]))["plan"], open(sys.argv[2], "w"))' \
+		"$tmp/edited-$s.json" "$tmp/plan.json"
 	env XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" estimate -c "$tmp/cluster.json" \
 		-m "$model" --plan "$tmp/plan.json" --format json >"$tmp/est.json" 2>"$tmp/err" ||
 		bad "hetplan estimate --plan: $(cat "$tmp/err")"
