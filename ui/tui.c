@@ -118,13 +118,22 @@ static const struct tui_key keys_plans[] = {
 	{ K('E'), "E", "what-if", "Edit the selected plan's keys and see its estimate change", ACT_PLANEDIT, 0 },
 };
 
+/* The Detail views' canvas: scrolled, not a list */
+#define SCROLL_KEYS                                                                       \
+	{ K('k', KEY_UP, 16), "k Up", "scroll", "Scroll up", ACT_UP, 0 },                   \
+	{ K('j', KEY_DOWN, 14), "j Down", "scroll", "Scroll down", ACT_DOWN, 1 },           \
+	{ K(KEY_PPAGE, 2), "PgUp C-b", "page up", "Scroll up one page", ACT_PGUP, 0 },      \
+	{ K(KEY_NPAGE, 6, ' '), "PgDn Space", "page down", "Scroll down one page", ACT_PGDN, 0 }, \
+	{ K('g', KEY_HOME), "g Home", "top", "Scroll to the top", ACT_TOP, 0 },             \
+	{ K('G', KEY_END), "G End", "bottom", "Scroll to the bottom", ACT_BOTTOM, 0 }
+
+/* a and b on the Edit plan view's plan, in the editor and its Detail */
+#define EDITED_MARK_KEYS                                                                  \
+	{ K('a'), "a", "mark A", "Mark the edited plan as A for compare", ACT_MARK_A, 0 },   \
+	{ K('b'), "b", "mark B", "Mark the edited plan as B for compare", ACT_MARK_B, 0 }
+
 static const struct tui_key keys_detail[] = {
-	{ K('k', KEY_UP, 16), "k Up", "scroll", "Scroll up", ACT_UP, 0 },
-	{ K('j', KEY_DOWN, 14), "j Down", "scroll", "Scroll down", ACT_DOWN, 1 },
-	{ K(KEY_PPAGE, 2), "PgUp C-b", "page up", "Scroll up one page", ACT_PGUP, 0 },
-	{ K(KEY_NPAGE, 6, ' '), "PgDn Space", "page down", "Scroll down one page", ACT_PGDN, 0 },
-	{ K('g', KEY_HOME), "g Home", "top", "Scroll to the top", ACT_TOP, 0 },
-	{ K('G', KEY_END), "G End", "bottom", "Scroll to the bottom", ACT_BOTTOM, 0 },
+	SCROLL_KEYS,
 	{ K('[', 'p'), "[ p", "prev plan", "Show the previous plan", ACT_LEFT, 1 },
 	{ K(']', 'n'), "] n", "next plan", "Show the next plan", ACT_RIGHT, 1 },
 	{ K('h', KEY_LEFT, KEY_BACKSPACE, 127), "h Left Bksp", "back", "Back to the plans", ACT_BACK, 1 },
@@ -138,9 +147,18 @@ static const struct tui_key keys_planedit[] = {
 	{ K('\n', '\r', KEY_ENTER), "Enter", "edit", "Next choice of the selected key, or type its value", ACT_ENTER, 1 },
 	CHOICE_KEYS,
 	{ K('r'), "r", "reset", "Reset every key to the planner's plan", ACT_RESET, 1 },
+	{ K('d'), "d", "detail", "Detail view of the edited plan (Esc comes back here)",
+	  ACT_DETAIL, 1 },
 	{ K(27, KEY_BACKSPACE, 127), "Esc Bksp", "back", "Back to the view it was opened from", ACT_BACK, 1 },
-	{ K('a'), "a", "mark A", "Mark the edited plan as A for compare", ACT_MARK_A, 0 },
-	{ K('b'), "b", "mark B", "Mark the edited plan as B for compare", ACT_MARK_B, 0 },
+	EDITED_MARK_KEYS,
+};
+
+/* The edited plan's Detail (d in Edit plan): one plan, so no [ and ] */
+static const struct tui_key keys_editdetail[] = {
+	SCROLL_KEYS,
+	{ K(27, 'h', KEY_LEFT, KEY_BACKSPACE, 127), "Esc h Left Bksp", "back",
+	  "Back to the plan editor, its keys as they were", ACT_BACK, 1 },
+	EDITED_MARK_KEYS,
 };
 
 static const struct tui_key keys_prices[] = {
@@ -223,6 +241,10 @@ static const struct tui_view_ops views[TV_COUNT] = {
 	[TV_PLANEDIT] = { "Edit plan", KEYS(keys_planedit), .draw = view_planedit_draw,
 			  .key = view_planedit_key, .notes_title = "Edit plan",
 			  .notes = tui_planedit_notes, .plan = planedit_plan, .tab = TV_DETAIL },
+	[TV_EDITDETAIL] = { "Edited plan detail", KEYS(keys_editdetail), .draw = view_detail_draw,
+			    .key = view_editdetail_key, .notes_title = "Edited plan detail",
+			    .notes = tui_editdetail_notes, .plan = planedit_plan,
+			    .status = detail_status, .tab = TV_DETAIL },
 };
 #undef KEYS
 
@@ -665,7 +687,8 @@ static int help_rows(struct tui *t, int y0, int h)
 			int y = y0 + row++ - t->help_top;
 			if (y < y0 || y >= y0 + h)
 				continue;
-			tui_put(y, 3, 14, tui_attr(t, C_TITLE), k[i].keys);
+			/* 15 columns: "Esc h Left Bksp" */
+			tui_put(y, 3, 15, tui_attr(t, C_TITLE), k[i].keys);
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;

@@ -15,6 +15,7 @@
 enum tui_view {
 	TV_CLUSTER, TV_MODEL, TV_PLANS, TV_DETAIL, TV_PRICES, TV_COMPARE, TV_SERVE,
 	TV_PLANEDIT,          /* Edit plan: no tab; E in the Plans or Detail view */
+	TV_EDITDETAIL,        /* the edited plan's Detail: no tab; d in Edit plan */
 	TV_COUNT,
 	TV_TABS = TV_PLANEDIT, /* the views before it have a tab and a number key */
 	TV_GLOBAL = -1,       /* tui_keys(TV_GLOBAL, ...): keys every view answers */
@@ -38,15 +39,15 @@ enum tui_action {
 	/* plans, detail, compare */
 	ACT_MARK_A, ACT_MARK_B, ACT_COMPARE, ACT_SWAP, ACT_PLANEDIT,
 	/* plan editor */
-	ACT_RESET,
+	ACT_RESET, ACT_DETAIL,
 	/* prices */
 	ACT_REFRESH,
 };
 
-#define TUI_KEY_CODES 4
+#define TUI_KEY_CODES 5
 
 struct tui_key {
-	int codes[TUI_KEY_CODES];   /* curses key codes, 0-terminated */
+	int codes[TUI_KEY_CODES];   /* curses key codes; 0 ends a shorter list */
 	const char *keys;           /* as shown: "j Down" */
 	const char *name;           /* footer word: "down" */
 	const char *desc;           /* help and man page sentence */

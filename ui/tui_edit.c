@@ -291,6 +291,26 @@ static double pool_intra_rate(const struct pool *p)
 	return f.intra_Bps;
 }
 
+/* The text of setting d in base as the field lists show it: an unset
+ * key reads as the value in force and whose it is. An unset plan
+ * sequence length is model m's. */
+static void setting_text(const struct hp_field *d, const void *base, const struct model_spec *m,
+			 char *buf, size_t n)
+{
+	fields_format(d, base, buf, n);
+	if (d == fields_find_key(&plan_fields, "seq_len") && fields_is_default(d, base)) {
+		snprintf(buf, n, "model's (%d)", m->seq_len);
+	} else if (d == fields_find_key(&plan_fields, "etp") &&
+		   !((const struct plan *)base)->etp) {
+		/* unset: the experts take each stage's TP (plan_etp) */
+		snprintf(buf, n, "stage's TP");
+	} else if (fields_is_default(d, base)) {
+		char v[PP_LAYOUT_TEXT];
+		hp_strlcpy(v, buf, sizeof v);
+		snprintf(buf, n, "default: %s", v);
+	}
+}
+
 /* The text of field f; "" when it has no value. */
 static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 {
@@ -298,6 +318,12 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	const struct model_spec *m = &t->ws.model;
 	const struct search_opts *o = &t->ws.opts;
 	*buf = 0;
+	if (f->tbl == &plan_fields) {
+		/* the edited plan's model is the one it is estimated on */
+		const struct cluster *pc;
+		const struct search_opts *po;
+		tui_planedit_inputs(t, &pc, &m, &po);
+	}
 	if ((f->tbl == &pool_fields || f->id == PF_GPU || f->id == PF_AVAIL ||
 	     f->id == PF_INTRA_BW) && !p)
 		return;
@@ -349,23 +375,8 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	case WF_MBS: snprintf(buf, n, o->fix_mbs ? "%d" : "free", o->fix_mbs); break;
 	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
 	default:
-		if (!f->d)
-			break;
-		fields_format(f->d, field_base(t, f), buf, n);
-		/* Unset: the value in force, and whose it is. An unset plan
-		 * sequence length is the model's. */
-		if (f->d == fields_find_key(&plan_fields, "seq_len") &&
-		    fields_is_default(f->d, field_base(t, f))) {
-			snprintf(buf, n, "model's (%d)", m->seq_len);
-		} else if (f->d == fields_find_key(&plan_fields, "etp") &&
-			   !((const struct plan *)field_base(t, f))->etp) {
-			/* unset: the experts take each stage's TP (plan_etp) */
-			snprintf(buf, n, "stage's TP");
-		} else if (fields_is_default(f->d, field_base(t, f))) {
-			char v[64];
-			hp_strlcpy(v, buf, sizeof v);
-			snprintf(buf, n, "default: %s", v);
-		}
+		if (f->d)
+			setting_text(f->d, field_base(t, f), m, buf, n);
 		break;
 	}
 }
@@ -797,6 +808,24 @@ static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui
 
 /* ---- the Edit plan view's key list (the rest is tui_planedit.c) */
 
+/* The plan's keys as the editor lists them (plan_field_ui), and n. */
+static const struct field *plan_fields_ui(int *n)
+{
+	fields_resolve_all();
+	*n = fields_count(plan_field_ui);
+	return plan_field_ui;
+}
+
+/* Key d differs between the planner's plan and the edited one: another
+ * value, or set where the other is unset (the framework's default). */
+static int plan_key_changed(const struct hp_field *d, const struct plan *was, const struct plan *now)
+{
+	char va[PP_LAYOUT_TEXT + 16], vb[PP_LAYOUT_TEXT + 16];
+	fields_format(d, was, va, sizeof va);
+	fields_format(d, now, vb, sizeof vb);
+	return strcmp(va, vb) || fields_is_default(d, was) != fields_is_default(d, now);
+}
+
 void tui_plan_fields_draw(struct tui *t, int y0, int x, int w, int h)
 {
 	int n;
@@ -807,14 +836,41 @@ void tui_plan_fields_draw(struct tui *t, int y0, int x, int w, int h)
 	if (!was || !now)
 		return;
 	/* A mark before each key that differs from the planner's plan. */
-	for (int r = 0; r < h && l->top + r < n; r++) {
-		const struct hp_field *d = fs[l->top + r].d;
-		char va[64], vb[64];
-		fields_format(d, was, va, sizeof va);
-		fields_format(d, now, vb, sizeof vb);
-		if (strcmp(va, vb) || fields_is_default(d, was) != fields_is_default(d, now))
+	for (int r = 0; r < h && l->top + r < n; r++)
+		if (plan_key_changed(fs[l->top + r].d, was, now))
 			tui_put(y0 + r, x, 1, tui_attr(t, C_WARN) | A_BOLD, "*");
+}
+
+int tui_plan_changes(struct tui *t, char *buf, size_t n)
+{
+	const struct plan *was = tui_planedit_orig(t), *now = tui_planedit_plan(t);
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct search_opts *o;
+	int nf, count = 0;
+	const struct field *fs = plan_fields_ui(&nf);
+	if (n)
+		*buf = 0;
+	if (!was || !now || tui_planedit_inputs(t, &c, &m, &o) < 0)
+		return 0;
+	size_t len = 0;
+	for (int i = 0; i < nf; i++) {
+		if (!plan_key_changed(fs[i].d, was, now))
+			continue;
+		char va[PP_LAYOUT_TEXT + 16], vb[PP_LAYOUT_TEXT + 16], one[2 * PP_LAYOUT_TEXT + 96];
+		setting_text(fs[i].d, was, m, va, sizeof va);
+		setting_text(fs[i].d, now, m, vb, sizeof vb);
+		snprintf(one, sizeof one, "%s%s %s (was %s)", count ? ", " : "", fs[i].label, vb, va);
+		count++;
+		/* whole characters only: a full buffer ends on the last one */
+		size_t k = utf8_cut(one, len < n ? n - 1 - len : 0);
+		if (len < n) {
+			memcpy(buf + len, one, k);
+			len += k;
+			buf[len] = 0;
+		}
 	}
+	return count;
 }
 
 int tui_plan_fields_key(struct tui *t, int action)

@@ -187,6 +187,7 @@ struct tui {
 	int sort, sort_rev;
 	/* views */
 	struct tui_list lpools, lfields, lplans, lprices, lmodel[2], ldetail, lplanedit;
+	struct tui_list leditdetail;  /* the edited plan's Detail: its scroll */
 	int cluster_pane, model_pane;
 	int detail_id;               /* see tui_plan_get() */
 	int cmp[2];
@@ -343,9 +344,13 @@ void tui_plans_sort(struct tui *t);
 int tui_plans_selected(const struct tui *t);
 void view_plans_draw(struct tui *t, int y0, int h);
 int view_plans_key(struct tui *t, int action, int ch);
+/* The Detail view and the edited plan's (TV_EDITDETAIL): one drawing,
+ * status and scroll, of the plan and inputs of the view shown. */
 void view_detail_draw(struct tui *t, int y0, int h);
 void detail_status(struct tui *t, char *buf, size_t n);
 int view_detail_key(struct tui *t, int action, int ch);
+int view_editdetail_key(struct tui *t, int action, int ch);
+const char *const *tui_editdetail_notes(int *n);
 void view_compare_draw(struct tui *t, int y0, int h);
 int view_compare_key(struct tui *t, int action, int ch);
 /* The Compare view's metrics of pa and pb (either may be NULL: "-") with
@@ -420,6 +425,9 @@ void tui_planedit_open(struct tui *t, int id);
  * call tui_planedit_changed, which runs the estimator again. */
 struct plan *tui_planedit_plan(struct tui *t);
 const struct plan *tui_planedit_orig(const struct tui *t);
+/* The plan the editor was opened on, as its view named it ("#1 h100
+ * tp1 pp1"); "" when none is open. */
+const char *tui_planedit_title(const struct tui *t);
 void tui_planedit_changed(struct tui *t);
 /* The edited plan with its estimate, or NULL (none, or it failed). */
 const struct search_plan *tui_planedit_get(const struct tui *t);
@@ -435,6 +443,11 @@ void tui_planedit_done(struct tui *t);   /* free the state; NULL is fine */
  * (move, Enter, h/l). Rows whose value differs from orig are marked. */
 void tui_plan_fields_draw(struct tui *t, int y0, int x, int w, int h);
 int tui_plan_fields_key(struct tui *t, int action);
+/* The keys of the edited plan that differ from the planner's (the rows
+ * tui_plan_fields_draw marks), as "KEY NEW (was OLD)" joined by ", ",
+ * into buf (n bytes; cut on a character when full). Returns their
+ * count: 0 with buf "" when none differs or no editor is open. */
+int tui_plan_changes(struct tui *t, char *buf, size_t n);
 
 /* ---- tui_export.c: the plan report. Format from the path's extension
  * (.json, .md; anything else is Markdown). Returns 0 or -1 with err. */

@@ -103,6 +103,7 @@ void tui_planedit_open(struct tui *t, int id)
 	pe->orig_ok = evaluate(pe, &pe->orig, pe->why, sizeof pe->why) == 0;
 	reset(pe);
 	t->lplanedit.sel = t->lplanedit.top = 0;
+	t->leditdetail.sel = t->leditdetail.top = 0;
 	t->view = TV_PLANEDIT;
 	t->help = 0;
 }
@@ -115,6 +116,11 @@ struct plan *tui_planedit_plan(struct tui *t)
 const struct plan *tui_planedit_orig(const struct tui *t)
 {
 	return t->pe ? &t->pe->orig.plan : NULL;
+}
+
+const char *tui_planedit_title(const struct tui *t)
+{
+	return t->pe ? t->pe->title : "";
 }
 
 /* A pp_layout cleared: the stages take back the planner's layer split
@@ -186,7 +192,7 @@ static const char *const notes[] = {
 	"A * marks a key that differs from the planner's plan.",
 	"\"default: on\" is the framework's default for an unset key.",
 	"Each change estimates the plan again, as hetplan estimate does.",
-	"e exports the edited plan (.md or .json).",
+	"e exports the edited plan (.md or .json); d shows its Detail.",
 	"The framework row offers every framework; an estimate-only one is",
 	"estimated here, and hetplan launch refuses it (the verdict says so).",
 };
@@ -312,6 +318,15 @@ int view_planedit_key(struct tui *t, int action, int ch)
 		return R_DRAW;
 	case ACT_BACK:
 		t->view = pe->from;
+		return R_DRAW;
+	case ACT_DETAIL:
+		/* worded as e's refusal (tui.c no_plan_message) */
+		if (!pe->cur_ok) {
+			tui_message(t, 1, "the edited plan has no estimate (the view says why): "
+				    "no Detail to show");
+			return R_DRAW;
+		}
+		t->view = TV_EDITDETAIL;
 		return R_DRAW;
 	case ACT_MARK_A:
 	case ACT_MARK_B:

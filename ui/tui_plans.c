@@ -887,7 +887,7 @@ static void cv_wrapped(struct canvas *cv, int x, int w, int attr, const char *s)
  * runs_on_why), the framework it is estimated under when one was chosen,
  * and the fullest stage against its GPU and the memory headroom kept. */
 static void detail_runs_memory(struct tui *t, struct canvas *cv, const struct search_plan *sp,
-			       int w)
+			       double headroom, int w)
 {
 	char line[640], ro[96];
 	enum hp_framework fw = sp->plan.framework;
@@ -902,7 +902,6 @@ static void detail_runs_memory(struct tui *t, struct canvas *cv, const struct se
 			 *sp->runs_on_why ? sp->runs_on_why : "needs a heterogeneity-aware runtime", under);
 	cv_wrapped(cv, 2, w - 4, sp->runs_on ? 0 : tui_attr(t, C_WARN), line);
 	const struct estimate *e = &sp->est;
-	double headroom = t->cur->o.mem_headroom;
 	double need, cap, total = 0, worst = -1;
 	enum search_mem ms = search_mem_state(e, headroom, &need, &cap);
 	for (int i = 0; i < e->n_stages; i++) {
@@ -925,27 +924,89 @@ static void detail_runs_memory(struct tui *t, struct canvas *cv, const struct se
 		   line);
 }
 
-static int detail_draw_all(struct tui *t, int y0, int h)
+/* What a Detail view shows: the plan (an id of tui_plan_get), the
+ * inputs it was estimated on, and the view's scroll. The Detail view's
+ * plan is one of the planner's answer; the edited plan's inputs are the
+ * Edit plan view's copies of the answer it was opened on, so a re-plan
+ * meanwhile changes neither its numbers nor what they are read against. */
+struct detail_src {
+	int id;
+	const struct search_plan *sp;       /* NULL: none to show */
+	const struct cluster *c;
+	const struct model_spec *m;
+	const struct search_opts *o;
+	struct tui_list *l;
+};
+
+static void detail_src(struct tui *t, struct detail_src *d)
 {
-	struct canvas cv = { y0, h, t->ldetail.top, 0 };
-	const struct search_plan *sp = tui_plan_get(t, t->detail_id);
-	if (!sp) {
-		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM),
-			t->cur ? "No plan: see the Plans view." : "planning...");
-		return 0;
+	memset(d, 0, sizeof *d);
+	if (t->view == TV_EDITDETAIL) {
+		d->id = TUI_ID_EDITED;
+		d->l = &t->leditdetail;
+		if (tui_planedit_inputs(t, &d->c, &d->m, &d->o) == 0)
+			d->sp = tui_plan_get(t, d->id);
+		return;
 	}
-	const struct estimate *e = &sp->est;
-	const struct plan *p = &sp->plan;
-	const struct cluster *c = &t->cur->c;
-	int w = COLS;
-	char lab[128], a[24], b[24], d1[24], d2[24], u1[24], u2[24];
-	tui_plan_label(t, t->detail_id, lab, sizeof lab);
-	int y = cv_y(&cv);
+	d->id = t->detail_id;
+	d->l = &t->ldetail;
+	d->sp = tui_plan_get(t, d->id);
+	if (d->sp) {
+		d->c = &t->cur->c;
+		d->m = &t->cur->m;
+		d->o = &t->cur->o;
+	}
+}
+
+/* The Detail's first rows: the plan's name, its Pareto mark and how
+ * far the search proved it; for the edited plan, the plan it is a what
+ * if on and the keys changed, marked * as the editor marks them. */
+static void detail_title(struct tui *t, struct canvas *cv, const struct detail_src *d, int w)
+{
+	const struct search_plan *sp = d->sp;
+	char lab[160];
+	int y = cv_y(cv);
+	if (d->id == TUI_ID_EDITED) {
+		tui_putf(y, 1, w - 2, tui_attr(t, C_TITLE), "Edited plan: what if on %s",
+			 tui_planedit_title(t));
+		cv->row++;
+		char ch[768], line[800];
+		int n = tui_plan_changes(t, ch, sizeof ch);
+		if (n) {
+			snprintf(line, sizeof line, "* %d key%s changed: %s", n, n == 1 ? "" : "s", ch);
+			cv_wrapped(cv, 2, w - 4, tui_attr(t, C_WARN), line);
+		} else {
+			cv_wrapped(cv, 2, w - 4, tui_attr(t, C_DIM),
+				   "no key changed: the planner's plan as the editor estimates it");
+		}
+		return;
+	}
+	tui_plan_label(t, d->id, lab, sizeof lab);
 	int x = tui_put(y, 1, w - 2, tui_attr(t, C_TITLE), lab) + 2;
 	if (sp->pareto)
 		x += tui_putf(y, x, w - x, tui_attr(t, C_PARETO), "%s Pareto  ", tui_glyph(t, G_PARETO));
 	tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
-	cv.row++;
+	cv->row++;
+}
+
+static int detail_draw_all(struct tui *t, int y0, int h)
+{
+	struct detail_src d;
+	detail_src(t, &d);
+	struct canvas cv = { y0, h, d.l->top, 0 };
+	const struct search_plan *sp = d.sp;
+	if (!sp) {
+		tui_put(y0 + 1, 2, COLS - 4, tui_attr(t, C_DIM),
+			d.id == TUI_ID_EDITED ? "The edited plan has no estimate: Esc goes back to the editor."
+			: t->cur ? "No plan: see the Plans view." : "planning...");
+		return 0;
+	}
+	const struct estimate *e = &sp->est;
+	const struct plan *p = &sp->plan;
+	const struct cluster *c = d.c;
+	int w = COLS, y;
+	char a[24], b[24], d1[24], d2[24], u1[24], u2[24];
+	detail_title(t, &cv, &d, w);
 	hp_fmt_count(a, sizeof a, e->tokens_per_s);
 	hp_fmt_duration(b, sizeof b, e->step_time_s);
 	fmt_dur(d1, sizeof d1, sp->time_to_train_s);
@@ -961,7 +1022,7 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	char tok[24], vpp[16] = "";
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(vpp, sizeof vpp, "%d", p->vpp);
-	hp_fmt_count(tok, sizeof tok, model_train_tokens(&t->cur->m, t->cur->o.tokens));
+	hp_fmt_count(tok, sizeof tok, model_train_tokens(d.m, d.o->tokens));
 	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPU%s, %.1f kW", tok, d1, d2,
 		 e->n_gpus, e->n_gpus == 1 ? "" : "s", e->power_kw);
 	cv.row++;
@@ -994,7 +1055,7 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 		tui_put(cv_y(&cv), 2, w - 4, tui_attr(t, C_DIM), set);
 		cv.row++;
 	}
-	detail_runs_memory(t, &cv, sp, w);
+	detail_runs_memory(t, &cv, sp, d.o->mem_headroom, w);
 	cv.row++;
 
 	tui_section(t, cv_y(&cv), 0, w, "Layout: replicas x pipeline stages");
@@ -1058,13 +1119,20 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	return cv.row;
 }
 
+/* The rows the Detail view drawn last has (both views draw here). */
 static int detail_total;
+
+static struct tui_list *detail_list(struct tui *t)
+{
+	return t->view == TV_EDITDETAIL ? &t->leditdetail : &t->ldetail;
+}
 
 void view_detail_draw(struct tui *t, int y0, int h)
 {
+	struct tui_list *l = detail_list(t);
 	detail_total = detail_draw_all(t, y0, h);
-	if (t->ldetail.top > 0 && t->ldetail.top > detail_total - h) {
-		t->ldetail.top = HP_MAX(0, detail_total - h);
+	if (l->top > 0 && l->top > detail_total - h) {
+		l->top = HP_MAX(0, detail_total - h);
 		for (int y = y0; y < y0 + h; y++)
 			tui_fill(y, 0, COLS, 0);
 		detail_total = detail_draw_all(t, y0, h);
@@ -1076,9 +1144,12 @@ void view_detail_draw(struct tui *t, int y0, int h)
 void detail_status(struct tui *t, char *buf, size_t n)
 {
 	int h = tui_view_rows();
+	const struct tui_list *l = detail_list(t);
 	if (detail_total > h)
-		snprintf(buf, n, "rows %d-%d of %d", t->ldetail.top + 1,
-			 HP_MIN(detail_total, t->ldetail.top + h), detail_total);
+		snprintf(buf, n, "rows %d-%d of %d", l->top + 1, HP_MIN(detail_total, l->top + h),
+			 detail_total);
+	else if (t->view == TV_EDITDETAIL)
+		snprintf(buf, n, "edited plan");
 	else if (t->cur && t->cur->rc == 0)
 		snprintf(buf, n, "%d plans", t->cur->res.n_plans);
 	else
@@ -1099,17 +1170,33 @@ static int step_plan(const struct tui *t, int id, int dir)
 	return row_id(t, row);
 }
 
-int view_detail_key(struct tui *t, int action, int ch)
+/* A scroll key of either Detail view: 1 if action was one. */
+static int detail_scroll(struct tui *t, int action)
 {
+	struct tui_list *l = detail_list(t);
 	int h = tui_view_rows();
 	int max = HP_MAX(0, detail_total - h);
 	switch (action) {
-	case ACT_UP: t->ldetail.top--; break;
-	case ACT_DOWN: t->ldetail.top++; break;
-	case ACT_PGUP: t->ldetail.top -= h - 1; break;
-	case ACT_PGDN: t->ldetail.top += h - 1; break;
-	case ACT_TOP: t->ldetail.top = 0; break;
-	case ACT_BOTTOM: t->ldetail.top = max; break;
+	case ACT_UP: l->top--; break;
+	case ACT_DOWN: l->top++; break;
+	case ACT_PGUP: l->top -= h - 1; break;
+	case ACT_PGDN: l->top += h - 1; break;
+	case ACT_TOP: l->top = 0; break;
+	case ACT_BOTTOM: l->top = max; break;
+	default: return 0;
+	}
+	if (l->top > max)
+		l->top = max;
+	if (l->top < 0)
+		l->top = 0;
+	return 1;
+}
+
+int view_detail_key(struct tui *t, int action, int ch)
+{
+	if (detail_scroll(t, action))
+		return R_DRAW;
+	switch (action) {
 	case ACT_LEFT:
 	case ACT_RIGHT:
 		t->detail_id = step_plan(t, t->detail_id, action == ACT_RIGHT ? 1 : -1);
@@ -1124,11 +1211,37 @@ int view_detail_key(struct tui *t, int action, int ch)
 	default:
 		return R_NONE;
 	}
-	if (t->ldetail.top > max)
-		t->ldetail.top = max;
-	if (t->ldetail.top < 0)
-		t->ldetail.top = 0;
-	return R_DRAW;
+}
+
+/* The edited plan's Detail (d in the Edit plan view): back goes to the
+ * editor, whose state it never changes; a and b mark the edited plan as
+ * the editor's a and b do. */
+int view_editdetail_key(struct tui *t, int action, int ch)
+{
+	if (detail_scroll(t, action))
+		return R_DRAW;
+	switch (action) {
+	case ACT_BACK:
+		t->view = TV_PLANEDIT;
+		return R_DRAW;
+	case ACT_MARK_A:
+	case ACT_MARK_B:
+		return view_planedit_key(t, action, ch);
+	default:
+		return R_NONE;
+	}
+}
+
+static const char *const editdetail_notes[] = {
+	"The Edit plan view's plan, on the inputs the editor estimates it on:",
+	"its numbers are hetplan estimate --plan's for the plan e exports.",
+	"* names the keys changed from the planner's plan, with their old values.",
+};
+
+const char *const *tui_editdetail_notes(int *n)
+{
+	*n = (int)HP_ARRAY_LEN(editdetail_notes);
+	return editdetail_notes;
 }
 
 /* ---- Compare view */
