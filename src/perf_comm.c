@@ -295,18 +295,25 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
  * (gather_from_sequence_parallel_region), not Transformer Engine's
  * userbuffers GEMM overlap, which only TE's TP linears take
  * (--tp-comm-overlap): perf_stage_tp charges them in line.
- * Simplified: with the flex dispatcher Megatron-Core sends the etp copies
- * inside its all-to-all instead (see ep_dispatch_time); hetplan keeps
- * this picture for both. 0 at etp 1. */
-static double tp_expert_unit(struct stage_ctx *x)
+ * With the flex dispatcher there is no such gather: Megatron-Core sends
+ * the etp copies inside its all-to-all over the expert TP x EP group
+ * (see ep_dispatch_time), which the EP overlap can hide. For it hetplan
+ * keeps its earlier charge, one copy (T / tp x etp tokens) issued beside
+ * the GEMMs like a dense unit (*in_line 0): a simplification, not
+ * checked against a measured run. The alltoall picture also stands for
+ * DeepSpeed's and torchtitan's MoE layers (not written down). 0 at
+ * etp 1. */
+static double tp_expert_unit(struct stage_ctx *x, int *in_line)
 {
 	const struct plan *p = x->p;
 	int etp = plan_etp(p, x->tp), dom = perf_domain_gpus(x->pl);
+	*in_line = plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL;
 	if (etp <= 1)
 		return 0;
 	struct perf_group ge;
 	make_group(x, x->rep->stages[x->index].pool, -1, etp, etp < dom ? etp : dom, &ge);
-	double bytes = x->T * x->m->moe.top_k * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
+	double copies = *in_line ? x->m->moe.top_k : 1;
+	double bytes = x->T * copies * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
 	return p->sp ? coll(x, &ge, COMM_ALLGATHER, bytes, NULL) +
 			       coll(x, &ge, COMM_REDUCESCATTER, bytes, NULL)
 		     : coll(x, &ge, COMM_ALLREDUCE, bytes, NULL);
@@ -355,14 +362,17 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	if (x->moe_layers) {
 		/* MoE layers: the attention's unit on the TP group (under
 		 * the userbuffers overlap), the routed experts' on the expert
-		 * TP group in line (tp_expert_unit: top_k copies, plain NCCL
-		 * calls), and the shared experts' on the TP group
-		 * (Megatron-Core's SharedExpertMLP runs on pg_collection.tp,
-		 * gathering and scattering its own input and output). One
-		 * expert unit forward, one backward, rc_units / 2 recomputed. */
-		int shared = x->m->moe.shared_experts > 0;
-		double u = one * (2 * layers - x->moe_layers + shared * x->moe_layers);
-		inline_ = tp_expert_unit(x) * x->moe_layers * (2 + rc_units / 2);
+		 * TP group (tp_expert_unit: under the alltoall dispatcher top_k
+		 * copies in line, plain NCCL calls), and the shared experts'
+		 * on the TP group (Megatron-Core's SharedExpertMLP runs on
+		 * pg_collection.tp, gathering and scattering its own input and
+		 * output). One expert unit forward, one backward, rc_units / 2
+		 * recomputed. */
+		int shared = x->m->moe.shared_experts > 0, in_line;
+		double xu = tp_expert_unit(x, &in_line) * x->moe_layers;
+		double u = one * (2 * layers - x->moe_layers + shared * x->moe_layers) +
+			   (in_line ? 0 : xu);
+		inline_ = in_line ? xu * (2 + rc_units / 2) : 0;
 		cf = cb = u;
 		cr_ = rc_units * u / 2;
 		all = cf + cb + cr_ + inline_;
@@ -378,7 +388,8 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 		 * the row names it, its unit's bytes and its collectives, 1
 		 * unit forward, 1 backward and rc_units / 2 recomputed per
 		 * MoE layer; the times stay the stage's whole TP time. */
-		double eb = bytes * x->m->moe.top_k * etp / tp;
+		double eb = bytes * (plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL ? x->m->moe.top_k : 1) *
+			    etp / tp;
 		make_group(x, st->pool, -1, etp, etp < dom ? etp : dom, &gt);
 		coll(x, &gt, op, eb, &cr);
 		note_comm(e, DIM_TP, op, eb,
