@@ -279,27 +279,44 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
 }
 
 /* One forward unit (gather and scatter, or an all-reduce without
- * sequence parallelism) of a folded MoE layer's routed experts over the
- * expert TP group (plan_etp ranks, innermost in Megatron-Core's expert
- * grid: together in a node up to its size). Megatron's AlltoAll
- * dispatcher all-gathers the dispatched tokens over expt_tp after the
+ * sequence parallelism) of an MoE layer's routed experts over the expert
+ * TP group (plan_etp ranks, innermost in Megatron-Core's expert grid:
+ * together in a node up to its size). Megatron's AlltoAll dispatcher
+ * all-gathers the dispatched tokens over the expert TP group after the
  * all-to-all and reduce-scatters them before the combine
- * (token_dispatcher.py @d98e8a64, dispatch_postprocess and
- * combine_preprocess). Bytes: the gathered output, T / tp tokens of each
- * of the etp ranks x hidden x the activation dtype; at etp = tp that is
- * the T x hidden of the unit perf_stage_tp charges a dense MLP.
- * Simplified, as hetplan charged the unfolded MoE layer before: the
- * dispatched tokens are top_k copies of the rank's tokens, whose gather
- * moves top_k times these bytes; not modelled. 0 at etp 1. */
-static double tp_expert_unit(struct stage_ctx *x)
+ * (token_dispatcher.py, MoEAlltoAllTokenDispatcher: token_permutation /
+ * token_unpermutation at core_r0.10.0 = 7ee599a25c, the release of the
+ * NeMo 24.12 container; dispatch_postprocess / combine_preprocess at
+ * d98e8a64). What it gathers is what the all-to-all delivered: each of
+ * the etp ranks' T / tp tokens x top_k routed copies (uniform routing,
+ * or capacity-padded at factor 1), x hidden x the activation dtype;
+ * top_k times the T x hidden unit perf_stage_tp charges a dense MLP at
+ * etp = tp. These are plain NCCL calls on the compute stream
+ * (gather_from_sequence_parallel_region), not Transformer Engine's
+ * userbuffers GEMM overlap, which only TE's TP linears take
+ * (--tp-comm-overlap): perf_stage_tp charges them in line.
+ * With the flex dispatcher there is no such gather: Megatron-Core sends
+ * the etp copies inside its all-to-all over the expert TP x EP group
+ * (see ep_dispatch_time), which the EP overlap can hide. For it hetplan
+ * keeps its earlier charge, one copy (T / tp x etp tokens) issued beside
+ * the GEMMs like a dense unit (*in_line 0): a simplification, not
+ * checked against a measured run. The in-line gather is Megatron-Core's
+ * MoEAlltoAllTokenDispatcher: a row that has both dispatchers
+ * (ep_dispatch_dedup) and runs alltoall. DeepSpeed's and torchtitan's
+ * MoE layers (not written down) keep the earlier charge too. 0 at
+ * etp 1. */
+static double tp_expert_unit(struct stage_ctx *x, int *in_line)
 {
 	const struct plan *p = x->p;
 	int etp = plan_etp(p, x->tp), dom = perf_domain_gpus(x->pl);
+	*in_line = plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL &&
+		   framework_get(p->framework)->ep_dispatch_dedup;
 	if (etp <= 1)
 		return 0;
 	struct perf_group ge;
 	make_group(x, x->rep->stages[x->index].pool, -1, etp, etp < dom ? etp : dom, &ge);
-	double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
+	double copies = *in_line ? x->m->moe.top_k : 1;
+	double bytes = x->T * copies * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
 	return p->sp ? coll(x, &ge, COMM_ALLGATHER, bytes, NULL) +
 			       coll(x, &ge, COMM_REDUCESCATTER, bytes, NULL)
 		     : coll(x, &ge, COMM_ALLREDUCE, bytes, NULL);
@@ -344,22 +361,28 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double sl = x->k->tp_overlap_slowdown;
 	double cf = 2 * one * layers, cb = 2 * one * layers, cr_ = rc_units * one * layers;
 	double per_layer = 4 + rc_units, all = one * per_layer * layers;
-	if (x->moe_layers && plan_ep_folded(p, tp)) {
-		/* Folded MoE layers: the attention's unit on the TP group,
-		 * the experts' on the expert TP group (tp_expert_unit), and
-		 * the shared experts' on the TP group (Megatron-Core's
-		 * SharedExpertMLP runs on pg_collection.tp, gathering and
-		 * scattering its own input and output). */
-		int shared = x->m->moe.shared_experts > 0;
+	double inline_ = 0;
+	if (x->moe_layers) {
+		/* MoE layers: the attention's unit on the TP group (under
+		 * the userbuffers overlap), the routed experts' on the expert
+		 * TP group (tp_expert_unit: under the alltoall dispatcher top_k
+		 * copies in line, plain NCCL calls), and the shared experts'
+		 * on the TP group (Megatron-Core's SharedExpertMLP runs on
+		 * pg_collection.tp, gathering and scattering its own input and
+		 * output). One expert unit forward, one backward, rc_units / 2
+		 * recomputed. */
+		int shared = x->m->moe.shared_experts > 0, in_line;
+		double xu = tp_expert_unit(x, &in_line) * x->moe_layers;
 		double u = one * (2 * layers - x->moe_layers + shared * x->moe_layers) +
-			   tp_expert_unit(x) * x->moe_layers;
+			   (in_line ? 0 : xu);
+		inline_ = in_line ? xu * (2 + rc_units / 2) : 0;
 		cf = cb = u;
 		cr_ = rc_units * u / 2;
-		all = cf + cb + cr_;
+		all = cf + cb + cr_ + inline_;
 	}
 	double gf = x->gemm_fwd;
 	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
-		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov);
+		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov) + inline_;
 	enum comm_coll op = p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE;
 	int etp = plan_etp(p, tp);
 	if (x->moe_layers && etp > tp) {
@@ -368,7 +391,9 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 		 * the row names it, its unit's bytes and its collectives, 1
 		 * unit forward, 1 backward and rc_units / 2 recomputed per
 		 * MoE layer; the times stay the stage's whole TP time. */
-		double eb = bytes * etp / tp;
+		int in_line;
+		tp_expert_unit(x, &in_line);
+		double eb = bytes * (in_line ? x->m->moe.top_k : 1) * etp / tp;
 		make_group(x, st->pool, -1, etp, etp < dom ? etp : dom, &gt);
 		coll(x, &gt, op, eb, &cr);
 		note_comm(e, DIM_TP, op, eb,

@@ -709,9 +709,9 @@ static double moe_block_kernels(const struct plan *p, double local, double *coll
 
 /* TP collectives of a layer forward on one GPU: under sequence
  * parallelism an all-gather before and a reduce-scatter after the
- * attention and the MLP; without it an all-reduce after each. A folded
- * MoE layer (plan_ep_folded) keeps the attention's pair on its TP group,
- * and its routed experts gather and scatter their tokens over the expert
+ * attention and the MLP; without it an all-reduce after each. An MoE
+ * layer (folded or not) keeps the attention's pair on its TP group, and
+ * its routed experts gather and scatter their tokens over the expert
  * TP group instead (token_dispatcher.py dispatch_postprocess and
  * combine_preprocess, over expt_tp): none at etp 1. Its shared experts
  * (SharedExpertMLP) run on the attention's TP group with a pair of their
@@ -719,7 +719,7 @@ static double moe_block_kernels(const struct plan *p, double local, double *coll
 static double tp_colls(const struct model_spec *m, int layer, const struct plan *p, int tp)
 {
 	int per = p->sp ? 2 : 1;
-	if (!model_layer_is_moe(m, layer) || !plan_ep_folded(p, tp))
+	if (!model_layer_is_moe(m, layer))
 		return tp > 1 ? 2 * per : 0;
 	int attn_units = m->moe.shared_experts > 0 ? 2 : 1;
 	return (tp > 1 ? attn_units * per : 0) + (plan_etp(p, tp) > 1 ? per : 0);

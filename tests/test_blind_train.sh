@@ -383,7 +383,6 @@ BLL3-01:dnf:2.4
 BLDG55-29:time:-64
 BLDG55-30:time:-64
 BLDG55-31:time:-64
-BLDG54-07:time:-31
 BLMB25-05:dnf:4.7
 BLMB25-09:dnf:114.3
 BLMB25-09:time:+60

@@ -268,6 +268,39 @@ r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "tp"]
 sys.exit(0 if r and r[0]["group"] == 2 and r[0]["group_nodes"] == 1 and
          r[0]["bytes"] == 4194304 and r[0]["calls_per_step"] == 32 and r[0]["time_s"] > 0 else 1)
 PY
+# Under Megatron-Core's AlltoAll dispatcher (--moe-dispatch alltoall) the
+# expert TP group gathers what the all-to-all delivered: top_k copies of
+# each rank's tokens (token_dispatcher.py at core_r0.10.0 = 7ee599a25c,
+# MoEAlltoAllTokenDispatcher.token_permutation: gather_from_sequence_
+# parallel_region after all_to_all). The unit: 1,024 tokens x 2 copies x
+# 1,024 x 2 B x ETP 2 / TP 1 = 8,388,608 bytes, the calls as above.
+est e2a --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64 --moe-dispatch alltoall
+python3 - "$T/e2a.json" <<'PY' && ok || bad "tp 1 etp 2 alltoall: the expert TP unit is not top_k copies"
+import json, sys
+r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "tp"]
+sys.exit(0 if r and r[0]["bytes"] == 8388608 and r[0]["calls_per_step"] == 32 else 1)
+PY
+# The same gather runs in line: plain NCCL calls, not Transformer Engine's
+# userbuffers overlap (docs/moe-gap.md). A lower bound from the link
+# alone, for the Grok-1 proxy rows' layout (BLDG54-01: 8 layers, hidden
+# 6,144, 8 experts top-2, TP 4, CP 2, EP 8, 128 micro-batches of 8,192 /
+# 2 = 4,096 tokens): each MoE layer and micro-batch gathers and
+# reduce-scatters 4,096 x 2 x 6,144 x 2 B = 100,663,296 bytes over 4 ranks
+# forward and again backward; a ring moves 3/4 of it through each GPU's
+# 450 GB/s NVLink: 4 x 0.75 x 100,663,296 / 450e9 = 0.671 ms, x 8 layers x
+# 128 = 0.687 s a step exposed at least. Under the flex dispatcher hetplan
+# keeps its earlier charge, issued beside the GEMMs: less exposed.
+printf '{"name":"grokp","layers":8,"hidden":6144,"heads":48,"kv_heads":8,"ffn":32768,"vocab":128256,"seq_len":8192,"gated_mlp":true,"norm":"rmsnorm","position":"rope","tied_embeddings":false,"bias":false,"moe":{"experts":8,"top_k":2,"expert_ffn":32768,"shared_experts":0,"dense_layers":0}}\n' >"$T/grokp.json"
+grok="--pool 8x8xH100-SXM,nics=8,nic_gbps=400 -m $T/grokp.json --tp 4 --pp 1 --dp 8 --cp 2 --mbs 1 --gbs 1024 --ep 8"
+# shellcheck disable=SC2086
+est ga $grok --moe-dispatch alltoall
+# shellcheck disable=SC2086
+est gf $grok --moe-dispatch flex
+python3 - "$T/ga.json" "$T/gf.json" <<'PY' && ok || bad "alltoall expert TP gather: under the NVLink bound or not above flex"
+import json, sys
+a, f = (json.load(open(x))["breakdown_s"]["tp_comm"] for x in sys.argv[1:])
+sys.exit(0 if a >= 4 * 0.75 * 100663296 / 450e9 * 8 * 128 and a > f else 1)
+PY
 # Refused, exit 3, naming the key: ETP x EP must divide TP x DP (2 x 16 =
 # 32 GPUs here, and 2 x 32 = 64 does not), ETP must divide the expert
 # width 512 (3 does not), ETP below TP needs sequence parallelism
