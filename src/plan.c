@@ -847,6 +847,13 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			 const char *ctx, struct hp_err *err)
 {
 	const struct gpu_spec *g = &c->pools[pool].gpu;
+	/* Every memory-bound op, the optimizer step and the attention's
+	 * memory floor divide by the HBM bandwidth: a user catalog entry
+	 * without memory_bw_tbps has no step time (as serving refuses it). */
+	if (!(g->hbm_Bps > 0))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: pool '%s' (%s): the catalog has no memory bandwidth for it "
+				  "(memory_bw_tbps)", ctx, c->pools[pool].name, g->name);
 	if (g->flops[dt] > 0)
 		return 0;
 	char have[64] = "";

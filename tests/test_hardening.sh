@@ -446,4 +446,14 @@ printf '{"tokens": 1e18, "plans": [{"mbs": 1, "gbs": 8, "replicas": [{"count": 8
 expect 0 "" $H launch --pool 1x8xA100-SXM4-80GB -m gpt-1.7b --plan "$T/tok.json" --format hf-trainer
 grep -qx '	--max_steps 61035156250000' "$T/out" && ok || bad "1e18 tokens: $(grep max_steps "$T/out")"
 
+# A user catalog part without memory_bw_tbps (only name and memory_gb are
+# required): every memory-bound op divides by the HBM bandwidth, so the
+# training side refuses it as input (exit 3, naming the pool and the
+# field), as serving does, where before estimate printed "step time -"
+# with exit 0 and plan answered "no plan fits" (docs/hardening.md).
+mkdir -p "$T/nobw/hetplan"
+printf '{"gpus": [{"name": "NOBW", "memory_gb": 80, "bf16_tflops": 900}]}' >"$T/nobw/hetplan/gpus.json"
+expect 3 "pool 'nobw' (NOBW): the catalog has no memory bandwidth for it (memory_bw_tbps)" env XDG_CONFIG_HOME="$T/nobw" $H estimate --pool 1x8xNOBW -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 "the catalog has no memory bandwidth for it" env XDG_CONFIG_HOME="$T/nobw" $H plan --pool 1x8xNOBW -m llama3.1-8b --gbs 8
+
 finish hardening
