@@ -853,7 +853,9 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 	if (!(g->hbm_Bps > 0))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: pool '%s' (%s): the catalog has no memory bandwidth for it "
-				  "(memory_bw_tbps)", ctx, c->pools[pool].name, g->name);
+				  "(memory_bw_tbps)",
+				  strncmp(ctx, "--", 2) == 0 || strcmp(ctx, "plan flags") == 0 ? "--pool" : ctx,
+				  c->pools[pool].name, g->name);
 	if (g->flops[dt] > 0)
 		return 0;
 	char have[64] = "";
