@@ -157,6 +157,16 @@ const char *plan_recompute_name(enum hp_recompute r)
 	return (unsigned)r < RC_COUNT ? n[r] : "?";
 }
 
+const char *plan_recompute_text(const struct plan *p, char *buf, size_t n)
+{
+	if (p->recompute == RC_FULL && p->recompute_layers > 0)
+		snprintf(buf, n, "full, first %d layer%s a %s", p->recompute_layers,
+			 p->recompute_layers == 1 ? "" : "s", p->vpp > 1 ? "chunk" : "stage");
+	else
+		snprintf(buf, n, "%s", plan_recompute_name(p->recompute));
+	return buf;
+}
+
 int plan_recompute_parse(const char *s, enum hp_recompute *out)
 {
 	for (int i = 0; i < RC_COUNT; i++)

@@ -200,6 +200,11 @@ int plan_replica_microbatches(const struct plan *p, int r);
 struct cJSON *plan_to_json(const struct plan *p, const struct cluster *c);
 
 const char *plan_recompute_name(enum hp_recompute r);
+/* The recompute setting as the views print it: the mode's name, or under
+ * `recompute_layers` N with full recomputation "full, first N layers a
+ * stage" ("a chunk" when interleaved), so no view calls a partial
+ * recomputation full. Writes into buf (n bytes) and returns it. */
+const char *plan_recompute_text(const struct plan *p, char *buf, size_t n);
 /* "none", "selective", "full", "selective-op" (alias "op"). */
 int plan_recompute_parse(const char *s, enum hp_recompute *out);
 const char *plan_loss_name(enum hp_loss l);

@@ -537,13 +537,13 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[PLAN_LABEL_MAX], x[32], y[32];
+	char label[PLAN_LABEL_MAX], x[32], y[32], rc[48];
 	struct table t;
 	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_addf(b, "## Chosen plan: rank %d, ", in->chosen + 1);
 	sbuf_add_md(b, label);
 	sbuf_addf(b, "\n\nMicro-batch %d, global batch %d, %s, recompute %s, ZeRO-%d, schedule ",
-		  p->mbs, p->gbs, hp_dtype_name(p->precision), plan_recompute_name(p->recompute),
+		  p->mbs, p->gbs, hp_dtype_name(p->precision), plan_recompute_text(p, rc, sizeof rc),
 		  p->zero);
 	if (p->schedule == SCHED_INTERLEAVED)
 		sbuf_addf(b, "interleaved (%d chunks per stage)", p->vpp);
@@ -701,7 +701,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
 	double tokens = model_train_tokens(in->model, in->opts->tokens);
-	char label[PLAN_LABEL_MAX];
+	char label[PLAN_LABEL_MAX], rcs[48];
 	struct sbuf b;
 	struct table t;
 	sbuf_init(&b);
@@ -716,7 +716,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 		  hp_dtype_name(p->precision), search_objective_name(in->opts->objective));
 	plan_md_metrics(&b, in, sp, tokens);
 	sbuf_addf(&b, "\n## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d%s, %s, CP %d, EP %d.\n\n",
-		  p->mbs, plan_recompute_name(p->recompute), p->zero,
+		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
 		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
 		  p->schedule == SCHED_INTERLEAVED ? "interleaved 1F1B" : "1F1B", p->cp ? p->cp : 1,
 		  p->ep ? p->ep : 1);

@@ -662,14 +662,14 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	const struct search_plan *sp = s->chosen;
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[PLAN_LABEL_MAX], x[32];
+	char label[PLAN_LABEL_MAX], x[32], rc[48];
 	struct table t;
 	report_plan_label(sp, in->res, in->cluster, label, sizeof label);
 	sbuf_addf(b, "<section><h2>Chosen plan: rank %d, ", in->chosen + 1);
 	h(b, label);
 	sbuf_addf(b, "</h2><p>Micro-batch %d, global batch %d sequences, %s, recompute %s, "
 		  "ZeRO-%d, ", p->mbs, p->gbs, hp_dtype_name(p->precision),
-		  plan_recompute_name(p->recompute), p->zero);
+		  plan_recompute_text(p, rc, sizeof rc), p->zero);
 	if (p->schedule == SCHED_INTERLEAVED)
 		sbuf_addf(b, "interleaved schedule (%d chunks per stage)", p->vpp);
 	else

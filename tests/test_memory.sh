@@ -176,6 +176,12 @@ hw = lambda n: d[n]["hardware_flops_per_step"] - d[n]["model_flops_per_step"]
 assert abs(hw(1) - hw(0) / 4) < 1e-9 * hw(0), (hw(1), hw(0))
 assert d[1]["plan"]["recompute_layers"] == 1 and "recompute_layers" not in d[0]["plan"]
 PY
+# The text says what is recomputed: "recompute full" alone would call the
+# plan with 1 of 4 layers recomputed a full recomputation.
+expect 0 "" $H estimate --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --tp 1 --pp 8 --mbs 1 \
+	--gbs 64 --recompute full --recompute-layers 1
+head -1 "$T/out" | grep -q ", recompute full, first 1 layer a stage, ZeRO-1$" && ok ||
+	bad "estimate header with recompute_layers 1: $(head -1 "$T/out")"
 # recompute_layers needs full recompute: the key named, exit 3.
 expect 3 "recompute_layers 2 needs recompute full" $H estimate --pool 1x8xA100-SXM4-80GB \
 	-m llama3.1-8b --tp 1 --pp 8 --mbs 1 --gbs 64 --recompute selective --recompute-layers 2

@@ -288,10 +288,10 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m, double headroom)
 {
-	char a[32], b[32];
+	char a[32], b[32], rc[48];
 	printf("%s on %d GPU%s, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s\n",
 	       m->display, e->n_gpus, e->n_gpus == 1 ? "" : "s", e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
-	       plan_recompute_name(p->recompute), p->zero,
+	       plan_recompute_text(p, rc, sizeof rc), p->zero,
 	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
 	       p->loss == LOSS_EAGER ? ", eager loss" : "");
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));

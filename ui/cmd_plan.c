@@ -392,13 +392,13 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	struct dispatch d;
 	struct hp_err err = { 0 };
 	int have_d = dispatch_plan(c, m, p, &d, &err) == 0;
-	char sched[24];
+	char sched[24], rc[48];
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);
 	else
 		snprintf(sched, sizeof sched, "1f1b");
 	sbuf_addf(o, "  micro-batch %d, %s, recompute %s, ZeRO-%d%s, cp %d, ep %d\n", p->mbs, sched,
-	     plan_recompute_name(p->recompute), p->zero, p->zero == 1 ? " (distributed optimizer)" : "",
+	     plan_recompute_text(p, rc, sizeof rc), p->zero, p->zero == 1 ? " (distributed optimizer)" : "",
 	     p->cp, p->ep);
 	/* The pool and GPU columns are as wide as the widest name the plan
 	 * uses (at least 8, at most NAME_COL_MAX), so that "A100-SXM4-40GB"

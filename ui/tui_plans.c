@@ -1026,10 +1026,10 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	tui_putf(cv_y(&cv), 2, w - 4, 0, "%s tokens in %s for %s   %d GPU%s, %.1f kW", tok, d1, d2,
 		 e->n_gpus, e->n_gpus == 1 ? "" : "s", e->power_kw);
 	cv.row++;
-	char set[192];
+	char set[224], rc[48];
 	snprintf(set, sizeof set,
 		 "gbs %d x %d, micro-batch %d, %s, recompute %s, ZeRO-%d, %s%s, CP %d, EP %d", p->gbs,
-		 e->seq_len, p->mbs, hp_dtype_name(p->precision), plan_recompute_name(p->recompute),
+		 e->seq_len, p->mbs, hp_dtype_name(p->precision), plan_recompute_text(p, rc, sizeof rc),
 		 p->zero, p->schedule == SCHED_INTERLEAVED ? "interleaved:" : "1F1B", vpp,
 		 p->cp ? p->cp : 1, p->ep ? p->ep : 1);
 	/* Wider than the screen (80 columns with an interleaved schedule):
