@@ -142,8 +142,10 @@ struct perf_offload {
 	double adam_s;            /* the CPU Adam step and the fp32 -> 16-bit copy */
 	double param_s;           /* the 16-bit partition back to the GPU */
 	double exposed_s;         /* grad_s + adam_s + param_s */
-	double host_bytes_per_gpu, host_bytes_per_node;
-	int gpus_per_node;        /* the stage's GPUs on one node */
+	double host_bytes_per_gpu;  /* the reported stage's, a GPU */
+	double host_bytes_per_node; /* the fullest node's, all the stages it hosts
+				     * (perf_offload_host_nodes) */
+	int gpus_per_node;        /* the fullest node's GPUs under the plan */
 	/* activation offload (offload = activations; perf_offload.c): */
 	int kind;                 /* enum hp_offload of the plan (0: none) */
 	int act_layers;           /* N: the layers whose activations go */
@@ -151,8 +153,8 @@ struct perf_offload {
 	double act_fwd_s, act_bwd_s; /* exposed copy time a micro-batch, forward
 				   * (to the host) and backward (back) */
 	int micro_batches;        /* the stage's micro-batches a step */
-	/* the host side against the node's memory (perf_offload_host_check): */
-	int host_pool;            /* the stage's pool (index in the cluster) */
+	/* the host side against the node's memory (perf_offload_host_nodes): */
+	int host_pool;            /* the fullest node's pool (index in the cluster) */
 	double host_mem_bytes;    /* the pool's host memory a node (pool_host_mem_gb);
 				   * 0: unknown, nothing checked */
 	double host_usable_bytes; /* of it, what pinned buffers may take

@@ -216,8 +216,8 @@ o = d["offload"]
 check(o["kind"] == "activations" and o["layers"] == 16, f"offload activations: {o}")
 check(abs(d["breakdown_s"]["offload"] - o["exposed_s"]) <= 1e-12,
       "offload activations: breakdown offload is not offload.exposed_s")
-m = re.search(r"--cpu-offloading-num-layers (\d+)\): the host needs ([0-9.]+) GiB a GPU, "
-              r"([0-9.]+) GiB a node of (\d+) GPUs \(pinned copies of (\d+) layers' "
+m = re.search(r"--cpu-offloading-num-layers (\d+)\): the host needs ([0-9.]+) GiB a GPU of the "
+              r"fullest stage, ([0-9.]+) GiB on the fullest node \(its (\d+) GPUs; pinned copies of (\d+) layers' "
               r"activations, ([0-9.]+) GiB each\)", txt)
 check(m, "offload activations: no host note")
 if m:
@@ -272,7 +272,7 @@ check(m, f"ZeRO-Offload: stderr {err.strip()}")
 if m:
     gib(m.group(1), d["host_need_bytes_per_node"], "ZeRO-Offload stderr need")
     gib(m.group(3), d["host_usable_bytes_per_node"], "ZeRO-Offload stderr usable")
-m = re.search(r"the host needs ([0-9.]+) GiB a GPU, ([0-9.]+) GiB a node of (\d+) GPUs", txt)
+m = re.search(r"the host needs ([0-9.]+) GiB a GPU of the fullest stage, ([0-9.]+) GiB on the fullest node \(its (\d+) GPUs", txt)
 check(m, "ZeRO-Offload: no host note")
 if m:
     gib(m.group(1), o["host_bytes_per_gpu"], "ZeRO-Offload host a GPU")

@@ -147,7 +147,7 @@ json "assert d['host_fits'] is True and d['fits'] is True"
 expect 4 "" "$H" estimate --pool 1x8xH100-SXM,host_mem_gb=100 $S
 grep -qF "DOES NOT FIT THE HOST: the offload needs 134.6 GiB of host memory a node" "$T/out" && ok ||
 	bad "text: $(grep -F 'THE HOST' "$T/out")"
-grep -qF "a node of 8 GPUs" "$T/out" && ok || bad "text: $(grep -F 'a node of' "$T/out")"
+grep -qF "on the fullest node (its 8 GPUs;" "$T/out" && ok || bad "text: $(grep -F 'fullest node' "$T/out")"
 # At DP 2 over two such nodes each stage's TP x DP = 8 GPUs fill one node
 # (the comm model's placement: a stage's DP ranks together): a node holds
 # one stage's state, 18 B x about 4,015.1 M (half the model: stage 0,

@@ -101,7 +101,7 @@ assert 0.6445 <= g <= 0.997773150 + 1e-9, g"
 
 # the text names the host memory and the exposed time
 expect 0 "" "$H" estimate $BASE --offload optimizer
-if grep -q "offload 1.686" "$T/out" && grep -q "host needs 7.2 GiB a GPU, 14.4 GiB a node of 2 GPUs" "$T/out"; then
+if grep -q "offload 1.686" "$T/out" && grep -q "host needs 7.2 GiB a GPU of the fullest stage, 14.4 GiB on the fullest node (its 2 GPUs;" "$T/out"; then
 	ok
 else
 	bad "estimate text lacks the offload line or the host memory note: $(grep -i offload "$T/out")"

@@ -478,7 +478,8 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		if (f->kind == OFFLOAD_ACTIVATIONS) {
 			char hb[32], nb2[32], lb[32], db[32];
 			printf("  note: offload activations (Megatron-Core --cpu-offloading-num-layers "
-			       "%d): the host needs %s a GPU, %s a node of %d GPUs (pinned copies of "
+			       "%d): the host needs %s a GPU of the fullest stage, %s on the fullest node "
+			       "(its %d GPUs; pinned copies of "
 			       "%d layers' activations, %s each), beside the GPU's memory above\n",
 			       f->act_layers, hp_fmt_bytes(hb, sizeof hb, f->host_bytes_per_gpu),
 			       hp_fmt_bytes(nb2, sizeof nb2, f->host_bytes_per_node), f->gpus_per_node,
@@ -491,7 +492,8 @@ static void print_estimate(enum cli_format fmt, const struct estimate *e,
 		} else if (f->exposed_s > 0) {
 			char hb[32], nb2[32], db[32], ub[32];
 			printf("  note: offload optimizer (DeepSpeed ZeRO-Offload): the host needs %s "
-			       "a GPU, %s a node of %d GPUs (fp32 master, Adam moments and "
+			       "a GPU of the fullest stage, %s on the fullest node (its %d GPUs; fp32 "
+			       "master, Adam moments and "
 			       "gradients, pinned 16-bit buffers), beside the GPU's memory above\n",
 			       hp_fmt_bytes(hb, sizeof hb, f->host_bytes_per_gpu),
 			       hp_fmt_bytes(nb2, sizeof nb2, f->host_bytes_per_node), f->gpus_per_node);
