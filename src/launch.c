@@ -1501,10 +1501,11 @@ void launch_nofit_text(const struct estimate *e, const struct cluster *c, char *
 	const struct perf_offload *f = &e->offload;
 	if (f->host_over && e->worst_stage < 0) {
 		/* the GPUs hold the plan; the host does not hold what it
-		 * offloads (perf_offload_host_check) */
+		 * offloads (perf_offload_host_nodes); host_mem_gb as the user
+		 * gave it, as estimate prints it */
 		snprintf(buf, n, "the plan does not fit in host memory: its offload needs %s of "
 			 "pinned host memory a node of pool %s, more than the %s usable of its "
-			 "%.0f GB (pool key host_mem_gb)",
+			 "%g GB (pool key host_mem_gb)",
 			 hp_fmt_bytes(nb, sizeof nb, f->host_bytes_per_node),
 			 f->host_pool >= 0 && f->host_pool < c->n_pools ? c->pools[f->host_pool].name
 									 : "?",

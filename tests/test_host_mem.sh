@@ -209,4 +209,9 @@ assert d['host_fits'] is True"
 	fi
 done
 
+# launch's refusal prints host_mem_gb as given, as estimate does: 170.4,
+# not a rounded "170 GB" (the ZeRO-Offload plan of Llama 3.1 8B at PP 2 x
+# TP 4 on one node needs 18 B x 8.03e9 = 144.5e9 B, over 0.85 x 170.4e9).
+expect 4 "usable of its 170.4 GB (pool key host_mem_gb)" $H launch --pool 1x8xH100-SXM,host_mem_gb=170.4 -m llama3.1-8b --tp 4 --pp 2 --mbs 1 --gbs 64 --offload optimizer --framework deepspeed --zero 2
+
 finish host_mem
