@@ -481,6 +481,19 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 		     p->zero);
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, HF, "selective recomputation (--gradient_checkpointing is whole-block)");
+	/* Partial recomputation (recompute_layers): the HF Trainer's
+	 * --gradient_checkpointing and AutoModel's activation_checkpointing
+	 * wrap every block, and the 2019 Megatron-LM's
+	 * --checkpoint-num-layers sets the size of each checkpointed chunk,
+	 * not how many layers are recomputed: all of them are. */
+	if (p->recompute == RC_FULL && p->recompute_layers > 0) {
+		deny(v, HF, "recompute_layers %d (--gradient_checkpointing recomputes every block)",
+		     p->recompute_layers);
+		deny(v, AM, "recompute_layers %d (activation_checkpointing wraps every layer)",
+		     p->recompute_layers);
+		deny(v, DS03, "recompute_layers %d (--checkpoint-activations recomputes every "
+		     "layer)", p->recompute_layers);
+	}
 	if (p->cp > 1)
 		deny(v, HF, "context parallelism (CP %d; DDP: one sequence per rank)", p->cp);
 }

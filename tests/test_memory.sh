@@ -182,6 +182,17 @@ expect 0 "" $H estimate --pool 1x8xA100-SXM4-80GB -m llama3.1-8b --tp 1 --pp 8 -
 	--gbs 64 --recompute full --recompute-layers 1
 head -1 "$T/out" | grep -q ", recompute full, first 1 layer a stage, ZeRO-1$" && ok ||
 	bad "estimate header with recompute_layers 1: $(head -1 "$T/out")"
+# Frameworks that recompute every block whatever N says (docs/runnable.md):
+# the HF Trainer's --gradient_checkpointing, AutoModel's
+# activation_checkpointing, the 2019 Megatron-LM's --checkpoint-activations.
+for fw in hf-transformers nemo-automodel; do
+	expect 0 "--framework $fw does not run this plan as one job: recompute_layers 2" $H estimate \
+		--pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --recompute full \
+		--recompute-layers 2 --framework $fw
+done
+expect 0 "--framework deepspeed-0.3 does not run this plan as one job: recompute_layers 2" $H estimate \
+	--pool 1x8xA100-SXM4-80GB -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --recompute full \
+	--recompute-layers 2 --framework deepspeed-0.3 --precision fp16 --attention unfused
 # recompute_layers needs full recompute: the key named, exit 3.
 expect 3 "recompute_layers 2 needs recompute full" $H estimate --pool 1x8xA100-SXM4-80GB \
 	-m llama3.1-8b --tp 1 --pp 8 --mbs 1 --gbs 64 --recompute selective --recompute-layers 2
