@@ -1257,24 +1257,22 @@ static void offload_stage(struct stage_ctx *x, const struct perf_stage *ps,
  * node, bytes over the link, the exposed parts). */
 static void offload_notes(struct stage_ctx *x, const struct perf_stage *ps, struct estimate *e)
 {
-	ctx_replica(x, ps->group, 0);
-	ctx_stage(x, ps->index);
-	perf_stage_compute(x);   /* the parameters and the backward it reads */
-	offload_stage(x, ps, &e->offload);
-	/* the host side against the node's memory: every stage's pinned
-	 * buffers, summed over the GPUs each node hosts (perf_offload_host_
-	 * nodes); a plan whose fullest node's host cannot hold them does not
-	 * fit */
+	/* Every stage's terms (ps's into e->offload), the parameters and
+	 * the backward they read computed per stage; then the host side
+	 * against the node's memory: every stage's pinned buffers, summed
+	 * over the GPUs each node hosts (perf_offload_host_nodes); a plan
+	 * whose fullest node's host cannot hold them does not fit. */
 	double *per_gpu = xcalloc((size_t)e->n_stages, sizeof *per_gpu);
 	int si = 0;
 	for (int r = 0; r < x->p->n_replicas; r++) {
 		ctx_replica(x, r, 0);
 		for (int i = 0; i < x->pp && si < e->n_stages; i++, si++) {
-			struct perf_offload o;
+			struct perf_offload other = { 0 };
+			struct perf_offload *o = &e->stages[si] == ps ? &e->offload : &other;
 			ctx_stage(x, i);
 			perf_stage_compute(x);
-			offload_stage(x, &e->stages[si], &o);
-			per_gpu[si] = o.host_bytes_per_gpu;
+			offload_stage(x, &e->stages[si], o);
+			per_gpu[si] = o->host_bytes_per_gpu;
 		}
 	}
 	perf_offload_host_nodes(x->c, x->p, per_gpu, &e->offload);
