@@ -305,12 +305,19 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
  * (ep_dispatch_dedup) and runs alltoall. DeepSpeed's and torchtitan's
  * MoE layers (not written down) keep the earlier charge too. 0 at
  * etp 1. */
+static int expert_gather_in_line(const struct plan *p)
+{
+	return plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL &&
+	       framework_get(p->framework)->ep_dispatch_dedup;
+}
+
+/* The unit's time, as above; *in_line: whether it runs in line
+ * (expert_gather_in_line). */
 static double tp_expert_unit(struct stage_ctx *x, int *in_line)
 {
 	const struct plan *p = x->p;
 	int etp = plan_etp(p, x->tp), dom = perf_domain_gpus(x->pl);
-	*in_line = plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL &&
-		   framework_get(p->framework)->ep_dispatch_dedup;
+	*in_line = expert_gather_in_line(p);
 	if (etp <= 1)
 		return 0;
 	struct perf_group ge;
@@ -391,9 +398,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 		 * the row names it, its unit's bytes and its collectives, 1
 		 * unit forward, 1 backward and rc_units / 2 recomputed per
 		 * MoE layer; the times stay the stage's whole TP time. */
-		int in_line;
-		tp_expert_unit(x, &in_line);
-		double eb = bytes * (in_line ? x->m->moe.top_k : 1) * etp / tp;
+		double eb = bytes * (expert_gather_in_line(p) ? x->m->moe.top_k : 1) * etp / tp;
 		make_group(x, st->pool, -1, etp, etp < dom ? etp : dom, &gt);
 		coll(x, &gt, op, eb, &cr);
 		note_comm(e, DIM_TP, op, eb,
