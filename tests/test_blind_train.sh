@@ -559,7 +559,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 27 (small): BigScience's 1B3 benchmark on 8 Jean Zay V100
           # (Megatron-DeepSpeed) and Languini Kitchen's one-GPU GPT table
           # (RTX 3090, RTX 4090, V100).
-          "BLBS": "small/V100/consumer", "BLLK": "small/V100/consumer"}
+          "BLBS": "small/V100/consumer", "BLLK": "small/V100/consumer",
+          # Round 28 (small): OneFlow's GPT-2 small in DLPerf's OSDI test (the
+          # BLDSV cluster) and Ray Train's fine-tuning notebooks (T4, A10G).
+          "BLOFM": "small/V100/consumer", "BLRAY": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -599,7 +602,7 @@ GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200",
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
-       ("RTX-A6000", "RTX-A6000"), ("A40", "A40"), ("Gaudi2", "Gaudi2")]
+       ("RTX-A6000", "RTX-A6000"), ("A40", "A40"), ("Gaudi2", "Gaudi2"), ("T4", "T4"), ("A10G", "A10G")]
 # Blocks named by the ARCH: tag (tests/data/blind_README.md).
 ARCH = {
     "llama": dict(gated_mlp=True, norm="rmsnorm", position="rope", tied_embeddings=False, bias=False),
