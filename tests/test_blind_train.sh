@@ -551,7 +551,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 27 (small): BigScience's 1B3 benchmark on 8 Jean Zay V100
           # (Megatron-DeepSpeed) and Languini Kitchen's one-GPU GPT table
           # (RTX 3090, RTX 4090, V100).
-          "BLBS": "small/V100/consumer", "BLLK": "small/V100/consumer"}
+          "BLBS": "small/V100/consumer", "BLLK": "small/V100/consumer",
+          # Round 28a: MLPerf v3.0 GPT-3 175B logs, NVIDIA and CoreWeave
+          # H100 (512-3,584 GPUs, NeMo Megatron 23.04).
+          "BLML30": "H100 at scale"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
