@@ -18,7 +18,7 @@ int esc_is_printable(const char *s, size_t max_bytes)
 	while (s[len]) {
 		unsigned cp;
 		int n = utf8_len(s + len, &cp);
-		if (!n || utf8_is_control(cp))
+		if (!n || utf8_is_control(cp) || utf8_is_bidi_control(cp))
 			return 0;
 		len += (size_t)n;
 		if (len > max_bytes)
@@ -33,7 +33,7 @@ void esc_scrub(char *s)
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
-		if (!n || utf8_is_control(cp)) {
+		if (!n || utf8_is_control(cp) || utf8_is_bidi_control(cp)) {
 			for (int i = 0; i < (n ? n : 1); i++)
 				s[i] = '?';
 			n = n ? n : 1;
