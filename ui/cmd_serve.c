@@ -370,11 +370,11 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 		case O_EST: a->estimate = 1; break;
 		case O_NOBOOK: a->no_book = 1; break;
 		case ':':
-			fprintf(stderr, "hetplan serve: %s: missing value\n", argv[optind - 1]);
+			fprintf(stderr, "hetplan serve: %s: missing value\n", cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		case '?':
 			fprintf(stderr, "hetplan serve: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		default:
 			if ((rc = serve_opt_value(opt, optarg, a)))
