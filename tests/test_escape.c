@@ -193,16 +193,19 @@ TEST(printable)
 	CHECK(!esc_is_printable("\xf4\x90\x80\x80", 64));  /* U+110000 */
 	CHECK(!esc_is_printable("\xe2\x80", 64));          /* cut sequence */
 	CHECK(!esc_is_printable("abcde", 4));
-	/* Bidi_Control (Unicode PropList.txt): U+202E RIGHT-TO-LEFT OVERRIDE,
-	 * U+2066 LEFT-TO-RIGHT ISOLATE, U+200F RIGHT-TO-LEFT MARK, U+061C
-	 * ARABIC LETTER MARK, each inside a name (at an end they are blanks
-	 * the name checks refuse first) */
+	/* the explicit directional formatting characters (UAX #9 section 2,
+	 * the ones CVE-2021-42574 names) inside a name: U+202A LEFT-TO-RIGHT
+	 * EMBEDDING, U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT
+	 * ISOLATE, U+2069 POP DIRECTIONAL ISOLATE */
+	CHECK(!esc_is_printable("a\xe2\x80\xaa" "b", 64));
 	CHECK(!esc_is_printable("a\xe2\x80\xae" "b", 64));
 	CHECK(!esc_is_printable("a\xe2\x81\xa6" "b", 64));
-	CHECK(!esc_is_printable("a\xe2\x80\x8f" "b", 64));
-	CHECK(!esc_is_printable("a\xd8\x9c" "b", 64));
-	/* neighbours that are not bidi controls: U+202F NARROW NO-BREAK
-	 * SPACE, U+2065 (unassigned), Hebrew alef U+05D0 */
+	CHECK(!esc_is_printable("a\xe2\x81\xa9" "b", 64));
+	/* allowed: the marks U+200F RIGHT-TO-LEFT MARK and U+061C ARABIC
+	 * LETTER MARK, U+202F NARROW NO-BREAK SPACE, U+2065 (unassigned),
+	 * Hebrew alef U+05D0 */
+	CHECK(esc_is_printable("a\xe2\x80\x8f" "b", 64));
+	CHECK(esc_is_printable("a\xd8\x9c" "b", 64));
 	CHECK(esc_is_printable("a\xe2\x80\xaf" "b", 64));
 	CHECK(esc_is_printable("a\xe2\x81\xa5" "b", 64));
 	CHECK(esc_is_printable("\xd7\x90", 64));
