@@ -630,8 +630,13 @@ static void md_render(const struct report_input *in, const struct report_summary
 	md_summary(in, s, b);
 	md_inputs(in, s, b);
 	md_plans(in, s, b);
-	if (in->extra)
+	if (in->extra) {
 		in->extra->md(b, in->extra->ctx);
+		/* the part ends in a paragraph: a blank line before the next
+		 * heading, as between every other section */
+		if (b->len >= 2 && memcmp(b->s + b->len - 2, "\n\n", 2))
+			sbuf_add(b, "\n");
+	}
 	sbuf_addf(b, "## Search\n\n%ld candidate plans, %ld estimated, %ld pruned, %d LP solves, "
 		  "%.2f s%s.\n\n", r->stats.candidates, r->stats.evaluated, r->stats.pruned,
 		  r->stats.lp_solves, r->stats.seconds,
