@@ -301,10 +301,16 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	if (e->price_known)
 		printf("  cost             $%.2f/h, $%.3f per 1M tokens\n", e->usd_per_hour,
 		       e->usd_per_mtok);
-	else
-		printf("  cost             unknown (a pool has no price)\n");
 	int used[HP_MAX_POOLS], first = 1;
 	plan_gpus(p, used);
+	if (!e->price_known) {
+		/* name the pools without one and how to give it */
+		printf("  cost             unknown: no price for pool");
+		for (int i = 0, n = 0; i < c->n_pools; i++)
+			if (used[i] && !pool_price_known(&c->pools[i]))
+				printf("%s %s (%s)", n++ ? "," : "", c->pools[i].name, c->pools[i].gpu.name);
+		printf("; give price_per_node_hour (--pool ...,price=USD)\n");
+	}
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i] && pool_price_known(&c->pools[i])) {
 			printf("  %-16s %s $%.2f/node-h from %s\n", first ? "prices" : "",
