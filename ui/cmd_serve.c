@@ -208,7 +208,7 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 			a->have_osl = 1;
 		return 0;
 	case O_RATE:
-		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0, at most 1e7", arg) : 0;
+		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0, at most 1e7 (or --offline for no rate)", arg) : 0;
 	case O_TTFT:
 		return parse_pos(arg, 3600, &so->slo.ttft_p99_s)
 		       ? usage_error("serve", "ttft-p99", "seconds above 0, at most 3600 (e.g. 2 or 0.5)", arg) : 0;
