@@ -476,7 +476,8 @@ static void md_summary(const struct report_input *in, const struct report_summar
 	}
 	const struct search_plan *sp = s->chosen;
 	report_plan_label(sp, in->res, c, label, sizeof label);
-	sbuf_add(b, "| | |\n|---|---|\n| Best plan | ");
+	/* --rank N details plan N: it is the chosen plan, not the best */
+	sbuf_addf(b, "| | |\n|---|---|\n| %s | ", in->chosen ? "Chosen plan" : "Best plan");
 	sbuf_add_md(b, label);
 	sbuf_addf(b, " (rank %d of %d, %s) |\n", in->chosen + 1, in->res->n_plans,
 		  search_optimality_name(sp->optimality));
