@@ -230,4 +230,20 @@ expect 3 "estimate --on: no pool named 'x^[[2J' in the cluster (pools: h, a)" \
 	--tp 1 --pp 1 --mbs 1 --gbs 64 --on "$(printf 'x\033[2J')"
 expect 2 "unknown option '--x^[[2J'" $H plan "$(printf -- '--x\033[2J')"
 
+# plan's legend explains the split suffix with one the table shows (it
+# said "113/112 mb" whatever the plans were)
+for cl in "--pool 45x8xH100-SXM,name=h100 --pool 8x8xA100-40GB,name=a100 -m llama3.1-70b --gbs 512 --tokens 1T --objective deadline --deadline 30d" \
+	"--pool 8x8xH100-SXM,name=h100 --pool 16x8xA100-40GB,name=a100 --pool 8x8xL40S,name=l40s -m llama3.1-70b --gbs 1024 --tokens 2T"; do
+	# shellcheck disable=SC2086
+	expect 0 "" $H plan $cl --top 3
+	ex=$(grep -o '; [0-9]*/[0-9]* mb:' "$T/out" | sed 's/^; //; s/:$//')
+	if [ -z "$ex" ]; then
+		bad "plan $cl: no split legend"
+	elif sed -n '/^  *#  plan/,/^(/p' "$T/out" | grep -q "[0-9*] .* $ex "; then
+		ok
+	else
+		bad "plan $cl: legend '$ex' is in no row: $(head -6 "$T/out")"
+	fi
+done
+
 finish consistency_views
