@@ -721,11 +721,14 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 	sbuf_addf(&b, "\"; global batch %d x %d tokens, %s, objective %s.\n\n", p->gbs, e->seq_len,
 		  hp_dtype_name(p->precision), search_objective_name(in->opts->objective));
 	plan_md_metrics(&b, in, sp, tokens);
+	/* the chunk count, as the report's settings line gives it */
+	char sched[64] = "1F1B";
+	if (p->schedule == SCHED_INTERLEAVED)
+		snprintf(sched, sizeof sched, "interleaved 1F1B (%d chunks per stage)", p->vpp);
 	sbuf_addf(&b, "\n## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d%s, %s, CP %d, EP %d.\n\n",
 		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
-		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
-		  p->schedule == SCHED_INTERLEAVED ? "interleaved 1F1B" : "1F1B", p->cp ? p->cp : 1,
-		  p->ep ? p->ep : 1);
+		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "", sched,
+		  p->cp ? p->cp : 1, p->ep ? p->ep : 1);
 	report_table_layout(&t, in, sp, 0);
 	md_table(&b, 2, &t);
 	report_table_step(&t, sp);
