@@ -15,6 +15,8 @@
 #     starts a block (a blank line before it);
 #   - pool names with a bidirectional override or isolate (U+202E,
 #     U+2066) are refused where they are read, naming the field;
+#   - `estimate`'s first line names a plan's interleaved schedule, CP and
+#     EP (a plan read from a file showed none of them);
 #   - `estimate` of a plan with an unpriced pool names that pool; `--on`
 #     with an unknown pool lists the pools and shows the argument through
 #     the terminal sink.
@@ -91,6 +93,22 @@ for name, cl, pa in CASES:
         tp, pp, n = st[0]["tp"], len(st), p["replicas"][0]["count"]
         dp = n
         sizes = [x["last_layer"] - x["first_layer"] + 1 for x in st]
+        if p["rank"] <= 4:
+            # estimate's first line names what the plan sets beyond 1F1B,
+            # CP 1 and EP 1 (it said none of it)
+            et = run(["estimate"] + cl + ["--plan", pj, "--rank", str(p["rank"])], ok=(0, 4))
+            if et is not None:
+                head = et.splitlines()[0]
+                sch = p["schedule"]
+                want = []
+                if sch.startswith("interleaved:"):
+                    want.append(f"interleaved ({sch.split(':')[1]} chunks per stage)")
+                if p["cp"] > 1:
+                    want.append(f"CP {p['cp']}")
+                if p["ep"] > 1:
+                    want.append(f"EP {p['ep']}")
+                check(all(w in head for w in want) and ("interleaved" in head) == bool(
+                    sch.startswith("interleaved")), f"{tag}: estimate's header '{head}' lacks {want}")
         base = ["launch"] + cl + ["--plan", pj, "--rank", str(p["rank"]), "--force"]
         f = run(base)
         if f is not None:
