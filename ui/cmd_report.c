@@ -199,8 +199,11 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		rc = HP_EXIT_NOFIT;
 	}
 	if (res.n_plans && rank > res.n_plans) {
-		fprintf(stderr, "hetplan report: --rank %d: the planner found %d plan%s\n", rank,
-			res.n_plans, res.n_plans == 1 ? "" : "s");
+		/* the workspace's "top" caps the list: say so when it did */
+		fprintf(stderr, "hetplan report: --rank %d: the planner found %d plan%s%s\n", rank,
+			res.n_plans, res.n_plans == 1 ? "" : "s",
+			res.n_plans == ws.opts.top_k ? " (the workspace's workload.top; raise it for more)"
+						     : "");
 		search_result_free(&res);
 		return HP_EXIT_USAGE;
 	}
