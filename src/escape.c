@@ -11,6 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The explicit directional formatting characters (UAX #9, section 2: the
+ * embeddings and overrides U+202A..U+202E and the isolates U+2066..U+2069),
+ * the ones CVE-2021-42574 names: each reorders the text after it up to
+ * the end of the paragraph. The marks (U+061C, U+200E, U+200F) only
+ * steer the characters around them and stay allowed inside a name. */
+static int bidi_override(unsigned cp)
+{
+	return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 int esc_is_printable(const char *s, size_t max_bytes)
 {
 	assert(s);
@@ -18,7 +28,7 @@ int esc_is_printable(const char *s, size_t max_bytes)
 	while (s[len]) {
 		unsigned cp;
 		int n = utf8_len(s + len, &cp);
-		if (!n || utf8_is_control(cp))
+		if (!n || utf8_is_control(cp) || bidi_override(cp))
 			return 0;
 		len += (size_t)n;
 		if (len > max_bytes)
@@ -33,7 +43,7 @@ void esc_scrub(char *s)
 	while (*s) {
 		unsigned cp;
 		int n = utf8_len(s, &cp);
-		if (!n || utf8_is_control(cp)) {
+		if (!n || utf8_is_control(cp) || bidi_override(cp)) {
 			for (int i = 0; i < (n ? n : 1); i++)
 				s[i] = '?';
 			n = n ? n : 1;

@@ -20,11 +20,17 @@
 #include "sbuf.h"
 
 /* 1 when s is printable UTF-8 (no C0/C1 control characters, no DEL, no
- * invalid sequences) of at most max_bytes bytes; 0 otherwise. */
+ * bidirectional embeddings, overrides or isolates, no invalid sequences) of
+ * at most max_bytes bytes; 0 otherwise. U+202A..U+202E and U+2066..U+2069
+ * are refused because the CLI prints names, labels and launch comments with
+ * printf and the reports copy them: one would reorder the rest of a row in
+ * a terminal, a `cat`ed Markdown or CSV file, or a comment of a launch
+ * script (CVE-2021-42574). */
 int esc_is_printable(const char *s, size_t max_bytes);
 
-/* Input: replace each control character and each byte that is not valid
- * UTF-8 in s with '?', in place (for text from remote price feeds). */
+/* Input: replace each control character, each bidi embedding, override
+ * or isolate (as esc_is_printable) and each byte that is not valid UTF-8 in s with '?'
+ * (one per byte), in place (for text from remote price feeds). */
 void esc_scrub(char *s);
 
 /* Terminal: C0 controls and DEL as caret notation (ESC -> ^[, LF -> ^J,

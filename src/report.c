@@ -476,7 +476,8 @@ static void md_summary(const struct report_input *in, const struct report_summar
 	}
 	const struct search_plan *sp = s->chosen;
 	report_plan_label(sp, in->res, c, label, sizeof label);
-	sbuf_add(b, "| | |\n|---|---|\n| Best plan | ");
+	/* --rank N details plan N: it is the chosen plan, not the best */
+	sbuf_addf(b, "| | |\n|---|---|\n| %s | ", in->chosen ? "Chosen plan" : "Best plan");
 	sbuf_add_md(b, label);
 	sbuf_addf(b, " (rank %d of %d, %s) |\n", in->chosen + 1, in->res->n_plans,
 		  search_optimality_name(sp->optimality));
@@ -630,8 +631,13 @@ static void md_render(const struct report_input *in, const struct report_summary
 	md_summary(in, s, b);
 	md_inputs(in, s, b);
 	md_plans(in, s, b);
-	if (in->extra)
+	if (in->extra) {
 		in->extra->md(b, in->extra->ctx);
+		/* the part ends in a paragraph: a blank line before the next
+		 * heading, as between every other section */
+		if (b->len >= 2 && memcmp(b->s + b->len - 2, "\n\n", 2))
+			sbuf_add(b, "\n");
+	}
 	sbuf_addf(b, "## Search\n\n%ld candidate plans, %ld estimated, %ld pruned, %d LP solves, "
 		  "%.2f s%s.\n\n", r->stats.candidates, r->stats.evaluated, r->stats.pruned,
 		  r->stats.lp_solves, r->stats.seconds,
@@ -715,11 +721,14 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 	sbuf_addf(&b, "\"; global batch %d x %d tokens, %s, objective %s.\n\n", p->gbs, e->seq_len,
 		  hp_dtype_name(p->precision), search_objective_name(in->opts->objective));
 	plan_md_metrics(&b, in, sp, tokens);
+	/* the chunk count, as the report's settings line gives it */
+	char sched[64] = "1F1B";
+	if (p->schedule == SCHED_INTERLEAVED)
+		snprintf(sched, sizeof sched, "interleaved 1F1B (%d chunks per stage)", p->vpp);
 	sbuf_addf(&b, "\n## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d%s, %s, CP %d, EP %d.\n\n",
 		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
-		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
-		  p->schedule == SCHED_INTERLEAVED ? "interleaved 1F1B" : "1F1B", p->cp ? p->cp : 1,
-		  p->ep ? p->ep : 1);
+		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "", sched,
+		  p->cp ? p->cp : 1, p->ep ? p->ep : 1);
 	report_table_layout(&t, in, sp, 0);
 	md_table(&b, 2, &t);
 	report_table_step(&t, sp);

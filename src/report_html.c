@@ -575,7 +575,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	report_plan_label(sp, in->res, c, v, sizeof v);
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
 		 search_optimality_name(sp->optimality), sp->est.n_gpus);
-	report_html_card(b, "hero", "Best plan", v, t);
+	report_html_card(b, "hero", in->chosen ? "Chosen plan" : "Best plan", v, t);
 	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
 	snprintf(t, sizeof t, "step %s, MFU %.1f%%", hp_fmt_duration(y, sizeof y,
 		 sp->est.step_time_s), 100 * sp->est.mfu);

@@ -193,6 +193,31 @@ TEST(printable)
 	CHECK(!esc_is_printable("\xf4\x90\x80\x80", 64));  /* U+110000 */
 	CHECK(!esc_is_printable("\xe2\x80", 64));          /* cut sequence */
 	CHECK(!esc_is_printable("abcde", 4));
+	/* the explicit directional formatting characters (UAX #9 section 2,
+	 * the ones CVE-2021-42574 names) inside a name: U+202A LEFT-TO-RIGHT
+	 * EMBEDDING, U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT
+	 * ISOLATE, U+2069 POP DIRECTIONAL ISOLATE */
+	CHECK(!esc_is_printable("a\xe2\x80\xaa" "b", 64));
+	CHECK(!esc_is_printable("a\xe2\x80\xae" "b", 64));
+	CHECK(!esc_is_printable("a\xe2\x81\xa6" "b", 64));
+	CHECK(!esc_is_printable("a\xe2\x81\xa9" "b", 64));
+	/* allowed: the marks U+200F RIGHT-TO-LEFT MARK and U+061C ARABIC
+	 * LETTER MARK, U+202F NARROW NO-BREAK SPACE, U+2065 (unassigned),
+	 * Hebrew alef U+05D0 */
+	CHECK(esc_is_printable("a\xe2\x80\x8f" "b", 64));
+	CHECK(esc_is_printable("a\xd8\x9c" "b", 64));
+	CHECK(esc_is_printable("a\xe2\x80\xaf" "b", 64));
+	CHECK(esc_is_printable("a\xe2\x81\xa5" "b", 64));
+	CHECK(esc_is_printable("\xd7\x90", 64));
+}
+
+TEST(scrub)
+{
+	/* one '?' per byte of what is refused: ESC (1 byte), U+202E (3
+	 * bytes), a lone continuation byte (1) */
+	char s[] = "a\x1b[b\xe2\x80\xae" "c\x80" "d\xc3\xa9";
+	esc_scrub(s);
+	CHECK_STR(s, "a?[b???c?d\xc3\xa9");
 }
 
 TEST(shell)
@@ -336,6 +361,7 @@ int main(void)
 	RUN(utf8_cuts);
 	RUN(utf8_code_point_cols);
 	RUN(printable);
+	RUN(scrub);
 	RUN(shell);
 	RUN(csv);
 	RUN(markdown_html);

@@ -66,6 +66,20 @@ keys ex C-u pool.html Enter
 wait_for ex "pool.html: a pool's best plan exports as .md or .json" && ok ||
 	bad ".html of a pool's best plan: $(screen ex | tail -1)"
 [ ! -e "$tmp/pool.html" ] && ok || bad "pool.html was written"
+# .md: the schedule with its chunk count, as the JSON export's plan has it
+# (the Settings line said "interleaved 1F1B" without the count)
+keys ex e
+wait_for ex "Export plan to" || bad "third e did not prompt"
+keys ex C-u pool.md Enter
+wait_for ex "exported pool.md" || bad "no pool.md: $(screen ex | tail -1)"
+python3 - "$tmp/pool.json" "$tmp/pool.md" <<'PY' && ok || bad "pool.md's Settings line lacks the plan's schedule"
+import json, sys
+sch = json.load(open(sys.argv[1]))["plan"]["schedule"]
+md = open(sys.argv[2]).read()
+want = ("interleaved 1F1B (%s chunks per stage)" % sch.split(":")[1]
+        if sch.startswith("interleaved:") else "1F1B,")
+assert want in md, (sch, [l for l in md.splitlines() if l.startswith("micro-batch")])
+PY
 
 # L: launch configs, compared with `hetplan launch` for the same plan
 python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["plan"], open(sys.argv[2], "w"))' \

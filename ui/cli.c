@@ -9,6 +9,7 @@
 #include "completion.h"
 #include "tui.h"
 #include "pricing.h"
+#include "common.h"
 #include "escape.h"
 #include "fields_doc.h"
 #include "workspace.h"
@@ -169,7 +170,7 @@ static int cmd_completion(int argc, char **argv, const struct catalog *cat)
 	}
 	if (completion_write(stdout, argv[1], cc, n, global_options, cat) < 0) {
 		fprintf(stderr, "hetplan completion: unknown shell '%s' (bash, zsh or fish)\n",
-			argv[1]);
+			cli_shown(argv[1]));
 		return HP_EXIT_USAGE;
 	}
 	return 0;
@@ -235,7 +236,7 @@ int cli_main(int argc, char **argv)
 	} else {
 		const struct command *cmd = command_find(argv[1]);
 		if (!cmd) {
-			fprintf(stderr, "hetplan: unknown command '%s'\n", argv[1]);
+			fprintf(stderr, "hetplan: unknown command '%s'\n", cli_shown(argv[1]));
 			usage(stderr);
 			rc = HP_EXIT_USAGE;
 		} else {

@@ -3,6 +3,7 @@
  * catalog file into the cache (src/pricing_gpus.c). */
 #include "cli.h"
 #include "cmd_prices.h"
+#include "common.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "model.h"
@@ -58,10 +59,10 @@ static int list_opts(int argc, char **argv, const char *cmd, enum cli_format *fm
 			continue;
 		if (o == 'f')
 			fprintf(stderr, "hetplan %s: --format: expected table, json or csv, got '%s'\n",
-				cmd, optarg);
+				cmd, cli_shown(optarg));
 		else
 			fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 		return HP_EXIT_USAGE;
 	}
 	return -1;

@@ -371,19 +371,19 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 			return HP_EXIT_OK;
 		}
 		if (opt == ':') {
-			fprintf(stderr, "hetplan comm: %s: missing value\n", argv[optind - 1]);
+			fprintf(stderr, "hetplan comm: %s: missing value\n", cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		}
 		if (opt < O_COLL) {
 			fprintf(stderr, "hetplan comm: unknown option '%s' (see hetplan comm --help)\n",
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		}
 		if ((rc = parse_opt(&a, opt, optarg)))
 			return rc;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hetplan comm: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hetplan comm: unexpected argument '%s'\n", cli_shown(argv[optind]));
 		return HP_EXIT_USAGE;
 	}
 	if ((rc = check_required(&a)))

@@ -288,12 +288,22 @@ static void print_fit_hint(const struct cluster *c, const struct plan *p,
 static void print_table(const struct estimate *e, const struct cluster *c,
 			const struct plan *p, const struct model_spec *m, double headroom)
 {
-	char a[32], b[32], rc[48];
-	printf("%s on %d GPU%s, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s\n",
+	char a[32], b[32], rc[48], more[96] = "";
+	/* what the plan sets beyond the defaults (1F1B, CP 1, EP 1): nowhere
+	 * else in the text, so a plan read from a file said nothing of them */
+	int mk = 0;
+	if (p->schedule == SCHED_INTERLEAVED)
+		mk += snprintf(more + mk, sizeof more - (size_t)mk, ", interleaved (%d chunks per stage)",
+			      p->vpp);
+	if (p->cp > 1 && mk < (int)sizeof more)
+		mk += snprintf(more + mk, sizeof more - (size_t)mk, ", CP %d", p->cp);
+	if (p->ep > 1 && mk < (int)sizeof more)
+		snprintf(more + mk, sizeof more - (size_t)mk, ", EP %d", p->ep);
+	printf("%s on %d GPU%s, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s%s\n",
 	       m->display, e->n_gpus, e->n_gpus == 1 ? "" : "s", e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
 	       plan_recompute_text(p, rc, sizeof rc), p->zero,
 	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
-	       p->loss == LOSS_EAGER ? ", eager loss" : "");
+	       p->loss == LOSS_EAGER ? ", eager loss" : "", more);
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
@@ -301,10 +311,16 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	if (e->price_known)
 		printf("  cost             $%.2f/h, $%.3f per 1M tokens\n", e->usd_per_hour,
 		       e->usd_per_mtok);
-	else
-		printf("  cost             unknown (a pool has no price)\n");
 	int used[HP_MAX_POOLS], first = 1;
 	plan_gpus(p, used);
+	if (!e->price_known) {
+		/* name the pools without one and how to give it */
+		printf("  cost             unknown: no price for pool");
+		for (int i = 0, n = 0; i < c->n_pools; i++)
+			if (used[i] && !pool_price_known(&c->pools[i]))
+				printf("%s %s (%s)", n++ ? "," : "", c->pools[i].name, c->pools[i].gpu.name);
+		printf("; give price_per_node_hour (--pool ...,price=USD)\n");
+	}
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i] && pool_price_known(&c->pools[i])) {
 			printf("  %-16s %s $%.2f/node-h from %s\n", first ? "prices" : "",

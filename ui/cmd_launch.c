@@ -105,7 +105,7 @@ static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 			return usage_error("launch", "format", "megatron, slurm, deepspeed, torchtitan or hf-trainer", optarg);
 		return -1;
 	case ':':
-		fprintf(stderr, "hetplan launch: %s: missing value\n", argv[optind - 1]);
+		fprintf(stderr, "hetplan launch: %s: missing value\n", cli_shown(argv[optind - 1]));
 		return HP_EXIT_USAGE;
 	default: {
 		int r = cli_plan_flag("launch", o, optarg, p, &a->pf);
@@ -113,7 +113,7 @@ static int parse_opt(int o, char **argv, struct launch_args *a, struct plan *p)
 			return -1;
 		if (r == 0)
 			fprintf(stderr, "hetplan launch: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 		return HP_EXIT_USAGE;
 	}
 	}

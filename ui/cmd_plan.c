@@ -11,6 +11,7 @@
 #include "search.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -228,6 +229,27 @@ static void fmt_usd(char *b, size_t n, double v, int known)
 		snprintf(b, n, "$%.0fk", v / 1e3);
 	else
 		snprintf(b, n, "$%.2f", v);
+}
+
+/* 1 with the first "A/B mb" word of a planner label (replicas of one
+ * layout running A and B micro-batches: plan_label.c's split suffix) in
+ * *a and *b; 0 when the label has none. */
+static int split_example(const char *label, int *a, int *b)
+{
+	for (const char *p = strchr(label, '/'); p; p = strchr(p + 1, '/')) {
+		const char *s = p;
+		while (s > label && isdigit((unsigned char)s[-1]))
+			s--;
+		int x, y, n = 0;
+		if (s == p || (s > label && s[-1] != ' '))
+			continue;
+		if (sscanf(s, "%d/%d mb%n", &x, &y, &n) == 2 && n && (s[n] == '\0' || s[n] == ' ')) {
+			*a = x;
+			*b = y;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* Terminal columns a label takes (utf8_cols: a CJK character or an emoji
@@ -492,13 +514,14 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	     c->n_pools == 1 ? "" : "s", so->gbs, so->seq_len ? so->seq_len : m->seq_len, tk,
 	     search_objective_name(so->objective));
 	char(*labels)[PLAN_LABEL_MAX] = res->n_plans ? xmalloc((size_t)res->n_plans * sizeof *labels) : NULL;
-	int width = 28, suffixed = 0, split = 0;
+	int width = 28, suffixed = 0, split = 0, mb_a = 0, mb_b = 0;
 	for (int i = 0; i < res->n_plans; i++) {
 		char base[PLAN_LABEL_MAX];
 		plan_list_label(&res->plans[i], c, res->plans, NULL, res->n_plans, 1, labels[i],
 				sizeof labels[i]);
 		plan_label_base(&res->plans[i], c, 1, base, sizeof base);
-		split |= strcmp(base, res->plans[i].label) != 0;
+		if (strcmp(base, res->plans[i].label) && !split)
+			split = split_example(base, &mb_a, &mb_b);
 		suffixed |= strcmp(base, labels[i]) != 0;
 		width = HP_MAX(width, HP_MIN(label_cols(labels[i]), PLAN_COL_MAX));
 	}
@@ -507,11 +530,18 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 	for (int i = 0; i < res->n_plans; i++)
 		print_row(o, &res->plans[i], i + 1, labels[i], width);
 	free(labels);
+	/* the legend's example is the first split the table shows (it said
+	 * "113/112" whatever the plans were) */
+	char split_legend[96] = "";
+	if (split)
+		snprintf(split_legend, sizeof split_legend,
+			 "; %d/%d mb: replicas of one layout run %d and %d micro-batches", mb_a, mb_b,
+			 mb_a, mb_b);
 	sbuf_addf(o, "(* on the Pareto front of time and cost to train; ! under the %.0f%% memory "
 		  "headroom; RUNS ON: stock frameworks that run the plan as one job, mcore = "
 		  "Megatron-Core, mlm = Megatron-LM 2021-22, ds = DeepSpeed, titan = torchtitan, "
 		  "none = needs a heterogeneity-aware runtime%s%s)\n", 100 * so->mem_headroom,
-		  split ? "; 113/112 mb: replicas of one layout run 113 and 112 micro-batches" : "",
+		  split_legend, 
 		  suffixed ? "; a label's last words (vpp2, mbs2, rc-sele, z1, cp2, ep8, fp8, 48gpu) are what "
 			     "tell it from a plan of the same layout" : "");
 	for (int i = 0; i + 1 < res->n_plans; i++)

@@ -1,6 +1,7 @@
 /* cmd_prices.c — `hetplan prices`: the price book, and updating it. */
 #include "cli.h"
 #include "cmd_prices.h"
+#include "common.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
@@ -165,7 +166,7 @@ int http_flags_apply(const struct http_flags *f, const char *cmd, struct price_c
 int cmd_update_check(const char *cmd, int argc, char **argv, int has_source, int update)
 {
 	if (optind < argc) {
-		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, cli_shown(argv[optind]));
 		return HP_EXIT_USAGE;
 	}
 	if (has_source && !update) {

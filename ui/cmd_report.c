@@ -122,18 +122,18 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 			}
 			break;
 		case ':':
-			fprintf(stderr, "hetplan report: %s: missing value\n", argv[optind - 1]);
+			fprintf(stderr, "hetplan report: %s: missing value\n", cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		default:
 			fprintf(stderr, "hetplan report: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		ws_path = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "hetplan report: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hetplan report: unexpected argument '%s'\n", cli_shown(argv[optind]));
 		return HP_EXIT_USAGE;
 	}
 	if (!ws_path) {
@@ -150,13 +150,13 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 	if (stat(ws_path, &st_ws) == 0 && stat(out, &st_out) == 0 && st_ws.st_dev == st_out.st_dev &&
 	    st_ws.st_ino == st_out.st_ino) {
 		fprintf(stderr, "hetplan report: -o %s: that is the workspace being reported on; "
-			"write the report to another file\n", out);
+			"write the report to another file\n", cli_shown(out));
 		return HP_EXIT_USAGE;
 	}
 	enum report_format probe;
 	if (fmt == REPORT_FORMAT_AUTO && report_format_from_path(out, &probe) < 0) {
 		fprintf(stderr, "hetplan report: -o %s: cannot tell the format from the name; use "
-			".md, .html, .json or .csv, or give --format\n", out);
+			".md, .html, .json or .csv, or give --format\n", cli_shown(out));
 		return HP_EXIT_USAGE;
 	}
 	struct workspace ws;
@@ -199,8 +199,11 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		rc = HP_EXIT_NOFIT;
 	}
 	if (res.n_plans && rank > res.n_plans) {
-		fprintf(stderr, "hetplan report: --rank %d: the planner found %d plan%s\n", rank,
-			res.n_plans, res.n_plans == 1 ? "" : "s");
+		/* the workspace's "top" caps the list: say so when it did */
+		fprintf(stderr, "hetplan report: --rank %d: the planner found %d plan%s%s\n", rank,
+			res.n_plans, res.n_plans == 1 ? "" : "s",
+			res.n_plans == ws.opts.top_k ? " (the workspace's workload.top; raise it for more)"
+						     : "");
 		search_result_free(&res);
 		return HP_EXIT_USAGE;
 	}

@@ -208,7 +208,7 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 			a->have_osl = 1;
 		return 0;
 	case O_RATE:
-		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0, at most 1e7", arg) : 0;
+		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0, at most 1e7 (or --offline for no rate)", arg) : 0;
 	case O_TTFT:
 		return parse_pos(arg, 3600, &so->slo.ttft_p99_s)
 		       ? usage_error("serve", "ttft-p99", "seconds above 0, at most 3600 (e.g. 2 or 0.5)", arg) : 0;
@@ -370,11 +370,11 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 		case O_EST: a->estimate = 1; break;
 		case O_NOBOOK: a->no_book = 1; break;
 		case ':':
-			fprintf(stderr, "hetplan serve: %s: missing value\n", argv[optind - 1]);
+			fprintf(stderr, "hetplan serve: %s: missing value\n", cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		case '?':
 			fprintf(stderr, "hetplan serve: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		default:
 			if ((rc = serve_opt_value(opt, optarg, a)))

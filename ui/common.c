@@ -91,7 +91,7 @@ int cli_check_inputs(const char *cmd, int argc, char **argv, const char *model_a
 		     const char *cluster_file, int n_pools)
 {
 	if (optind < argc) {
-		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, argv[optind]);
+		fprintf(stderr, "hetplan %s: unexpected argument '%s'\n", cmd, cli_shown(argv[optind]));
 		return HP_EXIT_USAGE;
 	}
 	if (!model_arg) {
@@ -109,10 +109,10 @@ int cli_getopt_error(const char *cmd, int o, char **argv)
 {
 	assert(cmd && argv && optind > 0);
 	if (o == ':')
-		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, argv[optind - 1]);
+		fprintf(stderr, "hetplan %s: %s: missing value\n", cmd, cli_shown(argv[optind - 1]));
 	else
 		fprintf(stderr, "hetplan %s: unknown option '%s' (try --help)\n", cmd,
-			argv[optind - 1]);
+			cli_shown(argv[optind - 1]));
 	return HP_EXIT_USAGE;
 }
 
@@ -174,6 +174,12 @@ void cli_usage(FILE *f, const char *usage, const char *help)
 {
 	assert(f && usage && help);
 	fprintf(f, "usage: %s%s", usage, help);
+}
+
+const char *cli_shown(const char *arg)
+{
+	static char shown[256];
+	return esc_term_buf(shown, sizeof shown, arg ? arg : "");
 }
 
 int usage_error(const char *cmd, const char *flag, const char *want, const char *got)

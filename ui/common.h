@@ -19,6 +19,10 @@ int cli_fail(const struct hp_err *err, int fallback);
  * through the terminal escaper) and return HP_EXIT_USAGE (2). The one
  * message for a bad flag value in every command. */
 int usage_error(const char *cmd, const char *flag, const char *want, const char *got);
+/* arg as typed on the command line, through the terminal sink (esc_term),
+ * for one message: a static buffer, overwritten by the next call (the
+ * CLI's messages are printed from the main thread, one argument each). */
+const char *cli_shown(const char *arg);
 
 /* A command's --help: "usage: " and its synopsis (the command table's
  * usage, lines after the first already indented), then help, the rest of

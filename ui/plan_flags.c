@@ -203,8 +203,18 @@ int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const stru
 	}
 	int pool = 0, dp = f->dp;
 	if (f->on && (pool = cluster_pool_index(c, f->on)) < 0) {
-		fprintf(stderr, "hetplan %s: --on: no pool named '%s'\n", cmd, f->on);
-		return HP_EXIT_INPUT;
+		/* the pools there are, as a plan file's unknown pool is answered
+		 * (src/plan.c); through cli_fail, so the name as typed reaches
+		 * the terminal escaped */
+		char names[200] = "";
+		for (int i = 0; i < c->n_pools; i++) {
+			if (i)
+				strncat(names, ", ", sizeof names - strlen(names) - 1);
+			strncat(names, c->pools[i].name, sizeof names - strlen(names) - 1);
+		}
+		hp_err_set(&err, HP_EXIT_INPUT, "%s --on: no pool named '%s' in the cluster (pools: %s)",
+			   cmd, f->on, names);
+		return cli_fail(&err, HP_EXIT_INPUT);
 	}
 	if (!dp) {
 		int have = c->pools[pool].nodes * c->pools[pool].gpus_per_node;

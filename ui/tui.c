@@ -1292,18 +1292,18 @@ static int tui_parse_args(int argc, char **argv, const struct catalog *cat, stru
 		case 'K': tui_list_keys(); return 0;
 		case 'h': cli_usage(stdout, tui_usage, tui_help); return 0;
 		case ':':
-			fprintf(stderr, "hetplan: %s: missing value\n", argv[optind - 1]);
+			fprintf(stderr, "hetplan: %s: missing value\n", cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		default:
 			fprintf(stderr, "hetplan: unknown option '%s' (try --help)\n",
-				argv[optind - 1]);
+				cli_shown(argv[optind - 1]));
 			return HP_EXIT_USAGE;
 		}
 	}
 	if (optind < argc && !a->ws_path)
 		a->ws_path = argv[optind++];
 	if (optind < argc) {
-		fprintf(stderr, "hetplan: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hetplan: unexpected argument '%s'\n", cli_shown(argv[optind]));
 		return HP_EXIT_USAGE;
 	}
 	return -1;

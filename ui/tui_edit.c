@@ -907,7 +907,7 @@ static void fmt_money(char *buf, size_t n, double usd)
 	else if (usd >= 1e6)
 		snprintf(buf, n, "$%.2fM", usd / 1e6);
 	else if (usd >= 1e4)
-		snprintf(buf, n, "$%.1fK", usd / 1e3);
+		snprintf(buf, n, "$%.1fk", usd / 1e3);
 	else
 		snprintf(buf, n, "$%.2f", usd);
 }

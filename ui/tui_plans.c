@@ -29,7 +29,7 @@ static void fmt_sig3(char *buf, size_t n, const char *pre, double v, const char 
 
 /* Dollars in at most 6 characters, the width of the plan table's $/H and
  * COST columns (a wider figure would lose its unit there: "$258.1" for
- * $258.12M): "$23.57", "$409", "$12K", "$3.58M", "$258M", "$1.23B". */
+ * $258.12M): "$23.57", "$409", "$12k", "$3.58M", "$258M", "$1.23B". */
 static void fmt_usd(char *buf, size_t n, double usd, int known)
 {
 	if (!known || usd <= 0 || !isfinite(usd))
@@ -43,7 +43,7 @@ static void fmt_usd(char *buf, size_t n, double usd, int known)
 	else if (usd >= 999.5e3)
 		fmt_sig3(buf, n, "$", usd / 1e6, "M");
 	else if (usd >= 1e4)
-		snprintf(buf, n, "$%.0fK", usd / 1e3);
+		snprintf(buf, n, "$%.0fk", usd / 1e3);
 	else if (usd >= 100)
 		snprintf(buf, n, "$%.0f", usd);
 	else
