@@ -2924,6 +2924,8 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
 	res->stats.milp_s += sr->stats.milp_s;
 	res->stats.lp_s += sr->stats.lp_s;
 	res->stats.candidate_s += sr->stats.candidate_s;
+	res->stats.recompute_s += sr->stats.recompute_s;
+	res->stats.recompute_evals += sr->stats.recompute_evals;
 	const struct search_plan *src = sr->n_plans ? &sr->plans[0] : sr->has_nearest ? &sr->nearest : NULL;
 	if (res->has_single[i]) {
 		sp_free(&res->single[i]);
@@ -3102,6 +3104,132 @@ static void search_overlaps(struct ctx *x)
 		sp_free(&base[i]);
 	}
 	free(base);
+}
+
+/* Partial recomputation on the ranked plans (recompute_layers, plan.h):
+ * a plan under recompute full may keep the activations of some layers
+ * of each stage's model chunk and recompute only the first N (Megatron
+ * --recompute-method block --recompute-num-layers N). Less recomputation
+ * is less work each step and more activation memory, so the least N at
+ * which the plan still fits, by the same memory test every kept plan
+ * passes (the estimate's stages, the pass's headroom: over_headroom), is
+ * the fastest and cheapest of them. Tried on the ranked plans only, after
+ * the search, as the overlap keys are (search_overlaps); the layer and
+ * batch splits stay those found under full recomputation. */
+
+/* Layers per model chunk above which recompute_layers N is plain full
+ * recomputation on every stage of p: N x vpp at least the largest
+ * stage's layers (plan_recompute_count). */
+static int recomp_full_n(const struct plan *p)
+{
+	int max_l = 0, v = p->vpp > 1 ? p->vpp : 1;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int s = 0; s < p->replicas[r].n_stages; s++) {
+			const struct stage *st = &p->replicas[r].stages[s];
+			max_l = HP_MAX(max_l, st->last_layer - st->first_layer + 1);
+		}
+	return (max_l + v - 1) / v;
+}
+
+/* A copy of plan `from` recomputing N layers a chunk, estimated; 1 when
+ * it fits (the pass's memory test) and the search's --framework runs it,
+ * 0 when it does not fit, -1 when it cannot be had at all (model refusal
+ * or framework). sp is set (finished and scored) only on 1. */
+static int recomp_variant(struct ctx *x, const struct search_plan *from, int n,
+			  struct search_plan *sp)
+{
+	memset(sp, 0, sizeof *sp);
+	plan_copy(&sp->plan, &from->plan);
+	sp->plan.recompute_layers = n;
+	unsigned mask = runs_on_mask(&sp->plan, x->c, NULL, 0);
+	struct hp_err err = { 0 };
+	if ((x->o->framework != FW_ANY && !(mask & (1u << x->o->framework))) ||
+	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0) {
+		sp_free(sp);
+		return -1;
+	}
+	x->res->stats.evaluated++;
+	x->res->stats.recompute_evals++;
+	if (!sp->est.fits || over_headroom(x, &sp->est)) {
+		sp_free(sp);
+		return 0;
+	}
+	finish_plan_on(x, sp, mask);
+	return 1;
+}
+
+/* The post-pass itself. Each ranked plan under recompute full (not when
+ * --recompute fixes it) gets the least N in 1 .. (full - 1) that fits,
+ * found by bisection: activation memory only grows as N falls (each
+ * layer taken out of the recomputed block keeps its whole activations
+ * instead of its input, perf_mem.c), so the bisection's answer is
+ * verified by its own estimate and no smaller N it skipped fits. The
+ * variant replaces its plan when it ranks above it (sp_better: the
+ * objective's score). Plans it replaces leave the ranked list; the
+ * bound, which covers recompute none and full, is lowered to the best
+ * variant's score where one beats it, so it bounds every plan searched,
+ * these included (docs/planner.md). */
+static void search_recompute_layers(struct ctx *x)
+{
+	if (x->o->fix_recompute >= 0)
+		return;
+	double t0 = hp_now();
+	int n = x->n_top;
+	struct search_plan *base = xcalloc((size_t)(n ? n : 1), sizeof *base);
+	for (int i = 0; i < n; i++)
+		sp_clone(&base[i], &x->top[i]);
+	for (int i = 0; i < n; i++) {
+		const struct plan *p = &base[i].plan;
+		int hi = p->recompute == RC_FULL && p->recompute_layers <= 0 ? recomp_full_n(p) - 1
+									      : 0;
+		struct search_plan best;
+		int have = 0, rc = 1;
+		if (hi >= 1) {
+			/* the largest N short of full first: nothing smaller
+			 * fits when it does not */
+			rc = recomp_variant(x, &base[i], hi, &best);
+			have = rc == 1;
+		}
+		for (int lo = 1; have && lo < hi;) {
+			int mid = lo + (hi - lo) / 2;
+			struct search_plan sp;
+			rc = recomp_variant(x, &base[i], mid, &sp);
+			if (rc < 0)
+				break;
+			if (rc == 1) {
+				sp_free(&best);
+				best = sp;
+				hi = mid;
+			} else {
+				lo = mid + 1;
+			}
+		}
+		if (have) {
+			int ok;
+			double miss;
+			best.score = objective_score(x, &best, &ok, &miss);
+			if (!ok || !sp_better(x, &best, &base[i])) {
+				sp_free(&best);
+				have = 0;
+			}
+		}
+		if (have) {
+			if (x->have_bound && best.score < x->bound)
+				x->bound = best.score;
+			for (int j = 0; j < x->n_top; j++)
+				if (plan_equal(&x->top[j].plan, &base[i].plan)) {
+					sp_free(&x->top[j]);
+					memmove(&x->top[j], &x->top[j + 1],
+						(size_t)(x->n_top - j - 1) * sizeof *x->top);
+					x->n_top--;
+					break;
+				}
+			keep_plan(x, &best);
+		}
+		sp_free(&base[i]);
+	}
+	free(base);
+	x->res->stats.recompute_s += hp_now() - t0;
 }
 
 /* Quality at scale: when the fastest plan leaves more than a tenth of the
@@ -3364,8 +3492,10 @@ static int search_inner_shared(const struct cluster *c, const struct model_spec 
 	free(ps);
 	probe_share_free(own_share);
 	x.share = NULL;
-	if (!res->stats.cancelled)
+	if (!res->stats.cancelled) {
+		search_recompute_layers(&x);
 		search_overlaps(&x);
+	}
 	capmilp_memo_free(x.milp_memo);
 	x.milp_memo = NULL;
 

@@ -136,6 +136,11 @@ struct search_stats {
 	 * candidates outside those (building the count vectors, the batch
 	 * split, screening, building the plans). */
 	double estimate_s, milp_s, lp_s, candidate_s;
+	/* The partial-recomputation post-pass on the ranked plans
+	 * (search.c, search_recompute_layers): its estimates (counted in
+	 * evaluated too) and its seconds, the per-pool searches' included. */
+	long recompute_evals;
+	double recompute_s;
 };
 
 struct search_result {

@@ -182,10 +182,11 @@ static void print_run(const char *what, const char *obj, const struct run *r, do
 	const struct search_stats *t = &r->st;
 	double rest = r->cpu - t->estimate_s - t->candidate_s - t->milp_s - t->lp_s;
 	printf("    time: estimates %.2f s (%.1f us each), candidates %.2f s (%.2f us each), "
-	       "MILPs %.2f s, bound LPs %.2f s, rest %.2f s (layouts, DP terms' fits, merge)\n",
+	       "MILPs %.2f s, bound LPs %.2f s, rest %.2f s (layouts, DP terms' fits, merge); "
+	       "recompute_layers post-pass %.4f s (%ld estimates)\n",
 	       t->estimate_s, t->evaluated ? 1e6 * t->estimate_s / t->evaluated : 0, t->candidate_s,
 	       t->candidates ? 1e6 * t->candidate_s / t->candidates : 0, t->milp_s, t->lp_s,
-	       rest > 0 ? rest : 0);
+	       rest > 0 ? rest : 0, t->recompute_s, t->recompute_evals);
 }
 
 static void add_pools(struct cluster *c, const char *const *pools, int n, struct catalog *cat)
