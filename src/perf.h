@@ -48,7 +48,7 @@ struct perf_calib {
 	double cuda_context_bytes;  /* CUDA context and module images, per GPU */
 	double workspace_bytes;     /* cuBLAS / cuBLASLt / TE GEMM workspaces, per GPU */
 	double mem_frag;          /* caching-allocator fragmentation on activations */
-	double step_overhead_s;   /* per step: gradient clipping, loss scaling, logging */
+	double step_overhead_s;   /* per step: host time the GPU does not hide (docs/step-cost.md) */
 	double power_clock_exp;   /* sustained clock ~ (power limit / rated TDP)^this */
 };
 
