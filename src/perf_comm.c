@@ -436,20 +436,24 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double gf = x->gemm_fwd;
 	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
 		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov) + inline_;
-	enum comm_coll op = p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE;
-	int etp = plan_etp(p, tp);
-	if (x->moe_layers && etp > tp) {
-		/* Folded with the expert TP group the larger (at TP 1 the
+	int ag = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+	enum comm_coll op = p->sp || ag ? COMM_ALLGATHER : COMM_ALLREDUCE;
+	int etp = plan_etp(p, tp), xg = ag ? etp * p->ep : etp;
+	if (x->moe_layers && xg > tp) {
+		/* Folded with the expert TP group the larger, or the
+		 * allgather dispatcher's expert TP x EP group (at TP 1 the
 		 * only one of more than a rank, which note_comm would skip):
-		 * the row names it, its unit's bytes and its collectives, 1
-		 * unit forward, 1 backward and rc_units / 2 recomputed per
-		 * MoE layer; the times stay the stage's whole TP time. */
+		 * the row names it, its unit's bytes (the gathered hidden
+		 * states) and its collectives, 1 unit forward, 1 backward and
+		 * rc_units / 2 recomputed per MoE layer, 4 collectives a unit
+		 * under the allgather dispatcher (allgather_unit); the times
+		 * stay the stage's whole TP time. */
 		double eb = bytes * expert_unit_copies(p, x->m) * etp / tp;
-		make_group(x, st->pool, -1, etp, etp < dom ? etp : dom, &gt);
+		make_group(x, st->pool, xg <= dom ? -1 : x->other_pool, xg, xg < dom ? xg : dom, &gt);
 		coll(x, &gt, op, eb, &cr);
 		note_comm(e, DIM_TP, op, eb,
-			  (2 + rc_units / 2) * x->moe_layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
-			  all * x->mb, t_tp * x->mb);
+			  (2 + rc_units / 2) * x->moe_layers * x->mb * (ag ? 4 : p->sp ? 2 : 1), &gt,
+			  &cr, all * x->mb, t_tp * x->mb);
 		return t_tp;
 	}
 	note_comm(e, DIM_TP, op, bytes, per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,

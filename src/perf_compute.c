@@ -578,8 +578,9 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		b += 2 * 2 * eb * T * h * copies;  /* MoE permute and unpermute */
 	/* SequentialMLP's torch.cat of the experts' outputs: read and write
 	 * every routed row (T x top_k rows of hidden on each rank at every
-	 * ep: expert_shape's rows x local) */
-	if (model_layer_is_moe(m, layer) && !plan_moe_grouped_gemm(p))
+	 * ep: expert_shape's rows x local); with one local expert it calls
+	 * the expert on the whole input, no cat (experts.py @f1f03922) */
+	if (model_layer_is_moe(m, layer) && !plan_moe_grouped_gemm(p) && m->moe.experts > p->ep)
 		b += 2 * eb * T * m->moe.top_k * h;
 	if (model_layer_is_moe(m, layer)) {
 		/* The router's fp32 scores (moe_ops): top-k reads the logits and
@@ -738,7 +739,8 @@ static const struct moe_op {
 				  * flex dispatchers, MP_AG the allgather one;
 				  * MP_GROUPED grouped GEMMs, MP_SEQ SequentialMLP */
 	unsigned char kernels;   /* launches forward */
-	unsigned char per_expert;/* 1: one launch per local expert */
+	unsigned char per_expert;/* 1: one launch per local expert; 2: once,
+				  * only with more than one local expert */
 	unsigned char fp8_only;  /* 1: only under fp8 */
 	unsigned char coll;      /* a dispatch/combine collective (host_coll_s) */
 	unsigned char sync;      /* the host waits for the device here */
@@ -782,7 +784,7 @@ static const struct moe_op {
 	{ "SwiGLU, one per expert (bias_swiglu_impl)", MP_SEQ, 1, 1, 0, 0, 0 },
 	{ "fc2 input cast to fp8, per expert (TE Linear)", MP_SEQ, 1, 1, 1, 0, 0 },
 	{ "fc2 GEMM, one TE linear per expert (SequentialMLP)", MP_SEQ, 1, 1, 0, 0, 0 },
-	{ "the experts' outputs concatenated (torch.cat)", MP_SEQ, 1, 0, 0, 0, 0 },
+	{ "the experts' outputs concatenated (torch.cat; one expert: none)", MP_SEQ, 1, 2, 0, 0, 0 },
 	/* token_unpermutation */
 	{ "unpermute: zeros, scatter_add (moe_scatter), sum over the top-k axis", MP_AG, 3, 0, 0, 0, 0 },
 	{ "times the routing probabilities", MP_AG, 1, 0, 0, 0, 0 },
@@ -814,9 +816,10 @@ static double moe_block_kernels(const struct plan *p, int tp, double local, doub
 		local = 1;
 	for (size_t i = 0; i < sizeof moe_ops / sizeof *moe_ops; i++) {
 		const struct moe_op *o = &moe_ops[i];
-		if ((o->fp8_only && p->precision != HP_FP8) || !(path & 1u << o->path))
+		if ((o->fp8_only && p->precision != HP_FP8) || !(path & 1u << o->path) ||
+		    (o->per_expert == 2 && local <= 1))
 			continue;
-		n += o->kernels * (o->per_expert ? local : 1);
+		n += o->kernels * (o->per_expert == 1 ? local : 1);
 		c += o->coll ? o->kernels : 0;
 		w += o->sync;
 	}
