@@ -160,6 +160,13 @@ lx="--pool 1x8xH100-SXM -m mixtral-8x7b --tp 2 --pp 1 --ep 4 --mbs 1 --gbs 64 --
 if grep -q -- "--moe-token-dispatcher-type allgather" "$T/l_old" &&
 	! grep -q -- "--moe-grouped-gemm" "$T/l_old" && grep -q -- "--moe-grouped-gemm" "$T/l_new" &&
 	! grep -q -- "allgather" "$T/l_new"; then ok; else bad "launch: MoE flags do not match the plan"; fi
+# DeepSpeed's launcher: its MoE dispatches with an all-to-all, so a plan
+# costed with the allgather dispatcher is denied there (runs_on.c).
+# shellcheck disable=SC2086
+"$H" launch $lx --moe-dispatch allgather --format deepspeed > /dev/null 2>"$T/err" ||
+	bad "deepspeed allgather launch: $(cat "$T/err")"
+grep -q "DeepSpeed does not run this plan as planned: the allgather token dispatcher" "$T/err" &&
+	ok || bad "deepspeed moe_dispatch allgather: no denial: $(cat "$T/err")"
 for f in --moe-grouped-gemm --moe-token-dispatcher-type; do
 	grep -qxF -- "$f" tests/data/megatron_args.txt && ok || bad "$f not in megatron_args.txt"
 done
