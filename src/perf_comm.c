@@ -329,9 +329,10 @@ static double expert_unit_copies(const struct plan *p, const struct model_spec *
  * innermost, then EP; across nodes beyond one, on the DP peer's links
  * as perf_stage_ep's group). token_permutation all-gathers each rank's
  * T / tp tokens' top-k indices (int64) and probabilities (the logits'
- * dtype), then their hidden states: T x ep rows of hidden on every rank
+ * dtype), then their hidden states: G = T x ep rows of hidden on every
+ * rank at etp = tp, T x etp x ep / tp folded
  * (gather_from_sequence_parallel_region_to_moe); token_unpermutation
- * reduce-scatters the T x ep rows back (reduce_scatter_to_sequence_
+ * reduce-scatters the G rows back (reduce_scatter_to_sequence_
  * parallel_region_from_moe). Plain NCCL calls on the compute stream: in
  * line. The backward runs the hidden states' pair again (the gather's
  * gradient is a reduce-scatter, and back) and reduce-scatters the
@@ -346,7 +347,8 @@ static double allgather_unit(struct stage_ctx *x)
 	struct perf_group ge;
 	make_group(x, x->rep->stages[x->index].pool, n <= dom ? -1 : x->other_pool, n,
 		   n < dom ? n : dom, &ge);
-	double G = x->T * p->ep, eb = perf_act_elem_bytes(p), k = x->m->moe.top_k;
+	/* G: the group's tokens, T / tp on each of etp x ep ranks */
+	double G = x->T * n / x->tp, eb = perf_act_elem_bytes(p), k = x->m->moe.top_k;
 	double rows = G * x->m->hidden * eb;
 	return coll(x, &ge, COMM_ALLGATHER, G * k * 8, NULL) +
 	       coll(x, &ge, COMM_ALLGATHER, G * k * eb, NULL) +

@@ -513,10 +513,10 @@ static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
 /* Bytes the allgather dispatcher's permutation moves forward on one GPU
  * (token_dispatcher.py @f1f03922, MoEAllGatherTokenDispatcher; moe_utils.py
  * permute, unpermute, moe_gather, moe_scatter), eb bytes an element. Each
- * rank all-gathers the T / tp tokens of the tp x ep ranks of its group,
- * G = T x ep rows of hidden, and keeps the rows routed to its local
- * experts: n = G x top_k x (E / ep) / E = T x top_k rows under uniform
- * routing, at every ep and etp (every rank of the group keeps all n: the
+ * rank all-gathers the T / tp tokens of the etp x ep ranks of its group,
+ * G = T x ep rows of hidden (at etp = tp), and keeps the rows routed to
+ * its local experts: n = G x top_k x (E / ep) / E = T x top_k rows under
+ * uniform routing, at every ep (every rank of the group keeps all n: the
  * experts' TP shards each need the whole rows). In rows of hidden:
  *   moe_gather of the local rows (torch.gather)       read n, write n   2n
  *   permute's moe_gather into expert order            read n, write n   2n
@@ -531,10 +531,11 @@ static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
  * and probabilities (T x top_k elements). The backward moves about
  * twice (every op's rule, layer_ew_bytes): scatter_add's gradient is a
  * gather, gather's a zeros and scatter_add. */
-static double allgather_permute_bytes(const struct model_spec *m, const struct plan *p, double T,
-				      double eb)
+static double allgather_permute_bytes(const struct model_spec *m, const struct plan *p, int tp,
+				      double T, double eb)
 {
-	double n = T * m->moe.top_k, G = T * p->ep;
+	/* folded (etp != tp): the group is etp x ep ranks of T / tp tokens */
+	double G = T * p->ep * plan_etp(p, tp) / tp, n = G * m->moe.top_k / p->ep;
 	return (15 * n + G) * m->hidden * eb;
 }
 
@@ -573,7 +574,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 	b += copies * eb * T * ffn / t * (m->gated_mlp ? 3 : 2);
 	if (model_layer_is_moe(m, layer) &&
 	    plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
-		b += allgather_permute_bytes(m, p, T, eb);
+		b += allgather_permute_bytes(m, p, tp, T, eb);
 	else if (copies > 1)
 		b += 2 * 2 * eb * T * h * copies;  /* MoE permute and unpermute */
 	/* SequentialMLP's torch.cat of the experts' outputs: read and write
