@@ -242,6 +242,30 @@
  *    one copy per expert; the row takes the flex dispatcher the other
  *    recipes run as its default, and a plan names the run's own with its
  *    moe_dispatch key (plan_moe_dispatch; hetplan launch writes it).
+ *  - The experts' GEMMs and the allgather dispatcher (moe_sequential_mlp,
+ *    moe_allgather; cost in perf_compute.c and perf_comm.c,
+ *    docs/moe-seq.md). Megatron-Core's own defaults are the older path:
+ *    --moe-grouped-gemm is opt-in (megatron/training/arguments.py
+ *    @f1f03922 L1896: store_true; transformer_config.py @d98e8a64 L850:
+ *    moe_grouped_gemm False), and --moe-token-dispatcher-type defaults
+ *    to allgather (arguments.py @f1f03922 L1904-1906;
+ *    transformer_config.py @d98e8a64 L891). The megatron-core row (and
+ *    "any") keeps grouped GEMMs and the flex dispatcher as its defaults
+ *    because NVIDIA's MoE recipes set them (Megatron-Bridge @067f987df0
+ *    perf_recipes: moe_grouped_gemm True, the dispatchers above), which
+ *    the rows of docs/moe.md ran; a run on Megatron-LM's own defaults
+ *    (the MegaScale-MoE baseline, tests/data/blind_README.md BLMSM)
+ *    names moe_grouped_gemm off and moe_dispatch allgather. Only
+ *    Megatron-Core has the allgather dispatcher (moe_allgather). The
+ *    other MoE rows keep hetplan's earlier grouped-GEMM costing too
+ *    (moe_sequential_mlp 0), though their code loops over the experts
+ *    unless told otherwise: DeepSpeed-MoE's Experts.forward runs one
+ *    module per local expert (deepspeed/moe/experts.py), the 2021-22
+ *    Megatron-LM SwitchMLP likewise, and torchtitan's GroupedExperts
+ *    falls back to a per-expert loop (_run_experts_for_loop) when
+ *    use_grouped_mm is off (default on). A plan for those runs names
+ *    moe_grouped_gemm off; changing the rows' defaults would move every
+ *    earlier estimate of theirs, left to a measured comparison.
  *  - FP8 parameters (fp8_params; memory in perf_mem.c, the all-gather in
  *    perf_comm.c, docs/memory.md). Megatron-Core's --fp8-param-gather is
  *    opt-in (megatron/training/arguments.py @d98e8a64: store_true; the
@@ -423,7 +447,7 @@ static const struct framework_info rows[FW_ROWS] = {
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		     .ep_overlap = 1, .ep_dispatch_dedup = 1, .fp8_params = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1 },
+		.moe = 1, .moe_allgather = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
@@ -431,7 +455,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
 			       .ep_dispatch_dedup = 1, .fp8_params = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .flash_sm80 = 1 },
+		.moe = 1, .flash_sm80 = 1, .moe_allgather = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,

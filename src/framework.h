@@ -285,6 +285,16 @@ struct framework_info {
 				    * gradient cast back and accumulated in fp32,
 				    * and the eager softmax runs in fp32
 				    * (perf_compute.c hf_eager_bytes) */
+	/* The older MoE paths (last so the rows' positional fields keep
+	 * their order; docs/moe-seq.md). */
+	int moe_sequential_mlp;    /* a plan that names no moe_grouped_gemm runs
+				    * its routed experts as a loop of one MLP per
+				    * local expert (Megatron-Core SequentialMLP),
+				    * not grouped GEMMs: plan_moe_grouped_gemm.
+				    * 0 on every row (framework.c says why) */
+	int moe_allgather;         /* the framework's MoE layer has Megatron-Core's
+				    * allgather token dispatcher (plan_validate
+				    * refuses moe_dispatch allgather elsewhere) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

@@ -365,14 +365,22 @@ static void megatron_moe_args(struct sbuf *b, const struct model_spec *m, const 
 		ARG("--num-experts %d", m->moe.experts);
 		ARG("--moe-router-topk %d", m->moe.top_k);
 		ARG("--moe-ffn-hidden-size %d", m->moe.expert_ffn);
-		ARG("--moe-grouped-gemm");
+		/* grouped GEMMs as costed (plan_moe_grouped_gemm); without the
+		 * flag Megatron-Core runs SequentialMLP (store_true,
+		 * arguments.py @f1f03922 L1896) */
+		if (plan_moe_grouped_gemm(p))
+			ARG("--moe-grouped-gemm");
 		/* the dispatcher hetplan costed (plan_moe_dispatch: the plan's
 		 * moe_dispatch key, or the framework row's ep_dispatch_dedup):
 		 * flex is HybridEP through the flex dispatcher (DeepEP's
 		 * hierarchical dispatch; Megatron-Core's README: H100, B200,
 		 * GB200, and the only backend for a multi-node NVLink domain),
-		 * alltoall NCCL's all-to-all */
-		if (plan_moe_dispatch(p) == MOE_DISPATCH_FLEX && p->ep > 1) {
+		 * alltoall NCCL's all-to-all, allgather the allgather
+		 * dispatcher (written out: it is Megatron's default, but the
+		 * launch line says what the estimate assumed) */
+		if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER) {
+			ARG("--moe-token-dispatcher-type allgather");
+		} else if (plan_moe_dispatch(p) == MOE_DISPATCH_FLEX && p->ep > 1) {
 			ARG("--moe-token-dispatcher-type flex");
 			ARG("--moe-flex-dispatcher-backend hybridep");
 		} else {

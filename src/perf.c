@@ -685,9 +685,10 @@ static void key0_init(struct stage_ctx *x)
 	key->flash = p->flash;
 	key->loss = p->loss;
 	key->master = p->master;
-	/* with the plan's ep_overlap and moe_dispatch keys (-1, 0 or 1) above
-	 * the framework */
-	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10;
+	/* with the plan's ep_overlap, moe_dispatch and moe_grouped_gemm keys
+	 * (-1 to 2) above the framework */
+	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10 |
+			 (p->moe_grouped_gemm + 1) << 12;
 	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;

@@ -307,8 +307,53 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
  * etp 1. */
 static int expert_gather_in_line(const struct plan *p)
 {
-	return plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL &&
-	       framework_get(p->framework)->ep_dispatch_dedup;
+	return (plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL &&
+		framework_get(p->framework)->ep_dispatch_dedup) ||
+	       plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+}
+
+/* The rows of T / tp tokens' hidden states the expert unit gathers on
+ * each rank, per etp / tp: top_k copies in line under the alltoall
+ * dispatcher, ep under the allgather one (below), else 1. */
+static double expert_unit_copies(const struct plan *p, const struct model_spec *m)
+{
+	if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+		return p->ep;
+	return expert_gather_in_line(p) ? m->moe.top_k : 1;
+}
+
+/* The allgather dispatcher's collectives of one MoE layer forward
+ * (token_dispatcher.py @f1f03922, MoEAllGatherTokenDispatcher; the same
+ * at d98e8a64 over its tp_ep_group), over the group of the expert TP x
+ * EP ranks (Megatron-Core's tensor_and_expert_parallel group: etp
+ * innermost, then EP; across nodes beyond one, on the DP peer's links
+ * as perf_stage_ep's group). token_permutation all-gathers each rank's
+ * T / tp tokens' top-k indices (int64) and probabilities (the logits'
+ * dtype), then their hidden states: G = T x ep rows of hidden on every
+ * rank at etp = tp, T x etp x ep / tp folded
+ * (gather_from_sequence_parallel_region_to_moe); token_unpermutation
+ * reduce-scatters the G rows back (reduce_scatter_to_sequence_
+ * parallel_region_from_moe). Plain NCCL calls on the compute stream: in
+ * line. The backward runs the hidden states' pair again (the gather's
+ * gradient is a reduce-scatter, and back) and reduce-scatters the
+ * probabilities' gradient; simplified: costed as the forward's four. 0
+ * with one rank (etp x ep 1: the dispatcher then stays on the GPU). */
+static double allgather_unit(struct stage_ctx *x)
+{
+	const struct plan *p = x->p;
+	int n = plan_etp(p, x->tp) * p->ep, dom = perf_domain_gpus(x->pl);
+	if (n <= 1)
+		return 0;
+	struct perf_group ge;
+	make_group(x, x->rep->stages[x->index].pool, n <= dom ? -1 : x->other_pool, n,
+		   n < dom ? n : dom, &ge);
+	/* G: the group's tokens, T / tp on each of etp x ep ranks */
+	double G = x->T * n / x->tp, eb = perf_act_elem_bytes(p), k = x->m->moe.top_k;
+	double rows = G * x->m->hidden * eb;
+	return coll(x, &ge, COMM_ALLGATHER, G * k * 8, NULL) +
+	       coll(x, &ge, COMM_ALLGATHER, G * k * eb, NULL) +
+	       coll(x, &ge, COMM_ALLGATHER, rows, NULL) +
+	       coll(x, &ge, COMM_REDUCESCATTER, rows, NULL);
 }
 
 /* The unit's time, as above; *in_line: whether it runs in line
@@ -318,11 +363,13 @@ static double tp_expert_unit(struct stage_ctx *x, int *in_line)
 	const struct plan *p = x->p;
 	int etp = plan_etp(p, x->tp), dom = perf_domain_gpus(x->pl);
 	*in_line = expert_gather_in_line(p);
+	if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+		return allgather_unit(x);
 	if (etp <= 1)
 		return 0;
 	struct perf_group ge;
 	make_group(x, x->rep->stages[x->index].pool, -1, etp, etp < dom ? etp : dom, &ge);
-	double copies = *in_line ? x->m->moe.top_k : 1;
+	double copies = expert_unit_copies(p, x->m);
 	double bytes = x->T * copies * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
 	return p->sp ? coll(x, &ge, COMM_ALLGATHER, bytes, NULL) +
 			       coll(x, &ge, COMM_REDUCESCATTER, bytes, NULL)
@@ -342,7 +389,8 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
-	if (tp <= 1 && !(x->moe_layers && plan_etp(p, tp) > 1))
+	if (tp <= 1 && !(x->moe_layers && plan_etp(p, tp) > 1) &&
+	    !(x->moe_layers && plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER && p->ep > 1))
 		return 0;
 	struct perf_group gt;
 	struct comm_result cr;
@@ -390,20 +438,24 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double gf = x->gemm_fwd;
 	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
 		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov) + inline_;
-	enum comm_coll op = p->sp ? COMM_ALLGATHER : COMM_ALLREDUCE;
-	int etp = plan_etp(p, tp);
-	if (x->moe_layers && etp > tp) {
-		/* Folded with the expert TP group the larger (at TP 1 the
+	int ag = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+	enum comm_coll op = p->sp || ag ? COMM_ALLGATHER : COMM_ALLREDUCE;
+	int etp = plan_etp(p, tp), xg = ag ? etp * p->ep : etp;
+	if (x->moe_layers && xg > tp) {
+		/* Folded with the expert TP group the larger, or the
+		 * allgather dispatcher's expert TP x EP group (at TP 1 the
 		 * only one of more than a rank, which note_comm would skip):
-		 * the row names it, its unit's bytes and its collectives, 1
-		 * unit forward, 1 backward and rc_units / 2 recomputed per
-		 * MoE layer; the times stay the stage's whole TP time. */
-		double eb = bytes * (expert_gather_in_line(p) ? x->m->moe.top_k : 1) * etp / tp;
-		make_group(x, st->pool, -1, etp, etp < dom ? etp : dom, &gt);
+		 * the row names it, its unit's bytes (the gathered hidden
+		 * states) and its collectives, 1 unit forward, 1 backward and
+		 * rc_units / 2 recomputed per MoE layer, 4 collectives a unit
+		 * under the allgather dispatcher (allgather_unit); the times
+		 * stay the stage's whole TP time. */
+		double eb = bytes * expert_unit_copies(p, x->m) * etp / tp;
+		make_group(x, st->pool, xg <= dom ? -1 : x->other_pool, xg, xg < dom ? xg : dom, &gt);
 		coll(x, &gt, op, eb, &cr);
 		note_comm(e, DIM_TP, op, eb,
-			  (2 + rc_units / 2) * x->moe_layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
-			  all * x->mb, t_tp * x->mb);
+			  (2 + rc_units / 2) * x->moe_layers * x->mb * (ag ? 4 : p->sp ? 2 : 1), &gt,
+			  &cr, all * x->mb, t_tp * x->mb);
 		return t_tp;
 	}
 	note_comm(e, DIM_TP, op, bytes, per_layer * layers * x->mb * (p->sp ? 2 : 1), &gt, &cr,
@@ -626,7 +678,9 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	const struct plan *p = x->p;
 	const struct stage *st = &x->rep->stages[x->index];
 	x->ep_one = 0;
-	if (p->ep <= 1 || !x->moe_layers)
+	/* the allgather dispatcher sends no all-to-all: its collectives are
+	 * the expert unit's (perf_stage_tp, allgather_unit) */
+	if (p->ep <= 1 || !x->moe_layers || plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
 		return 0;
 	struct perf_group ge;
 	struct comm_result cr;
@@ -657,7 +711,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
  * 282K calls, 0.2G instructions of the Mixtral 8x22B deadline search). */
 double perf_stage_ep_again(struct stage_ctx *x)
 {
-	if (x->p->ep <= 1 || !x->moe_layers)
+	if (x->p->ep <= 1 || !x->moe_layers || plan_moe_dispatch(x->p) == MOE_DISPATCH_ALLGATHER)
 		return 0;
 	return ep_time_of(x, x->ep_one);
 }

@@ -221,6 +221,28 @@ static void expert_shape(const struct moe_spec *e, const struct plan *p, int tp,
 	*et = etp;
 }
 
+/* One of the routed experts' two GEMMs forward (fc2 0: fc1, up x ffn /
+ * et wide; 1: fc2, hidden wide) at expert_shape's shape, in dt, for all
+ * the local experts. Grouped (plan_moe_grouped_gemm): costed as one
+ * batch of `local` GEMMs, their tiles sharing the waves (TE's
+ * GroupedLinear runs them on four streams at once, moe_ops).
+ * SequentialMLP: each expert's GEMM runs alone, one after the other on
+ * the compute stream (experts.py @f1f03922 SequentialMLP.forward: `for
+ * expert, tokens in zip(self.local_experts, tokens_list)`), so each pays
+ * its own tile and wave quantisation: local x the time of one. */
+static double expert_gemm(const struct perf_calib *k, const struct gpu_spec *g,
+			  const struct model_spec *m, const struct plan *p, int tp, double T,
+			  enum hp_dtype dt, int fc2)
+{
+	const struct moe_spec *e = &m->moe;
+	double local, rows, et, up = m->gated_mlp ? 2 : 1, h = m->hidden;
+	expert_shape(e, p, tp, T, &local, &rows, &et);
+	double N = fc2 ? h : up * e->expert_ffn / et, K = fc2 ? e->expert_ffn / et : h;
+	if (plan_moe_grouped_gemm(p))
+		return gemm_time(k, g, dt, rows, N, K, local);
+	return local * gemm_time(k, g, dt, rows, N, K, 1);
+}
+
 /* TF32 GEMMs on Hopper whose two operands are both MN-major. Hopper's
  * warpgroup MMA (wgmma) takes its B operand from shared memory, and in
  * the tf32 form only K-major: the 16-bit atoms take a major-ness per
@@ -294,13 +316,11 @@ static double layer_gemms(const struct model_spec *m, int layer, const struct gp
 		return gm;
 	}
 	const struct moe_spec *e = &m->moe;
-	double local, rows, et;
-	expert_shape(e, p, tp, T, &local, &rows, &et);
 	/* The router: a plain linear in 16 bits (or fp32) under fp8 too
 	 * (Megatron-Core TopKRouter.gating, torch.nn.functional.linear). */
 	gm += gemm_time(k, g, dt == HP_FP8 ? HP_BF16 : dt, T, e->experts, h, 1);
-	gm += gemm_time(k, g, dt, rows, up * e->expert_ffn / et, h, local);
-	gm += gemm_time(k, g, dt, rows, h, e->expert_ffn / et, local);
+	gm += expert_gemm(k, g, m, p, tp, T, dt, 0);
+	gm += expert_gemm(k, g, m, p, tp, T, dt, 1);
 	if (e->shared_experts) {
 		double f = (double)e->shared_experts * e->expert_ffn;
 		gm += gemm_time(k, g, dt, T, up * f / t, h, 1);
@@ -490,6 +510,35 @@ static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
 	return n;
 }
 
+/* Bytes the allgather dispatcher's permutation moves forward on one GPU
+ * (token_dispatcher.py @f1f03922, MoEAllGatherTokenDispatcher; moe_utils.py
+ * permute, unpermute, moe_gather, moe_scatter), eb bytes an element. Each
+ * rank all-gathers the T / tp tokens of the etp x ep ranks of its group,
+ * G = T x ep rows of hidden (at etp = tp), and keeps the rows routed to
+ * its local experts: n = G x top_k x (E / ep) / E = T x top_k rows under
+ * uniform routing, at every ep (every rank of the group keeps all n: the
+ * experts' TP shards each need the whole rows). In rows of hidden:
+ *   moe_gather of the local rows (torch.gather)       read n, write n   2n
+ *   permute's moe_gather into expert order            read n, write n   2n
+ *   unpermute's moe_scatter: zeros, scatter_add       n + n + 2n        4n
+ *   sum over the top-k axis (of size 1 here)          read n, write n   2n
+ *   times the routing probabilities                   read n, write n   2n
+ *   moe_scatter to the gathered tokens: zeros of G,
+ *     scatter_add reading n and updating n rows       G + n + 2n    3n + G
+ * 15 n + G rows in all, against the 4 n of the all-to-all path's fused
+ * permute and unpermute. The index tensors (int64, expanded over hidden
+ * with stride 0) are read from cache, not counted; nor are the masks
+ * and probabilities (T x top_k elements). The backward moves about
+ * twice (every op's rule, layer_ew_bytes): scatter_add's gradient is a
+ * gather, gather's a zeros and scatter_add. */
+static double allgather_permute_bytes(const struct model_spec *m, const struct plan *p, int tp,
+				      double T, double eb)
+{
+	/* folded (etp != tp): the group is etp x ep ranks of T / tp tokens */
+	double G = T * p->ep * plan_etp(p, tp) / tp, n = G * m->moe.top_k / p->ep;
+	return (15 * n + G) * m->hidden * eb;
+}
+
 /* Bytes the layer's memory-bound ops move forward on one GPU, op by op
  * (activations in 16 bits, 4 bytes under fp32/tf32; under sequence
  * parallelism the norms, dropouts and residuals see T/tp tokens). Each
@@ -523,8 +572,17 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		b += 2 * eb * T * (q + kv) / t;    /* rotary on q and k: read, write */
 	/* Activation: GeLU reads and writes f; SwiGLU reads 2f, writes f. */
 	b += copies * eb * T * ffn / t * (m->gated_mlp ? 3 : 2);
-	if (copies > 1)
+	if (model_layer_is_moe(m, layer) &&
+	    plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+		b += allgather_permute_bytes(m, p, tp, T, eb);
+	else if (copies > 1)
 		b += 2 * 2 * eb * T * h * copies;  /* MoE permute and unpermute */
+	/* SequentialMLP's torch.cat of the experts' outputs: read and write
+	 * every routed row (T x top_k rows of hidden on each rank at every
+	 * ep: expert_shape's rows x local); with one local expert it calls
+	 * the expert on the whole input, no cat (experts.py @f1f03922) */
+	if (model_layer_is_moe(m, layer) && !plan_moe_grouped_gemm(p) && m->moe.experts > p->ep)
+		b += 2 * eb * T * m->moe.top_k * h;
 	if (model_layer_is_moe(m, layer)) {
 		/* The router's fp32 scores (moe_ops): top-k reads the logits and
 		 * writes the probabilities and the 1-byte routing map, the
@@ -657,52 +715,121 @@ static double eager_layer_kernels(const struct model_spec *m, const struct plan 
  * Bytes: the permute and unpermute move tokens x top_k x hidden x 2 bytes
  * each way (HybridEP dispatches in 16 bits: fused_a2a.py fp8_dispatch =
  * False); the router's ops read and write tokens x experts fp32 scores;
- * both are in layer_ew_bytes. */
+ * both are in layer_ew_bytes.
+ *
+ * The older path (docs/moe-seq.md), each row's `path` naming where it
+ * runs: the allgather dispatcher (moe_dispatch allgather) replaces the
+ * all-to-all's rows with MoEAllGatherTokenDispatcher's ops, and
+ * SequentialMLP (moe_grouped_gemm off) replaces the grouped GEMMs with
+ * a loop of three launches per local expert, as Megatron-LM @f1f03922
+ * runs them (megatron/core/transformer/moe/token_dispatcher.py,
+ * moe_utils.py permute / unpermute / moe_gather / moe_scatter,
+ * experts.py SequentialMLP, mlp.py MLP.forward). Each host wait there is
+ * a device-to-host copy the next op needs: masked_select and nonzero size
+ * their outputs on the host (PyTorch's CUDA nonzero copies the count
+ * back and synchronises), and tokens_per_expert.cpu(). Simplified: the
+ * router is costed with the fused rows on every path; Megatron-LM
+ * @f1f03922's router is unfused (router.py aux_loss_load_balancing:
+ * topk, softmax and cast, histc, a second softmax, the loss's sum,
+ * product and scale, the tracker's add, and an all-reduce of the token
+ * counts over TP x CP: about 12 launches to the fused 7). */
+enum { MP_ALL, MP_A2A, MP_AG, MP_GROUPED, MP_SEQ };
 static const struct moe_op {
 	const char *op;          /* what runs, and where */
+	unsigned char path;      /* MP_ALL every path; MP_A2A the alltoall and
+				  * flex dispatchers, MP_AG the allgather one;
+				  * MP_GROUPED grouped GEMMs, MP_SEQ SequentialMLP */
 	unsigned char kernels;   /* launches forward */
-	unsigned char per_expert;/* 1: one launch per local expert */
+	unsigned char per_expert;/* 1: one launch per local expert; 2: once,
+				  * only with more than one local expert */
 	unsigned char fp8_only;  /* 1: only under fp8 */
 	unsigned char coll;      /* a dispatch/combine collective (host_coll_s) */
 	unsigned char sync;      /* the host waits for the device here */
 } moe_ops[] = {
-	{ "router gating GEMM (router.py TopKRouter.gating)", 1, 0, 0, 0, 0 },
-	{ "score function and top-k, fused (fused_topk_with_score_function)", 1, 0, 0, 0, 0 },
-	{ "aux-loss scores, fused (compute_routing_scores_for_aux_loss)", 1, 0, 0, 0, 0 },
-	{ "tokens per expert for the loss (get_tokens_per_expert_and_token_count)", 1, 0, 0, 0, 0 },
-	{ "aux loss, fused (switch_load_balancing_loss_func)", 1, 0, 0, 0, 0 },
-	{ "loss scaled into the tracker (attach_and_log_load_balancing_loss)", 2, 0, 0, 0, 0 },
-	{ "dispatch metadata: tokens per rank and expert (HybridEP preprocessing)", 1, 0, 0, 0, 0 },
-	{ "received-token count to the host, which waits (dispatch_with_permute)", 1, 0, 0, 0, 1 },
-	{ "dispatch: tokens to the experts' ranks (HybridEP dispatch)", 1, 0, 0, 1, 0 },
-	{ "permute into expert order (HybridEP permute)", 1, 0, 0, 0, 0 },
-	{ "fc1 input cast to fp8, all experts in one call (TE split_quantize)", 1, 0, 1, 0, 0 },
-	{ "fc1 GEMM, one cuBLASLt call per expert (TE general_grouped_gemm)", 1, 1, 0, 0, 0 },
-	{ "SwiGLU with the routing probabilities, fused (weighted_bias_swiglu)", 1, 0, 0, 0, 0 },
-	{ "fc2 input cast to fp8 (TE split_quantize)", 1, 0, 1, 0, 0 },
-	{ "fc2 GEMM, one cuBLASLt call per expert (TE general_grouped_gemm)", 1, 1, 0, 0, 0 },
-	{ "unpermute (HybridEP combine_with_unpermute)", 1, 0, 0, 0, 0 },
-	{ "combine: results back to the tokens' ranks (HybridEP combine)", 1, 0, 0, 1, 0 },
+	{ "router gating GEMM (router.py TopKRouter.gating)", MP_ALL, 1, 0, 0, 0, 0 },
+	{ "score function and top-k, fused (fused_topk_with_score_function)", MP_ALL, 1, 0, 0, 0, 0 },
+	{ "aux-loss scores, fused (compute_routing_scores_for_aux_loss)", MP_ALL, 1, 0, 0, 0, 0 },
+	{ "tokens per expert for the loss (get_tokens_per_expert_and_token_count)",
+	  MP_ALL, 1, 0, 0, 0, 0 },
+	{ "aux loss, fused (switch_load_balancing_loss_func)", MP_ALL, 1, 0, 0, 0, 0 },
+	{ "loss scaled into the tracker (attach_and_log_load_balancing_loss)", MP_ALL, 2, 0, 0, 0, 0 },
+	{ "dispatch metadata: tokens per rank and expert (HybridEP preprocessing)",
+	  MP_A2A, 1, 0, 0, 0, 0 },
+	{ "received-token count to the host, which waits (dispatch_with_permute)", MP_A2A, 1, 0, 0, 0, 1 },
+	{ "dispatch: tokens to the experts' ranks (HybridEP dispatch)", MP_A2A, 1, 0, 0, 1, 0 },
+	{ "permute into expert order (HybridEP permute)", MP_A2A, 1, 0, 0, 0, 0 },
+	{ "fc1 input cast to fp8, all experts in one call (TE split_quantize)",
+	  MP_GROUPED, 1, 0, 1, 0, 0 },
+	{ "fc1 GEMM, one cuBLASLt call per expert (TE general_grouped_gemm)", MP_GROUPED, 1, 1, 0, 0, 0 },
+	{ "SwiGLU with the routing probabilities, fused (weighted_bias_swiglu)",
+	  MP_GROUPED, 1, 0, 0, 0, 0 },
+	{ "fc2 input cast to fp8 (TE split_quantize)", MP_GROUPED, 1, 0, 1, 0, 0 },
+	{ "fc2 GEMM, one cuBLASLt call per expert (TE general_grouped_gemm)", MP_GROUPED, 1, 1, 0, 0, 0 },
+	{ "unpermute (HybridEP combine_with_unpermute)", MP_A2A, 1, 0, 0, 0, 0 },
+	{ "combine: results back to the tokens' ranks (HybridEP combine)", MP_A2A, 1, 0, 0, 1, 0 },
+	/* MoEAllGatherTokenDispatcher.token_permutation */
+	{ "top-k indices all-gathered over expert TP x EP (gather_from_sequence_parallel_region_to_moe)",
+	  MP_AG, 1, 0, 0, 1, 0 },
+	{ "local-expert mask: >=, <= and & on the indices", MP_AG, 3, 0, 0, 0, 0 },
+	{ "indices masked_select: count to the host, which waits, then the copy", MP_AG, 2, 0, 0, 0, 1 },
+	{ "probabilities all-gathered over expert TP x EP", MP_AG, 1, 0, 0, 1, 0 },
+	{ "probabilities masked_select: count to the host, which waits, then the copy",
+	  MP_AG, 2, 0, 0, 0, 1 },
+	{ "hidden states all-gathered over expert TP x EP", MP_AG, 1, 0, 0, 1, 0 },
+	{ "global_local_map: nonzero of the mask, count to the host, which waits", MP_AG, 1, 0, 0, 0, 1 },
+	{ "the local tokens' rows gathered (moe_gather: torch.gather)", MP_AG, 1, 0, 0, 0, 0 },
+	{ "argsort of the local indices, histc of the tokens per expert", MP_AG, 2, 0, 0, 0, 0 },
+	{ "tokens per expert to the host (.cpu()), which waits", MP_AG, 1, 0, 0, 0, 1 },
+	{ "permute: argsort, divide, gather into expert order (moe_utils.permute)", MP_AG, 3, 0, 0, 0, 0 },
+	/* SequentialMLP.forward: per local expert MLP.forward (TE linear fc1,
+	 * bias_swiglu_impl, TE linear fc2); TE casts each linear's input under
+	 * fp8; torch.cat of the outputs */
+	{ "fc1 input cast to fp8, per expert (TE Linear)", MP_SEQ, 1, 1, 1, 0, 0 },
+	{ "fc1 GEMM, one TE linear per expert (SequentialMLP)", MP_SEQ, 1, 1, 0, 0, 0 },
+	{ "SwiGLU, one per expert (bias_swiglu_impl)", MP_SEQ, 1, 1, 0, 0, 0 },
+	{ "fc2 input cast to fp8, per expert (TE Linear)", MP_SEQ, 1, 1, 1, 0, 0 },
+	{ "fc2 GEMM, one TE linear per expert (SequentialMLP)", MP_SEQ, 1, 1, 0, 0, 0 },
+	{ "the experts' outputs concatenated (torch.cat; one expert: none)", MP_SEQ, 1, 2, 0, 0, 0 },
+	/* token_unpermutation */
+	{ "unpermute: zeros, scatter_add (moe_scatter), sum over the top-k axis", MP_AG, 3, 0, 0, 0, 0 },
+	{ "times the routing probabilities", MP_AG, 1, 0, 0, 0, 0 },
+	{ "rows back to the gathered tokens: zeros, scatter_add (moe_scatter)", MP_AG, 2, 0, 0, 0, 0 },
+	{ "reduce-scatter over expert TP x EP (reduce_scatter_to_sequence_parallel_region_from_moe)",
+	  MP_AG, 1, 0, 0, 1, 0 },
 };
 
+/* The moe_ops rows' paths a plan runs (bits of 1 << MP_*), also the
+ * layer memo's key for them (stage_key). */
+static unsigned moe_path(const struct plan *p)
+{
+	unsigned d = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER ? MP_AG : MP_A2A;
+	unsigned e = plan_moe_grouped_gemm(p) ? MP_GROUPED : MP_SEQ;
+	return 1u << MP_ALL | 1u << d | 1u << e;
+}
+
 /* Launches of the MoE block forward for local experts per GPU (one
- * grouped launch under torchtitan); *colls
- * of them collectives (0 without EP: the dispatch and combine stay on the
- * GPU), *syncs host waits. */
-static double moe_block_kernels(const struct plan *p, double local, double *colls, double *syncs)
+ * grouped launch under torchtitan's grouped GEMMs) on a stage of TP tp;
+ * *colls of them collectives (0 where the dispatch and combine stay on
+ * the GPU: without EP for the all-to-all, without expert TP or EP for the
+ * allgather dispatcher), *syncs host waits. */
+static double moe_block_kernels(const struct plan *p, int tp, double local, double *colls,
+				double *syncs)
 {
 	double n = 0, c = 0, w = 0;
-	if (p->framework == FW_TORCHTITAN)
+	unsigned path = moe_path(p);
+	if (p->framework == FW_TORCHTITAN && plan_moe_grouped_gemm(p))
 		local = 1;
 	for (size_t i = 0; i < sizeof moe_ops / sizeof *moe_ops; i++) {
 		const struct moe_op *o = &moe_ops[i];
-		if (o->fp8_only && p->precision != HP_FP8)
+		if ((o->fp8_only && p->precision != HP_FP8) || !(path & 1u << o->path) ||
+		    (o->per_expert == 2 && local <= 1))
 			continue;
-		n += o->kernels * (o->per_expert ? local : 1);
+		n += o->kernels * (o->per_expert == 1 ? local : 1);
 		c += o->coll ? o->kernels : 0;
 		w += o->sync;
 	}
-	*colls = p->ep > 1 ? c : 0;
+	int ag = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+	*colls = (ag ? plan_etp(p, tp) * p->ep > 1 : p->ep > 1) ? c : 0;
 	*syncs = w;
 	return n;
 }
@@ -722,7 +849,10 @@ static double tp_colls(const struct model_spec *m, int layer, const struct plan 
 	if (!model_layer_is_moe(m, layer))
 		return tp > 1 ? 2 * per : 0;
 	int attn_units = m->moe.shared_experts > 0 ? 2 : 1;
-	return (tp > 1 ? attn_units * per : 0) + (plan_etp(p, tp) > 1 ? per : 0);
+	/* the allgather dispatcher's gathers over expert TP x EP are its
+	 * own (moe_ops) */
+	int xu = plan_etp(p, tp) > 1 && plan_moe_dispatch(p) != MOE_DISPATCH_ALLGATHER;
+	return (tp > 1 ? attn_units * per : 0) + (xu ? per : 0);
 }
 
 /* Kernels one layer launches forward on one GPU, op by op. The backward
@@ -762,7 +892,7 @@ static double layer_kernels(const struct model_spec *m, int layer, const struct 
 		 * MoE block counts its own (moe_ops) */
 		if (p->precision == HP_FP8 && m->moe.shared_experts == 0)
 			n -= 2;
-		n += moe_block_kernels(p, (double)m->moe.experts / p->ep, &c, &w);
+		n += moe_block_kernels(p, tp, (double)m->moe.experts / p->ep, &c, &w);
 	}
 	return n;
 }
@@ -922,7 +1052,7 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->kernels = layer_kernels(m, layer, p, tp);
 	double moe_colls = 0, syncs = 0;
 	if (model_layer_is_moe(m, layer))
-		moe_block_kernels(p, 1, &moe_colls, &syncs);
+		moe_block_kernels(p, tp, 1, &moe_colls, &syncs);
 	lc->colls = tp_colls(m, layer, p, tp) + moe_colls;
 	lc->syncs = syncs;
 
@@ -981,12 +1111,14 @@ static void stage_key(const struct stage_ctx *x, int kind, struct layer_key *key
 		return;
 	/* with the etp key above ep (ep at most 4096: 13 bits) */
 	key->ep = p->ep | p->etp << 16;
+	/* the experts' GEMMs and dispatcher (moe_path): kinds 1 and 3 */
+	key->framework = moe_path(p);
 	if (kind == 3)
 		return;
 	key->sp = p->sp;
 	key->flash = p->flash;
 	key->recompute = p->recompute;
-	key->framework = p->framework;
+	key->framework = p->framework | key->framework << 8;
 }
 
 /* layer_cost of the stage's layer (of kind 0 dense, 1 MoE), from the
@@ -1043,8 +1175,7 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 	if (!L)
 		return;
 	const struct perf_calib *k = x->k;
-	const struct moe_spec *e = &x->m->moe;
-	double gap = k->kernel_gap_s, up = x->m->gated_mlp ? 2 : 1;
+	double gap = k->kernel_gap_s;
 	x->moe_fwd = L->gemm + L->attn_f + L->ew + L->kernels * gap;
 	x->moe_bwd = L->gemm_b + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 	/* memoised as kind 3 (the pool's GPU, precision, TP, micro-batch,
@@ -1058,11 +1189,8 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 		x->moe_expert_fwd = hit->gemm;
 		return;
 	}
-	double local, rows, et;
-	expert_shape(e, x->p, x->tp, x->T, &local, &rows, &et);
-	enum hp_dtype dt = x->p->precision;
-	x->moe_expert_fwd = gemm_time(k, x->g, dt, rows, up * e->expert_ffn / et, x->m->hidden, local) +
-			    gemm_time(k, x->g, dt, rows, x->m->hidden, e->expert_ffn / et, local);
+	x->moe_expert_fwd = expert_gemm(k, x->g, x->m, x->p, x->tp, x->T, x->p->precision, 0) +
+			    expert_gemm(k, x->g, x->m, x->p, x->tp, x->T, x->p->precision, 1);
 	struct layer_cost lc;
 	memset(&lc, 0, sizeof lc);
 	lc.gemm = x->moe_expert_fwd;

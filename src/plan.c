@@ -26,7 +26,7 @@ void plan_init(struct plan *p)
 	p->flash = 1;
 	p->framework = FW_ANY;
 	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
-	p->fp8_params = p->ep_overlap = p->moe_dispatch = -1;
+	p->fp8_params = p->ep_overlap = p->moe_dispatch = p->moe_grouped_gemm = -1;
 }
 
 int plan_tp_overlap(const struct plan *p)
@@ -115,6 +115,13 @@ enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p)
 							      : MOE_DISPATCH_ALLTOALL;
 }
 
+int plan_moe_grouped_gemm(const struct plan *p)
+{
+	if (p->moe_grouped_gemm >= 0)
+		return p->moe_grouped_gemm;
+	return !framework_get(p->framework)->moe_sequential_mlp;
+}
+
 int plan_ep_overlap(const struct plan *p)
 {
 	return p->ep_overlap >= 0 ? p->ep_overlap : framework_get(p->framework)->ep_overlap;
@@ -122,7 +129,9 @@ int plan_ep_overlap(const struct plan *p)
 
 int plan_ep_overlap_on(const struct plan *p, int pp)
 {
-	if (!plan_ep_overlap(p))
+	/* Megatron-Core runs the overlap with the alltoall and flex
+	 * dispatchers only (transformer_config.py @d98e8a64 L3016-3019) */
+	if (!plan_ep_overlap(p) || plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
 		return 0;
 	return framework_ep_overlap_on(p->framework, p->ep, pp,
 				       p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
@@ -187,10 +196,9 @@ static const char *const loss_names[] = { "fused", "eager" };
  * "none" or "cpu" (hetplan models "cpu"; "nvme", ZeRO-Infinity, is not);
  * "activations" is Megatron-Core's --cpu-offloading-num-layers */
 static const char *const offload_names[] = { "none", "optimizer", "activations" };
-/* Megatron-Core's --moe-token-dispatcher-type values hetplan costs
- * (transformer_config.py @d98e8a64 L891; its third, allgather, has no
- * cost model here) */
-static const char *const dispatch_names[] = { "alltoall", "flex" };
+/* Megatron-Core's --moe-token-dispatcher-type values
+ * (transformer_config.py @d98e8a64 L891) */
+static const char *const dispatch_names[] = { "alltoall", "flex", "allgather" };
 
 const char *plan_moe_dispatch_name(enum hp_moe_dispatch d)
 {
@@ -346,6 +354,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b) ||
 	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
 	    plan_moe_dispatch(a) != plan_moe_dispatch(b) ||
+	    plan_moe_grouped_gemm(a) != plan_moe_grouped_gemm(b) ||
 	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
@@ -496,6 +505,11 @@ static int eff_ep_overlap(const void *p) { return plan_ep_overlap(p); }
 static int eff_moe_dispatch(const void *p) { return (int)plan_moe_dispatch(p); }
 /* the key is written only where the plan sets it (absent: the framework's) */
 static int has_moe_dispatch(const void *p) { return ((const struct plan *)p)->moe_dispatch >= 0; }
+static int eff_moe_grouped_gemm(const void *p) { return plan_moe_grouped_gemm(p); }
+static int has_moe_grouped_gemm(const void *p)
+{
+	return ((const struct plan *)p)->moe_grouped_gemm >= 0;
+}
 
 static const char *const on_off[] = { "off", "on" };
 static const char *const attention[] = { "unfused", "flash" };
@@ -682,9 +696,24 @@ static const struct hp_field plan_field_list[] = {
 		 "crosses the network once for each of its routed experts on another node. "
 		 "`flex` is the flex dispatcher with the DeepEP or HybridEP backend: once for "
 		 "each other node holding any of them, then over NVLink inside that node "
-		 "(docs/moe.md). `flex` needs megatron-core or nemo-automodel. Only for mixture-of-experts "
+		 "(docs/moe.md). `allgather` (Megatron-LM's default) all-gathers every token "
+		 "over the expert TP x EP group and permutes it with torch gather and "
+		 "scatter-add kernels (docs/moe-seq.md). `flex` needs megatron-core or "
+		 "nemo-automodel, `allgather` megatron-core. Only for mixture-of-experts "
 		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
 		 "MoE recipes run; alltoall for the rest)." },
+	{ .key = "moe_grouped_gemm", .flag = "moe-grouped-gemm", .kind = FK_BOOL,
+	  .off = PF(moe_grouped_gemm), .names = on_off, .effective = eff_moe_grouped_gemm,
+	  .present = has_moe_grouped_gemm,
+	  .help = "MoE experts as grouped GEMMs (Megatron `--moe-grouped-gemm`), off: one MLP "
+		 "per expert in a loop; absent: the framework's default",
+	  .doc = "The routed experts run as grouped GEMMs (Megatron-Core `--moe-grouped-gemm`, "
+		 "TEGroupedMLP). Off, they run as Megatron-Core's SequentialMLP: a Python loop "
+		 "over the local experts, two GEMMs and an activation each, every GEMM alone on "
+		 "the GPU at its expert's shape, every launch issued by the host "
+		 "(docs/moe-seq.md). Megatron-LM's own default is off; NVIDIA's MoE recipes turn "
+		 "it on. Only for mixture-of-experts models. Default: the framework's (on for "
+		 "every framework, the shape hetplan has always costed)." },
 	/* recompute_layers: up to the model's layer limit (catalog.c, 100000) */
 	{ .key = "recompute_layers", .flag = "recompute-layers", .kind = FK_INT,
 	  .off = PF(recompute_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
@@ -931,7 +960,9 @@ static int validate_etp(const struct plan *p, const struct model_spec *m, int dp
 	return 0;
 }
 
-/* The moe_dispatch key. flex is Megatron-Core's flex token dispatcher
+/* The moe_dispatch and moe_grouped_gemm keys. allgather is Megatron-Core's
+ * allgather token dispatcher (framework.h moe_allgather), refused
+ * elsewhere. flex is Megatron-Core's flex token dispatcher
  * (transformer_config.py @d98e8a64 L891-898, flags from arguments.py
  * L2373's ArgumentGroupFactory); the framework rows without it
  * (framework.h ep_dispatch_dedup 0: DeepSpeed-MoE and torchtitan send
@@ -941,9 +972,19 @@ static int validate_etp(const struct plan *p, const struct model_spec *m, int dp
 static int validate_dispatch(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
 {
+	const struct framework_info *fw = framework_get(p->framework);
+	if (!m->moe.experts && p->moe_grouped_gemm >= 0 &&
+	    p->moe_grouped_gemm != !fw->moe_sequential_mlp)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: moe_grouped_gemm %s given for a dense model (no experts)", ctx,
+				  p->moe_grouped_gemm ? "on" : "off");
 	if (p->moe_dispatch < 0)
 		return 0;
-	const struct framework_info *fw = framework_get(p->framework);
+	if (p->moe_dispatch == MOE_DISPATCH_ALLGATHER && !fw->moe_allgather)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: moe_dispatch allgather is Megatron-Core's allgather token "
+				  "dispatcher; %s has none: use alltoall", ctx,
+				  framework_name(p->framework));
 	if (p->moe_dispatch == MOE_DISPATCH_FLEX && !fw->ep_dispatch_dedup) {
 		/* The frameworks that have it, from the table (framework.h
 		 * ep_dispatch_dedup), so a row added there is named here. */

@@ -9,7 +9,7 @@
  *
  * JSON (the `estimate --plan` schema, also printed by the planner):
  *   {"mbs","gbs","precision","recompute","loss","zero","master","schedule","cp","ep","etp",
- *    "moe_dispatch","pp_layout",
+ *    "moe_dispatch","moe_grouped_gemm","pp_layout",
  *    "replicas":[{"count","batch_share",
  *                 "stages":[{"pool","tp","first_layer","last_layer"}]}]}
  * layers are 0-based and inclusive; "count" is optional (default 1). */
@@ -59,8 +59,12 @@ enum hp_offload { OFFLOAD_NONE, OFFLOAD_OPTIMIZER, OFFLOAD_ACTIVATIONS, OFFLOAD_
  * ep_dispatch_time): NCCL's all-to-all, one network copy per routed
  * expert (Megatron-Core --moe-token-dispatcher-type alltoall); the flex
  * dispatcher (DeepEP or HybridEP backend), one network copy per
- * destination node (flex). */
-enum hp_moe_dispatch { MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX, MOE_DISPATCH_COUNT };
+ * destination node (flex); the allgather dispatcher, every token
+ * all-gathered over the expert TP x EP group and permuted with torch
+ * gather and scatter_add kernels (allgather; docs/moe-seq.md). */
+enum hp_moe_dispatch {
+	MOE_DISPATCH_ALLTOALL, MOE_DISPATCH_FLEX, MOE_DISPATCH_ALLGATHER, MOE_DISPATCH_COUNT
+};
 
 struct stage {
 	int pool;             /* index into cluster.pools */
@@ -117,6 +121,11 @@ struct plan {
 			       * experts' ranks (Megatron-Core
 			       * --moe-token-dispatcher-type); read it through
 			       * plan_moe_dispatch() */
+	int moe_grouped_gemm; /* -1 the framework's default, 0 off, 1 on: the routed
+			       * experts run as grouped GEMMs (Megatron-Core
+			       * --moe-grouped-gemm, TEGroupedMLP) or, off, as a
+			       * loop of one MLP per local expert (SequentialMLP);
+			       * read it through plan_moe_grouped_gemm() */
 	int tp_host_sync;     /* 0 or 1: the host synchronises the device around every
 			       * TP collective, so a layer's kernel dispatch no longer
 			       * overlaps its device work at TP > 1 (AMP's Megatron-LM
@@ -281,6 +290,11 @@ int plan_moe_tp_without_sp(const struct plan *p, const struct model_spec *m, int
 enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p);
 const char *plan_moe_dispatch_name(enum hp_moe_dispatch d);
 int plan_moe_dispatch_parse(const char *s, enum hp_moe_dispatch *d);
+
+/* Whether the routed experts run as grouped GEMMs: the plan's
+ * moe_grouped_gemm key, or absent, its framework's (framework.h
+ * moe_sequential_mlp: off where set, else on). */
+int plan_moe_grouped_gemm(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

@@ -291,6 +291,17 @@ static void rules_parallel(struct verdict *v, const struct plan *p)
 	 * one does. */
 	if (p->ep > 1 && plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
 		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
+	/* The allgather token dispatcher (--moe-token-dispatcher-type
+	 * allgather, Megatron-LM's default: arguments.py @f1f03922 L1904-1906)
+	 * is Megatron-Core's too (framework.h moe_allgather); no framework's
+	 * default, so a plan with it named it, and names an MoE model
+	 * (plan_validate refuses it on a dense one). The experts' loop
+	 * (moe_grouped_gemm off) is denied to none: Megatron-Core's
+	 * SequentialMLP, DeepSpeed-MoE's Experts, the 2021-22 SwitchMLP and
+	 * torchtitan's GroupedExperts with use_grouped_mm off all run one
+	 * expert at a time (framework.c). */
+	if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+		deny(v, MLM | DS | TITAN, "the allgather token dispatcher (moe_dispatch allgather)");
 	/* Recomputation. Megatron's selective recomputation (attention core,
 	 * --recompute-granularity selective) is Megatron's alone; torchtitan's
 	 * op-level selective checkpointing (activation_checkpoint.mode

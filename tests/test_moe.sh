@@ -383,7 +383,8 @@ PY
 # Refused, exit 3: flex under a framework without it (framework.c rows
 # deepspeed, torchtitan, megatron-lm: ep_dispatch_dedup 0), a dispatcher
 # other than the default for a dense model (as ep above 1 is), and a name
-# Megatron-Core's list has but hetplan does not cost (allgather).
+# Megatron-LM's list had but hetplan does not cost (alltoall_seq,
+# arguments.py @f1f03922 L1905; allgather is costed: test_moe_seq.sh).
 for fw in deepspeed torchtitan megatron-lm; do
 	# shellcheck disable=SC2086
 	expect 3 "moe_dispatch flex needs a framework with a flex dispatcher (DeepEP or HybridEP: megatron-core, nemo-automodel)" "$H" estimate $disp \
@@ -393,7 +394,7 @@ done
 expect 3 "moe_dispatch alltoall given for a dense model" "$H" estimate --pool 2x8xH100-SXM \
 	-m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --moe-dispatch alltoall
 # shellcheck disable=SC2086
-expect 2 "--moe-dispatch" "$H" estimate $disp --moe-dispatch allgather
+expect 2 "--moe-dispatch" "$H" estimate $disp --moe-dispatch alltoall_seq
 # The expert grid ignores the attention's CP: Megatron-Core builds it
 # with cp 1 (parallel_state.py initialize_model_parallel,
 # expert_decoder_rank_generator: order tp-ep-dp-pp, tp = etp), so at TP 1
