@@ -178,7 +178,18 @@ static int read_one(const struct hp_field *f, void *base, const struct jx_ctx *c
 	case FK_NUM:
 		return jx_num(c, o, f->key, req, f->min, f->max, num_at(f, base)) < 0 ? -1 : 0;
 	case FK_BOOL: return jx_bool(c, o, f->key, req, int_at(f, base)) < 0 ? -1 : 0;
-	case FK_STR: return jx_str(c, o, f->key, req, str_at(f, base), f->size) < 0 ? -1 : 0;
+	case FK_STR: {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, f->key);
+		/* A whole number in [0, 1e15] is written as its digits; any other
+		 * number falls through to jx_str's "expected a string". */
+		if ((f->flags & FF_NUM_TEXT) && cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+		    v->valuedouble <= 1e15 && v->valuedouble == floor(v->valuedouble)) {
+			int n = snprintf(str_at(f, base), f->size, "%.0f", v->valuedouble);
+			if (n > 0 && (size_t)n < f->size)
+				return 0;
+		}
+		return jx_str(c, o, f->key, req, str_at(f, base), f->size) < 0 ? -1 : 0;
+	}
 	case FK_ENUM:
 	case FK_CUSTOM: return read_named(f, base, c, o, req);
 	case FK_OBJECT: return read_object(f, base, c, o, req);

@@ -46,6 +46,8 @@ enum {
 				* clears it (--no-sp) */
 	FF_ZERO_NONE = 1 << 4, /* 0 means "none" in the TUI (experts: 0 = dense),
 				* though the JSON range starts at min */
+	FF_NUM_TEXT = 1 << 5,  /* FK_STR that also takes a whole JSON number and
+				* stores its digits (a workspace's isl 1500) */
 };
 
 struct hp_field_enum {

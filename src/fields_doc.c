@@ -47,7 +47,10 @@ static const char *values(const struct hp_field_table *t, const struct hp_field 
 	switch (f->kind) {
 	case FK_INT: snprintf(buf, n, "%.0f to %.0f", f->min, f->max); break;
 	case FK_NUM: snprintf(buf, n, "%g to %g", f->min, f->max); break;
-	case FK_STR: snprintf(buf, n, "up to %zu bytes", f->size - 1); break;
+	case FK_STR:
+		snprintf(buf, n, "up to %zu bytes%s", f->size - 1,
+			 f->flags & FF_NUM_TEXT ? ", or a whole number" : "");
+		break;
 	case FK_OBJECT: snprintf(buf, n, "see below"); break;
 	default: fields_want(f, !t->cli_text, buf, n); break;
 	}
@@ -62,7 +65,10 @@ static const char *man_values(const struct hp_field_table *t, const struct hp_fi
 	switch (f->kind) {
 	case FK_INT: snprintf(buf, n, "an integer from %.0f to %.0f", f->min, f->max); break;
 	case FK_NUM: snprintf(buf, n, "a number from %g to %g", f->min, f->max); break;
-	case FK_STR: snprintf(buf, n, "text of up to %zu bytes", f->size - 1); break;
+	case FK_STR:
+		snprintf(buf, n, "text of up to %zu bytes%s", f->size - 1,
+			 f->flags & FF_NUM_TEXT ? ", or a whole number" : "");
+		break;
 	case FK_OBJECT: snprintf(buf, n, "an object, keys below"); break;
 	default: fields_want(f, !t->cli_text, buf, n); break;
 	}

@@ -121,9 +121,9 @@ static const struct hp_field_enum overlap_enum = { 3, overlap_name, overlap_pars
 static const struct hp_field ws_serve_field_list[] = {
 	{ .key = "model", .kind = FK_STR, FIELD_STR(struct ws_serve, model), .flags = FF_OMIT_ZERO,
 	  .help = "model preset to serve; absent: the workspace's model" },
-	{ .key = "isl", .kind = FK_STR, FIELD_STR(struct ws_serve, isl),
+	{ .key = "isl", .kind = FK_STR, FIELD_STR(struct ws_serve, isl), .flags = FF_NUM_TEXT,
 	  .help = "prompt tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN" },
-	{ .key = "osl", .kind = FK_STR, FIELD_STR(struct ws_serve, osl),
+	{ .key = "osl", .kind = FK_STR, FIELD_STR(struct ws_serve, osl), .flags = FF_NUM_TEXT,
 	  .help = "output tokens, as isl" },
 	{ .key = "rate", .kind = FK_NUM, .off = SO(rate), .min = 0, .max = 1e7,
 	  .flags = FF_OMIT_ZERO, .help = "requests/s" },

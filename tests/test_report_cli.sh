@@ -230,6 +230,24 @@ assert page.count("<section>") == page.count("</section>")
 assert "serving" not in json.load(open(sys.argv[5]))
 PY
 
+# --- isl and osl may be JSON numbers (as --isl 1500 is): the same report as
+# the strings above; a fraction or a negative number is still refused,
+# naming the key (exit 3, man page EXIT STATUS).
+sed 's/"isl": "1000", "osl": "200"/"isl": 1000, "osl": 200/' "$T/wss.json" >"$T/wsn.json"
+expect 0 "" $H report "$T/wsn.json" -o "$T/n.json"
+python3 - "$T/s.json" "$T/n.json" <<'PY' && ok || bad "numeric isl/osl: same serving part"
+import json, sys
+a, b = (json.load(open(p))["serving"] for p in sys.argv[1:])
+for d in (a, b):
+    for k in ("seconds", "solver_seconds"):
+        d["search"].pop(k)
+assert a == b
+PY
+sed 's/"isl": "1000"/"isl": 1000.5/' "$T/wss.json" >"$T/wsf.json"
+expect 3 "isl" $H report "$T/wsf.json" -o "$T/f.json"
+sed 's/"osl": "200"/"osl": -200/' "$T/wss.json" >"$T/wsm.json"
+expect 3 "osl" $H report "$T/wsm.json" -o "$T/m.json"
+
 # --- the CSV report carries the serving plans too (md, html and json do):
 # after the training plans and one blank line, the rows `hetplan serve
 # --format csv` writes for the same inputs, byte for byte (the pool name,
