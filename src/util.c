@@ -543,8 +543,10 @@ char *hp_fmt_duration(char *buf, size_t n, double s)
 		snprintf(buf, n, "%.1f min", s / 60);
 	else if (s < 172800)
 		snprintf(buf, n, "%.1f h", s / 3600);
-	else
+	else if (s < 365 * 86400.0)
 		snprintf(buf, n, "%.1f d", s / 86400);
+	else /* a year of 365 days, as the interface's plan table counts */
+		snprintf(buf, n, "%.1f y", s / (365 * 86400.0));
 	return buf;
 }
 

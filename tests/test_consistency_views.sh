@@ -264,4 +264,22 @@ for cl in "--pool 45x8xH100-SXM,name=h100 --pool 8x8xA100-40GB,name=a100 -m llam
 	fi
 done
 
+# --- a run of a year or more reads in years in the table, as in the
+# interface's plan list (hp_fmt_duration and the TUI's TIME column once
+# said "3000.6 d" and "8.2 y" for one run). 70B on 16 A100-80GB at batch
+# 512 x 8,192 trains its 1.41T tokens in some 2.6e8 s (about 5.5K tokens/s):
+# over a year, under a century, so "N.N y" of 365-day years, the JSON's
+# time_to_train_s / 31,536,000 to one decimal.
+$H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 >"$T/yr.txt" 2>&1
+$H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --format json >"$T/yr.json" 2>/dev/null
+python3 - "$T/yr.txt" "$T/yr.json" <<'PY' && ok || bad "plan: a multi-year run is not shown in years"
+import json, re, sys
+txt, d = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+t = d["plans"][0]["time_to_train_s"]
+assert 365 * 86400 <= t < 100 * 365 * 86400, t
+row = [l for l in txt.splitlines() if re.match(r"\s+1\*? ", l)][0]
+assert " %.1f y " % (t / (365 * 86400.0)) in row, row
+assert not re.search(r"\d d ", row), row
+PY
+
 finish consistency_views

@@ -50,7 +50,7 @@ static void fmt_usd(char *buf, size_t n, double usd, int known)
 		snprintf(buf, n, "$%.2f", usd);
 }
 
-/* hp_fmt_duration, with years for multi-year runs, in at most 7
+/* hp_fmt_duration (years from one year on), in at most 7
  * characters, the plan table's TIME column (a wider figure would lose its
  * unit there: "1250.3" for 1250.3 years): a figure of hp_fmt_duration's
  * that is wider ("119.99 s", "45.5 min") is rounded to a whole number of
@@ -62,8 +62,6 @@ static char *fmt_dur(char *buf, size_t n, double s)
 		snprintf(buf, n, "%.0e y", s / year_s);
 	else if (s >= 99.95 * year_s)
 		snprintf(buf, n, "%.0f y", s / year_s);
-	else if (s >= year_s)
-		snprintf(buf, n, "%.1f y", s / year_s);
 	else
 		hp_fmt_duration(buf, n, s);
 	char *sp = strchr(buf, ' ');
