@@ -3058,6 +3058,21 @@ static int overlap_variant(const struct ctx *x, const struct search_plan *from, 
 	return 0;
 }
 
+/* A post-pass variant takes its base plan's place in the ranked list: the
+ * base leaves it (when still there) and the variant is kept as any plan. */
+static void replace_ranked(struct ctx *x, const struct plan *base, struct search_plan *variant)
+{
+	for (int j = 0; j < x->n_top; j++)
+		if (plan_equal(&x->top[j].plan, base)) {
+			sp_free(&x->top[j]);
+			memmove(&x->top[j], &x->top[j + 1],
+				(size_t)(x->n_top - j - 1) * sizeof *x->top);
+			x->n_top--;
+			break;
+		}
+	keep_plan(x, variant);
+}
+
 /* The overlap keys searched on the ranked plans: every allowed
  * combination of each kept plan is estimated, and the best, when it
  * beats the plan, takes its place (the layer and batch splits stay those
@@ -3089,18 +3104,8 @@ static void search_overlaps(struct ctx *x)
 			best = sp;
 			have = 1;
 		}
-		if (have) {
-			/* the variant replaces its plan in the ranked list */
-			for (int j = 0; j < x->n_top; j++)
-				if (plan_equal(&x->top[j].plan, &base[i].plan)) {
-					sp_free(&x->top[j]);
-					memmove(&x->top[j], &x->top[j + 1],
-						(size_t)(x->n_top - j - 1) * sizeof *x->top);
-					x->n_top--;
-					break;
-				}
-			keep_plan(x, &best);
-		}
+		if (have) /* the variant replaces its plan in the ranked list */
+			replace_ranked(x, &base[i].plan, &best);
 		sp_free(&base[i]);
 	}
 	free(base);
@@ -3216,15 +3221,7 @@ static void search_recompute_layers(struct ctx *x)
 		if (have) {
 			if (x->have_bound && best.score < x->bound)
 				x->bound = best.score;
-			for (int j = 0; j < x->n_top; j++)
-				if (plan_equal(&x->top[j].plan, &base[i].plan)) {
-					sp_free(&x->top[j]);
-					memmove(&x->top[j], &x->top[j + 1],
-						(size_t)(x->n_top - j - 1) * sizeof *x->top);
-					x->n_top--;
-					break;
-				}
-			keep_plan(x, &best);
+			replace_ranked(x, &base[i].plan, &best);
 		}
 		sp_free(&base[i]);
 	}
