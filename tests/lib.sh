@@ -14,6 +14,9 @@
 #                empty, that its stderr holds TEXT; a suite with another
 #                notion of expect defines its own after sourcing this file
 #   json PY      runs the Python statement PY with d = the JSON in $T/out
+#   est_json NAME ARGS...  runs `$H estimate ARGS --format json` into
+#                $T/NAME.json; exit 0 or 4 holds (a plan that does not fit
+#                still has its times), any other is a failed check
 #   report_checks FILE  counts a driver's report: each "OK ..." line as a
 #                check that held, each "FAIL ..." line as one that did not
 pass=0 fail=0
@@ -35,6 +38,13 @@ json() {
 	python3 -c "import json,sys; d=json.load(open('$T/out')); $1" 2>"$T/pyerr" ||
 		{ bad "json check: $1 ($(tail -1 "$T/pyerr"))"; return 1; }
 	ok
+}
+est_json() {
+	n=$1
+	shift
+	"$H" estimate "$@" --format json > "$T/$n.json" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 4 ] || bad "$n: exit $rc: $(cat "$T/err")"
 }
 report_checks() {
 	while read -r kind rest; do

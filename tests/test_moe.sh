@@ -45,19 +45,10 @@ print("%r %r %d" % (r[0]["time_s"], r[0]["exposed_s"], r[0]["calls_per_step"]) i
 PY
 }
 
-# est NAME ARGS... — estimate into $T/NAME.json (exit 0 or 4: a plan that
-# does not fit still has its times)
-est() {
-	n=$1
-	shift
-	"$H" estimate "$@" --format json > "$T/$n.json" 2>"$T/err"
-	rc=$?
-	[ $rc -eq 0 ] || [ $rc -eq 4 ] || bad "$n: exit $rc: $(cat "$T/err")"
-}
 
 mx="--pool 4x8xH100-SXM -m mixtral-8x7b --tp 1 --ep 8 --mbs 1 --gbs 256"
 # shellcheck disable=SC2086
-est pp1 $mx --pp 1
+est_json pp1 $mx --pp 1
 # shellcheck disable=SC2086
 set -- $(ep "$T/pp1.json")
 # M = 256 / (1 x 32) = 8 micro-batches
@@ -67,7 +58,7 @@ python3 -c "import sys; t, e = $1, $2; sys.exit(0 if t / 8 * (1 - 1e-9) <= e < t
 for case in "--pp 4|PP 4 without virtual stages" "--pp 1 --recompute full|full recompute" \
 	"--pp 1 --framework deepspeed|DeepSpeed"; do
 	# shellcheck disable=SC2086
-	est no $mx ${case%%|*}
+	est_json no $mx ${case%%|*}
 	# shellcheck disable=SC2086
 	set -- $(ep "$T/no.json")
 	[ "$1" = "$2" ] && ok || bad "${case#*|}: exposed $2 s, expected all of $1 s"
@@ -80,7 +71,7 @@ done
 # JSON says "ep_overlap": false; on is refused outside megatron-core (exit
 # 3, naming the key and the framework).
 # shellcheck disable=SC2086
-est off $mx --pp 1 --ep-overlap off
+est_json off $mx --pp 1 --ep-overlap off
 # shellcheck disable=SC2086
 set -- $(ep "$T/off.json")
 [ "$1" = "$2" ] && ok || bad "--ep-overlap off: exposed $2 s, expected all of $1 s"
@@ -96,9 +87,9 @@ rc=$?
 
 ds="--pool 32x8xB200 -m deepseek-v3 --tp 1 --pp 8 --ep 32 --dp 32 --mbs 1 --gbs 4096 --precision fp8"
 # shellcheck disable=SC2086
-est mc $ds --framework megatron-core
+est_json mc $ds --framework megatron-core
 # shellcheck disable=SC2086
-est dsp $ds --framework deepspeed
+est_json dsp $ds --framework deepspeed
 mc=$(ep "$T/mc.json")
 dsp=$(ep "$T/dsp.json")
 python3 - "$mc" "$dsp" <<'PY' && ok || bad "dedup: megatron-core '$mc' against deepspeed '$dsp'"
@@ -137,8 +128,8 @@ co() { # co FILE: compute + overhead of the step, and its overhead
 }
 mk "$T/m_e8.json" 8 0 256 256 256 2
 mk "$T/m_e16.json" 16 0 256 256 256 2
-est e8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1
-est e16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1
+est_json e8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1
+est_json e16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1
 a=$(co "$T/e8.json")
 b=$(co "$T/e16.json")
 python3 -c "import sys; d = ${b%% *} - ${a%% *}; w = 2 * 8 * 6 * $hop; sys.exit(0 if abs(d - w) <= 1e-9 * w else 1)" && ok ||
@@ -147,16 +138,16 @@ python3 -c "import sys; d = ${b%% *} - ${a%% *}; w = 2 * 8 * 6 * $hop; sys.exit(
 # local expert (GroupedExperts, use_grouped_mm default True:
 # pytorch/torchtitan @71213cf1 torchtitan/models/common/moe.py): the same
 # host-bound pair costs the same.
-est t8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
-est t16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
+est_json t8 --pool 1x1xH100-SXM -m "$T/m_e8.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
+est_json t16 --pool 1x1xH100-SXM -m "$T/m_e16.json" --tp 1 --pp 1 --mbs 1 --gbs 1 --framework torchtitan
 a=$(co "$T/t8.json")
 b=$(co "$T/t16.json")
 python3 -c "import sys; d = ${b%% *} - ${a%% *}; sys.exit(0 if abs(d) <= 1e-9 * ${a%% *} else 1)" && ok ||
 	bad "torchtitan, 8 more local experts: compute + overhead $a -> $b, expected no change"
 mk "$T/m_moe.json" 8 0 4096 14336 4096 4
 mk "$T/m_dense.json" 8 4 4096 14336 4096 4
-est moe --pool 1x1xH100-SXM -m "$T/m_moe.json" --tp 1 --pp 1 --mbs 1 --gbs 4
-est dense --pool 1x1xH100-SXM -m "$T/m_dense.json" --tp 1 --pp 1 --mbs 1 --gbs 4
+est_json moe --pool 1x1xH100-SXM -m "$T/m_moe.json" --tp 1 --pp 1 --mbs 1 --gbs 4
+est_json dense --pool 1x1xH100-SXM -m "$T/m_dense.json" --tp 1 --pp 1 --mbs 1 --gbs 4
 a=$(co "$T/dense.json")
 b=$(co "$T/moe.json")
 python3 -c "import sys; d = ${b#* } - ${a#* }; w = 4 * 4 * $hop; sys.exit(0 if abs(d - w) <= 1e-9 * w else 1)" && ok ||
@@ -179,9 +170,9 @@ printf '{"name":"fold","layers":2,"hidden":1024,"heads":8,"kv_heads":2,"ffn":512
 sed 's/"experts":8/"experts":32/' "$T/fold8.json" >"$T/fold32.json"
 fold="--pool 2x8xH100-SXM -m $T/fold8.json --tp 2 --pp 1 --ep 8 --mbs 1 --gbs 64"
 # shellcheck disable=SC2086
-est f2 $fold
+est_json f2 $fold
 # shellcheck disable=SC2086
-est f1 $fold --etp 1
+est_json f1 $fold --etp 1
 python3 - "$T/f2.json" "$T/f1.json" <<'PY' && ok || bad "etp 1 against etp = tp: expert weights +3,145,728 B, optimizer unchanged"
 import json, sys
 a, b = (json.load(open(f))["memory"][0] for f in sys.argv[1:])
@@ -191,7 +182,7 @@ PY
 # --etp 2 is the default written out: the same estimate, and the plan JSON
 # omits the key at its default and carries it when set.
 # shellcheck disable=SC2086
-est fe $fold --etp 2
+est_json fe $fold --etp 2
 python3 - "$T/f2.json" "$T/fe.json" "$T/f1.json" <<'PY' && ok || bad "etp = tp differs from the default, or plan JSON etp wrong"
 import json, sys
 a, b, c = (json.load(open(f)) for f in sys.argv[1:])
@@ -202,7 +193,7 @@ PY
 # --plan, gives the same plan and step time.
 python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['plan'], open(sys.argv[2], 'w'))" \
 	"$T/f1.json" "$T/f1plan.json"
-est f1rt --pool 2x8xH100-SXM -m "$T/fold8.json" --plan "$T/f1plan.json"
+est_json f1rt --pool 2x8xH100-SXM -m "$T/fold8.json" --plan "$T/f1plan.json"
 python3 - "$T/f1.json" "$T/f1rt.json" <<'PY' && ok || bad "etp 1 plan JSON round trip"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
@@ -216,7 +207,7 @@ PY
 fold32="--pool 4x8xH100-SXM -m $T/fold32.json --tp 2 --pp 1 --mbs 1 --gbs 64"
 for case in "--ep 8|2" "--ep 8 --etp 1|1" "--ep 32 --etp 1|4"; do
 	# shellcheck disable=SC2086
-	est g $fold32 ${case%%|*}
+	est_json g $fold32 ${case%%|*}
 	python3 - "$T/g.json" "${case#*|}" <<'PY' && ok || bad "${case%%|*}: EP group not over ${case#*|} nodes"
 import json, sys
 r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "ep"]
@@ -234,9 +225,9 @@ done
 # nodes, beside the same dense DP group of 16: the dp row's time is the
 # same.
 # shellcheck disable=SC2086
-est d1 $fold32 --ep 8
+est_json d1 $fold32 --ep 8
 # shellcheck disable=SC2086
-est d2 $fold32 --ep 16 --etp 1
+est_json d2 $fold32 --ep 16 --etp 1
 python3 - "$T/d1.json" "$T/d2.json" <<'PY' && ok || bad "expert DP over 2 nodes: dp time at ep 8 etp 2 differs from ep 16 etp 1"
 import json, sys
 a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "dp"][0] for f in sys.argv[1:])
@@ -249,8 +240,8 @@ PY
 # (1) without shared experts and attention + shared experts (2) with one:
 # the tp row's time doubles, same bytes per unit (T x hidden).
 sed 's/"shared_experts":0/"shared_experts":1/' "$T/fold8.json" >"$T/fold8s.json"
-est s0 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
-est s1 --pool 2x8xH100-SXM -m "$T/fold8s.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
+est_json s0 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
+est_json s1 --pool 2x8xH100-SXM -m "$T/fold8s.json" --tp 2 --pp 1 --ep 8 --etp 1 --mbs 1 --gbs 64
 python3 - "$T/s0.json" "$T/s1.json" <<'PY' && ok || bad "folded shared experts: tp time not twice the attention's alone"
 import json, sys
 a, b = ([c for c in json.load(open(f))["comm"] if c["dim"] == "tp"][0] for f in sys.argv[1:])
@@ -261,7 +252,7 @@ PY
 # 4,194,304 bytes over 2 ranks in one node; per micro-batch 2 MoE layers x
 # (1 unit forward + 1 backward) x 2 collectives (gather, reduce-scatter)
 # = 8, and 64 / (1 x 16) = 4 micro-batches: 32 a step.
-est e2 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64
+est_json e2 --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64
 python3 - "$T/e2.json" <<'PY' && ok || bad "tp 1 etp 2: no tp row for the expert TP group"
 import json, sys
 r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "tp"]
@@ -274,7 +265,7 @@ PY
 # MoEAlltoAllTokenDispatcher.token_permutation: gather_from_sequence_
 # parallel_region after all_to_all). The unit: 1,024 tokens x 2 copies x
 # 1,024 x 2 B x ETP 2 / TP 1 = 8,388,608 bytes, the calls as above.
-est e2a --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64 --moe-dispatch alltoall
+est_json e2a --pool 2x8xH100-SXM -m "$T/fold8.json" --tp 1 --pp 1 --ep 8 --etp 2 --mbs 1 --gbs 64 --moe-dispatch alltoall
 python3 - "$T/e2a.json" <<'PY' && ok || bad "tp 1 etp 2 alltoall: the expert TP unit is not top_k copies"
 import json, sys
 r = [c for c in json.load(open(sys.argv[1]))["comm"] if c["dim"] == "tp"]
@@ -293,9 +284,9 @@ PY
 printf '{"name":"grokp","layers":8,"hidden":6144,"heads":48,"kv_heads":8,"ffn":32768,"vocab":128256,"seq_len":8192,"gated_mlp":true,"norm":"rmsnorm","position":"rope","tied_embeddings":false,"bias":false,"moe":{"experts":8,"top_k":2,"expert_ffn":32768,"shared_experts":0,"dense_layers":0}}\n' >"$T/grokp.json"
 grok="--pool 8x8xH100-SXM,nics=8,nic_gbps=400 -m $T/grokp.json --tp 4 --pp 1 --dp 8 --cp 2 --mbs 1 --gbs 1024 --ep 8"
 # shellcheck disable=SC2086
-est ga $grok --moe-dispatch alltoall
+est_json ga $grok --moe-dispatch alltoall
 # shellcheck disable=SC2086
-est gf $grok --moe-dispatch flex
+est_json gf $grok --moe-dispatch flex
 python3 - "$T/ga.json" "$T/gf.json" <<'PY' && ok || bad "alltoall expert TP gather: under the NVLink bound or not above flex"
 import json, sys
 a, f = (json.load(open(x))["breakdown_s"]["tp_comm"] for x in sys.argv[1:])
@@ -349,13 +340,13 @@ expect 0 "" "$H" estimate --pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs
 printf '{"name":"disp","layers":2,"hidden":1024,"heads":8,"kv_heads":2,"ffn":512,"vocab":1024,"seq_len":4096,"gated_mlp":true,"norm":"rmsnorm","position":"rope","tied_embeddings":false,"bias":false,"moe":{"experts":16,"top_k":2,"expert_ffn":512,"shared_experts":0,"dense_layers":0}}\n' >"$T/disp.json"
 disp="--pool 2x8xH100-SXM -m $T/disp.json --tp 1 --pp 1 --ep 16 --mbs 2 --gbs 64"
 # shellcheck disable=SC2086
-est da $disp --moe-dispatch alltoall
+est_json da $disp --moe-dispatch alltoall
 # shellcheck disable=SC2086
-est df $disp --moe-dispatch flex
+est_json df $disp --moe-dispatch flex
 # shellcheck disable=SC2086
-est dd $disp
+est_json dd $disp
 # shellcheck disable=SC2086
-est ds $disp --framework deepspeed
+est_json ds $disp --framework deepspeed
 python3 - "$T/da.json" "$T/df.json" "$T/dd.json" "$T/ds.json" <<'PY' && ok || bad "moe_dispatch: alltoall against flex bytes, calls or time"
 import json, sys
 a, f, d, s = (json.load(open(x)) for x in sys.argv[1:])
@@ -374,7 +365,7 @@ a, d = (json.load(open(x)) for x in sys.argv[1:3])
 json.dump(a["plan"], open(sys.argv[3], "w"))
 sys.exit(0 if a["plan"]["moe_dispatch"] == "alltoall" and "moe_dispatch" not in d["plan"] else 1)
 PY
-est dart --pool 2x8xH100-SXM -m "$T/disp.json" --plan "$T/daplan.json"
+est_json dart --pool 2x8xH100-SXM -m "$T/disp.json" --plan "$T/daplan.json"
 python3 - "$T/da.json" "$T/dart.json" <<'PY' && ok || bad "moe_dispatch alltoall plan JSON round trip"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])

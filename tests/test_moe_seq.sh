@@ -23,15 +23,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . tests/lib.sh
 
-# est NAME ARGS... — estimate into $T/NAME.json (exit 0 or 4: a plan that
-# does not fit still has its times)
-est() {
-	n=$1
-	shift
-	"$H" estimate "$@" --format json > "$T/$n.json" 2>"$T/err"
-	rc=$?
-	[ $rc -eq 0 ] || [ $rc -eq 4 ] || bad "$n: exit $rc: $(cat "$T/err")"
-}
 
 # --- The allgather dispatcher's bytes. Mixtral 8x7B (hidden 4,096, 8
 # experts, top-2, 32 layers, sequence 4,096), TP 1, EP 8, MBS 1, one
@@ -44,7 +35,7 @@ est() {
 # group of 8 in one node. No all-to-all: no "ep" row.
 mx="--pool 1x8xH100-SXM -m mixtral-8x7b --pp 1 --mbs 1 --gbs 8 --framework megatron-core"
 # shellcheck disable=SC2086
-est ag1 $mx --tp 1 --dp 8 --ep 8 --moe-dispatch allgather
+est_json ag1 $mx --tp 1 --dp 8 --ep 8 --moe-dispatch allgather
 python3 - "$T/ag1.json" <<'PY' && ok || bad "allgather at TP 1, EP 8: gathered bytes, calls, group or an ep row"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -59,7 +50,7 @@ PY
 # 4,096 / 2 tokens and gathers 8 ranks' worth: 2,048 x 8 x 4,096 x 2 B =
 # 134,217,728 B (T x EP rows: 4,096 x 4).
 # shellcheck disable=SC2086
-est ag2 $mx --tp 2 --dp 4 --ep 4 --moe-dispatch allgather
+est_json ag2 $mx --tp 2 --dp 4 --ep 4 --moe-dispatch allgather
 python3 - "$T/ag2.json" <<'PY' && ok || bad "allgather at TP 2, EP 4: gathered bytes or group"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -70,7 +61,7 @@ PY
 # each rank's 2,048 tokens x 2 copies: 2,048 x 2 x 4,096 x 2 B =
 # 33,554,432 B an all-to-all (docs/moe.md).
 # shellcheck disable=SC2086
-est a2a2 $mx --tp 2 --dp 4 --ep 4 --moe-dispatch alltoall
+est_json a2a2 $mx --tp 2 --dp 4 --ep 4 --moe-dispatch alltoall
 python3 - "$T/a2a2.json" <<'PY' && ok || bad "alltoall at TP 2, EP 4: all-to-all bytes"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -82,9 +73,9 @@ PY
 # that expert on the whole input, so the step is the grouped GEMM's to
 # the last digit. (Each plan names the key, so each writes it.)
 # shellcheck disable=SC2086
-est g1 $mx --tp 1 --dp 8 --ep 8 --moe-grouped-gemm on
+est_json g1 $mx --tp 1 --dp 8 --ep 8 --moe-grouped-gemm on
 # shellcheck disable=SC2086
-est s1 $mx --tp 1 --dp 8 --ep 8 --moe-grouped-gemm off
+est_json s1 $mx --tp 1 --dp 8 --ep 8 --moe-grouped-gemm off
 python3 - "$T/g1.json" "$T/s1.json" <<'PY' && ok || bad "SequentialMLP with one local expert differs from a grouped GEMM of one"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -102,9 +93,9 @@ PY
 # 1/0.85 = 1.18 of the worst GEMM (the attention and the other GEMMs do
 # not change).
 # shellcheck disable=SC2086
-est g8 $mx --tp 8 --dp 1 --gbs 1 --moe-grouped-gemm on
+est_json g8 $mx --tp 8 --dp 1 --gbs 1 --moe-grouped-gemm on
 # shellcheck disable=SC2086
-est s8 $mx --tp 8 --dp 1 --gbs 1 --moe-grouped-gemm off
+est_json s8 $mx --tp 8 --dp 1 --gbs 1 --moe-grouped-gemm off
 python3 - "$T/g8.json" "$T/s8.json" <<'PY' && ok || bad "SequentialMLP at 8 local experts: compute not above grouped, or by too much"
 import json, sys
 a, b = (json.load(open(f))["breakdown_s"]["compute"] for f in sys.argv[1:3])
@@ -125,7 +116,7 @@ PY
 rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 4 ] || bad "plan round trip: exit $rc: $(cat "$T/err")"
 # shellcheck disable=SC2086
-est both $mx --tp 1 --dp 8 --ep 8 --moe-dispatch allgather --moe-grouped-gemm off
+est_json both $mx --tp 1 --dp 8 --ep 8 --moe-dispatch allgather --moe-grouped-gemm off
 python3 - "$T/rt.json" "$T/both.json" <<'PY' && ok || bad "plan JSON round trip of moe_dispatch allgather, moe_grouped_gemm off"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
