@@ -21,14 +21,7 @@ golden() {
 		screen "$2" >"$tmp/$1.txt"
 		n=$((n + 1))
 	done
-	if [ ! -f "$f" ]; then
-		bad "golden $f missing (UPDATE_GOLDEN=1 sh $0 writes it)"
-	elif cmp -s "$f" "$tmp/$1.txt"; then
-		ok
-	else
-		bad "screen $1 differs from $f:"
-		diff "$f" "$tmp/$1.txt" | head -20
-	fi
+	golden_verdict "$f" "$1" "UPDATE_GOLDEN=1 sh $0"
 }
 # val S KEY: the Edit plan view's value of KEY (its first word), the row
 # read with or without the * that marks a changed key.

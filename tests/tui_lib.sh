@@ -59,6 +59,20 @@ start() {
 		"trap '' INT; cd '$TUI_DIR' && env XDG_CONFIG_HOME='$tmp/cfg' XDG_CACHE_HOME='$tmp/cache' LANG=C.UTF-8 LC_ALL=C.UTF-8 ${4:-} '$HP' ${5:-}; echo EXITED:\$?; sleep 60"
 }
 screen() { $T capture-pane -p -t "$1"; }
+# golden_verdict FILE NAME HINT: the verdict on a captured screen
+# $tmp/NAME.txt against its golden FILE, once the caller's waits are
+# done: a missing golden fails naming HINT (how to write it), a differing
+# one fails with the first lines of the diff.
+golden_verdict() {
+	if [ ! -f "$1" ]; then
+		bad "golden $1 missing ($3 writes it)"
+	elif cmp -s "$1" "$tmp/$2.txt"; then
+		ok
+	else
+		bad "screen $2 differs from $1:"
+		diff "$1" "$tmp/$2.txt" | head -20
+	fi
+}
 keys() { n=$1; shift; $T send-keys -t "$n" "$@"; }
 wait_for() {
 	i=0
