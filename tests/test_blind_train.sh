@@ -568,7 +568,17 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLOFM": "small/V100/consumer", "BLRAY": "small/V100/consumer",
           # Round 28a: MLPerf v3.0 GPT-3 175B logs, NVIDIA and CoreWeave
           # H100 (512-3,584 GPUs, NeMo Megatron 23.04).
-          "BLML30": "H100 at scale"}
+          "BLML30": "H100 at scale",
+          # Round 29: MLPerf v4.0 GPT-3 175B of Sustainable Metal Cloud
+          # (512 H100, NeMo); MLPerf v5.1 Llama 3.1 8B FP8 of Lambda (72
+          # GB300, one NVL72 rack: regime_of) and Supermicro (one B300
+          # node); dgxc-benchmarking v25.10's Llama 3.1 405B FP8 example on
+          # 128 GB200 (Megatron-FSDP); GPT-2 124M on two RTX 4090
+          # (tyler-romero/nanogpt-speedrun); BigScience's Megatron-LM GPT
+          # 18B-206B on 16-256 Jean Zay V100-32GB (experiments/gpt2.md).
+          "BLSMC": "H100 at scale", "BLMLX": "B300 (8 per node)",
+          "BLDG510": "GB200 NVL72", "BLTRS": "small/V100/consumer",
+          "BLBSG": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -596,6 +606,7 @@ REGIME_BY_ROW = [
     ("BLMPT", "gpu", "H100", "H100 at scale"),
     ("BLMS", "model", "GPT 175B, batch 768", "A100 8-1,024 GPUs"),
     ("BLMS", "model", "GPT 175B, batch 256", "A100 8-1,024 GPUs"),
+    ("BLMLX", "gpu", "GB300", "GB300 NVL72"),
 ]
 def regime_of(grp, gpu, model=""):
     cols = {"gpu": gpu, "model": model}
@@ -653,7 +664,12 @@ OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "
                  # Megatron-Bridge's recipes for these rows set cpu_offloading with
                  # cpu_offloading_num_layers 20 (GB300) and 40 (GB200), as their
                  # notes state (tagged post hoc, round 25: the rows were seen)
-                 "BLMB25-03": "activations:20", "BLMB25-05": "activations:40"}
+                 "BLMB25-03": "activations:20", "BLMB25-05": "activations:40",
+                 # dgxc-benchmarking v25.10's 405B GB200 example: the
+                 # Megatron-Bridge perf matrix it pins (@f23d790cf6) sets
+                 # cpu_offloading_num_layers 80 (round 29, stated before
+                 # the row was scored; its note names the file)
+                 "BLDG510-01": "activations:80"}
 
 # Post hoc (a fact about the runs' software, docs/moe-blackwell.md
 # section 3): Transformer Engine before v2.5 has no fused attention for
