@@ -32,12 +32,13 @@
  * catalog, a model the preset schema cannot express).
  *
  * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
- * seventeen other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
+ * eighteen other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
  * TensorRT-LLM 0.5 and 0.12, TensorRT Model Optimizer on H200, MLPerf
  * Inference v4.1, v5.0 and v5.1, MangoBoost's v5.1 heterogeneous MI300X +
  * MI325X clusters, vLLM's own CI, DataCrunch's and SGLang's SGLang runs,
  * LLM-Inference-Bench's vLLM on MI300X and A100-40GB, dstack's 405B on
- * H100), with the shipped constants: nothing is fitted on them. `hetero_place` predicts the
+ * H100, MLPerf v5.1 on RTX PRO 6000 and H200 NVL), with the shipped
+ * constants: nothing is fitted on them. `hetero_place` predicts the
  * measured placements of tests/data/serving_hetero.csv (Helix). */
 #include "t.h"
 #include "cluster.h"
@@ -782,8 +783,8 @@ static const char *const bsources[] = { "oci-mi300x-vllm", "amd-vllm-0.6.1", "tr
 					"mlperf-5.0", "mlperf-5.1", "amd-rocm-vllm-0.9.1",
 					"trtllm-modelopt-h200", "mangoboost-5.1", "datacrunch-h200",
 					"sglang-0.3-bench", "amd-rocm-vllm-0.11.1",
-					"llm-inference-bench", "dstack-h100-405b" };
-#define N_BSRC 17
+					"llm-inference-bench", "dstack-h100-405b", "mlperf-5.1-pcie" };
+#define N_BSRC 18
 /* metric classes of the blind rows: throughput (out_tps, out_tps_gpu),
  * TTFT (ttft_ms mean, ttft_p50_ms median), ITL (itl_ms mean; itl_p50_ms
  * and tpot_p50_ms medians) */
@@ -950,6 +951,19 @@ static double blind_predict_one(const struct brow *b)
 		cfg.sched_steps = 1;
 		cfg.mem_util = 0.9;
 		cfg.chunk_tokens = 512;
+	}
+	if (!strcmp(b->source, "mlperf-5.1-pcie")) {
+		/* the systems' harness configs (closed/HPE/configs/HPE_PROLIANT_
+		 * DL380A_RTX_PRO_6000_PCIE_96GBx8_TRT, closed/Dell/configs/
+		 * XE7745_H200_NVL_141GBx8, llama2-70b.py): gpu_batch_size 2048
+		 * and max_num_tokens 2048 (RTX PRO 6000) / 1536 (H200 NVL);
+		 * Interactive (b203-b205) 256 and 256; kvcache_free_gpu_mem_frac
+		 * 0.90. Set before these rows were first predicted. */
+		int inter = !strcmp(b->id, "b203") || !strcmp(b->id, "b204") ||
+			    !strcmp(b->id, "b205");
+		cfg.max_batch = inter ? 256 : 2048;
+		cfg.chunk_tokens = inter ? 256 : !strcmp(b->gpu, "RTX-PRO-6000") ? 2048 : 1536;
+		cfg.mem_util = 0.90;
 	}
 	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&
 	    strcmp(b->scen, "offline")) {
@@ -1184,7 +1198,7 @@ static const char *blind_known_why(const char *id)
 TEST(blind)
 {
 	blind_load();
-	CHECK_EQ_INT(n_brows, 194);
+	CHECK_EQ_INT(n_brows, 205);
 	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
 		   pm[N_BMET] = { { 0 } };
 	int n_sat = 0, n_out = 0;
