@@ -1185,6 +1185,10 @@ static const struct {
 	{ "b192", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
 	{ "b193", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
 	{ "b194", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
+	{ "b197", "MLPerf v5.1 RTX PRO 6000 Server: 107% of the model's saturation (Offline -6.2%)" },
+	{ "b198", "MLPerf v5.1 RTX PRO 6000 Server: 107% of the model's saturation (Offline -6.2%)" },
+	{ "b201", "MLPerf v5.1 H200 NVL Server: 112% of the model's saturation (Offline -16.5%)" },
+	{ "b202", "MLPerf v5.1 H200 NVL Server: 112% of the model's saturation (Offline -16.5%)" },
 };
 
 static const char *blind_known_why(const char *id)
