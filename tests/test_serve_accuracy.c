@@ -32,11 +32,13 @@
  * catalog, a model the preset schema cannot express).
  *
  * `blind` (at the end) predicts tests/data/serving_blind.csv, results from
- * twelve other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
+ * eighteen other sources (AMD MI300X and MI325X with vLLM, NVIDIA NIM,
  * TensorRT-LLM 0.5 and 0.12, TensorRT Model Optimizer on H200, MLPerf
  * Inference v4.1, v5.0 and v5.1, MangoBoost's v5.1 heterogeneous MI300X +
- * MI325X clusters, vLLM's own CI), with the shipped constants: nothing is
- * fitted on them. `hetero_place` predicts the
+ * MI325X clusters, vLLM's own CI, DataCrunch's and SGLang's SGLang runs,
+ * LLM-Inference-Bench's vLLM on MI300X and A100-40GB, dstack's 405B on
+ * H100, MLPerf v5.1 on RTX PRO 6000 and H200 NVL), with the shipped
+ * constants: nothing is fitted on them. `hetero_place` predicts the
  * measured placements of tests/data/serving_hetero.csv (Helix). */
 #include "t.h"
 #include "cluster.h"
@@ -773,15 +775,16 @@ struct brow {
 	double isl, osl, value;
 };
 
-static struct brow brows[192];
+static struct brow brows[256];
 static int n_brows;
 
 static const char *const bsources[] = { "oci-mi300x-vllm", "amd-vllm-0.6.1", "trtllm-0.12-h100",
 					"nim-1.8-h100", "trtllm-0.5-h200", "mlperf-4.1", "vllm-ci-h200",
 					"mlperf-5.0", "mlperf-5.1", "amd-rocm-vllm-0.9.1",
 					"trtllm-modelopt-h200", "mangoboost-5.1", "datacrunch-h200",
-					"sglang-0.3-bench", "amd-rocm-vllm-0.11.1" };
-#define N_BSRC 15
+					"sglang-0.3-bench", "amd-rocm-vllm-0.11.1",
+					"llm-inference-bench", "dstack-h100-405b", "mlperf-5.1-pcie" };
+#define N_BSRC 18
 /* metric classes of the blind rows: throughput (out_tps, out_tps_gpu),
  * TTFT (ttft_ms mean, ttft_p50_ms median), ITL (itl_ms mean; itl_p50_ms
  * and tpot_p50_ms medians) */
@@ -805,7 +808,7 @@ static void blind_load(void)
 		fclose(f);
 		return;
 	}
-	while (fgets(line, sizeof line, f) && n_brows < 192) {
+	while (fgets(line, sizeof line, f) && n_brows < (int)(sizeof brows / sizeof brows[0])) {
 		char *c[16];
 		if (split(line, c, 16) != 15)
 			continue;
@@ -920,6 +923,47 @@ static double blind_predict_one(const struct brow *b)
 			 * before these rows were re-scored with it. */
 			cfg.overlap_sched = OVERLAP_OFF;
 		}
+	}
+	if (!strcmp(b->source, "llm-inference-bench")) {
+		/* LLM-Inference-Bench's benchmark_throughput.py (vLLM 0.6.1 on
+		 * MI300X, a 0.6.x on A100): LLM() with enable_chunked_prefill
+		 * False (its store_true flag not given), so prompts run apart
+		 * with pre-V1 vLLM's max_num_batched_tokens = max(max_model_len,
+		 * 2048): 8192 (Llama 3), 32768 (Mixtral), 4096 (Llama 2);
+		 * gpu_memory_utilization 0.9 (the script's default); one decode
+		 * step per scheduler call. Set from the scripts before these
+		 * rows were first predicted. */
+		cfg.prefill_apart = 1;
+		cfg.sched_steps = 1;
+		cfg.mem_util = 0.9;
+		cfg.chunk_tokens = !strcmp(b->model, "mixtral-8x7b") ? 32768
+				   : !strcmp(b->model, "llama2-70b")   ? 4096
+								       : 8192;
+	}
+	if (!strcmp(b->source, "dstack-h100-405b")) {
+		/* vLLM 0.6.3.post2.dev308, benchmark_throughput.py with
+		 * --max-model-len 91680 --num-scheduler-step 1: a max_model_len
+		 * above 32K turns chunked prefill on in pre-V1 vLLM
+		 * (arg_utils.py), max_num_batched_tokens then 512
+		 * (SchedulerConfig); memory 0.9. Set before the first
+		 * prediction. */
+		cfg.prefill_apart = 0;
+		cfg.sched_steps = 1;
+		cfg.mem_util = 0.9;
+		cfg.chunk_tokens = 512;
+	}
+	if (!strcmp(b->source, "mlperf-5.1-pcie")) {
+		/* the systems' harness configs (closed/HPE/configs/HPE_PROLIANT_
+		 * DL380A_RTX_PRO_6000_PCIE_96GBx8_TRT, closed/Dell/configs/
+		 * XE7745_H200_NVL_141GBx8, llama2-70b.py): gpu_batch_size 2048
+		 * and max_num_tokens 2048 (RTX PRO 6000) / 1536 (H200 NVL);
+		 * Interactive (b203-b205) 256 and 256; kvcache_free_gpu_mem_frac
+		 * 0.90. Set before these rows were first predicted. */
+		int inter = !strcmp(b->id, "b203") || !strcmp(b->id, "b204") ||
+			    !strcmp(b->id, "b205");
+		cfg.max_batch = inter ? 256 : 2048;
+		cfg.chunk_tokens = inter ? 256 : !strcmp(b->gpu, "RTX-PRO-6000") ? 2048 : 1536;
+		cfg.mem_util = 0.90;
 	}
 	if (!strcmp(b->engine, "tensorrt-llm-engine") && !strcmp(b->source, "mlperf-4.1") &&
 	    strcmp(b->scen, "offline")) {
@@ -1117,6 +1161,34 @@ static const struct {
 	{ "b148", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
 	{ "b155", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 4,096 outputs at 1,500 sequences" },
 	{ "b156", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 2,000 outputs at 2,000 sequences" },
+	{ "b158", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b159", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b160", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b161", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b162", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b163", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b164", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b165", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b166", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b167", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b168", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b169", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b170", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b171", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b172", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
+	{ "b173", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b177", "A100-40GB, 64 x 4,096 tokens on a 155k-token KV pool: vLLM preempts, the burst does not" },
+	{ "b186", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; no preemption" },
+	{ "b187", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; no preemption" },
+	{ "b190", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; no preemption" },
+	{ "b191", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; no preemption" },
+	{ "b192", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
+	{ "b193", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
+	{ "b194", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
+	{ "b197", "MLPerf v5.1 RTX PRO 6000 Server: 107% of the model's saturation (Offline -6.2%)" },
+	{ "b198", "MLPerf v5.1 RTX PRO 6000 Server: 107% of the model's saturation (Offline -6.2%)" },
+	{ "b201", "MLPerf v5.1 H200 NVL Server: 112% of the model's saturation (Offline -16.5%)" },
+	{ "b202", "MLPerf v5.1 H200 NVL Server: 112% of the model's saturation (Offline -16.5%)" },
 };
 
 static const char *blind_known_why(const char *id)
@@ -1130,7 +1202,7 @@ static const char *blind_known_why(const char *id)
 TEST(blind)
 {
 	blind_load();
-	CHECK_EQ_INT(n_brows, 157);
+	CHECK_EQ_INT(n_brows, 205);
 	struct acc a[N_BSRC] = { { 0 } }, all = { 0 }, am[N_BSRC][N_BMET] = { { { 0 } } },
 		   pm[N_BMET] = { { 0 } };
 	int n_sat = 0, n_out = 0;
