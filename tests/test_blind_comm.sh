@@ -1,23 +1,26 @@
 #!/bin/sh
 # test_blind_comm.sh — hetplan's collective model on measurements it never
-# saw: tests/data/blind_comm.csv (sources and the scoring rule in
-# tests/data/blind_comm_README.md), NVL72 all-reduce across 2 and 20 racks.
+# saw: tests/data/blind_comm.csv (sources and the scoring rules in
+# tests/data/blind_comm_README.md).
 #
-# For every row it runs
-#   hetplan comm --collective allreduce --bytes B --gpu GB200
-#                --gpus-per-node 4 --nodes TRAYS --nvl-domain 72
-#                --nics 4 --nic-gbps 400 --algo ring|tree --format json
-# and scores the higher busbw of ring and tree: the source's script turns
-# NVLS off (NCCL_NVLS_ENABLE=0), so NCCL chose between those two. hetplan's
-# own choice (--algo auto) is printed next to it, not scored.
+# Two kinds of rows:
+#  - BC-NVL72x2 / BC-NVL72x20 (GB200 all-reduce across racks): the row's
+#    shape with --gpu GB200 --nvl-domain 72 --nics 4 --nic-gbps 400, scored
+#    on the higher busbw of --algo ring and tree (the source's script turns
+#    NVLS off); hetplan's own --algo auto is printed next to it.
+#  - every row whose notes carry "HETPLAN: <flags>" (round 29): those flags
+#    plus --collective, --bytes and --format json, algorithm and protocol on
+#    auto, scored on busbw_GBps. A row marked "EXPRESSIBLE: no" is scored and
+#    printed but kept out of the MAPE and the 30% check (hetplan cannot
+#    describe that system; the gap is the description's, not the model's).
 #
 # What is asserted (facts that hold, not targets):
 #  - every row runs (exit 0, JSON with busbw_GBps);
-#  - every row whose error is beyond 30% is in KNOWN_MISSES below, a closed
-#    list with the error measured when it was written (docs/blind.md gives
-#    the diagnosis), so a new miss fails; a listed row back within 30% is
+#  - every scored row whose error is beyond 30% is in KNOWN_MISSES below, a
+#    closed list with the error measured when it was written (the round's
+#    docs say why), so a new miss fails; a listed row back within 30% is
 #    printed as "now within 30%".
-# The MAPE is printed, not asserted.
+# The MAPE (per group, per system kind, per regime) is printed, not asserted.
 # Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
 set -u
 . tests/lib.sh
@@ -25,24 +28,45 @@ HETPLAN=${HETPLAN:-./hetplan}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-# ID:ERROR%  busbw beyond 30% (the error when listed); docs/blind.md says why.
-# Empty since the per-channel NIC bound, the spine ECMP efficiency and the
-# tree pipeline fill (src/comm.c); the six 20-rack rows were +61..+258%.
+# ID:ERROR%  busbw beyond 30%, with the first prediction's error. The NVL72
+# rows have none since the per-channel NIC bound, the spine ECMP efficiency
+# and the tree pipeline fill (src/comm.c; docs/blind.md); the round 29 rows
+# below are the first predictions, diagnosed one line each in
+# docs/blind-comm-round29.md (no model change was made for them).
 KNOWN_MISSES="
+BC-A3MEGA-01:+145 BC-A3MEGA-02:+196 BC-A3MEGA-03:+45
+BC-GKEH200X1-01:+68 BC-GKEH200X1-02:+114 BC-GKEH200X1-03:+53 BC-GKEH200X1-04:+50
+BC-A4B200AG-01:+1852 BC-A4B200AG-02:+801 BC-A4B200AG-03:+333 BC-A4B200AG-04:+50 BC-A4B200AG-05:+47
+BC-4090SHM-01:+259 BC-4090SHM-02:+271 BC-4090SHM-03:+172 BC-4090SHM-04:+221 BC-4090SHM-05:+116
+BC-2080TINVB-01:+109 BC-2080TINVB-02:+91 BC-2080TINVB-03:+96
+BC-H100ROCE-01:+108 BC-H100ROCE-02:+105 BC-H100ROCE-03:+231 BC-H100ROCE-04:+234 BC-H100ROCE-05:+204
+BC-5090-01:-41 BC-5090-02:-52
 "
 
 cat >"$T/drive.py" <<'PY'
-import csv, json, subprocess, sys
+import csv, json, os, re, shlex, subprocess, sys, tempfile
 
 hetplan, path, known_txt = sys.argv[1:4]
 known = {t.split(":")[0]: float(t.split(":")[1]) for t in known_txt.split()}
+COLL = {"all_reduce": "allreduce", "all_gather": "allgather",
+        "reduce_scatter": "reducescatter", "alltoall": "alltoall"}
 
-def comm(r, algo):
-    cmd = [hetplan, "comm", "--collective", "allreduce", "--bytes", r["msg_bytes"],
-           "--gpu", "GB200", "--gpus-per-node", r["gpus_per_node"], "--nodes", r["n_nodes"],
-           "--nvl-domain", "72", "--nics", "4", "--nic-gbps", "400", "--algo", algo,
-           "--format", "json"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
+def p2p_config(gpu):
+    # A user's $XDG_CONFIG_HOME/hetplan/gpus.json replaces a catalog entry by
+    # name: the catalog's own entry for GPU with "p2p" true, for rows whose
+    # notes say "P2P:on" (a patched driver the catalog does not assume).
+    cat = json.load(open("data/gpus.json"))
+    e = dict(next(g for g in cat["gpus"] if g["name"] == gpu))
+    e["p2p"] = True
+    e.pop("p2p_source", None)
+    d = tempfile.mkdtemp()
+    os.mkdir(os.path.join(d, "hetplan"))
+    json.dump({"gpus": [e]}, open(os.path.join(d, "hetplan", "gpus.json"), "w"))
+    return d
+
+def run(args, env=None):
+    p = subprocess.run([hetplan, "comm"] + args + ["--format", "json"],
+                       capture_output=True, text=True, env=env)
     if p.returncode != 0:
         return None, "exit %d: %s" % (p.returncode, p.stderr.strip()[:200])
     try:
@@ -50,18 +74,47 @@ def comm(r, algo):
     except ValueError:
         return None, "no JSON"
 
+def field(notes, key):
+    m = re.search(r"\b%s:\s*([^;]*)" % key, notes)
+    return m.group(1).strip() if m else None
+
+def regime(b):
+    return "latency<=1MiB" if b <= 1 << 20 else ("mid" if b < 64 << 20 else "bandwidth>=64MiB")
+
 res = []
 for r in csv.DictReader(open(path)):
-    rid = r["id"]
-    if r["collective"] != "all_reduce" or r["gpu"] != "GB200" or r["metric"] != "busbw":
-        print("FAIL %s: the driver scores GB200 all-reduce busbw rows only" % rid)
+    rid, notes = r["id"], r["notes"]
+    if r["metric"] != "busbw" or r["collective"] not in COLL:
+        print("FAIL %s: the driver scores busbw of %s only" % (rid, ", ".join(COLL)))
         continue
     if int(r["n_nodes"]) * int(r["gpus_per_node"]) != int(r["n_gpus"]):
         print("FAIL %s: n_nodes x gpus_per_node is not n_gpus" % rid)
         continue
+    base = ["--collective", COLL[r["collective"]], "--bytes", r["msg_bytes"]]
+    flags = field(notes, "HETPLAN")
+    if flags:
+        args = shlex.split(flags)
+        if args[args.index("--nodes") + 1] != r["n_nodes"] or \
+           args[args.index("--gpus-per-node") + 1] != r["gpus_per_node"]:
+            print("FAIL %s: HETPLAN flags disagree with n_nodes / gpus_per_node" % rid)
+            continue
+        algos = ("auto",)
+        kind = field(notes, "KIND") or "?"
+        expr = (field(notes, "EXPRESSIBLE") or "yes").split()[0]
+    elif r["gpu"] == "GB200":
+        args = ["--gpu", "GB200", "--gpus-per-node", r["gpus_per_node"], "--nodes", r["n_nodes"],
+                "--nvl-domain", "72", "--nics", "4", "--nic-gbps", "400"]
+        algos = ("ring", "tree", "auto")
+        kind, expr = "multi-rack NVL72 (IB)", "yes"
+    else:
+        print("FAIL %s: no HETPLAN flags in notes and not a GB200 rack row" % rid)
+        continue
+    env = None
+    if flags and re.search(r"\bP2P:on\b", notes):
+        env = dict(os.environ, XDG_CONFIG_HOME=p2p_config(args[args.index("--gpu") + 1]))
     out = {}
-    for algo in ("ring", "tree", "auto"):
-        d, err = comm(r, algo)
+    for algo in algos:
+        d, err = run(base + args + ["--algo", algo], env)
         if d is None:
             print("FAIL %s --algo %s: %s" % (rid, algo, err))
             break
@@ -69,13 +122,17 @@ for r in csv.DictReader(open(path)):
     else:
         print("OK %s runs" % rid)
         meas = float(r["value"])
-        best = max(("ring", "tree"), key=lambda a: out[a]["busbw_GBps"])
+        best = "auto" if algos == ("auto",) else max(("ring", "tree"), key=lambda a: out[a]["busbw_GBps"])
         pred = out[best]["busbw_GBps"]
         err = 100.0 * (pred - meas) / meas
-        group = rid.rsplit("-", 1)[0]
-        res.append((group, rid, int(r["n_gpus"]), int(r["msg_bytes"]), meas, pred, best,
-                    out["auto"]["busbw_GBps"], out["auto"]["algorithm"], err))
-        if abs(err) > 30:
+        scored = expr != "no"
+        res.append(dict(group=rid.rsplit("-", 1)[0], id=rid, n=int(r["n_gpus"]), b=int(r["msg_bytes"]),
+                        coll=COLL[r["collective"]], meas=meas, pred=pred, algo=out[best]["algorithm"],
+                        auto=out["auto"]["busbw_GBps"], auto_algo=out["auto"]["algorithm"],
+                        err=err, kind=kind, expr=expr, scored=scored))
+        if not scored:
+            print("NOTE %s not expressible in hetplan: %+.1f%% (not asserted)" % (rid, err))
+        elif abs(err) > 30:
             if rid in known:
                 print("OK %s known miss %+.0f%% (listed %+.0f%%)" % (rid, err, known[rid]))
             else:
@@ -84,20 +141,35 @@ for r in csv.DictReader(open(path)):
             print("NOTE %s now within 30%% (%+.1f%%, listed %+.0f%%): drop it from KNOWN_MISSES" % (rid, err, known[rid]))
 
 print()
-print("%-15s %5s %12s %9s %9s %-5s %7s | %9s %-9s" % ("id", "ranks", "bytes", "measured", "hetplan", "algo", "error", "auto", "auto algo"))
-for g, rid, n, b, m, p, a, pa, aa, e in res:
-    print("%-15s %5d %12d %9.1f %9.1f %-5s %+6.1f%% | %9.1f %-9s" % (rid, n, b, m, p, a, e, pa, aa))
+print("%-16s %-13s %5s %11s %9s %9s %-9s %8s | %9s %-9s" % ("id", "collective", "ranks", "bytes", "measured", "hetplan", "algo", "error", "auto", "auto algo"))
+for x in res:
+    print("%-16s %-13s %5d %11d %9.2f %9.2f %-9s %+7.1f%%%s | %9.2f %-9s" % (
+        x["id"], x["coll"], x["n"], x["b"], x["meas"], x["pred"], x["algo"], x["err"],
+        "" if x["scored"] else "*", x["auto"], x["auto_algo"]))
+print("(* EXPRESSIBLE: no, kept out of the MAPE)")
+
+def mape(label, sel):
+    if sel:
+        print("MAPE %-36s %6.1f%%  (%2d rows, %2d beyond 30%%, mean signed %+.1f%%)" % (
+            label, sum(abs(x["err"]) for x in sel) / len(sel), len(sel),
+            sum(abs(x["err"]) > 30 for x in sel), sum(x["err"] for x in sel) / len(sel)))
+
+sc = [x for x in res if x["scored"]]
 print()
-for g in sorted(set(x[0] for x in res)):
-    sel = [x for x in res if x[0] == g]
-    print("MAPE %-12s %5.1f%%  (%d rows, %d beyond 30%%, mean signed %+.1f%%)" % (
-        g, sum(abs(x[9]) for x in sel) / len(sel), len(sel), sum(abs(x[9]) > 30 for x in sel),
-        sum(x[9] for x in sel) / len(sel)))
-if res:
-    print("MAPE %-12s %5.1f%%  (%d rows, %d beyond 30%%)" % (
-        "all", sum(abs(x[9]) for x in res) / len(res), len(res), sum(abs(x[9]) > 30 for x in res)))
+for g in sorted(set(x["group"] for x in sc)):
+    mape(g, [x for x in sc if x["group"] == g])
+print()
+for k in sorted(set(x["kind"] for x in sc)):
+    mape("kind " + k, [x for x in sc if x["kind"] == k])
+print()
+for rg in ("latency<=1MiB", "mid", "bandwidth>=64MiB"):
+    mape("regime " + rg, [x for x in sc if regime(x["b"]) == rg])
+print()
+new = [x for x in sc if not x["group"].startswith("BC-NVL72")]
+mape("round 29 rows (scored)", new)
+mape("all (scored)", sc)
 PY
-if ! python3 "$T/drive.py" "$HETPLAN" tests/data/blind_comm.csv "$KNOWN_MISSES" >"$T/report" 2>"$T/pyerr"; then
+if ! TMPDIR="$T" python3 "$T/drive.py" "$HETPLAN" tests/data/blind_comm.csv "$KNOWN_MISSES" >"$T/report" 2>"$T/pyerr"; then
 	bad "blind comm driver failed: $(tail -3 "$T/pyerr")"
 fi
 cat "$T/report"
