@@ -604,7 +604,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	 * (framework_default_zero: torchtitan FSDP2's, else ZeRO-1 or the
 	 * highest stage the row runs) */
 	plan_default_zero(&p);
-	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
+	if (cli_plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;
 	}
