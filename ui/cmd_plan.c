@@ -9,6 +9,7 @@
 #include "runs_on.h"
 #include "plan_label.h"
 #include "utf8.h"
+#include "table.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -226,16 +227,13 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 	return o;
 }
 
+/* table_usd's text, "-" when unknown. */
 static void fmt_usd(char *b, size_t n, double v, int known)
 {
-	if (!known)
+	if (!known || !isfinite(v) || v < 0)
 		snprintf(b, n, "-");
-	else if (v >= 1e6)
-		snprintf(b, n, "$%.2fM", v / 1e6);
-	else if (v >= 1e4)
-		snprintf(b, n, "$%.0fk", v / 1e3);
 	else
-		snprintf(b, n, "$%.2f", v);
+		table_usd(b, n, v, 0);
 }
 
 /* 1 with the first "A/B mb" word of a planner label (replicas of one

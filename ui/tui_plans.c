@@ -9,6 +9,7 @@
 #include "runs_on.h"
 #include "sbuf.h"
 #include "utf8.h"
+#include "table.h"
 #include "tui_int.h"
 
 #include <ctype.h>
@@ -28,27 +29,16 @@ static void fmt_sig3(char *buf, size_t n, const char *pre, double v, const char 
 	snprintf(buf, n, "%s%.*f%s", pre, dec, v, suffix);
 }
 
-/* Dollars in at most 6 characters, the width of the plan table's $/H and
- * COST columns (a wider figure would lose its unit there: "$258.1" for
- * $258.12M): "$23.57", "$409", "$12k", "$3.58M", "$258M", "$1.23B". */
-static void fmt_usd(char *buf, size_t n, double usd, int known)
+/* Dollars as table_usd writes them in every view, in w columns (0: any
+ * width; the plan table's $/H and COST columns are 6 wide at 80 columns,
+ * 8 from 120, so "$1043" there at 80 is "$1043.35" from 120); "?" when
+ * unknown. */
+static void fmt_usd(char *buf, size_t n, double usd, int known, int w)
 {
 	if (!known || usd <= 0 || !isfinite(usd))
 		snprintf(buf, n, "?");
-	else if (usd >= 999.5e12)
-		snprintf(buf, n, "$%.0e", usd);
-	else if (usd >= 999.5e9)
-		fmt_sig3(buf, n, "$", usd / 1e12, "T");
-	else if (usd >= 999.5e6)
-		fmt_sig3(buf, n, "$", usd / 1e9, "B");
-	else if (usd >= 999.5e3)
-		fmt_sig3(buf, n, "$", usd / 1e6, "M");
-	else if (usd >= 1e4)
-		snprintf(buf, n, "$%.0fk", usd / 1e3);
-	else if (usd >= 100)
-		snprintf(buf, n, "$%.0f", usd);
 	else
-		snprintf(buf, n, "$%.2f", usd);
+		table_usd(buf, n, usd, w);
 }
 
 /* hp_fmt_duration (years from one year on), in at most 7
@@ -253,13 +243,19 @@ static const struct col plan_cols[] = {
  * TOK/S, $/1M and TIME). */
 static const int col_drop_order[] = { 0, 7, 3, 2, 6, 8 };
 
+/* Extra columns per number column on wide screens. */
+static int col_pad(void)
+{
+	return COLS >= 120 ? 2 : 0;
+}
+
 static void plan_cells(const struct search_plan *sp, char cells[][24])
 {
 	const struct estimate *e = &sp->est;
 	snprintf(cells[0], 24, "%d", e->n_gpus);
 	hp_fmt_count(cells[1], 24, e->tokens_per_s);
 	snprintf(cells[2], 24, "%.1f%%", 100 * e->mfu);
-	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known);
+	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known, plan_cols[3].w + col_pad());
 	/* $/1M in its 5 columns: "1.79", "12.34", "123.5", "4567", "45.7K" */
 	double um = e->usd_per_mtok;
 	if (!e->price_known || !isfinite(um))
@@ -277,16 +273,12 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 	else
 		snprintf(cells[4], 24, "%.0e", um);
 	fmt_dur(cells[5], 24, sp->time_to_train_s);
-	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
+	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0,
+		plan_cols[6].w + col_pad());
 	snprintf(cells[7], 24, "%.0f%%", 100 * headroom(e));
 	runs_on_short(sp->runs_on, cells[8], 24);
 }
 
-/* Extra columns per number column on wide screens. */
-static int col_pad(void)
-{
-	return COLS >= 120 ? 2 : 0;
-}
 
 /* Which columns show (bit c for plan_cols[c]) and how wide the label is:
  * columns give way in col_drop_order until the widest label fits or only
@@ -1125,8 +1117,8 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	hp_fmt_count(a, sizeof a, e->tokens_per_s);
 	hp_fmt_duration(b, sizeof b, e->step_time_s);
 	fmt_dur(d1, sizeof d1, sp->time_to_train_s);
-	fmt_usd(d2, sizeof d2, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
-	fmt_usd(u1, sizeof u1, e->usd_per_hour, e->price_known);
+	fmt_usd(d2, sizeof d2, sp->cost_to_train_usd, sp->cost_to_train_usd > 0, 0);
+	fmt_usd(u1, sizeof u1, e->usd_per_hour, e->price_known, 0);
 	if (e->price_known)
 		snprintf(u2, sizeof u2, "$%.3f", e->usd_per_mtok);
 	else
@@ -1382,7 +1374,7 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 	case 1: v = e->tokens_per_s; hp_fmt_count(buf, n, v); break;
 	case 2: v = e->mfu; snprintf(buf, n, "%.1f%%", 100 * v); break;
 	case 3: v = e->step_time_s; hp_fmt_duration(buf, n, v); break;
-	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known); break;
+	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known, 0); break;
 	case 5:
 		v = e->price_known ? e->usd_per_mtok : 0;
 		if (e->price_known)
@@ -1391,7 +1383,7 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 			snprintf(buf, n, "?");
 		break;
 	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
-	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0); break;
+	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0, 0); break;
 	case 8:
 		/* one decimal, as the change beside it ("+15.7 pts" read
 		 * against 15% and 31%) and MFU */
