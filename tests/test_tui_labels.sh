@@ -15,7 +15,8 @@
 # 90, 100 and 120 columns, and at 80 columns in --ascii (where the ellipsis
 # is "~", a character pool names may hold); every cut label keeps the
 # label's own first word (its first pool); the 80x24 screen is a golden
-# (tests/golden/plans-hetero-moe-80x24.txt; UPDATE_GOLDEN=1 rewrites it).
+# (tests/golden/plans-hetero-moe-80x24.txt; UPDATE_GOLDEN=1 rewrites it);
+# the Compare view's A and B titles read differently.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -71,6 +72,16 @@ keys asc 3
 wait_plans asc 300 && ok || bad "asc: no plans"
 distinct asc
 screen asc | grep -q ' ~ ' && ok || bad "--ascii: no '~' ellipsis between words: $(screen asc | sed -n 4,6p)"
+
+# The Compare view's titles (plans 1 and 2, both wider than 80 columns)
+# are cut the same way: both end within the screen and read differently.
+start cmp 80 24 "" "tui mix.json"
+keys cmp 3
+wait_plans cmp 300 && ok || bad "cmp: no plans"
+keys cmp j c
+wait_for cmp "B vs A" && ok || bad "c did not open Compare"
+a=$(screen cmp | grep -E '^ A  #1 ' | sed 's/^ A  #1 //') b=$(screen cmp | grep -E '^ B  #2 ' | sed 's/^ B  #2 //')
+[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && ok || bad "Compare titles: A '$a' B '$b'"
 
 # The golden: 80x24, the plans of the repro.
 screen w80 >"$tmp/plans-hetero-moe-80x24.txt"

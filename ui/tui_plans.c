@@ -1500,9 +1500,14 @@ void view_compare_draw(struct tui *t, int y0, int h)
 			"Mark two plans with a and b in the Plans view (or press c there).");
 		return;
 	}
-	char la[128], lb[128];
-	tui_plan_label(t, t->cmp[0], la, sizeof la);
-	tui_plan_label(t, t->cmp[1], lb, sizeof lb);
+	char la[PLAN_LABEL_MAX], lb[PLAN_LABEL_MAX];
+	/* the two titles cut as the Plans view cuts its rows (fit_label):
+	 * each keeps its start and the end that tells it from the other */
+	char pair[2][PLAN_LABEL_MAX];
+	tui_plan_label(t, t->cmp[0], pair[0], sizeof pair[0]);
+	tui_plan_label(t, t->cmp[1], pair[1], sizeof pair[1]);
+	fit_label(pair, 2, 0, COLS - 5, tui_glyph(t, G_MID), la, sizeof la);
+	fit_label(pair, 2, 1, COLS - 5, tui_glyph(t, G_MID), lb, sizeof lb);
 	int y = y0;
 	tui_putf(y++, 1, COLS - 2, A_BOLD, "A  %s", la);
 	tui_putf(y++, 1, COLS - 2, A_BOLD, "B  %s", lb);
