@@ -172,12 +172,8 @@ char *report_fmt_usd(char *buf, size_t n, double v)
 {
 	if (!(v > 0) || !isfinite(v))
 		snprintf(buf, n, "unknown");
-	else if (v >= 1e6)
-		snprintf(buf, n, "$%.2fM", v / 1e6);
-	else if (v >= 1e4)
-		snprintf(buf, n, "$%.1fk", v / 1e3);
 	else
-		snprintf(buf, n, "$%.2f", v);
+		table_usd(buf, n, v, 0);
 	return buf;
 }
 

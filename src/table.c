@@ -261,3 +261,27 @@ void table_render_term(struct sbuf *b, const struct table *t)
 		sbuf_add(b, "\n");
 	}
 }
+
+char *table_usd(char *buf, size_t n, double usd, int w)
+{
+	static const char *const unit[] = { "k", "M", "B", "T" };
+	if (usd >= 9999.995) {
+		double v = usd / 1e3;
+		int u = 0;
+		while (v >= 999.5 && u < 3) {
+			v /= 1e3;
+			u++;
+		}
+		if (v >= 999.5)
+			snprintf(buf, n, "$%.0e", usd);
+		else
+			snprintf(buf, n, "$%.*f%s", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v, unit[u]);
+		return buf;
+	}
+	for (int dec = 2; dec >= 0; dec--) {
+		snprintf(buf, n, "$%.*f", dec, usd);
+		if (w <= 0 || (int)strlen(buf) <= w)
+			break;
+	}
+	return buf;
+}

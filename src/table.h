@@ -23,6 +23,15 @@
 #include <stddef.h>
 #include "sbuf.h"
 
+/* A dollar amount (usd finite and >= 0) as every view and report writes
+ * it, into buf (n bytes); returns buf. Below $10k, cents ("$23.57",
+ * "$1043.35"); from $10k, three significant figures and a unit ("$41.2k",
+ * "$4.36M", "$258M", "$1.23B", "$12.3T"), then "$2e+15". A column of
+ * width w columns (0: no limit) gets fewer decimals below $10k when cents
+ * would not fit ("$1043" in 6): the one figure a narrow screen rounds.
+ * What an unknown amount reads as ("-", "?", "unknown") is the caller's. */
+char *table_usd(char *buf, size_t n, double usd, int w);
+
 /* The most columns a table has (the CSV plan table has 26). */
 #define TABLE_MAX_COLS 32
 

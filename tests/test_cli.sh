@@ -180,6 +180,14 @@ expect 2 "--pool: expected NODESxGPUSxGPU" $H estimate --pool 16xH100 -m llama3.
 expect 3 "unknown GPU 'H1000' (closest: H100" $H estimate --pool 2x8xH1000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 3 "unknown model 'llama9-70b'" $E -m llama9-70b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 3 "tp 3 does not divide the 32 attention heads" $E --tp 3 --pp 1 --dp 1 --mbs 1 --gbs 8
+# Both the shape and the batch wrong: TP 3 does not divide llama3.1-8b's 32
+# heads, and 1001 / 5 replicas = 200.2 sequences is no whole micro-batch.
+# The heads come first (fixing the batch alone would meet them next);
+# the gbs message only once the shape is right (--tp 1: 1001 / 16 = 62.56).
+expect 3 "plan flags: tp 3 does not divide the 32 attention heads of llama3.1-8b" $E --tp 3 --pp 1 --dp 5 --mbs 1 --gbs 1001
+grep -q "gbs" "$T/err" && bad "tp 3 and gbs 1001: the batch named too: $(cat "$T/err")" || ok
+expect 3 "plan flags: tp 3 does not divide the 32 attention heads" $H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 3 --pp 1 --dp 5 --mbs 1 --gbs 1001
+expect 3 "--gbs 1001 over 16 data-parallel replicas gives 62.5625 sequences each" $E --tp 1 --pp 1 --mbs 1 --gbs 1001
 expect 3 "--pp: 40 pipeline stages for a model of 32 layers" $E --tp 1 --pp 40 --dp 1 --mbs 1 --gbs 8
 # TP may span nodes (its collectives then cross the NICs) but must tile them.
 expect 0 "" $E --tp 16 --pp 1 --dp 1 --mbs 1 --gbs 8

@@ -1,6 +1,7 @@
 /* cmd_estimate.c — `hetplan estimate`: evaluate one plan. */
 #include "cli.h"
 #include "plan_flags.h"
+#include "table.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "perf.h"
@@ -308,9 +309,13 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
 	printf("  model TFLOP/s    %.1f per GPU\n", e->model_tflops_per_gpu);
-	if (e->price_known)
-		printf("  cost             $%.2f/h, $%.3f per 1M tokens\n", e->usd_per_hour,
-		       e->usd_per_mtok);
+	if (e->price_known) {
+		char uh[32];
+		/* $/h in table_usd's words, as plan, the TUI and the reports
+		 * write it; $/1M tokens to a tenth of a cent */
+		printf("  cost             %s/h, $%.3f per 1M tokens\n",
+		       table_usd(uh, sizeof uh, e->usd_per_hour, 0), e->usd_per_mtok);
+	}
 	int used[HP_MAX_POOLS], first = 1;
 	plan_gpus(p, used);
 	if (!e->price_known) {
@@ -604,7 +609,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	 * (framework_default_zero: torchtitan FSDP2's, else ZeRO-1 or the
 	 * highest stage the row runs) */
 	plan_default_zero(&p);
-	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
+	if (cli_plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;
 	}

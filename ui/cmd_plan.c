@@ -1,4 +1,5 @@
 /* cmd_plan.c — `hetplan plan`: the best plans for a model on a cluster. */
+#include "advice.h"
 #include "cli.h"
 #include "escape.h"
 #include "dispatch.h"
@@ -8,6 +9,7 @@
 #include "runs_on.h"
 #include "plan_label.h"
 #include "utf8.h"
+#include "table.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -124,6 +126,7 @@ struct capacity {
 	int n;
 	int add_nodes[HP_MAX_POOLS];
 	char text[512];
+	struct nofit_advice advice;   /* every line, cap.text's first */
 };
 
 static cJSON *result_json(const struct search_result *res, const struct cluster *c,
@@ -215,20 +218,22 @@ static cJSON *result_json(const struct search_result *res, const struct cluster 
 					cJSON_AddItemToArray(arr, e);
 				}
 		}
+		if (cap->advice.n) {
+			cJSON *arr = cJSON_AddArrayToObject(o, "advice");
+			for (int i = 0; i < cap->advice.n; i++)
+				cJSON_AddItemToArray(arr, cJSON_CreateString(cap->advice.line[i]));
+		}
 	}
 	return o;
 }
 
+/* table_usd's text, "-" when unknown. */
 static void fmt_usd(char *b, size_t n, double v, int known)
 {
-	if (!known)
+	if (!known || !isfinite(v) || v < 0)
 		snprintf(b, n, "-");
-	else if (v >= 1e6)
-		snprintf(b, n, "$%.2fM", v / 1e6);
-	else if (v >= 1e4)
-		snprintf(b, n, "$%.0fk", v / 1e3);
 	else
-		snprintf(b, n, "$%.2f", v);
+		table_usd(b, n, v, 0);
 }
 
 /* 1 with the first "A/B mb" word of a planner label (replicas of one
@@ -916,17 +921,9 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	}
 	struct capacity cap;
 	memset(&cap, 0, sizeof cap);
-	int deadline_miss = so.deadline_s > 0 && res.has_nearest && so.objective == OBJ_DEADLINE;
-	int memory_miss = !res.has_nearest && res.has_mem_miss;
-	if (src < 0 && err.code == HP_EXIT_NOFIT && (deadline_miss || memory_miss) &&
-	    !res.stats.cancelled) {
-		struct search_opts co = so;
-		co.tokens = tokens;
-		if (memory_miss)
-			co.deadline_s = 0;   /* what makes a plan fit at all */
-		cap.n = search_capacity_answer(&c, &m, &co, &res, cap.add_nodes, cap.text,
-					       sizeof cap.text);
-	}
+	if (src < 0 && err.code == HP_EXIT_NOFIT)
+		cap.n = nofit_advice_run(&c, &m, &so, &res, cat, tokens, cap.add_nodes, cap.text,
+					 sizeof cap.text, &cap.advice);
 	struct sbuf o;
 	sbuf_init(&o);
 	rc = 0;
@@ -934,7 +931,9 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 		/* Markdown, HTML and CSV: the report (report.h), plan 1 detailed */
 		struct search_opts ro = so;
 		ro.tokens = tokens;
-		struct report_input in = { &c, &m, &ro, &res, 0, time(NULL), HETPLAN_VERSION, NULL };
+		struct advice_extra ax;
+		struct report_input in = { &c, &m, &ro, &res, 0, time(NULL), HETPLAN_VERSION,
+					   nofit_advice_extra(&ax, &cap.advice, NULL) };
 		char *text;
 		size_t len;
 		if (report_render(&in, rf, &text, &len, &err) < 0) {
@@ -967,9 +966,8 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 				res.nearest.est.n_gpus == 1 ? "" : "s",
 				hp_fmt_count(tok, sizeof tok, res.nearest.est.tokens_per_s));
 		}
-		if (cap.n)
-			fprintf(stderr, "%s: %s\n", res.has_nearest ? "to meet the deadline"
-				: "for a plan that fits", cap.text);
+		for (int i = 0; i < cap.advice.n; i++)
+			fprintf(stderr, "%s\n", cap.advice.line[i]);
 		rc = err.code ? err.code : HP_EXIT_NOFIT;
 	}
 	sbuf_done(&o);

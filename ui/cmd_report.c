@@ -1,6 +1,7 @@
 /* cmd_report.c — `hetplan report WORKSPACE.json -o FILE`: plan the
  * workspace and write the report (report_write_file; -o - is standard
  * output). */
+#include "advice.h"
 #include "cmd_report.h"
 #include "common.h"
 #include "plan_label.h"
@@ -207,6 +208,17 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		search_result_free(&res);
 		return HP_EXIT_USAGE;
 	}
+	/* nothing fits: what would (the same lines as `hetplan plan`'s) */
+	int add_nodes[HP_MAX_POOLS];
+	char cap_text[512];
+	struct nofit_advice advice = { 0 };
+	if (src < 0) {
+		nofit_advice_run(&ws.cluster, &ws.model, &ws.opts, &res, cat,
+				 model_train_tokens(&ws.model, ws.opts.tokens), add_nodes, cap_text,
+				 sizeof cap_text, &advice);
+		for (int i = 0; i < advice.n; i++)
+			fprintf(stderr, "%s\n", advice.line[i]);
+	}
 	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res,
 				   res.n_plans ? rank - 1 : 0, time(NULL), HETPLAN_VERSION, NULL };
 	struct serve_plan_result *sres = NULL;
@@ -221,6 +233,8 @@ int cmd_report(int argc, char **argv, const struct catalog *cat)
 		serve_report_extra(&extra, &sin);
 		in.extra = &extra;
 	}
+	struct advice_extra ax;
+	in.extra = nofit_advice_extra(&ax, &advice, in.extra);
 	if (write_report(out, fmt, &in, &err) < 0)
 		rc = cli_fail(&err, HP_EXIT_FAIL);
 	free(sres);

@@ -1159,7 +1159,7 @@ static int start_workers(struct tui *t)
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	t->pl = planner_new(t->wake[1]);
+	t->pl = planner_new(t->wake[1], t->cat);
 	t->fetch = fetch_new(t->wake[1], t->cat, &t->pcfg);
 	int serve_rc = tui_serve_start(t, t->wake[1]);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -14,6 +14,7 @@
  * the table alone (a label when the entry has one, else its JSON key); its
  * changes go to the edited plan and tui_planedit_changed() instead. */
 #include "tui_int.h"
+#include "table.h"
 #include "comm.h"
 #include "common.h"
 
@@ -900,17 +901,6 @@ void cluster_row_text(struct tui *t, int row, char *buf, size_t n)
 	snprintf(buf, n, "%s %s %s %s", p->name, p->gpu.name, p->provider, p->region);
 }
 
-static void fmt_money(char *buf, size_t n, double usd)
-{
-	if (usd <= 0)
-		snprintf(buf, n, "?");
-	else if (usd >= 1e6)
-		snprintf(buf, n, "$%.2fM", usd / 1e6);
-	else if (usd >= 1e4)
-		snprintf(buf, n, "$%.1fk", usd / 1e3);
-	else
-		snprintf(buf, n, "$%.2f", usd);
-}
 
 void view_cluster_draw(struct tui *t, int y0, int h)
 {
@@ -995,7 +985,10 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 	}
 	char mb[32], pr[32];
 	hp_fmt_bytes(mb, sizeof mb, mem);
-	fmt_money(pr, sizeof pr, usd);
+	if (usd > 0)
+		table_usd(pr, sizeof pr, usd, 0);
+	else
+		snprintf(pr, sizeof pr, "?");
 	tui_section(t, y++, 0, tw, "Totals");
 	tui_putf(y, 1, tw - 2, A_BOLD, "%.0f GPUs  %.1f PFLOP/s %s peak  %s memory  %s/h%s", gpus,
 		 flops / 1e15, hp_dtype_name(t->ws.opts.precision), mb, pr,

@@ -23,6 +23,7 @@
 
 #include <curses.h>
 #include <pthread.h>
+#include "advice.h"
 #include "pricing.h"
 #include "tui.h"
 #include "utf8.h"
@@ -99,12 +100,14 @@ struct tui_result {              /* one answer, with the inputs it answers */
 	int partial;             /* 1: the best plans so far of a search cut
 				  * short: by the first pass's budget (the
 				  * full answer follows, tui_job.c) or by Esc */
+	struct nofit_advice advice;   /* no plan: what would make one fit
+				       * (advice.h), found on the worker */
 };
 
 struct tui_planner;
 
 /* Start the worker; it writes one byte to wake_fd when a result is ready. */
-struct tui_planner *planner_new(int wake_fd);
+struct tui_planner *planner_new(int wake_fd, const struct catalog *cat);
 /* Plan a copy of w for generation gen. A running job is cancelled and its
  * answer dropped: the newest edit wins. A long search posts two answers:
  * its best plans so far (partial set) within about 150 ms, then the full

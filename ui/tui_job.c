@@ -61,6 +61,7 @@
 #define TUI_FIRST_MAX_MS 10000
 
 struct tui_planner {
+	const struct catalog *cat;   /* names GPUs in the no-fit advice */
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -242,6 +243,22 @@ static void post(struct tui_planner *pl, struct tui_result *r)
 
 /* One job: the first pass, then, if it was cut short by the budget, the
  * full run (see the top of the file). */
+/* A finished search without a plan: what would make one fit (advice.h,
+ * `hetplan plan`'s lines), on this thread, as an edit's cancel stops it. */
+static void advise(struct tui_planner *pl, struct tui_result *r)
+{
+	if (r->rc == 0 || r->err.code != HP_EXIT_NOFIT || r->res.stats.cancelled || r->res.n_plans)
+		return;
+	struct search_opts o = r->o;
+	int add[HP_MAX_POOLS];
+	char text[512];
+	o.cancel = &pl->cancel;
+	nofit_advice_run(&r->c, &r->m, &o, &r->res, pl->cat, model_train_tokens(&r->m, r->o.tokens),
+			 add, text, sizeof text, &r->advice);
+	if (atomic_load(&pl->cancel))
+		memset(&r->advice, 0, sizeof r->advice);
+}
+
 static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned gen)
 {
 	struct tui_result *r = xcalloc(1, sizeof *r);
@@ -268,6 +285,8 @@ static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned 
 		/* complete, or stopped by an edit or Esc: then it is the best
 		 * so far, and no full answer follows */
 		r->partial = cut;
+		if (!cut)
+			advise(pl, r);
 		if (!cut || have)
 			post(pl, r);
 		else
@@ -297,6 +316,7 @@ static void run_job(struct tui_planner *pl, const struct workspace *w, unsigned 
 		return;
 	}
 	r->partial = r->res.stats.cancelled;
+	advise(pl, r);
 	post(pl, r);
 }
 
@@ -338,10 +358,11 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct tui_planner *planner_new(int wake_fd)
+struct tui_planner *planner_new(int wake_fd, const struct catalog *cat)
 {
 	struct tui_planner *pl = xcalloc(1, sizeof *pl);
 	pl->wake_fd = wake_fd;
+	pl->cat = cat;
 	pl->first_s = env_ms("HETPLAN_TUI_FIRST_MS", TUI_FIRST_MAX_MS, TUI_FIRST_S);
 	pl->refine_hold = getenv(TUI_HOLD_FILE_ENV_REFINE);
 	pthread_mutex_init(&pl->mu, NULL);

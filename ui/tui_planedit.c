@@ -15,6 +15,7 @@
  * The editor works on copies of the answer's cluster, model and workload
  * taken when it opened, so a re-plan meanwhile changes nothing here; E
  * again picks up the newest answer. */
+#include "plan_flags.h"
 #include "runs_on.h"
 #include "tui_int.h"
 #include "utf8.h"
@@ -45,7 +46,7 @@ static int evaluate(const struct tui_planedit *pe, struct search_plan *sp, char 
 {
 	struct hp_err err = { 0 };
 	estimate_free(&sp->est);
-	if (plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
+	if (cli_plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
 	    perf_estimate(&pe->c, &pe->m, &sp->plan, NULL, &sp->est, &err) < 0) {
 		snprintf(why, n, "%s", err.msg);
 		return -1;

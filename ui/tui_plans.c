@@ -7,7 +7,9 @@
 #include "plan_label.h"
 #include "report.h"
 #include "runs_on.h"
+#include "sbuf.h"
 #include "utf8.h"
+#include "table.h"
 #include "tui_int.h"
 
 #include <ctype.h>
@@ -27,27 +29,16 @@ static void fmt_sig3(char *buf, size_t n, const char *pre, double v, const char 
 	snprintf(buf, n, "%s%.*f%s", pre, dec, v, suffix);
 }
 
-/* Dollars in at most 6 characters, the width of the plan table's $/H and
- * COST columns (a wider figure would lose its unit there: "$258.1" for
- * $258.12M): "$23.57", "$409", "$12k", "$3.58M", "$258M", "$1.23B". */
-static void fmt_usd(char *buf, size_t n, double usd, int known)
+/* Dollars as table_usd writes them in every view, in w columns (0: any
+ * width; the plan table's $/H and COST columns are 6 wide at 80 columns,
+ * 8 from 120, so "$1043" there at 80 is "$1043.35" from 120); "?" when
+ * unknown. */
+static void fmt_usd(char *buf, size_t n, double usd, int known, int w)
 {
 	if (!known || usd <= 0 || !isfinite(usd))
 		snprintf(buf, n, "?");
-	else if (usd >= 999.5e12)
-		snprintf(buf, n, "$%.0e", usd);
-	else if (usd >= 999.5e9)
-		fmt_sig3(buf, n, "$", usd / 1e12, "T");
-	else if (usd >= 999.5e6)
-		fmt_sig3(buf, n, "$", usd / 1e9, "B");
-	else if (usd >= 999.5e3)
-		fmt_sig3(buf, n, "$", usd / 1e6, "M");
-	else if (usd >= 1e4)
-		snprintf(buf, n, "$%.0fk", usd / 1e3);
-	else if (usd >= 100)
-		snprintf(buf, n, "$%.0f", usd);
 	else
-		snprintf(buf, n, "$%.2f", usd);
+		table_usd(buf, n, usd, w);
 }
 
 /* hp_fmt_duration (years from one year on), in at most 7
@@ -202,8 +193,8 @@ static const char *const label_notes[] = {
 	"mbs2 rc-sel z1 what tells two plans of one layout apart: micro-batch,",
 	"               recompute, ZeRO stage, vpp, CP, EP, precision, GPUs",
 	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST,",
-	"RUNS ON; a label that still does not fit ends in an ellipsis between",
-	"words.",
+	"RUNS ON; a label that still does not fit keeps its start and the end",
+	"that tells it from the others around an ellipsis.",
 };
 
 const char *const *tui_plans_notes(int *n)
@@ -252,13 +243,19 @@ static const struct col plan_cols[] = {
  * TOK/S, $/1M and TIME). */
 static const int col_drop_order[] = { 0, 7, 3, 2, 6, 8 };
 
+/* Extra columns per number column on wide screens. */
+static int col_pad(void)
+{
+	return COLS >= 120 ? 2 : 0;
+}
+
 static void plan_cells(const struct search_plan *sp, char cells[][24])
 {
 	const struct estimate *e = &sp->est;
 	snprintf(cells[0], 24, "%d", e->n_gpus);
 	hp_fmt_count(cells[1], 24, e->tokens_per_s);
 	snprintf(cells[2], 24, "%.1f%%", 100 * e->mfu);
-	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known);
+	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known, plan_cols[3].w + col_pad());
 	/* $/1M in its 5 columns: "1.79", "12.34", "123.5", "4567", "45.7K" */
 	double um = e->usd_per_mtok;
 	if (!e->price_known || !isfinite(um))
@@ -276,28 +273,21 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 	else
 		snprintf(cells[4], 24, "%.0e", um);
 	fmt_dur(cells[5], 24, sp->time_to_train_s);
-	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
+	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0,
+		plan_cols[6].w + col_pad());
 	snprintf(cells[7], 24, "%.0f%%", 100 * headroom(e));
 	runs_on_short(sp->runs_on, cells[8], 24);
 }
 
-/* Extra columns per number column on wide screens. */
-static int col_pad(void)
-{
-	return COLS >= 120 ? 2 : 0;
-}
 
 /* Which columns show (bit c for plan_cols[c]) and how wide the label is:
  * columns give way in col_drop_order until the widest label fits or only
  * the three kept ones are left. */
-static unsigned plan_layout(const struct tui *t, int n_rows, int *lw)
+static unsigned plan_layout(char (*labels)[PLAN_LABEL_MAX], int n_rows, int *lw)
 {
 	int want = 12;
-	char buf[PLAN_LABEL_MAX];
-	for (int row = 0; row < n_rows; row++) {
-		row_label(t, row_id(t, row), COLS < 120, buf, sizeof buf);
-		want = HP_MAX(want, tui_width(buf));
-	}
+	for (int row = 0; row < n_rows; row++)
+		want = HP_MAX(want, tui_width(labels[row]));
 	/* Past about 45% of the screen a label is cut between words rather
 	 * than costing more columns. */
 	want = HP_MIN(want, COLS * 45 / 100);
@@ -318,26 +308,134 @@ static unsigned plan_layout(const struct tui *t, int n_rows, int *lw)
 	}
 }
 
-/* Text in w columns; a text too long is cut at the last word boundary
- * that fits (a space; a dangling "+" goes too) and ends in an ellipsis. */
-static void put_words(const struct tui *t, int y, int x, int w, int attr, const char *s)
+/* ---- labels too wide for their column: elided in the middle, so that
+ * two labels that differ still read differently.
+ *
+ * A label is a row of tokens (its words, or for a column too narrow for
+ * whole words its characters). A cut label shows its first a tokens, an
+ * ellipsis and its last b tokens ("h100 tp2 pp4 + ... l40s tp4 46/44 mb";
+ * b = 0: "h100 tp2 pp4..."). Two cut labels read the same only with the
+ * same a and b and the same tokens there, and a cut label never reads as
+ * a whole one (the ellipsis); so a and b are chosen for each label alone:
+ * against every other label M of the list, its first a tokens or its last
+ * b differ from M's (or run past M's length). Of the (a, b) that do and
+ * fit, the one that shows the most tokens (the shorter tail on a tie):
+ * the head names the first pools, the tail the micro-batch counts and the
+ * settings (vpp2, z1, ...) that tell plans of one layout apart.
+ * Blind cuts at the end read two plans of three pools as one at 80
+ * columns. */
+
+#define LABEL_TOKENS PLAN_LABEL_MAX
+
+struct tokens {
+	int n;
+	int off[LABEL_TOKENS], len[LABEL_TOKENS];
+};
+
+/* s split into words (chars = 0) or UTF-8 characters (chars = 1). */
+static void tokenize(const char *s, int chars, struct tokens *tk)
 {
+	tk->n = 0;
+	for (int i = 0; s[i] && tk->n < LABEL_TOKENS;) {
+		if (!chars && s[i] == ' ') {
+			i++;
+			continue;
+		}
+		int j = i + 1;
+		if (chars)
+			while (((unsigned char)s[j] & 0xC0) == 0x80)
+				j++;
+		else
+			while (s[j] && s[j] != ' ')
+				j++;
+		tk->off[tk->n] = i;
+		tk->len[tk->n++] = j - i;
+		i = j;
+	}
+}
+
+static int tok_eq(const char *s, const struct tokens *a, int i, const char *m,
+		  const struct tokens *b, int j)
+{
+	return a->len[i] == b->len[j] && !memcmp(s + a->off[i], m + b->off[j], (size_t)a->len[i]);
+}
+
+/* The first a tokens of s (tokens tk), the ellipsis, the last b, into out:
+ * words joined by spaces, the ellipsis set off by spaces before a tail. */
+static void elide(const char *s, const struct tokens *tk, int chars, int a, int b,
+		  const char *mid, char *out, size_t n)
+{
+	struct sbuf o;
+	sbuf_init(&o);
+	for (int i = 0; i < a + b; i++) {
+		int k = i < a ? i : tk->n - (a + b) + i;
+		if (i == a)
+			sbuf_addf(&o, chars ? "%s" : " %s ", mid);
+		else if (i > 0 && !chars)
+			sbuf_addf(&o, " ");
+		sbuf_addf(&o, "%.*s", tk->len[k], s + tk->off[k]);
+	}
+	if (b == 0)
+		sbuf_addf(&o, "%s", mid);
+	snprintf(out, n, "%s", o.s ? o.s : "");
+	sbuf_done(&o);
+}
+
+/* labels[i] (n labels) in w columns: whole when it fits, else elided as
+ * above, into out (outn bytes); mid is the ellipsis glyph (1 column). */
+static void fit_label(char (*labels)[PLAN_LABEL_MAX], int n, int i, int w, const char *mid,
+		      char *out, size_t outn)
+{
+	const char *s = labels[i];
 	if (tui_width(s) <= w) {
-		tui_put(y, x, w, attr, s);
+		snprintf(out, outn, "%s", s);
 		return;
 	}
-	char buf[PLAN_LABEL_MAX];
-	hp_strlcpy(buf, s, sizeof buf);
-	int cut = HP_MIN(w - 1, (int)sizeof buf - 1);
-	while (cut > 0 && buf[cut] != ' ')
-		cut--;
-	while (cut > 0 && (buf[cut - 1] == ' ' || buf[cut - 1] == '+'))
-		cut--;
-	if (cut <= 0)   /* one long word: cut it, on a character */
-		cut = (int)utf8_cut(buf, (size_t)HP_MAX(0, w - 1));
-	buf[cut] = '\0';
-	int used = tui_put(y, x, w - 1, attr, buf);
-	tui_put(y, x + used, 1, attr, tui_glyph(t, G_MID));
+	static struct tokens tk, tm;
+	for (int chars = 0; chars < 2; chars++) {
+		tokenize(s, chars, &tk);
+		/* need[b] = the head length every other label needs when the
+		 * tail is b tokens long */
+		static int need[LABEL_TOKENS + 1];
+		for (int b = 0; b <= tk.n; b++)
+			need[b] = 1;
+		for (int j = 0; j < n; j++) {
+			if (j == i || !strcmp(labels[j], s))
+				continue;
+			tokenize(labels[j], chars, &tm);
+			int h = 0, t = 0;
+			while (h < tk.n && h < tm.n && tok_eq(s, &tk, h, labels[j], &tm, h))
+				h++;
+			while (t < tk.n && t < tm.n &&
+			       tok_eq(s, &tk, tk.n - 1 - t, labels[j], &tm, tm.n - 1 - t))
+				t++;
+			int head = HP_MIN(h + 1, tm.n), tail = HP_MIN(t + 1, tm.n);
+			for (int b = 0; b < tail && b <= tk.n; b++)
+				need[b] = HP_MAX(need[b], head);
+		}
+		char buf[PLAN_LABEL_MAX * 2];
+		int best_a = 0, best_b = 0;
+		for (int b = 0; b < tk.n; b++) {
+			/* a word cut keeps no "+" at either side of the ellipsis */
+			if (!chars && b > 0 && tk.len[tk.n - b] == 1 && s[tk.off[tk.n - b]] == '+')
+				continue;
+			for (int a = need[b]; a + b < tk.n; a++) {
+				if (!chars && tk.len[a - 1] == 1 && s[tk.off[a - 1]] == '+')
+					continue;
+				elide(s, &tk, chars, a, b, mid, buf, sizeof buf);
+				if (tui_width(buf) > w)
+					break;
+				if (a + b > best_a + best_b)
+					best_a = a, best_b = b;
+			}
+		}
+		if (best_a > 0) {
+			elide(s, &tk, chars, best_a, best_b, mid, out, outn);
+			return;
+		}
+	}
+	/* narrower than its head and an ellipsis: the start */
+	snprintf(out, outn, "%.*s", (int)utf8_cut_cols(s, w), s);
 }
 
 /* A "+" list (RUNS ON: "mcore+ds+titan") right-aligned in w columns; one
@@ -361,7 +459,7 @@ static void put_list(const struct tui *t, int y, int x, int w, int attr, const c
 }
 
 static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
-		     int sel, int lw, unsigned shown)
+		     int sel, int lw, unsigned shown, const char *label)
 {
 	int a = sel ? tui_attr(t, C_SEL) : 0;
 	if (sel)
@@ -380,9 +478,7 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		mark[1] = 'B';
 	tui_put(y, x, 2, sel ? a : tui_attr(t, C_DIM), mark);
 	x += 3;
-	char label[PLAN_LABEL_MAX];
-	row_label(t, id, COLS < 120, label, sizeof label);
-	put_words(t, y, x, lw, a, label);
+	tui_put(y, x, lw, a, label);
 	x += lw + 1;
 	char cells[HP_ARRAY_LEN(plan_cols)][24];
 	plan_cells(sp, cells);
@@ -446,7 +542,11 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	int ns = single_pools(t, pools);
 	int n = t->n_order + ns;
 	int lw;
-	unsigned shown = plan_layout(t, n, &lw);
+	/* every row's label, each cut against all the others */
+	char (*labels)[PLAN_LABEL_MAX] = xcalloc((size_t)n + 1, sizeof *labels);
+	for (int row = 0; row < n; row++)
+		row_label(t, row_id(t, row), COLS < 120, labels[row], sizeof labels[row]);
+	unsigned shown = plan_layout(labels, n, &lw);
 	/* Column header with the sort marker. */
 	int x = 0;
 	int ha = tui_attr(t, C_TITLE);
@@ -481,8 +581,13 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		if (r->res.has_nearest) {
 			char lab[96];
 			snprintf(lab, sizeof lab, "nearest miss: %.*s", TUI_CUT(r->res.nearest.label, 80));
-			tui_put(y, 4, COLS - 6, tui_attr(t, C_WARN), lab);
+			tui_put(y++, 4, COLS - 6, tui_attr(t, C_WARN), lab);
 		}
+		/* what would make a plan fit: `hetplan plan`'s lines (advice.h) */
+		for (int i = 0; i < r->advice.n && y < y0 + h - 2; i++)
+			y += tui_put_wrapped(y + (i == 0), 4, COLS - 6, 3, 0, r->advice.line[i]) +
+			     (i == 0);
+		free(labels);
 		return;
 	}
 	/* Ranked rows, then a heading and the single-pool rows, in one list;
@@ -503,10 +608,14 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		}
 		int id = row_id(t, row);
 		const struct search_plan *sp = tui_plan_get(t, id);
-		if (sp)
-			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw, shown);
+		if (sp) {
+			char cut[PLAN_LABEL_MAX];
+			fit_label(labels, n, row, lw, tui_glyph(t, G_MID), cut, sizeof cut);
+			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw, shown, cut);
+		}
 		y++;
 	}
+	free(labels);
 	t->mouse_list = t->lplans.top < t->n_order ? &t->lplans : NULL;
 	t->mouse_y0 = y0 + 1;
 	t->mouse_rows = HP_MIN(list_h, t->n_order - t->lplans.top);
@@ -1008,8 +1117,8 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	hp_fmt_count(a, sizeof a, e->tokens_per_s);
 	hp_fmt_duration(b, sizeof b, e->step_time_s);
 	fmt_dur(d1, sizeof d1, sp->time_to_train_s);
-	fmt_usd(d2, sizeof d2, sp->cost_to_train_usd, sp->cost_to_train_usd > 0);
-	fmt_usd(u1, sizeof u1, e->usd_per_hour, e->price_known);
+	fmt_usd(d2, sizeof d2, sp->cost_to_train_usd, sp->cost_to_train_usd > 0, 0);
+	fmt_usd(u1, sizeof u1, e->usd_per_hour, e->price_known, 0);
 	if (e->price_known)
 		snprintf(u2, sizeof u2, "$%.3f", e->usd_per_mtok);
 	else
@@ -1265,7 +1374,7 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 	case 1: v = e->tokens_per_s; hp_fmt_count(buf, n, v); break;
 	case 2: v = e->mfu; snprintf(buf, n, "%.1f%%", 100 * v); break;
 	case 3: v = e->step_time_s; hp_fmt_duration(buf, n, v); break;
-	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known); break;
+	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known, 0); break;
 	case 5:
 		v = e->price_known ? e->usd_per_mtok : 0;
 		if (e->price_known)
@@ -1274,7 +1383,7 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 			snprintf(buf, n, "?");
 		break;
 	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
-	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0); break;
+	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0, 0); break;
 	case 8:
 		/* one decimal, as the change beside it ("+15.7 pts" read
 		 * against 15% and 31%) and MFU */
@@ -1391,9 +1500,14 @@ void view_compare_draw(struct tui *t, int y0, int h)
 			"Mark two plans with a and b in the Plans view (or press c there).");
 		return;
 	}
-	char la[128], lb[128];
-	tui_plan_label(t, t->cmp[0], la, sizeof la);
-	tui_plan_label(t, t->cmp[1], lb, sizeof lb);
+	char la[PLAN_LABEL_MAX], lb[PLAN_LABEL_MAX];
+	/* the two titles cut as the Plans view cuts its rows (fit_label):
+	 * each keeps its start and the end that tells it from the other */
+	char pair[2][PLAN_LABEL_MAX];
+	tui_plan_label(t, t->cmp[0], pair[0], sizeof pair[0]);
+	tui_plan_label(t, t->cmp[1], pair[1], sizeof pair[1]);
+	fit_label(pair, 2, 0, COLS - 5, tui_glyph(t, G_MID), la, sizeof la);
+	fit_label(pair, 2, 1, COLS - 5, tui_glyph(t, G_MID), lb, sizeof lb);
 	int y = y0;
 	tui_putf(y++, 1, COLS - 2, A_BOLD, "A  %s", la);
 	tui_putf(y++, 1, COLS - 2, A_BOLD, "B  %s", lb);

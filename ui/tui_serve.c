@@ -20,6 +20,7 @@
 #include "sbuf.h"
 #include "serve_search.h"
 #include "tui_int.h"
+#include "table.h"
 #include "utf8.h"
 #include "escape.h"
 #include "lp.h"
@@ -690,14 +691,13 @@ static void fmt_lat(char *b, size_t n, double s)
 		snprintf(b, n, "%.1f ms", s * 1e3);
 }
 
-static void fmt_usd(char *b, size_t n, double v, int known)
+/* table_usd's text in w columns, "-" when unknown. */
+static void fmt_usd(char *b, size_t n, double v, int known, int w)
 {
-	if (!known || !isfinite(v))
+	if (!known || !isfinite(v) || v < 0)
 		snprintf(b, n, "-");
-	else if (v >= 1000)
-		snprintf(b, n, "$%.0f", v);
 	else
-		snprintf(b, n, "$%.2f", v);
+		table_usd(b, n, v, w);
 }
 
 static void draw_fields(struct tui *t, int y, int x, int w, int h)
@@ -855,8 +855,10 @@ static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
 		hp_fmt_count(cell[PC_TPS], sizeof cell[PC_TPS], pl->out_tps);
 		snprintf(cell[PC_GPUS], sizeof cell[PC_GPUS], "%d", pl->gpus);
 		snprintf(cell[PC_REQ], sizeof cell[PC_REQ], "%.2f", pl->req_s);
-		fmt_usd(cell[PC_USDH], sizeof cell[PC_USDH], pl->usd_per_hour, pl->price_known);
-		fmt_usd(cell[PC_USDM], sizeof cell[PC_USDM], pl->usd_per_mtok, pl->price_known);
+		fmt_usd(cell[PC_USDH], sizeof cell[PC_USDH], pl->usd_per_hour, pl->price_known,
+			plan_cols[PC_USDH].w);
+		fmt_usd(cell[PC_USDM], sizeof cell[PC_USDM], pl->usd_per_mtok, pl->price_known,
+			plan_cols[PC_USDM].w);
 		fmt_lat(cell[PC_T50], sizeof cell[PC_T50], pl->ttft.p50);
 		fmt_lat(cell[PC_T99], sizeof cell[PC_T99], pl->ttft.p99);
 		fmt_lat(cell[PC_P50], sizeof cell[PC_P50], pl->tpot.p50);

@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_consistency_money.sh — one dollar amount, one text, in every view:
+# `hetplan plan`'s table, `hetplan estimate`, the Markdown report and the
+# TUI's Plans and Detail views (all through table_usd, src/table.c; its
+# rule is checked figure by figure in test_consistency_money.c).
+#
+# The cluster: 2 nodes of 8 H100-SXM at the embedded $55.04 a node-hour
+# (aws p5.48xlarge), so every plan on all 16 GPUs costs 2 x 55.04 =
+# $110.08 an hour. Llama 3.1 8B, batch 128 x 8192:
+#   - 50B tokens: plan 1's cost to train is above $10k, written to three
+#     figures ("$10.0k": the CLI table wrote "$10k", the report "$10.0k");
+#   - 40B tokens: below $10k, written in cents; the TUI's 6-column COST
+#     column at 80 columns drops them (the one narrow-screen rounding), its
+#     8 columns at 120 keep them.
+# The expected texts come from plan's JSON numbers and the rule, never
+# from one of the views.
+# Run from the repository root after `make`.
+. tests/tui_lib.sh
+H=$HP
+TUI_DIR=$tmp
+
+# usd V: the rule's text for V (cents below $10k, else 3 figures + unit)
+usd() {
+	python3 -c "
+v = float('$1')
+if v < 9999.995:
+    print('\$%.2f' % v)
+else:
+    v /= 1e3; u = 0
+    while v >= 999.5 and u < 3:
+        v /= 1e3; u += 1
+    print('\$%.*f%s' % (2 if v < 9.995 else 1 if v < 99.95 else 0, v, 'kMBT'[u]))"
+}
+
+for tok in 50 40; do
+	P="--pool 2x8xH100-SXM,name=h100 -m llama3.1-8b --gbs 128 --tokens ${tok}B --top 3"
+	"$H" plan $P --format json >"$tmp/p$tok.json" 2>"$tmp/err" || bad "plan $tok: $(cat "$tmp/err")"
+	cost=$(python3 -c "import json; print(json.load(open('$tmp/p$tok.json'))['plans'][0]['cost_to_train_usd'])")
+	uh=$(python3 -c "import json; print(json.load(open('$tmp/p$tok.json'))['plans'][0]['usd_per_hour'])")
+	want_c=$(usd "$cost") want_h=$(usd "$uh")
+	[ "$want_h" = '$110.08' ] && ok || bad "$tok: \$/h is $want_h, want 2 x \$55.04 = \$110.08"
+	case $tok in
+	50) case $want_c in '$10.0k') ok ;; *) bad "50B: cost $want_c, want about \$10.0k" ;; esac ;;
+	40) case $want_c in '$80'[0-9][0-9].[0-9][0-9]) ok ;; *) bad "40B: cost $want_c, want \$80xx.xx" ;; esac ;;
+	esac
+
+	# plan's table: row 1 holds both
+	"$H" plan $P >"$tmp/t" 2>/dev/null
+	row=$(grep -E '^ +1\*? ' "$tmp/t")
+	echo "$row" | grep -qF -- " $want_h " && ok || bad "plan table $tok: no $want_h: $row"
+	echo "$row" | grep -qF -- " $want_c " && ok || bad "plan table $tok: no $want_c: $row"
+
+	# estimate of plan 1: the $/h
+	"$H" estimate --pool 2x8xH100-SXM,name=h100 -m llama3.1-8b --plan "$tmp/p$tok.json" >"$tmp/e" 2>&1
+	grep -qF -- "cost             $want_h/h," "$tmp/e" && ok || bad "estimate $tok: $(grep cost "$tmp/e")"
+
+	# the Markdown report: the summary's cost and the plans table
+	"$H" plan $P --format md >"$tmp/r.md" 2>/dev/null
+	grep -F "Cost to train" "$tmp/r.md" | grep -qF -- "$want_c" && ok ||
+		bad "report $tok: summary lacks $want_c: $(grep -F 'Cost to train' "$tmp/r.md")"
+	grep -qF -- "$want_h" "$tmp/r.md" && ok || bad "report $tok: no $want_h"
+
+	# the TUI at 120x40: Plans row 1 (8-column money cells), then Detail
+	cat >"$tmp/w$tok.json" <<JSON
+{"version": 1,
+ "cluster": {"name": "two", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 128, "seq_len": 8192, "tokens": ${tok}e9, "top": 3}}
+JSON
+	start "b$tok" 120 40 "" "tui w$tok.json"
+	keys "b$tok" 3
+	wait_plans "b$tok" && ok || bad "TUI $tok: no plans"
+	row=$(screen "b$tok" | grep -E '^ +1 ')
+	echo "$row" | grep -qF -- " $want_h " && ok || bad "TUI Plans 120 $tok: no $want_h: $row"
+	echo "$row" | grep -qF -- " $want_c " && ok || bad "TUI Plans 120 $tok: no $want_c: $row"
+	keys "b$tok" Enter
+	wait_for "b$tok" "Layout: replicas x pipeline stages" && ok || bad "TUI $tok: no Detail"
+	screen "b$tok" | grep -qF -- "$want_h/h" && ok || bad "TUI Detail $tok: no $want_h/h"
+	screen "b$tok" | grep -qF -- "$want_c" && ok || bad "TUI Detail $tok: no $want_c"
+	# 80x24: COST is 6 columns; cents go, the dollars stay
+	start "s$tok" 80 24 "" "tui w$tok.json"
+	keys "s$tok" 3
+	wait_plans "s$tok" && ok || bad "TUI 80 $tok: no plans"
+	narrow=$want_c
+	[ "${#want_c}" -gt 6 ] && narrow=${want_c%.??}
+	screen "s$tok" | grep -E '^ +1 ' | grep -qF -- " $narrow" && ok ||
+		bad "TUI Plans 80 $tok: no $narrow: $(screen "s$tok" | grep -E '^ +1 ')"
+done
+finish consistency_money
