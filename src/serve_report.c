@@ -283,7 +283,14 @@ void serve_table_plans(struct table *t, const struct serve_plan_result *res, int
 		table_textf(t, "%d", pl->gpus);
 		table_numf(t, "%.0f", pl->out_tps);
 		table_numf(t, "%.2f", pl->req_s);
-		usd_cell(t, pl->price_known, "$%.2f", pl->usd_per_hour);
+		if (pl->price_known && isfinite(pl->usd_per_hour) && pl->usd_per_hour >= 0) {
+			/* $/h in table_usd's words, as plan, estimate and the
+			 * TUI's Serve view write it */
+			char usd[32];
+			table_num(t, table_usd(usd, sizeof usd, pl->usd_per_hour, 0), pl->usd_per_hour);
+		} else {
+			table_text(t, "-");
+		}
 		usd_cell(t, pl->price_known, "$%.3f", pl->usd_per_mtok);
 		latency_cell(t, pl->ttft.p99);
 		latency_cell(t, pl->tpot.p99);
