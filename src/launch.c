@@ -1108,6 +1108,23 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	}
 	if (p->precision == HP_FP8)
 		sbuf_add(b, "converters = [\"float8\"]\n");
+	/* The experts one at a time (moe_grouped_gemm off): torchtitan's
+	 * GroupedExperts loops over them (_run_experts_for_loop) when the
+	 * model's MoEArgs.use_grouped_mm is False (default True;
+	 * torchtitan/models/moe/moe.py @003edbe5), a field of the model
+	 * flavor's arguments, not of the job config (no such key in
+	 * tests/data/torchtitan_keys.txt, job_config.py @8a2686c4): said in
+	 * the file and in a note, as the run would otherwise use grouped
+	 * GEMMs and be faster than estimated. */
+	if (m->moe.experts && !plan_moe_grouped_gemm(p)) {
+		sbuf_add(b, "# moe_grouped_gemm off: set use_grouped_mm=False in this flavor's "
+			    "MoEArgs (torchtitan/models/moe/moe.py); the job config has no key "
+			    "for it\n");
+		sbuf_add(notes, "torchtitan: the plan runs the routed experts one at a time "
+			       "(moe_grouped_gemm off), which torchtitan's job config cannot say: "
+			       "set use_grouped_mm=False in the model flavor's MoEArgs, or the run "
+			       "uses grouped GEMMs and is faster than estimated.\n");
+	}
 	/* torchtitan's pipeline runs local_batch_size / microbatch_size
 	 * micro-batches a schedule call and accumulates gradients over
 	 * global / (local x DP) calls (torchtitan/train.py,
