@@ -240,7 +240,9 @@
  *    the one backend for a multi-node NVLink domain (NVL72). The 235B
  *    recipes on H100 and B200 keep the NCCL all-to-all dispatcher with its
  *    one copy per expert; the row takes the flex dispatcher the other
- *    recipes run as its default, and a plan names the run's own with its
+ *    recipes run as its default where every piece of the plan can run it
+ *    (Hopper or later on NVSwitch nodes: plan_flex_unfit, else alltoall
+ *    for the whole plan), and a plan names the run's own with its
  *    moe_dispatch key (plan_moe_dispatch; hetplan launch writes it).
  *  - The experts' GEMMs and the allgather dispatcher (moe_sequential_mlp,
  *    moe_allgather; cost in perf_compute.c and perf_comm.c,

@@ -358,8 +358,9 @@ static void megatron_arch_args(struct sbuf *b, const struct model_spec *m, int s
 }
 
 /* Mixture of experts and multi-latent attention. */
-static void megatron_moe_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
-			      const struct family *fam, const char *pre, const char *sep)
+static void megatron_moe_args(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			      const struct plan *p, const struct family *fam, const char *pre,
+			      const char *sep)
 {
 	if (m->moe.experts) {
 		ARG("--num-experts %d", m->moe.experts);
@@ -371,16 +372,19 @@ static void megatron_moe_args(struct sbuf *b, const struct model_spec *m, const 
 		if (plan_moe_grouped_gemm(p))
 			ARG("--moe-grouped-gemm");
 		/* the dispatcher hetplan costed (plan_moe_dispatch: the plan's
-		 * moe_dispatch key, or the framework row's ep_dispatch_dedup):
-		 * flex is HybridEP through the flex dispatcher (DeepEP's
-		 * hierarchical dispatch; Megatron-Core's README: H100, B200,
-		 * GB200, and the only backend for a multi-node NVLink domain),
-		 * alltoall NCCL's all-to-all, allgather the allgather
-		 * dispatcher (written out: it is Megatron's default, but the
-		 * launch line says what the estimate assumed) */
-		if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER) {
+		 * moe_dispatch key, or the framework row's ep_dispatch_dedup,
+		 * alltoall where a piece of the plan cannot run flex; one for
+		 * every piece, as one job takes one): flex is HybridEP through
+		 * the flex dispatcher (DeepEP's hierarchical dispatch;
+		 * Megatron-Core's README: H100, B200, GB200, and the only
+		 * backend for a multi-node NVLink domain), alltoall NCCL's
+		 * all-to-all, allgather the allgather dispatcher (written out:
+		 * it is Megatron's default, but the launch line says what the
+		 * estimate assumed) */
+		enum hp_moe_dispatch d = plan_moe_dispatch(p, c);
+		if (d == MOE_DISPATCH_ALLGATHER) {
 			ARG("--moe-token-dispatcher-type allgather");
-		} else if (plan_moe_dispatch(p) == MOE_DISPATCH_FLEX && p->ep > 1) {
+		} else if (d == MOE_DISPATCH_FLEX && p->ep > 1) {
 			ARG("--moe-token-dispatcher-type flex");
 			ARG("--moe-flex-dispatcher-backend hybridep");
 		} else {
@@ -577,13 +581,14 @@ static void megatron_train_args(struct sbuf *b, const struct model_spec *m,
  * between items ("\n" for an array in a script, " \\\n" for a command).
  * Every flag name is one of megatron/training/arguments.py's at the commit
  * in tests/data/megatron_args.txt (tests/test_launch_args.sh checks). */
-static void megatron_args(struct sbuf *b, const struct model_spec *m, const struct plan *p,
-			  const struct piece *pc, double tokens, const char *pre, const char *sep)
+static void megatron_args(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			  const struct plan *p, const struct piece *pc, double tokens, const char *pre,
+			  const char *sep)
 {
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	const struct family *fam = model_family(m);
 	megatron_arch_args(b, m, seq, fam, pre, sep);
-	megatron_moe_args(b, m, p, fam, pre, sep);
+	megatron_moe_args(b, c, m, p, fam, pre, sep);
 	megatron_parallel_args(b, m, p, pc, pre, sep);
 	megatron_train_args(b, m, p, pc, tokens, pre, sep);
 }
@@ -819,7 +824,7 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n"
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n\nARGS=(\n",
 		  launch_max_connections(m, p, pc));
-	megatron_args(b, m, p, pc, tokens, "\t", "\n");
+	megatron_args(b, c, m, p, pc, tokens, "\t", "\n");
 	sbuf_add(b, ")\n\n");
 	torchrun_lines(b, &nl, "MEGATRON", "\"$MEGATRON/pretrain_gpt.py\"", "\"${ARGS[@]}\"");
 }
@@ -1103,6 +1108,23 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	}
 	if (p->precision == HP_FP8)
 		sbuf_add(b, "converters = [\"float8\"]\n");
+	/* The experts one at a time (moe_grouped_gemm off): torchtitan's
+	 * GroupedExperts loops over them (_run_experts_for_loop) when the
+	 * model's MoEArgs.use_grouped_mm is False (default True;
+	 * torchtitan/models/moe/moe.py @003edbe5), a field of the model
+	 * flavor's arguments, not of the job config (no such key in
+	 * tests/data/torchtitan_keys.txt, job_config.py @8a2686c4): said in
+	 * the file and in a note, as the run would otherwise use grouped
+	 * GEMMs and be faster than estimated. */
+	if (m->moe.experts && !plan_moe_grouped_gemm(p)) {
+		sbuf_add(b, "# moe_grouped_gemm off: set use_grouped_mm=False in this flavor's "
+			    "MoEArgs (torchtitan/models/moe/moe.py); the job config has no key "
+			    "for it\n");
+		sbuf_add(notes, "torchtitan: the plan runs the routed experts one at a time "
+			       "(moe_grouped_gemm off), which torchtitan's job config cannot say: "
+			       "set use_grouped_mm=False in the model flavor's MoEArgs, or the run "
+			       "uses grouped GEMMs and is faster than estimated.\n");
+	}
 	/* torchtitan's pipeline runs local_batch_size / microbatch_size
 	 * micro-batches a schedule call and accumulates gradients over
 	 * global / (local x DP) calls (torchtitan/train.py,
@@ -1226,8 +1248,8 @@ static void torchtitan_piece(struct sbuf *b, const struct model_spec *m, const s
 	"--recompute-granularity selective or full: check memory with hetplan estimate " \
 	"--recompute selective|full."
 
-static void settings_notes(struct sbuf *nb, const struct model_spec *m, const struct plan *p,
-			   enum launch_format f, int recompute_in_denial)
+static void settings_notes(struct sbuf *nb, const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, enum launch_format f, int recompute_in_denial)
 {
 	/* torchtitan's config sets op-level selective itself; where the
 	 * denial already names the recomputation, it carries the advice */
@@ -1250,7 +1272,7 @@ static void settings_notes(struct sbuf *nb, const struct model_spec *m, const st
 			      "distributed optimizer and current DeepSpeed shard them and need less "
 			      "memory than estimated.\n");
 	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
-	    plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
+	    plan_moe_dispatch(p, c) == MOE_DISPATCH_FLEX)
 		sbuf_add(nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
 			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "
 			      "DeepEP's hybrid-ep build must be installed (NVIDIA's NeMo containers ship "
@@ -1666,7 +1688,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		size_t dl = strlen(deny);
 		snprintf(deny + dl, sizeof deny - dl, " For the recomputation, " RECOMPUTE_NEAREST);
 	}
-	settings_notes(&nb, m, p, f, rc_denied);
+	settings_notes(&nb, c, m, p, f, rc_denied);
 	if (denied)
 		sbuf_addf(&nb, "%s\n", deny);
 	struct piece pcs[64];
@@ -1685,7 +1707,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		for (int i = 0; i < np; i++) {
 			sbuf_add(&b, "\n");
 			piece_header(&b, c, m, p, &pcs[i]);
-			megatron_args(&b, m, p, &pcs[i], tokens, "", " \\\n");
+			megatron_args(&b, c, m, p, &pcs[i], tokens, "", " \\\n");
 			b.len -= 3;   /* no continuation after the last argument */
 			sbuf_add(&b, "\n");
 		}

@@ -686,9 +686,11 @@ static void key0_init(struct stage_ctx *x)
 	key->loss = p->loss;
 	key->master = p->master;
 	/* with the plan's ep_overlap, moe_dispatch and moe_grouped_gemm keys
-	 * (-1 to 2) above the framework */
+	 * (-1 to 2) above the framework, and the dispatcher the plan runs
+	 * (plan_moe_dispatch, 0 to 2), which reads every pool of the plan,
+	 * not only the stage's */
 	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10 |
-			 (p->moe_grouped_gemm + 1) << 12;
+			 (p->moe_grouped_gemm + 1) << 12 | (int)plan_moe_dispatch(p, x->c) << 14;
 	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;

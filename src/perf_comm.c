@@ -305,21 +305,22 @@ static double overlap_exposed(double C, double G, double chunks, double slow, in
  * (ep_dispatch_dedup) and runs alltoall. DeepSpeed's and torchtitan's
  * MoE layers (not written down) keep the earlier charge too. 0 at
  * etp 1. */
-static int expert_gather_in_line(const struct plan *p)
+static int expert_gather_in_line(const struct stage_ctx *x)
 {
-	return (plan_moe_dispatch(p) == MOE_DISPATCH_ALLTOALL &&
+	const struct plan *p = x->p;
+	return (plan_moe_dispatch(p, x->c) == MOE_DISPATCH_ALLTOALL &&
 		framework_get(p->framework)->ep_dispatch_dedup) ||
-	       plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+	       plan_moe_allgather(p);
 }
 
 /* The rows of T / tp tokens' hidden states the expert unit gathers on
  * each rank, per etp / tp: top_k copies in line under the alltoall
  * dispatcher, ep under the allgather one (below), else 1. */
-static double expert_unit_copies(const struct plan *p, const struct model_spec *m)
+static double expert_unit_copies(const struct stage_ctx *x)
 {
-	if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
-		return p->ep;
-	return expert_gather_in_line(p) ? m->moe.top_k : 1;
+	if (plan_moe_allgather(x->p))
+		return x->p->ep;
+	return expert_gather_in_line(x) ? x->m->moe.top_k : 1;
 }
 
 /* The allgather dispatcher's collectives of one MoE layer forward
@@ -362,14 +363,14 @@ static double tp_expert_unit(struct stage_ctx *x, int *in_line)
 {
 	const struct plan *p = x->p;
 	int etp = plan_etp(p, x->tp), dom = perf_domain_gpus(x->pl);
-	*in_line = expert_gather_in_line(p);
-	if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+	*in_line = expert_gather_in_line(x);
+	if (plan_moe_allgather(p))
 		return allgather_unit(x);
 	if (etp <= 1)
 		return 0;
 	struct perf_group ge;
 	make_group(x, x->rep->stages[x->index].pool, -1, etp, etp < dom ? etp : dom, &ge);
-	double copies = expert_unit_copies(p, x->m);
+	double copies = expert_unit_copies(x);
 	double bytes = x->T * copies * x->m->hidden * perf_act_elem_bytes(p) * etp / x->tp;
 	return p->sp ? coll(x, &ge, COMM_ALLGATHER, bytes, NULL) +
 			       coll(x, &ge, COMM_REDUCESCATTER, bytes, NULL)
@@ -390,7 +391,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	const struct stage *st = &x->rep->stages[x->index];
 	int tp = x->tp, layers = st->last_layer - st->first_layer + 1;
 	if (tp <= 1 && !(x->moe_layers && plan_etp(p, tp) > 1) &&
-	    !(x->moe_layers && plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER && p->ep > 1))
+	    !(x->moe_layers && plan_moe_allgather(p) && p->ep > 1))
 		return 0;
 	struct perf_group gt;
 	struct comm_result cr;
@@ -438,7 +439,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	double gf = x->gemm_fwd;
 	double t_tp = overlap_exposed(cf, gf, tp, sl, ov) + overlap_exposed(cb, 2 * gf, tp, sl, ov) +
 		      overlap_exposed(cr_, gf * rc_units / 2, tp, sl, ov) + inline_;
-	int ag = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+	int ag = plan_moe_allgather(p);
 	enum comm_coll op = p->sp || ag ? COMM_ALLGATHER : COMM_ALLREDUCE;
 	int etp = plan_etp(p, tp), xg = ag ? etp * p->ep : etp;
 	if (x->moe_layers && xg > tp) {
@@ -450,7 +451,7 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 		 * rc_units / 2 recomputed per MoE layer, 4 collectives a unit
 		 * under the allgather dispatcher (allgather_unit); the times
 		 * stay the stage's whole TP time. */
-		double eb = bytes * expert_unit_copies(p, x->m) * etp / tp;
+		double eb = bytes * expert_unit_copies(x) * etp / tp;
 		make_group(x, st->pool, xg <= dom ? -1 : x->other_pool, xg, xg < dom ? xg : dom, &gt);
 		coll(x, &gt, op, eb, &cr);
 		note_comm(e, DIM_TP, op, eb,
@@ -568,7 +569,8 @@ static double ep_dedup_share(const struct moe_spec *e, int nodes)
 
 /* One dispatch (or combine) of `bytes` per rank over EP group ge of x's
  * stage, by the plan's dispatcher (plan_moe_dispatch: its moe_dispatch
- * key, the framework row's default where absent). NCCL's all-to-all:
+ * key, the framework row's default where absent, alltoall where a piece
+ * of the plan cannot run flex). NCCL's all-to-all:
  * coll. The flex dispatcher (DeepEP-class) over more than
  * one node: its network leg carries ep_dedup_share of the all-to-all's
  * copies, and its NVLink leg hands every copy to its GPU inside the
@@ -599,11 +601,11 @@ static double ep_dispatch_time(struct stage_ctx *x, const struct perf_group *ge,
 	 * 7 remote copies a token, 0.667. Over nodes it is the NVLink leg's
 	 * share; the network leg keeps the per-node share below. */
 	double nvl_bytes = bytes;
-	if (plan_moe_dispatch(x->p) == MOE_DISPATCH_FLEX &&
-	    framework_get(x->p->framework)->ep_rank_dedup)
+	int flex = plan_moe_dispatch(x->p, x->c) == MOE_DISPATCH_FLEX;
+	if (flex && framework_get(x->p->framework)->ep_rank_dedup)
 		nvl_bytes *= ep_dedup_share(&x->m->moe, ge->ranks);
 	double one = coll(x, ge, COMM_ALLTOALL, nvl_bytes, cr);
-	if (plan_moe_dispatch(x->p) != MOE_DISPATCH_FLEX || ge->ranks <= ge->ranks_per_node)
+	if (!flex || ge->ranks <= ge->ranks_per_node)
 		return one;
 	int nodes = (ge->ranks + ge->ranks_per_node - 1) / ge->ranks_per_node;
 	double share = ep_dedup_share(&x->m->moe, nodes);
@@ -680,7 +682,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
 	x->ep_one = 0;
 	/* the allgather dispatcher sends no all-to-all: its collectives are
 	 * the expert unit's (perf_stage_tp, allgather_unit) */
-	if (p->ep <= 1 || !x->moe_layers || plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+	if (p->ep <= 1 || !x->moe_layers || plan_moe_allgather(p))
 		return 0;
 	struct perf_group ge;
 	struct comm_result cr;
@@ -711,7 +713,7 @@ double perf_stage_ep(struct stage_ctx *x, struct estimate *e)
  * 282K calls, 0.2G instructions of the Mixtral 8x22B deadline search). */
 double perf_stage_ep_again(struct stage_ctx *x)
 {
-	if (x->p->ep <= 1 || !x->moe_layers || plan_moe_dispatch(x->p) == MOE_DISPATCH_ALLGATHER)
+	if (x->p->ep <= 1 || !x->moe_layers || plan_moe_allgather(x->p))
 		return 0;
 	return ep_time_of(x, x->ep_one);
 }

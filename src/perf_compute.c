@@ -573,7 +573,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 	/* Activation: GeLU reads and writes f; SwiGLU reads 2f, writes f. */
 	b += copies * eb * T * ffn / t * (m->gated_mlp ? 3 : 2);
 	if (model_layer_is_moe(m, layer) &&
-	    plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+	    plan_moe_allgather(p))
 		b += allgather_permute_bytes(m, p, tp, T, eb);
 	else if (copies > 1)
 		b += 2 * 2 * eb * T * h * copies;  /* MoE permute and unpermute */
@@ -802,7 +802,7 @@ static const struct moe_op {
  * layer memo's key for them (stage_key). */
 static unsigned moe_path(const struct plan *p)
 {
-	unsigned d = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER ? MP_AG : MP_A2A;
+	unsigned d = plan_moe_allgather(p) ? MP_AG : MP_A2A;
 	unsigned e = plan_moe_grouped_gemm(p) ? MP_GROUPED : MP_SEQ;
 	return 1u << MP_ALL | 1u << d | 1u << e;
 }
@@ -828,7 +828,7 @@ static double moe_block_kernels(const struct plan *p, int tp, double local, doub
 		c += o->coll ? o->kernels : 0;
 		w += o->sync;
 	}
-	int ag = plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER;
+	int ag = plan_moe_allgather(p);
 	*colls = (ag ? plan_etp(p, tp) * p->ep > 1 : p->ep > 1) ? c : 0;
 	*syncs = w;
 	return n;
@@ -851,7 +851,7 @@ static double tp_colls(const struct model_spec *m, int layer, const struct plan 
 	int attn_units = m->moe.shared_experts > 0 ? 2 : 1;
 	/* the allgather dispatcher's gathers over expert TP x EP are its
 	 * own (moe_ops) */
-	int xu = plan_etp(p, tp) > 1 && plan_moe_dispatch(p) != MOE_DISPATCH_ALLGATHER;
+	int xu = plan_etp(p, tp) > 1 && !plan_moe_allgather(p);
 	return (tp > 1 ? attn_units * per : 0) + (xu ? per : 0);
 }
 

@@ -107,12 +107,91 @@ int plan_ep_folded(const struct plan *p, int tp)
 	return plan_etp(p, tp) != tp;
 }
 
-enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p)
+/* What the plan asks for before the hardware has its say: the key, or
+ * absent, the framework row's default (ep_dispatch_dedup: flex). */
+static enum hp_moe_dispatch dispatch_asked(const struct plan *p)
 {
 	if (p->moe_dispatch >= 0)
 		return (enum hp_moe_dispatch)p->moe_dispatch;
 	return framework_get(p->framework)->ep_dispatch_dedup ? MOE_DISPATCH_FLEX
 							      : MOE_DISPATCH_ALLTOALL;
+}
+
+const char *plan_flex_unfit(const struct plan *p, const struct cluster *c, int pool, int tp)
+{
+	const struct pool *pl = &c->pools[pool];
+	/* DeepEP's requirements: "Hopper (SM90) GPUs, or other
+	 * architectures with SM90 PTX ISA support" (README.md
+	 * @0297fc80); its Ampere port is intranode only and not in the
+	 * release (issues 149, 162, 234; PR 517 open). HybridEP's kernels
+	 * move data with Hopper's TMA and are built for 9.0 and 10.0
+	 * (docs/README_Hybrid-EP.md @41cad944). hetplan's generations
+	 * Hopper and Blackwell are NVIDIA's SM90 and later parts. */
+	if (pl->gpu.gen != GEN_HOPPER && pl->gpu.gen != GEN_BLACKWELL)
+		return "DeepEP and HybridEP need Hopper (SM90) or a later NVIDIA GPU";
+	/* "NVLink with full directed CUDA peer access between every pair
+	 * of participating intranode GPUs" (README.md @0297fc80): a PCIe
+	 * node does not run DeepEP's normal kernels (issue 216: "NVLink is
+	 * a must"; issue 162: "PCIe not working"), and bridged pairs or
+	 * a partial mesh (intra nvlink) do not join every pair. Taken
+	 * whatever the GPUs per node (simplified: a node of one GPU, the
+	 * GH200 default, is refused too; not checked against a run). */
+	if (pl->intra != INTRA_NVSWITCH)
+		return "DeepEP and HybridEP need NVLink between every pair of GPUs in a node "
+		       "(NVSwitch); this pool's GPUs talk over PCIe or partial NVLink";
+	/* "RDMA network for internode communication" (README.md
+	 * @0297fc80): NCCL's socket transport has none. Only where the EP
+	 * group, etp x ep ranks with expert TP innermost (perf_comm.c
+	 * perf_expert_layout), leaves the NVLink domain. */
+	long span = (long)plan_etp(p, tp) * p->ep;
+	if (pl->transport == COMM_TRANSPORT_TCP && span > pl->nvl_domain)
+		return "DeepEP and HybridEP send between nodes over RDMA; this pool's "
+		       "network is TCP sockets";
+	return NULL;
+}
+
+/* The first stage of a replica group of one replica or more on a pool
+ * that cannot run the flex dispatcher (plan_flex_unfit), its reason in
+ * *why; -1 in *rep when every one can. */
+static void flex_first_unfit(const struct plan *p, const struct cluster *c, int *rep, int *stage,
+			     const char **why)
+{
+	*rep = *stage = -1;
+	*why = NULL;
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		if (r->count < 1)
+			continue;
+		for (int s = 0; s < r->n_stages; s++) {
+			const char *w = plan_flex_unfit(p, c, r->stages[s].pool, r->stages[s].tp);
+			if (w) {
+				*rep = i;
+				*stage = s;
+				*why = w;
+				return;
+			}
+		}
+	}
+}
+
+enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p, const struct cluster *c)
+{
+	enum hp_moe_dispatch d = dispatch_asked(p);
+	/* One dispatcher for the whole plan: a Megatron job takes one
+	 * --moe-token-dispatcher-type for every rank. A flex key on
+	 * hardware that cannot run it is refused (plan_validate); the
+	 * framework's flex default falls back to alltoall. */
+	if (d != MOE_DISPATCH_FLEX || p->moe_dispatch >= 0)
+		return d;
+	int rep, stage;
+	const char *why;
+	flex_first_unfit(p, c, &rep, &stage, &why);
+	return why ? MOE_DISPATCH_ALLTOALL : MOE_DISPATCH_FLEX;
+}
+
+int plan_moe_allgather(const struct plan *p)
+{
+	return dispatch_asked(p) == MOE_DISPATCH_ALLGATHER;
 }
 
 int plan_moe_grouped_gemm(const struct plan *p)
@@ -131,7 +210,7 @@ int plan_ep_overlap_on(const struct plan *p, int pp)
 {
 	/* Megatron-Core runs the overlap with the alltoall and flex
 	 * dispatchers only (transformer_config.py @d98e8a64 L3016-3019) */
-	if (!plan_ep_overlap(p) || plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+	if (!plan_ep_overlap(p) || plan_moe_allgather(p))
 		return 0;
 	return framework_ep_overlap_on(p->framework, p->ep, pp,
 				       p->schedule == SCHED_INTERLEAVED ? p->vpp : 1,
@@ -353,7 +432,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_param_overlap(a) != plan_param_overlap(b) ||
 	    plan_grad_fp32(a) != plan_grad_fp32(b) || plan_fp8_params(a) != plan_fp8_params(b) ||
 	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
-	    plan_moe_dispatch(a) != plan_moe_dispatch(b) ||
+	    dispatch_asked(a) != dispatch_asked(b) ||
 	    plan_moe_grouped_gemm(a) != plan_moe_grouped_gemm(b) ||
 	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
 		return 0;
@@ -502,7 +581,10 @@ static int eff_param_overlap(const void *p) { return plan_param_overlap(p); }
 static int eff_grad_fp32(const void *p) { return plan_grad_fp32(p); }
 static int eff_fp8_params(const void *p) { return plan_fp8_params(p); }
 static int eff_ep_overlap(const void *p) { return plan_ep_overlap(p); }
-static int eff_moe_dispatch(const void *p) { return (int)plan_moe_dispatch(p); }
+/* the value the plan asks for: the fields know no cluster, so a plan
+ * on hardware without the flex dispatcher shows flex here where
+ * plan_moe_dispatch gives alltoall (plan.h) */
+static int eff_moe_dispatch(const void *p) { return (int)dispatch_asked(p); }
 /* the key is written only where the plan sets it (absent: the framework's) */
 static int has_moe_dispatch(const void *p) { return ((const struct plan *)p)->moe_dispatch >= 0; }
 static int eff_moe_grouped_gemm(const void *p) { return plan_moe_grouped_gemm(p); }
@@ -1387,6 +1469,31 @@ static int validate_pp_layout(const struct plan *p, const struct model_spec *m,
 	return 0;
 }
 
+/* A flex key on a MoE model whose plan has a piece on hardware that
+ * cannot run DeepEP or HybridEP (plan_flex_unfit): refused, naming the
+ * stage, its pool and GPU, and the reason, as a precision the GPU lacks
+ * is (plan_check_precision). Unasked, the framework's flex default falls
+ * back to alltoall instead (plan_moe_dispatch). A dense model has no
+ * dispatch to run. */
+static int validate_flex_hw(const struct plan *p, const struct cluster *c,
+			    const struct model_spec *m, const char *ctx, struct hp_err *err)
+{
+	if (!m->moe.experts || p->moe_dispatch != MOE_DISPATCH_FLEX)
+		return 0;
+	int rep, stage;
+	const char *why;
+	flex_first_unfit(p, c, &rep, &stage, &why);
+	if (!why)
+		return 0;
+	const struct pool *pl = &c->pools[p->replicas[rep].stages[stage].pool];
+	int flag = strncmp(ctx, "--", 2) == 0 || strcmp(ctx, "plan flags") == 0;
+	return hp_err_set(err, HP_EXIT_INPUT,
+			  "%s: moe_dispatch flex: replicas[%d].stages[%d] is on pool '%s' (%s), "
+			  "which cannot run the flex dispatcher: %s; %s",
+			  ctx, rep, stage, pl->name, pl->gpu.name, why,
+			  flag ? "--moe-dispatch alltoall runs on it" : "moe_dispatch alltoall runs on it");
+}
+
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err)
 {
@@ -1415,7 +1522,7 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		if (used[i] && plan_check_precision(c, i, p->precision, ctx, err) < 0)
 			return -1;
 	}
-	return 0;
+	return validate_flex_hw(p, c, m, ctx, err);
 }
 
 cJSON *plan_to_json(const struct plan *p, const struct cluster *c)

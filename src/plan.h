@@ -282,12 +282,28 @@ int plan_framework_model(enum hp_framework f, const struct model_spec *m, const 
 int plan_moe_tp_without_sp(const struct plan *p, const struct model_spec *m, int *rep,
 			   int *stage);
 
-/* The MoE token dispatcher the plan is costed and launched with: its
- * moe_dispatch key, or absent, its framework's (framework.h
- * ep_dispatch_dedup: flex where set, else alltoall). Refused by
- * plan_validate: flex under a framework without it, and a value other
- * than the default on a dense model. */
-enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p);
+/* The MoE token dispatcher the plan is costed and launched with on
+ * cluster c, decided here and nowhere else: its moe_dispatch key, or
+ * absent, its framework's (framework.h ep_dispatch_dedup: flex where
+ * set, else alltoall), except that the framework's flex falls back to
+ * alltoall for the whole plan when any stage of a replica group of one
+ * replica or more is on a pool that cannot run it (plan_flex_unfit): a
+ * Megatron job takes one --moe-token-dispatcher-type for all its ranks.
+ * Refused by plan_validate: flex under a framework without it, flex
+ * named for a MoE model with a stage on such a pool, and a value other
+ * than the framework's default on a dense model. */
+enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p, const struct cluster *c);
+/* Whether plan_moe_dispatch is allgather, on any cluster: the hardware
+ * changes flex into alltoall only, so the allgather checks (perf_compute.c,
+ * the EP overlap) need none. */
+int plan_moe_allgather(const struct plan *p);
+/* Why a stage of TP tp on pool `pool` of c cannot run Megatron-Core's
+ * flex dispatcher (DeepEP or HybridEP backend) in plan p, or NULL when
+ * it can: its GPU is not Hopper or a later NVIDIA part, its node's GPUs
+ * are not all joined by NVLink (intra other than nvswitch), or its EP
+ * group leaves the NVLink domain over TCP sockets (no RDMA). Sources in
+ * plan.c and docs/moe.md. */
+const char *plan_flex_unfit(const struct plan *p, const struct cluster *c, int pool, int tp);
 const char *plan_moe_dispatch_name(enum hp_moe_dispatch d);
 int plan_moe_dispatch_parse(const char *s, enum hp_moe_dispatch *d);
 

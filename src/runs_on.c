@@ -248,7 +248,7 @@ static void rules_zero(struct verdict *v, const struct plan *p)
 }
 
 /* CP, EP, expert TP, the token dispatcher, recomputation, precision. */
-static void rules_parallel(struct verdict *v, const struct plan *p)
+static void rules_parallel(struct verdict *v, const struct plan *p, const struct cluster *c)
 {
 	const struct replica *rep = &p->replicas[0];
 	/* Context parallelism: --context-parallel-size arrived with
@@ -286,10 +286,10 @@ static void rules_parallel(struct verdict *v, const struct plan *p)
 	 * and torchtitan dispatch with an all-to-all (framework.c,
 	 * ep_dispatch_dedup). The dispatcher the plan is costed with counts:
 	 * its moe_dispatch key, or absent, its framework row's default, flex
-	 * for megatron-core and for "any" (estimated as megatron-core), so a
-	 * MoE plan of either does not run as planned on them; an alltoall
-	 * one does. */
-	if (p->ep > 1 && plan_moe_dispatch(p) == MOE_DISPATCH_FLEX)
+	 * for megatron-core and for "any" (estimated as megatron-core) where
+	 * every piece can run it, else alltoall (plan_moe_dispatch), so a
+	 * flex plan does not run as planned on them; an alltoall one does. */
+	if (p->ep > 1 && plan_moe_dispatch(p, c) == MOE_DISPATCH_FLEX)
 		deny(v, MLM | DS | TITAN, "the flex token dispatcher (moe_dispatch flex)");
 	/* The allgather token dispatcher (--moe-token-dispatcher-type
 	 * allgather, Megatron-LM's default: arguments.py @f1f03922 L1904-1906)
@@ -300,7 +300,7 @@ static void rules_parallel(struct verdict *v, const struct plan *p)
 	 * SequentialMLP, DeepSpeed-MoE's Experts, the 2021-22 SwitchMLP and
 	 * torchtitan's GroupedExperts with use_grouped_mm off all run one
 	 * expert at a time (framework.c). */
-	if (plan_moe_dispatch(p) == MOE_DISPATCH_ALLGATHER)
+	if (plan_moe_allgather(p))
 		deny(v, MLM | DS | TITAN, "the allgather token dispatcher (moe_dispatch allgather)");
 	/* Recomputation. Megatron's selective recomputation (attention core,
 	 * --recompute-granularity selective) is Megatron's alone; torchtitan's
@@ -358,11 +358,11 @@ static void rules_gpus(struct verdict *v, const struct plan *p, const struct clu
 }
 
 /* Layer split, schedule, ZeRO, CP, EP, recomputation, precision. */
-static void rules_framework(struct verdict *v, const struct plan *p)
+static void rules_framework(struct verdict *v, const struct plan *p, const struct cluster *c)
 {
 	rules_layers(v, p);
 	rules_zero(v, p);
-	rules_parallel(v, p);
+	rules_parallel(v, p, c);
 }
 
 /* The estimate-only rows (framework.h). Each is stricter than
@@ -564,7 +564,7 @@ static int verdict_of(const struct plan *p, const struct cluster *c, struct verd
 	rules_estimate_only_settings(v, p);
 	rules_shared(v, p, c);
 	if (v->mask) {
-		rules_framework(v, p);
+		rules_framework(v, p, c);
 		rules_gpus(v, p, c);
 		rules_estimate_only(v, p);
 	}

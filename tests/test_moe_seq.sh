@@ -162,4 +162,32 @@ for f in --moe-grouped-gemm --moe-token-dispatcher-type; do
 	grep -qxF -- "$f" tests/data/megatron_args.txt && ok || bad "$f not in megatron_args.txt"
 done
 
+# torchtitan: its GroupedExperts loops over the experts when the model's
+# MoEArgs.use_grouped_mm is False (torchtitan/models/moe/moe.py
+# @003edbe5, default True), a model-flavor field: the pinned job config
+# has no key naming it, so the launch says where to set it (the TOML's
+# [model] section and a note) with grouped GEMMs off, and nothing with
+# them on.
+grep -qi "grouped_mm\.\(use\|enable\)\|use_grouped_mm" tests/data/torchtitan_keys.txt &&
+	bad "torchtitan_keys.txt has a grouped-GEMM switch: write it instead of the note" || ok
+tx="--pool 2x8xH100-SXM -m deepseek-v3 --tp 1 --pp 2 --ep 8 --mbs 1 --gbs 64 --tokens 1B --force"
+tx="$tx --framework torchtitan --format torchtitan"
+# shellcheck disable=SC2086
+"$H" launch $tx --moe-grouped-gemm off > "$T/t_off" 2>"$T/err" || bad "torchtitan off: $(cat "$T/err")"
+python3 - "$T/t_off" <<'PY' && ok || bad "torchtitan, grouped GEMMs off: no use_grouped_mm line in [model]"
+import sys
+sec = None
+for line in open(sys.argv[1]):
+    s = line.strip()
+    if s.startswith("[") and s.endswith("]"):
+        sec = s
+    elif sec == "[model]" and s.startswith("#") and "use_grouped_mm=False" in s:
+        sys.exit(0)
+sys.exit(1)
+PY
+grep -q "use_grouped_mm=False" "$T/err" && ok || bad "torchtitan, grouped GEMMs off: no note"
+# shellcheck disable=SC2086
+"$H" launch $tx > "$T/t_on" 2>"$T/err" || bad "torchtitan default: $(cat "$T/err")"
+grep -q "use_grouped_mm" "$T/t_on" "$T/err" && bad "torchtitan, grouped GEMMs on: a use_grouped_mm line" || ok
+
 finish test_moe_seq
