@@ -8,6 +8,10 @@
  *               also writes the fitted values into data/calibration.json
  *               (atomically; everything else in the file is kept), the
  *               file the binary embeds at its next build.
+ *   build/tools/fit [passes] --hold NAME ...
+ *               keeps constant NAME at its shipped value (repeatable): a
+ *               refit of the others, e.g. with a pair that parks on its
+ *               bounds held where the last written fit left it.
  *   build/tools/fit [passes] --pull NAME
  *               after the fit, which rows pull constant NAME which way:
  *               each fitted row's share of the loss gradient in log NAME
@@ -125,33 +129,42 @@ int main(int argc, char **argv)
 	int n = rows_open("fit", &cat, &rows);
 	if (n < 0)
 		return 1;
-	int passes = 16, write = 0;
-	const char *pull = NULL;
+	int passes = 16, write = 0, n_hold = 0;
+	const char *pull = NULL, *hold[16];
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--write")) {
 			write = 1;
 		} else if (!strcmp(argv[a], "--pull") && a + 1 < argc) {
 			pull = argv[++a];
+		} else if (!strcmp(argv[a], "--hold") && a + 1 < argc && n_hold < 16) {
+			hold[n_hold++] = argv[++a];
 		} else if (isdigit((unsigned char)argv[a][0])) {
 			passes = atoi(argv[a]);
 		} else {
-			fprintf(stderr, "usage: fit [passes] [--write] [--pull CONSTANT]\n");
-			return 2;
-		}
-	}
-	if (pull) {
-		int nc, found = 0;
-		const struct perf_const *ct = perf_const_table(&nc);
-		for (int i = 0; i < nc; i++)
-			found |= !strcmp(ct[i].name, pull);
-		if (!found) {
-			fprintf(stderr, "fit: --pull %s: no such constant (data/calibration.json "
-				"names them)\n", pull);
+			fprintf(stderr, "usage: fit [passes] [--write] [--hold CONSTANT]... [--pull CONSTANT]\n");
 			return 2;
 		}
 	}
 	struct fit_set fs;
 	fit_set_init(&fs, rows, n);
+	int nct;
+	const struct perf_const *cti = perf_const_table(&nct);
+	for (int h = 0; h <= n_hold; h++) {
+		const char *name = h < n_hold ? hold[h] : pull;
+		int found = 0;
+		for (int i = 0; name && i < nct; i++)
+			if (!strcmp(cti[i].name, name)) {
+				found = 1;
+				if (h < n_hold && i < FIT_MAX_CONSTS)
+					fs.hold[i] = 1;
+			}
+		if (name && !found) {
+			fprintf(stderr, "fit: --%s %s: no such constant (data/calibration.json "
+				"names them)\n", h < n_hold ? "hold" : "pull", name);
+			fit_set_done(&fs);
+			return 2;
+		}
+	}
 	struct perf_calib k = *perf_calib_default();
 	fprintf(stderr, "start loss %.5f\n", fit_loss(&fs, &k, -1));
 	double l = fit_run(&fs, &k, -1, passes);
@@ -165,7 +178,8 @@ int main(int argc, char **argv)
 		int on_lo = ct[i].fitted && v <= ct[i].lo * (1 + 1e-9);
 		int on_hi = ct[i].fitted && v >= ct[i].hi * (1 - 1e-9);
 		printf("%-22s %12.5g %12.5g %12.5g  %s\n", ct[i].name, v, ct[i].lo, ct[i].hi,
-		       !ct[i].fitted ? "set" : on_lo ? "ON LOWER BOUND" : on_hi ? "ON UPPER BOUND" : "fitted");
+		       !ct[i].fitted ? "set" : on_lo ? "ON LOWER BOUND" : on_hi ? "ON UPPER BOUND"
+		       : i < FIT_MAX_CONSTS && fs.hold[i] ? "held" : "fitted");
 		if (on_lo || on_hi) {
 			n_bound++;
 			printf("%24s why: %s\n", "", ct[i].on_bound ? ct[i].on_bound
