@@ -17,9 +17,8 @@
  *               each fitted row's share of the loss gradient in log NAME
  *               (2 w e dlog(p)/dlog(NAME), e = log(predicted/measured)),
  *               every row it moves, strongest upward pull first, and the
- *               sum per source group;
- *               no leave-one-source-out table. With passes 0, at the
- *               shipped values.
+ *               sum per source group (no leave-one-source-out table).
+ *               With passes 0, at the shipped values.
  *
  * See tests/fit_core.h for the loss and the weights. */
 #include "fit_core.h"
@@ -76,15 +75,19 @@ static int print_pull(const struct fit_set *fs, const struct perf_calib *k, cons
 		return -1;
 	}
 	struct pull { int row; double e, el, g; } *pl = calloc((size_t)fs->n, sizeof *pl);
+	if (!pl) {
+		fprintf(stderr, "fit: --pull: out of memory\n");
+		return -1;
+	}
 	double gsum[FIT_MAX_GROUPS] = { 0 }, wsum = 0, tot = 0;
 	int np = 0;
 	struct perf_calib kh = *k;
-	double *vh = perf_const_ptr(&kh, &ct[ci]);
+	double *vh = perf_const_ptr(&kh, &ct[ci]), v0 = *vh;
 	const double h = 1e-3;
 	*vh *= 1 + h;
 	for (int i = 0; i < fs->n; i++)
 		wsum += fs->w[i] > 0 ? fs->w[i] : 0;
-	for (int i = 0; i < fs->n && pl; i++) {
+	for (int i = 0; i < fs->n; i++) {
 		if (fs->w[i] <= 0)
 			continue;
 		double p = row_predict(&fs->rows[i], k), ph = row_predict(&fs->rows[i], &kh);
@@ -104,8 +107,7 @@ static int print_pull(const struct fit_set *fs, const struct perf_calib *k, cons
 			pl[j - 1] = t;
 		}
 	printf("\npull on %s = %.5g (range %.5g..%.5g): dloss/dlog(value) %+.3e "
-	       "(negative: a higher value fits better)\n", name, *perf_const_ptr((struct perf_calib *)k, &ct[ci]),
-	       ct[ci].lo, ct[ci].hi, tot);
+	       "(negative: a higher value fits better)\n", name, v0, ct[ci].lo, ct[ci].hi, tot);
 	printf("%-12s %-8s %8s %10s %11s\n", "row", "conf", "error", "dlogp/dlogv", "pull");
 	for (int i = 0; i < np; i++) {
 		const struct calib_row *r = &fs->rows[pl[i].row];
