@@ -14,6 +14,7 @@
 #include "calib_rows.h"
 
 #define FIT_MAX_GROUPS 32
+#define FIT_MAX_CONSTS 128
 
 struct fit_set {
 	struct calib_row *rows;
@@ -22,6 +23,8 @@ struct fit_set {
 	int n_groups;
 	int *gi;                 /* group index per row */
 	double *w;               /* weight per row */
+	unsigned char hold[FIT_MAX_CONSTS]; /* 1: a fitted constant the fit keeps
+					     * at its start value (tools/fit --hold) */
 };
 
 static double fit_conf_weight(const char *conf)
@@ -118,7 +121,7 @@ static double fit_run(const struct fit_set *fs, struct perf_calib *k, int skip, 
 	for (int pass = 0; pass < passes; pass++) {
 		double step = pass < passes / 4 ? 0.2 : pass < passes / 2 ? 0.07 : pass < 3 * passes / 4 ? 0.02 : 0.005;
 		for (int i = 0; i < nc; i++) {
-			if (!ct[i].fitted)
+			if (!ct[i].fitted || (i < FIT_MAX_CONSTS && fs->hold[i]))
 				continue;
 			double *v = perf_const_ptr(k, &ct[i]);
 			for (int dir = -1; dir <= 1; dir += 2) {

@@ -8,9 +8,21 @@
  *               also writes the fitted values into data/calibration.json
  *               (atomically; everything else in the file is kept), the
  *               file the binary embeds at its next build.
+ *   build/tools/fit [passes] --hold NAME ...
+ *               keeps constant NAME at its shipped value (repeatable): a
+ *               refit of the others, e.g. with a pair that parks on its
+ *               bounds held where the last written fit left it.
+ *   build/tools/fit [passes] --pull NAME
+ *               after the fit, which rows pull constant NAME which way:
+ *               each fitted row's share of the loss gradient in log NAME
+ *               (2 w e dlog(p)/dlog(NAME), e = log(predicted/measured)),
+ *               every row it moves, strongest upward pull first, and the
+ *               sum per source group (no leave-one-source-out table).
+ *               With passes 0, at the shipped values.
  *
  * See tests/fit_core.h for the loss and the weights. */
 #include "fit_core.h"
+#include <ctype.h>
 
 #include <cjson/cJSON.h>
 
@@ -49,6 +61,69 @@ static int write_values(const char *path, const struct perf_calib *k)
 	return rc;
 }
 
+/* Which rows pull constant `name` up or down at k (see the head comment). */
+static int print_pull(const struct fit_set *fs, const struct perf_calib *k, const char *name)
+{
+	int nc, ci = -1;
+	const struct perf_const *ct = perf_const_table(&nc);
+	for (int i = 0; i < nc; i++)
+		if (!strcmp(ct[i].name, name))
+			ci = i;
+	if (ci < 0) {
+		fprintf(stderr, "fit: --pull %s: no such constant (data/calibration.json names them)\n",
+			name);
+		return -1;
+	}
+	struct pull { int row; double e, el, g; } *pl = calloc((size_t)fs->n, sizeof *pl);
+	if (!pl) {
+		fprintf(stderr, "fit: --pull: out of memory\n");
+		return -1;
+	}
+	double gsum[FIT_MAX_GROUPS] = { 0 }, wsum = 0, tot = 0;
+	int np = 0;
+	struct perf_calib kh = *k;
+	double *vh = perf_const_ptr(&kh, &ct[ci]), v0 = *vh;
+	const double h = 1e-3;
+	*vh *= 1 + h;
+	for (int i = 0; i < fs->n; i++)
+		wsum += fs->w[i] > 0 ? fs->w[i] : 0;
+	for (int i = 0; i < fs->n; i++) {
+		if (fs->w[i] <= 0)
+			continue;
+		double p = row_predict(&fs->rows[i], k), ph = row_predict(&fs->rows[i], &kh);
+		if (!(p > 0) || !(ph > 0))
+			continue;
+		double e = log(p / fs->rows[i].measured), el = log(ph / p) / log1p(h);
+		double g = 2 * fs->w[i] * e * el / wsum;
+		pl[np++] = (struct pull){ i, e, el, g };
+		gsum[fs->gi[i]] += g;
+		tot += g;
+	}
+	/* sort by g, most negative (raising the constant lowers the loss) first */
+	for (int i = 1; i < np; i++)
+		for (int j = i; j > 0 && pl[j].g < pl[j - 1].g; j--) {
+			struct pull t = pl[j];
+			pl[j] = pl[j - 1];
+			pl[j - 1] = t;
+		}
+	printf("\npull on %s = %.5g (range %.5g..%.5g): dloss/dlog(value) %+.3e "
+	       "(negative: a higher value fits better)\n", name, v0, ct[ci].lo, ct[ci].hi, tot);
+	printf("%-12s %-8s %8s %10s %11s\n", "row", "conf", "error", "dlogp/dlogv", "pull");
+	for (int i = 0; i < np; i++) {
+		const struct calib_row *r = &fs->rows[pl[i].row];
+		if (pl[i].g == 0)
+			continue;
+		printf("%-12s %-8.8s %+7.1f%% %10.3f %+11.3e\n", r->id, r->conf,
+		       100 * expm1(pl[i].e), pl[i].el, pl[i].g);
+	}
+	printf("\n%-8s %11s\n", "group", "pull");
+	for (int g = 0; g < fs->n_groups; g++)
+		if (gsum[g] != 0)
+			printf("%-8s %+11.3e\n", fs->group[g], gsum[g]);
+	free(pl);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct catalog cat;
@@ -56,10 +131,42 @@ int main(int argc, char **argv)
 	int n = rows_open("fit", &cat, &rows);
 	if (n < 0)
 		return 1;
-	int passes = argc > 1 && strcmp(argv[1], "--write") ? atoi(argv[1]) : 16;
-	int write = argc > 1 && !strcmp(argv[argc - 1], "--write");
+	int passes = 16, write = 0, n_hold = 0;
+	const char *pull = NULL, *hold[16];
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--write")) {
+			write = 1;
+		} else if (!strcmp(argv[a], "--pull") && a + 1 < argc) {
+			pull = argv[++a];
+		} else if (!strcmp(argv[a], "--hold") && a + 1 < argc && n_hold < 16) {
+			hold[n_hold++] = argv[++a];
+		} else if (isdigit((unsigned char)argv[a][0])) {
+			passes = atoi(argv[a]);
+		} else {
+			fprintf(stderr, "usage: fit [passes] [--write] [--hold CONSTANT]... [--pull CONSTANT]\n");
+			return 2;
+		}
+	}
 	struct fit_set fs;
 	fit_set_init(&fs, rows, n);
+	int nct;
+	const struct perf_const *cti = perf_const_table(&nct);
+	for (int h = 0; h <= n_hold; h++) {
+		const char *name = h < n_hold ? hold[h] : pull;
+		int found = 0;
+		for (int i = 0; name && i < nct; i++)
+			if (!strcmp(cti[i].name, name)) {
+				found = 1;
+				if (h < n_hold && i < FIT_MAX_CONSTS)
+					fs.hold[i] = 1;
+			}
+		if (name && !found) {
+			fprintf(stderr, "fit: --%s %s: no such constant (data/calibration.json "
+				"names them)\n", h < n_hold ? "hold" : "pull", name);
+			fit_set_done(&fs);
+			return 2;
+		}
+	}
 	struct perf_calib k = *perf_calib_default();
 	fprintf(stderr, "start loss %.5f\n", fit_loss(&fs, &k, -1));
 	double l = fit_run(&fs, &k, -1, passes);
@@ -73,7 +180,8 @@ int main(int argc, char **argv)
 		int on_lo = ct[i].fitted && v <= ct[i].lo * (1 + 1e-9);
 		int on_hi = ct[i].fitted && v >= ct[i].hi * (1 - 1e-9);
 		printf("%-22s %12.5g %12.5g %12.5g  %s\n", ct[i].name, v, ct[i].lo, ct[i].hi,
-		       !ct[i].fitted ? "set" : on_lo ? "ON LOWER BOUND" : on_hi ? "ON UPPER BOUND" : "fitted");
+		       !ct[i].fitted ? "set" : on_lo ? "ON LOWER BOUND" : on_hi ? "ON UPPER BOUND"
+		       : i < FIT_MAX_CONSTS && fs.hold[i] ? "held" : "fitted");
 		if (on_lo || on_hi) {
 			n_bound++;
 			printf("%24s why: %s\n", "", ct[i].on_bound ? ct[i].on_bound
@@ -85,6 +193,11 @@ int main(int argc, char **argv)
 		if (write_values("data/calibration.json", &k) < 0)
 			return 1;
 		printf("data/calibration.json: fitted values written\n");
+	}
+	if (pull) {
+		int rc = print_pull(&fs, &k, pull);
+		fit_set_done(&fs);
+		return rc < 0 ? 2 : 0;
 	}
 	printf("\n%-6s %5s %10s %10s %10s\n", "group", "rows", "in-sample", "held-out", "max(held)");
 	for (int g = 0; g < fs.n_groups; g++) {
