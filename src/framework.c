@@ -244,6 +244,21 @@
  *    (Hopper or later on NVSwitch nodes: plan_flex_unfit, else alltoall
  *    for the whole plan), and a plan names the run's own with its
  *    moe_dispatch key (plan_moe_dispatch; hetplan launch writes it).
+ *  - Selective recomputation with flash attention
+ *    (selective_reruns_flash; cost in perf_compute.c). Megatron-Core
+ *    checkpoints the core attention whenever the granularity is
+ *    selective and "core_attn" is in recompute_modules, its default
+ *    (transformer_config.py @d98e8a64 L1940-1941; attention.py L392-395
+ *    and L1555: _checkpointed_attention_forward wraps Transformer
+ *    Engine's fused attention too, and __post_init__ warns that fused
+ *    attention needs no such recompute), so its backward runs the
+ *    attention forward a second time. Legacy Megatron-LM takes the
+ *    checkpoint only on its unfused path (megatron/model/transformer.py
+ *    @e89cce4d52 L793-794: "if not self.use_flash_attn: if
+ *    self.checkpoint_core_attention"), as the megatron-lm row (flash
+ *    postdates its 2021-22 code) and Megatron-DeepSpeed do; DeepSpeed,
+ *    torchtitan and the estimate-only rows have no selective mode
+ *    (runs_on.c).
  *  - The experts' GEMMs and the allgather dispatcher (moe_sequential_mlp,
  *    moe_allgather; cost in perf_compute.c and perf_comm.c,
  *    docs/moe-seq.md). Megatron-Core's own defaults are the older path:
@@ -449,7 +464,7 @@ static const struct framework_info rows[FW_ROWS] = {
 		     "estimated as megatron-core", 0, 0, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 		     .ep_overlap = 1, .ep_dispatch_dedup = 1, .fp8_params = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .moe_allgather = 1 },
+		.moe = 1, .moe_allgather = 1, .selective_reruns_flash = 1 },
 	[FW_MEGATRON_CORE] = { FW_MEGATRON_CORE, "megatron-core", "Megatron-Core", "mcore", 1, 1, 1,
 			       FW_GRAD_FP32_UNLESS_FP16, 1,
 			       "NVIDIA performance recipes (NeMo/Megatron-Bridge) on "
@@ -457,7 +472,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			       .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 1,
 			       .ep_dispatch_dedup = 1, .fp8_params = 1,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .flash_sm80 = 1, .moe_allgather = 1 },
+		.moe = 1, .flash_sm80 = 1, .moe_allgather = 1, .selective_reruns_flash = 1 },
 	[FW_MEGATRON_LM] = { FW_MEGATRON_LM, "megatron-lm", "Megatron-LM (2021-22)", "mlm", 0, 0, 0,
 			     FW_GRAD_FP32_UNLESS_FP16, 0,
 			     "Megatron-LM SC21 code: all-reduce after backward", 1, 0,

@@ -295,6 +295,11 @@ struct framework_info {
 	int moe_allgather;         /* the framework's MoE layer has Megatron-Core's
 				    * allgather token dispatcher (plan_validate
 				    * refuses moe_dispatch allgather elsewhere) */
+	int selective_reruns_flash; /* selective recomputation re-runs the fused
+				     * (flash) attention forward in the backward
+				     * (Megatron-Core's core_attn checkpoint);
+				     * 0: the flash path keeps its output
+				     * (legacy Megatron-LM). framework.c */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

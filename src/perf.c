@@ -855,6 +855,10 @@ static void totals(const struct cluster *c, struct perf_memo *mo, const struct p
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
 	perf_memo_step_flops(mo, tokens, s, p->recompute, &e->model_flops, &e->hw_flops);
+	if (p->recompute == RC_SELECTIVE && p->flash &&
+	    !framework_get(p->framework)->selective_reruns_flash)
+		e->hw_flops = e->model_flops;   /* the flash path keeps its output
+						 * (framework.c, selective_reruns_flash) */
 	if (p->recompute == RC_FULL && p->recompute_layers > 0 && p->n_replicas > 0) {
 		/* recompute_layers: the recomputed forward's FLOPs for the share
 		 * of layers recomputed (replica group 0's stages) */

@@ -1308,6 +1308,12 @@ void perf_stage_compute(struct stage_ctx *x)
 			stall += nr * (host_f + drain);
 		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
 			rc += n * (L->attn_f + L->ew_scores);
+		} else if (p->recompute == RC_SELECTIVE &&
+			   framework_get(p->framework)->selective_reruns_flash) {
+			/* Megatron-Core's core_attn checkpoint re-runs the
+			 * fused attention forward in the backward
+			 * (framework.c "Selective recomputation with flash") */
+			rc += n * L->attn_f;
 		} else if (p->recompute == RC_SELECTIVE_OP) {
 			double r = L->rc_frac * L->gemm + L->ew;
 			rc += n * r;
