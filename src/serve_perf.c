@@ -1501,8 +1501,9 @@ static int burst_preempt(const struct serve_burst_sched *s, struct breq *q, int 
 		if (r->left_pre <= 0)
 			grow--;
 		*kv_used -= r->kv;
-		/* its prompt and the output it made are prefilled again */
-		out->recomputed_tokens += r->isl + r->gen;
+		/* the tokens it had computed are prefilled again: prompt and
+		 * output, or the part of a prefill already run */
+		out->recomputed_tokens += r->left_pre > 0 ? r->pre_len - r->left_pre : r->isl + r->gen;
 		r->kv = 0;
 		r->state = 0;
 		r->t_pre = t;
