@@ -1433,30 +1433,90 @@ int serve_evaluate(const struct pool *p, const struct model_spec *m,
 /* One request of a burst. */
 struct breq {
 	double isl, osl;
-	double left_pre;             /* prompt tokens not yet prefilled */
+	double left_pre;             /* tokens still to prefill (prompt, or prompt + output on a resume) */
+	double pre_len;              /* tokens of the current prefill */
 	double gen;                  /* output tokens produced */
+	double kv;                   /* tokens of KV it holds while running */
+	double t_pre;                /* when it was last preempted (its last token's time) */
+	long seq;                    /* admission order (larger = admitted later) */
 	int state;                   /* 0 waiting, 1 running, 2 done */
+	int ttft_done;               /* its first token is counted */
 };
 
-/* Admit waiting requests in order while the batch and the KV pool allow. */
-static void burst_admit(const struct inst *in, struct breq *q, int n, int *next, int *running,
-			int max_batch, double cap_tok, double *kv_used)
+/* The burst's waiting queue: requests never admitted, in index order from
+ * *next, behind a stack of preempted ones (the last pushed is the first
+ * re-admitted, as a prepend to vLLM's waiting queue leaves it). */
+struct bqueue {
+	int next;
+	int *pre, n_pre;
+	long seq;
+};
+
+/* Admit waiting requests in order while the batch and the KV pool allow. A
+ * request needs its prompt (plus, on a resume, the output it had made)
+ * and a slot for its next token; an engine that reserves the whole output
+ * (kv_reserve_full) needs prompt + output. */
+static void burst_admit(const struct serve_burst_sched *s, struct breq *q, int n,
+			struct bqueue *w, int *running, double *kv_used)
 {
-	while (*next < n && *running < max_batch) {
-		struct breq *r = &q[*next];
-		double need = r->isl + (in->e->kv_reserve_full ? r->osl : 1);
-		if (*kv_used + need > cap_tok && *running > 0)
+	while ((w->n_pre > 0 || w->next < n) && *running < s->max_batch) {
+		struct breq *r = &q[w->n_pre > 0 ? w->pre[w->n_pre - 1] : w->next];
+		double need = s->reserve_full ? r->isl + r->osl : r->isl + r->gen + 1;
+		if (*kv_used + need > s->cap_tok && *running > 0)
 			break;
+		if (w->n_pre > 0)
+			w->n_pre--;
+		else
+			w->next++;
 		*kv_used += need;
+		r->kv = need;
 		r->state = 1;
-		r->left_pre = r->isl;
+		r->pre_len = r->left_pre = r->isl + r->gen;
+		r->seq = w->seq++;
 		(*running)++;
-		(*next)++;
 	}
 }
 
+/* Preemption (vLLM's recompute mode): when the running requests' next
+ * decode tokens do not fit the pool, the last-admitted running request
+ * gives up its KV and goes back to the head of the waiting queue, until
+ * the rest fit. Returns how many were preempted in this step. */
+static int burst_preempt(const struct serve_burst_sched *s, struct breq *q, int n,
+			 struct bqueue *w, int *running, double *kv_used,
+			 struct serve_burst_result *out, double t)
+{
+	if (s->reserve_full)
+		return 0;
+	double grow = 0;
+	for (int i = 0; i < n; i++)
+		if (q[i].state == 1 && q[i].left_pre <= 0)
+			grow++;
+	int k = 0;
+	while (*kv_used + grow > s->cap_tok && *running > 1) {
+		int v = -1;
+		for (int i = 0; i < n; i++)
+			if (q[i].state == 1 && (v < 0 || q[i].seq > q[v].seq))
+				v = i;
+		struct breq *r = &q[v];
+		if (r->left_pre <= 0)
+			grow--;
+		*kv_used -= r->kv;
+		/* the tokens it had computed are prefilled again: prompt and
+		 * output, or the part of a prefill already run */
+		out->recomputed_tokens += r->left_pre > 0 ? r->pre_len - r->left_pre : r->isl + r->gen;
+		r->kv = 0;
+		r->state = 0;
+		r->t_pre = t;
+		w->pre[w->n_pre++] = v;
+		(*running)--;
+		out->preemptions++;
+		k++;
+	}
+	return k;
+}
+
 /* One engine iteration over the running requests; returns its time. */
-static double burst_step(const struct inst *in, struct breq *q, int n, double *kv_used,
+static double burst_step(const struct serve_burst_sched *s, struct breq *q, int n, double *kv_used,
 			 int *running, struct serve_burst_result *out, double t)
 {
 	double n_dec = 0, ctx = 0, n_pre = 0, pre_ctx = 0, n_pre_seqs = 0;
@@ -1465,21 +1525,22 @@ static double burst_step(const struct inst *in, struct breq *q, int n, double *k
 			n_dec++;
 			ctx += q[i].isl + q[i].gen;
 		}
-	double budget = in->chunk - n_dec;
+	double budget = s->chunk - n_dec;
 	for (int i = 0; i < n && budget > 0; i++)
 		if (q[i].state == 1 && q[i].left_pre > 0) {
 			double tk = fmin(q[i].left_pre, budget);
 			budget -= tk;
 			n_pre += tk;
 			n_pre_seqs++;
-			pre_ctx += q[i].isl / 2;
+			pre_ctx += q[i].pre_len / 2;
 		}
 	if (n_dec + n_pre <= 0)
 		return 0;
-	double dt = inst_iter(in, n_dec, n_dec > 0 ? ctx / n_dec : 0, n_pre,
-			      n_pre_seqs > 0 ? pre_ctx / n_pre_seqs : 0, n_pre_seqs, NULL, NULL, NULL);
+	double dt = s->iter(s->ctx, n_dec, n_dec > 0 ? ctx / n_dec : 0, n_pre,
+			    n_pre_seqs > 0 ? pre_ctx / n_pre_seqs : 0, n_pre_seqs);
 	t += dt;
-	budget = in->chunk - n_dec;
+	out->steps++;
+	budget = s->chunk - n_dec;
 	for (int i = 0; i < n; i++) {
 		struct breq *r = &q[i];
 		if (r->state != 1)
@@ -1487,27 +1548,72 @@ static double burst_step(const struct inst *in, struct breq *q, int n, double *k
 		if (r->left_pre <= 0) {          /* a decode step */
 			r->gen++;
 			out->itl_mean_s += dt;
-			if (!in->e->kv_reserve_full)
+			if (!s->reserve_full) {
 				(*kv_used)++;
+				r->kv++;
+			}
 		} else if (budget > 0) {         /* a prefill chunk */
 			double tk = fmin(r->left_pre, budget);
 			budget -= tk;
 			r->left_pre -= tk;
 			if (r->left_pre > 0)
 				continue;
-			r->gen = 1;                  /* the prefill yields the first token */
-			out->ttft_mean_s += t;
+			r->gen++;                    /* the prefill yields the next token */
+			if (!r->ttft_done) {
+				r->ttft_done = 1;
+				out->ttft_mean_s += t;
+			} else {
+				out->itl_mean_s += t - r->t_pre;   /* a resumed request's gap */
+			}
 		} else {
 			continue;
 		}
 		if (r->gen >= r->osl) {
 			r->state = 2;
 			(*running)--;
-			*kv_used -= r->isl + (in->e->kv_reserve_full ? r->osl : r->gen);
+			*kv_used -= r->kv;
 			out->makespan_s = t;
 		}
 	}
 	return dt;
+}
+
+int serve_burst_run(const struct serve_burst_sched *s, int n, const double *isl,
+		    const double *osl, struct serve_burst_result *out)
+{
+	struct breq *q = xcalloc((size_t)n, sizeof *q);
+	struct bqueue w = { 0, xcalloc((size_t)n, sizeof(int)), 0, 0 };
+	double tokens = 0;
+	for (int i = 0; i < n; i++) {
+		q[i].isl = isl[i] < 1 ? 1 : isl[i];
+		q[i].osl = osl[i] < 1 ? 1 : osl[i];
+		tokens += q[i].osl;
+	}
+	double t = 0, kv_used = 0;
+	int running = 0;
+	for (;;) {
+		/* vLLM schedules the running requests first, preempting when
+		 * their next tokens do not fit, and admits waiting ones only in
+		 * a step that preempted none */
+		if (!burst_preempt(s, q, n, &w, &running, &kv_used, out, t))
+			burst_admit(s, q, n, &w, &running, &kv_used);
+		double dt = burst_step(s, q, n, &kv_used, &running, out, t);
+		if (dt <= 0)
+			break;
+		t += dt;
+	}
+	free(w.pre);
+	free(q);
+	out->ttft_mean_s /= n;
+	out->itl_mean_s = tokens > n ? out->itl_mean_s / (tokens - n) : 0;
+	return 0;
+}
+
+/* serve_burst's step time: the instance's iteration */
+static double burst_iter(void *ctx, double n_dec, double dec_ctx, double n_pre, double pre_ctx,
+			 double n_pre_seqs)
+{
+	return inst_iter(ctx, n_dec, dec_ctx, n_pre, pre_ctx, n_pre_seqs, NULL, NULL, NULL);
 }
 
 int serve_burst(const struct pool *p, const struct model_spec *m, const struct serve_config *cfg,
@@ -1537,27 +1643,15 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
 		return 0;
 	}
 	out->fits = 1;
-	struct breq *q = xcalloc((size_t)n, sizeof *q);
 	double tokens = 0;
-	for (int i = 0; i < n; i++) {
-		q[i].isl = isl[i] < 1 ? 1 : isl[i];
-		q[i].osl = osl[i] < 1 ? 1 : osl[i];
-		tokens += q[i].osl;
-	}
-	double t = 0, kv_used = 0;
-	int next = 0, running = 0;
-	for (;;) {
-		burst_admit(&in, q, n, &next, &running, max_batch, cap_tok, &kv_used);
-		double dt = burst_step(&in, q, n, &kv_used, &running, out, t);
-		if (dt <= 0)
-			break;
-		t += dt;
-	}
-	free(q);
+	for (int i = 0; i < n; i++)
+		tokens += osl[i] < 1 ? 1 : osl[i];
+	struct serve_burst_sched s = { cap_tok, max_batch, in.chunk, in.e->kv_reserve_full,
+				       burst_iter, &in };
+	serve_burst_run(&s, n, isl, osl, out);
 	/* every request also passes the front end once (HTTP, tokenisation) */
 	out->makespan_s += k->frontend_s;
-	out->ttft_mean_s = out->ttft_mean_s / n + k->frontend_s;
-	out->itl_mean_s = tokens > n ? out->itl_mean_s / (tokens - n) : 0;
+	out->ttft_mean_s += k->frontend_s;
 	out->req_s = n / out->makespan_s;
 	out->out_tps = tokens / out->makespan_s;
 	return 0;

@@ -329,9 +329,12 @@ void serve_pool_from_gpu(struct pool *p, const struct gpu_spec *g, int nodes);
  * finishes. Unlike the steady state of serve_evaluate, the rate it
  * reports is n / makespan: with unequal lengths the last requests run
  * alone at the end, so it falls below the steady-state rate.
- * Simplified: no preemption (a vLLM-style engine admits on the prompt's
- * KV and the pool is assumed to keep up). Returns 0 (out->fits 0 and
- * out->why when the longest request does not fit) or -1 with err. */
+ * A vLLM-style engine admits a request on its prompt's KV; when the
+ * running requests' next decode tokens outgrow the pool it preempts the
+ * last-admitted ones (their KV freed) and later prefills their prompt and
+ * output again (vLLM's recompute mode; docs/serve-preempt.md). Returns 0
+ * (out->fits 0 and out->why when the longest request does not fit) or -1
+ * with err. */
 #define SERVE_BURST_MAX 4096
 struct serve_burst_result {
 	int fits;
@@ -340,10 +343,32 @@ struct serve_burst_result {
 	double req_s, out_tps;       /* n / makespan, output tokens / makespan */
 	double ttft_mean_s;          /* mean over the requests */
 	double itl_mean_s;           /* mean over the output tokens after the first */
+	long steps;                  /* engine iterations */
+	int preemptions;             /* requests preempted (a request may count more than once) */
+	double recomputed_tokens;    /* prompt + output tokens prefilled again after preemptions */
 };
 int serve_burst(const struct pool *p, const struct model_spec *m, const struct serve_config *cfg,
 		int n, const double *isl, const double *osl, const struct serve_calib *calib,
 		struct serve_burst_result *out, struct hp_err *err);
+
+/* The burst's scheduler on its own: a KV pool of cap_tok tokens, at most
+ * max_batch running requests, chunk tokens per iteration, the whole
+ * output reserved at admission when reserve_full (no preemption then),
+ * and iter(ctx, decode tokens, their mean context, prefill tokens, the
+ * prefills' mean context, prefilling requests) the time of one
+ * iteration. Fills out's makespan_s, ttft_mean_s, itl_mean_s, steps,
+ * preemptions and recomputed_tokens (no front end); returns 0. For
+ * serve_burst and tests. */
+struct serve_burst_sched {
+	double cap_tok;
+	int max_batch, chunk;
+	int reserve_full;
+	double (*iter)(void *ctx, double n_dec, double dec_ctx, double n_pre, double pre_ctx,
+		       double n_pre_seqs);
+	void *ctx;
+};
+int serve_burst_run(const struct serve_burst_sched *s, int n, const double *isl,
+		    const double *osl, struct serve_burst_result *out);
 
 /* Erlang C: probability that an arrival waits in an M/M/c queue with
  * offered load a = lambda / mu (a < c). */

@@ -88,7 +88,26 @@ assert abs(b["ttft_mean_s"] - 9.123) <= 0.25 * 9.123, b
 # equal lengths: output tokens = 256 per request over the same makespan
 assert abs(b["output_tokens_per_s"] - 256 * b["requests_per_s"]) < 1e-6 * b["output_tokens_per_s"]
 assert abs(b["makespan_s"] * b["requests_per_s"] - 500) < 1e-6 * 500
+# TensorRT-LLM reserves prompt + output at admission: it never preempts
+assert "preemptions" not in b, b
 PY
+# A burst whose KV outgrows the pool preempts (docs/serve-preempt.md): 64
+# requests of 2,048 + 2,048 tokens need 262,144 tokens of KV at the end, and
+# Llama-3.1 8B's 128 KiB a token (2 x 32 layers x 8 KV heads x 128 x 2 bytes)
+# leaves one A100-40GB room for far fewer (40 GB less 16 GB of weights is
+# under 24 GB, under 183k tokens): vLLM preempts, and the output says so.
+expect burst-preempt 0 "" -- --estimate --pool 1x1xA100-SXM4-40GB -m llama3.1-8b --isl 2048 \
+	--osl 2048 --offline --burst 64 --format json
+python3 - "$tmp/out" <<'PY' && ok || bad "burst of 64 x 4,096 tokens on one A100-40GB: no preemption reported"
+import json, sys
+b = json.load(open(sys.argv[1]))["burst"]
+assert b["preemptions"] >= 1, b
+# each preemption re-prefills at least the 2,048-token prompt
+assert b["recomputed_tokens"] >= 2048 * b["preemptions"], b
+PY
+expect burst-preempt-text 0 "" -- --estimate --pool 1x1xA100-SXM4-40GB -m llama3.1-8b \
+	--isl 2048 --osl 2048 --offline --burst 64
+grep -q "preemptions, .* tokens prefilled again" "$tmp/out" && ok || bad "burst-preempt-text: no preemption line"
 # invalid input: exit 3
 expect model 3 "unknown" -- --pool 1x8xH100 -m llama9 --rate 1 --isl 1 --osl 1
 # fp4 on Hopper is refused with a reason (invalid input: exit 3)

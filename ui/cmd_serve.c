@@ -430,10 +430,18 @@ static int burst_out(const struct cluster *c, const struct model_spec *m,
 		serve_json_num(bj, "output_tokens_per_s", b.out_tps);
 		serve_json_num(bj, "ttft_mean_s", b.ttft_mean_s);
 		serve_json_num(bj, "itl_mean_s", b.itl_mean_s);
+		if (b.preemptions > 0) {   /* decoding outgrew the KV pool */
+			cJSON_AddNumberToObject(bj, "preemptions", b.preemptions);
+			serve_json_num(bj, "recomputed_tokens", b.recomputed_tokens);
+		}
 	} else {
 		sbuf_addf(o, "burst of %d requests: the last ends after %.2f s; %.2f req/s, %.0f output "
 			     "tok/s; mean TTFT %.1f ms, ITL %.2f ms\n", a->burst, b.makespan_s, b.req_s,
 			  b.out_tps, b.ttft_mean_s * 1e3, b.itl_mean_s * 1e3);
+		if (b.preemptions > 0)
+			sbuf_addf(o, "  the KV pool overflowed while decoding: %d preemptions, %.0f tokens "
+				     "prefilled again (vLLM recompute)\n", b.preemptions,
+				  b.recomputed_tokens);
 	}
 	return 0;
 }
