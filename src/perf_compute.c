@@ -34,7 +34,8 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  *    gemm16_tflops_measured, torch.mm at 8192 and 10240) in a generation
  *    whose reference part has the same benchmark (gen.square16: V100
  *    SXM2, T4, A100 SXM, H100 SXM, B200, the parts the gemm16 constants
- *    were fitted on) runs its training GEMMs at gemm16 x (its square
+ *    were fitted on; L40S for Ada and Gaudi2 for Gaudi, whose gemm16 is
+ *    set from that part's sweep: data/calibration.json) runs its training GEMMs at gemm16 x (its square
  *    fraction / the reference's): the same kernels on a part with another
  *    sustained clock or power limit (gemm16 above square16, which a
  *    refit can reach, counts as square16: the reference part's own
@@ -48,7 +49,7 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  *  - FP32 and TF32 GEMMs (gemm32: datasheet-class defaults, not fitted
  *    on the reference part; a ratio of tensor-core sweeps says nothing
  *    of the CUDA-core rate), and any GEMM in a generation without a
- *    reference sweep (Ada, CDNA, Gaudi, other): the measurement only
+ *    reference sweep (CDNA, other): the measurement only
  *    lowers: by measured / (peak x gemm16)
  *    where it falls below that product (a square benchmark against a
  *    training-shape constant, so a throttled part's slowdown there may
