@@ -292,15 +292,36 @@ static double pool_intra_rate(const struct pool *p)
 	return f.intra_Bps;
 }
 
+/* 1 when every stage of plan p names a pool of c (the edited plan was
+ * made for c; checked so a stale pair never reads past c's pools). */
+static int plan_on_cluster(const struct plan *p, const struct cluster *c)
+{
+	if (!c)
+		return 0;
+	for (int i = 0; i < p->n_replicas; i++)
+		for (int s = 0; s < p->replicas[i].n_stages; s++)
+			if (p->replicas[i].stages[s].pool < 0 ||
+			    p->replicas[i].stages[s].pool >= c->n_pools)
+				return 0;
+	return 1;
+}
+
 /* The text of setting d in base as the field lists show it: an unset
  * key reads as the value in force and whose it is. An unset plan
  * sequence length is model m's. */
 static void setting_text(const struct hp_field *d, const void *base, const struct model_spec *m,
-			 char *buf, size_t n)
+			 const struct cluster *c, char *buf, size_t n)
 {
 	fields_format(d, base, buf, n);
 	if (d == fields_find_key(&plan_fields, "seq_len") && fields_is_default(d, base)) {
 		snprintf(buf, n, "model's (%d)", m->seq_len);
+	} else if (d == fields_find_key(&plan_fields, "moe_dispatch") && fields_is_default(d, base) &&
+		   plan_on_cluster(base, c)) {
+		/* unset: the dispatcher the plan runs on this cluster, as
+		 * estimate and launch resolve it (plan_moe_dispatch: flex
+		 * only where every piece can run it) */
+		snprintf(buf, n, "default: %s",
+			 plan_moe_dispatch_name(plan_moe_dispatch(base, c)));
 	} else if (d == fields_find_key(&plan_fields, "etp") &&
 		   !((const struct plan *)base)->etp) {
 		/* unset: the experts take each stage's TP (plan_etp) */
@@ -318,12 +339,14 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	struct pool *p = cur_pool(t);
 	const struct model_spec *m = &t->ws.model;
 	const struct search_opts *o = &t->ws.opts;
+	const struct cluster *pc = NULL;
 	*buf = 0;
 	if (f->tbl == &plan_fields) {
-		/* the edited plan's model is the one it is estimated on */
-		const struct cluster *pc;
+		/* the edited plan's model and cluster are the ones it is
+		 * estimated on */
 		const struct search_opts *po;
-		tui_planedit_inputs(t, &pc, &m, &po);
+		if (tui_planedit_inputs(t, &pc, &m, &po) < 0)
+			pc = NULL;
 	}
 	if ((f->tbl == &pool_fields || f->id == PF_GPU || f->id == PF_AVAIL ||
 	     f->id == PF_INTRA_BW) && !p)
@@ -377,7 +400,7 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
 	default:
 		if (f->d)
-			setting_text(f->d, field_base(t, f), m, buf, n);
+			setting_text(f->d, field_base(t, f), m, pc, buf, n);
 		break;
 	}
 }
@@ -859,8 +882,8 @@ int tui_plan_changes(struct tui *t, char *buf, size_t n)
 		if (!plan_key_changed(fs[i].d, was, now))
 			continue;
 		char va[PP_LAYOUT_TEXT + 16], vb[PP_LAYOUT_TEXT + 16], one[2 * PP_LAYOUT_TEXT + 96];
-		setting_text(fs[i].d, was, m, va, sizeof va);
-		setting_text(fs[i].d, now, m, vb, sizeof vb);
+		setting_text(fs[i].d, was, m, c, va, sizeof va);
+		setting_text(fs[i].d, now, m, c, vb, sizeof vb);
 		snprintf(one, sizeof one, "%s%s %s (was %s)", count ? ", " : "", fs[i].label, vb, va);
 		count++;
 		/* whole characters only: a full buffer ends on the last one */
