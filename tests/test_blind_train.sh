@@ -580,7 +580,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # 18B-206B on 16-256 Jean Zay V100-32GB (experiments/gpt2.md).
           "BLSMC": "H100 at scale", "BLMLX": "B300 (8 per node)",
           "BLDG510": "GB200 NVL72", "BLTRS": "small/V100/consumer",
-          "BLBSG": "small/V100/consumer"}
+          "BLBSG": "small/V100/consumer",
+          # Round 30: BigScience's tr1-13B run on 16-512 Jean Zay V100-32GB
+          # (Megatron-DeepSpeed) and DeepSpeedExamples' autotuning tables
+          # (HF GPT-2 small-XL, DDP and ZeRO 1, one node of 16 V100).
+          "BLB13": "small/V100/consumer", "BLDSA": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
