@@ -604,7 +604,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 30: BigScience's tr1-13B run on 16-512 Jean Zay V100-32GB
           # (Megatron-DeepSpeed) and DeepSpeedExamples' autotuning tables
           # (HF GPT-2 small-XL, DDP and ZeRO 1, one node of 16 V100).
-          "BLB13": "small/V100/consumer", "BLDSA": "small/V100/consumer"}
+          "BLB13": "small/V100/consumer", "BLDSA": "small/V100/consumer",
+          # Round 30, part 2: Megatron-DeepSpeed's rebase README (GPT 13B on
+          # 128 DGX-2 V100, GPT 1.3B on one DGX-2).
+          "BLMDS": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
