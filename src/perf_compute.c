@@ -355,45 +355,6 @@ double perf_fp8_cast_bytes(const struct model_spec *m, int layer, const struct p
 	return 4 * in;
 }
 
-/* Bytes per element of a row-parallel GEMM's output gradient under
- * sequence parallelism: cast on the rank's T/tp rows (read 2, write 1),
- * all-gathered in fp8, and the gathered T rows transposed (read 1, write
- * 1) for the weight gradient; TE's grad_output_preprocess, "FP8 case with
- * gather: unfused bgrad, cast, transpose" (TransformerEngine 1.x
- * transformer_engine/pytorch/module/base.py). */
-#define FP8_CAST_SP_ROW_BYTES 3.0
-#define FP8_SP_TRANSPOSE_BYTES 2.0
-
-/* The backward of each TE Linear casts the gradient of its output to fp8
- * and writes its transpose as well (read 2, write 1 + 1: 4 bytes an
- * element): the data gradient reads the fp8 rows, the weight gradient
- * the transpose (grad_output_preprocess: fp8_cast_transpose_fused, or
- * fp8_cast_transpose_bgrad_fused with a bias). The saved fp8 input and
- * its transpose from the forward serve the weight gradient, so nothing
- * is cast again on the input side. The output gradients are QKV's q + 2
- * kv and MLP up's (2 for a gated MLP) x ffn, split over TP, and the
- * projection's and MLP down's hidden, which every TP rank holds whole
- * for its T tokens (gathered under sequence parallelism, see the two
- * constants above). An MoE layer's fc1 and fc2 count every routed copy
- * (and the shared expert's) as the forward does, with the dense split
- * (simplified: expert TP and the dispatch layout not modelled here). */
-double perf_fp8_cast_bytes_bwd(const struct model_spec *m, int layer, const struct plan *p,
-			       int tp, double T)
-{
-	if (p->precision != HP_FP8)
-		return 0;
-	double t = tp, h = m->hidden, q = model_q_dim(m), kv = model_kv_dim(m);
-	double ffn = m->ffn, copies = 1, up = m->gated_mlp ? 2 : 1;
-	if (model_layer_is_moe(m, layer)) {
-		ffn = m->moe.expert_ffn;
-		copies = m->moe.top_k + m->moe.shared_experts;
-	}
-	double col = T * (q + 2 * kv + up * ffn * copies) / t;  /* QKV, MLP up */
-	double row = T * h * (1 + copies);                      /* projection, MLP down */
-	double row_b = p->sp && tp > 1 ? FP8_CAST_SP_ROW_BYTES / t + FP8_SP_TRANSPOSE_BYTES : 4;
-	return 4 * col + row_b * row;
-}
-
 /* Megatron's transformer layer (Megatron-LM since 2020, Megatron-Core,
  * and Megatron-DeepSpeed under DeepSpeed) adds the projection's bias,
  * applies the dropout and adds the residual in one fused kernel
@@ -631,7 +592,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 		 * per token and expert. */
 		b += 23.0 * T / (p->sp ? t : 1) * m->moe.experts;
 	}
-	/* the fp8 casts: counted by the caller, forward and backward apart */
+	b += perf_fp8_cast_bytes(m, layer, p, tp, T);
 	if (framework_get(p->framework)->eager_modules)
 		b += eager_extra_bytes(m, p, tp, T, eb);
 	*scores = 0;
@@ -1126,9 +1087,7 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->act_norc = model_layer_act_bytes_norc(m, layer, &ao);
 	double scores;
 	double bw = g->hbm_Bps * ge->hbm;
-	double ew = layer_ew_bytes(m, layer, p, tp, T, s, &scores);
-	lc->ew = (ew + perf_fp8_cast_bytes(m, layer, p, tp, T)) / bw;
-	lc->ew_b = (2 * ew + perf_fp8_cast_bytes_bwd(m, layer, p, tp, T)) / bw;
+	lc->ew = layer_ew_bytes(m, layer, p, tp, T, s, &scores) / bw;
 	lc->ew_scores = scores / bw;
 	if (p->precision == HP_FP32 || p->precision == HP_TF32) {
 		lc->act *= 2;
@@ -1219,7 +1178,7 @@ static void stage_moe_times(struct stage_ctx *x, const struct layer_cost *L)
 	const struct perf_calib *k = x->k;
 	double gap = k->kernel_gap_s;
 	x->moe_fwd = L->gemm + L->attn_f + L->ew + L->kernels * gap;
-	x->moe_bwd = L->gemm_b + L->attn_b + L->ew_b + 2 * L->kernels * gap;
+	x->moe_bwd = L->gemm_b + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 	/* memoised as kind 3 (the pool's GPU, precision, TP, micro-batch,
 	 * CP, sequence and EP are all it reads): every MoE stage a search
 	 * costs computed these two GEMMs again, 7.7% of a Mixtral 8x22B
@@ -1328,7 +1287,7 @@ void perf_stage_compute(struct stage_ctx *x)
 		 * Per layer, so a stage's time stays affine in its layers. */
 		double host = (L->kernels - L->colls) * k->host_op_s + L->colls * k->host_coll_s;
 		double f = L->gemm + L->attn_f + L->ew + L->kernels * gap;
-		double b = L->gemm_b + L->attn_b + L->ew_b + 2 * L->kernels * gap;
+		double b = L->gemm_b + L->attn_b + 2 * L->ew + 2 * L->kernels * gap;
 		fwd += n * f;
 		bwd += n * b;
 		double host_f = host_sync ? host : perf_fmax(0, host - f);

@@ -21,8 +21,6 @@ struct layer_cost {
 	double attn_f;    /* s, attention core forward */
 	double attn_b;    /* s, attention core backward */
 	double ew;        /* s, memory-bound ops forward */
-	double ew_b;      /* s, memory-bound ops backward: 2 x ew, but for
-			   * the fp8 casts, counted pass by pass */
 	double ew_scores; /* s, the part of ew spent on s x s tensors */
 	double kernels;   /* kernels launched forward */
 	double colls;     /* of which NCCL collectives */
@@ -481,9 +479,6 @@ void perf_stage_compute(struct stage_ctx *x);
  * forward for T tokens of a micro-batch on TP tp (0 unless p runs fp8). */
 double perf_fp8_cast_bytes(const struct model_spec *m, int layer, const struct plan *p, int tp,
 			   double T);
-/* ... and its casts of the GEMMs' output gradients in the backward. */
-double perf_fp8_cast_bytes_bwd(const struct model_spec *m, int layer, const struct plan *p,
-			       int tp, double T);
 
 /* perf_comm.c: GPUs of pool p on one NVLink fabric (a node, or an NVL72
  * rack): the collectives' "node". */
