@@ -23,7 +23,8 @@
  *    per-link constants give the effective scale-up bandwidth (comm_fabric_init).
  *  - Multi-node ring and tree bandwidth is min(scale-up, node NIC total):
  *    channels are assumed rail-aligned (PXN), so inter-node traffic of a node
- *    spreads over all its NICs. NIC efficiency is fixed at 0.96 of line rate.
+ *    spreads over all its NICs. NIC efficiency is one figure per transport
+ *    (0.96 of line rate on IB; "Transport profiles" below).
  *  - Tree all-reduce across nodes gets the fan-out bonus of a double binary
  *    tree on 3 nodes (4/3 of the NIC bound, as SimAI's formula); on 2 nodes
  *    none (TREE_FAN2): NCCL's own tuner credits a tree with no more than a
