@@ -88,7 +88,24 @@ int cluster_total_gpus(const struct cluster *c)
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-static const char *const transport_names[COMM_TRANSPORT_COUNT] = { "ib", "efa", "tcp" };
+static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
+	"ib", "efa", "tcp", "tcpx", "tcpxo", "gcp-rdma" };
+
+/* What a user of Google Cloud knows: the machine type or its family, and
+ * the plugin's own name; each names the fabric that type carries (Google
+ * Cloud's GPU machine types: a3-highgpu and a3-edgegpu GPUDirect-TCPX,
+ * a3-megagpu GPUDirect-TCPXO, a3-ultragpu, a4-highgpu and a4x-highgpu
+ * GPUDirect RDMA over RoCE through the gIB plugin). Compared as
+ * hp_name_key keys. */
+static const struct { const char *alias; enum comm_transport t; } transport_aliases[] = {
+	{ "a3-high", COMM_TRANSPORT_TCPX },          { "a3-highgpu-8g", COMM_TRANSPORT_TCPX },
+	{ "a3-edge", COMM_TRANSPORT_TCPX },          { "a3-edgegpu-8g", COMM_TRANSPORT_TCPX },
+	{ "a3-mega", COMM_TRANSPORT_TCPXO },         { "a3-megagpu-8g", COMM_TRANSPORT_TCPXO },
+	{ "a3-ultra", COMM_TRANSPORT_GCP_RDMA },     { "a3-ultragpu-8g", COMM_TRANSPORT_GCP_RDMA },
+	{ "a4", COMM_TRANSPORT_GCP_RDMA },           { "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA },
+	{ "a4x", COMM_TRANSPORT_GCP_RDMA },          { "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA },
+	{ "gib", COMM_TRANSPORT_GCP_RDMA },
+};
 
 enum comm_transport cluster_default_transport(double nic_gbps)
 {
@@ -104,16 +121,41 @@ const char *comm_transport_name(enum comm_transport t)
 
 int comm_transport_parse(const char *s, enum comm_transport *out)
 {
-	char k[32];
+	char k[32], nk[32];
 	if (!s)
 		return -1;
 	hp_name_key(k, sizeof k, s);
-	for (int i = 0; i < COMM_TRANSPORT_COUNT; i++)
-		if (!strcmp(k, transport_names[i])) {
+	for (int i = 0; i < COMM_TRANSPORT_COUNT; i++) {
+		hp_name_key(nk, sizeof nk, transport_names[i]);
+		if (!strcmp(k, nk)) {
 			*out = (enum comm_transport)i;
 			return 0;
 		}
+	}
+	for (size_t i = 0; i < HP_ARRAY_LEN(transport_aliases); i++) {
+		hp_name_key(nk, sizeof nk, transport_aliases[i].alias);
+		if (!strcmp(k, nk)) {
+			*out = transport_aliases[i].t;
+			return 0;
+		}
+	}
 	return -1;
+}
+
+void comm_transport_list(char *buf, size_t n, int quoted)
+{
+	size_t len = 0;
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (int i = 0; i < COMM_TRANSPORT_COUNT && len < n; i++) {
+		const char *sep = !i ? "" : i == COMM_TRANSPORT_COUNT - 1 ? " or " : ", ";
+		int w = snprintf(buf + len, n - len, quoted ? "%s\"%s\"" : "%s%s", sep,
+				 transport_names[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
 }
 
 int cluster_same_site(const struct cluster *c, int a, int b)
@@ -382,11 +424,17 @@ static const struct hp_field pool_field_list[] = {
 		 "trays of an NVLink domain the trays' sum; unknown (nothing checked) for "
 		 "other node shapes and GPUs without a reference node." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .present = transport_not_default, .help = "network: ib (InfiniBand/RoCE), efa or tcp",
+	  .present = transport_not_default,
+	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, or GCP's tcpx, tcpxo, gcp-rdma",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
-		 "`efa` (AWS Elastic Fabric Adapter, SRD) or `tcp` (NCCL over TCP sockets on "
-		 "plain Ethernet). Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
-		 "over pools with different transports runs at the slowest (tcp, then efa)." },
+		 "`efa` (AWS Elastic Fabric Adapter, SRD), `tcp` (NCCL over TCP sockets on "
+		 "plain Ethernet), or a Google Cloud fabric: `tcpx` (GPUDirect-TCPX, "
+		 "a3-highgpu-8g), `tcpxo` (GPUDirect-TCPXO, a3-megagpu-8g) or `gcp-rdma` "
+		 "(GPUDirect RDMA over RoCE with the gIB plugin, a3-ultragpu-8g and "
+		 "a4-highgpu-8g); the machine type itself (`a3-megagpu-8g`) is read as its "
+		 "fabric. Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "over pools with different transports runs at the slowest (tcp, then tcpx, "
+		 "efa, tcpxo, gcp-rdma)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
@@ -487,15 +535,18 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.intra: expected \"nvswitch\", \"nvlink\" or \"pcie\", got \"%s\"",
 				  where, intra);
-	char transport[16] = "";
+	char transport[32] = "";
 	if (jx_str(&jc, o, "transport", 0, transport, sizeof transport) < 0)
 		return -1;
-	if (!*transport)
+	if (!*transport) {
 		p.transport = cluster_default_transport(p.nic_gbps);
-	else if (comm_transport_parse(transport, &p.transport))
+	} else if (comm_transport_parse(transport, &p.transport)) {
+		char names[96];
+		comm_transport_list(names, sizeof names, 1);
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s.transport: expected \"ib\", \"efa\" or \"tcp\", got \"%s\"",
-				  where, transport);
+				  "%s.transport: expected %s (or a Google Cloud machine type such as \"a3-megagpu-8g\"), got \"%s\"",
+				  where, names, transport);
+	}
 	if (!cJSON_GetObjectItemCaseSensitive(o, "nics"))
 		pool_nics_per_tray(&p);
 	if (!*p.name)

@@ -16,18 +16,34 @@
  * AWS's Elastic Fabric Adapter: SRD, unordered multipath delivery, through
  * the aws-ofi-nccl plugin (comm.c models the terms it adds). TCP is NCCL's
  * socket transport over plain Ethernet (NET/Socket: no RDMA, the host's CPU
- * copies every byte; comm.c, "TCP sockets"). A property of the cluster, so
- * it lives here; the collective model (comm.h) reads it. The order is the
- * order of speed: a group over two transports runs at the later one. */
+ * copies every byte; comm.c, "TCP sockets"). The Google Cloud fabrics, each
+ * named as Google names it, with the machine types that carry it:
+ *  - TCPX: GPUDirect-TCPX (a3-highgpu-8g, a3-edgegpu-8g; 4 x 200 Gb/s);
+ *  - TCPXO: GPUDirect-TCPXO (a3-megagpu-8g; 8 x 200 Gb/s);
+ *  - GCP_RDMA: GPUDirect RDMA over RoCE with Google's gIB NCCL plugin
+ *    (a3-ultragpu-8g, a4-highgpu-8g; 8 x 400 Gb/s ConnectX-7).
+ * comm.c holds each transport's NIC efficiency and per-hop latency (its
+ * "transport profiles"). A property of the cluster, so it lives here; the
+ * collective model (comm.h) reads it. A group over two transports runs at
+ * the slower, by comm.c's ranking (comm_fabric_min), not by enum order. */
 enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA, COMM_TRANSPORT_TCP,
+		      COMM_TRANSPORT_TCPX, COMM_TRANSPORT_TCPXO, COMM_TRANSPORT_GCP_RDMA,
 		      COMM_TRANSPORT_COUNT };
 
-/* "ib", "efa" or "tcp" (static). t must be in range (assert; "?" when
- * asserts are off). */
+/* "ib", "efa", "tcp", "tcpx", "tcpxo" or "gcp-rdma" (static). t must be
+ * in range (assert; "?" when asserts are off). */
 const char *comm_transport_name(enum comm_transport t);
-/* "ib", "efa" or "tcp", ignoring case and '-', '_', ' ', '.'. Returns 0
- * and sets *out, or -1 for any other name (*out untouched). */
+/* A transport name, or a Google Cloud machine type or family that implies
+ * one ("a3-megagpu-8g" or "a3-mega": tcpxo; "a3-highgpu-8g", "a3-edgegpu-8g",
+ * "a3-high": tcpx; "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g",
+ * "a3-ultra", "a4", "a4x", "gib": gcp-rdma), ignoring case and '-', '_',
+ * ' ', '.'. Returns 0 and sets *out, or -1 for any other name (*out
+ * untouched). */
 int comm_transport_parse(const char *s, enum comm_transport *out);
+/* The transport names as a list for messages: "ib, efa, tcp, tcpx, tcpxo
+ * or gcp-rdma", each in double quotes when quoted. Writes at most n bytes
+ * (NUL-terminated, cut if n is short). Never fails. */
+void comm_transport_list(char *buf, size_t n, int quoted);
 
 /* NICs slower than this (Gb/s) carry NCCL over TCP sockets unless a pool
  * says otherwise: GPU clusters' RDMA fabrics run faster (InfiniBand since
@@ -74,8 +90,9 @@ struct pool {
 	double host_mem_gb;   /* host (CPU) memory of a node, GB (1e9 B), as given
 			       * by a file or flag; 0: not given, the catalog's
 			       * reference node's (pool_host_mem_gb) */
-	enum comm_transport transport;  /* network: IB/RoCE, EFA or TCP sockets
-					 * (default: cluster_default_transport) */
+	enum comm_transport transport;  /* network: IB/RoCE, EFA, TCP sockets or
+					 * a Google Cloud fabric (default:
+					 * cluster_default_transport) */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[96];
@@ -110,7 +127,7 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 		 struct hp_err *err);
 
 /* Add a pool from NODESxGPUSxGPU[,key=value...] (--pool). Keys: name, intra,
- * nics, nic_gbps, host_mem_gb, transport (ib|efa|tcp), provider, region, site, price (USD per
+ * nics, nic_gbps, host_mem_gb, transport (comm_transport_parse), provider, region, site, price (USD per
  * node-hour), spot, max. Returns 0, or -1 with err naming the key (c
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,

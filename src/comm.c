@@ -23,7 +23,8 @@
  *    per-link constants give the effective scale-up bandwidth (comm_fabric_init).
  *  - Multi-node ring and tree bandwidth is min(scale-up, node NIC total):
  *    channels are assumed rail-aligned (PXN), so inter-node traffic of a node
- *    spreads over all its NICs. NIC efficiency is fixed at 0.96 of line rate.
+ *    spreads over all its NICs. NIC efficiency is one figure per transport
+ *    (0.96 of line rate on IB; "Transport profiles" below).
  *  - Tree all-reduce across nodes gets the fan-out bonus of a double binary
  *    tree on 3 nodes (4/3 of the NIC bound, as SimAI's formula); on 2 nodes
  *    none (TREE_FAN2): NCCL's own tuner credits a tree with no more than a
@@ -119,6 +120,44 @@
  *    summed per-step latency (without NCCL's IB ring plateau factor), not
  *    their sum. Measured p5 rings: 1.6-3.5 ms of fixed cost at 4-32 nodes.
  *  Not modelled on EFA: the 2-node all-gather dip at 256 MiB.
+ *
+ * Transport profiles (net_profiles; docs/cloud-transport.md)
+ * ------------------------------------------------------------
+ * Every network transport is two numbers on top of NCCL's IB tables: the
+ * share of line rate its NICs deliver to NCCL, and a latency per network
+ * hop that the transport's plugin adds (counted twice for Simple, once for
+ * LL/LL128, as NCCL counts a net plugin's latency). IB keeps NIC_EFF (or
+ * ONE_NIC_EFF) and nothing per hop; EFA and TCP sockets are described
+ * above and below. The Google Cloud fabrics, each fitted on one published
+ * nccl-tests table of its own (tests/data/comm.csv) and checked on another
+ * where one exists (holdout_comm.csv):
+ *  - GPUDirect RDMA over RoCE with the gIB plugin (a3-ultragpu-8g,
+ *    a4-highgpu-8g; COMM_TRANSPORT_GCP_RDMA): GCP_RDMA_NIC_EFF = 0.817
+ *    of line rate, nothing per hop. 2 x 8 H200 all-gather at 8 GiB ran at
+ *    325.7 GB/s busbw over 8 x 400 Gb/s (SkyPilot's run and Google's own
+ *    test pods, the same to 0.1%; comm.csv V159-V162), where NCCL's IB
+ *    gets 0.96; 1 KiB took 28.4 us, IB's latency. Held out: 2 x 8 B200
+ *    all-reduce on a4-highgpu-8g (dstack, HC-A4-01..03).
+ *  - GPUDirect-TCPXO (a3-megagpu-8g; COMM_TRANSPORT_TCPXO): TCPXO_NIC_EFF
+ *    = 0.944, TCPXO_HOP_S = 60 us per network hop (range 50-70). 2 x 8
+ *    H100 all-gather over 8 x 200 Gb/s (dstack; comm.csv V155-V158): 188.5
+ *    GB/s busbw at 8 GiB (0.944 of line rate, after the model's own
+ *    latency), and a fixed cost that IB's tables leave 73 us short at
+ *    8 MiB (166.6 us measured, LL128: one network hop) and 57 us at 32
+ *    MiB: the plugin's per-hop cost, 50 us fitting 32-256 MiB and 70 us
+ *    8 MiB.
+ *  - GPUDirect-TCPX (a3-highgpu-8g, a3-edgegpu-8g; COMM_TRANSPORT_TCPX):
+ *    TCPX_NIC_EFF = 0.67, TCPX_HOP_S = 200 us per network hop. 2 x 8 H100
+ *    all-reduce, Ring/Simple forced, over 4 x 200 Gb/s (SkyPilot; comm.csv
+ *    V163-V165): 65.7 GB/s at 2 GiB and 9.2 GB/s at 8 MiB (1.7 ms): 200
+ *    us fits 8 MiB within +11% and 64 MiB within -11%. The held-out dstack
+ *    all-gather on the same machine type (HC-TCPX-01, -02: 627 us at
+ *    1 MiB) has a larger floor still; not fitted.
+ * All protocols stay enabled on them (NCCL's tuner does not tie LL/LL128
+ * to the net transport; Google's TCPXO profile is nccl-env-profile-ll128).
+ * Simplified: one figure per fabric, whatever the NCCL and plugin version
+ * and the placement (a pod on a GPU whose NIC crosses sockets, a spot VM
+ * outside the compact placement group) that a user cannot state.
  */
 #include "comm.h"
 
@@ -510,13 +549,58 @@ double comm_pcie_Bps(int gen)
 #define TCP_NODE_BPS (5.0 * GBPS)
 #define TCP_HOP_S 8e-6
 #define SHM_EFF 0.325
+/* The host's ceiling on NCCL's SHM path, bytes/s per GPU and direction,
+ * whatever the PCIe generation: SHM_HOST_BPS = 4.43 GB/s (range 3.9-5.2).
+ * NCCL's SHM transport (src/transport/shm.cc) stages every step in pinned
+ * host memory: the sending GPU's threads store into it across PCIe and the
+ * receiving GPU's threads load from it (NCCL_SHM_USE_CUDA_MEMCPY, a copy
+ * engine per side, is off by default). Stores are posted writes, but loads
+ * are round trips to host memory through the root complex, so a channel
+ * moves what its outstanding loads cover per round trip, not what the
+ * link carries: the figure does not grow with the PCIe generation.
+ * Measured all-reduce with P2P disabled, busbw at 1 GiB: a DGX A100 (PCIe
+ * Gen4, AMD EPYC), 2 GPUs on one socket 3.86 GB/s and 4 GPUs 5.20 GB/s
+ * (comm.csv V166, V167; their geometric mean 4.48 leaves the 2-GPU row at
+ * +16%; 4.43 keeps both within the accuracy test's 15%); 2 RTX 2080 Ti on
+ * Gen3 4.00 GB/s (holdout_comm.csv HC-SHM-01), where Gen3's own figure,
+ * 0.325 x 12 = 3.9, is the lower and binds. So Gen3 nodes keep SHM_EFF's
+ * 3.9 GB/s and Gen4 and later get 4.43 where 0.325 of the link gave 8.32
+ * (Gen4) and 16.6 (Gen5). Not modelled: two sockets (the same DGX A100
+ * across its sockets: 1.44 GB/s, GPUs 0,1,6,7), containers and VMs that
+ * slow host memory further. */
+#define SHM_HOST_BPS (4.43 * GBPS)
 
 /* GPU-to-GPU bandwidth through host memory for a PCIe x16 link of pcie_Bps
- * (per direction). */
+ * (per direction): SHM_EFF of the link, at most the host's SHM_HOST_BPS. */
 static double shm_Bps(double pcie_Bps)
 {
-	return pcie_Bps * SHM_EFF;
+	return HP_MIN(pcie_Bps * SHM_EFF, SHM_HOST_BPS);
 }
+
+/* Google Cloud's fabrics (see "Transport profiles" at the top). */
+#define GCP_RDMA_NIC_EFF 0.817
+#define TCPXO_NIC_EFF 0.944
+#define TCPXO_HOP_S 60e-6
+#define TCPX_NIC_EFF 0.67
+#define TCPX_HOP_S 200e-6
+
+/* A network transport's profile: share of line rate (0: the fabric's own,
+ * NIC_EFF or ONE_NIC_EFF), latency per network hop on top of NCCL's IB
+ * table, Simple protocol only, and its rank in speed for a group over two
+ * transports (comm_fabric_min: the higher rank, the slower). */
+struct net_profile {
+	double eff, hop_s;
+	int simple_only, slow_rank;
+};
+
+static const struct net_profile net_profiles[COMM_TRANSPORT_COUNT] = {
+	[COMM_TRANSPORT_IB] = { 0, 0, 0, 0 },
+	[COMM_TRANSPORT_GCP_RDMA] = { GCP_RDMA_NIC_EFF, 0, 0, 1 },
+	[COMM_TRANSPORT_TCPXO] = { TCPXO_NIC_EFF, TCPXO_HOP_S, 0, 2 },
+	[COMM_TRANSPORT_EFA] = { 0, 0, 1, 3 },       /* EFA_HOP_S, set below */
+	[COMM_TRANSPORT_TCPX] = { TCPX_NIC_EFF, TCPX_HOP_S, 0, 4 },
+	[COMM_TRANSPORT_TCP] = { TCP_EFF, 0, 0, 5 }, /* TCP_HOP_S, set below */
+};
 
 /* Effective bandwidth of a node's NICs together, bytes/s, for the fabric's
  * transport: IB and EFA at NIC_EFF of line rate; TCP sockets at TCP_EFF,
@@ -535,7 +619,9 @@ static double net_node_Bps(const struct comm_fabric *f)
 	if (f->transport == COMM_TRANSPORT_TCP)
 		return HP_MIN(line * TCP_EFF,
 			      TCP_NODE_BPS * (f->node_share > 0 ? f->node_share : 1));
-	return line * fabric_nic_eff(f);
+	double eff = (unsigned)f->transport < COMM_TRANSPORT_COUNT
+		     ? net_profiles[f->transport].eff : 0;
+	return line * (eff > 0 ? eff : fabric_nic_eff(f));
 }
 
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
@@ -569,8 +655,9 @@ void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t)
 {
 	f->transport = (unsigned)t < COMM_TRANSPORT_COUNT ? t : COMM_TRANSPORT_IB;
 	f->net_lat_s = f->transport == COMM_TRANSPORT_EFA ? EFA_HOP_S
-		     : f->transport == COMM_TRANSPORT_TCP ? TCP_HOP_S : 0;
-	f->net_simple_only = f->transport == COMM_TRANSPORT_EFA;
+		     : f->transport == COMM_TRANSPORT_TCP ? TCP_HOP_S
+		     : net_profiles[f->transport].hop_s;
+	f->net_simple_only = net_profiles[f->transport].simple_only;
 }
 
 /* The measured rate replaces intra_Bps only: the scale-up figure every
@@ -609,7 +696,8 @@ void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 	r.nvls = a->nvls && b->nvls;
 	r.net_lat_s = HP_MAX(a->net_lat_s, b->net_lat_s);
 	r.net_simple_only = a->net_simple_only || b->net_simple_only;
-	r.transport = a->transport > b->transport ? a->transport : b->transport;
+	r.transport = net_profiles[a->transport].slow_rank >= net_profiles[b->transport].slow_rank
+		      ? a->transport : b->transport;
 	r.nic_eff = HP_MIN(fabric_nic_eff(a), fabric_nic_eff(b));
 	*out = r;
 }

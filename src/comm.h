@@ -40,7 +40,9 @@ struct comm_fabric {
 				   * (no in-order delivery, e.g. AWS EFA/SRD):
 				   * multi-node groups use the Simple protocol */
 	enum comm_transport transport; /* IB from comm_fabric_init; set with
-				   * comm_fabric_set_transport */
+				   * comm_fabric_set_transport; its profile
+				   * (comm.c) gives the NIC efficiency of
+				   * every transport but IB and EFA */
 	double nic_eff;           /* fraction of line rate NCCL gets from the
 				   * NICs over IB/EFA: NIC_EFF, or ONE_NIC_EFF
 				   * for one NIC on a PCIe Gen3 NVLink node
@@ -100,15 +102,18 @@ void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,
 		      enum hp_intra intra, int nics, double nic_gbps);
 /* Network transport of the fabric; sets net_lat_s and net_simple_only to
  * the transport's values (EFA: 25 us per hop, Simple only; TCP sockets:
- * 8 us, all protocols; IB: 0, all). */
+ * 8 us; GCP TCPX 200 us, TCPXO 60 us, GPUDirect RDMA 0; IB: 0; all but EFA
+ * with every protocol). The transport's NIC efficiency is read from its
+ * profile when the collective is priced (comm.c, "Transport profiles"). */
 void comm_fabric_set_transport(struct comm_fabric *f, enum comm_transport t);
 
 /* A measured GPU-to-GPU rate inside the node (a pool's intra_gbyte_s, GB/s
  * per GPU and direction with every GPU sending at once) in place of the
  * catalog's link figure; 0 or less leaves the fabric as it is. */
 void comm_fabric_set_intra(struct comm_fabric *f, double gbyte_s);
-/* The slowest of a and b, link by link (TCP, then EFA, then IB), into
- * *out (which may be a or b). Never fails. */
+/* The slowest of a and b, link by link (transports ranked slowest first:
+ * TCP, TCPX, EFA, TCPXO, GCP RDMA, IB), into *out (which may be a or b).
+ * Never fails. */
 void comm_fabric_min(struct comm_fabric *out, const struct comm_fabric *a,
 		     const struct comm_fabric *b);
 

@@ -516,6 +516,95 @@ TEST(tcp_transport)
 	CHECK_EQ_INT(cluster_default_transport(400), COMM_TRANSPORT_IB);
 }
 
+/* Google Cloud's fabrics (comm.c, "Transport profiles"). Hand
+ * calculations from the profile constants, next to the measured runs the
+ * constants come from (tests/data/comm.csv V155-V165). */
+TEST(gcp_transports)
+{
+	struct gpu_spec h = gpu(GEN_HOPPER, 450e9, 5);
+	/* A cross-node send of 8 bytes, 2 x 1 H100 (LL: the plugin latency
+	 * counted once): 4 host + 6.6 ring LL base + 5.0 tree LL network hop
+	 * = 15.6 us on IB or GPUDirect RDMA; + 60 us on TCPXO = 75.6 us;
+	 * + 200 us on TCPX = 215.6 us. */
+	struct comm_group ib = group_on(&h, INTRA_NVSWITCH, 1, 200, 2, 1);
+	struct comm_group x = ib;
+	CHECK_NEAR(t_of(&ib, COMM_SENDRECV, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO), 15.6e-6, 1e-3);
+	comm_fabric_set_transport(&x.fab, COMM_TRANSPORT_GCP_RDMA);
+	CHECK_NEAR(t_of(&x, COMM_SENDRECV, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO), 15.6e-6, 1e-3);
+	comm_fabric_set_transport(&x.fab, COMM_TRANSPORT_TCPXO);
+	CHECK_NEAR(x.fab.net_lat_s, 60e-6, 1e-9);
+	CHECK_EQ_INT(x.fab.net_simple_only, 0);
+	CHECK_NEAR(t_of(&x, COMM_SENDRECV, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO), 75.6e-6, 1e-3);
+	comm_fabric_set_transport(&x.fab, COMM_TRANSPORT_TCPX);
+	CHECK_NEAR(t_of(&x, COMM_SENDRECV, 8, COMM_ALGO_AUTO, COMM_PROTO_AUTO), 215.6e-6, 1e-3);
+
+	/* Bandwidth: 2 x 8 H200 on a3-ultragpu-8g, 8 x 400 Gb/s = 400 GB/s
+	 * line rate per node, x 0.817 = 326.8 GB/s, below NVLink's 370.8; an
+	 * 8 GiB ring all-gather runs at that less ~0.3% of latency: 325.8.
+	 * Measured 325.72 (V162). On IB (x 0.96 = 384) NVLink's 370.8 binds. */
+	struct comm_group u = group_on(&h, INTRA_NVSWITCH, 8, 400, 16, 8);
+	comm_fabric_set_transport(&u.fab, COMM_TRANSPORT_GCP_RDMA);
+	double S = 8589934592.0;
+	double bu = busbw_of(&u, COMM_ALLGATHER, S, COMM_RING);
+	CHECK_NEAR(bu, 325.8e9, 2e-3);
+	CHECK_NEAR(bu, 325.72e9, 0.01);
+	/* a3-megagpu-8g: 8 x 200 Gb/s = 200 GB/s x 0.944 = 188.8 GB/s;
+	 * measured 188.54 at 8 GiB (V158). */
+	struct comm_group m = group_on(&h, INTRA_NVSWITCH, 8, 200, 16, 8);
+	comm_fabric_set_transport(&m.fab, COMM_TRANSPORT_TCPXO);
+	double bm = busbw_of(&m, COMM_ALLGATHER, S, COMM_RING);
+	CHECK_NEAR(bm, 188.8e9, 5e-3);
+	CHECK_NEAR(bm, 188.54e9, 0.01);
+	/* a3-highgpu-8g: 4 x 200 Gb/s = 100 GB/s x 0.67 = 67 GB/s; a 2 GiB
+	 * ring all-reduce (Simple) pays 4 x 200 us of plugin latency over its
+	 * two network hops (~1.4% of 61 ms): ~66 GB/s. Measured 65.72 (V165). */
+	struct comm_group a = group_on(&h, INTRA_NVSWITCH, 4, 200, 16, 8);
+	comm_fabric_set_transport(&a.fab, COMM_TRANSPORT_TCPX);
+	double ba = 2147483648.0 * 1.875 /
+		    t_of(&a, COMM_ALLREDUCE, 2147483648.0, COMM_RING, COMM_SIMPLE);
+	CHECK(ba < 67e9 && ba > 65e9);
+	CHECK_NEAR(ba, 65.72e9, 0.01);
+
+	/* A group over two pools runs at the slower transport, by comm.c's
+	 * ranking: TCP sockets, TCPX, EFA, TCPXO, GPUDirect RDMA, IB. */
+	static const enum comm_transport slow_first[] = {
+		COMM_TRANSPORT_TCP, COMM_TRANSPORT_TCPX, COMM_TRANSPORT_EFA,
+		COMM_TRANSPORT_TCPXO, COMM_TRANSPORT_GCP_RDMA, COMM_TRANSPORT_IB };
+	for (int i = 0; i < 6; i++)
+		for (int j = i + 1; j < 6; j++) {
+			struct comm_fabric fa = u.fab, fb = u.fab, r;
+			comm_fabric_set_transport(&fa, slow_first[i]);
+			comm_fabric_set_transport(&fb, slow_first[j]);
+			comm_fabric_min(&r, &fb, &fa);
+			CHECK_EQ_INT(r.transport, slow_first[i]);
+			comm_fabric_min(&r, &fa, &fb);
+			CHECK_EQ_INT(r.transport, slow_first[i]);
+		}
+
+	/* Names, and what a user of Google Cloud writes: the machine type or
+	 * its family. */
+	enum comm_transport t = COMM_TRANSPORT_IB;
+	CHECK(comm_transport_parse("a3-megagpu-8g", &t) == 0 && t == COMM_TRANSPORT_TCPXO);
+	CHECK(comm_transport_parse("A3 Mega", &t) == 0 && t == COMM_TRANSPORT_TCPXO);
+	CHECK(comm_transport_parse("a3-highgpu-8g", &t) == 0 && t == COMM_TRANSPORT_TCPX);
+	CHECK(comm_transport_parse("a3-ultragpu-8g", &t) == 0 && t == COMM_TRANSPORT_GCP_RDMA);
+	CHECK(comm_transport_parse("a4-highgpu-8g", &t) == 0 && t == COMM_TRANSPORT_GCP_RDMA);
+	CHECK(comm_transport_parse("GCP_RDMA", &t) == 0 && t == COMM_TRANSPORT_GCP_RDMA);
+	CHECK(comm_transport_parse("tcpx", &t) == 0 && t == COMM_TRANSPORT_TCPX);
+	t = COMM_TRANSPORT_IB;
+	CHECK(comm_transport_parse("roce", &t) == -1 && t == COMM_TRANSPORT_IB);
+	CHECK(comm_transport_parse("a3-megagpu", &t) == -1);
+	CHECK_STR(comm_transport_name(COMM_TRANSPORT_TCPXO), "tcpxo");
+	CHECK_STR(comm_transport_name(COMM_TRANSPORT_GCP_RDMA), "gcp-rdma");
+	char list[96];
+	comm_transport_list(list, sizeof list, 0);
+	CHECK_STR(list, "ib, efa, tcp, tcpx, tcpxo or gcp-rdma");
+	comm_transport_list(list, sizeof list, 1);
+	CHECK_STR(list, "\"ib\", \"efa\", \"tcp\", \"tcpx\", \"tcpxo\" or \"gcp-rdma\"");
+	comm_transport_list(list, 8, 0);
+	CHECK_STR(list, "ib, efa");
+}
+
 /* A cluster file and --pool without "transport": 10 Gb/s NICs get tcp, a
  * stated transport wins, 400 Gb/s keeps ib. */
 TEST(tcp_default_in_cluster)
@@ -544,6 +633,19 @@ TEST(tcp_default_in_cluster)
 	CHECK_EQ_INT(d.pools[0].transport, COMM_TRANSPORT_TCP);
 	CHECK_EQ_INT(d.pools[1].transport, COMM_TRANSPORT_EFA);
 	CHECK_EQ_INT(d.pools[2].transport, COMM_TRANSPORT_IB);
+	/* Google Cloud: the fabric by name, or the machine type a user knows;
+	 * an unknown name is refused naming the field and every transport. */
+	CHECK(cluster_add_pool_spec(&d, "2x8xH100-SXM,transport=a3-megagpu-8g", &cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(&d, "2x8xH200-SXM,transport=gcp-rdma", &cat, &err) == 0);
+	CHECK_EQ_INT(d.pools[3].transport, COMM_TRANSPORT_TCPXO);
+	CHECK_EQ_INT(d.pools[4].transport, COMM_TRANSPORT_GCP_RDMA);
+	static const char bad[] =
+		"{\"pools\": [{\"gpu\": \"H100-SXM\", \"nodes\": 2, \"transport\": \"roce\"}]}";
+	struct cluster e;
+	cluster_init(&e);
+	CHECK(cluster_parse_json(&e, bad, sizeof bad - 1, "t.json", &cat, &err) == -1);
+	CHECK(strstr(err.msg, "pools[0].transport: expected \"ib\", \"efa\", \"tcp\", \"tcpx\","
+			 " \"tcpxo\" or \"gcp-rdma\"") != NULL);
 
 	/* A saved workspace keeps a transport that is not its NIC speed's
 	 * default (pool b: 10 Gb/s on ib) and reloads the defaults as such. */
@@ -570,7 +672,10 @@ TEST(tcp_default_in_cluster)
 /* GPUs without P2P (catalog "p2p": false) reach each other through host
  * memory at SHM_EFF 0.325 of the PCIe x16 figure (comm.c, "No P2P"): the
  * measured two-way SHM all-reduce, 3.9 GB/s on PCIe Gen3 x16 (NVIDIA/nccl
- * issue #384), over NCCL's 12 GB/s. */
+ * issue #384), over NCCL's 12 GB/s; at most SHM_HOST_BPS 4.43 GB/s, the
+ * host's ceiling on SHM whatever the generation (comm.c; measured on a
+ * DGX A100 with P2P disabled, Gen4: 3.86 GB/s for 2 GPUs, 5.20 for 4,
+ * tests/data/comm.csv V166, V167). */
 TEST(no_p2p_through_host)
 {
 	struct catalog cat;
@@ -595,15 +700,28 @@ TEST(no_p2p_through_host)
 	CHECK_EQ_INT(a6000->no_p2p, 0);
 
 	/* Two RTX 4090 on PCIe Gen4 in one workstation: 25.6 GB/s x 0.325 =
-	 * 8.32 GB/s through host memory. BERT-large's fp16 gradients, 605 MB,
-	 * ring all-reduce over 2 GPUs: each moves 2(n-1)/n = 1 x S, so
-	 * 605e6 / 8.32e9 = 72.72 ms (plus ~25 us of latency: 2e-3 relative is
-	 * 145 us). The same pair with P2P (RTX A6000, Gen4): 605e6 / 25.6e9 =
+	 * 8.32 GB/s of the link, above the host's 4.43 GB/s, so 4.43 GB/s
+	 * through host memory. BERT-large's fp16 gradients, 605 MB, ring
+	 * all-reduce over 2 GPUs: each moves 2(n-1)/n = 1 x S, so 605e6 /
+	 * 4.43e9 = 136.57 ms (plus ~25 us of latency: 2e-3 relative is 273
+	 * us). The same pair with P2P (RTX A6000, Gen4): 605e6 / 25.6e9 =
 	 * 23.63 ms. */
 	struct comm_group w = group_on(g4090, INTRA_PCIE, 1, 100, 2, 2);
-	CHECK_NEAR(w.fab.intra_Bps, 8.32e9, 1e-9);
+	CHECK_NEAR(w.fab.intra_Bps, 4.43e9, 1e-9);
 	CHECK_NEAR(t_of(&w, COMM_ALLREDUCE, 605e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
-		   72.72e-3, 2e-3);
+		   136.57e-3, 2e-3);
+	/* PCIe Gen5 (RTX 5090) gets no more: 51.2 x 0.325 = 16.64 GB/s of
+	 * the link, 4.43 through the host. */
+	const struct gpu_spec *g5090 = catalog_gpu(&cat, "RTX-5090");
+	CHECK(g5090 != NULL);
+	if (g5090) {
+		struct comm_group w5 = group_on(g5090, INTRA_PCIE, 1, 100, 2, 2);
+		CHECK_NEAR(w5.fab.intra_Bps, 4.43e9, 1e-9);
+	}
+	/* Measured (P2P disabled, DGX A100, Gen4, 1 GiB all-reduce): 2 GPUs
+	 * 3.86 GB/s, 4 GPUs 5.20 GB/s busbw; the model's 4.43 lies within
+	 * 15% of both (+14.8%, -14.8%). */
+	CHECK(w.fab.intra_Bps <= 3.86e9 * 1.15 && w.fab.intra_Bps >= 5.20e9 * 0.85);
 	comm_fabric_init(&w.fab, a6000, INTRA_PCIE, 1, 100);
 	CHECK_NEAR(t_of(&w, COMM_ALLREDUCE, 605e6, COMM_ALGO_AUTO, COMM_PROTO_AUTO),
 		   23.63e-3, 2e-3);
@@ -810,6 +928,7 @@ int main(void)
 	RUN(names);
 	RUN(tcp_transport);
 	RUN(tcp_default_in_cluster);
+	RUN(gcp_transports);
 	RUN(no_p2p_through_host);
 	RUN(shm_fixed_cost_measured);
 	RUN(one_nic_gen3);

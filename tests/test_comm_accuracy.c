@@ -124,6 +124,8 @@ static int gpu_for(const char *name, struct gpu_spec *g)
 	} else if (has(name, "V100")) {         /* SXM2: 6 NVLink2 x 25 GB/s */
 		g->gen = GEN_VOLTA; g->pcie_gen = 3;
 		g->link_Bps = has(name, "PCIe") ? 0 : 150e9;
+	} else if (has(name, "2080")) {         /* GeForce: PCIe Gen3, no P2P */
+		g->gen = GEN_TURING; g->pcie_gen = 3; g->no_p2p = 1;
 	} else {
 		return -1;
 	}
@@ -253,6 +255,13 @@ static int score_file(const char *name, int holdout)
 			n_skipped++;
 			continue;
 		}
+		/* NCCL_P2P_DISABLE=1: no NVLink, no PCIe peer access; NCCL's
+		 * SHM transport through host memory, as for a GPU whose catalog
+		 * entry says "p2p": false. */
+		if (has(r.f[INTERCONNECT], "no P2P")) {
+			gs.no_p2p = 1;
+			gs.link_Bps = 0;
+		}
 		if (S <= 0) {
 			S = 16.0 * 1073741824.0;    /* a quoted peak */
 			peak = 1;
@@ -282,6 +291,12 @@ static int score_file(const char *name, int holdout)
 		 * the EFA/SRD model (comm.c). */
 		if (has(r.f[INTERCONNECT], "EFA"))
 			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_EFA);
+		else if (has(r.f[INTERCONNECT], "GPUDirect-TCPXO"))
+			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCPXO);
+		else if (has(r.f[INTERCONNECT], "GPUDirect-TCPX"))
+			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCPX);
+		else if (has(r.f[INTERCONNECT], "GPUDirect-RDMA"))
+			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_GCP_RDMA);
 		else if (has(r.f[INTERCONNECT], "TCP"))
 			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCP);
 		/* A protocol the run forced (NCCL_PROTO=Simple). */

@@ -88,6 +88,19 @@ expect ib 0 "" -- --collective allreduce --bytes 256M --gpu H100 --gpus-per-node
 ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
 expect transport_bad 2 "--transport: expected ib, efa or tcp, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
+# Google Cloud's fabrics by name or by machine type (src/comm.c, "Transport
+# profiles"): a cross-node 8-byte send over 2 x 1 H100 takes 4 host + 6.6 LL
+# base + 5.0 network hop = 15.6 us on IB; GPUDirect-TCPXO adds 60 us per
+# network hop (75.6 us), a3-megagpu-8g reads as tcpxo.
+p2p="--collective sendrecv --bytes 8 --gpu H100-SXM --gpus-per-node 1 --nodes 2 --nics 1 --nic-gbps 200 --format json"
+for tr in tcpxo a3-megagpu-8g; do
+	expect "transport_$tr" 0 "" -- $p2p --transport $tr
+	t_us=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+	if [ -n "$t_us" ] && awk "BEGIN{exit !($t_us > 75.5 && $t_us < 75.7)}"; then ok; else bad "$tr: time $t_us us, want 75.6"; fi
+done
+expect transport_gcp_rdma 0 "" -- $p2p --transport gcp-rdma
+t_us=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+if [ -n "$t_us" ] && awk "BEGIN{exit !($t_us > 15.5 && $t_us < 15.7)}"; then ok; else bad "gcp-rdma: time $t_us us, want 15.6"; fi
 
 # An NVLink domain over several nodes is whole nodes (GB200 NVL72: 18 trays
 # of 4); 12 GPUs over nodes of 8 is refused, naming the rule (it was
