@@ -28,8 +28,12 @@ struct pool;
 
 /* Weight precision. INT4 is weight-only (W4A16, AWQ/GPTQ-style, computed at
  * 16 bits); FP8 computes at FP8 where the GPU has FP8 units, else it is
- * weight-only; FP4 (NVFP4) needs FP4 units (Blackwell). */
-enum serve_wprec { SW_BF16, SW_FP16, SW_FP8, SW_INT4, SW_FP4, SW_COUNT };
+ * weight-only; FP4 (NVFP4) needs FP4 units (Blackwell). FP8_MLP is Meta's
+ * FP8 checkpoint recipe (Llama 3.1 "-FP8", FBGEMM row-wise): FP8 in the MLP
+ * of every decoder layer but the first and the last, 16 bits elsewhere
+ * (attention projections, those two layers' MLP). Each precision's bytes
+ * per module class are one row of serve_perf.c's wprec_fmt table. */
+enum serve_wprec { SW_BF16, SW_FP16, SW_FP8, SW_INT4, SW_FP4, SW_FP8_MLP, SW_COUNT };
 /* KV-cache precision. */
 enum serve_kvprec { SKV_BF16, SKV_FP16, SKV_FP8, SKV_COUNT };
 
@@ -92,8 +96,14 @@ int serve_wprec_parse(const char *s, enum serve_wprec *out);
 const char *serve_wprec_name(enum serve_wprec w);
 int serve_kvprec_parse(const char *s, enum serve_kvprec *out);
 const char *serve_kvprec_name(enum serve_kvprec k);
-/* Bytes per weight (quantisation scales included) and per KV element. */
+/* Bytes per weight of the MLP/expert linear layers (quantisation scales
+ * included), and per KV element. */
 double serve_wprec_bytes(enum serve_wprec w);
+/* Bytes per weight of the attention projections (QKV, output). */
+double serve_wprec_attn_bytes(enum serve_wprec w);
+/* Decoder layers of an L-layer model, among [l0, l1), whose MLP stays at 16
+ * bits under w (the first and last under SW_FP8_MLP; 0 otherwise). */
+int serve_wprec_edge16(enum serve_wprec w, int L, int l0, int l1);
 double serve_kvprec_bytes(enum serve_kvprec k);
 
 /* Fitted efficiencies (serve_calib_default(): values, ranges, sources). */
