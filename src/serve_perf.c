@@ -305,6 +305,57 @@ double serve_step_overhead(const struct serve_config *cfg)
 	return serve_engine(cfg->engine)->step_overhead_s;
 }
 
+/* Builds of an engine older than its profile, one row each.
+ *
+ * vllm-rocm-0.6: upstream vLLM before its custom ROCm paged-attention
+ *   kernel, built from the project's own Dockerfile.rocm (v0.6.1 and
+ *   earlier; not AMD's rocm/vllm containers, whose ROCm/vllm fork had the
+ *   kernel and enabled it by default from May 2024, ROCm/vllm PR #22).
+ *   The kernel (csrc/rocm/attention.cu, paged_attention_rocm, MI250/MI300,
+ *   head size 128, block 16) was upstreamed by vllm-project/vllm PR #8310,
+ *   reviewed 2024-09-11/12, so v0.6.1 (2024-09-11) decodes with vLLM's
+ *   generic paged-attention kernel ported to HIP. Prefill (Triton flash
+ *   attention, the ROCm default) and the GEMMs are not changed here.
+ *   How much slower the generic kernel decodes: vLLM PR #16426 (2025-04-10,
+ *   AMD) restored the custom kernel on V0 and measured "the e2e latency
+ *   difference is about 2-3x" on Mistral-7B-v0.1-FP8-KV, input 2048,
+ *   output 128, batch 128. hetplan's own burst for that shape (Llama 3.1
+ *   8B, the same layers, heads and FFN; one MI300X, FP8 weights and KV,
+ *   prompts apart) takes 6.07 s; the decode attention time must be 9x as
+ *   long for 2x (12.1 s) and 17x for 3x (18.2 s); the midpoint, 2.5x,
+ *   needs 13.3x. dec_attn_x 13.3, range 9-17. Simplifications: one factor
+ *   for every context length, batch and KV precision (the measurement is
+ *   FP8 KV; a kernel that is not bandwidth-bound may lose less with a
+ *   16-bit cache), and the host step is the profile's (no source gives a
+ *   per-step figure for this build). */
+static const struct serve_build_profile builds[BUILD_COUNT] = {
+	[BUILD_CURRENT] = { "current", ENGINE_VLLM, GEN_OTHER, 1 },
+	[BUILD_VLLM_ROCM_06] = { "vllm-rocm-0.6", ENGINE_VLLM, GEN_CDNA, 13.3 },
+};
+
+const struct serve_build_profile *serve_build(enum serve_build b)
+{
+	return &builds[b < 0 || b >= BUILD_COUNT ? BUILD_CURRENT : b];
+}
+
+int serve_build_parse(const char *s, enum serve_build *out)
+{
+	for (int i = 0; i < BUILD_COUNT; i++)
+		if (hp_strieq(s, builds[i].name)) {
+			*out = (enum serve_build)i;
+			return 0;
+		}
+	return -1;
+}
+
+double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g)
+{
+	const struct serve_build_profile *b = serve_build(cfg->build);
+	if (cfg->build == BUILD_CURRENT || b->engine != cfg->engine || g->gen != b->gen)
+		return 1;
+	return b->dec_attn_x;
+}
+
 const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
 
 int serve_overlap_on(const struct serve_config *cfg)
@@ -765,7 +816,10 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double dec_bytes = it->n_dec * it->ctx * kv_tok;
 	double pre_flops = 4 * it->n_pre * it->pre_ctx * qd * nl;
 	double pre_bytes = it->n_pre * kv_tok * 2;   /* write K/V, read them back */
-	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw) + roof(k, pre_flops / pk_att, pre_bytes / bw);
+	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw);
+	if (it->dec_attn_x > 1)
+		ta *= it->dec_attn_x;
+	ta += roof(k, pre_flops / pk_att, pre_bytes / bw);
 	double tc = 2.0 * nl * tp_allreduce(p, tp, T * h * 2) * ve.comm;
 	if (t_gemm)
 		*t_gemm = tg;
@@ -811,6 +865,7 @@ struct inst {
 	double batch_J;           /* a batching client: seconds between the
 				   * batches this engine gets (0: Poisson) */
 	double wait_h;            /* a request's mean hold in that client */
+	double dec_attn_x;        /* decode attention factor of the build */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -823,7 +878,8 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	/* an engine whose graphs stop at graph_max runs a larger decode
 	 * batch, and any iteration with prompts, eagerly */
 	int eager = in->eager || (in->graph_max > 0 && (n_pre > 0 || n_dec > in->graph_max));
-	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, eager };
+	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, eager,
+				 in->dec_attn_x };
 	double worst = 0, g = 0, a = 0, c = 0;
 	for (int s = 0; s < pp; s++) {
 		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
@@ -1436,7 +1492,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0, e->graph_max_batch,
 			   serve_overlap_on(cfg),
-			   0, 0 };
+			   0, 0, serve_dec_attn_x(cfg, &p->gpu) };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */

@@ -83,6 +83,21 @@ struct serve_engine_profile {
 				      * scheduler with pipeline parallelism */
 };
 
+/* Engine builds whose kernels differ from the profile's (current) version,
+ * one row each of serve_perf.c's builds table: the engine they are a build
+ * of, the GPU generation they differ on, and the factor on the decode
+ * attention time there. BUILD_CURRENT (0): the profile as it is. */
+enum serve_build { BUILD_CURRENT, BUILD_VLLM_ROCM_06, BUILD_COUNT };
+struct serve_build_profile {
+	const char *name;            /* "current", "vllm-rocm-0.6" */
+	enum serve_engine engine;    /* the engine it is a build of */
+	enum hp_gen gen;             /* the GPUs it differs on */
+	double dec_attn_x;           /* decode attention time over the model's
+				      * roofline time on those GPUs */
+};
+const struct serve_build_profile *serve_build(enum serve_build b);
+int serve_build_parse(const char *s, enum serve_build *out);
+
 /* serve_config.overlap_sched: the engine's default, or forced on or off
  * (the workspace's serve.overlap_sched and --overlap-sched keep the same
  * numbers). */
@@ -202,7 +217,11 @@ struct serve_config {
 			       * bf16 (serve_wprec_on) */
 	int kvprec_given;     /* as wprec_given, for kvprec (serve
 			       * --kv-precision; serve_kvprec_on) */
+	int build;            /* enum serve_build: another build of the
+			       * engine (0: the profile's current one) */
 };
+/* The decode attention time factor cfg's build has on g (1: none). */
+double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g);
 /* Whether cfg runs an overlap scheduler (the engine's default unless
  * overlap_sched forces it). */
 int serve_overlap_on(const struct serve_config *cfg);
@@ -293,6 +312,8 @@ struct serve_iter {
 	int eager;            /* 1: no CUDA/HIP graphs: the stage takes at
 			       * least the host's time to issue its kernels
 			       * (serve_eager_dispatch_s) */
+	double dec_attn_x;    /* decode attention time factor of the engine
+			       * build (serve_dec_attn_x); 0 or 1: none */
 };
 double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
 			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,

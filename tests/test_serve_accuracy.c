@@ -939,6 +939,12 @@ static double blind_predict_one(const struct brow *b)
 		cfg.chunk_tokens = !strcmp(b->model, "mixtral-8x7b") ? 32768
 				   : !strcmp(b->model, "llama2-70b")   ? 4096
 								       : 8192;
+		/* The MI300X runs: upstream v0.6.1 built from its own
+		 * Dockerfile.rocm, before the custom ROCm paged-attention
+		 * kernel (serve_perf.c, builds[]); the build's factor is set
+		 * from vLLM PR #16426 and committed before these rows were
+		 * scored with it (round 30). It changes CDNA GPUs only. */
+		cfg.build = BUILD_VLLM_ROCM_06;
 	}
 	if (!strcmp(b->source, "dstack-h100-405b")) {
 		/* vLLM 0.6.3.post2.dev308, benchmark_throughput.py with
