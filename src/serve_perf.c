@@ -305,6 +305,57 @@ double serve_step_overhead(const struct serve_config *cfg)
 	return serve_engine(cfg->engine)->step_overhead_s;
 }
 
+/* Builds of an engine older than its profile, one row each.
+ *
+ * vllm-rocm-0.6: upstream vLLM before its custom ROCm paged-attention
+ *   kernel, built from the project's own Dockerfile.rocm (v0.6.1 and
+ *   earlier; not AMD's rocm/vllm containers, whose ROCm/vllm fork had the
+ *   kernel and enabled it by default from May 2024, ROCm/vllm PR #22).
+ *   The kernel (csrc/rocm/attention.cu, paged_attention_rocm, MI250/MI300,
+ *   head size 128, block 16) was upstreamed by vllm-project/vllm PR #8310,
+ *   reviewed 2024-09-11/12, so v0.6.1 (2024-09-11) decodes with vLLM's
+ *   generic paged-attention kernel ported to HIP. Prefill (Triton flash
+ *   attention, the ROCm default) and the GEMMs are not changed here.
+ *   How much slower the generic kernel decodes: vLLM PR #16426 (2025-04-10,
+ *   AMD) restored the custom kernel on V0 and measured "the e2e latency
+ *   difference is about 2-3x" on Mistral-7B-v0.1-FP8-KV, input 2048,
+ *   output 128, batch 128. hetplan's own burst for that shape (Llama 3.1
+ *   8B, the same layers, heads and FFN; one MI300X, FP8 weights and KV,
+ *   prompts apart) takes 6.07 s; the decode attention time must be 9x as
+ *   long for 2x (12.1 s) and 17x for 3x (18.2 s); the midpoint, 2.5x,
+ *   needs 13.3x. dec_attn_x 13.3, range 9-17. Simplifications: one factor
+ *   for every context length, batch and KV precision (the measurement is
+ *   FP8 KV; a kernel that is not bandwidth-bound may lose less with a
+ *   16-bit cache), and the host step is the profile's (no source gives a
+ *   per-step figure for this build). */
+static const struct serve_build_profile builds[BUILD_COUNT] = {
+	[BUILD_CURRENT] = { "current", ENGINE_VLLM, GEN_OTHER, 1 },
+	[BUILD_VLLM_ROCM_06] = { "vllm-rocm-0.6", ENGINE_VLLM, GEN_CDNA, 13.3 },
+};
+
+const struct serve_build_profile *serve_build(enum serve_build b)
+{
+	return &builds[b < 0 || b >= BUILD_COUNT ? BUILD_CURRENT : b];
+}
+
+int serve_build_parse(const char *s, enum serve_build *out)
+{
+	for (int i = 0; i < BUILD_COUNT; i++)
+		if (hp_strieq(s, builds[i].name)) {
+			*out = (enum serve_build)i;
+			return 0;
+		}
+	return -1;
+}
+
+double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g)
+{
+	const struct serve_build_profile *b = serve_build(cfg->build);
+	if (cfg->build == BUILD_CURRENT || b->engine != cfg->engine || g->gen != b->gen)
+		return 1;
+	return b->dec_attn_x;
+}
+
 const char *serve_engine_name(enum serve_engine e) { return serve_engine(e)->name; }
 
 int serve_overlap_on(const struct serve_config *cfg)
@@ -336,16 +387,50 @@ int serve_engine_parse(const char *s, enum serve_engine *out)
 	return -1;
 }
 
-static const char *const wprec_names[SW_COUNT] = { "bf16", "fp16", "fp8", "int4", "fp4" };
+/* Weight formats, one row each: name; bytes per weight of the MLP/expert
+ * linear layers and of the attention projections (quantisation scales
+ * included); whether the first and last decoder layers' MLP stay at 16
+ * bits; activation-quantisation kernels per decoder layer in an eager step
+ * (one per quantised GEMM input: QKV, output, gate/up, down).
+ *   int4: one 16-bit scale per group of 128 weights -> 0.5 + 2/128.
+ *   fp4 (NVFP4): one FP8 (E4M3) scale per 16 values -> 0.5 + 1/16 (NVIDIA,
+ *     "Introducing NVFP4", 2025).
+ *   fp8-mlp: Meta's Llama 3.1 FP8 checkpoints (meta-llama/Llama-3.1-405B-FP8
+ *     and -Instruct-FP8, quant_method fbgemm_fp8, one scale per output row:
+ *     4 bytes per row of 16K+ weights, left out). Meta's reference loader
+ *     quantises only feed_forward w1, w3 and w2 and skips layer 0 and layer
+ *     n_layers - 1 (meta-llama/llama-models @ dfbccc9,
+ *     models/llama3/quantization/loader.py, convert_to_fp8_quantized_model;
+ *     the checkpoint's modules_to_not_convert names the same modules, which
+ *     vLLM's FBGEMMFp8Config leaves unquantised). For Llama 3.1 405B
+ *     (hidden 16,384, FFN 53,248, 126 layers): 124 x 2.617e9 MLP weights at
+ *     1 byte, 126 x 0.570e9 attention and 2 x 2.617e9 MLP weights at 2:
+ *     478.7 GB against 401.6 GB for FP8 everywhere, 9.6 GB more per GPU at
+ *     TP 8. TensorRT-LLM's --use_fp8_rowwise for the same model is FP8 on
+ *     the MLP only as well. */
+struct wprec_fmt {
+	const char *name;
+	double lin, attn;
+	int edge16;
+	int quant_ops;
+};
+static const struct wprec_fmt wfmt[SW_COUNT] = {
+	[SW_BF16] = { "bf16", 2, 2, 0, 0 },
+	[SW_FP16] = { "fp16", 2, 2, 0, 0 },
+	[SW_FP8] = { "fp8", 1, 1, 0, 4 },
+	[SW_INT4] = { "int4", 0.5 + 2.0 / 128, 0.5 + 2.0 / 128, 0, 0 },
+	[SW_FP4] = { "fp4", 0.5 + 1.0 / 16, 0.5 + 1.0 / 16, 0, 4 },
+	[SW_FP8_MLP] = { "fp8-mlp", 1, 2, 1, 2 },
+};
 static const char *const kvprec_names[SKV_COUNT] = { "bf16", "fp16", "fp8" };
 
-const char *serve_wprec_name(enum serve_wprec w) { return wprec_names[w]; }
+const char *serve_wprec_name(enum serve_wprec w) { return wfmt[w].name; }
 const char *serve_kvprec_name(enum serve_kvprec k) { return kvprec_names[k]; }
 
 int serve_wprec_parse(const char *s, enum serve_wprec *out)
 {
 	for (int i = 0; i < SW_COUNT; i++)
-		if (hp_strieq(s, wprec_names[i])) {
+		if (hp_strieq(s, wfmt[i].name)) {
 			*out = (enum serve_wprec)i;
 			return 0;
 		}
@@ -366,13 +451,17 @@ int serve_kvprec_parse(const char *s, enum serve_kvprec *out)
 	return -1;
 }
 
-/* INT4 (AWQ/GPTQ): one 16-bit scale per group of 128 weights -> 0.5 +
- * 2/128 bytes. NVFP4: one FP8 (E4M3) scale per 16 values -> 0.5 + 1/16
- * (NVIDIA, "Introducing NVFP4", 2025). */
-double serve_wprec_bytes(enum serve_wprec w)
+double serve_wprec_bytes(enum serve_wprec w) { return wfmt[w].lin; }
+double serve_wprec_attn_bytes(enum serve_wprec w) { return wfmt[w].attn; }
+
+int serve_wprec_edge16(enum serve_wprec w, int L, int l0, int l1)
 {
-	static const double b[SW_COUNT] = { 2, 2, 1, 0.5 + 2.0 / 128, 0.5 + 1.0 / 16 };
-	return b[w];
+	if (!wfmt[w].edge16)
+		return 0;
+	int n = (l0 <= 0 && 0 < l1);
+	if (L - 1 > 0 && l0 <= L - 1 && L - 1 < l1)
+		n++;
+	return n;
 }
 
 double serve_kvprec_bytes(enum serve_kvprec k) { return k == SKV_FP8 ? 1 : 2; }
@@ -457,11 +546,11 @@ int serve_wprec_supported(const struct gpu_spec *g, enum serve_wprec w, struct h
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "--precision fp4: %s has no FP4 tensor cores (Blackwell has)",
 				  g->name);
-	if (w == SW_FP8 && !wprec_fp8_runs(g))
+	if ((w == SW_FP8 || w == SW_FP8_MLP) && !wprec_fp8_runs(g))
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "--precision fp8: %s has no FP8 units and no weight-only FP8 "
+				  "--precision %s: %s has no FP8 units and no weight-only FP8 "
 				  "kernel (NVIDIA Turing or later, MI300 or later)",
-				  g->name);
+				  wfmt[w].name, g->name);
 	return 0;
 }
 
@@ -479,7 +568,7 @@ static double peak16(const struct gpu_spec *g)
 
 static double peak_linear(const struct gpu_spec *g, enum serve_wprec w)
 {
-	if ((w == SW_FP8 || w == SW_FP4) && g->flops[HP_FP8] > 0)
+	if ((w == SW_FP8 || w == SW_FP8_MLP || w == SW_FP4) && g->flops[HP_FP8] > 0)
 		return g->flops[HP_FP8] * (w == SW_FP4 && g->gen == GEN_BLACKWELL ? 2 : 1);
 	if (w == SW_FP16 && g->flops[HP_FP16] > 0)
 		return g->flops[HP_FP16];
@@ -521,15 +610,25 @@ static void layer_kinds(const struct model_spec *m, int l0, int l1, int idx[2], 
 double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int embed,
 				int head, int tp, enum serve_wprec w)
 {
-	double lin = 0;
+	double lin = 0, at16 = 0;
 	int idx[2], cnt[2];
 	layer_kinds(m, l0, l1, idx, cnt);
+	double attn_p = m->hidden * (2 * model_q_dim(m) + 2 * model_kv_dim(m));
 	for (int j = 0; j < 2; j++) {
 		double t, a, x;
 		if (!cnt[j])
 			continue;
 		model_layer_params(m, idx[j], &t, &a, &x);
-		lin += cnt[j] * t;
+		if (wfmt[w].attn == wfmt[w].lin && !wfmt[w].edge16) {
+			lin += cnt[j] * t;
+			continue;
+		}
+		/* the attention projections at their own bytes; the MLP of an
+		 * edge layer kept at 16 bits */
+		int e = serve_wprec_edge16(w, m->layers, idx[j], idx[j] + cnt[j]);
+		double mlp = t - attn_p > 0 ? t - attn_p : 0;
+		lin += (cnt[j] - e) * mlp;
+		at16 += cnt[j] * (t - mlp) * wfmt[w].attn + e * mlp * 2;
 	}
 	double vh = (double)m->vocab * m->hidden;
 	double rest = 0;
@@ -537,7 +636,7 @@ double serve_stage_weight_bytes(const struct model_spec *m, int l0, int l1, int 
 		rest += vh;
 	if (head && (!m->tied_embeddings || !embed))
 		rest += vh;
-	return (lin * serve_wprec_bytes(w) + rest * 2) / tp;
+	return (lin * serve_wprec_bytes(w) + at16 + rest * 2) / tp;
 }
 
 /* Time of collective c of `bytes` over `ranks` GPUs of pool p, per_node
@@ -603,8 +702,9 @@ static double pp_send(const struct pool *p, int inside, double bytes)
  * ops): fused add + RMS norm, QKV GEMM, rotary embedding, KV-cache write
  * (reshape_and_cache), paged attention, output GEMM, fused add + RMS norm,
  * gate/up GEMM, SiLU-and-mul, down GEMM: 10. Quantised weights (FP8, FP4)
- * add one activation-quantisation kernel per GEMM input (scaled_fp8_quant:
- * QKV, output, gate/up, down): +4. TP adds the two all-reduces: +2. An MoE
+ * add one activation-quantisation kernel per quantised GEMM input
+ * (scaled_fp8_quant: QKV, output, gate/up, down): +4, +2 where only the
+ * MLP is quantised (wfmt quant_ops). TP adds the two all-reduces: +2. An MoE
  * layer adds the router GEMM, top-k softmax, the token alignment and the
  * weighted sum of the experts' outputs (vLLM's fused_moe): +4. Per stage:
  * the embedding on the first, the final norm and the logits GEMM (and
@@ -615,7 +715,7 @@ double serve_eager_dispatch_s(const struct model_spec *m, int l0, int l1, int he
 {
 	if (l1 <= l0)
 		return 0;
-	double per = 10 + (w == SW_FP8 || w == SW_FP4 ? 4 : 0) + (tp > 1 ? 2 : 0);
+	double per = 10 + wfmt[w].quant_ops + (tp > 1 ? 2 : 0);
 	int idx[2], cnt[2];
 	layer_kinds(m, l0, l1, idx, cnt);
 	double k = (l1 - l0) * per;
@@ -650,7 +750,11 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double pk_lin = peak_linear(g, w) * ve.gemm *
 			(peak_linear(g, w) > peak16(g) ? k->gemm_eff_lowp : k->gemm_eff);
 	double pk_att = peak16(g) * k->attn_eff * ve.attn;
-	double lin_flops = 0, lin_bytes = 0;
+	/* a weight format with modules at 16 bits (wfmt: attention
+	 * projections, edge layers' MLP) runs their GEMMs at the 16-bit peak */
+	int mixed = wfmt[w].attn != wfmt[w].lin || wfmt[w].edge16;
+	double pk_16 = peak16(g) * ve.gemm * k->gemm_eff;
+	double lin_flops = 0, lin_bytes = 0, flops16 = 0;
 	int nl = l1 - l0;
 	double c = k->gemm_dim_half;
 #define SHAPE(n, kk) (((n) / ((n) + c)) * ((kk) / ((kk) + c)))
@@ -680,9 +784,18 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 		double f_mlp = 0.5 * (SHAPE(up * eff_ffn / tp, h) + SHAPE(h, eff_ffn / tp));
 		double attn_p = h * (2 * q + 2 * kvd);
 		double mlp_p = nonexp - attn_p > 0 ? nonexp - attn_p : 0;
-		lin_flops += nk * 2 * T * (attn_p / f_attn + mlp_p / f_mlp +
-					   (act_exp > 0 ? act_exp / (k->moe_eff * f_mlp) : 0));
-		lin_bytes += nk * (nonexp + touched) * wb;
+		double mlp_fl = mlp_p / f_mlp + (act_exp > 0 ? act_exp / (k->moe_eff * f_mlp) : 0);
+		if (!mixed) {
+			lin_flops += nk * 2 * T * (attn_p / f_attn + mlp_fl);
+			lin_bytes += nk * (nonexp + touched) * wb;
+		} else {
+			double e = serve_wprec_edge16(w, m->layers, i, i + cnt[j]);
+			double rest = nonexp - attn_p > 0 ? nonexp - attn_p : 0;
+			lin_flops += (nk - e) * 2 * T * mlp_fl;
+			flops16 += e * 2 * T * mlp_fl + nk * 2 * T * attn_p / f_attn;
+			lin_bytes += (nk - e) * (rest + touched) * wb + e * (rest + touched) * 2 +
+				     nk * attn_p * wfmt[w].attn;
+		}
 		/* activations read and written by the linear layers, 16-bit */
 		lin_bytes += nk * T * 2 * (4 * h + 2 * (q + 2 * kvd) + 3 * ffn);
 	}
@@ -694,7 +807,8 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	}
 	lin_flops /= tp;
 	lin_bytes /= tp;
-	double tg = T > 0 ? roof(k, lin_flops / pk_lin, lin_bytes / bw) : 0;
+	flops16 /= tp;
+	double tg = T > 0 ? roof(k, lin_flops / pk_lin + (mixed ? flops16 / pk_16 : 0), lin_bytes / bw) : 0;
 	/* attention: decode tokens read their whole context of KV */
 	double kv_tok = serve_stage_kv_bytes_per_token(m, l0, l1, tp, kv);
 	double qd = q / tp < 1 ? 1 : q / tp;
@@ -702,7 +816,10 @@ double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0
 	double dec_bytes = it->n_dec * it->ctx * kv_tok;
 	double pre_flops = 4 * it->n_pre * it->pre_ctx * qd * nl;
 	double pre_bytes = it->n_pre * kv_tok * 2;   /* write K/V, read them back */
-	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw) + roof(k, pre_flops / pk_att, pre_bytes / bw);
+	double ta = roof(k, dec_flops / pk_att, dec_bytes / bw);
+	if (it->dec_attn_x > 1)
+		ta *= it->dec_attn_x;
+	ta += roof(k, pre_flops / pk_att, pre_bytes / bw);
 	double tc = 2.0 * nl * tp_allreduce(p, tp, T * h * 2) * ve.comm;
 	if (t_gemm)
 		*t_gemm = tg;
@@ -748,6 +865,7 @@ struct inst {
 	double batch_J;           /* a batching client: seconds between the
 				   * batches this engine gets (0: Poisson) */
 	double wait_h;            /* a request's mean hold in that client */
+	double dec_attn_x;        /* decode attention factor of the build */
 };
 
 /* Time of one round of the whole instance: every running sequence moves
@@ -760,7 +878,8 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	/* an engine whose graphs stop at graph_max runs a larger decode
 	 * batch, and any iteration with prompts, eagerly */
 	int eager = in->eager || (in->graph_max > 0 && (n_pre > 0 || n_dec > in->graph_max));
-	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, eager };
+	struct serve_iter it = { n_dec / pp, ctx, n_pre / pp, pre_ctx, n_pre_seqs / pp, eager,
+				 in->dec_attn_x };
 	double worst = 0, g = 0, a = 0, c = 0;
 	for (int s = 0; s < pp; s++) {
 		int l0 = L * s / pp, l1 = L * (s + 1) / pp;
@@ -1373,7 +1492,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0, e->graph_max_batch,
 			   serve_overlap_on(cfg),
-			   0, 0 };
+			   0, 0, serve_dec_attn_x(cfg, &p->gpu) };
 	/* num_scheduler_steps, range 1-1024: AMD's MLPerf configs run 7-11;
 	 * a longer run than 1024 iterations outlasts the longest answer
 	 * those runs allow (max_tokens 1024), so larger values are cut */

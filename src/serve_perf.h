@@ -28,8 +28,12 @@ struct pool;
 
 /* Weight precision. INT4 is weight-only (W4A16, AWQ/GPTQ-style, computed at
  * 16 bits); FP8 computes at FP8 where the GPU has FP8 units, else it is
- * weight-only; FP4 (NVFP4) needs FP4 units (Blackwell). */
-enum serve_wprec { SW_BF16, SW_FP16, SW_FP8, SW_INT4, SW_FP4, SW_COUNT };
+ * weight-only; FP4 (NVFP4) needs FP4 units (Blackwell). FP8_MLP is Meta's
+ * FP8 checkpoint recipe (Llama 3.1 "-FP8", FBGEMM row-wise): FP8 in the MLP
+ * of every decoder layer but the first and the last, 16 bits elsewhere
+ * (attention projections, those two layers' MLP). Each precision's bytes
+ * per module class are one row of serve_perf.c's wprec_fmt table. */
+enum serve_wprec { SW_BF16, SW_FP16, SW_FP8, SW_INT4, SW_FP4, SW_FP8_MLP, SW_COUNT };
 /* KV-cache precision. */
 enum serve_kvprec { SKV_BF16, SKV_FP16, SKV_FP8, SKV_COUNT };
 
@@ -79,6 +83,21 @@ struct serve_engine_profile {
 				      * scheduler with pipeline parallelism */
 };
 
+/* Engine builds whose kernels differ from the profile's (current) version,
+ * one row each of serve_perf.c's builds table: the engine they are a build
+ * of, the GPU generation they differ on, and the factor on the decode
+ * attention time there. BUILD_CURRENT (0): the profile as it is. */
+enum serve_build { BUILD_CURRENT, BUILD_VLLM_ROCM_06, BUILD_COUNT };
+struct serve_build_profile {
+	const char *name;            /* "current", "vllm-rocm-0.6" */
+	enum serve_engine engine;    /* the engine it is a build of */
+	enum hp_gen gen;             /* the GPUs it differs on */
+	double dec_attn_x;           /* decode attention time over the model's
+				      * roofline time on those GPUs */
+};
+const struct serve_build_profile *serve_build(enum serve_build b);
+int serve_build_parse(const char *s, enum serve_build *out);
+
 /* serve_config.overlap_sched: the engine's default, or forced on or off
  * (the workspace's serve.overlap_sched and --overlap-sched keep the same
  * numbers). */
@@ -92,8 +111,14 @@ int serve_wprec_parse(const char *s, enum serve_wprec *out);
 const char *serve_wprec_name(enum serve_wprec w);
 int serve_kvprec_parse(const char *s, enum serve_kvprec *out);
 const char *serve_kvprec_name(enum serve_kvprec k);
-/* Bytes per weight (quantisation scales included) and per KV element. */
+/* Bytes per weight of the MLP/expert linear layers (quantisation scales
+ * included), and per KV element. */
 double serve_wprec_bytes(enum serve_wprec w);
+/* Bytes per weight of the attention projections (QKV, output). */
+double serve_wprec_attn_bytes(enum serve_wprec w);
+/* Decoder layers of an L-layer model, among [l0, l1), whose MLP stays at 16
+ * bits under w (the first and last under SW_FP8_MLP; 0 otherwise). */
+int serve_wprec_edge16(enum serve_wprec w, int L, int l0, int l1);
 double serve_kvprec_bytes(enum serve_kvprec k);
 
 /* Fitted efficiencies (serve_calib_default(): values, ranges, sources). */
@@ -192,7 +217,11 @@ struct serve_config {
 			       * bf16 (serve_wprec_on) */
 	int kvprec_given;     /* as wprec_given, for kvprec (serve
 			       * --kv-precision; serve_kvprec_on) */
+	int build;            /* enum serve_build: another build of the
+			       * engine (0: the profile's current one) */
 };
+/* The decode attention time factor cfg's build has on g (1: none). */
+double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g);
 /* Whether cfg runs an overlap scheduler (the engine's default unless
  * overlap_sched forces it). */
 int serve_overlap_on(const struct serve_config *cfg);
@@ -283,6 +312,8 @@ struct serve_iter {
 	int eager;            /* 1: no CUDA/HIP graphs: the stage takes at
 			       * least the host's time to issue its kernels
 			       * (serve_eager_dispatch_s) */
+	double dec_attn_x;    /* decode attention time factor of the engine
+			       * build (serve_dec_attn_x); 0 or 1: none */
 };
 double serve_stage_time(const struct pool *p, const struct model_spec *m, int l0, int l1,
 			int head, int tp, enum serve_wprec w, enum serve_kvprec kv,

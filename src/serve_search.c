@@ -1311,7 +1311,7 @@ static void pd_prefill_eval(const struct pool *p, const struct model_spec *m,
 		iters = ceil(isl / chunk);
 		tok = isl / iters;
 	}
-	struct serve_iter it = { 0, 0, n * tok, isl / 2, n, cfg->eager };
+	struct serve_iter it = { 0, 0, n * tok, isl / 2, n, cfg->eager, 0 };
 	double t = serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k,
 				    NULL, NULL, NULL) + serve_step_overhead(cfg) + e->per_seq_s * n;
 	o->S = t * iters;
@@ -1376,7 +1376,7 @@ static double pd_decode_t(const struct pool *p, const struct model_spec *m,
 			  const struct serve_calib *k)
 {
 	const struct serve_engine_profile *e = serve_engine(cfg->engine);
-	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0, cfg->eager };
+	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0, cfg->eager, serve_dec_attn_x(cfg, &p->gpu) };
 	return serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k, NULL,
 				NULL, NULL) + serve_step_overhead(cfg) + e->per_seq_s * B;
 }
@@ -1782,7 +1782,7 @@ static double place_theta_layers(const struct place_meta *pm, const struct pool 
 	if (batch < 1)
 		return 0;
 	struct serve_iter it = { batch, isl + osl / 2, batch * isl / osl, isl / 2, batch / osl,
-				 o->base.eager };
+				 o->base.eager, serve_dec_attn_x(&o->base, &p->gpu) };
 	*t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it, pm->k, NULL, NULL,
 			      NULL) +
 	     place_host_s(pm, layers) + e->per_seq_s * batch;
@@ -1963,7 +1963,7 @@ static double place_ttft(const struct place_meta *pm, const struct place_solutio
 		const struct place_seg *g = &ps->seg[pl->path[0].seg[i]];
 		int q = g->cls, l0, l1;
 		seg_layers(pm, g, &l0, &l1);
-		struct serve_iter it = { 0, 0, pm->isl, pm->isl / 2, 1, pm->o->base.eager };
+		struct serve_iter it = { 0, 0, pm->isl, pm->isl / 2, 1, pm->o->base.eager, 0 };
 		ttft += serve_stage_time(&pm->c->pools[pm->cpool[q]], pm->m, l0, l1 + 1,
 					 g->last == pm->B - 1, pm->ctp[q], pm->o->base.wprec,
 					 pm->o->base.kvprec, &it, pm->k, NULL, NULL, NULL) +

@@ -939,6 +939,12 @@ static double blind_predict_one(const struct brow *b)
 		cfg.chunk_tokens = !strcmp(b->model, "mixtral-8x7b") ? 32768
 				   : !strcmp(b->model, "llama2-70b")   ? 4096
 								       : 8192;
+		/* The MI300X runs: upstream v0.6.1 built from its own
+		 * Dockerfile.rocm, before the custom ROCm paged-attention
+		 * kernel (serve_perf.c, builds[]); the build's factor is set
+		 * from vLLM PR #16426 and committed before these rows were
+		 * scored with it (round 30). It changes CDNA GPUs only. */
+		cfg.build = BUILD_VLLM_ROCM_06;
 	}
 	if (!strcmp(b->source, "dstack-h100-405b")) {
 		/* vLLM 0.6.3.post2.dev308, benchmark_throughput.py with
@@ -1126,7 +1132,6 @@ static const struct {
 	{ "b015", "vLLM on 8 x MI300X TP 8, 2,048 outputs at large batch (AMD 0.6.1 page)" },
 	{ "b016", "TRT-LLM 0.12 H100 as AMD quotes it: 0.28-0.67x NVIDIA's own (C0639-C0667)" },
 	{ "b017", "TRT-LLM 0.12 H100 as AMD quotes it: 0.28-0.67x NVIDIA's own (C0639-C0667)" },
-	{ "b018", "TRT-LLM 0.12 H100 as AMD quotes it: 0.28-0.67x NVIDIA's own (C0639-C0667)" },
 	{ "b019", "TRT-LLM 0.12 H100 as AMD quotes it: 0.28-0.67x NVIDIA's own (C0639-C0667)" },
 	{ "b032", "NIM TTFT at concurrency 100, where the batch turns KV-bound" },
 	{ "b036", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
@@ -1162,25 +1167,23 @@ static const struct {
 	{ "b155", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 4,096 outputs at 1,500 sequences" },
 	{ "b156", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 2,000 outputs at 2,000 sequences" },
 	{ "b158", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b159", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b159", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: vllm-rocm-0.6 attention; the step floor is not modelled" },
 	{ "b160", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b161", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b161", "vLLM 0.6.1 ROCm fp16, batch 64 at 4k context: vllm-rocm-0.6's 13.3x attention is too slow here (FP8-KV source)" },
 	{ "b162", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b163", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
 	{ "b164", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b165", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b165", "vLLM 0.6.1 ROCm fp16, batch 64 at 4k context: vllm-rocm-0.6's 13.3x attention is too slow here (FP8-KV source)" },
 	{ "b166", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b167", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b167", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: vllm-rocm-0.6 attention; the step floor is not modelled" },
 	{ "b168", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b169", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
 	{ "b170", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b171", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
+	{ "b171", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: vllm-rocm-0.6 attention; the step floor is not modelled" },
 	{ "b172", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
-	{ "b173", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: decode attention ~0.37 TB/s" },
-	{ "b186", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; no preemption" },
-	{ "b187", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; the burst preempts on the full KV" },
-	{ "b190", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; no preemption" },
-	{ "b191", "405B FP8 on 8 x H100 (dstack): attention kept in bf16, a third of the KV; the burst preempts on the full KV" },
+	{ "b173", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: vllm-rocm-0.6 attention; the step floor is not modelled" },
+	{ "b186", "405B fp8-mlp on 8 x H100 (dstack): the measured pool is smaller still (round 30)" },
+	{ "b187", "405B fp8-mlp on 8 x H100 (dstack): rate flat past 64 prompts, the model's pool 211k tokens" },
+	{ "b190", "405B fp8-mlp on 8 x H100 (dstack): the measured pool is smaller still (round 30)" },
+	{ "b191", "405B fp8-mlp on 8 x H100 (dstack): rate flat past 64 prompts, the model's pool 211k tokens" },
 	{ "b192", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
 	{ "b193", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },
 	{ "b194", "405B FP8 on 8 x H100 (dstack), 32,784-token prompts: KV-bound, ~1-2 running" },

@@ -95,7 +95,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0, 0, 0, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -176,6 +176,105 @@ TEST(weights)
 		   (8030261248.0 - emb) * 1 + emb * 2, 0.005);
 }
 
+/* Meta's FP8 recipe (fp8-mlp): FP8 only in feed_forward w1/w3/w2 of layers
+ * 1 to n-2 (meta-llama/llama-models, models/llama3/quantization/loader.py).
+ * Llama 3.1 405B by hand: hidden 16,384, FFN 53,248, 126 layers, 128 query
+ * and 8 KV heads of 128, vocab 128,256. MLP 3 x 16384 x 53248 =
+ * 2,617,245,696 a layer, attention 16384 x (2 x 16384 + 2 x 1024) =
+ * 570,425,344. 124 inner MLPs at 1 byte 324,538,466,304; 126 attention
+ * blocks at 2 bytes 143,747,186,688; the 2 edge MLPs at 2 bytes
+ * 10,468,982,784; embedding and output 2 x 128256 x 16384 x 2 =
+ * 8,405,385,216: 487.16 GB, against 410.05 GB with FP8 in every linear
+ * layer (norms, 2 x 16384 a layer, are under 0.01%). */
+TEST(weights_fp8_mlp)
+{
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-405b");
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	enum serve_wprec w;
+	CHECK(serve_wprec_parse("fp8-mlp", &w) == 0 && w == SW_FP8_MLP);
+	CHECK(!strcmp(serve_wprec_name(SW_FP8_MLP), "fp8-mlp"));
+	CHECK_NEAR(serve_stage_weight_bytes(m, 0, 126, 1, 1, 1, SW_FP8_MLP), 487164215296.0, 0.001);
+	CHECK_NEAR(serve_stage_weight_bytes(m, 0, 126, 1, 1, 1, SW_FP8), 410056065024.0, 0.001);
+	/* an inner stage (layers 10-19, no edge layer), per GPU at TP 8:
+	 * 10 x (2,617,245,696 + 2 x 570,425,344) / 8 */
+	CHECK_NEAR(serve_stage_weight_bytes(m, 10, 20, 0, 0, 8, SW_FP8_MLP),
+		   10 * (2617245696.0 + 2 * 570425344.0) / 8, 0.001);
+	/* the first stage of two holds layer 0, whose MLP stays 16-bit */
+	CHECK(serve_wprec_edge16(SW_FP8_MLP, 126, 0, 63) == 1 &&
+	      serve_wprec_edge16(SW_FP8_MLP, 126, 63, 126) == 1 &&
+	      serve_wprec_edge16(SW_FP8_MLP, 126, 0, 126) == 2 &&
+	      serve_wprec_edge16(SW_FP8, 126, 0, 126) == 0);
+	/* the extra 77.1 GB of weights on 8 x H100 come out of the KV pool:
+	 * 9.64 GB a GPU at 64.5 KB of bf16 KV per token per GPU (126 layers x
+	 * 2 x 1 KV head x 128 x 2 bytes) is 149,400 tokens */
+	const struct gpu_spec *g = catalog_gpu(&cat, "H100-SXM");
+	CHECK(g != NULL);
+	if (!g)
+		return;
+	struct pool p;
+	serve_pool_from_gpu(&p, g, 1);
+	struct serve_config c = { 0 };
+	c.tp = 8;
+	c.pp = 1;
+	c.engine = ENGINE_VLLM;
+	struct serve_load ld = { 2048, 2048, 0, 0, 0, 0 };
+	struct serve_result r8, rm;
+	struct hp_err err = { 0 };
+	c.wprec = SW_FP8;
+	CHECK(serve_evaluate(&p, m, &c, &ld, NULL, &r8, &err) == 0);
+	c.wprec = SW_FP8_MLP;
+	CHECK(serve_evaluate(&p, m, &c, &ld, NULL, &rm, &err) == 0);
+	CHECK_NEAR(r8.kv_capacity_tokens - rm.kv_capacity_tokens,
+		   (487164215296.0 - 410056065024.0) / 8 / (126 * 2 * 128 * 2.0), 0.01);
+}
+
+/* vllm-rocm-0.6 (upstream vLLM before its custom ROCm paged attention):
+ * vLLM PR #16426 measured the end-to-end latency of Mistral-7B FP8-KV,
+ * 2,048 in, 128 out, batch 128 on an MI300-class GPU 2-3x longer without
+ * the custom kernel. The build's factor must reproduce that on the same
+ * shape (Llama 3.1 8B: Mistral 7B's layers, heads and FFN), and change
+ * nothing on NVIDIA or for another engine. */
+TEST(vllm_rocm_06)
+{
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-8b");
+	const struct gpu_spec *mi = catalog_gpu(&cat, "MI300X"), *h = catalog_gpu(&cat, "H100-SXM");
+	CHECK(m && mi && h);
+	if (!m || !mi || !h)
+		return;
+	enum serve_build b;
+	CHECK(serve_build_parse("vllm-rocm-0.6", &b) == 0 && b == BUILD_VLLM_ROCM_06);
+	struct serve_config c = { 0 };
+	c.tp = c.pp = 1;
+	c.engine = ENGINE_VLLM;
+	c.wprec = SW_FP8;
+	c.kvprec = SKV_FP8;
+	c.prefill_apart = 1;
+	c.build = BUILD_VLLM_ROCM_06;
+	CHECK(serve_dec_attn_x(&c, h) == 1);
+	c.engine = ENGINE_SGLANG;
+	CHECK(serve_dec_attn_x(&c, mi) == 1);
+	c.engine = ENGINE_VLLM;
+	CHECK(serve_dec_attn_x(&c, mi) > 1);
+	struct pool p;
+	serve_pool_from_gpu(&p, mi, 1);
+	double isl[128], osl[128];
+	for (int i = 0; i < 128; i++) {
+		isl[i] = 2048;
+		osl[i] = 128;
+	}
+	struct serve_burst_result old, cur;
+	struct hp_err err = { 0 };
+	CHECK(serve_burst(&p, m, &c, 128, isl, osl, NULL, &old, &err) == 0);
+	c.build = BUILD_CURRENT;
+	CHECK(serve_burst(&p, m, &c, 128, isl, osl, NULL, &cur, &err) == 0);
+	double x = old.makespan_s / cur.makespan_s;
+	CHECK(x >= 2 && x <= 3);
+	printf("  vllm-rocm-0.6 on PR #16426's shape: %.2f s vs %.2f s, %.2fx (measured 2-3x)\n",
+	       old.makespan_s, cur.makespan_s, x);
+}
+
 TEST(erlang_c)
 {
 	/* c = 1: P(wait) = rho */
@@ -199,7 +298,7 @@ struct h100_8b {
 /* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
-	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct serve_load ld = { 1000, 200, rate, 0, 0, 0 };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");
@@ -1191,6 +1290,8 @@ int main(void)
 	RUN(amd_gpus);
 	RUN(bf16_pre_ampere);
 	RUN(weights);
+	RUN(weights_fp8_mlp);
+	RUN(vllm_rocm_06);
 	RUN(erlang_c);
 	RUN(wait_tails);
 	RUN(decode_physics);
