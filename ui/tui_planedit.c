@@ -46,7 +46,7 @@ static int evaluate(const struct tui_planedit *pe, struct search_plan *sp, char 
 {
 	struct hp_err err = { 0 };
 	estimate_free(&sp->est);
-	if (cli_plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
+	if (plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
 	    perf_estimate(&pe->c, &pe->m, &sp->plan, NULL, &sp->est, &err) < 0) {
 		snprintf(why, n, "%s", err.msg);
 		return -1;
