@@ -318,11 +318,12 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
 	printf("  model TFLOP/s    %.1f per GPU\n", e->model_tflops_per_gpu);
 	if (e->price_known) {
-		char uh[32];
-		/* $/h in table_usd's words, as plan, the TUI and the reports
-		 * write it; $/1M tokens to a tenth of a cent */
-		printf("  cost             %s/h, $%.3f per 1M tokens\n",
-		       table_usd(uh, sizeof uh, e->usd_per_hour, 0), e->usd_per_mtok);
+		char uh[32], um[32];
+		/* $/h in table_usd's words, $/1M tokens in table_rate's, as
+		 * plan, the TUI and the reports write them */
+		printf("  cost             %s/h, $%s per 1M tokens\n",
+		       table_usd(uh, sizeof uh, e->usd_per_hour, 0),
+		       table_rate(um, sizeof um, e->usd_per_mtok, 0));
 	}
 	int used[HP_MAX_POOLS], first = 1;
 	plan_gpus(p, used);
