@@ -807,9 +807,13 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe.md). `allgather` (Megatron-LM's default) all-gathers every token "
 		 "over the expert TP x EP group and permutes it with torch gather and "
 		 "scatter-add kernels (docs/moe-seq.md). `flex` needs megatron-core or "
-		 "nemo-automodel, `allgather` megatron-core. Only for mixture-of-experts "
-		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
-		 "MoE recipes run; alltoall for the rest)." },
+		 "nemo-automodel, `allgather` megatron-core, and flex runs only where each "
+		 "stage's expert TP x EP is above 1 (Megatron-Core's flex dispatcher "
+		 "asserts it). Only for mixture-of-experts models. Default: the "
+		 "framework's (flex for megatron-core, as most of NVIDIA's MoE recipes run; "
+		 "alltoall for the rest), resolved where the plan is loaded: alltoall on a "
+		 "plan with a piece that cannot run flex (docs/moe.md). A plan file written "
+		 "by hetplan leaves an unset key unset." },
 	{ .key = "moe_grouped_gemm", .flag = "moe-grouped-gemm", .kind = FK_BOOL,
 	  .off = PF(moe_grouped_gemm), .names = on_off, .effective = eff_moe_grouped_gemm,
 	  .present = has_moe_grouped_gemm,

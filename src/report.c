@@ -408,8 +408,8 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 	table_numf(t, "%.4f", e->hfu);
 	if (e->price_known) {
 		table_numf(t, "%.2f", e->usd_per_hour);
-		char rate[32];
-		table_num(t, table_rate(rate, sizeof rate, e->usd_per_mtok, 0), e->usd_per_mtok);
+		/* CSV is data, not a view: the raw figure, not table_rate's */
+		table_numf(t, "%.4f", e->usd_per_mtok);
 	} else {
 		table_skip(t, 2);
 	}

@@ -153,7 +153,10 @@ expect 4 "does not fit" $H estimate --pool 1x8xH100 -m llama3.1-70b --tp 1 --pp 
 expect 2 "-m MODEL is required" $H estimate --pool 1x8xH100 --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 2 "--tp: expected a positive integer, got '-2'" $E --tp -2 --pp 1 --mbs 1 --gbs 8
 expect 2 "--tp: expected a positive integer, got '1e99'" $E --tp 1e99 --pp 1 --mbs 1 --gbs 8
-expect 2 "--gbs: expected a positive integer, got '99999999999999'" $E --tp 1 --pp 1 --mbs 1 --gbs 99999999999999
+# a number past what an int holds is worded as one just past the range
+# (gbs: 1 to 1e8 sequences, src/plan.c), not as a malformed one
+expect 2 "--gbs: expected an integer from 1 to 100000000, got '99999999999999'" $E --tp 1 --pp 1 --mbs 1 --gbs 99999999999999
+expect 2 "--gbs: expected an integer from 1 to 100000000, got '100000001'" $E --tp 1 --pp 1 --mbs 1 --gbs 100000001
 expect 2 "--precision: expected fp32, tf32, bf16, fp16 or fp8" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp64
 # A precision the GPU has no units for is an error naming the GPU, never a
 # silent fallback (A100 has no FP8 tensor cores; V100 has no bf16).
