@@ -10,7 +10,9 @@
 #      resolved on load), and estimate's JSON moe_dispatch and launch's
 #      --moe-token-dispatcher-type for that file both read X; the help
 #      overlay says so ("resolved on load").
-#   2. gbs 257 (a prime: replica groups of a plan on more than one
+#   2. gbs 100000001 and 99999999999: refused in the CLI's words for
+#      --gbs (the range), the plan unchanged.
+#   3. gbs 257 (a prime: replica groups of a plan on more than one
 #      replica get no whole micro-batches of it; the message names the
 #      batch), then cp 3 on top: 4096 / 3 is no whole number, and the
 #      editor names cp first, not the batch (plan_validate checks the
@@ -84,8 +86,23 @@ wait_for "$s" "resolved on load" && ok || bad "the help overlay does not say an 
 keys "$s" '?'
 wait_gone "$s" "resolved on load" || bad "? did not close the help"
 
-# ---- 2. the shape named before the batch
+# ---- 2. a batch past its range reads as the CLI's --gbs does (the
+# plan table's range, 1 to 1e8 sequences), whether or not it fits an int
 gbs=$(val "$s" gbs)
+for big in 100000001 99999999999; do
+	goto "$s" gbs
+	keys "$s" Enter
+	wait_status "$s" "^gbs: " 300 || bad "Enter on gbs did not prompt: $(screen "$s" | tail -1)"
+	keys "$s" C-u "$big" Enter
+	wait_for "$s" "gbs: expected an integer from 1 to 100000000, got '$big'" && ok ||
+		bad "gbs $big: $(screen "$s" | tail -1)"
+	"$HP" estimate -c "$tmp/c.json" -m mixtral-8x7b --plan "$tmp/plan.json" --gbs "$big" >/dev/null 2>"$tmp/err"
+	grep -qF -- "--gbs: expected an integer from 1 to 100000000, got '$big'" "$tmp/err" && ok ||
+		bad "estimate --gbs $big: $(cat "$tmp/err")"
+	[ "$(val "$s" gbs)" = "$gbs" ] && ok || bad "gbs $big changed the plan: $(val "$s" gbs)"
+done
+
+# ---- 3. the shape named before the batch
 setnum "$s" gbs 257
 wait_for "$s" "no estimate:" && ok || bad "gbs 257 kept an estimate: $(rtext "$s" | head -c 300)"
 rtext "$s" | grep -qF "sequences per step, not a positive multiple of the micro-batch" && ok ||

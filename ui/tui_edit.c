@@ -19,6 +19,7 @@
 #include "common.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -541,7 +542,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 	switch (f->d->kind) {
 	case FK_INT:
 		if (iv > f->d->max) {
-			tui_message(t, 1, "%s: at most %.0f", f->label, f->d->max);
+			tui_message(t, 1, "%s: expected an integer from %.0f to %.0f, got '%s'",
+				    f->label, f->d->min, f->d->max, s);
 			return -1;
 		}
 		fields_set_int(f->d, base, iv);
@@ -650,6 +652,12 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		    isfinite(v))
 			tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label,
 				    f->d->min, f->d->max, s);
+		else if (f->d && f->d->kind == FK_INT && *s && strspn(s, "0123456789") == strlen(s) &&
+			 v > INT_MAX)
+			/* digits past an int: past the range, worded as the
+			 * CLI's flag words it (fields.c parse_int_text) */
+			tui_message(t, 1, "%s: expected an integer from %.0f to %.0f, got '%s'",
+				    f->label, f->d->min, f->d->max, s);
 		else
 			tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 		return -1;
