@@ -1359,10 +1359,12 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known, 0); break;
 	case 5:
 		v = e->price_known ? e->usd_per_mtok : 0;
-		if (e->price_known)
-			snprintf(buf, n, "$%.3f", v);
-		else
+		if (e->price_known) {
+			char r[32];
+			snprintf(buf, n, "$%s", table_rate(r, sizeof r, v, 0));
+		} else {
 			snprintf(buf, n, "?");
+		}
 		break;
 	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
 	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0, 0); break;
