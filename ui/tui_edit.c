@@ -317,10 +317,12 @@ static void setting_text(const struct hp_field *d, const void *base, const struc
 	if (d == fields_find_key(&plan_fields, "seq_len") && fields_is_default(d, base)) {
 		snprintf(buf, n, "model's (%d)", m->seq_len);
 	} else if (d == fields_find_key(&plan_fields, "moe_dispatch") && fields_is_default(d, base) &&
-		   plan_on_cluster(base, c)) {
+		   m->moe.experts && plan_on_cluster(base, c)) {
 		/* unset: the dispatcher the plan runs on this cluster, as
 		 * estimate and launch resolve it (plan_moe_dispatch: flex
-		 * only where every piece can run it) */
+		 * only where every piece can run it and has expert TP x EP
+		 * above 1). A dense model dispatches nothing: it reads the
+		 * framework's default, the one value its plan may name. */
 		snprintf(buf, n, "default: %s",
 			 plan_moe_dispatch_name(plan_moe_dispatch(base, c)));
 	} else if (d == fields_find_key(&plan_fields, "etp") &&
