@@ -8,6 +8,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -310,12 +311,18 @@ static int parse_int_text(const struct hp_field *f, void *base, const char *s, c
 			  size_t n)
 {
 	int v = 0;
-	if (!(f->min <= 0 && !strcmp(s, "0")) && hp_parse_int(s, &v)) {
+	/* digits only, past what an int holds: above the range, worded as
+	 * a value just above it is ("--gbs 100000001" and "--gbs
+	 * 99999999999" read alike) */
+	int big = *s && strspn(s, "0123456789") == strlen(s) && strtod(s, NULL) > INT_MAX;
+	if (!(f->min <= 0 && !strcmp(s, "0")) && hp_parse_int(s, &v) && !big) {
 		/* the range as fields_want words it: "a positive integer" for
 		 * 1 and up, else its bounds ("an integer from 1 to 100000") */
 		fields_want(f, 0, want, n);
 		return -1;
 	}
+	if (big)
+		v = INT_MAX;   /* hp_parse_int refused it: too large for an int */
 	if (v < f->min || v > f->max) {
 		if (f->want)
 			snprintf(want, n, "%s", f->want);

@@ -373,8 +373,11 @@ static void megatron_moe_args(struct sbuf *b, const struct cluster *c, const str
 			ARG("--moe-grouped-gemm");
 		/* the dispatcher hetplan costed (plan_moe_dispatch: the plan's
 		 * moe_dispatch key, or the framework row's ep_dispatch_dedup,
-		 * alltoall where a piece of the plan cannot run flex; one for
-		 * every piece, as one job takes one): flex is HybridEP through
+		 * alltoall where a piece of the plan cannot run flex or runs its
+		 * experts on one rank; one for every piece, as one job takes
+		 * one), written as decided there and nowhere else, so the line
+		 * and the estimate agree at EP 1 too (flex at expert TP 2, EP 1
+		 * sends over the expert TP group): flex is HybridEP through
 		 * the flex dispatcher (DeepEP's hierarchical dispatch;
 		 * Megatron-Core's README: H100, B200, GB200, and the only
 		 * backend for a multi-node NVLink domain), alltoall NCCL's
@@ -384,7 +387,7 @@ static void megatron_moe_args(struct sbuf *b, const struct cluster *c, const str
 		enum hp_moe_dispatch d = plan_moe_dispatch(p, c);
 		if (d == MOE_DISPATCH_ALLGATHER) {
 			ARG("--moe-token-dispatcher-type allgather");
-		} else if (d == MOE_DISPATCH_FLEX && p->ep > 1) {
+		} else if (d == MOE_DISPATCH_FLEX) {
 			ARG("--moe-token-dispatcher-type flex");
 			ARG("--moe-flex-dispatcher-backend hybridep");
 		} else {
@@ -1271,7 +1274,7 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "
 			      "distributed optimizer and current DeepSpeed shard them and need less "
 			      "memory than estimated.\n");
-	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts && p->ep > 1 &&
+	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && m->moe.experts &&
 	    plan_moe_dispatch(p, c) == MOE_DISPATCH_FLEX)
 		sbuf_add(nb, "MoE: the experts' tokens go through HybridEP (--moe-token-dispatcher-type "
 			      "flex --moe-flex-dispatcher-backend hybridep), which the estimate assumes; "

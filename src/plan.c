@@ -174,19 +174,45 @@ static void flex_first_unfit(const struct plan *p, const struct cluster *c, int 
 	}
 }
 
+/* The first stage of a replica group of one replica or more whose
+ * experts' group, expert TP x EP ranks, is one rank: Megatron-Core's flex
+ * dispatcher refuses it ("Flex token dispatcher requires TPxEP > 1",
+ * MoEFlexTokenDispatcher.__init__, token_dispatcher.py @d98e8a64; its
+ * tp_size is the expert TP group's). 0 with *rep and *stage set, -1 when
+ * every stage has more than one. */
+static int flex_first_single(const struct plan *p, int *rep, int *stage)
+{
+	for (int i = 0; i < p->n_replicas; i++) {
+		const struct replica *r = &p->replicas[i];
+		if (r->count < 1)
+			continue;
+		for (int s = 0; s < r->n_stages; s++)
+			if ((long)plan_etp(p, r->stages[s].tp) * p->ep <= 1) {
+				*rep = i;
+				*stage = s;
+				return 0;
+			}
+	}
+	return -1;
+}
+
 enum hp_moe_dispatch plan_moe_dispatch(const struct plan *p, const struct cluster *c)
 {
 	enum hp_moe_dispatch d = dispatch_asked(p);
 	/* One dispatcher for the whole plan: a Megatron job takes one
 	 * --moe-token-dispatcher-type for every rank. A flex key on
-	 * hardware that cannot run it is refused (plan_validate); the
-	 * framework's flex default falls back to alltoall. */
+	 * hardware that cannot run it, or on a stage whose expert TP x EP
+	 * is 1, is refused (plan_validate); the framework's flex default
+	 * falls back to alltoall there (the cost model, hetplan launch,
+	 * RUNS ON and the TUI all read this). */
 	if (d != MOE_DISPATCH_FLEX || p->moe_dispatch >= 0)
 		return d;
 	int rep, stage;
 	const char *why;
 	flex_first_unfit(p, c, &rep, &stage, &why);
-	return why ? MOE_DISPATCH_ALLTOALL : MOE_DISPATCH_FLEX;
+	if (why || flex_first_single(p, &rep, &stage) == 0)
+		return MOE_DISPATCH_ALLTOALL;
+	return MOE_DISPATCH_FLEX;
 }
 
 int plan_moe_allgather(const struct plan *p)
@@ -781,9 +807,13 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe.md). `allgather` (Megatron-LM's default) all-gathers every token "
 		 "over the expert TP x EP group and permutes it with torch gather and "
 		 "scatter-add kernels (docs/moe-seq.md). `flex` needs megatron-core or "
-		 "nemo-automodel, `allgather` megatron-core. Only for mixture-of-experts "
-		 "models. Default: the framework's (flex for megatron-core, as most of NVIDIA's "
-		 "MoE recipes run; alltoall for the rest)." },
+		 "nemo-automodel, `allgather` megatron-core, and flex runs only where each "
+		 "stage's expert TP x EP is above 1 (Megatron-Core's flex dispatcher "
+		 "asserts it). Only for mixture-of-experts models. Default: the "
+		 "framework's (flex for megatron-core, as most of NVIDIA's MoE recipes run; "
+		 "alltoall for the rest), resolved where the plan is loaded: alltoall on a "
+		 "plan with a piece that cannot run flex (docs/moe.md). A plan file written "
+		 "by hetplan leaves an unset key unset." },
 	{ .key = "moe_grouped_gemm", .flag = "moe-grouped-gemm", .kind = FK_BOOL,
 	  .off = PF(moe_grouped_gemm), .names = on_off, .effective = eff_moe_grouped_gemm,
 	  .present = has_moe_grouped_gemm,
@@ -997,6 +1027,40 @@ int plan_check_precision(const struct cluster *c, int pool, enum hp_dtype dt,
 			  "%s: precision %s: pool '%s' (%s) has no %s units (it has: %s)%s", ctx,
 			  hp_dtype_name(dt), c->pools[pool].name, g->name, hp_dtype_name(dt),
 			  n ? have : "no listed peaks", alt);
+}
+
+/* Messages name a setting as the user gave it: the flag typed (ctx
+ * "plan flags", or a flag such as "--tp") with no context before it, else
+ * the context (the plan file, "edited plan", "planner") and the plan-file
+ * key. lead() writes "--cp" or "plan.json: cp" into buf (n bytes); stage
+ * keys go through stage_lead(). */
+static int ctx_flags(const char *ctx)
+{
+	return !strncmp(ctx, "--", 2) || !strcmp(ctx, "plan flags");
+}
+
+static const char *lead(const char *ctx, const char *key, char *buf, size_t n)
+{
+	if (ctx_flags(ctx)) {
+		int w = snprintf(buf, n, "--%s", key);
+		for (int i = 2; i < w && (size_t)i < n; i++)
+			if (buf[i] == '_')
+				buf[i] = '-';
+	} else {
+		snprintf(buf, n, "%s: %s", ctx, key);
+	}
+	return buf;
+}
+
+/* A stage's key: "--tp" from flags (every stage takes the flag's value),
+ * "plan.json: replicas[0].stages[1].tp" elsewhere. */
+static const char *stage_lead(const char *ctx, int i, int s, const char *key, char *buf,
+			      size_t n)
+{
+	if (ctx_flags(ctx))
+		return lead(ctx, key, buf, n);
+	snprintf(buf, n, "%s: replicas[%d].stages[%d].%s", ctx, i, s, key);
+	return buf;
 }
 
 /* The etp key (Megatron-Core's MoE parallel folding). Megatron-Core
@@ -1243,12 +1307,7 @@ static int validate_offload(const struct plan *p, const struct model_spec *m, co
 static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
 			     struct hp_err *err)
 {
-	if (p->gbs <= 0)
-		return hp_err_set(err, HP_EXIT_USAGE, "%s: global batch missing (--gbs)", ctx);
-	if (p->mbs <= 0 || p->mbs > p->gbs)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: micro-batch %d must be between 1 and the global batch %d",
-				  ctx, p->mbs, p->gbs);
+	char k[320];
 	if (plan_framework_model(p->framework, m, ctx, err) < 0)
 		return -1;
 	for (int i = 0; i < p->n_replicas; i++) {   /* framework.h dp_only */
@@ -1323,16 +1382,15 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
 	if (seq % p->cp)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: cp %d does not divide the sequence length %d", ctx, p->cp,
-				  seq);
+				  "%s %d does not divide the sequence length %d",
+				  lead(ctx, "cp", k, sizeof k), p->cp, seq);
 	if (m->moe.experts) {
 		if (m->moe.experts % p->ep)
-			return hp_err_set(err, HP_EXIT_INPUT,
-					  "%s: ep %d does not divide the %d experts", ctx, p->ep,
-					  m->moe.experts);
+			return hp_err_set(err, HP_EXIT_INPUT, "%s %d does not divide the %d experts",
+					  lead(ctx, "ep", k, sizeof k), p->ep, m->moe.experts);
 	} else if (p->ep > 1) {
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: ep %d given for a dense model (no experts)", ctx, p->ep);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s %d given for a dense model (no experts)",
+				  lead(ctx, "ep", k, sizeof k), p->ep);
 	}
 	/* A check that reads the replica counts (plan_dp) must also be made
 	 * before a plan is built in the planner's candidates
@@ -1342,8 +1400,8 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 	int dp = plan_dp(p);
 	if (!p->etp && (dp * p->cp) % p->ep)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: ep %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
-				  ctx, p->ep, dp * p->cp);
+				  "%s %d must divide dp x cp = %d (experts are sharded inside the data-parallel group)",
+				  lead(ctx, "ep", k, sizeof k), p->ep, dp * p->cp);
 	if (validate_moe_sp(p, m, ctx, err))
 		return -1;
 	return validate_etp(p, m, dp, ctx, err);
@@ -1357,25 +1415,26 @@ static int validate_stage(const struct plan *p, int i, int s, int next, const st
 	const struct replica *r = &p->replicas[i];
 	const struct stage *st = &r->stages[s];
 	const struct pool *pl = &c->pools[st->pool];
+	char k[320];
 	if (st->first_layer != next || st->last_layer < st->first_layer)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: replicas[%d].stages[%d]: layers %d-%d; expected a range starting at %d",
 				  ctx, i, s, st->first_layer, st->last_layer, next);
 	if (m->heads % st->tp)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: tp %d does not divide the %d attention heads of %s",
-				  ctx, st->tp, m->heads, m->name);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s %d does not divide the %d attention heads of %s",
+				  stage_lead(ctx, i, s, "tp", k, sizeof k), st->tp, m->heads, m->name);
 	if (st->tp > m->kv_heads && st->tp % m->kv_heads)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: tp %d is neither a divisor nor a multiple of the %d KV heads",
-				  ctx, st->tp, m->kv_heads);
+				  "%s %d is neither a divisor nor a multiple of the %d KV heads of %s",
+				  stage_lead(ctx, i, s, "tp", k, sizeof k), st->tp, m->kv_heads, m->name);
 	/* TP beyond a node (or an NVL72 domain) is allowed: its collectives
 	 * then cross the NICs, and perf.c charges them; it must still tile
 	 * the nodes evenly. */
 	if (st->tp > pl->gpus_per_node && st->tp % pl->gpus_per_node)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: tp %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
-				  ctx, st->tp, pl->name, pl->gpus_per_node);
+				  "%s %d spans nodes of pool '%s' but is not a multiple of its %d GPUs per node",
+				  stage_lead(ctx, i, s, "tp", k, sizeof k), st->tp, pl->name,
+				  pl->gpus_per_node);
 	/* Interleaving: each stage holds vpp chunks of equal layers; the
 	 * first and last stage may hold one layer less, their embedding or
 	 * loss standing in for it (Megatron-Core's
@@ -1384,32 +1443,27 @@ static int validate_stage(const struct plan *p, int i, int s, int next, const st
 	 * layers on 16 x 8 chunks). */
 	int nl = st->last_layer - st->first_layer + 1;
 	int edge = (s == 0 || s == r->n_stages - 1) && r->n_stages > 1;
-	if (p->schedule == SCHED_INTERLEAVED && !p->pp_layout[0] && nl % p->vpp && !(edge && (nl + 1) % p->vpp == 0))
+	if (p->schedule == SCHED_INTERLEAVED && !p->pp_layout[0] && nl % p->vpp && !(edge && (nl + 1) % p->vpp == 0)) {
+		char where[64];
+		if (ctx_flags(ctx))
+			snprintf(where, sizeof where, "at --pp %d stage %d", r->n_stages, s);
+		else
+			snprintf(where, sizeof where, "replicas[%d].stages[%d]", i, s);
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: interleaved:%d needs each stage's layer count to be a multiple of %d (the first and last stage may hold one less); stage %d has %d",
-				  ctx, p->vpp, p->vpp, s, nl);
+				  "%s interleaved:%d needs each stage's layer count to be a multiple of %d "
+				  "(the first and last stage may hold one less); %s holds %d (layers %d-%d)",
+				  lead(ctx, "schedule", k, sizeof k), p->vpp, p->vpp, where, nl,
+				  st->first_layer, st->last_layer);
+	}
 	return 0;
 }
 
-/* Replica group i: whole micro-batches, stages covering every layer once. */
+/* Replica group i's shape: stages covering every layer once, each fitting
+ * the heads and the nodes. */
 static int validate_replica(const struct plan *p, int i, const struct cluster *c,
 			    const struct model_spec *m, const char *ctx, struct hp_err *err)
 {
 	const struct replica *r = &p->replicas[i];
-	double seqs = plan_replica_seqs(p, i);
-	double mb = seqs / p->mbs;
-	int uneven = fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1;
-	if (uneven && !strcmp(ctx, "plan flags") && p->n_replicas == 1)
-		/* a plan from --tp/--pp/--dp: name the flags, not a JSON path */
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "--gbs %d over %d data-parallel replicas gives %.6g sequences each, "
-				  "not a positive multiple of --mbs %d: give a --gbs that is a "
-				  "multiple of %ld (mbs x dp), or another --dp",
-				  p->gbs, plan_dp(p), seqs, p->mbs, (long)p->mbs * plan_dp(p));
-	if (uneven)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
-				  ctx, i, seqs, p->mbs, p->gbs, plan_dp(p));
 	int next = 0, pp = r->n_stages;
 	for (int s = 0; s < pp; s++) {
 		if (validate_stage(p, i, s, next, c, m, ctx, err) < 0)
@@ -1424,10 +1478,45 @@ static int validate_replica(const struct plan *p, int i, const struct cluster *c
 		return hp_err_set(err, HP_EXIT_INPUT, "%s: replicas[%d] covers layers 0-%d; %s has %d",
 				  ctx, i, next - 1, m->name, m->layers);
 	}
-	if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
+	return 0;
+}
+
+/* The batch against the shape: the micro-batch within the global batch,
+ * whole micro-batches in every replica group, and interleaving's count a
+ * multiple of the depth. Checked after everything else (plan_validate),
+ * so that with both wrong the message names what must change first. */
+static int validate_batch(const struct plan *p, const char *ctx, struct hp_err *err)
+{
+	char k[320];
+	int flags = ctx_flags(ctx);
+	if (p->mbs <= 0 || p->mbs > p->gbs)
 		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: the interleaved schedule needs the micro-batch count (%ld) to be a multiple of pp %d",
-				  ctx, lround(mb), pp);
+				  "%s %d must be between 1 and the global batch %s %d",
+				  lead(ctx, "mbs", k, sizeof k), p->mbs, flags ? "--gbs" : "gbs", p->gbs);
+	for (int i = 0; i < p->n_replicas; i++) {
+		int pp = p->replicas[i].n_stages;
+		double seqs = plan_replica_seqs(p, i);
+		double mb = seqs / p->mbs;
+		int uneven = fabs(mb - lround(mb)) > 1e-6 * (mb + 1) || lround(mb) < 1;
+		if (uneven && flags && p->n_replicas == 1)
+			/* a plan from --tp/--pp/--dp: name the flags, not a JSON path */
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "--gbs %d over %d data-parallel replicas gives %.6g sequences each, "
+					  "not a positive multiple of --mbs %d: give a --gbs that is a "
+					  "multiple of %ld (mbs x dp), or another --dp",
+					  p->gbs, plan_dp(p), seqs, p->mbs, (long)p->mbs * plan_dp(p));
+		if (uneven)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s: replicas[%d] gets %.6g sequences per step, not a positive multiple of the micro-batch %d (gbs %d, dp %d)",
+					  ctx, i, seqs, p->mbs, p->gbs, plan_dp(p));
+		if (p->schedule == SCHED_INTERLEAVED && pp > 1 && lround(mb) % pp)
+			return hp_err_set(err, HP_EXIT_INPUT,
+					  "%s needs the micro-batch count of replicas[%d] (%.6g "
+					  "sequences / %s %d = %ld) to be a multiple of %s %d",
+					  lead(ctx, "schedule interleaved", k, sizeof k), i, seqs,
+					  flags ? "--mbs" : "mbs", p->mbs, lround(mb),
+					  flags ? "--pp" : "its stage count", pp);
+	}
 	return 0;
 }
 
@@ -1482,21 +1571,44 @@ static int validate_flex_hw(const struct plan *p, const struct cluster *c,
 		return 0;
 	int rep, stage;
 	const char *why;
+	int flag = ctx_flags(ctx);
+	char k[320], where[64];
+	lead(ctx, "moe_dispatch", k, sizeof k);
+	if (flex_first_single(p, &rep, &stage) == 0) {
+		if (flag)
+			snprintf(where, sizeof where, "the experts run");
+		else
+			snprintf(where, sizeof where, "replicas[%d].stages[%d] runs its experts", rep,
+				 stage);
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s flex: %s on one rank (etp %d x ep %d), and Megatron-Core's flex "
+				  "dispatcher needs expert TP x EP above 1; %s",
+				  k, where, plan_etp(p, p->replicas[rep].stages[stage].tp), p->ep,
+				  flag ? "--moe-dispatch alltoall runs it" : "moe_dispatch alltoall runs it");
+	}
 	flex_first_unfit(p, c, &rep, &stage, &why);
 	if (!why)
 		return 0;
 	const struct pool *pl = &c->pools[p->replicas[rep].stages[stage].pool];
-	int flag = strncmp(ctx, "--", 2) == 0 || strcmp(ctx, "plan flags") == 0;
 	return hp_err_set(err, HP_EXIT_INPUT,
-			  "%s: moe_dispatch flex: replicas[%d].stages[%d] is on pool '%s' (%s), "
+			  "%s flex: replicas[%d].stages[%d] is on pool '%s' (%s), "
 			  "which cannot run the flex dispatcher: %s; %s",
-			  ctx, rep, stage, pl->name, pl->gpu.name, why,
+			  k, rep, stage, pl->name, pl->gpu.name, why,
 			  flag ? "--moe-dispatch alltoall runs on it" : "moe_dispatch alltoall runs on it");
 }
 
+/* The order is what a user must change first: the settings and the
+ * plan's shape (heads, layers, nodes, pools, precision, dispatcher), then
+ * the batch (validate_batch), which a new shape changes anyway: with
+ * --tp 3 on 32 heads and a --gbs no replica count divides, the heads are
+ * named, not a --gbs that would need changing again after. */
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err)
 {
+	char k[320];
+	if (p->gbs <= 0)
+		return hp_err_set(err, HP_EXIT_USAGE, "%s missing: the global batch in sequences",
+				  lead(ctx, "gbs", k, sizeof k));
 	if (validate_settings(p, m, ctx, err) < 0)
 		return -1;
 	double share_sum = 0;
@@ -1522,7 +1634,9 @@ int plan_validate(const struct plan *p, const struct cluster *c,
 		if (used[i] && plan_check_precision(c, i, p->precision, ctx, err) < 0)
 			return -1;
 	}
-	return validate_flex_hw(p, c, m, ctx, err);
+	if (validate_flex_hw(p, c, m, ctx, err) < 0)
+		return -1;
+	return validate_batch(p, ctx, err);
 }
 
 cJSON *plan_to_json(const struct plan *p, const struct cluster *c)

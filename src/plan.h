@@ -170,8 +170,13 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
 		    const struct cluster *c, struct hp_err *err);
 
 /* Check the plan against the cluster and model: divisibility, layer
- * coverage, GPUs available per pool, batch shares. Messages name the field
- * or flag (ctx: "--plan plan.json" or "--tp"). */
+ * coverage, GPUs available per pool, batch shares, and last the batch
+ * (mbs within gbs, whole micro-batches per replica group), so a plan wrong
+ * in both is told its shape's fault first, from every entry point. ctx
+ * "plan flags" (or a flag, "--tp"): messages name the flag the user typed
+ * ("--tp 3 does not divide ..."); any other ctx (a plan file, "edited
+ * plan") leads them and the plan-file key follows ("p.json:
+ * replicas[0].stages[0].tp 3 does not divide ..."). */
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err);
 

@@ -408,6 +408,7 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 	table_numf(t, "%.4f", e->hfu);
 	if (e->price_known) {
 		table_numf(t, "%.2f", e->usd_per_hour);
+		/* CSV is data, not a view: the raw figure, not table_rate's */
 		table_numf(t, "%.4f", e->usd_per_mtok);
 	} else {
 		table_skip(t, 2);
@@ -570,7 +571,7 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 	if (e->price_known)
 		sbuf_addf(b, " at %s/h (%s per million tokens): **%s**.\n\n",
 			  report_fmt_usd(x, sizeof x, e->usd_per_hour),
-			  report_fmt_usd(y, sizeof y, e->usd_per_mtok),
+			  report_fmt_rate(y, sizeof y, e->usd_per_mtok),
 			  report_fmt_usd((char[32]){ 0 }, 32, sp->cost_to_train_usd));
 	else
 		sbuf_add(b, "; the cost is unknown because a pool in the plan has no price.\n\n");
@@ -682,7 +683,7 @@ static void plan_md_metrics(struct sbuf *b, const struct report_input *in,
 		table_numf(&t, "%.2f", e->usd_per_hour);
 		table_row(&t, 0);
 		table_text(&t, "$ per 1M tokens");
-		table_numf(&t, "%.3f", e->usd_per_mtok);
+		table_num(&t, table_rate(x, sizeof x, e->usd_per_mtok, 0), e->usd_per_mtok);
 	}
 	table_row(&t, 0);
 	table_text(&t, "tokens to train");

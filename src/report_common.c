@@ -177,6 +177,16 @@ char *report_fmt_usd(char *buf, size_t n, double v)
 	return buf;
 }
 
+char *report_fmt_rate(char *buf, size_t n, double v)
+{
+	char r[32];
+	if (!(v > 0) || !isfinite(v))
+		snprintf(buf, n, "unknown");
+	else
+		snprintf(buf, n, "$%s", table_rate(r, sizeof r, v, 0));
+	return buf;
+}
+
 char *report_fmt_time(char *buf, size_t n, time_t t)
 {
 	struct tm tm;

@@ -585,7 +585,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	if (sp->est.price_known) {
 		snprintf(t, sizeof t, "%s/h, %s per 1M tokens",
 			 report_fmt_usd(x, sizeof x, sp->est.usd_per_hour),
-			 report_fmt_usd(y, sizeof y, sp->est.usd_per_mtok));
+			 report_fmt_rate(y, sizeof y, sp->est.usd_per_mtok));
 		report_html_card(b, "", "Cost to train", report_fmt_usd(z, sizeof z, sp->cost_to_train_usd), t);
 	} else {
 		report_html_card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
@@ -646,7 +646,7 @@ static void cost_table(struct sbuf *b, const struct report_summary *s)
 	kv_row(b, "time to train", hp_fmt_duration(x, sizeof x, sp->time_to_train_s));
 	kv_row(b, "price per hour", report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_hour : 0));
 	kv_row(b, "per million tokens",
-	       report_fmt_usd(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
+	       report_fmt_rate(x, sizeof x, e->price_known ? e->usd_per_mtok : 0));
 	kv_row(b, "cost to train",
 	       report_fmt_usd(x, sizeof x, e->price_known ? sp->cost_to_train_usd : 0));
 	snprintf(x, sizeof x, "%.1f%% / %.1f%%", 100 * e->mfu, 100 * e->hfu);

@@ -32,6 +32,9 @@ int report_plan_uniform(const struct plan *p, int *tp, int *pp);
 
 /* "$12.3M", "$45.6k", "$812.40"; "unknown" for v <= 0. */
 char *report_fmt_usd(char *buf, size_t n, double v);
+/* A unit price ($ per 1M tokens) in table_rate's words after a "$", or
+ * "unknown" when v is not above 0. */
+char *report_fmt_rate(char *buf, size_t n, double v);
 /* "2026-11-30 14:05 UTC" */
 char *report_fmt_time(char *buf, size_t n, time_t t);
 /* The nodes of every stage of p (group-major, stage order): the

@@ -242,14 +242,6 @@ static void latency_cell(struct table *t, double s)
 		table_text(t, b);
 }
 
-static void usd_cell(struct table *t, int known, const char *fmt, double v)
-{
-	if (known)
-		table_numf(t, fmt, v);
-	else
-		table_text(t, "-");
-}
-
 static const struct table_col plans_cols[] = {
 	{ "#", NULL, TABLE_RIGHT },
 	{ "plan", NULL, TABLE_LEFT },
@@ -291,7 +283,14 @@ void serve_table_plans(struct table *t, const struct serve_plan_result *res, int
 		} else {
 			table_text(t, "-");
 		}
-		usd_cell(t, pl->price_known, "$%.3f", pl->usd_per_mtok);
+		if (pl->price_known && isfinite(pl->usd_per_mtok) && pl->usd_per_mtok >= 0) {
+			/* $/1M in table_rate's words, as every view writes it */
+			char r[32], usd[40];
+			snprintf(usd, sizeof usd, "$%s", table_rate(r, sizeof r, pl->usd_per_mtok, 0));
+			table_num(t, usd, pl->usd_per_mtok);
+		} else {
+			table_text(t, "-");
+		}
 		latency_cell(t, pl->ttft.p99);
 		latency_cell(t, pl->tpot.p99);
 		table_text(t, pl->fits ? "yes" : "no")->flags |= pl->fits ? TABLE_GOOD : TABLE_BAD;
@@ -984,7 +983,8 @@ static void html_cards(struct sbuf *b, const struct serve_report_input *in,
 	report_html_card(b, "hero", "Best plan", pl->label, s);
 	if (pl->price_known) {
 		snprintf(v, sizeof v, "%s/h", report_fmt_usd(x, sizeof x, pl->usd_per_hour));
-		snprintf(s, sizeof s, "$%.3f per million output tokens", pl->usd_per_mtok);
+		snprintf(s, sizeof s, "$%s per million output tokens",
+			 table_rate(x, sizeof x, pl->usd_per_mtok, 0));
 		report_html_card(b, "", "Cost", v, s);
 	} else {
 		report_html_card(b, "", "Cost", "unknown", "a pool in the plan has no price");

@@ -262,6 +262,22 @@ void table_render_term(struct sbuf *b, const struct table *t)
 	}
 }
 
+char *table_rate(char *buf, size_t n, double usd, int w)
+{
+	if (usd >= 9999.9995) {
+		char t[32];
+		table_usd(t, sizeof t, usd, 0);
+		snprintf(buf, n, "%s", t + 1);   /* without its "$" */
+		return buf;
+	}
+	for (int dec = 3; dec >= 0; dec--) {
+		snprintf(buf, n, "%.*f", dec, usd);
+		if (w <= 0 || (int)strlen(buf) <= w)
+			break;
+	}
+	return buf;
+}
+
 char *table_usd(char *buf, size_t n, double usd, int w)
 {
 	static const char *const unit[] = { "k", "M", "B", "T" };

@@ -32,6 +32,16 @@
  * What an unknown amount reads as ("-", "?", "unknown") is the caller's. */
 char *table_usd(char *buf, size_t n, double usd, int w);
 
+/* A unit price (usd finite and >= 0) as every view and report writes it:
+ * dollars per million tokens (training and serving), per GPU-hour and per
+ * instance-hour of the price book; the "$" is the caller's (a column head
+ * that names it, or "$%s"). Below 10,000, three decimals ("0.310",
+ * "3.200", "113.933": a tenth of a cent, where two rates of a few dollars
+ * differ); from 10,000, table_usd's three figures and unit ("45.7k",
+ * "1.23M"). A column of width w columns (0: no limit) gets fewer decimals
+ * when three would not fit ("12.35" in 5). */
+char *table_rate(char *buf, size_t n, double usd, int w);
+
 /* The most columns a table has (the CSV plan table has 26). */
 #define TABLE_MAX_COLS 32
 

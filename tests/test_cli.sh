@@ -153,7 +153,10 @@ expect 4 "does not fit" $H estimate --pool 1x8xH100 -m llama3.1-70b --tp 1 --pp 
 expect 2 "-m MODEL is required" $H estimate --pool 1x8xH100 --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 2 "--tp: expected a positive integer, got '-2'" $E --tp -2 --pp 1 --mbs 1 --gbs 8
 expect 2 "--tp: expected a positive integer, got '1e99'" $E --tp 1e99 --pp 1 --mbs 1 --gbs 8
-expect 2 "--gbs: expected a positive integer, got '99999999999999'" $E --tp 1 --pp 1 --mbs 1 --gbs 99999999999999
+# a number past what an int holds is worded as one just past the range
+# (gbs: 1 to 1e8 sequences, src/plan.c), not as a malformed one
+expect 2 "--gbs: expected an integer from 1 to 100000000, got '99999999999999'" $E --tp 1 --pp 1 --mbs 1 --gbs 99999999999999
+expect 2 "--gbs: expected an integer from 1 to 100000000, got '100000001'" $E --tp 1 --pp 1 --mbs 1 --gbs 100000001
 expect 2 "--precision: expected fp32, tf32, bf16, fp16 or fp8" $E --tp 1 --pp 1 --mbs 1 --gbs 8 --precision fp64
 # A precision the GPU has no units for is an error naming the GPU, never a
 # silent fallback (A100 has no FP8 tensor cores; V100 has no bf16).
@@ -184,9 +187,40 @@ expect 3 "tp 3 does not divide the 32 attention heads" $E --tp 3 --pp 1 --dp 1 -
 # heads, and 1001 / 5 replicas = 200.2 sequences is no whole micro-batch.
 # The heads come first (fixing the batch alone would meet them next);
 # the gbs message only once the shape is right (--tp 1: 1001 / 16 = 62.56).
-expect 3 "plan flags: tp 3 does not divide the 32 attention heads of llama3.1-8b" $E --tp 3 --pp 1 --dp 5 --mbs 1 --gbs 1001
+# From flags the message names the flag typed (--tp), not a plan key.
+expect 3 "hetplan: --tp 3 does not divide the 32 attention heads of llama3.1-8b" $E --tp 3 --pp 1 --dp 5 --mbs 1 --gbs 1001
 grep -q "gbs" "$T/err" && bad "tp 3 and gbs 1001: the batch named too: $(cat "$T/err")" || ok
-expect 3 "plan flags: tp 3 does not divide the 32 attention heads" $H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 3 --pp 1 --dp 5 --mbs 1 --gbs 1001
+expect 3 "hetplan: --tp 3 does not divide the 32 attention heads" $H launch --pool 2x8xH100-SXM -m llama3.1-8b --tp 3 --pp 1 --dp 5 --mbs 1 --gbs 1001
+# The same order from a plan file, whose replica groups take unequal
+# shares (the shape is checked in plan_validate, not on an evened copy):
+# H100 group at TP 3 (32 heads: 32 / 3 is no whole number) with 0.6 of
+# gbs 7 = 4.2 sequences, no whole micro-batch of 1. The message names the
+# file and the key's JSON path; estimate and launch say the same.
+HET="$H estimate --pool 1x8xH100-SXM --pool 1x8xA100-80GB -m llama3.1-8b"
+printf '{"mbs": 1, "gbs": 7, "replicas": [{"count": 1, "batch_share": 0.6, "stages": [{"pool": "h100-sxm", "tp": 3, "first_layer": 0, "last_layer": 31}]}, {"count": 1, "batch_share": 0.4, "stages": [{"pool": "a100-sxm4-80gb", "tp": 4, "first_layer": 0, "last_layer": 31}]}]}' >"$T/shape.json"
+expect 3 "hetplan: $T/shape.json: replicas[0].stages[0].tp 3 does not divide the 32 attention heads of llama3.1-8b" $HET --plan "$T/shape.json"
+grep -q "sequences" "$T/err" && bad "tp 3 and 4.2 sequences: the batch named too: $(cat "$T/err")" || ok
+expect 3 "hetplan: $T/shape.json: replicas[0].stages[0].tp 3 does not divide the 32 attention heads of llama3.1-8b" \
+	$H launch --pool 1x8xH100-SXM --pool 1x8xA100-80GB -m llama3.1-8b --plan "$T/shape.json" --format slurm
+# shape fixed (TP 4): now the batch, 0.6 x 7 = 4.2 sequences
+sed 's/"tp": 3/"tp": 4/' "$T/shape.json" >"$T/shape2.json"
+expect 3 "hetplan: $T/shape2.json: replicas[0] gets 4.2 sequences per step, not a positive multiple of the micro-batch 1 (gbs 7, dp 2)" $HET --plan "$T/shape2.json"
+# every stage key from flags names its flag: TP against the KV heads
+# (mixtral-8x22b: 48 heads, 8 KV heads; 12 divides 48, is above 8 and no
+# multiple of it) and the nodes (gpt-1.7b's 24 heads at TP 12 on 8-GPU
+# nodes), cp against the sequence (8192 / 3), the micro-batch above the
+# global batch, interleaving's layer split (32 layers on 3 stages: 11, 11,
+# 10) and its micro-batch count (6 / 1 = 6, not a multiple of 4)
+expect 3 "hetplan: --tp 12 is neither a divisor nor a multiple of the 8 KV heads of mixtral-8x22b" $H estimate --pool 3x8xH100-SXM -m mixtral-8x22b --tp 12 --pp 1 --dp 1 --mbs 1 --gbs 8
+expect 3 "hetplan: --tp 12 spans nodes of pool 'h100-sxm' but is not a multiple of its 8 GPUs per node" $H estimate --pool 3x8xH100-SXM -m gpt-1.7b --tp 12 --pp 1 --dp 1 --mbs 1 --gbs 8
+expect 3 "hetplan: --cp 3 does not divide the sequence length 8192" $E --tp 1 --pp 1 --cp 3 --mbs 1 --gbs 16
+expect 3 "hetplan: --mbs 9 must be between 1 and the global batch --gbs 8" $E --tp 1 --pp 1 --mbs 9 --gbs 8
+expect 3 "hetplan: --schedule interleaved:2 needs each stage's layer count to be a multiple of 2 (the first and last stage may hold one less); at --pp 3 stage 1 holds 11 (layers 11-21)" \
+	$E --tp 1 --pp 3 --dp 1 --mbs 1 --gbs 16 --schedule interleaved:2
+expect 3 "hetplan: --schedule interleaved needs the micro-batch count of replicas[0] (6 sequences / --mbs 1 = 6) to be a multiple of --pp 4" \
+	$E --tp 1 --pp 4 --dp 1 --mbs 1 --gbs 6 --schedule interleaved:2
+# both: the layer split named first, the micro-batch count after
+expect 3 "at --pp 3 stage 1 holds 11" $E --tp 1 --pp 3 --dp 1 --mbs 1 --gbs 7 --schedule interleaved:2
 expect 3 "--gbs 1001 over 16 data-parallel replicas gives 62.5625 sequences each" $E --tp 1 --pp 1 --mbs 1 --gbs 1001
 expect 3 "--pp: 40 pipeline stages for a model of 32 layers" $E --tp 1 --pp 40 --dp 1 --mbs 1 --gbs 8
 # TP may span nodes (its collectives then cross the NICs) but must tile them.

@@ -53,9 +53,41 @@ TEST(narrow_columns)
 	USD(258.12e6, 6, "$258M");
 }
 
+/* table_rate: a unit price ($ per 1M tokens, per GPU-hour, per
+ * instance-hour) to a tenth of a cent, no "$": three decimals below
+ * 10,000, table_usd's three figures and unit from there; a narrow column
+ * drops decimals. Written out by hand from that rule. */
+#define RATE(v, w, want)                                                     \
+	do {                                                                 \
+		char b_[32];                                                 \
+		table_rate(b_, sizeof b_, v, w);                             \
+		if (strcmp(b_, want))                                        \
+			T_FAILF("table_rate(%.17g, %d) = [%s], want [%s]", (double)(v), w, b_, want); \
+	} while (0)
+
+TEST(rates)
+{
+	RATE(0, 0, "0.000");
+	RATE(0.31, 0, "0.310");           /* the plan table wrote $0.31, estimate $0.310 */
+	RATE(0.2345, 0, "0.234");         /* binary 0.2345 is below the half */
+	RATE(3.2, 0, "3.200");            /* the price book's A10 a GPU-hour */
+	RATE(113.933, 0, "113.933");
+	RATE(9999.9994, 0, "9999.999");
+	RATE(9999.9995, 0, "10.0k");
+	RATE(45678, 0, "45.7k");
+	RATE(1.234e9, 0, "1.23B");
+	/* the TUI's 5-column $/1M: "12.345" (6) -> "12.35"; 6-column SPOT */
+	RATE(12.345, 5, "12.35");
+	RATE(0.31, 5, "0.310");
+	RATE(4567.1, 5, "4567");
+	RATE(113.933, 6, "113.93");
+	RATE(45678, 5, "45.7k");
+}
+
 int main(void)
 {
 	RUN(cents_below_10k);
+	RUN(rates);
 	RUN(three_figures_from_10k);
 	RUN(narrow_columns);
 	return t_done("consistency_money");

@@ -413,4 +413,39 @@ expect 0 "DeepSpeed does not run this plan as planned: recompute_layers 1 under 
 $LR --pp 1 >"$T/out" 2>"$T/err"
 grep -q "under the pipeline engine" "$T/err" && bad "PP 1 partial recompute flagged: $(head -c 300 "$T/err")" || ok
 
+# --- one dispatcher decider: the launch line and the estimate JSON agree
+# for the same plan (Mixtral 8x7B, moe_dispatch unset). The rule, by hand
+# from its sources: Megatron-Core's flex dispatcher runs on Hopper with
+# NVSwitch nodes (DeepEP's README) and only where expert TP x EP is above 1
+# (MoEFlexTokenDispatcher asserts "Flex token dispatcher requires TPxEP >
+# 1", token_dispatcher.py @d98e8a64, its tp_size the expert TP group's),
+# else the job runs alltoall. So: H100 TP 2 EP 1 -> flex (the TP group is
+# the dispatch group), H100 TP 1 EP 1 -> alltoall, H100 TP 2 EP 4 -> flex,
+# A100 TP 2 EP 1 -> alltoall. (The launch line had read alltoall at EP 1
+# on H100 while the estimate costed flex.)
+for row in "8xH100-SXM 2 1 flex" "8xH100-SXM 1 1 alltoall" "8xH100-SXM 2 4 flex" "8xA100-SXM4-80GB 2 1 alltoall"; do
+	set -- $row
+	D="$H estimate --pool 4x$1 -m mixtral-8x7b --tp $2 --pp 1 --ep $3 --mbs 1 --gbs 64 --recompute full"
+	$D --format json >"$T/d.json" 2>"$T/err"
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 4 ] || bad "estimate $row: exit $rc: $(head -c 300 "$T/err")"
+	est=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("moe_dispatch"))' "$T/d.json")
+	$H launch --pool 4x$1 -m mixtral-8x7b --tp $2 --pp 1 --ep $3 --mbs 1 --gbs 64 --recompute full --force \
+		>"$T/d.txt" 2>"$T/err" || bad "launch $row: $(head -c 300 "$T/err")"
+	line=$(grep -o -- "--moe-token-dispatcher-type [a-z]*" "$T/d.txt" | head -1 | cut -d' ' -f2)
+	[ "$est" = "$4" ] && [ "$line" = "$4" ] && ok ||
+		bad "$row: estimate JSON moe_dispatch '$est', launch line '$line', want '$4'"
+	# and the estimate is the one of the key named explicitly
+	$D --moe-dispatch "$4" --format json >"$T/d2.json" 2>/dev/null
+	python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:3]); assert a["step_time_s"] == b["step_time_s"], (a["step_time_s"], b["step_time_s"])' \
+		"$T/d.json" "$T/d2.json" && ok || bad "$row: the unset estimate is not the $4 estimate"
+done
+# flex named where expert TP x EP is 1: refused, naming the way out
+expect 3 "hetplan: --moe-dispatch flex: the experts run on one rank (etp 1 x ep 1), and Megatron-Core's flex dispatcher needs expert TP x EP above 1; --moe-dispatch alltoall runs it" \
+	$H launch --pool 4x8xH100-SXM -m mixtral-8x7b --tp 1 --pp 1 --mbs 1 --gbs 64 --moe-dispatch flex
+# dense models carry no dispatcher in the estimate JSON
+$H estimate --pool 1x8xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8 --format json >"$T/d.json" 2>/dev/null
+python3 -c 'import json, sys; assert "moe_dispatch" not in json.load(open(sys.argv[1]))' "$T/d.json" && ok ||
+	bad "a dense estimate names a dispatcher"
+
 finish launch

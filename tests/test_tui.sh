@@ -725,16 +725,17 @@ wait_ready fast || bad "fast run"
 keys fast 5
 wait_for fast "embedded snapshot" && ok || bad "Prices view without sources"
 # The snapshot (data/prices.csv): the cheapest H100-SXM on-demand is GCP's
-# a3-highgpu-1g, host 1.18251 + GPU 4.20076 = 5.38 per GPU-hour; the h100
+# a3-highgpu-1g, host 1.18251 + GPU 4.20076 = 5.383 per GPU-hour; the h100
 # pool (8 GPUs a node) is priced from an 8-GPU instance, AWS p5.48xlarge
-# at 55.04 / 8 = 6.88.
-screen fast | grep -E '^ H100-SXM ' | grep -qE ' 5\.38 .*gcp a3-highgpu-1g .*h100 6\.88' && ok ||
+# at 55.04 / 8 = 6.880 (unit prices to a tenth of a cent, table_rate, as
+# `hetplan prices` writes them).
+screen fast | grep -E '^ H100-SXM ' | grep -qE ' 5\.383 .*gcp a3-highgpu-1g .*h100 6\.880' && ok ||
 	bad "snapshot H100 row: $(screen fast | grep -E '^ H100-SXM ')"
 keys fast r
 wait_for fast "skypilot:lambda  cache" 300 && ok || bad "lambda source not cached: $(screen fast | sed -n 3,8p)"
-# The Lambda fixture: gpu_8x_h100_sxm5 at 23.92 / 8 = 2.99 and
-# gpu_8x_a100_80gb_sxm4 at 14.32 / 8 = 1.79; the other four clouds are 404s.
-screen fast | grep -E '^ H100-SXM ' | grep -qE ' 2\.99 .*lambda gpu_8x_h100_sxm5 .*h100 2\.99' && ok ||
+# The Lambda fixture: gpu_8x_h100_sxm5 at 23.92 / 8 = 2.990 and
+# gpu_8x_a100_80gb_sxm4 at 14.32 / 8 = 1.790; the other four clouds are 404s.
+screen fast | grep -E '^ H100-SXM ' | grep -qE ' 2\.990 .*lambda gpu_8x_h100_sxm5 .*h100 2\.990' && ok ||
 	bad "H100 after the update: $(screen fast | grep -E '^ H100-SXM ')"
 screen fast | grep -q "1 fetched or current, 4 failed" && ok || bad "update summary: $(screen fast | sed -n 4p)"
 # The pools are repriced: 4 nodes x 23.92 + 8 nodes x 14.32 = 210.24 an hour.

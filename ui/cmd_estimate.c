@@ -129,6 +129,14 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 	cJSON_AddStringToObject(en, "method",
 				"board TDP x (0.4 + 0.6 x compute share of the step) x 1.35 for host, NICs and fans");
 	cJSON_AddItemToObject(o, "plan", plan_to_json(p, c));
+	/* The dispatcher the step time was costed with, as hetplan launch
+	 * writes it (plan_moe_dispatch, the one decider: the plan's key, or
+	 * unset, flex where every piece can run it and alltoall elsewhere).
+	 * The plan above leaves an unset key unset: it is resolved on load,
+	 * against the cluster the plan runs on. Mixture-of-experts only. */
+	if (m->moe.experts)
+		cJSON_AddStringToObject(o, "moe_dispatch",
+					plan_moe_dispatch_name(plan_moe_dispatch(p, c)));
 	return o;
 }
 
@@ -310,11 +318,12 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
 	printf("  model TFLOP/s    %.1f per GPU\n", e->model_tflops_per_gpu);
 	if (e->price_known) {
-		char uh[32];
-		/* $/h in table_usd's words, as plan, the TUI and the reports
-		 * write it; $/1M tokens to a tenth of a cent */
-		printf("  cost             %s/h, $%.3f per 1M tokens\n",
-		       table_usd(uh, sizeof uh, e->usd_per_hour, 0), e->usd_per_mtok);
+		char uh[32], um[32];
+		/* $/h in table_usd's words, $/1M tokens in table_rate's, as
+		 * plan, the TUI and the reports write them */
+		printf("  cost             %s/h, $%s per 1M tokens\n",
+		       table_usd(uh, sizeof uh, e->usd_per_hour, 0),
+		       table_rate(um, sizeof um, e->usd_per_mtok, 0));
 	}
 	int used[HP_MAX_POOLS], first = 1;
 	plan_gpus(p, used);
@@ -609,7 +618,7 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 	 * (framework_default_zero: torchtitan FSDP2's, else ZeRO-1 or the
 	 * highest stage the row runs) */
 	plan_default_zero(&p);
-	if (cli_plan_validate(&p, &c, &m, ctx, &err) < 0) {
+	if (plan_validate(&p, &c, &m, ctx, &err) < 0) {
 		rc = cli_fail(&err, HP_EXIT_INPUT);
 		goto out;
 	}

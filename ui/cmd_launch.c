@@ -176,7 +176,7 @@ static int build_inputs(struct launch_args *a, int argc, char **argv, const stru
 	}
 	if (implied)
 		fprintf(stderr, "hetplan launch: %s\n", implied);
-	if (cli_plan_validate(p, c, m, ctx, &err) < 0)
+	if (plan_validate(p, c, m, ctx, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	/* what the format cannot run, before the memory check */
 	if (launch_format_refuses(c, p, a->fmt, &err) < 0)

@@ -332,7 +332,13 @@ static void row_cells(const struct search_plan *sp, struct row_cells *rc)
 	hp_fmt_duration(rc->t, sizeof rc->t, sp->time_to_train_s);
 	fmt_usd(rc->cost, sizeof rc->cost, sp->cost_to_train_usd, sp->est.price_known);
 	fmt_usd(rc->uh, sizeof rc->uh, sp->est.usd_per_hour, sp->est.price_known);
-	fmt_usd(rc->um, sizeof rc->um, sp->est.usd_per_mtok, sp->est.price_known);
+	if (!sp->est.price_known || !isfinite(sp->est.usd_per_mtok) || sp->est.usd_per_mtok < 0) {
+		snprintf(rc->um, sizeof rc->um, "-");
+	} else {
+		char r[32];
+		snprintf(rc->um, sizeof rc->um, "$%s",
+			 table_rate(r, sizeof r, sp->est.usd_per_mtok, 0));
+	}
 	hp_fmt_count(rc->tok, sizeof rc->tok, sp->est.tokens_per_s);
 }
 

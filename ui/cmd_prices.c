@@ -6,6 +6,7 @@
 #include "jsonx.h"
 #include "pricing.h"
 #include "sbuf.h"
+#include "table.h"
 #include "utf8.h"
 
 #include <getopt.h>
@@ -415,7 +416,10 @@ static void print_table(const struct price_book *pb, const struct price_offer **
 			putchar(' ');
 		}
 		cli_print_term(stdout, *r->instance ? r->instance : "(GPUs only)", 26);
-		printf(" %5s %8.3f %9.3f  %-9s ", g, r->usd_per_gpu_h, r->usd_per_instance_h, kind(r));
+		/* unit prices in table_rate's words, as the TUI's Prices view */
+		char ug[32], ui[32];
+		printf(" %5s %8s %9s  %-9s ", g, table_rate(ug, sizeof ug, r->usd_per_gpu_h, 8),
+		       table_rate(ui, sizeof ui, r->usd_per_instance_h, 9), kind(r));
 		cli_print_term(stdout, r->note, 0);
 		putchar('\n');
 	}

@@ -9,8 +9,6 @@
 #include "fields_doc.h"
 
 #include <assert.h>
-#include <limits.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,40 +229,4 @@ int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const stru
 	if (plan_uniform(p, c, m, pool, f->tp, f->pp, dp, &err) < 0)
 		return cli_fail(&err, HP_EXIT_INPUT);
 	return 0;
-}
-
-
-/* The plan's shape checked before its batch: with both wrong, the error
- * names what a user must change first (tp against the heads, layers
- * against the stages), not a --gbs that will need changing again after.
- * The shape is checked on a copy whose global batch every replica group
- * divides evenly (mbs x replicas x the deepest pipeline, so interleaving's
- * micro-batch count is whole too); that needs equal shares, as every
- * --tp/--pp plan and every planner plan has. plan_validate's own order is
- * kept otherwise. */
-int cli_plan_validate(const struct plan *p, const struct cluster *c,
-		      const struct model_spec *m, const char *ctx, struct hp_err *err)
-{
-	if (plan_validate(p, c, m, ctx, err) == 0)
-		return 0;
-	long total = 0, depth = 1;
-	for (int i = 0; i < p->n_replicas; i++) {
-		total += p->replicas[i].count;
-		if (p->replicas[i].n_stages > depth)
-			depth = p->replicas[i].n_stages;
-	}
-	if (total < 1 || p->mbs < 1)
-		return -1;
-	for (int i = 0; i < p->n_replicas; i++)
-		if (fabs(p->replicas[i].batch_share * (double)total - 1) > 1e-9)
-			return -1;
-	long even = (long)p->mbs * total * depth;
-	if (even > INT_MAX || even == p->gbs)
-		return -1;
-	struct plan q = *p;   /* shares p's replica arrays; validation only reads */
-	struct hp_err shape = { 0 };
-	q.gbs = (int)even;
-	if (plan_validate(&q, c, m, ctx, &shape) < 0)
-		*err = shape;
-	return -1;
 }

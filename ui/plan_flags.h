@@ -67,10 +67,4 @@ void cli_flag_help(FILE *out, const struct hp_field_table *t);
 int cli_uniform_plan(const char *cmd, const struct cli_plan_flags *f, const struct cluster *c,
 		     const struct model_spec *m, struct plan *p);
 
-/* plan_validate, with the plan's shape (TP against the heads, the layers,
- * the stages) checked before its batch, so that a plan wrong in both is
- * told its shape's fault first. Returns 0, or -1 with err set. */
-int cli_plan_validate(const struct plan *p, const struct cluster *c,
-		      const struct model_spec *m, const char *ctx, struct hp_err *err);
-
 #endif

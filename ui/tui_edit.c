@@ -19,6 +19,7 @@
 #include "common.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,10 +317,12 @@ static void setting_text(const struct hp_field *d, const void *base, const struc
 	if (d == fields_find_key(&plan_fields, "seq_len") && fields_is_default(d, base)) {
 		snprintf(buf, n, "model's (%d)", m->seq_len);
 	} else if (d == fields_find_key(&plan_fields, "moe_dispatch") && fields_is_default(d, base) &&
-		   plan_on_cluster(base, c)) {
+		   m->moe.experts && plan_on_cluster(base, c)) {
 		/* unset: the dispatcher the plan runs on this cluster, as
 		 * estimate and launch resolve it (plan_moe_dispatch: flex
-		 * only where every piece can run it) */
+		 * only where every piece can run it and has expert TP x EP
+		 * above 1). A dense model dispatches nothing: it reads the
+		 * framework's default, the one value its plan may name. */
 		snprintf(buf, n, "default: %s",
 			 plan_moe_dispatch_name(plan_moe_dispatch(base, c)));
 	} else if (d == fields_find_key(&plan_fields, "etp") &&
@@ -541,7 +544,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 	switch (f->d->kind) {
 	case FK_INT:
 		if (iv > f->d->max) {
-			tui_message(t, 1, "%s: at most %.0f", f->label, f->d->max);
+			tui_message(t, 1, "%s: expected an integer from %.0f to %.0f, got '%s'",
+				    f->label, f->d->min, f->d->max, s);
 			return -1;
 		}
 		fields_set_int(f->d, base, iv);
@@ -650,6 +654,12 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		    isfinite(v))
 			tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label,
 				    f->d->min, f->d->max, s);
+		else if (f->d && f->d->kind == FK_INT && *s && strspn(s, "0123456789") == strlen(s) &&
+			 v > INT_MAX)
+			/* digits past an int: past the range, worded as the
+			 * CLI's flag words it (fields.c parse_int_text) */
+			tui_message(t, 1, "%s: expected an integer from %.0f to %.0f, got '%s'",
+				    f->label, f->d->min, f->d->max, s);
 		else
 			tui_message(t, 1, "%s: expected %s, got '%s'", f->label, want, s);
 		return -1;

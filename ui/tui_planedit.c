@@ -46,7 +46,7 @@ static int evaluate(const struct tui_planedit *pe, struct search_plan *sp, char 
 {
 	struct hp_err err = { 0 };
 	estimate_free(&sp->est);
-	if (cli_plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
+	if (plan_validate(&sp->plan, &pe->c, &pe->m, "edited plan", &err) < 0 ||
 	    perf_estimate(&pe->c, &pe->m, &sp->plan, NULL, &sp->est, &err) < 0) {
 		snprintf(why, n, "%s", err.msg);
 		return -1;
@@ -191,7 +191,9 @@ void tui_planedit_done(struct tui *t)
 static const char *const notes[] = {
 	"Every key of a plan file (hetplan estimate --plan) is a row here.",
 	"A * marks a key that differs from the planner's plan.",
-	"\"default: on\" is the framework's default for an unset key.",
+	"\"default: on\": the key is unset, and on is what it runs as here (the",
+	"framework's default; moe_dispatch: the dispatcher this cluster runs).",
+	"An exported plan file leaves it unset: resolved on load, where it runs.",
 	"Each change estimates the plan again, as hetplan estimate does.",
 	"e exports the edited plan (.md or .json); d shows its Detail.",
 	"The framework row offers every framework; an estimate-only one is",

@@ -20,15 +20,6 @@
 
 /* ---- formatting */
 
-/* Three significant digits of v / unit (unit >= 1), the decimals chosen
- * for the value as rounded, so no figure needs more than 4 characters
- * before the suffix ("9.99", "12.3", "258"). */
-static void fmt_sig3(char *buf, size_t n, const char *pre, double v, const char *suffix)
-{
-	int dec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
-	snprintf(buf, n, "%s%.*f%s", pre, dec, v, suffix);
-}
-
 /* Dollars as table_usd writes them in every view, in w columns (0: any
  * width; the plan table's $/H and COST columns are 6 wide at 80 columns,
  * 8 from 120, so "$1043" there at 80 is "$1043.35" from 120); "?" when
@@ -256,22 +247,12 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 	hp_fmt_count(cells[1], 24, e->tokens_per_s);
 	snprintf(cells[2], 24, "%.1f%%", 100 * e->mfu);
 	fmt_usd(cells[3], 24, e->usd_per_hour, e->price_known, plan_cols[3].w + col_pad());
-	/* $/1M in its 5 columns: "1.79", "12.34", "123.5", "4567", "45.7K" */
+	/* $/1M in table_rate's words in its columns: "0.310", "12.35" in 5 */
 	double um = e->usd_per_mtok;
-	if (!e->price_known || !isfinite(um))
+	if (!e->price_known || !isfinite(um) || um < 0)
 		snprintf(cells[4], 24, "?");
-	else if (um < 99.995)
-		snprintf(cells[4], 24, "%.2f", um);
-	else if (um < 999.95)
-		snprintf(cells[4], 24, "%.1f", um);
-	else if (um < 9999.5)
-		snprintf(cells[4], 24, "%.0f", um);
-	else if (um < 999.5e3)
-		fmt_sig3(cells[4], 24, "", um / 1e3, "K");
-	else if (um < 999.5e6)
-		fmt_sig3(cells[4], 24, "", um / 1e6, "M");
 	else
-		snprintf(cells[4], 24, "%.0e", um);
+		table_rate(cells[4], 24, um, plan_cols[4].w + col_pad());
 	fmt_dur(cells[5], 24, sp->time_to_train_s);
 	fmt_usd(cells[6], 24, sp->cost_to_train_usd, sp->cost_to_train_usd > 0,
 		plan_cols[6].w + col_pad());
@@ -1119,9 +1100,10 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	fmt_dur(d1, sizeof d1, sp->time_to_train_s);
 	fmt_usd(d2, sizeof d2, sp->cost_to_train_usd, sp->cost_to_train_usd > 0, 0);
 	fmt_usd(u1, sizeof u1, e->usd_per_hour, e->price_known, 0);
-	if (e->price_known)
-		snprintf(u2, sizeof u2, "$%.3f", e->usd_per_mtok);
-	else
+	if (e->price_known) {
+		char r[20];
+		snprintf(u2, sizeof u2, "$%s", table_rate(r, sizeof r, e->usd_per_mtok, 0));
+	} else
 		snprintf(u2, sizeof u2, "?");
 	tui_putf(cv_y(&cv), 2, w - 4, A_BOLD,
 		 "%s tokens/s  MFU %.1f%%  step %s  %s/h  %s per 1M tokens", a, 100 * e->mfu, b, u1, u2);
@@ -1377,10 +1359,12 @@ static double metric_val(const struct search_plan *sp, int i, char *buf, size_t 
 	case 4: v = e->price_known ? e->usd_per_hour : 0; fmt_usd(buf, n, v, e->price_known, 0); break;
 	case 5:
 		v = e->price_known ? e->usd_per_mtok : 0;
-		if (e->price_known)
-			snprintf(buf, n, "$%.3f", v);
-		else
+		if (e->price_known) {
+			char r[32];
+			snprintf(buf, n, "$%s", table_rate(r, sizeof r, v, 0));
+		} else {
 			snprintf(buf, n, "?");
+		}
 		break;
 	case 6: v = sp->time_to_train_s; fmt_dur(buf, n, v); break;
 	case 7: v = sp->cost_to_train_usd; fmt_usd(buf, n, v, v > 0, 0); break;

@@ -9,6 +9,7 @@
  * the sources with their age, then each catalog GPU with its reference
  * price, the cheapest on-demand and spot offers, and what the cluster's
  * pools pay. */
+#include "table.h"
 #include "tui_int.h"
 
 #include <math.h>
@@ -186,7 +187,7 @@ static void prices_why(struct tui *t, int y)
 		return;
 	const struct gpu_spec *g = &t->cat->gpus[i];
 	const struct price_offer *o = t->cheap ? t->cheap[i] : NULL;
-	char line[320];
+	char line[320], ra[32], rb[32];
 	if (g->ref_usd_per_gpu_h <= 0 && !o) {
 		snprintf(line, sizeof line, "%s: no reference price and no offer in the book",
 			 g->name);
@@ -194,23 +195,26 @@ static void prices_why(struct tui *t, int y)
 		snprintf(line, sizeof line, "%s: no catalog reference; pools pay the cheapest offer",
 			 g->name);
 	} else if (!o) {
-		snprintf(line, sizeof line, "%s: catalog %.2f is %.*s; the book has no offer",
-			 g->name, g->ref_usd_per_gpu_h, TUI_CUT(g->ref_price_source, 80));
+		snprintf(line, sizeof line, "%s: catalog %s is %.*s; the book has no offer",
+			 g->name, table_rate(ra, sizeof ra, g->ref_usd_per_gpu_h, 0),
+			 TUI_CUT(g->ref_price_source, 80));
 	} else {
 		char prov[24] = "", inst[64] = "";
 		sscanf(g->ref_price_source, "%23s %63s", prov, inst);
-		const char *why = fabs(o->usd_per_gpu_h - g->ref_usd_per_gpu_h) < 0.005
+		/* equal as table_rate writes them (to a tenth of a cent) */
+		const char *why = !strcmp(table_rate(ra, sizeof ra, o->usd_per_gpu_h, 0),
+					  table_rate(rb, sizeof rb, g->ref_usd_per_gpu_h, 0))
 			? NULL
 			: strcmp(prov, o->provider) ? "another provider"
 			: strcmp(inst, o->instance) ? "another instance size"
 			: "another region, zone or snapshot";
 		if (!why)
-			snprintf(line, sizeof line, "%s: catalog = cheapest %.2f, %.*s", g->name,
-				 o->usd_per_gpu_h, TUI_CUT(g->ref_price_source, 80));
+			snprintf(line, sizeof line, "%s: catalog = cheapest %s, %.*s", g->name,
+				 ra, TUI_CUT(g->ref_price_source, 80));
 		else
-			snprintf(line, sizeof line, "%s: cheapest is %s. catalog %.2f = %.*s; "
-				 "cheapest %.2f = %.*s %.*s %.*s", g->name, why,
-				 g->ref_usd_per_gpu_h, TUI_CUT(g->ref_price_source, 50), o->usd_per_gpu_h,
+			snprintf(line, sizeof line, "%s: cheapest is %s. catalog %s = %.*s; "
+				 "cheapest %s = %.*s %.*s %.*s", g->name, why,
+				 rb, TUI_CUT(g->ref_price_source, 50), ra,
 				 TUI_CUT(o->provider, 12), TUI_CUT(o->instance, 24), TUI_CUT(o->region, 16));
 	}
 	tui_put(y, 1, COLS - 2, tui_attr(t, C_DIM), line);
@@ -275,9 +279,9 @@ void view_prices_draw(struct tui *t, int y0, int h)
 		const struct price_offer *sp = t->cheap_spot ? t->cheap_spot[i] : NULL;
 		char ref[16] = "-", ch[16] = "-", spot[16] = "-", where[128] = "", pools[128] = "";
 		if (g->ref_usd_per_gpu_h > 0)
-			snprintf(ref, sizeof ref, "%.2f", g->ref_usd_per_gpu_h);
+			table_rate(ref, sizeof ref, g->ref_usd_per_gpu_h, 8);
 		if (o) {
-			snprintf(ch, sizeof ch, "%.2f", o->usd_per_gpu_h);
+			table_rate(ch, sizeof ch, o->usd_per_gpu_h, 8);
 			/* Whole words in the WHERE column: the region goes first,
 			 * then the instance ends in an ellipsis. */
 			int ww = wcol;
@@ -300,14 +304,15 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			}
 		}
 		if (sp)
-			snprintf(spot, sizeof spot, "%.2f", sp->usd_per_gpu_h);
+			table_rate(spot, sizeof spot, sp->usd_per_gpu_h, 6);
 		for (int k = 0; k < t->ws.cluster.n_pools; k++) {
 			const struct pool *p = &t->ws.cluster.pools[k];
 			if (strcmp(p->gpu.name, g->name) || !pool_price_known(p))
 				continue;
 			size_t l = strlen(pools);
-			snprintf(pools + l, sizeof pools - l, "%s%.*s %.2f", l ? ", " : "", TUI_CUT(p->name, 12),
-				 p->usd_per_node_h / p->gpus_per_node);
+			char rt[32];
+			snprintf(pools + l, sizeof pools - l, "%s%.*s %s", l ? ", " : "", TUI_CUT(p->name, 12),
+				 table_rate(rt, sizeof rt, p->usd_per_node_h / p->gpus_per_node, 0));
 		}
 		char line[320];
 		/* Pad by columns, not bytes: the ellipsis may be 3 bytes. */

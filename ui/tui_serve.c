@@ -857,8 +857,11 @@ static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
 		snprintf(cell[PC_REQ], sizeof cell[PC_REQ], "%.2f", pl->req_s);
 		fmt_usd(cell[PC_USDH], sizeof cell[PC_USDH], pl->usd_per_hour, pl->price_known,
 			plan_cols[PC_USDH].w);
-		fmt_usd(cell[PC_USDM], sizeof cell[PC_USDM], pl->usd_per_mtok, pl->price_known,
-			plan_cols[PC_USDM].w);
+		if (pl->price_known && isfinite(pl->usd_per_mtok) && pl->usd_per_mtok >= 0)
+			table_rate(cell[PC_USDM], sizeof cell[PC_USDM], pl->usd_per_mtok,
+				   plan_cols[PC_USDM].w);
+		else
+			snprintf(cell[PC_USDM], sizeof cell[PC_USDM], "-");
 		fmt_lat(cell[PC_T50], sizeof cell[PC_T50], pl->ttft.p50);
 		fmt_lat(cell[PC_T99], sizeof cell[PC_T99], pl->ttft.p99);
 		fmt_lat(cell[PC_P50], sizeof cell[PC_P50], pl->tpot.p50);
