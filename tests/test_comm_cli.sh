@@ -87,7 +87,7 @@ efa_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 expect ib 0 "" -- --collective allreduce --bytes 256M --gpu H100 --gpus-per-node 8 --nodes 16 --transport ib --format json
 ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
-expect transport_bad 2 "--transport: expected ib, efa or tcp, got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
+expect transport_bad 2 "--transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 # Google Cloud's fabrics by name or by machine type (src/comm.c, "Transport
 # profiles"): a cross-node 8-byte send over 2 x 1 H100 takes 4 host + 6.6 LL
 # base + 5.0 network hop = 15.6 us on IB; GPUDirect-TCPXO adds 60 us per

@@ -18,7 +18,7 @@
  * above comm_help. */
 const char cmd_comm_usage[] =
 	"hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
-	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport ib|efa|tcp]\n"
+	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport T]\n"
 	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
 	"         [--format table|json] [--sweep MIN:MAX]\n";
 
@@ -35,8 +35,10 @@ static const char comm_help[] =
 	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
 	"  --intra KIND       link inside a node (default: the GPU's usual node)\n"
-	"  --transport T      network transport: ib (InfiniBand/RoCE, default), efa (AWS EFA/SRD)\n"
-	"                     or tcp (NCCL over TCP sockets, plain Ethernet)\n"
+	"  --transport T      network transport: ib (InfiniBand/RoCE, default), efa (AWS EFA/SRD),\n"
+	"                     tcp (NCCL over TCP sockets, plain Ethernet), or Google Cloud's\n"
+	"                     tcpx (A3 High), tcpxo (A3 Mega), gcp-rdma (A3 Ultra, A4, A4X);\n"
+	"                     a Google Cloud machine type (a3-megagpu-8g) names its fabric\n"
 	"  --algo A           force an algorithm (default auto: NCCL's choice)\n"
 	"  --proto P          force a protocol (default auto)\n"
 	"  --format F         table (default) or json\n"
@@ -191,8 +193,12 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 		a->have_intra = 1;
 		return 0;
 	default: /* O_TRANSPORT */
-		if (comm_transport_parse(arg, &a->transport))
-			return usage_error("comm", "transport", "ib, efa or tcp", arg);
+		if (comm_transport_parse(arg, &a->transport)) {
+			char list[128], want[200];
+			comm_transport_list(list, sizeof list, 0);
+			snprintf(want, sizeof want, "%s (or a Google Cloud machine type such as a3-megagpu-8g)", list);
+			return usage_error("comm", "transport", want, arg);
+		}
 		return 0;
 	}
 }
