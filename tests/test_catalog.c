@@ -232,6 +232,13 @@ TEST(measured_gemm16_rates)
 	const struct gpu_spec *t4 = G("T4");
 	if (t4)
 		CHECK(t4->gemm16_meas >= 23e12 && t4->gemm16_meas <= 25e12);
+	/* RTX 6000 Ada: no sustained sweep published; its entry is the bf16
+	 * torch.mm best shape of mamf-finder (Optuna search, fastest of 100
+	 * runs), 2624x5632x3328: 278.5 TFLOP/s (mag-/gpu_benchmark README.md
+	 * @70c95ce4; the same table's L40S: 252.0). */
+	const struct gpu_spec *ada6k = G("RTX-6000-Ada");
+	if (ada6k)
+		CHECK_NEAR(ada6k->gemm16_meas, 278.5e12, 0.05e12);
 	/* No published sustained sweep was found for these. */
 	static const char *none[] = { "V100-PCIe", "L40S", "RTX-3090", "RTX-A6000",
 				      "H100-NVL", "H200-NVL", "A100-PCIe-80GB", "A30",
@@ -465,6 +472,39 @@ TEST(added_parts_dtypes)
 	}
 }
 
+/* The V100-SXM2-32GB-LS (torch's "Tesla V100-SXM2-32GB-LS"), the V100 of
+ * NVIDIA's DGX-1 Max-Q: GEEPAFS (Zhang et al., EuroSys '24,
+ * doi:10.1145/3627703.3629584) Table 2 gives its DGX-1 MaxQ's V100-MaxQ
+ * 163 W max power, 1440 MHz max SM clock and 829.44 GB/s, and the paper's
+ * code (zyjopensource/geepafs@e3680ba:dvfs.c, machine "v100-maxq") its
+ * only memory clock, 810 MHz: 810e6 x 2 (DDR) x 4096 bit / 8 = 829.44
+ * GB/s. Oxford ARC's systems page names the DGX Max-Q's cards
+ * "V100-SXM2-32GB-LS". It is the 300 W SXM2 V100 (same 80 SMs, NVLink 2,
+ * 32 GB) held at 163 W: power_limit_w below the V100's tdp_w. */
+TEST(v100_ls_is_the_dgx1_maxq_part)
+{
+	const struct gpu_spec *g = G("V100-SXM2-32GB-LS"), *v = G("V100-SXM2-32GB");
+	if (!g || !v)
+		return;
+	CHECK_NEAR(g->power_limit_w, 163, 0);
+	CHECK_NEAR(g->tdp_w, 300, 0);
+	CHECK_NEAR(g->hbm_Bps, 810e6 * 2 * 4096 / 8, 0.5e9);
+	CHECK_NEAR(g->mem_bytes, 32e9, 0);
+	CHECK_EQ_INT(g->sms, 80);
+	CHECK_NEAR(g->link_Bps, v->link_Bps, 0);
+	/* the peak the power law scales is the SXM2 V100's (1530 MHz) */
+	CHECK_NEAR(g->flops[HP_FP16], 125e12, 0);
+	CHECK(g->gemm16_meas == 0);
+	/* the device strings torch and nvidia-smi print, and the DGX names */
+	static const char *const typed[] = { "V100-SXM2-32GB-LS", "Tesla-V100-SXM2-32GB-LS",
+					     "V100-LS", "V100-MaxQ" };
+	for (size_t i = 0; i < HP_ARRAY_LEN(typed); i++)
+		CHECK(catalog_gpu(&cat, typed[i]) == g);
+	/* the plain 32 GB part is untouched: no limit, 900 GB/s */
+	CHECK(v->power_limit_w == 0);
+	CHECK_NEAR(v->hbm_Bps, 900e9, 0);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -486,6 +526,7 @@ int main(void)
 	RUN(added_parts_datasheet_facts);
 	RUN(added_parts_resolve_by_alias);
 	RUN(added_parts_dtypes);
+	RUN(v100_ls_is_the_dgx1_maxq_part);
 	catalog_done(&cat);
 	return t_done("catalog");
 }
