@@ -437,11 +437,10 @@ BLBS-15:time:-34
 BLOFM-01:time:-33
 BLOFM-02:time:-48
 BLB13-04:time:-34
-BLDSA-01:time:-56
 BLDSA-02:time:-41
-BLDSA-03:time:-65
+BLDSA-03:time:-36
 BLDSA-04:time:-42
-BLDSA-05:time:-69
+BLDSA-05:time:-43
 BLDSA-06:time:-53
 BLDSA-07:time:-47
 BLMDS-03:time:-53
@@ -693,7 +692,11 @@ FW_POST_HOC = {"BLAM-01": "nemo-automodel", "BLAM-02": "nemo-automodel"}
 # SantaCoder tables; their FW tag names torchtitan, the nearest preset at
 # their first prediction) run on hetplan's hf-transformers row. Not the
 # BLTLH rows: pure bf16 (--torch_dtype bfloat16), not the row's autocast.
-HF_TRAINER = ["BLMLI-01", "BLMLI-10", "BLMLI-11"] + ["BLFC-%02d" % i for i in range(1, 13)]
+# Round 30 (post hoc, the rule above applied at the merge): the BLDSA
+# DDP rows run the HF Trainer on eager GPT-2 as well (first prediction
+# as torchtitan: -56/-65/-69%).
+HF_TRAINER = ["BLMLI-01", "BLMLI-10", "BLMLI-11"] + ["BLFC-%02d" % i for i in range(1, 13)] + \
+             ["BLDSA-01", "BLDSA-03", "BLDSA-05"]
 FW_POST_HOC.update({rid: "hf-transformers" for rid in HF_TRAINER})
 
 OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "optimizer",
