@@ -224,9 +224,9 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
  * group at all six. Without a switch, a group of fewer GPUs than the
  * mesh reaches only the links among its members:
  *  - 8 a node, the DGX-1 hybrid cube-mesh (also AWS p3.16xlarge and
- *    DLPerf's V100 servers): `nvidia-smi topo -m` of a DGX-1 (NVIDIA's
- *    "Deploying GPUs" guidance, reproduced in many repositories; the
- *    NV1/NV2 table in docs/volta.md) links GPU0-1 and GPU4-5 by one link,
+ *    DLPerf's V100 servers): `nvidia-smi topo -m` of a DGX-1 V100
+ *    (Microway, "nvidia-smi: Control Your GPUs", section 3.5; the NV1/NV2
+ *    table in docs/volta.md) links GPU0-1 and GPU4-5 by one link,
  *    GPU2-3 and GPU6-7 by two, so Megatron's TP pairs of consecutive ranks
  *    get 1 (the slower pair gates the step); a quad 0-3 or 4-7 has 4 or 5
  *    links a GPU inside it, 4 the fewest;
