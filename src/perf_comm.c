@@ -215,6 +215,44 @@ static void make_group(struct stage_ctx *x, int a, int b, int ranks, int per_nod
 	}
 }
 
+/* NVLink2 links a V100 SXM2 has to the other GPUs of a group of r
+ * consecutive ranks in its node, the fewest over the group's GPUs, when
+ * the node is a mesh of point-to-point links rather than NVSwitch (0 when
+ * the group has the GPU's whole scale-up bandwidth). A V100 SXM2 has six
+ * links of 25 GB/s a direction (NVIDIA DGX-1 with Tesla V100 System
+ * Architecture white paper, WP-08437-002); comm.c prices every in-node
+ * group at all six. Without a switch, a group of fewer GPUs than the
+ * mesh reaches only the links among its members:
+ *  - 8 a node, the DGX-1 hybrid cube-mesh (also AWS p3.16xlarge and
+ *    DLPerf's V100 servers): `nvidia-smi topo -m` of a DGX-1 V100
+ *    (Microway, "nvidia-smi: Control Your GPUs", section 3.5; the NV1/NV2
+ *    table in docs/volta.md) links GPU0-1 and GPU4-5 by one link,
+ *    GPU2-3 and GPU6-7 by two, so Megatron's TP pairs of consecutive ranks
+ *    get 1 (the slower pair gates the step); a quad 0-3 or 4-7 has 4 or 5
+ *    links a GPU inside it, 4 the fewest;
+ *  - 4 a node, the four-GPU SXM2 board with every pair on two links
+ *    (Dell C4130 configuration K: 47.9 GB/s p2pBandwidthLatencyTest per
+ *    pair, 143.7 over three peers; Dell EMC "Deep Learning Performance
+ *    with V100" white paper): a pair gets 2.
+ * A ring's bandwidth is bounded by the links a GPU has inside the group;
+ * NCCL's search fills a pair's links with channels (the p2p figure is
+ * 96% of them), so the bound is used as is. Simplified: other groups than
+ * the tensor-parallel one (the strided DP groups) keep all six links; the
+ * quad's bound (4) assumes NCCL's rings embed in it; other V100 boards of
+ * 4 (AWS p3.8xlarge, a DGX-1 quad) are taken as the Dell board. */
+#define V100_LINKS 6
+static int v100_mesh_links(const struct pool *pl, int r)
+{
+	if (pl->gpu.gen != GEN_VOLTA || pl->intra != INTRA_NVLINK ||
+	    perf_domain_gpus(pl) != pl->gpus_per_node || r < 2 || r >= pl->gpus_per_node)
+		return 0;
+	if (pl->gpus_per_node == 8)
+		return r == 2 ? 1 : r == 4 ? 4 : 0;
+	if (pl->gpus_per_node == 4)
+		return r == 2 ? 2 : 0;
+	return 0;
+}
+
 /* Time of one collective on group g (0 when nothing moves or the
  * combination is impossible); r, when given, gets the algorithm. */
 static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_coll op,
@@ -232,6 +270,36 @@ static double coll(struct stage_ctx *x, const struct perf_group *g, enum comm_co
 		memset(r, 0, sizeof *r);
 		return 0;
 	}
+	return r->time_s;
+}
+
+/* coll on an in-node group that reaches `links` of the GPU's
+ * V100_LINKS (v100_mesh_links; 0: coll itself): the group's links with
+ * their scale-up figures scaled by links / V100_LINKS, the channel count
+ * NCCL derives from them included. Not memoised (rare: V100 meshes). */
+static double coll_mesh(struct stage_ctx *x, const struct perf_group *g, enum comm_coll op,
+			double bytes, struct comm_result *r, int links)
+{
+	struct comm_result tmp;
+	if (!r)
+		r = &tmp;
+	if (links <= 0 || links >= V100_LINKS || g->ranks > g->ranks_per_node)
+		return coll(x, g, op, bytes, r);
+	memset(r, 0, sizeof *r);
+	if (g->ranks <= 1 || bytes <= 0)
+		return 0;
+	struct comm_group cg = g->link->base;
+	cg.ranks = g->ranks;
+	cg.ranks_per_node = g->ranks_per_node;
+	cg.oversub = x->c->oversub;
+	double share = (double)links / V100_LINKS;
+	cg.fab.intra_Bps *= share;
+	cg.fab.intra_topo_Bps *= share;
+	if (comm_time(&cg, op, bytes, COMM_ALGO_AUTO, COMM_PROTO_AUTO, r, NULL) < 0) {
+		memset(r, 0, sizeof *r);
+		return 0;
+	}
+	r->algbw_Bps = r->busbw_Bps = 0;
 	return r->time_s;
 }
 
@@ -405,9 +473,10 @@ double perf_stage_tp(struct stage_ctx *x, struct estimate *e)
 	 * ln_out) while the reduce-scatters stay 16-bit; hetplan charges
 	 * 2 B for both. */
 	double bytes = x->T * x->m->hidden * perf_act_elem_bytes(p);
-	double one = p->sp ? coll(x, &gt, COMM_ALLGATHER, bytes, &cr) +
-				     coll(x, &gt, COMM_REDUCESCATTER, bytes, NULL)
-			   : coll(x, &gt, COMM_ALLREDUCE, bytes, &cr);
+	int links = v100_mesh_links(x->pl, tp);
+	double one = p->sp ? coll_mesh(x, &gt, COMM_ALLGATHER, bytes, &cr, links) +
+				     coll_mesh(x, &gt, COMM_REDUCESCATTER, bytes, NULL, links)
+			   : coll_mesh(x, &gt, COMM_ALLREDUCE, bytes, &cr, links);
 	/* Per pass: two units forward, two backward; full recompute runs
 	 * the forward's again; op-level selective keeps the reduce-scatter
 	 * outputs and redoes the gathers (about one unit). */

@@ -516,6 +516,42 @@ static double stage0_compute(const struct cluster *c, const struct calib_row *r)
 	return t;
 }
 
+/* Megatron TP groups on a DGX-1 V100 hybrid cube-mesh reach only the
+ * NVLinks among their members (`nvidia-smi topo -m` of a DGX-1: GPU0-1
+ * one link, the quad 0-3 four links a GPU at the fewest; NCCL's 20 GB/s
+ * per NVLink2 link). By hand, no recompute count from the code:
+ *  - DLPERF-10 (TP 2, DP 4, MBS 4 = one micro-batch of GBS 16, 16 layers,
+ *    full recompute: 6 all-reduces a layer, 96 a step) all-reduces
+ *    4 x 2,048 x 1,536 x 2 B = 25,165,824 B; a ring of 2 moves S a GPU:
+ *    96 x 25,165,824 / 20e9 = 0.1208 s at one link;
+ *  - DLPERF-09 (TP 4, DP 2, MBS 8, one micro-batch): S = 50,331,648 B,
+ *    a ring of 4 moves 1.5 S a GPU: 96 x 1.5 x S / 80e9 = 0.0906 s.
+ * The link-bound time is a floor; latency and the protocol may add up to
+ * a quarter. At all six links (120 GB/s) they were 0.020 and 0.060 s. */
+TEST(v100_mesh_tp_links)
+{
+	static const struct { const char *id; double bound_s; } cases[] = {
+		{ "DLPERF-10", 96 * 25165824.0 / 20e9 },
+		{ "DLPERF-09", 96 * 1.5 * 50331648.0 / 80e9 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const struct calib_row *r = usable_row(cases[i].id);
+		if (!r)
+			continue;
+		struct estimate e;
+		struct hp_err err = { 0 };
+		if (perf_estimate(&r->cluster, &r->model, &r->plan, NULL, &e, &err) != 0) {
+			T_FAILF("%s: %s", r->id, err.msg);
+			continue;
+		}
+		double t = e.bd.tp_comm;
+		estimate_free(&e);
+		if (!(t >= cases[i].bound_s * 0.999 && t <= cases[i].bound_s * 1.25))
+			T_FAILF("%s: TP time %.4f s, want %.4f-%.4f s (link bound)", cases[i].id, t,
+				cases[i].bound_s, cases[i].bound_s * 1.25);
+	}
+}
+
 /* A GPU held below its rated power: the firmware lowers the clock until
  * the board draws no more. Dynamic power C V^2 f falls at least in
  * proportion to f (V fixed) and at most as f^3 (V following f), so a
@@ -862,6 +898,7 @@ int main(void)
 	RUN(pipeline_transfers_as_frameworks_run_them);
 	RUN(gradient_dtype_as_frameworks_reduce);
 	RUN(power_limit_within_physics);
+	RUN(v100_mesh_tp_links);
 	RUN(measured_gemm_rate_caps);
 	RUN(pytorch_ddp_as_apex_runs_it);
 	RUN(optimizer_bytes_as_frameworks_count);
