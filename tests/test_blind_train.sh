@@ -415,7 +415,7 @@ BLMLI-04:time:+37
 BLMLI-12:time:-56
 BLMLI-13:time:-61
 BLMLI-14:time:-70
-BLMLV-01:time:-70
+BLMLV-01:time:-67
 BLTLH-01:dnf:6.1
 BLTLH-01:time:+45
 BLTLH-02:dnf:6.1
@@ -432,11 +432,10 @@ BLDG55-30:time:-52
 BLDG55-31:time:-52
 BLMB25-05:dnf:4.7
 BLMB25-09:time:+85
-BLBS-10:time:-36
-BLBS-15:time:-34
+BLBS-10:time:-31
 BLOFM-01:time:-33
 BLOFM-02:time:-48
-BLB13-04:time:-34
+BLB13-04:time:-31
 BLDSA-02:time:-41
 BLDSA-03:time:-36
 BLDSA-04:time:-42
