@@ -191,7 +191,7 @@ static const struct hp_field ws_serve_field_list[] = {
 	  .doc = "An engine build whose kernels differ from the profiled (current) "
 		 "version on some GPUs. `vllm-rocm-0.6`: stock ROCm vLLM before its custom "
 		 "paged-attention kernel, decode attention 13.3 times as long on CDNA GPUs "
-		 "(AMD Instinct MI200/MI300; docs/serving-round30.md). It is a build of "
+		 "(the catalog's AMD Instinct parts; docs/serving-round30.md). It is a build of "
 		 "vllm: another engine refuses it (exit 2), and a cluster without a CDNA "
 		 "pool refuses it (exit 3); other pools of a mixed cluster are unchanged. "
 		 "Default `current`." },
