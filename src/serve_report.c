@@ -40,6 +40,35 @@ const char *serve_fp8_mlp_checkpoint(const char *hf_id)
 	return NULL;
 }
 
+int serve_build_note(char *buf, size_t n, const struct serve_config *cfg,
+		     const struct cluster *c)
+{
+	const struct serve_build_profile *bp = serve_build(cfg->build);
+	size_t len = 0;
+	if (n)
+		buf[0] = 0;
+	if (cfg->build == BUILD_CURRENT)
+		return 0;
+	if (bp->engine != cfg->engine) {
+		snprintf(buf, n, "%s is a build of %s, not %s", bp->name,
+			 serve_engine_name(bp->engine), serve_engine_name(cfg->engine));
+		return 1;
+	}
+	char gpus[256] = "";
+	if (!c)
+		return 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		if (c->pools[i].gpu.gen == bp->gen)
+			return 0;
+		if (len < sizeof gpus && !strstr(gpus, c->pools[i].gpu.name))
+			len += (size_t)snprintf(gpus + len, sizeof gpus - len, "%s%s",
+						len ? ", " : "", c->pools[i].gpu.name);
+	}
+	snprintf(buf, n, "%s differs from the current build on GPUs of the %s generation only, "
+		 "and no pool has one (%s)", bp->name, hp_gen_name(bp->gen), gpus);
+	return 2;
+}
+
 /* What an engine loads: the model's Hugging Face repository (its hf_id in
  * the catalog) or, without one, the preset name, which the user then
  * replaces with a local path; one shell word. With fp8-mlp weights: the

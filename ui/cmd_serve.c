@@ -371,10 +371,9 @@ static int serve_check_args(struct serve_args *a)
 			"iteration; --prefill-apart applies to instances (fleet sizing, --estimate)\n");
 		return HP_EXIT_USAGE;
 	}
-	const struct serve_build_profile *bp = serve_build(so->base.build);
-	if (so->base.build != BUILD_CURRENT && bp->engine != so->base.engine) {
-		fprintf(stderr, "hetplan serve: --engine-build %s is a build of %s, not %s\n",
-			bp->name, serve_engine_name(bp->engine), serve_engine_name(so->base.engine));
+	char why[512];   /* the engine; the pools come later (check_build_gpus) */
+	if (serve_build_note(why, sizeof why, &so->base, NULL) == 1) {
+		fprintf(stderr, "hetplan serve: --engine-build %s\n", why);
 		return HP_EXIT_USAGE;
 	}
 	if (so->offline && !a->have_obj)
@@ -590,21 +589,10 @@ char *serve_plans_text(const struct serve_plan_result *res, int src, const struc
  * cluster takes it, its other pools unchanged. Returns 0 or the status. */
 static int check_build_gpus(const struct serve_config *cfg, const struct cluster *c)
 {
-	const struct serve_build_profile *bp = serve_build(cfg->build);
-	char gpus[256] = "";
-	size_t len = 0;
-	if (cfg->build == BUILD_CURRENT)
+	char why[512];
+	if (serve_build_note(why, sizeof why, cfg, c) != 2)
 		return 0;
-	for (int i = 0; i < c->n_pools; i++) {
-		if (c->pools[i].gpu.gen == bp->gen)
-			return 0;
-		if (len < sizeof gpus && !strstr(gpus, c->pools[i].gpu.name))
-			len += (size_t)snprintf(gpus + len, sizeof gpus - len, "%s%s",
-						len ? ", " : "", c->pools[i].gpu.name);
-	}
-	fprintf(stderr, "hetplan serve: --engine-build %s differs from the current build on GPUs "
-		"of the %s generation only, and no pool has one (%s): it would change nothing\n",
-		bp->name, hp_gen_name(bp->gen), gpus);
+	fprintf(stderr, "hetplan serve: --engine-build %s: it would change nothing\n", why);
 	return HP_EXIT_INPUT;
 }
 
