@@ -17,11 +17,70 @@
 
 /* ---- launch lines ----------------------------------------------------------- */
 
+/* Checkpoints in the fp8-mlp weight format, by the 16-bit repository they
+ * were quantised from: Meta publishes them for Llama 3.1 405B only
+ * (https://huggingface.co/meta-llama/Llama-3.1-405B-Instruct-FP8 and
+ * .../Llama-3.1-405B-FP8). Their config.json names the format
+ * (quantization_config.quant_method "fbgemm_fp8", modules_to_not_convert
+ * the attention and edge layers), which vLLM and SGLang read from the
+ * checkpoint, so the launch line names the repository and no
+ * --quantization. */
+static const struct {
+	const char *from, *fp8;
+} fp8_mlp_ckpt[] = {
+	{ "meta-llama/Llama-3.1-405B-Instruct", "meta-llama/Llama-3.1-405B-Instruct-FP8" },
+	{ "meta-llama/Llama-3.1-405B", "meta-llama/Llama-3.1-405B-FP8" },
+};
+
+const char *serve_fp8_mlp_checkpoint(const char *hf_id)
+{
+	for (size_t i = 0; i < HP_ARRAY_LEN(fp8_mlp_ckpt); i++)
+		if (!strcmp(hf_id, fp8_mlp_ckpt[i].from) || !strcmp(hf_id, fp8_mlp_ckpt[i].fp8))
+			return fp8_mlp_ckpt[i].fp8;
+	return NULL;
+}
+
+int serve_build_note(char *buf, size_t n, const struct serve_config *cfg,
+		     const struct cluster *c)
+{
+	const struct serve_build_profile *bp = serve_build(cfg->build);
+	size_t len = 0;
+	if (n)
+		buf[0] = 0;
+	if (cfg->build == BUILD_CURRENT)
+		return 0;
+	if (bp->engine != cfg->engine) {
+		snprintf(buf, n, "%s is a build of %s, not %s", bp->name,
+			 serve_engine_name(bp->engine), serve_engine_name(cfg->engine));
+		return 1;
+	}
+	char gpus[256] = "";
+	if (!c)
+		return 0;
+	for (int i = 0; i < c->n_pools; i++) {
+		if (c->pools[i].gpu.gen == bp->gen)
+			return 0;
+		if (len < sizeof gpus && !strstr(gpus, c->pools[i].gpu.name))
+			len += (size_t)snprintf(gpus + len, sizeof gpus - len, "%s%s",
+						len ? ", " : "", c->pools[i].gpu.name);
+	}
+	snprintf(buf, n, "%s differs from the current build on GPUs of the %s generation only, "
+		 "and no pool has one (%s)", bp->name, hp_gen_name(bp->gen), gpus);
+	return 2;
+}
+
 /* What an engine loads: the model's Hugging Face repository (its hf_id in
  * the catalog) or, without one, the preset name, which the user then
- * replaces with a local path; one shell word. */
-static void model_ref(struct sbuf *o, const struct model_spec *m)
+ * replaces with a local path; one shell word. With fp8-mlp weights: the
+ * FP8 checkpoint where one is known, else the placeholder (cmd_serve says
+ * so), since the 16-bit repository would load at 16 bits. */
+static void model_ref(struct sbuf *o, const struct model_spec *m, const struct serve_opts *so)
 {
+	if (so->base.wprec == SW_FP8_MLP) {
+		const char *ck = serve_fp8_mlp_checkpoint(m->hf_id);
+		esc_shell(o, ck ? ck : SERVE_MODEL_PLACEHOLDER);
+		return;
+	}
 	esc_shell(o, *m->hf_id ? m->hf_id : m->name);
 }
 
@@ -66,7 +125,7 @@ static void launch_vllm(struct sbuf *o, const struct model_spec *m, const struct
 			const struct serve_plan_inst *in, const struct gpu_spec *g)
 {
 	sbuf_add(o, "vllm serve ");
-	model_ref(o, m);
+	model_ref(o, m, so);
 	sbuf_addf(o, " --tensor-parallel-size %d", in->tp);
 	if (in->pp > 1)
 		sbuf_addf(o, " --pipeline-parallel-size %d", in->pp);
@@ -103,7 +162,7 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 	double util = so->base.mem_util > 0 ? so->base.mem_util : e->mem_util;
 	if (so->base.engine == ENGINE_SGLANG) {
 		sbuf_add(o, "python -m sglang.launch_server --model-path ");
-		model_ref(o, m);
+		model_ref(o, m, so);
 		sbuf_addf(o, " --tp %d", in->tp);
 		if (in->max_batch > 0)
 			sbuf_addf(o, " --max-running-requests %d", in->max_batch);
@@ -123,7 +182,7 @@ static void launch_other(struct sbuf *o, const struct model_spec *m, const struc
 	}
 	/* tensorrt_llm/commands/serve.py (TensorRT-LLM @ 4c05a74) */
 	sbuf_add(o, "trtllm-serve ");
-	model_ref(o, m);
+	model_ref(o, m, so);
 	sbuf_addf(o, " --backend %s --tp_size %d --pp_size %d",
 		  so->base.engine == ENGINE_TRTLLM_ENGINE ? "tensorrt" : "pytorch", in->tp, in->pp);
 	if (in->max_batch > 0)
@@ -530,7 +589,10 @@ void serve_table_workload(struct table *t, const struct serve_opts *so, const st
 	kv(t, "p99 TTFT target", so->slo.ttft_p99_s > 0 ? b : "none");
 	fmt_latency(b, sizeof b, so->slo.tpot_p99_s);
 	kv(t, "p99 TPOT target", so->slo.tpot_p99_s > 0 ? b : "none");
-	kv(t, "engine", serve_engine_name(so->base.engine));
+	if (so->base.build != BUILD_CURRENT)
+		snprintf(b, sizeof b, "%s, build %s", serve_engine_name(so->base.engine),
+			 serve_build(so->base.build)->name);
+	kv(t, "engine", so->base.build != BUILD_CURRENT ? b : serve_engine_name(so->base.engine));
 	table_row(t, 0);
 	table_text(t, "weights");
 	prec_cell(t, serve_wprec_name(so->base.wprec), !so->base.wprec_given, c, &so->base, 0);
@@ -701,6 +763,8 @@ cJSON *serve_plans_json(const struct serve_report_input *in)
 	cJSON_AddNumberToObject(j, "schema_version", 1);
 	cJSON_AddStringToObject(j, "model", in->model->name);
 	cJSON_AddStringToObject(j, "engine", serve_engine_name(so->base.engine));
+	if (so->base.build != BUILD_CURRENT)   /* serve --engine-build */
+		cJSON_AddStringToObject(j, "engine_build", serve_build(so->base.build)->name);
 	cJSON_AddStringToObject(j, "objective", serve_objective_ranked(so));
 	cJSON *pl = cJSON_AddArrayToObject(j, "plans");
 	for (int i = 0; i < res->n_plans; i++)

@@ -25,6 +25,18 @@
  * user replaces it with a checkpoint directory or repository (hetplan
  * serve says so). Angle brackets make esc_shell quote it. */
 #define SERVE_MODEL_PLACEHOLDER "<model-path-or-hf-repo>"
+/* Where cfg's engine build (serve --engine-build) changes nothing: writes
+ * why and returns 1 when it is a build of another engine, 2 when no pool
+ * of c has the GPUs it differs on; else writes "" and returns 0 (current,
+ * or a cluster with at least one such pool: the others are unchanged; c
+ * NULL: the engine alone is checked). */
+int serve_build_note(char *buf, size_t n, const struct serve_config *cfg,
+		     const struct cluster *c);
+/* The fp8-mlp checkpoint of the 16-bit repository hf_id (or hf_id itself
+ * where it is one): Meta's Llama 3.1 405B FP8 repositories; NULL where
+ * hetplan knows none, and then the launch lines load
+ * SERVE_MODEL_PLACEHOLDER. */
+const char *serve_fp8_mlp_checkpoint(const char *hf_id);
 /* g is the GPU of in's pool: on one without bf16 (serve_gpu_has_bf16) the
  * vLLM and SGLang lines carry --dtype float16, since vLLM before its auto
  * fallback loaded a bf16 model's own dtype there and stopped ("Bfloat16 is

@@ -96,6 +96,11 @@ FIELDS_ENUM(static, skvprec_enum, enum serve_kvprec, SKV_COUNT, serve_kvprec_nam
 FIELDS_ENUM(static, sobjective_enum, enum serve_objective, 2, serve_objective_name,
 	    serve_objective_parse);
 
+/* The engine builds, serve_perf.c's builds table (serve --engine-build). */
+static const char *serve_build_name(enum serve_build b) { return serve_build(b)->name; }
+FIELDS_ENUM(static, sbuild_enum, enum serve_build, BUILD_COUNT, serve_build_name,
+	    serve_build_parse);
+
 static const char *const serve_on_off[] = { "off", "on" };
 
 /* The overlap scheduler setting, enum serve_overlap's names. */
@@ -179,6 +184,17 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "so plans then keep PP 1; sglang `--disable-overlap-schedule`); an engine "
 		 "without a command-line switch for it (tensorrt-llm: its extra options "
 		 "file; tensorrt-llm-engine: none) refuses one (exit 2)." },
+	{ .key = "engine_build", .flag = "engine-build", .kind = FK_ENUM, .off = SO(build),
+	  .enm = &sbuild_enum, .flags = FF_OMIT_ZERO, .label = "Build",
+	  .help = "an older engine build whose kernels differ on some GPUs; absent: "
+		  "current, the engine as profiled",
+	  .doc = "An engine build whose kernels differ from the profiled (current) "
+		 "version on some GPUs. `vllm-rocm-0.6`: stock ROCm vLLM before its custom "
+		 "paged-attention kernel, decode attention 13.3 times as long on CDNA GPUs "
+		 "(the catalog's AMD Instinct parts; docs/serving-round30.md). It is a build of "
+		 "vllm: another engine refuses it (exit 2), and a cluster without a CDNA "
+		 "pool refuses it (exit 3); other pools of a mixed cluster are unchanged. "
+		 "Default `current`." },
 };
 #undef SO
 
@@ -191,6 +207,7 @@ void ws_serve_to_config(const struct ws_serve *w, struct serve_config *c)
 	c->sched_steps = w->sched_steps;
 	c->eager = w->eager;
 	c->overlap_sched = w->overlap_sched;
+	c->build = w->build;
 }
 
 void ws_serve_to_opts(const struct ws_serve *w, struct serve_opts *so)
@@ -214,6 +231,7 @@ void ws_serve_from_config(struct ws_serve *w, const struct serve_config *c)
 	w->sched_steps = c->sched_steps;
 	w->eager = c->eager;
 	w->overlap_sched = c->overlap_sched;
+	w->build = c->build;
 }
 
 static const struct hp_field_table *all_tables[10];

@@ -36,6 +36,7 @@ struct ws_serve {
 	int objective;             /* enum serve_objective */
 	int prefill_apart, sched_steps, eager; /* serve_config's; 0 = the engine's */
 	int overlap_sched;         /* enum serve_overlap */
+	int build;                 /* enum serve_build; 0 = current */
 };
 
 struct workspace {

@@ -124,6 +124,24 @@ import json, sys
 s = json.load(open(sys.argv[1]))["serve"]
 assert s["eager"] is True and "prefill_apart" not in s and "sched_steps" not in s, s
 PY
+# Build, two rows below Eager (the serve settings table's engine_build, as
+# `--engine-build` is): l picks vllm-rocm-0.6, a build that differs on CDNA
+# GPUs only; this workspace has H100 and A100 pools, so the message line
+# says it changes nothing (the command line refuses it, exit 3) and the
+# workspace saves the choice.
+keys s1 j j l
+wait_for s1 "Build      vllm-rocm-0.6" && ok || bad "l on Build: $(screen s1 | grep Build)"
+wait_for s1 "Build vllm-rocm-0.6 differs from the current build on GPUs of the cdna" && ok ||
+	bad "no note that the build changes nothing: $(screen s1 | tail -1)"
+keys s1 w
+wait_for s1 "Save workspace to" || bad "w did not prompt"
+keys s1 C-u ws-build.json Enter
+if wait_for s1 "saved ws-build.json" && [ -s "$tmp/ws-build.json" ]; then ok; else bad "no ws-build.json written"; fi
+python3 - "$tmp/ws-build.json" <<'PY' && ok || bad "ws-build.json: serve.engine_build (above)"
+import json, sys
+s = json.load(open(sys.argv[1]))["serve"]
+assert s["engine_build"] == "vllm-rocm-0.6", s
+PY
 keys s1 q q
 start s2 120 40 "" ws.json
 # Keys sent before the program has set up the terminal can be lost.

@@ -23,10 +23,27 @@
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
  * above serve_help. */
+/* The weight and KV cache formats' names (serve_perf.c's tables), joined
+ * by sep and, before the last, by last: "bf16|fp16|..." or "bf16, ... or
+ * fp4". */
+static const char *name_of_wprec(int i) { return serve_wprec_name((enum serve_wprec)i); }
+static const char *name_of_kvprec(int i) { return serve_kvprec_name((enum serve_kvprec)i); }
+
+static char *join_names(char *buf, size_t n, const char *(*name)(int), int count,
+			const char *sep, const char *last)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (int i = 0; i < count && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%s",
+					!i ? "" : i == count - 1 ? last : sep, name(i));
+	return buf;
+}
+
 const char *cmd_serve_usage(void)
 {
 	static char buf[1536];
-	char eng[96] = "", *e = eng;
+	char eng[96] = "", *e = eng, wp[96], kv[48];
 	if (*buf)
 		return buf;
 	for (int i = 0; i < ENGINE_COUNT; i++)
@@ -37,9 +54,10 @@ const char *cmd_serve_usage(void)
 		"hetplan serve (-c CLUSTER.json | --pool SPEC...) -m MODEL --isl N|DIST --osl N|DIST\n"
 		"         (--rate R | --offline) [--ttft-p99 S] [--tpot-p99 S]\n"
 		"         [--objective cost|throughput] [--engine %s]\n"
-		"         [--precision bf16|fp16|fp8|int4|fp4] [--kv-precision bf16|fp16|fp8]\n"
+		"         [--precision %s] [--kv-precision %s]\n"
 		"         [--tp N] [--pp N] [--max-batch N] [--chunk N] [--gpu-util F] [--step-overhead S]\n",
-		eng);
+		eng, join_names(wp, sizeof wp, name_of_wprec, SW_COUNT, "|", "|"),
+		join_names(kv, sizeof kv, name_of_kvprec, SKV_COUNT, "|", "|"));
 	size_t col = 9;
 	char fmts[64];
 	len = cli_flag_words(buf, sizeof buf, len, &col, &ws_serve_fields, buf);
@@ -69,16 +87,30 @@ static const char serve_help[] =
 	"                       either target an instance is loaded to at most\n"
 	"                       " UTIL_TEXT(SERVE_MAX_UTIL) " of its saturation rate\n"
 	"      --objective O    cost (default with --rate: cheapest fleet), throughput\n"
-	"      --engine E       vllm (default), sglang, tensorrt-llm, tensorrt-llm-engine\n"
-	"      --precision P    weights: bf16 (default; fp16 on V100/T4, which have no bf16),\n"
-	"                       fp16, fp8, int4 (weight-only), fp4\n"
-	"      --kv-precision P KV cache: bf16 (default; fp16 on V100/T4), fp16, fp8\n"
+	"      --engine E       vllm (default), sglang, tensorrt-llm, tensorrt-llm-engine\n";
+
+/* After the --precision lines (prec_help). */
+static const char serve_help_mid[] =
 	"      --tp/--pp N      fix the parallelism of every instance\n"
 	"      --max-batch N    running sequences per instance (default: the engine's)\n"
 	"      --chunk N        tokens per iteration (chunked prefill budget)\n"
 	"      --gpu-util F     memory share the engine may use (default: the engine's)\n"
 	"      --step-overhead S  host time per engine iteration, seconds (default: the\n"
 	"                       engine's; engines before vLLM 0.6 spent 0.005-0.013)\n";
+
+/* --precision and --kv-precision: the formats' names from their tables;
+ * the defaults and what int4 and fp8-mlp quantise (serve_perf.c wfmt). */
+static void prec_help(FILE *f)
+{
+	char wp[96], kv[48];
+	fprintf(f, "      --precision P    weights: %s; default bf16\n"
+		   "                       (fp16 on V100/T4, which have no bf16); int4 is weight-only;\n"
+		   "                       fp8-mlp: FP8 MLP in all but the first and last layers,\n"
+		   "                       attention 16-bit (Meta's Llama 3.1 FP8 checkpoints)\n"
+		   "      --kv-precision P KV cache: %s; default bf16 (fp16 on V100/T4)\n",
+		join_names(wp, sizeof wp, name_of_wprec, SW_COUNT, ", ", " or "),
+		join_names(kv, sizeof kv, name_of_kvprec, SKV_COUNT, ", ", " or "));
+}
 
 /* After the settings table's flags (cli_flag_help). */
 static const char serve_help_tail[] =
@@ -229,12 +261,20 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 		       ? usage_error("serve", "engine", "vllm, sglang, tensorrt-llm or tensorrt-llm-engine", arg) : 0;
 	case O_PREC:
 		so->base.wprec_given = 1;
-		return serve_wprec_parse(arg, &so->base.wprec)
-		       ? usage_error("serve", "precision", "bf16, fp16, fp8, int4 or fp4", arg) : 0;
+		if (serve_wprec_parse(arg, &so->base.wprec)) {
+			char want[96];
+			return usage_error("serve", "precision", join_names(want, sizeof want,
+					   name_of_wprec, SW_COUNT, ", ", " or "), arg);
+		}
+		return 0;
 	case O_KVPREC:
 		so->base.kvprec_given = 1;
-		return serve_kvprec_parse(arg, &so->base.kvprec)
-		       ? usage_error("serve", "kv-precision", "bf16, fp16 or fp8", arg) : 0;
+		if (serve_kvprec_parse(arg, &so->base.kvprec)) {
+			char want[48];
+			return usage_error("serve", "kv-precision", join_names(want, sizeof want,
+					   name_of_kvprec, SKV_COUNT, ", ", " or "), arg);
+		}
+		return 0;
 	case O_TP:
 		if (hp_parse_int(arg, &so->fix_tp) || (so->fix_tp & (so->fix_tp - 1)) || so->fix_tp > 64)
 			return usage_error("serve", "tp", "a power of two from 1 to 64", arg);
@@ -331,6 +371,11 @@ static int serve_check_args(struct serve_args *a)
 			"iteration; --prefill-apart applies to instances (fleet sizing, --estimate)\n");
 		return HP_EXIT_USAGE;
 	}
+	char why[512];   /* the engine; the pools come later (check_build_gpus) */
+	if (serve_build_note(why, sizeof why, &so->base, NULL) == 1) {
+		fprintf(stderr, "hetplan serve: --engine-build %s\n", why);
+		return HP_EXIT_USAGE;
+	}
 	if (so->offline && !a->have_obj)
 		so->objective = SERVE_OBJ_THROUGHPUT;
 	if (a->out_file && !a->have_fmt)
@@ -351,6 +396,8 @@ static int serve_parse_args(int argc, char **argv, struct serve_args *a)
 		switch (opt) {
 		case 'h':
 			cli_usage(stdout, cmd_serve_usage(), serve_help);
+			prec_help(stdout);
+			fputs(serve_help_mid, stdout);
 			cli_flag_help(stdout, &ws_serve_fields);
 			fputs(serve_help_tail, stdout);
 			return 0;
@@ -472,6 +519,8 @@ static int serve_estimate_out(const struct cluster *c, const struct model_spec *
 	}
 	if (a->fmt == FMT_JSON) {
 		cJSON *j = serve_plan_json(&res->plans[0], c, m, &a->so);
+		if (a->so.base.build != BUILD_CURRENT)   /* as serve_plans_json */
+			cJSON_AddStringToObject(j, "engine_build", serve_build(a->so.base.build)->name);
 		if (!r.fits)
 			cJSON_AddStringToObject(j, "why", r.why);
 		else if (a->burst)
@@ -534,6 +583,19 @@ char *serve_plans_text(const struct serve_plan_result *res, int src, const struc
 	return sbuf_take(&o, NULL);
 }
 
+/* An engine build other than current changes the GPUs of its generation
+ * only (serve_dec_attn_x): on a cluster without one it would change
+ * nothing, so it is refused there, naming the pools' GPUs (exit 3); a mixed
+ * cluster takes it, its other pools unchanged. Returns 0 or the status. */
+static int check_build_gpus(const struct serve_config *cfg, const struct cluster *c)
+{
+	char why[512];
+	if (serve_build_note(why, sizeof why, cfg, c) != 2)
+		return 0;
+	fprintf(stderr, "hetplan serve: --engine-build %s: it would change nothing\n", why);
+	return HP_EXIT_INPUT;
+}
+
 int cmd_serve(int argc, char **argv, const struct catalog *cat)
 {
 	struct serve_args *a = xmalloc(sizeof *a);
@@ -548,6 +610,10 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 	cluster_init(&c);
 	if ((rc = cli_build_cluster("serve", a->cluster_file, a->pools, a->n_pools, !a->no_book, cat,
 				    &c))) {
+		free(a);
+		return rc;
+	}
+	if ((rc = check_build_gpus(&a->so.base, &c))) {
 		free(a);
 		return rc;
 	}
@@ -566,6 +632,14 @@ int cmd_serve(int argc, char **argv, const struct catalog *cat)
 			"'%s'; replace it with the checkpoint's directory or its Hugging Face "
 			"repository (or give \"hf_id\" in the file)\n",
 			esc_term_buf(shown, sizeof shown, a->model_arg), SERVE_MODEL_PLACEHOLDER);
+	}
+	if (a->so.base.wprec == SW_FP8_MLP && !serve_fp8_mlp_checkpoint(m.hf_id)) {
+		char shown[300];
+		fprintf(stderr, "hetplan serve: note: --precision fp8-mlp loads a checkpoint "
+			"quantised so (FP8 MLP weights, fbgemm_fp8); hetplan knows none for %s: the "
+			"launch lines load '%s'; replace it with one\n",
+			esc_term_buf(shown, sizeof shown, *m.hf_id ? m.hf_id : m.name),
+			SERVE_MODEL_PLACEHOLDER);
 	}
 	struct serve_plan_result *res = xcalloc(1, sizeof *res);
 	struct sbuf o;

@@ -534,6 +534,17 @@ static int serve_export(struct tui *t, const char *path)
 	return 0;
 }
 
+/* After a settings-table edit: an engine build that changes nothing here
+ * (another engine's, or no pool with its GPUs: serve_build_note) is kept,
+ * as h/l pass through it, and the message line says so, where the command
+ * line refuses it. */
+static void build_note(struct tui *t)
+{
+	char why[512];
+	if (serve_build_note(why, sizeof why, &t->serve->so.base, &t->ws.cluster))
+		tui_message(t, 0, "Build %.*s: it changes nothing", TUI_CUT(why, 400));
+}
+
 int tui_serve_field_commit(struct tui *t, const char *text)
 {
 	struct tui_serve *s = t->serve;
@@ -557,6 +568,7 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		ws_serve_to_config(&w, &s->so.base);
 		serve_to_ws(t);
 		tui_serve_submit(t);
+		build_note(t);
 		return 0;
 	}
 	switch (f) {
@@ -632,6 +644,7 @@ static int field_cycle(struct tui *t, int f, int dir)
 		ws_serve_to_config(&w, &s->so.base);
 		serve_to_ws(t);
 		tui_serve_submit(t);
+		build_note(t);
 		return 1;
 	}
 	switch (f) {
