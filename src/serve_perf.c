@@ -404,9 +404,9 @@ int serve_engine_parse(const char *s, enum serve_engine *out)
  *     the checkpoint's modules_to_not_convert names the same modules, which
  *     vLLM's FBGEMMFp8Config leaves unquantised). For Llama 3.1 405B
  *     (hidden 16,384, FFN 53,248, 126 layers): 124 x 2.617e9 MLP weights at
- *     1 byte, 126 x 0.570e9 attention and 2 x 2.617e9 MLP weights at 2:
- *     478.7 GB against 401.6 GB for FP8 everywhere, 9.6 GB more per GPU at
- *     TP 8. TensorRT-LLM's --use_fp8_rowwise for the same model is FP8 on
+ *     1 byte, 126 x 0.570e9 attention and 2 x 2.617e9 MLP weights at 2,
+ *     embedding and output 8.4 GB at 2: 487.2 GB against 410.1 GB for FP8
+ *     in every linear layer, 9.6 GB more per GPU at TP 8. TensorRT-LLM's --use_fp8_rowwise for the same model is FP8 on
  *     the MLP only as well. */
 struct wprec_fmt {
 	const char *name;

@@ -18,7 +18,8 @@
  * above comm_help. */
 const char cmd_comm_usage[] =
 	"hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
-	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie] [--transport T]\n"
+	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie]\n"
+	"         [--transport ib|efa|tcp|tcpx|tcpxo|gcp-rdma]\n"
 	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
 	"         [--format table|json] [--sweep MIN:MAX]\n";
 
