@@ -48,6 +48,18 @@ expect 0 "" $H gpus
 expect 0 "" $H gpus --format json
 # Every entry of the embedded data/gpus.json is listed, each once.
 json "n = [g['name'] for g in json.load(open('data/gpus.json'))['gpus']]; assert [g['name'] for g in d] == n and len(set(n)) == len(n) >= 52 and 'H100-SXM' in n"
+# The DGX-1 Max-Q V100 runs at 163 W of its 300 W (data/gpus.json
+# power_limit_w, GEEPAFS Table 2): every format of hetplan gpus says so,
+# and no other part carries a limit.
+json "m = {g['name']: g for g in d}; assert m['V100-SXM2-LS']['tdp_w'] == 300 and m['V100-SXM2-LS']['power_limit_w'] == 163 and m['V100-SXM2-32GB']['power_limit_w'] is None"
+$H gpus >"$T/gpus.txt" 2>&1
+grep -q '^V100-SXM2-LS .* 300\*  fp32 fp16$' "$T/gpus.txt" && ok || bad "gpus: the LS row lacks 300*: $(grep LS "$T/gpus.txt")"
+[ "$(tail -1 "$T/gpus.txt")" = "* held below its TDP (catalog power_limit_w): V100-SXM2-LS 163 W" ] && ok ||
+	bad "gpus: no power-limit note: $(tail -1 "$T/gpus.txt")"
+[ "$(grep -c '\*' "$T/gpus.txt")" = 2 ] && ok || bad "gpus: more than one part marked: $(grep '\*' "$T/gpus.txt")"
+$H gpus --format csv >"$T/gpus.csv"
+[ "$(head -1 "$T/gpus.csv" | tr ',' '\n' | tail -1)" = power_limit_w ] && ok || bad "gpus csv: last column is not power_limit_w"
+[ "$(grep '^V100-SXM2-LS,' "$T/gpus.csv" | tr ',' '\n' | tail -1)" = 163 ] && ok || bad "gpus csv: LS power_limit_w is not 163"
 expect 0 "" $H models --format json
 json "m = {x['name']: x for x in d}; assert m['llama3.1-405b']['params'] == 405853388800"
 expect 0 "" $H models --format csv

@@ -214,6 +214,13 @@ static const char *gpu_cell(char *buf, size_t n, const char *fmt, double v)
 	return buf;
 }
 
+/* The part is held below its rated board power (catalog power_limit_w;
+ * perf_compute.c slows it in proportion): the watts a user runs it at. */
+static int gpu_limited(const struct gpu_spec *g)
+{
+	return g->power_limit_w > 0 && g->tdp_w > 0 && g->power_limit_w < g->tdp_w;
+}
+
 /* A JSON number, or null for a figure the catalog lacks. */
 static void json_num_or_null(cJSON *o, const char *key, double v)
 {
@@ -255,6 +262,9 @@ static void gpus_json(const struct catalog *cat)
 		cJSON_AddNumberToObject(o2, "scaleup_bytes_per_s_per_dir", g->link_Bps);
 		cJSON_AddNumberToObject(o2, "scaleup_domain", g->domain);
 		json_num_or_null(o2, "tdp_w", g->tdp_w);
+		/* a board power limit below tdp_w (catalog power_limit_w, the
+		 * watts the model runs the part at); null when none */
+		json_num_or_null(o2, "power_limit_w", gpu_limited(g) ? g->power_limit_w : 0);
 		/* the reference part whose rate the performance model scales
 		 * (catalog clock_ref, perf_compute.c clock_frac), and the host
 		 * memory of the usual node an offload is checked against
@@ -281,11 +291,13 @@ static void gpus_rows(const struct catalog *cat, enum cli_format fmt)
 {
 	/* PEAK is the dense peak of the part's best dtype (named beside it),
 	 * so a part without bf16 shows its fp16 rate; "-" marks a figure the
-	 * catalog lacks (and LINK "-" no scale-up link). */
+	 * catalog lacks (and LINK "-" no scale-up link); a TDP with "*" is a
+	 * part held at a lower power limit, named under the table. */
+	int limited = 0;
 	if (fmt == FMT_CSV)
 		printf("name,arch,memory_gb,hbm_tbps,peak_tflops,peak_dtype,fp32_tflops,tf32_tflops,"
 		       "bf16_tflops,fp16_tflops,fp8_tflops,scaleup_gbps_per_dir,domain,tdp_w,"
-		       "sm_count,memory_usable_mib\n");
+		       "sm_count,memory_usable_mib,power_limit_w\n");
 	else
 		printf("%-16s %-10s %6s %8s %8s %-5s %9s %6s %6s  %s\n", "GPU", "ARCH", "MEM GB",
 		       "HBM TB/s", "PEAK TF", "DTYPE", "LINK GB/s", "DOMAIN", "TDP W", "DTYPES");
@@ -308,23 +320,33 @@ static void gpus_rows(const struct catalog *cat, enum cli_format fmt)
 					snprintf(v, sizeof v, "%g", g->flops[d] / 1e12);
 				printf(",%s", v);
 			}
-			printf(",%g,%d,%s,%s,%s\n", g->link_Bps / 1e9, g->domain,
+			printf(",%g,%d,%s,%s,%s,%s\n", g->link_Bps / 1e9, g->domain,
 			       g->tdp_w > 0 ? gpu_cell(c[2], 24, "%g", g->tdp_w) : "",
 			       g->sms > 0 ? gpu_cell(c[3], 24, "%g", g->sms) : "",
 			       g->mem_usable_bytes > 0
-				       ? gpu_cell(c[4], 24, "%g", g->mem_usable_bytes / 1048576.0) : "");
+				       ? gpu_cell(c[4], 24, "%g", g->mem_usable_bytes / 1048576.0) : "",
+			       gpu_limited(g) ? gpu_cell(c[5], 24, "%g", g->power_limit_w) : "");
 		} else {
 			char hbm[16], pk[16], link[16], tdp[16];
 			cli_print_term(stdout, g->name, 16);
+			limited += gpu_limited(g);
 			printf(" %-10s %6.0f %8s %8s %-5s %9s %6d %6s  %s\n",
 			       hp_gen_name(g->gen), g->mem_bytes / 1e9,
 			       gpu_cell(hbm, sizeof hbm, "%.2f", g->hbm_Bps / 1e12),
 			       gpu_cell(pk, sizeof pk, "%.1f", peak / 1e12), bname,
 			       gpu_cell(link, sizeof link, "%.0f", g->link_Bps / 1e9), g->domain,
-			       gpu_cell(tdp, sizeof tdp, "%.0f", g->tdp_w),
+			       gpu_cell(tdp, sizeof tdp, gpu_limited(g) ? "%.0f*" : "%.0f", g->tdp_w),
 			       gpu_dtypes(g, " ", dts, sizeof dts));
 		}
 	}
+	if (!limited)
+		return;
+	printf("* held below its TDP (catalog power_limit_w):");
+	for (int i = 0, k = 0; i < cat->n_gpus; i++)
+		if (gpu_limited(&cat->gpus[i]))
+			printf("%s %s %.0f W", k++ ? "," : "", cat->gpus[i].name,
+			       cat->gpus[i].power_limit_w);
+	printf("\n");
 }
 
 /* A copy of the embedded and user catalog with the cache of cfg merged
