@@ -165,4 +165,19 @@ one=$("$bin" comm $gb --collective sendrecv --gpus-per-node 72 --nodes 2 --nics 
 python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) >= 17 * float(sys.argv[2])))' "$one" "$r72" && ok ||
 	bad "nvl72 sendrecv with --nics 4: $one us, want about 18 x $r72 us"
 
+# --transport's choices, said three times to a user: the synopsis (made
+# from the transport table), the man page (by hand) and the error for an
+# unknown one (comm_transport_list). All three name the six of
+# docs/cloud-transport.md and docs/links.md: ib, efa, tcp, tcpx, tcpxo,
+# gcp-rdma.
+want='ib|efa|tcp|tcpx|tcpxo|gcp-rdma'
+syn=$("$bin" comm --help | sed -n 's/.*\[--transport \([^]]*\)\].*/\1/p')
+[ "$syn" = "$want" ] && ok || bad "comm synopsis --transport: '$syn', want '$want'"
+man=$(sed -n 's/^\.BR \\-\\-transport " \(.*\)"$/\1/p' man/hetplan.1 | sed 's/\\-/-/g')
+[ "$man" = "$want" ] && ok || bad "man page --transport: '$man', want '$want'"
+"$bin" comm --collective allreduce --bytes 1M --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
+	--transport a3- >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "hetplan comm: --transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'a3-'" ] && ok ||
+	bad "--transport a3- (a machine-type prefix alone): exit $rc, $(cat "$tmp/err")"
+
 finish comm_cli

@@ -184,7 +184,7 @@ wait_for sus "EXITED:0" && ok || bad "quit after the scale-up edit"
 # $6.88/GPU-h = $220.16/h, and the total $408.69/h.
 start own 80 24
 wait_ready own || bad "no plans before the price edit"
-keys own 1 Enter j j j j j j j j j j j j Enter
+keys own 1 Enter j j j j j j j j j j j j j Enter   # Price: 14th field (after transport)
 wait_for own "Price (USD per node-hour; empty for the catalog's, 0 for hardware you own)" && ok ||
 	bad "Enter on Price did not prompt: $(screen own | tail -1)"
 keys own C-u 0 Enter

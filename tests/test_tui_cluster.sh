@@ -190,4 +190,44 @@ wait_for dom "saved $tmp/dom.json" || bad "w did not save the domain workspace: 
 keys dom q q
 wait_for dom "EXITED:0" || bad "q did not quit the domain session"
 grep -qE '"nvl_domain":[[:space:]]*16' "$tmp/dom.json" && ok || bad "the saved workspace lost nvl_domain 16: $(cat "$tmp/dom.json")"
+# A pool's transport (docs/formats.md, pool key transport) is a field of
+# the pool: a Google Cloud machine type reads as its fabric
+# (a3-megagpu-8g: tcpxo), Right steps to the next of ib, efa, tcp, tcpx,
+# tcpxo, gcp-rdma (the key's enum order), and a save writes it; one more
+# step wraps to ib, the default above 50 Gb/s NICs, which a save leaves
+# out.
+cat >"$tmp/gcp.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "gcp", "pools": [{"name": "mega", "gpu": "H100-SXM", "nodes": 2, "nics": 8, "nic_gbps": 200, "transport": "a3-megagpu-8g"}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 5}}
+JSON
+start gcp 120 30 "" "tui $tmp/gcp.json"
+wait_ready gcp || bad "no plans for the a3-mega pool"
+keys gcp 1
+wait_for gcp "NODES" || bad "no Cluster view in the gcp session"
+screen gcp | grep -qE '│ transport +tcpxo ▶' && ok || bad "the pool's transport does not read tcpxo: $(screen gcp | grep -i transport)"
+keys gcp Enter
+wait_for gcp "NICs per node" || bad "no pool fields in the gcp session"
+keys gcp j j j j j j j j j Right
+wait_for gcp "transport         gcp-rdma ▶" && ok || bad "Right did not step tcpxo to gcp-rdma: $(screen gcp | grep -i transport)"
+keys gcp Escape w
+wait_for gcp "Save workspace to:" || bad "w did not prompt in the gcp session"
+keys gcp Enter
+wait_for gcp "saved $tmp/gcp.json" || bad "w did not save the gcp workspace: $(screen gcp | tail -1)"
+grep -qE '"transport":[[:space:]]*"gcp-rdma"' "$tmp/gcp.json" && ok || bad "the saved workspace lacks transport gcp-rdma: $(cat "$tmp/gcp.json")"
+$HP report "$tmp/gcp.json" -o "$tmp/gcp-r.json" >/dev/null 2>"$tmp/err" &&
+	grep -qE '"transport":[[:space:]]*"gcp-rdma"' "$tmp/gcp-r.json" && ok ||
+	bad "the saved gcp workspace does not load as gcp-rdma: $(cat "$tmp/err")"
+keys gcp Enter   # the pool's fields keep their selection: transport
+wait_for gcp "NICs per node" || bad "no pool fields in the gcp session again"
+keys gcp Right
+wait_for gcp "transport         ib ▶" && ok || bad "Right did not wrap gcp-rdma to ib: $(screen gcp | grep -i transport)"
+keys gcp Escape w
+wait_for gcp "Save workspace to:" || bad "w did not prompt the second time"
+keys gcp Enter
+sleep 0.5
+keys gcp q q
+wait_for gcp "EXITED:0" || bad "q did not quit the gcp session"
+grep -q '"transport"' "$tmp/gcp.json" && bad "the default ib was written: $(cat "$tmp/gcp.json")" || ok
 finish tui_cluster

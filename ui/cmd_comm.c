@@ -15,13 +15,31 @@
 #include <string.h>
 
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
- * above comm_help. */
-const char cmd_comm_usage[] =
-	"hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
-	"         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie]\n"
-	"         [--transport ib|efa|tcp|tcpx|tcpxo|gcp-rdma]\n"
-	"         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
-	"         [--format table|json] [--sweep MIN:MAX]\n";
+ * above comm_help. The transports are the names of comm_transport_name
+ * (src/cluster.c), joined by '|' as completion.c reads a synopsis's
+ * choices. */
+const char *cmd_comm_usage(void)
+{
+	static char buf[512];
+	char names[128];
+	size_t len = 0;
+	names[0] = '\0';
+	for (int i = 0; i < COMM_TRANSPORT_COUNT && len < sizeof names; i++) {
+		int w = snprintf(names + len, sizeof names - len, "%s%s", i ? "|" : "",
+				 comm_transport_name((enum comm_transport)i));
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	snprintf(buf, sizeof buf,
+		 "hetplan comm --collective C --bytes SIZE --gpu TYPE --gpus-per-node N --nodes N\n"
+		 "         [--nics N --nic-gbps G] [--nvl-domain N] [--intra nvswitch|nvlink|pcie]\n"
+		 "         [--transport %s]\n"
+		 "         [--algo auto|ring|tree|nvls|nvls_tree|pat] [--proto auto|ll|ll128|simple]\n"
+		 "         [--format table|json] [--sweep MIN:MAX]\n",
+		 names);
+	return buf;
+}
 
 static const char comm_help[] =
 	"\n"
@@ -374,7 +392,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", comm_opts, NULL)) != -1) {
 		if (opt == 'h') {
-			cli_usage(stdout, cmd_comm_usage, comm_help);
+			cli_usage(stdout, cmd_comm_usage(), comm_help);
 			return HP_EXIT_OK;
 		}
 		if (opt == ':') {

@@ -10,7 +10,8 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat);
 /* Its getopt table (for --list-options). */
 struct option;
 const struct option *cmd_comm_options(void);
-/* Its synopsis, without "usage: " (the command table's usage). */
-extern const char cmd_comm_usage[];
+/* Its synopsis, without "usage: " (the command table's usage_fn): the
+ * transports generated from their table. Static storage. */
+const char *cmd_comm_usage(void);
 
 #endif
