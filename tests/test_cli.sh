@@ -486,4 +486,28 @@ for c in models completion; do
 	done <"$T/opts_$c"
 done
 
+# --- a pool's transport in estimate (text and JSON) ---------------------------
+# docs/cloud-transport.md's table: a3-megagpu-8g is tcpxo, A3_HIGH (case
+# and '_' ignored) tcpx, a3-ultragpu-8g gcp-rdma; the text names each pool
+# not on ib, the JSON every pool the plan uses; a 25 Gb/s NIC defaults to
+# tcp (below 50 Gb/s, docs/links.md), 200 Gb/s to ib (no text line).
+for tv in a3-megagpu-8g:tcpxo A3_HIGH:tcpx a3-ultragpu-8g:gcp-rdma tcpxo:tcpxo; do
+	t=${tv%%:*} tw=${tv#*:}
+	$H estimate --pool "2x8xH100-SXM,name=g,nics=8,nic_gbps=200,transport=$t" -m llama3.1-8b \
+		--tp 8 --pp 1 --mbs 1 --gbs 64 >"$T/out" 2>"$T/err"
+	[ "$(grep '^  transport ' "$T/out")" = "  transport        g $tw" ] && ok ||
+		bad "estimate transport=$t: text '$(grep transport "$T/out")', want g $tw"
+	expect 0 "" $H estimate --pool "2x8xH100-SXM,name=g,nics=8,nic_gbps=200,transport=$t" -m llama3.1-8b \
+		--tp 8 --pp 1 --mbs 1 --gbs 64 --format json
+	json "assert d['transport'] == {'g': '$tw'}, d['transport']"
+done
+expect 0 "" $H estimate --pool 2x8xH100-SXM,name=i,nics=8,nic_gbps=200 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64
+grep -q '^  transport ' "$T/out" && bad "estimate names the default ib: $(grep transport "$T/out")" || ok
+expect 0 "" $H estimate --pool 2x8xH100-SXM,name=i,nics=8,nic_gbps=200 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --format json
+json "assert d['transport'] == {'i': 'ib'}, d['transport']"
+expect 0 "" $H estimate --pool 2x8xH100-SXM,name=e,nics=1,nic_gbps=25 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --format json
+json "assert d['transport'] == {'e': 'tcp'}, d['transport']"
+expect 2 "hetplan: --pool 2x8xH100-SXM,transport=a3-: transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma, got 'a3-'" \
+	$H estimate --pool 2x8xH100-SXM,transport=a3- -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64
+
 finish cli

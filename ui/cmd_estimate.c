@@ -123,6 +123,14 @@ cJSON *cli_estimate_json(const struct estimate *e, const struct cluster *c,
 			cJSON_AddStringToObject(ps, "source", c->pools[i].price_source);
 			cJSON_AddItemToArray(src, ps);
 		}
+	/* each pool's network transport (pool key transport, its canonical
+	 * name: a machine type reads as its fabric), as a cluster file or
+	 * workspace saves it */
+	cJSON *tr = cJSON_AddObjectToObject(o, "transport");
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i])
+			cJSON_AddStringToObject(tr, c->pools[i].name,
+						comm_transport_name(c->pools[i].transport));
 	cJSON *en = cJSON_AddObjectToObject(o, "energy");
 	cJSON_AddNumberToObject(en, "power_kw", e->power_kw);
 	cJSON_AddNumberToObject(en, "joules_per_token", e->joules_per_token);
@@ -339,6 +347,15 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 		if (used[i] && pool_price_known(&c->pools[i])) {
 			printf("  %-16s %s $%.2f/node-h from %s\n", first ? "prices" : "",
 			       c->pools[i].name, c->pools[i].usd_per_node_h, c->pools[i].price_source);
+			first = 0;
+		}
+	/* a transport other than InfiniBand/RoCE (the default above 50 Gb/s
+	 * NICs) changes the collectives: named, as prices are, per pool */
+	first = 1;
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i] && c->pools[i].transport != COMM_TRANSPORT_IB) {
+			printf("  %-16s %s %s\n", first ? "transport" : "", c->pools[i].name,
+			       comm_transport_name(c->pools[i].transport));
 			first = 0;
 		}
 	printf("  power            %.1f kW, %.2f J/token (estimate)\n", e->power_kw,
