@@ -60,6 +60,17 @@ wait_for m "V100-SXM2-32GB" && ok || bad "no V100-SXM2-32GB in the picker"
 screen m | grep 'V100-SXM2-32GB' | grep -q '125 TF fp16' && ok ||
 	bad "V100 row: $(screen m | grep 'V100-SXM2-32GB')"
 screen m | grep -q 'dense TF: fp32 15.7 fp16 125' && ok || bad "no dtype line for V100"
+screen m | grep -q ' W of its ' && bad "the 300 W V100 reads as power-limited" || ok
+keys m Escape
+# The DGX-1 Max-Q part: held at 163 W of its 300 W (data/gpus.json
+# power_limit_w, GEEPAFS Table 2), said under the list as hetplan gpus
+# marks it.
+keys m 1 a
+wait_for m "Add a pool: pick its GPU" || bad "a did not open the GPU picker again"
+keys m V 1 0 0 - S X M 2 - L
+wait_for m "Filter: V100-SXM2-L_" || bad "the filter does not show V100-SXM2-L"
+wait_for m "dense TF: fp32 15.7 fp16 125; 163 W of its 300 W TDP" && ok ||
+	bad "no power limit for V100-SXM2-LS: $(screen m | grep 'dense TF')"
 keys m Escape
 
 # ---- plans: filter, no match, unique rows, no label cut mid-word

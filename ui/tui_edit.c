@@ -1460,6 +1460,12 @@ void tui_picker_draw(struct tui *t)
 			if (g->flops[d] > 0)
 				len += snprintf(line + len, sizeof line - (size_t)len, " %s %.4g",
 						hp_dtype_name((enum hp_dtype)d), g->flops[d] / 1e12);
+		/* a part held below its rated power (catalog power_limit_w,
+		 * as hetplan gpus marks it): the watts it runs at */
+		if (g->power_limit_w > 0 && g->power_limit_w < g->tdp_w && len > 0 &&
+		    len < (int)sizeof line)
+			snprintf(line + len, sizeof line - (size_t)len, "; %.0f W of its %.0f W TDP",
+				 g->power_limit_w, g->tdp_w);
 		tui_put(y0 + h + 2, x0 + 2, w - 4, tui_attr(t, C_DIM), line);
 	}
 	t->mouse_list = &t->lpick;
