@@ -571,6 +571,17 @@ static void prec_cell(struct table *t, const char *name, int swapped, const stru
 	sbuf_done(&o);
 }
 
+/* The engine as the workload names it: "vllm", or "vllm, build
+ * vllm-rocm-0.6" for a build other than the current one. */
+static const char *engine_text(char *b, size_t n, const struct serve_opts *so)
+{
+	if (so->base.build == BUILD_CURRENT)
+		return serve_engine_name(so->base.engine);
+	snprintf(b, n, "%s, build %s", serve_engine_name(so->base.engine),
+		 serve_build(so->base.build)->name);
+	return b;
+}
+
 void serve_table_workload(struct table *t, const struct serve_opts *so, const struct cluster *c)
 {
 	char b[96];
@@ -589,10 +600,7 @@ void serve_table_workload(struct table *t, const struct serve_opts *so, const st
 	kv(t, "p99 TTFT target", so->slo.ttft_p99_s > 0 ? b : "none");
 	fmt_latency(b, sizeof b, so->slo.tpot_p99_s);
 	kv(t, "p99 TPOT target", so->slo.tpot_p99_s > 0 ? b : "none");
-	if (so->base.build != BUILD_CURRENT)
-		snprintf(b, sizeof b, "%s, build %s", serve_engine_name(so->base.engine),
-			 serve_build(so->base.build)->name);
-	kv(t, "engine", so->base.build != BUILD_CURRENT ? b : serve_engine_name(so->base.engine));
+	kv(t, "engine", engine_text(b, sizeof b, so));
 	table_row(t, 0);
 	table_text(t, "weights");
 	prec_cell(t, serve_wprec_name(so->base.wprec), !so->base.wprec_given, c, &so->base, 0);
@@ -1020,6 +1028,14 @@ static void render_text(struct sbuf *b, const struct serve_report_input *in, con
 	search_line(line, sizeof line, in);
 	sbuf_add(b, k == &sinks[SERVE_SINK_TERM] ? "\n" : "");
 	put_text(b, k, line);
+	/* these pages have no workload table (the HTML page's and the
+	 * workspace report's do): an engine build other than the profiled
+	 * one, which changes the figures above, is named here */
+	if (in->opts->base.build != BUILD_CURRENT) {
+		char e[96];
+		snprintf(line, sizeof line, "Engine: %s.", engine_text(e, sizeof e, in->opts));
+		put_text(b, k, line);
+	}
 }
 
 /* ---- the HTML page ------------------------------------------------------------ */

@@ -945,4 +945,17 @@ expect launch-fp8-mlp-70b 0 "knows none for meta-llama/Llama-3.1-70B-Instruct" -
 grep -q '"launch":[[:space:]]*"vllm serve '"'<model-path-or-hf-repo>'"' --tensor' "$tmp/out" &&
 	ok || bad "fp8-mlp 70b: $(grep launch "$tmp/out")"
 
+# The build in the text and Markdown of hetplan serve (no workload table
+# there, as the HTML page has): the last line names it; the current build
+# adds no line.
+for f in table md; do
+	expect build-text-$f 0 "" -- --pool 1x8xMI300X -m llama3.1-8b --rate 1 --isl 512 --osl 128 \
+		--engine vllm --engine-build vllm-rocm-0.6 --format $f
+	[ "$(tail -1 "$tmp/out")" = "Engine: vllm, build vllm-rocm-0.6." ] && ok ||
+		bad "serve --format $f: last line '$(tail -1 "$tmp/out")', want the build"
+	expect build-text-cur-$f 0 "" -- --pool 1x8xMI300X -m llama3.1-8b --rate 1 --isl 512 --osl 128 \
+		--engine vllm --engine-build current --format $f
+	grep -q "^Engine:" "$tmp/out" && bad "serve --engine-build current --format $f names a build" || ok
+done
+
 finish serve_cli
