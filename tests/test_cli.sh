@@ -509,5 +509,19 @@ expect 0 "" $H estimate --pool 2x8xH100-SXM,name=e,nics=1,nic_gbps=25 -m llama3.
 json "assert d['transport'] == {'e': 'tcp'}, d['transport']"
 expect 2 "hetplan: --pool 2x8xH100-SXM,transport=a3-: transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma, got 'a3-'" \
 	$H estimate --pool 2x8xH100-SXM,transport=a3- -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64
+# plan's detail of plan 1 names them too: three pools on Google Cloud's
+# three fabrics (a3-megagpu-8g tcpxo, TCPX, gcp_rdma: docs/cloud-transport.md),
+# plan 1 on all of them (every pool at batch 512), and a pool on ib says
+# nothing.
+cat >"$T/gcp3.json" <<'JSON'
+{"pools": [{"name": "mega", "gpu": "H100-SXM", "nodes": 4, "nics": 8, "nic_gbps": 200, "transport": "a3-megagpu-8g"},
+           {"name": "hi", "gpu": "H100-SXM", "nodes": 2, "nics": 4, "nic_gbps": 200, "transport": "TCPX"},
+           {"name": "ultra", "gpu": "H200-SXM", "nodes": 2, "nics": 8, "nic_gbps": 400, "transport": "gcp_rdma"}]}
+JSON
+$H plan -c "$T/gcp3.json" -m llama3.1-8b --gbs 512 --top 1 >"$T/out" 2>"$T/err"
+[ "$(grep '^  transport:' "$T/out")" = "  transport: mega tcpxo, hi tcpx, ultra gcp-rdma" ] && ok ||
+	bad "plan: transport line '$(grep transport "$T/out")'"
+$H plan --pool 2x8xH100-SXM,nics=8,nic_gbps=200 -m llama3.1-8b --gbs 64 --top 1 >"$T/out" 2>"$T/err"
+grep -q '^  transport:' "$T/out" && bad "plan names the default ib: $(grep transport "$T/out")" || ok
 
 finish cli

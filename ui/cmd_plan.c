@@ -487,6 +487,15 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 				sbuf_addf(o, "  %s links: %s\n", perf_dim_name((enum perf_dim)i), d.links[i]);
 		dispatch_free(&d);
 	}
+	/* a pool's transport other than InfiniBand/RoCE, as estimate names it */
+	int used[HP_MAX_POOLS], nt = 0;
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i] && c->pools[i].transport != COMM_TRANSPORT_IB)
+			sbuf_addf(o, "%s %s %s", nt++ ? "," : "  transport:", c->pools[i].name,
+				  comm_transport_name(c->pools[i].transport));
+	if (nt)
+		sbuf_add(o, "\n");
 }
 
 /* --help's last lines: the framework names from the table, the
