@@ -675,8 +675,10 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 	}
 	char want[FIELDS_WANT_MAX];
 	if (fields_parse_text(f, p, eq, want, sizeof want) < 0)
-		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s, got '%s'", spec,
-				  kv, want, eq);
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s%s, got '%s'", spec,
+				  kv, want,
+				  strcmp(kv, "transport") ? "" :
+				  " (or a Google Cloud machine type such as a3-megagpu-8g)", eq);
 	if (!strcmp(kv, "price")) {
 		snprintf(p->price_source, sizeof p->price_source, "--pool");
 		p->price_set = 1;
