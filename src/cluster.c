@@ -158,6 +158,15 @@ void comm_transport_list(char *buf, size_t n, int quoted)
 	}
 }
 
+void comm_transport_want(char *buf, size_t n, int quoted)
+{
+	char names[96];
+	comm_transport_list(names, sizeof names, quoted);
+	snprintf(buf, n, quoted ? "%s (or a Google Cloud machine type such as \"%s\")"
+				: "%s (or a Google Cloud machine type such as %s)",
+		 names, "a3-megagpu-8g");
+}
+
 int cluster_same_site(const struct cluster *c, int a, int b)
 {
 	return a == b || !strcmp(c->pools[a].site, c->pools[b].site);
@@ -541,11 +550,10 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	if (!*transport) {
 		p.transport = cluster_default_transport(p.nic_gbps);
 	} else if (comm_transport_parse(transport, &p.transport)) {
-		char names[96];
-		comm_transport_list(names, sizeof names, 1);
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s.transport: expected %s (or a Google Cloud machine type such as \"a3-megagpu-8g\"), got \"%s\"",
-				  where, names, transport);
+		char want[160];
+		comm_transport_want(want, sizeof want, 1);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s.transport: expected %s, got \"%s\"",
+				  where, want, transport);
 	}
 	if (!cJSON_GetObjectItemCaseSensitive(o, "nics"))
 		pool_nics_per_tray(&p);
@@ -674,11 +682,12 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 				  spec, kv, known);
 	}
 	char want[FIELDS_WANT_MAX];
-	if (fields_parse_text(f, p, eq, want, sizeof want) < 0)
-		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s%s, got '%s'", spec,
-				  kv, want,
-				  strcmp(kv, "transport") ? "" :
-				  " (or a Google Cloud machine type such as a3-megagpu-8g)", eq);
+	if (fields_parse_text(f, p, eq, want, sizeof want) < 0) {
+		if (!strcmp(kv, "transport"))   /* the names and the machine types */
+			comm_transport_want(want, sizeof want, 0);
+		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s, got '%s'", spec,
+				  kv, want, eq);
+	}
 	if (!strcmp(kv, "price")) {
 		snprintf(p->price_source, sizeof p->price_source, "--pool");
 		p->price_set = 1;

@@ -44,6 +44,11 @@ int comm_transport_parse(const char *s, enum comm_transport *out);
  * or gcp-rdma", each in double quotes when quoted. Writes at most n bytes
  * (NUL-terminated, cut if n is short). Never fails. */
 void comm_transport_list(char *buf, size_t n, int quoted);
+/* What a transport value may be, for messages: comm_transport_list's names
+ * and the machine types comm_transport_parse also reads ("... or gcp-rdma
+ * (or a Google Cloud machine type such as a3-megagpu-8g)"), the example in
+ * double quotes when quoted. */
+void comm_transport_want(char *buf, size_t n, int quoted);
 
 /* NICs slower than this (Gb/s) carry NCCL over TCP sockets unless a pool
  * says otherwise: GPU clusters' RDMA fabrics run faster (InfiniBand since

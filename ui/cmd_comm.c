@@ -213,9 +213,8 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 		return 0;
 	default: /* O_TRANSPORT */
 		if (comm_transport_parse(arg, &a->transport)) {
-			char list[128], want[200];
-			comm_transport_list(list, sizeof list, 0);
-			snprintf(want, sizeof want, "%s (or a Google Cloud machine type such as a3-megagpu-8g)", list);
+			char want[160];
+			comm_transport_want(want, sizeof want, 0);
 			return usage_error("comm", "transport", want, arg);
 		}
 		return 0;
