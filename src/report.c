@@ -679,8 +679,10 @@ static void plan_md_metrics(struct sbuf *b, const struct report_input *in,
 	table_num(&t, hp_fmt_duration(x, sizeof x, e->step_time_s), e->step_time_s);
 	if (e->price_known) {
 		table_row(&t, 0);
+		/* in table_usd's words ("$55.04", "$12.3k"), as the TUI's plan
+		 * editor writes the same row and every view writes $/h */
 		table_text(&t, "$/hour");
-		table_numf(&t, "%.2f", e->usd_per_hour);
+		table_num(&t, report_fmt_usd(x, sizeof x, e->usd_per_hour), e->usd_per_hour);
 		table_row(&t, 0);
 		table_text(&t, "$ per 1M tokens");
 		table_num(&t, table_rate(x, sizeof x, e->usd_per_mtok, 0), e->usd_per_mtok);

@@ -61,7 +61,8 @@ const char *const *report_assumptions(int *n);
  *   plans: the ranked plans (the chosen one marked TABLE_ROW_CHOSEN);
  *   singles: the best plan on each pool alone;
  *   pareto: the time/cost Pareto front;
- *   pools: the cluster's pools with their prices and price sources;
+ *   pools: the cluster's pools with their network transports, their unit
+ *     prices (table_rate's words) and price sources;
  *   layout: sp's replica groups x stages with their nodes, at most
  *     max_rows rows (0: all);
  *   step: sp's step-time breakdown (non-zero parts);

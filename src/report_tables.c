@@ -158,6 +158,7 @@ static const struct table_col pools_cols[] = {
 	{ "nodes x GPUs", NULL, TABLE_RIGHT },
 	{ "intra-node", NULL, TABLE_LEFT },
 	{ "network", NULL, TABLE_LEFT },
+	{ "transport", NULL, TABLE_LEFT },
 	{ "provider / region", NULL, TABLE_LEFT },
 	{ "$/node-h", "USD/h", TABLE_RIGHT },
 	{ "$/GPU-h", "USD/h", TABLE_RIGHT },
@@ -177,10 +178,17 @@ void report_table_pools(struct table *t, const struct cluster *c)
 		table_textf(t, "%d%s x %d", p->nodes, p->nodes_max > 0 ? " (max)" : "", p->gpus_per_node);
 		table_text(t, hp_intra_name(p->intra));
 		table_textf(t, "%d x %.0f Gb/s", p->nics, p->nic_gbps);
+		/* every pool's transport, ib included, by the name a cluster file,
+		 * --pool and estimate's transport line give it */
+		table_text(t, comm_transport_name(p->transport));
 		table_textf(t, "%s / %s", *p->provider ? p->provider : "-", *p->region ? p->region : "-");
 		if (pool_price_known(p)) {
-			table_numf(t, "%.2f", p->usd_per_node_h);
-			table_numf(t, "%.2f", p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1));
+			/* unit prices in table_rate's words, as `hetplan prices`,
+			 * estimate's prices line and the TUI write them */
+			double gh = p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1);
+			char r[32];
+			table_num(t, table_rate(r, sizeof r, p->usd_per_node_h, 0), p->usd_per_node_h);
+			table_num(t, table_rate(r, sizeof r, gh, 0), gh);
 		} else {
 			table_text(t, "unknown");
 			table_text(t, "unknown");

@@ -98,8 +98,27 @@ FIELDS_ENUM(static, sobjective_enum, enum serve_objective, 2, serve_objective_na
 
 /* The engine builds, serve_perf.c's builds table (serve --engine-build). */
 static const char *serve_build_name(enum serve_build b) { return serve_build(b)->name; }
-FIELDS_ENUM(static, sbuild_enum, enum serve_build, BUILD_COUNT, serve_build_name,
-	    serve_build_parse);
+
+/* A build's name read as a pool's transport is (comm_transport_parse):
+ * both compare hp_name_key's keys, so case, spaces, '-', '_' and '.' do
+ * not count ("VLLM ROCm 0.6" is vllm-rocm-0.6, as "TCP XO" is tcpxo).
+ * A name longer than any key is refused, not cut to a match. */
+static int build_parse(const char *s, enum serve_build *out)
+{
+	char k[64], nk[64];
+	if (!s || strlen(s) >= sizeof k)
+		return -1;
+	hp_name_key(k, sizeof k, s);
+	for (int i = 0; i < BUILD_COUNT; i++) {
+		hp_name_key(nk, sizeof nk, serve_build_name((enum serve_build)i));
+		if (*k && !strcmp(k, nk)) {
+			*out = (enum serve_build)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+FIELDS_ENUM(static, sbuild_enum, enum serve_build, BUILD_COUNT, serve_build_name, build_parse);
 
 static const char *const serve_on_off[] = { "off", "on" };
 

@@ -343,10 +343,14 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 				printf("%s %s (%s)", n++ ? "," : "", c->pools[i].name, c->pools[i].gpu.name);
 		printf("; give price_per_node_hour (--pool ...,price=USD)\n");
 	}
+	/* unit prices in table_rate's words, as `hetplan prices` and the
+	 * reports' cluster table write them */
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i] && pool_price_known(&c->pools[i])) {
-			printf("  %-16s %s $%.2f/node-h from %s\n", first ? "prices" : "",
-			       c->pools[i].name, c->pools[i].usd_per_node_h, c->pools[i].price_source);
+			char r[32];
+			printf("  %-16s %s $%s/node-h from %s\n", first ? "prices" : "",
+			       c->pools[i].name, table_rate(r, sizeof r, c->pools[i].usd_per_node_h, 0),
+			       c->pools[i].price_source);
 			first = 0;
 		}
 	/* a transport other than InfiniBand/RoCE (the default above 50 Gb/s
