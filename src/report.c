@@ -732,6 +732,18 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
 		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "", sched,
 		  p->cp ? p->cp : 1, p->ep ? p->ep : 1);
+	/* the pools it uses that are not on InfiniBand/RoCE, with their
+	 * transport, as plan's detail and estimate name them */
+	int used[HP_MAX_POOLS], nt = 0;
+	plan_gpus(p, used);
+	for (int i = 0; i < in->cluster->n_pools; i++)
+		if (used[i] && in->cluster->pools[i].transport != COMM_TRANSPORT_IB) {
+			sbuf_add(&b, nt++ ? ", " : "Transport: ");
+			sbuf_add_md(&b, in->cluster->pools[i].name);
+			sbuf_addf(&b, " %s", comm_transport_name(in->cluster->pools[i].transport));
+		}
+	if (nt)
+		sbuf_add(&b, ".\n\n");
 	report_table_layout(&t, in, sp, 0);
 	md_table(&b, 2, &t);
 	report_table_step(&t, sp);

@@ -375,6 +375,43 @@ TEST(html_escapes_user_strings)
 	free(s);
 }
 
+/* The cluster table names each pool's transport and its unit prices in
+ * table_rate's words, in Markdown and HTML; the one-plan Markdown (the
+ * TUI's export) names the transport of a pool it uses that is not on ib,
+ * as plan's detail does. Prices: data/gpus.json's reference $6.88 per
+ * H100-SXM GPU-hour x 8 = 55.04 a node-hour, $2.946 per A100-SXM4-80GB
+ * GPU-hour x 8 = 23.568, each to a tenth of a cent. */
+TEST(transport_and_unit_prices)
+{
+	ws.cluster.pools[0].transport = COMM_TRANSPORT_TCPXO;
+	char *s = render(REPORT_MD, 0);
+	CHECK_CONTAINS(s, "| network | transport | provider / region | $/node-h | $/GPU-h |");
+	CHECK_CONTAINS(s, "| h100 | H100-SXM | 4 x 8 | nvswitch | 8 x 400 Gb/s | tcpxo | - / - | "
+		       "55.040 | 6.880 |");
+	CHECK_CONTAINS(s, "| a100 | A100-SXM4-80GB | 8 x 8 | nvswitch | 8 x 200 Gb/s | ib | - / - | "
+		       "23.568 | 2.946 |");
+	free(s);
+	s = render(REPORT_HTML, 0);
+	CHECK_CONTAINS(s, "<td>8 x 400 Gb/s</td><td>tcpxo</td>");
+	CHECK_CONTAINS(s, "<td>8 x 200 Gb/s</td><td>ib</td>");
+	CHECK_CONTAINS(s, ">55.040</td>");
+	CHECK_CONTAINS(s, ">2.946</td>");
+	free(s);
+	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, 0, 0, "0.1.0", NULL };
+	for (int i = 0; i < res.n_plans; i++) {
+		s = report_plan_md(&in, &res.plans[i]);
+		/* "Transport: h100 tcpxo." exactly when the plan uses pool 0 */
+		CHECK_EQ_INT(strstr(s, "\nTransport: h100 tcpxo.\n") != NULL,
+			     res.plans[i].gpus_used[0] > 0);
+		CHECK(strstr(s, "a100 ib") == NULL);
+		free(s);
+	}
+	ws.cluster.pools[0].transport = COMM_TRANSPORT_IB;
+	s = report_plan_md(&in, &res.plans[0]);
+	CHECK(strstr(s, "Transport:") == NULL);
+	free(s);
+}
+
 TEST(bad_chosen_index)
 {
 	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, 7, 0, "0.1.0", NULL };
@@ -516,6 +553,7 @@ int main(int argc, char **argv)
 	RUN(markdown_sections);
 	RUN(offload_line_in_every_format);
 	RUN(html_self_contained);
+	RUN(transport_and_unit_prices);
 	RUN(bad_chosen_index);
 	RUN(nothing_fits);
 	RUN(format_names);
