@@ -109,8 +109,8 @@ int report_write_file(const char *path, enum report_format fmt,
  * numbers, settings (with the transport of each pool it uses that is not
  * on ib, as plan's detail names it), layout, step time, memory and
  * communication tables (the report's), and the plan as an `estimate
- * --plan` input. The TUI's
- * export writes it for .md files. Returns a heap string (caller frees). */
+ * --plan` input. The TUI's export writes it for .md files. Returns a heap
+ * string (caller frees). */
 char *report_plan_md(const struct report_input *in, const struct search_plan *sp);
 
 /* The ranked plans of r as CSV (REPORT_CSV_COLUMNS, one row per plan),

@@ -183,8 +183,8 @@ void report_table_pools(struct table *t, const struct cluster *c)
 		table_text(t, comm_transport_name(p->transport));
 		table_textf(t, "%s / %s", *p->provider ? p->provider : "-", *p->region ? p->region : "-");
 		if (pool_price_known(p)) {
-			/* unit prices in table_rate's words, as `hetplan prices`,
-			 * estimate's prices line and the TUI write them */
+			/* unit prices in table_rate's words, as `hetplan prices`
+			 * and estimate's prices line write them */
 			double gh = p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1);
 			char r[32];
 			table_num(t, table_rate(r, sizeof r, p->usd_per_node_h, 0), p->usd_per_node_h);
