@@ -612,7 +612,18 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLB13": "small/V100/consumer", "BLDSA": "small/V100/consumer",
           # Round 30, part 2: Megatron-DeepSpeed's rebase README (GPT 13B on
           # 128 DGX-2 V100, GPT 1.3B on one DGX-2).
-          "BLMDS": "small/V100/consumer"}
+          "BLMDS": "small/V100/consumer",
+          # Round 31: OLMo-core's README throughput table (OLMo 1B/7B/13B,
+          # Llama 3 8B; FSDP2 + torch.compile, bf16 and float8; H100, one
+          # node of 8 ASSUMED): an FSDP small-lab stack on H100.
+          "BLOLC": "H100 FSDP (OLMo-core)",
+          # Round 31: NeMo's long-sequence page, its B200 table (Llama 3 8B
+          # FP8, seq 8K-1M with CP, 8-1,024 GPUs; BLNLS is its H100 table).
+          "BLNLB": "B200 (8 per node)",
+          # Round 31: dgxc-benchmarking v25.04.01's MaxText Llama 3 70B
+          # tables (JAX/XLA FSDP over 128 and 256 H100; holdout.csv's MAXT
+          # rows are the v24.11.1 Llama 2 70B recipe of the same team).
+          "BLMXT": "H100 MaxText (JAX)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
