@@ -642,7 +642,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 31: dgxc-benchmarking v25.04.01's MaxText Llama 3 70B
           # tables (JAX/XLA FSDP over 128 and 256 H100; holdout.csv's MAXT
           # rows are the v24.11.1 Llama 2 70B recipe of the same team).
-          "BLMXT": "H100 MaxText (JAX)"}
+          "BLMXT": "H100 MaxText (JAX)",
+          # Round 31, part 2: Together AI's weak-scaling report of NVIDIA's
+          # Llama 3 70B FP8 recipe (Megatron FSDP) on 64-592 B200.
+          "BLTGB": "B200 (8 per node)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -738,6 +741,10 @@ OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "
                  # cpu_offloading_num_layers 80 (round 29, stated before
                  # the row was scored; its note names the file)
                  "BLDG510-01": "activations:80"}
+# Round 31, part 2: the Together B200 report's recipe (Megatron-Bridge
+# v0.2.0 LLAMA3_70B_B200_FP8_CS_BASE_CONFIG) sets cpu_offloading_num_layers
+# 5, which the report states too (stated before the rows were scored).
+OFFLOAD_BY_ID.update({"BLTGB-%02d" % i: "activations:5" for i in range(1, 6)})
 
 # Post hoc (a fact about the runs' software, docs/moe-blackwell.md
 # section 3): Transformer Engine before v2.5 has no fused attention for
