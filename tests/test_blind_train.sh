@@ -645,7 +645,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLMXT": "H100 MaxText (JAX)",
           # Round 31, part 2: Together AI's weak-scaling report of NVIDIA's
           # Llama 3 70B FP8 recipe (Megatron FSDP) on 64-592 B200.
-          "BLTGB": "B200 (8 per node)"}
+          "BLTGB": "B200 (8 per node)",
+          # Round 31, part 3: the same repository's one-node Llama 3.1 8B
+          # runs (NeMo 26.02 recipe, BF16 and FP8, full-iteration CUDA graphs).
+          "BLTGK": "B200 (8 per node)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
