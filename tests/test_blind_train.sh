@@ -648,7 +648,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLTGB": "B200 (8 per node)",
           # Round 31, part 3: the same repository's one-node Llama 3.1 8B
           # runs (NeMo 26.02 recipe, BF16 and FP8, full-iteration CUDA graphs).
-          "BLTGK": "B200 (8 per node)"}
+          "BLTGK": "B200 (8 per node)",
+          # Round 31, part 4: the same repository's Nemotron-4 15B BF16 report
+          # (NVIDIA's NeMo 2 recipe on 64 and 256 B200).
+          "BLTGN": "B200 (8 per node)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
