@@ -431,8 +431,9 @@
  *    copies the result back (gradient_as_bucket_view False, the
  *    Trainer's default): three passes, as apex's (ddp_copy_passes 3).
  *    ZeRO: a Trainer run with --deepspeed is DeepSpeed's engine with the
- *    model in 16 bits (no autocast): the deepspeed row, whose config
- *    defaults it keeps; this row is ZeRO 0 only (zero_stages 1).
+ *    model in 16 bits (no autocast): the hf-deepspeed row below (the
+ *    deepspeed row counts Megatron-DeepSpeed's fused layer instead); this
+ *    row is ZeRO 0 only (zero_stages 1).
  *    Gradient checkpointing (--gradient_checkpointing) recomputes whole
  *    blocks: recompute full; runs_on.c refuses selective. The model code
  *    (perf_compute.c eager_layer_kernels, layer_ew_bytes, hf_eager_bytes):
@@ -451,6 +452,78 @@
  *    hf-trainer (launch.c: the Trainer's own flags, checked against
  *    tests/data/hf_training_args.txt, transformers training_args.py
  *    @00349ae8), which runs this row at ZeRO 0 and the deepspeed row above.
+ *    The causal mask is a torch.where over the scores before the additive
+ *    padding mask (GPT2Attention._attn @0010f602): eager_where_mask,
+ *    inside autocast's count here (hf_eager_bytes).
+ *  - hf-deepspeed (estimate-only; docs/hf-deepspeed.md): the same Trainer
+ *    and eager model code under --deepspeed (transformers src/
+ *    transformers/deepspeed.py @026015292b, deepspeed_init and
+ *    deepspeed_optim_sched: the model handed to deepspeed.initialize, and
+ *    when the config has no "optimizer" section the Trainer's own AdamW
+ *    wrapped by DeepSpeed, zero_allow_untested_optimizer set), as the
+ *    BLDSA (DeepSpeedExamples training/autotuning/hf @83757d9c: HF
+ *    run_clm.py, transformers 4.12, DeepSpeed of 2021-11) and BLMLI-12..14
+ *    rows ran it. Counted at microsoft/DeepSpeed v0.5.6 (2665c8b1,
+ *    2021-11-11). The engine keeps the model in 16 bits (no autocast:
+ *    amp_autocast 0): the eager layer's passes in 16 bits (eager_modules,
+ *    eager_fused_qkv, eager_qkv_copies, eager_where_mask as hf-transformers;
+ *    perf_compute.c hf_eager_bytes counts gelu_new and the where in the
+ *    activation dtype). The engine's data parallelism is the deepspeed
+ *    row's: ZeRO 0 is buffered_allreduce_fallback after the backward
+ *    (engine.py v0.5.6 L1399-1414; grad_overlap_min_zero 1,
+ *    zero0_copy_passes 3: flatten, scale, copy back), ZeRO 1-2 the
+ *    stage2.py optimizer, overlap_comm off unless set (zero/constants.py
+ *    L60; dp_overlap_default_min_zero 3), ZeRO-2 reducing every micro-batch
+ *    (engine.py L1404-1406, stage2.py L1230: zero2_reduce_per_microbatch),
+ *    gradients in the training dtype (bf16 at ZeRO 0 in fp32:
+ *    FW_GRAD_FP32_BF16_ZERO0), the parameters all-gathered inside step()
+ *    (param_overlap 0). Buckets: reduce_bucket_size 500,000,000 elements
+ *    (zero/constants.py L68; ZeRO 0's MEMORY_OPT_ALLREDUCE_SIZE the same),
+ *    ddp_bucket_elems 5e8. ZeRO 1-2 copy passes (ddp_copy_passes 2):
+ *    with contiguous_gradients (default True, L64) each gradient is copied
+ *    into the ipg bucket (new_grad_tensor.copy_(param.grad.view(-1)),
+ *    stage2.py reduce_independent_p_g_buckets_and_remove_grads) and the
+ *    bucket divided by the DP size before the reduce (average_tensor,
+ *    tensor.div_, reduce_scatter default True, L57). The deepspeed row
+ *    charges 0 here (simplified there; not changed, its estimates stay).
+ *    The optimizer step at ZeRO 1-2 (stage2.py step(), L1601-1720), per
+ *    parameter of the rank's shard (zero1_opt_shard_bytes): the overflow
+ *    check, float(x.float().sum()) per gradient of the partition (read 2,
+ *    write 4, read 4: 10); get_grad_norm_direct, g.data.double().norm(2)
+ *    (read 2, write 8, read 8: 18); the flatten and .to(fp32) of the
+ *    partition's gradients (2 + 2, then 2 + 4: 10); unscale_and_clip_grads'
+ *    mul_ (4 + 4: 8); the Trainer's AdamW (transformers optimization.py
+ *    AdamW.step of the 4.x releases, a Python loop over the param groups'
+ *    tensors, here DeepSpeed's flat fp32 partition: exp_avg.mul_ 8, .add_
+ *    12, exp_avg_sq.mul_ 8, .addcmul_ 16, sqrt 8, add_(eps) 8, addcdiv_ 16:
+ *    76; weight_decay 0.0 by default, so no decay pass); the copy of the
+ *    fp32 partition into the 16-bit one (4 + 2: 6). 128 bytes. With an
+ *    "optimizer" section in the config DeepSpeed builds its FusedAdam
+ *    (28 in place of 76: 80 bytes); not a plan key, the row counts the
+ *    Trainer's AdamW. No per-model-parameter passes in the step
+ *    (zero1_opt_model_bytes 0: the other partitions' gradients are
+ *    dropped, free_grad_in_param_list). ZeRO 0 (opt_bytes_per_param):
+ *    the Trainer's AdamW is not FusedAdam, so the engine wraps it in
+ *    FP16_UnfusedOptimizer (engine.py _configure_fp16_optimizer,
+ *    L1027-1067; fp16/unfused_optimizer.py step()): the overflow check
+ *    (10), get_weight_norm over the gradients (p.data.float().norm():
+ *    2 + 4 + 4 = 10), each gradient .to(fp32) (6), the unscale mul_ (8),
+ *    AdamW (76), the copy back into the 16-bit weights (6): 116 bytes.
+ *    Not modelled: the host syncs, one float() or .item() per gradient
+ *    tensor in the overflow check and the norm, and AdamW's seven kernels
+ *    per tensor at ZeRO 0 (on the flat partition at ZeRO 1-2: a few).
+ *    The loss (GPT2LMHeadModel.forward: lm_logits[..., :-1, :]
+ *    .contiguous(), then CrossEntropyLoss in the logits' 16 bits), per
+ *    logit: forward the shift copy (2 + 2) and log_softmax (2 + 2): 8;
+ *    backward nll_loss's gradient written (2), log_softmax's backward
+ *    (read 2 + 2, write 2) and the slice's gradient, zeros and the copy
+ *    in (2 + 2 + 2): 14. The fp16 loss scale (initial 2^32, halved on
+ *    each overflow: constants.py FP16_INITIAL_SCALE_POWER_DEFAULT 32)
+ *    skips the first steps' updates, which changes nothing countable
+ *    beyond the step's bytes above. ZeRO-3 is not counted (zero_stages
+ *    3): its gather and partition costs are written for the deepspeed
+ *    row's 2021-22 code in perf_comm.c. Data parallelism only (dp_only),
+ *    no sequence parallelism, no MoE, as hf-transformers.
  */
 #include "framework.h"
 
@@ -590,7 +663,38 @@ static const struct framework_info rows[FW_ROWS] = {
 		    .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 		    .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
 		    .eager_fused_qkv = 1, .eager_mask_mul = 0, .unfused_only = 0, .flash_sm80 = 1,
-		    .no_sp = 1, .moe = 0, .dp_only = 1, .amp_autocast = 1 },
+		    .no_sp = 1, .moe = 0, .dp_only = 1, .amp_autocast = 1, .eager_where_mask = 1 },
+	/* HF Trainer --deepspeed + eager transformers models: see the notes
+	 * above; every field named. */
+	[FW_HF_DEEPSPEED] = { .id = FW_HF_DEEPSPEED, .name = "hf-deepspeed",
+			      .display = "HF Trainer --deepspeed + transformers (eager)",
+			      .abbrev = "hfds", .tp_overlap = 0, .grad_overlap = 1,
+			      .param_overlap = 0, .grad_reduce_fp32 = FW_GRAD_FP32_BF16_ZERO0,
+			      .attn_gen3 = 0,
+			      .source = "huggingface/transformers deepspeed.py @026015292b, "
+					"models/gpt2/modeling_gpt2.py @0010f602; microsoft/DeepSpeed "
+					"runtime/engine.py, zero/stage2.py, fp16/unfused_optimizer.py "
+					"v0.5.6",
+			      .pp_scatter_gather = 0, .pp_blocking = 0, .eager_modules = 1,
+			      .eager_qkv_copies = 1, .ddp_bucket_elems = 5e8, .ddp_copy_passes = 2,
+			      .opt_bytes_per_param = 10 + 10 + 6 + 8 + 76 + 6, .zero1_bcast = 0,
+			      .ep_overlap = 0, .ep_dispatch_dedup = 0, .fp8_params = 0,
+			      .pp_partitioned = 0, .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
+			      .zero_stages = 3, .zero_fsdp_default = 0,
+			      .zero1_opt_shard_bytes = 10 + 18 + 10 + 8 + 76 + 6,
+			      .zero1_opt_model_bytes = 0,
+			      .loss_bytes_fwd = 4 + 4, .loss_bytes_bwd = 2 + 6 + 6,
+			      .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
+			      .eager_fused_qkv = 1, .eager_mask_mul = 0, .unfused_only = 0,
+			      .flash_sm80 = 1, .no_sp = 1, .moe = 0, .moe_switch_only = 0,
+			      .ep_rank_dedup = 0, .zero2_reduce_per_microbatch = 1,
+			      .dp_overlap_default_min_zero = 3,
+			      .grad_overlap_default_why = "DeepSpeed's zero_optimization.overlap_comm is "
+							  "off unless the config sets it (its default "
+							  "is on at ZeRO-3 only)",
+			      .dp_only = 1, .amp_autocast = 0, .moe_sequential_mlp = 0,
+			      .moe_allgather = 0, .selective_reruns_flash = 0,
+			      .eager_where_mask = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

@@ -28,8 +28,11 @@
  * recipes with Transformer Engine attention, grouped-GEMM experts and the
  * DeepEP dispatcher (the BLAM rows; framework.c). FW_HF: the Hugging Face
  * Trainer (PyTorch DDP, torch autocast under --bf16/--fp16) running a
- * transformers model's eager modeling code (the BLMLI and BLFC rows; a
- * Trainer run with --deepspeed is the deepspeed row: framework.c). */
+ * transformers model's eager modeling code (the BLMLI and BLFC rows).
+ * FW_HF_DEEPSPEED: the same Trainer and eager model code under
+ * --deepspeed: DeepSpeed's engine at ZeRO 0-2, the model in 16 bits (no
+ * autocast), DeepSpeed's fp16/bf16 optimizer wrapping the Trainer's AdamW
+ * (framework.c; docs/hf-deepspeed.md). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -53,6 +56,9 @@ enum hp_framework {
 				      * kernels, DeepEP dispatch) */
 	FW_HF,                       /* estimate-only: the Hugging Face Trainer with
 				      * PyTorch DDP and eager transformers models */
+	FW_HF_DEEPSPEED,             /* estimate-only: the Hugging Face Trainer with
+				      * --deepspeed (DeepSpeed's engine, 16-bit model)
+				      * and eager transformers models */
 	FW_ROWS
 };
 
@@ -300,6 +306,14 @@ struct framework_info {
 				     * (Megatron-Core's core_attn checkpoint);
 				     * 0: the flash path keeps its output
 				     * (legacy Megatron-LM). framework.c */
+	/* The eager attention's causal mask (with eager_modules; last so the
+	 * rows' positional fields keep their order). */
+	int eager_where_mask;      /* the causal mask is applied to the scores with
+				    * torch.where before the additive padding mask
+				    * (transformers' GPT2Attention._attn): one more
+				    * pass over the scores each way, counted in a
+				    * 16-bit run without autocast (perf_compute.c
+				    * hf_eager_bytes; autocast's count has it) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

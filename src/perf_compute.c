@@ -456,6 +456,13 @@ static double eager_extra_bytes(const struct model_spec *m, const struct plan *p
  * then the fp32 softmax (8 + 12) and the cast back (6 + 6): 44 bytes a
  * score, +20 on the 24 charged. Unfused (no TorchScript fusion) it would
  * be 76: not counted.
+ * Without autocast (a 16-bit model: hf-deepspeed, eager_where_mask) GPT-2's
+ * scores stay 16-bit throughout (the padding mask is cast to the model's
+ * dtype in GPT2Model.forward, and .type(value.dtype) is then no copy):
+ * forward and backward, scale 4 + 4, torch.where 4 + 4 (its 1-byte
+ * causal mask is a [1, 1, s, s] buffer, read from cache), mask add 4 + 0
+ * (the gradient passes through; the mask needs none), softmax 4 + 6 = 30
+ * bytes a score where the eager rows charge 24: +6.
  * gelu_new (pow, mul, add, mul, tanh, add, mul, mul) in the activation
  * dtype moves 18 elements forward (1+1, 1+1, 2+1, 1+1, 1+1, 1+1, 1+1,
  * 2+1) and 23 backward (pow 3, mul 2, add 0, mul 2, tanh 3, add 0, mul 2,
@@ -491,6 +498,8 @@ static double hf_eager_bytes(const struct model_spec *m, int layer, const struct
 			*scores = n * 20.0 / 3;
 		else if (amp)
 			*scores = n * 36.0 / 3;
+		else if (fw->eager_where_mask)
+			*scores = n * 6.0 / 3;
 	}
 	return b + *scores;
 }
@@ -498,7 +507,8 @@ static double hf_eager_bytes(const struct model_spec *m, int layer, const struct
 /* Kernels hf_eager_bytes adds to an eager layer's forward: gelu_new's
  * seven beyond one GeLU (and its output's cast under autocast); under
  * autocast the two LayerNorm outputs' casts, a cast of each weight and
- * bias (4 and 4), and GPT-2's mask add and cast back of the scores. */
+ * bias (4 and 4), and GPT-2's mask add and cast back of the scores;
+ * without autocast GPT-2's torch.where (eager_where_mask). */
 static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
 {
 	const struct framework_info *fw = framework_get(p->framework);
@@ -508,6 +518,9 @@ static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
 		n += 7 + amp;
 	if (amp)
 		n += 2 + 4 + (m->bias ? 4 : 0) + (!p->flash && !m->attn_softmax_fp32 ? 2 : 0);
+	else if (fw->eager_where_mask && fw->eager_modules && perf_act_elem_bytes(p) == 2 &&
+		 !p->flash && !m->attn_softmax_fp32)
+		n += 1;   /* the torch.where over the scores (16-bit, as hf_eager_bytes) */
 	return n;
 }
 
