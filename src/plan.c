@@ -1284,7 +1284,7 @@ static int validate_offload(const struct plan *p, const struct model_spec *m, co
 		return -1;
 	if (p->offload != OFFLOAD_OPTIMIZER)
 		return 0;
-	if (p->framework != FW_DEEPSPEED)
+	if (p->framework != FW_DEEPSPEED && p->framework != FW_HF_DEEPSPEED)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: offload optimizer needs --framework deepspeed (DeepSpeed's "
 				  "ZeRO-Offload, zero_optimization.offload_optimizer device cpu), not "

@@ -24,6 +24,8 @@
  *   hf-transformers  the Hugging Face Trainer with torch DDP (torchrun
  *                  --nproc_per_node N run_clm.py ...) and a transformers
  *                  model's eager code (framework.c).
+ *   hf-deepspeed   the same Trainer and model code under --deepspeed
+ *                  (DeepSpeed's engine, ZeRO 0-2 counted; framework.c).
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -45,6 +47,7 @@
 #define DS03 B(FW_DEEPSPEED_03)
 #define AM B(FW_AUTOMODEL)
 #define HF B(FW_HF)
+#define HFDS B(FW_HF_DEEPSPEED)
 
 struct verdict {
 	unsigned mask;
@@ -484,29 +487,35 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 	/* The HF Trainer with DDP (framework.c): FP8 is not a Trainer
 	 * precision flag (--bf16, --fp16, --tf32), --gradient_checkpointing
 	 * recomputes whole blocks, the model code has no context
-	 * parallelism, and a ZeRO stage means --deepspeed: the deepspeed row. */
+	 * parallelism, and a ZeRO stage means --deepspeed: the hf-deepspeed
+	 * row, which counts ZeRO 0-2 and shares the Trainer's other limits. */
 	if (p->precision == HP_FP8)
-		deny(v, HF, "FP8 (the Trainer's flags: --bf16, --fp16 or --tf32)");
+		deny(v, HF | HFDS, "FP8 (the Trainer's flags: --bf16, --fp16 or --tf32)");
 	if (!runs_on_zero_ok(FW_HF, p->zero))
-		deny(v, HF, "ZeRO-%d (a Trainer run with --deepspeed: --framework deepspeed)",
-		     p->zero);
+		deny(v, HF, "ZeRO-%d (a Trainer run with --deepspeed: --framework "
+		     "hf-deepspeed)", p->zero);
+	if (!runs_on_zero_ok(FW_HF_DEEPSPEED, p->zero))
+		deny(v, HFDS, "ZeRO-%d (the row counts DeepSpeed's ZeRO 0-2 paths: --framework "
+		     "deepspeed)", p->zero);
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
-		deny(v, HF, "selective recomputation (--gradient_checkpointing is whole-block)");
+		deny(v, HF | HFDS, "selective recomputation (--gradient_checkpointing is "
+		     "whole-block)");
 	/* Partial recomputation (recompute_layers): the HF Trainer's
 	 * --gradient_checkpointing and AutoModel's activation_checkpointing
 	 * wrap every block, and the 2019 Megatron-LM's
 	 * --checkpoint-num-layers sets the size of each checkpointed chunk,
 	 * not how many layers are recomputed: all of them are. */
 	if (p->recompute == RC_FULL && p->recompute_layers > 0) {
-		deny(v, HF, "recompute_layers %d (--gradient_checkpointing recomputes every block)",
-		     p->recompute_layers);
+		deny(v, HF | HFDS, "recompute_layers %d (--gradient_checkpointing recomputes every "
+		     "block)", p->recompute_layers);
 		deny(v, AM, "recompute_layers %d (activation_checkpointing wraps every layer)",
 		     p->recompute_layers);
 		deny(v, DS03, "recompute_layers %d (--checkpoint-activations recomputes every "
 		     "layer)", p->recompute_layers);
 	}
 	if (p->cp > 1)
-		deny(v, HF, "context parallelism (CP %d; DDP: one sequence per rank)", p->cp);
+		deny(v, HF | HFDS, "context parallelism (CP %d; the Trainer: one sequence per rank)",
+		     p->cp);
 }
 
 /* The estimate-only rows' rules on the layout: TP, PP, SP and the layer
@@ -525,7 +534,7 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 	if (rep->stages[0].tp > 1 || pp > 1)
 		deny(v, LLMC, "TP or PP (llm.c: data parallelism only)");
 	if (rep->stages[0].tp > 1 || pp > 1)
-		deny(v, HF, "TP or PP (the HF Trainer with DDP: data parallelism only)");
+		deny(v, HF | HFDS, "TP or PP (the HF Trainer: data parallelism only)");
 	if (pp > 1)
 		deny(v, DS03, "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)");
 	if (rep->stages[0].tp > 1 && p->sp && framework_get(FW_DEEPSPEED_03)->no_sp)

@@ -3005,6 +3005,7 @@ static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_DEEPSPEED_03] = { 1, 1, 1 },
 	[FW_AUTOMODEL] = { 3, 2, 2 },
 	[FW_HF] = { 1, 2, 1 },
+	[FW_HF_DEEPSPEED] = { 1, 3, 1 },
 };
 
 /* The values key k may take in plan p: those the framework allows where

@@ -725,9 +725,11 @@ TEST(optimizer_bytes_as_frameworks_count)
 	CHECK(framework_opt_bytes(FW_PYTORCH_DDP, 0) == 46);
 	CHECK(framework_opt_bytes(FW_PYTORCH_DDP_2020, 0) == 32);
 	CHECK(framework_opt_bytes(FW_DEEPSPEED_03, 0) == 70);
+	CHECK(framework_opt_bytes(FW_HF_DEEPSPEED, 0) == 116);   /* test_hf_deepspeed.c */
 	for (int f = 0; f < FW_ROWS; f++) {
 		CHECK(framework_opt_bytes((enum hp_framework)f, 1) == 30);
-		if (f != FW_PYTORCH_DDP && f != FW_PYTORCH_DDP_2020 && f != FW_DEEPSPEED_03)
+		if (f != FW_PYTORCH_DDP && f != FW_PYTORCH_DDP_2020 && f != FW_DEEPSPEED_03 &&
+		    f != FW_HF_DEEPSPEED)
 			CHECK(framework_opt_bytes((enum hp_framework)f, 0) == 30);
 	}
 	struct calib_row *b;

@@ -467,12 +467,9 @@ BLBS-10:time:-31
 BLOFM-01:time:-33
 BLOFM-02:time:-48
 BLB13-04:time:-31
-BLDSA-02:time:-41
 BLDSA-03:time:-36
-BLDSA-04:time:-42
 BLDSA-05:time:-43
-BLDSA-06:time:-53
-BLDSA-07:time:-47
+BLDSA-06:time:-34
 BLMDS-03:time:-53
 BLMDS-04:time:-53
 "
@@ -934,7 +931,7 @@ def args_of(r, mfile):
     # list it among the ds_config's settings): --grad-overlap on, since a
     # plan naming none now takes DeepSpeed's own default, off below ZeRO-3
     # (round 24, src/framework.c; the rows' scores are unchanged by it).
-    if (fw_of(r) == "deepspeed" and int(r["zero_stage"] or 0) in (1, 2)
+    if (fw_of(r) in ("deepspeed", "hf-deepspeed") and int(r["zero_stage"] or 0) in (1, 2)
             and not (ov and "grad=" in ov.group(1))
             and re.search(r"overlap_comm(?!\s*(?:false|off))", r["notes"])):
         ovf += ["--grad-overlap", "on"]
@@ -1042,7 +1039,7 @@ for r in rows:
             continue
     # The HF model code's own ops (hf-transformers rows, src/catalog.c):
     # GPT-2's configs name gelu_new; GPTBigCode's attention_softmax_in_fp32.
-    if rid in HF_TRAINER and "GPT-2" in r["model"]:
+    if (rid in HF_TRAINER or fw_of(r) == "hf-deepspeed") and "GPT-2" in r["model"]:
         model["gelu_new"] = True
     if rid in HF_TRAINER and "GPTBigCode" in r["model"]:
         model["attn_softmax_fp32"] = True

@@ -53,7 +53,7 @@ TEST(row_as_deepspeed_03_runs)
 	 * HF row too (GPT-2's and GPTBigCode's c_attn: one linear) */
 	for (int k = 0; k < FW_ROWS; k++)
 		if (k != FW_DEEPSPEED_03)
-			CHECK((k == FW_HF || !framework_get((enum hp_framework)k)->eager_fused_qkv) &&
+			CHECK((k == FW_HF || k == FW_HF_DEEPSPEED || !framework_get((enum hp_framework)k)->eager_fused_qkv) &&
 			      !framework_get((enum hp_framework)k)->eager_mask_mul);
 }
 

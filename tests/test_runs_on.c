@@ -39,6 +39,7 @@ static struct model_spec model;   /* llama3.1-8b: 32 layers */
 #define D3 (1u << FW_DEEPSPEED_03)
 #define AM (1u << FW_AUTOMODEL)
 #define HF (1u << FW_HF)
+#define HS (1u << FW_HF_DEEPSPEED)
 
 static void cluster2(struct cluster *c, const char *a, const char *b)
 {
@@ -339,7 +340,7 @@ TEST(estimate_only_rows)
 	const char *dp8u = "{\"zero\":0,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
 			   "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
 	CHECK_EQ_INT(mask_of(&c, dp8u, why, sizeof why), RUNS_ON_ALL);
-	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3 | AM | HF);
+	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3 | AM | HF | HS);
 	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
 			     "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
