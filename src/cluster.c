@@ -89,7 +89,7 @@ int cluster_total_gpus(const struct cluster *c)
 }
 
 static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
-	"ib", "efa", "tcp", "tcpx", "tcpxo", "gcp-rdma" };
+	"ib", "efa", "tcp", "opa", "tcpx", "tcpxo", "gcp-rdma" };
 
 /* What a user of Google Cloud knows: the machine type or its family, and
  * the plugin's own name; each names the fabric that type carries (Google
@@ -105,6 +105,9 @@ static const struct { const char *alias; enum comm_transport t; } transport_alia
 	{ "a4", COMM_TRANSPORT_GCP_RDMA },           { "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA },
 	{ "a4x", COMM_TRANSPORT_GCP_RDMA },          { "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA },
 	{ "gib", COMM_TRANSPORT_GCP_RDMA },
+	/* the fabric's own name (Intel Omni-Path, OPA; "omnipath" is the
+	 * same key) */
+	{ "omni-path", COMM_TRANSPORT_OPA },
 };
 
 enum comm_transport cluster_default_transport(double nic_gbps)
@@ -158,13 +161,10 @@ void comm_transport_list(char *buf, size_t n, int quoted)
 	}
 }
 
+/* The pool's transport key says it (its names and its .also), once. */
 void comm_transport_want(char *buf, size_t n, int quoted)
 {
-	char names[96];
-	comm_transport_list(names, sizeof names, quoted);
-	snprintf(buf, n, quoted ? "%s (or a Google Cloud machine type such as \"%s\")"
-				: "%s (or a Google Cloud machine type such as %s)",
-		 names, "a3-megagpu-8g");
+	fields_want(fields_find_key(&pool_fields, "transport"), quoted, buf, n);
 }
 
 int cluster_same_site(const struct cluster *c, int a, int b)
@@ -433,17 +433,21 @@ static const struct hp_field pool_field_list[] = {
 		 "trays of an NVLink domain the trays' sum; unknown (nothing checked) for "
 		 "other node shapes and GPUs without a reference node." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .present = transport_not_default,
-	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, or GCP's tcpx, tcpxo, gcp-rdma",
+	  .present = transport_not_default, .label = "Transport",
+	  .also = "a Google Cloud machine type such as `a3-megagpu-8g`",
+	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, opa (Omni-Path), or GCP's tcpx, "
+		  "tcpxo, gcp-rdma",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
 		 "`efa` (AWS Elastic Fabric Adapter, SRD), `tcp` (NCCL over TCP sockets on "
-		 "plain Ethernet), or a Google Cloud fabric: `tcpx` (GPUDirect-TCPX, "
+		 "plain Ethernet), `opa` (Intel Omni-Path; `omni-path` reads the same), "
+		 "or a Google Cloud fabric: `tcpx` (GPUDirect-TCPX, "
 		 "a3-highgpu-8g), `tcpxo` (GPUDirect-TCPXO, a3-megagpu-8g) or `gcp-rdma` "
 		 "(GPUDirect RDMA over RoCE with the gIB plugin, a3-ultragpu-8g and "
 		 "a4-highgpu-8g); the machine type itself (`a3-megagpu-8g`) is read as its "
-		 "fabric. Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
-		 "over pools with different transports runs at the slowest (tcp, then tcpx, "
-		 "efa, tcpxo, gcp-rdma)." },
+		 "fabric. Default: the fabric of the Google Cloud machine type the pool is "
+		 "priced from, else `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "over pools with different transports runs at the slowest (tcp, then opa, "
+		 "tcpx, efa, tcpxo, gcp-rdma)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
@@ -683,8 +687,6 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 	}
 	char want[FIELDS_WANT_MAX];
 	if (fields_parse_text(f, p, eq, want, sizeof want) < 0) {
-		if (!strcmp(kv, "transport"))   /* the names and the machine types */
-			comm_transport_want(want, sizeof want, 0);
 		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s, got '%s'", spec,
 				  kv, want, eq);
 	}

@@ -16,8 +16,11 @@
  * AWS's Elastic Fabric Adapter: SRD, unordered multipath delivery, through
  * the aws-ofi-nccl plugin (comm.c models the terms it adds). TCP is NCCL's
  * socket transport over plain Ethernet (NET/Socket: no RDMA, the host's CPU
- * copies every byte; comm.c, "TCP sockets"). The Google Cloud fabrics, each
- * named as Google names it, with the machine types that carry it:
+ * copies every byte; comm.c, "TCP sockets"). OPA is Intel (now Cornelis)
+ * Omni-Path: NCCL drives its hfi1 adapters through its own IB verbs
+ * transport, without GPUDirect RDMA (comm.c, "Omni-Path"). The Google
+ * Cloud fabrics, each named as Google names it, with the machine types
+ * that carry it:
  *  - TCPX: GPUDirect-TCPX (a3-highgpu-8g, a3-edgegpu-8g; 4 x 200 Gb/s);
  *  - TCPXO: GPUDirect-TCPXO (a3-megagpu-8g; 8 x 200 Gb/s);
  *  - GCP_RDMA: GPUDirect RDMA over RoCE with Google's gIB NCCL plugin
@@ -27,21 +30,22 @@
  * collective model (comm.h) reads it. A group over two transports runs at
  * the slower, by comm.c's ranking (comm_fabric_min), not by enum order. */
 enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA, COMM_TRANSPORT_TCP,
-		      COMM_TRANSPORT_TCPX, COMM_TRANSPORT_TCPXO, COMM_TRANSPORT_GCP_RDMA,
-		      COMM_TRANSPORT_COUNT };
+		      COMM_TRANSPORT_OPA, COMM_TRANSPORT_TCPX, COMM_TRANSPORT_TCPXO,
+		      COMM_TRANSPORT_GCP_RDMA, COMM_TRANSPORT_COUNT };
 
-/* "ib", "efa", "tcp", "tcpx", "tcpxo" or "gcp-rdma" (static). t must be
+/* "ib", "efa", "tcp", "opa", "tcpx", "tcpxo" or "gcp-rdma" (static). t must be
  * in range (assert; "?" when asserts are off). */
 const char *comm_transport_name(enum comm_transport t);
-/* A transport name, or a Google Cloud machine type or family that implies
- * one ("a3-megagpu-8g" or "a3-mega": tcpxo; "a3-highgpu-8g", "a3-edgegpu-8g",
- * "a3-high": tcpx; "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g",
- * "a3-ultra", "a4", "a4x", "gib": gcp-rdma), ignoring case and '-', '_',
+/* A transport name, the fabric's own name ("omni-path": opa), or a Google
+ * Cloud machine type or family that implies one ("a3-megagpu-8g" or
+ * "a3-mega": tcpxo; "a3-highgpu-8g", "a3-edgegpu-8g", "a3-high": tcpx;
+ * "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a3-ultra", "a4",
+ * "a4x", "gib": gcp-rdma), ignoring case and '-', '_',
  * ' ', '.'. Returns 0 and sets *out, or -1 for any other name (*out
  * untouched). */
 int comm_transport_parse(const char *s, enum comm_transport *out);
-/* The transport names as a list for messages: "ib, efa, tcp, tcpx, tcpxo
- * or gcp-rdma", each in double quotes when quoted. Writes at most n bytes
+/* The transport names as a list for messages: "ib, efa, tcp, opa, tcpx,
+ * tcpxo or gcp-rdma", each in double quotes when quoted. Writes at most n bytes
  * (NUL-terminated, cut if n is short). Never fails. */
 void comm_transport_list(char *buf, size_t n, int quoted);
 /* What a transport value may be, for messages: comm_transport_list's names
