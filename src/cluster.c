@@ -167,6 +167,30 @@ void comm_transport_want(char *buf, size_t n, int quoted)
 	fields_want(fields_find_key(&pool_fields, "transport"), quoted, buf, n);
 }
 
+/* The transport the pool has when nobody set it: its priced machine
+ * type's, else its NIC speed's. */
+static enum comm_transport transport_default(const struct pool *p)
+{
+	return p->transport_priced > 0 ? (enum comm_transport)(p->transport_priced - 1)
+				       : cluster_default_transport(p->nic_gbps);
+}
+
+void pool_price_transport(struct pool *p, const char *provider, const char *instance)
+{
+	/* a value set by a file, a flag or an editor since is the user's */
+	if (p->transport_set || p->transport != transport_default(p))
+		return;
+	enum comm_transport t;
+	if (provider && instance && !strcmp(provider, "gcp") &&
+	    !comm_transport_parse(instance, &t)) {
+		p->transport = t;
+		p->transport_priced = 1 + (int)t;
+	} else {
+		p->transport_priced = 0;
+		p->transport = cluster_default_transport(p->nic_gbps);
+	}
+}
+
 int cluster_same_site(const struct cluster *c, int a, int b)
 {
 	return a == b || !strcmp(c->pools[a].site, c->pools[b].site);
@@ -372,12 +396,14 @@ static int price_is_users(const void *base)
 	return p->price_set && p->usd_per_node_h >= 0;
 }
 
-/* A pool's transport is saved when it is not the one its NIC speed gives
- * by default (cluster_default_transport), so that a reload keeps it. */
+/* A pool's transport is saved when it is not the one it gets by default
+ * (its priced machine type's, else its NIC speed's:
+ * cluster_default_transport), so that a reload keeps it and a price
+ * book's is looked up again, as its price is. */
 static int transport_not_default(const void *base)
 {
 	const struct pool *p = base;
-	return p->transport != cluster_default_transport(p->nic_gbps);
+	return p->transport != transport_default(p);
 }
 
 static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
@@ -553,8 +579,10 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		return -1;
 	if (!*transport) {
 		p.transport = cluster_default_transport(p.nic_gbps);
-	} else if (comm_transport_parse(transport, &p.transport)) {
-		char want[160];
+	} else if (!comm_transport_parse(transport, &p.transport)) {
+		p.transport_set = 1;
+	} else {
+		char want[FIELDS_WANT_MAX];
 		comm_transport_want(want, sizeof want, 1);
 		return hp_err_set(err, HP_EXIT_INPUT, "%s.transport: expected %s, got \"%s\"",
 				  where, want, transport);
@@ -771,6 +799,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 		pool_nics_per_tray(&p);
 	if (!have_transport)
 		p.transport = cluster_default_transport(p.nic_gbps);
+	p.transport_set = have_transport;
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, "--pool", err) < 0) {

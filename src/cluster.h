@@ -99,9 +99,15 @@ struct pool {
 	double host_mem_gb;   /* host (CPU) memory of a node, GB (1e9 B), as given
 			       * by a file or flag; 0: not given, the catalog's
 			       * reference node's (pool_host_mem_gb) */
-	enum comm_transport transport;  /* network: IB/RoCE, EFA, TCP sockets or
-					 * a Google Cloud fabric (default:
+	enum comm_transport transport;  /* network: IB/RoCE, EFA, TCP sockets,
+					 * Omni-Path or a Google Cloud fabric
+					 * (default: the priced machine type's,
+					 * pool_price_transport, else
 					 * cluster_default_transport) */
+	int transport_set;    /* transport given by the cluster file or --pool:
+			       * the price book leaves it alone */
+	int transport_priced; /* 1 + the transport the price book's offer set
+			       * (pool_price_transport); 0: none */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[96];
@@ -141,6 +147,15 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err);
+
+/* The transport of the machine type a pool is priced from (provider
+ * "gcp", instance a3-megagpu-8g: tcpxo, by comm_transport_parse's machine
+ * types, the table docs/cloud-transport.md shows), set on p unless the
+ * pool's transport was given (transport_set) or edited since to another
+ * value than its default; an instance that names no fabric puts back the
+ * default a previous offer's replaced. Called by pricing_apply for every
+ * pool it prices. Never fails. */
+void pool_price_transport(struct pool *p, const char *provider, const char *instance);
 
 /* 1 when the pool has a price: a positive one, or one the user set, 0
  * included (owned hardware costs nothing per hour); 0: unknown. */
