@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cluster_init(struct cluster *c)
 {
@@ -180,8 +181,11 @@ void pool_price_transport(struct pool *p, const char *provider, const char *inst
 	/* a value set by a file, a flag or an editor since is the user's */
 	if (p->transport_set || p->transport != transport_default(p))
 		return;
+	/* only a pool the user placed on Google Cloud: a pool that names no
+	 * provider is priced from the cheapest offer anywhere, which says
+	 * nothing about where it runs */
 	enum comm_transport t;
-	if (provider && instance && !strcmp(provider, "gcp") &&
+	if (provider && instance && !strcmp(provider, "gcp") && !strcasecmp(p->provider, "gcp") &&
 	    !comm_transport_parse(instance, &t)) {
 		p->transport = t;
 		p->transport_priced = 1 + (int)t;

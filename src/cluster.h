@@ -148,9 +148,10 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err);
 
-/* The transport of the machine type a pool is priced from (provider
- * "gcp", instance a3-megagpu-8g: tcpxo, by comm_transport_parse's machine
- * types, the table docs/cloud-transport.md shows), set on p unless the
+/* The transport of the machine type a pool on Google Cloud (its provider
+ * "gcp") is priced from (instance a3-megagpu-8g: tcpxo, by
+ * comm_transport_parse's machine types, the table docs/cloud-transport.md
+ * shows), set on p unless the
  * pool's transport was given (transport_set) or edited since to another
  * value than its default; an instance that names no fabric puts back the
  * default a previous offer's replaced. Called by pricing_apply for every

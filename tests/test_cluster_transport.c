@@ -6,7 +6,8 @@
  * docs/cloud-transport.md): a3-highgpu-8g carries GPUDirect-TCPX (tcpx),
  * a3-megagpu-8g GPUDirect-TCPXO (tcpxo), a3-ultragpu-8g and a4-highgpu-8g
  * GPUDirect RDMA over RoCE (gcp-rdma); a3-highgpu-1g has no GPUDirect
- * NICs; AWS's p5.48xlarge is not a Google machine type. */
+ * NICs; AWS's p5.48xlarge is not a Google machine type. Only a pool the
+ * user placed on Google Cloud (provider gcp) takes it. */
 #include "t.h"
 #include "cluster.h"
 #include "pricing.h"
@@ -69,6 +70,10 @@ TEST(machine_type_sets_transport)
 	CHECK_EQ_INT(priced("2x1xH100-SXM,provider=gcp", "gcp", "a3-highgpu-1g", "H100-SXM"),
 		     COMM_TRANSPORT_IB);
 	CHECK_EQ_INT(priced("2x8xH100-SXM", "aws", "p5.48xlarge", "H100-SXM"),
+		     COMM_TRANSPORT_IB);
+	/* a pool that names no provider is priced from the cheapest offer
+	 * anywhere: that price says nothing about its fabric */
+	CHECK_EQ_INT(priced("2x8xH100-SXM", "gcp", "a3-megagpu-8g", "H100-SXM"),
 		     COMM_TRANSPORT_IB);
 }
 
