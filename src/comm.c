@@ -588,7 +588,7 @@ static double shm_Bps(double pcie_Bps)
  * proxies copy, not what its adapters carry. On Jean Zay's V100 nodes (4 x
  * V100-SXM2-32GB, 4 x OPA 100 Gb/s) NCCL 2.7.8 built 2 channels over 2 of
  * the 4 adapters, NCCL 2.10.3 built 4 channels over 2.
- *  - A node ceiling OPA_NODE_BPS = 7.0 GB/s (range 5.5-10.6), shared by the
+ *  - A node ceiling OPA_NODE_BPS = 7.0 GB/s (range 5.1-10.6), shared by the
  *    node's groups as TCP_NODE_BPS is (net_node_Bps): a 16-node x 4 V100
  *    all-reduce of 4 GB ran at 6.86 GB/s busbw in its last trial, 7.20 in
  *    the one before, and its README reports 44-57 Gb/s (5.5-7.1 GB/s) over
@@ -596,9 +596,13 @@ static double shm_Bps(double pcie_Bps)
  *    n16_32gb_all_reduce_bench.txt @eb2d42c1, NCCL 2.7.8; comm.csv V168):
  *    about 3.4 GB/s per channel, 0.14 of the 50 GB/s the adapters carry.
  *    4 nodes with NCCL 2.10.3 and 4 channels ran at 10.6 GB/s
- *    (all_reduce_bench-32gb-4n.txt @66728d85; holdout_comm.csv HC-OPA-01,
- *    a declared miss: hetplan does not know the NCCL release, which sets
- *    the channel count here).
+ *    (all_reduce_bench-32gb-4n.txt @66728d85; holdout_comm.csv HC-OPA-01),
+ *    and Jean Zay's 8 x A100 nodes, NCCL 2.10.3, 2 channels on one
+ *    adapter, at 5.07 GB/s (all_reduce_bench-a100-n4.txt @358e3c8f;
+ *    HC-OPA-02): both declared misses (-34%, +38%) that bracket the
+ *    ceiling (the three rows' geometric mean is 7.2): NCCL's channel count
+ *    on these nodes, which hetplan does not know, moves a node's rate by
+ *    half either way; a channel moves 2.5-3.4 GB/s.
  *  - Line rate: NIC_EFF as for IB; the ceiling binds for any node with a
  *    100 Gb/s adapter.
  *  - Per hop: nothing on top of IB's table (no small-message measurement
