@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void cluster_init(struct cluster *c)
 {
@@ -89,7 +90,7 @@ int cluster_total_gpus(const struct cluster *c)
 }
 
 static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
-	"ib", "efa", "tcp", "tcpx", "tcpxo", "gcp-rdma" };
+	"ib", "efa", "tcp", "opa", "tcpx", "tcpxo", "gcp-rdma" };
 
 /* What a user of Google Cloud knows: the machine type or its family, and
  * the plugin's own name; each names the fabric that type carries (Google
@@ -105,6 +106,9 @@ static const struct { const char *alias; enum comm_transport t; } transport_alia
 	{ "a4", COMM_TRANSPORT_GCP_RDMA },           { "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA },
 	{ "a4x", COMM_TRANSPORT_GCP_RDMA },          { "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA },
 	{ "gib", COMM_TRANSPORT_GCP_RDMA },
+	/* the fabric's own name (Intel Omni-Path, OPA; "omnipath" is the
+	 * same key) */
+	{ "omni-path", COMM_TRANSPORT_OPA },
 };
 
 enum comm_transport cluster_default_transport(double nic_gbps)
@@ -158,13 +162,37 @@ void comm_transport_list(char *buf, size_t n, int quoted)
 	}
 }
 
+/* The pool's transport key says it (its names and its .also), once. */
 void comm_transport_want(char *buf, size_t n, int quoted)
 {
-	char names[96];
-	comm_transport_list(names, sizeof names, quoted);
-	snprintf(buf, n, quoted ? "%s (or a Google Cloud machine type such as \"%s\")"
-				: "%s (or a Google Cloud machine type such as %s)",
-		 names, "a3-megagpu-8g");
+	fields_want(fields_find_key(&pool_fields, "transport"), quoted, buf, n);
+}
+
+/* The transport the pool has when nobody set it: its priced machine
+ * type's, else its NIC speed's. */
+static enum comm_transport transport_default(const struct pool *p)
+{
+	return p->transport_priced > 0 ? (enum comm_transport)(p->transport_priced - 1)
+				       : cluster_default_transport(p->nic_gbps);
+}
+
+void pool_price_transport(struct pool *p, const char *provider, const char *instance)
+{
+	/* a value set by a file, a flag or an editor since is the user's */
+	if (p->transport_set || p->transport != transport_default(p))
+		return;
+	/* only a pool the user placed on Google Cloud: a pool that names no
+	 * provider is priced from the cheapest offer anywhere, which says
+	 * nothing about where it runs */
+	enum comm_transport t;
+	if (provider && instance && !strcmp(provider, "gcp") && !strcasecmp(p->provider, "gcp") &&
+	    !comm_transport_parse(instance, &t)) {
+		p->transport = t;
+		p->transport_priced = 1 + (int)t;
+	} else {
+		p->transport_priced = 0;
+		p->transport = cluster_default_transport(p->nic_gbps);
+	}
 }
 
 int cluster_same_site(const struct cluster *c, int a, int b)
@@ -372,12 +400,14 @@ static int price_is_users(const void *base)
 	return p->price_set && p->usd_per_node_h >= 0;
 }
 
-/* A pool's transport is saved when it is not the one its NIC speed gives
- * by default (cluster_default_transport), so that a reload keeps it. */
+/* A pool's transport is saved when it is not the one it gets by default
+ * (its priced machine type's, else its NIC speed's:
+ * cluster_default_transport), so that a reload keeps it and a price
+ * book's is looked up again, as its price is. */
 static int transport_not_default(const void *base)
 {
 	const struct pool *p = base;
-	return p->transport != cluster_default_transport(p->nic_gbps);
+	return p->transport != transport_default(p);
 }
 
 static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
@@ -433,17 +463,21 @@ static const struct hp_field pool_field_list[] = {
 		 "trays of an NVLink domain the trays' sum; unknown (nothing checked) for "
 		 "other node shapes and GPUs without a reference node." },
 	{ .key = "transport", .kind = FK_ENUM, .off = PO(transport), .enm = &transport_enum,
-	  .present = transport_not_default,
-	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, or GCP's tcpx, tcpxo, gcp-rdma",
+	  .present = transport_not_default, .label = "Transport",
+	  .also = "a Google Cloud machine type such as `a3-megagpu-8g`",
+	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, opa (Omni-Path), or GCP's tcpx, "
+		  "tcpxo, gcp-rdma",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
 		 "`efa` (AWS Elastic Fabric Adapter, SRD), `tcp` (NCCL over TCP sockets on "
-		 "plain Ethernet), or a Google Cloud fabric: `tcpx` (GPUDirect-TCPX, "
+		 "plain Ethernet), `opa` (Intel Omni-Path; `omni-path` reads the same), "
+		 "or a Google Cloud fabric: `tcpx` (GPUDirect-TCPX, "
 		 "a3-highgpu-8g), `tcpxo` (GPUDirect-TCPXO, a3-megagpu-8g) or `gcp-rdma` "
 		 "(GPUDirect RDMA over RoCE with the gIB plugin, a3-ultragpu-8g and "
 		 "a4-highgpu-8g); the machine type itself (`a3-megagpu-8g`) is read as its "
-		 "fabric. Default: `tcp` for NICs below 50 Gb/s, else `ib`. A group "
-		 "over pools with different transports runs at the slowest (tcp, then tcpx, "
-		 "efa, tcpxo, gcp-rdma)." },
+		 "fabric. Default: the fabric of the Google Cloud machine type the pool is "
+		 "priced from, else `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "over pools with different transports runs at the slowest (tcp, then opa, "
+		 "tcpx, efa, tcpxo, gcp-rdma)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,
@@ -549,8 +583,10 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		return -1;
 	if (!*transport) {
 		p.transport = cluster_default_transport(p.nic_gbps);
-	} else if (comm_transport_parse(transport, &p.transport)) {
-		char want[160];
+	} else if (!comm_transport_parse(transport, &p.transport)) {
+		p.transport_set = 1;
+	} else {
+		char want[FIELDS_WANT_MAX];
 		comm_transport_want(want, sizeof want, 1);
 		return hp_err_set(err, HP_EXIT_INPUT, "%s.transport: expected %s, got \"%s\"",
 				  where, want, transport);
@@ -683,8 +719,6 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 	}
 	char want[FIELDS_WANT_MAX];
 	if (fields_parse_text(f, p, eq, want, sizeof want) < 0) {
-		if (!strcmp(kv, "transport"))   /* the names and the machine types */
-			comm_transport_want(want, sizeof want, 0);
 		return hp_err_set(err, HP_EXIT_USAGE, "--pool %s: %s: expected %s, got '%s'", spec,
 				  kv, want, eq);
 	}
@@ -769,6 +803,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 		pool_nics_per_tray(&p);
 	if (!have_transport)
 		p.transport = cluster_default_transport(p.nic_gbps);
+	p.transport_set = have_transport;
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, "--pool", err) < 0) {

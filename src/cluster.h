@@ -16,8 +16,11 @@
  * AWS's Elastic Fabric Adapter: SRD, unordered multipath delivery, through
  * the aws-ofi-nccl plugin (comm.c models the terms it adds). TCP is NCCL's
  * socket transport over plain Ethernet (NET/Socket: no RDMA, the host's CPU
- * copies every byte; comm.c, "TCP sockets"). The Google Cloud fabrics, each
- * named as Google names it, with the machine types that carry it:
+ * copies every byte; comm.c, "TCP sockets"). OPA is Intel (now Cornelis)
+ * Omni-Path: NCCL drives its hfi1 adapters through its own IB verbs
+ * transport, without GPUDirect RDMA (comm.c, "Omni-Path"). The Google
+ * Cloud fabrics, each named as Google names it, with the machine types
+ * that carry it:
  *  - TCPX: GPUDirect-TCPX (a3-highgpu-8g, a3-edgegpu-8g; 4 x 200 Gb/s);
  *  - TCPXO: GPUDirect-TCPXO (a3-megagpu-8g; 8 x 200 Gb/s);
  *  - GCP_RDMA: GPUDirect RDMA over RoCE with Google's gIB NCCL plugin
@@ -27,21 +30,22 @@
  * collective model (comm.h) reads it. A group over two transports runs at
  * the slower, by comm.c's ranking (comm_fabric_min), not by enum order. */
 enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA, COMM_TRANSPORT_TCP,
-		      COMM_TRANSPORT_TCPX, COMM_TRANSPORT_TCPXO, COMM_TRANSPORT_GCP_RDMA,
-		      COMM_TRANSPORT_COUNT };
+		      COMM_TRANSPORT_OPA, COMM_TRANSPORT_TCPX, COMM_TRANSPORT_TCPXO,
+		      COMM_TRANSPORT_GCP_RDMA, COMM_TRANSPORT_COUNT };
 
-/* "ib", "efa", "tcp", "tcpx", "tcpxo" or "gcp-rdma" (static). t must be
+/* "ib", "efa", "tcp", "opa", "tcpx", "tcpxo" or "gcp-rdma" (static). t must be
  * in range (assert; "?" when asserts are off). */
 const char *comm_transport_name(enum comm_transport t);
-/* A transport name, or a Google Cloud machine type or family that implies
- * one ("a3-megagpu-8g" or "a3-mega": tcpxo; "a3-highgpu-8g", "a3-edgegpu-8g",
- * "a3-high": tcpx; "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g",
- * "a3-ultra", "a4", "a4x", "gib": gcp-rdma), ignoring case and '-', '_',
+/* A transport name, the fabric's own name ("omni-path": opa), or a Google
+ * Cloud machine type or family that implies one ("a3-megagpu-8g" or
+ * "a3-mega": tcpxo; "a3-highgpu-8g", "a3-edgegpu-8g", "a3-high": tcpx;
+ * "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a3-ultra", "a4",
+ * "a4x", "gib": gcp-rdma), ignoring case and '-', '_',
  * ' ', '.'. Returns 0 and sets *out, or -1 for any other name (*out
  * untouched). */
 int comm_transport_parse(const char *s, enum comm_transport *out);
-/* The transport names as a list for messages: "ib, efa, tcp, tcpx, tcpxo
- * or gcp-rdma", each in double quotes when quoted. Writes at most n bytes
+/* The transport names as a list for messages: "ib, efa, tcp, opa, tcpx,
+ * tcpxo or gcp-rdma", each in double quotes when quoted. Writes at most n bytes
  * (NUL-terminated, cut if n is short). Never fails. */
 void comm_transport_list(char *buf, size_t n, int quoted);
 /* What a transport value may be, for messages: comm_transport_list's names
@@ -95,9 +99,15 @@ struct pool {
 	double host_mem_gb;   /* host (CPU) memory of a node, GB (1e9 B), as given
 			       * by a file or flag; 0: not given, the catalog's
 			       * reference node's (pool_host_mem_gb) */
-	enum comm_transport transport;  /* network: IB/RoCE, EFA, TCP sockets or
-					 * a Google Cloud fabric (default:
+	enum comm_transport transport;  /* network: IB/RoCE, EFA, TCP sockets,
+					 * Omni-Path or a Google Cloud fabric
+					 * (default: the priced machine type's,
+					 * pool_price_transport, else
 					 * cluster_default_transport) */
+	int transport_set;    /* transport given by the cluster file or --pool:
+			       * the price book leaves it alone */
+	int transport_priced; /* 1 + the transport the price book's offer set
+			       * (pool_price_transport); 0: none */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[96];
@@ -137,6 +147,16 @@ int cluster_load(struct cluster *c, const char *path, const struct catalog *cat,
  * unchanged) for a bad spec, an unknown GPU or a full cluster. */
 int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			  const struct catalog *cat, struct hp_err *err);
+
+/* The transport of the machine type a pool on Google Cloud (its provider
+ * "gcp") is priced from (instance a3-megagpu-8g: tcpxo, by
+ * comm_transport_parse's machine types, the table docs/cloud-transport.md
+ * shows), set on p unless the
+ * pool's transport was given (transport_set) or edited since to another
+ * value than its default; an instance that names no fabric puts back the
+ * default a previous offer's replaced. Called by pricing_apply for every
+ * pool it prices. Never fails. */
+void pool_price_transport(struct pool *p, const char *provider, const char *instance);
 
 /* 1 when the pool has a price: a positive one, or one the user set, 0
  * included (owned hardware costs nothing per hour); 0: unknown. */

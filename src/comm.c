@@ -577,6 +577,42 @@ static double shm_Bps(double pcie_Bps)
 	return HP_MIN(pcie_Bps * SHM_EFF, SHM_HOST_BPS);
 }
 
+/* ---- Omni-Path (COMM_TRANSPORT_OPA; docs/fabric.md) --------------------
+ *
+ * Intel (now Cornelis) Omni-Path 100 Gb/s host fabric adapters (hfi1).
+ * NCCL has no transport of its own for them: it finds the hfi1 devices
+ * through rdma-core's verbs and runs its IB transport over them ("NET/IB :
+ * Using [0]hfi1_0:1/IB ..." in the logs of the rows below), and without
+ * GPUDirect RDMA (no "/GDRDMA" on any NET/IB channel): NCCL's proxy stages
+ * every network step in host memory, so a node moves what its channels'
+ * proxies copy, not what its adapters carry. On Jean Zay's V100 nodes (4 x
+ * V100-SXM2-32GB, 4 x OPA 100 Gb/s) NCCL 2.7.8 built 2 channels over 2 of
+ * the 4 adapters, NCCL 2.10.3 built 4 channels over 2.
+ *  - A node ceiling OPA_NODE_BPS = 7.0 GB/s (range 5.1-10.6), shared by the
+ *    node's groups as TCP_NODE_BPS is (net_node_Bps): a 16-node x 4 V100
+ *    all-reduce of 4 GB ran at 6.86 GB/s busbw in its last trial, 7.20 in
+ *    the one before, and its README reports 44-57 Gb/s (5.5-7.1 GB/s) over
+ *    longer runs (bigscience-workshop/bigscience experiments/bandwidth,
+ *    n16_32gb_all_reduce_bench.txt @eb2d42c1, NCCL 2.7.8; comm.csv V168):
+ *    about 3.4 GB/s per channel, 0.14 of the 50 GB/s the adapters carry.
+ *    4 nodes with NCCL 2.10.3 and 4 channels ran at 10.6 GB/s
+ *    (all_reduce_bench-32gb-4n.txt @66728d85; holdout_comm.csv HC-OPA-01),
+ *    and Jean Zay's 8 x A100 nodes, NCCL 2.10.3, 2 channels on one
+ *    adapter, at 5.07 GB/s (all_reduce_bench-a100-n4.txt @358e3c8f;
+ *    HC-OPA-02): both declared misses (-34%, +38%) that bracket the
+ *    ceiling (the three rows' geometric mean is 7.2): NCCL's channel count
+ *    on these nodes, which hetplan does not know, moves a node's rate by
+ *    half either way; a channel moves 2.5-3.4 GB/s.
+ *  - Line rate: NIC_EFF as for IB; the ceiling binds for any node with a
+ *    100 Gb/s adapter.
+ *  - Per hop: nothing on top of IB's table (no small-message measurement
+ *    over Omni-Path was found).
+ * Simplified: one ceiling per node whatever the NCCL release (2.7 opens
+ * half the channels 2.10 does) and whether a plugin (PSM2/OFI) is used;
+ * a node's groups share it, as they share the proxy threads and the
+ * host-memory staging. */
+#define OPA_NODE_BPS (7.0 * GBPS)
+
 /* Google Cloud's fabrics (see "Transport profiles" at the top). */
 #define GCP_RDMA_NIC_EFF 0.817
 #define TCPXO_NIC_EFF 0.944
@@ -586,42 +622,46 @@ static double shm_Bps(double pcie_Bps)
 
 /* A network transport's profile: share of line rate (0: the fabric's own,
  * NIC_EFF or ONE_NIC_EFF), latency per network hop on top of NCCL's IB
- * table, Simple protocol only, and its rank in speed for a group over two
- * transports (comm_fabric_min: the higher rank, the slower). */
+ * table, Simple protocol only, its rank in speed for a group over two
+ * transports (comm_fabric_min: the higher rank, the slower), and a
+ * ceiling per node whatever the NICs (0: none), bytes/s. */
 struct net_profile {
 	double eff, hop_s;
 	int simple_only, slow_rank;
+	double node_Bps;
 };
 
 static const struct net_profile net_profiles[COMM_TRANSPORT_COUNT] = {
-	[COMM_TRANSPORT_IB] = { 0, 0, 0, 0 },
-	[COMM_TRANSPORT_GCP_RDMA] = { GCP_RDMA_NIC_EFF, 0, 0, 1 },
-	[COMM_TRANSPORT_TCPXO] = { TCPXO_NIC_EFF, TCPXO_HOP_S, 0, 2 },
-	[COMM_TRANSPORT_EFA] = { 0, 0, 1, 3 },       /* EFA_HOP_S, set below */
-	[COMM_TRANSPORT_TCPX] = { TCPX_NIC_EFF, TCPX_HOP_S, 0, 4 },
-	[COMM_TRANSPORT_TCP] = { TCP_EFF, 0, 0, 5 }, /* TCP_HOP_S, set below */
+	[COMM_TRANSPORT_IB] = { 0, 0, 0, 0, 0 },
+	[COMM_TRANSPORT_GCP_RDMA] = { GCP_RDMA_NIC_EFF, 0, 0, 1, 0 },
+	[COMM_TRANSPORT_TCPXO] = { TCPXO_NIC_EFF, TCPXO_HOP_S, 0, 2, 0 },
+	[COMM_TRANSPORT_EFA] = { 0, 0, 1, 3, 0 },       /* EFA_HOP_S, set below */
+	[COMM_TRANSPORT_TCPX] = { TCPX_NIC_EFF, TCPX_HOP_S, 0, 4, 0 },
+	[COMM_TRANSPORT_OPA] = { 0, 0, 0, 5, OPA_NODE_BPS },
+	[COMM_TRANSPORT_TCP] = { TCP_EFF, 0, 0, 6, TCP_NODE_BPS }, /* TCP_HOP_S, below */
 };
 
-/* Effective bandwidth of a node's NICs together, bytes/s, for the fabric's
- * transport: IB and EFA at NIC_EFF of line rate; TCP sockets at TCP_EFF,
- * at most TCP_NODE_BPS per node, of which a group holding a share of the
- * node's NICs gets the same share (the socket threads' copies are the
- * node's, shared by every flow). */
 /* The fabric's share of line rate (0, unset: NIC_EFF). */
 static double fabric_nic_eff(const struct comm_fabric *f)
 {
 	return f->nic_eff > 0 ? f->nic_eff : NIC_EFF;
 }
 
+/* Effective bandwidth of a node's NICs together, bytes/s, for the fabric's
+ * transport: its profile's share of line rate (IB and EFA: NIC_EFF; TCP
+ * sockets: TCP_EFF), at most the profile's ceiling per node (TCP sockets
+ * TCP_NODE_BPS, Omni-Path OPA_NODE_BPS), of which a group holding a share
+ * of the node's NICs gets the same share (the socket threads' or the
+ * proxies' copies are the node's, shared by every flow). */
 static double net_node_Bps(const struct comm_fabric *f)
 {
 	double line = f->nics * f->nic_Bps;
-	if (f->transport == COMM_TRANSPORT_TCP)
-		return HP_MIN(line * TCP_EFF,
-			      TCP_NODE_BPS * (f->node_share > 0 ? f->node_share : 1));
-	double eff = (unsigned)f->transport < COMM_TRANSPORT_COUNT
-		     ? net_profiles[f->transport].eff : 0;
-	return line * (eff > 0 ? eff : fabric_nic_eff(f));
+	const struct net_profile *np = &net_profiles[(unsigned)f->transport < COMM_TRANSPORT_COUNT
+						     ? f->transport : COMM_TRANSPORT_IB];
+	double b = line * (np->eff > 0 ? np->eff : fabric_nic_eff(f));
+	if (np->node_Bps > 0)
+		b = HP_MIN(b, np->node_Bps * (f->node_share > 0 ? f->node_share : 1));
+	return b;
 }
 
 void comm_fabric_init(struct comm_fabric *f, const struct gpu_spec *gpu,

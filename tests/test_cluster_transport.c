@@ -1,0 +1,167 @@
+/* test_cluster_transport.c — a pool priced from a Google Cloud machine
+ * type takes that machine type's fabric; a transport the user gave wins.
+ * Copyright (C) 2026 the hetplan authors. GPL-3.0-or-later.
+ *
+ * The expectations are Google Cloud's own (its "GPU machine types" page,
+ * docs/cloud-transport.md): a3-highgpu-8g carries GPUDirect-TCPX (tcpx),
+ * a3-megagpu-8g GPUDirect-TCPXO (tcpxo), a3-ultragpu-8g and a4-highgpu-8g
+ * GPUDirect RDMA over RoCE (gcp-rdma); a3-highgpu-1g has no GPUDirect
+ * NICs; AWS's p5.48xlarge is not a Google machine type. Only a pool the
+ * user placed on Google Cloud (provider gcp) takes it. */
+#include "t.h"
+#include "cluster.h"
+#include "pricing.h"
+#include "workspace.h"
+#include <stdlib.h>
+
+static struct catalog cat;
+
+/* A book of one on-demand offer: provider, instance, GPU, GPUs. */
+static void book_of(struct price_book *pb, struct price_offer *o, const char *provider,
+		    const char *inst, const char *gpu, int gpus)
+{
+	memset(pb, 0, sizeof *pb);
+	memset(o, 0, sizeof *o);
+	snprintf(o->provider, sizeof o->provider, "%s", provider);
+	snprintf(o->region, sizeof o->region, "us-central1");
+	snprintf(o->instance, sizeof o->instance, "%s", inst);
+	snprintf(o->gpu, sizeof o->gpu, "%s", gpu);
+	o->gpus = gpus;
+	o->usd_per_gpu_h = 10;
+	o->usd_per_instance_h = 10.0 * gpus;
+	o->source = -1;
+	pb->offers = o;
+	pb->n = 1;
+}
+
+/* The transport a pool --pool SPEC gets once priced from one offer. */
+static enum comm_transport priced(const char *spec, const char *provider, const char *inst,
+				  const char *gpu)
+{
+	struct hp_err err = { 0 };
+	struct cluster c;
+	cluster_init(&c);
+	if (cluster_add_pool_spec(&c, spec, &cat, &err) < 0) {
+		T_FAILF("%s: %s", spec, err.msg);
+		return COMM_TRANSPORT_COUNT;
+	}
+	struct price_book pb;
+	struct price_offer o;
+	book_of(&pb, &o, provider, inst, gpu, c.pools[0].gpus_per_node);
+	if (pricing_apply(&pb, &c) != 1) {
+		T_FAILF("%s: not priced from %s", spec, inst);
+		return COMM_TRANSPORT_COUNT;
+	}
+	return c.pools[0].transport;
+}
+
+TEST(machine_type_sets_transport)
+{
+	CHECK_EQ_INT(priced("2x8xH100-SXM,provider=gcp", "gcp", "a3-highgpu-8g", "H100-SXM"),
+		     COMM_TRANSPORT_TCPX);
+	CHECK_EQ_INT(priced("2x8xH100-SXM,provider=gcp", "gcp", "a3-megagpu-8g", "H100-SXM"),
+		     COMM_TRANSPORT_TCPXO);
+	CHECK_EQ_INT(priced("2x8xH200-SXM,provider=gcp", "gcp", "a3-ultragpu-8g", "H200-SXM"),
+		     COMM_TRANSPORT_GCP_RDMA);
+	CHECK_EQ_INT(priced("2x8xB200,provider=gcp", "gcp", "a4-highgpu-8g", "B200"),
+		     COMM_TRANSPORT_GCP_RDMA);
+	/* no GPUDirect NICs on the 1-GPU shape; AWS keeps its default (ib
+	 * over p5's 400 Gb/s NICs: EFA is the user's to say) */
+	CHECK_EQ_INT(priced("2x1xH100-SXM,provider=gcp", "gcp", "a3-highgpu-1g", "H100-SXM"),
+		     COMM_TRANSPORT_IB);
+	CHECK_EQ_INT(priced("2x8xH100-SXM", "aws", "p5.48xlarge", "H100-SXM"),
+		     COMM_TRANSPORT_IB);
+	/* a pool that names no provider is priced from the cheapest offer
+	 * anywhere: that price says nothing about its fabric */
+	CHECK_EQ_INT(priced("2x8xH100-SXM", "gcp", "a3-megagpu-8g", "H100-SXM"),
+		     COMM_TRANSPORT_IB);
+}
+
+TEST(explicit_transport_wins)
+{
+	/* --pool's transport, even the default ib, and a cluster file's */
+	CHECK_EQ_INT(priced("2x8xH100-SXM,provider=gcp,transport=ib", "gcp", "a3-megagpu-8g",
+			    "H100-SXM"), COMM_TRANSPORT_IB);
+	CHECK_EQ_INT(priced("2x8xH100-SXM,provider=gcp,transport=tcpxo", "gcp", "a3-highgpu-8g",
+			    "H100-SXM"), COMM_TRANSPORT_TCPXO);
+	struct hp_err err = { 0 };
+	static const char js[] = "{\"pools\": [{\"gpu\": \"H100-SXM\", \"nodes\": 2, "
+				 "\"provider\": \"gcp\", \"transport\": \"ib\"}]}";
+	struct cluster c;
+	cluster_init(&c);
+	CHECK(cluster_parse_json(&c, js, sizeof js - 1, "t.json", &cat, &err) == 0);
+	struct price_book pb;
+	struct price_offer o;
+	book_of(&pb, &o, "gcp", "a3-megagpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 1);
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_IB);
+}
+
+/* An editor's change after pricing is the user's; a later offer of
+ * another machine type replaces a priced transport; an offer with none
+ * puts the default back. */
+TEST(repricing)
+{
+	struct hp_err err = { 0 };
+	struct cluster c;
+	cluster_init(&c);
+	CHECK(cluster_add_pool_spec(&c, "2x8xH100-SXM,provider=gcp", &cat, &err) == 0);
+	struct price_book pb;
+	struct price_offer o;
+	book_of(&pb, &o, "gcp", "a3-highgpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 1);
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_TCPX);
+	book_of(&pb, &o, "gcp", "a3-megagpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 1);
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_TCPXO);
+	book_of(&pb, &o, "gcp", "a3-highgpu-1g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 1);
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_IB);
+	/* an edit to gcp-rdma (not the default) stays through a re-pricing */
+	book_of(&pb, &o, "gcp", "a3-megagpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 1);
+	c.pools[0].transport = COMM_TRANSPORT_GCP_RDMA;
+	book_of(&pb, &o, "gcp", "a3-highgpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 1);
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_GCP_RDMA);
+}
+
+/* A priced transport is not written into a workspace (it is looked up
+ * again, as the price is); one the user set is. */
+TEST(saved_as_the_user_gave_it)
+{
+	struct hp_err err = { 0 };
+	static const char ws[] =
+		"{\"cluster\": {\"pools\": [{\"name\": \"a\", \"gpu\": \"H100-SXM\", \"nodes\": 2,"
+		" \"provider\": \"gcp\"}, {\"name\": \"b\", \"gpu\": \"H100-SXM\", \"nodes\": 2,"
+		" \"provider\": \"gcp\", \"transport\": \"tcpxo\"}]}, \"model\": \"llama3.1-8b\"}";
+	struct workspace w;
+	CHECK(workspace_parse(&w, ws, sizeof ws - 1, "w.json", &cat, &err) == 0);
+	struct price_book pb;
+	struct price_offer o;
+	book_of(&pb, &o, "gcp", "a3-highgpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &w.cluster), 2);
+	CHECK_EQ_INT(w.cluster.pools[0].transport, COMM_TRANSPORT_TCPX);
+	CHECK_EQ_INT(w.cluster.pools[1].transport, COMM_TRANSPORT_TCPXO);
+	char *text = workspace_to_string(&w);
+	CHECK(text != NULL);
+	if (text) {
+		CHECK(strstr(text, "\"tcpx\"") == NULL);
+		CHECK(strstr(text, "\"tcpxo\"") != NULL);
+	}
+	free(text);
+}
+
+int main(void)
+{
+	struct hp_err err = { 0 };
+	if (catalog_load(&cat, "/nonexistent/hetplan-test-config", &err) < 0) {
+		fprintf(stderr, "catalog: %s\n", err.msg);
+		return 1;
+	}
+	RUN(machine_type_sets_transport);
+	RUN(explicit_transport_wins);
+	RUN(repricing);
+	RUN(saved_as_the_user_gave_it);
+	return t_done("cluster_transport");
+}
