@@ -89,8 +89,17 @@ int cluster_total_gpus(const struct cluster *c)
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-static const char *const transport_names[COMM_TRANSPORT_COUNT] = {
-	"ib", "efa", "tcp", "opa", "tcpx", "tcpxo", "gcp-rdma" };
+/* Each transport once: its name (plan files, --pool, comm --transport) and
+ * the words the help and the manual show for it (comm_transport_what). */
+static const struct { const char *name, *what; } transports[COMM_TRANSPORT_COUNT] = {
+	[COMM_TRANSPORT_IB] = { "ib", "InfiniBand or RoCE with GPUDirect RDMA (the default)" },
+	[COMM_TRANSPORT_EFA] = { "efa", "AWS Elastic Fabric Adapter (SRD)" },
+	[COMM_TRANSPORT_TCP] = { "tcp", "NCCL over TCP sockets, plain Ethernet" },
+	[COMM_TRANSPORT_OPA] = { "opa", "Intel Omni-Path (NCCL's IB verbs, no GPUDirect RDMA)" },
+	[COMM_TRANSPORT_TCPX] = { "tcpx", "Google Cloud GPUDirect-TCPX (A3 High)" },
+	[COMM_TRANSPORT_TCPXO] = { "tcpxo", "Google Cloud GPUDirect-TCPXO (A3 Mega)" },
+	[COMM_TRANSPORT_GCP_RDMA] = { "gcp-rdma", "Google Cloud RDMA over RoCE (A3 Ultra, A4, A4X)" },
+};
 
 /* What a user of Google Cloud knows: the machine type or its family, and
  * the plugin's own name; each names the fabric that type carries (Google
@@ -120,7 +129,13 @@ enum comm_transport cluster_default_transport(double nic_gbps)
 const char *comm_transport_name(enum comm_transport t)
 {
 	assert((unsigned)t < COMM_TRANSPORT_COUNT);
-	return (unsigned)t < COMM_TRANSPORT_COUNT ? transport_names[t] : "?";
+	return (unsigned)t < COMM_TRANSPORT_COUNT ? transports[t].name : "?";
+}
+
+const char *comm_transport_what(enum comm_transport t)
+{
+	assert((unsigned)t < COMM_TRANSPORT_COUNT);
+	return (unsigned)t < COMM_TRANSPORT_COUNT ? transports[t].what : "?";
 }
 
 int comm_transport_parse(const char *s, enum comm_transport *out)
@@ -130,7 +145,7 @@ int comm_transport_parse(const char *s, enum comm_transport *out)
 		return -1;
 	hp_name_key(k, sizeof k, s);
 	for (int i = 0; i < COMM_TRANSPORT_COUNT; i++) {
-		hp_name_key(nk, sizeof nk, transport_names[i]);
+		hp_name_key(nk, sizeof nk, transports[i].name);
 		if (!strcmp(k, nk)) {
 			*out = (enum comm_transport)i;
 			return 0;
@@ -155,7 +170,7 @@ void comm_transport_list(char *buf, size_t n, int quoted)
 	for (int i = 0; i < COMM_TRANSPORT_COUNT && len < n; i++) {
 		const char *sep = !i ? "" : i == COMM_TRANSPORT_COUNT - 1 ? " or " : ", ";
 		int w = snprintf(buf + len, n - len, quoted ? "%s\"%s\"" : "%s%s", sep,
-				 transport_names[i]);
+				 transports[i].name);
 		if (w < 0)
 			break;
 		len += (size_t)w;

@@ -36,6 +36,9 @@ enum comm_transport { COMM_TRANSPORT_IB, COMM_TRANSPORT_EFA, COMM_TRANSPORT_TCP,
 /* "ib", "efa", "tcp", "opa", "tcpx", "tcpxo" or "gcp-rdma" (static). t must be
  * in range (assert; "?" when asserts are off). */
 const char *comm_transport_name(enum comm_transport t);
+/* What the transport is, in a few words for help text and the manual
+ * (static). */
+const char *comm_transport_what(enum comm_transport t);
 /* A transport name, the fabric's own name ("omni-path": opa), or a Google
  * Cloud machine type or family that implies one ("a3-megagpu-8g" or
  * "a3-mega": tcpxo; "a3-highgpu-8g", "a3-edgegpu-8g", "a3-high": tcpx;

@@ -254,8 +254,8 @@ printf '{"pools": [{"gpu": "L40S", "nodes": 2, "intra": "nvswitch"}]}' >"$T/c5.j
 expect 3 "L40S has no NVLink" $H estimate -c "$T/c5.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 # The network transport: ib, efa, tcp or a Google Cloud fabric, in cluster JSON and --pool.
 printf '{"pools": [{"gpu": "H100", "nodes": 2, "transport": "roce"}]}' >"$T/c6.json"
-expect 3 'pools[0].transport: expected "ib", "efa", "tcp", "tcpx", "tcpxo" or "gcp-rdma" (or a Google Cloud machine type such as "a3-megagpu-8g"), got "roce"' $H estimate -c "$T/c6.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
-expect 2 "transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'roce'" $H estimate --pool 2x8xH100-SXM,transport=roce -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 3 'pools[0].transport: expected "ib", "efa", "tcp", "opa", "tcpx", "tcpxo" or "gcp-rdma" (or a Google Cloud machine type such as "a3-megagpu-8g"), got "roce"' $H estimate -c "$T/c6.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "transport: expected ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'roce'" $H estimate --pool 2x8xH100-SXM,transport=roce -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 0 "" $H estimate --pool 2x8xH100-SXM,transport=efa -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3
 printf '{"pools": [{"gpu": "H100", "nodes": 2, "transport": "efa"}]}' >"$T/c7.json"
 expect 0 "" $H estimate -c "$T/c7.json" -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 3
@@ -507,7 +507,7 @@ expect 0 "" $H estimate --pool 2x8xH100-SXM,name=i,nics=8,nic_gbps=200 -m llama3
 json "assert d['transport'] == {'i': 'ib'}, d['transport']"
 expect 0 "" $H estimate --pool 2x8xH100-SXM,name=e,nics=1,nic_gbps=25 -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64 --format json
 json "assert d['transport'] == {'e': 'tcp'}, d['transport']"
-expect 2 "hetplan: --pool 2x8xH100-SXM,transport=a3-: transport: expected ib, efa, tcp, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'a3-'" \
+expect 2 "hetplan: --pool 2x8xH100-SXM,transport=a3-: transport: expected ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'a3-'" \
 	$H estimate --pool 2x8xH100-SXM,transport=a3- -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 64
 # plan's detail of plan 1 names them too: three pools on Google Cloud's
 # three fabrics (a3-megagpu-8g tcpxo, TCPX, gcp_rdma: docs/cloud-transport.md),

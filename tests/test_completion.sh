@@ -62,7 +62,7 @@ complete_words hetplan plan --objective "" >"$T/got"
 printf 'budget\ncost\ndeadline\nthroughput\n' >"$T/want"
 cmp -s "$T/got" "$T/want" && ok || bad "plan --objective <TAB>: $(tr '\n' ' ' <"$T/got")"
 complete_words hetplan comm --transport "" >"$T/got"
-printf 'efa\ngcp-rdma\nib\ntcp\ntcpx\ntcpxo\n' >"$T/want"
+printf 'efa\ngcp-rdma\nib\nopa\ntcp\ntcpx\ntcpxo\n' >"$T/want"
 cmp -s "$T/got" "$T/want" && ok || bad "comm --transport <TAB>: $(tr '\n' ' ' <"$T/got")"
 # a placeholder (--tp N) offers nothing, not file names
 complete_words hetplan plan --tp "" >"$T/got"

@@ -41,7 +41,7 @@ const char *cmd_comm_usage(void)
 	return buf;
 }
 
-static const char comm_help[] =
+static const char comm_help_head[] =
 	"\n"
 	"  --collective C     allreduce, allgather, reducescatter, alltoall, broadcast, sendrecv\n"
 	"  --bytes SIZE       nccl-tests size: 8, 64K, 1MiB, 4GB (K/M/G = powers of two, KB/MB/GB = 1e3..)\n"
@@ -53,11 +53,9 @@ static const char comm_help[] =
 	"  --nvl-domain N     GPUs per NVLink domain, a multiple of --gpus-per-node\n"
 	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
-	"  --intra KIND       link inside a node (default: the GPU's usual node)\n"
-	"  --transport T      network transport: ib (InfiniBand/RoCE, default), efa (AWS EFA/SRD),\n"
-	"                     tcp (NCCL over TCP sockets, plain Ethernet), or Google Cloud's\n"
-	"                     tcpx (A3 High), tcpxo (A3 Mega), gcp-rdma (A3 Ultra, A4, A4X);\n"
-	"                     a Google Cloud machine type (a3-megagpu-8g) names its fabric\n"
+	"  --intra KIND       link inside a node (default: the GPU's usual node)\n";
+
+static const char comm_help_tail[] =
 	"  --algo A           force an algorithm (default auto: NCCL's choice)\n"
 	"  --proto P          force a protocol (default auto)\n"
 	"  --format F         table (default) or json\n"
@@ -65,6 +63,32 @@ static const char comm_help[] =
 	"\n"
 	"Bandwidths follow nccl-tests: algbw = bytes / time, busbw = algbw x factor.\n"
 	"Exit status: 0 ok, 2 usage, 3 invalid input.\n";
+
+/* The flags above --transport, the transports from their table
+ * (comm_transport_name, comm_transport_what), the flags after. */
+static const char *comm_help(void)
+{
+	static char buf[4096];
+	size_t len = 0;
+	int w = snprintf(buf, sizeof buf, "%s  --transport T      network transport, one of:\n",
+			 comm_help_head);
+	if (w < 0 || (size_t)w >= sizeof buf)
+		return comm_help_tail;
+	len = (size_t)w;
+	for (int t = 0; t < COMM_TRANSPORT_COUNT && len < sizeof buf; t++) {
+		w = snprintf(buf + len, sizeof buf - len, "                       %-9s %s\n",
+			     comm_transport_name((enum comm_transport)t),
+			     comm_transport_what((enum comm_transport)t));
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	if (len < sizeof buf)
+		snprintf(buf + len, sizeof buf - len,
+			 "                     or a Google Cloud machine type (a3-megagpu-8g), which\n"
+			 "                     names its fabric\n%s", comm_help_tail);
+	return buf;
+}
 
 enum { O_COLL = 256, O_BYTES, O_GPU, O_GPN, O_NODES, O_NICS, O_NVL, O_NICGBPS,
        O_INTRA, O_ALGO, O_PROTO, O_FORMAT, O_SWEEP, O_TRANSPORT };
@@ -391,7 +415,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":h", comm_opts, NULL)) != -1) {
 		if (opt == 'h') {
-			cli_usage(stdout, cmd_comm_usage(), comm_help);
+			cli_usage(stdout, cmd_comm_usage(), comm_help());
 			return HP_EXIT_OK;
 		}
 		if (opt == ':') {
