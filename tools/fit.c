@@ -19,6 +19,12 @@
  *               every row it moves, strongest upward pull first, and the
  *               sum per source group (no leave-one-source-out table).
  *               With passes 0, at the shipped values.
+ *   build/tools/fit [passes] --moves GROUP
+ *               what leaving source group GROUP out does to the fit, as
+ *               the leave-one-source-out table does it (a refit from the
+ *               shipped values without the group): every fitted constant
+ *               that moves, shipped -> refit and the change in percent,
+ *               then the group's rows under both (no other output).
  *
  * See tests/fit_core.h for the loss and the weights. */
 #include "fit_core.h"
@@ -124,6 +130,55 @@ static int print_pull(const struct fit_set *fs, const struct perf_calib *k, cons
 	return 0;
 }
 
+/* What the leave-one-source-out refit without group `name` moves (see the
+ * head comment): the refit starts from the shipped values, as the table's
+ * does, so the two figures it prints for the group are that table's
+ * in-sample and held-out rows. */
+static int print_moves(const struct fit_set *fs, const char *name, int passes)
+{
+	int g = -1;
+	for (int i = 0; i < fs->n_groups; i++)
+		if (!strcmp(fs->group[i], name))
+			g = i;
+	if (g < 0) {
+		fprintf(stderr, "fit: --moves %s: no such source group (the table's first column "
+			"names them)\n", name);
+		return -1;
+	}
+	const struct perf_calib *k0 = perf_calib_default();
+	struct perf_calib kg = *k0;
+	fit_run(fs, &kg, g, passes);
+	int nc;
+	const struct perf_const *ct = perf_const_table(&nc);
+	printf("refit without %s, from the shipped values (%d passes)\n", name, passes);
+	printf("%-22s %12s %12s %9s\n", "constant", "shipped", "refit", "change");
+	for (int i = 0; i < nc; i++) {
+		if (!ct[i].fitted)
+			continue;
+		double v0 = *perf_const_ptr((struct perf_calib *)k0, &ct[i]);
+		double v1 = *perf_const_ptr(&kg, &ct[i]);
+		if (v1 == v0)
+			continue;
+		if (v0 != 0)
+			printf("%-22s %12.5g %12.5g %+8.1f%%\n", ct[i].name, v0, v1,
+			       100.0 * (v1 - v0) / v0);
+		else
+			printf("%-22s %12.5g %12.5g %9s\n", ct[i].name, v0, v1, "from 0");
+	}
+	printf("\n%-12s %-8s %12s %12s %9s %9s\n", "row", "conf", "measured", "refit", "shipped",
+	       "refit");
+	for (int i = 0; i < fs->n; i++) {
+		const struct calib_row *r = &fs->rows[i];
+		if (fs->gi[i] != g || !r->usable || r->kind != ROW_TIME)
+			continue;
+		double p0 = row_predict(r, k0), p1 = row_predict(r, &kg);
+		printf("%-12s %-8.8s %12.4g %12.4g %+8.1f%% %+8.1f%%\n", r->id, r->conf, r->measured,
+		       p1, 100.0 * (p0 - r->measured) / r->measured,
+		       100.0 * (p1 - r->measured) / r->measured);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct catalog cat;
@@ -132,18 +187,21 @@ int main(int argc, char **argv)
 	if (n < 0)
 		return 1;
 	int passes = 16, write = 0, n_hold = 0;
-	const char *pull = NULL, *hold[16];
+	const char *pull = NULL, *moves = NULL, *hold[16];
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--write")) {
 			write = 1;
 		} else if (!strcmp(argv[a], "--pull") && a + 1 < argc) {
 			pull = argv[++a];
+		} else if (!strcmp(argv[a], "--moves") && a + 1 < argc) {
+			moves = argv[++a];
 		} else if (!strcmp(argv[a], "--hold") && a + 1 < argc && n_hold < 16) {
 			hold[n_hold++] = argv[++a];
 		} else if (isdigit((unsigned char)argv[a][0])) {
 			passes = atoi(argv[a]);
 		} else {
-			fprintf(stderr, "usage: fit [passes] [--write] [--hold CONSTANT]... [--pull CONSTANT]\n");
+			fprintf(stderr, "usage: fit [passes] [--write] [--hold CONSTANT]... [--pull CONSTANT]"
+				" [--moves GROUP]\n");
 			return 2;
 		}
 	}
@@ -166,6 +224,11 @@ int main(int argc, char **argv)
 			fit_set_done(&fs);
 			return 2;
 		}
+	}
+	if (moves) {
+		int rc = print_moves(&fs, moves, passes);
+		fit_set_done(&fs);
+		return rc < 0 ? 2 : 0;
 	}
 	struct perf_calib k = *perf_calib_default();
 	fprintf(stderr, "start loss %.5f\n", fit_loss(&fs, &k, -1));
