@@ -162,7 +162,10 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 			if (p->replicas[g].stages[s].pool != p->replicas[g].stages[0].pool) {
 				sbuf_addf(notes, "Pipelines across pools: replica group %d places its stages "
 					  "on more than one pool; a stock pipeline cannot place stage k on "
-					  "a named pool.\n", g);
+					  "a named pool. Needed: ranks placed by stage (Megatron puts stage "
+					  "s on a block of consecutive ranks, rank order tp-cp-ep-dp-pp), "
+					  "which takes nodes started in pool order with a fixed torchrun "
+					  "--node-rank, not c10d rendezvous order.\n", g);
 				n++;
 				g = p->n_replicas;
 				break;
@@ -171,33 +174,25 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 		if (!runs_on_same_layout(&p->replicas[g], &p->replicas[0])) {
 			sbuf_addf(notes, "Layouts: replica group %d has a different pipeline layout "
 				  "(stages, TP or layer ranges) from group 0; stock data parallelism "
-				  "needs every replica identical.\n", g);
+				  "needs every replica identical. Needed: data parallelism over "
+				  "replicas of different layouts (a gradient reduce that maps each "
+				  "layer's shards across them), which no stock framework has.\n", g);
 			n++;
 			break;
 		}
 	for (int g = 1; g < p->n_replicas; g++)
 		if (fabs(p->replicas[g].batch_share - p->replicas[0].batch_share) > 1e-9) {
 			sbuf_addf(notes, "Batch shares: replicas take %.4g%% and %.4g%% of the global "
-				  "batch; stock data parallelism splits it evenly.\n",
+				  "batch; stock data parallelism splits it evenly. Needed: a "
+				  "micro-batch count per replica (Megatron, DeepSpeed and torchtitan "
+				  "derive one count, global batch / (micro-batch x DP)).\n",
 				  100 * p->replicas[0].batch_share, 100 * p->replicas[g].batch_share);
 			n++;
 			break;
 		}
-	for (int g = 0; g < p->n_replicas; g++) {
-		const struct replica *r = &p->replicas[g];
-		int f, l;
-		/* Any other split is --pipeline-model-parallel-layout (megatron_args) */
-		int even = layer_split(r, &f, &l), emb, loss;
-		/* a pp_layout names every virtual stage (megatron_parallel_args) */
-		if (p->schedule == SCHED_INTERLEAVED && !p->pp_layout[0] && (f || l || !even) &&
-		    !vp_slots(r, p->vpp, &emb, &loss)) {
-			sbuf_add(notes, "Interleaving: stages of unequal layers beyond one less on "
-				    "the first or last stage cannot be combined with virtual "
-				    "pipeline stages in Megatron.\n");
-			n++;
-			break;
-		}
-	}
+	/* Interleaving with any layer split is Megatron-Core's layout flag
+	 * (megatron_parallel_args), torchtitan's model parts and, where the
+	 * framework cannot, that framework's denial: not a limit of the plan. */
 	return n;
 }
 
@@ -423,6 +418,43 @@ static void megatron_moe_args(struct sbuf *b, const struct cluster *c, const str
 	}
 }
 
+/* Whether Megatron-Core's first/last-stage flags run r's split with vp
+ * virtual stages a rank: transformer_config.py @d98e8a64 (the "Uneven
+ * PP" branch) asks that VP divide the first stage's layers, the last's
+ * and those of every middle rank, and arguments.py (L954-957) takes the
+ * virtual degree as --num-virtual-stages-per-pipeline-rank there. */
+static int vp_first_last_ok(const struct replica *r, int vp, int first, int last)
+{
+	int n = r->n_stages, middle = n - (first > 0) - (last > 0);
+	if ((first && first % vp) || (last && last % vp))
+		return 0;
+	return middle <= 0 || stage_layers_of(r, 1) % vp == 0;
+}
+
+/* The piece's split as --pipeline-model-parallel-layout (arguments.py:
+ * stages split by "|", E the embedding, t a decoder layer, L the loss)
+ * with vp virtual stages a rank (1: none). The layout lists pp x vp
+ * virtual stages in model order, virtual stage k on rank k mod pp
+ * (pipeline_parallel_layer_layout.py @d98e8a64: layout[vpp_rank x PP +
+ * pp_rank]); rank s's layers are split into vp chunks, the first ones a
+ * layer larger when they do not divide, as torchtitan's model parts. */
+static void megatron_layout_arg(struct sbuf *b, const struct replica *r, int vp,
+				const char *pre, const char *sep)
+{
+	int pp = r->n_stages;
+	sbuf_add(b, pre);
+	sbuf_add(b, "--pipeline-model-parallel-layout \"E");
+	for (int part = 0; part < pp * vp; part++) {
+		int s = part % pp, j = part / pp, n = stage_layers_of(r, s);
+		if (part)
+			sbuf_addc(b, '|');
+		for (int k = n / vp + (j < n % vp); k > 0; k--)
+			sbuf_addc(b, 't');
+	}
+	sbuf_add(b, "L\"");
+	sbuf_add(b, sep);
+}
+
 /* Parallel degrees and the pipeline's layout. */
 static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 				   const struct plan *p, const struct piece *pc,
@@ -437,6 +469,17 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 	 * such a plan gets the split its stages give, and an uneven one the
 	 * "does not run as planned" note (framework_denial) */
 	int lm = p->framework == FW_MEGATRON_LM && p->pp_layout[0];
+	/* The flags that say the split with virtual stages, else the layout:
+	 * --num-layers-per-virtual-pipeline-stage needs the layers (plus
+	 * the --account-for-* slots) to divide by PP and each stage's by
+	 * the chunk (arguments.py L958-976), the first/last flags
+	 * vp_first_last_ok; any other split with VP went out as a layout
+	 * of PP stages only, so Megatron ran it without interleaving, or
+	 * stopped on an assertion. */
+	int even_vp = vp && !uneven && pc->even && (m->layers / pc->pp) % vp == 0 &&
+		      m->layers % pc->pp == 0;
+	int fl_vp = vp && uneven && pc->even &&
+		    vp_first_last_ok(pc->r, vp, pc->first_layers, pc->last_layers);
 	if (p->pp_layout[0] && !lm) {
 		/* the plan's own layout (plan_validate checked it against PP,
 		 * VP and the model): arguments.py @d98e8a64 L941-950 takes VP
@@ -455,20 +498,10 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 		if (loss)
 			ARG("--account-for-loss-in-pipeline-split");
 		ARG("--num-layers-per-virtual-pipeline-stage %d", stage_layers_of(pc->r, 1) / vp);
+	} else if (vp && !even_vp && !fl_vp && !lm) {
+		megatron_layout_arg(b, pc->r, vp, pre, sep);
 	} else if (!pc->even && !lm) {
-		/* arguments.py --pipeline-model-parallel-layout: stages split by
-		 * "|", E the embedding, t a decoder layer, L the loss */
-		sbuf_add(b, pre);
-		sbuf_add(b, "--pipeline-model-parallel-layout \"E");
-		for (int s = 0; s < pc->r->n_stages; s++) {
-			const struct stage *st = &pc->r->stages[s];
-			if (s)
-				sbuf_addc(b, '|');
-			for (int k = st->first_layer; k <= st->last_layer; k++)
-				sbuf_addc(b, 't');
-		}
-		sbuf_add(b, "L\"");
-		sbuf_add(b, sep);
+		megatron_layout_arg(b, pc->r, 1, pre, sep);
 	} else {
 		if (pc->first_layers)
 			ARG("--decoder-first-pipeline-num-layers %d", pc->first_layers);
