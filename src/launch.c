@@ -806,6 +806,115 @@ static int launch_max_connections(const struct model_spec *m, const struct plan 
 	return launch_ep_overlap(m, p, pc) ? 32 : 1;
 }
 
+/* The Megatron-LM commit whose arguments.py the flags are checked against
+ * (the header of tests/data/megatron_args.txt; test_launch_audit.sh
+ * checks the two agree), named in the Slurm script as its environment. */
+#define LAUNCH_MEGATRON_COMMIT "d98e8a64ddf3"
+
+/* One "export NAME=${NAME:-value}" line, the value as one shell word. */
+static void env_default(struct sbuf *b, const char *name, const char *value)
+{
+	sbuf_addf(b, "export %s=${%s:-", name, name);
+	esc_shell(b, value);
+	sbuf_add(b, "}\n");
+}
+
+/* What NCCL needs on the pool's transport, as script lines (the user may
+ * override each variable from the environment):
+ *  - ib: nothing; NCCL's own IB/RoCE transport finds the HCAs;
+ *  - efa: the aws-ofi-nccl plugin in the environment; with aws-ofi-nccl
+ *    >= 1.7 and libfabric >= 1.18 no variable is needed, FI_PROVIDER=efa
+ *    (needed up to aws-ofi-nccl 1.5) does no harm and keeps libfabric on
+ *    EFA (aws/aws-ofi-nccl doc/efa-env-var.md @518f4c6a);
+ *  - tcp: nothing; NCCL's socket transport, NCCL_SOCKET_IFNAME to pick
+ *    the NIC;
+ *  - tcpx: the GPUDirect-TCPX plugin's variables for a3-highgpu-8g
+ *    (dstackai/dstack examples/clusters/a3high/README.md @6f6b421b);
+ *  - tcpxo: the TCPXO plugin's own profile, nccl-env-profile.sh, which
+ *    finds the NICs (dstackai/dstack examples/clusters/a3mega/README.md
+ *    @30a0dd56);
+ *  - gcp-rdma: the gIB plugin's set_nccl_env.sh under /usr/local/gib
+ *    (Google's A3 Ultra / A4 images).
+ * Sourced profiles run under set +u: they read variables that may be
+ * unset. */
+static void nccl_env_lines(struct sbuf *b, const struct cluster *c, const struct piece *pc)
+{
+	const struct pool *pl = &c->pools[pc->pool];
+	int mixed = 0;
+	for (int s = 0; pc->r && s < pc->r->n_stages; s++)
+		mixed |= c->pools[pc->r->stages[s].pool].transport != pl->transport;
+	char q[SHQ_MAX];
+	sbuf_addf(b, "# NCCL on pool %s: transport %s", shq(q, pl->name),
+		  comm_transport_name(pl->transport));
+	if (mixed)
+		sbuf_add(b, " (other stages' pools use another transport: set theirs by hand)");
+	sbuf_add(b, "\n");
+	switch (pl->transport) {
+	case COMM_TRANSPORT_IB:
+		sbuf_add(b, "# InfiniBand/RoCE: NCCL's own IB transport, no plugin or variable "
+			    "needed (NCCL_IB_HCA picks the HCAs).\n");
+		break;
+	case COMM_TRANSPORT_EFA:
+		sbuf_add(b, "# AWS EFA: the aws-ofi-nccl plugin must be in the environment "
+			    "(>= 1.7 with libfabric >= 1.18 needs no other variable).\n");
+		env_default(b, "FI_PROVIDER", "efa");
+		break;
+	case COMM_TRANSPORT_TCP:
+		sbuf_add(b, "# TCP sockets (no RDMA): NCCL's socket transport, as estimated; "
+			    "NCCL_SOCKET_IFNAME names the data NIC.\n");
+		break;
+	case COMM_TRANSPORT_TCPX: {
+		static const char *const tcpx[][2] = {
+			{ "NCCL_SOCKET_IFNAME", "eth0" },
+			{ "NCCL_CROSS_NIC", "0" },
+			{ "NCCL_ALGO", "Ring" },
+			{ "NCCL_PROTO", "Simple" },
+			{ "NCCL_NSOCKS_PERTHREAD", "4" },
+			{ "NCCL_SOCKET_NTHREADS", "1" },
+			{ "NCCL_NET_GDR_LEVEL", "PIX" },
+			{ "NCCL_P2P_PXN_LEVEL", "0" },
+			{ "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME", "eth1,eth2,eth3,eth4" },
+			{ "NCCL_GPUDIRECTTCPX_CTRL_DEV", "eth0" },
+			{ "NCCL_DYNAMIC_CHUNK_SIZE", "524288" },
+			{ "NCCL_P2P_NET_CHUNKSIZE", "524288" },
+			{ "NCCL_P2P_PCI_CHUNKSIZE", "524288" },
+			{ "NCCL_P2P_NVL_CHUNKSIZE", "1048576" },
+			{ "NCCL_BUFFSIZE", "4194304" },
+			{ "NCCL_GPUDIRECTTCPX_TX_BINDINGS",
+			  "eth1:8-21,112-125;eth2:8-21,112-125;eth3:60-73,164-177;eth4:60-73,164-177" },
+			{ "NCCL_GPUDIRECTTCPX_RX_BINDINGS",
+			  "eth1:22-35,126-139;eth2:22-35,126-139;eth3:74-87,178-191;eth4:74-87,178-191" },
+			{ "NCCL_GPUDIRECTTCPX_PROGRAM_FLOW_STEERING_WAIT_MICROS", "50000" },
+			{ "NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX", "/run/tcpx" },
+		};
+		sbuf_add(b, "# GPUDirect-TCPX (a3-highgpu-8g): its plugin (libnccl-net.so) in "
+			    "NCCL_LIB_DIR and these variables.\n");
+		env_default(b, "NCCL_LIB_DIR", "/usr/local/tcpx/lib64");
+		sbuf_add(b, "export LD_LIBRARY_PATH=\"$NCCL_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n");
+		for (size_t i = 0; i < HP_ARRAY_LEN(tcpx); i++)
+			env_default(b, tcpx[i][0], tcpx[i][1]);
+		break;
+	}
+	case COMM_TRANSPORT_TCPXO:
+		sbuf_add(b, "# GPUDirect-TCPXO (a3-megagpu-8g): the plugin's own profile sets "
+			    "NCCL_FASTRAK_*; set NCCL_FASTRAK_IFNAME\n# and NCCL_FASTRAK_CTRL_DEV "
+			    "if it does not find the NICs.\n");
+		env_default(b, "NCCL_LIB_DIR", "/var/lib/tcpxo/lib64");
+		sbuf_add(b, "export LD_LIBRARY_PATH=\"$NCCL_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
+			    "set +u; source \"$NCCL_LIB_DIR/nccl-env-profile.sh\"; set -u\n");
+		break;
+	case COMM_TRANSPORT_GCP_RDMA:
+		sbuf_add(b, "# GPUDirect RDMA over RoCE (a3-ultragpu-8g, a4-highgpu-8g): the gIB "
+			    "plugin and its set_nccl_env.sh.\n");
+		env_default(b, "GIB_DIR", "/usr/local/gib");
+		sbuf_add(b, "export LD_LIBRARY_PATH=\"$GIB_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
+			    "set +u; source \"$GIB_DIR/scripts/set_nccl_env.sh\"; set -u\n");
+		break;
+	default:
+		break;
+	}
+}
+
 /* The srun + torchrun lines that start a job of nl's nodes: script (a
  * shell word) with args (shell words) and the job's own "$@". vars: the
  * script's variable the per-node bash -c must see, besides MASTER_ADDR
@@ -852,14 +961,21 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 	if (deny[0])
 		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
 	piece_header(b, c, m, p, pc);
+	sbuf_add(b, "#\n# Environment: Megatron-LM at commit " LAUNCH_MEGATRON_COMMIT
+		    " (the flags are its arguments.py's) with\n# PyTorch, Transformer Engine and "
+		    "Apex on every node, e.g. NVIDIA's NGC PyTorch container\n# "
+		    "(nvcr.io/nvidia/pytorch) with that checkout as MEGATRON; start this script "
+		    "inside it.\n");
 	sbuf_addf(b, "#\n# Usage: MEGATRON=/path/to/Megatron-LM sbatch THIS_SCRIPT "
 		    "--data-path ... --tokenizer-type ... --save ...\n"
 		    "set -euo pipefail\n"
 		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
 		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n"
-		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n\nARGS=(\n",
+		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n",
 		  launch_max_connections(m, p, pc));
+	nccl_env_lines(b, c, pc);
+	sbuf_add(b, "\nARGS=(\n");
 	megatron_args(b, c, m, p, pc, tokens, "\t", "\n");
 	sbuf_add(b, ")\n\n");
 	torchrun_lines(b, &nl, "MEGATRON", "\"$MEGATRON/pretrain_gpt.py\"", "\"${ARGS[@]}\"");
@@ -1534,6 +1650,9 @@ static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const str
 			  "$OUTPUT_DIR.\n", p->zero);
 	else
 		sbuf_add(b, "# The Trainer with PyTorch DDP (ZeRO 0, no DeepSpeed).\n");
+	sbuf_addf(b, "# Environment: PyTorch (torchrun) and transformers at 00349ae87edd%s on every "
+		  "node, with\n# run_clm.py or a script like it as TRAIN_SCRIPT; start this script "
+		  "inside that environment.\n", ds ? ", DeepSpeed" : "");
 	sbuf_add(b, "# ARGS: TrainingArguments (transformers training_args.py @00349ae87edd);\n"
 		    "# DATA_ARGS: run_clm.py's own. OUTPUT_DIR must be on a file system every node "
 		    "reads.\n#\n# Usage: TRAIN_SCRIPT=/path/to/run_clm.py OUTPUT_DIR=/shared/dir "
@@ -1541,7 +1660,9 @@ static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const str
 		    "set -euo pipefail\nTRAIN_SCRIPT=${TRAIN_SCRIPT:-run_clm.py}\n");
 	sbuf_addf(b, "OUTPUT_DIR=${OUTPUT_DIR:-%s}\n", shq(q, jn));
 	sbuf_add(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
-		    "MASTER_PORT=${MASTER_PORT:-29500}\nmkdir -p \"$OUTPUT_DIR\"\n");
+		    "MASTER_PORT=${MASTER_PORT:-29500}\n");
+	nccl_env_lines(b, c, pc);
+	sbuf_add(b, "mkdir -p \"$OUTPUT_DIR\"\n");
 	if (ds) {
 		/* a quoted delimiter: the JSON goes in as it is */
 		cJSON *o = hf_deepspeed_config(p, pc);
