@@ -1525,34 +1525,54 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
  * states them and ARGS gives the same values. A plan under
  * hf-transformers (ZeRO 0) runs the Trainer's DDP, no DeepSpeed. */
 
+/* The formats whose framework runs p as planned (runs_on_mask: RUNS ON),
+ * "megatron, slurm, torchtitan", or "none (RUNS ON none: a
+ * heterogeneity-aware runtime)", into buf (n bytes). */
+static char *formats_that_run(const struct cluster *c, const struct plan *p, char *buf, size_t n)
+{
+	unsigned mask = runs_on_mask(p, c, NULL, 0);
+	snprintf(buf, n, "%s%s%s",
+		 mask & ((1u << FW_MEGATRON_CORE) | (1u << FW_MEGATRON_LM)) ? "megatron, slurm" : "",
+		 mask & (1u << FW_DEEPSPEED) ? (mask & ((1u << FW_MEGATRON_CORE) | (1u << FW_MEGATRON_LM)) ? ", deepspeed" : "deepspeed") : "",
+		 mask & (1u << FW_TORCHTITAN)
+			 ? (mask & ((1u << FW_MEGATRON_CORE) | (1u << FW_MEGATRON_LM) |
+				    (1u << FW_DEEPSPEED)) ? ", torchtitan" : "torchtitan")
+			 : "");
+	if (!buf[0])
+		snprintf(buf, n, "none (RUNS ON none: it needs a heterogeneity-aware runtime)");
+	return buf;
+}
+
 /* -1 with err (HP_EXIT_INPUT, naming the flag) for what the Trainer's
  * data parallelism cannot run; pcs: the plan's np pieces. */
 static int hf_refuses(const struct cluster *c, const struct plan *p, const struct piece *pcs,
 		      int np, struct hp_err *err)
 {
 	const char *pre = "launch --format hf-trainer";
-	char why[300];
-	(void)c;
+	char why[300], fmts[160];
+	formats_that_run(c, p, fmts, sizeof fmts);
 	if (np > 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: the plan has %d replica groups that differ (GPU type, pool, "
 				  "layout or batch share: --pool, plan \"replicas\"); the HF Trainer "
 				  "runs one data-parallel group of identical ranks with the batch split "
-				  "evenly", pre, np);
+				  "evenly; formats that run it: %s", pre, np, fmts);
 	const struct piece *pc = &pcs[0];
 	if (framework_layout_refusal(FW_HF, pc->tp, pc->pp, why, sizeof why) < 0)
-		return hp_err_set(err, HP_EXIT_INPUT, "%s: --%s %d: %s", pre,
-				  pc->tp > 1 ? "tp" : "pp", pc->tp > 1 ? pc->tp : pc->pp, why);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: --%s %d: %s; formats that run it: %s", pre,
+				  pc->tp > 1 ? "tp" : "pp", pc->tp > 1 ? pc->tp : pc->pp, why, fmts);
 	if (p->cp > 1 || p->ep > 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: --%s %d: hetplan writes the HF Trainer's data parallelism only "
-				  "(DDP, DeepSpeed ZeRO), without %s parallelism: use --%s 1", pre,
+				  "(DDP, DeepSpeed ZeRO), without %s parallelism: use --%s 1; formats "
+				  "that run it: %s", pre,
 				  p->cp > 1 ? "cp" : "ep", p->cp > 1 ? p->cp : p->ep,
-				  p->cp > 1 ? "context" : "expert", p->cp > 1 ? "cp" : "ep");
+				  p->cp > 1 ? "context" : "expert", p->cp > 1 ? "cp" : "ep", fmts);
 	if (p->schedule == SCHED_INTERLEAVED || p->vpp > 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: --schedule interleaved: the HF Trainer has no pipeline, so no "
-				  "interleaved schedule: use --schedule 1f1b", pre);
+				  "interleaved schedule: use --schedule 1f1b; formats that run it: %s",
+				  pre, fmts);
 	if (pc->gbs % HP_MAX(p->mbs * pc->dp, 1))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: --gbs %d is not a multiple of --mbs %d x DP %d: the Trainer's "
