@@ -1465,13 +1465,28 @@ static void moe_switch_denial(const struct model_spec *m, enum hp_framework fw, 
 			 "(--ffn-hidden-size %d), and %s's are %d", m->ffn, name, e->expert_ffn);
 }
 
+/* The piece pc of p as a plan of its own: its replica group alone, the
+ * whole of its batch, the rest of p as it is (sub borrows p's storage;
+ * r holds the group's copy). */
+static void piece_plan(const struct plan *p, const struct piece *pc, struct plan *sub,
+		       struct replica *r)
+{
+	*sub = *p;
+	*r = *pc->r;
+	r->batch_share = 1.0;
+	sub->replicas = r;
+	sub->n_replicas = 1;
+	sub->gbs = pc->gbs;
+}
+
 /* A one-layout plan the format's framework cannot run as planned
  * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
  * the estimate is not for it. The sentence goes into deny (n bytes);
  * returns 1 when there is one. The config was written silently. */
 static int framework_denial(const struct cluster *c, const struct model_spec *m,
-			    const struct plan *p, enum launch_format f, char *deny, size_t n)
+			    const struct plan *p, enum launch_format f, const char *what,
+			    char *deny, size_t n)
 {
 	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
 			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
@@ -1490,9 +1505,9 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 		moe_switch_denial(m, fw, why, sizeof why);
 	if (!why[0])
 		return 0;
-	snprintf(deny, n, "%s does not run this plan as planned: %s%s. The config is the nearest "
+	snprintf(deny, n, "%s does not run %s as planned: %s%s. The config is the nearest "
 		 "it takes; hetplan's estimate is for the plan, not for this config.",
-		 framework_get(fw)->display, why,
+		 framework_get(fw)->display, what, why,
 		 fw == FW_MEGATRON_LM && p->pp_layout[0]
 			 ? " (--pipeline-model-parallel-layout is Megatron-Core's, not in this "
 			   "version)" : "");
@@ -1786,7 +1801,8 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
  * distinct note of the pieces into nb. */
 static void deepspeed_render(struct sbuf *b, struct sbuf *nb, const struct cluster *c,
 			     const struct model_spec *m, const struct plan *p,
-			     const struct piece *pcs, int np, int hetero, const char *lim)
+			     const struct piece *pcs, int np, int hetero, const char *lim,
+			     char (*pdeny)[900])
 {
 	cJSON *o;
 	if (!hetero) {
@@ -1799,6 +1815,8 @@ static void deepspeed_render(struct sbuf *b, struct sbuf *nb, const struct clust
 			cJSON_AddNumberToObject(po, "replica_group", pcs[i].group);
 			cJSON_AddStringToObject(po, "pool", c->pools[pcs[i].pool].name);
 			cJSON_AddNumberToObject(po, "replicas", pcs[i].dp);
+			if (pdeny[i][0])
+				cJSON_AddStringToObject(po, "not_as_planned", pdeny[i]);
 			cJSON_AddItemToObject(po, "config", deepspeed_config(p, &pcs[i]));
 			cJSON_AddItemToArray(arr, po);
 		}
@@ -1857,7 +1875,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	sbuf_init(&nb);
 	int hetero = limits(c, p, &nb) > 0;
 	char deny[900] = "";
-	int denied = !hetero && framework_denial(c, m, p, f, deny, sizeof deny);
+	int denied = !hetero && framework_denial(c, m, p, f, "this plan", deny, sizeof deny);
 	/* one sentence about the recomputation, not a note and a denial */
 	int rc_denied = denied && p->recompute == RC_SELECTIVE_OP && f != LAUNCH_TORCHTITAN &&
 			strstr(deny, "recomputation");
@@ -1876,6 +1894,22 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		return -1;
 	}
 	char *lim = xstrdup(nb.s ? nb.s : "");
+	/* each piece of a heterogeneous plan said to run as planned or not,
+	 * by the same rules as a plan (a DeepSpeed piece of an uneven
+	 * split, which its config cannot hold, went out without a word) */
+	char (*pdeny)[900] = xmalloc(sizeof *pdeny * (size_t)HP_MAX(np, 1));
+	for (int i = 0; i < np; i++) {
+		pdeny[i][0] = '\0';
+		if (!hetero)
+			continue;
+		struct plan sub;
+		struct replica r;
+		piece_plan(p, &pcs[i], &sub, &r);
+		char what[64];
+		snprintf(what, sizeof what, "piece %d (replica group %d)", i + 1, pcs[i].group);
+		if (framework_denial(c, m, &sub, f, what, pdeny[i], sizeof pdeny[i]))
+			sbuf_addf(&nb, "%s\n", pdeny[i]);
+	}
 	switch (f) {
 	case LAUNCH_MEGATRON:
 		header(&b, "Megatron-LM arguments", c, m, version, lim, hetero);
@@ -1883,6 +1917,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
 		for (int i = 0; i < np; i++) {
 			sbuf_add(&b, "\n");
+			if (pdeny[i][0])
+				comment_wrapped(&b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
 			piece_header(&b, c, m, p, &pcs[i]);
 			megatron_args(&b, c, m, p, &pcs[i], tokens, "", " \\\n");
 			b.len -= 3;   /* no continuation after the last argument */
@@ -1897,7 +1933,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		for (int i = 0; i < np; i++) {
 			if (hetero)
 				sbuf_addf(&b, "\n# ---- piece %d of %d ----\n", i + 1, np);
-			slurm_piece(&b, c, m, p, &pcs[i], tokens, version, deny);
+			slurm_piece(&b, c, m, p, &pcs[i], tokens, version, hetero ? pdeny[i] : deny);
 		}
 		break;
 	case LAUNCH_TORCHTITAN:
@@ -1910,6 +1946,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 					  "----\n", i + 1, np);
 			else
 				sbuf_add(&b, "\n");
+			if (pdeny[i][0])
+				comment_wrapped(&b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
 			piece_header(&b, c, m, p, &pcs[i]);
 			torchtitan_piece(&b, m, p, &pcs[i], tokens, &nb);
 		}
@@ -1919,12 +1957,13 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		hf_trainer_script(&b, c, m, p, &pcs[0], tokens, version, deny, &nb);
 		break;
 	case LAUNCH_DEEPSPEED:
-		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim);
+		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim, pdeny);
 		break;
 	default:
 		break;
 	}
 	free(lim);
+	free(pdeny);
 	*out = sbuf_take(&b, len);
 	*notes = sbuf_take(&nb, NULL);
 	return 0;
