@@ -162,7 +162,10 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 			if (p->replicas[g].stages[s].pool != p->replicas[g].stages[0].pool) {
 				sbuf_addf(notes, "Pipelines across pools: replica group %d places its stages "
 					  "on more than one pool; a stock pipeline cannot place stage k on "
-					  "a named pool.\n", g);
+					  "a named pool. Needed: ranks placed by stage (Megatron puts stage "
+					  "s on a block of consecutive ranks, rank order tp-cp-ep-dp-pp), "
+					  "which takes nodes started in pool order with a fixed torchrun "
+					  "--node-rank, not c10d rendezvous order.\n", g);
 				n++;
 				g = p->n_replicas;
 				break;
@@ -171,33 +174,25 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 		if (!runs_on_same_layout(&p->replicas[g], &p->replicas[0])) {
 			sbuf_addf(notes, "Layouts: replica group %d has a different pipeline layout "
 				  "(stages, TP or layer ranges) from group 0; stock data parallelism "
-				  "needs every replica identical.\n", g);
+				  "needs every replica identical. Needed: data parallelism over "
+				  "replicas of different layouts (a gradient reduce that maps each "
+				  "layer's shards across them), which no stock framework has.\n", g);
 			n++;
 			break;
 		}
 	for (int g = 1; g < p->n_replicas; g++)
 		if (fabs(p->replicas[g].batch_share - p->replicas[0].batch_share) > 1e-9) {
 			sbuf_addf(notes, "Batch shares: replicas take %.4g%% and %.4g%% of the global "
-				  "batch; stock data parallelism splits it evenly.\n",
+				  "batch; stock data parallelism splits it evenly. Needed: a "
+				  "micro-batch count per replica (Megatron, DeepSpeed and torchtitan "
+				  "derive one count, global batch / (micro-batch x DP)).\n",
 				  100 * p->replicas[0].batch_share, 100 * p->replicas[g].batch_share);
 			n++;
 			break;
 		}
-	for (int g = 0; g < p->n_replicas; g++) {
-		const struct replica *r = &p->replicas[g];
-		int f, l;
-		/* Any other split is --pipeline-model-parallel-layout (megatron_args) */
-		int even = layer_split(r, &f, &l), emb, loss;
-		/* a pp_layout names every virtual stage (megatron_parallel_args) */
-		if (p->schedule == SCHED_INTERLEAVED && !p->pp_layout[0] && (f || l || !even) &&
-		    !vp_slots(r, p->vpp, &emb, &loss)) {
-			sbuf_add(notes, "Interleaving: stages of unequal layers beyond one less on "
-				    "the first or last stage cannot be combined with virtual "
-				    "pipeline stages in Megatron.\n");
-			n++;
-			break;
-		}
-	}
+	/* Interleaving with any layer split is Megatron-Core's layout flag
+	 * (megatron_parallel_args), torchtitan's model parts and, where the
+	 * framework cannot, that framework's denial: not a limit of the plan. */
 	return n;
 }
 
@@ -423,6 +418,43 @@ static void megatron_moe_args(struct sbuf *b, const struct cluster *c, const str
 	}
 }
 
+/* Whether Megatron-Core's first/last-stage flags run r's split with vp
+ * virtual stages a rank: transformer_config.py @d98e8a64 (the "Uneven
+ * PP" branch) asks that VP divide the first stage's layers, the last's
+ * and those of every middle rank, and arguments.py (L954-957) takes the
+ * virtual degree as --num-virtual-stages-per-pipeline-rank there. */
+static int vp_first_last_ok(const struct replica *r, int vp, int first, int last)
+{
+	int n = r->n_stages, middle = n - (first > 0) - (last > 0);
+	if ((first && first % vp) || (last && last % vp))
+		return 0;
+	return middle <= 0 || stage_layers_of(r, 1) % vp == 0;
+}
+
+/* The piece's split as --pipeline-model-parallel-layout (arguments.py:
+ * stages split by "|", E the embedding, t a decoder layer, L the loss)
+ * with vp virtual stages a rank (1: none). The layout lists pp x vp
+ * virtual stages in model order, virtual stage k on rank k mod pp
+ * (pipeline_parallel_layer_layout.py @d98e8a64: layout[vpp_rank x PP +
+ * pp_rank]); rank s's layers are split into vp chunks, the first ones a
+ * layer larger when they do not divide, as torchtitan's model parts. */
+static void megatron_layout_arg(struct sbuf *b, const struct replica *r, int vp,
+				const char *pre, const char *sep)
+{
+	int pp = r->n_stages;
+	sbuf_add(b, pre);
+	sbuf_add(b, "--pipeline-model-parallel-layout \"E");
+	for (int part = 0; part < pp * vp; part++) {
+		int s = part % pp, j = part / pp, n = stage_layers_of(r, s);
+		if (part)
+			sbuf_addc(b, '|');
+		for (int k = n / vp + (j < n % vp); k > 0; k--)
+			sbuf_addc(b, 't');
+	}
+	sbuf_add(b, "L\"");
+	sbuf_add(b, sep);
+}
+
 /* Parallel degrees and the pipeline's layout. */
 static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 				   const struct plan *p, const struct piece *pc,
@@ -437,6 +469,17 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 	 * such a plan gets the split its stages give, and an uneven one the
 	 * "does not run as planned" note (framework_denial) */
 	int lm = p->framework == FW_MEGATRON_LM && p->pp_layout[0];
+	/* The flags that say the split with virtual stages, else the layout:
+	 * --num-layers-per-virtual-pipeline-stage needs the layers (plus
+	 * the --account-for-* slots) to divide by PP and each stage's by
+	 * the chunk (arguments.py L958-976), the first/last flags
+	 * vp_first_last_ok; any other split with VP went out as a layout
+	 * of PP stages only, so Megatron ran it without interleaving, or
+	 * stopped on an assertion. */
+	int even_vp = vp && !uneven && pc->even && (m->layers / pc->pp) % vp == 0 &&
+		      m->layers % pc->pp == 0;
+	int fl_vp = vp && uneven && pc->even &&
+		    vp_first_last_ok(pc->r, vp, pc->first_layers, pc->last_layers);
 	if (p->pp_layout[0] && !lm) {
 		/* the plan's own layout (plan_validate checked it against PP,
 		 * VP and the model): arguments.py @d98e8a64 L941-950 takes VP
@@ -455,20 +498,10 @@ static void megatron_parallel_args(struct sbuf *b, const struct model_spec *m,
 		if (loss)
 			ARG("--account-for-loss-in-pipeline-split");
 		ARG("--num-layers-per-virtual-pipeline-stage %d", stage_layers_of(pc->r, 1) / vp);
+	} else if (vp && !even_vp && !fl_vp && !lm) {
+		megatron_layout_arg(b, pc->r, vp, pre, sep);
 	} else if (!pc->even && !lm) {
-		/* arguments.py --pipeline-model-parallel-layout: stages split by
-		 * "|", E the embedding, t a decoder layer, L the loss */
-		sbuf_add(b, pre);
-		sbuf_add(b, "--pipeline-model-parallel-layout \"E");
-		for (int s = 0; s < pc->r->n_stages; s++) {
-			const struct stage *st = &pc->r->stages[s];
-			if (s)
-				sbuf_addc(b, '|');
-			for (int k = st->first_layer; k <= st->last_layer; k++)
-				sbuf_addc(b, 't');
-		}
-		sbuf_add(b, "L\"");
-		sbuf_add(b, sep);
+		megatron_layout_arg(b, pc->r, 1, pre, sep);
 	} else {
 		if (pc->first_layers)
 			ARG("--decoder-first-pipeline-num-layers %d", pc->first_layers);
@@ -773,6 +806,115 @@ static int launch_max_connections(const struct model_spec *m, const struct plan 
 	return launch_ep_overlap(m, p, pc) ? 32 : 1;
 }
 
+/* The Megatron-LM commit whose arguments.py the flags are checked against
+ * (the header of tests/data/megatron_args.txt; test_launch_audit.sh
+ * checks the two agree), named in the Slurm script as its environment. */
+#define LAUNCH_MEGATRON_COMMIT "d98e8a64ddf3"
+
+/* One "export NAME=${NAME:-value}" line, the value as one shell word. */
+static void env_default(struct sbuf *b, const char *name, const char *value)
+{
+	sbuf_addf(b, "export %s=${%s:-", name, name);
+	esc_shell(b, value);
+	sbuf_add(b, "}\n");
+}
+
+/* What NCCL needs on the pool's transport, as script lines (the user may
+ * override each variable from the environment):
+ *  - ib: nothing; NCCL's own IB/RoCE transport finds the HCAs;
+ *  - efa: the aws-ofi-nccl plugin in the environment; with aws-ofi-nccl
+ *    >= 1.7 and libfabric >= 1.18 no variable is needed, FI_PROVIDER=efa
+ *    (needed up to aws-ofi-nccl 1.5) does no harm and keeps libfabric on
+ *    EFA (aws/aws-ofi-nccl doc/efa-env-var.md @518f4c6a);
+ *  - tcp: nothing; NCCL's socket transport, NCCL_SOCKET_IFNAME to pick
+ *    the NIC;
+ *  - tcpx: the GPUDirect-TCPX plugin's variables for a3-highgpu-8g
+ *    (dstackai/dstack examples/clusters/a3high/README.md @6f6b421b);
+ *  - tcpxo: the TCPXO plugin's own profile, nccl-env-profile.sh, which
+ *    finds the NICs (dstackai/dstack examples/clusters/a3mega/README.md
+ *    @30a0dd56);
+ *  - gcp-rdma: the gIB plugin's set_nccl_env.sh under /usr/local/gib
+ *    (Google's A3 Ultra / A4 images).
+ * Sourced profiles run under set +u: they read variables that may be
+ * unset. */
+static void nccl_env_lines(struct sbuf *b, const struct cluster *c, const struct piece *pc)
+{
+	const struct pool *pl = &c->pools[pc->pool];
+	int mixed = 0;
+	for (int s = 0; pc->r && s < pc->r->n_stages; s++)
+		mixed |= c->pools[pc->r->stages[s].pool].transport != pl->transport;
+	char q[SHQ_MAX];
+	sbuf_addf(b, "# NCCL on pool %s: transport %s", shq(q, pl->name),
+		  comm_transport_name(pl->transport));
+	if (mixed)
+		sbuf_add(b, " (other stages' pools use another transport: set theirs by hand)");
+	sbuf_add(b, "\n");
+	switch (pl->transport) {
+	case COMM_TRANSPORT_IB:
+		sbuf_add(b, "# InfiniBand/RoCE: NCCL's own IB transport, no plugin or variable "
+			    "needed (NCCL_IB_HCA picks the HCAs).\n");
+		break;
+	case COMM_TRANSPORT_EFA:
+		sbuf_add(b, "# AWS EFA: the aws-ofi-nccl plugin must be in the environment "
+			    "(>= 1.7 with libfabric >= 1.18 needs no other variable).\n");
+		env_default(b, "FI_PROVIDER", "efa");
+		break;
+	case COMM_TRANSPORT_TCP:
+		sbuf_add(b, "# TCP sockets (no RDMA): NCCL's socket transport, as estimated; "
+			    "NCCL_SOCKET_IFNAME names the data NIC.\n");
+		break;
+	case COMM_TRANSPORT_TCPX: {
+		static const char *const tcpx[][2] = {
+			{ "NCCL_SOCKET_IFNAME", "eth0" },
+			{ "NCCL_CROSS_NIC", "0" },
+			{ "NCCL_ALGO", "Ring" },
+			{ "NCCL_PROTO", "Simple" },
+			{ "NCCL_NSOCKS_PERTHREAD", "4" },
+			{ "NCCL_SOCKET_NTHREADS", "1" },
+			{ "NCCL_NET_GDR_LEVEL", "PIX" },
+			{ "NCCL_P2P_PXN_LEVEL", "0" },
+			{ "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME", "eth1,eth2,eth3,eth4" },
+			{ "NCCL_GPUDIRECTTCPX_CTRL_DEV", "eth0" },
+			{ "NCCL_DYNAMIC_CHUNK_SIZE", "524288" },
+			{ "NCCL_P2P_NET_CHUNKSIZE", "524288" },
+			{ "NCCL_P2P_PCI_CHUNKSIZE", "524288" },
+			{ "NCCL_P2P_NVL_CHUNKSIZE", "1048576" },
+			{ "NCCL_BUFFSIZE", "4194304" },
+			{ "NCCL_GPUDIRECTTCPX_TX_BINDINGS",
+			  "eth1:8-21,112-125;eth2:8-21,112-125;eth3:60-73,164-177;eth4:60-73,164-177" },
+			{ "NCCL_GPUDIRECTTCPX_RX_BINDINGS",
+			  "eth1:22-35,126-139;eth2:22-35,126-139;eth3:74-87,178-191;eth4:74-87,178-191" },
+			{ "NCCL_GPUDIRECTTCPX_PROGRAM_FLOW_STEERING_WAIT_MICROS", "50000" },
+			{ "NCCL_GPUDIRECTTCPX_UNIX_CLIENT_PREFIX", "/run/tcpx" },
+		};
+		sbuf_add(b, "# GPUDirect-TCPX (a3-highgpu-8g): its plugin (libnccl-net.so) in "
+			    "NCCL_LIB_DIR and these variables.\n");
+		env_default(b, "NCCL_LIB_DIR", "/usr/local/tcpx/lib64");
+		sbuf_add(b, "export LD_LIBRARY_PATH=\"$NCCL_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n");
+		for (size_t i = 0; i < HP_ARRAY_LEN(tcpx); i++)
+			env_default(b, tcpx[i][0], tcpx[i][1]);
+		break;
+	}
+	case COMM_TRANSPORT_TCPXO:
+		sbuf_add(b, "# GPUDirect-TCPXO (a3-megagpu-8g): the plugin's own profile sets "
+			    "NCCL_FASTRAK_*; set NCCL_FASTRAK_IFNAME\n# and NCCL_FASTRAK_CTRL_DEV "
+			    "if it does not find the NICs.\n");
+		env_default(b, "NCCL_LIB_DIR", "/var/lib/tcpxo/lib64");
+		sbuf_add(b, "export LD_LIBRARY_PATH=\"$NCCL_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
+			    "set +u; source \"$NCCL_LIB_DIR/nccl-env-profile.sh\"; set -u\n");
+		break;
+	case COMM_TRANSPORT_GCP_RDMA:
+		sbuf_add(b, "# GPUDirect RDMA over RoCE (a3-ultragpu-8g, a4-highgpu-8g): the gIB "
+			    "plugin and its set_nccl_env.sh.\n");
+		env_default(b, "GIB_DIR", "/usr/local/gib");
+		sbuf_add(b, "export LD_LIBRARY_PATH=\"$GIB_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
+			    "set +u; source \"$GIB_DIR/scripts/set_nccl_env.sh\"; set -u\n");
+		break;
+	default:
+		break;
+	}
+}
+
 /* The srun + torchrun lines that start a job of nl's nodes: script (a
  * shell word) with args (shell words) and the job's own "$@". vars: the
  * script's variable the per-node bash -c must see, besides MASTER_ADDR
@@ -819,14 +961,21 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 	if (deny[0])
 		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
 	piece_header(b, c, m, p, pc);
+	sbuf_add(b, "#\n# Environment: Megatron-LM at commit " LAUNCH_MEGATRON_COMMIT
+		    " (the flags are its arguments.py's) with\n# PyTorch, Transformer Engine and "
+		    "Apex on every node, e.g. NVIDIA's NGC PyTorch container\n# "
+		    "(nvcr.io/nvidia/pytorch) with that checkout as MEGATRON; start this script "
+		    "inside it.\n");
 	sbuf_addf(b, "#\n# Usage: MEGATRON=/path/to/Megatron-LM sbatch THIS_SCRIPT "
 		    "--data-path ... --tokenizer-type ... --save ...\n"
 		    "set -euo pipefail\n"
 		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
 		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n"
-		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n\nARGS=(\n",
+		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n",
 		  launch_max_connections(m, p, pc));
+	nccl_env_lines(b, c, pc);
+	sbuf_add(b, "\nARGS=(\n");
 	megatron_args(b, c, m, p, pc, tokens, "\t", "\n");
 	sbuf_add(b, ")\n\n");
 	torchrun_lines(b, &nl, "MEGATRON", "\"$MEGATRON/pretrain_gpt.py\"", "\"${ARGS[@]}\"");
@@ -1316,13 +1465,28 @@ static void moe_switch_denial(const struct model_spec *m, enum hp_framework fw, 
 			 "(--ffn-hidden-size %d), and %s's are %d", m->ffn, name, e->expert_ffn);
 }
 
+/* The piece pc of p as a plan of its own: its replica group alone, the
+ * whole of its batch, the rest of p as it is (sub borrows p's storage;
+ * r holds the group's copy). */
+static void piece_plan(const struct plan *p, const struct piece *pc, struct plan *sub,
+		       struct replica *r)
+{
+	*sub = *p;
+	*r = *pc->r;
+	r->batch_share = 1.0;
+	sub->replicas = r;
+	sub->n_replicas = 1;
+	sub->gbs = pc->gbs;
+}
+
 /* A one-layout plan the format's framework cannot run as planned
  * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
  * the estimate is not for it. The sentence goes into deny (n bytes);
  * returns 1 when there is one. The config was written silently. */
 static int framework_denial(const struct cluster *c, const struct model_spec *m,
-			    const struct plan *p, enum launch_format f, char *deny, size_t n)
+			    const struct plan *p, enum launch_format f, const char *what,
+			    char *deny, size_t n)
 {
 	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
 			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
@@ -1341,9 +1505,9 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 		moe_switch_denial(m, fw, why, sizeof why);
 	if (!why[0])
 		return 0;
-	snprintf(deny, n, "%s does not run this plan as planned: %s%s. The config is the nearest "
+	snprintf(deny, n, "%s does not run %s as planned: %s%s. The config is the nearest "
 		 "it takes; hetplan's estimate is for the plan, not for this config.",
-		 framework_get(fw)->display, why,
+		 framework_get(fw)->display, what, why,
 		 fw == FW_MEGATRON_LM && p->pp_layout[0]
 			 ? " (--pipeline-model-parallel-layout is Megatron-Core's, not in this "
 			   "version)" : "");
@@ -1376,34 +1540,54 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
  * states them and ARGS gives the same values. A plan under
  * hf-transformers (ZeRO 0) runs the Trainer's DDP, no DeepSpeed. */
 
+/* The formats whose framework runs p as planned (runs_on_mask: RUNS ON),
+ * "megatron, slurm, torchtitan", or "none (RUNS ON none: a
+ * heterogeneity-aware runtime)", into buf (n bytes). */
+static char *formats_that_run(const struct cluster *c, const struct plan *p, char *buf, size_t n)
+{
+	unsigned mask = runs_on_mask(p, c, NULL, 0);
+	snprintf(buf, n, "%s%s%s",
+		 mask & ((1u << FW_MEGATRON_CORE) | (1u << FW_MEGATRON_LM)) ? "megatron, slurm" : "",
+		 mask & (1u << FW_DEEPSPEED) ? (mask & ((1u << FW_MEGATRON_CORE) | (1u << FW_MEGATRON_LM)) ? ", deepspeed" : "deepspeed") : "",
+		 mask & (1u << FW_TORCHTITAN)
+			 ? (mask & ((1u << FW_MEGATRON_CORE) | (1u << FW_MEGATRON_LM) |
+				    (1u << FW_DEEPSPEED)) ? ", torchtitan" : "torchtitan")
+			 : "");
+	if (!buf[0])
+		snprintf(buf, n, "none (RUNS ON none: it needs a heterogeneity-aware runtime)");
+	return buf;
+}
+
 /* -1 with err (HP_EXIT_INPUT, naming the flag) for what the Trainer's
  * data parallelism cannot run; pcs: the plan's np pieces. */
 static int hf_refuses(const struct cluster *c, const struct plan *p, const struct piece *pcs,
 		      int np, struct hp_err *err)
 {
 	const char *pre = "launch --format hf-trainer";
-	char why[300];
-	(void)c;
+	char why[300], fmts[160];
+	formats_that_run(c, p, fmts, sizeof fmts);
 	if (np > 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: the plan has %d replica groups that differ (GPU type, pool, "
 				  "layout or batch share: --pool, plan \"replicas\"); the HF Trainer "
 				  "runs one data-parallel group of identical ranks with the batch split "
-				  "evenly", pre, np);
+				  "evenly; formats that run it: %s", pre, np, fmts);
 	const struct piece *pc = &pcs[0];
 	if (framework_layout_refusal(FW_HF, pc->tp, pc->pp, why, sizeof why) < 0)
-		return hp_err_set(err, HP_EXIT_INPUT, "%s: --%s %d: %s", pre,
-				  pc->tp > 1 ? "tp" : "pp", pc->tp > 1 ? pc->tp : pc->pp, why);
+		return hp_err_set(err, HP_EXIT_INPUT, "%s: --%s %d: %s; formats that run it: %s", pre,
+				  pc->tp > 1 ? "tp" : "pp", pc->tp > 1 ? pc->tp : pc->pp, why, fmts);
 	if (p->cp > 1 || p->ep > 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: --%s %d: hetplan writes the HF Trainer's data parallelism only "
-				  "(DDP, DeepSpeed ZeRO), without %s parallelism: use --%s 1", pre,
+				  "(DDP, DeepSpeed ZeRO), without %s parallelism: use --%s 1; formats "
+				  "that run it: %s", pre,
 				  p->cp > 1 ? "cp" : "ep", p->cp > 1 ? p->cp : p->ep,
-				  p->cp > 1 ? "context" : "expert", p->cp > 1 ? "cp" : "ep");
+				  p->cp > 1 ? "context" : "expert", p->cp > 1 ? "cp" : "ep", fmts);
 	if (p->schedule == SCHED_INTERLEAVED || p->vpp > 1)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: --schedule interleaved: the HF Trainer has no pipeline, so no "
-				  "interleaved schedule: use --schedule 1f1b", pre);
+				  "interleaved schedule: use --schedule 1f1b; formats that run it: %s",
+				  pre, fmts);
 	if (pc->gbs % HP_MAX(p->mbs * pc->dp, 1))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: --gbs %d is not a multiple of --mbs %d x DP %d: the Trainer's "
@@ -1501,6 +1685,9 @@ static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const str
 			  "$OUTPUT_DIR.\n", p->zero);
 	else
 		sbuf_add(b, "# The Trainer with PyTorch DDP (ZeRO 0, no DeepSpeed).\n");
+	sbuf_addf(b, "# Environment: PyTorch (torchrun) and transformers at 00349ae87edd%s on every "
+		  "node, with\n# run_clm.py or a script like it as TRAIN_SCRIPT; start this script "
+		  "inside that environment.\n", ds ? ", DeepSpeed" : "");
 	sbuf_add(b, "# ARGS: TrainingArguments (transformers training_args.py @00349ae87edd);\n"
 		    "# DATA_ARGS: run_clm.py's own. OUTPUT_DIR must be on a file system every node "
 		    "reads.\n#\n# Usage: TRAIN_SCRIPT=/path/to/run_clm.py OUTPUT_DIR=/shared/dir "
@@ -1508,7 +1695,9 @@ static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const str
 		    "set -euo pipefail\nTRAIN_SCRIPT=${TRAIN_SCRIPT:-run_clm.py}\n");
 	sbuf_addf(b, "OUTPUT_DIR=${OUTPUT_DIR:-%s}\n", shq(q, jn));
 	sbuf_add(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
-		    "MASTER_PORT=${MASTER_PORT:-29500}\nmkdir -p \"$OUTPUT_DIR\"\n");
+		    "MASTER_PORT=${MASTER_PORT:-29500}\n");
+	nccl_env_lines(b, c, pc);
+	sbuf_add(b, "mkdir -p \"$OUTPUT_DIR\"\n");
 	if (ds) {
 		/* a quoted delimiter: the JSON goes in as it is */
 		cJSON *o = hf_deepspeed_config(p, pc);
@@ -1612,7 +1801,8 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
  * distinct note of the pieces into nb. */
 static void deepspeed_render(struct sbuf *b, struct sbuf *nb, const struct cluster *c,
 			     const struct model_spec *m, const struct plan *p,
-			     const struct piece *pcs, int np, int hetero, const char *lim)
+			     const struct piece *pcs, int np, int hetero, const char *lim,
+			     char (*pdeny)[900])
 {
 	cJSON *o;
 	if (!hetero) {
@@ -1625,6 +1815,8 @@ static void deepspeed_render(struct sbuf *b, struct sbuf *nb, const struct clust
 			cJSON_AddNumberToObject(po, "replica_group", pcs[i].group);
 			cJSON_AddStringToObject(po, "pool", c->pools[pcs[i].pool].name);
 			cJSON_AddNumberToObject(po, "replicas", pcs[i].dp);
+			if (pdeny[i][0])
+				cJSON_AddStringToObject(po, "not_as_planned", pdeny[i]);
 			cJSON_AddItemToObject(po, "config", deepspeed_config(p, &pcs[i]));
 			cJSON_AddItemToArray(arr, po);
 		}
@@ -1683,7 +1875,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	sbuf_init(&nb);
 	int hetero = limits(c, p, &nb) > 0;
 	char deny[900] = "";
-	int denied = !hetero && framework_denial(c, m, p, f, deny, sizeof deny);
+	int denied = !hetero && framework_denial(c, m, p, f, "this plan", deny, sizeof deny);
 	/* one sentence about the recomputation, not a note and a denial */
 	int rc_denied = denied && p->recompute == RC_SELECTIVE_OP && f != LAUNCH_TORCHTITAN &&
 			strstr(deny, "recomputation");
@@ -1702,6 +1894,22 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		return -1;
 	}
 	char *lim = xstrdup(nb.s ? nb.s : "");
+	/* each piece of a heterogeneous plan said to run as planned or not,
+	 * by the same rules as a plan (a DeepSpeed piece of an uneven
+	 * split, which its config cannot hold, went out without a word) */
+	char (*pdeny)[900] = xmalloc(sizeof *pdeny * (size_t)HP_MAX(np, 1));
+	for (int i = 0; i < np; i++) {
+		pdeny[i][0] = '\0';
+		if (!hetero)
+			continue;
+		struct plan sub;
+		struct replica r;
+		piece_plan(p, &pcs[i], &sub, &r);
+		char what[64];
+		snprintf(what, sizeof what, "piece %d (replica group %d)", i + 1, pcs[i].group);
+		if (framework_denial(c, m, &sub, f, what, pdeny[i], sizeof pdeny[i]))
+			sbuf_addf(&nb, "%s\n", pdeny[i]);
+	}
 	switch (f) {
 	case LAUNCH_MEGATRON:
 		header(&b, "Megatron-LM arguments", c, m, version, lim, hetero);
@@ -1709,6 +1917,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
 		for (int i = 0; i < np; i++) {
 			sbuf_add(&b, "\n");
+			if (pdeny[i][0])
+				comment_wrapped(&b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
 			piece_header(&b, c, m, p, &pcs[i]);
 			megatron_args(&b, c, m, p, &pcs[i], tokens, "", " \\\n");
 			b.len -= 3;   /* no continuation after the last argument */
@@ -1723,7 +1933,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		for (int i = 0; i < np; i++) {
 			if (hetero)
 				sbuf_addf(&b, "\n# ---- piece %d of %d ----\n", i + 1, np);
-			slurm_piece(&b, c, m, p, &pcs[i], tokens, version, deny);
+			slurm_piece(&b, c, m, p, &pcs[i], tokens, version, hetero ? pdeny[i] : deny);
 		}
 		break;
 	case LAUNCH_TORCHTITAN:
@@ -1736,6 +1946,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 					  "----\n", i + 1, np);
 			else
 				sbuf_add(&b, "\n");
+			if (pdeny[i][0])
+				comment_wrapped(&b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
 			piece_header(&b, c, m, p, &pcs[i]);
 			torchtitan_piece(&b, m, p, &pcs[i], tokens, &nb);
 		}
@@ -1745,12 +1957,13 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		hf_trainer_script(&b, c, m, p, &pcs[0], tokens, version, deny, &nb);
 		break;
 	case LAUNCH_DEEPSPEED:
-		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim);
+		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim, pdeny);
 		break;
 	default:
 		break;
 	}
 	free(lim);
+	free(pdeny);
 	*out = sbuf_take(&b, len);
 	*notes = sbuf_take(&nb, NULL);
 	return 0;

@@ -9,8 +9,11 @@
  * job. For such a plan the output holds one piece per replica group (the
  * arguments that run that group alone, e.g. to measure it) and the notes
  * say plainly what the frameworks cannot express: stages on different GPU
- * types, different layouts per replica, unequal batch shares, layer splits
- * beyond the first/last-stage flags. */
+ * types, different layouts per replica, unequal batch shares, and for each
+ * of those that would be needed; each piece is also checked by the
+ * format's framework rules, as a plan is. The Slurm scripts (slurm,
+ * hf-trainer) name the environment they assume and set what NCCL needs on
+ * the pool's transport (ib, efa, tcp, tcpx, tcpxo, gcp-rdma). */
 #ifndef HP_LAUNCH_H
 #define HP_LAUNCH_H
 
