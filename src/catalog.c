@@ -227,6 +227,10 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 	    jx_int(&c, o, "sm_count", 0, 1, 100000, &g->sms) < 0)
 		return -1;
 	g->mem_usable_bytes = usable_mib * 1048576.0;
+	if (g->mem_usable_bytes > gpu_phys_bytes(g))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: %s.memory_usable_mib: %g MiB is more than the part's memory_gb %g GB (%g MiB: GPU memory is sold in binary GB); nvidia-smi's memory.total in MiB was meant",
+				  file, path, usable_mib, mem_gb, mem_gb * 1024);
 	int p2p = 1;
 	if (jx_int(&c, o, "scaleup_domain", 0, 1, 100000, &g->domain) < 0 ||
 	    jx_int(&c, o, "pcie_gen", 0, 1, 10, &g->pcie_gen) < 0 ||
@@ -283,6 +287,23 @@ int catalog_parse_gpu(const cJSON *o, const char *file, const char *path,
 					  file, sub, intra);
 	}
 	return 0;
+}
+
+/* GPU memory is built from DRAM dies of binary capacity (8, 16, 24 Gbit)
+ * and sold in binary gigabytes: a "24 GB" RTX 3090 carries 24 GiB and its
+ * driver reports 24,576 MiB, an "80 GB" A100 81,920 MiB. The driver's
+ * total is at most that: the 26 parts in data/gpus.json with a driver
+ * figure report 0.933 (B300) to 1.000 (RTX 3090, A100) of memory_gb GiB;
+ * GDDR boards with ECC on give 1/16 to the check bits (T4 15,360 of
+ * 16,384 MiB; A10, L4, L40S 0.937). Read as 1e9 bytes, memory_gb put
+ * every one of those 26 driver figures above the part's memory.
+ * Without a driver figure a plan allocates mem_bytes = memory_gb x 1e9,
+ * 1e9 / 2^30 = 0.931 of the physical memory: below every share above, so
+ * such a part is not planned with memory it may lack (at most 7% less than
+ * a part with ECC off reports). */
+double gpu_phys_bytes(const struct gpu_spec *g)
+{
+	return g->mem_bytes / 1e9 * 1073741824.0;
 }
 
 double gpu_usable_bytes(const struct gpu_spec *g)

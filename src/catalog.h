@@ -27,10 +27,15 @@ struct gpu_spec {
 	int n_aliases;
 	char vendor[24], arch[48], variant[48], form[32];
 	enum hp_gen gen;
-	double mem_bytes;                     /* HBM capacity, bytes (GB = 1e9) */
+	/* The catalog's memory_gb read as decimal bytes (memory_gb x 1e9):
+	 * the label listings print as "GB", and what a plan allocates on a
+	 * part without a driver figure (gpu_usable_bytes). Not the physical
+	 * memory: GPU memory is sold in binary GB, see gpu_phys_bytes(). */
+	double mem_bytes;
 	/* What the driver reports as total memory (nvidia-smi memory.total,
 	 * "memory_usable_mib" in the catalog), bytes; 0 = not in the catalog,
-	 * use gpu_usable_bytes() which falls back to mem_bytes. */
+	 * use gpu_usable_bytes() which falls back to mem_bytes. Never above
+	 * gpu_phys_bytes() (the loader refuses it). */
 	double mem_usable_bytes;
 	int sms;                              /* SMs (CUs on AMD); 0 = unknown */
 	double hbm_Bps;                       /* memory bandwidth, bytes/s */
@@ -164,8 +169,13 @@ extern const struct hp_field_table model_fields, moe_fields, mla_fields;
 
 /* Memory a program can allocate on g, before hetplan's own overhead
  * terms: the driver-reported total when the catalog has it, else the
- * label capacity. */
+ * label read as decimal bytes (mem_bytes, 0.931 of the physical memory:
+ * below every driver figure in the catalog, see catalog.c). */
 double gpu_usable_bytes(const struct gpu_spec *g);
+
+/* The physical memory of g, bytes: memory_gb binary gigabytes (GiB), as
+ * GPU memory is built and sold. The driver's total is at most this. */
+double gpu_phys_bytes(const struct gpu_spec *g);
 
 /* The dtype with the highest dense peak on g (on a tie the one listed
  * first: fp32, tf32, bf16, fp16, fp8), or -1 when the catalog gives g no

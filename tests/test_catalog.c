@@ -6,7 +6,9 @@
 #include "perf.h"
 #include "plan.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
+#include <string.h>
 
 static struct catalog cat;
 
@@ -38,11 +40,68 @@ TEST(no_part_lacks_peak_bandwidth_or_tdp)
 			T_FAILF("%s: no memory capacity", g->name);
 		if (!*g->source)
 			T_FAILF("%s: no source", g->name);
-		/* The driver reports less than the label (ECC, reserved). */
-		if (g->mem_usable_bytes > 0 && g->mem_usable_bytes > g->mem_bytes * 1.1)
-			T_FAILF("%s: driver-reported memory %.0f above the label %.0f", g->name,
-				g->mem_usable_bytes, g->mem_bytes);
 	}
+}
+
+/* The rule: GPU memory is sold in binary gigabytes, so a part labelled
+ * memory_gb holds memory_gb x 2^30 bytes, and what its driver reports
+ * (memory_usable_mib x 2^20) is never more. By hand: an RTX 3090
+ * ("24 GB") reports 24,576 MiB = 24 x 1024 MiB, all of it; an H100 SXM
+ * ("80 GB") 81,559 of 81,920 MiB; a T4 ("16 GB", ECC on) 15,360 of
+ * 16,384 MiB, 15/16. Read as 1e9 bytes the label would be below the
+ * driver's figure on all three (24e9 < 25.77e9; 80e9 < 85.52e9; 16e9 <
+ * 16.11e9). */
+TEST(usable_memory_within_physical)
+{
+	int with = 0;
+	for (int i = 0; i < cat.n_gpus; i++) {
+		const struct gpu_spec *g = &cat.gpus[i];
+		if (!(g->mem_usable_bytes > 0))
+			continue;
+		with++;
+		if (g->mem_usable_bytes > gpu_phys_bytes(g))
+			T_FAILF("%s: driver-reported %.0f MiB above the physical %.0f MiB", g->name,
+				g->mem_usable_bytes / 1048576, gpu_phys_bytes(g) / 1048576);
+		/* and the label read as decimal bytes, what a plan allocates
+		 * without a driver figure, is below every driver figure */
+		if (g->mem_bytes > g->mem_usable_bytes)
+			T_FAILF("%s: label %.0f bytes above the driver's %.0f", g->name,
+				g->mem_bytes, g->mem_usable_bytes);
+	}
+	CHECK(with >= 26);
+	CHECK_NEAR(gpu_phys_bytes(G("RTX-3090")), 24576.0 * 1048576, 0);
+	CHECK_NEAR(G("RTX-3090")->mem_usable_bytes, 24576.0 * 1048576, 0);
+	CHECK_NEAR(gpu_phys_bytes(G("H100-SXM")), 81920.0 * 1048576, 0);
+	CHECK_NEAR(gpu_phys_bytes(G("T4")), 16384.0 * 1048576, 0);
+	CHECK_NEAR(G("T4")->mem_usable_bytes, 15360.0 * 1048576, 0);
+	/* a part without a driver figure plans on the label, 48e9 bytes */
+	CHECK_NEAR(gpu_usable_bytes(G("RTX-A6000")), 48e9, 0);
+}
+
+/* A driver figure above the label's GiB is refused with the field named:
+ * 24,577 MiB on a "24 GB" part is one MiB too many; 24,576 passes. */
+TEST(usable_memory_above_physical_refused)
+{
+	const char *bad = "{\"name\": \"X\", \"memory_gb\": 24, \"memory_usable_mib\": 24577, "
+			  "\"memory_bw_tbps\": 1, \"tdp_w\": 300, \"tflops\": {\"bf16\": 100}}";
+	const char *good = "{\"name\": \"X\", \"memory_gb\": 24, \"memory_usable_mib\": 24576, "
+			   "\"memory_bw_tbps\": 1, \"tdp_w\": 300, \"tflops\": {\"bf16\": 100}}";
+	struct gpu_spec g;
+	struct hp_err err = { 0 };
+	cJSON *o = cJSON_Parse(bad);
+	CHECK(o != NULL);
+	memset(&g, 0, sizeof g);
+	CHECK(catalog_parse_gpu(o, "gpus.json", "gpus[0]", &g, &err) < 0);
+	CHECK(strstr(err.msg, "gpus.json: gpus[0].memory_usable_mib: 24577 MiB") != NULL);
+	CHECK(strstr(err.msg, "(24576 MiB") != NULL);
+	cJSON_Delete(o);
+	o = cJSON_Parse(good);
+	CHECK(o != NULL);
+	memset(&g, 0, sizeof g);
+	memset(&err, 0, sizeof err);
+	CHECK(catalog_parse_gpu(o, "gpus.json", "gpus[0]", &g, &err) == 0);
+	CHECK_NEAR(g.mem_usable_bytes, gpu_phys_bytes(&g), 0);
+	cJSON_Delete(o);
 }
 
 /* The list of parts users asked for, by the names they type. */
@@ -506,6 +565,8 @@ int main(void)
 		return 1;
 	}
 	RUN(no_part_lacks_peak_bandwidth_or_tdp);
+	RUN(usable_memory_within_physical);
+	RUN(usable_memory_above_physical_refused);
 	RUN(requested_parts_present);
 	RUN(export_parts_have_reduced_nvlink);
 	RUN(rack_scale_domains);
