@@ -283,7 +283,8 @@ gpus 0 "" --format json
 python3 -c "
 import json; g = {x['name']: x for x in json.load(open('$T/out'))}
 assert g['H100-SXM']['source'].startswith('test catalog'), g['H100-SXM']['source']
-assert g['X2000']['memory_bytes'] == 200e9 and g['X1000']['memory_bytes'] == 100e9
+# memory_gb is binary GB (a "24 GB" RTX 3090 reports 24,576 MiB): 200 x 2^30
+assert g['X2000']['memory_bytes'] == 200 * 2**30 and g['X1000']['memory_bytes'] == 100 * 2**30
 " && ok || bad "cached catalog not merged over the embedded one"
 run "X2000 estimate" 0 estimate --pool 1x8xX2000 -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --format json
 # The user's own gpus.json wins over a downloaded catalog.

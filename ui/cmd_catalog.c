@@ -242,7 +242,7 @@ static void gpus_json(const struct catalog *cat)
 			cJSON_AddItemToArray(al, cJSON_CreateString(g->aliases[a]));
 		cJSON_AddStringToObject(o2, "vendor", g->vendor);
 		cJSON_AddStringToObject(o2, "arch", g->arch);
-		cJSON_AddNumberToObject(o2, "memory_bytes", g->mem_bytes);
+		cJSON_AddNumberToObject(o2, "memory_bytes", gpu_phys_bytes(g));
 		json_num_or_null(o2, "memory_usable_bytes", g->mem_usable_bytes);
 		json_num_or_null(o2, "sm_count", g->sms);
 		json_num_or_null(o2, "hbm_bytes_per_s", g->hbm_Bps);
