@@ -264,10 +264,10 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 }
 
 
-/* The flag column between the A/B marks and the label, as ncdu flags an
- * entry with a letter: "t" when a pool the plan runs on is not on
- * InfiniBand/RoCE (tcpxo, efa, ...; plan_transport_text), so its
- * collectives are priced on that transport. The column is there only
+/* The flag column between the A/B marks and the label, a letter per row:
+ * "t" when a pool the plan runs on is not on InfiniBand/RoCE (tcpxo,
+ * efa, ...; plan_transport_text), so its collectives are priced on that
+ * transport. The column is there only
  * while a plan of the list has the flag: one cell and its space, taken
  * from the label. Which transport, and the links, the Detail view says. */
 #define NET_FLAG_W 2
