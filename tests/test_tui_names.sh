@@ -356,7 +356,7 @@ cat >"$tmp/res.json" <<'JSON'
  "model": "llama3.1-8b",
  "workload": {"gbs": 64, "seq_len": 4096}}
 JSON
-start rs 160 30 "" "tui res.json"
+start rs 160 40 "" "tui res.json"
 wait_ready rs || bad "no plans for res.json"
 keys rs 5
 wait_for rs "YOUR POOLS" || bad "no Prices view at 160 columns"
