@@ -9,6 +9,9 @@
 #   golden screens at 80x24 and 120x40; after an edit on 320 GPUs the best
 #   plans so far ("refining") and then `hetplan plan`'s table; resize below
 #   80x24 and back;
+#   what runs where: a tcpxo pool's plans flagged in the Plans view, the
+#   Detail view's links and transport as `hetplan plan` words them, a V100
+#   DGX-1 plan at TP 2;
 #   NO_COLOR, --ascii and a C locale without colour codes or non-ASCII bytes;
 #   the screen answers keys while a price download trickles in; a
 #   download's end joins the user's message instead of replacing it;
@@ -578,6 +581,74 @@ done
 wait_ready prev 600 || bad "R did not plan again after Esc"
 keys prev q q   # the objective was edited: q twice quits without saving
 wait_for prev "EXITED:0" && ok || bad "quit from the preview workspace"
+
+# ---- 2d. what runs where: a pool on GPUDirect-TCPXO, a V100 DGX-1 at TP 2
+# docs/cloud-transport.md: a pool's transport (Google's a3-mega fabric,
+# "tcpxo") changes how its collectives are priced; `hetplan plan`'s
+# "Plan 1 in detail" names it and the links each dimension crosses, and
+# the TUI says the same in the same words (plan_links_text, ui/common.c).
+# Facts from the inputs: pool "mega" is on tcpxo and a100 on InfiniBand
+# (the default for 200 Gb/s NICs); an H100-SXM node's TP group talks over
+# its NVSwitch; the DP group of a plan over both pools is bounded by
+# a100's 8 x 200G NICs, the slower side.
+cat >"$tmp/mega-cluster.json" <<'JSON'
+{"name": "mega",
+ "pools": [{"name": "mega", "gpu": "H100-SXM", "nodes": 4, "transport": "tcpxo"},
+           {"name": "a100", "gpu": "A100-80GB", "nodes": 4}]}
+JSON
+printf '{"version": 1, "cluster": %s, "model": "llama3.1-8b", "workload": {"gbs": 256, "seq_len": 8192}}\n' \
+	"$(cat "$tmp/mega-cluster.json")" >"$tmp/mega.json"
+start mega 80 24 "" "tui $tmp/mega.json"
+wait_ready mega || bad "no plans for a tcpxo pool: $(screen mega | tail -1)"
+# The Plans view: a "t" column, flagged on each plan that uses pool mega
+# and blank on the plan of pool a100 alone.
+screen mega | sed -n 3p | grep -qE '^  # +t PLAN ' && ok || bad "no t column: $(screen mega | sed -n 3p)"
+screen mega | grep -qE '^  1 .{3} t mega tp' && ok || bad "plan 1 is not flagged: $(screen mega | sed -n 4p)"
+screen mega | grep -qE '^ {10}a100 tp' && ok || bad "the a100 plan is flagged: $(screen mega | grep 'a100 tp. pp. ')"
+screen mega | grep -q "t: a pool not on InfiniBand" && ok || bad "no note of the t column"
+golden plans-tcpxo-80x24 mega
+keys mega Enter
+wait_for mega "Layout: replicas x pipeline stages" || bad "no detail of the tcpxo plan"
+keys mega NPage
+wait_for mega "transport: mega tcpxo" && ok || bad "the Detail view does not name mega's transport: $(screen mega)"
+golden detail-tcpxo-80x24 mega
+keys mega q
+wait_for mega "EXITED:0" && ok || bad "quit the tcpxo workspace"
+# 120x40: the lines are `hetplan plan`'s for plan 1, word for word.
+start mega2 120 40 "" "tui $tmp/mega.json"
+wait_ready mega2 || bad "no plans at 120x40 for the tcpxo pool"
+keys mega2 Enter
+wait_for mega2 "transport: mega tcpxo" && ok || bad "no transport at 120x40: $(screen mega2)"
+golden detail-tcpxo-120x40 mega2
+screen mega2 | grep -E '^  ((tp|pp|dp|cp|ep) links|transport): ' >"$tmp/mega.tui"
+env XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" plan -c "$tmp/mega-cluster.json" \
+	-m llama3.1-8b --gbs 256 --seq-len 8192 2>&1 |
+	sed -n '/^Plan 1 in detail/,/^  to estimate/p' | grep -E '^  ((tp|pp|dp|cp|ep) links|transport): ' >"$tmp/mega.cli"
+[ -s "$tmp/mega.cli" ] && cmp -s "$tmp/mega.cli" "$tmp/mega.tui" && ok ||
+	bad "the Detail view's links differ from hetplan plan's: $(diff "$tmp/mega.cli" "$tmp/mega.tui")"
+grep -qx '  tp links: NVSwitch (inside a node)' "$tmp/mega.tui" && ok || bad "H100 TP is not on NVSwitch: $(cat "$tmp/mega.tui")"
+grep -q '^  dp links: 8x200G NIC (bottleneck)' "$tmp/mega.tui" && ok || bad "DP is not bounded by a100's NICs: $(cat "$tmp/mega.tui")"
+keys mega2 q
+wait_for mega2 "EXITED:0" && ok || bad "quit the tcpxo workspace at 120x40"
+# A DGX-1 of V100s (NVLink without NVSwitch; docs/volta.md): a TP 2 plan,
+# found with / as a user does, has its TP over NVLink inside a node and
+# its DP over the catalog's 4 x 100G NICs; its pool is on InfiniBand (the
+# default), so no transport line and no t column.
+printf '{"version": 1, "cluster": {"name": "dgx1", "pools": [{"name": "dgx1", "gpu": "V100-SXM2-32GB", "nodes": 2}]}, "model": "gpt-1.7b", "workload": {"gbs": 256, "precision": "fp16"}}\n' >"$tmp/dgx1.json"
+start dgx1 80 24 "" "tui $tmp/dgx1.json"
+wait_ready dgx1 || bad "no plans on a DGX-1: $(screen dgx1 | tail -1)"
+screen dgx1 | sed -n 3p | grep -qE '^  # +PLAN ' && ok || bad "a t column without a pool off InfiniBand: $(screen dgx1 | sed -n 3p)"
+keys dgx1 / "tp2 pp1" Enter
+wait_for dgx1 "dgx1 tp2 pp1" || bad "no TP 2 plan on the DGX-1"
+keys dgx1 Enter
+wait_for dgx1 "Layout: replicas x pipeline stages" || bad "no detail of the DGX-1 plan"
+screen dgx1 | grep -q '^ #[0-9]* dgx1 tp2 pp1' && ok || bad "the detail is not the TP 2 plan: $(screen dgx1 | sed -n 3p)"
+keys dgx1 NPage
+wait_for dgx1 "tp links: NVLink (inside a node)" && ok || bad "DGX-1 TP 2 links: $(screen dgx1)"
+screen dgx1 | grep -q '^  dp links: 4x100G NIC, leaf and spine' && ok || bad "DGX-1 DP links: $(screen dgx1)"
+screen dgx1 | grep -q '^  transport: ' && bad "a transport line for a pool on InfiniBand" || ok
+keys dgx1 q
+wait_for dgx1 "EXITED:0" && ok || bad "quit the DGX-1 workspace"
 
 # ---- 3. resize below 80x24 and back
 start rs 80 24

@@ -22,6 +22,12 @@
 #   - A footer message in wide characters is cut in cells and shows.
 #   - The Plans view's RUNS ON list, too long at 80 columns, keeps whole
 #     framework names and ends in "+…".
+#   - Every view, at 60x20 and 80x24, with wide, emoji and combining pool
+#     names on transports off InfiniBand: no line wider than the terminal,
+#     no control character; the pool heading and the Detail's transport
+#     line show 31-byte names whole; the Prices view's YOUR POOLS never
+#     reads two pools alike; control bytes and 200 characters are refused
+#     by name, typed or in the file, and never reach the terminal.
 # Cells are counted with Unicode's East Asian Width (W and F take 2), as
 # the terminal draws them; tmux's capture gives each wide character once.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
@@ -266,5 +272,132 @@ grep -q '│ a100-sxm4-40gb 1 node' "$tmp/twd.txt" && grep -q '│ a100-sxm4-80g
 grep -q 'a100-sxm ' "$tmp/twd.txt" && bad "Detail: a blind cut at 8: $(grep 'a100-sxm ' "$tmp/twd.txt" | head -1)" || ok
 keys tw q
 wait_for tw "EXITED:0" && ok || bad "quit twins.json"
+
+# ---- hostile names on every view, at 60x20 (past the too-small screen's
+# i) and at 80x24: pool names of wide characters filling their 31 bytes
+# ("a" and 10 CJK, 21 cells), of 4-byte emoji (7, 14 cells) and of
+# combining accents (9 x "e" U+0301 and "e": 10 cells in 28 bytes), on
+# transports off InfiniBand; a wide provider, region and site. No line of
+# any view is wider than the terminal in cells (East Asian Width W and F
+# take 2, a combining mark 0), none holds a control character or U+FFFD,
+# and the screen has no more rows than the terminal.
+python3 - "$tmp/hostile.json" <<'PY'
+import json, sys
+ws = {"version": 1,
+      "cluster": {"name": "東京クラスタ", "pools": [
+          {"name": "a" + "東京" * 5, "gpu": "H100-SXM", "nodes": 2, "transport": "gcp-rdma",
+           "provider": "日本クラウド", "region": "ap-東京-1", "site": "東京" * 7},
+          {"name": "\U0001F600" * 7, "gpu": "A100-80GB", "nodes": 2, "transport": "tcpx"},
+          {"name": "e\u0301" * 9 + "e", "gpu": "L40S", "nodes": 1}]},
+      "model": "llama3.1-8b",
+      "workload": {"gbs": 64, "seq_len": 4096, "top": 10}}
+json.dump(ws, open(sys.argv[1], "w"), ensure_ascii=False)
+PY
+# fits W H NAME: the screen of session NAME against the rules above.
+fits() {
+	screen "$3" | python3 -c '
+import sys, unicodedata
+cols, rows = int(sys.argv[1]), int(sys.argv[2])
+lines = sys.stdin.read().split("\n")
+while lines and lines[-1] == "":
+    lines.pop()
+bad = ["%d rows" % len(lines)] if len(lines) > rows else []
+for i, l in enumerate(lines, 1):
+    w = sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+            for c in l)
+    if w > cols:
+        bad.append("row %d: %d cells" % (i, w))
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or c == "\uFFFD" for c in l):
+        bad.append("row %d: a control character or U+FFFD" % i)
+print("; ".join(bad))
+sys.exit(1 if bad else 0)' "$1" "$2"
+}
+for size in "60 20" "80 24"; do
+	set -- $size
+	s=h$1
+	start $s $1 $2 "" "tui hostile.json"
+	[ "$1" -lt 80 ] && { wait_for $s "Terminal too small" || bad "no too-small screen at $1x$2"; keys $s i; }
+	wait_ready $s 600 || bad "no plans for hostile.json at $1x$2: $(screen $s | tail -1)"
+	# view: the keys that open it, then a text that shows it is up
+	for view in "1|NODES" "Enter|Name " "Escape 2|Training workload" "3|PLAN" "4|Layout: replicas" \
+		"NPage|links: " "NPage|Memory per GPU" "G|Communication per step" "5|Price per GPU-hour" \
+		"6|time to train" "7|Serving Llama" "4 E|What if: #1" "d|Edited plan" "?|Keys in the"; do
+		k=${view%%|*} txt=${view#*|}
+		# shellcheck disable=SC2086
+		keys $s $k
+		wait_for $s "$txt" || bad "$1x$2: '$k' did not show '$txt': $(screen $s | sed -n 3p)"
+		why=$(fits $1 $2 $s) && ok || bad "$1x$2 after '$k': $why"
+	done
+	keys $s q q q
+	wait_for $s "EXITED:0" && ok || bad "quit hostile.json at $1x$2"
+done
+# The Cluster view's heading names a pool whose name fills its 31 bytes
+# whole (it was cut at 30 bytes, dropping the last 京), and the Detail
+# view names the two pools off InfiniBand with their transports, whole.
+start hw 120 40 "" "tui hostile.json"
+wait_ready hw 600 || bad "no plans for hostile.json at 120x40"
+keys hw 1
+wait_for hw "── Pool a東京東京東京東京東京 ─" && ok || bad "the pool heading: $(screen hw | grep -- '── Pool')"
+keys hw 3 Enter
+wait_for hw "transport: a東京東京東京東京東京 gcp-rdma, $(python3 -c 'print("\U0001F600" * 7)') tcpx" && ok ||
+	bad "the Detail's transport line: $(screen hw | grep 'transport')"
+keys hw q
+wait_for hw "EXITED:0" && ok || bad "quit hostile.json at 120x40"
+
+# ---- the Prices view's YOUR POOLS names pools as the plan labels do:
+# h100-reserved-east and h100-reserved-west (18 columns, past the labels'
+# 14) read "h100-res~-east" and "h100-res~-west"; a cut at 12 bytes read
+# "h100-reserve" twice.
+cat >"$tmp/res.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "res", "pools": [
+   {"name": "h100-reserved-east", "gpu": "H100-SXM", "nodes": 1},
+   {"name": "h100-reserved-west", "gpu": "H100-SXM", "nodes": 1}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096}}
+JSON
+start rs 160 40 "" "tui res.json"
+wait_ready rs || bad "no plans for res.json"
+keys rs 5
+wait_for rs "YOUR POOLS" || bad "no Prices view at 160 columns"
+screen rs | grep -E '^ H100-SXM ' | grep -q ' h100-res~-east 6\.880, h100-res~-west 6\.880 *$' && ok ||
+	bad "YOUR POOLS: $(screen rs | grep -E '^ H100-SXM ')"
+keys rs q
+wait_for rs "EXITED:0" && ok || bad "quit res.json"
+
+# ---- names no pool may have: control bytes (an ESC sequence that would
+# colour the terminal) and 200 characters. The workspace is refused before
+# the screen starts, exit 3, with the field named and the bytes shown as
+# ^A and ^[ (never sent to the terminal); typed into the Name prompt, a
+# C1 control (U+0085) is refused with the message showing it escaped.
+python3 - "$tmp" <<'PY'
+import json, sys
+for f, name in (("ctl.json", "a\x01b\x1b[31mred"), ("long.json", "x" * 200)):
+    json.dump({"version": 1, "cluster": {"name": "c", "pools": [
+        {"name": name, "gpu": "H100-SXM", "nodes": 1}]}, "model": "llama3.1-8b"},
+        open(sys.argv[1] + "/" + f, "w"))
+PY
+start ct 60 20 "" "tui ctl.json"
+wait_for ct "EXITED:3" && ok || bad "a control byte in a pool name: $(screen ct)"
+screen ct | tr -d '\n' | grep -qF 'pools[0].name: expected printable UTF-8 text (no control characters), got "a^Ab^[[31mred"' && ok ||
+	bad "the control-byte message: $(screen ct)"
+$T capture-pane -e -p -t ct | grep -q "$(printf '\033')\[31m" && bad "the name's ESC sequence reached the terminal" || ok
+start lg 60 20 "" "tui long.json"
+wait_for lg "EXITED:3" && ok || bad "a 200-character pool name: $(screen lg)"
+screen lg | tr -d '\n' | grep -qF 'pools[0].name: expected a string of at most 31 bytes' && ok ||
+	bad "the long-name message: $(screen lg)"
+start tc 80 24 "" "tui hostile.json"
+wait_ready tc 600 || bad "no plans for the typed-control run"
+keys tc 1 Enter
+wait_for tc "── Pool a東京" || bad "no pool fields"
+keys tc Enter
+wait_for tc "Name: a東京" || bad "no Name prompt: $(screen tc | tail -1)"
+keys tc C-u n
+keys tc -H c2 85
+keys tc m Enter
+wait_for tc 'pool n\xC2\x85m.name: expected printable UTF-8 text' && ok || bad "a typed C1 control: $(screen tc | tail -1)"
+fits 80 24 tc >/dev/null && ok || bad "the typed control's message: $(fits 80 24 tc)"
+keys tc q q
+wait_for tc "EXITED:0" && ok || bad "quit the typed-control run"
 
 finish test_tui_names

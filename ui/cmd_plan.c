@@ -481,21 +481,14 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 		  sp->risky == 2 ? " (over the GPU with the allocator's reserve: runs only if the "
 				   "caching allocator frees cached blocks; risky)"
 		  : sp->risky ? " (under the memory headroom: risky)" : "");
-	if (have_d) {
-		for (int i = 0; i < DIM_COUNT; i++)
-			if (d.links[i][0])
-				sbuf_addf(o, "  %s links: %s\n", perf_dim_name((enum perf_dim)i), d.links[i]);
+	if (have_d)
 		dispatch_free(&d);
-	}
-	/* a pool's transport other than InfiniBand/RoCE, as estimate names it */
-	int used[HP_MAX_POOLS], nt = 0;
-	plan_gpus(p, used);
-	for (int i = 0; i < c->n_pools; i++)
-		if (used[i] && c->pools[i].transport != COMM_TRANSPORT_IB)
-			sbuf_addf(o, "%s %s %s", nt++ ? "," : "  transport:", c->pools[i].name,
-				  comm_transport_name(c->pools[i].transport));
-	if (nt)
-		sbuf_add(o, "\n");
+	/* the links and the transports, in the words the TUI's Detail view
+	 * shows them (common.c) */
+	struct plan_links pl;
+	plan_links_text(c, m, p, &pl);
+	for (int i = 0; i < pl.n; i++)
+		sbuf_addf(o, "  %s\n", pl.line[i]);
 }
 
 /* --help's last lines: the framework names from the table, the

@@ -2,6 +2,7 @@
  * checks, building the cluster and loading the model, the plan flags,
  * output formats and writing -o files. Nothing here knows of a command. */
 #include "common.h"
+#include "dispatch.h"
 #include "escape.h"
 #include "jsonx.h"
 #include "pricing.h"
@@ -427,4 +428,45 @@ void cli_print_term(FILE *f, const char *s, int cols)
 	const char *t = b.s ? b.s : "";
 	fprintf(f, "%s%*s", t, HP_MAX(cols - utf8_cols(t), 0), "");
 	sbuf_done(&b);
+}
+
+int plan_transport_text(const struct cluster *c, const struct plan *p, char *buf, size_t n)
+{
+	int used[HP_MAX_POOLS], nt = 0;
+	size_t len = 0;
+	if (n)
+		buf[0] = '\0';
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++) {
+		if (!used[i] || c->pools[i].transport == COMM_TRANSPORT_IB)
+			continue;
+		char one[96];
+		int l = snprintf(one, sizeof one, "%s%s %s", nt ? ", " : "", c->pools[i].name,
+				 comm_transport_name(c->pools[i].transport));
+		nt++;
+		/* a name that would not fit whole is left out, never cut */
+		if (l > 0 && len + (size_t)l < n) {
+			memcpy(buf + len, one, (size_t)l + 1);
+			len += (size_t)l;
+		}
+	}
+	return nt;
+}
+
+void plan_links_text(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		     struct plan_links *out)
+{
+	struct dispatch d;
+	struct hp_err err = { 0 };
+	out->n = 0;
+	if (dispatch_plan(c, m, p, &d, &err) == 0) {
+		for (int i = 0; i < DIM_COUNT; i++)
+			if (d.links[i][0])
+				snprintf(out->line[out->n++], PLAN_LINKS_LINE_MAX, "%s links: %s",
+					 perf_dim_name((enum perf_dim)i), d.links[i]);
+		dispatch_free(&d);
+	}
+	char tr[PLAN_LINKS_LINE_MAX - 16];
+	if (plan_transport_text(c, p, tr, sizeof tr))
+		snprintf(out->line[out->n++], PLAN_LINKS_LINE_MAX, "transport: %s", tr);
 }

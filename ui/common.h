@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include "catalog.h"
 #include "cluster.h"
+#include "perf.h"
 #include "plan.h"
 
 #define HETPLAN_VERSION "0.1.0"
@@ -110,6 +111,30 @@ void cli_print_term(FILE *f, const char *s, int cols);
  * "tokens". Returns 0 or -1 with err naming the file and the key. */
 int cli_load_plan_file(struct plan *p, const char *path, int rank, const struct cluster *c,
 		       double *tokens, struct hp_err *err);
+
+/* What plan's "Plan N in detail" says of where p's collectives run, one
+ * line each, with no indent and no newline: the links each used
+ * dimension's groups cross, from the plan placed on c's nodes
+ * (dispatch_plan's links: "tp links: NVSwitch (inside a node)", "dp
+ * links: 8x200G NIC (bottleneck), leaf and spine"), then the pools p uses
+ * whose transport is not InfiniBand/RoCE ("transport: mega tcpxo, hi
+ * tcpx"). The one wording of both, for `hetplan plan` and the TUI's
+ * Detail view. p is validated against c and m. Fills out (n lines; no
+ * links line when the plan does not place on the nodes, as plan prints
+ * none then); cannot fail. Pool names are printable UTF-8 (cluster_check)
+ * and are copied as they are. */
+#define PLAN_LINKS_LINE_MAX 800
+struct plan_links {
+	int n;
+	char line[DIM_COUNT + 1][PLAN_LINKS_LINE_MAX];
+};
+void plan_links_text(const struct cluster *c, const struct model_spec *m, const struct plan *p,
+		     struct plan_links *out);
+/* The pools p uses whose transport is not InfiniBand/RoCE, as
+ * "mega tcpxo, hi tcpx" into buf (cut to n bytes on a whole name); ""
+ * when all are on ib (buf may be NULL when n is 0, to count). Returns
+ * how many pools it names. */
+int plan_transport_text(const struct cluster *c, const struct plan *p, char *buf, size_t n);
 
 /* Write a command's output to path atomically (hp_write_file_atomic), or
  * to standard output when path is "-" (the usual Unix convention for -o),

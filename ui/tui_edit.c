@@ -1038,7 +1038,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 			tui_put(yy, fx, 1, tui_attr(t, C_DIM), tui_glyph(t, G_VLINE));
 	const struct pool *p = c->n_pools ? &c->pools[t->lpools.sel] : NULL;
 	char title[64];
-	snprintf(title, sizeof title, "Pool %.*s", TUI_CUT(p ? p->name : "-", 30));
+	snprintf(title, sizeof title, "Pool %s", p ? p->name : "-");   /* 31 bytes at most */
 	tui_section(t, fy, fx + (wide ? 1 : 0), fw - (wide ? 1 : 0), title);
 	fields_resolve_all();
 	draw_fields(t, pool_field_ui, fields_count(pool_field_ui), &t->lfields, fy + 1,

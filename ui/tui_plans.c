@@ -4,6 +4,7 @@
  * cluster and model it was computed for (pool indices in its plans refer to
  * that cluster, not to the one being edited). Plans are named by id: >= 0
  * a ranked plan, <= -1 the best plan confined to pool -1-id. */
+#include "common.h"
 #include "plan_label.h"
 #include "report.h"
 #include "runs_on.h"
@@ -186,6 +187,8 @@ static const char *const label_notes[] = {
 	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST,",
 	"RUNS ON; a label that still does not fit keeps its start and the end",
 	"that tells it from the others around an ellipsis.",
+	"t              before a label: a pool of the plan is not on InfiniBand",
+	"               or RoCE; the Detail view names its transport and links",
 };
 
 const char *const *tui_plans_notes(int *n)
@@ -261,10 +264,23 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 }
 
 
+/* The flag column between the A/B marks and the label, a letter per row:
+ * "t" when a pool the plan runs on is not on InfiniBand/RoCE (tcpxo,
+ * efa, ...; plan_transport_text), so its collectives are priced on that
+ * transport. The column is there only
+ * while a plan of the list has the flag: one cell and its space, taken
+ * from the label. Which transport, and the links, the Detail view says. */
+#define NET_FLAG_W 2
+
+static int plan_off_ib(const struct cluster *c, const struct search_plan *sp)
+{
+	return plan_transport_text(c, &sp->plan, NULL, 0) > 0;
+}
+
 /* Which columns show (bit c for plan_cols[c]) and how wide the label is:
  * columns give way in col_drop_order until the widest label fits or only
  * the three kept ones are left. */
-static unsigned plan_layout(char (*labels)[PLAN_LABEL_MAX], int n_rows, int *lw)
+static unsigned plan_layout(char (*labels)[PLAN_LABEL_MAX], int n_rows, int net, int *lw)
 {
 	int want = 12;
 	for (int row = 0; row < n_rows; row++)
@@ -274,7 +290,7 @@ static unsigned plan_layout(char (*labels)[PLAN_LABEL_MAX], int n_rows, int *lw)
 	want = HP_MIN(want, COLS * 45 / 100);
 	unsigned shown = (1u << HP_ARRAY_LEN(plan_cols)) - 1;
 	for (size_t d = 0;; d++) {
-		int fixed = 4 + 1 + 3 + 1;
+		int fixed = 4 + 1 + 3 + 1 + (net ? NET_FLAG_W : 0);
 		for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++)
 			if (shown & (1u << c))
 				fixed += plan_cols[c].w + col_pad() + 1;
@@ -440,7 +456,7 @@ static void put_list(const struct tui *t, int y, int x, int w, int attr, const c
 }
 
 static void plan_row(struct tui *t, int y, int id, int rank, const struct search_plan *sp,
-		     int sel, int lw, unsigned shown, const char *label)
+		     int sel, int lw, unsigned shown, int net, const char *label)
 {
 	int a = sel ? tui_attr(t, C_SEL) : 0;
 	if (sel)
@@ -459,6 +475,11 @@ static void plan_row(struct tui *t, int y, int id, int rank, const struct search
 		mark[1] = 'B';
 	tui_put(y, x, 2, sel ? a : tui_attr(t, C_DIM), mark);
 	x += 3;
+	if (net) {
+		if (plan_off_ib(&t->cur->c, sp))
+			tui_put(y, x, 1, sel ? a : tui_attr(t, C_WARN), "t");
+		x += NET_FLAG_W;
+	}
 	tui_put(y, x, lw, a, label);
 	x += lw + 1;
 	char cells[HP_ARRAY_LEN(plan_cols)][24];
@@ -527,12 +548,21 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	char (*labels)[PLAN_LABEL_MAX] = xcalloc((size_t)n + 1, sizeof *labels);
 	for (int row = 0; row < n; row++)
 		row_label(t, row_id(t, row), COLS < 120, labels[row], sizeof labels[row]);
-	unsigned shown = plan_layout(labels, n, &lw);
+	int net = 0;
+	for (int row = 0; row < n && !net; row++) {
+		const struct search_plan *sp = tui_plan_get(t, row_id(t, row));
+		net = sp && plan_off_ib(&r->c, sp);
+	}
+	unsigned shown = plan_layout(labels, n, net, &lw);
 	/* Column header with the sort marker. */
 	int x = 0;
 	int ha = tui_attr(t, C_TITLE);
 	tui_put(y0, x, 3, t->sort == SK_RANK ? ha | (int)A_UNDERLINE : ha, "  #");
 	x += 8;
+	if (net) {
+		tui_put(y0, x, 1, ha, "t");
+		x += NET_FLAG_W;
+	}
 	tui_put(y0, x, lw, ha, "PLAN");
 	x += lw + 1;
 	for (size_t c = 0; c < HP_ARRAY_LEN(plan_cols); c++) {
@@ -592,7 +622,8 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		if (sp) {
 			char cut[PLAN_LABEL_MAX];
 			fit_label(labels, n, row, lw, tui_glyph(t, G_MID), cut, sizeof cut);
-			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw, shown, cut);
+			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw, shown, net,
+				 cut);
 		}
 		y++;
 	}
@@ -604,6 +635,9 @@ void view_plans_draw(struct tui *t, int y0, int h)
 	 * planner works: these rows are not yet the answer to the last edit. */
 	if (marked)
 		tui_put(y0 + h - 2, 1, COLS - 2, state_a, state);
+	else if (net)
+		tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
+			"t: a pool not on InfiniBand; Detail names its transport and links  ? more");
 	else
 		tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
 			"tp4 pp2: TP 4, 2 stages  a>b pp3: pipeline a into b  + side by side  ? more");
@@ -970,6 +1004,18 @@ static void cv_wrapped(struct canvas *cv, int x, int w, int attr, const char *s)
 	}
 }
 
+/* Under the layout: the links each dimension's groups cross and the
+ * pools off InfiniBand with their transport, in plan's words
+ * (plan_links_text, ui/common.c), a line each, wrapped at spaces. */
+static void detail_links(struct canvas *cv, const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, int w)
+{
+	struct plan_links pl;
+	plan_links_text(c, m, p, &pl);
+	for (int i = 0; i < pl.n; i++)
+		cv_wrapped(cv, 2, w - 4, 0, pl.line[i]);
+}
+
 /* What runs the plan and how its memory stands, as `plan` and the report
  * say it: the stock frameworks that run it as one job (or why none does,
  * runs_on_why), the framework it is estimated under when one was chosen,
@@ -1150,6 +1196,7 @@ static int detail_draw_all(struct tui *t, int y0, int h)
 	tui_section(t, cv_y(&cv), 0, w, "Layout: replicas x pipeline stages");
 	cv.row++;
 	draw_layout(t, &cv, sp, c, w);
+	detail_links(&cv, c, d.m, p, w);
 	cv.row++;
 
 	tui_section(t, cv_y(&cv), 0, w, "Step time");

@@ -9,6 +9,7 @@
  * the sources with their age, then each catalog GPU with its reference
  * price, the cheapest on-demand and spot offers, and what the cluster's
  * pools pay. */
+#include "plan_label.h"
 #include "table.h"
 #include "tui_int.h"
 
@@ -269,6 +270,11 @@ void view_prices_draw(struct tui *t, int y0, int h)
 	tui_put(y++, 1, COLS - 2, tui_attr(t, C_TITLE), hdr);
 	int n = t->cat->n_gpus, lh = y0 + h - y - 1;
 	tui_list_fix(&t->lprices, n, lh);
+	/* YOUR POOLS names the pools as the plan labels do: a long name's
+	 * head and tail around "~", never two pools that read alike (a cut
+	 * at 12 bytes read "h100-reserve" for h100-reserved-east and -west) */
+	char pnames[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	plan_pool_names(&t->ws.cluster, pnames);
 	t->mouse_list = &t->lprices;
 	t->mouse_y0 = y;
 	t->mouse_rows = lh;
@@ -310,11 +316,14 @@ void view_prices_draw(struct tui *t, int y0, int h)
 			if (strcmp(p->gpu.name, g->name) || !pool_price_known(p))
 				continue;
 			size_t l = strlen(pools);
-			char rt[32];
-			snprintf(pools + l, sizeof pools - l, "%s%.*s %s", l ? ", " : "", TUI_CUT(p->name, 12),
-				 table_rate(rt, sizeof rt, p->usd_per_node_h / p->gpus_per_node, 0));
+			char rt[32], one[96];
+			int ol = snprintf(one, sizeof one, "%s%s %s", l ? ", " : "", pnames[k],
+					  table_rate(rt, sizeof rt, p->usd_per_node_h / p->gpus_per_node, 0));
+			/* whole entries only: a byte cut could split a UTF-8 name */
+			if (ol > 0 && l + (size_t)ol < sizeof pools)
+				memcpy(pools + l, one, (size_t)ol + 1);
 		}
-		char line[320];
+		char line[320 + sizeof pools];
 		/* Pad by columns, not bytes: the ellipsis may be 3 bytes. */
 		int ww = wcol + (int)strlen(where) - tui_width(where);
 		snprintf(line, sizeof line, "%-16.16s %6d %8s %8s %6s  %-*.*s%s", g->name,
