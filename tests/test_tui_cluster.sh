@@ -206,11 +206,11 @@ start gcp 120 30 "" "tui $tmp/gcp.json"
 wait_ready gcp || bad "no plans for the a3-mega pool"
 keys gcp 1
 wait_for gcp "NODES" || bad "no Cluster view in the gcp session"
-screen gcp | grep -qE '│ transport +tcpxo ▶' && ok || bad "the pool's transport does not read tcpxo: $(screen gcp | grep -i transport)"
+screen gcp | grep -qE '│ Transport +tcpxo ▶' && ok || bad "the pool's transport does not read tcpxo: $(screen gcp | grep -i transport)"
 keys gcp Enter
 wait_for gcp "NICs per node" || bad "no pool fields in the gcp session"
 keys gcp j j j j j j j j j Right
-wait_for gcp "transport         gcp-rdma ▶" && ok || bad "Right did not step tcpxo to gcp-rdma: $(screen gcp | grep -i transport)"
+wait_for gcp "Transport         gcp-rdma ▶" && ok || bad "Right did not step tcpxo to gcp-rdma: $(screen gcp | grep -i transport)"
 keys gcp Escape w
 wait_for gcp "Save workspace to:" || bad "w did not prompt in the gcp session"
 keys gcp Enter
@@ -222,7 +222,7 @@ $HP report "$tmp/gcp.json" -o "$tmp/gcp-r.json" >/dev/null 2>"$tmp/err" &&
 keys gcp Enter   # the pool's fields keep their selection: transport
 wait_for gcp "NICs per node" || bad "no pool fields in the gcp session again"
 keys gcp Right
-wait_for gcp "transport         ib ▶" && ok || bad "Right did not wrap gcp-rdma to ib: $(screen gcp | grep -i transport)"
+wait_for gcp "Transport         ib ▶" && ok || bad "Right did not wrap gcp-rdma to ib: $(screen gcp | grep -i transport)"
 keys gcp Escape w
 wait_for gcp "Save workspace to:" || bad "w did not prompt the second time"
 keys gcp Enter

@@ -69,8 +69,8 @@ static struct field pool_field_ui[FIELDS_UI_MAX] = {
 	{ PF_INTRA_BW, F_NUM, "Scale-up speed", "GB/s", "per GPU and direction; empty: catalog", NULL, NULL, NULL },
 	/* NICs to site come here from the table, before the price; the spot
 	 * and the fabric's links after the entries they follow there. The
-	 * transport has no label in its table (read by its key), so it is
-	 * named here to be shown: NICs and their speed come before it. */
+	 * transport is named here (by its key) to be shown after the NICs and
+	 * their speed, with its table label. */
 	SET(F_SET, pool_fields, "transport"),
 	SET(PF_PRICE, pool_fields, "price_per_node_hour"),
 	{ CF_SEP, F_SEP, "Between pools", "", NULL, NULL, NULL, NULL },
