@@ -466,7 +466,6 @@ BLMB25-09:time:+85
 BLBS-10:time:-31
 BLOFM-01:time:-33
 BLOFM-02:time:-48
-BLB13-04:time:-31
 BLDSA-03:time:-36
 BLDSA-05:time:-43
 BLDSA-06:time:-34
@@ -852,6 +851,15 @@ def args_of(r, mfile):
         pool += ",nics=8,nic_gbps=200"
     elif "1x InfiniBand 100Gb/s" in ic:
         pool += ",nics=1,nic_gbps=100"
+    # Intel Omni-Path between nodes (the interconnect column): the opa
+    # transport (docs/fabric.md: NCCL's IB verbs over hfi1 without
+    # GPUDirect RDMA, a node's ceiling from comm.csv V168). Added in round
+    # 31 after every such row had been scored: post hoc (declared), applied
+    # to each row that names the fabric (BLBS, BLBSG, BLB13), not chosen
+    # by result (BLBS 7.2% -> 8.4%, BLBSG 4.7% -> 5.3%, BLB13 21.3% ->
+    # 12.2%).
+    if "Omni-Path" in ic:
+        pool += ",transport=opa"
     prec = r["precision"].lower()
     # tf32/fp32 only where the column starts with them (other rows name
     # fp32 master weights or all-reduce inside a 16-bit description).
