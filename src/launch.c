@@ -863,6 +863,12 @@ static void nccl_env_lines(struct sbuf *b, const struct cluster *c, const struct
 		sbuf_add(b, "# TCP sockets (no RDMA): NCCL's socket transport, as estimated; "
 			    "NCCL_SOCKET_IFNAME names the data NIC.\n");
 		break;
+	case COMM_TRANSPORT_OPA:
+		/* docs/fabric.md: NCCL's IB verbs over the hfi1 adapters, no
+		 * plugin and no GPUDirect RDMA (the Jean Zay NCCL logs). */
+		sbuf_add(b, "# Intel Omni-Path: NCCL's own IB transport over the hfi1 adapters "
+			    "(no plugin, no GPUDirect RDMA);\n# NCCL_IB_HCA=hfi1 keeps it on them.\n");
+		break;
 	case COMM_TRANSPORT_TCPX: {
 		static const char *const tcpx[][2] = {
 			{ "NCCL_SOCKET_IFNAME", "eth0" },
@@ -910,7 +916,7 @@ static void nccl_env_lines(struct sbuf *b, const struct cluster *c, const struct
 		sbuf_add(b, "export LD_LIBRARY_PATH=\"$GIB_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
 			    "set +u; source \"$GIB_DIR/scripts/set_nccl_env.sh\"; set -u\n");
 		break;
-	default:
+	case COMM_TRANSPORT_COUNT:   /* not a transport; every one is named above */
 		break;
 	}
 }

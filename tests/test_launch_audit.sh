@@ -103,9 +103,10 @@ grep -qxF -- "$want" "$T/c.out" && ok || bad "8/10/6/8: $(grep layout "$T/c.out"
 # nccl_env_lines): EFA's FI_PROVIDER (aws/aws-ofi-nccl
 # doc/efa-env-var.md), TCPX's plugin directory and NIC list and TCPXO's
 # profile (dstackai/dstack examples/clusters/a3high, a3mega READMEs),
-# gIB's set_nccl_env.sh; every script parses.
+# gIB's set_nccl_env.sh; Omni-Path's hfi1 adapters under NCCL's own IB
+# transport (docs/fabric.md, the Jean Zay NCCL logs); every script parses.
 for tr in "ib|NCCL's own IB transport" "efa|export FI_PROVIDER=\${FI_PROVIDER:-efa}" \
-	"tcp|NCCL's socket transport" \
+	"tcp|NCCL's socket transport" "opa|over the hfi1 adapters" \
 	"tcpx|export NCCL_GPUDIRECTTCPX_SOCKET_IFNAME=\${NCCL_GPUDIRECTTCPX_SOCKET_IFNAME:-eth1,eth2,eth3,eth4}" \
 	"tcpxo|source \"\$NCCL_LIB_DIR/nccl-env-profile.sh\"" \
 	"gcp-rdma|source \"\$GIB_DIR/scripts/set_nccl_env.sh\""; do
