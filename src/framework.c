@@ -559,7 +559,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
-		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1,
+		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1, .ds_engine = 1,
 		.dp_overlap_default_min_zero = 3,
 		.grad_overlap_default_why = "DeepSpeed's zero_optimization.overlap_comm is off "
 					    "unless the config sets it (its default is on at "
@@ -688,7 +688,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .eager_fused_qkv = 1, .eager_mask_mul = 0, .unfused_only = 0,
 			      .flash_sm80 = 1, .no_sp = 1, .moe = 0, .moe_switch_only = 0,
 			      .ep_rank_dedup = 0, .zero2_reduce_per_microbatch = 1,
-			      .dp_overlap_default_min_zero = 3,
+			      .ds_engine = 1, .dp_overlap_default_min_zero = 3,
 			      .grad_overlap_default_why = "DeepSpeed's zero_optimization.overlap_comm is "
 							  "off unless the config sets it (its default "
 							  "is on at ZeRO-3 only)",

@@ -264,6 +264,15 @@ struct framework_info {
 				    * gradients (DeepSpeed: framework.c);
 				    * perf_comm.c charges the reduce-scatter once
 				    * per micro-batch. 0: once a step */
+	/* DeepSpeed's engine runs the optimizer and the ZeRO collectives
+	 * (the deepspeed row, and the HF Trainer with --deepspeed): the
+	 * ZeRO-1/2 step all-gathers the updated parameters before it returns
+	 * (nothing to hide behind), ZeRO-3 gathers per module into a list of
+	 * one tensor per rank with its prefetch bucket and gathers again in a
+	 * recomputed forward, the pipeline engine reduces gradients after
+	 * the pipeline drains and tied gradients in their own dtype
+	 * (perf_comm.c). 0: any other runtime */
+	int ds_engine;
 	/* The DP overlaps' defaults by ZeRO stage (with grad_overlap,
 	 * param_overlap and grad_overlap_min_zero; last so the rows'
 	 * positional fields keep their order). */

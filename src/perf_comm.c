@@ -1002,7 +1002,7 @@ static double ds_recompute_regather(const struct stage_ctx *x)
 {
 	const struct plan *p = x->p;
 	const struct model_spec *m = x->m;
-	if (p->framework != FW_DEEPSPEED || p->recompute != RC_FULL)
+	if (!x->fw->ds_engine || p->recompute != RC_FULL)
 		return 0;
 	double h = m->hidden, hd = m->head_dim > 0 ? m->head_dim : h / perf_fmax(1, m->heads);
 	double kv = m->kv_heads > 0 ? m->kv_heads : m->heads;
@@ -1033,7 +1033,7 @@ static double ds_recompute_regather(const struct stage_ctx *x)
  * deepspeed framework follows the 2021-22 code, as zero3_calls does. */
 static double ds_list_copies(const struct stage_ctx *x, int ranks, double bytes)
 {
-	if (x->p->framework != FW_DEEPSPEED || ranks <= 1)
+	if (!x->fw->ds_engine || ranks <= 1)
 		return 0;
 	double bw = x->g->hbm_Bps * x->k->gen[x->g->gen].hbm;
 	return ranks * x->k->kernel_gap_s + (bw > 0 ? 2 * bytes / bw : 0);
@@ -1041,7 +1041,7 @@ static double ds_list_copies(const struct stage_ctx *x, int ranks, double bytes)
 
 static double zero3_calls(const struct stage_ctx *x, int layers)
 {
-	if (x->p->framework != FW_DEEPSPEED)
+	if (!x->fw->ds_engine)
 		return perf_fmax(1, layers);
 	const struct model_spec *m = x->m;
 	int w = 4 + (m->gated_mlp ? 1 : 0);
@@ -1063,10 +1063,9 @@ static double tied_embedding_sync(struct stage_ctx *x, struct estimate *e, doubl
 {
 	if (!x->m->tied_embeddings || x->pp < 2 || (!x->first && !x->last))
 		return 0;
-	const struct plan *p = x->p;
 	int me = x->rep->stages[x->index].pool;
 	int peer = x->rep->stages[x->first ? x->pp - 1 : 0].pool;
-	if (p->framework == FW_DEEPSPEED)
+	if (x->fw->ds_engine)
 		gb = 2;
 	/* The two ends share a node only when the whole pipeline does. */
 	int same_node = me == peer && x->pp * x->tp * x->cp <= perf_domain_gpus(x->pl);
@@ -1180,12 +1179,12 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	/* DeepSpeed's PipelineEngine reduces the gradients after the pipeline
 	 * drains (ReduceGrads follows the last backward in TrainSchedule):
 	 * overlap_comm applies to its ZeRO optimizer without pipelining. */
-	if (p->framework == FW_DEEPSPEED && x->pp > 1)
+	if (x->fw->ds_engine && x->pp > 1)
 		gov = 0;
 	/* DeepSpeed ZeRO-1/2 all-gathers the updated parameters inside the
 	 * optimizer step (deepspeed/runtime/zero/stage_1_and_2.py, step():
 	 * all_gather_dp_groups before it returns): nothing to hide behind. */
-	if ((p->framework == FW_DEEPSPEED && p->zero >= 1 && p->zero <= 2) ||
+	if ((x->fw->ds_engine && p->zero >= 1 && p->zero <= 2) ||
 	    p->framework == FW_DEEPSPEED_03)   /* stage1.py: after step() */
 		pov = 0;
 	double gb = x->grad_fp32 ? 4 : 2;
@@ -1229,7 +1228,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		 * holds 1.8e9: 97% of its gathers wait). FSDP prefetches the
 		 * whole next block. */
 		double hide = 1;
-		if (p->framework == FW_DEEPSPEED && pov && layers > 0 && params > 0)
+		if (x->fw->ds_engine && pov && layers > 0 && params > 0)
 			hide = perf_fmin(1, DS_PREFETCH_ELEMS / (params / layers));
 		double f_exp = overlap_exposed(ag * hide, x->fwd, layers, sl, pov) + ag * (1 - hide);
 		double b_exp = overlap_exposed(ag * hide + rs, x->bwd, layers, sl, pov && gov) +

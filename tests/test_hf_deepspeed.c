@@ -54,6 +54,12 @@ TEST(row_as_deepspeed_v056_defaults)
 	/* contiguous_gradients' copy into the bucket and average_tensor's
 	 * div_: two read-and-write passes; ZeRO 0: flatten, scale, copy back */
 	CHECK(f->ddp_copy_passes == 2 && f->zero0_copy_passes == 3);
+	/* DeepSpeed's engine runs the step (deepspeed_init hands the model to
+	 * deepspeed.initialize): its ZeRO-1/2 step all-gathers the updated
+	 * parameters before it returns (stage2.py step(): all_gather of the
+	 * fp16 partitions), as the deepspeed row's; the DDP row is not it */
+	CHECK(f->ds_engine && framework_get(FW_DEEPSPEED)->ds_engine);
+	CHECK(!framework_get(FW_HF)->ds_engine && !framework_get(FW_MEGATRON_CORE)->ds_engine);
 	enum hp_framework out = FW_ANY;
 	CHECK(framework_parse("hf-deepspeed", &out) == -1 && out == FW_ANY);
 	CHECK(framework_parse_estimate("hf-deepspeed", &out) == 0 && out == FW_HF_DEEPSPEED);
