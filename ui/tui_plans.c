@@ -187,8 +187,8 @@ static const char *const label_notes[] = {
 	"Narrow screens drop columns in this order: GPUS, FREE, $/H, MFU, COST,",
 	"RUNS ON; a label that still does not fit keeps its start and the end",
 	"that tells it from the others around an ellipsis.",
-	"t              before a label: a pool of the plan is not on InfiniBand",
-	"               or RoCE; the Detail view names its transport and links",
+	"t              before a label: a pool of the plan is on a transport other",
+	"               than ib (tcpxo, gcp-rdma...); Detail names it and its links",
 };
 
 const char *const *tui_plans_notes(int *n)
@@ -265,9 +265,9 @@ static void plan_cells(const struct search_plan *sp, char cells[][24])
 
 
 /* The flag column between the A/B marks and the label, a letter per row:
- * "t" when a pool the plan runs on is not on InfiniBand/RoCE (tcpxo,
- * efa, ...; plan_transport_text), so its collectives are priced on that
- * transport. The column is there only
+ * "t" when a pool the plan runs on is on a transport other than ib (tcpxo,
+ * efa, gcp-rdma, which is RoCE too but has its own profile, ...;
+ * plan_transport_text), so its collectives are priced on that transport. The column is there only
  * while a plan of the list has the flag: one cell and its space, taken
  * from the label. Which transport, and the links, the Detail view says. */
 #define NET_FLAG_W 2
@@ -637,7 +637,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		tui_put(y0 + h - 2, 1, COLS - 2, state_a, state);
 	else if (net)
 		tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
-			"t: a pool not on InfiniBand; Detail names its transport and links  ? more");
+			"t: a pool on a transport other than ib; Detail names it and its links  ? more");
 	else
 		tui_put(y0 + h - 2, 1, COLS - 2, tui_attr(t, C_DIM),
 			"tp4 pp2: TP 4, 2 stages  a>b pp3: pipeline a into b  + side by side  ? more");
