@@ -819,6 +819,21 @@ static void env_default(struct sbuf *b, const char *name, const char *value)
 	sbuf_add(b, "}\n");
 }
 
+/* A network plugin's directory: VAR (default dir, overridable), its
+ * libraries (VAR + lib) first on LD_LIBRARY_PATH, and, when profile is not
+ * NULL, the plugin's own environment script (VAR/profile) sourced with
+ * nounset off, as its vendor's scripts expect. var, lib and profile are
+ * constant shell words. */
+static void plugin_dir(struct sbuf *b, const char *var, const char *dir, const char *lib,
+		       const char *profile)
+{
+	env_default(b, var, dir);
+	sbuf_addf(b, "export LD_LIBRARY_PATH=\"$%s%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n", var,
+		  lib);
+	if (profile)
+		sbuf_addf(b, "set +u; source \"$%s/%s\"; set -u\n", var, profile);
+}
+
 /* What NCCL needs on the pool's transport, as script lines (the user may
  * override each variable from the environment):
  *  - ib: nothing; NCCL's own IB/RoCE transport finds the HCAs;
@@ -895,8 +910,7 @@ static void nccl_env_lines(struct sbuf *b, const struct cluster *c, const struct
 		};
 		sbuf_add(b, "# GPUDirect-TCPX (a3-highgpu-8g): its plugin (libnccl-net.so) in "
 			    "NCCL_LIB_DIR and these variables.\n");
-		env_default(b, "NCCL_LIB_DIR", "/usr/local/tcpx/lib64");
-		sbuf_add(b, "export LD_LIBRARY_PATH=\"$NCCL_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n");
+		plugin_dir(b, "NCCL_LIB_DIR", "/usr/local/tcpx/lib64", "", NULL);
 		for (size_t i = 0; i < HP_ARRAY_LEN(tcpx); i++)
 			env_default(b, tcpx[i][0], tcpx[i][1]);
 		break;
@@ -905,16 +919,12 @@ static void nccl_env_lines(struct sbuf *b, const struct cluster *c, const struct
 		sbuf_add(b, "# GPUDirect-TCPXO (a3-megagpu-8g): the plugin's own profile sets "
 			    "NCCL_FASTRAK_*; set NCCL_FASTRAK_IFNAME\n# and NCCL_FASTRAK_CTRL_DEV "
 			    "if it does not find the NICs.\n");
-		env_default(b, "NCCL_LIB_DIR", "/var/lib/tcpxo/lib64");
-		sbuf_add(b, "export LD_LIBRARY_PATH=\"$NCCL_LIB_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
-			    "set +u; source \"$NCCL_LIB_DIR/nccl-env-profile.sh\"; set -u\n");
+		plugin_dir(b, "NCCL_LIB_DIR", "/var/lib/tcpxo/lib64", "", "nccl-env-profile.sh");
 		break;
 	case COMM_TRANSPORT_GCP_RDMA:
 		sbuf_add(b, "# GPUDirect RDMA over RoCE (a3-ultragpu-8g, a4-highgpu-8g): the gIB "
 			    "plugin and its set_nccl_env.sh.\n");
-		env_default(b, "GIB_DIR", "/usr/local/gib");
-		sbuf_add(b, "export LD_LIBRARY_PATH=\"$GIB_DIR/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"\n"
-			    "set +u; source \"$GIB_DIR/scripts/set_nccl_env.sh\"; set -u\n");
+		plugin_dir(b, "GIB_DIR", "/usr/local/gib", "/lib64", "scripts/set_nccl_env.sh");
 		break;
 	case COMM_TRANSPORT_COUNT:   /* not a transport; every one is named above */
 		break;
