@@ -2,15 +2,18 @@
 # test_fp8_pairs.sh — hetplan's FP8/BF16 step ratio against measured pairs.
 #
 # Two runs of the same model, GPUs and layout, one in BF16 and one in FP8
-# (Transformer Engine, delayed scaling), measured by their sources; both
-# pairs are rows of tests/data/blind_train.csv, never fitted to (their
-# layouts are in no calibration file). hetplan estimates each run as the
-# blind driver does (tests/test_blind_train.sh) and the ratio of its two
+# (Transformer Engine with delayed scaling, or torchao's tensorwise
+# float8), measured by their sources and never fitted to: the first two
+# pairs are rows of tests/data/blind_train.csv (their layouts are in no
+# calibration file), the third is in no data file. hetplan estimates
+# each run as the blind driver does (tests/test_blind_train.sh) and the
+# ratio of its two
 # step times must lie within 5% of the measured ratio. The band is the
 # sources' own spread: the same recipe's ratio at another size differs by
 # 0.2% (Nemotron-4 15B: 1.361 at 16 GPUs, 1.358 at 2,048); FlagPerf's two
 # node counts 0.4% (1.294, 1.299); 5% leaves room for the step times'
-# rounding and run-to-run noise. docs/fp8.md lists every pair.
+# rounding and run-to-run noise. docs/fp8.md lists every pair (the
+# torchao one: docs/fp8-b200-maxtext.md 6).
 #
 #  - Nemotron-4 15B, 16 H100 (2 DGX nodes, 8x400Gb/s), TP 4, MBS 4,
 #    GBS 64, distributed optimizer, Megatron-Core (NeMo): BF16 2.83 s
@@ -19,6 +22,16 @@
 #  - Llama 3 8B, 8 H100 (one node), TP 2, DP 4, MBS 1, GBS 512, seq 8192,
 #    Megatron-Core 0.6 without overlaps: 8,103 and 10,486 tokens/s/GPU
 #    (BLFP-08, BLFP-09): step ratio 10486 / 8103 = 1.294 (FlagPerf).
+#  - Llama 3 8B, 8 H100 (one node), torchtitan 0.0.2 with torch.compile,
+#    FSDP2 over the 8 GPUs, batch 1 a GPU, seq 8192, per-op selective
+#    checkpointing; torchao float8 linears, tensorwise scaling: 6,150
+#    and 7,689.5 tokens/s, 1.250 (pytorch/ao torchao/float8/README.md as
+#    of 853f87d1b^, "Training benchmarks"; in no calibration or blind
+#    file, recorded in docs/fp8-b200-maxtext.md 6 before its first run).
+#    Not a TE stack: no separate cast kernels under torch.compile, which
+#    hetplan still charges; the run's float8 FSDP all-gather is not
+#    expressible (fp8_params needs ZeRO 1-2) and costs under 3% of the
+#    step either way here.
 set -u
 . tests/lib.sh
 HETPLAN=${HETPLAN:-./hetplan}
@@ -63,4 +76,8 @@ pair "Llama 3 8B, 8 H100, TP 2" 1.294 \
 	--pool 1x8xH100-SXM -m "$T/llama3-8b.json" \
 	--tp 2 --pp 1 --dp 4 --cp 1 --mbs 1 --gbs 512 --recompute none --zero 1 \
 	--framework megatron-core --tp-overlap off --grad-overlap off --param-overlap off
+pair "Llama 3 8B, 8 H100, torchtitan + torchao float8" 1.250 \
+	--pool 1x8xH100-SXM -m "$T/llama3-8b.json" \
+	--tp 1 --pp 1 --dp 8 --cp 1 --mbs 1 --gbs 8 --recompute selective-op --zero 3 \
+	--framework torchtitan
 finish test_fp8_pairs
