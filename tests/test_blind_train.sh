@@ -432,6 +432,10 @@ trap 'rm -rf "$T"' EXIT
 # (+19%, Llama 3.1 8B BF16, the same cluster) it points at hetplan's
 # Blackwell BF16 GEMM rate being low for mid-size layers, by an amount a
 # second source must confirm.
+# Round 32 (first prediction, docs/blind-round32.md): 17 rows (BLALI
+# Megatron-LLaMA 13B on 32-512 A100, -10% .. -26%; BLFA flash-attention
+# GPT3 125M-2.7B on 8 A100, -4% .. +13%; BLLUM LUMI 176B-class on
+# 128-2,048 MI250X GCDs, -6.5% .. +9%), none beyond 30%.
 KNOWN_MISSES="
 BLTGN-01:time:+62
 BLTGN-02:time:+49
