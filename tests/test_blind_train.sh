@@ -689,7 +689,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Lightning DDP/ZeRO-1 with fused kernels); LUMI's 176B-class
           # Megatron-DeepSpeed scaling logs (128-2,048 MI250X GCDs).
           "BLALI": "A100 8-1,024 GPUs", "BLFA": "small/V100/consumer",
-          "BLLUM": "MI250X (LUMI, per GCD)"}
+          "BLLUM": "MI250X (LUMI, per GCD)",
+          # Round 32, part 2: a Megatron-Bridge nightly recipe docstring's
+          # validated step (Llama 3.1 405B MXFP8 on 64 GB200, DP 1).
+          "BLMBN": "GB200 NVL72"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
