@@ -435,7 +435,8 @@ trap 'rm -rf "$T"' EXIT
 # Round 32 (first prediction, docs/blind-round32.md): 17 rows (BLALI
 # Megatron-LLaMA 13B on 32-512 A100, -10% .. -26%; BLFA flash-attention
 # GPT3 125M-2.7B on 8 A100, -4% .. +13%; BLLUM LUMI 176B-class on
-# 128-2,048 MI250X GCDs, -6.5% .. +9%), none beyond 30%.
+# 128-2,048 MI250X GCDs, -6.5% .. +9%), none beyond 30%. Part 2:
+# BLMBN-01 (Llama 3.1 405B MXFP8 on 64 GB200, DP 1) -12.0%.
 KNOWN_MISSES="
 BLTGN-01:time:+62
 BLTGN-02:time:+49
