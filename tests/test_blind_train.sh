@@ -432,6 +432,11 @@ trap 'rm -rf "$T"' EXIT
 # (+19%, Llama 3.1 8B BF16, the same cluster) it points at hetplan's
 # Blackwell BF16 GEMM rate being low for mid-size layers, by an amount a
 # second source must confirm.
+# Round 32 (first prediction, docs/blind-round32.md): 17 rows (BLALI
+# Megatron-LLaMA 13B on 32-512 A100, -10% .. -26%; BLFA flash-attention
+# GPT3 125M-2.7B on 8 A100, -4% .. +13%; BLLUM LUMI 176B-class on
+# 128-2,048 MI250X GCDs, -6.5% .. +9%), none beyond 30%. Part 2:
+# BLMBN-01 (Llama 3.1 405B MXFP8 on 64 GB200, DP 1) -12.0%.
 KNOWN_MISSES="
 BLTGN-01:time:+62
 BLTGN-02:time:+49
@@ -491,8 +496,26 @@ models = {m["name"]: m for m in json.load(open("data/models.json"))["models"]}
 # power_limit_w, given to hetplan as a user catalog entry (added in round
 # 21 after the first prediction: docs/blind-round21.md).
 os.makedirs(tmp + "/xdg/hetplan", exist_ok=True)
-json.dump({"gpus": [dict(catalog["H100-SXM"], name="H100-SXM-GT500", memory_gb=96, power_limit_w=500)]},
+# "MI250X-GCD" in the gpu column (round 32, BLLUM, written with the rows
+# before their first prediction): LUMI's Megatron-DeepSpeed runs one rank
+# on each Graphics Compute Die, where the catalog's MI250X is the whole
+# module (2 GCDs, 128 GB) as one GPU. The entry is that module halved
+# field by field (memory, HBM bandwidth, every peak, CUs, TDP, scale-up a
+# direction), 8 to a node as LUMI-G and Frontier run them (OLCF Frontier
+# User Guide: "8 separate GPUs, each having 64 GB"). Simplified: the ring
+# over 8 GCDs crosses modules on hops of one or two 50 GB/s links (ROCm
+# MI250 microarchitecture page; the guide's 50-100 GB/s between GCDs of
+# different MI250X), so the halved 200 GB/s is an upper bound.
+mi = catalog["MI250X"]
+gcd = dict(mi, name="MI250X-GCD", aliases=[], memory_gb=mi["memory_gb"] / 2,
+           memory_bw_tbps=mi["memory_bw_tbps"] / 2, tflops={k: v / 2 for k, v in mi["tflops"].items()},
+           sm_count=mi["sm_count"] // 2, tdp_w=mi["tdp_w"] / 2,
+           scaleup_gbyte_s_per_dir=mi["scaleup_gbyte_s_per_dir"] / 2, scaleup_domain=8,
+           defaults=dict(mi["defaults"], gpus_per_node=8),
+           notes="one GCD of an MI250X (tests/test_blind_train.sh, round 32): the catalog's module halved")
+json.dump({"gpus": [dict(catalog["H100-SXM"], name="H100-SXM-GT500", memory_gb=96, power_limit_w=500), gcd]},
           open(tmp + "/xdg/hetplan/gpus.json", "w"))
+catalog["MI250X-GCD"] = gcd
 run_env = dict(os.environ, XDG_CONFIG_HOME=tmp + "/xdg")
 def rid_of(r):
     return r["id"]
@@ -659,7 +682,18 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLTGK": "B200 (8 per node)",
           # Round 31, part 4: the same repository's Nemotron-4 15B BF16 report
           # (NVIDIA's NeMo 2 recipe on 64 and 256 B200).
-          "BLTGN": "B200 (8 per node)"}
+          "BLTGN": "B200 (8 per node)",
+          # Round 32: alibaba/Megatron-LLaMA's README (LLaMA 13B on 32-512
+          # A100-80GB, Megatron-LM fork with its overlapped distributed
+          # optimizer and the stock one); Dao-AILab/flash-attention's
+          # training README (GPT3 125M-2.7B on one node of 8 A100-80GB,
+          # Lightning DDP/ZeRO-1 with fused kernels); LUMI's 176B-class
+          # Megatron-DeepSpeed scaling logs (128-2,048 MI250X GCDs).
+          "BLALI": "A100 8-1,024 GPUs", "BLFA": "small/V100/consumer",
+          "BLLUM": "MI250X (LUMI, per GCD)",
+          # Round 32, part 2: a Megatron-Bridge nightly recipe docstring's
+          # validated step (Llama 3.1 405B MXFP8 on 64 GB200, DP 1).
+          "BLMBN": "GB200 NVL72"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -696,7 +730,7 @@ def regime_of(grp, gpu, model=""):
             return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("MI250X-GCD", "MI250X-GCD"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB-LS", "V100-SXM2-LS"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
