@@ -333,6 +333,20 @@ static void rules_parallel(struct verdict *v, const struct plan *p, const struct
 	 * DeepSpeed's config has no FP8 switch. */
 	if (p->precision == HP_FP8)
 		deny(v, MLM | DS, "FP8 training");
+	/* Offload (plan.h hp_offload): the optimizer to the host is
+	 * DeepSpeed's ZeRO-Offload (zero_optimization.offload_optimizer,
+	 * DeepSpeedCPUAdam stepping the partition on the CPU), as the
+	 * estimate costs it (perf_offload.c); Megatron-Core's
+	 * --optimizer-cpu-offload is another scheme, which the plan key
+	 * refuses, torchtitan's training.enable_cpu_offload is FSDP2's
+	 * CPUOffloadPolicy (parameters and gradients too), and Megatron-LM
+	 * 2021-22 has none. Activations to the host are Megatron-Core's
+	 * --cpu-offloading-num-layers alone. */
+	if (p->offload == OFFLOAD_OPTIMIZER)
+		deny(v, RUNS_ON_ALL & ~DS, "optimizer offload (DeepSpeed's ZeRO-Offload)");
+	if (p->offload == OFFLOAD_ACTIVATIONS)
+		deny(v, RUNS_ON_ALL & ~MCORE, "activation offload (Megatron-Core's "
+		     "--cpu-offloading-num-layers)");
 	/* FP16: torchtitan's training.mixed_precision_param is "bfloat16"
 	 * or "float32" (torchtitan/config/job_config.py, class Training;
 	 * read at pytorch/torchtitan@000204a4, the same at the keys' commit
