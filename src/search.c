@@ -9,7 +9,13 @@
  *                    moves fewer bytes than 0, and 2 is 1 with sharded
  *                    gradients); 1F1B, and interleaved with 2 chunks;
  *                    CP 1..8 for sequences of 16K and longer; EP over the
- *                    divisors of the expert count for MoE models.
+ *                    divisors of the expert count for MoE models; flash
+ *                    attention, and under framework "any" on a cluster
+ *                    with a Volta or Turing pool unfused too
+ *                    (gset_flash_values). Under "any" a plan that no
+ *                    stock framework runs for its own reasons (not the
+ *                    heterogeneity hetplan launch splits into pieces) is
+ *                    dropped (runs_on_runnable).
  *   replica layouts  a pipeline on one pool (TP a power of two inside a
  *                    node, PP from a fixed ladder up to 128), or a pipeline
  *                    whose first stages sit on one pool and the rest on
@@ -3209,6 +3215,18 @@ static int recomp_variant(struct ctx *x, const struct search_plan *from, int n,
 	plan_copy(&sp->plan, &from->plan);
 	sp->plan.recompute_layers = n;
 	unsigned mask = runs_on_mask(&sp->plan, x->c, NULL, 0);
+	/* under "any": estimated as a framework that runs the variant (its
+	 * parent's may not: DeepSpeed's pipeline engine recomputes nothing
+	 * with the block method), and not made when none does for reasons
+	 * of its own (try_combo's rule) */
+	if (x->o->framework == FW_ANY && !(mask & (1u << sp->plan.framework)) &&
+	    sp->plan.framework != FW_ANY) {
+		if (!(mask & RUNS_ON_STOCK) && !runs_on_runnable(&sp->plan, x->c)) {
+			sp_free(sp);
+			return -1;
+		}
+		sp->plan.framework = runs_on_pick(mask);
+	}
 	struct hp_err err = { 0 };
 	if ((x->o->framework != FW_ANY && !(mask & (1u << x->o->framework))) ||
 	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0) {
