@@ -333,6 +333,28 @@ static void rules_parallel(struct verdict *v, const struct plan *p, const struct
 	 * DeepSpeed's config has no FP8 switch. */
 	if (p->precision == HP_FP8)
 		deny(v, MLM | DS, "FP8 training");
+	/* Offload (plan.h hp_offload): the optimizer to the host is
+	 * DeepSpeed's ZeRO-Offload (zero_optimization.offload_optimizer,
+	 * DeepSpeedCPUAdam stepping the partition on the CPU), as the
+	 * estimate costs it (perf_offload.c); Megatron-Core's
+	 * --optimizer-cpu-offload is another scheme, which the plan key
+	 * refuses, torchtitan's training.enable_cpu_offload is FSDP2's
+	 * CPUOffloadPolicy (parameters and gradients too), and Megatron-LM
+	 * 2021-22 has none. Activations to the host are Megatron-Core's
+	 * --cpu-offloading-num-layers alone. */
+	if (p->offload == OFFLOAD_OPTIMIZER)
+		deny(v, RUNS_ON_ALL & ~DS, "optimizer offload (DeepSpeed's ZeRO-Offload)");
+	if (p->offload == OFFLOAD_ACTIVATIONS)
+		deny(v, RUNS_ON_ALL & ~MCORE, "activation offload (Megatron-Core's "
+		     "--cpu-offloading-num-layers)");
+	/* FP16: torchtitan's training.mixed_precision_param is "bfloat16"
+	 * or "float32" (torchtitan/config/job_config.py, class Training;
+	 * read at pytorch/torchtitan@000204a4, the same at the keys' commit
+	 * in tests/data/torchtitan_keys.txt) and its trainer has no loss
+	 * scaling; launch.c's torchtitan config says the plan's fp16 "has
+	 * no switch". A V100 or T4 pool (no bf16 units) trains in fp16. */
+	if (p->precision == HP_FP16)
+		deny(v, TITAN, "fp16 (its mixed precision is bfloat16 or float32, no loss scaling)");
 }
 
 /* Fused attention on the plan's GPUs (hp_gen_sm80). The rows marked
@@ -557,8 +579,19 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 
 /* The verdict on p: every rule applied. Returns 0, or -1 for an empty
  * plan (v->mask 0). */
+static int verdict_of_rules(const struct plan *p, const struct cluster *c, struct verdict *v,
+			    int quiet, int shared);
+
 static int verdict_of(const struct plan *p, const struct cluster *c, struct verdict *v,
 		      int quiet)
+{
+	return verdict_of_rules(p, c, v, quiet, 1);
+}
+
+/* verdict_of, with the shared rules (rules_shared: one GPU type, one
+ * layout, even batch shares) left out when shared is 0. */
+static int verdict_of_rules(const struct plan *p, const struct cluster *c, struct verdict *v,
+			    int quiet, int shared)
 {
 	if (quiet) {
 		v->quiet = 1;   /* reason[] and all[] are never read */
@@ -571,7 +604,8 @@ static int verdict_of(const struct plan *p, const struct cluster *c, struct verd
 		return -1;
 	}
 	rules_estimate_only_settings(v, p);
-	rules_shared(v, p, c);
+	if (shared)
+		rules_shared(v, p, c);
 	if (v->mask) {
 		rules_framework(v, p, c);
 		rules_gpus(v, p, c);
@@ -618,6 +652,19 @@ unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, 
 		}
 	}
 	return v.mask;
+}
+
+int runs_on_runnable(const struct plan *p, const struct cluster *c)
+{
+	struct verdict v;
+	if (verdict_of_rules(p, c, &v, 1, 1) < 0)
+		return 0;
+	if (v.mask & RUNS_ON_STOCK)
+		return 1;
+	/* refused by every stock row: a heterogeneity-aware runtime is the
+	 * answer only when the shared rules are all that stand in the way */
+	verdict_of_rules(p, c, &v, 1, 0);
+	return (v.mask & RUNS_ON_STOCK) != 0;
 }
 
 enum hp_framework runs_on_pick(unsigned mask)

@@ -32,6 +32,19 @@
  * overlap switch runs with its own default). Never fails. */
 unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n);
 
+/* 1 when some runtime runs p on c as planned: a stock framework runs
+ * it (runs_on_mask & RUNS_ON_STOCK), or only the rules every framework
+ * shares refuse it (several GPU types, replicas of different layouts,
+ * uneven batch shares: "needs a heterogeneity-aware runtime") and a
+ * stock framework's other rules take its settings, which hetplan launch
+ * then writes per piece. 0 when every stock framework refuses it for
+ * its own reasons (flash attention on a V100 with ZeRO-1: Megatron and
+ * DeepSpeed need Ampere for their fused attention, torchtitan has no
+ * ZeRO-1): nothing runs it as estimated, and the planner under
+ * framework "any" does not offer it (search_combo.c). Rules that read
+ * one replica read the first (as runs_on_mask). Never fails. */
+int runs_on_runnable(const struct plan *p, const struct cluster *c);
+
 /* The framework a plan with this mask is best given: Megatron-Core first
  * (hetplan's default estimates are Megatron-Core's), then torchtitan,
  * DeepSpeed, Megatron-LM; FW_ANY for an empty mask. */

@@ -9,7 +9,13 @@
  *                    moves fewer bytes than 0, and 2 is 1 with sharded
  *                    gradients); 1F1B, and interleaved with 2 chunks;
  *                    CP 1..8 for sequences of 16K and longer; EP over the
- *                    divisors of the expert count for MoE models.
+ *                    divisors of the expert count for MoE models; flash
+ *                    attention, and under framework "any" on a cluster
+ *                    with a Volta or Turing pool unfused too
+ *                    (gset_flash_values). Under "any" a plan that no
+ *                    stock framework runs for its own reasons (not the
+ *                    heterogeneity hetplan launch splits into pieces) is
+ *                    dropped (runs_on_runnable).
  *   replica layouts  a pipeline on one pool (TP a power of two inside a
  *                    node, PP from a fixed ladder up to 128), or a pipeline
  *                    whose first stages sit on one pool and the rest on
@@ -328,6 +334,67 @@ static int cluster_has_pre_flash2(const struct cluster *c)
 	return 0;
 }
 
+/* Whether some stock framework runs a fused-attention plan on pool i at
+ * the search's precision: one replica of one stage, TP 1, ZeRO-3, no
+ * recomputation (the settings the frameworks without flash_sm80 need
+ * least), asked of runs_on.c's rules. */
+static int flash_runs_on_pool(const struct ctx *x, int i)
+{
+	struct stage st;
+	memset(&st, 0, sizeof st);
+	st.pool = i;
+	st.tp = 1;
+	st.first_layer = 0;
+	st.last_layer = x->m->layers - 1;
+	struct replica r = { 1, 1.0, 1, &st };
+	struct plan p;
+	plan_init(&p);
+	p.precision = x->o->precision;
+	p.recompute = RC_NONE;
+	p.zero = 3;
+	p.flash = 1;
+	p.n_replicas = 1;
+	p.replicas = &r;
+	return (runs_on_mask(&p, x->c, NULL, 0) & RUNS_ON_STOCK) != 0;
+}
+
+/* The attention kernels the search tries, into v (at most 2), flash
+ * first; returns how many. A framework without a fused attention kernel
+ * (unfused_only), or one whose kernel needs Ampere on a cluster with
+ * older GPUs (flash_sm80), runs unfused-attention plans only: those are
+ * built for it. Under "any" the row's flags are megatron-core's settings
+ * with no kernel of its own (framework.c: flash_sm80 0 there), so on a
+ * cluster with a Volta or Turing pool both are tried: a fused-attention
+ * plan there runs only on the rows without flash_sm80 (torchtitan's SDPA
+ * keeps a memory-efficient kernel on sm70 and sm75) and is estimated as
+ * the row that runs it (try_combo: runs_on_pick), an unfused one on every
+ * stock row, Megatron-Core first. Before, "any" built fused plans only
+ * there, and Megatron-Core, Megatron-LM and DeepSpeed, which run V100s
+ * only unfused, were never offered (docs/runnable.md). */
+static int gset_flash_values(const struct ctx *x, int *v)
+{
+	const struct framework_info *fw = framework_get(x->o->framework);
+	if (x->o->unfused_attention || fw->unfused_only ||
+	    (fw->flash_sm80 && cluster_has_pre_flash2(x->c))) {
+		v[0] = 0;
+		return 1;
+	}
+	v[0] = 1;
+	if (x->o->framework == FW_ANY && cluster_has_pre_flash2(x->c)) {
+		v[1] = 0;
+		/* fused attention only where something runs it: a pool of
+		 * Ampere or newer, or a stock row's fused kernel on an older
+		 * pool at this precision (torchtitan's SDPA in bf16 or fp32;
+		 * not fp16, which V100 and T4 plans train in) */
+		for (int i = 0; i < x->c->n_pools; i++)
+			if (hp_gen_sm80(x->c->pools[i].gpu.gen) || flash_runs_on_pool(x, i))
+				return 2;
+		v[0] = 0;
+		return 1;
+	}
+	return 1;
+}
+
 void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 {
 	plan_init(p);
@@ -341,12 +408,8 @@ void plan_globals(struct plan *p, const struct ctx *x, const struct gset *g)
 	p->vpp = g->vpp;
 	p->cp = g->cp;
 	p->ep = g->ep;
-	/* a framework without a fused attention kernel (unfused_only), or
-	 * one whose kernel needs Ampere on a cluster with older GPUs, runs
-	 * unfused-attention plans only: build those for it */
-	const struct framework_info *fw = framework_get(x->o->framework);
-	p->flash = !x->o->unfused_attention && !fw->unfused_only &&
-		   !(fw->flash_sm80 && cluster_has_pre_flash2(x->c));
+	/* the setting's attention kernel (gset_flash_values) */
+	p->flash = g->flash;
 	/* and one without sequence parallelism (no_sp) runs SP-off plans */
 	if (framework_get(x->o->framework)->no_sp)
 		p->sp = 0;
@@ -2173,6 +2236,7 @@ static int enum_gsets(const struct ctx *x, struct gset *out)
 		eps[a] = eps[b];
 		eps[b] = t;
 	}
+	int fls[2], n_fl = gset_flash_values(x, fls);
 	for (size_t a = 0; a < HP_ARRAY_LEN(mbs_v); a++) {
 		int mbs = o->fix_mbs ? o->fix_mbs : mbs_v[a];
 		if (o->fix_mbs && a > 0)
@@ -2189,13 +2253,15 @@ static int enum_gsets(const struct ctx *x, struct gset *out)
 								continue;
 							if (o->fix_sched >= 2 && !s)
 								continue;
-							if (out)
-								out[n] = (struct gset){
-									mbs, (enum hp_recompute)rcs[r],
-									zeros[z],
-									s ? SCHED_INTERLEAVED : SCHED_1F1B,
-									v, cps[cpi], eps[e] };
-							n++;
+							for (int f = 0; f < n_fl; f++) {
+								if (out)
+									out[n] = (struct gset){
+										mbs, (enum hp_recompute)rcs[r],
+										zeros[z],
+										s ? SCHED_INTERLEAVED : SCHED_1F1B,
+										v, cps[cpi], eps[e], fls[f] };
+								n++;
+							}
 						}
 	}
 	return n;
@@ -2632,6 +2698,7 @@ static void task_merge(struct ctx *x, struct gset_task *t)
 	res->stats.screened += r->stats.screened;
 	res->stats.probes += r->stats.probes;
 	res->stats.fw_denied += r->stats.fw_denied;
+	res->stats.any_denied += r->stats.any_denied;
 	res->stats.fw_checked += r->stats.fw_checked;
 	if (!res->stats.fw_first_why[0])
 		snprintf(res->stats.fw_first_why, sizeof res->stats.fw_first_why, "%s",
@@ -3148,6 +3215,18 @@ static int recomp_variant(struct ctx *x, const struct search_plan *from, int n,
 	plan_copy(&sp->plan, &from->plan);
 	sp->plan.recompute_layers = n;
 	unsigned mask = runs_on_mask(&sp->plan, x->c, NULL, 0);
+	/* under "any": estimated as a framework that runs the variant (its
+	 * parent's may not: DeepSpeed's pipeline engine recomputes nothing
+	 * with the block method), and not made when none does for reasons
+	 * of its own (try_combo's rule) */
+	if (x->o->framework == FW_ANY && !(mask & (1u << sp->plan.framework)) &&
+	    sp->plan.framework != FW_ANY) {
+		if (!(mask & RUNS_ON_STOCK) && !runs_on_runnable(&sp->plan, x->c)) {
+			sp_free(sp);
+			return -1;
+		}
+		sp->plan.framework = runs_on_pick(mask);
+	}
 	struct hp_err err = { 0 };
 	if ((x->o->framework != FW_ANY && !(mask & (1u << x->o->framework))) ||
 	    perf_estimate(x->c, x->m, &sp->plan, NULL, &sp->est, &err) < 0) {

@@ -119,6 +119,10 @@ struct search_stats {
 	long probes, dp_terms;
 	long fw_denied;       /* of candidates: plans --framework NAME cannot
 			       * run (runs_on.c), dropped before any estimate */
+	long any_denied;      /* of candidates: plans under framework "any"
+			       * that no stock framework runs for reasons of
+			       * its own (runs_on_runnable), dropped before
+			       * any estimate */
 	long fw_checked;      /* of candidates: plans that reached that test
 			       * (past the pool sizes and plan_validate) */
 	char fw_first_why[160];  /* the first refused plan's reason

@@ -1640,6 +1640,17 @@ int try_combo(struct ctx *x, const struct gset *g, const struct layout **Ls,
 		x->res->stats.fw_denied++;
 		return -1;
 	}
+	/* under "any", a plan that no stock framework runs for reasons of
+	 * its own (not the heterogeneity a hetplan launch splits into
+	 * pieces) is offered by none: dropped, as --framework's refusals */
+	if (x->o->framework == FW_ANY && !(fw & RUNS_ON_STOCK) &&
+	    !runs_on_runnable(&sp.plan, x->c)) {
+		dp_memo_built(x, g, Ls, n, 0);
+		combo_plan_free(&sp.plan, framed);
+		x->res->stats.pruned++;
+		x->res->stats.any_denied++;
+		return -1;
+	}
 	if (x->o->framework == FW_ANY)
 		sp.plan.framework = runs_on_pick(fw);
 	dp_memo_built(x, g, Ls, n, sp.plan.framework == FW_ANY);

@@ -19,6 +19,10 @@ struct gset {
 	enum hp_schedule sched;
 	int vpp;
 	int cp, ep;
+	int flash;      /* fused attention (plan key flash): enum_gsets sets it
+			 * from the framework row, and under framework "any" on
+			 * a cluster with a Volta or Turing pool tries both
+			 * (search.c gset_flash_values) */
 };
 
 struct seg {

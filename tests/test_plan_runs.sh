@@ -300,8 +300,13 @@ done <"$T/sp.list"
 # newer only (Dao-AILab/flash-attention README: Ampere, Ada, Hopper; Turing
 # with 1.x only), so on V100 Megatron computes the s x s scores: under
 # --framework megatron every plan is unfused, Megatron-Core runs it, and
-# launch writes no --use-flash-attn; without --framework the flash plan
-# names that rule for megatron-core.
+# launch writes no --use-flash-attn. Without --framework ("any") the planner
+# tries both kernels there and offers what a framework runs: in fp16 (V100
+# has no bf16 units) that is unfused attention on Megatron or DeepSpeed
+# (torchtitan's mixed precision is bfloat16 or float32); DeepSpeed's README
+# lists Volta among the GPUs it is developed and tested on ("NVIDIA:
+# Pascal, Volta, Ampere, and Hopper architectures", deepspeedai/DeepSpeed
+# README.md, Requirements).
 V100="--pool 2x8xV100-SXM2-32GB,name=v100 -m llama2-7b --gbs 64 --precision fp16"
 # shellcheck disable=SC2086
 $H plan $V100 --framework megatron --top 3 -o "$T/v100.json" --format json >"$T/v100.out" 2>"$T/err" &&
@@ -320,18 +325,113 @@ $H launch $V100 --plan "$T/v100.json" --framework megatron-core >"$T/v100.args" 
 grep -q -- "--use-flash-attn" "$T/v100.args" && bad "V100 launch asks for flash-attn" || ok
 grep -q -- "--tensor-model-parallel-size" "$T/v100.args" && ok || bad "V100 launch wrote no Megatron arguments"
 # shellcheck disable=SC2086
-$H plan $V100 --top 1 --format json >"$T/v100any.json" 2>"$T/err" && ok || bad "plan on V100: $(cat "$T/err")"
-python3 - "$T/v100any.json" <<'PY' && ok || bad "V100 flash plan: megatron-core's refusal does not name flash attention"
+$H plan $V100 --format json >"$T/v100any.json" 2>"$T/err" && ok || bad "plan on V100: $(cat "$T/err")"
+python3 - "$T/v100any.json" <<'PY' && ok || bad "V100 plans under any: a plan no sm70 framework runs"
 import json, sys
-p = json.load(open(sys.argv[1]))["plans"][0]
-assert p["flash"] is True, p["label"]
-assert "megatron-core" not in p["runs_on"], p["runs_on"]
-assert "flash attention on V100-SXM2-32GB" in p["runs_on_why"], p["runs_on_why"]
+d = json.load(open(sys.argv[1]))
+assert d["plans"], "no plans"
+top = d["plans"][0]
+assert {"deepspeed", "megatron-lm"} & set(top["runs_on"]), (top["label"], top["runs_on"])
+for p in d["plans"] + [d["best_stock"]]:
+    assert p["flash"] is False, (p["label"], "fused attention on V100")
+    assert p["runs_on"], (p["label"], p["runs_on_why"])
+    assert "torchtitan" not in p["runs_on"], (p["label"], "fp16 on torchtitan")
+    assert p["framework"] in p["runs_on"], (p["label"], p["framework"], p["runs_on"])
 PY
 # the same flags on A100: flash, and launch asks for it
 # shellcheck disable=SC2086
 $H launch --pool 2x8xA100-SXM4-80GB -m llama2-7b --gbs 64 --tp 2 --pp 1 --mbs 1 --framework megatron-core \
 	>"$T/a100.args" 2>"$T/err" && ok || bad "launch on A100: $(cat "$T/err")"
 grep -q -- "--use-flash-attn" "$T/a100.args" && ok || bad "A100 launch lacks --use-flash-attn"
+
+# --- the audit: on the planner's scenarios (tools/snapshot.sh's plans, the
+# README's example, and one each for Turing, FP8, long sequences and a
+# V100 pool beside H100s), no plan or best-stock plan has settings that no
+# framework in its RUNS ON runs, and RUNS ON is empty only where the plan
+# is heterogeneous (several GPU types, layouts, TP degrees or batch
+# shares). Each class is checked against the framework's own limit:
+#   interleaving with uneven stages: Megatron-LM 2021-22 splits layers
+#     evenly (arguments.py), DeepSpeed runs 1F1B only (pipe/schedule.py);
+#   TP across nodes: the planner's TP stays inside a node (gpus per node);
+#   FP8 only on GPUs with FP8 units (Ada, Hopper, Blackwell), never on
+#     Megatron-LM 2021-22 or DeepSpeed (neither has an FP8 switch);
+#   CP: not on Megatron-LM 2021-22 (no --context-parallel-size) nor
+#     DeepSpeed (Ulysses is not ring CP);
+#   ZeRO-2/3 with PP: DeepSpeed's pipeline engine asserts ZeRO < 2,
+#     Megatron-LM 2021-22 has only the distributed optimizer;
+#   EP: not on Megatron-LM 2021-22 (SwitchMLP keeps every expert);
+#   offload: the planner searches none;
+#   MoE dispatch flex or allgather: Megatron-Core's dispatchers only;
+#   fused attention on Volta or Turing: not on Megatron or DeepSpeed;
+#   fp16: not on torchtitan (mixed_precision_param bfloat16 or float32).
+audit() {
+	tag=$1 gens=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$H plan "$@" --format json >"$T/a_$tag.json" 2>"$T/err" || { bad "audit $tag: $(cat "$T/err")"; return; }
+	python3 - "$T/a_$tag.json" $gens <<'PY' && ok || bad "audit $tag"
+import json, sys
+pools = dict((k, v.split(":")) for k, v in (a.split("=") for a in sys.argv[2:]))
+d = json.load(open(sys.argv[1]))
+plans = d["plans"] + ([d["best_stock"]] if d.get("best_stock") else [])
+assert d["plans"], "no plans"
+bad = []
+for p in plans:
+    ro = set(p["runs_on"])
+    st = [s for r in p["replicas"] for s in r["stages"]]
+    lay = {tuple((s["tp"], s["first_layer"], s["last_layer"]) for s in r["stages"])
+           for r in p["replicas"]}
+    hetero = (len({s["gpu"] for s in st}) > 1 or len(lay) > 1 or
+              len({round(r["batch_share"], 12) for r in p["replicas"]}) > 1)
+    pp = max(len(r["stages"]) for r in p["replicas"])
+    n = [s["last_layer"] - s["first_layer"] + 1 for s in p["replicas"][0]["stages"]]
+    why = []
+    if not ro and not hetero:
+        why.append("RUNS ON empty on a homogeneous plan")
+    if p["schedule"] != "1f1b" and len(set(n)) > 1 and ro & {"megatron-lm", "deepspeed"}:
+        why.append("interleaved uneven stages")
+    for s in st:
+        gen, gpn = pools[s["pool"]]
+        if s["tp"] > int(gpn):
+            why.append("TP across nodes")
+        if p["precision"] == "fp8" and gen not in ("ada", "hopper", "blackwell"):
+            why.append("fp8 on " + s["gpu"])
+        if p["flash"] and gen in ("volta", "turing") and ro & {"megatron-core", "megatron-lm", "deepspeed"}:
+            why.append("fused attention on " + s["gpu"])
+        if p["flash"] and gen in ("volta", "turing") and p["precision"] == "fp16":
+            why.append("fused fp16 attention on " + s["gpu"] + " (no stock kernel)")
+    if p["precision"] == "fp8" and ro & {"megatron-lm", "deepspeed"}:
+        why.append("fp8")
+    if p["cp"] > 1 and ro & {"megatron-lm", "deepspeed"}:
+        why.append("CP")
+    if p["zero"] >= 2 and pp > 1 and ro & {"megatron-lm", "deepspeed"}:
+        why.append("ZeRO-%d with PP" % p["zero"])
+    if p["ep"] > 1 and "megatron-lm" in ro:
+        why.append("EP")
+    if p.get("offload", "none") != "none":
+        why.append("offload")
+    if p.get("moe_dispatch") in ("flex", "allgather") and ro - {"megatron-core"}:
+        why.append("moe_dispatch " + p["moe_dispatch"])
+    if p["precision"] == "fp16" and "torchtitan" in ro:
+        why.append("fp16")
+    if why:
+        bad.append((p["label"], sorted(ro), why))
+assert not bad, bad
+PY
+}
+audit s70 "h100=hopper:8 a100=ampere:8 l40s=ada:4" --pool 4x8xH100-SXM,name=h100 \
+	--pool 8x8xA100-SXM4-40GB,name=a100 --pool 4x4xL40S,name=l40s -m llama3.1-70b --gbs 512
+audit s70c "h100=hopper:8 a100=ampere:8 l40s=ada:4" --pool 4x8xH100-SXM,name=h100 \
+	--pool 8x8xA100-SXM4-40GB,name=a100 --pool 4x4xL40S,name=l40s -m llama3.1-70b --gbs 512 \
+	--objective cost
+audit mixtral "h100=hopper:8 a100=ampere:8" -c tests/data/cli/mixed.json -m mixtral-8x22b --gbs 512
+audit readme "h100=hopper:8 a100=ampere:8 l40s=ada:8" --pool 8x8xH100-SXM,name=h100 \
+	--pool 16x8xA100-40GB,name=a100 --pool 8x8xL40S,name=l40s -m llama3.1-70b --gbs 1024 --tokens 2T
+audit hv "h100=hopper:8 v100=volta:8" --pool 2x8xH100-SXM,name=h100 --pool 2x8xV100-SXM2-32GB,name=v100 \
+	-m llama3.1-8b --gbs 256 --precision fp16
+audit t4 "t4=turing:4" --pool 4x4xT4,name=t4 -m gpt-1.7b --gbs 64 --precision fp16
+audit fp8 "h100=hopper:8 l40s=ada:4" --pool 2x8xH100-SXM,name=h100 --pool 2x4xL40S,name=l40s \
+	-m llama3.1-8b --gbs 256 --precision fp8
+audit cp "h100=hopper:8" --pool 4x8xH100-SXM,name=h100 -m llama3.1-8b --gbs 64 --seq 32768
 
 finish plan_runs

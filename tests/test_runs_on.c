@@ -331,15 +331,21 @@ TEST(estimate_only_rows)
 	char why[512];
 	/* BERT fine-tuning as run_squad.py runs it: 8 data-parallel ranks,
 	 * fp16 (--fp16), no sharding, no checkpointing: every row runs it
-	 * (torchtitan's DDP is 1-D, which this is), and deepspeed-0.3 too
-	 * once the attention is unfused (its 2019 layer has no fused kernel;
-	 * flash is the plan default). */
+	 * but torchtitan (training.mixed_precision_param is "bfloat16" or
+	 * "float32", torchtitan/config/job_config.py @000204a4), and
+	 * deepspeed-0.3 too once the attention is unfused (its 2019 layer
+	 * has no fused kernel; flash is the plan default). */
 	const char *dp8 = "{\"zero\":0,\"precision\":\"fp16\",\"replicas\":[{\"count\":8,"
 			  "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
-	CHECK_EQ_INT(mask_of(&c, dp8, why, sizeof why), RUNS_ON_ALL & ~D3);
+	CHECK_EQ_INT(mask_of(&c, dp8, why, sizeof why), RUNS_ON_ALL & ~D3 & ~TT);
 	const char *dp8u = "{\"zero\":0,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
 			   "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
-	CHECK_EQ_INT(mask_of(&c, dp8u, why, sizeof why), RUNS_ON_ALL);
+	CHECK_EQ_INT(mask_of(&c, dp8u, why, sizeof why), RUNS_ON_ALL & ~TT);
+	/* the same in bf16 (not a run_squad.py or DeepSpeed 0.3 precision):
+	 * torchtitan's DDP runs it */
+	const char *dp8b = "{\"zero\":0,\"precision\":\"bf16\",\"flash\":false,\"replicas\":"
+			   "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
+	CHECK(mask_of(&c, dp8b, why, sizeof why) & TT);
 	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3 | AM | HF | HS);
 	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
@@ -509,6 +515,101 @@ TEST(setting_reason_first)
 	CHECK(strstr(why, "needs a heterogeneity-aware runtime: uneven DP batch shares") != NULL);
 }
 
+/* runs_on_runnable of the plan in `estimate --plan` JSON (-1: refused). */
+static int runnable_of(const struct cluster *c, const char *json)
+{
+	struct plan p;
+	struct hp_err err = { 0 };
+	plan_init(&p);
+	p.gbs = 64;
+	p.mbs = 1;
+	if (plan_parse_json(&p, json, strlen(json), "test", c, &err) < 0) {
+		T_FAILF("%s", err.msg);
+		plan_free(&p);
+		return -1;
+	}
+	int r = runs_on_runnable(&p, c);
+	plan_free(&p);
+	return r;
+}
+
+/* V100 (sm70): Megatron's --use-flash-attn (flash-attn 2) and Transformer
+ * Engine's fused attention need sm80 (Dao-AILab/flash-attention README:
+ * Ampere, Ada, Hopper); DeepSpeed lists Volta among the GPUs it is
+ * developed and tested on (deepspeedai/DeepSpeed README, Requirements:
+ * "NVIDIA: Pascal, Volta, Ampere, and Hopper architectures"), and the
+ * 2019-21 Megatron-LM ran on V100 DGX-2H (Shoeybi et al. 2019). So a V100
+ * plan with unfused attention in fp16 runs on the Megatron rows and
+ * DeepSpeed, not on torchtitan (fp16 is not one of its
+ * mixed_precision_param values, torchtitan/config/job_config.py
+ * @000204a4); with fused attention only torchtitan's SDPA would run it,
+ * and in fp16 nothing does. */
+TEST(volta_attention_and_fp16)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xV100-SXM2-32GB,name=v", NULL);
+	char why[512];
+	const char *unf = "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
+			  "[{\"count\":2,\"batch_share\":0.5,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, unf, why, sizeof why) & RUNS_ON_STOCK, MC | ML | DS);
+	CHECK_EQ_INT(runnable_of(&c, unf), 1);
+	const char *unf3 = "{\"zero\":3,\"precision\":\"fp16\",\"flash\":false,\"replicas\":"
+			   "[{\"count\":2,\"batch_share\":0.5,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, unf3, why, sizeof why) & RUNS_ON_STOCK, MC | DS);
+	CHECK(strstr(why, "torchtitan: fp16") != NULL);
+	const char *fl = "{\"zero\":1,\"precision\":\"fp16\",\"replicas\":"
+			 "[{\"count\":2,\"batch_share\":0.5,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, fl, why, sizeof why), 0u);
+	CHECK(strstr(why, "megatron-core: flash attention on V100") != NULL);
+	CHECK_EQ_INT(runnable_of(&c, fl), 0);
+	/* fp32 and ZeRO-3 with fused attention: torchtitan's SDPA alone */
+	const char *f32 = "{\"zero\":3,\"precision\":\"fp32\",\"replicas\":"
+			  "[{\"count\":2,\"batch_share\":0.5,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, f32, NULL, 0) & RUNS_ON_STOCK, TT);
+	CHECK_EQ_INT(runnable_of(&c, f32), 1);
+}
+
+/* A heterogeneous plan runs on no stock framework (one SPMD program), yet
+ * it is offered when its pieces' settings run on one: unfused attention
+ * in fp16 over H100 and V100 replicas does; fused attention in fp16 does
+ * not (no stock row runs it on the V100 piece). */
+TEST(runnable_pieces)
+{
+	struct cluster c;
+	cluster2(&c, "1x8xH100-SXM,name=h", "1x8xV100-SXM2-32GB,name=v");
+	const char *unf = "{\"zero\":1,\"precision\":\"fp16\",\"flash\":false,\"replicas\":["
+			  "{\"count\":1,\"batch_share\":0.6,\"stages\":[" ONE_STAGE("h", 8) "]},"
+			  "{\"count\":1,\"batch_share\":0.4,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
+	CHECK_EQ_INT(mask_of(&c, unf, NULL, 0), 0u);
+	CHECK_EQ_INT(runnable_of(&c, unf), 1);
+	const char *fl = "{\"zero\":1,\"precision\":\"fp16\",\"replicas\":["
+			 "{\"count\":1,\"batch_share\":0.6,\"stages\":[" ONE_STAGE("h", 8) "]},"
+			 "{\"count\":1,\"batch_share\":0.4,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
+	CHECK_EQ_INT(runnable_of(&c, fl), 0);
+	/* the H100 piece alone, fused, in fp16: Megatron-Core runs it */
+	const char *h = "{\"zero\":1,\"precision\":\"fp16\",\"replicas\":[{\"count\":1,"
+			"\"batch_share\":1,\"stages\":[" ONE_STAGE("h", 8) "]}]}";
+	CHECK(mask_of(&c, h, NULL, 0) & MC);
+	CHECK_EQ_INT(runnable_of(&c, h), 1);
+}
+
+/* Offload (plan.h): the optimizer to the host is DeepSpeed's
+ * ZeRO-Offload (zero_optimization.offload_optimizer), the activations
+ * Megatron-Core's --cpu-offloading-num-layers; each is one framework's. */
+TEST(offload)
+{
+	struct cluster c;
+	cluster2(&c, "1x8xH100-SXM,name=h", NULL);
+	unsigned m = mask_of(&c, "{\"zero\":1,\"framework\":\"deepspeed\",\"offload\":\"optimizer\","
+			     "\"replicas\":[{\"count\":8,\"batch_share\":0.125,\"stages\":["
+			     ONE_STAGE("h", 1) "]}]}", NULL, 0);
+	CHECK_EQ_INT(m, DS);
+	m = mask_of(&c, "{\"zero\":1,\"framework\":\"megatron-core\",\"offload\":\"activations\","
+		    "\"offload_layers\":4,\"replicas\":[{\"count\":8,\"batch_share\":0.125,"
+		    "\"stages\":[" ONE_STAGE("h", 1) "]}]}", NULL, 0);
+	CHECK_EQ_INT(m, MC);
+}
+
 TEST(names_and_pick)
 {
 	char b[96];
@@ -558,6 +659,9 @@ int main(void)
 	RUN(ds03_row);
 	RUN(ep_on_dense_only_rows);
 	RUN(setting_reason_first);
+	RUN(volta_attention_and_fp16);
+	RUN(runnable_pieces);
+	RUN(offload);
 	RUN(names_and_pick);
 	catalog_done(&cat);
 	return t_done("runs_on");

@@ -10,6 +10,7 @@
  *   - infeasible inputs explain the nearest miss; determinism. */
 #include "t.h"
 #include "calib_rows.h"
+#include "runs_on.h"
 #include "search.h"
 
 #include <cjson/cJSON.h>
@@ -131,19 +132,47 @@ static void bf_add_group(struct plan *p, const struct bf_layout *L, int count, i
 	}
 }
 
+/* Whether a pool of c is older than Ampere (no flash-attn 2: V100, T4). */
+static int bf_pre_ampere(const struct cluster *c)
+{
+	for (int i = 0; i < c->n_pools; i++)
+		if (c->pools[i].gpu.gen == GEN_VOLTA || c->pools[i].gpu.gen == GEN_TURING)
+			return 1;
+	return 0;
+}
+
+static void bf_eval_flash(struct bf *b, const struct bf_layout *X, int nx, int mx,
+			  const struct bf_layout *Y, int ny, int my, int flash);
+
+/* One plan of the space at each attention kernel it may have: fused,
+ * and on a cluster with a pre-Ampere pool also unfused (the frameworks
+ * whose fused kernel needs Ampere run V100s unfused). */
 static void bf_eval(struct bf *b, const struct bf_layout *X, int nx, int mx,
 		    const struct bf_layout *Y, int ny, int my)
+{
+	bf_eval_flash(b, X, nx, mx, Y, ny, my, 1);
+	if (bf_pre_ampere(b->c))
+		bf_eval_flash(b, X, nx, mx, Y, ny, my, 0);
+}
+
+static void bf_eval_flash(struct bf *b, const struct bf_layout *X, int nx, int mx,
+			  const struct bf_layout *Y, int ny, int my, int flash)
 {
 	struct plan p = b->proto;
 	struct replica reps[2];
 	p.replicas = reps;
 	p.n_replicas = 0;
+	p.flash = flash;
 	bf_add_group(&p, X, nx, mx);
 	if (Y)
 		bf_add_group(&p, Y, ny, my);
+	/* a plan is in the space when something runs it (runs_on.h), and
+	 * is estimated as the framework that does */
+	unsigned mask = runs_on_mask(&p, b->c, NULL, 0);
+	p.framework = runs_on_pick(mask);
 	struct hp_err err = { 0 };
 	struct estimate e;
-	if (plan_validate(&p, b->c, b->m, "bf", &err) == 0 &&
+	if (runs_on_runnable(&p, b->c) && plan_validate(&p, b->c, b->m, "bf", &err) == 0 &&
 	    perf_estimate(b->c, b->m, &p, NULL, &e, &err) == 0) {
 		b->evaluated++;
 		if (e.fits && e.step_time_s < b->best) {
