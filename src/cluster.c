@@ -597,7 +597,7 @@ static const struct hp_field pool_field_list[] = {
 	  .present = transport_not_default, .label = "Transport",
 	  .also = "a Google Cloud machine type such as `a3-megagpu-8g`",
 	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, opa (Omni-Path), or GCP's tcpx, "
-		  "tcpxo, gcp-rdma",
+		  "tcpxo, gcp-rdma; a GCP machine type also sets the NICs not given",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
 		 "`efa` (AWS Elastic Fabric Adapter, SRD), `tcp` (NCCL over TCP sockets on "
 		 "plain Ethernet), `opa` (Intel Omni-Path; `omni-path` reads the same), "
@@ -605,8 +605,15 @@ static const struct hp_field pool_field_list[] = {
 		 "a3-highgpu-8g), `tcpxo` (GPUDirect-TCPXO, a3-megagpu-8g) or `gcp-rdma` "
 		 "(GPUDirect RDMA over RoCE with the gIB plugin, a3-ultragpu-8g and "
 		 "a4-highgpu-8g); the machine type itself (`a3-megagpu-8g`) is read as its "
-		 "fabric. Default: the fabric of the Google Cloud machine type the pool is "
-		 "priced from, else `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "fabric, and sets the pool's `nics` and `nic_gbps` to its GPU NICs where "
+		 "the pool does not give them (a user's value always wins): "
+		 "`a3-highgpu-8g` 4 x 200 Gb/s, `a3-megagpu-8g` 8 x 200, `a3-ultragpu-8g` "
+		 "and `a4-highgpu-8g` 8 x 400, `a4x-highgpu-4g` 4 x 400 a tray; the A100 "
+		 "types `a2-highgpu-8g`, `a2-ultragpu-8g` and `a2-megagpu-16g` are `tcp` "
+		 "(no GPUDirect plugin) over one 100 Gb/s NIC (docs/cloud-transport.md). "
+		 "Default: the fabric of the Google Cloud machine type the pool is "
+		 "priced from (with its NICs, as above), else `tcp` for NICs below 50 "
+		 "Gb/s, else `ib`. A group "
 		 "over pools with different transports runs at the slowest (tcp, then opa, "
 		 "tcpx, efa, tcpxo, gcp-rdma)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,

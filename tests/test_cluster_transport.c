@@ -10,6 +10,7 @@
  * user placed on Google Cloud (provider gcp) takes it. */
 #include "t.h"
 #include "cluster.h"
+#include "fields.h"
 #include "pricing.h"
 #include "workspace.h"
 #include <stdlib.h>
@@ -294,6 +295,34 @@ TEST(priced_machine_type_sets_nics)
 	CHECK_NEAR(c.pools[0].nic_gbps, 100, 1e-12);
 }
 
+/* The transport key's documentation (--help, docs/formats.md, the man
+ * page) names every machine type of the table that sets NICs, with its
+ * NIC count and speed as the table has them. */
+TEST(doc_names_every_machine_type)
+{
+	char list[1024];
+	cluster_machine_list(list, sizeof list);
+	const struct hp_field *f = fields_find_key(&pool_fields, "transport");
+	CHECK(f != NULL && f->doc != NULL);
+	if (!f || !f->doc)
+		return;
+	/* "a3-highgpu-8g 4 x 200 Gb/s, a3-megagpu-8g 8 x 200 Gb/s, ..." */
+	int n = 0;
+	for (char *save = NULL, *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
+		char name[32], quoted[40];
+		int nics;
+		double gbps;
+		if (sscanf(e, " %31s %d x %lf", name, &nics, &gbps) != 3) {
+			T_FAILF("cluster_machine_list entry '%s'", e);
+			continue;
+		}
+		snprintf(quoted, sizeof quoted, "`%s`", name);
+		CHECK_CONTAINS(f->doc, quoted);
+		n++;
+	}
+	CHECK_EQ_INT(n, 8);
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -308,5 +337,6 @@ int main(void)
 	RUN(machine_type_nics);
 	RUN(named_machine_type_sets_nics);
 	RUN(priced_machine_type_sets_nics);
+	RUN(doc_names_every_machine_type);
 	return t_done("cluster_transport");
 }
