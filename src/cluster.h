@@ -148,7 +148,9 @@ struct cluster {
 	char name[64];
 	int n_pools;
 	struct pool pools[HP_MAX_POOLS];
-	double oversub;                /* spine oversubscription, >= 1 */
+	double oversub;                /* spine oversubscription, >= 1: slows
+					* groups over more than one leaf
+					* (comm.c, LEAF_HOSTS) */
 	double inter_pool_gbps;        /* WAN between sites, per direction */
 	double inter_pool_latency_us;
 };
