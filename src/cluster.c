@@ -102,23 +102,107 @@ static const struct { const char *name, *what; } transports[COMM_TRANSPORT_COUNT
 };
 
 /* What a user of Google Cloud knows: the machine type or its family, and
- * the plugin's own name; each names the fabric that type carries (Google
- * Cloud's GPU machine types: a3-highgpu and a3-edgegpu GPUDirect-TCPX,
- * a3-megagpu GPUDirect-TCPXO, a3-ultragpu, a4-highgpu and a4x-highgpu
- * GPUDirect RDMA over RoCE through the gIB plugin). Compared as
- * hp_name_key keys. */
-static const struct { const char *alias; enum comm_transport t; } transport_aliases[] = {
-	{ "a3-high", COMM_TRANSPORT_TCPX },          { "a3-highgpu-8g", COMM_TRANSPORT_TCPX },
-	{ "a3-edge", COMM_TRANSPORT_TCPX },          { "a3-edgegpu-8g", COMM_TRANSPORT_TCPX },
-	{ "a3-mega", COMM_TRANSPORT_TCPXO },         { "a3-megagpu-8g", COMM_TRANSPORT_TCPXO },
-	{ "a3-ultra", COMM_TRANSPORT_GCP_RDMA },     { "a3-ultragpu-8g", COMM_TRANSPORT_GCP_RDMA },
-	{ "a4", COMM_TRANSPORT_GCP_RDMA },           { "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA },
-	{ "a4x", COMM_TRANSPORT_GCP_RDMA },          { "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA },
-	{ "gib", COMM_TRANSPORT_GCP_RDMA },
+ * the plugin's own name. Each names the fabric that type carries and, for
+ * a machine type, the NICs NCCL's inter-node traffic uses (its GPU NICs:
+ * not the host's general-purpose gVNIC/Titanium NIC), for a node of `gpus`
+ * GPUs. nics 0: the name sets the fabric only. Compared as hp_name_key
+ * keys. Sources (docs/cloud-transport.md, "Machine types"):
+ *  - Google Cloud, "Networking and GPU machines"
+ *    (cloud.google.com/compute/docs/gpus/gpu-network-bandwidth): A4 and
+ *    A3 Ultra eight ConnectX-7 NICs, 3,200 Gb/s for GPU-to-GPU traffic
+ *    (8 x 400, RoCE); A4X four CX-7, 1,600 Gb/s per 4-GPU machine
+ *    (4 x 400); A3 Mega 1,600 Gb/s of GPU NICs (8 x 200); A3 High up to
+ *    1,000 Gb/s of which 4 x 200 GPU NICs ("Maximize GPU network
+ *    bandwidth with GPUDirect-TCPX": a primary NIC of 200 Gb/s and up to
+ *    4 secondary NICs of 200 Gb/s each for GPU data); A2 up to 100 Gb/s
+ *    per VM, one gVNIC, no GPUDirect NICs. A3 Edge's total (800 Gb/s) is
+ *    sourced, its split into GPU NICs is not: fabric only.
+ *  - NVIDIA AI Cluster Runtime, docs/integrator/gke-tcpxo-networking.md
+ *    (NVIDIA/aicr@5b74bc7b): "8 GPU NICs per a3-megagpu-8g node"; TCPXO
+ *    is for a3-megagpu-8g, not the a2 family, where NCCL falls back to TCP
+ *    sockets (~4 GB/s).
+ *  - dstack examples/clusters/{a3mega,a4}/README.md @30a0dd56 (the rows
+ *    V155-V158 and HC-A4-01..03 of tests/data): 8 x 200 GPU NICs on
+ *    a3-megagpu-8g, 8 x 400 RoCE on a4-highgpu-8g. */
+static const struct machine_type {
+	const char *alias;
+	enum comm_transport t;
+	int gpus;           /* GPUs of the machine type; 0: a fabric name */
+	int nics;           /* GPU NICs; 0: not set by the name */
+	double nic_gbps;    /* Gb/s each */
+} machine_types[] = {
+	{ "a3-highgpu-8g", COMM_TRANSPORT_TCPX, 8, 4, 200 },
+	{ "a3-high", COMM_TRANSPORT_TCPX, 8, 4, 200 },
+	{ "a3-edgegpu-8g", COMM_TRANSPORT_TCPX, 8, 0, 0 },
+	{ "a3-edge", COMM_TRANSPORT_TCPX, 8, 0, 0 },
+	{ "a3-megagpu-8g", COMM_TRANSPORT_TCPXO, 8, 8, 200 },
+	{ "a3-mega", COMM_TRANSPORT_TCPXO, 8, 8, 200 },
+	{ "a3-ultragpu-8g", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
+	{ "a3-ultra", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
+	{ "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
+	{ "a4", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
+	{ "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA, 4, 4, 400 },
+	{ "a4x", COMM_TRANSPORT_GCP_RDMA, 4, 4, 400 },
+	/* A100 machine types: no GPUDirect plugin, NCCL's sockets over the
+	 * VM's one 100 Gb/s gVNIC (the 8- and 16-GPU shapes reach the A2
+	 * series' 100 Gb/s; the smaller shapes, slower, are not named) */
+	{ "a2-highgpu-8g", COMM_TRANSPORT_TCP, 8, 1, 100 },
+	{ "a2-ultragpu-8g", COMM_TRANSPORT_TCP, 8, 1, 100 },
+	{ "a2-megagpu-16g", COMM_TRANSPORT_TCP, 16, 1, 100 },
+	{ "gib", COMM_TRANSPORT_GCP_RDMA, 0, 0, 0 },
 	/* the fabric's own name (Intel Omni-Path, OPA; "omnipath" is the
 	 * same key) */
-	{ "omni-path", COMM_TRANSPORT_OPA },
+	{ "omni-path", COMM_TRANSPORT_OPA, 0, 0, 0 },
 };
+
+static const struct machine_type *machine_type_find(const char *s)
+{
+	char k[32], nk[32];
+	if (!s)
+		return NULL;
+	hp_name_key(k, sizeof k, s);
+	for (size_t i = 0; i < HP_ARRAY_LEN(machine_types); i++) {
+		hp_name_key(nk, sizeof nk, machine_types[i].alias);
+		if (!strcmp(k, nk))
+			return &machine_types[i];
+	}
+	return NULL;
+}
+
+int cluster_machine_nics(const char *name, int gpus_per_node, int *nics, double *nic_gbps)
+{
+	const struct machine_type *m = machine_type_find(name);
+	if (!m || m->nics <= 0 || m->gpus <= 0 || gpus_per_node <= 0 ||
+	    gpus_per_node % m->gpus)
+		return 0;
+	/* a node of several machines' GPUs (a GB200 rack of 18 a4x trays
+	 * written as one node of 72) has each machine's NICs */
+	long long n = (long long)m->nics * (gpus_per_node / m->gpus);
+	*nics = n > POOL_MAX_NICS ? POOL_MAX_NICS : (int)n;
+	*nic_gbps = m->nic_gbps;
+	return 1;
+}
+
+void cluster_machine_list(char *buf, size_t n)
+{
+	size_t len = 0;
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < HP_ARRAY_LEN(machine_types) && len < n; i++) {
+		const struct machine_type *m = &machine_types[i];
+		size_t l = strlen(m->alias);
+		/* machine types (a3-highgpu-8g) only, not families (a3-high) */
+		if (m->nics <= 0 || l < 2 || m->alias[l - 1] != 'g' ||
+		    !isdigit((unsigned char)m->alias[l - 2]))
+			continue;
+		int w = snprintf(buf + len, n - len, "%s%s %d x %g Gb/s", len ? ", " : "",
+				 m->alias, m->nics, m->nic_gbps);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}
 
 enum comm_transport cluster_default_transport(double nic_gbps)
 {
@@ -151,14 +235,11 @@ int comm_transport_parse(const char *s, enum comm_transport *out)
 			return 0;
 		}
 	}
-	for (size_t i = 0; i < HP_ARRAY_LEN(transport_aliases); i++) {
-		hp_name_key(nk, sizeof nk, transport_aliases[i].alias);
-		if (!strcmp(k, nk)) {
-			*out = transport_aliases[i].t;
-			return 0;
-		}
-	}
-	return -1;
+	const struct machine_type *m = machine_type_find(s);
+	if (!m)
+		return -1;
+	*out = m->t;
+	return 0;
 }
 
 void comm_transport_list(char *buf, size_t n, int quoted)
@@ -191,11 +272,42 @@ static enum comm_transport transport_default(const struct pool *p)
 				       : cluster_default_transport(p->nic_gbps);
 }
 
+/* The NICs of the machine type name on p, each unless kept (keep:
+ * POOL_GAVE_NICS, POOL_GAVE_GBPS); returns 1 when the name has NICs for
+ * p's node. */
+static int pool_machine_nics(struct pool *p, const char *name, int keep)
+{
+	int nics;
+	double gbps;
+	if (!cluster_machine_nics(name, p->gpus_per_node, &nics, &gbps))
+		return 0;
+	if (!(keep & POOL_GAVE_NICS))
+		p->nics = nics;
+	if (!(keep & POOL_GAVE_GBPS))
+		p->nic_gbps = gbps;
+	return 1;
+}
+
 void pool_price_transport(struct pool *p, const char *provider, const char *instance)
 {
 	/* a value set by a file, a flag or an editor since is the user's */
 	if (p->transport_set || p->transport != transport_default(p))
 		return;
+	/* NICs given, or edited since to another value than the one they
+	 * had by default (the previous offer's machine type's, else the
+	 * catalog's), are the user's; the rest go back to the catalog's */
+	int def_nics = cluster_default_nics(&p->gpu, p->gpus_per_node, p->intra);
+	int keep = p->nics_given;
+	if (p->nics != (p->nics_priced ? p->nics_priced : def_nics))
+		keep |= POOL_GAVE_NICS;
+	if (p->nic_gbps != (p->nics_priced ? p->nic_gbps_priced : p->gpu.def_nic_gbps))
+		keep |= POOL_GAVE_GBPS;
+	if (!(keep & POOL_GAVE_NICS))
+		p->nics = def_nics;
+	if (!(keep & POOL_GAVE_GBPS))
+		p->nic_gbps = p->gpu.def_nic_gbps;
+	p->nics_priced = 0;
+	p->nic_gbps_priced = 0;
 	/* only a pool the user placed on Google Cloud: a pool that names no
 	 * provider is priced from the cheapest offer anywhere, which says
 	 * nothing about where it runs */
@@ -204,6 +316,10 @@ void pool_price_transport(struct pool *p, const char *provider, const char *inst
 	    !comm_transport_parse(instance, &t)) {
 		p->transport = t;
 		p->transport_priced = 1 + (int)t;
+		if (pool_machine_nics(p, instance, keep)) {
+			p->nics_priced = p->nics;
+			p->nic_gbps_priced = p->nic_gbps;
+		}
 	} else {
 		p->transport_priced = 0;
 		p->transport = cluster_default_transport(p->nic_gbps);
@@ -481,7 +597,7 @@ static const struct hp_field pool_field_list[] = {
 	  .present = transport_not_default, .label = "Transport",
 	  .also = "a Google Cloud machine type such as `a3-megagpu-8g`",
 	  .help = "network: ib (InfiniBand/RoCE), efa, tcp, opa (Omni-Path), or GCP's tcpx, "
-		  "tcpxo, gcp-rdma",
+		  "tcpxo, gcp-rdma; a GCP machine type also sets the NICs not given",
 	  .doc = "Network transport between nodes: `ib` (InfiniBand or RoCE), "
 		 "`efa` (AWS Elastic Fabric Adapter, SRD), `tcp` (NCCL over TCP sockets on "
 		 "plain Ethernet), `opa` (Intel Omni-Path; `omni-path` reads the same), "
@@ -489,8 +605,15 @@ static const struct hp_field pool_field_list[] = {
 		 "a3-highgpu-8g), `tcpxo` (GPUDirect-TCPXO, a3-megagpu-8g) or `gcp-rdma` "
 		 "(GPUDirect RDMA over RoCE with the gIB plugin, a3-ultragpu-8g and "
 		 "a4-highgpu-8g); the machine type itself (`a3-megagpu-8g`) is read as its "
-		 "fabric. Default: the fabric of the Google Cloud machine type the pool is "
-		 "priced from, else `tcp` for NICs below 50 Gb/s, else `ib`. A group "
+		 "fabric, and sets the pool's `nics` and `nic_gbps` to its GPU NICs where "
+		 "the pool does not give them (a user's value always wins): "
+		 "`a3-highgpu-8g` 4 x 200 Gb/s, `a3-megagpu-8g` 8 x 200, `a3-ultragpu-8g` "
+		 "and `a4-highgpu-8g` 8 x 400, `a4x-highgpu-4g` 4 x 400 a tray; the A100 "
+		 "types `a2-highgpu-8g`, `a2-ultragpu-8g` and `a2-megagpu-16g` are `tcp` "
+		 "(no GPUDirect plugin) over one 100 Gb/s NIC (docs/cloud-transport.md). "
+		 "Default: the fabric of the Google Cloud machine type the pool is "
+		 "priced from (with its NICs, as above), else `tcp` for NICs below 50 "
+		 "Gb/s, else `ib`. A group "
 		 "over pools with different transports runs at the slowest (tcp, then opa, "
 		 "tcpx, efa, tcpxo, gcp-rdma)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
@@ -606,8 +729,15 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 		return hp_err_set(err, HP_EXIT_INPUT, "%s.transport: expected %s, got \"%s\"",
 				  where, want, transport);
 	}
-	if (!cJSON_GetObjectItemCaseSensitive(o, "nics"))
+	if (cJSON_GetObjectItemCaseSensitive(o, "nics"))
+		p.nics_given |= POOL_GAVE_NICS;
+	else
 		pool_nics_per_tray(&p);
+	if (cJSON_GetObjectItemCaseSensitive(o, "nic_gbps"))
+		p.nics_given |= POOL_GAVE_GBPS;
+	/* a machine type named as the transport brings its GPU NICs */
+	if (*transport)
+		pool_machine_nics(&p, transport, p.nics_given);
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, where, err) < 0)
@@ -719,7 +849,7 @@ const struct hp_field_table *cluster_pool_spec_fields(void)
 /* One key=value of a --pool spec into p (kv and eq split at the '='), by
  * the spec's table; the keys with more to set than their member say so. */
 static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const char *spec,
-			 int *have_transport, int *have_nics, struct hp_err *err)
+			 const char **transport, struct hp_err *err)
 {
 	const struct hp_field_table *t = cluster_pool_spec_fields();
 	const struct hp_field *f = fields_find_key(t, kv);
@@ -741,9 +871,11 @@ static int pool_spec_key(struct pool *p, const char *kv, const char *eq, const c
 		snprintf(p->price_source, sizeof p->price_source, "--pool");
 		p->price_set = 1;
 	} else if (!strcmp(kv, "transport")) {
-		*have_transport = 1;
+		*transport = eq;
 	} else if (!strcmp(kv, "nics")) {
-		*have_nics = 1;
+		p->nics_given |= POOL_GAVE_NICS;
+	} else if (!strcmp(kv, "nic_gbps")) {
+		p->nics_given |= POOL_GAVE_GBPS;
 	} else if (!strcmp(kv, "max")) {
 		p->nodes = p->nodes_max;   /* as in cluster JSON: available up to max */
 	}
@@ -801,7 +933,7 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 	p.gpus_per_node = gpn;
 	if (gpn != g->def_gpus_per_node && g->def_intra == INTRA_NVSWITCH && gpn == 1)
 		p.intra = INTRA_PCIE;
-	int have_transport = 0, have_nics = 0;
+	const char *transport = NULL;   /* the spec's own text, in buf */
 	/* strtok_r: the TUI's pool editor calls this from its own thread. */
 	char *save = NULL;
 	for (char *kv = opts ? strtok_r(opts, ",", &save) : NULL; kv;
@@ -811,14 +943,17 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 			return hp_err_set(err, HP_EXIT_USAGE,
 					  "--pool %s: expected key=value, got '%s'", spec, kv);
 		*eq++ = '\0';
-		if (pool_spec_key(&p, kv, eq, spec, &have_transport, &have_nics, err) < 0)
+		if (pool_spec_key(&p, kv, eq, spec, &transport, err) < 0)
 			return -1;
 	}
-	if (!have_nics)
+	if (!(p.nics_given & POOL_GAVE_NICS))
 		pool_nics_per_tray(&p);
-	if (!have_transport)
+	/* a machine type named as the transport brings its GPU NICs */
+	if (transport)
+		pool_machine_nics(&p, transport, p.nics_given);
+	else
 		p.transport = cluster_default_transport(p.nic_gbps);
-	p.transport_set = have_transport;
+	p.transport_set = transport != NULL;
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, "--pool", err) < 0) {

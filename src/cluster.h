@@ -66,6 +66,23 @@ void comm_transport_want(char *buf, size_t n, int quoted);
  * CLUSTER_TCP_BELOW_GBPS, else ib. Never fails. */
 enum comm_transport cluster_default_transport(double nic_gbps);
 
+/* The GPU NICs of a node of gpus_per_node GPUs on the machine type name
+ * (comm_transport_parse's names; each figure's source is in cluster.c's
+ * machine_types): a3-highgpu-8g 4 x 200 Gb/s, a3-megagpu-8g 8 x 200,
+ * a3-ultragpu-8g and a4-highgpu-8g 8 x 400, a4x-highgpu-4g 4 x 400,
+ * a2-highgpu-8g, a2-ultragpu-8g and a2-megagpu-16g one 100 Gb/s gVNIC. A
+ * node of several machines' GPUs (72 on a4x) has each machine's NICs, at
+ * most POOL_MAX_NICS. Returns 1 and sets *nics and *nic_gbps; 0 (both
+ * untouched) for a name that sets no NICs (a fabric name, a3-edgegpu-8g)
+ * or a node that is not whole machines. */
+int cluster_machine_nics(const char *name, int gpus_per_node, int *nics, double *nic_gbps);
+/* The machine types with their NICs, for help and docs ("a3-highgpu-8g 4 x
+ * 200 Gb/s, ..."), from the same table. Writes at most n bytes
+ * (NUL-terminated, cut if n is short). Never fails. */
+void cluster_machine_list(char *buf, size_t n);
+#define POOL_GAVE_NICS 1
+#define POOL_GAVE_GBPS 2
+
 #define HP_MAX_POOLS 16
 /* Limits on a cluster, so that GPU counts and their products with
  * parallel degrees stay far inside int: at most 1,000,000 nodes per pool
@@ -99,6 +116,14 @@ struct pool {
 				 * they change (pool_derive_domain); 0: given */
 	int nics;
 	double nic_gbps;
+	int nics_given;       /* POOL_GAVE_NICS | POOL_GAVE_GBPS: nics or nic_gbps
+			       * given by the cluster file or --pool (a machine
+			       * type named as the transport or priced leaves
+			       * those alone) */
+	int nics_priced;      /* the NICs and Gb/s the priced machine type set
+			       * (pool_price_transport), 0: none; a later offer
+			       * puts the catalog's back unless edited since */
+	double nic_gbps_priced;
 	double host_mem_gb;   /* host (CPU) memory of a node, GB (1e9 B), as given
 			       * by a file or flag; 0: not given, the catalog's
 			       * reference node's (pool_host_mem_gb) */
@@ -123,7 +148,9 @@ struct cluster {
 	char name[64];
 	int n_pools;
 	struct pool pools[HP_MAX_POOLS];
-	double oversub;                /* spine oversubscription, >= 1 */
+	double oversub;                /* spine oversubscription, >= 1: slows
+					* groups over more than one leaf
+					* (comm.c, LEAF_HOSTS) */
 	double inter_pool_gbps;        /* WAN between sites, per direction */
 	double inter_pool_latency_us;
 };

@@ -57,9 +57,15 @@
  *  - Groups of 32 nodes or more lose 10% of network bandwidth to congestion
  *    across the spine (the reference's default for large jobs; AWS p5 shows
  *    a -10% step at 32 nodes).
- *  - Spine oversubscription r slows the tree-like algorithms and all-to-all
- *    (their upper levels cross the spine) by 1/r; rings are taken to be
- *    placement-aware and unaffected.
+ *  - Spine oversubscription r (the cluster's fabric.oversubscription) only
+ *    touches a group whose hosts span more than one leaf switch
+ *    (LEAF_HOSTS): it slows the tree-like algorithms and all-to-all by
+ *    the cross-leaf share of their traffic times r, 1 / max(1, r (L-1)/L)
+ *    over L leaves (spine_factor); rings are taken to be placement-aware
+ *    and unaffected. Trees are costed as if their traffic were spread
+ *    uniformly over the leaves, as all-to-all's is: pessimistic for a
+ *    tree built in rank order, whose few cross-leaf edges fit the
+ *    uplinks.
  *  - A group spanning sites joined by a WAN: every algorithm is capped by the
  *    WAN link (bus bandwidth <= wan_Bps, the cross edge of a ring carries the
  *    full bus traffic), and pays the WAN latency once per ring step (rings
@@ -766,7 +772,7 @@ struct ctx {
 	int hw;                 /* HW_NVLINK or HW_PCI for intra hops */
 	double b_up;            /* per-GPU scale-up, bytes/s */
 	double b_net;           /* node NIC total (effective), bytes/s */
-	double r;               /* oversubscription >= 1 */
+	double r;               /* spine slowdown >= 1 (spine_factor) */
 	double wan_B, wan_lat;  /* 0 when not cross-site */
 	double net_lat_us;      /* extra per network hop */
 	int efa;                /* EFA/SRD terms apply (multi-node, EFA) */
@@ -807,6 +813,30 @@ static double comm_ceil(double v)
 		return t < v ? t + 1 : t;
 	}
 	return ceil(v);
+}
+
+/* Hosts under one leaf switch of a rail-optimised fat tree: LEAF_HOSTS =
+ * 32 (range 16-64), NVIDIA's DGX SuperPOD scalable unit: 32 DGX H100 or
+ * B200 systems an SU, one leaf switch per rail (the B200 reference
+ * architecture's compute fabric: 2 SUs, 64 nodes, 16 leaves; 4 SUs, 128
+ * nodes, 32 leaves), so each rail's leaf reaches the SU's 32 hosts and a
+ * rail-aligned group of up to 32 hosts never crosses the spine. */
+#define LEAF_HOSTS 32
+
+/* The slowdown of spine-crossing traffic for a group over `hosts` hosts
+ * under a spine oversubscribed r:1: 1 within one leaf; else, over L =
+ * ceil(hosts / LEAF_HOSTS) leaves with the hosts spread evenly, the share
+ * (L-1)/L of uniformly spread traffic leaves its leaf, whose uplinks carry
+ * 1/r of what its hosts inject: max(1, r (L-1)/L). 2:1 over 2 leaves
+ * (half the traffic crosses, on half the capacity) loses nothing; 4:1
+ * over 2 leaves, or 2:1 over many, about halves. */
+static double spine_factor(double r, double hosts)
+{
+	if (!(r > 1) || !(hosts > LEAF_HOSTS))
+		return 1;
+	double leaves = comm_ceil(hosts / LEAF_HOSTS);
+	double f = r * (leaves - 1) / leaves;
+	return f > 1 ? f : 1;
 }
 
 /* Channels NCCL keeps for a message: it drops channels while each would get
@@ -1228,7 +1258,7 @@ static int ctx_init(struct ctx *x, const struct comm_group *g, enum comm_coll c,
 			x->b_net = b;
 		dom_ch = (int)ch;
 	}
-	x->r = g->oversub > 1 ? g->oversub : 1;
+	x->r = spine_factor(g->oversub, (double)x->N * (g->domain_hosts > 1 ? g->domain_hosts : 1));
 	x->wan_B = g->cross_site && g->wan_Bps > 0 ? g->wan_Bps : 0;
 	x->wan_lat = g->cross_site && g->wan_latency_s > 0 ? g->wan_latency_s : 0;
 	x->net_lat_us = g->fab.net_lat_s > 0 ? g->fab.net_lat_s / US : 0;

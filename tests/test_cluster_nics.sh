@@ -70,4 +70,50 @@ dp h100-8 --pool 2x8xH100-SXM,nics=8 --zero 3 --recompute full
 [ "$(cat "$tmp/h100")" = "$(cat "$tmp/h100-8")" ] && ok ||
 	bad "2x8xH100-SXM DP $(cat "$tmp/h100") s, with nics=8 $(cat "$tmp/h100-8") s"
 
+# A Google Cloud machine type named as the transport brings its GPU NICs
+# (Google's "Networking and GPU machines" page): a3-highgpu-8g has 4 x 200
+# Gb/s = 800 Gb/s = 100 GB/s a node for NCCL, where the H100 node's
+# catalog default is 8 x 400 = 400 GB/s. Llama 3.1 8B on 2 nodes of 8 at
+# DP 16 (ZeRO-1) all-reduces 16 GB of bf16 gradients a step: at 100 GB/s
+# a node the ring's network term is 4 x that at 400 GB/s, and the fixed
+# per-step latency is the same, so the DP time ratio is just below 4
+# (above 3.5). The same pool with nics=4,nic_gbps=200 written out is the
+# same plan; a user's nics or nic_gbps wins over the machine type's.
+dp8() {
+	name=$1
+	shift
+	if "$bin" estimate "$@" -m llama3.1-8b --tp 1 --pp 1 --gbs 16 --mbs 1 --zero 1 --recompute full \
+		--no-price-book --format json >"$tmp/$name.json" 2>"$tmp/err"; then
+		python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["breakdown_s"]["dp_comm"]))' \
+			"$tmp/$name.json" >"$tmp/$name" && ok || bad "$name: no breakdown_s.dp_comm"
+	else
+		bad "$name: exit $?: $(cat "$tmp/err")"
+		echo 0 >"$tmp/$name"
+	fi
+}
+dp8 tcpx --pool 2x8xH100-SXM,transport=tcpx
+dp8 a3high --pool 2x8xH100-SXM,transport=a3-highgpu-8g
+dp8 a3high-given --pool 2x8xH100-SXM,transport=tcpx,nics=4,nic_gbps=200
+dp8 a3high-nics8 --pool 2x8xH100-SXM,transport=a3-high,nics=8
+dp8 a3high-400 --pool 2x8xH100-SXM,transport=a3-highgpu-8g,nic_gbps=400
+[ "$(cat "$tmp/a3high")" = "$(cat "$tmp/a3high-given")" ] && ok ||
+	bad "transport=a3-highgpu-8g DP $(cat "$tmp/a3high") s, tcpx with 4 x 200 written $(cat "$tmp/a3high-given") s"
+python3 -c 'import sys; r = float(sys.argv[2]) / float(sys.argv[1]); sys.exit(0 if 3.5 < r <= 4.0 else 1)' \
+	"$(cat "$tmp/tcpx")" "$(cat "$tmp/a3high")" && ok ||
+	bad "a3-highgpu-8g (4 x 200) DP $(cat "$tmp/a3high") s over 8 x 400's $(cat "$tmp/tcpx") s: expected a ratio in (3.5, 4]"
+# nics=8 given (8 x 200) and nic_gbps=400 given (4 x 400) are both 1600
+# Gb/s: half the 4 x 200 time's network term, the same plan as each other
+[ "$(cat "$tmp/a3high-nics8")" = "$(cat "$tmp/a3high-400")" ] && ok ||
+	bad "a3-high with nics=8 DP $(cat "$tmp/a3high-nics8") s, with nic_gbps=400 $(cat "$tmp/a3high-400") s: expected the same"
+python3 -c 'import sys; r = float(sys.argv[1]) / float(sys.argv[2]); sys.exit(0 if 1.75 < r <= 2.0 else 1)' \
+	"$(cat "$tmp/a3high")" "$(cat "$tmp/a3high-nics8")" && ok ||
+	bad "a3-high nics=8 DP $(cat "$tmp/a3high-nics8") s: expected about half of 4 x 200's $(cat "$tmp/a3high") s"
+# a cluster file's transport reads the same
+cat >"$tmp/a3.cluster.json" <<'J'
+{"name": "a3", "pools": [{"name": "a3", "gpu": "H100-SXM", "nodes": 2, "transport": "a3-highgpu-8g"}]}
+J
+dp8 a3high-file -c "$tmp/a3.cluster.json"
+[ "$(cat "$tmp/a3high-file")" = "$(cat "$tmp/a3high")" ] && ok ||
+	bad "cluster file transport a3-highgpu-8g: DP $(cat "$tmp/a3high-file") s, --pool $(cat "$tmp/a3high") s"
+
 finish cluster_nics
