@@ -26,7 +26,7 @@ FIELDS_ENUM(static, objective_enum, enum search_objective, 4, search_objective_n
 static const struct hp_field fabric_field_list[] = {
 	{ .key = "oversubscription", .kind = FK_NUM, .off = CF(oversub), .min = 1, .max = 1000,
 	  .label = "Oversubscription", .unit = ":1", .hint = "spine, 1 = non-blocking",
-	  .help = "spine oversubscription, 1 = non-blocking (default 1)" },
+	  .help = "spine oversubscription, 1 = non-blocking (default 1); slows tree and all-to-all groups over more than one leaf of 32 hosts" },
 	{ .key = "inter_pool_gbps", .kind = FK_NUM, .off = CF(inter_pool_gbps), .min = 0.001,
 	  .max = 1e6, .label = "WAN link", .unit = "Gb/s", .help = "link between sites, Gb/s per direction (default 100)" },
 	{ .key = "inter_pool_latency_us", .kind = FK_NUM, .off = CF(inter_pool_latency_us),
