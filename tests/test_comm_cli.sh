@@ -180,4 +180,18 @@ man=$(sed -n 's/^\.BR \\-\\-transport " \(.*\)"$/\1/p' man/hetplan.1 | sed 's/\\
 [ "$rc" = 2 ] && [ "$(cat "$tmp/err")" = "hetplan comm: --transport: expected ib, efa, tcp, opa, tcpx, tcpxo or gcp-rdma (or a Google Cloud machine type such as a3-megagpu-8g), got 'a3-'" ] && ok ||
 	bad "--transport a3- (a machine-type prefix alone): exit $rc, $(cat "$tmp/err")"
 
+# A machine type named as --transport brings its GPU NICs, as a pool's
+# transport does: Google's "Networking and GPU machines" page gives
+# a3-highgpu-8g 4 x 200 Gb/s GPU NICs (GPUDirect-TCPX) and a3-megagpu-8g
+# 8 x 200 (TCPXO). So the machine type must read exactly as the fabric
+# name with those NICs given by hand, and a --nics the user gives wins.
+ab="comm --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 4 --format json"
+bw() { "$bin" $ab "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["time_us"])'; }
+m=$(bw --transport a3-highgpu-8g); h=$(bw --transport tcpx --nics 4 --nic-gbps 200)
+[ -n "$m" ] && [ "$m" = "$h" ] && ok || bad "a3-highgpu-8g: $m us, tcpx with 4 x 200 by hand: $h us"
+m=$(bw --transport a3-megagpu-8g); h=$(bw --transport tcpxo --nics 8 --nic-gbps 200)
+[ -n "$m" ] && [ "$m" = "$h" ] && ok || bad "a3-megagpu-8g: $m us, tcpxo with 8 x 200 by hand: $h us"
+m=$(bw --transport a3-highgpu-8g --nics 8); h=$(bw --transport tcpx --nics 8 --nic-gbps 200)
+[ -n "$m" ] && [ "$m" = "$h" ] && ok || bad "a3-highgpu-8g --nics 8: $m us, want the user's 8 x 200: $h us"
+
 finish comm_cli

@@ -53,6 +53,7 @@ static const char comm_help_head[] =
 	"  --nvl-domain N     GPUs per NVLink domain, a multiple of --gpus-per-node\n"
 	"                     (default: the GPU's, 72 for GB200 NVL72; else a node)\n"
 	"  --nic-gbps G       line rate of one NIC, Gb/s (default: the GPU's usual node)\n"
+	"                     (a machine type given as --transport sets both: a3-highgpu-8g 4 x 200)\n"
 	"  --intra KIND       link inside a node (default: the GPU's usual node)\n";
 
 static const char comm_help_tail[] =
@@ -176,6 +177,7 @@ struct comm_args {
 	enum comm_proto proto;
 	enum hp_intra intra;
 	enum comm_transport transport;
+	char transport_name[32];  /* --transport as given: a machine type sets NICs */
 };
 
 /* --sweep MIN:MAX. Returns 0, or the usage error's exit status. */
@@ -241,6 +243,8 @@ static int parse_link_opt(struct comm_args *a, int opt, const char *arg)
 			comm_transport_want(want, sizeof want, 0);
 			return usage_error("comm", "transport", want, arg);
 		}
+		/* parsed, so a known name far shorter than the buffer */
+		hp_strlcpy(a->transport_name, arg, sizeof a->transport_name);
 		return 0;
 	}
 }
@@ -320,6 +324,17 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 		a->intra = gpu->def_intra;
 	/* The pool parser's rule (cluster_default_nics): a node of several
 	 * NVL72 trays (72 per node) has every tray's NICs, not one tray's. */
+	/* A machine type named as the transport brings its GPU NICs
+	 * (cluster_machine_nics, as a pool's transport does); --nics and
+	 * --nic-gbps, each when given, win. */
+	int mnics;
+	double mgbps;
+	if (a->transport_name[0] && cluster_machine_nics(a->transport_name, a->gpn, &mnics, &mgbps)) {
+		if (a->nics < 0)
+			a->nics = mnics;
+		if (a->nic_gbps < 0)
+			a->nic_gbps = mgbps;
+	}
 	if (a->nics < 0)
 		a->nics = cluster_default_nics(gpu, a->gpn, a->intra);
 	if (a->nic_gbps < 0)
