@@ -65,6 +65,31 @@
  *    stream) each micro-batch's buckets run beside its own backward;
  *    without it (the default at ZeRO-2, above) each runs after its
  *    backward: mb exposed reduce-scatters a step.
+ *    ZeRO 1-2 bucket copies (ddp_copy_passes 2, read and write of each
+ *    16-bit gradient element, per reduce: per micro-batch at ZeRO-2,
+ *    perf_comm.c). Every reduce goes through the gradient hook's
+ *    reduce_independent_p_g_buckets_and_remove_grads (ZeRO-1 without
+ *    overlap_comm too: reduce_gradients at the boundary walks every
+ *    parameter through it). With contiguous_gradients (default True)
+ *    each gradient is copied into the ipg bucket,
+ *    new_grad_tensor.copy_(grad.view(-1)): read 2 + write 2; then
+ *    average_tensor (reduce_scatter default True) divides the whole
+ *    bucket, tensor.div_(world_size): read 2 + write 2. At v0.5.6
+ *    (stage2.py @2665c8b1 L814, L929) and v0.9.5 (stage_1_and_2.py
+ *    @fc9e1ee0 L853, L971) each rank's slice is then dist.reduce'd
+ *    straight from the bucket (no third pass). From v0.12.4
+ *    (2afa1c7f2, 2023-11-21; v0.12.6 @c00388a2 L911, L1072) the slices
+ *    go through allreduce_and_scatter -> allreduce_bucket, which
+ *    flattens them again (self.flatten, L1443: a third pass) and
+ *    all-reduces the flat bucket (rank forced to None, L1442), copying
+ *    back only the rank's own slice (L968). Not charged, each a 1/DP
+ *    share of a pass: the copy of the rank's own gradients into
+ *    grads_in_partition (copy_grads_in_partition, L1312) and the
+ *    epilogue's flat partition. Simplified: 2 passes, the count common
+ *    to every release the calibration and blind rows ran (v0.5-v0.12.2);
+ *    v0.12.4 and later make 3, and all-reduce where hetplan charges a
+ *    reduce-scatter (docs/hf-deepspeed.md, section 6). Until this round
+ *    the row charged 0 here.
  *  - torchtitan: FSDP2 prefetches the next layer's all-gather and overlaps
  *    the reduce-scatter with the backward; async TP is opt-in
  *    (experimental.enable_async_tensor_parallel); reduce dtype fp32
@@ -451,7 +476,8 @@
  *    the row's counts (moe 0). Estimate-only for every launch format but
  *    hf-trainer (launch.c: the Trainer's own flags, checked against
  *    tests/data/hf_training_args.txt, transformers training_args.py
- *    @00349ae8), which runs this row at ZeRO 0 and the deepspeed row above.
+ *    @00349ae8), which runs this row at ZeRO 0 and hf-deepspeed above (the
+ *    format's table, launch.c).
  *    The causal mask is a torch.where over the scores before the additive
  *    padding mask (GPT2Attention._attn @0010f602): eager_where_mask,
  *    inside autocast's count here (hf_eager_bytes).
@@ -477,15 +503,16 @@
  *    (engine.py L1404-1406, stage2.py L1230: zero2_reduce_per_microbatch),
  *    gradients in the training dtype (bf16 at ZeRO 0 in fp32:
  *    FW_GRAD_FP32_BF16_ZERO0), the parameters all-gathered inside step()
- *    (param_overlap 0). Buckets: reduce_bucket_size 500,000,000 elements
- *    (zero/constants.py L68; ZeRO 0's MEMORY_OPT_ALLREDUCE_SIZE the same),
+ *    (perf_comm.c holds the parameter overlap off at ZeRO 1-2).
+ *    Buckets: reduce_bucket_size 500,000,000 elements (zero/constants.py
+ *    L68; ZeRO 0's MEMORY_OPT_ALLREDUCE_SIZE the same),
  *    ddp_bucket_elems 5e8. ZeRO 1-2 copy passes (ddp_copy_passes 2):
  *    with contiguous_gradients (default True, L64) each gradient is copied
  *    into the ipg bucket (new_grad_tensor.copy_(param.grad.view(-1)),
  *    stage2.py reduce_independent_p_g_buckets_and_remove_grads) and the
  *    bucket divided by the DP size before the reduce (average_tensor,
- *    tensor.div_, reduce_scatter default True, L57). The deepspeed row
- *    charges 0 here (simplified there; not changed, its estimates stay).
+ *    tensor.div_, reduce_scatter default True, L57), as the deepspeed
+ *    row (its notes above count the passes across releases).
  *    The optimizer step at ZeRO 1-2 (stage2.py step(), L1601-1720), per
  *    parameter of the rank's shard (zero1_opt_shard_bytes): the overflow
  *    check, float(x.float().sum()) per gradient of the partition (read 2,
@@ -520,10 +547,33 @@
  *    in (2 + 2 + 2): 14. The fp16 loss scale (initial 2^32, halved on
  *    each overflow: constants.py FP16_INITIAL_SCALE_POWER_DEFAULT 32)
  *    skips the first steps' updates, which changes nothing countable
- *    beyond the step's bytes above. ZeRO-3 is not counted (zero_stages
- *    3): its gather and partition costs are written for the deepspeed
- *    row's 2021-22 code in perf_comm.c. Data parallelism only (dp_only),
- *    no sequence parallelism, no MoE, as hf-transformers.
+ *    beyond the step's bytes above. ZeRO-3 (zero_stages 0: stages 0-3)
+ *    runs the engine's stage3.py, which the row shares with the
+ *    deepspeed row through ds_engine (perf_comm.c): each module's
+ *    parameters gathered per parameter tensor before its forward and
+ *    again before its backward, every micro-batch
+ *    (partition_parameters.py v0.5.6 _allgather_param, L856; stage3.py
+ *    pre_sub_module_forward_function), prefetched up to
+ *    stage3_prefetch_bucket_size ahead (param_overlap 1, on from ZeRO-3
+ *    by dp_overlap_default_min_zero, as overlap_comm's default;
+ *    DS_PREFETCH_ELEMS 5e7, zero/constants.py v0.5.6 L106) and kept
+ *    for reuse within stage3_max_reuse_distance (1e9, L103);
+ *    stage3_max_live_parameters (1e9, L99) bounds memory, not time.
+ *    The HF integration leaves these at DeepSpeed's defaults unless the
+ *    config says "auto": trainer_config_finalize (transformers
+ *    integrations/deepspeed.py @02348331) fills only "auto" keys, with
+ *    reduce_bucket_size h^2, stage3_prefetch_bucket_size 0.9 h^2 and
+ *    stage3_param_persistence_threshold 10 h; stage3_max_live_parameters
+ *    is never filled. hetplan's launch writes none of these keys
+ *    (launch.c deepspeed_config), so the defaults are what its scripts
+ *    run; a config with "auto" prefetches 0.9 h^2 (1.5e6 elements for
+ *    GPT-2 large, under a tenth of a layer) and is slower than the
+ *    estimate. Simplified: the step at ZeRO-3 is charged the ZeRO 1-2
+ *    count (zero1_opt_shard_bytes); stage3.py step() runs the same
+ *    passes (overflow check, norm, fp32 gradient, unscale, the
+ *    optimizer, the copy back) on its fp32 sub-groups, not recounted.
+ *    Data parallelism only (dp_only), no sequence parallelism, no MoE,
+ *    as hf-transformers.
  */
 #include "framework.h"
 
@@ -558,6 +608,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			   "ZeRO 0 reduces after the backward: runtime/engine.py)", 0, 1,
 			   .pp_partitioned = 1, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
 			   .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
+			   .ddp_copy_passes = 2,   /* ZeRO 1-2's ipg bucket: see the notes above */
 		.loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 		.moe = 1, .flash_sm80 = 1, .zero2_reduce_per_microbatch = 1, .ds_engine = 1,
 		.dp_overlap_default_min_zero = 3,
@@ -669,7 +720,7 @@ static const struct framework_info rows[FW_ROWS] = {
 	[FW_HF_DEEPSPEED] = { .id = FW_HF_DEEPSPEED, .name = "hf-deepspeed",
 			      .display = "HF Trainer --deepspeed + transformers (eager)",
 			      .abbrev = "hfds", .tp_overlap = 0, .grad_overlap = 1,
-			      .param_overlap = 0, .grad_reduce_fp32 = FW_GRAD_FP32_BF16_ZERO0,
+			      .param_overlap = 1, .grad_reduce_fp32 = FW_GRAD_FP32_BF16_ZERO0,
 			      .attn_gen3 = 0,
 			      .source = "huggingface/transformers deepspeed.py @026015292b, "
 					"models/gpt2/modeling_gpt2.py @0010f602; microsoft/DeepSpeed "
@@ -680,7 +731,7 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .opt_bytes_per_param = 10 + 10 + 6 + 8 + 76 + 6, .zero1_bcast = 0,
 			      .ep_overlap = 0, .ep_dispatch_dedup = 0, .fp8_params = 0,
 			      .pp_partitioned = 0, .grad_overlap_min_zero = 1, .zero0_copy_passes = 3,
-			      .zero_stages = 3, .zero_fsdp_default = 0,
+			      .zero_stages = 0, .zero_fsdp_default = 0,
 			      .zero1_opt_shard_bytes = 10 + 18 + 10 + 8 + 76 + 6,
 			      .zero1_opt_model_bytes = 0,
 			      .loss_bytes_fwd = 4 + 4, .loss_bytes_bwd = 2 + 6 + 6,

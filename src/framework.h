@@ -30,7 +30,7 @@
  * Trainer (PyTorch DDP, torch autocast under --bf16/--fp16) running a
  * transformers model's eager modeling code (the BLMLI and BLFC rows).
  * FW_HF_DEEPSPEED: the same Trainer and eager model code under
- * --deepspeed: DeepSpeed's engine at ZeRO 0-2, the model in 16 bits (no
+ * --deepspeed: DeepSpeed's engine at ZeRO 0-3, the model in 16 bits (no
  * autocast), DeepSpeed's fp16/bf16 optimizer wrapping the Trainer's AdamW
  * (framework.c; docs/hf-deepspeed.md). */
 #ifndef HP_FRAMEWORK_H

@@ -18,34 +18,65 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const format_names[] = { "megatron", "slurm", "deepspeed", "torchtitan",
-					     "hf-trainer" };
+/* The launch formats, one row each: the name --format takes and the
+ * framework rows whose code runs the format's config. A plan that names
+ * no framework (FW_ANY) is estimated with the format's row where
+ * `implied` says so (launch_format_framework), and framework_denial
+ * checks the plan against that row's rules. zero0 runs a plan at ZeRO 0,
+ * zero_up at ZeRO 1-3. */
+static const struct format_row {
+	const char *name;
+	enum hp_framework zero0, zero_up;
+	int implied;               /* a plan naming no framework takes the row */
+	int note_zero;             /* launch's note when it does (stderr):
+				    * note_up from this --zero on (-1: unset) */
+	const char *note_low, *note_up;
+} formats[LAUNCH_FORMAT_COUNT] = {
+	/* Megatron's arguments run under Megatron-Core, or the 2021-22
+	 * Megatron-LM a plan names (framework_denial); FW_ANY is estimated
+	 * as megatron-core already */
+	[LAUNCH_MEGATRON] = { "megatron", FW_MEGATRON_CORE, FW_MEGATRON_CORE, 0, 0, NULL, NULL },
+	[LAUNCH_SLURM] = { "slurm", FW_MEGATRON_CORE, FW_MEGATRON_CORE, 0, 0, NULL, NULL },
+	[LAUNCH_DEEPSPEED] = { "deepspeed", FW_DEEPSPEED, FW_DEEPSPEED, 0, 0, NULL, NULL },
+	/* a torchtitan config runs under torchtitan, so its defaults apply
+	 * (framework_default_zero: FSDP2, ZeRO-3 at PP 1 and ZeRO-2 with
+	 * PP, as --framework torchtitan gives) */
+	[LAUNCH_TORCHTITAN] = { "torchtitan", FW_TORCHTITAN, FW_TORCHTITAN, 1, 0,
+				"--format torchtitan without --framework: torchtitan's defaults "
+				"(FSDP2: ZeRO-3, ZeRO-2 with PP), as --framework torchtitan",
+				"--format torchtitan without --framework: torchtitan's defaults, "
+				"the plan's --zero kept" },
+	/* The HF Trainer wraps the model in DDP unless a DeepSpeed config is
+	 * given (--deepspeed, which hetplan writes at ZeRO 1-3), and then runs
+	 * DeepSpeed's engine over the same eager model code: hf-transformers
+	 * at ZeRO 0, hf-deepspeed above (framework.c) */
+	[LAUNCH_HF_TRAINER] = { "hf-trainer", FW_HF, FW_HF_DEEPSPEED, 1, 1,
+				"--format hf-trainer without --framework or --zero: the Trainer "
+				"with PyTorch DDP, as --framework hf-transformers",
+				"--format hf-trainer with --zero 1-3 and no --framework: the "
+				"Trainer runs ZeRO through DeepSpeed's engine over its eager model "
+				"code, as --framework hf-deepspeed" },
+};
+
+/* The row of format f that runs a plan at ZeRO stage zero (-1, unset:
+ * zero0's, the stage hetplan's defaults start from). */
+static enum hp_framework format_row_framework(enum launch_format f, int zero)
+{
+	return zero >= 1 ? formats[f].zero_up : formats[f].zero0;
+}
 
 const char *launch_format_framework(struct plan *p, enum launch_format f)
 {
-	/* the HF Trainer wraps the model in DDP unless a DeepSpeed config is
-	 * given, which it then runs as DeepSpeed's engine (framework.c,
-	 * hf-transformers: "the deepspeed row") */
-	if (f == LAUNCH_HF_TRAINER && p->framework == FW_ANY) {
-		p->framework = p->zero >= 1 ? FW_DEEPSPEED : FW_HF;
-		return p->zero >= 1 ? "--format hf-trainer with --zero 1-3 and no --framework: the "
-				      "Trainer runs ZeRO through DeepSpeed, as --framework deepspeed"
-				    : "--format hf-trainer without --framework or --zero: the Trainer "
-				      "with PyTorch DDP, as --framework hf-transformers";
-	}
-	if (f != LAUNCH_TORCHTITAN || p->framework != FW_ANY)
+	if ((unsigned)f >= LAUNCH_FORMAT_COUNT || !formats[f].implied || p->framework != FW_ANY)
 		return NULL;
-	p->framework = FW_TORCHTITAN;
-	return p->zero >= 0 ? "--format torchtitan without --framework: torchtitan's defaults, "
-			      "the plan's --zero kept"
-			    : "--format torchtitan without --framework: torchtitan's defaults "
-			      "(FSDP2: ZeRO-3, ZeRO-2 with PP), as --framework torchtitan";
+	p->framework = format_row_framework(f, p->zero);
+	return p->zero >= formats[f].note_zero ? formats[f].note_up : formats[f].note_low;
 }
 
 int launch_format_parse(const char *s, enum launch_format *f)
 {
 	for (int i = 0; i < LAUNCH_FORMAT_COUNT; i++)
-		if (hp_strieq(s, format_names[i])) {
+		if (hp_strieq(s, formats[i].name)) {
 			*f = (enum launch_format)i;
 			return 0;
 		}
@@ -1366,15 +1397,21 @@ int launch_refuses(const struct plan *p, const char *where, struct hp_err *err)
 int launch_refuses_format(const struct plan *p, enum launch_format f, const char *where,
 			  struct hp_err *err)
 {
-	if (f == LAUNCH_HF_TRAINER && p->framework == FW_HF)
+	/* a format writes configs for its own rows, estimate-only or not
+	 * (the HF Trainer's hf-transformers and hf-deepspeed) */
+	if ((unsigned)f < LAUNCH_FORMAT_COUNT &&
+	    (p->framework == formats[f].zero0 || p->framework == formats[f].zero_up))
 		return 0;
 	if (launch_refuses(p, where, err) == 0)
 		return 0;
-	if (p->framework == FW_HF) {
-		size_t n = strlen(err->msg);
-		snprintf(err->msg + n, sizeof err->msg - n, "; give --format hf-trainer for an HF "
-			 "Trainer script");
-	}
+	for (int i = 0; i < LAUNCH_FORMAT_COUNT; i++)
+		if (p->framework == formats[i].zero0 || p->framework == formats[i].zero_up) {
+			size_t n = strlen(err->msg);
+			snprintf(err->msg + n, sizeof err->msg - n, "; give --format %s for %s",
+				 formats[i].name, i == LAUNCH_HF_TRAINER ? "an HF Trainer script"
+									: "its config");
+			break;
+		}
 	return -1;
 }
 
@@ -1495,6 +1532,19 @@ static void piece_plan(const struct plan *p, const struct piece *pc, struct plan
 	sub->gbs = pc->gbs;
 }
 
+/* The framework row whose code runs plan p's config in format f: the
+ * plan's own row when it is one of the format's (hf-deepspeed at ZeRO 0
+ * is still the Trainer with --deepspeed), the 2021-22 Megatron-LM a
+ * Megatron format's plan names, else the format's row for p's stage. */
+static enum hp_framework format_runs(const struct plan *p, enum launch_format f)
+{
+	if (p->framework == formats[f].zero0 || p->framework == formats[f].zero_up)
+		return p->framework;
+	if ((f == LAUNCH_MEGATRON || f == LAUNCH_SLURM) && p->framework == FW_MEGATRON_LM)
+		return FW_MEGATRON_LM;
+	return format_row_framework(f, p->zero);
+}
+
 /* A one-layout plan the format's framework cannot run as planned
  * (runs_on.c's rules: DeepSpeed's pipeline runs 1F1B only, torchtitan's
  * DDP is 1-D, ...): the config is the nearest that framework takes, and
@@ -1504,11 +1554,7 @@ static int framework_denial(const struct cluster *c, const struct model_spec *m,
 			    const struct plan *p, enum launch_format f, const char *what,
 			    char *deny, size_t n)
 {
-	enum hp_framework fw = f == LAUNCH_DEEPSPEED   ? FW_DEEPSPEED
-			       : f == LAUNCH_TORCHTITAN ? FW_TORCHTITAN
-			       : f == LAUNCH_HF_TRAINER ? (p->framework == FW_HF ? FW_HF : FW_DEEPSPEED)
-			       : p->framework == FW_MEGATRON_LM ? FW_MEGATRON_LM
-								  : FW_MEGATRON_CORE;
+	enum hp_framework fw = format_runs(p, f);
 	char why[400];
 	runs_on_why_row(p, c, fw, why, sizeof why);
 	/* plan_validate refuses it under Megatron's own frameworks; a plan
@@ -1679,6 +1725,23 @@ static void hf_notes(struct sbuf *n, const struct model_spec *m, const struct pl
 			    "(FP8 GEMMs) is faster than the run.\n");
 }
 
+/* The step hetplan estimates for the Trainer's script, with the row the
+ * plan carries (launch_format_framework: hf-transformers at ZeRO 0,
+ * hf-deepspeed at ZeRO 1-3 when none was named), as a note: the same
+ * number `hetplan estimate` prints for the plan. Nothing when the
+ * estimate fails (launch's memory check has said why). */
+static void hf_step_note(struct sbuf *n, const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p)
+{
+	struct estimate est;
+	struct hp_err err = { 0 };
+	if (perf_estimate(c, m, p, NULL, &est, &err) < 0)
+		return;
+	sbuf_addf(n, "HF Trainer: estimated step %.6g s, as --framework %s (%s).\n",
+		  est.step_time_s, framework_name(p->framework), framework_get(p->framework)->display);
+	estimate_free(&est);
+}
+
 static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
 			      const struct plan *p, const struct piece *pc, double tokens,
 			      const char *version, const char *deny, struct sbuf *notes)
@@ -1790,7 +1853,7 @@ static int render_refuses(const struct cluster *c, const struct plan *p, enum la
 				  "is Megatron-Core's --cpu-offloading-num-layers; format %s has no "
 				  "setting for it, so no config it writes runs the plan as "
 				  "estimated: use --format megatron or slurm, or --offload none",
-				  format_names[f]);
+				  formats[f].name);
 	if (f == LAUNCH_HF_TRAINER && hf_refuses(c, p, pcs, np, err) < 0)
 		return -1;
 	/* the formats that place ranks on nodes (DeepSpeed's JSON does not) */
@@ -1971,6 +2034,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	case LAUNCH_HF_TRAINER:
 		/* one piece: hf_refuses turned away every plan of more */
 		hf_trainer_script(&b, c, m, p, &pcs[0], tokens, version, deny, &nb);
+		hf_step_note(&nb, c, m, p);
 		break;
 	case LAUNCH_DEEPSPEED:
 		deepspeed_render(&b, &nb, c, m, p, pcs, np, hetero, lim, pdeny);

@@ -1098,8 +1098,9 @@ static double ddp_bucket_copies(const struct stage_ctx *x, double bytes, int ran
 	 * bucket (self.flatten), scales it in place (mul_ by 1 / DP) and
 	 * all-reduces it, then copy_ writes it back into each gradient;
 	 * v0.3.13's engine.py does the same with div_): the row's
-	 * zero0_copy_passes. Its ddp_copy_passes, 0, is ZeRO 1-2's, whose
-	 * gradients already live in contiguous buffers. */
+	 * zero0_copy_passes. Its ddp_copy_passes is ZeRO 1-2's: the ZeRO
+	 * optimizer's copy of each gradient into its contiguous ipg bucket
+	 * and the bucket's div_ by the DP size (framework.c counts them). */
 	if (x->p->zero == 0 && x->fw->zero0_copy_passes > 0)
 		passes = x->fw->zero0_copy_passes;
 	double bw = x->g->hbm_Bps * x->k->gen[x->g->gen].hbm;
@@ -1199,15 +1200,22 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		dp_zero012(x, &gd, &gde, gb, layers, &red, &gat, &gchunks, &dop, &dbytes, &cr);
 		if (p->zero == 2)
 			gb = 2;
-		/* The bucket copies are DP synchronisation time of their own,
-		 * always exposed: counted in the total too, so exposed never
-		 * exceeds it. */
-		double copies = ddp_bucket_copies(x, (params + eparams) * gb, d);
 		/* DeepSpeed ZeRO-2 reduces after every micro-batch's backward
 		 * (framework row zero2_reduce_per_microbatch, framework.c):
 		 * mb reduce-scatters a step, each beside its own micro-batch's
 		 * backward; ZeRO 0-1 and the other rows once, at the boundary. */
 		double nred = p->zero == 2 && fw->zero2_reduce_per_microbatch ? x->mb : 1;
+		/* The bucket copies are DP synchronisation time of their own,
+		 * always exposed: counted in the total too, so exposed never
+		 * exceeds it. They go with each reduce: at ZeRO-2 the gradient
+		 * hook copies every micro-batch's gradients into the ipg bucket
+		 * and divides it before that micro-batch's reduce
+		 * (stage_1_and_2.py reduce_ready_partitions_and_remove_grads ->
+		 * reduce_independent_p_g_buckets_and_remove_grads, average_tensor;
+		 * deepspeedai/DeepSpeed v0.12.6 @c00388a2 L1375-1377, L911,
+		 * L1072; v0.5.6 stage2.py @2665c8b1 L1229-1231, L814, L929),
+		 * so nred times. */
+		double copies = nred * ddp_bucket_copies(x, (params + eparams) * gb, d);
 		t_dp = nred * red + gat + copies;
 		exposed = nred * overlap_exposed(red, x->bwd + x->rc, buckets, sl, gov) +
 			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) + copies;

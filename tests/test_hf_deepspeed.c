@@ -44,9 +44,18 @@ TEST(row_as_deepspeed_v056_defaults)
 	/* ZeRO-2 reduces every micro-batch (stage2.py: "partition_gradients
 	 * or is_gradient_accumulation_boundary"), ZeRO-1 at the boundary */
 	CHECK(framework_dp_reads_mb(FW_HF_DEEPSPEED, 2) && !framework_dp_reads_mb(FW_HF_DEEPSPEED, 1));
-	/* ZeRO 0-2 counted; hetplan's ZeRO-1 default */
-	CHECK(framework_zero_max(FW_HF_DEEPSPEED) == 2);
+	/* ZeRO 0-3 (stage3.py through the engine, ds_engine); hetplan's
+	 * ZeRO-1 default. At ZeRO-3 overlap_comm defaults on (config.py
+	 * overlap_comm_valid: stage == 3) and the parameters are prefetched
+	 * (stage3_prefetch_bucket_size 5e7, zero/constants.py v0.5.6 L106;
+	 * the Trainer fills it only where the config says "auto") */
+	CHECK(framework_zero_max(FW_HF_DEEPSPEED) == 3);
 	CHECK(framework_default_zero(FW_HF_DEEPSPEED, 1) == 1);
+	CHECK(framework_grad_overlap_default(FW_HF_DEEPSPEED, 3));
+	CHECK(framework_param_overlap_default(FW_HF_DEEPSPEED, 3));
+	CHECK(!framework_param_overlap_default(FW_HF_DEEPSPEED, 1) &&
+	      !framework_param_overlap_default(FW_HF_DEEPSPEED, 2));
+	CHECK(framework_dp_reads_mb(FW_HF_DEEPSPEED, 3));
 	/* the engine's model is 16-bit: no autocast; the eager GPT-2 code */
 	CHECK(!f->amp_autocast && f->dp_only && f->no_sp && !f->moe);
 	CHECK(f->eager_modules && f->eager_fused_qkv && f->eager_qkv_copies && f->eager_where_mask);
@@ -54,6 +63,10 @@ TEST(row_as_deepspeed_v056_defaults)
 	/* contiguous_gradients' copy into the bucket and average_tensor's
 	 * div_: two read-and-write passes; ZeRO 0: flatten, scale, copy back */
 	CHECK(f->ddp_copy_passes == 2 && f->zero0_copy_passes == 3);
+	/* the same engine code under Megatron-DeepSpeed: stage_1_and_2.py
+	 * v0.9.5 L853 (copy_) and L971 (div_), v0.12.6 L911 and L1072 */
+	CHECK(framework_get(FW_DEEPSPEED)->ddp_copy_passes == 2 &&
+	      framework_get(FW_DEEPSPEED)->zero0_copy_passes == 3);
 	/* DeepSpeed's engine runs the step (deepspeed_init hands the model to
 	 * deepspeed.initialize): its ZeRO-1/2 step all-gathers the updated
 	 * parameters before it returns (stage2.py step(): all_gather of the
@@ -172,6 +185,66 @@ TEST(causal_where_16bit_by_hand)
 	CHECK(a100_s(&upcast, HP_FP16, 1, FW_HF_DEEPSPEED) == a100_s(&gpt, HP_FP16, 1, FW_HF_DEEPSPEED));
 }
 
+/* The DP time a step of fw at ZeRO stage zero, DP 8 on one node of 8
+ * A100s, mb micro-batches of 1 x 1,024 tokens, fp16, the GPU's HBM
+ * bandwidth scaled by hbm (a test's edited catalog entry). */
+static double dp8_s(const struct model_spec *m, enum hp_framework fw, int zero, int mb, double hbm)
+{
+	struct cluster c;
+	struct hp_err err = { 0 };
+	cluster_init(&c);
+	if (cluster_add_pool_spec(&c, "1x8xA100-SXM4-80GB,name=a", &cat, &err) < 0) {
+		T_FAILF("%s", err.msg);
+		return -1;
+	}
+	c.pools[0].gpu.hbm_Bps *= hbm;
+	struct plan p;
+	plan_init(&p);
+	p.mbs = 1;
+	p.gbs = 8 * mb;
+	p.precision = HP_FP16;
+	p.framework = fw;
+	p.zero = zero;
+	double t = -1;
+	struct estimate e;
+	if (plan_uniform(&p, &c, m, 0, 1, 1, 8, &err) < 0 ||
+	    perf_estimate(&c, m, &p, NULL, &e, &err) < 0) {
+		T_FAILF("%s", err.msg);
+	} else {
+		t = e.bd.dp_comm;
+		estimate_free(&e);
+	}
+	plan_free(&p);
+	return t;
+}
+
+/* The ZeRO 1-2 bucket copies: two read-and-write passes over each 16-bit
+ * gradient (the copy into the ipg bucket, the bucket's div_), on the
+ * GPU's HBM, and nothing else of the DP term moves with HBM bandwidth
+ * (the collectives ride NVLink). Halving the bandwidth adds, per reduce,
+ * 2 x 2 x 2 bytes x P / (B x ampere.hbm): P = 24 layers x (12 h^2 +
+ * 13 h) + V h + s h + 2 h = 24 x 12,596,224 + 51,463,168 + 1,048,576 +
+ * 2,048 = 354,823,168 parameters (h 1,024, V 50,257, s 1,024, tied
+ * embeddings, biases and LayerNorms). ZeRO-1 reduces once a step
+ * (at the boundary); ZeRO-2 after every micro-batch's backward, copy
+ * included (stage_1_and_2.py reduce_ready_partitions_and_remove_grads:
+ * "partition_gradients or is_gradient_accumulation_boundary"): 4
+ * micro-batches, 4 copies. The same for both rows of the engine. */
+TEST(zero12_bucket_copies_per_reduce)
+{
+	struct model_spec m = gpt2(24, 1024, 0, 0);
+	const struct perf_calib *k = perf_calib_default();
+	double P = 24.0 * (12.0 * 1024 * 1024 + 13 * 1024) + 50257.0 * 1024 + 1024.0 * 1024 + 2048;
+	double once = 8.0 * P / (2.039e12 * k->gen[GEN_AMPERE].hbm);   /* at B/2 less at B */
+	enum hp_framework fws[2] = { FW_DEEPSPEED, FW_HF_DEEPSPEED };
+	for (int i = 0; i < 2; i++) {
+		double z1 = dp8_s(&m, fws[i], 1, 4, 0.5) - dp8_s(&m, fws[i], 1, 4, 1);
+		double z2 = dp8_s(&m, fws[i], 2, 4, 0.5) - dp8_s(&m, fws[i], 2, 4, 1);
+		CHECK_NEAR(z1, once, 1e-9);
+		CHECK_NEAR(z2, 4 * once, 1e-9);
+	}
+}
+
 /* plan_validate of a TP 2 x DP 4 plan on 8 A100s under hf-deepspeed:
  * the Trainer has no tensor or pipeline degree of its own (dp_only) */
 TEST(layout_refused_naming_row)
@@ -215,6 +288,7 @@ int main(void)
 	RUN(gelu_new_16bit_by_hand);
 	RUN(causal_where_16bit_by_hand);
 	RUN(layout_refused_naming_row);
+	RUN(zero12_bucket_copies_per_reduce);
 	catalog_done(&cat);
 	return t_done("hf_deepspeed");
 }
