@@ -73,6 +73,14 @@ const char *launch_format_framework(struct plan *p, enum launch_format f)
 	return p->zero >= formats[f].note_zero ? formats[f].note_up : formats[f].note_low;
 }
 
+const char *launch_format_running(enum hp_framework fw)
+{
+	for (int i = 0; i < LAUNCH_FORMAT_COUNT; i++)
+		if (formats[i].zero0 == fw || formats[i].zero_up == fw)
+			return formats[i].name;
+	return NULL;
+}
+
 int launch_format_parse(const char *s, enum launch_format *f)
 {
 	for (int i = 0; i < LAUNCH_FORMAT_COUNT; i++)
@@ -1737,8 +1745,10 @@ static void hf_step_note(struct sbuf *n, const struct cluster *c, const struct m
 	struct hp_err err = { 0 };
 	if (perf_estimate(c, m, p, NULL, &est, &err) < 0)
 		return;
-	sbuf_addf(n, "HF Trainer: estimated step %.6g s, as --framework %s (%s).\n",
-		  est.step_time_s, framework_name(p->framework), framework_get(p->framework)->display);
+	char d[32];
+	sbuf_addf(n, "HF Trainer: estimated step %s, as --framework %s (%s).\n",
+		  hp_fmt_duration(d, sizeof d, est.step_time_s), framework_name(p->framework),
+		  framework_get(p->framework)->display);
 	estimate_free(&est);
 }
 

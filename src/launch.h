@@ -84,8 +84,15 @@ int launch_format_parse(const char *s, enum launch_format *f);
  * (framework_default_zero: FSDP2, ZeRO-3 at PP 1 and ZeRO-2 with PP, as
  * `--framework torchtitan` gives); an HF Trainer script runs
  * hf-transformers (DDP) unless the plan asks for ZeRO 1-3, which the
- * Trainer runs through DeepSpeed: the deepspeed row. Sets p->framework and returns the note
+ * Trainer runs through DeepSpeed's engine over its eager model code: the
+ * hf-deepspeed row. Sets p->framework and returns the note
  * to show (call before plan_default_zero); NULL when nothing is implied. */
 const char *launch_format_framework(struct plan *p, enum launch_format f);
+
+/* The --format whose config runs framework row fw (its formats row names
+ * fw at ZeRO 0 or at ZeRO 1-3: "hf-trainer" for hf-transformers and
+ * hf-deepspeed, "megatron" for megatron-core), NULL when no format does
+ * (an estimate-only row launch refuses). */
+const char *launch_format_running(enum hp_framework fw);
 
 #endif

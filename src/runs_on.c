@@ -25,7 +25,7 @@
  *                  --nproc_per_node N run_clm.py ...) and a transformers
  *                  model's eager code (framework.c).
  *   hf-deepspeed   the same Trainer and model code under --deepspeed
- *                  (DeepSpeed's engine, ZeRO 0-2 counted; framework.c).
+ *                  (DeepSpeed's engine, ZeRO 0-3 counted; framework.c).
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -510,14 +510,14 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 	 * precision flag (--bf16, --fp16, --tf32), --gradient_checkpointing
 	 * recomputes whole blocks, the model code has no context
 	 * parallelism, and a ZeRO stage means --deepspeed: the hf-deepspeed
-	 * row, which counts ZeRO 0-2 and shares the Trainer's other limits. */
+	 * row, which counts ZeRO 0-3 and shares the Trainer's other limits. */
 	if (p->precision == HP_FP8)
 		deny(v, HF | HFDS, "FP8 (the Trainer's flags: --bf16, --fp16 or --tf32)");
 	if (!runs_on_zero_ok(FW_HF, p->zero))
 		deny(v, HF, "ZeRO-%d (a Trainer run with --deepspeed: --framework "
 		     "hf-deepspeed)", p->zero);
 	if (!runs_on_zero_ok(FW_HF_DEEPSPEED, p->zero))
-		deny(v, HFDS, "ZeRO-%d (the row counts DeepSpeed's ZeRO 0-2 paths: --framework "
+		deny(v, HFDS, "ZeRO-%d (beyond the stages the row counts: --framework "
 		     "deepspeed)", p->zero);
 	if (p->recompute == RC_SELECTIVE || p->recompute == RC_SELECTIVE_OP)
 		deny(v, HF | HFDS, "selective recomputation (--gradient_checkpointing is "

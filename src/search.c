@@ -3058,6 +3058,9 @@ static void single_pool_best(struct ctx *x, int i, struct search_result *sr)
  *    NeMo AutoModel: FSDP2 as torchtitan, and enable_async_tensor_parallel
  *    (its async TP) is opt-in (framework.c). hf-transformers: torch DDP
  *    always reduces its buckets during the backward; no TP, no sharding.
+ *    hf-deepspeed: DeepSpeed's engine under the Trainer, as deepspeed:
+ *    overlap_comm is a config switch (both run) and ZeRO-3 always
+ *    prefetches parameters (framework.c, docs/hf-deepspeed.md).
  * Values outside the mask are the framework's default (framework.c). */
 static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_ANY] = { 3, 3, 3 },
@@ -3072,7 +3075,7 @@ static const unsigned char overlap_allowed[FW_ROWS][3] = {
 	[FW_DEEPSPEED_03] = { 1, 1, 1 },
 	[FW_AUTOMODEL] = { 3, 2, 2 },
 	[FW_HF] = { 1, 2, 1 },
-	[FW_HF_DEEPSPEED] = { 1, 3, 1 },
+	[FW_HF_DEEPSPEED] = { 1, 3, 2 },
 };
 
 /* The values key k may take in plan p: those the framework allows where

@@ -7,6 +7,7 @@
 #include "report.h"
 #include "sbuf.h"
 #include "runs_on.h"
+#include "launch.h"
 #include "plan_label.h"
 #include "utf8.h"
 #include "table.h"
@@ -508,7 +509,14 @@ static void fw_help(FILE *f)
 static void fw_note(char *buf, size_t n, enum hp_framework f)
 {
 	buf[0] = '\0';
-	if (!framework_launchable(f))
+	const char *fmt = launch_format_running(f);
+	if (!framework_launchable(f) && fmt)
+		snprintf(buf, n, "--framework %s is estimate-only: every plan runs on it as one job "
+			 "and is estimated with its behaviour (%s); hetplan launch writes its "
+			 "config with --format %s only; RUNS ON names the stock frameworks that "
+			 "could run each plan too; limits: docs/runnable.md", framework_name(f),
+			 framework_get(f)->display, fmt);
+	else if (!framework_launchable(f))
 		snprintf(buf, n, "--framework %s is estimate-only: every plan runs on it as one job "
 			 "and is estimated with its behaviour (%s); hetplan launch writes no "
 			 "config for it (exit 2); RUNS ON names the stock frameworks that could "
