@@ -570,7 +570,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_plan *sp = s->chosen;
 	const struct cluster *c = in->cluster;
-	char v[PLAN_LABEL_MAX], t[256], x[32], y[32], z[32];
+	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 64], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
 	report_plan_label(sp, in->res, c, v, sizeof v);
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
