@@ -362,7 +362,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 #define R_ TABLE_RIGHT
 static const struct table_col csv_cols[] = {
 	{ "rank", NULL, R_ }, { "label", NULL, L_ }, { "gpus", NULL, R_ },
-	{ "gpus_by_pool", NULL, L_ }, { "tp", NULL, R_ }, { "pp", NULL, R_ }, { "dp", NULL, R_ },
+	{ "gpus_by_pool", NULL, L_ }, { "transports", NULL, L_ }, { "tp", NULL, R_ }, { "pp", NULL, R_ }, { "dp", NULL, R_ },
 	{ "cp", NULL, R_ }, { "ep", NULL, R_ }, { "mbs", NULL, R_ }, { "gbs", NULL, R_ },
 	{ "precision", NULL, L_ }, { "recompute", NULL, L_ }, { "zero", NULL, R_ },
 	{ "schedule", NULL, L_ }, { "step_time_s", "s", R_ }, { "tokens_per_s", "tokens/s", R_ },
@@ -370,7 +370,7 @@ static const struct table_col csv_cols[] = {
 	{ "usd_per_million_tokens", "USD/1M tokens", R_ }, { "time_to_train_s", "s", R_ },
 	{ "cost_to_train_usd", "USD", R_ }, { "optimality", NULL, L_ }, { "pareto", NULL, R_ },
 	{ "fits", NULL, R_ }, { "gap", NULL, R_ }, { "runs_on", NULL, L_ },
-	{ "memory_verdict", NULL, L_ }, { "transports", NULL, L_ },
+	{ "memory_verdict", NULL, L_ },
 };
 #undef L_
 #undef R_
@@ -417,6 +417,7 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 	table_text(t, label);
 	table_numf(t, "%.0f", e->n_gpus);
 	table_text(t, by_pool.s ? by_pool.s : "");
+	table_text(t, transports.s ? transports.s : "");
 	/* tp and pp are empty for plans whose replicas differ in layout. */
 	if (report_plan_uniform(p, &tp, &pp)) {
 		table_numf(t, "%.0f", tp);
@@ -461,7 +462,6 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 			*q = ';';
 	table_text(t, ro);
 	table_text(t, search_plan_verdict(sp));
-	table_text(t, transports.s ? transports.s : "");
 	sbuf_done(&by_pool);
 	sbuf_done(&transports);
 }

@@ -73,11 +73,10 @@ enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FOR
 #define REPORT_SCHEMA_VERSION 1
 
 #define REPORT_CSV_COLUMNS                                                     \
-	"rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"       \
-	"recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"            \
+	"rank,label,gpus,gpus_by_pool,transports,tp,pp,dp,cp,ep,mbs,gbs,"      \
+	"precision,recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"  \
 	"usd_per_hour,usd_per_million_tokens,time_to_train_s,"                 \
-	"cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict," \
-	"transports"
+	"cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict"
 
 struct report_input {
 	const struct cluster *cluster;
