@@ -563,6 +563,21 @@ static void md_inputs(const struct report_input *in, const struct report_summary
 	sbuf_add(b, ".\n\n");
 }
 
+/* "Transport: mega tcpxo.", the pools p uses that are not on ib
+ * (report_plan_transports), and a blank line; nothing when there are
+ * none. */
+static void md_transports(struct sbuf *b, const struct cluster *c, const struct plan *p)
+{
+	struct sbuf raw;
+	sbuf_init(&raw);
+	if (report_plan_transports(c, p, &raw)) {
+		sbuf_add(b, "Transport: ");
+		sbuf_add_md(b, raw.s);
+		sbuf_add(b, ".\n\n");
+	}
+	sbuf_done(&raw);
+}
+
 static void md_chosen(const struct report_input *in, const struct report_summary *s,
 		      struct sbuf *b)
 {
@@ -582,6 +597,7 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 	else
 		sbuf_add(b, "1F1B");
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.\n\n", p->cp, p->ep, p->sp ? "on" : "off");
+	md_transports(b, in->cluster, p);
 	report_table_layout(&t, in, sp, 0);
 	md_table(b, 3, &t);
 	report_table_step(&t, sp);
@@ -762,18 +778,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
 		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "", sched,
 		  p->cp ? p->cp : 1, p->ep ? p->ep : 1);
-	/* the pools it uses that are not on InfiniBand/RoCE, with their
-	 * transport, as plan's detail and estimate name them */
-	int used[HP_MAX_POOLS], nt = 0;
-	plan_gpus(p, used);
-	for (int i = 0; i < in->cluster->n_pools; i++)
-		if (used[i] && in->cluster->pools[i].transport != COMM_TRANSPORT_IB) {
-			sbuf_add(&b, nt++ ? ", " : "Transport: ");
-			sbuf_add_md(&b, in->cluster->pools[i].name);
-			sbuf_addf(&b, " %s", comm_transport_name(in->cluster->pools[i].transport));
-		}
-	if (nt)
-		sbuf_add(&b, ".\n\n");
+	md_transports(&b, in->cluster, p);
 	report_table_layout(&t, in, sp, 0);
 	md_table(&b, 2, &t);
 	report_table_step(&t, sp);

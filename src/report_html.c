@@ -675,6 +675,15 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	else
 		sbuf_add(b, "1F1B schedule");
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.</p>\n", p->cp, p->ep, p->sp ? "on" : "off");
+	/* the pools it uses off ib, as the Markdown and plan's detail */
+	struct sbuf raw;
+	sbuf_init(&raw);
+	if (report_plan_transports(in->cluster, p, &raw)) {
+		sbuf_add(b, "<p>Transport: ");
+		h(b, raw.s);
+		sbuf_add(b, ".</p>\n");
+	}
+	sbuf_done(&raw);
 	sbuf_add(b, "<h3>Layout: replicas x pipeline stages</h3>\n");
 	chart_layout(b, in, sp);
 	report_table_layout(&t, in, sp, 64);

@@ -19,8 +19,10 @@
 # Checked:
 #   - transport: the Markdown and HTML cluster tables name each pool's
 #     (tcpxo, ib, tcp), and estimate's text and JSON name the same for the
-#     pools plan 1 uses; the CSV's transports column those of the pools
-#     each row's gpus_by_pool counts, plan 1's as estimate's JSON;
+#     pools plan 1 uses, and so do the Markdown's and HTML's chosen-plan
+#     sections ("Transport: mega tcpxo."); the CSV's transports column
+#     those of the pools each row's gpus_by_pool counts, plan 1's as
+#     estimate's JSON;
 #   - unit prices: $/node-h and $/GPU-h of the cluster tables, estimate's
 #     prices line and `hetplan prices`' row of the offer the pool is
 #     priced from, to a tenth of a cent (table_rate) in every one;
@@ -140,6 +142,15 @@ text_tr = dict(re.findall(r"^  (?:transport  +|                   )(\S+) (ib|efa
                           est, re.M))
 check(text_tr == {p: v for p, v in used.items() if v != "ib"},
       f"estimate text transport {text_tr} against its JSON {used}")
+# the chosen plan's section of the Markdown and HTML names the pools off
+# ib with their transport, as estimate's text does
+chosen_md = md[md.index("## Chosen plan"):]
+m = re.search(r"^Transport: (.*)\.$", chosen_md.split("### ")[0], re.M)
+md_tr = dict(x.rsplit(" ", 1) for x in m.group(1).split(", ")) if m else {}
+check(md_tr == text_tr, f"md chosen plan transport {md_tr}, estimate's {text_tr}")
+m = re.search(r"<p>Transport: (.*?)\.</p>", page)
+ht_tr = dict(x.rsplit(" ", 1) for x in html.unescape(m.group(1)).split(", ")) if m else {}
+check(ht_tr == text_tr, f"html chosen plan transport {ht_tr}, estimate's {text_tr}")
 # CSV: each row's transports are its pools' (those gpus_by_pool counts);
 # plan 1's are the pools estimate names
 for r in csvr:
