@@ -4,9 +4,15 @@
 #include "utf8.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* plan_label_result writes a layout into search_plan.label: a label
+ * buffer never holds more than a layout. */
+_Static_assert(sizeof ((struct search_plan *)0)->label <= PLAN_LAYOUT_MAX,
+	       "search_plan.label is longer than PLAN_LAYOUT_MAX");
 
 static int same_layout(const struct replica *a, const struct replica *b)
 {
@@ -66,6 +72,76 @@ void plan_pool_names(const struct cluster *c, char (*names)[PLAN_POOL_NAME_MAX])
 	plan_pool_names_cols(c, PLAN_POOL_COLS, names);
 }
 
+/* A byte that parts the words of a pool name: ASCII, not a letter or a
+ * digit ("-", "_", ".", " ", ...). */
+static int name_sep(unsigned char ch)
+{
+	return ch < 0x80 && !isalnum(ch);
+}
+
+/* name in cols columns as its head, the part [pfx, len - sfx) that the
+ * other pools of its clash group do not share, and its tail, a "~" where
+ * a head or tail is cut ("datace~h1a~ck1" for
+ * datacenter-west-h1a-row07-rack1 beside ...-h1b-... and ...-a1c-...).
+ * Returns 0 (out untouched) when that part leaves no column for a cut
+ * head or tail. */
+static int middle_name(const char *name, size_t pfx, size_t sfx, int cols, char *out, size_t n)
+{
+	size_t len = strlen(name), me = len - sfx;
+	int room = cols - utf8_cols_n(name + pfx, me - pfx) - (pfx > 0) - (sfx > 0);
+	if (room < (pfx > 0) + (sfx > 0))
+		return 0;
+	int tail = !sfx ? 0 : !pfx ? room : HP_MAX(1, room * 2 / 5);
+	size_t hb = HP_MIN(utf8_cut_cols(name, room - tail), pfx);
+	size_t tb = sfx ? HP_MAX(utf8_tail_cols(name, tail), me) : len;
+	snprintf(out, n, "%.*s%s%.*s%s%s", (int)hb, name, hb < pfx ? "~" : "", (int)(me - pfx),
+		 name + pfx, tb > me ? "~" : "", name + tb);
+	return 1;
+}
+
+/* The short names of the pools at w columns: head~tail (short_name);
+ * pools whose head~tail read the same show instead the words their names
+ * do not share (middle_name) when those fit. */
+static void names_at(const struct cluster *c, int w, char (*names)[PLAN_POOL_NAME_MAX])
+{
+	char plain[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	for (int i = 0; i < c->n_pools; i++) {
+		short_name(c->pools[i].name, w, plain[i], sizeof plain[i]);
+		memcpy(names[i], plain[i], sizeof plain[i]);
+	}
+	for (int i = 0; i < c->n_pools; i++) {
+		/* the bytes every pool of i's clash group starts and ends with */
+		const char *a = c->pools[i].name;
+		size_t la = strlen(a), pfx = la, sfx = la;
+		int group = 0;
+		for (int j = 0; j < c->n_pools; j++) {
+			const char *b = c->pools[j].name;
+			size_t lb = strlen(b), k = 0;
+			if (j == i || strcmp(plain[i], plain[j]))
+				continue;
+			group++;
+			while (k < pfx && k < lb && a[k] == b[k])
+				k++;
+			pfx = k;
+			for (k = 0; k < sfx && k < lb && a[la - 1 - k] == b[lb - 1 - k]; k++)
+				;
+			sfx = k;
+			pfx = HP_MIN(pfx, lb);
+			sfx = HP_MIN(sfx, lb - HP_MIN(pfx, lb));
+		}
+		if (!group)
+			continue;
+		sfx = HP_MIN(sfx, la - pfx);
+		/* whole words only: back to the separator before the part */
+		while (pfx > 0 && !name_sep((unsigned char)a[pfx - 1]))
+			pfx--;
+		while (sfx > 0 && !name_sep((unsigned char)a[la - sfx]))
+			sfx--;
+		if (pfx + sfx < la)
+			middle_name(a, pfx, sfx, w, names[i], sizeof names[i]);
+	}
+}
+
 void plan_pool_names_cols(const struct cluster *c, int cols, char (*names)[PLAN_POOL_NAME_MAX])
 {
 	int longest = 0;
@@ -74,8 +150,7 @@ void plan_pool_names_cols(const struct cluster *c, int cols, char (*names)[PLAN_
 	/* Widen until every short name differs from every other; at the
 	 * longest name's width all are whole, and pool names are unique. */
 	for (int w = HP_MAX(cols, 3);; w++) {
-		for (int i = 0; i < c->n_pools; i++)
-			short_name(c->pools[i].name, w, names[i], sizeof names[i]);
+		names_at(c, w, names);
 		int clash = 0;
 		for (int i = 0; i < c->n_pools && !clash; i++)
 			for (int j = i + 1; j < c->n_pools && !clash; j++)
@@ -88,7 +163,7 @@ void plan_pool_names_cols(const struct cluster *c, int cols, char (*names)[PLAN_
 static void layout_named(const struct plan *p, const char (*names)[PLAN_POOL_NAME_MAX],
 			 char *out, size_t n)
 {
-	char buf[512];
+	char buf[PLAN_LAYOUT_MAX + 128];
 	size_t len = 0;
 	buf[0] = '\0';
 	for (int r = 0; r < p->n_replicas && len < sizeof buf - 1; r++) {
@@ -103,9 +178,17 @@ static void layout_named(const struct plan *p, const char (*names)[PLAN_POOL_NAM
 				   names[pa], names[pb], rep->n_stages);
 		len = w < 0 ? len : HP_MIN(len + (size_t)w, sizeof buf - 1);
 	}
-	if (len >= PLAN_LAYOUT_MAX)
-		memcpy(buf + utf8_cut(buf, PLAN_LAYOUT_MAX - 4), "...", 4);
-	snprintf(out, n, "%.*s", (int)utf8_cut(buf, PLAN_LAYOUT_MAX - 1), buf);
+	/* cut where it does not fit, visibly: at a character boundary,
+	 * then "..." */
+	size_t room = HP_MIN(n, (size_t)PLAN_LAYOUT_MAX);
+	if (room < 4) {
+		if (n)
+			*out = '\0';
+		return;
+	}
+	if (len >= room)
+		memcpy(buf + utf8_cut(buf, room - 4), "...", 4);
+	snprintf(out, n, "%s", buf);
 }
 
 void plan_label_layout(const struct plan *p, const struct cluster *c, char *buf, size_t n)

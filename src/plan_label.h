@@ -19,23 +19,33 @@
 
 #include <stddef.h>
 
-/* Room for any list label: the layout (PLAN_LAYOUT_MAX), micro-batch
- * counts and the suffix. */
-#define PLAN_LABEL_MAX 192
-
 /* The layout part of a label ("h100 tp4 pp2 + a100>h100 pp3") takes at
- * most this many bytes with its NUL; a longer one ends in "..." (the TUI's
- * row buffers and search_plan.label assume 64). */
-#define PLAN_LAYOUT_MAX 64
+ * most this many bytes with its NUL: three parts that each run a pipeline
+ * from one pool to another with whole 31-byte names ("A>B ppNN", 68
+ * bytes, and " + " between them), as plan_pool_names gives three pools
+ * whose short names would clash; a longer one ends in "...", and so does
+ * one written into a smaller buffer (search_plan.label). */
+#define PLAN_LAYOUT_MAX 256
+
+/* Room for any list label: the layout, the micro-batch counts (at most
+ * 95 bytes, split_note) and the settings suffix (at most 95). Every
+ * buffer that holds a list label is sized from it. */
+#define PLAN_LABEL_MAX (PLAN_LAYOUT_MAX + 192)
 
 /* A pool's name in a label: whole when it takes at most PLAN_POOL_COLS
  * terminal columns (14: every default pool name, the catalog's GPU names
  * lowercased, "a100-sxm4-40gb" the longest); else its head and tail
- * around a "~" ("a100-sxm~ast-1" for a100-sxm4-40gb-us-east-1), widened
- * column by column until no two pools of the cluster read the same (pool
- * names are unique, so the whole names at worst). Never a blind cut: the
- * old labels cut names at 10 columns, and a100-sxm4-40gb and
- * a100-sxm4-80gb both read "a100-sxm4-". */
+ * around a "~" ("a100-sxm~ast-1" for a100-sxm4-40gb-us-east-1). Pools
+ * whose head~tail read the same show instead the words that tell them
+ * apart, between a head and a tail ("datace~h1a~ck1" for
+ * datacenter-west-h1a-row07-rack1 beside ...-h1b-... and ...-a1c-...:
+ * the words before and after are common to all three), when those fit;
+ * then the width grows column by column until no two pools of the
+ * cluster read the same (pool names are unique, so the whole names at
+ * worst). Never a blind cut: the old labels cut names at 10 columns, and
+ * a100-sxm4-40gb and a100-sxm4-80gb both read "a100-sxm4-"; and widening
+ * alone made three such 31-byte names whole, a label past the layout's
+ * bytes. */
 #define PLAN_POOL_COLS 14
 #define PLAN_POOL_NAME_MAX 40   /* bytes: a 31-byte name, "~" and NUL */
 

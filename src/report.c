@@ -356,29 +356,58 @@ static char *render_json(const struct report_input *in, const struct report_summ
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-/* One CSV column: its name in REPORT_CSV_COLUMNS order. */
-static const char *const csv_cols[] = {
-	"rank", "label", "gpus", "gpus_by_pool", "tp", "pp", "dp", "cp", "ep", "mbs", "gbs",
-	"precision", "recompute", "zero", "schedule", "step_time_s", "tokens_per_s", "mfu", "hfu",
-	"usd_per_hour", "usd_per_million_tokens", "time_to_train_s", "cost_to_train_usd",
-	"optimality", "pareto", "fits", "gap", "runs_on", "memory_verdict",
+/* The CSV columns in REPORT_CSV_COLUMNS order (test_report checks the
+ * header against it): text columns left, numbers right. */
+#define L_ TABLE_LEFT
+#define R_ TABLE_RIGHT
+static const struct table_col csv_cols[] = {
+	{ "rank", NULL, R_ }, { "label", NULL, L_ }, { "gpus", NULL, R_ },
+	{ "gpus_by_pool", NULL, L_ }, { "transports", NULL, L_ }, { "tp", NULL, R_ }, { "pp", NULL, R_ }, { "dp", NULL, R_ },
+	{ "cp", NULL, R_ }, { "ep", NULL, R_ }, { "mbs", NULL, R_ }, { "gbs", NULL, R_ },
+	{ "precision", NULL, L_ }, { "recompute", NULL, L_ }, { "zero", NULL, R_ },
+	{ "schedule", NULL, L_ }, { "step_time_s", "s", R_ }, { "tokens_per_s", "tokens/s", R_ },
+	{ "mfu", NULL, R_ }, { "hfu", NULL, R_ }, { "usd_per_hour", "USD/h", R_ },
+	{ "usd_per_million_tokens", "USD/1M tokens", R_ }, { "time_to_train_s", "s", R_ },
+	{ "cost_to_train_usd", "USD", R_ }, { "optimality", NULL, L_ }, { "pareto", NULL, R_ },
+	{ "fits", NULL, R_ }, { "gap", NULL, R_ }, { "runs_on", NULL, L_ },
+	{ "memory_verdict", NULL, L_ },
 };
+#undef L_
+#undef R_
+
+/* "POOL:X;POOL:X" over the pools p uses, in the cluster's order: X is
+ * the pool's GPU count (gpus_by_pool) or, with transport set, the name of
+ * its transport as a cluster file and --pool give it (every pool's, ib
+ * included, as the reports' cluster table). */
+static void csv_by_pool(struct sbuf *b, const struct plan *p, const struct cluster *c,
+			int transport)
+{
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	for (int k = 0, n = 0; k < c->n_pools; k++) {
+		if (!used[k])
+			continue;
+		sbuf_addf(b, "%s%s:", n++ ? ";" : "", c->pools[k].name);
+		if (transport)
+			sbuf_add(b, comm_transport_name(c->pools[k].transport));
+		else
+			sbuf_addf(b, "%d", used[k]);
+	}
+}
 
 static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank,
 			 const struct search_result *r, const struct cluster *c)
 {
 	const struct plan *p = &sp->plan;
 	const struct estimate *e = &sp->est;
-	char label[PLAN_LABEL_MAX], by_pool[256] = "", sched[24];
-	int used[HP_MAX_POOLS], tp, pp;
+	char label[PLAN_LABEL_MAX], sched[24];
+	int tp, pp;
+	struct sbuf by_pool, transports;
 	report_plan_label(sp, r, c, label, sizeof label);
-	plan_gpus(p, used);
-	for (int k = 0; k < c->n_pools; k++)
-		if (used[k]) {
-			size_t l = strlen(by_pool);
-			snprintf(by_pool + l, sizeof by_pool - l, "%s%.31s:%d", l ? ";" : "",
-				 c->pools[k].name, used[k]);
-		}
+	sbuf_init(&by_pool);
+	sbuf_init(&transports);
+	csv_by_pool(&by_pool, p, c, 0);
+	csv_by_pool(&transports, p, c, 1);
 	if (p->schedule == SCHED_INTERLEAVED)
 		snprintf(sched, sizeof sched, "interleaved:%d", p->vpp);
 	else
@@ -387,7 +416,8 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 	table_numf(t, "%.0f", rank);
 	table_text(t, label);
 	table_numf(t, "%.0f", e->n_gpus);
-	table_text(t, by_pool);
+	table_text(t, by_pool.s ? by_pool.s : "");
+	table_text(t, transports.s ? transports.s : "");
 	/* tp and pp are empty for plans whose replicas differ in layout. */
 	if (report_plan_uniform(p, &tp, &pp)) {
 		table_numf(t, "%.0f", tp);
@@ -432,14 +462,14 @@ static void csv_plan_row(struct table *t, const struct search_plan *sp, int rank
 			*q = ';';
 	table_text(t, ro);
 	table_text(t, search_plan_verdict(sp));
+	sbuf_done(&by_pool);
+	sbuf_done(&transports);
 }
 
 void report_csv_table(struct table *t, const struct search_result *r, const struct cluster *c)
 {
 	table_init(t, "plans");
-	for (size_t i = 0; i < HP_ARRAY_LEN(csv_cols); i++)
-		table_col(t, csv_cols[i], NULL, i == 1 || i == 3 || i == 11 || i == 12 || i == 14 ||
-			  i == 23 || i >= 27 ? TABLE_LEFT : TABLE_RIGHT);
+	table_cols(t, csv_cols, (int)HP_ARRAY_LEN(csv_cols));
 	for (int i = 0; i < r->n_plans; i++)
 		csv_plan_row(t, &r->plans[i], i + 1, r, c);
 }
@@ -467,7 +497,7 @@ static void md_summary(const struct report_input *in, const struct report_summar
 		       struct sbuf *b)
 {
 	const struct cluster *c = in->cluster;
-	char a[64], x[32], y[32], label[96];
+	char a[64], x[32], y[32], label[PLAN_LABEL_MAX];
 	sbuf_add(b, "## Summary\n\n");
 	if (!s->chosen) {
 		sbuf_add(b, "**No plan fits.** ");
@@ -533,6 +563,21 @@ static void md_inputs(const struct report_input *in, const struct report_summary
 	sbuf_add(b, ".\n\n");
 }
 
+/* "Transport: mega tcpxo.", the pools p uses that are not on ib
+ * (report_plan_transports), and a blank line; nothing when there are
+ * none. */
+static void md_transports(struct sbuf *b, const struct cluster *c, const struct plan *p)
+{
+	struct sbuf raw;
+	sbuf_init(&raw);
+	if (report_plan_transports(c, p, &raw)) {
+		sbuf_add(b, "Transport: ");
+		sbuf_add_md(b, raw.s);
+		sbuf_add(b, ".\n\n");
+	}
+	sbuf_done(&raw);
+}
+
 static void md_chosen(const struct report_input *in, const struct report_summary *s,
 		      struct sbuf *b)
 {
@@ -552,6 +597,7 @@ static void md_chosen(const struct report_input *in, const struct report_summary
 	else
 		sbuf_add(b, "1F1B");
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.\n\n", p->cp, p->ep, p->sp ? "on" : "off");
+	md_transports(b, in->cluster, p);
 	report_table_layout(&t, in, sp, 0);
 	md_table(b, 3, &t);
 	report_table_step(&t, sp);
@@ -732,18 +778,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
 		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "", sched,
 		  p->cp ? p->cp : 1, p->ep ? p->ep : 1);
-	/* the pools it uses that are not on InfiniBand/RoCE, with their
-	 * transport, as plan's detail and estimate name them */
-	int used[HP_MAX_POOLS], nt = 0;
-	plan_gpus(p, used);
-	for (int i = 0; i < in->cluster->n_pools; i++)
-		if (used[i] && in->cluster->pools[i].transport != COMM_TRANSPORT_IB) {
-			sbuf_add(&b, nt++ ? ", " : "Transport: ");
-			sbuf_add_md(&b, in->cluster->pools[i].name);
-			sbuf_addf(&b, " %s", comm_transport_name(in->cluster->pools[i].transport));
-		}
-	if (nt)
-		sbuf_add(&b, ".\n\n");
+	md_transports(&b, in->cluster, p);
 	report_table_layout(&t, in, sp, 0);
 	md_table(&b, 2, &t);
 	report_table_step(&t, sp);

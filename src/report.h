@@ -38,7 +38,10 @@
  * the same schema (report_csv). Money and tp/pp cells are empty when
  * unknown (no price; replicas with different layouts); gap is empty for
  * heuristic plans; runs_on lists frameworks separated by "; " (as
- * runs_on_names, with ; for ,); memory_verdict is the JSON key's value.
+ * runs_on_names, with ; for ,); memory_verdict is the JSON key's value;
+ * gpus_by_pool and transports are "POOL:X;POOL:X" over the pools the plan
+ * uses (X its GPU count, its transport's name); docs/reports.md has the
+ * column table.
  * A report_extra's CSV (the workspace's serving plans) follows after one
  * blank line, with its own header. */
 #ifndef HP_REPORT_H
@@ -70,8 +73,8 @@ enum report_format { REPORT_MD, REPORT_HTML, REPORT_JSON, REPORT_CSV, REPORT_FOR
 #define REPORT_SCHEMA_VERSION 1
 
 #define REPORT_CSV_COLUMNS                                                     \
-	"rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"       \
-	"recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"            \
+	"rank,label,gpus,gpus_by_pool,transports,tp,pp,dp,cp,ep,mbs,gbs,"      \
+	"precision,recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,"  \
 	"usd_per_hour,usd_per_million_tokens,time_to_train_s,"                 \
 	"cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict"
 

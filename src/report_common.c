@@ -168,6 +168,17 @@ const char *const *report_assumptions(int *n)
 
 /* ---- labels and formats ------------------------------------------------- */
 
+int report_plan_transports(const struct cluster *c, const struct plan *p, struct sbuf *raw)
+{
+	int used[HP_MAX_POOLS], nt = 0;
+	plan_gpus(p, used);
+	for (int i = 0; i < c->n_pools; i++)
+		if (used[i] && c->pools[i].transport != COMM_TRANSPORT_IB)
+			sbuf_addf(raw, "%s%s %s", nt++ ? ", " : "", c->pools[i].name,
+				  comm_transport_name(c->pools[i].transport));
+	return nt;
+}
+
 char *report_fmt_usd(char *buf, size_t n, double v)
 {
 	if (!(v > 0) || !isfinite(v))

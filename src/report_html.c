@@ -570,7 +570,7 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_plan *sp = s->chosen;
 	const struct cluster *c = in->cluster;
-	char v[PLAN_LABEL_MAX], t[256], x[32], y[32], z[32];
+	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 64], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
 	report_plan_label(sp, in->res, c, v, sizeof v);
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
@@ -675,6 +675,15 @@ static void chosen_section(struct sbuf *b, const struct report_input *in,
 	else
 		sbuf_add(b, "1F1B schedule");
 	sbuf_addf(b, ", CP %d, EP %d, sequence parallel %s.</p>\n", p->cp, p->ep, p->sp ? "on" : "off");
+	/* the pools it uses off ib, as the Markdown and plan's detail */
+	struct sbuf raw;
+	sbuf_init(&raw);
+	if (report_plan_transports(in->cluster, p, &raw)) {
+		sbuf_add(b, "<p>Transport: ");
+		h(b, raw.s);
+		sbuf_add(b, ".</p>\n");
+	}
+	sbuf_done(&raw);
 	sbuf_add(b, "<h3>Layout: replicas x pipeline stages</h3>\n");
 	chart_layout(b, in, sp);
 	report_table_layout(&t, in, sp, 64);

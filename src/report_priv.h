@@ -30,6 +30,12 @@ void report_plan_label(const struct search_plan *sp, const struct search_result 
 /* TP/PP/DP of a plan whose replica groups share one layout; 0 when mixed. */
 int report_plan_uniform(const struct plan *p, int *tp, int *pp);
 
+/* The pools p uses that are not on InfiniBand/RoCE, with their
+ * transport, as plan's detail, estimate and the TUI's Detail name them
+ * ("mega tcpxo, slow tcp"), appended to raw unescaped (each sink escapes
+ * it); returns how many. */
+int report_plan_transports(const struct cluster *c, const struct plan *p, struct sbuf *raw);
+
 /* "$12.3M", "$45.6k", "$812.40"; "unknown" for v <= 0. */
 char *report_fmt_usd(char *buf, size_t n, double v);
 /* A unit price ($ per 1M tokens) in table_rate's words after a "$", or

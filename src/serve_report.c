@@ -892,11 +892,15 @@ static int serve_nodes_note(const struct serve_plan *pl, const struct cluster *c
 			if (pl->inst[i].pool == p)
 				used += pl->inst[i].tp * pl->inst[i].pp * pl->inst[i].count;
 		idle += pl->nodes[p] * c->pools[p].gpus_per_node - used;
-		sbuf_addf(&o, "%s %d x %s at $%.2f/h", first ? "" : " +", pl->nodes[p],
-			  c->pools[p].name, c->pools[p].usd_per_node_h);
+		/* the node-hour in table_rate's words and the sum in
+		 * table_usd's, as estimate's prices line and every $/h */
+		char r[32];
+		sbuf_addf(&o, "%s %d x %s at $%s/node-h", first ? "" : " +", pl->nodes[p],
+			  c->pools[p].name, table_rate(r, sizeof r, c->pools[p].usd_per_node_h, 0));
 		first = 0;
 	}
-	sbuf_addf(&o, " = $%.2f/h", pl->usd_per_hour);
+	char u[32];
+	sbuf_addf(&o, " = %s/h", table_usd(u, sizeof u, pl->usd_per_hour, 0));
 	if (idle > 0)
 		sbuf_addf(&o, " (%d GPU%s idle)", idle, idle == 1 ? "" : "s");
 	hp_strlcpy(buf, o.s ? o.s : "", n);

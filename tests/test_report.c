@@ -280,7 +280,7 @@ TEST(csv_one_row_per_plan)
 	CHECK_EQ_INT(lines, 1 + res.n_plans);
 	CHECK(!strncmp(s, REPORT_CSV_COLUMNS "\n", strlen(REPORT_CSV_COLUMNS) + 1));
 	int want = count_fields(REPORT_CSV_COLUMNS);
-	CHECK_EQ_INT(want, 29);
+	CHECK_EQ_INT(want, 30);
 	for (char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		CHECK_EQ_INT(count_fields(p), want);
 	free(s);
@@ -396,6 +396,14 @@ TEST(transport_and_unit_prices)
 	CHECK_CONTAINS(s, "<td>8 x 200 Gb/s</td><td>ib</td>");
 	CHECK_CONTAINS(s, ">55.040</td>");
 	CHECK_CONTAINS(s, ">2.946</td>");
+	free(s);
+	/* CSV: the transports column (the fifth) names each pool a plan uses,
+	 * as gpus_by_pool counts them (the fixture's plans: 32 H100, 64 A100,
+	 * and one H100 and two A100 pipelines of TP8 PP4: 32 + 64) */
+	s = render(REPORT_CSV, 0);
+	CHECK_CONTAINS(s, ",h100:32,h100:tcpxo,");
+	CHECK_CONTAINS(s, ",a100:64,a100:ib,");
+	CHECK_CONTAINS(s, ",h100:32;a100:64,h100:tcpxo;a100:ib,");
 	free(s);
 	struct report_input in = { &ws.cluster, &ws.model, &ws.opts, &res, 0, 0, "0.1.0", NULL };
 	for (int i = 0; i < res.n_plans; i++) {
@@ -516,8 +524,8 @@ TEST(csv_header_is_the_schema)
 	struct sbuf b;
 	sbuf_init(&b);
 	report_csv(&b, &res, &ws.cluster);
-	CHECK(!strncmp(b.s, "rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,"
-		       "recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,"
+	CHECK(!strncmp(b.s, "rank,label,gpus,gpus_by_pool,transports,tp,pp,dp,cp,ep,mbs,gbs,"
+		       "precision,recompute,zero,schedule,step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,"
 		       "usd_per_million_tokens,time_to_train_s,cost_to_train_usd,optimality,pareto,"
 		       "fits,gap,runs_on,memory_verdict\n", strlen(REPORT_CSV_COLUMNS) + 1));
 	CHECK(!strncmp(b.s, REPORT_CSV_COLUMNS "\n", strlen(REPORT_CSV_COLUMNS) + 1));

@@ -77,7 +77,8 @@ $H estimate -c "$T/cluster.json" -m "$T/model.json" --plan "$T/plan1.json" --for
 python3 - "$T/r.csv" "$T/r.json" <<'PY' && ok || bad "CSV rows"
 import csv, json, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-cols = ("rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,schedule,"
+cols = ("rank,label,gpus,gpus_by_pool,transports,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,"
+        "schedule,"
         "step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,usd_per_million_tokens,time_to_train_s,"
         "cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict").split(",")
 assert rows[0] == cols, rows[0]
@@ -85,7 +86,9 @@ plans = json.load(open(sys.argv[2]))["plans"]
 assert len(rows) == 1 + len(plans), (len(rows), len(plans))
 for r, p in zip(rows[1:], plans):
     assert len(r) == len(cols)
-    assert int(r[0]) == p["rank"] and abs(float(r[15]) - p["step_time_s"]) <= 1e-5 * p["step_time_s"]
+    c = dict(zip(cols, r))
+    assert int(c["rank"]) == p["rank"]
+    assert abs(float(c["step_time_s"]) - p["step_time_s"]) <= 1e-5 * p["step_time_s"]
 PY
 
 # --- Markdown: the sections a reader needs -----------------------------------

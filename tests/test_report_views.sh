@@ -19,7 +19,10 @@
 # Checked:
 #   - transport: the Markdown and HTML cluster tables name each pool's
 #     (tcpxo, ib, tcp), and estimate's text and JSON name the same for the
-#     pools plan 1 uses;
+#     pools plan 1 uses, and so do the Markdown's and HTML's chosen-plan
+#     sections ("Transport: mega tcpxo."); the CSV's transports column
+#     those of the pools each row's gpus_by_pool counts, plan 1's as
+#     estimate's JSON;
 #   - unit prices: $/node-h and $/GPU-h of the cluster tables, estimate's
 #     prices line and `hetplan prices`' row of the offer the pool is
 #     priced from, to a tenth of a cent (table_rate) in every one;
@@ -49,7 +52,7 @@ cat >"$T/ws.json" <<'EOF'
     "price_per_node_hour": 14}]},
  "model": "llama3.1-8b", "workload": {"gbs": 256, "tokens": 1e11, "top": 3}}
 EOF
-for f in md html json; do
+for f in md html json csv; do
 	expect 0 "" "$H" report "$T/ws.json" -o "$T/r.$f"
 done
 python3 - "$T" <<'PY' || bad "could not split the report's inputs"
@@ -78,6 +81,8 @@ plan = open(t + "/plan.txt").read()
 est = open(t + "/est.txt").read()
 ej = json.load(open(t + "/est.json"))
 prices = open(t + "/prices.txt").read()
+import csv
+csvr = list(csv.DictReader(open(t + "/r.csv", newline="")))
 
 def check(cond, msg):
     print("OK" if cond else "FAIL", msg)
@@ -137,6 +142,24 @@ text_tr = dict(re.findall(r"^  (?:transport  +|                   )(\S+) (ib|efa
                           est, re.M))
 check(text_tr == {p: v for p, v in used.items() if v != "ib"},
       f"estimate text transport {text_tr} against its JSON {used}")
+# the chosen plan's section of the Markdown and HTML names the pools off
+# ib with their transport, as estimate's text does
+chosen_md = md[md.index("## Chosen plan"):]
+m = re.search(r"^Transport: (.*)\.$", chosen_md.split("### ")[0], re.M)
+md_tr = dict(x.rsplit(" ", 1) for x in m.group(1).split(", ")) if m else {}
+check(md_tr == text_tr, f"md chosen plan transport {md_tr}, estimate's {text_tr}")
+m = re.search(r"<p>Transport: (.*?)\.</p>", page)
+ht_tr = dict(x.rsplit(" ", 1) for x in html.unescape(m.group(1)).split(", ")) if m else {}
+check(ht_tr == text_tr, f"html chosen plan transport {ht_tr}, estimate's {text_tr}")
+# CSV: each row's transports are its pools' (those gpus_by_pool counts);
+# plan 1's are the pools estimate names
+for r in csvr:
+    tr = dict(kv.rsplit(":", 1) for kv in r["transports"].split(";"))
+    gp = dict(kv.rsplit(":", 1) for kv in r["gpus_by_pool"].split(";"))
+    check(set(tr) == set(gp) and all(want_tr[p] == v for p, v in tr.items()),
+          f"csv rank {r['rank']} transports {r['transports']!r} (gpus {r['gpus_by_pool']!r})")
+check(csvr and dict(kv.rsplit(":", 1) for kv in csvr[0]["transports"].split(";")) == used,
+      f"csv plan 1 transports {csvr[0]['transports'] if csvr else None!r}, estimate {used}")
 
 # ---- unit prices: to a tenth of a cent everywhere ------------------------
 want_px = {"mega": ("55.040", "6.880"), "a|40": ("12.3k", "1543.125"), "slow": ("14.000", "1.750")}

@@ -962,19 +962,14 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		char name_c[64], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
-		/* In the 8 columns of $/H: a wider figure pushed AVAIL past
-		 * the row's end ("max 2" for max 20 at $19999980.00). */
+		/* The pool's dollars an hour in table_usd's words, as the
+		 * Plans view's $/H, in the column's 8 ("$1043.35", "$41.2k",
+		 * "$20.0M"; a wider figure pushed AVAIL past the row's end). */
 		double ph = p->usd_per_node_h * p->nodes;
 		if (!pool_price_known(p))
 			snprintf(price, sizeof price, "?");
-		else if (ph < 99999.995)
-			snprintf(price, sizeof price, "%.2f", ph);
-		else if (ph < 9999999.5)
-			snprintf(price, sizeof price, "%.0f", ph);
-		else if (ph < 9999.95e6)
-			snprintf(price, sizeof price, "%.1fM", ph / 1e6);
 		else
-			snprintf(price, sizeof price, "%.0fM", ph / 1e6);
+			table_usd(price, sizeof price, ph, 8);
 		if (p->nodes_max)
 			snprintf(avail, sizeof avail, "max %d", p->nodes_max);
 		else
@@ -1289,9 +1284,12 @@ static void pick_text(const struct tui *t, int i, char *buf, size_t n)
 {
 	if (t->picker == PK_GPU) {
 		const struct gpu_spec *g = &t->cat->gpus[i];
-		char price[24] = "", peak[24] = "-";
+		char price[40] = "", peak[24] = "-", r[32];
+		/* in table_rate's words, as `hetplan prices` and the TUI's
+		 * Prices view write a GPU-hour */
 		if (g->ref_usd_per_gpu_h > 0)
-			snprintf(price, sizeof price, "$%.2f/GPU-h", g->ref_usd_per_gpu_h);
+			snprintf(price, sizeof price, "$%s/GPU-h",
+				 table_rate(r, sizeof r, g->ref_usd_per_gpu_h, 0));
 		/* The best dtype's peak, named: a part without bf16 (V100, T4)
 		 * shows its fp16 rate rather than 0. */
 		int best = gpu_best_dtype(g);
