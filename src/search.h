@@ -84,9 +84,11 @@ struct search_plan {
 	double gap;                   /* relative, for OPTIMAL_GAP */
 	int pareto;                   /* on the (time, cost) Pareto front */
 	int single_pool;              /* -1: uses several pools */
-	char label[64];               /* "h100 tp4 pp2", "h100>l40s pp4 + a100 tp8 pp1";
-				       * longer ones end in "..." (the TUI's
-				       * row buffers assume 64) */
+	char label[256];              /* "h100 tp4 pp2", "h100>l40s pp4 + a100 tp8 pp1";
+				       * plan_label_result writes the lists' layout
+				       * here: at most PLAN_LAYOUT_MAX bytes
+				       * (plan_label.h asserts it), longer ones end
+				       * in "..." */
 	unsigned runs_on;             /* frameworks that run it as one job (runs_on.h) */
 	char runs_on_why[320];        /* why the others cannot; "" when all can */
 	int risky;                    /* 0: every stage within 1 - headroom of its GPU;

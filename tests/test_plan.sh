@@ -205,7 +205,7 @@ $H plan $MIX -m llama3.1-70b --gbs 1024 --top 3 -o "$T/out.md" 2>/dev/null &&
 
 # --- one CSV schema: plan and report write the same header, the one
 # documented in docs/reports.md (written out here, not taken from the code)
-cols="rank,label,gpus,gpus_by_pool,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,schedule,"
+cols="rank,label,gpus,gpus_by_pool,transports,tp,pp,dp,cp,ep,mbs,gbs,precision,recompute,zero,schedule,"
 cols="${cols}step_time_s,tokens_per_s,mfu,hfu,usd_per_hour,usd_per_million_tokens,"
 cols="${cols}time_to_train_s,cost_to_train_usd,optimality,pareto,fits,gap,runs_on,memory_verdict"
 [ "$(head -1 "$T/out.csv")" = "$cols" ] && ok || bad "plan CSV header: $(head -1 "$T/out.csv")"

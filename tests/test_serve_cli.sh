@@ -807,7 +807,7 @@ assert p["nodes"] == [{"pool": "h100-sxm", "nodes": 1}], p["nodes"]
 PY
 expect nodes-text 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate 5 \
 	--no-price-book --tp 1
-grep -q '^Cost: whole nodes, .*: 1 x h100-sxm at \$55.04/h = \$55.04/h (7 GPUs idle)$' \
+grep -q '^Cost: whole nodes, .*: 1 x h100-sxm at \$55.040/node-h = \$55.04/h (7 GPUs idle)$' \
 	"$tmp/out" && ok || bad "nodes text: $(grep Cost "$tmp/out")"
 # --estimate of one TP-2 instance: the same node, $55.04/h.
 expect nodes-estimate 0 "" -- --pool 2x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate 5 \

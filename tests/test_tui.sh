@@ -191,10 +191,10 @@ keys own 1 Enter j j j j j j j j j j j j j Enter   # Price: 14th field (after tr
 wait_for own "Price (USD per node-hour; empty for the catalog's, 0 for hardware you own)" && ok ||
 	bad "Enter on Price did not prompt: $(screen own | tail -1)"
 keys own C-u 0 Enter
-wait_for own "   0.00 fixed" && ok || bad "price 0 shows as: $(screen own | sed -n 4p)"
+wait_for own '  $0.00 fixed' && ok || bad "price 0 shows as: $(screen own | sed -n 4p)"
 screen own | grep -q ' \$188.53/h *$' && ok || bad "the total with an owned pool: $(screen own | sed -n 7p)"
 keys own Enter C-u Enter
-wait_for own " 220.16 fixed" && ok || bad "empty price did not give back the catalog's: $(screen own | sed -n 4p)"
+wait_for own ' $220.16 fixed' && ok || bad "empty price did not give back the catalog's: $(screen own | sed -n 4p)"
 screen own | grep -q ' \$408.69/h *$' && ok || bad "the total after the catalog's price: $(screen own | sed -n 7p)"
 keys own q q
 wait_for own "EXITED:0" && ok || bad "quit after the price edit"

@@ -111,7 +111,7 @@ wait_plans() {
 	i=0
 	while [ $i -lt "${2:-300}" ]; do
 		screen "$1" >"$tmp/wait_plans"
-		sed -n 3p "$tmp/wait_plans" | grep -qE '^ +# +PLAN ' &&
+		sed -n 3p "$tmp/wait_plans" | grep -qE '^ +# +(t )?PLAN ' &&
 			tail -1 "$tmp/wait_plans" | grep -qE ' [0-9]+ plans *$' && return 0
 		sleep 0.1
 		i=$((i + 1))
