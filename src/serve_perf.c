@@ -1247,12 +1247,14 @@ double serve_act_bytes(const struct model_spec *m, int tp, int chunk, int max_ba
  * TensorRT-LLM's own all-reduce and its order of NCCL set-up and KV
  * sizing were not checked. Simplifications: the figure of the NCCL of
  * late 2024 (later NCCL releases' NVLS footprint was not checked); a TP
- * group across nodes is given none. */
+ * group wider than the NVLink domain (a node, or an NVL72 rack) is given
+ * none. */
 #define NVLS_BYTES_PER_RANK (5105.0 * 1032192.0 / 8)
 
 double serve_nvls_bytes(const struct pool *p, enum serve_engine e, int tp)
 {
-	if (e != ENGINE_VLLM || tp <= 2 || tp > p->gpus_per_node || p->intra != INTRA_NVSWITCH)
+	int domain = p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
+	if (e != ENGINE_VLLM || tp <= 2 || tp > domain || p->intra != INTRA_NVSWITCH)
 		return 0;
 	if (p->gpu.gen != GEN_HOPPER && p->gpu.gen != GEN_BLACKWELL)
 		return 0;

@@ -350,7 +350,8 @@ double serve_act_bytes(const struct model_spec *m, int tp, int chunk, int max_ba
  * tensor-parallel communicators hold outside the caching allocator, which
  * the engine's memory profiling counts before it sizes the KV pool: vLLM
  * with tp > 2 GPUs of Hopper or later behind an NVSwitch, the group inside
- * one node (serve_perf.c gives the figure and its source); 0 otherwise. */
+ * one NVLink domain (serve_perf.c gives the figure and its source); 0
+ * otherwise. */
 double serve_nvls_bytes(const struct pool *p, enum serve_engine e, int tp);
 
 /* A pool of `nodes` nodes of GPU g in its usual node shape (the catalog's
