@@ -1226,6 +1226,41 @@ double serve_act_bytes(const struct model_spec *m, int tp, int chunk, int max_ba
 	       (double)max_batch * m->vocab * 4 / tp;
 }
 
+/* NCCL's NVLink SHARP (NVLS) all-reduce on NVSwitch systems of Hopper and
+ * later maps multicast buffers per communicator: "NVLS comm ... nHeads 8
+ * buffSize 4194304 memSize 2097152 nvlsPerRankSize 301989888 nvlsTotalSize
+ * 2415919104" (2.25 GiB at 8 ranks, nvlsPerRankSize x nHeads), and NCCL
+ * turns it on only for more than 2 GPUs, on H100 and later (vLLM issue
+ * #9699, "Empirical Measurement of NVLS", 2024-10-25, vLLM of October 2024).
+ * The same issue serves Llama 3.1 405B at TP 8 on 8 x H200 with NVLS on
+ * and off (NCCL_NVLS_ENABLE=0): 17,595 KV blocks against 22,7xx (the last
+ * two digits not in the stored copy), 5,105-5,204 blocks of 16 tokens x
+ * 126 layers x 1 KV head x 128 x 2 x 2 bytes = 1,032,192 bytes per GPU:
+ * 4.91-5.00 GiB per GPU less for the KV cache with NVLS on, more than one
+ * communicator's 2.25 GiB (vLLM held two on the TP group then:
+ * torch.distributed's and its own PyNccl communicator, 4.5 GiB). Taken:
+ * the measured lower bound, 5,105 blocks (4.91 GiB) at 8 ranks (range
+ * 4.5-5.0 GiB), scaled by the ranks as nvlsTotalSize is (nvlsPerRankSize
+ * x nHeads): 0.61 GiB per rank.
+ * Only for vLLM, the engine measured; SGLang turned NVLS off by default
+ * (sgl-project/sglang PR #631, 2024-07; opt-in from PR #3502) and
+ * TensorRT-LLM's own all-reduce and its order of NCCL set-up and KV
+ * sizing were not checked. Simplifications: the figure of the NCCL of
+ * late 2024 (later NCCL releases' NVLS footprint was not checked); a TP
+ * group wider than the NVLink domain (a node, or an NVL72 rack) is given
+ * none. */
+#define NVLS_BYTES_PER_RANK (5105.0 * 1032192.0 / 8)
+
+double serve_nvls_bytes(const struct pool *p, enum serve_engine e, int tp)
+{
+	int domain = p->nvl_domain > p->gpus_per_node ? p->nvl_domain : p->gpus_per_node;
+	if (e != ENGINE_VLLM || tp <= 2 || tp > domain || p->intra != INTRA_NVSWITCH)
+		return 0;
+	if (p->gpu.gen != GEN_HOPPER && p->gpu.gen != GEN_BLACKWELL)
+		return 0;
+	return tp * NVLS_BYTES_PER_RANK;
+}
+
 /* Memory per GPU of the worst stage: weights, activations, the KV pool.
  * Fills r's memory fields; returns the KV capacity in tokens. */
 static double kv_capacity(const struct inst *in, const struct serve_config *cfg, int max_batch,
@@ -1247,11 +1282,12 @@ static double kv_capacity(const struct inst *in, const struct serve_config *cfg,
 	double act = serve_act_bytes(m, tp, chunk, max_batch);
 	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
 	double mem = serve_gpu_mem_bytes(&in->p->gpu);
+	double fixed = in->k->mem_fixed_bytes + serve_nvls_bytes(in->p, cfg->engine, tp);
 	double kv_gpu;
 	if (e->util_of_free)
-		kv_gpu = (mem - wmax - act - in->k->mem_fixed_bytes) * util;
+		kv_gpu = (mem - wmax - act - fixed) * util;
 	else
-		kv_gpu = mem * util - wmax - act - in->k->mem_fixed_bytes;
+		kv_gpu = mem * util - wmax - act - fixed;
 	r->weights_bytes_gpu = wmax;
 	r->act_bytes_gpu = act;
 	r->capacity_bytes_gpu = mem;
@@ -1270,7 +1306,8 @@ static void no_fit(const struct inst *in, const struct serve_config *cfg, double
 	double util = cfg->mem_util > 0 ? cfg->mem_util : e->mem_util;
 	double mem = r->capacity_bytes_gpu;
 	char b1[32], b2[32];
-	hp_fmt_bytes(b1, sizeof b1, r->weights_bytes_gpu + r->act_bytes_gpu + in->k->mem_fixed_bytes);
+	hp_fmt_bytes(b1, sizeof b1, r->weights_bytes_gpu + r->act_bytes_gpu + in->k->mem_fixed_bytes +
+					    serve_nvls_bytes(in->p, cfg->engine, in->tp));
 	hp_fmt_bytes(b2, sizeof b2, mem * (e->util_of_free ? 1 : util));
 	if (r->kv_bytes_gpu <= 0)
 		snprintf(r->why, sizeof r->why,

@@ -346,6 +346,13 @@ void serve_batch_limits(const struct pool *p, const struct serve_config *cfg, in
  * max_num_batched_tokens and max_num_seqs). A simplification: the widest
  * layer's live tensors, 16-bit. */
 double serve_act_bytes(const struct model_spec *m, int tp, int chunk, int max_batch);
+/* GPU memory per GPU that NCCL's NVLink SHARP (NVLS) buffers of the engine's
+ * tensor-parallel communicators hold outside the caching allocator, which
+ * the engine's memory profiling counts before it sizes the KV pool: vLLM
+ * with tp > 2 GPUs of Hopper or later behind an NVSwitch, the group inside
+ * one NVLink domain (serve_perf.c gives the figure and its source); 0
+ * otherwise. */
+double serve_nvls_bytes(const struct pool *p, enum serve_engine e, int tp);
 
 /* A pool of `nodes` nodes of GPU g in its usual node shape (the catalog's
  * defaults: GPUs per node, intra-node fabric, NICs), priced from the

@@ -1707,8 +1707,8 @@ static double place_kv_tokens(const struct place_meta *pm, const struct pool *p,
 	double wb = place_weight_bytes(pm, layers, tp) + serve_act_bytes(pm->m, tp, chunk, max_batch);
 	double kvt = serve_stage_kv_bytes_per_token(pm->m, 0, layers, tp, pm->o->base.kvprec);
 	double mem = serve_gpu_mem_bytes(&p->gpu);
-	double kv = pm->e->util_of_free ? (mem - wb - pm->k->mem_fixed_bytes) * util
-					: mem * util - wb - pm->k->mem_fixed_bytes;
+	double fixed = pm->k->mem_fixed_bytes + serve_nvls_bytes(p, pm->o->base.engine, tp);
+	double kv = pm->e->util_of_free ? (mem - wb - fixed) * util : mem * util - wb - fixed;
 	return kv > 0 && kvt > 0 ? floor(kv / kvt) : 0;
 }
 

@@ -230,6 +230,53 @@ TEST(weights_fp8_mlp)
 		   (487164215296.0 - 410056065024.0) / 8 / (126 * 2 * 128 * 2.0), 0.01);
 }
 
+/* NCCL's NVLS buffers (vLLM issue #9699, 8 x H200, Llama 3.1 405B TP 8):
+ * 17,595 KV blocks with NVLS on, 22,7xx with NCCL_NVLS_ENABLE=0, so at
+ * least 5,105 blocks of 16 tokens x 126 layers x 1 KV head x 128 x 2
+ * (K, V) x 2 bytes = 1,032,192 bytes: 5.27-5.37 GB a GPU; NCCL's own log
+ * line there gives 2,415,919,104 bytes per 8-rank communicator. NCCL
+ * enables NVLS for more than 2 GPUs on Hopper and later behind an
+ * NVSwitch only; the other engines are not charged. */
+TEST(nvls_reserve)
+{
+	const struct gpu_spec *h = catalog_gpu(&cat, "H100-SXM");
+	const struct gpu_spec *a = catalog_gpu(&cat, "A100-SXM4-80GB");
+	const struct gpu_spec *hp = catalog_gpu(&cat, "H100-PCIe");
+	const struct gpu_spec *mi = catalog_gpu(&cat, "MI300X");
+	const struct model_spec *m = catalog_model(&cat, "llama3.1-405b");
+	CHECK(h && a && hp && mi && m);
+	if (!h || !a || !hp || !mi || !m)
+		return;
+	struct pool p;
+	serve_pool_from_gpu(&p, h, 1);
+	double b8 = serve_nvls_bytes(&p, ENGINE_VLLM, 8);
+	CHECK(b8 >= 2415919104.0 && b8 >= 5105 * 1032192.0 * 0.999 && b8 <= 5204 * 1032192.0);
+	CHECK(serve_nvls_bytes(&p, ENGINE_VLLM, 2) == 0);
+	CHECK(serve_nvls_bytes(&p, ENGINE_VLLM, 1) == 0);
+	CHECK(serve_nvls_bytes(&p, ENGINE_SGLANG, 8) == 0);
+	CHECK(serve_nvls_bytes(&p, ENGINE_TRTLLM_ENGINE, 8) == 0);
+	struct pool q;
+	serve_pool_from_gpu(&q, a, 1);
+	CHECK(serve_nvls_bytes(&q, ENGINE_VLLM, 8) == 0);
+	serve_pool_from_gpu(&q, hp, 1);
+	CHECK(serve_nvls_bytes(&q, ENGINE_VLLM, 2) == 0);
+	serve_pool_from_gpu(&q, mi, 1);
+	CHECK(serve_nvls_bytes(&q, ENGINE_VLLM, 8) == 0);
+	/* Llama 3.1 405B fp8-mlp on 8 x H100, bf16 KV: the pool was 210,943
+	 * tokens (docs/serving-round30.md); NVLS takes the 5,105 blocks of 16
+	 * tokens the issue measured, 81,680 tokens */
+	struct serve_config c = { 0 };
+	c.tp = 8;
+	c.pp = 1;
+	c.wprec = SW_FP8_MLP;
+	c.engine = ENGINE_VLLM;
+	struct serve_load ld = { 2048, 2048, 0, 0, 0, 0 };
+	struct serve_result r;
+	struct hp_err err = { 0 };
+	CHECK(serve_evaluate(&p, m, &c, &ld, NULL, &r, &err) == 0);
+	CHECK_NEAR(r.kv_capacity_tokens, 210943.0 - 5105 * 16, 0.0001);
+}
+
 /* vllm-rocm-0.6 (upstream vLLM before its custom ROCm paged attention):
  * vLLM PR #16426 measured the end-to-end latency of Mistral-7B FP8-KV,
  * 2,048 in, 128 out, batch 128 on an MI300-class GPU 2-3x longer without
@@ -1291,6 +1338,7 @@ int main(void)
 	RUN(bf16_pre_ampere);
 	RUN(weights);
 	RUN(weights_fp8_mlp);
+	RUN(nvls_reserve);
 	RUN(vllm_rocm_06);
 	RUN(erlang_c);
 	RUN(wait_tails);
