@@ -574,6 +574,28 @@
  *    optimizer, the copy back) on its fp32 sub-groups, not recounted.
  *    Data parallelism only (dp_only), no sequence parallelism, no MoE,
  *    as hf-transformers.
+ *  - maxtext (estimate-only; docs/fp8-b200-maxtext.md sections 1 and 4):
+ *    AI-Hypercomputer/maxtext @e591f30c on GPUs as NVIDIA's
+ *    dgxc-benchmarking recipes run it (the BLMXT and MAXT rows). The
+ *    parameters are sharded over the fsdp mesh axes (ZeRO-3 by default,
+ *    zero_fsdp_default), their all-gather and the gradients'
+ *    reduce-scatter pipelined by XLA behind the layers' compute; the
+ *    attention is cuDNN's through Transformer Engine (attn_gen3). Its
+ *    recomputation is jax.checkpoint with a policy (layers/decoders.py
+ *    get_remat_policy), and JAX dead-code-eliminates the rematerialised
+ *    forward (remat_dce): only values the backward reads are recomputed.
+ *    The backward of a Llama block never reads the MLP down projection's
+ *    output, which only enters the layer's output (saved by the next
+ *    layer as its input), so hetplan's full recompute on this row re-runs
+ *    the layer forward less the down GEMM and the residual add after it.
+ *    MaxText's policies map onto hetplan's modes as the table of
+ *    docs/fp8-b200-maxtext.md section 1 says (full, save_qkv_proj:
+ *    full; minimal: selective; minimal_with_context: none); the policies
+ *    between them are not hetplan modes (simplified: a run under one is
+ *    estimated with the nearest mode). Not modelled: XLA fusing FP8
+ *    casts into the GEMMs' producers (the casts are charged as
+ *    Transformer Engine's kernels, perf_fp8_cast_bytes), Flax's FP8 op
+ *    quantising the weights at every call, MaxText's MoE layers.
  */
 #include "framework.h"
 
@@ -746,6 +768,35 @@ static const struct framework_info rows[FW_ROWS] = {
 			      .dp_only = 1, .amp_autocast = 0, .moe_sequential_mlp = 0,
 			      .moe_allgather = 0, .selective_reruns_flash = 0,
 			      .eager_where_mask = 1 },
+	/* MaxText (JAX/XLA) on GPUs: see the notes above; every field named.
+	 * attn_gen3: attention=cudnn_flash_te, Transformer Engine's JAX
+	 * dot_product_attention on cuDNN (layers/attention_op.py), Ampere or
+	 * newer (flash_sm80). grad_overlap, param_overlap: XLA's pipelined
+	 * all-gather and reduce-scatter (the dgxc-benchmarking recipes' XLA
+	 * flags, as the BLMXT notes record them). grad_reduce_fp32:
+	 * base.yml's weight_dtype float32 (activations in dtype bfloat16),
+	 * so the gradients are fp32 when reduce-scattered.
+	 * zero_fsdp_default: ici_fsdp_parallelism / dcn_fsdp_parallelism
+	 * shard the parameters. tp_overlap: not checked (the recipes read
+	 * run TP 1). remat_dce: jax remat_dce (jax/_src/ad_checkpoint.py
+	 * @492e159a). selective_reruns_flash: hetplan's selective stands for
+	 * MaxText's `minimal` policy, which recomputes the attention
+	 * (docs/fp8-b200-maxtext.md section 1). Not counted from the code:
+	 * the optimizer step (FW_OPT_BYTES_DEFAULT) and the loss
+	 * (FW_LOSS_BYTES_MEGATRON); no MoE in the row's counts (moe 0). */
+	[FW_MAXTEXT] = { .id = FW_MAXTEXT, .name = "maxtext", .display = "MaxText (JAX/XLA)",
+			 .abbrev = "mxt", .tp_overlap = 0, .grad_overlap = 1, .param_overlap = 1,
+			 .grad_reduce_fp32 = 1, .attn_gen3 = 1,
+			 .source = "AI-Hypercomputer/maxtext configs/base.yml, layers/decoders.py, "
+				   "layers/attention_op.py @e591f30c; jax-ml/jax "
+				   "jax/_src/ad_checkpoint.py @492e159a; NVIDIA/dgxc-benchmarking "
+				   "maxtext recipes",
+			 .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT, .ep_overlap = 0,
+			 .ep_dispatch_dedup = 0, .fp8_params = 0,
+			 .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON,
+			 .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
+			 .zero_fsdp_default = 1, .moe = 0, .flash_sm80 = 1,
+			 .selective_reruns_flash = 1, .remat_dce = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)

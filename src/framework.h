@@ -32,7 +32,9 @@
  * FW_HF_DEEPSPEED: the same Trainer and eager model code under
  * --deepspeed: DeepSpeed's engine at ZeRO 0-3, the model in 16 bits (no
  * autocast), DeepSpeed's fp16/bf16 optimizer wrapping the Trainer's AdamW
- * (framework.c; docs/hf-deepspeed.md). */
+ * (framework.c; docs/hf-deepspeed.md). FW_MAXTEXT: AI-Hypercomputer/maxtext
+ * on GPUs (JAX/XLA, Transformer Engine's cuDNN attention, FSDP sharding),
+ * the BLMXT and MAXT rows (framework.c; docs/fp8-b200-maxtext.md). */
 #ifndef HP_FRAMEWORK_H
 #define HP_FRAMEWORK_H
 
@@ -59,6 +61,9 @@ enum hp_framework {
 	FW_HF_DEEPSPEED,             /* estimate-only: the Hugging Face Trainer with
 				      * --deepspeed (DeepSpeed's engine, 16-bit model)
 				      * and eager transformers models */
+	FW_MAXTEXT,                  /* estimate-only: MaxText (JAX/XLA): cuDNN
+				      * attention, FSDP, JAX remat with dead-code
+				      * elimination (framework.c) */
 	FW_ROWS
 };
 
@@ -323,6 +328,16 @@ struct framework_info {
 				    * pass over the scores each way, counted in a
 				    * 16-bit run without autocast (perf_compute.c
 				    * hf_eager_bytes; autocast's count has it) */
+	/* The recomputed forward (last so the rows' positional fields keep
+	 * their order). */
+	int remat_dce;             /* full recomputation re-runs only the ops whose
+				    * outputs the backward reads (JAX's remat with
+				    * dead-code elimination): the MLP's down
+				    * projection and the residual add after it are
+				    * not re-run (perf_compute.c perf_stage_compute,
+				    * perf.c totals). 0: the whole layer forward
+				    * runs again (torch.utils.checkpoint, Megatron,
+				    * DeepSpeed) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

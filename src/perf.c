@@ -849,8 +849,8 @@ static void plan_pools(const struct cluster *c, unsigned mask, int *other)
  * spent computing, and 35% on top for host, NICs and fans (an estimate;
  * no measured rows yet). Cost: whole nodes of every pool the plan
  * touches. */
-static void totals(const struct cluster *c, struct perf_memo *mo, const struct plan *p,
-		   const int *used, double s, struct estimate *e)
+static void totals(const struct cluster *c, const struct model_spec *m, struct perf_memo *mo,
+		   const struct plan *p, const int *used, double s, struct estimate *e)
 {
 	const struct perf_breakdown *bd = &e->bd;
 	double tokens = (double)p->gbs * s;
@@ -859,6 +859,20 @@ static void totals(const struct cluster *c, struct perf_memo *mo, const struct p
 	    !framework_get(p->framework)->selective_reruns_flash)
 		e->hw_flops = e->model_flops;   /* the flash path keeps its output
 						 * (framework.c, selective_reruns_flash) */
+	if (p->recompute == RC_FULL && framework_get(p->framework)->remat_dce) {
+		/* remat_dce: the recomputed forward leaves out every layer's
+		 * down GEMM, 2 x hidden x its width FLOPs a token (the active
+		 * experts' and shared experts' in an MoE layer;
+		 * perf_compute.c remat_dce_skip) */
+		double down = 0;
+		for (int i = 0; i < m->layers; i++)
+			down += 2.0 * m->hidden *
+				(model_layer_is_moe(m, i)
+					 ? (double)(m->moe.top_k + m->moe.shared_experts) *
+						   m->moe.expert_ffn
+					 : (double)m->ffn);
+		e->hw_flops -= tokens * down;
+	}
 	if (p->recompute == RC_FULL && p->recompute_layers > 0 && p->n_replicas > 0) {
 		/* recompute_layers: the recomputed forward's FLOPs for the share
 		 * of layers recomputed (replica group 0's stages) */
@@ -1341,7 +1355,7 @@ int perf_estimate(const struct cluster *c, const struct model_spec *m,
 	if (p->offload != OFFLOAD_NONE && pc.opt_st)
 		offload_notes(&x, pc.opt_st, e);
 	breakdown(&pc, k, e);
-	totals(c, x.memo, p, used, x.s, e);
+	totals(c, m, x.memo, p, used, x.s, e);
 	return 0;
 }
 

@@ -1048,6 +1048,44 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	lc->kernels += 2 * (cp - 1);
 }
 
+/* Full recomputation under JAX's remat (framework.h remat_dce, the
+ * maxtext row): jax.checkpoint's rematerialised forward is dead-code
+ * eliminated (jax-ml/jax @492e159a jax/_src/ad_checkpoint.py, remat_dce
+ * registered as pe.dce_rules[remat_p]), so only values the backward reads
+ * are recomputed. A layer's backward reads the norms' inputs, q, k, v,
+ * the attention's output and statistics, the residual sum after the
+ * attention and the MLP input GEMMs' outputs; it never reads the down
+ * projection's output, which only enters the layer's output (the next
+ * layer keeps that as its input). What the recompute leaves out: the
+ * down GEMM (the routed experts' and shared experts' too in an MoE
+ * layer), forward, at the training dtype. Its input's FP8 cast stays
+ * charged (the weight gradient reads the cast input). Not modelled: at
+ * TP above 1 the all-reduce (or reduce-scatter) after the down GEMM is
+ * dead as well; perf_comm.c still charges it in the recompute. */
+static double remat_dce_skip(const struct model_spec *m, int layer, const struct gpu_spec *g,
+			     const struct plan *p, int tp, double T, const struct perf_calib *k)
+{
+	double t = tp, h = m->hidden;
+	if (!model_layer_is_moe(m, layer))
+		return gemm_time(k, g, p->precision, T, h, m->ffn / t, 1);
+	double d = expert_gemm(k, g, m, p, tp, T, p->precision, 1);
+	if (m->moe.shared_experts)
+		d += gemm_time(k, g, p->precision, T, h,
+			       (double)m->moe.shared_experts * m->moe.expert_ffn / t, 1);
+	return d;
+}
+
+/* And the residual add after the MLP, as layer_ew_bytes counts it (one
+ * of its two adds: read 2, write 1; or one add + norm kernel, read 2,
+ * write 2, under fused_residual_norm), in bytes. */
+static double remat_dce_add_bytes(const struct model_spec *m, const struct plan *p, int tp,
+				  double T)
+{
+	double Th = T * m->hidden / (p->sp ? tp : 1);
+	double moves = framework_get(p->framework)->fused_residual_norm ? 4 : 3;
+	return moves * perf_act_elem_bytes(p) * Th;
+}
+
 static void layer_cost(const struct model_spec *m, int layer, const struct gpu_spec *g,
 		       const struct plan *p, int tp, double s, const struct perf_calib *k,
 		       struct layer_cost *lc)
@@ -1102,6 +1140,9 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	double bw = g->hbm_Bps * ge->hbm;
 	lc->ew = layer_ew_bytes(m, layer, p, tp, T, s, &scores) / bw;
 	lc->ew_scores = scores / bw;
+	if (framework_get(p->framework)->remat_dce)
+		lc->rc_skip = remat_dce_skip(m, layer, g, p, tp, T, k) +
+			      remat_dce_add_bytes(m, p, tp, T) / bw + 2 * k->kernel_gap_s;
 	if (p->precision == HP_FP32 || p->precision == HP_TF32) {
 		lc->act *= 2;
 		lc->act_norc *= 2;
@@ -1317,8 +1358,12 @@ void perf_stage_compute(struct stage_ctx *x)
 		/* the recomputed layers of this kind (n when all are) */
 		double nr = rc_left < count[kind] ? rc_left : count[kind];
 		if (p->recompute == RC_FULL) {
+			/* remat_dce: the recomputed forward without the down
+			 * GEMM and the add after it (remat_dce_skip). The
+			 * host's share is kept at the whole forward's
+			 * (simplified: two kernels fewer to issue). */
 			rc_left -= (int)nr;
-			rc += nr * f;
+			rc += nr * (f - L->rc_skip);
 			stall += nr * (host_f + drain);
 		} else if (p->recompute == RC_SELECTIVE && !p->flash) {
 			rc += n * (L->attn_f + L->ew_scores);

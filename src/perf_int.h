@@ -28,6 +28,10 @@ struct layer_cost {
 	double act;       /* bytes kept for backward (with the plan's recompute) */
 	double act_norc;  /* bytes without recompute (working set) */
 	double rc_frac;   /* op-level selective: share of GEMM time run again */
+	double rc_skip;   /* s, the part of the forward a full recompute under
+			   * remat_dce (framework.h) leaves out: the MLP's
+			   * down GEMM, the residual add after it and their two
+			   * kernels' gaps; 0 on the other rows */
 	double params;    /* non-expert params on this GPU */
 	double expert_params;
 };

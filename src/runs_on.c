@@ -26,6 +26,8 @@
  *                  model's eager code (framework.c).
  *   hf-deepspeed   the same Trainer and model code under --deepspeed
  *                  (DeepSpeed's engine, ZeRO 0-3 counted; framework.c).
+ *   maxtext        AI-Hypercomputer/maxtext @e591f30c on GPUs (JAX/XLA;
+ *                  framework.c, docs/fp8-b200-maxtext.md).
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
@@ -48,6 +50,7 @@
 #define AM B(FW_AUTOMODEL)
 #define HF B(FW_HF)
 #define HFDS B(FW_HF_DEEPSPEED)
+#define MXT B(FW_MAXTEXT)
 
 struct verdict {
 	unsigned mask;
@@ -538,6 +541,32 @@ static void rules_estimate_only_settings(struct verdict *v, const struct plan *p
 	if (p->cp > 1)
 		deny(v, HF | HFDS, "context parallelism (CP %d; the Trainer: one sequence per rank)",
 		     p->cp);
+	/* MaxText (framework.c): parameters sharded over the fsdp mesh axes
+	 * (ZeRO-3) or replicated over the data axes (ZeRO-0), no
+	 * optimizer-only sharding counted; XLA pipelines the FSDP
+	 * all-gather and reduce-scatter (as Megatron-FSDP, whose rules above
+	 * the row shares); jax.checkpoint policies over named values, which
+	 * docs/fp8-b200-maxtext.md section 1 maps to none, selective and
+	 * full, applied to every scanned layer (no recompute_layers), none
+	 * of them torchtitan's per-op one. Context parallelism is not
+	 * counted for the row. */
+	if (p->zero == 1 || p->zero == 2)
+		deny(v, MXT, "ZeRO-%d (MaxText: fsdp shards parameters, ZeRO-3, or data "
+		     "parallelism replicates them, ZeRO-0)", p->zero);
+	if (p->zero >= 2 && !plan_grad_overlap(p))
+		deny(v, MXT, "ZeRO-%d without the gradient-reduce overlap (XLA pipelines the "
+		     "reduce-scatter)", p->zero);
+	else if (p->zero == 3 && !plan_param_overlap(p))
+		deny(v, MXT, "ZeRO-3 without the parameter-gather overlap (XLA pipelines the "
+		     "all-gather)");
+	if (p->recompute == RC_SELECTIVE_OP)
+		deny(v, MXT, "op-level selective recomputation (torchtitan's; MaxText's "
+		     "remat_policy names saved values)");
+	if (p->recompute == RC_FULL && p->recompute_layers > 0)
+		deny(v, MXT, "recompute_layers %d (remat_policy applies to every layer)",
+		     p->recompute_layers);
+	if (p->cp > 1)
+		deny(v, MXT, "context parallelism (CP %d; not counted for MaxText)", p->cp);
 }
 
 /* The estimate-only rows' rules on the layout: TP, PP, SP and the layer
@@ -559,6 +588,11 @@ static void rules_estimate_only(struct verdict *v, const struct plan *p)
 		deny(v, HF | HFDS, "TP or PP (the HF Trainer: data parallelism only)");
 	if (pp > 1)
 		deny(v, DS03, "PP (DeepSpeedExamples' 2019 Megatron-LM has no pipeline)");
+	/* MaxText's pipeline (ici_pipeline_parallelism, num_pipeline_repeats)
+	 * is a circular schedule of its own, not hetplan's 1F1B or
+	 * interleaved one: not counted for the row. */
+	if (pp > 1)
+		deny(v, MXT, "PP (MaxText's circular pipeline is not counted for the row)");
 	if (rep->stages[0].tp > 1 && p->sp && framework_get(FW_DEEPSPEED_03)->no_sp)
 		deny(v, DS03, "sequence parallelism (2019 Megatron-LM)");
 	int chunks = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;

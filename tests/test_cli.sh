@@ -374,7 +374,7 @@ expect 0 "" $D3 --zero 1 --param-overlap off --format json
 json "assert (d['plan']['param_overlap'], d['plan']['framework']) == (False, 'deepspeed-0.3'), d['plan']"
 # Bad names: exit 2 (a flag) or 3 (a file), naming the flag or the key and
 # every row's name.
-ALL="any, megatron-core, megatron-lm, deepspeed, torchtitan, pytorch-ddp, pytorch-ddp-2020, internlm, llm.c, deepspeed-0.3, nemo-automodel, hf-transformers or hf-deepspeed"
+ALL="any, megatron-core, megatron-lm, deepspeed, torchtitan, pytorch-ddp, pytorch-ddp-2020, internlm, llm.c, deepspeed-0.3, nemo-automodel, hf-transformers, hf-deepspeed or maxtext"
 expect 2 "hetplan estimate: --framework: expected $ALL, got 'internlm2'" $IL --framework internlm2
 expect 2 "hetplan plan: --framework: expected $ALL, got 'jax'" $H plan --pool 1x8xH100-SXM -m llama3.1-8b --gbs 64 --framework jax
 expect 2 "hetplan launch: --framework: expected $ALL, got ''" $H launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8 --framework ''
@@ -383,14 +383,14 @@ expect 2 "--framework: expected $ALL, got 'xxxx" $IL --framework "$LONG"
 expect 2 "--framework: expected $ALL" $IL --framework "$(printf 'internlm\033[2J')"
 grep -q "$(printf '\033')" "$T/err" && bad "--framework echoed a raw escape" || ok
 printf '{"mbs": 1, "gbs": 8, "framework": "pytorch", "replicas": [{"stages": [{"pool": "h100-sxm", "first_layer": 0, "last_layer": 31}]}]}' >"$T/fw.json"
-expect 3 "fw.json: framework: expected \"any\", \"megatron-core\", \"megatron-lm\", \"deepspeed\", \"torchtitan\", \"pytorch-ddp\", \"pytorch-ddp-2020\", \"internlm\", \"llm.c\", \"deepspeed-0.3\", \"nemo-automodel\", \"hf-transformers\" or \"hf-deepspeed\", got \"pytorch\"" $E --plan "$T/fw.json"
+expect 3 "fw.json: framework: expected \"any\", \"megatron-core\", \"megatron-lm\", \"deepspeed\", \"torchtitan\", \"pytorch-ddp\", \"pytorch-ddp-2020\", \"internlm\", \"llm.c\", \"deepspeed-0.3\", \"nemo-automodel\", \"hf-transformers\", \"hf-deepspeed\" or \"maxtext\", got \"pytorch\"" $E --plan "$T/fw.json"
 # --help names the rows from the table, the estimate-only ones apart
-# (framework.h: pytorch-ddp, pytorch-ddp-2020, internlm, llm.c, deepspeed-0.3, nemo-automodel, hf-transformers and hf-deepspeed are the rows
+# (framework.h: pytorch-ddp, pytorch-ddp-2020, internlm, llm.c, deepspeed-0.3, nemo-automodel, hf-transformers, hf-deepspeed and maxtext are the rows
 # after FW_COUNT)
-$H plan --help | grep -qF "estimate-only, planned and estimated but not launched: pytorch-ddp, pytorch-ddp-2020, internlm, llm.c, deepspeed-0.3, nemo-automodel, hf-transformers, hf-deepspeed." && ok ||
+$H plan --help | grep -qF "estimate-only, planned and estimated but not launched: pytorch-ddp, pytorch-ddp-2020, internlm, llm.c, deepspeed-0.3, nemo-automodel, hf-transformers, hf-deepspeed, maxtext." && ok ||
 	bad "plan --help does not list the estimate-only frameworks"
 # completions offer every name
-$H completion bash | grep -qF 'compgen -W "any megatron-core megatron-lm deepspeed torchtitan pytorch-ddp pytorch-ddp-2020 internlm llm.c deepspeed-0.3 nemo-automodel hf-transformers hf-deepspeed"' && ok ||
+$H completion bash | grep -qF 'compgen -W "any megatron-core megatron-lm deepspeed torchtitan pytorch-ddp pytorch-ddp-2020 internlm llm.c deepspeed-0.3 nemo-automodel hf-transformers hf-deepspeed maxtext"' && ok ||
 	bad "bash completion lacks the framework names"
 
 # A pool's counts: 0 is not a count, and one too large names the limit.

@@ -18,7 +18,9 @@
  *     stage, one more on the last layers % pp stages); karpathy/llm.c
  *     @f1e2ace for llm.c (data parallelism only; llmc/zero.cuh's
  *     set_zero_configs: -z 0 or 1; no FP8; -r recomputes GELU and
- *     LayerNorm only, no hetplan recompute mode).
+ *     LayerNorm only, no hetplan recompute mode); MaxText @e591f30c for
+ *     maxtext (fsdp: ZeRO-3, or ZeRO-0; remat_policy over every layer,
+ *     `minimal` as selective; its circular pipeline and CP not counted).
  * Every mask is also checked against runs_on.h's promise: an
  * estimate-only row's bit is set only where megatron-core's is. */
 #include "t.h"
@@ -40,6 +42,7 @@ static struct model_spec model;   /* llama3.1-8b: 32 layers */
 #define AM (1u << FW_AUTOMODEL)
 #define HF (1u << FW_HF)
 #define HS (1u << FW_HF_DEEPSPEED)
+#define MX (1u << FW_MAXTEXT)
 
 static void cluster2(struct cluster *c, const char *a, const char *b)
 {
@@ -221,7 +224,7 @@ TEST(zero3_with_pipeline)
 	/* without PP DeepSpeed's ZeRO-3 engine runs it */
 	m = mask_of(&c, "{\"zero\":3,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
 		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", why, sizeof why);
-	CHECK_EQ_INT(m, MC | DS | TT | AM);
+	CHECK_EQ_INT(m, MC | DS | TT | AM | MX);
 }
 
 TEST(ddp_in_torchtitan_is_one_dimensional)
@@ -231,7 +234,7 @@ TEST(ddp_in_torchtitan_is_one_dimensional)
 	char why[512];
 	unsigned m = mask_of(&c, "{\"zero\":0,\"replicas\":[{\"stages\":[" ONE_STAGE("h", 8) "]}]}",
 			     why, sizeof why);
-	CHECK_EQ_INT(m, MC | ML | DS | IL);
+	CHECK_EQ_INT(m, MC | ML | DS | IL | MX);
 	CHECK(strstr(why, "torchtitan: ZeRO-0") != NULL);
 }
 
@@ -312,7 +315,9 @@ TEST(recompute_kinds)
 	CHECK_EQ_INT(m, TT);
 	m = mask_of(&c, "{\"zero\":3,\"recompute\":\"selective\",\"replicas\":[{\"stages\":["
 		    ONE_STAGE("h", 8) "]}]}", NULL, 0);
-	CHECK_EQ_INT(m, MC);
+	/* MaxText's `minimal` policy recomputes the attention
+	 * (docs/fp8-b200-maxtext.md section 1) */
+	CHECK_EQ_INT(m, MC | MX);
 }
 
 TEST(fp8)
@@ -346,7 +351,7 @@ TEST(estimate_only_rows)
 	const char *dp8b = "{\"zero\":0,\"precision\":\"bf16\",\"flash\":false,\"replicas\":"
 			   "[{\"count\":8,\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}";
 	CHECK(mask_of(&c, dp8b, why, sizeof why) & TT);
-	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3 | AM | HF | HS);
+	CHECK_EQ_INT(RUNS_ON_ALL, MC | ML | DS | TT | PD | IL | LC | D3 | AM | HF | HS | MX);
 	/* bf16: run_squad.py offers --fp16 or fp32 only; InternLM's bf16 */
 	unsigned m = mask_of(&c, "{\"zero\":1,\"precision\":\"bf16\",\"replicas\":[{\"count\":8,"
 			     "\"batch_share\":0.125,\"stages\":[" ONE_STAGE("a", 1) "]}]}",
@@ -626,6 +631,28 @@ TEST(names_and_pick)
 	CHECK_EQ_INT(runs_on_pick(0), FW_ANY);
 }
 
+/* MaxText @e591f30c (framework.c): fsdp shards parameters (ZeRO-3) or data
+ * parallelism replicates them (ZeRO-0); its remat_policy applies to every
+ * scanned layer; its circular pipeline is not hetplan's schedule. */
+TEST(maxtext_rows_rules)
+{
+	struct cluster c;
+	cluster2(&c, "2x8xH100-SXM,name=h", NULL);
+	unsigned m = mask_of(&c, "{\"zero\":3,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+			     "\"stages\":[" ONE_STAGE("h", 8) "]}]}", NULL, 0);
+	CHECK(m & MX);
+	m = mask_of(&c, "{\"zero\":1,\"replicas\":[{\"count\":2,\"batch_share\":0.5,"
+		    "\"stages\":[" ONE_STAGE("h", 8) "]}]}", NULL, 0);
+	CHECK(!(m & MX) && (m & MC));
+	m = mask_of(&c, "{\"zero\":3,\"recompute\":\"full\",\"recompute_layers\":4,\"replicas\":"
+		    "[{\"count\":2,\"batch_share\":0.5,\"stages\":[" ONE_STAGE("h", 8) "]}]}", NULL, 0);
+	CHECK(!(m & MX) && (m & MC));
+	m = mask_of(&c, "{\"zero\":3,\"replicas\":[{\"stages\":["
+		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":15},"
+		    "{\"pool\":\"h\",\"tp\":8,\"first_layer\":16,\"last_layer\":31}]}]}", NULL, 0);
+	CHECK(!(m & MX) && (m & MC));
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -663,6 +690,7 @@ int main(void)
 	RUN(runnable_pieces);
 	RUN(offload);
 	RUN(names_and_pick);
+	RUN(maxtext_rows_rules);
 	catalog_done(&cat);
 	return t_done("runs_on");
 }
