@@ -440,17 +440,13 @@ trap 'rm -rf "$T"' EXIT
 KNOWN_MISSES="
 BLTGN-01:time:+62
 BLTGN-02:time:+49
-BLMXT-03:time:+49
-BLMXT-04:time:+43
 BLNLB-07:invalid:gbs-below-dp
 BLNLB-08:invalid:gbs-below-dp
 BLFC-05:time:-55
 BLFC-06:time:-59
 BLFC-07:time:-60
 BLMLI-04:time:+37
-BLMLI-12:time:-56
-BLMLI-13:time:-61
-BLMLI-14:time:-70
+BLMLI-14:time:-44
 BLMLV-01:time:-67
 BLTLH-01:dnf:6.1
 BLTLH-01:time:+45
@@ -778,6 +774,16 @@ FW_POST_HOC = {"BLAM-01": "nemo-automodel", "BLAM-02": "nemo-automodel"}
 HF_TRAINER = ["BLMLI-01", "BLMLI-10", "BLMLI-11"] + ["BLFC-%02d" % i for i in range(1, 13)] + \
              ["BLDSA-01", "BLDSA-03", "BLDSA-05"]
 FW_POST_HOC.update({rid: "hf-transformers" for rid in HF_TRAINER})
+# Session 48 (post hoc, declared; docs/hf-deepspeed.md section 7): the
+# BLMLI-12..14 notes say run_clm.py under the HF Trainer with --deepspeed
+# over eager GPT-2: the hf-deepspeed row (first prediction as deepspeed:
+# -46/-52/-61%, docs/blind-round23.md).
+FW_POST_HOC.update({"BLMLI-%d" % i: "hf-deepspeed" for i in (12, 13, 14)})
+# Session 48 (post hoc, declared; docs/fp8-b200-maxtext.md section 7):
+# dgxc-benchmarking's MaxText Llama 3 70B runs JAX/XLA with cuDNN
+# attention and JAX's dead-code-eliminated remat: the maxtext row (first
+# prediction as torchtitan: +25/+26/+49/+43%).
+FW_POST_HOC.update({"BLMXT-%02d" % i: "maxtext" for i in range(1, 5)})
 
 OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "optimizer",
                  # Megatron-Bridge's recipes for these rows set cpu_offloading with
