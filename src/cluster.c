@@ -541,6 +541,23 @@ static int transport_not_default(const void *base)
 	return p->transport != transport_default(p);
 }
 
+/* NICs a priced machine type set (pool_price_transport) are not written
+ * into a workspace, as its transport is not: they are looked up again
+ * with the price. Read back as given, they would be the user's and stay
+ * through a later offer of another machine type. */
+static int nics_not_priced(const void *base)
+{
+	const struct pool *p = base;
+	return (p->nics_given & POOL_GAVE_NICS) || !p->nics_priced || p->nics != p->nics_priced;
+}
+
+static int nic_gbps_not_priced(const void *base)
+{
+	const struct pool *p = base;
+	return (p->nics_given & POOL_GAVE_GBPS) || !p->nics_priced ||
+	       p->nic_gbps != p->nic_gbps_priced;
+}
+
 static int pool_is_fixed(const void *base) { return ((const struct pool *)base)->nodes_max <= 0; }
 static int pool_is_rented(const void *base) { return !pool_is_fixed(base); }
 
@@ -574,6 +591,7 @@ static const struct hp_field pool_field_list[] = {
 	  .label = "Scale-up", .help = "scale-up inside a node",
 	  .doc = "The link inside a node. Default: the GPU's usual node from the catalog." },
 	{ .key = "nics", .kind = FK_INT, .off = PO(nics), .min = 0, .max = POOL_MAX_NICS,
+	  .present = nics_not_priced,
 	  .label = "NICs per node", .help = "scale-out NICs per node; 0 only for a lone node",
 	  .doc = "Scale-out NICs per node. Default: the GPU's usual node from the catalog; a "
 		 "node of several of the catalog's trays of an NVLink domain (GB200 72 per node) "
@@ -581,6 +599,7 @@ static const struct hp_field pool_field_list[] = {
 		 "only for a cluster of one pool of one node: without a NIC no other node or "
 		 "pool can be reached." },
 	{ .key = "nic_gbps", .kind = FK_NUM, .off = PO(nic_gbps), .min = 1, .max = 1e5,
+	  .present = nic_gbps_not_priced,
 	  .label = "NIC speed", .unit = "Gb/s", .help = "speed of one NIC, Gb/s",
 	  .doc = "Gb/s per NIC. Default: the GPU's usual node from the catalog." },
 	/* GB per node, 1 to 1e5 (the catalog's range, catalog.c) */

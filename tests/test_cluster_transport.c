@@ -295,6 +295,40 @@ TEST(priced_machine_type_sets_nics)
 	CHECK_NEAR(c.pools[0].nic_gbps, 100, 1e-12);
 }
 
+/* A workspace saved after pricing and loaded again is priced as the
+ * one saved: the NICs a3-highgpu-8g gave (4 x 200 Gb/s) were looked up,
+ * not given, so a3-megagpu-8g's offer gives its own 8 x 200 Gb/s (as
+ * priced_machine_type_sets_nics without the round trip), while NICs the
+ * user wrote (nics 2) stay 2 through the round trip and the re-pricing. */
+TEST(saved_priced_nics_are_looked_up_again)
+{
+	struct hp_err err = { 0 };
+	static const char ws[] =
+		"{\"cluster\": {\"pools\": [{\"name\": \"a\", \"gpu\": \"H100-SXM\", \"nodes\": 2,"
+		" \"provider\": \"gcp\"}, {\"name\": \"b\", \"gpu\": \"H100-SXM\", \"nodes\": 2,"
+		" \"provider\": \"gcp\", \"nics\": 2}]}, \"model\": \"llama3.1-8b\"}";
+	struct workspace w, w2;
+	CHECK(workspace_parse(&w, ws, sizeof ws - 1, "w.json", &cat, &err) == 0);
+	struct price_book pb;
+	struct price_offer o;
+	book_of(&pb, &o, "gcp", "a3-highgpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &w.cluster), 2);
+	CHECK_EQ_INT(w.cluster.pools[0].nics, 4);
+	char *text = workspace_to_string(&w);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	CHECK(workspace_parse(&w2, text, strlen(text), "w.json", &cat, &err) == 0);
+	free(text);
+	book_of(&pb, &o, "gcp", "a3-megagpu-8g", "H100-SXM", 8);
+	CHECK_EQ_INT(pricing_apply(&pb, &w2.cluster), 2);
+	CHECK_EQ_INT(w2.cluster.pools[0].transport, COMM_TRANSPORT_TCPXO);
+	CHECK_EQ_INT(w2.cluster.pools[0].nics, 8);
+	CHECK_NEAR(w2.cluster.pools[0].nic_gbps, 200, 1e-12);
+	CHECK_EQ_INT(w2.cluster.pools[1].nics, 2);
+	CHECK_NEAR(w2.cluster.pools[1].nic_gbps, 200, 1e-12);
+}
+
 /* The transport key's documentation (--help, docs/formats.md, the man
  * page) names every machine type of the table that sets NICs, with its
  * NIC count and speed as the table has them. */
@@ -337,6 +371,7 @@ int main(void)
 	RUN(machine_type_nics);
 	RUN(named_machine_type_sets_nics);
 	RUN(priced_machine_type_sets_nics);
+	RUN(saved_priced_nics_are_looked_up_again);
 	RUN(doc_names_every_machine_type);
 	return t_done("cluster_transport");
 }

@@ -167,7 +167,8 @@ start dear 80 24 "" "tui $tmp/dear.json"
 wait_ready dear || bad "no plans for the dear pool"
 keys dear 1
 wait_for dear "Totals" || bad "no Cluster view for the dear pool"
-screen dear | grep -qE '^ h +H100-SXM +20 +8 .* 20\.0M max 20 *$' && ok ||
+# 20 x $999,999 = $19,999,980 an hour, in table_usd's 8 columns: $20.0M
+screen dear | grep -qE '^ h +H100-SXM +20 +8 .* \$20\.0M max 20 *$' && ok ||
 	bad "the dear pool's row: $(screen dear | grep '^ h ')"
 keys dear q
 wait_for dear "EXITED:0" || bad "q did not quit the dear-pool session"

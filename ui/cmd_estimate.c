@@ -652,6 +652,16 @@ int cmd_estimate(int argc, char **argv, const struct catalog *cat)
 			fprintf(stderr, "hetplan estimate: warning: --framework %s does not run this "
 				"plan as one job: %s (its rules: docs/runnable.md); estimated anyway\n",
 				framework_name(p.framework), why);
+	} else if (!runs_on_runnable(&p, &c)) {
+		/* framework "any" is estimated with Megatron-Core's row, as
+		 * asked (flash attention by default): the planner under "any"
+		 * never offers such a plan (runs_on_runnable), so say that no
+		 * stock framework runs it, and why */
+		char why[400];
+		runs_on_mask(&p, &c, why, sizeof why);
+		fprintf(stderr, "hetplan estimate: warning: no stock framework runs this plan as "
+			"one job: %s (their rules: docs/runnable.md); estimated anyway with "
+			"megatron-core's behaviour\n", why);
 	}
 	struct estimate e;
 	if (perf_estimate(&c, &m, &p, NULL, &e, &err) < 0) {
