@@ -136,6 +136,12 @@ void tui_plans_sort(struct tui *t)
 	for (int k = 0; k < 2; k++)
 		if (t->cmp[k] >= n)
 			t->cmp[k] = n > k ? k : 0;
+	/* A list of one plan folds B onto A; once a later result brings a
+	 * second plan, B moves off A again (a plan compared with itself says
+	 * nothing; a slow machine showed "AB" on plan 1 after the planner's
+	 * first one-plan result). */
+	if (n > 1 && t->cmp[0] == t->cmp[1])
+		t->cmp[1] = t->cmp[0] == 0 ? 1 : 0;
 }
 
 /* ---- Plans view */
