@@ -509,7 +509,21 @@ gcd = dict(mi, name="MI250X-GCD", aliases=[], memory_gb=mi["memory_gb"] / 2,
            scaleup_gbyte_s_per_dir=mi["scaleup_gbyte_s_per_dir"] / 2, scaleup_domain=8,
            defaults=dict(mi["defaults"], gpus_per_node=8),
            notes="one GCD of an MI250X (tests/test_blind_train.sh, round 32): the catalog's module halved")
-json.dump({"gpus": [dict(catalog["H100-SXM"], name="H100-SXM-GT500", memory_gb=96, power_limit_w=500), gcd]},
+# "MI350X" in the gpu column (round 33, BLMI35-05/06, written with the
+# rows before their first prediction): the catalog has the MI355X only.
+# The MI350X is the same CDNA 4 part (288 GB HBM3E at 8 TB/s, 256 CUs,
+# the same Infinity Fabric), air-cooled at 1,000 W board power and 2.2 GHz
+# peak engine clock where the MI355X runs 1,400 W and 2.4 GHz (AMD, Hot
+# Chips 2025, as reported by wccftech 2025-08-26; The Register
+# 2025-06-12: "about 8 percent of peak performance"). The entry is the
+# MI355X with every peak rate scaled by 2,200/2,400 and tdp_w 1000.
+# Simplified: sustained clocks under the lower power cap are not known.
+m355 = catalog["MI355X"]
+m350 = dict(m355, name="MI350X", aliases=[], variant="OAM 288GB (air-cooled)",
+            tflops={k: v * 2200.0 / 2400.0 for k, v in m355["tflops"].items()}, tdp_w=1000.0,
+            notes="MI355X at 2,200/2,400 MHz and 1,000 W (tests/test_blind_train.sh, round 33)")
+catalog["MI350X"] = m350
+json.dump({"gpus": [dict(catalog["H100-SXM"], name="H100-SXM-GT500", memory_gb=96, power_limit_w=500), gcd, m350]},
           open(tmp + "/xdg/hetplan/gpus.json", "w"))
 catalog["MI250X-GCD"] = gcd
 run_env = dict(os.environ, XDG_CONFIG_HOME=tmp + "/xdg")
@@ -689,7 +703,14 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           "BLLUM": "MI250X (LUMI, per GCD)",
           # Round 32, part 2: a Megatron-Bridge nightly recipe docstring's
           # validated step (Llama 3.1 405B MXFP8 on 64 GB200, DP 1).
-          "BLMBN": "GB200 NVL72"}
+          "BLMBN": "GB200 NVL72",
+          # Round 33: MLPerf v5.1 Llama 3.1 8B on one node of 8 MI355X or
+          # MI350X (AMD's NeMo/Megatron-Core stack on ROCm: AMD, Dell,
+          # GigaComputing, Supermicro, Cisco), hetplan's first CDNA 3/4
+          # training rows; the swiss-ai Megatron-LM fork's Llama runs on
+          # 4-256 GH200 of CSCS Alps (Megatron-Core, bf16).
+          "BLMI35": "MI355X/MI350X (8 per node)",
+          "BLSAI": "GH200 Megatron-Core (Alps)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -726,7 +747,7 @@ def regime_of(grp, gpu, model=""):
             return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("MI250X-GCD", "MI250X-GCD"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB-LS", "V100-SXM2-LS"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
@@ -746,6 +767,11 @@ ARCH = {
     # megatron/model/opt_model.py, unchanged since 13b7942; run_opt.slurm
     # launches pretrain_gpt.py --model-name OPT, which builds OPTModelPipe).
     "gpt-untied": dict(gated_mlp=False, norm="layernorm", position="learned", tied_embeddings=False, bias=True),
+    # Llama 3.2 1B/3B-shaped runs whose launch script leaves out
+    # --untie-embeddings-and-output-weights (Megatron ties by default):
+    # the llama block with one shared embedding/output matrix (round 33,
+    # BLSAI; swiss-ai/Megatron-LM submit-Llama3.2-{1B,3B}.sh).
+    "llama-tied": dict(gated_mlp=True, norm="rmsnorm", position="rope", tied_embeddings=True, bias=False),
 }
 
 # An FW tag may name an estimate-only framework row (src/framework.h,
