@@ -67,6 +67,11 @@ FP32_TFLOPS = {   # datasheet fp32 peaks (hetplan data/gpus.json, cited there)
     'H200-SXM': 67.0, 'B200': 75.0, 'GB200': 80.0,
     'A800-SXM4-80GB': 19.5, 'H800-SXM': 67.0,  # A100 and H100 SXM compute
     'RTX-3090': 35.6, 'RTX-A6000': 38.7, 'A40': 37.4,
+    # round 33: GH200 (the H100's 67 TFLOP/s fp32, NVIDIA GH200 datasheet),
+    # MI355X (157.3, AMD's datasheet as data/gpus.json) and the driver's
+    # MI350X (the MI355X at 2,200/2,400 MHz: 144.2); calculon runs them on
+    # its H100 file with these peaks (it has no AMD system).
+    'GH200-96GB': 67.0, 'MI355X': 157.3, 'MI350X': 157.3 * 2200 / 2400,
 }
 
 # calculon's memory check is its own capacity model; a run that ran is not
