@@ -21,7 +21,10 @@
 #   - stage layers: the JSON's first_layer/last_layer in the layout
 #     tables, the memory tables, estimate's table and the plan detail;
 #   - each pool's network: the JSON's networks against the reports'
-#     cluster table and the CSV's transports column.
+#     cluster table and the CSV's transports column;
+#   - batch shares (the JSON, the layout tables, the detail, the HTML
+#     picture), the best plan of each pool alone, the Pareto front and the
+#     single-pool cost ratio (the terminal's lists against the reports').
 # The expected strings are written here from the documented formats (the
 # C formatters are not called), so a view that formats a quantity its own
 # way fails. Run from the repository root after `make`.
@@ -313,6 +316,19 @@ for name, args in CASES:
         want = "%.1f%% %s" % (abs(dc), "cheaper" if dc <= 0 else "dearer")
         check(line and line[0].endswith(want), "%s: terminal single-pool line %r, want it to end in %r" %
               (w, line[0] if line else None, want))
+
+    # the best plan of each pool alone and the Pareto front: the reports'
+    # tables and the terminal's lists give the same figures
+    singles = md_table(M, "## Best plan on each pool alone") or []
+    if "Best plan on each pool alone:" in text:
+        for r in singles:
+            line = [l for l in text.splitlines() if re.match(r"  %s +" % re.escape(r[0]), l) and "tokens/s" in l]
+            check(line and ("%s tokens/s, %s, %s;" % (r[2], r[3], r[4])) in line[0],
+                  "%s: single-pool %s: terminal %r, Markdown %r" % (w, r[0], line[0] if line else None, r[2:5]))
+    par_md = [(r[0], r[1], r[3]) for r in (md_table(M, "## Pareto front") or [])]
+    par_tx = re.findall(r"^ +(\S+ \S+) +(\S+)  .* \((\d+) GPUs?\)$",
+                        text.split("Pareto front (time vs cost to train):")[-1].split("\n\n")[0], re.M)
+    check(par_md and par_md == par_tx, "%s: Pareto front: Markdown %r, terminal %r" % (w, par_md, par_tx))
 
     # each pool's network: the JSON against the reports' cluster table
     pools_md = {r[0]: r for r in (md_table(M, "### Cluster") or [])}
