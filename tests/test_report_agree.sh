@@ -22,6 +22,8 @@
 #     tables, the memory tables, estimate's table and the plan detail;
 #   - each pool's network: the JSON's networks against the reports'
 #     cluster table and the CSV's transports column;
+#   - each collective of the communication table (bytes, group, link,
+#     algorithm, protocol, time, exposed) in the Markdown and estimate;
 #   - batch shares (the JSON, the layout tables, the detail, the HTML
 #     picture), the best plan of each pool alone, the Pareto front and the
 #     single-pool cost ratio (the terminal's lists against the reports').
@@ -316,6 +318,21 @@ for name, args in CASES:
         want = "%.1f%% %s" % (abs(dc), "cheaper" if dc <= 0 else "dearer")
         check(line and line[0].endswith(want), "%s: terminal single-pool line %r, want it to end in %r" %
               (w, line[0] if line else None, want))
+
+    # the communication table: the JSON's collectives in the Markdown and
+    # estimate's table (bytes by hp_fmt_bytes, times by hp_fmt_duration)
+    comm_md = md_table(M, "### Communication") or []
+    eq(len(comm_md), len(p["comm"]), w + ": Markdown communication rows")
+    for r, c in zip(comm_md, p["comm"]):
+        cw = [c["dim"], c["collective"], fmt_bytes(c["bytes"]), "%g" % c["calls_per_step"], str(c["group"]),
+              str(c["group_nodes"]), c["link"], c["algorithm"], c["protocol"],
+              fmt_duration(c["time_s"]), fmt_duration(c["exposed_s"])]
+        eq(r, cw, "%s: Markdown communication %s" % (w, c["dim"]))
+        pat = r"^  " + r" +".join(map(re.escape, (
+            c["dim"], c["collective"], fmt_bytes(c["bytes"]), str(c["group"]), c["link"], c["algorithm"],
+            c["protocol"], fmt_duration(c["time_s"]), fmt_duration(c["exposed_s"])))) + "$"
+        check(re.search(pat, est, re.M),
+              "%s: estimate lacks the %s row %r" % (w, c["dim"], cw))
 
     # the best plan of each pool alone and the Pareto front: the reports'
     # tables and the terminal's lists give the same figures
