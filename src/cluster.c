@@ -486,6 +486,15 @@ static int check_pool(const struct cluster *c, const struct pool *p,
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s.name: expected no spaces at its start or end, got \"%s\"%s",
 				  where, p->name, end);
+	/* The CSV report lists a plan's pools in one cell, "POOL:X;POOL:X"
+	 * (gpus_by_pool, transports): a ';' in a name would split it into
+	 * two pools. The other characters are safe there: esc_csv quotes
+	 * ',' and '"', and a reader splits each item at its last ':' (a
+	 * count or a transport name holds none); docs/reports.md. */
+	if (strchr(p->name, ';'))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s.name: expected no ';' (CSV reports list pools as "
+				  "POOL:X;POOL:X), got \"%s\"", where, p->name);
 	return 0;
 }
 

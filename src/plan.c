@@ -894,7 +894,8 @@ const struct hp_field_table plan_fields = { "plan", plan_field_list,
  * plan file is read back. */
 static const char *const plan_output_keys[] = {
 	"replicas", "rank", "step_time_s", "tokens_per_s", "mfu", "usd_per_hour",
-	"time_to_train_s", "cost_to_train_usd", "gpus_used", "breakdown_s", "breakdown_group",
+	"usd_per_million_tokens", "time_to_train_s", "cost_to_train_usd", "gpus_used", "networks",
+	"breakdown_s", "breakdown_group",
 	"memory", "comm", "optimality", "hfu", "label", "list_label", "links", "pareto", "runs_on",
 	"runs_on_why", "memory_verdict", "mem_need_bytes", "mem_capacity_bytes", NULL,
 };

@@ -173,6 +173,8 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct sea
 	cJSON_AddNumberToObject(o, "mfu", e->mfu);
 	cJSON_AddNumberToObject(o, "hfu", e->hfu);
 	cJSON_AddItemToObject(o, "usd_per_hour", num_or_null(e->usd_per_hour, e->price_known));
+	cJSON_AddItemToObject(o, "usd_per_million_tokens",
+			      num_or_null(e->usd_per_mtok, e->price_known));
 	cJSON_AddNumberToObject(o, "time_to_train_s", sp->time_to_train_s);
 	cJSON_AddItemToObject(o, "cost_to_train_usd",
 			      num_or_null(sp->cost_to_train_usd,
@@ -183,6 +185,20 @@ cJSON *report_plan_json(const struct search_plan *sp, int rank, const struct sea
 	for (int i = 0; i < c->n_pools; i++)
 		if (used[i])
 			cJSON_AddNumberToObject(gu, c->pools[i].name, used[i]);
+	/* the network of each pool the plan uses, as the reports' cluster
+	 * table says it (network: NICs x Gb/s; transport; intra-node) and
+	 * the CSV's transports column names it */
+	cJSON *nw = cJSON_AddObjectToObject(o, "networks");
+	for (int i = 0; i < c->n_pools; i++) {
+		if (!used[i])
+			continue;
+		const struct pool *pl = &c->pools[i];
+		cJSON *po = cJSON_AddObjectToObject(nw, pl->name);
+		cJSON_AddNumberToObject(po, "nics", pl->nics);
+		cJSON_AddNumberToObject(po, "nic_gbps", pl->nic_gbps);
+		cJSON_AddStringToObject(po, "transport", comm_transport_name(pl->transport));
+		cJSON_AddStringToObject(po, "intra", hp_intra_name(pl->intra));
+	}
 
 	/* The plan itself, in the estimate --plan schema, with node lists. */
 	struct dispatch pl;

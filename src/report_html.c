@@ -438,7 +438,7 @@ static void chart_layout(struct sbuf *b, const struct report_input *in,
 		double y = top + g * row;
 		sbuf_addf(b, "<text x=\"0\" y=\"%.1f\" font-size=\"13\" font-weight=\"600\">"
 			  "replica group %d</text><text x=\"0\" y=\"%.1f\" font-size=\"12\" "
-			  "fill=\"#5d6778\">%d replica%s, each %.1f%% of the batch</text>",
+			  "fill=\"#5d6778\">%d replica%s, each %.2f%% of the batch</text>",
 			  y + 16, g, y + 33, r->count, r->count == 1 ? "" : "s", 100 * r->batch_share);
 		/* stacked shadows say "this row stands for count replicas" */
 		for (int k = r->count > 2 ? 2 : r->count - 1; k > 0; k--)

@@ -194,4 +194,45 @@ m=$(bw --transport a3-megagpu-8g); h=$(bw --transport tcpxo --nics 8 --nic-gbps 
 m=$(bw --transport a3-highgpu-8g --nics 8); h=$(bw --transport tcpx --nics 8 --nic-gbps 200)
 [ -n "$m" ] && [ "$m" = "$h" ] && ok || bad "a3-highgpu-8g --nics 8: $m us, want the user's 8 x 200: $h us"
 
+# A machine type fixes the GPUs of a node: a3-highgpu-8g is 8 H100 with
+# 4 x 200 Gb/s GPU NICs (Google Cloud, "Networking and GPU machines";
+# src/cluster.c machine_types). --gpus-per-node 4 with it was timed with
+# an H100's usual 8 x 400 Gb/s NICs without a word; now refused, naming
+# both flags, unless --nics and --nic-gbps say the node's network (the
+# machine type then names the fabric only, as transport_tcpxo above); one
+# of them alone leaves the other to a default. 16 (two machines a node)
+# keeps each machine's NICs: 8 x 200.
+expect machine_gpn 2 "--gpus-per-node: --transport a3-highgpu-8g is a machine of 8 GPUs; expected a multiple of 8, got 4 (for another node give --nics and --nic-gbps)" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 4 --nodes 2 --transport a3-highgpu-8g
+expect machine_gpn_nics 2 "--gpus-per-node: --transport a3-highgpu-8g is a machine of 8 GPUs" -- \
+	--collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 4 --nodes 2 --transport a3-highgpu-8g --nics 2
+expect machine_gpn_both 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 4 --nodes 2 \
+	--transport a3-highgpu-8g --nics 2 --nic-gbps 200
+grep -qx 'network     2 x 200 Gb/s NICs per node, tcpx (a3-highgpu-8g)' "$tmp/out" && ok ||
+	bad "machine_gpn_both: $(grep network "$tmp/out")"
+expect machine_gpn16 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 16 --nodes 2 \
+	--transport a3-highgpu-8g --format json
+json_has() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1" "$tmp/out"; }
+json_has 'assert (d["nics"], d["nic_gbps"], d["transport"], d["machine_type"]) == (8, 200, "tcpx", "a3-highgpu-8g"), d' &&
+	ok || bad "16 per node on a3-highgpu-8g: $(cat "$tmp/out")"
+
+# comm says the network it timed, in both outputs: the machine type's
+# 4 x 200 Gb/s (TCPX); the H100's usual node (catalog: 8 x 400 Gb/s,
+# InfiniBand) without --transport; the user's --nics 2 --nic-gbps 100.
+expect net_table 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
+	--transport a3-highgpu-8g
+grep -qx 'network     4 x 200 Gb/s NICs per node, tcpx (a3-highgpu-8g)' "$tmp/out" && ok ||
+	bad "net_table: $(grep network "$tmp/out")"
+expect net_json 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 --format json
+json_has 'assert (d["nics"], d["nic_gbps"], d["transport"], d["intra"]) == (8, 400, "ib", "nvswitch") and "machine_type" not in d, d' &&
+	ok || bad "net_json: $(cat "$tmp/out")"
+expect net_user 0 "" -- --collective allreduce --bytes 1G --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
+	--nics 2 --nic-gbps 100 --transport efa --sweep 1K:2K
+grep -q '^# allreduce, 16 ranks (2 nodes x 8 H100-SXM), 2 x 100 Gb/s NICs per node, efa$' "$tmp/out" && ok ||
+	bad "net_user sweep header: $(head -1 "$tmp/out")"
+expect net_sweep_json 0 "" -- --collective allreduce --gpu H100-SXM --gpus-per-node 8 --nodes 2 \
+	--transport a3-megagpu-8g --sweep 1K:2K --format json
+json_has 'assert [(e["nics"], e["nic_gbps"], e["transport"]) for e in d] == [(8, 200, "tcpxo")] * 2, d' &&
+	ok || bad "net_sweep_json: $(cat "$tmp/out")"
+
 finish comm_cli

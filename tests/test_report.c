@@ -167,7 +167,8 @@ TEST(json_keys_and_schema)
 	/* The plan-entry contract of `hetplan plan --format json`, key for key. */
 	static const char *const keys[] = {
 		"rank", "label", "list_label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
-		"time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
+		"usd_per_million_tokens", "time_to_train_s", "cost_to_train_usd", "gpus_used",
+		"networks", "mbs", "gbs", "precision",
 		"recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework",
 		"tp_overlap", "grad_overlap", "param_overlap", "grad_reduce_fp32", "fp8_params", "ep_overlap", "replicas",
 		"links",
@@ -189,6 +190,15 @@ TEST(json_keys_and_schema)
 	cJSON *gu = cJSON_GetObjectItem(p0, "gpus_used");
 	CHECK_EQ_INT(cJSON_GetObjectItem(gu, "h100")->valueint, 32);
 	CHECK_EQ_INT(cJSON_GetObjectItem(gu, "a100")->valueint, 64);
+	/* Each used pool's network, exactly: the default workspace's pools
+	 * take their GPU's usual node, a DGX H100 (8 x ConnectX-7 400 Gb/s,
+	 * NVSwitch; NVIDIA DGX H100 datasheet) and a DGX A100 (8 x 200 Gb/s
+	 * HDR, NVSwitch; DGX A100 datasheet), on InfiniBand. */
+	char *nw = cJSON_PrintUnformatted(cJSON_GetObjectItem(p0, "networks"));
+	CHECK_STR(nw, "{\"h100\":{\"nics\":8,\"nic_gbps\":400,\"transport\":\"ib\","
+		      "\"intra\":\"nvswitch\"},\"a100\":{\"nics\":8,\"nic_gbps\":200,"
+		      "\"transport\":\"ib\",\"intra\":\"nvswitch\"}}");
+	free(nw);
 	cJSON *st = cJSON_GetArrayItem(cJSON_GetObjectItem(
 		cJSON_GetArrayItem(cJSON_GetObjectItem(p0, "replicas"), 0), "stages"), 0);
 	static const char *const sk[] = { "pool", "gpu", "tp", "first_layer", "last_layer", "nodes" };

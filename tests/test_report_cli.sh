@@ -33,7 +33,8 @@ for p in d["inputs"]["prices"]:
 assert set(d["search"]) == {"candidates", "evaluated", "pruned", "lp_solves", "seconds", "fw_checked",
                           "fw_denied", "cancelled"}
 plan_keys = {"rank", "label", "list_label", "step_time_s", "tokens_per_s", "mfu", "hfu", "usd_per_hour",
-             "time_to_train_s", "cost_to_train_usd", "gpus_used", "mbs", "gbs", "precision",
+             "usd_per_million_tokens", "time_to_train_s", "cost_to_train_usd", "gpus_used",
+             "networks", "mbs", "gbs", "precision",
              "recompute", "zero", "schedule", "cp", "ep", "sp", "flash", "framework", "tp_overlap",
              "grad_overlap", "param_overlap", "grad_reduce_fp32", "fp8_params", "ep_overlap", "replicas", "links", "breakdown_group",
              "breakdown_s", "memory", "comm", "optimality", "pareto", "runs_on", "runs_on_why",

@@ -138,20 +138,6 @@ static int parse_size(const char *flag, const char *s, double *out)
 	return 0;
 }
 
-static cJSON *result_json(enum comm_coll c, double bytes, int ranks,
-			  const struct comm_result *r)
-{
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "collective", comm_coll_name(c));
-	cJSON_AddNumberToObject(o, "bytes", bytes);
-	cJSON_AddNumberToObject(o, "ranks", ranks);
-	cJSON_AddNumberToObject(o, "time_us", r->time_s * 1e6);
-	cJSON_AddNumberToObject(o, "algbw_GBps", r->algbw_Bps / 1e9);
-	cJSON_AddNumberToObject(o, "busbw_GBps", r->busbw_Bps / 1e9);
-	cJSON_AddStringToObject(o, "algorithm", comm_algo_name(r->algo));
-	cJSON_AddStringToObject(o, "protocol", comm_proto_name(r->proto));
-	return o;
-}
 
 static int print_json(cJSON *o)
 {
@@ -178,7 +164,48 @@ struct comm_args {
 	enum hp_intra intra;
 	enum comm_transport transport;
 	char transport_name[32];  /* --transport as given: a machine type sets NICs */
+	int node_nics;            /* the NICs of one node the group was timed with */
 };
+
+/* The network the group was timed with, as the human output and the JSON
+ * both say it: NICs per node, their line rate, the transport's name (and
+ * the machine type it came from). */
+static void net_json(cJSON *o, const struct comm_args *a)
+{
+	cJSON_AddNumberToObject(o, "nics", a->node_nics);
+	cJSON_AddNumberToObject(o, "nic_gbps", a->nic_gbps);
+	cJSON_AddStringToObject(o, "transport", comm_transport_name(a->transport));
+	if (a->transport_name[0] && strcmp(a->transport_name, comm_transport_name(a->transport)))
+		cJSON_AddStringToObject(o, "machine_type", a->transport_name);
+	cJSON_AddStringToObject(o, "intra", hp_intra_name(a->intra));
+}
+
+/* "8 x 400 Gb/s NICs per node, ib" ("..., tcpx (a3-highgpu-8g)"). */
+static char *net_text(char *buf, size_t n, const struct comm_args *a)
+{
+	int w = snprintf(buf, n, "%d x %g Gb/s NICs per node, %s", a->node_nics, a->nic_gbps,
+			 comm_transport_name(a->transport));
+	if (w >= 0 && (size_t)w < n && a->transport_name[0] &&
+	    strcmp(a->transport_name, comm_transport_name(a->transport)))
+		snprintf(buf + w, n - (size_t)w, " (%s)", a->transport_name);
+	return buf;
+}
+
+static cJSON *result_json(const struct comm_args *a, double bytes, int ranks,
+			  const struct comm_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "collective", comm_coll_name(a->coll));
+	cJSON_AddNumberToObject(o, "bytes", bytes);
+	cJSON_AddNumberToObject(o, "ranks", ranks);
+	cJSON_AddNumberToObject(o, "time_us", r->time_s * 1e6);
+	cJSON_AddNumberToObject(o, "algbw_GBps", r->algbw_Bps / 1e9);
+	cJSON_AddNumberToObject(o, "busbw_GBps", r->busbw_Bps / 1e9);
+	cJSON_AddStringToObject(o, "algorithm", comm_algo_name(r->algo));
+	cJSON_AddStringToObject(o, "protocol", comm_proto_name(r->proto));
+	net_json(o, a);
+	return o;
+}
 
 /* --sweep MIN:MAX. Returns 0, or the usage error's exit status. */
 static int parse_sweep(struct comm_args *a, const char *arg)
@@ -316,6 +343,40 @@ static int check_required(const struct comm_args *a)
 	return HP_EXIT_USAGE;
 }
 
+/* The GPUs of one machine of the type name (cluster_machine_nics's
+ * table in src/cluster.c: a3-highgpu-8g 8, a4x-highgpu-4g 4), or 0 for a
+ * fabric name or a type whose GPU NICs are not sourced (a3-edgegpu-8g).
+ * The table answers for whole machines only, so the smallest node it
+ * answers for is one machine. */
+static int machine_gpus(const char *name)
+{
+	int nics;
+	double gbps;
+	for (int k = 1; k <= HP_MAX_GPN; k++)
+		if (cluster_machine_nics(name, k, &nics, &gbps))
+			return k;
+	return 0;
+}
+
+/* A machine type fixes the GPUs of a node: --gpus-per-node 4 with
+ * --transport a3-highgpu-8g (8 H100 and 4 GPU NICs, Google Cloud's
+ * "Networking and GPU machines" page, src/cluster.c machine_types) is no
+ * machine there is, and its NICs say nothing of such a node. It was timed
+ * with the GPU's usual NICs (8 x 400 on an H100) without a word. A node
+ * of whole machines (16: two) keeps each machine's NICs, as a pool's
+ * transport does; with --nics and --nic-gbps both given the machine type
+ * names the fabric only (nothing comes from a default). Returns 0 or 2. */
+static int check_machine(const struct comm_args *a)
+{
+	int mg = a->transport_name[0] ? machine_gpus(a->transport_name) : 0;
+	if (mg <= 0 || a->gpn % mg == 0 || (a->nics >= 0 && a->nic_gbps >= 0))
+		return 0;
+	fprintf(stderr, "hetplan comm: --gpus-per-node: --transport %s is a machine of %d GPUs; "
+		"expected a multiple of %d, got %d (for another node give --nics and "
+		"--nic-gbps)\n", a->transport_name, mg, mg, a->gpn);
+	return HP_EXIT_USAGE;
+}
+
 /* The group the options describe, the GPU's usual node filling what they
  * leave out. */
 static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct comm_group *g)
@@ -339,6 +400,7 @@ static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct 
 		a->nics = cluster_default_nics(gpu, a->gpn, a->intra);
 	if (a->nic_gbps < 0)
 		a->nic_gbps = gpu->def_nic_gbps;
+	a->node_nics = a->nics;
 	memset(g, 0, sizeof *g);
 	g->ranks = a->gpn * a->nodes;
 	g->ranks_per_node = a->gpn;
@@ -376,11 +438,12 @@ static int print_one(const struct comm_args *a, const struct gpu_spec *gpu,
 	if (comm_time(g, a->coll, a->bytes, a->algo, a->proto, &r, &err))
 		return comm_fail(&err);
 	if (a->json)
-		return print_json(result_json(a->coll, a->bytes, g->ranks, &r));
-	char hb[32];
+		return print_json(result_json(a, a->bytes, g->ranks, &r));
+	char hb[32], net[96];
 	printf("collective  %s\n", comm_coll_name(a->coll));
 	printf("bytes       %.0f (%s)\n", a->bytes, hp_fmt_bytes(hb, sizeof hb, a->bytes));
 	printf("ranks       %d (%d nodes x %d, %s)\n", g->ranks, a->nodes, a->gpn, gpu->name);
+	printf("network     %s\n", net_text(net, sizeof net, a));
 	printf("algorithm   %s\n", comm_algo_name(r.algo));
 	printf("protocol    %s\n", comm_proto_name(r.proto));
 	printf("time        %.2f us\n", r.time_s * 1e6);
@@ -400,8 +463,9 @@ static int print_sweep(const struct comm_args *a, const struct gpu_spec *gpu,
 		S *= 2;
 	cJSON *arr = a->json ? cJSON_CreateArray() : NULL;
 	if (!a->json) {
-		printf("# %s, %d ranks (%d nodes x %d %s)\n", comm_coll_name(a->coll),
-		       g->ranks, a->nodes, a->gpn, gpu->name);
+		char net[96];
+		printf("# %s, %d ranks (%d nodes x %d %s), %s\n", comm_coll_name(a->coll),
+		       g->ranks, a->nodes, a->gpn, gpu->name, net_text(net, sizeof net, a));
 		printf("%14s %12s %10s %10s  %-9s %s\n", "size(B)", "time(us)",
 		       "algbw", "busbw", "algo", "proto");
 	}
@@ -411,7 +475,7 @@ static int print_sweep(const struct comm_args *a, const struct gpu_spec *gpu,
 			return comm_fail(&err);
 		}
 		if (a->json)
-			cJSON_AddItemToArray(arr, result_json(a->coll, S, g->ranks, &r));
+			cJSON_AddItemToArray(arr, result_json(a, S, g->ranks, &r));
 		else
 			printf("%14.0f %12.2f %10.2f %10.2f  %-9s %s\n", S,
 			       r.time_s * 1e6, r.algbw_Bps / 1e9, r.busbw_Bps / 1e9,
@@ -449,7 +513,7 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan comm: unexpected argument '%s'\n", cli_shown(argv[optind]));
 		return HP_EXIT_USAGE;
 	}
-	if ((rc = check_required(&a)))
+	if ((rc = check_required(&a)) || (rc = check_machine(&a)))
 		return rc;
 	const struct gpu_spec *gpu = catalog_gpu(cat, a.gpu_name);
 	if (!gpu) {

@@ -465,7 +465,12 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 		}
 	}
 	const struct perf_breakdown *b = &sp->est.bd;
-	sbuf_addf(o, "  step %.3f s:", sp->est.step_time_s);
+	/* The step as every view writes it (hp_fmt_duration: estimate's
+	 * "step time", the reports' "Step time:", the TUI); its parts in
+	 * seconds to the millisecond, as estimate's "breakdown (s)" and the
+	 * reports' step table. */
+	char stp[32];
+	sbuf_addf(o, "  step %s:", hp_fmt_duration(stp, sizeof stp, sp->est.step_time_s));
 	int np;
 	const struct report_part *tparts = report_time_parts(&np);
 	for (int i = 0, nk = 0; i < np; i++)
@@ -473,12 +478,28 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 			sbuf_addf(o, "%s %s %.3f", nk++ ? "," : "", tparts[i].word,
 				  report_part_value(&tparts[i], b));
 	sbuf_add(o, "\n");
-	double worst = 0;
-	for (int i = 0; i < sp->est.n_stages; i++)
-		worst = fmax(worst, sp->est.stages[i].total / sp->est.stages[i].capacity);
+	/* The fullest stage (the largest total / capacity, as
+	 * search_mem_state picks it) in the words and units of the TUI's
+	 * Detail view and the reports' memory table: its total with the
+	 * allocator's reserve, its GPU's capacity, and the bytes left
+	 * (the reports' "headroom" column), each through hp_fmt_bytes. */
+	double worst = -1, total = 0, cap = 0;
+	for (int i = 0; i < sp->est.n_stages; i++) {
+		const struct perf_stage *ps = &sp->est.stages[i];
+		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			total = ps->total;
+			cap = ps->capacity;
+		}
+	}
+	char tb[32], cb[32], fb[32];
 	/* risky 2: the total with the allocator's reserve is over the GPU
 	 * (search_plan.risky), which is not "within the headroom" */
-	sbuf_addf(o, "  memory: fullest stage at %.0f%% of its GPU%s\n", 100 * worst,
+	sbuf_addf(o, "  memory: %s, fullest stage %s of %s (%.0f%%), %s %s%s\n",
+		  search_plan_verdict(sp), hp_fmt_bytes(tb, sizeof tb, total),
+		  hp_fmt_bytes(cb, sizeof cb, cap), cap > 0 ? 100 * total / cap : 0,
+		  hp_fmt_bytes(fb, sizeof fb, fabs(cap - total)), cap >= total ? "free" : "over",
 		  sp->risky == 2 ? " (over the GPU with the allocator's reserve: runs only if the "
 				   "caching allocator frees cached blocks; risky)"
 		  : sp->risky ? " (under the memory headroom: risky)" : "");
@@ -622,7 +643,10 @@ static void print_table(struct sbuf *o, const struct search_result *res, const s
 				  100 * fabs(gain), gain >= 0 ? "faster" : "slower");
 			if (sp->est.price_known && b->est.price_known && sp->cost_to_train_usd > 0) {
 				double dc = b->cost_to_train_usd / sp->cost_to_train_usd - 1;
-				sbuf_addf(o, " and %.0f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
+				/* to a tenth of a percent, as the reports' summary
+				 * writes the same ratio ("-0.7% cost to train"): "1%
+				 * cheaper" beside it read as another figure */
+				sbuf_addf(o, " and %.1f%% %s", 100 * fabs(dc), dc <= 0 ? "cheaper" : "dearer");
 			}
 			if (so->objective == OBJ_DEADLINE && sp->time_to_train_s > so->deadline_s)
 				sbuf_addf(o, " (alone it misses the deadline)");
