@@ -187,3 +187,18 @@ void perf_mcore012_extra(const struct model_spec *m, int moe, int tp, int sp, in
 	x->colls_bwd += y.colls_bwd - 2;
 	x->syncs += y.syncs - HP_DISPATCH_SYNCS;
 }
+
+/* A 0.12-era router for model m: DeepSeek-V3's (MLA with shared experts:
+ * the DeepSeek-V3 family NeMo's DeepSeekV3Config configures), otherwise
+ * Megatron-Core's defaults as the Mixtral and Grok recipes leave them
+ * (softmax top-k, the switch aux loss, bf16 router), with the token drop
+ * (capacity 1.0, padded) NeMo's performance scripts add through
+ * MegatronTokenDropCallback. Simplified: DeepSeek-V2 (softmax, device-limited
+ * groups) is not told apart. */
+const struct mcore012_router *perf_mcore012_router(const struct model_spec *m)
+{
+	static const struct mcore012_router softmax_drop = { 0, 0, 0, 0, 1, 0 };
+	if (m->mla.kv_lora_rank && m->moe.shared_experts)
+		return &MCORE012_ROUTER_DEEPSEEK_V3;
+	return &softmax_drop;
+}

@@ -52,4 +52,7 @@ extern const struct mcore012_router MCORE012_ROUTER_DEEPSEEK_V3;
 void perf_mcore012_extra(const struct model_spec *m, int moe, int tp, int sp, int rope_unfused,
 			 const struct mcore012_router *r, struct mcore012_extra *x);
 
+/* The router perf_mcore012_extra takes for model m (perf_moe.c). */
+const struct mcore012_router *perf_mcore012_router(const struct model_spec *m);
+
 #endif
