@@ -122,6 +122,39 @@ TEST(mcore012_softmax_dropless_counts)
 	CHECK_NEAR(x.bwd, 0, 0);
 }
 
+/* The router per model: DeepSeek-V3 (MLA with a shared expert) takes
+ * DeepSeekV3Config's settings (sigmoid, groups, expert bias, seq aux loss,
+ * fp32, token drop); Mixtral Megatron-Core's defaults (softmax, switch
+ * aux loss, bf16) with NeMo's token drop. */
+TEST(mcore012_router_per_model)
+{
+	const struct model_spec *ds = M("deepseek-v3"), *mx = M("mixtral-8x7b");
+	if (!ds || !mx)
+		return;
+	const struct mcore012_router *r = perf_mcore012_router(ds);
+	CHECK(r->sigmoid && r->group_topk && r->expert_bias && r->seq_aux && r->fp32 && r->capacity);
+	r = perf_mcore012_router(mx);
+	CHECK(!r->sigmoid && !r->group_topk && !r->expert_bias && !r->seq_aux && !r->fp32);
+	CHECK(r->capacity);
+}
+
+/* MLA without TP: no gathers or scatters; the four projections are plain
+ * GEMMs (4 forward, 8 backward), norms 2 / 4, RoPE 26 / 16, cats 3 / 2:
+ * 35 / 30, less hetplan's QKV GEMM and rotary pair (3 / 6): +32 / +24, no
+ * collectives. */
+TEST(mcore012_mla_without_tp)
+{
+	const struct model_spec *ds = M("deepseek-v3");
+	if (!ds)
+		return;
+	struct mcore012_extra x;
+	perf_mcore012_extra(ds, 0, 1, 0, 1, &MCORE012_ROUTER_DEEPSEEK_V3, &x);
+	CHECK_NEAR(x.fwd, 32, 0);
+	CHECK_NEAR(x.bwd, 24, 0);
+	CHECK_NEAR(x.colls_fwd, 0, 0);
+	CHECK_NEAR(x.colls_bwd, 0, 0);
+}
+
 int main(void)
 {
 	struct hp_err err;
@@ -133,6 +166,8 @@ int main(void)
 	RUN(mla_attention_flops_by_hand);
 	RUN(mcore012_deepseek_v3_counts);
 	RUN(mcore012_softmax_dropless_counts);
+	RUN(mcore012_router_per_model);
+	RUN(mcore012_mla_without_tp);
 	catalog_done(&cat);
 	return t_done("test_moe_dsv3");
 }
