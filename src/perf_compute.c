@@ -6,6 +6,7 @@
  * with estimated relative speeds, not cuBLAS's heuristic; the kernel count
  * of a layer is written down per op below, not profiled. */
 #include "perf_int.h"
+#include "perf_moe.h"
 
 #include <math.h>
 #include <string.h>
@@ -1122,15 +1123,19 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 		double pk = perf_peak(g, pdt) * clock_frac(k, g, pdt);
 		attn_core(m, g, p, tp, s, 0.5 * attn_flops, pk, k, lc);
 	} else {
-		double heads = (double)m->heads / t, d = m->head_dim;
+		/* MLA: scores over the 192-wide q/k head, context over the
+		 * 128-wide v head (perf_attn_head_dims) */
+		double heads = (double)m->heads / t, d, dv;
+		perf_attn_head_dims(m, &d, &dv);
 		lc->attn_f = gemm_time(k, g, adt, sl, s, d, b * heads) +
-			     gemm_time(k, g, adt, sl, d, s, b * heads);
+			     gemm_time(k, g, adt, sl, dv, s, b * heads);
 		/* Backward: dP = dO V^T and dQ = dS K as the forward's two;
 		 * dV = P^T dO and dK = dS^T Q (s keys x d, over the queries)
 		 * at bwd_gemm_dtype where that is not adt. */
 		enum hp_dtype adt_b = bwd_gemm_dtype(g, adt);
 		lc->attn_b = adt_b == adt ? 2 * lc->attn_f
-			     : lc->attn_f + 2 * gemm_time(k, g, adt_b, s, d, sl, b * heads);
+			     : lc->attn_f + gemm_time(k, g, adt_b, s, dv, sl, b * heads) +
+				       gemm_time(k, g, adt_b, s, d, sl, b * heads);
 	}
 
 	struct act_opts ao = { b, sl, tp, p->sp && tp > 1, p->flash, p->recompute, p->ep };
