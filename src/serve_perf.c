@@ -904,6 +904,20 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	 * inside one node (tests/data/serving.csv) are fitted without it. */
 	double hop = pp > 1 && !in->inside ? in->step_s : 0;
 	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
+	/* Multi-step scheduling (vLLM before V1, num_scheduler_steps S > 1,
+	 * prompts apart): one scheduler call plans, prepares the inputs of
+	 * and processes the outputs of S decode iterations, each iteration
+	 * then only advancing its inputs on the GPU (vLLM RFC "Multi-Step
+	 * Scheduling", issue #6854; v0.6.0 blog, 2024-09-05: the host work
+	 * is paid once per S steps). A decode iteration carries 1/S of the
+	 * fixed host step; a prefill iteration is a call of its own. The
+	 * per-sequence part stays on every iteration: each step still
+	 * samples, appends and detokenises one token per sequence. A
+	 * simplification: how the per-sequence work splits between the call
+	 * and its steps is not measured (a variant amortising it too is in
+	 * docs/serving-round49.md). */
+	if (in->apart && in->steps > 1 && n_pre <= 0)
+		ovh -= in->step_s * (1 - 1.0 / in->steps);
 	if (tg) {
 		*tg = pp * g;
 		*ta = pp * a;

@@ -1330,7 +1330,6 @@ static const struct {
 	{ "b065", "MLPerf Server H200: TPOT at 98% of the model's saturation" },
 	{ "b070", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
 	{ "b071", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
-	{ "b076", "MLPerf Interactive, eager: -20.2%, 1,123 kernels a step take 34 ms of the 40" },
 	{ "b092", "MI325X Offline (MangoBoost, vLLM 0.9): -20.1%, MI325X under-predicted in every round" },
 	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
 	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
