@@ -909,15 +909,15 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	 * and processes the outputs of S decode iterations, each iteration
 	 * then only advancing its inputs on the GPU (vLLM RFC "Multi-Step
 	 * Scheduling", issue #6854; v0.6.0 blog, 2024-09-05: the host work
-	 * is paid once per S steps). A decode iteration carries 1/S of the
-	 * fixed host step; a prefill iteration is a call of its own. The
-	 * per-sequence part stays on every iteration: each step still
-	 * samples, appends and detokenises one token per sequence. A
-	 * simplification: how the per-sequence work splits between the call
-	 * and its steps is not measured (a variant amortising it too is in
-	 * docs/serving-round49.md). */
+	 * is paid once per S steps). The RFC lists what is amortised: the
+	 * copy of the sampled tokens to the host, their detokenisation and
+	 * Python outputs, the next step's input metadata and the scheduler,
+	 * so a decode iteration carries 1/S of the whole host step, the
+	 * per-sequence part included; a prefill iteration is a call of its
+	 * own. Simplified: the GPU-side advance of the inputs between steps
+	 * is not charged. */
 	if (in->apart && in->steps > 1 && n_pre <= 0)
-		ovh -= in->step_s * (1 - 1.0 / in->steps);
+		ovh /= in->steps;
 	if (tg) {
 		*tg = pp * g;
 		*ta = pp * a;

@@ -1362,6 +1362,7 @@ static const struct {
 	{ "b127", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
 	{ "b129", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
 	{ "b148", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
+	{ "b149", "vLLM 0.6.0, 10 steps, offline ShareGPT burst: as Lambda's C1173 (70B TP 4, +29%)" },
 	{ "b155", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 4,096 outputs at 1,500 sequences" },
 	{ "b156", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 2,000 outputs at 2,000 sequences" },
 	{ "b158", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
