@@ -3,11 +3,11 @@
  * measured errors (MAPE, %) and row counts that the serving report quotes. */
 #ifndef HP_SERVE_ACCURACY_H
 #define HP_SERVE_ACCURACY_H
-#define SACC_BLIND_ITL_MAPE 16.5
+#define SACC_BLIND_ITL_MAPE 16.7
 #define SACC_BLIND_ITL_ROWS 32
-#define SACC_BLIND_THR_MAPE 24.6
+#define SACC_BLIND_THR_MAPE 24.5
 #define SACC_BLIND_THR_ROWS 129
-#define SACC_BLIND_TTFT_MAPE 14.4
+#define SACC_BLIND_TTFT_MAPE 14.2
 #define SACC_BLIND_TTFT_ROWS 32
 #define SACC_ITL_MAPE 19.4
 #define SACC_ITL_ROWS 48

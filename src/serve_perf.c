@@ -904,6 +904,20 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	 * inside one node (tests/data/serving.csv) are fitted without it. */
 	double hop = pp > 1 && !in->inside ? in->step_s : 0;
 	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
+	/* Multi-step scheduling (vLLM before V1, num_scheduler_steps S > 1,
+	 * prompts apart): one scheduler call plans, prepares the inputs of
+	 * and processes the outputs of S decode iterations, each iteration
+	 * then only advancing its inputs on the GPU (vLLM RFC "Multi-Step
+	 * Scheduling", issue #6854; v0.6.0 blog, 2024-09-05: the host work
+	 * is paid once per S steps). The RFC lists what is amortised: the
+	 * copy of the sampled tokens to the host, their detokenisation and
+	 * Python outputs, the next step's input metadata and the scheduler,
+	 * so a decode iteration carries 1/S of the whole host step, the
+	 * per-sequence part included; a prefill iteration is a call of its
+	 * own. Simplified: the GPU-side advance of the inputs between steps
+	 * is not charged. */
+	if (in->apart && in->steps > 1 && n_pre <= 0)
+		ovh /= in->steps;
 	if (tg) {
 		*tg = pp * g;
 		*ta = pp * a;
@@ -1673,11 +1687,11 @@ static int burst_preempt(const struct serve_burst_sched *s, struct breq *q, int 
 
 /* One engine iteration over the running requests; returns its time. */
 static double burst_step(const struct serve_burst_sched *s, struct breq *q, int n, double *kv_used,
-			 int *running, struct serve_burst_result *out, double t)
+			 int *running, struct serve_burst_result *out, double t, int pre_only)
 {
 	double n_dec = 0, ctx = 0, n_pre = 0, pre_ctx = 0, n_pre_seqs = 0;
 	for (int i = 0; i < n; i++)
-		if (q[i].state == 1 && q[i].left_pre <= 0) {
+		if (!pre_only && q[i].state == 1 && q[i].left_pre <= 0) {
 			n_dec++;
 			ctx += q[i].isl + q[i].gen;
 		}
@@ -1699,7 +1713,7 @@ static double burst_step(const struct serve_burst_sched *s, struct breq *q, int 
 	budget = s->chunk - n_dec;
 	for (int i = 0; i < n; i++) {
 		struct breq *r = &q[i];
-		if (r->state != 1)
+		if (r->state != 1 || (pre_only && r->left_pre <= 0))
 			continue;
 		if (r->left_pre <= 0) {          /* a decode step */
 			r->gen++;
@@ -1734,8 +1748,33 @@ static double burst_step(const struct serve_burst_sched *s, struct breq *q, int 
 	return dt;
 }
 
+/* The burst under a scheduler that runs prompts apart (apart: vLLM before
+ * V1 with chunked prefill off, SGLang's prefill-first batches; the header
+ * comment's "Prompts apart"): a call that has admitted prompts runs them
+ * in prefill-only iterations (chunk tokens each) while the running
+ * requests wait; a call with no prompt to run makes `steps` decode
+ * iterations of the running batch (vLLM's num_scheduler_steps), admitting
+ * nothing in between. apart 0: prompt chunks ride the decode iterations,
+ * one scheduler call per iteration. */
+static int burst_run(const struct serve_burst_sched *s, int apart, int steps, int n,
+		     const double *isl, const double *osl, struct serve_burst_result *out);
+
 int serve_burst_run(const struct serve_burst_sched *s, int n, const double *isl,
 		    const double *osl, struct serve_burst_result *out)
+{
+	return burst_run(s, 0, 1, n, isl, osl, out);
+}
+
+static int burst_pending(const struct breq *q, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (q[i].state == 1 && q[i].left_pre > 0)
+			return 1;
+	return 0;
+}
+
+static int burst_run(const struct serve_burst_sched *s, int apart, int steps, int n,
+		     const double *isl, const double *osl, struct serve_burst_result *out)
 {
 	struct breq *q = xcalloc((size_t)n, sizeof *q);
 	struct bqueue w = { 0, xcalloc((size_t)n, sizeof(int)), 0, 0 };
@@ -1753,10 +1792,24 @@ int serve_burst_run(const struct serve_burst_sched *s, int n, const double *isl,
 		 * a step that preempted none */
 		if (!burst_preempt(s, q, n, &w, &running, &kv_used, out, t))
 			burst_admit(s, q, n, &w, &running, &kv_used);
-		double dt = burst_step(s, q, n, &kv_used, &running, out, t);
+		if (apart && burst_pending(q, n)) {
+			double dt = burst_step(s, q, n, &kv_used, &running, out, t, 1);
+			if (dt <= 0)
+				break;
+			t += dt;
+			continue;
+		}
+		double dt = burst_step(s, q, n, &kv_used, &running, out, t, 0);
 		if (dt <= 0)
 			break;
 		t += dt;
+		for (int k = 1; apart && k < steps && running > 0; k++) {
+			burst_preempt(s, q, n, &w, &running, &kv_used, out, t);
+			dt = burst_step(s, q, n, &kv_used, &running, out, t, 0);
+			if (dt <= 0)
+				break;
+			t += dt;
+		}
 	}
 	free(w.pre);
 	free(q);
@@ -1804,7 +1857,7 @@ int serve_burst(const struct pool *p, const struct model_spec *m, const struct s
 		tokens += osl[i] < 1 ? 1 : osl[i];
 	struct serve_burst_sched s = { cap_tok, max_batch, in.chunk, in.e->kv_reserve_full,
 				       burst_iter, &in };
-	serve_burst_run(&s, n, isl, osl, out);
+	burst_run(&s, in.apart, in.steps, n, isl, osl, out);
 	/* every request also passes the front end once (HTTP, tokenisation) */
 	out->makespan_s += k->frontend_s;
 	out->ttft_mean_s += k->frontend_s;

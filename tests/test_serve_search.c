@@ -482,8 +482,12 @@ TEST(prefill_apart)
 	CHECK(serve_evaluate(&f.p, f.m, &ca, &f.ld, NULL, &s8, &err) == 0);
 	CHECK(s8.ttft_s.mean >= s1.ttft_s.mean);
 	CHECK(s8.ttft_s.mean - s1.ttft_s.mean < 0.1 * 3.5 * s1.tpot_min_s);
-	/* and the decode runs uninterrupted: the mean TPOT is d1 */
-	CHECK_NEAR(s8.tpot_s.mean, s1.tpot_min_s, 0.05);
+	/* and the decode runs uninterrupted: the mean TPOT is d1 less the
+	 * host step the call pays once for its 8 iterations (multi-step
+	 * scheduling, vLLM RFC #6854: every host overhead amortised): 7/8
+	 * of the vllm profile's 1 ms + 10 us for the one sequence, 0.884 ms */
+	CHECK_NEAR(s8.tpot_s.mean, s1.tpot_min_s - 7.0 / 8 * (1.0e-3 + 10e-6), 0.05);
+	CHECK(s8.tpot_s.mean < s1.tpot_min_s);
 	/* Busy (half the S = 1 capacity, many sequences running, the engine
 	 * never idle): the prompt waits for the run, at least (8 - 1) x d1 / 2
 	 * more (d at that batch is above d1) */
