@@ -11,12 +11,20 @@
 #include "runs_on.h"
 #include "sbuf.h"
 #include "escape.h"
+#include "search.h"
+#include "table.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The plan's estimate as comment lines (defined below, with the one-job
+ * writer); cmd_launch.c prints it on standard error for every format.
+ * Declared here and there until launch.h carries it. */
+void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, const char *pre);
 
 /* The launch formats, one row each: the name --format takes and the
  * framework rows whose code runs the format's config. A plan that names
@@ -1951,6 +1959,484 @@ int launch_format_refuses(const struct cluster *c, const struct plan *p, enum la
 	return hf_refuses(c, p, pcs, np, err);
 }
 
+/* ---- What the plan costs and leaves free, in every output ---- */
+
+/* The share of each GPU's memory the plan keeps free unless told
+ * otherwise: `hetplan plan --mem-headroom` and `estimate`'s default
+ * (ui/cmd_plan.c, ui/cmd_estimate.c: 0.05). Launch reads the memory
+ * verdict at it, so the line says what `estimate` says of the plan. */
+#define LAUNCH_MEM_HEADROOM 0.05
+
+/* The plan's estimate as lines, each after pre ("# " in a script or an
+ * argument list, "" for a note): step time, tokens/s and MFU; $/h and $
+ * per step (the price an hour x the step / 3600 s, the prices as launch
+ * loaded the cluster: the file's, else the catalog's reference, i.e.
+ * `hetplan estimate --no-price-book`); memory: estimate's verdict at the
+ * default headroom and, per pool, its fullest stage (largest share of its
+ * GPU, the caching allocator's reserve included, as estimate's memory
+ * line) with what it leaves free. Nothing when the estimate fails
+ * (launch's memory check said why). */
+void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, const char *pre)
+{
+	struct estimate est;
+	struct hp_err err = { 0 };
+	if (perf_estimate(c, m, p, NULL, &est, &err) < 0)
+		return;
+	char d[32], t[32], u[32], s[32];
+	sbuf_addf(b, "%sEstimate (as `hetplan estimate --no-price-book` of this plan): step %s, "
+		  "%s tokens/s, MFU %.1f%%\n", pre, hp_fmt_duration(d, sizeof d, est.step_time_s),
+		  hp_fmt_count(t, sizeof t, est.tokens_per_s), 100 * est.mfu);
+	if (est.price_known)
+		sbuf_addf(b, "%sCost: %s/h = $%s per step (%s x %s / 3600 s)\n", pre,
+			  table_usd(u, sizeof u, est.usd_per_hour, 0),
+			  table_rate(s, sizeof s, est.usd_per_hour * est.step_time_s / 3600, 0),
+			  table_usd((char[32]){ 0 }, 32, est.usd_per_hour, 0), d);
+	else
+		sbuf_addf(b, "%sCost: unknown: no price for a pool of the plan (cluster key "
+			  "price_per_node_hour)\n", pre);
+	sbuf_addf(b, "%sMemory: %s at %.0f%% headroom; fullest stage a pool, with the "
+		  "allocator's reserve:\n", pre, search_mem_verdict(&est, LAUNCH_MEM_HEADROOM),
+		  100 * LAUNCH_MEM_HEADROOM);
+	for (int q = 0; q < c->n_pools; q++) {
+		const struct perf_stage *w = NULL;
+		for (int i = 0; i < est.n_stages; i++) {
+			const struct perf_stage *st = &est.stages[i];
+			if (st->pool == q && st->capacity > 0 &&
+			    (!w || st->total / st->capacity > w->total / w->capacity))
+				w = st;
+		}
+		if (!w)
+			continue;
+		char q1[SHQ_MAX], nb[32], cb[32], fb[32];
+		double free_b = w->capacity - w->total;
+		sbuf_addf(b, "%s  pool %s: stage %d of group %d, %s of %s, %s %s (%.1f%%)\n", pre,
+			  shq(q1, c->pools[q].name), w->index, w->group,
+			  hp_fmt_bytes(nb, sizeof nb, w->total), hp_fmt_bytes(cb, sizeof cb, w->capacity),
+			  hp_fmt_bytes(fb, sizeof fb, fabs(free_b)), free_b >= 0 ? "free" : "over",
+			  100 * fabs(free_b) / w->capacity);
+	}
+	estimate_free(&est);
+}
+
+/* ---- One job over several pools: a Slurm heterogeneous job ----
+ *
+ * Megatron-Core runs one program on every rank and does not ask what GPU
+ * a rank has: a plan whose replica groups share one layout (the same
+ * stages, layer ranges and TP), whose replicas take equal batch shares
+ * and whose stages sit on different pools runs as one job as long as
+ * each stage's ranks start on that stage's pool. Its uneven stages are
+ * Megatron's own flags (--decoder-first/last-pipeline-num-layers or
+ * --pipeline-model-parallel-layout, megatron_parallel_args).
+ *
+ * Rank order: Megatron-Core numbers a rank tp + TP x (cp + CP x (dp + DP
+ * x pp)) (parallel_state.py @d98e8a64 L617, initialize_model_parallel's
+ * order "tp-cp-ep-dp-pp"; the experts' EP is a second decomposition of
+ * the same ranks inside each stage), so stage s holds ranks s x TP x CP x
+ * DP onwards, its replicas group by group. Each run of consecutive ranks
+ * on one pool is a component of the Slurm job (#SBATCH hetjob between
+ * them), in rank order.
+ *
+ * How rank -> node is fixed: one srun step spans every component (srun
+ * --het-group=0 ... : --het-group=1 ...), and Slurm numbers its tasks
+ * with non-overlapping SLURM_PROCIDs component by component, component 0
+ * first (Slurm's heterogeneous_jobs.html, "Launching Applications (Job
+ * Steps)" and "Examples"); with one task a node and block distribution,
+ * SLURM_PROCID is the node's place in rank order. torchrun takes it as
+ * --node-rank with --master-addr/--master-port (static rendezvous, no
+ * c10d ordering), and its agents number the workers node by node: a
+ * worker's rank is the lower nodes' processes summed plus its local rank
+ * (torch/distributed/elastic/agent/server/api.py, _assign_worker_ranks).
+ * Megatron reads RANK and WORLD_SIZE from torchrun (arguments.py @d98e8a64
+ * L144-145). */
+#define HETJOB_MAX 16
+
+struct het_comp {
+	int pool;
+	int first_rank, ranks;
+	int first_stage, last_stage;
+	int first_node;           /* torchrun --node-rank of its first node */
+	struct node_layout nl;
+};
+
+struct hetjob {
+	int n, world, nodes, block;   /* block: TP x CP ranks of one (stage, replica) */
+	struct het_comp comp[HETJOB_MAX];
+};
+
+/* Pools p places a stage on. */
+static int pools_used(const struct plan *p)
+{
+	int used[HP_MAX_POOLS], n = 0;
+	plan_gpus(p, used);
+	for (int i = 0; i < HP_MAX_POOLS; i++)
+		n += used[i] > 0;
+	return n;
+}
+
+/* 1 with hj when Megatron-Core runs p, which uses more than one pool, as
+ * one job in format f (megatron, slurm); 2 when it would but f is another
+ * format; else 0 with why (n bytes): the reason, "" when p uses one pool. */
+static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_format f,
+		     struct hetjob *hj, char *why, size_t n)
+{
+	why[0] = '\0';
+	if (pools_used(p) < 2)
+		return 0;
+	const struct replica *r0 = &p->replicas[0];
+	char q1[SHQ_MAX], q2[SHQ_MAX];
+	/* what stock data parallelism and Megatron's one set of degrees
+	 * cannot hold (runs_on.c's shared rules, less the GPU type) */
+	for (int g = 1; g < p->n_replicas; g++)
+		if (!runs_on_same_layout(&p->replicas[g], r0)) {
+			snprintf(why, n, "replica groups 0 and %d have different pipeline layouts "
+				 "(stages, TP or layer ranges), and Megatron's data parallelism "
+				 "replicates one layout", g);
+			return 0;
+		}
+	for (int s = 1; s < r0->n_stages; s++)
+		if (r0->stages[s].tp != r0->stages[0].tp) {
+			snprintf(why, n, "its stages differ in TP (%d and %d), and Megatron takes one "
+				 "--tensor-model-parallel-size", r0->stages[0].tp, r0->stages[s].tp);
+			return 0;
+		}
+	for (int g = 1; g < p->n_replicas; g++)
+		if (fabs(p->replicas[g].batch_share - r0->batch_share) > 1e-9 * r0->batch_share) {
+			snprintf(why, n, "its replicas take %.4g%% and %.4g%% of the batch, and Megatron "
+				 "gives every data-parallel rank global batch / (micro-batch x DP) "
+				 "micro-batches (one count for all)", 100 * r0->batch_share,
+				 100 * p->replicas[g].batch_share);
+			return 0;
+		}
+	if (f != LAUNCH_MEGATRON && f != LAUNCH_SLURM)
+		return 2;   /* Megatron's formats would take it */
+	if (format_runs(p, f) != FW_MEGATRON_CORE) {
+		snprintf(why, n, "the plan names %s; hetplan writes the job over pools for "
+			 "Megatron-Core (--framework megatron-core or any)",
+			 framework_get(format_runs(p, f))->display);
+		return 0;
+	}
+	/* one job, one setting of what differs by GPU: --use-flash-attn and
+	 * the network NCCL loads (one net plugin a process, and the pipeline's
+	 * and the embedding's groups cross the pools) */
+	int first = r0->stages[0].pool;
+	for (int g = 0; g < p->n_replicas; g++)
+		for (int s = 0; s < r0->n_stages; s++) {
+			const struct pool *a = &c->pools[first];
+			const struct pool *b = &c->pools[p->replicas[g].stages[s].pool];
+			if (p->flash && hp_gen_sm80(a->gpu.gen) != hp_gen_sm80(b->gpu.gen)) {
+				snprintf(why, n, "flash attention runs on %.80s but not on %.80s, and one job "
+					 "takes one --use-flash-attn", shq(q1, hp_gen_sm80(a->gpu.gen) ?
+					 a->gpu.name : b->gpu.name), shq(q2, hp_gen_sm80(a->gpu.gen) ?
+					 b->gpu.name : a->gpu.name));
+				return 0;
+			}
+			if (a->transport != b->transport) {
+				snprintf(why, n, "pools %.80s (%s) and %.80s (%s) share no network transport: NCCL "
+					 "loads one per process, and the pipeline's groups cross the pools",
+					 shq(q1, a->name), comm_transport_name(a->transport),
+					 shq(q2, b->name), comm_transport_name(b->transport));
+				return 0;
+			}
+		}
+	/* runs of consecutive ranks on one pool, in Megatron's order */
+	memset(hj, 0, sizeof *hj);
+	hj->block = r0->stages[0].tp * p->cp;
+	int rank = 0;
+	for (int s = 0; s < r0->n_stages; s++)
+		for (int g = 0; g < p->n_replicas; g++) {
+			int pool = p->replicas[g].stages[s].pool;
+			int ranks = p->replicas[g].count * hj->block;
+			struct het_comp *k = hj->n ? &hj->comp[hj->n - 1] : NULL;
+			if (k && k->pool == pool) {
+				k->ranks += ranks;
+				k->last_stage = s;
+			} else {
+				if (hj->n == HETJOB_MAX) {
+					snprintf(why, n, "its ranks change pool more than %d times in "
+						 "Megatron's rank order", HETJOB_MAX);
+					return 0;
+				}
+				k = &hj->comp[hj->n++];
+				*k = (struct het_comp){ .pool = pool, .first_rank = rank, .ranks = ranks,
+							.first_stage = s, .last_stage = s };
+			}
+			rank += ranks;
+		}
+	hj->world = rank;
+	int nodes_of[HP_MAX_POOLS] = { 0 };
+	for (int i = 0; i < hj->n; i++) {
+		struct het_comp *k = &hj->comp[i];
+		const struct pool *pl = &c->pools[k->pool];
+		if (!launch_nodes(pl->gpus_per_node, k->ranks, r0->stages[0].tp, &k->nl)) {
+			snprintf(why, n, "component %d's %d ranks on pool %.80s (%d GPUs a node) split "
+				 "neither evenly nor into whole TP %d groups a node", i, k->ranks,
+				 shq(q1, pl->name), pl->gpus_per_node, r0->stages[0].tp);
+			return 0;
+		}
+		k->first_node = hj->nodes;
+		hj->nodes += k->nl.nodes;
+		nodes_of[k->pool] += k->nl.nodes;
+		int have = pl->nodes_max > pl->nodes ? pl->nodes_max : pl->nodes;
+		if (nodes_of[k->pool] > have) {
+			snprintf(why, n, "its components ask for %d nodes of pool %.80s, which has %d "
+				 "(whole nodes per run of ranks)", nodes_of[k->pool], shq(q1, pl->name),
+				 have);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* The pool name as a Slurm partition word: letters, digits, '-', '_'
+ * and '.' kept, anything else '_' (a #SBATCH line is sbatch's to parse,
+ * not the shell's). Returns 1 when the name changed. */
+static int partition_word(char *buf, size_t n, const char *name)
+{
+	int changed = 0;
+	snprintf(buf, n, "%s", name);
+	for (char *s = buf; *s; s++)
+		if (!(((*s | 32) >= 'a' && (*s | 32) <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' || *s == '_' || *s == '.')) {
+			*s = '_';
+			changed = 1;
+		}
+	if (!buf[0]) {
+		snprintf(buf, n, "_");
+		changed = 1;
+	}
+	return changed;
+}
+
+/* Comment lines: the job's shape and which ranks, nodes and stages each
+ * component holds (the rank formula above, worked for this plan). */
+static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			  const struct plan *p, const struct piece *pc, const struct hetjob *hj)
+{
+	char q1[SHQ_MAX], q2[SHQ_MAX];
+	int tp = pc->tp, dp = pc->dp;
+	sbuf_addf(b, "# One job over %d pools: TP %d x PP %d", pools_used(p), tp, pc->pp);
+	if (p->cp > 1)
+		sbuf_addf(b, " x CP %d", p->cp);
+	sbuf_addf(b, " x DP %d = %d GPUs on %d nodes\n", dp, hj->world, hj->nodes);
+	int mb = pc->gbs / HP_MAX(p->mbs * dp, 1);
+	sbuf_addf(b, "# %d sequences of %d tokens per step = micro-batch %d x %d micro-batches x "
+		  "DP %d\n", pc->gbs, p->seq_len ? p->seq_len : m->seq_len, p->mbs, mb, dp);
+	sbuf_add(b, "# Ranks in Megatron-Core's order tp-cp-ep-dp-pp (parallel_state.py @"
+		    LAUNCH_MEGATRON_COMMIT "): rank =\n");
+	if (p->cp > 1)
+		sbuf_addf(b, "#   tp + %d x (cp + %d x (dp + %d x stage)): stage s holds ranks "
+			  "%d x s to %d x s + %d\n", tp, p->cp, dp, hj->block * dp, hj->block * dp,
+			  hj->block * dp - 1);
+	else
+		sbuf_addf(b, "#   tp + %d x (dp + %d x stage): stage s holds ranks %d x s to %d x s + "
+			  "%d\n", tp, dp, hj->block * dp, hj->block * dp, hj->block * dp - 1);
+	for (int i = 0; i < hj->n; i++) {
+		const struct het_comp *k = &hj->comp[i];
+		const struct pool *pl = &c->pools[k->pool];
+		sbuf_addf(b, "# Component %d: pool %s (%s), ", i, shq(q1, pl->name),
+			  shq(q2, pl->gpu.name));
+		if (k->nl.last == k->nl.gpn)
+			sbuf_addf(b, "%d node%s x %d GPUs", k->nl.nodes, k->nl.nodes > 1 ? "s" : "",
+				  k->nl.gpn);
+		else
+			sbuf_addf(b, "%d nodes: %d x %d GPUs and 1 x %d", k->nl.nodes, k->nl.nodes - 1,
+				  k->nl.gpn, k->nl.last);
+		sbuf_addf(b, ", node ranks %d-%d, ranks %d-%d: stage%s %d", k->first_node,
+			  k->first_node + k->nl.nodes - 1, k->first_rank, k->first_rank + k->ranks - 1,
+			  k->last_stage > k->first_stage ? "s" : "", k->first_stage);
+		if (k->last_stage > k->first_stage)
+			sbuf_addf(b, "-%d", k->last_stage);
+		sbuf_addf(b, " (layers %d-%d)\n", pc->r->stages[k->first_stage].first_layer,
+			  pc->r->stages[k->last_stage].last_layer);
+	}
+}
+
+/* The per-component NCCL variables (NCCL's environment variables,
+ * docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html):
+ * NCCL_IB_HCA names the RDMA adapters (and ports) NCCL uses, a list such
+ * as "mlx5_0:1,mlx5_1:1" or "=mlx5_0" for exact names; NCCL_SOCKET_IFNAME
+ * the IP interface for bootstrap and the socket transport ("eth0",
+ * "^docker"); NCCL_IB_GID_INDEX the RoCE GID. A pool's nodes have their
+ * own names for these, so each component may set its own. */
+static const char *const het_nccl_vars[] = { "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME",
+					     "NCCL_IB_GID_INDEX" };
+
+static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			  const struct plan *p, const struct piece *pc, const struct hetjob *hj,
+			  double tokens, const char *version, const char *deny)
+{
+	char jn[64], q[SHQ_MAX], part[64];
+	job_name(jn, sizeof jn, m);
+	sbuf_addf(b, "#!/bin/bash\n#SBATCH --job-name=%s\n", jn);
+	for (int i = 0; i < hj->n; i++) {
+		const struct het_comp *k = &hj->comp[i];
+		if (i)
+			sbuf_add(b, "#SBATCH hetjob\n");
+		partition_word(part, sizeof part, c->pools[k->pool].name);
+		sbuf_addf(b, "#SBATCH --partition=%s\n#SBATCH --nodes=%d\n#SBATCH --ntasks-per-node=1\n"
+			  "#SBATCH --gpus-per-node=%d\n#SBATCH --exclusive\n", part, k->nl.nodes,
+			  k->nl.gpn);
+	}
+	sbuf_addf(b, "# Slurm heterogeneous job for %s, generated by hetplan %s:\n# one "
+		  "Megatron-Core job, one component per run of ranks on a pool (above, in rank "
+		  "order).\n", mname(q, m), version ? version : "");
+	for (int i = 0; i < hj->n; i++)
+		if (partition_word(part, sizeof part, c->pools[hj->comp[i].pool].name))
+			sbuf_addf(b, "# Component %d: pool %s is not a Slurm word; its partition is "
+				  "written %s.\n", i, shq(q, c->pools[hj->comp[i].pool].name), part);
+	sbuf_add(b, "# --partition is the pool's name: set your site's partition (or add "
+		    "--constraint)\n# for each component's nodes.\n");
+	if (deny[0])
+		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
+	launch_estimate_lines(b, c, m, p, "# ");
+	hetjob_header(b, c, m, p, pc, hj);
+	sbuf_add(b, "# Rank -> node is fixed, not left to a rendezvous: the one srun step below "
+		    "spans the\n# components, Slurm numbers its tasks (SLURM_PROCID) component by "
+		    "component, one\n# a node; torchrun takes it as --node-rank (static rendezvous) "
+		    "and numbers the\n# workers node by node.\n");
+	sbuf_add(b, "#\n# Environment: Megatron-LM at commit " LAUNCH_MEGATRON_COMMIT
+		    " (the flags are its arguments.py's) with\n# PyTorch, Transformer Engine and "
+		    "Apex on every node of every pool, e.g. NVIDIA's NGC\n# PyTorch container "
+		    "(nvcr.io/nvidia/pytorch) with that checkout as MEGATRON.\n");
+	sbuf_add(b, "# Per component K, HETK_NCCL_IB_HCA, HETK_NCCL_SOCKET_IFNAME and "
+		    "HETK_NCCL_IB_GID_INDEX set\n# NCCL_IB_HCA, NCCL_SOCKET_IFNAME and "
+		    "NCCL_IB_GID_INDEX on that component's nodes (empty: NCCL's\n# own choice).\n");
+	sbuf_add(b, "#\n# Usage: MEGATRON=/path/to/Megatron-LM [HET0_NCCL_IB_HCA=...] sbatch "
+		    "THIS_SCRIPT --data-path ...\nset -euo pipefail\n"
+		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
+		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST_HET_GROUP_0\" | "
+		    "head -n 1)\nMASTER_PORT=${MASTER_PORT:-29500}\n");
+	sbuf_addf(b, "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n", launch_max_connections(m, p, pc));
+	/* every pool's transport is the same (hetjob_of) */
+	nccl_env_lines(b, c, pc);
+	for (int i = 0; i < hj->n; i++) {
+		const struct pool *pl = &c->pools[hj->comp[i].pool];
+		sbuf_addf(b, "# component %d, pool %s: %d NIC%s of %g Gb/s a node\n", i,
+			  shq(q, pl->name), pl->nics, pl->nics == 1 ? "" : "s", pl->nic_gbps);
+		for (size_t v = 0; v < HP_ARRAY_LEN(het_nccl_vars); v++)
+			sbuf_addf(b, "export HET%d_%s=${HET%d_%s:-}\n", i, het_nccl_vars[v], i,
+				  het_nccl_vars[v]);
+	}
+	sbuf_add(b, "export MEGATRON MASTER_ADDR MASTER_PORT\n\nARGS=(\n");
+	megatron_args(b, c, m, p, pc, tokens, "\t", "\n");
+	sbuf_add(b, ")\n\n");
+	/* one step over every component, ':' between them; each task runs
+	 * one torchrun for its node, the component's variables set first */
+	sbuf_add(b, "# One step over the components, ':' between them: each task (one a node) "
+		    "sets its\n# component's NCCL variables and runs torchrun as node SLURM_PROCID; "
+		    "the single\n# quotes are meant, each task expands them.\n"
+		    "# shellcheck disable=SC2016\n");
+	for (int i = 0; i < hj->n; i++) {
+		const struct het_comp *k = &hj->comp[i];
+		sbuf_addf(b, "%s--het-group=%d bash -c '\n", i ? " : \\\n\t" : "srun ", i);
+		for (size_t v = 0; v < HP_ARRAY_LEN(het_nccl_vars); v++)
+			sbuf_addf(b, "\t\t[ -z \"$HET%d_%s\" ] || export %s=\"$HET%d_%s\"\n", i,
+				  het_nccl_vars[v], het_nccl_vars[v], i, het_nccl_vars[v]);
+		sbuf_addf(b, "\t\texec torchrun --nnodes %d --node-rank \"$SLURM_PROCID\" ",
+			  hj->nodes);
+		if (k->nl.last == k->nl.gpn)
+			sbuf_addf(b, "--nproc-per-node %d ", k->nl.gpn);
+		else
+			sbuf_addf(b, "--nproc-per-node \"$((SLURM_PROCID < %d ? %d : %d))\" ",
+				  k->first_node + k->nl.nodes - 1, k->nl.gpn, k->nl.last);
+		sbuf_addf(b, "\\\n\t\t--master-addr \"$MASTER_ADDR\" --master-port \"$MASTER_PORT\" "
+			  "\\\n\t\t\"$MEGATRON/pretrain_gpt.py\" \"$@\"' het%d \"${ARGS[@]}\" \"$@\"", i);
+	}
+	sbuf_add(b, "\n");
+}
+
+/* Megatron's arguments for the one job, the rank map in comments. */
+static void hetjob_megatron(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			    const struct plan *p, const struct piece *pc, const struct hetjob *hj,
+			    double tokens, const char *version, const char *deny)
+{
+	char q[SHQ_MAX];
+	sbuf_addf(b, "# Megatron-LM arguments for %s, generated by hetplan %s.\n", mname(q, m),
+		  version ? version : "");
+	sbuf_add(b, "# Add data, tokenizer, checkpoint and logging arguments.\n");
+	if (deny[0])
+		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
+	launch_estimate_lines(b, c, m, p, "# ");
+	hetjob_header(b, c, m, p, pc, hj);
+	sbuf_add(b, "# Start the ranks so: node ranks in component order, each node's "
+		    "torchrun with its\n# fixed --node-rank (--format slurm writes it as a Slurm "
+		    "heterogeneous job).\n\n");
+	megatron_args(b, c, m, p, pc, tokens, "", " \\\n");
+	b->len -= 3;   /* no continuation after the last argument */
+	sbuf_add(b, "\n");
+}
+
+/* The Megatron-Core denials of p on each of its pools' GPUs: p with all
+ * its replicas on that one pool, through the same rules as a plan
+ * (framework_denial), so that the one job is said not to run as planned
+ * where a pool's GPU cannot (the mixed GPU types themselves are what the
+ * job runs). Distinct sentences into deny (n bytes). */
+static void hetjob_denial(const struct cluster *c, const struct model_spec *m,
+			  const struct plan *p, enum launch_format f, char *deny, size_t n)
+{
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	deny[0] = '\0';
+	const struct replica *r0 = &p->replicas[0];
+	struct stage *st = xmalloc(sizeof *st * (size_t)r0->n_stages);
+	for (int q = 0; q < c->n_pools; q++) {
+		if (!used[q])
+			continue;
+		struct plan sub = *p;
+		struct replica r = *r0;
+		for (int s = 0; s < r0->n_stages; s++) {
+			st[s] = r0->stages[s];
+			st[s].pool = q;
+		}
+		r.stages = st;
+		r.count = plan_dp(p);
+		sub.replicas = &r;
+		sub.n_replicas = 1;
+		char what[SHQ_MAX + 40], one[900], q1[SHQ_MAX];
+		snprintf(what, sizeof what, "the stages on pool %s", shq(q1, c->pools[q].name));
+		if (framework_denial(c, m, &sub, f, what, one, sizeof one) &&
+		    strlen(deny) + strlen(one) + 2 < n)
+			snprintf(deny + strlen(deny), n - strlen(deny), "%s%s", deny[0] ? " " : "", one);
+	}
+	free(st);
+}
+
+/* launch_render for a plan hetjob_of takes: the whole plan as one piece
+ * (its group 0's layout, DP all its replicas). */
+static int hetjob_render(const struct cluster *c, const struct model_spec *m,
+			 const struct plan *p, enum launch_format f, const struct hetjob *hj,
+			 double tokens, const char *version, struct sbuf *b, struct sbuf *nb,
+			 struct hp_err *err)
+{
+	struct piece pc;
+	fill_piece(&pc, p, 0, plan_dp(p), p->gbs);
+	pc.group = -1;
+	pc.flash = p->flash && hp_gen_sm80(c->pools[pc.pool].gpu.gen);
+	if (render_refuses(c, p, f, &pc, 0, err) < 0)
+		return -1;
+	char deny[900];
+	hetjob_denial(c, m, p, f, deny, sizeof deny);
+	char q[SHQ_MAX];
+	sbuf_addf(nb, "One job over pools: Megatron-Core runs this plan as one job (same layout "
+		  "and batch share in every replica; the stages' pools differ), written as %s; "
+		  "%d components, pools in rank order:", f == LAUNCH_SLURM ?
+		  "a Slurm heterogeneous job" : "one argument list with its rank map", hj->n);
+	for (int i = 0; i < hj->n; i++)
+		sbuf_addf(nb, "%s %s ranks %d-%d", i ? "," : "",
+			  shq(q, c->pools[hj->comp[i].pool].name), hj->comp[i].first_rank,
+			  hj->comp[i].first_rank + hj->comp[i].ranks - 1);
+	sbuf_add(nb, ".\n");
+	settings_notes(nb, c, m, p, f, 0);
+	if (deny[0])
+		sbuf_addf(nb, "%s\n", deny);
+	if (f == LAUNCH_SLURM)
+		hetjob_script(b, c, m, p, &pc, hj, tokens, version, deny);
+	else
+		hetjob_megatron(b, c, m, p, &pc, hj, tokens, version, deny);
+	return 0;
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
@@ -1962,6 +2448,29 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	struct sbuf b, nb;
 	sbuf_init(&b);
 	sbuf_init(&nb);
+	/* a plan over pools that Megatron-Core runs as one job */
+	struct hetjob hj;
+	char hjwhy[400];
+	int one = hetjob_of(c, p, f, &hj, hjwhy, sizeof hjwhy);
+	if (one == 1) {
+		if (hetjob_render(c, m, p, f, &hj, tokens, version, &b, &nb, err) < 0) {
+			sbuf_done(&b);
+			sbuf_done(&nb);
+			return -1;
+		}
+		*out = sbuf_take(&b, len);
+		*notes = sbuf_take(&nb, NULL);
+		return 0;
+	}
+	if (one == 2)
+		sbuf_add(&nb, "One job over pools: Megatron-Core runs this plan as one job (same "
+			      "layout and batch share in every replica; the stages' pools differ): "
+			      "--format slurm writes it as a Slurm heterogeneous job, --format "
+			      "megatron its arguments and rank map; this format's pieces run each "
+			      "replica group alone.\n");
+	else if (hjwhy[0])
+		sbuf_addf(&nb, "One job over pools: none: %s. No stock framework runs it as one "
+			  "job; it needs a heterogeneity-aware runtime.\n", hjwhy);
 	int hetero = limits(c, p, &nb) > 0;
 	char deny[900] = "";
 	int denied = !hetero && framework_denial(c, m, p, f, "this plan", deny, sizeof deny);
