@@ -8,6 +8,7 @@
 #include "launch.h"
 #include "perf.h"
 #include "report.h"
+#include "sbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -206,8 +207,15 @@ static int check_fits(const struct launch_args *a, const struct cluster *c,
 	return rc;
 }
 
-/* Render the configs, print the renderer's notes on stderr, write the
- * configs to -o or stdout. Returns the exit status. */
+/* src/launch.c's estimate lines (declared here until launch.h carries
+ * it): the plan's step, cost per step and memory headroom. */
+void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, const char *pre, int with_cost);
+
+/* Render the configs, print the renderer's notes on stderr, then the
+ * plan's estimate (step, $ per step, memory headroom: every format,
+ * DeepSpeed's JSON included, which has no comments), write the configs
+ * to -o or stdout. Returns the exit status. */
 static int write_configs(const struct launch_args *a, const struct cluster *c,
 			 const struct model_spec *m, const struct plan *p)
 {
@@ -223,6 +231,12 @@ static int write_configs(const struct launch_args *a, const struct cluster *c,
 		fprintf(stderr, "hetplan launch: %.*s\n", n, s);
 		s += n + (e != NULL);
 	}
+	struct sbuf eb;
+	sbuf_init(&eb);
+	launch_estimate_lines(&eb, c, m, p, "hetplan launch: ", 1);
+	if (eb.s)
+		fputs(eb.s, stderr);
+	sbuf_done(&eb);
 	int rc = 0;
 	if (a->out_path) {
 		if (cli_write_output(a->out_path, text, len, &err) < 0)
