@@ -2004,7 +2004,7 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
 	else
 		sbuf_addf(b, "%sCost: unknown: no price for a pool of the plan (cluster key "
 			  "price_per_node_hour)\n", pre);
-	sbuf_addf(b, "%sMemory: %s at %.0f%% headroom; fullest stage a pool, with the "
+	sbuf_addf(b, "%sMemory: %s at %.0f%% headroom; each pool's fullest stage, with the "
 		  "allocator's reserve:\n", pre, search_mem_verdict(&est, LAUNCH_MEM_HEADROOM),
 		  100 * LAUNCH_MEM_HEADROOM);
 	for (int q = 0; q < c->n_pools; q++) {
@@ -2085,7 +2085,11 @@ static int pools_used(const struct plan *p)
 
 /* 1 with hj when Megatron-Core runs p, which uses more than one pool, as
  * one job in format f (megatron, slurm); 2 when it would but f is another
- * format; else 0 with why (n bytes): the reason, "" when p uses one pool. */
+ * format; else, with why (n bytes), 0 when no stock framework runs p as
+ * one job (why "" when p uses one pool), -1 when Megatron-Core would but
+ * hetplan cannot write the job (another framework named, one flash flag
+ * for GPUs that differ, no shared network, ranks that do not fill whole
+ * nodes of the pools). */
 static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_format f,
 		     struct hetjob *hj, char *why, size_t n)
 {
@@ -2123,7 +2127,7 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 		snprintf(why, n, "the plan names %s; hetplan writes the job over pools for "
 			 "Megatron-Core (--framework megatron-core or any)",
 			 framework_get(format_runs(p, f))->display);
-		return 0;
+		return -1;
 	}
 	/* one job, one setting of what differs by GPU: --use-flash-attn and
 	 * the network NCCL loads (one net plugin a process, and the pipeline's
@@ -2138,14 +2142,14 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 					 "takes one --use-flash-attn", shq(q1, hp_gen_sm80(a->gpu.gen) ?
 					 a->gpu.name : b->gpu.name), shq(q2, hp_gen_sm80(a->gpu.gen) ?
 					 b->gpu.name : a->gpu.name));
-				return 0;
+				return -1;
 			}
 			if (a->transport != b->transport) {
 				snprintf(why, n, "pools %.80s (%s) and %.80s (%s) share no network transport: NCCL "
 					 "loads one per process, and the pipeline's groups cross the pools",
 					 shq(q1, a->name), comm_transport_name(a->transport),
 					 shq(q2, b->name), comm_transport_name(b->transport));
-				return 0;
+				return -1;
 			}
 		}
 	/* runs of consecutive ranks on one pool, in Megatron's order */
@@ -2164,7 +2168,7 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 				if (hj->n == HETJOB_MAX) {
 					snprintf(why, n, "its ranks change pool more than %d times in "
 						 "Megatron's rank order", HETJOB_MAX);
-					return 0;
+					return -1;
 				}
 				k = &hj->comp[hj->n++];
 				*k = (struct het_comp){ .pool = pool, .first_rank = rank, .ranks = ranks,
@@ -2181,7 +2185,7 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 			snprintf(why, n, "component %d's %d ranks on pool %.80s (%d GPUs a node) split "
 				 "neither evenly nor into whole TP %d groups a node", i, k->ranks,
 				 shq(q1, pl->name), pl->gpus_per_node, r0->stages[0].tp);
-			return 0;
+			return -1;
 		}
 		k->first_node = hj->nodes;
 		hj->nodes += k->nl.nodes;
@@ -2191,7 +2195,7 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 			snprintf(why, n, "its components ask for %d nodes of pool %.80s, which has %d "
 				 "(whole nodes per run of ranks)", nodes_of[k->pool], shq(q1, pl->name),
 				 have);
-			return 0;
+			return -1;
 		}
 	}
 	return 1;
@@ -2251,8 +2255,12 @@ static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct 
 		else
 			sbuf_addf(b, "%d nodes: %d x %d GPUs and 1 x %d", k->nl.nodes, k->nl.nodes - 1,
 				  k->nl.gpn, k->nl.last);
-		sbuf_addf(b, ", node ranks %d-%d, ranks %d-%d: stage%s %d", k->first_node,
-			  k->first_node + k->nl.nodes - 1, k->first_rank, k->first_rank + k->ranks - 1,
+		if (k->nl.nodes > 1)
+			sbuf_addf(b, ", node ranks %d-%d", k->first_node,
+				  k->first_node + k->nl.nodes - 1);
+		else
+			sbuf_addf(b, ", node rank %d", k->first_node);
+		sbuf_addf(b, ", ranks %d-%d: stage%s %d", k->first_rank, k->first_rank + k->ranks - 1,
 			  k->last_stage > k->first_stage ? "s" : "", k->first_stage);
 		if (k->last_stage > k->first_stage)
 			sbuf_addf(b, "-%d", k->last_stage);
@@ -2271,9 +2279,11 @@ static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct 
 static const char *const het_nccl_vars[] = { "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME",
 					     "NCCL_IB_GID_INDEX" };
 
+/* The job as a Slurm script; piece >= 0: the plan's replica group piece
+ * alone (p its piece_plan), whose estimate is not the plan's. */
 static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
 			  const struct plan *p, const struct piece *pc, const struct hetjob *hj,
-			  double tokens, const char *version, const char *deny)
+			  double tokens, const char *version, const char *deny, int piece)
 {
 	char jn[64], q[SHQ_MAX], part[64];
 	job_name(jn, sizeof jn, m);
@@ -2290,6 +2300,9 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 	sbuf_addf(b, "# Slurm heterogeneous job for %s, generated by hetplan %s:\n# one "
 		  "Megatron-Core job, one component per run of ranks on a pool (above, in rank "
 		  "order).\n", mname(q, m), version ? version : "");
+	if (piece >= 0)
+		sbuf_addf(b, "# Piece: replica group %d alone, its stages on their own pools.\n",
+			  piece);
 	for (int i = 0; i < hj->n; i++)
 		if (partition_word(part, sizeof part, c->pools[hj->comp[i].pool].name))
 			sbuf_addf(b, "# Component %d: pool %s is not a Slurm word; its partition is "
@@ -2298,7 +2311,8 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 		    "--constraint)\n# for each component's nodes.\n");
 	if (deny[0])
 		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
-	launch_estimate_lines(b, c, m, p, "# ", 0);
+	if (piece < 0)
+		launch_estimate_lines(b, c, m, p, "# ", 0);
 	hetjob_header(b, c, m, p, pc, hj);
 	sbuf_add(b, "# Rank -> node is fixed, not left to a rendezvous: the one srun step below "
 		    "spans the\n# components, Slurm numbers its tasks (SLURM_PROCID) component by "
@@ -2456,7 +2470,7 @@ static int hetjob_render(const struct cluster *c, const struct model_spec *m,
 	if (deny[0])
 		sbuf_addf(nb, "%s\n", deny);
 	if (f == LAUNCH_SLURM)
-		hetjob_script(b, c, m, p, &pc, hj, tokens, version, deny);
+		hetjob_script(b, c, m, p, &pc, hj, tokens, version, deny, -1);
 	else
 		hetjob_megatron(b, c, m, p, &pc, hj, tokens, version, deny);
 	return 0;
@@ -2494,6 +2508,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			      "--format slurm writes it as a Slurm heterogeneous job, --format "
 			      "megatron its arguments and rank map; this format's pieces run each "
 			      "replica group alone.\n");
+	else if (one < 0)
+		sbuf_addf(&nb, "One job over pools: not written: %s.\n", hjwhy);
 	else if (hjwhy[0])
 		sbuf_addf(&nb, "One job over pools: none: %s. No stock framework runs it as one "
 			  "job; it needs a heterogeneity-aware runtime.\n", hjwhy);
@@ -2521,6 +2537,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	 * by the same rules as a plan (a DeepSpeed piece of an uneven
 	 * split, which its config cannot hold, went out without a word) */
 	char (*pdeny)[900] = xmalloc(sizeof *pdeny * (size_t)HP_MAX(np, 1));
+	struct hetjob *phj = xmalloc(sizeof *phj * (size_t)HP_MAX(np, 1));
+	int pone[64] = { 0 };
 	for (int i = 0; i < np; i++) {
 		pdeny[i][0] = '\0';
 		if (!hetero)
@@ -2530,6 +2548,17 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		piece_plan(p, &pcs[i], &sub, &r);
 		char what[64];
 		snprintf(what, sizeof what, "piece %d (replica group %d)", i + 1, pcs[i].group);
+		/* a piece whose stages span pools, which Megatron-Core runs
+		 * as one job of its own: the one-job writer, its denials by
+		 * each pool's GPU (not the GPU types themselves) */
+		char pwhy[400];
+		if (hetjob_of(c, &sub, f, &phj[i], pwhy, sizeof pwhy) == 1) {
+			pone[i] = 1;
+			hetjob_denial(c, m, &sub, f, pdeny[i], sizeof pdeny[i]);
+			if (pdeny[i][0])
+				sbuf_addf(&nb, "%s: %s\n", what, pdeny[i]);
+			continue;
+		}
 		if (framework_denial(c, m, &sub, f, what, pdeny[i], sizeof pdeny[i]))
 			sbuf_addf(&nb, "%s\n", pdeny[i]);
 	}
@@ -2542,7 +2571,15 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 			sbuf_add(&b, "\n");
 			if (pdeny[i][0])
 				comment_wrapped(&b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
-			piece_header(&b, c, m, p, &pcs[i]);
+			if (pone[i]) {
+				struct plan sub;
+				struct replica r;
+				piece_plan(p, &pcs[i], &sub, &r);
+				sbuf_addf(&b, "# Piece: replica group %d alone.\n", pcs[i].group);
+				hetjob_header(&b, c, m, &sub, &pcs[i], &phj[i]);
+			} else {
+				piece_header(&b, c, m, p, &pcs[i]);
+			}
 			megatron_args(&b, c, m, p, &pcs[i], tokens, "", " \\\n");
 			b.len -= 3;   /* no continuation after the last argument */
 			sbuf_add(&b, "\n");
@@ -2556,6 +2593,14 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		for (int i = 0; i < np; i++) {
 			if (hetero)
 				sbuf_addf(&b, "\n# ---- piece %d of %d ----\n", i + 1, np);
+			if (pone[i]) {
+				struct plan sub;
+				struct replica r;
+				piece_plan(p, &pcs[i], &sub, &r);
+				hetjob_script(&b, c, m, &sub, &pcs[i], &phj[i], tokens, version, pdeny[i],
+					      pcs[i].group);
+				continue;
+			}
 			slurm_piece(&b, c, m, p, &pcs[i], tokens, version, hetero ? pdeny[i] : deny,
 				    !hetero);
 		}
@@ -2589,6 +2634,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	}
 	free(lim);
 	free(pdeny);
+	free(phj);
 	*out = sbuf_take(&b, len);
 	*notes = sbuf_take(&nb, NULL);
 	return 0;
