@@ -200,7 +200,9 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 	}
 	if (n < 0) {
 		sbuf_addf(notes, "GPU types: the plan runs on %s; Megatron-LM, torchrun and "
-			  "DeepSpeed assume one GPU type per job and size every stage alike.\n", gpus.s);
+			  "DeepSpeed size every replica alike (one layout, one batch share), so GPU "
+			  "types can differ only by pipeline stage, which Megatron-Core runs as one "
+			  "job with its ranks placed by pool.\n", gpus.s);
 		n = 1;
 	}
 	sbuf_done(&gpus);
@@ -208,11 +210,11 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 		for (int s = 1; s < p->replicas[g].n_stages; s++)
 			if (p->replicas[g].stages[s].pool != p->replicas[g].stages[0].pool) {
 				sbuf_addf(notes, "Pipelines across pools: replica group %d places its stages "
-					  "on more than one pool; a stock pipeline cannot place stage k on "
-					  "a named pool. Needed: ranks placed by stage (Megatron puts stage "
-					  "s on a block of consecutive ranks, rank order tp-cp-ep-dp-pp), "
-					  "which takes nodes started in pool order with a fixed torchrun "
-					  "--node-rank, not c10d rendezvous order.\n", g);
+					  "on more than one pool; its ranks must start on those pools "
+					  "stage by stage (Megatron puts stage s on a block of "
+					  "consecutive ranks, rank order tp-cp-ep-dp-pp), with fixed "
+					  "torchrun node ranks, not c10d rendezvous order: --format slurm "
+					  "writes such a pipeline as a Slurm heterogeneous job.\n", g);
 				n++;
 				g = p->n_replicas;
 				break;
@@ -2282,8 +2284,9 @@ static const char *const het_nccl_vars[] = { "NCCL_IB_HCA", "NCCL_SOCKET_IFNAME"
 /* The job as a Slurm script; piece >= 0: the plan's replica group piece
  * alone (p its piece_plan), whose estimate is not the plan's. */
 static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
-			  const struct plan *p, const struct piece *pc, const struct hetjob *hj,
-			  double tokens, const char *version, const char *deny, int piece)
+			  const struct plan *whole, const struct plan *p, const struct piece *pc,
+			  const struct hetjob *hj, double tokens, const char *version,
+			  const char *deny, int piece)
 {
 	char jn[64], q[SHQ_MAX], part[64];
 	job_name(jn, sizeof jn, m);
@@ -2342,7 +2345,9 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 				  het_nccl_vars[v]);
 	}
 	sbuf_add(b, "export MEGATRON MASTER_ADDR MASTER_PORT\n\nARGS=(\n");
-	megatron_args(b, c, m, p, pc, tokens, "\t", "\n");
+	/* the whole plan's: a piece trains the plan's steps on its batch
+	 * (piece_samples) */
+	megatron_args(b, c, m, whole, pc, tokens, "\t", "\n");
 	sbuf_add(b, ")\n\n");
 	/* one step over every component, ':' between them; each task runs
 	 * one torchrun for its node, the component's variables set first */
@@ -2470,7 +2475,7 @@ static int hetjob_render(const struct cluster *c, const struct model_spec *m,
 	if (deny[0])
 		sbuf_addf(nb, "%s\n", deny);
 	if (f == LAUNCH_SLURM)
-		hetjob_script(b, c, m, p, &pc, hj, tokens, version, deny, -1);
+		hetjob_script(b, c, m, p, p, &pc, hj, tokens, version, deny, -1);
 	else
 		hetjob_megatron(b, c, m, p, &pc, hj, tokens, version, deny);
 	return 0;
@@ -2597,8 +2602,8 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 				struct plan sub;
 				struct replica r;
 				piece_plan(p, &pcs[i], &sub, &r);
-				hetjob_script(&b, c, m, &sub, &pcs[i], &phj[i], tokens, version, pdeny[i],
-					      pcs[i].group);
+				hetjob_script(&b, c, m, p, &sub, &pcs[i], &phj[i], tokens, version,
+					      pdeny[i], pcs[i].group);
 				continue;
 			}
 			slurm_piece(&b, c, m, p, &pcs[i], tokens, version, hetero ? pdeny[i] : deny,
