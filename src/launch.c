@@ -2335,6 +2335,7 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 		    "head -n 1)\nMASTER_PORT=${MASTER_PORT:-29500}\n");
 	sbuf_addf(b, "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n", launch_max_connections(m, p, pc));
 	/* every pool's transport is the same (hetjob_of) */
+	sbuf_add(b, "# One network transport on every pool (NCCL loads one a process):\n");
 	nccl_env_lines(b, c, pc);
 	for (int i = 0; i < hj->n; i++) {
 		const struct pool *pl = &c->pools[hj->comp[i].pool];
