@@ -2035,7 +2035,7 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
  * Megatron-Core runs one program on every rank and does not ask what GPU
  * a rank has: a plan whose replica groups share one layout (the same
  * stages, layer ranges and TP), whose replicas take equal batch shares
- * and whose stages sit on different pools runs as one job as long as
+ * and whose its ranks sit on more than one pool runs as one job as long as
  * each stage's ranks start on that stage's pool. Its uneven stages are
  * Megatron's own flags (--decoder-first/last-pipeline-num-layers or
  * --pipeline-model-parallel-layout, megatron_parallel_args).
@@ -2462,7 +2462,7 @@ static int hetjob_render(const struct cluster *c, const struct model_spec *m,
 				  shq(q2, c->pools[i].name));
 		}
 	sbuf_addf(nb, "%s: the plan runs on %s as one Megatron-Core job (every replica has the "
-		  "same layout and batch share; stages sit on different pools), written as %s; "
+		  "same layout and batch share; its ranks sit on more than one pool), written as %s; "
 		  "%d components, pools in rank order:", types ? "GPU types" : "Pools", g.s,
 		  f == LAUNCH_SLURM ? "a Slurm heterogeneous job" : "one argument list with its "
 		  "rank map", hj->n);
@@ -2510,7 +2510,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	int hetero = limits(c, p, &nb) > 0;
 	if (one == 2)
 		sbuf_add(&nb, "One job over pools: Megatron-Core runs this plan as one job (same "
-			      "layout and batch share in every replica; the stages' pools differ): "
+			      "layout and batch share in every replica; its ranks sit on more than one pool): "
 			      "--format slurm writes it as a Slurm heterogeneous job, --format "
 			      "megatron its arguments and rank map; this format's pieces run each "
 			      "replica group alone.\n");

@@ -69,6 +69,17 @@ plan layouts "{ \"count\": 1, \"batch_share\": 0.5, \"stages\": [ $(st h100 8 0 
 plan tp4 "{ \"count\": 1, \"batch_share\": 0.5, \"stages\": [ $(st h100 4 0 15), $(st h100 4 16 31) ] },
   { \"count\": 1, \"batch_share\": 0.5, \"stages\": [ $(st a100 4 0 15), $(st a100 4 16 31) ] }"
 
+# F. One GPU type on two pools (two sites of H100), two replica groups of
+#    two replicas each, TP 8, PP 1: DP 4, group 0's replicas dp 0-1 =
+#    ranks 0-15 on east (2 nodes), group 1's dp 2-3 = ranks 16-31 on west.
+cat >"$T/csame.json" <<'J'
+{ "name": "sites", "pools": [
+  { "name": "east", "gpu": "H100-SXM", "nodes": 2 },
+  { "name": "west", "gpu": "H100-SXM", "nodes": 2 } ] }
+J
+plan sites "{ \"count\": 2, \"batch_share\": 0.25, \"stages\": [ $(st east 8 0 31) ] },
+  { \"count\": 2, \"batch_share\": 0.25, \"stages\": [ $(st west 8 0 31) ] }"
+
 # flags F 'flag=value ...': the Megatron arguments of file F (the ARGS
 # array or the argument list) have these values ('flag=-': absent); every
 # flag is one of megatron_args.txt's.
@@ -133,6 +144,10 @@ flags "$T/cp.sh" "tensor-model-parallel-size=4 context-parallel-size=2 pipeline-
 	ok || bad "cp flags: $(tail -1 "$T/e")"
 grep -qF '#   tp + 4 x (cp + 2 x (dp + 2 x stage)): stage s holds ranks 16 x s to 16 x s + 15' "$T/cp.sh" &&
 	ok || bad "cp rank formula: $(grep '^#   tp' "$T/cp.sh")"
+
+het sites csame sites "east:2:8 west:2:8" 4 "0-15:east,16-31:west"
+grep -qF 'Pools: the plan runs on H100-SXM (pool east), H100-SXM (pool west) as one Megatron-Core job' "$T/sites.err" &&
+	ok || bad "sites note: $(head -1 "$T/sites.err")"
 
 # hostile names: partitions made Slurm words, comments and notes escaped,
 # nothing run (the checker runs the script); the names (h..., a...) in
