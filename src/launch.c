@@ -2358,7 +2358,8 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 		    "# shellcheck disable=SC2016\n");
 	for (int i = 0; i < hj->n; i++) {
 		const struct het_comp *k = &hj->comp[i];
-		sbuf_addf(b, "%s--het-group=%d bash -c '\n", i ? " : \\\n\t" : "srun ", i);
+		sbuf_addf(b, "%s--het-group=%d --nodes=%d --ntasks-per-node=1 bash -c '\n",
+			  i ? " : \\\n\t" : "srun ", i, k->nl.nodes);
 		for (size_t v = 0; v < HP_ARRAY_LEN(het_nccl_vars); v++)
 			sbuf_addf(b, "\t\t[ -z \"$HET%d_%s\" ] || export %s=\"$HET%d_%s\"\n", i,
 				  het_nccl_vars[v], het_nccl_vars[v], i, het_nccl_vars[v]);

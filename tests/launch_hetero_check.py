@@ -90,11 +90,12 @@ nodes = [int(n) for n in os.environ["HET_NODES"].split()]
 assert len(comps) == len(nodes), ("components", len(comps), nodes)
 procid = 0
 for k, c in enumerate(comps):
-    assert c[0] == "--het-group=%d" % k, c[0]
+    # one task on each of the component's nodes, said outright
+    assert c[:3] == ["--het-group=%d" % k, "--nodes=%d" % nodes[k], "--ntasks-per-node=1"], c[:3]
     for j in range(nodes[k]):
         env = dict(os.environ, SLURM_PROCID=str(procid))
         procid += 1
-        r = subprocess.run(c[1:], env=env)
+        r = subprocess.run(c[3:], env=env)
         assert r.returncode == 0, r.returncode
 """,
 }
