@@ -168,6 +168,11 @@ flags "$T/xm.args" "decoder-first-pipeline-num-layers=10 pipeline-model-parallel
 grep -q 'GPU types: the plan runs on H100-SXM (pool h100), A100-SXM4-80GB (pool a100) as one Megatron-Core job' "$T/xm.err" &&
 	ok || bad "one-job note: $(cat "$T/xm.err")"
 
+# B as Megatron arguments: DP 2 over four components, 32 GPUs on 4 nodes
+$H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/dp.json" --force >"$T/dpm.args" 2>/dev/null
+grep -qxF '# One job over 2 pools: TP 8 x PP 2 x DP 2 = 32 GPUs on 4 nodes' "$T/dpm.args" &&
+	[ "$(grep -c '^# Component ' "$T/dpm.args")" = 4 ] && ok || bad "dp megatron: $(grep '^# One\|^# Comp' "$T/dpm.args")"
+
 # refusals: not one job, the reason named, the pieces kept (exit 0)
 # refused NAME CLUSTER PLAN TEXT
 refused() {
@@ -235,6 +240,16 @@ say(c is not None and abs(float(c.group(2)) - want) <= 0.0006 + 1e-3 * want,
     "$ per step %s = plan's %.3f" % (c and c.group(2), want))
 PY
 	report_checks "$T/chk"
+	# every format states the same estimate on standard error (DeepSpeed's
+	# JSON has no comments): the slurm run's lines, word for word
+	grep '^hetplan launch: \(Estimate\|Cost\|Memory\|  pool\)' "$T/r.err" >"$T/want"
+	for f in megatron deepspeed torchtitan; do
+		$H launch -c "$T/c2.json" -m llama3.1-70b --plan "$T/p.json" --rank $r --format $f \
+			>/dev/null 2>"$T/f.err"
+		grep '^hetplan launch: \(Estimate\|Cost\|Memory\|  pool\)' "$T/f.err" >"$T/got"
+		[ -s "$T/want" ] && cmp -s "$T/want" "$T/got" && ok ||
+			bad "rank $r $f: estimate lines differ: $(diff "$T/want" "$T/got" | head -4)"
+	done
 done
 
 finish launch_hetero
