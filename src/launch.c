@@ -2037,8 +2037,10 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
  * stages, layer ranges and TP), whose replicas take equal batch shares
  * and whose its ranks sit on more than one pool runs as one job as long as
  * each stage's ranks start on that stage's pool. Its uneven stages are
- * Megatron's own flags (--decoder-first/last-pipeline-num-layers or
- * --pipeline-model-parallel-layout, megatron_parallel_args).
+ * Megatron's own flags (--decoder-first-pipeline-num-layers,
+ * --decoder-last-pipeline-num-layers, --pipeline-model-parallel-layout:
+ * megatron/training/arguments.py @d98e8a64 L3095-3112, as
+ * megatron_parallel_args picks them).
  *
  * Rank order: Megatron-Core numbers a rank tp + TP x (cp + CP x (dp + DP
  * x pp)) (parallel_state.py @d98e8a64 L617, initialize_model_parallel's
@@ -2054,8 +2056,9 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
  * first (Slurm's heterogeneous_jobs.html, "Launching Applications (Job
  * Steps)" and "Examples"); with one task a node and block distribution,
  * SLURM_PROCID is the node's place in rank order. torchrun takes it as
- * --node-rank with --master-addr/--master-port (static rendezvous, no
- * c10d ordering), and its agents number the workers node by node: a
+ * --node-rank with --master-addr/--master-port (static rendezvous, the
+ * default of --rdzv-backend in torch/distributed/run.py; no c10d
+ * ordering), and its agents number the workers node by node: a
  * worker's rank is the lower nodes' processes summed plus its local rank
  * (torch/distributed/elastic/agent/server/api.py, _assign_worker_ranks).
  * Megatron reads RANK and WORLD_SIZE from torchrun (arguments.py @d98e8a64
