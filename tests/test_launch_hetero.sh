@@ -80,6 +80,18 @@ J
 plan sites "{ \"count\": 2, \"batch_share\": 0.25, \"stages\": [ $(st east 8 0 31) ] },
   { \"count\": 2, \"batch_share\": 0.25, \"stages\": [ $(st west 8 0 31) ] }"
 
+# G. Nodes of 8 and of 4 GPUs, a run that leaves a node part full: TP 4,
+#    DP 3, stage 0 (12 ranks) on h100 = a node of 8 and one of 4 (12 / 2
+#    = 6 a node would split a TP group), stage 1 (12 ranks) on a100 = 3
+#    nodes of 4; node ranks 0-1 and 2-4, ranks 0-11 and 12-23.
+cat >"$T/cmix.json" <<'J'
+{ "name": "mix4", "pools": [
+  { "name": "h100", "gpu": "H100-SXM", "nodes": 2 },
+  { "name": "a100", "gpu": "A100-SXM4-80GB", "nodes": 4, "gpus_per_node": 4 } ] }
+J
+printf '{ "mbs": 1, "gbs": 48, "replicas": [ { "count": 3, "batch_share": 0.3333333333333333, "stages": [ %s, %s ] } ] }\n' \
+	"$(st h100 4 0 17)" "$(st a100 4 18 31)" >"$T/part.json"
+
 # flags F 'flag=value ...': the Megatron arguments of file F (the ARGS
 # array or the argument list) have these values ('flag=-': absent); every
 # flag is one of megatron_args.txt's.
@@ -148,6 +160,10 @@ grep -qF '#   tp + 4 x (cp + 2 x (dp + 2 x stage)): stage s holds ranks 16 x s t
 het sites csame sites "east:2:8 west:2:8" 4 "0-15:east,16-31:west"
 grep -qF 'Pools: the plan runs on H100-SXM (pool east), H100-SXM (pool west) as one Megatron-Core job' "$T/sites.err" &&
 	ok || bad "sites note: $(head -1 "$T/sites.err")"
+
+het part cmix part "h100:2:8 a100:3:4" 5 "0-11:h100,12-23:a100"
+grep -qF '# Component 0: pool h100 (H100-SXM), 2 nodes: 1 x 8 GPUs and 1 x 4, node ranks 0-1, ranks 0-11' "$T/part.sh" &&
+	ok || bad "part rank map: $(grep '^# Component' "$T/part.sh")"
 
 # hostile names: partitions made Slurm words, comments and notes escaped,
 # nothing run (the checker runs the script); the names (h..., a...) in
