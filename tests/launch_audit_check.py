@@ -150,6 +150,10 @@ def megatron_rules(a, conns):
 
 if fmt in ("megatron", "slurm"):
     pieces = megatron_pieces()
+    # a plan over pools that Megatron-Core runs as one job (one layout, one
+    # batch share: docs/launch-hetero.md) is one job, not pieces
+    if "# One job over" in text and "# Piece:" not in text:
+        hetero = False
     say(len(pieces) == (len(groups) if hetero else 1), "%d pieces" % len(pieces))
     conns = re.findall(r"export CUDA_DEVICE_MAX_CONNECTIONS=(\d+)", text) or ["unset"]
     tot_world = tot_gbs = 0

@@ -8,6 +8,7 @@
 #include "launch.h"
 #include "perf.h"
 #include "report.h"
+#include "sbuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,13 @@ static const char launch_help[] =
 	"  --rank N             which of those plans (default 1)\n"
 	"  -o, --output FILE    write atomically instead of to standard output\n"
 	"\n"
-	"Heterogeneous plans give one piece per replica group and say what stock\n"
-	"frameworks cannot express (on standard error, and in the output's comments).\n"
+	"A plan over pools whose replicas share one layout and batch share runs as one\n"
+	"Megatron-Core job: --format slurm writes a Slurm heterogeneous job (one\n"
+	"component per run of ranks on a pool, torchrun node ranks fixed from\n"
+	"SLURM_PROCID), --format megatron the arguments with that rank map. Other\n"
+	"heterogeneous plans give one piece per replica group and say why no stock\n"
+	"framework runs them as one job (on standard error, and in the comments).\n"
+	"Standard error ends with the plan's estimate: step, $ per step, memory headroom.\n"
 	"Exit status: 0 ok, 2 usage (an estimate-only --framework or plan \"framework\"\n"
 	"included: hetplan has no launcher for it), 3 invalid input, 4 the plan does not\n"
 	"fit in GPU memory (without --force), 1 I/O failure.\n";
@@ -206,8 +212,15 @@ static int check_fits(const struct launch_args *a, const struct cluster *c,
 	return rc;
 }
 
-/* Render the configs, print the renderer's notes on stderr, write the
- * configs to -o or stdout. Returns the exit status. */
+/* src/launch.c's estimate lines (declared here until launch.h carries
+ * it): the plan's step, cost per step and memory headroom. */
+void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, const char *pre, int with_cost);
+
+/* Render the configs, print the renderer's notes on stderr, then the
+ * plan's estimate (step, $ per step, memory headroom: every format,
+ * DeepSpeed's JSON included, which has no comments), write the configs
+ * to -o or stdout. Returns the exit status. */
 static int write_configs(const struct launch_args *a, const struct cluster *c,
 			 const struct model_spec *m, const struct plan *p)
 {
@@ -223,6 +236,12 @@ static int write_configs(const struct launch_args *a, const struct cluster *c,
 		fprintf(stderr, "hetplan launch: %.*s\n", n, s);
 		s += n + (e != NULL);
 	}
+	struct sbuf eb;
+	sbuf_init(&eb);
+	launch_estimate_lines(&eb, c, m, p, "hetplan launch: ", 1);
+	if (eb.s)
+		fputs(eb.s, stderr);
+	sbuf_done(&eb);
 	int rc = 0;
 	if (a->out_path) {
 		if (cli_write_output(a->out_path, text, len, &err) < 0)
