@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The plan's estimate as comment lines (defined below, with the one-job
- * writer); cmd_launch.c prints it on standard error for every format.
- * Declared here and there until launch.h carries it. */
-void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
-			   const struct plan *p, const char *pre, int with_cost);
-
 /* The launch formats, one row each: the name --format takes and the
  * framework rows whose code runs the format's config. A plan that names
  * no framework (FW_ANY) is estimated with the format's row where

@@ -95,4 +95,13 @@ const char *launch_format_framework(struct plan *p, enum launch_format f);
  * (an estimate-only row launch refuses). */
 const char *launch_format_running(enum hp_framework fw);
 
+struct sbuf;
+/* The plan's estimate as lines into b, each after pre ("# " in a config,
+ * "hetplan launch: " on standard error): step time, tokens/s, MFU; with
+ * with_cost $/h and $ per step (the cluster's prices as c holds them);
+ * the memory verdict at the 5% default headroom and each pool's fullest
+ * stage with what it leaves free. Nothing when the estimate fails. */
+void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, const char *pre, int with_cost);
+
 #endif

@@ -212,11 +212,6 @@ static int check_fits(const struct launch_args *a, const struct cluster *c,
 	return rc;
 }
 
-/* src/launch.c's estimate lines (declared here until launch.h carries
- * it): the plan's step, cost per step and memory headroom. */
-void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
-			   const struct plan *p, const char *pre, int with_cost);
-
 /* Render the configs, print the renderer's notes on stderr, then the
  * plan's estimate (step, $ per step, memory headroom: every format,
  * DeepSpeed's JSON included, which has no comments), write the configs
