@@ -34,7 +34,7 @@ sed 's/"nodes": [24]/"nodes": 1/' "$T/c2.json" >"$T/c11.json"
 cat >"$T/cevil.json" <<'J'
 { "name": "evil", "pools": [
   { "name": "h$(touch PWNED1)'`x`", "gpu": "H100-SXM", "nodes": 2 },
-  { "name": "a\"; touch PWNED2; \"", "gpu": "A100-SXM4-80GB", "nodes": 4 } ] }
+  { "name": "a\"| touch PWNED2 |\"", "gpu": "A100-SXM4-80GB", "nodes": 4 } ] }
 J
 
 # plan FILE REPLICAS [extra keys]: a plan file of Llama 3.1 8B (32 layers)
@@ -168,7 +168,7 @@ grep -qF '# Component 0: pool h100 (H100-SXM), 2 nodes: 1 x 8 GPUs and 1 x 4, no
 # hostile names: partitions made Slurm words, comments and notes escaped,
 # nothing run (the checker runs the script); the names (h..., a...) in
 # rank order as in B
-sed -e 's/"h100"/"h$(touch PWNED1)'"'"'`x`"/g' -e 's/"a100"/"a\\"; touch PWNED2; \\""/g' "$T/dp.json" >"$T/dpevil.json"
+sed -e 's/"h100"/"h$(touch PWNED1)'"'"'`x`"/g' -e 's/"a100"/"a\\"| touch PWNED2 |\\""/g' "$T/dp.json" >"$T/dpevil.json"
 het evil cevil dpevil "h__touch_PWNED1___x_:1:8 a___touch_PWNED2___:1:8 h__touch_PWNED1___x_:1:8 a___touch_PWNED2___:1:8" 4 \
 	"0-7:h__touch_PWNED1___x_,8-15:a___touch_PWNED2___,16-23:h__touch_PWNED1___x_,24-31:a___touch_PWNED2___"
 [ ! -e PWNED1 ] && [ ! -e PWNED2 ] && ok || bad "a pool name ran"
