@@ -737,7 +737,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # training rows; the swiss-ai Megatron-LM fork's Llama runs on
           # 4-256 GH200 of CSCS Alps (Megatron-Core, bf16).
           "BLMI35": "MI355X/MI350X (8 per node)",
-          "BLSAI": "GH200 Megatron-Core (Alps)"}
+          "BLSAI": "GH200 Megatron-Core (Alps)",
+          # Round 34: KempnerForge's benchmark reports (Llama-3-shaped
+          # 8B-175B, FSDP2 with TP 4, full recompute, torch.compile) on
+          # 1-360 H200 of the Kempner cluster, 4 a node.
+          "BLKF": "H200 FSDP (KempnerForge)"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
