@@ -56,8 +56,9 @@ int hp_intra_parse(const char *s, enum hp_intra *out)
 const char *hp_gen_name(enum hp_gen g)
 {
 	static const char *const n[] = { "other", "volta", "turing", "ampere", "ada",
-					 "hopper", "blackwell", "cdna", "gaudi" };
-	return n[g];
+					 "hopper", "blackwell", "cdna", "gaudi", "cdna4" };
+	_Static_assert(sizeof n / sizeof *n == HP_GEN_LAST + 1, "one name per generation");
+	return (unsigned)g <= HP_GEN_LAST ? n[g] : n[GEN_OTHER];
 }
 
 int hp_gen_sm80(enum hp_gen g)
@@ -67,10 +68,13 @@ int hp_gen_sm80(enum hp_gen g)
 
 static enum hp_gen gen_from_arch(const char *arch)
 {
+	/* First match wins: CDNA 4 ("CDNA4", "CDNA 4") before the "CDNA"
+	 * that also names CDNA 1-3 ("CDNA", "CDNA2", "CDNA3"). */
 	static const struct { const char *word; enum hp_gen gen; } m[] = {
 		{ "Volta", GEN_VOLTA }, { "Turing", GEN_TURING },
 		{ "Ampere", GEN_AMPERE }, { "Ada", GEN_ADA },
 		{ "Hopper", GEN_HOPPER }, { "Blackwell", GEN_BLACKWELL },
+		{ "CDNA4", GEN_CDNA4 }, { "CDNA 4", GEN_CDNA4 },
 		{ "CDNA", GEN_CDNA }, { "Gaudi", GEN_GAUDI },
 	};
 	for (size_t i = 0; i < HP_ARRAY_LEN(m); i++)

@@ -13,9 +13,16 @@
 
 enum hp_dtype { HP_FP32, HP_TF32, HP_BF16, HP_FP16, HP_FP8, HP_DTYPE_COUNT };
 
-/* GPU generation, as far as the communication and efficiency models care. */
+/* GPU generation, as far as the communication and efficiency models care.
+ * GEN_CDNA covers CDNA 1-3 (MI100 .. MI325X); GEN_CDNA4 is CDNA 4 (MI350X,
+ * MI355X: gfx950, whose kernel rates under ROCm 7 differ from CDNA 3's,
+ * docs/cdna.md). New generations are appended so the indices of the older
+ * ones (and their rows in data/calibration.json) stay. */
 enum hp_gen { GEN_OTHER, GEN_VOLTA, GEN_TURING, GEN_AMPERE, GEN_ADA, GEN_HOPPER,
-	      GEN_BLACKWELL, GEN_CDNA, GEN_GAUDI };
+	      GEN_BLACKWELL, GEN_CDNA, GEN_GAUDI, GEN_CDNA4 };
+/* The last generation: arrays indexed by generation have HP_GEN_LAST + 1
+ * entries. */
+#define HP_GEN_LAST GEN_CDNA4
 
 enum hp_intra { INTRA_NVSWITCH, INTRA_NVLINK, INTRA_PCIE };
 

@@ -451,7 +451,7 @@ static int arch_of(enum hp_gen g)
 	switch (g) {
 	case GEN_HOPPER: return ARCH_HOPPER;
 	case GEN_BLACKWELL: return ARCH_BLACKWELL;
-	case GEN_AMPERE: case GEN_ADA: case GEN_CDNA: case GEN_GAUDI:
+	case GEN_AMPERE: case GEN_ADA: case GEN_CDNA: case GEN_GAUDI: case GEN_CDNA4:
 		return ARCH_AMPERE;
 	default: return ARCH_VOLTA;
 	}

@@ -104,7 +104,7 @@ static int const_offset(const char *name, size_t *off)
 	const char *dot = strchr(name, '.');
 	if (!dot)
 		return -1;
-	for (int g = 0; g <= GEN_GAUDI; g++) {
+	for (int g = 0; g <= HP_GEN_LAST; g++) {
 		const char *gn = hp_gen_name((enum hp_gen)g);
 		if (strlen(gn) != (size_t)(dot - name) || strncmp(name, gn, (size_t)(dot - name)))
 			continue;
@@ -123,7 +123,7 @@ static int const_offset(const char *name, size_t *off)
 static int parse_generations(const cJSON *gens, struct perf_calib *k, unsigned char *set,
 			     const char *file, struct hp_err *err)
 {
-	for (int g = 0; g <= GEN_GAUDI; g++) {
+	for (int g = 0; g <= HP_GEN_LAST; g++) {
 		const char *gn = hp_gen_name((enum hp_gen)g);
 		const cJSON *a = cJSON_GetObjectItemCaseSensitive(gens, gn);
 		if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != (int)N_GEN_FIELDS)

@@ -37,7 +37,7 @@ struct perf_gen_eff {
 };
 
 struct perf_calib {
-	struct perf_gen_eff gen[GEN_GAUDI + 1];
+	struct perf_gen_eff gen[HP_GEN_LAST + 1];
 	double gemm_k_half;       /* K at which a GEMM's main loop runs at half speed */
 	double attn_s_half;       /* sequence at which flash attention runs at half speed */
 	double kernel_gap_s;      /* GPU idle between two back-to-back kernels */

@@ -179,7 +179,7 @@ struct vendor_eff {
 
 static struct vendor_eff gpu_vendor_eff(const struct gpu_spec *g)
 {
-	if (g->gen == GEN_CDNA)
+	if (g->gen == GEN_CDNA || g->gen == GEN_CDNA4)
 		return (struct vendor_eff){ 0.68, 0.895, 0.76, 1.6 };
 	return (struct vendor_eff){ 1, 1, 1, 1 };
 }

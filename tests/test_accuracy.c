@@ -340,7 +340,7 @@ TEST(calibration_file)
 		"\"generations\": {\"other\": [1,1,1,1,1,1,1,1,1], \"volta\": [1,1,1,1,1,1,1,1,1],"
 		" \"turing\": [1,1,1,1,1,1,1,1,1], \"ampere\": [1,1,1,1,1,1,1,1,1], \"ada\": [1,1,1,1,1,1,1,1,1],"
 		" \"hopper\": [1,1,1,1,1,1,1,1,1], \"blackwell\": [1,1,1,1,1,1,1,1,1], \"cdna\": [1,1,1,1,1,1,1,1,1],"
-		" \"gaudi\": [null,1,1,1,1,1,1,1,1]}";
+		" \"gaudi\": [null,1,1,1,1,1,1,1,1], \"cdna4\": [1,1,1,1,1,1,1,1,1]}";
 	static const struct { const char *constants, *want; } bad[] = {
 		{ "[]", "given nowhere" },
 		{ "[{\"name\": \"gaudi.gemm16\", \"value\": 2, \"range\": [0, 1], \"unit\": \"u\","

@@ -416,8 +416,8 @@ for e in json.load(open("data/gpus.json"))["gpus"]:
     check(x.get("host_mem_bytes_per_node", "absent") == (hm * 1e9 if hm else None),
           f"gpus {e['name']}: host_mem_bytes_per_node {x.get('host_mem_bytes_per_node', 'absent')}, "
           f"data/gpus.json host_mem_gb {hm}")
-# GB300 and B300 (perf_compute.c): two parts with a reference
-check(refs == 2, f"gpus: {refs} parts with a clock_ref, want 2 (GB300, B300)")
+# GB300, B300 and MI350X (perf_compute.c): three parts with a reference
+check(refs == 3, f"gpus: {refs} parts with a clock_ref, want 3 (GB300, B300, MI350X)")
 
 for x in xfail[:8]:
     print("XFAIL (perf.c):", x)

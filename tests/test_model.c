@@ -169,8 +169,9 @@ TEST(gpu_names_resolve)
 	/* gpu-specs.csv's 27, issue 17's 10, the 15 lab and desktop parts
 	 * (A40 ... MI250: test_catalog's added_parts_*) and the RTX 3090 Ti
 	 * (issue 12, consumer round 23: test_catalog's rtx_3090_ti) and the
-	 * DGX-1 Max-Q's V100-SXM2-LS (round 30: test_catalog's entry test). */
-	CHECK_EQ_INT(cat.n_gpus, 54);
+	 * DGX-1 Max-Q's V100-SXM2-LS (round 30: test_catalog's entry test)
+	 * and the MI350X (test_cdna4). */
+	CHECK_EQ_INT(cat.n_gpus, 55);
 	/* Datasheet dense peaks (gpu-specs.csv). */
 	CHECK_NEAR(catalog_gpu(&cat, "H100")->flops[HP_BF16], 989.4e12, 0);
 	CHECK_NEAR(catalog_gpu(&cat, "A100")->flops[HP_BF16], 312e12, 0);
