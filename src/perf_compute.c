@@ -951,7 +951,7 @@ static const struct {
 double perf_attn_eff(const struct perf_calib *k, enum hp_gen gen, int gen3, int bwd,
 		     double head_dim, double s, int causal)
 {
-	if ((unsigned)gen > GEN_GAUDI)
+	if ((unsigned)gen > HP_GEN_LAST)
 		gen = GEN_OTHER;
 	const struct perf_gen_eff *ge = &k->gen[gen];
 	gen3 = gen3 && ge->attn3_fwd > 0 && ge->attn3_bwd > 0;

@@ -19,6 +19,13 @@
  *                   x 1.02691 = 1.09352 (peaks equal: 2250 and 2250)
  *   GB200 on B200:  no reference; its datasheet peak states what its
  *                   1200 W buy: 2500 / 2250 = 1.11111
+ *   MI325X on MI300X (CDNA 3, 304 CUs each, 1307.4 both): 1000 W against
+ *                   750 W, (1000/750)^0.6594 = exp(0.6594 x 0.287682)
+ *                   = 1.20888, under the cap cdna.square16 / cdna.gemm16
+ *                   = 0.511 / 0.415 = 1.2313; AMD measures the two
+ *                   parts' median bf16 GEMM clocks at 1,447 and 1,207 MHz,
+ *                   1.199x (ROCm blogs, measuring-max-achievable-flops
+ *                   part 2, Table 1)
  * A refit that moves power_clock_exp changes these by hand too. */
 #include "t.h"
 #include "catalog.h"
@@ -42,7 +49,7 @@ static const struct gpu_spec *G(const char *name)
 TEST(clock_ref_copies_its_reference)
 {
 	static const struct { const char *part, *ref; } pairs[] = {
-		{ "B300", "B200" }, { "GB300", "GB200" },
+		{ "B300", "B200" }, { "GB300", "GB200" }, { "MI325X", "MI300X" },
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
 		const struct gpu_spec *g = G(pairs[i].part), *r = G(pairs[i].ref);
@@ -74,6 +81,9 @@ TEST(sustained_rate_by_power_and_sms)
 	CHECK_NEAR(ceiling(gb300) / ceiling(gb200), 1.13678, 2e-4);
 	CHECK_NEAR(ceiling(b300) / ceiling(b200), 1.09352, 2e-4);
 	CHECK_NEAR(ceiling(gb200) / ceiling(b200), 1.11111, 2e-5);
+	const struct gpu_spec *mi300 = G("MI300X"), *mi325 = G("MI325X");
+	if (mi300 && mi325)
+		CHECK_NEAR(ceiling(mi325) / ceiling(mi300), 1.20888, 2e-4);
 	/* GB300 held to GB200's 1200 W keeps only its SMs: (160/148)^0.3406. */
 	struct gpu_spec capped = *gb300;
 	capped.power_limit_w = 1200;

@@ -417,7 +417,7 @@ for e in json.load(open("data/gpus.json"))["gpus"]:
           f"gpus {e['name']}: host_mem_bytes_per_node {x.get('host_mem_bytes_per_node', 'absent')}, "
           f"data/gpus.json host_mem_gb {hm}")
 # GB300, B300 and MI350X (perf_compute.c): three parts with a reference
-check(refs == 3, f"gpus: {refs} parts with a clock_ref, want 3 (GB300, B300, MI350X)")
+check(refs == 4, f"gpus: {refs} parts with a clock_ref, want 4 (GB300, B300, MI350X, MI325X)")
 
 for x in xfail[:8]:
     print("XFAIL (perf.c):", x)
