@@ -76,4 +76,21 @@ json 'p=d["cost"]["price_sources"][0]; assert abs(p["usd_per_node_hour"] - 43.06
 grep -qF 'g $43.066/node-h from gcp a3-highgpu-1g us-central1 on-demand (fallback: no a3-megagpu-8g offer); embedded snapshot' "$T/out" &&
 	ok || bad "text price line: $(grep prices "$T/out")"
 
+# 5. A workspace saves the fabric ("tcpxo"), not the machine type: tcpxo on
+# H100-SXM is one machine type, a3-megagpu-8g, and the report's price
+# source says the same fallback (the report splits the source at ';').
+python3 - "$T" <<'PY' || bad "workspace for the report"
+import json, sys
+w = json.load(open("tests/data/report/workspace.json"))
+w["cluster"] = {"pools": [{"name": "g", "gpu": "H100-SXM", "nodes": 2, "gpus_per_node": 8,
+                           "provider": "gcp", "transport": "tcpxo"}]}
+json.dump(w, open(sys.argv[1] + "/ws.json", "w"))
+PY
+if "$H" report "$T/ws.json" -o "$T/r.md" >"$T/out" 2>"$T/err"; then
+	grep -qF '| gcp a3-highgpu-1g us-central1 on-demand (fallback: no a3-megagpu-8g offer) | embedded snapshot, date unknown |' "$T/r.md" &&
+		ok || bad "report price source: $(grep -F 'gcp ' "$T/r.md" | head -2)"
+else
+	bad "report: exit $?: $(cat "$T/err")"
+fi
+
 finish cluster_machine
