@@ -416,10 +416,13 @@ void pool_price_transport(struct pool *p, const char *provider, const char *inst
 	p->nic_gbps_priced = 0;
 	/* only a pool the user placed on Google Cloud: a pool that names no
 	 * provider is priced from the cheapest offer anywhere, which says
-	 * nothing about where it runs */
+	 * nothing about where it runs; and only a node of whole machines of
+	 * it (a 4-GPU node priced per GPU from an 8-GPU a3-megagpu-8g offer,
+	 * the book having no 4-GPU one, is no a3-megagpu-8g) */
 	enum comm_transport t;
+	int mg = instance ? cluster_machine_gpus(instance) : 0;
 	if (provider && instance && !strcmp(provider, "gcp") && !strcasecmp(p->provider, "gcp") &&
-	    !comm_transport_parse(instance, &t)) {
+	    mg > 0 && p->gpus_per_node % mg == 0 && !comm_transport_parse(instance, &t)) {
 		p->transport = t;
 		p->transport_priced = 1 + (int)t;
 		if (pool_machine_nics(p, instance, keep)) {

@@ -250,6 +250,19 @@ TEST(gcp_pairs_own_accelerator)
 	/* no a3-edgegpu-8g row: the cheapest 8-GPU offer, said to be a fallback */
 	o = pricing_for_machine(&pb, "H100-SXM", 8, "gcp", "", 0, "a3-edgegpu-8g", &fb);
 	CHECK(o && !strcmp(o->instance, "a3-highgpu-8g") && fb == 1);
+	/* a pool on gcp that names no transport takes its priced machine
+	 * type's fabric (tcpx for a3-highgpu-8g, the cheapest 8-GPU offer
+	 * here), but only as whole machines: a 4-GPU node priced per GPU
+	 * from that 8-GPU offer keeps the default (ib, 400 Gb/s NICs) */
+	struct cluster c;
+	cluster_init(&c);
+	CHECK(cluster_add_pool_spec(&c, "1x8xH100-SXM,name=a,provider=gcp", &cat, &err) == 0);
+	CHECK(cluster_add_pool_spec(&c, "1x4xH100-SXM,name=b,provider=gcp", &cat, &err) == 0);
+	CHECK_EQ_INT(pricing_apply(&pb, &c), 2);
+	CHECK_CONTAINS(c.pools[0].price_source, "a3-highgpu-8g");
+	CHECK_EQ_INT(c.pools[0].transport, COMM_TRANSPORT_TCPX);
+	CHECK_CONTAINS(c.pools[1].price_source, "a3-highgpu-8g");
+	CHECK_EQ_INT(c.pools[1].transport, COMM_TRANSPORT_IB);
 	pricing_free(&pb);
 }
 
