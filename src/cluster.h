@@ -161,7 +161,7 @@ struct pool {
 			       * "" none. Read it through cluster_pool_machine */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
-	char price_source[160];
+	char price_source[192];
 	int price_set;             /* price given by the cluster file or --pool:
 				    * the price book leaves it alone */
 	int spot;
