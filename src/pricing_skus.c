@@ -23,6 +23,7 @@ static const struct price_sku skus[] = {
 	{ "aws", '^', "p5e.", "H200-SXM", 8 },
 	{ "aws", '^', "p5en.", "H200-SXM", 8 },
 	{ "aws", '^', "p6-b200.", "B200", 8 },
+	{ "aws", '^', "p6-b300.", "B300", 8 },
 	{ "aws", '^', "g4dn.", "T4", 0 },
 	{ "aws", '^', "g5.", "A10G", 0 },
 	{ "aws", '^', "g6.", "L4", 0 },

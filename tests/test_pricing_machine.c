@@ -274,6 +274,7 @@ TEST(gcp_pairs_own_accelerator)
  *   aws,p5en.48xlarge,H200,8.0,...,63.296,...,us-east-1     63.296 / 8 = 7.912
  *     (p5e.48xlarge's rows carry no on-demand price)
  *   aws,p6-b200.48xlarge,B200,8.0,...,113.9328,...          113.9328 / 8 = 14.2416
+ *   aws,p6-b300.48xlarge,B300,8.0,...,142.416,...,us-west-2 142.416 / 8 = 17.802
  *   azure,Standard_ND96isr_H100_v5,H100,12,...,98.32,...,eastus
  *     (8 H100 per Azure's size page, not the row's 12) 98.32 / 8 = 12.29
  *   azure,Standard_ND96asr_v4,A100,8,...,27.197,...,eastus  27.197 / 8 = 3.399625
@@ -289,6 +290,7 @@ TEST(aws_azure_instances)
 		{ "1x8xA100-SXM4-80GB,provider=aws", "p4de.24xlarge", 3.43088125 },
 		{ "1x8xH200-SXM,provider=aws", "p5en.48xlarge", 7.912 },
 		{ "1x8xB200,provider=aws", "p6-b200.48xlarge", 14.2416 },
+		{ "1x8xB300,provider=aws", "p6-b300.48xlarge", 17.802 },
 		{ "1x8xH100-SXM,provider=azure", "Standard_ND96isr_H100_v5", 12.29 },
 		{ "1x8xA100-SXM4-40GB,provider=azure", "Standard_ND96asr_v4", 3.399625 },
 		{ "1x8xA100-SXM4-80GB,provider=azure", "Standard_ND96amsr_A100_v4", 4.09625 },
