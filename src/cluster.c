@@ -222,7 +222,8 @@ int cluster_machine_series(const char *inst, const char **acc, const char **gpu,
 		if (!l || strncasecmp(inst, m->series, l))
 			continue;
 		/* the series' name, then the GPUs and a 'g' ending it:
-		 * a3-highgpu-4g; a3-edgegpu-8g-nolssd is another product */
+		 * a3-highgpu-4g; the variants without local SSD
+		 * (a3-edgegpu-8g-nolssd) are not named, as before */
 		char *end;
 		errno = 0;
 		long n = strtol(inst + l, &end, 10);
