@@ -7,6 +7,7 @@
 
 #include <assert.h>
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -123,36 +124,64 @@ static const struct { const char *name, *what; } transports[COMM_TRANSPORT_COUNT
  *    sockets (~4 GB/s).
  *  - dstack examples/clusters/{a3mega,a4}/README.md @30a0dd56 (the rows
  *    V155-V158 and HC-A4-01..03 of tests/data): 8 x 200 GPU NICs on
- *    a3-megagpu-8g, 8 x 400 RoCE on a4-highgpu-8g. */
+ *    a3-megagpu-8g, 8 x 400 RoCE on a4-highgpu-8g.
+ * The GPU each carries is Google Cloud's "GPU machine types" page
+ * (cloud.google.com/compute/docs/gpus: A3 High, Edge and Mega H100 80GB;
+ * A3 Ultra H200; A4 B200; A4X GB200; A2 Standard A100 40GB, A2 Ultra A100
+ * 80GB). The accelerator names are those SkyPilot's GCP catalog bills
+ * the GPUs under (skypilot-org/skypilot, the GCP catalog fetcher
+ * fetch_gcp.py: Google's nvidia-h100-80gb is "H100", nvidia-h100-mega-80gb
+ * "H100-MEGA", in 8s only; a separate price from the plain H100's), so
+ * that the price book pairs an a3-megagpu-8g host with its own GPUs'
+ * price, not an a3-highgpu-8g's. This is the one table of Google Cloud
+ * machine types: the transport parser, the NICs, the GPUs of a machine
+ * (cluster_machine_gpus), the machine a pool is priced from
+ * (cluster_pool_machine) and the price book's host-to-GPU pairing
+ * (cluster_machine_series) all read it. */
 static const struct machine_type {
 	const char *alias;
+	const char *of;     /* a family alias (a3-mega): the machine type it
+			     * stands for; NULL: the alias is one */
 	enum comm_transport t;
 	int gpus;           /* GPUs of the machine type; 0: a fabric name */
 	int nics;           /* GPU NICs; 0: not set by the name */
 	double nic_gbps;    /* Gb/s each */
+	const char *gpu;    /* the catalog's GPU (data/gpus.json); NULL: a
+			     * fabric name */
+	const char *series; /* the name before the GPU count, shared by the
+			     * series' smaller shapes (a3-highgpu-1g to -8g);
+			     * NULL: none named here */
+	const char *acc;    /* the accelerator Google's price catalog bills
+			     * the series' GPUs under (SkyPilot's GCP catalog
+			     * labels, below) */
 } machine_types[] = {
-	{ "a3-highgpu-8g", COMM_TRANSPORT_TCPX, 8, 4, 200 },
-	{ "a3-high", COMM_TRANSPORT_TCPX, 8, 4, 200 },
-	{ "a3-edgegpu-8g", COMM_TRANSPORT_TCPX, 8, 0, 0 },
-	{ "a3-edge", COMM_TRANSPORT_TCPX, 8, 0, 0 },
-	{ "a3-megagpu-8g", COMM_TRANSPORT_TCPXO, 8, 8, 200 },
-	{ "a3-mega", COMM_TRANSPORT_TCPXO, 8, 8, 200 },
-	{ "a3-ultragpu-8g", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
-	{ "a3-ultra", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
-	{ "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
-	{ "a4", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400 },
-	{ "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA, 4, 4, 400 },
-	{ "a4x", COMM_TRANSPORT_GCP_RDMA, 4, 4, 400 },
+	{ "a3-highgpu-8g", NULL, COMM_TRANSPORT_TCPX, 8, 4, 200, "H100-SXM", "a3-highgpu-", "H100" },
+	{ "a3-high", "a3-highgpu-8g", COMM_TRANSPORT_TCPX, 8, 4, 200, "H100-SXM", NULL, NULL },
+	{ "a3-edgegpu-8g", NULL, COMM_TRANSPORT_TCPX, 8, 0, 0, "H100-SXM", "a3-edgegpu-", "H100" },
+	{ "a3-edge", "a3-edgegpu-8g", COMM_TRANSPORT_TCPX, 8, 0, 0, "H100-SXM", NULL, NULL },
+	{ "a3-megagpu-8g", NULL, COMM_TRANSPORT_TCPXO, 8, 8, 200, "H100-SXM", "a3-megagpu-",
+	  "H100-MEGA" },
+	{ "a3-mega", "a3-megagpu-8g", COMM_TRANSPORT_TCPXO, 8, 8, 200, "H100-SXM", NULL, NULL },
+	{ "a3-ultragpu-8g", NULL, COMM_TRANSPORT_GCP_RDMA, 8, 8, 400, "H200-SXM", "a3-ultragpu-",
+	  "H200" },
+	{ "a3-ultra", "a3-ultragpu-8g", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400, "H200-SXM", NULL, NULL },
+	{ "a4-highgpu-8g", NULL, COMM_TRANSPORT_GCP_RDMA, 8, 8, 400, "B200", "a4-highgpu-", "B200" },
+	{ "a4", "a4-highgpu-8g", COMM_TRANSPORT_GCP_RDMA, 8, 8, 400, "B200", NULL, NULL },
+	{ "a4x-highgpu-4g", NULL, COMM_TRANSPORT_GCP_RDMA, 4, 4, 400, "GB200", NULL, NULL },
+	{ "a4x", "a4x-highgpu-4g", COMM_TRANSPORT_GCP_RDMA, 4, 4, 400, "GB200", NULL, NULL },
 	/* A100 machine types: no GPUDirect plugin, NCCL's sockets over the
 	 * VM's one 100 Gb/s gVNIC (the 8- and 16-GPU shapes reach the A2
 	 * series' 100 Gb/s; the smaller shapes, slower, are not named) */
-	{ "a2-highgpu-8g", COMM_TRANSPORT_TCP, 8, 1, 100 },
-	{ "a2-ultragpu-8g", COMM_TRANSPORT_TCP, 8, 1, 100 },
-	{ "a2-megagpu-16g", COMM_TRANSPORT_TCP, 16, 1, 100 },
-	{ "gib", COMM_TRANSPORT_GCP_RDMA, 0, 0, 0 },
+	{ "a2-highgpu-8g", NULL, COMM_TRANSPORT_TCP, 8, 1, 100, "A100-SXM4-40GB", "a2-highgpu-",
+	  "A100" },
+	{ "a2-ultragpu-8g", NULL, COMM_TRANSPORT_TCP, 8, 1, 100, "A100-SXM4-80GB", "a2-ultragpu-",
+	  "A100-80GB" },
+	{ "a2-megagpu-16g", NULL, COMM_TRANSPORT_TCP, 16, 1, 100, "A100-SXM4-40GB", "a2-megagpu-",
+	  "A100" },
+	{ "gib", NULL, COMM_TRANSPORT_GCP_RDMA, 0, 0, 0, NULL, NULL, NULL },
 	/* the fabric's own name (Intel Omni-Path, OPA; "omnipath" is the
 	 * same key) */
-	{ "omni-path", COMM_TRANSPORT_OPA, 0, 0, 0 },
+	{ "omni-path", NULL, COMM_TRANSPORT_OPA, 0, 0, 0, NULL, NULL, NULL },
 };
 
 static const struct machine_type *machine_type_find(const char *s)
@@ -167,6 +196,84 @@ static const struct machine_type *machine_type_find(const char *s)
 			return &machine_types[i];
 	}
 	return NULL;
+}
+
+int cluster_machine_gpus(const char *name)
+{
+	const struct machine_type *m = machine_type_find(name);
+	return m ? m->gpus : 0;
+}
+
+const char *cluster_machine_type(const char *name)
+{
+	const struct machine_type *m = machine_type_find(name);
+	if (!m || m->gpus <= 0)
+		return NULL;
+	return m->of ? m->of : m->alias;
+}
+
+int cluster_machine_series(const char *inst, const char **acc, const char **gpu, int *count)
+{
+	if (!inst)
+		return -1;
+	for (size_t i = 0; i < HP_ARRAY_LEN(machine_types); i++) {
+		const struct machine_type *m = &machine_types[i];
+		size_t l = m->series ? strlen(m->series) : 0;
+		if (!l || strncasecmp(inst, m->series, l))
+			continue;
+		/* the series' name, then the GPUs and a 'g' ending it:
+		 * a3-highgpu-4g; the variants without local SSD
+		 * (a3-edgegpu-8g-nolssd) are not named, as before */
+		char *end;
+		errno = 0;
+		long n = strtol(inst + l, &end, 10);
+		if (!isdigit((unsigned char)inst[l]) || errno || n <= 0 || n > HP_MAX_GPN ||
+		    strcasecmp(end, "g"))
+			return -1;
+		*acc = m->acc;
+		*gpu = m->gpu;
+		*count = (int)n;
+		return 0;
+	}
+	return -1;
+}
+
+/* The row of the machine type a name stands for (a3-mega: a3-megagpu-8g's). */
+static const struct machine_type *machine_row(const char *type)
+{
+	const struct machine_type *m = machine_type_find(type);
+	return m && m->of ? machine_type_find(m->of) : m;
+}
+
+const char *cluster_pool_machine(const struct pool *p)
+{
+	/* the machine the pool's transport named, while the pool still is
+	 * one: the same fabric, whole machines (an editor may have changed
+	 * either since) */
+	const struct machine_type *m = *p->machine ? machine_row(p->machine) : NULL;
+	if (m && m->gpus > 0 && m->t == p->transport && p->gpus_per_node > 0 &&
+	    p->gpus_per_node % m->gpus == 0)
+		return m->alias;
+	/* a fabric only Google Cloud has, given as its name (a workspace
+	 * saves "tcpxo", not the machine type): the one machine type of
+	 * that fabric and GPU, if only one; tcpx on H100 is a3-highgpu-8g
+	 * or a3-edgegpu-8g, so neither */
+	if (!p->transport_set || (p->transport != COMM_TRANSPORT_TCPX &&
+				  p->transport != COMM_TRANSPORT_TCPXO &&
+				  p->transport != COMM_TRANSPORT_GCP_RDMA))
+		return NULL;
+	const char *found = NULL;
+	for (size_t i = 0; i < HP_ARRAY_LEN(machine_types); i++) {
+		const struct machine_type *r = &machine_types[i];
+		if (r->of || r->gpus <= 0 || !r->gpu || r->t != p->transport ||
+		    strcmp(r->gpu, p->gpu.name) || p->gpus_per_node <= 0 ||
+		    p->gpus_per_node % r->gpus)
+			continue;
+		if (found)
+			return NULL;
+		found = r->alias;
+	}
+	return found;
 }
 
 int cluster_machine_nics(const char *name, int gpus_per_node, int *nics, double *nic_gbps)
@@ -310,10 +417,13 @@ void pool_price_transport(struct pool *p, const char *provider, const char *inst
 	p->nic_gbps_priced = 0;
 	/* only a pool the user placed on Google Cloud: a pool that names no
 	 * provider is priced from the cheapest offer anywhere, which says
-	 * nothing about where it runs */
+	 * nothing about where it runs; and only a node of whole machines of
+	 * it (a 4-GPU node priced per GPU from an 8-GPU a3-megagpu-8g offer,
+	 * the book having no 4-GPU one, is no a3-megagpu-8g) */
 	enum comm_transport t;
+	int mg = instance ? cluster_machine_gpus(instance) : 0;
 	if (provider && instance && !strcmp(provider, "gcp") && !strcasecmp(p->provider, "gcp") &&
-	    !comm_transport_parse(instance, &t)) {
+	    mg > 0 && p->gpus_per_node % mg == 0 && !comm_transport_parse(instance, &t)) {
 		p->transport = t;
 		p->transport_priced = 1 + (int)t;
 		if (pool_machine_nics(p, instance, keep)) {
@@ -691,6 +801,35 @@ const struct hp_field_table pool_fields = { "pool", pool_field_list,
 					    (int)HP_ARRAY_LEN(pool_field_list), 1, 0 };
 
 
+/* A machine type named as the transport fixes the GPUs of a node: a pool
+ * of 4 GPUs a node on a3-highgpu-8g (8 H100) is no machine there is, and
+ * the type's NICs say nothing of it (cluster_machine_gpus). A node of
+ * whole machines keeps each machine's NICs and is priced as that machine
+ * type; one that gives both nics and nic_gbps takes the name as its
+ * fabric only (as `hetplan comm` does). Anything else is refused: where
+ * names the pool ("FILE: pools[0]", "--pool SPEC"), key how the GPUs per
+ * node are spelt there, and_nics how NICs and their speed are. */
+static int pool_machine(struct pool *p, const char *transport, const char *where,
+			const char *key, const char *and_nics, int code, struct hp_err *err)
+{
+	int mg = transport ? cluster_machine_gpus(transport) : 0;
+	const char *type = transport ? cluster_machine_type(transport) : NULL;
+	p->machine[0] = '\0';
+	if (mg <= 0 || !type)
+		return 0;
+	if (p->gpus_per_node % mg == 0) {
+		hp_strlcpy(p->machine, type, sizeof p->machine);
+		return 0;
+	}
+	if ((p->nics_given & (POOL_GAVE_NICS | POOL_GAVE_GBPS)) ==
+	    (POOL_GAVE_NICS | POOL_GAVE_GBPS))
+		return 0;
+	return hp_err_set(err, code,
+			  "%s: pool '%s': transport %s is a machine of %d GPUs; %s expected a "
+			  "multiple of %d, got %d (for another node give %s)",
+			  where, p->name, transport, mg, key, mg, p->gpus_per_node, and_nics);
+}
+
 static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int idx,
 		      const struct catalog *cat, struct hp_err *err)
 {
@@ -769,6 +908,9 @@ static int parse_pool(struct cluster *c, const cJSON *o, const char *file, int i
 	if (!*p.name)
 		default_name(c, &p);
 	if (check_pool(c, &p, where, err) < 0)
+		return -1;
+	if (pool_machine(&p, *transport ? transport : NULL, where, "gpus_per_node",
+			 "nics and nic_gbps", HP_EXIT_INPUT, err) < 0)
 		return -1;
 	pool_apply_defaults(&p);
 	c->pools[c->n_pools++] = p;
@@ -988,6 +1130,11 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
 		err->code = HP_EXIT_USAGE;
 		return -1;
 	}
+	char where[300];
+	snprintf(where, sizeof where, "--pool %s", spec);
+	if (pool_machine(&p, transport, where, "GPUS", "nics= and nic_gbps=", HP_EXIT_USAGE,
+			 err) < 0)
+		return -1;
 	pool_apply_defaults(&p);
 	c->pools[c->n_pools++] = p;
 	return 0;

@@ -76,6 +76,25 @@ enum comm_transport cluster_default_transport(double nic_gbps);
  * untouched) for a name that sets no NICs (a fabric name, a3-edgegpu-8g)
  * or a node that is not whole machines. */
 int cluster_machine_nics(const char *name, int gpus_per_node, int *nics, double *nic_gbps);
+/* The GPUs of one machine of the type or family name (the same table):
+ * a3-highgpu-8g, a3-edgegpu-8g, a3-megagpu-8g, a3-ultragpu-8g,
+ * a4-highgpu-8g, a2-highgpu-8g and a2-ultragpu-8g 8, a4x-highgpu-4g 4,
+ * a2-megagpu-16g 16; 0 for a fabric name ("tcpxo", "gib") or a name the
+ * table does not hold. A pool or `comm` node of such a machine type is
+ * whole machines (a multiple), unless it gives both its NICs and their
+ * speed (the name then sets the fabric only). Never fails. */
+int cluster_machine_gpus(const char *name);
+/* The machine type a name stands for ("a3-mega": "a3-megagpu-8g"; static),
+ * or NULL for a fabric name or an unknown one. Never fails. */
+const char *cluster_machine_type(const char *name);
+/* A Google Cloud machine type of a series the table names, any shape
+ * ("a3-highgpu-4g", "a2-ultragpu-1g"): *acc gets the accelerator name
+ * Google's price catalog bills its GPUs under as SkyPilot writes it
+ * ("H100"; a3-megagpu-8g's are "H100-MEGA", priced apart), *gpu the
+ * catalog's GPU ("H100-SXM"), *count the GPUs (the number before the
+ * final 'g'). Returns 0, or -1 for any other name (a3-edgegpu-8g-nolssd,
+ * g2-standard-48: nothing set). */
+int cluster_machine_series(const char *inst, const char **acc, const char **gpu, int *count);
 /* The machine types with their NICs, for help and docs ("a3-highgpu-8g 4 x
  * 200 Gb/s, ..."), from the same table. Writes at most n bytes
  * (NUL-terminated, cut if n is short). Never fails. */
@@ -136,9 +155,13 @@ struct pool {
 			       * the price book leaves it alone */
 	int transport_priced; /* 1 + the transport the price book's offer set
 			       * (pool_price_transport); 0: none */
+	char machine[32];     /* the machine type the transport named, as the
+			       * table names it ("a3-megagpu-8g" for
+			       * "a3-mega"), when the node is whole machines;
+			       * "" none. Read it through cluster_pool_machine */
 	char provider[24], region[32], site[48];
 	double usd_per_node_h;     /* 0 = unknown */
-	char price_source[96];
+	char price_source[192];
 	int price_set;             /* price given by the cluster file or --pool:
 				    * the price book leaves it alone */
 	int spot;
@@ -187,6 +210,14 @@ int cluster_add_pool_spec(struct cluster *c, const char *spec,
  * default a previous offer's replaced. Called by pricing_apply for every
  * pool it prices. Never fails. */
 void pool_price_transport(struct pool *p, const char *provider, const char *instance);
+
+/* The machine type p is priced as, or NULL: the one its transport named
+ * (pool.machine) while p still has that fabric and whole machines; else,
+ * for a transport given as a fabric only Google Cloud has (tcpx, tcpxo,
+ * gcp-rdma), the table's one machine type of that fabric and p's GPU
+ * (tcpxo on H100-SXM: a3-megagpu-8g; tcpx on H100-SXM is two, so none).
+ * Static or p's own text. Never fails. */
+const char *cluster_pool_machine(const struct pool *p);
 
 /* 1 when the pool has a price: a positive one, or one the user set, 0
  * included (owned hardware costs nothing per hour); 0: unknown. */

@@ -455,23 +455,37 @@ int pricing_cheapest(const struct price_book *pb, const struct price_filter *f,
 	return m;
 }
 
-const struct price_offer *pricing_for_pool(const struct price_book *pb, const char *gpu,
-					   int gpus_per_node, const char *provider,
-					   const char *region, int spot)
+const struct price_offer *pricing_for_machine(const struct price_book *pb, const char *gpu,
+					      int gpus_per_node, const char *provider,
+					      const char *region, int spot, const char *machine,
+					      int *fell_back)
 {
 	struct price_filter f = { gpu, provider, region, spot ? 1 : 0, 0, 0 };
-	const struct price_offer *best = NULL, *best_size = NULL;
+	const struct price_offer *best = NULL, *best_size = NULL, *exact = NULL;
 	for (int i = 0; i < pb->n; i++) {
 		const struct price_offer *o = &pb->offers[i];
 		if (!passes(o, &f))
 			continue;
+		if (machine && *machine && !strcasecmp(o->instance, machine) &&
+		    (!exact || o->usd_per_gpu_h < exact->usd_per_gpu_h))
+			exact = o;
 		if (!best || o->usd_per_gpu_h < best->usd_per_gpu_h)
 			best = o;
 		if (fabs(o->gpus - gpus_per_node) < 1e-9 &&
 		    (!best_size || o->usd_per_gpu_h < best_size->usd_per_gpu_h))
 			best_size = o;
 	}
-	return best_size ? best_size : best;
+	const struct price_offer *o = exact ? exact : best_size ? best_size : best;
+	if (fell_back)
+		*fell_back = machine && *machine && !exact && o;
+	return o;
+}
+
+const struct price_offer *pricing_for_pool(const struct price_book *pb, const char *gpu,
+					   int gpus_per_node, const char *provider,
+					   const char *region, int spot)
+{
+	return pricing_for_machine(pb, gpu, gpus_per_node, provider, region, spot, NULL, NULL);
 }
 
 void pricing_fmt_day(double t, char *buf, size_t n)
@@ -504,8 +518,11 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 		struct pool *p = &c->pools[i];
 		if (p->price_set)
 			continue;
-		const struct price_offer *o = pricing_for_pool(pb, p->gpu.name, p->gpus_per_node,
-							       p->provider, p->region, p->spot);
+		const char *machine = cluster_pool_machine(p);
+		int fell_back = 0;
+		const struct price_offer *o = pricing_for_machine(pb, p->gpu.name, p->gpus_per_node,
+								  p->provider, p->region, p->spot,
+								  machine, &fell_back);
 		if (!o)
 			continue;
 		p->usd_per_node_h = o->usd_per_gpu_h * p->gpus_per_node;
@@ -517,11 +534,17 @@ int pricing_apply(const struct price_book *pb, struct cluster *c)
 			snprintf(age, sizeof age, "embedded snapshot");
 		else if (s)
 			pricing_fmt_day(s->fetched_at, age, sizeof age);
-		snprintf(p->price_source, sizeof p->price_source, "%.10s %.28s %.16s %s; %.24s%s%.20s",
-			 o->provider, *o->instance ? o->instance : "-", o->region,
-			 o->spot ? "spot" : "on-demand",
-			 s && s->origin != PRICE_EMBEDDED ? s->name : "", s && s->origin != PRICE_EMBEDDED ? " " : "",
-			 age);
+		/* a pool of a machine type the book has no offer of is priced
+		 * from the nearest offer (same GPU, node size first) and says
+		 * so before the ';' (report_price_parts splits there) */
+		char fb[64] = "";
+		if (fell_back)
+			snprintf(fb, sizeof fb, " (fallback: no %.31s offer)", machine);
+		snprintf(p->price_source, sizeof p->price_source,
+			 "%.10s %.28s %.16s %s%s; %.24s%s%.20s", o->provider,
+			 *o->instance ? o->instance : "-", o->region, o->spot ? "spot" : "on-demand",
+			 fb, s && s->origin != PRICE_EMBEDDED ? s->name : "",
+			 s && s->origin != PRICE_EMBEDDED ? " " : "", age);
 		(void)now;
 		priced++;
 	}

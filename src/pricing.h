@@ -243,10 +243,24 @@ const struct price_offer *pricing_for_pool(const struct price_book *pb, const ch
 					   int gpus_per_node, const char *provider,
 					   const char *region, int spot);
 
+/* As pricing_for_pool, for a pool of the machine type machine (NULL or
+ * "": none; cluster_pool_machine): an offer of exactly that instance
+ * (cheapest $/GPU-h among them) comes first; when the book has none, the
+ * pricing_for_pool choice, and *fell_back (may be NULL) is set to 1 (else
+ * 0) so that the caller says so. A pointer into pb, or NULL if none. */
+const struct price_offer *pricing_for_machine(const struct price_book *pb, const char *gpu,
+					      int gpus_per_node, const char *provider,
+					      const char *region, int spot, const char *machine,
+					      int *fell_back);
+
 /* Price every pool whose price was not set explicitly (pool.price_set):
  * usd_per_node_h = offer $/GPU-h x gpus_per_node, price_source names the
- * offer and its source. Pools with no matching offer keep what they had
- * (the catalog reference or nothing). Returns the number of pools priced. */
+ * offer and its source ("gcp a3-megagpu-8g us-central1 on-demand; embedded
+ * snapshot"). A pool of a machine type (cluster_pool_machine) is priced
+ * from that instance's offer; without one, from pricing_for_pool's, and
+ * the text says "(fallback: no a3-megagpu-8g offer)" before the ';'.
+ * Pools with no matching offer keep what they had (the catalog reference
+ * or nothing). Returns the number of pools priced. */
 int pricing_apply(const struct price_book *pb, struct cluster *c);
 
 /* A short description of a source's freshness into buf: "embedded

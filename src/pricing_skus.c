@@ -23,6 +23,7 @@ static const struct price_sku skus[] = {
 	{ "aws", '^', "p5e.", "H200-SXM", 8 },
 	{ "aws", '^', "p5en.", "H200-SXM", 8 },
 	{ "aws", '^', "p6-b200.", "B200", 8 },
+	{ "aws", '^', "p6-b300.", "B300", 8 },
 	{ "aws", '^', "g4dn.", "T4", 0 },
 	{ "aws", '^', "g5.", "A10G", 0 },
 	{ "aws", '^', "g6.", "L4", 0 },
@@ -30,6 +31,8 @@ static const struct price_sku skus[] = {
 	{ "azure", '=', "Standard_ND96isr_H100_v5", "H100-SXM", 8 },
 	{ "azure", '=', "Standard_ND96isr_H200_v5", "H200-SXM", 8 },
 	{ "azure", '=', "Standard_ND96is_MI300X_v5", "MI300X", 8 },
+	{ "azure", '=', "Standard_ND96isr_MI300X_v5", "MI300X", 8 },
+	{ "azure", '=', "Standard_ND96is_H100_v5", "H100-SXM", 8 },
 	{ "azure", '=', "Standard_NC40ads_H100_v5", "H100-NVL", 1 },
 	{ "azure", '=', "Standard_NC80adis_H100_v5", "H100-NVL", 2 },
 	{ "azure", '=', "Standard_NCC40ads_H100_v5", "H100-NVL", 1 },
@@ -100,31 +103,25 @@ const char *pricing_label_gpu(const char *provider, const char *label)
 	return NULL;
 }
 
-/* The GPU a GCP machine type carries: a2-highgpu-4g is 4 x A100 40 GB. */
+/* The GPUs a GCP machine type carries, as the accelerator its price
+ * catalog bills them under: the series of src/cluster.c's machine-type
+ * table (cluster_machine_series: a2-highgpu-4g is 4 "A100",
+ * a3-megagpu-8g 8 "H100-MEGA"), and G2, whose GPU count follows its vCPUs
+ * rather than its name (Google Cloud "GPU machine types", G2:
+ * g2-standard-4, -8, -12, -16 and -32 one L4, -24 two, -48 four, -96
+ * eight; the rule this replaced gave -32 two). */
 int pricing_gcp_host_gpus(const char *inst, const char **label, double *count)
 {
-	static const struct { const char *prefix, *label; } fam[] = {
-		{ "a2-highgpu-", "A100" },    { "a2-megagpu-", "A100" },
-		{ "a2-ultragpu-", "A100-80GB" }, { "a3-highgpu-", "H100" },
-		{ "a3-edgegpu-", "H100" },    { "a3-megagpu-", "H100" },
-		{ "a3-ultragpu-", "H200" },   { "a4-highgpu-", "B200" },
-	};
-	for (size_t i = 0; i < HP_ARRAY_LEN(fam); i++) {
-		size_t l = strlen(fam[i].prefix);
-		if (strncmp(inst, fam[i].prefix, l))
-			continue;
-		char *end;
-		long n = strtol(inst + l, &end, 10);
-		if (n <= 0 || strcmp(end, "g"))
-			return -1;
-		*label = fam[i].label;
-		*count = (double)n;
+	const char *gpu;
+	int n;
+	if (!cluster_machine_series(inst, label, &gpu, &n)) {
+		*count = n;
 		return 0;
 	}
 	if (!strncmp(inst, "g2-standard-", 12)) {
 		long v = strtol(inst + 12, NULL, 10);
 		*label = "L4";
-		*count = v >= 96 ? 8 : v >= 48 ? 4 : v >= 24 ? 2 : 1;
+		*count = v == 96 ? 8 : v == 48 ? 4 : v == 24 ? 2 : 1;
 		return 0;
 	}
 	return -1;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Pull 'Count' and 'SizeInMiB' out of a GpuInfo cell. AWS and RunPod write
  * a Python dict literal, GCP an unquoted one, Azure just the name. RunPod's
@@ -237,8 +238,11 @@ static void gcp_pair(struct csv_ctx *x)
 			if (strcmp(host->zone, acc->zone) || pricing_gcp_host_gpus(host->inst, &hl, &hc) ||
 			    fabs(hc - acc->count) > 1e-9)
 				continue;
+			/* the host's own accelerator: an a3-megagpu-8g pairs with
+			 * "H100-MEGA" only, an a3-highgpu-8g with "H100" only,
+			 * though both are H100-SXM (Google bills them apart) */
 			gcp_gpu(x, hl, hc, got, sizeof got);
-			if (strcmp(got, want))
+			if (strcmp(got, want) || strcasecmp(hl, acc->label))
 				continue;
 			struct price_offer o = gcp_offer(x, acc, host->inst);
 			double od = host->od > 0 && acc->od > 0 ? host->od + acc->od : -1;

@@ -343,32 +343,20 @@ static int check_required(const struct comm_args *a)
 	return HP_EXIT_USAGE;
 }
 
-/* The GPUs of one machine of the type name (cluster_machine_nics's
- * table in src/cluster.c: a3-highgpu-8g 8, a4x-highgpu-4g 4), or 0 for a
- * fabric name or a type whose GPU NICs are not sourced (a3-edgegpu-8g).
- * The table answers for whole machines only, so the smallest node it
- * answers for is one machine. */
-static int machine_gpus(const char *name)
-{
-	int nics;
-	double gbps;
-	for (int k = 1; k <= HP_MAX_GPN; k++)
-		if (cluster_machine_nics(name, k, &nics, &gbps))
-			return k;
-	return 0;
-}
-
 /* A machine type fixes the GPUs of a node: --gpus-per-node 4 with
  * --transport a3-highgpu-8g (8 H100 and 4 GPU NICs, Google Cloud's
- * "Networking and GPU machines" page, src/cluster.c machine_types) is no
- * machine there is, and its NICs say nothing of such a node. It was timed
+ * "Networking and GPU machines" page, src/cluster.c machine_types; the
+ * GPUs of a machine are cluster_machine_gpus's, which the cluster loader
+ * asks too) is no machine there is, and its NICs say nothing of such a
+ * node; a3-edgegpu-8g, whose GPU NICs are not sourced, is 8 GPUs all the
+ * same. It was timed
  * with the GPU's usual NICs (8 x 400 on an H100) without a word. A node
  * of whole machines (16: two) keeps each machine's NICs, as a pool's
  * transport does; with --nics and --nic-gbps both given the machine type
  * names the fabric only (nothing comes from a default). Returns 0 or 2. */
 static int check_machine(const struct comm_args *a)
 {
-	int mg = a->transport_name[0] ? machine_gpus(a->transport_name) : 0;
+	int mg = a->transport_name[0] ? cluster_machine_gpus(a->transport_name) : 0;
 	if (mg <= 0 || a->gpn % mg == 0 || (a->nics >= 0 && a->nic_gbps >= 0))
 		return 0;
 	fprintf(stderr, "hetplan comm: --gpus-per-node: --transport %s is a machine of %d GPUs; "
