@@ -753,7 +753,12 @@ static const struct hp_field pool_field_list[] = {
 		 "priced from (with its NICs, as above), else `tcp` for NICs below 50 "
 		 "Gb/s, else `ib`. A group "
 		 "over pools with different transports runs at the slowest (tcp, then opa, "
-		 "tcpx, efa, tcpxo, gcp-rdma)." },
+		 "tcpx, efa, tcpxo, gcp-rdma). A machine type fixes the GPUs of a node: "
+		 "`gpus_per_node` must be a multiple of its GPUs (8; `a4x-highgpu-4g` 4; "
+		 "`a2-megagpu-16g` 16), else the pool is refused, unless it gives both "
+		 "`nics` and `nic_gbps` (the name then sets the fabric only); a pool of a "
+		 "machine type is priced from that instance's offer, and its price source "
+		 "says when it falls back to another (docs/prices.md)." },
 	{ .key = "provider", .kind = FK_STR, FIELD_STR(struct pool, provider), .flags = FF_OMIT_ZERO,
 	  .label = "Provider", .help = "cloud or owner, for prices" },
 	{ .key = "region", .kind = FK_STR, FIELD_STR(struct pool, region), .flags = FF_OMIT_ZERO,

@@ -311,7 +311,7 @@ static char *render_json(const struct report_input *in, const struct report_summ
 		cJSON_AddItemToObject(po, "usd_per_gpu_hour",
 				      num_or_null(p->usd_per_node_h / HP_MAX(p->gpus_per_node, 1),
 						  known));
-		char src[128], date[96];
+		char src[192], date[96];
 		report_price_parts(p, src, sizeof src, date, sizeof date);
 		cJSON_AddStringToObject(po, "source", src);
 		if (strcmp(date, "not recorded"))

@@ -193,7 +193,7 @@ void report_table_pools(struct table *t, const struct cluster *c)
 			table_text(t, "unknown");
 			table_text(t, "unknown");
 		}
-		char src[128], date[96];
+		char src[192], date[96];
 		report_price_parts(p, src, sizeof src, date, sizeof date);
 		table_text(t, src);
 		table_text(t, date);
