@@ -7,6 +7,22 @@
  *    recipes use (NeMo / Megatron-Bridge performance configs turn all three
  *    on with the distributed optimizer), because that is how the measured
  *    Megatron-Core results hetplan is judged against were run.
+ *  - The optimizer implementation (opt_impl, the plan key optimizer_impl;
+ *    docs/optimizer.md): which Adam each row's code builds unasked.
+ *    Megatron-Core and Megatron-LM: Transformer Engine's FusedAdam, else
+ *    apex's (megatron/core/optimizer/__init__.py @d086a2e3: "from
+ *    transformer_engine.pytorch.optimizers import FusedAdam as Adam", apex
+ *    on ImportError, torch's AdamW only when neither is installed): fused.
+ *    DeepSpeed: an "Adam"/"AdamW" optimizer section builds its FusedAdam
+ *    (runtime/engine.py _configure_basic_optimizer, v0.5.6 and since,
+ *    unless torch_adam or the CPU offload): fused. torchtitan: its job
+ *    config's optimizer.implementation defaults to "fused"
+ *    (torchtitan/config/job_config.py @6404b932, class Optimizer; it also
+ *    takes "foreach" and "for-loop"): fused. The apex rows (pytorch-ddp,
+ *    deepspeed-0.3) count apex FusedAdam below; llm.c its own fused kernel
+ *    (llmc/adamw.cuh) and MaxText optax's Adam compiled by XLA into fused
+ *    loops, which have no other implementation (opt_impl_only).
+ *    hf-transformers and hf-deepspeed: below.
  *  - Megatron-LM 2021-22 (the SC21 paper's code): gradient all-reduce after
  *    the backward pass, no TP overlap, no parameter-gather overlap.
  *  - Megatron's gradient dtype (both rows): --accumulate-allreduce-grads-
@@ -469,8 +485,24 @@
  *    v copied by torch.matmul (eager_qkv_copies), separate LayerNorm,
  *    dropout and residual-add kernels, eager scores (scale, causal
  *    torch.where, additive mask, softmax, dropout). The optimizer step
- *    (torch AdamW over fp32 parameters, with the clip) is not counted
- *    from the code: FW_OPT_BYTES_DEFAULT. Attention kernels through
+ *    over fp32 parameters (docs/optimizer.md section 3), per parameter:
+ *    the fp16 GradScaler's unscale_, one multi-tensor
+ *    _amp_foreach_non_finite_check_and_unscale_ (read 4, write 4: 8;
+ *    simplified: a bf16 run has no scaler and is charged it too); the
+ *    clip at max_grad_norm 1.0 (the TrainingArguments default),
+ *    clip_grad_norm_'s norms and scale (read 4; read 4, write 4: 12);
+ *    then the optimizer. The row's default implementation is fused
+ *    (opt_impl): at transformers training_args.py @00349ae8 `optim`
+ *    defaults to "adamw_torch_fused" with torch 2.8 or later
+ *    ("adamw_torch", foreach, before it; "adamw_hf", the loop, until
+ *    transformers 4.32, huggingface/transformers PR 25109 of 2023-07):
+ *    28 bytes, 48 in all. With torch 2, zero_grad sets the gradients to
+ *    None (no pass). A run of the loop's era (transformers.AdamW, torch
+ *    1.x: the BLDSA rows, docs/volta.md 7.1) adds opt_loop_bytes, the
+ *    zero_grad's zero_ (4), and opt_loop_launches, three launches a
+ *    tensor: clip_grad_norm_'s per-tensor torch.norm and mul_ and the
+ *    zero_ (torch nn/utils/clip_grad.py of the 1.x releases): 100 bytes
+ *    and 10 launches a tensor with the loop's 76 and 7. Attention kernels through
  *    attn_implementation "flash_attention_2" or SDPA: FlashAttention-2
  *    class (attn_gen3 0), Ampere or newer (flash_sm80). No MoE layers in
  *    the row's counts (moe 0). Estimate-only for every launch format but
@@ -526,8 +558,11 @@
  *    76; weight_decay 0.0 by default, so no decay pass); the copy of the
  *    fp32 partition into the 16-bit one (4 + 2: 6). 128 bytes. With an
  *    "optimizer" section in the config DeepSpeed builds its FusedAdam
- *    (28 in place of 76: 80 bytes); not a plan key, the row counts the
- *    Trainer's AdamW. No per-model-parameter passes in the step
+ *    (28 in place of 76: 80 bytes): plan key optimizer_impl fused; the
+ *    row's default is the Trainer's AdamW of those releases, the loop
+ *    (opt_impl; its seven launches a tensor charged at ZeRO 0 only, where
+ *    the engine steps the model's own tensors: at ZeRO 1-2 it steps one
+ *    flat partition a parameter group). No per-model-parameter passes in the step
  *    (zero1_opt_model_bytes 0: the other partitions' gradients are
  *    dropped, free_grad_in_param_list). ZeRO 0 (opt_bytes_per_param):
  *    the Trainer's AdamW is not FusedAdam, so the engine wraps it in
@@ -537,8 +572,8 @@
  *    2 + 4 + 4 = 10), each gradient .to(fp32) (6), the unscale mul_ (8),
  *    AdamW (76), the copy back into the 16-bit weights (6): 116 bytes.
  *    Not modelled: the host syncs, one float() or .item() per gradient
- *    tensor in the overflow check and the norm, and AdamW's seven kernels
- *    per tensor at ZeRO 0 (on the flat partition at ZeRO 1-2: a few).
+ *    tensor in the overflow check and the norm, and those passes' own
+ *    launches a tensor at ZeRO 0 (opt_loop_launches 0: not counted).
  *    The loss (GPT2LMHeadModel.forward: lm_logits[..., :-1, :]
  *    .contiguous(), then CrossEntropyLoss in the logits' 16 bits), per
  *    logit: forward the shift copy (2 + 2) and log_softmax (2 + 2): 8;
@@ -686,7 +721,8 @@ static const struct framework_info rows[FW_ROWS] = {
 		      .opt_bytes_per_param = 28 + 2, .zero1_bcast = 0, .ep_overlap = 0,
 		      .ep_dispatch_dedup = 0, .fp8_params = 0, .grad_overlap_min_zero = 0,
 		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .fused_residual_norm = 1,
-		      .no_dropout = 1, .gemm_bias_epilogue = 1, .zero_stages = 2, .moe = 0 },
+		      .no_dropout = 1, .gemm_bias_epilogue = 1, .zero_stages = 2, .moe = 0,
+		      .opt_impl = OPT_IMPL_FUSED, .opt_impl_only = 1 },
 	/* DeepSpeed 0.3 with DeepSpeedExamples' 2019 Megatron-LM: see the
 	 * notes above; every field named. */
 	[FW_DEEPSPEED_03] = { .id = FW_DEEPSPEED_03, .name = "deepspeed-0.3",
@@ -729,14 +765,16 @@ static const struct framework_info rows[FW_ROWS] = {
 			      "torch DistributedDataParallel defaults",
 		    .pp_scatter_gather = 0, .pp_blocking = 0, .eager_modules = 1,
 		    .eager_qkv_copies = 1, .ddp_bucket_elems = 25.0 * 1024 * 1024 / 4,
-		    .ddp_copy_passes = 3, .opt_bytes_per_param = FW_OPT_BYTES_DEFAULT,
+		    .ddp_copy_passes = 3, .opt_bytes_per_param = 8 + 12 + 28,
 		    .zero1_bcast = 0, .ep_overlap = 0, .ep_dispatch_dedup = 0, .fp8_params = 0,
 		    .pp_partitioned = 0, .grad_overlap_min_zero = 0, .zero0_copy_passes = 0,
 		    .zero_stages = 1, .zero_fsdp_default = 0,
 		    .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON, .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 		    .fused_residual_norm = 0, .no_dropout = 0, .gemm_bias_epilogue = 0,
 		    .eager_fused_qkv = 1, .eager_mask_mul = 0, .unfused_only = 0, .flash_sm80 = 1,
-		    .no_sp = 1, .moe = 0, .dp_only = 1, .amp_autocast = 1, .eager_where_mask = 1 },
+		    .no_sp = 1, .moe = 0, .dp_only = 1, .amp_autocast = 1, .eager_where_mask = 1,
+		    /* unscale 8, clip 12, fused Adam 28: see the notes above */
+		    .opt_impl = OPT_IMPL_FUSED, .opt_loop_bytes = 4, .opt_loop_launches = 3 },
 	/* HF Trainer --deepspeed + eager transformers models: see the notes
 	 * above; every field named. */
 	[FW_HF_DEEPSPEED] = { .id = FW_HF_DEEPSPEED, .name = "hf-deepspeed",
@@ -767,7 +805,8 @@ static const struct framework_info rows[FW_ROWS] = {
 							  "is on at ZeRO-3 only)",
 			      .dp_only = 1, .amp_autocast = 0, .moe_sequential_mlp = 0,
 			      .moe_allgather = 0, .selective_reruns_flash = 0,
-			      .eager_where_mask = 1 },
+			      .eager_where_mask = 1, .opt_impl = OPT_IMPL_LOOP,
+			      .opt_loop_bytes = 0, .opt_loop_launches = 0 },
 	/* MaxText (JAX/XLA) on GPUs: see the notes above; every field named.
 	 * attn_gen3: attention=cudnn_flash_te, Transformer Engine's JAX
 	 * dot_product_attention on cuDNN (layers/attention_op.py), Ampere or
@@ -796,7 +835,8 @@ static const struct framework_info rows[FW_ROWS] = {
 			 .loss_bytes_fwd = FW_LOSS_BYTES_MEGATRON,
 			 .loss_bytes_bwd = FW_LOSS_BYTES_MEGATRON,
 			 .zero_fsdp_default = 1, .moe = 0, .flash_sm80 = 1,
-			 .selective_reruns_flash = 1, .remat_dce = 1 },
+			 .selective_reruns_flash = 1, .remat_dce = 1,
+			 .opt_impl = OPT_IMPL_FUSED, .opt_impl_only = 1 },
 };
 
 const struct framework_info *framework_get(enum hp_framework f)
@@ -881,11 +921,113 @@ double framework_opt_bytes(enum hp_framework f, int fp32_run)
 double framework_opt_step_bytes(enum hp_framework f, int fp32_run, int zero,
 				double shard_params, double model_params)
 {
+	return framework_opt_step_bytes_impl(f, fp32_run, zero,
+					     (enum hp_opt_impl)framework_get(f)->opt_impl,
+					     shard_params, model_params);
+}
+
+/* The Adam passes of each implementation, per fp32 parameter (read +
+ * write) and per tensor (docs/optimizer.md section 2).
+ * fused: torch._fused_adamw_ (torch/optim/adamw.py @c15fcf4e
+ *   _fused_adamw), apex FusedAdam and DeepSpeed's FusedAdam alike: one
+ *   multi-tensor kernel reads the weight, gradient and both moments and
+ *   writes the weight and moments: 16 + 12 = 28; launched once per group
+ *   of tensors, counted as none a tensor.
+ * foreach: _multi_tensor_adamw @c15fcf4e without capturable, weight decay
+ *   0 (the HF Trainer's default; a decay adds _foreach_mul_ over the
+ *   weights, 8): _foreach_lerp_ of exp_avg towards the gradient (read 8,
+ *   write 4: 12), _foreach_mul_ of exp_avg_sq (8), _foreach_addcmul_
+ *   (read exp_avg_sq and the gradient twice, write: 16), _foreach_sqrt
+ *   into a new list (8), _foreach_div_ by the bias corrections (8),
+ *   _foreach_add_ of eps (8), _foreach_addcdiv_ into the weights (read
+ *   12, write 4: 16): 76. Seven passes, each launched once per group of
+ *   tensors: multi_tensor_apply takes up to depth_to_max_tensors {110, 64,
+ *   48, 36, 30} tensors a launch by list count ({96, 64, 48, 36, 30} with
+ *   a scalar list; aten/src/ATen/native/cuda/MultiTensorApply.cuh
+ *   @4b6fea91, the 4 KB argument tables): lerp_ 1/64, mul_ 1/110,
+ *   addcmul_ 1/48, sqrt 1/64, div_ 1/96, add_ 1/110, addcdiv_ 1/48 of a
+ *   launch a tensor, 0.10 in all (small tensors; a large one takes more
+ *   launches by its 65,536-element chunks, which its own GPU time hides).
+ * loop: _single_tensor_adamw @c15fcf4e (foreach=False) and
+ *   transformers.AdamW.step of the 4.x releases (docs/hf-deepspeed.md
+ *   section 2) run the same passes tensor by tensor: 76 bytes, 7 launches
+ *   (transformers: mul_ and add_ for exp_avg where torch lerps: 20 for
+ *   12, and sqrt then add_ eps with no div_: the same 76). The step
+ *   counter's increment runs on the host (a CPU tensor) in both. */
+static const double opt_impl_bytes[OPT_IMPL_COUNT] = { 28, 76, 76 };
+static const double opt_impl_launches[OPT_IMPL_COUNT] = {
+	0, 1.0 / 64 + 1.0 / 110 + 1.0 / 48 + 1.0 / 64 + 1.0 / 96 + 1.0 / 110 + 1.0 / 48, 7
+};
+static const char *const opt_impl_names[OPT_IMPL_COUNT] = { "fused", "foreach", "loop" };
+
+const char *framework_opt_impl_name(enum hp_opt_impl i)
+{
+	return (unsigned)i < OPT_IMPL_COUNT ? opt_impl_names[i] : "?";
+}
+
+int framework_opt_impl_parse(const char *s, enum hp_opt_impl *out)
+{
+	static const struct {
+		const char *name;
+		enum hp_opt_impl v;
+	} alias[] = {
+		{ "fused", OPT_IMPL_FUSED }, { "foreach", OPT_IMPL_FOREACH },
+		{ "loop", OPT_IMPL_LOOP }, { "for-loop", OPT_IMPL_LOOP },
+		{ "adamw_torch_fused", OPT_IMPL_FUSED }, { "adamw_apex_fused", OPT_IMPL_FUSED },
+		{ "adamw_torch", OPT_IMPL_FOREACH }, { "adamw_hf", OPT_IMPL_LOOP },
+	};
+	for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+		if (!strcasecmp(s, alias[i].name)) {
+			*out = alias[i].v;
+			return 0;
+		}
+	return -1;
+}
+
+double framework_opt_impl_bytes(enum hp_opt_impl impl)
+{
+	assert((unsigned)impl < OPT_IMPL_COUNT);
+	return (unsigned)impl < OPT_IMPL_COUNT ? opt_impl_bytes[impl] : opt_impl_bytes[0];
+}
+
+double framework_opt_impl_launches(enum hp_opt_impl impl)
+{
+	assert((unsigned)impl < OPT_IMPL_COUNT);
+	return (unsigned)impl < OPT_IMPL_COUNT ? opt_impl_launches[impl] : 0;
+}
+
+double framework_opt_launches(enum hp_framework f, enum hp_opt_impl impl)
+{
+	return framework_opt_impl_launches(impl) +
+	       (impl == OPT_IMPL_LOOP ? framework_get(f)->opt_loop_launches : 0);
+}
+
+/* What impl changes in a row's 16-bit count: its Adam passes, and the
+ * loop's era passes (opt_loop_bytes) on or off. */
+static double opt_impl_delta(const struct framework_info *r, enum hp_opt_impl impl)
+{
+	enum hp_opt_impl own = (enum hp_opt_impl)r->opt_impl;
+	return framework_opt_impl_bytes(impl) - framework_opt_impl_bytes(own) +
+	       ((impl == OPT_IMPL_LOOP) - (own == OPT_IMPL_LOOP)) * r->opt_loop_bytes;
+}
+
+double framework_opt_bytes_impl(enum hp_framework f, int fp32_run, enum hp_opt_impl impl)
+{
+	if (fp32_run)
+		return FW_OPT_BYTES_DEFAULT;
+	const struct framework_info *r = framework_get(f);
+	return r->opt_bytes_per_param + opt_impl_delta(r, impl);
+}
+
+double framework_opt_step_bytes_impl(enum hp_framework f, int fp32_run, int zero,
+				     enum hp_opt_impl impl, double shard_params,
+				     double model_params)
+{
 	const struct framework_info *r = framework_get(f);
 	if (zero >= 1 && !fp32_run && r->zero1_opt_shard_bytes > 0)
-		return r->zero1_opt_shard_bytes * shard_params +
+		return (r->zero1_opt_shard_bytes + opt_impl_delta(r, impl)) * shard_params +
 		       r->zero1_opt_model_bytes * model_params;
-	return framework_opt_bytes(f, fp32_run) * shard_params;
+	return framework_opt_bytes_impl(f, fp32_run, impl) * shard_params;
 }
 
 int framework_zero_max(enum hp_framework f)

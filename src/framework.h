@@ -89,6 +89,19 @@ enum hp_framework {
  * 32 (apex July 2019) to 54 (apex O2 with a clipping step). */
 #define FW_OPT_BYTES_DEFAULT 30.0
 
+/* How the optimizer's Adam step runs over the parameter tensors (the plan
+ * key optimizer_impl; framework.c counts each from the code, docs/
+ * optimizer.md). OPT_IMPL_FUSED: one multi-tensor kernel family over all
+ * tensors (apex FusedAdam, Transformer Engine's, DeepSpeed's FusedAdam,
+ * torch.optim.AdamW(fused=True), optax under XLA): 28 bytes a parameter,
+ * no launches a tensor to speak of. OPT_IMPL_FOREACH: torch's multi-tensor
+ * AdamW (_multi_tensor_adamw, torch.optim.AdamW's default since torch
+ * 2.0): seven _foreach_ passes, 76 bytes a parameter, each pass launched
+ * once per group of up to 48-110 tensors. OPT_IMPL_LOOP: a Python loop
+ * over the tensors (transformers.AdamW, torch foreach=False): the same
+ * seven passes, 76 bytes, launched tensor by tensor. */
+enum hp_opt_impl { OPT_IMPL_FUSED, OPT_IMPL_FOREACH, OPT_IMPL_LOOP, OPT_IMPL_COUNT };
+
 /* HBM bytes per logit the loss moves, forward and backward, in the
  * Megatron-style path every row but llm.c's runs: an fp32 softmax
  * cross-entropy that reads, writes and reads back the T x V/tp logits
@@ -338,6 +351,22 @@ struct framework_info {
 				    * perf.c totals). 0: the whole layer forward
 				    * runs again (torch.utils.checkpoint, Megatron,
 				    * DeepSpeed) */
+	/* The optimizer implementation (plan key optimizer_impl; last so the
+	 * rows' positional fields keep their order). */
+	int opt_impl;              /* enum hp_opt_impl the row's code runs when the
+				    * plan names none; opt_bytes_per_param and
+				    * zero1_opt_shard_bytes are counted with it */
+	int opt_impl_only;         /* 1: the row's code has no other
+				    * implementation (llm.c's own kernel, optax
+				    * under XLA): plan_validate refuses another */
+	double opt_loop_bytes;     /* HBM bytes a parameter the row's own step
+				    * adds around a per-tensor optimizer (the
+				    * loop's era: zero_grad zeroing the gradients,
+				    * where torch 2 sets them to None) */
+	double opt_loop_launches;  /* launches a tensor the row's own step adds
+				    * around a per-tensor optimizer (the loop's
+				    * era: clip_grad_norm_ tensor by tensor,
+				    * zero_grad's zero_) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;
@@ -362,6 +391,35 @@ double framework_opt_bytes(enum hp_framework f, int fp32_run);
  * zero1_opt_model_bytes. Same precondition on f as framework_get. */
 double framework_opt_step_bytes(enum hp_framework f, int fp32_run, int zero,
 				double shard_params, double model_params);
+/* The implementation names: "fused", "foreach", "loop" (static).
+ * framework_opt_impl_parse also takes the frameworks' own spellings:
+ * "for-loop" (torchtitan's optimizer.implementation), "adamw_torch_fused"
+ * and "adamw_apex_fused" (fused), "adamw_torch" (foreach), "adamw_hf"
+ * (loop), the HF Trainer's --optim values; ignoring case. 0 or -1. */
+const char *framework_opt_impl_name(enum hp_opt_impl i);
+int framework_opt_impl_parse(const char *s, enum hp_opt_impl *out);
+/* framework_opt_bytes with implementation impl in place of the row's
+ * opt_impl: in a 16-bit run the row's count with the Adam passes of its
+ * own implementation replaced by impl's (framework_opt_impl_bytes) and
+ * opt_loop_bytes added where impl is the loop and the row's is not (or
+ * taken out the other way); FW_OPT_BYTES_DEFAULT when fp32_run, whatever
+ * impl (simplified: the rows' counts are the mixed-precision paths).
+ * Same precondition on f; impl below OPT_IMPL_COUNT. */
+double framework_opt_bytes_impl(enum hp_framework f, int fp32_run, enum hp_opt_impl impl);
+/* framework_opt_step_bytes with impl, the same replacement made in the
+ * row's sharded count (zero1_opt_shard_bytes) too. */
+double framework_opt_step_bytes_impl(enum hp_framework f, int fp32_run, int zero,
+				     enum hp_opt_impl impl, double shard_params,
+				     double model_params);
+/* HBM bytes a parameter of impl's Adam passes alone (28, 76, 76;
+ * framework.c counts them), and the kernel launches a parameter tensor
+ * they take (0, 0.10, 7). */
+double framework_opt_impl_bytes(enum hp_opt_impl impl);
+double framework_opt_impl_launches(enum hp_opt_impl impl);
+/* Launches a parameter tensor of f's whole optimizer step under impl:
+ * framework_opt_impl_launches plus the row's opt_loop_launches where
+ * impl is the loop. Same preconditions. */
+double framework_opt_launches(enum hp_framework f, enum hp_opt_impl impl);
 /* The highest ZeRO stage f's code runs (0-3; the row's zero_stages).
  * runs_on.c refuses the stages above it, plan.c's messages name it. Same
  * precondition on f as framework_get. */

@@ -34,7 +34,10 @@
  *              gathers per layer with prefetch. Overlapped traffic slows
  *              the compute it runs beside by dp_overlap_slowdown.
  *   optimizer  Adam: the framework row's HBM bytes per local parameter
- *              (framework.h opt_bytes_per_param; 30 unless counted).
+ *              (framework.h opt_bytes_per_param; 30 unless counted), for
+ *              the plan's optimizer implementation (plan_opt_impl); a
+ *              foreach or per-tensor step's launches at the host's issue
+ *              cost where they take longer (docs/optimizer.md).
  *   memory     (perf_mem.c) weights, gradients and optimizer state under
  *              ZeRO and the master layout; activations of the micro-batches
  *              in flight; CUDA context and runtime buffers; allocator
@@ -599,6 +602,40 @@ static double stage_dp_memo(struct stage_ctx *x)
 	return dp_of_mb(v, lin, x->mb);
 }
 
+/* Parameter tensors the optimizer steps on the stage's GPU, one launch
+ * each per pass of a per-tensor step (framework_opt_launches). A layer:
+ * the two norms' weights (and biases under LayerNorm), the attention's
+ * q, k, v (one fused tensor where the row's model code fuses them,
+ * eager_fused_qkv, as GPT-2's c_attn) and output projections and the
+ * MLP's two or, gated, three matrices, each with a bias where the model
+ * has biases (q, k, v alone with qkv_bias); GPT-2 small: 12 a block,
+ * Llama: 9. The first stage adds the token embedding and learned
+ * positions (and an embedding norm), the last the final norm and an
+ * untied output layer: GPT-2 4 in all. Simplified: a MoE layer is
+ * counted as a dense one (grouped experts are a few stacked tensors);
+ * DeepSpeed's engine at ZeRO 1 or more steps one flat fp32 partition a
+ * parameter group (stage2.py), counted as none. */
+static double opt_tensors(const struct stage_ctx *x)
+{
+	const struct model_spec *m = x->m;
+	const struct framework_info *fw = framework_get(x->p->framework);
+	if (fw->ds_engine && x->p->zero >= 1)
+		return 0;
+	const struct stage *st = &x->rep->stages[x->index];
+	double layers = st->last_layer - st->first_layer + 1;
+	int norm_bias = m->norm == NORM_LAYER;
+	double qkv = fw->eager_fused_qkv ? 1 : 3;
+	double mats = qkv + 1 + (m->gated_mlp ? 3 : 2);
+	double biases = m->bias ? mats : m->qkv_bias ? qkv : 0;
+	double per_layer = mats + biases + 2 * (1 + norm_bias);
+	double ends = 0;
+	if (x->first)
+		ends += 1 + (m->position == POS_LEARNED) + (m->embedding_norm ? 1 + norm_bias : 0);
+	if (x->last)
+		ends += 1 + norm_bias + (m->tied_embeddings ? 0 : 1);
+	return layers * per_layer + ends;
+}
+
 /* The stage's share of the step: compute, communication inside each
  * micro-batch, DP synchronisation after the drain, memory; no notes
  * (estimate_notes). ps is cleared here but for its group and index. */
@@ -634,8 +671,20 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	/* DeepSpeed 0.3's ZeRO-1 runs part of its step over the whole model
 	 * (x->params + x->eparams), the rest on the shard: the row's
 	 * counts, framework_opt_step_bytes. */
-	*opt_s = framework_opt_step_bytes(x->p->framework, fp32, x->p->zero, opt_params,
-					  x->params + x->eparams) / x->bw_hbm;
+	enum hp_opt_impl impl = plan_opt_impl(x->p);
+	*opt_s = framework_opt_step_bytes_impl(x->p->framework, fp32, x->p->zero, impl,
+					       opt_params, x->params + x->eparams) / x->bw_hbm;
+	/* The step's launches (docs/optimizer.md): tensors x launches a
+	 * tensor, each costing the GPU kernel_gap_s and the host host_op_s,
+	 * as every other kernel (perf_compute.c); the step takes the longer
+	 * of the GPU's bytes and gaps and the host's issue time. Fused rows
+	 * count no launches a tensor: unchanged. */
+	double launches = framework_opt_launches(x->p->framework, impl);
+	if (launches > 0) {
+		double n = opt_tensors(x) * launches;
+		double gpu = *opt_s + n * x->k->kernel_gap_s, host = n * x->k->host_op_s;
+		*opt_s = gpu > host ? gpu : host;
+	}
 	if (x->p->offload == OFFLOAD_OPTIMIZER) {
 		/* ZeRO-Offload: the GPU runs no Adam; the step's optimizer
 		 * time is the offload's exposed time (perf_offload.c), shown
@@ -690,7 +739,8 @@ static void key0_init(struct stage_ctx *x)
 	 * (plan_moe_dispatch, 0 to 2), which reads every pool of the plan,
 	 * not only the stage's */
 	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10 |
-			 (p->moe_grouped_gemm + 1) << 12 | (int)plan_moe_dispatch(p, x->c) << 14;
+			 (p->moe_grouped_gemm + 1) << 12 | (int)plan_moe_dispatch(p, x->c) << 14 |
+			 (p->opt_impl + 1) << 16;   /* optimizer_impl (-1 to 2) */
 	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;

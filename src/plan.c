@@ -27,6 +27,14 @@ void plan_init(struct plan *p)
 	p->framework = FW_ANY;
 	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
 	p->fp8_params = p->ep_overlap = p->moe_dispatch = p->moe_grouped_gemm = -1;
+	p->opt_impl = -1;
+}
+
+enum hp_opt_impl plan_opt_impl(const struct plan *p)
+{
+	if (p->opt_impl >= 0 && p->opt_impl < OPT_IMPL_COUNT)
+		return (enum hp_opt_impl)p->opt_impl;
+	return (enum hp_opt_impl)framework_get(p->framework)->opt_impl;
 }
 
 int plan_tp_overlap(const struct plan *p)
@@ -460,6 +468,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
 	    dispatch_asked(a) != dispatch_asked(b) ||
 	    plan_moe_grouped_gemm(a) != plan_moe_grouped_gemm(b) ||
+	    plan_opt_impl(a) != plan_opt_impl(b) ||
 	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
@@ -571,6 +580,8 @@ FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_
 FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
 FIELDS_ENUM(static, offload_enum, enum hp_offload, OFFLOAD_COUNT, plan_offload_name, plan_offload_parse);
 FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
+FIELDS_ENUM(static, opt_impl_enum, enum hp_opt_impl, OPT_IMPL_COUNT, framework_opt_impl_name,
+	    framework_opt_impl_parse);
 FIELDS_ENUM(static, dispatch_enum, enum hp_moe_dispatch, MOE_DISPATCH_COUNT,
 	    plan_moe_dispatch_name, plan_moe_dispatch_parse);
 
@@ -613,6 +624,9 @@ static int eff_ep_overlap(const void *p) { return plan_ep_overlap(p); }
 static int eff_moe_dispatch(const void *p) { return (int)dispatch_asked(p); }
 /* the key is written only where the plan sets it (absent: the framework's) */
 static int has_moe_dispatch(const void *p) { return ((const struct plan *)p)->moe_dispatch >= 0; }
+static int eff_opt_impl(const void *p) { return (int)plan_opt_impl(p); }
+/* written only where the plan sets it (absent: the framework's) */
+static int has_opt_impl(const void *p) { return ((const struct plan *)p)->opt_impl >= 0; }
 static int eff_moe_grouped_gemm(const void *p) { return plan_moe_grouped_gemm(p); }
 static int has_moe_grouped_gemm(const void *p)
 {
@@ -826,6 +840,26 @@ static const struct hp_field plan_field_list[] = {
 		 "(docs/moe-seq.md). Megatron-LM's own default is off; NVIDIA's MoE recipes turn "
 		 "it on. Only for mixture-of-experts models. Default: the framework's (on for "
 		 "every framework, the shape hetplan has always costed)." },
+	{ .key = "optimizer_impl", .flag = "optimizer-impl", .kind = FK_ENUM, .off = PF(opt_impl),
+	  .enm = &opt_impl_enum, .effective = eff_opt_impl, .present = has_opt_impl,
+	  .also = "the HF Trainer's `adamw_torch_fused`, `adamw_apex_fused`, `adamw_torch` or "
+		  "`adamw_hf`, or torchtitan's `for-loop`",
+	  .help = "how Adam runs over the tensors: one fused multi-tensor kernel, torch's "
+		  "foreach passes, or a per-tensor loop; absent: the framework's default",
+	  .doc = "How the optimizer's Adam step runs over the parameter tensors "
+		 "(docs/optimizer.md). `fused`: one multi-tensor kernel (apex or Transformer "
+		 "Engine FusedAdam, DeepSpeed's FusedAdam, `torch.optim.AdamW(fused=True)`, the "
+		 "HF Trainer's `--optim adamw_torch_fused`), 28 bytes a parameter. `foreach`: "
+		 "torch's multi-tensor AdamW (torch's default, the HF Trainer's `adamw_torch`), "
+		 "seven passes of 76 bytes a parameter, launched once per group of tensors. "
+		 "`loop`: one tensor at a time (`transformers.AdamW`, the HF Trainer's "
+		 "`adamw_hf`, its default until transformers 4.32; torchtitan's `for-loop`): "
+		 "the same 76 bytes and seven launches a tensor, with the HF Trainer's per-tensor "
+		 "clip and zero_grad of that era. The estimate charges the step's bytes over "
+		 "the HBM bandwidth or its launches at the host's issue cost, whichever is "
+		 "longer. Default: the framework's (fused for all but hf-deepspeed, whose "
+		 "Trainer AdamW is the loop); llm.c and maxtext run their own fused step only. "
+		 "The planner does not search it (fused is never slower)." },
 	/* recompute_layers: up to the model's layer limit (catalog.c, 100000) */
 	{ .key = "recompute_layers", .flag = "recompute-layers", .kind = FK_INT,
 	  .off = PF(recompute_layers), .min = 0, .max = 100000, .flags = FF_OMIT_ZERO,
@@ -1340,6 +1374,15 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: fp8_params on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --fp8-param-gather only), not %s",
 				  ctx, framework_name(p->framework));
+	if (p->opt_impl >= 0 && framework_get(p->framework)->opt_impl_only &&
+	    plan_opt_impl(p) != (enum hp_opt_impl)framework_get(p->framework)->opt_impl)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: optimizer_impl %s is not what framework %s runs: its code has "
+				  "its own %s optimizer step only",
+				  ctx, framework_opt_impl_name(plan_opt_impl(p)),
+				  framework_name(p->framework),
+				  framework_opt_impl_name(
+					  (enum hp_opt_impl)framework_get(p->framework)->opt_impl));
 	if (p->grad_fp32 == 0 && (p->precision == HP_FP32 || p->precision == HP_TF32))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: grad_reduce_fp32 off needs a 16-bit or fp8 run (precision %s "

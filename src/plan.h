@@ -126,6 +126,10 @@ struct plan {
 			       * --moe-grouped-gemm, TEGroupedMLP) or, off, as a
 			       * loop of one MLP per local expert (SequentialMLP);
 			       * read it through plan_moe_grouped_gemm() */
+	int opt_impl;         /* -1 the framework's default, else an enum
+			       * hp_opt_impl (framework.h): how the optimizer's
+			       * Adam runs over the tensors (fused, foreach,
+			       * loop); read it through plan_opt_impl() */
 	int tp_host_sync;     /* 0 or 1: the host synchronises the device around every
 			       * TP collective, so a layer's kernel dispatch no longer
 			       * overlaps its device work at TP > 1 (AMP's Megatron-LM
@@ -316,6 +320,12 @@ int plan_moe_dispatch_parse(const char *s, enum hp_moe_dispatch *d);
  * moe_grouped_gemm key, or absent, its framework's (framework.h
  * moe_sequential_mlp: off where set, else on). */
 int plan_moe_grouped_gemm(const struct plan *p);
+
+/* The optimizer implementation the plan is costed with: its
+ * optimizer_impl key, or absent, its framework row's (framework.h
+ * opt_impl). plan_validate refuses another than the row's where the row
+ * has only one (opt_impl_only). */
+enum hp_opt_impl plan_opt_impl(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

@@ -715,6 +715,24 @@ TEST(pytorch_ddp_as_apex_runs_it)
  *    4 + 4; the flat norm 4; the unscale mul_ 4 + 4; apex FusedAdam 16 +
  *    12; the fp32 -> fp16 copy 4 + 2: 10 + 6 + 8 + 4 + 8 + 28 + 6 = 70
  *    (test_ds03.c checks the row's other counts).
+ *  - hf-transformers, the HF Trainer of transformers @00349ae8 with torch
+ *    2.8 (its default `optim` adamw_torch_fused): GradScaler.unscale_'s
+ *    multi-tensor unscale 4 + 4; clip_grad_norm_'s norms 4 and scale
+ *    4 + 4; torch._fused_adamw_ reads p, g, m, v 16 and writes p, m, v
+ *    12; zero_grad sets None: 8 + 12 + 28 = 48. Its loop's era
+ *    (transformers.AdamW, torch 1.x, the BLDSA runs, docs/volta.md 7.1):
+ *    the same unscale and clip, AdamW.step's exp_avg.mul_ 4 + 4 and
+ *    .add_ 4 + 4 + 4, exp_avg_sq.mul_ 4 + 4 and .addcmul_ 4 + 4 + 4 + 4,
+ *    sqrt 4 + 4, add_(eps) 4 + 4, p.addcdiv_ 4 + 4 + 4 + 4 (76), and
+ *    zero_grad's zero_ 4: 8 + 12 + 76 + 4 = 100; 7 AdamW launches a
+ *    tensor, 2 for the per-tensor clip (norm, mul_) and 1 zero_: 10.
+ *    torch's foreach AdamW (_multi_tensor_adamw @c15fcf4e): lerp_ 4 + 4 +
+ *    4, mul_ 4 + 4, addcmul_ 16, sqrt 8, div_ 8, add_ 8, addcdiv_ 16 = 76:
+ *    8 + 12 + 76 = 96.
+ *  - hf-deepspeed at ZeRO 0 as counted (116, the Trainer's AdamW loop):
+ *    with DeepSpeed's FusedAdam, 116 - 76 + 28 = 68; at ZeRO 1-2 (128 a
+ *    shard parameter) 128 - 76 + 28 = 80, the count docs/hf-deepspeed.md
+ *    gives for an "optimizer" section.
  *  - every other row, and fp32 runs: hetplan's earlier 30, not counted.
  * On PTBERT-01 (BERT-large, one V100-SXM2-16GB, fp16; 334,096,386
  * parameters, the count of pytorch_ddp_as_apex_runs_it below), at
@@ -726,10 +744,24 @@ TEST(optimizer_bytes_as_frameworks_count)
 	CHECK(framework_opt_bytes(FW_PYTORCH_DDP_2020, 0) == 32);
 	CHECK(framework_opt_bytes(FW_DEEPSPEED_03, 0) == 70);
 	CHECK(framework_opt_bytes(FW_HF_DEEPSPEED, 0) == 116);   /* test_hf_deepspeed.c */
+	CHECK(framework_opt_bytes(FW_HF, 0) == 48);
+	CHECK(framework_opt_bytes_impl(FW_HF, 0, OPT_IMPL_LOOP) == 100);
+	CHECK(framework_opt_bytes_impl(FW_HF, 0, OPT_IMPL_FOREACH) == 96);
+	CHECK(framework_opt_bytes_impl(FW_HF, 0, OPT_IMPL_FUSED) == 48);
+	CHECK(framework_opt_launches(FW_HF, OPT_IMPL_LOOP) == 10);
+	CHECK(framework_opt_launches(FW_HF, OPT_IMPL_FUSED) == 0);
+	/* foreach: 1/64 + 1/110 + 1/48 + 1/64 + 1/96 + 1/110 + 1/48 = 0.1015 */
+	CHECK(fabs(framework_opt_launches(FW_HF, OPT_IMPL_FOREACH) - 0.1015) < 0.0005);
+	CHECK(framework_opt_bytes_impl(FW_HF_DEEPSPEED, 0, OPT_IMPL_FUSED) == 68);
+	CHECK(framework_opt_step_bytes_impl(FW_HF_DEEPSPEED, 0, 1, OPT_IMPL_FUSED, 1, 0) == 80);
+	CHECK(framework_opt_step_bytes_impl(FW_HF_DEEPSPEED, 0, 1, OPT_IMPL_LOOP, 1, 0) == 128);
 	for (int f = 0; f < FW_ROWS; f++) {
 		CHECK(framework_opt_bytes((enum hp_framework)f, 1) == 30);
+		for (int i = 0; i < OPT_IMPL_COUNT; i++)   /* fp32: 30 whatever the step */
+			CHECK(framework_opt_bytes_impl((enum hp_framework)f, 1, (enum hp_opt_impl)i) ==
+			      30);
 		if (f != FW_PYTORCH_DDP && f != FW_PYTORCH_DDP_2020 && f != FW_DEEPSPEED_03 &&
-		    f != FW_HF_DEEPSPEED)
+		    f != FW_HF_DEEPSPEED && f != FW_HF)
 			CHECK(framework_opt_bytes((enum hp_framework)f, 0) == 30);
 	}
 	struct calib_row *b;

@@ -403,6 +403,10 @@ trap 'rm -rf "$T"' EXIT
 # hoc -21/-36/-43%); the DeepSpeed rows (-02/-04/-06/-07) run the same
 # eager code, which the deepspeed preset does not count (gelu_new, eager
 # masking and softmax), the pattern of BLMLI-12..14.
+# BLDSA-03/05 left the list post hoc (declared, docs/optimizer.md section
+# 5): with the optimizer their source states (OPT_BY_ID: transformers
+# 4.12's per-tensor transformers.AdamW, plan key optimizer_impl loop) they
+# are -12.7/-17.3% (were -36.1/-42.8%); BLDSA-01 -21.1 -> -8.8%.
 # BLMDS-03/04 (part 2): GPT 1.3B (h 2,048) at TP 2 x DP 8 on one DGX-2
 # implies 33.7-33.9 s where BLBS-01 ran the same shape and batch at TP 1
 # on 8 V100 in 29 s; V100 TP 2 at h <= 2,048 is slow in every source
@@ -514,8 +518,6 @@ BLMB25-09:time:+85
 BLBS-10:time:-31
 BLOFM-01:time:-33
 BLOFM-02:time:-48
-BLDSA-03:time:-36
-BLDSA-05:time:-43
 BLDSA-06:time:-34
 BLMDS-03:time:-53
 BLMDS-04:time:-53
@@ -864,6 +866,9 @@ OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "
                  # cpu_offloading_num_layers 80 (round 29, stated before
                  # the row was scored; its note names the file)
                  "BLDG510-01": "activations:80"}
+OPT_BY_ID = {"BLDSA-01": "loop", "BLDSA-03": "loop", "BLDSA-05": "loop",
+             "BLMLI-01": "fused", "BLMLI-11": "fused", "BLMLI-10": "loop",
+             "BLMLI-12": "fused", "BLMLI-13": "fused", "BLMLI-14": "fused"}
 # Round 31, part 2: the Together B200 report's recipe (Megatron-Bridge
 # v0.2.0 LLAMA3_70B_B200_FP8_CS_BASE_CONFIG) sets cpu_offloading_num_layers
 # 5, which the report states too (stated before the rows were scored).
@@ -1063,6 +1068,20 @@ def args_of(r, mfile):
         # activations:N: Megatron-Core's --cpu-offloading-num-layers N
         kind, _, nl = off.partition(":")
         ovf += ["--offload", kind] + (["--offload-layers", nl] if nl else [])
+    # OPT:fused|foreach|loop: the optimizer implementation the source
+    # states (the plan key optimizer_impl, docs/optimizer.md). By id where
+    # the append-only rows' notes state it without the tag (post hoc,
+    # declared in docs/optimizer.md section 5; the rows were seen):
+    # BLDSA-01/03/05 ran transformers 4.12's Trainer, whose optimizer
+    # before the `optim` argument (transformers 4.16, PR 14744) is
+    # transformers.AdamW, the per-tensor loop; BLMLI-01/11 state
+    # optim='adamw_apex_fused' (apex FusedAdam); BLMLI-10 states
+    # adamw_hf (transformers.AdamW); BLMLI-12..14 state DeepSpeed's own
+    # AdamW (its FusedAdam; their optimizer is offloaded, so its time is
+    # the offload's either way).
+    opt = tag(r["notes"], "OPT") or OPT_BY_ID.get(rid_of(r))
+    if opt:
+        ovf += ["--optimizer-impl", opt]
     a += ovf
     # SP:off: the source runs TP without sequence parallelism.
     if re.search(r"SP:\s*off", r["notes"]):
