@@ -103,30 +103,40 @@ int runs_on_same_layout(const struct replica *a, const struct replica *b)
 /* Rules every framework shares: one SPMD program. */
 static void rules_shared(struct verdict *v, const struct plan *p, const struct cluster *c)
 {
-	/* Mixed GPU types. Megatron's, DeepSpeed's and torchtitan's launchers
-	 * start one program with one set of degrees on every rank and size
-	 * every stage and replica alike; none has a per-rank device model,
-	 * so a plan that gives a faster GPU more work cannot be expressed. */
-	for (int r = 0; r < p->n_replicas; r++) {
+	/* Mixed GPU types. DeepSpeed's and torchtitan's launchers, and the
+	 * estimate-only rows, start one program on ranks a rendezvous
+	 * orders, with no placement by GPU. Megatron-Core never asks a rank's
+	 * GPU: with one layout, one TP and one batch share in every replica
+	 * (the rules below) and one network on every pool, a plan whose
+	 * stages or replicas sit on different GPUs runs as one job once each
+	 * stage's ranks start on its pool (hetplan launch --format slurm
+	 * writes a Slurm heterogeneous job: docs/launch-hetero.md). */
+	unsigned mixed = RUNS_ON_ALL & ~MCORE;
+	const char *why = NULL;
+	const struct pool *ma = NULL, *mb = NULL;
+	for (int r = 0; r < p->n_replicas && !why; r++) {
 		const struct replica *rep = &p->replicas[r];
-		for (int s = 1; s < rep->n_stages; s++) {
-			const struct pool *a = &c->pools[rep->stages[0].pool];
-			const struct pool *b = &c->pools[rep->stages[s].pool];
-			if (strcmp(a->gpu.name, b->gpu.name)) {
-				deny(v, RUNS_ON_ALL, "mixed GPU types in one pipeline (%.24s and %.24s)",
-				     a->gpu.name, b->gpu.name);
-				return;
-			}
+		for (int s = 1; s < rep->n_stages && !why; s++) {
+			ma = &c->pools[rep->stages[0].pool];
+			mb = &c->pools[rep->stages[s].pool];
+			if (strcmp(ma->gpu.name, mb->gpu.name))
+				why = "mixed GPU types in one pipeline (%.24s and %.24s)";
 		}
 	}
-	for (int r = 1; r < p->n_replicas; r++) {
-		const struct pool *a = &c->pools[p->replicas[0].stages[0].pool];
-		const struct pool *b = &c->pools[p->replicas[r].stages[0].pool];
-		if (strcmp(a->gpu.name, b->gpu.name)) {
-			deny(v, RUNS_ON_ALL, "mixed GPU types across replicas (%.24s and %.24s)",
-			     a->gpu.name, b->gpu.name);
-			return;
-		}
+	for (int r = 1; r < p->n_replicas && !why; r++) {
+		ma = &c->pools[p->replicas[0].stages[0].pool];
+		mb = &c->pools[p->replicas[r].stages[0].pool];
+		if (strcmp(ma->gpu.name, mb->gpu.name))
+			why = "mixed GPU types across replicas (%.24s and %.24s)";
+	}
+	if (why) {
+		deny(v, mixed, why, ma->gpu.name, mb->gpu.name);
+		for (int r = 0; r < p->n_replicas; r++)
+			for (int s = 0; s < p->replicas[r].n_stages; s++)
+				if (c->pools[p->replicas[r].stages[s].pool].transport !=
+				    c->pools[p->replicas[0].stages[0].pool].transport)
+					deny(v, MCORE, "mixed GPU types on pools of different networks "
+					     "(NCCL loads one a process)");
 	}
 	/* Mixed TP degrees in a pipeline: one --tensor-model-parallel-size
 	 * (arguments.py), one mp size in Megatron-DeepSpeed, one
