@@ -297,7 +297,8 @@ const struct serve_engine_profile *serve_engine(enum serve_engine e)
  * prepares the next inputs (vLLM RFC "Multi-Step Scheduling",
  * github.com/vllm-project/vllm/issues/6854, 2024-07-26, on v0.5.x; the
  * v0.6.0 blog's 62% idle share for v0.5.3 is the same gap). A caller sets
- * serve_config.step_overhead_s for such a version. */
+ * serve_config.step_overhead_s (and per_seq_s) for such a version;
+ * serve_vllm_v0 below gives vLLM's V0 engine its measured pair. */
 double serve_step_overhead(const struct serve_config *cfg)
 {
 	if (cfg->step_overhead_s > 0)
