@@ -900,7 +900,8 @@ TEST(versions)
  * reproduces Lambda's version table with no per-sequence term, would put
  * V01 26% over). Hand calculation for V06: 8 ms + 200 x 35 us = 15 ms of
  * host time against the 20 ms quoted (-25%, inside the 30-150 us range's
- * 14-38 ms). */
+ * 14-38 ms). V07-V08 (AMD's ROCm blog, one MI300X, batch 8) were recorded
+ * after the two terms were set and are printed as a holdout, with no bar. */
 TEST(v0_host)
 {
 	FILE *f = fopen("tests/data/serving_v0_host.csv", "r");
@@ -945,6 +946,11 @@ TEST(v0_host)
 			cfg.mem_util = 0.9;
 			cfg.max_batch = batch < 256 ? (int)batch : 256;
 			serve_vllm_v0(&cfg);
+			/* AMD's blog built upstream main of August 2024 from its
+			 * Dockerfile.rocm: before the custom ROCm paged-attention
+			 * kernel (serve_perf.c, builds[]) */
+			if (!strcmp(c[1], "rocm-blog-vllm-optimize"))
+				cfg.build = BUILD_VLLM_ROCM_06;
 			int k = (int)batch;
 			static double is[SERVE_BURST_MAX], os[SERVE_BURST_MAX];
 			CHECK(k >= 1 && k <= SERVE_BURST_MAX);
@@ -957,8 +963,9 @@ TEST(v0_host)
 			struct serve_burst_result b;
 			struct hp_err err = { 0 };
 			if (serve_burst(&pools[pi], m, &cfg, k, is, os, NULL, &b, &err) == 0 && b.fits)
-				p = !strcmp(metric, "tpot_ms") ? b.itl_mean_s * 1e3
-								: b.out_tps * (isl + osl) / osl;
+				p = !strcmp(metric, "tpot_ms")     ? b.itl_mean_s * 1e3
+				    : !strcmp(metric, "latency_s") ? b.makespan_s
+								   : b.out_tps * (isl + osl) / osl;
 		}
 		double e = 100 * (p - value) / value;
 		printf("  %s %-14s %-6s %-9s %-13s tp%s batch %4.0f %-10s measured %8.1f model %8.1f "
@@ -977,7 +984,7 @@ TEST(v0_host)
 		}
 	}
 	fclose(f);
-	CHECK_EQ_INT(n, 6);
+	CHECK_EQ_INT(n, 8);
 	CHECK_EQ_INT(checked, 4);
 }
 
