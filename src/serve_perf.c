@@ -297,12 +297,61 @@ const struct serve_engine_profile *serve_engine(enum serve_engine e)
  * prepares the next inputs (vLLM RFC "Multi-Step Scheduling",
  * github.com/vllm-project/vllm/issues/6854, 2024-07-26, on v0.5.x; the
  * v0.6.0 blog's 62% idle share for v0.5.3 is the same gap). A caller sets
- * serve_config.step_overhead_s for such a version. */
+ * serve_config.step_overhead_s (and per_seq_s) for such a version;
+ * serve_vllm_v0 below gives vLLM's V0 engine its measured pair. */
 double serve_step_overhead(const struct serve_config *cfg)
 {
 	if (cfg->step_overhead_s > 0)
 		return cfg->step_overhead_s;
 	return serve_engine(cfg->engine)->step_overhead_s;
+}
+
+double serve_per_seq_overhead(const struct serve_config *cfg)
+{
+	if (cfg->per_seq_s > 0)
+		return cfg->per_seq_s;
+	return serve_engine(cfg->engine)->per_seq_s;
+}
+
+/* vLLM's V0 engine (every release before V1 became the default, 0.4 to
+ * 0.6.x; the `vllm` profile is V1). What its host does for one scheduler
+ * call, in series with the GPU (vllm-project/vllm @ 0005bbd, a 0.5.x
+ * revision, vllm/engine/llm_engine.py, LLMEngine.step()):
+ *   once per call: Scheduler.schedule(), the ExecuteModelRequest and its
+ *     dispatch to the workers, the GPU -> CPU copy of the sampled tokens
+ *     (the sync that ends the step), the stats and the finished-group
+ *     sweep (scheduler.free_finished_seq_groups);
+ *   once per running sequence: its SequenceGroupMetadata (built by
+ *     schedule() and turned into input tensors by the model runner), the
+ *     sampler's per-sequence Python results, _process_model_outputs'
+ *     loop (output_processor.process_outputs: the new token appended,
+ *     incremental detokenisation, the stop checks) and a RequestOutput
+ *     per group (RequestOutputFactory.create), and the stats loop.
+ * Values (docs/serving-round50.md; the measurements are in
+ * tests/data/serving_v0_host.csv, none from the blind set):
+ *   fixed 8 ms: vLLM RFC #6913 (2024-07-29, vLLM main of 0.5.3) measured
+ *     Llama 3 70B FP8 on 4 x H100 at 19 ms per output token at batch 1;
+ *     this model's GPU time for that step is 11.0 ms, which leaves 8 ms of
+ *     host time for one sequence. Range 5-13 ms (RFC #6854's GPU bubble);
+ *   per sequence 35 us: vLLM PR #7117 (2024-08-04) measured Llama 3 8B on
+ *     one H100 at 12,410 tokens/s (mean of three runs of
+ *     benchmark_throughput, 256 in / 256 out, main before the PR) with
+ *     256 sequences running; with the 8 ms above, 35 us a sequence
+ *     reproduces it (+0.7%). Range 30-150 us: #6801 (2024-08-08, a
+ *     profile) gives about 20 ms of host time at 200 sequences (60 us
+ *     with the 8 ms), and #6913 itself 25 ms per token at batch 32 (150 us
+ *     against this model's GPU time) with 3.2 ms of it in
+ *     _process_model_outputs alone (100 us a sequence).
+ * Simplified: the two terms do not depend on TP (a V0 driver also
+ * broadcasts each step's inputs to the other ranks), on the CPU, or on the
+ * version within V0: 0.6.x overlaps part of the output processing with
+ * the GPU (async output processing, PR #7049) and is given the same host
+ * time, paid once per scheduler call with multi-step scheduling
+ * (inst_iter). */
+void serve_vllm_v0(struct serve_config *cfg)
+{
+	cfg->step_overhead_s = SERVE_VLLM_V0_STEP_S;
+	cfg->per_seq_s = SERVE_VLLM_V0_SEQ_S;
 }
 
 /* Builds of an engine older than its profile, one row each.
@@ -857,6 +906,8 @@ struct inst {
 	int chunk;
 	int inside;               /* the whole instance in one node */
 	double step_s;            /* host time per iteration (serve_step_overhead) */
+	double seq_s;             /* host time per running sequence per iteration
+				   * (serve_per_seq_overhead) */
 	int apart;                /* prompts in iterations of their own */
 	int steps;                /* decode iterations per scheduler call */
 	int eager;                /* no CUDA/HIP graphs */
@@ -903,7 +954,7 @@ static double inst_iter(const struct inst *in, double n_dec, double ctx, double 
 	 * when the instance fits in one node: the 69 measured rows with pp > 1
 	 * inside one node (tests/data/serving.csv) are fitted without it. */
 	double hop = pp > 1 && !in->inside ? in->step_s : 0;
-	double ovh = in->step_s + in->e->per_seq_s * (n_dec + n_pre_seqs);
+	double ovh = in->step_s + in->seq_s * (n_dec + n_pre_seqs);
 	/* Multi-step scheduling (vLLM before V1, num_scheduler_steps S > 1,
 	 * prompts apart): one scheduler call plans, prepares the inputs of
 	 * and processes the outputs of S decode iterations, each iteration
@@ -1341,13 +1392,12 @@ static void no_fit(const struct inst *in, const struct serve_config *cfg, double
 static double saturation(const struct inst *in, double B, double isl, double osl,
 			 struct serve_result *r)
 {
-	const struct serve_engine_profile *e = in->e;
 	double cyc = cycle_time(in, B, isl, osl);
 	r->out_tps_max = B * osl / cyc;
 	r->req_s_max = r->out_tps_max / osl;
 	double ctx = isl + osl / 2;
 	r->tpot_sat_s = inst_iter(in, B, ctx, 0, 0, 0, &r->t_gemm, &r->t_attn, &r->t_comm);
-	r->t_overhead = in->step_s * (in->pp > 1 && !in->inside ? 1 + in->pp : 1) + e->per_seq_s * B;
+	r->t_overhead = in->step_s * (in->pp > 1 && !in->inside ? 1 + in->pp : 1) + in->seq_s * B;
 	/* unloaded */
 	double n_chunks = ceil(isl / in->chunk);
 	double t_pre1 = inst_iter(in, 0, 0, isl / n_chunks, isl / 2, 1, NULL, NULL, NULL);
@@ -1539,6 +1589,7 @@ static double inst_setup(const struct pool *p, const struct model_spec *m,
 		return -1;
 	struct inst i0 = { p, m, k, e, tp, pp, cfg->wprec, cfg->kvprec, 0,
 			   tp * pp <= p->gpus_per_node, serve_step_overhead(cfg),
+			   serve_per_seq_overhead(cfg),
 			   cfg->prefill_apart != 0 || e->prefill_first,
 			   cfg->sched_steps > 1 ? cfg->sched_steps : 1,
 			   cfg->eager != 0, e->graph_max_batch,

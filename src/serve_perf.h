@@ -219,6 +219,9 @@ struct serve_config {
 			       * --kv-precision; serve_kvprec_on) */
 	int build;            /* enum serve_build: another build of the
 			       * engine (0: the profile's current one) */
+	double per_seq_s;     /* 0: the engine's; host time per running
+			       * sequence per iteration of another version
+			       * (vLLM's V0 engine: serve_vllm_v0) */
 };
 /* The decode attention time factor cfg's build has on g (1: none). */
 double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g);
@@ -233,6 +236,16 @@ const char *serve_overlap_flag(const struct serve_config *cfg);
 
 /* The host time per iteration that cfg runs with. */
 double serve_step_overhead(const struct serve_config *cfg);
+/* The host time per running sequence per iteration that cfg runs with. */
+double serve_per_seq_overhead(const struct serve_config *cfg);
+
+/* vLLM's V0 engine (0.4 to 0.6.x, before V1): host time per scheduler call,
+ * fixed and per running sequence (sources in serve_perf.c, above
+ * serve_vllm_v0). Ranges: 5-13 ms and 30-150 us. */
+#define SERVE_VLLM_V0_STEP_S 8e-3
+#define SERVE_VLLM_V0_SEQ_S 35e-6
+/* Gives cfg the V0 engine's host time (both terms above). */
+void serve_vllm_v0(struct serve_config *cfg);
 
 /* The requests: mean prompt and output lengths, and the arrival rate
  * (Poisson; rate <= 0 means offline: every request queued at once). */

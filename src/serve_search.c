@@ -1313,7 +1313,7 @@ static void pd_prefill_eval(const struct pool *p, const struct model_spec *m,
 	}
 	struct serve_iter it = { 0, 0, n * tok, isl / 2, n, cfg->eager, 0 };
 	double t = serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k,
-				    NULL, NULL, NULL) + serve_step_overhead(cfg) + e->per_seq_s * n;
+				    NULL, NULL, NULL) + serve_step_overhead(cfg) + serve_per_seq_overhead(cfg) * n;
 	o->S = t * iters;
 	o->n = n;
 	double bytes = isl * serve_kv_bytes_per_token(m, cfg->kvprec);
@@ -1375,10 +1375,9 @@ static double pd_decode_t(const struct pool *p, const struct model_spec *m,
 			  const struct serve_config *cfg, double B, double isl, double osl,
 			  const struct serve_calib *k)
 {
-	const struct serve_engine_profile *e = serve_engine(cfg->engine);
 	struct serve_iter it = { B, isl + osl / 2, 0, 0, 0, cfg->eager, serve_dec_attn_x(cfg, &p->gpu) };
 	return serve_stage_time(p, m, 0, m->layers, 1, cfg->tp, cfg->wprec, cfg->kvprec, &it, k, NULL,
-				NULL, NULL) + serve_step_overhead(cfg) + e->per_seq_s * B;
+				NULL, NULL) + serve_step_overhead(cfg) + serve_per_seq_overhead(cfg) * B;
 }
 
 /* The decode batch limit: the engine's running-sequence limit and the KV
@@ -1785,7 +1784,7 @@ static double place_theta_layers(const struct place_meta *pm, const struct pool 
 				 o->base.eager, serve_dec_attn_x(&o->base, &p->gpu) };
 	*t = serve_stage_time(p, m, 0, layers, 0, tp, o->base.wprec, o->base.kvprec, &it, pm->k, NULL, NULL,
 			      NULL) +
-	     place_host_s(pm, layers) + e->per_seq_s * batch;
+	     place_host_s(pm, layers) + serve_per_seq_overhead(&o->base) * batch;
 	double th = batch / *t;
 	return th > nic_tok ? nic_tok : th;
 }

@@ -95,7 +95,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0, 0, 0, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -345,7 +345,7 @@ struct h100_8b {
 /* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
-	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct serve_load ld = { 1000, 200, rate, 0, 0, 0 };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");
@@ -358,6 +358,48 @@ static int h100_8b_init(struct h100_8b *f, double rate)
 	f->cfg = cfg;
 	f->ld = ld;
 	return 0;
+}
+
+/* serve_config.per_seq_s: another engine version's host time per running
+ * sequence replaces the profile's (vllm: 10 us). A static batch of 16
+ * equal requests with prompts apart runs every decode iteration with all
+ * 16 sequences, so 1 ms a sequence adds 16 x (1 ms - 10 us) = 15.84 ms to
+ * each iteration, hence to the mean ITL; with 8 steps a call the whole
+ * host time is paid once per call (vLLM RFC #6854), 15.84 / 8 = 1.98 ms.
+ * serve_vllm_v0 gives 8 ms + 35 us (src/serve_perf.h), so against the
+ * profile's 1 ms + 10 us: 7 ms + 16 x 25 us = 7.4 ms. */
+TEST(per_seq_host)
+{
+	struct h100_8b f;
+	CHECK(h100_8b_init(&f, 0) == 0);
+	if (!f.m)
+		return;
+	double isl[16], osl[16];
+	for (int i = 0; i < 16; i++) {
+		isl[i] = 128;
+		osl[i] = 64;
+	}
+	f.cfg.prefill_apart = 1;
+	f.cfg.max_batch = 16;
+	struct serve_burst_result b0, b1, b8a, b8b, bv;
+	struct hp_err err = { 0 };
+	CHECK(serve_burst(&f.p, f.m, &f.cfg, 16, isl, osl, NULL, &b0, &err) == 0 && b0.fits);
+	struct serve_config c1 = f.cfg;
+	c1.per_seq_s = 1e-3;
+	CHECK(serve_per_seq_overhead(&c1) == 1e-3);
+	CHECK(serve_per_seq_overhead(&f.cfg) == 10e-6);
+	CHECK(serve_burst(&f.p, f.m, &c1, 16, isl, osl, NULL, &b1, &err) == 0 && b1.fits);
+	CHECK_NEAR(b1.itl_mean_s - b0.itl_mean_s, 15.84e-3, 1e-6);
+	struct serve_config c8 = f.cfg;
+	c8.sched_steps = 8;
+	CHECK(serve_burst(&f.p, f.m, &c8, 16, isl, osl, NULL, &b8a, &err) == 0 && b8a.fits);
+	c8.per_seq_s = 1e-3;
+	CHECK(serve_burst(&f.p, f.m, &c8, 16, isl, osl, NULL, &b8b, &err) == 0 && b8b.fits);
+	CHECK_NEAR(b8b.itl_mean_s - b8a.itl_mean_s, 15.84e-3 / 8, 1e-6);
+	struct serve_config cv = f.cfg;
+	serve_vllm_v0(&cv);
+	CHECK(serve_burst(&f.p, f.m, &cv, 16, isl, osl, NULL, &bv, &err) == 0 && bv.fits);
+	CHECK_NEAR(bv.itl_mean_s - b0.itl_mean_s, 7e-3 + 16 * 25e-6, 1e-6);
 }
 
 TEST(wait_tails)
@@ -1364,6 +1406,7 @@ int main(void)
 	RUN(fleet_six_types);
 	RUN(eager_dispatch);
 	RUN(sglang_graph_cap);
+	RUN(per_seq_host);
 	catalog_done(&cat);
 	return t_done("serve_search");
 }
