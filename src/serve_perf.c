@@ -299,17 +299,31 @@ const struct serve_engine_profile *serve_engine(enum serve_engine e)
  * v0.6.0 blog's 62% idle share for v0.5.3 is the same gap). A caller sets
  * serve_config.step_overhead_s (and per_seq_s) for such a version;
  * serve_vllm_v0 below gives vLLM's V0 engine its measured pair. */
+/* A build's own host terms (vllm-v0), where cfg's engine is the one it
+ * is a build of; 0 otherwise. */
+static const struct serve_build_profile *host_build(const struct serve_config *cfg)
+{
+	const struct serve_build_profile *b = serve_build(cfg->build);
+	return cfg->build != BUILD_CURRENT && b->engine == cfg->engine ? b : NULL;
+}
+
 double serve_step_overhead(const struct serve_config *cfg)
 {
+	const struct serve_build_profile *b = host_build(cfg);
 	if (cfg->step_overhead_s > 0)
 		return cfg->step_overhead_s;
+	if (b && b->step_s > 0)
+		return b->step_s;
 	return serve_engine(cfg->engine)->step_overhead_s;
 }
 
 double serve_per_seq_overhead(const struct serve_config *cfg)
 {
+	const struct serve_build_profile *b = host_build(cfg);
 	if (cfg->per_seq_s > 0)
 		return cfg->per_seq_s;
+	if (b && b->seq_s > 0)
+		return b->seq_s;
 	return serve_engine(cfg->engine)->per_seq_s;
 }
 
@@ -376,10 +390,18 @@ void serve_vllm_v0(struct serve_config *cfg)
  *   for every context length, batch and KV precision (the measurement is
  *   FP8 KV; a kernel that is not bandwidth-bound may lose less with a
  *   16-bit cache), and the host step is the profile's (no source gives a
- *   per-step figure for this build). */
+ *   per-step figure for this build).
+ *
+ * vllm-v0: vLLM's V0 engine (0.4 to 0.6.x, before V1 became the default),
+ *   on every GPU: its host time per scheduler call and per running
+ *   sequence (serve_vllm_v0 above, 8 ms and 35 us), in place of the
+ *   profile's; kernels as the profile's. The same terms the serving
+ *   accuracy test gives the pre-V1 sources (docs/serving-round50.md). */
 static const struct serve_build_profile builds[BUILD_COUNT] = {
 	[BUILD_CURRENT] = { "current", ENGINE_VLLM, GEN_OTHER, 1 },
 	[BUILD_VLLM_ROCM_06] = { "vllm-rocm-0.6", ENGINE_VLLM, GEN_CDNA, 13.3 },
+	[BUILD_VLLM_V0] = { "vllm-v0", ENGINE_VLLM, GEN_OTHER, 1, SERVE_VLLM_V0_STEP_S,
+			    SERVE_VLLM_V0_SEQ_S },
 };
 
 const struct serve_build_profile *serve_build(enum serve_build b)

@@ -87,13 +87,17 @@ struct serve_engine_profile {
  * one row each of serve_perf.c's builds table: the engine they are a build
  * of, the GPU generation they differ on, and the factor on the decode
  * attention time there. BUILD_CURRENT (0): the profile as it is. */
-enum serve_build { BUILD_CURRENT, BUILD_VLLM_ROCM_06, BUILD_COUNT };
+enum serve_build { BUILD_CURRENT, BUILD_VLLM_ROCM_06, BUILD_VLLM_V0, BUILD_COUNT };
 struct serve_build_profile {
-	const char *name;            /* "current", "vllm-rocm-0.6" */
+	const char *name;            /* "current", "vllm-rocm-0.6", "vllm-v0" */
 	enum serve_engine engine;    /* the engine it is a build of */
 	enum hp_gen gen;             /* the GPUs it differs on */
 	double dec_attn_x;           /* decode attention time over the model's
 				      * roofline time on those GPUs */
+	double step_s;               /* host time per scheduler call (0: the
+				      * engine profile's; on every GPU) */
+	double seq_s;                /* host time per running sequence per call
+				      * (0: the engine profile's) */
 };
 const struct serve_build_profile *serve_build(enum serve_build b);
 int serve_build_parse(const char *s, enum serve_build *out);

@@ -55,7 +55,7 @@ int serve_build_note(char *buf, size_t n, const struct serve_config *cfg,
 		return 1;
 	}
 	char gpus[256] = "";
-	if (!c)
+	if (!c || bp->gen == GEN_OTHER)   /* a build that differs on every GPU */
 		return 0;
 	for (int i = 0; i < c->n_pools; i++) {
 		if (c->pools[i].gpu.gen == bp->gen)

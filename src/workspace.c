@@ -213,6 +213,10 @@ static const struct hp_field ws_serve_field_list[] = {
 		 "(the catalog's AMD Instinct parts; docs/serving-round30.md). It is a build of "
 		 "vllm: another engine refuses it (exit 2), and a cluster without a CDNA "
 		 "pool refuses it (exit 3); other pools of a mixed cluster are unchanged. "
+		 "`vllm-v0`: vLLM's V0 engine (0.4 to 0.6.x), on every GPU: the host "
+		 "spends 8 ms per scheduler call and 35 us per running sequence in series "
+		 "with the GPU, measured on vLLM 0.5.x (docs/serving-round50.md), in place "
+		 "of the current engine's; a build of vllm. "
 		 "Default `current`." },
 };
 #undef SO

@@ -400,6 +400,21 @@ TEST(per_seq_host)
 	serve_vllm_v0(&cv);
 	CHECK(serve_burst(&f.p, f.m, &cv, 16, isl, osl, NULL, &bv, &err) == 0 && bv.fits);
 	CHECK_NEAR(bv.itl_mean_s - b0.itl_mean_s, 7e-3 + 16 * 25e-6, 1e-6);
+	/* The vllm-v0 engine build carries the same two terms (the profile's
+	 * 1 ms and 10 us become 8 ms and 35 us: + 7 ms + 16 x 25 us an
+	 * iteration at 16 running), for vllm only: under sglang the build
+	 * leaves the engine's own host time. */
+	struct serve_config cb = f.cfg, bad = f.cfg;
+	struct serve_burst_result bb;
+	enum serve_build eb = BUILD_CURRENT;
+	CHECK(serve_build_parse("vllm-v0", &eb) == 0);
+	cb.build = eb;
+	CHECK(serve_step_overhead(&cb) == 8e-3 && serve_per_seq_overhead(&cb) == 35e-6);
+	CHECK(serve_burst(&f.p, f.m, &cb, 16, isl, osl, NULL, &bb, &err) == 0 && bb.fits);
+	CHECK_NEAR(bb.itl_mean_s - b0.itl_mean_s, 7e-3 + 16 * 25e-6, 1e-6);
+	bad.build = cb.build;
+	bad.engine = ENGINE_SGLANG;
+	CHECK(serve_step_overhead(&bad) == serve_engine(ENGINE_SGLANG)->step_overhead_s);
 }
 
 TEST(wait_tails)
