@@ -799,6 +799,18 @@ static void comment_wrapped(struct sbuf *b, const char *first, const char *cont,
 	}
 }
 
+/* The script line that sets MASTER_ADDR to the first node of the Slurm
+ * node list in environment variable list, one shell line. The scripts run
+ * under `set -euo pipefail`, so the reader of scontrol's names must read
+ * them all: `head -n 1` exits after the first line, scontrol's later
+ * writes then die of SIGPIPE (once its output outgrows the pipe's and
+ * stdio's buffers: a few hundred node names), pipefail fails the
+ * assignment and set -e ends the job before srun
+ * (tests/test_launch_master_addr.sh). `sed -n 1p` prints the first line
+ * and reads to the end. */
+#define MASTER_ADDR_LINE(list) \
+	"MASTER_ADDR=$(scontrol show hostnames \"$" list "\" | sed -n 1p)\n"
+
 static void header(struct sbuf *b, const char *what, const struct cluster *c,
 		   const struct model_spec *m, const struct plan *p, const char *version,
 		   const char *notes, int hetero)
@@ -1033,7 +1045,7 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "--data-path ... --tokenizer-type ... --save ...\n"
 		    "set -euo pipefail\n"
 		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
-		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+		    MASTER_ADDR_LINE("SLURM_JOB_NODELIST")
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n"
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n",
 		  launch_max_connections(m, p, pc));
@@ -1791,7 +1803,7 @@ static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const str
 		    "sbatch THIS_SCRIPT \\\n#\t--model_name_or_path ... --dataset_name ...\n"
 		    "set -euo pipefail\nTRAIN_SCRIPT=${TRAIN_SCRIPT:-run_clm.py}\n");
 	sbuf_addf(b, "OUTPUT_DIR=${OUTPUT_DIR:-%s}\n", shq(q, jn));
-	sbuf_add(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+	sbuf_add(b, MASTER_ADDR_LINE("SLURM_JOB_NODELIST")
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n");
 	nccl_env_lines(b, c, pc);
 	sbuf_add(b, "mkdir -p \"$OUTPUT_DIR\"\n");
@@ -2328,8 +2340,8 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 	sbuf_add(b, "#\n# Usage: MEGATRON=/path/to/Megatron-LM [HET0_NCCL_IB_HCA=...] sbatch "
 		    "THIS_SCRIPT --data-path ...\nset -euo pipefail\n"
 		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
-		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST_HET_GROUP_0\" | "
-		    "head -n 1)\nMASTER_PORT=${MASTER_PORT:-29500}\n");
+		    MASTER_ADDR_LINE("SLURM_JOB_NODELIST_HET_GROUP_0")
+		    "MASTER_PORT=${MASTER_PORT:-29500}\n");
 	sbuf_addf(b, "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n", launch_max_connections(m, p, pc));
 	/* every pool's transport is the same (hetjob_of) */
 	sbuf_add(b, "# One network transport on every pool (NCCL loads one a process):\n");
