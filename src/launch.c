@@ -193,10 +193,12 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 			n = -1;
 	}
 	if (n < 0) {
+		/* not "only by pipeline stage": replicas of one layout on two
+		 * GPU types run as one job too (hetjob_of) */
 		sbuf_addf(notes, "GPU types: the plan runs on %s; Megatron-LM, torchrun and "
-			  "DeepSpeed size every replica alike (one layout, one batch share), so GPU "
-			  "types can differ only by pipeline stage, which Megatron-Core runs as one "
-			  "job with its ranks placed by pool.\n", gpus.s);
+			  "DeepSpeed size every replica alike (one layout, one batch share); "
+			  "within that, GPU types may differ by stage or by replica, which "
+			  "Megatron-Core runs as one job with its ranks placed by pool.\n", gpus.s);
 		n = 1;
 	}
 	sbuf_done(&gpus);

@@ -210,6 +210,13 @@ refused tp4 c11 tp4 "One job over pools: not written: its components ask for 2 n
 # the other formats name the ones that take it as one job
 $H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/dp.json" --force --format torchtitan >/dev/null 2>"$T/e"
 grep -qF -- "--format slurm writes it as a Slurm heterogeneous job" "$T/e" && ok || bad "torchtitan: $(cat "$T/e")"
+# ... and their GPU-types note does not contradict that: B's replicas sit
+# on two GPU types (not two stages) and are one job (het dp above), so no
+# "GPU types can differ only by pipeline stage"
+grep -F 'GPU types:' "$T/e" | grep -qF 'only by pipeline stage' &&
+	bad "torchtitan: the GPU-types note says stages only: $(grep -F 'GPU types:' "$T/e")" || ok
+grep -F 'GPU types:' "$T/e" | grep -qF 'by stage or by replica' && ok ||
+	bad "torchtitan: the GPU-types note: $(grep -F 'GPU types:' "$T/e")"
 
 # A plan from `hetplan plan` on the two-pool cluster: every plan of the
 # top 5 is one job exactly when its replica groups share one layout and
