@@ -2004,16 +2004,38 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
 	sbuf_addf(b, "%sEstimate (hetplan estimate of this plan): step %s, "
 		  "%s tokens/s, MFU %.1f%%\n", pre, hp_fmt_duration(d, sizeof d, est.step_time_s),
 		  hp_fmt_count(t, sizeof t, est.tokens_per_s), 100 * est.mfu);
-	if (!with_cost)
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	if (!with_cost) {
 		;
-	else if (est.price_known)
+	} else if (est.price_known) {
 		sbuf_addf(b, "%sCost: %s/h = $%s per step (%s x %.2f s / 3600 s)\n", pre,
 			  table_usd(u, sizeof u, est.usd_per_hour, 0),
 			  table_rate(s, sizeof s, est.usd_per_hour * est.step_time_s / 3600, 0),
 			  table_usd((char[32]){ 0 }, 32, est.usd_per_hour, 0), est.step_time_s);
-	else
-		sbuf_addf(b, "%sCost: unknown: no price for a pool of the plan (cluster key "
-			  "price_per_node_hour)\n", pre);
+		/* where each price came from, in `hetplan estimate`'s words
+		 * (its "prices" lines): the caller's cluster may be priced
+		 * otherwise than plan's and estimate's default price book, so
+		 * a $/h that differs from theirs says why */
+		for (int q = 0; q < c->n_pools; q++)
+			if (used[q] && pool_price_known(&c->pools[q])) {
+				char q1[SHQ_MAX];
+				sbuf_addf(b, "%s  price of pool %s: $%s/node-h from ", pre,
+					  shq(q1, c->pools[q].name),
+					  table_rate(s, sizeof s, c->pools[q].usd_per_node_h, 0));
+				esc_term(b, c->pools[q].price_source);
+				sbuf_add(b, "\n");
+			}
+	} else {
+		/* the pools without one, as estimate names them */
+		sbuf_addf(b, "%sCost: unknown: no price for pool", pre);
+		for (int q = 0, k = 0; q < c->n_pools; q++)
+			if (used[q] && !pool_price_known(&c->pools[q])) {
+				char q1[SHQ_MAX];
+				sbuf_addf(b, "%s %s", k++ ? "," : "", shq(q1, c->pools[q].name));
+			}
+		sbuf_add(b, " (cluster key price_per_node_hour, or --pool ...,price=USD)\n");
+	}
 	sbuf_addf(b, "%sMemory: %s at %.0f%% headroom; each pool's fullest stage, with the "
 		  "allocator's reserve:\n", pre, search_mem_verdict(&est, LAUNCH_MEM_HEADROOM),
 		  100 * LAUNCH_MEM_HEADROOM);

@@ -218,6 +218,39 @@ grep -F 'GPU types:' "$T/e" | grep -qF 'only by pipeline stage' &&
 grep -F 'GPU types:' "$T/e" | grep -qF 'by stage or by replica' && ok ||
 	bad "torchtitan: the GPU-types note: $(grep -F 'GPU types:' "$T/e")"
 
+# The cost on standard error names where each price came from, since
+# launch prices the cluster as the file gives it (not plan's and
+# estimate's default price book). By hand: the file prices h100 at $40 and
+# a100 at $20 a node-hour; A runs 1 h100 node and 2 a100 nodes, so $80.00/h,
+# and $ per step = 80 x step / 3600 with estimate's step.
+sed -e 's/"nodes": 2 }/"nodes": 2, "price_per_node_hour": 40 }/' \
+	-e 's/"nodes": 4 }/"nodes": 4, "price_per_node_hour": 20 }/' "$T/c2.json" >"$T/cpriced.json"
+$H launch -c "$T/cpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --force >/dev/null 2>"$T/pr.err" ||
+	bad "priced: $(cat "$T/pr.err")"
+$H estimate -c "$T/cpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --format json >"$T/pr.json" 2>/dev/null
+python3 - "$T/pr.err" "$T/pr.json" <<'PY2' && ok || bad "priced cost: $(grep -A2 Cost "$T/pr.err")"
+import json, re, sys
+err = open(sys.argv[1]).read(); step = json.load(open(sys.argv[2]))["step_time_s"]
+m = re.search(r"Cost: \$([0-9.]+)/h = \$([0-9.]+) per step", err)
+assert m and m.group(1) == "80.00", m and m.group(1)
+assert abs(float(m.group(2)) - 80 * step / 3600) <= 0.0005, (m.group(2), 80 * step / 3600)
+PY2
+grep -qF "hetplan launch:   price of pool h100: \$40.000/node-h from $T/cpriced.json" "$T/pr.err" &&
+	grep -qF "hetplan launch:   price of pool a100: \$20.000/node-h from $T/cpriced.json" "$T/pr.err" && ok ||
+	bad "priced: the prices' source: $(grep -A2 Cost "$T/pr.err")"
+# a pool without a price is named, as estimate names it (RTX-4090 has no
+# catalog reference price: estimate --no-price-book says so first)
+sed -e 's/"nodes": 2 }/"nodes": 2, "price_per_node_hour": 40 }/' -e 's/"A100-SXM4-80GB"/"RTX-4090"/' \
+	"$T/c2.json" >"$T/cunpriced.json"
+if $H estimate -c "$T/cunpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --no-price-book 2>&1 |
+	grep -qF 'unknown: no price for pool a100 (RTX-4090)'; then
+	$H launch -c "$T/cunpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --force >/dev/null 2>"$T/up.err"
+	grep -qF 'hetplan launch: Cost: unknown: no price for pool a100 (cluster key price_per_node_hour' "$T/up.err" &&
+		ok || bad "unpriced: $(grep Cost "$T/up.err")"
+else
+	bad "RTX-4090 has a reference price now: give this check another unpriced GPU"
+fi
+
 # A plan from `hetplan plan` on the two-pool cluster: every plan of the
 # top 5 is one job exactly when its replica groups share one layout and
 # batch share (checked here from the plan JSON alone), and each output
