@@ -2051,11 +2051,14 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
 			continue;
 		char q1[SHQ_MAX], nb[32], cb[32], fb[32];
 		double free_b = w->capacity - w->total;
-		sbuf_addf(b, "%s  pool %s: stage %d of group %d, %s of %s, %s %s (%.1f%%)\n", pre,
+		/* in the words of `hetplan plan`'s detail ("fullest stage 51.1
+		 * GiB of 79.6 GiB (64%), 28.6 GiB free"): the percentage is the
+		 * share used, beside the capacity, not the share left */
+		sbuf_addf(b, "%s  pool %s: stage %d of group %d, %s of %s (%.0f%%), %s %s\n", pre,
 			  shq(q1, c->pools[q].name), w->index, w->group,
 			  hp_fmt_bytes(nb, sizeof nb, w->total), hp_fmt_bytes(cb, sizeof cb, w->capacity),
-			  hp_fmt_bytes(fb, sizeof fb, fabs(free_b)), free_b >= 0 ? "free" : "over",
-			  100 * fabs(free_b) / w->capacity);
+			  100 * w->total / w->capacity, hp_fmt_bytes(fb, sizeof fb, fabs(free_b)),
+			  free_b >= 0 ? "free" : "over");
 	}
 	estimate_free(&est);
 }

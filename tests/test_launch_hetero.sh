@@ -290,6 +290,22 @@ say(abs(est["step_time_s"] - P["step_time_s"]) <= 1e-6 * P["step_time_s"], "esti
 mv = re.search(r"# Memory: (\S+) at 5% headroom", text)
 say(mv is not None and mv.group(1) == est["memory_verdict"] == P["memory_verdict"],
     "memory verdict %s" % (mv and mv.group(1)))
+# each pool's fullest stage in `hetplan plan`'s detail words: "X of Y
+# (P%), Z free", P the share used (docs/reports.md's hp_fmt_bytes:
+# binary units, one decimal)
+def fmt_bytes(b):
+    u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    v, i = abs(b), 0
+    while v >= 1024 and i + 1 < len(u):
+        v /= 1024; i += 1
+    return "%.*f %s" % (1 if i else 0, v, u[i])
+for pool in sorted({x["pool"] for x in P["memory"]}):
+    w = max((x for x in P["memory"] if x["pool"] == pool), key=lambda x: x["total_bytes"] / x["capacity_bytes"])
+    t, cap = w["total_bytes"], w["capacity_bytes"]
+    line = "#   pool %s: stage %d of group %d, %s of %s (%.0f%%), %s %s" % (
+        pool, w["stage"], w["replica_group"], fmt_bytes(t), fmt_bytes(cap), 100 * t / cap,
+        fmt_bytes(cap - t), "free" if cap >= t else "over")
+    say(line in text.splitlines(), "memory line %r" % line)
 c = re.search(r"Cost: \$([0-9.,]+)/h = \$([0-9.]+) per step", err)
 want = P["usd_per_hour"] * P["step_time_s"] / 3600
 say(c is not None and abs(float(c.group(2)) - want) <= 0.0006 + 1e-3 * want,
