@@ -2266,6 +2266,7 @@ static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct 
 {
 	char q1[SHQ_MAX], q2[SHQ_MAX];
 	int tp = pc->tp, dp = pc->dp;
+	int vp = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
 	sbuf_addf(b, "# One job over %d pools: TP %d x PP %d", pools_used(p), tp, pc->pp);
 	if (p->cp > 1)
 		sbuf_addf(b, " x CP %d", p->cp);
@@ -2302,8 +2303,20 @@ static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct 
 			  k->last_stage > k->first_stage ? "s" : "", k->first_stage);
 		if (k->last_stage > k->first_stage)
 			sbuf_addf(b, "-%d", k->last_stage);
-		sbuf_addf(b, " (layers %d-%d)\n", pc->r->stages[k->first_stage].first_layer,
-			  pc->r->stages[k->last_stage].last_layer);
+		/* Interleaved, a stage's layer range is a count (plan.h
+		 * pp_layout): Megatron gives pipeline rank s the model chunks
+		 * of virtual stages s, s + PP, s + 2 PP, ... (its interleaved
+		 * schedule), layers spread over the model, not first..last */
+		if (vp > 1) {
+			int n = 0;
+			for (int s = k->first_stage; s <= k->last_stage; s++)
+				n += stage_layers_of(pc->r, s);
+			sbuf_addf(b, " (%d layers, %d model chunks a stage, interleaved over the model)\n",
+				  n, vp);
+		} else {
+			sbuf_addf(b, " (layers %d-%d)\n", pc->r->stages[k->first_stage].first_layer,
+				  pc->r->stages[k->last_stage].last_layer);
+		}
 	}
 }
 

@@ -173,6 +173,21 @@ het evil cevil dpevil "h__touch_PWNED1___x_:1:8 a___touch_PWNED2___:1:8 h__touch
 	"0-7:h__touch_PWNED1___x_,8-15:a___touch_PWNED2___,16-23:h__touch_PWNED1___x_,24-31:a___touch_PWNED2___"
 [ ! -e PWNED1 ] && [ ! -e PWNED2 ] && ok || bad "a pool name ran"
 
+# Interleaved (2 model chunks a stage, 8 layers a stage, PP 4): Megatron
+# puts virtual stage j x PP + s (4 layers each) on pipeline rank s, so
+# rank 0's layers are 0-3 and 16-19, not 0-7: the rank map gives a stage's
+# layers as a count there.
+printf '{ "mbs": 1, "gbs": 64, "schedule": "interleaved:2", "replicas": [ { "count": 1, "batch_share": 1, "stages": [ %s, %s, %s, %s ] } ] }\n' \
+	"$(st h100 8 0 7)" "$(st a100 8 8 15)" "$(st a100 8 16 23)" "$(st a100 8 24 31)" >"$T/vp.json"
+$H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/vp.json" --force >"$T/vp.args" 2>"$T/vp.err" ||
+	bad "interleaved: $(cat "$T/vp.err")"
+flags "$T/vp.args" "num-layers-per-virtual-pipeline-stage=4 pipeline-model-parallel-size=4" 2>"$T/e" && ok ||
+	bad "interleaved flags: $(tail -1 "$T/e")"
+grep '^# Component 0:' "$T/vp.args" | grep -qF '(layers 0-7)' &&
+	bad "interleaved: stage 0 said to hold layers 0-7: $(grep '^# Component 0' "$T/vp.args")" || ok
+grep -qF '# Component 0: pool h100 (H100-SXM), 1 node x 8 GPUs, node rank 0, ranks 0-7: stage 0 (8 layers, 2 model chunks a stage, interleaved over the model)' "$T/vp.args" &&
+	ok || bad "interleaved rank map: $(grep '^# Component' "$T/vp.args")"
+
 # The Megatron format: one argument list, no pieces, the same rank map.
 $H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/xpool.json" --force >"$T/xm.args" 2>"$T/xm.err" || bad "xpool megatron: $(cat "$T/xm.err")"
 [ "$(grep -c -- '--num-layers ' "$T/xm.args")" = 1 ] && ! grep -q '^# Piece' "$T/xm.args" && ok ||
