@@ -193,10 +193,12 @@ static int limits(const struct cluster *c, const struct plan *p, struct sbuf *no
 			n = -1;
 	}
 	if (n < 0) {
+		/* not "only by pipeline stage": replicas of one layout on two
+		 * GPU types run as one job too (hetjob_of) */
 		sbuf_addf(notes, "GPU types: the plan runs on %s; Megatron-LM, torchrun and "
-			  "DeepSpeed size every replica alike (one layout, one batch share), so GPU "
-			  "types can differ only by pipeline stage, which Megatron-Core runs as one "
-			  "job with its ranks placed by pool.\n", gpus.s);
+			  "DeepSpeed size every replica alike (one layout, one batch share); "
+			  "within that, GPU types may differ by stage or by replica, which "
+			  "Megatron-Core runs as one job with its ranks placed by pool.\n", gpus.s);
 		n = 1;
 	}
 	sbuf_done(&gpus);
@@ -799,6 +801,18 @@ static void comment_wrapped(struct sbuf *b, const char *first, const char *cont,
 	}
 }
 
+/* The script line that sets MASTER_ADDR to the first node of the Slurm
+ * node list in environment variable list, one shell line. The scripts run
+ * under `set -euo pipefail`, so the reader of scontrol's names must read
+ * them all: `head -n 1` exits after the first line, scontrol's later
+ * writes then die of SIGPIPE (once its output outgrows the pipe's and
+ * stdio's buffers: a few hundred node names), pipefail fails the
+ * assignment and set -e ends the job before srun
+ * (tests/test_launch_master_addr.sh). `sed -n 1p` prints the first line
+ * and reads to the end. */
+#define MASTER_ADDR_LINE(list) \
+	"MASTER_ADDR=$(scontrol show hostnames \"$" list "\" | sed -n 1p)\n"
+
 static void header(struct sbuf *b, const char *what, const struct cluster *c,
 		   const struct model_spec *m, const struct plan *p, const char *version,
 		   const char *notes, int hetero)
@@ -1033,7 +1047,7 @@ static void slurm_piece(struct sbuf *b, const struct cluster *c, const struct mo
 		    "--data-path ... --tokenizer-type ... --save ...\n"
 		    "set -euo pipefail\n"
 		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
-		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+		    MASTER_ADDR_LINE("SLURM_JOB_NODELIST")
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n"
 		    "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n",
 		  launch_max_connections(m, p, pc));
@@ -1791,7 +1805,7 @@ static void hf_trainer_script(struct sbuf *b, const struct cluster *c, const str
 		    "sbatch THIS_SCRIPT \\\n#\t--model_name_or_path ... --dataset_name ...\n"
 		    "set -euo pipefail\nTRAIN_SCRIPT=${TRAIN_SCRIPT:-run_clm.py}\n");
 	sbuf_addf(b, "OUTPUT_DIR=${OUTPUT_DIR:-%s}\n", shq(q, jn));
-	sbuf_add(b, "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n"
+	sbuf_add(b, MASTER_ADDR_LINE("SLURM_JOB_NODELIST")
 		    "MASTER_PORT=${MASTER_PORT:-29500}\n");
 	nccl_env_lines(b, c, pc);
 	sbuf_add(b, "mkdir -p \"$OUTPUT_DIR\"\n");
@@ -1990,16 +2004,38 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
 	sbuf_addf(b, "%sEstimate (hetplan estimate of this plan): step %s, "
 		  "%s tokens/s, MFU %.1f%%\n", pre, hp_fmt_duration(d, sizeof d, est.step_time_s),
 		  hp_fmt_count(t, sizeof t, est.tokens_per_s), 100 * est.mfu);
-	if (!with_cost)
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	if (!with_cost) {
 		;
-	else if (est.price_known)
+	} else if (est.price_known) {
 		sbuf_addf(b, "%sCost: %s/h = $%s per step (%s x %.2f s / 3600 s)\n", pre,
 			  table_usd(u, sizeof u, est.usd_per_hour, 0),
 			  table_rate(s, sizeof s, est.usd_per_hour * est.step_time_s / 3600, 0),
 			  table_usd((char[32]){ 0 }, 32, est.usd_per_hour, 0), est.step_time_s);
-	else
-		sbuf_addf(b, "%sCost: unknown: no price for a pool of the plan (cluster key "
-			  "price_per_node_hour)\n", pre);
+		/* where each price came from, in `hetplan estimate`'s words
+		 * (its "prices" lines): the caller's cluster may be priced
+		 * otherwise than plan's and estimate's default price book, so
+		 * a $/h that differs from theirs says why */
+		for (int q = 0; q < c->n_pools; q++)
+			if (used[q] && pool_price_known(&c->pools[q])) {
+				char q1[SHQ_MAX];
+				sbuf_addf(b, "%s  price of pool %s: $%s/node-h from ", pre,
+					  shq(q1, c->pools[q].name),
+					  table_rate(s, sizeof s, c->pools[q].usd_per_node_h, 0));
+				esc_term(b, c->pools[q].price_source);
+				sbuf_add(b, "\n");
+			}
+	} else {
+		/* the pools without one, as estimate names them */
+		sbuf_addf(b, "%sCost: unknown: no price for pool", pre);
+		for (int q = 0, k = 0; q < c->n_pools; q++)
+			if (used[q] && !pool_price_known(&c->pools[q])) {
+				char q1[SHQ_MAX];
+				sbuf_addf(b, "%s %s", k++ ? "," : "", shq(q1, c->pools[q].name));
+			}
+		sbuf_add(b, " (cluster key price_per_node_hour, or --pool ...,price=USD)\n");
+	}
 	sbuf_addf(b, "%sMemory: %s at %.0f%% headroom; each pool's fullest stage, with the "
 		  "allocator's reserve:\n", pre, search_mem_verdict(&est, LAUNCH_MEM_HEADROOM),
 		  100 * LAUNCH_MEM_HEADROOM);
@@ -2015,11 +2051,14 @@ void launch_estimate_lines(struct sbuf *b, const struct cluster *c, const struct
 			continue;
 		char q1[SHQ_MAX], nb[32], cb[32], fb[32];
 		double free_b = w->capacity - w->total;
-		sbuf_addf(b, "%s  pool %s: stage %d of group %d, %s of %s, %s %s (%.1f%%)\n", pre,
+		/* in the words of `hetplan plan`'s detail ("fullest stage 51.1
+		 * GiB of 79.6 GiB (64%), 28.6 GiB free"): the percentage is the
+		 * share used, beside the capacity, not the share left */
+		sbuf_addf(b, "%s  pool %s: stage %d of group %d, %s of %s (%.0f%%), %s %s\n", pre,
 			  shq(q1, c->pools[q].name), w->index, w->group,
 			  hp_fmt_bytes(nb, sizeof nb, w->total), hp_fmt_bytes(cb, sizeof cb, w->capacity),
-			  hp_fmt_bytes(fb, sizeof fb, fabs(free_b)), free_b >= 0 ? "free" : "over",
-			  100 * fabs(free_b) / w->capacity);
+			  100 * w->total / w->capacity, hp_fmt_bytes(fb, sizeof fb, fabs(free_b)),
+			  free_b >= 0 ? "free" : "over");
 	}
 	estimate_free(&est);
 }
@@ -2227,6 +2266,7 @@ static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct 
 {
 	char q1[SHQ_MAX], q2[SHQ_MAX];
 	int tp = pc->tp, dp = pc->dp;
+	int vp = p->schedule == SCHED_INTERLEAVED && p->vpp > 1 ? p->vpp : 1;
 	sbuf_addf(b, "# One job over %d pools: TP %d x PP %d", pools_used(p), tp, pc->pp);
 	if (p->cp > 1)
 		sbuf_addf(b, " x CP %d", p->cp);
@@ -2263,8 +2303,20 @@ static void hetjob_header(struct sbuf *b, const struct cluster *c, const struct 
 			  k->last_stage > k->first_stage ? "s" : "", k->first_stage);
 		if (k->last_stage > k->first_stage)
 			sbuf_addf(b, "-%d", k->last_stage);
-		sbuf_addf(b, " (layers %d-%d)\n", pc->r->stages[k->first_stage].first_layer,
-			  pc->r->stages[k->last_stage].last_layer);
+		/* Interleaved, a stage's layer range is a count (plan.h
+		 * pp_layout): Megatron gives pipeline rank s the model chunks
+		 * of virtual stages s, s + PP, s + 2 PP, ... (its interleaved
+		 * schedule), layers spread over the model, not first..last */
+		if (vp > 1) {
+			int n = 0;
+			for (int s = k->first_stage; s <= k->last_stage; s++)
+				n += stage_layers_of(pc->r, s);
+			sbuf_addf(b, " (%d layers, %d model chunks a stage, interleaved over the model)\n",
+				  n, vp);
+		} else {
+			sbuf_addf(b, " (layers %d-%d)\n", pc->r->stages[k->first_stage].first_layer,
+				  pc->r->stages[k->last_stage].last_layer);
+		}
 	}
 }
 
@@ -2328,8 +2380,8 @@ static void hetjob_script(struct sbuf *b, const struct cluster *c, const struct 
 	sbuf_add(b, "#\n# Usage: MEGATRON=/path/to/Megatron-LM [HET0_NCCL_IB_HCA=...] sbatch "
 		    "THIS_SCRIPT --data-path ...\nset -euo pipefail\n"
 		    "MEGATRON=${MEGATRON:-$HOME/Megatron-LM}\n"
-		    "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST_HET_GROUP_0\" | "
-		    "head -n 1)\nMASTER_PORT=${MASTER_PORT:-29500}\n");
+		    MASTER_ADDR_LINE("SLURM_JOB_NODELIST_HET_GROUP_0")
+		    "MASTER_PORT=${MASTER_PORT:-29500}\n");
 	sbuf_addf(b, "export CUDA_DEVICE_MAX_CONNECTIONS=%d\n", launch_max_connections(m, p, pc));
 	/* every pool's transport is the same (hetjob_of) */
 	sbuf_add(b, "# One network transport on every pool (NCCL loads one a process):\n");

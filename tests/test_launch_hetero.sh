@@ -173,6 +173,21 @@ het evil cevil dpevil "h__touch_PWNED1___x_:1:8 a___touch_PWNED2___:1:8 h__touch
 	"0-7:h__touch_PWNED1___x_,8-15:a___touch_PWNED2___,16-23:h__touch_PWNED1___x_,24-31:a___touch_PWNED2___"
 [ ! -e PWNED1 ] && [ ! -e PWNED2 ] && ok || bad "a pool name ran"
 
+# Interleaved (2 model chunks a stage, 8 layers a stage, PP 4): Megatron
+# puts virtual stage j x PP + s (4 layers each) on pipeline rank s, so
+# rank 0's layers are 0-3 and 16-19, not 0-7: the rank map gives a stage's
+# layers as a count there.
+printf '{ "mbs": 1, "gbs": 64, "schedule": "interleaved:2", "replicas": [ { "count": 1, "batch_share": 1, "stages": [ %s, %s, %s, %s ] } ] }\n' \
+	"$(st h100 8 0 7)" "$(st a100 8 8 15)" "$(st a100 8 16 23)" "$(st a100 8 24 31)" >"$T/vp.json"
+$H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/vp.json" --force >"$T/vp.args" 2>"$T/vp.err" ||
+	bad "interleaved: $(cat "$T/vp.err")"
+flags "$T/vp.args" "num-layers-per-virtual-pipeline-stage=4 pipeline-model-parallel-size=4" 2>"$T/e" && ok ||
+	bad "interleaved flags: $(tail -1 "$T/e")"
+grep '^# Component 0:' "$T/vp.args" | grep -qF '(layers 0-7)' &&
+	bad "interleaved: stage 0 said to hold layers 0-7: $(grep '^# Component 0' "$T/vp.args")" || ok
+grep -qF '# Component 0: pool h100 (H100-SXM), 1 node x 8 GPUs, node rank 0, ranks 0-7: stage 0 (8 layers, 2 model chunks a stage, interleaved over the model)' "$T/vp.args" &&
+	ok || bad "interleaved rank map: $(grep '^# Component' "$T/vp.args")"
+
 # The Megatron format: one argument list, no pieces, the same rank map.
 $H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/xpool.json" --force >"$T/xm.args" 2>"$T/xm.err" || bad "xpool megatron: $(cat "$T/xm.err")"
 [ "$(grep -c -- '--num-layers ' "$T/xm.args")" = 1 ] && ! grep -q '^# Piece' "$T/xm.args" && ok ||
@@ -210,6 +225,46 @@ refused tp4 c11 tp4 "One job over pools: not written: its components ask for 2 n
 # the other formats name the ones that take it as one job
 $H launch -c "$T/c2.json" -m llama3.1-8b --plan "$T/dp.json" --force --format torchtitan >/dev/null 2>"$T/e"
 grep -qF -- "--format slurm writes it as a Slurm heterogeneous job" "$T/e" && ok || bad "torchtitan: $(cat "$T/e")"
+# ... and their GPU-types note does not contradict that: B's replicas sit
+# on two GPU types (not two stages) and are one job (het dp above), so no
+# "GPU types can differ only by pipeline stage"
+grep -F 'GPU types:' "$T/e" | grep -qF 'only by pipeline stage' &&
+	bad "torchtitan: the GPU-types note says stages only: $(grep -F 'GPU types:' "$T/e")" || ok
+grep -F 'GPU types:' "$T/e" | grep -qF 'by stage or by replica' && ok ||
+	bad "torchtitan: the GPU-types note: $(grep -F 'GPU types:' "$T/e")"
+
+# The cost on standard error names where each price came from, since
+# launch prices the cluster as the file gives it (not plan's and
+# estimate's default price book). By hand: the file prices h100 at $40 and
+# a100 at $20 a node-hour; A runs 1 h100 node and 2 a100 nodes, so $80.00/h,
+# and $ per step = 80 x step / 3600 with estimate's step.
+sed -e 's/"nodes": 2 }/"nodes": 2, "price_per_node_hour": 40 }/' \
+	-e 's/"nodes": 4 }/"nodes": 4, "price_per_node_hour": 20 }/' "$T/c2.json" >"$T/cpriced.json"
+$H launch -c "$T/cpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --force >/dev/null 2>"$T/pr.err" ||
+	bad "priced: $(cat "$T/pr.err")"
+$H estimate -c "$T/cpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --format json >"$T/pr.json" 2>/dev/null
+python3 - "$T/pr.err" "$T/pr.json" <<'PY2' && ok || bad "priced cost: $(grep -A2 Cost "$T/pr.err")"
+import json, re, sys
+err = open(sys.argv[1]).read(); step = json.load(open(sys.argv[2]))["step_time_s"]
+m = re.search(r"Cost: \$([0-9.]+)/h = \$([0-9.]+) per step", err)
+assert m and m.group(1) == "80.00", m and m.group(1)
+assert abs(float(m.group(2)) - 80 * step / 3600) <= 0.0005, (m.group(2), 80 * step / 3600)
+PY2
+grep -qF "hetplan launch:   price of pool h100: \$40.000/node-h from $T/cpriced.json" "$T/pr.err" &&
+	grep -qF "hetplan launch:   price of pool a100: \$20.000/node-h from $T/cpriced.json" "$T/pr.err" && ok ||
+	bad "priced: the prices' source: $(grep -A2 Cost "$T/pr.err")"
+# a pool without a price is named, as estimate names it (RTX-4090 has no
+# catalog reference price: estimate --no-price-book says so first)
+sed -e 's/"nodes": 2 }/"nodes": 2, "price_per_node_hour": 40 }/' -e 's/"A100-SXM4-80GB"/"RTX-4090"/' \
+	"$T/c2.json" >"$T/cunpriced.json"
+if $H estimate -c "$T/cunpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --no-price-book 2>&1 |
+	grep -qF 'unknown: no price for pool a100 (RTX-4090)'; then
+	$H launch -c "$T/cunpriced.json" -m llama3.1-8b --plan "$T/xpool.json" --force >/dev/null 2>"$T/up.err"
+	grep -qF 'hetplan launch: Cost: unknown: no price for pool a100 (cluster key price_per_node_hour' "$T/up.err" &&
+		ok || bad "unpriced: $(grep Cost "$T/up.err")"
+else
+	bad "RTX-4090 has a reference price now: give this check another unpriced GPU"
+fi
 
 # A plan from `hetplan plan` on the two-pool cluster: every plan of the
 # top 5 is one job exactly when its replica groups share one layout and
@@ -250,6 +305,22 @@ say(abs(est["step_time_s"] - P["step_time_s"]) <= 1e-6 * P["step_time_s"], "esti
 mv = re.search(r"# Memory: (\S+) at 5% headroom", text)
 say(mv is not None and mv.group(1) == est["memory_verdict"] == P["memory_verdict"],
     "memory verdict %s" % (mv and mv.group(1)))
+# each pool's fullest stage in `hetplan plan`'s detail words: "X of Y
+# (P%), Z free", P the share used (docs/reports.md's hp_fmt_bytes:
+# binary units, one decimal)
+def fmt_bytes(b):
+    u = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]
+    v, i = abs(b), 0
+    while v >= 1024 and i + 1 < len(u):
+        v /= 1024; i += 1
+    return "%.*f %s" % (1 if i else 0, v, u[i])
+for pool in sorted({x["pool"] for x in P["memory"]}):
+    w = max((x for x in P["memory"] if x["pool"] == pool), key=lambda x: x["total_bytes"] / x["capacity_bytes"])
+    t, cap = w["total_bytes"], w["capacity_bytes"]
+    line = "#   pool %s: stage %d of group %d, %s of %s (%.0f%%), %s %s" % (
+        pool, w["stage"], w["replica_group"], fmt_bytes(t), fmt_bytes(cap), 100 * t / cap,
+        fmt_bytes(cap - t), "free" if cap >= t else "over")
+    say(line in text.splitlines(), "memory line %r" % line)
 c = re.search(r"Cost: \$([0-9.,]+)/h = \$([0-9.]+) per step", err)
 want = P["usd_per_hour"] * P["step_time_s"] / 3600
 say(c is not None and abs(float(c.group(2)) - want) <= 0.0006 + 1e-3 * want,

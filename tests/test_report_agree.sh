@@ -368,4 +368,23 @@ while read -r word rest; do
 	esac
 done <"$T/report"
 [ -s "$T/report" ] || bad "the checker wrote nothing"
+
+# A step past two minutes is written in minutes (hp_fmt_duration); the
+# parts after it stay in seconds, so the detail gives the step in seconds
+# too: "step 17.3 min = 1035.235 s: compute 765.240, ...", the seconds
+# the JSON's step_time_s to the millisecond. (Llama 3.1 405B, 4096
+# sequences on 512 A100: minutes a step.)
+LONG="--pool 64x8xA100-SXM4-80GB -m llama3.1-405b --gbs 4096 --top 1"
+# shellcheck disable=SC2086
+$H plan $LONG >"$T/long.txt" 2>/dev/null
+# shellcheck disable=SC2086
+$H plan $LONG --format json >"$T/long.json" 2>/dev/null
+python3 - "$T/long.txt" "$T/long.json" <<'PY2' && ok || bad "long step: $(grep '^  step' "$T/long.txt")"
+import json, re, sys
+text = open(sys.argv[1]).read(); s = json.load(open(sys.argv[2]))["plans"][0]["step_time_s"]
+assert s >= 120, s   # the case needs a step in minutes
+m = re.search(r"^  step ([0-9.]+) min = ([0-9.]+) s: compute ", text, re.M)
+assert m, "no 'step X min = Y s:' line"
+assert m.group(1) == "%.1f" % (s / 60) and m.group(2) == "%.3f" % s, (m.groups(), s)
+PY2
 finish report_agree

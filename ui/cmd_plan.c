@@ -470,7 +470,14 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	 * seconds to the millisecond, as estimate's "breakdown (s)" and the
 	 * reports' step table. */
 	char stp[32];
-	sbuf_addf(o, "  step %s:", hp_fmt_duration(stp, sizeof stp, sp->est.step_time_s));
+	sbuf_addf(o, "  step %s", hp_fmt_duration(stp, sizeof stp, sp->est.step_time_s));
+	/* a step written in other units than seconds ("17.3 min") is given
+	 * in seconds too, the unit of the parts after it: "compute 765.240"
+	 * beside "17.3 min" read as minutes */
+	size_t sl = strlen(stp);
+	if (sl < 2 || strcmp(stp + sl - 2, " s"))
+		sbuf_addf(o, " = %.3f s", sp->est.step_time_s);
+	sbuf_add(o, ":");
 	int np;
 	const struct report_part *tparts = report_time_parts(&np);
 	for (int i = 0, nk = 0; i < np; i++)
