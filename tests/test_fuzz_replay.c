@@ -41,6 +41,9 @@
 #define LLVMFuzzerTestOneInput fuzz_gpus
 #include "fuzz/fuzz_gpus.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_launch
+#include "fuzz/fuzz_launch.c"
+#undef LLVMFuzzerTestOneInput
 
 static const struct {
 	const char *name;
@@ -49,6 +52,7 @@ static const struct {
 	{ "cluster", fuzz_cluster }, { "model", fuzz_model }, { "plan", fuzz_plan },
 	{ "pool", fuzz_pool }, { "skypilot", fuzz_skypilot }, { "azure", fuzz_azure },
 	{ "feed", fuzz_feed }, { "workspace", fuzz_workspace }, { "gpus", fuzz_gpus },
+	{ "launch", fuzz_launch },
 };
 
 static int name_cmp(const void *a, const void *b)
