@@ -1367,6 +1367,12 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 		  "mixed_precision_reduce = \"float32\"\n\n", local, pc->gbs, seq,
 		  plan_steps(m, p, tokens),
 		  p->precision == HP_BF16 || p->precision == HP_FP8 ? "bfloat16" : "float32");
+	/* the plan's Adam (plan key optimizer_impl; torchtitan's
+	 * optimizer.implementation takes "fused", "foreach" and "for-loop",
+	 * torchtitan/config/job_config.py @6404b932, class Optimizer) */
+	static const char *const titan_impl[OPT_IMPL_COUNT] = { "fused", "foreach", "for-loop" };
+	sbuf_addf(b, "[optimizer]\nname = \"AdamW\"\nimplementation = \"%s\"\n\n",
+		  titan_impl[plan_opt_impl(p)]);
 	if (p->precision == HP_FP16)
 		sbuf_add(notes, "torchtitan: its mixed precision is bfloat16 or float32; the plan's "
 			    "fp16 has no switch.\n");
@@ -1700,6 +1706,15 @@ static void hf_args(struct sbuf *b, const struct model_spec *m, const struct pla
 	sbuf_addf(b, "%s--max_steps %lld\n", ind, plan_steps(m, p, tokens));
 	/* deepspeed_config's gradient_clipping; the Trainer's default too */
 	sbuf_addf(b, "%s--max_grad_norm 1.0\n", ind);
+	/* the plan's Adam (plan key optimizer_impl): TrainingArguments.optim
+	 * at transformers @00349ae8, "adamw_torch_fused" (torch.optim.AdamW
+	 * fused=True) or "adamw_torch" (its foreach default); the per-tensor
+	 * loop, transformers.AdamW ("adamw_hf" until 4.32), is gone there:
+	 * hf_notes says the run takes adamw_torch. Under DeepSpeed with an
+	 * "optimizer" section in its config (ZeRO-Offload) the section wins. */
+	if (!(ds && p->offload == OFFLOAD_OPTIMIZER))
+		sbuf_addf(b, "%s--optim %s\n", ind,
+			  plan_opt_impl(p) == OPT_IMPL_FUSED ? "adamw_torch_fused" : "adamw_torch");
 	if (p->precision == HP_BF16 || p->precision == HP_FP8)
 		sbuf_addf(b, "%s--bf16\n", ind);
 	else if (p->precision == HP_FP16)
@@ -1753,6 +1768,11 @@ static void hf_notes(struct sbuf *n, const struct model_spec *m, const struct pl
 	if (p->precision == HP_FP8)
 		sbuf_add(n, "HF Trainer: no FP8 training flag; --bf16 is written and the estimate "
 			    "(FP8 GEMMs) is faster than the run.\n");
+	if (plan_opt_impl(p) == OPT_IMPL_LOOP)
+		sbuf_add(n, "HF Trainer: the plan's per-tensor Adam loop (transformers.AdamW, "
+			    "--optim adamw_hf before transformers 4.32) is not in the Trainer this "
+			    "script targets; --optim adamw_torch (foreach) is written, and the run "
+			    "is faster than the estimate by the loop's launches.\n");
 }
 
 /* The step hetplan estimates for the Trainer's script, with the row the

@@ -187,6 +187,9 @@ grep -v '^#' "$T/odd" | grep -qF '$(touch' && bad "odd name outside a comment" |
 #   max_grad_norm: float = 1.0      bf16: bool = False   fp16: bool = False
 #   tf32: bool | None = None        gradient_checkpointing: bool = False
 #   deepspeed: dict | str | None    do_train: bool = False
+#   optim: OptimizerNames | str = "adamw_torch_fused" (ADAMW_TORCH_FUSED,
+#   torch.optim.AdamW fused=True; ADAMW_TORCH "adamw_torch", its foreach
+#   default; the OptimizerNames values hetplan writes)
 # and how HfArgumentParser reads them (src/transformers/hf_argparser.py
 # @002496228f0c, _parse_dataclass_field): a bool field with a default
 # takes a bare --flag (nargs "?", const True) or one of yes/no, true/false,
@@ -204,7 +207,7 @@ FIELDS = {
     "output_dir": "str", "per_device_train_batch_size": "count", "max_steps": "count",
     "gradient_accumulation_steps": "count", "max_grad_norm": "nonneg", "bf16": "bool",
     "fp16": "bool", "tf32": "bool_value", "gradient_checkpointing": "bool",
-    "deepspeed": "str", "do_train": "bool",
+    "deepspeed": "str", "do_train": "bool", "optim": "optim",
 }
 TRUE, FALSE = ("yes", "true", "t", "y", "1"), ("no", "false", "f", "n", "0")
 text = open(sys.argv[1]).read()
@@ -230,6 +233,8 @@ while i < len(toks):
             assert re.fullmatch(r"[0-9]+", nxt) and int(nxt) >= 1, "--%s %r: not a count >= 1" % (name, nxt)
         elif kind == "nonneg":
             assert float(nxt) >= 0, "--%s %r" % (name, nxt)
+        elif kind == "optim":
+            assert nxt in ("adamw_torch_fused", "adamw_torch"), "--%s %r" % (name, nxt)
         vals[name] = nxt
     i += 1 if nxt is None else 2
 assert not (vals.get("bf16") and vals.get("fp16")), "both --bf16 and --fp16"
