@@ -102,8 +102,28 @@ TEST(mixed_gpu_types_in_a_pipeline)
 			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":15},"
 			     "{\"pool\":\"a\",\"tp\":8,\"first_layer\":16,\"last_layer\":31}]}]}",
 			     why, sizeof why);
+	/* Megatron-Core never asks a rank's GPU: one layout, one TP, one
+	 * batch share and one network make it one job, each stage's ranks
+	 * placed on its pool (docs/launch-hetero.md); the others start ranks
+	 * in rendezvous order */
+	CHECK_EQ_INT(m, MC);
+	CHECK(strstr(why, "one pipeline") != NULL);
+}
+
+/* One job loads one NCCL network plugin a process, and the pipeline's
+ * groups cross the pools: an H100 pool on EFA and an A100 pool on
+ * InfiniBand cannot be one Megatron-Core job either. */
+TEST(mixed_gpu_types_on_two_networks)
+{
+	struct cluster c;
+	cluster2(&c, "1x8xH100-SXM,name=h,transport=efa", "1x8xA100-SXM4-80GB,name=a,transport=ib");
+	char why[512];
+	unsigned m = mask_of(&c, "{\"zero\":1,\"replicas\":[{\"stages\":["
+			     "{\"pool\":\"h\",\"tp\":8,\"first_layer\":0,\"last_layer\":15},"
+			     "{\"pool\":\"a\",\"tp\":8,\"first_layer\":16,\"last_layer\":31}]}]}",
+			     why, sizeof why);
 	CHECK_EQ_INT(m, 0);
-	CHECK(strstr(why, "heterogeneity-aware") && strstr(why, "one pipeline"));
+	CHECK(strstr(why, "different networks") != NULL);
 }
 
 TEST(mixed_gpu_types_across_replicas)
@@ -115,7 +135,7 @@ TEST(mixed_gpu_types_across_replicas)
 			     "{\"batch_share\":0.5,\"stages\":[" ONE_STAGE("h", 8) "]},"
 			     "{\"batch_share\":0.5,\"stages\":[" ONE_STAGE("a", 8) "]}]}",
 			     why, sizeof why);
-	CHECK_EQ_INT(m, 0);
+	CHECK_EQ_INT(m, MC);
 	CHECK(strstr(why, "across replicas") != NULL);
 }
 
@@ -668,6 +688,7 @@ int main(void)
 	model = *m;
 	RUN(uniform_plan_runs_everywhere_it_may);
 	RUN(mixed_gpu_types_in_a_pipeline);
+	RUN(mixed_gpu_types_on_two_networks);
 	RUN(mixed_gpu_types_across_replicas);
 	RUN(same_gpu_type_in_two_pools_is_one_job);
 	RUN(uneven_batch_shares);
