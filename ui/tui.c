@@ -557,17 +557,43 @@ static int help_height(void)
 	return LINES - 3;
 }
 
+/* The cells a prompt keeps for the typed text when its title is long;
+ * at 80 columns the title then gets 55. */
+#define PROMPT_MIN_INPUT 24
+
 /* Footer: hints from the tables on the left, work and messages on the right. */
 static void draw_footer(struct tui *t)
 {
 	int y = LINES - 1;
 	tui_fill(y, 0, COLS, 0);
 	if (t->prompt) {
-		int x = tui_putf(y, 0, COLS, tui_attr(t, C_KEY), "%s", t->prompt_title);
+		/* The typed text keeps at least PROMPT_MIN_INPUT cells (half
+		 * a narrow line): a longer title ends in the ellipsis, as a
+		 * price field's long hint at 80 columns would otherwise leave
+		 * 3 cells and hide what is typed. */
+		int room_title = HP_MAX(8, COLS - 1 - HP_MIN(PROMPT_MIN_INPUT, COLS / 2));
+		int x;
+		if (tui_width(t->prompt_title) <= room_title) {
+			x = tui_put(y, 0, COLS, tui_attr(t, C_KEY), t->prompt_title);
+		} else {
+			size_t keep = tui_cut_cells(t->prompt_title, room_title - 1);
+			x = tui_putf(y, 0, room_title, tui_attr(t, C_KEY), "%.*s%s", (int)keep,
+				     t->prompt_title, tui_glyph(t, G_MID));
+		}
 		x++;
-		tui_put(y, x, COLS - x - 1, 0, t->edit.buf);
+		/* Text wider than its cells scrolls so that the cursor shows:
+		 * the start gives way one character at a time. */
+		int room = HP_MAX(1, COLS - x - 1);
+		int skip = 0;
+		while (skip < t->edit.cur &&
+		       tui_cells(t->edit.buf + skip, (size_t)(t->edit.cur - skip)) >= room) {
+			skip++;
+			while (skip < t->edit.cur && ((unsigned char)t->edit.buf[skip] & 0xC0) == 0x80)
+				skip++;
+		}
+		tui_put(y, x, room, 0, t->edit.buf + skip);
 		curs_set(1);
-		int cx = x + tui_cells(t->edit.buf, (size_t)t->edit.cur);
+		int cx = x + tui_cells(t->edit.buf + skip, (size_t)(t->edit.cur - skip));
 		move(y, cx < COLS ? cx : COLS - 1);
 		return;
 	}
@@ -1102,10 +1128,20 @@ static int handle_key(struct tui *t, int ch)
 	if (ch == KEY_MOUSE)
 		return mouse_key(t);
 	if (t->help) {
-		if (ch == 'j' || ch == KEY_DOWN)
+		/* The view keys the help lists move it too: a page, the
+		 * start, the end (draw_help clamps a page past the last row). */
+		if (ch == 'j' || ch == KEY_DOWN || ch == 14)
 			t->help_top++;
-		else if ((ch == 'k' || ch == KEY_UP) && t->help_top > 0)
+		else if ((ch == 'k' || ch == KEY_UP || ch == 16) && t->help_top > 0)
 			t->help_top--;
+		else if (ch == KEY_NPAGE || ch == 6 || ch == ' ')
+			t->help_top += help_height();
+		else if (ch == KEY_PPAGE || ch == 2)
+			t->help_top = HP_MAX(0, t->help_top - help_height());
+		else if (ch == 'g' || ch == KEY_HOME)
+			t->help_top = 0;
+		else if (ch == 'G' || ch == KEY_END)
+			t->help_top = HP_MAX(0, help_rows(t, 0, 0) - help_height());
 		else if (ch == 'q' || ch == 27 || ch == '?' || ch == KEY_F(1))
 			t->help = 0;
 		else {

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 enum field_kind { F_TEXT, F_INT, F_INT0, F_NUM, F_QTY, F_DUR, F_CHOICE, F_GPU, F_SEP };
 
@@ -832,9 +833,11 @@ static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui
 		if (f->kind == F_CHOICE || f->kind == F_GPU)
 			tui_put(y, vx + vw + 1, 2, a | (sel ? 0 : tui_attr(t, C_DIM)),
 				f->kind == F_GPU ? "..." : tui_glyph(t, G_ARROW));
-		else if (*f->unit && vx + vw + 2 + tui_width(f->unit) < x + w)
-			tui_put(y, vx + vw + 1, w - (vx + vw + 1 - x), a | (sel ? 0 : tui_attr(t, C_DIM)),
-				f->unit);
+		else if (*f->unit && vx + vw + 2 + tui_width(f->unit) < x + w) {
+			/* a ratio's unit joins its value: "4:1", not "4 :1" */
+			int ux = vx + vw + (*f->unit == ':' ? 0 : 1);
+			tui_put(y, ux, w - (ux - x), a | (sel ? 0 : tui_attr(t, C_DIM)), f->unit);
+		}
 	}
 	if (active) {
 		t->mouse_list = l;
@@ -1538,6 +1541,18 @@ static void pick_model_file(struct tui *t, const char *path)
 {
 	struct model_spec m;
 	struct hp_err err = { 0 };
+	struct stat st;
+	/* Neither a preset nor a file: said in the picker's words, not as
+	 * cli_load_model words it for `-m` on the command line. */
+	if (!catalog_model(t->cat, path) && stat(path, &st) != 0) {
+		if (strchr(path, '/') || strstr(path, ".json"))
+			tui_message(t, 1, "Model preset: no file '%.*s'", TUI_CUT(path, 60));
+		else {
+			catalog_model_unknown(t->cat, path, "Model preset", &err);
+			tui_message(t, 1, "%s", err.msg);
+		}
+		return;
+	}
 	if (cli_load_model(t->cat, path, &m, &err) < 0) {
 		tui_message(t, 1, "%s", err.msg);
 		return;

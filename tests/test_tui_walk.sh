@@ -1,0 +1,109 @@
+#!/bin/sh
+# test_tui_walk.sh — what an engineer met walking the TUI through a
+# heterogeneous cluster (16 nodes of H100 on one cloud, 40 of A100 40GB
+# and a rack of L40S on another), each a fact read off the screen:
+#
+#   - A prompt whose title is long (a pool's Price at 80 columns) keeps
+#     room for the value: the title ends in "…" and the text typed past
+#     the room scrolls so that its end and the cursor show (before, the
+#     title took 77 of 80 cells and "30.001234" read "30.").
+#   - The help screen moves with the keys it lists for every view: PgDn,
+#     G/End to the last rows, g/Home back to the first (before, only j
+#     and k moved it).
+#   - The fabric's oversubscription reads "1:1", a ratio, not "1 :1".
+#   - A model name that is neither a preset nor a file, typed into the
+#     Model preset picker, is refused naming the picker's field, not the
+#     command line's "-m".
+#   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
+#     plan`'s "Best plan on each pool alone" does: on this cluster the
+#     best H100 plan is the ranked #1, "h100 tp8 pp2 vpp2" in both; the
+#     row read "h100 tp8 pp2" (interleaving dropped) beside it.
+# Run from the repository root; $HETPLAN names the binary (./hetplan).
+. tests/tui_lib.sh
+TUI_DIR=$tmp
+
+cat >"$tmp/walk.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "two-clouds",
+             "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": 16, "provider": "aws", "region": "us-east-1"},
+                       {"name": "a100", "gpu": "A100-40GB", "nodes": 40, "provider": "gcp", "region": "us-central1"},
+                       {"name": "l40s", "gpu": "L40S", "nodes": 4, "provider": "gcp", "region": "us-central1"}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 512, "seq_len": 8192, "tokens": 300e9, "top": 5}}
+JSON
+
+start w 80 24 "" walk.json
+wait_plans w || bad "no plans on the two-cloud cluster: $(screen w | tail -1)"
+
+# ---- the best plan on one pool, in `hetplan plan`'s words
+# `plan`'s own line for pool h100 (the label is its second word on).
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["cluster"], open(sys.argv[2], "w"))' \
+	"$tmp/walk.json" "$tmp/cluster.json"
+(cd "$tmp" && "$HP" plan -c cluster.json -m llama3.1-70b --gbs 512 --seq-len 8192 \
+	--tokens 300B --top 5) >"$tmp/plan.txt" 2>&1
+want=$(awk '/^Best plan on each pool alone/ { p = 1; next } p && $1 == "h100" {
+	sub(/^ *h100 +/, ""); sub(/ +[0-9.]+K tokens\/s.*/, ""); print; exit }' "$tmp/plan.txt")
+[ "$want" = "h100 tp8 pp2 vpp2" ] && ok ||
+	bad "hetplan plan's best H100 plan reads '$want', the test expects 'h100 tp8 pp2 vpp2'"
+screen w | awk '/Best plan on one pool/ { getline; print }' >"$tmp/single"
+grep -qF "  $want  " "$tmp/single" && ok ||
+	bad "the Plans view's single-pool row does not read '$want': $(cat "$tmp/single")"
+
+# ---- the Price prompt at 80 columns keeps the value in view
+keys w 1 Enter
+wait_for w "Pool h100" || bad "Cluster view's pool editor did not open"
+# Price: the 14th field of the pool (after the transport, provider,
+# region and site); j moves over the fields.
+keys w j j j j j j j j j j j j j Enter
+wait_for w "Price (USD per node-hour;" || bad "Enter on Price did not prompt: $(screen w | tail -1)"
+last=$(screen w | tail -1)
+case $last in
+*"… 55.04"*) ok ;;   # the catalog's aws p5.48xlarge price, 55.04 $/node-h
+*) bad "the Price prompt's title does not give way to the value: '$last'" ;;
+esac
+keys w 123456789012345678901234567890
+wait_for w "1234567890123456789012345678901234567890" 30 ||
+	wait_for w "4567890123456789012345678901234567890" 30 ||
+	wait_for w "234567890" || bad "typed text past the room does not show its end: $(screen w | tail -1)"
+screen w | tail -1 | grep -qE '234567890 *$' && ok ||
+	bad "the end of the typed value is not on screen: '$(screen w | tail -1)'"
+keys w Escape
+wait_gone w "Price (USD" || bad "Esc did not close the prompt"
+
+# ---- the oversubscription is a ratio
+keys w G
+wait_for w "Oversubscription" || bad "the fabric's fields are not on screen"
+screen w | grep -qE 'Oversubscription +1:1( |$)' && ok ||
+	bad "oversubscription does not read 1:1: $(screen w | grep Oversubscription)"
+keys w Escape
+
+# ---- help: the paging keys it lists move it
+keys w 3 '?'
+wait_for w "Keys in the Plans view" || bad "? did not open the Plans view's help"
+wait_for w "help rows 1-21 of" || bad "help footer: $(screen w | tail -1)"
+keys w G
+wait_for w "k/Up back" 30 && ! screen w | tail -1 | grep -qF "j/Down for more" && ok ||
+	bad "G in help did not reach the last rows: $(screen w | tail -1)"
+keys w g
+wait_for w "help rows 1-21 of" 30 && ok || bad "g in help did not go back to the top: $(screen w | tail -1)"
+keys w NPage
+# one page is the 21 rows the help shows at 80x24 (24 less header, tabs
+# and footer)
+wait_for w "help rows 22-" 30 && ok || bad "PgDn in help did not move a page: $(screen w | tail -1)"
+keys w End
+wait_for w "k/Up back" 30 && ok || bad "End in help did not reach the end: $(screen w | tail -1)"
+keys w Home
+wait_for w "help rows 1-21 of" 30 && ok || bad "Home in help did not go to the top: $(screen w | tail -1)"
+keys w q
+wait_gone w "Keys in the Plans view" || bad "q did not close the help"
+
+# ---- a model that is neither a preset nor a file
+keys w 2 Enter
+wait_for w "Model preset" || bad "Enter on Preset did not open the picker: $(screen w | tail -3)"
+keys w n o s u c h Enter
+wait_for w "Model preset: unknown model 'nosuch'" && ok ||
+	bad "the unknown model is not refused by the field's name: $(screen w | tail -1)"
+screen w | tail -1 | grep -qF -- "-m:" && bad "the message names the command line's -m" || ok
+
+$T kill-server 2>/dev/null
+finish test_tui_walk
