@@ -10,7 +10,8 @@
 #   - The help screen moves with the keys it lists for every view: PgDn,
 #     G/End to the last rows, g/Home back to the first (before, only j
 #     and k moved it).
-#   - The fabric's oversubscription reads "1:1", a ratio, not "1 :1".
+#   - The fabric's oversubscription reads "1:1", a ratio, not "1 :1"; the
+#     GPU field's picker mark reads "...", not "..".
 #   - A model name that is neither a preset nor a file, typed into the
 #     Model preset picker, is refused naming the picker's field, not the
 #     command line's "-m".
@@ -52,6 +53,9 @@ grep -qF "  $want  " "$tmp/single" && ok ||
 # ---- the Price prompt at 80 columns keeps the value in view
 keys w 1 Enter
 wait_for w "Pool h100" || bad "Cluster view's pool editor did not open"
+# the GPU field's "..." (Enter opens the catalog picker) whole
+screen w | grep -qE '^ GPU +H100-SXM \.\.\.$' && ok ||
+	bad "the GPU field does not end in '...': $(screen w | grep -E '^ GPU ')"
 # Price: the 14th field of the pool (after the transport, provider,
 # region and site); j moves over the fields.
 keys w j j j j j j j j j j j j j Enter

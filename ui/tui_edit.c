@@ -830,8 +830,10 @@ static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui
 		tui_put(y, x + 1, lw - 1, a, f->label);
 		int vx = x + lw + 1;
 		int vw = tui_put(y, vx, w - lw - 1, a | A_BOLD, *v ? v : "-");
+		/* "..." (a picker opens) whole: in 2 cells it read ".." */
 		if (f->kind == F_CHOICE || f->kind == F_GPU)
-			tui_put(y, vx + vw + 1, 2, a | (sel ? 0 : tui_attr(t, C_DIM)),
+			tui_put(y, vx + vw + 1, f->kind == F_GPU ? 3 : 2,
+				a | (sel ? 0 : tui_attr(t, C_DIM)),
 				f->kind == F_GPU ? "..." : tui_glyph(t, G_ARROW));
 		else if (*f->unit && vx + vw + 2 + tui_width(f->unit) < x + w) {
 			/* a ratio's unit joins its value: "4:1", not "4 :1" */
