@@ -15,6 +15,8 @@
 #   - A model name that is neither a preset nor a file, typed into the
 #     Model preset picker, is refused naming the picker's field, not the
 #     command line's "-m".
+#   - o (open a workspace) over unsaved edits asks first, as q does: n
+#     keeps the edits, y opens the file (before, the edits went silently).
 #   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
 #     plan`'s "Best plan on each pool alone" does: on this cluster the
 #     best H100 plan is the ranked #1, "h100 tp8 pp2 vpp2" in both; the
@@ -108,6 +110,24 @@ keys w n o s u c h Enter
 wait_for w "Model preset: unknown model 'nosuch'" && ok ||
 	bad "the unknown model is not refused by the field's name: $(screen w | tail -1)"
 screen w | tail -1 | grep -qF -- "-m:" && bad "the message names the command line's -m" || ok
+
+# ---- o with unsaved edits asks first; n keeps them
+keys w 1 +
+wait_for w "walk.json [+]" || bad "+ did not mark the workspace edited: $(screen w | head -1)"
+wait_for w " h100     H100-SXM          17" || bad "+ did not add a node: $(screen w | sed -n 4p)"
+keys w o C-u walk.json Enter
+wait_for w "Unsaved changes will be lost; open walk.json? (y/n)" && ok ||
+	bad "o over unsaved edits did not ask: $(screen w | tail -1)"
+keys w n
+wait_gone w "Unsaved changes will be lost" || bad "n did not close the question"
+screen w | grep -qF " h100     H100-SXM          17" && screen w | head -1 | grep -qF "walk.json [+]" &&
+	ok || bad "n lost the edit: $(screen w | sed -n 1p; screen w | sed -n 4p)"
+keys w o C-u walk.json Enter
+wait_for w "open walk.json? (y/n)" || bad "o did not ask again: $(screen w | tail -1)"
+keys w y
+# the file's 16 nodes again, and no edit mark
+wait_for w " h100     H100-SXM          16" && ! screen w | head -1 | grep -qF "[+]" && ok ||
+	bad "y did not open the file: $(screen w | sed -n 1p; screen w | sed -n 4p)"
 
 $T kill-server 2>/dev/null
 finish test_tui_walk

@@ -914,7 +914,7 @@ static void search_set(struct tui *t, const char *s)
 static int prompt_key(struct tui *t, int ch)
 {
 	int r = lineedit_key(&t->edit, ch);
-	if (t->prompt == P_CONFIRM_DEL) {
+	if (t->prompt == P_CONFIRM_DEL || t->prompt == P_CONFIRM_OPEN) {
 		r = ch == 'y' || ch == 'Y' ? 1 : -1;
 	}
 	if (r == 0) {
@@ -948,8 +948,19 @@ static int prompt_key(struct tui *t, int ch)
 			save_to(t, s);
 		break;
 	case P_OPEN:
-		if (*s)
+		/* Another workspace replaces this one: unsaved edits are
+		 * asked about first, as q asks before quitting. */
+		if (*s && t->dirty && !t->bench) {
+			char q[200];
+			hp_strlcpy(t->open_path, s, sizeof t->open_path);
+			snprintf(q, sizeof q, "Unsaved changes will be lost; open %.*s? (y/n)",
+				 TUI_CUT(t->open_path, 80));
+			tui_start_prompt(t, P_CONFIRM_OPEN, q, "");
+		} else if (*s)
 			open_from(t, s);
+		break;
+	case P_CONFIRM_OPEN:
+		open_from(t, t->open_path);
 		break;
 	case P_EXPORT:
 		if (*s) {

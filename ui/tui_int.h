@@ -167,7 +167,7 @@ struct lineedit {
 };
 
 enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_LAUNCH, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
-		   P_SERVE_FIELD };
+		   P_SERVE_FIELD, P_CONFIRM_OPEN };
 
 enum picker_kind { PK_NONE, PK_GPU, PK_MODEL };
 
@@ -175,6 +175,7 @@ struct tui {
 	const struct catalog *cat;
 	struct workspace ws;
 	char path[512];              /* workspace file; "" until saved */
+	char open_path[512];         /* P_CONFIRM_OPEN: the file to open */
 	int dirty;
 	int view;
 	int color, utf8, mouse;
