@@ -15,6 +15,8 @@
 #   - A model name that is neither a preset nor a file, typed into the
 #     Model preset picker, is refused naming the picker's field, not the
 #     command line's "-m".
+#   - The Detail's header gives the optimality gap with its number, as
+#     `hetplan plan` does ("optimality gap 22.8%"; it read "within-gap").
 #   - o (open a workspace) over unsaved edits asks first, as q does: n
 #     keeps the edits, y opens the file (before, the edits went silently).
 #   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
@@ -51,6 +53,15 @@ want=$(awk '/^Best plan on each pool alone/ { p = 1; next } p && $1 == "h100" {
 screen w | awk '/Best plan on one pool/ { getline; print }' >"$tmp/single"
 grep -qF "  $want  " "$tmp/single" && ok ||
 	bad "the Plans view's single-pool row does not read '$want': $(cat "$tmp/single")"
+
+# ---- the Detail names plan 1's optimality gap as `plan` does
+gap=$(awk '$1 == "1*" || $1 == "1" { for (i = 1; i < NF; i++) if ($i == "gap") { print $(i + 1); exit } }' \
+	"$tmp/plan.txt")
+[ -n "$gap" ] || bad "hetplan plan's plan 1 has no gap: $(sed -n 4p "$tmp/plan.txt")"
+keys w Enter
+wait_for w "Layout: replicas" || bad "Enter did not open plan 1's detail"
+screen w | sed -n 3p | grep -qF "optimality gap $gap" && ok ||
+	bad "the Detail's header does not read 'optimality gap $gap': $(screen w | sed -n 3p)"
 
 # ---- the Price prompt at 80 columns keeps the value in view
 keys w 1 Enter

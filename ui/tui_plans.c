@@ -1129,7 +1129,12 @@ static void detail_title(struct tui *t, struct canvas *cv, const struct detail_s
 	int x = tui_put(y, 1, w - 2, tui_attr(t, C_TITLE), lab) + 2;
 	if (sp->pareto)
 		x += tui_putf(y, x, w - x, tui_attr(t, C_PARETO), "%s Pareto  ", tui_glyph(t, G_PARETO));
-	tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
+	/* in `hetplan plan`'s words, with its number: "within-gap" alone
+	 * did not say how far from the bound */
+	if (sp->optimality == OPTIMAL_GAP)
+		tui_putf(y, x, w - x, tui_attr(t, C_DIM), "optimality gap %.1f%%", 100 * sp->gap);
+	else
+		tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
 	cv->row++;
 }
 
