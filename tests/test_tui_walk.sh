@@ -17,6 +17,9 @@
 #     command line's "-m".
 #   - The Detail's header gives the optimality gap with its number, as
 #     `hetplan plan` does ("optimality gap 22.8%"; it read "within-gap").
+#   - L in Compare and in Serve, where it writes nothing, says what to
+#     press in a message whole at 80 columns (the end, which said it, was
+#     cut before).
 #   - o (open a workspace) over unsaved edits asks first, as q does: n
 #     keeps the edits, y opens the file (before, the edits went silently).
 #   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
@@ -121,6 +124,18 @@ keys w n o s u c h Enter
 wait_for w "Model preset: unknown model 'nosuch'" && ok ||
 	bad "the unknown model is not refused by the field's name: $(screen w | tail -1)"
 screen w | tail -1 | grep -qF -- "-m:" && bad "the message names the command line's -m" || ok
+
+# ---- L where it writes nothing says what to press, whole at 80 columns
+keys w 6
+wait_for w "B vs A" || bad "6 did not open Compare"
+keys w L
+wait_for w "Compare holds A and B: press L on the one wanted in Plans or Detail" && ok ||
+	bad "L in Compare at 80 columns: '$(screen w | tail -1)'"
+keys w 7
+wait_for w "Serving Llama-3.1 70B" || bad "7 did not open Serve"
+keys w L
+wait_for w "L writes training plans; e exports these serving plans with their commands" && ok ||
+	bad "L in Serve at 80 columns: '$(screen w | tail -1)'"
 
 # ---- o with unsaved edits asks first; n keeps them
 keys w 1 +

@@ -859,16 +859,13 @@ static void no_plan_message(struct tui *t, const char *verb)
 static int launch_id(const struct tui *t, int *id, char *why, size_t n)
 {
 	if (t->view == TV_SERVE) {
-		snprintf(why, n, "L writes a training plan's launch config; "
-			 "e exports the serving plans with their launch commands");
+		/* Both messages fit the footer at 80 columns (74 and 67
+		 * cells): what to press is their end, which a cut lost. */
+		snprintf(why, n, "L writes training plans; e exports these serving plans with their commands");
 		return -1;
 	}
 	if (t->view == TV_COMPARE && t->cmp[0] != t->cmp[1]) {
-		char a[160], b[160];
-		tui_plan_label(t, t->cmp[0], a, sizeof a);
-		tui_plan_label(t, t->cmp[1], b, sizeof b);
-		snprintf(why, n, "Compare shows two plans (A %.40s, B %.40s): "
-			 "press L on the one wanted in Plans or Detail", a, b);
+		snprintf(why, n, "Compare holds A and B: press L on the one wanted in Plans or Detail");
 		return -1;
 	}
 	*id = t->view == TV_COMPARE ? t->cmp[0] : export_id(t);

@@ -1548,7 +1548,7 @@ static void pick_model_file(struct tui *t, const char *path)
 	 * cli_load_model words it for `-m` on the command line. */
 	if (!catalog_model(t->cat, path) && stat(path, &st) != 0) {
 		if (strchr(path, '/') || strstr(path, ".json"))
-			tui_message(t, 1, "Model preset: no file '%.*s'", TUI_CUT(path, 60));
+			tui_message(t, 1, "Model preset: %.*s: no such file", TUI_CUT(path, 60));
 		else {
 			catalog_model_unknown(t->cat, path, "Model preset", &err);
 			tui_message(t, 1, "%s", err.msg);
