@@ -20,6 +20,9 @@
 #   - L in Compare and in Serve, where it writes nothing, says what to
 #     press in a message whole at 80 columns (the end, which said it, was
 #     cut before).
+#   - The too-small screen's i and q work with a prompt open (they were
+#     typed into the hidden prompt), and its q asks over unsaved edits
+#     (it quit at once, the edits lost).
 #   - o (open a workspace) over unsaved edits asks first, as q does: n
 #     keeps the edits, y opens the file (before, the edits went silently).
 #   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
@@ -154,6 +157,28 @@ keys w y
 # the file's 16 nodes again, and no edit mark
 wait_for w " h100     H100-SXM          16" && ! screen w | head -1 | grep -qF "[+]" && ok ||
 	bad "y did not open the file: $(screen w | sed -n 1p; screen w | sed -n 4p)"
+
+# ---- too small with a prompt open and an edit unsaved: i and q are the
+# screen's, not letters of the search; q asks before the edit goes
+keys w 1 +
+wait_for w "walk.json [+]" || bad "+ did not mark the workspace edited"
+keys w /
+wait_for w "Find pool:" || bad "/ did not open the pool search"
+$T resize-window -t w -x 60 -y 20
+wait_for w "Terminal too small" || bad "no too-small screen at 60x20: $(screen w)"
+keys w q
+wait_for w "unsaved changes: q again quits; i, then w, saves" && ok ||
+	bad "q on the too-small screen over an unsaved edit did not ask: $(screen w)"
+screen w | grep -q "EXITED" && bad "one q quit over an unsaved edit" || ok
+keys w i
+wait_gone w "Terminal too small" || bad "i did not leave the too-small screen"
+[ "$(screen w | tail -1 | sed 's/ *$//')" = "Find pool:" ] && ok ||
+	bad "the keys of the too-small screen went into the prompt: '$(screen w | tail -1)'"
+keys w Escape
+$T resize-window -t w -x 80 -y 24
+wait_for w "Enter edit" || bad "the Cluster view did not come back at 80x24"
+keys w q q
+wait_for w "EXITED:0" && ok || bad "q q did not quit: $(screen w | tail -2)"
 
 $T kill-server 2>/dev/null
 finish test_tui_walk

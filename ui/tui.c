@@ -766,7 +766,11 @@ static void draw_too_small(struct tui *t)
 	} else {
 		tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3a)) / 2), COLS, 0, l3a);
 		tui_put(y + 3, HP_MAX(0, (COLS - tui_width(l3b)) / 2), COLS, 0, l3b);
+		y++;
 	}
+	/* what q said over unsaved edits, wrapped to the screen */
+	if (t->quit_armed && *t->msg)
+		tui_put_wrapped(y + 4, 1, COLS - 2, 3, tui_attr(t, C_BAD), t->msg);
 }
 
 static int too_small(const struct tui *t)
@@ -1120,17 +1124,30 @@ static int handle_key(struct tui *t, int ch)
 {
 	if (ch == KEY_RESIZE)
 		return R_DRAW;
+	/* The too-small screen's keys are the two it names, before an open
+	 * prompt's (typing into a prompt nobody sees read "q to quit" as a
+	 * letter of a file name); its q asks over unsaved edits as q does
+	 * elsewhere. */
+	if (too_small(t)) {
+		if (ch != 'q')
+			t->quit_armed = 0;
+		if (ch == 'i') {
+			t->ignore_small = 1;
+			*t->msg = 0;
+		} else if (ch == 'q') {
+			if (!t->dirty || t->quit_armed || t->bench)
+				return R_QUIT;
+			t->quit_armed = 1;
+			tui_message(t, 1, "unsaved changes: q again quits; i, then w, saves");
+		}
+		return R_DRAW;
+	}
 	if (t->prompt)
 		return prompt_key(t, ch);
 	*t->msg = 0;
 	*t->note = 0;
 	if (ch != 'q' && ch != KEY_F(10))
 		t->quit_armed = 0;
-	if (too_small(t)) {
-		if (ch == 'i')
-			t->ignore_small = 1;
-		return ch == 'q' ? R_QUIT : R_DRAW;
-	}
 	if (t->picker)
 		return tui_picker_key(t, ch);
 	if (ch == KEY_MOUSE)
