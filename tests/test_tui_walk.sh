@@ -23,6 +23,9 @@
 #   - The too-small screen's i and q work with a prompt open (they were
 #     typed into the hidden prompt), and its q asks over unsaved edits
 #     (it quit at once, the edits lost).
+#   - ? in the Serve view says what each field is, with its `hetplan
+#     serve` flag: a choice field (PF apart, Eager) is cycled, never
+#     prompted, so its meaning was shown nowhere.
 #   - o (open a workspace) over unsaved edits asks first, as q does: n
 #     keeps the edits, y opens the file (before, the edits went silently).
 #   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
@@ -139,6 +142,26 @@ wait_for w "Serving Llama-3.1 70B" || bad "7 did not open Serve"
 keys w L
 wait_for w "L writes training plans; e exports these serving plans with their commands" && ok ||
 	bad "L in Serve at 80 columns: '$(screen w | tail -1)'"
+
+# ---- ? in Serve says what each field is, by its `hetplan serve` flag;
+# every flag it names is one `hetplan serve --help` lists
+keys w Escape '?' NPage
+wait_for w "Serve fields" || wait_for w "help rows 22-" || bad "? in Serve: $(screen w | tail -1)"
+wait_for w "PF apart    --prefill-apart: prompts in iterations of their own" && ok ||
+	bad "the Serve help does not say what PF apart is: $(screen w | sed -n 3,23p)"
+screen w | grep -qF "TPOT p99    --tpot-p99: milliseconds per output token" && ok ||
+	bad "the Serve help does not give TPOT's unit as typed (ms): $(screen w | grep TPOT)"
+"$HP" serve --help >"$tmp/serve.help" 2>&1
+nfl=0
+for fl in $(screen w | grep -oE '^   [A-Za-z/ 0-9]{1,11} +--[a-z0-9-]+:' | grep -oE -- '--[a-z0-9-]+'); do
+	nfl=$((nfl + 1))
+	grep -qF -- "$fl " "$tmp/serve.help" ||
+		bad "the Serve help names $fl, which hetplan serve --help does not list"
+done
+# the page (help rows 22-42 at 80x24) holds the first lines of 11 fields
+[ "$nfl" -ge 10 ] && ok || bad "the Serve help page names $nfl flags, not 10 or more"
+keys w q
+wait_gone w "Keys in the Serve view" || bad "q did not close the help"
 
 # ---- o with unsaved edits asks first; n keeps them
 keys w 1 +

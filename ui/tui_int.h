@@ -398,6 +398,9 @@ void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac);
 struct tui_serve;
 /* The serving workload's defaults; the model is the workspace's. */
 void tui_serve_init(struct tui *t);
+/* The Serve view's notes for the help screen: each field's label, its
+ * `hetplan serve` flag and the settings table's help; static storage. */
+const char *const *tui_serve_notes(int *n);
 /* Start the worker; a byte on wake_fd announces each answer. Returns 0 or
  * -1. Without it (bench) tui_serve_submit plans on the calling thread. */
 int tui_serve_start(struct tui *t, int wake_fd);

@@ -43,22 +43,23 @@ enum sfield {
 
 struct sfield_desc {
 	const char *label;
+	const char *key;             /* its ws_serve_fields key: the help's source */
 	const char *unit;            /* after the value */
 	const char *hint;            /* in the prompt; NULL: a choice (h/l cycle it) */
 	const char *flag;            /* the `hetplan serve` flag it stands for, or NULL */
 };
 
 static const struct sfield_desc sfields[SF_COUNT] = {
-	[SF_MODEL] = { "Model", "", "a preset name ('hetplan models')", NULL },
-	[SF_ISL] = { "Prompt", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--isl" },
-	[SF_OSL] = { "Output", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--osl" },
-	[SF_RATE] = { "Rate", "req/s", "requests/s, or offline for the most the cluster serves", "--rate" },
-	[SF_TTFT] = { "TTFT p99", "s", "seconds to the first token; none", "--ttft-p99" },
-	[SF_TPOT] = { "TPOT p99", "ms", "milliseconds per output token; none", "--tpot-p99" },
-	[SF_ENGINE] = { "Engine", "", NULL, "--engine" },
-	[SF_WPREC] = { "Weights", "", NULL, "--precision" },
-	[SF_KVPREC] = { "KV cache", "", NULL, "--kv-precision" },
-	[SF_OBJECTIVE] = { "Objective", "", NULL, "--objective" },
+	[SF_MODEL] = { "Model", "model", "", "a preset name ('hetplan models')", NULL },
+	[SF_ISL] = { "Prompt", "isl", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--isl" },
+	[SF_OSL] = { "Output", "osl", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--osl" },
+	[SF_RATE] = { "Rate", "rate", "req/s", "requests/s, or offline for the most the cluster serves", "--rate" },
+	[SF_TTFT] = { "TTFT p99", "ttft_p99_s", "s", "seconds to the first token; none", "--ttft-p99" },
+	[SF_TPOT] = { "TPOT p99", "tpot_p99_s", "ms", "milliseconds per output token; none", "--tpot-p99" },
+	[SF_ENGINE] = { "Engine", "engine", "", NULL, "--engine" },
+	[SF_WPREC] = { "Weights", "weights", "", NULL, "--precision" },
+	[SF_KVPREC] = { "KV cache", "kv_cache", "", NULL, "--kv-precision" },
+	[SF_OBJECTIVE] = { "Objective", "objective", "", NULL, "--objective" },
 };
 
 /* After the view's own fields come the serve settings table's entries
@@ -88,6 +89,76 @@ static const char *field_label(int f)
 {
 	const struct hp_field *tf = tab_field(f);
 	return tf ? tf->label : sfields[f].label;
+}
+
+/* ---- the help screen's notes: what each field is, from the tables
+ * (the view's prompt hint, else the settings' help; the command line's
+ * flag). A choice field is
+ * cycled by h/l or Enter, with no prompt, so its meaning ("PF apart",
+ * "Steps/call") was shown nowhere. Wrapped to 74 columns for 80. */
+
+enum { NOTE_MAX = 64, NOTE_W = 96, NOTE_WRAP = 74, NOTE_LABEL = 11 };
+static char note_buf[NOTE_MAX][NOTE_W];
+static const char *note_ptr[NOTE_MAX];
+
+static const struct hp_field *settings_field(const char *key)
+{
+	for (int i = 0; i < ws_serve_fields.n; i++)
+		if (!strcmp(ws_serve_fields.f[i].key, key))
+			return &ws_serve_fields.f[i];
+	return NULL;
+}
+
+/* text after a NOTE_LABEL-wide label (or blanks), cut into lines of
+ * NOTE_WRAP at spaces; *n lines so far. */
+static void note_add(const char *label, const char *text, int *n)
+{
+	int first = 1;
+	while (*n < NOTE_MAX) {
+		int room = NOTE_WRAP - NOTE_LABEL - 1, len = (int)strlen(text);
+		int cut = len;
+		if (len > room) {
+			cut = room;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = room;
+		}
+		snprintf(note_buf[*n], NOTE_W, "%-*s %.*s", NOTE_LABEL, first ? label : "", cut, text);
+		note_ptr[*n] = note_buf[*n];
+		(*n)++;
+		first = 0;
+		text += cut;
+		while (*text == ' ')
+			text++;
+		if (!*text)
+			break;
+	}
+}
+
+const char *const *tui_serve_notes(int *n)
+{
+	static int done = -1;
+	if (done < 0) {
+		done = 0;
+		for (int f = 0; f < n_fields(); f++) {
+			const struct hp_field *tf = f < SF_COUNT ? settings_field(sfields[f].key) : tab_field(f);
+			const char *flag = f < SF_COUNT ? sfields[f].flag : NULL;
+			char text[400], fl[40] = "";
+			if (!flag && tf && tf->flag) {
+				snprintf(fl, sizeof fl, "--%s", tf->flag);
+				flag = fl;
+			}
+			/* the view's own words where it has them: its TPOT is
+			 * typed in ms, the settings' in seconds */
+			const char *help = f < SF_COUNT && sfields[f].hint ? sfields[f].hint
+					   : tf && tf->help ? tf->help : "";
+			snprintf(text, sizeof text, "%s%s%s", flag ? flag : "", flag ? ": " : "", help);
+			note_add(field_label(f), text, &done);
+		}
+	}
+	*n = done;
+	return note_ptr;
 }
 
 /* The prompt's hint; NULL for a choice (h/l cycle it). */
