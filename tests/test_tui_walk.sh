@@ -23,9 +23,10 @@
 #   - The too-small screen's i and q work with a prompt open (they were
 #     typed into the hidden prompt), and its q asks over unsaved edits
 #     (it quit at once, the edits lost).
-#   - ? in the Serve view says what each field is, with its `hetplan
-#     serve` flag: a choice field (PF apart, Eager) is cycled, never
-#     prompted, so its meaning was shown nowhere.
+#   - ? in the Serve, Cluster and Model views says what each field is
+#     (Serve: with its `hetplan serve` flag): a choice field (PF apart,
+#     Availability, Mixed pools) is cycled, never prompted, so its meaning
+#     was shown nowhere.
 #   - o (open a workspace) over unsaved edits asks first, as q does: n
 #     keeps the edits, y opens the file (before, the edits went silently).
 #   - The Plans view's "Best plan on one pool" row names a plan as `hetplan
@@ -143,25 +144,61 @@ keys w L
 wait_for w "L writes training plans; e exports these serving plans with their commands" && ok ||
 	bad "L in Serve at 80 columns: '$(screen w | tail -1)'"
 
+# help_pages NAME FILE: every page of the open help screen into FILE,
+# from the top, a page at a time (PgDn) until the footer says the end.
+help_pages() {
+	keys "$1" g
+	wait_for "$1" "help rows 1-" 30 || true
+	: >"$2"
+	i=0
+	while [ $i -lt 8 ]; do
+		screen "$1" >>"$2"
+		screen "$1" | tail -1 | grep -qF "j/Down for more" || return 0
+		top=$(screen "$1" | tail -1 | sed -n 's/.*help rows \([0-9]*\)-.*/\1/p')
+		keys "$1" NPage
+		wait_gone "$1" "help rows $top-" 30 || true
+		i=$((i + 1))
+	done
+}
+
 # ---- ? in Serve says what each field is, by its `hetplan serve` flag;
 # every flag it names is one `hetplan serve --help` lists
-keys w Escape '?' NPage
-wait_for w "Serve fields" || wait_for w "help rows 22-" || bad "? in Serve: $(screen w | tail -1)"
-wait_for w "PF apart    --prefill-apart: prompts in iterations of their own" && ok ||
-	bad "the Serve help does not say what PF apart is: $(screen w | sed -n 3,23p)"
-screen w | grep -qF "TPOT p99    --tpot-p99: milliseconds per output token" && ok ||
-	bad "the Serve help does not give TPOT's unit as typed (ms): $(screen w | grep TPOT)"
+keys w Escape '?'
+wait_for w "Keys in the Serve view" || bad "? in Serve: $(screen w | tail -1)"
+help_pages w "$tmp/serve.pages"
+grep -qF "Serve fields" "$tmp/serve.pages" || bad "the Serve help has no field notes"
+grep -qF "PF apart          --prefill-apart: prompts in iterations of their own" "$tmp/serve.pages" && ok ||
+	bad "the Serve help does not say what PF apart is: $(grep -A2 'Serve fields' "$tmp/serve.pages")"
+grep -qF "TPOT p99          --tpot-p99: milliseconds per output token" "$tmp/serve.pages" && ok ||
+	bad "the Serve help does not give TPOT's unit as typed (ms): $(grep TPOT "$tmp/serve.pages")"
 "$HP" serve --help >"$tmp/serve.help" 2>&1
 nfl=0
-for fl in $(screen w | grep -oE '^   [A-Za-z/ 0-9]{1,11} +--[a-z0-9-]+:' | grep -oE -- '--[a-z0-9-]+'); do
+for fl in $(grep -oE '^   [A-Za-z/ 0-9]{1,17} +--[a-z0-9-]+:' "$tmp/serve.pages" | grep -oE -- '--[a-z0-9-]+' | sort -u); do
 	nfl=$((nfl + 1))
 	grep -qF -- "$fl " "$tmp/serve.help" ||
 		bad "the Serve help names $fl, which hetplan serve --help does not list"
 done
-# the page (help rows 22-42 at 80x24) holds the first lines of 11 fields
-[ "$nfl" -ge 10 ] && ok || bad "the Serve help page names $nfl flags, not 10 or more"
+# the flags of the view's fields: --isl --osl --rate --ttft-p99
+# --tpot-p99 --engine --precision --kv-precision --objective, and the
+# settings table's --prefill-apart --sched-steps --eager --overlap-sched
+# --engine-build: 14
+[ "$nfl" -ge 14 ] && ok || bad "the Serve help names $nfl flags, not 14"
 keys w q
 wait_gone w "Keys in the Serve view" || bad "q did not close the help"
+
+# ---- ? in Cluster and Model says what each field is, choice fields too
+keys w 1 '?'
+wait_for w "Keys in the Cluster view" || bad "? in Cluster: $(screen w | tail -1)"
+help_pages w "$tmp/cluster.pages"
+grep -qF "Availability      fixed: the pool's nodes, all there; rent up to N" "$tmp/cluster.pages" && ok ||
+	bad "the Cluster help does not say what Availability is: $(grep -A1 Availability "$tmp/cluster.pages")"
+keys w q 2 '?'
+wait_for w "Keys in the Model view" || bad "? in Model: $(screen w | tail -1)"
+help_pages w "$tmp/model.pages"
+grep -qF "Mixed pools       allowed: a pipeline may span pools" "$tmp/model.pages" && ok ||
+	bad "the Model help does not say what Mixed pools is: $(grep -A1 'Mixed pools' "$tmp/model.pages")"
+keys w q
+wait_gone w "Keys in the Model view" || bad "q did not close the Model help"
 
 # ---- o with unsaved edits asks first; n keeps them
 keys w 1 +

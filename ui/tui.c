@@ -224,8 +224,11 @@ static int planedit_plan(const struct tui *t)
 static const struct tui_view_ops views[TV_COUNT] = {
 	[TV_CLUSTER] = { "Cluster", KEYS(keys_cluster), .draw = view_cluster_draw,
 			 .key = view_cluster_key, .rows = cluster_rows,
-			 .row_text = cluster_row_text },
-	[TV_MODEL] = { "Model", KEYS(keys_model), .draw = view_model_draw, .key = view_model_key },
+			 .row_text = cluster_row_text, .notes_title = "Pool and fabric fields",
+			 .notes = tui_cluster_notes, .notes_last = 1 },
+	[TV_MODEL] = { "Model", KEYS(keys_model), .draw = view_model_draw, .key = view_model_key,
+		       .notes_title = "Model and workload fields", .notes = tui_model_notes,
+		       .notes_last = 1 },
 	[TV_PLANS] = { "Plans", KEYS(keys_plans), .draw = view_plans_draw, .key = view_plans_key,
 		       .rows = plans_rows, .row_text = plans_row_text,
 		       .notes_title = "Plan labels", .notes = tui_plans_notes, .plan = plans_plan },
@@ -238,7 +241,8 @@ static const struct tui_view_ops views[TV_COUNT] = {
 	[TV_SERVE] = { "Serve", KEYS(keys_serve), .draw = view_serve_draw, .key = view_serve_key,
 		       .rows = serve_rows, .row_text = serve_row_text,
 		       .status = tui_serve_status, .work = tui_serve_work,
-		       .notes_title = "Serve fields", .notes = tui_serve_notes },
+		       .notes_title = "Serve fields", .notes = tui_serve_notes,
+		       .notes_last = 1 },
 	[TV_PLANEDIT] = { "Edit plan", KEYS(keys_planedit), .draw = view_planedit_draw,
 			  .key = view_planedit_key, .notes_title = "Edit plan",
 			  .notes = tui_planedit_notes, .plan = planedit_plan, .tab = TV_DETAIL },
@@ -719,7 +723,7 @@ static int help_rows(struct tui *t, int y0, int h)
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;
-		if (pass == 0 && cur_view(t)->notes) {
+		if (pass == cur_view(t)->notes_last && cur_view(t)->notes) {
 			int nn;
 			const char *const *notes = cur_view(t)->notes(&nn);
 			if (row - t->help_top >= 0 && row - t->help_top < h)

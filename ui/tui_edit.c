@@ -222,6 +222,62 @@ static void fields_resolve_all(void)
 	resolved = 1;
 }
 
+/* ---- the help screen's notes: what each field of a list is, from its
+ * setting's help (the tables of fields.h, the one description of each
+ * setting), else the prompt's hint; the few fields with no setting say
+ * it here. Choice fields cycle without a prompt, so their meaning showed
+ * nowhere ("Mixed pools", "Availability", "GeLU as gelu_new"). */
+
+static const struct {
+	enum field_id id;
+	const char *text;
+} field_notes_own[] = {
+	{ PF_AVAIL, "fixed: the pool's nodes, all there; rent up to N: the planner may rent "
+		    "any count up to N (\"nodes\": {\"max\": N}); Enter toggles" },
+	{ MF_PRESET, "a model preset ('hetplan models'), or a model JSON file typed in the "
+		     "picker; p or Enter opens it" },
+	{ WF_HETERO, "allowed: a pipeline may span pools; single pool only: each "
+		     "pipeline stays in one pool (hetplan plan --no-hetero)" },
+};
+
+static void notes_of(struct tui_notes *nt, const struct field *fs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct field *f = &fs[i];
+		if (f->kind == F_SEP)
+			continue;
+		const char *text = f->d && f->d->help ? f->d->help : f->hint ? f->hint : "";
+		for (size_t k = 0; k < HP_ARRAY_LEN(field_notes_own); k++)
+			if (field_notes_own[k].id == f->id && !f->d)
+				text = field_notes_own[k].text;
+		if (*text)
+			tui_notes_add(nt, f->label, text);
+	}
+}
+
+const char *const *tui_cluster_notes(int *n)
+{
+	static struct tui_notes nt;
+	if (!nt.n) {
+		fields_resolve_all();
+		notes_of(&nt, pool_field_ui, fields_count(pool_field_ui));
+	}
+	*n = nt.n;
+	return nt.line;
+}
+
+const char *const *tui_model_notes(int *n)
+{
+	static struct tui_notes nt;
+	if (!nt.n) {
+		fields_resolve_all();
+		notes_of(&nt, model_field_ui, fields_count(model_field_ui));
+		notes_of(&nt, work_field_ui, fields_count(work_field_ui));
+	}
+	*n = nt.n;
+	return nt.line;
+}
+
 /* The field list the current view edits. */
 static const struct field *fields_of(const struct tui *t, int *n)
 {

@@ -95,11 +95,7 @@ static const char *field_label(int f)
  * (the view's prompt hint, else the settings' help; the command line's
  * flag). A choice field is
  * cycled by h/l or Enter, with no prompt, so its meaning ("PF apart",
- * "Steps/call") was shown nowhere. Wrapped to 74 columns for 80. */
-
-enum { NOTE_MAX = 64, NOTE_W = 96, NOTE_WRAP = 74, NOTE_LABEL = 11 };
-static char note_buf[NOTE_MAX][NOTE_W];
-static const char *note_ptr[NOTE_MAX];
+ * "Steps/call") was shown nowhere. */
 
 static const struct hp_field *settings_field(const char *key)
 {
@@ -109,38 +105,12 @@ static const struct hp_field *settings_field(const char *key)
 	return NULL;
 }
 
-/* text after a NOTE_LABEL-wide label (or blanks), cut into lines of
- * NOTE_WRAP at spaces; *n lines so far. */
-static void note_add(const char *label, const char *text, int *n)
-{
-	int first = 1;
-	while (*n < NOTE_MAX) {
-		int room = NOTE_WRAP - NOTE_LABEL - 1, len = (int)strlen(text);
-		int cut = len;
-		if (len > room) {
-			cut = room;
-			while (cut > 0 && text[cut] != ' ')
-				cut--;
-			if (cut == 0)
-				cut = room;
-		}
-		snprintf(note_buf[*n], NOTE_W, "%-*s %.*s", NOTE_LABEL, first ? label : "", cut, text);
-		note_ptr[*n] = note_buf[*n];
-		(*n)++;
-		first = 0;
-		text += cut;
-		while (*text == ' ')
-			text++;
-		if (!*text)
-			break;
-	}
-}
-
 const char *const *tui_serve_notes(int *n)
 {
-	static int done = -1;
-	if (done < 0) {
-		done = 0;
+	static struct tui_notes nt;
+	static int done;
+	if (!done) {
+		done = 1;
 		for (int f = 0; f < n_fields(); f++) {
 			const struct hp_field *tf = f < SF_COUNT ? settings_field(sfields[f].key) : tab_field(f);
 			const char *flag = f < SF_COUNT ? sfields[f].flag : NULL;
@@ -154,11 +124,11 @@ const char *const *tui_serve_notes(int *n)
 			const char *help = f < SF_COUNT && sfields[f].hint ? sfields[f].hint
 					   : tf && tf->help ? tf->help : "";
 			snprintf(text, sizeof text, "%s%s%s", flag ? flag : "", flag ? ": " : "", help);
-			note_add(field_label(f), text, &done);
+			tui_notes_add(&nt, field_label(f), text);
 		}
 	}
-	*n = done;
-	return note_ptr;
+	*n = nt.n;
+	return nt.line;
 }
 
 /* The prompt's hint; NULL for a choice (h/l cycle it). */
