@@ -25,7 +25,7 @@
 #     (it quit at once, the edits lost).
 #   - ? in the Serve, Cluster and Model views says what each field is
 #     (Serve: with its `hetplan serve` flag): a choice field (PF apart,
-#     Availability, Mixed pools) is cycled, never prompted, so its meaning
+#     Availability, Cross-pool PP) is cycled, never prompted, so its meaning
 #     was shown nowhere.
 #   - o (open a workspace) over unsaved edits asks first, as q does: n
 #     keeps the edits, y opens the file (before, the edits went silently).
@@ -195,8 +195,8 @@ grep -qF "Availability      fixed: the pool's nodes, all there; rent up to N" "$
 keys w q 2 '?'
 wait_for w "Keys in the Model view" || bad "? in Model: $(screen w | tail -1)"
 help_pages w "$tmp/model.pages"
-grep -qF "Mixed pools       allowed: a pipeline may span pools" "$tmp/model.pages" && ok ||
-	bad "the Model help does not say what Mixed pools is: $(grep -A1 'Mixed pools' "$tmp/model.pages")"
+grep -qF "Cross-pool PP     allowed: a pipeline may run its first stages on one pool" "$tmp/model.pages" && ok ||
+	bad "the Model help does not say what Cross-pool PP is: $(grep -A1 'Cross-pool PP' "$tmp/model.pages")"
 keys w q
 wait_gone w "Keys in the Model view" || bad "q did not close the Model help"
 

@@ -119,7 +119,10 @@ static struct field work_field_ui[FIELDS_UI_MAX] = {
 	{ WF_PP, F_INT0, "Fix PP", "", "0 or free lets the planner choose", NULL, NULL, NULL },
 	{ WF_MBS, F_INT0, "Fix micro-batch", "", "0 or free lets the planner choose", NULL, NULL,
 	  NULL },
-	{ WF_HETERO, F_CHOICE, "Mixed pools", "", NULL, NULL, NULL, NULL },
+	/* --no-hetero turns off pipelines across pools only (docs/planner.md):
+	 * replica groups on different pools still train side by side, so
+	 * "Mixed pools: single pool only" said more than it does */
+	{ WF_HETERO, F_CHOICE, "Cross-pool PP", "", NULL, NULL, NULL, NULL },
 };
 #undef SET
 
@@ -226,7 +229,7 @@ static void fields_resolve_all(void)
  * setting's help (the tables of fields.h, the one description of each
  * setting), else the prompt's hint; the few fields with no setting say
  * it here. Choice fields cycle without a prompt, so their meaning showed
- * nowhere ("Mixed pools", "Availability", "GeLU as gelu_new"). */
+ * nowhere ("Cross-pool PP", "Availability", "GeLU as gelu_new"). */
 
 static const struct {
 	enum field_id id;
@@ -236,8 +239,9 @@ static const struct {
 		    "any count up to N (\"nodes\": {\"max\": N}); Enter toggles" },
 	{ MF_PRESET, "a model preset ('hetplan models'), or a model JSON file typed in the "
 		     "picker; p or Enter opens it" },
-	{ WF_HETERO, "allowed: a pipeline may span pools; single pool only: each "
-		     "pipeline stays in one pool (hetplan plan --no-hetero)" },
+	{ WF_HETERO, "allowed: a pipeline may run its first stages on one pool and the "
+		     "rest on another; off: each pipeline on one pool, replicas on "
+		     "different pools still side by side (hetplan plan --no-hetero)" },
 };
 
 static void notes_of(struct tui_notes *nt, const struct field *fs, int n)
@@ -460,7 +464,7 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	case WF_TP: snprintf(buf, n, o->fix_tp ? "%d" : "free", o->fix_tp); break;
 	case WF_PP: snprintf(buf, n, o->fix_pp ? "%d" : "free", o->fix_pp); break;
 	case WF_MBS: snprintf(buf, n, o->fix_mbs ? "%d" : "free", o->fix_mbs); break;
-	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
+	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "off" : "allowed"); break;
 	default:
 		if (f->d)
 			setting_text(f->d, field_base(t, f), m, pc, buf, n);
