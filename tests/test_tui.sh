@@ -188,7 +188,9 @@ wait_for sus "EXITED:0" && ok || bad "quit after the scale-up edit"
 start own 80 24
 wait_ready own || bad "no plans before the price edit"
 keys own 1 Enter j j j j j j j j j j j j j Enter   # Price: 14th field (after transport)
-wait_for own "Price (USD per node-hour; empty for the catalog's, 0 for hardware you own)" && ok ||
+# At 80 columns the prompt's title gives way (ends in "…") so that the
+# value keeps 24 cells: the start of the hint shows.
+wait_for own "Price (USD per node-hour; empty for the catalog's, 0 f… 55.04" && ok ||
 	bad "Enter on Price did not prompt: $(screen own | tail -1)"
 keys own C-u 0 Enter
 wait_for own '  $0.00 fixed' && ok || bad "price 0 shows as: $(screen own | sed -n 4p)"
@@ -346,10 +348,16 @@ golden model-120x40 big
 keys big '?'
 wait_for big "Keys in the Model view" && ok || bad "? did not open help"
 screen big | grep -qE '^ +p +Pick a model preset' && ok || bad "help lacks the model view's p key"
-# at 120x40 the Model view's help fits its 37 rows: no scroll hint
-screen big | grep -qF "help rows" && bad "a scroll hint on a help that fits" || ok
+# the Model view's help now ends in its fields' notes, past 37 rows
 keys big q
 wait_gone big "Keys in the Model view" && wait_for big "Training workload" && ok || bad "q did not close the help"
+# at 120x40 the Prices view's help (no notes) fits its 37 rows: no
+# scroll hint
+keys big 5 '?'
+wait_for big "Keys in the Prices view" || bad "? did not open the Prices help"
+screen big | grep -qF "help rows" && bad "a scroll hint on a help that fits" || ok
+keys big q
+wait_gone big "Keys in the Prices view" || bad "q did not close the Prices help"
 keys big q
 wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 
@@ -359,8 +367,10 @@ wait_for big "EXITED:0" && ok || bad "quit at 120x40"
 # clamped after drawing, so the screen showed blank rows past the end.
 start help 80 24
 wait_ready help || bad "no plans before the help"
-keys help 1 '?'
-wait_for help "Keys in the Cluster view" || bad "? did not open the Cluster view's help"
+# (the Prices view: its help ends in the keys of every view, C-l last;
+# the Cluster view's now ends in its fields' notes)
+keys help 5 '?'
+wait_for help "Keys in the Prices view" || bad "? did not open the Prices view's help"
 # the help is longer than its 24 - 3 = 21 rows (tab bar, header and footer
 # apart): the footer says which rows show and how to see the rest
 wait_for help "help rows 1-21 of " && ok || bad "no scroll hint in the help's footer: '$(screen help | sed -n 24p)'"

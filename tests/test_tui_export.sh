@@ -176,19 +176,19 @@ keys ex L
 wait_for ex "the edited plan has no estimate (the view says why): nothing to launch" && ok ||
 	bad "L on a refused plan: $(screen ex | tail -1)"
 # Compare shows plans A and B (#1 and #2 here) while the Detail view
-# holds the plan last opened: L names A and B and writes neither, nor
-# the Detail view's plan
+# holds the plan last opened: L writes neither, nor the Detail view's
+# plan, and says where to press it (in 67 cells, whole at 80 columns)
 keys ex Escape 3 j j j j Enter
 wait_for ex "Detail" || bad "Enter did not open plan 5"
 keys ex 6
 wait_for ex "A " || bad "6 did not show Compare"
 keys ex L
-wait_for ex "Compare shows two plans (A #1 " && ok || bad "L in Compare: $(screen ex | tail -1)"
+wait_for ex "Compare holds A and B: press L on the one wanted in Plans or Detail" && ok || bad "L in Compare: $(screen ex | tail -1)"
 screen ex | grep -qF "Launch config to" && bad "L prompted in Compare" || ok
 # Serve: its plans are serving plans, whose engine commands e exports
 keys ex 7
 keys ex L
-wait_for ex "e exports the serving plans with their launch commands" && ok ||
+wait_for ex "L writes training plans; e exports these serving plans with their commands" && ok ||
 	bad "L in Serve: $(screen ex | tail -1)"
 screen ex | grep -qF "Launch config to" && bad "L prompted in Serve" || ok
 keys ex q q

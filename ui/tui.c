@@ -224,8 +224,11 @@ static int planedit_plan(const struct tui *t)
 static const struct tui_view_ops views[TV_COUNT] = {
 	[TV_CLUSTER] = { "Cluster", KEYS(keys_cluster), .draw = view_cluster_draw,
 			 .key = view_cluster_key, .rows = cluster_rows,
-			 .row_text = cluster_row_text },
-	[TV_MODEL] = { "Model", KEYS(keys_model), .draw = view_model_draw, .key = view_model_key },
+			 .row_text = cluster_row_text, .notes_title = "Pool and fabric fields",
+			 .notes = tui_cluster_notes, .notes_last = 1 },
+	[TV_MODEL] = { "Model", KEYS(keys_model), .draw = view_model_draw, .key = view_model_key,
+		       .notes_title = "Model and workload fields", .notes = tui_model_notes,
+		       .notes_last = 1 },
 	[TV_PLANS] = { "Plans", KEYS(keys_plans), .draw = view_plans_draw, .key = view_plans_key,
 		       .rows = plans_rows, .row_text = plans_row_text,
 		       .notes_title = "Plan labels", .notes = tui_plans_notes, .plan = plans_plan },
@@ -237,7 +240,9 @@ static const struct tui_view_ops views[TV_COUNT] = {
 			 .key = view_compare_key },
 	[TV_SERVE] = { "Serve", KEYS(keys_serve), .draw = view_serve_draw, .key = view_serve_key,
 		       .rows = serve_rows, .row_text = serve_row_text,
-		       .status = tui_serve_status, .work = tui_serve_work },
+		       .status = tui_serve_status, .work = tui_serve_work,
+		       .notes_title = "Serve fields", .notes = tui_serve_notes,
+		       .notes_last = 1 },
 	[TV_PLANEDIT] = { "Edit plan", KEYS(keys_planedit), .draw = view_planedit_draw,
 			  .key = view_planedit_key, .notes_title = "Edit plan",
 			  .notes = tui_planedit_notes, .plan = planedit_plan, .tab = TV_DETAIL },
@@ -557,17 +562,43 @@ static int help_height(void)
 	return LINES - 3;
 }
 
+/* The cells a prompt keeps for the typed text when its title is long;
+ * at 80 columns the title then gets 55. */
+#define PROMPT_MIN_INPUT 24
+
 /* Footer: hints from the tables on the left, work and messages on the right. */
 static void draw_footer(struct tui *t)
 {
 	int y = LINES - 1;
 	tui_fill(y, 0, COLS, 0);
 	if (t->prompt) {
-		int x = tui_putf(y, 0, COLS, tui_attr(t, C_KEY), "%s", t->prompt_title);
+		/* The typed text keeps at least PROMPT_MIN_INPUT cells (half
+		 * a narrow line): a longer title ends in the ellipsis, as a
+		 * price field's long hint at 80 columns would otherwise leave
+		 * 3 cells and hide what is typed. */
+		int room_title = HP_MAX(8, COLS - 1 - HP_MIN(PROMPT_MIN_INPUT, COLS / 2));
+		int x;
+		if (tui_width(t->prompt_title) <= room_title) {
+			x = tui_put(y, 0, COLS, tui_attr(t, C_KEY), t->prompt_title);
+		} else {
+			size_t keep = tui_cut_cells(t->prompt_title, room_title - 1);
+			x = tui_putf(y, 0, room_title, tui_attr(t, C_KEY), "%.*s%s", (int)keep,
+				     t->prompt_title, tui_glyph(t, G_MID));
+		}
 		x++;
-		tui_put(y, x, COLS - x - 1, 0, t->edit.buf);
+		/* Text wider than its cells scrolls so that the cursor shows:
+		 * the start gives way one character at a time. */
+		int room = HP_MAX(1, COLS - x - 1);
+		int skip = 0;
+		while (skip < t->edit.cur &&
+		       tui_cells(t->edit.buf + skip, (size_t)(t->edit.cur - skip)) >= room) {
+			skip++;
+			while (skip < t->edit.cur && ((unsigned char)t->edit.buf[skip] & 0xC0) == 0x80)
+				skip++;
+		}
+		tui_put(y, x, room, 0, t->edit.buf + skip);
 		curs_set(1);
-		int cx = x + tui_cells(t->edit.buf, (size_t)t->edit.cur);
+		int cx = x + tui_cells(t->edit.buf + skip, (size_t)(t->edit.cur - skip));
 		move(y, cx < COLS ? cx : COLS - 1);
 		return;
 	}
@@ -692,7 +723,7 @@ static int help_rows(struct tui *t, int y0, int h)
 			tui_put(y, 19, COLS - 20, 0, k[i].desc);
 		}
 		row++;
-		if (pass == 0 && cur_view(t)->notes) {
+		if (pass == cur_view(t)->notes_last && cur_view(t)->notes) {
 			int nn;
 			const char *const *notes = cur_view(t)->notes(&nn);
 			if (row - t->help_top >= 0 && row - t->help_top < h)
@@ -740,7 +771,11 @@ static void draw_too_small(struct tui *t)
 	} else {
 		tui_put(y + 2, HP_MAX(0, (COLS - tui_width(l3a)) / 2), COLS, 0, l3a);
 		tui_put(y + 3, HP_MAX(0, (COLS - tui_width(l3b)) / 2), COLS, 0, l3b);
+		y++;
 	}
+	/* what q said over unsaved edits, wrapped to the screen */
+	if (t->quit_armed && *t->msg)
+		tui_put_wrapped(y + 4, 1, COLS - 2, 3, tui_attr(t, C_BAD), t->msg);
 }
 
 static int too_small(const struct tui *t)
@@ -833,16 +868,13 @@ static void no_plan_message(struct tui *t, const char *verb)
 static int launch_id(const struct tui *t, int *id, char *why, size_t n)
 {
 	if (t->view == TV_SERVE) {
-		snprintf(why, n, "L writes a training plan's launch config; "
-			 "e exports the serving plans with their launch commands");
+		/* Both messages fit the footer at 80 columns (74 and 67
+		 * cells): what to press is their end, which a cut lost. */
+		snprintf(why, n, "L writes training plans; e exports these serving plans with their commands");
 		return -1;
 	}
 	if (t->view == TV_COMPARE && t->cmp[0] != t->cmp[1]) {
-		char a[160], b[160];
-		tui_plan_label(t, t->cmp[0], a, sizeof a);
-		tui_plan_label(t, t->cmp[1], b, sizeof b);
-		snprintf(why, n, "Compare shows two plans (A %.40s, B %.40s): "
-			 "press L on the one wanted in Plans or Detail", a, b);
+		snprintf(why, n, "Compare holds A and B: press L on the one wanted in Plans or Detail");
 		return -1;
 	}
 	*id = t->view == TV_COMPARE ? t->cmp[0] : export_id(t);
@@ -888,7 +920,7 @@ static void search_set(struct tui *t, const char *s)
 static int prompt_key(struct tui *t, int ch)
 {
 	int r = lineedit_key(&t->edit, ch);
-	if (t->prompt == P_CONFIRM_DEL) {
+	if (t->prompt == P_CONFIRM_DEL || t->prompt == P_CONFIRM_OPEN) {
 		r = ch == 'y' || ch == 'Y' ? 1 : -1;
 	}
 	if (r == 0) {
@@ -922,8 +954,19 @@ static int prompt_key(struct tui *t, int ch)
 			save_to(t, s);
 		break;
 	case P_OPEN:
-		if (*s)
+		/* Another workspace replaces this one: unsaved edits are
+		 * asked about first, as q asks before quitting. */
+		if (*s && t->dirty && !t->bench) {
+			char q[200];
+			hp_strlcpy(t->open_path, s, sizeof t->open_path);
+			snprintf(q, sizeof q, "Unsaved changes will be lost; open %.*s? (y/n)",
+				 TUI_CUT(t->open_path, 80));
+			tui_start_prompt(t, P_CONFIRM_OPEN, q, "");
+		} else if (*s)
 			open_from(t, s);
+		break;
+	case P_CONFIRM_OPEN:
+		open_from(t, t->open_path);
 		break;
 	case P_EXPORT:
 		if (*s) {
@@ -1086,26 +1129,49 @@ static int handle_key(struct tui *t, int ch)
 {
 	if (ch == KEY_RESIZE)
 		return R_DRAW;
+	/* The too-small screen's keys are the two it names, before an open
+	 * prompt's (typing into a prompt nobody sees read "q to quit" as a
+	 * letter of a file name); its q asks over unsaved edits as q does
+	 * elsewhere. */
+	if (too_small(t)) {
+		if (ch != 'q')
+			t->quit_armed = 0;
+		if (ch == 'i') {
+			t->ignore_small = 1;
+			*t->msg = 0;
+		} else if (ch == 'q') {
+			if (!t->dirty || t->quit_armed || t->bench)
+				return R_QUIT;
+			t->quit_armed = 1;
+			tui_message(t, 1, "unsaved changes: q again quits; i, then w, saves");
+		}
+		return R_DRAW;
+	}
 	if (t->prompt)
 		return prompt_key(t, ch);
 	*t->msg = 0;
 	*t->note = 0;
 	if (ch != 'q' && ch != KEY_F(10))
 		t->quit_armed = 0;
-	if (too_small(t)) {
-		if (ch == 'i')
-			t->ignore_small = 1;
-		return ch == 'q' ? R_QUIT : R_DRAW;
-	}
 	if (t->picker)
 		return tui_picker_key(t, ch);
 	if (ch == KEY_MOUSE)
 		return mouse_key(t);
 	if (t->help) {
-		if (ch == 'j' || ch == KEY_DOWN)
+		/* The view keys the help lists move it too: a page, the
+		 * start, the end (draw_help clamps a page past the last row). */
+		if (ch == 'j' || ch == KEY_DOWN || ch == 14)
 			t->help_top++;
-		else if ((ch == 'k' || ch == KEY_UP) && t->help_top > 0)
+		else if ((ch == 'k' || ch == KEY_UP || ch == 16) && t->help_top > 0)
 			t->help_top--;
+		else if (ch == KEY_NPAGE || ch == 6 || ch == ' ')
+			t->help_top += help_height();
+		else if (ch == KEY_PPAGE || ch == 2)
+			t->help_top = HP_MAX(0, t->help_top - help_height());
+		else if (ch == 'g' || ch == KEY_HOME)
+			t->help_top = 0;
+		else if (ch == 'G' || ch == KEY_END)
+			t->help_top = HP_MAX(0, help_rows(t, 0, 0) - help_height());
 		else if (ch == 'q' || ch == 27 || ch == '?' || ch == KEY_F(1))
 			t->help = 0;
 		else {

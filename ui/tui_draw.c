@@ -450,3 +450,29 @@ int tui_put_wrapped(int y, int x, int w, int maxl, int attr, const char *s)
 	}
 	return lines;
 }
+
+void tui_notes_add(struct tui_notes *nt, const char *label, const char *text)
+{
+	/* a label wider than its column pushes the text along one space */
+	int lw = HP_MAX(TUI_NOTE_LABEL, tui_width(label) + 1);
+	int first = 1;
+	while (nt->n < TUI_NOTES_MAX) {
+		int room = TUI_NOTE_WRAP - lw, len = (int)strlen(text), cut = len;
+		if (len > room) {
+			cut = room;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = room;
+		}
+		snprintf(nt->buf[nt->n], TUI_NOTE_W, "%-*s%.*s", lw, first ? label : "", cut, text);
+		nt->line[nt->n] = nt->buf[nt->n];
+		nt->n++;
+		first = 0;
+		text += cut;
+		while (*text == ' ')
+			text++;
+		if (!*text)
+			break;
+	}
+}

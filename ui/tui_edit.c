@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 enum field_kind { F_TEXT, F_INT, F_INT0, F_NUM, F_QTY, F_DUR, F_CHOICE, F_GPU, F_SEP };
 
@@ -118,7 +119,10 @@ static struct field work_field_ui[FIELDS_UI_MAX] = {
 	{ WF_PP, F_INT0, "Fix PP", "", "0 or free lets the planner choose", NULL, NULL, NULL },
 	{ WF_MBS, F_INT0, "Fix micro-batch", "", "0 or free lets the planner choose", NULL, NULL,
 	  NULL },
-	{ WF_HETERO, F_CHOICE, "Mixed pools", "", NULL, NULL, NULL, NULL },
+	/* --no-hetero turns off pipelines across pools only (docs/planner.md):
+	 * replica groups on different pools still train side by side, so
+	 * "Mixed pools: single pool only" said more than it does */
+	{ WF_HETERO, F_CHOICE, "Cross-pool PP", "", NULL, NULL, NULL, NULL },
 };
 #undef SET
 
@@ -219,6 +223,63 @@ static void fields_resolve_all(void)
 	fields_resolve(work_field_ui);
 	fields_resolve(plan_field_ui);
 	resolved = 1;
+}
+
+/* ---- the help screen's notes: what each field of a list is, from its
+ * setting's help (the tables of fields.h, the one description of each
+ * setting), else the prompt's hint; the few fields with no setting say
+ * it here. Choice fields cycle without a prompt, so their meaning showed
+ * nowhere ("Cross-pool PP", "Availability", "GeLU as gelu_new"). */
+
+static const struct {
+	enum field_id id;
+	const char *text;
+} field_notes_own[] = {
+	{ PF_AVAIL, "fixed: the pool's nodes, all there; rent up to N: the planner may rent "
+		    "any count up to N (\"nodes\": {\"max\": N}); Enter toggles" },
+	{ MF_PRESET, "a model preset ('hetplan models'), or a model JSON file typed in the "
+		     "picker; p or Enter opens it" },
+	{ WF_HETERO, "allowed: a pipeline may run its first stages on one pool and the "
+		     "rest on another; off: each pipeline on one pool, replicas on "
+		     "different pools still side by side (hetplan plan --no-hetero)" },
+};
+
+static void notes_of(struct tui_notes *nt, const struct field *fs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct field *f = &fs[i];
+		if (f->kind == F_SEP)
+			continue;
+		const char *text = f->d && f->d->help ? f->d->help : f->hint ? f->hint : "";
+		for (size_t k = 0; k < HP_ARRAY_LEN(field_notes_own); k++)
+			if (field_notes_own[k].id == f->id && !f->d)
+				text = field_notes_own[k].text;
+		if (*text)
+			tui_notes_add(nt, f->label, text);
+	}
+}
+
+const char *const *tui_cluster_notes(int *n)
+{
+	static struct tui_notes nt;
+	if (!nt.n) {
+		fields_resolve_all();
+		notes_of(&nt, pool_field_ui, fields_count(pool_field_ui));
+	}
+	*n = nt.n;
+	return nt.line;
+}
+
+const char *const *tui_model_notes(int *n)
+{
+	static struct tui_notes nt;
+	if (!nt.n) {
+		fields_resolve_all();
+		notes_of(&nt, model_field_ui, fields_count(model_field_ui));
+		notes_of(&nt, work_field_ui, fields_count(work_field_ui));
+	}
+	*n = nt.n;
+	return nt.line;
 }
 
 /* The field list the current view edits. */
@@ -403,7 +464,7 @@ static void field_get(struct tui *t, const struct field *f, char *buf, size_t n)
 	case WF_TP: snprintf(buf, n, o->fix_tp ? "%d" : "free", o->fix_tp); break;
 	case WF_PP: snprintf(buf, n, o->fix_pp ? "%d" : "free", o->fix_pp); break;
 	case WF_MBS: snprintf(buf, n, o->fix_mbs ? "%d" : "free", o->fix_mbs); break;
-	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "single pool only" : "allowed"); break;
+	case WF_HETERO: snprintf(buf, n, "%s", o->no_hetero ? "off" : "allowed"); break;
 	default:
 		if (f->d)
 			setting_text(f->d, field_base(t, f), m, pc, buf, n);
@@ -829,12 +890,16 @@ static void draw_fields(struct tui *t, const struct field *fs, int n, struct tui
 		tui_put(y, x + 1, lw - 1, a, f->label);
 		int vx = x + lw + 1;
 		int vw = tui_put(y, vx, w - lw - 1, a | A_BOLD, *v ? v : "-");
+		/* "..." (a picker opens) whole: in 2 cells it read ".." */
 		if (f->kind == F_CHOICE || f->kind == F_GPU)
-			tui_put(y, vx + vw + 1, 2, a | (sel ? 0 : tui_attr(t, C_DIM)),
+			tui_put(y, vx + vw + 1, f->kind == F_GPU ? 3 : 2,
+				a | (sel ? 0 : tui_attr(t, C_DIM)),
 				f->kind == F_GPU ? "..." : tui_glyph(t, G_ARROW));
-		else if (*f->unit && vx + vw + 2 + tui_width(f->unit) < x + w)
-			tui_put(y, vx + vw + 1, w - (vx + vw + 1 - x), a | (sel ? 0 : tui_attr(t, C_DIM)),
-				f->unit);
+		else if (*f->unit && vx + vw + 2 + tui_width(f->unit) < x + w) {
+			/* a ratio's unit joins its value: "4:1", not "4 :1" */
+			int ux = vx + vw + (*f->unit == ':' ? 0 : 1);
+			tui_put(y, ux, w - (ux - x), a | (sel ? 0 : tui_attr(t, C_DIM)), f->unit);
+		}
 	}
 	if (active) {
 		t->mouse_list = l;
@@ -1538,6 +1603,18 @@ static void pick_model_file(struct tui *t, const char *path)
 {
 	struct model_spec m;
 	struct hp_err err = { 0 };
+	struct stat st;
+	/* Neither a preset nor a file: said in the picker's words, not as
+	 * cli_load_model words it for `-m` on the command line. */
+	if (!catalog_model(t->cat, path) && stat(path, &st) != 0) {
+		if (strchr(path, '/') || strstr(path, ".json"))
+			tui_message(t, 1, "Model preset: %.*s: no such file", TUI_CUT(path, 60));
+		else {
+			catalog_model_unknown(t->cat, path, "Model preset", &err);
+			tui_message(t, 1, "%s", err.msg);
+		}
+		return;
+	}
 	if (cli_load_model(t->cat, path, &m, &err) < 0) {
 		tui_message(t, 1, "%s", err.msg);
 		return;

@@ -167,7 +167,7 @@ struct lineedit {
 };
 
 enum prompt_kind { P_NONE, P_SAVE, P_OPEN, P_EXPORT, P_LAUNCH, P_SEARCH, P_FIELD, P_CONFIRM_DEL,
-		   P_SERVE_FIELD };
+		   P_SERVE_FIELD, P_CONFIRM_OPEN };
 
 enum picker_kind { PK_NONE, PK_GPU, PK_MODEL };
 
@@ -175,6 +175,7 @@ struct tui {
 	const struct catalog *cat;
 	struct workspace ws;
 	char path[512];              /* workspace file; "" until saved */
+	char open_path[512];         /* P_CONFIRM_OPEN: the file to open */
 	int dirty;
 	int view;
 	int color, utf8, mouse;
@@ -247,6 +248,9 @@ struct tui_view_ops {
 	/* Extra help lines under a title. NULL: none. */
 	const char *notes_title;
 	const char *const *(*notes)(int *n);
+	/* 1: the notes after every view's keys (a long list of fields), so
+	 * that the keys show first; 0: after the view's own keys. */
+	int notes_last;
 	/* The training plan `e` exports from here. NULL: the detail view's. */
 	int (*plan)(const struct tui *t);
 	/* The footer's right-hand text when idle. NULL: the training plans. */
@@ -298,6 +302,19 @@ const char *tui_glyph(const struct tui *t, enum tui_glyph g);
 int tui_put(int y, int x, int w, int attr, const char *s);
 int tui_putf(int y, int x, int w, int attr, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* A view's notes for the help screen, built once into static storage:
+ * "LABEL       text" lines wrapped at spaces to 74 columns (76 show at
+ * 80 under the help's indent). */
+enum { TUI_NOTES_MAX = 96, TUI_NOTE_W = 96, TUI_NOTE_WRAP = 74, TUI_NOTE_LABEL = 18 };
+struct tui_notes {
+	int n;
+	char buf[TUI_NOTES_MAX][TUI_NOTE_W];
+	const char *line[TUI_NOTES_MAX];
+};
+/* label in TUI_NOTE_LABEL columns, then text wrapped on the lines after
+ * under it; lines past TUI_NOTES_MAX are dropped. */
+void tui_notes_add(struct tui_notes *nt, const char *label, const char *text);
+
 /* Text over up to maxl lines of w columns, broken at spaces. Returns the
  * lines used. */
 int tui_put_wrapped(int y, int x, int w, int maxl, int attr, const char *s);
@@ -374,6 +391,10 @@ int tui_step_scale(const struct tui *t, const struct search_plan *pa,
 /* Row text the / search matches, per list view. */
 void cluster_row_text(struct tui *t, int row, char *buf, size_t n);
 void plans_row_text(struct tui *t, int row, char *buf, size_t n);
+/* The Cluster and Model views' notes for the help screen: each field's
+ * label and what it is (tui_edit.c); static storage. */
+const char *const *tui_cluster_notes(int *n);
+const char *const *tui_model_notes(int *n);
 /* The Plans view's notes on its label notation, for the help screen. */
 const char *const *tui_plans_notes(int *n);
 void prices_row_text(struct tui *t, int row, char *buf, size_t n);
@@ -397,6 +418,9 @@ void tui_prices_status(struct tui *t, char *buf, size_t n, double *frac);
 struct tui_serve;
 /* The serving workload's defaults; the model is the workspace's. */
 void tui_serve_init(struct tui *t);
+/* The Serve view's notes for the help screen: each field's label, its
+ * `hetplan serve` flag and the settings table's help; static storage. */
+const char *const *tui_serve_notes(int *n);
 /* Start the worker; a byte on wake_fd announces each answer. Returns 0 or
  * -1. Without it (bench) tui_serve_submit plans on the calling thread. */
 int tui_serve_start(struct tui *t, int wake_fd);

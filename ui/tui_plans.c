@@ -204,7 +204,10 @@ const char *const *tui_plans_notes(int *n)
 }
 
 /* The label a list row shows for plan id: plan_label.h's list label
- * against the plans the list shows; a per-pool row shows its base label. */
+ * against the plans the list shows; a per-pool row's against the ranked
+ * plans, as `hetplan plan`'s "Best plan on each pool alone" words it (its
+ * base label alone read "h100 tp8 pp2" beside the same plan ranked
+ * "h100 tp8 pp2 vpp2"). */
 static void row_label(const struct tui *t, int id, int brief, char *buf, size_t n)
 {
 	const struct search_plan *sp = tui_plan_get(t, id);
@@ -213,7 +216,8 @@ static void row_label(const struct tui *t, int id, int brief, char *buf, size_t 
 		return;
 	}
 	if (id < 0)
-		plan_label_base(sp, &t->cur->c, brief, buf, n);
+		plan_list_label(sp, &t->cur->c, t->cur->res.plans, NULL, t->cur->res.n_plans, brief,
+				buf, n);
 	else
 		plan_list_label(sp, &t->cur->c, t->cur->res.plans, t->order, t->n_order, brief, buf, n);
 }
@@ -1125,7 +1129,12 @@ static void detail_title(struct tui *t, struct canvas *cv, const struct detail_s
 	int x = tui_put(y, 1, w - 2, tui_attr(t, C_TITLE), lab) + 2;
 	if (sp->pareto)
 		x += tui_putf(y, x, w - x, tui_attr(t, C_PARETO), "%s Pareto  ", tui_glyph(t, G_PARETO));
-	tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
+	/* in `hetplan plan`'s words, with its number: "within-gap" alone
+	 * did not say how far from the bound */
+	if (sp->optimality == OPTIMAL_GAP)
+		tui_putf(y, x, w - x, tui_attr(t, C_DIM), "optimality gap %.1f%%", 100 * sp->gap);
+	else
+		tui_putf(y, x, w - x, tui_attr(t, C_DIM), "%s", search_optimality_name(sp->optimality));
 	cv->row++;
 }
 

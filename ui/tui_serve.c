@@ -43,22 +43,23 @@ enum sfield {
 
 struct sfield_desc {
 	const char *label;
+	const char *key;             /* its ws_serve_fields key: the help's source */
 	const char *unit;            /* after the value */
 	const char *hint;            /* in the prompt; NULL: a choice (h/l cycle it) */
 	const char *flag;            /* the `hetplan serve` flag it stands for, or NULL */
 };
 
 static const struct sfield_desc sfields[SF_COUNT] = {
-	[SF_MODEL] = { "Model", "", "a preset name ('hetplan models')", NULL },
-	[SF_ISL] = { "Prompt", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--isl" },
-	[SF_OSL] = { "Output", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--osl" },
-	[SF_RATE] = { "Rate", "req/s", "requests/s, or offline for the most the cluster serves", "--rate" },
-	[SF_TTFT] = { "TTFT p99", "s", "seconds to the first token; none", "--ttft-p99" },
-	[SF_TPOT] = { "TPOT p99", "ms", "milliseconds per output token; none", "--tpot-p99" },
-	[SF_ENGINE] = { "Engine", "", NULL, "--engine" },
-	[SF_WPREC] = { "Weights", "", NULL, "--precision" },
-	[SF_KVPREC] = { "KV cache", "", NULL, "--kv-precision" },
-	[SF_OBJECTIVE] = { "Objective", "", NULL, "--objective" },
+	[SF_MODEL] = { "Model", "model", "", "a preset name ('hetplan models')", NULL },
+	[SF_ISL] = { "Prompt", "isl", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--isl" },
+	[SF_OSL] = { "Output", "osl", "tokens", "tokens: N, lognormal:MEAN:CV, uniform:LO:HI or exp:MEAN", "--osl" },
+	[SF_RATE] = { "Rate", "rate", "req/s", "requests/s, or offline for the most the cluster serves", "--rate" },
+	[SF_TTFT] = { "TTFT p99", "ttft_p99_s", "s", "seconds to the first token; none", "--ttft-p99" },
+	[SF_TPOT] = { "TPOT p99", "tpot_p99_s", "ms", "milliseconds per output token; none", "--tpot-p99" },
+	[SF_ENGINE] = { "Engine", "engine", "", NULL, "--engine" },
+	[SF_WPREC] = { "Weights", "weights", "", NULL, "--precision" },
+	[SF_KVPREC] = { "KV cache", "kv_cache", "", NULL, "--kv-precision" },
+	[SF_OBJECTIVE] = { "Objective", "objective", "", NULL, "--objective" },
 };
 
 /* After the view's own fields come the serve settings table's entries
@@ -88,6 +89,46 @@ static const char *field_label(int f)
 {
 	const struct hp_field *tf = tab_field(f);
 	return tf ? tf->label : sfields[f].label;
+}
+
+/* ---- the help screen's notes: what each field is, from the tables
+ * (the view's prompt hint, else the settings' help; the command line's
+ * flag). A choice field is
+ * cycled by h/l or Enter, with no prompt, so its meaning ("PF apart",
+ * "Steps/call") was shown nowhere. */
+
+static const struct hp_field *settings_field(const char *key)
+{
+	for (int i = 0; i < ws_serve_fields.n; i++)
+		if (!strcmp(ws_serve_fields.f[i].key, key))
+			return &ws_serve_fields.f[i];
+	return NULL;
+}
+
+const char *const *tui_serve_notes(int *n)
+{
+	static struct tui_notes nt;
+	static int done;
+	if (!done) {
+		done = 1;
+		for (int f = 0; f < n_fields(); f++) {
+			const struct hp_field *tf = f < SF_COUNT ? settings_field(sfields[f].key) : tab_field(f);
+			const char *flag = f < SF_COUNT ? sfields[f].flag : NULL;
+			char text[400], fl[40] = "";
+			if (!flag && tf && tf->flag) {
+				snprintf(fl, sizeof fl, "--%s", tf->flag);
+				flag = fl;
+			}
+			/* the view's own words where it has them: its TPOT is
+			 * typed in ms, the settings' in seconds */
+			const char *help = f < SF_COUNT && sfields[f].hint ? sfields[f].hint
+					   : tf && tf->help ? tf->help : "";
+			snprintf(text, sizeof text, "%s%s%s", flag ? flag : "", flag ? ": " : "", help);
+			tui_notes_add(&nt, field_label(f), text);
+		}
+	}
+	*n = nt.n;
+	return nt.line;
 }
 
 /* The prompt's hint; NULL for a choice (h/l cycle it). */
