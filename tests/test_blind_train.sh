@@ -866,6 +866,8 @@ OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "
                  # cpu_offloading_num_layers 80 (round 29, stated before
                  # the row was scored; its note names the file)
                  "BLDG510-01": "activations:80"}
+MASTER_BY_ID = dict([("BLKF-%02d" % i, "none") for i in range(1, 27)] +
+                    [("BLTLH-%02d" % i, "none") for i in range(1, 8)])
 OPT_BY_ID = {"BLDSA-01": "loop", "BLDSA-03": "loop", "BLDSA-05": "loop",
              "BLMLI-01": "fused", "BLMLI-11": "fused", "BLMLI-10": "loop",
              "BLMLI-12": "fused", "BLMLI-13": "fused", "BLMLI-14": "fused"}
@@ -1082,6 +1084,18 @@ def args_of(r, mfile):
     opt = tag(r["notes"], "OPT") or OPT_BY_ID.get(rid_of(r))
     if opt:
         ovf += ["--optimizer-impl", opt]
+    # MASTER:none: the source keeps the whole model state in bf16, no
+    # fp32 master (the plan key master, docs/memory.md "Pure bf16"). By
+    # id where the append-only rows state it without the tag (post hoc,
+    # declared there; the rows were seen): BLKF-01..26, KempnerForge
+    # casts the model to param_dtype bf16 before FSDP2 wraps it
+    # (kempnerforge/distributed/parallel.py @5666d0d L580-582,
+    # scripts/train.py L136-139); BLTLH-01..07, the HF Trainer under
+    # accelerate with --torch_dtype bfloat16 (BLTLH-08..12 ran DeepSpeed,
+    # whose bf16 keeps an fp32 master: not tagged).
+    mst = tag(r["notes"], "MASTER") or MASTER_BY_ID.get(rid_of(r))
+    if mst:
+        ovf += ["--master", mst]
     a += ovf
     # SP:off: the source runs TP without sequence parallelism.
     if re.search(r"SP:\s*off", r["notes"]):
