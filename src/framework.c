@@ -960,6 +960,32 @@ static const double opt_impl_launches[OPT_IMPL_COUNT] = {
 };
 static const char *const opt_impl_names[OPT_IMPL_COUNT] = { "fused", "foreach", "loop" };
 
+/* The step of a plan with no fp32 master (plan key master none; plan.h
+ * MASTER_NONE), per local parameter, every tensor bf16:
+ *  - the Adam passes of impl at 2 bytes an element, half the fp32 count
+ *    above (each pass reads and writes whole tensors of one dtype):
+ *    fused 14 (torch._fused_adamw_ takes bf16 params, grads and state:
+ *    torch/optim/adamw.py @c15fcf4e _fused_adamw; reads p, g, m, v,
+ *    writes p, m, v), foreach and loop 38 (the seven passes; foreach's
+ *    _foreach_sqrt list is made in exp_avg_sq's dtype, bf16);
+ *  - clip_grad_norm_ at max norm 1.0 (the HF Trainer's max_grad_norm and
+ *    torchtitan's training.max_norm defaults) over the bf16 gradients:
+ *    the norms read 2, the scale reads and writes 2 + 2: 6;
+ *  - the loop's era passes (opt_loop_bytes, zero_grad of torch 1.x) at
+ *    half their fp32 bytes;
+ *  - no GradScaler unscale (bf16 runs none) and no master-to-model cast
+ *    (the parameters are the model's).
+ * Simplified: the mixed-precision rows counted at FW_OPT_BYTES_DEFAULT
+ * charge no clip; this count does (6 bytes, ~1 ms a billion parameters
+ * at 4.8 TB/s). */
+double framework_opt_bf16_bytes(enum hp_framework f, enum hp_opt_impl impl)
+{
+	double b = framework_opt_impl_bytes(impl) / 2 + 2 + 2 + 2;
+	if (impl == OPT_IMPL_LOOP)
+		b += framework_get(f)->opt_loop_bytes / 2;
+	return b;
+}
+
 const char *framework_opt_impl_name(enum hp_opt_impl i)
 {
 	return (unsigned)i < OPT_IMPL_COUNT ? opt_impl_names[i] : "?";

@@ -415,6 +415,12 @@ double framework_opt_step_bytes_impl(enum hp_framework f, int fp32_run, int zero
  * framework.c counts them), and the kernel launches a parameter tensor
  * they take (0, 0.10, 7). */
 double framework_opt_impl_bytes(enum hp_opt_impl impl);
+/* HBM bytes a local parameter of f's optimizer step under impl when the
+ * plan keeps no fp32 master (master none): impl's Adam passes on 2-byte
+ * state, the clip over bf16 gradients, the loop's era passes halved
+ * (framework.c counts them; docs/optimizer.md section 7). Fused: 20,
+ * foreach: 44, loop: 44 + opt_loop_bytes / 2. Same preconditions. */
+double framework_opt_bf16_bytes(enum hp_framework f, enum hp_opt_impl impl);
 double framework_opt_impl_launches(enum hp_opt_impl impl);
 /* Launches a parameter tensor of f's whole optimizer step under impl:
  * framework_opt_impl_launches plus the row's opt_loop_launches where

@@ -674,6 +674,10 @@ static void stage_compute_all(struct stage_ctx *x, const struct stage_key *key,
 	enum hp_opt_impl impl = plan_opt_impl(x->p);
 	*opt_s = framework_opt_step_bytes_impl(x->p->framework, fp32, x->p->zero, impl,
 					       opt_params, x->params + x->eparams) / x->bw_hbm;
+	/* no fp32 master (master none): 2-byte state, the row's own
+	 * mixed-precision count does not apply (framework_opt_bf16_bytes) */
+	if (x->p->master == MASTER_NONE)
+		*opt_s = opt_params * framework_opt_bf16_bytes(x->p->framework, impl) / x->bw_hbm;
 	/* The step's launches (docs/optimizer.md): tensors x launches a
 	 * tensor, each costing the GPU kernel_gap_s and the host host_op_s,
 	 * as every other kernel (perf_compute.c); the step takes the longer

@@ -300,6 +300,13 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 		wbytes *= 2;
 		gbytes = 4 * (p->zero <= 1 ? whole : shard);
 		obytes = 8 * (p->zero == 0 ? whole : shard);
+	} else if (p->master == MASTER_NONE) {
+		/* no fp32 master (plan.h MASTER_NONE): the bf16 gradients
+		 * (param.grad, ZeRO 2 and 3 sharded, with one unit's whole
+		 * before its reduce-scatter at ZeRO 2 as below) and Adam's
+		 * two bf16 moments, 2 + 2 B, sharded from ZeRO 1. */
+		gbytes = p->zero <= 1 ? 2 * whole : 2 * shard + (p->zero == 2 ? 2 * x->unit : 0);
+		obytes = 4 * (p->zero == 0 ? whole : shard);
 	} else if (p->master == MASTER_REPLICATED) {
 		/* bf16 gradients kept beside the fp32 ones; the fp32 master
 		 * whole, only the moments sharded. */

@@ -77,7 +77,20 @@ int plan_grad_fp32(const struct plan *p)
 	if (p->precision == HP_FP32 || p->precision == HP_TF32)
 		return 1;
 	int d = framework_get(p->framework)->grad_reduce_fp32;
-	if (d == FW_GRAD_FP32_UNLESS_FP16)
+	/* master none: the gradients are the bf16 parameters' own
+	 * (param.grad). torch DDP and DeepSpeed reduce them as they are, in
+	 * bf16; FSDP2 reduce-scatters in its MixedPrecisionPolicy's
+	 * reduce_dtype, fp32 in torchtitan (training.mixed_precision_reduce,
+	 * "float32" its only value: torchtitan/config/configs.py @b5bcd76c
+	 * L102) and in KempnerForge (default_mp_policy, reduce_dtype
+	 * float32: kempnerforge/distributed/parallel.py @5666d0d L83-85):
+	 * the rows whose data parallelism is FSDP2 (zero_fsdp_default)
+	 * keep their fp32 reduce at ZeRO 2-3 (FSDP); at ZeRO 0 they run
+	 * torch DDP, which has no reduce dtype of its own. */
+	if (p->master == MASTER_NONE &&
+	    !(framework_get(p->framework)->zero_fsdp_default && p->zero >= 2))
+		d = 0;
+	else if (d == FW_GRAD_FP32_UNLESS_FP16)
 		d = p->precision != HP_FP16;
 	else if (d == FW_GRAD_FP32_BF16_ZERO0)
 		d = p->precision == HP_BF16 && p->zero == 0;
@@ -303,7 +316,7 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 	return -1;
 }
 
-static const char *const master_names[] = { "sharded", "replicated" };
+static const char *const master_names[MASTER_COUNT] = { "sharded", "replicated", "none" };
 static const char *const loss_names[] = { "fused", "eager" };
 /* the offload key's values: DeepSpeed's offload_optimizer.device is
  * "none" or "cpu" (hetplan models "cpu"; "nvme", ZeRO-Infinity, is not);
@@ -579,7 +592,8 @@ FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_
 	    plan_recompute_parse);
 FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
 FIELDS_ENUM(static, offload_enum, enum hp_offload, OFFLOAD_COUNT, plan_offload_name, plan_offload_parse);
-FIELDS_ENUM(static, master_enum, enum hp_master, 2, plan_master_name, plan_master_parse);
+FIELDS_ENUM(static, master_enum, enum hp_master, MASTER_COUNT, plan_master_name,
+	    plan_master_parse);
 FIELDS_ENUM(static, opt_impl_enum, enum hp_opt_impl, OPT_IMPL_COUNT, framework_opt_impl_name,
 	    framework_opt_impl_parse);
 FIELDS_ENUM(static, dispatch_enum, enum hp_moe_dispatch, MOE_DISPATCH_COUNT,
@@ -683,12 +697,20 @@ static const struct hp_field plan_field_list[] = {
 		 "gradients, sharded; 3 also shards the weights and gathers them layer by layer." },
 	{ .key = "master", .flag = "master", .kind = FK_ENUM, .off = PF(master),
 	  .enm = &master_enum, .flags = FF_OMIT_ZERO,
-	  .help = "fp32 master weights sharded over DP or whole on every rank",
+	  .help = "fp32 master weights sharded over DP, whole on every rank, or none (pure bf16)",
 	  .doc = "Layout of the fp32 master weights under ZeRO 0 or 1 (default sharded, as "
 		 "above). `replicated` models DeepSpeed's first BF16 optimizer (2022): the fp32 "
 		 "master weights and the fp32 and bf16 gradients are whole on every "
 		 "data-parallel rank and only Adam's moments are sharded, 12 bytes per "
-		 "parameter plus 8 divided by the data-parallel degree." },
+		 "parameter plus 8 divided by the data-parallel degree. `none` keeps no fp32 "
+		 "master at all: the model itself is bf16 (torchtitan `--training.dtype "
+		 "bfloat16`, an HF Trainer run on a model loaded with `torch_dtype` bfloat16), "
+		 "so weights, gradients and Adam's two moments take 2 bytes each, sharded by "
+		 "the ZeRO stage as the default's terms are, the optimizer step moves 2-byte "
+		 "state (docs/optimizer.md) and the gradients are reduced in bf16 unless the "
+		 "framework's data parallelism is FSDP2 (fp32 reduce-scatter) or "
+		 "`grad_reduce_fp32` says otherwise; bf16 and fp8 plans only, any ZeRO stage "
+		 "(docs/memory.md, Pure bf16). The planner searches none of the values." },
 	/* DeepSpeed's zero_optimization.offload_optimizer.device (none, cpu;
 	 * deepspeed/runtime/zero/offload_config.py @edaa7221); "cpu" is taken
 	 * as a synonym. "activations": Megatron-Core's cpu_offloading
@@ -1335,6 +1357,11 @@ static int validate_offload(const struct plan *p, const struct model_spec *m, co
 				  "%s: offload optimizer keeps the fp32 master weights sharded on "
 				  "the host: master \"replicated\" (DeepSpeed's BF16 optimizer) "
 				  "cannot offload", ctx);
+	if (p->master == MASTER_NONE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: offload optimizer moves the fp32 master weights and Adam "
+				  "moments to the host; master \"none\" has no fp32 master (not "
+				  "modelled together)", ctx);
 	return 0;
 }
 
@@ -1353,6 +1380,16 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 						     why, sizeof why) < 0)
 				return hp_err_set(err, HP_EXIT_INPUT, "%s: %s", ctx, why);
 	}
+	if (p->master == MASTER_NONE && p->precision != HP_BF16 && p->precision != HP_FP8)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: master \"none\" (weights, gradients and Adam moments in bf16, "
+				  "no fp32 master) needs precision bf16 or fp8, not %s%s",
+				  ctx, hp_dtype_name(p->precision),
+				  p->precision == HP_FP16
+				      ? " (fp16 gradients need a loss scaler, and torch's GradScaler "
+					"refuses to unscale fp16 gradients)"
+				      : " (an fp32 or tf32 run keeps fp32 weights: there is no master "
+					"copy to drop)");
 	if (p->master == MASTER_REPLICATED && p->zero >= 2)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",

@@ -43,8 +43,13 @@ enum hp_loss { LOSS_FUSED, LOSS_EAGER };
  * allocated beside the fp32 ones (2 + 4 B/param), the fp32 master copy is
  * whole on every rank (4 B/param), and only the moments are sharded
  * (8 B/param / dp). ZeRO 2 and 3 shard gradients and master weights, so
- * only MASTER_SHARDED applies there. */
-enum hp_master { MASTER_SHARDED, MASTER_REPLICATED };
+ * only MASTER_SHARDED and MASTER_NONE apply there. MASTER_NONE: no fp32
+ * master at all, the model itself in bf16 (torchtitan --training.dtype
+ * bfloat16, an HF Trainer run on a model loaded with torch_dtype
+ * bfloat16, KempnerForge's cast to param_dtype): weights 2 B, gradients
+ * 2 B, Adam's two moments 2 + 2 B, sharded by the ZeRO stage as above;
+ * bf16 and fp8 plans only (docs/memory.md, Pure bf16). */
+enum hp_master { MASTER_SHARDED, MASTER_REPLICATED, MASTER_NONE, MASTER_COUNT };
 /* What leaves the GPU for host memory (the offload key). OFFLOAD_NONE:
  * nothing. OFFLOAD_OPTIMIZER: DeepSpeed's ZeRO-Offload (zero_optimization
  * .offload_optimizer {device: cpu}): the fp32 master weights and Adam's

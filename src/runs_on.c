@@ -396,10 +396,47 @@ static void rules_gpus(struct verdict *v, const struct plan *p, const struct clu
 }
 
 /* Layer split, schedule, ZeRO, CP, EP, recomputation, precision. */
+/* master none (plan.h MASTER_NONE: the model itself in bf16, no fp32
+ * master). Runs on:
+ *  - torchtitan: training.dtype "bfloat16" puts "all parameters,
+ *    gradients, and optimizer states in bfloat16, without an extra copy
+ *    of fp32 weights" (torchtitan/config/configs.py @b5bcd76c L87-92;
+ *    FSDP2's MixedPrecisionPolicy param_dtype alone is not this: it
+ *    casts fp32 sharded parameters for the compute);
+ *  - hf-transformers: a model loaded with torch_dtype bfloat16 has bf16
+ *    parameters, and the Trainer's AdamW makes its state in their dtype.
+ * Not on:
+ *  - Megatron-Core and Megatron-LM: the distributed optimizer always
+ *    keeps a main-params copy; --use-precision-aware-optimizer lets the
+ *    moments be bf16 but --main-params-dtype takes fp32 or fp16 only
+ *    (megatron/training/arguments.py @d98e8a64 L3671-3684);
+ *  - DeepSpeed (and the rows built on its engine): "bf16": {"enabled":
+ *    true} keeps fp32 master weights (BF16_Optimizer, or ZeRO's fp32
+ *    partition); the later bf16.bf16_master_weights_and_grads and
+ *    bf16_optimizer_states options (ZeRO 1-3) are not what the rows'
+ *    versions run;
+ *  - llm.c: -w 0 drops the master weights but AdamW's m and v stay fp32
+ *    (train_gpt2.cu @f1e2ace), not this count;
+ *  - internlm, pytorch-ddp(-2020): fp32 master weights always (Hybrid
+ *    Zero; apex AMP O2);
+ *  - nemo-automodel, maxtext: not checked at the rows' commits. */
+static void rules_master(struct verdict *v, const struct plan *p)
+{
+	if (p->master != MASTER_NONE)
+		return;
+	deny(v, MCORE | MLM, "master none (Megatron keeps a main-params copy: "
+	     "--main-params-dtype fp32 or fp16)");
+	deny(v, DS | HFDS | DS03, "master none (DeepSpeed's bf16 keeps fp32 master weights)");
+	deny(v, LLMC, "master none (llm.c keeps AdamW's moments in fp32)");
+	deny(v, IL | DDP, "master none (fp32 master weights always)");
+	deny(v, AM | MXT, "master none (not checked for this framework)");
+}
+
 static void rules_framework(struct verdict *v, const struct plan *p, const struct cluster *c)
 {
 	rules_layers(v, p);
 	rules_zero(v, p);
+	rules_master(v, p);
 	rules_parallel(v, p, c);
 }
 

@@ -158,7 +158,11 @@ trap 'rm -rf "$T"' EXIT
 # +44.7% and +39.2%. Since the Ada kernel constants were sourced
 # (docs/ada-kernels.md: the RTX 4090 runs at its square sweep over the
 # L40S's, 1.30x the reference rate) BLTLH-02 is +24.5%, off the list;
-# its dnf stays.
+# its dnf stays. Post hoc (docs/memory.md "Pure bf16"): with master none
+# (MASTER_BY_ID) both fit: 24.1 GB counted (2.2 + 2.2 + 4.4 GB of
+# state where the default counted 2.2 + 4.4 + 13.2) of 25.8 GB; their
+# dnf entries are dropped, BLTLH-01's time +44.7% -> +43.1% (listed +43),
+# BLTLH-02 +24.5% -> +21.8%.
 # Thirteenth round, part 2 (first prediction, docs/blind-round13.md):
 # BLDSV-01..06: GPT-2 small in DeepSpeedExamples' Megatron-LM v1 (2019
 # model code: GeLU, bias adds, dropouts and the softmax as separate eager
@@ -479,13 +483,15 @@ trap 'rm -rf "$T"' EXIT
 # the dense bf16 peak in hardware FLOPs with the recompute counted,
 # stated MFU 57.8%) and the bf16 optimizer step; the FSDP 2/4 one-node
 # rows of the same sweep are +24/+28%.
+# Post hoc (docs/memory.md "Pure bf16"): with master none (MASTER_BY_ID)
+# hetplan counts 77.3 GB against the 80.7 GB measured and the row fits
+# (its dnf entry dropped); time +38.4% -> +37.7%.
 # BLKF-20: the 70B at TP 4 x FSDP 2 on 8 H200, 18.09 s measured against
 # 14.03-15.32 s a step at 32-160 GPUs for the same per-GPU work; the
 # report calls the point memory-bound (128.5 of 141 GB) and leaves it out
 # of its baseline. hetplan computes 10.9 s (-40%): allocator pressure
 # near the cap is not modelled.
 KNOWN_MISSES="
-BLKF-01:dnf:1.9
 BLKF-01:time:+38
 BLKF-20:time:-40
 BLSAI-06:time:-69
@@ -499,9 +505,7 @@ BLFC-07:time:-60
 BLMLI-04:time:+37
 BLMLI-14:time:-44
 BLMLV-01:time:-67
-BLTLH-01:dnf:6.1
-BLTLH-01:time:+45
-BLTLH-02:dnf:6.1
+BLTLH-01:time:+43
 BLMBM-02:dnf:30.0
 BLMBA-04:time:-67
 BLMBA-07:dnf:15.8
@@ -866,6 +870,8 @@ OFFLOAD_BY_ID = {"BLMLI-12": "optimizer", "BLMLI-13": "optimizer", "BLMLI-14": "
                  # cpu_offloading_num_layers 80 (round 29, stated before
                  # the row was scored; its note names the file)
                  "BLDG510-01": "activations:80"}
+MASTER_BY_ID = dict([("BLKF-%02d" % i, "none") for i in range(1, 27)] +
+                    [("BLTLH-%02d" % i, "none") for i in range(1, 8)])
 OPT_BY_ID = {"BLDSA-01": "loop", "BLDSA-03": "loop", "BLDSA-05": "loop",
              "BLMLI-01": "fused", "BLMLI-11": "fused", "BLMLI-10": "loop",
              "BLMLI-12": "fused", "BLMLI-13": "fused", "BLMLI-14": "fused"}
@@ -1082,6 +1088,18 @@ def args_of(r, mfile):
     opt = tag(r["notes"], "OPT") or OPT_BY_ID.get(rid_of(r))
     if opt:
         ovf += ["--optimizer-impl", opt]
+    # MASTER:none: the source keeps the whole model state in bf16, no
+    # fp32 master (the plan key master, docs/memory.md "Pure bf16"). By
+    # id where the append-only rows state it without the tag (post hoc,
+    # declared there; the rows were seen): BLKF-01..26, KempnerForge
+    # casts the model to param_dtype bf16 before FSDP2 wraps it
+    # (kempnerforge/distributed/parallel.py @5666d0d L580-582,
+    # scripts/train.py L136-139); BLTLH-01..07, the HF Trainer under
+    # accelerate with --torch_dtype bfloat16 (BLTLH-08..12 ran DeepSpeed,
+    # whose bf16 keeps an fp32 master: not tagged).
+    mst = tag(r["notes"], "MASTER") or MASTER_BY_ID.get(rid_of(r))
+    if mst:
+        ovf += ["--master", mst]
     a += ovf
     # SP:off: the source runs TP without sequence parallelism.
     if re.search(r"SP:\s*off", r["notes"]):
