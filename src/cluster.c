@@ -771,7 +771,7 @@ static const struct hp_field pool_field_list[] = {
 		 "{provider}/{region}." },
 	{ .key = "price_per_node_hour", .kind = FK_NUM, .off = PO(usd_per_node_h), .min = 0,
 	  .max = 1e6, .present = price_is_users, .label = "Price", .unit = "$/node-h",
-	  .hint = "USD per node-hour; empty for the catalog's, 0 for hardware you own",
+	  .hint = "USD per node-hour; empty: catalog's; 0: owned",
 	  .help = "USD per node-hour; absent: the price book's or the catalog's",
 	  .doc = "USD per node-hour. Default: the price book's cheapest matching offer (see "
 		 "`--no-price-book`), else the catalog's reference price per GPU-hour \u00d7 GPUs "

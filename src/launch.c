@@ -1364,9 +1364,15 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	int local = pc->pp > 1 ? pc->gbs / pc->dp : p->mbs;
 	sbuf_addf(b, "\n[training]\nlocal_batch_size = %d\nglobal_batch_size = %d\nseq_len = %d\n"
 		  "steps = %lld\nmax_norm = 1.0\nmixed_precision_param = \"%s\"\n"
-		  "mixed_precision_reduce = \"float32\"\n\n", local, pc->gbs, seq,
+		  "mixed_precision_reduce = \"float32\"\n", local, pc->gbs, seq,
 		  plan_steps(m, p, tokens),
 		  p->precision == HP_BF16 || p->precision == HP_FP8 ? "bfloat16" : "float32");
+	/* master none: the model itself in bf16, so its weights, gradients and
+	 * AdamW state are bf16 (torchtitan training.dtype, configs.py
+	 * @b5bcd76c; runs_on.c rules_master) */
+	if (p->master == MASTER_NONE)
+		sbuf_add(b, "dtype = \"bfloat16\"\n");
+	sbuf_addc(b, '\n');
 	/* the plan's Adam (plan key optimizer_impl; torchtitan's
 	 * optimizer.implementation takes "fused", "foreach" and "for-loop",
 	 * torchtitan/config/job_config.py @6404b932, class Optimizer) */
@@ -1507,6 +1513,10 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
+	if (p->master == MASTER_NONE && f != LAUNCH_TORCHTITAN)
+		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (weights, gradients and "
+			      "AdamW moments in bf16); Megatron and DeepSpeed keep one and need more "
+			      "memory than estimated.\n");
 	if (p->master == MASTER_REPLICATED)
 		sbuf_add(nb, "Optimizer: the plan assumes fp32 master weights whole on every "
 			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "

@@ -480,7 +480,7 @@ static double hf_eager_bytes(const struct model_spec *m, int layer, const struct
 {
 	const struct framework_info *fw = framework_get(p->framework);
 	double eb = perf_act_elem_bytes(p), t = tp, b = 0;
-	int amp = fw->amp_autocast && eb == 2;
+	int amp = fw->amp_autocast && eb == 2 && p->master != MASTER_NONE;
 	*scores = 0;
 	if (!fw->eager_modules || model_layer_is_moe(m, layer))
 		return 0;
@@ -513,7 +513,7 @@ static double hf_eager_bytes(const struct model_spec *m, int layer, const struct
 static double hf_eager_kernels(const struct model_spec *m, const struct plan *p)
 {
 	const struct framework_info *fw = framework_get(p->framework);
-	int amp = fw->amp_autocast && perf_act_elem_bytes(p) == 2;
+	int amp = fw->amp_autocast && perf_act_elem_bytes(p) == 2 && p->master != MASTER_NONE;
 	double n = 0;
 	if (m->gelu_new && !m->gated_mlp)
 		n += 7 + amp;

@@ -792,7 +792,7 @@ char *report_plan_md(const struct report_input *in, const struct search_plan *sp
 		snprintf(sched, sizeof sched, "interleaved 1F1B (%d chunks per stage)", p->vpp);
 	sbuf_addf(&b, "\n## Settings\n\nmicro-batch %d, recompute %s, ZeRO-%d%s, %s, CP %d, EP %d.\n\n",
 		  p->mbs, plan_recompute_text(p, rcs, sizeof rcs), p->zero,
-		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "", sched,
+		  p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : p->master == MASTER_NONE ? " (no fp32 master: bf16 state)" : "", sched,
 		  p->cp ? p->cp : 1, p->ep ? p->ep : 1);
 	md_transports(&b, in->cluster, p);
 	report_table_layout(&t, in, sp, 0);

@@ -116,10 +116,10 @@ json "
 P = 8030261248; s = d['memory'][0]
 assert s['grads_bytes'] == 4 * P and s['optimizer_bytes'] == 0.75 * P and 'master' not in d['plan']
 "
-expect 2 "--master: expected sharded or replicated" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --master full
+expect 2 "--master: expected sharded, replicated or none" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --master full
 expect 3 'master "replicated" needs zero 0 or 1' $E --tp 1 --pp 1 --mbs 1 --gbs 64 --master replicated --zero 2
 printf '{"master":"whole","replicas":[{"count":16,"stages":[{"pool":"h100-sxm","tp":1,"first_layer":0,"last_layer":31}]}]}' >"$T/badmaster.json"
-expect 3 'master: expected "sharded" or "replicated"' $E --mbs 1 --gbs 64 --plan "$T/badmaster.json"
+expect 3 'master: expected "sharded", "replicated" or "none"' $E --mbs 1 --gbs 64 --plan "$T/badmaster.json"
 
 # Heterogeneous plan: H100 replicas run the whole model on TP8; A100-40GB
 # replicas need two stages; shares 0.3125 x 2 + 0.1875 x 2 = 1.

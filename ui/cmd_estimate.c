@@ -319,7 +319,7 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	printf("%s on %d GPU%s, seq %d, gbs %d, mbs %d, %s, recompute %s, ZeRO-%d%s%s%s\n",
 	       m->display, e->n_gpus, e->n_gpus == 1 ? "" : "s", e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
 	       plan_recompute_text(p, rc, sizeof rc), p->zero,
-	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : "",
+	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : p->master == MASTER_NONE ? " (no fp32 master: bf16 state)" : "",
 	       p->loss == LOSS_EAGER ? ", eager loss" : "", more);
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
