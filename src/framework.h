@@ -367,6 +367,19 @@ struct framework_info {
 				    * around a per-tensor optimizer (the loop's
 				    * era: clip_grad_norm_ tensor by tensor,
 				    * zero_grad's zero_) */
+	/* Gradient accumulation under ZeRO-3 (last so the rows' positional
+	 * fields keep their order; docs/fsdp-ga.md). */
+	int zero3_reduce_once;     /* with more than one micro-batch a step, the
+				    * gradients are reduce-scattered once, in the
+				    * last micro-batch's backward, and held
+				    * unsharded in the reduce dtype until then
+				    * (FSDP2 set_requires_gradient_sync(False) or
+				    * FSDP1 no_sync on the other micro-batches):
+				    * perf_comm.c charges one reduce-scatter a
+				    * step, perf_mem.c the unsharded gradients.
+				    * 0: one reduce-scatter a micro-batch
+				    * (torchtitan, DeepSpeed ZeRO-3, OLMo-core,
+				    * NeMo AutoModel's benchmark configs) */
 };
 
 /* The row for f (static, never NULL). f must be below FW_ROWS (assert;

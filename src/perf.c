@@ -533,6 +533,10 @@ static void stage_front_memo(struct stage_ctx *x, const struct stage_key *key,
  * which computes every stage at its own micro-batches. */
 static int dp_mb_linear(const struct stage_ctx *x)
 {
+	/* a row that reduce-scatters once a step (zero3_reduce_once) pays
+	 * one reduce-scatter at any count: not linear */
+	if (framework_get(x->p->framework)->zero3_reduce_once)
+		return 0;
 	return x->p->zero == 3 && !(x->m->tied_embeddings && x->pp >= 2 && (x->first || x->last));
 }
 
@@ -2069,6 +2073,10 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 		ctx_replica(&x, r, 0);
 		struct stage_key mk0 = x.key0;
 		mk0.dp = mk0.mb = mk0.other_pool = 0;
+		/* ZeRO-3 under no_sync holds unsharded gradients only with
+		 * more than one micro-batch (perf_mem.c model_state_bytes) */
+		if (p->zero == 3 && framework_get(p->framework)->zero3_reduce_once)
+			mk0.mb = x.mb > 1;
 		uint64_t h0 = perf_memo_stage_h0(&mk0);
 		struct stage_key sk0 = mk0;
 		sk0.dp = x.dp;

@@ -1193,7 +1193,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 	double buckets = fw->ddp_bucket_elems > 0
 				 ? perf_fmax(1, (params + eparams) / fw->ddp_bucket_elems)
 				 : perf_fmax(1, (params + eparams) / perf_fmax(40e6, 1e6 * d));
-	double t_dp = 0, exposed = 0, dbytes = 0;
+	double t_dp = 0, exposed = 0, dbytes = 0, zcalls = 0;
 	enum comm_coll dop = COMM_ALLREDUCE;
 	if (p->zero <= 2) {
 		double red, gat, gchunks = buckets;
@@ -1228,8 +1228,19 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		double per = ds_list_copies(x, d, params * 2 / calls);
 		double ag = calls * (coll(x, &gd, COMM_ALLGATHER, params * 2 / calls, &cr) + per) +
 			    coll(x, &gde, COMM_ALLGATHER, eparams * 2, NULL);
-		double rs = calls * (coll(x, &gd, COMM_REDUCESCATTER, params * 2 / calls, NULL) + per) +
-			    coll(x, &gde, COMM_REDUCESCATTER, eparams * 2, NULL);
+		/* The gradients are reduce-scattered in the reduce dtype:
+		 * 4 bytes a parameter where the row or the plan reduces in
+		 * fp32 (FSDP2's MixedPrecisionPolicy reduce_dtype float32:
+		 * torchtitan's mixed_precision_reduce "float32", job_config.py
+		 * @8a2686c4 L219; foreach_reduce casts the unsharded gradient
+		 * to reduce_dtype before the reduce-scatter, torch/distributed/
+		 * fsdp/_fully_shard/_fsdp_collectives.py @010ae4a8), 2 where it
+		 * reduces in 16 bits (DeepSpeed ZeRO-3: the parameters' dtype).
+		 * The parameters are gathered in 16 bits either way. */
+		double rb = gb;
+		double rs = calls * (coll(x, &gd, COMM_REDUCESCATTER, params * rb / calls, NULL) +
+				     ds_list_copies(x, d, params * rb / calls)) +
+			    coll(x, &gde, COMM_REDUCESCATTER, eparams * rb, NULL);
 		/* DeepSpeed fetches a layer ahead only up to its prefetch
 		 * bucket: of a layer holding more parameters, the rest is
 		 * gathered when the layer runs, in the open (a 175B GPT layer
@@ -1239,21 +1250,45 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 		if (x->fw->ds_engine && pov && layers > 0 && params > 0)
 			hide = perf_fmin(1, DS_PREFETCH_ELEMS / (params / layers));
 		double f_exp = overlap_exposed(ag * hide, x->fwd, layers, sl, pov) + ag * (1 - hide);
-		double b_exp = overlap_exposed(ag * hide + rs, x->bwd, layers, sl, pov && gov) +
-			       ag * (1 - hide);
 		/* The recomputed forward: FSDP's weights are already there for
-		 * the backward; DeepSpeed gathers again what it released. */
+		 * the backward (FSDP2's pre_forward does nothing while its
+		 * group is in backward, so the checkpointed block's forward
+		 * runs again on the weights the pre-backward hook gathered);
+		 * DeepSpeed gathers again what it released. */
 		double agr = ag * ds_recompute_regather(x);
-		double r_exp = overlap_exposed(agr * hide, x->rc, layers, sl, pov) + agr * (1 - hide);
-		if (agr <= 0) {
-			b_exp = overlap_exposed(ag * hide + rs, x->bwd + x->rc, layers, sl, pov && gov) +
-				ag * (1 - hide);
-			r_exp = 0;
+		double r_exp = agr > 0 ? overlap_exposed(agr * hide, x->rc, layers, sl, pov) +
+						 agr * (1 - hide)
+				       : 0;
+		double bwin = agr > 0 ? x->bwd : x->bwd + x->rc;
+		/* Reduce-scatters a step (framework row zero3_reduce_once): one
+		 * a micro-batch, each beside its own backward, where the
+		 * framework reduces every micro-batch (torchtitan's train_step
+		 * loops forward_backward_step with no sync context, train.py
+		 * @8a2686c4 L494-497; DeepSpeed ZeRO-3 reduces each backward's
+		 * gradients into its partition); one, beside the last
+		 * micro-batch's backward, under no_sync. The parameters are
+		 * gathered for every micro-batch's forward and backward either
+		 * way (reshard_after_forward, and FSDP2 reshards after each
+		 * backward: _fsdp_param_group.py @002a76fb post_backward). */
+		double mb = x->mb;
+		double nrs = fw->zero3_reduce_once && mb > 1 ? 1 : mb;
+		double b_plain = overlap_exposed(ag * hide, bwin, layers, sl, pov && gov) + ag * (1 - hide);
+		double b_red = overlap_exposed(ag * hide + rs, bwin, layers, sl, pov && gov) +
+			       ag * (1 - hide);
+		/* At one reduce-scatter a micro-batch the sum is formed as
+		 * (per micro-batch) x mb, so the DP memo's value at one
+		 * micro-batch times mb is this value to the bit (perf.c
+		 * dp_mb_linear). */
+		if (nrs == mb) {
+			t_dp = (2 * ag + agr + rs) * mb;
+			exposed = (f_exp + b_red + r_exp) * mb;
+		} else {
+			t_dp = (2 * ag + agr) * mb + rs * nrs;
+			exposed = (f_exp + r_exp) * mb + b_plain * (mb - nrs) + b_red * nrs;
 		}
-		t_dp = (2 * ag + agr + rs) * x->mb;
-		exposed = (f_exp + b_exp + r_exp) * x->mb;
+		zcalls = 2 * mb + nrs;
 	}
-	double calls = p->zero == 3 ? 3.0 * x->mb
+	double calls = p->zero == 3 ? zcalls
 			: framework_dp_reads_mb(p->framework, p->zero) ? x->mb : 1;
 	note_comm(e, DIM_DP, dop, dbytes, calls, &gd, &cr, t_dp, exposed);
 	return exposed + tied_embedding_sync(x, e, gb);

@@ -360,6 +360,18 @@ static void model_state_bytes(const struct stage_ctx *x, double *w, double *g, d
 	 * layer): an over-count by the unit's other tensors (the position
 	 * table beside the token table; a layer's other weights where a
 	 * layer is the largest unit). ZeRO-1 and 3 keep the terms above. */
+	/* ZeRO-3 under no_sync (framework row zero3_reduce_once) with more
+	 * than one micro-batch: each unit's gradient stays unsharded, in the
+	 * reduce dtype, from its first micro-batch's backward to the last
+	 * one's reduce-scatter (FSDP2 post_backward without reduce_grads:
+	 * to_accumulated_grad_if_needed casts it to reduce_dtype and keeps
+	 * it; a gradient already in the reduce dtype stays in .grad:
+	 * torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py
+	 * @002a76fb, _fsdp_param.py @17a7e1e0): the stage's whole
+	 * parameters, 4 B each in fp32, held through the next forward's
+	 * activations. */
+	if (p->zero == 3 && framework_get(p->framework)->zero3_reduce_once && x->mb > 1)
+		gbytes += (plan_grad_fp32(p) ? 4 : 2) * whole;
 	if (p->offload == OFFLOAD_OPTIMIZER) {
 		obytes = 0;
 		if (p->zero == 2 && p->precision != HP_FP32 && p->precision != HP_TF32 &&

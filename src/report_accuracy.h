@@ -2,8 +2,8 @@
  * tests/test_accuracy.c's output; do not edit. The training figures the
  * reports quote (rows, mean |error| %, max |error| %). */
 #define ACC_HIGH_ROWS 28
-#define ACC_HIGH_MEAN 5.0
-#define ACC_HIGH_MAX 25.1
+#define ACC_HIGH_MEAN 4.8
+#define ACC_HIGH_MAX 24.6
 #define ACC_OTHER_ROWS 37
 #define ACC_OTHER_MEAN 7.1
 #define ACC_MEM_ROWS 10

@@ -370,25 +370,25 @@ assert int(m.group(3)) > 0, m.groups()
 assert "-" not in re.findall(r"\(([-0-9]+)% over\)", t)[0], t
 PY
 $H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --tokens 2T --objective deadline \
-	--deadline 30d > "$T/o" 2>"$T/err"
+	--deadline 32d > "$T/o" 2>"$T/err"
 rc=$?
 [ $rc = 4 ] && ok || bad "impossible deadline: exit $rc, want 4"
-grep -q "no plan trains 2.00T tokens within 30.0 d: the fastest reaches" "$T/err" && ok ||
+grep -q "no plan trains 2.00T tokens within 32.0 d: the fastest reaches" "$T/err" && ok ||
 	bad "deadline miss message: $(cat "$T/err")"
 # the capacity answer names GPUs to add, and planning with them added meets
 # the deadline
 add=$(sed -n 's/.*needs \([0-9]*\) more A100-SXM4-80GB (\([0-9]*\) nodes).*/\2/p' "$T/err")
 [ -n "$add" ] && ok || bad "no capacity answer: $(cat "$T/err")"
 $H plan --pool "$((2 + ${add:-0}))x8xA100-80GB" -m llama3.1-70b --gbs 512 --tokens 2T \
-	--objective deadline --deadline 30d --top 1 > "$T/o" 2>"$T/err" && ok ||
+	--objective deadline --deadline 32d --top 1 > "$T/o" 2>"$T/err" && ok ||
 	bad "with the $add nodes added the deadline is still missed: $(cat "$T/err")"
 # and one node fewer than answered does not (the answer is the fewest)
 $H plan --pool "$((1 + ${add:-0}))x8xA100-80GB" -m llama3.1-70b --gbs 512 --tokens 2T \
-	--objective deadline --deadline 30d --top 1 > "$T/o" 2>"$T/err"
+	--objective deadline --deadline 32d --top 1 > "$T/o" 2>"$T/err"
 [ $? = 4 ] && ok || bad "one node fewer than the answer also meets the deadline"
 # two pools: an answer per GPU type, each verified the same way
 $H plan --pool 2x8xA100-80GB --pool 1x8xH100-SXM -m llama3.1-70b --gbs 512 --tokens 2T \
-	--objective deadline --deadline 30d --format json > "$T/cap2.json" 2>"$T/err"
+	--objective deadline --deadline 32d --format json > "$T/cap2.json" 2>"$T/err"
 py "
 import json
 d = json.load(open('$T/cap2.json'))
@@ -398,7 +398,7 @@ open('$T/add', 'w').write('%d %d' % (add['a100-sxm4-80gb'], add['h100-sxm']))
 " && ok || bad "two-pool capacity answer: $(cat "$T/err")"
 read -r add_a add_h < "$T/add"
 $H plan --pool 2x8xA100-80GB --pool "$((1 + add_h))x8xH100-SXM" -m llama3.1-70b --gbs 512 \
-	--tokens 2T --objective deadline --deadline 30d --top 1 > "$T/o" 2>"$T/err" && ok ||
+	--tokens 2T --objective deadline --deadline 32d --top 1 > "$T/o" 2>"$T/err" && ok ||
 	bad "adding $add_h H100 nodes does not meet the deadline: $(cat "$T/err")"
 $H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --tokens 2T --objective budget \
 	--budget 1000 > "$T/o" 2>"$T/err"
