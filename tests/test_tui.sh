@@ -188,9 +188,9 @@ wait_for sus "EXITED:0" && ok || bad "quit after the scale-up edit"
 start own 80 24
 wait_ready own || bad "no plans before the price edit"
 keys own 1 Enter j j j j j j j j j j j j j Enter   # Price: 14th field (after transport)
-# At 80 columns the prompt's title gives way (ends in "…") so that the
-# value keeps 24 cells: the start of the hint shows.
-wait_for own "Price (USD per node-hour; empty for the catalog's, 0 f… 55.04" && ok ||
+# At 80 columns the prompt's title and the value both show (a longer
+# title gives way, ending in "…", so the value keeps 24 cells).
+wait_for own "Price (USD per node-hour; empty: catalog's; 0: owned): 55.04" && ok ||
 	bad "Enter on Price did not prompt: $(screen own | tail -1)"
 keys own C-u 0 Enter
 wait_for own '  $0.00 fixed' && ok || bad "price 0 shows as: $(screen own | sed -n 4p)"
