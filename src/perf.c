@@ -748,7 +748,8 @@ static void key0_init(struct stage_ctx *x)
 	 * not only the stage's */
 	key->framework = p->framework | (p->ep_overlap + 1) << 8 | (p->moe_dispatch + 1) << 10 |
 			 (p->moe_grouped_gemm + 1) << 12 | (int)plan_moe_dispatch(p, x->c) << 14 |
-			 (p->opt_impl + 1) << 16;   /* optimizer_impl (-1 to 2) */
+			 (p->opt_impl + 1) << 16 |   /* optimizer_impl (-1 to 2) */
+			 plan_compile(p) << 19;      /* compile (docs/compile.md) */
 	key->tp_overlap = (p->tp_overlap + 1) | p->tp_host_sync << 4;   /* tp_host_sync too */
 	key->grad_overlap = p->grad_overlap;
 	key->param_overlap = p->param_overlap;

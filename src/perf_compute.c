@@ -405,6 +405,99 @@ static double eager_extra_bytes(const struct model_spec *m, const struct plan *p
 	return b;
 }
 
+/* torch.compile over torchtitan's transformer block (the plan key
+ * compile, docs/compile.md). layer_ew_bytes and layer_kernels charge a
+ * torchtitan layer the fused per-op counts: each RMSNorm, rotary on q and
+ * on k, and SwiGLU one kernel that reads its inputs and writes its output
+ * once, each residual add apart. That is what Inductor emits for the
+ * block, torchtitan compiling each TransformerBlock as one graph
+ * (torch.compile(block, fullgraph=True): apply_compile, torchtitan/models/
+ * llama3/infra/parallelize.py @81c12433), except that the first residual
+ * add and the ffn_norm after it become one kernel (a pointwise producer
+ * fused into the reduction that reads it): read x and the attention
+ * output, write h and the normed h, 4 elements where the add and the norm
+ * apart move 3 + 2. The attention_norm stays alone (its input comes from
+ * the previous block's graph), as does the last add. GEMMs stay cuBLAS
+ * calls and attention the SDPA kernel (Inductor's defaults). Under
+ * compile on: one element of T x h and one launch fewer a layer forward.
+ * Not modelled: torchtitan's Llama code runs seven GEMMs a layer (wq, wk,
+ * wv, wo, w1, w3, w2; counted as four, compiled or not).
+ *
+ * Eager (compile off), the block runs torchtitan's model code op by op
+ * (torchtitan/models/llama3/model/model.py @6404b932) and moves more
+ * than the fused counts, per element, in the activation dtype of eb
+ * bytes (fp32 for the rotary casts):
+ *  - nn.RMSNorm as PyTorch's composite rms_norm (ATen layer_norm.cpp,
+ *    PyTorch 2.4 to 2.8: x * rsqrt(pow(x, 2).mean(-1) + eps) * weight; a
+ *    fused CUDA kernel came with pytorch/pytorch#153666 in 2025, after
+ *    which eager RMSNorm is the fused count): forward pow 2, mean 1,
+ *    times rsqrt 2, times weight 2 = 7 elements, 6 launches (with the
+ *    [T, 1] add and rsqrt), against 2 and 1 charged; backward (autograd's
+ *    formulas for mul, mean and pow) times weight 2 and its weight
+ *    gradient g * y then a sum over tokens 4, times rsqrt 2 and its
+ *    gradient g * x summed over h 4, mean's expand 1, pow's 2 x x x g 5
+ *    (x^1, times 2, times g), the two gradients of x added 3: 21 against
+ *    4 charged. +5 + 17 = +22 elements a norm, two a layer;
+ *  - apply_rotary_emb on q and k: x.float() (read eb, write 4), the
+ *    complex product with freqs_cis in fp32 (read 4, write 4; freqs_cis
+ *    is a [s, d/2] table read from cache), type_as (read 4, write eb):
+ *    16 + 2 eb bytes forward, three launches, against 2 eb and one; its
+ *    backward the same three in reverse, 16 + 2 eb against 4 eb: +32 - 2
+ *    eb bytes (+28 at 16 bits; none in an fp32 run, where the casts are
+ *    no-ops and the product moves 2 eb each way);
+ *  - SwiGLU as F.silu(w1(x)) * w3(x): silu reads f and writes f, the
+ *    product reads 2 f and writes f, 5 against the fused 3, one launch
+ *    more; backward the product's two gradients (read g, a, b; write 2)
+ *    5 and silu's 3, 8 against 6: +4 elements of T x ffn.
+ * layer_ew_bytes counts a backward as twice its forward; these forward-
+ * and-backward extras are entered as a third (as eager_extra_bytes).
+ * Bytes over the HBM bandwidth at the memory-bound rate every other such
+ * pass runs at (layer_cost); no constant of its own. */
+static int titan_compiled(const struct plan *p)
+{
+	return p->framework == FW_TORCHTITAN && plan_compile(p);
+}
+
+static int titan_eager(const struct plan *p)
+{
+	return p->framework == FW_TORCHTITAN && !plan_compile(p);
+}
+
+/* Bytes per layer forward (possibly negative: compiled) that compile on
+ * or off adds to the fused counts, as above; dense layers only (an MoE
+ * layer's experts run torchtitan's grouped kernels either way). */
+static double compile_bytes(const struct model_spec *m, int layer, const struct plan *p, int tp,
+			    double T, double eb)
+{
+	double t = tp, Th = T * m->hidden / (p->sp ? t : 1);
+	if (titan_compiled(p))
+		return -eb * Th;                       /* add + ffn_norm fused */
+	if (!titan_eager(p) || model_layer_is_moe(m, layer))
+		return 0;
+	double b = 0;
+	if (m->norm == NORM_RMS)
+		b += 2 * 22 * eb * Th / 3;             /* composite RMSNorm */
+	if (m->position == POS_ROPE && eb < 4)
+		b += (32 - 2 * eb) * T * (model_q_dim(m) + model_kv_dim(m)) / t / 3;
+	if (m->gated_mlp)
+		b += 4 * eb * T * m->ffn / t / 3;      /* silu and the product apart */
+	return b;
+}
+
+/* Launches a layer forward that compile on or off adds to layer_kernels'
+ * count: compiled, the fused add + norm (-1); eager, five more a
+ * composite RMSNorm, two more a rotary (q and k), one more SwiGLU. */
+static double compile_kernels(const struct model_spec *m, int layer, const struct plan *p,
+			      double eb)
+{
+	if (titan_compiled(p))
+		return -1;
+	if (!titan_eager(p) || model_layer_is_moe(m, layer))
+		return 0;
+	return (m->norm == NORM_RMS ? 2 * 5 : 0) + (m->position == POS_ROPE && eb < 4 ? 2 * 2 : 0) +
+	       (m->gated_mlp ? 1 : 0);
+}
+
 /* What the Hugging Face Trainer's eager transformers models move beyond
  * the eager rows' counts above (layer_ew_bytes, eager_extra_bytes), in
  * bytes per layer on one GPU. layer_ew_bytes returns a forward figure
@@ -609,6 +702,7 @@ static double layer_ew_bytes(const struct model_spec *m, int layer, const struct
 	b += perf_fp8_cast_bytes(m, layer, p, tp, T);
 	if (framework_get(p->framework)->eager_modules)
 		b += eager_extra_bytes(m, p, tp, T, eb);
+	b += compile_bytes(m, layer, p, tp, T, eb);
 	*scores = 0;
 	if (!p->flash) {
 		/* Unfused attention: scale-mask-softmax reads and writes the
@@ -897,6 +991,7 @@ static double layer_kernels(const struct model_spec *m, int layer, const struct 
 	n += tp_colls(m, layer, p, tp);        /* TP collectives */
 	if (p->precision == HP_FP8)
 		n += 6;                        /* fp8 casts and amax updates */
+	n += compile_kernels(m, layer, p, perf_act_elem_bytes(p));
 	if (model_layer_is_moe(m, layer)) {
 		/* The dense MLP's up, down and activation give way to the
 		 * MoE block; a shared expert is a dense MLP of its own. */
@@ -1178,7 +1273,7 @@ static void stage_key(const struct stage_ctx *x, int kind, struct layer_key *key
 	key->sp = p->sp;
 	key->flash = p->flash;
 	key->recompute = p->recompute;
-	key->framework = p->framework | key->framework << 8;
+	key->framework = p->framework | key->framework << 8 | plan_compile(p) << 16;
 }
 
 /* layer_cost of the stage's layer (of kind 0 dense, 1 MoE), from the

@@ -28,6 +28,12 @@ void plan_init(struct plan *p)
 	p->tp_overlap = p->grad_overlap = p->param_overlap = p->grad_fp32 = -1;
 	p->fp8_params = p->ep_overlap = p->moe_dispatch = p->moe_grouped_gemm = -1;
 	p->opt_impl = -1;
+	p->compile = -1;
+}
+
+int plan_compile(const struct plan *p)
+{
+	return p->compile == 1;
 }
 
 enum hp_opt_impl plan_opt_impl(const struct plan *p)
@@ -481,7 +487,7 @@ int plan_equal(const struct plan *a, const struct plan *b)
 	    plan_ep_overlap(a) != plan_ep_overlap(b) ||
 	    dispatch_asked(a) != dispatch_asked(b) ||
 	    plan_moe_grouped_gemm(a) != plan_moe_grouped_gemm(b) ||
-	    plan_opt_impl(a) != plan_opt_impl(b) ||
+	    plan_opt_impl(a) != plan_opt_impl(b) || plan_compile(a) != plan_compile(b) ||
 	    a->tp_host_sync != b->tp_host_sync || a->recompute_layers != b->recompute_layers)
 		return 0;
 	for (int g = 0; g < a->n_replicas; g++) {
@@ -646,6 +652,9 @@ static int has_moe_grouped_gemm(const void *p)
 {
 	return ((const struct plan *)p)->moe_grouped_gemm >= 0;
 }
+
+static int eff_compile(const void *p) { return plan_compile(p); }
+static int has_compile(const void *p) { return ((const struct plan *)p)->compile >= 0; }
 
 static const char *const on_off[] = { "off", "on" };
 static const char *const attention[] = { "unfused", "flash" };
@@ -908,6 +917,19 @@ static const struct hp_field plan_field_list[] = {
 		 "Megatron-LM and the other frameworks do not (default off). No effect at TP 1. "
 		 "Estimate only: `hetplan launch` writes nothing for it (its notes say so, naming "
 		 "the key) and the planner does not search it." },
+	{ .key = "compile", .flag = "compile", .kind = FK_BOOL, .off = PF(compile),
+	  .names = on_off, .effective = eff_compile, .present = has_compile,
+	  .help = "torch.compile over each block (torchtitan training.compile); absent: off",
+	  .doc = "The model's transformer blocks run under torch.compile (Inductor), as "
+		 "torchtitan's `training.compile` (`[compile] enable` in later releases) "
+		 "compiles each block: the norms, the residual adds, rotary and SwiGLU become "
+		 "a few fused kernels; the GEMMs and flash attention are unchanged. Off, the "
+		 "block runs eagerly: RMSNorm as PyTorch's composite ops, rotary in fp32 "
+		 "complex arithmetic, SiLU and its product apart (docs/compile.md counts both). "
+		 "Only for framework torchtitan (megatron-core, megatron-lm and deepspeed run "
+		 "their own fused kernels: on is refused there). Default off, torchtitan's "
+		 "own. `hetplan launch` does not write it yet, and the planner does not "
+		 "search it." },
 	/* before pp_layout, the editor's last row (tests/test_tui.sh); the
 	 * 80x24 editor's rows above keep their places */
 	/* offload_layers: 1 to the model's layers - 1 (Megatron-Core refuses
@@ -1410,6 +1432,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --fp8-param-gather only), not %s",
+				  ctx, framework_name(p->framework));
+	if (plan_compile(p) && p->framework != FW_TORCHTITAN)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: compile on needs framework torchtitan (torch.compile over "
+				  "each block, training.compile); %s runs its own fused kernels",
 				  ctx, framework_name(p->framework));
 	if (p->opt_impl >= 0 && framework_get(p->framework)->opt_impl_only &&
 	    plan_opt_impl(p) != (enum hp_opt_impl)framework_get(p->framework)->opt_impl)

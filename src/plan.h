@@ -135,6 +135,10 @@ struct plan {
 			       * hp_opt_impl (framework.h): how the optimizer's
 			       * Adam runs over the tensors (fused, foreach,
 			       * loop); read it through plan_opt_impl() */
+	int compile;          /* -1 the framework's default (off), 0 off, 1 on:
+			       * torch.compile (Inductor) over each transformer
+			       * block, torchtitan's training.compile; read it
+			       * through plan_compile() (docs/compile.md) */
 	int tp_host_sync;     /* 0 or 1: the host synchronises the device around every
 			       * TP collective, so a layer's kernel dispatch no longer
 			       * overlaps its device work at TP > 1 (AMP's Megatron-LM
@@ -331,6 +335,11 @@ int plan_moe_grouped_gemm(const struct plan *p);
  * opt_impl). plan_validate refuses another than the row's where the row
  * has only one (opt_impl_only). */
 enum hp_opt_impl plan_opt_impl(const struct plan *p);
+
+/* Whether the blocks run under torch.compile: the plan's compile key, or
+ * absent, off (every framework row's default: torchtitan's job config
+ * training.compile = False; docs/compile.md). */
+int plan_compile(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.
  * plan_parse_json and plan_to_json read and write the top level through

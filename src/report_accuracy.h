@@ -5,7 +5,7 @@
 #define ACC_HIGH_MEAN 4.8
 #define ACC_HIGH_MAX 24.6
 #define ACC_OTHER_ROWS 37
-#define ACC_OTHER_MEAN 7.1
+#define ACC_OTHER_MEAN 6.8
 #define ACC_MEM_ROWS 10
 #define ACC_MEM_MEAN 6.2
 #define ACC_MEM_MAX 12.1

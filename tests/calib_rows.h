@@ -524,6 +524,14 @@ static void row_build(const struct catalog *cat, char f[][1200], char names[][12
 		pl->framework = FW_TORCHTITAN;
 	else
 		pl->framework = FW_MEGATRON_LM;
+	/* torch.compile (the plan key compile, docs/compile.md): torchtitan's
+	 * rows state it in the precision column ("torch.compile", "no
+	 * torch.compile"); MaxText's jit hands XLA the whole step, which fuses
+	 * a block's element-wise ops as Inductor does (counted as compile on,
+	 * simplified). MPT (llm-foundry) is eager, the default. */
+	if (pl->framework == FW_TORCHTITAN && !strstr(F("precision"), "no torch.compile") &&
+	    (strstr(F("precision"), "torch.compile") || starts(r->id, "MAXT")))
+		pl->compile = 1;
 	if (bloom)
 		pl->grad_fp32 = 1;   /* DeepSpeed's bf16 optimizer reduces fp32 gradients */
 	if (bloom && strstr(F("table_or_figure"), "Best TFLOPs"))

@@ -831,6 +831,26 @@ def tag(notes, key):
     m = re.search(key + r":\s*([A-Za-z0-9.\-]+)", notes)
     return m.group(1) if m else None
 
+# torch.compile as the rows scored before the compile key state it (post
+# hoc: docs/compile.md lists them with each note's words). on: the notes
+# say torch.compile (nanoGPT BLNG, IBM FSDP BLIBM, BLLK, BLTRS, OLMo-core
+# "torch.compile per block" BLOLC, KempnerForge "torch.compile on"
+# BLKF), XLA (Paxml BLPAX: the whole step compiled and fused), or fused
+# RMSNorm/rotary/SwiGLU kernels, the compiled count (TinyLlama BLTL-01,
+# BLTLH-01..07 "fused RMSNorm, cross-entropy, rotary and SwiGLU"). off:
+# "no torch.compile" (BLTTP-01..08) and "torch.compile off" (BLKF-08).
+# Every other row takes the framework's default (off).
+def compile_of(rid):
+    g, _, n = rid.rpartition("-")
+    n = int(n) if n.isdigit() else 0
+    if rid == "BLKF-08" or (g == "BLTTP" and 1 <= n <= 8):
+        return "off"
+    if g in ("BLNG", "BLIBM", "BLLK", "BLTRS", "BLOLC", "BLKF", "BLPAX", "BLTL"):
+        return "on"
+    if g == "BLTLH" and 1 <= n <= 7:
+        return "on"
+    return None
+
 # Post-hoc framework rows: the row's FW tag names the nearest preset it was
 # scored with first; these rows ran on a framework hetplan has a row for
 # since (estimate-only, built after the score): NeMo AutoModel for the
@@ -1034,6 +1054,13 @@ def args_of(r, mfile):
         a += ["--moe-dispatch", disp]
     if grouped is not None:
         a += ["--moe-grouped-gemm", "on" if grouped else "off"]
+    # COMPILE:on|off: the run's blocks under torch.compile or eager (plan
+    # key compile, docs/compile.md; torchtitan preset only). Rows scored
+    # before the key (post hoc, declared in docs/compile.md) take it from
+    # compile_of below, which reads what their notes state.
+    comp = tag(r["notes"], "COMPILE") or compile_of(rid_of(r))
+    if comp and fw_of(r) == "torchtitan":
+        a += ["--compile", comp]
     # OVERLAPS:tp=off,grad=off,param=off: overlaps the source's launch
     # arguments leave off, where the preset would turn them on.
     ov = re.search(r"OVERLAPS:\s*([a-z=,]+)", r["notes"])
