@@ -1419,7 +1419,7 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	 * unless the model is compiled (distributed/tensor_parallel.py,
 	 * maybe_enable_async_tp: "Async TP requires 'model' in
 	 * --compile.components and --compile.enable"). */
-	if (pc->tp > 1 && plan_tp_overlap(p))
+	if ((pc->tp > 1 && plan_tp_overlap(p)) || plan_compile(p))
 		sbuf_add(b, "\n[compile]\nenable = true\ncomponents = [\"model\", \"loss\"]\n");
 }
 

@@ -31,9 +31,24 @@ void plan_init(struct plan *p)
 	p->compile = -1;
 }
 
+/* Async TP at TP > 1 on torchtitan runs compiled: torchtitan refuses it
+ * otherwise (distributed/tensor_parallel.py maybe_enable_async_tp: "Async
+ * TP requires 'model' in --compile.components and --compile.enable"), and
+ * launch writes the [compile] block for it. */
+static int titan_async_tp(const struct plan *p)
+{
+	if (p->framework != FW_TORCHTITAN || !plan_tp_overlap(p))
+		return 0;
+	for (int r = 0; r < p->n_replicas; r++)
+		for (int s = 0; s < p->replicas[r].n_stages; s++)
+			if (p->replicas[r].stages[s].tp > 1)
+				return 1;
+	return 0;
+}
+
 int plan_compile(const struct plan *p)
 {
-	return p->compile == 1;
+	return p->compile == 1 || (p->compile < 0 && titan_async_tp(p));
 }
 
 enum hp_opt_impl plan_opt_impl(const struct plan *p)
@@ -928,8 +943,9 @@ static const struct hp_field plan_field_list[] = {
 		 "complex arithmetic, SiLU and its product apart (docs/compile.md counts both). "
 		 "Only for framework torchtitan (megatron-core, megatron-lm and deepspeed run "
 		 "their own fused kernels: on is refused there). Default off, torchtitan's "
-		 "own. `hetplan launch` does not write it yet, and the planner does not "
-		 "search it." },
+		 "own, except that a torchtitan plan with tp_overlap (async TP) at TP above "
+		 "1 runs compiled, as torchtitan requires (off is then refused). `hetplan "
+		 "launch` writes the `[compile]` block; the planner does not search it." },
 	/* before pp_layout, the editor's last row (tests/test_tui.sh); the
 	 * 80x24 editor's rows above keep their places */
 	/* offload_layers: 1 to the model's layers - 1 (Megatron-Core refuses
@@ -1433,6 +1449,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: fp8_params on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --fp8-param-gather only), not %s",
 				  ctx, framework_name(p->framework));
+	if (p->compile == 0 && titan_async_tp(p))
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: compile off with tp_overlap on at TP above 1: torchtitan's "
+				  "async TP runs only under torch.compile (set compile on, or "
+				  "tp_overlap off)", ctx);
 	if (plan_compile(p) && p->framework != FW_TORCHTITAN)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: compile on needs framework torchtitan (torch.compile over "

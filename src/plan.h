@@ -338,7 +338,9 @@ enum hp_opt_impl plan_opt_impl(const struct plan *p);
 
 /* Whether the blocks run under torch.compile: the plan's compile key, or
  * absent, off (every framework row's default: torchtitan's job config
- * training.compile = False; docs/compile.md). */
+ * training.compile = False; docs/compile.md), except a torchtitan plan
+ * with async TP (tp_overlap) at TP above 1, which torchtitan runs only
+ * compiled: on. */
 int plan_compile(const struct plan *p);
 
 /* The plan's settings (fields.h): JSON keys, CLI flags, ranges, help.

@@ -135,4 +135,24 @@ print('OK' if p.get('compile') is True else 'FAIL', 'plan JSON holds compile tru
 " >"$T/report3"
 report_checks "$T/report3"
 
+# Async TP (tp_overlap on) at TP 2 on torchtitan runs compiled: torchtitan
+# refuses it otherwise (distributed/tensor_parallel.py
+# maybe_enable_async_tp), so the default estimates the compiled block,
+# the same step as compile on, compile off is refused (exit 3), and launch
+# writes the [compile] block.
+TA="--pool 1x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --zero 3 --framework torchtitan --tp-overlap on"
+# shellcheck disable=SC2086
+expect 3 "compile off with tp_overlap on at TP above 1" "$H" estimate $TA --compile off
+# shellcheck disable=SC2086
+a=$("$H" estimate $TA --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["step_time_s"])')
+# shellcheck disable=SC2086
+b=$("$H" estimate $TA --compile on --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["step_time_s"])')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "async TP default $a s, compile on $b s"; fi
+# shellcheck disable=SC2086
+"$H" launch $TA --format torchtitan >"$T/titan.toml" 2>/dev/null
+grep -qx "enable = true" "$T/titan.toml" && ok || bad "no [compile] enable in the async-TP launch"
+"$H" launch --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --dp 8 --mbs 1 --gbs 8 \
+	--framework torchtitan --compile on --format torchtitan >"$T/titan2.toml" 2>/dev/null
+grep -qx "\[compile\]" "$T/titan2.toml" && ok || bad "compile on: no [compile] block in the launch"
+
 finish compile
