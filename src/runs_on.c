@@ -721,15 +721,36 @@ unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, 
 		if (v.all[0]) {
 			snprintf(why, n, "needs a heterogeneity-aware runtime: %s", v.all);
 		} else {
+			/* one clause a reason, naming every framework it
+			 * stops: "megatron-core: ...; megatron-lm, deepspeed,
+			 * torchtitan: mixed GPU types ..." */
 			size_t k = 0;
-			for (int f = 1; f < FW_COUNT && k < n; f++)
-				if (!(v.mask & B(f)) && v.reason[f][0]) {
-					int w = snprintf(why + k, n - k, "%s%s: %s", k ? "; " : "",
-							 framework_name((enum hp_framework)f), v.reason[f]);
-					if (w < 0)
-						break;
-					k += (size_t)w;
-				}
+			unsigned done = 0;
+			for (int f = 1; f < FW_COUNT && k < n; f++) {
+				if ((v.mask & B(f)) || !v.reason[f][0] || (done & B(f)))
+					continue;
+				int w = snprintf(why + k, n - k, "%s%s", k ? "; " : "",
+						 framework_name((enum hp_framework)f));
+				for (int g = f + 1; g < FW_COUNT && w >= 0 && k + (size_t)w < n; g++)
+					if (!(v.mask & B(g)) && !(done & B(g)) &&
+					    !strcmp(v.reason[g], v.reason[f])) {
+						done |= B(g);
+						int w2 = snprintf(why + k + (size_t)w, n - k - (size_t)w,
+								  ", %s", framework_name((enum hp_framework)g));
+						if (w2 < 0) {
+							w = -1;
+							break;
+						}
+						w += w2;
+					}
+				if (w < 0 || k + (size_t)w >= n)
+					break;
+				k += (size_t)w;
+				w = snprintf(why + k, n - k, ": %s", v.reason[f]);
+				if (w < 0)
+					break;
+				k += (size_t)w;
+			}
 		}
 	}
 	return v.mask;

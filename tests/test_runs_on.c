@@ -585,7 +585,7 @@ TEST(volta_attention_and_fp16)
 	const char *fl = "{\"zero\":1,\"precision\":\"fp16\",\"replicas\":"
 			 "[{\"count\":2,\"batch_share\":0.5,\"stages\":[" ONE_STAGE("v", 8) "]}]}";
 	CHECK_EQ_INT(mask_of(&c, fl, why, sizeof why), 0u);
-	CHECK(strstr(why, "megatron-core: flash attention on V100") != NULL);
+	CHECK(strstr(why, "megatron-core, megatron-lm, deepspeed: flash attention on V100") != NULL);
 	CHECK_EQ_INT(runnable_of(&c, fl), 0);
 	/* fp32 and ZeRO-3 with fused attention: torchtitan's SDPA alone */
 	const char *f32 = "{\"zero\":3,\"precision\":\"fp32\",\"replicas\":"
