@@ -1517,6 +1517,18 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (weights, gradients and "
 			      "AdamW moments in bf16); Megatron and DeepSpeed keep one and need more "
 			      "memory than estimated.\n");
+	/* optimizer_impl: Megatron-LM has no argument choosing the Adam
+	 * implementation (megatron/core/optimizer/__init__.py @d086a2e3:
+	 * Transformer Engine's FusedAdam, else apex's), and a DeepSpeed
+	 * config with no "optimizer" section leaves it to the training
+	 * script (Megatron-DeepSpeed: apex FusedAdam); torchtitan and the HF
+	 * Trainer write the key (torchtitan_piece, hf_args, hf_notes) */
+	if (f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER && plan_opt_impl(p) != OPT_IMPL_FUSED)
+		sbuf_addf(nb, "Optimizer: the plan's Adam runs as optimizer_impl %s; Megatron-LM "
+			      "and DeepSpeed have no switch for it and build a fused Adam, so the "
+			      "run can be faster than estimated: check with hetplan estimate "
+			      "--optimizer-impl fused.\n",
+			  framework_opt_impl_name(plan_opt_impl(p)));
 	if (p->master == MASTER_REPLICATED)
 		sbuf_add(nb, "Optimizer: the plan assumes fp32 master weights whole on every "
 			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "

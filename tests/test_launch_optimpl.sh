@@ -1,0 +1,45 @@
+#!/bin/sh
+# test_launch_optimpl.sh — what `hetplan launch` writes or says for the
+# plan key optimizer_impl (docs/optimizer.md) in each format. Facts from
+# the frameworks' own argument lists: torchtitan's [optimizer]
+# implementation takes "fused", "foreach", "for-loop"
+# (torchtitan/config/job_config.py @6404b932, class Optimizer); the HF
+# Trainer's --optim takes adamw_torch_fused / adamw_torch (training_args.py
+# @00349ae8); Megatron-LM has no argument choosing the Adam implementation
+# (--optimizer adam|sgd; megatron/core/optimizer/__init__.py @d086a2e3
+# builds Transformer Engine's FusedAdam, else apex's), and a DeepSpeed
+# config without an "optimizer" section leaves the optimizer to the
+# training script (Megatron-DeepSpeed: apex FusedAdam). So a foreach or
+# loop plan written as Megatron or DeepSpeed configs runs fused, and the
+# launch notes must say so, naming the key.
+# Run from the repository root after `make`.
+set -u
+H=${HETPLAN:-./hetplan}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/lib.sh
+
+B="--pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --zero 1"
+for f in megatron slurm deepspeed; do
+	fw=megatron-core
+	[ "$f" = deepspeed ] && fw=deepspeed
+	for impl in foreach loop; do
+		# shellcheck disable=SC2086
+		expect 0 "optimizer_impl $impl" $H launch $B --framework $fw --optimizer-impl $impl \
+			--format $f
+	done
+	# the fused plan: nothing to say
+	# shellcheck disable=SC2086
+	$H launch $B --framework $fw --optimizer-impl fused --format $f >"$T/out" 2>"$T/err"
+	if grep -q "optimizer_impl" "$T/err"; then bad "$f fused: a note about optimizer_impl"; else ok; fi
+done
+# torchtitan writes the key itself: no note, the TOML's value
+for impl in foreach:foreach loop:for-loop; do
+	# shellcheck disable=SC2086
+	$H launch $B --zero 3 --framework torchtitan --optimizer-impl ${impl%%:*} --format torchtitan \
+		>"$T/out" 2>"$T/err"
+	if grep -q "optimizer_impl" "$T/err"; then bad "torchtitan ${impl%%:*}: a note"; else ok; fi
+	if grep -qx "implementation = \"${impl#*:}\"" "$T/out"; then ok
+	else bad "torchtitan ${impl%%:*}: no implementation = \"${impl#*:}\""; fi
+done
+finish launch_optimpl
