@@ -1454,6 +1454,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: compile off with tp_overlap on at TP above 1: torchtitan's "
 				  "async TP runs only under torch.compile (set compile on, or "
 				  "tp_overlap off)", ctx);
+	if (plan_compile(p) && p->framework == FW_ANY)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: compile on needs framework torchtitan (torch.compile over "
+				  "each block, training.compile), not any (the default): set "
+				  "--framework torchtitan (\"framework\": \"torchtitan\")", ctx);
 	if (plan_compile(p) && p->framework != FW_TORCHTITAN)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: compile on needs framework torchtitan (torch.compile over "
