@@ -1522,8 +1522,11 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 	 * Transformer Engine's FusedAdam, else apex's), and a DeepSpeed
 	 * config with no "optimizer" section leaves it to the training
 	 * script (Megatron-DeepSpeed: apex FusedAdam); torchtitan and the HF
-	 * Trainer write the key (torchtitan_piece, hf_args, hf_notes) */
-	if (f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER && plan_opt_impl(p) != OPT_IMPL_FUSED)
+	 * Trainer write the key (torchtitan_piece, hf_args, hf_notes).
+	 * Under ZeRO-Offload the host's DeepSpeedCPUAdam steps, whatever
+	 * the key (perf_offload.c: the estimate does not read it there). */
+	if (f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER && p->offload != OFFLOAD_OPTIMIZER &&
+	    plan_opt_impl(p) != OPT_IMPL_FUSED)
 		sbuf_addf(nb, "Optimizer: the plan's Adam runs as optimizer_impl %s; Megatron-LM "
 			      "and DeepSpeed have no switch for it and build a fused Adam, so the "
 			      "run can be faster than estimated: check with hetplan estimate "

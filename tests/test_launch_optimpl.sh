@@ -33,6 +33,12 @@ for f in megatron slurm deepspeed; do
 	$H launch $B --framework $fw --optimizer-impl fused --format $f >"$T/out" 2>"$T/err"
 	if grep -q "optimizer_impl" "$T/err"; then bad "$f fused: a note about optimizer_impl"; else ok; fi
 done
+# Under ZeRO-Offload the host's DeepSpeedCPUAdam steps whatever the key
+# (the estimate is the same for fused and loop): no note
+# shellcheck disable=SC2086
+$H launch $B --framework deepspeed --offload optimizer --optimizer-impl loop --format deepspeed \
+	>"$T/out" 2>"$T/err"
+if grep -q "optimizer_impl" "$T/err"; then bad "deepspeed offload loop: a note"; else ok; fi
 # torchtitan writes the key itself: no note, the TOML's value
 for impl in foreach:foreach loop:for-loop; do
 	# shellcheck disable=SC2086
