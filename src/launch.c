@@ -1513,10 +1513,22 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
-	if (p->master == MASTER_NONE && f != LAUNCH_TORCHTITAN)
+	if (p->master == MASTER_NONE && f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER)
 		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (weights, gradients and "
 			      "AdamW moments in bf16); Megatron and DeepSpeed keep one and need more "
 			      "memory than estimated.\n");
+	/* The Trainer's bf16 state is the model's own dtype: run_clm.py
+	 * loads a checkpoint in --dtype (--torch_dtype before the rename),
+	 * and builds a model from its config in fp32 whatever it says
+	 * (examples/pytorch/language-modeling/run_clm.py @00d481d1,
+	 * from_pretrained(dtype=) vs from_config); --bf16 is autocast over
+	 * fp32 weights. hf_args writes neither. */
+	if (p->master == MASTER_NONE && f == LAUNCH_HF_TRAINER)
+		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (master none: the model "
+			      "itself in bf16); the script's --bf16 is autocast over fp32 weights, "
+			      "which need more memory than estimated, unless the model is loaded "
+			      "in bfloat16 (run_clm.py --model_name_or_path with --dtype bfloat16, "
+			      "--torch_dtype in older scripts).\n");
 	/* optimizer_impl: Megatron-LM has no argument choosing the Adam
 	 * implementation (megatron/core/optimizer/__init__.py @d086a2e3:
 	 * Transformer Engine's FusedAdam, else apex's), and a DeepSpeed

@@ -48,4 +48,13 @@ for impl in foreach:foreach loop:for-loop; do
 	if grep -qx "implementation = \"${impl#*:}\"" "$T/out"; then ok
 	else bad "torchtitan ${impl%%:*}: no implementation = \"${impl#*:}\""; fi
 done
+# master none in an HF Trainer script: the note speaks of the Trainer
+# (the model's own dtype; run_clm.py's --dtype, examples/pytorch/
+# language-modeling/run_clm.py @00d481d1), not of Megatron and DeepSpeed
+HF="--pool 2x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 --zero 0 --recompute full"
+# shellcheck disable=SC2086
+expect 0 "master none: the model itself in bf16" $H launch $HF --framework hf-transformers \
+	--master none --format hf-trainer --force
+if grep -q "Megatron and DeepSpeed keep one" "$T/err"; then bad "hf-trainer master none: Megatron's note"
+else ok; fi
 finish launch_optimpl
