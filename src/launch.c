@@ -1382,6 +1382,15 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	if (p->precision == HP_FP16)
 		sbuf_add(notes, "torchtitan: its mixed precision is bfloat16 or float32; the plan's "
 			    "fp16 has no switch.\n");
+	/* the reduce dtype: mixed_precision_reduce takes "float32" only
+	 * (torchtitan/config/configs.py @b5bcd76c L102, plan.c
+	 * plan_grad_fp32); a plan reducing its FSDP gradients in 16 bits
+	 * (grad_reduce_fp32 off) moves half the run's reduce-scatter bytes */
+	if (p->zero >= 2 && !plan_grad_fp32(p))
+		sbuf_add(notes, "torchtitan: mixed_precision_reduce takes float32 only; the plan's "
+			    "16-bit gradient reduce (grad_reduce_fp32 off) has no switch, so the "
+			    "run's reduce-scatters move twice the bytes estimated: check with "
+			    "hetplan estimate --grad-reduce-fp32 on.\n");
 	int replicate = p->zero == 0 ? pc->dp : 1, shard = p->zero == 0 ? 1 : pc->dp;
 	if (p->zero == 1)
 		sbuf_add(notes, "torchtitan: no optimizer-only sharding (ZeRO-1); FSDP2 with "

@@ -57,4 +57,15 @@ expect 0 "master none: the model itself in bf16" $H launch $HF --framework hf-tr
 	--master none --format hf-trainer --force
 if grep -q "Megatron and DeepSpeed keep one" "$T/err"; then bad "hf-trainer master none: Megatron's note"
 else ok; fi
+# grad_reduce_fp32 off at ZeRO 3 on torchtitan: mixed_precision_reduce
+# takes "float32" only (torchtitan/config/configs.py @b5bcd76c L102), so
+# the TOML keeps float32 and the notes name the key; on (the default):
+# no note
+TT="--pool 2x8xH100-SXM -m llama3.1-8b --tp 2 --pp 1 --mbs 1 --gbs 64 --zero 3 --framework torchtitan"
+# shellcheck disable=SC2086
+expect 0 "grad_reduce_fp32 off" $H launch $TT --grad-reduce-fp32 off --format torchtitan
+grep -qx 'mixed_precision_reduce = "float32"' "$T/out" && ok || bad "torchtitan: no float32 reduce"
+# shellcheck disable=SC2086
+$H launch $TT --format torchtitan >"$T/out" 2>"$T/err"
+if grep -q "grad_reduce_fp32" "$T/err"; then bad "torchtitan default reduce: a note"; else ok; fi
 finish launch_optimpl
