@@ -1,6 +1,8 @@
 #!/bin/sh
 # test_launch_optimpl.sh — what `hetplan launch` writes or says for the
-# plan key optimizer_impl (docs/optimizer.md) in each format. Facts from
+# plan keys a format has no switch for: optimizer_impl (docs/optimizer.md)
+# in each format, master none in an HF Trainer script, grad_reduce_fp32
+# off in a torchtitan TOML. Facts from
 # the frameworks' own argument lists: torchtitan's [optimizer]
 # implementation takes "fused", "foreach", "for-loop"
 # (torchtitan/config/job_config.py @6404b932, class Optimizer); the HF
