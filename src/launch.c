@@ -1382,6 +1382,15 @@ static void torchtitan_toml(struct sbuf *b, const struct model_spec *m, const st
 	if (p->precision == HP_FP16)
 		sbuf_add(notes, "torchtitan: its mixed precision is bfloat16 or float32; the plan's "
 			    "fp16 has no switch.\n");
+	/* the reduce dtype: mixed_precision_reduce takes "float32" only
+	 * (torchtitan/config/configs.py @b5bcd76c L102, plan.c
+	 * plan_grad_fp32); a plan reducing its FSDP gradients in 16 bits
+	 * (grad_reduce_fp32 off) moves half the run's reduce-scatter bytes */
+	if (p->zero >= 2 && !plan_grad_fp32(p))
+		sbuf_add(notes, "torchtitan: mixed_precision_reduce takes float32 only; the plan's "
+			    "16-bit gradient reduce (grad_reduce_fp32 off) has no switch, so the "
+			    "run's reduce-scatters move twice the bytes estimated: check with "
+			    "hetplan estimate --grad-reduce-fp32 on.\n");
 	int replicate = p->zero == 0 ? pc->dp : 1, shard = p->zero == 0 ? 1 : pc->dp;
 	if (p->zero == 1)
 		sbuf_add(notes, "torchtitan: no optimizer-only sharding (ZeRO-1); FSDP2 with "
@@ -1513,10 +1522,37 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
-	if (p->master == MASTER_NONE && f != LAUNCH_TORCHTITAN)
+	if (p->master == MASTER_NONE && f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER)
 		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (weights, gradients and "
 			      "AdamW moments in bf16); Megatron and DeepSpeed keep one and need more "
 			      "memory than estimated.\n");
+	/* The Trainer's bf16 state is the model's own dtype: run_clm.py
+	 * loads a checkpoint in --dtype (--torch_dtype before the rename),
+	 * and builds a model from its config in fp32 whatever it says
+	 * (examples/pytorch/language-modeling/run_clm.py @00d481d1,
+	 * from_pretrained(dtype=) vs from_config); --bf16 is autocast over
+	 * fp32 weights. hf_args writes neither. */
+	if (p->master == MASTER_NONE && f == LAUNCH_HF_TRAINER)
+		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (master none: the model "
+			      "itself in bf16); the script's --bf16 is autocast over fp32 weights, "
+			      "which need more memory than estimated, unless the model is loaded "
+			      "in bfloat16 (run_clm.py --model_name_or_path with --dtype bfloat16, "
+			      "--torch_dtype in older scripts).\n");
+	/* optimizer_impl: Megatron-LM has no argument choosing the Adam
+	 * implementation (megatron/core/optimizer/__init__.py @d086a2e3:
+	 * Transformer Engine's FusedAdam, else apex's), and a DeepSpeed
+	 * config with no "optimizer" section leaves it to the training
+	 * script (Megatron-DeepSpeed: apex FusedAdam); torchtitan and the HF
+	 * Trainer write the key (torchtitan_piece, hf_args, hf_notes).
+	 * Under ZeRO-Offload the host's DeepSpeedCPUAdam steps, whatever
+	 * the key (perf_offload.c: the estimate does not read it there). */
+	if (f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER && p->offload != OFFLOAD_OPTIMIZER &&
+	    plan_opt_impl(p) != OPT_IMPL_FUSED)
+		sbuf_addf(nb, "Optimizer: the plan's Adam runs as optimizer_impl %s; Megatron-LM "
+			      "and DeepSpeed have no switch for it and build a fused Adam, so the "
+			      "run can be faster than estimated: check with hetplan estimate "
+			      "--optimizer-impl fused.\n",
+			  framework_opt_impl_name(plan_opt_impl(p)));
 	if (p->master == MASTER_REPLICATED)
 		sbuf_add(nb, "Optimizer: the plan assumes fp32 master weights whole on every "
 			      "data-parallel rank (DeepSpeed's first BF16 optimizer); Megatron-LM's "

@@ -131,6 +131,11 @@ int plan_fp8_params(const struct plan *p)
 	 * L1095-1097); hetplan models it under the distributed optimizer. */
 	if (p->precision != HP_FP8 || p->zero < 1 || p->zero > 2)
 		return 0;
+	/* FP8 parameters stand beside the main params the optimizer steps
+	 * (--main-params-dtype fp32 or fp16 only: arguments.py @d98e8a64
+	 * L3671-3684, runs_on.c rules_master); master none has none */
+	if (p->master == MASTER_NONE)
+		return 0;
 	return p->fp8_params >= 0 ? p->fp8_params : framework_get(p->framework)->fp8_params;
 }
 
@@ -1439,6 +1444,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: recompute_layers %d needs recompute full (it says how many "
 				  "layers of each stage chunk full recomputation covers), not %s",
 				  ctx, p->recompute_layers, plan_recompute_name(p->recompute));
+	if (p->fp8_params == 1 && p->master == MASTER_NONE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: fp8_params on needs an fp32 master (Megatron-Core's "
+				  "--fp8-param-gather keeps the fp32 main params the optimizer "
+				  "steps), not master \"none\"", ctx);
 	if (p->fp8_params == 1 && !plan_fp8_params(p))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs precision fp8 and zero 1 or 2 "
@@ -1454,6 +1464,11 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: compile off with tp_overlap on at TP above 1: torchtitan's "
 				  "async TP runs only under torch.compile (set compile on, or "
 				  "tp_overlap off)", ctx);
+	if (plan_compile(p) && p->framework == FW_ANY)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: compile on needs framework torchtitan (torch.compile over "
+				  "each block, training.compile), not any (the default): set "
+				  "--framework torchtitan (\"framework\": \"torchtitan\")", ctx);
 	if (plan_compile(p) && p->framework != FW_TORCHTITAN)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: compile on needs framework torchtitan (torch.compile over "

@@ -398,10 +398,16 @@ void serve_vllm_v0(struct serve_config *cfg)
  *   profile's; kernels as the profile's. The same terms the serving
  *   accuracy test gives the pre-V1 sources (docs/serving-round50.md). */
 static const struct serve_build_profile builds[BUILD_COUNT] = {
-	[BUILD_CURRENT] = { "current", ENGINE_VLLM, GEN_OTHER, 1 },
-	[BUILD_VLLM_ROCM_06] = { "vllm-rocm-0.6", ENGINE_VLLM, GEN_CDNA, 13.3 },
-	[BUILD_VLLM_V0] = { "vllm-v0", ENGINE_VLLM, GEN_OTHER, 1, SERVE_VLLM_V0_STEP_S,
-			    SERVE_VLLM_V0_SEQ_S },
+	/* designated: the rows that keep the profile's host time leave
+	 * step_s and seq_s 0 (clang's -Wmissing-field-initializers refuses
+	 * a positional row that stops short) */
+	[BUILD_CURRENT] = { .name = "current", .engine = ENGINE_VLLM, .gen = GEN_OTHER,
+			    .dec_attn_x = 1 },
+	[BUILD_VLLM_ROCM_06] = { .name = "vllm-rocm-0.6", .engine = ENGINE_VLLM, .gen = GEN_CDNA,
+				 .dec_attn_x = 13.3 },
+	[BUILD_VLLM_V0] = { .name = "vllm-v0", .engine = ENGINE_VLLM, .gen = GEN_OTHER,
+			    .dec_attn_x = 1, .step_s = SERVE_VLLM_V0_STEP_S,
+			    .seq_s = SERVE_VLLM_V0_SEQ_S },
 };
 
 const struct serve_build_profile *serve_build(enum serve_build b)

@@ -93,4 +93,16 @@ else
 	bad "report: exit $?: $(cat "$T/err")"
 fi
 
+# A machine type fixes the node's GPU as well as its count: A100s on
+# a3-highgpu-8g (8 H100 80GB, Google Cloud's "GPU machine types" page) are
+# refused, naming the pool, the machine's GPU and the pool's (exit 3 in a
+# file, 2 on --pool); with nics and nic_gbps given the name is the fabric
+# only, as for a node of another size.
+pool ga.json A100-SXM4-40GB 8 a3-highgpu-8g
+expect 3 "pool 'g': transport a3-highgpu-8g is a machine of 8 H100-SXM GPUs, not A100-SXM4-40GB" \
+	"$H" estimate -c "$T/ga.json" $EST
+expect 2 "transport=a3-highgpu-8g: pool 'a100-sxm4-40gb': transport a3-highgpu-8g is a machine of 8 H100-SXM GPUs, not A100-SXM4-40GB" \
+	"$H" estimate --pool 2x8xA100-SXM4-40GB,transport=a3-highgpu-8g $EST
+pool gan.json A100-SXM4-40GB 8 a3-highgpu-8g ', "nics": 4, "nic_gbps": 200'
+expect 0 "" "$H" estimate -c "$T/gan.json" $EST --recompute full
 finish cluster_machine

@@ -119,6 +119,12 @@ for fw in megatron-core deepspeed megatron-lm; do
 	expect 3 "compile on needs framework torchtitan" "$H" estimate --pool 1x8xH100-SXM \
 		-m llama3.1-8b --tp 1 --pp 1 --dp 8 --mbs 1 --gbs 8 --framework "$fw" --compile on
 done
+# With no --framework (any, estimate's default) the refusal names the
+# default and the flag to set, not "any runs its own fused kernels" (the
+# any row is no framework and runs nothing of its own).
+expect 3 "not any (the default): set --framework torchtitan" "$H" estimate \
+	--pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --dp 8 --mbs 1 --gbs 8 --compile on
+if grep -q "any runs its own" "$T/err"; then bad "compile on, framework any: $(cat "$T/err")"; else ok; fi
 expect 0 "" "$H" estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --dp 8 --mbs 1 \
 	--gbs 8 --zero 3 --framework megatron-core --compile off
 expect 2 "--compile: expected on or off" "$H" estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --dp 8 \
