@@ -847,8 +847,9 @@ static const struct hp_field plan_field_list[] = {
 		 "the distributed optimizer: 2 bytes a weight on the GPU (the FP8 data and its "
 		 "FP8 transpose) where bf16 weights also hold Transformer Engine's cached FP8 "
 		 "copy (4 bytes), and half the bytes in the parameter all-gather. Only under "
-		 "megatron-core with precision fp8 and zero 1 or 2. Default: the framework's (on for "
-		 "megatron-core, as NVIDIA's FP8 recipes run)." },
+		 "megatron-core with precision fp8 and zero 1 or 2, and not with master none "
+		 "(refused: Megatron's main params are fp32 or fp16). Default: the framework's "
+		 "(on for megatron-core, as NVIDIA's FP8 recipes run; off under master none)." },
 	{ .key = "ep_overlap", .flag = "ep-overlap", .kind = FK_BOOL, .off = PF(ep_overlap),
 	  .names = on_off, .effective = eff_ep_overlap,
 	  .help = "MoE all-to-alls behind the other micro-batch's compute (Megatron "
@@ -939,7 +940,8 @@ static const struct hp_field plan_field_list[] = {
 		 "the key) and the planner does not search it." },
 	{ .key = "compile", .flag = "compile", .kind = FK_BOOL, .off = PF(compile),
 	  .names = on_off, .effective = eff_compile, .present = has_compile,
-	  .help = "torch.compile over each block (torchtitan training.compile); absent: off",
+	  .help = "torch.compile over each block (torchtitan training.compile); absent: off "
+		  "(on with torchtitan async TP)",
 	  .doc = "The model's transformer blocks run under torch.compile (Inductor), as "
 		 "torchtitan's `training.compile` (`[compile] enable` in later releases) "
 		 "compiles each block: the norms, the residual adds, rotary and SwiGLU become "
