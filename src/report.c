@@ -526,8 +526,9 @@ static void md_summary(const struct report_input *in, const struct report_summar
 	/* --rank N details plan N: it is the chosen plan, not the best */
 	sbuf_addf(b, "| | |\n|---|---|\n| %s | ", in->chosen ? "Chosen plan" : "Best plan");
 	sbuf_add_md(b, label);
+	char opt[24];
 	sbuf_addf(b, " (rank %d of %d, %s) |\n", in->chosen + 1, in->res->n_plans,
-		  search_optimality_name(sp->optimality));
+		  search_optimality_text(sp, opt, sizeof opt));
 	sbuf_addf(b, "| Throughput | %s tokens/s, step %s, MFU %.1f%% on %d GPUs |\n",
 		  hp_fmt_count(x, sizeof x, sp->est.tokens_per_s),
 		  hp_fmt_duration(y, sizeof y, sp->est.step_time_s), 100 * sp->est.mfu,

@@ -573,8 +573,9 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 64], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
 	report_plan_label(sp, in->res, c, v, sizeof v);
+	char opt[24];
 	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
-		 search_optimality_name(sp->optimality), sp->est.n_gpus);
+		 search_optimality_text(sp, opt, sizeof opt), sp->est.n_gpus);
 	report_html_card(b, "hero", in->chosen ? "Chosen plan" : "Best plan", v, t);
 	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
 	snprintf(t, sizeof t, "step %s, MFU %.1f%%", hp_fmt_duration(y, sizeof y,

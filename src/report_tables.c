@@ -82,7 +82,8 @@ void report_table_plans(struct table *t, const struct report_input *in)
 		usd_cell(t, e->usd_per_hour, e->price_known);
 		duration_cell(t, sp->time_to_train_s);
 		usd_cell(t, sp->cost_to_train_usd, e->price_known);
-		table_text(t, search_optimality_name(sp->optimality));
+		char opt[24];
+		table_text(t, search_optimality_text(sp, opt, sizeof opt));
 		table_text(t, sp->pareto ? "yes" : "");
 	}
 }

@@ -94,6 +94,15 @@ const char *search_optimality_name(enum search_optimality o)
 	return n[o];
 }
 
+const char *search_optimality_text(const struct search_plan *sp, char *buf, size_t n)
+{
+	if (sp->optimality == OPTIMAL_GAP)
+		snprintf(buf, n, "gap %.1f%%", 100 * sp->gap);
+	else
+		snprintf(buf, n, "%s", search_optimality_name(sp->optimality));
+	return buf;
+}
+
 /* The memory summary of stage records ps[0..n-1] (struct perf_group_mem,
  * perf_memo.h): search_mem_state's tests, kept so that the summaries of
  * consecutive runs of records combine (mem_combine) into the summary of

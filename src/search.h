@@ -306,5 +306,8 @@ const char *search_objective_name(enum search_objective o);
  * Returns 0, or -1 (o untouched) for anything else. */
 int search_objective_parse(const char *s, enum search_objective *o);
 const char *search_optimality_name(enum search_optimality o);
+/* What people read: "gap 1.0%" for a plan within the planner's gap (its
+ * bound's distance), else the status name; into buf, returned. */
+const char *search_optimality_text(const struct search_plan *sp, char *buf, size_t n);
 
 #endif

@@ -387,4 +387,14 @@ m = re.search(r"^  step ([0-9.]+) min = ([0-9.]+) s: compute ", text, re.M)
 assert m, "no 'step X min = Y s:' line"
 assert m.group(1) == "%.1f" % (s / 60) and m.group(2) == "%.3f" % s, (m.groups(), s)
 PY2
+
+# The optimality a person reads is the same words in the terminal table
+# and the Markdown report ("gap 0.3%", not the JSON's status name
+# "within-gap"): plan 1's last-but-one column against the Markdown row.
+$H plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 256 --top 2 >"$T/opt.txt" 2>/dev/null
+$H plan --pool 2x8xH100-SXM -m llama3.1-8b --gbs 256 --top 2 --format md >"$T/opt.md" 2>/dev/null
+t=$(grep -E '^ +1\*? ' "$T/opt.txt" | grep -oE '(gap [0-9.]+%|optimal|heuristic) *$' | sed 's/ *$//')
+m=$(grep -E '^\| \*\*1\*\*' "$T/opt.md" | awk -F'|' '{ gsub(/^ +| +$/, "", $(NF-2)); print $(NF-2) }')
+if [ -n "$t" ] && [ "$t" = "$m" ]; then ok; else bad "optimality: terminal '$t', Markdown '$m'"; fi
+grep -q 'within-gap' "$T/opt.md" && bad "Markdown shows the status name within-gap" || ok
 finish report_agree

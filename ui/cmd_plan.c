@@ -408,10 +408,7 @@ static void print_row(struct sbuf *o, const struct search_plan *sp, int rank,
 	struct row_cells rc;
 	row_cells(sp, &rc);
 	char opt[24];
-	if (sp->optimality == OPTIMAL_GAP)
-		snprintf(opt, sizeof opt, "gap %.1f%%", 100 * sp->gap);
-	else
-		snprintf(opt, sizeof opt, "%s", search_optimality_name(sp->optimality));
+	search_optimality_text(sp, opt, sizeof opt);
 	char ro[48];
 	runs_on_short(sp->runs_on, ro, sizeof ro);
 	sbuf_addf(o, "%3d%c%c", rank, sp->pareto ? '*' : ' ', sp->risky ? '!' : ' ');
