@@ -2598,6 +2598,85 @@ static int hetjob_render(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* What hetjob_of said of a plan over pools that this format does not
+ * write as one job: 2, Megatron-Core runs it as one (another format
+ * writes it); -1, hetplan cannot place it; 0 with a reason, no stock
+ * framework runs it. */
+static void onejob_note(struct sbuf *nb, int one, const char *hjwhy)
+{
+	if (one == 2)
+		sbuf_add(nb, "One job over pools: Megatron-Core runs this plan as one job (same "
+			     "layout and batch share in every replica; its ranks sit on more than one pool): "
+			     "--format slurm writes it as a Slurm heterogeneous job, --format "
+			     "megatron its arguments and rank map; this format's pieces run each "
+			     "replica group alone.\n");
+	else if (one < 0)
+		sbuf_addf(nb, "One job over pools: not written: %s.\n", hjwhy);
+	else if (hjwhy[0])
+		sbuf_addf(nb, "One job over pools: none: %s. No stock framework runs it as one "
+			  "job; it needs a heterogeneity-aware runtime.\n", hjwhy);
+}
+
+/* Each piece of a heterogeneous plan said to run as planned or not, by
+ * the same rules as a plan (a DeepSpeed piece of an uneven split, which
+ * its config cannot hold, went out without a word): its denial into
+ * pdeny[i], and for a piece whose stages span pools, which Megatron-Core
+ * runs as one job of its own, pone[i] = 1 and its job in phj[i] (the
+ * one-job writer, its denials by each pool's GPU, not the GPU types). */
+static void pieces_denials(const struct cluster *c, const struct model_spec *m,
+			   const struct plan *p, enum launch_format f, const struct piece *pcs,
+			   int np, int hetero, char (*pdeny)[900], struct hetjob *phj, int *pone,
+			   struct sbuf *nb)
+{
+	for (int i = 0; i < np; i++) {
+		pdeny[i][0] = '\0';
+		if (!hetero)
+			continue;
+		struct plan sub;
+		struct replica r;
+		piece_plan(p, &pcs[i], &sub, &r);
+		char what[64];
+		snprintf(what, sizeof what, "piece %d (replica group %d)", i + 1, pcs[i].group);
+		char pwhy[400];
+		if (hetjob_of(c, &sub, f, &phj[i], pwhy, sizeof pwhy) == 1) {
+			pone[i] = 1;
+			hetjob_denial(c, m, &sub, f, pdeny[i], sizeof pdeny[i]);
+			if (pdeny[i][0])
+				sbuf_addf(nb, "%s: %s\n", what, pdeny[i]);
+			continue;
+		}
+		if (framework_denial(c, m, &sub, f, what, pdeny[i], sizeof pdeny[i]))
+			sbuf_addf(nb, "%s\n", pdeny[i]);
+	}
+}
+
+/* The Megatron-LM arguments of every piece, after the header. */
+static void megatron_render(struct sbuf *b, const struct cluster *c, const struct model_spec *m,
+			    const struct plan *p, const struct piece *pcs, int np, double tokens,
+			    const char *deny, char (*pdeny)[900], const struct hetjob *phj,
+			    const int *pone)
+{
+	if (deny[0])
+		comment_wrapped(b, "# ", "# ", deny, strlen(deny));
+	for (int i = 0; i < np; i++) {
+		sbuf_add(b, "\n");
+		if (pdeny[i][0])
+			comment_wrapped(b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
+		if (pone[i]) {
+			struct plan sub;
+			struct replica r;
+			piece_plan(p, &pcs[i], &sub, &r);
+			sbuf_addf(b, "# Piece: replica group %d alone.\n", pcs[i].group);
+			hetjob_header(b, c, m, &sub, &pcs[i], &phj[i]);
+		} else {
+			piece_header(b, c, m, p, &pcs[i]);
+		}
+		megatron_args(b, c, m, p, &pcs[i], tokens, "", " \\\n");
+		b->len -= 3;   /* no continuation after the last argument */
+		sbuf_add(b, "\n");
+	}
+}
+
 int launch_render(const struct cluster *c, const struct model_spec *m, const struct plan *p,
 		  enum launch_format f, double tokens, const char *version, char **out,
 		  size_t *len, char **notes, struct hp_err *err)
@@ -2624,17 +2703,7 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 		return 0;
 	}
 	int hetero = limits(c, p, &nb) > 0;
-	if (one == 2)
-		sbuf_add(&nb, "One job over pools: Megatron-Core runs this plan as one job (same "
-			      "layout and batch share in every replica; its ranks sit on more than one pool): "
-			      "--format slurm writes it as a Slurm heterogeneous job, --format "
-			      "megatron its arguments and rank map; this format's pieces run each "
-			      "replica group alone.\n");
-	else if (one < 0)
-		sbuf_addf(&nb, "One job over pools: not written: %s.\n", hjwhy);
-	else if (hjwhy[0])
-		sbuf_addf(&nb, "One job over pools: none: %s. No stock framework runs it as one "
-			  "job; it needs a heterogeneity-aware runtime.\n", hjwhy);
+	onejob_note(&nb, one, hjwhy);
 	char deny[900] = "";
 	int denied = !hetero && framework_denial(c, m, p, f, "this plan", deny, sizeof deny);
 	/* one sentence about the recomputation, not a note and a denial */
@@ -2661,51 +2730,11 @@ int launch_render(const struct cluster *c, const struct model_spec *m, const str
 	char (*pdeny)[900] = xmalloc(sizeof *pdeny * (size_t)HP_MAX(np, 1));
 	struct hetjob *phj = xmalloc(sizeof *phj * (size_t)HP_MAX(np, 1));
 	int pone[64] = { 0 };
-	for (int i = 0; i < np; i++) {
-		pdeny[i][0] = '\0';
-		if (!hetero)
-			continue;
-		struct plan sub;
-		struct replica r;
-		piece_plan(p, &pcs[i], &sub, &r);
-		char what[64];
-		snprintf(what, sizeof what, "piece %d (replica group %d)", i + 1, pcs[i].group);
-		/* a piece whose stages span pools, which Megatron-Core runs
-		 * as one job of its own: the one-job writer, its denials by
-		 * each pool's GPU (not the GPU types themselves) */
-		char pwhy[400];
-		if (hetjob_of(c, &sub, f, &phj[i], pwhy, sizeof pwhy) == 1) {
-			pone[i] = 1;
-			hetjob_denial(c, m, &sub, f, pdeny[i], sizeof pdeny[i]);
-			if (pdeny[i][0])
-				sbuf_addf(&nb, "%s: %s\n", what, pdeny[i]);
-			continue;
-		}
-		if (framework_denial(c, m, &sub, f, what, pdeny[i], sizeof pdeny[i]))
-			sbuf_addf(&nb, "%s\n", pdeny[i]);
-	}
+	pieces_denials(c, m, p, f, pcs, np, hetero, pdeny, phj, pone, &nb);
 	switch (f) {
 	case LAUNCH_MEGATRON:
 		header(&b, "Megatron-LM arguments", c, m, p, version, lim, hetero);
-		if (deny[0])
-			comment_wrapped(&b, "# ", "# ", deny, strlen(deny));
-		for (int i = 0; i < np; i++) {
-			sbuf_add(&b, "\n");
-			if (pdeny[i][0])
-				comment_wrapped(&b, "# ", "# ", pdeny[i], strlen(pdeny[i]));
-			if (pone[i]) {
-				struct plan sub;
-				struct replica r;
-				piece_plan(p, &pcs[i], &sub, &r);
-				sbuf_addf(&b, "# Piece: replica group %d alone.\n", pcs[i].group);
-				hetjob_header(&b, c, m, &sub, &pcs[i], &phj[i]);
-			} else {
-				piece_header(&b, c, m, p, &pcs[i]);
-			}
-			megatron_args(&b, c, m, p, &pcs[i], tokens, "", " \\\n");
-			b.len -= 3;   /* no continuation after the last argument */
-			sbuf_add(&b, "\n");
-		}
+		megatron_render(&b, c, m, p, pcs, np, tokens, deny, pdeny, phj, pone);
 		break;
 	case LAUNCH_SLURM:
 		if (hetero) {

@@ -1157,6 +1157,86 @@ static void dp_zero012(struct stage_ctx *x, const struct perf_group *gd,
 	       coll(x, gde, COMM_ALLGATHER, eparams * pb, NULL);
 }
 
+/* DP synchronisation at ZeRO-3 (FSDP): the parameter all-gathers of
+ * every micro-batch's forward, backward and recomputed forward, and the
+ * gradient reduce-scatters, with what of them the compute hides; gb is
+ * the reduce dtype's bytes. Into *t_dp (in all), *exposed, *dbytes (one
+ * gather's bytes) and *zcalls (collectives a step). */
+static void dp_zero3(struct stage_ctx *x, struct perf_group *gd, struct perf_group *gde,
+		     double gb, int layers, double sl, int gov, int pov, double *t_dp,
+		     double *exposed, double *dbytes, double *zcalls, struct comm_result *crp)
+{
+	const struct framework_info *fw = x->fw;
+	double params = x->params, eparams = x->eparams;
+	int d = x->dp * x->cp;
+	*dbytes = (params + eparams) * 2;
+	/* One collective per gathered unit, each paying its latency:
+	 * at a thousand ranks a ring's n - 1 steps cost milliseconds. */
+	double calls = zero3_calls(x, layers);
+	double per = ds_list_copies(x, d, params * 2 / calls);
+	double ag = calls * (coll(x, gd, COMM_ALLGATHER, params * 2 / calls, crp) + per) +
+		    coll(x, gde, COMM_ALLGATHER, eparams * 2, NULL);
+	/* The gradients are reduce-scattered in the reduce dtype:
+	 * 4 bytes a parameter where the row or the plan reduces in
+	 * fp32 (FSDP2's MixedPrecisionPolicy reduce_dtype float32:
+	 * torchtitan's mixed_precision_reduce "float32", job_config.py
+	 * @8a2686c4 L219; foreach_reduce casts the unsharded gradient
+	 * to reduce_dtype before the reduce-scatter, torch/distributed/
+	 * fsdp/_fully_shard/_fsdp_collectives.py @010ae4a8), 2 where it
+	 * reduces in 16 bits (DeepSpeed ZeRO-3: the parameters' dtype).
+	 * The parameters are gathered in 16 bits either way. */
+	double rb = gb;
+	double rs = calls * (coll(x, gd, COMM_REDUCESCATTER, params * rb / calls, NULL) +
+			     ds_list_copies(x, d, params * rb / calls)) +
+		    coll(x, gde, COMM_REDUCESCATTER, eparams * rb, NULL);
+	/* DeepSpeed fetches a layer ahead only up to its prefetch
+	 * bucket: of a layer holding more parameters, the rest is
+	 * gathered when the layer runs, in the open (a 175B GPT layer
+	 * holds 1.8e9: 97% of its gathers wait). FSDP prefetches the
+	 * whole next block. */
+	double hide = 1;
+	if (x->fw->ds_engine && pov && layers > 0 && params > 0)
+		hide = perf_fmin(1, DS_PREFETCH_ELEMS / (params / layers));
+	double f_exp = overlap_exposed(ag * hide, x->fwd, layers, sl, pov) + ag * (1 - hide);
+	/* The recomputed forward: FSDP's weights are already there for
+	 * the backward (FSDP2's pre_forward does nothing while its
+	 * group is in backward, so the checkpointed block's forward
+	 * runs again on the weights the pre-backward hook gathered);
+	 * DeepSpeed gathers again what it released. */
+	double agr = ag * ds_recompute_regather(x);
+	double r_exp = agr > 0 ? overlap_exposed(agr * hide, x->rc, layers, sl, pov) +
+					 agr * (1 - hide)
+			       : 0;
+	double bwin = agr > 0 ? x->bwd : x->bwd + x->rc;
+	/* Reduce-scatters a step (framework row zero3_reduce_once): one
+	 * a micro-batch, each beside its own backward, where the
+	 * framework reduces every micro-batch (torchtitan's train_step
+	 * loops forward_backward_step with no sync context, train.py
+	 * @8a2686c4 L494-497; DeepSpeed ZeRO-3 reduces each backward's
+	 * gradients into its partition); one, beside the last
+	 * micro-batch's backward, under no_sync. The parameters are
+	 * gathered for every micro-batch's forward and backward either
+	 * way (reshard_after_forward, and FSDP2 reshards after each
+	 * backward: _fsdp_param_group.py @002a76fb post_backward). */
+	double mb = x->mb;
+	double nrs = fw->zero3_reduce_once && mb > 1 ? 1 : mb;
+	double b_plain = overlap_exposed(ag * hide, bwin, layers, sl, pov && gov) + ag * (1 - hide);
+	double b_red = overlap_exposed(ag * hide + rs, bwin, layers, sl, pov && gov) +
+		       ag * (1 - hide);
+	/* At one reduce-scatter a micro-batch the sum is formed as
+	 * (per micro-batch) x mb, so the DP memo's value at one
+	 * micro-batch times mb is this value to the bit (perf.c
+	 * dp_mb_linear). */
+	if (nrs == mb) {
+		*t_dp = (2 * ag + agr + rs) * mb;
+		*exposed = (f_exp + b_red + r_exp) * mb;
+	} else {
+		*t_dp = (2 * ag + agr) * mb + rs * nrs;
+		*exposed = (f_exp + r_exp) * mb + b_plain * (mb - nrs) + b_red * nrs;
+	}
+	*zcalls = 2 * mb + nrs;
+}
+
 double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 {
 	if (!x->fw)
@@ -1221,72 +1301,7 @@ double perf_stage_dp(struct stage_ctx *x, struct estimate *e)
 			  overlap_exposed(gat, x->fwd, gchunks, sl, pov) + copies;
 	} else {
 		dop = COMM_ALLGATHER;
-		dbytes = (params + eparams) * 2;
-		/* One collective per gathered unit, each paying its latency:
-		 * at a thousand ranks a ring's n - 1 steps cost milliseconds. */
-		double calls = zero3_calls(x, layers);
-		double per = ds_list_copies(x, d, params * 2 / calls);
-		double ag = calls * (coll(x, &gd, COMM_ALLGATHER, params * 2 / calls, &cr) + per) +
-			    coll(x, &gde, COMM_ALLGATHER, eparams * 2, NULL);
-		/* The gradients are reduce-scattered in the reduce dtype:
-		 * 4 bytes a parameter where the row or the plan reduces in
-		 * fp32 (FSDP2's MixedPrecisionPolicy reduce_dtype float32:
-		 * torchtitan's mixed_precision_reduce "float32", job_config.py
-		 * @8a2686c4 L219; foreach_reduce casts the unsharded gradient
-		 * to reduce_dtype before the reduce-scatter, torch/distributed/
-		 * fsdp/_fully_shard/_fsdp_collectives.py @010ae4a8), 2 where it
-		 * reduces in 16 bits (DeepSpeed ZeRO-3: the parameters' dtype).
-		 * The parameters are gathered in 16 bits either way. */
-		double rb = gb;
-		double rs = calls * (coll(x, &gd, COMM_REDUCESCATTER, params * rb / calls, NULL) +
-				     ds_list_copies(x, d, params * rb / calls)) +
-			    coll(x, &gde, COMM_REDUCESCATTER, eparams * rb, NULL);
-		/* DeepSpeed fetches a layer ahead only up to its prefetch
-		 * bucket: of a layer holding more parameters, the rest is
-		 * gathered when the layer runs, in the open (a 175B GPT layer
-		 * holds 1.8e9: 97% of its gathers wait). FSDP prefetches the
-		 * whole next block. */
-		double hide = 1;
-		if (x->fw->ds_engine && pov && layers > 0 && params > 0)
-			hide = perf_fmin(1, DS_PREFETCH_ELEMS / (params / layers));
-		double f_exp = overlap_exposed(ag * hide, x->fwd, layers, sl, pov) + ag * (1 - hide);
-		/* The recomputed forward: FSDP's weights are already there for
-		 * the backward (FSDP2's pre_forward does nothing while its
-		 * group is in backward, so the checkpointed block's forward
-		 * runs again on the weights the pre-backward hook gathered);
-		 * DeepSpeed gathers again what it released. */
-		double agr = ag * ds_recompute_regather(x);
-		double r_exp = agr > 0 ? overlap_exposed(agr * hide, x->rc, layers, sl, pov) +
-						 agr * (1 - hide)
-				       : 0;
-		double bwin = agr > 0 ? x->bwd : x->bwd + x->rc;
-		/* Reduce-scatters a step (framework row zero3_reduce_once): one
-		 * a micro-batch, each beside its own backward, where the
-		 * framework reduces every micro-batch (torchtitan's train_step
-		 * loops forward_backward_step with no sync context, train.py
-		 * @8a2686c4 L494-497; DeepSpeed ZeRO-3 reduces each backward's
-		 * gradients into its partition); one, beside the last
-		 * micro-batch's backward, under no_sync. The parameters are
-		 * gathered for every micro-batch's forward and backward either
-		 * way (reshard_after_forward, and FSDP2 reshards after each
-		 * backward: _fsdp_param_group.py @002a76fb post_backward). */
-		double mb = x->mb;
-		double nrs = fw->zero3_reduce_once && mb > 1 ? 1 : mb;
-		double b_plain = overlap_exposed(ag * hide, bwin, layers, sl, pov && gov) + ag * (1 - hide);
-		double b_red = overlap_exposed(ag * hide + rs, bwin, layers, sl, pov && gov) +
-			       ag * (1 - hide);
-		/* At one reduce-scatter a micro-batch the sum is formed as
-		 * (per micro-batch) x mb, so the DP memo's value at one
-		 * micro-batch times mb is this value to the bit (perf.c
-		 * dp_mb_linear). */
-		if (nrs == mb) {
-			t_dp = (2 * ag + agr + rs) * mb;
-			exposed = (f_exp + b_red + r_exp) * mb;
-		} else {
-			t_dp = (2 * ag + agr) * mb + rs * nrs;
-			exposed = (f_exp + r_exp) * mb + b_plain * (mb - nrs) + b_red * nrs;
-		}
-		zcalls = 2 * mb + nrs;
+		dp_zero3(x, &gd, &gde, gb, layers, sl, gov, pov, &t_dp, &exposed, &dbytes, &zcalls, &cr);
 	}
 	double calls = p->zero == 3 ? zcalls
 			: framework_dp_reads_mb(p->framework, p->zero) ? x->mb : 1;

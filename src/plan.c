@@ -1411,46 +1411,11 @@ static int validate_offload(const struct plan *p, const struct model_spec *m, co
 }
 
 /* The settings against the model: batch, master layout, cp and ep. */
-static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
-			     struct hp_err *err)
+/* The settings that name what a framework's code does (fp8 parameters,
+ * compile, the optimizer, gradient dtype and the overlaps): each one the
+ * plan's framework must be able to run. */
+static int validate_framework_keys(const struct plan *p, const char *ctx, struct hp_err *err)
 {
-	char k[320];
-	if (plan_framework_model(p->framework, m, ctx, err) < 0)
-		return -1;
-	for (int i = 0; i < p->n_replicas; i++) {   /* framework.h dp_only */
-		const struct replica *r = &p->replicas[i];
-		char why[240];
-		for (int s = 0; s < r->n_stages; s++)
-			if (framework_layout_refusal(p->framework, r->stages[s].tp, r->n_stages,
-						     why, sizeof why) < 0)
-				return hp_err_set(err, HP_EXIT_INPUT, "%s: %s", ctx, why);
-	}
-	if (p->master == MASTER_NONE && p->precision != HP_BF16 && p->precision != HP_FP8)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: master \"none\" (weights, gradients and Adam moments in bf16, "
-				  "no fp32 master) needs precision bf16 or fp8, not %s%s",
-				  ctx, hp_dtype_name(p->precision),
-				  p->precision == HP_FP16
-				      ? " (fp16 gradients need a loss scaler, and torch's GradScaler "
-					"refuses to unscale fp16 gradients)"
-				      : " (an fp32 or tf32 run keeps fp32 weights: there is no master "
-					"copy to drop)");
-	if (p->master == MASTER_REPLICATED && p->zero >= 2)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
-				  ctx, p->zero);
-	if (validate_offload(p, m, ctx, err) < 0)
-		return -1;
-	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: recompute_layers %d needs recompute full (it says how many "
-				  "layers of each stage chunk full recomputation covers), not %s",
-				  ctx, p->recompute_layers, plan_recompute_name(p->recompute));
-	if (p->fp8_params == 1 && p->master == MASTER_NONE)
-		return hp_err_set(err, HP_EXIT_INPUT,
-				  "%s: fp8_params on needs an fp32 master (Megatron-Core's "
-				  "--fp8-param-gather keeps the fp32 main params the optimizer "
-				  "steps), not master \"none\"", ctx);
 	if (p->fp8_params == 1 && !plan_fp8_params(p))
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: fp8_params on needs precision fp8 and zero 1 or 2 "
@@ -1523,6 +1488,51 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: ep_overlap on needs framework megatron-core (hetplan models "
 				  "Megatron-Core's --overlap-moe-expert-parallel-comm only), not %s",
 				  ctx, framework_name(p->framework));
+	return 0;
+}
+
+static int validate_settings(const struct plan *p, const struct model_spec *m, const char *ctx,
+			     struct hp_err *err)
+{
+	char k[320];
+	if (plan_framework_model(p->framework, m, ctx, err) < 0)
+		return -1;
+	for (int i = 0; i < p->n_replicas; i++) {   /* framework.h dp_only */
+		const struct replica *r = &p->replicas[i];
+		char why[240];
+		for (int s = 0; s < r->n_stages; s++)
+			if (framework_layout_refusal(p->framework, r->stages[s].tp, r->n_stages,
+						     why, sizeof why) < 0)
+				return hp_err_set(err, HP_EXIT_INPUT, "%s: %s", ctx, why);
+	}
+	if (p->master == MASTER_NONE && p->precision != HP_BF16 && p->precision != HP_FP8)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: master \"none\" (weights, gradients and Adam moments in bf16, "
+				  "no fp32 master) needs precision bf16 or fp8, not %s%s",
+				  ctx, hp_dtype_name(p->precision),
+				  p->precision == HP_FP16
+				      ? " (fp16 gradients need a loss scaler, and torch's GradScaler "
+					"refuses to unscale fp16 gradients)"
+				      : " (an fp32 or tf32 run keeps fp32 weights: there is no master "
+					"copy to drop)");
+	if (p->master == MASTER_REPLICATED && p->zero >= 2)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
+				  ctx, p->zero);
+	if (validate_offload(p, m, ctx, err) < 0)
+		return -1;
+	if (p->recompute_layers > 0 && p->recompute != RC_FULL)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: recompute_layers %d needs recompute full (it says how many "
+				  "layers of each stage chunk full recomputation covers), not %s",
+				  ctx, p->recompute_layers, plan_recompute_name(p->recompute));
+	if (p->fp8_params == 1 && p->master == MASTER_NONE)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: fp8_params on needs an fp32 master (Megatron-Core's "
+				  "--fp8-param-gather keeps the fp32 main params the optimizer "
+				  "steps), not master \"none\"", ctx);
+	if (validate_framework_keys(p, ctx, err) < 0)
+		return -1;
 	if (validate_dispatch(p, m, ctx, err) < 0)
 		return -1;
 	int seq = p->seq_len ? p->seq_len : m->seq_len;
