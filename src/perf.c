@@ -1941,6 +1941,21 @@ int perf_stage_times_each(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+const struct perf_stage *estimate_fullest_stage(const struct estimate *e)
+{
+	const struct perf_stage *best = NULL;
+	double worst = -1;
+	for (int i = 0; i < e->n_stages; i++) {
+		const struct perf_stage *ps = &e->stages[i];
+		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
+		if (r > worst) {
+			worst = r;
+			best = ps;
+		}
+	}
+	return best;
+}
+
 void estimate_free(struct estimate *e)
 {
 	perf_memo_stages_give(e->stages, e->n_stages);

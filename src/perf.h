@@ -268,6 +268,10 @@ int perf_stage_memories(const struct cluster *c, const struct model_spec *m,
 			struct hp_err *err);
 /* Free e's stages (e itself is the caller's); e may be reused. Safe on
  * an estimate perf_estimate failed on or already freed. */
+/* The stage that fills its GPU most (its total with the allocator's
+ * reserve over its capacity; a stage of no capacity counts as full):
+ * what the plan's memory line names. NULL for an estimate of no stages. */
+const struct perf_stage *estimate_fullest_stage(const struct estimate *e);
 void estimate_free(struct estimate *e);
 
 /* "tp", "pp", "dp", "cp", "ep" (static). d must be a perf_dim (assert). */

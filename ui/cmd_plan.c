@@ -488,16 +488,8 @@ static void print_layout(struct sbuf *o, const struct search_plan *sp, const str
 	 * Detail view and the reports' memory table: its total with the
 	 * allocator's reserve, its GPU's capacity, and the bytes left
 	 * (the reports' "headroom" column), each through hp_fmt_bytes. */
-	double worst = -1, total = 0, cap = 0;
-	for (int i = 0; i < sp->est.n_stages; i++) {
-		const struct perf_stage *ps = &sp->est.stages[i];
-		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
-		if (r > worst) {
-			worst = r;
-			total = ps->total;
-			cap = ps->capacity;
-		}
-	}
+	const struct perf_stage *fs = estimate_fullest_stage(&sp->est);
+	double total = fs ? fs->total : 0, cap = fs ? fs->capacity : 0;
 	char tb[32], cb[32], fb[32];
 	/* risky 2: the total with the allocator's reserve is over the GPU
 	 * (search_plan.risky), which is not "within the headroom" */

@@ -224,15 +224,8 @@ static int draw_verdict(struct tui *t, const struct tui_planedit *pe, int y, int
 	 * whether it fits. Printed alone, need read 62.5 GiB of 79.6 GiB
 	 * beside a headroom of 15% (67.7 GiB used). Worded as `hetplan
 	 * estimate` words it. */
-	double total = need, worst = -1;
-	for (int i = 0; i < pe->cur.est.n_stages; i++) {
-		const struct perf_stage *ps = &pe->cur.est.stages[i];
-		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
-		if (r > worst) {
-			worst = r;
-			total = ps->total;
-		}
-	}
+	const struct perf_stage *fs = estimate_fullest_stage(&pe->cur.est);
+	double total = fs ? fs->total : need;
 	char a[16], b[16], c[16];
 	hp_fmt_bytes(a, sizeof a, total);
 	hp_fmt_bytes(b, sizeof b, cap);

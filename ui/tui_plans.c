@@ -1046,16 +1046,12 @@ static void detail_runs_memory(struct tui *t, struct canvas *cv, const struct se
 			 *sp->runs_on_why ? sp->runs_on_why : "needs a heterogeneity-aware runtime", under);
 	cv_wrapped(cv, 2, w - 4, sp->runs_on ? 0 : tui_attr(t, C_WARN), line);
 	const struct estimate *e = &sp->est;
-	double need, cap, total = 0, worst = -1;
+	double need, cap, total = 0;
 	enum search_mem ms = search_mem_state(e, headroom, &need, &cap);
-	for (int i = 0; i < e->n_stages; i++) {
-		const struct perf_stage *ps = &e->stages[i];
-		double r = ps->capacity > 0 ? ps->total / ps->capacity : HUGE_VAL;
-		if (r > worst) {
-			worst = r;
-			total = ps->total;
-			cap = ps->capacity;
-		}
+	const struct perf_stage *fs = estimate_fullest_stage(e);
+	if (fs) {
+		total = fs->total;
+		cap = fs->capacity;
 	}
 	char a[16], b[16], f[16];
 	hp_fmt_bytes(a, sizeof a, total);
