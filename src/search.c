@@ -2146,8 +2146,19 @@ static int search_gset(struct ctx *x, const struct gset *g, struct worker_pool *
 
 	/* layouts kept per pool: the sets grow as (keep + 1)^pools */
 	static const int keep_by_pools[] = { 0, 12, 8, 5, 3, 2 };
+	/* counted over the pools with a layout of their own: a pool that
+	 * nothing fits on alone adds only "unused" to every set, and
+	 * counted it cut every other pool's shortlist (a 1-node L40S pool
+	 * beside H100 and A100 pools dropped the best H100 layout) */
+	int n_live = 0;
+	for (int q = 0; q < c->n_pools; q++)
+		for (int i = 0; i < n_single; i++)
+			if (ls.v[i].seg[0].pool == q && ls.v[i].fits && ls.v[i].max_count >= 1) {
+				n_live++;
+				break;
+			}
 	int keep_h = x->exhaustive ? 1 << 20
-				   : keep_by_pools[HP_MIN(c->n_pools, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
+				   : keep_by_pools[HP_MIN(n_live, (int)HP_ARRAY_LEN(keep_by_pools) - 1)];
 	int keep_m = x->exhaustive ? 1 << 20 : 4;
 	const struct layout **per_pool[HP_MAX_POOLS];
 	int n_pp[HP_MAX_POOLS], n_het;
