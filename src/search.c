@@ -3633,7 +3633,7 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			   const struct search_opts *o, const struct search_result *res,
 			   int *add_nodes, char *text, size_t n)
 {
-	int answers = 0;
+	int answers = 0, beyond = 0, limit = 0;
 	size_t k = 0;
 	text[0] = '\0';
 	if (c->n_pools < 1 || (o->deadline_s <= 0 && res->n_plans))
@@ -3663,7 +3663,7 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 		double guess = o->deadline_s > 0
 			? (need_rate - have_rate) / per_gpu / p->gpus_per_node : 1;
 		int lo = 0, hi = HP_MAX(1, (int)ceil(guess));
-		int limit = 64 * HP_MAX(total_nodes, 1);
+		limit = 64 * HP_MAX(total_nodes, 1);
 		*g = *c;
 		for (;;) {
 			g->pools[i].nodes = p->nodes + hi;
@@ -3674,6 +3674,7 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			lo = hi;
 			if (hi >= limit) {
 				hi = 0;
+				beyond++;
 				break;
 			}
 			hi = HP_MIN(limit, hi + HP_MAX(1, hi / 4));
@@ -3699,5 +3700,10 @@ int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 		answers++;
 	}
 	free(g);
+	/* Every pool tried up to the search's limit and none met it: say so
+	 * (not an answer: nothing to add), rather than nothing at all. */
+	if (!answers && beyond)
+		snprintf(text, n, "no pool grown alone by up to %d nodes meets it (the capacity "
+			 "search stops at 64 times the cluster's %d nodes)", limit, total_nodes);
 	return answers;
 }

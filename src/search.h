@@ -256,7 +256,9 @@ const char *search_plan_verdict(const struct search_plan *sp);
  * (batch divisibility), so "fewest" is fewest along that bisection.
  * Returns how many pools have an answer; text (n bytes) gets
  * "needs 208 more H100-SXM (26 nodes) or 416 A100-SXM4-80GB (52 nodes)",
- * truncated to n. Cannot fail (a search that fails counts as "not met");
+ * truncated to n; with no answer because every pool was tried up to that
+ * limit, 0 and text says so ("no pool grown alone by up to 128 nodes
+ * meets it ..."). Cannot fail (a search that fails counts as "not met");
  * allocates nothing the caller frees. add_nodes holds c->n_pools ints. */
 int search_capacity_answer(const struct cluster *c, const struct model_spec *m,
 			   const struct search_opts *o, const struct search_result *res,

@@ -386,6 +386,14 @@ $H plan --pool "$((2 + ${add:-0}))x8xA100-80GB" -m llama3.1-70b --gbs 512 --toke
 $H plan --pool "$((1 + ${add:-0}))x8xA100-80GB" -m llama3.1-70b --gbs 512 --tokens 2T \
 	--objective deadline --deadline 32d --top 1 > "$T/o" 2>"$T/err"
 [ $? = 4 ] && ok || bad "one node fewer than the answer also meets the deadline"
+# a deadline no pool meets within the capacity search's reach (64 times
+# the cluster's 2 nodes = 128 nodes; by hand, 2.00T tokens in 30 d need
+# 771.6K tokens/s, 147x the 5.25K the 16 A100s reach, some 290 nodes at
+# that rate): the advice says what was tried instead of nothing
+$H plan --pool 2x8xA100-80GB -m llama3.1-70b --gbs 512 --tokens 2T --objective deadline \
+	--deadline 30d > "$T/o" 2>"$T/err"
+grep -qF "to meet the deadline: no pool grown alone by up to 128 nodes meets it" "$T/err" && ok ||
+	bad "no word on the capacity search's reach: $(cat "$T/err")"
 # two pools: an answer per GPU type, each verified the same way
 $H plan --pool 2x8xA100-80GB --pool 1x8xH100-SXM -m llama3.1-70b --gbs 512 --tokens 2T \
 	--objective deadline --deadline 32d --format json > "$T/cap2.json" 2>"$T/err"

@@ -161,7 +161,8 @@ int nofit_advice_run(const struct cluster *c, const struct model_spec *m,
 			co.deadline_s = 0;   /* what makes a plan fit at all */
 		got = search_capacity_answer(c, m, &co, res, add_nodes, text, n);
 	}
-	nofit_advice(c, m, o, res, cat, got ? text : NULL, a);
+	/* text without an answer: what the capacity search tried in vain */
+	nofit_advice(c, m, o, res, cat, got || text[0] ? text : NULL, a);
 	return got;
 }
 
