@@ -759,7 +759,13 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 34: KempnerForge's benchmark reports (Llama-3-shaped
           # 8B-175B, FSDP2 with TP 4, full recompute, torch.compile) on
           # 1-360 H200 of the Kempner cluster, 4 a node.
-          "BLKF": "H200 FSDP (KempnerForge)"}
+          "BLKF": "H200 FSDP (KempnerForge)",
+          # Round 36: nanochat d20 on one RTX 4090 (issue #157's log line;
+          # plain PyTorch + torch.compile, Muon/AdamW); Intel's Gaudi 2
+          # model-performance training table (SynapseAI 1.19.0, Habana's
+          # Megatron-DeepSpeed, FP8; LLaMA 2 7B/13B/70B, LLaMA 3.1 8B/70B
+          # on 8-64 HPUs, layouts from the fork's README examples).
+          "BLNC": "small/V100/consumer", "BLGDP": "Gaudi2"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
