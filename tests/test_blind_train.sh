@@ -765,7 +765,11 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # model-performance training table (SynapseAI 1.19.0, Habana's
           # Megatron-DeepSpeed, FP8; LLaMA 2 7B/13B/70B, LLaMA 3.1 8B/70B
           # on 8-64 HPUs, layouts from the fork's README examples).
-          "BLNC": "small/V100/consumer", "BLGDP": "Gaudi2"}
+          "BLNC": "small/V100/consumer", "BLGDP": "Gaudi2",
+          # Round 36, part 2: IST-DASLab/llmq's RTX 4090 benchmarks
+          # (Qwen2.5 0.5B/1.5B on 1 and 4 GPUs, FP8 and BF16, LLMQ's
+          # CUDA/C++ trainer) and their LLaMA-Factory baselines (HF Trainer).
+          "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
