@@ -769,7 +769,10 @@ REGIME = {"BLN15": "H100 at scale", "BLN340": "H100 at scale",
           # Round 36, part 2: IST-DASLab/llmq's RTX 4090 benchmarks
           # (Qwen2.5 0.5B/1.5B on 1 and 4 GPUs, FP8 and BF16, LLMQ's
           # CUDA/C++ trainer) and their LLaMA-Factory baselines (HF Trainer).
-          "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer"}
+          "BLLQ": "small/V100/consumer", "BLLQF": "small/V100/consumer",
+          # Round 36, part 3: the same repository's RTX PRO 6000 (1, 4, 8
+          # GPUs) and one-H100 benchmarks, Qwen2.5 0.5B-7B, LLMQ's trainer.
+          "BLLQP": "small/V100/consumer", "BLLQH": "small/V100/consumer"}
 # Rows whose regime is not their group's: (group, column, prefix, regime),
 # the first match wins (an empty prefix matches any row of the group).
 REGIME_BY_ROW = [
@@ -806,7 +809,7 @@ def regime_of(grp, gpu, model=""):
             return regime
     return REGIME.get(grp, "other")
 # The catalog name of each GPU the rows name.
-GPU = [("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
+GPU = [("RTX-PRO-6000", "RTX-PRO-6000"), ("MI250X-GCD", "MI250X-GCD"), ("MI355X", "MI355X"), ("MI350X", "MI350X"), ("GH200", "GH200-96GB"), ("GB300", "GB300"), ("GB200", "GB200"), ("B200", "B200"), ("B300", "B300"), ("H100", "H100-SXM"), ("H200-SXM", "H200-SXM"), ("H800", "H800-SXM"),
        ("A800-SXM4-80GB", "A800-SXM4-80GB"), ("V100-SXM2-32GB-LS", "V100-SXM2-LS"), ("V100-SXM2-32GB", "V100-SXM2-32GB"),
        ("V100-SXM2-16GB", "V100-SXM2-16GB"), ("A100-SXM4-40GB", "A100-SXM4-40GB"),
        ("A100-SXM4-80GB", "A100-SXM4-80GB"), ("RTX-4090", "RTX-4090"), ("RTX-3090-Ti", "RTX-3090-Ti"), ("RTX-3090", "RTX-3090"),
