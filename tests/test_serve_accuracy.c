@@ -902,6 +902,60 @@ TEST(versions)
  * host time against the 20 ms quoted (-25%, inside the 30-150 us range's
  * 14-38 ms). V07-V08 (AMD's ROCm blog, one MI300X, batch 8) were recorded
  * after the two terms were set and are printed as a holdout, with no bar. */
+/* TensorRT-LLM before XQA (serve_trtllm_pre_xqa): a check of the
+ * physical rule against the one measured pair, not a fit (no constant is
+ * set from it). NVIDIA/TensorRT-LLM docs/source/blogs/XQA-kernel.md,
+ * "H200 2.4x with XQA": Llama-70B (the H200 launch's llama_70b, Llama 2
+ * 70B), FP8, 128 in / 2,048 out, out tok/s/GPU without / with XQA: one
+ * GPU 1,227 / 2,941 (2.4x); eight 13,232 / 25,300 (1.9x, read as one TP 8
+ * engine: the blog's other figure is "8xH100 GPUs, Single Engine"). The
+ * eight-GPU pair is read as the whole engine's tokens/s although the
+ * column says per GPU: per GPU it would be 8.6x the one-GPU rate, more
+ * than eight H200 hold weights and KV for (docs/serve-round50.md).
+ * Batch not stated: the engine's default limit and the KV pool decide;
+ * FP8 KV as the H200 launch rows (tests/data/serving_blind_README.md). */
+TEST(xqa)
+{
+	const struct model_spec *m = find_model("llama2-70b");
+	int pi = find_pool("H200-SXM");
+	CHECK(m && pi >= 0);
+	if (!m || pi < 0)
+		return;
+	static const struct { int tp; double without, with; } xq[] = {
+		{ 1, 1227, 2941 }, { 8, 13232, 25300 } };
+	printf("\nTensorRT-LLM before XQA (XQA-kernel.md, Llama-70B FP8 on H200, 128/2048, "
+	       "out tok/s of the engine):\n");
+	for (size_t i = 0; i < sizeof xq / sizeof xq[0]; i++) {
+		double got[2];
+		for (int pre = 0; pre < 2; pre++) {
+			struct serve_config cfg = { 0 };
+			CHECK(serve_wprec_parse("fp8", &cfg.wprec) == 0);
+			CHECK(serve_kvprec_parse("fp8", &cfg.kvprec) == 0);
+			CHECK(serve_engine_parse("tensorrt-llm-engine", &cfg.engine) == 0);
+			cfg.tp = xq[i].tp;
+			cfg.pp = 1;
+			if (pre)
+				serve_trtllm_pre_xqa(&cfg, m);
+			struct serve_load ld = { 128, 2048, 0, 0, 0, 0 };
+			struct serve_result r;
+			struct hp_err err = { 0 };
+			struct pool p = pools[pi];
+			got[pre] = serve_evaluate(&p, m, &cfg, &ld, NULL, &r, &err) == 0 && r.fits
+					   ? r.out_tps_max
+					   : NAN;
+		}
+		printf("  TP %d: with XQA measured %6.0f predicted %6.0f (%+.1f%%); without "
+		       "measured %6.0f predicted %6.0f (%+.1f%%); ratio measured %.2fx "
+		       "predicted %.2fx\n",
+		       xq[i].tp, xq[i].with, got[0], 100 * (got[0] / xq[i].with - 1), xq[i].without,
+		       got[1], 100 * (got[1] / xq[i].without - 1), xq[i].with / xq[i].without,
+		       got[0] / got[1]);
+		/* GQA group 8 (64 query heads, 8 KV heads): the pre-XQA
+		 * engine must be slower, by no more than the group */
+		CHECK(got[1] < got[0] && got[0] / got[1] < 8);
+	}
+}
+
 TEST(v0_host)
 {
 	FILE *f = fopen("tests/data/serving_v0_host.csv", "r");
@@ -1285,6 +1339,16 @@ static double blind_predict_one(const struct brow *b)
 		 * scored with it (round 30). It changes CDNA GPUs only. */
 		cfg.build = BUILD_VLLM_ROCM_06;
 	}
+	if (!strcmp(b->source, "trtllm-0.5-h200")) {
+		/* TensorRT-LLM v0.5.0 (H200launch.md's note): before the XQA
+		 * kernel of v0.8 (XQA-kernel.md), GQA decode attention walks
+		 * the KV cache once per query head (serve_trtllm_pre_xqa):
+		 * Llama 2 70B x8, Llama 2 13B (multi-head) x1. Set from the
+		 * version after these rows had been scored (round 50, post
+		 * hoc: b051 +135%), the factor from the model's heads, the
+		 * check against XQA-kernel.md's own pair (`xqa`) */
+		serve_trtllm_pre_xqa(&cfg, m);
+	}
 	if (!strcmp(b->source, "dstack-h100-405b")) {
 		/* vLLM 0.6.3.post2.dev308, benchmark_throughput.py with
 		 * --max-model-len 91680 --num-scheduler-step 1: a max_model_len
@@ -1482,7 +1546,6 @@ static const struct {
 	{ "b039", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
 	{ "b042", "NIM ITL once KV-bound (concurrency >= 100): +25.1%" },
 	{ "b044", "NIM TTFT of one 500-token prompt (48 ms measured)" },
-	{ "b051", "TensorRT-LLM 0.5 long-context decode at TP 2 (128/2048)" },
 	{ "b062", "MLPerf v4.1 Server H100: 308 running in the model, 846 at the saturation edge" },
 	{ "b063", "MLPerf v4.1 Server H100: 308 running in the model, 846 at the saturation edge" },
 	{ "b065", "MLPerf Server H200: TPOT at 98% of the model's saturation" },
@@ -1915,6 +1978,7 @@ int main(void)
 	RUN(saturation);
 	RUN(burst);
 	RUN(versions);
+	RUN(xqa);
 	RUN(v0_host);
 	RUN(accounting);
 	RUN(blind);
