@@ -1234,6 +1234,28 @@ static int blind_v0_source(const char *src)
 	return 0;
 }
 
+/* The offline rows that are vLLM benchmark_throughput.py runs with a
+ * stated prompt count: one LLM.generate of that many prompts of fixed
+ * lengths (--input-len / --output-len), all at once, so a burst
+ * (serve_burst: admission on the prompt's KV, preemption by recompute
+ * when the running requests outgrow the pool, the tail), not the steady
+ * state. AMD's ROCm pages (amd-rocm-vllm-0.9.1, -0.11.1): Num Prompts =
+ * Max Num Seqs = `load`; AMD's vLLM 0.6.1 page (amd-vllm-0.6.1): its
+ * command's --num-prompts 2000. Returns the count, 0 for every other row.
+ * Set post hoc (round 50) from the rows' recorded settings, no
+ * constant. */
+static int vllm_throughput_burst_n(const struct brow *b)
+{
+	if (strcmp(b->scen, "offline"))
+		return 0;
+	int n = 0;
+	if (!strcmp(b->source, "amd-rocm-vllm-0.9.1") || !strcmp(b->source, "amd-rocm-vllm-0.11.1"))
+		n = atoi(b->load);
+	else if (!strcmp(b->source, "amd-vllm-0.6.1"))
+		n = 2000;
+	return n > 0 && n <= SERVE_BURST_MAX ? n : 0;
+}
+
 /* DataCrunch's offline runs (b124-b128) are bursts: SGLang's bench_serving
  * at request_rate Infinity sends `completed` prompts at once, their
  * lengths drawn by its `random` dataset with random_range_ratio 0.0
@@ -1517,6 +1539,18 @@ static double blind_predict_one(const struct brow *b)
 			bmetric_class(b->metric) == 1 ? &r.ttft_s : &r.tpot_s;
 		return 1e3 * (strstr(b->metric, "_p50_") ? qt->p50 : qt->mean);
 	}
+	int vbn = vllm_throughput_burst_n(b);
+	if (vbn > 0) {
+		static double isl[SERVE_BURST_MAX], osl[SERVE_BURST_MAX];
+		for (int i = 0; i < vbn; i++) {
+			isl[i] = b->isl;
+			osl[i] = b->osl;
+		}
+		struct serve_burst_result br;
+		if (serve_burst(&p, m, &cfg, vbn, isl, osl, NULL, &br, &err) < 0 || !br.fits)
+			return NAN;
+		return br.out_tps;
+	}
 	int dcn = datacrunch_burst_n(b);
 	if (dcn > 0)
 		return datacrunch_burst(&p, m, &cfg, b, dcn);
@@ -1608,8 +1642,6 @@ static const struct {
 	{ "b070", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
 	{ "b071", "MLPerf v5.0 MI325X Server: above the model's saturation (Offline -17%)" },
 	{ "b076", "MLPerf v5.1 MI300X Interactive (8 steps a call, eager): under with the V0 host time (round 50)" },
-	{ "b084", "vLLM on 8 x MI300X TP 8, 4,096 outputs at 1,500 sequences" },
-	{ "b085", "vLLM on 8 x MI300X TP 8, 2,000 outputs at 2,000 sequences" },
 	{ "b092", "MI325X Offline (MangoBoost, vLLM 0.9): -20.1%, MI325X under-predicted in every round" },
 	{ "b104", "DataCrunch 70B at 8 req/s: TTFT -41%, the run at its saturation edge (b105)" },
 	{ "b105", "DataCrunch 70B at 8 req/s: 73% of the model's saturation, the run nearer" },
@@ -1624,8 +1656,6 @@ static const struct {
 	{ "b126", "SGLang offline burst, uniform lengths modelled as drawn (round 50): still over" },
 	{ "b129", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
 	{ "b148", "SGLang offline bursts over-predicted (variable lengths; the burst tail)" },
-	{ "b155", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 4,096 outputs at 1,500 sequences" },
-	{ "b156", "vLLM 0.11.1 on 8 x MI300X TP 8, 405B, 2,000 outputs at 2,000 sequences" },
 	{ "b158", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
 	{ "b159", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 64: vllm-rocm-0.6 attention; the step floor is not modelled" },
 	{ "b160", "vLLM 0.6.1 ROCm fp16 (LLM-Inference-Bench), batch 1: 9-22 ms a step at any TP" },
