@@ -226,6 +226,12 @@ struct serve_config {
 	double per_seq_s;     /* 0: the engine's; host time per running
 			       * sequence per iteration of another version
 			       * (vLLM's V0 engine: serve_vllm_v0) */
+	double kv_reads;      /* times a decode step's attention reads each
+			       * KV head: 0 or 1, once (a GQA-aware kernel:
+			       * TensorRT-LLM's XQA from v0.8, FlashAttention,
+			       * FlashInfer, the engines' current versions);
+			       * TensorRT-LLM before v0.8 reads it once per
+			       * query head (serve_trtllm_pre_xqa) */
 };
 /* The decode attention time factor cfg's build has on g (1: none). */
 double serve_dec_attn_x(const struct serve_config *cfg, const struct gpu_spec *g);
@@ -250,6 +256,10 @@ double serve_per_seq_overhead(const struct serve_config *cfg);
 #define SERVE_VLLM_V0_SEQ_S 35e-6
 /* Gives cfg the V0 engine's host time (both terms above). */
 void serve_vllm_v0(struct serve_config *cfg);
+/* Gives cfg TensorRT-LLM's decode attention before the XQA kernel
+ * (releases before v0.8): the KV cache read once per query head of m's
+ * groups (serve_perf.c, above serve_trtllm_pre_xqa). */
+void serve_trtllm_pre_xqa(struct serve_config *cfg, const struct model_spec *m);
 
 /* The requests: mean prompt and output lengths, and the arrival rate
  * (Poisson; rate <= 0 means offline: every request queued at once). */

@@ -95,7 +95,7 @@ TEST(amd_gpus)
 		CHECK(g->gen == GEN_CDNA);
 		struct pool p;
 		serve_pool_from_gpu(&p, g, 1);
-		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+		struct serve_config cfg = { amd[i].tp, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 		struct serve_load ld = { 1000, 200, 0, 0, 0, 0 };
 		struct serve_result r;
 		struct hp_err err = { 0 };
@@ -345,7 +345,7 @@ struct h100_8b {
 /* Returns -1 (f->m NULL) when the catalog lacks the model or the GPU. */
 static int h100_8b_init(struct h100_8b *f, double rate)
 {
-	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	const struct serve_config cfg = { 1, 1, SW_BF16, SKV_BF16, ENGINE_VLLM, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	const struct serve_load ld = { 1000, 200, rate, 0, 0, 0 };
 	memset(f, 0, sizeof *f);
 	f->m = catalog_model(&cat, "llama3.1-8b");
