@@ -512,21 +512,16 @@ static const char *field_get(const struct tui_serve *s, const struct cluster *c,
 	return unit;
 }
 
-/* "none", "off" or "0" clear a target; else a positive number up to max. */
-/* The largest targets the Serve view's fields take, the bounds that keep
+/* The largest rate the Serve view's field takes, the bound that keeps
  * the solver's numbers finite and a typing slip (1e9) from reading as a
- * goal: 10 million requests/s is beyond any fleet the catalog builds, an
- * hour to the first token or a minute per output token is no serving SLO. */
+ * goal: 10 million requests/s is beyond any fleet the catalog builds.
+ * (The latency targets' bounds are their ws_serve_fields entries',
+ * through serve_slo_parse.) */
 #define RATE_MAX 1e7       /* requests/s */
-#define TTFT_MAX_S 3600.0  /* seconds */
-#define TPOT_MAX_MS 60000.0 /* milliseconds */
 
+/* A positive number up to max. */
 static int parse_target(const char *s, double max, double *out)
 {
-	if (!strcmp(s, "none") || !strcmp(s, "off") || !strcmp(s, "0")) {
-		*out = 0;
-		return 0;
-	}
 	char *end;
 	double v = strtod(s, &end);
 	if (end == s || *end || !isfinite(v) || v <= 0 || v > max)
@@ -643,21 +638,21 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		s->so.offline = 0;
 		break;
 	case SF_TTFT:
-		if (parse_target(text, TTFT_MAX_S, &v) < 0) {
-			tui_message(t, 1, "TTFT p99: expected seconds above 0, at most %.0f, or none; got '%.*s'",
-				    TTFT_MAX_S, TUI_CUT(text, 40));
+	case SF_TPOT: {
+		/* the command line's rule (serve_slo_parse), "none" for the
+		 * flag left out */
+		char want[96];
+		double *slo = f == SF_TTFT ? &s->so.slo.ttft_p99_s : &s->so.slo.tpot_p99_s;
+		if (!strcmp(text, "none") || !strcmp(text, "off")) {
+			*slo = 0;
+		} else if (serve_slo_parse(f == SF_TTFT ? "ttft_p99_s" : "tpot_p99_s", text,
+					   f == SF_TTFT ? 1 : 1e-3, slo, want, sizeof want) < 0) {
+			tui_message(t, 1, "%s: expected %s, or none; got '%.*s'", field_label(f), want,
+				    TUI_CUT(text, 40));
 			return -1;
 		}
-		s->so.slo.ttft_p99_s = v;
 		break;
-	case SF_TPOT:
-		if (parse_target(text, TPOT_MAX_MS, &v) < 0) {
-			tui_message(t, 1, "TPOT p99: expected milliseconds above 0, at most %.0f, or none; got '%.*s'",
-				    TPOT_MAX_MS, TUI_CUT(text, 40));
-			return -1;
-		}
-		s->so.slo.tpot_p99_s = v / 1e3;
-		break;
+	}
 	default:
 		return -1;
 	}
