@@ -3,6 +3,8 @@
 # fix, each failing on the binary before it:
 #   A. launch: a heterogeneous job's per-pool denials past the buffer are
 #      counted ("(and N more pools)"), not dropped without a word.
+#   B. comm: the GPU against a machine type named as the transport, as a
+#      pool's transport is checked (src/cluster.c pool_machine).
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -37,5 +39,24 @@ m = re.search(r"\(and (\d+) more pools?\)", line)
 more = int(m.group(1)) if m else 0
 assert named + more == 8, (named, more)
 PY
+
+# B. a3-highgpu-8g is 8 H100 (Google Cloud's "GPU machine types" page,
+#    A3 High: nvidia-h100-80gb x 8; src/cluster.c machine_types): an A100
+#    there is no machine there is, refused naming both as --pool is; an
+#    H100 passes, and so does an A100 with its own NICs (the name then
+#    sets the fabric only), as the pool loader takes it.
+comm() { $H comm --collective allreduce --bytes 1GB --gpus-per-node 8 --nodes 2 "$@"; }
+expect 2 "--transport a3-highgpu-8g is a machine of 8 H100-SXM GPUs, not A100-SXM4-80GB" \
+	comm --gpu A100-SXM4-80GB --transport a3-highgpu-8g
+expect 2 "transport a3-highgpu-8g is a machine of 8 H100-SXM GPUs, not A100-SXM4-80GB" \
+	$H estimate --pool 2x8xA100-SXM4-80GB,transport=a3-highgpu-8g -m llama3.1-8b --tp 8 \
+	--pp 1 --mbs 1 --gbs 16
+expect 0 "" comm --gpu H100-SXM --transport a3-highgpu-8g
+expect 0 "" comm --gpu A100-SXM4-80GB --transport a3-highgpu-8g --nics 4 --nic-gbps 200
+# a2-highgpu-8g is A100 40GB; the model is what is checked (an 80GB A100
+# passes, as for a pool)
+expect 0 "" comm --gpu A100-SXM4-80GB --transport a2-highgpu-8g
+# a fabric name holds no GPU
+expect 0 "" comm --gpu A100-SXM4-80GB --transport tcpx
 
 finish test_loose_ends
