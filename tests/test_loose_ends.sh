@@ -5,6 +5,8 @@
 #      counted ("(and N more pools)"), not dropped without a word.
 #   B. comm: the GPU against a machine type named as the transport, as a
 #      pool's transport is checked (src/cluster.c pool_machine).
+#   C. master none with grad_reduce_fp32 on at ZeRO 0-1 is refused naming
+#      both keys, by estimate and by launch's plan file alike.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -58,5 +60,27 @@ expect 0 "" comm --gpu A100-SXM4-80GB --transport a3-highgpu-8g --nics 4 --nic-g
 expect 0 "" comm --gpu A100-SXM4-80GB --transport a2-highgpu-8g
 # a fabric name holds no GPU
 expect 0 "" comm --gpu A100-SXM4-80GB --transport tcpx
+
+# C. master none: the gradients are the bf16 parameters' own. torchtitan's
+#    training.mixed_precision_reduce ("float32") "only takes effect when
+#    data_parallel_shard_degree > 1" (FSDP; torchtitan/config/configs.py
+#    @b5bcd76c L102-106); at ZeRO 0 torch DDP all-reduces param.grad as it
+#    is, in bf16; no framework running master none has a ZeRO-1.
+est() { $H estimate --pool 1x8xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 64 "$@"; }
+for z in 0 1; do
+	expect 3 "master \"none\" with grad_reduce_fp32 on at zero $z" \
+		est --master none --grad-reduce-fp32 on --zero $z
+done
+# at ZeRO 3 under torchtitan it is FSDP2's reduce_dtype: taken
+expect 0 "" est --master none --grad-reduce-fp32 on --zero 3 --framework torchtitan
+# master none at ZeRO 0 with the default (bf16 reduce), and grad_reduce_fp32
+# on with a master, stay as they were
+expect 0 "" est --master none --zero 0
+expect 0 "" est --grad-reduce-fp32 on --zero 0
+printf '{ "mbs": 1, "gbs": 64, "zero": 0, "master": "none", "grad_reduce_fp32": true,
+  "replicas": [ { "count": 8, "batch_share": 1, "stages": [
+  { "pool": "h100", "tp": 1, "first_layer": 0, "last_layer": 23 } ] } ] }\n' >"$T/mn.json"
+expect 3 "master \"none\" with grad_reduce_fp32 on at zero 0" \
+	$H launch --pool 1x8xH100-SXM,name=h100 -m gpt-1.7b --plan "$T/mn.json" --force
 
 finish test_loose_ends
