@@ -1416,7 +1416,7 @@ static int validate_offload(const struct plan *p, const struct model_spec *m, co
 /* The settings that name what a framework's code does (fp8 parameters,
  * compile, the optimizer, gradient dtype and the overlaps): each one the
  * plan's framework must be able to run. */
-static int validate_framework_keys(const struct plan *p, const char *ctx, struct hp_err *err)
+int plan_validate_framework_keys(const struct plan *p, const char *ctx, struct hp_err *err)
 {
 	if (p->fp8_params == 1 && !plan_fp8_params(p))
 		return hp_err_set(err, HP_EXIT_INPUT,
@@ -1548,7 +1548,7 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: fp8_params on needs an fp32 master (Megatron-Core's "
 				  "--fp8-param-gather keeps the fp32 main params the optimizer "
 				  "steps), not master \"none\"", ctx);
-	if (validate_framework_keys(p, ctx, err) < 0)
+	if (plan_validate_framework_keys(p, ctx, err) < 0)
 		return -1;
 	if (validate_dispatch(p, m, ctx, err) < 0)
 		return -1;

@@ -7,6 +7,9 @@
 #      pool's transport is checked (src/cluster.c pool_machine).
 #   C. master none with grad_reduce_fp32 on at ZeRO 0-1 is refused naming
 #      both keys, by estimate and by launch's plan file alike.
+#   D. plan takes --optimizer-impl and --compile (estimate's plan keys):
+#      every plan carries them, RUNS ON follows them, and what --framework
+#      does not run is refused before the search.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -82,5 +85,35 @@ printf '{ "mbs": 1, "gbs": 64, "zero": 0, "master": "none", "grad_reduce_fp32": 
   { "pool": "h100", "tp": 1, "first_layer": 0, "last_layer": 23 } ] } ] }\n' >"$T/mn.json"
 expect 3 "master \"none\" with grad_reduce_fp32 on at zero 0" \
 	$H launch --pool 1x8xH100-SXM,name=h100 -m gpt-1.7b --plan "$T/mn.json" --force
+
+# D. plan --optimizer-impl / --compile.
+pl() { $H plan --pool 1x8xH100-SXM -m gpt-1.7b --gbs 64 --top 5 "$@"; }
+# compile on is torchtitan's training.compile only (the plan key's doc,
+# torchtitan/config/configs.py CompileConfig; Megatron and DeepSpeed run
+# their own fused kernels): refused under "any" and megatron-core, in the
+# validator's words estimate uses
+expect 3 "compile on needs framework torchtitan" pl --compile on
+expect 3 "compile on needs framework torchtitan" pl --compile on --framework megatron-core
+expect 3 "compile on needs framework torchtitan" \
+	$H estimate --pool 1x8xH100-SXM -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 64 --compile on
+# llm.c has its own fused AdamW kernel only (train_gpt2.cu adamw_kernel3)
+expect 3 "optimizer_impl loop is not what framework llm.c runs" \
+	pl --optimizer-impl loop --framework llm.c
+expect 2 "--optimizer-impl: expected fused, foreach or loop" pl --optimizer-impl bogus
+# every plan carries the key as given, and compile on runs on torchtitan
+# alone
+expect 0 "" pl --compile on --framework torchtitan --format json
+json 'ps = d["plans"]; assert ps and all(p["compile"] is True and p["runs_on"] == ["torchtitan"] for p in ps), [(p.get("compile"), p["runs_on"]) for p in ps]'
+expect 0 "" pl --optimizer-impl foreach --format json
+json 'ps = d["plans"]; assert ps and all(p["optimizer_impl"] == "foreach" for p in ps), [p.get("optimizer_impl") for p in ps]'
+# without the flags no plan names them (the framework's defaults)
+expect 0 "" pl --format json
+json 'assert all("optimizer_impl" not in p and "compile" not in p for p in d["plans"])'
+# the flags come from the plan keys' table: --list-options and --help
+$H --list-options | awk '$1 == "plan" { print $2 }' >"$T/popts"
+grep -qx -- --optimizer-impl "$T/popts" && grep -qx -- --compile "$T/popts" && ok ||
+	bad "plan's --list-options lacks --optimizer-impl or --compile"
+$H plan --help | head -8 | grep -qF -- "[--optimizer-impl fused|foreach|loop] [--compile on|off]" && ok ||
+	bad "plan's synopsis lacks the plan keys: $($H plan --help | head -8)"
 
 finish test_loose_ends
