@@ -833,7 +833,7 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 		if (tui_width(head[0]) + (int)strlen(load) > w - 1)
 			load[0] = 0;
 		/* too wide: its first and last words around an ellipsis */
-		tui_fit_label(head, 1, 0, w - 1 - (int)strlen(load), tui_glyph(t, G_MID), fitted,
+		tui_fit_label(head, 1, 0, HP_MAX(1, w - 1 - (int)strlen(load)), tui_glyph(t, G_MID), fitted,
 			      sizeof fitted);
 		tui_putf(y++, x + 1, w - 1, A_BOLD, "%s%s", fitted, load);
 		char kv[24];
@@ -1062,7 +1062,7 @@ static void draw_no_plan(struct tui *t, int y, int w, int h)
 		hp_fmt_count(tps, sizeof tps, n->out_tps);
 		char one[1][PLAN_LABEL_MAX], fitted[PLAN_LABEL_MAX];
 		hp_strlcpy(one[0], n->label, sizeof one[0]);
-		tui_fit_label(one, 1, 0, w - 14, tui_glyph(t, G_MID), fitted, sizeof fitted);
+		tui_fit_label(one, 1, 0, HP_MAX(1, w - 14), tui_glyph(t, G_MID), fitted, sizeof fitted);
 		tui_putf(y++, 1, w, tui_attr(t, C_WARN), "Nearest miss: %s", fitted);
 		if (n->req_s > 0) {
 			tui_putf(y++, 3, w - 2, 0, "%d GPUs, %.2f req/s, %s output tok/s", n->gpus,
