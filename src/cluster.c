@@ -245,6 +245,18 @@ static const struct machine_type *machine_row(const char *type)
 	return m && m->of ? machine_type_find(m->of) : m;
 }
 
+int cluster_machine_gpu_ok(const char *name, const char *gpu, const char **machine_gpu)
+{
+	/* Simplified: the GPU model only, the catalog name up to its first
+	 * '-' (A100, H100, GB200), so an A100 80GB pool on a2-highgpu-8g
+	 * (40GB) passes */
+	const struct machine_type *row = machine_row(name);
+	size_t ml = row && row->gpu ? strcspn(row->gpu, "-") : 0;
+	if (machine_gpu)
+		*machine_gpu = ml ? row->gpu : NULL;
+	return !ml || (!strncmp(row->gpu, gpu, ml) && (gpu[ml] == '\0' || gpu[ml] == '-'));
+}
+
 const char *cluster_pool_machine(const struct pool *p)
 {
 	/* the machine the pool's transport named, while the pool still is
@@ -823,20 +835,16 @@ static int pool_machine(struct pool *p, const char *transport, const char *where
 	if (mg <= 0 || !type)
 		return 0;
 	/* the machine's GPU too: an A100 pool on a3-highgpu-8g (8 H100) is
-	 * no machine there is either, and its NICs are an H100 machine's.
-	 * Simplified: the GPU model only, the catalog name up to its first
-	 * '-' (A100, H100, GB200), so an A100 80GB pool on a2-highgpu-8g
-	 * (40GB) passes */
-	const struct machine_type *row = machine_row(transport);
+	 * no machine there is either, and its NICs are an H100 machine's
+	 * (cluster_machine_gpu_ok; `hetplan comm` asks it too) */
 	int fabric_only = (p->nics_given & (POOL_GAVE_NICS | POOL_GAVE_GBPS)) ==
 			  (POOL_GAVE_NICS | POOL_GAVE_GBPS);
-	size_t ml = row && row->gpu ? strcspn(row->gpu, "-") : 0;
-	if (ml && (strncmp(row->gpu, p->gpu.name, ml) ||
-		   (p->gpu.name[ml] != '\0' && p->gpu.name[ml] != '-')) && !fabric_only)
+	const char *mgpu;
+	if (!cluster_machine_gpu_ok(transport, p->gpu.name, &mgpu) && !fabric_only)
 		return hp_err_set(err, code,
 				  "%s: pool '%s': transport %s is a machine of %d %s GPUs, not %s "
 				  "(for another GPU on its fabric give %s)",
-				  where, p->name, transport, mg, row->gpu, p->gpu.name, and_nics);
+				  where, p->name, transport, mg, mgpu, p->gpu.name, and_nics);
 	if (p->gpus_per_node % mg == 0) {
 		hp_strlcpy(p->machine, type, sizeof p->machine);
 		return 0;

@@ -84,6 +84,13 @@ int cluster_machine_nics(const char *name, int gpus_per_node, int *nics, double 
  * whole machines (a multiple), unless it gives both its NICs and their
  * speed (the name then sets the fabric only). Never fails. */
 int cluster_machine_gpus(const char *name);
+/* 1 when gpu (a catalog GPU name) is the GPU model of the machine type
+ * name (the name up to its first '-': H100-SXM on a3-highgpu-8g, either
+ * A100 on a2-highgpu-8g), or name is no machine type (a fabric name, an
+ * unknown word); 0 when the machine holds another GPU. *machine_gpu
+ * (may be NULL) gets the machine's GPU name, NULL for no machine. The
+ * pool loader and `hetplan comm` ask it alike. Never fails. */
+int cluster_machine_gpu_ok(const char *name, const char *gpu, const char **machine_gpu);
 /* The machine type a name stands for ("a3-mega": "a3-megagpu-8g"; static),
  * or NULL for a fabric name or an unknown one. Never fails. */
 const char *cluster_machine_type(const char *name);

@@ -14,6 +14,7 @@
 #include "search.h"
 #include "table.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -2516,11 +2517,16 @@ static void hetjob_megatron(struct sbuf *b, const struct cluster *c, const struc
  * its replicas on that one pool, through the same rules as a plan
  * (framework_denial), so that the one job is said not to run as planned
  * where a pool's GPU cannot (the mixed GPU types themselves are what the
- * job runs). Distinct sentences into deny (n bytes). */
+ * job runs). Distinct sentences into deny (n bytes, more than
+ * HETJOB_MORE_ROOM); the pools whose sentence does not fit are counted,
+ * " (and N more pools)", never dropped without a word. */
+/* Room kept at the end of a hetjob denial for " (and 15 more pools)". */
+#define HETJOB_MORE_ROOM 24
 static void hetjob_denial(const struct cluster *c, const struct model_spec *m,
 			  const struct plan *p, enum launch_format f, char *deny, size_t n)
 {
-	int used[HP_MAX_POOLS];
+	int used[HP_MAX_POOLS], more = 0;
+	assert(n > HETJOB_MORE_ROOM);
 	plan_gpus(p, used);
 	deny[0] = '\0';
 	const struct replica *r0 = &p->replicas[0];
@@ -2540,11 +2546,17 @@ static void hetjob_denial(const struct cluster *c, const struct model_spec *m,
 		sub.n_replicas = 1;
 		char what[SHQ_MAX + 40], one[900], q1[SHQ_MAX];
 		snprintf(what, sizeof what, "the stages on pool %s", shq(q1, c->pools[q].name));
-		if (framework_denial(c, m, &sub, f, what, one, sizeof one) &&
-		    strlen(deny) + strlen(one) + 2 < n)
+		if (!framework_denial(c, m, &sub, f, what, one, sizeof one))
+			continue;
+		if (!more && strlen(deny) + strlen(one) + 2 + HETJOB_MORE_ROOM < n)
 			snprintf(deny + strlen(deny), n - strlen(deny), "%s%s", deny[0] ? " " : "", one);
+		else
+			more++;   /* said as a count, not dropped */
 	}
 	free(st);
+	if (more)
+		snprintf(deny + strlen(deny), n - strlen(deny), " (and %d more pool%s)", more,
+			 more == 1 ? "" : "s");
 }
 
 /* launch_render for a plan hetjob_of takes: the whole plan as one piece

@@ -738,7 +738,9 @@ static const struct hp_field plan_field_list[] = {
 		 "the ZeRO stage as the default's terms are, the optimizer step moves 2-byte "
 		 "state (docs/optimizer.md) and the gradients are reduced in bf16 unless the "
 		 "framework's data parallelism is FSDP2 (fp32 reduce-scatter) or "
-		 "`grad_reduce_fp32` says otherwise; bf16 and fp8 plans only, any ZeRO stage "
+		 "`grad_reduce_fp32` says otherwise at zero 2 or 3 (on at zero 0 or 1 is "
+		 "refused: DDP reduces the bf16 gradients as they are); bf16 and fp8 plans "
+		 "only, any ZeRO stage "
 		 "(docs/memory.md, Pure bf16). The planner searches none of the values." },
 	/* DeepSpeed's zero_optimization.offload_optimizer.device (none, cpu;
 	 * deepspeed/runtime/zero/offload_config.py @edaa7221); "cpu" is taken
@@ -1414,7 +1416,7 @@ static int validate_offload(const struct plan *p, const struct model_spec *m, co
 /* The settings that name what a framework's code does (fp8 parameters,
  * compile, the optimizer, gradient dtype and the overlaps): each one the
  * plan's framework must be able to run. */
-static int validate_framework_keys(const struct plan *p, const char *ctx, struct hp_err *err)
+int plan_validate_framework_keys(const struct plan *p, const char *ctx, struct hp_err *err)
 {
 	if (p->fp8_params == 1 && !plan_fp8_params(p))
 		return hp_err_set(err, HP_EXIT_INPUT,
@@ -1515,6 +1517,21 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 					"refuses to unscale fp16 gradients)"
 				      : " (an fp32 or tf32 run keeps fp32 weights: there is no master "
 					"copy to drop)");
+	/* master none: the gradients are the bf16 parameters' own, which
+	 * torch DDP (ZeRO 0) all-reduces as they are; an fp32 reduce is
+	 * FSDP2's reduce_dtype (torchtitan's mixed_precision_reduce "only
+	 * takes effect when data_parallel_shard_degree > 1",
+	 * torchtitan/config/configs.py @b5bcd76c L102-106), and no
+	 * framework that runs master none has a ZeRO-1 (runs_on.c
+	 * rules_master) or an fp32 buffer to accumulate into (Megatron's
+	 * main_grad belongs to its fp32 master) */
+	if (p->master == MASTER_NONE && p->grad_fp32 == 1 && p->zero <= 1)
+		return hp_err_set(err, HP_EXIT_INPUT,
+				  "%s: master \"none\" with grad_reduce_fp32 on at zero %d: the "
+				  "gradients are the bf16 parameters' own and DDP reduces them in "
+				  "bf16 (an fp32 reduce is FSDP's, torchtitan's mixed_precision_reduce "
+				  "at zero 2 or 3); set grad_reduce_fp32 off, zero 2 or 3, or a master",
+				  ctx, p->zero);
 	if (p->master == MASTER_REPLICATED && p->zero >= 2)
 		return hp_err_set(err, HP_EXIT_INPUT,
 				  "%s: master \"replicated\" needs zero 0 or 1 (ZeRO %d shards the master weights)",
@@ -1531,7 +1548,7 @@ static int validate_settings(const struct plan *p, const struct model_spec *m, c
 				  "%s: fp8_params on needs an fp32 master (Megatron-Core's "
 				  "--fp8-param-gather keeps the fp32 main params the optimizer "
 				  "steps), not master \"none\"", ctx);
-	if (validate_framework_keys(p, ctx, err) < 0)
+	if (plan_validate_framework_keys(p, ctx, err) < 0)
 		return -1;
 	if (validate_dispatch(p, m, ctx, err) < 0)
 		return -1;

@@ -190,6 +190,13 @@ int plan_parse_json(struct plan *p, const char *text, size_t len, const char *fi
  * ("--tp 3 does not divide ..."); any other ctx (a plan file, "edited
  * plan") leads them and the plan-file key follows ("p.json:
  * replicas[0].stages[0].tp 3 does not divide ..."). */
+/* The keys that name what a framework's code does (fp8_params, compile,
+ * optimizer_impl, grad_reduce_fp32 and the overlaps) against p's
+ * framework, precision and ZeRO stage, as plan_validate checks them; a
+ * plan without replicas (the planner's settings, `hetplan plan`) is
+ * checked on those alone. Returns 0, or -1 with err naming ctx and the
+ * key. */
+int plan_validate_framework_keys(const struct plan *p, const char *ctx, struct hp_err *err);
 int plan_validate(const struct plan *p, const struct cluster *c,
 		  const struct model_spec *m, const char *ctx, struct hp_err *err);
 

@@ -432,11 +432,33 @@ static void rules_master(struct verdict *v, const struct plan *p)
 	deny(v, AM | MXT, "master none (not checked for this framework)");
 }
 
+/* The keys that name a framework's code (plan.c
+ * plan_validate_framework_keys): compile on is torchtitan's
+ * training.compile (the rows with their own fused kernels refuse it);
+ * an optimizer_impl other than the step a row's code has alone
+ * (opt_impl_only: llm.c, maxtext) is not that row's. */
+static void rules_code_keys(struct verdict *v, const struct plan *p)
+{
+	if (p->compile == 1)
+		deny(v, RUNS_ON_ALL & ~TITAN,
+		     "compile on (torch.compile over each block is torchtitan's training.compile)");
+	if (p->opt_impl < 0)
+		return;
+	for (int f = 1; f < FW_ROWS; f++) {
+		const struct framework_info *fi = framework_get((enum hp_framework)f);
+		if (fi->opt_impl_only && fi->opt_impl != (int)p->opt_impl)
+			deny(v, B(f), "optimizer_impl %s (its code has its own %s step only)",
+			     framework_opt_impl_name((enum hp_opt_impl)p->opt_impl),
+			     framework_opt_impl_name((enum hp_opt_impl)fi->opt_impl));
+	}
+}
+
 static void rules_framework(struct verdict *v, const struct plan *p, const struct cluster *c)
 {
 	rules_layers(v, p);
 	rules_zero(v, p);
 	rules_master(v, p);
+	rules_code_keys(v, p);
 	rules_parallel(v, p, c);
 }
 

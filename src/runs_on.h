@@ -29,7 +29,9 @@
  * framework runs it; the estimate-only rows' reasons are not listed
  * (runs_on_why_row gives one). The plan's own `framework` and overlap
  * keys are ignored (this is what could run it; a framework without an
- * overlap switch runs with its own default). Never fails. */
+ * overlap switch runs with its own default); its compile and
+ * optimizer_impl keys are read (compile on: torchtitan only). Never
+ * fails. */
 unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n);
 
 /* 1 when some runtime runs p on c as planned: a stock framework runs

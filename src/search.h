@@ -50,6 +50,9 @@ struct search_opts {
 	int fix_tp, fix_pp, fix_mbs, fix_zero;   /* fix_zero: -1 free */
 	int fix_recompute;                        /* -1 free, else enum hp_recompute */
 	int fix_sched;                            /* -1 free, 0 1F1B, V>=2 interleaved:V */
+	int opt_impl, compile;    /* the plan keys optimizer_impl and compile of
+				   * every plan (plan.h; -1: the framework's);
+				   * the planner searches neither */
 	int no_hetero;            /* only single-pool plans */
 	int unfused_attention;    /* plans without flash attention (older stacks) */
 	enum hp_framework framework;  /* FW_ANY: any; else only plans it runs as one job

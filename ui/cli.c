@@ -66,7 +66,8 @@ static const char completion_help[] =
 	{ #name, cmd_##name, cmd_##name##_options, cmd_##name##_usage, summary, NULL }
 
 static const struct command commands[] = {
-	CMD(plan, "find the best plans for a model on a cluster"),
+	{ "plan", cmd_plan, cmd_plan_options, NULL, "find the best plans for a model on a cluster",
+	  cmd_plan_usage },
 	{ "estimate", cmd_estimate, cmd_estimate_options, NULL,
 	  "evaluate one plan: step time, memory, comm, cost", cmd_estimate_usage },
 	{ "comm", cmd_comm, cmd_comm_options, NULL, "time one collective on a given system",

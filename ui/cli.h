@@ -18,7 +18,7 @@ int cli_main(int argc, char **argv);
 struct option;
 int cmd_plan(int argc, char **argv, const struct catalog *cat);
 const struct option *cmd_plan_options(void);
-extern const char cmd_plan_usage[];
+const char *cmd_plan_usage(void);
 
 int cmd_estimate(int argc, char **argv, const struct catalog *cat);
 const struct option *cmd_estimate_options(void);

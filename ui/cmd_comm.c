@@ -365,6 +365,24 @@ static int check_machine(const struct comm_args *a)
 	return HP_EXIT_USAGE;
 }
 
+/* A machine type holds one GPU model: --gpu A100-SXM4-80GB with
+ * --transport a3-highgpu-8g (8 H100) is no machine there is either, and
+ * its NICs are an H100 machine's; timed so without a word before. The
+ * pool loader's rule (cluster_machine_gpu_ok, src/cluster.c
+ * pool_machine): with --nics and --nic-gbps both given the machine type
+ * names the fabric only. Returns 0 or 2. */
+static int check_machine_gpu(const struct comm_args *a, const struct gpu_spec *gpu)
+{
+	const char *mgpu;
+	if (!a->transport_name[0] || (a->nics >= 0 && a->nic_gbps >= 0) ||
+	    cluster_machine_gpu_ok(a->transport_name, gpu->name, &mgpu))
+		return 0;
+	fprintf(stderr, "hetplan comm: --gpu: --transport %s is a machine of %d %s GPUs, not %s "
+		"(for another GPU on its fabric give --nics and --nic-gbps)\n", a->transport_name,
+		cluster_machine_gpus(a->transport_name), mgpu, gpu->name);
+	return HP_EXIT_USAGE;
+}
+
 /* The group the options describe, the GPU's usual node filling what they
  * leave out. */
 static void build_group(struct comm_args *a, const struct gpu_spec *gpu, struct comm_group *g)
@@ -510,6 +528,8 @@ int cmd_comm(int argc, char **argv, const struct catalog *cat)
 		fprintf(stderr, "hetplan: %s\n", err.msg);
 		return HP_EXIT_INPUT;
 	}
+	if ((rc = check_machine_gpu(&a, gpu)))
+		return rc;
 	if ((long)a.gpn * a.nodes > 1000000) {
 		fprintf(stderr, "hetplan comm: --nodes: expected at most 1000000 GPUs in all, got %d x %d\n",
 			a.nodes, a.gpn);

@@ -12,7 +12,9 @@
 #include "utf8.h"
 #include "table.h"
 #include "search.h"
+#include "plan_flags.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <getopt.h>
@@ -27,16 +29,47 @@
 #define PLAN_FORMATS                                                                    \
 	(1u << FMT_TABLE | 1u << FMT_JSON | 1u << FMT_CSV | 1u << FMT_MD | 1u << FMT_HTML)
 
+/* The plan keys `plan` takes as given, for every plan (the planner
+ * searches neither): their flags, values, help and parsing are their
+ * plan_fields entries' (src/plan.c), copied here at first use, so the
+ * synopsis, --help, --list-options and the completions read them. */
+static const char *const plan_key_names[] = { "optimizer_impl", "compile" };
+enum { N_PLAN_KEYS = (int)HP_ARRAY_LEN(plan_key_names) };
+static struct hp_field plan_key_list[N_PLAN_KEYS];
+static const struct hp_field_table plan_keys = { "plan", plan_key_list, N_PLAN_KEYS, 0, 0 };
+
+static const struct hp_field_table *plan_key_table(void)
+{
+	if (!plan_key_list[0].key)
+		for (int i = 0; i < N_PLAN_KEYS; i++) {
+			const struct hp_field *f = fields_find_key(&plan_fields, plan_key_names[i]);
+			assert(f && f->flag);
+			plan_key_list[i] = *f;
+		}
+	return &plan_keys;
+}
+
 /* The synopsis: the command table's usage (ui/cli.c); --help prints it
- * above plan_help. */
-const char cmd_plan_usage[] =
-	"hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
-	"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
-	"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
-	"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
-	"         [--schedule 1f1b|interleaved:V] [--framework NAME|any] [--mem-headroom FRAC]\n"
-	"         [--no-hetero] [--no-price-book] [--threads N] [--format table|json|csv|md|html]\n"
-	"         [-o FILE]\n";
+ * above plan_help. Built once: the fixed words, then the plan keys'. */
+const char *cmd_plan_usage(void)
+{
+	static char buf[1024];
+	static const char head[] =
+		"hetplan plan (-c CLUSTER.json | --pool SPEC...) -m MODEL --gbs N\n"
+		"         [--seq-len N] [--tokens 2T] [--objective throughput|cost|deadline|budget]\n"
+		"         [--deadline 30d] [--budget 2.5M] [--top K] [--precision fp32|tf32|bf16|fp16|fp8]\n"
+		"         [--tp N] [--pp N] [--mbs N] [--zero 0|1|2|3] [--recompute none|selective|full]\n"
+		"         [--schedule 1f1b|interleaved:V] [--framework NAME|any] [--mem-headroom FRAC]\n"
+		"         [--no-hetero] [--no-price-book] [--threads N] [--format table|json|csv|md|html]\n"
+		"         [-o FILE]";
+	if (*buf)
+		return buf;
+	size_t col = 17, len = (size_t)snprintf(buf, sizeof buf, "%s", head);
+	len = cli_flag_words(buf, sizeof buf, len, &col, plan_key_table(), NULL);
+	if (len + 1 < sizeof buf)
+		snprintf(buf + len, sizeof buf - len, "\n");
+	return buf;
+}
 
 static const char plan_help[] =
 	"\n"
@@ -61,14 +94,15 @@ static const char plan_help[] =
 	"      --threads N      search threads (default: the online cores); same plans for any N\n"
 	"  -o, --output FILE    write there (atomically) instead of standard output; the\n"
 	"                       format follows the extension (.json .csv .md .html) unless\n"
-	"                       --format; md, html and csv are `hetplan report`'s formats\n"
+	"                       --format; md, html and csv are `hetplan report`'s formats\n";
+static const char plan_help_end[] =
 	"\n"
 	"Exit status: 0 plans found, 4 nothing fits or meets the deadline/budget (the\n"
 	"nearest miss is explained), 2 usage, 3 invalid input.\n";
 
 enum { O_POOL = 256, O_GBS, O_SEQ, O_TOKENS, O_OBJ, O_DEADLINE, O_BUDGET, O_TOP, O_PREC,
        O_TP, O_PP, O_MBS, O_ZERO, O_RC, O_NOHET, O_FORMAT, O_NOBOOK, O_SCHED, O_FW,
-       O_HEADROOM, O_THREADS };
+       O_HEADROOM, O_THREADS, O_KEY0 };
 
 static const struct option plan_opts[] = {
 	{ "cluster", required_argument, 0, 'c' },
@@ -99,9 +133,17 @@ static const struct option plan_opts[] = {
 	{ 0, 0, 0, 0 },
 };
 
+/* plan_opts and the plan keys' flags (O_KEY0 + their index). */
 const struct option *cmd_plan_options(void)
 {
-	return plan_opts;
+	static struct option all[HP_ARRAY_LEN(plan_opts) + N_PLAN_KEYS];
+	if (all[0].name)
+		return all;
+	int n = (int)HP_ARRAY_LEN(plan_opts) - 1;
+	memcpy(all, plan_opts, (size_t)n * sizeof *all);
+	n += fields_getopt(plan_key_table(), O_KEY0, all + n, N_PLAN_KEYS);
+	all[n] = (struct option){ 0, 0, 0, 0 };
+	return all;
 }
 
 /* A fraction from 0 to 1 ("0.05"); returns 0, or -1 for anything else. */
@@ -718,6 +760,7 @@ struct plan_args {
 	enum cli_format fmt;
 	enum report_format rf;    /* AUTO: not a report format */
 	struct search_opts so;
+	struct plan keys;         /* the plan keys given (plan_key_names) */
 };
 
 /* One option with its value. Returns -1 to read on, else the command's
@@ -746,7 +789,9 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 	double d;
 	switch (opt) {
 	case 'h':
-		cli_usage(stdout, cmd_plan_usage, plan_help);
+		cli_usage(stdout, cmd_plan_usage(), plan_help);
+		cli_flag_help(stdout, plan_key_table());
+		fputs(plan_help_end, stdout);
 		fw_help(stdout);
 		return 0;
 	case 'c': a->cluster_file = optarg; return -1;
@@ -847,6 +892,13 @@ static int parse_opt(struct plan_args *a, int opt, char **argv)
 	case O_FORMAT:
 		return parse_format(a, optarg);
 	default:   /* ':' (a missing value) or an unknown option */
+		if (opt >= O_KEY0 && opt < O_KEY0 + N_PLAN_KEYS) {
+			const struct hp_field *f = &plan_key_table()->f[opt - O_KEY0];
+			char want[FIELDS_WANT_MAX];
+			if (fields_parse_text(f, &a->keys, optarg, want, sizeof want) < 0)
+				return usage_error("plan", f->flag, want, optarg);
+			return -1;
+		}
 		return cli_getopt_error("plan", opt, argv);
 	}
 }
@@ -898,6 +950,16 @@ static int plan_inputs(struct plan_args *a, const struct catalog *cat, struct cl
 		else
 			a->rf = pf;
 	}
+	/* the plan keys against --framework, --precision and --zero, in the
+	 * validator's words, before a search whose every plan it would refuse */
+	a->keys.framework = a->so.framework;
+	a->keys.precision = a->so.precision;
+	if (a->so.fix_zero >= 0)
+		a->keys.zero = a->so.fix_zero;
+	if (plan_validate_framework_keys(&a->keys, "plan flags", &err) < 0)
+		return cli_fail(&err, HP_EXIT_INPUT);   /* as estimate's */
+	a->so.opt_impl = a->keys.opt_impl;
+	a->so.compile = a->keys.compile;
 	if ((rc = cli_build_cluster("plan", a->cluster_file, a->pools, a->n_pools, !a->no_book, cat, c)))
 		return rc;
 	if (cli_load_model(cat, a->model_arg, m, &err) < 0)
@@ -922,11 +984,12 @@ int cmd_plan(int argc, char **argv, const struct catalog *cat)
 	struct plan_args a = { .fmt = FMT_TABLE, .rf = REPORT_FORMAT_AUTO };
 	cluster_init(&c);
 	search_opts_init(&a.so);
+	plan_init(&a.keys);
 	memset(&res, 0, sizeof res);
 	int rc, opt;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:m:o:h", plan_opts, NULL)) != -1)
+	while ((opt = getopt_long(argc, argv, ":c:m:o:h", cmd_plan_options(), NULL)) != -1)
 		if ((rc = parse_opt(&a, opt, argv)) >= 0)
 			return rc;
 	if ((rc = cli_check_inputs("plan", argc, argv, a.model_arg, a.cluster_file, a.n_pools)))

@@ -9,6 +9,7 @@
 #include "table.h"
 #include "workspace.h"
 
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
@@ -197,6 +198,22 @@ static int parse_pos(const char *s, double max, double *out)
 	return 0;
 }
 
+int serve_slo_parse(const char *key, const char *s, double unit_s, double *out_s,
+		    char *want, size_t n)
+{
+	const struct hp_field *f = fields_find_key(&ws_serve_fields, key);
+	double v;
+	assert(f && f->kind == FK_NUM && unit_s > 0);
+	/* the JSON key's range starts at 0, its "absent" (FF_OMIT_ZERO);
+	 * a target a user types is above 0 */
+	snprintf(want, n, "%s above 0, at most %g", unit_s < 1 ? "milliseconds" : "seconds",
+		 f->max / unit_s);
+	if (parse_pos(s, f->max / unit_s, &v))
+		return -1;
+	*out_s = v * unit_s;
+	return 0;
+}
+
 /* --- output -------------------------------------------------------------------- */
 
 
@@ -242,11 +259,16 @@ static int serve_opt_value(int opt, const char *arg, struct serve_args *a)
 	case O_RATE:
 		return parse_pos(arg, 1e7, &so->rate) ? usage_error("serve", "rate", "requests/s above 0, at most 1e7 (or --offline for no rate)", arg) : 0;
 	case O_TTFT:
-		return parse_pos(arg, 3600, &so->slo.ttft_p99_s)
-		       ? usage_error("serve", "ttft-p99", "seconds above 0, at most 3600 (e.g. 2 or 0.5)", arg) : 0;
-	case O_TPOT:
-		return parse_pos(arg, 60, &so->slo.tpot_p99_s)
-		       ? usage_error("serve", "tpot-p99", "seconds above 0, at most 60 (e.g. 0.05)", arg) : 0;
+	case O_TPOT: {
+		char want[96];
+		if (!serve_slo_parse(opt == O_TTFT ? "ttft_p99_s" : "tpot_p99_s", arg, 1,
+				     opt == O_TTFT ? &so->slo.ttft_p99_s : &so->slo.tpot_p99_s,
+				     want, sizeof want))
+			return 0;
+		/* no target is the flag left out: 0 is no latency anything meets */
+		strncat(want, " (leave the flag out for no target)", sizeof want - strlen(want) - 1);
+		return usage_error("serve", opt == O_TTFT ? "ttft-p99" : "tpot-p99", want, arg);
+	}
 	case O_OBJ:
 		if (!strcmp(arg, "cost"))
 			so->objective = SERVE_OBJ_COST;

@@ -24,6 +24,7 @@
 #include <curses.h>
 #include <pthread.h>
 #include "advice.h"
+#include "plan_label.h"
 #include "pricing.h"
 #include "tui.h"
 #include "utf8.h"
@@ -328,6 +329,12 @@ void tui_bar(const struct tui *t, int y, int x, int w, double frac, int attr);
 /* Terminal cells that s takes (wcwidth: a wide character takes 2), and
  * that its first n bytes take. */
 int tui_width(const char *s);
+/* labels[i] (of the n labels of one list) in w cells: whole when it
+ * fits, else its first words, the ellipsis mid (one cell wide) and its
+ * last words, chosen so that it still reads apart from every other label
+ * of the list; into out (outn bytes). ui/tui_plans.c. */
+void tui_fit_label(char (*labels)[PLAN_LABEL_MAX], int n, int i, int w, const char *mid,
+		   char *out, size_t outn);
 int tui_cells(const char *s, size_t n);
 /* Bytes of the longest prefix of s, whole characters, within cells. */
 size_t tui_cut_cells(const char *s, int cells);

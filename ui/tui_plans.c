@@ -390,8 +390,8 @@ static void elide(const char *s, const struct tokens *tk, int chars, int a, int 
 
 /* labels[i] (n labels) in w columns: whole when it fits, else elided as
  * above, into out (outn bytes); mid is the ellipsis glyph (1 column). */
-static void fit_label(char (*labels)[PLAN_LABEL_MAX], int n, int i, int w, const char *mid,
-		      char *out, size_t outn)
+void tui_fit_label(char (*labels)[PLAN_LABEL_MAX], int n, int i, int w, const char *mid,
+		   char *out, size_t outn)
 {
 	const char *s = labels[i];
 	if (tui_width(s) <= w) {
@@ -631,7 +631,7 @@ void view_plans_draw(struct tui *t, int y0, int h)
 		const struct search_plan *sp = tui_plan_get(t, id);
 		if (sp) {
 			char cut[PLAN_LABEL_MAX];
-			fit_label(labels, n, row, lw, tui_glyph(t, G_MID), cut, sizeof cut);
+			tui_fit_label(labels, n, row, lw, tui_glyph(t, G_MID), cut, sizeof cut);
 			plan_row(t, y, id, id >= 0 ? id + 1 : 0, sp, row == t->lplans.sel, lw, shown, net,
 				 cut);
 		}
@@ -1543,13 +1543,13 @@ void view_compare_draw(struct tui *t, int y0, int h)
 		return;
 	}
 	char la[PLAN_LABEL_MAX], lb[PLAN_LABEL_MAX];
-	/* the two titles cut as the Plans view cuts its rows (fit_label):
+	/* the two titles cut as the Plans view cuts its rows (tui_fit_label):
 	 * each keeps its start and the end that tells it from the other */
 	char pair[2][PLAN_LABEL_MAX];
 	tui_plan_label(t, t->cmp[0], pair[0], sizeof pair[0]);
 	tui_plan_label(t, t->cmp[1], pair[1], sizeof pair[1]);
-	fit_label(pair, 2, 0, COLS - 5, tui_glyph(t, G_MID), la, sizeof la);
-	fit_label(pair, 2, 1, COLS - 5, tui_glyph(t, G_MID), lb, sizeof lb);
+	tui_fit_label(pair, 2, 0, COLS - 5, tui_glyph(t, G_MID), la, sizeof la);
+	tui_fit_label(pair, 2, 1, COLS - 5, tui_glyph(t, G_MID), lb, sizeof lb);
 	int y = y0;
 	tui_putf(y++, 1, COLS - 2, A_BOLD, "A  %s", la);
 	tui_putf(y++, 1, COLS - 2, A_BOLD, "B  %s", lb);

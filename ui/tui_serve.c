@@ -512,21 +512,16 @@ static const char *field_get(const struct tui_serve *s, const struct cluster *c,
 	return unit;
 }
 
-/* "none", "off" or "0" clear a target; else a positive number up to max. */
-/* The largest targets the Serve view's fields take, the bounds that keep
+/* The largest rate the Serve view's field takes, the bound that keeps
  * the solver's numbers finite and a typing slip (1e9) from reading as a
- * goal: 10 million requests/s is beyond any fleet the catalog builds, an
- * hour to the first token or a minute per output token is no serving SLO. */
+ * goal: 10 million requests/s is beyond any fleet the catalog builds.
+ * (The latency targets' bounds are their ws_serve_fields entries',
+ * through serve_slo_parse.) */
 #define RATE_MAX 1e7       /* requests/s */
-#define TTFT_MAX_S 3600.0  /* seconds */
-#define TPOT_MAX_MS 60000.0 /* milliseconds */
 
+/* A positive number up to max. */
 static int parse_target(const char *s, double max, double *out)
 {
-	if (!strcmp(s, "none") || !strcmp(s, "off") || !strcmp(s, "0")) {
-		*out = 0;
-		return 0;
-	}
 	char *end;
 	double v = strtod(s, &end);
 	if (end == s || *end || !isfinite(v) || v <= 0 || v > max)
@@ -643,21 +638,21 @@ int tui_serve_field_commit(struct tui *t, const char *text)
 		s->so.offline = 0;
 		break;
 	case SF_TTFT:
-		if (parse_target(text, TTFT_MAX_S, &v) < 0) {
-			tui_message(t, 1, "TTFT p99: expected seconds above 0, at most %.0f, or none; got '%.*s'",
-				    TTFT_MAX_S, TUI_CUT(text, 40));
+	case SF_TPOT: {
+		/* the command line's rule (serve_slo_parse), "none" for the
+		 * flag left out */
+		char want[96];
+		double *slo = f == SF_TTFT ? &s->so.slo.ttft_p99_s : &s->so.slo.tpot_p99_s;
+		if (!strcmp(text, "none") || !strcmp(text, "off")) {
+			*slo = 0;
+		} else if (serve_slo_parse(f == SF_TTFT ? "ttft_p99_s" : "tpot_p99_s", text,
+					   f == SF_TTFT ? 1 : 1e-3, slo, want, sizeof want) < 0) {
+			tui_message(t, 1, "%s: expected %s, or none; got '%.*s'", field_label(f), want,
+				    TUI_CUT(text, 40));
 			return -1;
 		}
-		s->so.slo.ttft_p99_s = v;
 		break;
-	case SF_TPOT:
-		if (parse_target(text, TPOT_MAX_MS, &v) < 0) {
-			tui_message(t, 1, "TPOT p99: expected milliseconds above 0, at most %.0f, or none; got '%.*s'",
-				    TPOT_MAX_MS, TUI_CUT(text, 40));
-			return -1;
-		}
-		s->so.slo.tpot_p99_s = v / 1e3;
-		break;
+	}
 	default:
 		return -1;
 	}
@@ -830,14 +825,17 @@ static void draw_plan(struct tui *t, int y, int x, int w, int h)
 		/* each copy's share of its saturation rate (the rest is its
 		 * headroom), after the instance's name where the pane has
 		 * room for it (the export's instances table always has it) */
-		char head[160], load[24] = "";
-		snprintf(head, sizeof head, "%dx %s tp%d%s%s", in->count, c->pools[in->pool].gpu.name,
-			 in->tp, pp, role);
+		char head[1][PLAN_LABEL_MAX], fitted[PLAN_LABEL_MAX], load[24] = "";
+		snprintf(head[0], sizeof head[0], "%dx %s tp%d%s%s", in->count,
+			 c->pools[in->pool].gpu.name, in->tp, pp, role);
 		if (in->load > 0)
 			snprintf(load, sizeof load, ", load %.0f%%", 100 * in->load);
-		if (tui_width(head) + (int)strlen(load) > w - 1)
+		if (tui_width(head[0]) + (int)strlen(load) > w - 1)
 			load[0] = 0;
-		tui_putf(y++, x + 1, w - 1, A_BOLD, "%s%s", head, load);
+		/* too wide: its first and last words around an ellipsis */
+		tui_fit_label(head, 1, 0, HP_MAX(1, w - 1 - (int)strlen(load)), tui_glyph(t, G_MID), fitted,
+			      sizeof fitted);
+		tui_putf(y++, x + 1, w - 1, A_BOLD, "%s%s", fitted, load);
 		char kv[24];
 		hp_fmt_count(kv, sizeof kv, in->kv_capacity_tokens);
 		if (in->max_batch > 0)
@@ -897,7 +895,10 @@ static int plan_cols_fit(int w, int wide, int *on)
 }
 
 /* The header, or (pl not NULL) one plan's row, in the columns on[]. */
-static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl, int lw, const int *on)
+/* A plan row: rank, label (fitted to lw cells, tui_fit_label), the
+ * shown columns; pl NULL: the header. */
+static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
+		     const char *fitted, int lw, const int *on)
 {
 	char cell[PC_COUNT][24], lab[512];
 	size_t len;
@@ -921,8 +922,8 @@ static void plan_row(char *buf, size_t n, int rank, const struct serve_plan *pl,
 		fmt_lat(cell[PC_P50], sizeof cell[PC_P50], pl->tpot.p50);
 		fmt_lat(cell[PC_P99], sizeof cell[PC_P99], pl->tpot.p99);
 		snprintf(cell[PC_FIT], sizeof cell[PC_FIT], "%s", pl->fits ? "yes" : "no");
-		/* A label longer than its column ends in "~" (utf8_cell). */
-		utf8_cell(lab, sizeof lab, pl->label, lw);
+		/* fitted is at most lw cells: this pads it */
+		utf8_cell(lab, sizeof lab, fitted, lw);
 		len = (size_t)snprintf(buf, n, "%3d %s", rank, lab);
 	}
 	for (int i = 0; i < PC_COUNT && len < n; i++)
@@ -1059,7 +1060,10 @@ static void draw_no_plan(struct tui *t, int y, int w, int h)
 		const struct serve_plan *n = &r->nearest;
 		char tps[16];
 		hp_fmt_count(tps, sizeof tps, n->out_tps);
-		tui_putf(y++, 1, w, tui_attr(t, C_WARN), "Nearest miss: %s", n->label);
+		char one[1][PLAN_LABEL_MAX], fitted[PLAN_LABEL_MAX];
+		hp_strlcpy(one[0], n->label, sizeof one[0]);
+		tui_fit_label(one, 1, 0, HP_MAX(1, w - 14), tui_glyph(t, G_MID), fitted, sizeof fitted);
+		tui_putf(y++, 1, w, tui_attr(t, C_WARN), "Nearest miss: %s", fitted);
 		if (n->req_s > 0) {
 			tui_putf(y++, 3, w - 2, 0, "%d GPUs, %.2f req/s, %s output tok/s", n->gpus,
 				 n->req_s, tps);
@@ -1097,19 +1101,27 @@ static void draw_plans(struct tui *t, int y, int h)
 		draw_no_plan(t, y, w, h);
 		return;
 	}
-	plan_row(hdr, sizeof hdr, 0, NULL, lw, on);
+	plan_row(hdr, sizeof hdr, 0, NULL, NULL, lw, on);
 	tui_put(y++, 1, w, tui_attr(t, C_TITLE), hdr);
 	int rows = HP_MIN(r->n_plans, h - 3);
 	tui_list_fix(&s->lplans, r->n_plans, rows);
+	/* a label wider than its column keeps its first and last words
+	 * around an ellipsis, told apart from the list's other labels, as
+	 * the Plans view cuts its rows (a blind cut read "6x H100-SXM tp4 + ~") */
+	char(*labels)[PLAN_LABEL_MAX] = xmalloc((size_t)r->n_plans * sizeof *labels);
+	for (int k = 0; k < r->n_plans; k++)
+		hp_strlcpy(labels[k], r->plans[k].label, sizeof labels[k]);
 	for (int i = 0; i < rows && s->lplans.top + i < r->n_plans; i++) {
 		int k = s->lplans.top + i, sel = k == s->lplans.sel;
 		int a = sel ? tui_attr(t, s->pane == 1 ? C_SEL : C_SEL_DIM) : 0;
-		char line[1024];
-		plan_row(line, sizeof line, k + 1, &r->plans[k], lw, on);
+		char line[1024], fitted[PLAN_LABEL_MAX];
+		tui_fit_label(labels, r->n_plans, k, lw, tui_glyph(t, G_MID), fitted, sizeof fitted);
+		plan_row(line, sizeof line, k + 1, &r->plans[k], fitted, lw, on);
 		if (sel)
 			tui_fill(y + i, 0, COLS, a);
 		tui_put(y + i, 1, w, a | (r->plans[k].fits ? 0 : tui_attr(t, C_WARN)), line);
 	}
+	free(labels);
 	if (s->pane == 1) {
 		t->mouse_list = &s->lplans;
 		t->mouse_y0 = y;
