@@ -10,6 +10,9 @@
 #   D. plan takes --optimizer-impl and --compile (estimate's plan keys):
 #      every plan carries them, RUNS ON follows them, and what --framework
 #      does not run is refused before the search.
+#   E. plan's "Best plan on each pool alone": a pool whose best plan is
+#      plan 1 itself says so, where it read "the best plan is 0% faster
+#      and 0.0% cheaper".
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -115,5 +118,16 @@ grep -qx -- --optimizer-impl "$T/popts" && grep -qx -- --compile "$T/popts" && o
 	bad "plan's --list-options lacks --optimizer-impl or --compile"
 $H plan --help | head -8 | grep -qF -- "[--optimizer-impl fused|foreach|loop] [--compile on|off]" && ok ||
 	bad "plan's synopsis lacks the plan keys: $($H plan --help | head -8)"
+
+# E. A deadline a 4-node H100 pool meets alone (docs/usage.md's example:
+#    Llama 3.1 8B, 300B tokens in 14 days; plan 1 is h100 tp2 on the 32
+#    owned GPUs, 11.4 days): its pool line names plan 1; the A100 pool's
+#    line still compares (A100 alone misses the deadline).
+expect 0 "" $H plan --pool 4x8xH100-SXM,name=h100,max=16 --pool 8x8xA100-SXM4-80GB,name=a100 \
+	-m llama3.1-8b --gbs 512 --objective deadline --tokens 300B --deadline 14d --top 3
+grep -q '^  h100 .*; plan 1 itself$' "$T/out" && ok || bad "E: h100's line: $(grep '^  h100 ' "$T/out")"
+grep -q '0% faster and 0.0% cheaper' "$T/out" && bad "E: still '0% faster and 0.0% cheaper'" || ok
+grep -q '^  a100 .*; the best plan is [0-9]*% faster and .* (alone it misses the deadline)$' "$T/out" && ok ||
+	bad "E: a100's line: $(grep '^  a100 ' "$T/out")"
 
 finish test_loose_ends
