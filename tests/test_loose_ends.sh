@@ -13,6 +13,8 @@
 #   E. plan's "Best plan on each pool alone": a pool whose best plan is
 #      plan 1 itself says so, where it read "the best plan is 0% faster
 #      and 0.0% cheaper".
+#   F. an option put before its command names the command it belongs
+#      after, where it read "unknown option '--pool' (try --help)".
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -129,5 +131,14 @@ grep -q '^  h100 .*; plan 1 itself$' "$T/out" && ok || bad "E: h100's line: $(gr
 grep -q '0% faster and 0.0% cheaper' "$T/out" && bad "E: still '0% faster and 0.0% cheaper'" || ok
 grep -q '^  a100 .*; the best plan is [0-9]*% faster and .* (alone it misses the deadline)$' "$T/out" && ok ||
 	bad "E: a100's line: $(grep '^  a100 ' "$T/out")"
+
+# F. `hetplan --pool 2x8xH100-SXM estimate ...`: exit 2 (usage), and the
+#    message says where the option goes; an option no command has keeps
+#    the interface's message.
+expect 2 "" $H --pool 2x8xH100-SXM estimate -m llama3.1-8b
+grep -qF "'--pool' is an option of a command: put it after the command ('hetplan estimate --pool ...')" "$T/err" && ok ||
+	bad "F: $(cat "$T/err")"
+expect 2 "" $H --bogus
+grep -qF "unknown option '--bogus'" "$T/err" && ok || bad "F: --bogus: $(cat "$T/err")"
 
 finish test_loose_ends

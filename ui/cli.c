@@ -198,6 +198,37 @@ static int list_all_fields(const char *arg)
 	return 0;
 }
 
+/* An option before the command (`hetplan --pool 2x8xH100 estimate ...`)
+ * reaches the interface's parser, which knows only its own options: name
+ * the command it belongs after. A leading option the interface takes
+ * (-w, --ascii, ...) is left alone, so that `hetplan -w plan` still opens
+ * the workspace file named plan. Returns 1 when it printed the message. */
+static int option_before_command(int argc, char **argv)
+{
+	const char *a = argv[1];
+	if (a[0] != '-' || !a[1])
+		return 0;
+	if (a[1] != '-') {
+		if (a[1] == 'w' || a[1] == 'h')
+			return 0;
+	} else {
+		size_t n = strcspn(a + 2, "=");
+		for (const struct option *o = tui_options(); o->name; o++)
+			if (strlen(o->name) == n && !strncmp(o->name, a + 2, n))
+				return 0;
+	}
+	for (int i = 2; i < argc; i++) {
+		const struct command *c = command_find(argv[i]);
+		if (c && strcmp(c->name, "tui")) {
+			fprintf(stderr, "hetplan: '%s' is an option of a command: put it after "
+					"the command ('hetplan %s %s ...')\n",
+				cli_shown(a), c->name, cli_shown(a));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int cli_main(int argc, char **argv)
 {
 	struct catalog cat;
@@ -232,8 +263,10 @@ int cli_main(int argc, char **argv)
 	/* No command, an option, or a workspace file (the usage's
 	 * `hetplan WORKSPACE.json`): the interface. */
 	size_t a1 = argc >= 2 ? strlen(argv[1]) : 0;
-	if (argc < 2 || argv[1][0] == '-' ||
-	    (a1 > 5 && !strcmp(argv[1] + a1 - 5, ".json"))) {
+	if (argc >= 2 && option_before_command(argc, argv)) {
+		rc = HP_EXIT_USAGE;
+	} else if (argc < 2 || argv[1][0] == '-' ||
+		   (a1 > 5 && !strcmp(argv[1] + a1 - 5, ".json"))) {
 		rc = tui_main(argc, argv, &cat);
 	} else {
 		const struct command *cmd = command_find(argv[1]);
