@@ -31,10 +31,14 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  * the warp-level mma.sync family of sm_80/sm_89 (extended with FP4/FP6
  * and block scaling), so its GEMM and flash-attention kernels are of the
  * Ampere/Ada family, not the B200's (sm_100) tcgen05 kernels that the
- * blackwell.* constants were fitted on (CUTLASS 3.9+ media/docs: the
- * sm_120 GeForce/RTX PRO kernels use the sm_80-style warp-level MMA;
- * calibration.json blackwell.gemm16 "on_bound": the B200 rows run
- * 20-30% slower than Hopper scaling, early sm_100 software). Such a part
+ * blackwell.* constants were fitted on (NVIDIA/cutlass issue 2165, an
+ * NVIDIA engineer: the 5000 series "maps to sm120 ... you can also run
+ * sm80 kernels on it"; issue 2513: the tcgen05 FMHA example is "for
+ * TCGen05 supported MMA architectures. Please use FA2 or example 41 for
+ * SM80/86/89/120"; pytorch/pytorch PR 155991: "sm120 matmul uses the
+ * standard sm80 PTX instructions (cp.async + mma)"; calibration.json
+ * blackwell.gemm16 "on_bound": the B200 rows run 20-30% slower than
+ * Hopper scaling, early sm_100 software). Such a part
  * takes Ada's constants, through its own square sweep against Ada's
  * reference (clock_frac), as an Ada part with a sweep does. Post hoc
  * (docs/consumer-round50.md): prompted by the LLMQ RTX PRO 6000 rows. */
