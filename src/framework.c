@@ -235,7 +235,12 @@
  *    again for the probabilities ("hopefully still in cache"), and writes
  *    the logits' gradient in place: at most 2 + 2 + 2 = 6 bytes a logit,
  *    all in the backward (loss_bytes_fwd 0). Megatron's path moves
- *    12 + 12 (FW_LOSS_BYTES_MEGATRON).
+ *    12 + 12 (FW_LOSS_BYTES_MEGATRON). Memory: the logits live in the
+ *    floatX (bf16) activation buffer `output` of B x T x max(3C, NH x T,
+ *    Vp) elements (train_gpt2.cu L250, fill_in_activation_sizes), and
+ *    the fused classifier overwrites them with their gradient: 2 bytes a
+ *    logit at the peak (logit_bytes), against the fp32 copy Megatron's
+ *    loss holds (4).
  *    The layer: fused_residual_forward5 (L734, L744-747) adds the residual
  *    and applies the next LayerNorm in one kernel (fused_residual_norm);
  *    the model code has no dropout (no_dropout); matmul_forward_cublaslt
@@ -720,7 +725,8 @@ static const struct framework_info rows[FW_ROWS] = {
 		      .ddp_bucket_elems = 0, .ddp_copy_passes = 0,
 		      .opt_bytes_per_param = 28 + 2, .zero1_bcast = 0, .ep_overlap = 0,
 		      .ep_dispatch_dedup = 0, .fp8_params = 0, .grad_overlap_min_zero = 0,
-		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .fused_residual_norm = 1,
+		      .loss_bytes_fwd = 0, .loss_bytes_bwd = 2 + 2 + 2, .logit_bytes = 2,
+		      .fused_residual_norm = 1,
 		      .no_dropout = 1, .gemm_bias_epilogue = 1, .zero_stages = 2, .moe = 0,
 		      .opt_impl = OPT_IMPL_FUSED, .opt_impl_only = 1 },
 	/* DeepSpeed 0.3 with DeepSpeedExamples' 2019 Megatron-LM: see the

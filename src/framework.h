@@ -223,6 +223,12 @@ struct framework_info {
 	double loss_bytes_bwd;     /* and in the backward (the logits' gradient;
 				    * llm.c: its fused classifier, loss and
 				    * gradient in one kernel, 6) */
+	double logit_bytes;        /* bytes a logit (T x V/tp) held at the last
+				    * stage's peak under the fused loss; 0: an fp32
+				    * copy, 4 (Megatron's vocab-parallel cross-
+				    * entropy). llm.c: 2, its bf16 logits buffer
+				    * with the gradient written in place
+				    * (framework.c) */
 	int fused_residual_norm;   /* each residual add and the LayerNorm after it
 				    * run as one kernel that reads the residual and
 				    * the branch and writes the sum and the normed

@@ -1523,6 +1523,11 @@ static void settings_notes(struct sbuf *nb, const struct cluster *c, const struc
 	if (p->loss == LOSS_EAGER)
 		sbuf_add(nb, "Loss: the plan assumes an eager fp32 cross-entropy; Megatron-LM's "
 			      "vocab-parallel cross-entropy needs less memory than estimated.\n");
+	if (p->loss == LOSS_CHUNKED)
+		sbuf_add(nb, "Loss: the plan assumes a chunked output layer and loss (the whole logits "
+			      "never held: Liger's fused linear cross-entropy, LLMQ's --lmhead-chunks); "
+			      "the launched framework holds the whole logits and needs more memory "
+			      "than estimated.\n");
 	if (p->master == MASTER_NONE && f != LAUNCH_TORCHTITAN && f != LAUNCH_HF_TRAINER)
 		sbuf_add(nb, "Optimizer: the plan keeps no fp32 master (weights, gradients and "
 			      "AdamW moments in bf16); Megatron and DeepSpeed keep one and need more "

@@ -23,6 +23,32 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
 	return f;
 }
 
+/* The generation whose kernel constants (gemm16, gemm8, square16, the
+ * attention rates) a part's tensor-core kernels run at. Its own, except
+ * for the Blackwell parts cut from a GB20x die (RTX 5090, RTX PRO 6000:
+ * catalog arch "Blackwell (GB20x)", compute capability 12.0). sm_120 has
+ * no tcgen05 MMA and no tensor memory; its tensor cores are driven by
+ * the warp-level mma.sync family of sm_80/sm_89 (extended with FP4/FP6
+ * and block scaling), so its GEMM and flash-attention kernels are of the
+ * Ampere/Ada family, not the B200's (sm_100) tcgen05 kernels that the
+ * blackwell.* constants were fitted on (NVIDIA/cutlass issue 2165, an
+ * NVIDIA engineer: the 5000 series "maps to sm120 ... you can also run
+ * sm80 kernels on it"; issue 2513: the tcgen05 FMHA example is "for
+ * TCGen05 supported MMA architectures. Please use FA2 or example 41 for
+ * SM80/86/89/120"; pytorch/pytorch PR 155991: "sm120 matmul uses the
+ * standard sm80 PTX instructions (cp.async + mma)"; calibration.json
+ * blackwell.gemm16 "on_bound": the B200 rows run 20-30% slower than
+ * Hopper scaling, early sm_100 software). Such a part
+ * takes Ada's constants, through its own square sweep against Ada's
+ * reference (clock_frac), as an Ada part with a sweep does. Post hoc
+ * (docs/consumer-round50.md): prompted by the LLMQ RTX PRO 6000 rows. */
+static enum hp_gen kernel_gen(const struct gpu_spec *g)
+{
+	if (g->gen == GEN_BLACKWELL && strstr(g->arch, "GB20"))
+		return GEN_ADA;
+	return g->gen;
+}
+
 /* Sustained clock of a GPU relative to the part its generation's
  * constants were fitted on, as a factor on compute-bound kernels (GEMMs,
  * flash attention; the memory clock is not lowered):
@@ -97,7 +123,7 @@ static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g, e
 {
 	double f = 1;
 	int limited = g->power_limit_w > 0 && g->tdp_w > 0 && g->power_limit_w < g->tdp_w;
-	const struct perf_gen_eff *ge = &k->gen[g->gen];
+	const struct perf_gen_eff *ge = &k->gen[kernel_gen(g)];
 	double peak = g->flops[HP_FP16];
 	if (g->ref_tdp_w > 0 && g->ref_sms > 0 && g->ref_flops16 > 0 && g->tdp_w > 0 &&
 	    g->sms > 0 && peak > 0 && !(g->gemm16_meas > 0)) {
@@ -115,13 +141,25 @@ static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g, e
 		/* Training-shaped GEMMs never outrun the square sweep on the
 		 * same part: a gemm16 above the reference's square16 (a refit
 		 * can push it there) counts as square16, and without a
-		 * reference the part's own sweep caps it. */
-		if (ge->square16 > 0 && (dt == HP_FP16 || dt == HP_BF16))
+		 * reference the part's own sweep caps it. FP8 takes the same
+		 * ratio: the sweep measures how far the part's sustained
+		 * tensor clock sits from the reference part's, and FP8 MMAs
+		 * issue on the same tensor cores at that clock (Ada
+		 * whitepaper: the RTX 4090's FP8 with FP32 accumulate, 330.3,
+		 * is twice its FP16/BF16 with FP32 accumulate, 165.2, both the
+		 * GeForce half-rate accumulate path at the same 2.52 GHz;
+		 * gemm8 already carries the FP8 kernels' own efficiency).
+		 * Post hoc (docs/consumer-round50.md): until then a gain was
+		 * withheld for want of an FP8 sweep; none is published for
+		 * these parts, the clock argument stands in for it. */
+		if (ge->square16 > 0 && (dt == HP_FP16 || dt == HP_BF16 || dt == HP_FP8))
 			f *= sq / perf_fmax(ge->square16, ge->gemm16);
 		else if (sq < ge->gemm16)
 			/* fp32/tf32 (gemm32 was never fitted on the reference
-			 * part) and fp8 (no fp8 sweep backs a gain): a part
-			 * below the generation's rate is slowed, none sped up */
+			 * part; a tensor-core sweep says nothing of the CUDA
+			 * cores) and any dtype of a generation without a
+			 * reference sweep: a part below the generation's rate
+			 * is slowed, none sped up */
 			f *= sq / ge->gemm16;
 	}
 	return f;
@@ -129,7 +167,7 @@ static double clock_frac(const struct perf_calib *k, const struct gpu_spec *g, e
 
 double perf_gemm16_ceiling(const struct perf_calib *k, const struct gpu_spec *g)
 {
-	return g->flops[HP_FP16] * k->gen[g->gen].gemm16 * clock_frac(k, g, HP_FP16);
+	return g->flops[HP_FP16] * k->gen[kernel_gen(g)].gemm16 * clock_frac(k, g, HP_FP16);
 }
 
 static int dtype_bytes(enum hp_dtype dt)
@@ -166,7 +204,7 @@ static double wave_eff(double M, double N, double count, int sms)
 static double gemm_eff_n(const struct perf_calib *k, const struct gpu_spec *g,
 			 enum hp_dtype dt, double M, double N, double K, double count)
 {
-	const struct perf_gen_eff *ge = &k->gen[g->gen];
+	const struct perf_gen_eff *ge = &k->gen[kernel_gen(g)];
 	double top = dt == HP_FP8 && g->flops[HP_FP8] > 0	   ? ge->gemm8
 		     : dt == HP_FP32 || dt == HP_TF32 ? ge->gemm32
 						      : ge->gemm16;
@@ -186,12 +224,12 @@ static double gemm_time(const struct perf_calib *k, const struct gpu_spec *g,
 {
 	if (M <= 0 || N <= 0 || K <= 0 || count <= 0)
 		return 0;
-	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	double eff = gemm_eff_n(k, g, dt, M, N, K, count);
 	double math = count * 2 * M * N * K / (perf_peak(g, dt) * clock_frac(k, g, dt) * eff);
 	double eb = dtype_bytes(dt) < 2 ? 1 : dtype_bytes(dt);
 	double bytes = count * eb * (M * K + K * N) + count * 2 * M * N * (eb > 2 ? 2 : 1);
-	double mem = bytes / (g->hbm_Bps * ge->hbm);
+	/* HBM: the part's own generation (kernel_gen names the kernels) */
+	double mem = bytes / (g->hbm_Bps * k->gen[g->gen].hbm);
 	return perf_fmax(math, mem);
 }
 
@@ -1109,7 +1147,7 @@ static void attn_core(const struct model_spec *m, const struct gpu_spec *g,
 	 * (perf_attn_train_ramp). perf_attn_eff's head-dim, causal and
 	 * per-direction shapes are not applied here yet: with today's fitted
 	 * constants they raise the cross-validated error (docs/attention.md). */
-	const struct perf_gen_eff *ge = &k->gen[g->gen];
+	const struct perf_gen_eff *ge = &k->gen[kernel_gen(g)];
 	int gen3 = framework_get(p->framework)->attn_gen3 && ge->attn3_fwd > 0;
 	double ef = pk * (gen3 ? ge->attn3_fwd : ge->attn_fwd);
 	double eb = pk * (gen3 ? ge->attn3_bwd : ge->attn_bwd);
@@ -1209,7 +1247,6 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	model_layer_fwd_flops(m, layer, s, &mm, &attn_tok);
 	double attn_flops = T * attn_tok / t;
 	enum hp_dtype adt = p->precision == HP_FP8 ? HP_BF16 : p->precision;
-	const struct perf_gen_eff *ge = &k->gen[g->gen];
 	if (p->flash) {
 		/* Causal: half the blocks run. Backward: 2.5x the forward
 		 * FLOPs (five matmuls to the forward's two). 16-bit even
@@ -1237,7 +1274,7 @@ static void layer_cost(const struct model_spec *m, int layer, const struct gpu_s
 	lc->act = model_layer_act_bytes(m, layer, &ao);
 	lc->act_norc = model_layer_act_bytes_norc(m, layer, &ao);
 	double scores;
-	double bw = g->hbm_Bps * ge->hbm;
+	double bw = g->hbm_Bps * k->gen[g->gen].hbm;
 	lc->ew = layer_ew_bytes(m, layer, p, tp, T, s, &scores) / bw;
 	lc->ew_scores = scores / bw;
 	if (framework_get(p->framework)->remat_dce)

@@ -551,6 +551,33 @@ static double micro_batches_in_flight(const struct stage_ctx *x)
 	return even_in_flight(x);
 }
 
+/* The output layer's working memory on the last stage: an fp32 hidden
+ * state and the logits (T x V / tp):
+ *  - fused (default): one copy, in the framework row's logit_bytes (4:
+ *    Megatron's fp32 cross-entropy; llm.c 2, its bf16 buffer overwritten
+ *    by the gradient);
+ *  - eager: three fp32 copies (log-softmax output, incoming and outgoing
+ *    gradient) in its backward;
+ *  - chunked: the whole logits never exist. Liger's fused linear
+ *    cross-entropy (ops/fused_linear_cross_entropy.py) runs the output
+ *    GEMM and the loss over chunks of next_pow2(BT / ceil(V / H)) tokens,
+ *    so a chunk's logits hold about BT x H elements, the size of the
+ *    hidden state, upcast to fp32; the chunk's gradient is a second such
+ *    buffer. LLMQ's --lmhead-chunks=N holds B x T / N rows of bf16 logits
+ *    (src/models/llama_run_state.cpp @7f895bdb88 L279-280), within a
+ *    factor of a few of that at the N its benchmarks use: counted as two
+ *    fp32 chunks of T x h elements. */
+static double last_stage_logit_bytes(const struct stage_ctx *x)
+{
+	double T = x->T, h = x->m->hidden, V = model_out_dim(x->m), tp = x->tp;
+	if (x->p->loss == LOSS_CHUNKED)
+		return 4 * T * h / tp + 2 * 4 * T * h / tp;
+	if (x->p->loss == LOSS_EAGER)
+		return 4 * T * (h + 3 * V) / tp;
+	double lb = framework_get(x->p->framework)->logit_bytes;
+	return 4 * T * h / tp + (lb > 0 ? lb : 4) * T * V / tp;
+}
+
 /* The activations of the micro-batches in flight at the stage's index,
  * the allocator's slack on what churns, and the total. */
 int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
@@ -597,12 +624,8 @@ int perf_stage_memory_at(const struct stage_ctx *x, struct perf_stage *ps)
 		if (p->sp && tp > 1)
 			acts += 2 * 2 * T * h * (1 - 1.0 / tp);
 	}
-	if (x->last) {
-		/* fp32 hidden state and logits; the eager loss holds three fp32
-		 * copies of the logits in its backward. */
-		double copies = p->loss == LOSS_EAGER ? 3 : 1, V = model_out_dim(x->m);
-		acts += 4 * T * (h + copies * V) / tp;
-	}
+	if (x->last)
+		acts += last_stage_logit_bytes(x);
 	if (x->first)
 		acts += inflight * (8 * T + (x->m->dropout ? 3 : 2) * T * h / (p->sp ? tp : 1));
 	/* The caching allocator's slack: what it keeps reserved beyond the

@@ -343,7 +343,7 @@ int plan_recompute_parse(const char *s, enum hp_recompute *out)
 }
 
 static const char *const master_names[MASTER_COUNT] = { "sharded", "replicated", "none" };
-static const char *const loss_names[] = { "fused", "eager" };
+static const char *const loss_names[] = { "fused", "eager", "chunked" };
 /* the offload key's values: DeepSpeed's offload_optimizer.device is
  * "none" or "cpu" (hetplan models "cpu"; "nvme", ZeRO-Infinity, is not);
  * "activations" is Megatron-Core's --cpu-offloading-num-layers */
@@ -616,7 +616,7 @@ FIELDS_ENUM(, plan_framework_enum, enum hp_framework, FW_ROWS, framework_name,
 	    framework_parse_estimate);
 FIELDS_ENUM(static, recompute_enum, enum hp_recompute, RC_COUNT, plan_recompute_name,
 	    plan_recompute_parse);
-FIELDS_ENUM(static, loss_enum, enum hp_loss, 2, plan_loss_name, plan_loss_parse);
+FIELDS_ENUM(static, loss_enum, enum hp_loss, 3, plan_loss_name, plan_loss_parse);
 FIELDS_ENUM(static, offload_enum, enum hp_offload, OFFLOAD_COUNT, plan_offload_name, plan_offload_parse);
 FIELDS_ENUM(static, master_enum, enum hp_master, MASTER_COUNT, plan_master_name,
 	    plan_master_parse);
@@ -709,10 +709,13 @@ static const struct hp_field plan_field_list[] = {
 		 "checkpointing as torchtitan's policy: the output of every other matmul and "
 		 "the attention output are kept, the rest of each layer is recomputed." },
 	{ .key = "loss", .flag = "loss", .kind = FK_ENUM, .off = PF(loss), .enm = &loss_enum,
-	  .flags = FF_OMIT_ZERO, .help = "cross-entropy kernel: fused in place or eager fp32",
+	  .flags = FF_OMIT_ZERO, .help = "cross-entropy kernel: fused in place, eager fp32 or chunked",
 	  .doc = "How the cross-entropy is computed (default fused): a fused, in-place kernel "
 		 "holding about one fp32 copy of the logits (Megatron), or PyTorch's eager "
-		 "cross_entropy on fp32 logits, whose backward holds three copies (torchtitan)." },
+		 "cross_entropy on fp32 logits, whose backward holds three copies (torchtitan), "
+		 "or chunked: the output layer and loss run over the tokens in chunks and the "
+		 "whole logits never exist (Liger's fused linear cross-entropy, LLMQ's "
+		 "--lmhead-chunks)." },
 	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
 	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)", .arg = "0|1|2|3",
 	  .doc = "ZeRO stage (default: the framework's, 1 for all but `--framework "

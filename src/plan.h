@@ -31,8 +31,12 @@ enum hp_schedule { SCHED_1F1B, SCHED_INTERLEAVED };
  * the logits. LOSS_EAGER: PyTorch's log_softmax + nll_loss on fp32 logits
  * (torchtitan, plain FSDP scripts): the log-softmax output is kept for
  * backward, and its backward holds it, the incoming gradient and the
- * outgoing gradient at once, three fp32 copies of the logits. */
-enum hp_loss { LOSS_FUSED, LOSS_EAGER };
+ * outgoing gradient at once, three fp32 copies of the logits.
+ * LOSS_CHUNKED: the output layer and the loss run over the tokens in
+ * chunks and the whole logits never exist (Liger's
+ * LigerFusedLinearCrossEntropyLoss; LLMQ's --lmhead-chunks): about one
+ * chunk's logits and their gradient, perf_mem.c. */
+enum hp_loss { LOSS_FUSED, LOSS_EAGER, LOSS_CHUNKED };
 
 /* Where the fp32 master weights and gradients live under ZeRO 0/1.
  * MASTER_SHARDED (Megatron's distributed optimizer, DeepSpeed ZeRO-1 and

@@ -250,6 +250,7 @@ TEST(best_dtype_of_parts_without_bf16)
  *   RTX 3080 10GB, issue 114:   63.94 at 8192,  64.10 at 10240
  *   RTX 5090, issue 124:        223.98 at 8192, 220.03 at 10240
  *   RTX PRO 6000 WS, issue 160: 331.78 at 8192, 318.13 at 10240
+ *   RTX PRO 6000 Server Edition, issue 161: 406.97 at 8192, 374.05 at 10240
  *   RTX 2080 Ti, issue 181:     49.61 at 8192,  47.96 at 10240
  *   TITAN RTX, issue 127:       53.86 at 8192,  45.52 at 10240
  * and the L4's earlier entry, 53 (issue 120: 53.80 at 8192, 52.47 at
@@ -276,6 +277,7 @@ TEST(measured_gemm16_rates)
 		{ "RTX-3080", 63.94, 64.10 },
 		{ "RTX-5090", 223.98, 220.03 },
 		{ "RTX-PRO-6000", 331.78, 318.13 },
+		{ "RTX-PRO-6000-Server", 406.97, 374.05 },
 		{ "RTX-2080-Ti", 49.61, 47.96 },
 		{ "TITAN-RTX", 53.86, 45.52 },
 	};

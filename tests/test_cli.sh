@@ -91,10 +91,10 @@ python3 -c "import json; d=json.load(open('$T/out')); json.dump(d['plan'], open(
 cp "$T/out" "$T/op.json"
 expect 0 "" $E --plan "$T/plan_op.json" --format json
 json "a=json.load(open('$T/op.json')); assert a['memory'][0]['total_bytes'] == d['memory'][0]['total_bytes']"
-expect 2 "--loss: expected fused or eager" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --loss chunked
+expect 2 "--loss: expected fused, eager or chunked" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --loss blocked
 expect 2 "selective-op" $E --tp 1 --pp 1 --mbs 1 --gbs 64 --recompute some
-printf '{"loss":"chunked","replicas":[{"count":16,"stages":[{"pool":"h100-sxm","tp":1,"first_layer":0,"last_layer":31}]}]}' >"$T/badloss.json"
-expect 3 'loss: expected "fused" or "eager"' $E --mbs 1 --gbs 64 --plan "$T/badloss.json"
+printf '{"loss":"blocked","replicas":[{"count":16,"stages":[{"pool":"h100-sxm","tp":1,"first_layer":0,"last_layer":31}]}]}' >"$T/badloss.json"
+expect 3 'loss: expected "fused", "eager" or "chunked"' $E --mbs 1 --gbs 64 --plan "$T/badloss.json"
 
 # DeepSpeed's first BF16 optimizer (master "replicated"): Llama-3.1 8B has
 # P = 8,030,261,248 parameters, all on one stage at tp1/pp1, dp 16. Sharded

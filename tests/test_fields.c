@@ -121,7 +121,7 @@ TEST(plan_json_messages)
 		  "t.json: recompute: expected \"none\", \"selective\", \"full\" or "
 		  "\"selective-op\", got \"most\"");
 	CHECK_STR(plan_error("{\"loss\":\"fast\"}"),
-		  "t.json: loss: expected \"fused\" or \"eager\", got \"fast\"");
+		  "t.json: loss: expected \"fused\", \"eager\" or \"chunked\", got \"fast\"");
 	CHECK_STR(plan_error("{\"schedule\":\"interleaved:1\"}"),
 		  "t.json: schedule: expected \"1f1b\" or \"interleaved:V\" with V from 2 to 64, "
 		  "got \"interleaved:1\"");

@@ -37,6 +37,13 @@ TEST(row_as_llmc_runs)
 	/* fused_classifier: 0 forward (it runs at the start of the backward),
 	 * 2 + 2 + 2 backward. */
 	CHECK(f->loss_bytes_fwd == 0 && f->loss_bytes_bwd == 6);
+	/* the logits in the floatX (bf16) activation buffer `output`
+	 * (train_gpt2.cu L250), overwritten in place by their gradient:
+	 * 2 bytes a logit; every other row the fp32 copy (0: default 4) */
+	CHECK(f->logit_bytes == 2);
+	for (int k = 0; k < FW_ROWS; k++)
+		if (k != FW_LLMC)
+			CHECK(framework_get((enum hp_framework)k)->logit_bytes == 0);
 	CHECK(f->fused_residual_norm && f->no_dropout && f->gemm_bias_epilogue);
 	/* every other row: nothing of llm.c's; Megatron's 12 + 12 but for
 	 * deepspeed-0.3's 2019 loss (46 + 14, test_ds03.c) and hf-deepspeed's
