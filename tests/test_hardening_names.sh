@@ -47,4 +47,68 @@ done
 grep -qE "mixed GPU types [a-z ]+ \\((H100-SXM and $EU|$EU and H100-SXM)\\)" "$T/plan.json" && ok ||
 	bad "the GPU name is not whole in the runs-on reason: $(grep -o 'mixed GPU types[^"]*' "$T/plan.json" | head -1)"
 
+# 2. Hostile pool and model names through every script launch writes for a
+# plan over two pools: the Slurm heterogeneous job (one pipeline over both
+# pools), the pieces of a plan no stock framework runs (uneven batch
+# shares), each as Slurm, Megatron and HF Trainer text. Names: 31 single
+# quotes (the longest name, each quote four bytes quoted), $(...) and
+# backticks with a zero-width space and a left-to-right mark, and a model
+# display name of the same kind. Each script parses (bash -n) and runs in
+# a sandbox whose PATH has stub srun, sbatch, scontrol, torchrun and
+# python3 that record their arguments: the stubs run (the script reached
+# its command) and no name ran as a command (no PWN file anywhere).
+unset XDG_CONFIG_HOME; export XDG_CONFIG_HOME="$T/config2"
+mkdir -p "$T/sb/bin" "$T/sb/run"
+for s in srun sbatch scontrol torchrun python3; do
+	printf '#!/bin/sh\nprintf "%%s\\n" "%s $*" >>"$STUB_LOG"\n' "$s" >"$T/sb/bin/$s"
+	chmod +x "$T/sb/bin/$s"
+done
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+a = "'" * 31
+b = "b\u200b\u200e$(touch PWN1)`>PWN2`x"
+json.dump({"name": "c$(touch PWN3)", "pools": [
+    {"name": a, "gpu": "H100-SXM", "nodes": 2},
+    {"name": b, "gpu": "A100-SXM4-80GB", "nodes": 4}]},
+    open(t + "/ch.json", "w"), ensure_ascii=False)
+m = {"name": "ev'il$(touch PWN4)", "display": "D\u200b`touch PWN5` \"q\" 'x",
+     "layers": 32, "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336,
+     "gated_mlp": True, "vocab": 128256, "seq_len": 8192, "tied_embeddings": False}
+json.dump(m, open(t + "/mh.json", "w"), ensure_ascii=False)
+st = lambda p, f, l: {"pool": p, "tp": 8, "first_layer": f, "last_layer": l}
+json.dump({"mbs": 1, "gbs": 64, "replicas": [{"count": 1, "batch_share": 1,
+    "stages": [st(a, 0, 9), st(b, 10, 20), st(b, 21, 31)]}]},
+    open(t + "/px.json", "w"), ensure_ascii=False)
+json.dump({"mbs": 1, "gbs": 64, "replicas": [
+    {"count": 1, "batch_share": 0.625, "stages": [st(a, 0, 15), st(a, 16, 31)]},
+    {"count": 1, "batch_share": 0.375, "stages": [st(b, 0, 15), st(b, 16, 31)]}]},
+    open(t + "/ps.json", "w"), ensure_ascii=False)
+PY
+for p in px ps; do
+	for f in slurm megatron; do
+		o="$T/sb/run/$p.$f.sh"
+		expect 0 "" $H launch -c "$T/ch.json" -m "$T/mh.json" --plan "$T/$p.json" --format $f --force -o "$o"
+		bash -n "$o" && ok || bad "$p --format $f does not parse"
+		utf8 "$o" "$T/err"
+		# the pieces are saved one a file, from each "# ---- piece" line
+		rm -f "$T/sb/run/piece."*
+		awk -v d="$T/sb/run" '/^# ---- piece [0-9]+ of/ { n++ } n { print > (d "/piece." n ".sh") }' "$o"
+		[ $p$f = psslurm ] && { [ -s "$T/sb/run/piece.2.sh" ] && ok || bad "$p --format $f: no pieces"; }
+		[ $p$f = psslurm ] || cp "$o" "$T/sb/run/piece.1.sh"
+		for q in "$T/sb/run/piece."*.sh; do
+			bash -n "$q" && ok || bad "$p --format $f: $(basename "$q") does not parse"
+			: >"$T/sb/log"
+			(cd "$T/sb/run" && PATH="$T/sb/bin:/usr/bin:/bin" STUB_LOG="$T/sb/log" SLURM_JOB_ID=1 \
+				SLURM_JOB_NODELIST=n1 SLURM_JOB_NODELIST_HET_GROUP_0=n1 SLURM_PROCID=0 \
+				SLURM_NNODES=2 MEGATRON=/m bash "$q" >/dev/null 2>&1)
+			if [ $f = slurm ]; then
+				grep -q '^srun ' "$T/sb/log" && ok ||
+					bad "$p --format $f: $(basename "$q"): the stub srun never ran"
+			fi
+		done
+	done
+done
+find "$T" -name 'PWN*' | grep -q . && bad "a name ran as a command: $(find "$T" -name 'PWN*')" || ok
+
 finish test_hardening_names
