@@ -111,4 +111,63 @@ for p in px ps; do
 done
 find "$T" -name 'PWN*' | grep -q . && bad "a name ran as a command: $(find "$T" -name 'PWN*')" || ok
 
+# 3. A pool named after its GPU (--pool with no name=): the name was the
+# GPU's first 19 bytes, which for a user catalog part "ab" + nine U+20AC
+# ends inside the sixth euro sign, and --pool then refused a name the
+# user never gave ("expected printable UTF-8 ... \xE2\x82"). The default
+# name ends on a whole character: "ab" + five euro signs (17 bytes).
+export XDG_CONFIG_HOME="$T/config3"
+mkdir -p "$T/config3/hetplan"
+G=$(printf 'ab\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254')
+python3 - "$T" "$G" <<'PY'
+import json, sys
+t, name = sys.argv[1], sys.argv[2]
+gpu = {"name": name, "memory_gb": 80, "memory_bw_tbps": 3.35, "vendor": "NVIDIA",
+       "arch": "Hopper", "tflops": {"bf16": 989.4, "fp8": 1978.9},
+       "scaleup_gbyte_s_per_dir": 450, "scaleup_domain": 8, "tdp_w": 700,
+       "defaults": {"gpus_per_node": 8, "intra": "nvswitch", "nics": 8, "nic_gbps": 400}}
+json.dump({"gpus": [gpu]}, open(t + "/config3/hetplan/gpus.json", "w"), ensure_ascii=False)
+PY
+expect 0 "" $H estimate --pool "2x8x$G" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16 --format json
+utf8 "$T/out" "$T/err"
+# two pools of that GPU: the second is the first's name with "-2"
+G5=$(printf 'ab\342\202\254\342\202\254\342\202\254\342\202\254\342\202\254')
+expect 0 "" $H estimate --pool "1x8x$G" --pool "1x8x$G" --on "$G5-2" -m llama3.1-8b --tp 8 --pp 1 \
+	--mbs 1 --gbs 16 --format json
+utf8 "$T/out" "$T/err"
+json "p = sorted({s['pool'] for r in d['plan']['replicas'] for s in r['stages']}); assert p == ['ab' + '\u20ac' * 5 + '-2'], p"
+export XDG_CONFIG_HOME="$T/config"
+
+# 4. A pool's site is "{provider}/{region}" when not given (cluster.c's
+# field doc). It kept 23 bytes of the region, so two pools of one
+# provider in regions that differ after byte 23 were one site: no WAN
+# between them. Facts: the two regions differ (by hand), so the DP
+# all-reduce across the two pools crosses the WAN link, as it does for
+# short region names; and a region of ten U+20AC (30 bytes) cut at 23
+# bytes made a site that was no UTF-8.
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+for tag, (r1, r2) in {"long": ("europe-west-very-long-region-1", "europe-west-very-long-region-2"),
+                      "short": ("europe-west-1", "europe-west-2")}.items():
+    json.dump({"name": "c", "pools": [
+        {"name": "x", "gpu": "H100-SXM", "nodes": 2, "provider": "aws", "region": r1},
+        {"name": "y", "gpu": "H100-SXM", "nodes": 2, "provider": "aws", "region": r2}]},
+        open("%s/site_%s.json" % (t, tag), "w"))
+st = lambda p: {"pool": p, "tp": 8, "first_layer": 0, "last_layer": 31}
+json.dump({"mbs": 1, "gbs": 64, "replicas": [
+    {"count": 1, "batch_share": 0.5, "stages": [st("x")]},
+    {"count": 1, "batch_share": 0.5, "stages": [st("y")]}]}, open(t + "/site_plan.json", "w"))
+json.dump({"name": "c", "pools": [{"name": "x", "gpu": "H100-SXM", "nodes": 2,
+    "provider": "gcp", "region": "\u20ac" * 10}]}, open(t + "/site_eu.json", "w"), ensure_ascii=False)
+PY
+for tag in short long; do
+	$H estimate -c "$T/site_$tag.json" -m llama3.1-8b --plan "$T/site_plan.json" >"$T/site_$tag.out" 2>&1
+	grep -q "WAN" "$T/site_$tag.out" && ok || bad "regions $tag: the pools' DP sync does not cross the WAN"
+done
+# (the site itself is not printed: tests/test_hardening_site.c reads it
+# back through a saved workspace)
+expect 0 "" $H estimate -c "$T/site_eu.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16 --format json
+utf8 "$T/out" "$T/err"
+
 finish test_hardening_names
