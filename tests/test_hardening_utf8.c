@@ -1,5 +1,6 @@
-/* test_hardening_site.c — a pool's default site and name from long or
- * multi-byte input (docs/hardening.md, "Names").
+/* test_hardening_utf8.c — text cut inside a multi-byte character: a
+ * pool's default site from long or multi-byte input, and the HTML and CSV
+ * sinks given bytes that are no UTF-8 (docs/hardening.md).
  *
  * Facts: cluster.c's field doc says a pool's site defaults to
  * "{provider}/{region}"; RFC 3629 says a UTF-8 text holds whole characters
@@ -9,6 +10,7 @@
 #include "t.h"
 #include "cluster.h"
 #include "escape.h"
+#include "sbuf.h"
 #include "workspace.h"
 
 #include <stdlib.h>
@@ -73,6 +75,29 @@ TEST(longest_provider_and_region)
 	CHECK(!strcmp(c.pools[0].site, "ppppppppppppppppppppppp/rrrrrrrrrrrrrrrrrrrrrrrrrrrrrrr"));
 }
 
+/* The HTML and CSV sinks write a byte that is no UTF-8 as U+FFFD, as the
+ * JSON sink does (RFC 3629; the WHATWG decoder shows such a byte as
+ * U+FFFD too, a spreadsheet as mojibake): "a" + the first two bytes of
+ * U+20AC, the cut a bounded buffer made of a GPU name. */
+static void sink_is(void (*fn)(struct sbuf *, const char *), const char *in, const char *want)
+{
+	struct sbuf b;
+	sbuf_init(&b);
+	fn(&b, in);
+	if (strcmp(b.s ? b.s : "", want))
+		T_FAILF("got \"%s\", want \"%s\"", b.s ? b.s : "", want);
+	sbuf_done(&b);
+}
+
+TEST(html_csv_sinks_replace_broken_bytes)
+{
+	sink_is(esc_html, "a\xe2\x82", "a\xef\xbf\xbd\xef\xbf\xbd");
+	sink_is(esc_html, "<\xe2\x82\xac>", "&lt;\xe2\x82\xac&gt;");
+	sink_is(esc_csv, "a\xe2\x82", "a\xef\xbf\xbd\xef\xbf\xbd");
+	sink_is(esc_csv, "x,\xff\"", "\"x,\xef\xbf\xbd\"\"\"");
+	sink_is(esc_csv, "=\xe2\x82\xac", "\"'=\xe2\x82\xac\"");
+}
+
 int main(void)
 {
 	struct hp_err err = { 0 };
@@ -83,5 +108,6 @@ int main(void)
 	RUN(multibyte_region_site_round_trip);
 	RUN(long_regions_are_two_sites);
 	RUN(longest_provider_and_region);
-	return t_done("test_hardening_site");
+	RUN(html_csv_sinks_replace_broken_bytes);
+	return t_done("test_hardening_utf8");
 }
