@@ -170,4 +170,26 @@ done
 expect 0 "" $H estimate -c "$T/site_eu.json" -m llama3.1-8b --tp 8 --pp 1 --mbs 1 --gbs 16 --format json
 utf8 "$T/out" "$T/err"
 
+# 5. Why a plan over two pools is not one job names the pools, each as a
+# quoted shell word cut to 80 bytes ("%.80s"): 19 quotes (four bytes each
+# quoted), "a" and three euro signs put byte 80 inside a euro sign, and
+# the Slurm script's comments and standard error were no UTF-8. Pools of
+# different transports (EFA and InfiniBand) give that reason.
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+a, b = "'" * 19 + "a\u20ac\u20ac\u20ac", "'" * 19 + "b\u20ac\u20ac\u20ac"
+json.dump({"name": "c", "pools": [
+    {"name": a, "gpu": "H100-SXM", "nodes": 2, "transport": "efa"},
+    {"name": b, "gpu": "A100-SXM4-80GB", "nodes": 4}]}, open(t + "/ct.json", "w"), ensure_ascii=False)
+st = lambda p, f, l: {"pool": p, "tp": 8, "first_layer": f, "last_layer": l}
+json.dump({"mbs": 1, "gbs": 64, "replicas": [{"count": 1, "batch_share": 1,
+    "stages": [st(a, 0, 9), st(b, 10, 20), st(b, 21, 31)]}]}, open(t + "/pt.json", "w"), ensure_ascii=False)
+PY
+for f in slurm megatron; do
+	expect 0 "share no network transport" $H launch -c "$T/ct.json" -m llama3.1-8b --plan "$T/pt.json" \
+		--format $f --force -o "$T/ct.$f"
+	utf8 "$T/ct.$f" "$T/err"
+done
+
 finish test_hardening_names
