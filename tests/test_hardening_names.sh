@@ -192,4 +192,19 @@ for f in slurm megatron; do
 	utf8 "$T/ct.$f" "$T/err"
 done
 
+# 6. serve names a model that fits nowhere by its name cut to 40 bytes
+# ("%.40s"): "ab" + fourteen U+20AC (44 bytes) ended inside the
+# fourteenth euro sign, on standard error. 320 layers of Llama 3.1 8B's
+# shape (about 134 GiB of weights) fit no L4 (24 GB).
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+m = {"name": "ab" + "\u20ac" * 14, "display": "X", "layers": 320, "hidden": 4096, "heads": 32,
+     "kv_heads": 8, "ffn": 14336, "gated_mlp": True, "vocab": 128256, "seq_len": 8192,
+     "tied_embeddings": False}
+json.dump(m, open(t + "/mbig.json", "w"), ensure_ascii=False)
+PY
+expect 4 "fits nowhere" $H serve --pool 1x1xL4 -m "$T/mbig.json" --isl 1000 --osl 200 --rate 1
+utf8 "$T/out" "$T/err"
+
 finish test_hardening_names
