@@ -798,6 +798,11 @@ static void comment_wrapped(struct sbuf *b, const char *first, const char *cont,
 			take = room;
 			while (take > 0 && text[take] != ' ')
 				take--;
+			/* a word longer than the line is cut on a whole UTF-8
+			 * character (a pool name of quotes and euro signs was
+			 * cut inside one: a TOML file that was no UTF-8) */
+			if (!take)
+				take = utf8_cut(text, room);
 			if (!take)
 				take = room;
 		}

@@ -207,4 +207,32 @@ PY
 expect 4 "fits nowhere" $H serve --pool 1x1xL4 -m "$T/mbig.json" --isl 1000 --osl 200 --rate 1
 utf8 "$T/out" "$T/err"
 
+# 7. Comments wrap at 78 columns; a word longer than the line (a quoted
+# pool name) was cut at byte 78, inside a euro sign: the torchtitan TOML
+# (TOML 1.0: a document is UTF-8, comments too) and the Slurm script
+# were no UTF-8. Found by fuzz_launch (corpus crash-wrap-utf8.json).
+# Pipeline of TP 1 over two pools of different transports, as the fuzzer
+# builds it.
+cp tests/fuzz/corpus/launch/crash-wrap-utf8.json "$T/cw.json"
+python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+c = json.load(open(t + "/cw.json"))
+a, b = c["pools"][0]["name"], c["pools"][1]["name"]
+st = lambda p, f, l: {"pool": p, "tp": 1, "first_layer": f, "last_layer": l}
+json.dump({"mbs": 1, "gbs": 8, "replicas": [{"count": 1, "batch_share": 1,
+    "stages": [st(a, 0, 15), st(b, 16, 31)]}]}, open(t + "/pw.json", "w"), ensure_ascii=False)
+PY
+for f in torchtitan slurm; do
+	expect 0 "" $H launch -c "$T/cw.json" -m llama3.1-8b --plan "$T/pw.json" --format $f --force -o "$T/cw.$f"
+	utf8 "$T/cw.$f"
+done
+python3 - "$T/cw.torchtitan" <<'PY' 2>"$T/pyerr" && ok || bad "torchtitan TOML does not parse: $(tail -1 "$T/pyerr")"
+import re, sys, tomllib
+t = open(sys.argv[1], encoding="utf-8").read()
+parts = re.split(r"^# ---- piece .*$", t, flags=re.M)
+for p in parts[1:] or [t]:
+    tomllib.loads(p)
+PY
+
 finish test_hardening_names
