@@ -58,12 +58,12 @@ void pool_apply_defaults(struct pool *p)
 	 * catalog's reference. */
 	if (!p->price_set && !p->usd_per_node_h && g->ref_usd_per_gpu_h > 0) {
 		p->usd_per_node_h = g->ref_usd_per_gpu_h * p->gpus_per_node;
-		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %.76s",
+		snprintf(p->price_source, sizeof p->price_source, "catalog reference: %s",
 			 g->ref_price_source);
 	}
 	pool_derive_domain(p);
 	if (!*p->site)
-		snprintf(p->site, sizeof p->site, "%.23s%s%.23s", p->provider,
+		snprintf(p->site, sizeof p->site, "%s%s%s", p->provider,
 			 *p->region ? "/" : "", p->region);
 }
 
@@ -457,9 +457,12 @@ int cluster_same_site(const struct cluster *c, int a, int b)
 static void default_name(const struct cluster *c, struct pool *p)
 {
 	char base[20];
-	size_t j = 0;
-	for (const char *s = p->gpu.name; *s && j + 1 < sizeof base; s++)
-		base[j++] = (char)tolower((unsigned char)*s);
+	/* at most 19 bytes, ending on a whole UTF-8 character: "ab" + nine
+	 * U+20AC cut at 19 bytes was no UTF-8, and --pool refused the name
+	 * it made itself */
+	size_t j = utf8_cut(p->gpu.name, sizeof base - 1);
+	for (size_t i = 0; i < j; i++)
+		base[i] = (char)tolower((unsigned char)p->gpu.name[i]);
 	base[j] = '\0';
 	hp_strlcpy(p->name, base, sizeof p->name);
 	for (int k = 2; cluster_pool_index(c, p->name) >= 0; k++)

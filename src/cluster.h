@@ -166,7 +166,10 @@ struct pool {
 			       * table names it ("a3-megagpu-8g" for
 			       * "a3-mega"), when the node is whole machines;
 			       * "" none. Read it through cluster_pool_machine */
-	char provider[24], region[32], site[48];
+	/* site: the user's, or "{provider}/{region}" whole (23 + 1 + 31
+	 * bytes; at 48 it kept 23 bytes of the region, so two regions that
+	 * differ later were one site, and a multi-byte character was cut) */
+	char provider[24], region[32], site[64];
 	double usd_per_node_h;     /* 0 = unknown */
 	char price_source[192];
 	int price_set;             /* price given by the cluster file or --pool:

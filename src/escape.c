@@ -125,37 +125,52 @@ static int plain_number(const char *s)
 	return *end == '\0' && !strpbrk(s, "xXpP(nN");  /* no hex, inf, nan */
 }
 
+/* One character of s (or one byte that is no UTF-8, as U+FFFD, as
+ * esc_json does) into b; returns the bytes of s it took. A text cut
+ * inside a multi-byte character (a name cut by a bounded buffer) stays
+ * UTF-8 in a spreadsheet and a web page. */
+static size_t add_char_or_fffd(struct sbuf *b, const char *s)
+{
+	int n = utf8_len(s, NULL);
+	if (n) {
+		sbuf_addn(b, s, (size_t)n);
+		return (size_t)n;
+	}
+	sbuf_add(b, "\xEF\xBF\xBD");   /* U+FFFD REPLACEMENT CHARACTER */
+	return 1;
+}
+
 void esc_csv(struct sbuf *b, const char *s)
 {
 	assert(b && s);
 	int guard = strchr("=+-@\t\r", *s) && *s && !plain_number(s);
-	if (!guard && !strpbrk(s, ",\"\r\n")) {
-		sbuf_add(b, s);
-		return;
-	}
-	sbuf_addc(b, '"');
+	int quote = guard || strpbrk(s, ",\"\r\n");
+	if (quote)
+		sbuf_addc(b, '"');
 	if (guard)
 		sbuf_addc(b, '\'');
-	for (; *s; s++) {
+	while (*s) {
 		if (*s == '"')
 			sbuf_addc(b, '"');
-		sbuf_addc(b, *s);
+		s += add_char_or_fffd(b, s);
 	}
-	sbuf_addc(b, '"');
+	if (quote)
+		sbuf_addc(b, '"');
 }
 
 void esc_html(struct sbuf *b, const char *s)
 {
 	assert(b && s);
-	for (; *s; s++) {
+	while (*s) {
 		switch (*s) {
 		case '&': sbuf_add(b, "&amp;"); break;
 		case '<': sbuf_add(b, "&lt;"); break;
 		case '>': sbuf_add(b, "&gt;"); break;
 		case '"': sbuf_add(b, "&quot;"); break;
 		case '\'': sbuf_add(b, "&#39;"); break;
-		default: sbuf_addc(b, *s);
+		default: s += add_char_or_fffd(b, s); continue;
 		}
+		s++;
 	}
 }
 

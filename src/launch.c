@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "search.h"
 #include "table.h"
+#include "utf8.h"
 
 #include <assert.h>
 #include <cjson/cJSON.h>
@@ -170,6 +171,16 @@ static const char *shq(char *buf, const char *s)
 	esc_shell(&b, s);
 	hp_strlcpy(buf, b.s ? b.s : "", SHQ_MAX);
 	sbuf_done(&b);
+	return buf;
+}
+
+/* shq, cut to at most 80 bytes on a whole UTF-8 character, for a "%.80s"
+ * (which cut a name of quotes and euro signs inside a character: a
+ * script comment that was no UTF-8). */
+static const char *shq80(char *buf, const char *s)
+{
+	shq(buf, s);
+	buf[utf8_cut(buf, 80)] = '\0';
 	return buf;
 }
 
@@ -788,6 +799,11 @@ static void comment_wrapped(struct sbuf *b, const char *first, const char *cont,
 			take = room;
 			while (take > 0 && text[take] != ' ')
 				take--;
+			/* a word longer than the line is cut on a whole UTF-8
+			 * character (a pool name of quotes and euro signs was
+			 * cut inside one: a TOML file that was no UTF-8) */
+			if (!take)
+				take = utf8_cut(text, room);
 			if (!take)
 				take = room;
 		}
@@ -2249,16 +2265,16 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 			const struct pool *b = &c->pools[p->replicas[g].stages[s].pool];
 			if (p->flash && hp_gen_sm80(a->gpu.gen) != hp_gen_sm80(b->gpu.gen)) {
 				snprintf(why, n, "flash attention runs on %.80s but not on %.80s, and one job "
-					 "takes one --use-flash-attn", shq(q1, hp_gen_sm80(a->gpu.gen) ?
-					 a->gpu.name : b->gpu.name), shq(q2, hp_gen_sm80(a->gpu.gen) ?
+					 "takes one --use-flash-attn", shq80(q1, hp_gen_sm80(a->gpu.gen) ?
+					 a->gpu.name : b->gpu.name), shq80(q2, hp_gen_sm80(a->gpu.gen) ?
 					 b->gpu.name : a->gpu.name));
 				return -1;
 			}
 			if (a->transport != b->transport) {
 				snprintf(why, n, "pools %.80s (%s) and %.80s (%s) share no network transport: NCCL "
 					 "loads one per process, and the pipeline's groups cross the pools",
-					 shq(q1, a->name), comm_transport_name(a->transport),
-					 shq(q2, b->name), comm_transport_name(b->transport));
+					 shq80(q1, a->name), comm_transport_name(a->transport),
+					 shq80(q2, b->name), comm_transport_name(b->transport));
 				return -1;
 			}
 		}
@@ -2294,7 +2310,7 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 		if (!launch_nodes(pl->gpus_per_node, k->ranks, r0->stages[0].tp, &k->nl)) {
 			snprintf(why, n, "component %d's %d ranks on pool %.80s (%d GPUs a node) split "
 				 "neither evenly nor into whole TP %d groups a node", i, k->ranks,
-				 shq(q1, pl->name), pl->gpus_per_node, r0->stages[0].tp);
+				 shq80(q1, pl->name), pl->gpus_per_node, r0->stages[0].tp);
 			return -1;
 		}
 		k->first_node = hj->nodes;
@@ -2303,7 +2319,7 @@ static int hetjob_of(const struct cluster *c, const struct plan *p, enum launch_
 		int have = pl->nodes_max > pl->nodes ? pl->nodes_max : pl->nodes;
 		if (nodes_of[k->pool] > have) {
 			snprintf(why, n, "its components ask for %d nodes of pool %.80s, which has %d "
-				 "(whole nodes per run of ranks)", nodes_of[k->pool], shq(q1, pl->name),
+				 "(whole nodes per run of ranks)", nodes_of[k->pool], shq80(q1, pl->name),
 				 have);
 			return -1;
 		}

@@ -31,6 +31,7 @@
  * Rules that every framework shares (one program on identical ranks with
  * an even batch split) make a plan "needs a heterogeneity-aware runtime". */
 #include "runs_on.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <math.h>
@@ -60,6 +61,22 @@ struct verdict {
 	char all[200];        /* a rule that rules out every framework */
 };
 
+/* A reason cut by snprintf ends at the last whole character: the names in
+ * it are valid UTF-8 (jx_str, the catalog), so the first byte that is not
+ * starts the cut one (a pool or GPU name of 3-byte characters cut mid-way
+ * reached the table, HTML and JSON as invalid UTF-8). */
+static void cut_whole(char *s)
+{
+	for (size_t o = 0; s[o];) {
+		int n = utf8_len(s + o, NULL);
+		if (!n) {
+			s[o] = '\0';
+			return;
+		}
+		o += (size_t)n;
+	}
+}
+
 static void deny(struct verdict *v, unsigned fws, const char *fmt, ...)
 {
 	if (v->quiet) {
@@ -71,6 +88,7 @@ static void deny(struct verdict *v, unsigned fws, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	cut_whole(msg);
 	/* a rule for all, first to deny the stock rows (the estimate-only
 	 * rows' settings rules may have run before it) */
 	if ((fws & RUNS_ON_ALL) == RUNS_ON_ALL && !v->all[0] &&
@@ -120,14 +138,14 @@ static void rules_shared(struct verdict *v, const struct plan *p, const struct c
 			ma = &c->pools[rep->stages[0].pool];
 			mb = &c->pools[rep->stages[s].pool];
 			if (strcmp(ma->gpu.name, mb->gpu.name))
-				why = "mixed GPU types in one pipeline (%.24s and %.24s)";
+				why = "mixed GPU types in one pipeline (%s and %s)";
 		}
 	}
 	for (int r = 1; r < p->n_replicas && !why; r++) {
 		ma = &c->pools[p->replicas[0].stages[0].pool];
 		mb = &c->pools[p->replicas[r].stages[0].pool];
 		if (strcmp(ma->gpu.name, mb->gpu.name))
-			why = "mixed GPU types across replicas (%.24s and %.24s)";
+			why = "mixed GPU types across replicas (%s and %s)";
 	}
 	if (why) {
 		deny(v, mixed, why, ma->gpu.name, mb->gpu.name);
@@ -387,7 +405,7 @@ static void rules_gpus(struct verdict *v, const struct plan *p, const struct clu
 		for (int s = 0; s < p->replicas[r].n_stages; s++) {
 			const struct gpu_spec *g = &c->pools[p->replicas[r].stages[s].pool].gpu;
 			if (!hp_gen_sm80(g->gen)) {
-				deny(v, fws, "flash attention on %.24s (flash-attn 2 needs "
+				deny(v, fws, "flash attention on %s (flash-attn 2 needs "
 				     "Ampere or newer; unfused attention runs)",
 				     g->name);
 				return;
@@ -728,6 +746,7 @@ void runs_on_why_row(const struct plan *p, const struct cluster *c, enum hp_fram
 		snprintf(why, n, "empty plan");
 	else if (f > FW_ANY && f < FW_ROWS && !(v.mask & B(f)))
 		snprintf(why, n, "%s", v.reason[f][0] ? v.reason[f] : v.all);
+	cut_whole(why);
 }
 
 unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, size_t n)
@@ -774,6 +793,7 @@ unsigned runs_on_mask(const struct plan *p, const struct cluster *c, char *why, 
 				k += (size_t)w;
 			}
 		}
+		cut_whole(why);
 	}
 	return v.mask;
 }

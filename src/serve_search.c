@@ -2493,6 +2493,15 @@ static int plan_placed(const struct cluster *c, const struct model_spec *m,
 	return 0;
 }
 
+/* s cut to n - 1 bytes on a whole UTF-8 character ("%.40s" of a model
+ * name of euro signs cut one, and stderr was no UTF-8). */
+static void cut_copy(char *dst, size_t n, const char *s)
+{
+	size_t k = utf8_cut(s, n - 1);
+	memcpy(dst, s, k);
+	dst[k] = '\0';
+}
+
 /* No candidate configuration: why, and the nearest miss if there is one. */
 static void no_candidates(const struct cluster *c, const struct model_spec *m,
 			  const struct serve_config *base, const struct serve_result *near,
@@ -2501,14 +2510,16 @@ static void no_candidates(const struct cluster *c, const struct model_spec *m,
 	const char *nopp = serve_overlap_on(base) && serve_engine(base->engine)->overlap_no_pp
 				   ? " (pipeline parallelism is off: --overlap-sched on)"
 				   : "";
+	char nm[41], nw[201];
+	cut_copy(nm, sizeof nm, m->name);
+	cut_copy(nw, sizeof nw, near->why);
 	if (near->fits)
 		snprintf(res->why, sizeof res->why,
-			 "no configuration of %.40s meets the SLOs on any pool: the fastest takes "
-			 "TTFT %.0f ms and TPOT %.1f ms with one request alone", m->name,
+			 "no configuration of %s meets the SLOs on any pool: the fastest takes "
+			 "TTFT %.0f ms and TPOT %.1f ms with one request alone", nm,
 			 near->ttft_min_s * 1e3, near->tpot_min_s * 1e3);
 	else if (near->why[0])
-		snprintf(res->why, sizeof res->why, "%.40s fits nowhere: %.200s%s", m->name, near->why,
-			 nopp);
+		snprintf(res->why, sizeof res->why, "%s fits nowhere: %s%s", nm, nw, nopp);
 	else
 		snprintf(res->why, sizeof res->why,
 			 "no configuration of %s meets the SLOs on any pool", m->name);

@@ -11,7 +11,8 @@
  * 37.5%: pieces, and the reason no stock framework runs it). Each plan
  * plan_validate accepts is rendered in every format; then, whatever the
  * names held:
- *   - no output or note carries a control byte but newline and tab (a
+ *   - no output or note carries a control byte but newline and tab, or
+ *     a byte that is not UTF-8 (a
  *     name reaches comments, notes and quoted words; a raw newline would
  *     end a comment and start a command);
  *   - every "#SBATCH --partition=" value is one Slurm word of
@@ -22,7 +23,9 @@
 #include "cluster.h"
 #include "launch.h"
 #include "plan.h"
+#include "runs_on.h"
 #include "sbuf.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 
@@ -32,6 +35,14 @@ static void fl_no_control(const char *s, size_t n)
 		unsigned char c = (unsigned char)s[i];
 		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
 			abort();
+	}
+	/* and valid UTF-8 (RFC 3629): a name cut inside a multi-byte
+	 * character is no longer text (TOML refuses the whole file) */
+	for (size_t i = 0; i < n;) {
+		int k = s[i] ? utf8_len(s + i, NULL) : 1;
+		if (!k)
+			abort();
+		i += (size_t)k;
 	}
 }
 
@@ -138,6 +149,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			plan_init(&p);
 			if (plan_parse_json(&p, t, strlen(t), "plan.json", &c, &err) == 0 &&
 			    plan_validate(&p, &c, &m, "--plan", &err) == 0) {
+				char why[512];
+				runs_on_mask(&p, &c, why, sizeof why);
+				fl_no_control(why, strlen(why));
 				for (int f = 0; f < LAUNCH_FORMAT_COUNT; f++) {
 					char *out = NULL, *notes = NULL;
 					size_t len = 0;

@@ -1,8 +1,23 @@
 /* fuzz_workspace.c — workspace JSON, then (for small clusters) the search
- * and every report format, as `hetplan report` runs them. */
+ * and every report format, as `hetplan report` runs them; each report
+ * must be valid UTF-8. */
 #include "fuzz.h"
 #include "report.h"
+#include "utf8.h"
 #include "workspace.h"
+
+/* Every report is UTF-8 (RFC 3629): a name cut inside a character by a
+ * bounded buffer is no longer text to a browser, a spreadsheet or a JSON
+ * parser. */
+static void fw_utf8(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		int k = s[i] ? utf8_len(s + i, NULL) : 1;
+		if (!k)
+			abort();
+		i += (size_t)k;
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,8 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (int f = REPORT_MD; f <= REPORT_CSV; f++) {
 				char *out = NULL;
 				size_t len = 0;
-				if (report_render(&in, (enum report_format)f, &out, &len, &err) == 0)
+				if (report_render(&in, (enum report_format)f, &out, &len, &err) == 0) {
+					fw_utf8(out, len);
 					free(out);
+				}
 			}
 		}
 		search_result_free(&res);
