@@ -127,7 +127,7 @@ static const char *const assumptions[] = {
 	"a higher-power part of the same die, as GB300 against GB200, scaled by board "
 	"power and SM count) and a part's "
 	"measured square-GEMM rate against its generation's reference part.",
-	"The accuracy figures below hold for GPU generations with measured runs (Volta, "
+	"The accuracy figures of this report hold for GPU generations with measured runs (Volta, "
 	"Ampere, Hopper, Blackwell); other generations rest on datasheet figures.",
 	"Node numbers are indices within each pool from hetplan's dispatcher: TP groups "
 	"inside one node, consecutive stages and data-parallel peers on neighbouring nodes.",

@@ -35,4 +35,34 @@ grep -qF '| `tests/test_accuracy.c` |' "$T/r.md" && ok ||
 grep -qF '| `tests/test_comm_accuracy.c` |' "$T/r.md" && ok ||
 	bad "md: the accuracy table does not name \`tests/test_comm_accuracy.c\` as code"
 
+# 2. Accuracy: the cross-validated figure first. docs/accuracy.md calls
+# the held-out error "the figure to read"; the table led with the in-sample
+# CONF:high row (28 rows, 4.8%) and had no cross-validated row at all. The
+# figure is README.md's line, written by tools/accuracy_update.py from
+# build/tests/test_accuracy's output ("cross-validated CONF:high step time:
+# 108 rows, MAPE 6.6%, worst group 19.7%" at this commit).
+for f in md html; do "$H" report "$T/ws.json" -o "$T/a.$f" 2>/dev/null; done
+"$H" report "$T/ws.json" -o "$T/a.json" --format json 2>/dev/null
+python3 - README.md "$T/a.md" "$T/a.json" <<'PY' && ok || bad "accuracy: the cross-validated row is not first, or differs from README.md"
+import json, re, sys
+readme, md, js = open(sys.argv[1]).read(), open(sys.argv[2]).read(), json.load(open(sys.argv[3]))
+n, mape, worst = re.search(r"cross-validated CONF:high step time: (\d+) rows, MAPE ([\d.]+)%, "
+                           r"worst group ([\d.]+)%", readme).groups()
+rows = md.split("## Accuracy of the model")[1].split("\n")
+first = [l for l in rows if l.startswith("| ") and not l.startswith("| measured")][0]
+assert "cross-validated" in first and f"worst group {worst}%" in first, first
+assert f"| {n} | {mape}% | - | - |" in first, first
+a = js["accuracy"][0]
+assert "cross-validated" in a["what"] and a["rows"] == int(n) and a["mean_abs_err_pct"] == float(mape), a
+PY
+
+# 3. The HTML page puts the accuracy table above the assumptions; the
+# assumptions said "The accuracy figures below hold for ...".
+python3 - "$T/a.html" <<'PY' && ok || bad "html: the assumptions point below for an accuracy table above them"
+import sys
+h = open(sys.argv[1]).read()
+acc, ass = h.index("Accuracy of the model"), h.index("Assumptions and limits")
+assert not (acc < ass and "accuracy figures below" in h[ass:])
+PY
+
 finish test_report_ux
