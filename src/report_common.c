@@ -14,6 +14,7 @@
 #include "report_priv.h"
 #include "dispatch.h"
 #include "plan_label.h"
+#include "runs_on.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -290,6 +291,42 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 	for (int i = 0; i < in->cluster->n_pools; i++)
 		if (!pool_price_known(&in->cluster->pools[i]))
 			s->all_priced = 0;
+}
+
+int report_single_is_chosen(const struct report_summary *s)
+{
+	const struct search_plan *a = s->chosen, *b = s->single;
+	int ua[HP_MAX_POOLS], ub[HP_MAX_POOLS];
+	if (!a || !b)
+		return 0;
+	plan_gpus(&a->plan, ua);
+	plan_gpus(&b->plan, ub);
+	return !memcmp(ua, ub, sizeof ua) && a->est.step_time_s == b->est.step_time_s &&
+	       a->est.tokens_per_s == b->est.tokens_per_s;
+}
+
+char *report_memory_text(const struct search_plan *sp, char *buf, size_t n)
+{
+	/* `hetplan plan`'s detail line, less its "memory: " */
+	const struct perf_stage *fs = estimate_fullest_stage(&sp->est);
+	double total = fs ? fs->total : 0, cap = fs ? fs->capacity : 0;
+	char tb[32], cb[32], fb[32];
+	snprintf(buf, n, "%s, fullest stage %s of %s (%.0f%%), %s %s%s", search_plan_verdict(sp),
+		 hp_fmt_bytes(tb, sizeof tb, total), hp_fmt_bytes(cb, sizeof cb, cap),
+		 cap > 0 ? 100 * total / cap : 0, hp_fmt_bytes(fb, sizeof fb, fabs(cap - total)),
+		 cap >= total ? "free" : "over",
+		 sp->risky == 2 ? " (over the GPU with the allocator's reserve: risky)"
+		 : sp->risky ? " (under the memory headroom: risky)" : "");
+	return buf;
+}
+
+char *report_runs_on_text(const struct search_plan *sp, char *buf, size_t n)
+{
+	if (sp->runs_on)
+		runs_on_names(sp->runs_on, buf, n);
+	else
+		snprintf(buf, n, "no stock framework: it needs a heterogeneity-aware runtime");
+	return buf;
 }
 
 void report_price_parts(const struct pool *p, char *src, size_t ns, char *date, size_t nd)

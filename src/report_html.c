@@ -570,12 +570,13 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_plan *sp = s->chosen;
 	const struct cluster *c = in->cluster;
-	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 64], x[32], y[32], z[32];
+	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 400], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
 	report_plan_label(sp, in->res, c, v, sizeof v);
-	char opt[24];
-	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
-		 search_optimality_text(sp, opt, sizeof opt), sp->est.n_gpus);
+	char opt[24], ro[160], mem[160];
+	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs; runs on %s; memory %s", in->chosen + 1,
+		 in->res->n_plans, search_optimality_text(sp, opt, sizeof opt), sp->est.n_gpus,
+		 report_runs_on_text(sp, ro, sizeof ro), report_memory_text(sp, mem, sizeof mem));
 	report_html_card(b, "hero", in->chosen ? "Chosen plan" : "Best plan", v, t);
 	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
 	snprintf(t, sizeof t, "step %s, MFU %.1f%%", hp_fmt_duration(y, sizeof y,
@@ -591,7 +592,11 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	} else {
 		report_html_card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
 	}
-	if (s->single) {
+	if (s->single && c->n_pools > 1 && report_single_is_chosen(s)) {
+		/* not "1.00x the throughput, +0.0%" against itself */
+		snprintf(t, sizeof t, "the best plan on %s alone", c->pools[s->single_pool].name);
+		report_html_card(b, "", "vs best single pool", "same plan", t);
+	} else if (s->single && c->n_pools > 1) {
 		char lbl[PLAN_LABEL_MAX];
 		double ratio = sp->est.tokens_per_s / s->single->est.tokens_per_s;
 		report_plan_label(s->single, in->res, c, lbl, sizeof lbl);

@@ -21,6 +21,14 @@ struct report_summary {
 	int all_priced;                     /* every pool has a price */
 };
 void report_summarize(const struct report_input *in, struct report_summary *s);
+/* 1 when the best single-pool plan is the chosen plan itself (same
+ * pools, same estimate): comparing them says nothing. */
+int report_single_is_chosen(const struct report_summary *s);
+/* "fits, fullest stage 74.4 GiB of 79.6 GiB (93%), 5.3 GiB free": the
+ * words of `hetplan plan`'s detail and the TUI's Detail view; raw text. */
+char *report_memory_text(const struct search_plan *sp, char *buf, size_t n);
+/* "megatron-core, deepspeed" (runs_on_names), or that none runs it. */
+char *report_runs_on_text(const struct search_plan *sp, char *buf, size_t n);
 
 /* "h100: TP8 PP2 DP4" — the planner's label, or one built from the plan.
  * With r, the label the plan list gives it (plan_label.h: made unique

@@ -65,4 +65,53 @@ acc, ass = h.index("Accuracy of the model"), h.index("Assumptions and limits")
 assert not (acc < ass and "accuracy figures below" in h[ass:])
 PY
 
+# 4. The summary says what runs the plan and how much memory it leaves.
+# A reader of the summary alone saw neither (the framework was only in the
+# ranked table's "runs on" column, the memory only in the per-stage table).
+# Expected: `hetplan plan`'s detail line "memory: ..." for plan 1 and the
+# plan JSON's runs_on list, of the same inputs.
+python3 -c "
+import json; w = json.load(open('$T/ws.json')); json.dump(w['cluster'], open('$T/cl.json', 'w'))"
+"$H" plan -c "$T/cl.json" -m llama3.1-70b --gbs 1024 --seq-len 8192 --tokens 1e12 --top 3 \
+	>"$T/plan.txt" 2>&1 || bad "plan: $(tail -1 "$T/plan.txt")"
+"$H" plan -c "$T/cl.json" -m llama3.1-70b --gbs 1024 --seq-len 8192 --tokens 1e12 --top 3 \
+	--format json >"$T/plan.json" 2>/dev/null
+mem=$(grep -m1 '^  memory: ' "$T/plan.txt" | sed 's/^  memory: //')
+[ -n "$mem" ] && grep -qF "| Memory per GPU | $mem |" "$T/a.md" && ok ||
+	bad "md summary: no '| Memory per GPU | $mem |' (plan's detail line)"
+ro=$(python3 -c "import json; print(', '.join(json.load(open('$T/plan.json'))['plans'][0]['runs_on']))")
+grep -qF "| Runs on | $ro |" "$T/a.md" && ok || bad "md summary: no '| Runs on | $ro |'"
+grep -qF "runs on $ro; memory $mem" "$T/a.html" && ok ||
+	bad "html: the best-plan card lacks 'runs on $ro; memory $mem'"
+
+# 5. A plan compared with itself. On one pool, and where plan 1 is the best
+# plan on one pool alone, the summary read "vs best single-pool plan (h100
+# tp8 pp2 vpp2) | 1.00x the throughput, +0.0% cost to train" and the HTML
+# card "1.00x". Plan 1 of ws.json is on its one pool (the JSON's
+# gpus_used has one key), so no ratio may be printed for it.
+python3 -c "
+import json; p = json.load(open('$T/plan.json'))['plans'][0]; assert len(p['gpus_used']) == 1, p['gpus_used']" &&
+! grep -q '1.00x the throughput, +0.0% cost' "$T/a.md" && ! grep -q '>1.00x<' "$T/a.html" && ok ||
+	bad "summary compares plan 1 with itself (1.00x, +0.0%)"
+# Two pools, objective cost: plan 1 uses the H100 pool alone (the JSON's
+# gpus_used), the cheapest per token: the row says it is that pool's best.
+cat >"$T/two.json" <<'EOF'
+{"version": 1,
+ "cluster": {"name": "two", "pools": [{"name": "h100", "gpu": "H100-SXM", "nodes": {"max": 2}, "provider": "aws"},
+                                      {"name": "l40s", "gpu": "L40S", "nodes": {"max": 2}, "provider": "aws"}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 256, "seq_len": 8192, "tokens": 1e11, "objective": "cost", "top": 3}}
+EOF
+"$H" report "$T/two.json" -o "$T/two.md" 2>/dev/null
+"$H" report "$T/two.json" -o "$T/two.out" --format json 2>/dev/null
+python3 - "$T/two.out" "$T/two.md" <<'PY' && ok || bad "two pools: plan 1 on one pool is compared with itself"
+import json, sys
+d, md = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+p = d["plans"][0]
+assert list(p["gpus_used"]) == ["h100"], p["gpus_used"]
+single = [s["plan"] for s in d["single_pool"] if s["pool"] == "h100"][0]
+assert single["step_time_s"] == p["step_time_s"]
+assert "| vs best single-pool plan | it is that plan: the best on h100 alone |" in md, md[:1500]
+PY
+
 finish test_report_ux
