@@ -114,4 +114,43 @@ assert single["step_time_s"] == p["step_time_s"]
 assert "| vs best single-pool plan | it is that plan: the best on h100 alone |" in md, md[:1500]
 PY
 
+# 6. Long names stay inside the page. Five pools of 31-byte names: the
+# layout picture's pool legend ran in one row past the picture's right
+# edge (x 1000 of its viewBox), over the "layers 0 to 31" note; the step
+# chart's plan labels (text-anchor end) ran off its left edge. The bound
+# is a lower one on text width, not the renderer's estimate: 12 px sans
+# glyphs are at least 5.4 px wide on average (0.45 em; DejaVu Sans' "x"
+# is 0.59 em), so a label of n characters needs at least 5.4 n px.
+python3 - "$T/wide.json" <<'PY'
+import json, sys
+gpus = ["H100-SXM", "A100-SXM4-40GB", "L40S", "A100-SXM4-80GB", "H200-SXM"]
+pools = [{"name": "pool%d_%s%d" % (i, "x" * 24, i), "gpu": g, "nodes": {"max": 2},
+          "site": "s%d" % (i % 2)} for i, g in enumerate(gpus)]
+json.dump({"version": 1, "cluster": {"name": "wide", "pools": pools}, "model": "llama3.1-8b",
+           "workload": {"gbs": 512, "seq_len": 4096, "tokens": 1e11, "top": 6}}, open(sys.argv[1], "w"))
+PY
+"$H" report "$T/wide.json" -o "$T/wide.html" 2>/dev/null
+python3 - "$T/wide.html" <<'PY' && ok || bad "html: a chart's labels run outside its picture"
+import html, re, sys
+h = open(sys.argv[1]).read()
+lay = h[h.index('aria-label="Replica and pipeline'):]
+lay = lay[:lay.index("</svg>")]
+items = re.findall(r'<text x="([\d.]+)" y="([\d.]+)" font-size="12">([^<]*)</text>', lay)
+assert len(items) == 5, items
+for x, y, t in items:
+    assert float(x) + 5.4 * len(html.unescape(t)) <= 1000, (x, t)
+step = h[h.index('aria-label="Step time breakdown'):]
+step = step[:step.index("</svg>")]
+labels = re.findall(r'<text x="([\d.]+)" y="[\d.]+" font-size="12.5" text-anchor="end"[^>]*>'
+                    r'(?:<title>[^<]*</title>)?([^<]*)</text>', step)
+assert len(labels) == 6, labels
+for x, t in labels:
+    assert float(x) - 5.4 * len(html.unescape(t)) >= 0, (x, t)
+# the time-vs-cost chart's "chosen: LABEL" ran past its right edge
+m = re.search(r'<text x="([\d.]+)" y="[\d.]+" font-size="12.5" font-weight="700" '
+              r'text-anchor="(start|end)">(chosen: [^<]*)</text>', h)
+x, anchor, t = float(m.group(1)), m.group(2), html.unescape(m.group(3))
+assert (x + 5.4 * len(t) <= 1000) if anchor == "start" else (x - 5.4 * len(t) >= 0), (x, anchor, t)
+PY
+
 finish test_report_ux
