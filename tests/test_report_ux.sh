@@ -153,4 +153,26 @@ x, anchor, t = float(m.group(1)), m.group(2), html.unescape(m.group(3))
 assert (x + 5.4 * len(t) <= 1000) if anchor == "start" else (x - 5.4 * len(t) >= 0), (x, anchor, t)
 PY
 
+# 7. Prices a pool asked for and did not get. A pool on gcp with spot
+# prices, of L40S: `hetplan prices --gpu L40S --provider gcp --spot` lists
+# no offer, so the pool is priced at the catalog's on-demand reference. The
+# cluster table showed "gcp / -" beside "catalog reference: aws
+# g6e.12xlarge on-demand / 4" and nothing said the spot price was not used.
+cat >"$T/spot.json" <<'EOF'
+{"version": 1,
+ "cluster": {"name": "spot", "pools": [{"name": "h100s", "gpu": "H100-SXM", "nodes": 2, "provider": "aws", "spot": true},
+                                       {"name": "l40s", "gpu": "L40S", "nodes": 2, "provider": "gcp", "spot": true}]},
+ "model": "llama3.1-8b", "workload": {"gbs": 256, "tokens": 1e11, "top": 2}}
+EOF
+n=$("$H" prices --gpu L40S --provider gcp --spot --all --format csv 2>/dev/null | grep -c ',gcp,\|^L40S,gcp')
+a=$("$H" prices --gpu H100-SXM --provider aws --spot --all --format csv 2>/dev/null | grep -c 'spot')
+"$H" report "$T/spot.json" -o "$T/spot.md" 2>/dev/null
+if [ "$n" = 0 ] && [ "$a" -gt 0 ]; then
+	grep -q '^Pool l40s asks for gcp spot prices; the price book has none for L40S, so it is priced at catalog reference: ' "$T/spot.md" && ok ||
+		bad "md: nothing says pool l40s did not get the gcp spot price it asked for"
+	grep -q '^Pool h100s asks' "$T/spot.md" && bad "md: pool h100s got an aws spot offer, yet a note says it did not" || ok
+else
+	bad "prices: expected no gcp L40S spot offer ($n) and an aws H100 spot offer ($a)"
+fi
+
 finish test_report_ux
