@@ -326,18 +326,24 @@ static char *render_json(const struct report_input *in, const struct report_summ
 	cJSON *plans = cJSON_AddArrayToObject(o, "plans");
 	for (int i = 0; i < r->n_plans; i++)
 		cJSON_AddItemToArray(plans, report_plan_json(&r->plans[i], i + 1, r, c, in->model));
+	/* A Pareto or single-pool plan that is also ranked is written as its
+	 * ranked entry: the copies kept their own flags, so rank 1 read
+	 * "pareto": false under "single_pool" and "optimal" under "pareto"
+	 * beside "pareto": true, "within-gap" in "plans". */
 	cJSON *par = cJSON_AddArrayToObject(o, "pareto");
-	for (int i = 0; i < r->n_pareto; i++)
-		cJSON_AddItemToArray(par, report_plan_json(&r->pareto[i],
-							   report_plan_rank(r, &r->pareto[i]), r, c,
-							   in->model));
+	for (int i = 0; i < r->n_pareto; i++) {
+		int rk = report_plan_rank(r, &r->pareto[i]);
+		cJSON_AddItemToArray(par, report_plan_json(rk ? &r->plans[rk - 1] : &r->pareto[i],
+							   rk, r, c, in->model));
+	}
 	cJSON *sg = cJSON_AddArrayToObject(o, "single_pool");
 	for (int i = 0; i < c->n_pools; i++) {
 		cJSON *so = cJSON_CreateObject();
+		int rk = r->has_single[i] ? report_plan_rank(r, &r->single[i]) : 0;
 		cJSON_AddStringToObject(so, "pool", c->pools[i].name);
 		cJSON_AddItemToObject(so, "plan", r->has_single[i]
-				      ? report_plan_json(&r->single[i], report_plan_rank(r, &r->single[i]), r, c,
-							   in->model)
+				      ? report_plan_json(rk ? &r->plans[rk - 1] : &r->single[i], rk, r, c,
+							 in->model)
 				      : cJSON_CreateNull());
 		cJSON_AddItemToArray(sg, so);
 	}

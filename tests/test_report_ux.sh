@@ -175,4 +175,21 @@ else
 	bad "prices: expected no gcp L40S spot offer ($n) and an aws H100 spot offer ($a)"
 fi
 
+# 8. One plan, one JSON object. In a report's JSON the ranked plan 1 of
+# two.json is also the best plan on h100 alone and on the Pareto front;
+# its "single_pool" copy read "pareto": false beside "pareto": true in
+# "plans", and its "pareto" copy "optimal" beside "within-gap".
+python3 - "$T/two.out" <<'PY' && ok || bad "json: a ranked plan's copies under pareto/single_pool differ from its entry in plans"
+import json, sys
+d = json.load(open(sys.argv[1]))
+byrank = {p["rank"]: p for p in d["plans"]}
+copies = d["pareto"] + [s["plan"] for s in d["single_pool"] if s["plan"]]
+ranked = [p for p in copies if p["rank"]]
+assert ranked, "no ranked copy"
+for p in ranked:
+    q = byrank[p["rank"]]
+    for k in ("pareto", "optimality", "step_time_s", "cost_to_train_usd", "memory_verdict"):
+        assert p[k] == q[k], (p["rank"], k, p[k], q[k])
+PY
+
 finish test_report_ux
