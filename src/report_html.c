@@ -26,7 +26,7 @@ const char report_css[] =
 	".kicker{text-transform:uppercase;letter-spacing:.08em;font-size:12px;color:var(--accent);"
 	"font-weight:600}\n"
 	"h1{font-size:28px;margin:4px 0 6px;font-weight:650;overflow-wrap:anywhere}\n"
-	"h2,h3,td,.meta{overflow-wrap:anywhere}\n"
+	"h2,h3,td,.meta{overflow-wrap:anywhere}td code{white-space:nowrap}\n"
 	"h2{font-size:19px;margin:0 0 12px;font-weight:650}\n"
 	"h3{font-size:15px;margin:18px 0 8px;color:var(--muted);font-weight:600}\n"
 	".meta{color:var(--muted);font-size:13.5px}\n"
