@@ -385,6 +385,10 @@ static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
 		const struct search_plan *sp = &r->single[i];
 		if (!r->has_single[i] || !priced(sp))
 			continue;
+		/* the chosen plan itself: its ring says it; a "best on POOL
+		 * alone" label beside it ran over the ring and the front's line */
+		if (s->chosen && plan_equal(&sp->plan, &s->chosen->plan))
+			continue;
 		double x = px(f, sp), y = py(f, sp);
 		int right = x > f->L + f->pw * 0.7;
 		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" "

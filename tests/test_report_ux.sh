@@ -192,4 +192,15 @@ for p in ranked:
         assert p[k] == q[k], (p["rank"], k, p[k], q[k])
 PY
 
+# 9. The time-vs-cost chart of ws.json: plan 1 is the best plan on h100
+# alone (the JSON's single_pool entry has rank 1), and the chart wrote
+# "best on h100 alone" over the chosen plan's ring and the front's line.
+"$H" report "$T/ws.json" -o "$T/a2.json" --format json 2>/dev/null
+python3 - "$T/a2.json" "$T/a.html" <<'PY' && ok || bad "html: 'best on h100 alone' drawn over the chosen plan"
+import json, sys
+d, h = json.load(open(sys.argv[1])), open(sys.argv[2]).read()
+assert d["single_pool"][0]["plan"]["rank"] == 1 and d["chosen"] == 1
+assert ">best on h100 alone</text>" not in h
+PY
+
 finish test_report_ux
