@@ -326,18 +326,24 @@ static char *render_json(const struct report_input *in, const struct report_summ
 	cJSON *plans = cJSON_AddArrayToObject(o, "plans");
 	for (int i = 0; i < r->n_plans; i++)
 		cJSON_AddItemToArray(plans, report_plan_json(&r->plans[i], i + 1, r, c, in->model));
+	/* A Pareto or single-pool plan that is also ranked is written as its
+	 * ranked entry: the copies kept their own flags, so rank 1 read
+	 * "pareto": false under "single_pool" and "optimal" under "pareto"
+	 * beside "pareto": true, "within-gap" in "plans". */
 	cJSON *par = cJSON_AddArrayToObject(o, "pareto");
-	for (int i = 0; i < r->n_pareto; i++)
-		cJSON_AddItemToArray(par, report_plan_json(&r->pareto[i],
-							   report_plan_rank(r, &r->pareto[i]), r, c,
-							   in->model));
+	for (int i = 0; i < r->n_pareto; i++) {
+		int rk = report_plan_rank(r, &r->pareto[i]);
+		cJSON_AddItemToArray(par, report_plan_json(rk ? &r->plans[rk - 1] : &r->pareto[i],
+							   rk, r, c, in->model));
+	}
 	cJSON *sg = cJSON_AddArrayToObject(o, "single_pool");
 	for (int i = 0; i < c->n_pools; i++) {
 		cJSON *so = cJSON_CreateObject();
+		int rk = r->has_single[i] ? report_plan_rank(r, &r->single[i]) : 0;
 		cJSON_AddStringToObject(so, "pool", c->pools[i].name);
 		cJSON_AddItemToObject(so, "plan", r->has_single[i]
-				      ? report_plan_json(&r->single[i], report_plan_rank(r, &r->single[i]), r, c,
-							   in->model)
+				      ? report_plan_json(rk ? &r->plans[rk - 1] : &r->single[i], rk, r, c,
+							 in->model)
 				      : cJSON_CreateNull());
 		cJSON_AddItemToArray(sg, so);
 	}
@@ -509,6 +515,9 @@ static void md_table(struct sbuf *b, int level, struct table *t)
 	table_done(t);
 }
 
+static void md_single(const struct report_input *in, const struct report_summary *s,
+		      struct sbuf *b);
+
 static void md_summary(const struct report_input *in, const struct report_summary *s,
 		       struct sbuf *b)
 {
@@ -541,19 +550,43 @@ static void md_summary(const struct report_input *in, const struct report_summar
 			  report_fmt_usd(y, sizeof y, sp->est.usd_per_hour));
 	else
 		sbuf_add(b, "| Cost to train | unknown (a pool in the plan has no price) |\n");
-	if (s->single) {
-		report_plan_label(s->single, in->res, c, label, sizeof label);
-		sbuf_add(b, "| vs best single-pool plan (");
-		sbuf_add_md(b, label);
-		sbuf_addf(b, ") | %.2fx the throughput", sp->est.tokens_per_s /
-			  s->single->est.tokens_per_s);
-		if (sp->est.price_known && s->single->est.price_known &&
-		    s->single->cost_to_train_usd > 0)
-			sbuf_addf(b, ", %+.1f%% cost to train",
-				  100 * (sp->cost_to_train_usd / s->single->cost_to_train_usd - 1));
-		sbuf_add(b, " |\n");
-	}
+	char w[160];
+	sbuf_add(b, "| Runs on | ");
+	sbuf_add_md(b, report_runs_on_text(sp, w, sizeof w));
+	sbuf_add(b, " |\n| Memory per GPU | ");
+	sbuf_add_md(b, report_memory_text(sp, w, sizeof w));
+	sbuf_add(b, " |\n");
+	md_single(in, s, b);
 	sbuf_add(b, "\n");
+}
+
+/* The summary's comparison with the best plan on one pool alone: none on
+ * one pool; when the chosen plan is that plan, it says so (it used to
+ * compare the plan with itself: "1.00x the throughput, +0.0%"). */
+static void md_single(const struct report_input *in, const struct report_summary *s,
+		      struct sbuf *b)
+{
+	const struct cluster *c = in->cluster;
+	const struct search_plan *sp = s->chosen;
+	char label[PLAN_LABEL_MAX];
+	if (!s->single || c->n_pools < 2)
+		return;
+	if (report_single_is_chosen(s)) {
+		sbuf_add(b, "| vs best single-pool plan | it is that plan: the best on ");
+		sbuf_add_md(b, c->pools[s->single_pool].name);
+		sbuf_add(b, " alone |\n");
+		return;
+	}
+	report_plan_label(s->single, in->res, c, label, sizeof label);
+	sbuf_add(b, "| vs best single-pool plan (");
+	sbuf_add_md(b, label);
+	sbuf_addf(b, ") | %.2fx the throughput", sp->est.tokens_per_s /
+		  s->single->est.tokens_per_s);
+	if (sp->est.price_known && s->single->est.price_known &&
+	    s->single->cost_to_train_usd > 0)
+		sbuf_addf(b, ", %+.1f%% cost to train",
+			  100 * (sp->cost_to_train_usd / s->single->cost_to_train_usd - 1));
+	sbuf_add(b, " |\n");
 }
 
 static const struct report_sink md_sink = {

@@ -9,3 +9,7 @@
 #define ACC_MEM_ROWS 10
 #define ACC_MEM_MEAN 6.2
 #define ACC_MEM_MAX 12.1
+/* leave-one-source-group-out: rows, MAPE %, worst group's MAPE % */
+#define ACC_CV_ROWS 108
+#define ACC_CV_MAPE 6.6
+#define ACC_CV_WORST 19.7

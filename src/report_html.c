@@ -25,7 +25,8 @@ const char report_css[] =
 	"header.top{border-bottom:3px solid var(--accent);padding-bottom:14px;margin-bottom:22px}\n"
 	".kicker{text-transform:uppercase;letter-spacing:.08em;font-size:12px;color:var(--accent);"
 	"font-weight:600}\n"
-	"h1{font-size:28px;margin:4px 0 6px;font-weight:650}\n"
+	"h1{font-size:28px;margin:4px 0 6px;font-weight:650;overflow-wrap:anywhere}\n"
+	"h2,h3,td,.meta{overflow-wrap:anywhere}td code{white-space:nowrap}\n"
 	"h2{font-size:19px;margin:0 0 12px;font-weight:650}\n"
 	"h3{font-size:15px;margin:18px 0 8px;color:var(--muted);font-weight:600}\n"
 	".meta{color:var(--muted);font-size:13.5px}\n"
@@ -37,7 +38,8 @@ const char report_css[] =
 	".card .v{font-size:20px;white-space:nowrap;font-weight:650;margin:2px 0;font-variant-numeric:tabular-nums}\n"
 	".card .s{font-size:12.5px;color:var(--muted)}\n"
 	".card.hero{border-left:4px solid var(--accent)}\n"
-	".card.hero .v{white-space:normal;font-size:18px}\n"
+	".card.hero .v{white-space:normal;font-size:18px;overflow-wrap:anywhere}\n"
+	".card .s{overflow-wrap:anywhere}\n"
 	".good{color:var(--good)}.bad{color:var(--bad)}\n"
 	"section{background:var(--card);border:1px solid var(--line);border-radius:8px;"
 	"padding:18px 20px;margin-bottom:18px;box-shadow:0 1px 2px rgba(20,30,50,.05)}\n"
@@ -127,6 +129,22 @@ static void legend_item(struct sbuf *b, double x, double y, const char *color,
 	sbuf_add(b, "</text>");
 }
 
+/* label cut at a UTF-8 boundary to about max_w px of 12 px text (text_w),
+ * ending in "..." when cut; into buf (n bytes). Returns 1 when cut. A
+ * plan label of 16 pools runs past any chart: the tables hold it whole. */
+static int fit_label(char *buf, size_t n, const char *label, double max_w)
+{
+	snprintf(buf, n, "%s", label);
+	if (text_w(buf) <= max_w)
+		return 0;
+	size_t len = strlen(buf);
+	while (len > 0 && (text_w(buf) + text_w("...") > max_w || (buf[len] & 0xC0) == 0x80))
+		buf[--len] = 0;
+	if (len + 4 <= n)
+		memcpy(buf + len, "...", 4);
+	return 1;
+}
+
 /* ---- chart: step-time breakdown per plan --------------------------------- */
 
 static void chart_breakdown(struct sbuf *b, const struct report_input *in)
@@ -184,12 +202,20 @@ static void chart_breakdown(struct sbuf *b, const struct report_input *in)
 	for (int i = 0; i < n; i++) {
 		const struct search_plan *sp = &r->plans[i];
 		double y = top + i * row + (row - barh) / 2;
-		char label[PLAN_LABEL_MAX];
+		char label[PLAN_LABEL_MAX], cut[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, in->cluster, label, sizeof label);
-		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" text-anchor=\"end\"%s>"
-			  "%d. ", L - 10, y + barh - 5, i == in->chosen ? " font-weight=\"700\"" : "",
-			  i + 1);
-		h(b, label);
+		/* 12.5 px text, bold for the chosen plan: keep it inside L - 10
+		 * (it used to run off the chart's left edge) */
+		int was_cut = fit_label(cut, sizeof cut, label, (L - 40) / 1.2);
+		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" text-anchor=\"end\"%s>",
+			  L - 10, y + barh - 5, i == in->chosen ? " font-weight=\"700\"" : "");
+		if (was_cut) {
+			sbuf_add(b, "<title>");
+			h(b, label);
+			sbuf_add(b, "</title>");
+		}
+		sbuf_addf(b, "%d. ", i + 1);
+		h(b, cut);
 		sbuf_add(b, "</text>");
 		double x = L;
 		for (int k = 0; k < np; k++) {
@@ -359,6 +385,10 @@ static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
 		const struct search_plan *sp = &r->single[i];
 		if (!r->has_single[i] || !priced(sp))
 			continue;
+		/* the chosen plan itself: its ring says it; a "best on POOL
+		 * alone" label beside it ran over the ring and the front's line */
+		if (s->chosen && plan_equal(&sp->plan, &s->chosen->plan))
+			continue;
 		double x = px(f, sp), y = py(f, sp);
 		int right = x > f->L + f->pw * 0.7;
 		sbuf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"11\" height=\"11\" fill=\"none\" "
@@ -370,15 +400,19 @@ static void pareto_marks(struct sbuf *b, const struct pareto_frame *f,
 	}
 	if (s->chosen && priced(s->chosen)) {
 		const struct search_plan *sp = s->chosen;
-		char label[PLAN_LABEL_MAX];
+		char label[PLAN_LABEL_MAX], cut[PLAN_LABEL_MAX];
 		report_plan_label(sp, in->res, c, label, sizeof label);
 		double x = px(f, sp), y = py(f, sp);
 		int right = x > f->L + f->pw * 0.6;
+		/* bold 12.5 px after "chosen: ", inside the plot (it ran past
+		 * the chart's right edge) */
+		double room = (right ? x - f->L : f->L + f->pw - x) - 10;
+		fit_label(cut, sizeof cut, label, room / 1.25 - text_w("chosen: "));
 		sbuf_addf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" fill=\"none\" stroke=\"#1d2330\" "
 			  "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12.5\" "
 			  "font-weight=\"700\" text-anchor=\"%s\">chosen: ", x, y, x + (right ? -6 : 6),
 			  y - 16, right ? "end" : "start");
-		h(b, label);
+		h(b, cut);
 		sbuf_add(b, "</text>");
 	}
 }
@@ -416,23 +450,39 @@ static void chart_layout(struct sbuf *b, const struct report_input *in,
 	const struct plan *p = &sp->plan;
 	int layers = in->model->layers;
 	int ng = HP_MIN(p->n_replicas, 12);
-	const double W = 1000, L = 250, R = 20, top = 36, row = 64, bh = 40;
+	const double W = 1000, L = 250, R = 20, row = 64, bh = 40;
+	int used[HP_MAX_POOLS];
+	plan_gpus(p, used);
+	/* the pools' legend, in rows that stop short of the "layers" note
+	 * (one row used to run over the note and over itself) */
+	char note[64];
+	snprintf(note, sizeof note, "layers 0 to %d, left to right", layers - 1);
+	double lmax = W - R - text_w(note) - 16, lxs[HP_MAX_POOLS], lys[HP_MAX_POOLS];
+	double lx = L, ly = 16;
+	for (int i = 0; i < c->n_pools; i++) {
+		char t[80];
+		snprintf(t, sizeof t, "%.31s (%.31s)", c->pools[i].name, c->pools[i].gpu.name);
+		if (used[i] && lx > L && lx + 16 + text_w(t) > lmax) {
+			lx = L;
+			ly += 18;
+		}
+		lxs[i] = lx;
+		lys[i] = ly;
+		if (used[i])
+			lx += 34 + text_w(t);
+	}
+	const double top = 20 + ly;
 	double pw = W - L - R, H = top + ng * row + 8;
 	sbuf_addf(b, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Replica and "
 		  "pipeline stage layout of the chosen plan\">", W, H);
-	int used[HP_MAX_POOLS];
-	plan_gpus(p, used);
-	double lx = L;
 	for (int i = 0; i < c->n_pools; i++) {
-		if (!used[i])
-			continue;
 		char t[80];
 		snprintf(t, sizeof t, "%.31s (%.31s)", c->pools[i].name, c->pools[i].gpu.name);
-		legend_item(b, lx, 16, report_pool_color(i), t);
-		lx += 34 + text_w(t);
+		if (used[i])
+			legend_item(b, lxs[i], lys[i], report_pool_color(i), t);
 	}
 	sbuf_addf(b, "<text x=\"%.1f\" y=\"16\" font-size=\"12\" text-anchor=\"end\" "
-		  "fill=\"#5d6778\">layers 0 to %d, left to right</text>", W - R, layers - 1);
+		  "fill=\"#5d6778\">%s</text>", W - R, note);
 	for (int g = 0; g < ng; g++) {
 		const struct replica *r = &p->replicas[g];
 		double y = top + g * row;
@@ -570,12 +620,13 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 {
 	const struct search_plan *sp = s->chosen;
 	const struct cluster *c = in->cluster;
-	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 64], x[32], y[32], z[32];
+	char v[PLAN_LABEL_MAX], t[PLAN_LABEL_MAX + 400], x[32], y[32], z[32];
 	sbuf_add(b, "<div class=\"cards\">\n");
 	report_plan_label(sp, in->res, c, v, sizeof v);
-	char opt[24];
-	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs", in->chosen + 1, in->res->n_plans,
-		 search_optimality_text(sp, opt, sizeof opt), sp->est.n_gpus);
+	char opt[24], ro[160], mem[160];
+	snprintf(t, sizeof t, "rank %d of %d, %s, %d GPUs; runs on %s; memory %s", in->chosen + 1,
+		 in->res->n_plans, search_optimality_text(sp, opt, sizeof opt), sp->est.n_gpus,
+		 report_runs_on_text(sp, ro, sizeof ro), report_memory_text(sp, mem, sizeof mem));
 	report_html_card(b, "hero", in->chosen ? "Chosen plan" : "Best plan", v, t);
 	snprintf(v, sizeof v, "%s tok/s", hp_fmt_count(x, sizeof x, sp->est.tokens_per_s));
 	snprintf(t, sizeof t, "step %s, MFU %.1f%%", hp_fmt_duration(y, sizeof y,
@@ -591,7 +642,11 @@ static void summary_cards(struct sbuf *b, const struct report_input *in,
 	} else {
 		report_html_card(b, "", "Cost to train", "unknown", "a pool in the plan has no price");
 	}
-	if (s->single) {
+	if (s->single && c->n_pools > 1 && report_single_is_chosen(s)) {
+		/* not "1.00x the throughput, +0.0%" against itself */
+		snprintf(t, sizeof t, "the best plan on %s alone", c->pools[s->single_pool].name);
+		report_html_card(b, "", "vs best single pool", "same plan", t);
+	} else if (s->single && c->n_pools > 1) {
 		char lbl[PLAN_LABEL_MAX];
 		double ratio = sp->est.tokens_per_s / s->single->est.tokens_per_s;
 		report_plan_label(s->single, in->res, c, lbl, sizeof lbl);

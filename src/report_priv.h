@@ -21,6 +21,18 @@ struct report_summary {
 	int all_priced;                     /* every pool has a price */
 };
 void report_summarize(const struct report_input *in, struct report_summary *s);
+/* 1 when the best single-pool plan is the chosen plan itself (same
+ * pools, same estimate): comparing them says nothing. */
+int report_single_is_chosen(const struct report_summary *s);
+/* "fits, fullest stage 74.4 GiB of 79.6 GiB (93%), 5.3 GiB free": the
+ * words of `hetplan plan`'s detail and the TUI's Detail view; raw text. */
+char *report_memory_text(const struct search_plan *sp, char *buf, size_t n);
+/* "megatron-core, deepspeed" (runs_on_names), or that none runs it. */
+/* "Pool l40s asks for gcp spot prices; the price book has none for L40S,
+ * so it is priced at ...": 1 and that sentence (raw) in buf when a pool
+ * got another provider's or an on-demand offer; else 0. */
+int report_price_mismatch(const struct pool *p, char *buf, size_t n);
+char *report_runs_on_text(const struct search_plan *sp, char *buf, size_t n);
 
 /* "h100: TP8 PP2 DP4" — the planner's label, or one built from the plan.
  * With r, the label the plan list gives it (plan_label.h: made unique

@@ -437,6 +437,33 @@ void report_runs_on_note(const struct report_input *in, struct sbuf *b)
 	}
 }
 
+/* A pool that asks for a provider's or spot prices and got another
+ * offer (pricing_apply's nearest, or the catalog's on-demand reference):
+ * the sentence that says so into buf, raw; 0 when it got what it asked
+ * for, or set its own price. The cluster table showed "gcp / -" beside
+ * "catalog reference: aws g6e.12xlarge on-demand / 4" for a spot pool
+ * and said nothing more. */
+int report_price_mismatch(const struct pool *p, char *buf, size_t n)
+{
+	char src[192];
+	if (p->price_set || !*p->price_source)
+		return 0;
+	snprintf(src, sizeof src, "%s", p->price_source);
+	char *semi = strchr(src, ';');
+	if (semi)
+		*semi = 0;
+	const char *offer = strncmp(src, "catalog reference: ", 19) ? src : src + 19;
+	size_t pl = strlen(p->provider);
+	int prov_ok = !pl || (!strncmp(offer, p->provider, pl) && offer[pl] == ' ');
+	int spot_ok = !p->spot || strstr(offer, " spot");
+	if (prov_ok && spot_ok)
+		return 0;
+	snprintf(buf, n, "Pool %s asks for %s%s%s prices; the price book has none for %s, so it "
+		 "is priced at %s.", p->name, pl ? p->provider : "", pl && p->spot ? " " : "",
+		 p->spot ? "spot" : "", p->gpu.name, src);
+	return 1;
+}
+
 /* A sub-heading "TITLE" or "TITLE: NAME" (name from the user, escaped). */
 static void sink_heading(struct sbuf *b, const struct report_sink *k, const char *title,
 			 const char *name)
@@ -479,6 +506,11 @@ void report_inputs_part(struct sbuf *b, const struct report_sink *k,
 	}
 	if (!s->all_priced)
 		sink_note(b, k, "A pool without a price makes every cost that uses it unknown.");
+	for (int i = 0; i < c->n_pools; i++) {
+		char pm[512];
+		if (report_price_mismatch(&c->pools[i], pm, sizeof pm))
+			sink_note(b, k, pm);
+	}
 	sink_heading(b, k, "Model", *m->display ? m->display : m->name);
 	report_table_model(&t, m);
 	sink_table(b, k, &t);

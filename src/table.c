@@ -112,6 +112,36 @@ const struct table_cell *table_at(const struct table *t, int r, int c)
 
 /* ---- Markdown ------------------------------------------------------------ */
 
+/* A TABLE_CODE cell goes between backticks only when it holds nothing a
+ * code span would show differently: backslash escapes and entities are
+ * literal inside one (CommonMark 0.31, 6.1 "Code spans"), so esc_md's
+ * "test\_accuracy.c" read as a backslash there. A cell of letters,
+ * digits and "/._-:+,()" needs no escape and is written as it is; any
+ * other is written through esc_md without the backticks. */
+static int md_code_plain(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr("/._-:+,()", *s)))
+			return 0;
+	return 1;
+}
+
+static void md_cell(struct sbuf *b, const struct table_cell *x)
+{
+	if (!*x->text)
+		return;
+	if ((x->flags & TABLE_CODE) && !(x->flags & TABLE_STRONG) && md_code_plain(x->text)) {
+		sbuf_addf(b, " `%s`", x->text);
+		return;
+	}
+	const char *wrap = x->flags & TABLE_STRONG ? "**" : "";
+	sbuf_add(b, " ");
+	sbuf_add(b, wrap);
+	esc_md(b, x->text);
+	sbuf_add(b, wrap);
+}
+
 void table_render_md(struct sbuf *b, const struct table *t)
 {
 	sbuf_add(b, "|");
@@ -127,12 +157,7 @@ void table_render_md(struct sbuf *b, const struct table *t)
 	for (int r = 0; r < t->n_rows; r++) {
 		sbuf_add(b, "|");
 		for (int c = 0; c < t->n_cols; c++) {
-			const struct table_cell *x = table_at(t, r, c);
-			sbuf_add(b, *x->text ? " " : "");
-			const char *wrap = x->flags & TABLE_STRONG ? "**" : x->flags & TABLE_CODE ? "`" : "";
-			sbuf_add(b, *x->text ? wrap : "");
-			esc_md(b, x->text);
-			sbuf_add(b, *x->text ? wrap : "");
+			md_cell(b, table_at(t, r, c));
 			sbuf_add(b, " |");
 		}
 		sbuf_add(b, "\n");

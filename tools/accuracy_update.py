@@ -62,6 +62,7 @@ def main():
     def nums(key):
         return [float(x) for x in re.findall(r"[\d.]+", summary[key].split(":", 1)[1])]
     hi, ot, me = nums("CONF:high step-time rows"), nums("other step-time rows"), nums("memory rows")
+    cv = nums("cross-validated CONF:high")
     write("src/report_accuracy.h",
           "/* report_accuracy.h — written by tools/accuracy_update.py from\n"
           " * tests/test_accuracy.c's output; do not edit. The training figures the\n"
@@ -69,7 +70,9 @@ def main():
           "#define ACC_HIGH_ROWS %d\n#define ACC_HIGH_MEAN %.1f\n#define ACC_HIGH_MAX %.1f\n"
           "#define ACC_OTHER_ROWS %d\n#define ACC_OTHER_MEAN %.1f\n"
           "#define ACC_MEM_ROWS %d\n#define ACC_MEM_MEAN %.1f\n#define ACC_MEM_MAX %.1f\n"
-          % (hi[0], hi[1], hi[2], ot[0], ot[1], me[0], me[2], me[3]))
+          "/* leave-one-source-group-out: rows, MAPE %%, worst group's MAPE %% */\n"
+          "#define ACC_CV_ROWS %d\n#define ACC_CV_MAPE %.1f\n#define ACC_CV_WORST %.1f\n"
+          % (hi[0], hi[1], hi[2], ot[0], ot[1], me[0], me[2], me[3], cv[0], cv[1], cv[2]))
     print("docs/accuracy.md, README.md and src/report_accuracy.h written")
 
 
