@@ -457,7 +457,7 @@ static void fleet_capacity_rows(const struct fleet_problem *fp, struct fleet_lp 
 
 /* The solution: counts (rounded up to the load they carry), routes, cost. */
 static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
-		       const struct lp_result *lr, struct fleet_solution *sol)
+		       const struct lp_result *lr, double unscale, struct fleet_solution *sol)
 {
 	int K = f->K, R = f->R;
 	long gpus[HP_MAX_POOLS] = { 0 };
@@ -468,7 +468,7 @@ static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
 		double load = 0;
 		for (int r = 0; r < R; r++) {
 			int zc = f->zcol[k * R + r];
-			sol->route[k][r] = zc >= 0 ? lp_value(f->lp, zc) : 0;
+			sol->route[k][r] = zc >= 0 ? lp_value(f->lp, zc) * unscale : 0;
 			if (sol->route[k][r] > 0)
 				load += sol->route[k][r] / fp->mu[k * R + r];
 		}
@@ -477,6 +477,17 @@ static void fleet_read(const struct fleet_problem *fp, const struct fleet_lp *f,
 		 * fast instance) can come back with y = 0: it needs one */
 		if (load > sol->count[k] + 1e-9)
 			sol->count[k] = (int)ceil(load - 1e-9);
+		/* below the tolerance altogether (1e-9 req/s on an instance
+		 * that serves 300): a configuration that carries any load
+		 * is at least one copy */
+		if (!f->thr && load > 0 && sol->count[k] < 1) {
+			double share = 0;
+			for (int r = 0; r < R; r++)
+				if (fp->rate[r] > 0)
+					share += sol->route[k][r] / fp->rate[r];
+			if (share > 1e-6)
+				sol->count[k] = 1;
+		}
 		int pl = fp->pool[k];
 		if (pl >= 0 && pl < HP_MAX_POOLS && f->ncol[pl] >= 0)
 			gpus[pl] += fp->gpus[k] * sol->count[k];
@@ -506,15 +517,45 @@ int serve_fleet_solve(const struct fleet_problem *fp, struct fleet_solution *sol
 	f.zcol = xmalloc((size_t)K * R * sizeof *f.zcol);
 	f.idx = xmalloc((size_t)(K + R + 2) * sizeof *f.idx);
 	f.cf = xmalloc((size_t)(K + R + 2) * sizeof *f.cf);
-	fleet_columns(fp, &f);
-	fleet_demand_rows(fp, &f);
-	fleet_capacity_rows(fp, &f);
+	/* A tiny demand (1e-6 req/s: one request in 11 days) puts every
+	 * route below GLPK's feasibility tolerance (1e-7), and the solver
+	 * answered "infeasible" where one instance serves it. The rows are
+	 * solved in units that make the cost-mode demand 1 req/s: the rates
+	 * and the instances' capacities scaled alike leave the capacity
+	 * rows (z / mu <= y) and the answer unchanged; routes come back in
+	 * req/s. */
+	struct fleet_problem sp = *fp;
+	double unscale = 1, tot = 0;
+	double *rs = NULL, *ms = NULL;
+	for (int r = 0; r < R; r++)
+		tot += fp->rate[r] > 0 ? fp->rate[r] : 0;
+	if (!f.thr && tot > 0 && tot < 1) {
+		/* shares of the demand (no overflow). A capacity above 1e9
+		 * shares a second is infinite, its row coefficient 0 (GLPK
+		 * fails on coefficients near 1e-20): one copy of it serves
+		 * the whole demand, and fleet_read gives a configuration
+		 * that carries any its one copy */
+		unscale = tot;
+		rs = xmalloc((size_t)R * sizeof *rs);
+		ms = xmalloc((size_t)K * R * sizeof *ms);
+		for (int r = 0; r < R; r++)
+			rs[r] = fp->rate[r] / tot;
+		for (int i = 0; i < K * R; i++)
+			ms[i] = fp->mu[i] / tot > 1e9 ? INFINITY : fp->mu[i] / tot;
+		sp.rate = rs;
+		sp.mu = ms;
+	}
+	fleet_columns(&sp, &f);
+	fleet_demand_rows(&sp, &f);
+	fleet_capacity_rows(&sp, &f);
 	struct lp_result lr;
 	lp_solve(f.lp, 50000, &lr);
 	sol->status = lr.status;
 	sol->gap = lr.gap;
 	if (lr.status == LP_OPTIMAL || lr.status == LP_FEASIBLE)
-		fleet_read(fp, &f, &lr, sol);
+		fleet_read(fp, &f, &lr, unscale, sol);
+	free(rs);
+	free(ms);
 	free(f.idx);
 	free(f.cf);
 	free(f.ycol);

@@ -13,6 +13,9 @@
 #   E. plan's "Best plan on each pool alone": a pool whose best plan is
 #      plan 1 itself says so, where it read "the best plan is 0% faster
 #      and 0.0% cheaper".
+#   G. serve at a tiny rate (1e-9 req/s) is one instance, where the fleet
+#      ILP's routes fell under GLPK's tolerance and it said no fleet
+#      serves it (exit 4).
 #   F. an option put before its command names the command it belongs
 #      after, where it read "unknown option '--pool' (try --help)".
 # Run from the repository root after `make`.
@@ -140,5 +143,14 @@ grep -qF "'--pool' is an option of a command: put it after the command ('hetplan
 	bad "F: $(cat "$T/err")"
 expect 2 "" $H --bogus
 grep -qF "unknown option '--bogus'" "$T/err" && ok || bad "F: --bogus: $(cat "$T/err")"
+
+# G. One request in 32 years still needs one instance: Llama 3.1 8B fits
+#    one H100 (16 GB of weights in 80 GB), so the cheapest fleet is one
+#    H100 node's price ($55.04/h for the 8-GPU node in the embedded
+#    price book, as at --rate 0.5); exit 0 at 1e-9, 1e-20 and 1e-300.
+for r in 1e-9 1e-20 1e-300; do
+	expect 0 "" $H serve --pool 1x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate $r --format json
+	json 'p = d["plans"][0]; assert p["fits"] and p["gpus"] >= 1 and sum(i["count"] for i in p["instances"]) == 1, p'
+done
 
 finish test_loose_ends
