@@ -1928,23 +1928,62 @@ static double view_dp(struct ctx *x, const struct gset *g, const struct layout *
 /* Layout L's micro-batches per second on scale times its pool's share
  * of the batch (struct pool_view; at most the batch), into r[0] and r[1]
  * for scale 1 and 2: its replicas at that share (view_reps), each the
- * share over them (view_mb), over a step of its pipeline m B + A and the
- * exposed DP synchronisation of a plan of it beside another pool
- * (view_dp, at scale 1). What the per-GPU rate leaves out and the
- * combination pays: the pipeline's fill and drain when the batch gives
- * each replica few micro-batches, the GPUs a layout leaves idle on its
- * pool, and the DP sync across the pools, which a plan pays at its worst
- * stage. Scale 2: the share when the plan leaves some pools out. */
+ * share over them (view_mb), over a step of its pipeline m B + A and,
+ * with dp, the exposed DP synchronisation of a plan of it beside another
+ * pool (view_dp, at scale 1; without, the rates bound those with it from
+ * above). What the per-GPU rate leaves out and the combination pays: the
+ * pipeline's fill and drain when the batch gives each replica few
+ * micro-batches, the GPUs a layout leaves idle on its pool, and the DP
+ * sync across the pools, which a plan pays at its worst stage. Scale 2:
+ * the share when the plan leaves some pools out. */
 static void share_rates(struct ctx *x, const struct gset *g, const struct layout *L,
-			const struct pool_view *v, double *r)
+			const struct pool_view *v, int dp, double *r)
 {
-	double M = (double)(x->o->gbs / g->mbs), dp = 0;
+	double M = (double)(x->o->gbs / g->mbs), sync = 0;
 	for (int s = 0; s < 2; s++) {
 		double share = fmin((s + 1) * v->share[L->seg[0].pool], M);
 		int n = view_reps(g, L, share), m = view_mb(g, L, share, n);
-		if (!s)
-			dp = view_dp(x, g, L, n, m, v);
-		r[s] = (double)n * m / (m * L->B + L->A + dp);
+		if (!s && dp)
+			sync = view_dp(x, g, L, n, m, v);
+		r[s] = (double)n * m / (m * L->B + L->A + sync);
+	}
+}
+
+/* A pool's share rates, their DP terms estimated only where a pick needs
+ * them: up[s][i] without DP, ex[s][i] with (done[i] once estimated). */
+struct share_memo {
+	double *up[2], *ex[2];
+	char *done;
+};
+
+/* The layout of all[] (n of them, skip[i]: left out) of the best share
+ * rate at scale s + 1, the lowest index among equals, as a scan of every
+ * layout's rate with DP would pick: a layout's rate without DP bounds it
+ * from above, so one whose bound is under the best rate found needs no
+ * DP estimate (on the bench's DeepSeek-V3 case about half were not
+ * needed). -1 when every layout is left out. */
+static int share_best(struct ctx *x, const struct gset *g, const struct layout **all, int n,
+		      const char *skip, struct share_memo *sm, int s, const struct pool_view *v)
+{
+	for (;;) {
+		int bi = -1, ui = -1;
+		for (int i = 0; i < n; i++) {
+			if (skip[i])
+				continue;
+			if (sm->done[i]) {
+				if (bi < 0 || sm->ex[s][i] > sm->ex[s][bi])
+					bi = i;
+			} else if (ui < 0 || sm->up[s][i] > sm->up[s][ui]) {
+				ui = i;
+			}
+		}
+		if (ui < 0 || (bi >= 0 && sm->up[s][ui] < sm->ex[s][bi]))
+			return bi;
+		double r[2];
+		share_rates(x, g, all[ui], v, 1, r);
+		sm->ex[0][ui] = r[0];
+		sm->ex[1][ui] = r[1];
+		sm->done[ui] = 1;
 	}
 }
 
@@ -1978,37 +2017,45 @@ static const struct layout **shortlist_pool(struct ctx *x, const struct gset *g,
 		return all;
 	int k = 0;
 	const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
-	double *shr = xmalloc((size_t)2 * n_all * sizeof *shr), *sh2 = shr + n_all;
+	double *buf = xmalloc((size_t)4 * n_all * sizeof *buf);
+	char *skip = xcalloc((size_t)n_all, 2);
+	struct share_memo sm = { { buf, buf + n_all }, { buf + 2 * n_all, buf + 3 * n_all },
+				 skip + n_all };
 	for (int i = 0; i < n_all; i++) {
 		double r[2];
-		share_rates(x, g, all[i], view, r);
-		shr[i] = r[0];
-		sh2[i] = r[1];
+		share_rates(x, g, all[i], view, 0, r);
+		sm.up[0][i] = r[0];
+		sm.up[1][i] = r[1];
 	}
 	for (int step = 0; step < 4 * n_all && k < keep; step++) {
 		int kind = step < 3 * n_all ? step % 3 : 3;
 		const struct layout *best = NULL;
+		if (kind == 1 || kind == 2) {
+			int b = share_best(x, g, all, n_all, skip, &sm, kind - 1, view);
+			best = b >= 0 ? all[b] : NULL;
+		}
 		double bv = -1;
-		for (int i = 0; i < n_all; i++) {
+		for (int i = 0; i < n_all && (kind == 0 || kind == 3); i++) {
 			const struct layout *L = all[i];
-			int dup = 0, have_tp = 0;
-			for (int j = 0; j < k; j++) {
-				dup |= sel[j] == L;
+			int have_tp = 0;
+			for (int j = 0; j < k; j++)
 				have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
-			}
-			if (dup || (kind == 3 && have_tp))
+			if (skip[i] || (kind == 3 && have_tp))
 				continue;
-			double v = kind == 0 ? L->rate : kind == 1 ? shr[i] : sh2[i];
-			if (v > bv) {
-				bv = v;
+			if (L->rate > bv) {
+				bv = L->rate;
 				best = L;
 			}
 		}
-		if (best)
+		if (best) {
+			for (int i = 0; i < n_all; i++)
+				skip[i] |= all[i] == best;
 			sel[k++] = best;
+		}
 	}
 	free(all);
-	free(shr);
+	free(buf);
+	free(skip);
 	*n = k;
 	return sel;
 }
