@@ -1992,10 +1992,11 @@ static int share_best(struct ctx *x, const struct gset *g, const struct layout *
  * best by rate per GPU, the best by its rate on the pool's plausible
  * share of the batch and the best on twice that share (share_rates:
  * fill and drain, idle GPUs and DP included; wider layouts win when the
- * share gives each replica few micro-batches), in turn; then the best of
- * each TP degree. Before, the second and third were the best by rate
- * per GPU and the best at min(replicas that fit, micro-batches) / B,
- * neither with fill and drain or DP: beside 16 x 8 H100, 40 x 8
+ * share gives each replica few micro-batches), and the best at
+ * min(replicas that fit, micro-batches) / B, in turn; then the best of
+ * each TP degree. Before, the order was rate per GPU and min(replicas
+ * that fit, micro-batches) / B in turn, neither with fill and drain or
+ * DP: beside 16 x 8 H100, 40 x 8
  * A100-40GB and 4 x 8 L40S, a 4-node H100 pool's shortlist of three
  * missed tp8 pp4, and the best plan was 258.2K tokens/s where a
  * shortlist of seven found 266.6K (tests/test_search_shortlist.sh).
@@ -2027,23 +2028,25 @@ static const struct layout **shortlist_pool(struct ctx *x, const struct gset *g,
 		sm.up[0][i] = r[0];
 		sm.up[1][i] = r[1];
 	}
-	for (int step = 0; step < 4 * n_all && k < keep; step++) {
-		int kind = step < 3 * n_all ? step % 3 : 3;
+	long M = x->o->gbs / g->mbs;
+	for (int step = 0; step < 5 * n_all && k < keep; step++) {
+		int kind = step < 4 * n_all ? step % 4 : 4;
 		const struct layout *best = NULL;
 		if (kind == 1 || kind == 2) {
 			int b = share_best(x, g, all, n_all, skip, &sm, kind - 1, view);
 			best = b >= 0 ? all[b] : NULL;
 		}
 		double bv = -1;
-		for (int i = 0; i < n_all && (kind == 0 || kind == 3); i++) {
+		for (int i = 0; i < n_all && kind != 1 && kind != 2; i++) {
 			const struct layout *L = all[i];
 			int have_tp = 0;
 			for (int j = 0; j < k; j++)
 				have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
-			if (skip[i] || (kind == 3 && have_tp))
+			if (skip[i] || (kind == 4 && have_tp))
 				continue;
-			if (L->rate > bv) {
-				bv = L->rate;
+			double v = kind == 3 ? HP_MIN(L->max_count, M) / L->B : L->rate;
+			if (v > bv) {
+				bv = v;
 				best = L;
 			}
 		}
