@@ -1828,15 +1828,185 @@ static void bound_finish(struct ctx *x, const struct gset *g, struct layouts *ls
 	x->have_bound = 1;
 }
 
+/* Where each pool plausibly stands once the setting's layouts are
+ * combined (shortlist_pool's share rate): the micro-batches of the batch
+ * it takes, in proportion to its steady rate (its steadiest layout's
+ * replicas that fit, over that layout's B: micro-batches per second with
+ * every replica busy), and the replicas it runs on that layout at that
+ * share. */
+struct pool_view {
+	const struct layout *best[HP_MAX_POOLS];
+	const struct layout *light[HP_MAX_POOLS];
+	double share[HP_MAX_POOLS];
+	int reps[HP_MAX_POOLS];
+};
+
+/* The fewest micro-batches a replica of L takes: one, or under the
+ * interleaved schedule its depth (plan_validate). */
+static int view_q(const struct gset *g, const struct layout *L)
+{
+	return g->sched == SCHED_INTERLEAVED ? L->pp : 1;
+}
+
+/* Replicas of single-pool layout L on a share of micro-batches: as many
+ * as fit, each taking at least its fewest, and at least one. */
+static int view_reps(const struct gset *g, const struct layout *L, double share)
+{
+	return HP_MAX(1, (int)fmin(L->max_count, floor(share / view_q(g, L))));
+}
+
+/* Micro-batches a replica of L takes when n of them share `share`: the
+ * share over n rounded up to a multiple of its fewest. */
+static int view_mb(const struct gset *g, const struct layout *L, double share, int n)
+{
+	int q = view_q(g, L);
+	return HP_MAX(q, (int)ceil(share / n / q - 1e-9) * q);
+}
+
+/* The pools' view (struct pool_view) of setting g's single-pool layouts. */
+static void pool_view_init(const struct ctx *x, const struct gset *g, const struct layouts *ls,
+			   int n_single, struct pool_view *v)
+{
+	double R[HP_MAX_POOLS] = { 0 }, tot = 0, M = (double)(x->o->gbs / g->mbs);
+	memset(v, 0, sizeof *v);
+	for (int i = 0; i < n_single; i++) {
+		const struct layout *L = &ls->v[i];
+		int p = L->seg[0].pool;
+		if (!L->fits || L->max_count < 1)
+			continue;
+		if (L->max_count / L->B > R[p]) {
+			R[p] = L->max_count / L->B;
+			v->best[p] = L;
+		}
+		if (!v->light[p] || L->size > v->light[p]->size ||
+		    (L->size == v->light[p]->size && L->pp > v->light[p]->pp))
+			v->light[p] = L;
+	}
+	for (int p = 0; p < x->c->n_pools; p++)
+		tot += R[p];
+	for (int p = 0; p < x->c->n_pools; p++)
+		if (v->best[p] && tot > 0) {
+			v->share[p] = M * R[p] / tot;
+			v->reps[p] = view_reps(g, v->best[p], v->share[p]);
+		}
+}
+
+/* The exposed DP synchronisation of L's n replicas of m micro-batches
+ * each beside the pool of the largest share other than L's, on its
+ * lightest layout (the most GPUs a replica: the fewest parameters a GPU)
+ * at its share: a stage's DP group spans the pools that hold its layers,
+ * and a plan's step pays its worst stage's sync, which the other pool's
+ * lightest stages leave to L's wherever L's are the heavier. 0 when
+ * the estimate fails. */
+static double view_dp(struct ctx *x, const struct gset *g, const struct layout *L, int n, int m,
+		      const struct pool_view *v)
+{
+	int p = L->seg[0].pool, o = -1;
+	for (int q = 0; q < x->c->n_pools; q++)
+		if (q != p && v->light[q] && (o < 0 || v->share[q] > v->share[o]))
+			o = q;
+	const struct layout *Lo = o >= 0 ? v->light[o] : NULL;
+	int no = Lo ? view_reps(g, Lo, v->share[o]) : 0;
+	int mo = Lo ? view_mb(g, Lo, v->share[o], no) : 0;
+	/* a DP degree EP divides (combo_groups): the other pool's
+	 * replicas, or L's when there is none, rounded up */
+	int d = n + no;
+	while ((long)d * g->cp % g->ep)
+		d++;
+	if (Lo)
+		no += d - n - no;
+	else
+		n = d;
+	struct plan pl;
+	plan_globals(&pl, x, g);
+	pl.gbs = g->mbs * (n * m + no * mo);
+	add_replica(&pl, L, n, m, g->mbs, pl.gbs);
+	if (Lo)
+		add_replica(&pl, Lo, no, mo, g->mbs, pl.gbs);
+	double dp = search_plan_dp_least(x, &pl);
+	plan_free(&pl);
+	return HP_MAX(dp, 0.0);
+}
+
+/* Layout L's micro-batches per second on scale times its pool's share
+ * of the batch (struct pool_view; at most the batch), into r[0] and r[1]
+ * for scale 1 and 2: its replicas at that share (view_reps), each the
+ * share over them (view_mb), over a step of its pipeline m B + A and,
+ * with dp, the exposed DP synchronisation of a plan of it beside another
+ * pool (view_dp, at scale 1; without, the rates bound those with it from
+ * above). What the per-GPU rate leaves out and the combination pays: the
+ * pipeline's fill and drain when the batch gives each replica few
+ * micro-batches, the GPUs a layout leaves idle on its pool, and the DP
+ * sync across the pools, which a plan pays at its worst stage. Scale 2:
+ * the share when the plan leaves some pools out. */
+static void share_rates(struct ctx *x, const struct gset *g, const struct layout *L,
+			const struct pool_view *v, int dp, double *r)
+{
+	double M = (double)(x->o->gbs / g->mbs), sync = 0;
+	for (int s = 0; s < 2; s++) {
+		double share = fmin((s + 1) * v->share[L->seg[0].pool], M);
+		int n = view_reps(g, L, share), m = view_mb(g, L, share, n);
+		if (!s && dp)
+			sync = view_dp(x, g, L, n, m, v);
+		r[s] = (double)n * m / (m * L->B + L->A + sync);
+	}
+}
+
+/* A pool's share rates, their DP terms estimated only where a pick needs
+ * them: up[s][i] without DP, ex[s][i] with (done[i] once estimated). */
+struct share_memo {
+	double *up[2], *ex[2];
+	char *done;
+};
+
+/* The layout of all[] (n of them, skip[i]: left out) of the best share
+ * rate at scale s + 1, the lowest index among equals, as a scan of every
+ * layout's rate with DP would pick: a layout's rate without DP bounds it
+ * from above, so one whose bound is under the best rate found needs no
+ * DP estimate (on the bench's DeepSeek-V3 case about half were not
+ * needed). -1 when every layout is left out. */
+static int share_best(struct ctx *x, const struct gset *g, const struct layout **all, int n,
+		      const char *skip, struct share_memo *sm, int s, const struct pool_view *v)
+{
+	for (;;) {
+		int bi = -1, ui = -1;
+		for (int i = 0; i < n; i++) {
+			if (skip[i])
+				continue;
+			if (sm->done[i]) {
+				if (bi < 0 || sm->ex[s][i] > sm->ex[s][bi])
+					bi = i;
+			} else if (ui < 0 || sm->up[s][i] > sm->up[s][ui]) {
+				ui = i;
+			}
+		}
+		if (ui < 0 || (bi >= 0 && sm->up[s][ui] < sm->ex[s][bi]))
+			return bi;
+		double r[2];
+		share_rates(x, g, all[ui], v, 1, r);
+		sm->ex[0][ui] = r[0];
+		sm->ex[1][ui] = r[1];
+		sm->done[ui] = 1;
+	}
+}
+
 /* Shortlist of pool p's single-pool layouts (n_single first in ls), best
  * rate first; more than keep are cut to keep, chosen in this order: the
- * best by rate per GPU and the best when the batch limits the replicas
- * (wider layouts win when there are fewer micro-batches than replicas),
- * alternately; then the best of each TP degree. Returns a new array
- * (caller frees) and its length in *n. */
+ * best by rate per GPU, the best by its rate on the pool's plausible
+ * share of the batch and the best on twice that share (share_rates:
+ * fill and drain, idle GPUs and DP included; wider layouts win when the
+ * share gives each replica few micro-batches), and the best at
+ * min(replicas that fit, micro-batches) / B, in turn; then the best of
+ * each TP degree. Before, the order was rate per GPU and min(replicas
+ * that fit, micro-batches) / B in turn, neither with fill and drain or
+ * DP: beside 16 x 8 H100, 40 x 8
+ * A100-40GB and 4 x 8 L40S, a 4-node H100 pool's shortlist of three
+ * missed tp8 pp4, and the best plan was 258.2K tokens/s where a
+ * shortlist of seven found 266.6K (tests/test_search_shortlist.sh).
+ * Returns a new array (caller frees) and its length in *n. */
 static const struct layout **shortlist_pool(struct ctx *x, const struct gset *g,
 					    struct layouts *ls, int n_single, int p, int keep,
-					    int *n)
+					    const struct pool_view *view, int *n)
 {
 	const struct layout **all = xmalloc((size_t)(n_single + 1) * sizeof *all);
 	int n_all = 0;
@@ -1849,32 +2019,49 @@ static const struct layout **shortlist_pool(struct ctx *x, const struct gset *g,
 	*n = n_all;
 	if (n_all <= keep)
 		return all;
-	long M = x->o->gbs / g->mbs;
 	int k = 0;
 	const struct layout **sel = xmalloc((size_t)n_all * sizeof *sel);
-	for (int step = 0; step < 3 * n_all && k < keep; step++) {
-		int kind = step < 2 * n_all ? step % 2 : 2;
+	double *buf = xmalloc((size_t)4 * n_all * sizeof *buf);
+	char *skip = xcalloc((size_t)n_all, 2);
+	struct share_memo sm = { { buf, buf + n_all }, { buf + 2 * n_all, buf + 3 * n_all },
+				 skip + n_all };
+	for (int i = 0; i < n_all; i++) {
+		double r[2];
+		share_rates(x, g, all[i], view, 0, r);
+		sm.up[0][i] = r[0];
+		sm.up[1][i] = r[1];
+	}
+	long M = x->o->gbs / g->mbs;
+	for (int step = 0; step < 5 * n_all && k < keep; step++) {
+		int kind = step < 4 * n_all ? step % 4 : 4;
 		const struct layout *best = NULL;
+		if (kind == 1 || kind == 2) {
+			int b = share_best(x, g, all, n_all, skip, &sm, kind - 1, view);
+			best = b >= 0 ? all[b] : NULL;
+		}
 		double bv = -1;
-		for (int i = 0; i < n_all; i++) {
+		for (int i = 0; i < n_all && kind != 1 && kind != 2; i++) {
 			const struct layout *L = all[i];
-			int dup = 0, have_tp = 0;
-			for (int j = 0; j < k; j++) {
-				dup |= sel[j] == L;
+			int have_tp = 0;
+			for (int j = 0; j < k; j++)
 				have_tp |= sel[j]->seg[0].tp == L->seg[0].tp;
-			}
-			if (dup || (kind == 2 && have_tp))
+			if (skip[i] || (kind == 4 && have_tp))
 				continue;
-			double v = kind == 1 ? HP_MIN(L->max_count, M) / L->B : L->rate;
+			double v = kind == 3 ? HP_MIN(L->max_count, M) / L->B : L->rate;
 			if (v > bv) {
 				bv = v;
 				best = L;
 			}
 		}
-		if (best)
+		if (best) {
+			for (int i = 0; i < n_all; i++)
+				skip[i] |= all[i] == best;
 			sel[k++] = best;
+		}
 	}
 	free(all);
+	free(buf);
+	free(skip);
 	*n = k;
 	return sel;
 }
@@ -2165,8 +2352,10 @@ static int search_gset(struct ctx *x, const struct gset *g, struct worker_pool *
 	int keep_m = x->exhaustive ? 1 << 20 : 4;
 	const struct layout **per_pool[HP_MAX_POOLS];
 	int n_pp[HP_MAX_POOLS], n_het;
+	struct pool_view view;
+	pool_view_init(x, g, &ls, n_single, &view);
 	for (int p = 0; p < c->n_pools; p++)
-		per_pool[p] = shortlist_pool(x, g, &ls, n_single, p, keep_h, &n_pp[p]);
+		per_pool[p] = shortlist_pool(x, g, &ls, n_single, p, keep_h, &view, &n_pp[p]);
 	const struct layout **het = shortlist_cross(x, g, &ls, n_single, wide_tp, keep_m, &n_het);
 	/* the candidates' time (candidate_s): the sets' trials less their
 	 * estimates, MILPs and LPs, read once a setting (read per set, the

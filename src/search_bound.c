@@ -910,6 +910,43 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 	return t;
 }
 
+/* The exposed DP synchronisation of plan p at each pair of gradient and
+ * parameter overlaps the framework allows (overlap_values), into D (*n
+ * pairs, at most PERF_DP_PAIRS): every pair at once (estimate_dp_each:
+ * each stage computed once; the pairs fail or not together, perf.c
+ * check_plan reads neither overlap). Counts the estimates into x's
+ * stats. Returns 0, or -1 when the estimate fails. */
+static int plan_dp_pairs(struct ctx *x, const struct plan *p, double *D, int *n)
+{
+	int vg[2], vp[2];
+	int ng = overlap_values(p, 1, vg), np = overlap_values(p, 2, vp);
+	int gv[PERF_DP_PAIRS], pv[PERF_DP_PAIRS];
+	for (int v = 0; v < ng * np; v++) {
+		gv[v] = vg[v % ng];
+		pv[v] = vp[v / ng];
+	}
+	struct hp_err err;   /* empty (probe_once says why not zeroed) */
+	err.code = 0;
+	err.msg[0] = '\0';
+	*n = ng * np;
+	if (estimate_dp_each(x, p, gv, pv, ng * np, D, &err) < 0)
+		return -1;
+	x->res->stats.evaluated += ng * np;
+	x->res->stats.dp_terms += ng * np;
+	return 0;
+}
+
+double search_plan_dp_least(struct ctx *x, const struct plan *p)
+{
+	double D[PERF_DP_PAIRS], least = HUGE_VAL;
+	int n;
+	if (plan_dp_pairs(x, p, D, &n) < 0)
+		return -1;
+	for (int v = 0; v < n; v++)
+		least = fmin(least, D[v]);
+	return least;
+}
+
 /* The DP terms of layout L (its layer split solved) at d replicas in all:
  * a + b m is at most the exposed data-parallel synchronisation (perf.c's
  * dp_comm: the worst stage's gradient reduce and parameter gather after
@@ -926,9 +963,8 @@ double search_whole_step(const struct whole_layout *L, int n, const int *cap, in
 static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct layout *L, int d,
 			    double *a, double *b)
 {
-	int q = layout_min_mb(g, L), nm = g->zero == 3 ? 2 : 1;
+	int q = layout_min_mb(g, L), nm = g->zero == 3 ? 2 : 1, n = 0;
 	double D[2][PERF_DP_PAIRS];
-	int vg[2], vp[2], ng = 0, np = 0;
 	*a = *b = 0;
 	for (int j = 0; j < nm; j++) {
 		int m = q * (j + 1);
@@ -936,30 +972,13 @@ static void layout_dp_terms(struct ctx *x, const struct gset *g, const struct la
 		plan_globals(&p, x, g);
 		p.gbs = g->mbs * d * m;
 		add_replica(&p, L, d, m, g->mbs, p.gbs);
-		if (!j) {
-			ng = overlap_values(&p, 1, vg);
-			np = overlap_values(&p, 2, vp);
-		}
-		/* every pair at once (estimate_dp_each: each stage computed
-		 * once); the pairs fail or not together (perf.c check_plan
-		 * reads neither overlap) */
-		int gv[PERF_DP_PAIRS], pv[PERF_DP_PAIRS];
-		for (int v = 0; v < ng * np; v++) {
-			gv[v] = vg[v % ng];
-			pv[v] = vp[v / ng];
-		}
-		struct hp_err err;   /* empty (probe_once says why not zeroed) */
-		err.code = 0;
-		err.msg[0] = '\0';
-		int rc = estimate_dp_each(x, &p, gv, pv, ng * np, D[j], &err);
+		int rc = plan_dp_pairs(x, &p, D[j], &n);
 		plan_free(&p);
 		if (rc < 0)
 			return;
-		x->res->stats.evaluated += ng * np;
-		x->res->stats.dp_terms += ng * np;
 	}
 	double ca = HUGE_VAL, cb = HUGE_VAL;
-	for (int v = 0; v < ng * np; v++) {
+	for (int v = 0; v < n; v++) {
 		double slope = 0;
 		if (nm == 2)
 			slope = fmin(fmax(0, (D[1][v] - D[0][v]) / q), D[0][v] / q);

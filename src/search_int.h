@@ -229,6 +229,11 @@ double lp_rate_bound(struct ctx *x, const struct gset *g, struct layouts *ls, in
 double dp_bound(struct ctx *x, const struct gset *g, struct layouts *ls, double cut, int *cut_hit,
 		int *fsup, int *n_fsup);
 double cost_bound(const struct ctx *x, const struct gset *g, const struct layouts *ls);
+/* The least exposed DP synchronisation of plan p over the gradient and
+ * parameter overlaps the framework allows (perf.c's dp_comm: the worst
+ * stage's); -1 when the estimate fails. Counts its estimates into x's
+ * stats (evaluated, dp_terms). */
+double search_plan_dp_least(struct ctx *x, const struct plan *p);
 /* Free the bound LPs' answers kept for ls (before its layouts go). */
 void bound_memo_free(struct layouts *ls);
 
