@@ -15,6 +15,8 @@
 #      and 0.0% cheaper".
 #   F. an option put before its command names the command it belongs
 #      after, where it read "unknown option '--pool' (try --help)".
+#   G. estimate's summary line names a chunked loss, as it names an eager
+#      one (a plan file's loss was said nowhere else in the text).
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -140,5 +142,14 @@ grep -qF "'--pool' is an option of a command: put it after the command ('hetplan
 	bad "F: $(cat "$T/err")"
 expect 2 "" $H --bogus
 grep -qF "unknown option '--bogus'" "$T/err" && ok || bad "F: --bogus: $(cat "$T/err")"
+
+# G. The same plan under each loss: the summary line ends in the loss it
+#    was costed with (default fused says nothing).
+for l in eager chunked; do
+	expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 \
+		--zero 3 --loss $l
+	grep -q "^Llama-3.1 8B on 8 GPUs, .*, $l loss\$" "$T/out" && ok ||
+		bad "G: --loss $l: $(grep '^Llama' "$T/out")"
+done
 
 finish test_loose_ends
