@@ -15,6 +15,9 @@
 #      and 0.0% cheaper".
 #   F. an option put before its command names the command it belongs
 #      after, where it read "unknown option '--pool' (try --help)".
+#   H. (F's rule) only an option the command takes is sent after it:
+#      'hetplan --list-fields plan' was told to write 'hetplan plan
+#      --list-fields', which plan refuses as an unknown option.
 #   G. estimate's summary line names a chunked loss, as it names an eager
 #      one (a plan file's loss was said nowhere else in the text).
 # Run from the repository root after `make`.
@@ -142,6 +145,18 @@ grep -qF "'--pool' is an option of a command: put it after the command ('hetplan
 	bad "F: $(cat "$T/err")"
 expect 2 "" $H --bogus
 grep -qF "unknown option '--bogus'" "$T/err" && ok || bad "F: --bogus: $(cat "$T/err")"
+
+# H. An option the command after it does not take (plan has no
+#    --list-fields, no --bogus, no -V: its --help lists them not) is not
+#    sent after it; an option it does take still is, short ones too
+#    (-m is plan's --model).
+for o in --list-fields --bogus -V; do
+	expect 2 "" $H $o plan
+	grep -qF "is an option of a command" "$T/err" && bad "H: $o: $(cat "$T/err")" || ok
+done
+expect 2 "" $H -m llama3.1-8b plan --pool 2x8xH100-SXM --gbs 64
+grep -qF "'-m' is an option of a command: put it after the command ('hetplan plan -m ...')" "$T/err" &&
+	ok || bad "H: -m: $(cat "$T/err")"
 
 # G. The same plan under each loss: the summary line ends in the loss it
 #    was costed with (default fused says nothing).
