@@ -26,7 +26,7 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
 /* The generation whose kernel constants (gemm16, gemm8, square16, the
  * attention rates) a part's tensor-core kernels run at. Its own, except
  * for the Blackwell parts cut from a GB20x die (RTX 5090, RTX PRO 6000:
- * catalog arch "Blackwell (GB20x)", compute capability 12.0). sm_120 has
+ * catalog arch "Blackwell (GB202)", compute capability 12.0). sm_120 has
  * no tcgen05 MMA and no tensor memory; its tensor cores are driven by
  * the warp-level mma.sync family of sm_80/sm_89 (extended with FP4/FP6
  * and block scaling), so its GEMM and flash-attention kernels are of the
@@ -44,7 +44,10 @@ double perf_peak(const struct gpu_spec *g, enum hp_dtype dt)
  * (docs/consumer-round50.md): prompted by the LLMQ RTX PRO 6000 rows. */
 static enum hp_gen kernel_gen(const struct gpu_spec *g)
 {
-	if (g->gen == GEN_BLACKWELL && strstr(g->arch, "GB20"))
+	/* the die GB202-GB207 (or "GB20x"), not the GB200 superchip
+	 * (sm_100), whose name starts alike */
+	const char *d = g->gen == GEN_BLACKWELL ? strstr(g->arch, "GB20") : NULL;
+	if (d && ((d[4] >= '1' && d[4] <= '9') || d[4] == 'x' || d[4] == 'X'))
 		return GEN_ADA;
 	return g->gen;
 }

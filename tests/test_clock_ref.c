@@ -102,6 +102,25 @@ TEST(sustained_rate_by_power_and_sms)
 	CHECK_NEAR(ceiling(&swept) / ceiling(gb200), 1, 1e-9);
 }
 
+/* sm_120 is told by its die, GB202-GB207 ("Blackwell (GB202)"; the
+ * RTX 50 series and RTX PRO 6000), not by "GB20" alone: the GB200
+ * superchip is an sm_100 part (two B200 dies, tcgen05 kernels; NVIDIA
+ * CUDA GPUs list, compute capability 10.0), so a gpus.json entry whose
+ * arch names it ("Blackwell (GB200 NVL72)") keeps the catalog GB200's
+ * rate; a GB203 part is an sm_120 part as the GB202 ones are. */
+TEST(sm120_told_by_die)
+{
+	const struct gpu_spec *gb200 = G("GB200"), *r5090 = G("RTX-5090");
+	if (!gb200 || !r5090)
+		return;
+	struct gpu_spec named = *gb200;
+	snprintf(named.arch, sizeof named.arch, "Blackwell (GB200 NVL72)");
+	CHECK_NEAR(ceiling(&named) / ceiling(gb200), 1, 1e-12);
+	struct gpu_spec g203 = *r5090;
+	snprintf(g203.arch, sizeof g203.arch, "Blackwell (GB203)");
+	CHECK_NEAR(ceiling(&g203) / ceiling(r5090), 1, 1e-12);
+}
+
 /* The compute of one micro-batch of Llama 3.1 8B (seq 8192, bf16, one
  * GPU) through the estimate. Compute-bound kernels (GEMMs, flash
  * attention) run at rate r, memory-bound ones (norms, activations, the
@@ -151,6 +170,7 @@ int main(void)
 	RUN(clock_ref_copies_its_reference);
 	RUN(sustained_rate_by_power_and_sms);
 	RUN(estimate_scales_compute_bound_kernels);
+	RUN(sm120_told_by_die);
 	catalog_done(&cat);
 	return t_done("test_clock_ref");
 }

@@ -13,11 +13,16 @@
 #   E. plan's "Best plan on each pool alone": a pool whose best plan is
 #      plan 1 itself says so, where it read "the best plan is 0% faster
 #      and 0.0% cheaper".
+#   F. an option put before its command names the command it belongs
+#      after, where it read "unknown option '--pool' (try --help)".
 #   G. serve at a tiny rate (1e-9 req/s) is one instance, where the fleet
 #      ILP's routes fell under GLPK's tolerance and it said no fleet
 #      serves it (exit 4).
-#   F. an option put before its command names the command it belongs
-#      after, where it read "unknown option '--pool' (try --help)".
+#   H. (F's rule) only an option the command takes is sent after it:
+#      'hetplan --list-fields plan' was told to write 'hetplan plan
+#      --list-fields', which plan refuses as an unknown option.
+#   I. estimate's summary line names a chunked loss, as it names an eager
+#      one (a plan file's loss was said nowhere else in the text).
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -151,6 +156,27 @@ grep -qF "unknown option '--bogus'" "$T/err" && ok || bad "F: --bogus: $(cat "$T
 for r in 1e-9 1e-20 1e-300; do
 	expect 0 "" $H serve --pool 1x8xH100-SXM -m llama3.1-8b --isl 512 --osl 128 --rate $r --format json
 	json 'p = d["plans"][0]; assert p["fits"] and p["gpus"] >= 1 and sum(i["count"] for i in p["instances"]) == 1, p'
+done
+
+# H. An option the command after it does not take (plan has no
+#    --list-fields, no --bogus, no -V: its --help lists them not) is not
+#    sent after it; an option it does take still is, short ones too
+#    (-m is plan's --model).
+for o in --list-fields --bogus -V; do
+	expect 2 "" $H $o plan
+	grep -qF "is an option of a command" "$T/err" && bad "H: $o: $(cat "$T/err")" || ok
+done
+expect 2 "" $H -m llama3.1-8b plan --pool 2x8xH100-SXM --gbs 64
+grep -qF "'-m' is an option of a command: put it after the command ('hetplan plan -m ...')" "$T/err" &&
+	ok || bad "H: -m: $(cat "$T/err")"
+
+# I. The same plan under each loss: the summary line ends in the loss it
+#    was costed with (default fused says nothing).
+for l in eager chunked; do
+	expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 64 \
+		--zero 3 --loss $l
+	grep -q "^Llama-3.1 8B on 8 GPUs, .*, $l loss\$" "$T/out" && ok ||
+		bad "I: --loss $l: $(grep '^Llama' "$T/out")"
 done
 
 finish test_loose_ends

@@ -138,7 +138,10 @@ TEST(activation_bytes_op_sac)
 	CHECK_STR(plan_recompute_name(RC_SELECTIVE_OP), "selective-op");
 	enum hp_loss l;
 	CHECK(plan_loss_parse("eager", &l) == 0 && l == LOSS_EAGER);
-	CHECK(plan_loss_parse("chunked", &l) < 0);
+	/* LLMQ's --lmhead-chunks / Liger's fused linear cross-entropy
+	 * (consumer round 50); an unknown name is still refused */
+	CHECK(plan_loss_parse("chunked", &l) == 0 && l == LOSS_CHUNKED);
+	CHECK(plan_loss_parse("blocked", &l) < 0);
 }
 
 /* KV cache per token at bf16 (reference §3.3): Llama-3 8B 131072 B,
@@ -170,8 +173,9 @@ TEST(gpu_names_resolve)
 	 * (A40 ... MI250: test_catalog's added_parts_*) and the RTX 3090 Ti
 	 * (issue 12, consumer round 23: test_catalog's rtx_3090_ti) and the
 	 * DGX-1 Max-Q's V100-SXM2-LS (round 30: test_catalog's entry test)
-	 * and the MI350X (test_cdna4). */
-	CHECK_EQ_INT(cat.n_gpus, 55);
+	 * and the MI350X (test_cdna4) and the RTX PRO 6000 Server Edition
+	 * (consumer round 50: test_catalog's measured_gemm16_rates). */
+	CHECK_EQ_INT(cat.n_gpus, 56);
 	/* Datasheet dense peaks (gpu-specs.csv). */
 	CHECK_NEAR(catalog_gpu(&cat, "H100")->flops[HP_BF16], 989.4e12, 0);
 	CHECK_NEAR(catalog_gpu(&cat, "A100")->flops[HP_BF16], 312e12, 0);

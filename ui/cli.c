@@ -198,6 +198,18 @@ static int list_all_fields(const char *arg)
 	return 0;
 }
 
+/* Whether c's getopt table has the option a ("--name", "--name=v", or
+ * "-x" as the val of an entry: -m is --model). */
+static int command_takes(const struct command *c, const char *a)
+{
+	size_t n = a[1] == '-' ? strcspn(a + 2, "=") : 0;
+	for (const struct option *o = c->options ? c->options() : NULL; o && o->name; o++)
+		if (a[1] == '-' ? strlen(o->name) == n && !strncmp(o->name, a + 2, n)
+				: o->val == (unsigned char)a[1])
+			return 1;
+	return 0;
+}
+
 /* An option before the command (`hetplan --pool 2x8xH100 estimate ...`)
  * reaches the interface's parser, which knows only its own options: name
  * the command it belongs after. A leading option the interface takes
@@ -219,7 +231,10 @@ static int option_before_command(int argc, char **argv)
 	}
 	for (int i = 2; i < argc; i++) {
 		const struct command *c = command_find(argv[i]);
-		if (c && strcmp(c->name, "tui")) {
+		/* only an option the command takes: 'hetplan --list-fields
+		 * plan' was sent to 'hetplan plan --list-fields', which plan
+		 * refuses */
+		if (c && strcmp(c->name, "tui") && command_takes(c, a)) {
 			fprintf(stderr, "hetplan: '%s' is an option of a command: put it after "
 					"the command ('hetplan %s %s ...')\n",
 				cli_shown(a), c->name, cli_shown(a));

@@ -320,7 +320,8 @@ static void print_table(const struct estimate *e, const struct cluster *c,
 	       m->display, e->n_gpus, e->n_gpus == 1 ? "" : "s", e->seq_len, p->gbs, p->mbs, hp_dtype_name(p->precision),
 	       plan_recompute_text(p, rc, sizeof rc), p->zero,
 	       p->master == MASTER_REPLICATED ? " (fp32 master replicated)" : p->master == MASTER_NONE ? " (no fp32 master: bf16 state)" : "",
-	       p->loss == LOSS_EAGER ? ", eager loss" : "", more);
+	       p->loss == LOSS_EAGER ? ", eager loss" : p->loss == LOSS_CHUNKED ? ", chunked loss" : "",
+	       more);
 	printf("\n  step time        %s\n", hp_fmt_duration(a, sizeof a, e->step_time_s));
 	printf("  tokens/s         %s\n", hp_fmt_count(a, sizeof a, e->tokens_per_s));
 	printf("  MFU / HFU        %.1f%% / %.1f%%\n", 100 * e->mfu, 100 * e->hfu);
