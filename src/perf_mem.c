@@ -566,12 +566,28 @@ static double micro_batches_in_flight(const struct stage_ctx *x)
  *    buffer. LLMQ's --lmhead-chunks=N holds B x T / N rows of bf16 logits
  *    (src/models/llama_run_state.cpp @7f895bdb88 L279-280), within a
  *    factor of a few of that at the N its benchmarks use: counted as two
- *    fp32 chunks of T x h elements. */
+ *    fp32 chunks of T x h elements. Under the Hugging Face Trainer,
+ *    Liger's gradient buffers besides (below). */
 static double last_stage_logit_bytes(const struct stage_ctx *x)
 {
 	double T = x->T, h = x->m->hidden, V = model_out_dim(x->m), tp = x->tp;
-	if (x->p->loss == LOSS_CHUNKED)
-		return 4 * T * h / tp + 2 * 4 * T * h / tp;
+	if (x->p->loss == LOSS_CHUNKED) {
+		double b = 4 * T * h / tp + 2 * 4 * T * h / tp;
+		enum hp_framework fw = x->p->framework;
+		/* Liger (the Hugging Face Trainer's use_liger_kernel) computes
+		 * the output layer's gradients in the forward and keeps them
+		 * for the backward (fused_linear_cross_entropy.py @00eba634:
+		 * grad_weight = zeros_like(weight), grad_input =
+		 * zeros_like(_input), saved for backward): V x h in the
+		 * weight's dtype (fp32 under AMP, 16-bit with master none or
+		 * DeepSpeed's 16-bit model) and T x h in 16 bits. LLMQ's
+		 * chunks accumulate into the weight gradient it holds anyway. */
+		if (fw == FW_HF || fw == FW_HF_DEEPSPEED) {
+			double wb = fw == FW_HF_DEEPSPEED || x->p->master == MASTER_NONE ? 2 : 4;
+			b += wb * V * h / tp + 2 * T * h / tp;
+		}
+		return b;
+	}
 	if (x->p->loss == LOSS_EAGER)
 		return 4 * T * (h + 3 * V) / tp;
 	double lb = framework_get(x->p->framework)->logit_bytes;

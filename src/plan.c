@@ -715,7 +715,9 @@ static const struct hp_field plan_field_list[] = {
 		 "cross_entropy on fp32 logits, whose backward holds three copies (torchtitan), "
 		 "or chunked: the output layer and loss run over the tokens in chunks and the "
 		 "whole logits never exist (Liger's fused linear cross-entropy, LLMQ's "
-		 "--lmhead-chunks)." },
+		 "--lmhead-chunks); under the Hugging Face Trainer (Liger) the output "
+		 "layer's weight gradient and the hidden state's, computed in the forward, "
+		 "are held until the backward besides." },
 	{ .key = "zero", .flag = "zero", .kind = FK_INT, .off = PF(zero), .min = 0, .max = 3,
 	  .want = "0, 1, 2 or 3", .help = "ZeRO stage (1: distributed optimizer)", .arg = "0|1|2|3",
 	  .doc = "ZeRO stage (default: the framework's, 1 for all but `--framework "

@@ -23,6 +23,8 @@
 #      --list-fields', which plan refuses as an unknown option.
 #   I. estimate's summary line names a chunked loss, as it names an eager
 #      one (a plan file's loss was said nowhere else in the text).
+#   J. --loss chunked under the Hugging Face Trainer (Liger's fused linear
+#      cross-entropy) keeps Liger's output-layer gradient buffers.
 # Run from the repository root after `make`.
 set -u
 H=${HETPLAN:-./hetplan}
@@ -178,5 +180,30 @@ for l in eager chunked; do
 	grep -q "^Llama-3.1 8B on 8 GPUs, .*, $l loss\$" "$T/out" && ok ||
 		bad "I: --loss $l: $(grep '^Llama' "$T/out")"
 done
+
+# J. Llama 3.1 8B on one H100 of 8 (ZeRO 3, full recompute, mbs 1, seq
+#    8,192: T = 8,192 tokens, h 4,096, V 128,256), hf-transformers (AMP:
+#    fp32 weights). The fused loss keeps an fp32 hidden state and fp32
+#    logits: 4Th + 4TV = 134,217,728 + 4,202,692,608 = 4,336,910,336 B.
+#    The chunked loss keeps the hidden state, two fp32 chunks of T x h
+#    (8Th = 268,435,456) and Liger's grad_weight (V x h fp32 =
+#    2,101,346,304) and grad_input (T x h bf16 = 67,108,864)
+#    (LinkedIn Liger-Kernel fused_linear_cross_entropy.py @00eba634):
+#    2,571,108,352 B. The activations figure carries the allocator's
+#    fragmentation on what churns (mem_frag 1.2, data/calibration.json),
+#    so fused - chunked = 1.2 x 1,765,801,984 = 2,118,962,380.8 B
+#    (without Liger's buffers it was 1.2 x 3,934,257,152).
+for l in fused chunked; do
+	expect 0 "" $H estimate --pool 1x8xH100-SXM -m llama3.1-8b --tp 1 --pp 1 --mbs 1 --gbs 8 \
+		--framework hf-transformers --loss $l --recompute full --zero 3 --format json
+	cp "$T/out" "$T/j-$l.json"
+done
+python3 - "$T" <<'PY' && ok || bad "J: chunked loss under hf-transformers"
+import json, sys
+t = sys.argv[1]
+a = [json.load(open("%s/j-%s.json" % (t, l)))["memory"][0]["activations_bytes"] for l in ("fused", "chunked")]
+d = a[0] - a[1]
+assert abs(d - 1.2 * 1765801984) < 2, (a, d)
+PY
 
 finish test_loose_ends
