@@ -276,13 +276,13 @@ expect 3 "batch shares add up to 0.5" $E --plan "$T/p3.json"
 expect 2 "unknown command 'plann'" $H plann
 
 # --pool's text keys are taken whole or refused naming the limit (the
-# cluster header's sizes: provider 24, region 32, site 48 bytes with the
+# cluster header's sizes: provider 24, region 32, site 64 bytes with the
 # NUL); a cut value could end inside a character.
 P24=aaaaaaaaaaaaaaaaaaaaaaaa
 expect 2 "--pool 1x8xH100-SXM,provider=$P24: provider: expected printable UTF-8 text of at most 23 bytes, got '$P24'" \
 	$H estimate --pool "1x8xH100-SXM,provider=$P24" -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
-expect 2 "site: expected printable UTF-8 text of at most 47 bytes" \
-	$H estimate --pool "1x8xH100-SXM,site=$P24$P24" -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
+expect 2 "site: expected printable UTF-8 text of at most 63 bytes" \
+	$H estimate --pool "1x8xH100-SXM,site=$P24$P24$P24" -m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
 expect 0 "" $H estimate --pool "1x8xH100-SXM,provider=aaaaaaaaaaaaaaaaaaaaaaa,region=eu-west-1" \
 	-m gpt-1.7b --tp 1 --pp 1 --mbs 1 --gbs 8
 
