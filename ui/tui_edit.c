@@ -698,6 +698,24 @@ static int cluster_guard(struct tui *t, const struct cluster *before)
 	return 0;
 }
 
+/* 1 when p's site is the one its provider and region make (the pool key
+ * site's default, pool_apply_defaults: "aws/us-east-1"), or none: a site
+ * the user never gave, which follows an edit of either. */
+static int site_derived(const struct pool *p)
+{
+	struct pool q = *p;
+	q.site[0] = 0;
+	pool_apply_defaults(&q);
+	return !*p->site || !strcmp(p->site, q.site);
+}
+
+/* f is the pool's Provider or Region. */
+static int is_where_field(const struct field *f)
+{
+	return f->tbl == &pool_fields && f->key &&
+	       (!strcmp(f->key, "provider") || !strcmp(f->key, "region"));
+}
+
 /* Apply text to field f. Returns 0, or -1 with a message. */
 static int field_set(struct tui *t, const struct field *f, const char *s)
 {
@@ -735,7 +753,16 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		before = xmalloc(sizeof *before);
 		memcpy(before, &t->ws.cluster, sizeof *before);
 	}
+	/* A site that came from the provider and region moves with them, as
+	 * a workspace saved and opened again would have it: pools moved to
+	 * two clouds are joined by the WAN, not a spine (before, the site
+	 * stayed as the pool was made, "" or the old place). */
+	int follows = p && is_where_field(f) && site_derived(p);
 	int rc = field_set_special(t, f, s, iv, dv);
+	if (rc == 0 && follows) {
+		p->site[0] = 0;
+		pool_apply_defaults(p);
+	}
 	if (rc == 0 && before && !cluster_guard(t, before))
 		rc = -1;
 	else if (rc == 0)
