@@ -13,6 +13,11 @@
 #     opened again, and `hetplan plan` read "WAN 100G between sites"; the
 #     best plan's tokens/s differed (263.4K live against 256.9K). A site
 #     given by hand stays.
+#   - The Cluster view's POOL column told pools apart: h100-east-aws and
+#     h100-east-gcp both read "h100-ea~", at 80 columns and at 200 (where
+#     70 columns of the row were empty). The column now widens to the
+#     widest name where the row has room, and a name cut is cut as plan
+#     labels cut it (head~tail, pools told apart).
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -95,6 +100,33 @@ if screen s | grep -qF "h100" && screen s | grep -qF "a100" &&
 	screen s | grep -qF "WAN" && ok ||
 		bad "plan 1 spans both clouds and its links name no WAN: $(screen s | grep links)"
 fi
+
+# ---- the POOL column tells two pools apart, and is whole where there is room
+cat >"$tmp/east.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "east",
+             "pools": [{"name": "h100-east-aws", "gpu": "H100-SXM", "nodes": 2},
+                       {"name": "h100-east-gcp", "gpu": "H100-SXM", "nodes": 2}]},
+ "model": "llama3.1-8b",
+ "workload": {"gbs": 64, "seq_len": 4096, "top": 3}}
+JSON
+for g in 80x24 200x60; do
+	start e$g ${g%x*} ${g#*x} "" east.json
+	keys e$g 1
+	wait_for e$g "NODES" || bad "no Cluster view at $g"
+	a=$(screen e$g | awk '$2 == "H100-SXM" { print $1 }' | sed -n 1p)
+	b=$(screen e$g | awk '$2 == "H100-SXM" { print $1 }' | sed -n 2p)
+	[ -n "$a" ] && [ "$a" != "$b" ] && ok ||
+		bad "at $g the two pools read '$a' and '$b' in the POOL column"
+	if [ $g = 200x60 ]; then
+		[ "$a" = h100-east-aws ] && [ "$b" = h100-east-gcp ] && ok ||
+			bad "at 200 columns the names are cut: '$a' '$b'"
+	fi
+	# the header's columns stay over their values: GPU over H100-SXM
+	hx=$(screen e$g | sed -n 3p | awk '{ print index($0, "GPU ") }')
+	vx=$(screen e$g | sed -n 4p | awk '{ print index($0, "H100-SXM") }')
+	[ "$hx" = "$vx" ] && ok || bad "at $g GPU is at column $hx, H100-SXM at $vx"
+done
 
 $T kill-server 2>/dev/null
 finish test_tui_walk2

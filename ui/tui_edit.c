@@ -17,6 +17,7 @@
 #include "table.h"
 #include "comm.h"
 #include "common.h"
+#include "plan_label.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -1041,8 +1042,18 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 	int y = y0;
 	/* 78 columns: the fabric is scale-up plus NICs, "NVS+8x400G". */
 	int gw = tw >= 100 ? 16 : 14, ww = tw >= 100 ? 20 : 12;
+	/* POOL: 8 columns, more where the row has room, up to the widest
+	 * name; a name cut as plan labels cut it (head~tail, pools told
+	 * apart: "h100-ea~" and "h100-ea~" were h100-east-aws and
+	 * h100-east-gcp, even at 200 columns). */
+	int nw = 8, widest = 0;
+	for (int i = 0; i < c->n_pools; i++)
+		widest = HP_MAX(widest, tui_width(c->pools[i].name));
+	nw = HP_MAX(8, HP_MIN(widest, 8 + (tw - 2) - (52 + 8 + gw + ww)));
+	char names[HP_MAX_POOLS][PLAN_POOL_NAME_MAX];
+	plan_pool_names_cols(c, nw, names);
 	char hdr[200];
-	snprintf(hdr, sizeof hdr, "%-8s %-*s %5s %5s %-11s %-*s %8s %-8s", "POOL", gw, "GPU",
+	snprintf(hdr, sizeof hdr, "%-*s %-*s %5s %5s %-11s %-*s %8s %-8s", nw, "POOL", gw, "GPU",
 		 "NODES", "GPU/N", "FABRIC", ww, "WHERE", "$/H", "AVAIL");
 	tui_put(y++, 1, tw - 2, tui_attr(t, C_TITLE), hdr);
 	tui_list_fix(&t->lpools, c->n_pools, rows_avail);
@@ -1051,7 +1062,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		const struct pool *p = &c->pools[i];
 		static const char *const intra_short[] = { "NVS", "NVL", "PCIe" };
 		char nics[32], price[24], avail[24], where[160], line[512];
-		char name_c[64], gpu_c[96], where_c[128];
+		char name_c[96], gpu_c[96], where_c[128];
 		snprintf(nics, sizeof nics, "%s+%dx%.0fG", intra_short[p->intra % 3], p->nics,
 			 p->nic_gbps);
 		/* The pool's dollars an hour in table_usd's words, as the
@@ -1071,7 +1082,7 @@ void view_cluster_draw(struct tui *t, int y0, int h)
 		/* Names are the user's: cut in terminal cells on a whole
 		 * character ("~"), so wide or multi-byte ones keep the
 		 * columns aligned. */
-		tui_cell(name_c, sizeof name_c, p->name, 8);
+		tui_cell(name_c, sizeof name_c, names[i], nw);
 		tui_cell(gpu_c, sizeof gpu_c, p->gpu.name, gw);
 		tui_cell(where_c, sizeof where_c, where, ww);
 		snprintf(line, sizeof line, "%s %s %5d %5d %-11.11s %s %8s %-8s", name_c, gpu_c,
