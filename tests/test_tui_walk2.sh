@@ -18,6 +18,10 @@
 #     70 columns of the row were empty). The column now widens to the
 #     widest name where the row has room, and a name cut is cut as plan
 #     labels cut it (head~tail, pools told apart).
+#   - The Detail's memory table put its header's words over other
+#     columns: "GROUP STAGE POOL TP" over "G0 S0  h100-east-aws TP8", POOL
+#     over the stage and TP over the pool's name. It reads "STAGE  POOL
+#     TP", each word over its values.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -127,6 +131,33 @@ for g in 80x24 200x60; do
 	vx=$(screen e$g | sed -n 4p | awk '{ print index($0, "H100-SXM") }')
 	[ "$hx" = "$vx" ] && ok || bad "at $g GPU is at column $hx, H100-SXM at $vx"
 done
+
+# ---- the Detail's memory table: each header word over its values
+keys e80x24 3
+wait_plans e80x24 || bad "no plans on the east cluster: $(screen e80x24 | tail -1)"
+keys e80x24 Enter
+wait_for e80x24 "Layout: replicas" || bad "Enter did not open the Detail"
+i=0
+while [ $i -lt 12 ] && ! screen e80x24 | grep -qE '^  G0 S0 '; do
+	keys e80x24 NPage
+	sleep 0.3
+	i=$((i + 1))
+done
+screen e80x24 >"$tmp/mem.txt"
+hdr=$(grep -E 'MEMORY +USED' "$tmp/mem.txt")
+row=$(grep -E '^  G0 S0 ' "$tmp/mem.txt" | sed -n 1p)
+[ -n "$hdr" ] && [ -n "$row" ] || bad "no memory table on screen: $(cat "$tmp/mem.txt")"
+at() { awk -v s="$2" '{ print index($0, s) }' <<EOT
+$1
+EOT
+}
+[ "$(at "$hdr" STAGE)" = "$(at "$row" "G0 S0")" ] && ok || bad "STAGE is not over G0 S0: '$hdr' / '$row'"
+[ "$(at "$hdr" POOL)" = "$(at "$row" h100-)" ] && ok || bad "POOL is not over the pool: '$hdr' / '$row'"
+tpx=$(awk '{ print match($0, / TP[0-9]+ /) }' <<EOT
+$row
+EOT
+)
+[ "$(at "$hdr" " TP ")" = "$tpx" ] && ok || bad "TP is not over the row's TP: '$hdr' / '$row'"
 
 $T kill-server 2>/dev/null
 finish test_tui_walk2

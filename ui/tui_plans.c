@@ -900,10 +900,15 @@ static void draw_memory(struct tui *t, struct canvas *cv, const struct estimate 
 	int nw = detail_pool_names(c, names), lw = 12 + nw;   /* "G0 S0  " NAME " TP8" */
 	/* FREE: capacity less the total, the report's headroom column */
 	int bw = HP_MAX(10, w - 62 - (nw - 8));
-	/* the columns' own header, as the communication table has one */
+	/* the columns' own header, as the communication table has one, each
+	 * word over its values: STAGE over "G0 S0" (group and stage), POOL
+	 * over the name, TP over "TP8" (it read "GROUP STAGE POOL TP" with
+	 * POOL over the stage and TP over the name) */
+	char who[PLAN_POOL_NAME_MAX + 32];
+	snprintf(who, sizeof who, "STAGE  %-*s TP", nw, "POOL");
 	y = cv_y(cv);
 	tui_putf(y, 2, w - 2, tui_attr(t, C_TITLE), "%-*s %-*s %9s / %-9s %4s %9s", lw,
-		 "GROUP STAGE POOL TP", bw + 1, "MEMORY", "USED", "CAPACITY", "USE", "FREE");
+		 who, bw + 1, "MEMORY", "USED", "CAPACITY", "USE", "FREE");
 	cv->row++;
 	for (int i = 0; i < e->n_stages; i++, cv->row++) {
 		const struct perf_stage *s = &e->stages[i];
