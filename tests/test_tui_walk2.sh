@@ -22,6 +22,12 @@
 #     columns: "GROUP STAGE POOL TP" over "G0 S0  h100-east-aws TP8", POOL
 #     over the stage and TP over the pool's name. It reads "STAGE  POOL
 #     TP", each word over its values.
+#   - A pool's Price of 1000001 and an Oversubscription of 1e300 were
+#     taken and saved, and the saved workspace was then refused by
+#     `hetplan report` (exit 3: price_per_node_hour is 0 to 1e6,
+#     oversubscription 1 to 1000, src/cluster.c). They are refused in the
+#     prompt with the setting's range. A number in hex ("0x10", which
+#     strtod read as 16) is not a number a workspace holds: refused too.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -158,6 +164,36 @@ $row
 EOT
 )
 [ "$(at "$hdr" " TP ")" = "$tpx" ] && ok || bad "TP is not over the row's TP: '$hdr' / '$row'"
+
+# ---- out-of-range values are refused where they are typed
+# type_field NAME TEXT: open the selected field's prompt and type TEXT
+type_field() {
+	keys "$1" Enter C-u
+	$T send-keys -t "$1" -l -- "$2"
+	keys "$1" Enter
+}
+start v 80 24 "" two.json
+wait_plans v || bad "no plans: $(screen v | tail -1)"
+keys v 1 Enter G
+wait_for v "WAN latency" || bad "the fabric fields are not on screen"
+# from WAN latency up: WAN link, Oversubscription, (the heading), Spot, Price
+keys v k k
+type_field v 1e300
+wait_for v "Oversubscription: expected a number from 1 to 1000, got '1e300'" && ok ||
+	bad "an oversubscription of 1e300 was not refused: $(screen v | tail -1)"
+keys v k k
+type_field v 1000001
+wait_for v "Price: expected a number from 0 to 1e+06, got '1000001'" && ok ||
+	bad "a price of 1000001 was not refused: $(screen v | tail -1)"
+type_field v 0x10
+wait_for v "Price: expected a number, got '0x10'" && ok ||
+	bad "a price in hex was not refused: $(screen v | tail -1)"
+screen v | grep -qE '^ Price +[0-9.]+ \$/node-h' && ! screen v | grep -qE '^ Price +(16\.00|1000001)' &&
+	ok || bad "the price changed: $(screen v | grep ' Price ')"
+keys v w C-u hostile.json Enter
+wait_for v "saved hostile.json" || bad "w did not save: $(screen v | tail -1)"
+(cd "$tmp" && "$HP" report hostile.json -o hostile.md) >/dev/null 2>"$tmp/err" && ok ||
+	bad "the saved workspace does not load: $(cat "$tmp/err")"
 
 $T kill-server 2>/dev/null
 finish test_tui_walk2

@@ -502,11 +502,33 @@ static int parse_int0(const char *s, int *v)
 	return hp_parse_int(s, v);
 }
 
+/* s is written as a decimal number may be ("12", "-3", "1.5e3"): strtod
+ * also takes hex ("0x10" was a price of 16), "inf" and leading spaces. */
+static int is_decimal(const char *s)
+{
+	return *s && strspn(s, "0123456789.eE+-") == strlen(s);
+}
+
 static int parse_num(const char *s, double *v)
 {
 	char *end;
+	if (!is_decimal(s))
+		return -1;
 	*v = strtod(s, &end);
 	return end == s || *end || !isfinite(*v) || *v < 0 ? -1 : 0;
+}
+
+/* dv within f's setting's range, which a saved workspace is loaded with;
+ * else a message naming it. A field with rules of its own checks this too:
+ * a price of 1000001 and an oversubscription of 1e300 were taken and
+ * saved, and the file then refused (exit 3). Returns 0 or -1. */
+static int num_in_range(struct tui *t, const struct field *f, double dv, const char *s)
+{
+	if (!f->d || (dv >= f->d->min && dv <= f->d->max))
+		return 0;
+	tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label, f->d->min,
+		    f->d->max, s);
+	return -1;
 }
 
 /* Store a parsed value: the fields with rules of their own, then any
@@ -580,6 +602,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 			p->price_source[0] = 0;
 			return 0;
 		}
+		if (num_in_range(t, f, dv, s) < 0)
+			return -1;
 		p->usd_per_node_h = dv;
 		p->price_set = 1;
 		snprintf(p->price_source, sizeof p->price_source, "entered in the TUI");
@@ -589,6 +613,8 @@ static int field_set_special(struct tui *t, const struct field *f, const char *s
 			tui_message(t, 1, "Oversubscription: 1 or more (1 = non-blocking)");
 			return -1;
 		}
+		if (num_in_range(t, f, dv, s) < 0)
+			return -1;
 		c->oversub = dv;
 		return 0;
 	case WF_TOP:
@@ -734,7 +760,7 @@ static int field_set(struct tui *t, const struct field *f, const char *s)
 		char *end;
 		double v = strtod(s, &end);
 		if (f->kind == F_NUM && f->d && f->d->kind == FK_NUM && end != s && !*end &&
-		    isfinite(v))
+		    isfinite(v) && is_decimal(s))
 			tui_message(t, 1, "%s: expected a number from %g to %g, got '%s'", f->label,
 				    f->d->min, f->d->max, s);
 		else if (f->d && f->d->kind == FK_INT && *s && strspn(s, "0123456789") == strlen(s) &&
