@@ -28,6 +28,10 @@
 #     oversubscription 1 to 1000, src/cluster.c). They are refused in the
 #     prompt with the setting's range. A number in hex ("0x10", which
 #     strtod read as 16) is not a number a workspace holds: refused too.
+#   - The Detail's first row, a plan's label and its Pareto mark and gap,
+#     was cut at the screen's edge: at 80 columns the three-pool plan 1
+#     read "... a100-40-gcp tp8 pp5 5", its "58/57 micro-batches", mark and
+#     gap gone. A label too long wraps at its spaces, the marks under it.
 # Run from the repository root; $HETPLAN names the binary (./hetplan).
 . tests/tui_lib.sh
 TUI_DIR=$tmp
@@ -194,6 +198,40 @@ keys v w C-u hostile.json Enter
 wait_for v "saved hostile.json" || bad "w did not save: $(screen v | tail -1)"
 (cd "$tmp" && "$HP" report hostile.json -o hostile.md) >/dev/null 2>"$tmp/err" && ok ||
 	bad "the saved workspace does not load: $(cat "$tmp/err")"
+
+# ---- the Detail's title at 80 columns: the whole label, then the gap
+cat >"$tmp/walk.json" <<'JSON'
+{"version": 1,
+ "cluster": {"name": "two-clouds",
+             "pools": [{"name": "h100-east-aws", "gpu": "H100-SXM", "nodes": 16, "provider": "aws", "region": "us-east-1"},
+                       {"name": "a100-40-gcp", "gpu": "A100-40GB", "nodes": 40, "provider": "gcp", "region": "us-central1"},
+                       {"name": "l40s-rack", "gpu": "L40S", "nodes": 4, "provider": "gcp", "region": "us-central1"}]},
+ "model": "llama3.1-70b",
+ "workload": {"gbs": 1024, "seq_len": 8192, "tokens": 2e12, "top": 3}}
+JSON
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))["cluster"], open(sys.argv[2], "w"))' \
+	"$tmp/walk.json" "$tmp/walkc.json"
+(cd "$tmp" && XDG_CONFIG_HOME="$tmp/cfg" XDG_CACHE_HOME="$tmp/cache" "$HP" plan -c walkc.json -m llama3.1-70b --gbs 1024 --seq-len 8192 --tokens 2T \
+	--top 3 -o walk-plans.json) >/dev/null 2>&1
+# plan 1's whole label and gap, from `plan`'s JSON
+lab=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["plans"][0]["list_label"])' "$tmp/walk-plans.json")
+[ -n "$lab" ] || bad "hetplan plan gave no label for plan 1"
+start d 80 24 "" walk.json
+wait_plans d || bad "no plans on the walk cluster: $(screen d | tail -1)"
+keys d Enter
+wait_for d "tokens/s  MFU" || bad "Enter did not open the Detail"
+# the title rows: from the third line to the one before "tokens/s  MFU"
+title=$(screen d | awk 'NR >= 3 && /tokens\/s  MFU/ { exit } NR >= 3 { sub(/^ +/, ""); sub(/ +$/, ""); printf "%s ", $0 }')
+case $title in
+*"micro-batches"*"optimality gap "[0-9]*) ok ;;
+*) bad "the Detail's title at 80 columns lost its end: '$title'" ;;
+esac
+if [ -n "$lab" ]; then
+	case $title in
+	"#1 $lab "*) ok ;;
+	*) bad "the Detail's title is not plan's label '$lab': '$title'" ;;
+	esac
+fi
 
 $T kill-server 2>/dev/null
 finish test_tui_walk2
